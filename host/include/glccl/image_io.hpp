@@ -1,0 +1,37 @@
+#pragma once
+// Reading images (stb_image, hardened) and writing results.
+
+#include <cstdint>
+#include <string>
+
+#include "glccl/types.hpp"
+
+namespace glccl {
+
+// Largest width or height accepted by readImage (also STBI_MAX_DIMENSIONS),
+// and the largest pixel count.
+constexpr int kMaxImageDimension = 32768;
+constexpr std::uint64_t kMaxImagePixels = std::uint64_t(32768) * 32768;
+
+enum class ChannelMode {
+    Gray,     // 1 channel; color is reduced to luma as stb does (like OpenCV's IMREAD_GRAYSCALE)
+    Natural,  // 1 channel for gray / gray+alpha files, 4 (RGBA, alpha 255 if absent) for color
+};
+
+// PNG, BMP, TGA, PGM/PPM, JPEG. Checks dimensions with stbi_info before
+// decoding. Throws glccl::Error: unreadable file, unsupported format (GIF,
+// HDR, PSD, PIC are disabled), corrupt data, zero or oversized dimensions.
+Image readImage(const std::string& path, ChannelMode mode = ChannelMode::Natural);
+
+// Refuses to overwrite an existing file unless overwrite is true; throws
+// glccl::Error when the file exists or cannot be written.
+void writePng(const std::string& path, const Image& image, bool overwrite);
+// Labels as a colored PNG: background black, each label a distinct stable color.
+Image colorizeLabels(const Labeling& labeling);
+void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);   // <u4, shape (h, w)
+void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite);    // label,left,top,...
+
+// A stable, well-spread color for a label (label 0 is black).
+void labelColor(std::uint32_t label, std::uint8_t rgb[3]);
+
+}  // namespace glccl
