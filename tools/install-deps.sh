@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages glccl needs to build and test, and only
+# those that are missing: with everything present it does not touch apt.
+# Runs as root, or through sudo when sudo is there.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libegl-dev libgl-dev libopengl-dev libglew-dev
+  libegl-mesa0 libgl1-mesa-dri        # Mesa EGL + llvmpipe: headless GL without a GPU
+  libglfw3-dev libglm-dev             # the viewer example
+  catch2 libstb-dev
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$package" 2>/dev/null || true)
+  if [[ "$status" != ii* ]]; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+as_root=()
+if ((EUID != 0)); then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install-deps: missing ${missing[*]}; run as root or install sudo" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# A fresh machine has empty package lists; any machine may have stale ones.
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
