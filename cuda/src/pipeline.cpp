@@ -99,7 +99,8 @@ void LabelPipeline::findComponents(const Pixel* d_image, StageTimer& timer) {
 // host must see before it can size the table).
 std::uint32_t LabelPipeline::numberComponents(StageTimer& timer) {
     DeviceBuffer<std::uint32_t> rank(pixelCount_ + 1, check_);
-    const std::size_t scratchBytes = relabelScratchBytes(pixelCount_, check_);
+    // At least one byte: CUB takes a null scratch pointer as a size query.
+    const std::size_t scratchBytes = std::max<std::size_t>(relabelScratchBytes(pixelCount_, check_), 1);
     DeviceBuffer<unsigned char> scratch(scratchBytes, check_);
 
     timer.begin("relabel");
