@@ -1,42 +1,67 @@
 // The component table (ARCHITECTURE.md: left, top, width, height, area,
 // centroid) from a canonical labeling, with atomics into the table.
 //
-// One atomic per pixel would serialise on large components (every pixel of a
-// full-image component hits the same seven words). Instead each warp walks
-// kChunk pixels of one row, 32 at a time, and only the last pixel of each
-// horizontal run of equal labels writes, for the whole run [start, end]:
+// One atomic per pixel, or per horizontal run, serialises on components with
+// many pixels or runs (an 8-connected checkerboard is one component of
+// single-pixel runs: every pixel would hit the same seven words). So each
+// warp walks kChunk pixels of one row, 32 at a time, and merges before it
+// writes:
 //
-//   row y:  . . 3 3 3 3 . 5 5 . 3 3       run of label 3 from x = 2 to 5:
-//                     ^ end                area += 4, sumX += 2+3+4+5,
-//                                          sumY += 4 * y, bounds from 2, 5, y
+//   window:  . . 3 3 . 5 3 3 . . 5 5 ...   __match_any_sync groups the lanes
+//   label 3: lanes {2, 3, 6, 7}            by label; the group's lowest lane
+//   label 5: lanes {5, 10, 11}             writes for all of it. Area, left,
+//                                          right and the sum of x follow from
+//                                          the lane mask alone (popc, ffs, clz).
 //
-// A run's start is the nearest lane at or before the end that starts a run
-// (ballot); a run still open at the end of 32 pixels carries its start into
-// the next 32. Sums are 64-bit integers, exact; the host divides them.
+// The label of the window's last foreground pixel is likely to go on in the
+// next window, so its totals stay in registers (the same in every lane) and
+// are written once its label stops appearing at the end of a window, or at
+// the end of the chunk; the other groups write at once. A component then
+// costs one write per chunk it spans, plus one per window in which it is not
+// the last label: at most pixelCount / 32 writes to any one entry. Sums are
+// 64-bit integers, exact; the host divides them.
 
 #include "passes.hpp"
 
 namespace glccl::cuda {
 namespace {
 
+constexpr unsigned kFullWarp = 0xFFFFFFFFu;
 constexpr int kWarp = 32;
 constexpr int kRowsPerBlock = 8;
-constexpr int kChunk = 8 * kWarp;
+constexpr int kChunk = 32 * kWarp;
 
 using Sum = unsigned long long;  // the type atomicAdd takes for 64 bits
 
-__device__ __forceinline__ void addRun(const DeviceComponentTable& table, std::uint32_t label, int start, int end,
-                                       int y) {
-    const std::uint32_t c = label - 1;
-    const Sum length = Sum(end - start + 1);
-    atomicMin(&table.left[c], std::uint32_t(start));
-    atomicMax(&table.right[c], std::uint32_t(end));
+// What one warp has seen of one label in one row.
+struct RowPart {
+    std::uint32_t label;  // 0: nothing
+    int left, right;
+    Sum area, sumX;
+};
+
+// Sum of the lane indices in mask: bit b of the index, counted over the mask.
+__device__ __forceinline__ unsigned laneIndexSum(unsigned mask) {
+    return unsigned(__popc(mask & 0xAAAAAAAAu)) + 2u * unsigned(__popc(mask & 0xCCCCCCCCu)) +
+           4u * unsigned(__popc(mask & 0xF0F0F0F0u)) + 8u * unsigned(__popc(mask & 0xFF00FF00u)) +
+           16u * unsigned(__popc(mask & 0xFFFF0000u));
+}
+
+__device__ __forceinline__ void addToTable(const DeviceComponentTable& table, const RowPart& part, int y) {
+    const std::uint32_t c = part.label - 1;
+    atomicMin(&table.left[c], std::uint32_t(part.left));
+    atomicMax(&table.right[c], std::uint32_t(part.right));
     atomicMin(&table.top[c], std::uint32_t(y));
     atomicMax(&table.bottom[c], std::uint32_t(y));
-    atomicAdd(&table.area[c], length);
-    // start + ... + end = (start + end) * length / 2; the product is even.
-    atomicAdd(&table.sumX[c], (Sum(start) + Sum(end)) * length / 2);
-    atomicAdd(&table.sumY[c], Sum(y) * length);
+    atomicAdd(&table.area[c], part.area);
+    atomicAdd(&table.sumX[c], part.sumX);
+    atomicAdd(&table.sumY[c], Sum(y) * part.area);
+}
+
+__device__ __forceinline__ RowPart shuffle(const RowPart& part, int lane) {
+    return {__shfl_sync(kFullWarp, part.label, lane), __shfl_sync(kFullWarp, part.left, lane),
+            __shfl_sync(kFullWarp, part.right, lane), __shfl_sync(kFullWarp, part.area, lane),
+            __shfl_sync(kFullWarp, part.sumX, lane)};
 }
 
 __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
@@ -45,23 +70,47 @@ __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
     const int y = int(blockIdx.x / chunksX) * kRowsPerBlock + int(threadIdx.y);
     if (y >= height) return;  // the whole warp: one warp is one row
     const int lane = int(threadIdx.x);
+    const unsigned lanesBelow = (1u << lane) - 1u;
     const int chunkBegin = int(blockIdx.x % chunksX) * kChunk;
     const int chunkEnd = min(chunkBegin + kChunk, width);
     const std::uint32_t* row = labels + std::size_t(y) * width;
-    const unsigned lanesUpToMe = 0xFFFFFFFFu >> (kWarp - 1 - lane);
 
-    int openStart = chunkBegin;
+    RowPart carried{0, 0, 0, 0, 0};  // the same in every lane
     for (int base = chunkBegin; base < chunkEnd; base += kWarp) {
         const int x = base + lane;
         const std::uint32_t label = x < chunkEnd ? row[x] : 0u;
-        const bool foreground = label != 0;
-        const bool starts = foreground && (x == chunkBegin || row[x - 1] != label);
-        const bool ends = foreground && (x + 1 == chunkEnd || row[x + 1] != label);
-        const unsigned startLanes = __ballot_sync(0xFFFFFFFFu, starts) & lanesUpToMe;
-        const int start = startLanes != 0 ? base + (kWarp - 1 - __clz(startLanes)) : openStart;
-        if (ends) addRun(table, label, start, x, y);
-        openStart = __shfl_sync(0xFFFFFFFFu, start, kWarp - 1);
+        const unsigned foregroundLanes = __ballot_sync(kFullWarp, label != 0);
+        if (foregroundLanes == 0) continue;
+
+        // This lane's group; its lowest lane leads it.
+        const unsigned group = __match_any_sync(kFullWarp, label);
+        const bool leads = label != 0 && (group & lanesBelow) == 0;
+        const unsigned count = unsigned(__popc(group));
+        const RowPart mine{label, base + __ffs(int(group)) - 1, base + kWarp - 1 - __clz(int(group)), Sum(count),
+                           Sum(count) * Sum(base) + Sum(laneIndexSum(group))};
+
+        const int lastLane = kWarp - 1 - __clz(int(foregroundLanes));
+        const std::uint32_t lastLabel = __shfl_sync(kFullWarp, label, lastLane);
+
+        // Groups of other labels than the carried one and the last one: now.
+        if (leads && label != carried.label && label != lastLabel) addToTable(table, mine, y);
+
+        // The carried label's group joins the registers.
+        const unsigned carriedLeader = __ballot_sync(kFullWarp, leads && label == carried.label);
+        if (carriedLeader != 0) {
+            const RowPart more = shuffle(mine, __ffs(int(carriedLeader)) - 1);
+            carried.right = more.right;
+            carried.area += more.area;
+            carried.sumX += more.sumX;
+        }
+        // A new last label: write the carried totals, carry the new group.
+        if (lastLabel != carried.label) {
+            if (lane == 0 && carried.label != 0) addToTable(table, carried, y);
+            const unsigned lastGroup = __shfl_sync(kFullWarp, group, lastLane);
+            carried = shuffle(mine, __ffs(int(lastGroup)) - 1);
+        }
     }
+    if (lane == 0 && carried.label != 0) addToTable(table, carried, y);
 }
 
 }  // namespace
