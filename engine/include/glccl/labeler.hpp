@@ -1,0 +1,75 @@
+#pragma once
+// glccl::Labeler: connected-component labeling of a texture in the caller's
+// own OpenGL context, on the GPU, with the output contract of every glccl
+// backend (labels 1..N in raster order of each component's first pixel).
+//
+// GL state. Every call leaves the host's GL state as it found it. Saved and
+// restored: current program, vertex array, draw and read framebuffers,
+// viewport, scissor box, the enables of scissor test, blend, depth test,
+// stencil test, cull face, program point size, rasterizer discard, color
+// logic op, framebuffer sRGB, multisample, sample alpha-to-coverage, sample
+// coverage, polygon offset fill, depth clamp, primitive restart, dither and
+// clip distances 0-7; blend equations, functions and color; depth function,
+// mask, range and clear value; stencil functions, operations and masks (front
+// and back) and clear value; color mask and clear value; the active texture
+// unit, and the 2-D texture and sampler bindings of units 0-15; point size;
+// polygon mode; pixel pack/unpack alignment, row length and buffer bindings;
+// the renderbuffer binding. Errors: no GL error is left behind by a call.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "glccl/context.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl {
+
+struct LabelOptions {
+    Connectivity connectivity = Connectivity::Eight;
+    Criterion criterion = Criterion::binary();
+    bool timings = false;  // per-stage GPU times (timer queries) in stageTimings()
+};
+
+class Labeler {
+public:
+    // Uses the context current on this thread (OpenGL 3.3 core or newer) and
+    // loads its entry points. Throws glccl::Error naming what is missing.
+    Labeler();
+    ~Labeler();
+    Labeler(const Labeler&) = delete;
+    Labeler& operator=(const Labeler&) = delete;
+
+    // Allocates every resource for this size now, so that labeling frames of
+    // this size allocates nothing. Optional: label() reserves as needed.
+    void reserve(int width, int height);
+
+    // Labels the 2-D texture `texture` of the current context: GL_R8 for the
+    // binary and segments criteria, GL_R8 or GL_RGBA8 for threshold. Any size
+    // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
+    // labels are in labelTexture(). Cost: O(width * height) GPU work in
+    // about 2 * sqrt(width) + log2(height) + 10 passes; one small readback
+    // (the root count). Throws glccl::Error on a bad texture or GL error.
+    std::uint32_t label(unsigned texture, const LabelOptions& options = {});
+
+    // GL_R32UI texture with the labels of the last call (0 background,
+    // 1..N), owned by the Labeler and valid until the next call.
+    unsigned labelTexture() const;
+
+    // The component table of the last call (label i + 1 at index i),
+    // computed on the GPU; downloads only the compact table.
+    std::vector<Component> components();
+
+    // Downloads the whole label image of the last call (row 0 first).
+    std::vector<std::uint32_t> downloadLabels();
+
+    // Per-stage GPU times of the last label() + components() with timings on.
+    const StageTimings& stageTimings() const;
+    const ContextInfo& contextInfo() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace glccl

@@ -1,0 +1,3 @@
+#pragma once
+// The one place the engine includes the GL loader.
+#include <GL/glew.h>

@@ -1,0 +1,220 @@
+#include "gl_objects.hpp"
+
+#include "gl_error.hpp"
+#include "glccl/error.hpp"
+
+namespace glccl::gl {
+
+GLuint TextureTraits::create() { GLuint id = 0; glGenTextures(1, &id); return id; }
+void TextureTraits::destroy(GLuint id) { glDeleteTextures(1, &id); }
+GLuint FramebufferTraits::create() { GLuint id = 0; glGenFramebuffers(1, &id); return id; }
+void FramebufferTraits::destroy(GLuint id) { glDeleteFramebuffers(1, &id); }
+GLuint RenderbufferTraits::create() { GLuint id = 0; glGenRenderbuffers(1, &id); return id; }
+void RenderbufferTraits::destroy(GLuint id) { glDeleteRenderbuffers(1, &id); }
+GLuint BufferTraits::create() { GLuint id = 0; glGenBuffers(1, &id); return id; }
+void BufferTraits::destroy(GLuint id) { glDeleteBuffers(1, &id); }
+GLuint QueryTraits::create() { GLuint id = 0; glGenQueries(1, &id); return id; }
+void QueryTraits::destroy(GLuint id) { glDeleteQueries(1, &id); }
+GLuint VertexArrayTraits::create() { GLuint id = 0; glGenVertexArrays(1, &id); return id; }
+void VertexArrayTraits::destroy(GLuint id) { glDeleteVertexArrays(1, &id); }
+GLuint ProgramTraits::create() { return glCreateProgram(); }
+void ProgramTraits::destroy(GLuint id) { glDeleteProgram(id); }
+void ShaderTraits::destroy(GLuint id) { glDeleteShader(id); }
+
+namespace {
+
+// Saves and restores the state a texture transfer touches.
+class TransferStateGuard {
+public:
+    TransferStateGuard() {
+        glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
+        glGetIntegerv(GL_UNPACK_ALIGNMENT, &unpackAlignment_);
+        glGetIntegerv(GL_UNPACK_ROW_LENGTH, &unpackRowLength_);
+        glGetIntegerv(GL_PACK_ALIGNMENT, &packAlignment_);
+        glGetIntegerv(GL_PACK_ROW_LENGTH, &packRowLength_);
+        glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
+        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    }
+    ~TransferStateGuard() {
+        glBindTexture(GL_TEXTURE_2D, texture_);
+        glPixelStorei(GL_UNPACK_ALIGNMENT, unpackAlignment_);
+        glPixelStorei(GL_UNPACK_ROW_LENGTH, unpackRowLength_);
+        glPixelStorei(GL_PACK_ALIGNMENT, packAlignment_);
+        glPixelStorei(GL_PACK_ROW_LENGTH, packRowLength_);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpackBuffer_);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_);
+    }
+    TransferStateGuard(const TransferStateGuard&) = delete;
+    TransferStateGuard& operator=(const TransferStateGuard&) = delete;
+
+private:
+    GLint texture_ = 0, unpackAlignment_ = 4, unpackRowLength_ = 0, packAlignment_ = 4, packRowLength_ = 0;
+    GLint unpackBuffer_ = 0, packBuffer_ = 0;
+};
+
+// Format and type glTexImage2D accepts for an internal format (data unused).
+void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
+    switch (internalFormat) {
+        case GL_R8: format = GL_RED; type = GL_UNSIGNED_BYTE; return;
+        case GL_R8UI: format = GL_RED_INTEGER; type = GL_UNSIGNED_BYTE; return;
+        case GL_RGBA8: format = GL_RGBA; type = GL_UNSIGNED_BYTE; return;
+        case GL_R32F: format = GL_RED; type = GL_FLOAT; return;
+        case GL_RG32F: format = GL_RG; type = GL_FLOAT; return;
+        case GL_RGBA32F: format = GL_RGBA; type = GL_FLOAT; return;
+        case GL_R32UI: format = GL_RED_INTEGER; type = GL_UNSIGNED_INT; return;
+        case GL_RG32UI: format = GL_RG_INTEGER; type = GL_UNSIGNED_INT; return;
+        case GL_RGBA32UI: format = GL_RGBA_INTEGER; type = GL_UNSIGNED_INT; return;
+        default: format = GL_RED; type = GL_UNSIGNED_BYTE; return;
+    }
+}
+
+}  // namespace
+
+Texture Texture::allocate(GLenum internalFormat, int width, int height, const std::string& what) {
+    if (width < 1 || height < 1)
+        throw Error(what + ": texture size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
+    clearGlErrors();
+    TransferStateGuard guard;
+    Texture texture;
+    texture.name_ = Object<TextureTraits>::create();
+    texture.width_ = width;
+    texture.height_ = height;
+    texture.internalFormat_ = internalFormat;
+    GLenum format = 0, type = 0;
+    transferFormatOf(internalFormat, format, type);
+    glBindTexture(GL_TEXTURE_2D, texture.id());
+    glTexImage2D(GL_TEXTURE_2D, 0, GLint(internalFormat), width, height, 0, format, type, nullptr);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    checkGlError(what + ": allocating a " + std::to_string(width) + "x" + std::to_string(height) + " texture");
+    return texture;
+}
+
+Texture Texture::borrow(GLuint id, GLenum internalFormat, int width, int height) {
+    Texture texture;
+    texture.name_ = Object<TextureTraits>::borrow(id);
+    texture.width_ = width;
+    texture.height_ = height;
+    texture.internalFormat_ = internalFormat;
+    return texture;
+}
+
+void Texture::upload(const void* pixels, GLenum format, GLenum type) {
+    TransferStateGuard guard;
+    glBindTexture(GL_TEXTURE_2D, id());
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, format, type, pixels);
+    checkGlError("glccl: texture upload");
+}
+
+void Texture::download(void* pixels, GLenum format, GLenum type) const {
+    TransferStateGuard guard;
+    glBindTexture(GL_TEXTURE_2D, id());
+    glGetTexImage(GL_TEXTURE_2D, 0, format, type, pixels);
+    checkGlError("glccl: texture download");
+}
+
+void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,
+                     void* pixels) {
+    if (width <= 0 || height <= 0) return;
+    TransferStateGuard guard;
+    GLint previousRead = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    Framebuffer framebuffer = Framebuffer::create();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
+    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glReadPixels(x, y, width, height, format, type, pixels);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
+    checkGlError("glccl: reading back a texture rectangle");
+}
+
+GLint Program::location(const char* uniform) {
+    auto found = locations_.find(uniform);
+    if (found != locations_.end()) return found->second;
+    const GLint where = glGetUniformLocation(name_.id(), uniform);
+    locations_.emplace(uniform, where);
+    return where;
+}
+
+// GL 3.3 sets uniforms of the program in use (glProgramUniform is 4.1), so
+// each setter makes its program current first.
+void Program::set(const char* uniform, int value) { use(); glUniform1i(location(uniform), value); }
+void Program::set(const char* uniform, int x, int y) { use(); glUniform2i(location(uniform), x, y); }
+void Program::set(const char* uniform, unsigned value) { use(); glUniform1ui(location(uniform), value); }
+void Program::set(const char* uniform, float value) { use(); glUniform1f(location(uniform), value); }
+void Program::set(const char* uniform, float x, float y) { use(); glUniform2f(location(uniform), x, y); }
+
+}  // namespace glccl::gl
+
+namespace glccl::gl {
+
+namespace {
+
+const char* framebufferStatusName(GLenum status) {
+    switch (status) {
+        case GL_FRAMEBUFFER_COMPLETE: return "GL_FRAMEBUFFER_COMPLETE";
+        case GL_FRAMEBUFFER_UNDEFINED: return "GL_FRAMEBUFFER_UNDEFINED";
+        case GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT";
+        case GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT";
+        case GL_FRAMEBUFFER_UNSUPPORTED: return "GL_FRAMEBUFFER_UNSUPPORTED";
+        case GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE: return "GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE";
+        default: return "unknown framebuffer status";
+    }
+}
+
+void checkComplete(const std::string& what) {
+    const GLenum status = glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER);
+    if (status != GL_FRAMEBUFFER_COMPLETE) throw Error(what + ": framebuffer incomplete: " + framebufferStatusName(status));
+}
+
+}  // namespace
+
+RenderTarget RenderTarget::allocate(GLenum internalFormat, int width, int height, const std::string& what,
+                                    GLuint depthRenderbuffer, GLenum depthAttachment) {
+    RenderTarget target;
+    target.texture = Texture::allocate(internalFormat, width, height, what);
+    const Texture* textures[] = {&target.texture};
+    target.framebuffer = multipleTargetFramebuffer(textures, 1, what);
+    if (depthRenderbuffer != 0) {
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+        glFramebufferRenderbuffer(GL_DRAW_FRAMEBUFFER, depthAttachment, GL_RENDERBUFFER, depthRenderbuffer);
+        checkComplete(what);
+    }
+    return target;
+}
+
+Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what) {
+    Framebuffer framebuffer = Framebuffer::create();
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer.id());
+    GLenum buffers[16] = {};
+    for (int i = 0; i < count; ++i) {
+        glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GLenum(GL_COLOR_ATTACHMENT0 + i), GL_TEXTURE_2D, textures[i]->id(), 0);
+        buffers[i] = GLenum(GL_COLOR_ATTACHMENT0 + i);
+    }
+    glDrawBuffers(count, buffers);
+    checkComplete(what);
+    checkGlError(what + ": creating a framebuffer");
+    return framebuffer;
+}
+
+Renderbuffer allocateRenderbuffer(GLenum internalFormat, int width, int height, const std::string& what) {
+    Renderbuffer renderbuffer = Renderbuffer::create();
+    GLint previous = 0;
+    glGetIntegerv(GL_RENDERBUFFER_BINDING, &previous);
+    glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer.id());
+    glRenderbufferStorage(GL_RENDERBUFFER, internalFormat, width, height);
+    glBindRenderbuffer(GL_RENDERBUFFER, GLuint(previous));
+    checkGlError(what + ": allocating a " + std::to_string(width) + "x" + std::to_string(height) + " renderbuffer");
+    return renderbuffer;
+}
+
+}  // namespace glccl::gl

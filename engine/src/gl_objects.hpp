@@ -1,0 +1,162 @@
+#pragma once
+// Move-only owners of GL objects. The only place that creates or deletes GL
+// names (glGen*/glDelete*). A moved-from or destroyed wrapper holds 0; a
+// texture of the host application is wrapped without ownership.
+
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "gl.hpp"
+
+namespace glccl::gl {
+
+template <class Traits>
+class Object {
+public:
+    Object() = default;
+    static Object create() { return Object(Traits::create(), true); }
+    static Object borrow(GLuint id) { return Object(id, false); }
+    static Object adopt(GLuint id) { return Object(id, true); }  // takes ownership of a name made elsewhere
+    ~Object() { reset(); }
+    Object(Object&& other) noexcept : id_(std::exchange(other.id_, 0)), owned_(other.owned_) {}
+    Object& operator=(Object&& other) noexcept {
+        if (this != &other) {
+            reset();
+            id_ = std::exchange(other.id_, 0);
+            owned_ = other.owned_;
+        }
+        return *this;
+    }
+    Object(const Object&) = delete;
+    Object& operator=(const Object&) = delete;
+
+    GLuint id() const { return id_; }
+    explicit operator bool() const { return id_ != 0; }
+    void reset() {
+        if (id_ != 0 && owned_) Traits::destroy(id_);
+        id_ = 0;
+    }
+
+private:
+    Object(GLuint id, bool owned) : id_(id), owned_(owned) {}
+    GLuint id_ = 0;
+    bool owned_ = true;
+};
+
+struct TextureTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct FramebufferTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct RenderbufferTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct BufferTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct QueryTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct VertexArrayTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct ProgramTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
+struct ShaderTraits {
+    // Shaders need a type: made with glCreateShader(type) and adopted, see program.cpp.
+    static void destroy(GLuint id);
+};
+
+using Framebuffer = Object<FramebufferTraits>;
+using Renderbuffer = Object<RenderbufferTraits>;
+using Buffer = Object<BufferTraits>;
+using Query = Object<QueryTraits>;
+using VertexArray = Object<VertexArrayTraits>;
+
+// A 2-D texture with its size and internal format. Nearest filtering and
+// clamp-to-edge, one mip level: glccl reads texels with texelFetch only.
+class Texture {
+public:
+    Texture() = default;
+    // Throws glccl::Error (GL_OUT_OF_MEMORY, bad size) naming `what`.
+    static Texture allocate(GLenum internalFormat, int width, int height, const std::string& what);
+    // Wraps a host texture without taking ownership.
+    static Texture borrow(GLuint id, GLenum internalFormat, int width, int height);
+
+    GLuint id() const { return name_.id(); }
+    int width() const { return width_; }
+    int height() const { return height_; }
+    GLenum internalFormat() const { return internalFormat_; }
+
+    // Whole-image upload and download, rows tightly packed; saves and
+    // restores the pixel-store state and texture binding they touch.
+    void upload(const void* pixels, GLenum format, GLenum type);
+    void download(void* pixels, GLenum format, GLenum type) const;
+
+private:
+    Object<TextureTraits> name_;
+    int width_ = 0, height_ = 0;
+    GLenum internalFormat_ = 0;
+};
+
+// Reads a rectangle of color attachment 0 of a texture through a temporary
+// framebuffer (glReadPixels), rows tightly packed.
+void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,
+                     void* pixels);
+
+// A linked program with cached uniform locations.
+class Program {
+public:
+    Program() = default;
+    explicit Program(Object<ProgramTraits> name, std::string stage) : name_(std::move(name)), stage_(std::move(stage)) {}
+    GLuint id() const { return name_.id(); }
+    const std::string& stage() const { return stage_; }
+
+    void use() const { glUseProgram(name_.id()); }
+    // Setters make this program current; a uniform the driver optimised away is ignored.
+    void set(const char* uniform, int value);
+    void set(const char* uniform, int x, int y);
+    void set(const char* uniform, unsigned value);
+    void set(const char* uniform, float value);
+    void set(const char* uniform, float x, float y);
+
+private:
+    GLint location(const char* uniform);
+    Object<ProgramTraits> name_;
+    std::string stage_;
+    std::unordered_map<std::string, GLint> locations_;
+};
+
+}  // namespace glccl::gl
+
+namespace glccl::gl {
+
+// A texture with a framebuffer that renders into it (color attachment 0),
+// optionally with a depth or depth-stencil renderbuffer shared with others.
+struct RenderTarget {
+    Texture texture;
+    Framebuffer framebuffer;
+
+    static RenderTarget allocate(GLenum internalFormat, int width, int height, const std::string& what,
+                                 GLuint depthRenderbuffer = 0, GLenum depthAttachment = GL_DEPTH_ATTACHMENT);
+    int width() const { return texture.width(); }
+    int height() const { return texture.height(); }
+};
+
+// A framebuffer over several color textures (draw buffers 0..n-1), checked complete.
+Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what);
+
+// A renderbuffer of the given format and size.
+Renderbuffer allocateRenderbuffer(GLenum internalFormat, int width, int height, const std::string& what);
+
+}  // namespace glccl::gl

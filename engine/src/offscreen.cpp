@@ -1,0 +1,52 @@
+#include "glccl/offscreen.hpp"
+
+#include "gl_objects.hpp"
+#include "glccl/error.hpp"
+#include "glccl/labeler.hpp"
+
+namespace glccl {
+
+struct OffscreenLabeler::Impl {
+    HeadlessContext context;
+    Labeler labeler;
+    explicit Impl(const HeadlessContext::Options& options) : context(options) {}
+};
+
+OffscreenLabeler::OffscreenLabeler(const HeadlessContext::Options& options) : impl_(std::make_unique<Impl>(options)) {}
+OffscreenLabeler::~OffscreenLabeler() = default;
+
+const HeadlessContext& OffscreenLabeler::context() const { return impl_->context; }
+
+Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, Criterion criterion,
+                                 StageTimings* timings) {
+    if (image.width < 1 || image.height < 1 || image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
+        throw Error("glccl::OffscreenLabeler::label(): the image is empty or its pixel buffer does not match its size");
+    if (image.channels != 1 && image.channels != 4)
+        throw Error("glccl::OffscreenLabeler::label(): images have 1 or 4 channels, not " + std::to_string(image.channels));
+    if (image.channels == 4 && criterion.kind != Criterion::Kind::Threshold)
+        throw Error("glccl::OffscreenLabeler::label(): the " + criterion.toString() +
+                    " criterion needs a 1-channel image; convert color to gray first");
+    const int largest = impl_->context.info().maxTextureSize;
+    if (image.width > largest || image.height > largest)
+        throw Error("glccl::OffscreenLabeler::label(): the image is " + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + " but GL_MAX_TEXTURE_SIZE is " + std::to_string(largest));
+    impl_->context.makeCurrent();
+    const bool gray = image.channels == 1;
+    auto input = gl::Texture::allocate(gray ? GL_R8 : GL_RGBA8, image.width, image.height, "glccl::OffscreenLabeler::label()");
+    input.upload(image.pixels.data(), gray ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE);
+
+    LabelOptions options;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    options.timings = timings != nullptr;
+    impl_->labeler.label(input.id(), options);
+    Labeling labeling;
+    labeling.width = image.width;
+    labeling.height = image.height;
+    labeling.components = impl_->labeler.components();
+    labeling.labels = impl_->labeler.downloadLabels();
+    if (timings) *timings = impl_->labeler.stageTimings();
+    return labeling;
+}
+
+}  // namespace glccl

@@ -1,0 +1,39 @@
+#pragma once
+// Builds programs from glsl/ files: "#version" + defines + the shared
+// common.glsl + the stage file. Compile and link failures throw glccl::Error
+// with the stage name, the file and line, and the driver's log.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gl_objects.hpp"
+
+namespace glccl::gl {
+
+class ProgramBuilder {
+public:
+    explicit ProgramBuilder(std::string stage) : stage_(std::move(stage)) {}
+
+    ProgramBuilder& define(const std::string& name, const std::string& value = "1");
+    ProgramBuilder& define(const std::string& name, int value) { return define(name, std::to_string(value)); }
+    // Stage files by name in glsl/; a vertex shader is required, the fragment
+    // shader too (core profile). `common.glsl` is prepended to both.
+    ProgramBuilder& vertex(std::string file) { vertexFile_ = std::move(file); return *this; }
+    ProgramBuilder& fragment(std::string file) { fragmentFile_ = std::move(file); return *this; }
+    // Source text instead of a file (tests, tools).
+    ProgramBuilder& vertexSource(std::string text) { vertexText_ = std::move(text); return *this; }
+    ProgramBuilder& fragmentSource(std::string text) { fragmentText_ = std::move(text); return *this; }
+    // Fragment outputs bound to draw buffers in this order (before linking).
+    ProgramBuilder& output(std::string name) { outputs_.push_back(std::move(name)); return *this; }
+
+    Program build() const;
+
+private:
+    std::string stage_;
+    std::vector<std::pair<std::string, std::string>> defines_;
+    std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_;
+    std::vector<std::string> outputs_;
+};
+
+}  // namespace glccl::gl

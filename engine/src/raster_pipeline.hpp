@@ -1,0 +1,103 @@
+#pragma once
+// Sean O'Connell's GPU connected-component labeling as OpenGL 3.3 render
+// passes, exact on every input and past the paper's limits. label() lists
+// the stages; each stage is a member function named after its GLSL file.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "glccl/types.hpp"
+#include "stage_timer.hpp"
+
+namespace glccl {
+
+class RasterPipeline {
+public:
+    RasterPipeline();
+
+    // Allocates every per-size resource up front (no allocation while
+    // labeling frames of this size later). Throws glccl::Error with the GL
+    // error (GL_OUT_OF_MEMORY) if the context cannot hold them.
+    void reserve(int width, int height);
+
+    // Labels `input` (GL_R8, or GL_RGBA8 for the threshold criterion).
+    // Leaves the canonical labels in labelTexture() and returns the count.
+    std::uint32_t label(const gl::Texture& input, Connectivity connectivity, Criterion criterion, StageTimer& timer);
+
+    // The component table of the last label() call (label i + 1 at index i),
+    // computed on the GPU and downloaded as a compact block.
+    std::vector<Component> components(StageTimer& timer);
+
+    const gl::Texture& labelTexture() const { return labels_.texture; }
+    // Merge rounds the exactness loop needed in the last call (diagnostics).
+    int resolveRounds() const { return resolveRounds_; }
+    // Columns per block of column processing; 0 (the default) chooses from
+    // the image width. Takes effect at the next reserve() of a new size.
+    void setBlockWidth(int columns) { requestedBlockWidth_ = columns; width_ = height_ = 0; }
+    int blockWidth() const { return blockWidth_; }
+
+private:
+    // Stages, in order.
+    void verticalRuns();
+    void columnProcessing();
+    void postColumnProcessing();
+    void mergeBlockBorders();
+    void resolveLinks();
+    std::uint32_t countRoots();
+    void routeRootLabels(std::uint32_t roots);
+    void scanRootLabels();
+    void finalLabels();
+    void boundingBoxes();
+    void componentSums();
+    void componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters);
+
+    // Helpers.
+    gl::Program& program(const std::string& stage, const std::string& vertexFile, const std::string& fragmentFile,
+                         const std::vector<std::string>& outputs = {"fragColor"});
+    void bindTexture(int unit, const gl::Texture& texture);
+    void beginPass(const gl::RenderTarget& target);
+    void setCommonUniforms(gl::Program& program);
+    void drawFullscreen();
+    void drawPoints(std::int64_t count, int instances = 1);
+    void followRoots(int from, int to, bool markedOnly);
+    void copyIds(int from, int to);
+    bool anySamplesPassed(const std::function<void()>& draw);
+    void allocateTable(std::uint32_t count);
+    void checkPass(const char* stage);
+
+    int width_ = 0, height_ = 0;
+    int blockWidth_ = 0;
+    int requestedBlockWidth_ = 0;
+    int current_ = 0;                    // which of ids_ holds the current labels
+    Connectivity connectivity_ = Connectivity::Eight;
+    Criterion criterion_;
+    const gl::Texture* input_ = nullptr;
+    StageTimer* timer_ = nullptr;
+    std::uint32_t count_ = 0;
+    int resolveRounds_ = 0;
+    bool debug_ = false;
+
+    gl::VertexArray emptyVertexArray_;
+    gl::Query anySamplesQuery_, samplesQuery_;  // a query object keeps the target of its first use
+    gl::Renderbuffer depth_;            // marks roots changed by scatter-back
+    gl::RenderTarget ids_[3];           // R32F IDs as float bit patterns
+    gl::RenderTarget rootLabels_;       // R32UI: each root's final label
+    gl::RenderTarget labels_;           // R32UI: the output
+    struct ScanLevel {
+        gl::RenderTarget counts, offsets;
+        int axis;
+    };
+    std::vector<ScanLevel> scanLevels_;
+    gl::RenderTarget scanZero_;         // 1x1 zero: the offset above the top level
+    gl::Renderbuffer routingStencil_;
+    gl::RenderTarget routed_, routedLabels_;
+    gl::RenderTarget boxes_, sums_;     // the component table
+    int tableWidth_ = 0, tableHeight_ = 0;
+    std::map<std::string, gl::Program> programs_;
+};
+
+}  // namespace glccl

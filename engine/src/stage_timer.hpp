@@ -1,0 +1,45 @@
+#pragma once
+// GPU time per named stage from GL_TIME_ELAPSED queries. Results are read
+// once at the end (collect), so timing adds no stall between passes; a stage
+// run several times (a loop) accumulates under its one name.
+
+#include <string>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl {
+
+class StageTimer {
+public:
+    explicit StageTimer(bool enabled) : enabled_(enabled) {}
+
+    class Scope {
+    public:
+        Scope(StageTimer& timer, const char* stage);
+        ~Scope();
+        Scope(const Scope&) = delete;
+        Scope& operator=(const Scope&) = delete;
+
+    private:
+        StageTimer& timer_;
+        bool active_ = false;
+    };
+    Scope scope(const char* stage) { return Scope(*this, stage); }
+
+    bool enabled() const { return enabled_; }
+    // Waits for the queries; stages in the order they first ran.
+    StageTimings collect();
+
+private:
+    struct Sample {
+        std::string stage;
+        gl::Query query;
+    };
+    bool enabled_;
+    bool open_ = false;
+    std::vector<Sample> samples_;
+};
+
+}  // namespace glccl

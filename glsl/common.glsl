@@ -1,0 +1,109 @@
+// Shared by every glccl stage: ID encoding, input access, the criterion.
+// The pipeline prepends "#version 330 core", STAGE_VERTEX or STAGE_FRAGMENT,
+// and these defines:
+//   CONNECTIVITY 4 or 8
+//   CRITERION_BINARY, CRITERION_SEGMENTS or CRITERION_THRESHOLD (with THRESHOLD)
+
+// Defaults, for programs built without the pipeline's defines (tools, tests).
+#ifndef CONNECTIVITY
+#define CONNECTIVITY 8
+#endif
+#if !defined(CRITERION_BINARY) && !defined(CRITERION_SEGMENTS) && !defined(CRITERION_THRESHOLD)
+#define CRITERION_BINARY 1
+#endif
+
+uniform ivec2 imageSize;      // width, height of the image being labeled
+uniform sampler2D inputImage; // R8 or RGBA8, read with texelFetch only
+
+// ---------------------------------------------------------------------------
+// IDs. A pixel's ID is a 32-bit value stored as the bit pattern of an R32F
+// texel, so GL_MAX blending orders IDs like unsigned integers (O'Connell §4
+// packed 11+11 bits into the mantissa and stopped at 2047x2047).
+//
+//   bits:  kIdBase + ((H-1-y) << 15) + (W-1-x),   0 = background
+//
+// x and y are stored inverted so that the LARGEST ID of a component belongs to
+// its first pixel in raster order: the paper's "keep the maximum" then leaves
+// exactly the roots the output contract numbers. kIdBase keeps every ID a
+// normal float: blending flushes denormals to zero (GPU-NOTES.md), and the
+// largest ID, 2^23 + 2^30 - 1, stays far below the infinities (0x7F800000).
+// ---------------------------------------------------------------------------
+const uint kIdBase = 0x00800000u;
+
+float encodeId(ivec2 p) {
+    return uintBitsToFloat(kIdBase + (uint(imageSize.y - 1 - p.y) << 15) + uint(imageSize.x - 1 - p.x));
+}
+
+ivec2 decodeId(float id) {
+    uint bits = floatBitsToUint(id) - kIdBase;
+    return ivec2(imageSize.x - 1 - int(bits & 0x7FFFu), imageSize.y - 1 - int(bits >> 15));
+}
+
+bool isRootAt(ivec2 p, float id) { return id != 0.0 && id == encodeId(p); }
+
+bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, imageSize)); }
+
+// Points and quads in pixel units: NDC of the centre of pixel p of a target.
+vec4 pixelPosition(ivec2 p, ivec2 targetSize, float ndcDepth) {
+    return vec4((vec2(p) + 0.5) / vec2(targetSize) * 2.0 - 1.0, ndcDepth, 1.0);
+}
+const vec4 kClipped = vec4(2.0, 2.0, 2.0, 1.0);  // outside the clip volume: not rasterised
+
+// ---------------------------------------------------------------------------
+// The criterion, the GPU twin of glccl::isForeground / glccl::areConnected.
+// ---------------------------------------------------------------------------
+uvec4 pixelValue(ivec2 p) { return uvec4(round(texelFetch(inputImage, p, 0) * 255.0)); }
+
+bool isForeground(ivec2 p) {
+#if defined(CRITERION_THRESHOLD)
+    return true;
+#else
+    return pixelValue(p).r != 0u;
+#endif
+}
+
+// Is in-image foreground pixel p connected to its neighbour q?
+bool areConnected(ivec2 p, ivec2 q) {
+    if (!insideImage(q)) return false;
+    uvec4 a = pixelValue(p);
+    uvec4 b = pixelValue(q);
+#if defined(CRITERION_BINARY)
+    return a.r != 0u && b.r != 0u;
+#elif defined(CRITERION_SEGMENTS)
+    return a.r != 0u && a.r == b.r;
+#else
+    return all(lessThanEqual(abs(ivec4(a) - ivec4(b)), ivec4(THRESHOLD)));
+#endif
+}
+
+// The neighbourhood: kNeighbourCount offsets, the 4-neighbours first.
+#if CONNECTIVITY == 8
+const int kNeighbourCount = 8;
+#else
+const int kNeighbourCount = 4;
+#endif
+const ivec2 kNeighbours[8] = ivec2[8](ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1), ivec2(0, 1),
+                                      ivec2(-1, -1), ivec2(1, -1), ivec2(-1, 1), ivec2(1, 1));
+
+// Follows the pointers of `ids` from `id` to the root it leads to: the pixel
+// whose value is its own ID (O'Connell Fig. 6.3). Values only grow along a
+// chain, so it ends; the bound is a guard against a driver bug, not a limit.
+float rootOf(sampler2D ids, float id) {
+    for (int step = 0; step < (1 << 20) && id != 0.0; ++step) {
+        float next = texelFetch(ids, decodeId(id), 0).r;
+        if (next == id) break;
+        id = next;
+    }
+    return id;
+}
+
+// The component table: label k is entry k - 1, laid out in rows of tableWidth.
+ivec2 tableEntry(uint label, int tableWidth) {
+    int index = int(label) - 1;
+    return ivec2(index % tableWidth, index / tableWidth);
+}
+
+#ifdef STAGE_VERTEX
+// One vertex per pixel: the pixel of vertex gl_VertexID, rows from firstRow.
+ivec2 pixelOfVertex(int firstRow) { return ivec2(gl_VertexID % imageSize.x, firstRow + gl_VertexID / imageSize.x); }
+#endif

@@ -1,0 +1,28 @@
+// Prefix count of roots in raster order, down-sweep: a texel's exclusive
+// offset is its parent's offset plus the counts of the siblings before it in
+// its block. With fromRoots != 0 this is the last level (stage root_labels):
+// each root gets 1 + the number of roots before it in raster order, which is
+// its final label; other pixels get 0.
+const int kScanBlock = 32;
+uniform usampler2D counts;         // this level's counts (unused when fromRoots != 0)
+uniform sampler2D ids;             // used when fromRoots != 0
+uniform usampler2D parentOffsets;  // exclusive offsets of the level above
+uniform int fromRoots;
+uniform int axis;
+out uvec4 fragOffset;
+
+uint countAt(ivec2 q) {
+    if (fromRoots != 0) return isRootAt(q, texelFetch(ids, q, 0).r) ? 1u : 0u;
+    return texelFetch(counts, q, 0).r;
+}
+
+void main() {
+    ivec2 o = ivec2(gl_FragCoord.xy);
+    int position = axis == 0 ? o.x : o.y;
+    ivec2 parent = axis == 0 ? ivec2(o.x / kScanBlock, o.y) : ivec2(o.x, o.y / kScanBlock);
+    uint offset = texelFetch(parentOffsets, parent, 0).r;
+    for (int i = position / kScanBlock * kScanBlock; i < position; ++i)
+        offset += countAt(axis == 0 ? ivec2(i, o.y) : ivec2(o.x, i));
+    if (fromRoots != 0) offset = countAt(o) != 0u ? offset + 1u : 0u;
+    fragOffset = uvec4(offset);
+}

@@ -1,0 +1,4 @@
+flat in vec4 scatterVector;
+out vec4 fragColor;
+
+void main() { fragColor = scatterVector; }
