@@ -2,8 +2,14 @@
 
 #include <chrono>
 
+#include <memory>
+
 #include "glccl/error.hpp"
+#include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include "glccl/cuda_labeler.hpp"
+#endif
 
 namespace glccl::tools {
 
@@ -29,20 +35,41 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
+// One headless context for every image of a run: creating it costs more
+// than labeling a small image.
+OffscreenLabeler& offscreenLabeler() {
+    static std::unique_ptr<OffscreenLabeler> labeler = std::make_unique<OffscreenLabeler>();
+    return *labeler;
+}
+
 }  // namespace
 
 BackendRun runBackend(Backend backend, const Image& image, Connectivity connectivity, Criterion criterion) {
     BackendRun run;
+    if (backend == Backend::Raster) offscreenLabeler();  // the context's creation is not labeling time
     const auto start = std::chrono::steady_clock::now();
     switch (backend) {
         case Backend::Cpu:
             run.labeling = labelReference(image, connectivity, criterion);
             run.device = "CPU";
             break;
-        case Backend::Raster:
-            throw Error("glccl: the raster backend is not built into this binary yet");
-        case Backend::Cuda:
-            throw Error("glccl: the cuda backend is not built into this binary yet");
+        case Backend::Raster: {
+            OffscreenLabeler& labeler = offscreenLabeler();
+            run.labeling = labeler.label(image, connectivity, criterion, &run.stages);
+            run.device = labeler.context().info().renderer + " (" + labeler.context().platform() + ")";
+            break;
+        }
+        case Backend::Cuda: {
+#ifdef GLCCL_HAVE_CUDA
+            std::string why;
+            if (!cuda::available(&why)) throw Error("glccl: the cuda backend cannot run here: " + why);
+            run.labeling = cuda::labelImage(image, connectivity, criterion, &run.stages);
+            run.device = cuda::deviceName();
+            break;
+#else
+            throw Error("glccl: the cuda backend is not built into this binary (no CUDA compiler was found at build time)");
+#endif
+        }
     }
     run.milliseconds = millisecondsSince(start);
     return run;
