@@ -1,0 +1,139 @@
+#include "glccl/canonical.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "glccl/error.hpp"
+#include "id_map.hpp"
+
+namespace glccl {
+
+namespace {
+
+std::size_t checkedPixelCount(const char* where, int width, int height, std::size_t labelCount) {
+    if (width <= 0 || height <= 0) {
+        throw Error(std::string(where) + "the labeling is empty (" + std::to_string(width) + "x" +
+                    std::to_string(height) + ")");
+    }
+    const std::size_t pixelCount = std::size_t(width) * std::size_t(height);
+    if (labelCount != pixelCount) {
+        throw Error(std::string(where) + "a " + std::to_string(width) + "x" + std::to_string(height) +
+                    " labeling needs " + std::to_string(pixelCount) + " labels but has " +
+                    std::to_string(labelCount));
+    }
+    return pixelCount;
+}
+
+// Renumbering through a direct table, for ids no larger than the pixel count
+// (pixel addresses, address + 1, already canonical labels): one array read per
+// pixel and a table no larger than the label image.
+std::uint32_t relabelDense(std::vector<std::uint32_t>& labels, std::uint32_t maxId) {
+    std::vector<std::uint32_t> newLabel(std::size_t(maxId) + 1, 0);
+    std::uint32_t count = 0;
+    for (std::uint32_t& id : labels) {
+        if (id == 0) continue;
+        std::uint32_t& mapped = newLabel[id];
+        if (mapped == 0) mapped = ++count;
+        id = mapped;
+    }
+    return count;
+}
+
+std::uint32_t relabelHashed(std::vector<std::uint32_t>& labels) {
+    detail::IdMap newLabel;
+    std::uint32_t count = 0;
+    // Components come in runs along a row; remembering the last id skips most lookups.
+    std::uint32_t lastId = 0, lastLabel = 0;
+    for (std::uint32_t& id : labels) {
+        if (id == 0) continue;
+        if (id != lastId) {
+            const auto [mapped, inserted] = newLabel.findOrInsert(id, count + 1);
+            if (inserted) ++count;
+            lastId = id;
+            lastLabel = mapped;
+        }
+        id = lastLabel;
+    }
+    return count;
+}
+
+}  // namespace
+
+std::uint32_t canonicalRelabel(int width, int height, std::vector<std::uint32_t>& labels) {
+    checkedPixelCount("glccl::canonicalRelabel(): ", width, height, labels.size());
+    const std::uint32_t maxId = *std::max_element(labels.begin(), labels.end());
+    if (std::size_t(maxId) <= labels.size()) return relabelDense(labels, maxId);
+    return relabelHashed(labels);
+}
+
+std::vector<Component> computeComponents(int width, int height, const std::vector<std::uint32_t>& labels,
+                                         std::uint32_t count) {
+    checkedPixelCount("glccl::computeComponents(): ", width, height, labels.size());
+
+    // Exact integer sums: the centroid is one rounding of sum / area, so every
+    // backend that counts the same pixels gets the same double.
+    struct Accumulator {
+        std::uint32_t left = std::numeric_limits<std::uint32_t>::max();
+        std::uint32_t top = std::numeric_limits<std::uint32_t>::max();
+        std::uint32_t right = 0, bottom = 0;
+        std::uint64_t area = 0, sumX = 0, sumY = 0;
+    };
+    std::vector<Accumulator> accumulators(count);
+
+    // Runs of one label along a row are accumulated at once: components of
+    // large images are mostly long runs.
+    for (int y = 0; y < height; ++y) {
+        const std::uint32_t* row = labels.data() + std::size_t(y) * std::size_t(width);
+        int x = 0;
+        while (x < width) {
+            const std::uint32_t label = row[x];
+            const int start = x;
+            while (x < width && row[x] == label) ++x;
+            if (label == 0) continue;
+            if (label > count) {
+                throw Error("glccl::computeComponents(): pixel (" + std::to_string(start) + ", " + std::to_string(y) +
+                            ") has label " + std::to_string(label) + " but the labeling has " +
+                            std::to_string(count) + " components");
+            }
+            const auto first = std::uint64_t(start), last = std::uint64_t(x - 1), length = last - first + 1;
+            Accumulator& a = accumulators[label - 1];
+            a.left = std::min(a.left, std::uint32_t(first));
+            a.right = std::max(a.right, std::uint32_t(last));
+            a.top = std::min(a.top, std::uint32_t(y));
+            a.bottom = std::max(a.bottom, std::uint32_t(y));
+            a.area += length;
+            a.sumX += (first + last) * length / 2;  // even: when length is odd, first + last is even
+            a.sumY += std::uint64_t(y) * length;
+        }
+    }
+
+    // A label of 1..count that no pixel carries keeps an all-zero row; a
+    // canonical labeling has none.
+    std::vector<Component> components(count);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const Accumulator& a = accumulators[i];
+        if (a.area == 0) continue;
+        Component& c = components[i];
+        c.left = a.left;
+        c.top = a.top;
+        c.width = a.right - a.left + 1;
+        c.height = a.bottom - a.top + 1;
+        c.area = a.area;
+        c.centroidX = double(a.sumX) / double(a.area);
+        c.centroidY = double(a.sumY) / double(a.area);
+    }
+    return components;
+}
+
+Labeling makeCanonical(int width, int height, std::vector<std::uint32_t> labels) {
+    const std::uint32_t count = canonicalRelabel(width, height, labels);
+    Labeling labeling;
+    labeling.width = width;
+    labeling.height = height;
+    labeling.components = computeComponents(width, height, labels, count);
+    labeling.labels = std::move(labels);
+    return labeling;
+}
+
+}  // namespace glccl

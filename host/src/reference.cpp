@@ -1,0 +1,169 @@
+#include "glccl/reference.hpp"
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "glccl/canonical.hpp"
+#include "glccl/error.hpp"
+
+namespace glccl {
+
+namespace {
+
+// The criterion on the CPU, written once. The public isForeground /
+// areConnected and the labeler below all go through these two functions.
+// Binary and segments are defined for any channel count (foreground when some
+// channel is nonzero) so that the predicates never read out of bounds;
+// labelReference restricts them to 1-channel images as the contract says.
+inline bool pixelIsForeground(const std::uint8_t* p, int channels, const Criterion& criterion) {
+    if (criterion.kind == Criterion::Kind::Threshold) return true;
+    for (int c = 0; c < channels; ++c) {
+        if (p[c] != 0) return true;
+    }
+    return false;
+}
+
+inline bool pixelsConnect(const std::uint8_t* a, const std::uint8_t* b, int channels, const Criterion& criterion) {
+    switch (criterion.kind) {
+        case Criterion::Kind::Binary:
+            return pixelIsForeground(a, channels, criterion) && pixelIsForeground(b, channels, criterion);
+        case Criterion::Kind::Segments:
+            for (int c = 0; c < channels; ++c) {
+                if (a[c] != b[c]) return false;
+            }
+            return pixelIsForeground(a, channels, criterion);
+        case Criterion::Kind::Threshold:
+            for (int c = 0; c < channels; ++c) {
+                if (std::abs(int(a[c]) - int(b[c])) > criterion.threshold) return false;
+            }
+            return true;
+    }
+    return false;
+}
+
+// Union-find over pixel indices in which every parent index is smaller than
+// its child (Stava & Benes Fig. 35.4 links the larger root to the smaller).
+// Hence the root of a tree is the first pixel of its component in raster
+// order, which is what makes the canonical numbering fall out of pass 2.
+std::uint32_t findRoot(std::vector<std::uint32_t>& parent, std::uint32_t i) {
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];  // path halving keeps parents smaller than children
+        i = parent[i];
+    }
+    return i;
+}
+
+void unite(std::vector<std::uint32_t>& parent, std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t rootA = findRoot(parent, a);
+    const std::uint32_t rootB = findRoot(parent, b);
+    if (rootA < rootB) parent[rootB] = rootA;
+    if (rootB < rootA) parent[rootA] = rootB;
+}
+
+void validate(const Image& image, const Criterion& criterion) {
+    const std::string where = "glccl::labelReference(): ";
+    if (image.width <= 0 || image.height <= 0) {
+        throw Error(where + "the image is empty (" + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + ")");
+    }
+    if (image.channels != 1 && image.channels != 4) {
+        throw Error(where + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
+    }
+    const std::uint64_t pixelCount = std::uint64_t(image.width) * std::uint64_t(image.height);
+    if (pixelCount >= std::uint64_t(UINT32_MAX)) {
+        throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                    ", more pixels than 32-bit labels can index");
+    }
+    if (image.pixels.size() != pixelCount * std::uint64_t(image.channels)) {
+        throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                    "x" + std::to_string(image.channels) + " but holds " + std::to_string(image.pixels.size()) +
+                    " bytes");
+    }
+    if (criterion.kind != Criterion::Kind::Threshold && image.channels != 1) {
+        throw Error(where + "criterion '" + criterion.toString() +
+                    "' needs a 1-channel image but this one has 4 channels (convert it to gray first)");
+    }
+    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
+        throw Error(where + "threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
+    }
+}
+
+}  // namespace
+
+bool isForeground(const Image& image, std::size_t pixel, const Criterion& criterion) {
+    return pixelIsForeground(&image.pixels[pixel * image.channels], image.channels, criterion);
+}
+
+bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criterion& criterion) {
+    const int channels = image.channels;
+    return pixelsConnect(&image.pixels[a * channels], &image.pixels[b * channels], channels, criterion);
+}
+
+Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
+    validate(image, criterion);
+    const int width = image.width;
+    const int height = image.height;
+    const int channels = image.channels;
+    const std::uint8_t* pixels = image.pixels.data();
+    const std::size_t pixelCount = std::size_t(width) * height;
+    const bool eight = connectivity == Connectivity::Eight;
+
+    // One array serves as the equivalence forest in pass 1 and becomes the
+    // label image in pass 2. Background pixels are marked so that pass 2 can
+    // tell them apart without evaluating the criterion again.
+    constexpr std::uint32_t kBackground = UINT32_MAX;
+    std::vector<std::uint32_t> forest(pixelCount);
+
+    // Pass 1 (Fig. 35.3 / Algorithm 1): every foreground pixel starts as its
+    // own root and is united with the already visited neighbours it connects to:
+    //     NW N NE
+    //     W  *
+    for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < width; ++x) {
+            const std::uint32_t i = std::uint32_t(std::size_t(y) * width + x);
+            const std::uint8_t* p = pixels + std::size_t(i) * channels;
+            if (!pixelIsForeground(p, channels, criterion)) {
+                forest[i] = kBackground;
+                continue;
+            }
+            forest[i] = i;
+            auto visit = [&](std::uint32_t neighbour) {
+                if (pixelsConnect(p, pixels + std::size_t(neighbour) * channels, channels, criterion)) {
+                    unite(forest, i, neighbour);
+                }
+            };
+            if (x > 0) visit(i - 1);
+            if (y > 0) {
+                const std::uint32_t up = i - std::uint32_t(width);
+                if (eight && x > 0) visit(up - 1);
+                visit(up);
+                if (eight && x + 1 < width) visit(up + 1);
+            }
+        }
+    }
+
+    // Pass 2: in raster order a root is met before the rest of its
+    // component, and every parent index is smaller than its child, so the
+    // parent's entry already holds the final label when the child is reached.
+    std::uint32_t count = 0;
+    for (std::size_t i = 0; i < pixelCount; ++i) {
+        const std::uint32_t parent = forest[i];
+        if (parent == kBackground) {
+            forest[i] = 0;
+        } else if (parent == i) {
+            forest[i] = ++count;
+        } else {
+            forest[i] = forest[parent];
+        }
+    }
+
+    Labeling labeling;
+    labeling.width = width;
+    labeling.height = height;
+    labeling.components = computeComponents(width, height, forest, count);
+    labeling.labels = std::move(forest);
+    return labeling;
+}
+
+}  // namespace glccl
