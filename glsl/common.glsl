@@ -107,3 +107,17 @@ ivec2 tableEntry(uint label, int tableWidth) {
 // One vertex per pixel: the pixel of vertex gl_VertexID, rows from firstRow.
 ivec2 pixelOfVertex(int firstRow) { return ivec2(gl_VertexID % imageSize.x, firstRow + gl_VertexID / imageSize.x); }
 #endif
+
+// The table stages scatter one point per run of equal labels within a row
+// segment of kSegment pixels instead of one per pixel. A pixel that starts
+// such a run walks to its end (at most kSegment fetches: unbounded walks
+// along long runs serialise whole warps); others return 0.
+const int kSegment = 32;
+
+int runStartingAt(usampler2D labels, ivec2 p, uint label) {
+    if (label == 0u || (p.x % kSegment != 0 && texelFetch(labels, p - ivec2(1, 0), 0).r == label)) return 0;
+    int end = min((p.x / kSegment + 1) * kSegment, imageSize.x);
+    int length = 1;
+    while (p.x + length < end && texelFetch(labels, p + ivec2(length, 0), 0).r == label) ++length;
+    return length;
+}

@@ -18,11 +18,13 @@ uint countAt(ivec2 q) {
 
 void main() {
     ivec2 o = ivec2(gl_FragCoord.xy);
+    // Only roots' labels are ever read (final_labels): skip the others' sums.
+    if (fromRoots != 0 && countAt(o) == 0u) { fragOffset = uvec4(0u); return; }
     int position = axis == 0 ? o.x : o.y;
     ivec2 parent = axis == 0 ? ivec2(o.x / kScanBlock, o.y) : ivec2(o.x, o.y / kScanBlock);
     uint offset = texelFetch(parentOffsets, parent, 0).r;
     for (int i = position / kScanBlock * kScanBlock; i < position; ++i)
         offset += countAt(axis == 0 ? ivec2(i, o.y) : ivec2(o.x, i));
-    if (fromRoots != 0) offset = countAt(o) != 0u ? offset + 1u : 0u;
+    if (fromRoots != 0) offset += 1u;
     fragOffset = uvec4(offset);
 }

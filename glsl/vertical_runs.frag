@@ -1,9 +1,12 @@
 // Vertical runs by log-step pointer jumping (O'Connell §4, Fig. 4.3).
-// Pass 0 gives every foreground pixel the ID of its north neighbour when they
-// are connected, else its own ID (this is where IDs are encoded). Each later
-// pass replaces a pointer by the pointer it points to, doubling the distance
-// covered, so after ceil(log2(h)) passes every pixel holds the ID of the top
-// of its run, the run's root (the largest ID in the run).
+// Pass 0 encodes IDs: every foreground pixel points at the highest pixel it
+// reaches by walking up to kHops connected pixels north. Each later pass
+// follows the pointers of the previous pass kHops times, so the distance
+// covered grows kHops-fold per pass (the paper's single hop doubles it):
+// after ceil(log_kHops(h)) passes every pixel holds the ID of the top of its
+// run, the run's root (the largest ID in the run). Extra fetches are cheap
+// next to a pass.
+const int kHops = 8;
 uniform sampler2D ids;
 uniform int passIndex;
 out vec4 fragColor;
@@ -11,11 +14,17 @@ out vec4 fragColor;
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     if (passIndex == 0) {
-        float id = 0.0;
-        if (isForeground(p)) id = areConnected(p, p + ivec2(0, -1)) ? encodeId(p + ivec2(0, -1)) : encodeId(p);
-        fragColor = vec4(id);
+        if (!isForeground(p)) { fragColor = vec4(0.0); return; }
+        ivec2 top = p;
+        for (int hop = 0; hop < kHops && areConnected(top, top + ivec2(0, -1)); ++hop) top.y -= 1;
+        fragColor = vec4(encodeId(top));
     } else {
         float id = texelFetch(ids, p, 0).r;
-        fragColor = vec4(id == 0.0 ? 0.0 : texelFetch(ids, decodeId(id), 0).r);
+        for (int hop = 0; hop < kHops && id != 0.0; ++hop) {
+            float next = texelFetch(ids, decodeId(id), 0).r;
+            if (next == id) break;
+            id = next;
+        }
+        fragColor = vec4(id);
     }
 }

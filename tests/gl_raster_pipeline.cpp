@@ -147,3 +147,34 @@ TEST_CASE("raster: Labeler refuses formats and criteria it cannot label", "[gl][
     CHECK_THROWS_AS(direct.components(), Error);
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("raster: areas and centroids stay exact for components past float precision", "[gl][raster]") {
+    // A component is summed exactly in one float pass only while area *
+    // (width - 1) < 2^24; these are past that and take component_bits, once
+    // with the real 2^24-pixel bands and once with tiny bands to cross many.
+    HeadlessContext context;
+    for (int bandPixels : {1 << 24, 5000}) {
+        RasterPipeline pipeline;
+        pipeline.setBandPixels(bandPixels);
+        for (const char* family : {"ones", "noise90", "noise75"}) {
+            const Image image = generateFamily(family, 333, 257, 5);
+            auto input = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
+            input.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+            StageTimer timer(false);
+            pipeline.label(input, Connectivity::Eight, Criterion::binary(), timer);
+            const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+            const std::vector<Component> actual = pipeline.components(timer);
+            INFO(family << " with bands of " << bandPixels << " pixels");
+            REQUIRE(actual.size() == expected.components.size());
+            bool anyLarge = false;
+            for (std::size_t i = 0; i < actual.size(); ++i) {
+                const Component& c = expected.components[i];
+                anyLarge = anyLarge || double(c.area) * double(c.width - 1) >= 16777216.0;
+                INFO("label " << i + 1);
+                CHECK(actual[i] == c);
+            }
+            CHECK(anyLarge);
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}

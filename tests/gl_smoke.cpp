@@ -15,10 +15,11 @@ using namespace glccl;
 
 namespace {
 
+// Never destroyed: see offscreen() in gl_support.hpp.
 HeadlessContext& sharedContext() {
-    static HeadlessContext context;
-    context.makeCurrent();
-    return context;
+    static HeadlessContext* context = new HeadlessContext();
+    context->makeCurrent();
+    return *context;
 }
 
 }  // namespace

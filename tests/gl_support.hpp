@@ -5,7 +5,6 @@
 #include <catch2/catch.hpp>
 
 #include <map>
-#include <memory>
 
 #include "glccl/compare.hpp"
 #include "glccl/offscreen.hpp"
@@ -13,15 +12,17 @@
 
 namespace glccl::test {
 
-// One offscreen labeler per GL version for the whole test process.
+// One offscreen labeler per GL version for the whole test process. Never
+// destroyed: NVIDIA's EGL library tears itself down at exit before static
+// destructors run, and destroying a context after that corrupts the heap.
 inline OffscreenLabeler& offscreen(int major = 4, int minor = 5) {
-    static std::map<int, std::unique_ptr<OffscreenLabeler>> labelers;
-    auto& labeler = labelers[major * 10 + minor];
+    static std::map<int, OffscreenLabeler*> labelers;
+    OffscreenLabeler*& labeler = labelers[major * 10 + minor];
     if (!labeler) {
         HeadlessContext::Options options;
         options.major = major;
         options.minor = minor;
-        labeler = std::make_unique<OffscreenLabeler>(options);
+        labeler = new OffscreenLabeler(options);
     }
     return *labeler;
 }

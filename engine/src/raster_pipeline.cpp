@@ -37,6 +37,8 @@ std::string variantDefines(Connectivity connectivity, const Criterion& criterion
 RasterPipeline::RasterPipeline() {
     const char* debug = std::getenv("GLCCL_DEBUG_GL");
     debug_ = debug && *debug && std::string(debug) != "0";
+    // A tuning knob for benchmarks: columns per block of column processing.
+    if (const char* columns = std::getenv("GLCCL_RASTER_BLOCK_WIDTH")) requestedBlockWidth_ = std::max(0, std::atoi(columns));
     emptyVertexArray_ = gl::VertexArray::create();
     anySamplesQuery_ = gl::Query::create();
     samplesQuery_ = gl::Query::create();
@@ -90,6 +92,8 @@ void RasterPipeline::reserve(int width, int height) {
     height_ = height;
     checkGlError(what);
 }
+
+void RasterPipeline::setBandPixels(int pixels) { bandPixels_ = std::clamp(pixels, 1, int(kExactFloatSum)); }
 
 void RasterPipeline::allocateTable(std::uint32_t count) {
     // Entry k - 1 of label k sits at (k - 1) % width, (k - 1) / width: with the
@@ -198,10 +202,12 @@ void RasterPipeline::verticalRuns() {
     setCommonUniforms(runs);
     runs.set("quadDepth", 0.0f);
     runs.set("ids", 1);
-    int jumps = 0;
-    while ((1 << jumps) < height_ - 1) ++jumps;
+    // Each pass multiplies the distance covered by kHops (vertical_runs.frag).
+    constexpr int kHops = 8;
+    int passes = 1;
+    for (std::int64_t reach = kHops; reach < height_ - 1; reach *= kHops) ++passes;
     int target = 0;
-    for (int pass = 0; pass <= jumps; ++pass) {
+    for (int pass = 0; pass < passes; ++pass) {
         beginPass(ids_[target]);
         bindTexture(1, ids_[1 - target].texture);
         runs.set("passIndex", pass);
@@ -614,7 +620,7 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
     }
 
     // Bands of at most 2^24 pixels keep every float count exact.
-    const int rowsPerBand = std::max(1, int(kExactFloatSum) / width_);
+    const int rowsPerBand = std::max(1, bandPixels_ / width_);
     int side = 0;
     const float zeroF[4] = {0, 0, 0, 0};
     for (int firstRow = 0; firstRow < height_; firstRow += rowsPerBand) {

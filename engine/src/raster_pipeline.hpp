@@ -39,6 +39,9 @@ public:
     // the image width. Takes effect at the next reserve() of a new size.
     void setBlockWidth(int columns) { requestedBlockWidth_ = columns; width_ = height_ = 0; }
     int blockWidth() const { return blockWidth_; }
+    // Pixels per band of the exact large-component sums (component_bits);
+    // at most, and by default, 2^24. Smaller bands only cost passes (tests).
+    void setBandPixels(int pixels);
 
 private:
     // Stages, in order.
@@ -72,6 +75,7 @@ private:
     int width_ = 0, height_ = 0;
     int blockWidth_ = 0;
     int requestedBlockWidth_ = 0;
+    int bandPixels_ = 1 << 24;
     int current_ = 0;                    // which of ids_ holds the current labels
     Connectivity connectivity_ = Connectivity::Eight;
     Criterion criterion_;
