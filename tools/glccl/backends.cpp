@@ -2,8 +2,6 @@
 
 #include <chrono>
 
-#include <memory>
-
 #include "glccl/error.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
@@ -36,9 +34,11 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 // One headless context for every image of a run: creating it costs more
-// than labeling a small image.
+// than labeling a small image. Never destroyed: NVIDIA's EGL library tears
+// itself down at exit before static destructors run, and destroying a
+// context after that corrupts the heap.
 OffscreenLabeler& offscreenLabeler() {
-    static std::unique_ptr<OffscreenLabeler> labeler = std::make_unique<OffscreenLabeler>();
+    static OffscreenLabeler* labeler = new OffscreenLabeler();
     return *labeler;
 }
 
