@@ -3,6 +3,7 @@
 // and these defines:
 //   CONNECTIVITY 4 or 8
 //   CRITERION_BINARY, CRITERION_SEGMENTS or CRITERION_THRESHOLD (with THRESHOLD)
+//   INPUT_UNORM8, INPUT_UNORM16, INPUT_FLOAT or INPUT_UINT: the input's format
 
 // Defaults, for programs built without the pipeline's defines (tools, tests).
 #ifndef CONNECTIVITY
@@ -12,8 +13,19 @@
 #define CRITERION_BINARY 1
 #endif
 
-uniform ivec2 imageSize;      // width, height of the image being labeled
-uniform sampler2D inputImage; // R8 or RGBA8, read with texelFetch only
+#if !defined(INPUT_UNORM8) && !defined(INPUT_UNORM16) && !defined(INPUT_FLOAT) && !defined(INPUT_UINT)
+#define INPUT_UNORM8 1
+#endif
+
+uniform ivec2 imageSize;       // width, height of the image being labeled
+// The host's texture, read with texelFetch only: GL_R8 / GL_RGBA8
+// (INPUT_UNORM8), GL_R16 (INPUT_UNORM16), GL_R32F (INPUT_FLOAT) or GL_R8UI
+// (INPUT_UINT).
+#ifdef INPUT_UINT
+uniform usampler2D inputImage;
+#else
+uniform sampler2D inputImage;
+#endif
 
 // ---------------------------------------------------------------------------
 // IDs. A pixel's ID is a 32-bit value stored as the bit pattern of an R32F
@@ -52,27 +64,39 @@ const vec4 kClipped = vec4(2.0, 2.0, 2.0, 1.0);  // outside the clip volume: not
 // ---------------------------------------------------------------------------
 // The criterion, the GPU twin of glccl::isForeground / glccl::areConnected.
 // ---------------------------------------------------------------------------
-uvec4 pixelValue(ivec2 p) { return uvec4(round(texelFetch(inputImage, p, 0) * 255.0)); }
+// A texel's value in the units of its format: 0..255 for 8-bit formats,
+// 0..65535 for GL_R16, the float itself for GL_R32F.
+vec4 pixelValue(ivec2 p) {
+#if defined(INPUT_UINT)
+    return vec4(texelFetch(inputImage, p, 0));
+#elif defined(INPUT_UNORM16)
+    return round(texelFetch(inputImage, p, 0) * 65535.0);
+#elif defined(INPUT_FLOAT)
+    return texelFetch(inputImage, p, 0);
+#else
+    return round(texelFetch(inputImage, p, 0) * 255.0);
+#endif
+}
 
 bool isForeground(ivec2 p) {
 #if defined(CRITERION_THRESHOLD)
     return true;
 #else
-    return pixelValue(p).r != 0u;
+    return pixelValue(p).r != 0.0;
 #endif
 }
 
 // Is in-image foreground pixel p connected to its neighbour q?
 bool areConnected(ivec2 p, ivec2 q) {
     if (!insideImage(q)) return false;
-    uvec4 a = pixelValue(p);
-    uvec4 b = pixelValue(q);
+    vec4 a = pixelValue(p);
+    vec4 b = pixelValue(q);
 #if defined(CRITERION_BINARY)
-    return a.r != 0u && b.r != 0u;
+    return a.r != 0.0 && b.r != 0.0;
 #elif defined(CRITERION_SEGMENTS)
-    return a.r != 0u && a.r == b.r;
+    return a.r != 0.0 && a.r == b.r;
 #else
-    return all(lessThanEqual(abs(ivec4(a) - ivec4(b)), ivec4(THRESHOLD)));
+    return all(lessThanEqual(abs(a - b), vec4(THRESHOLD)));
 #endif
 }
 

@@ -178,3 +178,50 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
     }
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("raster: Labeler reads GL_R8UI, GL_R16 and GL_R32F textures in their own units", "[gl][raster]") {
+    auto& context = offscreen();  // any current context will do
+    (void)context;
+    std::mt19937_64 random(16);
+    for (int i = 0; i < 30; ++i) {
+        const int width = 1 + int(random() % 50), height = 1 + int(random() % 50);
+        const Image image = randomImage(width, height, 0.7, 4, 1, random());
+        const Connectivity connectivity = kBoth[i % 2];
+        const int threshold = int(random() % 3) * 40;
+        std::vector<std::uint16_t> wide(image.pixels.begin(), image.pixels.end());
+        std::vector<float> real(image.pixels.begin(), image.pixels.end());
+        for (auto& v : wide) v = std::uint16_t(v * 257);  // the same fraction of full scale as v / 255
+        struct Format {
+            GLenum internal, format, type;
+            const void* pixels;
+            int thresholdScale;
+        } formats[] = {{GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, image.pixels.data(), 1},
+                       {GL_R16, GL_RED, GL_UNSIGNED_SHORT, wide.data(), 257},
+                       {GL_R32F, GL_RED, GL_FLOAT, real.data(), 1}};
+        for (const Format& f : formats) {
+            auto texture = gl::Texture::allocate(f.internal, width, height, "test");
+            texture.upload(f.pixels, f.format, f.type);
+            Labeler labeler;
+            for (Criterion criterion : {Criterion::binary(), Criterion::segments(), Criterion::thresholded(threshold)}) {
+                LabelOptions options;
+                options.connectivity = connectivity;
+                options.criterion = criterion;
+                Criterion scaled = criterion;
+                scaled.threshold *= f.thresholdScale;
+                options.criterion = scaled;
+                const std::uint32_t count = labeler.label(texture.id(), options);
+                Labeling actual;
+                actual.width = width;
+                actual.height = height;
+                actual.labels = labeler.downloadLabels();
+                actual.components = labeler.components();
+                const Labeling expected = labelReference(image, connectivity, criterion);
+                INFO("format " << f.internal << " " << glccl::test::describeCase(image, connectivity, criterion) << ": "
+                               << compareLabelings(expected, actual).describe());
+                REQUIRE(count == expected.count());
+                REQUIRE(compareLabelings(expected, actual).identical());
+            }
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}

@@ -82,9 +82,10 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
     if (glGetError() != GL_NO_ERROR) throw Error(where + "texture " + std::to_string(texture) + " is not a 2-D texture");
     const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
-    if (format != GL_R8 && !(threshold && format == GL_RGBA8))
+    const bool singleChannel = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F;
+    if (!singleChannel && !(threshold && format == GL_RGBA8))
         throw Error(where + "the texture is " + formatName(format) + "; the " + options.criterion.toString() +
-                    " criterion needs GL_R8" + (threshold ? " or GL_RGBA8" : ""));
+                    " criterion needs GL_R8, GL_R8UI, GL_R16 or GL_R32F" + (threshold ? ", or GL_RGBA8" : ""));
     if (width < 1 || height < 1) throw Error(where + "the texture has no level 0 image");
     reserve(width, height);
 

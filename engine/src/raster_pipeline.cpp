@@ -22,8 +22,18 @@ constexpr int kBitCounterTargets = 8;  // component_bits.frag
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
-std::string variantDefines(Connectivity connectivity, const Criterion& criterion) {
-    std::string key = connectivity == Connectivity::Eight ? "8" : "4";
+// How shaders read each input format (common.glsl).
+const char* inputFormatDefine(GLenum internalFormat) {
+    switch (internalFormat) {
+        case GL_R16: return "INPUT_UNORM16";
+        case GL_R32F: return "INPUT_FLOAT";
+        case GL_R8UI: return "INPUT_UINT";
+        default: return "INPUT_UNORM8";
+    }
+}
+
+std::string variantDefines(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat) {
+    std::string key = std::string(inputFormatDefine(inputFormat)) + (connectivity == Connectivity::Eight ? "8" : "4");
     switch (criterion.kind) {
         case Criterion::Kind::Binary: return key + "b";
         case Criterion::Kind::Segments: return key + "s";
@@ -109,11 +119,12 @@ void RasterPipeline::allocateTable(std::uint32_t count) {
 
 gl::Program& RasterPipeline::program(const std::string& stage, const std::string& vertexFile,
                                      const std::string& fragmentFile, const std::vector<std::string>& outputs) {
-    const std::string key = stage + "/" + variantDefines(connectivity_, criterion_);
+    const std::string key = stage + "/" + variantDefines(connectivity_, criterion_, inputFormat_);
     auto found = programs_.find(key);
     if (found != programs_.end()) return found->second;
     gl::ProgramBuilder builder(stage);
     builder.define("CONNECTIVITY", connectivity_ == Connectivity::Eight ? 8 : 4);
+    builder.define(inputFormatDefine(inputFormat_));
     switch (criterion_.kind) {
         case Criterion::Kind::Binary: builder.define("CRITERION_BINARY"); break;
         case Criterion::Kind::Segments: builder.define("CRITERION_SEGMENTS"); break;
@@ -177,6 +188,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, Connectivity conne
     timer_ = &timer;
     connectivity_ = connectivity;
     criterion_ = criterion;
+    inputFormat_ = input.internalFormat();
     glBindVertexArray(emptyVertexArray_.id());
     bindTexture(0, input);
 

@@ -24,7 +24,8 @@ public:
     // error (GL_OUT_OF_MEMORY) if the context cannot hold them.
     void reserve(int width, int height);
 
-    // Labels `input` (GL_R8, or GL_RGBA8 for the threshold criterion).
+    // Labels `input`: GL_R8, GL_R8UI, GL_R16 or GL_R32F, or GL_RGBA8 for the
+    // threshold criterion (values in the units of the format).
     // Leaves the canonical labels in labelTexture() and returns the count.
     std::uint32_t label(const gl::Texture& input, Connectivity connectivity, Criterion criterion, StageTimer& timer);
 
@@ -79,6 +80,7 @@ private:
     int current_ = 0;                    // which of ids_ holds the current labels
     Connectivity connectivity_ = Connectivity::Eight;
     Criterion criterion_;
+    GLenum inputFormat_ = GL_R8;
     const gl::Texture* input_ = nullptr;
     StageTimer* timer_ = nullptr;
     std::uint32_t count_ = 0;

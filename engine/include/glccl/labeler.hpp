@@ -44,8 +44,10 @@ public:
     // this size allocates nothing. Optional: label() reserves as needed.
     void reserve(int width, int height);
 
-    // Labels the 2-D texture `texture` of the current context: GL_R8 for the
-    // binary and segments criteria, GL_R8 or GL_RGBA8 for threshold. Any size
+    // Labels the 2-D texture `texture` of the current context: GL_R8,
+    // GL_R8UI, GL_R16 or GL_R32F, and GL_RGBA8 for the threshold criterion.
+    // Values are read in the units of the format (0..255, 0..65535 for
+    // GL_R16, the float for GL_R32F); a threshold is in those units. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
     // labels are in labelTexture(). Cost: O(width * height) GPU work in
     // about 2 * sqrt(width) + log2(height) + 10 passes; one small readback
