@@ -1,0 +1,451 @@
+// Embedding: a host renderer's GL state survives a labeling. The test plays a
+// hostile host: it sets an unusual value for every piece of state listed in
+// glccl/labeler.hpp (plus a few the engine must not touch at all), labels
+// under that state, and requires every value back as it was, no GL error, and
+// labels equal to the CPU reference, so the passes also ran correctly under
+// that state (the guard neutralised it rather than the state being ignored).
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <GL/glew.h>
+
+#include "glccl/compare.hpp"
+#include "glccl/context.hpp"
+#include "glccl/generate.hpp"
+#include "glccl/labeler.hpp"
+#include "glccl/reference.hpp"
+
+using namespace glccl;
+
+namespace {
+
+constexpr int kTextureUnits = 16;  // the units labeler.hpp promises to restore
+constexpr int kClipDistances = 8;
+
+// Every queried value by a readable name, so a failure names the state.
+using Snapshot = std::map<std::string, std::vector<double>>;
+
+void addIntegers(Snapshot& s, const std::string& name, GLenum pname, int count = 1) {
+    // Sentinel-filled: a driver that returns fewer values leaves the rest equal in both snapshots.
+    std::vector<GLint> values(std::size_t(count), -12345);
+    glGetIntegerv(pname, values.data());
+    s[name].assign(values.begin(), values.end());
+}
+
+void addFloats(Snapshot& s, const std::string& name, GLenum pname, int count = 1) {
+    std::vector<GLfloat> values(std::size_t(count), -12345.0f);
+    glGetFloatv(pname, values.data());
+    s[name].assign(values.begin(), values.end());
+}
+
+void addDoubles(Snapshot& s, const std::string& name, GLenum pname, int count = 1) {
+    std::vector<GLdouble> values(std::size_t(count), -12345.0);
+    glGetDoublev(pname, values.data());
+    s[name] = values;
+}
+
+void addBooleans(Snapshot& s, const std::string& name, GLenum pname, int count = 1) {
+    std::vector<GLboolean> values(std::size_t(count), GLboolean(7));
+    glGetBooleanv(pname, values.data());
+    s[name].assign(values.begin(), values.end());
+}
+
+struct NamedCapability {
+    const char* name;
+    GLenum capability;
+};
+
+const std::vector<NamedCapability>& capabilities() {
+    static const std::vector<NamedCapability> list = {
+        {"GL_SCISSOR_TEST", GL_SCISSOR_TEST},
+        {"GL_BLEND", GL_BLEND},
+        {"GL_DEPTH_TEST", GL_DEPTH_TEST},
+        {"GL_STENCIL_TEST", GL_STENCIL_TEST},
+        {"GL_CULL_FACE", GL_CULL_FACE},
+        {"GL_PROGRAM_POINT_SIZE", GL_PROGRAM_POINT_SIZE},
+        {"GL_RASTERIZER_DISCARD", GL_RASTERIZER_DISCARD},
+        {"GL_COLOR_LOGIC_OP", GL_COLOR_LOGIC_OP},
+        {"GL_FRAMEBUFFER_SRGB", GL_FRAMEBUFFER_SRGB},
+        {"GL_MULTISAMPLE", GL_MULTISAMPLE},
+        {"GL_SAMPLE_ALPHA_TO_COVERAGE", GL_SAMPLE_ALPHA_TO_COVERAGE},
+        {"GL_SAMPLE_COVERAGE", GL_SAMPLE_COVERAGE},
+        {"GL_POLYGON_OFFSET_FILL", GL_POLYGON_OFFSET_FILL},
+        {"GL_DEPTH_CLAMP", GL_DEPTH_CLAMP},
+        {"GL_PRIMITIVE_RESTART", GL_PRIMITIVE_RESTART},
+        {"GL_DITHER", GL_DITHER},
+    };
+    return list;
+}
+
+// Reads every piece of state the test sets. Leaves the active texture unit as it found it.
+Snapshot snapshot() {
+    Snapshot s;
+    for (const NamedCapability& c : capabilities()) s[std::string("enabled ") + c.name] = {double(glIsEnabled(c.capability))};
+    for (int i = 0; i < kClipDistances; ++i)
+        s["enabled GL_CLIP_DISTANCE" + std::to_string(i)] = {double(glIsEnabled(GLenum(GL_CLIP_DISTANCE0 + i)))};
+
+    addIntegers(s, "GL_CURRENT_PROGRAM", GL_CURRENT_PROGRAM);
+    addIntegers(s, "GL_VERTEX_ARRAY_BINDING", GL_VERTEX_ARRAY_BINDING);
+    addIntegers(s, "GL_DRAW_FRAMEBUFFER_BINDING", GL_DRAW_FRAMEBUFFER_BINDING);
+    addIntegers(s, "GL_READ_FRAMEBUFFER_BINDING", GL_READ_FRAMEBUFFER_BINDING);
+    addIntegers(s, "GL_RENDERBUFFER_BINDING", GL_RENDERBUFFER_BINDING);
+    addIntegers(s, "GL_VIEWPORT", GL_VIEWPORT, 4);
+    addIntegers(s, "GL_SCISSOR_BOX", GL_SCISSOR_BOX, 4);
+
+    addIntegers(s, "GL_BLEND_EQUATION_RGB", GL_BLEND_EQUATION_RGB);
+    addIntegers(s, "GL_BLEND_EQUATION_ALPHA", GL_BLEND_EQUATION_ALPHA);
+    addIntegers(s, "GL_BLEND_SRC_RGB", GL_BLEND_SRC_RGB);
+    addIntegers(s, "GL_BLEND_DST_RGB", GL_BLEND_DST_RGB);
+    addIntegers(s, "GL_BLEND_SRC_ALPHA", GL_BLEND_SRC_ALPHA);
+    addIntegers(s, "GL_BLEND_DST_ALPHA", GL_BLEND_DST_ALPHA);
+    addFloats(s, "GL_BLEND_COLOR", GL_BLEND_COLOR, 4);
+
+    addIntegers(s, "GL_DEPTH_FUNC", GL_DEPTH_FUNC);
+    addBooleans(s, "GL_DEPTH_WRITEMASK", GL_DEPTH_WRITEMASK);
+    addDoubles(s, "GL_DEPTH_RANGE", GL_DEPTH_RANGE, 2);
+    addDoubles(s, "GL_DEPTH_CLEAR_VALUE", GL_DEPTH_CLEAR_VALUE);
+
+    addIntegers(s, "GL_STENCIL_FUNC", GL_STENCIL_FUNC);
+    addIntegers(s, "GL_STENCIL_REF", GL_STENCIL_REF);
+    addIntegers(s, "GL_STENCIL_VALUE_MASK", GL_STENCIL_VALUE_MASK);
+    addIntegers(s, "GL_STENCIL_FAIL", GL_STENCIL_FAIL);
+    addIntegers(s, "GL_STENCIL_PASS_DEPTH_FAIL", GL_STENCIL_PASS_DEPTH_FAIL);
+    addIntegers(s, "GL_STENCIL_PASS_DEPTH_PASS", GL_STENCIL_PASS_DEPTH_PASS);
+    addIntegers(s, "GL_STENCIL_WRITEMASK", GL_STENCIL_WRITEMASK);
+    addIntegers(s, "GL_STENCIL_BACK_FUNC", GL_STENCIL_BACK_FUNC);
+    addIntegers(s, "GL_STENCIL_BACK_REF", GL_STENCIL_BACK_REF);
+    addIntegers(s, "GL_STENCIL_BACK_VALUE_MASK", GL_STENCIL_BACK_VALUE_MASK);
+    addIntegers(s, "GL_STENCIL_BACK_FAIL", GL_STENCIL_BACK_FAIL);
+    addIntegers(s, "GL_STENCIL_BACK_PASS_DEPTH_FAIL", GL_STENCIL_BACK_PASS_DEPTH_FAIL);
+    addIntegers(s, "GL_STENCIL_BACK_PASS_DEPTH_PASS", GL_STENCIL_BACK_PASS_DEPTH_PASS);
+    addIntegers(s, "GL_STENCIL_BACK_WRITEMASK", GL_STENCIL_BACK_WRITEMASK);
+    addIntegers(s, "GL_STENCIL_CLEAR_VALUE", GL_STENCIL_CLEAR_VALUE);
+
+    addBooleans(s, "GL_COLOR_WRITEMASK", GL_COLOR_WRITEMASK, 4);
+    addFloats(s, "GL_COLOR_CLEAR_VALUE", GL_COLOR_CLEAR_VALUE, 4);
+
+    addIntegers(s, "GL_ACTIVE_TEXTURE", GL_ACTIVE_TEXTURE);
+    GLint active = 0;
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+    for (int unit = 0; unit < kTextureUnits; ++unit) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+        addIntegers(s, "unit " + std::to_string(unit) + " GL_TEXTURE_BINDING_2D", GL_TEXTURE_BINDING_2D);
+        addIntegers(s, "unit " + std::to_string(unit) + " GL_SAMPLER_BINDING", GL_SAMPLER_BINDING);
+    }
+    glActiveTexture(GLenum(active));
+
+    addFloats(s, "GL_POINT_SIZE", GL_POINT_SIZE);
+    addIntegers(s, "GL_POLYGON_MODE", GL_POLYGON_MODE, 2);
+    addIntegers(s, "GL_PACK_ALIGNMENT", GL_PACK_ALIGNMENT);
+    addIntegers(s, "GL_UNPACK_ALIGNMENT", GL_UNPACK_ALIGNMENT);
+    addIntegers(s, "GL_PACK_ROW_LENGTH", GL_PACK_ROW_LENGTH);
+    addIntegers(s, "GL_UNPACK_ROW_LENGTH", GL_UNPACK_ROW_LENGTH);
+    addIntegers(s, "GL_PIXEL_PACK_BUFFER_BINDING", GL_PIXEL_PACK_BUFFER_BINDING);
+    addIntegers(s, "GL_PIXEL_UNPACK_BUFFER_BINDING", GL_PIXEL_UNPACK_BUFFER_BINDING);
+
+    // Not in the documented list because the engine never changes them; a
+    // change here would be an undocumented side effect.
+    addIntegers(s, "GL_ARRAY_BUFFER_BINDING", GL_ARRAY_BUFFER_BINDING);
+    addIntegers(s, "GL_CULL_FACE_MODE", GL_CULL_FACE_MODE);
+    addIntegers(s, "GL_FRONT_FACE", GL_FRONT_FACE);
+    addIntegers(s, "GL_LOGIC_OP_MODE", GL_LOGIC_OP_MODE);
+    addIntegers(s, "GL_PRIMITIVE_RESTART_INDEX", GL_PRIMITIVE_RESTART_INDEX);
+    addFloats(s, "GL_POLYGON_OFFSET_FACTOR", GL_POLYGON_OFFSET_FACTOR);
+    addFloats(s, "GL_POLYGON_OFFSET_UNITS", GL_POLYGON_OFFSET_UNITS);
+    addFloats(s, "GL_SAMPLE_COVERAGE_VALUE", GL_SAMPLE_COVERAGE_VALUE);
+    addBooleans(s, "GL_SAMPLE_COVERAGE_INVERT", GL_SAMPLE_COVERAGE_INVERT);
+    return s;
+}
+
+std::string describe(const std::vector<double>& values) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < values.size(); ++i) out << (i ? ", " : "") << values[i];
+    return out.str();
+}
+
+// Every entry of `actual` equals `expected`, reported per state name.
+void requireSameState(const Snapshot& expected, const Snapshot& actual, const std::string& when) {
+    REQUIRE(expected.size() == actual.size());
+    std::string differences;
+    for (const auto& [name, values] : expected) {
+        const auto found = actual.find(name);
+        if (found == actual.end()) differences += "\n  " + name + ": missing";
+        else if (found->second != values)
+            differences += "\n  " + name + ": was " + describe(values) + ", now " + describe(found->second);
+    }
+    INFO("state changed " << when << ":" << differences);
+    CHECK(differences.empty());
+}
+
+const char* glErrorName(GLenum error) {
+    switch (error) {
+        case GL_NO_ERROR: return "GL_NO_ERROR";
+        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+        default: return "an unknown GL error";
+    }
+}
+
+void requireNoGlError(const std::string& when) {
+    const GLenum error = glGetError();
+    INFO("glGetError() " << when << ": " << glErrorName(error));
+    REQUIRE(error == GL_NO_ERROR);
+}
+
+GLuint compileShader(GLenum type, const char* source) {
+    const GLuint shader = glCreateShader(type);
+    glShaderSource(shader, 1, &source, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    REQUIRE(ok == GL_TRUE);
+    return shader;
+}
+
+// The objects of a pretend host renderer, deleted when the test case ends.
+struct HostObjects {
+    GLuint program = 0, vertexArray = 0, arrayBuffer = 0, packBuffer = 0, unpackBuffer = 0;
+    GLuint drawFramebuffer = 0, readFramebuffer = 0, renderbuffer = 0, sampler = 0;
+    GLuint attachments[2] = {};
+    GLuint unitTextures[kTextureUnits] = {};
+    GLuint input = 0;
+
+    HostObjects() = default;
+    HostObjects(const HostObjects&) = delete;
+    HostObjects& operator=(const HostObjects&) = delete;
+    ~HostObjects() {
+        glDeleteProgram(program);
+        glDeleteVertexArrays(1, &vertexArray);
+        glDeleteBuffers(1, &arrayBuffer);
+        glDeleteBuffers(1, &packBuffer);
+        glDeleteBuffers(1, &unpackBuffer);
+        glDeleteFramebuffers(1, &drawFramebuffer);
+        glDeleteFramebuffers(1, &readFramebuffer);
+        glDeleteRenderbuffers(1, &renderbuffer);
+        glDeleteSamplers(1, &sampler);
+        glDeleteTextures(2, attachments);
+        glDeleteTextures(kTextureUnits, unitTextures);
+        glDeleteTextures(1, &input);
+    }
+};
+
+GLuint makeProgram() {
+    const GLuint vertex = compileShader(GL_VERTEX_SHADER,
+                                        "#version 330 core\n"
+                                        "in vec2 position;\n"
+                                        "void main() { gl_Position = vec4(position, 0.0, 1.0); gl_PointSize = 9.0; }\n");
+    const GLuint fragment = compileShader(GL_FRAGMENT_SHADER,
+                                          "#version 330 core\n"
+                                          "out vec4 color;\n"
+                                          "void main() { color = vec4(1.0, 0.0, 1.0, 1.0); }\n");
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, vertex);
+    glAttachShader(program, fragment);
+    glLinkProgram(program);
+    glDeleteShader(vertex);
+    glDeleteShader(fragment);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program, GL_LINK_STATUS, &ok);
+    REQUIRE(ok == GL_TRUE);
+    return program;
+}
+
+GLuint makeTexture(GLenum internalFormat, GLenum format, int width, int height, const void* pixels) {
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GLint(internalFormat), width, height, 0, format, GL_UNSIGNED_BYTE, pixels);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    return texture;
+}
+
+// Creates the host's objects and leaves the context in the hostile state.
+// The input texture is uploaded first, while the pixel-store state is still sane.
+void setHostileState(HostObjects& host, const Image& image) {
+    host.input = makeTexture(GL_R8, GL_RED, image.width, image.height, image.pixels.data());
+    // Smoothing filters on the input would break texel-exact reads if the guard left them active.
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+
+    host.program = makeProgram();
+    glUseProgram(host.program);
+    glGenVertexArrays(1, &host.vertexArray);
+    glBindVertexArray(host.vertexArray);
+    glGenBuffers(1, &host.arrayBuffer);
+    glBindBuffer(GL_ARRAY_BUFFER, host.arrayBuffer);
+    const float triangle[] = {-1.0f, -1.0f, 1.0f, -1.0f, 0.0f, 1.0f};
+    glBufferData(GL_ARRAY_BUFFER, sizeof triangle, triangle, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(0);
+    glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, nullptr);
+
+    const std::uint8_t texel[4] = {10, 20, 30, 40};
+    for (int i = 0; i < 2; ++i) host.attachments[i] = makeTexture(GL_RGBA8, GL_RGBA, 1, 1, texel);
+    glGenFramebuffers(1, &host.drawFramebuffer);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, host.drawFramebuffer);
+    glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, host.attachments[0], 0);
+    glGenFramebuffers(1, &host.readFramebuffer);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, host.readFramebuffer);
+    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, host.attachments[1], 0);
+    glGenRenderbuffers(1, &host.renderbuffer);
+    glBindRenderbuffer(GL_RENDERBUFFER, host.renderbuffer);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_DEPTH24_STENCIL8, 4, 4);
+
+    // A texture on every unit and a linear, repeating sampler on some: a
+    // sampler overrides the texture's own parameters unless the guard unbinds it.
+    for (int unit = 0; unit < kTextureUnits; ++unit) {
+        glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+        host.unitTextures[unit] = makeTexture(GL_RGBA8, GL_RGBA, 1, 1, texel);
+    }
+    glGenSamplers(1, &host.sampler);
+    glSamplerParameteri(host.sampler, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glSamplerParameteri(host.sampler, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+    glSamplerParameteri(host.sampler, GL_TEXTURE_WRAP_S, GL_REPEAT);
+    for (GLuint unit : {0u, 1u, 3u, 15u}) glBindSampler(unit, host.sampler);
+    glActiveTexture(GL_TEXTURE5);
+
+    // Bound only now: with an unpack buffer bound, the uploads above would read from it.
+    glGenBuffers(1, &host.packBuffer);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, host.packBuffer);
+    glBufferData(GL_PIXEL_PACK_BUFFER, 64, nullptr, GL_STREAM_READ);
+    glGenBuffers(1, &host.unpackBuffer);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, host.unpackBuffer);
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, 64, nullptr, GL_STREAM_DRAW);
+
+    for (const NamedCapability& c : capabilities()) glEnable(c.capability);
+    glDisable(GL_DITHER);       // on by default
+    glDisable(GL_MULTISAMPLE);  // on by default
+    for (int i : {0, 2, 5, 7}) glEnable(GLenum(GL_CLIP_DISTANCE0 + i));
+
+    glBlendEquationSeparate(GL_FUNC_REVERSE_SUBTRACT, GL_MAX);
+    glBlendFuncSeparate(GL_SRC_ALPHA_SATURATE, GL_ONE_MINUS_CONSTANT_COLOR, GL_DST_COLOR, GL_CONSTANT_ALPHA);
+    glBlendColor(0.125f, 0.25f, 0.375f, 0.5f);
+
+    glDepthFunc(GL_GEQUAL);
+    glDepthMask(GL_FALSE);
+    glDepthRange(0.2, 0.7);
+    glClearDepth(0.3);
+
+    glStencilFuncSeparate(GL_FRONT, GL_LEQUAL, 3, 0x5A);
+    glStencilOpSeparate(GL_FRONT, GL_INVERT, GL_INCR_WRAP, GL_DECR);
+    glStencilMaskSeparate(GL_FRONT, 0x3C);
+    glStencilFuncSeparate(GL_BACK, GL_NOTEQUAL, 7, 0xA5);
+    glStencilOpSeparate(GL_BACK, GL_DECR_WRAP, GL_REPLACE, GL_ZERO);
+    glStencilMaskSeparate(GL_BACK, 0xC3);
+    glClearStencil(5);
+
+    glScissor(3, 4, 50, 60);
+    glViewport(5, 6, 70, 80);
+    glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_FALSE);
+    glClearColor(0.25f, 0.5f, 0.75f, 1.0f);
+    glPointSize(3.0f);
+    glPolygonMode(GL_FRONT_AND_BACK, GL_LINE);
+
+    glPixelStorei(GL_PACK_ALIGNMENT, 2);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 2);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 7);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 7);
+
+    glCullFace(GL_FRONT_AND_BACK);
+    glFrontFace(GL_CW);
+    glLogicOp(GL_XOR);
+    glPrimitiveRestartIndex(77);
+    glPolygonOffset(1.5f, 2.5f);
+    glSampleCoverage(0.5f, GL_TRUE);
+}
+
+// The snapshot really holds the hostile values (so comparing snapshots is not vacuous).
+void requireHostileValues(const Snapshot& s, const HostObjects& host) {
+    CHECK(s.at("enabled GL_RASTERIZER_DISCARD") == std::vector<double>{1});
+    CHECK(s.at("enabled GL_DITHER") == std::vector<double>{0});
+    CHECK(s.at("enabled GL_CLIP_DISTANCE7") == std::vector<double>{1});
+    CHECK(s.at("GL_CURRENT_PROGRAM") == std::vector<double>{double(host.program)});
+    CHECK(s.at("GL_DRAW_FRAMEBUFFER_BINDING") == std::vector<double>{double(host.drawFramebuffer)});
+    CHECK(s.at("GL_READ_FRAMEBUFFER_BINDING") == std::vector<double>{double(host.readFramebuffer)});
+    CHECK(s.at("GL_BLEND_EQUATION_RGB") == std::vector<double>{GL_FUNC_REVERSE_SUBTRACT});
+    CHECK(s.at("GL_DEPTH_FUNC") == std::vector<double>{GL_GEQUAL});
+    CHECK(s.at("GL_DEPTH_WRITEMASK") == std::vector<double>{0});
+    CHECK(s.at("GL_DEPTH_RANGE")[0] == Approx(0.2));
+    CHECK(s.at("GL_DEPTH_RANGE")[1] == Approx(0.7));
+    CHECK(s.at("GL_DEPTH_CLEAR_VALUE")[0] == Approx(0.3));
+    CHECK(s.at("GL_STENCIL_BACK_WRITEMASK") == std::vector<double>{0xC3});
+    CHECK(s.at("GL_SCISSOR_BOX") == std::vector<double>{3, 4, 50, 60});
+    CHECK(s.at("GL_VIEWPORT") == std::vector<double>{5, 6, 70, 80});
+    CHECK(s.at("GL_COLOR_WRITEMASK") == std::vector<double>{1, 0, 1, 0});
+    CHECK(s.at("GL_ACTIVE_TEXTURE") == std::vector<double>{GL_TEXTURE5});
+    CHECK(s.at("unit 15 GL_TEXTURE_BINDING_2D") == std::vector<double>{double(host.unitTextures[15])});
+    CHECK(s.at("unit 3 GL_SAMPLER_BINDING") == std::vector<double>{double(host.sampler)});
+    CHECK(s.at("GL_POINT_SIZE") == std::vector<double>{3});
+    CHECK(s.at("GL_POLYGON_MODE")[0] == GL_LINE);
+    CHECK(s.at("GL_UNPACK_ROW_LENGTH") == std::vector<double>{7});
+    CHECK(s.at("GL_PIXEL_UNPACK_BUFFER_BINDING") == std::vector<double>{double(host.unpackBuffer)});
+}
+
+void requireMatchesReference(const Image& image, Connectivity connectivity, std::uint32_t count,
+                             std::vector<Component> components, std::vector<std::uint32_t> labels) {
+    const Labeling expected = labelReference(image, connectivity, Criterion::binary());
+    Labeling actual;
+    actual.width = image.width;
+    actual.height = image.height;
+    actual.components = std::move(components);
+    actual.labels = std::move(labels);
+    CHECK(count == expected.count());
+    const Comparison comparison = compareLabelings(expected, actual);
+    INFO("connectivity " << int(connectivity) << ": " << comparison.describe());
+    REQUIRE(comparison.identical());
+}
+
+void labelUnderHostileState(int major, int minor) {
+    HeadlessContext::Options options;
+    options.major = major;
+    options.minor = minor;
+    HeadlessContext context(options);
+    loadGlFunctions();
+    INFO("context " << context.info().version << " (" << context.info().renderer << ")");
+
+    // Odd sizes, many components of every shape, and corner contacts that
+    // 4- and 8-connectivity treat differently.
+    const Image image = randomImage(83, 47, 0.45, 2, 1, 2024);
+    HostObjects host;
+    setHostileState(host, image);
+    requireNoGlError("after setting the host state");
+    const Snapshot before = snapshot();
+    requireHostileValues(before, host);
+
+    {
+        Labeler labeler;
+        requireSameState(before, snapshot(), "by the Labeler constructor");
+        for (Connectivity connectivity : {Connectivity::Eight, Connectivity::Four}) {
+            LabelOptions labelOptions;
+            labelOptions.connectivity = connectivity;
+            const std::uint32_t count = labeler.label(host.input, labelOptions);
+            requireSameState(before, snapshot(), "by label()");
+            std::vector<Component> components = labeler.components();
+            requireSameState(before, snapshot(), "by components()");
+            std::vector<std::uint32_t> labels = labeler.downloadLabels();
+            requireSameState(before, snapshot(), "by downloadLabels()");
+            requireNoGlError("after labeling");
+            requireMatchesReference(image, connectivity, count, std::move(components), std::move(labels));
+        }
+    }
+    requireSameState(before, snapshot(), "by the Labeler destructor");
+    requireNoGlError("after the Labeler was destroyed");
+}
+
+}  // namespace
+
+TEST_CASE("gl state: a labeling in a 3.3 core context restores every documented piece of host state", "[gl][state]") {
+    labelUnderHostileState(3, 3);
+}
+
+TEST_CASE("gl state: a labeling in a 4.5 core context restores every documented piece of host state", "[gl][state]") {
+    labelUnderHostileState(4, 5);
+}
