@@ -1,0 +1,26 @@
+#pragma once
+// Everything an application needs from glccl in one include: labeling in the
+// caller's GL context (Labeler), headless contexts and offscreen labeling,
+// the shared vocabulary (Image, Labeling, Component, Connectivity,
+// Criterion), the CPU reference, comparison and image I/O.
+//
+// Link glccl::glccl (CMake) or `pkg-config --libs glccl`. The CUDA path is a
+// separate library, glccl::glccl_cuda; its header glccl/cuda_labeler.hpp is
+// included here when it is on the include path, i.e. when glccl was built
+// and installed with CUDA.
+
+#include "glccl/canonical.hpp"
+#include "glccl/compare.hpp"
+#include "glccl/context.hpp"
+#include "glccl/error.hpp"
+#include "glccl/generate.hpp"
+#include "glccl/image_io.hpp"
+#include "glccl/labeler.hpp"
+#include "glccl/offscreen.hpp"
+#include "glccl/reference.hpp"
+#include "glccl/types.hpp"
+#include "glccl/version.hpp"
+
+#if __has_include("glccl/cuda_labeler.hpp")
+#include "glccl/cuda_labeler.hpp"
+#endif
