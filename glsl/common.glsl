@@ -86,19 +86,22 @@ bool isForeground(ivec2 p) {
 #endif
 }
 
-// Is in-image foreground pixel p connected to its neighbour q?
-bool areConnected(ivec2 p, ivec2 q) {
+// Is in-image foreground pixel p, of value `value` (pixelValue(p)),
+// connected to its neighbour q? Callers that test several neighbours fetch
+// p's value once: these stages are bound by fetches.
+bool connectsTo(vec4 value, ivec2 q) {
     if (!insideImage(q)) return false;
-    vec4 a = pixelValue(p);
     vec4 b = pixelValue(q);
 #if defined(CRITERION_BINARY)
-    return a.r != 0.0 && b.r != 0.0;
+    return value.r != 0.0 && b.r != 0.0;
 #elif defined(CRITERION_SEGMENTS)
-    return a.r != 0.0 && a.r == b.r;
+    return value.r != 0.0 && value.r == b.r;
 #else
-    return all(lessThanEqual(abs(a - b), vec4(THRESHOLD)));
+    return all(lessThanEqual(abs(value - b), vec4(THRESHOLD)));
 #endif
 }
+
+bool areConnected(ivec2 p, ivec2 q) { return connectsTo(pixelValue(p), q); }
 
 // The neighbourhood: kNeighbourCount offsets, the 4-neighbours first.
 #if CONNECTIVITY == 8
@@ -132,16 +135,20 @@ ivec2 tableEntry(uint label, int tableWidth) {
 ivec2 pixelOfVertex(int firstRow) { return ivec2(gl_VertexID % imageSize.x, firstRow + gl_VertexID / imageSize.x); }
 #endif
 
-// The table stages scatter one point per run of equal labels within a row
-// segment of kSegment pixels instead of one per pixel. A pixel that starts
-// such a run walks to its end (at most kSegment fetches: unbounded walks
-// along long runs serialise whole warps); others return 0.
+// The table stages scatter one point per label per row segment of kSegment
+// pixels instead of one per pixel: the first pixel of a label in its
+// segment sums up the segment's pixels of that label (at most kSegment
+// fetches: unbounded walks along long runs serialise whole warps).
 const int kSegment = 32;
 
-int runStartingAt(usampler2D labels, ivec2 p, uint label) {
-    if (label == 0u || (p.x % kSegment != 0 && texelFetch(labels, p - ivec2(1, 0), 0).r == label)) return 0;
-    int end = min((p.x / kSegment + 1) * kSegment, imageSize.x);
-    int length = 1;
-    while (p.x + length < end && texelFetch(labels, p + ivec2(length, 0), 0).r == label) ++length;
-    return length;
+int segmentEnd(ivec2 p) { return min((p.x / kSegment + 1) * kSegment, imageSize.x); }
+
+// Is p the first pixel of `label` (nonzero) in its row segment?
+bool firstOfLabelInSegment(usampler2D labels, ivec2 p, uint label) {
+    if (label == 0u) return false;
+    int segmentStart = p.x / kSegment * kSegment;
+    if (p.x > segmentStart && texelFetch(labels, p - ivec2(1, 0), 0).r == label) return false;
+    for (int x = segmentStart; x < p.x - 1; ++x)
+        if (texelFetch(labels, ivec2(x, p.y), 0).r == label) return false;
+    return true;
 }

@@ -7,9 +7,10 @@ void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     if (!isForeground(p)) discard;
     float label = texelFetch(ids, p, 0).r;
+    vec4 value = pixelValue(p);
     for (int i = 0; i < kNeighbourCount; ++i) {
         ivec2 q = p + kNeighbours[i];
-        if (areConnected(p, q) && texelFetch(ids, q, 0).r != label) return;
+        if (connectsTo(value, q) && texelFetch(ids, q, 0).r != label) return;
     }
     discard;
 }

@@ -16,10 +16,11 @@ void main() {
     scatterValue = 0.0;
     if (p.x >= imageSize.x || !isForeground(p)) return;
     float best = 0.0;
+    vec4 value = pixelValue(p);
     for (int dy = -1; dy <= 1; ++dy) {
         if (dy != 0 && CONNECTIVITY == 4) continue;
         ivec2 q = p + ivec2(-1, dy);
-        if (areConnected(p, q)) best = max(best, texelFetch(columns, q, 0).r);
+        if (connectsTo(value, q)) best = max(best, texelFetch(columns, q, 0).r);
     }
     float runTop = texelFetch(columns, p, 0).r;
     if (best <= runTop) return;  // cannot raise the root: a root's value is at least its own ID

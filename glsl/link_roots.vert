@@ -26,9 +26,10 @@ void main() {
     if (!insideImage(p) || !isForeground(p)) return;
     float label = texelFetch(ids, p, 0).r;
     float best = label;
+    vec4 value = pixelValue(p);
     for (int i = 0; i < kNeighbourCount; ++i) {
         ivec2 q = p + kNeighbours[i];
-        if (areConnected(p, q)) best = max(best, texelFetch(ids, q, 0).r);
+        if (connectsTo(value, q)) best = max(best, texelFetch(ids, q, 0).r);
     }
     if (best <= label) return;
     scatterValue = best;

@@ -156,9 +156,8 @@ void RasterPipeline::setCommonUniforms(gl::Program& program) {
 
 void RasterPipeline::drawFullscreen() { glDrawArrays(GL_TRIANGLES, 0, 3); }
 
-void RasterPipeline::drawPoints(std::int64_t count, int instances) {
-    if (count <= 0) return;
-    glDrawArraysInstanced(GL_POINTS, 0, GLsizei(count), instances);
+void RasterPipeline::drawPoints(std::int64_t count) {
+    if (count > 0) glDrawArrays(GL_POINTS, 0, GLsizei(count));
 }
 
 void RasterPipeline::checkPass(const char* stage) {
@@ -263,7 +262,6 @@ void RasterPipeline::columnProcessing() {
     glDepthMask(GL_FALSE);
     glBlendEquation(GL_MAX);
     glDepthFunc(GL_ALWAYS);
-    const int neighbourRows = connectivity_ == Connectivity::Eight ? 3 : 1;
     for (int column = 1; column < blockWidth_; ++column) {
         beginPass(ids_[roots]);
         bindTexture(1, ids_[columns].texture);
@@ -286,7 +284,7 @@ void RasterPipeline::columnProcessing() {
         glDepthMask(GL_TRUE);
         scatter.use();
         scatter.set("columnInBlock", column);
-        drawPoints(std::int64_t(blocks) * height_, neighbourRows);
+        drawPoints(std::int64_t(blocks) * height_);
         glDepthMask(GL_FALSE);
         glDisable(GL_DEPTH_TEST);
     }
@@ -571,22 +569,43 @@ void RasterPipeline::componentSums() {
     checkPass("component_sums");
 }
 
+void RasterPipeline::allocateLargeSums(int listWidth, int listHeight) {
+    if (largeIndex_.width() != tableWidth_ || largeIndex_.height() != tableHeight_)
+        largeIndex_ = gl::RenderTarget::allocate(GL_R32UI, tableWidth_, tableHeight_, "glccl::RasterPipeline: large index");
+    if (listWidth <= largeList_.width() && listHeight <= largeList_.height()) return;
+    // Grown, never shrunk: labeling frames after frames allocates nothing.
+    const int width = std::max(listWidth, largeList_.width()), height = std::max(listHeight, largeList_.height());
+    const std::string what = "glccl::RasterPipeline: exact sums of large components";
+    largeList_ = gl::Texture::allocate(GL_R32UI, width, height, what);
+    const gl::Texture* bandPointers[kBitCounterTargets];
+    const gl::Texture* totalPointers[2][kBitCounterTargets];
+    for (int t = 0; t < kBitCounterTargets; ++t) {
+        bandCounts_[t] = gl::Texture::allocate(GL_RGBA32F, width, height, what);
+        bandPointers[t] = &bandCounts_[t];
+        for (int side = 0; side < 2; ++side) {
+            totals_[side][t] = gl::Texture::allocate(GL_RGBA32UI, width, height, what);
+            totalPointers[side][t] = &totals_[side][t];
+        }
+    }
+    bandFramebuffer_ = gl::multipleTargetFramebuffer(bandPointers, kBitCounterTargets, what);
+    for (int side = 0; side < 2; ++side)
+        totalFramebuffers_[side] = gl::multipleTargetFramebuffer(totalPointers[side], kBitCounterTargets, what);
+}
+
 // Exact counters for the listed labels, band by band (component_bits.vert):
 // 32 counters per label, in `counters` (label i of the list at 32 * i).
 void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters) {
     auto scope = timer_->scope("component_bits");
-    const std::string what = "glccl::RasterPipeline: exact sums of " + std::to_string(largeLabels.size()) + " large components";
     const int count = int(largeLabels.size());
     const int listWidth = std::min(count, width_);
     const int listHeight = ceilDiv(count, listWidth);
+    allocateLargeSums(listWidth, listHeight);
 
     // Which table entries are large, and where they go in the large table.
-    auto list = gl::Texture::allocate(GL_R32UI, listWidth, listHeight, what);
-    std::vector<std::uint32_t> padded(std::size_t(listWidth) * listHeight, largeLabels.front());
-    std::copy(largeLabels.begin(), largeLabels.end(), padded.begin());
-    list.upload(padded.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
-    auto largeIndex = gl::RenderTarget::allocate(GL_R32UI, tableWidth_, tableHeight_, what);
-    beginPass(largeIndex);
+    std::vector<std::uint32_t> padded(std::size_t(largeList_.width()) * largeList_.height(), largeLabels.front());
+    for (int i = 0; i < count; ++i) padded[std::size_t(i / listWidth) * largeList_.width() + i % listWidth] = largeLabels[i];
+    largeList_.upload(padded.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+    beginPass(largeIndex_);
     const GLuint zeroU[4] = {0, 0, 0, 0};
     glClearBufferuiv(GL_COLOR, 0, zeroU);
     auto& mark = program("mark_large", "mark_large.vert", "write_label.frag", {"fragLabel"});
@@ -594,25 +613,10 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
     mark.set("largeList", 1);
     mark.set("listWidth", listWidth);
     mark.set("tableSize", tableWidth_, tableHeight_);
-    bindTexture(1, list);
+    bindTexture(1, largeList_);
     drawPoints(count);
 
-    // Band counters (float, blended) and running totals (integer, ping-pong).
-    gl::Texture bandCounts[kBitCounterTargets], totals[2][kBitCounterTargets];
-    const gl::Texture* bandPointers[kBitCounterTargets];
-    const gl::Texture* totalPointers[2][kBitCounterTargets];
-    for (int t = 0; t < kBitCounterTargets; ++t) {
-        bandCounts[t] = gl::Texture::allocate(GL_RGBA32F, listWidth, listHeight, what);
-        bandPointers[t] = &bandCounts[t];
-        for (int side = 0; side < 2; ++side) {
-            totals[side][t] = gl::Texture::allocate(GL_RGBA32UI, listWidth, listHeight, what);
-            totalPointers[side][t] = &totals[side][t];
-        }
-    }
-    gl::Framebuffer bandFramebuffer = gl::multipleTargetFramebuffer(bandPointers, kBitCounterTargets, what);
-    gl::Framebuffer totalFramebuffers[2] = {gl::multipleTargetFramebuffer(totalPointers[0], kBitCounterTargets, what),
-                                            gl::multipleTargetFramebuffer(totalPointers[1], kBitCounterTargets, what)};
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, totalFramebuffers[0].id());
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, totalFramebuffers_[0].id());
     for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferuiv(GL_COLOR, t, zeroU);
 
     auto& bits = program("component_bits", "component_bits.vert", "component_bits.frag", {"counters"});
@@ -637,12 +641,12 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
     const float zeroF[4] = {0, 0, 0, 0};
     for (int firstRow = 0; firstRow < height_; firstRow += rowsPerBand) {
         const int rows = std::min(rowsPerBand, height_ - firstRow);
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, bandFramebuffer.id());
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, bandFramebuffer_.id());
         glViewport(0, 0, listWidth, listHeight);
         for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferfv(GL_COLOR, t, zeroF);
         bindTexture(1, labels_.texture);
         bindTexture(2, boxes_.texture);
-        bindTexture(3, largeIndex.texture);
+        bindTexture(3, largeIndex_.texture);
         bits.use();
         bits.set("firstRow", firstRow);
         glEnable(GL_BLEND);
@@ -651,10 +655,10 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
         drawPoints(std::int64_t(width_) * rows);
         glDisable(GL_BLEND);
 
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, totalFramebuffers[1 - side].id());
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, totalFramebuffers_[1 - side].id());
         for (int t = 0; t < kBitCounterTargets; ++t) {
-            bindTexture(t, bandCounts[t]);
-            bindTexture(kBitCounterTargets + t, totals[side][t]);
+            bindTexture(t, bandCounts_[t]);
+            bindTexture(kBitCounterTargets + t, totals_[side][t]);
         }
         fold.use();
         drawFullscreen();
@@ -664,7 +668,7 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
     counters.assign(std::size_t(count) * 4 * kBitCounterTargets, 0);
     std::vector<std::uint32_t> texels(std::size_t(listWidth) * listHeight * 4);
     for (int t = 0; t < kBitCounterTargets; ++t) {
-        totals[side][t].download(texels.data(), GL_RGBA_INTEGER, GL_UNSIGNED_INT);
+        gl::readTextureRect(totals_[side][t], 0, 0, listWidth, listHeight, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texels.data());
         for (int i = 0; i < count; ++i)
             for (int c = 0; c < 4; ++c) counters[std::size_t(i) * 32 + 4 * t + c] = texels[std::size_t(i) * 4 + c];
     }

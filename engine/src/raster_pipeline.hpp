@@ -66,11 +66,12 @@ private:
     void beginPass(const gl::RenderTarget& target);
     void setCommonUniforms(gl::Program& program);
     void drawFullscreen();
-    void drawPoints(std::int64_t count, int instances = 1);
+    void drawPoints(std::int64_t count);
     void followRoots(int from, int to, bool markedOnly);
     void copyIds(int from, int to);
     bool anySamplesPassed(const std::function<void()>& draw);
     void allocateTable(std::uint32_t count);
+    void allocateLargeSums(int listWidth, int listHeight);
     void checkPass(const char* stage);
 
     int width_ = 0, height_ = 0;
@@ -103,6 +104,11 @@ private:
     gl::RenderTarget routed_, routedLabels_;
     gl::RenderTarget boxes_, sums_;     // the component table
     int tableWidth_ = 0, tableHeight_ = 0;
+    // Exact sums of large components (component_bits).
+    gl::Texture largeList_;
+    gl::RenderTarget largeIndex_;
+    gl::Texture bandCounts_[8], totals_[2][8];
+    gl::Framebuffer bandFramebuffer_, totalFramebuffers_[2];
     std::map<std::string, gl::Program> programs_;
 };
 
