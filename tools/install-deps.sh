@@ -8,7 +8,7 @@ packages=(
   build-essential cmake pkg-config
   libegl-dev libgl-dev libopengl-dev libglew-dev
   libegl-mesa0 libgl1-mesa-dri        # Mesa EGL + llvmpipe: headless GL without a GPU
-  libglfw3-dev libglm-dev             # the viewer example
+  libglfw3-dev libglm-dev xvfb xauth  # the viewer example and its test (Xvfb)
   catch2 libstb-dev
 )
 
