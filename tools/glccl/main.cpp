@@ -8,9 +8,6 @@
 // Exit status: 0 success, 1 runtime error (unreadable input, existing or
 // unwritable output, backend unavailable), 2 usage error.
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -25,6 +22,8 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/types.hpp"
@@ -38,12 +37,6 @@ namespace {
 
 constexpr std::size_t kTableRows = 10;
 
-// A mistake in the command line itself; main() maps it to exit status 2.
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 const char kGeneralHelp[] =
     "usage: glccl <command> [options]\n"
     "\n"
@@ -52,12 +45,14 @@ const char kGeneralHelp[] =
     "\n"
     "commands:\n"
     "  label INPUT [options]   label an image file, print the component table\n"
+    "  validate [INPUT...]     check the GPU backends against the CPU reference\n"
+    "  bench [IMAGE...]        time the backends on generated images and files\n"
     "  help [COMMAND]          show this help or the help of COMMAND\n"
     "\n"
     "  glccl --help            show this help\n"
     "  glccl --version         show the version\n"
     "\n"
-    "Run 'glccl label --help' for the options of label.\n";
+    "Run 'glccl COMMAND --help' for the options of a command.\n";
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
@@ -103,59 +98,6 @@ struct LabelOptions {
     bool force = false;
 };
 
-// Walks argv once. Options take their value either as the next argument
-// ("--backend cpu") or after '=' ("--backend=cpu").
-class ArgumentCursor {
-public:
-    ArgumentCursor(int argc, char** argv, int first) : args_(argv + first, argv + argc) {}
-
-    bool done() const { return next_ >= args_.size(); }
-    std::string take() { return args_[next_++]; }
-
-    // Splits "--name=value" into name and an inline value.
-    static std::pair<std::string, std::optional<std::string>> splitOption(const std::string& arg) {
-        const auto equals = arg.find('=');
-        if (arg.rfind("--", 0) != 0 || equals == std::string::npos) return {arg, std::nullopt};
-        return {arg.substr(0, equals), arg.substr(equals + 1)};
-    }
-
-    std::string valueOf(const std::string& option, std::optional<std::string> inlineValue) {
-        std::string value;
-        if (inlineValue) {
-            value = *inlineValue;
-        } else if (!done()) {
-            value = take();
-        }
-        if (value.empty()) throw UsageError("option " + option + " needs a value");
-        return value;
-    }
-
-private:
-    std::vector<std::string> args_;
-    std::size_t next_ = 0;
-};
-
-// Parses an option's value with the library's own parser, so that the
-// accepted forms are defined in one place. Its messages name the API that
-// failed ("glccl::parseConnectivity(): ..."); on the command line the option
-// name says more, so it takes the API's place.
-template <typename Parse>
-auto parseOptionValue(const std::string& option, const std::string& text, Parse parse) {
-    try {
-        return parse(text);
-    } catch (const Error& error) {
-        std::string message = error.what();
-        for (const std::string_view apiEnd : {"(): ", ": "}) {
-            const auto at = message.find(apiEnd);
-            if (message.rfind("glccl", 0) == 0 && at != std::string::npos) {
-                message.erase(0, at + apiEnd.size());
-                break;
-            }
-        }
-        throw UsageError(option + ": " + message);
-    }
-}
-
 LabelOptions parseLabelOptions(ArgumentCursor& cursor) {
     LabelOptions options;
     bool haveInput = false;
@@ -189,13 +131,6 @@ LabelOptions parseLabelOptions(ArgumentCursor& cursor) {
     return options;
 }
 
-std::string parentDirectory(const std::string& path) {
-    const auto slash = path.find_last_of('/');
-    if (slash == std::string::npos) return ".";
-    if (slash == 0) return "/";
-    return path.substr(0, slash);
-}
-
 // Checks every output before any labeling work, so that a run either writes
 // all requested files or none: nothing exists unless --force, the folder
 // exists and is writable, and no two outputs share a path.
@@ -209,25 +144,8 @@ void checkOutputs(const LabelOptions& options) {
             if (*outputs[j].second == *path)
                 throw UsageError(std::string(option) + " and " + outputs[j].first + " both name '" + *path + "'");
         }
-        struct stat info {};
-        if (stat(path->c_str(), &info) == 0) {
-            if (S_ISDIR(info.st_mode)) throw Error("output '" + *path + "' is a directory");
-            if (!options.force) throw Error("output '" + *path + "' exists; use --force to overwrite it");
-            if (access(path->c_str(), W_OK) != 0) throw Error("output '" + *path + "' is not writable");
-            continue;
-        }
-        const std::string folder = parentDirectory(*path);
-        if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
-            throw Error("cannot write '" + *path + "': folder '" + folder + "' does not exist");
-        if (access(folder.c_str(), W_OK) != 0)
-            throw Error("cannot write '" + *path + "': folder '" + folder + "' is not writable");
+        checkOutputPath(*path, options.force);
     }
-}
-
-std::string formatted(const char* format, double value) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, format, value);
-    return buffer;
 }
 
 // The first rows of the component table, columns right-aligned to their
@@ -319,6 +237,12 @@ int runHelp(ArgumentCursor& cursor) {
         std::cout << kLabelHelp;
         return 0;
     }
+    for (const Command& command : subcommands()) {
+        if (topic == command.name) {
+            std::cout << command.help;
+            return 0;
+        }
+    }
     throw UsageError("no help for unknown command '" + topic + "'");
 }
 
@@ -347,6 +271,8 @@ int dispatch(int argc, char** argv) {
         }
         return runLabel(cursor);
     }
+    for (const Command& subcommand : subcommands())
+        if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));
     throw UsageError("unknown command '" + command + "' (see glccl --help)");
 }
 

@@ -1,0 +1,490 @@
+// glccl bench: times the backends on generated families and image files;
+// glccl generate: writes one generated image for programs outside glccl.
+//
+// Two times per run. The GPU time is the sum of the backend's per-stage
+// device times (GL timer queries for raster, CUDA events for cuda): the
+// labeling itself, without host transfers (stages named download_*). The wall time is the whole
+// labeling call, upload and download included. The CPU reference has no
+// device, so both are its wall time. Medians, minima and maxima are over the
+// timed repetitions; the warm-up runs before them (first-use allocation,
+// shader compilation) are not counted.
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "glccl/error.hpp"
+#include "glccl/generate.hpp"
+#include "glccl/image_io.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include "glccl/cuda_labeler.hpp"
+#endif
+
+namespace glccl::tools {
+
+const char kBenchHelp[] =
+    "usage: glccl bench [IMAGE...] [options]\n"
+    "\n"
+    "Times the backends on generated images (every family at every size) and on\n"
+    "IMAGE files, and prints a table: per backend, image and size the median,\n"
+    "minimum and maximum GPU time, the throughput from the median, and the median\n"
+    "wall time. The GPU time is the sum of the backend's per-stage device times\n"
+    "(GL timer queries, CUDA events), without the stages that download results\n"
+    "(download_*); for cpu it is the wall time. The wall time is the whole\n"
+    "labeling call, upload and download included. A progress line goes to stderr.\n"
+    "\n"
+    "options:\n"
+    "  --backends LIST               comma-separated cpu, raster, cuda (default: all\n"
+    "                                that can run here)\n"
+    "  --families LIST               generated families (default noise50,sparse_disks,\n"
+    "                                dense_disks,large; none when IMAGE files are\n"
+    "                                given): noise<P>, granularity<G>, large,\n"
+    "                                dense_disks, sparse_disks, corridor, spiral, comb,\n"
+    "                                rings, staircase, checkerboard, zeros, ones\n"
+    "  --sizes LIST                  sizes of the generated images, N (NxN) or WxH\n"
+    "                                (default 1024,2048)\n"
+    "  --reps N                      timed repetitions (default 5)\n"
+    "  --warmup N                    untimed runs before them (default 1)\n"
+    "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
+    "  --steps                       also the median time of every stage, by name\n"
+    "  --csv OUT.csv                 write the results as CSV (format below)\n"
+    "  --force                       overwrite OUT.csv if it exists\n"
+    "  -h, --help                    show this help\n"
+    "\n"
+    "CSV: one row per backend, image and stage, with the header\n"
+    "  backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,\n"
+    "  wall_median_ms,stage,connectivity,reps,device\n"
+    "The row with stage 'total' holds the whole labeling (GPU time, throughput,\n"
+    "wall time); with --steps every stage of the backend follows in its own row\n"
+    "(its device time; mpix_per_s and wall_median_ms empty). family is the\n"
+    "family name or the IMAGE path. Rows are written as each measurement ends.\n"
+    "Generated images use seed 1, as glccl generate does by default.\n"
+    "\n"
+    "examples:\n"
+    "  glccl bench --backends raster,cpu --sizes 512,1024 --reps 3\n"
+    "  glccl bench --families noise50,spiral --sizes 4096 --steps --csv bench.csv\n"
+    "  glccl bench photo_mask.png --backends raster\n";
+
+const char kGenerateHelp[] =
+    "usage: glccl generate FAMILY WIDTHxHEIGHT OUT.png|OUT.npy [--seed S] [--force]\n"
+    "\n"
+    "Writes the generated image that glccl validate --generate and glccl bench\n"
+    "label, so that other programs can label byte-identical inputs: a binary image\n"
+    "(0 background, 255 foreground). OUT.npy is a NumPy array of dtype uint8 ('|u1')\n"
+    "and shape (HEIGHT, WIDTH); OUT.png is an 8-bit gray PNG.\n"
+    "\n"
+    "options:\n"
+    "  --seed S                      the generator's seed (default 1, as bench uses)\n"
+    "  --force                       overwrite OUT if it exists\n"
+    "  -h, --help                    show this help\n"
+    "\n"
+    "Families: noise<P> (P = 0..100), granularity<G> (G = 1..16), large, dense_disks,\n"
+    "sparse_disks, corridor, spiral, comb, rings, staircase, checkerboard, zeros, ones.\n"
+    "\n"
+    "example:\n"
+    "  glccl generate noise50 4096x4096 noise50_4096.npy\n";
+
+namespace {
+
+const std::vector<std::string> kDefaultFamilies = {"noise50", "sparse_disks", "dense_disks", "large"};
+const char kCsvHeader[] =
+    "backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,wall_median_ms,stage,"
+    "connectivity,reps,device\n";
+
+struct BenchOptions {
+    std::vector<Backend> backends;
+    bool backendsNamed = false;
+    std::vector<std::string> families = kDefaultFamilies;
+    bool familiesNamed = false;
+    std::vector<std::pair<int, int>> sizes = {{1024, 1024}, {2048, 2048}};
+    int reps = 5;
+    int warmup = 1;
+    Connectivity connectivity = Connectivity::Eight;
+    bool steps = false;
+    std::string csvPath;
+    bool force = false;
+    std::vector<std::string> images;
+};
+
+BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
+    BenchOptions options;
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        if (name == "--backends") {
+            for (const std::string& item : splitList(name, cursor.valueOf(name, inlineValue))) {
+                const Backend backend = parseOptionValue(name, item, parseBackend);
+                if (std::find(options.backends.begin(), options.backends.end(), backend) == options.backends.end())
+                    options.backends.push_back(backend);
+            }
+            options.backendsNamed = true;
+        } else if (name == "--families") {
+            options.families = splitList(name, cursor.valueOf(name, inlineValue));
+            for (const std::string& family : options.families)
+                parseOptionValue(name, family, [](const std::string& f) { return generateFamily(f, 1, 1); });
+            options.familiesNamed = true;
+        } else if (name == "--sizes") {
+            options.sizes.clear();
+            for (const std::string& item : splitList(name, cursor.valueOf(name, inlineValue)))
+                options.sizes.push_back(parseSize(name, item, true));
+        } else if (name == "--reps") {
+            options.reps = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 100000);
+        } else if (name == "--warmup") {
+            options.warmup = parseInteger(name, cursor.valueOf(name, inlineValue), 0, 100000);
+        } else if (name == "--connectivity") {
+            options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+        } else if (name == "--csv") {
+            options.csvPath = cursor.valueOf(name, inlineValue);
+        } else if (name == "--steps" && !inlineValue) {
+            options.steps = true;
+        } else if (name == "--force" && !inlineValue) {
+            options.force = true;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw UsageError("unknown option '" + arg + "' for bench (see glccl bench --help)");
+        } else {
+            options.images.push_back(arg);
+        }
+    }
+    if (!options.images.empty() && !options.familiesNamed) options.families.clear();
+    return options;
+}
+
+// Why `backend` cannot run here, or "" when it can. Each GPU backend is
+// tried on a 1x1 image, which also creates its context outside any timing.
+std::string whyBackendCannotRun(Backend backend) {
+    if (backend == Backend::Cpu) return {};
+#ifdef GLCCL_HAVE_CUDA
+    if (backend == Backend::Cuda) {
+        std::string why;
+        if (!cuda::available(&why)) return why.empty() ? "no usable CUDA device" : why;
+    }
+#endif
+    try {
+        runBackend(backend, Image(1, 1), Connectivity::Eight, Criterion::binary());
+    } catch (const Error& error) {
+        std::string message = error.what();
+        if (message.rfind("glccl: ", 0) == 0) message.erase(0, 7);
+        return message;
+    }
+    return {};
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Stages that copy results to the host (the raster pipeline's
+// download_table) are transfers: listed with --steps, not counted as GPU time.
+bool isTransfer(const std::string& stage) { return stage.rfind("download", 0) == 0; }
+
+// The device time of one run: the sum of its stages. The CUDA path adds a
+// "total" entry (the sum itself), which is not a stage. A GPU backend that
+// reported no stage times is charged its wall time.
+double gpuMilliseconds(Backend backend, const BackendRun& run) {
+    if (backend == Backend::Cpu) return run.milliseconds;
+    double sum = 0.0;
+    bool any = false;
+    for (const StageTime& stage : run.stages) {
+        if (stage.stage == "total" || isTransfer(stage.stage)) continue;
+        sum += stage.milliseconds;
+        any = true;
+    }
+    return any ? sum : run.milliseconds;
+}
+
+// The repetitions of one backend on one image.
+struct Measurement {
+    std::vector<double> gpu, wall;
+    std::vector<std::pair<std::string, std::vector<double>>> stages;  // in the order they first ran
+    std::size_t components = 0;
+    std::string device;
+
+    void add(Backend backend, const BackendRun& run) {
+        const std::size_t rep = gpu.size();
+        gpu.push_back(gpuMilliseconds(backend, run));
+        wall.push_back(run.milliseconds);
+        components = run.labeling.count();
+        device = run.device;
+        for (const StageTime& stage : run.stages) {
+            if (stage.stage == "total") continue;
+            auto found =
+                std::find_if(stages.begin(), stages.end(), [&](const auto& s) { return s.first == stage.stage; });
+            if (found == stages.end()) {
+                stages.push_back({stage.stage, std::vector<double>(rep, 0.0)});
+                found = stages.end() - 1;
+            }
+            found->second.push_back(stage.milliseconds);
+        }
+        for (auto& stage : stages) stage.second.resize(gpu.size(), 0.0);  // a stage that did not run this time
+    }
+};
+
+struct Workload {
+    std::string family;  // family name, or the path of an image file
+    int width = 0, height = 0;
+    bool file = false;
+};
+
+class Bench {
+public:
+    Bench(const BenchOptions& options, std::FILE* csv) : options_(options), csv_(csv) {
+        rows_.push_back(
+            {"backend", "image", "size", "components", "median_ms", "min_ms", "max_ms", "Mpix/s", "wall_ms"});
+    }
+
+    void run(const std::vector<Workload>& workloads) {
+        cells_ = workloads.size() * options_.backends.size();
+        for (const Workload& workload : workloads) {
+            Image image;
+            Workload sized = workload;
+            try {
+                progress_.update("loading " + workload.family + (workload.file ? "" : " " + sizeText(workload)), false);
+                image = workload.file ? readImage(workload.family, ChannelMode::Gray)
+                                      : generateFamily(workload.family, workload.width, workload.height);
+                sized.width = image.width;
+                sized.height = image.height;
+            } catch (const Error& error) {
+                fail(workload.family, error.what());
+                cell_ += options_.backends.size();
+                continue;
+            }
+            for (const Backend backend : options_.backends) measure(backend, sized, image);
+        }
+        progress_.clear();
+    }
+
+    void printTable() const { printAlignedTable(std::cout, rows_, {0, 1}); }
+    bool failed() const { return failures_ > 0; }
+
+private:
+    static std::string sizeText(const Workload& w) { return std::to_string(w.width) + "x" + std::to_string(w.height); }
+
+    void fail(const std::string& what, const std::string& message) {
+        progress_.clear();
+        std::string text = message;
+        if (text.rfind("glccl: ", 0) == 0) text.erase(0, 7);
+        std::cerr << "glccl: " << what << ": " << text << '\n';
+        ++failures_;
+    }
+
+    void measure(Backend backend, const Workload& workload, const Image& image) {
+        ++cell_;
+        const std::string cell = "[" + std::to_string(cell_) + "/" + std::to_string(cells_) + "] " +
+                                 backendName(backend) + " " + workload.family + " " + sizeText(workload);
+        progress_.update(cell, isLongStep(image));
+        Measurement measurement;
+        const int runs = options_.warmup + options_.reps;
+        try {
+            for (int i = 0; i < runs; ++i) {
+                const bool warm = i < options_.warmup;
+                progress_.update(
+                    cell + (warm ? " warmup " + std::to_string(i + 1) + "/" + std::to_string(options_.warmup)
+                                 : " rep " + std::to_string(i - options_.warmup + 1) + "/" +
+                                       std::to_string(options_.reps)),
+                    false);
+                const BackendRun run = runBackend(backend, image, options_.connectivity, Criterion::binary());
+                if (!warm) measurement.add(backend, run);
+            }
+        } catch (const Error& error) {
+            fail(std::string(backendName(backend)) + " " + workload.family + " " + sizeText(workload), error.what());
+            return;
+        }
+        record(backend, workload, measurement);
+    }
+
+    void record(Backend backend, const Workload& workload, const Measurement& m) {
+        const double pixels = double(workload.width) * double(workload.height);
+        const double medianMs = median(m.gpu);
+        const double minMs = *std::min_element(m.gpu.begin(), m.gpu.end());
+        const double maxMs = *std::max_element(m.gpu.begin(), m.gpu.end());
+        const double mpixPerSecond = medianMs > 0.0 ? pixels / (medianMs * 1e3) : 0.0;
+        const double wallMs = median(m.wall);
+        rows_.push_back({backendName(backend), workload.family, sizeText(workload), std::to_string(m.components),
+                         formatted("%.3f", medianMs), formatted("%.3f", minMs), formatted("%.3f", maxMs),
+                         formatted("%.1f", mpixPerSecond), formatted("%.3f", wallMs)});
+        writeCsvRow(backend, workload, m, "total", medianMs, minMs, maxMs, formatted("%.3f", mpixPerSecond),
+                    formatted("%.4f", wallMs));
+        if (!options_.steps) return;
+        for (const auto& [stage, times] : m.stages) {
+            const double stageMedian = median(times);
+            const double stageMin = *std::min_element(times.begin(), times.end());
+            const double stageMax = *std::max_element(times.begin(), times.end());
+            rows_.push_back({"", "  " + stage, "", "", formatted("%.3f", stageMedian), formatted("%.3f", stageMin),
+                             formatted("%.3f", stageMax), "", ""});
+            writeCsvRow(backend, workload, m, stage, stageMedian, stageMin, stageMax, "", "");
+        }
+    }
+
+    void writeCsvRow(Backend backend, const Workload& workload, const Measurement& m, const std::string& stage,
+                     double medianMs, double minMs, double maxMs, const std::string& mpix, const std::string& wall) {
+        if (csv_ == nullptr) return;
+        const std::string row = std::string(backendName(backend)) + "," + csvField(workload.family) + "," +
+                                std::to_string(workload.width) + "," + std::to_string(workload.height) + "," +
+                                std::to_string(m.components) + "," + formatted("%.4f", medianMs) + "," +
+                                formatted("%.4f", minMs) + "," + formatted("%.4f", maxMs) + "," + mpix + "," + wall +
+                                "," + csvField(stage) + "," + std::to_string(int(options_.connectivity)) + "," +
+                                std::to_string(options_.reps) + "," + csvField(m.device) + "\n";
+        if (std::fputs(row.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
+            throw Error("cannot write '" + options_.csvPath + "': " + std::strerror(errno));
+    }
+
+    const BenchOptions& options_;
+    std::FILE* csv_;
+    ProgressLine progress_;
+    std::vector<std::vector<std::string>> rows_;
+    std::size_t cells_ = 0, cell_ = 0;
+    int failures_ = 0;
+};
+
+struct FileCloser {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+};
+
+// NumPy format 1.0: magic, version, little-endian header length, a Python
+// dict literal padded with spaces to a multiple of 64 bytes, then the data.
+void writeImageNpy(const std::string& path, const Image& image, bool force) {
+    std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(image.height) + ", " +
+                         std::to_string(image.width) + "), }";
+    const std::size_t preamble = 10;
+    header.append(63 - (preamble + header.size()) % 64, ' ');
+    header += '\n';
+    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), force ? "wb" : "wbx"));
+    if (!file) throw Error("cannot write '" + path + "': " + std::strerror(errno));
+    const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    const unsigned char length[2] = {static_cast<unsigned char>(header.size() & 0xFF),
+                                     static_cast<unsigned char>(header.size() >> 8)};
+    const bool ok = std::fwrite(magic, 1, 8, file.get()) == 8 && std::fwrite(length, 1, 2, file.get()) == 2 &&
+                    std::fwrite(header.data(), 1, header.size(), file.get()) == header.size() &&
+                    std::fwrite(image.pixels.data(), 1, image.pixels.size(), file.get()) == image.pixels.size() &&
+                    std::fclose(file.release()) == 0;
+    if (!ok) {
+        std::remove(path.c_str());
+        throw Error("cannot write '" + path + "': " + std::strerror(errno));
+    }
+}
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+int runBench(const std::vector<std::string>& args) {
+    if (hasHelpFlag(args)) {
+        std::cout << kBenchHelp;
+        return 0;
+    }
+    ArgumentCursor cursor(args);
+    BenchOptions options = parseBenchOptions(cursor);
+    if (!options.csvPath.empty()) checkOutputPath(options.csvPath, options.force);
+
+    // Which backends run: every one named must run here; by default those
+    // that cannot are left out with the reason.
+    std::vector<Backend> candidates = options.backends;
+    if (!options.backendsNamed) {
+        candidates = {Backend::Cpu, Backend::Raster};
+#ifdef GLCCL_HAVE_CUDA
+        candidates.push_back(Backend::Cuda);
+#endif
+    }
+    options.backends.clear();
+    for (const Backend backend : candidates) {
+        const std::string why = whyBackendCannotRun(backend);
+        if (why.empty()) {
+            options.backends.push_back(backend);
+        } else if (options.backendsNamed) {
+            throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " + why);
+        } else {
+            std::cout << backendName(backend) << " skipped: " << why << '\n';
+        }
+    }
+
+    // Sizes outer, families inner: a run stopped early (a time limit) has
+    // every family at the smaller sizes.
+    std::vector<Workload> workloads;
+    for (const auto& [width, height] : options.sizes)
+        for (const std::string& family : options.families) workloads.push_back({family, width, height, false});
+    for (const std::string& path : options.images) workloads.push_back({path, 0, 0, true});
+    if (workloads.empty()) throw UsageError("bench has nothing to run (see glccl bench --help)");
+
+    std::unique_ptr<std::FILE, FileCloser> csv;
+    if (!options.csvPath.empty()) {
+        csv.reset(std::fopen(options.csvPath.c_str(), options.force ? "w" : "wx"));
+        if (!csv || std::fputs(kCsvHeader, csv.get()) < 0)
+            throw Error("cannot write '" + options.csvPath + "': " + std::strerror(errno));
+    }
+
+    Bench bench(options, csv.get());
+    bench.run(workloads);
+    bench.printTable();
+    if (csv) {
+        if (std::fclose(csv.release()) != 0)
+            throw Error("cannot write '" + options.csvPath + "': " + std::strerror(errno));
+        std::cout << "wrote " << options.csvPath << '\n';
+    }
+    return bench.failed() ? 1 : 0;
+}
+
+int runGenerate(const std::vector<std::string>& args) {
+    if (hasHelpFlag(args)) {
+        std::cout << kGenerateHelp;
+        return 0;
+    }
+    ArgumentCursor cursor(args);
+    std::vector<std::string> positional;
+    std::uint64_t seed = 1;
+    bool force = false;
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        if (name == "--seed") {
+            const std::string value = cursor.valueOf(name, inlineValue);
+            char* end = nullptr;
+            errno = 0;
+            seed = std::strtoull(value.c_str(), &end, 10);
+            if (value[0] == '-' || *end != '\0' || errno == ERANGE)
+                throw UsageError("--seed: '" + value + "' is not an unsigned 64-bit integer");
+        } else if (name == "--force" && !inlineValue) {
+            force = true;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw UsageError("unknown option '" + arg + "' for generate (see glccl generate --help)");
+        } else {
+            positional.push_back(arg);
+        }
+    }
+    if (positional.size() != 3)
+        throw UsageError("generate takes FAMILY WIDTHxHEIGHT OUT.png|OUT.npy (see glccl generate --help)");
+    const std::string& family = positional[0];
+    const auto [width, height] = parseSize("generate", positional[1], false);
+    const std::string& path = positional[2];
+    const bool npy = endsWith(path, ".npy");
+    if (!npy && !endsWith(path, ".png")) throw UsageError("generate writes .png or .npy files, not '" + path + "'");
+    parseOptionValue("generate", family, [](const std::string& f) { return generateFamily(f, 1, 1); });
+    checkOutputPath(path, force);
+
+    const Image image = generateFamily(family, width, height, seed);
+    if (npy) {
+        writeImageNpy(path, image, force);
+    } else {
+        writePng(path, image, force);
+    }
+    const auto foreground =
+        std::count_if(image.pixels.begin(), image.pixels.end(), [](std::uint8_t v) { return v != 0; });
+    std::cout << "wrote " << path << ": " << family << " " << width << "x" << height << ", seed " << seed << ", "
+              << foreground << " foreground pixels\n";
+    return 0;
+}
+
+}  // namespace glccl::tools

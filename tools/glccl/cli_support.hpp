@@ -1,0 +1,136 @@
+#pragma once
+// What every glccl subcommand shares: the usage-error type, the argument
+// cursor, option-value parsing, output-path checks and small formatting
+// helpers. Conventions: a mistake in the command line throws UsageError
+// (exit status 2), anything else throws glccl::Error (exit status 1); main()
+// prints either as one line starting with "glccl: ".
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "glccl/error.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl::tools {
+
+// A mistake in the command line itself; main() maps it to exit status 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Walks the arguments of one subcommand once. Options take their value
+// either as the next argument ("--backend cpu") or after '=' ("--backend=cpu").
+class ArgumentCursor {
+public:
+    explicit ArgumentCursor(std::vector<std::string> args) : args_(std::move(args)) {}
+    ArgumentCursor(int argc, char** argv, int first) : args_(argv + first, argv + argc) {}
+
+    bool done() const { return next_ >= args_.size(); }
+    std::string take() { return args_[next_++]; }
+
+    // Splits "--name=value" into name and an inline value.
+    static std::pair<std::string, std::optional<std::string>> splitOption(const std::string& arg);
+
+    // The value of `option`: the inline one, else the next argument; throws
+    // UsageError when there is none or it is empty.
+    std::string valueOf(const std::string& option, std::optional<std::string> inlineValue);
+
+private:
+    std::vector<std::string> args_;
+    std::size_t next_ = 0;
+};
+
+bool isHelpFlag(std::string_view arg);
+bool hasHelpFlag(const std::vector<std::string>& args);
+
+// Parses an option's value with the library's own parser, so that the
+// accepted forms are defined in one place. Its messages name the API that
+// failed ("glccl::parseConnectivity(): ..."); on the command line the option
+// name says more, so it takes the API's place.
+template <typename Parse>
+auto parseOptionValue(const std::string& option, const std::string& text, Parse parse) {
+    try {
+        return parse(text);
+    } catch (const Error& error) {
+        std::string message = error.what();
+        for (const std::string_view apiEnd : {"(): ", ": "}) {
+            const auto at = message.find(apiEnd);
+            if (message.rfind("glccl", 0) == 0 && at != std::string::npos) {
+                message.erase(0, at + apiEnd.size());
+                break;
+            }
+        }
+        throw UsageError(option + ": " + message);
+    }
+}
+
+// "a,b,,c" -> {"a", "b", "c"}; throws UsageError naming `option` when the
+// list holds nothing.
+std::vector<std::string> splitList(const std::string& option, const std::string& text);
+
+// A decimal integer in min..max; throws UsageError naming `option`.
+int parseInteger(const std::string& option, const std::string& text, int min, int max);
+
+// "WxH" (or "N" for NxN when `allowSquare`), each side 1..32768; throws
+// UsageError naming `option`.
+std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare);
+
+// "name@WxH" of a generated input, e.g. "noise50@1024x768".
+struct GeneratedInput {
+    std::string family;
+    int width = 0, height = 0;
+    std::string name() const;
+};
+GeneratedInput parseGeneratedInput(const std::string& option, const std::string& text);
+
+std::string parentDirectory(const std::string& path);
+
+// Checks before any work that `path` can be written: it is not a folder, it
+// does not exist unless `force` (and is then writable), and its folder exists
+// and is writable. Throws glccl::Error saying which.
+void checkOutputPath(const std::string& path, bool force);
+
+// Throws glccl::Error unless `path` is an existing, writable folder.
+void checkOutputFolder(const std::string& path);
+
+std::string formatted(const char* format, double value);
+
+// Prints rows as columns separated by two spaces, each as wide as its widest
+// cell; columns listed in leftAligned are left-aligned, the others right-aligned.
+void printAlignedTable(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                       const std::vector<std::size_t>& leftAligned);
+
+// A progress line on stderr. On a terminal it is rewritten in place and
+// erased by clear(); elsewhere (a log file, a pipe) only the updates marked
+// as steps are printed, one line each, so that logs stay short.
+class ProgressLine {
+public:
+    ProgressLine();
+    ~ProgressLine();
+    ProgressLine(const ProgressLine&) = delete;
+    ProgressLine& operator=(const ProgressLine&) = delete;
+
+    void update(const std::string& text, bool step);
+    // Erases the line on a terminal; call before printing results on stdout.
+    void clear();
+
+private:
+    bool terminal_ = false;
+    bool shown_ = false;
+};
+
+// Whether work on `image` takes long enough to report as a progress step
+// in a log (a million pixels or more).
+bool isLongStep(const Image& image);
+
+// A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
+std::string csvField(const std::string& text);
+
+}  // namespace glccl::tools
