@@ -224,3 +224,27 @@ TEST_CASE("raster: Labeler reads GL_R8UI, GL_R16 and GL_R32F textures in their o
     }
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("raster: a host texture with GL's default mipmapped filter and one level still labels", "[gl][raster]") {
+    // With GL_NEAREST_MIPMAP_LINEAR and no mipmaps a texture is incomplete
+    // and texelFetch reads zeros, unless a sampler decides completeness.
+    HeadlessContext context;
+    const Image image = generateFamily("dense_disks", 120, 90, 4);
+    auto texture = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
+    texture.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    glBindTexture(GL_TEXTURE_2D, texture.id());
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 1000);
+    Labeler labeler;
+    const std::uint32_t count = labeler.label(texture.id());
+    const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+    REQUIRE(expected.count() > 0);
+    CHECK(count == expected.count());
+    Labeling actual;
+    actual.width = image.width;
+    actual.height = image.height;
+    actual.labels = labeler.downloadLabels();
+    actual.components = labeler.components();
+    CHECK(compareLabelings(expected, actual).identical());
+    CHECK(glGetError() == GL_NO_ERROR);
+}

@@ -17,6 +17,8 @@ GLuint QueryTraits::create() { GLuint id = 0; glGenQueries(1, &id); return id; }
 void QueryTraits::destroy(GLuint id) { glDeleteQueries(1, &id); }
 GLuint VertexArrayTraits::create() { GLuint id = 0; glGenVertexArrays(1, &id); return id; }
 void VertexArrayTraits::destroy(GLuint id) { glDeleteVertexArrays(1, &id); }
+GLuint SamplerTraits::create() { GLuint id = 0; glGenSamplers(1, &id); return id; }
+void SamplerTraits::destroy(GLuint id) { glDeleteSamplers(1, &id); }
 GLuint ProgramTraits::create() { return glCreateProgram(); }
 void ProgramTraits::destroy(GLuint id) { glDeleteProgram(id); }
 void ShaderTraits::destroy(GLuint id) { glDeleteShader(id); }

@@ -68,6 +68,10 @@ struct VertexArrayTraits {
     static GLuint create();
     static void destroy(GLuint id);
 };
+struct SamplerTraits {
+    static GLuint create();
+    static void destroy(GLuint id);
+};
 struct ProgramTraits {
     static GLuint create();
     static void destroy(GLuint id);
@@ -82,6 +86,7 @@ using Renderbuffer = Object<RenderbufferTraits>;
 using Buffer = Object<BufferTraits>;
 using Query = Object<QueryTraits>;
 using VertexArray = Object<VertexArrayTraits>;
+using Sampler = Object<SamplerTraits>;
 
 // A 2-D texture with its size and internal format. Nearest filtering and
 // clamp-to-edge, one mip level: glccl reads texels with texelFetch only.

@@ -50,6 +50,9 @@ RasterPipeline::RasterPipeline() {
     // A tuning knob for benchmarks: columns per block of column processing.
     if (const char* columns = std::getenv("GLCCL_RASTER_BLOCK_WIDTH")) requestedBlockWidth_ = std::max(0, std::atoi(columns));
     emptyVertexArray_ = gl::VertexArray::create();
+    nearestSampler_ = gl::Sampler::create();
+    glSamplerParameteri(nearestSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glSamplerParameteri(nearestSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
     anySamplesQuery_ = gl::Query::create();
     samplesQuery_ = gl::Query::create();
 }
@@ -190,6 +193,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, Connectivity conne
     inputFormat_ = input.internalFormat();
     glBindVertexArray(emptyVertexArray_.id());
     bindTexture(0, input);
+    glBindSampler(0, nearestSampler_.id());
 
     verticalRuns();            // every pixel -> the top of its vertical run
     columnProcessing();        // runs merged left to right, all blocks at once
@@ -201,6 +205,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, Connectivity conne
     else scanRootLabels();     // roots numbered 1..N in raster order
     finalLabels();             // every pixel takes its root's number
 
+    glBindSampler(0, 0);
     count_ = roots;
     input_ = nullptr;  // the table stages read labels only; the host may change its texture now
     checkGlError("glccl::RasterPipeline::label()");

@@ -89,6 +89,10 @@ private:
     bool debug_ = false;
 
     gl::VertexArray emptyVertexArray_;
+    // Bound with the host's input texture: texture completeness follows the
+    // bound sampler, so a host texture with one level and the default
+    // mipmapped filter still reads (texelFetch itself ignores filtering).
+    gl::Sampler nearestSampler_;
     gl::Query anySamplesQuery_, samplesQuery_;  // a query object keeps the target of its first use
     gl::Renderbuffer depth_;            // marks roots changed by scatter-back
     gl::RenderTarget ids_[3];           // R32F IDs as float bit patterns

@@ -369,8 +369,8 @@ Image readImage(const std::string& path, ChannelMode mode) {
         }
         if (knownSize && pngWidth * pngHeight * pngChannels(head) > kStbPngMaxDecodedBytes) {
             throw Error(where + inQuotes(path) + " is " + sizeText(pngWidth, pngHeight) + " with " +
-                        std::to_string(pngChannels(head)) + " channels: too large for the PNG decoder, which accepts " +
-                        std::to_string(kStbPngMaxDecodedBytes) + " bytes of pixels at most");
+                        std::to_string(pngChannels(head)) + " channels, more than the PNG decoder accepts (" +
+                        std::to_string(kStbPngMaxDecodedBytes) + " bytes of pixels)");
         }
         if (signature == Signature::Unknown) {
             throw Error(where + inQuotes(path) + " is not an image in a supported format (" + kSupportedFormats +
