@@ -6,7 +6,7 @@
 // after ceil(log_kHops(h)) passes every pixel holds the ID of the top of its
 // run, the run's root (the largest ID in the run). Extra fetches are cheap
 // next to a pass.
-const int kHops = 8;
+const int kHops = 16;
 uniform sampler2D ids;
 uniform int passIndex;
 out vec4 fragColor;

@@ -53,6 +53,9 @@ RasterPipeline::RasterPipeline() {
     nearestSampler_ = gl::Sampler::create();
     glSamplerParameteri(nearestSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
     glSamplerParameteri(nearestSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    GLint major = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    perDrawBufferBlend_ = major >= 4;
     anySamplesQuery_ = gl::Query::create();
     samplesQuery_ = gl::Query::create();
 }
@@ -68,6 +71,8 @@ void RasterPipeline::reserve(int width, int height) {
     tableWidth_ = tableHeight_ = 0;
     boxes_ = {};
     sums_ = {};
+    roots_ = {};
+    tableFramebuffer_ = {};
     depth_ = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, width, height, what);
     for (auto& ids : ids_) ids = gl::RenderTarget::allocate(GL_R32F, width, height, what, depth_.id());
     rootLabels_ = gl::RenderTarget::allocate(GL_R32UI, width, height, what);
@@ -116,6 +121,9 @@ void RasterPipeline::allocateTable(std::uint32_t count) {
     const std::string what = "glccl::RasterPipeline: component table for " + std::to_string(count) + " components";
     boxes_ = gl::RenderTarget::allocate(GL_RGBA32F, width_, rows, what);
     sums_ = gl::RenderTarget::allocate(GL_RGBA32F, width_, rows, what);
+    roots_ = gl::RenderTarget::allocate(GL_R32F, width_, rows, what);
+    const gl::Texture* targets[] = {&boxes_.texture, &sums_.texture, &roots_.texture};
+    tableFramebuffer_ = gl::multipleTargetFramebuffer(targets, 3, what);
     tableWidth_ = width_;
     tableHeight_ = rows;
 }
@@ -219,7 +227,7 @@ void RasterPipeline::verticalRuns() {
     runs.set("quadDepth", 0.0f);
     runs.set("ids", 1);
     // Each pass multiplies the distance covered by kHops (vertical_runs.frag).
-    constexpr int kHops = 8;
+    constexpr int kHops = 16;
     int passes = 1;
     for (std::int64_t reach = kHops; reach < height_ - 1; reach *= kHops) ++passes;
     int target = 0;
@@ -537,41 +545,42 @@ void RasterPipeline::finalLabels() {
 // ---------------------------------------------------------------------------
 
 // O'Connell §7 with the compact table as target: label k's entry is k - 1.
-void RasterPipeline::boundingBoxes() {
-    auto scope = timer_->scope("bounding_boxes");
-    auto& boxes = program("bounding_boxes", "bounding_boxes.vert", "write_vector.frag");
-    setCommonUniforms(boxes);
-    boxes.set("labels", 1);
-    boxes.set("tableSize", tableWidth_, tableHeight_);
-    beginPass(boxes_);
+// Boxes keep maxima (GL_MAX), sums add (GL_FUNC_ADD): one draw where
+// blending can differ per draw buffer (OpenGL 4.0), two masked draws of the
+// same program in a 3.3 context.
+void RasterPipeline::componentTable() {
+    auto scope = timer_->scope("component_table");
+    auto& table = program("component_table", "component_table.vert", "component_table.frag", {"box", "sums", "root"});
+    setCommonUniforms(table);
+    table.set("labels", 1);
+    table.set("ids", 2);
+    table.set("tableSize", tableWidth_, tableHeight_);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tableFramebuffer_.id());
+    glViewport(0, 0, tableWidth_, tableHeight_);
     const float zero[4] = {0, 0, 0, 0};
-    glClearBufferfv(GL_COLOR, 0, zero);
+    for (int target = 0; target < 3; ++target) glClearBufferfv(GL_COLOR, target, zero);
     bindTexture(1, labels_.texture);
+    bindTexture(2, ids_[current_].texture);
     glEnable(GL_BLEND);
-    glBlendEquation(GL_MAX);
-    drawPoints(std::int64_t(width_) * height_);
-    glDisable(GL_BLEND);
-    checkPass("bounding_boxes");
-}
-
-void RasterPipeline::componentSums() {
-    auto scope = timer_->scope("component_sums");
-    auto& sums = program("component_sums", "component_sums.vert", "write_vector.frag");
-    setCommonUniforms(sums);
-    sums.set("labels", 1);
-    sums.set("boxes", 2);
-    sums.set("tableSize", tableWidth_, tableHeight_);
-    beginPass(sums_);
-    const float zero[4] = {0, 0, 0, 0};
-    glClearBufferfv(GL_COLOR, 0, zero);
-    bindTexture(1, labels_.texture);
-    bindTexture(2, boxes_.texture);
-    glEnable(GL_BLEND);
-    glBlendEquation(GL_FUNC_ADD);
     glBlendFunc(GL_ONE, GL_ONE);
-    drawPoints(std::int64_t(width_) * height_);
+    if (perDrawBufferBlend_) {
+        glBlendEquationi(0, GL_MAX);
+        glBlendEquationi(1, GL_FUNC_ADD);
+        glBlendEquationi(2, GL_MAX);
+        drawPoints(std::int64_t(width_) * height_);
+    } else {
+        glBlendEquation(GL_MAX);
+        glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        drawPoints(std::int64_t(width_) * height_);
+        glBlendEquation(GL_FUNC_ADD);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        glColorMaski(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        drawPoints(std::int64_t(width_) * height_);
+    }
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glBlendEquation(GL_FUNC_ADD);
     glDisable(GL_BLEND);
-    checkPass("component_sums");
+    checkPass("component_table");
 }
 
 void RasterPipeline::allocateLargeSums(int listWidth, int listHeight) {
@@ -686,18 +695,21 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
     if (count_ == 0) return table;
     allocateTable(count_);
     glBindVertexArray(emptyVertexArray_.id());
-    boundingBoxes();
-    componentSums();
+    componentTable();
 
     // The compact block: rows of the table that hold entries.
     const int rows = ceilDiv(int(count_), tableWidth_);
     std::vector<float> boxes(std::size_t(tableWidth_) * rows * 4), sums(boxes.size());
+    std::vector<std::uint32_t> roots(std::size_t(tableWidth_) * rows);
     {
         auto scope = timer_->scope("download_table");
         gl::readTextureRect(boxes_.texture, 0, 0, tableWidth_, rows, GL_RGBA, GL_FLOAT, boxes.data());
         gl::readTextureRect(sums_.texture, 0, 0, tableWidth_, rows, GL_RGBA, GL_FLOAT, sums.data());
+        gl::readTextureRect(roots_.texture, 0, 0, tableWidth_, rows, GL_RED, GL_FLOAT, roots.data());
     }
-    std::vector<std::uint64_t> sumX(count_), sumY(count_);
+    // Sums come relative to the root (component_table.vert) and, for large
+    // components, to the box corner (component_bits.vert).
+    std::vector<std::int64_t> sumX(count_), sumY(count_);
     std::vector<std::uint32_t> largeLabels;
     for (std::uint32_t i = 0; i < count_; ++i) {
         const float* box = &boxes[std::size_t(i) * 4];
@@ -708,8 +720,11 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
         c.width = std::uint32_t(int(box[2])) - c.left + 1;
         c.height = std::uint32_t(int(box[3])) - c.top + 1;
         c.area = std::uint64_t(sum[0]);
-        sumX[i] = std::uint64_t(sum[1]);
-        sumY[i] = std::uint64_t(sum[2]);
+        // The root's ID bits: kIdBase + ((h-1-y) << 15) + (w-1-x), common.glsl.
+        const std::uint32_t id = roots[i] - 0x00800000u;
+        const std::int64_t rootX = width_ - 1 - std::int64_t(id & 0x7FFFu), rootY = height_ - 1 - std::int64_t(id >> 15);
+        sumX[i] = std::int64_t(sum[1]) + std::int64_t(c.area) * rootX;
+        sumY[i] = std::int64_t(sum[2]) + std::int64_t(c.area) * rootY;
         const double area = sum[0];
         if (area >= kExactFloatSum || area * (c.width - 1) >= kExactFloatSum || area * (c.height - 1) >= kExactFloatSum)
             largeLabels.push_back(i + 1);
@@ -721,17 +736,18 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
             const std::uint64_t* counter = &counters[j * 32];
             const std::uint32_t i = largeLabels[j] - 1;
             table[i].area = counter[0];
-            sumX[i] = sumY[i] = 0;
+            sumX[i] = std::int64_t(table[i].area * table[i].left);
+            sumY[i] = std::int64_t(table[i].area * table[i].top);
             for (int bit = 0; bit < 15; ++bit) {
-                sumX[i] += counter[1 + bit] << bit;
-                sumY[i] += counter[16 + bit] << bit;
+                sumX[i] += std::int64_t(counter[1 + bit] << bit);
+                sumY[i] += std::int64_t(counter[16 + bit] << bit);
             }
         }
     }
     for (std::uint32_t i = 0; i < count_; ++i) {
         Component& c = table[i];
-        c.centroidX = double(sumX[i] + c.area * c.left) / double(c.area);
-        c.centroidY = double(sumY[i] + c.area * c.top) / double(c.area);
+        c.centroidX = double(std::uint64_t(sumX[i])) / double(c.area);
+        c.centroidY = double(std::uint64_t(sumY[i])) / double(c.area);
     }
     checkGlError("glccl::RasterPipeline::components()");
     return table;

@@ -55,8 +55,7 @@ private:
     void routeRootLabels(std::uint32_t roots);
     void scanRootLabels();
     void finalLabels();
-    void boundingBoxes();
-    void componentSums();
+    void componentTable();
     void componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters);
 
     // Helpers.
@@ -87,6 +86,7 @@ private:
     std::uint32_t count_ = 0;
     int resolveRounds_ = 0;
     bool debug_ = false;
+    bool perDrawBufferBlend_ = false;  // glBlendEquationi: OpenGL 4.0
 
     gl::VertexArray emptyVertexArray_;
     // Bound with the host's input texture: texture completeness follows the
@@ -106,7 +106,8 @@ private:
     gl::RenderTarget scanZero_;         // 1x1 zero: the offset above the top level
     gl::Renderbuffer routingStencil_;
     gl::RenderTarget routed_, routedLabels_;
-    gl::RenderTarget boxes_, sums_;     // the component table
+    gl::RenderTarget boxes_, sums_, roots_;  // the component table
+    gl::Framebuffer tableFramebuffer_;      // all three, for component_table
     int tableWidth_ = 0, tableHeight_ = 0;
     // Exact sums of large components (component_bits).
     gl::Texture largeList_;
