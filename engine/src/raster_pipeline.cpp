@@ -347,18 +347,26 @@ void RasterPipeline::mergeBlockBorders() {
     if (blocks < 2) return;
     auto scope = timer_->scope("merge_block_borders");
     const int labels = current_, linked = 1 - current_;
-    copyIds(labels, linked);
     auto& link = program("link_roots", "link_roots.vert", "write_scatter.frag");
     setCommonUniforms(link);
     link.set("ids", 1);
     link.set("borderStride", blockWidth_);
-    beginPass(ids_[linked]);
-    bindTexture(1, ids_[labels].texture);
-    glEnable(GL_BLEND);
-    glBlendEquation(GL_MAX);
-    drawPoints(std::int64_t(blocks - 1) * 2 * height_);
-    glDisable(GL_BLEND);
-    followRoots(linked, labels, false);
+    // A root takes only the largest label offered, so a component spanning
+    // several blocks may need a few rounds; each is cheap (border pixels
+    // only) next to a round of resolve_links over the whole image. An
+    // occlusion query over the links tells when a round linked nothing.
+    for (int round = 0; round < 64; ++round) {
+        copyIds(labels, linked);
+        beginPass(ids_[linked]);
+        bindTexture(1, ids_[labels].texture);
+        link.use();
+        glEnable(GL_BLEND);
+        glBlendEquation(GL_MAX);
+        const bool linkedAny = anySamplesPassed([&] { drawPoints(std::int64_t(blocks - 1) * 2 * height_); });
+        glDisable(GL_BLEND);
+        if (!linkedAny) break;
+        followRoots(linked, labels, false);
+    }
     checkPass("merge_block_borders");
 }
 
