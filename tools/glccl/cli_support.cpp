@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -168,6 +170,152 @@ std::string csvField(const std::string& text) {
         quoted += c;
     }
     return quoted + '"';
+}
+
+namespace {
+
+// Length of the UTF-8 sequence starting at text[at], or 0 when it is not a
+// well-formed one (overlong forms, surrogates and values past U+10FFFF are not).
+std::size_t utf8SequenceLength(std::string_view text, std::size_t at) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;  // range of the second byte
+    if (lead >= 0xC2 && lead <= 0xDF) {
+        length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0) low = 0xA0;
+        if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0) low = 0x90;
+        if (lead == 0xF4) high = 0x8F;
+    } else {
+        return 0;
+    }
+    if (at + length > text.size()) return 0;
+    if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+    for (std::size_t i = 2; i < length; ++i)
+        if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
+    return length;
+}
+
+}  // namespace
+
+std::string jsonString(std::string_view text) {
+    std::string out = "\"";
+    for (std::size_t at = 0; at < text.size();) {
+        const unsigned char c = static_cast<unsigned char>(text[at]);
+        if (c >= 0x80) {
+            const std::size_t length = utf8SequenceLength(text, at);
+            if (length == 0) {
+                out += "\\ufffd";
+                ++at;
+            } else {
+                out.append(text.substr(at, length));
+                at += length;
+            }
+            continue;
+        }
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    char escaped[8];
+                    std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+                    out += escaped;
+                } else {
+                    out += char(c);
+                }
+        }
+        ++at;
+    }
+    return out + '"';
+}
+
+std::string jsonNumber(double value) {
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+    return std::string(buffer, result.ptr);
+}
+
+JsonWriter& JsonWriter::key(std::string_view name) {
+    beforeValue();
+    text_ += jsonString(name);
+    text_ += ':';
+    afterKey_ = true;
+    return *this;
+}
+
+JsonWriter& JsonWriter::string(std::string_view text) {
+    beforeValue();
+    text_ += jsonString(text);
+    return *this;
+}
+
+JsonWriter& JsonWriter::number(double value) {
+    beforeValue();
+    text_ += jsonNumber(value);
+    return *this;
+}
+
+JsonWriter& JsonWriter::integer(std::uint64_t value) {
+    beforeValue();
+    text_ += std::to_string(value);
+    return *this;
+}
+
+std::string JsonWriter::take() { return std::exchange(text_, std::string()); }
+
+JsonWriter& JsonWriter::open(char bracket) {
+    beforeValue();
+    text_ += bracket;
+    hasMembers_.push_back(false);
+    return *this;
+}
+
+JsonWriter& JsonWriter::close(char bracket) {
+    text_ += bracket;
+    hasMembers_.pop_back();
+    return *this;
+}
+
+// A value after a key follows its colon; any other value or key is a new
+// member, after a comma unless it is the first.
+void JsonWriter::beforeValue() {
+    if (afterKey_) {
+        afterKey_ = false;
+        return;
+    }
+    if (hasMembers_.empty()) return;
+    if (hasMembers_.back()) text_ += ',';
+    hasMembers_.back() = true;
+}
+
+bool hasImageExtension(const std::string& path) {
+    const auto dot = path.find_last_of('.');
+    const auto slash = path.find_last_of('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
+    std::string extension = path.substr(dot);
+    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* supported : {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm", ".ppm"})
+        if (extension == supported) return true;
+    return false;
+}
+
+std::string fileStem(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const auto dot = name.find_last_of('.');
+    if (dot != std::string::npos && dot > 0) name.erase(dot);
+    return name;
 }
 
 }  // namespace glccl::tools

@@ -133,4 +133,48 @@ bool isLongStep(const Image& image);
 // A CSV field, quoted when it holds a comma, quote or line break (RFC 4180).
 std::string csvField(const std::string& text);
 
+// `text` as a JSON string literal, quotes included (RFC 8259): quote,
+// backslash and control characters escaped; bytes that are not UTF-8 (a file
+// name can hold any byte) become U+FFFD, so the document stays valid JSON.
+std::string jsonString(std::string_view text);
+
+// A finite double as the shortest JSON number that reads back to it.
+std::string jsonNumber(double value);
+
+// A small JSON writer that appends to a string: it places the commas and
+// colons, the caller places the structure. Objects and arrays nest;
+// key() comes before each member's value. Nothing is checked beyond that:
+// a mismatched end is a bug in the caller.
+class JsonWriter {
+public:
+    JsonWriter& beginObject() { return open('{'); }
+    JsonWriter& endObject() { return close('}'); }
+    JsonWriter& beginArray() { return open('['); }
+    JsonWriter& endArray() { return close(']'); }
+    JsonWriter& key(std::string_view name);
+    JsonWriter& string(std::string_view text);
+    JsonWriter& number(double value);
+    JsonWriter& integer(std::uint64_t value);
+
+    // Takes the text written so far, leaving the writer's nesting as it is,
+    // so that a long array can be printed element by element.
+    std::string take();
+
+private:
+    JsonWriter& open(char bracket);
+    JsonWriter& close(char bracket);
+    void beforeValue();
+
+    std::string text_;
+    std::vector<bool> hasMembers_;  // per open object/array
+    bool afterKey_ = false;
+};
+
+// Supported image extensions of folder inputs, lower case with the dot.
+bool hasImageExtension(const std::string& path);
+
+// The file name of `path` without its folder and its last extension:
+// "data/cell.01.png" -> "cell.01".
+std::string fileStem(const std::string& path);
+
 }  // namespace glccl::tools

@@ -1,18 +1,26 @@
-// The glccl command line: label an image file with one of the backends and
+// The glccl command line: label image files with one of the backends and
 // write the labels, the component table and a colored picture.
 //
-//   glccl label INPUT [--backend cpu|raster|cuda] [--connectivity 4|8]
+//   glccl label INPUT... | FOLDER [--backend cpu|raster|cuda] [--connectivity 4|8]
 //                     [--criterion binary|segments|threshold:T]
-//                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png] [--force]
+//                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
+//                     [--out-dir DIR --labels --stats --color] [--force]
+//                     [--json] [--timing] [--table] [--progress]
 //
 // Exit status: 0 success, 1 runtime error (unreadable input, existing or
-// unwritable output, backend unavailable), 2 usage error.
+// unwritable output, backend unavailable; in a batch: any input failed),
+// 2 usage error.
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -44,22 +52,26 @@ const char kGeneralHelp[] =
     "with a CPU reference.\n"
     "\n"
     "commands:\n"
-    "  label INPUT [options]   label an image file, print the component table\n"
-    "  validate [INPUT...]     check the GPU backends against the CPU reference\n"
-    "  bench [IMAGE...]        time the backends on generated images and files\n"
-    "  help [COMMAND]          show this help or the help of COMMAND\n"
+    "  label INPUT... [options]  label image files or folders, print the component table\n"
+    "  validate [INPUT...]       check the GPU backends against the CPU reference\n"
+    "  bench [IMAGE...]          time the backends on generated images and files\n"
+    "  generate FAMILY WxH OUT   write a generated test image\n"
+    "  help [COMMAND]            show this help or the help of COMMAND\n"
     "\n"
-    "  glccl --help            show this help\n"
-    "  glccl --version         show the version\n"
+    "  glccl --help              show this help\n"
+    "  glccl --version           show the version\n"
     "\n"
-    "Run 'glccl COMMAND --help' for the options of a command.\n";
+    "Run 'glccl COMMAND --help' or 'glccl help COMMAND' for the options of a command.\n";
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
+    "       glccl label INPUT... | FOLDER [--out-dir DIR [--labels] [--stats] [--color]] [options]\n"
     "\n"
-    "Labels the connected components of INPUT (PNG, JPEG, BMP, TGA, binary PGM/PPM;\n"
+    "Labels the connected components of each INPUT (PNG, JPEG, BMP, TGA, binary PGM/PPM;\n"
     "up to 32768 pixels per side), prints a summary line and the first rows of the\n"
-    "component table, and writes the requested outputs.\n"
+    "component table, and writes the requested outputs. A FOLDER stands for its files\n"
+    "with an extension .png .jpg .jpeg .bmp .tga .pgm .ppm (any case), in name order,\n"
+    "not its subfolders nor names starting with '.'.\n"
     "\n"
     "options:\n"
     "  --backend cpu|raster|cuda     labeling backend (default cpu)\n"
@@ -73,11 +85,34 @@ const char kLabelHelp[] =
     "                                               neighbours connect when equal\n"
     "                                  threshold:T  every pixel is foreground; neighbours connect\n"
     "                                               when each channel differs by at most T (0..255)\n"
+    "\n"
+    "outputs of one INPUT:\n"
     "  --labels OUT.npy              write the labels: uint32 array of shape (height, width)\n"
     "  --stats OUT.csv               write the component table as CSV\n"
     "  --color OUT.png               write the labels as a colored PNG (background black)\n"
+    "outputs of several inputs (or a FOLDER, or one INPUT):\n"
+    "  --out-dir DIR                 write into the existing folder DIR; then --labels,\n"
+    "                                --stats and --color take no value and write\n"
+    "                                DIR/<stem>_labels.npy, <stem>_stats.csv, <stem>_color.png\n"
+    "                                (<stem>: the input's file name without its extension)\n"
     "  --force                       overwrite existing output files\n"
+    "\n"
+    "reporting:\n"
+    "  --timing                      after each summary, the GPU time of every stage and the\n"
+    "                                wall time (the cpu backend measures no stages)\n"
+    "  --table                       with several inputs, print each component table too\n"
+    "                                (one input: always printed); with --json, add the\n"
+    "                                first 10 rows to each object\n"
+    "  --json                        print one JSON array on stdout, one object per input,\n"
+    "                                instead of the text\n"
+    "  --progress                    print '[i/n] INPUT' on stderr before each input (a\n"
+    "                                line each when stderr is not a terminal); without it,\n"
+    "                                shown only for several inputs on a terminal\n"
     "  -h, --help                    show this help\n"
+    "\n"
+    "Every output path is checked before anything is labeled. A batch goes on past an\n"
+    "input that fails (the error is printed on stderr), ends with the line\n"
+    "'N inputs, M labeled, F failed, total T ms' and exits with status 1 if any failed.\n"
     "\n"
     "Labels are 0 for background and 1..N in raster order of each component's\n"
     "first pixel (the numbering of OpenCV's SAUF and scikit-image's label).\n"
@@ -85,25 +120,60 @@ const char kLabelHelp[] =
     "examples:\n"
     "  glccl label mask.png --color labels.png --stats stats.csv\n"
     "  glccl label mask.png --connectivity 4 --labels labels.npy\n"
-    "  glccl label photo.jpg --criterion threshold:12 --color regions.png\n";
+    "  glccl label photo.jpg --criterion threshold:12 --color regions.png\n"
+    "  glccl label masks/ --backend raster --out-dir out --labels --stats\n"
+    "  glccl label a.png b.png --json --timing --table > summary.json\n";
+
+// The outputs of one input; an empty path is not written.
+struct OutputPaths {
+    std::string labels, stats, color;
+};
 
 struct LabelOptions {
-    std::string input;
+    std::vector<std::string> arguments;  // INPUT and FOLDER arguments as given
     Backend backend = Backend::Cpu;
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
-    std::string labelsPath;
-    std::string statsPath;
-    std::string colorPath;
+    OutputPaths paths;                   // without --out-dir: the paths given
+    std::string outDir;                  // with --out-dir: the folder, and which outputs
+    bool writeLabels = false, writeStats = false, writeColor = false;
     bool force = false;
+    bool json = false;
+    bool timing = false;
+    bool table = false;
+    bool progress = false;
 };
 
+bool hasOutDir(ArgumentCursor cursor) {
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        if (ArgumentCursor::splitOption(arg).first == "--out-dir") return true;
+    }
+    return false;
+}
+
+// --labels, --stats and --color take a path, or, once --out-dir is given
+// anywhere on the line, no value at all: "--out-dir out --labels a.png" must
+// not read a.png as the labels' path. So --out-dir is looked for first.
 LabelOptions parseLabelOptions(ArgumentCursor& cursor) {
     LabelOptions options;
-    bool haveInput = false;
+    const bool switches = hasOutDir(cursor);
     while (!cursor.done()) {
         const std::string arg = cursor.take();
         auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        const auto output = [&](std::string& path, bool& wanted) {
+            if (!switches) {
+                if (!inlineValue && cursor.done())
+                    throw UsageError("option " + name + " needs a value: a file for one INPUT, or no value "
+                                     "together with --out-dir DIR");
+                path = cursor.valueOf(name, inlineValue);
+            } else if (inlineValue) {
+                throw UsageError("option " + name + " takes no value with --out-dir: the file names come from "
+                                 "the inputs (see glccl label --help)");
+            } else {
+                wanted = true;
+            }
+        };
         if (name == "--backend") {
             options.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
         } else if (name == "--connectivity") {
@@ -111,121 +181,345 @@ LabelOptions parseLabelOptions(ArgumentCursor& cursor) {
         } else if (name == "--criterion") {
             options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
         } else if (name == "--labels") {
-            options.labelsPath = cursor.valueOf(name, inlineValue);
+            output(options.paths.labels, options.writeLabels);
         } else if (name == "--stats") {
-            options.statsPath = cursor.valueOf(name, inlineValue);
+            output(options.paths.stats, options.writeStats);
         } else if (name == "--color") {
-            options.colorPath = cursor.valueOf(name, inlineValue);
+            output(options.paths.color, options.writeColor);
+        } else if (name == "--out-dir") {
+            if (!options.outDir.empty()) throw UsageError("option --out-dir is given twice");
+            options.outDir = cursor.valueOf(name, inlineValue);
         } else if (name == "--force" && !inlineValue) {
             options.force = true;
+        } else if (name == "--json" && !inlineValue) {
+            options.json = true;
+        } else if (name == "--timing" && !inlineValue) {
+            options.timing = true;
+        } else if (name == "--table" && !inlineValue) {
+            options.table = true;
+        } else if (name == "--progress" && !inlineValue) {
+            options.progress = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             throw UsageError("unknown option '" + arg + "' for label (see glccl label --help)");
-        } else if (haveInput) {
-            throw UsageError("label takes one INPUT, got '" + options.input + "' and '" + arg + "'");
         } else {
-            options.input = arg;
-            haveInput = true;
+            options.arguments.push_back(arg);
         }
     }
-    if (!haveInput) throw UsageError("label needs an INPUT image (see glccl label --help)");
+    if (options.arguments.empty()) throw UsageError("label needs an INPUT image (see glccl label --help)");
+    if (switches && !options.writeLabels && !options.writeStats && !options.writeColor)
+        throw UsageError("--out-dir needs at least one of --labels, --stats, --color (given without a value)");
     return options;
 }
 
-// Checks every output before any labeling work, so that a run either writes
-// all requested files or none: nothing exists unless --force, the folder
-// exists and is writable, and no two outputs share a path.
-void checkOutputs(const LabelOptions& options) {
-    const std::pair<const char*, const std::string*> outputs[] = {
-        {"--labels", &options.labelsPath}, {"--stats", &options.statsPath}, {"--color", &options.colorPath}};
-    for (std::size_t i = 0; i < std::size(outputs); ++i) {
-        const auto& [option, path] = outputs[i];
-        if (path->empty()) continue;
-        for (std::size_t j = i + 1; j < std::size(outputs); ++j) {
-            if (*outputs[j].second == *path)
-                throw UsageError(std::string(option) + " and " + outputs[j].first + " both name '" + *path + "'");
-        }
-        checkOutputPath(*path, options.force);
+bool isFolder(const std::string& path) {
+    std::error_code error;
+    return std::filesystem::is_directory(path, error);
+}
+
+// The image files of `folder`: regular files (or links to them) with a
+// supported extension, not hidden, sorted by name; not recursive.
+std::vector<std::string> imagesInFolder(const std::string& folder) {
+    std::vector<std::string> files;
+    std::error_code error;
+    for (std::filesystem::directory_iterator entry(folder, error), end; !error && entry != end;
+         entry.increment(error)) {
+        const std::string name = entry->path().filename().string();
+        std::error_code typeError;
+        if (name.empty() || name[0] == '.' || !hasImageExtension(name) || !entry->is_regular_file(typeError))
+            continue;
+        files.push_back(folder.back() == '/' ? folder + name : folder + '/' + name);
     }
+    if (error) throw Error("cannot list folder '" + folder + "': " + error.message());
+    if (files.empty())
+        throw Error("folder '" + folder + "' holds no image file (.png .jpg .jpeg .bmp .tga .pgm .ppm)");
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+// The inputs to label: files as given, folders replaced by their images.
+std::vector<std::string> expandInputs(const std::vector<std::string>& arguments) {
+    std::vector<std::string> inputs;
+    for (const std::string& argument : arguments) {
+        if (!isFolder(argument)) {
+            inputs.push_back(argument);
+            continue;
+        }
+        const std::vector<std::string> images = imagesInFolder(argument);
+        inputs.insert(inputs.end(), images.begin(), images.end());
+    }
+    return inputs;
+}
+
+// The outputs of every input, checked before any labeling work so that a
+// usage mistake or an existing file stops the run before it writes anything:
+// nothing exists unless --force, the folders exist and are writable, and no
+// two outputs share a path.
+std::vector<OutputPaths> planOutputs(const LabelOptions& options, const std::vector<std::string>& inputs,
+                                     bool batch) {
+    std::vector<OutputPaths> plan;
+    if (options.outDir.empty()) {
+        const bool anyPath =
+            !options.paths.labels.empty() || !options.paths.stats.empty() || !options.paths.color.empty();
+        if (batch && anyPath)
+            throw UsageError("with several inputs or a folder, --labels, --stats and --color write into a folder: "
+                             "give --out-dir DIR and those options without a value");
+        plan.assign(inputs.size(), options.paths);
+    } else {
+        try {
+            checkOutputFolder(options.outDir);
+        } catch (const Error& error) {
+            throw Error(std::string("--out-dir: ") + error.what());
+        }
+        const std::string folder = options.outDir.back() == '/' ? options.outDir : options.outDir + '/';
+        for (const std::string& input : inputs) {
+            const std::string stem = folder + fileStem(input);
+            plan.push_back({options.writeLabels ? stem + "_labels.npy" : "",
+                            options.writeStats ? stem + "_stats.csv" : "",
+                            options.writeColor ? stem + "_color.png" : ""});
+        }
+    }
+
+    std::map<std::string, std::pair<std::string, const char*>> owners;  // path -> input, option
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::pair<const char*, const std::string*> outputs[] = {
+            {"--labels", &plan[i].labels}, {"--stats", &plan[i].stats}, {"--color", &plan[i].color}};
+        for (const auto& [option, path] : outputs) {
+            if (path->empty()) continue;
+            const auto [owner, added] = owners.try_emplace(*path, inputs[i], option);
+            if (added) continue;
+            if (owner->second.first == inputs[i])
+                throw UsageError(std::string(owner->second.second) + " and " + option + " both name '" + *path +
+                                 "'");
+            throw UsageError("inputs '" + owner->second.first + "' and '" + inputs[i] + "' would both write '" +
+                             *path + "' (same file name stem)");
+        }
+    }
+    for (const auto& [path, owner] : owners) checkOutputPath(path, options.force);
+    return plan;
+}
+
+// One labeled input, reported as soon as it is done; the labeling is not
+// kept past its report, so a long batch holds one image at a time.
+struct LabeledInput {
+    const std::string& input;
+    int width = 0, height = 0;
+    BackendRun run;
+    std::vector<std::pair<const char*, std::string>> written;  // output kind, path
+};
+
+// Writes the requested outputs. planOutputs() has caught the usual
+// problems; should a write still fail (disk full, a file system that refuses
+// the name), the outputs of this input already written are removed again so
+// that a failed input leaves no partial set of results.
+std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths& paths, const Labeling& labeling,
+                                                             bool force) {
+    std::vector<std::pair<const char*, std::string>> written;
+    try {
+        if (!paths.labels.empty()) {
+            writeLabelsNpy(paths.labels, labeling, force);
+            written.emplace_back("labels", paths.labels);
+        }
+        if (!paths.stats.empty()) {
+            writeStatsCsv(paths.stats, labeling, force);
+            written.emplace_back("stats", paths.stats);
+        }
+        if (!paths.color.empty()) {
+            writePng(paths.color, colorizeLabels(labeling), force);
+            written.emplace_back("color", paths.color);
+        }
+    } catch (...) {
+        for (const auto& output : written) std::remove(output.second.c_str());
+        throw;
+    }
+    return written;
+}
+
+// Stages as the backends report them, less the CUDA path's "total" (their
+// sum, not a stage).
+std::vector<StageTime> reportedStages(const BackendRun& run) {
+    std::vector<StageTime> stages;
+    for (const StageTime& stage : run.stages)
+        if (stage.stage != "total") stages.push_back(stage);
+    return stages;
+}
+
+std::vector<std::string> tableRow(std::size_t label, const Component& c) {
+    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
+            std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
+            formatted("%.2f", c.centroidY)};
 }
 
 // The first rows of the component table, columns right-aligned to their
 // widest cell.
 void printComponentTable(const Labeling& labeling) {
-    const std::vector<std::string> header = {"label", "left", "top", "width", "height", "area", "centroid_x",
-                                             "centroid_y"};
-    std::vector<std::vector<std::string>> rows = {header};
+    std::vector<std::vector<std::string>> rows = {
+        {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"}};
     const std::size_t shown = std::min(labeling.count(), kTableRows);
-    for (std::size_t i = 0; i < shown; ++i) {
-        const Component& c = labeling.components[i];
-        rows.push_back({std::to_string(i + 1), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
-                        std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
-                        formatted("%.2f", c.centroidY)});
-    }
-    std::vector<std::size_t> widths(header.size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t column = 0; column < row.size(); ++column)
-            widths[column] = std::max(widths[column], row[column].size());
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t column = 0; column < row.size(); ++column) {
-            if (column > 0) line += "  ";
-            line += std::string(widths[column] - row[column].size(), ' ') + row[column];
-        }
-        std::cout << line << '\n';
-    }
+    for (std::size_t i = 0; i < shown; ++i) rows.push_back(tableRow(i + 1, labeling.components[i]));
+    printAlignedTable(std::cout, rows, {});
     if (labeling.count() > shown) std::cout << "... (" << labeling.count() - shown << " more)\n";
 }
 
-// Writes the requested outputs. checkOutputs() has caught the usual
-// problems; should a write still fail (disk full, a file system that refuses
-// the name), the outputs this run already wrote are removed again so that a
-// failed run leaves no partial set of results.
-void writeOutputs(const LabelOptions& options, const Labeling& labeling) {
-    std::vector<std::string> written;
-    try {
-        if (!options.labelsPath.empty()) {
-            writeLabelsNpy(options.labelsPath, labeling, options.force);
-            written.push_back(options.labelsPath);
-        }
-        if (!options.statsPath.empty()) {
-            writeStatsCsv(options.statsPath, labeling, options.force);
-            written.push_back(options.statsPath);
-        }
-        if (!options.colorPath.empty()) {
-            writePng(options.colorPath, colorizeLabels(labeling), options.force);
-            written.push_back(options.colorPath);
-        }
-    } catch (...) {
-        for (const std::string& path : written) std::remove(path.c_str());
-        throw;
+void printTiming(const LabelOptions& options, const BackendRun& run) {
+    const std::string wall = formatted("%.3f", run.milliseconds);
+    const std::vector<StageTime> stages = reportedStages(run);
+    if (stages.empty()) {
+        std::cout << "  per-stage times are not measured "
+                  << (options.backend == Backend::Cpu ? "for the cpu backend" : "by this backend") << "; wall " << wall
+                  << " ms\n";
+        return;
     }
+    // A leading empty column indents the table by its two-space separator.
+    std::vector<std::vector<std::string>> rows = {{"", "stage", "gpu ms"}};
+    double sum = 0.0;
+    for (const StageTime& stage : stages) {
+        rows.push_back({"", stage.stage, formatted("%.3f", stage.milliseconds)});
+        sum += stage.milliseconds;
+    }
+    rows.push_back({"", "sum of stages", formatted("%.3f", sum)});
+    rows.push_back({"", "wall", wall});
+    printAlignedTable(std::cout, rows, {1});
 }
 
-int runLabel(ArgumentCursor& cursor) {
-    const LabelOptions options = parseLabelOptions(cursor);
-    checkOutputs(options);
+void printText(const LabelOptions& options, const LabeledInput& result, bool batch) {
+    const Labeling& labeling = result.run.labeling;
+    std::cout << result.input << ": " << result.width << 'x' << result.height << ", " << labeling.count()
+              << (labeling.count() == 1 ? " component, " : " components, ") << formatted("%.2f", result.run.milliseconds)
+              << " ms (" << backendName(options.backend) << ", " << result.run.device << ")\n";
+    if (options.timing) printTiming(options, result.run);
+    if (labeling.count() > 0 && (!batch || options.table)) printComponentTable(labeling);
+    for (const auto& output : result.written) std::cout << "wrote " << output.second << '\n';
+}
 
+// One element of the --json array.
+void writeJson(JsonWriter& json, const LabelOptions& options, const LabeledInput& result) {
+    const Labeling& labeling = result.run.labeling;
+    json.beginObject();
+    json.key("input").string(result.input);
+    json.key("width").integer(result.width);
+    json.key("height").integer(result.height);
+    json.key("components").integer(labeling.count());
+    json.key("milliseconds").number(std::stod(formatted("%.3f", result.run.milliseconds)));
+    json.key("backend").string(backendName(options.backend));
+    json.key("device").string(result.run.device);
+    json.key("connectivity").integer(std::uint64_t(options.connectivity));
+    json.key("criterion").string(options.criterion.toString());
+    if (options.timing) {
+        json.key("stages").beginObject();
+        for (const StageTime& stage : reportedStages(result.run))
+            json.key(stage.stage).number(std::stod(formatted("%.3f", stage.milliseconds)));
+        json.endObject();
+    }
+    json.key("outputs").beginObject();
+    for (const auto& [kind, path] : result.written) json.key(kind).string(path);
+    json.endObject();
+    if (options.table) {
+        json.key("table").beginArray();
+        for (std::size_t i = 0; i < std::min(labeling.count(), kTableRows); ++i) {
+            const Component& c = labeling.components[i];
+            json.beginObject();
+            json.key("label").integer(i + 1);
+            json.key("left").integer(c.left);
+            json.key("top").integer(c.top);
+            json.key("width").integer(c.width);
+            json.key("height").integer(c.height);
+            json.key("area").integer(c.area);
+            json.key("centroid_x").number(c.centroidX);
+            json.key("centroid_y").number(c.centroidY);
+            json.endObject();
+        }
+        json.endArray();
+    }
+    json.endObject();
+}
+
+// Every message leaves with one "glccl: " in front; the backends already
+// start theirs that way.
+void reportError(const std::string& message) {
+    std::string text = message;
+    const std::string prefix = "glccl: ";
+    if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
+    std::cerr << prefix << text << '\n';
+}
+
+LabeledInput labelInput(const LabelOptions& options, const std::string& input, const OutputPaths& paths) {
     // Binary and segment criteria look at one value per pixel: color files are
     // reduced to luma on reading, as OpenCV's IMREAD_GRAYSCALE does. The
     // threshold criterion compares whole colors, so it keeps the channels.
     const ChannelMode mode =
         options.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
-    const Image image = readImage(options.input, mode);
-    const BackendRun run = runBackend(options.backend, image, options.connectivity, options.criterion);
-    const Labeling& labeling = run.labeling;
-
-    writeOutputs(options, labeling);
-
-    std::cout << options.input << ": " << image.width << 'x' << image.height << ", " << labeling.count()
-              << (labeling.count() == 1 ? " component, " : " components, ") << formatted("%.2f", run.milliseconds)
-              << " ms (" << backendName(options.backend) << ", " << run.device << ")\n";
-    if (labeling.count() > 0) printComponentTable(labeling);
-    for (const std::string* path : {&options.labelsPath, &options.statsPath, &options.colorPath})
-        if (!path->empty()) std::cout << "wrote " << *path << '\n';
-    return 0;
+    const Image image = readImage(input, mode);
+    LabeledInput result{input, image.width, image.height,
+                        runBackend(options.backend, image, options.connectivity, options.criterion), {}};
+    result.written = writeOutputs(paths, result.run.labeling, options.force);
+    return result;
 }
 
-bool isHelpFlag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
+int runLabel(ArgumentCursor& cursor) {
+    const auto batchStart = std::chrono::steady_clock::now();
+    const LabelOptions options = parseLabelOptions(cursor);
+    const std::vector<std::string> inputs = expandInputs(options.arguments);
+    const bool batch = inputs.size() > 1 ||
+                       std::any_of(options.arguments.begin(), options.arguments.end(), isFolder);
+    const std::vector<OutputPaths> plan = planOutputs(options, inputs, batch);
+
+    // A backend that cannot run here (not built, no device, no GL context)
+    // fails the whole run once, before any input, rather than every input
+    // of a batch. This also leaves the GL context and first shader
+    // compilation out of the first input's time.
+    runBackend(options.backend, Image(1, 1), options.connectivity, options.criterion);
+
+    std::optional<ProgressLine> progress;
+    if (options.progress || (batch && isatty(STDERR_FILENO) == 1)) progress.emplace();
+    // The --json array is printed element by element, so that a consumer
+    // reading the pipe sees each input as it is done.
+    bool anyJsonElement = false;
+    if (options.json) std::cout << '[';
+
+    std::size_t labeled = 0;
+    double labelingMilliseconds = 0.0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const std::string& input = inputs[i];
+        if (progress)
+            progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
+                             options.progress);
+        try {
+            const LabeledInput result = labelInput(options, input, plan[i]);
+            if (progress) progress->clear();
+            ++labeled;
+            labelingMilliseconds += result.run.milliseconds;
+            if (options.json) {
+                JsonWriter json;
+                writeJson(json, options, result);
+                std::cout << (anyJsonElement ? ",\n" : "\n") << json.take();
+                anyJsonElement = true;
+            } else {
+                printText(options, result, batch);
+            }
+        } catch (const std::bad_alloc&) {
+            if (progress) progress->clear();
+            reportError(input + ": out of memory");
+        } catch (const std::exception& error) {
+            // glccl::Error from reading, labeling or writing this input; the
+            // batch goes on with the next one.
+            if (progress) progress->clear();
+            const std::string message = error.what();
+            reportError(message.find(input) == std::string::npos ? input + ": " + message : message);
+        }
+        std::cout.flush();
+    }
+    if (options.json) std::cout << "\n]\n";
+
+    const std::size_t failed = inputs.size() - labeled;
+    if (batch) {
+        const double total =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - batchStart).count();
+        (options.json ? std::cerr : std::cout)
+            << inputs.size() << " inputs, " << labeled << " labeled, " << failed << " failed, total "
+            << formatted("%.2f", total) << " ms (labeling " << formatted("%.2f", labelingMilliseconds) << " ms)\n";
+    }
+    return failed == 0 ? 0 : 1;
+}
 
 int runHelp(ArgumentCursor& cursor) {
     if (cursor.done()) {
@@ -274,15 +568,6 @@ int dispatch(int argc, char** argv) {
     for (const Command& subcommand : subcommands())
         if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));
     throw UsageError("unknown command '" + command + "' (see glccl --help)");
-}
-
-// Every message leaves with one "glccl: " in front; the backends already
-// start theirs that way.
-void reportError(const char* message) {
-    std::string text = message;
-    const std::string prefix = "glccl: ";
-    if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
-    std::cerr << prefix << text << '\n';
 }
 
 }  // namespace
