@@ -248,3 +248,23 @@ TEST_CASE("raster: a host texture with GL's default mipmapped filter and one lev
     CHECK(compareLabelings(expected, actual).identical());
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("raster: Labeler's CUDA backend says why when it cannot run", "[gl][raster]") {
+    HeadlessContext context;
+    const Image image = generateFamily("noise50", 40, 30, 1);
+    auto texture = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
+    texture.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    Labeler labeler;
+    LabelOptions options;
+    options.backend = GpuBackend::Cuda;
+    try {
+        const std::uint32_t count = labeler.label(texture.id(), options);
+        // A machine with CUDA: then it must be right.
+        CHECK(count == labelReference(image, Connectivity::Eight, Criterion::binary()).count());
+    } catch (const Error& error) {
+        const std::string message = error.what();
+        INFO(message);
+        CHECK(message.rfind("glccl::Labeler::label(): the CUDA backend", 0) == 0);
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}

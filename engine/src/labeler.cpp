@@ -8,6 +8,9 @@
 #include "raster_pipeline.hpp"
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include "glccl/cuda_labeler.hpp"
+#endif
 
 namespace glccl {
 
@@ -37,6 +40,9 @@ struct Labeler::Impl {
     StageTimings timings;
     bool timingsOn = false;
     bool labeled = false;
+    // The CUDA backend computes the table with the labels.
+    bool tableReady = false;
+    std::vector<Component> table;
 };
 
 Labeler::Labeler() : impl_(std::make_unique<Impl>()) {
@@ -89,20 +95,45 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
     if (width < 1 || height < 1) throw Error(where + "the texture has no level 0 image");
     reserve(width, height);
 
+    if (options.backend == GpuBackend::Cuda) return labelWithCuda(texture, format, width, height, options);
     auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
     StageTimer timer(options.timings);
     const std::uint32_t count = impl_->pipeline->label(input, options.connectivity, options.criterion, timer);
     impl_->timings = timer.collect();
     impl_->timingsOn = options.timings;
     impl_->labeled = true;
+    impl_->tableReady = false;
     checkGlError("glccl::Labeler::label()");
     return count;
+}
+
+std::uint32_t Labeler::labelWithCuda(unsigned texture, int format, int width, int height, const LabelOptions& options) {
+    const std::string where = "glccl::Labeler::label(): ";
+#ifdef GLCCL_HAVE_CUDA
+    std::string why;
+    if (!cuda::available(&why)) throw Error(where + "the CUDA backend cannot run here: " + why);
+    if (format != GL_R8 && format != GL_RGBA8)
+        throw Error(where + "the CUDA backend reads GL_R8 or GL_RGBA8 textures, not " + formatName(format));
+    impl_->timings.clear();
+    impl_->table = cuda::labelGlTexture(texture, labelTexture(), width, height, format == GL_R8 ? 1 : 4,
+                                        options.connectivity, options.criterion,
+                                        options.timings ? &impl_->timings : nullptr);
+    impl_->tableReady = true;
+    impl_->timingsOn = options.timings;
+    impl_->labeled = true;
+    checkGlError("glccl::Labeler::label()");
+    return std::uint32_t(impl_->table.size());
+#else
+    (void)texture, (void)format, (void)width, (void)height, (void)options;
+    throw Error(where + "the CUDA backend is not built into this glccl (no CUDA compiler was found at build time)");
+#endif
 }
 
 unsigned Labeler::labelTexture() const { return impl_->pipeline->labelTexture().id(); }
 
 std::vector<Component> Labeler::components() {
     if (!impl_->labeled) throw Error("glccl::Labeler::components(): nothing was labeled yet");
+    if (impl_->tableReady) return impl_->table;
     StateGuard guard;
     StageTimer timer(impl_->timingsOn);
     auto table = impl_->pipeline->components(timer);

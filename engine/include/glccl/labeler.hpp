@@ -25,9 +25,15 @@
 
 namespace glccl {
 
+// Which GPU engine labels: the GLSL render passes (any OpenGL 3.3 context),
+// or the CUDA path on the same texture through CUDA-OpenGL interop (where
+// glccl was built with CUDA and a CUDA device drives the context's GPU).
+enum class GpuBackend { Raster, Cuda };
+
 struct LabelOptions {
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
+    GpuBackend backend = GpuBackend::Raster;
     bool timings = false;  // per-stage GPU times (timer queries) in stageTimings()
 };
 
@@ -45,7 +51,8 @@ public:
     void reserve(int width, int height);
 
     // Labels the 2-D texture `texture` of the current context: GL_R8,
-    // GL_R8UI, GL_R16 or GL_R32F, and GL_RGBA8 for the threshold criterion.
+    // GL_R8UI, GL_R16 or GL_R32F, and GL_RGBA8 for the threshold criterion
+    // (the CUDA backend reads GL_R8, and GL_RGBA8 for threshold).
     // Values are read in the units of the format (0..255, 0..65535 for
     // GL_R16, the float for GL_R32F); a threshold is in those units. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
@@ -70,6 +77,7 @@ public:
     const ContextInfo& contextInfo() const;
 
 private:
+    std::uint32_t labelWithCuda(unsigned texture, int format, int width, int height, const LabelOptions& options);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
