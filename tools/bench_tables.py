@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Markdown tables from the CSVs of glccl bench and tools/device/peers.py.
+
+    python3 tools/bench_tables.py OUT_DIR > tables.md
+
+OUT_DIR is what tools/device/run-bench.sh wrote (bench_*.csv, peers.csv).
+Prints: throughput per image and size for every backend and peer; milliseconds
+and ratios of the GPU backends against the peers; the per-kernel split of the
+CUDA path and the per-stage split of the raster pipeline (glccl bench --steps).
+Only the standard library is used.
+"""
+import csv
+import glob
+import os
+import sys
+
+FAMILIES = ["noise50", "sparse_disks", "dense_disks", "large"]
+BACKENDS = ["raster", "cuda", "cpu", "cupyx", "opencv_sauf", "opencv_default"]
+CUDA_KERNELS = ["solveTiles", "mergeTiles", "flattenBorders", "flattenLabels", "relabel", "componentStats"]
+RASTER_STAGES = ["vertical_runs", "column_processing", "update_roots", "update_children", "merge_block_borders",
+                 "resolve_links", "count_roots", "route_roots", "scan_root_labels", "final_labels",
+                 "component_table", "component_bits", "download_table"]
+
+
+def load(folder):
+    rows = []
+    for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
+        with open(path, newline="") as f:
+            rows.extend(csv.DictReader(f))
+    return rows
+
+
+def lookup(rows, backend, family, size, stage="total", key="median_ms"):
+    for r in rows:
+        if r["backend"] == backend and r["family"] == family and r["width"] == size and \
+                (r.get("stage") or "total") == stage and r.get(key):
+            return float(r[key])
+    return None
+
+
+def sizes_of(rows):
+    return sorted({r["width"] for r in rows if r["family"] in FAMILIES}, key=int)
+
+
+def fmt(value, pattern):
+    return "–" if value is None else pattern.format(value)
+
+
+def throughput(rows):
+    print("| image | size | " + " | ".join(BACKENDS) + " |")
+    print("|---|---|" + "---:|" * len(BACKENDS))
+    for size in sizes_of(rows):
+        for family in FAMILIES:
+            cells = [fmt(lookup(rows, b, family, size, key="mpix_per_s"), "{:,.0f}") for b in BACKENDS]
+            print(f"| {family} | {size}² | " + " | ".join(cells) + " |")
+
+
+def ratios(rows):
+    print("| image | size | raster ms | cuda ms | cupyx ms | OpenCV default ms | cuda vs cupyx | cuda vs OpenCV | raster vs OpenCV |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for size in sizes_of(rows):
+        for family in FAMILIES:
+            raster, cuda = lookup(rows, "raster", family, size), lookup(rows, "cuda", family, size)
+            cupyx, opencv = lookup(rows, "cupyx", family, size), lookup(rows, "opencv_default", family, size)
+            ratio = lambda a, b: "–" if a is None or b is None else f"{b / a:.2f}×"
+            print(f"| {family} | {size}² | {fmt(raster, '{:.2f}')} | {fmt(cuda, '{:.3f}')} | {fmt(cupyx, '{:.3f}')} | "
+                  f"{fmt(opencv, '{:.2f}')} | {ratio(cuda, cupyx)} | {ratio(cuda, opencv)} | {ratio(raster, opencv)} |")
+
+
+def split(rows, backend, stages, size):
+    present = [s for s in stages if any(lookup(rows, backend, f, size, s) is not None for f in FAMILIES)]
+    print(f"| {backend} {size}² | " + " | ".join(FAMILIES) + " |")
+    print("|---|" + "---:|" * len(FAMILIES))
+    for stage in present:
+        print(f"| `{stage}` | " + " | ".join(fmt(lookup(rows, backend, f, size, stage), "{:.3f}") for f in FAMILIES) + " |")
+    print("| **total (device)** | " + " | ".join(fmt(lookup(rows, backend, f, size), "**{:.3f}**") for f in FAMILIES) + " |")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    rows = load(sys.argv[1])
+    if not rows:
+        sys.exit(f"no CSV files in {sys.argv[1]}")
+    print("### Throughput, Mpixel/s\n")
+    throughput(rows)
+    print("\n### Times and ratios\n")
+    ratios(rows)
+    for size in ["2048", "16384"]:
+        print(f"\n### CUDA path per kernel, ms, {size}²\n")
+        split(rows, "cuda", CUDA_KERNELS, size)
+    for size in ["1024", "2048", "4096", "16384"]:
+        print(f"\n### Raster pipeline per stage, ms, {size}²\n")
+        split(rows, "raster", RASTER_STAGES, size)
+
+
+if __name__ == "__main__":
+    main()
