@@ -18,16 +18,7 @@ give_back_to_caller() {
 }
 trap give_back_to_caller EXIT
 
-bash tools/install-deps.sh
-
-# nvcc is not on PATH in Debian's CUDA packages: point CMake at it when it is
-# there, so the CUDA path is built too.
-cmake_args=(-S . -B build -DCMAKE_BUILD_TYPE=Release)
-if [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  cmake_args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
-fi
-cmake "${cmake_args[@]}"
-cmake --build build -j "$(nproc)"
+bash tools/build.sh
 
 mkdir -p out
 echo

@@ -7,16 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/install-deps.sh
-
-cmake_args=(-S . -B build -DCMAKE_BUILD_TYPE=Release)
-if [[ -x /usr/local/cuda/bin/nvcc ]]; then
-  cmake_args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
-fi
-# Configuring an existing build/ only checks it (seconds); the build after it
-# recompiles what changed.
-cmake "${cmake_args[@]}"
-cmake --build build -j "$(nproc)"
+bash tools/build.sh
 
 # --no-tests=error: a suite that registered nothing is a failure, not a pass.
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error

@@ -340,6 +340,21 @@ void RasterPipeline::postColumnProcessing() {
     checkPass("post_column_processing");
 }
 
+// Copies the labels into `linked` and blends link_roots' points into it
+// (GL_MAX): roots move to larger connected labels. Returns whether any point
+// was drawn, i.e. whether anything was linked.
+bool RasterPipeline::linkRoots(gl::Program& link, int labels, int linked, std::int64_t vertices) {
+    copyIds(labels, linked);
+    beginPass(ids_[linked]);
+    bindTexture(1, ids_[labels].texture);
+    link.use();
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_MAX);
+    const bool linkedAny = anySamplesPassed([&] { drawPoints(vertices); });
+    glDisable(GL_BLEND);
+    return linkedAny;
+}
+
 // O'Connell §9 merges the borders of the vertical blocks by scattering across
 // them; here each border pixel links its root to a larger connected label.
 void RasterPipeline::mergeBlockBorders() {
@@ -356,15 +371,7 @@ void RasterPipeline::mergeBlockBorders() {
     // only) next to a round of resolve_links over the whole image. An
     // occlusion query over the links tells when a round linked nothing.
     for (int round = 0; round < 64; ++round) {
-        copyIds(labels, linked);
-        beginPass(ids_[linked]);
-        bindTexture(1, ids_[labels].texture);
-        link.use();
-        glEnable(GL_BLEND);
-        glBlendEquation(GL_MAX);
-        const bool linkedAny = anySamplesPassed([&] { drawPoints(std::int64_t(blocks - 1) * 2 * height_); });
-        glDisable(GL_BLEND);
-        if (!linkedAny) break;
+        if (!linkRoots(link, labels, linked, std::int64_t(blocks - 1) * 2 * height_)) break;
         followRoots(linked, labels, false);
     }
     checkPass("merge_block_borders");
@@ -396,14 +403,7 @@ void RasterPipeline::resolveLinks() {
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         if (!unresolved) break;
         ++resolveRounds_;
-        copyIds(labels, linked);
-        beginPass(ids_[linked]);
-        bindTexture(1, ids_[labels].texture);
-        link.use();
-        glEnable(GL_BLEND);
-        glBlendEquation(GL_MAX);
-        drawPoints(std::int64_t(width_) * height_);
-        glDisable(GL_BLEND);
+        linkRoots(link, labels, linked, std::int64_t(width_) * height_);
         followRoots(linked, labels, false);
     }
     checkPass("resolve_links");

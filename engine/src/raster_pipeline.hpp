@@ -67,6 +67,7 @@ private:
     void drawFullscreen();
     void drawPoints(std::int64_t count);
     void followRoots(int from, int to, bool markedOnly);
+    bool linkRoots(gl::Program& link, int labels, int linked, std::int64_t vertices);
     void copyIds(int from, int to);
     bool anySamplesPassed(const std::function<void()>& draw);
     void allocateTable(std::uint32_t count);

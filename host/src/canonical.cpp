@@ -126,14 +126,18 @@ std::vector<Component> computeComponents(int width, int height, const std::vecto
     return components;
 }
 
-Labeling makeCanonical(int width, int height, std::vector<std::uint32_t> labels) {
-    const std::uint32_t count = canonicalRelabel(width, height, labels);
+Labeling canonicalLabeling(int width, int height, std::vector<std::uint32_t> labels, std::uint32_t count) {
     Labeling labeling;
     labeling.width = width;
     labeling.height = height;
     labeling.components = computeComponents(width, height, labels, count);
     labeling.labels = std::move(labels);
     return labeling;
+}
+
+Labeling makeCanonical(int width, int height, std::vector<std::uint32_t> labels) {
+    const std::uint32_t count = canonicalRelabel(width, height, labels);
+    return canonicalLabeling(width, height, std::move(labels), count);
 }
 
 }  // namespace glccl

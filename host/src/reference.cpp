@@ -158,12 +158,7 @@ Labeling labelReference(const Image& image, Connectivity connectivity, Criterion
         }
     }
 
-    Labeling labeling;
-    labeling.width = width;
-    labeling.height = height;
-    labeling.components = computeComponents(width, height, forest, count);
-    labeling.labels = std::move(forest);
-    return labeling;
+    return canonicalLabeling(width, height, std::move(forest), count);
 }
 
 }  // namespace glccl

@@ -18,6 +18,9 @@ std::uint32_t canonicalRelabel(int width, int height, std::vector<std::uint32_t>
 std::vector<Component> computeComponents(int width, int height, const std::vector<std::uint32_t>& labels,
                                          std::uint32_t count);
 
+// A Labeling of labels already canonical (1..count), with its table.
+Labeling canonicalLabeling(int width, int height, std::vector<std::uint32_t> labels, std::uint32_t count);
+
 // canonicalRelabel + computeComponents.
 Labeling makeCanonical(int width, int height, std::vector<std::uint32_t> labels);
 
