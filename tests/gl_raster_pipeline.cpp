@@ -268,3 +268,31 @@ TEST_CASE("raster: Labeler's CUDA backend says why when it cannot run", "[gl][ra
     }
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("raster: Labeler reads the red channel of GL_RGBA8 for binary and segments", "[gl][raster]") {
+    HeadlessContext context;
+    const Image color = randomImage(57, 43, 0.8, 3, 4, 77);
+    Image red(color.width, color.height, 1);
+    for (int y = 0; y < color.height; ++y)
+        for (int x = 0; x < color.width; ++x) red.at(x, y) = color.at(x, y, 0);
+    auto texture = gl::Texture::allocate(GL_RGBA8, color.width, color.height, "test");
+    texture.upload(color.pixels.data(), GL_RGBA, GL_UNSIGNED_BYTE);
+    Labeler labeler;
+    for (Criterion criterion : {Criterion::binary(), Criterion::segments()}) {
+        for (Connectivity connectivity : kBoth) {
+            LabelOptions options;
+            options.connectivity = connectivity;
+            options.criterion = criterion;
+            labeler.label(texture.id(), options);
+            Labeling actual;
+            actual.width = color.width;
+            actual.height = color.height;
+            actual.labels = labeler.downloadLabels();
+            actual.components = labeler.components();
+            const Labeling expected = labelReference(red, connectivity, criterion);
+            INFO(criterion.toString() << " " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
+            CHECK(compareLabelings(expected, actual).identical());
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}

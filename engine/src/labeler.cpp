@@ -87,11 +87,13 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &height);
     glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
     if (glGetError() != GL_NO_ERROR) throw Error(where + "texture " + std::to_string(texture) + " is not a 2-D texture");
-    const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
-    const bool singleChannel = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F;
-    if (!singleChannel && !(threshold && format == GL_RGBA8))
-        throw Error(where + "the texture is " + formatName(format) + "; the " + options.criterion.toString() +
-                    " criterion needs GL_R8, GL_R8UI, GL_R16 or GL_R32F" + (threshold ? ", or GL_RGBA8" : ""));
+    // Binary and segments read the red channel of GL_RGBA8 (a mask rendered
+    // into a color target); threshold compares all four channels.
+    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
+                           format == GL_RGBA8;
+    if (!supported)
+        throw Error(where + "the texture is " + formatName(format) +
+                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32F and GL_RGBA8 textures");
     if (width < 1 || height < 1) throw Error(where + "the texture has no level 0 image");
     reserve(width, height);
 
@@ -112,8 +114,10 @@ std::uint32_t Labeler::labelWithCuda(unsigned texture, int format, int width, in
 #ifdef GLCCL_HAVE_CUDA
     std::string why;
     if (!cuda::available(&why)) throw Error(where + "the CUDA backend cannot run here: " + why);
-    if (format != GL_R8 && format != GL_RGBA8)
-        throw Error(where + "the CUDA backend reads GL_R8 or GL_RGBA8 textures, not " + formatName(format));
+    const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
+    if (format != GL_R8 && !(threshold && format == GL_RGBA8))
+        throw Error(where + "the CUDA backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion), not " +
+                    formatName(format));
     impl_->timings.clear();
     impl_->table = cuda::labelGlTexture(texture, labelTexture(), width, height, format == GL_R8 ? 1 : 4,
                                         options.connectivity, options.criterion,

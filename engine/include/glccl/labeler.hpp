@@ -51,8 +51,9 @@ public:
     void reserve(int width, int height);
 
     // Labels the 2-D texture `texture` of the current context: GL_R8,
-    // GL_R8UI, GL_R16 or GL_R32F, and GL_RGBA8 for the threshold criterion
-    // (the CUDA backend reads GL_R8, and GL_RGBA8 for threshold).
+    // GL_R8UI, GL_R16, GL_R32F or GL_RGBA8 (binary and segments read its red
+    // channel, threshold all four); the CUDA backend reads GL_R8, and GL_RGBA8
+    // for threshold.
     // Values are read in the units of the format (0..255, 0..65535 for
     // GL_R16, the float for GL_R32F); a threshold is in those units. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
