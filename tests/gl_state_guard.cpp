@@ -13,6 +13,7 @@
 
 #include <GL/glew.h>
 
+#include "gl_error.hpp"
 #include "glccl/compare.hpp"
 #include "glccl/context.hpp"
 #include "glccl/generate.hpp"
@@ -181,21 +182,9 @@ void requireSameState(const Snapshot& expected, const Snapshot& actual, const st
     CHECK(differences.empty());
 }
 
-const char* glErrorName(GLenum error) {
-    switch (error) {
-        case GL_NO_ERROR: return "GL_NO_ERROR";
-        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-        default: return "an unknown GL error";
-    }
-}
-
 void requireNoGlError(const std::string& when) {
     const GLenum error = glGetError();
-    INFO("glGetError() " << when << ": " << glErrorName(error));
+    INFO("glGetError() " << when << ": " << glccl::glErrorName(error));
     REQUIRE(error == GL_NO_ERROR);
 }
 

@@ -81,7 +81,7 @@ void loadGlFunctions() {
     // glewInit's probing can leave GL_INVALID_ENUM behind in core profiles.
     while (glGetError() != GL_NO_ERROR) {
     }
-    if (!glCreateShader || !glGenFramebuffers || !glBeginQuery || !glDrawArraysInstanced ||
+    if (!glCreateShader || !glBindFramebuffer || !glBeginQuery || !glDrawArraysInstanced ||
         !glGetString(GL_VERSION)) {
         throw Error("glccl::loadGlFunctions(): no current OpenGL context, or its core entry points are missing");
     }
