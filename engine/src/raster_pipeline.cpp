@@ -16,7 +16,7 @@ namespace {
 constexpr std::uint32_t kMaxRoutedRoots = 255;
 constexpr int kRoutingSide = 16;  // ceil(sqrt(255))
 constexpr int kScanBlock = 32;    // scan_reduce.frag / scan_offsets.frag
-// R32F adds integers exactly below 2^24 (component_sums.vert).
+// R32F adds integers exactly below 2^24 (component_table.vert).
 constexpr double kExactFloatSum = 16777216.0;
 constexpr int kBitCounterTargets = 8;  // component_bits.frag
 
