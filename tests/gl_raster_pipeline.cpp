@@ -209,11 +209,7 @@ TEST_CASE("raster: Labeler reads GL_R8UI, GL_R16 and GL_R32F textures in their o
                 scaled.threshold *= f.thresholdScale;
                 options.criterion = scaled;
                 const std::uint32_t count = labeler.label(texture.id(), options);
-                Labeling actual;
-                actual.width = width;
-                actual.height = height;
-                actual.labels = labeler.downloadLabels();
-                actual.components = labeler.components();
+                const Labeling actual = glccl::test::downloadResult(labeler, width, height);
                 const Labeling expected = labelReference(image, connectivity, criterion);
                 INFO("format " << f.internal << " " << glccl::test::describeCase(image, connectivity, criterion) << ": "
                                << compareLabelings(expected, actual).describe());
@@ -240,11 +236,7 @@ TEST_CASE("raster: a host texture with GL's default mipmapped filter and one lev
     const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
     REQUIRE(expected.count() > 0);
     CHECK(count == expected.count());
-    Labeling actual;
-    actual.width = image.width;
-    actual.height = image.height;
-    actual.labels = labeler.downloadLabels();
-    actual.components = labeler.components();
+    const Labeling actual = glccl::test::downloadResult(labeler, image.width, image.height);
     CHECK(compareLabelings(expected, actual).identical());
     CHECK(glGetError() == GL_NO_ERROR);
 }
@@ -284,11 +276,7 @@ TEST_CASE("raster: Labeler reads the red channel of GL_RGBA8 for binary and segm
             options.connectivity = connectivity;
             options.criterion = criterion;
             labeler.label(texture.id(), options);
-            Labeling actual;
-            actual.width = color.width;
-            actual.height = color.height;
-            actual.labels = labeler.downloadLabels();
-            actual.components = labeler.components();
+            const Labeling actual = glccl::test::downloadResult(labeler, color.width, color.height);
             const Labeling expected = labelReference(red, connectivity, criterion);
             INFO(criterion.toString() << " " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
             CHECK(compareLabelings(expected, actual).identical());

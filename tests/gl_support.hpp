@@ -7,6 +7,7 @@
 #include <map>
 
 #include "glccl/compare.hpp"
+#include "glccl/labeler.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
 
@@ -30,6 +31,16 @@ inline OffscreenLabeler& offscreen(int major = 4, int minor = 5) {
 inline std::string describeCase(const Image& image, Connectivity connectivity, const Criterion& criterion) {
     return std::to_string(image.width) + "x" + std::to_string(image.height) + "x" + std::to_string(image.channels) +
            " connectivity " + std::to_string(int(connectivity)) + " " + criterion.toString();
+}
+
+// The last result of a Labeler as a host Labeling: labels and table downloaded.
+inline Labeling downloadResult(Labeler& labeler, int width, int height) {
+    Labeling result;
+    result.width = width;
+    result.height = height;
+    result.labels = labeler.downloadLabels();
+    result.components = labeler.components();
+    return result;
 }
 
 // Labels with the raster pipeline and requires the exact reference result.
