@@ -4,6 +4,7 @@
 //   CONNECTIVITY 4 or 8
 //   CRITERION_BINARY, CRITERION_SEGMENTS or CRITERION_THRESHOLD (with THRESHOLD)
 //   INPUT_UNORM8, INPUT_UNORM16, INPUT_FLOAT or INPUT_UINT: the input's format
+//   BLOCK_W, BLOCK_H: the pixels of a node (see "Nodes")
 
 // Defaults, for programs built without the pipeline's defines (tools, tests).
 #ifndef CONNECTIVITY
@@ -28,17 +29,53 @@ uniform sampler2D inputImage;
 #endif
 
 // ---------------------------------------------------------------------------
-// IDs. A pixel's ID is a 32-bit value stored as the bit pattern of an R32F
+// Nodes. The pipeline labels a grid of nodes, not pixels: a node is a block
+// of kBlock pixels whose foreground pixels are always connected to one
+// another, so a node belongs to one component. Binary images use 2x2 blocks
+// with 8-connectivity and 2x1 blocks with 4-connectivity (two horizontal
+// neighbours touch in both); the segments and threshold criteria use single
+// pixels (a block could hold two segments). Every stage after node_graph
+// works on the grid, a quarter or half of the pixels for binary images.
+// ---------------------------------------------------------------------------
+#ifndef BLOCK_W
+#define BLOCK_W 1
+#endif
+#ifndef BLOCK_H
+#define BLOCK_H 1
+#endif
+const ivec2 kBlock = ivec2(BLOCK_W, BLOCK_H);
+uniform ivec2 gridSize;  // nodes: ceil(imageSize / kBlock)
+
+// node_graph's texels (R16UI): bit i (0..7) is set when the node connects to
+// the node at kNeighbours[i]; bit 8 + j * BLOCK_W + i when pixel (i, j) of
+// the block is foreground. A node is foreground when any pixel is.
+uniform usampler2D nodeGraph;
+const uint kLinkBits = 0xFFu;
+const int kFirstPixelBit = 8;
+
+uint nodeBits(ivec2 n) { return texelFetch(nodeGraph, n, 0).r; }
+bool nodeIsForeground(uint bits) { return bits > kLinkBits; }
+bool linksTo(uint bits, int neighbour) { return (bits & (1u << uint(neighbour))) != 0u; }
+bool pixelIsSet(uint bits, ivec2 inBlock) {
+    return (bits & (1u << uint(kFirstPixelBit + inBlock.y * BLOCK_W + inBlock.x))) != 0u;
+}
+bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(lessThan(n, gridSize)); }
+
+// ---------------------------------------------------------------------------
+// IDs. A node's ID is a 32-bit value stored as the bit pattern of an R32F
 // texel, so GL_MAX blending orders IDs like unsigned integers (O'Connell §4
-// packed 11+11 bits into the mantissa and stopped at 2047x2047).
+// packed 11+11 bits into the mantissa and stopped at 2047x2047). It encodes
+// the node's first foreground pixel in raster order:
 //
 //   bits:  kIdBase + ((H-1-y) << 15) + (W-1-x),   0 = background
 //
-// x and y are stored inverted so that the LARGEST ID of a component belongs to
-// its first pixel in raster order: the paper's "keep the maximum" then leaves
-// exactly the roots the output contract numbers. kIdBase keeps every ID a
-// normal float: blending flushes denormals to zero (GPU-NOTES.md), and the
-// largest ID, 2^23 + 2^30 - 1, stays far below the infinities (0x7F800000).
+// x and y are stored inverted so that the LARGEST ID of a component belongs
+// to the node of its first pixel in raster order: the paper's "keep the
+// maximum" then leaves exactly the roots the output contract numbers. (A
+// node above or left of that node holds none of the component's pixels
+// before it.) kIdBase keeps every ID a normal float: blending flushes
+// denormals to zero (GPU-NOTES.md), and the largest ID, 2^23 + 2^30 - 1,
+// stays far below the infinities (0x7F800000).
 // ---------------------------------------------------------------------------
 const uint kIdBase = 0x00800000u;
 
@@ -46,16 +83,44 @@ float encodeId(ivec2 p) {
     return uintBitsToFloat(kIdBase + (uint(imageSize.y - 1 - p.y) << 15) + uint(imageSize.x - 1 - p.x));
 }
 
+// The pixel an ID encodes, and the node holding it.
 ivec2 decodeId(float id) {
     uint bits = floatBitsToUint(id) - kIdBase;
     return ivec2(imageSize.x - 1 - int(bits & 0x7FFFu), imageSize.y - 1 - int(bits >> 15));
 }
+ivec2 nodeOfId(float id) { return decodeId(id) / kBlock; }
 
-bool isRootAt(ivec2 p, float id) { return id != 0.0 && id == encodeId(p); }
+// The ID of foreground node n (bits: its node_graph texel).
+float nodeId(ivec2 n, uint bits) {
+    int first = BLOCK_W * BLOCK_H - 1;
+    for (int k = BLOCK_W * BLOCK_H - 2; k >= 0; --k)
+        if ((bits & (1u << uint(kFirstPixelBit + k))) != 0u) first = k;
+    return encodeId(n * kBlock + ivec2(first % BLOCK_W, first / BLOCK_W));
+}
+
+// A node holds its own ID only when it is a root (nodes hold one ID each).
+bool isRootNode(ivec2 n, float id) { return id != 0.0 && nodeOfId(id) == n; }
+
+// Roots are numbered in raster order of their first pixels. When a node row
+// holds two pixel rows, the roots whose first pixel is in the upper one come
+// first: the numbering runs over a scan grid BLOCK_H node grids wide (its
+// size: scanSize), and the root of `id` has this place in it.
+ivec2 scanTexelOfId(float id) {
+    ivec2 p = decodeId(id);
+    ivec2 n = p / kBlock;
+    return ivec2(n.x + (p.y - n.y * BLOCK_H) * gridSize.x, n.y);
+}
+
+// Is there a root at texel v of the scan grid?
+bool isRootInScanTexel(sampler2D ids, ivec2 v) {
+    ivec2 n = ivec2(v.x % gridSize.x, v.y);
+    float id = texelFetch(ids, n, 0).r;
+    return isRootNode(n, id) && scanTexelOfId(id).x == v.x;
+}
 
 bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, imageSize)); }
 
-// Points and quads in pixel units: NDC of the centre of pixel p of a target.
+// Points and quads in texel units: NDC of the centre of texel p of a target.
 vec4 pixelPosition(ivec2 p, ivec2 targetSize, float ndcDepth) {
     return vec4((vec2(p) + 0.5) / vec2(targetSize) * 2.0 - 1.0, ndcDepth, 1.0);
 }
@@ -63,6 +128,7 @@ const vec4 kClipped = vec4(2.0, 2.0, 2.0, 1.0);  // outside the clip volume: not
 
 // ---------------------------------------------------------------------------
 // The criterion, the GPU twin of glccl::isForeground / glccl::areConnected.
+// Only node_graph reads the input; every later stage reads its links.
 // ---------------------------------------------------------------------------
 // A texel's value in the units of its format: 0..255 for 8-bit formats,
 // 0..65535 for GL_R16, the float itself for GL_R32F.
@@ -78,30 +144,24 @@ vec4 pixelValue(ivec2 p) {
 #endif
 }
 
-bool isForeground(ivec2 p) {
+bool isForegroundValue(vec4 value) {
 #if defined(CRITERION_THRESHOLD)
     return true;
 #else
-    return pixelValue(p).r != 0.0;
+    return value.r != 0.0;
 #endif
 }
 
-// Is in-image foreground pixel p, of value `value` (pixelValue(p)),
-// connected to its neighbour q? Callers that test several neighbours fetch
-// p's value once: these stages are bound by fetches.
-bool connectsTo(vec4 value, ivec2 q) {
-    if (!insideImage(q)) return false;
-    vec4 b = pixelValue(q);
+// Are two foreground pixels of these values connected (when adjacent)?
+bool valuesConnect(vec4 a, vec4 b) {
 #if defined(CRITERION_BINARY)
-    return value.r != 0.0 && b.r != 0.0;
+    return true;
 #elif defined(CRITERION_SEGMENTS)
-    return value.r != 0.0 && value.r == b.r;
+    return a.r == b.r;
 #else
-    return all(lessThanEqual(abs(value - b), vec4(THRESHOLD)));
+    return all(lessThanEqual(abs(a - b), vec4(THRESHOLD)));
 #endif
 }
-
-bool areConnected(ivec2 p, ivec2 q) { return connectsTo(pixelValue(p), q); }
 
 // The neighbourhood: kNeighbourCount offsets, the 4-neighbours first.
 #if CONNECTIVITY == 8
@@ -111,13 +171,14 @@ const int kNeighbourCount = 4;
 #endif
 const ivec2 kNeighbours[8] = ivec2[8](ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1), ivec2(0, 1),
                                       ivec2(-1, -1), ivec2(1, -1), ivec2(-1, 1), ivec2(1, 1));
+const int kLeft = 0, kUp = 2, kUpLeft = 4, kDownLeft = 6;  // indices into kNeighbours
 
-// Follows the pointers of `ids` from `id` to the root it leads to: the pixel
+// Follows the pointers of `ids` from `id` to the root it leads to: the node
 // whose value is its own ID (O'Connell Fig. 6.3). Values only grow along a
 // chain, so it ends; the bound is a guard against a driver bug, not a limit.
 float rootOf(sampler2D ids, float id) {
     for (int step = 0; step < (1 << 20) && id != 0.0; ++step) {
-        float next = texelFetch(ids, decodeId(id), 0).r;
+        float next = texelFetch(ids, nodeOfId(id), 0).r;
         if (next == id) break;
         id = next;
     }
@@ -131,24 +192,24 @@ ivec2 tableEntry(uint label, int tableWidth) {
 }
 
 #ifdef STAGE_VERTEX
-// One vertex per pixel: the pixel of vertex gl_VertexID, rows from firstRow.
-ivec2 pixelOfVertex(int firstRow) { return ivec2(gl_VertexID % imageSize.x, firstRow + gl_VertexID / imageSize.x); }
+// One vertex per node: the node of vertex gl_VertexID, node rows from firstRow.
+ivec2 nodeOfVertex(int firstRow) { return ivec2(gl_VertexID % gridSize.x, firstRow + gl_VertexID / gridSize.x); }
 #endif
 
-// The table stages scatter one point per label per row segment of kSegment
-// pixels instead of one per pixel: the first pixel of a label in its
-// segment sums up the segment's pixels of that label (at most kSegment
-// fetches: unbounded walks along long runs serialise whole warps).
+// The table stages scatter one point per component per row segment of
+// kSegment nodes instead of one per node: the first node of a component in
+// its segment sums up the segment's nodes of that component (at most
+// kSegment fetches: unbounded walks along long runs serialise whole warps).
 const int kSegment = 32;
 
-int segmentEnd(ivec2 p) { return min((p.x / kSegment + 1) * kSegment, imageSize.x); }
+int segmentEnd(ivec2 n) { return min((n.x / kSegment + 1) * kSegment, gridSize.x); }
 
-// Is p the first pixel of `label` (nonzero) in its row segment?
-bool firstOfLabelInSegment(usampler2D labels, ivec2 p, uint label) {
-    if (label == 0u) return false;
-    int segmentStart = p.x / kSegment * kSegment;
-    if (p.x > segmentStart && texelFetch(labels, p - ivec2(1, 0), 0).r == label) return false;
-    for (int x = segmentStart; x < p.x - 1; ++x)
-        if (texelFetch(labels, ivec2(x, p.y), 0).r == label) return false;
+// Is n the first node of root `root` (nonzero) in its row segment?
+bool firstOfRootInSegment(sampler2D ids, ivec2 n, float root) {
+    if (root == 0.0) return false;
+    int segmentStart = n.x / kSegment * kSegment;
+    if (n.x > segmentStart && texelFetch(ids, n - ivec2(1, 0), 0).r == root) return false;
+    for (int x = segmentStart; x < n.x - 1; ++x)
+        if (texelFetch(ids, ivec2(x, n.y), 0).r == root) return false;
     return true;
 }

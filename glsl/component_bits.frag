@@ -1,39 +1,66 @@
-// The 31 counts of one label's pixels in one row segment: the area, and per
-// bit of x - left and of y - top, how many of the pixels have it set.
-// Additive blending sums them per large component; a band holds at most 2^24
+// The 31 counts of one component's pixels in one row segment: the area, and
+// per bit of x and of y, how many of the pixels have it set. Additive
+// blending sums them per large component; a band holds at most 2^24
 // pixels, so every count is exact in R32F; fold_bits then adds the band's
-// counts into 32-bit integer totals. sum(x - left) = sum over bits b of
-// 2^b * count_b. Counter 4t + c goes to channel c of target t (GLSL 3.30
-// allows only constant indices into output arrays: unrolled writes).
-uniform usampler2D labels;
-flat in ivec4 scatterSegment;
-flat in uint scatterLabel;
+// counts into 32-bit integer totals, and the host takes
+// sum(x) = sum over bits b of 2^b * count_b. Counter 4t + c goes to channel
+// c of target t (GLSL 3.30 allows only constant indices into output arrays:
+// unrolled writes).
+uniform sampler2D ids;
+flat in ivec2 scatterSegment;
+flat in float scatterRoot;
 out vec4 counters[8];
 
-// How many integers in [0, n) have bit b set.
-int withBitBelow(int n, int b) {
-    int period = 1 << (b + 1), halfPeriod = 1 << b;
-    return (n / period) * halfPeriod + max(0, n % period - halfPeriod);
+// A segment is at most 64 pixels wide: two words of a pixel-row mask.
+const int kSegmentPixels = kSegment * BLOCK_W;
+const int kWords = (kSegmentPixels + 31) / 32;
+// Bits b < kLowBits of x are the bits of its offset in the segment (the
+// segment starts at a multiple of 2^kLowBits); bit 5 of a 64-pixel offset
+// is the word.
+const int kLowBits = BLOCK_W == 2 ? 6 : 5;
+const uint kOffsetBitPatterns[5] = uint[5](0xAAAAAAAAu, 0xCCCCCCCCu, 0xF0F0F0F0u, 0xFF00FF00u, 0xFFFF0000u);
+
+// bitCount() is GLSL 4.00.
+uint ones(uint v) {
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
 }
 
 void main() {
-    ivec2 p = scatterSegment.xy;
-    ivec2 corner = scatterSegment.zw;
+    ivec2 first = scatterSegment;
+    int firstX = first.x * BLOCK_W;
+    // The component's pixels in each pixel row of the segment, as masks.
+    uint mask[BLOCK_H * kWords];
+    for (int k = 0; k < BLOCK_H * kWords; ++k) mask[k] = 0u;
+    for (int x = first.x; x < segmentEnd(first); ++x) {
+        ivec2 m = ivec2(x, first.y);
+        if (texelFetch(ids, m, 0).r != scatterRoot) continue;
+        uint bits = nodeBits(m);
+        for (int j = 0; j < BLOCK_H; ++j)
+            for (int i = 0; i < BLOCK_W; ++i)
+                if (pixelIsSet(bits, ivec2(i, j))) {
+                    int offset = (x - first.x) * BLOCK_W + i;
+                    mask[j * kWords + offset / 32] |= 1u << uint(offset % 32);
+                }
+    }
     float count[32];
     for (int i = 0; i < 32; ++i) count[i] = 0.0;
-    // Runs of the label in the segment: [runStart, x) in x - left units.
-    int end = segmentEnd(p), runStart = -1;
-    for (int x = p.x; x <= end; ++x) {
-        bool inside = x < end && texelFetch(labels, ivec2(x, p.y), 0).r == scatterLabel;
-        if (inside && runStart < 0) runStart = x - corner.x;
-        if (inside || runStart < 0) continue;
-        int runEnd = x - corner.x;
-        count[0] += float(runEnd - runStart);
-        for (int b = 0; b < 15; ++b) count[1 + b] += float(withBitBelow(runEnd, b) - withBitBelow(runStart, b));
-        runStart = -1;
+    for (int j = 0; j < BLOCK_H; ++j) {
+        uint rowCount = 0u;
+        for (int w = 0; w < kWords; ++w) {
+            uint word = mask[j * kWords + w];
+            rowCount += ones(word);
+            for (int b = 0; b < 5; ++b) count[1 + b] += float(ones(word & kOffsetBitPatterns[b]));
+            if (w == 1) count[1 + 5] += float(ones(word));
+        }
+        count[0] += float(rowCount);
+        for (int b = kLowBits; b < 15; ++b)
+            if (((firstX >> b) & 1) != 0) count[1 + b] += float(rowCount);
+        int y = first.y * BLOCK_H + j;
+        for (int b = 0; b < 15; ++b)
+            if (((y >> b) & 1) != 0) count[16 + b] += float(rowCount);
     }
-    int dy = p.y - corner.y;
-    for (int b = 0; b < 15; ++b) count[16 + b] = ((dy >> b) & 1) != 0 ? count[0] : 0.0;
     counters[0] = vec4(count[0], count[1], count[2], count[3]);
     counters[1] = vec4(count[4], count[5], count[6], count[7]);
     counters[2] = vec4(count[8], count[9], count[10], count[11]);

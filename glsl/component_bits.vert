@@ -1,26 +1,44 @@
-// Exact sums for large components, one band of rows at a time. The first
-// pixel of each large label in a row segment sends the segment to the
+// Exact sums for large components, one band of node rows at a time: one
+// vertex per row segment of kSegment nodes, which sends the segment's
+// largeRank-th large component (in order of first node) to that
 // component's entry in the large table; component_bits.frag counts there.
-// (Counting here would give every vertex, culled or not, 32 outputs to write:
-// this draw has one vertex per pixel, so its outputs are kept small.)
-uniform usampler2D labels;
-uniform sampler2D boxes;
+// The host draws largeRank = 0, 1, ... until a draw sends nothing, so
+// segments crossed by several large components take a few draws, and the
+// draws have one vertex per segment, not per node.
+uniform sampler2D ids;
+uniform usampler2D rootLabels;
 uniform usampler2D largeIndex;  // per table entry: index in the large table + 1, or 0
 uniform ivec2 tableSize;
 uniform ivec2 largeSize;
 uniform int firstRow;
-flat out ivec4 scatterSegment;  // first pixel x, y, and the box corner (left, top)
-flat out uint scatterLabel;
+uniform int largeRank;
+flat out ivec2 scatterSegment;  // the segment's first node
+flat out float scatterRoot;
 
 void main() {
-    ivec2 p = pixelOfVertex(firstRow);
-    uint label = texelFetch(labels, p, 0).r;
+    int segmentsPerRow = (gridSize.x + kSegment - 1) / kSegment;
+    ivec2 first = ivec2(gl_VertexID % segmentsPerRow * kSegment, firstRow + gl_VertexID / segmentsPerRow);
     gl_Position = kClipped;
-    if (!firstOfLabelInSegment(labels, p, label)) return;
-    ivec2 entry = tableEntry(label, tableSize.x);
-    uint large = texelFetch(largeIndex, entry, 0).r;
-    if (large == 0u) return;
-    scatterSegment = ivec4(p, imageSize - 1 - ivec2(texelFetch(boxes, entry, 0).xy));
-    scatterLabel = label;
-    gl_Position = pixelPosition(tableEntry(large, largeSize.x), largeSize, 0.0);
+    if (first.y >= gridSize.y) return;
+    float seen[kSegment];  // the large roots met so far
+    int seenCount = 0;
+    float previous = 0.0;
+    for (int x = first.x; x < segmentEnd(first); ++x) {
+        float root = texelFetch(ids, ivec2(x, first.y), 0).r;
+        if (root == 0.0 || root == previous) continue;
+        previous = root;
+        bool met = false;
+        for (int i = 0; i < seenCount; ++i) met = met || seen[i] == root;
+        if (met) continue;
+        uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
+        uint large = texelFetch(largeIndex, tableEntry(label, tableSize.x), 0).r;
+        if (large == 0u) continue;
+        if (seenCount == largeRank) {
+            scatterSegment = first;
+            scatterRoot = root;
+            gl_Position = pixelPosition(tableEntry(large, largeSize.x), largeSize, 0.0);
+            return;
+        }
+        seen[seenCount++] = root;
+    }
 }

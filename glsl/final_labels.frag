@@ -1,11 +1,12 @@
-// Final labels in the output contract: every pixel takes the label of its
-// root (0 for background).
+// Final labels in the output contract, per pixel: every foreground pixel
+// takes the label of its node's root (0 for background).
 uniform sampler2D ids;
-uniform usampler2D rootLabels;
+uniform usampler2D rootLabels;  // over the scan grid
 out uvec4 fragLabel;
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
-    float id = texelFetch(ids, p, 0).r;
-    fragLabel = uvec4(id == 0.0 ? 0u : texelFetch(rootLabels, decodeId(id), 0).r);
+    ivec2 n = p / kBlock;
+    if (!pixelIsSet(nodeBits(n), p - n * kBlock)) { fragLabel = uvec4(0u); return; }
+    fragLabel = uvec4(texelFetch(rootLabels, scanTexelOfId(texelFetch(ids, n, 0).r), 0).r);
 }

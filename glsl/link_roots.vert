@@ -1,37 +1,36 @@
 // Linking roots across connections the earlier stages missed: block borders
 // (O'Connell §9, Fig. 9.1) and the links the paper's column processing loses
-// (its Fig. 5.8). Labels are compressed (every pixel holds its root's ID);
-// each pixel scatters the largest label among its connected neighbours to its
+// (its Fig. 5.8). Labels are compressed (every node holds its root's ID);
+// each node scatters the largest label among its connected neighbours to its
 // own root when that label is larger. GL_MAX blending keeps the largest, so a
 // root only ever moves to a larger label: no cycles, and each round removes
 // at least one root until none is left to merge.
-//   borderStride == 0: one vertex per pixel of the image;
-//   borderStride  > 0: one vertex per pixel of the columns on either side of
+//   borderStride == 0: one vertex per node of the grid;
+//   borderStride  > 0: one vertex per node of the columns on either side of
 //                      each block border (x = k * borderStride - 1 and k * borderStride).
 uniform sampler2D ids;
 uniform int borderStride;
 flat out float scatterValue;
 
 void main() {
-    ivec2 p;
+    ivec2 n;
     if (borderStride == 0) {
-        p = ivec2(gl_VertexID % imageSize.x, gl_VertexID / imageSize.x);
+        n = ivec2(gl_VertexID % gridSize.x, gl_VertexID / gridSize.x);
     } else {
-        int border = gl_VertexID / (2 * imageSize.y) + 1;
-        int side = (gl_VertexID / imageSize.y) & 1;
-        p = ivec2(border * borderStride - 1 + side, gl_VertexID % imageSize.y);
+        int border = gl_VertexID / (2 * gridSize.y) + 1;
+        int side = (gl_VertexID / gridSize.y) & 1;
+        n = ivec2(border * borderStride - 1 + side, gl_VertexID % gridSize.y);
     }
     gl_Position = kClipped;
     scatterValue = 0.0;
-    if (!insideImage(p) || !isForeground(p)) return;
-    float label = texelFetch(ids, p, 0).r;
+    if (!insideGrid(n)) return;
+    uint bits = nodeBits(n);
+    if ((bits & kLinkBits) == 0u) return;
+    float label = texelFetch(ids, n, 0).r;
     float best = label;
-    vec4 value = pixelValue(p);
-    for (int i = 0; i < kNeighbourCount; ++i) {
-        ivec2 q = p + kNeighbours[i];
-        if (connectsTo(value, q)) best = max(best, texelFetch(ids, q, 0).r);
-    }
+    for (int i = 0; i < kNeighbourCount; ++i)
+        if (linksTo(bits, i)) best = max(best, texelFetch(ids, n + kNeighbours[i], 0).r);
     if (best <= label) return;
     scatterValue = best;
-    gl_Position = pixelPosition(decodeId(label), imageSize, 0.0);
+    gl_Position = pixelPosition(nodeOfId(label), gridSize, 0.0);
 }

@@ -1,8 +1,8 @@
-// Prefix count of roots in raster order, down-sweep: a texel's exclusive
+// Prefix count of roots in raster order (over the scan grid, common.glsl), down-sweep: a texel's exclusive
 // offset is its parent's offset plus the counts of the siblings before it in
 // its block. With fromRoots != 0 this is the last level (stage root_labels):
 // each root gets 1 + the number of roots before it in raster order, which is
-// its final label; other pixels get 0.
+// its final label; other texels get 0.
 const int kScanBlock = 32;
 uniform usampler2D counts;         // this level's counts (unused when fromRoots != 0)
 uniform sampler2D ids;             // used when fromRoots != 0
@@ -12,7 +12,7 @@ uniform int axis;
 out uvec4 fragOffset;
 
 uint countAt(ivec2 q) {
-    if (fromRoots != 0) return isRootAt(q, texelFetch(ids, q, 0).r) ? 1u : 0u;
+    if (fromRoots != 0) return isRootInScanTexel(ids, q) ? 1u : 0u;
     return texelFetch(counts, q, 0).r;
 }
 

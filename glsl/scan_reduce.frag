@@ -1,4 +1,4 @@
-// Prefix count of roots in raster order, up-sweep: each output texel holds
+// Prefix count of roots in raster order (over the scan grid, common.glsl), up-sweep: each output texel holds
 // the sum of kScanBlock consecutive input texels along one axis (rows first,
 // then the column of row totals). Level 0 counts roots straight from the IDs.
 const int kScanBlock = 32;
@@ -10,7 +10,7 @@ uniform ivec2 inputSize;
 out uvec4 fragCount;
 
 uint countAt(ivec2 q) {
-    if (fromRoots != 0) return isRootAt(q, texelFetch(ids, q, 0).r) ? 1u : 0u;
+    if (fromRoots != 0) return isRootInScanTexel(ids, q) ? 1u : 0u;
     return texelFetch(counts, q, 0).r;
 }
 

@@ -1,9 +1,9 @@
 // Column processing, step 3: scatter back (O'Connell §5, Figs. 5.4-5.6).
-// Each pixel of the current column scatters its label to the root of its
+// Each node of the current column scatters its label to the root of its
 // connected left neighbour with the smallest label below its own, at depth
 // 1.0: the depth buffer marks the roots that changed, for the post-column
 // stage, since those columns are not visited again. With 8-connectivity up
-// to three neighbours qualify; one vertex per pixel serves the smallest and
+// to three neighbours qualify; one vertex per node serves the smallest and
 // leaves the others to the exactness loop (resolve_links), which costs less
 // on GPUs where vertex throughput bounds these draws.
 uniform sampler2D columns;
@@ -12,20 +12,26 @@ uniform int columnInBlock;
 flat out float scatterValue;
 
 void main() {
-    int block = gl_VertexID / imageSize.y;
-    ivec2 p = ivec2(block * blockWidth + columnInBlock, gl_VertexID % imageSize.y);
+    int block = gl_VertexID / gridSize.y;
+    ivec2 n = ivec2(block * blockWidth + columnInBlock, gl_VertexID % gridSize.y);
     gl_Position = kClipped;
     scatterValue = 0.0;
-    if (p.x >= imageSize.x || !isForeground(p)) return;
-    float label = texelFetch(columns, p, 0).r;
+    if (n.x >= gridSize.x) return;
+    uint bits = nodeBits(n);
+#if CONNECTIVITY == 8
+    const uint kLeftLinks = (1u << uint(kLeft)) | (1u << uint(kUpLeft)) | (1u << uint(kDownLeft));
+#else
+    const uint kLeftLinks = 1u << uint(kLeft);
+#endif
+    if ((bits & kLeftLinks) == 0u) return;
+    float label = texelFetch(columns, n, 0).r;
     float smallest = label;
-    vec4 value = pixelValue(p);
-    for (int dy = -1; dy <= 1; ++dy) {
-        if (dy != 0 && CONNECTIVITY == 4) continue;
-        ivec2 q = p + ivec2(-1, dy);
-        if (connectsTo(value, q)) smallest = min(smallest, texelFetch(columns, q, 0).r);
-    }
+    if (linksTo(bits, kLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kLeft], 0).r);
+#if CONNECTIVITY == 8
+    if (linksTo(bits, kUpLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
+    if (linksTo(bits, kDownLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
+#endif
     if (smallest >= label) return;
     scatterValue = label;
-    gl_Position = pixelPosition(decodeId(smallest), imageSize, 1.0);
+    gl_Position = pixelPosition(nodeOfId(smallest), gridSize, 1.0);
 }

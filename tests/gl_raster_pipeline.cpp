@@ -179,6 +179,45 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
     CHECK(glGetError() == GL_NO_ERROR);
 }
 
+TEST_CASE("raster: several large components in one row segment are each summed exactly", "[gl][raster]") {
+    // Two interleaved combs: teeth at x = 0, 4, 8, ... hang from a bar on the
+    // top row, teeth at x = 2, 6, 10, ... stand on a bar on the bottom row
+    // (two pixels apart everywhere, so separate at either connectivity).
+    // Every row segment holds both, and both are past float precision; with
+    // every node shape (binary 8: 2x2, binary 4: 2x1, segments: 1x1).
+    Image combs(1203, 301);
+    const int w = combs.width, h = combs.height;
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            const bool topComb = (y == 0 && x < w - 2) || (x % 4 == 0 && y < h - 2);
+            const bool bottomComb = (y == h - 1 && x >= 2) || (x % 4 == 2 && y > 1);
+            if (topComb || bottomComb) combs.at(x, y) = 255;
+        }
+    HeadlessContext context;
+    for (int bandPixels : {1 << 24, 7000}) {
+        RasterPipeline pipeline;
+        pipeline.setBandPixels(bandPixels);
+        auto input = gl::Texture::allocate(GL_R8, combs.width, combs.height, "test");
+        input.upload(combs.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+        for (auto [connectivity, criterion] : {std::pair{Connectivity::Eight, Criterion::binary()},
+                                               std::pair{Connectivity::Four, Criterion::binary()},
+                                               std::pair{Connectivity::Eight, Criterion::segments()}}) {
+            StageTimer timer(false);
+            pipeline.label(input, connectivity, criterion, timer);
+            const Labeling expected = labelReference(combs, connectivity, criterion);
+            REQUIRE(expected.components.size() == 2);
+            for (const Component& c : expected.components) REQUIRE(double(c.area) * double(c.width - 1) >= 16777216.0);
+            const std::vector<Component> actual = pipeline.components(timer);
+            INFO("bands of " << bandPixels << " pixels, criterion " << int(criterion.kind) << ", connectivity "
+                              << int(connectivity));
+            REQUIRE(actual.size() == 2);
+            CHECK(actual[0] == expected.components[0]);
+            CHECK(actual[1] == expected.components[1]);
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
 TEST_CASE("raster: Labeler reads GL_R8UI, GL_R16 and GL_R32F textures in their own units", "[gl][raster]") {
     HeadlessContext context;
     std::mt19937_64 random(16);

@@ -66,6 +66,7 @@ void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
         case GL_R8: format = GL_RED; type = GL_UNSIGNED_BYTE; return;
         case GL_R8UI: format = GL_RED_INTEGER; type = GL_UNSIGNED_BYTE; return;
         case GL_R16: format = GL_RED; type = GL_UNSIGNED_SHORT; return;
+        case GL_R16UI: format = GL_RED_INTEGER; type = GL_UNSIGNED_SHORT; return;
         case GL_RGBA8: format = GL_RGBA; type = GL_UNSIGNED_BYTE; return;
         case GL_R32F: format = GL_RED; type = GL_FLOAT; return;
         case GL_RG32F: format = GL_RG; type = GL_FLOAT; return;

@@ -64,14 +64,16 @@ Labeler::~Labeler() {
     }
 }
 
-void Labeler::reserve(int width, int height) {
+void Labeler::reserve(int width, int height, const LabelOptions& options) {
     const int largest = std::min(impl_->info.maxTextureSize, kLargestSide);
     if (width < 1 || height < 1 || width > largest || height > largest)
         throw Error("glccl::Labeler::reserve(): " + std::to_string(width) + "x" + std::to_string(height) +
                     " is outside 1.." + std::to_string(largest) + " (GL_MAX_TEXTURE_SIZE is " +
                     std::to_string(impl_->info.maxTextureSize) + ")");
     StateGuard guard;
-    impl_->pipeline->reserve(width, height);
+    // The CUDA backend labels into labelTexture() too, which the raster
+    // pipeline owns: its resources serve both.
+    impl_->pipeline->reserve(width, height, NodeShape::of(options.connectivity, options.criterion));
 }
 
 std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
@@ -95,7 +97,7 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         throw Error(where + "the texture is " + formatName(format) +
                     "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32F and GL_RGBA8 textures");
     if (width < 1 || height < 1) throw Error(where + "the texture has no level 0 image");
-    reserve(width, height);
+    reserve(width, height, options);
 
     if (options.backend == GpuBackend::Cuda) return labelWithCuda(texture, format, width, height, options);
     auto input = gl::Texture::borrow(texture, GLenum(format), width, height);

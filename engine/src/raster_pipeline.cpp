@@ -16,9 +16,13 @@ namespace {
 constexpr std::uint32_t kMaxRoutedRoots = 255;
 constexpr int kRoutingSide = 16;  // ceil(sqrt(255))
 constexpr int kScanBlock = 32;    // scan_reduce.frag / scan_offsets.frag
+constexpr int kSegment = 32;      // nodes per row segment of the table stages (common.glsl)
 // R32F adds integers exactly below 2^24 (component_table.vert).
 constexpr double kExactFloatSum = 16777216.0;
 constexpr int kBitCounterTargets = 8;  // component_bits.frag
+// Texture units: 0 the input (node_graph only), 1-3 each stage's own, 4 the
+// node graph (every stage after node_graph), 0-15 fold_bits.
+constexpr int kNodeGraphUnit = 4;
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
@@ -31,6 +35,17 @@ const char* inputFormatDefine(GLenum internalFormat) {
         default: return "INPUT_UNORM8";
     }
 }
+
+}  // namespace
+
+// Blocks whose foreground pixels always touch (common.glsl, "Nodes"): 2x2
+// for binary 8-connectivity, 2x1 for binary 4-connectivity, else one pixel.
+NodeShape NodeShape::of(Connectivity connectivity, const Criterion& criterion) {
+    if (criterion.kind != Criterion::Kind::Binary) return {1, 1};
+    return connectivity == Connectivity::Eight ? NodeShape{2, 2} : NodeShape{2, 1};
+}
+
+namespace {
 
 std::string variantDefines(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat) {
     std::string key = std::string(inputFormatDefine(inputFormat)) + (connectivity == Connectivity::Eight ? "8" : "4");
@@ -64,8 +79,8 @@ RasterPipeline::RasterPipeline() {
 // Resources
 // ---------------------------------------------------------------------------
 
-void RasterPipeline::reserve(int width, int height) {
-    if (width == width_ && height == height_) return;
+void RasterPipeline::reserve(int width, int height, NodeShape shape) {
+    if (width == width_ && height == height_ && shape == shape_) return;
     const std::string what = "glccl::RasterPipeline::reserve(" + std::to_string(width) + "x" + std::to_string(height) + ")";
     width_ = height_ = 0;
     tableWidth_ = tableHeight_ = 0;
@@ -73,15 +88,20 @@ void RasterPipeline::reserve(int width, int height) {
     sums_ = {};
     roots_ = {};
     tableFramebuffer_ = {};
-    depth_ = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, width, height, what);
-    for (auto& ids : ids_) ids = gl::RenderTarget::allocate(GL_R32F, width, height, what, depth_.id());
-    rootLabels_ = gl::RenderTarget::allocate(GL_R32UI, width, height, what);
+    const int gridWidth = ceilDiv(width, shape.width), gridHeight = ceilDiv(height, shape.height);
+    // The scan grid numbers roots: one node grid per pixel row of a node
+    // row (common.glsl, scanTexelOfId).
+    const int scanWidth = gridWidth * shape.height, scanHeight = gridHeight;
+    nodeGraph_ = gl::RenderTarget::allocate(GL_R16UI, gridWidth, gridHeight, what);
+    depth_ = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, gridWidth, gridHeight, what);
+    for (auto& ids : ids_) ids = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, depth_.id());
+    rootLabels_ = gl::RenderTarget::allocate(GL_R32UI, scanWidth, scanHeight, what);
     labels_ = gl::RenderTarget::allocate(GL_R32UI, width, height, what);
 
     // The scan pyramid: rows reduced by kScanBlock until one column is left,
     // then that column until one texel is left.
     scanLevels_.clear();
-    int w = width, h = height;
+    int w = scanWidth, h = scanHeight;
     do {
         w = ceilDiv(w, kScanBlock);
         scanLevels_.push_back({gl::RenderTarget::allocate(GL_R32UI, w, h, what),
@@ -102,12 +122,16 @@ void RasterPipeline::reserve(int width, int height) {
                                          GL_DEPTH_STENCIL_ATTACHMENT);
     routedLabels_ = gl::RenderTarget::allocate(GL_R32UI, kRoutingSide, kRoutingSide, what);
 
-    // Blocks for column processing (O'Connell §9): about sqrt(width) columns
-    // each, so the sequential column steps and the number of blocks grow alike.
+    // Blocks for column processing (O'Connell §9): about sqrt(grid width)
+    // columns each, so the sequential column steps and the number of blocks
+    // grow alike.
     blockWidth_ = requestedBlockWidth_ > 0 ? requestedBlockWidth_
-                                           : std::clamp(int(std::lround(std::sqrt(double(width)))), 4, 64);
+                                           : std::clamp(int(std::lround(std::sqrt(double(gridWidth)))), 4, 64);
     width_ = width;
     height_ = height;
+    shape_ = shape;
+    gridWidth_ = gridWidth;
+    gridHeight_ = gridHeight;
     checkGlError(what);
 }
 
@@ -136,6 +160,8 @@ gl::Program& RasterPipeline::program(const std::string& stage, const std::string
     gl::ProgramBuilder builder(stage);
     builder.define("CONNECTIVITY", connectivity_ == Connectivity::Eight ? 8 : 4);
     builder.define(inputFormatDefine(inputFormat_));
+    builder.define("BLOCK_W", shape_.width);
+    builder.define("BLOCK_H", shape_.height);
     switch (criterion_.kind) {
         case Criterion::Kind::Binary: builder.define("CRITERION_BINARY"); break;
         case Criterion::Kind::Segments: builder.define("CRITERION_SEGMENTS"); break;
@@ -162,7 +188,10 @@ void RasterPipeline::beginPass(const gl::RenderTarget& target) {
 void RasterPipeline::setCommonUniforms(gl::Program& program) {
     program.use();
     program.set("imageSize", width_, height_);
+    program.set("gridSize", gridWidth_, gridHeight_);
+    program.set("scanSize", rootLabels_.width(), rootLabels_.height());
     program.set("inputImage", 0);
+    program.set("nodeGraph", kNodeGraphUnit);
 }
 
 void RasterPipeline::drawFullscreen() { glDrawArrays(GL_TRIANGLES, 0, 3); }
@@ -193,7 +222,7 @@ bool RasterPipeline::anySamplesPassed(const std::function<void()>& draw) {
 
 std::uint32_t RasterPipeline::label(const gl::Texture& input, Connectivity connectivity, Criterion criterion,
                                     StageTimer& timer) {
-    reserve(input.width(), input.height());
+    reserve(input.width(), input.height(), NodeShape::of(connectivity, criterion));
     input_ = &input;
     timer_ = &timer;
     connectivity_ = connectivity;
@@ -203,21 +232,34 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, Connectivity conne
     bindTexture(0, input);
     glBindSampler(0, nearestSampler_.id());
 
-    verticalRuns();            // every pixel -> the top of its vertical run
+    nodeGraph();               // nodes, their links and foreground pixels
+    bindTexture(kNodeGraphUnit, nodeGraph_.texture);
+    verticalRuns();            // every node -> the top of its vertical run
     columnProcessing();        // runs merged left to right, all blocks at once
-    postColumnProcessing();    // marked roots, then every pixel, to their roots
+    postColumnProcessing();    // marked roots, then every node, to their roots
     mergeBlockBorders();       // roots linked across block borders
     resolveLinks();            // until no connected neighbours differ: exact
     const std::uint32_t roots = countRoots();
     if (roots <= kMaxRoutedRoots) routeRootLabels(roots);
     else scanRootLabels();     // roots numbered 1..N in raster order
-    finalLabels();             // every pixel takes its root's number
+    finalLabels();             // every pixel takes its node's root's number
 
     glBindSampler(0, 0);
     count_ = roots;
     input_ = nullptr;  // the table stages read labels only; the host may change its texture now
     checkGlError("glccl::RasterPipeline::label()");
     return roots;
+}
+
+// The only stage that reads the input: the criterion, once per pixel.
+void RasterPipeline::nodeGraph() {
+    auto scope = timer_->scope("node_graph");
+    auto& graph = program("node_graph", "fullscreen.vert", "node_graph.frag", {"fragBits"});
+    setCommonUniforms(graph);
+    graph.set("quadDepth", 0.0f);
+    beginPass(nodeGraph_);
+    drawFullscreen();
+    checkPass("node_graph");
 }
 
 void RasterPipeline::verticalRuns() {
@@ -229,7 +271,7 @@ void RasterPipeline::verticalRuns() {
     // Each pass multiplies the distance covered by kHops (vertical_runs.frag).
     constexpr int kHops = 16;
     int passes = 1;
-    for (std::int64_t reach = kHops; reach < height_ - 1; reach *= kHops) ++passes;
+    for (std::int64_t reach = kHops; reach < gridHeight_ - 1; reach *= kHops) ++passes;
     int target = 0;
     for (int pass = 0; pass < passes; ++pass) {
         beginPass(ids_[target]);
@@ -246,7 +288,7 @@ void RasterPipeline::verticalRuns() {
 void RasterPipeline::copyIds(int from, int to) {
     glBindFramebuffer(GL_READ_FRAMEBUFFER, ids_[from].framebuffer.id());
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, ids_[to].framebuffer.id());
-    glBlitFramebuffer(0, 0, width_, height_, 0, 0, width_, height_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBlitFramebuffer(0, 0, gridWidth_, gridHeight_, 0, 0, gridWidth_, gridHeight_, GL_COLOR_BUFFER_BIT, GL_NEAREST);
 }
 
 // O'Connell §5 and §9. Per column of every block: gather neighbour (reads the
@@ -256,7 +298,7 @@ void RasterPipeline::copyIds(int from, int to) {
 void RasterPipeline::columnProcessing() {
     auto scope = timer_->scope("column_processing");
     const int roots = current_, columns = 1 - current_;
-    const int blocks = ceilDiv(width_, blockWidth_);
+    const int blocks = ceilDiv(gridWidth_, blockWidth_);
     auto& gather = program("gather_neighbor", "gather_neighbor.vert", "write_scatter.frag");
     auto& update = program("update_column", "column_quad.vert", "update_column.frag");
     auto& scatter = program("scatter_back", "scatter_back.vert", "write_scatter.frag");
@@ -281,7 +323,7 @@ void RasterPipeline::columnProcessing() {
         glEnable(GL_BLEND);
         gather.use();
         gather.set("columnInBlock", column);
-        drawPoints(std::int64_t(blocks) * height_);
+        drawPoints(std::int64_t(blocks) * gridHeight_);
 
         beginPass(ids_[columns]);
         bindTexture(1, ids_[roots].texture);
@@ -297,7 +339,7 @@ void RasterPipeline::columnProcessing() {
         glDepthMask(GL_TRUE);
         scatter.use();
         scatter.set("columnInBlock", column);
-        drawPoints(std::int64_t(blocks) * height_);
+        drawPoints(std::int64_t(blocks) * gridHeight_);
         glDepthMask(GL_FALSE);
         glDisable(GL_DEPTH_TEST);
     }
@@ -358,7 +400,7 @@ bool RasterPipeline::linkRoots(gl::Program& link, int labels, int linked, std::i
 // O'Connell §9 merges the borders of the vertical blocks by scattering across
 // them; here each border pixel links its root to a larger connected label.
 void RasterPipeline::mergeBlockBorders() {
-    const int blocks = ceilDiv(width_, blockWidth_);
+    const int blocks = ceilDiv(gridWidth_, blockWidth_);
     if (blocks < 2) return;
     auto scope = timer_->scope("merge_block_borders");
     const int labels = current_, linked = 1 - current_;
@@ -371,7 +413,7 @@ void RasterPipeline::mergeBlockBorders() {
     // only) next to a round of resolve_links over the whole image. An
     // occlusion query over the links tells when a round linked nothing.
     for (int round = 0; round < 64; ++round) {
-        if (!linkRoots(link, labels, linked, std::int64_t(blocks - 1) * 2 * height_)) break;
+        if (!linkRoots(link, labels, linked, std::int64_t(blocks - 1) * 2 * gridHeight_)) break;
         followRoots(linked, labels, false);
     }
     checkPass("merge_block_borders");
@@ -403,7 +445,7 @@ void RasterPipeline::resolveLinks() {
         glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         if (!unresolved) break;
         ++resolveRounds_;
-        linkRoots(link, labels, linked, std::int64_t(width_) * height_);
+        linkRoots(link, labels, linked, std::int64_t(gridWidth_) * gridHeight_);
         followRoots(linked, labels, false);
     }
     checkPass("resolve_links");
@@ -458,7 +500,7 @@ void RasterPipeline::routeRootLabels(std::uint32_t roots) {
     glStencilFunc(GL_EQUAL, 1, 0xFF);
     glStencilOp(GL_DECR, GL_DECR, GL_DECR);
     glPointSize(float(side));
-    drawPoints(std::int64_t(width_) * height_);
+    drawPoints(std::int64_t(gridWidth_) * gridHeight_);
     glPointSize(1.0f);
     glDisable(GL_STENCIL_TEST);
 
@@ -509,7 +551,9 @@ void RasterPipeline::scanRootLabels() {
         if (!fromRoots) bindTexture(1, below);
         reduce.set("fromRoots", fromRoots ? 1 : 0);
         reduce.set("axis", scanLevels_[level].axis);
-        reduce.set("inputSize", below.width(), below.height());
+        // Level 0 reads the scan grid (BLOCK_H node grids wide) from the IDs.
+        if (fromRoots) reduce.set("inputSize", rootLabels_.width(), rootLabels_.height());
+        else reduce.set("inputSize", below.width(), below.height());
         drawFullscreen();
     }
     // Down-sweep: a level's parent is the level above; its offsets are
@@ -560,30 +604,30 @@ void RasterPipeline::componentTable() {
     auto scope = timer_->scope("component_table");
     auto& table = program("component_table", "component_table.vert", "component_table.frag", {"box", "sums", "root"});
     setCommonUniforms(table);
-    table.set("labels", 1);
-    table.set("ids", 2);
+    table.set("ids", 1);
+    table.set("rootLabels", 2);
     table.set("tableSize", tableWidth_, tableHeight_);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tableFramebuffer_.id());
     glViewport(0, 0, tableWidth_, tableHeight_);
     const float zero[4] = {0, 0, 0, 0};
     for (int target = 0; target < 3; ++target) glClearBufferfv(GL_COLOR, target, zero);
-    bindTexture(1, labels_.texture);
-    bindTexture(2, ids_[current_].texture);
+    bindTexture(1, ids_[current_].texture);
+    bindTexture(2, rootLabels_.texture);
     glEnable(GL_BLEND);
     glBlendFunc(GL_ONE, GL_ONE);
     if (perDrawBufferBlend_) {
         glBlendEquationi(0, GL_MAX);
         glBlendEquationi(1, GL_FUNC_ADD);
         glBlendEquationi(2, GL_MAX);
-        drawPoints(std::int64_t(width_) * height_);
+        drawPoints(std::int64_t(gridWidth_) * gridHeight_);
     } else {
         glBlendEquation(GL_MAX);
         glColorMaski(1, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-        drawPoints(std::int64_t(width_) * height_);
+        drawPoints(std::int64_t(gridWidth_) * gridHeight_);
         glBlendEquation(GL_FUNC_ADD);
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         glColorMaski(1, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-        drawPoints(std::int64_t(width_) * height_);
+        drawPoints(std::int64_t(gridWidth_) * gridHeight_);
     }
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glBlendEquation(GL_FUNC_ADD);
@@ -617,6 +661,23 @@ void RasterPipeline::allocateLargeSums(int listWidth, int listHeight) {
 // Exact counters for the listed labels, band by band (component_bits.vert):
 // 32 counters per label, in `counters` (label i of the list at 32 * i).
 void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters) {
+    const int side = countLargeBits(largeLabels);
+    auto scope = timer_->scope("download_bits");
+    const int count = int(largeLabels.size());
+    const int listWidth = std::min(count, width_);
+    const int listHeight = ceilDiv(count, listWidth);
+    counters.assign(std::size_t(count) * 4 * kBitCounterTargets, 0);
+    std::vector<std::uint32_t> texels(std::size_t(listWidth) * listHeight * 4);
+    for (int t = 0; t < kBitCounterTargets; ++t) {
+        gl::readTextureRect(totals_[side][t], 0, 0, listWidth, listHeight, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texels.data());
+        for (int i = 0; i < count; ++i)
+            for (int c = 0; c < 4; ++c) counters[std::size_t(i) * 32 + 4 * t + c] = texels[std::size_t(i) * 4 + c];
+    }
+}
+
+// The band-by-band counting of componentBits; returns which of totals_
+// holds the result.
+int RasterPipeline::countLargeBits(const std::vector<std::uint32_t>& largeLabels) {
     auto scope = timer_->scope("component_bits");
     const int count = int(largeLabels.size());
     const int listWidth = std::min(count, width_);
@@ -643,8 +704,8 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
 
     auto& bits = program("component_bits", "component_bits.vert", "component_bits.frag", {"counters"});
     setCommonUniforms(bits);
-    bits.set("labels", 1);
-    bits.set("boxes", 2);
+    bits.set("ids", 1);
+    bits.set("rootLabels", 2);
     bits.set("largeIndex", 3);
     bits.set("tableSize", tableWidth_, tableHeight_);
     bits.set("largeSize", listWidth, listHeight);
@@ -658,23 +719,29 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
     }
 
     // Bands of at most 2^24 pixels keep every float count exact.
-    const int rowsPerBand = std::max(1, bandPixels_ / width_);
+    const int rowsPerBand = std::max(1, bandPixels_ / (width_ * shape_.height));
+    const int segmentsPerRow = ceilDiv(gridWidth_, kSegment);
     int side = 0;
     const float zeroF[4] = {0, 0, 0, 0};
-    for (int firstRow = 0; firstRow < height_; firstRow += rowsPerBand) {
-        const int rows = std::min(rowsPerBand, height_ - firstRow);
+    for (int firstRow = 0; firstRow < gridHeight_; firstRow += rowsPerBand) {
+        const int rows = std::min(rowsPerBand, gridHeight_ - firstRow);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, bandFramebuffer_.id());
         glViewport(0, 0, listWidth, listHeight);
         for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferfv(GL_COLOR, t, zeroF);
-        bindTexture(1, labels_.texture);
-        bindTexture(2, boxes_.texture);
+        bindTexture(1, ids_[current_].texture);
+        bindTexture(2, rootLabels_.texture);
         bindTexture(3, largeIndex_.texture);
+        bindTexture(kNodeGraphUnit, nodeGraph_.texture);  // fold_bits rebinds every unit
         bits.use();
         bits.set("firstRow", firstRow);
         glEnable(GL_BLEND);
         glBlendEquation(GL_FUNC_ADD);
         glBlendFunc(GL_ONE, GL_ONE);
-        drawPoints(std::int64_t(width_) * rows);
+        // The k-th large component of every segment, until no segment has one.
+        for (int rank = 0; rank < kSegment; ++rank) {
+            bits.set("largeRank", rank);
+            if (!anySamplesPassed([&] { drawPoints(std::int64_t(segmentsPerRow) * rows); })) break;
+        }
         glDisable(GL_BLEND);
 
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, totalFramebuffers_[1 - side].id());
@@ -686,15 +753,8 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
         drawFullscreen();
         side = 1 - side;
     }
-
-    counters.assign(std::size_t(count) * 4 * kBitCounterTargets, 0);
-    std::vector<std::uint32_t> texels(std::size_t(listWidth) * listHeight * 4);
-    for (int t = 0; t < kBitCounterTargets; ++t) {
-        gl::readTextureRect(totals_[side][t], 0, 0, listWidth, listHeight, GL_RGBA_INTEGER, GL_UNSIGNED_INT, texels.data());
-        for (int i = 0; i < count; ++i)
-            for (int c = 0; c < 4; ++c) counters[std::size_t(i) * 32 + 4 * t + c] = texels[std::size_t(i) * 4 + c];
-    }
     checkPass("component_bits");
+    return side;
 }
 
 std::vector<Component> RasterPipeline::components(StageTimer& timer) {
@@ -703,6 +763,7 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
     if (count_ == 0) return table;
     allocateTable(count_);
     glBindVertexArray(emptyVertexArray_.id());
+    bindTexture(kNodeGraphUnit, nodeGraph_.texture);
     componentTable();
 
     // The compact block: rows of the table that hold entries.
@@ -716,7 +777,7 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
         gl::readTextureRect(roots_.texture, 0, 0, tableWidth_, rows, GL_RED, GL_FLOAT, roots.data());
     }
     // Sums come relative to the root (component_table.vert) and, for large
-    // components, to the box corner (component_bits.vert).
+    // components, as counts per bit of x and y (component_bits.frag).
     std::vector<std::int64_t> sumX(count_), sumY(count_);
     std::vector<std::uint32_t> largeLabels;
     for (std::uint32_t i = 0; i < count_; ++i) {
@@ -744,8 +805,7 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
             const std::uint64_t* counter = &counters[j * 32];
             const std::uint32_t i = largeLabels[j] - 1;
             table[i].area = counter[0];
-            sumX[i] = std::int64_t(table[i].area * table[i].left);
-            sumY[i] = std::int64_t(table[i].area * table[i].top);
+            sumX[i] = sumY[i] = 0;
             for (int bit = 0; bit < 15; ++bit) {
                 sumX[i] += std::int64_t(counter[1 + bit] << bit);
                 sumY[i] += std::int64_t(counter[16 + bit] << bit);

@@ -15,14 +15,23 @@
 
 namespace glccl {
 
+// The pixels of a node: the pipeline labels a grid of nodes, blocks whose
+// foreground pixels always touch one another (common.glsl, "Nodes").
+struct NodeShape {
+    int width = 1, height = 1;
+    static NodeShape of(Connectivity connectivity, const Criterion& criterion);
+    bool operator==(const NodeShape& other) const { return width == other.width && height == other.height; }
+};
+
 class RasterPipeline {
 public:
     RasterPipeline();
 
     // Allocates every per-size resource up front (no allocation while
-    // labeling frames of this size later). Throws glccl::Error with the GL
-    // error (GL_OUT_OF_MEMORY) if the context cannot hold them.
-    void reserve(int width, int height);
+    // labeling frames of this size and node shape later). Throws
+    // glccl::Error with the GL error (GL_OUT_OF_MEMORY) if the context
+    // cannot hold them.
+    void reserve(int width, int height, NodeShape shape);
 
     // Labels `input`: GL_R8, GL_R8UI, GL_R16 or GL_R32F, or GL_RGBA8 for the
     // threshold criterion (values in the units of the format).
@@ -37,7 +46,7 @@ public:
     // Merge rounds the exactness loop needed in the last call (diagnostics).
     int resolveRounds() const { return resolveRounds_; }
     // Columns per block of column processing; 0 (the default) chooses from
-    // the image width. Takes effect at the next reserve() of a new size.
+    // the grid width. Takes effect at the next reserve() of a new size.
     void setBlockWidth(int columns) { requestedBlockWidth_ = columns; width_ = height_ = 0; }
     int blockWidth() const { return blockWidth_; }
     // Pixels per band of the exact large-component sums (component_bits);
@@ -46,6 +55,7 @@ public:
 
 private:
     // Stages, in order.
+    void nodeGraph();
     void verticalRuns();
     void columnProcessing();
     void postColumnProcessing();
@@ -57,6 +67,7 @@ private:
     void finalLabels();
     void componentTable();
     void componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters);
+    int countLargeBits(const std::vector<std::uint32_t>& largeLabels);
 
     // Helpers.
     gl::Program& program(const std::string& stage, const std::string& vertexFile, const std::string& fragmentFile,
@@ -74,7 +85,9 @@ private:
     void allocateLargeSums(int listWidth, int listHeight);
     void checkPass(const char* stage);
 
-    int width_ = 0, height_ = 0;
+    int width_ = 0, height_ = 0;        // pixels
+    NodeShape shape_;
+    int gridWidth_ = 0, gridHeight_ = 0;  // nodes
     int blockWidth_ = 0;
     int requestedBlockWidth_ = 0;
     int bandPixels_ = 1 << 24;
@@ -95,9 +108,10 @@ private:
     // mipmapped filter still reads (texelFetch itself ignores filtering).
     gl::Sampler nearestSampler_;
     gl::Query anySamplesQuery_, samplesQuery_;  // a query object keeps the target of its first use
+    gl::RenderTarget nodeGraph_;        // R16UI: links and foreground pixels per node
     gl::Renderbuffer depth_;            // marks roots changed by scatter-back
-    gl::RenderTarget ids_[3];           // R32F IDs as float bit patterns
-    gl::RenderTarget rootLabels_;       // R32UI: each root's final label
+    gl::RenderTarget ids_[3];           // R32F IDs as float bit patterns, per node
+    gl::RenderTarget rootLabels_;       // R32UI: each root's final label, over the scan grid
     gl::RenderTarget labels_;           // R32UI: the output
     struct ScanLevel {
         gl::RenderTarget counts, offsets;

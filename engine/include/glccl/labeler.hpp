@@ -46,9 +46,10 @@ public:
     Labeler(const Labeler&) = delete;
     Labeler& operator=(const Labeler&) = delete;
 
-    // Allocates every resource for this size now, so that labeling frames of
-    // this size allocates nothing. Optional: label() reserves as needed.
-    void reserve(int width, int height);
+    // Allocates every resource for this size and these options now, so that
+    // labeling frames of this size with them allocates nothing. Optional:
+    // label() reserves as needed.
+    void reserve(int width, int height, const LabelOptions& options = {});
 
     // Labels the 2-D texture `texture` of the current context: GL_R8,
     // GL_R8UI, GL_R16, GL_R32F or GL_RGBA8 (binary and segments read its red

@@ -1,0 +1,57 @@
+// The node graph: the only stage that reads the input. Each node reads its
+// pixels and the ring of pixels around them, applies the criterion once, and
+// stores which neighbour nodes it connects to and which of its pixels are
+// foreground (common.glsl, "Nodes"). Every later stage tests connections
+// with one fetch of these bits.
+out uvec4 fragBits;
+
+#if BLOCK_W == 1 && BLOCK_H == 1
+// Single pixels (any criterion): the criterion between the pixel and each
+// neighbour.
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    vec4 value = pixelValue(p);
+    if (!isForegroundValue(value)) { fragBits = uvec4(0u); return; }
+    uint bits = 1u << uint(kFirstPixelBit);
+    for (int k = 0; k < kNeighbourCount; ++k) {
+        ivec2 q = p + kNeighbours[k];
+        if (!insideImage(q)) continue;
+        vec4 other = pixelValue(q);
+        if (isForegroundValue(other) && valuesConnect(value, other)) bits |= 1u << uint(k);
+    }
+    fragBits = uvec4(bits);
+}
+#else
+// Blocks (binary only: every two adjacent foreground pixels connect). The
+// block and its ring form a (BLOCK_W + 2) x (BLOCK_H + 2) window; each
+// foreground pixel of the block links its node to the nodes of its
+// foreground neighbours outside the block.
+const int kWindowW = BLOCK_W + 2, kWindowH = BLOCK_H + 2;
+// kNeighbours' index of the node offset (dx, dy), at (dy + 1) * 3 + dx + 1.
+const int kNeighbourIndex[9] = int[9](4, 2, 5, 0, -1, 1, 6, 3, 7);
+
+void main() {
+    ivec2 n = ivec2(gl_FragCoord.xy);
+    ivec2 origin = n * kBlock - 1;  // the pixel at window texel (0, 0)
+    bool present[kWindowW * kWindowH];
+    for (int y = 0; y < kWindowH; ++y)
+        for (int x = 0; x < kWindowW; ++x) {
+            ivec2 p = origin + ivec2(x, y);
+            present[y * kWindowW + x] = insideImage(p) && isForegroundValue(pixelValue(p));
+        }
+    uint bits = 0u;
+    for (int j = 0; j < BLOCK_H; ++j)
+        for (int i = 0; i < BLOCK_W; ++i) {
+            ivec2 a = ivec2(i + 1, j + 1);
+            if (!present[a.y * kWindowW + a.x]) continue;
+            bits |= 1u << uint(kFirstPixelBit + j * BLOCK_W + i);
+            for (int k = 0; k < kNeighbourCount; ++k) {
+                ivec2 b = a + kNeighbours[k];
+                ivec2 node = ivec2(b.x < 1 ? -1 : (b.x > BLOCK_W ? 1 : 0), b.y < 1 ? -1 : (b.y > BLOCK_H ? 1 : 0));
+                if (node != ivec2(0) && present[b.y * kWindowW + b.x])
+                    bits |= 1u << uint(kNeighbourIndex[(node.y + 1) * 3 + node.x + 1]);
+            }
+        }
+    fragBits = uvec4(bits);
+}
+#endif
