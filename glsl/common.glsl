@@ -185,6 +185,13 @@ float rootOf(sampler2D ids, float id) {
     return id;
 }
 
+// The number of set bits (bitCount() is GLSL 4.00).
+uint onesIn(uint v) {
+    v = v - ((v >> 1) & 0x55555555u);
+    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
 // The component table: label k is entry k - 1, laid out in rows of tableWidth.
 ivec2 tableEntry(uint label, int tableWidth) {
     int index = int(label) - 1;

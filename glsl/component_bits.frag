@@ -20,13 +20,6 @@ const int kWords = (kSegmentPixels + 31) / 32;
 const int kLowBits = BLOCK_W == 2 ? 6 : 5;
 const uint kOffsetBitPatterns[5] = uint[5](0xAAAAAAAAu, 0xCCCCCCCCu, 0xF0F0F0F0u, 0xFF00FF00u, 0xFFFF0000u);
 
-// bitCount() is GLSL 4.00.
-uint ones(uint v) {
-    v = v - ((v >> 1) & 0x55555555u);
-    v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
-    return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
-}
-
 void main() {
     ivec2 first = scatterSegment;
     int firstX = first.x * BLOCK_W;
@@ -50,9 +43,9 @@ void main() {
         uint rowCount = 0u;
         for (int w = 0; w < kWords; ++w) {
             uint word = mask[j * kWords + w];
-            rowCount += ones(word);
-            for (int b = 0; b < 5; ++b) count[1 + b] += float(ones(word & kOffsetBitPatterns[b]));
-            if (w == 1) count[1 + 5] += float(ones(word));
+            rowCount += onesIn(word);
+            for (int b = 0; b < 5; ++b) count[1 + b] += float(onesIn(word & kOffsetBitPatterns[b]));
+            if (w == 1) count[1 + 5] += float(onesIn(word));
         }
         count[0] += float(rowCount);
         for (int b = kLowBits; b < 15; ++b)

@@ -1,30 +1,34 @@
-// Prefix count of roots in raster order (over the scan grid, common.glsl), down-sweep: a texel's exclusive
-// offset is its parent's offset plus the counts of the siblings before it in
-// its block. With fromRoots != 0 this is the last level (stage root_labels):
-// each root gets 1 + the number of roots before it in raster order, which is
-// its final label; other texels get 0.
+// Prefix count of roots in raster order (over the scan grid, common.glsl),
+// down-sweep: a texel's exclusive offset is its parent's offset plus the
+// counts of the siblings before it in its block. With fromRoots != 0 this is
+// the last level (stage root_labels), over the scan grid: a root's label is
+// 1 + its level-0 block's offset + the roots before it in the block's mask,
+// which is its final label; other texels get 0.
 const int kScanBlock = 32;
-uniform usampler2D counts;         // this level's counts (unused when fromRoots != 0)
-uniform sampler2D ids;             // used when fromRoots != 0
+uniform usampler2D counts;         // this level's counts (level 0: masks)
 uniform usampler2D parentOffsets;  // exclusive offsets of the level above
 uniform int fromRoots;
+uniform int countsAreMasks;        // this level is level 0
 uniform int axis;
 out uvec4 fragOffset;
 
-uint countAt(ivec2 q) {
-    if (fromRoots != 0) return isRootInScanTexel(ids, q) ? 1u : 0u;
-    return texelFetch(counts, q, 0).r;
-}
-
 void main() {
     ivec2 o = ivec2(gl_FragCoord.xy);
-    // Only roots' labels are ever read (final_labels): skip the others' sums.
-    if (fromRoots != 0 && countAt(o) == 0u) { fragOffset = uvec4(0u); return; }
+    if (fromRoots != 0) {
+        // Level 0 runs along x.
+        ivec2 block = ivec2(o.x / kScanBlock, o.y);
+        uint mask = texelFetch(counts, block, 0).r;
+        uint bit = 1u << uint(o.x % kScanBlock);
+        if ((mask & bit) == 0u) { fragOffset = uvec4(0u); return; }
+        fragOffset = uvec4(texelFetch(parentOffsets, block, 0).r + onesIn(mask & (bit - 1u)) + 1u);
+        return;
+    }
     int position = axis == 0 ? o.x : o.y;
     ivec2 parent = axis == 0 ? ivec2(o.x / kScanBlock, o.y) : ivec2(o.x, o.y / kScanBlock);
     uint offset = texelFetch(parentOffsets, parent, 0).r;
-    for (int i = position / kScanBlock * kScanBlock; i < position; ++i)
-        offset += countAt(axis == 0 ? ivec2(i, o.y) : ivec2(o.x, i));
-    if (fromRoots != 0) offset += 1u;
+    for (int i = position / kScanBlock * kScanBlock; i < position; ++i) {
+        uint count = texelFetch(counts, axis == 0 ? ivec2(i, o.y) : ivec2(o.x, i), 0).r;
+        offset += countsAreMasks != 0 ? onesIn(count) : count;
+    }
     fragOffset = uvec4(offset);
 }

@@ -1,18 +1,17 @@
-// Prefix count of roots in raster order (over the scan grid, common.glsl), up-sweep: each output texel holds
-// the sum of kScanBlock consecutive input texels along one axis (rows first,
-// then the column of row totals). Level 0 counts roots straight from the IDs.
+// Prefix count of roots in raster order (over the scan grid, common.glsl),
+// up-sweep: each output texel sums kScanBlock consecutive input texels along
+// one axis (rows first, then the column of row totals). Level 0 reads the
+// IDs and keeps, instead of a count, the mask of the roots among its
+// kScanBlock texels (bit i: texel i), so the last down-sweep numbers a root
+// with two fetches; level 1 counts the masks' bits.
 const int kScanBlock = 32;
 uniform usampler2D counts;  // the level below (unused when fromRoots != 0)
 uniform sampler2D ids;      // used when fromRoots != 0
 uniform int fromRoots;
+uniform int countsAreMasks; // the level below is level 0
 uniform int axis;           // 0: along x, 1: along y
 uniform ivec2 inputSize;
 out uvec4 fragCount;
-
-uint countAt(ivec2 q) {
-    if (fromRoots != 0) return isRootInScanTexel(ids, q) ? 1u : 0u;
-    return texelFetch(counts, q, 0).r;
-}
 
 void main() {
     ivec2 o = ivec2(gl_FragCoord.xy);
@@ -22,7 +21,9 @@ void main() {
     for (int i = 0; i < kScanBlock; ++i) {
         ivec2 q = first + step * i;
         if (any(greaterThanEqual(q, inputSize))) break;
-        sum += countAt(q);
+        if (fromRoots != 0) sum |= isRootInScanTexel(ids, q) ? 1u << uint(i) : 0u;
+        else if (countsAreMasks != 0) sum += onesIn(texelFetch(counts, q, 0).r);
+        else sum += texelFetch(counts, q, 0).r;
     }
     fragCount = uvec4(sum);
 }

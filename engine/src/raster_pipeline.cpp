@@ -528,7 +528,8 @@ void RasterPipeline::routeRootLabels(std::uint32_t roots) {
 }
 
 // Any number of roots: a prefix count of root flags in raster order, as a
-// pyramid of render passes (rows of 32 texels, then the column of row totals).
+// pyramid of render passes (rows of 32 texels, then the column of row
+// totals); level 0 keeps masks of roots rather than counts.
 void RasterPipeline::scanRootLabels() {
     auto scope = timer_->scope("scan_root_labels");
     auto& reduce = program("scan_reduce", "fullscreen.vert", "scan_reduce.frag", {"fragCount"});
@@ -550,6 +551,7 @@ void RasterPipeline::scanRootLabels() {
         beginPass(scanLevels_[level].counts);
         if (!fromRoots) bindTexture(1, below);
         reduce.set("fromRoots", fromRoots ? 1 : 0);
+        reduce.set("countsAreMasks", level == 1 ? 1 : 0);
         reduce.set("axis", scanLevels_[level].axis);
         // Level 0 reads the scan grid (BLOCK_H node grids wide) from the IDs.
         if (fromRoots) reduce.set("inputSize", rootLabels_.width(), rootLabels_.height());
@@ -565,15 +567,17 @@ void RasterPipeline::scanRootLabels() {
         bindTexture(1, scanLevels_[level - 1].counts.texture);
         bindTexture(3, level == scanLevels_.size() - 1 ? scanZero_.texture : scanLevels_[level].offsets.texture);
         offsets.set("fromRoots", 0);
+        offsets.set("countsAreMasks", level == 1 ? 1 : 0);
         offsets.set("axis", scanLevels_[level].axis);
         drawFullscreen();
         parent = &scanLevels_[level - 1].offsets.texture;
     }
-    // The last level, at full resolution: each root's label (stage root_labels).
+    // The last level, over the scan grid: each root's label from level 0's
+    // masks and offsets.
     beginPass(rootLabels_);
+    bindTexture(1, scanLevels_[0].counts.texture);
     bindTexture(3, scanLevels_.size() == 1 ? scanZero_.texture : *parent);
     offsets.set("fromRoots", 1);
-    offsets.set("axis", scanLevels_[0].axis);
     drawFullscreen();
     checkPass("scan_root_labels");
 }
