@@ -6,7 +6,9 @@
 OUT_DIR is what tools/device/run-bench.sh wrote (bench_*.csv, peers.csv).
 Prints: throughput per image and size for every backend and peer; milliseconds
 and ratios of the GPU backends against the peers; the per-kernel split of the
-CUDA path and the per-stage split of the raster pipeline (glccl bench --steps).
+CUDA path and the per-stage split of the raster pipeline (glccl bench --steps);
+the raster pipeline against the paper's 91 ms at 2048² and in full-screen-pass
+equivalents (the fullscreen_pass rows of glccl bench).
 Only the standard library is used.
 """
 import csv
@@ -17,9 +19,10 @@ import sys
 FAMILIES = ["noise50", "sparse_disks", "dense_disks", "large"]
 BACKENDS = ["raster", "cuda", "cpu", "cupyx", "opencv_sauf", "opencv_default"]
 CUDA_KERNELS = ["solveTiles", "mergeTiles", "flattenBorders", "flattenLabels", "relabel", "componentStats"]
-RASTER_STAGES = ["vertical_runs", "column_processing", "update_roots", "update_children", "merge_block_borders",
+PAPER_2048_MS = 91.0  # O'Connell's 2048x2048 time on a 9800GT (his Table 10-1)
+RASTER_STAGES = ["node_graph", "vertical_runs", "column_processing", "update_roots", "update_children", "merge_block_borders",
                  "resolve_links", "count_roots", "route_roots", "scan_root_labels", "final_labels",
-                 "component_table", "component_bits", "download_table"]
+                 "component_table", "component_bits", "download_table", "download_bits"]
 
 
 def load(folder):
@@ -30,10 +33,11 @@ def load(folder):
     return rows
 
 
-def lookup(rows, backend, family, size, stage="total", key="median_ms"):
+def lookup(rows, backend, family, size, stage="total", key="median_ms", connectivity="8"):
     for r in rows:
         if r["backend"] == backend and r["family"] == family and r["width"] == size and \
-                (r.get("stage") or "total") == stage and r.get(key):
+                (r.get("stage") or "total") == stage and r.get(key) and \
+                (r.get("connectivity") or "8") == connectivity:
             return float(r[key])
     return None
 
@@ -67,6 +71,22 @@ def ratios(rows):
                   f"{fmt(opencv, '{:.2f}')} | {ratio(cuda, cupyx)} | {ratio(cuda, opencv)} | {ratio(raster, opencv)} |")
 
 
+def passes(rows):
+    print("| image | size | connectivity | raster ms | full-screen pass ms | full-screen-pass equivalents | vs the paper's 91 ms |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for size in sizes_of(rows):
+        for connectivity in ["8", "4"]:
+            one_pass = lookup(rows, "raster", "fullscreen_pass", size, "fullscreen_pass", connectivity=connectivity)
+            for family in FAMILIES:
+                raster = lookup(rows, "raster", family, size, connectivity=connectivity)
+                if raster is None:
+                    continue
+                equivalents = "–" if one_pass is None else f"{raster / one_pass:.0f}"
+                paper = f"{PAPER_2048_MS / raster:.1f}× faster" if size == "2048" else ""
+                print(f"| {family} | {size}² | {connectivity} | {raster:.2f} | {fmt(one_pass, '{:.3f}')} | "
+                      f"{equivalents} | {paper} |")
+
+
 def split(rows, backend, stages, size):
     present = [s for s in stages if any(lookup(rows, backend, f, size, s) is not None for f in FAMILIES)]
     print(f"| {backend} {size}² | " + " | ".join(FAMILIES) + " |")
@@ -86,6 +106,8 @@ def main():
     throughput(rows)
     print("\n### Times and ratios\n")
     ratios(rows)
+    print("\n### Raster pipeline in full-screen passes\n")
+    passes(rows)
     for size in ["2048", "16384"]:
         print(f"\n### CUDA path per kernel, ms, {size}²\n")
         split(rows, "cuda", CUDA_KERNELS, size)

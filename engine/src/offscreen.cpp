@@ -1,8 +1,14 @@
 #include "glccl/offscreen.hpp"
 
+#include <algorithm>
+#include <vector>
+
+#include "gl_error.hpp"
 #include "gl_objects.hpp"
 #include "glccl/error.hpp"
 #include "glccl/labeler.hpp"
+#include "program.hpp"
+#include "state_guard.hpp"
 
 namespace glccl {
 
@@ -47,6 +53,45 @@ Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, 
     labeling.labels = impl_->labeler.downloadLabels();
     if (timings) *timings = impl_->labeler.stageTimings();
     return labeling;
+}
+
+double OffscreenLabeler::fullscreenPassMilliseconds(int width, int height, int reps) {
+    const std::string what = "glccl::OffscreenLabeler::fullscreenPassMilliseconds()";
+    const int largest = impl_->context.info().maxTextureSize;
+    if (width < 1 || height < 1 || width > largest || height > largest || reps < 1)
+        throw Error(what + ": " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
+                    std::to_string(largest) + " (or reps < 1)");
+    impl_->context.makeCurrent();
+    StateGuard guard;
+    auto source = gl::RenderTarget::allocate(GL_R32F, width, height, what);
+    auto target = gl::RenderTarget::allocate(GL_R32F, width, height, what);
+    auto program = gl::ProgramBuilder("fullscreen_pass")
+                       .vertex("fullscreen.vert")
+                       .fragmentSource("uniform sampler2D source;\nout vec4 fragColor;\n"
+                                       "void main() { fragColor = texelFetch(source, ivec2(gl_FragCoord.xy), 0); }\n")
+                       .output("fragColor")
+                       .build();
+    auto vertexArray = gl::VertexArray::create();
+    glBindVertexArray(vertexArray.id());
+    program.set("quadDepth", 0.0f);
+    program.set("source", 0);
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, source.texture.id());
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+    glViewport(0, 0, width, height);
+    auto query = gl::Query::create();
+    std::vector<double> times;
+    for (int i = 0; i <= reps; ++i) {
+        glBeginQuery(GL_TIME_ELAPSED, query.id());
+        glDrawArrays(GL_TRIANGLES, 0, 3);
+        glEndQuery(GL_TIME_ELAPSED);
+        GLuint64 nanoseconds = 0;
+        glGetQueryObjectui64v(query.id(), GL_QUERY_RESULT, &nanoseconds);
+        if (i > 0) times.push_back(double(nanoseconds) * 1e-6);
+    }
+    checkGlError(what);
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
 }
 
 }  // namespace glccl

@@ -9,12 +9,13 @@
 #      backend, both connectivities (difference images, if any, in OUT_DIR/diffs)
 #   2. glccl bench --steps for raster, cuda and cpu, each at its own sizes
 #                                                  -> bench_raster.csv, bench_cuda.csv, bench_cpu.csv
+#      and raster again at 4-connectivity           -> bench_raster4.csv
 #   3. tools/device/peers.py on byte-identical images (written by glccl
 #      generate into a temporary folder, removed at the end):
 #      cupyx.scipy.ndimage.label, OpenCV SAUF and OpenCV's default, and the
 #      device copy bandwidth as the memory floor  -> peers.csv
 #   4. a throughput table of everything, and throughput.png where matplotlib is
-# Everything printed is also kept in OUT_DIR/run-bench.log: six files in all.
+# Everything printed is also kept in OUT_DIR/run-bench.log: seven files in all.
 #
 # Time: each step runs under a limit, the smaller of GLCCL_STEP_TIMEOUT and
 # what is left of GLCCL_TIME_BUDGET, so the whole run stays inside the budget.
@@ -27,6 +28,7 @@
 #   GLCCL_FAMILIES         noise50,sparse_disks,dense_disks,large
 #   GLCCL_VALIDATE_SIZES   1000x777,4099x4097
 #   GLCCL_RASTER_SIZES     1024,2048,4096,8192
+#   GLCCL_RASTER4_SIZES    2048 (the raster pipeline at 4-connectivity)
 #   GLCCL_CUDA_SIZES       1024,2048,4096,8192,16384
 #   GLCCL_CPU_SIZES        1024,2048,4096
 #   GLCCL_CUPYX_SIZES      1024,2048,4096,8192,16384
@@ -56,6 +58,7 @@ glccl=$(cd "$(dirname "$glccl")" && pwd)/glccl
 families=${GLCCL_FAMILIES:-noise50,sparse_disks,dense_disks,large}
 validate_sizes=${GLCCL_VALIDATE_SIZES:-1000x777,4099x4097}
 raster_sizes=${GLCCL_RASTER_SIZES-1024,2048,4096,8192}
+raster4_sizes=${GLCCL_RASTER4_SIZES-2048}
 cuda_sizes=${GLCCL_CUDA_SIZES-1024,2048,4096,8192,16384}
 cpu_sizes=${GLCCL_CPU_SIZES-1024,2048,4096}
 cupyx_sizes=${GLCCL_CUPYX_SIZES-1024,2048,4096,8192,16384}
@@ -128,6 +131,11 @@ for backend in raster cuda cpu; do
     step "bench $backend" "$glccl" bench --backends "$backend" --families "$families" --sizes "$sizes" \
         --reps "$reps" --warmup "$warmup" --steps --csv "$out/bench_$backend.csv" --force
 done
+if [ -n "$raster4_sizes" ]; then
+    step "bench raster, 4-connectivity" "$glccl" bench --backends raster --families "$families" \
+        --sizes "$raster4_sizes" --connectivity 4 --reps "$reps" --warmup "$warmup" --steps \
+        --csv "$out/bench_raster4.csv" --force
+fi
 
 # 3. The peers on byte-identical images.
 step "peers" "$python" "$here/peers.py" run --glccl "$glccl" --image-dir "$images" --csv "$out/peers.csv" --force \

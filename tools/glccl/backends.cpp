@@ -75,4 +75,8 @@ BackendRun runBackend(Backend backend, const Image& image, Connectivity connecti
     return run;
 }
 
+double rasterFullscreenPassMilliseconds(int width, int height, int reps) {
+    return offscreenLabeler().fullscreenPassMilliseconds(width, height, reps);
+}
+
 }  // namespace glccl::tools

@@ -24,4 +24,8 @@ struct BackendRun {
 // built into this binary or cannot run on this machine, saying why.
 BackendRun runBackend(Backend backend, const Image& image, Connectivity connectivity, Criterion criterion);
 
+// The raster backend's yardstick: the GPU time of one full-screen fragment
+// pass of this size in its context (OffscreenLabeler::fullscreenPassMilliseconds).
+double rasterFullscreenPassMilliseconds(int width, int height, int reps);
+
 }  // namespace glccl::tools

@@ -68,6 +68,9 @@ const char kBenchHelp[] =
     "wall time); with --steps every stage of the backend follows in its own row\n"
     "(its device time; mpix_per_s and wall_median_ms empty). family is the\n"
     "family name or the IMAGE path. Rows are written as each measurement ends.\n"
+    "With the raster backend, each size also gets a row 'raster,fullscreen_pass'\n"
+    "(stage fullscreen_pass): the median GPU time of one full-screen fragment\n"
+    "pass of that size, the yardstick of the raster pipeline's passes.\n"
     "Generated images use seed 1, as glccl generate does by default.\n"
     "\n"
     "examples:\n"
@@ -260,7 +263,10 @@ public:
                 cell_ += options_.backends.size();
                 continue;
             }
-            for (const Backend backend : options_.backends) measure(backend, sized, image);
+            for (const Backend backend : options_.backends) {
+                if (backend == Backend::Raster) measureFullscreenPass(sized);
+                measure(backend, sized, image);
+            }
         }
         progress_.clear();
     }
@@ -304,6 +310,26 @@ private:
         record(backend, workload, measurement);
     }
 
+    // Once per size, the raster backend's yardstick: one full-screen
+    // fragment pass (a row "fullscreen_pass" in the table and the CSV).
+    void measureFullscreenPass(const Workload& workload) {
+        const std::pair<int, int> size{workload.width, workload.height};
+        if (std::find(passSizes_.begin(), passSizes_.end(), size) != passSizes_.end()) return;
+        passSizes_.push_back(size);
+        progress_.update("raster full-screen pass " + sizeText(workload), false);
+        double milliseconds = 0.0;
+        try {
+            milliseconds = rasterFullscreenPassMilliseconds(workload.width, workload.height, options_.reps);
+        } catch (const Error& error) {
+            fail("raster full-screen pass " + sizeText(workload), error.what());
+            return;
+        }
+        const Workload pass{"fullscreen_pass", workload.width, workload.height, false};
+        rows_.push_back({"raster", pass.family, sizeText(pass), "", formatted("%.3f", milliseconds), "", "", "", ""});
+        Measurement none;
+        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", milliseconds, "", "", "", "");
+    }
+
     void record(Backend backend, const Workload& workload, const Measurement& m) {
         const double pixels = double(workload.width) * double(workload.height);
         const double medianMs = median(m.gpu);
@@ -314,8 +340,8 @@ private:
         rows_.push_back({backendName(backend), workload.family, sizeText(workload), std::to_string(m.components),
                          formatted("%.3f", medianMs), formatted("%.3f", minMs), formatted("%.3f", maxMs),
                          formatted("%.1f", mpixPerSecond), formatted("%.3f", wallMs)});
-        writeCsvRow(backend, workload, m, "total", medianMs, minMs, maxMs, formatted("%.3f", mpixPerSecond),
-                    formatted("%.4f", wallMs));
+        writeCsvRow(backend, workload, m, "total", medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs),
+                    formatted("%.3f", mpixPerSecond), formatted("%.4f", wallMs));
         if (!options_.steps) return;
         for (const auto& [stage, times] : m.stages) {
             const double stageMedian = median(times);
@@ -323,17 +349,19 @@ private:
             const double stageMax = *std::max_element(times.begin(), times.end());
             rows_.push_back({"", "  " + stage, "", "", formatted("%.3f", stageMedian), formatted("%.3f", stageMin),
                              formatted("%.3f", stageMax), "", ""});
-            writeCsvRow(backend, workload, m, stage, stageMedian, stageMin, stageMax, "", "");
+            writeCsvRow(backend, workload, m, stage, stageMedian, formatted("%.4f", stageMin),
+                        formatted("%.4f", stageMax), "", "");
         }
     }
 
     void writeCsvRow(Backend backend, const Workload& workload, const Measurement& m, const std::string& stage,
-                     double medianMs, double minMs, double maxMs, const std::string& mpix, const std::string& wall) {
+                     double medianMs, const std::string& minMs, const std::string& maxMs, const std::string& mpix,
+                     const std::string& wall) {
         if (csv_ == nullptr) return;
         const std::string row = std::string(backendName(backend)) + "," + csvField(workload.family) + "," +
                                 std::to_string(workload.width) + "," + std::to_string(workload.height) + "," +
-                                std::to_string(m.components) + "," + formatted("%.4f", medianMs) + "," +
-                                formatted("%.4f", minMs) + "," + formatted("%.4f", maxMs) + "," + mpix + "," + wall +
+                                (m.gpu.empty() ? std::string() : std::to_string(m.components)) + "," +
+                                formatted("%.4f", medianMs) + "," + minMs + "," + maxMs + "," + mpix + "," + wall +
                                 "," + csvField(stage) + "," + std::to_string(int(options_.connectivity)) + "," +
                                 std::to_string(options_.reps) + "," + csvField(m.device) + "\n";
         if (std::fputs(row.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
@@ -345,6 +373,7 @@ private:
     ProgressLine progress_;
     std::vector<std::vector<std::string>> rows_;
     std::size_t cells_ = 0, cell_ = 0;
+    std::vector<std::pair<int, int>> passSizes_;  // sizes whose full-screen pass was measured
     int failures_ = 0;
 };
 

@@ -19,6 +19,13 @@ public:
     // (threshold only). Timings, if given, receive per-stage GPU times.
     Labeling label(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings = nullptr);
 
+    // The yardstick of the raster pipeline's cost: the GPU time (timer
+    // query) of one full-screen fragment pass over a width x height R32F
+    // target that reads one texel per fragment, the median of `reps` passes
+    // after one untimed pass. Labeling times divided by it read as
+    // "full-screen-pass equivalents" on any GPU.
+    double fullscreenPassMilliseconds(int width, int height, int reps = 5);
+
     const HeadlessContext& context() const;
 
 private:
