@@ -59,8 +59,9 @@ public:
     // GL_R16, the float for GL_R32F); a threshold is in those units. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
     // labels are in labelTexture(). Cost: O(width * height) GPU work in
-    // about 2 * sqrt(width) + log2(height) + 10 passes; one small readback
-    // (the root count). Throws glccl::Error on a bad texture or GL error.
+    // about 2 * sqrt(width) + log2(height) + 10 passes; small readbacks only
+    // (occlusion-query results: the root count and the end of each merge
+    // loop). Throws glccl::Error on a bad texture or GL error.
     std::uint32_t label(unsigned texture, const LabelOptions& options = {});
 
     // GL_R32UI texture with the labels of the last call (0 background,
