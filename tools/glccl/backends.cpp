@@ -56,7 +56,7 @@ BackendRun runBackend(Backend backend, const Image& image, Connectivity connecti
         case Backend::Raster: {
             OffscreenLabeler& labeler = offscreenLabeler();
             run.labeling = labeler.label(image, connectivity, criterion, &run.stages);
-            run.device = labeler.context().info().renderer + " (" + labeler.context().platform() + ")";
+            run.device = rasterDevice();
             break;
         }
         case Backend::Cuda: {
@@ -73,6 +73,11 @@ BackendRun runBackend(Backend backend, const Image& image, Connectivity connecti
     }
     run.milliseconds = millisecondsSince(start);
     return run;
+}
+
+std::string rasterDevice() {
+    const OffscreenLabeler& labeler = offscreenLabeler();
+    return labeler.context().info().renderer + " (" + labeler.context().platform() + ")";
 }
 
 double rasterFullscreenPassMilliseconds(int width, int height, int reps) {

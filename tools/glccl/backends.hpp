@@ -27,5 +27,6 @@ BackendRun runBackend(Backend backend, const Image& image, Connectivity connecti
 // The raster backend's yardstick: the GPU time of one full-screen fragment
 // pass of this size in its context (OffscreenLabeler::fullscreenPassMilliseconds).
 double rasterFullscreenPassMilliseconds(int width, int height, int reps);
+std::string rasterDevice();  // the raster backend's GL renderer and EGL platform
 
 }  // namespace glccl::tools

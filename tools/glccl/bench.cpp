@@ -327,6 +327,7 @@ private:
         const Workload pass{"fullscreen_pass", workload.width, workload.height, false};
         rows_.push_back({"raster", pass.family, sizeText(pass), "", formatted("%.3f", milliseconds), "", "", "", ""});
         Measurement none;
+        none.device = rasterDevice();
         writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", milliseconds, "", "", "", "");
     }
 
