@@ -21,6 +21,13 @@ namespace {
 
 const Connectivity kBoth[] = {Connectivity::Four, Connectivity::Eight};
 
+// A GL_R8 texture of the current context holding `image`.
+gl::Texture r8Texture(const Image& image) {
+    auto texture = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
+    texture.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    return texture;
+}
+
 Image fromRows(const std::vector<std::string>& rows) {
     Image image(int(rows[0].size()), int(rows.size()));
     for (int y = 0; y < image.height; ++y)
@@ -107,8 +114,7 @@ TEST_CASE("raster: the links O'Connell's column processing loses (Fig. 5.8) are 
         const Image image = randomImage(width, height, 0.6, 2, 1, random());
         const Connectivity connectivity = kBoth[i % 2];
         pipeline.setBlockWidth(width);
-        auto input = gl::Texture::allocate(GL_R8, width, height, "test");
-        input.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+        auto input = r8Texture(image);
         StageTimer timer(false);
         Labeling actual;
         actual.width = width;
@@ -158,8 +164,7 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
         pipeline.setBandPixels(bandPixels);
         for (const char* family : {"ones", "noise90", "noise75"}) {
             const Image image = generateFamily(family, 333, 257, 5);
-            auto input = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
-            input.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+            auto input = r8Texture(image);
             StageTimer timer(false);
             pipeline.label(input, Connectivity::Eight, Criterion::binary(), timer);
             const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
@@ -197,8 +202,7 @@ TEST_CASE("raster: several large components in one row segment are each summed e
     for (int bandPixels : {1 << 24, 7000}) {
         RasterPipeline pipeline;
         pipeline.setBandPixels(bandPixels);
-        auto input = gl::Texture::allocate(GL_R8, combs.width, combs.height, "test");
-        input.upload(combs.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+        auto input = r8Texture(combs);
         for (auto [connectivity, criterion] : {std::pair{Connectivity::Eight, Criterion::binary()},
                                                std::pair{Connectivity::Four, Criterion::binary()},
                                                std::pair{Connectivity::Eight, Criterion::segments()}}) {
@@ -265,8 +269,7 @@ TEST_CASE("raster: a host texture with GL's default mipmapped filter and one lev
     // and texelFetch reads zeros, unless a sampler decides completeness.
     HeadlessContext context;
     const Image image = generateFamily("dense_disks", 120, 90, 4);
-    auto texture = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
-    texture.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    auto texture = r8Texture(image);
     glBindTexture(GL_TEXTURE_2D, texture.id());
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST_MIPMAP_LINEAR);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 1000);
@@ -283,8 +286,7 @@ TEST_CASE("raster: a host texture with GL's default mipmapped filter and one lev
 TEST_CASE("raster: Labeler's CUDA backend says why when it cannot run", "[gl][raster]") {
     HeadlessContext context;
     const Image image = generateFamily("noise50", 40, 30, 1);
-    auto texture = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
-    texture.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    auto texture = r8Texture(image);
     Labeler labeler;
     LabelOptions options;
     options.backend = GpuBackend::Cuda;

@@ -8,6 +8,7 @@
 #include "glccl/error.hpp"
 #include "glccl/labeler.hpp"
 #include "program.hpp"
+#include "stage_timer.hpp"
 #include "state_guard.hpp"
 
 namespace glccl {
@@ -79,15 +80,14 @@ double OffscreenLabeler::fullscreenPassMilliseconds(int width, int height, int r
     glBindTexture(GL_TEXTURE_2D, source.texture.id());
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
     glViewport(0, 0, width, height);
-    auto query = gl::Query::create();
     std::vector<double> times;
     for (int i = 0; i <= reps; ++i) {
-        glBeginQuery(GL_TIME_ELAPSED, query.id());
-        glDrawArrays(GL_TRIANGLES, 0, 3);
-        glEndQuery(GL_TIME_ELAPSED);
-        GLuint64 nanoseconds = 0;
-        glGetQueryObjectui64v(query.id(), GL_QUERY_RESULT, &nanoseconds);
-        if (i > 0) times.push_back(double(nanoseconds) * 1e-6);
+        StageTimer timer(true);
+        {
+            auto scope = timer.scope("fullscreen_pass");
+            glDrawArrays(GL_TRIANGLES, 0, 3);
+        }
+        if (i > 0) times.push_back(timer.collect().front().milliseconds);
     }
     checkGlError(what);
     std::sort(times.begin(), times.end());

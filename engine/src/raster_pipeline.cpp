@@ -538,8 +538,8 @@ void RasterPipeline::scanRootLabels() {
         setCommonUniforms(*p);
         p->set("quadDepth", 0.0f);
         p->set("counts", 1);
-        p->set("ids", 2);
     }
+    reduce.set("ids", 2);
     offsets.set("parentOffsets", 3);
     bindTexture(2, ids_[current_].texture);
 
@@ -665,11 +665,12 @@ void RasterPipeline::allocateLargeSums(int listWidth, int listHeight) {
 // Exact counters for the listed labels, band by band (component_bits.vert):
 // 32 counters per label, in `counters` (label i of the list at 32 * i).
 void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters) {
-    const int side = countLargeBits(largeLabels);
-    auto scope = timer_->scope("download_bits");
+    // The large table: entry i of the list at (i % listWidth, i / listWidth).
     const int count = int(largeLabels.size());
     const int listWidth = std::min(count, width_);
     const int listHeight = ceilDiv(count, listWidth);
+    const int side = countLargeBits(largeLabels, listWidth, listHeight);
+    auto scope = timer_->scope("download_bits");
     counters.assign(std::size_t(count) * 4 * kBitCounterTargets, 0);
     std::vector<std::uint32_t> texels(std::size_t(listWidth) * listHeight * 4);
     for (int t = 0; t < kBitCounterTargets; ++t) {
@@ -681,11 +682,9 @@ void RasterPipeline::componentBits(const std::vector<std::uint32_t>& largeLabels
 
 // The band-by-band counting of componentBits; returns which of totals_
 // holds the result.
-int RasterPipeline::countLargeBits(const std::vector<std::uint32_t>& largeLabels) {
+int RasterPipeline::countLargeBits(const std::vector<std::uint32_t>& largeLabels, int listWidth, int listHeight) {
     auto scope = timer_->scope("component_bits");
     const int count = int(largeLabels.size());
-    const int listWidth = std::min(count, width_);
-    const int listHeight = ceilDiv(count, listWidth);
     allocateLargeSums(listWidth, listHeight);
 
     // Which table entries are large, and where they go in the large table.

@@ -67,7 +67,7 @@ private:
     void finalLabels();
     void componentTable();
     void componentBits(const std::vector<std::uint32_t>& largeLabels, std::vector<std::uint64_t>& counters);
-    int countLargeBits(const std::vector<std::uint32_t>& largeLabels);
+    int countLargeBits(const std::vector<std::uint32_t>& largeLabels, int listWidth, int listHeight);
 
     // Helpers.
     gl::Program& program(const std::string& stage, const std::string& vertexFile, const std::string& fragmentFile,
