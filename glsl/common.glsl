@@ -1,32 +1,8 @@
-// Shared by every glccl stage: ID encoding, input access, the criterion.
-// The pipeline prepends "#version 330 core", STAGE_VERTEX or STAGE_FRAGMENT,
-// and these defines:
-//   CONNECTIVITY 4 or 8
-//   CRITERION_BINARY, CRITERION_SEGMENTS or CRITERION_THRESHOLD (with THRESHOLD)
-//   INPUT_UNORM8, INPUT_UNORM16, INPUT_FLOAT or INPUT_UINT: the input's format
+// Shared by every stage of the raster backend: nodes, ID encoding, the
+// helpers of the render passes. The program builder prepends "#version 330
+// core", STAGE_VERTEX or STAGE_FRAGMENT, the defines of criterion.glsl, then
+// criterion.glsl itself, and:
 //   BLOCK_W, BLOCK_H: the pixels of a node (see "Nodes")
-
-// Defaults, for programs built without the pipeline's defines (tools, tests).
-#ifndef CONNECTIVITY
-#define CONNECTIVITY 8
-#endif
-#if !defined(CRITERION_BINARY) && !defined(CRITERION_SEGMENTS) && !defined(CRITERION_THRESHOLD)
-#define CRITERION_BINARY 1
-#endif
-
-#if !defined(INPUT_UNORM8) && !defined(INPUT_UNORM16) && !defined(INPUT_FLOAT) && !defined(INPUT_UINT)
-#define INPUT_UNORM8 1
-#endif
-
-uniform ivec2 imageSize;       // width, height of the image being labeled
-// The host's texture, read with texelFetch only: GL_R8 / GL_RGBA8
-// (INPUT_UNORM8), GL_R16 (INPUT_UNORM16), GL_R32F (INPUT_FLOAT) or GL_R8UI
-// (INPUT_UINT).
-#ifdef INPUT_UINT
-uniform usampler2D inputImage;
-#else
-uniform sampler2D inputImage;
-#endif
 
 // ---------------------------------------------------------------------------
 // Nodes. The pipeline labels a grid of nodes, not pixels: a node is a block
@@ -125,53 +101,6 @@ vec4 pixelPosition(ivec2 p, ivec2 targetSize, float ndcDepth) {
     return vec4((vec2(p) + 0.5) / vec2(targetSize) * 2.0 - 1.0, ndcDepth, 1.0);
 }
 const vec4 kClipped = vec4(2.0, 2.0, 2.0, 1.0);  // outside the clip volume: not rasterised
-
-// ---------------------------------------------------------------------------
-// The criterion, the GPU twin of glccl::isForeground / glccl::areConnected.
-// Only node_graph reads the input; every later stage reads its links.
-// ---------------------------------------------------------------------------
-// A texel's value in the units of its format: 0..255 for 8-bit formats,
-// 0..65535 for GL_R16, the float itself for GL_R32F.
-vec4 pixelValue(ivec2 p) {
-#if defined(INPUT_UINT)
-    return vec4(texelFetch(inputImage, p, 0));
-#elif defined(INPUT_UNORM16)
-    return round(texelFetch(inputImage, p, 0) * 65535.0);
-#elif defined(INPUT_FLOAT)
-    return texelFetch(inputImage, p, 0);
-#else
-    return round(texelFetch(inputImage, p, 0) * 255.0);
-#endif
-}
-
-bool isForegroundValue(vec4 value) {
-#if defined(CRITERION_THRESHOLD)
-    return true;
-#else
-    return value.r != 0.0;
-#endif
-}
-
-// Are two foreground pixels of these values connected (when adjacent)?
-bool valuesConnect(vec4 a, vec4 b) {
-#if defined(CRITERION_BINARY)
-    return true;
-#elif defined(CRITERION_SEGMENTS)
-    return a.r == b.r;
-#else
-    return all(lessThanEqual(abs(a - b), vec4(THRESHOLD)));
-#endif
-}
-
-// The neighbourhood: kNeighbourCount offsets, the 4-neighbours first.
-#if CONNECTIVITY == 8
-const int kNeighbourCount = 8;
-#else
-const int kNeighbourCount = 4;
-#endif
-const ivec2 kNeighbours[8] = ivec2[8](ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1), ivec2(0, 1),
-                                      ivec2(-1, -1), ivec2(1, -1), ivec2(-1, 1), ivec2(1, 1));
-const int kLeft = 0, kUp = 2, kUpLeft = 4, kDownLeft = 6;  // indices into kNeighbours
 
 // Follows the pointers of `ids` from `id` to the root it leads to: the node
 // whose value is its own ID (O'Connell Fig. 6.3). Values only grow along a

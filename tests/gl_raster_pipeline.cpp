@@ -10,7 +10,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/labeler.hpp"
-#include "raster_pipeline.hpp"
+#include "backends/raster/raster_pipeline.hpp"
 #include "stage_timer.hpp"
 
 using namespace glccl;
@@ -115,14 +115,15 @@ TEST_CASE("raster: the links O'Connell's column processing loses (Fig. 5.8) are 
         const Connectivity connectivity = kBoth[i % 2];
         pipeline.setBlockWidth(width);
         auto input = r8Texture(image);
+        auto labels = gl::Texture::allocate(GL_R32UI, width, height, "labels");
         StageTimer timer(false);
         Labeling actual;
         actual.width = width;
         actual.height = height;
-        const std::uint32_t count = pipeline.label(input, connectivity, Criterion::binary(), timer);
+        const std::uint32_t count = pipeline.label(input, labels, connectivity, Criterion::binary(), timer);
         actual.components = pipeline.components(timer);
         actual.labels.resize(std::size_t(width) * height);
-        pipeline.labelTexture().download(actual.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+        labels.download(actual.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
         const Labeling expected = labelReference(image, connectivity, Criterion::binary());
         INFO("image " << i << ": " << compareLabelings(expected, actual).describe());
         REQUIRE(count == expected.count());
@@ -165,8 +166,9 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
         for (const char* family : {"ones", "noise90", "noise75"}) {
             const Image image = generateFamily(family, 333, 257, 5);
             auto input = r8Texture(image);
+            auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
             StageTimer timer(false);
-            pipeline.label(input, Connectivity::Eight, Criterion::binary(), timer);
+            pipeline.label(input, labels, Connectivity::Eight, Criterion::binary(), timer);
             const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
             const std::vector<Component> actual = pipeline.components(timer);
             INFO(family << " with bands of " << bandPixels << " pixels");
@@ -203,11 +205,12 @@ TEST_CASE("raster: several large components in one row segment are each summed e
         RasterPipeline pipeline;
         pipeline.setBandPixels(bandPixels);
         auto input = r8Texture(combs);
+        auto labels = gl::Texture::allocate(GL_R32UI, combs.width, combs.height, "labels");
         for (auto [connectivity, criterion] : {std::pair{Connectivity::Eight, Criterion::binary()},
                                                std::pair{Connectivity::Four, Criterion::binary()},
                                                std::pair{Connectivity::Eight, Criterion::segments()}}) {
             StageTimer timer(false);
-            pipeline.label(input, connectivity, criterion, timer);
+            pipeline.label(input, labels, connectivity, criterion, timer);
             const Labeling expected = labelReference(combs, connectivity, criterion);
             REQUIRE(expected.components.size() == 2);
             for (const Component& c : expected.components) REQUIRE(double(c.area) * double(c.width - 1) >= 16777216.0);
@@ -290,14 +293,17 @@ TEST_CASE("raster: Labeler's CUDA backend says why when it cannot run", "[gl][ra
     Labeler labeler;
     LabelOptions options;
     options.backend = GpuBackend::Cuda;
-    try {
-        const std::uint32_t count = labeler.label(texture.id(), options);
-        // A machine with CUDA: then it must be right.
-        CHECK(count == labelReference(image, Connectivity::Eight, Criterion::binary()).count());
-    } catch (const Error& error) {
-        const std::string message = error.what();
-        INFO(message);
-        CHECK(message.rfind("glccl::Labeler::label(): the CUDA backend", 0) == 0);
+    const std::string why = whyUnavailable(Backend::Cuda, labeler.contextInfo());
+    if (why.empty()) {
+        // CUDA runs here: then the labels must be right.
+        labeler.label(texture.id(), options);
+        const Labeling actual = glccl::test::downloadResult(labeler, image.width, image.height);
+        const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+        CHECK(compareLabelings(expected, actual).identical());
+    } else {
+        INFO(why);
+        REQUIRE_THROWS_WITH(labeler.label(texture.id(), options),
+                            "glccl::Labeler::label(): the cuda backend cannot run here: " + why);
     }
     CHECK(glGetError() == GL_NO_ERROR);
 }

@@ -1,7 +1,5 @@
 #include "stage_timer.hpp"
 
-#include <algorithm>
-
 namespace glccl::cuda {
 
 StageTimer::StageTimer(bool enabled, cudaStream_t stream, const CudaCheck& check)
@@ -22,21 +20,12 @@ StageTimings StageTimer::collect() {
     StageTimings timings;
     if (!enabled_) return timings;
     check_(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    double total = 0.0;
     for (const auto& interval : intervals_) {
         float milliseconds = 0.0f;
         check_(cudaEventElapsedTime(&milliseconds, interval->start.get(), interval->stop.get()),
                "cudaEventElapsedTime");
-        total += milliseconds;
-        auto same = [&](const StageTime& t) { return t.stage == interval->stage; };
-        auto found = std::find_if(timings.begin(), timings.end(), same);
-        if (found == timings.end()) {
-            timings.push_back({interval->stage, milliseconds});
-        } else {
-            found->milliseconds += milliseconds;
-        }
+        addStageTime(timings, interval->stage, milliseconds);
     }
-    timings.push_back({"total", total});
     return timings;
 }
 

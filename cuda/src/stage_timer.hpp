@@ -24,9 +24,9 @@ public:
     void end();
 
     // Waits for the stream and returns one entry per stage, in first-seen
-    // order, plus "total": the sum of the stages, i.e. the device time of the
-    // kernels without host transfers and without the host's wait for the
-    // component count between relabel and componentStats.
+    // order. Their sum is the device time of the kernels, without host
+    // transfers and without the host's wait for the component count between
+    // relabel and componentStats.
     StageTimings collect();
 
 private:

@@ -112,7 +112,7 @@ Texture Texture::borrow(GLuint id, GLenum internalFormat, int width, int height)
     return texture;
 }
 
-void Texture::upload(const void* pixels, GLenum format, GLenum type) {
+void Texture::upload(const void* pixels, GLenum format, GLenum type) const {
     TransferStateGuard guard;
     glBindTexture(GL_TEXTURE_2D, id());
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, format, type, pixels);

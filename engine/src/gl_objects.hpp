@@ -105,7 +105,7 @@ public:
 
     // Whole-image upload and download, rows tightly packed; saves and
     // restores the pixel-store state and texture binding they touch.
-    void upload(const void* pixels, GLenum format, GLenum type);
+    void upload(const void* pixels, GLenum format, GLenum type) const;
     void download(void* pixels, GLenum format, GLenum type) const;
 
 private:

@@ -1,22 +1,19 @@
 #include "glccl/labeler.hpp"
 
-#include <optional>
+#include <array>
 
+#include "backends/engine.hpp"
 #include "gl.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
-#include "raster_pipeline.hpp"
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include "glccl/cuda_labeler.hpp"
-#endif
 
 namespace glccl {
 
 namespace {
 
-// IDs keep 15 bits per coordinate (common.glsl).
+// IDs and keys keep 15 bits per coordinate (common.glsl).
 constexpr int kLargestSide = 32768;
 
 const char* formatName(GLint format) {
@@ -32,131 +29,158 @@ const char* formatName(GLint format) {
     }
 }
 
+// Runs `step`; a glccl::Error from inside gets the public entry's prefix once.
+template <class Step>
+auto withPrefix(const char* entry, Step&& step) -> decltype(step()) {
+    try {
+        return step();
+    } catch (const Error& error) {
+        throw Error(std::string(entry) + ": " + error.what());
+    }
+}
+
 }  // namespace
 
 struct Labeler::Impl {
     ContextInfo info;
-    std::optional<RasterPipeline> pipeline;
+    // One engine per backend, made on first use.
+    std::array<std::unique_ptr<backends::Engine>, 5> engines;
+    gl::Texture labels;  // GL_R32UI, the output of every backend
     StageTimings timings;
     bool timingsOn = false;
     bool labeled = false;
-    // The CUDA backend computes the table with the labels.
-    bool tableReady = false;
-    std::vector<Component> table;
+    Backend last = Backend::Auto;
+
+    // The label texture and the engine's resources for this size.
+    void reserve(int width, int height, const LabelOptions& options) {
+        const int largest = std::min(info.maxTextureSize, kLargestSide);
+        if (width < 1 || height < 1 || width > largest || height > largest)
+            throw Error(std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
+                        std::to_string(largest) + " (GL_MAX_TEXTURE_SIZE is " + std::to_string(info.maxTextureSize) +
+                        ")");
+        if (labels.width() != width || labels.height() != height) {
+            labels = {};
+            labels = gl::Texture::allocate(GL_R32UI, width, height, "the label texture");
+        }
+        engine(resolveBackend(options.backend, info)).reserve(width, height, options);
+        checkGlError("reserving " + std::to_string(width) + "x" + std::to_string(height));
+    }
+
+    backends::Engine& engine(Backend backend) {
+        auto& slot = engines[std::size_t(backend)];
+        if (!slot) {
+            const std::string why = whyUnavailable(backend, info);
+            if (!why.empty()) throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " + why);
+            switch (backend) {
+                case Backend::Compute: slot = backends::makeComputeEngine(info); break;
+                case Backend::Raster: slot = backends::makeRasterEngine(info); break;
+                case Backend::Cuda: slot = backends::makeCudaEngine(info); break;
+                case Backend::Cpu: slot = backends::makeCpuEngine(info); break;
+                case Backend::Auto: throw Error("auto is not an engine");
+            }
+        }
+        return *slot;
+    }
 };
 
 Labeler::Labeler() : impl_(std::make_unique<Impl>()) {
-    loadGlFunctions();
-    impl_->info = currentContextInfo();
-    const ContextInfo& info = impl_->info;
-    if (info.major < 3 || (info.major == 3 && info.minor < 3))
-        throw Error("glccl::Labeler: needs OpenGL 3.3 or newer, the current context is " + info.version);
-    StateGuard guard;
-    impl_->pipeline.emplace();
-    checkGlError("glccl::Labeler");
+    withPrefix("glccl::Labeler", [&] {
+        loadGlFunctions();
+        impl_->info = currentContextInfo();
+        const ContextInfo& info = impl_->info;
+        if (info.major < 3 || (info.major == 3 && info.minor < 3))
+            throw Error("needs OpenGL 3.3 or newer, the current context is " + info.version);
+    });
 }
 
 Labeler::~Labeler() {
-    if (impl_ && impl_->pipeline) {
-        StateGuard guard;
-        impl_->pipeline.reset();
-        clearGlErrors();
-    }
+    if (!impl_) return;
+    StateGuard guard;
+    for (auto& engine : impl_->engines) engine.reset();
+    impl_->labels = {};
+    clearGlErrors();
 }
 
 void Labeler::reserve(int width, int height, const LabelOptions& options) {
-    const int largest = std::min(impl_->info.maxTextureSize, kLargestSide);
-    if (width < 1 || height < 1 || width > largest || height > largest)
-        throw Error("glccl::Labeler::reserve(): " + std::to_string(width) + "x" + std::to_string(height) +
-                    " is outside 1.." + std::to_string(largest) + " (GL_MAX_TEXTURE_SIZE is " +
-                    std::to_string(impl_->info.maxTextureSize) + ")");
-    StateGuard guard;
-    // The CUDA backend labels into labelTexture() too, which the raster
-    // pipeline owns: its resources serve both.
-    impl_->pipeline->reserve(width, height, NodeShape::of(options.connectivity, options.criterion));
+    withPrefix("glccl::Labeler::reserve()", [&] {
+        StateGuard guard;
+        impl_->reserve(width, height, options);
+    });
 }
 
 std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
-    const std::string where = "glccl::Labeler::label(): ";
-    StateGuard guard;
-    clearGlErrors();
-    if (texture == 0 || !glIsTexture(texture)) throw Error(where + "texture " + std::to_string(texture) + " is not a texture of the current context");
-    GLint width = 0, height = 0, format = 0;
-    glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, texture);
-    clearGlErrors();
-    glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &width);
-    glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &height);
-    glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-    if (glGetError() != GL_NO_ERROR) throw Error(where + "texture " + std::to_string(texture) + " is not a 2-D texture");
-    // Binary and segments read the red channel of GL_RGBA8 (a mask rendered
-    // into a color target); threshold compares all four channels.
-    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
-                           format == GL_RGBA8;
-    if (!supported)
-        throw Error(where + "the texture is " + formatName(format) +
-                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32F and GL_RGBA8 textures");
-    if (width < 1 || height < 1) throw Error(where + "the texture has no level 0 image");
-    reserve(width, height, options);
+    return withPrefix("glccl::Labeler::label()", [&] {
+        StateGuard guard;
+        clearGlErrors();
+        if (texture == 0 || !glIsTexture(texture))
+            throw Error("texture " + std::to_string(texture) + " is not a texture of the current context");
+        GLint width = 0, height = 0, format = 0;
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, texture);
+        clearGlErrors();
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &width);
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &height);
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+        if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
+        // Binary and segments read the red channel of GL_RGBA8 (a mask
+        // rendered into a color target); threshold compares all four channels.
+        const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
+                               format == GL_RGBA8;
+        if (!supported)
+            throw Error(std::string("the texture is ") + formatName(format) +
+                        "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32F and GL_RGBA8 textures");
+        if (width < 1 || height < 1) throw Error("the texture has no level 0 image");
+        impl_->reserve(width, height, options);
 
-    if (options.backend == GpuBackend::Cuda) return labelWithCuda(texture, format, width, height, options);
-    auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
-    StageTimer timer(options.timings);
-    const std::uint32_t count = impl_->pipeline->label(input, options.connectivity, options.criterion, timer);
-    impl_->timings = timer.collect();
-    impl_->timingsOn = options.timings;
-    impl_->labeled = true;
-    impl_->tableReady = false;
-    checkGlError("glccl::Labeler::label()");
-    return count;
+        const Backend backend = resolveBackend(options.backend, impl_->info);
+        impl_->labeled = false;
+        auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
+        StageTimer timer(options.timings);
+        const std::uint32_t count = impl_->engine(backend).label(input, impl_->labels, options, timer);
+        impl_->timings = timer.collect();
+        impl_->timingsOn = options.timings;
+        impl_->labeled = true;
+        impl_->last = backend;
+        checkGlError(std::string("the ") + backendName(backend) + " backend");
+        return count;
+    });
 }
 
-std::uint32_t Labeler::labelWithCuda(unsigned texture, int format, int width, int height, const LabelOptions& options) {
-    const std::string where = "glccl::Labeler::label(): ";
-#ifdef GLCCL_HAVE_CUDA
-    std::string why;
-    if (!cuda::available(&why)) throw Error(where + "the CUDA backend cannot run here: " + why);
-    const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
-    if (format != GL_R8 && !(threshold && format == GL_RGBA8))
-        throw Error(where + "the CUDA backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion), not " +
-                    formatName(format));
-    impl_->timings.clear();
-    impl_->table = cuda::labelGlTexture(texture, labelTexture(), width, height, format == GL_R8 ? 1 : 4,
-                                        options.connectivity, options.criterion,
-                                        options.timings ? &impl_->timings : nullptr);
-    impl_->tableReady = true;
-    impl_->timingsOn = options.timings;
-    impl_->labeled = true;
-    checkGlError("glccl::Labeler::label()");
-    return std::uint32_t(impl_->table.size());
-#else
-    (void)texture, (void)format, (void)width, (void)height, (void)options;
-    throw Error(where + "the CUDA backend is not built into this glccl (no CUDA compiler was found at build time)");
-#endif
-}
-
-unsigned Labeler::labelTexture() const { return impl_->pipeline->labelTexture().id(); }
+unsigned Labeler::labelTexture() const { return impl_->labels.id(); }
 
 std::vector<Component> Labeler::components() {
-    if (!impl_->labeled) throw Error("glccl::Labeler::components(): nothing was labeled yet");
-    if (impl_->tableReady) return impl_->table;
-    StateGuard guard;
-    StageTimer timer(impl_->timingsOn);
-    auto table = impl_->pipeline->components(timer);
-    for (const StageTime& t : timer.collect()) impl_->timings.push_back(t);
-    checkGlError("glccl::Labeler::components()");
-    return table;
+    return withPrefix("glccl::Labeler::components()", [&] {
+        if (!impl_->labeled) throw Error("nothing was labeled yet");
+        StateGuard guard;
+        StageTimer timer(impl_->timingsOn);
+        auto table = impl_->engine(impl_->last).components(timer);
+        for (const StageTime& t : timer.collect()) addStageTime(impl_->timings, t.stage, t.milliseconds);
+        checkGlError(std::string("the ") + backendName(impl_->last) + " backend's table");
+        return table;
+    });
 }
 
 std::vector<std::uint32_t> Labeler::downloadLabels() {
-    if (!impl_->labeled) throw Error("glccl::Labeler::downloadLabels(): nothing was labeled yet");
-    StateGuard guard;
-    const gl::Texture& labels = impl_->pipeline->labelTexture();
-    std::vector<std::uint32_t> pixels(std::size_t(labels.width()) * labels.height());
-    labels.download(pixels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
-    return pixels;
+    return withPrefix("glccl::Labeler::downloadLabels()", [&] {
+        if (!impl_->labeled) throw Error("nothing was labeled yet");
+        StateGuard guard;
+        const gl::Texture& labels = impl_->labels;
+        std::vector<std::uint32_t> pixels(std::size_t(labels.width()) * labels.height());
+        labels.download(pixels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+        return pixels;
+    });
 }
 
+Labeling Labeler::result() {
+    Labeling labeling;
+    labeling.components = components();
+    labeling.labels = downloadLabels();
+    labeling.width = impl_->labels.width();
+    labeling.height = impl_->labels.height();
+    return labeling;
+}
+
+Backend Labeler::backend() const { return impl_->last; }
 const StageTimings& Labeler::stageTimings() const { return impl_->timings; }
 const ContextInfo& Labeler::contextInfo() const { return impl_->info; }
 

@@ -24,8 +24,18 @@ OffscreenLabeler::~OffscreenLabeler() = default;
 
 const HeadlessContext& OffscreenLabeler::context() const { return impl_->context; }
 
+Labeler& OffscreenLabeler::labeler() { return impl_->labeler; }
+
 Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, Criterion criterion,
                                  StageTimings* timings) {
+    LabelOptions options;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    return label(image, options, timings);
+}
+
+Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& requested, StageTimings* timings) {
+    const Criterion criterion = requested.criterion;
     if (image.width < 1 || image.height < 1 || image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
         throw Error("glccl::OffscreenLabeler::label(): the image is empty or its pixel buffer does not match its size");
     if (image.channels != 1 && image.channels != 4)
@@ -42,16 +52,10 @@ Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, 
     auto input = gl::Texture::allocate(gray ? GL_R8 : GL_RGBA8, image.width, image.height, "glccl::OffscreenLabeler::label()");
     input.upload(image.pixels.data(), gray ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE);
 
-    LabelOptions options;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    options.timings = timings != nullptr;
+    LabelOptions options = requested;
+    options.timings = options.timings || timings != nullptr;
     impl_->labeler.label(input.id(), options);
-    Labeling labeling;
-    labeling.width = image.width;
-    labeling.height = image.height;
-    labeling.components = impl_->labeler.components();
-    labeling.labels = impl_->labeler.downloadLabels();
+    Labeling labeling = impl_->labeler.result();
     if (timings) *timings = impl_->labeler.stageTimings();
     return labeling;
 }

@@ -1,6 +1,7 @@
 #include "program.hpp"
 
 #include <cstring>
+#include <vector>
 
 #include "embedded_shaders.hpp"
 #include "gl_error.hpp"
@@ -21,8 +22,18 @@ namespace glccl::gl {
 namespace {
 
 // Source strings are numbered with #line so the driver's log names them:
-// 0 = the generated prologue, 1 = common.glsl, 2 = the stage file.
-constexpr const char* kSourceNames = "source 0 is the prologue, 1 is common.glsl, 2 is the stage file";
+// 0 = the generated prologue, 1 = criterion.glsl, 2 = the backend's common
+// file, 3 = the stage file.
+std::string sourceNames(const char* common) {
+    return std::string("source 0 is the prologue, 1 is criterion.glsl, 2 is ") + common + ", 3 is the stage file";
+}
+
+// The prologue's defines, then the shared files and the stage file, each
+// numbered for the driver's log.
+std::string assemble(const std::string& prologue, const char* common, const std::string& body) {
+    return prologue + "#line 1 1\n" + detail::shaderSource("criterion.glsl") + "\n#line 1 2\n" +
+           detail::shaderSource(common) + "\n#line 1 3\n" + body;
+}
 
 std::string infoLog(GLuint object, bool isProgram) {
     GLint length = 0;
@@ -36,7 +47,8 @@ std::string infoLog(GLuint object, bool isProgram) {
 }
 
 // Compiles one shader; the returned wrapper owns it.
-Object<ShaderTraits> compile(GLenum type, const std::string& text, const std::string& stage, const std::string& file) {
+Object<ShaderTraits> compile(GLenum type, const std::string& text, const std::string& stage, const std::string& file,
+                             const char* common) {
     auto shader = Object<ShaderTraits>::adopt(glCreateShader(type));
     if (!shader) throw Error("glccl: stage " + stage + ": glCreateShader failed");
     const char* source = text.c_str();
@@ -45,7 +57,7 @@ Object<ShaderTraits> compile(GLenum type, const std::string& text, const std::st
     GLint ok = GL_FALSE;
     glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
     if (!ok)
-        throw Error("glccl: stage " + stage + ": compiling " + file + " failed (" + kSourceNames + "):\n" +
+        throw Error("glccl: stage " + stage + ": compiling " + file + " failed (" + sourceNames(common) + "):\n" +
                     infoLog(shader.id(), false));
     return shader;
 }
@@ -58,32 +70,38 @@ ProgramBuilder& ProgramBuilder::define(const std::string& name, const std::strin
 }
 
 Program ProgramBuilder::build() const {
-    std::string prologue = "#version 330 core\n";
-    for (const auto& [name, value] : defines_) prologue += "#define " + name + " " + value + "\n";
-
-    const std::string vertexName = vertexFile_.empty() ? "<vertex source>" : vertexFile_;
-    const std::string fragmentName = fragmentFile_.empty() ? "<fragment source>" : fragmentFile_;
-    const std::string vertexBody = vertexFile_.empty() ? vertexText_ : detail::shaderSource(vertexFile_);
-    const std::string fragmentBody = fragmentFile_.empty() ? fragmentText_ : detail::shaderSource(fragmentFile_);
-    const std::string common = detail::shaderSource("common.glsl");
-    auto assemble = [&](const char* stageDefine, const std::string& body) {
-        return prologue + "#define " + stageDefine + " 1\n#line 1 1\n" + common + "\n#line 1 2\n" + body;
-    };
-    const auto vertexShader = compile(GL_VERTEX_SHADER, assemble("STAGE_VERTEX", vertexBody), stage_, vertexName);
-    const auto fragmentShader =
-        compile(GL_FRAGMENT_SHADER, assemble("STAGE_FRAGMENT", fragmentBody), stage_, fragmentName);
+    std::string defines;
+    for (const auto& [name, value] : defines_) defines += "#define " + name + " " + value + "\n";
     auto program = Object<ProgramTraits>::create();
-    glAttachShader(program.id(), vertexShader.id());
-    glAttachShader(program.id(), fragmentShader.id());
-    for (std::size_t i = 0; i < outputs_.size(); ++i) glBindFragDataLocation(program.id(), GLuint(i), outputs_[i].c_str());
+    std::vector<Object<ShaderTraits>> shaders;
+    std::string linked;
+    if (!computeFile_.empty()) {
+        constexpr const char* kCommon = "compute_common.glsl";
+        const std::string text = assemble("#version 430 core\n" + defines, kCommon, detail::shaderSource(computeFile_));
+        shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, kCommon));
+        linked = computeFile_;
+    } else {
+        constexpr const char* kCommon = "common.glsl";
+        const std::string prologue = "#version 330 core\n" + defines;
+        const std::string vertexName = vertexFile_.empty() ? "<vertex source>" : vertexFile_;
+        const std::string fragmentName = fragmentFile_.empty() ? "<fragment source>" : fragmentFile_;
+        const std::string vertexBody = vertexFile_.empty() ? vertexText_ : detail::shaderSource(vertexFile_);
+        const std::string fragmentBody = fragmentFile_.empty() ? fragmentText_ : detail::shaderSource(fragmentFile_);
+        shaders.push_back(compile(GL_VERTEX_SHADER, assemble(prologue + "#define STAGE_VERTEX 1\n", kCommon, vertexBody),
+                                  stage_, vertexName, kCommon));
+        shaders.push_back(compile(GL_FRAGMENT_SHADER,
+                                  assemble(prologue + "#define STAGE_FRAGMENT 1\n", kCommon, fragmentBody), stage_,
+                                  fragmentName, kCommon));
+        for (std::size_t i = 0; i < outputs_.size(); ++i)
+            glBindFragDataLocation(program.id(), GLuint(i), outputs_[i].c_str());
+        linked = vertexName + " + " + fragmentName;
+    }
+    for (const auto& shader : shaders) glAttachShader(program.id(), shader.id());
     glLinkProgram(program.id());
-    glDetachShader(program.id(), vertexShader.id());
-    glDetachShader(program.id(), fragmentShader.id());
-    GLint linked = GL_FALSE;
-    glGetProgramiv(program.id(), GL_LINK_STATUS, &linked);
-    if (!linked)
-        throw Error("glccl: stage " + stage_ + ": linking " + vertexName + " + " + fragmentName +
-                    " failed:\n" + infoLog(program.id(), true));
+    for (const auto& shader : shaders) glDetachShader(program.id(), shader.id());
+    GLint ok = GL_FALSE;
+    glGetProgramiv(program.id(), GL_LINK_STATUS, &ok);
+    if (!ok) throw Error("glccl: stage " + stage_ + ": linking " + linked + " failed:\n" + infoLog(program.id(), true));
     checkGlError("glccl: stage " + stage_ + ": building the program");
     return Program(std::move(program), stage_);
 }

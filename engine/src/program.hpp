@@ -1,7 +1,9 @@
 #pragma once
 // Builds programs from glsl/ files: "#version" + defines + the shared
-// common.glsl + the stage file. Compile and link failures throw glccl::Error
-// with the stage name, the file and line, and the driver's log.
+// include files + the stage file. Render programs (GLSL 3.30) include
+// criterion.glsl and common.glsl, compute programs (GLSL 4.30)
+// criterion.glsl and compute_common.glsl. Compile and link failures throw
+// glccl::Error with the stage name, the file and line, and the driver's log.
 
 #include <string>
 #include <utility>
@@ -21,6 +23,8 @@ public:
     // shader too (core profile). `common.glsl` is prepended to both.
     ProgramBuilder& vertex(std::string file) { vertexFile_ = std::move(file); return *this; }
     ProgramBuilder& fragment(std::string file) { fragmentFile_ = std::move(file); return *this; }
+    // A compute program instead (OpenGL 4.3), from one stage file.
+    ProgramBuilder& compute(std::string file) { computeFile_ = std::move(file); return *this; }
     // Source text instead of a file (tests, tools).
     ProgramBuilder& vertexSource(std::string text) { vertexText_ = std::move(text); return *this; }
     ProgramBuilder& fragmentSource(std::string text) { fragmentText_ = std::move(text); return *this; }
@@ -32,7 +36,7 @@ public:
 private:
     std::string stage_;
     std::vector<std::pair<std::string, std::string>> defines_;
-    std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_;
+    std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_, computeFile_;
     std::vector<std::string> outputs_;
 };
 

@@ -22,13 +22,11 @@ StageTimings StageTimer::collect() {
     for (const Sample& sample : samples_) {
         GLuint64 nanoseconds = 0;
         glGetQueryObjectui64v(sample.query.id(), GL_QUERY_RESULT, &nanoseconds);
-        const double milliseconds = double(nanoseconds) * 1e-6;
-        auto found = timings.begin();
-        while (found != timings.end() && found->stage != sample.stage) ++found;
-        if (found == timings.end()) timings.push_back({sample.stage, milliseconds});
-        else found->milliseconds += milliseconds;
+        addStageTime(timings, sample.stage, double(nanoseconds) * 1e-6);
     }
+    for (const StageTime& time : measured_) addStageTime(timings, time.stage, time.milliseconds);
     samples_.clear();
+    measured_.clear();
     return timings;
 }
 

@@ -29,6 +29,8 @@ public:
     Scope scope(const char* stage) { return Scope(*this, stage); }
 
     bool enabled() const { return enabled_; }
+    // A stage timed elsewhere (CUDA events), reported with the others.
+    void add(const std::string& stage, double milliseconds) { measured_.push_back({stage, milliseconds}); }
     // Waits for the queries; stages in the order they first ran.
     StageTimings collect();
 
@@ -40,6 +42,7 @@ private:
     bool enabled_;
     bool open_ = false;
     std::vector<Sample> samples_;
+    StageTimings measured_;
 };
 
 }  // namespace glccl

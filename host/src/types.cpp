@@ -50,4 +50,13 @@ Connectivity parseConnectivity(std::string_view text) {
     throw Error("glccl::parseConnectivity(): unknown connectivity " + inQuotes(text) + "; expected \"4\" or \"8\"");
 }
 
+void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds) {
+    for (StageTime& time : timings)
+        if (time.stage == stage) {
+            time.milliseconds += milliseconds;
+            return;
+        }
+    timings.push_back({stage, milliseconds});
+}
+
 }  // namespace glccl

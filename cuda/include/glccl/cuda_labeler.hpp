@@ -21,7 +21,7 @@ bool available(std::string* why = nullptr);
 std::string deviceName();
 
 // Labels a host image (1 or 4 channels). Timings, if given, receive the
-// per-kernel device times (CUDA events) keyed by kernel name, plus "total".
+// per-kernel device times (CUDA events) keyed by kernel name.
 Labeling labelImage(const Image& image, Connectivity connectivity, Criterion criterion,
                     StageTimings* timings = nullptr);
 

@@ -20,20 +20,18 @@
 #include <memory>
 #include <vector>
 
+#include "glccl/backend.hpp"
 #include "glccl/context.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
 
-// Which GPU engine labels: the GLSL render passes (any OpenGL 3.3 context),
-// or the CUDA path on the same texture through CUDA-OpenGL interop (where
-// glccl was built with CUDA and a CUDA device drives the context's GPU).
-enum class GpuBackend { Raster, Cuda };
-
 struct LabelOptions {
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
-    GpuBackend backend = GpuBackend::Raster;
+    // Which engine labels (glccl/backend.hpp); auto picks the fastest that
+    // runs in the context, and backend() says which one it was.
+    Backend backend = Backend::Auto;
     bool timings = false;  // per-stage GPU times (timer queries) in stageTimings()
 };
 
@@ -75,12 +73,19 @@ public:
     // Downloads the whole label image of the last call (row 0 first).
     std::vector<std::uint32_t> downloadLabels();
 
+    // The labels and the table of the last call in one host object
+    // (downloadLabels() and components()).
+    Labeling result();
+
+    // The backend that ran the last call (auto resolved); Backend::Auto
+    // before the first.
+    Backend backend() const;
+
     // Per-stage GPU times of the last label() + components() with timings on.
     const StageTimings& stageTimings() const;
     const ContextInfo& contextInfo() const;
 
 private:
-    std::uint32_t labelWithCuda(unsigned texture, int format, int width, int height, const LabelOptions& options);
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -1,10 +1,11 @@
 #pragma once
 // Labeling host images without a window: a headless EGL context, an upload,
-// the raster pipeline, and the download of labels and table.
+// a Labeler (any backend), and the download of labels and table.
 
 #include <memory>
 
 #include "glccl/context.hpp"
+#include "glccl/labeler.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -16,8 +17,13 @@ public:
     ~OffscreenLabeler();
 
     // Labels a 1-channel image (any criterion) or a 4-channel image
-    // (threshold only). Timings, if given, receive per-stage GPU times.
+    // (threshold only) with options.backend. Timings, if given, receive the
+    // per-stage GPU times (options.timings is implied).
+    Labeling label(const Image& image, const LabelOptions& options, StageTimings* timings = nullptr);
     Labeling label(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings = nullptr);
+
+    // The Labeler in the headless context (make the context current first).
+    Labeler& labeler();
 
     // The yardstick of the raster pipeline's cost: the GPU time (timer
     // query) of one full-screen fragment pass over a width x height R32F

@@ -78,4 +78,8 @@ struct StageTime {
 };
 using StageTimings = std::vector<StageTime>;
 
+// Adds `milliseconds` to the entry of `stage` (a stage run several times, a
+// loop, accumulates under its one name), or appends it in first-run order.
+void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds);
+
 }  // namespace glccl

@@ -35,14 +35,15 @@ public:
 
     // Labels `input`: GL_R8, GL_R8UI, GL_R16 or GL_R32F, or GL_RGBA8 for the
     // threshold criterion (values in the units of the format).
-    // Leaves the canonical labels in labelTexture() and returns the count.
-    std::uint32_t label(const gl::Texture& input, Connectivity connectivity, Criterion criterion, StageTimer& timer);
+    // Writes the canonical labels into `labels` (GL_R32UI, the input's size,
+    // owned by the caller) and returns the count.
+    std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, Connectivity connectivity,
+                        Criterion criterion, StageTimer& timer);
 
     // The component table of the last label() call (label i + 1 at index i),
     // computed on the GPU and downloaded as a compact block.
     std::vector<Component> components(StageTimer& timer);
 
-    const gl::Texture& labelTexture() const { return labels_.texture; }
     // Merge rounds the exactness loop needed in the last call (diagnostics).
     int resolveRounds() const { return resolveRounds_; }
     // Columns per block of column processing; 0 (the default) chooses from
@@ -112,7 +113,8 @@ private:
     gl::Renderbuffer depth_;            // marks roots changed by scatter-back
     gl::RenderTarget ids_[3];           // R32F IDs as float bit patterns, per node
     gl::RenderTarget rootLabels_;       // R32UI: each root's final label, over the scan grid
-    gl::RenderTarget labels_;           // R32UI: the output
+    gl::Framebuffer labelsFramebuffer_;  // renders into the caller's label texture
+    GLuint labelsTexture_ = 0;           // the texture labelsFramebuffer_ draws into
     struct ScanLevel {
         gl::RenderTarget counts, offsets;
         int axis;

@@ -84,6 +84,8 @@ void RasterPipeline::reserve(int width, int height, NodeShape shape) {
     const std::string what = "glccl::RasterPipeline::reserve(" + std::to_string(width) + "x" + std::to_string(height) + ")";
     width_ = height_ = 0;
     tableWidth_ = tableHeight_ = 0;
+    labelsFramebuffer_ = {};  // the caller's label texture changes with the size
+    labelsTexture_ = 0;
     boxes_ = {};
     sums_ = {};
     roots_ = {};
@@ -96,7 +98,6 @@ void RasterPipeline::reserve(int width, int height, NodeShape shape) {
     depth_ = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, gridWidth, gridHeight, what);
     for (auto& ids : ids_) ids = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, depth_.id());
     rootLabels_ = gl::RenderTarget::allocate(GL_R32UI, scanWidth, scanHeight, what);
-    labels_ = gl::RenderTarget::allocate(GL_R32UI, width, height, what);
 
     // The scan pyramid: rows reduced by kScanBlock until one column is left,
     // then that column until one texel is left.
@@ -220,9 +221,14 @@ bool RasterPipeline::anySamplesPassed(const std::function<void()>& draw) {
 // The pipeline
 // ---------------------------------------------------------------------------
 
-std::uint32_t RasterPipeline::label(const gl::Texture& input, Connectivity connectivity, Criterion criterion,
-                                    StageTimer& timer) {
+std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture& labels, Connectivity connectivity,
+                                    Criterion criterion, StageTimer& timer) {
     reserve(input.width(), input.height(), NodeShape::of(connectivity, criterion));
+    if (labels.id() != labelsTexture_) {
+        const gl::Texture* targets[] = {&labels};
+        labelsFramebuffer_ = gl::multipleTargetFramebuffer(targets, 1, "glccl: raster label target");
+        labelsTexture_ = labels.id();
+    }
     input_ = &input;
     timer_ = &timer;
     connectivity_ = connectivity;
@@ -589,7 +595,8 @@ void RasterPipeline::finalLabels() {
     finalize.set("quadDepth", 0.0f);
     finalize.set("ids", 1);
     finalize.set("rootLabels", 2);
-    beginPass(labels_);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, labelsFramebuffer_.id());
+    glViewport(0, 0, width_, height_);
     bindTexture(1, ids_[current_].texture);
     bindTexture(2, rootLabels_.texture);
     drawFullscreen();

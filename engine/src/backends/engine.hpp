@@ -1,0 +1,44 @@
+#pragma once
+// What every labeling engine inside glccl::Labeler provides. The Labeler owns
+// the output (the R32UI label texture, the table, the timings) and hands
+// each call to the engine of the chosen backend; engines sit side by side in
+// backends/<name>/ and share nothing but this interface.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "glccl/backend.hpp"
+#include "glccl/labeler.hpp"
+#include "glccl/types.hpp"
+#include "stage_timer.hpp"
+
+namespace glccl::backends {
+
+class Engine {
+public:
+    virtual ~Engine() = default;
+
+    // Allocates what labeling width x height images with these options needs,
+    // so that later calls of that size allocate nothing.
+    virtual void reserve(int width, int height, const LabelOptions& options) = 0;
+
+    // Labels `input` (a format the Labeler accepted) into `labels` (GL_R32UI,
+    // the input's size, owned by the Labeler) and returns the component count.
+    // Errors name the step that failed; the Labeler adds its prefix.
+    virtual std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
+                                StageTimer& timer) = 0;
+
+    // The table of the last label() call (label i + 1 at index i).
+    virtual std::vector<Component> components(StageTimer& timer) = 0;
+};
+
+// One constructor per backend folder. Each needs the context that will label
+// current, and throws glccl::Error when it cannot run there.
+std::unique_ptr<Engine> makeComputeEngine(const ContextInfo& context);
+std::unique_ptr<Engine> makeRasterEngine(const ContextInfo& context);
+std::unique_ptr<Engine> makeCudaEngine(const ContextInfo& context);
+std::unique_ptr<Engine> makeCpuEngine(const ContextInfo& context);
+
+}  // namespace glccl::backends

@@ -1,0 +1,29 @@
+// The raster backend: O'Connell's pipeline as render passes (raster_pipeline.hpp).
+
+#include "backends/engine.hpp"
+#include "raster_pipeline.hpp"
+
+namespace glccl::backends {
+
+namespace {
+
+class RasterEngine final : public Engine {
+public:
+    void reserve(int width, int height, const LabelOptions& options) override {
+        pipeline_.reserve(width, height, NodeShape::of(options.connectivity, options.criterion));
+    }
+    std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
+                        StageTimer& timer) override {
+        return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);
+    }
+    std::vector<Component> components(StageTimer& timer) override { return pipeline_.components(timer); }
+
+private:
+    RasterPipeline pipeline_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> makeRasterEngine(const ContextInfo&) { return std::make_unique<RasterEngine>(); }
+
+}  // namespace glccl::backends

@@ -1,0 +1,1 @@
+// Shared by every stage of the compute backend (see compute_engine.cpp).
