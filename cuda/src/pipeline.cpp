@@ -74,23 +74,23 @@ std::vector<Component> LabelPipeline::run(StageTimings* timings) {
 // foreground pixel holds its component's first pixel.
 template <typename Pixel>
 void LabelPipeline::findComponents(const Pixel* d_image, StageTimer& timer) {
-    timer.begin("solveTiles");
+    timer.begin("solve_tiles");
     solveTiles(d_image, labels_.get(), width_, height_, rule_, stream(), check_);
     timer.end();
 
     const std::int64_t side = std::max(width_, height_);
     for (std::int64_t subBlock = kTileSize; subBlock < side; subBlock *= kMergeFactor) {
         if (subBlock > kTileSize) {
-            timer.begin("flattenBorders");
+            timer.begin("flatten_borders");
             flattenBorders(labels_.get(), width_, height_, int(subBlock), stream(), check_);
             timer.end();
         }
-        timer.begin("mergeTiles");
+        timer.begin("merge_tiles");
         mergeTiles(d_image, labels_.get(), width_, height_, rule_, int(subBlock), stream(), check_);
         timer.end();
     }
 
-    timer.begin("flattenLabels");
+    timer.begin("flatten_labels");
     flattenLabels(labels_.get(), pixelCount_, stream(), check_);
     timer.end();
 }
@@ -126,7 +126,7 @@ std::vector<Component> LabelPipeline::computeTable(std::uint32_t count, StageTim
     const DeviceComponentTable device{bounds.get(),     bounds.get() + n,     bounds.get() + 2 * n,
                                       bounds.get() + 3 * n, sums.get(), sums.get() + n, sums.get() + 2 * n};
 
-    timer.begin("componentStats");
+    timer.begin("component_stats");
     check_(cudaMemsetAsync(device.left, 0xFF, 2 * n * sizeof(std::uint32_t), stream()), "cudaMemsetAsync");
     check_(cudaMemsetAsync(device.right, 0, 2 * n * sizeof(std::uint32_t), stream()), "cudaMemsetAsync");
     check_(cudaMemsetAsync(device.area, 0, sums.bytes(), stream()), "cudaMemsetAsync");
