@@ -1,1 +1,158 @@
-// Shared by every stage of the compute backend (see compute_engine.cpp).
+// Shared by every stage of the compute backend: nodes, keys, the union-find
+// over the parents image and the component numbering. The program builder
+// prepends "#version 430 core", the defines of criterion.glsl and of
+// compute_constants.hpp (NODE_W, NODE_H, TILE_*, bindings...), then
+// criterion.glsl itself.
+//
+// ---------------------------------------------------------------------------
+// Nodes. The engine labels a grid of nodes, blocks of NODE_W x NODE_H pixels
+// whose foreground pixels always touch one another: 2x2 for binary images at
+// 8-connectivity, 2x1 at 4-connectivity, single pixels for segments and
+// threshold (a block could hold two segments). Pixel i of a node is bit i of
+// its foreground mask, row by row:
+//
+//      +---+---+         node n links to its backward neighbours
+//      | 0 | 1 |         (the nodes before it in raster order):
+//      +---+---+
+//      | 2 | 3 |              UL  U  UR        link bits 1 2 3
+//      +---+---+              L   n            link bit  0
+//
+// Every adjacent pair of nodes is one node's backward link, so the backward
+// links alone describe the graph.
+// ---------------------------------------------------------------------------
+const ivec2 kNode = ivec2(NODE_W, NODE_H);
+const int kNodePixels = NODE_W * NODE_H;
+const ivec2 kBackward[4] = ivec2[4](ivec2(-1, 0), ivec2(-1, -1), ivec2(0, -1), ivec2(1, -1));
+uniform ivec2 gridSize;  // nodes: ceil(imageSize / kNode)
+
+bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(lessThan(n, gridSize)); }
+bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, imageSize)); }
+ivec2 pixelOfNode(ivec2 n, int i) { return n * kNode + ivec2(i % NODE_W, i / NODE_W); }
+
+// Are two pixels this far apart neighbours at the connectivity?
+bool adjacent(ivec2 d) {
+    ivec2 a = abs(d);
+#if CONNECTIVITY == 8
+    return max(a.x, a.y) == 1;
+#else
+    return a.x + a.y == 1;
+#endif
+}
+
+// The node's foreground mask, its pixels' values in `values`.
+uint foregroundOf(ivec2 n, out vec4 values[kNodePixels]) {
+    uint mask = 0u;
+    for (int i = 0; i < kNodePixels; ++i) {
+        ivec2 p = pixelOfNode(n, i);
+        values[i] = insideImage(p) ? pixelValue(p) : vec4(0.0);
+        if (insideImage(p) && isForegroundValue(values[i])) mask |= 1u << uint(i);
+    }
+    return mask;
+}
+
+// Bit d set when foreground node n connects to node n + kBackward[d]: some
+// pair of their foreground pixels is adjacent and connects by the criterion.
+// The loops have constant bounds, so a compiler drops the pairs that are
+// never adjacent (6 fetches remain for a binary 2x2 node).
+uint backwardLinks(ivec2 n, uint mask, vec4 values[kNodePixels]) {
+    uint links = 0u;
+    for (int d = 0; d < 4; ++d) {
+        ivec2 m = n + kBackward[d];
+        if (!insideGrid(m)) continue;
+        bool linked = false;
+        for (int a = 0; a < kNodePixels; ++a) {
+            for (int b = 0; b < kNodePixels; ++b) {
+                ivec2 pa = ivec2(a % NODE_W, a / NODE_W);
+                ivec2 pb = ivec2(b % NODE_W, b / NODE_W) + kBackward[d] * kNode;
+                if (!adjacent(pb - pa) || (mask & (1u << uint(a))) == 0u) continue;
+                ivec2 q = n * kNode + pb;
+                if (!insideImage(q)) continue;
+                vec4 v = pixelValue(q);
+                if (isForegroundValue(v) && valuesConnect(values[a], v)) linked = true;
+            }
+        }
+        if (linked) links |= 1u << uint(d);
+    }
+    return links;
+}
+
+// node_info texels (R8UI): the foreground mask in bits 0-3, the backward
+// links in bits 4-7.
+const uint kMaskBits = 0xFu;
+const uint kLinkShift = 4u;
+
+// ---------------------------------------------------------------------------
+// Keys. A node is known by the key of its first foreground pixel in raster
+// order, (y << 15) | x: keys order like raster positions, and the smallest
+// key of a component is its first pixel, the one the output contract numbers
+// it by. The parents image holds, per node, the key of a node of the same
+// component with a smaller or equal key; a root holds its own key. Unions
+// keep the smaller key (atomicMin), so every root ends as its component's
+// first pixel. Keys fit 30 bits (sides up to 32768); kNone marks background.
+// ---------------------------------------------------------------------------
+const uint kNone = 0xFFFFFFFFu;
+// count_roots replaces a root's own key by kRankFlag | its rank among the
+// roots of its pixel row; a find stops at either.
+const uint kRankFlag = 0x80000000u;
+
+uint keyOf(ivec2 p) { return (uint(p.y) << 15) | uint(p.x); }
+ivec2 pixelOfKey(uint key) { return ivec2(int(key & 0x7FFFu), int(key >> 15)); }
+ivec2 nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }
+
+// The key of node n's first foreground pixel (mask != 0).
+uint ownKey(ivec2 n, uint mask) { return keyOf(pixelOfNode(n, findLSB(mask))); }
+
+#ifdef USES_PARENTS
+layout(binding = PARENTS_IMAGE, r32ui) coherent uniform uimage2D parents;
+
+uint parentOf(uint key) { return imageLoad(parents, nodeOfKey(key)).r; }
+
+// The root of the node of `key`. Parents only decrease and stay in the
+// component, so a stale read is still an ancestor: the walk ends.
+uint rootOf(uint key) {
+    for (;;) {
+        uint parent = parentOf(key);
+        if (parent == key || (parent & kRankFlag) != 0u) return key;
+        key = parent;
+    }
+}
+
+// Joins the trees of two keys (Playne & Hawick's lock-free union): the
+// larger root is pointed at the smaller; a lost race returns the value that
+// won, and the walk goes on from there.
+void unite(uint a, uint b) {
+    for (;;) {
+        a = rootOf(a);
+        b = rootOf(b);
+        if (a == b) return;
+        if (a < b) {
+            uint old = imageAtomicMin(parents, nodeOfKey(b), a);
+            if (old == b) return;
+            b = old;
+        } else {
+            uint old = imageAtomicMin(parents, nodeOfKey(a), b);
+            if (old == a) return;
+            a = old;
+        }
+    }
+}
+#endif
+
+#ifdef USES_ROW_OFFSETS
+// scan_rows' output: the number of roots in the pixel rows above each row.
+layout(binding = ROW_OFFSETS_BUFFER, std430) readonly buffer RowOffsets { uint rowOffsets[]; };
+
+// The final label of foreground node n (its parents texel `parent`, after
+// count_roots): the roots of the rows above, plus its root's rank, plus 1.
+uint labelOfNode(ivec2 n, uint mask, uint parent) {
+    uint root, rank;
+    if ((parent & kRankFlag) != 0u) {
+        root = ownKey(n, mask);
+        rank = parent;
+    } else {
+        root = rootOf(parent);
+        rank = parentOf(root);
+    }
+    return rowOffsets[root >> 15] + (rank & ~kRankFlag) + 1u;
+}
+#endif

@@ -12,7 +12,7 @@ namespace glccl::detail {
 const char* shaderSource(const std::string& name) {
     for (std::size_t i = 0; i < kEmbeddedShaderCount; ++i)
         if (name == kEmbeddedShaders[i].name) return kEmbeddedShaders[i].source;
-    throw Error("glccl: no shader file glsl/" + name + " is embedded in this build");
+    throw Error("no shader file glsl/" + name + " is embedded in this build");
 }
 
 }  // namespace glccl::detail
@@ -50,14 +50,14 @@ std::string infoLog(GLuint object, bool isProgram) {
 Object<ShaderTraits> compile(GLenum type, const std::string& text, const std::string& stage, const std::string& file,
                              const char* common) {
     auto shader = Object<ShaderTraits>::adopt(glCreateShader(type));
-    if (!shader) throw Error("glccl: stage " + stage + ": glCreateShader failed");
+    if (!shader) throw Error("stage " + stage + ": glCreateShader failed");
     const char* source = text.c_str();
     glShaderSource(shader.id(), 1, &source, nullptr);
     glCompileShader(shader.id());
     GLint ok = GL_FALSE;
     glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
     if (!ok)
-        throw Error("glccl: stage " + stage + ": compiling " + file + " failed (" + sourceNames(common) + "):\n" +
+        throw Error("stage " + stage + ": compiling " + file + " failed (" + sourceNames(common) + "):\n" +
                     infoLog(shader.id(), false));
     return shader;
 }
@@ -101,8 +101,8 @@ Program ProgramBuilder::build() const {
     for (const auto& shader : shaders) glDetachShader(program.id(), shader.id());
     GLint ok = GL_FALSE;
     glGetProgramiv(program.id(), GL_LINK_STATUS, &ok);
-    if (!ok) throw Error("glccl: stage " + stage_ + ": linking " + linked + " failed:\n" + infoLog(program.id(), true));
-    checkGlError("glccl: stage " + stage_ + ": building the program");
+    if (!ok) throw Error("stage " + stage_ + ": linking " + linked + " failed:\n" + infoLog(program.id(), true));
+    checkGlError("stage " + stage_ + ": building the program");
     return Program(std::move(program), stage_);
 }
 

@@ -67,7 +67,7 @@ std::string whyUnavailable(Backend backend, const ContextInfo& context) {
             if (!atLeast(context, 4, 3))
                 return "it needs OpenGL 4.3 (compute shaders), the context is " + context.version +
                        "; the raster backend runs there";
-            return "the compute engine is not finished in this build";
+            return "";
         case Backend::Cuda: return cudaUnavailableReason();
     }
     return "unknown backend";

@@ -1,0 +1,75 @@
+#pragma once
+// Sizes and bindings the compute backend's C++ and GLSL share. Written once
+// here; every compute program gets them as #defines (computeDefines).
+
+#include "program.hpp"
+
+namespace glccl::backends::compute {
+
+// A tile: the nodes one work group of local_merge, merge_borders and
+// component_table covers. 32 x 32 nodes keep a tile's coordinate sums below
+// 2^32 (component_table) and its border under a tenth of its nodes.
+constexpr int kTileWidth = 32;
+constexpr int kTileHeight = 32;
+constexpr int kTileRowsPerPass = 8;     // local_merge: 32 x 8 threads, 4 nodes each
+constexpr int kBorderThreads = 64;      // merge_borders: threads per tile
+constexpr int kRowThreads = 1024;       // count_roots: threads per node row
+constexpr int kScanThreads = 1024;      // scan_rows: one work group...
+constexpr int kScanRowsPerThread = 32;  // ...of 32 rows a thread: heights up to 32768
+constexpr int kLabelGroupWidth = 16;    // final_labels: 16 x 16 nodes a work group
+constexpr int kLabelGroupHeight = 16;
+constexpr int kClearThreads = 256;      // clear_table
+constexpr int kTableRun = 4;            // component_table: nodes a thread adds up in registers
+constexpr int kTableSlotBits = 9;       // component_table: 512 shared-memory slots (16 KiB)
+constexpr int kTableProbes = 8;
+// The table: an R32UI 2-D array, one layer per field, entry i at
+// (i % kTableWidth, i / kTableWidth).
+constexpr int kTableWidth = 4096;
+enum TableField { kMinX, kMinY, kMaxX, kMaxY, kArea, kSumXLow, kSumXHigh, kSumYLow, kSumYHigh, kTableFields };
+
+// Image units, buffer bindings and the input's texture unit.
+constexpr int kParentsImage = 0;
+constexpr int kNodeInfoImage = 1;
+constexpr int kLabelsImage = 2;
+constexpr int kTableImage = 3;
+constexpr int kRowCountsBuffer = 0;
+constexpr int kRowOffsetsBuffer = 1;
+constexpr int kInputUnit = 0;
+
+static_assert(kTileWidth % kTableRun == 0 && kTileHeight % kTileRowsPerPass == 0, "tile shape");
+static_assert(kScanThreads * kScanRowsPerThread >= 32768, "scan_rows covers the tallest image");
+
+inline void computeDefines(gl::ProgramBuilder& builder) {
+    builder.define("TILE_W", kTileWidth)
+        .define("TILE_H", kTileHeight)
+        .define("TILE_ROWS_PER_PASS", kTileRowsPerPass)
+        .define("BORDER_THREADS", kBorderThreads)
+        .define("ROW_THREADS", kRowThreads)
+        .define("SCAN_THREADS", kScanThreads)
+        .define("SCAN_ROWS_PER_THREAD", kScanRowsPerThread)
+        .define("LABEL_GROUP_W", kLabelGroupWidth)
+        .define("LABEL_GROUP_H", kLabelGroupHeight)
+        .define("CLEAR_THREADS", kClearThreads)
+        .define("TABLE_RUN", kTableRun)
+        .define("TABLE_THREADS_X", kTileWidth / kTableRun)
+        .define("TABLE_SLOT_BITS", kTableSlotBits)
+        .define("TABLE_SLOTS", 1 << kTableSlotBits)
+        .define("TABLE_PROBES", kTableProbes)
+        .define("TABLE_WIDTH", kTableWidth)
+        .define("TABLE_FIELDS", kTableFields)
+        .define("FIELD_MIN_X", kMinX)
+        .define("FIELD_MIN_Y", kMinY)
+        .define("FIELD_MAX_X", kMaxX)
+        .define("FIELD_MAX_Y", kMaxY)
+        .define("FIELD_AREA", kArea)
+        .define("FIELD_SUM_X", kSumXLow)
+        .define("FIELD_SUM_Y", kSumYLow)
+        .define("PARENTS_IMAGE", kParentsImage)
+        .define("NODE_INFO_IMAGE", kNodeInfoImage)
+        .define("LABELS_IMAGE", kLabelsImage)
+        .define("TABLE_IMAGE", kTableImage)
+        .define("ROW_COUNTS_BUFFER", kRowCountsBuffer)
+        .define("ROW_OFFSETS_BUFFER", kRowOffsetsBuffer);
+}
+
+}  // namespace glccl::backends::compute

@@ -1,0 +1,58 @@
+#include "compute_constants.hpp"
+#include "compute_passes.hpp"
+
+namespace glccl::backends::compute {
+
+namespace {
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+// Which shared parts of compute_common.glsl a stage declares.
+bool usesParents(const std::string& stage) { return stage != "scan_rows" && stage != "clear_table"; }
+bool usesRowOffsets(const std::string& stage) { return stage == "final_labels" || stage == "component_table"; }
+
+}  // namespace
+
+void ComputePrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node) {
+    connectivity_ = connectivity;
+    criterion_ = criterion;
+    inputFormat_ = inputFormat;
+    node_ = node;
+    variant_ = criterionVariant(connectivity, criterion, inputFormat);
+}
+
+gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResources& resources) {
+    const std::string key = stage + "/" + variant_;
+    auto found = programs_.find(key);
+    if (found == programs_.end()) {
+        gl::ProgramBuilder builder(stage);
+        defineCriterion(builder, connectivity_, criterion_, inputFormat_);
+        builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
+        computeDefines(builder);
+        if (usesParents(stage)) builder.define("USES_PARENTS");
+        if (usesRowOffsets(stage)) builder.define("USES_ROW_OFFSETS");
+        builder.compute(stage + ".comp");
+        found = programs_.emplace(key, builder.build()).first;
+    }
+    gl::Program& program = found->second;
+    program.use();
+    program.set("imageSize", resources.width, resources.height);
+    program.set("gridSize", resources.gridWidth, resources.gridHeight);
+    return program;
+}
+
+void dispatch(int groupsX, int groupsY) {
+    if (groupsX > 0 && groupsY > 0) glDispatchCompute(GLuint(groupsX), GLuint(groupsY), 1);
+    glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+// Helpers the pass files share.
+int tilesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kTileWidth); }
+int tilesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kTileHeight); }
+
+void bindNodeImages(const ComputeResources& r, GLenum parentsAccess) {
+    glBindImageTexture(kParentsImage, r.parents.id(), 0, GL_FALSE, 0, parentsAccess, GL_R32UI);
+    glBindImageTexture(kNodeInfoImage, r.nodeInfo.id(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R8UI);
+}
+
+}  // namespace glccl::backends::compute

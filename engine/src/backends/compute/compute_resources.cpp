@@ -1,0 +1,72 @@
+#include "compute_resources.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "compute_constants.hpp"
+#include "gl_error.hpp"
+#include "glccl/error.hpp"
+
+namespace glccl::backends::compute {
+
+namespace {
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+gl::Buffer storageBuffer(std::size_t bytes, const std::string& what) {
+    clearGlErrors();
+    auto buffer = gl::Buffer::create();
+    GLint previous = 0;
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &previous);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.id());
+    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, GLuint(previous));
+    checkGlError("allocating " + what);
+    return buffer;
+}
+
+}  // namespace
+
+void ComputeResources::reserve(int w, int h, NodeSize n) {
+    if (w == width && h == height && n == node) return;
+    width = height = 0;
+    const std::string what = "the compute backend's buffers for " + std::to_string(w) + "x" + std::to_string(h);
+    const int gw = ceilDiv(w, n.width), gh = ceilDiv(h, n.height);
+    parents = {};
+    nodeInfo = {};
+    parents = gl::Texture::allocate(GL_R32UI, gw, gh, what);
+    nodeInfo = gl::Texture::allocate(GL_R8UI, gw, gh, what);
+    rowCounts = storageBuffer(std::size_t(h) * 4, what);
+    rowOffsets = storageBuffer((std::size_t(h) + 1) * 4, what);
+    width = w;
+    height = h;
+    node = n;
+    gridWidth = gw;
+    gridHeight = gh;
+}
+
+void ComputeResources::reserveTable(std::uint32_t count) {
+    const int rows = std::max(1, int((std::uint64_t(count) + kTableWidth - 1) / kTableWidth));
+    if (rows <= tableRows) return;
+    int capacity = 1;
+    while (capacity < rows) capacity *= 2;
+    GLint largest = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
+    capacity = std::min(capacity, int(largest));
+    if (capacity < rows)
+        throw Error("the component table of " + std::to_string(count) + " components needs " + std::to_string(rows) +
+                    " rows of " + std::to_string(kTableWidth) + " entries, GL_MAX_TEXTURE_SIZE is " +
+                    std::to_string(largest));
+    clearGlErrors();
+    table.reset();
+    table = gl::Object<gl::TextureTraits>::create();
+    GLint previous = 0;
+    glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, table.id());
+    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_R32UI, kTableWidth, capacity, kTableFields);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previous));
+    checkGlError("allocating the component table for " + std::to_string(count) + " components");
+    tableRows = capacity;
+}
+
+}  // namespace glccl::backends::compute

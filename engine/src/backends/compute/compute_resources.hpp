@@ -1,0 +1,30 @@
+#pragma once
+// What the compute backend keeps between calls: the node grid's images, the
+// row counts and offsets, the component table. Sized by reserve(); a call of
+// the same size and node size allocates nothing.
+
+#include <cstdint>
+
+#include "backends/criterion_defines.hpp"
+#include "gl_objects.hpp"
+
+namespace glccl::backends::compute {
+
+struct ComputeResources {
+    int width = 0, height = 0;          // pixels
+    NodeSize node;
+    int gridWidth = 0, gridHeight = 0;  // nodes
+    gl::Texture parents;                // R32UI per node: a key of its tree (compute_common.glsl)
+    gl::Texture nodeInfo;               // R8UI per node: foreground mask and backward links
+    gl::Buffer rowCounts;               // uint per pixel row: roots whose first pixel is there
+    gl::Buffer rowOffsets;              // uint per pixel row + 1: the exclusive scan, then the total
+    gl::Object<gl::TextureTraits> table;  // R32UI 2-D array (compute_constants.hpp, TableField)
+    int tableRows = 0;                  // rows of kTableWidth entries the table holds
+
+    // Throws glccl::Error (GL_OUT_OF_MEMORY, limits) naming what did not fit.
+    void reserve(int width, int height, NodeSize node);
+    // Room for `count` table entries (grows by doubling, never shrinks).
+    void reserveTable(std::uint32_t count);
+};
+
+}  // namespace glccl::backends::compute

@@ -1,0 +1,13 @@
+#include "compute_passes.hpp"
+
+namespace glccl::backends::compute {
+
+// glsl/merge_borders.comp: the links that cross tile borders, as global unions.
+void mergeBorders(Frame& frame) {
+    auto scope = frame.timer.scope("merge_borders");
+    frame.programs.use("merge_borders", frame.resources);
+    bindNodeImages(frame.resources, GL_READ_WRITE);
+    dispatch(tilesAcross(frame.resources), tilesDown(frame.resources));
+}
+
+}  // namespace glccl::backends::compute

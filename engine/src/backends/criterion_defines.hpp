@@ -1,0 +1,29 @@
+#pragma once
+// The defines of glsl/criterion.glsl, shared by the GL backends: how a stage
+// reads the input texture and which pixels connect.
+
+#include <string>
+
+#include "gl.hpp"
+#include "glccl/types.hpp"
+#include "program.hpp"
+
+namespace glccl::backends {
+
+// CONNECTIVITY, CRITERION_* (and THRESHOLD), INPUT_* for this input format.
+void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
+                     GLenum inputFormat);
+
+// A short key naming that variant, for caches of built programs.
+std::string criterionVariant(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat);
+
+// Blocks whose foreground pixels always touch (the "Nodes" of both GL
+// backends): 2x2 for binary 8-connectivity, 2x1 for binary 4-connectivity,
+// single pixels for segments and threshold (a block could hold two).
+struct NodeSize {
+    int width = 1, height = 1;
+    static NodeSize of(Connectivity connectivity, const Criterion& criterion);
+    bool operator==(const NodeSize& other) const { return width == other.width && height == other.height; }
+};
+
+}  // namespace glccl::backends

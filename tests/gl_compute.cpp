@@ -1,0 +1,159 @@
+// The compute backend against the CPU reference: every generated family at
+// odd sizes, 1xN, Nx1, 1x1, thousands of small random images, every
+// criterion, both connectivities, every input format, and repeats that must
+// be identical (its unions race on atomics).
+
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "gl_objects.hpp"
+#include "gl_support.hpp"
+#include "glccl/generate.hpp"
+
+using namespace glccl;
+using glccl::test::offscreen;
+
+namespace {
+
+constexpr Connectivity kBoth[] = {Connectivity::Eight, Connectivity::Four};
+
+LabelOptions computeOptions(Connectivity connectivity, Criterion criterion) {
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    return options;
+}
+
+void requireComputeMatchesReference(const Image& image, Connectivity connectivity, const Criterion& criterion,
+                                    const std::string& name) {
+    const Labeling expected = labelReference(image, connectivity, criterion);
+    const Labeling actual = offscreen().label(image, computeOptions(connectivity, criterion));
+    const Comparison comparison = compareLabelings(expected, actual);
+    INFO(name << " " << glccl::test::describeCase(image, connectivity, criterion) << ": " << comparison.describe());
+    REQUIRE(offscreen().labeler().backend() == Backend::Compute);
+    REQUIRE(comparison.identical());
+}
+
+}  // namespace
+
+TEST_CASE("compute: every generated family at odd sizes", "[gl][compute]") {
+    for (const std::string& family : generatedFamilies())
+        for (auto [w, h] : {std::pair{131, 97}, std::pair{64, 64}, std::pair{333, 70}})
+            for (Connectivity connectivity : kBoth)
+                requireComputeMatchesReference(generateFamily(family, w, h, 7), connectivity, Criterion::binary(),
+                                               family);
+}
+
+TEST_CASE("compute: lines, single pixels and tile-sized images", "[gl][compute]") {
+    std::mt19937_64 random(11);
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 2}, std::pair{2, 1}, std::pair{1, 300}, std::pair{300, 1},
+                        std::pair{64, 64}, std::pair{65, 65}, std::pair{63, 127}, std::pair{2049, 3}})
+        for (double density : {0.0, 0.5, 1.0})
+            for (Connectivity connectivity : kBoth)
+                requireComputeMatchesReference(randomImage(w, h, density, 2, 1, random()), connectivity,
+                                               Criterion::binary(), "line");
+}
+
+TEST_CASE("compute: thousands of small random images", "[gl][compute]") {
+    std::mt19937_64 random(2024);
+    for (int i = 0; i < 2000; ++i) {
+        const int w = 1 + int(random() % 90), h = 1 + int(random() % 90);
+        const double density = double(random() % 101) / 100.0;
+        const Connectivity connectivity = kBoth[i % 2];
+        const Criterion criterion = i % 3 == 0 ? Criterion::binary() : i % 3 == 1 ? Criterion::segments()
+                                                                                  : Criterion::thresholded(40);
+        const int levels = criterion.kind == Criterion::Kind::Binary ? 2 : 4;
+        requireComputeMatchesReference(randomImage(w, h, density, levels, 1, random()), connectivity, criterion,
+                                       "random " + std::to_string(i));
+    }
+}
+
+TEST_CASE("compute: segments and threshold on 1 and 4 channels", "[gl][compute]") {
+    std::mt19937_64 random(5);
+    for (Connectivity connectivity : kBoth) {
+        for (int channels : {1, 4}) {
+            const Image image = randomImage(211, 157, 0.9, 5, channels, random());
+            if (channels == 1) requireComputeMatchesReference(image, connectivity, Criterion::segments(), "segments");
+            for (int t : {0, 30, 100, 255})
+                requireComputeMatchesReference(image, connectivity, Criterion::thresholded(t), "threshold");
+        }
+    }
+}
+
+TEST_CASE("compute: components spanning many tiles are summed exactly", "[gl][compute]") {
+    // A spiral and a comb cross every tile border; "ones" is one component
+    // whose coordinate sums need more than 32 bits.
+    for (const char* family : {"spiral", "comb", "ones", "corridor", "staircase"})
+        for (Connectivity connectivity : kBoth)
+            requireComputeMatchesReference(generateFamily(family, 1500, 1100, 3), connectivity, Criterion::binary(),
+                                           family);
+}
+
+TEST_CASE("compute: GL_R8UI, GL_R16 and GL_R32F inputs in their own units", "[gl][compute]") {
+    // Values 0..3 scaled into each format's units; the reference sees 0..3.
+    const Image image = randomImage(97, 61, 0.8, 4, 1, 99);
+    HeadlessContext context;
+    Labeler labeler;
+    std::vector<std::uint8_t> bytes(image.pixels);
+    std::vector<std::uint16_t> shorts(image.pixels.begin(), image.pixels.end());
+    std::vector<float> floats(image.pixels.begin(), image.pixels.end());
+    struct Case {
+        GLenum internal, format, type;
+        const void* data;
+        int thresholdScale;
+    };
+    const Case cases[] = {{GL_R8UI, GL_RED_INTEGER, GL_UNSIGNED_BYTE, bytes.data(), 1},
+                          {GL_R16, GL_RED, GL_UNSIGNED_SHORT, shorts.data(), 1},
+                          {GL_R32F, GL_RED, GL_FLOAT, floats.data(), 1}};
+    for (const Case& c : cases) {
+        auto texture = gl::Texture::allocate(c.internal, image.width, image.height, "test input");
+        texture.upload(c.data, c.format, c.type);
+        for (Connectivity connectivity : kBoth)
+            for (Criterion criterion : {Criterion::binary(), Criterion::segments(), Criterion::thresholded(1)}) {
+                labeler.label(texture.id(), computeOptions(connectivity, criterion));
+                const Labeling actual = labeler.result();
+                const Labeling expected = labelReference(image, connectivity, criterion);
+                INFO("format " << c.internal << " " << criterion.toString() << " " << int(connectivity) << ": "
+                               << compareLabelings(expected, actual).describe());
+                CHECK(compareLabelings(expected, actual).identical());
+            }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("compute: repeated labelings are identical, across sizes", "[gl][compute]") {
+    // Many frames of one size, another size, the first again: the buffers
+    // are reused and every repeat equals the reference.
+    std::mt19937_64 random(77);
+    const Image first = randomImage(517, 301, 0.55, 2, 1, random());
+    const Image second = randomImage(130, 700, 0.45, 2, 1, random());
+    for (const Image* image : {&first, &second, &first}) {
+        const Labeling expected = labelReference(*image, Connectivity::Eight, Criterion::binary());
+        for (int repeat = 0; repeat < 10; ++repeat) {
+            const Labeling actual = offscreen().label(*image, computeOptions(Connectivity::Eight, Criterion::binary()));
+            REQUIRE(compareLabelings(expected, actual).identical());
+        }
+    }
+}
+
+TEST_CASE("compute: timings name one stage per compute program", "[gl][compute]") {
+    const Image image = generateFamily("noise50", 200, 150, 1);
+    StageTimings timings;
+    offscreen().label(image, computeOptions(Connectivity::Eight, Criterion::binary()), &timings);
+    std::vector<std::string> names;
+    for (const StageTime& t : timings) names.push_back(t.stage);
+    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "scan_rows",
+                                            "final_labels", "clear_table", "component_table"});
+}
+
+TEST_CASE("compute: a 3.3 context says why the compute backend cannot run", "[gl][compute]") {
+    ContextInfo old;
+    old.version = "3.3 (test)";
+    old.major = 3;
+    old.minor = 3;
+    CHECK(whyUnavailable(Backend::Compute, old) ==
+          "it needs OpenGL 4.3 (compute shaders), the context is 3.3 (test); the raster backend runs there");
+    CHECK(resolveBackend(Backend::Auto, old) == Backend::Raster);
+}
