@@ -600,6 +600,52 @@ TEST_CASE("image_io: writeLabelsNpy writes a valid NPY 1.0 file", "[host]") {
     }
 }
 
+TEST_CASE("image_io: readLabelsNpy reads back what writeLabelsNpy wrote and refuses other files", "[host]") {
+    TempDir dir;
+    Labeling labeling;
+    labeling.width = 7;
+    labeling.height = 3;
+    for (int i = 0; i < 21; ++i) labeling.labels.push_back(std::uint32_t(i) * 16777259u);
+    const std::string path = dir.file("labels.npy");
+    glccl::writeLabelsNpy(path, labeling, false);
+    const Labeling back = glccl::readLabelsNpy(path);
+    CHECK(back.width == 7);
+    CHECK(back.height == 3);
+    CHECK(back.labels == labeling.labels);
+    CHECK(back.components.empty());
+
+    const std::string image = dir.file("image.npy");
+    glccl::writeImageNpy(image, Image(4, 2), false);
+    CHECK_THROWS_WITH(glccl::readLabelsNpy(image), StartsWith("glccl::readLabelsNpy(): ") && Contains("'|u1'"));
+    const std::string junk = dir.file("junk.npy");
+    writeBytes(junk, {'o', 'l', 'd'});
+    CHECK_THROWS_WITH(glccl::readLabelsNpy(junk), Contains("is not a NumPy .npy file"));
+    Bytes cut = readBytes(path);
+    cut.pop_back();
+    writeBytes(junk, cut);
+    CHECK_THROWS_WITH(glccl::readLabelsNpy(junk), Contains("ends before its 7x3 labels"));
+    CHECK_THROWS_WITH(glccl::readLabelsNpy(dir.file("missing.npy")), Contains("cannot open"));
+}
+
+TEST_CASE("image_io: writeImageNpy writes uint8 of shape (height, width[, channels])", "[host]") {
+    TempDir dir;
+    for (int channels : {1, 4}) {
+        Image image(3, 2, channels);
+        for (std::size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = std::uint8_t(i * 7);
+        const std::string path = dir.file("image" + std::to_string(channels) + ".npy");
+        glccl::writeImageNpy(path, image, false);
+        const Bytes bytes = readBytes(path);
+        REQUIRE(bytes.size() >= 10);
+        const std::size_t dataOffset = 10 + (bytes[8] | (std::size_t(bytes[9]) << 8));
+        CHECK(dataOffset % 64 == 0);
+        const std::string header(bytes.begin() + 10, bytes.begin() + std::ptrdiff_t(dataOffset));
+        CHECK_THAT(header, Contains("'descr': '|u1'"));
+        CHECK_THAT(header, Contains(channels == 1 ? "'shape': (2, 3)" : "'shape': (2, 3, 4)"));
+        CHECK(Bytes(bytes.begin() + std::ptrdiff_t(dataOffset), bytes.end()) == image.pixels);
+    }
+    CHECK_THROWS_WITH(glccl::writeImageNpy(dir.file("image1.npy"), Image(3, 2), false), Contains("already exists"));
+}
+
 TEST_CASE("image_io: writeStatsCsv writes the exact table", "[host]") {
     TempDir dir;
     const Labeling labeling = smallLabeling();

@@ -10,9 +10,6 @@
 // different colors. Exit 0 when all holds, 1 with the reason otherwise.
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,32 +22,17 @@ using namespace glccl;
 
 namespace {
 
-// NumPy format 1.0, '<u4', C order, shape (height, width): what writeLabelsNpy writes.
-std::vector<std::uint32_t> readLabelsNpy(const std::string& path, int width, int height) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw Error("cannot read '" + path + "'");
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-    if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY\x01\x00", 8) != 0)
-        throw Error("'" + path + "' is not a NumPy 1.0 file");
-    const std::size_t headerLength = std::uint8_t(bytes[8]) | std::size_t(std::uint8_t(bytes[9])) << 8;
-    const std::string header(bytes.data() + 10, std::min(headerLength, bytes.size() - 10));
-    const std::string shape = "(" + std::to_string(height) + ", " + std::to_string(width) + ")";
-    if (header.find("'<u4'") == std::string::npos || header.find(shape) == std::string::npos)
-        throw Error("'" + path + "' is not <u4 of shape " + shape + ": " + header);
-    const std::size_t count = std::size_t(width) * height;
-    if (bytes.size() != 10 + headerLength + count * 4) throw Error("'" + path + "' has the wrong data size");
-    std::vector<std::uint32_t> labels(count);
-    std::memcpy(labels.data(), bytes.data() + 10 + headerLength, count * 4);  // little-endian host
-    return labels;
-}
-
 std::string where(int x, int y) { return "(" + std::to_string(x) + ", " + std::to_string(y) + ")"; }
 
 int check(int argc, char** argv) {
     if (argc != 7) throw Error("usage: viewer_check SHOT.png MASK.png LABELS.npy COUNT CONNECTIVITY CRITERION");
     const Image shot = readImage(argv[1], ChannelMode::Natural);
     const Image mask = readImage(argv[2], ChannelMode::Natural);
-    const std::vector<std::uint32_t> labels = readLabelsNpy(argv[3], mask.width, mask.height);
+    const Labeling dumped = readLabelsNpy(argv[3]);
+    if (dumped.width != mask.width || dumped.height != mask.height)
+        throw Error("the labels are " + std::to_string(dumped.width) + "x" + std::to_string(dumped.height) +
+                    ", the mask " + std::to_string(mask.width) + "x" + std::to_string(mask.height));
+    const std::vector<std::uint32_t>& labels = dumped.labels;
     const unsigned long printed = std::stoul(argv[4]);
     const Connectivity connectivity = parseConnectivity(argv[5]);
     const Criterion criterion = Criterion::parse(argv[6]);

@@ -589,30 +589,82 @@ Image colorizeLabels(const Labeling& labeling) {
     return image;
 }
 
-void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite) {
-    const std::string where = "glccl::writeLabelsNpy(): ";
-    checkLabeling(where, labeling);
+namespace {
 
-    // NPY 1.0: magic, version, little-endian header length, then a Python
-    // dict literal padded with spaces and ended by '\n' so that the data
-    // starts on a 64-byte boundary.
-    std::string header = "{'descr': '<u4', 'fortran_order': False, 'shape': (" + std::to_string(labeling.height) +
-                         ", " + std::to_string(labeling.width) + "), }";
-    constexpr std::size_t kPreamble = 10;
+// NPY 1.0 (numpy.lib.format): magic, version, little-endian header length,
+// then a Python dict literal padded with spaces and ended by '\n' so that the
+// data starts on a 64-byte boundary. Numbers are little-endian.
+constexpr char kNpyMagic[] = "\x93NUMPY";
+constexpr std::size_t kNpyMagicSize = 6;
+
+void writeNpyHeader(OutputFile& file, const std::string& descr, const std::string& shape) {
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    constexpr std::size_t kPreamble = kNpyMagicSize + 4;
     const std::size_t unpadded = kPreamble + header.size() + 1;
     header.append((64 - unpadded % 64) % 64, ' ');
     header.push_back('\n');
     const std::uint16_t headerLength = std::uint16_t(header.size());
-
-    OutputFile file(where, path, overwrite);
     const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(headerLength & 0xFF),
                                       char(headerLength >> 8)};
     file.write(preamble, kPreamble);
     file.write(header);
+}
 
+bool hostIsLittleEndian() {
     const std::uint16_t probe = 1;
-    const bool littleEndian = *reinterpret_cast<const std::uint8_t*>(&probe) == 1;
-    if (littleEndian) {
+    return *reinterpret_cast<const std::uint8_t*>(&probe) == 1;
+}
+
+// The value after 'key': in the header dict, up to the next ',' outside
+// parentheses (or the closing brace); "" when the key is missing.
+std::string npyHeaderValue(const std::string& header, const std::string& key) {
+    const std::size_t at = header.find("'" + key + "'");
+    if (at == std::string::npos) return {};
+    std::size_t start = header.find(':', at);
+    if (start == std::string::npos) return {};
+    ++start;
+    int depth = 0;
+    std::size_t end = start;
+    for (; end < header.size(); ++end) {
+        const char c = header[end];
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if ((c == ',' && depth == 0) || c == '}') break;
+    }
+    std::string value = header.substr(start, end - start);
+    const auto first = value.find_first_not_of(' ');
+    const auto last = value.find_last_not_of(' ');
+    return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+}
+
+// "(H, W)" -> {H, W}; false for any other shape.
+bool parseNpyShape(const std::string& text, std::uint64_t& height, std::uint64_t& width) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
+    std::vector<std::uint64_t> sides;
+    std::size_t at = 1;
+    while (at < text.size() - 1) {
+        while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
+        if (at >= text.size() - 1) break;
+        std::uint64_t side = 0;
+        const auto result = std::from_chars(text.data() + at, text.data() + text.size() - 1, side);
+        if (result.ec != std::errc()) return false;
+        sides.push_back(side);
+        at = std::size_t(result.ptr - text.data());
+    }
+    if (sides.size() != 2) return false;
+    height = sides[0];
+    width = sides[1];
+    return true;
+}
+
+}  // namespace
+
+void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite) {
+    const std::string where = "glccl::writeLabelsNpy(): ";
+    checkLabeling(where, labeling);
+    OutputFile file(where, path, overwrite);
+    writeNpyHeader(file, "<u4", "(" + std::to_string(labeling.height) + ", " + std::to_string(labeling.width) + ")");
+    if (hostIsLittleEndian()) {
         file.write(labeling.labels.data(), labeling.labels.size() * sizeof(std::uint32_t));
     } else {
         std::vector<std::uint8_t> row(std::size_t(labeling.width) * 4);
@@ -625,6 +677,64 @@ void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool over
         }
     }
     file.close();
+}
+
+void writeImageNpy(const std::string& path, const Image& image, bool overwrite) {
+    const std::string where = "glccl::writeImageNpy(): ";
+    checkImage(where, image);
+    OutputFile file(where, path, overwrite);
+    std::string shape = "(" + std::to_string(image.height) + ", " + std::to_string(image.width);
+    shape += image.channels == 1 ? ")" : ", " + std::to_string(image.channels) + ")";
+    writeNpyHeader(file, "|u1", shape);
+    file.write(image.pixels.data(), image.pixels.size());
+    file.close();
+}
+
+Labeling readLabelsNpy(const std::string& path) {
+    const std::string where = "glccl::readLabelsNpy(): ";
+    errno = 0;
+    FilePtr file(std::fopen(path.c_str(), "rb"));
+    if (!file) throw Error(where + "cannot open " + inQuotes(path) + ": " + std::strerror(errno));
+    const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
+
+    unsigned char preamble[kNpyMagicSize + 2];
+    if (std::fread(preamble, 1, sizeof preamble, file.get()) != sizeof preamble ||
+        std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
+        throw fail("is not a NumPy .npy file");
+    const unsigned version = preamble[kNpyMagicSize];
+    if (version != 1 && version != 2) throw fail("has NPY format version " + std::to_string(version) + "; 1 or 2 are read");
+    unsigned char length[4] = {0, 0, 0, 0};
+    const std::size_t lengthBytes = version == 1 ? 2 : 4;
+    if (std::fread(length, 1, lengthBytes, file.get()) != lengthBytes) throw fail("ends inside its header");
+    const std::uint32_t headerLength =
+        std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 | std::uint32_t(length[2]) << 16 |
+        std::uint32_t(length[3]) << 24;
+    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
+    std::string header(headerLength, '\0');
+    if (std::fread(header.data(), 1, headerLength, file.get()) != headerLength) throw fail("ends inside its header");
+
+    const std::string descr = npyHeaderValue(header, "descr");
+    if (descr != "'<u4'") throw fail("holds " + (descr.empty() ? std::string("no dtype") : descr) + ", not '<u4' labels");
+    if (npyHeaderValue(header, "fortran_order") != "False") throw fail("is in Fortran order; C order is read");
+    std::uint64_t height = 0, width = 0;
+    const std::string shape = npyHeaderValue(header, "shape");
+    if (!parseNpyShape(shape, height, width) || width < 1 || height < 1 || width > std::uint64_t(kMaxImageDimension) ||
+        height > std::uint64_t(kMaxImageDimension))
+        throw fail("has shape " + shape + "; labels have shape (height, width), each 1.." +
+                   std::to_string(kMaxImageDimension));
+
+    Labeling labeling;
+    labeling.width = int(width);
+    labeling.height = int(height);
+    labeling.labels.resize(std::size_t(width * height));
+    const std::size_t bytes = labeling.labels.size() * sizeof(std::uint32_t);
+    if (std::fread(labeling.labels.data(), 1, bytes, file.get()) != bytes)
+        throw fail("ends before its " + sizeText(width, height) + " labels");
+    if (std::fgetc(file.get()) != EOF) throw fail("has bytes after its " + sizeText(width, height) + " labels");
+    if (!hostIsLittleEndian())
+        for (std::uint32_t& label : labeling.labels)
+            label = (label >> 24) | ((label >> 8) & 0xFF00u) | ((label << 8) & 0xFF0000u) | (label << 24);
+    return labeling;
 }
 
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite) {

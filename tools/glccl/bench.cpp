@@ -382,29 +382,6 @@ struct FileCloser {
     void operator()(std::FILE* file) const { std::fclose(file); }
 };
 
-// NumPy format 1.0: magic, version, little-endian header length, a Python
-// dict literal padded with spaces to a multiple of 64 bytes, then the data.
-void writeImageNpy(const std::string& path, const Image& image, bool force) {
-    std::string header = "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(image.height) + ", " +
-                         std::to_string(image.width) + "), }";
-    const std::size_t preamble = 10;
-    header.append(63 - (preamble + header.size()) % 64, ' ');
-    header += '\n';
-    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), force ? "wb" : "wbx"));
-    if (!file) throw Error("cannot write '" + path + "': " + std::strerror(errno));
-    const unsigned char magic[8] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
-    const unsigned char length[2] = {static_cast<unsigned char>(header.size() & 0xFF),
-                                     static_cast<unsigned char>(header.size() >> 8)};
-    const bool ok = std::fwrite(magic, 1, 8, file.get()) == 8 && std::fwrite(length, 1, 2, file.get()) == 2 &&
-                    std::fwrite(header.data(), 1, header.size(), file.get()) == header.size() &&
-                    std::fwrite(image.pixels.data(), 1, image.pixels.size(), file.get()) == image.pixels.size() &&
-                    std::fclose(file.release()) == 0;
-    if (!ok) {
-        std::remove(path.c_str());
-        throw Error("cannot write '" + path + "': " + std::strerror(errno));
-    }
-}
-
 bool endsWith(const std::string& text, const std::string& suffix) {
     return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }

@@ -28,8 +28,22 @@ Image readImage(const std::string& path, ChannelMode mode = ChannelMode::Natural
 void writePng(const std::string& path, const Image& image, bool overwrite);
 // Labels as a colored PNG: background black, each label a distinct stable color.
 Image colorizeLabels(const Labeling& labeling);
-void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);   // <u4, shape (h, w)
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite);    // label,left,top,...
+
+// NumPy .npy files (format 1.0, C order), as numpy.load reads them. The
+// writers refuse to overwrite as writePng does.
+//   labels: dtype '<u4', shape (height, width)
+//   images: dtype '|u1', shape (height, width) for 1 channel, else
+//           (height, width, channels)
+void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);
+void writeImageNpy(const std::string& path, const Image& image, bool overwrite);
+// Reads what writeLabelsNpy writes: the labels, width and height of the
+// returned Labeling; its table is left empty (computeComponents gives it for
+// canonical labels). Throws glccl::Error: unreadable file, not an .npy file,
+// another dtype than '<u4', Fortran order, a shape other than (height,
+// width) with sides 1..kMaxImageDimension, or a data size that does not
+// match.
+Labeling readLabelsNpy(const std::string& path);
 
 // A stable, well-spread color for a label (label 0 is black).
 void labelColor(std::uint32_t label, std::uint8_t rgb[3]);
