@@ -3,6 +3,17 @@
 // core", STAGE_VERTEX or STAGE_FRAGMENT, the defines of criterion.glsl, then
 // criterion.glsl itself, and:
 //   BLOCK_W, BLOCK_H: the pixels of a node (see "Nodes")
+//   RASTER_PIPELINE, ID_BASE, ID_COORDINATE_BITS, HOPS, SCAN_BLOCK, SEGMENT,
+//   BIT_COUNTER_TARGETS: the constants the C++ shares with these shaders
+//   (backends/raster/raster_constants.hpp, which explains each)
+// Stage files are named after their stage (the timer key and the C++ unit):
+// <stage>.vert/.frag, or <stage>_<step>.vert/.frag for stages of several
+// programs. fullscreen.vert, write_scatter.frag and write_label.frag are
+// building blocks of several stages.
+//
+// Programs built outside the pipeline (the benchmark's full-screen
+// yardstick) get none of its defines and none of what follows.
+#ifdef RASTER_PIPELINE
 
 // ---------------------------------------------------------------------------
 // Nodes. The pipeline labels a grid of nodes, not pixels: a node is a block
@@ -13,12 +24,6 @@
 // pixels (a block could hold two segments). Every stage after node_graph
 // works on the grid, a quarter or half of the pixels for binary images.
 // ---------------------------------------------------------------------------
-#ifndef BLOCK_W
-#define BLOCK_W 1
-#endif
-#ifndef BLOCK_H
-#define BLOCK_H 1
-#endif
 const ivec2 kBlock = ivec2(BLOCK_W, BLOCK_H);
 uniform ivec2 gridSize;  // nodes: ceil(imageSize / kBlock)
 
@@ -43,7 +48,7 @@ bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(less
 // packed 11+11 bits into the mantissa and stopped at 2047x2047). It encodes
 // the node's first foreground pixel in raster order:
 //
-//   bits:  kIdBase + ((H-1-y) << 15) + (W-1-x),   0 = background
+//   bits:  kIdBase + ((H-1-y) << kIdCoordinateBits) + (W-1-x),   0 = background
 //
 // x and y are stored inverted so that the LARGEST ID of a component belongs
 // to the node of its first pixel in raster order: the paper's "keep the
@@ -53,16 +58,18 @@ bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(less
 // denormals to zero (GPU-NOTES.md), and the largest ID, 2^23 + 2^30 - 1,
 // stays far below the infinities (0x7F800000).
 // ---------------------------------------------------------------------------
-const uint kIdBase = 0x00800000u;
+const uint kIdBase = ID_BASE;
+const int kIdCoordinateBits = ID_COORDINATE_BITS;
+const uint kIdCoordinateMask = (1u << uint(kIdCoordinateBits)) - 1u;
 
 float encodeId(ivec2 p) {
-    return uintBitsToFloat(kIdBase + (uint(imageSize.y - 1 - p.y) << 15) + uint(imageSize.x - 1 - p.x));
+    return uintBitsToFloat(kIdBase + (uint(imageSize.y - 1 - p.y) << uint(kIdCoordinateBits)) + uint(imageSize.x - 1 - p.x));
 }
 
 // The pixel an ID encodes, and the node holding it.
 ivec2 decodeId(float id) {
     uint bits = floatBitsToUint(id) - kIdBase;
-    return ivec2(imageSize.x - 1 - int(bits & 0x7FFFu), imageSize.y - 1 - int(bits >> 15));
+    return ivec2(imageSize.x - 1 - int(bits & kIdCoordinateMask), imageSize.y - 1 - int(bits >> uint(kIdCoordinateBits)));
 }
 ivec2 nodeOfId(float id) { return decodeId(id) / kBlock; }
 
@@ -86,6 +93,10 @@ ivec2 scanTexelOfId(float id) {
     ivec2 n = p / kBlock;
     return ivec2(n.x + (p.y - n.y * BLOCK_H) * gridSize.x, n.y);
 }
+
+// scan_roots numbers the roots by a prefix count over the scan grid in
+// blocks of kScanBlock texels.
+const int kScanBlock = SCAN_BLOCK;
 
 // Is there a root at texel v of the scan grid?
 bool isRootInScanTexel(sampler2D ids, ivec2 v) {
@@ -136,7 +147,7 @@ ivec2 nodeOfVertex(int firstRow) { return ivec2(gl_VertexID % gridSize.x, firstR
 // kSegment nodes instead of one per node: the first node of a component in
 // its segment sums up the segment's nodes of that component (at most
 // kSegment fetches: unbounded walks along long runs serialise whole warps).
-const int kSegment = 32;
+const int kSegment = SEGMENT;
 
 int segmentEnd(ivec2 n) { return min((n.x / kSegment + 1) * kSegment, gridSize.x); }
 
@@ -149,3 +160,26 @@ bool firstOfRootInSegment(sampler2D ids, ivec2 n, float root) {
         if (texelFetch(ids, ivec2(x, n.y), 0).r == root) return false;
     return true;
 }
+
+// Linking roots across connections (merge_block_borders, resolve_links).
+// Labels are compressed (every node holds its root's ID); node n sends the
+// largest label among its connected neighbours to its own root when that
+// label is larger than its own (GL_MAX keeps the largest arriving). A root
+// only ever moves to a larger label: no cycles, and each round removes at
+// least one root until none is left to merge. Returns where the point goes
+// (kClipped: nowhere) and, in `value`, what it carries.
+vec4 linkToLargestNeighbour(sampler2D ids, ivec2 n, out float value) {
+    value = 0.0;
+    if (!insideGrid(n)) return kClipped;
+    uint bits = nodeBits(n);
+    if ((bits & kLinkBits) == 0u) return kClipped;
+    float label = texelFetch(ids, n, 0).r;
+    float best = label;
+    for (int i = 0; i < kNeighbourCount; ++i)
+        if (linksTo(bits, i)) best = max(best, texelFetch(ids, n + kNeighbours[i], 0).r);
+    if (best <= label) return kClipped;
+    value = best;
+    return pixelPosition(nodeOfId(label), gridSize, 0.0);
+}
+
+#endif  // RASTER_PIPELINE

@@ -1,15 +1,18 @@
 // The 31 counts of one component's pixels in one row segment: the area, and
 // per bit of x and of y, how many of the pixels have it set. Additive
 // blending sums them per large component; a band holds at most 2^24
-// pixels, so every count is exact in R32F; fold_bits then adds the band's
-// counts into 32-bit integer totals, and the host takes
+// pixels, so every count is exact in R32F; component_bits_fold.frag then
+// adds the band's counts into 32-bit integer totals, and the host takes
 // sum(x) = sum over bits b of 2^b * count_b. Counter 4t + c goes to channel
 // c of target t (GLSL 3.30 allows only constant indices into output arrays:
 // unrolled writes).
 uniform sampler2D ids;
 flat in ivec2 scatterSegment;
 flat in float scatterRoot;
-out vec4 counters[8];
+out vec4 counters[BIT_COUNTER_TARGETS];
+#if BIT_COUNTER_TARGETS != 8
+#error "main() writes counters[0..7] one by one"
+#endif
 
 // A segment is at most 64 pixels wide: two words of a pixel-row mask.
 const int kSegmentPixels = kSegment * BLOCK_W;
@@ -48,11 +51,11 @@ void main() {
             if (w == 1) count[1 + 5] += float(onesIn(word));
         }
         count[0] += float(rowCount);
-        for (int b = kLowBits; b < 15; ++b)
+        for (int b = kLowBits; b < kIdCoordinateBits; ++b)
             if (((firstX >> b) & 1) != 0) count[1 + b] += float(rowCount);
         int y = first.y * BLOCK_H + j;
-        for (int b = 0; b < 15; ++b)
-            if (((y >> b) & 1) != 0) count[16 + b] += float(rowCount);
+        for (int b = 0; b < kIdCoordinateBits; ++b)
+            if (((y >> b) & 1) != 0) count[1 + kIdCoordinateBits + b] += float(rowCount);
     }
     counters[0] = vec4(count[0], count[1], count[2], count[3]);
     counters[1] = vec4(count[4], count[5], count[6], count[7]);

@@ -1,5 +1,5 @@
 // One triangle covering the viewport; quadDepth is the NDC depth of every
-// fragment (the post-column stage tests marked roots with GL_EQUAL at 1.0).
+// fragment (post_column_processing tests marked roots with GL_EQUAL at 1.0).
 uniform float quadDepth;
 
 void main() {

@@ -6,7 +6,7 @@
 // paper's single hop doubles it): after ceil(log_kHops(h)) passes every node
 // holds the ID of the top of its run, the run's root (the largest ID in the
 // run). Extra fetches are cheap next to a pass.
-const int kHops = 16;
+const int kHops = HOPS;
 uniform sampler2D ids;
 uniform int passIndex;
 out vec4 fragColor;

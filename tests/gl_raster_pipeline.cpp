@@ -113,7 +113,9 @@ TEST_CASE("raster: the links O'Connell's column processing loses (Fig. 5.8) are 
         const int width = 2 + int(random() % 60), height = 2 + int(random() % 60);
         const Image image = randomImage(width, height, 0.6, 2, 1, random());
         const Connectivity connectivity = kBoth[i % 2];
-        pipeline.setBlockWidth(width);
+        RasterPipeline::Options options;
+        options.blockWidth = width;
+        pipeline.setOptions(options);
         auto input = r8Texture(image);
         auto labels = gl::Texture::allocate(GL_R32UI, width, height, "labels");
         StageTimer timer(false);
@@ -161,8 +163,9 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
     // with the real 2^24-pixel bands and once with tiny bands to cross many.
     HeadlessContext context;
     for (int bandPixels : {1 << 24, 5000}) {
-        RasterPipeline pipeline;
-        pipeline.setBandPixels(bandPixels);
+        RasterPipeline::Options options;
+        options.bandPixels = bandPixels;
+        RasterPipeline pipeline(options);
         for (const char* family : {"ones", "noise90", "noise75"}) {
             const Image image = generateFamily(family, 333, 257, 5);
             auto input = r8Texture(image);
@@ -202,8 +205,9 @@ TEST_CASE("raster: several large components in one row segment are each summed e
         }
     HeadlessContext context;
     for (int bandPixels : {1 << 24, 7000}) {
-        RasterPipeline pipeline;
-        pipeline.setBandPixels(bandPixels);
+        RasterPipeline::Options options;
+        options.bandPixels = bandPixels;
+        RasterPipeline pipeline(options);
         auto input = r8Texture(combs);
         auto labels = gl::Texture::allocate(GL_R32UI, combs.width, combs.height, "labels");
         for (auto [connectivity, criterion] : {std::pair{Connectivity::Eight, Criterion::binary()},

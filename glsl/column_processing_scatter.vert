@@ -1,11 +1,11 @@
 // Column processing, step 3: scatter back (O'Connell §5, Figs. 5.4-5.6).
 // Each node of the current column scatters its label to the root of its
 // connected left neighbour with the smallest label below its own, at depth
-// 1.0: the depth buffer marks the roots that changed, for the post-column
-// stage, since those columns are not visited again. With 8-connectivity up
-// to three neighbours qualify; one vertex per node serves the smallest and
-// leaves the others to the exactness loop (resolve_links), which costs less
-// on GPUs where vertex throughput bounds these draws.
+// 1.0: the depth buffer marks the roots that changed, for
+// post_column_processing, since those columns are not visited again. With
+// 8-connectivity up to three neighbours qualify; one vertex per node serves
+// the smallest and leaves the others to the exactness loop (resolve_links),
+// which costs less on GPUs where vertex throughput bounds these draws.
 uniform sampler2D columns;
 uniform int blockWidth;
 uniform int columnInBlock;

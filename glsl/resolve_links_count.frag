@@ -1,4 +1,4 @@
-// The exactness check: a fragment survives for every node that has a
+// The exactness check of resolve_links: a fragment survives for every node that has a
 // connected neighbour with another label. Counted by an occlusion query;
 // zero means the labeling is final.
 uniform sampler2D ids;

@@ -1,10 +1,9 @@
-// Prefix count of roots in raster order (over the scan grid, common.glsl),
+// scan_roots: prefix count of roots in raster order (over the scan grid, common.glsl),
 // down-sweep: a texel's exclusive offset is its parent's offset plus the
 // counts of the siblings before it in its block. With fromRoots != 0 this is
-// the last level (stage root_labels), over the scan grid: a root's label is
+// the last level, over the scan grid: a root's label is
 // 1 + its level-0 block's offset + the roots before it in the block's mask,
 // which is its final label; other texels get 0.
-const int kScanBlock = 32;
 uniform usampler2D counts;         // this level's counts (level 0: masks)
 uniform usampler2D parentOffsets;  // exclusive offsets of the level above
 uniform int fromRoots;

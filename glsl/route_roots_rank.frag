@@ -1,4 +1,4 @@
-// Numbers the routed roots: a root's label is 1 + the number of routed roots
+// route_roots, second: numbers the routed roots: a root's label is 1 + the number of routed roots
 // with a larger ID, i.e. roots earlier in raster order (IDs are inverted).
 uniform sampler2D routed;  // the routing block, side x side texels
 uniform int side;

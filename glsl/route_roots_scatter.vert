@@ -1,4 +1,4 @@
-// Sends each routed root's label back to the root's place in the scan grid.
+// route_roots, last: sends each routed root's label back to the root's place in the scan grid.
 uniform sampler2D routed;
 uniform usampler2D routedLabels;
 uniform int side;

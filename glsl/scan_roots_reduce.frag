@@ -1,10 +1,9 @@
-// Prefix count of roots in raster order (over the scan grid, common.glsl),
+// scan_roots: prefix count of roots in raster order (over the scan grid, common.glsl),
 // up-sweep: each output texel sums kScanBlock consecutive input texels along
 // one axis (rows first, then the column of row totals). Level 0 reads the
 // IDs and keeps, instead of a count, the mask of the roots among its
 // kScanBlock texels (bit i: texel i), so the last down-sweep numbers a root
 // with two fetches; level 1 counts the masks' bits.
-const int kScanBlock = 32;
 uniform usampler2D counts;  // the level below (unused when fromRoots != 0)
 uniform sampler2D ids;      // used when fromRoots != 0
 uniform int fromRoots;

@@ -1,4 +1,4 @@
-// Marks the table entries of the large components: entry of the i-th listed
+// component_bits, first: marks the table entries of the large components: entry of the i-th listed
 // label gets i + 1 (its place in the large table), all others stay 0.
 uniform usampler2D largeList;
 uniform int listWidth;

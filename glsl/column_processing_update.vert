@@ -1,4 +1,5 @@
-// A one-node-wide quad over the current column of block gl_InstanceID
+// Column processing, step 2 (with column_processing_update.frag): a
+// one-node-wide quad over the current column of block gl_InstanceID
 // (O'Connell draws "a single line down the image column"; a quad covers every
 // texel centre exactly, whatever the line rasterisation rules).
 uniform int blockWidth;

@@ -1,0 +1,69 @@
+#include "column_processing.hpp"
+
+namespace glccl::raster {
+
+namespace {
+constexpr TextureSlot kColumnsSlot{"columns", 1};
+constexpr TextureSlot kRootsSlot{"roots", 1};
+constexpr const char* kBlockWidth = "blockWidth";
+constexpr const char* kColumnInBlock = "columnInBlock";
+const ProgramSpec kGather{"column_processing_gather", "column_processing_gather.vert", "write_scatter.frag",
+                          {"fragColor"}, {kColumnsSlot}};
+const ProgramSpec kUpdate{"column_processing_update", "column_processing_update.vert",
+                          "column_processing_update.frag", {"fragColor"}, {kRootsSlot}};
+const ProgramSpec kScatter{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
+                           {"fragColor"}, {kColumnsSlot}};
+}  // namespace
+
+void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
+                               const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
+    auto scope = context.timer.scope(kStage);
+    const int blocks = ceilDiv(roots.width(), blockWidth);
+    const std::int64_t columnNodes = std::int64_t(blocks) * roots.height();
+    auto& gather = context.programs.use(kGather);
+    auto& update = context.programs.use(kUpdate);
+    auto& scatter = context.programs.use(kScatter);
+    for (auto* program : {&gather, &update, &scatter}) program->set(kBlockWidth, blockWidth);
+    bindTexture(kNodeGraphSlot, nodeGraph);
+
+    // No root is marked yet: scatter-back marks at depth 1.0.
+    beginPass(roots);
+    setRenderState({GL_NONE, GL_NONE, true});
+    glClearDepth(0.0);
+    glClear(GL_DEPTH_BUFFER_BIT);
+    // Gather's state; the loop switches what update column and scatter-back change.
+    setRenderState({GL_MAX, GL_NONE, false});
+    glDepthFunc(GL_ALWAYS);
+    for (int column = 1; column < blockWidth; ++column) {
+        // Gather neighbour: reads B, blends into A.
+        beginPass(roots);
+        bindTexture(kColumnsSlot, columns.texture);
+        glEnable(GL_BLEND);
+        gather.use();
+        gather.set(kColumnInBlock, column);
+        drawPoints(columnNodes);
+
+        // Update column: reads A, writes the column into B.
+        beginPass(columns);
+        bindTexture(kRootsSlot, roots.texture);
+        glDisable(GL_BLEND);
+        update.use();
+        update.set(kColumnInBlock, column);
+        glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, blocks);
+
+        // Scatter back: reads B, blends into A and marks the changed roots.
+        beginPass(roots);
+        bindTexture(kColumnsSlot, columns.texture);
+        glEnable(GL_BLEND);
+        glEnable(GL_DEPTH_TEST);
+        glDepthMask(GL_TRUE);
+        scatter.use();
+        scatter.set(kColumnInBlock, column);
+        drawPoints(columnNodes);
+        glDepthMask(GL_FALSE);
+        glDisable(GL_DEPTH_TEST);
+    }
+    context.checkPass(kStage);
+}
+
+}  // namespace glccl::raster

@@ -1,0 +1,28 @@
+#pragma once
+#include "raster_pass.hpp"
+
+namespace glccl::raster {
+
+// column_processing (O'Connell §5 and §9): vertical runs merged left to
+// right, column by column, in every block of `blockWidth` columns at once.
+// Per column: gather neighbour, update column, scatter back
+// (column_processing_gather.vert, column_processing_update.vert/.frag,
+// column_processing_scatter.vert), the paper's two-texture ping-pong of its
+// Fig. 5.7:
+//
+//     roots   (A): blended into by gather and scatter-back (GL_MAX);
+//                  its depth buffer marks the roots scatter-back changed
+//     columns (B): the processed columns, rewritten by update column
+//
+//     block 0          block 1          ...
+//     | c0 c1 .. cW-1 | c0 c1 .. cW-1 |      column c of every block per step
+class ColumnProcessingPass {
+public:
+    static constexpr const char* kStage = "column_processing";
+    // `roots` and `columns` both hold the vertical runs on entry and share
+    // the depth buffer of root marks.
+    void run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth, const gl::RenderTarget& roots,
+             const gl::RenderTarget& columns);
+};
+
+}  // namespace glccl::raster

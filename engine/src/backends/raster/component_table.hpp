@@ -1,0 +1,21 @@
+#pragma once
+#include "raster_pass.hpp"
+
+namespace glccl::raster {
+
+// component_table (component_table.vert/.frag, O'Connell §7): boxes, areas
+// and coordinate sums scattered into the compact table, entry k - 1 for
+// label k. Boxes keep maxima (GL_MAX), sums add (GL_FUNC_ADD): one draw where
+// blending can differ per draw buffer (OpenGL 4.0), two masked draws of the
+// same program in a 3.3 context.
+class ComponentTablePass {
+public:
+    static constexpr const char* kStage = "component_table";
+    ComponentTablePass();
+    void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table);
+
+private:
+    bool perDrawBufferBlend_ = false;  // glBlendEquationi: OpenGL 4.0
+};
+
+}  // namespace glccl::raster

@@ -1,0 +1,20 @@
+#include "download_table.hpp"
+
+namespace glccl::raster {
+
+DownloadedTable downloadTable(StageTimer& timer, const TableTargets& table, std::uint32_t count) {
+    auto scope = timer.scope("download_table");
+    DownloadedTable block;
+    block.count = count;
+    block.width = table.width;
+    const int rows = ceilDiv(int(count), table.width);
+    block.boxes.resize(std::size_t(table.width) * rows * 4);
+    block.sums.resize(block.boxes.size());
+    block.roots.resize(std::size_t(table.width) * rows);
+    gl::readTextureRect(table.boxes.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.boxes.data());
+    gl::readTextureRect(table.sums.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.sums.data());
+    gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
+    return block;
+}
+
+}  // namespace glccl::raster

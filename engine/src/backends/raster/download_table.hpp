@@ -1,0 +1,24 @@
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "raster_resources.hpp"
+#include "stage_timer.hpp"
+
+namespace glccl::raster {
+
+// The rows of the component table that hold entries, as downloaded
+// (component_table.frag): per entry, the box (w-1-min x, h-1-min y, max x,
+// max y), the sums (count, sum of x - root x, sum of y - root y, 0) and the
+// root's ID bits.
+struct DownloadedTable {
+    std::uint32_t count = 0;
+    int width = 0;  // entries per row
+    std::vector<float> boxes, sums;
+    std::vector<std::uint32_t> roots;
+};
+
+// download_table: the compact block of `count` entries, no more.
+DownloadedTable downloadTable(StageTimer& timer, const TableTargets& table, std::uint32_t count);
+
+}  // namespace glccl::raster

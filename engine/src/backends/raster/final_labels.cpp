@@ -1,0 +1,24 @@
+#include "final_labels.hpp"
+
+namespace glccl::raster {
+
+namespace {
+constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
+const ProgramSpec kFinalLabels{"final_labels", "fullscreen.vert", "final_labels.frag", {"fragLabel"},
+                               {kIdsSlot, kRootLabelsSlot}};
+}  // namespace
+
+void FinalLabelsPass::run(const PassContext& context, const LabeledGrid& grid, const gl::Framebuffer& labels) {
+    auto scope = context.timer.scope(kStage);
+    setRenderState({});
+    context.programs.use(kFinalLabels);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, labels.id());
+    glViewport(0, 0, grid.grid.width, grid.grid.height);
+    bindTexture(kNodeGraphSlot, grid.nodeGraph);
+    bindTexture(kIdsSlot, grid.ids);
+    bindTexture(kRootLabelsSlot, grid.rootLabels);
+    drawFullscreen();
+    context.checkPass(kStage);
+}
+
+}  // namespace glccl::raster

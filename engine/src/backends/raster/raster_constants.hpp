@@ -1,0 +1,57 @@
+#pragma once
+// The numbers the raster pipeline's C++ and its shaders must agree on, written
+// once. The shaders see them as #defines (defineSharedConstants), under the
+// names given beside each; common.glsl turns them into GLSL constants.
+
+#include <cstdint>
+#include <string>
+
+#include "program.hpp"
+
+namespace glccl::raster {
+
+// ID encoding (common.glsl, "IDs"): kIdBase + ((H-1-y) << kIdCoordinateBits)
+// + (W-1-x), stored as the bits of an R32F texel. kIdBase keeps every ID a
+// normal float; kIdCoordinateBits bounds each side at 32768.      ID_BASE, ID_COORDINATE_BITS
+constexpr std::uint32_t kIdBase = 0x00800000u;
+constexpr int kIdCoordinateBits = 15;
+
+// Hops per pass of vertical_runs: the reach grows kHops-fold per pass.          HOPS
+constexpr int kHops = 16;
+
+// Texels summed per output texel of each scan_roots level; level 0 keeps a
+// 32-bit mask per block, so it cannot grow past 32.                             SCAN_BLOCK
+constexpr int kScanBlock = 32;
+
+// Nodes per row segment of the table stages (component_table, component_bits):
+// one point per component per segment.                                          SEGMENT
+constexpr int kSegment = 32;
+
+// component_bits counts 32 numbers per large component (area, 15 bits of x,
+// 15 of y, one spare) in this many RGBA targets.                                BIT_COUNTER_TARGETS
+constexpr int kBitCounterTargets = 8;
+
+// C++ only. The stencil routing of route_roots numbers at most 255 roots
+// (an 8-bit stencil) in a block of kRoutingSide^2 texels.
+constexpr std::uint32_t kMaxRoutedRoots = 255;
+constexpr int kRoutingSide = 16;  // ceil(sqrt(kMaxRoutedRoots))
+// R32F adds integers exactly below 2^24: the bound of the float sums of
+// component_table and of a component_bits band.
+constexpr int kExactFloatSum = 1 << 24;
+
+static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
+static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");
+static_assert(kBitCounterTargets * 4 == 32, "component_bits.frag writes 32 counters");
+
+// Hands the constants above to a program of the raster pipeline.
+inline void defineSharedConstants(gl::ProgramBuilder& builder) {
+    builder.define("RASTER_PIPELINE");
+    builder.define("ID_BASE", std::to_string(kIdBase) + "u");
+    builder.define("ID_COORDINATE_BITS", kIdCoordinateBits);
+    builder.define("HOPS", kHops);
+    builder.define("SCAN_BLOCK", kScanBlock);
+    builder.define("SEGMENT", kSegment);
+    builder.define("BIT_COUNTER_TARGETS", kBitCounterTargets);
+}
+
+}  // namespace glccl::raster

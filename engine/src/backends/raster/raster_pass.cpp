@@ -1,0 +1,135 @@
+#include "raster_pass.hpp"
+
+#include "gl_error.hpp"
+#include "program.hpp"
+
+namespace glccl::raster {
+
+namespace {
+
+// How shaders read each input format (criterion.glsl).
+const char* inputFormatDefine(GLenum internalFormat) {
+    switch (internalFormat) {
+        case GL_R16: return "INPUT_UNORM16";
+        case GL_R32F: return "INPUT_FLOAT";
+        case GL_R8UI: return "INPUT_UINT";
+        default: return "INPUT_UNORM8";
+    }
+}
+
+std::string variantKey(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat) {
+    std::string key = std::string(inputFormatDefine(inputFormat)) + (connectivity == Connectivity::Eight ? "8" : "4");
+    switch (criterion.kind) {
+        case Criterion::Kind::Binary: return key + "b";
+        case Criterion::Kind::Segments: return key + "s";
+        case Criterion::Kind::Threshold: return key + "t" + std::to_string(criterion.threshold);
+    }
+    return key;
+}
+
+}  // namespace
+
+void bindTexture(TextureSlot slot, const gl::Texture& texture) {
+    glActiveTexture(GLenum(GL_TEXTURE0 + slot.unit));
+    glBindTexture(GL_TEXTURE_2D, texture.id());
+}
+
+void RasterPrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat,
+                            const RasterGrid& grid) {
+    connectivity_ = connectivity;
+    criterion_ = criterion;
+    inputFormat_ = inputFormat;
+    grid_ = grid;
+    variant_ = variantKey(connectivity, criterion, inputFormat);
+}
+
+gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
+    auto found = programs_.find({&spec, variant_});
+    if (found == programs_.end()) {
+        gl::ProgramBuilder builder(spec.name);
+        builder.define("CONNECTIVITY", connectivity_ == Connectivity::Eight ? 8 : 4);
+        builder.define(inputFormatDefine(inputFormat_));
+        const NodeShape shape = NodeShape::of(connectivity_, criterion_);
+        builder.define("BLOCK_W", shape.width);
+        builder.define("BLOCK_H", shape.height);
+        switch (criterion_.kind) {
+            case Criterion::Kind::Binary: builder.define("CRITERION_BINARY"); break;
+            case Criterion::Kind::Segments: builder.define("CRITERION_SEGMENTS"); break;
+            case Criterion::Kind::Threshold:
+                builder.define("CRITERION_THRESHOLD");
+                builder.define("THRESHOLD", criterion_.threshold);
+                break;
+        }
+        defineSharedConstants(builder);
+        builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);
+        for (const char* output : spec.outputs) builder.output(output);
+        found = programs_.emplace(std::pair{&spec, variant_}, builder.build()).first;
+        gl::Program& program = found->second;
+        program.use();
+        program.set(kInputSlot.uniform, kInputSlot.unit);
+        program.set(kNodeGraphSlot.uniform, kNodeGraphSlot.unit);
+        for (const TextureSlot& slot : spec.textures) program.set(slot.uniform, slot.unit);
+    }
+    gl::Program& program = found->second;
+    program.use();
+    program.set("imageSize", grid_.width, grid_.height);
+    program.set("gridSize", grid_.gridWidth, grid_.gridHeight);
+    program.set("scanSize", grid_.scanWidth(), grid_.scanHeight());
+    return program;
+}
+
+void PassContext::checkPass(const char* stage) const {
+    if (!checkEachPass) return;
+    glFinish();
+    checkGlError(std::string("glccl: raster stage ") + stage);
+}
+
+void setRenderState(const RenderState& state) {
+    if (state.blendEquation == GL_NONE) {
+        glDisable(GL_BLEND);
+    } else {
+        glEnable(GL_BLEND);
+        glBlendEquation(state.blendEquation);
+        glBlendFunc(GL_ONE, GL_ONE);
+    }
+    if (state.depthFunc == GL_NONE) {
+        glDisable(GL_DEPTH_TEST);
+    } else {
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(state.depthFunc);
+    }
+    glDepthMask(state.depthWrite ? GL_TRUE : GL_FALSE);
+    const GLboolean color = state.colorWrite ? GL_TRUE : GL_FALSE;
+    glColorMask(color, color, color, color);
+    glDisable(GL_STENCIL_TEST);
+    glDisable(GL_SCISSOR_TEST);
+}
+
+void beginPass(const gl::RenderTarget& target) {
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+    glViewport(0, 0, target.width(), target.height());
+}
+
+void drawFullscreen() { glDrawArrays(GL_TRIANGLES, 0, 3); }
+
+void drawPoints(std::int64_t count) {
+    if (count > 0) glDrawArrays(GL_POINTS, 0, GLsizei(count));
+}
+
+void copyTarget(const gl::RenderTarget& from, const gl::RenderTarget& to) {
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, from.framebuffer.id());
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, to.framebuffer.id());
+    glBlitFramebuffer(0, 0, from.width(), from.height(), 0, 0, to.width(), to.height(), GL_COLOR_BUFFER_BIT,
+                      GL_NEAREST);
+}
+
+bool anySamplesPassed(const gl::Query& query, const std::function<void()>& draw) {
+    glBeginQuery(GL_ANY_SAMPLES_PASSED, query.id());
+    draw();
+    glEndQuery(GL_ANY_SAMPLES_PASSED);
+    GLuint any = 0;
+    glGetQueryObjectuiv(query.id(), GL_QUERY_RESULT, &any);
+    return any != 0;
+}
+
+}  // namespace glccl::raster

@@ -1,0 +1,95 @@
+#pragma once
+// What the passes of the raster pipeline share: their programs (built once
+// per variant, with their texture units named once), the render state each
+// pass sets for itself, and the few draws they all make.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "glccl/types.hpp"
+#include "raster_resources.hpp"
+#include "stage_timer.hpp"
+
+namespace glccl::raster {
+
+// A sampler uniform and the texture unit it reads. Units: 0 the input
+// (node_graph only), 1-3 each pass's own, 4 the node graph;
+// component_bits_fold uses 0-15.
+struct TextureSlot {
+    const char* uniform;
+    int unit;
+};
+constexpr TextureSlot kInputSlot{"inputImage", 0};
+constexpr TextureSlot kNodeGraphSlot{"nodeGraph", 4};
+// Most passes read node IDs through a sampler named `ids` at unit 1.
+constexpr TextureSlot kIdsSlot{"ids", 1};
+
+void bindTexture(TextureSlot slot, const gl::Texture& texture);
+
+// One program of a pass: its files in glsl/, its fragment outputs in
+// draw-buffer order and its own sampler uniforms (set once, when built).
+struct ProgramSpec {
+    const char* name;  // the stage, or stage_step: shown in build errors
+    const char* vertexFile;
+    const char* fragmentFile;
+    std::vector<const char*> outputs;
+    std::vector<TextureSlot> textures;
+};
+
+// The programs of the pipeline, built on first use for each variant: the
+// criterion, the connectivity and the input's format become #defines, with
+// the node shape and the constants of raster_constants.hpp.
+class RasterPrograms {
+public:
+    // The variant and sizes of the labeling about to run.
+    void select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, const RasterGrid& grid);
+    // The program, current, with the grid's sizes set.
+    gl::Program& use(const ProgramSpec& spec);
+
+private:
+    Connectivity connectivity_ = Connectivity::Eight;
+    Criterion criterion_;
+    GLenum inputFormat_ = GL_R8;
+    RasterGrid grid_;
+    std::string variant_;
+    std::map<std::pair<const ProgramSpec*, std::string>, gl::Program> programs_;
+};
+
+// What every pass is handed besides its inputs and outputs.
+struct PassContext {
+    RasterPrograms& programs;
+    StageTimer& timer;
+    bool checkEachPass;
+    // With checkEachPass: waits for the pass and throws glccl::Error naming
+    // the stage and the GL error, if any.
+    void checkPass(const char* stage) const;
+};
+
+// The fixed-function state of a pass's draws. Each pass sets its own at its
+// start (and between its draws where they differ), so no pass depends on
+// what the one before left behind. Stencil and scissor tests end up off.
+struct RenderState {
+    GLenum blendEquation = GL_NONE;  // GL_MAX or GL_FUNC_ADD, with factors (1, 1); GL_NONE: no blending
+    GLenum depthFunc = GL_NONE;      // GL_NONE: no depth test
+    bool depthWrite = false;
+    bool colorWrite = true;
+};
+void setRenderState(const RenderState& state);
+
+// Binds the target's framebuffer for drawing, with a viewport over all of it.
+void beginPass(const gl::RenderTarget& target);
+// One triangle over the viewport (fullscreen.vert).
+void drawFullscreen();
+// `count` points (vertex i: gl_VertexID i), none when count is 0.
+void drawPoints(std::int64_t count);
+// Copies all of `from` into `to` (same size).
+void copyTarget(const gl::RenderTarget& from, const gl::RenderTarget& to);
+// Runs `draw` under an occlusion query: did any sample pass?
+bool anySamplesPassed(const gl::Query& query, const std::function<void()>& draw);
+
+}  // namespace glccl::raster

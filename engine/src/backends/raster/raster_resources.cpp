@@ -1,0 +1,116 @@
+#include "raster_resources.hpp"
+
+#include <algorithm>
+
+#include "gl_error.hpp"
+
+namespace glccl::raster {
+
+int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+// Blocks whose foreground pixels always touch (common.glsl, "Nodes"): 2x2
+// for binary 8-connectivity, 2x1 for binary 4-connectivity, else one pixel.
+NodeShape NodeShape::of(Connectivity connectivity, const Criterion& criterion) {
+    if (criterion.kind != Criterion::Kind::Binary) return {1, 1};
+    return connectivity == Connectivity::Eight ? NodeShape{2, 2} : NodeShape{2, 1};
+}
+
+RasterGrid RasterGrid::of(int width, int height, NodeShape shape) {
+    return {width, height, shape, ceilDiv(width, shape.width), ceilDiv(height, shape.height)};
+}
+
+void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
+    if (next == grid) return;
+    grid = {};
+    table = {};
+    labelFramebuffer_ = {};  // the caller's label texture changes with the size
+    labelTexture_ = 0;
+    const int gridWidth = next.gridWidth, gridHeight = next.gridHeight;
+    nodeGraph = gl::RenderTarget::allocate(GL_R16UI, gridWidth, gridHeight, what);
+    rootMarks = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, gridWidth, gridHeight, what);
+    ids = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
+    idScratch = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
+    rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
+
+    // The scan pyramid: rows reduced by kScanBlock until one column is left,
+    // then that column until one texel is left.
+    scanLevels.clear();
+    int w = next.scanWidth(), h = next.scanHeight();
+    do {
+        w = ceilDiv(w, kScanBlock);
+        scanLevels.push_back({gl::RenderTarget::allocate(GL_R32UI, w, h, what),
+                              gl::RenderTarget::allocate(GL_R32UI, w, h, what), 0});
+    } while (w > 1);
+    while (h > 1) {
+        h = ceilDiv(h, kScanBlock);
+        scanLevels.push_back({gl::RenderTarget::allocate(GL_R32UI, w, h, what),
+                              gl::RenderTarget::allocate(GL_R32UI, w, h, what), 1});
+    }
+    scanZero = gl::RenderTarget::allocate(GL_R32UI, 1, 1, what);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, scanZero.framebuffer.id());
+    const GLuint zero[4] = {0, 0, 0, 0};
+    glClearBufferuiv(GL_COLOR, 0, zero);
+
+    routing.stencil = gl::allocateRenderbuffer(GL_DEPTH24_STENCIL8, kRoutingSide, kRoutingSide, what);
+    routing.routed = gl::RenderTarget::allocate(GL_R32F, kRoutingSide, kRoutingSide, what, routing.stencil.id(),
+                                                GL_DEPTH_STENCIL_ATTACHMENT);
+    routing.labels = gl::RenderTarget::allocate(GL_R32UI, kRoutingSide, kRoutingSide, what);
+    checkGlError(what);
+    grid = next;
+}
+
+void RasterResources::reserveTable(std::uint32_t count) {
+    // Entry k - 1 of label k sits at (k - 1) % width, (k - 1) / width: with the
+    // image's width as the table's, any count up to width * height fits.
+    const int width = grid.width;
+    const int rows = std::max(1, ceilDiv(int(std::min<std::uint64_t>(count, std::uint64_t(width) * grid.height)), width));
+    if (table.width == width && table.height >= rows) return;
+    const std::string what = "glccl::RasterPipeline: component table for " + std::to_string(count) + " components";
+    table = {};
+    table.boxes = gl::RenderTarget::allocate(GL_RGBA32F, width, rows, what);
+    table.sums = gl::RenderTarget::allocate(GL_RGBA32F, width, rows, what);
+    table.roots = gl::RenderTarget::allocate(GL_R32F, width, rows, what);
+    const gl::Texture* targets[] = {&table.boxes.texture, &table.sums.texture, &table.roots.texture};
+    table.framebuffer = gl::multipleTargetFramebuffer(targets, 3, what);
+    table.width = width;
+    table.height = rows;
+}
+
+void RasterResources::reserveLargeSums(int count) {
+    LargeSumTargets& large = largeSums;
+    const int listWidth = std::min(count, grid.width), listHeight = ceilDiv(count, listWidth);
+    large.count = count;
+    large.listWidth = listWidth;
+    large.listHeight = listHeight;
+    if (large.index.width() != table.width || large.index.height() != table.height)
+        large.index = gl::RenderTarget::allocate(GL_R32UI, table.width, table.height, "glccl::RasterPipeline: large index");
+    if (listWidth <= large.list.width() && listHeight <= large.list.height()) return;
+    // Grown, never shrunk: labeling frames after frames allocates nothing.
+    const int width = std::max(listWidth, large.list.width()), height = std::max(listHeight, large.list.height());
+    const std::string what = "glccl::RasterPipeline: exact sums of large components";
+    large.list = gl::Texture::allocate(GL_R32UI, width, height, what);
+    const gl::Texture* bandPointers[kBitCounterTargets];
+    const gl::Texture* totalPointers[2][kBitCounterTargets];
+    for (int t = 0; t < kBitCounterTargets; ++t) {
+        large.bandCounts[t] = gl::Texture::allocate(GL_RGBA32F, width, height, what);
+        bandPointers[t] = &large.bandCounts[t];
+        for (int side = 0; side < 2; ++side) {
+            large.totals[side][t] = gl::Texture::allocate(GL_RGBA32UI, width, height, what);
+            totalPointers[side][t] = &large.totals[side][t];
+        }
+    }
+    large.bandFramebuffer = gl::multipleTargetFramebuffer(bandPointers, kBitCounterTargets, what);
+    for (int side = 0; side < 2; ++side)
+        large.totalFramebuffers[side] = gl::multipleTargetFramebuffer(totalPointers[side], kBitCounterTargets, what);
+}
+
+const gl::Framebuffer& RasterResources::labelFramebuffer(const gl::Texture& labels) {
+    if (labels.id() != labelTexture_) {
+        const gl::Texture* targets[] = {&labels};
+        labelFramebuffer_ = gl::multipleTargetFramebuffer(targets, 1, "glccl: raster label target");
+        labelTexture_ = labels.id();
+    }
+    return labelFramebuffer_;
+}
+
+}  // namespace glccl::raster

@@ -1,0 +1,116 @@
+#pragma once
+// Everything the raster pipeline allocates for a size: the node graph, the
+// two ID targets, the numbering (scan pyramid, routing block), the component
+// table and the targets of the exact large sums. Passes get these as their
+// inputs and outputs; only this file allocates them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "glccl/types.hpp"
+#include "raster_constants.hpp"
+
+namespace glccl::raster {
+
+// The pixels of a node: the pipeline labels a grid of nodes, blocks whose
+// foreground pixels always touch one another (common.glsl, "Nodes").
+struct NodeShape {
+    int width = 1, height = 1;
+    static NodeShape of(Connectivity connectivity, const Criterion& criterion);
+    bool operator==(const NodeShape& other) const { return width == other.width && height == other.height; }
+};
+
+// The image, its node grid, and the scan grid that numbers roots: one node
+// grid per pixel row of a node row (common.glsl, scanTexelOfId).
+struct RasterGrid {
+    int width = 0, height = 0;  // pixels
+    NodeShape shape;
+    int gridWidth = 0, gridHeight = 0;  // nodes
+    static RasterGrid of(int width, int height, NodeShape shape);
+    int scanWidth() const { return gridWidth * shape.height; }
+    int scanHeight() const { return gridHeight; }
+    bool operator==(const RasterGrid& other) const {
+        return width == other.width && height == other.height && shape == other.shape;
+    }
+};
+
+// One level of scan_roots' pyramid: sums of kScanBlock texels of the level
+// below along `axis` (0: x, 1: y), and their exclusive offsets.
+struct ScanLevel {
+    gl::RenderTarget counts, offsets;
+    int axis;
+};
+
+// route_roots' block: kRoutingSide^2 texels with a stencil that lets one root
+// through per texel, and the labels ranked there.
+struct RoutingTargets {
+    gl::Renderbuffer stencil;
+    gl::RenderTarget routed, labels;
+};
+
+// The component table, entry k - 1 for label k in rows of `width` entries:
+// boxes, sums (relative to the root) and the root's ID, draw buffers 0-2 of
+// `framebuffer`.
+struct TableTargets {
+    gl::RenderTarget boxes, sums, roots;
+    gl::Framebuffer framebuffer;
+    int width = 0, height = 0;
+};
+
+// component_bits: the list of large labels (entry i at (i % listWidth,
+// i / listWidth)), where each sits in the list (per table entry), one band's
+// float counts and the integer totals (ping-pong: totals[side] + band ->
+// totals[1 - side]).
+struct LargeSumTargets {
+    int count = 0, listWidth = 0, listHeight = 0;  // the list of the last reserveLargeSums()
+    gl::Texture list;
+    gl::RenderTarget index;
+    gl::Texture bandCounts[kBitCounterTargets], totals[2][kBitCounterTargets];
+    gl::Framebuffer bandFramebuffer, totalFramebuffers[2];
+};
+
+// The labeled node grid: the node graph, every node's root ID and each
+// root's label (over the scan grid). final_labels and the table stages read
+// these.
+struct LabeledGrid {
+    const RasterGrid& grid;
+    const gl::Texture& nodeGraph;
+    const gl::Texture& ids;
+    const gl::Texture& rootLabels;
+};
+
+struct RasterResources {
+    RasterGrid grid;                 // all zero until reserve() succeeds
+    gl::RenderTarget nodeGraph;      // R16UI: links and foreground pixels per node
+    gl::Renderbuffer rootMarks;      // depth: roots changed by column processing, shared by both ID targets
+    gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels are in `ids`
+    gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
+    std::vector<ScanLevel> scanLevels;
+    gl::RenderTarget scanZero;       // 1x1 zero: the offset above the top level
+    RoutingTargets routing;
+    TableTargets table;
+    LargeSumTargets largeSums;
+
+    // Allocates every per-size target (none while later frames of this grid
+    // are labeled). Throws glccl::Error with the GL error (GL_OUT_OF_MEMORY)
+    // naming `what`.
+    void reserve(const RasterGrid& grid, const std::string& what);
+    // The table for `count` components, grown when too small.
+    void reserveTable(std::uint32_t count);
+    // The large-sum targets for a list of `count` labels, grown, never shrunk.
+    void reserveLargeSums(int count);
+    // What the stages after the numbering read.
+    LabeledGrid labeled() const { return {grid, nodeGraph.texture, ids.texture, rootLabels.texture}; }
+    // A framebuffer over the caller's label texture.
+    const gl::Framebuffer& labelFramebuffer(const gl::Texture& labels);
+
+private:
+    gl::Framebuffer labelFramebuffer_;
+    GLuint labelTexture_ = 0;  // the texture labelFramebuffer_ draws into
+};
+
+int ceilDiv(int a, int b);
+
+}  // namespace glccl::raster

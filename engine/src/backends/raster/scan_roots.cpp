@@ -1,0 +1,66 @@
+#include "scan_roots.hpp"
+
+namespace glccl::raster {
+
+namespace {
+constexpr TextureSlot kCountsSlot{"counts", 1};
+constexpr TextureSlot kScanIdsSlot{"ids", 2};
+constexpr TextureSlot kParentOffsetsSlot{"parentOffsets", 3};
+constexpr const char* kFromRoots = "fromRoots";
+constexpr const char* kCountsAreMasks = "countsAreMasks";
+constexpr const char* kAxis = "axis";
+const ProgramSpec kReduce{"scan_roots_reduce", "fullscreen.vert", "scan_roots_reduce.frag", {"fragCount"},
+                          {kCountsSlot, kScanIdsSlot}};
+const ProgramSpec kOffsets{"scan_roots_offsets", "fullscreen.vert", "scan_roots_offsets.frag", {"fragOffset"},
+                           {kCountsSlot, kParentOffsetsSlot}};
+}  // namespace
+
+void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
+                        const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels) {
+    auto scope = context.timer.scope(kStage);
+    setRenderState({});
+    auto& reduce = context.programs.use(kReduce);
+    bindTexture(kScanIdsSlot, ids.texture);
+
+    // Up-sweep.
+    for (std::size_t level = 0; level < levels.size(); ++level) {
+        const bool fromRoots = level == 0;
+        beginPass(levels[level].counts);
+        reduce.set(kFromRoots, fromRoots ? 1 : 0);
+        reduce.set(kCountsAreMasks, level == 1 ? 1 : 0);
+        reduce.set(kAxis, levels[level].axis);
+        if (fromRoots) {
+            // Level 0 reads the scan grid (BLOCK_H node grids wide) from the IDs.
+            reduce.set("inputSize", rootLabels.width(), rootLabels.height());
+        } else {
+            const gl::Texture& below = levels[level - 1].counts.texture;
+            bindTexture(kCountsSlot, below);
+            reduce.set("inputSize", below.width(), below.height());
+        }
+        drawFullscreen();
+    }
+    // Down-sweep: a level's parent is the level above; its offsets are
+    // exclusive counts of everything before it in raster order.
+    auto& offsets = context.programs.use(kOffsets);
+    const gl::Texture* parent = &scanZero.texture;
+    for (std::size_t level = levels.size() - 1; level >= 1; --level) {
+        beginPass(levels[level - 1].offsets);
+        bindTexture(kCountsSlot, levels[level - 1].counts.texture);
+        bindTexture(kParentOffsetsSlot, level == levels.size() - 1 ? scanZero.texture : levels[level].offsets.texture);
+        offsets.set(kFromRoots, 0);
+        offsets.set(kCountsAreMasks, level == 1 ? 1 : 0);
+        offsets.set(kAxis, levels[level].axis);
+        drawFullscreen();
+        parent = &levels[level - 1].offsets.texture;
+    }
+    // The last level, over the scan grid: each root's label from level 0's
+    // masks and offsets.
+    beginPass(rootLabels);
+    bindTexture(kCountsSlot, levels[0].counts.texture);
+    bindTexture(kParentOffsetsSlot, *parent);
+    offsets.set(kFromRoots, 1);
+    drawFullscreen();
+    context.checkPass(kStage);
+}
+
+}  // namespace glccl::raster

@@ -1,0 +1,25 @@
+#pragma once
+#include <vector>
+
+#include "raster_pass.hpp"
+
+namespace glccl::raster {
+
+// scan_roots (scan_roots_reduce.frag, scan_roots_offsets.frag): any number
+// of roots numbered by a prefix count of root flags in raster order over the
+// scan grid, as a pyramid of render passes:
+//
+//     scan grid  --reduce-->  level 0 (masks of kScanBlock texels, along x)
+//                --reduce-->  level 1 .. (counts along x, then along y)
+//                --reduce-->  top (1x1)
+//     offsets back down the pyramid, then each root's label from level 0's
+//     mask and offset: two fetches.
+class ScanRootsPass {
+public:
+    static constexpr const char* kStage = "scan_roots";
+    // Writes each root's label into `rootLabels` (0 elsewhere).
+    void run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
+             const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels);
+};
+
+}  // namespace glccl::raster
