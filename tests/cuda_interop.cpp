@@ -3,7 +3,7 @@
 // against the CPU reference by reading the label texture back through GL.
 //
 // Needs a CUDA device and an EGL context on the same GPU; elsewhere the test
-// prints why it was skipped and passes.
+// prints why and is reported as skipped (cuda_support.hpp).
 
 #include <catch2/catch.hpp>
 
@@ -24,6 +24,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
+#include "cuda_support.hpp"
 
 using glccl::Connectivity;
 using glccl::Criterion;
@@ -98,16 +99,10 @@ std::unique_ptr<glccl::HeadlessContext> makeContext(std::string* why) {
 }  // namespace
 
 TEST_CASE("cuda: labelGlTexture labels GL textures like the reference", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
     std::string why;
-    if (!glccl::cuda::available(&why)) {
-        WARN("CUDA path skipped: " << why);
-        return;
-    }
     const auto context = makeContext(&why);
-    if (!context) {
-        WARN("CUDA-GL interop skipped: no headless GL context: " << why);
-        return;
-    }
+    if (!context) glccl::test::skipTest("CUDA-GL interop needs a headless GL context: " + why);
     INFO("GL on " << context->info().renderer << " (" << context->platform() << "), CUDA on "
                   << glccl::cuda::deviceName());
 
@@ -149,16 +144,10 @@ TEST_CASE("cuda: labelGlTexture labels GL textures like the reference", "[cuda][
 }
 
 TEST_CASE("cuda: labelGlTexture refuses textures of the wrong format or size", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
     std::string why;
-    if (!glccl::cuda::available(&why)) {
-        WARN("CUDA path skipped: " << why);
-        return;
-    }
     const auto context = makeContext(&why);
-    if (!context) {
-        WARN("CUDA-GL interop skipped: no headless GL context: " << why);
-        return;
-    }
+    if (!context) glccl::test::skipTest("CUDA-GL interop needs a headless GL context: " + why);
     const Image image = glccl::randomImage(64, 48, 0.5, 2, 1, 11);
     const auto input = upload(image);
     const TestTexture rightLabels(GL_R32UI, 64, 48);
@@ -186,7 +175,7 @@ TEST_CASE("cuda: labelGlTexture refuses textures of the wrong format or size", "
 #else
 
 TEST_CASE("cuda: labelGlTexture labels GL textures like the reference", "[cuda][interop]") {
-    WARN("CUDA-GL interop skipped: this build has no glccl/context.hpp (the GL engine) to make a context");
+    glccl::test::skipTest("CUDA-GL interop: this build has no glccl/context.hpp (the GL engine) to make a context");
 }
 
 #endif

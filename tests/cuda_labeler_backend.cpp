@@ -10,15 +10,12 @@
 #include "glccl/generate.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/reference.hpp"
+#include "cuda_support.hpp"
 
 using namespace glccl;
 
 TEST_CASE("cuda: Labeler with the CUDA backend labels the host texture like the reference", "[cuda]") {
-    std::string why;
-    if (!cuda::available(&why)) {
-        WARN("CUDA path skipped: " << why);
-        return;
-    }
+    test::requireCudaOrSkip();
     HeadlessContext context;
     for (const char* family : {"noise50", "spiral", "dense_disks"}) {
         const Image image = generateFamily(family, 301, 197, 3);
