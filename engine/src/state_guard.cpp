@@ -9,9 +9,29 @@ void setCapability(GLenum name, bool enabled) {
     else glDisable(name);
 }
 
+void saveIndexedBuffer(GLenum binding, GLenum start, GLenum size, GLuint index, GLint& buffer, GLint64& offset,
+                       GLint64& length) {
+    glGetIntegeri_v(binding, index, &buffer);
+    glGetInteger64i_v(start, index, &offset);
+    glGetInteger64i_v(size, index, &length);
+}
+
+// glBindBufferBase leaves start and size 0 (the whole buffer), glBindBufferRange
+// a size above 0; each is undone by the same call.
+void restoreIndexedBuffer(GLenum target, GLuint index, GLint buffer, GLint64 start, GLint64 size) {
+    if (buffer != 0 && size > 0) glBindBufferRange(target, index, GLuint(buffer), GLintptr(start), GLsizeiptr(size));
+    else glBindBufferBase(target, index, GLuint(buffer));
+}
+
 }  // namespace
 
 StateGuard::StateGuard() {
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    perDrawBufferBlend_ = major >= 4;
+    computeState_ = major > 4 || (major == 4 && minor >= 3);
+
     for (std::size_t i = 0; i < kCapabilities.size(); ++i)
         capabilities_[i] = {kCapabilities[i], glIsEnabled(kCapabilities[i])};
     glGetIntegerv(GL_CURRENT_PROGRAM, &program_);
@@ -20,12 +40,6 @@ StateGuard::StateGuard() {
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &readFramebuffer_);
     glGetIntegerv(GL_VIEWPORT, viewport_);
     glGetIntegerv(GL_SCISSOR_BOX, scissorBox_);
-    glGetIntegerv(GL_BLEND_EQUATION_RGB, &blendEquationRgb_);
-    glGetIntegerv(GL_BLEND_EQUATION_ALPHA, &blendEquationAlpha_);
-    glGetIntegerv(GL_BLEND_SRC_RGB, &blendSrcRgb_);
-    glGetIntegerv(GL_BLEND_DST_RGB, &blendDstRgb_);
-    glGetIntegerv(GL_BLEND_SRC_ALPHA, &blendSrcAlpha_);
-    glGetIntegerv(GL_BLEND_DST_ALPHA, &blendDstAlpha_);
     glGetFloatv(GL_BLEND_COLOR, blendColor_);
     glGetIntegerv(GL_DEPTH_FUNC, &depthFunc_);
     glGetBooleanv(GL_DEPTH_WRITEMASK, &depthMask_);
@@ -47,7 +61,6 @@ StateGuard::StateGuard() {
                 GL_STENCIL_BACK_FAIL, GL_STENCIL_BACK_PASS_DEPTH_FAIL, GL_STENCIL_BACK_PASS_DEPTH_PASS,
                 GL_STENCIL_BACK_WRITEMASK);
     glGetIntegerv(GL_STENCIL_CLEAR_VALUE, &stencilClear_);
-    glGetBooleanv(GL_COLOR_WRITEMASK, colorMask_);
     glGetFloatv(GL_COLOR_CLEAR_VALUE, colorClear_);
     glGetIntegerv(GL_ACTIVE_TEXTURE, &activeTexture_);
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
@@ -58,12 +71,11 @@ StateGuard::StateGuard() {
     }
     glGetFloatv(GL_POINT_SIZE, &pointSize_);
     glGetIntegerv(GL_POLYGON_MODE, polygonMode_);
-    glGetIntegerv(GL_PACK_ALIGNMENT, &packAlignment_);
-    glGetIntegerv(GL_UNPACK_ALIGNMENT, &unpackAlignment_);
-    glGetIntegerv(GL_PACK_ROW_LENGTH, &packRowLength_);
-    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &unpackRowLength_);
+    for (std::size_t i = 0; i < kPixelStore.size(); ++i) glGetIntegerv(kPixelStore[i].name, &pixelStore_[i]);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
+    saveDrawBuffers();
+    saveBufferAndImageBindings();
 
     // The neutral state every pass starts from.
     for (GLenum name : kCapabilities) glDisable(name);
@@ -73,18 +85,20 @@ StateGuard::StateGuard() {
     glDepthRange(0.0, 1.0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glPointSize(1.0f);
+    for (const PixelStore& p : kPixelStore) glPixelStorei(p.name, p.neutral);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
 StateGuard::~StateGuard() {
     for (const Capability& c : capabilities_) setCapability(c.name, c.enabled == GL_TRUE);
+    restoreDrawBuffers();
     glUseProgram(GLuint(program_));
     glBindVertexArray(GLuint(vertexArray_));
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, GLuint(drawFramebuffer_));
     glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(readFramebuffer_));
     glViewport(viewport_[0], viewport_[1], viewport_[2], viewport_[3]);
     glScissor(scissorBox_[0], scissorBox_[1], scissorBox_[2], scissorBox_[3]);
-    glBlendEquationSeparate(GLenum(blendEquationRgb_), GLenum(blendEquationAlpha_));
-    glBlendFuncSeparate(GLenum(blendSrcRgb_), GLenum(blendDstRgb_), GLenum(blendSrcAlpha_), GLenum(blendDstAlpha_));
     glBlendColor(blendColor_[0], blendColor_[1], blendColor_[2], blendColor_[3]);
     glDepthFunc(GLenum(depthFunc_));
     glDepthMask(depthMask_);
@@ -98,7 +112,6 @@ StateGuard::~StateGuard() {
     writeStencil(GL_FRONT, stencilFront_);
     writeStencil(GL_BACK, stencilBack_);
     glClearStencil(stencilClear_);
-    glColorMask(colorMask_[0], colorMask_[1], colorMask_[2], colorMask_[3]);
     glClearColor(colorClear_[0], colorClear_[1], colorClear_[2], colorClear_[3]);
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
@@ -108,12 +121,105 @@ StateGuard::~StateGuard() {
     glActiveTexture(GLenum(activeTexture_));
     glPointSize(pointSize_);
     glPolygonMode(GL_FRONT_AND_BACK, GLenum(polygonMode_[0]));
-    glPixelStorei(GL_PACK_ALIGNMENT, packAlignment_);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, unpackAlignment_);
-    glPixelStorei(GL_PACK_ROW_LENGTH, packRowLength_);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, unpackRowLength_);
+    for (std::size_t i = 0; i < kPixelStore.size(); ++i) glPixelStorei(kPixelStore[i].name, pixelStore_[i]);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
+    restoreBufferAndImageBindings();
+}
+
+void StateGuard::saveDrawBuffers() {
+    for (int i = 0; i < kDrawBuffersSaved; ++i) {
+        DrawBuffer& d = drawBuffers_[std::size_t(i)];
+        const auto index = GLuint(i);
+        d.blend = glIsEnabledi(GL_BLEND, index);
+        glGetBooleani_v(GL_COLOR_WRITEMASK, index, d.colorMask);
+        if (perDrawBufferBlend_) {
+            glGetIntegeri_v(GL_BLEND_EQUATION_RGB, index, &d.equationRgb);
+            glGetIntegeri_v(GL_BLEND_EQUATION_ALPHA, index, &d.equationAlpha);
+            glGetIntegeri_v(GL_BLEND_SRC_RGB, index, &d.srcRgb);
+            glGetIntegeri_v(GL_BLEND_DST_RGB, index, &d.dstRgb);
+            glGetIntegeri_v(GL_BLEND_SRC_ALPHA, index, &d.srcAlpha);
+            glGetIntegeri_v(GL_BLEND_DST_ALPHA, index, &d.dstAlpha);
+        } else {
+            // Before 4.0 one equation and one function serve every buffer.
+            glGetIntegerv(GL_BLEND_EQUATION_RGB, &d.equationRgb);
+            glGetIntegerv(GL_BLEND_EQUATION_ALPHA, &d.equationAlpha);
+            glGetIntegerv(GL_BLEND_SRC_RGB, &d.srcRgb);
+            glGetIntegerv(GL_BLEND_DST_RGB, &d.dstRgb);
+            glGetIntegerv(GL_BLEND_SRC_ALPHA, &d.srcAlpha);
+            glGetIntegerv(GL_BLEND_DST_ALPHA, &d.dstAlpha);
+        }
+    }
+}
+
+void StateGuard::restoreDrawBuffers() const {
+    // Buffer 0's values go to every buffer first (the global calls), which
+    // also covers buffers past kDrawBuffersSaved on a context that has more;
+    // then each saved buffer gets its own.
+    const DrawBuffer& first = drawBuffers_[0];
+    glBlendEquationSeparate(GLenum(first.equationRgb), GLenum(first.equationAlpha));
+    glBlendFuncSeparate(GLenum(first.srcRgb), GLenum(first.dstRgb), GLenum(first.srcAlpha), GLenum(first.dstAlpha));
+    glColorMask(first.colorMask[0], first.colorMask[1], first.colorMask[2], first.colorMask[3]);
+    for (int i = 0; i < kDrawBuffersSaved; ++i) {
+        const DrawBuffer& d = drawBuffers_[std::size_t(i)];
+        const auto index = GLuint(i);
+        if (d.blend == GL_TRUE) glEnablei(GL_BLEND, index);
+        else glDisablei(GL_BLEND, index);
+        glColorMaski(index, d.colorMask[0], d.colorMask[1], d.colorMask[2], d.colorMask[3]);
+        if (perDrawBufferBlend_) {
+            glBlendEquationSeparatei(index, GLenum(d.equationRgb), GLenum(d.equationAlpha));
+            glBlendFuncSeparatei(index, GLenum(d.srcRgb), GLenum(d.dstRgb), GLenum(d.srcAlpha), GLenum(d.dstAlpha));
+        }
+    }
+}
+
+void StateGuard::saveBufferAndImageBindings() {
+    for (int i = 0; i < kBufferBindingsSaved; ++i) {
+        IndexedBuffer& b = uniformBuffers_[std::size_t(i)];
+        saveIndexedBuffer(GL_UNIFORM_BUFFER_BINDING, GL_UNIFORM_BUFFER_START, GL_UNIFORM_BUFFER_SIZE, GLuint(i),
+                          b.buffer, b.start, b.size);
+    }
+    glGetIntegerv(GL_UNIFORM_BUFFER_BINDING, &uniformBuffer_);
+    if (!computeState_) return;
+    for (int i = 0; i < kImageUnitsSaved; ++i) {
+        ImageUnit& u = imageUnits_[std::size_t(i)];
+        const auto unit = GLuint(i);
+        glGetIntegeri_v(GL_IMAGE_BINDING_NAME, unit, &u.texture);
+        glGetIntegeri_v(GL_IMAGE_BINDING_LEVEL, unit, &u.level);
+        glGetIntegeri_v(GL_IMAGE_BINDING_LAYERED, unit, &u.layered);
+        glGetIntegeri_v(GL_IMAGE_BINDING_LAYER, unit, &u.layer);
+        glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, unit, &u.access);
+        glGetIntegeri_v(GL_IMAGE_BINDING_FORMAT, unit, &u.format);
+    }
+    for (int i = 0; i < kBufferBindingsSaved; ++i) {
+        IndexedBuffer& b = storageBuffers_[std::size_t(i)];
+        saveIndexedBuffer(GL_SHADER_STORAGE_BUFFER_BINDING, GL_SHADER_STORAGE_BUFFER_START,
+                          GL_SHADER_STORAGE_BUFFER_SIZE, GLuint(i), b.buffer, b.start, b.size);
+    }
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &storageBuffer_);
+    glGetIntegerv(GL_DISPATCH_INDIRECT_BUFFER_BINDING, &dispatchIndirectBuffer_);
+}
+
+void StateGuard::restoreBufferAndImageBindings() const {
+    // Indexed bindings first: glBindBufferBase/Range also move the generic
+    // binding of their target, which is restored after them.
+    for (int i = 0; i < kBufferBindingsSaved; ++i) {
+        const IndexedBuffer& b = uniformBuffers_[std::size_t(i)];
+        restoreIndexedBuffer(GL_UNIFORM_BUFFER, GLuint(i), b.buffer, b.start, b.size);
+    }
+    glBindBuffer(GL_UNIFORM_BUFFER, GLuint(uniformBuffer_));
+    if (!computeState_) return;
+    for (int i = 0; i < kImageUnitsSaved; ++i) {
+        const ImageUnit& u = imageUnits_[std::size_t(i)];
+        glBindImageTexture(GLuint(i), GLuint(u.texture), u.level, GLboolean(u.layered), u.layer, GLenum(u.access),
+                           GLenum(u.format));
+    }
+    for (int i = 0; i < kBufferBindingsSaved; ++i) {
+        const IndexedBuffer& b = storageBuffers_[std::size_t(i)];
+        restoreIndexedBuffer(GL_SHADER_STORAGE_BUFFER, GLuint(i), b.buffer, b.start, b.size);
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, GLuint(storageBuffer_));
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, GLuint(dispatchIndirectBuffer_));
 }
 
 }  // namespace glccl

@@ -2,7 +2,8 @@
 // Saves the GL state the passes touch and restores it on destruction, so a
 // host renderer finds its context as it left it (the list is documented in
 // glccl/labeler.hpp). On entry it also sets the neutral state the passes
-// assume (no culling, fill mode, no clip planes, no sampler objects...).
+// assume (no culling, fill mode, no clip planes, no sampler objects, default
+// pixel-store parameters and no pixel buffers...).
 
 #include <array>
 
@@ -12,6 +13,14 @@ namespace glccl {
 
 // Texture units the passes use: 0 .. kTextureUnitsUsed - 1.
 constexpr int kTextureUnitsUsed = 16;
+// Draw buffers whose blend and color-mask state is kept one by one. Every
+// OpenGL 3.0+ context has at least 8 (GL_MAX_DRAW_BUFFERS); the engine's
+// passes write to at most 3.
+constexpr int kDrawBuffersSaved = 8;
+// Image units and indexed shader-storage / uniform buffer bindings the
+// compute passes may use: 0 .. 7, the least every OpenGL 4.3 context has.
+constexpr int kImageUnitsSaved = 8;
+constexpr int kBufferBindingsSaved = 8;
 
 class StateGuard {
 public:
@@ -28,6 +37,27 @@ private:
     struct Stencil {
         GLint func, ref, valueMask, fail, depthFail, depthPass, writeMask;
     };
+    // One draw buffer's blending and color mask. Enable and mask are per
+    // buffer since OpenGL 3.0; equations and functions since 4.0.
+    struct DrawBuffer {
+        GLboolean blend = GL_FALSE;
+        GLboolean colorMask[4] = {GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
+        GLint equationRgb = 0, equationAlpha = 0, srcRgb = 0, dstRgb = 0, srcAlpha = 0, dstAlpha = 0;
+    };
+    // What glBindImageTexture set on one image unit.
+    struct ImageUnit {
+        GLint texture = 0, level = 0, layered = GL_FALSE, layer = 0, access = GL_READ_ONLY, format = GL_R8;
+    };
+    // One indexed buffer binding: size 0 means the whole buffer (glBindBufferBase).
+    struct IndexedBuffer {
+        GLint buffer = 0;
+        GLint64 start = 0, size = 0;
+    };
+
+    void saveDrawBuffers();
+    void restoreDrawBuffers() const;
+    void saveBufferAndImageBindings();
+    void restoreBufferAndImageBindings() const;
     static constexpr std::array<GLenum, 24> kCapabilities = {
         GL_SCISSOR_TEST,        GL_BLEND,          GL_DEPTH_TEST,        GL_STENCIL_TEST,
         GL_CULL_FACE,           GL_PROGRAM_POINT_SIZE, GL_RASTERIZER_DISCARD, GL_COLOR_LOGIC_OP,
@@ -36,11 +66,25 @@ private:
         GL_CLIP_DISTANCE0,      GL_CLIP_DISTANCE1, GL_CLIP_DISTANCE2,    GL_CLIP_DISTANCE3,
         GL_CLIP_DISTANCE4,      GL_CLIP_DISTANCE5, GLenum(GL_CLIP_DISTANCE0 + 6), GLenum(GL_CLIP_DISTANCE0 + 7)};
 
+    // Every pixel-store parameter, pack and unpack, with the value the passes
+    // assume (the GL defaults): a host's row length or skipped rows would
+    // shift every download and upload that does not set them itself.
+    struct PixelStore {
+        GLenum name;
+        GLint neutral;
+    };
+    static constexpr std::array<PixelStore, 16> kPixelStore = {{
+        {GL_PACK_SWAP_BYTES, GL_FALSE},   {GL_PACK_LSB_FIRST, GL_FALSE},  {GL_PACK_ROW_LENGTH, 0},
+        {GL_PACK_IMAGE_HEIGHT, 0},        {GL_PACK_SKIP_ROWS, 0},         {GL_PACK_SKIP_PIXELS, 0},
+        {GL_PACK_SKIP_IMAGES, 0},         {GL_PACK_ALIGNMENT, 4},         {GL_UNPACK_SWAP_BYTES, GL_FALSE},
+        {GL_UNPACK_LSB_FIRST, GL_FALSE},  {GL_UNPACK_ROW_LENGTH, 0},      {GL_UNPACK_IMAGE_HEIGHT, 0},
+        {GL_UNPACK_SKIP_ROWS, 0},         {GL_UNPACK_SKIP_PIXELS, 0},     {GL_UNPACK_SKIP_IMAGES, 0},
+        {GL_UNPACK_ALIGNMENT, 4},
+    }};
+
     std::array<Capability, kCapabilities.size()> capabilities_{};
     GLint program_ = 0, vertexArray_ = 0, drawFramebuffer_ = 0, readFramebuffer_ = 0;
     GLint viewport_[4] = {}, scissorBox_[4] = {};
-    GLint blendEquationRgb_ = 0, blendEquationAlpha_ = 0;
-    GLint blendSrcRgb_ = 0, blendDstRgb_ = 0, blendSrcAlpha_ = 0, blendDstAlpha_ = 0;
     GLfloat blendColor_[4] = {};
     GLint depthFunc_ = 0;
     GLboolean depthMask_ = GL_TRUE;
@@ -48,14 +92,23 @@ private:
     GLdouble depthClear_ = 1.0;
     Stencil stencilFront_{}, stencilBack_{};
     GLint stencilClear_ = 0;
-    GLboolean colorMask_[4] = {GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
     GLfloat colorClear_[4] = {};
     GLint activeTexture_ = GL_TEXTURE0;
     std::array<GLint, kTextureUnitsUsed> textures_{}, samplers_{};
     GLfloat pointSize_ = 1.0f;
     GLint polygonMode_[2] = {GL_FILL, GL_FILL};
-    GLint packAlignment_ = 4, unpackAlignment_ = 4, packRowLength_ = 0, unpackRowLength_ = 0;
     GLint packBuffer_ = 0, unpackBuffer_ = 0;
+    std::array<GLint, kPixelStore.size()> pixelStore_{};
+
+    // The context's version decides which of the state below exists.
+    bool perDrawBufferBlend_ = false;  // OpenGL 4.0: glBlendEquationi, glBlendFunci
+    bool computeState_ = false;        // OpenGL 4.3: image units, storage buffers, indirect dispatch
+    std::array<DrawBuffer, kDrawBuffersSaved> drawBuffers_{};
+    std::array<IndexedBuffer, kBufferBindingsSaved> uniformBuffers_{};  // OpenGL 3.1: every context we run in
+    GLint uniformBuffer_ = 0;
+    std::array<ImageUnit, kImageUnitsSaved> imageUnits_{};
+    std::array<IndexedBuffer, kBufferBindingsSaved> storageBuffers_{};
+    GLint storageBuffer_ = 0, dispatchIndirectBuffer_ = 0;
 };
 
 }  // namespace glccl

@@ -9,12 +9,19 @@
 // stencil test, cull face, program point size, rasterizer discard, color
 // logic op, framebuffer sRGB, multisample, sample alpha-to-coverage, sample
 // coverage, polygon offset fill, depth clamp, primitive restart, dither and
-// clip distances 0-7; blend equations, functions and color; depth function,
-// mask, range and clear value; stencil functions, operations and masks (front
-// and back) and clear value; color mask and clear value; the active texture
-// unit, and the 2-D texture and sampler bindings of units 0-15; point size;
-// polygon mode; pixel pack/unpack alignment, row length and buffer bindings;
-// the renderbuffer binding. Errors: no GL error is left behind by a call.
+// clip distances 0-7; blend color; for each of draw buffers 0-7 its blend
+// enable and color mask, and its blend equations and functions (one pair for
+// all buffers before OpenGL 4.0); depth function, mask, range and clear value;
+// stencil functions, operations and masks (front and back) and clear value;
+// color clear value; the active texture unit, and the 2-D texture and sampler
+// bindings of units 0-15; point size; polygon mode; every pixel pack and
+// unpack parameter (alignment, row length, image height, skipped rows, pixels
+// and images, swap bytes, LSB first) and the pixel pack/unpack buffer
+// bindings; the renderbuffer binding; the uniform buffer binding and indexed
+// uniform buffer bindings 0-7 (buffer, offset, size). In OpenGL 4.3+ contexts also: image units 0-7 (texture,
+// level, layered, layer, access, format), the shader storage buffer binding
+// and indexed bindings 0-7 (buffer, offset, size), and the dispatch-indirect
+// buffer binding. Errors: no GL error is left behind by a call.
 
 #include <cstdint>
 #include <memory>
