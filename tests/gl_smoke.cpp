@@ -22,14 +22,34 @@ HeadlessContext& sharedContext() {
     return *context;
 }
 
+// Version order: major first, so 2.3 is older than 3.3 and 4.0 newer.
+bool atLeast(const ContextInfo& info, int major, int minor) {
+    return info.major > major || (info.major == major && info.minor >= minor);
+}
+
 }  // namespace
+
+TEST_CASE("gl smoke: the version check orders major before minor", "[gl]") {
+    auto version = [](int major, int minor) {
+        ContextInfo info;
+        info.major = major;
+        info.minor = minor;
+        return info;
+    };
+    CHECK(atLeast(version(3, 3), 3, 3));
+    CHECK(atLeast(version(4, 0), 3, 3));
+    CHECK(atLeast(version(4, 6), 3, 3));
+    CHECK_FALSE(atLeast(version(2, 3), 3, 3));
+    CHECK_FALSE(atLeast(version(2, 9), 3, 3));
+    CHECK_FALSE(atLeast(version(3, 2), 3, 3));
+}
 
 TEST_CASE("gl smoke: headless context is a core profile of at least 3.3", "[gl]") {
     const ContextInfo& info = sharedContext().info();
     INFO("renderer " << info.renderer << ", version " << info.version << ", platform " << sharedContext().platform());
     WARN("GL renderer: " << info.renderer << " | " << info.version << " | " << sharedContext().platform());
     CHECK(info.coreProfile);
-    CHECK((info.major > 3 || (info.major == 3 && info.minor >= 3)));
+    CHECK(atLeast(info, 3, 3));
     CHECK(info.maxTextureSize >= 4096);
     CHECK_FALSE(info.renderer.empty());
     CHECK(glGetError() == GL_NO_ERROR);
@@ -41,7 +61,7 @@ TEST_CASE("gl smoke: a 3.3 core context can be requested", "[gl]") {
     options.minor = 3;
     HeadlessContext context(options);
     CHECK(context.info().coreProfile);
-    CHECK((context.info().major > 3 || context.info().minor >= 3));
+    CHECK(atLeast(context.info(), 3, 3));
     sharedContext();
 }
 
