@@ -173,22 +173,84 @@ TEST_CASE("canonical: computeComponents counts exactly", "[host]") {
     CHECK_THROWS_WITH(glccl::canonicalRelabel(2, 2, wrong), Catch::Matchers::StartsWith("glccl::canonicalRelabel(): "));
 }
 
-TEST_CASE("canonical: centroids are one rounding of the exact sums", "[host]") {
+TEST_CASE("canonical: centroids are one rounding of the exact sums, whatever order the pixels come in", "[host]") {
     // A 3-pixel component at x = 0, 1, 1 sums to 2: the centroid must be the
-    // double nearest to 2/3, whatever order the pixels are visited in.
-    const std::vector<Component> table = glccl::computeComponents(2, 2, labelsOf({1, 1, 0, 1}), 1);
-    CHECK(table[0].centroidX == 2.0 / 3.0);
-    CHECK(table[0].centroidY == 1.0 / 3.0);
+    // double nearest to 2/3, not an accumulation of rounded terms.
+    const std::vector<Component> small = glccl::computeComponents(2, 2, labelsOf({1, 1, 0, 1}), 1);
+    CHECK(small[0].centroidX == 2.0 / 3.0);
+    CHECK(small[0].centroidY == 1.0 / 3.0);
+
+    // One component of one run per row (a component's pixels need not touch
+    // for the table): the same runs dealt to the rows in many orders, so the
+    // pixels reach the accumulation in a different order each time. Every
+    // order must give the double nearest to the exact quotient, computed here
+    // from integer sums over the pixels one by one.
+    struct Run {
+        int start, length;
+    };
+    std::mt19937_64 rng(35);
+    const int width = 30011, rows = 61;
+    std::vector<Run> runs;
+    for (int i = 0; i < rows; ++i) {
+        const int length = 1 + int(rng() % 700);
+        runs.push_back({int(rng() % std::uint64_t(width - length)), length});
+    }
+    std::set<double> runningMeans;  // an order-dependent average, for contrast
+    for (int order = 0; order < 40; ++order) {
+        std::shuffle(runs.begin(), runs.end(), rng);
+        std::vector<std::uint32_t> labels(std::size_t(width) * rows, 0);
+        std::uint64_t area = 0, sumX = 0, sumY = 0;
+        double runningMean = 0.0;
+        for (int y = 0; y < rows; ++y) {
+            for (int x = runs[y].start; x < runs[y].start + runs[y].length; ++x) {
+                labels[std::size_t(y) * width + std::size_t(x)] = 1;
+                ++area;
+                sumX += std::uint64_t(x);
+                sumY += std::uint64_t(y);
+                runningMean += (double(x) - runningMean) / double(area);
+            }
+        }
+        runningMeans.insert(runningMean);
+        const std::vector<Component> table = glccl::computeComponents(width, rows, labels, 1);
+        INFO("order " << order << ": area " << area << ", sums " << sumX << ", " << sumY);
+        REQUIRE(table.size() == 1);
+        CHECK(table[0].area == area);
+        // IEEE division of two exactly representable integers rounds once.
+        CHECK(table[0].centroidX == double(sumX) / double(area));
+        CHECK(table[0].centroidY == double(sumY) / double(area));
+    }
+    // The orders differ where it matters: a running average lands on
+    // different doubles, so agreeing every time is not an accident of order.
+    CHECK(runningMeans.size() > 1);
 }
 
 // ---------------------------------------------------------------- compare
 
 TEST_CASE("compare: identical labelings", "[host]") {
-    const Image image = glccl::Image(5, 4, 1);
-    Image dots = image;
+    // Two labelings built independently: the reference's, and one written
+    // out by hand for the same two dots (4-connectivity).
+    Image dots(5, 4, 1);
     dots.at(1, 1) = dots.at(3, 2) = 255;
-    const Labeling a = glccl::labelReference(dots, Connectivity::Four, Criterion::binary());
-    const glccl::Comparison c = glccl::compareLabelings(a, a);
+    const Labeling reference = glccl::labelReference(dots, Connectivity::Four, Criterion::binary());
+    Component first, second;
+    first.left = first.top = 1;
+    first.width = first.height = 1;
+    first.area = 1;
+    first.centroidX = first.centroidY = 1.0;
+    second.left = 3;
+    second.top = 2;
+    second.width = second.height = 1;
+    second.area = 1;
+    second.centroidX = 3.0;
+    second.centroidY = 2.0;
+    const Labeling byHand = labelingOf(5, 4,
+                                       labelsOf({0, 0, 0, 0, 0,
+                                                 0, 1, 0, 0, 0,
+                                                 0, 0, 0, 2, 0,
+                                                 0, 0, 0, 0, 0}),
+                                       {first, second});
+
+    const glccl::Comparison c = glccl::compareLabelings(reference, byHand);
     CHECK(c.sameSize);
     CHECK(c.identicalLabels);
     CHECK(c.samePartition);
@@ -198,6 +260,19 @@ TEST_CASE("compare: identical labelings", "[host]") {
     CHECK(c.firstX == -1);
     CHECK(c.firstY == -1);
     CHECK(c.describe() == "identical");
+
+    // One pixel more in the hand-written copy is found, where it is.
+    Labeling grown = byHand;
+    grown.labels[2 * 5 + 4] = 2;
+    const glccl::Comparison d = glccl::compareLabelings(reference, grown);
+    CHECK_FALSE(d.identicalLabels);
+    CHECK_FALSE(d.identical());
+    CHECK(d.differingPixels == 1);
+    CHECK(d.firstX == 4);
+    CHECK(d.firstY == 2);
+    CHECK(d.expectedAtFirst == 0);
+    CHECK(d.actualAtFirst == 2);
+    CHECK(d.describe() != "identical");
 }
 
 TEST_CASE("compare: same partition with another numbering", "[host]") {
