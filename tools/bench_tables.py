@@ -5,8 +5,9 @@
 
 OUT_DIR is what tools/device/run-bench.sh wrote (bench_*.csv, peers.csv).
 Prints: throughput per image and size for every backend and peer; milliseconds
-and ratios of the GPU backends against the peers; the per-kernel split of the
-CUDA path and the per-stage split of the raster pipeline (glccl bench --steps);
+and ratios of the GPU backends against the peers; the per-stage split of every
+glccl backend that reported stages (glccl bench --steps), with the stages named
+and ordered as the backend reported them;
 the raster pipeline against the paper's 91 ms at 2048² and in full-screen-pass
 equivalents (the fullscreen_pass rows of glccl bench).
 Only the standard library is used.
@@ -17,12 +18,11 @@ import os
 import sys
 
 FAMILIES = ["noise50", "sparse_disks", "dense_disks", "large"]
-BACKENDS = ["raster", "cuda", "cpu", "cupyx", "opencv_sauf", "opencv_default"]
-CUDA_KERNELS = ["solveTiles", "mergeTiles", "flattenBorders", "flattenLabels", "relabel", "componentStats"]
+BACKENDS = ["compute", "raster", "cuda", "cpu", "cupyx", "opencv_sauf", "opencv_default"]
 PAPER_2048_MS = 91.0  # O'Connell's 2048x2048 time on a 9800GT (his Table 10-1)
-RASTER_STAGES = ["node_graph", "vertical_runs", "column_processing", "update_roots", "update_children", "merge_block_borders",
-                 "resolve_links", "count_roots", "route_roots", "scan_root_labels", "final_labels",
-                 "component_table", "component_bits", "download_table", "download_bits"]
+# glccl bench's name for a backend's whole labeling: a sum it computes from
+# the stages, never a stage of a backend.
+WHOLE = "total"
 
 
 def load(folder):
@@ -33,10 +33,10 @@ def load(folder):
     return rows
 
 
-def lookup(rows, backend, family, size, stage="total", key="median_ms", connectivity="8"):
+def lookup(rows, backend, family, size, stage=WHOLE, key="median_ms", connectivity="8"):
     for r in rows:
         if r["backend"] == backend and r["family"] == family and r["width"] == size and \
-                (r.get("stage") or "total") == stage and r.get(key) and \
+                (r.get("stage") or WHOLE) == stage and r.get(key) and \
                 (r.get("connectivity") or "8") == connectivity:
             return float(r[key])
     return None
@@ -87,8 +87,21 @@ def passes(rows):
                       f"{equivalents} | {paper} |")
 
 
-def split(rows, backend, stages, size):
-    present = [s for s in stages if any(lookup(rows, backend, f, size, s) is not None for f in FAMILIES)]
+def stages_of(rows, backend):
+    """The stages a backend reported, in the order it first reported them."""
+    stages = []
+    for r in rows:
+        stage = r.get("stage") or WHOLE
+        if r["backend"] == backend and r["family"] in FAMILIES and stage != WHOLE and stage not in stages:
+            stages.append(stage)
+    return stages
+
+
+def split(rows, backend, size):
+    present = [s for s in stages_of(rows, backend) if any(lookup(rows, backend, f, size, s) is not None for f in FAMILIES)]
+    if not present:
+        print(f"no stages of {backend} at {size}²")
+        return
     print(f"| {backend} {size}² | " + " | ".join(FAMILIES) + " |")
     print("|---|" + "---:|" * len(FAMILIES))
     for stage in present:
@@ -110,10 +123,11 @@ def main():
     passes(rows)
     for size in ["2048", "16384"]:
         print(f"\n### CUDA path per kernel, ms, {size}²\n")
-        split(rows, "cuda", CUDA_KERNELS, size)
-    for size in ["1024", "2048", "4096", "16384"]:
-        print(f"\n### Raster pipeline per stage, ms, {size}²\n")
-        split(rows, "raster", RASTER_STAGES, size)
+        split(rows, "cuda", size)
+    for backend in ["raster", "compute"]:
+        for size in ["1024", "2048", "4096", "16384"]:
+            print(f"\n### {backend.capitalize()} pipeline per stage, ms, {size}²\n")
+            split(rows, backend, size)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@
 Reads the CSVs of `glccl bench --csv` and of `tools/device/peers.py run`
 (same columns) and draws one panel per image family: throughput in
 Mpixel/s (from the median time; log scale) against the image's pixel count,
-one line per backend. Only the rows with stage "total" are used. Rows of the
+one line per backend. Only the rows with stage "total" (glccl bench's name
+for a backend's whole labeling, computed from its stages) are used. Rows of the
 backend `memory_floor` (family "*") are drawn in every panel as a dashed
 line: the throughput at which reading the input and writing the labels alone
 would take all the time.

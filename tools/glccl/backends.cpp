@@ -3,85 +3,110 @@
 #include <chrono>
 
 #include "glccl/error.hpp"
-#include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/yardstick.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include "glccl/cuda_labeler.hpp"
 #endif
 
 namespace glccl::tools {
 
-Backend parseBackend(std::string_view name) {
-    if (name == "cpu") return Backend::Cpu;
-    if (name == "raster") return Backend::Raster;
-    if (name == "cuda") return Backend::Cuda;
-    throw Error("glccl: unknown backend '" + std::string(name) + "' (expected cpu, raster or cuda)");
-}
-
-const char* backendName(Backend backend) {
-    switch (backend) {
-        case Backend::Cpu: return "cpu";
-        case Backend::Raster: return "raster";
-        case Backend::Cuda: return "cuda";
-    }
-    return "?";
-}
-
 namespace {
 
-double millisecondsSince(std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
+using Clock = std::chrono::steady_clock;
 
-// One headless context for every image of a run: creating it costs more
-// than labeling a small image. Never destroyed: NVIDIA's EGL library tears
-// itself down at exit before static destructors run, and destroying a
-// context after that corrupts the heap.
-OffscreenLabeler& offscreenLabeler() {
-    static OffscreenLabeler* labeler = new OffscreenLabeler();
-    return *labeler;
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
 }  // namespace
 
-BackendRun runBackend(Backend backend, const Image& image, Connectivity connectivity, Criterion criterion) {
-    BackendRun run;
-    if (backend == Backend::Raster) offscreenLabeler();  // the context's creation is not labeling time
-    const auto start = std::chrono::steady_clock::now();
-    switch (backend) {
-        case Backend::Cpu:
-            run.labeling = labelReference(image, connectivity, criterion);
-            run.device = "CPU";
-            break;
-        case Backend::Raster: {
-            OffscreenLabeler& labeler = offscreenLabeler();
-            run.labeling = labeler.label(image, connectivity, criterion, &run.stages);
-            run.device = rasterDevice();
-            break;
-        }
-        case Backend::Cuda: {
-#ifdef GLCCL_HAVE_CUDA
-            std::string why;
-            if (!cuda::available(&why)) throw Error("glccl: the cuda backend cannot run here: " + why);
-            run.labeling = cuda::labelImage(image, connectivity, criterion, &run.stages);
-            run.device = cuda::deviceName();
-            break;
-#else
-            throw Error("glccl: the cuda backend is not built into this binary (no CUDA compiler was found at build time)");
-#endif
-        }
+LabelSession::LabelSession() {
+    try {
+        offscreen_ = std::make_unique<OffscreenLabeler>();
+    } catch (const Error& error) {
+        whyNoContext_ = std::string("no headless GL context: ") + error.what();
     }
+}
+
+LabelSession::~LabelSession() = default;
+
+std::string LabelSession::whyUnavailable(Backend backend) const {
+    if (offscreen_) return glccl::whyUnavailable(backend, offscreen_->context().info());
+    if (backend == Backend::Cpu || backend == Backend::Auto) return {};
+    return whyNoContext_;
+}
+
+Backend LabelSession::resolve(Backend requested) const {
+    if (offscreen_) return resolveBackend(requested, offscreen_->context().info());
+    return requested == Backend::Auto ? Backend::Cpu : requested;
+}
+
+std::string LabelSession::fallbackNote(Backend requested) const {
+    if (offscreen_ || requested != Backend::Auto) return {};
+    return "note: " + whyNoContext_ + "; auto runs the cpu backend";
+}
+
+std::string LabelSession::device(Backend backend) const {
+    switch (resolve(backend)) {
+        case Backend::Cpu: return "CPU";
+        case Backend::Cuda:
+#ifdef GLCCL_HAVE_CUDA
+            return cuda::deviceName();
+#else
+            return "CUDA";
+#endif
+        default:
+            if (!offscreen_) return {};
+            return offscreen_->context().info().renderer + " (" + offscreen_->context().platform() + ")";
+    }
+}
+
+void LabelSession::makeCurrent() {
+    if (!offscreen_) throw Error(whyNoContext_);
+    offscreen_->makeCurrent();
+}
+
+ImageTexture LabelSession::upload(const Image& image) {
+    makeCurrent();
+    return ImageTexture(image);
+}
+
+BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& options) {
+    makeCurrent();
+    BackendRun run;
+    Labeler& labeler = offscreen_->labeler();
+    const auto start = Clock::now();
+    labeler.label(texture.id(), options);
+    run.labeling = labeler.result();
     run.milliseconds = millisecondsSince(start);
+    run.backend = labeler.backend();
+    run.stages = labeler.stageTimings();
+    run.device = device(run.backend);
     return run;
 }
 
-std::string rasterDevice() {
-    const OffscreenLabeler& labeler = offscreenLabeler();
-    return labeler.context().info().renderer + " (" + labeler.context().platform() + ")";
+BackendRun LabelSession::label(const Image& image, const LabelOptions& options) {
+    BackendRun run;
+    const auto start = Clock::now();
+    if (!offscreen_) {
+        // Without a GL context the reference labels the host image itself.
+        const std::string why = whyUnavailable(options.backend);
+        if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
+        run.labeling = labelReference(image, options.connectivity, options.criterion);
+        run.backend = Backend::Cpu;
+    } else {
+        run.labeling = offscreen_->label(image, options, &run.stages);
+        run.backend = offscreen_->labeler().backend();
+    }
+    run.milliseconds = millisecondsSince(start);
+    run.device = device(run.backend);
+    return run;
 }
 
-double rasterFullscreenPassMilliseconds(int width, int height, int reps) {
-    return offscreenLabeler().fullscreenPassMilliseconds(width, height, reps);
+double LabelSession::fullscreenPassMilliseconds(int width, int height, int reps) {
+    makeCurrent();
+    return glccl::fullscreenPassMilliseconds(width, height, reps);
 }
 
 }  // namespace glccl::tools

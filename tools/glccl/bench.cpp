@@ -1,11 +1,11 @@
 // glccl bench: times the backends on generated families and image files;
 // glccl generate: writes one generated image for programs outside glccl.
 //
-// Two times per run. The GPU time is the sum of the backend's per-stage
-// device times (GL timer queries for raster, CUDA events for cuda): the
-// labeling itself, without host transfers (stages named download_*). The wall time is the whole
-// labeling call, upload and download included. The CPU reference has no
-// device, so both are its wall time. Medians, minima and maxima are over the
+// Two times per run. The GPU time is the sum of the per-stage device times
+// the Labeler reports (GL timer queries, CUDA events): the labeling itself,
+// without host transfers (stages named download_*). The wall time is the
+// whole labeling call, upload and download included. A backend that reports
+// no stages (cpu) is charged its wall time for both. Medians, minima and maxima are over the
 // timed repetitions; the warm-up runs before them (first-use allocation,
 // shader compilation) are not counted.
 
@@ -23,12 +23,10 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include "glccl/cuda_labeler.hpp"
-#endif
 
 namespace glccl::tools {
 
@@ -40,12 +38,15 @@ const char kBenchHelp[] =
     "minimum and maximum GPU time, the throughput from the median, and the median\n"
     "wall time. The GPU time is the sum of the backend's per-stage device times\n"
     "(GL timer queries, CUDA events), without the stages that download results\n"
-    "(download_*); for cpu it is the wall time. The wall time is the whole\n"
-    "labeling call, upload and download included. A progress line goes to stderr.\n"
+    "(download_*); a backend that measures no stages (cpu) is charged its wall\n"
+    "time. The wall time is the whole labeling call, upload and download included.\n"
+    "Every backend labels through one glccl::Labeler in one headless GL context.\n"
+    "A progress line goes to stderr.\n"
     "\n"
     "options:\n"
-    "  --backends LIST               comma-separated cpu, raster, cuda (default: all\n"
-    "                                that can run here)\n"
+    "  --backends LIST               comma-separated compute, raster, cuda, cpu, auto\n"
+    "                                (default: all that can run here; auto is timed\n"
+    "                                as the backend it stands for)\n"
     "  --families LIST               generated families (default noise50,sparse_disks,\n"
     "                                dense_disks,large; none when IMAGE files are\n"
     "                                given): noise<P>, granularity<G>, large,\n"
@@ -64,9 +65,10 @@ const char kBenchHelp[] =
     "CSV: one row per backend, image and stage, with the header\n"
     "  backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,\n"
     "  wall_median_ms,stage,connectivity,reps,device\n"
-    "The row with stage 'total' holds the whole labeling (GPU time, throughput,\n"
-    "wall time); with --steps every stage of the backend follows in its own row\n"
-    "(its device time; mpix_per_s and wall_median_ms empty). family is the\n"
+    "The row with stage 'total' holds the whole labeling, computed here: the GPU\n"
+    "time above, throughput and wall time. With --steps every stage the backend\n"
+    "reports follows in its own row, named as the Labeler names it (its device\n"
+    "time; mpix_per_s and wall_median_ms empty). family is the\n"
     "family name or the IMAGE path. Rows are written as each measurement ends.\n"
     "With the raster backend, each size also gets a row 'raster,fullscreen_pass'\n"
     "(stage fullscreen_pass): the median GPU time of one full-screen fragment\n"
@@ -100,6 +102,9 @@ const char kGenerateHelp[] =
 namespace {
 
 const std::vector<std::string> kDefaultFamilies = {"noise50", "sparse_disks", "dense_disks", "large"};
+// The CSV's name for a backend's whole labeling: a sum computed here from the
+// reported stages, never a stage a backend reports.
+const char kWholeLabeling[] = "total";
 const char kCsvHeader[] =
     "backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,wall_median_ms,stage,"
     "connectivity,reps,device\n";
@@ -162,26 +167,6 @@ BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
     return options;
 }
 
-// Why `backend` cannot run here, or "" when it can. Each GPU backend is
-// tried on a 1x1 image, which also creates its context outside any timing.
-std::string whyBackendCannotRun(Backend backend) {
-    if (backend == Backend::Cpu) return {};
-#ifdef GLCCL_HAVE_CUDA
-    if (backend == Backend::Cuda) {
-        std::string why;
-        if (!cuda::available(&why)) return why.empty() ? "no usable CUDA device" : why;
-    }
-#endif
-    try {
-        runBackend(backend, Image(1, 1), Connectivity::Eight, Criterion::binary());
-    } catch (const Error& error) {
-        std::string message = error.what();
-        if (message.rfind("glccl: ", 0) == 0) message.erase(0, 7);
-        return message;
-    }
-    return {};
-}
-
 double median(std::vector<double> values) {
     std::sort(values.begin(), values.end());
     const std::size_t n = values.size();
@@ -192,15 +177,13 @@ double median(std::vector<double> values) {
 // download_table) are transfers: listed with --steps, not counted as GPU time.
 bool isTransfer(const std::string& stage) { return stage.rfind("download", 0) == 0; }
 
-// The device time of one run: the sum of its stages. The CUDA path adds a
-// "total" entry (the sum itself), which is not a stage. A GPU backend that
-// reported no stage times is charged its wall time.
-double gpuMilliseconds(Backend backend, const BackendRun& run) {
-    if (backend == Backend::Cpu) return run.milliseconds;
+// The device time of one run: the sum of its stages but the transfers. A
+// backend that reported no stage times is charged its wall time.
+double gpuMilliseconds(const BackendRun& run) {
     double sum = 0.0;
     bool any = false;
     for (const StageTime& stage : run.stages) {
-        if (stage.stage == "total" || isTransfer(stage.stage)) continue;
+        if (isTransfer(stage.stage)) continue;
         sum += stage.milliseconds;
         any = true;
     }
@@ -214,14 +197,13 @@ struct Measurement {
     std::size_t components = 0;
     std::string device;
 
-    void add(Backend backend, const BackendRun& run) {
+    void add(const BackendRun& run) {
         const std::size_t rep = gpu.size();
-        gpu.push_back(gpuMilliseconds(backend, run));
+        gpu.push_back(gpuMilliseconds(run));
         wall.push_back(run.milliseconds);
         components = run.labeling.count();
         device = run.device;
         for (const StageTime& stage : run.stages) {
-            if (stage.stage == "total") continue;
             auto found =
                 std::find_if(stages.begin(), stages.end(), [&](const auto& s) { return s.first == stage.stage; });
             if (found == stages.end()) {
@@ -242,7 +224,8 @@ struct Workload {
 
 class Bench {
 public:
-    Bench(const BenchOptions& options, std::FILE* csv) : options_(options), csv_(csv) {
+    Bench(const BenchOptions& options, LabelSession& session, std::FILE* csv)
+        : options_(options), session_(session), csv_(csv) {
         rows_.push_back(
             {"backend", "image", "size", "components", "median_ms", "min_ms", "max_ms", "Mpix/s", "wall_ms"});
     }
@@ -279,9 +262,7 @@ private:
 
     void fail(const std::string& what, const std::string& message) {
         progress_.clear();
-        std::string text = message;
-        if (text.rfind("glccl: ", 0) == 0) text.erase(0, 7);
-        std::cerr << "glccl: " << what << ": " << text << '\n';
+        std::cerr << "glccl: " << what << ": " << message << '\n';
         ++failures_;
     }
 
@@ -291,6 +272,10 @@ private:
                                  backendName(backend) + " " + workload.family + " " + sizeText(workload);
         progress_.update(cell, isLongStep(image));
         Measurement measurement;
+        LabelOptions labelOptions;
+        labelOptions.backend = backend;
+        labelOptions.connectivity = options_.connectivity;
+        labelOptions.timings = true;
         const int runs = options_.warmup + options_.reps;
         try {
             for (int i = 0; i < runs; ++i) {
@@ -300,8 +285,8 @@ private:
                                  : " rep " + std::to_string(i - options_.warmup + 1) + "/" +
                                        std::to_string(options_.reps)),
                     false);
-                const BackendRun run = runBackend(backend, image, options_.connectivity, Criterion::binary());
-                if (!warm) measurement.add(backend, run);
+                const BackendRun run = session_.label(image, labelOptions);
+                if (!warm) measurement.add(run);
             }
         } catch (const Error& error) {
             fail(std::string(backendName(backend)) + " " + workload.family + " " + sizeText(workload), error.what());
@@ -319,7 +304,7 @@ private:
         progress_.update("raster full-screen pass " + sizeText(workload), false);
         double milliseconds = 0.0;
         try {
-            milliseconds = rasterFullscreenPassMilliseconds(workload.width, workload.height, options_.reps);
+            milliseconds = session_.fullscreenPassMilliseconds(workload.width, workload.height, options_.reps);
         } catch (const Error& error) {
             fail("raster full-screen pass " + sizeText(workload), error.what());
             return;
@@ -327,7 +312,7 @@ private:
         const Workload pass{"fullscreen_pass", workload.width, workload.height, false};
         rows_.push_back({"raster", pass.family, sizeText(pass), "", formatted("%.3f", milliseconds), "", "", "", ""});
         Measurement none;
-        none.device = rasterDevice();
+        none.device = session_.device(Backend::Raster);
         writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", milliseconds, "", "", "", "");
     }
 
@@ -341,7 +326,7 @@ private:
         rows_.push_back({backendName(backend), workload.family, sizeText(workload), std::to_string(m.components),
                          formatted("%.3f", medianMs), formatted("%.3f", minMs), formatted("%.3f", maxMs),
                          formatted("%.1f", mpixPerSecond), formatted("%.3f", wallMs)});
-        writeCsvRow(backend, workload, m, "total", medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs),
+        writeCsvRow(backend, workload, m, kWholeLabeling, medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs),
                     formatted("%.3f", mpixPerSecond), formatted("%.4f", wallMs));
         if (!options_.steps) return;
         for (const auto& [stage, times] : m.stages) {
@@ -370,6 +355,7 @@ private:
     }
 
     const BenchOptions& options_;
+    LabelSession& session_;
     std::FILE* csv_;
     ProgressLine progress_;
     std::vector<std::vector<std::string>> rows_;
@@ -398,17 +384,17 @@ int runBench(const std::vector<std::string>& args) {
     if (!options.csvPath.empty()) checkOutputPath(options.csvPath, options.force);
 
     // Which backends run: every one named must run here; by default those
-    // that cannot are left out with the reason.
-    std::vector<Backend> candidates = options.backends;
-    if (!options.backendsNamed) {
-        candidates = {Backend::Cpu, Backend::Raster};
-#ifdef GLCCL_HAVE_CUDA
-        candidates.push_back(Backend::Cuda);
-#endif
-    }
+    // that cannot are left out with the reason. Auto is timed as the backend
+    // it stands for, under that backend's name.
+    LabelSession session;
+    const std::vector<Backend> candidates = options.backendsNamed ? options.backends : concreteBackends();
     options.backends.clear();
-    for (const Backend backend : candidates) {
-        const std::string why = whyBackendCannotRun(backend);
+    for (const Backend requested : candidates) {
+        const std::string note = session.fallbackNote(requested);
+        if (!note.empty()) std::cerr << "glccl: " << note << '\n';
+        const Backend backend = session.resolve(requested);
+        if (std::find(options.backends.begin(), options.backends.end(), backend) != options.backends.end()) continue;
+        const std::string why = session.whyUnavailable(backend);
         if (why.empty()) {
             options.backends.push_back(backend);
         } else if (options.backendsNamed) {
@@ -433,7 +419,7 @@ int runBench(const std::vector<std::string>& args) {
             throw Error("cannot write '" + options.csvPath + "': " + std::strerror(errno));
     }
 
-    Bench bench(options, csv.get());
+    Bench bench(options, session, csv.get());
     bench.run(workloads);
     bench.printTable();
     if (csv) {

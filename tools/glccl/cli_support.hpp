@@ -51,23 +51,14 @@ bool isHelpFlag(std::string_view arg);
 bool hasHelpFlag(const std::vector<std::string>& args);
 
 // Parses an option's value with the library's own parser, so that the
-// accepted forms are defined in one place. Its messages name the API that
-// failed ("glccl::parseConnectivity(): ..."); on the command line the option
-// name says more, so it takes the API's place.
+// accepted forms are defined in one place; its message, which names the API
+// that refused the value, follows the option's name.
 template <typename Parse>
 auto parseOptionValue(const std::string& option, const std::string& text, Parse parse) {
     try {
         return parse(text);
     } catch (const Error& error) {
-        std::string message = error.what();
-        for (const std::string_view apiEnd : {"(): ", ": "}) {
-            const auto at = message.find(apiEnd);
-            if (message.rfind("glccl", 0) == 0 && at != std::string::npos) {
-                message.erase(0, at + apiEnd.size());
-                break;
-            }
-        }
-        throw UsageError(option + ": " + message);
+        throw UsageError(option + ": " + error.what());
     }
 }
 

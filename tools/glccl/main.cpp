@@ -1,7 +1,7 @@
 // The glccl command line: label image files with one of the backends and
 // write the labels, the component table and a colored picture.
 //
-//   glccl label INPUT... | FOLDER [--backend cpu|raster|cuda] [--connectivity 4|8]
+//   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8]
 //                     [--criterion binary|segments|threshold:T]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--out-dir DIR --labels --stats --color] [--force]
@@ -32,13 +32,11 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/types.hpp"
-
-#ifndef GLCCL_VERSION
-#define GLCCL_VERSION "0.1.0"
-#endif
+#include "glccl/version.hpp"
 
 namespace glccl::tools {
 namespace {
@@ -74,10 +72,14 @@ const char kLabelHelp[] =
     "not its subfolders nor names starting with '.'.\n"
     "\n"
     "options:\n"
-    "  --backend cpu|raster|cuda     labeling backend (default cpu)\n"
-    "                                  cpu     union-find reference on the CPU\n"
-    "                                  raster  GLSL pipeline in a headless GL context\n"
-    "                                  cuda    tiled union-find on a CUDA device\n"
+    "  --backend B                   labeling backend (default auto); the summary line\n"
+    "                                names the backend that ran and its device\n"
+    "                                  auto     the fastest that runs here (cpu where no\n"
+    "                                           GL context can be made, with a note)\n"
+    "                                  compute  GLSL compute shaders (OpenGL 4.3)\n"
+    "                                  raster   GLSL render passes (OpenGL 3.3)\n"
+    "                                  cuda     tiled union-find on the same texture (CUDA)\n"
+    "                                  cpu      the union-find reference\n"
     "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
     "  --criterion C                 which neighbours belong together (default binary)\n"
     "                                  binary       nonzero is foreground (color is read as luma)\n"
@@ -129,9 +131,9 @@ struct OutputPaths {
     std::string labels, stats, color;
 };
 
-struct LabelOptions {
+struct LabelCommand {
     std::vector<std::string> arguments;  // INPUT and FOLDER arguments as given
-    Backend backend = Backend::Cpu;
+    Backend backend = Backend::Auto;
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
     OutputPaths paths;                   // without --out-dir: the paths given
@@ -155,8 +157,8 @@ bool hasOutDir(ArgumentCursor cursor) {
 // --labels, --stats and --color take a path, or, once --out-dir is given
 // anywhere on the line, no value at all: "--out-dir out --labels a.png" must
 // not read a.png as the labels' path. So --out-dir is looked for first.
-LabelOptions parseLabelOptions(ArgumentCursor& cursor) {
-    LabelOptions options;
+LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
+    LabelCommand options;
     const bool switches = hasOutDir(cursor);
     while (!cursor.done()) {
         const std::string arg = cursor.take();
@@ -254,7 +256,7 @@ std::vector<std::string> expandInputs(const std::vector<std::string>& arguments)
 // usage mistake or an existing file stops the run before it writes anything:
 // nothing exists unless --force, the folders exist and are writable, and no
 // two outputs share a path.
-std::vector<OutputPaths> planOutputs(const LabelOptions& options, const std::vector<std::string>& inputs,
+std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vector<std::string>& inputs,
                                      bool batch) {
     std::vector<OutputPaths> plan;
     if (options.outDir.empty()) {
@@ -334,15 +336,6 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
     return written;
 }
 
-// Stages as the backends report them, less the CUDA path's "total" (their
-// sum, not a stage).
-std::vector<StageTime> reportedStages(const BackendRun& run) {
-    std::vector<StageTime> stages;
-    for (const StageTime& stage : run.stages)
-        if (stage.stage != "total") stages.push_back(stage);
-    return stages;
-}
-
 std::vector<std::string> tableRow(std::size_t label, const Component& c) {
     return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
             std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
@@ -360,13 +353,12 @@ void printComponentTable(const Labeling& labeling) {
     if (labeling.count() > shown) std::cout << "... (" << labeling.count() - shown << " more)\n";
 }
 
-void printTiming(const LabelOptions& options, const BackendRun& run) {
+void printTiming(const BackendRun& run) {
     const std::string wall = formatted("%.3f", run.milliseconds);
-    const std::vector<StageTime> stages = reportedStages(run);
+    const StageTimings& stages = run.stages;
     if (stages.empty()) {
-        std::cout << "  per-stage times are not measured "
-                  << (options.backend == Backend::Cpu ? "for the cpu backend" : "by this backend") << "; wall " << wall
-                  << " ms\n";
+        std::cout << "  per-stage times are not measured by the " << backendName(run.backend) << " backend; wall "
+                  << wall << " ms\n";
         return;
     }
     // A leading empty column indents the table by its two-space separator.
@@ -381,18 +373,18 @@ void printTiming(const LabelOptions& options, const BackendRun& run) {
     printAlignedTable(std::cout, rows, {1});
 }
 
-void printText(const LabelOptions& options, const LabeledInput& result, bool batch) {
+void printText(const LabelCommand& options, const LabeledInput& result, bool batch) {
     const Labeling& labeling = result.run.labeling;
     std::cout << result.input << ": " << result.width << 'x' << result.height << ", " << labeling.count()
               << (labeling.count() == 1 ? " component, " : " components, ") << formatted("%.2f", result.run.milliseconds)
-              << " ms (" << backendName(options.backend) << ", " << result.run.device << ")\n";
-    if (options.timing) printTiming(options, result.run);
+              << " ms (" << backendName(result.run.backend) << ", " << result.run.device << ")\n";
+    if (options.timing) printTiming(result.run);
     if (labeling.count() > 0 && (!batch || options.table)) printComponentTable(labeling);
     for (const auto& output : result.written) std::cout << "wrote " << output.second << '\n';
 }
 
 // One element of the --json array.
-void writeJson(JsonWriter& json, const LabelOptions& options, const LabeledInput& result) {
+void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput& result) {
     const Labeling& labeling = result.run.labeling;
     json.beginObject();
     json.key("input").string(result.input);
@@ -400,13 +392,13 @@ void writeJson(JsonWriter& json, const LabelOptions& options, const LabeledInput
     json.key("height").integer(result.height);
     json.key("components").integer(labeling.count());
     json.key("milliseconds").number(std::stod(formatted("%.3f", result.run.milliseconds)));
-    json.key("backend").string(backendName(options.backend));
+    json.key("backend").string(backendName(result.run.backend));
     json.key("device").string(result.run.device);
     json.key("connectivity").integer(std::uint64_t(options.connectivity));
     json.key("criterion").string(options.criterion.toString());
     if (options.timing) {
         json.key("stages").beginObject();
-        for (const StageTime& stage : reportedStages(result.run))
+        for (const StageTime& stage : result.run.stages)
             json.key(stage.stage).number(std::stod(formatted("%.3f", stage.milliseconds)));
         json.endObject();
     }
@@ -433,31 +425,31 @@ void writeJson(JsonWriter& json, const LabelOptions& options, const LabeledInput
     json.endObject();
 }
 
-// Every message leaves with one "glccl: " in front; the backends already
-// start theirs that way.
-void reportError(const std::string& message) {
-    std::string text = message;
-    const std::string prefix = "glccl: ";
-    if (text.rfind(prefix, 0) == 0) text.erase(0, prefix.size());
-    std::cerr << prefix << text << '\n';
-}
+// Every message leaves with one "glccl: " in front, the tool's own prefix;
+// the messages of the library start with the API entry that failed.
+void reportError(const std::string& message) { std::cerr << "glccl: " << message << '\n'; }
 
-LabeledInput labelInput(const LabelOptions& options, const std::string& input, const OutputPaths& paths) {
+LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const std::string& input,
+                        const OutputPaths& paths) {
     // Binary and segment criteria look at one value per pixel: color files are
     // reduced to luma on reading, as OpenCV's IMREAD_GRAYSCALE does. The
     // threshold criterion compares whole colors, so it keeps the channels.
     const ChannelMode mode =
         options.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
     const Image image = readImage(input, mode);
-    LabeledInput result{input, image.width, image.height,
-                        runBackend(options.backend, image, options.connectivity, options.criterion), {}};
+    LabelOptions labelOptions;
+    labelOptions.backend = options.backend;
+    labelOptions.connectivity = options.connectivity;
+    labelOptions.criterion = options.criterion;
+    labelOptions.timings = options.timing;
+    LabeledInput result{input, image.width, image.height, session.label(image, labelOptions), {}};
     result.written = writeOutputs(paths, result.run.labeling, options.force);
     return result;
 }
 
 int runLabel(ArgumentCursor& cursor) {
     const auto batchStart = std::chrono::steady_clock::now();
-    const LabelOptions options = parseLabelOptions(cursor);
+    const LabelCommand options = parseLabelCommand(cursor);
     const std::vector<std::string> inputs = expandInputs(options.arguments);
     const bool batch = inputs.size() > 1 ||
                        std::any_of(options.arguments.begin(), options.arguments.end(), isFolder);
@@ -465,9 +457,21 @@ int runLabel(ArgumentCursor& cursor) {
 
     // A backend that cannot run here (not built, no device, no GL context)
     // fails the whole run once, before any input, rather than every input
-    // of a batch. This also leaves the GL context and first shader
-    // compilation out of the first input's time.
-    runBackend(options.backend, Image(1, 1), options.connectivity, options.criterion);
+    // of a batch. The context is made here and a 1x1 image labeled, so that
+    // neither it nor the first shader compilation counts in the first
+    // input's time.
+    LabelSession session;
+    const std::string why = session.whyUnavailable(options.backend);
+    if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
+    const std::string note = session.fallbackNote(options.backend);
+    if (!note.empty()) std::cerr << "glccl: " << note << '\n';
+    {
+        LabelOptions warmUp;
+        warmUp.backend = options.backend;
+        warmUp.connectivity = options.connectivity;
+        warmUp.criterion = options.criterion;
+        session.label(Image(1, 1), warmUp);
+    }
 
     std::optional<ProgressLine> progress;
     if (options.progress || (batch && isatty(STDERR_FILENO) == 1)) progress.emplace();
@@ -484,7 +488,7 @@ int runLabel(ArgumentCursor& cursor) {
             progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
                              options.progress);
         try {
-            const LabeledInput result = labelInput(options, input, plan[i]);
+            const LabeledInput result = labelInput(session, options, input, plan[i]);
             if (progress) progress->clear();
             ++labeled;
             labelingMilliseconds += result.run.milliseconds;
@@ -503,8 +507,7 @@ int runLabel(ArgumentCursor& cursor) {
             // glccl::Error from reading, labeling or writing this input; the
             // batch goes on with the next one.
             if (progress) progress->clear();
-            const std::string message = error.what();
-            reportError(message.find(input) == std::string::npos ? input + ": " + message : message);
+            reportError(input + ": " + error.what());
         }
         std::cout.flush();
     }
@@ -552,7 +555,7 @@ int dispatch(int argc, char** argv) {
         return 0;
     }
     if (command == "--version") {
-        std::cout << "glccl " << GLCCL_VERSION << '\n';
+        std::cout << "glccl " << glccl::versionString() << '\n';
         return 0;
     }
     if (command == "help") return runHelp(cursor);

@@ -2,11 +2,12 @@
 // the result with the CPU reference, pixel for pixel and row for row of the
 // component table.
 //
-// The GPU backends share one headless GL context and one upload: the input
-// becomes a GL texture once, the raster pipeline (glccl::Labeler) labels that
-// texture, and the CUDA path reads the very same texture through CUDA-GL
-// interop (glccl::cuda::labelGlTexture), so a disagreement can only come
-// from the labeling, never from two uploads.
+// Every backend labels the same texture: the input becomes a GL texture of
+// one headless context once, and one glccl::Labeler runs each backend on it
+// through LabelOptions::backend (compute and raster in GLSL, cuda through
+// CUDA-GL interop, cpu on a download of it), so a disagreement can only come
+// from the labeling, never from two uploads. The reference labels the host
+// image.
 
 #include <unistd.h>
 
@@ -23,17 +24,13 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "gl_objects.hpp"
+#include "glccl/backend.hpp"
 #include "glccl/compare.hpp"
-#include "glccl/context.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
-#include "glccl/labeler.hpp"
 #include "glccl/reference.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include "glccl/cuda_labeler.hpp"
-#endif
+#include "glccl/texture.hpp"
 
 namespace glccl::tools {
 
@@ -42,18 +39,20 @@ const char kValidateHelp[] =
     "\n"
     "Labels every input with each backend and compares it with the CPU reference:\n"
     "labels byte for byte, the component table row for row, and the partition\n"
-    "(the same grouping of pixels, whatever the numbering). The GPU backends label\n"
-    "one GL texture, uploaded once per input: raster in GLSL, cuda through\n"
-    "CUDA-GL interop. Prints one line per input and connectivity and a summary;\n"
-    "the exit status is 1 when any backend differs from the reference or fails.\n"
+    "(the same grouping of pixels, whatever the numbering). Every backend labels\n"
+    "one GL texture, uploaded once per input, through one glccl::Labeler: compute\n"
+    "and raster in GLSL, cuda through CUDA-GL interop, cpu on a download of it.\n"
+    "Prints one line per input and connectivity and a summary; the exit status is\n"
+    "1 when any backend differs from the reference or fails, or when nothing could\n"
+    "be compared (no backend runs here; the reasons are printed).\n"
     "Times are wall times of one labeling call (downloads included; a backend's\n"
     "first call also compiles its shaders or kernels).\n"
     "\n"
     "options:\n"
-    "  --backends LIST               comma-separated cpu, raster, cuda (default: all\n"
-    "                                built backends; those that cannot run here are\n"
-    "                                skipped with the reason). A backend named here\n"
-    "                                that cannot run is an error.\n"
+    "  --backends LIST               comma-separated compute, raster, cuda, cpu, auto\n"
+    "                                (default: every backend; those that cannot run\n"
+    "                                here are skipped with the reason). A backend\n"
+    "                                named here that cannot run is an error.\n"
     "  --generate LIST               generated inputs FAMILY@WIDTHxHEIGHT, e.g.\n"
     "                                noise50@1024x768,spiral@333x333 (repeatable).\n"
     "                                Families: noise<P>, granularity<G>, large,\n"
@@ -84,7 +83,7 @@ double millisecondsSince(Clock::time_point start) {
 struct ValidateOptions {
     std::vector<std::string> files;
     std::vector<GeneratedInput> generated;
-    std::vector<Backend> backends;  // the backends compared with the reference (cpu is the reference)
+    std::vector<Backend> backends;  // the backends compared with the reference (auto resolved later)
     bool backendsNamed = false;     // --backends was given: a backend that cannot run is an error
     std::vector<Connectivity> connectivities = {Connectivity::Eight};
     Criterion criterion = Criterion::binary();
@@ -92,14 +91,6 @@ struct ValidateOptions {
     bool diffDirNamed = false;  // a named folder must exist before any work
     bool force = false;
 };
-
-std::vector<Backend> builtBackends() {
-#ifdef GLCCL_HAVE_CUDA
-    return {Backend::Cpu, Backend::Raster, Backend::Cuda};
-#else
-    return {Backend::Cpu, Backend::Raster};
-#endif
-}
 
 void addBackends(std::vector<Backend>& backends, const std::string& option, const std::string& list) {
     for (const std::string& name : splitList(option, list)) {
@@ -146,67 +137,8 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
     }
     if (options.files.empty() && options.generated.empty())
         throw UsageError("validate needs an INPUT image or --generate (see glccl validate --help)");
-    if (!options.backendsNamed) options.backends = builtBackends();
+    if (!options.backendsNamed) options.backends = concreteBackends();
     return options;
-}
-
-// The GPU side of a run: one headless context, the raster Labeler in it,
-// and whether CUDA can run. Whatever cannot run says why.
-struct GpuSession {
-    std::unique_ptr<HeadlessContext> context;
-    std::unique_ptr<Labeler> labeler;
-    std::string noContext;      // why there is no context
-    std::string noRaster;       // why raster cannot run ("" when it can)
-    std::string noCuda;         // why cuda cannot run ("" when it can)
-    bool cudaFromHost = false;  // CUDA runs but without a context: it reads the host image
-
-    std::string device() const {
-        return context ? context->info().renderer + " (" + context->platform() + ")" : std::string();
-    }
-    std::string whyNot(Backend backend) const {
-        if (backend == Backend::Raster) return noRaster;
-        if (backend == Backend::Cuda) return noCuda;
-        return {};
-    }
-};
-
-bool contains(const std::vector<Backend>& backends, Backend backend) {
-    return std::find(backends.begin(), backends.end(), backend) != backends.end();
-}
-
-std::string cudaUnavailableReason() {
-#ifdef GLCCL_HAVE_CUDA
-    std::string why;
-    if (!cuda::available(&why)) return why.empty() ? "no usable CUDA device" : why;
-    return {};
-#else
-    return "not built into this binary (no CUDA compiler was found at build time)";
-#endif
-}
-
-GpuSession openGpuSession(const std::vector<Backend>& backends) {
-    GpuSession session;
-    const bool wantRaster = contains(backends, Backend::Raster);
-    const bool wantCuda = contains(backends, Backend::Cuda);
-    if (wantCuda) session.noCuda = cudaUnavailableReason();
-    if (!wantRaster && (!wantCuda || !session.noCuda.empty())) return session;
-    try {
-        session.context = std::make_unique<HeadlessContext>();
-        loadGlFunctions();
-    } catch (const Error& error) {
-        session.noContext = std::string("no headless GL context: ") + error.what();
-        session.noRaster = session.noContext;
-        session.cudaFromHost = wantCuda && session.noCuda.empty();
-        return session;
-    }
-    if (wantRaster) {
-        try {
-            session.labeler = std::make_unique<Labeler>();
-        } catch (const Error& error) {
-            session.noRaster = error.what();
-        }
-    }
-    return session;
 }
 
 // One input, read or generated on demand so that a long run holds one image at a time.
@@ -272,51 +204,6 @@ Outcome judge(const Labeling& expected, const Labeling& actual) {
     return outcome;
 }
 
-// The input's textures in the session's context: the image, uploaded once
-// for both GPU backends and every connectivity, and the label texture the
-// CUDA path writes through interop.
-struct InputTextures {
-    gl::Texture image;
-    gl::Texture cudaLabels;
-};
-
-InputTextures uploadInput(const Image& image) {
-    InputTextures textures;
-    const bool gray = image.channels == 1;
-    textures.image = gl::Texture::allocate(gray ? GL_R8 : GL_RGBA8, image.width, image.height, "glccl validate");
-    textures.image.upload(image.pixels.data(), gray ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE);
-    return textures;
-}
-
-Labeling labelWithRaster(Labeler& labeler, const gl::Texture& image, Connectivity connectivity, Criterion criterion) {
-    LabelOptions options;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    labeler.label(image.id(), options);
-    Labeling labeling;
-    labeling.width = image.width();
-    labeling.height = image.height();
-    labeling.components = labeler.components();
-    labeling.labels = labeler.downloadLabels();
-    return labeling;
-}
-
-#ifdef GLCCL_HAVE_CUDA
-Labeling labelWithCuda(InputTextures& textures, int channels, Connectivity connectivity, Criterion criterion) {
-    const gl::Texture& image = textures.image;
-    if (textures.cudaLabels.id() == 0)
-        textures.cudaLabels = gl::Texture::allocate(GL_R32UI, image.width(), image.height(), "glccl validate");
-    Labeling labeling;
-    labeling.width = image.width();
-    labeling.height = image.height();
-    labeling.components = cuda::labelGlTexture(image.id(), textures.cudaLabels.id(), image.width(), image.height(),
-                                               channels, connectivity, criterion);
-    labeling.labels.resize(std::size_t(image.width()) * image.height());
-    textures.cudaLabels.download(labeling.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
-    return labeling;
-}
-#endif
-
 std::string padRight(const std::string& text, std::size_t width) {
     return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }
@@ -331,10 +218,8 @@ struct Tally {
 
 class Validation {
 public:
-    Validation(const ValidateOptions& options, GpuSession& session) : options_(options), session_(session) {
-        for (const Backend backend : options_.backends)
-            if (backend != Backend::Cpu) compared_.push_back(backend);
-    }
+    Validation(const ValidateOptions& options, LabelSession& session, std::vector<Backend> compared)
+        : options_(options), session_(session), compared_(std::move(compared)) {}
 
     void run(const std::vector<Input>& inputs) {
         for (const Input& input : inputs) nameWidth_ = std::max(nameWidth_, input.name.size());
@@ -352,30 +237,21 @@ private:
         const Image image = loadInput(input, options_.criterion);
         currentStem_ = input.fileStem;
 
-        // Backends that cannot run here were named by default: a skip line says why.
-        for (const Backend backend : compared_) {
-            const std::string why = session_.whyNot(backend);
-            if (why.empty()) continue;
-            progress_.clear();
-            std::cout << input.name << ": " << backendName(backend) << " skipped: " << why << '\n';
-        }
-
-        std::optional<InputTextures> textures;
+        // One upload for every backend and connectivity.
+        std::optional<ImageTexture> texture;
         std::string uploadError;
-        if (session_.context) {
-            try {
-                textures = uploadInput(image);
-            } catch (const Error& error) {
-                uploadError = error.what();
-            }
+        try {
+            texture = session_.upload(image);
+        } catch (const Error& error) {
+            uploadError = error.what();
         }
         for (const Connectivity connectivity : options_.connectivities) {
             ++step_;
-            validateConnectivity(input, image, textures ? &*textures : nullptr, uploadError, connectivity);
+            validateConnectivity(input, image, texture ? &*texture : nullptr, uploadError, connectivity);
         }
     }
 
-    void validateConnectivity(const Input& input, const Image& image, InputTextures* textures,
+    void validateConnectivity(const Input& input, const Image& image, const ImageTexture* texture,
                               const std::string& uploadError, Connectivity connectivity) {
         const std::string where = "[" + std::to_string(step_) + "/" + std::to_string(steps_) + "] " + input.name +
                                   " c" + std::to_string(int(connectivity));
@@ -392,9 +268,8 @@ private:
                            formatted("%.2f", referenceMs) + " ms";
         std::vector<std::string> notes;
         for (const Backend backend : compared_) {
-            if (!session_.whyNot(backend).empty()) continue;
             progress_.update(where + " " + backendName(backend), false);
-            Outcome outcome = runAndJudge(backend, image, textures, uploadError, connectivity, reference);
+            Outcome outcome = runAndJudge(backend, texture, uploadError, connectivity, reference);
             ++tally_.comparisons;
             switch (outcome.kind) {
                 case Outcome::Kind::Identical:
@@ -418,31 +293,25 @@ private:
         std::cout.flush();
     }
 
-    // The host image is read only by cuda without a GL context (cudaFromHost).
-    Outcome runAndJudge(Backend backend, [[maybe_unused]] const Image& image, InputTextures* textures,
-                        const std::string& uploadError, Connectivity connectivity, const Labeling& reference) {
+    Outcome runAndJudge(Backend backend, const ImageTexture* texture, const std::string& uploadError,
+                        Connectivity connectivity, const Labeling& reference) {
         lastDiff_.clear();
-        Labeling actual;
-        const auto start = Clock::now();
+        BackendRun run;
         try {
-            if (!uploadError.empty()) throw Error(uploadError);
-            if (backend == Backend::Raster) {
-                actual = labelWithRaster(*session_.labeler, textures->image, connectivity, options_.criterion);
-            } else {
-#ifdef GLCCL_HAVE_CUDA
-                actual = session_.cudaFromHost
-                             ? cuda::labelImage(image, connectivity, options_.criterion)
-                             : labelWithCuda(*textures, image.channels, connectivity, options_.criterion);
-#endif
-            }
+            if (texture == nullptr) throw Error(uploadError);
+            LabelOptions options;
+            options.backend = backend;
+            options.connectivity = connectivity;
+            options.criterion = options_.criterion;
+            run = session_.label(*texture, options);
         } catch (const Error& error) {
             Outcome failed;
             failed.text = std::string("FAILED: ") + error.what();
             return failed;
         }
-        const double milliseconds = millisecondsSince(start);
+        const Labeling& actual = run.labeling;
         Outcome outcome = judge(reference, actual);
-        outcome.milliseconds = milliseconds;
+        outcome.milliseconds = run.milliseconds;
         if (outcome.kind != Outcome::Kind::Identical && actual.width == reference.width &&
             actual.height == reference.height)
             lastDiff_ = writeDiff(backend, connectivity, reference, actual);
@@ -466,7 +335,7 @@ private:
     }
 
     const ValidateOptions& options_;
-    GpuSession& session_;
+    LabelSession& session_;
     std::vector<Backend> compared_;
     ProgressLine progress_;
     Tally tally_;
@@ -497,29 +366,39 @@ int runValidate(const std::vector<std::string>& args) {
                           generated});
     if (options.diffDirNamed) checkOutputFolder(options.diffDir);
 
-    GpuSession session = openGpuSession(options.backends);
-    std::string header = "reference: cpu";
-    for (const Backend backend : options.backends) {
-        if (backend == Backend::Cpu) continue;
-        const std::string why = session.whyNot(backend);
+    // Which backends run: auto stands for the one it resolves to here; a
+    // backend named by --backends must run, one there by default is skipped
+    // with the reason.
+    LabelSession session;
+    if (!session.hasContext())
+        throw Error("validate compared nothing: every backend labels an uploaded GL texture, and there is " +
+                    session.whyNoContext());
+    std::vector<Backend> compared;
+    std::vector<std::string> skipped;
+    std::string header = "reference: cpu on the host image";
+    for (const Backend requested : options.backends) {
+        const Backend backend = session.resolve(requested);
+        if (std::find(compared.begin(), compared.end(), backend) != compared.end()) continue;
+        const std::string why = session.whyUnavailable(backend);
         if (!why.empty() && options.backendsNamed)
             throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " + why);
-        header += std::string("; ") + backendName(backend);
         if (!why.empty()) {
-            header += " skipped";
-        } else if (backend == Backend::Raster) {
-            header += " on " + session.device();
-        } else {
-#ifdef GLCCL_HAVE_CUDA
-            header += " on " + cuda::deviceName() +
-                      (session.cudaFromHost ? " from host memory (" + session.noContext + ")"
-                                            : ", reading the GL texture through CUDA-GL interop");
-#endif
+            skipped.push_back(std::string(backendName(backend)) + " skipped: " + why);
+            continue;
         }
+        compared.push_back(backend);
+        header += std::string("; ") + backendName(backend) + " on " + session.device(backend);
+        if (backend == Backend::Cuda) header += ", reading the GL texture through CUDA-GL interop";
     }
+    if (compared.empty()) {
+        std::string reasons;
+        for (const std::string& line : skipped) reasons += (reasons.empty() ? "" : "; ") + line;
+        throw Error("validate compared nothing, no backend can run here: " + reasons);
+    }
+    for (const std::string& line : skipped) std::cout << line << '\n';
     std::cout << header << '\n';
 
-    Validation validation(options, session);
+    Validation validation(options, session, compared);
     validation.run(inputs);
     const Tally& tally = validation.tally();
     std::cout << inputs.size() << (inputs.size() == 1 ? " input, " : " inputs, ") << tally.comparisons

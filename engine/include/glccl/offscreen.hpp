@@ -1,6 +1,7 @@
 #pragma once
 // Labeling host images without a window: a headless EGL context, an upload,
-// a Labeler (any backend), and the download of labels and table.
+// a Labeler (any backend), and the download of labels and table. (The
+// full-screen-pass yardstick is glccl/yardstick.hpp, in any context.)
 
 #include <memory>
 
@@ -17,21 +18,21 @@ public:
     ~OffscreenLabeler();
 
     // Labels a 1-channel image (any criterion) or a 4-channel image
-    // (threshold only) with options.backend. Timings, if given, receive the
-    // per-stage GPU times (options.timings is implied).
+    // (threshold only) with options.backend; labeler().backend() says which
+    // backend auto resolved to. Timings, if given, receive the per-stage GPU
+    // times (options.timings is implied). Throws glccl::Error starting with
+    // "glccl::OffscreenLabeler::label(): " for a bad image, or the Labeler's
+    // own error ("glccl::Labeler...") when labeling fails.
     Labeling label(const Image& image, const LabelOptions& options, StageTimings* timings = nullptr);
     Labeling label(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings = nullptr);
 
-    // The Labeler in the headless context (make the context current first).
+    // The Labeler in the headless context (make the context current first):
+    // label textures of that context with it, e.g. an ImageTexture
+    // (glccl/texture.hpp) uploaded once and labeled by several backends.
     Labeler& labeler();
 
-    // The yardstick of the raster pipeline's cost: the GPU time (timer
-    // query) of one full-screen fragment pass over a width x height R32F
-    // target that reads one texel per fragment, the median of `reps` passes
-    // after one untimed pass. Labeling times divided by it read as
-    // "full-screen-pass equivalents" on any GPU.
-    double fullscreenPassMilliseconds(int width, int height, int reps = 5);
-
+    // Makes the headless context current on this thread, as label() does.
+    void makeCurrent();
     const HeadlessContext& context() const;
 
 private:
