@@ -13,10 +13,15 @@
 #include <string>
 #include <vector>
 
-#include "gl_error.hpp"  // includes GLEW, which must come before any GL header
+#include <GL/glew.h>  // before any other GL header
+
+#include "glccl/backend.hpp"
+#include "glccl/context.hpp"
 #include "glccl/error.hpp"
+#include "glccl/gl_handle.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/texture.hpp"
 #include "view.hpp"
 
 // GLEW declares the GL API; GLFW must not include a second set.
@@ -27,7 +32,7 @@ namespace glccl::viewer {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: glccl_viewer [--image FILE] [--size WxH] [--connectivity 4|8]\n"
+    "usage: glccl_viewer [--image FILE] [--size WxH] [--backend B] [--connectivity 4|8]\n"
     "                    [--criterion binary|segments|threshold:T]\n"
     "                    [--frames N [--screenshot OUT.png] [--dump PREFIX]] [--force]\n"
     "\n"
@@ -37,6 +42,8 @@ constexpr const char* kUsage =
     "\n"
     "  --image FILE        label this picture instead of the animated scene\n"
     "  --size WxH          size of the scene (default 640x400)\n"
+    "  --backend B         auto (default: the fastest that runs in the window's\n"
+    "                      context), compute, raster, cuda or cpu\n"
     "  --connectivity 4|8  default 8; the c key switches it\n"
     "  --criterion C       binary (default), segments or threshold:T; the scene\n"
     "                      draws blobs for binary, bands of the blob field otherwise\n"
@@ -61,6 +68,7 @@ struct UsageError : Error {
 struct Options {
     std::string image;
     int width = 640, height = 400;
+    Backend backend = Backend::Auto;
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
     int frames = 0;  // 0: until the window is closed
@@ -97,6 +105,12 @@ Options parseOptions(int argc, char** argv) {
             if (x == std::string::npos) throw UsageError("--size: expected WxH, got '" + value + "'");
             options.width = parsePositive("--size", value.substr(0, x));
             options.height = parsePositive("--size", value.substr(x + 1));
+        } else if (option == "--backend") {
+            try {
+                options.backend = parseBackend(value);
+            } catch (const Error& error) {
+                throw UsageError(std::string("--backend: ") + error.what());
+            }
         } else if (option == "--connectivity") {
             try {
                 options.connectivity = parseConnectivity(value);
@@ -224,21 +238,23 @@ int run(const Options& options) {
     // Everything GL lives in this scope, so it is deleted before the window's context.
     {
         Labeler labeler;
+        const std::string why = whyUnavailable(options.backend, labeler.contextInfo());
+        if (!why.empty())
+            throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
         LabelOptions labelOptions;
+        labelOptions.backend = options.backend;
         labelOptions.connectivity = options.connectivity;
         labelOptions.criterion = options.criterion;
 
         std::optional<BlobScene> scene;
-        gl::Texture pictureTexture;
+        ImageTexture pictureTexture;
         if (picture) {
-            pictureTexture = gl::Texture::allocate(picture->channels == 1 ? GL_R8 : GL_RGBA8, width, height,
-                                                   "glccl_viewer: the picture");
-            pictureTexture.upload(picture->pixels.data(), picture->channels == 1 ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE);
+            pictureTexture = ImageTexture(*picture);
         } else {
             const bool bands = options.criterion.kind != Criterion::Kind::Binary;
             scene.emplace(width, height, bands ? BlobScene::Output::Bands : BlobScene::Output::Mask);
         }
-        const gl::Texture& input = picture ? pictureTexture : scene->texture();
+        const ImageTexture& input = picture ? pictureTexture : scene->texture();
         LabelView labelView;
         BoxOverlay boxes;
         TextOverlay text;
@@ -281,28 +297,23 @@ int run(const Options& options) {
             boxes.draw(components, width, height);
             glViewport(0, 0, framebufferWidth, barHeight);
             const std::string status = std::to_string(count) + " components  " + fixed(milliseconds, 2) + " ms  " +
+                                       backendName(labeler.backend()) + "  " +
                                        std::to_string(int(labelOptions.connectivity)) + "-conn " +
                                        labelOptions.criterion.toString() + (controls.paused ? "  paused" : "");
             text.draw(status, 8.0f, 6.0f, 2.0f * float(unitsY), framebufferWidth, barHeight);
-            checkGlError("glccl_viewer: frame " + std::to_string(frame));
+            checkGlError("frame " + std::to_string(frame));
 
             if (options.frames > 0) {
-                std::printf("frame %d: %u components, %.3f ms\n", frame, count, milliseconds);
+                std::printf("frame %d: %u components, %.3f ms (%s)\n", frame, count, milliseconds,
+                            backendName(labeler.backend()));
                 if (frame == options.frames) {
                     if (!options.screenshot.empty()) {
                         writePng(options.screenshot, readWindow(framebufferWidth, framebufferHeight), options.force);
                         std::printf("wrote %s\n", options.screenshot.c_str());
                     }
                     if (!options.dump.empty()) {
-                        Image mask(width, height, input.internalFormat() == GL_RGBA8 ? 4 : 1);
-                        input.download(mask.pixels.data(), mask.channels == 1 ? GL_RED : GL_RGBA, GL_UNSIGNED_BYTE);
-                        writePng(options.dump + ".mask.png", mask, options.force);
-                        Labeling labeling;
-                        labeling.width = width;
-                        labeling.height = height;
-                        labeling.labels = labeler.downloadLabels();
-                        labeling.components = components;
-                        writeLabelsNpy(options.dump + ".labels.npy", labeling, options.force);
+                        writePng(options.dump + ".mask.png", input.download(), options.force);
+                        writeLabelsNpy(options.dump + ".labels.npy", labeler.result(), options.force);
                         std::printf("wrote %s.mask.png and %s.labels.npy\n", options.dump.c_str(), options.dump.c_str());
                     }
                     break;

@@ -1,3 +1,5 @@
+#include <GL/glew.h>  // before any other GL header
+
 #include "view.hpp"
 
 #include <algorithm>
@@ -20,32 +22,18 @@ namespace glccl::viewer {
 
 namespace {
 
-std::string infoLog(GLuint object, bool isProgram) {
-    GLint length = 0;
-    if (isProgram) glGetProgramiv(object, GL_INFO_LOG_LENGTH, &length);
-    else glGetShaderiv(object, GL_INFO_LOG_LENGTH, &length);
-    std::string log(std::size_t(std::max(length, 1)), '\0');
-    if (isProgram) glGetProgramInfoLog(object, length, nullptr, log.data());
-    else glGetShaderInfoLog(object, length, nullptr, log.data());
-    return log.c_str();
-}
+// Shader bodies: glccl::buildProgram puts the #version line and glccl's
+// shared GLSL in front of them.
 
-gl::Object<gl::ShaderTraits> compile(const std::string& name, GLenum type, const char* source) {
-    auto shader = gl::Object<gl::ShaderTraits>::adopt(glCreateShader(type));
-    glShaderSource(shader.id(), 1, &source, nullptr);
-    glCompileShader(shader.id());
-    GLint ok = GL_FALSE;
-    glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
-    if (!ok)
-        throw Error("glccl_viewer: compiling the " + std::string(type == GL_VERTEX_SHADER ? "vertex" : "fragment") +
-                    " shader of " + name + " failed:\n" + infoLog(shader.id(), false));
-    return shader;
+// The location of `name` in `program`, which it makes current.
+GLint uniform(const GlHandle& program, const char* name) {
+    glUseProgram(program.id());
+    return glGetUniformLocation(program.id(), name);
 }
 
 // Draws one triangle that covers the viewport; the vertex shader makes its
 // corners from gl_VertexID, so no vertex buffer is needed.
-constexpr const char* kFullViewportVertex = R"glsl(#version 330 core
-void main() {
+constexpr const char* kFullViewportVertex = R"glsl(void main() {
     vec2 corner = vec2(float((gl_VertexID & 1) << 2), float((gl_VertexID & 2) << 1));
     gl_Position = vec4(corner - 1.0, 0.0, 1.0);
 }
@@ -53,8 +41,7 @@ void main() {
 
 // Metaballs: each blob adds r^2 / d^2 to a field; the blobs' outline is the
 // level 1 of that field, so nearby blobs merge smoothly and split again.
-constexpr const char* kBlobFragment = R"glsl(#version 330 core
-const int kBlobs = 9;
+constexpr const char* kBlobFragment = R"glsl(const int kBlobs = 9;
 uniform vec3 blobs[kBlobs];  // x, y (pixels, row 0 first), radius
 uniform int bands;
 out vec4 value;
@@ -73,8 +60,7 @@ void main() {
 
 // glccl::labelColor (host/src/image_io.cpp) in GLSL, integer for integer, so
 // the screen shows the colors of the glccl command's --color pictures.
-constexpr const char* kLabelFragment = R"glsl(#version 330 core
-uniform usampler2D labels;
+constexpr const char* kLabelFragment = R"glsl(uniform usampler2D labels;
 uniform ivec4 viewport;  // x, y, width, height of the viewport in window pixels
 out vec4 color;
 
@@ -116,20 +102,18 @@ void main() {
 )glsl";
 
 // Positions in pixels of a w x h area, y down, mapped onto the viewport.
-constexpr const char* kPixelVertex = R"glsl(#version 330 core
-uniform vec2 area;
-in vec2 position;
+constexpr const char* kPixelVertex = R"glsl(uniform vec2 area;
+layout(location = 0) in vec2 position;
 void main() { gl_Position = vec4(position.x / area.x * 2.0 - 1.0, 1.0 - position.y / area.y * 2.0, 0.0, 1.0); }
 )glsl";
 
-constexpr const char* kSolidFragment = R"glsl(#version 330 core
-uniform vec4 solid;
+constexpr const char* kSolidFragment = R"glsl(uniform vec4 solid;
 out vec4 color;
 void main() { color = solid; }
 )glsl";
 
-gl::VertexArray positionsOnly(const gl::Buffer& buffer) {
-    gl::VertexArray vertexArray = gl::VertexArray::create();
+GlHandle positionsOnly(const GlHandle& buffer) {
+    GlHandle vertexArray = GlHandle::create(GlHandle::Kind::VertexArray);
     glBindVertexArray(vertexArray.id());
     glBindBuffer(GL_ARRAY_BUFFER, buffer.id());
     glEnableVertexAttribArray(0);
@@ -138,9 +122,9 @@ gl::VertexArray positionsOnly(const gl::Buffer& buffer) {
     return vertexArray;
 }
 
-void uploadAndBind(const gl::Program& program, const gl::VertexArray& vertexArray, const gl::Buffer& buffer,
+void uploadAndBind(const GlHandle& program, const GlHandle& vertexArray, const GlHandle& buffer,
                    const std::vector<float>& data) {
-    program.use();
+    glUseProgram(program.id());
     glBindVertexArray(vertexArray.id());
     glBindBuffer(GL_ARRAY_BUFFER, buffer.id());
     glBufferData(GL_ARRAY_BUFFER, GLsizeiptr(data.size() * sizeof(float)), data.data(), GL_STREAM_DRAW);
@@ -148,30 +132,15 @@ void uploadAndBind(const gl::Program& program, const gl::VertexArray& vertexArra
 
 }  // namespace
 
-gl::Program buildProgram(const std::string& name, const char* vertexSource, const char* fragmentSource) {
-    const auto vertex = compile(name, GL_VERTEX_SHADER, vertexSource);
-    const auto fragment = compile(name, GL_FRAGMENT_SHADER, fragmentSource);
-    auto program = gl::Object<gl::ProgramTraits>::create();
-    glAttachShader(program.id(), vertex.id());
-    glAttachShader(program.id(), fragment.id());
-    glBindAttribLocation(program.id(), 0, "position");
-    glLinkProgram(program.id());
-    glDetachShader(program.id(), vertex.id());
-    glDetachShader(program.id(), fragment.id());
-    GLint linked = GL_FALSE;
-    glGetProgramiv(program.id(), GL_LINK_STATUS, &linked);
-    if (!linked) throw Error("glccl_viewer: linking " + name + " failed:\n" + infoLog(program.id(), true));
-    return gl::Program(std::move(program), name);
-}
-
 BlobScene::BlobScene(int width, int height, Output output)
-    : target_(gl::RenderTarget::allocate(GL_R8, width, height, "glccl_viewer: the scene texture")),
+    : texture_(Image(width, height)),
+      framebuffer_(framebufferFor(texture_, "the scene")),
       program_(buildProgram("the blob scene", kFullViewportVertex, kBlobFragment)),
-      vertexArray_(gl::VertexArray::create()),
+      vertexArray_(GlHandle::create(GlHandle::Kind::VertexArray)),
       output_(output) {}
 
 void BlobScene::render(double seconds) {
-    const float w = float(target_.width()), h = float(target_.height());
+    const float w = float(texture_.width()), h = float(texture_.height());
     const float side = std::min(w, h);
     // Each blob runs its own Lissajous path; incommensurate speeds make the
     // blobs meet, merge and part again all the time.
@@ -182,25 +151,23 @@ void BlobScene::render(double seconds) {
         blobs[3 * i + 1] = h * float(0.5 + 0.38 * std::sin(t * 1.7 + 2.1 * i + 0.4));
         blobs[3 * i + 2] = side * float(0.045 + 0.015 * (i % 4));
     }
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target_.framebuffer.id());
-    glViewport(0, 0, target_.width(), target_.height());
-    program_.use();
-    glUniform3fv(glGetUniformLocation(program_.id(), "blobs"), 9, blobs);
-    program_.set("bands", output_ == Output::Bands ? 1 : 0);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer_.id());
+    glViewport(0, 0, texture_.width(), texture_.height());
+    glUniform3fv(uniform(program_, "blobs"), 9, blobs);
+    glUniform1i(uniform(program_, "bands"), output_ == Output::Bands ? 1 : 0);
     glBindVertexArray(vertexArray_.id());
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }
 
 LabelView::LabelView()
     : program_(buildProgram("the label view", kFullViewportVertex, kLabelFragment)),
-      vertexArray_(gl::VertexArray::create()) {}
+      vertexArray_(GlHandle::create(GlHandle::Kind::VertexArray)) {}
 
-void LabelView::draw(GLuint labelTexture) {
+void LabelView::draw(unsigned labelTexture) {
     GLint viewport[4] = {};
     glGetIntegerv(GL_VIEWPORT, viewport);
-    program_.use();
-    glUniform4i(glGetUniformLocation(program_.id(), "viewport"), viewport[0], viewport[1], viewport[2], viewport[3]);
-    program_.set("labels", 0);
+    glUniform4i(uniform(program_, "viewport"), viewport[0], viewport[1], viewport[2], viewport[3]);
+    glUniform1i(uniform(program_, "labels"), 0);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_2D, labelTexture);
     glBindVertexArray(vertexArray_.id());
@@ -209,7 +176,7 @@ void LabelView::draw(GLuint labelTexture) {
 
 BoxOverlay::BoxOverlay()
     : program_(buildProgram("the box overlay", kPixelVertex, kSolidFragment)),
-      vertices_(gl::Buffer::create()),
+      vertices_(GlHandle::create(GlHandle::Kind::Buffer)),
       vertexArray_(positionsOnly(vertices_)) {}
 
 void BoxOverlay::draw(const std::vector<Component>& components, int imageWidth, int imageHeight) {
@@ -222,14 +189,14 @@ void BoxOverlay::draw(const std::vector<Component>& components, int imageWidth, 
         corners_.insert(corners_.end(), {left, top, right, top, right, bottom, left, bottom});
     }
     uploadAndBind(program_, vertexArray_, vertices_, corners_);
-    program_.set("area", float(imageWidth), float(imageHeight));
-    glUniform4f(glGetUniformLocation(program_.id(), "solid"), 1.0f, 1.0f, 1.0f, 1.0f);
+    glUniform2f(uniform(program_, "area"), float(imageWidth), float(imageHeight));
+    glUniform4f(uniform(program_, "solid"), 1.0f, 1.0f, 1.0f, 1.0f);
     for (std::size_t i = 0; i < components.size(); ++i) glDrawArrays(GL_LINE_LOOP, GLint(4 * i), 4);
 }
 
 TextOverlay::TextOverlay()
     : program_(buildProgram("the text overlay", kPixelVertex, kSolidFragment)),
-      vertices_(gl::Buffer::create()),
+      vertices_(GlHandle::create(GlHandle::Kind::Buffer)),
       vertexArray_(positionsOnly(vertices_)) {}
 
 void TextOverlay::draw(const std::string& text, float x, float y, float scale, int viewportWidth,
@@ -257,8 +224,8 @@ void TextOverlay::draw(const std::string& text, float x, float y, float scale, i
     }
     if (triangles_.empty()) return;
     uploadAndBind(program_, vertexArray_, vertices_, triangles_);
-    program_.set("area", float(viewportWidth), float(viewportHeight));
-    glUniform4f(glGetUniformLocation(program_.id(), "solid"), 0.9f, 0.9f, 0.9f, 1.0f);
+    glUniform2f(uniform(program_, "area"), float(viewportWidth), float(viewportHeight));
+    glUniform4f(uniform(program_, "solid"), 0.9f, 0.9f, 0.9f, 1.0f);
     glDrawArrays(GL_TRIANGLES, 0, GLsizei(triangles_.size() / 2));
 }
 

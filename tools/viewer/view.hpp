@@ -2,20 +2,17 @@
 // The viewer's own GL drawing, the "host renderer" glccl is embedded in: a
 // scene rendered into a mask texture, the label texture shown in color, the
 // component boxes and a text line. Each piece owns its GL objects through
-// the engine's wrappers (gl_objects.hpp) and draws into the framebuffer and
-// viewport bound by the caller.
+// glccl's public handles (glccl/gl_handle.hpp, glccl/texture.hpp) and draws
+// into the framebuffer and viewport bound by the caller.
 
 #include <string>
 #include <vector>
 
-#include "gl_objects.hpp"
+#include "glccl/gl_handle.hpp"
+#include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::viewer {
-
-// Compiles and links a GLSL 3.30 core program; throws glccl::Error with the
-// driver's log naming `name`.
-gl::Program buildProgram(const std::string& name, const char* vertexSource, const char* fragmentSource);
 
 // Moving, merging and splitting blobs (metaballs), rendered into a GL_R8
 // texture. The picture depends only on the time given, never on the clock,
@@ -28,12 +25,13 @@ public:
     };
     BlobScene(int width, int height, Output output);
     void render(double seconds);
-    const gl::Texture& texture() const { return target_.texture; }
+    const ImageTexture& texture() const { return texture_; }
 
 private:
-    gl::RenderTarget target_;
-    gl::Program program_;
-    gl::VertexArray vertexArray_;
+    ImageTexture texture_;  // GL_R8
+    GlHandle framebuffer_;
+    GlHandle program_;
+    GlHandle vertexArray_;
     Output output_;
 };
 
@@ -43,11 +41,11 @@ private:
 class LabelView {
 public:
     LabelView();
-    void draw(GLuint labelTexture);
+    void draw(unsigned labelTexture);
 
 private:
-    gl::Program program_;
-    gl::VertexArray vertexArray_;
+    GlHandle program_;
+    GlHandle vertexArray_;
 };
 
 // Component bounding boxes as white line loops over the label view.
@@ -58,9 +56,9 @@ public:
     void draw(const std::vector<Component>& components, int imageWidth, int imageHeight);
 
 private:
-    gl::Program program_;
-    gl::Buffer vertices_;
-    gl::VertexArray vertexArray_;  // after vertices_: made from it
+    GlHandle program_;
+    GlHandle vertices_;
+    GlHandle vertexArray_;  // after vertices_: made from it
     std::vector<float> corners_;
 };
 
@@ -73,9 +71,9 @@ public:
     void draw(const std::string& text, float x, float y, float scale, int viewportWidth, int viewportHeight);
 
 private:
-    gl::Program program_;
-    gl::Buffer vertices_;
-    gl::VertexArray vertexArray_;  // after vertices_: made from it
+    GlHandle program_;
+    GlHandle vertices_;
+    GlHandle vertexArray_;  // after vertices_: made from it
     std::vector<char> quads_;
     std::vector<float> triangles_;
 };
