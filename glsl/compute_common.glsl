@@ -103,7 +103,13 @@ ivec2 nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }
 uint ownKey(ivec2 n, uint mask) { return keyOf(pixelOfNode(n, findLSB(mask))); }
 
 #ifdef USES_PARENTS
+// Stages that change parents while others read them see every write
+// (coherent); the later stages only read, through the caches.
+#ifdef PARENTS_READONLY
+layout(binding = PARENTS_IMAGE, r32ui) readonly uniform uimage2D parents;
+#else
 layout(binding = PARENTS_IMAGE, r32ui) coherent uniform uimage2D parents;
+#endif
 
 uint parentOf(uint key) { return imageLoad(parents, nodeOfKey(key)).r; }
 
@@ -117,6 +123,7 @@ uint rootOf(uint key) {
     }
 }
 
+#ifndef PARENTS_READONLY
 // Joins the trees of two keys (Playne & Hawick's lock-free union): the
 // larger root is pointed at the smaller; a lost race returns the value that
 // won, and the walk goes on from there.
@@ -136,6 +143,7 @@ void unite(uint a, uint b) {
         }
     }
 }
+#endif
 #endif
 
 #ifdef USES_ROW_OFFSETS

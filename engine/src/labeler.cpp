@@ -135,6 +135,10 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         const Backend backend = resolveBackend(options.backend, impl_->info);
         impl_->labeled = false;
         auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
+        // Timings measure the labeling alone: the host's pending work (an
+        // upload into the texture, say) would otherwise count in the first
+        // stage, since the GPU runs it first.
+        if (options.timings) glFinish();
         StageTimer timer(options.timings);
         const std::uint32_t count = impl_->engine(backend).label(input, impl_->labels, options, timer);
         impl_->timings = timer.collect();

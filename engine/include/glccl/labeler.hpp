@@ -39,7 +39,9 @@ struct LabelOptions {
     // Which engine labels (glccl/backend.hpp); auto picks the fastest that
     // runs in the context, and backend() says which one it was.
     Backend backend = Backend::Auto;
-    bool timings = false;  // per-stage GPU times (timer queries) in stageTimings()
+    // Per-stage GPU times (timer queries) in stageTimings(). Costs a glFinish
+    // before the first stage, so that the host's pending work is not counted.
+    bool timings = false;
 };
 
 class Labeler {

@@ -10,6 +10,8 @@ int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 // Which shared parts of compute_common.glsl a stage declares.
 bool usesParents(const std::string& stage) { return stage != "scan_rows" && stage != "clear_table"; }
 bool usesRowOffsets(const std::string& stage) { return stage == "final_labels" || stage == "component_table"; }
+// The stages after count_roots only read parents.
+bool readsParentsOnly(const std::string& stage) { return usesRowOffsets(stage); }
 
 }  // namespace
 
@@ -31,6 +33,7 @@ gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResourc
         computeDefines(builder);
         if (usesParents(stage)) builder.define("USES_PARENTS");
         if (usesRowOffsets(stage)) builder.define("USES_ROW_OFFSETS");
+        if (readsParentsOnly(stage)) builder.define("PARENTS_READONLY");
         builder.compute(stage + ".comp");
         found = programs_.emplace(key, builder.build()).first;
     }
