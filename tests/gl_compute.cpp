@@ -148,12 +148,26 @@ TEST_CASE("compute: timings name one stage per compute program", "[gl][compute]"
                                             "final_labels", "clear_table", "component_table"});
 }
 
-TEST_CASE("compute: a 3.3 context says why the compute backend cannot run", "[gl][compute]") {
-    ContextInfo old;
+TEST_CASE("compute: auto picks compute on a 4.3 GPU, raster on 3.3, cpu on a software rasterizer", "[gl][compute]") {
+    ContextInfo gpu;
+    gpu.renderer = "NVIDIA H200/PCIe/SSE2";
+    gpu.version = "4.5.0 NVIDIA 580.159.04";
+    gpu.major = 4;
+    gpu.minor = 5;
+    CHECK(whyUnavailable(Backend::Compute, gpu).empty());
+    CHECK(resolveBackend(Backend::Auto, gpu) == Backend::Compute);
+    ContextInfo old = gpu;
     old.version = "3.3 (test)";
     old.major = 3;
     old.minor = 3;
     CHECK(whyUnavailable(Backend::Compute, old) ==
           "it needs OpenGL 4.3 (compute shaders), the context is 3.3 (test); the raster backend runs there");
     CHECK(resolveBackend(Backend::Auto, old) == Backend::Raster);
+    ContextInfo software = gpu;
+    software.renderer = "llvmpipe (LLVM 15.0.6, 256 bits)";
+    CHECK(resolveBackend(Backend::Auto, software) == Backend::Cpu);
+    for (Backend named : concreteBackends()) CHECK(resolveBackend(named, software) == named);
+    // The context the tests run in.
+    const ContextInfo& here = offscreen().context().info();
+    CHECK(resolveBackend(Backend::Auto, here) == (isSoftwareRenderer(here) ? Backend::Cpu : Backend::Compute));
 }

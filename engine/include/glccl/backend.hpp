@@ -33,7 +33,12 @@ const std::vector<Backend>& concreteBackends();
 std::string whyUnavailable(Backend backend, const ContextInfo& context);
 
 // The backend `requested` stands for in that context: itself, or for auto the
-// fastest that runs there (compute on OpenGL 4.3+, else raster).
+// fastest that runs there: compute on a GPU with OpenGL 4.3+, raster on an
+// older GPU context, cpu on a software rasterizer (isSoftwareRenderer).
 Backend resolveBackend(Backend requested, const ContextInfo& context);
+
+// Is the context's renderer one that runs on the CPU (Mesa's llvmpipe or
+// softpipe, SwiftShader)?
+bool isSoftwareRenderer(const ContextInfo& context);
 
 }  // namespace glccl

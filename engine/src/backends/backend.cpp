@@ -73,9 +73,19 @@ std::string whyUnavailable(Backend backend, const ContextInfo& context) {
     return "unknown backend";
 }
 
+bool isSoftwareRenderer(const ContextInfo& context) {
+    for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "Software Rasterizer"})
+        if (context.renderer.find(name) != std::string::npos) return true;
+    return false;
+}
+
 Backend resolveBackend(Backend requested, const ContextInfo& context) {
     if (requested != Backend::Auto) return requested;
-    (void)context;
+    // A software rasterizer runs shaders on the CPU, where the reference
+    // labeler itself is several times faster than either GL engine
+    // (llvmpipe, 1024x1024 noise: cpu 53 ms, compute 395 ms, raster 673 ms).
+    if (isSoftwareRenderer(context)) return Backend::Cpu;
+    if (whyUnavailable(Backend::Compute, context).empty()) return Backend::Compute;
     return Backend::Raster;
 }
 
