@@ -14,11 +14,12 @@
 //      +---+---+         node n links to its backward neighbours
 //      | 0 | 1 |         (the nodes before it in raster order):
 //      +---+---+
-//      | 2 | 3 |              UL  U  UR        link bits 1 2 3
-//      +---+---+              L   n            link bit  0
+//      | 2 | 3 |              UL  U  UR        d = 1 2 3
+//      +---+---+              L   n            d = 0
 //
 // Every adjacent pair of nodes is one node's backward link, so the backward
-// links alone describe the graph.
+// links alone describe the graph. (At 4-connectivity the diagonal ones, d = 1
+// and 3, never link.)
 // ---------------------------------------------------------------------------
 const ivec2 kNode = ivec2(NODE_W, NODE_H);
 const int kNodePixels = NODE_W * NODE_H;
@@ -29,57 +30,49 @@ bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(less
 bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, imageSize)); }
 ivec2 pixelOfNode(ivec2 n, int i) { return n * kNode + ivec2(i % NODE_W, i / NODE_W); }
 
-// Are two pixels this far apart neighbours at the connectivity?
-bool adjacent(ivec2 d) {
-    ivec2 a = abs(d);
-#if CONNECTIVITY == 8
-    return max(a.x, a.y) == 1;
-#else
-    return a.x + a.y == 1;
+#if NODE_W * NODE_H > 1
+// Binary blocks: the foreground mask of node n from one textureGather of its
+// 2x2 footprint (a 2x1 node uses the upper row). The input's sampler clamps
+// to a zero border, so pixels past the image are background.
+uint nodeMask(ivec2 n) {
+    vec2 centre = vec2(n * kNode + ivec2(1)) / vec2(imageSize);
+    vec4 g = vec4(textureGather(inputImage, centre));  // .w (0,0), .z (1,0), .x (0,1), .y (1,1)
+    uint mask = uint(g.w != 0.0) | (uint(g.z != 0.0) << 1);
+#if NODE_H == 2
+    mask |= (uint(g.x != 0.0) << 2) | (uint(g.y != 0.0) << 3);
 #endif
-}
-
-// The node's foreground mask, its pixels' values in `values`.
-uint foregroundOf(ivec2 n, out vec4 values[kNodePixels]) {
-    uint mask = 0u;
-    for (int i = 0; i < kNodePixels; ++i) {
-        ivec2 p = pixelOfNode(n, i);
-        values[i] = insideImage(p) ? pixelValue(p) : vec4(0.0);
-        if (insideImage(p) && isForegroundValue(values[i])) mask |= 1u << uint(i);
-    }
     return mask;
 }
 
-// Bit d set when foreground node n connects to node n + kBackward[d]: some
-// pair of their foreground pixels is adjacent and connects by the criterion.
-// The loops have constant bounds, so a compiler drops the pairs that are
-// never adjacent (6 fetches remain for a binary 2x2 node).
-uint backwardLinks(ivec2 n, uint mask, vec4 values[kNodePixels]) {
-    uint links = 0u;
-    for (int d = 0; d < 4; ++d) {
-        ivec2 m = n + kBackward[d];
-        if (!insideGrid(m)) continue;
-        bool linked = false;
-        for (int a = 0; a < kNodePixels; ++a) {
-            for (int b = 0; b < kNodePixels; ++b) {
-                ivec2 pa = ivec2(a % NODE_W, a / NODE_W);
-                ivec2 pb = ivec2(b % NODE_W, b / NODE_W) + kBackward[d] * kNode;
-                if (!adjacent(pb - pa) || (mask & (1u << uint(a))) == 0u) continue;
-                ivec2 q = n * kNode + pb;
-                if (!insideImage(q)) continue;
-                vec4 v = pixelValue(q);
-                if (isForegroundValue(v) && valuesConnect(values[a], v)) linked = true;
-            }
-        }
-        if (linked) links |= 1u << uint(d);
-    }
-    return links;
+// Do blocks of masks m and b touch, b being m's backward neighbour d? Any
+// foreground pixels of the two that are adjacent connect (binary).
+bool masksLink(uint m, uint b, int d) {
+#if NODE_H == 2  // 2x2 blocks, 8-connectivity: pixel bits 0 1 / 2 3
+    if (d == 0) return (m & 5u) != 0u && (b & 10u) != 0u;  // left column, its right column
+    if (d == 1) return (m & 1u) != 0u && (b & 8u) != 0u;   // corner to corner
+    if (d == 2) return (m & 3u) != 0u && (b & 12u) != 0u;  // top row, its bottom row
+    return (m & 2u) != 0u && (b & 4u) != 0u;
+#else            // 2x1 blocks, 4-connectivity: pixel bits 0 1
+    if (d == 0) return (m & 1u) != 0u && (b & 2u) != 0u;
+    if (d == 2) return (m & b) != 0u;
+    return false;
+#endif
 }
+#else
+// Single pixels (segments, threshold): foreground by the criterion.
+uint nodeMask(ivec2 n) { return isForegroundValue(pixelValue(n)) ? 1u : 0u; }
 
-// node_info texels (R8UI): the foreground mask in bits 0-3, the backward
-// links in bits 4-7.
+// Does foreground pixel p (value v) connect to its backward neighbour d?
+bool pixelLinks(ivec2 p, vec4 v, int d) {
+    ivec2 q = p + kBackward[d];
+    if (!insideImage(q) || (CONNECTIVITY == 4 && (d & 1) == 1)) return false;
+    vec4 w = pixelValue(q);
+    return isForegroundValue(w) && valuesConnect(v, w);
+}
+#endif
+
+// node_info texels (R8UI): the foreground mask.
 const uint kMaskBits = 0xFu;
-const uint kLinkShift = 4u;
 
 // ---------------------------------------------------------------------------
 // Keys. A node is known by the key of its first foreground pixel in raster

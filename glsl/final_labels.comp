@@ -1,17 +1,150 @@
-// final_labels: every pixel takes its node's number (compute_common.glsl,
-// labelOfNode); background pixels take 0.
-layout(local_size_x = LABEL_GROUP_W, local_size_y = LABEL_GROUP_H) in;
+// final_labels: every pixel takes its component's number (compute_common.glsl,
+// labelOfNode), background pixels 0; on the way the component table is
+// summed: boxes, areas and coordinate sums. One work group per tile of
+// TILE_W x TILE_H nodes. First each thread labels a column of nodes
+// (neighbouring threads write neighbouring pixels) and keeps the labels in
+// shared memory; then each thread walks a run of TABLE_RUN nodes of one row
+// and adds up consecutive nodes of one label in registers; runs meet in a
+// small hash table in shared memory, keyed by label; each label of the tile
+// then goes to the global table with one atomic per field. A component of
+// 10^8 pixels thus costs one atomic per tile, not one per pixel. (A label
+// that finds no slot within TABLE_PROBES goes to the global table directly:
+// only tiles with many small components get there, and their labels differ.)
+//
+// Sums are 64 bits without 64-bit atomics: a low word, and a high word that
+// counts the low word's wrap-arounds (each add that wraps adds 1 to it).
+layout(local_size_x = TILE_W, local_size_y = TILE_ROWS_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage2D labels;
+layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
+
+const int kSlots = TABLE_SLOTS;
+const int kThreads = TILE_W * TILE_ROWS_PER_PASS;
+const int kPasses = TILE_H / TILE_ROWS_PER_PASS;
+shared uint tileLabels[TILE_W * TILE_H];  // 0: background
+shared uint tileMasks[TILE_W * TILE_H];
+shared uint slotLabel[kSlots];
+shared uint slotMinX[kSlots], slotMinY[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
+shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
+
+struct Stats {
+    uint minX, minY, maxX, maxY, area, sumX, sumY;
+};
+
+Stats noStats() { return Stats(kNone, kNone, 0u, 0u, 0u, 0u, 0u); }
+
+// The node's foreground pixels added to s. Within a tile every sum fits 32
+// bits: TILE_W * TILE_H * 4 pixels of coordinates below 2^15.
+void addNode(inout Stats s, ivec2 n, uint mask) {
+    for (int i = 0; i < kNodePixels; ++i) {
+        if ((mask & (1u << uint(i))) == 0u) continue;
+        uvec2 p = uvec2(pixelOfNode(n, i));
+        s.minX = min(s.minX, p.x);
+        s.minY = min(s.minY, p.y);
+        s.maxX = max(s.maxX, p.x);
+        s.maxY = max(s.maxY, p.y);
+        s.area += 1u;
+        s.sumX += p.x;
+        s.sumY += p.y;
+    }
+}
+
+ivec3 entry(uint label, int field) {
+    uint i = label - 1u;
+    return ivec3(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)), field);
+}
+
+void addWide(uint label, int low, uint value) {
+    uint old = imageAtomicAdd(table, entry(label, low), value);
+    if (old + value < old) imageAtomicAdd(table, entry(label, low + 1), 1u);
+}
+
+void addToTable(uint label, Stats s) {
+    imageAtomicMin(table, entry(label, FIELD_MIN_X), s.minX);
+    imageAtomicMin(table, entry(label, FIELD_MIN_Y), s.minY);
+    imageAtomicMax(table, entry(label, FIELD_MAX_X), s.maxX);
+    imageAtomicMax(table, entry(label, FIELD_MAX_Y), s.maxY);
+    imageAtomicAdd(table, entry(label, FIELD_AREA), s.area);
+    addWide(label, FIELD_SUM_X, s.sumX);
+    addWide(label, FIELD_SUM_Y, s.sumY);
+}
+
+uint slotOf(uint label) {
+    uint slot = (label * 2654435761u) >> (32u - uint(TABLE_SLOT_BITS));
+    for (int probe = 0; probe < TABLE_PROBES; ++probe) {
+        uint held = atomicCompSwap(slotLabel[slot], 0u, label);
+        if (held == 0u || held == label) return slot;
+        slot = (slot + 1u) & uint(kSlots - 1);
+    }
+    return kNone;
+}
+
+void flush(uint label, Stats s) {
+    if (label == 0u) return;
+    uint slot = slotOf(label);
+    if (slot == kNone) {
+        addToTable(label, s);
+        return;
+    }
+    atomicMin(slotMinX[slot], s.minX);
+    atomicMin(slotMinY[slot], s.minY);
+    atomicMax(slotMaxX[slot], s.maxX);
+    atomicMax(slotMaxY[slot], s.maxY);
+    atomicAdd(slotArea[slot], s.area);
+    atomicAdd(slotSumX[slot], s.sumX);
+    atomicAdd(slotSumY[slot], s.sumY);
+}
 
 void main() {
-    ivec2 n = ivec2(gl_GlobalInvocationID.xy);
-    if (!insideGrid(n)) return;
-    uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
-    uint label = mask != 0u ? labelOfNode(n, mask, imageLoad(parents, n).r) : 0u;
-    for (int i = 0; i < kNodePixels; ++i) {
-        ivec2 p = pixelOfNode(n, i);
-        if (insideImage(p)) imageStore(labels, p, uvec4((mask & (1u << uint(i))) != 0u ? label : 0u));
+    const int t = int(gl_LocalInvocationIndex);
+    for (int slot = t; slot < kSlots; slot += kThreads) {
+        slotLabel[slot] = 0u;
+        slotMinX[slot] = kNone;
+        slotMinY[slot] = kNone;
+        slotMaxX[slot] = 0u;
+        slotMaxY[slot] = 0u;
+        slotArea[slot] = 0u;
+        slotSumX[slot] = 0u;
+        slotSumY[slot] = 0u;
+    }
+    barrier();
+
+    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
+    for (int k = 0; k < kPasses; ++k) {
+        ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * TILE_ROWS_PER_PASS);
+        ivec2 n = origin + local;
+        uint mask = insideGrid(n) ? imageLoad(nodeInfo, n).r & kMaskBits : 0u;
+        uint label = mask != 0u ? labelOfNode(n, mask, imageLoad(parents, n).r) : 0u;
+        for (int i = 0; i < kNodePixels; ++i) {
+            ivec2 p = pixelOfNode(n, i);
+            if (insideImage(p)) imageStore(labels, p, uvec4((mask & (1u << uint(i))) != 0u ? label : 0u));
+        }
+        tileLabels[local.y * TILE_W + local.x] = label;
+        tileMasks[local.y * TILE_W + local.x] = mask;
+    }
+    barrier();
+
+    uint runLabel = 0u;
+    Stats run = noStats();
+    for (int k = 0; k < TABLE_RUN; ++k) {
+        int i = t * TABLE_RUN + k;  // runs lie within a row: TILE_W % TABLE_RUN == 0
+        uint label = tileLabels[i];
+        if (label == 0u) continue;
+        if (label != runLabel) {
+            flush(runLabel, run);
+            runLabel = label;
+            run = noStats();
+        }
+        addNode(run, origin + ivec2(i % TILE_W, i / TILE_W), tileMasks[i]);
+    }
+    flush(runLabel, run);
+    barrier();
+
+    for (int slot = t; slot < kSlots; slot += kThreads) {
+        uint label = slotLabel[slot];
+        if (label != 0u)
+            addToTable(label, Stats(slotMinX[slot], slotMinY[slot], slotMaxX[slot], slotMaxY[slot], slotArea[slot],
+                                    slotSumX[slot], slotSumY[slot]));
     }
 }

@@ -7,8 +7,8 @@
 namespace glccl::backends::compute {
 
 // A tile: the nodes one work group of local_merge, merge_borders and
-// component_table covers. 32 x 32 nodes keep a tile's coordinate sums below
-// 2^32 (component_table) and its border under a tenth of its nodes.
+// final_labels covers. 32 x 32 nodes keep a tile's coordinate sums below
+// 2^32 (final_labels) and its border under a tenth of its nodes.
 constexpr int kTileWidth = 32;
 constexpr int kTileHeight = 32;
 constexpr int kTileRowsPerPass = 8;     // local_merge: 32 x 8 threads, 4 nodes each
@@ -16,11 +16,9 @@ constexpr int kBorderThreads = 64;      // merge_borders: threads per tile
 constexpr int kRowThreads = 1024;       // count_roots: threads per node row
 constexpr int kScanThreads = 1024;      // scan_rows: one work group...
 constexpr int kScanRowsPerThread = 32;  // ...of 32 rows a thread: heights up to 32768
-constexpr int kLabelGroupWidth = 16;    // final_labels: 16 x 16 nodes a work group
-constexpr int kLabelGroupHeight = 16;
 constexpr int kClearThreads = 256;      // clear_table
-constexpr int kTableRun = 4;            // component_table: nodes a thread adds up in registers
-constexpr int kTableSlotBits = 9;       // component_table: 512 shared-memory slots (16 KiB)
+constexpr int kTableRun = 4;            // final_labels: nodes a thread adds up in registers
+constexpr int kTableSlotBits = 9;       // final_labels: 512 shared-memory slots for the table (16 KiB)
 constexpr int kTableProbes = 8;
 // The table: an R32UI 2-D array, one layer per field, entry i at
 // (i % kTableWidth, i / kTableWidth).
@@ -37,6 +35,8 @@ constexpr int kRowOffsetsBuffer = 1;
 constexpr int kInputUnit = 0;
 
 static_assert(kTileWidth % kTableRun == 0 && kTileHeight % kTileRowsPerPass == 0, "tile shape");
+// final_labels: each of the tile's threads walks one run of kTableRun nodes.
+static_assert(kTileWidth * kTileRowsPerPass * kTableRun == kTileWidth * kTileHeight, "table runs cover the tile");
 static_assert(kScanThreads * kScanRowsPerThread >= 32768, "scan_rows covers the tallest image");
 
 inline void computeDefines(gl::ProgramBuilder& builder) {
@@ -47,11 +47,8 @@ inline void computeDefines(gl::ProgramBuilder& builder) {
         .define("ROW_THREADS", kRowThreads)
         .define("SCAN_THREADS", kScanThreads)
         .define("SCAN_ROWS_PER_THREAD", kScanRowsPerThread)
-        .define("LABEL_GROUP_W", kLabelGroupWidth)
-        .define("LABEL_GROUP_H", kLabelGroupHeight)
         .define("CLEAR_THREADS", kClearThreads)
         .define("TABLE_RUN", kTableRun)
-        .define("TABLE_THREADS_X", kTileWidth / kTableRun)
         .define("TABLE_SLOT_BITS", kTableSlotBits)
         .define("TABLE_SLOTS", 1 << kTableSlotBits)
         .define("TABLE_PROBES", kTableProbes)

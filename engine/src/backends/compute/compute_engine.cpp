@@ -2,13 +2,15 @@
 // (OpenGL 4.3), the fastest GL path. label() and components() list its
 // passes; each is a file of the same name here and in glsl/.
 //
-//   local_merge      criterion per node, union-find inside each tile (shared memory)
+//   local_merge      foreground masks, union-find inside each tile (shared memory)
 //   merge_borders    the links between tiles, as global lock-free unions
 //   count_roots      each node row ranks its roots; trees are shortened
 //   scan_rows        the roots of the rows above each row: numbering in raster order
-//   final_labels     every pixel takes its component's number
-//   clear_table      (components) the table's starting values
-//   component_table  (components) boxes, areas, exact 64-bit sums, reduced per tile first
+//   clear_table      the component table's starting values, for the count scan_rows found
+//   final_labels     every pixel takes its component's number; boxes, areas and
+//                    exact 64-bit sums go into the table, reduced per tile first
+//
+// components() only downloads the table.
 
 #include <algorithm>
 
@@ -26,10 +28,16 @@ using namespace compute;
 
 class ComputeEngine final : public Engine {
 public:
-    ComputeEngine() {
-        nearestSampler_ = gl::Sampler::create();
-        glSamplerParameteri(nearestSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glSamplerParameteri(nearestSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    explicit ComputeEngine(const ContextInfo& context) {
+        subImageReads_ = (context.major > 4 || (context.major == 4 && context.minor >= 5)) &&
+                         glGetTextureSubImage != nullptr;
+        inputSampler_ = gl::Sampler::create();
+        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+        // local_merge gathers 2x2 footprints: past the image they read the
+        // border, 0, i.e. background.
+        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_WRAP_S, GL_CLAMP_TO_BORDER);
+        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_WRAP_T, GL_CLAMP_TO_BORDER);
     }
 
     void reserve(int width, int height, const LabelOptions& options) override {
@@ -41,16 +49,20 @@ public:
         reserve(input.width(), input.height(), options);
         programs_.select(options.connectivity, options.criterion, input.internalFormat(), resources_.node);
         // A host texture with one level and a mipmapped filter is incomplete
-        // for texelFetch unless a nearest sampler is bound with it.
-        glBindSampler(kInputUnit, nearestSampler_.id());
+        // unless a nearest sampler is bound with it; the sampler also gives
+        // the gathers of local_merge a zero border.
+        glBindSampler(kInputUnit, inputSampler_.id());
         Frame frame{resources_, programs_, timer};
         localMerge(frame, input);
-        mergeBorders(frame);
+        mergeBorders(frame, input);
         countRoots(frame);
         count_ = scanRows(frame);
+        resources_.reserveTable(count_);
+        clearTable(frame, count_);
         finalLabels(frame, labels);
         glBindSampler(kInputUnit, 0);
-        // The host reads the labels as a texture, by download or by framebuffer.
+        // The host reads the labels as a texture, by download or by
+        // framebuffer, and components() reads the table.
         glMemoryBarrier(GL_ALL_BARRIER_BITS);
         labeled_ = true;
         return count_;
@@ -58,33 +70,37 @@ public:
 
     std::vector<Component> components(StageTimer& timer) override {
         if (!labeled_) return {};
-        resources_.reserveTable(count_);
-        Frame frame{resources_, programs_, timer};
-        clearTable(frame, count_);
-        componentTable(frame);
-        glMemoryBarrier(GL_TEXTURE_UPDATE_BARRIER_BIT);
+        auto scope = timer.scope("download_table");
         return downloadTable();
     }
 
 private:
     // The table's first count_ entries, field by field (compute_constants.hpp).
+    // OpenGL 4.5 reads just the rows that hold them; 4.3 and 4.4 read the
+    // whole array (glReadPixels of a layer is far slower on some drivers).
     std::vector<Component> downloadTable() {
-        const int rows = resources_.tableRows;
-        std::vector<std::uint32_t> fields(std::size_t(kTableWidth) * rows * kTableFields);
-        GLint previous = 0;
-        glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
-        glBindTexture(GL_TEXTURE_2D_ARRAY, resources_.table.id());
-        GLint packBuffer = 0;
-        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        glPixelStorei(GL_PACK_ALIGNMENT, 4);
-        glGetTexImage(GL_TEXTURE_2D_ARRAY, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, fields.data());
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer));
-        glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previous));
+        const int rows = int((std::uint64_t(count_) + kTableWidth - 1) / kTableWidth);
+        const int width = rows > 1 ? kTableWidth : int(count_);
+        std::size_t rowWidth = std::size_t(width), layerStride = std::size_t(width) * rows;
+        std::vector<std::uint32_t> fields;
+        if (count_ > 0 && subImageReads_) {
+            fields.resize(layerStride * kTableFields);
+            glGetTextureSubImage(resources_.table.id(), 0, 0, 0, 0, width, rows, kTableFields, GL_RED_INTEGER,
+                                 GL_UNSIGNED_INT, GLsizei(fields.size() * 4), fields.data());
+        } else if (count_ > 0) {
+            rowWidth = kTableWidth;
+            layerStride = std::size_t(kTableWidth) * resources_.tableRows;
+            fields.resize(layerStride * kTableFields);
+            GLint previous = 0;
+            glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
+            glBindTexture(GL_TEXTURE_2D_ARRAY, resources_.table.id());
+            glGetTexImage(GL_TEXTURE_2D_ARRAY, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, fields.data());
+            glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previous));
+        }
         checkGlError("downloading the component table");
-
-        const std::size_t layer = std::size_t(kTableWidth) * rows;
-        auto field = [&](int f, std::uint32_t i) { return fields[std::size_t(f) * layer + i]; };
+        auto field = [&](int f, std::uint32_t i) {
+            return fields[std::size_t(f) * layerStride + (i / kTableWidth) * rowWidth + i % kTableWidth];
+        };
         auto wide = [&](int low, std::uint32_t i) {
             return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
         };
@@ -102,7 +118,8 @@ private:
         return table;
     }
 
-    gl::Sampler nearestSampler_;
+    gl::Sampler inputSampler_;
+    bool subImageReads_ = false;  // glGetTextureSubImage: OpenGL 4.5
     ComputeResources resources_;
     ComputePrograms programs_;
     std::uint32_t count_ = 0;
@@ -111,6 +128,8 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> makeComputeEngine(const ContextInfo&) { return std::make_unique<ComputeEngine>(); }
+std::unique_ptr<Engine> makeComputeEngine(const ContextInfo& context) {
+    return std::make_unique<ComputeEngine>(context);
+}
 
 }  // namespace glccl::backends

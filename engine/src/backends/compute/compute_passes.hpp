@@ -44,15 +44,16 @@ void dispatch(int groupsX, int groupsY);
 // Tiles (compute_constants.hpp) over the node grid.
 int tilesAcross(const ComputeResources& resources);
 int tilesDown(const ComputeResources& resources);
+// The input on its texture unit, for `program`.
+void bindInput(gl::Program& program, const gl::Texture& input);
 // The parents and node_info images on their units.
 void bindNodeImages(const ComputeResources& resources, GLenum parentsAccess);
 
 void localMerge(Frame& frame, const gl::Texture& input);
-void mergeBorders(Frame& frame);
+void mergeBorders(Frame& frame, const gl::Texture& input);
 void countRoots(Frame& frame);
 std::uint32_t scanRows(Frame& frame);  // returns the component count
-void finalLabels(Frame& frame, const gl::Texture& labels);
 void clearTable(Frame& frame, std::uint32_t count);
-void componentTable(Frame& frame);
+void finalLabels(Frame& frame, const gl::Texture& labels);
 
 }  // namespace glccl::backends::compute

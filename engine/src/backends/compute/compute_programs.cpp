@@ -9,9 +9,9 @@ int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // Which shared parts of compute_common.glsl a stage declares.
 bool usesParents(const std::string& stage) { return stage != "scan_rows" && stage != "clear_table"; }
-bool usesRowOffsets(const std::string& stage) { return stage == "final_labels" || stage == "component_table"; }
-// The stages after count_roots only read parents.
-bool readsParentsOnly(const std::string& stage) { return usesRowOffsets(stage); }
+bool usesRowOffsets(const std::string& stage) { return stage == "final_labels"; }
+// The stage after count_roots only reads parents.
+bool readsParentsOnly(const std::string& stage) { return stage == "final_labels"; }
 
 }  // namespace
 
@@ -52,6 +52,12 @@ void dispatch(int groupsX, int groupsY) {
 // Helpers the pass files share.
 int tilesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kTileWidth); }
 int tilesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kTileHeight); }
+
+void bindInput(gl::Program& program, const gl::Texture& input) {
+    program.set("inputImage", kInputUnit);
+    glActiveTexture(GL_TEXTURE0 + kInputUnit);
+    glBindTexture(GL_TEXTURE_2D, input.id());
+}
 
 void bindNodeImages(const ComputeResources& r, GLenum parentsAccess) {
     glBindImageTexture(kParentsImage, r.parents.id(), 0, GL_FALSE, 0, parentsAccess, GL_R32UI);

@@ -3,16 +3,17 @@
 
 namespace glccl::backends::compute {
 
-// glsl/final_labels.comp: every pixel takes its component's number.
+// glsl/final_labels.comp: every pixel takes its component's number, and the
+// component table is summed on the way (reduced per tile first).
 void finalLabels(Frame& frame, const gl::Texture& labels) {
     auto scope = frame.timer.scope("final_labels");
     const ComputeResources& r = frame.resources;
     frame.programs.use("final_labels", r);
     bindNodeImages(r, GL_READ_ONLY);
     glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
+    glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowOffsetsBuffer, r.rowOffsets.id());
-    dispatch((r.gridWidth + kLabelGroupWidth - 1) / kLabelGroupWidth,
-             (r.gridHeight + kLabelGroupHeight - 1) / kLabelGroupHeight);
+    dispatch(tilesAcross(r), tilesDown(r));
 }
 
 }  // namespace glccl::backends::compute

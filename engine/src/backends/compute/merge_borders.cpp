@@ -3,9 +3,9 @@
 namespace glccl::backends::compute {
 
 // glsl/merge_borders.comp: the links that cross tile borders, as global unions.
-void mergeBorders(Frame& frame) {
+void mergeBorders(Frame& frame, const gl::Texture& input) {
     auto scope = frame.timer.scope("merge_borders");
-    frame.programs.use("merge_borders", frame.resources);
+    bindInput(frame.programs.use("merge_borders", frame.resources), input);
     bindNodeImages(frame.resources, GL_READ_WRITE);
     dispatch(tilesAcross(frame.resources), tilesDown(frame.resources));
 }
