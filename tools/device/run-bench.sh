@@ -7,15 +7,16 @@
 # sourced .gl/prelude.sh so that the GL libraries are found. In order:
 #   1. glccl validate --generate: the four families at two sizes, every
 #      backend, both connectivities (difference images, if any, in OUT_DIR/diffs)
-#   2. glccl bench --steps for raster, cuda and cpu, each at its own sizes
-#                                                  -> bench_raster.csv, bench_cuda.csv, bench_cpu.csv
-#      and raster again at 4-connectivity           -> bench_raster4.csv
+#   2. glccl bench --steps for compute, raster, cuda and cpu, each at its own
+#      sizes  -> bench_compute.csv, bench_raster.csv, bench_cuda.csv, bench_cpu.csv
+#      and compute, cuda and raster again at 4-connectivity
+#             -> bench_compute4.csv, bench_cuda4.csv, bench_raster4.csv
 #   3. tools/device/peers.py on byte-identical images (written by glccl
 #      generate into a temporary folder, removed at the end):
 #      cupyx.scipy.ndimage.label, OpenCV SAUF and OpenCV's default, and the
 #      device copy bandwidth as the memory floor  -> peers.csv
 #   4. a throughput table of everything, and throughput.png where matplotlib is
-# Everything printed is also kept in OUT_DIR/run-bench.log: seven files in all.
+# Everything printed is also kept in OUT_DIR/run-bench.log: ten files in all.
 #
 # Time: each step runs under a limit, the smaller of GLCCL_STEP_TIMEOUT and
 # what is left of GLCCL_TIME_BUDGET, so the whole run stays inside the budget.
@@ -27,9 +28,11 @@
 # Settings (environment):
 #   GLCCL_FAMILIES         noise50,sparse_disks,dense_disks,large
 #   GLCCL_VALIDATE_SIZES   1000x777,4099x4097
+#   GLCCL_COMPUTE_SIZES    1920x1080,1024,2048,4096,8192,16384
+#   GLCCL_COMPUTE4_SIZES   8192,16384 (compute and cuda at 4-connectivity)
 #   GLCCL_RASTER_SIZES     1024,2048,4096,8192
 #   GLCCL_RASTER4_SIZES    2048 (the raster pipeline at 4-connectivity)
-#   GLCCL_CUDA_SIZES       1024,2048,4096,8192,16384
+#   GLCCL_CUDA_SIZES       1920x1080,1024,2048,4096,8192,16384
 #   GLCCL_CPU_SIZES        1024,2048,4096
 #   GLCCL_CUPYX_SIZES      1024,2048,4096,8192,16384
 #   GLCCL_OPENCV_SIZES     1024,2048,4096,8192,16384
@@ -57,9 +60,11 @@ glccl=$(cd "$(dirname "$glccl")" && pwd)/glccl
 
 families=${GLCCL_FAMILIES:-noise50,sparse_disks,dense_disks,large}
 validate_sizes=${GLCCL_VALIDATE_SIZES:-1000x777,4099x4097}
+compute_sizes=${GLCCL_COMPUTE_SIZES-1920x1080,1024,2048,4096,8192,16384}
+compute4_sizes=${GLCCL_COMPUTE4_SIZES-8192,16384}
 raster_sizes=${GLCCL_RASTER_SIZES-1024,2048,4096,8192}
 raster4_sizes=${GLCCL_RASTER4_SIZES-2048}
-cuda_sizes=${GLCCL_CUDA_SIZES-1024,2048,4096,8192,16384}
+cuda_sizes=${GLCCL_CUDA_SIZES-1920x1080,1024,2048,4096,8192,16384}
 cpu_sizes=${GLCCL_CPU_SIZES-1024,2048,4096}
 cupyx_sizes=${GLCCL_CUPYX_SIZES-1024,2048,4096,8192,16384}
 opencv_sizes=${GLCCL_OPENCV_SIZES-1024,2048,4096,8192,16384}
@@ -121,8 +126,9 @@ step "validate" "$glccl" validate --generate "$inputs" --connectivity both --dif
 rmdir "$out/diffs" 2>/dev/null || true   # kept only when it holds a difference image
 
 # 2. glccl bench, one backend at a time at its own sizes.
-for backend in raster cuda cpu; do
+for backend in compute raster cuda cpu; do
     case $backend in
+        compute) sizes=$compute_sizes ;;
         raster) sizes=$raster_sizes ;;
         cuda) sizes=$cuda_sizes ;;
         cpu) sizes=$cpu_sizes ;;
@@ -131,6 +137,13 @@ for backend in raster cuda cpu; do
     step "bench $backend" "$glccl" bench --backends "$backend" --families "$families" --sizes "$sizes" \
         --reps "$reps" --warmup "$warmup" --steps --csv "$out/bench_$backend.csv" --force
 done
+if [ -n "$compute4_sizes" ]; then
+    for backend in compute cuda; do
+        step "bench $backend, 4-connectivity" "$glccl" bench --backends "$backend" --families "$families" \
+            --sizes "$compute4_sizes" --connectivity 4 --reps "$reps" --warmup "$warmup" --steps \
+            --csv "$out/bench_${backend}4.csv" --force
+    done
+fi
 if [ -n "$raster4_sizes" ]; then
     step "bench raster, 4-connectivity" "$glccl" bench --backends raster --families "$families" \
         --sizes "$raster4_sizes" --connectivity 4 --reps "$reps" --warmup "$warmup" --steps \
@@ -144,7 +157,7 @@ step "peers" "$python" "$here/peers.py" run --glccl "$glccl" --image-dir "$image
 
 # 4. Everything in one table, and the plot where matplotlib is installed.
 csvs=()
-for csv in "$out"/bench_raster.csv "$out"/bench_cuda.csv "$out"/bench_cpu.csv "$out"/peers.csv; do
+for csv in "$out"/bench_compute.csv "$out"/bench_raster.csv "$out"/bench_cuda.csv "$out"/bench_cpu.csv "$out"/peers.csv; do
     [ -s "$csv" ] && csvs+=("$csv")
 done
 if [ "${#csvs[@]}" -gt 0 ]; then
