@@ -97,13 +97,17 @@ uint ownKey(ivec2 n, uint mask) { return keyOf(pixelOfNode(n, findLSB(mask))); }
 
 #ifdef USES_PARENTS
 // Stages that change parents while others read them see every write
-// (coherent); the later stages only read, through the caches.
-#ifdef PARENTS_READONLY
+// (coherent); local_merge only writes them, the later stages only read them,
+// through the caches.
+#if defined(PARENTS_READONLY)
 layout(binding = PARENTS_IMAGE, r32ui) readonly uniform uimage2D parents;
+#elif defined(PARENTS_WRITEONLY)
+layout(binding = PARENTS_IMAGE, r32ui) writeonly uniform uimage2D parents;
 #else
 layout(binding = PARENTS_IMAGE, r32ui) coherent uniform uimage2D parents;
 #endif
 
+#ifndef PARENTS_WRITEONLY
 uint parentOf(uint key) { return imageLoad(parents, nodeOfKey(key)).r; }
 
 // The root of the node of `key`. Parents only decrease and stay in the
@@ -116,7 +120,8 @@ uint rootOf(uint key) {
     }
 }
 
-#ifndef PARENTS_READONLY
+#endif
+#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
 // Joins the trees of two keys (Playne & Hawick's lock-free union): the
 // larger root is pointed at the smaller; a lost race returns the value that
 // won, and the walk goes on from there.

@@ -34,6 +34,7 @@ gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResourc
         if (usesParents(stage)) builder.define("USES_PARENTS");
         if (usesRowOffsets(stage)) builder.define("USES_ROW_OFFSETS");
         if (readsParentsOnly(stage)) builder.define("PARENTS_READONLY");
+        if (stage == "local_merge") builder.define("PARENTS_WRITEONLY");
         builder.compute(stage + ".comp");
         found = programs_.emplace(key, builder.build()).first;
     }
