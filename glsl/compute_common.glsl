@@ -125,10 +125,24 @@ uint rootOf(uint key) {
 // Joins the trees of two keys (Playne & Hawick's lock-free union): the
 // larger root is pointed at the smaller; a lost race returns the value that
 // won, and the walk goes on from there.
+// The root of the node of `key`, halving the path on the way (see
+// local_merge.comp, localRoot). Only before count_roots: its rank flags must
+// never be copied into another node.
+uint rootHalving(uint key) {
+    for (;;) {
+        uint parent = parentOf(key);
+        if (parent == key) return key;
+        uint grandparent = parentOf(parent);
+        if (grandparent == parent) return parent;
+        imageStore(parents, nodeOfKey(key), uvec4(grandparent));
+        key = grandparent;
+    }
+}
+
 void unite(uint a, uint b) {
     for (;;) {
-        a = rootOf(a);
-        b = rootOf(b);
+        a = rootHalving(a);
+        b = rootHalving(b);
         if (a == b) return;
         if (a < b) {
             uint old = imageAtomicMin(parents, nodeOfKey(b), a);

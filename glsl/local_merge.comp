@@ -17,11 +17,18 @@ ivec2 localNode(int k) { return ivec2(gl_LocalInvocationID.x, int(gl_LocalInvoca
 int localIndexOf(ivec2 local) { return local.y * TILE_W + local.x; }
 int localIndex(uint key) { return localIndexOf(nodeOfKey(key) - tileOrigin()); }
 
+// Path halving: each step points the node at its grandparent, so chains
+// stay short while the tile's unions run. A plain store is safe: a node that
+// is not a root never becomes one again, and a grandparent is an ancestor
+// with a smaller key; a union racing on the same texel retries on its own.
 uint localRoot(uint key) {
     for (;;) {
         uint parent = tileParents[localIndex(key)];
         if (parent == key) return key;
-        key = parent;
+        uint grandparent = tileParents[localIndex(parent)];
+        if (grandparent == parent) return parent;
+        tileParents[localIndex(key)] = grandparent;
+        key = grandparent;
     }
 }
 
