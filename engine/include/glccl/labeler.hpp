@@ -60,15 +60,22 @@ public:
 
     // Labels the 2-D texture `texture` of the current context: GL_R8,
     // GL_R8UI, GL_R16, GL_R32F or GL_RGBA8 (binary and segments read its red
-    // channel, threshold all four); the CUDA backend reads GL_R8, and GL_RGBA8
-    // for threshold.
+    // channel, threshold all four); the cuda and cpu backends read GL_R8 (cpu
+    // also GL_R8UI), and GL_RGBA8 for threshold.
     // Values are read in the units of the format (0..255, 0..65535 for
     // GL_R16, the float for GL_R32F); a threshold is in those units. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
-    // labels are in labelTexture(). Cost: O(width * height) GPU work in
-    // about 2 * sqrt(width) + log2(height) + 10 passes; small readbacks only
-    // (occlusion-query results: the root count and the end of each merge
-    // loop). Throws glccl::Error on a bad texture or GL error.
+    // labels are in labelTexture(). Throws glccl::Error on a bad texture, a
+    // backend that cannot run in this context (the reason is named), or a GL
+    // error. Cost, O(width * height) GPU work in every GPU backend:
+    //   compute  6 dispatches, one 4-byte readback (the count); the table is
+    //            summed here too, so components() only downloads it
+    //   raster   about 2 * sqrt(width) + log2(height) + 10 passes, small
+    //            readbacks (occlusion-query results)
+    //   cuda     the kernels of cuda/ through CUDA-GL interop, table included
+    //   cpu      a download of the texture, the reference, an upload of labels
+    // Thread-safety: one Labeler per context, used from the thread on which
+    // that context is current.
     std::uint32_t label(unsigned texture, const LabelOptions& options = {});
 
     // GL_R32UI texture with the labels of the last call (0 background,

@@ -1,33 +1,10 @@
 #include "raster_pass.hpp"
 
+#include "backends/criterion_defines.hpp"
 #include "gl_error.hpp"
 #include "program.hpp"
 
 namespace glccl::raster {
-
-namespace {
-
-// How shaders read each input format (criterion.glsl).
-const char* inputFormatDefine(GLenum internalFormat) {
-    switch (internalFormat) {
-        case GL_R16: return "INPUT_UNORM16";
-        case GL_R32F: return "INPUT_FLOAT";
-        case GL_R8UI: return "INPUT_UINT";
-        default: return "INPUT_UNORM8";
-    }
-}
-
-std::string variantKey(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat) {
-    std::string key = std::string(inputFormatDefine(inputFormat)) + (connectivity == Connectivity::Eight ? "8" : "4");
-    switch (criterion.kind) {
-        case Criterion::Kind::Binary: return key + "b";
-        case Criterion::Kind::Segments: return key + "s";
-        case Criterion::Kind::Threshold: return key + "t" + std::to_string(criterion.threshold);
-    }
-    return key;
-}
-
-}  // namespace
 
 void bindTexture(TextureSlot slot, const gl::Texture& texture) {
     glActiveTexture(GLenum(GL_TEXTURE0 + slot.unit));
@@ -40,26 +17,17 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
     criterion_ = criterion;
     inputFormat_ = inputFormat;
     grid_ = grid;
-    variant_ = variantKey(connectivity, criterion, inputFormat);
+    variant_ = backends::criterionVariant(connectivity, criterion, inputFormat);
 }
 
 gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     auto found = programs_.find({&spec, variant_});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
-        builder.define("CONNECTIVITY", connectivity_ == Connectivity::Eight ? 8 : 4);
-        builder.define(inputFormatDefine(inputFormat_));
+        backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
         const NodeShape shape = NodeShape::of(connectivity_, criterion_);
         builder.define("BLOCK_W", shape.width);
         builder.define("BLOCK_H", shape.height);
-        switch (criterion_.kind) {
-            case Criterion::Kind::Binary: builder.define("CRITERION_BINARY"); break;
-            case Criterion::Kind::Segments: builder.define("CRITERION_SEGMENTS"); break;
-            case Criterion::Kind::Threshold:
-                builder.define("CRITERION_THRESHOLD");
-                builder.define("THRESHOLD", criterion_.threshold);
-                break;
-        }
         defineSharedConstants(builder);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);
         for (const char* output : spec.outputs) builder.output(output);

@@ -8,13 +8,6 @@ namespace glccl::raster {
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
-// Blocks whose foreground pixels always touch (common.glsl, "Nodes"): 2x2
-// for binary 8-connectivity, 2x1 for binary 4-connectivity, else one pixel.
-NodeShape NodeShape::of(Connectivity connectivity, const Criterion& criterion) {
-    if (criterion.kind != Criterion::Kind::Binary) return {1, 1};
-    return connectivity == Connectivity::Eight ? NodeShape{2, 2} : NodeShape{2, 1};
-}
-
 RasterGrid RasterGrid::of(int width, int height, NodeShape shape) {
     return {width, height, shape, ceilDiv(width, shape.width), ceilDiv(height, shape.height)};
 }

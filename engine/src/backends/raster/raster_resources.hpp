@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/criterion_defines.hpp"
 #include "gl_objects.hpp"
 #include "glccl/types.hpp"
 #include "raster_constants.hpp"
@@ -15,12 +16,9 @@
 namespace glccl::raster {
 
 // The pixels of a node: the pipeline labels a grid of nodes, blocks whose
-// foreground pixels always touch one another (common.glsl, "Nodes").
-struct NodeShape {
-    int width = 1, height = 1;
-    static NodeShape of(Connectivity connectivity, const Criterion& criterion);
-    bool operator==(const NodeShape& other) const { return width == other.width && height == other.height; }
-};
+// foreground pixels always touch one another (common.glsl, "Nodes"); the
+// compute backend uses the same blocks.
+using NodeShape = backends::NodeSize;
 
 // The image, its node grid, and the scan grid that numbers roots: one node
 // grid per pixel row of a node row (common.glsl, scanTexelOfId).
