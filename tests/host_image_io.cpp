@@ -546,6 +546,29 @@ TEST_CASE("image_io: writers refuse to overwrite without overwrite=true", "[host
     CHECK(readBytes(csv).size() > 3);
 }
 
+TEST_CASE("image_io: writers replace a file only with a complete one, and leave nothing else", "[host]") {
+    TempDir dir;
+    const Labeling labeling = smallLabeling();
+    const std::string npy = dir.file("labels.npy");
+    writeBytes(npy, {'o', 'l', 'd'});
+    // A write that fails at its very end: the target name is a folder, so
+    // the finished temporary file cannot take it. Nothing changes.
+    const std::string folder = dir.file("taken.npy");
+    fs::create_directory(folder);
+    CHECK_THROWS_WITH(glccl::writeLabelsNpy(folder, labeling, true),
+                      StartsWith("glccl::writeLabelsNpy(): ") && Contains("cannot finish writing"));
+    CHECK(fs::is_directory(folder));
+    CHECK(fs::is_empty(folder));
+    // A successful overwrite swaps the whole file in at once.
+    glccl::writeLabelsNpy(npy, labeling, true);
+    CHECK(glccl::readLabelsNpy(npy).labels == labeling.labels);
+    // No temporary file is left beside the outputs.
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(fs::path(dir.file("")))) names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    CHECK(names == std::vector<std::string>{"labels.npy", "taken.npy"});
+}
+
 TEST_CASE("image_io: writers report a missing directory", "[host]") {
     TempDir dir;
     const std::string nowhere = dir.file("no/such/dir/out");

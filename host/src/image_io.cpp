@@ -1,6 +1,7 @@
 #include "glccl/image_io.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
@@ -11,6 +12,9 @@
 #include <string_view>
 #include <system_error>
 #include <vector>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "glccl/error.hpp"
 #include "png_stored.hpp"
@@ -424,20 +428,39 @@ Image readImage(const std::string& path, ChannelMode mode) {
 
 namespace {
 
-// A file being written: created exclusively unless overwriting is allowed,
-// every write and the final fclose checked, removed again if anything fails
-// so that no half-written result is left behind.
+// A file being written all or nothing: the bytes go to a temporary file
+// beside the target (same folder, so same file system), and only a complete,
+// flushed file takes the target's name: by rename() when overwriting is
+// allowed, else by link(), which refuses an existing target atomically. A
+// failed or interrupted write leaves the target as it was (an interrupted
+// process may leave its hidden temporary file, never a truncated target).
 class OutputFile {
 public:
-    OutputFile(std::string where, const std::string& path, bool overwrite) : where_(std::move(where)), path_(path) {
-        errno = 0;
-        // "x" (C11, glibc) makes the existence test and the creation one step.
-        file_ = std::fopen(path.c_str(), overwrite ? "wb" : "wbx");
+    OutputFile(std::string where, const std::string& path, bool overwrite)
+        : where_(std::move(where)), path_(path), overwrite_(overwrite) {
+        if (!overwrite && ::access(path.c_str(), F_OK) == 0)
+            throw Error(where_ + inQuotes(path) + " already exists; use --force (overwrite = true) to replace it");
+        const std::filesystem::path target(path);
+        const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+        // A fresh name per attempt; O_EXCL never reuses a file, and the mode
+        // 0666 lets the umask decide the permissions, as for any new file.
+        static std::atomic<unsigned> serial{0};
+        int descriptor = -1;
+        for (int attempt = 0; attempt < 100 && descriptor < 0; ++attempt) {
+            temporary_ = (folder / ("." + target.filename().string() + ".glccl-" + std::to_string(::getpid()) + "-" +
+                                    std::to_string(serial++)))
+                             .string();
+            errno = 0;
+            descriptor = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (descriptor < 0 && errno != EEXIST) break;
+        }
+        if (descriptor < 0) throw Error(where_ + "cannot create " + inQuotes(path) + ": " + std::strerror(errno));
+        file_ = ::fdopen(descriptor, "wb");
         if (file_ == nullptr) {
-            if (!overwrite && errno == EEXIST) {
-                throw Error(where_ + inQuotes(path) + " already exists; use --force (overwrite = true) to replace it");
-            }
-            throw Error(where_ + "cannot create " + inQuotes(path) + ": " + std::strerror(errno));
+            const int error = errno;
+            ::close(descriptor);
+            std::remove(temporary_.c_str());
+            throw Error(where_ + "cannot create " + inQuotes(path) + ": " + std::strerror(error));
         }
     }
     OutputFile(const OutputFile&) = delete;
@@ -446,7 +469,7 @@ public:
     ~OutputFile() {
         if (file_ == nullptr) return;
         std::fclose(file_);
-        std::remove(path_.c_str());
+        std::remove(temporary_.c_str());
     }
 
     void write(const void* data, std::size_t size) {
@@ -469,14 +492,24 @@ public:
         const bool closed = std::fclose(file) == 0;
         if (flushed && !closed) error = errno;
         if (!flushed || !closed) {
-            std::remove(path_.c_str());
+            std::remove(temporary_.c_str());
             throw Error(where_ + "cannot finish writing " + inQuotes(path_) + ": " + std::strerror(error));
         }
+        errno = 0;
+        const bool named = overwrite_ ? ::rename(temporary_.c_str(), path_.c_str()) == 0
+                                      : ::link(temporary_.c_str(), path_.c_str()) == 0;
+        error = errno;
+        if (!overwrite_ || !named) std::remove(temporary_.c_str());
+        if (!named && !overwrite_ && error == EEXIST)
+            throw Error(where_ + inQuotes(path_) + " already exists; use --force (overwrite = true) to replace it");
+        if (!named) throw Error(where_ + "cannot finish writing " + inQuotes(path_) + ": " + std::strerror(error));
     }
 
 private:
     std::string where_;
     std::string path_;
+    std::string temporary_;
+    bool overwrite_ = false;
     std::FILE* file_ = nullptr;
 };
 

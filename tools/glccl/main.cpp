@@ -298,6 +298,15 @@ std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vec
                              *path + "' (same file name stem)");
         }
     }
+    // Never over an input, whatever --force says: the same file reached by
+    // another spelling of its path counts too.
+    for (const auto& [path, owner] : owners) {
+        std::error_code error;
+        for (const std::string& input : inputs)
+            if (std::filesystem::equivalent(path, input, error))
+                throw UsageError(std::string(owner.second) + " '" + path + "' is the input '" + input +
+                                 "'; write the output elsewhere");
+    }
     for (const auto& [path, owner] : owners) checkOutputPath(path, options.force);
     return plan;
 }
