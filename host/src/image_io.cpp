@@ -30,6 +30,8 @@ static_assert(glccl::kMaxImageDimension == 32768, "STBI_MAX_DIMENSIONS below mus
 #define STB_IMAGE_STATIC
 #define STBI_MAX_DIMENSIONS 32768
 #define STBI_NO_GIF
+#define STBI_NO_BMP
+#define STBI_NO_TGA
 #define STBI_NO_HDR
 #define STBI_NO_PSD
 #define STBI_NO_PIC
@@ -60,7 +62,7 @@ namespace glccl {
 
 namespace {
 
-constexpr const char* kSupportedFormats = "PNG, JPEG, BMP, TGA and binary PGM/PPM (P5/P6)";
+constexpr const char* kSupportedFormats = "PNG, JPEG and binary PGM/PPM (P5/P6)";
 
 std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
 
@@ -81,7 +83,7 @@ struct StbFree {
 
 // What the first bytes say the file is, for messages: stb only says
 // "unknown image type", which does not tell a GIF from a corrupt PNG.
-enum class Signature { Png, Jpeg, Bmp, Pnm, AsciiPnm, Gif, Psd, Hdr, Pic, Unknown };
+enum class Signature { Png, Jpeg, Bmp, Tga, Pnm, AsciiPnm, Gif, Psd, Hdr, Pic, Unknown };
 
 Signature sniff(const std::uint8_t* head, std::size_t size) {
     auto startsWith = [&](std::string_view magic) {
@@ -104,6 +106,7 @@ const char* formatName(Signature signature) {
         case Signature::Png: return "PNG";
         case Signature::Jpeg: return "JPEG";
         case Signature::Bmp: return "BMP";
+        case Signature::Tga: return "TGA";
         case Signature::Pnm: return "PGM/PPM";
         case Signature::AsciiPnm: return "ASCII or 1-bit PBM/PGM/PPM";
         case Signature::Gif: return "GIF";
@@ -115,8 +118,13 @@ const char* formatName(Signature signature) {
     return "unknown";
 }
 
+// BMP and TGA are refused too: stb's decoders for them filled truncated
+// files from uninitialised memory and decoded 18- to 377-byte headers into
+// gigabytes, and neither format carries anything PNG does not.
 bool isUnsupported(Signature signature) {
     switch (signature) {
+        case Signature::Bmp:
+        case Signature::Tga:
         case Signature::AsciiPnm:
         case Signature::Gif:
         case Signature::Psd:
@@ -338,7 +346,10 @@ Image readImage(const std::string& path, ChannelMode mode) {
     }
     std::rewind(file.get());
 
-    const Signature signature = sniff(head.data(), head.size());
+    Signature signature = sniff(head.data(), head.size());
+    // TGA has no signature; its name is all that tells one from noise.
+    const std::string extension = std::filesystem::path(path).extension().string();
+    if (signature == Signature::Unknown && (extension == ".tga" || extension == ".TGA")) signature = Signature::Tga;
     if (isUnsupported(signature)) {
         throw Error(where + inQuotes(path) + " is a " + formatName(signature) +
                     " file, which is not supported; supported formats are " + kSupportedFormats);

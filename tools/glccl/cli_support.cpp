@@ -305,7 +305,7 @@ bool hasImageExtension(const std::string& path) {
     if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
     std::string extension = path.substr(dot);
     for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* supported : {".png", ".jpg", ".jpeg", ".bmp", ".tga", ".pgm", ".ppm"})
+    for (const char* supported : {".png", ".jpg", ".jpeg", ".pgm", ".ppm"})
         if (extension == supported) return true;
     return false;
 }

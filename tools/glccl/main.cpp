@@ -65,10 +65,10 @@ const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
     "       glccl label INPUT... | FOLDER [--out-dir DIR [--labels] [--stats] [--color]] [options]\n"
     "\n"
-    "Labels the connected components of each INPUT (PNG, JPEG, BMP, TGA, binary PGM/PPM;\n"
+    "Labels the connected components of each INPUT (PNG, JPEG, binary PGM/PPM;\n"
     "up to 32768 pixels per side), prints a summary line and the first rows of the\n"
     "component table, and writes the requested outputs. A FOLDER stands for its files\n"
-    "with an extension .png .jpg .jpeg .bmp .tga .pgm .ppm (any case), in name order,\n"
+    "with an extension .png .jpg .jpeg .pgm .ppm (any case), in name order,\n"
     "not its subfolders nor names starting with '.'.\n"
     "\n"
     "options:\n"
@@ -235,7 +235,7 @@ std::vector<std::string> imagesInFolder(const std::string& folder) {
     }
     if (error) throw Error("cannot list folder '" + folder + "': " + error.message());
     if (files.empty())
-        throw Error("folder '" + folder + "' holds no image file (.png .jpg .jpeg .bmp .tga .pgm .ppm)");
+        throw Error("folder '" + folder + "' holds no image file (.png .jpg .jpeg .pgm .ppm)");
     std::sort(files.begin(), files.end());
     return files;
 }
