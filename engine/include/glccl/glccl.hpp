@@ -1,6 +1,7 @@
 #pragma once
 // Everything an application needs from glccl in one include: labeling in the
-// caller's GL context (Labeler), headless contexts and offscreen labeling,
+// caller's GL context (Labeler) with the backends to choose from, headless
+// contexts and offscreen labeling, uploading host images (ImageTexture),
 // the shared vocabulary (Image, Labeling, Component, Connectivity,
 // Criterion), the CPU reference, comparison and image I/O.
 //
@@ -9,6 +10,7 @@
 // included here when it is on the include path, i.e. when glccl was built
 // and installed with CUDA.
 
+#include "glccl/backend.hpp"
 #include "glccl/canonical.hpp"
 #include "glccl/compare.hpp"
 #include "glccl/context.hpp"
@@ -18,8 +20,10 @@
 #include "glccl/labeler.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
+#include "glccl/yardstick.hpp"
 
 #if __has_include("glccl/cuda_labeler.hpp")
 #include "glccl/cuda_labeler.hpp"
