@@ -10,6 +10,8 @@ packages=(
   libegl-mesa0 libgl1-mesa-dri        # Mesa EGL + llvmpipe: headless GL without a GPU
   libglfw3-dev libglm-dev xvfb xauth  # the viewer example and its test (Xvfb)
   catch2 libstb-dev
+  pybind11-dev python3-dev python3-numpy          # the Python module (python/)
+  python3-pytest python3-skimage                  # its tests (tests/python/, against scikit-image)
 )
 
 missing=()
