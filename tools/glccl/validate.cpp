@@ -18,6 +18,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,12 @@ const char kValidateHelp[] =
     "                                Families: noise<P>, granularity<G>, large,\n"
     "                                dense_disks, sparse_disks, corridor, spiral, comb,\n"
     "                                rings, staircase, checkerboard, zeros, ones\n"
+    "  --random COUNT@SIDE           COUNT random images (repeatable), each of a random\n"
+    "                                size up to SIDE x SIDE and a random density; the\n"
+    "                                same COUNT@SIDE gives the same images every run\n"
+    "  --repeat N                    label every input N times with each backend; every\n"
+    "                                repetition must equal the reference (races in a\n"
+    "                                GPU backend's atomics show up here; default 1)\n"
     "  --connectivity 4|8|both       pixel neighbourhood (default 8)\n"
     "  --criterion C                 binary, segments or threshold:T (default binary;\n"
     "                                see glccl label --help)\n"
@@ -70,7 +77,8 @@ const char kValidateHelp[] =
     "\n"
     "examples:\n"
     "  glccl validate --generate noise50@1024x768,spiral@333x333 --connectivity both\n"
-    "  glccl validate mask.png --backends raster,cpu --diff-dir /tmp/diffs\n";
+    "  glccl validate mask.png --backends raster,cpu --diff-dir /tmp/diffs\n"
+    "  glccl validate --random 500@1200 --repeat 20 --backends compute --connectivity both\n";
 
 namespace {
 
@@ -80,9 +88,16 @@ double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// COUNT random images of sides up to SIDE (--random COUNT@SIDE).
+struct RandomInputs {
+    int count = 0, side = 0;
+};
+
 struct ValidateOptions {
     std::vector<std::string> files;
     std::vector<GeneratedInput> generated;
+    std::vector<RandomInputs> random;
+    int repeat = 1;
     std::vector<Backend> backends;  // the backends compared with the reference (auto resolved later)
     bool backendsNamed = false;     // --backends was given: a backend that cannot run is an error
     std::vector<Connectivity> connectivities = {Connectivity::Eight};
@@ -115,6 +130,17 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
                                  [](const std::string& family) { return generateFamily(family, 1, 1); });
                 options.generated.push_back(input);
             }
+        } else if (name == "--random") {
+            const std::string value = cursor.valueOf(name, inlineValue);
+            const auto at = value.find('@');
+            if (at == std::string::npos)
+                throw UsageError("--random takes COUNT@SIDE, e.g. 500@1200, not '" + value + "'");
+            RandomInputs random;
+            random.count = parseInteger(name, value.substr(0, at), 1, 1000000);
+            random.side = parseInteger(name, value.substr(at + 1), 1, 32768);
+            options.random.push_back(random);
+        } else if (name == "--repeat") {
+            options.repeat = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 100000);
         } else if (name == "--connectivity") {
             const std::string value = cursor.valueOf(name, inlineValue);
             if (value == "both") {
@@ -135,17 +161,27 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
             options.files.push_back(arg);
         }
     }
-    if (options.files.empty() && options.generated.empty())
-        throw UsageError("validate needs an INPUT image or --generate (see glccl validate --help)");
+    if (options.files.empty() && options.generated.empty() && options.random.empty())
+        throw UsageError("validate needs an INPUT image, --generate or --random (see glccl validate --help)");
     if (!options.backendsNamed) options.backends = concreteBackends();
     return options;
 }
 
+// A random image: its size, density and seed, drawn when the run starts.
+struct RandomImage {
+    int width = 0, height = 0;
+    double density = 0.5;
+    int levels = 2;    // distinct values, 0 included (segments and threshold use more)
+    int channels = 1;  // 4 for half of the threshold images
+    std::uint64_t seed = 0;
+};
+
 // One input, read or generated on demand so that a long run holds one image at a time.
 struct Input {
-    std::string name;      // as given, or FAMILY@WxH
+    std::string name;      // as given, FAMILY@WxH, or random<i>@WxH
     std::string fileStem;  // for difference image names
     std::optional<GeneratedInput> generated;
+    std::optional<RandomImage> random;
 };
 
 std::string safeFileStem(std::string text) {
@@ -162,6 +198,10 @@ std::string safeFileStem(std::string text) {
 }
 
 Image loadInput(const Input& input, const Criterion& criterion) {
+    if (input.random) {
+        const RandomImage& r = *input.random;
+        return randomImage(r.width, r.height, r.density, r.levels, r.channels, r.seed);
+    }
     if (input.generated)
         return generateFamily(input.generated->family, input.generated->width, input.generated->height);
     // As glccl label reads files: color is luma except for the threshold criterion.
@@ -304,6 +344,18 @@ private:
             options.connectivity = connectivity;
             options.criterion = options_.criterion;
             run = session_.label(*texture, options);
+            // Every repetition must equal the reference, not only the first.
+            for (int repetition = 1; repetition < options_.repeat; ++repetition) {
+                BackendRun again = session_.label(*texture, options);
+                if (!compareLabelings(reference, again.labeling).identical()) {
+                    const Outcome outcome = judge(reference, again.labeling);
+                    Outcome repeated;
+                    repeated.kind = Outcome::Kind::Different;
+                    repeated.text = "repetition " + std::to_string(repetition + 1) + " of " +
+                                    std::to_string(options_.repeat) + ": " + outcome.text;
+                    return repeated;
+                }
+            }
         } catch (const Error& error) {
             Outcome failed;
             failed.text = std::string("FAILED: ") + error.what();
@@ -311,6 +363,8 @@ private:
         }
         const Labeling& actual = run.labeling;
         Outcome outcome = judge(reference, actual);
+        if (outcome.kind == Outcome::Kind::Identical && options_.repeat > 1)
+            outcome.text += " x" + std::to_string(options_.repeat);
         outcome.milliseconds = run.milliseconds;
         if (outcome.kind != Outcome::Kind::Identical && actual.width == reference.width &&
             actual.height == reference.height)
@@ -357,13 +411,31 @@ int runValidate(const std::vector<std::string>& args) {
     std::vector<Input> inputs;
     for (const std::string& file : options.files) {
         if (access(file.c_str(), R_OK) != 0) throw Error("cannot read input '" + file + "': " + std::strerror(errno));
-        inputs.push_back({file, safeFileStem(file), std::nullopt});
+        inputs.push_back({file, safeFileStem(file), std::nullopt, std::nullopt});
     }
     for (const GeneratedInput& generated : options.generated)
         inputs.push_back({generated.name(),
                           safeFileStem(generated.family + "_" + std::to_string(generated.width) + "x" +
                                        std::to_string(generated.height)),
-                          generated});
+                          generated, std::nullopt});
+    for (const RandomInputs& random : options.random) {
+        // Seeded by COUNT and SIDE alone: a failing image can be run again.
+        std::mt19937_64 draw(std::uint64_t(random.count) * 1000003u + std::uint64_t(random.side));
+        const bool binary = options.criterion.kind == Criterion::Kind::Binary;
+        const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
+        for (int i = 0; i < random.count; ++i) {
+            RandomImage image;
+            image.width = 1 + int(draw() % std::uint64_t(random.side));
+            image.height = 1 + int(draw() % std::uint64_t(random.side));
+            image.density = double(draw() % 101) / 100.0;
+            image.levels = binary ? 2 : 3 + int(draw() % 5);
+            image.channels = threshold && draw() % 2 == 0 ? 4 : 1;
+            image.seed = draw();
+            const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height);
+            inputs.push_back({"random" + std::to_string(i) + "@" + size,
+                              safeFileStem("random" + std::to_string(i) + "_" + size), std::nullopt, image});
+        }
+    }
     if (options.diffDirNamed) checkOutputFolder(options.diffDir);
 
     // Which backends run: auto stands for the one it resolves to here; a
@@ -405,6 +477,7 @@ int runValidate(const std::vector<std::string>& args) {
               << (tally.comparisons == 1 ? " comparison: " : " comparisons: ") << tally.identical << " identical, "
               << tally.different << " different";
     if (tally.failed > 0) std::cout << ", " << tally.failed << " failed";
+    if (options.repeat > 1) std::cout << " (each labeled " << options.repeat << " times)";
     std::cout << '\n';
     return tally.different == 0 && tally.failed == 0 ? 0 : 1;
 }
