@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include "glccl/error.hpp"
+#include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/reference.hpp"
 // White-box: the uncompressed encoder is only used for images over 768 MiB,
@@ -509,6 +511,86 @@ TEST_CASE("image_io: rejects a truncated JPEG", "[host]") {
         CHECK_THROWS_WITH(glccl::readImage(dir.file("cut.jpg")),
                           StartsWith("glccl::readImage(): ") && Contains("JPEG"));
     }
+}
+
+// A hand-built .npy file (format 1.0) with this header dict and data.
+Bytes npyBytes(const std::string& dict, const Bytes& data) {
+    std::string header = dict;
+    while ((10 + header.size() + 1) % 64 != 0) header += ' ';
+    header += '\n';
+    Bytes out = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
+    appendLe16(out, std::uint32_t(header.size()));
+    append(out, header);
+    out.insert(out.end(), data.begin(), data.end());
+    return out;
+}
+
+TEST_CASE("image_io: reads .npy images of every accepted dtype and order, exactly", "[host]") {
+    TempDir dir;
+    // A 2x3 image, rows (0 1 2) (250 0 255).
+    const Bytes expected = {0, 1, 2, 250, 0, 255};
+    auto check = [&](const std::string& name, const std::string& dict, const Bytes& data) {
+        writeBytes(dir.file(name), npyBytes(dict, data));
+        const Image image = glccl::readImage(dir.file(name));
+        INFO(name);
+        REQUIRE(image.width == 3);
+        REQUIRE(image.height == 2);
+        REQUIRE(image.channels == 1);
+        CHECK(image.pixels == expected);
+    };
+    check("c.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 3), }", expected);
+    // Fortran order stores columns: (0 250) (1 0) (2 255).
+    check("f.npy", "{'descr': '|u1', 'fortran_order': True, 'shape': (2, 3), }", {0, 250, 1, 0, 2, 255});
+    check("u2.npy", "{'descr': '<u2', 'fortran_order': False, 'shape': (2, 3), }",
+          {0, 0, 1, 0, 2, 0, 250, 0, 0, 0, 255, 0});
+    Bytes floats;
+    for (float f : {0.0f, 1.0f, 2.0f, 250.0f, 0.0f, 255.0f}) {
+        std::uint8_t b[4];
+        std::memcpy(b, &f, 4);
+        append(floats, {b[0], b[1], b[2], b[3]});
+    }
+    check("f4.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }", floats);
+    // The uint8 array glccl generate writes reads back as the same image.
+    const Image noise = glccl::generateFamily("noise50", 37, 23, 4);
+    glccl::writeImageNpy(dir.file("noise.npy"), noise, false);
+    CHECK(sameImage(glccl::readImage(dir.file("noise.npy")), noise));
+    // (H, W, 3) is RGB with an opaque alpha, for the threshold criterion.
+    writeBytes(dir.file("rgb.npy"), npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2, 3), }",
+                                             {1, 2, 3, 4, 5, 6}));
+    const Image rgb = glccl::readImage(dir.file("rgb.npy"), ChannelMode::Natural);
+    REQUIRE(rgb.channels == 4);
+    CHECK(rgb.pixels == Bytes{1, 2, 3, 255, 4, 5, 6, 255});
+}
+
+TEST_CASE("image_io: refuses .npy images it cannot take exactly, from the header where it can", "[host]") {
+    TempDir dir;
+    auto refuse = [&](const std::string& name, const std::string& dict, const Bytes& data, const std::string& why) {
+        writeBytes(dir.file(name), npyBytes(dict, data));
+        INFO(name);
+        CHECK_THROWS_WITH(glccl::readImage(dir.file(name)), StartsWith("glccl::readImage(): ") && Contains(why));
+    };
+    // A 16-bit value above 255 is an error, never a reduction to 8 bits.
+    refuse("big.npy", "{'descr': '<u2', 'fortran_order': False, 'shape': (1, 2), }", {1, 0, 44, 1},
+           "values must be integers in 0..255");
+    Bytes half;
+    for (float f : {0.5f}) {
+        std::uint8_t b[4];
+        std::memcpy(b, &f, 4);
+        append(half, {b[0], b[1], b[2], b[3]});
+    }
+    refuse("half.npy", "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1), }", half, "integers in 0..255");
+    refuse("cut.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (4, 4), }", Bytes(10, 1), "is truncated");
+    refuse("long.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2), }", Bytes(3, 1), "bytes after");
+    refuse("huge.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (100000, 100000), }", {},
+           "largest accepted side");
+    refuse("cube.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2, 2), }", Bytes(16, 1),
+           "images are (height, width)");
+    refuse("f8.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }", Bytes(8, 0), "'<f8'");
+    refuse("big_endian.npy", "{'descr': '>u2', 'fortran_order': False, 'shape': (1, 1), }", Bytes(2, 0), "'>u2'");
+    // Color for binary or segments (gray mode) is refused, not converted.
+    writeBytes(dir.file("rgb.npy"), npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 1, 3), }",
+                                             {1, 2, 3}));
+    CHECK_THROWS_WITH(glccl::readImage(dir.file("rgb.npy"), ChannelMode::Gray), Contains("3 channels"));
 }
 
 // ---------------------------------------------------------------- writers

@@ -311,6 +311,9 @@ std::uint64_t pngChannels(const std::vector<std::uint8_t>& head) {
     }
 }
 
+// A NumPy .npy image (defined with the other .npy code below).
+Image readNpyImage(const std::string& path, ChannelMode mode, const std::string& where);
+
 std::string dimensionProblem(std::uint64_t width, std::uint64_t height) {
     if (width == 0 || height == 0) return "has no pixels (" + sizeText(width, height) + ")";
     if (width > std::uint64_t(kMaxImageDimension) || height > std::uint64_t(kMaxImageDimension)) {
@@ -346,6 +349,10 @@ Image readImage(const std::string& path, ChannelMode mode) {
     }
     std::rewind(file.get());
 
+    if (head.size() >= 6 && std::memcmp(head.data(), "\x93NUMPY", 6) == 0) {
+        file.reset();
+        return readNpyImage(path, mode, where);
+    }
     Signature signature = sniff(head.data(), head.size());
     // TGA has no signature; its name is all that tells one from noise.
     const std::string extension = std::filesystem::path(path).extension().string();
@@ -681,10 +688,10 @@ std::string npyHeaderValue(const std::string& header, const std::string& key) {
     return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
 }
 
-// "(H, W)" -> {H, W}; false for any other shape.
-bool parseNpyShape(const std::string& text, std::uint64_t& height, std::uint64_t& width) {
+// "(A, B, ...)" -> {A, B, ...}; false when it is not a tuple of integers.
+bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides) {
     if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
-    std::vector<std::uint64_t> sides;
+    sides.clear();
     std::size_t at = 1;
     while (at < text.size() - 1) {
         while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
@@ -695,10 +702,53 @@ bool parseNpyShape(const std::string& text, std::uint64_t& height, std::uint64_t
         sides.push_back(side);
         at = std::size_t(result.ptr - text.data());
     }
-    if (sides.size() != 2) return false;
+    return true;
+}
+
+// "(H, W)" -> {H, W}; false for any other shape.
+bool parseNpyShape(const std::string& text, std::uint64_t& height, std::uint64_t& width) {
+    std::vector<std::uint64_t> sides;
+    if (!parseNpySides(text, sides) || sides.size() != 2) return false;
     height = sides[0];
     width = sides[1];
     return true;
+}
+
+// An opened .npy file, positioned at its data, with its header's fields.
+struct NpyFile {
+    FilePtr file;
+    std::string descr, fortranOrder, shape;
+    std::uint64_t dataOffset = 0;
+};
+
+// Reads the preamble and header of a NumPy .npy file (format 1 or 2);
+// `fail` makes the error for a reason.
+template <class Fail>
+NpyFile openNpy(const std::string& path, const std::string& where, const Fail& fail) {
+    NpyFile npy;
+    errno = 0;
+    npy.file.reset(std::fopen(path.c_str(), "rb"));
+    if (!npy.file) throw Error(where + "cannot open " + inQuotes(path) + ": " + std::strerror(errno));
+    unsigned char preamble[kNpyMagicSize + 2];
+    if (std::fread(preamble, 1, sizeof preamble, npy.file.get()) != sizeof preamble ||
+        std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
+        throw fail("is not a NumPy .npy file");
+    const unsigned version = preamble[kNpyMagicSize];
+    if (version != 1 && version != 2) throw fail("has NPY format version " + std::to_string(version) + "; 1 or 2 are read");
+    unsigned char length[4] = {0, 0, 0, 0};
+    const std::size_t lengthBytes = version == 1 ? 2 : 4;
+    if (std::fread(length, 1, lengthBytes, npy.file.get()) != lengthBytes) throw fail("ends inside its header");
+    const std::uint32_t headerLength =
+        std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 | std::uint32_t(length[2]) << 16 |
+        std::uint32_t(length[3]) << 24;
+    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
+    std::string header(headerLength, '\0');
+    if (std::fread(header.data(), 1, headerLength, npy.file.get()) != headerLength) throw fail("ends inside its header");
+    npy.descr = npyHeaderValue(header, "descr");
+    npy.fortranOrder = npyHeaderValue(header, "fortran_order");
+    npy.shape = npyHeaderValue(header, "shape");
+    npy.dataOffset = sizeof preamble + lengthBytes + headerLength;
+    return npy;
 }
 
 }  // namespace
@@ -736,32 +786,14 @@ void writeImageNpy(const std::string& path, const Image& image, bool overwrite) 
 
 Labeling readLabelsNpy(const std::string& path) {
     const std::string where = "glccl::readLabelsNpy(): ";
-    errno = 0;
-    FilePtr file(std::fopen(path.c_str(), "rb"));
-    if (!file) throw Error(where + "cannot open " + inQuotes(path) + ": " + std::strerror(errno));
     const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
-
-    unsigned char preamble[kNpyMagicSize + 2];
-    if (std::fread(preamble, 1, sizeof preamble, file.get()) != sizeof preamble ||
-        std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
-        throw fail("is not a NumPy .npy file");
-    const unsigned version = preamble[kNpyMagicSize];
-    if (version != 1 && version != 2) throw fail("has NPY format version " + std::to_string(version) + "; 1 or 2 are read");
-    unsigned char length[4] = {0, 0, 0, 0};
-    const std::size_t lengthBytes = version == 1 ? 2 : 4;
-    if (std::fread(length, 1, lengthBytes, file.get()) != lengthBytes) throw fail("ends inside its header");
-    const std::uint32_t headerLength =
-        std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 | std::uint32_t(length[2]) << 16 |
-        std::uint32_t(length[3]) << 24;
-    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
-    std::string header(headerLength, '\0');
-    if (std::fread(header.data(), 1, headerLength, file.get()) != headerLength) throw fail("ends inside its header");
-
-    const std::string descr = npyHeaderValue(header, "descr");
+    NpyFile npy = openNpy(path, where, fail);
+    std::FILE* file = npy.file.get();
+    const std::string& descr = npy.descr;
     if (descr != "'<u4'") throw fail("holds " + (descr.empty() ? std::string("no dtype") : descr) + ", not '<u4' labels");
-    if (npyHeaderValue(header, "fortran_order") != "False") throw fail("is in Fortran order; C order is read");
+    if (npy.fortranOrder != "False") throw fail("is in Fortran order; C order is read");
     std::uint64_t height = 0, width = 0;
-    const std::string shape = npyHeaderValue(header, "shape");
+    const std::string& shape = npy.shape;
     if (!parseNpyShape(shape, height, width) || width < 1 || height < 1 || width > std::uint64_t(kMaxImageDimension) ||
         height > std::uint64_t(kMaxImageDimension))
         throw fail("has shape " + shape + "; labels have shape (height, width), each 1.." +
@@ -772,14 +804,101 @@ Labeling readLabelsNpy(const std::string& path) {
     labeling.height = int(height);
     labeling.labels.resize(std::size_t(width * height));
     const std::size_t bytes = labeling.labels.size() * sizeof(std::uint32_t);
-    if (std::fread(labeling.labels.data(), 1, bytes, file.get()) != bytes)
+    if (std::fread(labeling.labels.data(), 1, bytes, file) != bytes)
         throw fail("ends before its " + sizeText(width, height) + " labels");
-    if (std::fgetc(file.get()) != EOF) throw fail("has bytes after its " + sizeText(width, height) + " labels");
+    if (std::fgetc(file) != EOF) throw fail("has bytes after its " + sizeText(width, height) + " labels");
     if (!hostIsLittleEndian())
         for (std::uint32_t& label : labeling.labels)
             label = (label >> 24) | ((label >> 8) & 0xFF00u) | ((label << 8) & 0xFF0000u) | (label << 24);
     return labeling;
 }
+
+namespace {
+
+// The dtypes an .npy image may hold: every value must be an integer in
+// 0..255, the depth the engine takes today; a larger value is an error,
+// never a silent reduction.
+struct NpyDtype {
+    const char* descr;
+    std::size_t size;
+};
+constexpr NpyDtype kNpyImageDtypes[] = {{"'|u1'", 1}, {"'|b1'", 1}, {"'<u2'", 2}, {"'<i4'", 4}, {"'<u4'", 4}, {"'<f4'", 4}};
+
+}  // namespace
+
+namespace {
+
+Image readNpyImage(const std::string& path, ChannelMode mode, const std::string& where) {
+    const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
+    NpyFile npy = openNpy(path, where, fail);
+    const NpyDtype* dtype = nullptr;
+    for (const NpyDtype& d : kNpyImageDtypes)
+        if (npy.descr == d.descr) dtype = &d;
+    if (dtype == nullptr)
+        throw fail("holds " + (npy.descr.empty() ? std::string("no dtype") : npy.descr) +
+                   "; .npy images are uint8, bool, uint16, int32, uint32 or float32 (little-endian)");
+    std::vector<std::uint64_t> sides;
+    if (!parseNpySides(npy.shape, sides) || sides.size() < 2 || sides.size() > 3 ||
+        (sides.size() == 3 && sides[2] != 1 && sides[2] != 3 && sides[2] != 4))
+        throw fail("has shape " + npy.shape + "; images are (height, width) or (height, width, 1|3|4)");
+    const std::uint64_t height = sides[0], width = sides[1], planes = sides.size() == 3 ? sides[2] : 1;
+    const std::string problem = dimensionProblem(width, height);
+    if (!problem.empty()) throw fail(problem);
+    if (planes > 1 && mode == ChannelMode::Gray)
+        throw fail("holds " + std::to_string(planes) + " channels; binary and segments take a (height, width) array");
+    if (npy.fortranOrder != "False" && npy.fortranOrder != "True") throw fail("has no fortran_order in its header");
+    const bool fortran = npy.fortranOrder == "True";
+
+    // The whole file must be the header and exactly the promised elements,
+    // checked before anything is allocated for them.
+    const std::uint64_t elements = width * height * planes;
+    std::error_code ec;
+    const std::uint64_t fileSize = std::filesystem::file_size(path, ec);
+    if (ec) throw fail("cannot be sized: " + ec.message());
+    const std::uint64_t expected = npy.dataOffset + elements * dtype->size;
+    if (fileSize < expected)
+        throw fail("is truncated: its header promises " + sizeText(width, height) + " (" + std::to_string(expected) +
+                   " bytes) but the file has " + std::to_string(fileSize) + " bytes");
+    if (fileSize > expected) throw fail("has bytes after its " + sizeText(width, height) + " elements");
+    std::vector<std::uint8_t> raw(std::size_t(elements * dtype->size));
+    if (std::fread(raw.data(), 1, raw.size(), npy.file.get()) != raw.size()) throw fail("cannot be read");
+
+    auto valueAt = [&](std::uint64_t i) -> double {
+        const std::uint8_t* p = raw.data() + i * dtype->size;
+        switch (dtype->size) {
+            case 1: return *p;
+            case 2: return double(std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8);
+            default: {
+                const std::uint32_t bits =
+                    std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 | std::uint32_t(p[3]) << 24;
+                if (npy.descr == "'<f4'") {
+                    float f;
+                    std::memcpy(&f, &bits, 4);
+                    return f;
+                }
+                if (npy.descr == "'<i4'") return double(std::int32_t(bits));
+                return bits;
+            }
+        }
+    };
+    Image image(int(width), int(height), planes == 1 ? 1 : 4);
+    for (std::uint64_t y = 0; y < height; ++y)
+        for (std::uint64_t x = 0; x < width; ++x) {
+            for (std::uint64_t c = 0; c < planes; ++c) {
+                const std::uint64_t i = fortran ? y + height * (x + width * c) : (y * width + x) * planes + c;
+                const double value = valueAt(i);
+                if (!(value >= 0.0 && value <= 255.0) || value != double(std::uint64_t(value)))
+                    throw fail("holds " + std::to_string(value) + " at [" + std::to_string(y) + ", " +
+                               std::to_string(x) + "]: values must be integers in 0..255 (16-bit labeling is not "
+                               "supported yet)");
+                image.at(int(x), int(y), int(c)) = std::uint8_t(value);
+            }
+            if (planes == 3) image.at(int(x), int(y), 3) = 255;  // opaque: never separates pixels
+        }
+    return image;
+}
+
+}  // namespace
 
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite) {
     const std::string where = "glccl::writeStatsCsv(): ";

@@ -65,7 +65,7 @@ const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
     "       glccl label INPUT... | FOLDER [--out-dir DIR [--labels] [--stats] [--color]] [options]\n"
     "\n"
-    "Labels the connected components of each INPUT (PNG, JPEG, binary PGM/PPM;\n"
+    "Labels the connected components of each INPUT (PNG, JPEG, binary PGM/PPM, .npy;\n"
     "up to 32768 pixels per side), prints a summary line and the first rows of the\n"
     "component table, and writes the requested outputs. A FOLDER stands for its files\n"
     "with an extension .png .jpg .jpeg .pgm .ppm (any case), in name order,\n"
