@@ -572,8 +572,11 @@ TEST_CASE("types: Criterion::parse and toString", "[host]") {
     for (const char* text : {"binary", "segments", "threshold:0", "threshold:9", "threshold:200"}) {
         CHECK(Criterion::parse(text).toString() == text);
     }
-    for (const char* bad : {"", "Binary", "binary ", "threshold", "threshold:", "threshold:256", "threshold:-1",
-                            "threshold:+3", "threshold:1000", "threshold:3x", "threshold: 3", "segment"}) {
+    // Thresholds are in the units of the samples (up to 2^32 - 1 for 32-bit
+    // images); labelReference checks them against the image's depth.
+    for (const char* bad : {"", "Binary", "binary ", "threshold", "threshold:", "threshold:4294967296",
+                            "threshold:-1", "threshold:+3", "threshold:99999999999", "threshold:3x", "threshold: 3",
+                            "segment"}) {
         INFO("'" << bad << "'");
         CHECK_THROWS_WITH(Criterion::parse(bad), StartsWith("glccl::Criterion::parse(): "));
     }

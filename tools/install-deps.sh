@@ -10,6 +10,9 @@ packages=(
   libegl-mesa0 libgl1-mesa-dri        # Mesa EGL + llvmpipe: headless GL without a GPU
   libglfw3-dev libglm-dev xvfb xauth  # the viewer example and its test (Xvfb)
   catch2 libstb-dev
+  libpng-dev libjpeg-dev libtiff-dev  # image decoders and encoders (host/)
+  python3-pil python3-tifffile        # outside readers and writers for the image format tests
+  clang libclang-rt-14-dev            # the libFuzzer harnesses and the ASan/UBSan build (fuzz/)
   pybind11-dev python3-dev python3-numpy          # the Python module (python/)
   python3-pytest python3-skimage                  # its tests (tests/python/, against scikit-image)
 )

@@ -12,34 +12,59 @@ namespace glccl {
 namespace {
 
 // The criterion on the CPU, written once. The public isForeground /
-// areConnected and the labeler below all go through these two functions.
-// Binary and segments are defined for any channel count (foreground when some
-// channel is nonzero) so that the predicates never read out of bounds;
-// labelReference restricts them to 1-channel images as the contract says.
-inline bool pixelIsForeground(const std::uint8_t* p, int channels, const Criterion& criterion) {
+// areConnected and the labeler below all go through these two functions, on
+// the samples of one depth (Sample: uint8_t, uint16_t or uint32_t; the image
+// holds them little-endian). Binary and segments are defined for any channel
+// count (foreground when some channel is foreground) so that the predicates
+// never read out of bounds; labelReference restricts them to 1-channel
+// images as the contract says.
+template <class Sample>
+Sample loadSample(const std::uint8_t* p) {
+    std::uint32_t value = 0;
+    for (std::size_t b = 0; b < sizeof(Sample); ++b) value |= std::uint32_t(p[b]) << (8 * b);
+    return Sample(value);
+}
+
+template <class Sample>
+bool pixelIsForeground(const std::uint8_t* p, int channels, const Criterion& criterion) {
     if (criterion.kind == Criterion::Kind::Threshold) return true;
+    // Binary: above the level (0: nonzero); segments: nonzero.
+    const std::int64_t level = criterion.kind == Criterion::Kind::Binary ? criterion.level : 0;
     for (int c = 0; c < channels; ++c) {
-        if (p[c] != 0) return true;
+        if (std::int64_t(loadSample<Sample>(p + c * sizeof(Sample))) > level) return true;
     }
     return false;
 }
 
-inline bool pixelsConnect(const std::uint8_t* a, const std::uint8_t* b, int channels, const Criterion& criterion) {
+template <class Sample>
+bool pixelsConnect(const std::uint8_t* a, const std::uint8_t* b, int channels, const Criterion& criterion) {
     switch (criterion.kind) {
         case Criterion::Kind::Binary:
-            return pixelIsForeground(a, channels, criterion) && pixelIsForeground(b, channels, criterion);
+            return pixelIsForeground<Sample>(a, channels, criterion) && pixelIsForeground<Sample>(b, channels, criterion);
         case Criterion::Kind::Segments:
             for (int c = 0; c < channels; ++c) {
-                if (a[c] != b[c]) return false;
+                if (loadSample<Sample>(a + c * sizeof(Sample)) != loadSample<Sample>(b + c * sizeof(Sample))) return false;
             }
-            return pixelIsForeground(a, channels, criterion);
+            return pixelIsForeground<Sample>(a, channels, criterion);
         case Criterion::Kind::Threshold:
             for (int c = 0; c < channels; ++c) {
-                if (std::abs(int(a[c]) - int(b[c])) > criterion.threshold) return false;
+                const std::int64_t difference = std::int64_t(loadSample<Sample>(a + c * sizeof(Sample))) -
+                                                std::int64_t(loadSample<Sample>(b + c * sizeof(Sample)));
+                if (std::abs(difference) > criterion.threshold) return false;
             }
             return true;
     }
     return false;
+}
+
+// Calls f.template operator()<Sample>() for the image's depth.
+template <class F>
+auto withSampleType(int depth, F&& f) {
+    switch (depth) {
+        case 8: return f(std::uint8_t());
+        case 16: return f(std::uint16_t());
+        default: return f(std::uint32_t());
+    }
 }
 
 // Union-find over pixel indices in which every parent index is smaller than
@@ -70,41 +95,52 @@ void validate(const Image& image, const Criterion& criterion) {
     if (image.channels != 1 && image.channels != 4) {
         throw Error(where + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
     }
+    if (image.depth != 8 && image.depth != 16 && image.depth != 32) {
+        throw Error(where + "the image has " + std::to_string(image.depth) + "-bit samples; expected 8, 16 or 32");
+    }
     const std::uint64_t pixelCount = std::uint64_t(image.width) * std::uint64_t(image.height);
     if (pixelCount >= std::uint64_t(UINT32_MAX)) {
         throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                     ", more pixels than 32-bit labels can index");
     }
-    if (image.pixels.size() != pixelCount * std::uint64_t(image.channels)) {
+    if (!image.isConsistent()) {
         throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    "x" + std::to_string(image.channels) + " but holds " + std::to_string(image.pixels.size()) +
-                    " bytes");
+                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.depth) +
+                    "-bit samples but holds " + std::to_string(image.pixels.size()) + " bytes");
     }
     if (criterion.kind != Criterion::Kind::Threshold && image.channels != 1) {
         throw Error(where + "criterion '" + criterion.toString() +
                     "' needs a 1-channel image but this one has 4 channels (convert it to gray first)");
     }
-    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
-        throw Error(where + "threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
-    }
+    const std::string problem = criterion.problemForDepth(image.depth);
+    if (!problem.empty()) throw Error(where + problem);
 }
 
 }  // namespace
 
 bool isForeground(const Image& image, std::size_t pixel, const Criterion& criterion) {
-    return pixelIsForeground(&image.pixels[pixel * image.channels], image.channels, criterion);
+    const std::size_t pixelBytes = std::size_t(image.channels) * std::size_t(image.bytesPerSample());
+    return withSampleType(image.depth, [&](auto sample) {
+        return pixelIsForeground<decltype(sample)>(&image.pixels[pixel * pixelBytes], image.channels, criterion);
+    });
 }
 
 bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criterion& criterion) {
-    const int channels = image.channels;
-    return pixelsConnect(&image.pixels[a * channels], &image.pixels[b * channels], channels, criterion);
+    const std::size_t pixelBytes = std::size_t(image.channels) * std::size_t(image.bytesPerSample());
+    return withSampleType(image.depth, [&](auto sample) {
+        return pixelsConnect<decltype(sample)>(&image.pixels[a * pixelBytes], &image.pixels[b * pixelBytes],
+                                               image.channels, criterion);
+    });
 }
 
-Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
-    validate(image, criterion);
+namespace {
+
+template <class Sample>
+Labeling labelSamples(const Image& image, Connectivity connectivity, const Criterion& criterion) {
     const int width = image.width;
     const int height = image.height;
     const int channels = image.channels;
+    const std::size_t pixelBytes = std::size_t(channels) * sizeof(Sample);
     const std::uint8_t* pixels = image.pixels.data();
     const std::size_t pixelCount = std::size_t(width) * height;
     const bool eight = connectivity == Connectivity::Eight;
@@ -122,14 +158,14 @@ Labeling labelReference(const Image& image, Connectivity connectivity, Criterion
     for (int y = 0; y < height; ++y) {
         for (int x = 0; x < width; ++x) {
             const std::uint32_t i = std::uint32_t(std::size_t(y) * width + x);
-            const std::uint8_t* p = pixels + std::size_t(i) * channels;
-            if (!pixelIsForeground(p, channels, criterion)) {
+            const std::uint8_t* p = pixels + std::size_t(i) * pixelBytes;
+            if (!pixelIsForeground<Sample>(p, channels, criterion)) {
                 forest[i] = kBackground;
                 continue;
             }
             forest[i] = i;
             auto visit = [&](std::uint32_t neighbour) {
-                if (pixelsConnect(p, pixels + std::size_t(neighbour) * channels, channels, criterion)) {
+                if (pixelsConnect<Sample>(p, pixels + std::size_t(neighbour) * pixelBytes, channels, criterion)) {
                     unite(forest, i, neighbour);
                 }
             };
@@ -159,6 +195,15 @@ Labeling labelReference(const Image& image, Connectivity connectivity, Criterion
     }
 
     return canonicalLabeling(width, height, std::move(forest), count);
+}
+
+}  // namespace
+
+Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
+    validate(image, criterion);
+    return withSampleType(image.depth, [&](auto sample) {
+        return labelSamples<decltype(sample)>(image, connectivity, criterion);
+    });
 }
 
 }  // namespace glccl

@@ -8,9 +8,21 @@ namespace glccl {
 
 namespace {
 
-constexpr const char* kCriterionForms = "\"binary\", \"segments\" or \"threshold:T\" with T in 0..255";
+constexpr const char* kCriterionForms =
+    "\"binary\", \"binary:L\", \"segments\" or \"threshold:T\" with L and T in 0..4294967295";
 
 std::string inQuotes(std::string_view text) { return "'" + std::string(text) + "'"; }
+
+// A decimal integer in 0..2^32-1, plain digits only (from_chars would also
+// take a leading '-'); -1 when `digits` is anything else.
+std::int64_t parseSampleValue(std::string_view digits) {
+    if (digits.empty() || digits.size() > 10) return -1;
+    for (char c : digits)
+        if (c < '0' || c > '9') return -1;
+    std::int64_t value = -1;
+    std::from_chars(digits.data(), digits.data() + digits.size(), value);
+    return value <= std::int64_t(0xFFFFFFFFu) ? value : -1;
+}
 
 }  // namespace
 
@@ -18,30 +30,40 @@ Criterion Criterion::parse(std::string_view text) {
     if (text == "binary") return binary();
     if (text == "segments") return segments();
 
-    constexpr std::string_view kThresholdPrefix = "threshold:";
-    if (text.substr(0, kThresholdPrefix.size()) == kThresholdPrefix) {
-        const std::string_view digits = text.substr(kThresholdPrefix.size());
-        // from_chars would accept a leading '-'; only plain decimal digits are allowed.
-        bool allDigits = !digits.empty() && digits.size() <= 3;
-        for (char c : digits) allDigits = allDigits && c >= '0' && c <= '9';
-        int threshold = -1;
-        if (allDigits) std::from_chars(digits.data(), digits.data() + digits.size(), threshold);
-        if (threshold < 0 || threshold > 255) {
-            throw Error("glccl::Criterion::parse(): the threshold in " + inQuotes(text) +
-                        " must be an integer in 0..255");
+    const auto numberAfter = [&](std::string_view prefix, const char* what) -> std::int64_t {
+        const std::int64_t value = parseSampleValue(text.substr(prefix.size()));
+        if (value < 0) {
+            throw Error("glccl::Criterion::parse(): the " + std::string(what) + " in " + inQuotes(text) +
+                        " must be an integer in 0..4294967295 (in the units of the image's samples)");
         }
-        return thresholded(threshold);
-    }
+        return value;
+    };
+    constexpr std::string_view kThresholdPrefix = "threshold:";
+    if (text.substr(0, kThresholdPrefix.size()) == kThresholdPrefix)
+        return thresholded(numberAfter(kThresholdPrefix, "threshold"));
+    constexpr std::string_view kBinaryPrefix = "binary:";
+    if (text.substr(0, kBinaryPrefix.size()) == kBinaryPrefix) return binaryAbove(numberAfter(kBinaryPrefix, "level"));
     throw Error("glccl::Criterion::parse(): unknown criterion " + inQuotes(text) + "; expected " + kCriterionForms);
 }
 
 std::string Criterion::toString() const {
     switch (kind) {
-        case Kind::Binary: return "binary";
+        case Kind::Binary: return level == 0 ? "binary" : "binary:" + std::to_string(level);
         case Kind::Segments: return "segments";
         case Kind::Threshold: return "threshold:" + std::to_string(threshold);
     }
     return "unknown";
+}
+
+std::string Criterion::problemForDepth(int depth) const {
+    const std::int64_t largest = depth >= 32 ? std::int64_t(0xFFFFFFFFu) : (std::int64_t(1) << depth) - 1;
+    const auto outside = [&](const char* what, std::int64_t value) {
+        return std::string(what) + " " + std::to_string(value) + " is outside 0.." + std::to_string(largest) +
+               ", the values of " + std::to_string(depth) + "-bit samples";
+    };
+    if (kind == Kind::Threshold && (threshold < 0 || threshold > largest)) return outside("the threshold", threshold);
+    if (kind == Kind::Binary && (level < 0 || level > largest)) return outside("the binary level", level);
+    return {};
 }
 
 Connectivity parseConnectivity(std::string_view text) {

@@ -1,6 +1,10 @@
 #pragma once
-// Reading images (stb_image, hardened) and writing results.
+// Reading images (libpng, libjpeg-turbo, libtiff, and hand-written PGM/PPM
+// and NumPy .npy parsers) and writing results (PNG through libpng, TIFF
+// through libtiff, .npy, CSV). Every writer fills a temporary file beside
+// its target and gives it the target's name only once complete.
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -8,33 +12,64 @@
 
 namespace glccl {
 
-// Largest width or height accepted by readImage (also STBI_MAX_DIMENSIONS),
-// and the largest pixel count.
+// Largest width or height readImage accepts, and the largest pixel count.
 constexpr int kMaxImageDimension = 32768;
 constexpr std::uint64_t kMaxImagePixels = std::uint64_t(32768) * 32768;
 
 enum class ChannelMode {
-    Gray,     // 1 channel; color is reduced to luma as stb does (like OpenCV's IMREAD_GRAYSCALE)
-    Natural,  // 1 channel for gray / gray+alpha files, 4 (RGBA, alpha 255 if absent) for color
+    // 1 channel; a color file becomes luma as OpenCV's IMREAD_GRAYSCALE makes
+    // it (README "Input formats and limits" gives the formula per format).
+    Gray,
+    // 1 channel for gray / gray+alpha files, 4 (RGBA, opaque alpha when the
+    // file has none) for color files.
+    Natural,
 };
 
-// PNG, BMP, TGA, PGM/PPM, JPEG. Checks dimensions with stbi_info before
-// decoding. Throws glccl::Error: unreadable file, unsupported format (GIF,
-// HDR, PSD, PIC are disabled), corrupt data, zero or oversized dimensions.
+// Reads a PNG, JPEG, TIFF (classic and BigTIFF), binary PGM/PPM (P5/P6) or
+// NumPy .npy image, chosen by the file's first bytes, at the depth of its
+// samples: 8-bit files give depth 8; 16-bit PNG, TIFF and PGM/PPM and uint16
+// .npy give depth 16; 32-bit TIFF and int32, uint32 and float32 .npy give
+// depth 32. Nothing is reduced: a value the Image cannot hold exactly is an
+// error. Throws glccl::Error ("glccl::readImage(): 'PATH': why") for an
+// unreadable, truncated or corrupt file, an unsupported format or variant, a
+// size of 0 or beyond kMaxImageDimension, or a claimed size the file's data
+// or the machine's memory cannot hold (refused before it is allocated).
+// Thread-safe (each call has its own decoder state). Cost: one pass over the
+// file; memory: the Image plus a strip, row or chunk of the decoder.
 Image readImage(const std::string& path, ChannelMode mode = ChannelMode::Natural);
 
-// Refuses to overwrite an existing file unless overwrite is true; throws
-// glccl::Error when the file exists or cannot be written.
+// The same decoders on `size` bytes at `data`; `name` stands for the file in
+// messages ("glccl::readImageFromMemory(): 'NAME': why").
+Image readImageFromMemory(const void* data, std::size_t size, const std::string& name,
+                          ChannelMode mode = ChannelMode::Natural);
+
+// A PNG of `image`: gray (1 channel) or RGBA (4), 8 or 16 bits per sample,
+// compressed by libpng at any size. Refuses to overwrite an existing file
+// unless overwrite is true; throws glccl::Error when the file exists, cannot
+// be written, or the image is invalid or 32-bit (PNG holds at most 16 bits).
 void writePng(const std::string& path, const Image& image, bool overwrite);
-// Labels as a colored PNG: background black, each label a distinct stable color.
+// Labels as a colored picture: background black, each label a distinct stable color.
 Image colorizeLabels(const Labeling& labeling);
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite);    // label,left,top,...
+
+// The label array as an image other programs open (napari, Fiji, QuPath):
+//   Png16:  a 16-bit gray PNG; labels above 65535 are an error, never wrapped
+//   Tiff32: a 32-bit unsigned gray TIFF (BigTIFF past 2 GiB), Deflate-compressed
+//   Auto:   Png16 when the largest label is at most 65535, else Tiff32
+enum class LabelImageFormat { Auto, Png16, Tiff32 };
+// The format Auto stands for with these labels, or `requested` itself;
+// throws glccl::Error for Png16 when a label exceeds 65535 (before anything
+// is written).
+LabelImageFormat resolveLabelImageFormat(const Labeling& labeling, LabelImageFormat requested);
+// Writes the labels in `format` (Auto resolved as above) to `path`, all or
+// nothing, refusing to overwrite unless overwrite is true.
+void writeLabelImage(const std::string& path, const Labeling& labeling, LabelImageFormat format, bool overwrite);
 
 // NumPy .npy files (format 1.0, C order), as numpy.load reads them. The
 // writers refuse to overwrite as writePng does.
 //   labels: dtype '<u4', shape (height, width)
-//   images: dtype '|u1', shape (height, width) for 1 channel, else
-//           (height, width, channels)
+//   images: dtype '|u1', '<u2' or '<u4' by depth, shape (height, width) for
+//           1 channel, else (height, width, channels)
 void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);
 void writeImageNpy(const std::string& path, const Image& image, bool overwrite);
 // Reads what writeLabelsNpy writes: the labels, width and height of the

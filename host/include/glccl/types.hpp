@@ -11,40 +11,92 @@ namespace glccl {
 
 enum class Connectivity : int { Four = 4, Eight = 8 };
 
-// Which neighbouring pixels belong together.
-//   Binary:    nonzero is foreground; foreground neighbours connect.
-//   Segments:  8-bit values, 0 is background; neighbours connect when equal.
+// Which neighbouring pixels belong together. Values are in the units of the
+// image's samples (0..255 for 8-bit, 0..65535 for 16-bit, 0..2^32-1 for
+// 32-bit images).
+//   Binary:    foreground where the value is above `level` (0: nonzero);
+//              foreground neighbours connect.
+//   Segments:  the values are segment ids, 0 is background; neighbours
+//              connect when their full values are equal.
 //   Threshold: every pixel is foreground (no background); neighbours connect
 //              when every channel differs by at most `threshold`.
 struct Criterion {
     enum class Kind { Binary, Segments, Threshold };
     Kind kind = Kind::Binary;
-    int threshold = 0;  // only for Kind::Threshold, 0..255
+    std::int64_t threshold = 0;  // only for Kind::Threshold: 0..2^32-1, at most the image's largest value
+    std::int64_t level = 0;      // only for Kind::Binary: 0..2^32-1 ("binary:L")
 
-    static Criterion binary() { return {Kind::Binary, 0}; }
-    static Criterion segments() { return {Kind::Segments, 0}; }
-    static Criterion thresholded(int t) { return {Kind::Threshold, t}; }
+    static Criterion binary() { return {Kind::Binary, 0, 0}; }
+    static Criterion binaryAbove(std::int64_t level) { return {Kind::Binary, 0, level}; }
+    static Criterion segments() { return {Kind::Segments, 0, 0}; }
+    static Criterion thresholded(std::int64_t t) { return {Kind::Threshold, t, 0}; }
 
-    // "binary", "segments" or "threshold:T"; throws glccl::Error otherwise.
+    // "binary", "binary:L", "segments" or "threshold:T" (L and T decimal
+    // integers in 0..4294967295); throws glccl::Error otherwise.
     static Criterion parse(std::string_view text);
     std::string toString() const;
-    bool operator==(const Criterion& o) const { return kind == o.kind && threshold == o.threshold; }
+    // Why this criterion cannot apply to samples of `depth` bits (its
+    // threshold or level above the largest value, 2^depth - 1), "" when it can.
+    std::string problemForDepth(int depth) const;
+    bool operator==(const Criterion& o) const {
+        return kind == o.kind && threshold == o.threshold && level == o.level;
+    }
 };
 
 Connectivity parseConnectivity(std::string_view text);  // "4" or "8"
 
-// An 8-bit image, row 0 at the top, rows tightly packed.
-// channels is 1 (gray) or 4 (RGBA).
+// An image, row 0 at the top, rows tightly packed. channels is 1 (gray) or 4
+// (RGBA); depth is the bits of one sample: 8, 16 or 32 (unsigned integers).
+// `pixels` holds the samples as little-endian bytes, depth / 8 per sample,
+// channels samples per pixel; at() reads and writes 8-bit images only, the
+// sample accessors every depth.
 struct Image {
     int width = 0;
     int height = 0;
     int channels = 1;
+    int depth = 8;
     std::vector<std::uint8_t> pixels;
 
     Image() = default;
-    Image(int w, int h, int c = 1) : width(w), height(h), channels(c), pixels(std::size_t(w) * h * c, 0) {}
+    Image(int w, int h, int c = 1, int d = 8)
+        : width(w), height(h), channels(c), depth(d), pixels(byteCount(w, h, c, d), 0) {}
+
+    // Bytes of a w x h image of c channels of d bits (0 for negative sizes).
+    static std::size_t byteCount(int w, int h, int c, int d) {
+        if (w <= 0 || h <= 0 || c <= 0 || d <= 0) return 0;
+        return std::size_t(w) * std::size_t(h) * std::size_t(c) * std::size_t(d / 8);
+    }
+    int bytesPerSample() const { return depth / 8; }
+    // The largest value a sample of this depth holds: 255, 65535 or 2^32-1.
+    std::uint32_t maxValue() const { return depth >= 32 ? 0xFFFFFFFFu : (1u << depth) - 1u; }
+    // Whether the fields describe an image glccl takes: sides >= 1, 1 or 4
+    // channels, depth 8, 16 or 32, and a pixel buffer of exactly that size.
+    bool isConsistent() const {
+        return width >= 1 && height >= 1 && (channels == 1 || channels == 4) &&
+               (depth == 8 || depth == 16 || depth == 32) &&
+               pixels.size() == byteCount(width, height, channels, depth);
+    }
+
     std::uint8_t& at(int x, int y, int c = 0) { return pixels[(std::size_t(y) * width + x) * channels + c]; }
     std::uint8_t at(int x, int y, int c = 0) const { return pixels[(std::size_t(y) * width + x) * channels + c]; }
+
+    // Sample c of pixel (x, y), or of pixel index i = y * width + x.
+    std::uint32_t sample(std::size_t i, int c = 0) const {
+        const std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(depth / 8);
+        switch (depth) {
+            case 8: return p[0];
+            case 16: return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8;
+            default:
+                return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
+                       std::uint32_t(p[3]) << 24;
+        }
+    }
+    std::uint32_t sample(int x, int y, int c = 0) const { return sample(std::size_t(y) * width + x, c); }
+    void setSample(std::size_t i, int c, std::uint32_t value) {
+        std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(depth / 8);
+        for (int b = 0; b < depth / 8; ++b) p[b] = std::uint8_t(value >> (8 * b));
+    }
+    void setSample(int x, int y, int c, std::uint32_t value) { setSample(std::size_t(y) * width + x, c, value); }
 };
 
 // One row of the component table (OpenCV's connectedComponentsWithStats).

@@ -1,0 +1,48 @@
+#pragma once
+// A file being written all or nothing, shared by every writer of image_io.
+
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "glccl/types.hpp"
+
+namespace glccl::detail {
+
+// The bytes go to a temporary file beside the target (same folder, so same
+// file system), and only a complete, flushed file takes the target's name:
+// by rename() when overwriting is allowed, else by link(), which refuses an
+// existing target atomically. A failed or interrupted write leaves the
+// target as it was (an interrupted process may leave its hidden temporary
+// file, never a truncated target). Errors are glccl::Error prefixed by
+// `where`.
+class OutputFile {
+public:
+    OutputFile(std::string where, const std::string& path, bool overwrite);
+    OutputFile(const OutputFile&) = delete;
+    OutputFile& operator=(const OutputFile&) = delete;
+    // Without close(): the temporary file is removed, the target untouched.
+    ~OutputFile();
+
+    void write(const void* data, std::size_t size);
+    void write(std::string_view text) { write(text.data(), text.size()); }
+    // The open temporary file (read and write), for writers that seek, such
+    // as libtiff's; valid until close().
+    std::FILE* stream() const { return file_; }
+    const std::string& path() const { return path_; }
+    // Flushes, closes and renames; throws when any of that fails.
+    void close();
+
+private:
+    std::string where_;
+    std::string path_;
+    std::string temporary_;
+    bool overwrite_ = false;
+    std::FILE* file_ = nullptr;
+};
+
+// Throws glccl::Error (prefixed by `where`) unless the labeling has a size
+// of at least 1x1 and one label per pixel.
+void checkLabeling(const std::string& where, const Labeling& labeling);
+
+}  // namespace glccl::detail

@@ -1,0 +1,259 @@
+// TIFF and BigTIFF through libtiff: the first image of the file, striped or
+// tiled, contiguous samples, 8- or 16-bit gray (with or without an extra
+// sample), RGB or RGBA, and 32-bit unsigned gray (label images), either byte
+// order. Compressions: none, LZW, Deflate, PackBits and ZSTD, with or
+// without a predictor. The Orientation tag is not applied (pixels are
+// labeled as stored).
+
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "image_decoders.hpp"
+
+namespace glccl::detail {
+
+namespace {
+
+// The largest tile (in decoded bytes) read: real files use 256x256 to
+// 1024x1024 tiles; a header claiming one tile for a huge image would need
+// it all at once.
+constexpr std::uint64_t kMaxTileBytes = std::uint64_t(256) << 20;
+
+struct Codec {
+    std::uint16_t id;
+    const char* name;
+    std::uint64_t largestRatio;  // decoded bytes per coded byte, at most
+};
+// The largest ratios: none is 1; PackBits codes 128 bytes in 2; an LZW code
+// (9 bits at least) stands for at most 4096 bytes; deflate for at most 1032
+// per byte; a ZSTD block of one repeated byte codes 128 KiB in 4 bytes.
+constexpr Codec kCodecs[] = {{COMPRESSION_NONE, "none", 1},
+                             {COMPRESSION_PACKBITS, "PackBits", 64},
+                             {COMPRESSION_LZW, "LZW", 4096},
+                             {COMPRESSION_ADOBE_DEFLATE, "Deflate", 1032},
+                             {COMPRESSION_DEFLATE, "Deflate", 1032},
+                             {COMPRESSION_ZSTD, "ZSTD", 65536}};
+
+// The first message libtiff reports, kept for the exception; warnings
+// (unknown tags, for instance) do not affect pixels and are dropped.
+struct TiffMessages {
+    std::string error;
+};
+
+int onTiffError(TIFF*, void* user, const char* module, const char* format, va_list arguments) {
+    auto* messages = static_cast<TiffMessages*>(user);
+    if (messages->error.empty()) {
+        char text[512];
+        std::vsnprintf(text, sizeof text, format, arguments);
+        messages->error = (module != nullptr ? std::string(module) + ": " : std::string()) + text;
+    }
+    return 1;  // handled: libtiff's default handler would print to stderr
+}
+
+int onTiffWarning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
+
+tmsize_t readTiff(thandle_t handle, void* out, tmsize_t size) {
+    return tmsize_t(static_cast<ByteSource*>(handle)->read(out, std::size_t(size)));
+}
+tmsize_t writeTiff(thandle_t, void*, tmsize_t) { return 0; }
+toff_t seekTiff(thandle_t handle, toff_t offset, int whence) {
+    auto* source = static_cast<ByteSource*>(handle);
+    std::uint64_t target = offset;
+    if (whence == SEEK_CUR) target = source->tell() + offset;
+    if (whence == SEEK_END) target = source->size() + offset;
+    return source->seek(target) ? target : toff_t(-1);
+}
+int closeTiff(thandle_t) { return 0; }
+toff_t sizeTiff(thandle_t handle) { return static_cast<ByteSource*>(handle)->size(); }
+int mapTiff(thandle_t, void**, toff_t*) { return 0; }
+void unmapTiff(thandle_t, void*, toff_t) {}
+
+struct TiffCloser {
+    void operator()(TIFF* tiff) const { TIFFClose(tiff); }
+};
+struct OptionsFree {
+    void operator()(TIFFOpenOptions* options) const { TIFFOpenOptionsFree(options); }
+};
+
+// What one pixel of the file holds and how it becomes the Image's samples.
+struct TiffLayout {
+    int fileSamples = 1;  // per pixel
+    int bytesPerSample = 1;
+    bool color = false;   // RGB (else gray)
+    bool alpha = false;   // RGB with a fourth sample
+    int channels = 1;     // of the Image
+};
+
+std::uint32_t nativeSample(const std::uint8_t* p, int bytes) {
+    switch (bytes) {
+        case 1: return p[0];
+        case 2: {
+            std::uint16_t value;
+            std::memcpy(&value, p, 2);
+            return value;
+        }
+        default: {
+            std::uint32_t value;
+            std::memcpy(&value, p, 4);
+            return value;
+        }
+    }
+}
+
+// Converts `count` decoded pixels (libtiff gives samples in the host's byte
+// order) into the Image at pixel index `at`.
+void convertPixels(const TiffLayout& layout, const std::uint8_t* in, std::size_t count, Image& image, std::size_t at) {
+    const std::size_t stride = std::size_t(layout.fileSamples) * std::size_t(layout.bytesPerSample);
+    if (!layout.color && layout.fileSamples == 1) {
+        // Gray: the host's byte order is the Image's (little-endian).
+        std::memcpy(image.pixels.data() + at * std::size_t(layout.bytesPerSample), in, count * stride);
+        return;
+    }
+    const std::uint32_t opaque = image.maxValue();
+    for (std::size_t i = 0; i < count; ++i, in += stride) {
+        const auto sample = [&](int s) { return nativeSample(in + s * layout.bytesPerSample, layout.bytesPerSample); };
+        if (!layout.color) {
+            image.setSample(at + i, 0, sample(0));
+        } else if (layout.channels == 1) {
+            image.setSample(at + i, 0, lumaOf(sample(0), sample(1), sample(2)));
+        } else {
+            for (int c = 0; c < 3; ++c) image.setSample(at + i, c, sample(c));
+            image.setSample(at + i, 3, layout.alpha ? sample(3) : opaque);
+        }
+    }
+}
+
+}  // namespace
+
+Image decodeTiff(const ReadContext& context) {
+    ByteSource& source = context.source;
+    source.seek(0);
+    TiffMessages messages;
+    std::unique_ptr<TIFFOpenOptions, OptionsFree> options(TIFFOpenOptionsAlloc());
+    if (!options) throw context.fail("TIFF: libtiff cannot start (out of memory)");
+    // libtiff's own allocations (strip and tile buffers, tag arrays): the
+    // coded data of one strip, at most the file, or a tile.
+    TIFFOpenOptionsSetMaxSingleMemAlloc(
+        options.get(), tmsize_t(std::max<std::uint64_t>(source.size() + (1u << 20), kMaxTileBytes)));
+    TIFFOpenOptionsSetErrorHandlerExtR(options.get(), onTiffError, &messages);
+    TIFFOpenOptionsSetWarningHandlerExtR(options.get(), onTiffWarning, nullptr);
+    const auto failTiff = [&](const std::string& why) {
+        return context.fail("TIFF: " + why + (messages.error.empty() ? "" : " (libtiff: " + messages.error + ")"));
+    };
+    std::unique_ptr<TIFF, TiffCloser> tiff(TIFFClientOpenExt(source.name().c_str(), "rm", &source, readTiff,
+                                                             writeTiff, seekTiff, closeTiff, sizeTiff, mapTiff,
+                                                             unmapTiff, options.get()));
+    if (!tiff) throw failTiff("cannot read its header");
+    TIFF* t = tiff.get();
+
+    std::uint32_t width = 0, height = 0;
+    if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) != 1 || TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height) != 1)
+        throw failTiff("the first image has no ImageWidth or ImageLength");
+    const std::string problem = dimensionProblem(width, height);
+    if (!problem.empty()) throw context.fail("TIFF: the image " + problem);
+
+    std::uint16_t bits = 1, samples = 1, sampleFormat = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG,
+                  compression = COMPRESSION_NONE, photometric = 0;
+    TIFFGetFieldDefaulted(t, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLESPERPIXEL, &samples);
+    TIFFGetFieldDefaulted(t, TIFFTAG_SAMPLEFORMAT, &sampleFormat);
+    TIFFGetFieldDefaulted(t, TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetFieldDefaulted(t, TIFFTAG_COMPRESSION, &compression);
+    if (TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photometric) != 1)
+        photometric = samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;  // as most readers assume
+
+    const Codec* codec = nullptr;
+    for (const Codec& c : kCodecs)
+        if (c.id == compression) codec = &c;
+    if (codec == nullptr)
+        throw context.fail("TIFF: compression " + std::to_string(compression) +
+                           " is not read; glccl reads uncompressed, LZW, Deflate, PackBits and ZSTD TIFFs");
+    if (photometric != PHOTOMETRIC_MINISBLACK && photometric != PHOTOMETRIC_RGB)
+        throw context.fail("TIFF: photometric interpretation " + std::to_string(photometric) +
+                           " is not read; glccl reads gray (MinIsBlack) and RGB TIFFs");
+    if (planar != PLANARCONFIG_CONTIG)
+        throw context.fail("TIFF: its samples are stored in separate planes; glccl reads contiguous (chunky) TIFFs");
+    if (sampleFormat != SAMPLEFORMAT_UINT && sampleFormat != SAMPLEFORMAT_VOID)
+        throw context.fail("TIFF: sample format " + std::to_string(sampleFormat) +
+                           " (signed or floating point) is not read; samples must be unsigned integers");
+    TiffLayout layout;
+    layout.fileSamples = samples;
+    layout.color = photometric == PHOTOMETRIC_RGB;
+    const bool grayOk = !layout.color && (samples == 1 || samples == 2) && (bits == 8 || bits == 16 || (bits == 32 && samples == 1));
+    const bool colorOk = layout.color && (samples == 3 || samples == 4) && (bits == 8 || bits == 16);
+    if (!grayOk && !colorOk)
+        throw context.fail("TIFF: " + std::to_string(samples) + " samples of " + std::to_string(bits) + " bits per " +
+                           (layout.color ? "RGB" : "gray") + " pixel are not read; glccl reads 8- or 16-bit gray "
+                           "(1 sample, or 2 with alpha), RGB or RGBA, and 32-bit gray");
+    layout.alpha = layout.color && samples == 4;
+    layout.bytesPerSample = bits / 8;
+    layout.channels = (layout.color && context.mode == ChannelMode::Natural) ? 4 : 1;
+
+    // Every coded strip or tile must lie inside the file, and together they
+    // must be able to hold the pixels at the codec's largest ratio: checked
+    // from the header, before the pixels are allocated.
+    const bool tiled = TIFFIsTiled(t) != 0;
+    const std::uint32_t striles = tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+    if (striles == 0) throw failTiff("the image has no strips or tiles");
+    std::uint64_t coded = 0;
+    for (std::uint32_t i = 0; i < striles; ++i) {
+        int offsetError = 0, countError = 0;
+        const std::uint64_t offset = TIFFGetStrileOffsetWithErr(t, i, &offsetError);
+        const std::uint64_t count = TIFFGetStrileByteCountWithErr(t, i, &countError);
+        if (offsetError != 0 || countError != 0) throw failTiff("cannot read the place of strip or tile " + std::to_string(i));
+        if (offset > source.size() || count > source.size() - offset)
+            throw context.fail("TIFF: truncated: " + std::string(tiled ? "tile " : "strip ") + std::to_string(i) +
+                               " (" + std::to_string(count) + " bytes at " + std::to_string(offset) +
+                               ") lies past the end of the " + std::to_string(source.size()) + "-byte file");
+        coded += count;
+    }
+    const std::uint64_t pixelBytes = std::uint64_t(width) * height * samples * layout.bytesPerSample;
+    checkExpansion(context, "TIFF", pixelBytes, coded, codec->largestRatio, codec->name);
+    checkClaimedSize(context, "TIFF", width, height, layout.channels, bits);
+
+    Image image(int(width), int(height), layout.channels, bits);
+    const std::size_t pixelStride = std::size_t(samples) * std::size_t(layout.bytesPerSample);
+    if (!tiled) {
+        // Row by row: libtiff decodes each strip sequentially, so one
+        // scanline of memory is enough whatever the strip size.
+        const tmsize_t lineBytes = TIFFScanlineSize(t);
+        if (lineBytes <= 0 || std::uint64_t(lineBytes) != std::uint64_t(width) * pixelStride)
+            throw failTiff("libtiff's scanline size does not match the image");
+        std::vector<std::uint8_t> line(static_cast<std::size_t>(lineBytes));
+        for (std::uint32_t y = 0; y < height; ++y) {
+            if (TIFFReadScanline(t, line.data(), y, 0) != 1)
+                throw failTiff("cannot decode row " + std::to_string(y));
+            convertPixels(layout, line.data(), width, image, std::size_t(y) * width);
+        }
+        return image;
+    }
+    std::uint32_t tileWidth = 0, tileHeight = 0;
+    TIFFGetField(t, TIFFTAG_TILEWIDTH, &tileWidth);
+    TIFFGetField(t, TIFFTAG_TILELENGTH, &tileHeight);
+    const std::uint64_t tileBytes = std::uint64_t(tileWidth) * tileHeight * pixelStride;
+    if (tileWidth == 0 || tileHeight == 0 || tileBytes > kMaxTileBytes)
+        throw context.fail("TIFF: tiles of " + std::to_string(tileWidth) + "x" + std::to_string(tileHeight) +
+                           " pixels are not read (at most " + std::to_string(kMaxTileBytes) + " bytes each)");
+    if (TIFFTileSize64(t) != tileBytes) throw failTiff("libtiff's tile size does not match the tile's pixels");
+    std::vector<std::uint8_t> tile(static_cast<std::size_t>(tileBytes));
+    for (std::uint32_t y0 = 0; y0 < height; y0 += tileHeight) {
+        for (std::uint32_t x0 = 0; x0 < width; x0 += tileWidth) {
+            const std::uint32_t index = TIFFComputeTile(t, x0, y0, 0, 0);
+            if (TIFFReadEncodedTile(t, index, tile.data(), tmsize_t(tileBytes)) != tmsize_t(tileBytes))
+                throw failTiff("cannot decode the tile at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")");
+            const std::uint32_t columns = std::min(tileWidth, width - x0), rows = std::min(tileHeight, height - y0);
+            for (std::uint32_t r = 0; r < rows; ++r)
+                convertPixels(layout, tile.data() + std::size_t(r) * tileWidth * pixelStride, columns, image,
+                              std::size_t(y0 + r) * width + x0);
+        }
+    }
+    return image;
+}
+
+}  // namespace glccl::detail
