@@ -1,0 +1,191 @@
+// Tiled labeling with the cpu backend against the reference on the whole
+// image: every tile shape (1-pixel-wide and -high, odd, larger than the
+// image), both connectivities, every criterion, random images and the
+// generator families, with the labels in memory or spilled to a file and
+// with several workers.
+
+#include "glccl/generate.hpp"
+#include "glccl/tile_pipeline.hpp"
+#include "tiles_support.hpp"
+
+using namespace glccl;
+using glccl::test::cpuTiles;
+using glccl::test::requireTiledMatchesReference;
+
+namespace {
+
+const std::vector<std::pair<std::uint32_t, std::uint32_t>> kTileShapes = {
+    {1, 1}, {1, 7}, {7, 1}, {2, 3}, {3, 2}, {5, 7}, {8, 8}, {16, 3}, {1, 1000}, {1000, 1}, {1000, 1000}};
+
+const std::vector<Criterion> kCriteria = {Criterion::binary(), Criterion::segments(), Criterion::thresholded(0),
+                                          Criterion::thresholded(40)};
+
+// Random images whose values suit the criterion: binary and segments read
+// few gray levels, threshold many (and color).
+std::vector<Image> randomImagesFor(const Criterion& criterion, int width, int height, std::uint64_t seed) {
+    std::vector<Image> images;
+    for (const double density : {0.35, 0.6, 0.9}) {
+        switch (criterion.kind) {
+            case Criterion::Kind::Binary: images.push_back(randomImage(width, height, density, 2, 1, seed++)); break;
+            case Criterion::Kind::Segments: images.push_back(randomImage(width, height, density, 4, 1, seed++)); break;
+            case Criterion::Kind::Threshold:
+                images.push_back(randomImage(width, height, density, 120, 1, seed++));
+                images.push_back(randomImage(width, height, density, 120, 4, seed++));
+                break;
+        }
+    }
+    return images;
+}
+
+}  // namespace
+
+TEST_CASE("cpu tiles of every shape label random images like the reference", "[tiles]") {
+    for (const auto& [width, height] : std::vector<std::pair<int, int>>{{37, 29}, {1, 23}, {23, 1}, {13, 13}})
+        for (const Criterion& criterion : kCriteria)
+            for (const Image& image : randomImagesFor(criterion, width, height, 11))
+                for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+                    for (const auto& [tw, th] : kTileShapes)
+                        requireTiledMatchesReference(image, cpuTiles(connectivity, criterion, tw, th));
+}
+
+TEST_CASE("generated families crossing hundreds of tile borders equal the reference", "[tiles]") {
+    // Prime sides: no tile size divides them.
+    for (const std::string& family : generatedFamilies()) {
+        const Image image = generateFamily(family, 97, 61, 3);
+        for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+            for (const auto& [tw, th] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{7, 5}, {1, 61}, {97, 1}, {32, 32}})
+                requireTiledMatchesReference(image, cpuTiles(connectivity, Criterion::binary(), tw, th), family);
+    }
+    // Spirals, snakes (corridors), combs and staircases whose components wind
+    // through hundreds of tiles.
+    for (const std::string family : {"spiral", "corridor", "comb", "staircase", "rings"}) {
+        const Image image = generateFamily(family, 211, 199, 5);
+        for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+            for (const auto& [tw, th] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{13, 11}, {4, 4}, {1, 3}})
+                requireTiledMatchesReference(image, cpuTiles(connectivity, Criterion::binary(), tw, th), family);
+    }
+}
+
+TEST_CASE("labels spilled to a temporary file equal the reference", "[tiles]") {
+    const std::string folder = glccl::test::scratchFolder("spill");
+    for (const Criterion& criterion : kCriteria)
+        for (const Image& image : randomImagesFor(criterion, 45, 31, 101))
+            for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+                TiledOptions options = cpuTiles(connectivity, criterion, 6, 5);
+                options.store = LabelStore::SpillFile;
+                options.tempDir = folder;
+                TiledResult run;
+                labelTiled(image, options, &run);
+                REQUIRE(run.spilled);
+                requireTiledMatchesReference(image, options, "spilled");
+            }
+    // The spill file is unnamed: nothing is left in the folder.
+    REQUIRE(std::filesystem::is_empty(folder));
+}
+
+TEST_CASE("several workers on one device label like one", "[tiles]") {
+    for (const Criterion& criterion : {Criterion::binary(), Criterion::thresholded(25)})
+        for (const Image& image : randomImagesFor(criterion, 53, 47, 7))
+            for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+                TiledOptions options = cpuTiles(connectivity, criterion, 9, 4);
+                options.devices = {0, 0, 0};
+                requireTiledMatchesReference(image, options, "3 workers");
+                // One tile a band: the workers take several bands at once.
+                options.tileWidth = 100;
+                options.tileHeight = 3;
+                requireTiledMatchesReference(image, options, "3 workers, full-width tiles");
+            }
+}
+
+TEST_CASE("one tile is the one-piece labeling", "[tiles]") {
+    const Image image = generateFamily("dense_disks", 120, 90, 2);
+    TiledOptions options = cpuTiles(Connectivity::Eight, Criterion::binary(), 0, 0);
+    TiledResult run;
+    labelTiled(image, options, &run);
+    REQUIRE(run.plan.tileCount() == 1);
+    REQUIRE(run.borderParts > 0);
+    requireTiledMatchesReference(image, options, "one tile");
+}
+
+TEST_CASE("all background and all foreground images", "[tiles]") {
+    for (const std::string family : {"zeros", "ones", "checkerboard"})
+        for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+            requireTiledMatchesReference(generateFamily(family, 30, 20, 1),
+                                         cpuTiles(connectivity, Criterion::binary(), 4, 3), family);
+}
+
+TEST_CASE("the plan takes a forced tile size and refuses one past the backend", "[tiles]") {
+    BackendLimits limits;
+    limits.backend = Backend::Compute;
+    limits.maxSide = 16384;
+    limits.device = "llvmpipe";
+    TiledOptions options;
+    options.tileWidth = 20000;
+    options.tileHeight = 100;
+    REQUIRE_THROWS_WITH(planTiles(70000, 300, 1, options, limits, 1),
+                        "glccl::labelTiled(): tiles of 20000x100 are larger than the compute backend takes here: "
+                        "at most 16384 pixels a side (GL_MAX_TEXTURE_SIZE of llvmpipe)");
+    options.tileWidth = 16384;
+    const TilePlan plan = planTiles(70000, 300, 1, options, limits, 1);
+    REQUIRE(plan.tilesX() == 5);
+    REQUIRE(plan.tilesY() == 3);
+    REQUIRE(plan.tile(4, 2).width == 70000 - 4 * 16384);
+    REQUIRE(plan.tile(4, 2).height == 100);
+    // Wider than the backend: automatic tiles fit it.
+    options.tileWidth = options.tileHeight = 0;
+    const TilePlan automatic = planTiles(40000, 20, 1, options, limits, 1);
+    REQUIRE(automatic.tileWidth() <= 16384);
+    REQUIRE(automatic.tilesX() >= 3);
+}
+
+TEST_CASE("the memory limit shrinks tiles, and a limit too small is refused", "[tiles]") {
+    BackendLimits limits;
+    limits.backend = Backend::Cpu;
+    limits.maxSide = kMaxTileSide;
+    TiledOptions options;
+    options.hostThreads = 2;
+    options.memoryLimit = std::uint64_t(8) << 30;
+    std::uint64_t largeEstimate = 0, smallEstimate = 0;
+    const TilePlan large = planTiles(20000, 20000, 1, options, limits, 2, &largeEstimate);
+    options.memoryLimit = std::uint64_t(1) << 30;
+    const TilePlan small = planTiles(20000, 20000, 1, options, limits, 2, &smallEstimate);
+    REQUIRE(std::uint64_t(small.tileWidth()) * small.tileHeight() < std::uint64_t(large.tileWidth()) * large.tileHeight());
+    REQUIRE(smallEstimate <= options.memoryLimit);
+    REQUIRE(largeEstimate <= std::uint64_t(8) << 30);
+    options.memoryLimit = 1000;
+    REQUIRE_THROWS_WITH(planTiles(20000, 20000, 1, options, limits, 2),
+                        Catch::Matchers::StartsWith("glccl::labelTiled(): the memory limit of 1 MiB is too small for a "
+                                                    "20000x20000 image: the leanest tiles, "));
+    // A small limit on a small image still labels exactly, in small tiles.
+    const Image image = randomImage(300, 200, 0.5, 2, 1, 9);
+    TiledOptions run = glccl::test::cpuTiles(Connectivity::Eight, Criterion::binary(), 0, 0);
+    run.memoryLimit = 1u << 20;
+    TiledResult result;
+    labelTiled(image, run, &result);
+    REQUIRE(result.plan.tileCount() > 1);
+    requireTiledMatchesReference(image, run, "memory-limited");
+}
+
+TEST_CASE("a border pair across tiles is tested by the reference's criterion", "[tiles]") {
+    // Upper row 10 20 over lower row 30 200, threshold 15: only 20 and 30
+    // connect, diagonally, so not at 4-connectivity; with threshold 170 the
+    // straight pair 10-30 connects and 20-200 still does not.
+    BorderRow upper, lower;
+    upper.nodes = {0, 1};
+    upper.pixels = {10, 20};
+    lower.nodes = {2, 3};
+    lower.pixels = {30, 200};
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+    const auto collect = [&](std::uint64_t a, std::uint64_t b) { pairs.emplace_back(a, b); };
+    forEachConnectedPair(upper, lower, Connectivity::Eight, Criterion::thresholded(15), collect);
+    REQUIRE(pairs == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 2}});
+    pairs.clear();
+    forEachConnectedPair(upper, lower, Connectivity::Four, Criterion::thresholded(15), collect);
+    REQUIRE(pairs.empty());
+    forEachConnectedPair(upper, lower, Connectivity::Four, Criterion::thresholded(170), collect);
+    REQUIRE(pairs == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0, 2}});
+    // A pixel that connects but is labeled background is an error, not a skip.
+    lower.nodes = {BorderRow::kNone, 3};
+    REQUIRE_THROWS_WITH(forEachConnectedPair(upper, lower, Connectivity::Four, Criterion::thresholded(170), collect),
+                        Catch::Matchers::StartsWith("glccl::labelTiled(): pixels 0 and 0 across a tile border connect"));
+}

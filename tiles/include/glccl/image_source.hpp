@@ -1,0 +1,99 @@
+#pragma once
+// Where tiled labeling reads pixels from: any rectangle of an image that need
+// not be whole in host memory. A TIFF/BigTIFF reader (libtiff) plugs in here
+// as one more ImageSource: read() of a rectangle and, for a file larger than
+// memory, release() of the rows already labeled.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "glccl/image_io.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl {
+
+class ImageSource {
+public:
+    virtual ~ImageSource() = default;
+    virtual std::uint32_t width() const = 0;
+    virtual std::uint32_t height() const = 0;
+    virtual int channels() const = 0;  // 1, or 4 (RGBA) for the threshold criterion
+    virtual int depth() const = 0;     // bits of a sample: 8, 16 or 32 (glccl::Image::depth)
+    // Copies the rectangle into `out` (resized to width x height x channels
+    // at the source's depth). Called from several threads at once:
+    // implementations are thread-safe. Throws glccl::Error for a rectangle
+    // outside the image or a value an Image cannot hold exactly.
+    virtual void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                      Image& out) const = 0;
+    // Rows [y0, y1) will not be read again: a mapped file gives their pages
+    // back, so a pass over the image keeps only a band resident.
+    virtual void release(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
+    // "uint8 .npy (memory-mapped)", "image in memory", for summaries.
+    virtual std::string describe() const = 0;
+};
+
+// An image already in host memory (not copied: it must outlive the source).
+class ImageMemorySource : public ImageSource {
+public:
+    explicit ImageMemorySource(const Image& image);
+    std::uint32_t width() const override;
+    std::uint32_t height() const override;
+    int channels() const override;
+    int depth() const override;
+    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+              Image& out) const override;
+    std::string describe() const override { return "image in memory"; }
+
+private:
+    const Image& image_;
+};
+
+// A NumPy .npy file read through a memory map: only the rows being labeled
+// are resident. The files and values glccl::readImage takes, at the same
+// depths, so tiled and one-piece labeling see the same pixels: uint8 and
+// bool (depth 8), uint16 (16), int32, uint32 and float32 (32; values whole
+// and in 0..2^32-1, never rounded), little-endian, C or Fortran order; shape
+// (height, width), or (height, width, 1|3|4) for the threshold criterion
+// (3 channels read as RGBA with an opaque alpha). Sides up to 2^31 - 1,
+// beyond readImage's 32768. Throws glccl::Error ("glccl::NpyImageSource:
+// 'PATH' ...") for anything else, a bad value when its rows are read.
+class NpyImageSource : public ImageSource {
+public:
+    NpyImageSource(const std::string& path, ChannelMode mode);
+    ~NpyImageSource() override;
+    NpyImageSource(const NpyImageSource&) = delete;
+    NpyImageSource& operator=(const NpyImageSource&) = delete;
+
+    std::uint32_t width() const override;
+    std::uint32_t height() const override;
+    int channels() const override;
+    int depth() const override;
+    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+              Image& out) const override;
+    void release(std::uint32_t y0, std::uint32_t y1) const override;
+    std::string describe() const override;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// The sides of a .npy image from its header alone (nothing mapped or read),
+// for deciding whether an input needs tiles. Throws glccl::Error as
+// NpyImageSource does for a file that is not a .npy image.
+struct NpyShape {
+    std::uint64_t width = 0, height = 0, channels = 1;
+    int depth = 8;
+};
+NpyShape peekNpyShape(const std::string& path);
+
+// Is `path` a NumPy file (by its magic bytes)?
+bool isNpyFile(const std::string& path);
+
+// The source for an input file: a memory-mapped NpyImageSource for .npy,
+// else the whole image read by glccl::readImage into memory (held by the
+// returned source).
+std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode);
+
+}  // namespace glccl

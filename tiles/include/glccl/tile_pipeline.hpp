@@ -1,0 +1,196 @@
+#pragma once
+// The passes of tiled labeling, as building blocks for drivers that spread
+// them further than one process (glccl-mpi). labelTiled() runs them so:
+//
+//   TilePipeline pipeline(source, plan, options, 0, plan.tilesY());
+//   pipeline.labelTiles(pool, store);   // LabelTilesPass + MergeBordersPass, band by band
+//   pipeline.resolveRoots(0, {});       // ResolveRootsPass: the part that owns each component
+//   pipeline.number(0);                 // NumberComponentsPass: labels by first pixel
+//   pipeline.writeLabels(store, sink);  // RelabelTilesPass + ComponentTablePass, band by band
+//
+// A *part* is one tile's label that touches an edge of its tile: a node of
+// the union-find. The parts of one component are ordered like their first
+// pixels (PartKey); the first, the *owning* part, is the root of its tree,
+// and a component is numbered where its owning part (or, for a component
+// inside one tile, its own first pixel) lies.
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "glccl/image_source.hpp"
+#include "glccl/label_sink.hpp"
+#include "glccl/tile_plan.hpp"
+#include "glccl/tiled.hpp"
+
+namespace glccl {
+
+// Orders the parts of a component like their first pixels: by row, then by
+// tile (in one row, a tile further left comes first), then by the tile's own
+// label (raster order of first pixel inside the tile).
+struct PartKey {
+    std::uint32_t top = 0;        // image row of the part's first pixel
+    std::uint64_t tile = 0;       // TileRect::index
+    std::uint32_t label = 0;      // the tile's label
+    bool operator<(const PartKey& o) const {
+        if (top != o.top) return top < o.top;
+        if (tile != o.tile) return tile < o.tile;
+        return label < o.label;
+    }
+    bool operator==(const PartKey& o) const { return top == o.top && tile == o.tile && label == o.label; }
+};
+
+// A part's (or a component's) box, area and exact coordinate sums, in image
+// coordinates.
+struct PartStats {
+    std::uint32_t left = UINT32_MAX, top = UINT32_MAX, right = 0, bottom = 0;
+    std::uint64_t area = 0, sumX = 0, sumY = 0;
+    void add(const PartStats& o);
+    Component component() const;  // centroid: one rounding of sum / area, as computeComponents
+};
+
+// One image row (or column) along a border: per pixel the node (part, or a
+// root's global id) it belongs to, kNone for background, and its samples as
+// glccl::Image holds them (channels samples of depth bits a pixel).
+struct BorderRow {
+    static constexpr std::uint64_t kNone = UINT64_MAX;
+    std::vector<std::uint64_t> nodes;
+    std::vector<std::uint8_t> pixels;
+    int channels = 1;
+    int depth = 8;
+    std::size_t size() const { return nodes.size(); }
+    std::size_t pixelBytes() const { return std::size_t(channels) * std::size_t(depth / 8); }
+};
+
+// Calls unite(a, b) for every neighbour pair across the border between two
+// rows, `upper` directly above `lower` (same width), whose pixels connect by
+// the criterion (glccl::areConnected, the reference's rule): straight down,
+// and at 8-connectivity both diagonals. Throws glccl::Error when pixels
+// connect but one has no node (labels that disagree with the criterion).
+void forEachConnectedPair(const BorderRow& upper, const BorderRow& lower, Connectivity connectivity,
+                          const Criterion& criterion,
+                          const std::function<void(std::uint64_t, std::uint64_t)>& unite);
+
+// Labels tiles: one backend instance, made and used on the thread of its
+// worker (GL contexts and CUDA devices belong to a thread).
+class TileWorker {
+public:
+    virtual ~TileWorker() = default;
+    // The tile's canonical labeling (labels 1..n, raster order of first pixel).
+    virtual Labeling label(const Image& tile, StageTimings* timings) = 0;
+};
+
+// One thread per worker, each with its own TileWorker for `limits.backend`
+// on devices[i]. run() hands out tasks to whichever worker is free.
+class TileWorkerPool {
+public:
+    TileWorkerPool(const BackendLimits& limits, const LabelOptions& options, const std::vector<int>& devices);
+    ~TileWorkerPool();
+    TileWorkerPool(const TileWorkerPool&) = delete;
+    TileWorkerPool& operator=(const TileWorkerPool&) = delete;
+
+    unsigned size() const { return unsigned(threads_.size()); }
+    // Calls task(worker, i) for every i in 0..count-1, each on one worker's
+    // thread; returns when all are done; rethrows the first error.
+    void run(std::size_t count, const std::function<void(TileWorker&, std::size_t)>& task);
+
+private:
+    void serve(unsigned index, BackendLimits limits, LabelOptions options, int device);
+
+    std::vector<std::thread> threads_;
+    std::mutex mutex_;
+    std::condition_variable wake_, done_;
+    const std::function<void(TileWorker&, std::size_t)>* task_ = nullptr;
+    std::size_t next_ = 0, count_ = 0, finished_ = 0;
+    unsigned started_ = 0;
+    std::uint64_t generation_ = 0;
+    bool stopping_ = false;
+    std::exception_ptr error_;
+};
+
+// Tile labels between the two passes, in TilePlan::storageOffset layout.
+// put() and get() of different tiles may run at once.
+class TileLabelStore {
+public:
+    virtual ~TileLabelStore() = default;
+    virtual void put(const TileRect& tile, const std::uint32_t* labels) = 0;
+    // Rows firstRow .. firstRow + rows - 1 of a stored tile.
+    virtual void getRows(const TileRect& tile, std::uint32_t firstRow, std::uint32_t rows,
+                         std::uint32_t* labels) const = 0;
+    virtual bool spilled() const = 0;
+};
+// Only the tiles of bands [firstBand, endBand) are stored.
+std::unique_ptr<TileLabelStore> makeMemoryLabelStore(const TilePlan& plan, std::uint32_t firstBand,
+                                                     std::uint32_t endBand);
+// An unnamed temporary file in `folder` ("" is $TMPDIR or /tmp), gone when closed.
+std::unique_ptr<TileLabelStore> makeSpillLabelStore(const TilePlan& plan, std::uint32_t firstBand,
+                                                    std::uint32_t endBand, const std::string& folder);
+
+// The passes over the bands [firstBand, endBand) of a plan: all of them in
+// one process, or one row block of an MPI run.
+class TilePipeline {
+public:
+    TilePipeline(const ImageSource& source, const TilePlan& plan, const TiledOptions& options,
+                 std::uint32_t firstBand, std::uint32_t endBand);
+    ~TilePipeline();
+    TilePipeline(const TilePipeline&) = delete;
+    TilePipeline& operator=(const TilePipeline&) = delete;
+
+    // LabelTilesPass + MergeBordersPass: every tile of the region labeled by
+    // the pool and stored; its edge labels become nodes (numbered 0.. in
+    // tile order), united across every tile border inside the region.
+    void labelTiles(TileWorkerPool& pool, TileLabelStore& store);
+
+    // Nodes and the region's outer rows, for merging beyond the region.
+    std::uint64_t nodeCount() const;
+    PartKey nodeKey(std::uint64_t node) const;
+    std::uint64_t localRoot(std::uint64_t node);
+    // The region's first and last image rows; nodes are local roots.
+    BorderRow regionTopRow();
+    BorderRow regionBottomRow();
+
+    // ResolveRootsPass. Node n has the global id nodeBase + n. `globalRoot`
+    // maps the global id of a local root to the global id of its component's
+    // owning part (empty: every local root is its own, one process). Nodes
+    // whose owning part is elsewhere are `foreign`.
+    void resolveRoots(std::uint64_t nodeBase, const std::function<std::uint64_t(std::uint64_t)>& globalRoot);
+    // Components whose first pixel lies in the region.
+    std::uint64_t ownedCount() const;
+    // Foreign owning parts this region needs the final labels of.
+    std::vector<std::uint64_t> foreignRoots() const;
+    // This region's share of foreign components' stats: (owning part's
+    // global id, sum of its parts here).
+    std::vector<std::pair<std::uint64_t, PartStats>> foreignStats() const;
+    // Adds another region's share to an owning part of this region.
+    void addStats(std::uint64_t rootGlobalId, const PartStats& stats);
+
+    // NumberComponentsPass: the region's components get labelOffset + 1 ..
+    // labelOffset + ownedCount(), in raster order of first pixel.
+    void number(std::uint64_t labelOffset);
+    // The final label of an owning part of this region (after number()).
+    std::uint64_t finalLabelOf(std::uint64_t rootGlobalId) const;
+    // Final labels of foreignRoots(), in that order.
+    void setForeignFinals(const std::vector<std::uint64_t>& finals);
+
+    // RelabelTilesPass (+ ComponentTablePass when the sink wants the table):
+    // band by band from the top, final labels of `type` into sink.writeRows
+    // and the region's table rows into sink.writeComponents. Does not call
+    // begin() or finish().
+    void writeLabels(const TileLabelStore& store, LabelSink& sink, LabelType type);
+
+    double deviceMilliseconds() const;
+
+    struct Impl;  // the state between passes (tiles/src/pipeline_state.hpp)
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace glccl

@@ -1,0 +1,114 @@
+#pragma once
+// Tiled labeling: images past one texture, one GPU call or host memory,
+// labeled tile by tile by any backend, with exactly the output of labeling
+// the image in one piece (labels 1..N in raster order of first pixel, the
+// table with exact 64-bit sums).
+//
+//   glccl::Labeling labels = glccl::labelTiled(image, options);           // in memory
+//   glccl::NpyImageSource input("huge.npy", glccl::ChannelMode::Gray);    // memory-mapped
+//   glccl::NpyLabelSink output("labels.npy", "stats.csv", false);         // streamed
+//   glccl::TiledResult run = glccl::labelTiled(input, options, output);
+//
+// How (tile_pipeline.hpp lists the passes): every tile is labeled on its own;
+// the labels on tile edges become nodes of one union-find, united where
+// neighbours across a tile border connect by the criterion's own rule
+// (glccl::areConnected); a component is then numbered by its first pixel,
+// and a second pass over the stored tile labels writes the final labels band
+// by band, from the top.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glccl/image_source.hpp"
+#include "glccl/label_sink.hpp"
+#include "glccl/labeler.hpp"
+#include "glccl/tile_plan.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl {
+
+// Where tile labels wait between the two passes. Memory: an array the size
+// of the image (4 bytes a pixel). SpillFile: an unnamed temporary file in
+// TiledOptions::tempDir. Auto: memory when it fits in the memory limit.
+enum class LabelStore { Auto, Memory, SpillFile };
+
+struct TiledOptions {
+    // Connectivity, criterion and backend of every tile (timings is ignored:
+    // see deviceTimings).
+    LabelOptions label;
+    // Tile size; 0 chooses the largest that fits the backend (its texture
+    // size, at most kDefaultTileSide) and the memory limit.
+    std::uint32_t tileWidth = 0, tileHeight = 0;
+    // Host memory the run may use, in bytes; 0 is half the physical memory.
+    std::uint64_t memoryLimit = 0;
+    // One tile worker per entry, on that device (a CUDA device for cuda; GL
+    // workers all use the default EGL device, see README "Huge images");
+    // entries may repeat (two workers on one device). Empty: one worker on
+    // device 0.
+    std::vector<int> devices;
+    LabelType labelType = LabelType::Auto;
+    LabelStore store = LabelStore::Auto;
+    std::string tempDir;            // for the spill file; "" is $TMPDIR or /tmp
+    unsigned hostThreads = 0;       // threads of the second pass; 0 is one per core
+    std::uint64_t uint32Limit = UINT32_MAX;  // largest count uint32 holds (tests lower it)
+    bool deviceTimings = false;     // sum the backends' per-stage device times
+};
+
+// Tiles of the default size have this side at most (a 16384^2 tile is
+// where the GPU backends reach full speed; larger ones only cost memory).
+constexpr std::uint32_t kDefaultTileSide = 16384;
+// No tile side is larger: a tile's coordinate sums stay below 2^51, so the
+// backends' centroids give back their exact integer sums (tile_summary.cpp).
+constexpr std::uint32_t kMaxTileSide = 32768;
+
+struct TiledResult {
+    std::uint64_t count = 0;           // components
+    LabelType labelType = LabelType::Uint32;   // the type written
+    Backend backend = Backend::Cpu;    // what labeled the tiles (auto resolved)
+    std::string device;                // where ("CPU", the GL renderer, the CUDA device)
+    TilePlan plan;
+    unsigned workers = 1;
+    bool spilled = false;              // tile labels went through a temporary file
+    std::uint64_t borderParts = 0;     // union-find nodes: labels on tile edges
+    std::uint64_t memoryEstimate = 0;  // bytes, the model planTiles sized tiles by
+    double labelMilliseconds = 0.0;    // pass 1: read, label, store, border merges
+    double numberMilliseconds = 0.0;   // roots resolved, components numbered
+    double writeMilliseconds = 0.0;    // pass 2: final labels and table written
+    double deviceMilliseconds = 0.0;   // sum of stage times of all tiles (deviceTimings)
+    std::vector<std::string> notes;    // e.g. why GL workers share one device
+};
+
+// Labels `source` tile by tile into `sink`. Throws glccl::Error starting with
+// "glccl::labelTiled(): " for bad options (a tile past the backend's texture
+// size, a memory limit too small for any tile, a uint32 label type for more
+// components than it holds: before anything is written), or the error of the
+// backend, source or sink. Thread-safety: call from one thread; it starts
+// its own worker threads. Host memory: see README "Huge images".
+TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink);
+
+// The same for an image in memory, into a Labeling (uint32 labels).
+Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result = nullptr);
+
+// What one call of a backend can take on this machine.
+struct BackendLimits {
+    Backend backend = Backend::Cpu;    // `requested`, auto resolved
+    std::uint32_t maxSide = 0;         // largest tile side (texture size for GL)
+    std::string device;
+    std::string note;                  // a fallback worth telling, or ""
+};
+// Opens (and closes) a headless context for the GL backends to ask. Throws
+// glccl::Error when the backend cannot run here, with the reason.
+BackendLimits probeTileBackend(Backend requested);
+
+// The tile grid for an image of `pixelBytes` bytes a pixel: the given tile
+// size (checked against the backend), else the largest tiles within the
+// backend's side and the memory model for `workers` workers. Throws
+// glccl::Error as labelTiled does.
+TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
+                   const BackendLimits& limits, unsigned workers, std::uint64_t* memoryEstimate = nullptr);
+
+// Bytes of physical memory (sysconf), 0 when unknown.
+std::uint64_t physicalMemoryBytes();
+
+}  // namespace glccl

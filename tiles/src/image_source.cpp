@@ -1,0 +1,392 @@
+#include "glccl/image_source.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "glccl/error.hpp"
+
+namespace glccl {
+
+namespace {
+
+std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
+
+std::string sizeText(std::uint64_t width, std::uint64_t height) {
+    return std::to_string(width) + "x" + std::to_string(height);
+}
+
+void checkRectangle(const char* where, const ImageSource& source, std::uint32_t x0, std::uint32_t y0,
+                    std::uint32_t width, std::uint32_t height) {
+    if (width == 0 || height == 0 || x0 >= source.width() || y0 >= source.height() ||
+        width > source.width() - x0 || height > source.height() - y0)
+        throw Error(std::string(where) + "the rectangle " + sizeText(width, height) + " at (" + std::to_string(x0) +
+                    ", " + std::to_string(y0) + ") is not inside the " + sizeText(source.width(), source.height()) +
+                    " image");
+}
+
+// The header of a NumPy .npy file: what NpyImageSource and peekNpyShape need.
+struct NpyHeader {
+    std::string descr, fortranOrder, shape;
+    std::uint64_t dataOffset = 0;
+};
+
+constexpr char kNpyMagic[] = "\x93NUMPY";
+constexpr std::size_t kNpyMagicSize = 6;
+
+// The value after 'key' in the header dict, up to the next ',' outside
+// parentheses (or the closing brace); "" when the key is missing.
+std::string headerValue(const std::string& header, const std::string& key) {
+    const std::size_t at = header.find("'" + key + "'");
+    if (at == std::string::npos) return {};
+    std::size_t start = header.find(':', at);
+    if (start == std::string::npos) return {};
+    ++start;
+    int depth = 0;
+    std::size_t end = start;
+    for (; end < header.size(); ++end) {
+        const char c = header[end];
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if ((c == ',' && depth == 0) || c == '}') break;
+    }
+    const std::string value = header.substr(start, end - start);
+    const auto first = value.find_first_not_of(' ');
+    const auto last = value.find_last_not_of(' ');
+    return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+}
+
+bool parseSides(const std::string& text, std::vector<std::uint64_t>& sides) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
+    sides.clear();
+    std::size_t at = 1;
+    while (at < text.size() - 1) {
+        while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
+        if (at >= text.size() - 1) break;
+        std::uint64_t side = 0;
+        const auto result = std::from_chars(text.data() + at, text.data() + text.size() - 1, side);
+        if (result.ec != std::errc()) return false;
+        sides.push_back(side);
+        at = std::size_t(result.ptr - text.data());
+    }
+    return true;
+}
+
+NpyHeader readNpyHeader(int descriptor, const std::string& path, const std::string& where) {
+    const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
+    unsigned char preamble[kNpyMagicSize + 2 + 4] = {};
+    const ssize_t got = ::pread(descriptor, preamble, sizeof preamble, 0);
+    if (got < ssize_t(kNpyMagicSize + 4) || std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
+        throw fail("is not a NumPy .npy file");
+    const unsigned version = preamble[kNpyMagicSize];
+    if (version != 1 && version != 2) throw fail("has NPY format version " + std::to_string(version) + "; 1 or 2 are read");
+    const std::size_t lengthBytes = version == 1 ? 2 : 4;
+    if (got < ssize_t(kNpyMagicSize + 2 + lengthBytes)) throw fail("ends inside its header");
+    const unsigned char* length = preamble + kNpyMagicSize + 2;
+    const std::uint32_t headerLength = std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 |
+                                       (lengthBytes == 4 ? std::uint32_t(length[2]) << 16 | std::uint32_t(length[3]) << 24 : 0);
+    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
+    std::string header(headerLength, '\0');
+    const off_t headerStart = off_t(kNpyMagicSize + 2 + lengthBytes);
+    if (::pread(descriptor, header.data(), headerLength, headerStart) != ssize_t(headerLength))
+        throw fail("ends inside its header");
+    NpyHeader npy;
+    npy.descr = headerValue(header, "descr");
+    npy.fortranOrder = headerValue(header, "fortran_order");
+    npy.shape = headerValue(header, "shape");
+    npy.dataOffset = std::uint64_t(headerStart) + headerLength;
+    return npy;
+}
+
+// The dtypes glccl::readImage takes and the depth each becomes, so both
+// read the same files to the same samples.
+enum class NpyKind { Unsigned, Bool, Signed, Float };
+struct NpyDtype {
+    const char* descr;
+    std::size_t size;
+    NpyKind kind;
+    int depth;
+};
+constexpr NpyDtype kDtypes[] = {{"'|u1'", 1, NpyKind::Unsigned, 8}, {"'<u1'", 1, NpyKind::Unsigned, 8},
+                                {"'|b1'", 1, NpyKind::Bool, 8},     {"'<u2'", 2, NpyKind::Unsigned, 16},
+                                {"'<i4'", 4, NpyKind::Signed, 32},  {"'<u4'", 4, NpyKind::Unsigned, 32},
+                                {"'<f4'", 4, NpyKind::Float, 32}};
+
+// What an .npy image header says, checked.
+struct NpyLayout {
+    NpyHeader header;
+    const NpyDtype* dtype = nullptr;
+    std::uint64_t width = 0, height = 0, planes = 1;
+    bool fortran = false;
+};
+
+NpyLayout checkedLayout(int descriptor, const std::string& path, const std::string& where) {
+    const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
+    NpyLayout layout;
+    layout.header = readNpyHeader(descriptor, path, where);
+    const NpyHeader& npy = layout.header;
+    for (const NpyDtype& d : kDtypes)
+        if (npy.descr == d.descr) layout.dtype = &d;
+    if (layout.dtype == nullptr)
+        throw fail("holds " + (npy.descr.empty() ? std::string("no dtype") : npy.descr) +
+                   "; .npy images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
+    std::vector<std::uint64_t> sides;
+    if (!parseSides(npy.shape, sides) || sides.size() < 2 || sides.size() > 3 ||
+        (sides.size() == 3 && sides[2] != 1 && sides[2] != 3 && sides[2] != 4))
+        throw fail("has shape " + npy.shape + "; images are (height, width) or (height, width, 1|3|4)");
+    layout.height = sides[0];
+    layout.width = sides[1];
+    layout.planes = sides.size() == 3 ? sides[2] : 1;
+    if (layout.width == 0 || layout.height == 0) throw fail("has no pixels (" + sizeText(layout.width, layout.height) + ")");
+    // Sides fit an int (glccl::Image) and their product 63 bits.
+    constexpr std::uint64_t kMaxSide = 0x7FFFFFFF;
+    if (layout.width > kMaxSide || layout.height > kMaxSide)
+        throw fail("is " + sizeText(layout.width, layout.height) + "; tiled labeling takes sides up to " +
+                   std::to_string(kMaxSide));
+    if (npy.fortranOrder != "False" && npy.fortranOrder != "True") throw fail("has no fortran_order in its header");
+    layout.fortran = npy.fortranOrder == "True";
+    return layout;
+}
+
+class FileDescriptor {
+public:
+    FileDescriptor(const std::string& path, const std::string& where) {
+        errno = 0;
+        descriptor_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (descriptor_ < 0) throw Error(where + "cannot open " + inQuotes(path) + ": " + std::strerror(errno));
+    }
+    ~FileDescriptor() {
+        if (descriptor_ >= 0) ::close(descriptor_);
+    }
+    FileDescriptor(const FileDescriptor&) = delete;
+    FileDescriptor& operator=(const FileDescriptor&) = delete;
+    int get() const { return descriptor_; }
+
+private:
+    int descriptor_ = -1;
+};
+
+// An image read whole into memory by glccl::readImage (PNG, JPEG, PGM/PPM).
+class OwnedImageSource : public ImageSource {
+public:
+    explicit OwnedImageSource(Image image) : image_(std::move(image)), view_(image_) {}
+    std::uint32_t width() const override { return view_.width(); }
+    std::uint32_t height() const override { return view_.height(); }
+    int channels() const override { return view_.channels(); }
+    int depth() const override { return view_.depth(); }
+    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+              Image& out) const override {
+        view_.read(x0, y0, width, height, out);
+    }
+    std::string describe() const override { return "image file read into memory"; }
+
+private:
+    Image image_;
+    ImageMemorySource view_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------- memory
+
+ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
+    if (!image.isConsistent())
+        throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
+                    std::to_string(image.depth) + " bits with " + std::to_string(image.pixels.size()) +
+                    " bytes; expected a nonempty 1- or 4-channel image of 8, 16 or 32 bits");
+}
+
+std::uint32_t ImageMemorySource::width() const { return std::uint32_t(image_.width); }
+std::uint32_t ImageMemorySource::height() const { return std::uint32_t(image_.height); }
+int ImageMemorySource::channels() const { return image_.channels; }
+int ImageMemorySource::depth() const { return image_.depth; }
+
+void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                             Image& out) const {
+    checkRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
+    const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.bytesPerSample());
+    out = Image(int(width), int(height), image_.channels, image_.depth);
+    const std::size_t rowBytes = std::size_t(width) * pixelBytes;
+    for (std::uint32_t y = 0; y < height; ++y)
+        std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,
+                    image_.pixels.data() + ((std::size_t(y0) + y) * std::size_t(image_.width) + x0) * pixelBytes,
+                    rowBytes);
+}
+
+// ---------------------------------------------------------------- .npy
+
+struct NpyImageSource::Impl {
+    std::string path;
+    NpyLayout layout;
+    int channels = 1;
+    const std::uint8_t* map = nullptr;
+    std::size_t mapBytes = 0;
+    std::size_t pageBytes = 4096;
+
+    ~Impl() {
+        if (map != nullptr) ::munmap(const_cast<std::uint8_t*>(map), mapBytes);
+    }
+
+    // Element i (C or Fortran index) as a sample, or an error naming it when
+    // it is no unsigned integer of 32 bits (as glccl::readImage refuses it).
+    std::uint32_t sampleAt(std::uint64_t i, std::uint64_t y, std::uint64_t x, std::uint64_t c) const {
+        const std::uint8_t* p = map + layout.header.dataOffset + i * layout.dtype->size;
+        std::uint32_t bits = 0;
+        for (std::size_t b = 0; b < layout.dtype->size; ++b) bits |= std::uint32_t(p[b]) << (8 * b);
+        double shown = bits;
+        bool exact = true;
+        if (layout.dtype->kind == NpyKind::Signed) {
+            shown = double(std::int32_t(bits));
+            exact = std::int32_t(bits) >= 0;
+        } else if (layout.dtype->kind == NpyKind::Float) {
+            float f;
+            std::memcpy(&f, &bits, 4);
+            shown = f;
+            exact = f >= 0.0f && f <= 4294967040.0f && std::floor(f) == f;  // the largest float below 2^32
+            bits = exact ? std::uint32_t(f) : 0;
+        }
+        if (!exact)
+            throw Error("glccl::NpyImageSource: " + inQuotes(path) + " holds the value " + std::to_string(shown) +
+                        " at [" + std::to_string(y) + ", " + std::to_string(x) +
+                        (layout.planes > 1 ? ", " + std::to_string(c) : "") +
+                        "], which is not an unsigned integer in 0..4294967295 (signed, fractional and "
+                        "non-finite values are never rounded)");
+        return bits;
+    }
+};
+
+NpyImageSource::NpyImageSource(const std::string& path, ChannelMode mode) : impl_(std::make_unique<Impl>()) {
+    const std::string where = "glccl::NpyImageSource: ";
+    const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
+    impl_->path = path;
+    const FileDescriptor file(path, where);
+    impl_->layout = checkedLayout(file.get(), path, where);
+    const NpyLayout& layout = impl_->layout;
+    if (layout.planes > 1 && mode == ChannelMode::Gray)
+        throw fail("holds " + std::to_string(layout.planes) +
+                   " channels; binary and segments take a (height, width) array");
+    impl_->channels = layout.planes == 1 ? 1 : 4;
+
+    // The whole file must be the header and exactly the promised elements.
+    struct stat status {};
+    if (::fstat(file.get(), &status) != 0) throw fail(std::string("cannot be sized: ") + std::strerror(errno));
+    const std::uint64_t fileSize = std::uint64_t(status.st_size);
+    const std::uint64_t expected =
+        layout.header.dataOffset + layout.width * layout.height * layout.planes * layout.dtype->size;
+    if (fileSize < expected)
+        throw fail("is truncated: its header promises " + sizeText(layout.width, layout.height) + " (" +
+                   std::to_string(expected) + " bytes) but the file has " + std::to_string(fileSize) + " bytes");
+    if (fileSize > expected) throw fail("has bytes after its " + sizeText(layout.width, layout.height) + " elements");
+
+    // Read-only and shared: pages come from the page cache on first touch and
+    // can be given back (release) without writing anything.
+    void* map = ::mmap(nullptr, std::size_t(fileSize), PROT_READ, MAP_SHARED, file.get(), 0);
+    if (map == MAP_FAILED) throw fail(std::string("cannot be mapped: ") + std::strerror(errno));
+    impl_->map = static_cast<const std::uint8_t*>(map);
+    impl_->mapBytes = std::size_t(fileSize);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    if (page > 0) impl_->pageBytes = std::size_t(page);
+}
+
+NpyImageSource::~NpyImageSource() = default;
+
+std::uint32_t NpyImageSource::width() const { return std::uint32_t(impl_->layout.width); }
+std::uint32_t NpyImageSource::height() const { return std::uint32_t(impl_->layout.height); }
+int NpyImageSource::channels() const { return impl_->channels; }
+int NpyImageSource::depth() const { return impl_->layout.dtype->depth; }
+
+std::string NpyImageSource::describe() const {
+    const NpyDtype& dtype = *impl_->layout.dtype;
+    const char* type = dtype.kind == NpyKind::Bool ? "bool"
+                       : dtype.kind == NpyKind::Float ? "float32"
+                       : dtype.kind == NpyKind::Signed ? "int32"
+                       : dtype.size == 1 ? "uint8"
+                       : dtype.size == 2 ? "uint16"
+                                         : "uint32";
+    return std::string(type) + " .npy, memory-mapped" + (impl_->layout.fortran ? ", Fortran order" : "");
+}
+
+void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                          Image& out) const {
+    checkRectangle("glccl::NpyImageSource::read(): ", *this, x0, y0, width, height);
+    const Impl& impl = *impl_;
+    const NpyLayout& layout = impl.layout;
+    const NpyDtype& dtype = *layout.dtype;
+    const std::uint64_t planes = layout.planes;
+    out = Image(int(width), int(height), impl.channels, dtype.depth);
+
+    // Unsigned gray samples in C order are the Image's own bytes (both
+    // little-endian): rows are copied as they lie. Bool is 0 or 1 in a byte.
+    if (planes == 1 && !layout.fortran && (dtype.kind == NpyKind::Unsigned || dtype.kind == NpyKind::Bool)) {
+        const std::size_t rowBytes = std::size_t(width) * dtype.size;
+        for (std::uint32_t y = 0; y < height; ++y)
+            std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,
+                        impl.map + layout.header.dataOffset + ((std::uint64_t(y0) + y) * layout.width + x0) * dtype.size,
+                        rowBytes);
+        return;
+    }
+    const std::uint64_t imageWidth = layout.width, imageHeight = layout.height;
+    for (std::uint32_t y = 0; y < height; ++y) {
+        const std::uint64_t row = std::uint64_t(y0) + y;
+        for (std::uint32_t x = 0; x < width; ++x) {
+            const std::uint64_t column = std::uint64_t(x0) + x;
+            const std::size_t pixel = std::size_t(y) * width + x;
+            for (std::uint64_t c = 0; c < planes; ++c) {
+                const std::uint64_t i = layout.fortran ? row + imageHeight * (column + imageWidth * c)
+                                                       : (row * imageWidth + column) * planes + c;
+                out.setSample(pixel, int(c), impl.sampleAt(i, row, column, c));
+            }
+            if (planes == 3) out.setSample(pixel, 3, out.maxValue());  // opaque: never separates pixels
+        }
+    }
+}
+
+void NpyImageSource::release(std::uint32_t y0, std::uint32_t y1) const {
+    const Impl& impl = *impl_;
+    // Rows are contiguous only in C order; a Fortran-order file keeps what
+    // it has touched mapped (the kernel still reclaims clean pages under
+    // pressure).
+    if (impl.layout.fortran || y1 <= y0) return;
+    const std::uint64_t rowBytes = impl.layout.width * impl.layout.planes * impl.layout.dtype->size;
+    std::uint64_t begin = impl.layout.header.dataOffset + std::uint64_t(y0) * rowBytes;
+    std::uint64_t end = impl.layout.header.dataOffset + std::uint64_t(y1) * rowBytes;
+    // Whole pages inside the rows only: a page shared with the next band
+    // stays mapped.
+    begin = (begin + impl.pageBytes - 1) / impl.pageBytes * impl.pageBytes;
+    end = end / impl.pageBytes * impl.pageBytes;
+    if (end > begin)
+        ::madvise(const_cast<std::uint8_t*>(impl.map) + begin, std::size_t(end - begin), MADV_DONTNEED);
+}
+
+NpyShape peekNpyShape(const std::string& path) {
+    const std::string where = "glccl::peekNpyShape(): ";
+    const FileDescriptor file(path, where);
+    const NpyLayout layout = checkedLayout(file.get(), path, where);
+    return {layout.width, layout.height, layout.planes, layout.dtype->depth};
+}
+
+bool isNpyFile(const std::string& path) {
+    const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return false;
+    char magic[kNpyMagicSize] = {};
+    const bool npy = ::pread(descriptor, magic, kNpyMagicSize, 0) == ssize_t(kNpyMagicSize) &&
+                     std::memcmp(magic, kNpyMagic, kNpyMagicSize) == 0;
+    ::close(descriptor);
+    return npy;
+}
+
+std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode) {
+    if (isNpyFile(path)) return std::make_unique<NpyImageSource>(path, mode);
+    return std::make_unique<OwnedImageSource>(readImage(path, mode));
+}
+
+}  // namespace glccl

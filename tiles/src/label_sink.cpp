@@ -1,0 +1,275 @@
+#include "glccl/label_sink.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+
+#include "glccl/error.hpp"
+
+namespace glccl {
+
+const char kStatsCsvHeader[] = "label,left,top,width,height,area,centroid_x,centroid_y\n";
+
+const char* labelTypeName(LabelType type) {
+    switch (type) {
+        case LabelType::Auto: return "auto";
+        case LabelType::Uint32: return "uint32";
+        case LabelType::Uint64: return "uint64";
+    }
+    return "unknown";
+}
+
+LabelType parseLabelType(std::string_view text) {
+    if (text == "auto") return LabelType::Auto;
+    if (text == "uint32") return LabelType::Uint32;
+    if (text == "uint64") return LabelType::Uint64;
+    throw Error("glccl::parseLabelType(): unknown label type '" + std::string(text) +
+                "'; expected \"auto\", \"uint32\" or \"uint64\"");
+}
+
+LabelType decideLabelType(LabelType requested, std::uint64_t count, std::uint64_t uint32Limit,
+                          const std::string& where) {
+    if (requested == LabelType::Uint64) return LabelType::Uint64;
+    if (count <= uint32Limit) return LabelType::Uint32;
+    if (requested == LabelType::Uint32)
+        throw Error(where + "the image has " + std::to_string(count) + " components but uint32 labels hold at most " +
+                    std::to_string(uint32Limit) + "; use the label type uint64 (or auto)");
+    return LabelType::Uint64;
+}
+
+std::string labelsNpyHeader(std::uint32_t width, std::uint32_t height, LabelType type) {
+    const std::string descr = type == LabelType::Uint64 ? "<u8" : "<u4";
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(height) +
+                         ", " + std::to_string(width) + "), }";
+    constexpr std::size_t kPreamble = 10;  // magic, version 1.0, 16-bit header length
+    const std::size_t unpadded = kPreamble + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header.push_back('\n');
+    const std::size_t length = header.size();
+    const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(length & 0xFF), char(length >> 8)};
+    return std::string(preamble, kPreamble) + header;
+}
+
+void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
+    // Shortest fixed notation that reads back to the same double, as
+    // glccl::writeStatsCsv writes it.
+    auto appendDouble = [&text](double value) {
+        char buffer[64];
+        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+        text.append(buffer, result.ptr);
+    };
+    text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
+            std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
+    appendDouble(c.centroidX);
+    text += ',';
+    appendDouble(c.centroidY);
+    text += '\n';
+}
+
+// ---------------------------------------------------------------- Labeling
+
+void LabelingSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+    if (type != LabelType::Uint32 || count > UINT32_MAX)
+        throw Error("glccl::labelTiled(): " + std::to_string(count) +
+                    " components need uint64 labels, which a glccl::Labeling does not hold; label into an "
+                    ".npy file (glccl::NpyLabelSink) instead");
+    labeling_ = Labeling();
+    labeling_.width = int(width);
+    labeling_.height = int(height);
+    labeling_.labels.assign(std::size_t(width) * height, 0);
+    labeling_.components.assign(std::size_t(count), Component());
+}
+
+void LabelingSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) {
+    const std::size_t width = std::size_t(labeling_.width);
+    std::memcpy(labeling_.labels.data() + std::size_t(y0) * width, labels, std::size_t(rows) * width * 4);
+}
+
+void LabelingSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
+    std::copy(components.begin(), components.end(), labeling_.components.begin() + std::ptrdiff_t(firstLabel - 1));
+}
+
+// ---------------------------------------------------------------- .npy
+
+namespace {
+
+std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
+
+// A file written all or nothing (as glccl's other writers do): a hidden
+// temporary file beside the target, named only once complete.
+class StagedFile {
+public:
+    StagedFile(std::string path, bool overwrite) : path_(std::move(path)), overwrite_(overwrite) {
+        const std::string where = "glccl::NpyLabelSink: ";
+        if (!overwrite && ::access(path_.c_str(), F_OK) == 0)
+            throw Error(where + inQuotes(path_) + " already exists; use --force (overwrite = true) to replace it");
+        const std::filesystem::path target(path_);
+        const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
+        static std::atomic<unsigned> serial{0};
+        int descriptor = -1;
+        for (int attempt = 0; attempt < 100 && descriptor < 0; ++attempt) {
+            temporary_ = (folder / ("." + target.filename().string() + ".glccl-" + std::to_string(::getpid()) + "-" +
+                                    std::to_string(serial++)))
+                             .string();
+            errno = 0;
+            descriptor = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+            if (descriptor < 0 && errno != EEXIST) break;
+        }
+        if (descriptor < 0) throw Error(where + "cannot create " + inQuotes(path_) + ": " + std::strerror(errno));
+        file_ = ::fdopen(descriptor, "wb");
+        if (file_ == nullptr) {
+            ::close(descriptor);
+            std::remove(temporary_.c_str());
+            throw Error(where + "cannot create " + inQuotes(path_));
+        }
+        // Rows arrive in bands of megabytes: a larger buffer saves calls.
+        std::setvbuf(file_, nullptr, _IOFBF, std::size_t(1) << 22);
+    }
+    StagedFile(const StagedFile&) = delete;
+    StagedFile& operator=(const StagedFile&) = delete;
+    ~StagedFile() {
+        if (file_ == nullptr) return;
+        std::fclose(file_);
+        std::remove(temporary_.c_str());
+    }
+
+    void write(const void* data, std::size_t size) {
+        if (size == 0) return;
+        errno = 0;
+        if (std::fwrite(data, 1, size, file_) != size)
+            throw Error("glccl::NpyLabelSink: cannot write " + inQuotes(path_) + ": " + std::strerror(errno));
+    }
+
+    // Flushes, closes and names the file.
+    void commit() {
+        const std::string where = "glccl::NpyLabelSink: ";
+        std::FILE* file = file_;
+        file_ = nullptr;
+        errno = 0;
+        const bool flushed = std::fflush(file) == 0;
+        int error = errno;
+        const bool closed = std::fclose(file) == 0;
+        if (flushed && !closed) error = errno;
+        if (!flushed || !closed) {
+            std::remove(temporary_.c_str());
+            throw Error(where + "cannot finish writing " + inQuotes(path_) + ": " + std::strerror(error));
+        }
+        errno = 0;
+        const bool named = overwrite_ ? ::rename(temporary_.c_str(), path_.c_str()) == 0
+                                      : ::link(temporary_.c_str(), path_.c_str()) == 0;
+        error = errno;
+        if (!overwrite_ || !named) std::remove(temporary_.c_str());
+        if (!named && !overwrite_ && error == EEXIST)
+            throw Error(where + inQuotes(path_) + " already exists; use --force (overwrite = true) to replace it");
+        if (!named) throw Error(where + "cannot finish writing " + inQuotes(path_) + ": " + std::strerror(error));
+    }
+
+    // Removes the named file again (a later output failed).
+    void unname() const { std::remove(path_.c_str()); }
+
+private:
+    std::string path_, temporary_;
+    bool overwrite_ = false;
+    std::FILE* file_ = nullptr;
+};
+
+}  // namespace
+
+struct NpyLabelSink::Impl {
+    std::string labelsPath, statsPath;
+    bool overwrite = false;
+    std::size_t keptComponents = 0;
+    std::unique_ptr<StagedFile> labels, stats;
+    std::uint32_t width = 0, height = 0, nextRow = 0;
+    std::uint64_t nextLabel = 1, count = 0;
+    LabelType type = LabelType::Uint32;
+    std::string text;
+};
+
+NpyLabelSink::NpyLabelSink(std::string labelsPath, std::string statsPath, bool overwrite, std::size_t keptComponents)
+    : impl_(std::make_unique<Impl>()) {
+    impl_->labelsPath = std::move(labelsPath);
+    impl_->statsPath = std::move(statsPath);
+    impl_->overwrite = overwrite;
+    impl_->keptComponents = keptComponents;
+    for (const std::string* path : {&impl_->labelsPath, &impl_->statsPath})
+        if (!path->empty() && !overwrite && ::access(path->c_str(), F_OK) == 0)
+            throw Error("glccl::NpyLabelSink: " + inQuotes(*path) +
+                        " already exists; use --force (overwrite = true) to replace it");
+}
+
+NpyLabelSink::~NpyLabelSink() = default;
+
+bool NpyLabelSink::wantsTable() const { return !impl_->statsPath.empty() || impl_->keptComponents > 0; }
+
+void NpyLabelSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+    Impl& impl = *impl_;
+    impl.width = width;
+    impl.height = height;
+    impl.type = type;
+    impl.count = count;
+    kept_.clear();
+    if (!impl.labelsPath.empty()) {
+        impl.labels = std::make_unique<StagedFile>(impl.labelsPath, impl.overwrite);
+        const std::string header = labelsNpyHeader(width, height, type);
+        impl.labels->write(header.data(), header.size());
+    }
+    if (!impl.statsPath.empty()) {
+        impl.stats = std::make_unique<StagedFile>(impl.statsPath, impl.overwrite);
+        impl.text = kStatsCsvHeader;
+    }
+}
+
+void NpyLabelSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) {
+    Impl& impl = *impl_;
+    if (y0 != impl.nextRow)
+        throw Error("glccl::NpyLabelSink::writeRows(): rows must come in order: expected row " +
+                    std::to_string(impl.nextRow) + ", got " + std::to_string(y0));
+    impl.nextRow += rows;
+    if (impl.labels) impl.labels->write(labels, std::size_t(rows) * impl.width * labelBytes(impl.type));
+}
+
+void NpyLabelSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
+    Impl& impl = *impl_;
+    if (firstLabel != impl.nextLabel)
+        throw Error("glccl::NpyLabelSink::writeComponents(): table rows must come in label order: expected label " +
+                    std::to_string(impl.nextLabel) + ", got " + std::to_string(firstLabel));
+    for (std::size_t i = 0; i < components.size(); ++i) {
+        if (kept_.size() < impl.keptComponents) kept_.push_back(components[i]);
+        if (!impl.stats) continue;
+        appendStatsCsvRow(impl.text, firstLabel + i, components[i]);
+        if (impl.text.size() >= (std::size_t(1) << 20)) {
+            impl.stats->write(impl.text.data(), impl.text.size());
+            impl.text.clear();
+        }
+    }
+    impl.nextLabel += components.size();
+}
+
+void NpyLabelSink::finish() {
+    Impl& impl = *impl_;
+    if (impl.nextRow != impl.height)
+        throw Error("glccl::NpyLabelSink::finish(): " + std::to_string(impl.nextRow) + " of " +
+                    std::to_string(impl.height) + " rows were written");
+    if (impl.stats && impl.nextLabel != impl.count + 1)
+        throw Error("glccl::NpyLabelSink::finish(): " + std::to_string(impl.nextLabel - 1) + " of " +
+                    std::to_string(impl.count) + " table rows were written");
+    if (impl.stats) impl.stats->write(impl.text.data(), impl.text.size());
+    if (impl.labels) impl.labels->commit();
+    try {
+        if (impl.stats) impl.stats->commit();
+    } catch (...) {
+        // All or nothing across the outputs too: no labels without their table.
+        if (impl.labels) impl.labels->unname();
+        throw;
+    }
+}
+
+}  // namespace glccl

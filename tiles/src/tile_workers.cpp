@@ -1,0 +1,248 @@
+// Tile workers: one backend instance per thread. The GL workers each own a
+// headless context (current on their thread only); the cuda workers each
+// select their CUDA device on their thread; the cpu workers run the
+// reference. probeTileBackend() answers, once, what a backend can take here.
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "glccl/backend.hpp"
+#include "glccl/error.hpp"
+#include "glccl/offscreen.hpp"
+#include "glccl/reference.hpp"
+#include "glccl/tile_pipeline.hpp"
+#include "glccl/tiled.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "glccl/cuda_labeler.hpp"
+#endif
+
+namespace glccl {
+
+namespace {
+
+// Making and destroying headless contexts is not thread-safe in the engine
+// (its EGL display use counts, GLEW's loading): one at a time. Labeling in
+// the contexts, once made, runs in parallel.
+std::mutex& contextSetupMutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+class CpuTileWorker : public TileWorker {
+public:
+    explicit CpuTileWorker(const LabelOptions& options) : options_(options) {}
+    Labeling label(const Image& tile, StageTimings*) override {
+        return labelReference(tile, options_.connectivity, options_.criterion);
+    }
+
+private:
+    LabelOptions options_;
+};
+
+class GlTileWorker : public TileWorker {
+public:
+    explicit GlTileWorker(const LabelOptions& options) : options_(options) {
+        const std::lock_guard<std::mutex> lock(contextSetupMutex());
+        offscreen_ = std::make_unique<OffscreenLabeler>();
+    }
+    ~GlTileWorker() override {
+        const std::lock_guard<std::mutex> lock(contextSetupMutex());
+        offscreen_.reset();
+    }
+    Labeling label(const Image& tile, StageTimings* timings) override {
+        return offscreen_->label(tile, options_, timings);
+    }
+
+private:
+    LabelOptions options_;
+    std::unique_ptr<OffscreenLabeler> offscreen_;
+};
+
+#ifdef GLCCL_HAVE_CUDA
+// The host-memory entry of the CUDA path on this thread's device: no GL
+// context needed, and each worker its own GPU.
+class CudaTileWorker : public TileWorker {
+public:
+    CudaTileWorker(const LabelOptions& options, int device) : options_(options) {
+        const cudaError_t status = cudaSetDevice(device);
+        if (status != cudaSuccess)
+            throw Error("glccl::labelTiled(): cudaSetDevice(" + std::to_string(device) + ") failed: " +
+                        cudaGetErrorString(status));
+    }
+    Labeling label(const Image& tile, StageTimings* timings) override {
+        // One labeler per worker keeps its device buffers from tile to tile:
+        // tiles of one size allocate nothing after the first.
+        Labeling result;
+        labeler_.label(tile, options_.connectivity, options_.criterion, result, timings);
+        return result;
+    }
+
+private:
+    LabelOptions options_;
+    cuda::ImageLabeler labeler_;
+};
+#endif
+
+std::unique_ptr<TileWorker> makeTileWorker(const BackendLimits& limits, const LabelOptions& requested, int device) {
+    LabelOptions options = requested;
+    options.backend = limits.backend;
+    switch (limits.backend) {
+        case Backend::Cpu: return std::make_unique<CpuTileWorker>(options);
+        case Backend::Cuda:
+#ifdef GLCCL_HAVE_CUDA
+            return std::make_unique<CudaTileWorker>(options, device);
+#else
+            (void)device;
+            throw Error("glccl::labelTiled(): this build has no CUDA path");
+#endif
+        default: return std::make_unique<GlTileWorker>(options);
+    }
+}
+
+}  // namespace
+
+BackendLimits probeTileBackend(Backend requested) {
+    const std::string where = "glccl::labelTiled(): ";
+    BackendLimits limits;
+    if (requested == Backend::Cpu) {
+        limits.backend = Backend::Cpu;
+        limits.maxSide = kMaxTileSide;
+        limits.device = "CPU";
+        return limits;
+    }
+    if (requested == Backend::Cuda) {
+#ifdef GLCCL_HAVE_CUDA
+        std::string why;
+        if (!cuda::available(&why)) throw Error(where + "the cuda backend cannot run here: " + why);
+        limits.backend = Backend::Cuda;
+        limits.maxSide = kMaxTileSide;
+        int count = 0;
+        cudaGetDeviceCount(&count);
+        limits.device = cuda::deviceName() + (count > 1 ? " (" + std::to_string(count) + " CUDA devices)" : "");
+        return limits;
+#else
+        throw Error(where + "the cuda backend cannot run here: this build has no CUDA path");
+#endif
+    }
+    ContextInfo info;
+    std::string platform;
+    try {
+        const std::lock_guard<std::mutex> lock(contextSetupMutex());
+        OffscreenLabeler probe;
+        info = probe.context().info();
+        platform = probe.context().platform();
+    } catch (const Error& error) {
+        if (requested != Backend::Auto)
+            throw Error(where + "the " + std::string(backendName(requested)) +
+                        " backend cannot run here: no headless GL context: " + error.what());
+        limits.backend = Backend::Cpu;
+        limits.maxSide = kMaxTileSide;
+        limits.device = "CPU";
+        limits.note = std::string("no headless GL context (") + error.what() + "); auto runs the cpu backend";
+        return limits;
+    }
+    const std::string why = whyUnavailable(requested, info);
+    if (!why.empty())
+        throw Error(where + "the " + std::string(backendName(requested)) + " backend cannot run here: " + why);
+    const Backend resolved = resolveBackend(requested, info);
+    if (resolved == Backend::Cpu || resolved == Backend::Cuda) return probeTileBackend(resolved);
+    limits.backend = resolved;
+    limits.maxSide = std::uint32_t(info.maxTextureSize) < kMaxTileSide ? std::uint32_t(info.maxTextureSize) : kMaxTileSide;
+    limits.device = info.renderer + " (" + platform + ")";
+    return limits;
+}
+
+// ---------------------------------------------------------------- the pool
+
+TileWorkerPool::TileWorkerPool(const BackendLimits& limits, const LabelOptions& options,
+                               const std::vector<int>& devices) {
+    const std::vector<int> chosen = devices.empty() ? std::vector<int>{0} : devices;
+    for (unsigned i = 0; i < chosen.size(); ++i)
+        threads_.emplace_back(&TileWorkerPool::serve, this, i, limits, options, chosen[i]);
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [&] { return started_ == threads_.size(); });
+    if (error_) {
+        const std::exception_ptr error = error_;
+        stopping_ = true;
+        wake_.notify_all();
+        lock.unlock();
+        for (std::thread& thread : threads_) thread.join();
+        threads_.clear();
+        std::rethrow_exception(error);
+    }
+}
+
+TileWorkerPool::~TileWorkerPool() {
+    {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& thread : threads_) thread.join();
+}
+
+void TileWorkerPool::serve(unsigned, BackendLimits limits, LabelOptions options, int device) {
+    std::unique_ptr<TileWorker> worker;
+    {
+        std::exception_ptr failure;
+        try {
+            worker = makeTileWorker(limits, options, device);
+        } catch (...) {
+            failure = std::current_exception();
+        }
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (failure && !error_) error_ = failure;
+        ++started_;
+        done_.notify_all();
+    }
+    std::uint64_t seen = 0;
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        if (stopping_) break;
+        seen = generation_;
+        while (next_ < count_) {
+            const std::size_t i = next_++;
+            const bool skip = error_ != nullptr || !worker;
+            lock.unlock();
+            std::exception_ptr failure;
+            if (!skip) {
+                try {
+                    (*task_)(*worker, i);
+                } catch (...) {
+                    failure = std::current_exception();
+                }
+            }
+            lock.lock();
+            if (failure && !error_) error_ = failure;
+            if (++finished_ == count_) done_.notify_all();
+        }
+    }
+    lock.unlock();
+    worker.reset();  // on its own thread: a GL context is released where it is current
+}
+
+void TileWorkerPool::run(std::size_t count, const std::function<void(TileWorker&, std::size_t)>& task) {
+    if (count == 0) return;
+    std::unique_lock<std::mutex> lock(mutex_);
+    task_ = &task;
+    next_ = 0;
+    count_ = count;
+    finished_ = 0;
+    error_ = nullptr;
+    ++generation_;
+    wake_.notify_all();
+    done_.wait(lock, [&] { return finished_ == count_; });
+    task_ = nullptr;
+    count_ = 0;
+    if (error_) {
+        const std::exception_ptr error = error_;
+        error_ = nullptr;
+        std::rethrow_exception(error);
+    }
+}
+
+}  // namespace glccl

@@ -1,0 +1,204 @@
+// labelTiled(): the driver. It sizes the tiles, starts the workers and runs
+// the passes of tile_pipeline.hpp in one process.
+
+#include "glccl/tiled.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "glccl/error.hpp"
+#include "glccl/tile_pipeline.hpp"
+
+namespace glccl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+constexpr std::uint32_t kMinAutomaticSide = 64;
+
+std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
+
+std::uint64_t effectiveMemoryLimit(const TiledOptions& options) {
+    if (options.memoryLimit != 0) return options.memoryLimit;
+    const std::uint64_t physical = physicalMemoryBytes();
+    return physical != 0 ? physical / 2 : std::uint64_t(4) << 30;
+}
+
+unsigned hostThreadsFor(const TiledOptions& options) {
+    const unsigned threads = options.hostThreads != 0 ? options.hostThreads : std::thread::hardware_concurrency();
+    return std::max(1u, threads);
+}
+
+// The host memory of a run with tiles tw x th, in bytes, without the label
+// store. A model, not a bound: it assumes at most one component per 4 pixels
+// of a tile, where the tables' share stays a few bytes a pixel; images with
+// more components use more (see README "Huge images").
+//   pass 1, per worker: the tile's pixels, its labels, the backend's table
+//                       and working copies: pixel bytes + 30 bytes a pixel
+//   pass 2, per thread: a tile's labels, its final labels and table rows:
+//                       28 bytes a pixel; for the band: 2 bytes a pixel of
+//                       final-label maps, and a strip of 4 Mi labels
+//   borders: one part per two tile edge pixels (binary images have no
+//            more at 4-connectivity) of 128 bytes (its union-find node, key,
+//            stats, owner, component totals and final label), and 16 bytes
+//            per tile row (first labels and row bases)
+std::uint64_t memoryModel(std::uint32_t width, std::uint32_t height, int pixelBytes, std::uint32_t tw,
+                          std::uint32_t th, unsigned workers, unsigned threads) {
+    const TilePlan plan(width, height, tw, th);
+    const std::uint64_t tilePixels = std::uint64_t(plan.tileWidth()) * plan.tileHeight();
+    const std::uint64_t passOne = std::uint64_t(workers) * std::uint64_t(pixelBytes + 30) * tilePixels;
+    const std::uint64_t passTwo = std::uint64_t(std::min(threads, plan.tilesX())) * 28 * tilePixels +
+                                  2 * std::uint64_t(width) * plan.tileHeight() +
+                                  std::min(std::uint64_t(1) << 22, std::uint64_t(width) * plan.tileHeight()) * 12;
+    const std::uint64_t borders =
+        plan.tileCount() * (std::uint64_t(plan.tileWidth()) + plan.tileHeight()) * 128 +
+        std::uint64_t(height) * plan.tilesX() * 16;
+    return std::max(passOne, passTwo) + borders;
+}
+
+void checkOptions(const ImageSource& source, const TiledOptions& options) {
+    const std::string where = "glccl::labelTiled(): ";
+    const Criterion& criterion = options.label.criterion;
+    if (source.channels() != 1 && source.channels() != 4)
+        throw Error(where + "images have 1 or 4 channels, not " + std::to_string(source.channels()));
+    if (source.channels() == 4 && criterion.kind != Criterion::Kind::Threshold)
+        throw Error(where + "the " + criterion.toString() +
+                    " criterion needs a 1-channel image; convert color to gray first");
+    if (source.depth() != 8 && source.depth() != 16 && source.depth() != 32)
+        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(source.depth()));
+    const std::string problem = criterion.problemForDepth(source.depth());
+    if (!problem.empty()) throw Error(where + problem);
+    for (const int device : options.devices)
+        if (device < 0) throw Error(where + "device " + std::to_string(device) + " is not a device number (0, 1, ...)");
+}
+
+}  // namespace
+
+std::uint64_t physicalMemoryBytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
+TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
+                   const BackendLimits& limits, unsigned workers, std::uint64_t* memoryEstimate) {
+    const std::string where = "glccl::labelTiled(): ";
+    const unsigned threads = hostThreadsFor(options);
+    const std::uint64_t limit = effectiveMemoryLimit(options);
+    if (options.tileWidth != 0 || options.tileHeight != 0) {
+        const std::uint32_t tw = options.tileWidth != 0 ? options.tileWidth : std::min(width, limits.maxSide);
+        const std::uint32_t th = options.tileHeight != 0 ? options.tileHeight : std::min(height, limits.maxSide);
+        if (std::min(tw, width) > limits.maxSide || std::min(th, height) > limits.maxSide)
+            throw Error(where + "tiles of " + std::to_string(tw) + "x" + std::to_string(th) + " are larger than the " +
+                        backendName(limits.backend) + " backend takes here: at most " +
+                        std::to_string(limits.maxSide) + " pixels a side" +
+                        (limits.backend == Backend::Compute || limits.backend == Backend::Raster
+                             ? " (GL_MAX_TEXTURE_SIZE of " + limits.device + ")"
+                             : ""));
+        const TilePlan plan(width, height, tw, th);
+        if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads);
+        return plan;
+    }
+    // Candidates from the largest tile down, the height halved first (the
+    // band, width x tile height, shrinks with it), then the width; the
+    // first that fits wins. Smaller is not always leaner: the border data
+    // grows as tiles shrink.
+    std::uint32_t tw = std::min(width, std::min(limits.maxSide, kDefaultTileSide));
+    std::uint32_t th = std::min(height, std::min(limits.maxSide, kDefaultTileSide));
+    std::uint64_t smallest = UINT64_MAX;
+    std::uint32_t smallestWidth = tw, smallestHeight = th;
+    for (;;) {
+        const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads);
+        if (estimate <= limit) {
+            if (memoryEstimate) *memoryEstimate = estimate;
+            return TilePlan(width, height, tw, th);
+        }
+        if (estimate < smallest) {
+            smallest = estimate;
+            smallestWidth = tw;
+            smallestHeight = th;
+        }
+        if (tw <= kMinAutomaticSide && th <= kMinAutomaticSide) break;
+        if (th >= tw && th > kMinAutomaticSide) th = std::max(kMinAutomaticSide, th / 2);
+        else tw = std::max(kMinAutomaticSide, tw / 2);
+    }
+    throw Error(where + "the memory limit of " + mib(limit) + " is too small for a " + std::to_string(width) + "x" +
+                std::to_string(height) + " image: the leanest tiles, " + std::to_string(smallestWidth) + "x" +
+                std::to_string(smallestHeight) + " with " + std::to_string(workers) + " worker(s), need about " +
+                mib(smallest));
+}
+
+TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
+    const std::string where = "glccl::labelTiled(): ";
+    checkOptions(source, options);
+    TiledResult result;
+    const BackendLimits limits = probeTileBackend(options.label.backend);
+    if (!limits.note.empty()) result.notes.push_back(limits.note);
+    result.backend = limits.backend;
+    result.device = limits.device;
+    result.workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
+    const bool gl = limits.backend == Backend::Compute || limits.backend == Backend::Raster;
+    if (gl && std::set<int>(options.devices.begin(), options.devices.end()).size() > 1)
+        result.notes.push_back("the GL engine cannot choose an EGL device yet (HeadlessContext opens the first "
+                               "that works): all " + std::to_string(result.workers) +
+                               " workers label on the default device");
+
+    const TilePlan plan = planTiles(source.width(), source.height(), source.channels() * source.depth() / 8, options, limits,
+                                    result.workers, &result.memoryEstimate);
+    result.plan = plan;
+    const std::uint64_t storeBytes = plan.pixelCount() * 4;
+    const bool inMemory = options.store == LabelStore::Memory ||
+                          (options.store == LabelStore::Auto &&
+                           result.memoryEstimate + storeBytes <= effectiveMemoryLimit(options));
+    const std::unique_ptr<TileLabelStore> store =
+        inMemory ? makeMemoryLabelStore(plan, 0, plan.tilesY())
+                 : makeSpillLabelStore(plan, 0, plan.tilesY(), options.tempDir);
+    result.spilled = store->spilled();
+    if (inMemory) result.memoryEstimate += storeBytes;
+
+    TilePipeline pipeline(source, plan, options, 0, plan.tilesY());
+    auto start = Clock::now();
+    {
+        // The workers (and their GL contexts or GPU memory) live for pass 1 only.
+        TileWorkerPool pool(limits, options.label, options.devices);
+        pipeline.labelTiles(pool, *store);
+    }
+    result.labelMilliseconds = millisecondsSince(start);
+    result.deviceMilliseconds = pipeline.deviceMilliseconds();
+    result.borderParts = pipeline.nodeCount();
+
+    start = Clock::now();
+    pipeline.resolveRoots(0, {});
+    result.count = pipeline.ownedCount();
+    // The exact count is known before a single label is written, so the
+    // type is decided from it, and a uint32 request that cannot hold it
+    // fails here, with nothing written.
+    result.labelType = decideLabelType(options.labelType, result.count, options.uint32Limit, where);
+    pipeline.number(0);
+    result.numberMilliseconds = millisecondsSince(start);
+
+    start = Clock::now();
+    sink.begin(plan.imageWidth(), plan.imageHeight(), result.labelType, result.count);
+    pipeline.writeLabels(*store, sink, result.labelType);
+    sink.finish();
+    result.writeMilliseconds = millisecondsSince(start);
+    return result;
+}
+
+Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result) {
+    const ImageMemorySource source(image);
+    LabelingSink sink;
+    const TiledResult run = labelTiled(source, options, sink);
+    if (result) *result = run;
+    return std::move(sink.labeling());
+}
+
+}  // namespace glccl
