@@ -2,19 +2,23 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <utility>
 
 #include "glccl/error.hpp"
 
 namespace glccl::cuda {
 namespace {
 
+// Read once: the environment does not change the build's debugging policy
+// between calls, and getenv on every frame would be wasted work.
 bool syncRequested() {
 #ifndef NDEBUG
     return true;
 #else
-    const char* value = std::getenv("GLCCL_CUDA_SYNC");
-    return value != nullptr && std::strcmp(value, "1") == 0;
+    static const bool requested = [] {
+        const char* value = std::getenv("GLCCL_CUDA_SYNC");
+        return value != nullptr && std::strcmp(value, "1") == 0;
+    }();
+    return requested;
 #endif
 }
 
@@ -24,25 +28,28 @@ std::string describeCudaError(cudaError_t status) {
     return std::string(cudaGetErrorString(status)) + " (" + cudaGetErrorName(status) + ")";
 }
 
-CudaCheck::CudaCheck(std::string entry) : entry_(std::move(entry)), syncEachKernel_(syncRequested()) {}
+CudaCheck::CudaCheck(const char* entry) : entry_(entry), syncEachKernel_(syncRequested()) {}
 
 void CudaCheck::operator()(cudaError_t status, const char* call) const {
-    if (status == cudaSuccess) return;
-    // Clear a non-sticky error so that it does not resurface in a later,
-    // unrelated check; sticky errors (a kernel fault) stay whatever we do.
-    cudaGetLastError();
-    throw Error(entry_ + "(): " + call + " failed: " + describeCudaError(status));
+    if (status != cudaSuccess) raise(status, call);
 }
 
 void CudaCheck::launched(const char* kernel, cudaStream_t stream) const {
-    const std::string launch = std::string(kernel) + " launch";
-    (*this)(cudaGetLastError(), launch.c_str());
+    const cudaError_t launch = cudaGetLastError();
+    if (launch != cudaSuccess) raise(launch, std::string(kernel) + " launch");
     if (syncEachKernel_) {
-        const std::string run = std::string(kernel) + " (synchronised after launch)";
-        (*this)(cudaStreamSynchronize(stream), run.c_str());
+        const cudaError_t run = cudaStreamSynchronize(stream);
+        if (run != cudaSuccess) raise(run, std::string(kernel) + " (synchronised after launch)");
     }
 }
 
-void CudaCheck::fail(const std::string& what) const { throw Error(entry_ + "(): " + what); }
+void CudaCheck::raise(cudaError_t status, const std::string& call) const {
+    // Clear a non-sticky error so that it does not resurface in a later,
+    // unrelated check; sticky errors (a kernel fault) stay whatever we do.
+    cudaGetLastError();
+    throw Error(std::string(entry_) + "(): " + call + " failed: " + describeCudaError(status));
+}
+
+void CudaCheck::fail(const std::string& what) const { throw Error(std::string(entry_) + "(): " + what); }
 
 }  // namespace glccl::cuda

@@ -3,6 +3,8 @@
 // CUDA path goes through a CudaCheck, which turns a failure into
 //   glccl::Error("glccl::cuda::labelImage(): cudaMalloc failed: out of memory (cudaErrorMemoryAllocation)")
 // with the public entry that was called first, so the message says where.
+// A CudaCheck costs nothing on success: no string is built unless a call
+// failed, so it can sit on the per-frame path.
 
 #include <string>
 
@@ -12,11 +14,12 @@ namespace glccl::cuda {
 
 class CudaCheck {
 public:
-    // entry: the public function, "glccl::cuda::labelImage" (no parentheses).
-    // Kernels are followed by a stream synchronisation when the environment
-    // variable GLCCL_CUDA_SYNC is 1, or always in builds without NDEBUG, so
-    // that an asynchronous fault is reported by the kernel that caused it.
-    explicit CudaCheck(std::string entry);
+    // entry: the public function as a string literal, "glccl::cuda::labelImage"
+    // (no parentheses); it must outlive the check. Kernels are followed by a
+    // stream synchronisation when the environment variable GLCCL_CUDA_SYNC is
+    // 1, or always in builds without NDEBUG, so that an asynchronous fault is
+    // reported by the kernel that caused it.
+    explicit CudaCheck(const char* entry);
 
     // Throws glccl::Error when status is not cudaSuccess; call names the API
     // call ("cudaMalloc"), or what was done ("copy of the input texture").
@@ -28,11 +31,13 @@ public:
     // Throws glccl::Error("<entry>(): <what>") for invalid arguments.
     [[noreturn]] void fail(const std::string& what) const;
 
-    const std::string& entry() const { return entry_; }
+    const char* entry() const { return entry_; }
     bool syncEachKernel() const { return syncEachKernel_; }
 
 private:
-    std::string entry_;
+    [[noreturn]] void raise(cudaError_t status, const std::string& call) const;
+
+    const char* entry_;
     bool syncEachKernel_;
 };
 

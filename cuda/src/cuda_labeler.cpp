@@ -1,5 +1,6 @@
-// Public entries of the CUDA path: where the pixels come from and go to
-// (host memory, GL textures through interop); pipeline.cpp does the rest.
+// Whether the CUDA path can run here, and on what. The labeling entries are
+// texture_labeler.cpp (GL textures) and image_labeler.cpp (host and device
+// memory); pipeline.cpp does the rest.
 
 #include "glccl/cuda_labeler.hpp"
 
@@ -8,9 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include "cuda_check.hpp"
-#include "graphics_resource.hpp"
 #include "passes.hpp"
-#include "pipeline.hpp"
 
 #ifndef GLCCL_CUDA_ARCHITECTURES
 #define GLCCL_CUDA_ARCHITECTURES "unknown"
@@ -74,52 +73,6 @@ std::string deviceName() {
     cudaDeviceProp properties{};
     check(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
     return properties.name;
-}
-
-Labeling labelImage(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings) {
-    const CudaCheck check("glccl::cuda::labelImage");
-    const std::size_t expectedBytes = std::size_t(image.width > 0 ? image.width : 0) *
-                                      std::size_t(image.height > 0 ? image.height : 0) *
-                                      std::size_t(image.channels > 0 ? image.channels : 0);
-    if (image.pixels.size() != expectedBytes) {
-        check.fail("the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
-                   std::to_string(image.channels) + " but holds " + std::to_string(image.pixels.size()) + " bytes");
-    }
-    LabelPipeline pipeline(check, image.width, image.height, image.channels, connectivity, criterion);
-    check(cudaMemcpyAsync(pipeline.d_input(), image.pixels.data(), image.pixels.size(), cudaMemcpyHostToDevice,
-                          pipeline.stream()),
-          "cudaMemcpyAsync (image upload)");
-
-    Labeling labeling;
-    labeling.width = image.width;
-    labeling.height = image.height;
-    labeling.components = pipeline.run(timings);
-    labeling.labels = pipeline.downloadLabels();
-    return labeling;
-}
-
-std::vector<Component> labelGlTexture(unsigned inputTexture, unsigned labelTexture, int width, int height,
-                                      int channels, Connectivity connectivity, Criterion criterion,
-                                      StageTimings* timings) {
-    const CudaCheck check("glccl::cuda::labelGlTexture");
-    // Destroyed in reverse order: unmap, then unregister, then free memory.
-    LabelPipeline pipeline(check, width, height, channels, connectivity, criterion);
-    const GraphicsResource input(inputTexture, cudaGraphicsRegisterFlagsReadOnly, "inputTexture", check);
-    const GraphicsResource output(labelTexture, cudaGraphicsRegisterFlagsWriteDiscard, "labelTexture", check);
-    const MappedTextures mapped({&input, &output}, pipeline.stream(), check);
-    const cudaArray_t inputArray = mapped.array(0, width, height, channels, 8);
-    const cudaArray_t labelArray = mapped.array(1, width, height, 1, 32);
-
-    const std::size_t inputRow = std::size_t(width) * std::size_t(channels);
-    check(cudaMemcpy2DFromArrayAsync(pipeline.d_input(), inputRow, inputArray, 0, 0, inputRow, std::size_t(height),
-                                     cudaMemcpyDeviceToDevice, pipeline.stream()),
-          "cudaMemcpy2DFromArrayAsync (inputTexture)");
-    std::vector<Component> table = pipeline.run(timings);
-    const std::size_t labelRow = std::size_t(width) * sizeof(std::uint32_t);
-    check(cudaMemcpy2DToArrayAsync(labelArray, 0, 0, pipeline.d_labels(), labelRow, labelRow, std::size_t(height),
-                                   cudaMemcpyDeviceToDevice, pipeline.stream()),
-          "cudaMemcpy2DToArrayAsync (labelTexture)");
-    return table;
 }
 
 }  // namespace glccl::cuda

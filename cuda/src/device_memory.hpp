@@ -1,8 +1,9 @@
 #pragma once
-// CUDA objects that own themselves (STYLE.md): device buffers, a stream and
-// events are released in their destructors; moved-from wrappers hold nothing.
-// Destructors ignore errors: they may run while an exception from a failed
-// call is already on its way, and a sticky error would only repeat it.
+// CUDA objects that own themselves (STYLE.md): device buffers, page-locked
+// host buffers, a stream and events are released in their destructors;
+// moved-from and default-constructed wrappers hold nothing. Destructors ignore
+// errors: they may run while an exception from a failed call is already on
+// its way, and a sticky error would only repeat it.
 
 #include <cstddef>
 #include <utility>
@@ -18,11 +19,12 @@ template <typename T>
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
-    DeviceBuffer(std::size_t count, const CudaCheck& check) : count_(count) {
+    DeviceBuffer(std::size_t count, const CudaCheck& check) {
         if (count == 0) return;
         void* memory = nullptr;
         check(cudaMalloc(&memory, count * sizeof(T)), "cudaMalloc");
         data_ = static_cast<T*>(memory);
+        count_ = count;
     }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -53,37 +55,107 @@ private:
     std::size_t count_ = 0;
 };
 
+// `count` elements of T in page-locked host memory (cudaMallocHost),
+// uninitialised. Copies between it and the device run at the bus's speed and
+// truly asynchronously; pageable memory goes through the driver's own
+// staging and blocks the calling thread.
+template <typename T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    PinnedBuffer(std::size_t count, const CudaCheck& check) {
+        if (count == 0) return;
+        void* memory = nullptr;
+        check(cudaMallocHost(&memory, count * sizeof(T)), "cudaMallocHost");
+        data_ = static_cast<T*>(memory);
+        count_ = count;
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+    PinnedBuffer(PinnedBuffer&& other) noexcept
+        : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+    PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
+        if (this != &other) {
+            release();
+            data_ = std::exchange(other.data_, nullptr);
+            count_ = std::exchange(other.count_, 0);
+        }
+        return *this;
+    }
+    ~PinnedBuffer() { release(); }
+
+    T* get() const { return data_; }
+    std::size_t count() const { return count_; }
+    std::size_t bytes() const { return count_ * sizeof(T); }
+
+private:
+    void release() {
+        if (data_ != nullptr) cudaFreeHost(data_);
+        data_ = nullptr;
+        count_ = 0;
+    }
+
+    T* data_ = nullptr;
+    std::size_t count_ = 0;
+};
+
 // A non-blocking stream: the pipeline's work does not serialise with other
 // users of the legacy default stream in the host application.
 class Stream {
 public:
+    Stream() = default;
     explicit Stream(const CudaCheck& check) {
         check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
     }
     Stream(const Stream&) = delete;
     Stream& operator=(const Stream&) = delete;
-    ~Stream() {
-        if (stream_ != nullptr) cudaStreamDestroy(stream_);
+    Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    Stream& operator=(Stream&& other) noexcept {
+        if (this != &other) {
+            release();
+            stream_ = std::exchange(other.stream_, nullptr);
+        }
+        return *this;
     }
+    ~Stream() { release(); }
     cudaStream_t get() const { return stream_; }
 
 private:
+    void release() {
+        if (stream_ != nullptr) cudaStreamDestroy(stream_);
+        stream_ = nullptr;
+    }
+
     cudaStream_t stream_ = nullptr;
 };
 
+// flags: cudaEventDefault for timing, cudaEventDisableTiming for events that
+// only order or wait (cheaper to record and to wait on).
 class Event {
 public:
-    explicit Event(const CudaCheck& check) { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+    Event() = default;
+    Event(const CudaCheck& check, unsigned flags) {
+        check(cudaEventCreateWithFlags(&event_, flags), "cudaEventCreateWithFlags");
+    }
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
     Event(Event&& other) noexcept : event_(std::exchange(other.event_, nullptr)) {}
-    Event& operator=(Event&&) = delete;
-    ~Event() {
-        if (event_ != nullptr) cudaEventDestroy(event_);
+    Event& operator=(Event&& other) noexcept {
+        if (this != &other) {
+            release();
+            event_ = std::exchange(other.event_, nullptr);
+        }
+        return *this;
     }
+    ~Event() { release(); }
     cudaEvent_t get() const { return event_; }
 
 private:
+    void release() {
+        if (event_ != nullptr) cudaEventDestroy(event_);
+        event_ = nullptr;
+    }
+
     cudaEvent_t event_ = nullptr;
 };
 

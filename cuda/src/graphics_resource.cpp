@@ -1,44 +1,71 @@
 #include "graphics_resource.hpp"
 
-#include <string>
-
 // cuda_gl_interop.h uses GL's types and expects them declared first.
 #include <GL/gl.h>
 #include <cuda_gl_interop.h>
 
 namespace glccl::cuda {
 
-GraphicsResource::GraphicsResource(unsigned texture, unsigned flags, const char* what, const CudaCheck& check)
-    : what_(what) {
-    if (texture == 0) check.fail(std::string(what) + " is 0; expected a GL texture name");
-    const std::string call = std::string("cudaGraphicsGLRegisterImage (") + what + " " + std::to_string(texture) + ")";
-    check(cudaGraphicsGLRegisterImage(&resource_, texture, GL_TEXTURE_2D, flags), call.c_str());
-}
-
-GraphicsResource::~GraphicsResource() {
-    if (resource_ != nullptr) cudaGraphicsUnregisterResource(resource_);
-}
-
-MappedTextures::MappedTextures(std::initializer_list<const GraphicsResource*> resources, cudaStream_t stream,
-                               const CudaCheck& check)
-    : stream_(stream), check_(check) {
-    for (const GraphicsResource* resource : resources) {
-        resources_.push_back(resource->get());
-        names_.push_back(resource->what());
+bool GraphicsResource::ensure(const TextureKey& key, const CudaCheck& check) {
+    if (resource_ != nullptr && key_ == key) return false;
+    reset();
+    const cudaError_t status = cudaGraphicsGLRegisterImage(&resource_, key.texture, GL_TEXTURE_2D, flags_);
+    if (status != cudaSuccess) {
+        resource_ = nullptr;
+        const std::string call = std::string("cudaGraphicsGLRegisterImage (") + what_ + " " +
+                                 std::to_string(key.texture) + ")";
+        check(status, call.c_str());
     }
-    check(cudaGraphicsMapResources(int(resources_.size()), resources_.data(), stream), "cudaGraphicsMapResources");
+    key_ = key;
+    return true;
 }
 
-MappedTextures::~MappedTextures() { cudaGraphicsUnmapResources(int(resources_.size()), resources_.data(), stream_); }
+void GraphicsResource::reset() {
+    if (resource_ != nullptr) cudaGraphicsUnregisterResource(resource_);
+    resource_ = nullptr;
+    key_ = {};
+}
 
-cudaArray_t MappedTextures::array(std::size_t i, int width, int height, int channels, int bits) const {
+cudaError_t MappedTextures::map(const GraphicsResource* const* resources, int count, cudaStream_t stream) {
+    unmap();
+    for (int i = 0; i < count; ++i) resources_[i] = resources[i]->get();
+    const cudaError_t status = cudaGraphicsMapResources(count, resources_, stream);
+    if (status != cudaSuccess) {
+        cudaGetLastError();  // the caller decides whether this is an error
+        return status;
+    }
+    count_ = count;
+    stream_ = stream;
+    return cudaSuccess;
+}
+
+void MappedTextures::unmap() {
+    if (count_ > 0) cudaGraphicsUnmapResources(count_, resources_, stream_);
+    count_ = 0;
+}
+
+cudaArray_t MappedTextures::array(int i) const {
     cudaArray_t array = nullptr;
-    check_(cudaGraphicsSubResourceGetMappedArray(&array, resources_[i], 0, 0),
-           "cudaGraphicsSubResourceGetMappedArray");
+    if (i >= count_ || cudaGraphicsSubResourceGetMappedArray(&array, resources_[i], 0, 0) != cudaSuccess) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    return array;
+}
+
+std::string describeMismatch(cudaArray_t array, const GraphicsResource& resource, int width, int height,
+                             int channels, int bits) {
+    // Built only for a message: this runs on every frame.
+    auto name = [&] { return std::string(resource.what()) + " " + std::to_string(resource.key().texture); };
     cudaChannelFormatDesc format{};
     cudaExtent extent{};
     unsigned flags = 0;
-    check_(cudaArrayGetInfo(&format, &extent, &flags, array), "cudaArrayGetInfo");
+    if (array == nullptr) return name() + " has no level 0 image CUDA can map";
+    const cudaError_t status = cudaArrayGetInfo(&format, &extent, &flags, array);
+    if (status != cudaSuccess) {
+        cudaGetLastError();
+        return name() + ": cudaArrayGetInfo failed: " + describeCudaError(status);
+    }
 
     const int formatBits[4] = {format.x, format.y, format.z, format.w};
     int formatChannels = 0;
@@ -55,17 +82,16 @@ cudaArray_t MappedTextures::array(std::size_t i, int width, int height, int chan
                                             format.f == cudaChannelFormatKindUnsignedNormalized8X2 ||
                                             format.f == cudaChannelFormatKindUnsignedNormalized8X4));
     if (formatChannels != channels || !uniform || !unsignedInt) {
-        check_.fail(std::string(names_[i]) + " holds " + std::to_string(formatChannels) + " channel(s) of " +
-                    std::to_string(format.x) + " bits" + (unsignedInt ? "" : " (not unsigned)") + "; expected " +
-                    std::to_string(channels) + " unsigned channel(s) of " + std::to_string(bits) + " bits (" +
-                    (bits == 32 ? "GL_R32UI" : channels == 1 ? "GL_R8" : "GL_RGBA8") + ")");
+        return name() + " holds " + std::to_string(formatChannels) + " channel(s) of " + std::to_string(format.x) +
+               " bits" + (unsignedInt ? "" : " (not unsigned)") + "; expected " + std::to_string(channels) +
+               " unsigned channel(s) of " + std::to_string(bits) + " bits (" +
+               (bits == 32 ? "GL_R32UI" : channels == 1 ? "GL_R8" : "GL_RGBA8") + ")";
     }
     if (extent.width != std::size_t(width) || extent.height != std::size_t(height)) {
-        check_.fail(std::string(names_[i]) + " is " + std::to_string(extent.width) + "x" +
-                    std::to_string(extent.height) + " but the image is " + std::to_string(width) + "x" +
-                    std::to_string(height));
+        return name() + " is " + std::to_string(extent.width) + "x" + std::to_string(extent.height) +
+               " but the image is " + std::to_string(width) + "x" + std::to_string(height);
     }
-    return array;
+    return {};
 }
 
 }  // namespace glccl::cuda

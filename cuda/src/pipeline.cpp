@@ -6,27 +6,6 @@
 namespace glccl::cuda {
 namespace {
 
-std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int channels, Criterion criterion) {
-    const std::string size = std::to_string(width) + "x" + std::to_string(height);
-    if (width < 1 || height < 1) check.fail("the image is " + size + "; width and height must be at least 1");
-    const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
-    if (pixels > kMaxPixels) {
-        check.fail("the image is " + size + " = " + std::to_string(pixels) + " pixels; the CUDA path labels at most " +
-                   std::to_string(kMaxPixels) + " (32-bit pixel indices)");
-    }
-    if (channels != 1 && channels != 4) {
-        check.fail("the image has " + std::to_string(channels) + " channels; expected 1 or 4");
-    }
-    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
-        check.fail("criterion " + criterion.toString() + " needs a 1-channel image, this one has " +
-                   std::to_string(channels) + " channels (use threshold:T for color)");
-    }
-    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
-        check.fail("threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
-    }
-    return std::size_t(pixels);
-}
-
 PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
     PixelRule rule;
     rule.connectivity = connectivity == Connectivity::Four ? 4 : 8;
@@ -39,129 +18,239 @@ PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
     return rule;
 }
 
+// The device table, one array per field, in one block of 40 bytes per
+// component laid out so that two memsets start it and one copy downloads it:
+//
+//   [ area | sumX | sumY ]  [ right | bottom ]  [ left | top ]
+//     3 x n uint64, 0         2 x n uint32, 0     2 x n uint32, all ones
+constexpr std::size_t kTableBytesPerComponent = 3 * sizeof(unsigned long long) + 4 * sizeof(std::uint32_t);
+
+DeviceComponentTable tableAt(unsigned char* storage, std::size_t n) {
+    auto* sums = reinterpret_cast<unsigned long long*>(storage);
+    auto* bounds = reinterpret_cast<std::uint32_t*>(storage + 3 * n * sizeof(unsigned long long));
+    DeviceComponentTable table{};
+    table.area = sums;
+    table.sumX = sums + n;
+    table.sumY = sums + 2 * n;
+    table.right = bounds;
+    table.bottom = bounds + n;
+    table.left = bounds + 2 * n;
+    table.top = bounds + 3 * n;
+    return table;
+}
+
+// At most one component per two pixels (4-connected checkerboard).
+std::size_t mostComponents(std::size_t pixelCount) { return (pixelCount + 1) / 2; }
+
 }  // namespace
 
-LabelPipeline::LabelPipeline(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
-                             Criterion criterion)
-    : check_(check),
-      width_(width),
-      height_(height),
-      channels_(channels),
-      pixelCount_(checkedPixelCount(check, width, height, channels, criterion)),
-      rule_(pixelRule(connectivity, criterion)),
-      stream_(check),
-      input_(pixelCount_ * std::size_t(channels), check),
-      labels_(pixelCount_, check) {}
-
-LabelPipeline::~LabelPipeline() { cudaStreamSynchronize(stream_.get()); }
-
-// The whole algorithm (Stava & Benes Fig. 35.6, then the output contract).
-std::vector<Component> LabelPipeline::run(StageTimings* timings) {
-    StageTimer timer(timings != nullptr, stream_.get(), check_);
-    if (channels_ == 1) {
-        findComponents(d_input(), timer);
-    } else {
-        findComponents(reinterpret_cast<const uchar4*>(d_input()), timer);
+std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int channels) {
+    // Messages are built only on failure: this runs on every frame.
+    auto size = [&] { return std::to_string(width) + "x" + std::to_string(height); };
+    if (width < 1 || height < 1) check.fail("the image is " + size() + "; width and height must be at least 1");
+    const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
+    if (pixels > kMaxPixels) {
+        check.fail("the image is " + size() + " = " + std::to_string(pixels) + " pixels; the CUDA path labels at most " +
+                   std::to_string(kMaxPixels) + " (32-bit pixel indices)");
     }
-    const std::uint32_t count = numberComponents(timer);
-    std::vector<Component> table = computeTable(count, timer);
-    if (timings != nullptr) *timings = timer.collect();
-    return table;
+    if (channels != 1 && channels != 4) {
+        check.fail("the image has " + std::to_string(channels) + " channels; expected 1 or 4");
+    }
+    return std::size_t(pixels);
+}
+
+LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
+                            Criterion criterion) {
+    checkedPixelCount(check, width, height, channels);
+    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
+        check.fail("criterion " + criterion.toString() + " needs a 1-channel image, this one has " +
+                   std::to_string(channels) + " channels (use threshold:T for color)");
+    }
+    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
+        check.fail("threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
+    }
+    LabelRequest request;
+    request.width = width;
+    request.height = height;
+    request.channels = channels;
+    request.rule = pixelRule(connectivity, criterion);
+    return request;
+}
+
+LabelPipeline::~LabelPipeline() { synchronize(); }
+
+void LabelPipeline::synchronize() const {
+    if (stream_.get() != nullptr) cudaStreamSynchronize(stream_.get());
+}
+
+template <typename T>
+void LabelPipeline::allocate(DeviceBuffer<T>& buffer, std::size_t count, const CudaCheck& check) {
+    buffer = {};  // the old and the new buffer need not fit at once
+    buffer = DeviceBuffer<T>(count, check);
+    ++counts_.deviceAllocations;
+}
+
+void LabelPipeline::reserve(const CudaCheck& check, std::size_t pixelCount) {
+    if (stream_.get() == nullptr) {
+        check(cudaGetDevice(&device_), "cudaGetDevice");
+        stream_ = Stream(check);
+        countReady_ = Event(check, cudaEventDisableTiming);
+        countHost_ = PinnedBuffer<std::uint32_t>(1, check);
+        ++counts_.hostAllocations;
+    }
+    if (pixelCount == pixelCount_) return;
+
+    // Nothing queued may still use the buffers that are about to go.
+    check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (before reallocating)");
+    pixelCount_ = 0;
+    input_ = {};
+    inputChannels_ = 0;
+    labels_ = {};
+    tableOverflow_ = {};
+    allocate(rank_, pixelCount + 1, check);
+    // At least one byte: CUB takes a null scratch pointer as a size query.
+    allocate(scanScratch_, std::max<std::size_t>(relabelScratchBytes(pixelCount, check), 1), check);
+    pixelCount_ = pixelCount;
+}
+
+std::uint8_t* LabelPipeline::inputBuffer(const CudaCheck& check, int channels) {
+    if (channels > inputChannels_) {
+        allocate(input_, pixelCount_ * std::size_t(channels), check);
+        inputChannels_ = channels;
+    }
+    return input_.get();
+}
+
+std::uint32_t* LabelPipeline::labelBuffer(const CudaCheck& check) {
+    if (labels_.get() == nullptr) allocate(labels_, pixelCount_, check);
+    return labels_.get();
+}
+
+void LabelPipeline::reserveTable(const CudaCheck& check, std::size_t components) {
+    const std::size_t bytes = std::min(components, mostComponents(pixelCount_)) * kTableBytesPerComponent;
+    if (bytes <= tableHost_.bytes()) return;
+    tableHost_ = {};
+    tableHost_ = PinnedBuffer<unsigned char>(bytes, check);
+    ++counts_.hostAllocations;
+}
+
+// The whole algorithm up to the labels (Stava & Benes Fig. 35.6, then the
+// output contract's numbering); componentTable() does the rest.
+void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
+                               std::uint32_t* d_labels, bool timed) {
+    reserve(check, request.pixelCount());
+    current_ = request;
+    currentLabels_ = d_labels;
+    timer_.start(timed, stream(), check);
+    if (request.channels == 1) {
+        findComponents(check, d_pixels);
+    } else {
+        findComponents(check, reinterpret_cast<const uchar4*>(d_pixels));
+    }
+    numberComponents(check);
 }
 
 // Kernel 1, then the merging scheme level by level (kernel 2, with kernel 3
 // before each level but the first), then kernel 4: afterwards every
 // foreground pixel holds its component's first pixel.
 template <typename Pixel>
-void LabelPipeline::findComponents(const Pixel* d_image, StageTimer& timer) {
-    timer.begin("solve_tiles");
-    solveTiles(d_image, labels_.get(), width_, height_, rule_, stream(), check_);
-    timer.end();
+void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image) {
+    const int width = current_.width;
+    const int height = current_.height;
+    timer_.begin("solve_tiles");
+    solveTiles(d_image, currentLabels_, width, height, current_.rule, stream(), check);
+    timer_.end();
 
-    const std::int64_t side = std::max(width_, height_);
+    const std::int64_t side = std::max(width, height);
     for (std::int64_t subBlock = kTileSize; subBlock < side; subBlock *= kMergeFactor) {
         if (subBlock > kTileSize) {
-            timer.begin("flatten_borders");
-            flattenBorders(labels_.get(), width_, height_, int(subBlock), stream(), check_);
-            timer.end();
+            timer_.begin("flatten_borders");
+            flattenBorders(currentLabels_, width, height, int(subBlock), stream(), check);
+            timer_.end();
         }
-        timer.begin("merge_tiles");
-        mergeTiles(d_image, labels_.get(), width_, height_, rule_, int(subBlock), stream(), check_);
-        timer.end();
+        timer_.begin("merge_tiles");
+        mergeTiles(d_image, currentLabels_, width, height, current_.rule, int(subBlock), stream(), check);
+        timer_.end();
     }
 
-    timer.begin("flatten_labels");
-    flattenLabels(labels_.get(), pixelCount_, stream(), check_);
-    timer.end();
+    timer_.begin("flatten_labels");
+    flattenLabels(currentLabels_, current_.pixelCount(), stream(), check);
+    timer_.end();
 }
 
-// Canonical labels in place; returns the component count (the one value the
-// host must see before it can size the table).
-std::uint32_t LabelPipeline::numberComponents(StageTimer& timer) {
-    DeviceBuffer<std::uint32_t> rank(pixelCount_ + 1, check_);
-    // At least one byte: CUB takes a null scratch pointer as a size query.
-    const std::size_t scratchBytes = std::max<std::size_t>(relabelScratchBytes(pixelCount_, check_), 1);
-    DeviceBuffer<unsigned char> scratch(scratchBytes, check_);
-
-    timer.begin("relabel");
-    relabel(labels_.get(), rank.get(), pixelCount_, scratch.get(), scratchBytes, stream(), check_);
-    timer.end();
-
-    std::uint32_t count = 0;
-    check_(cudaMemcpyAsync(&count, rank.get() + pixelCount_, sizeof count, cudaMemcpyDeviceToHost, stream()),
-           "cudaMemcpyAsync (component count)");
-    check_(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (component count)");
-    return count;
+// Canonical labels in place, and the component count on its way to the host
+// (the one value the host must see before it can size the table).
+void LabelPipeline::numberComponents(const CudaCheck& check) {
+    const std::size_t pixelCount = current_.pixelCount();
+    timer_.begin("relabel");
+    relabel(currentLabels_, rank_.get(), pixelCount, scanScratch_.get(), scanScratch_.bytes(), stream(), check);
+    timer_.end();
+    check(cudaMemcpyAsync(countHost_.get(), rank_.get() + pixelCount, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                          stream()),
+          "cudaMemcpyAsync (component count)");
+    check(cudaEventRecord(countReady_.get(), stream()), "cudaEventRecord (component count)");
 }
 
-std::vector<Component> LabelPipeline::computeTable(std::uint32_t count, StageTimer& timer) {
-    std::vector<Component> table(count);
-    if (count == 0) return table;
-
-    // Bounds as four arrays of count (left, top, right, bottom), sums as
-    // three (area, sumX, sumY).
-    const std::size_t n = count;
-    DeviceBuffer<std::uint32_t> bounds(4 * n, check_);
-    DeviceBuffer<unsigned long long> sums(3 * n, check_);
-    const DeviceComponentTable device{bounds.get(),     bounds.get() + n,     bounds.get() + 2 * n,
-                                      bounds.get() + 3 * n, sums.get(), sums.get() + n, sums.get() + 2 * n};
-
-    timer.begin("component_stats");
-    check_(cudaMemsetAsync(device.left, 0xFF, 2 * n * sizeof(std::uint32_t), stream()), "cudaMemsetAsync");
-    check_(cudaMemsetAsync(device.right, 0, 2 * n * sizeof(std::uint32_t), stream()), "cudaMemsetAsync");
-    check_(cudaMemsetAsync(device.area, 0, sums.bytes(), stream()), "cudaMemsetAsync");
-    componentStats(labels_.get(), width_, height_, device, stream(), check_);
-    timer.end();
-
-    std::vector<std::uint32_t> hostBounds(4 * n);
-    std::vector<unsigned long long> hostSums(3 * n);
-    check_(cudaMemcpyAsync(hostBounds.data(), bounds.get(), bounds.bytes(), cudaMemcpyDeviceToHost, stream()),
-           "cudaMemcpyAsync (component bounds)");
-    check_(cudaMemcpyAsync(hostSums.data(), sums.get(), sums.bytes(), cudaMemcpyDeviceToHost, stream()),
-           "cudaMemcpyAsync (component sums)");
-    check_(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (component table)");
-
-    for (std::size_t i = 0; i < n; ++i) {
-        Component& c = table[i];
-        c.left = hostBounds[i];
-        c.top = hostBounds[n + i];
-        c.width = hostBounds[2 * n + i] - c.left + 1;
-        c.height = hostBounds[3 * n + i] - c.top + 1;
-        c.area = hostSums[i];
-        // The CPU reference's division, bit for bit: exact integer sums
-        // (below 2^53) converted to double, then one division.
-        c.centroidX = double(hostSums[n + i]) / double(c.area);
-        c.centroidY = double(hostSums[2 * n + i]) / double(c.area);
+// Where the device table goes: the rank array, which relabel no longer
+// needs, when it is large enough; otherwise a buffer kept for the next time.
+unsigned char* LabelPipeline::tableStorage(const CudaCheck& check, std::size_t bytes) {
+    if (bytes <= rank_.bytes()) return reinterpret_cast<unsigned char*>(rank_.get());
+    if (bytes > tableOverflow_.bytes()) {
+        // Grown by half again, so a count that creeps up does not allocate
+        // on every frame; never past what the image can hold.
+        const std::size_t most = mostComponents(pixelCount_) * kTableBytesPerComponent;
+        allocate(tableOverflow_, std::min(std::max(bytes, tableOverflow_.bytes() / 2 * 3), most), check);
     }
-    return table;
+    return tableOverflow_.get();
 }
 
-std::vector<std::uint32_t> LabelPipeline::downloadLabels() const {
-    std::vector<std::uint32_t> labels(pixelCount_);
-    check_(cudaMemcpyAsync(labels.data(), labels_.get(), labels_.bytes(), cudaMemcpyDeviceToHost, stream()),
-           "cudaMemcpyAsync (labels)");
-    check_(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (labels)");
-    return labels;
+const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& check, StageTimings* timings) {
+    check(cudaEventSynchronize(countReady_.get()), "cudaEventSynchronize (component count)");
+    const std::size_t n = *countHost_.get();
+    if (n > 0) {
+        const std::size_t bytes = n * kTableBytesPerComponent;
+        unsigned char* storage = tableStorage(check, bytes);
+        const DeviceComponentTable device = tableAt(storage, n);
+
+        timer_.begin("component_stats");
+        // Sums, right and bottom start at 0; left and top at UINT32_MAX.
+        const std::size_t zeroBytes = bytes - 2 * n * sizeof(std::uint32_t);
+        check(cudaMemsetAsync(storage, 0, zeroBytes, stream()), "cudaMemsetAsync (component table)");
+        check(cudaMemsetAsync(storage + zeroBytes, 0xFF, bytes - zeroBytes, stream()),
+              "cudaMemsetAsync (component table)");
+        componentStats(currentLabels_, current_.width, current_.height, device, stream(), check);
+        timer_.end();
+
+        // Doubled when it grows, so that counts creeping up frame by frame
+        // pin memory a few times, not on every frame.
+        if (bytes > tableHost_.bytes()) {
+            reserveTable(check, std::max(n, 2 * tableHost_.bytes() / kTableBytesPerComponent));
+        }
+        check(cudaMemcpyAsync(tableHost_.get(), storage, bytes, cudaMemcpyDeviceToHost, stream()),
+              "cudaMemcpyAsync (component table)");
+    }
+    check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (component table)");
+
+    // Capacity is kept from call to call: a table no longer than an earlier
+    // one is written in place.
+    table_.resize(n);
+    if (n > 0) {
+        const DeviceComponentTable host = tableAt(tableHost_.get(), n);
+        for (std::size_t i = 0; i < n; ++i) {
+            Component& c = table_[i];
+            c.left = host.left[i];
+            c.top = host.top[i];
+            c.width = host.right[i] - c.left + 1;
+            c.height = host.bottom[i] - c.top + 1;
+            c.area = host.area[i];
+            // The CPU reference's division, bit for bit: exact integer sums
+            // (below 2^53) converted to double, then one division.
+            c.centroidX = double(host.sumX[i]) / double(c.area);
+            c.centroidY = double(host.sumY[i]) / double(c.area);
+        }
+    }
+    if (timings != nullptr) timer_.collect(*timings);
+    return table_;
 }
 
 }  // namespace glccl::cuda

@@ -1,8 +1,23 @@
 #pragma once
-// The CUDA labeling pipeline: validates sizes, owns the device memory and the
-// stream, and runs the passes of passes.hpp in order (run() lists them).
-// Where the input comes from (a host image, a GL texture) is the caller's
-// business: it fills d_input() on stream() before run().
+// The CUDA labeling pipeline: owns the device memory, the page-locked table
+// buffer and the stream, keeps them from one labeling to the next, and runs
+// the passes of passes.hpp in order (findLabels() and componentTable() list
+// them). Where the pixels come from and where the labels go (a host image, a
+// GL texture, a caller's device array) is the entries' business
+// (image_labeler.cpp, texture_labeler.cpp).
+//
+// Memory, after reserve() for a pixel count P (bytes):
+//   rank + scan scratch   4 (P + 1) + CUB's scratch; the component table is
+//                         built in the rank array once relabel is done with
+//                         it (40 bytes per component: P / 10 components fit)
+//   own input / labels    P * channels and 4 P, made only for entries that
+//                         need them (a caller's packed device array is used
+//                         in place)
+//   table overflow        40 bytes per component past P / 10, made when an
+//                         image has that many, then kept
+//   page-locked table     40 bytes per component, grown when a table needs it
+// Per labeling of a reserved size: no allocation, one 4-byte and one table
+// download, two waits (the count, the table).
 
 #include <cstddef>
 #include <cstdint>
@@ -12,52 +27,116 @@
 
 #include "cuda_check.hpp"
 #include "device_memory.hpp"
+#include "glccl/cuda_labeler.hpp"
 #include "glccl/types.hpp"
 #include "passes.hpp"
 #include "stage_timer.hpp"
 
 namespace glccl::cuda {
 
+// One labeling's image shape and rule, validated.
+struct LabelRequest {
+    int width = 0;
+    int height = 0;
+    int channels = 1;
+    PixelRule rule;
+    std::size_t pixelCount() const { return std::size_t(width) * std::size_t(height); }
+};
+
+// Width x height for a pixel count; throws glccl::Error (message starting
+// with check.entry()) for sizes below 1 or above kMaxPixels pixels and for
+// channels other than 1 and 4. Makes no CUDA call.
+std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int channels);
+
+// Throws glccl::Error (message starting with check.entry()) for sizes below
+// 1 or above kMaxPixels pixels, channels other than 1 and 4, binary/segments
+// on 4 channels or a threshold outside 0..255. Makes no CUDA call.
+LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
+                            Criterion criterion);
+
+// Components that a reserve() makes page-locked room for up front: tables up
+// to this size download without allocating (2.5 MiB of page-locked memory).
+constexpr std::size_t kReservedTableComponents = std::size_t(1) << 16;
+
 class LabelPipeline {
 public:
-    // Throws glccl::Error (message starting with check.entry()) for sizes
-    // below 1 or above kMaxPixels pixels, channels other than 1 and 4,
-    // binary/segments on 4 channels, a threshold outside 0..255, or a failed
-    // allocation. `check` must outlive the pipeline.
-    LabelPipeline(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
-                  Criterion criterion);
+    LabelPipeline() = default;  // no CUDA call until reserve()
     // Waits for the stream first: no kernel or copy still uses the memory
     // when it is freed (errors are ignored; see device_memory.hpp).
     ~LabelPipeline();
     LabelPipeline(const LabelPipeline&) = delete;
     LabelPipeline& operator=(const LabelPipeline&) = delete;
 
-    // width x height x channels bytes, rows tightly packed, row 0 first.
-    std::uint8_t* d_input() const { return input_.get(); }
+    // Fits the work buffers to images of `pixelCount` pixels: allocates when
+    // the count differs from the reserved one (freeing the old buffers,
+    // the pipeline's own input and labels included), otherwise does nothing.
+    // Creates the stream on the first call, on the current device.
+    void reserve(const CudaCheck& check, std::size_t pixelCount);
+
+    // The pipeline's own input (reserved pixels x channels bytes) and label
+    // buffers, made on first request at the reserved size; the input grows
+    // when more channels are asked for.
+    std::uint8_t* inputBuffer(const CudaCheck& check, int channels);
+    std::uint32_t* labelBuffer(const CudaCheck& check);
+
+    // Page-locked room for a table of `components` rows.
+    void reserveTable(const CudaCheck& check, std::size_t components);
+
     cudaStream_t stream() const { return stream_.get(); }
+    int device() const { return device_; }
+    ResourceCounts& counts() { return counts_; }
+    const ResourceCounts& counts() const { return counts_; }
 
-    // Labels d_input(): afterwards d_labels() holds the canonical labels.
-    // Returns the component table; fills timings (if given) per kernel.
-    std::vector<Component> run(StageTimings* timings);
+    // Labels the request's pixels at d_pixels (rows packed, 1 byte or uchar4
+    // per pixel) into d_labels (packed, one uint32 per pixel), queued on
+    // stream() after whatever is queued there: when the stream gets past it,
+    // d_labels holds the canonical labels. Reserves the request's pixel
+    // count; waits for nothing. timed: record per-kernel events.
+    void findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
+                    std::uint32_t* d_labels, bool timed);
 
-    const std::uint32_t* d_labels() const { return labels_.get(); }
-    std::vector<std::uint32_t> downloadLabels() const;
+    // After findLabels(): waits for the component count, computes and
+    // downloads the table, and waits for the stream, so that everything
+    // queued before returns done. The table is kept here (label i + 1 at
+    // index i) and valid until the next findLabels(); timings, if given,
+    // receive the per-kernel device times of both steps.
+    const std::vector<Component>& componentTable(const CudaCheck& check, StageTimings* timings);
+
+    // The table of the last componentTable().
+    const std::vector<Component>& table() const { return table_; }
+
+    // Waits for the stream; for destructors (errors ignored).
+    void synchronize() const;
 
 private:
     template <typename Pixel>
-    void findComponents(const Pixel* d_image, StageTimer& timer);
-    std::uint32_t numberComponents(StageTimer& timer);
-    std::vector<Component> computeTable(std::uint32_t count, StageTimer& timer);
+    void findComponents(const CudaCheck& check, const Pixel* d_image);
+    void numberComponents(const CudaCheck& check);
+    unsigned char* tableStorage(const CudaCheck& check, std::size_t bytes);
 
-    const CudaCheck& check_;
-    int width_;
-    int height_;
-    int channels_;
-    std::size_t pixelCount_;
-    PixelRule rule_;
+    template <typename T>
+    void allocate(DeviceBuffer<T>& buffer, std::size_t count, const CudaCheck& check);
+
+    // Declared first, destroyed last: the buffers go before their stream.
     Stream stream_;
+    int device_ = -1;
+    Event countReady_;  // the component count has reached countHost_
+    std::size_t pixelCount_ = 0;
+    int inputChannels_ = 0;
     DeviceBuffer<std::uint8_t> input_;
     DeviceBuffer<std::uint32_t> labels_;
+    DeviceBuffer<std::uint32_t> rank_;  // pixelCount_ + 1 entries, then the table
+    DeviceBuffer<unsigned char> scanScratch_;
+    DeviceBuffer<unsigned char> tableOverflow_;
+    PinnedBuffer<std::uint32_t> countHost_;
+    PinnedBuffer<unsigned char> tableHost_;
+    StageTimer timer_;
+    std::vector<Component> table_;
+    ResourceCounts counts_;
+
+    // The labeling between findLabels() and componentTable().
+    LabelRequest current_;
+    std::uint32_t* currentLabels_ = nullptr;
 };
 
 }  // namespace glccl::cuda

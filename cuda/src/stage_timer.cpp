@@ -2,31 +2,41 @@
 
 namespace glccl::cuda {
 
-StageTimer::StageTimer(bool enabled, cudaStream_t stream, const CudaCheck& check)
-    : enabled_(enabled), stream_(stream), check_(check) {}
+void StageTimer::start(bool enabled, cudaStream_t stream, const CudaCheck& check) {
+    enabled_ = enabled;
+    stream_ = stream;
+    check_ = &check;
+    used_ = 0;
+}
 
 void StageTimer::begin(const char* stage) {
     if (!enabled_) return;
-    intervals_.push_back(std::make_unique<Interval>(Interval{stage, Event(check_), Event(check_)}));
-    check_(cudaEventRecord(intervals_.back()->start.get(), stream_), "cudaEventRecord");
+    if (used_ == intervals_.size()) {
+        Interval interval;
+        interval.start = Event(*check_, cudaEventDefault);
+        interval.stop = Event(*check_, cudaEventDefault);
+        intervals_.push_back(std::move(interval));
+    }
+    Interval& interval = intervals_[used_++];
+    interval.stage = stage;
+    (*check_)(cudaEventRecord(interval.start.get(), stream_), "cudaEventRecord");
 }
 
 void StageTimer::end() {
     if (!enabled_) return;
-    check_(cudaEventRecord(intervals_.back()->stop.get(), stream_), "cudaEventRecord");
+    (*check_)(cudaEventRecord(intervals_[used_ - 1].stop.get(), stream_), "cudaEventRecord");
 }
 
-StageTimings StageTimer::collect() {
-    StageTimings timings;
-    if (!enabled_) return timings;
-    check_(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
-    for (const auto& interval : intervals_) {
+void StageTimer::collect(StageTimings& timings) {
+    timings.clear();
+    if (!enabled_) return;
+    (*check_)(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    for (std::size_t i = 0; i < used_; ++i) {
         float milliseconds = 0.0f;
-        check_(cudaEventElapsedTime(&milliseconds, interval->start.get(), interval->stop.get()),
-               "cudaEventElapsedTime");
-        addStageTime(timings, interval->stage, milliseconds);
+        (*check_)(cudaEventElapsedTime(&milliseconds, intervals_[i].start.get(), intervals_[i].stop.get()),
+                  "cudaEventElapsedTime");
+        addStageTime(timings, intervals_[i].stage, milliseconds);
     }
-    return timings;
 }
 
 }  // namespace glccl::cuda

@@ -1,10 +1,11 @@
 #pragma once
 // Device time per stage, measured with CUDA events around each launch and
-// summed per stage name (mergeTiles runs once per level). Does nothing when
-// the caller asked for no timings, so the common path records no events.
+// summed per stage name (merge_tiles runs once per level). Does nothing when
+// the caller asked for no timings, so the common path records no events. The
+// events are kept from one labeling to the next: a labeler that is timed on
+// every frame creates them once.
 
-#include <memory>
-#include <string>
+#include <cstddef>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -17,27 +18,32 @@ namespace glccl::cuda {
 
 class StageTimer {
 public:
-    StageTimer(bool enabled, cudaStream_t stream, const CudaCheck& check);
+    // Starts the timing of one labeling on `stream` and forgets the previous
+    // one; with enabled false, begin() and end() do nothing. `check` must
+    // outlive the labeling.
+    void start(bool enabled, cudaStream_t stream, const CudaCheck& check);
 
-    // Brackets the launches of one stage: begin("mergeTiles"); ...; end();
+    // Brackets the launches of one stage: begin("merge_tiles"); ...; end();
+    // stage is a string literal.
     void begin(const char* stage);
     void end();
 
-    // Waits for the stream and returns one entry per stage, in first-seen
-    // order. Their sum is the device time of the kernels, without host
-    // transfers and without the host's wait for the component count between
-    // relabel and componentStats.
-    StageTimings collect();
+    // Waits for the stream and replaces `timings` with one entry per stage,
+    // in first-seen order. Their sum is the device time of the kernels,
+    // without host transfers and without the host's wait for the component
+    // count between relabel and component_stats.
+    void collect(StageTimings& timings);
 
 private:
     struct Interval {
-        std::string stage;
+        const char* stage = nullptr;
         Event start, stop;
     };
-    bool enabled_;
-    cudaStream_t stream_;
-    const CudaCheck& check_;
-    std::vector<std::unique_ptr<Interval>> intervals_;
+    bool enabled_ = false;
+    cudaStream_t stream_ = nullptr;
+    const CudaCheck* check_ = nullptr;
+    std::vector<Interval> intervals_;  // the first used_ belong to this labeling
+    std::size_t used_ = 0;
 };
 
 }  // namespace glccl::cuda

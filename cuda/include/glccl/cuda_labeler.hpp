@@ -4,12 +4,46 @@
 // with the same output contract as every other backend.
 //
 // Built only when a CUDA compiler is found (GLCCL_HAVE_CUDA). All functions
-// throw glccl::Error with the CUDA error string on failure; available()
-// tells beforehand whether a device and driver are present.
+// throw glccl::Error, whose message starts with the entry that was called
+// ("glccl::cuda::TextureLabeler::label(): ...") and names the CUDA error;
+// available() tells beforehand whether a device and driver are present. This
+// header needs no CUDA headers.
+//
+// Entries. Labeling many images or frames, use an object: it keeps its device
+// buffers, its page-locked host buffers, its stream and (for textures) its
+// CUDA-GL registrations from one call to the next, so that a call of a size
+// it has seen allocates nothing and registers nothing.
+//   TextureLabeler  GL texture -> GL label texture, through CUDA-GL interop
+//                   (what glccl::Labeler's cuda backend runs)
+//   ImageLabeler    host image -> host labels; device array -> device labels
+// labelImage() and labelGlTexture() are the one-call forms: each makes and
+// destroys such an object, so every call pays for its allocations (and
+// registrations) anew.
+//
+// Cost of one call of a reserved size, beyond the kernels' device time:
+// one 4-byte download (the component count) and one download of the table
+// (40 bytes per component), each waited for; TextureLabeler adds mapping and
+// unmapping both textures (a few tens of microseconds of driver work);
+// ImageLabeler adds the upload of the pixels and the download of the labels
+// at the bus's speed (pageable host memory: at the speed of the host's copy
+// into page-locked chunks, overlapped with the bus). Every call returns when
+// its results are complete.
+//
+// Thread-safety: an object is used by one thread at a time; different
+// objects may run on different threads. Every object works on the CUDA
+// device that was current when it first allocated.
 
+#include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "glccl/types.hpp"
+
+// cudaStream_t is a CUstream_st*; declared here so that callers need no CUDA
+// headers to pass one.
+struct CUstream_st;
 
 namespace glccl::cuda {
 
@@ -17,18 +51,167 @@ namespace glccl::cuda {
 // and, if why is given, the reason ("no CUDA device: ...").
 bool available(std::string* why = nullptr);
 
-// Name of device 0 ("NVIDIA H200"), for logs.
+// Name of the current device ("NVIDIA H200"), for logs.
 std::string deviceName();
 
-// Labels a host image (1 or 4 channels). Timings, if given, receive the
-// per-kernel device times (CUDA events) keyed by kernel name.
+// What an object has allocated and registered since it was made: constant
+// from call to call once its sizes are reserved, which is what a host that
+// labels frames wants to see (and what the tests check).
+struct ResourceCounts {
+    std::uint64_t deviceAllocations = 0;  // cudaMalloc
+    std::uint64_t hostAllocations = 0;    // cudaMallocHost (page-locked)
+    std::uint64_t registrations = 0;      // cudaGraphicsGLRegisterImage
+
+    bool operator==(const ResourceCounts& o) const {
+        return deviceAllocations == o.deviceAllocations && hostAllocations == o.hostAllocations &&
+               registrations == o.registrations;
+    }
+    bool operator!=(const ResourceCounts& o) const { return !(*this == o); }
+};
+
+// Labels GL textures in the current GL context through CUDA-GL interop: reads
+// the input texture, writes the canonical labels into a GL_R32UI texture of
+// the same size, returns the component table. No host copy of the pixels.
+//
+// Texture lifetime. CUDA reads a GL texture through a registration, made on
+// the texture's first label() and kept, keyed by its GL name, width, height
+// and internal format. A texture whose size or format changes, or a new
+// texture under a name whose size or format differs, is registered anew by
+// itself. But GL hands the name of a deleted texture to the next one it
+// creates, and CUDA keeps reading the storage it registered, so a host
+//   - that deletes a texture it has labeled, or gives it new storage
+//     (glTexImage2D, glTexStorage2D on a re-created name, glDeleteTextures),
+//     calls forget(texture) before it does so, or destroys the labeler;
+//   - that only changes the contents (glTexSubImage2D, rendering into it,
+//     copies) needs to do nothing.
+// Detected and handled: a name that is no longer a texture (an error, and
+// the registration is dropped); a registration that no longer maps, or that
+// maps storage of another size or format than the caller states (registered
+// once more, then an error if it still does not fit). Not detectable: a
+// texture deleted and re-created under the same name with the same size and
+// format without forget(); CUDA would read the deleted texture's storage.
+//
+// Needs the GL context that owns the textures current on the calling thread
+// for label(), forget() and destruction (registrations are unregistered then).
+class TextureLabeler {
+public:
+    TextureLabeler();  // makes no CUDA or GL call
+    // Unregisters every texture and frees every buffer and the stream.
+    ~TextureLabeler();
+    TextureLabeler(TextureLabeler&&) noexcept;
+    TextureLabeler& operator=(TextureLabeler&&) noexcept;
+    TextureLabeler(const TextureLabeler&) = delete;
+    TextureLabeler& operator=(const TextureLabeler&) = delete;
+
+    // Allocates the device buffers for width x height textures of `channels`
+    // channels (1: GL_R8, 4: GL_RGBA8) now, and page-locked room for tables
+    // of up to 65536 components. Reallocates only when the pixel count
+    // changes or more channels are needed. Registers nothing (the textures
+    // are not known yet): each texture's first label() registers it.
+    void reserve(int width, int height, int channels);
+
+    // Labels `inputTexture` (GL_TEXTURE_2D, internal format `inputFormat`:
+    // GL_R8, or GL_RGBA8 for the threshold criterion; width x height) into
+    // `labelTexture` (GL_TEXTURE_2D, GL_R32UI, the same size). Returns the
+    // table (label i + 1 at index i), kept by the labeler and valid until
+    // its next call. Makes no GL call but glIsTexture: GL state is untouched.
+    // GL's later use of either texture is ordered after the CUDA work, and
+    // the labels are complete when it returns.
+    const std::vector<Component>& label(unsigned inputTexture, unsigned inputFormat, unsigned labelTexture,
+                                        int width, int height, Connectivity connectivity, Criterion criterion,
+                                        StageTimings* timings = nullptr);
+
+    // The table of the last successful label() (empty before the first).
+    const std::vector<Component>& table() const;
+
+    // Drops the registration of `texture` (either role), if there is one.
+    // Call before deleting or re-specifying a texture that was labeled.
+    void forget(unsigned texture);
+
+    ResourceCounts resourceCounts() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// An image already in CUDA device memory (for example a CuPy array):
+// `height` rows of `width` pixels, `channels` (1 or 4) bytes each, row y
+// starting at data + y * pitch.
+struct DevicePixels {
+    const void* data = nullptr;
+    std::size_t pitch = 0;  // bytes, at least width * channels
+    int width = 0;
+    int height = 0;
+    int channels = 1;
+};
+
+// Where labels go in device memory: row y of uint32 labels at
+// (char*) data + y * pitch.
+struct DeviceLabels {
+    std::uint32_t* data = nullptr;
+    std::size_t pitch = 0;  // bytes, a multiple of 4, at least width * 4
+};
+
+// Labels host images, and images in device memory, keeping its buffers from
+// one call to the next.
+class ImageLabeler {
+public:
+    ImageLabeler();  // makes no CUDA call
+    ~ImageLabeler();
+    ImageLabeler(ImageLabeler&&) noexcept;
+    ImageLabeler& operator=(ImageLabeler&&) noexcept;
+    ImageLabeler(const ImageLabeler&) = delete;
+    ImageLabeler& operator=(const ImageLabeler&) = delete;
+
+    // Allocates the device buffers for width x height x channels images, the
+    // page-locked staging and room for tables of up to 65536 components now.
+    // Reallocates only when the pixel count changes or more channels are
+    // needed; images of a reserved size allocate nothing.
+    void reserve(int width, int height, int channels);
+
+    // Labels a host image (1 or 4 channels) into `result`, reusing its
+    // storage: a result of the same size is overwritten in place. Timings,
+    // if given, receive the per-kernel device times keyed by stage name.
+    void label(const Image& image, Connectivity connectivity, Criterion criterion, Labeling& result,
+               StageTimings* timings = nullptr);
+
+    // The same on raw host memory: width * height * channels bytes of pixels
+    // (rows packed) in, width * height labels out (`labels` may be null: the
+    // table only). Page-locked memory (cudaMallocHost, cudaHostRegister) is
+    // copied directly; pageable memory through the labeler's staging.
+    // Returns the table, valid until the next call.
+    const std::vector<Component>& label(const std::uint8_t* pixels, int width, int height, int channels,
+                                        Connectivity connectivity, Criterion criterion, std::uint32_t* labels,
+                                        StageTimings* timings = nullptr);
+
+    // Zero-copy entry: labels pixels in device memory into labels in device
+    // memory (both on this labeler's device; the two may not overlap).
+    // The work is ordered after what `stream` holds when it is called (null:
+    // the default stream), and done when it returns. Packed arrays (pitch ==
+    // width * channels, resp. width * 4, and 4-byte aligned for RGBA) are
+    // used in place; other pitches cost one device copy each way. Returns
+    // the table, valid until the next call.
+    const std::vector<Component>& labelDevice(const DevicePixels& pixels, const DeviceLabels& labels,
+                                              Connectivity connectivity, Criterion criterion,
+                                              CUstream_st* stream = nullptr, StageTimings* timings = nullptr);
+
+    // The table of the last successful call (empty before the first).
+    const std::vector<Component>& table() const;
+
+    ResourceCounts resourceCounts() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// One call: labels a host image (1 or 4 channels) with a new ImageLabeler.
 Labeling labelImage(const Image& image, Connectivity connectivity, Criterion criterion,
                     StageTimings* timings = nullptr);
 
-// Labels the GL texture `inputTexture` (GL_R8 for 1 channel, GL_RGBA8 for 4,
-// width x height) in the current GL context through CUDA-GL interop, writes
-// the canonical labels into `labelTexture` (GL_R32UI, same size) and returns
-// the component table (label i + 1 at index i). No host copy of the pixels.
+// One call: TextureLabeler::label with a new labeler (registers and
+// unregisters both textures). channels: 1 for GL_R8, 4 for GL_RGBA8.
 std::vector<Component> labelGlTexture(unsigned inputTexture, unsigned labelTexture, int width, int height,
                                       int channels, Connectivity connectivity, Criterion criterion,
                                       StageTimings* timings = nullptr);

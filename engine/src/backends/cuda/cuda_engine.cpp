@@ -1,5 +1,12 @@
 // The cuda backend: Stava & Benes' tiled union-find (cuda/) on the Labeler's
 // textures through CUDA-OpenGL interop. It computes the table with the labels.
+//
+// The engine keeps one glccl::cuda::TextureLabeler for its whole life: device
+// buffers made by reserve(), and the CUDA registrations of the host's input
+// texture and of the Labeler's label texture made on their first label() and
+// kept (cuda_labeler.hpp, "Texture lifetime"). So after Labeler::reserve() and
+// one frame per texture, a frame allocates nothing and registers nothing; the
+// engine's destruction unregisters both textures and frees everything.
 
 #include "backends/engine.hpp"
 #include "glccl/error.hpp"
@@ -15,7 +22,14 @@ namespace {
 
 class CudaEngine final : public Engine {
 public:
-    void reserve(int, int, const LabelOptions&) override {}
+    // The Labeler calls this before every label() too: it costs a comparison
+    // when nothing changed. The threshold criterion may read GL_RGBA8, so it
+    // reserves four channels; a GL_R8 input then fits as well.
+    void reserve(int width, int height, const LabelOptions& options) override {
+        const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
+        labeler_.reserve(width, height, threshold ? 4 : 1);
+    }
+
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer& timer) override {
         const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
@@ -23,15 +37,22 @@ public:
         if (format != GL_R8 && !(threshold && format == GL_RGBA8))
             throw Error("the cuda backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion)");
         StageTimings kernels;
-        table_ = cuda::labelGlTexture(input.id(), labels.id(), input.width(), input.height(), format == GL_R8 ? 1 : 4,
-                                      options.connectivity, options.criterion, timer.enabled() ? &kernels : nullptr);
+        const std::vector<Component>& table =
+            labeler_.label(input.id(), format, labels.id(), input.width(), input.height(), options.connectivity,
+                           options.criterion, timer.enabled() ? &kernels : nullptr);
         for (const StageTime& kernel : kernels) timer.add(kernel.stage, kernel.milliseconds);
-        return std::uint32_t(table_.size());
+        return std::uint32_t(table.size());
     }
-    std::vector<Component> components(StageTimer&) override { return table_; }
+
+    // The labeler keeps the last table; a copy for the caller.
+    std::vector<Component> components(StageTimer&) override { return labeler_.table(); }
+
+    // Drops the registration of a texture the host is about to delete or
+    // re-specify (Labeler-level hook; see cuda_labeler.hpp).
+    void forget(unsigned texture) { labeler_.forget(texture); }
 
 private:
-    std::vector<Component> table_;
+    cuda::TextureLabeler labeler_;
 };
 
 }  // namespace

@@ -1,0 +1,55 @@
+#include "host_staging.hpp"
+
+#include <algorithm>
+
+namespace glccl::cuda {
+
+bool isPageLocked(const void* host) {
+    cudaPointerAttributes attributes{};
+    if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+        cudaGetLastError();  // an unknown pointer is simply not page-locked
+        return false;
+    }
+    return attributes.type == cudaMemoryTypeHost || attributes.type == cudaMemoryTypeManaged;
+}
+
+void HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes, ResourceCounts& counts) {
+    const std::size_t granules = (bytes + kStagingGranule - 1) / kStagingGranule;
+    const std::size_t wanted = std::min(granules * kStagingGranule, kStagingChunkBytes);
+    if (wanted <= chunkBytes()) return;
+    for (int i = 0; i < 2; ++i) {
+        // A chunk may still be the source or target of a queued copy.
+        if (chunkDone_[i].get() != nullptr) {
+            check(cudaEventSynchronize(chunkDone_[i].get()), "cudaEventSynchronize (staging)");
+        } else {
+            chunkDone_[i] = Event(check, cudaEventDisableTiming);
+        }
+        chunks_[i] = {};
+        chunks_[i] = PinnedBuffer<unsigned char>(wanted, check);
+        ++counts.hostAllocations;
+    }
+}
+
+void HostStaging::upload(const CudaCheck& check, const void* host, void* d_destination, std::size_t bytes,
+                         cudaStream_t stream, ResourceCounts& counts) {
+    if (bytes == 0) return;
+    if (isPageLocked(host)) {
+        check(cudaMemcpyAsync(d_destination, host, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (upload)");
+        return;
+    }
+    ensureChunks(check, bytes, counts);
+    const auto* source = static_cast<const unsigned char*>(host);
+    auto* destination = static_cast<unsigned char*>(d_destination);
+    const std::size_t chunk = chunkBytes();
+    for (std::size_t offset = 0, i = 0; offset < bytes; offset += chunk, ++i) {
+        const std::size_t size = std::min(chunk, bytes - offset);
+        // The chunk's previous upload must have left it before we refill it.
+        check(cudaEventSynchronize(chunkDone_[i % 2].get()), "cudaEventSynchronize (upload chunk)");
+        std::memcpy(chunks_[i % 2].get(), source + offset, size);
+        check(cudaMemcpyAsync(destination + offset, chunks_[i % 2].get(), size, cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (upload chunk)");
+        check(cudaEventRecord(chunkDone_[i % 2].get(), stream), "cudaEventRecord (upload chunk)");
+    }
+}
+
+}  // namespace glccl::cuda

@@ -1,0 +1,200 @@
+// TextureLabeler: the CUDA path on GL textures through CUDA-GL interop, with
+// its buffers and texture registrations kept from frame to frame (the
+// header's "Texture lifetime" says what a host must do for that to be safe).
+//
+// One frame:  map both textures -> copy the input's level 0 into the input
+// buffer -> findLabels -> copy the labels into the label texture -> table
+// -> unmap. The label copy is queued before the host waits for the count, so
+// it runs while the host is busy with the table.
+
+#include <string>
+
+// cuda_gl_interop.h uses GL's types and expects them declared first.
+#include <GL/gl.h>
+#include <cuda_gl_interop.h>
+
+#include "glccl/cuda_labeler.hpp"
+#include "graphics_resource.hpp"
+#include "pipeline.hpp"
+
+namespace glccl::cuda {
+namespace {
+
+// The internal formats the input may have, by channel count.
+unsigned formatOf(int channels) { return channels == 4 ? GL_RGBA8 : GL_R8; }
+
+int channelsOf(const CudaCheck& check, unsigned format) {
+    if (format == GL_R8) return 1;
+    if (format == GL_RGBA8) return 4;
+    check.fail("inputFormat is " + std::to_string(format) + "; expected GL_R8 (" + std::to_string(GL_R8) +
+               ") or GL_RGBA8 (" + std::to_string(GL_RGBA8) + ")");
+}
+
+}  // namespace
+
+// What TextureLabeler and labelGlTexture() share; each passes the CudaCheck
+// that names its entry.
+class TextureLabelerCore {
+public:
+    // The registrations go first, the pipeline last (reverse order of
+    // declaration), after everything queued has finished.
+    ~TextureLabelerCore() { pipeline_.synchronize(); }
+
+    void reserve(const CudaCheck& check, int width, int height, int channels) {
+        pipeline_.reserve(check, checkedPixelCount(check, width, height, channels));
+        pipeline_.inputBuffer(check, channels);
+        pipeline_.labelBuffer(check);
+        pipeline_.reserveTable(check, kReservedTableComponents);
+    }
+
+    const std::vector<Component>& label(const CudaCheck& check, unsigned inputTexture, int channels,
+                                        unsigned labelTexture, int width, int height, Connectivity connectivity,
+                                        Criterion criterion, StageTimings* timings) {
+        const LabelRequest request = checkedRequest(check, width, height, channels, connectivity, criterion);
+        if (inputTexture == 0) check.fail("inputTexture is 0; expected a GL texture name");
+        if (labelTexture == 0) check.fail("labelTexture is 0; expected a GL texture name");
+        if (inputTexture == labelTexture) {
+            check.fail("inputTexture and labelTexture are both texture " + std::to_string(inputTexture) +
+                       "; the labels need a GL_R32UI texture of their own");
+        }
+        requireTexture(check, input_, inputTexture);
+        requireTexture(check, labels_, labelTexture);
+
+        pipeline_.reserve(check, request.pixelCount());
+        std::uint8_t* d_input = pipeline_.inputBuffer(check, channels);
+        std::uint32_t* d_labels = pipeline_.labelBuffer(check);
+        const cudaStream_t stream = pipeline_.stream();
+
+        MappedTextures mapped;
+        cudaArray_t arrays[2] = {};
+        const TextureKey inputKey{inputTexture, width, height, formatOf(channels)};
+        const TextureKey labelKey{labelTexture, width, height, GL_R32UI};
+        mapTextures(check, inputKey, labelKey, channels, mapped, arrays);
+
+        const std::size_t inputRow = std::size_t(width) * std::size_t(channels);
+        check(cudaMemcpy2DFromArrayAsync(d_input, inputRow, arrays[0], 0, 0, inputRow, std::size_t(height),
+                                         cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpy2DFromArrayAsync (inputTexture)");
+        pipeline_.findLabels(check, request, d_input, d_labels, timings != nullptr);
+        const std::size_t labelRow = std::size_t(width) * sizeof(std::uint32_t);
+        check(cudaMemcpy2DToArrayAsync(arrays[1], 0, 0, d_labels, labelRow, labelRow, std::size_t(height),
+                                       cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpy2DToArrayAsync (labelTexture)");
+        return pipeline_.componentTable(check, timings);
+    }
+
+    void forget(unsigned texture) {
+        if (input_.holds(texture) || labels_.holds(texture)) pipeline_.synchronize();
+        if (input_.holds(texture)) input_.reset();
+        if (labels_.holds(texture)) labels_.reset();
+    }
+
+    ResourceCounts counts() const { return pipeline_.counts(); }
+    const std::vector<Component>& table() const { return pipeline_.table(); }
+
+private:
+    // A name that is no longer a texture: its registration (if we hold one)
+    // would read the deleted texture's storage, so it goes, and the call is
+    // an error. glIsTexture is a name lookup, without a pipeline stall.
+    void requireTexture(const CudaCheck& check, const GraphicsResource& role, unsigned texture) {
+        if (glIsTexture(texture) == GL_TRUE) return;
+        forget(texture);
+        check.fail(std::string(role.what()) + " " + std::to_string(texture) +
+                   " is not a texture of the current GL context (deleted, or another context is current)");
+    }
+
+    // Registers what is not registered under its key yet; true when it did.
+    bool registerIfNeeded(GraphicsResource& role, const TextureKey& key, const CudaCheck& check) {
+        if (!role.ensure(key, check)) return false;
+        ++pipeline_.counts().registrations;
+        return true;
+    }
+
+    // Maps both textures and checks that CUDA sees what the caller states.
+    // A registration kept from an earlier call that no longer maps, or that
+    // maps storage of another size or format, belongs to a texture that has
+    // since been replaced: it is made once more, and only a mismatch of a
+    // registration made in this call is an error. A failed call leaves the
+    // offending registration dropped and nothing mapped.
+    void mapTextures(const CudaCheck& check, const TextureKey& inputKey, const TextureKey& labelKey, int channels,
+                     MappedTextures& mapped, cudaArray_t (&arrays)[2]) {
+        GraphicsResource* const roles[2] = {&input_, &labels_};
+        const int roleChannels[2] = {channels, 1};
+        const int roleBits[2] = {8, 32};
+        for (int attempt = 0;; ++attempt) {
+            const bool fresh[2] = {registerIfNeeded(input_, inputKey, check),
+                                   registerIfNeeded(labels_, labelKey, check)};
+            const bool mayRetry = attempt == 0 && !(fresh[0] && fresh[1]);
+
+            const cudaError_t status = mapped.map(roles, 2, pipeline_.stream());
+            if (status != cudaSuccess) {
+                // Which one failed is not said: retry both kept ones.
+                for (int i = 0; i < 2; ++i) {
+                    if (!mayRetry || !fresh[i]) roles[i]->reset();
+                }
+                if (mayRetry) continue;
+                check(status, "cudaGraphicsMapResources");
+            }
+
+            std::string problems[2];
+            for (int i = 0; i < 2; ++i) {
+                arrays[i] = mapped.array(i);
+                problems[i] = describeMismatch(arrays[i], *roles[i], inputKey.width, inputKey.height,
+                                               roleChannels[i], roleBits[i]);
+            }
+            if (problems[0].empty() && problems[1].empty()) return;
+            mapped.unmap();
+            const std::string* fatal = nullptr;
+            for (int i = 0; i < 2; ++i) {
+                if (problems[i].empty()) continue;
+                roles[i]->reset();
+                if ((!mayRetry || fresh[i]) && fatal == nullptr) fatal = &problems[i];
+            }
+            if (fatal != nullptr) check.fail(*fatal);
+        }
+    }
+
+    // Declared first, destroyed last.
+    LabelPipeline pipeline_;
+    GraphicsResource input_{"inputTexture", cudaGraphicsRegisterFlagsReadOnly};
+    GraphicsResource labels_{"labelTexture", cudaGraphicsRegisterFlagsWriteDiscard};
+};
+
+struct TextureLabeler::Impl {
+    TextureLabelerCore core;
+};
+
+TextureLabeler::TextureLabeler() : impl_(std::make_unique<Impl>()) {}
+TextureLabeler::~TextureLabeler() = default;
+TextureLabeler::TextureLabeler(TextureLabeler&&) noexcept = default;
+TextureLabeler& TextureLabeler::operator=(TextureLabeler&&) noexcept = default;
+
+void TextureLabeler::reserve(int width, int height, int channels) {
+    const CudaCheck check("glccl::cuda::TextureLabeler::reserve");
+    impl_->core.reserve(check, width, height, channels);
+}
+
+const std::vector<Component>& TextureLabeler::label(unsigned inputTexture, unsigned inputFormat,
+                                                    unsigned labelTexture, int width, int height,
+                                                    Connectivity connectivity, Criterion criterion,
+                                                    StageTimings* timings) {
+    const CudaCheck check("glccl::cuda::TextureLabeler::label");
+    return impl_->core.label(check, inputTexture, channelsOf(check, inputFormat), labelTexture, width, height,
+                             connectivity, criterion, timings);
+}
+
+void TextureLabeler::forget(unsigned texture) { impl_->core.forget(texture); }
+
+const std::vector<Component>& TextureLabeler::table() const { return impl_->core.table(); }
+
+ResourceCounts TextureLabeler::resourceCounts() const { return impl_->core.counts(); }
+
+std::vector<Component> labelGlTexture(unsigned inputTexture, unsigned labelTexture, int width, int height,
+                                      int channels, Connectivity connectivity, Criterion criterion,
+                                      StageTimings* timings) {
+    const CudaCheck check("glccl::cuda::labelGlTexture");
+    TextureLabelerCore core;
+    return core.label(check, inputTexture, channels, labelTexture, width, height, connectivity, criterion, timings);
+}
+
+}  // namespace glccl::cuda
