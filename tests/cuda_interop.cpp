@@ -1,108 +1,76 @@
-// labelGlTexture: the CUDA path reading a GL texture and writing a GL_R32UI
-// label texture through CUDA-GL interop, in a headless EGL context, checked
-// against the CPU reference by reading the label texture back through GL.
+// The CUDA path on GL textures through CUDA-GL interop (TextureLabeler and
+// the one-call labelGlTexture), in a headless EGL context, checked against
+// the CPU reference by reading the label texture back through GL: every
+// criterion and channel count, refused textures, frames that reuse the
+// labeler's buffers and registrations, textures deleted and re-created
+// between calls, and a labeler's destruction giving everything back.
 //
-// Needs a CUDA device and an EGL context on the same GPU; elsewhere the test
-// prints why and is reported as skipped (cuda_support.hpp).
+// Needs a CUDA device and an EGL context on the same GPU; elsewhere each test
+// prints why and is reported as skipped (cuda_support.hpp). The argument
+// checks run everywhere.
 
 #include <catch2/catch.hpp>
-
-#if __has_include("glccl/context.hpp")
-#define GLCCL_CUDA_TEST_HAVE_CONTEXT 1
-#include <GL/glew.h>
-
-#include "glccl/context.hpp"
-#endif
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "glccl/compare.hpp"
+#include "cuda_support.hpp"
 #include "glccl/cuda_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
-#include "glccl/reference.hpp"
-#include "cuda_support.hpp"
 
 using glccl::Connectivity;
 using glccl::Criterion;
 using glccl::Image;
+using glccl::cuda::ResourceCounts;
+using glccl::cuda::TextureLabeler;
 
-#ifdef GLCCL_CUDA_TEST_HAVE_CONTEXT
 namespace {
 
-const char* glErrorName(GLenum error) {
-    switch (error) {
-        case GL_NO_ERROR: return "GL_NO_ERROR";
-        case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
-        case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
-        case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
-        case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
-        case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
-        default: return "unknown GL error";
-    }
-}
-
-#define GLCCL_CHECK_NO_GL_ERROR() CHECK(std::string(glErrorName(glGetError())) == "GL_NO_ERROR")
-
-// An immutable 2D texture owned by the test.
-class TestTexture {
-public:
-    TestTexture(GLenum internalFormat, int width, int height) {
-        glGenTextures(1, &name_);
-        glBindTexture(GL_TEXTURE_2D, name_);
-        glTexStorage2D(GL_TEXTURE_2D, 1, internalFormat, width, height);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-        glBindTexture(GL_TEXTURE_2D, 0);
-    }
-    TestTexture(const TestTexture&) = delete;
-    TestTexture& operator=(const TestTexture&) = delete;
-    ~TestTexture() { glDeleteTextures(1, &name_); }
-    GLuint name() const { return name_; }
-
-private:
-    GLuint name_ = 0;
-};
-
-// The image as GL_R8 (1 channel) or GL_RGBA8 (4 channels), rows as stored.
-std::unique_ptr<TestTexture> upload(const Image& image) {
-    auto texture = std::make_unique<TestTexture>(image.channels == 1 ? GL_R8 : GL_RGBA8, image.width, image.height);
-    glBindTexture(GL_TEXTURE_2D, texture->name());
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, image.width, image.height, image.channels == 1 ? GL_RED : GL_RGBA,
-                    GL_UNSIGNED_BYTE, image.pixels.data());
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glBindTexture(GL_TEXTURE_2D, 0);
-    return texture;
-}
-
-std::vector<std::uint32_t> readLabels(const TestTexture& texture, int width, int height) {
-    std::vector<std::uint32_t> labels(std::size_t(width) * height, 0xDEADBEEFu);
-    glBindTexture(GL_TEXTURE_2D, texture.name());
-    glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, labels.data());
-    glBindTexture(GL_TEXTURE_2D, 0);
-    return labels;
-}
-
-std::unique_ptr<glccl::HeadlessContext> makeContext(std::string* why) {
+// The error message of `call`, or "no error".
+template <class Call>
+std::string messageOf(Call&& call) {
     try {
-        return std::make_unique<glccl::HeadlessContext>();
+        call();
     } catch (const glccl::Error& e) {
-        *why = e.what();
-        return nullptr;
+        return e.what();
     }
+    return "no error";
 }
 
 }  // namespace
 
+TEST_CASE("cuda: TextureLabeler refuses bad arguments before any CUDA or GL call", "[cuda][interop]") {
+    // Runs without a GPU and without a context: nothing here reaches CUDA.
+    TextureLabeler labeler;
+    const std::string entry = "glccl::cuda::TextureLabeler::label(): ";
+    auto label = [&](unsigned input, unsigned format, unsigned labels, int width, int height, Criterion criterion) {
+        return messageOf([&] {
+            labeler.label(input, format, labels, width, height, Connectivity::Eight, criterion);
+        });
+    };
+    const unsigned r8 = 0x8229, rgba8 = 0x8058, r32ui = 0x8236;  // GL_R8, GL_RGBA8, GL_R32UI
+    CHECK_THAT(label(1, r32ui, 2, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("GL_R8"));
+    CHECK_THAT(label(1, rgba8, 2, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("binary"));
+    CHECK_THAT(label(1, r8, 2, 0, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("0x8"));
+    CHECK_THAT(label(0, r8, 2, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("inputTexture"));
+    CHECK_THAT(label(1, r8, 0, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("labelTexture"));
+    CHECK_THAT(label(3, r8, 3, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("both"));
+    CHECK_THAT(messageOf([&] { labeler.reserve(8, 8, 3); }),
+               Catch::StartsWith("glccl::cuda::TextureLabeler::reserve(): ") && Catch::Contains("3 channels"));
+    CHECK(labeler.resourceCounts() == ResourceCounts{});
+    CHECK(labeler.table().empty());
+}
+
+#ifdef GLCCL_CUDA_TEST_HAVE_CONTEXT
+
+using glccl::test::TestTexture;
+
 TEST_CASE("cuda: labelGlTexture labels GL textures like the reference", "[cuda][interop]") {
     glccl::test::requireCudaOrSkip();
-    std::string why;
-    const auto context = makeContext(&why);
-    if (!context) glccl::test::skipTest("CUDA-GL interop needs a headless GL context: " + why);
+    const auto context = glccl::test::contextOrSkip();
     INFO("GL on " << context->info().renderer << " (" << context->platform() << "), CUDA on "
                   << glccl::cuda::deviceName());
 
@@ -122,45 +90,32 @@ TEST_CASE("cuda: labelGlTexture labels GL textures like the reference", "[cuda][
     };
     for (const Case& c : cases) {
         const Image& image = c.image;
-        INFO(image.width << "x" << image.height << "x" << image.channels << ", " << c.criterion.toString()
-                         << ", connectivity " << int(c.connectivity));
-        const auto input = upload(image);
+        const auto input = glccl::test::upload(image);
         const TestTexture labelTexture(GL_R32UI, image.width, image.height);
         GLCCL_CHECK_NO_GL_ERROR();
-
-        glccl::Labeling actual;
-        actual.width = image.width;
-        actual.height = image.height;
-        actual.components = glccl::cuda::labelGlTexture(input->name(), labelTexture.name(), image.width,
-                                                        image.height, image.channels, c.connectivity, c.criterion);
-        actual.labels = readLabels(labelTexture, image.width, image.height);
+        const std::vector<glccl::Component> table = glccl::cuda::labelGlTexture(
+            input->name(), labelTexture.name(), image.width, image.height, image.channels, c.connectivity,
+            c.criterion);
+        const glccl::Labeling actual =
+            glccl::test::readLabeling(labelTexture.name(), image.width, image.height, table);
         GLCCL_CHECK_NO_GL_ERROR();
-
-        const glccl::Labeling expected = glccl::labelReference(image, c.connectivity, c.criterion);
-        const glccl::Comparison comparison = glccl::compareLabelings(expected, actual);
-        INFO(comparison.describe());
-        CHECK(comparison.identical());
+        glccl::test::checkMatchesReference(image, c.connectivity, c.criterion, actual, "labelGlTexture");
     }
 }
 
 TEST_CASE("cuda: labelGlTexture refuses textures of the wrong format or size", "[cuda][interop]") {
     glccl::test::requireCudaOrSkip();
-    std::string why;
-    const auto context = makeContext(&why);
-    if (!context) glccl::test::skipTest("CUDA-GL interop needs a headless GL context: " + why);
+    const auto context = glccl::test::contextOrSkip();
     const Image image = glccl::randomImage(64, 48, 0.5, 2, 1, 11);
-    const auto input = upload(image);
+    const auto input = glccl::test::upload(image);
     const TestTexture rightLabels(GL_R32UI, 64, 48);
     const TestTexture wrongFormat(GL_R8, 64, 48);
     const TestTexture wrongSize(GL_R32UI, 48, 64);
     auto message = [&](GLuint in, GLuint out, int channels) {
-        try {
+        return messageOf([&] {
             glccl::cuda::labelGlTexture(in, out, 64, 48, channels, Connectivity::Eight,
                                         channels == 1 ? Criterion::binary() : Criterion::thresholded(1));
-        } catch (const glccl::Error& e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
+        });
     };
     const std::string entry = "glccl::cuda::labelGlTexture(): ";
     CHECK_THAT(message(input->name(), wrongFormat.name(), 1), Catch::StartsWith(entry) && Catch::Contains("GL_R32UI"));
@@ -170,6 +125,239 @@ TEST_CASE("cuda: labelGlTexture refuses textures of the wrong format or size", "
     // A failed call leaves nothing registered or mapped: the next one works.
     CHECK(message(input->name(), rightLabels.name(), 1) == "no error");
     GLCCL_CHECK_NO_GL_ERROR();
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: TextureLabeler reuses its buffers and registrations across frames and sizes", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+
+    // A renderer's life: frames of one size (new contents every frame, the
+    // same two textures), then another size, then the first size again with
+    // new textures, then color frames at that size.
+    struct Phase {
+        int width, height, channels;
+        Connectivity connectivity;
+        Criterion criterion;
+    };
+    const Phase phases[] = {
+        {640, 480, 1, Connectivity::Eight, Criterion::binary()},
+        {333, 1001, 1, Connectivity::Four, Criterion::binary()},
+        {640, 480, 1, Connectivity::Eight, Criterion::segments()},
+        {640, 480, 4, Connectivity::Eight, Criterion::thresholded(85)},
+    };
+    constexpr int kFrames = 12;
+    TextureLabeler labeler;
+    labeler.reserve(640, 480, 1);
+    std::uint64_t seed = 1000;
+    for (const Phase& phase : phases) {
+        INFO("phase " << phase.width << "x" << phase.height << "x" << phase.channels);
+        TestTexture input(glccl::test::formatFor(phase.channels), phase.width, phase.height);
+        TestTexture labels(GL_R32UI, phase.width, phase.height);
+        ResourceCounts afterFirstFrame;
+        for (int frame = 0; frame < kFrames; ++frame) {
+            INFO("frame " << frame);
+            const Image image = glccl::randomImage(phase.width, phase.height, phase.channels == 1 ? 0.45 : 1.0,
+                                                   phase.channels == 1 ? 3 : 4, phase.channels, seed++);
+            glccl::test::fill(input.name(), image);
+            const ResourceCounts before = labeler.resourceCounts();
+            const auto& table = labeler.label(input.name(), glccl::test::formatFor(phase.channels), labels.name(),
+                                              phase.width, phase.height, phase.connectivity, phase.criterion);
+            const glccl::Labeling actual = glccl::test::readLabeling(labels.name(), phase.width, phase.height, table);
+            GLCCL_CHECK_NO_GL_ERROR();
+            CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+            glccl::test::checkMatchesReference(image, phase.connectivity, phase.criterion, actual, "frame");
+
+            const ResourceCounts now = labeler.resourceCounts();
+            INFO(glccl::test::describe(now) << ", after the first frame " << glccl::test::describe(afterFirstFrame));
+            if (frame == 0) {
+                // Registered on first sight: at most the two new textures.
+                CHECK(now.registrations - before.registrations <= 2);
+                afterFirstFrame = now;
+            } else {
+                CHECK(now == afterFirstFrame);
+            }
+        }
+        // The host deletes these textures: the documented way first.
+        labeler.forget(input.name());
+        labeler.forget(labels.name());
+    }
+    GLCCL_CHECK_NO_GL_ERROR();
+}
+
+TEST_CASE("cuda: TextureLabeler allocates nothing per frame after reserve()", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+    const int width = 1920, height = 1080;
+    TestTexture input(GL_R8, width, height);
+    TestTexture labels(GL_R32UI, width, height);
+    TextureLabeler labeler;
+    labeler.reserve(width, height, 1);
+    const ResourceCounts reserved = labeler.resourceCounts();
+    CHECK(reserved.registrations == 0);
+    for (int frame = 0; frame < 10; ++frame) {
+        // Disks on a background: well under the table room reserve() makes.
+        const Image image = glccl::generateFamily("dense_disks", width, height, std::uint64_t(frame + 1));
+        glccl::test::fill(input.name(), image);
+        const auto& table = labeler.label(input.name(), GL_R8, labels.name(), width, height, Connectivity::Eight,
+                                          Criterion::binary());
+        const glccl::Labeling actual = glccl::test::readLabeling(labels.name(), width, height, table);
+        glccl::test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(), actual, "1080p frame");
+        const ResourceCounts now = labeler.resourceCounts();
+        INFO("frame " << frame << ": " << glccl::test::describe(now) << " after reserve() "
+                                 << glccl::test::describe(reserved));
+        CHECK(now.deviceAllocations == reserved.deviceAllocations);
+        CHECK(now.hostAllocations == reserved.hostAllocations);
+        CHECK(now.registrations == 2);  // both textures, on the first frame only
+    }
+    GLCCL_CHECK_NO_GL_ERROR();
+}
+
+TEST_CASE("cuda: textures deleted or re-created between calls give the right labels or a clear error",
+          "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+    TextureLabeler labeler;
+    const TestTexture labelsA(GL_R32UI, 300, 200);
+    const TestTexture labelsB(GL_R32UI, 170, 390);
+    auto labelAndCheck = [&](GLuint input, GLuint labels, const Image& image, const char* what) {
+        const auto& table = labeler.label(input, GL_R8, labels, image.width, image.height, Connectivity::Eight,
+                                          Criterion::binary());
+        const glccl::Labeling actual = glccl::test::readLabeling(labels, image.width, image.height, table);
+        glccl::test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(), actual, what);
+    };
+    const Image imageA = glccl::randomImage(300, 200, 0.5, 2, 1, 21);
+    const Image imageA2 = glccl::randomImage(300, 200, 0.5, 2, 1, 22);
+    const Image imageB = glccl::randomImage(170, 390, 0.5, 2, 1, 23);
+
+    // Deleted without forget(), re-created at another size (GL may hand out
+    // the same name): the key differs, so it is registered anew.
+    auto first = glccl::test::upload(imageA);
+    labelAndCheck(first->name(), labelsA.name(), imageA, "first texture");
+    first->destroy();
+    auto second = glccl::test::upload(imageB);
+    labelAndCheck(second->name(), labelsB.name(), imageB, "re-created at another size");
+
+    // Deleted and then passed again: not a texture any more, a clear error
+    // (unless GL has reused the name in between, which it cannot have here).
+    const GLuint deleted = second->name();
+    second->destroy();
+    CHECK_THAT(messageOf([&] {
+                   labeler.label(deleted, GL_R8, labelsB.name(), 170, 390, Connectivity::Eight, Criterion::binary());
+               }),
+               Catch::StartsWith("glccl::cuda::TextureLabeler::label(): ") && Catch::Contains("not a texture"));
+
+    // forget() before deleting, then a new texture of the same size and
+    // format (possibly the same name): read from the new storage.
+    auto third = glccl::test::upload(imageA);
+    labelAndCheck(third->name(), labelsA.name(), imageA, "third texture");
+    labeler.forget(third->name());
+    third->destroy();
+    auto fourth = glccl::test::upload(imageA2);
+    labelAndCheck(fourth->name(), labelsA.name(), imageA2, "re-created after forget()");
+
+    // Storage replaced in place at another size (glTexImage2D): re-registered
+    // by the key; and back again.
+    TestTexture mutableInput(GL_R8, 300, 200, true);
+    glccl::test::fill(mutableInput.name(), imageA);
+    labelAndCheck(mutableInput.name(), labelsA.name(), imageA, "mutable texture");
+    mutableInput.respecify(GL_R8, 170, 390);
+    glccl::test::fill(mutableInput.name(), imageB);
+    labelAndCheck(mutableInput.name(), labelsB.name(), imageB, "re-specified at another size");
+    labeler.forget(mutableInput.name());
+    mutableInput.respecify(GL_R8, 300, 200);
+    glccl::test::fill(mutableInput.name(), imageA2);
+    labelAndCheck(mutableInput.name(), labelsA.name(), imageA2, "re-specified back after forget()");
+
+    // Storage replaced in place at the same size: forget() first, as the
+    // header asks.
+    labeler.forget(mutableInput.name());
+    mutableInput.respecify(GL_R8, 300, 200);
+    glccl::test::fill(mutableInput.name(), imageA);
+    labelAndCheck(mutableInput.name(), labelsA.name(), imageA, "re-specified at the same size after forget()");
+
+    GLCCL_CHECK_NO_GL_ERROR();
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+// What the driver does where the header says the host must call forget():
+// reported, not asserted (run with "[probe]"). Either outcome is allowed by
+// the contract; these say whether the forget() is actually needed on this
+// driver.
+TEST_CASE("cuda: probe: same-name, same-size re-creation and re-specification without forget()",
+          "[.][probe][cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+    TextureLabeler labeler;
+    const TestTexture labels(GL_R32UI, 256, 256);
+    const Image before = glccl::randomImage(256, 256, 0.5, 2, 1, 31);
+    const Image after = glccl::randomImage(256, 256, 0.5, 2, 1, 32);
+    auto matches = [&](GLuint input, const Image& image) {
+        try {
+            const auto& table =
+                labeler.label(input, GL_R8, labels.name(), 256, 256, Connectivity::Eight, Criterion::binary());
+            const glccl::Labeling actual = glccl::test::readLabeling(labels.name(), 256, 256, table);
+            const glccl::Labeling expected =
+                glccl::labelReference(image, Connectivity::Eight, Criterion::binary());
+            return std::string(glccl::compareLabelings(expected, actual).identical() ? "right labels"
+                                                                                     : "WRONG labels (stale storage)");
+        } catch (const glccl::Error& e) {
+            return std::string("error: ") + e.what();
+        }
+    };
+
+    auto original = glccl::test::upload(before);
+    const GLuint name = original->name();
+    CHECK(matches(name, before) == "right labels");
+    original->destroy();
+    auto recreated = glccl::test::upload(after);
+    WARN("delete + re-create (" << (recreated->name() == name ? "same name" : "another name")
+                                << "), same size, no forget(): " << matches(recreated->name(), after));
+
+    TestTexture mutableInput(GL_R8, 256, 256, true);
+    glccl::test::fill(mutableInput.name(), before);
+    CHECK(matches(mutableInput.name(), before) == "right labels");
+    mutableInput.respecify(GL_R8, 256, 256);
+    glccl::test::fill(mutableInput.name(), after);
+    WARN("glTexImage2D at the same size, no forget(): " << matches(mutableInput.name(), after));
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: a destroyed TextureLabeler leaves nothing registered or allocated", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+    // Large enough that a texture kept alive by a forgotten registration, or
+    // a buffer not freed, shows in the driver's free memory.
+    const int width = 4096, height = 2048;
+    const Image image = glccl::randomImage(width, height, 0.5, 2, 1, 41);
+    auto session = [&] {
+        auto input = glccl::test::upload(image);
+        TestTexture labels(GL_R32UI, width, height);
+        {
+            TextureLabeler labeler;
+            labeler.reserve(width, height, 1);
+            for (int frame = 0; frame < 3; ++frame) {
+                labeler.label(input->name(), GL_R8, labels.name(), width, height, Connectivity::Eight,
+                              Criterion::binary());
+            }
+            CHECK(labeler.resourceCounts().registrations == 2);
+        }
+        // The textures go after the labeler: with a registration left, CUDA
+        // would keep their storage.
+        input->destroy();
+        labels.destroy();
+        glFinish();
+    };
+    session();  // warm-up: the context's own lazy allocations
+    const std::size_t freeBefore = glccl::test::freeDeviceMemory();
+    session();
+    const std::size_t freeAfter = glccl::test::freeDeviceMemory();
+    INFO("free device memory before " << freeBefore << ", after " << freeAfter);
+    // A forgotten registration or buffer would hold 40 MiB or more; the
+    // slack only absorbs the driver's page granularity.
+    CHECK(freeAfter + glccl::test::kMemorySlack >= freeBefore);
+    GLCCL_CHECK_NO_GL_ERROR();
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
 }
 
 #else

@@ -2,7 +2,10 @@
 // the component table: random images of sizes that cross tile and merge-level
 // borders in every way, every connectivity, criterion and channel count, the
 // generated families, and patterns aimed at the merging scheme (runs that
-// cross every border, links only through tile corners).
+// cross every border, links only through tile corners). Then the reusable
+// ImageLabeler: frames that reuse its buffers, page-locked and pageable host
+// memory, the zero-copy entry on device arrays, and its destruction giving
+// every byte back.
 //
 // Needs a CUDA device; elsewhere each test prints why and is reported as
 // skipped (cuda_support.hpp). The argument checks and the available()
@@ -11,6 +14,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,6 +25,8 @@
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
 #include "cuda_support.hpp"
+
+#include <cuda_runtime_api.h>
 
 using glccl::Connectivity;
 using glccl::Criterion;
@@ -232,4 +239,270 @@ TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitiz
             checkAgainstReference(color, c, Criterion::thresholded(85), "color threshold");
         }
     }
+}
+
+// --- ImageLabeler: the reusable object ------------------------------------------
+
+namespace {
+
+using glccl::cuda::DeviceLabels;
+using glccl::cuda::DevicePixels;
+using glccl::cuda::ImageLabeler;
+using glccl::cuda::ResourceCounts;
+
+template <class Call>
+std::string messageOf(Call&& call) {
+    try {
+        call();
+    } catch (const glccl::Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+// Device and page-locked memory owned by a test.
+struct CudaFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+struct CudaFreeHost {
+    void operator()(void* p) const { cudaFreeHost(p); }
+};
+using DeviceMemory = std::unique_ptr<void, CudaFree>;
+using PinnedMemory = std::unique_ptr<void, CudaFreeHost>;
+
+DeviceMemory deviceAllocate(std::size_t bytes) {
+    void* p = nullptr;
+    REQUIRE(cudaMalloc(&p, bytes) == cudaSuccess);
+    return DeviceMemory(p);
+}
+
+PinnedMemory pinnedAllocate(std::size_t bytes) {
+    void* p = nullptr;
+    REQUIRE(cudaMallocHost(&p, bytes) == cudaSuccess);
+    return PinnedMemory(p);
+}
+
+glccl::Labeling labelingOf(int width, int height, const std::uint32_t* labels,
+                           const std::vector<glccl::Component>& table) {
+    glccl::Labeling labeling;
+    labeling.width = width;
+    labeling.height = height;
+    labeling.labels.assign(labels, labels + std::size_t(width) * height);
+    labeling.components = table;
+    return labeling;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: ImageLabeler and labelDevice refuse bad arguments before any CUDA call", "[cuda]") {
+    // Runs without a GPU: every check here comes before the first CUDA call.
+    ImageLabeler labeler;
+    const std::string label = "glccl::cuda::ImageLabeler::label(): ";
+    const std::string device = "glccl::cuda::ImageLabeler::labelDevice(): ";
+    glccl::Labeling result;
+    CHECK_THAT(messageOf([&] { labeler.label(Image(), Connectivity::Eight, Criterion::binary(), result); }),
+               Catch::StartsWith(label));
+    CHECK_THAT(messageOf([&] { labeler.label(Image(4, 4, 4), Connectivity::Eight, Criterion::segments(), result); }),
+               Catch::StartsWith(label) && Catch::Contains("segments"));
+    CHECK_THAT(messageOf([&] {
+                   labeler.label(nullptr, 4, 4, 1, Connectivity::Eight, Criterion::binary(), nullptr);
+               }),
+               Catch::StartsWith(label) && Catch::Contains("pixels is null"));
+    CHECK_THAT(messageOf([&] { labeler.reserve(4, 4, 2); }),
+               Catch::StartsWith("glccl::cuda::ImageLabeler::reserve(): ") && Catch::Contains("2 channels"));
+
+    std::uint32_t word = 0;
+    const DevicePixels pixels{&word, 4, 4, 1, 1};
+    auto deviceMessage = [&](DevicePixels p, DeviceLabels l) {
+        return messageOf([&] { labeler.labelDevice(p, l, Connectivity::Eight, Criterion::binary()); });
+    };
+    CHECK_THAT(deviceMessage({nullptr, 4, 4, 1, 1}, {&word, 16}),
+               Catch::StartsWith(device) && Catch::Contains("pixels.data"));
+    CHECK_THAT(deviceMessage(pixels, {nullptr, 16}), Catch::StartsWith(device) && Catch::Contains("labels.data"));
+    CHECK_THAT(deviceMessage({&word, 3, 4, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("pitch"));
+    CHECK_THAT(deviceMessage(pixels, {&word, 12}), Catch::StartsWith(device) && Catch::Contains("labels.pitch"));
+    CHECK_THAT(deviceMessage(pixels, {&word, 18}), Catch::StartsWith(device) && Catch::Contains("multiple of 4"));
+    CHECK_THAT(deviceMessage({&word, 4, 4, 0, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("4x0"));
+    CHECK(labeler.resourceCounts() == ResourceCounts{});
+}
+
+TEST_CASE("cuda: ImageLabeler reuses its buffers: frames of one size, another size, the first again", "[cuda]") {
+    glccl::test::requireCudaOrSkip();
+    struct Phase {
+        int width, height, channels;
+        Connectivity connectivity;
+        Criterion criterion;
+    };
+    const Phase phases[] = {
+        {640, 480, 1, Connectivity::Eight, Criterion::binary()},
+        {999, 333, 1, Connectivity::Four, Criterion::binary()},
+        {640, 480, 1, Connectivity::Eight, Criterion::segments()},
+        {640, 480, 4, Connectivity::Four, Criterion::thresholded(85)},
+        {4097, 2049, 1, Connectivity::Eight, Criterion::binary()},  // several staging chunks each way
+    };
+    constexpr int kFrames = 10;
+    ImageLabeler labeler;
+    labeler.reserve(640, 480, 1);
+    const ResourceCounts reserved = labeler.resourceCounts();
+    glccl::Labeling result;  // reused: overwritten in place when the size matches
+    std::uint64_t seed = 500;
+    for (const Phase& phase : phases) {
+        ResourceCounts afterFirstFrame;
+        for (int frame = 0; frame < kFrames; ++frame) {
+            const Image image = glccl::randomImage(phase.width, phase.height, phase.channels == 1 ? 0.45 : 1.0,
+                                                   phase.channels == 1 ? 3 : 4, phase.channels, seed++);
+            labeler.label(image, phase.connectivity, phase.criterion, result);
+            glccl::test::checkMatchesReference(image, phase.connectivity, phase.criterion, result,
+                                               "frame " + std::to_string(frame));
+            const ResourceCounts now = labeler.resourceCounts();
+            INFO("frame " << frame << " of " << phase.width << "x" << phase.height << "x" << phase.channels << ": "
+                          << glccl::test::describe(now) << ", after reserve() "
+                          << glccl::test::describe(reserved));
+            // The first phase is the reserved size: nothing at all is made.
+            if (&phase == &phases[0]) CHECK(now == reserved);
+            if (frame == 0) afterFirstFrame = now;
+            CHECK(now == afterFirstFrame);
+            CHECK(now.registrations == 0);
+        }
+    }
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: ImageLabeler on raw host memory, page-locked or pageable, labels optional", "[cuda]") {
+    glccl::test::requireCudaOrSkip();
+    const Image image = glccl::randomImage(1500, 1100, 0.5, 2, 1, 600);
+    const std::size_t count = std::size_t(image.width) * image.height;
+    ImageLabeler labeler;
+
+    // Page-locked in and out: copied by the device directly.
+    PinnedMemory pixels = pinnedAllocate(image.pixels.size());
+    PinnedMemory labels = pinnedAllocate(count * sizeof(std::uint32_t));
+    std::memcpy(pixels.get(), image.pixels.data(), image.pixels.size());
+    std::memset(labels.get(), 0xAB, count * sizeof(std::uint32_t));
+    const auto& pinnedTable = labeler.label(static_cast<const std::uint8_t*>(pixels.get()), image.width, image.height,
+                                            1, Connectivity::Four, Criterion::binary(),
+                                            static_cast<std::uint32_t*>(labels.get()));
+    glccl::test::checkMatchesReference(
+        image, Connectivity::Four, Criterion::binary(),
+        labelingOf(image.width, image.height, static_cast<const std::uint32_t*>(labels.get()), pinnedTable),
+        "page-locked");
+
+    // Pageable: through the staging chunks.
+    std::vector<std::uint32_t> pageable(count, 0xABABABABu);
+    const auto& pageableTable = labeler.label(image.pixels.data(), image.width, image.height, 1, Connectivity::Eight,
+                                              Criterion::binary(), pageable.data());
+    glccl::test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(),
+                                       labelingOf(image.width, image.height, pageable.data(), pageableTable),
+                                       "pageable");
+
+    // No labels wanted: the table alone.
+    const auto& tableOnly = labeler.label(image.pixels.data(), image.width, image.height, 1, Connectivity::Eight,
+                                          Criterion::binary(), nullptr);
+    const glccl::Labeling expected = glccl::labelReference(image, Connectivity::Eight, Criterion::binary());
+    CHECK(tableOnly == expected.components);
+    CHECK(labeler.table() == expected.components);
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: labelDevice labels device arrays like the reference", "[cuda][device]") {
+    glccl::test::requireCudaOrSkip();
+    struct Case {
+        int width, height, channels;
+        std::size_t pixelPad, labelPad;  // bytes past a packed row
+        bool callerStream;
+        Connectivity connectivity;
+        Criterion criterion;
+    };
+    const Case cases[] = {
+        {517, 263, 1, 0, 0, false, Connectivity::Eight, Criterion::binary()},   // packed: in place
+        {517, 263, 1, 3, 12, true, Connectivity::Four, Criterion::binary()},    // pitched both ways
+        {300, 200, 4, 0, 0, true, Connectivity::Eight, Criterion::thresholded(85)},
+        {300, 200, 4, 5, 4, false, Connectivity::Four, Criterion::thresholded(85)},
+        {1, 1, 1, 0, 0, true, Connectivity::Eight, Criterion::binary()},
+        {2049, 17, 1, 64, 0, true, Connectivity::Eight, Criterion::segments()},
+        {17, 2049, 1, 0, 64, false, Connectivity::Four, Criterion::segments()},
+    };
+    cudaStream_t stream = nullptr;
+    REQUIRE(cudaStreamCreate(&stream) == cudaSuccess);
+    ImageLabeler labeler;
+    std::uint64_t seed = 700;
+    for (const Case& c : cases) {
+        INFO("pixel pad " << c.pixelPad << ", label pad " << c.labelPad << ", caller stream " << c.callerStream);
+        const Image image = glccl::randomImage(c.width, c.height, c.channels == 1 ? 0.5 : 1.0, 4, c.channels, seed++);
+        const std::size_t row = std::size_t(c.width) * c.channels;
+        const std::size_t pixelPitch = row + c.pixelPad;
+        const std::size_t labelRow = std::size_t(c.width) * sizeof(std::uint32_t);
+        const std::size_t labelPitch = labelRow + c.labelPad;
+        DeviceMemory pixels = deviceAllocate(pixelPitch * c.height);
+        DeviceMemory labels = deviceAllocate(labelPitch * c.height);
+        REQUIRE(cudaMemset(labels.get(), 0xAB, labelPitch * c.height) == cudaSuccess);
+        const cudaStream_t callerStream = c.callerStream ? stream : nullptr;
+        // Queued on the caller's stream and not waited for: the labeler must
+        // order itself after it.
+        REQUIRE(cudaMemcpy2DAsync(pixels.get(), pixelPitch, image.pixels.data(), row, row, std::size_t(c.height),
+                                  cudaMemcpyHostToDevice, callerStream) == cudaSuccess);
+
+        const auto& table = labeler.labelDevice(
+            DevicePixels{pixels.get(), pixelPitch, c.width, c.height, c.channels},
+            DeviceLabels{static_cast<std::uint32_t*>(labels.get()), labelPitch}, c.connectivity, c.criterion,
+            callerStream);
+
+        // Done when it returns: read back on the legacy stream, no waiting.
+        std::vector<std::uint32_t> host(std::size_t(c.width) * c.height);
+        REQUIRE(cudaMemcpy2D(host.data(), labelRow, labels.get(), labelPitch, labelRow, std::size_t(c.height),
+                             cudaMemcpyDeviceToHost) == cudaSuccess);
+        glccl::test::checkMatchesReference(image, c.connectivity, c.criterion,
+                                           labelingOf(c.width, c.height, host.data(), table), "labelDevice");
+    }
+    CHECK(cudaStreamDestroy(stream) == cudaSuccess);
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: labelDevice refuses host memory with a clear error", "[cuda][device]") {
+    glccl::test::requireCudaOrSkip();
+    const Image image = glccl::randomImage(64, 32, 0.5, 2, 1, 800);
+    DeviceMemory labels = deviceAllocate(64 * 32 * sizeof(std::uint32_t));
+    std::vector<std::uint32_t> hostLabels(64 * 32);
+    ImageLabeler labeler;
+    const std::string entry = "glccl::cuda::ImageLabeler::labelDevice(): ";
+    CHECK_THAT(messageOf([&] {
+                   labeler.labelDevice(DevicePixels{image.pixels.data(), 64, 64, 32, 1},
+                                       DeviceLabels{static_cast<std::uint32_t*>(labels.get()), 256},
+                                       Connectivity::Eight, Criterion::binary());
+               }),
+               Catch::StartsWith(entry) && Catch::Contains("pixels.data is not CUDA device memory"));
+    DeviceMemory pixels = deviceAllocate(64 * 32);
+    CHECK_THAT(messageOf([&] {
+                   labeler.labelDevice(DevicePixels{pixels.get(), 64, 64, 32, 1},
+                                       DeviceLabels{hostLabels.data(), 256}, Connectivity::Eight, Criterion::binary());
+               }),
+               Catch::StartsWith(entry) && Catch::Contains("labels.data is not CUDA device memory"));
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: a destroyed ImageLabeler gives back all device memory", "[cuda]") {
+    glccl::test::requireCudaOrSkip();
+    const Image gray = glccl::randomImage(4096, 2048, 0.5, 2, 1, 900);
+    const Image color = glccl::randomImage(2048, 2048, 1.0, 4, 4, 901);
+    auto session = [&] {
+        ImageLabeler labeler;
+        labeler.reserve(4096, 2048, 1);
+        glccl::Labeling result;
+        labeler.label(gray, Connectivity::Eight, Criterion::binary(), result);
+        labeler.label(color, Connectivity::Four, Criterion::thresholded(60), result);
+        DeviceMemory pixels = deviceAllocate(gray.pixels.size());
+        DeviceMemory labels = deviceAllocate(gray.pixels.size() * sizeof(std::uint32_t));
+        REQUIRE(cudaMemcpy(pixels.get(), gray.pixels.data(), gray.pixels.size(), cudaMemcpyHostToDevice) ==
+                cudaSuccess);
+        labeler.labelDevice(DevicePixels{pixels.get(), 4096, 4096, 2048, 1},
+                            DeviceLabels{static_cast<std::uint32_t*>(labels.get()), 4096 * 4}, Connectivity::Four,
+                            Criterion::binary());
+    };
+    session();  // warm-up: the context's lazy allocations (modules, streams)
+    const std::size_t freeBefore = glccl::test::freeDeviceMemory();
+    session();
+    const std::size_t freeAfter = glccl::test::freeDeviceMemory();
+    INFO("free device memory before " << freeBefore << ", after " << freeAfter);
+    CHECK(freeAfter + glccl::test::kMemorySlack >= freeBefore);
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
 }
