@@ -1,0 +1,228 @@
+// glccl-mpi: tiled labeling across MPI ranks (glccl/tiled_mpi.hpp).
+//
+//   mpirun -n P glccl-mpi label INPUT [--labels OUT.npy] [--stats OUT.csv] [options]
+//
+// Exit status: 0 success, 1 runtime error (on any rank), 2 usage error.
+
+#include <mpi.h>
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "glccl/error.hpp"
+#include "glccl/image_source.hpp"
+#include "glccl/tiled_mpi.hpp"
+#include "glccl/version.hpp"
+
+namespace {
+
+const char kHelp[] =
+    "usage: mpirun -n P glccl-mpi label INPUT [options]\n"
+    "\n"
+    "Labels INPUT (an .npy of any size, memory-mapped by every rank; or an image\n"
+    "glccl label reads) across P MPI ranks: each rank labels its block of tile rows\n"
+    "with its own workers, block borders are merged up a binary tree of ranks, the\n"
+    "components are numbered by an exclusive scan, and every rank writes its rows of\n"
+    "--labels (MPI-IO). The output is glccl label's, byte for byte.\n"
+    "\n"
+    "options:\n"
+    "  --backend B                   auto, compute, raster, cuda or cpu (default auto)\n"
+    "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
+    "  --criterion C                 binary, binary:L, segments or threshold:T (default binary)\n"
+    "  --labels OUT.npy              write the labels (uint32 or uint64, see --label-type)\n"
+    "  --stats OUT.csv               write the component table\n"
+    "  --force                       overwrite existing outputs\n"
+    "  --tile WxH                    tile size (default: chosen by rank 0 for the backend)\n"
+    "  --memory-limit SIZE           host memory per rank to plan for, e.g. 8G\n"
+    "  --devices LIST                workers of each rank, e.g. 0,1 (default: for cuda, the\n"
+    "                                rank's index among the ranks of its machine; else 0)\n"
+    "  --label-type auto|uint32|uint64\n"
+    "  --temp-dir DIR                folder of each rank's temporary tile-label file\n"
+    "  --timing                      the slowest rank's time per phase\n"
+    "  -h, --help                    show this help\n"
+    "\n"
+    "example (as root in a container add --allow-run-as-root):\n"
+    "  mpirun -n 4 --oversubscribe glccl-mpi label huge.npy --backend cpu --labels labels.npy\n";
+
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Command {
+    std::string input, labels, stats;
+    glccl::TiledOptions options;
+    bool force = false, timing = false, devicesGiven = false;
+};
+
+std::uint64_t parseUnsigned(const std::string& option, const std::string& text) {
+    std::uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error != std::errc() || end != text.data() + text.size())
+        throw UsageError(option + ": '" + text + "' is not a whole number");
+    return value;
+}
+
+Command parse(int argc, char** argv) {
+    if (argc < 2 || std::string(argv[1]) != "label")
+        throw UsageError("the command is 'label' (see glccl-mpi --help)");
+    Command command;
+    glccl::TiledOptions& options = command.options;
+    for (int i = 2; i < argc; ++i) {
+        std::string arg = argv[i], value;
+        const std::size_t equals = arg.find('=');
+        const bool inlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (inlineValue) {
+            value = arg.substr(equals + 1);
+            arg = arg.substr(0, equals);
+        }
+        const auto next = [&]() -> std::string {
+            if (inlineValue) return value;
+            if (i + 1 >= argc) throw UsageError("option " + arg + " needs a value");
+            return argv[++i];
+        };
+        try {
+            if (arg == "--backend") options.label.backend = glccl::parseBackend(next());
+            else if (arg == "--connectivity") options.label.connectivity = glccl::parseConnectivity(next());
+            else if (arg == "--criterion") options.label.criterion = glccl::Criterion::parse(next());
+            else if (arg == "--labels") command.labels = next();
+            else if (arg == "--stats") command.stats = next();
+            else if (arg == "--force") command.force = true;
+            else if (arg == "--timing") command.timing = true;
+            else if (arg == "--label-type") options.labelType = glccl::parseLabelType(next());
+            else if (arg == "--temp-dir") options.tempDir = next();
+            else if (arg == "--tile") {
+                const std::string size = next();
+                const std::size_t x = size.find('x');
+                const std::uint64_t width = parseUnsigned(arg, size.substr(0, x));
+                const std::uint64_t height = x == std::string::npos ? width : parseUnsigned(arg, size.substr(x + 1));
+                if (width < 1 || height < 1 || width > glccl::kMaxTileSide || height > glccl::kMaxTileSide)
+                    throw UsageError("--tile: each side must be 1.." + std::to_string(glccl::kMaxTileSide));
+                options.tileWidth = std::uint32_t(width);
+                options.tileHeight = std::uint32_t(height);
+            } else if (arg == "--memory-limit") {
+                std::string size = next();
+                std::uint64_t unit = 1;
+                const char suffix = size.empty() ? '\0' : size.back();
+                if (suffix == 'K' || suffix == 'M' || suffix == 'G' || suffix == 'T') {
+                    unit = std::uint64_t(1) << (suffix == 'K' ? 10 : suffix == 'M' ? 20 : suffix == 'G' ? 30 : 40);
+                    size.pop_back();
+                }
+                options.memoryLimit = parseUnsigned(arg, size) * unit;
+            } else if (arg == "--devices") {
+                const std::string list = next();
+                std::size_t start = 0;
+                while (start <= list.size()) {
+                    const std::size_t comma = std::min(list.find(',', start), list.size());
+                    options.devices.push_back(int(parseUnsigned(arg, list.substr(start, comma - start))));
+                    start = comma + 1;
+                }
+                command.devicesGiven = true;
+            } else if (arg.size() > 1 && arg[0] == '-') {
+                throw UsageError("unknown option '" + arg + "' (see glccl-mpi --help)");
+            } else if (command.input.empty()) {
+                command.input = arg;
+            } else {
+                throw UsageError("one INPUT, not '" + command.input + "' and '" + arg + "'");
+            }
+        } catch (const glccl::Error& error) {
+            throw UsageError(arg + ": " + error.what());
+        }
+    }
+    if (command.input.empty()) throw UsageError("label needs an INPUT (see glccl-mpi --help)");
+    return command;
+}
+
+int run(const Command& command, int rank) {
+    glccl::TiledOptions options = command.options;
+    options.deviceTimings = command.timing;
+    // The cuda backend: by default one GPU per rank of a machine.
+    if (!command.devicesGiven && options.label.backend == glccl::Backend::Cuda) {
+        MPI_Comm local = MPI_COMM_NULL;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
+        int localRank = 0;
+        MPI_Comm_rank(local, &localRank);
+        MPI_Comm_free(&local);
+        options.devices = {localRank};
+    }
+    const glccl::ChannelMode mode = options.label.criterion.kind == glccl::Criterion::Kind::Threshold
+                                        ? glccl::ChannelMode::Natural
+                                        : glccl::ChannelMode::Gray;
+    // Every rank opens the input: a failure anywhere fails all.
+    std::unique_ptr<glccl::ImageSource> source;
+    std::string why;
+    try {
+        source = glccl::openImageSource(command.input, mode);
+    } catch (const std::exception& error) {
+        why = error.what();
+    }
+    int failed = why.empty() ? 0 : 1, failures = 0, ranks = 1;
+    MPI_Allreduce(&failed, &failures, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    // Where every rank fails (a missing file), rank 0 speaks for all.
+    if (failed && (failures < ranks || rank == 0)) throw glccl::Error(why);
+    if (failures > 0) throw glccl::OtherRankFailed("another rank failed");
+
+    const double start = MPI_Wtime();
+    const glccl::MpiTiledResult result =
+        glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, command.labels, command.stats, command.force);
+    const double milliseconds = (MPI_Wtime() - start) * 1000.0;
+    if (rank != 0) return 0;
+    const glccl::TilePlan& plan = result.local.plan;
+    std::printf("%s: %ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
+                plan.imageHeight(), static_cast<unsigned long long>(result.count), milliseconds,
+                glccl::backendName(result.local.backend), result.local.device.c_str());
+    std::printf("  %d ranks, %ux%u tiles of %ux%u, %u worker(s) a rank, labels %s\n", result.ranks, plan.tilesX(),
+                plan.tilesY(), plan.tileWidth(), plan.tileHeight(), result.local.workers,
+                glccl::labelTypeName(result.labelType));
+    if (command.timing) {
+        std::printf("  phase (slowest rank)      ms\n");
+        std::printf("  label_tiles         %10.3f\n", result.labelMilliseconds);
+        std::printf("  merge_blocks        %10.3f\n", result.mergeMilliseconds);
+        std::printf("  number_components   %10.3f\n", result.numberMilliseconds);
+        std::printf("  write_labels        %10.3f\n", result.writeMilliseconds);
+        if (result.local.backend != glccl::Backend::Cpu)
+            std::printf("  device (all tiles)  %10.3f\n", result.deviceMilliseconds);
+    }
+    if (!command.labels.empty()) std::printf("wrote %s\n", command.labels.c_str());
+    if (!command.stats.empty()) std::printf("wrote %s\n", command.stats.c_str());
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "-h" || arg == "--help") {
+            std::cout << kHelp;
+            return 0;
+        }
+        if (arg == "--version") {
+            std::cout << "glccl-mpi " << glccl::versionString() << '\n';
+            return 0;
+        }
+    }
+    // Workers are threads that make no MPI call: funneled is enough.
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    int status = 0;
+    try {
+        status = run(parse(argc, argv), rank);
+    } catch (const UsageError& error) {
+        if (rank == 0) std::cerr << "glccl-mpi: " << error.what() << '\n';
+        status = 2;
+    } catch (const glccl::OtherRankFailed&) {
+        status = 1;
+    } catch (const std::exception& error) {
+        std::cerr << "glccl-mpi: rank " << rank << ": " << error.what() << '\n';
+        status = 1;
+    }
+    std::cout.flush();
+    MPI_Finalize();
+    return status;
+}

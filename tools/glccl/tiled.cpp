@@ -1,0 +1,319 @@
+// glccl label, tiled: one INPUT labeled tile by tile (glccl::labelTiled),
+// the labels streamed into an .npy file, the table into a CSV file.
+
+#include "tiled.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <iostream>
+#include <string>
+
+#include "cli_support.hpp"
+#include "glccl/backend.hpp"
+#include "glccl/error.hpp"
+#include "glccl/image_io.hpp"
+#include "glccl/tiled.hpp"
+
+namespace glccl::tools {
+
+const char kTiledLabelHelp[] =
+    "\n"
+    "huge images (tiled labeling; one INPUT; README \"Huge images\"):\n"
+    "  An INPUT .npy larger than one backend call takes (a side past 32768, or past\n"
+    "  the GPU's texture size) is labeled in tiles, memory-mapped, with the labels\n"
+    "  streamed into --labels; so is any INPUT given one of these options. The output\n"
+    "  is the one-piece labeling's, byte for byte.\n"
+    "  --tile WxH                    tile size (default: the largest the backend and the\n"
+    "                                memory limit allow, at most 16384 a side)\n"
+    "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
+    "                                the physical memory); tile labels go to a temporary\n"
+    "                                file when they do not fit\n"
+    "  --devices LIST                one worker per entry, e.g. 0,1 (cuda: CUDA devices;\n"
+    "                                GL backends: workers share the default device);\n"
+    "                                0,0 runs two workers on device 0 (default: 0)\n"
+    "  --label-type auto|uint32|uint64\n"
+    "                                dtype of --labels (default auto: uint32 while the\n"
+    "                                component count fits, else uint64); uint32 with more\n"
+    "                                components is an error before anything is written\n"
+    "  --temp-dir DIR                folder of the temporary tile-label file (default\n"
+    "                                $TMPDIR or /tmp)\n"
+    "  Tiled labeling writes --labels (.npy) and --stats (.csv); not --color,\n"
+    "  --label-image or --out-dir.\n";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The options only tiled labeling has: any of them asks for it.
+bool isTiledOption(const std::string& name) {
+    return name == "--tile" || name == "--memory-limit" || name == "--devices" || name == "--label-type" ||
+           name == "--temp-dir";
+}
+
+// Options of glccl label that take a value, so that the value is not taken
+// for an INPUT when looking for one.
+bool takesValue(const std::string& name) {
+    return isTiledOption(name) || name == "--backend" || name == "--connectivity" || name == "--criterion" ||
+           name == "--labels" || name == "--stats" || name == "--color" || name == "--label-image" ||
+           name == "--out-dir";
+}
+
+struct TiledCommand {
+    std::string input;
+    TiledOptions options;
+    std::string labels, stats;
+    bool force = false, json = false, timing = false, table = false;
+    bool automatic = false;  // chosen for the input's size, not by an option
+};
+
+// "8G", "512M", "64K", "1000" (bytes); binary units.
+std::uint64_t parseMemorySize(const std::string& option, const std::string& text) {
+    std::uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [rest, error] = std::from_chars(text.data(), end, value);
+    std::uint64_t unit = 1;
+    const std::string suffix(rest, end);
+    if (suffix == "K" || suffix == "k") unit = std::uint64_t(1) << 10;
+    else if (suffix == "M" || suffix == "m") unit = std::uint64_t(1) << 20;
+    else if (suffix == "G" || suffix == "g") unit = std::uint64_t(1) << 30;
+    else if (suffix == "T" || suffix == "t") unit = std::uint64_t(1) << 40;
+    else if (!suffix.empty()) unit = 0;
+    if (error != std::errc() || rest == text.data() || unit == 0 || value == 0 || value > UINT64_MAX / unit)
+        throw UsageError(option + ": '" + text + "' is not a memory size; expected bytes or a number with K, M, G "
+                         "or T, e.g. 8G");
+    return value * unit;
+}
+
+std::vector<int> parseDevices(const std::string& option, const std::string& text) {
+    std::vector<int> devices;
+    for (const std::string& entry : splitList(option, text)) devices.push_back(parseInteger(option, entry, 0, 1023));
+    return devices;
+}
+
+TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
+    TiledCommand command;
+    TiledOptions& options = command.options;
+    ArgumentCursor cursor(args);
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        if (name == "--backend") {
+            options.label.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
+        } else if (name == "--connectivity") {
+            options.label.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+        } else if (name == "--criterion") {
+            options.label.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
+        } else if (name == "--labels") {
+            command.labels = cursor.valueOf(name, inlineValue);
+        } else if (name == "--stats") {
+            command.stats = cursor.valueOf(name, inlineValue);
+        } else if (name == "--tile") {
+            const auto [width, height] = parseSize(name, cursor.valueOf(name, inlineValue), true);
+            options.tileWidth = std::uint32_t(width);
+            options.tileHeight = std::uint32_t(height);
+        } else if (name == "--memory-limit") {
+            options.memoryLimit = parseMemorySize(name, cursor.valueOf(name, inlineValue));
+        } else if (name == "--devices") {
+            options.devices = parseDevices(name, cursor.valueOf(name, inlineValue));
+        } else if (name == "--label-type") {
+            options.labelType = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseLabelType);
+        } else if (name == "--temp-dir") {
+            options.tempDir = cursor.valueOf(name, inlineValue);
+        } else if (name == "--force" && !inlineValue) {
+            command.force = true;
+        } else if (name == "--json" && !inlineValue) {
+            command.json = true;
+        } else if (name == "--timing" && !inlineValue) {
+            command.timing = true;
+        } else if (name == "--table" && !inlineValue) {
+            command.table = true;
+        } else if (name == "--progress" && !inlineValue) {
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw UsageError("option " + name + " is not available for tiled labeling, which writes --labels (.npy) "
+                             "and --stats (.csv) (see glccl label --help, \"huge images\")");
+        } else if (command.input.empty()) {
+            command.input = arg;
+        } else {
+            throw UsageError("tiled labeling takes one INPUT, not '" + command.input + "' and '" + arg + "'");
+        }
+    }
+    if (command.input.empty()) throw UsageError("label needs an INPUT image (see glccl label --help)");
+    if (!command.labels.empty() && command.labels == command.stats)
+        throw UsageError("--labels and --stats both name '" + command.labels + "'");
+    return command;
+}
+
+// Does this .npy need more than one call of `backend`? Sides past what
+// readImage takes always do; past 16384 the GL backends may (their texture
+// size is asked only then, since it costs a context).
+bool npyNeedsTiles(const std::string& path, Backend backend) {
+    const NpyShape shape = peekNpyShape(path);
+    const std::uint64_t largest = std::max(shape.width, shape.height);
+    if (largest > std::uint64_t(kMaxImageDimension) || shape.width * shape.height > kMaxImagePixels) return true;
+    if (largest <= 16384 || backend == Backend::Cpu || backend == Backend::Cuda) return false;
+    try {
+        return largest > probeTileBackend(backend).maxSide;
+    } catch (const Error&) {
+        return false;  // the ordinary command says why the backend cannot run
+    }
+}
+
+std::vector<std::string> tableRow(std::uint64_t label, const Component& c) {
+    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
+            std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
+            formatted("%.2f", c.centroidY)};
+}
+
+int runTiled(const TiledCommand& command) {
+    const auto start = Clock::now();
+    // Outputs are checked before any work, as the ordinary command does.
+    if (!command.labels.empty()) checkOutputPath(command.labels, command.force);
+    if (!command.stats.empty()) checkOutputPath(command.stats, command.force);
+    const ChannelMode mode = command.options.label.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural
+                                                                                                 : ChannelMode::Gray;
+    const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode);
+    TiledOptions options = command.options;
+    options.deviceTimings = command.timing;
+    const std::size_t kept = command.json && !command.table ? 0 : 10;
+    NpyLabelSink sink(command.labels, command.stats, command.force, kept);
+    const TiledResult run = labelTiled(*source, options, sink);
+    const double milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+
+    const TilePlan& plan = run.plan;
+    const std::string tiles = std::to_string(plan.tilesX()) + "x" + std::to_string(plan.tilesY()) + " tiles of " +
+                              std::to_string(plan.tileWidth()) + "x" + std::to_string(plan.tileHeight());
+    if (command.json) {
+        JsonWriter json;
+        json.beginArray().beginObject();
+        json.key("input").string(command.input);
+        json.key("width").integer(plan.imageWidth());
+        json.key("height").integer(plan.imageHeight());
+        json.key("components").integer(run.count);
+        json.key("milliseconds").number(std::stod(formatted("%.3f", milliseconds)));
+        json.key("backend").string(backendName(run.backend));
+        json.key("device").string(run.device);
+        json.key("connectivity").integer(std::uint64_t(command.options.label.connectivity));
+        json.key("criterion").string(command.options.label.criterion.toString());
+        json.key("tiled").beginObject();
+        json.key("tile_width").integer(plan.tileWidth());
+        json.key("tile_height").integer(plan.tileHeight());
+        json.key("tiles_x").integer(plan.tilesX());
+        json.key("tiles_y").integer(plan.tilesY());
+        json.key("workers").integer(run.workers);
+        json.key("label_type").string(labelTypeName(run.labelType));
+        json.key("spilled").integer(run.spilled ? 1 : 0);
+        json.key("border_parts").integer(run.borderParts);
+        json.key("automatic").integer(command.automatic ? 1 : 0);
+        json.endObject();
+        if (command.timing) {
+            json.key("stages").beginObject();
+            json.key("label_tiles").number(std::stod(formatted("%.3f", run.labelMilliseconds)));
+            json.key("number_components").number(std::stod(formatted("%.3f", run.numberMilliseconds)));
+            json.key("write_labels").number(std::stod(formatted("%.3f", run.writeMilliseconds)));
+            if (run.backend != Backend::Cpu)
+                json.key("device").number(std::stod(formatted("%.3f", run.deviceMilliseconds)));
+            json.endObject();
+        }
+        json.key("outputs").beginObject();
+        if (!command.labels.empty()) json.key("labels").string(command.labels);
+        if (!command.stats.empty()) json.key("stats").string(command.stats);
+        json.endObject();
+        if (command.table) {
+            json.key("table").beginArray();
+            for (std::size_t i = 0; i < sink.firstComponents().size(); ++i) {
+                const Component& c = sink.firstComponents()[i];
+                json.beginObject();
+                json.key("label").integer(i + 1);
+                json.key("left").integer(c.left);
+                json.key("top").integer(c.top);
+                json.key("width").integer(c.width);
+                json.key("height").integer(c.height);
+                json.key("area").integer(c.area);
+                json.key("centroid_x").number(c.centroidX);
+                json.key("centroid_y").number(c.centroidY);
+                json.endObject();
+            }
+            json.endArray();
+        }
+        json.endObject().endArray();
+        std::cout << json.take() << '\n';
+        for (const std::string& note : run.notes) std::cerr << "glccl: note: " << note << '\n';
+        return 0;
+    }
+
+    for (const std::string& note : run.notes) std::cerr << "glccl: note: " << note << '\n';
+    std::cout << command.input << ": " << plan.imageWidth() << 'x' << plan.imageHeight() << ", " << run.count
+              << (run.count == 1 ? " component, " : " components, ") << formatted("%.2f", milliseconds) << " ms ("
+              << backendName(run.backend) << ", " << run.device << ")\n";
+    std::cout << "  tiled" << (command.automatic ? " (larger than one " + std::string(backendName(run.backend)) +
+                                                       " call takes)"
+                                                 : "")
+              << ": " << tiles << ", " << run.workers << (run.workers == 1 ? " worker" : " workers") << ", labels "
+              << labelTypeName(run.labelType) << ", " << source->describe()
+              << (run.spilled ? ", tile labels in a temporary file" : "") << '\n';
+    if (command.timing) {
+        std::vector<std::vector<std::string>> rows = {{"", "stage", "ms"}};
+        rows.push_back({"", "label_tiles", formatted("%.3f", run.labelMilliseconds)});
+        rows.push_back({"", "number_components", formatted("%.3f", run.numberMilliseconds)});
+        rows.push_back({"", "write_labels", formatted("%.3f", run.writeMilliseconds)});
+        if (run.backend != Backend::Cpu)
+            rows.push_back({"", "device (sum over tiles)", formatted("%.3f", run.deviceMilliseconds)});
+        rows.push_back({"", "wall", formatted("%.3f", milliseconds)});
+        printAlignedTable(std::cout, rows, {1});
+        std::cout << "  " << run.borderParts << " border parts; host memory planned for about "
+                  << formatted("%.1f", double(run.memoryEstimate) / double(1 << 20)) << " MiB\n";
+    }
+    if (!sink.firstComponents().empty()) {
+        std::vector<std::vector<std::string>> rows = {
+            {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"}};
+        for (std::size_t i = 0; i < sink.firstComponents().size(); ++i)
+            rows.push_back(tableRow(i + 1, sink.firstComponents()[i]));
+        printAlignedTable(std::cout, rows, {});
+        if (run.count > sink.firstComponents().size())
+            std::cout << "... (" << run.count - sink.firstComponents().size() << " more)\n";
+    }
+    if (!command.labels.empty()) std::cout << "wrote " << command.labels << '\n';
+    if (!command.stats.empty()) std::cout << "wrote " << command.stats << '\n';
+    return 0;
+}
+
+}  // namespace
+
+std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
+    bool asked = false;
+    std::vector<std::string> inputs;
+    Backend backend = Backend::Auto;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto [name, inlineValue] = ArgumentCursor::splitOption(args[i]);
+        if (isTiledOption(name)) asked = true;
+        if (name == "--backend" && (inlineValue || i + 1 < args.size())) {
+            try {
+                backend = parseBackend(inlineValue ? *inlineValue : args[i + 1]);
+            } catch (const Error&) {
+                return std::nullopt;  // the ordinary command reports it
+            }
+        }
+        if (name.size() > 1 && name[0] == '-') {
+            if (takesValue(name) && !inlineValue) ++i;
+            continue;
+        }
+        inputs.push_back(args[i]);
+    }
+    TiledCommand command;
+    if (asked) {
+        command = parseTiledCommand(args);
+    } else {
+        if (inputs.size() != 1 || !isNpyFile(inputs[0])) return std::nullopt;
+        try {
+            if (!npyNeedsTiles(inputs[0], backend)) return std::nullopt;
+        } catch (const Error&) {
+            return std::nullopt;  // not an .npy image: the ordinary reader says why
+        }
+        command = parseTiledCommand(args);
+        command.automatic = true;
+    }
+    return runTiled(command);
+}
+
+}  // namespace glccl::tools
