@@ -32,14 +32,15 @@ ivec2 pixelOfNode(ivec2 n, int i) { return n * kNode + ivec2(i % NODE_W, i / NOD
 
 #if NODE_W * NODE_H > 1
 // Binary blocks: the foreground mask of node n from one textureGather of its
-// 2x2 footprint (a 2x1 node uses the upper row). The input's sampler clamps
-// to a zero border, so pixels past the image are background.
+// 2x2 footprint (a 2x1 node uses the upper row), foreground by the binary
+// criterion in the input's own sampler type (criterion.glsl). The input's
+// sampler clamps to a zero border, so pixels past the image are background.
 uint nodeMask(ivec2 n) {
     vec2 centre = vec2(n * kNode + ivec2(1)) / vec2(imageSize);
-    vec4 g = vec4(textureGather(inputImage, centre));  // .w (0,0), .z (1,0), .x (0,1), .y (1,1)
-    uint mask = uint(g.w != 0.0) | (uint(g.z != 0.0) << 1);
+    bvec4 g = gatherForeground(centre);  // .w (0,0), .z (1,0), .x (0,1), .y (1,1)
+    uint mask = uint(g.w) | (uint(g.z) << 1);
 #if NODE_H == 2
-    mask |= (uint(g.x != 0.0) << 2) | (uint(g.y != 0.0) << 3);
+    mask |= (uint(g.x) << 2) | (uint(g.y) << 3);
 #endif
     return mask;
 }

@@ -22,10 +22,22 @@ const char* formatName(GLint format) {
         case GL_RGBA8: return "GL_RGBA8";
         case GL_RGB8: return "GL_RGB8";
         case GL_R16: return "GL_R16";
+        case GL_RGBA16: return "GL_RGBA16";
         case GL_R32F: return "GL_R32F";
         case GL_R8UI: return "GL_R8UI";
         case GL_R32UI: return "GL_R32UI";
         default: return "an unsupported format";
+    }
+}
+
+// What a texel of a format holds, for messages.
+const char* sampleDescription(GLint format) {
+    switch (format) {
+        case GL_R16:
+        case GL_RGBA16: return "16-bit samples";
+        case GL_R32UI: return "32-bit samples";
+        case GL_R32F: return "32-bit float samples";
+        default: return "8-bit samples";
     }
 }
 
@@ -125,14 +137,26 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         // Binary and segments read the red channel of GL_RGBA8 (a mask
         // rendered into a color target); threshold compares all four channels.
         const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
-                               format == GL_RGBA8;
+                               format == GL_R32UI || format == GL_RGBA8 || format == GL_RGBA16;
         if (!supported)
             throw Error(std::string("the texture is ") + formatName(format) +
-                        "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32F and GL_RGBA8 textures");
+                        "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 textures");
         if (width < 1 || height < 1) throw Error("the texture has no level 0 image");
         impl_->reserve(width, height, options);
 
         const Backend backend = resolveBackend(options.backend, impl_->info);
+        // The cuda engine compares 8-bit samples and treats binary as
+        // nonzero: anything else would be a silently wrong answer there.
+        if (backend == Backend::Cuda) {
+            if (format != GL_R8 && format != GL_RGBA8)
+                throw Error(std::string("the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); "
+                                        "this texture is ") +
+                            formatName(format) + " (" + sampleDescription(format) +
+                            "): use the compute, raster or cpu backend");
+            if (options.criterion.kind == Criterion::Kind::Binary && options.criterion.level != 0)
+                throw Error("the cuda backend labels binary as nonzero only, not '" + options.criterion.toString() +
+                            "': use the compute, raster or cpu backend");
+        }
         impl_->labeled = false;
         auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
         // Timings measure the labeling alone: the host's pending work (an

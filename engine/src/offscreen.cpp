@@ -33,7 +33,8 @@ Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, 
 
 Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& requested, StageTimings* timings) {
     const Criterion criterion = requested.criterion;
-    if (image.width < 1 || image.height < 1 || image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
+    if (image.width < 1 || image.height < 1 || image.pixels.size() != Image::byteCount(image.width, image.height,
+                                                                                      image.channels, image.depth))
         throw Error("glccl::OffscreenLabeler::label(): the image is empty or its pixel buffer does not match its size");
     if (image.channels != 1 && image.channels != 4)
         throw Error("glccl::OffscreenLabeler::label(): images have 1 or 4 channels, not " + std::to_string(image.channels));

@@ -10,13 +10,31 @@ namespace {
 
 constexpr const char* kWhere = "glccl::ImageTexture";
 
-GLenum layoutOf(int channels) { return channels == 1 ? GL_RED : GL_RGBA; }
+// How an Image of each channel count and depth travels to the GPU. Every
+// format keeps the exact sample values: 8- and 16-bit samples as normalized
+// integers (a 16-bit value v reads as v / 65535 in a float, and the shaders'
+// round(x * 65535) gives v back exactly), 32-bit samples as unsigned
+// integers (a float holds only 24 bits exactly).
+struct Layout {
+    GLenum internalFormat = 0, format = 0, type = 0;
+};
+
+Layout layoutOf(int channels, int depth) {
+    const bool gray = channels == 1;
+    switch (depth) {
+        case 8: return {gray ? GLenum(GL_R8) : GLenum(GL_RGBA8), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_BYTE};
+        case 16:
+            return {gray ? GLenum(GL_R16) : GLenum(GL_RGBA16), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_SHORT};
+        default: return {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT};
+    }
+}
 
 }  // namespace
 
 struct ImageTexture::Impl {
     gl::Texture texture;
     int channels = 1;
+    int depth = 8;
 };
 
 ImageTexture::ImageTexture() = default;
@@ -28,19 +46,26 @@ ImageTexture::ImageTexture(const Image& image) {
     const std::string where = std::string(kWhere) + ": ";
     if (image.channels != 1 && image.channels != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(image.channels));
-    if (image.width < 1 || image.height < 1 ||
-        image.pixels.size() != std::size_t(image.width) * image.height * image.channels)
+    if (image.depth != 8 && image.depth != 16 && image.depth != 32)
+        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(image.depth) + "-bit");
+    if (image.depth == 32 && image.channels == 4)
+        throw Error(where + "32-bit color images are not uploaded (32-bit images are 1 channel: GL_R32UI)");
+    if (!image.isConsistent())
         throw Error(where + "the image is empty or its pixel buffer does not match its size");
     GLint largest = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
     if (image.width > largest || image.height > largest)
         throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                     " but GL_MAX_TEXTURE_SIZE is " + std::to_string(largest));
+    const Layout layout = layoutOf(image.channels, image.depth);
     auto impl = std::make_unique<Impl>();
     impl->channels = image.channels;
-    impl->texture = gl::Texture::allocate(image.channels == 1 ? GL_R8 : GL_RGBA8, image.width, image.height,
+    impl->depth = image.depth;
+    impl->texture = gl::Texture::allocate(layout.internalFormat, image.width, image.height,
                                           std::string(kWhere) + ": the texture");
-    impl->texture.upload(image.pixels.data(), layoutOf(image.channels), GL_UNSIGNED_BYTE);
+    // Samples are little-endian in the Image, the GL's native order on the
+    // hosts glccl runs on.
+    impl->texture.upload(image.pixels.data(), layout.format, layout.type);
     checkGlError(std::string(kWhere) + ": uploading the image");
     impl_ = std::move(impl);
 }
@@ -49,11 +74,14 @@ unsigned ImageTexture::id() const { return impl_ ? impl_->texture.id() : 0; }
 int ImageTexture::width() const { return impl_ ? impl_->texture.width() : 0; }
 int ImageTexture::height() const { return impl_ ? impl_->texture.height() : 0; }
 int ImageTexture::channels() const { return impl_ ? impl_->channels : 0; }
+int ImageTexture::depth() const { return impl_ ? impl_->depth : 0; }
+unsigned ImageTexture::internalFormat() const { return impl_ ? impl_->texture.internalFormat() : 0; }
 
 Image ImageTexture::download() const {
     if (!impl_) throw Error(std::string(kWhere) + "::download(): the texture is empty");
-    Image image(width(), height(), impl_->channels);
-    impl_->texture.download(image.pixels.data(), layoutOf(impl_->channels), GL_UNSIGNED_BYTE);
+    Image image(width(), height(), impl_->channels, impl_->depth);
+    const Layout layout = layoutOf(impl_->channels, impl_->depth);
+    impl_->texture.download(image.pixels.data(), layout.format, layout.type);
     checkGlError(std::string(kWhere) + "::download()");
     return image;
 }

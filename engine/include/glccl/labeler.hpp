@@ -59,11 +59,14 @@ public:
     void reserve(int width, int height, const LabelOptions& options = {});
 
     // Labels the 2-D texture `texture` of the current context: GL_R8,
-    // GL_R8UI, GL_R16, GL_R32F or GL_RGBA8 (binary and segments read its red
-    // channel, threshold all four); the cuda and cpu backends read GL_R8 (cpu
-    // also GL_R8UI), and GL_RGBA8 for threshold.
+    // GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8 or GL_RGBA16 (binary and
+    // segments read its red channel, threshold all four); the cpu backend
+    // reads all but GL_R32F, the cuda backend GL_R8, and GL_RGBA8 for
+    // threshold (other formats, and binary with a level, are an error there).
     // Values are read in the units of the format (0..255, 0..65535 for
-    // GL_R16, the float for GL_R32F); a threshold is in those units. Any size
+    // GL_R16 and GL_RGBA16, 0..2^32-1 for GL_R32UI, compared as integers, the
+    // float for GL_R32F); a threshold or binary level is in those units and
+    // beyond the format's range is an error. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
     // labels are in labelTexture(). Throws glccl::Error on a bad texture, a
     // backend that cannot run in this context (the reason is named), or a GL

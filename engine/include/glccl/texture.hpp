@@ -9,8 +9,12 @@
 
 namespace glccl {
 
-// Move-only owner of a 2-D texture holding an uploaded Image: GL_R8 for 1
-// channel, GL_RGBA8 for 4; nearest filtering, one level. A moved-from or
+// Move-only owner of a 2-D texture holding an uploaded Image, in a format
+// that keeps every sample value exactly:
+//   8-bit:  GL_R8 (1 channel), GL_RGBA8 (4)
+//   16-bit: GL_R16 (1 channel), GL_RGBA16 (4)
+//   32-bit: GL_R32UI (1 channel only)
+// Nearest filtering, one level. A moved-from or
 // default-constructed ImageTexture holds texture 0. Destroy it while its
 // context is current (the texture is deleted then).
 class ImageTexture {
@@ -18,8 +22,9 @@ public:
     ImageTexture();
     // Uploads `image` into a new texture of the current context. Throws
     // glccl::Error ("glccl::ImageTexture: ...") on an image whose pixel buffer
-    // does not match its size, a channel count other than 1 or 4, a size
-    // beyond GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
+    // does not match its size, a channel count other than 1 or 4, a depth
+    // other than 8, 16 or 32 (or 32-bit color), a size beyond
+    // GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
     // one allocation and one upload of the pixels.
     explicit ImageTexture(const Image& image);
     ~ImageTexture();
@@ -31,10 +36,12 @@ public:
     unsigned id() const;  // the GL texture name, 0 when empty
     int width() const;
     int height() const;
-    int channels() const;  // 1 (GL_R8) or 4 (GL_RGBA8)
+    int channels() const;          // 1 or 4
+    int depth() const;             // bits per sample: 8, 16 or 32
+    unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_RGBA16 or GL_R32UI; 0 when empty
 
     // The texture's current content (it may have been rendered into since
-    // the upload) as an Image of the same channels. Throws glccl::Error on an
+    // the upload) as an Image of the same channels and depth. Throws glccl::Error on an
     // empty ImageTexture or a GL error.
     Image download() const;
 

@@ -1,5 +1,7 @@
 #include "criterion_defines.hpp"
 
+#include "glccl/error.hpp"
+
 namespace glccl::backends {
 
 namespace {
@@ -8,8 +10,22 @@ const char* inputFormatDefine(GLenum internalFormat) {
     switch (internalFormat) {
         case GL_R16: return "INPUT_UNORM16";
         case GL_R32F: return "INPUT_FLOAT";
-        case GL_R8UI: return "INPUT_UINT";
+        case GL_R8UI:
+        case GL_R32UI: return "INPUT_UINT";
+        case GL_RGBA16: return "INPUT_UNORM16";
         default: return "INPUT_UNORM8";
+    }
+}
+
+// Bits of one sample, the range of the criterion's numbers (a float
+// texture's values are not limited: 32).
+int sampleDepth(GLenum internalFormat) {
+    switch (internalFormat) {
+        case GL_R16:
+        case GL_RGBA16: return 16;
+        case GL_R32UI:
+        case GL_R32F: return 32;
+        default: return 8;
     }
 }
 
@@ -17,14 +33,24 @@ const char* inputFormatDefine(GLenum internalFormat) {
 
 void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
                      GLenum inputFormat) {
+    const std::string problem = criterion.problemForDepth(sampleDepth(inputFormat));
+    if (!problem.empty()) throw Error("criterion '" + criterion.toString() + "': " + problem);
+    // The numbers as literals of the type they are compared in: unsigned
+    // for integer textures (32-bit values exceed a float's exact range),
+    // float otherwise.
+    const bool integer = std::string(inputFormatDefine(inputFormat)) == "INPUT_UINT";
+    const auto literal = [&](std::int64_t value) { return std::to_string(value) + (integer ? "u" : ".0"); };
     builder.define("CONNECTIVITY", connectivity == Connectivity::Eight ? 8 : 4);
     builder.define(inputFormatDefine(inputFormat));
     switch (criterion.kind) {
-        case Criterion::Kind::Binary: builder.define("CRITERION_BINARY"); break;
+        case Criterion::Kind::Binary:
+            builder.define("CRITERION_BINARY");
+            if (criterion.level != 0) builder.define("BINARY_LEVEL", literal(criterion.level));
+            break;
         case Criterion::Kind::Segments: builder.define("CRITERION_SEGMENTS"); break;
         case Criterion::Kind::Threshold:
             builder.define("CRITERION_THRESHOLD");
-            builder.define("THRESHOLD", criterion.threshold);
+            builder.define("THRESHOLD", literal(criterion.threshold));
             break;
     }
 }

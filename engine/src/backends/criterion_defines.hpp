@@ -10,7 +10,9 @@
 
 namespace glccl::backends {
 
-// CONNECTIVITY, CRITERION_* (and THRESHOLD), INPUT_* for this input format.
+// CONNECTIVITY, CRITERION_* (and THRESHOLD or BINARY_LEVEL), INPUT_* for
+// this input format. Throws glccl::Error when the criterion's threshold or
+// level is beyond the values of the format's samples.
 void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
                      GLenum inputFormat);
 
