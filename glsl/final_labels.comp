@@ -25,14 +25,16 @@ const int kPasses = TILE_H / TILE_ROWS_PER_PASS;
 shared uint tileLabels[TILE_W * TILE_H];  // 0: background
 shared uint tileMasks[TILE_W * TILE_H];
 shared uint slotLabel[kSlots];
-shared uint slotMinX[kSlots], slotMinY[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
+shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
 
+// A label's sums over part of a tile. No minimum y: the root writes the top
+// row (main).
 struct Stats {
-    uint minX, minY, maxX, maxY, area, sumX, sumY;
+    uint minX, maxX, maxY, area, sumX, sumY;
 };
 
-Stats noStats() { return Stats(kNone, kNone, 0u, 0u, 0u, 0u, 0u); }
+Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
 
 // The node's foreground pixels added to s. Within a tile every sum fits 32
 // bits: TILE_W * TILE_H * 4 pixels of coordinates below 2^15.
@@ -41,7 +43,6 @@ void addNode(inout Stats s, ivec2 n, uint mask) {
         if ((mask & (1u << uint(i))) == 0u) continue;
         uvec2 p = uvec2(pixelOfNode(n, i));
         s.minX = min(s.minX, p.x);
-        s.minY = min(s.minY, p.y);
         s.maxX = max(s.maxX, p.x);
         s.maxY = max(s.maxY, p.y);
         s.area += 1u;
@@ -62,7 +63,6 @@ void addWide(uint label, int low, uint value) {
 
 void addToTable(uint label, Stats s) {
     imageAtomicMin(table, entry(label, FIELD_MIN_X), s.minX);
-    imageAtomicMin(table, entry(label, FIELD_MIN_Y), s.minY);
     imageAtomicMax(table, entry(label, FIELD_MAX_X), s.maxX);
     imageAtomicMax(table, entry(label, FIELD_MAX_Y), s.maxY);
     imageAtomicAdd(table, entry(label, FIELD_AREA), s.area);
@@ -88,7 +88,6 @@ void flush(uint label, Stats s) {
         return;
     }
     atomicMin(slotMinX[slot], s.minX);
-    atomicMin(slotMinY[slot], s.minY);
     atomicMax(slotMaxX[slot], s.maxX);
     atomicMax(slotMaxY[slot], s.maxY);
     atomicAdd(slotArea[slot], s.area);
@@ -101,7 +100,6 @@ void main() {
     for (int slot = t; slot < kSlots; slot += kThreads) {
         slotLabel[slot] = 0u;
         slotMinX[slot] = kNone;
-        slotMinY[slot] = kNone;
         slotMaxX[slot] = 0u;
         slotMaxY[slot] = 0u;
         slotArea[slot] = 0u;
@@ -115,7 +113,12 @@ void main() {
         ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * TILE_ROWS_PER_PASS);
         ivec2 n = origin + local;
         uint mask = insideGrid(n) ? imageLoad(nodeInfo, n).r & kMaskBits : 0u;
-        uint label = mask != 0u ? labelOfNode(n, mask, imageLoad(parents, n).r) : 0u;
+        uint parent = mask != 0u ? imageLoad(parents, n).r : 0u;
+        uint label = mask != 0u ? labelOfNode(n, mask, parent) : 0u;
+        // A component's top row is its root's: the root, its first pixel,
+        // writes it once, and no tile needs an atomic for it.
+        if (mask != 0u && (parent & kRankFlag) != 0u)
+            imageStore(table, entry(label, FIELD_MIN_Y), uvec4(ownKey(n, mask) >> 15));
         for (int i = 0; i < kNodePixels; ++i) {
             ivec2 p = pixelOfNode(n, i);
             if (insideImage(p)) imageStore(labels, p, uvec4((mask & (1u << uint(i))) != 0u ? label : 0u));
@@ -124,7 +127,6 @@ void main() {
         tileMasks[local.y * TILE_W + local.x] = mask;
     }
     barrier();
-
     uint runLabel = 0u;
     Stats run = noStats();
     for (int k = 0; k < TABLE_RUN; ++k) {
@@ -144,7 +146,7 @@ void main() {
     for (int slot = t; slot < kSlots; slot += kThreads) {
         uint label = slotLabel[slot];
         if (label != 0u)
-            addToTable(label, Stats(slotMinX[slot], slotMinY[slot], slotMaxX[slot], slotMaxY[slot], slotArea[slot],
+            addToTable(label, Stats(slotMinX[slot], slotMaxX[slot], slotMaxY[slot], slotArea[slot],
                                     slotSumX[slot], slotSumY[slot]));
     }
 }

