@@ -71,11 +71,18 @@ struct Labeler::Impl {
                         std::to_string(largest) + " (GL_MAX_TEXTURE_SIZE is " + std::to_string(info.maxTextureSize) +
                         ")");
         if (labels.width() != width || labels.height() != height) {
+            forget(labels.id());  // GL may give the next texture the same name
             labels = {};
             labels = gl::Texture::allocate(GL_R32UI, width, height, "the label texture");
         }
         engine(resolveBackend(options.backend, info)).reserve(width, height, options);
         checkGlError("reserving " + std::to_string(width) + "x" + std::to_string(height));
+    }
+
+    void forget(unsigned texture) {
+        if (texture == 0) return;
+        for (auto& engine : engines)
+            if (engine) engine->forget(texture);
     }
 
     backends::Engine& engine(Backend backend) {
@@ -176,36 +183,54 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
 
 unsigned Labeler::labelTexture() const { return impl_->labels.id(); }
 
-std::vector<Component> Labeler::components() {
-    return withPrefix("glccl::Labeler::components()", [&] {
+void Labeler::components(std::vector<Component>& out) {
+    withPrefix("glccl::Labeler::components()", [&] {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
         StateGuard guard;
         StageTimer timer(impl_->timingsOn);
-        auto table = impl_->engine(impl_->last).components(timer);
+        impl_->engine(impl_->last).components(out, timer);
         for (const StageTime& t : timer.collect()) addStageTime(impl_->timings, t.stage, t.milliseconds);
         checkGlError(std::string("the ") + backendName(impl_->last) + " backend's table");
-        return table;
+    });
+}
+
+std::vector<Component> Labeler::components() {
+    std::vector<Component> table;
+    components(table);
+    return table;
+}
+
+void Labeler::downloadLabels(std::vector<std::uint32_t>& out) {
+    withPrefix("glccl::Labeler::downloadLabels()", [&] {
+        if (!impl_->labeled) throw Error("nothing was labeled yet");
+        StateGuard guard;
+        const gl::Texture& labels = impl_->labels;
+        out.resize(std::size_t(labels.width()) * labels.height());
+        labels.download(out.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
     });
 }
 
 std::vector<std::uint32_t> Labeler::downloadLabels() {
-    return withPrefix("glccl::Labeler::downloadLabels()", [&] {
-        if (!impl_->labeled) throw Error("nothing was labeled yet");
-        StateGuard guard;
-        const gl::Texture& labels = impl_->labels;
-        std::vector<std::uint32_t> pixels(std::size_t(labels.width()) * labels.height());
-        labels.download(pixels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
-        return pixels;
-    });
+    std::vector<std::uint32_t> pixels;
+    downloadLabels(pixels);
+    return pixels;
+}
+
+void Labeler::result(Labeling& out) {
+    components(out.components);
+    downloadLabels(out.labels);
+    out.width = impl_->labels.width();
+    out.height = impl_->labels.height();
 }
 
 Labeling Labeler::result() {
     Labeling labeling;
-    labeling.components = components();
-    labeling.labels = downloadLabels();
-    labeling.width = impl_->labels.width();
-    labeling.height = impl_->labels.height();
+    result(labeling);
     return labeling;
+}
+
+void Labeler::forget(unsigned texture) {
+    withPrefix("glccl::Labeler::forget()", [&] { impl_->forget(texture); });
 }
 
 Backend Labeler::backend() const { return impl_->last; }

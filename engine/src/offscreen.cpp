@@ -11,7 +11,18 @@ namespace glccl {
 struct OffscreenLabeler::Impl {
     HeadlessContext context;
     Labeler labeler;
+    // The last image's texture, kept for the next image of the same size,
+    // channels and depth: a batch or a video uploads into it, allocating
+    // nothing.
+    ImageTexture input;
     explicit Impl(const HeadlessContext::Options& options) : context(options) {}
+    ~Impl() {
+        try {
+            context.makeCurrent();
+            labeler.forget(input.id());  // before the texture goes: the cuda backend's registration
+        } catch (...) {
+        }
+    }
 };
 
 OffscreenLabeler::OffscreenLabeler(const HeadlessContext::Options& options) : impl_(std::make_unique<Impl>(options)) {}
@@ -31,7 +42,7 @@ Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, 
     return label(image, options, timings);
 }
 
-Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& requested, StageTimings* timings) {
+void OffscreenLabeler::label(const Image& image, const LabelOptions& requested, Labeling& out, StageTimings* timings) {
     const Criterion criterion = requested.criterion;
     if (image.width < 1 || image.height < 1 || image.pixels.size() != Image::byteCount(image.width, image.height,
                                                                                       image.channels, image.depth))
@@ -48,13 +59,24 @@ Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& request
     impl_->context.makeCurrent();
     // The checks above are ImageTexture's too, so only a GL error (out of
     // memory) can leave it, in its own words.
-    const ImageTexture input(image);
+    if (impl_->input.fits(image)) {
+        impl_->input.update(image);
+    } else {
+        impl_->labeler.forget(impl_->input.id());
+        impl_->input = ImageTexture();  // the old one goes first: peak GPU memory
+        impl_->input = ImageTexture(image);
+    }
 
     LabelOptions options = requested;
     options.timings = options.timings || timings != nullptr;
-    impl_->labeler.label(input.id(), options);
-    Labeling labeling = impl_->labeler.result();
+    impl_->labeler.label(impl_->input.id(), options);
+    impl_->labeler.result(out);
     if (timings) *timings = impl_->labeler.stageTimings();
+}
+
+Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& options, StageTimings* timings) {
+    Labeling labeling;
+    label(image, options, labeling, timings);
     return labeling;
 }
 

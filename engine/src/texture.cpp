@@ -70,6 +70,22 @@ ImageTexture::ImageTexture(const Image& image) {
     impl_ = std::move(impl);
 }
 
+bool ImageTexture::fits(const Image& image) const {
+    return impl_ && image.width == impl_->texture.width() && image.height == impl_->texture.height() &&
+           image.channels == impl_->channels && image.depth == impl_->depth && image.isConsistent();
+}
+
+void ImageTexture::update(const Image& image) {
+    if (!fits(image))
+        throw Error(std::string(kWhere) + "::update(): the image is " + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + ", " + std::to_string(image.channels) + " channel(s) of " +
+                    std::to_string(image.depth) + " bits, not the texture's " + std::to_string(width()) + "x" +
+                    std::to_string(height()) + ", " + std::to_string(channels()) + " of " + std::to_string(depth()));
+    const Layout layout = layoutOf(image.channels, image.depth);
+    impl_->texture.upload(image.pixels.data(), layout.format, layout.type);
+    checkGlError(std::string(kWhere) + "::update(): uploading the image");
+}
+
 unsigned ImageTexture::id() const { return impl_ ? impl_->texture.id() : 0; }
 int ImageTexture::width() const { return impl_ ? impl_->texture.width() : 0; }
 int ImageTexture::height() const { return impl_ ? impl_->texture.height() : 0; }

@@ -86,15 +86,36 @@ public:
     unsigned labelTexture() const;
 
     // The component table of the last call (label i + 1 at index i),
-    // computed on the GPU; downloads only the compact table.
+    // computed on the GPU; downloads only the compact table (compute: one
+    // copy into a pixel-pack buffer kept between calls, then a mapped read,
+    // 36 bytes a component; cuda: a copy of the table label() downloaded;
+    // raster: the table's texels and a decode; cpu: a copy). Waits for the
+    // labeling to finish. The overload fills `out`, reusing its storage: at
+    // an unchanged component count it allocates nothing.
     std::vector<Component> components();
+    void components(std::vector<Component>& out);
 
-    // Downloads the whole label image of the last call (row 0 first).
+    // Downloads the whole label image of the last call (row 0 first): 4 bytes
+    // a pixel over the bus, waiting for the labeling to finish. The overload
+    // reuses `out`'s storage (no allocation when the size is unchanged).
     std::vector<std::uint32_t> downloadLabels();
+    void downloadLabels(std::vector<std::uint32_t>& out);
 
     // The labels and the table of the last call in one host object
-    // (downloadLabels() and components()).
+    // (downloadLabels() and components()); the overload reuses `out`.
     Labeling result();
+    void result(Labeling& out);
+
+    // Tells the Labeler that `texture`, which it has labeled, is about to be
+    // deleted or given new storage (glDeleteTextures, or glTexImage2D /
+    // glTexStorage2D on a re-created name): drops what any backend keeps about
+    // it (the cuda backend's CUDA registration of it). GL hands a deleted
+    // texture's name to the next texture it creates; without forget() the
+    // cuda backend could read a new texture of the same name, size and format
+    // from the old storage. Changing a texture's contents (glTexSubImage2D,
+    // rendering into it) needs nothing. Cheap; does nothing for a texture it
+    // does not know.
+    void forget(unsigned texture);
 
     // The backend that ran the last call (auto resolved); Backend::Auto
     // before the first.

@@ -33,6 +33,14 @@ public:
     ImageTexture(const ImageTexture&) = delete;
     ImageTexture& operator=(const ImageTexture&) = delete;
 
+    // Uploads `image` into this texture, which must be non-empty and hold an
+    // image of the same width, height, channels and depth (else
+    // glccl::Error): one upload, no allocation. The current context must be
+    // the texture's.
+    void update(const Image& image);
+    // Whether update(image) can take `image`.
+    bool fits(const Image& image) const;
+
     unsigned id() const;  // the GL texture name, 0 when empty
     int width() const;
     int height() const;

@@ -30,8 +30,14 @@ public:
     virtual std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                                 StageTimer& timer) = 0;
 
-    // The table of the last label() call (label i + 1 at index i).
-    virtual std::vector<Component> components(StageTimer& timer) = 0;
+    // The table of the last label() call (label i + 1 at index i), into
+    // `out`, whose storage is reused: a frame of an unchanged component count
+    // allocates nothing.
+    virtual void components(std::vector<Component>& out, StageTimer& timer) = 0;
+
+    // `texture` is about to be deleted or given new storage: drop whatever
+    // refers to it (the cuda backend's CUDA registration).
+    virtual void forget(unsigned /*texture*/) {}
 };
 
 // One constructor per backend folder. Each needs the context that will label

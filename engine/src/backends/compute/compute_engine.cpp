@@ -68,10 +68,11 @@ public:
         return count_;
     }
 
-    std::vector<Component> components(StageTimer& timer) override {
-        if (!labeled_) return {};
+    void components(std::vector<Component>& out, StageTimer& timer) override {
+        out.resize(labeled_ ? count_ : 0);
+        if (out.empty()) return;
         auto scope = timer.scope("download_table");
-        return downloadTable();
+        downloadTable(out);
     }
 
 private:
@@ -81,11 +82,10 @@ private:
     // read straight into client memory took 13.6 ms.
     // OpenGL 4.5 reads just the rows that hold them; 4.3 and 4.4 read the
     // whole array (glReadPixels of a layer is far slower on some drivers).
-    std::vector<Component> downloadTable() {
+    void downloadTable(std::vector<Component>& table) {
         const int rows = int((std::uint64_t(count_) + kTableWidth - 1) / kTableWidth);
         const int width = rows > 1 ? kTableWidth : int(count_);
         std::size_t rowWidth = std::size_t(width), layerStride = std::size_t(width) * rows;
-        if (count_ == 0) return {};
         if (!subImageReads_) {
             rowWidth = kTableWidth;
             layerStride = std::size_t(kTableWidth) * resources_.tableRows;
@@ -124,7 +124,6 @@ private:
         auto wide = [&](int low, std::uint32_t i) {
             return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
         };
-        std::vector<Component> table(count_);
         for (std::uint32_t i = 0; i < count_; ++i) {
             Component& c = table[i];
             c.left = field(kMinX, i);
@@ -137,7 +136,6 @@ private:
         }
         glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        return table;
     }
 
     gl::Sampler inputSampler_;

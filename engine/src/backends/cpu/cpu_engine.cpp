@@ -40,7 +40,7 @@ public:
         labels.upload(labeling_.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
         return std::uint32_t(labeling_.count());
     }
-    std::vector<Component> components(StageTimer&) override { return labeling_.components; }
+    void components(std::vector<Component>& out, StageTimer&) override { out = labeling_.components; }
 
 private:
     Labeling labeling_;

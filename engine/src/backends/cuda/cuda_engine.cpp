@@ -44,12 +44,12 @@ public:
         return std::uint32_t(table.size());
     }
 
-    // The labeler keeps the last table; a copy for the caller.
-    std::vector<Component> components(StageTimer&) override { return labeler_.table(); }
+    // The labeler keeps the last table; a copy into the caller's storage.
+    void components(std::vector<Component>& out, StageTimer&) override { out = labeler_.table(); }
 
     // Drops the registration of a texture the host is about to delete or
-    // re-specify (Labeler-level hook; see cuda_labeler.hpp).
-    void forget(unsigned texture) { labeler_.forget(texture); }
+    // re-specify (Labeler::forget; see cuda_labeler.hpp).
+    void forget(unsigned texture) override { labeler_.forget(texture); }
 
 private:
     cuda::TextureLabeler labeler_;
