@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables from the CSVs of glccl bench and tools/device/peers.py.
 
-    python3 tools/bench_tables.py OUT_DIR > tables.md
+    python3 tools/bench_tables.py OUT_DIR [--wall] > tables.md
 
 OUT_DIR is what tools/device/run-bench.sh wrote (bench_*.csv, peers.csv).
 Prints: throughput per image and size for every backend and peer; milliseconds
@@ -9,7 +9,17 @@ and ratios of the GPU backends against the peers; the per-stage split of every
 glccl backend that reported stages (glccl bench --steps), with the stages named
 and ordered as the backend reported them;
 the raster pipeline against the paper's 91 ms at 2048² and in full-screen-pass
-equivalents (the fullscreen_pass rows of glccl bench).
+equivalents (the fullscreen_pass rows of glccl bench); and what a user waits
+for: per backend, image and size the device time, the wall time, the transfer
+floor (column transfer_floor_ms) and wall / (device + floor), then the
+per-frame wall times of glccl bench --frames (rows frame_wall and
+frame_wall_table) beside the device time of the same run. With --wall only
+these last two tables are printed.
+
+cupyx's CSV (peers.py) has no floor column: its floor is computed from the
+fastest bandwidths (rows h2d_gbps and d2h_gbps) of the glccl bench runs in
+OUT_DIR, for the same bytes (1 byte a pixel up, 4 down). OpenCV runs on the
+host and has no floor.
 Only the standard library is used.
 """
 import csv
@@ -23,13 +33,24 @@ PAPER_2048_MS = 91.0  # O'Connell's 2048x2048 time on a 9800GT (his Table 10-1)
 # glccl bench's name for a backend's whole labeling: a sum it computes from
 # the stages, never a stage of a backend.
 WHOLE = "total"
+# glccl bench --frames: per-frame wall times without and with the table.
+FRAME_STAGES = ["frame_wall", "frame_wall_table"]
+# Issue 12's targets, reported beside the times (never asserted).
+WALL_TARGET = 1.5          # wall <= 1.5 x (device + floor) ...
+WALL_TARGET_SIDES = {"8192", "16384"}  # ... at these sizes
+FRAME_TARGET_MS = 0.15     # per frame, label + table: <= device + 0.15 ms
+# Backends whose wall time includes host transfers the floor stands for.
+WALL_BACKENDS = ["compute", "raster", "cuda", "cpu", "cupyx"]
 
 
 def load(folder):
+    """Every row of every CSV in `folder`, each tagged with its file's name."""
     rows = []
     for path in sorted(glob.glob(os.path.join(folder, "*.csv"))):
         with open(path, newline="") as f:
-            rows.extend(csv.DictReader(f))
+            for row in csv.DictReader(f):
+                row["_file"] = os.path.basename(path)
+                rows.append(row)
     return rows
 
 
@@ -88,11 +109,13 @@ def passes(rows):
 
 
 def stages_of(rows, backend):
-    """The stages a backend reported, in the order it first reported them."""
+    """The stages a backend reported, in the order it first reported them
+    (not the per-frame rows of --frames, which are wall times)."""
     stages = []
     for r in rows:
         stage = r.get("stage") or WHOLE
-        if r["backend"] == backend and r["family"] in FAMILIES and stage != WHOLE and stage not in stages:
+        if r["backend"] == backend and r["family"] in FAMILIES and stage not in [WHOLE] + FRAME_STAGES and \
+                stage not in stages:
             stages.append(stage)
     return stages
 
@@ -109,12 +132,106 @@ def split(rows, backend, size):
     print("| **total (device)** | " + " | ".join(fmt(lookup(rows, backend, f, size), "**{:.3f}**") for f in FAMILIES) + " |")
 
 
+def number(row, key):
+    """The field `key` of `row` as a float, None when empty or absent."""
+    text = row.get(key) or ""
+    return float(text) if text else None
+
+
+def bandwidths(rows):
+    """The fastest host-to-device and device-to-host GB/s of the runs, or None."""
+    best = {}
+    for r in rows:
+        if r["backend"] == "transfer" and r.get("stage") in ("h2d_gbps", "d2h_gbps") and number(r, "median_ms"):
+            best[r["stage"]] = max(best.get(r["stage"], 0.0), number(r, "median_ms"))
+    return (best["h2d_gbps"], best["d2h_gbps"]) if len(best) == 2 else None
+
+
+def size_text(width, height):
+    return f"{width}²" if width == height else f"{width}×{height}"
+
+
+def cells(rows, backend, stage=WHOLE):
+    """Rows of `backend` and `stage` on the generated families, the first of
+    each (family, size, connectivity), sorted by connectivity (8 first), size
+    and family."""
+    seen, found = set(), []
+    for r in rows:
+        if r["backend"] != backend or (r.get("stage") or WHOLE) != stage or r["family"] not in FAMILIES:
+            continue
+        key = (r["family"], r["width"], r["height"], r.get("connectivity") or "8")
+        if key not in seen:
+            seen.add(key)
+            found.append(r)
+    return sorted(found, key=lambda r: (-int(r.get("connectivity") or 8), int(r["width"]) * int(r["height"]),
+                                        FAMILIES.index(r["family"])))
+
+
+def wall_against_floor(rows):
+    bandwidth = bandwidths(rows)
+    if bandwidth:
+        print(f"Page-locked copy bandwidth (fastest of the runs): host to device {bandwidth[0]:.2f} GB/s, "
+              f"device to host {bandwidth[1]:.2f} GB/s.\n")
+    print("| backend | image | size | conn. | device ms | wall ms | floor ms | wall/(device+floor) | "
+          f"≤ {WALL_TARGET}× at 8192², 16384² |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---|")
+    for backend in WALL_BACKENDS:
+        for r in cells(rows, backend):
+            device, wall, floor = number(r, "median_ms"), number(r, "wall_median_ms"), number(r, "transfer_floor_ms")
+            if floor is None and backend == "cupyx" and bandwidth:
+                pixels = int(r["width"]) * int(r["height"])
+                floor = (pixels / bandwidth[0] + 4 * pixels / bandwidth[1]) * 1e-6
+            if device is None or wall is None:
+                continue
+            ratio = None if floor is None or device + floor <= 0 else wall / (device + floor)
+            target = ""
+            if ratio is not None and r["width"] == r["height"] and r["width"] in WALL_TARGET_SIDES:
+                target = "yes" if ratio <= WALL_TARGET else "no"
+            print(f"| {backend} | {r['family']} | {size_text(r['width'], r['height'])} | "
+                  f"{r.get('connectivity') or '8'} | {device:.3f} | {wall:.3f} | {fmt(floor, '{:.3f}')} | "
+                  f"{fmt(ratio, '{:.2f}')} | {target} |")
+
+
+def frames(rows):
+    print("| backend | image | size | conn. | frames | device ms | label + glFinish ms | label + table ms | "
+          f"table floor ms | label + table − device ms | ≤ device + {FRAME_TARGET_MS} ms |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    printed = False
+    for backend in WALL_BACKENDS:
+        for plain in cells(rows, backend, FRAME_STAGES[0]):
+            # The device time and the table row of the same run (file).
+            same = [r for r in rows if r["_file"] == plain["_file"] and r["backend"] == backend and
+                    r["family"] == plain["family"] and r["width"] == plain["width"] and
+                    r["height"] == plain["height"] and r.get("connectivity") == plain.get("connectivity")]
+            total = next((r for r in same if (r.get("stage") or WHOLE) == WHOLE), None)
+            table = next((r for r in same if r.get("stage") == FRAME_STAGES[1]), None)
+            if total is None or table is None:
+                continue
+            device, with_table = number(total, "median_ms"), number(table, "wall_median_ms")
+            over = with_table - device
+            print(f"| {backend} | {plain['family']} | {size_text(plain['width'], plain['height'])} | "
+                  f"{plain.get('connectivity') or '8'} | {plain['reps']} | {device:.3f} | "
+                  f"{number(plain, 'wall_median_ms'):.3f} | {with_table:.3f} | "
+                  f"{fmt(number(table, 'transfer_floor_ms'), '{:.3f}')} | {over:+.3f} | "
+                  f"{'yes' if over <= FRAME_TARGET_MS else 'no'} |")
+            printed = True
+    if not printed:
+        print("\nno frame_wall rows (glccl bench --frames)")
+
+
 def main():
-    if len(sys.argv) != 2:
+    args = [a for a in sys.argv[1:] if a != "--wall"]
+    if len(args) != 1:
         sys.exit(__doc__)
-    rows = load(sys.argv[1])
+    rows = load(args[0])
     if not rows:
-        sys.exit(f"no CSV files in {sys.argv[1]}")
+        sys.exit(f"no CSV files in {args[0]}")
+    if "--wall" in sys.argv[1:]:
+        print("### Wall time against device time and transfer floor\n")
+        wall_against_floor(rows)
+        print("\n### Per frame through Labeler, ms\n")
+        frames(rows)
+        return
     print("### Throughput, Mpixel/s\n")
     throughput(rows)
     print("\n### Times and ratios\n")
@@ -128,6 +245,10 @@ def main():
         for size in ["1024", "2048", "4096", "16384"]:
             print(f"\n### {backend.capitalize()} pipeline per stage, ms, {size}²\n")
             split(rows, backend, size)
+    print("\n### Wall time against device time and transfer floor\n")
+    wall_against_floor(rows)
+    print("\n### Per frame through Labeler, ms\n")
+    frames(rows)
 
 
 if __name__ == "__main__":

@@ -4,13 +4,19 @@
     plot_bench.py CSV [CSV...] OUT.png
 
 Reads the CSVs of `glccl bench --csv` and of `tools/device/peers.py run`
-(same columns) and draws one panel per image family: throughput in
-Mpixel/s (from the median time; log scale) against the image's pixel count,
-one line per backend. Only the rows with stage "total" (glccl bench's name
-for a backend's whole labeling, computed from its stages) are used. Rows of the
-backend `memory_floor` (family "*") are drawn in every panel as a dashed
-line: the throughput at which reading the input and writing the labels alone
-would take all the time.
+(the same columns, but for glccl bench's transfer_floor_ms) and draws one
+panel per image family: throughput in Mpixel/s (from the median time; log
+scale) against the image's pixel count, one line per backend. Only the rows
+with stage "total" (glccl bench's name for a backend's whole labeling,
+computed from its stages) are used: not the bandwidth rows (stages h2d_gbps,
+d2h_gbps), the per-frame rows (frame_wall, frame_wall_table) or the stages.
+Rows of the backend `memory_floor` (family "*") are drawn in every panel as a
+dashed line: the throughput at which reading the input and writing the labels
+alone would take all the time. glccl bench's transfer_floor_ms, where given,
+is drawn as a dotted line: the throughput at which moving the image to the
+GPU and the labels back at the page-locked bandwidth would take all the time,
+the bound of a call that starts and ends in host memory (its wall time, not
+the device time plotted).
 
 Needs matplotlib (Debian: python3-matplotlib); without it the script says
 so and exits with status 1.
@@ -60,6 +66,13 @@ def main(argv):
             backends.append(r["backend"])
     floor = sorted((int(r["width"]) * int(r["height"]), float(r["mpix_per_s"]))
                    for r in rows if r["backend"] == "memory_floor")
+    # The fastest floor of each size (the runs measured the bus one by one).
+    transfer = {}
+    for r in rows:
+        if r.get("transfer_floor_ms") and float(r["transfer_floor_ms"]) > 0:
+            pixels = int(r["width"]) * int(r["height"])
+            transfer[pixels] = max(transfer.get(pixels, 0.0), pixels / (float(r["transfer_floor_ms"]) * 1e3))
+    transfer = sorted(transfer.items())
 
     columns = min(len(families), 2)
     lines = math.ceil(len(families) / columns)
@@ -76,6 +89,9 @@ def main(argv):
         if floor:
             ax.plot([p for p, _ in floor], [t for _, t in floor], linestyle="--", color="black",
                     label="memory floor (1 B read + 4 B written per pixel)")
+        if transfer:
+            ax.plot([p for p, _ in transfer], [t for _, t in transfer], linestyle=":", color="gray",
+                    label="transfer floor (1 B up, 4 B down per pixel, page-locked)")
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         sides = sorted({(int(r["width"]), int(r["height"])) for r in rows if r["family"] in (family, "*")},

@@ -11,12 +11,23 @@
 #      sizes  -> bench_compute.csv, bench_raster.csv, bench_cuda.csv, bench_cpu.csv
 #      and compute, cuda and raster again at 4-connectivity
 #             -> bench_compute4.csv, bench_cuda4.csv, bench_raster4.csv
+#      Every row of stage total has the device time (median_ms), the wall
+#      time of a whole call from host memory (wall_median_ms) and the
+#      transfer floor (transfer_floor_ms): the bus bandwidth each bench run
+#      measures first (rows h2d_gbps, d2h_gbps), applied to the input's and
+#      the labels' bytes.
+#      Then compute and cuda per frame through glccl::Labeler at 1920x1080
+#      (glccl bench --frames: label + glFinish, label + table + glFinish)
+#             -> bench_frames.csv
 #   3. tools/device/peers.py on byte-identical images (written by glccl
 #      generate into a temporary folder, removed at the end):
 #      cupyx.scipy.ndimage.label, OpenCV SAUF and OpenCV's default, and the
 #      device copy bandwidth as the memory floor  -> peers.csv
-#   4. a throughput table of everything, and throughput.png where matplotlib is
-# Everything printed is also kept in OUT_DIR/run-bench.log: ten files in all.
+#   4. a throughput table of everything, throughput.png where matplotlib is,
+#      and tools/bench_tables.py's tables -> tables.md, whose wall-time tables
+#      (device ms, wall ms, floor ms, wall/(device+floor); per frame) are
+#      printed too
+# Everything printed is also kept in OUT_DIR/run-bench.log: twelve files in all.
 #
 # Time: each step runs under a limit, the smaller of GLCCL_STEP_TIMEOUT and
 # what is left of GLCCL_TIME_BUDGET, so the whole run stays inside the budget.
@@ -34,6 +45,9 @@
 #   GLCCL_RASTER4_SIZES    2048 (the raster pipeline at 4-connectivity)
 #   GLCCL_CUDA_SIZES       1920x1080,1024,2048,4096,8192,16384
 #   GLCCL_CPU_SIZES        1024,2048,4096
+#   GLCCL_FRAMES_SIZES     1920x1080 (the per-frame run)
+#   GLCCL_FRAMES_BACKENDS  compute,cuda
+#   GLCCL_FRAMES           200 (frames per backend, image and size)
 #   GLCCL_CUPYX_SIZES      1024,2048,4096,8192,16384
 #   GLCCL_OPENCV_SIZES     1024,2048,4096,8192,16384
 #   GLCCL_REPS / GLCCL_WARMUP   5 / 1
@@ -66,6 +80,9 @@ raster_sizes=${GLCCL_RASTER_SIZES-1024,2048,4096,8192}
 raster4_sizes=${GLCCL_RASTER4_SIZES-2048}
 cuda_sizes=${GLCCL_CUDA_SIZES-1920x1080,1024,2048,4096,8192,16384}
 cpu_sizes=${GLCCL_CPU_SIZES-1024,2048,4096}
+frames_sizes=${GLCCL_FRAMES_SIZES-1920x1080}
+frames_backends=${GLCCL_FRAMES_BACKENDS:-compute,cuda}
+frames=${GLCCL_FRAMES:-200}
 cupyx_sizes=${GLCCL_CUPYX_SIZES-1024,2048,4096,8192,16384}
 opencv_sizes=${GLCCL_OPENCV_SIZES-1024,2048,4096,8192,16384}
 reps=${GLCCL_REPS:-5}
@@ -150,6 +167,14 @@ if [ -n "$raster4_sizes" ]; then
         --csv "$out/bench_raster4.csv" --force
 fi
 
+# Per frame, as a renderer labels: one texture labeled $frames times through
+# glccl::Labeler, beside the device time of the same run.
+if [ -n "$frames_sizes" ]; then
+    step "bench per frame" "$glccl" bench --backends "$frames_backends" --families "$families" \
+        --sizes "$frames_sizes" --frames "$frames" --reps "$reps" --warmup "$warmup" \
+        --csv "$out/bench_frames.csv" --force
+fi
+
 # 3. The peers on byte-identical images.
 step "peers" "$python" "$here/peers.py" run --glccl "$glccl" --image-dir "$images" --csv "$out/peers.csv" --force \
     --families "$families" --cupyx-sizes "$cupyx_sizes" --opencv-sizes "$opencv_sizes" \
@@ -164,6 +189,9 @@ if [ "${#csvs[@]}" -gt 0 ]; then
     "$python" "$here/../plot_bench.py" "${csvs[@]}" "$out/throughput.png" || true
     echo "== summary ($(( SECONDS - started )) s)"
     "$python" "$here/peers.py" summary "${csvs[@]}" || status=1
+    "$python" "$here/../bench_tables.py" "$out" > "$out/tables.md" || status=1
+    echo "== what a user waits for (also in tables.md)"
+    "$python" "$here/../bench_tables.py" "$out" --wall || status=1
 fi
 echo "run-bench.sh: done in $(( SECONDS - started )) s, status $status"
 exit "$status"

@@ -1,13 +1,21 @@
 // glccl bench: times the backends on generated families and image files;
 // glccl generate: writes one generated image for programs outside glccl.
 //
-// Two times per run. The GPU time is the sum of the per-stage device times
-// the Labeler reports (GL timer queries, CUDA events): the labeling itself,
-// without host transfers (stages named download_*). The wall time is the
-// whole labeling call, upload and download included. A backend that reports
-// no stages (cpu) is charged its wall time for both. Medians, minima and maxima are over the
-// timed repetitions; the warm-up runs before them (first-use allocation,
-// shader compilation) are not counted.
+// Three times per cell, and a fourth in --frames mode. The GPU time is the sum
+// of the per-stage device times the Labeler reports (GL timer queries, CUDA
+// events): the labeling itself, without host transfers (stages named
+// download_*). The wall time is what a user of the public API waits for: one
+// OffscreenLabeler::label() call that uploads the image, labels it and
+// downloads labels and table into a Labeling reused from repetition to
+// repetition, as a batch of same-sized images reuses one. The transfer floor
+// is the input's bytes up and the labels' bytes down at the page-locked copy
+// bandwidth measured at the start of the run (transfer_floor.hpp): wall /
+// (device + floor) is then the share of the wait that is glccl's own. With
+// --frames, one resident texture is labeled as a renderer labels its frames.
+// A backend that reports no stages (cpu) is charged its wall time as GPU
+// time. Medians, minima and maxima are over the timed repetitions; the
+// warm-up runs before them (first-use allocation, shader compilation) are not
+// counted.
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +27,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends.hpp"
@@ -36,14 +45,36 @@ const char kBenchHelp[] =
     "\n"
     "Times the backends on generated images (every family at every size) and on\n"
     "IMAGE files, and prints a table: per backend, image and size the median,\n"
-    "minimum and maximum GPU time, the throughput from the median, and the median\n"
-    "wall time. The GPU time is the sum of the backend's per-stage device times\n"
-    "(GL timer queries, CUDA events), without the stages that download results\n"
-    "(download_*); a backend that measures no stages (cpu) is charged its wall\n"
-    "time. GPU times are taken on a texture already on the GPU (the driver moves\n"
-    "an upload there at its first use, which would count the bus transfer in the\n"
-    "first stage). The wall time is the whole labeling call of a fresh upload,\n"
-    "upload and download included.\n"
+    "minimum and maximum GPU time, the throughput from the median, the median\n"
+    "wall time, the transfer floor, and how the wall time compares with GPU time\n"
+    "plus floor.\n"
+    "  GPU time   the sum of the backend's per-stage device times (GL timer\n"
+    "             queries, CUDA events), without the stages that download results\n"
+    "             (download_*); a backend that measures no stages (cpu) is charged\n"
+    "             its wall time. Taken on a texture already on the GPU (the driver\n"
+    "             moves an upload there at its first use, which would count the\n"
+    "             bus transfer in the first stage).\n"
+    "  wall       upload, label, labels and table downloaded into buffers reused\n"
+    "             across repetitions: one OffscreenLabeler::label(image, options,\n"
+    "             labeling) call into one Labeling per backend and image, as a\n"
+    "             batch of images of one size labels them.\n"
+    "  floor      the input's bytes host to device plus the labels' bytes (4 a\n"
+    "             pixel) device to host at the page-locked copy bandwidth of this\n"
+    "             machine, measured once at the start of the run: with CUDA\n"
+    "             cudaMemcpy between cudaMallocHost memory and the device, else\n"
+    "             through GL pixel buffers (a persistently mapped unpack buffer\n"
+    "             into a texture, the texture into a pack buffer). The bandwidths\n"
+    "             are printed first. No call that starts and ends in host memory\n"
+    "             can take less than GPU time + floor.\n"
+    "  wall/(dev+floor), over_ms   the wall time divided by, and minus, GPU\n"
+    "             time + floor.\n"
+    "With --frames N, each backend also labels the uploaded texture N times\n"
+    "through its glccl::Labeler, as a renderer labels its frames (timings off,\n"
+    "after reserve() and one untimed frame), and reports the per-frame wall\n"
+    "time of label() + glFinish() (frame_wall) and of label() + components() +\n"
+    "glFinish() (frame_wall_table), the table downloaded into one reused vector.\n"
+    "Their floor is what crosses the bus: nothing, and the table (40 bytes a\n"
+    "component); GPU time is the cell's.\n"
     "Every backend labels through one glccl::Labeler in one headless GL context.\n"
     "A progress line goes to stderr.\n"
     "\n"
@@ -60,20 +91,35 @@ const char kBenchHelp[] =
     "                                (default 1024,2048)\n"
     "  --reps N                      timed repetitions (default 5)\n"
     "  --warmup N                    untimed runs before them (default 1)\n"
+    "  --frames N                    also N frames per backend and image (default 0:\n"
+    "                                none)\n"
     "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
     "  --steps                       also the median time of every stage, by name\n"
+    "  --floor-mib N                 size of each copy that measures the bandwidth,\n"
+    "                                in MiB (default 256; 5 timed copies each way,\n"
+    "                                the fastest counts)\n"
     "  --csv OUT.csv                 write the results as CSV (format below)\n"
     "  --force                       overwrite OUT.csv if it exists\n"
     "  -h, --help                    show this help\n"
     "\n"
     "CSV: one row per backend, image and stage, with the header\n"
     "  backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,\n"
-    "  wall_median_ms,stage,connectivity,reps,device\n"
+    "  wall_median_ms,transfer_floor_ms,stage,connectivity,reps,device\n"
     "The row with stage 'total' holds the whole labeling, computed here: the GPU\n"
-    "time above, throughput and wall time. With --steps every stage the backend\n"
-    "reports follows in its own row, named as the Labeler names it (its device\n"
-    "time; mpix_per_s and wall_median_ms empty). family is the\n"
-    "family name or the IMAGE path. Rows are written as each measurement ends.\n"
+    "time above, throughput, wall time and transfer floor. With --frames, rows\n"
+    "'frame_wall' and 'frame_wall_table' follow it: median_ms, min_ms, max_ms\n"
+    "and wall_median_ms are per-frame wall times, transfer_floor_ms their floor,\n"
+    "reps the number of frames (the GPU time to compare with is the total row's\n"
+    "median_ms). With --steps every stage the backend reports follows in its\n"
+    "own row, named as the Labeler names it (its device time; mpix_per_s,\n"
+    "wall_median_ms and transfer_floor_ms empty). family is the family name or\n"
+    "the IMAGE path. Rows are written as each measurement ends.\n"
+    "The bandwidths come first, in two rows of backend 'transfer' and family '*'\n"
+    "with stage 'h2d_gbps' (host to device) and 'd2h_gbps' (device to host):\n"
+    "median_ms holds the bandwidth in GB/s (10^9 bytes a second), reps the timed\n"
+    "copies, device how it was measured; the other fields are empty. Where\n"
+    "neither CUDA nor GL can measure, they are left out, transfer_floor_ms is\n"
+    "empty, and a note on stderr says why.\n"
     "With the raster backend, each size also gets a row 'raster,fullscreen_pass'\n"
     "(stage fullscreen_pass): the median GPU time of one full-screen fragment\n"
     "pass of that size, the yardstick of the raster pipeline's passes.\n"
@@ -82,6 +128,7 @@ const char kBenchHelp[] =
     "examples:\n"
     "  glccl bench --backends raster,cpu --sizes 512,1024 --reps 3\n"
     "  glccl bench --families noise50,spiral --sizes 4096 --steps --csv bench.csv\n"
+    "  glccl bench --backends compute,cuda --sizes 1920x1080 --frames 200\n"
     "  glccl bench photo_mask.png --backends raster\n";
 
 const char kGenerateHelp[] =
@@ -110,8 +157,17 @@ const std::vector<std::string> kDefaultFamilies = {"noise50", "sparse_disks", "d
 // reported stages, never a stage a backend reports.
 const char kWholeLabeling[] = "total";
 const char kCsvHeader[] =
-    "backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,wall_median_ms,stage,"
-    "connectivity,reps,device\n";
+    "backend,family,width,height,components,median_ms,min_ms,max_ms,mpix_per_s,wall_median_ms,transfer_floor_ms,"
+    "stage,connectivity,reps,device\n";
+// The per-frame rows of --frames, and the bandwidth rows (backend
+// "transfer", family "*") that start the CSV.
+const char kFrameWall[] = "frame_wall";
+const char kFrameWallTable[] = "frame_wall_table";
+const char kHostToDevice[] = "h2d_gbps";
+const char kDeviceToHost[] = "d2h_gbps";
+// Timed copies each way when measuring the bandwidth; the fastest counts, as
+// the bus's speed is what the floor stands for.
+constexpr int kBandwidthTries = 5;
 
 struct BenchOptions {
     std::vector<Backend> backends;
@@ -121,6 +177,8 @@ struct BenchOptions {
     std::vector<std::pair<int, int>> sizes = {{1024, 1024}, {2048, 2048}};
     int reps = 5;
     int warmup = 1;
+    int frames = 0;
+    int floorMebibytes = 256;
     Connectivity connectivity = Connectivity::Eight;
     bool steps = false;
     std::string csvPath;
@@ -153,6 +211,10 @@ BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
             options.reps = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 100000);
         } else if (name == "--warmup") {
             options.warmup = parseInteger(name, cursor.valueOf(name, inlineValue), 0, 100000);
+        } else if (name == "--frames") {
+            options.frames = parseInteger(name, cursor.valueOf(name, inlineValue), 0, 1000000);
+        } else if (name == "--floor-mib") {
+            options.floorMebibytes = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 16384);
         } else if (name == "--connectivity") {
             options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
         } else if (name == "--csv") {
@@ -198,14 +260,15 @@ double gpuMilliseconds(const BackendRun& run) {
 struct Measurement {
     std::vector<double> gpu, wall;
     std::vector<std::pair<std::string, std::vector<double>>> stages;  // in the order they first ran
+    std::optional<FrameTimes> frames;                                 // with --frames
     std::size_t components = 0;
     std::string device;
 
-    void add(const BackendRun& run) {
+    void add(const BackendRun& run, std::size_t componentCount) {
         const std::size_t rep = gpu.size();
         gpu.push_back(gpuMilliseconds(run));
         wall.push_back(run.milliseconds);
-        components = run.labeling.count();
+        components = componentCount;
         device = run.device;
         for (const StageTime& stage : run.stages) {
             auto found =
@@ -230,11 +293,12 @@ class Bench {
 public:
     Bench(const BenchOptions& options, LabelSession& session, std::FILE* csv)
         : options_(options), session_(session), csv_(csv) {
-        rows_.push_back(
-            {"backend", "image", "size", "components", "median_ms", "min_ms", "max_ms", "Mpix/s", "wall_ms"});
+        rows_.push_back({"backend", "image", "size", "components", "median_ms", "min_ms", "max_ms", "Mpix/s",
+                         "wall_ms", "floor_ms", "wall/(dev+floor)", "over_ms"});
     }
 
     void run(const std::vector<Workload>& workloads) {
+        measureBandwidth();
         cells_ = workloads.size() * options_.backends.size();
         for (const Workload& workload : workloads) {
             Image image;
@@ -270,6 +334,28 @@ private:
         ++failures_;
     }
 
+    // Once per run, before any labeling: the page-locked copy bandwidth both
+    // ways, printed and written as the CSV's first rows. Without it the floor
+    // stays empty and a note says why; the run goes on.
+    void measureBandwidth() {
+        progress_.update("measuring the host-device copy bandwidth", true);
+        std::string why;
+        bandwidth_ =
+            session_.transferBandwidth(std::size_t(options_.floorMebibytes) << 20, kBandwidthTries, &why);
+        progress_.clear();
+        if (!bandwidth_) {
+            std::cerr << "glccl: note: no transfer floor: " << why << '\n';
+            return;
+        }
+        std::cout << "transfer floor: host to device " << formatted("%.2f", bandwidth_->hostToDeviceGBps)
+                  << " GB/s, device to host " << formatted("%.2f", bandwidth_->deviceToHostGBps) << " GB/s ("
+                  << bandwidth_->method << ", fastest of " << bandwidth_->tries << " copies each way)" << std::endl;
+        for (const auto& [stage, gbps] : {std::pair{kHostToDevice, bandwidth_->hostToDeviceGBps},
+                                          std::pair{kDeviceToHost, bandwidth_->deviceToHostGBps}})
+            writeCsvLine({"transfer", "*", "", "", "", formatted("%.4f", gbps), "", "", "", "", "", stage, "",
+                          std::to_string(bandwidth_->tries), csvField(bandwidth_->method)});
+    }
+
     void measure(Backend backend, const Workload& workload, const Image& image) {
         ++cell_;
         const std::string cell = "[" + std::to_string(cell_) + "/" + std::to_string(cells_) + "] " +
@@ -286,11 +372,13 @@ private:
             // move an uploaded texture to the GPU when it is first used, so
             // a fresh upload would count the bus transfer in the first
             // stage. The wall time uploads the image every time, as a user's
-            // call does.
+            // call does, into one Labeling kept for the cell, as a batch of
+            // images of one size keeps one.
             std::optional<ImageTexture> resident;
             if (session_.hasContext()) resident.emplace(session_.upload(image));
             LabelOptions untimed = labelOptions;
             untimed.timings = false;
+            Labeling reused;
             for (int i = 0; i < runs; ++i) {
                 const bool warm = i < std::max(1, options_.warmup);
                 progress_.update(
@@ -298,15 +386,28 @@ private:
                                  : " rep " + std::to_string(i - options_.warmup + 1) + "/" +
                                        std::to_string(options_.reps)),
                     false);
-                BackendRun run = resident ? session_.label(*resident, labelOptions) : session_.label(image, labelOptions);
-                if (resident) run.milliseconds = session_.label(image, untimed).milliseconds;
-                if (!warm) measurement.add(run);
+                BackendRun run;
+                if (resident) {
+                    run = session_.label(*resident, labelOptions);
+                    run.milliseconds = session_.label(image, untimed, reused);
+                } else {
+                    // No GL context: the cpu reference on the host image,
+                    // whose wall time is its GPU time too.
+                    run.milliseconds = session_.label(image, labelOptions, reused);
+                    run.backend = Backend::Cpu;
+                    run.device = session_.device(Backend::Cpu);
+                }
+                if (!warm) measurement.add(run, reused.count());
+            }
+            if (options_.frames > 0 && resident) {
+                progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
+                measurement.frames = session_.labelFrames(*resident, labelOptions, options_.frames);
             }
         } catch (const Error& error) {
             fail(std::string(backendName(backend)) + " " + workload.family + " " + sizeText(workload), error.what());
             return;
         }
-        record(backend, workload, measurement);
+        record(backend, workload, measurement, image.pixels.size());
     }
 
     // Once per size, the raster backend's yardstick: one full-screen
@@ -324,47 +425,99 @@ private:
             return;
         }
         const Workload pass{"fullscreen_pass", workload.width, workload.height, false};
-        rows_.push_back({"raster", pass.family, sizeText(pass), "", formatted("%.3f", milliseconds), "", "", "", ""});
+        rows_.push_back({"raster", pass.family, sizeText(pass), "", formatted("%.3f", milliseconds), "", "", "", "",
+                         "", "", ""});
         Measurement none;
         none.device = session_.device(Backend::Raster);
-        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", milliseconds, "", "", "", "");
+        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", milliseconds, "", "", "", "", "", options_.reps);
     }
 
-    void record(Backend backend, const Workload& workload, const Measurement& m) {
+    // The floor of moving `upBytes` to the device and `downBytes` back, when
+    // the bandwidth is known (nothing to move costs nothing either way).
+    std::optional<double> floorMilliseconds(double upBytes, double downBytes) const {
+        if (upBytes == 0.0 && downBytes == 0.0) return 0.0;
+        if (!bandwidth_) return std::nullopt;
+        return bandwidth_->floorMilliseconds(upBytes, downBytes);
+    }
+
+    // The table's cells beside a wall time: floor, wall / (GPU + floor),
+    // wall - (GPU + floor); empty without a floor.
+    static std::vector<std::string> againstFloor(double wallMs, double gpuMs, std::optional<double> floorMs) {
+        if (!floorMs) return {"", "", ""};
+        const double bound = gpuMs + *floorMs;
+        return {formatted("%.3f", *floorMs), bound > 0.0 ? formatted("%.2f", wallMs / bound) : "",
+                formatted("%.3f", wallMs - bound)};
+    }
+
+    void record(Backend backend, const Workload& workload, const Measurement& m, std::size_t inputBytes) {
         const double pixels = double(workload.width) * double(workload.height);
         const double medianMs = median(m.gpu);
         const double minMs = *std::min_element(m.gpu.begin(), m.gpu.end());
         const double maxMs = *std::max_element(m.gpu.begin(), m.gpu.end());
         const double mpixPerSecond = medianMs > 0.0 ? pixels / (medianMs * 1e3) : 0.0;
         const double wallMs = median(m.wall);
-        rows_.push_back({backendName(backend), workload.family, sizeText(workload), std::to_string(m.components),
-                         formatted("%.3f", medianMs), formatted("%.3f", minMs), formatted("%.3f", maxMs),
-                         formatted("%.1f", mpixPerSecond), formatted("%.3f", wallMs)});
+        const std::optional<double> floorMs = floorMilliseconds(double(inputBytes), 4.0 * pixels);
+        std::vector<std::string> row = {backendName(backend), workload.family, sizeText(workload),
+                                        std::to_string(m.components), formatted("%.3f", medianMs),
+                                        formatted("%.3f", minMs), formatted("%.3f", maxMs),
+                                        formatted("%.1f", mpixPerSecond), formatted("%.3f", wallMs)};
+        for (std::string& cell : againstFloor(wallMs, medianMs, floorMs)) row.push_back(std::move(cell));
+        rows_.push_back(std::move(row));
         writeCsvRow(backend, workload, m, kWholeLabeling, medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs),
-                    formatted("%.3f", mpixPerSecond), formatted("%.4f", wallMs));
+                    formatted("%.3f", mpixPerSecond), formatted("%.4f", wallMs),
+                    floorMs ? formatted("%.4f", *floorMs) : "", options_.reps);
+        if (m.frames) {
+            // A frame moves no pixels over the bus; with the table, the
+            // table's rows come down as the host receives them.
+            recordFrames(backend, workload, m, kFrameWall, m.frames->label, medianMs, 0.0);
+            recordFrames(backend, workload, m, kFrameWallTable, m.frames->labelAndTable, medianMs,
+                         double(m.frames->components) * double(sizeof(Component)));
+        }
         if (!options_.steps) return;
         for (const auto& [stage, times] : m.stages) {
             const double stageMedian = median(times);
             const double stageMin = *std::min_element(times.begin(), times.end());
             const double stageMax = *std::max_element(times.begin(), times.end());
             rows_.push_back({"", "  " + stage, "", "", formatted("%.3f", stageMedian), formatted("%.3f", stageMin),
-                             formatted("%.3f", stageMax), "", ""});
+                             formatted("%.3f", stageMax), "", "", "", "", ""});
             writeCsvRow(backend, workload, m, stage, stageMedian, formatted("%.4f", stageMin),
-                        formatted("%.4f", stageMax), "", "");
+                        formatted("%.4f", stageMax), "", "", "", options_.reps);
         }
+    }
+
+    // One --frames row: per-frame wall times against the cell's GPU time.
+    void recordFrames(Backend backend, const Workload& workload, const Measurement& m, const char* stage,
+                      const std::vector<double>& times, double gpuMs, double downBytes) {
+        const double medianMs = median(times);
+        const double minMs = *std::min_element(times.begin(), times.end());
+        const double maxMs = *std::max_element(times.begin(), times.end());
+        const std::optional<double> floorMs = floorMilliseconds(0.0, downBytes);
+        std::vector<std::string> row = {"", std::string("  ") + stage, "", "", formatted("%.3f", medianMs),
+                                        formatted("%.3f", minMs), formatted("%.3f", maxMs), "",
+                                        formatted("%.3f", medianMs)};
+        for (std::string& cell : againstFloor(medianMs, gpuMs, floorMs)) row.push_back(std::move(cell));
+        rows_.push_back(std::move(row));
+        writeCsvRow(backend, workload, m, stage, medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs), "",
+                    formatted("%.4f", medianMs), floorMs ? formatted("%.4f", *floorMs) : "", int(times.size()));
     }
 
     void writeCsvRow(Backend backend, const Workload& workload, const Measurement& m, const std::string& stage,
                      double medianMs, const std::string& minMs, const std::string& maxMs, const std::string& mpix,
-                     const std::string& wall) {
+                     const std::string& wall, const std::string& floor, int reps) {
+        writeCsvLine({backendName(backend), csvField(workload.family), std::to_string(workload.width),
+                      std::to_string(workload.height), m.gpu.empty() ? std::string() : std::to_string(m.components),
+                      formatted("%.4f", medianMs), minMs, maxMs, mpix, wall, floor, csvField(stage),
+                      std::to_string(int(options_.connectivity)), std::to_string(reps), csvField(m.device)});
+    }
+
+    // One CSV line of fields in kCsvHeader's order, already quoted where
+    // they need it.
+    void writeCsvLine(const std::vector<std::string>& fields) {
         if (csv_ == nullptr) return;
-        const std::string row = std::string(backendName(backend)) + "," + csvField(workload.family) + "," +
-                                std::to_string(workload.width) + "," + std::to_string(workload.height) + "," +
-                                (m.gpu.empty() ? std::string() : std::to_string(m.components)) + "," +
-                                formatted("%.4f", medianMs) + "," + minMs + "," + maxMs + "," + mpix + "," + wall +
-                                "," + csvField(stage) + "," + std::to_string(int(options_.connectivity)) + "," +
-                                std::to_string(options_.reps) + "," + csvField(m.device) + "\n";
-        if (std::fputs(row.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
+        std::string line;
+        for (std::size_t i = 0; i < fields.size(); ++i) line += (i == 0 ? "" : ",") + fields[i];
+        line += '\n';
+        if (std::fputs(line.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
             throw Error("cannot write '" + options_.csvPath + "': " + std::strerror(errno));
     }
 
@@ -372,6 +525,7 @@ private:
     LabelSession& session_;
     std::FILE* csv_;
     ProgressLine progress_;
+    std::optional<TransferBandwidth> bandwidth_;
     std::vector<std::vector<std::string>> rows_;
     std::size_t cells_ = 0, cell_ = 0;
     std::vector<std::pair<int, int>> passSizes_;  // sizes whose full-screen pass was measured
@@ -417,6 +571,9 @@ int runBench(const std::vector<std::string>& args) {
             std::cout << backendName(backend) << " skipped: " << why << '\n';
         }
     }
+
+    if (options.frames > 0 && !session.hasContext())
+        std::cerr << "glccl: note: --frames labels a texture and is skipped: " << session.whyNoContext() << '\n';
 
     // Sizes outer, families inner: a run stopped early (a time limit) has
     // every family at the smaller sizes.

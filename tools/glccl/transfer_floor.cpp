@@ -1,0 +1,211 @@
+#include "transfer_floor.hpp"
+
+#include <GL/glew.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "glccl/error.hpp"
+#include "glccl/gl_handle.hpp"
+#include "glccl/texture.hpp"
+#include "glccl/types.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace glccl::tools {
+
+namespace {
+
+constexpr double kMebibyte = 1024.0 * 1024.0;
+
+double gigabytesPerSecond(std::size_t bytes, double milliseconds) {
+    return milliseconds > 0.0 ? double(bytes) / (milliseconds * 1e6) : 0.0;
+}
+
+std::string mebibytes(std::size_t bytes) { return std::to_string(std::size_t(double(bytes) / kMebibyte + 0.5)) + " MiB"; }
+
+}  // namespace
+
+#ifdef GLCCL_HAVE_CUDA
+
+namespace {
+
+void check(cudaError_t status, const char* call) {
+    if (status != cudaSuccess)
+        throw Error(std::string("glccl bench: transfer floor: ") + call + ": " + cudaGetErrorName(status) + " (" +
+                    cudaGetErrorString(status) + ")");
+}
+
+struct PinnedFree {
+    void operator()(void* p) const { cudaFreeHost(p); }
+};
+struct DeviceFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+struct EventDestroy {
+    void operator()(CUevent_st* e) const { cudaEventDestroy(e); }
+};
+using Event = std::unique_ptr<CUevent_st, EventDestroy>;
+
+Event makeEvent() {
+    cudaEvent_t event = nullptr;
+    check(cudaEventCreate(&event), "cudaEventCreate");
+    return Event(event);
+}
+
+}  // namespace
+
+TransferBandwidth measureCudaTransferBandwidth(std::size_t bytes, int tries) {
+    void* raw = nullptr;
+    check(cudaMallocHost(&raw, bytes), "cudaMallocHost");
+    const std::unique_ptr<void, PinnedFree> host(raw);
+    check(cudaMalloc(&raw, bytes), "cudaMalloc");
+    const std::unique_ptr<void, DeviceFree> device(raw);
+    const Event start = makeEvent(), stop = makeEvent();
+
+    // Events on the default stream around one synchronous copy: the copy's
+    // own time on the bus, without the host's call overhead.
+    const auto bestMilliseconds = [&](void* to, const void* from, cudaMemcpyKind kind) {
+        check(cudaMemcpy(to, from, bytes, kind), "cudaMemcpy");  // untimed: first use of the mappings
+        float best = 0.0f;
+        for (int i = 0; i < tries; ++i) {
+            check(cudaEventRecord(start.get()), "cudaEventRecord");
+            check(cudaMemcpy(to, from, bytes, kind), "cudaMemcpy");
+            check(cudaEventRecord(stop.get()), "cudaEventRecord");
+            check(cudaEventSynchronize(stop.get()), "cudaEventSynchronize");
+            float milliseconds = 0.0f;
+            check(cudaEventElapsedTime(&milliseconds, start.get(), stop.get()), "cudaEventElapsedTime");
+            if (i == 0 || milliseconds < best) best = milliseconds;
+        }
+        return double(best);
+    };
+
+    TransferBandwidth bandwidth;
+    bandwidth.hostToDeviceGBps = gigabytesPerSecond(bytes, bestMilliseconds(device.get(), host.get(), cudaMemcpyHostToDevice));
+    bandwidth.deviceToHostGBps = gigabytesPerSecond(bytes, bestMilliseconds(host.get(), device.get(), cudaMemcpyDeviceToHost));
+    bandwidth.tries = tries;
+    bandwidth.bytes = bytes;
+    bandwidth.method = "CUDA cudaMemcpy from and to page-locked memory, " + mebibytes(bytes);
+    return bandwidth;
+}
+
+#endif  // GLCCL_HAVE_CUDA
+
+namespace {
+
+// The GL state the measurement changes, saved on construction and restored
+// on destruction, so that the session's context is left as it was found.
+class SavedTransferState {
+public:
+    SavedTransferState() {
+        glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
+        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
+        glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
+        for (std::size_t i = 0; i < kStore.size(); ++i) glGetIntegerv(kStore[i], &store_[i]);
+    }
+    ~SavedTransferState() {
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
+        glBindTexture(GL_TEXTURE_2D, GLuint(texture_));
+        for (std::size_t i = 0; i < kStore.size(); ++i) glPixelStorei(kStore[i], store_[i]);
+    }
+    SavedTransferState(const SavedTransferState&) = delete;
+    SavedTransferState& operator=(const SavedTransferState&) = delete;
+
+    // Tightly packed rows of 4-byte pixels, whatever the host had set.
+    static void setTightRows() {
+        for (const GLenum parameter : kStore)
+            glPixelStorei(parameter, parameter == GL_PACK_ALIGNMENT || parameter == GL_UNPACK_ALIGNMENT ? 4 : 0);
+    }
+
+private:
+    static constexpr std::array<GLenum, 8> kStore = {GL_UNPACK_ALIGNMENT, GL_UNPACK_ROW_LENGTH, GL_UNPACK_SKIP_ROWS,
+                                                     GL_UNPACK_SKIP_PIXELS, GL_PACK_ALIGNMENT, GL_PACK_ROW_LENGTH,
+                                                     GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS};
+    GLint unpackBuffer_ = 0, packBuffer_ = 0, texture_ = 0;
+    std::array<GLint, 8> store_{};
+};
+
+double millisecondsToFinish(const std::chrono::steady_clock::time_point& start) {
+    glFinish();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TransferBandwidth measureGlTransferBandwidth(std::size_t bytes, int tries, int maxTextureSize) {
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    if ((major < 4 || (major == 4 && minor < 4)) && !GLEW_ARB_buffer_storage)
+        throw Error("glccl bench: transfer floor: the GL context (" + std::to_string(major) + "." +
+                    std::to_string(minor) + ") has no buffer storage (OpenGL 4.4 or GL_ARB_buffer_storage)");
+
+    // An RGBA8 texture of about `bytes`: rows 8192 pixels wide (or as wide as
+    // the context allows), as many rows as fit.
+    const int width = std::max(1, std::min(8192, maxTextureSize));
+    const int height = int(std::max<std::size_t>(1, std::min<std::size_t>(bytes / (4 * std::size_t(width)),
+                                                                         std::size_t(maxTextureSize))));
+    const std::size_t size = std::size_t(width) * std::size_t(height) * 4;
+
+    const SavedTransferState saved;
+    SavedTransferState::setTightRows();
+    const ImageTexture texture(Image(width, height, 4, 8));
+    const GlHandle unpack = GlHandle::create(GlHandle::Kind::Buffer);
+    const GlHandle pack = GlHandle::create(GlHandle::Kind::Buffer);
+
+    // The upload's source stays mapped, as a program that streams images
+    // through it would keep it: the copy into the texture is then the bus's
+    // work alone. Coherent, so no flush or barrier is needed after writing.
+    constexpr GLbitfield kPersistent = GL_MAP_WRITE_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack.id());
+    glBufferStorage(GL_PIXEL_UNPACK_BUFFER, GLsizeiptr(size), nullptr, kPersistent);
+    void* mapped = glMapBufferRange(GL_PIXEL_UNPACK_BUFFER, 0, GLsizeiptr(size), kPersistent);
+    if (mapped == nullptr) {
+        checkGlError("glccl bench: transfer floor: glMapBufferRange");
+        throw Error("glccl bench: transfer floor: glMapBufferRange returned no mapping");
+    }
+    // Every page written once, so that no copy reads a page the OS has yet to
+    // provide.
+    std::memset(mapped, 0x5a, size);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pack.id());
+    glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(size), nullptr, GL_STREAM_READ);
+    glBindTexture(GL_TEXTURE_2D, texture.id());
+    checkGlError("glccl bench: transfer floor: buffers of " + mebibytes(size));
+
+    const auto bestMilliseconds = [&](auto copy) {
+        glFinish();
+        copy();  // untimed: the driver's first use of both buffers
+        glFinish();
+        double best = 0.0;
+        for (int i = 0; i < tries; ++i) {
+            const auto start = std::chrono::steady_clock::now();
+            copy();
+            const double milliseconds = millisecondsToFinish(start);
+            if (i == 0 || milliseconds < best) best = milliseconds;
+        }
+        return best;
+    };
+    const double up = bestMilliseconds(
+        [&] { glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); });
+    const double down = bestMilliseconds([&] { glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr); });
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack.id());
+    glUnmapBuffer(GL_PIXEL_UNPACK_BUFFER);
+    checkGlError("glccl bench: transfer floor: copies of " + mebibytes(size));
+
+    TransferBandwidth bandwidth;
+    bandwidth.hostToDeviceGBps = gigabytesPerSecond(size, up);
+    bandwidth.deviceToHostGBps = gigabytesPerSecond(size, down);
+    bandwidth.tries = tries;
+    bandwidth.bytes = size;
+    bandwidth.method = "GL persistently mapped pixel-unpack buffer to texture, texture to pixel-pack buffer, " +
+                       mebibytes(size);
+    return bandwidth;
+}
+
+}  // namespace glccl::tools
