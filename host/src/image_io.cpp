@@ -126,8 +126,8 @@ void checkClaimedSize(const ReadContext& context, const char* format, std::uint6
 
 void checkExpansion(const ReadContext& context, const char* format, std::uint64_t decodedBytes,
                     std::uint64_t encodedBytes, std::uint64_t largestRatio, const char* coder) {
-    // A few KiB of slack for the coder's own framing.
-    if (decodedBytes / largestRatio > encodedBytes + 4096)
+    // 64 KiB of slack for the coder's own framing and tiny files.
+    if (decodedBytes > largestRatio * encodedBytes + 65536)
         throw context.fail(std::string(format) + ": truncated or forged: its header claims " +
                            std::to_string(decodedBytes) + " bytes of pixels, more than its " +
                            std::to_string(encodedBytes) + " bytes of " + coder + " data can hold (at most " +
