@@ -158,16 +158,23 @@ void TilePipeline::writeLabels(const TileLabelStore& store, LabelSink& sink, Lab
         std::vector<std::uint8_t> strip(std::size_t(width) * stripRows * bytes);
         for (std::uint32_t r0 = 0; r0 < height; r0 += stripRows) {
             const std::uint32_t rows = std::min(stripRows, height - r0);
-            detail::parallelFor(tilesX, s.hostThreads, [&](std::size_t tx) {
-                const detail::TileState& tile = s.tileAt(std::uint32_t(tx), ty);
-                std::vector<std::uint32_t> labels(std::size_t(tile.rect.width) * rows);
-                store.getRows(tile.rect, r0, rows, labels.data());
+            // Each tile's rows of the strip in as many pieces as there are
+            // threads to spare: the mapping is independent row by row.
+            const std::uint32_t pieces = std::max(1u, std::min(rows, s.hostThreads / std::max(1u, tilesX)));
+            detail::parallelFor(std::size_t(tilesX) * pieces, s.hostThreads, [&](std::size_t task) {
+                const std::uint32_t tx = std::uint32_t(task % tilesX), piece = std::uint32_t(task / tilesX);
+                const std::uint32_t first = rows * piece / pieces, count = rows * (piece + 1) / pieces - first;
+                if (count == 0) return;
+                const detail::TileState& tile = s.tileAt(tx, ty);
+                std::vector<std::uint32_t> labels(std::size_t(tile.rect.width) * count);
+                store.getRows(tile.rect, r0 + first, count, labels.data());
+                const std::uint64_t at = std::uint64_t(first) * width + tile.rect.x0;
                 if (type == LabelType::Uint64)
-                    mapRows(labels, finals[tx], tile.rect.width, rows,
-                            reinterpret_cast<std::uint64_t*>(strip.data()) + tile.rect.x0, width);
+                    mapRows(labels, finals[tx], tile.rect.width, count,
+                            reinterpret_cast<std::uint64_t*>(strip.data()) + at, width);
                 else
-                    mapRows(labels, finals[tx], tile.rect.width, rows,
-                            reinterpret_cast<std::uint32_t*>(strip.data()) + tile.rect.x0, width);
+                    mapRows(labels, finals[tx], tile.rect.width, count,
+                            reinterpret_cast<std::uint32_t*>(strip.data()) + at, width);
             });
             sink.writeRows(top + r0, rows, strip.data());
         }

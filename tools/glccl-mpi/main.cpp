@@ -182,7 +182,7 @@ int run(const Command& command, int rank) {
         std::printf("  label_tiles         %10.3f\n", result.labelMilliseconds);
         std::printf("  merge_blocks        %10.3f\n", result.mergeMilliseconds);
         std::printf("  number_components   %10.3f\n", result.numberMilliseconds);
-        std::printf("  write_labels        %10.3f\n", result.writeMilliseconds);
+        std::printf("  relabel_tiles       %10.3f\n", result.writeMilliseconds);
         if (result.local.backend != glccl::Backend::Cpu)
             std::printf("  device (all tiles)  %10.3f\n", result.deviceMilliseconds);
     }

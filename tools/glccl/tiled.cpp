@@ -210,7 +210,7 @@ int runTiled(const TiledCommand& command) {
             json.key("stages").beginObject();
             json.key("label_tiles").number(std::stod(formatted("%.3f", run.labelMilliseconds)));
             json.key("number_components").number(std::stod(formatted("%.3f", run.numberMilliseconds)));
-            json.key("write_labels").number(std::stod(formatted("%.3f", run.writeMilliseconds)));
+            json.key("relabel_tiles").number(std::stod(formatted("%.3f", run.writeMilliseconds)));
             if (run.backend != Backend::Cpu)
                 json.key("device").number(std::stod(formatted("%.3f", run.deviceMilliseconds)));
             json.endObject();
@@ -256,7 +256,7 @@ int runTiled(const TiledCommand& command) {
         std::vector<std::vector<std::string>> rows = {{"", "stage", "ms"}};
         rows.push_back({"", "label_tiles", formatted("%.3f", run.labelMilliseconds)});
         rows.push_back({"", "number_components", formatted("%.3f", run.numberMilliseconds)});
-        rows.push_back({"", "write_labels", formatted("%.3f", run.writeMilliseconds)});
+        rows.push_back({"", "relabel_tiles", formatted("%.3f", run.writeMilliseconds)});
         if (run.backend != Backend::Cpu)
             rows.push_back({"", "device (sum over tiles)", formatted("%.3f", run.deviceMilliseconds)});
         rows.push_back({"", "wall", formatted("%.3f", milliseconds)});

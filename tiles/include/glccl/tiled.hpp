@@ -74,7 +74,7 @@ struct TiledResult {
     std::uint64_t memoryEstimate = 0;  // bytes, the model planTiles sized tiles by
     double labelMilliseconds = 0.0;    // pass 1: read, label, store, border merges
     double numberMilliseconds = 0.0;   // roots resolved, components numbered
-    double writeMilliseconds = 0.0;    // pass 2: final labels and table written
+    double writeMilliseconds = 0.0;    // pass 2 (relabel_tiles): final labels and table written
     double deviceMilliseconds = 0.0;   // sum of stage times of all tiles (deviceTimings)
     std::vector<std::string> notes;    // e.g. why GL workers share one device
 };

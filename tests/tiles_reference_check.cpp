@@ -1,0 +1,142 @@
+// tiles_reference_check: the CPU reference on a whole .npy image, compared
+// with a labeling written by glccl label / glccl-mpi (tiled, any label type)
+// and, if given, its stats CSV. For the images too large for the tests
+// (50000^2, past 2^31 pixels): the reference reads the image whole and
+// labels it as it labels every test image, so the check stays obviously
+// right; it needs about 6 bytes a pixel of memory (image, labels, forest).
+//
+//   tiles_reference_check INPUT.npy LABELS.npy [STATS.csv] [--connectivity 4|8] [--criterion C]
+//
+// Prints "identical: N components, WxH" and exits 0, or the first
+// difference and exits 1; 2 for a usage error.
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "glccl/error.hpp"
+#include "glccl/image_io.hpp"
+#include "glccl/image_source.hpp"
+#include "glccl/reference.hpp"
+
+using namespace glccl;
+
+namespace {
+
+// The values of a labels .npy ('<u4' or '<u8', C order), read row by row.
+class LabelRows {
+public:
+    explicit LabelRows(const std::string& path) : file_(path, std::ios::binary) {
+        char preamble[10];
+        if (!file_.read(preamble, 10) || std::memcmp(preamble, "\x93NUMPY", 6) != 0)
+            throw Error("'" + path + "' is not an .npy file");
+        const std::size_t headerLength = std::size_t(std::uint8_t(preamble[8])) | std::size_t(std::uint8_t(preamble[9])) << 8;
+        std::string header(headerLength, '\0');
+        file_.read(header.data(), std::streamsize(headerLength));
+        if (header.find("'<u4'") != std::string::npos) bytes_ = 4;
+        else if (header.find("'<u8'") != std::string::npos) bytes_ = 8;
+        else throw Error("'" + path + "' holds neither '<u4' nor '<u8' labels: " + header);
+        const std::size_t shape = header.find("'shape': (");
+        if (shape == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
+            throw Error("'" + path + "' has no C-order shape");
+        height_ = std::stoull(header.substr(shape + 10));
+        width_ = std::stoull(header.substr(header.find(", ", shape) + 2));
+    }
+    std::uint64_t width() const { return width_; }
+    std::uint64_t height() const { return height_; }
+    int bytes() const { return bytes_; }
+    bool row(std::vector<std::uint64_t>& values) {
+        raw_.resize(std::size_t(width_) * std::size_t(bytes_));
+        if (!file_.read(raw_.data(), std::streamsize(raw_.size()))) return false;
+        values.assign(std::size_t(width_), 0);
+        for (std::size_t x = 0; x < values.size(); ++x) std::memcpy(&values[x], raw_.data() + x * std::size_t(bytes_), std::size_t(bytes_));
+        return true;
+    }
+    bool atEnd() { return file_.peek() == std::char_traits<char>::eof(); }
+
+private:
+    std::ifstream file_;
+    int bytes_ = 4;
+    std::uint64_t width_ = 0, height_ = 0;
+    std::vector<char> raw_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::vector<std::string> paths;
+    Connectivity connectivity = Connectivity::Eight;
+    Criterion criterion = Criterion::binary();
+    try {
+        for (int i = 1; i < argc; ++i) {
+            const std::string arg = argv[i];
+            if (arg == "--connectivity" && i + 1 < argc) connectivity = parseConnectivity(argv[++i]);
+            else if (arg == "--criterion" && i + 1 < argc) criterion = Criterion::parse(argv[++i]);
+            else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
+            else paths.push_back(arg);
+        }
+        if (paths.size() < 2 || paths.size() > 3) throw Error("usage: tiles_reference_check INPUT.npy LABELS.npy [STATS.csv] [--connectivity 4|8] [--criterion C]");
+    } catch (const Error& error) {
+        std::cerr << "tiles_reference_check: " << error.what() << '\n';
+        return 2;
+    }
+    try {
+        const ChannelMode mode = criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
+        Image image;
+        {
+            const NpyImageSource source(paths[0], mode);
+            source.read(0, 0, source.width(), source.height(), image);
+        }
+        const Labeling reference = labelReference(image, connectivity, criterion);
+        image = Image();
+        LabelRows labels(paths[1]);
+        if (labels.width() != std::uint64_t(reference.width) || labels.height() != std::uint64_t(reference.height)) {
+            std::cout << "different: the labels are " << labels.width() << "x" << labels.height() << ", the image "
+                      << reference.width << "x" << reference.height << '\n';
+            return 1;
+        }
+        std::vector<std::uint64_t> row;
+        for (int y = 0; y < reference.height; ++y) {
+            if (!labels.row(row)) {
+                std::cout << "different: the labels end at row " << y << '\n';
+                return 1;
+            }
+            for (int x = 0; x < reference.width; ++x)
+                if (row[std::size_t(x)] != reference.at(x, y)) {
+                    std::cout << "different: pixel (" << x << ", " << y << ") is " << row[std::size_t(x)]
+                              << ", the reference says " << reference.at(x, y) << '\n';
+                    return 1;
+                }
+        }
+        if (!labels.atEnd()) {
+            std::cout << "different: the labels file has bytes after its rows\n";
+            return 1;
+        }
+        if (paths.size() == 3) {
+            const std::string expected = paths[2] + ".reference.csv";
+            writeStatsCsv(expected, reference, true);
+            std::ifstream a(expected, std::ios::binary), b(paths[2], std::ios::binary);
+            const std::string left((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
+            const std::string right((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
+            std::remove(expected.c_str());
+            if (left != right) {
+                std::size_t at = 0;
+                while (at < left.size() && at < right.size() && left[at] == right[at]) ++at;
+                std::cout << "different: the stats differ from byte " << at << " (line "
+                          << std::count(left.begin(), left.begin() + std::ptrdiff_t(at), '\n') + 1 << ")\n";
+                return 1;
+            }
+        }
+        std::cout << "identical: " << reference.count() << " components, " << reference.width << "x"
+                  << reference.height << " (" << (labels.bytes() == 8 ? "uint64" : "uint32") << " labels"
+                  << (paths.size() == 3 ? ", stats" : "") << ")\n";
+        return 0;
+    } catch (const std::exception& error) {
+        std::cerr << "tiles_reference_check: " << error.what() << '\n';
+        return 1;
+    }
+}
