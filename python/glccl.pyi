@@ -1,14 +1,35 @@
-# Type hints for the glccl extension module (python/glccl_module.cpp).
-from typing import Literal, Tuple, TypedDict, Union, overload
+# Type hints for the glccl extension module (python/glccl_module.cpp,
+# python/labeler_object.cpp).
+from typing import Any, Dict, Literal, Optional, Protocol, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
 
 __version__: str
+# Whether this module was built with CUDA: device arrays (CuPy) are accepted.
+has_cuda: bool
 
 Connectivity = Literal[1, 2, 4, 8]
-Criterion = Union[Literal["binary", "segments"], str, Tuple[Literal["threshold"], int]]
+# "binary", "segments", ("threshold", T), ("binary", L), or the command line's
+# "threshold:T" and "binary:L"; T and L in the units of the image's samples.
+Criterion = Union[
+    Literal["binary", "segments"],
+    str,
+    Tuple[Literal["threshold"], int],
+    Tuple[Literal["binary"], int],
+]
 BackendName = Literal["auto", "compute", "raster", "cuda", "cpu"]
+
+# bool, uint8, int8 (8-bit samples); uint16, int16 (16-bit); uint32, int32,
+# float32, uint64, int64, float64 (32-bit); values unsigned integers of the depth.
+HostImage = npt.ArrayLike
+Labels = npt.NDArray[np.uint32]
+
+class CudaArray(Protocol):
+    """A device array: CuPy's ndarray, or anything with __cuda_array_interface__."""
+
+    @property
+    def __cuda_array_interface__(self) -> Dict[str, Any]: ...
 
 class ComponentTable(TypedDict):
     left: npt.NDArray[np.uint32]
@@ -24,29 +45,88 @@ class BackendInfo(TypedDict):
     available: bool
     reason: str
 
+# Device images first: a numpy array has no __cuda_array_interface__. Their
+# labels are a CuPy uint32 array on the image's device (typed Any: CuPy is
+# optional).
 @overload
 def label(
-    image: npt.ArrayLike,
+    image: CudaArray,
+    connectivity: Connectivity = 8,
+    criterion: Criterion = "binary",
+    backend: Literal["auto", "cuda"] = "auto",
+    return_table: Literal[False] = False,
+) -> Tuple[Any, int]: ...
+@overload
+def label(
+    image: CudaArray,
+    connectivity: Connectivity = 8,
+    criterion: Criterion = "binary",
+    backend: Literal["auto", "cuda"] = "auto",
+    *,
+    return_table: Literal[True],
+) -> Tuple[Any, int, ComponentTable]: ...
+@overload
+def label(
+    image: HostImage,
     connectivity: Connectivity = 8,
     criterion: Criterion = "binary",
     backend: BackendName = "auto",
     return_table: Literal[False] = False,
-) -> Tuple[npt.NDArray[np.uint32], int]: ...
+) -> Tuple[Labels, int]: ...
 @overload
 def label(
-    image: npt.ArrayLike,
+    image: HostImage,
     connectivity: Connectivity = 8,
     criterion: Criterion = "binary",
     backend: BackendName = "auto",
     *,
     return_table: Literal[True],
-) -> Tuple[npt.NDArray[np.uint32], int, ComponentTable]: ...
+) -> Tuple[Labels, int, ComponentTable]: ...
 @overload
 def label(
-    image: npt.ArrayLike,
+    image: HostImage,
     connectivity: Connectivity,
     criterion: Criterion,
     backend: BackendName,
     return_table: Literal[True],
-) -> Tuple[npt.NDArray[np.uint32], int, ComponentTable]: ...
+) -> Tuple[Labels, int, ComponentTable]: ...
 def backends() -> list[BackendInfo]: ...
+
+class Labeler:
+    """Many images of one connectivity, criterion and backend, buffers kept
+    between calls; thread-safe (calls run one at a time)."""
+
+    def __init__(
+        self,
+        connectivity: Connectivity = 8,
+        criterion: Criterion = "binary",
+        backend: BackendName = "auto",
+    ) -> None: ...
+    @overload
+    def label(
+        self, image: CudaArray, out: Optional[CudaArray] = None, return_table: Literal[False] = False
+    ) -> Tuple[Any, int]: ...
+    @overload
+    def label(
+        self, image: CudaArray, out: Optional[CudaArray] = None, *, return_table: Literal[True]
+    ) -> Tuple[Any, int, ComponentTable]: ...
+    @overload
+    def label(
+        self, image: HostImage, out: Optional[Labels] = None, return_table: Literal[False] = False
+    ) -> Tuple[Labels, int]: ...
+    @overload
+    def label(
+        self, image: HostImage, out: Optional[Labels] = None, *, return_table: Literal[True]
+    ) -> Tuple[Labels, int, ComponentTable]: ...
+    @overload
+    def label(
+        self, image: HostImage, out: Optional[Labels], return_table: Literal[True]
+    ) -> Tuple[Labels, int, ComponentTable]: ...
+    @property
+    def connectivity(self) -> Literal[4, 8]: ...
+    @property
+    def criterion(self) -> str: ...
+    @property
+    def backend(self) -> BackendName: ...
+    @property
+    def last_backend(self) -> Optional[Literal["compute", "raster", "cuda", "cpu"]]: ...

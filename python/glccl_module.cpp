@@ -1,315 +1,73 @@
-// `import glccl`: connected-component labeling of numpy images from Python.
+// `import glccl`: connected-component labeling of numpy (and, with CUDA,
+// CuPy) images from Python. The module's entries, top-down:
 //
-// One headless GL context (an OffscreenLabeler) serves the whole process. It
-// is created on first use and deliberately never destroyed: NVIDIA's EGL
-// tears itself down at process exit before static destructors run, so a
-// destructor that released the context then would crash the interpreter on
-// exit. Where no context can be created (no EGL at all), "auto" and "cpu"
-// still label with the host reference labeler.
+//   glccl.label()    arguments.cpp (connectivity, criterion, backend)
+//                    -> host_image.cpp (numpy -> glccl::Image at its depth)
+//                    -> shared_context.cpp (the process's one GL context)
+//                    -> label_arrays.cpp (labels and table as numpy arrays)
+//                    or, for a device array, device_arrays.cpp (cuda backend)
+//   glccl.Labeler    labeler_object.cpp: the same, with buffers kept
+//   glccl.backends() shared_context.cpp
 
-#include <EGL/egl.h>
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <cmath>
-#include <cstdint>
-#include <cstring>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
-#include <vector>
 
-#include "glccl/backend.hpp"
-#include "glccl/error.hpp"
-#include "glccl/offscreen.hpp"
-#include "glccl/reference.hpp"
-#include "glccl/types.hpp"
+#include "arguments.hpp"
+#include "device_arrays.hpp"
 #include "glccl/version.hpp"
+#include "host_image.hpp"
+#include "label_arrays.hpp"
+#include "labeler_object.hpp"
+#include "shared_context.hpp"
 
 namespace py = pybind11;
 
+namespace glccl::python {
+
 namespace {
-
-// The process-wide labeler and the lock every use of it takes: a GL context
-// is current on one thread at a time, and the Labeler keeps per-call state.
-struct Shared {
-    std::mutex mutex;
-    glccl::OffscreenLabeler* offscreen = nullptr;  // leaked on purpose (see top)
-    bool tried = false;
-    std::string whyNoContext;
-};
-
-Shared& shared() {
-    static Shared* instance = new Shared;  // leaked: no destructor at exit
-    return *instance;
-}
-
-// Releases the context from this thread, so that the next call, possibly
-// from another Python thread, can make it current (EGL refuses a context
-// that is current on a different thread).
-void releaseCurrentContext() {
-    EGLDisplay display = eglGetCurrentDisplay();
-    if (display != EGL_NO_DISPLAY) eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-}
-
-// The labeler, created on the first call; nullptr with whyNoContext set when
-// no headless context can be made. Call with shared().mutex held.
-glccl::OffscreenLabeler* offscreenLocked(Shared& s) {
-    if (!s.tried) {
-        s.tried = true;
-        try {
-            s.offscreen = new glccl::OffscreenLabeler();
-            releaseCurrentContext();
-        } catch (const glccl::Error& error) {
-            s.whyNoContext = std::string("no headless GL context: ") + error.what();
-        }
-    }
-    return s.offscreen;
-}
-
-// ---- argument parsing --------------------------------------------------------
-
-glccl::Connectivity parseConnectivity(const py::object& value) {
-    if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
-        throw py::type_error("glccl.label(): connectivity must be an int (4 or 8, or scikit-image's 1 or 2)");
-    const long c = value.cast<long>();
-    if (c == 1 || c == 4) return glccl::Connectivity::Four;
-    if (c == 2 || c == 8) return glccl::Connectivity::Eight;
-    throw py::value_error("glccl.label(): connectivity must be 4 or 8 (or scikit-image's 1 or 2), not " +
-                          std::to_string(c));
-}
-
-int parseThreshold(const py::object& value) {
-    if (!py::isinstance<py::int_>(value) || py::isinstance<py::bool_>(value))
-        throw py::type_error("glccl.label(): the threshold T of (\"threshold\", T) must be an int");
-    const long t = value.cast<long>();
-    if (t < 0 || t > 255)
-        throw py::value_error("glccl.label(): the threshold must be in 0..255, not " + std::to_string(t));
-    return int(t);
-}
-
-glccl::Criterion parseCriterion(const py::object& value) {
-    const char* choices = "\"binary\", \"segments\" or (\"threshold\", T)";
-    if (py::isinstance<py::str>(value)) {
-        const std::string text = value.cast<std::string>();
-        if (text == "binary") return glccl::Criterion::binary();
-        if (text == "segments") return glccl::Criterion::segments();
-        // The command line's spelling, "threshold:T", is accepted too.
-        if (text.rfind("threshold:", 0) == 0) {
-            try {
-                return glccl::Criterion::parse(text);
-            } catch (const glccl::Error& error) {
-                throw py::value_error(std::string("glccl.label(): ") + error.what());
-            }
-        }
-        throw py::value_error("glccl.label(): criterion must be " + std::string(choices) + ", not '" + text + "'");
-    }
-    if (py::isinstance<py::tuple>(value)) {
-        auto tuple = value.cast<py::tuple>();
-        if (tuple.size() == 2 && py::isinstance<py::str>(tuple[0]) && tuple[0].cast<std::string>() == "threshold")
-            return glccl::Criterion::thresholded(parseThreshold(tuple[1]));
-        throw py::value_error("glccl.label(): criterion must be " + std::string(choices));
-    }
-    throw py::type_error("glccl.label(): criterion must be " + std::string(choices));
-}
-
-glccl::Backend parseBackend(const py::object& value) {
-    if (!py::isinstance<py::str>(value))
-        throw py::type_error("glccl.label(): backend must be a str: auto, compute, raster, cuda or cpu");
-    try {
-        return glccl::parseBackend(value.cast<std::string>());
-    } catch (const glccl::Error& error) {
-        throw py::value_error(std::string("glccl.label(): ") + error.what());
-    }
-}
-
-// ---- numpy -> glccl::Image -----------------------------------------------------
-
-// Reads element (y, x[, c]) of any strided layout as a double, then checks it
-// is an integer in 0..255: the engine takes 8-bit images today.
-template <typename T>
-void copyChannels(const py::array& array, glccl::Image& image, int arrayChannels) {
-    const auto* base = static_cast<const char*>(array.data());
-    const py::ssize_t s0 = array.strides(0), s1 = array.strides(1);
-    const py::ssize_t s2 = array.ndim() == 3 ? array.strides(2) : 0;
-    for (int y = 0; y < image.height; ++y) {
-        for (int x = 0; x < image.width; ++x) {
-            for (int c = 0; c < arrayChannels; ++c) {
-                T value;
-                std::memcpy(&value, base + y * s0 + x * s1 + c * s2, sizeof(T));
-                if constexpr (std::is_floating_point_v<T>) {
-                    if (!(value >= 0 && value <= 255) || std::floor(value) != value)
-                        throw py::value_error("glccl.label(): float images must hold integers in 0..255 (the engine "
-                                              "takes 8-bit images); found " + py::repr(py::float_(double(value))).cast<std::string>() +
-                                              " at [" + std::to_string(y) + ", " + std::to_string(x) + "]");
-                } else if constexpr (!std::is_same_v<T, bool>) {
-                    if (value < 0 || value > 255)
-                        throw py::value_error("glccl.label(): values must be in 0..255 (the engine takes 8-bit "
-                                              "images); found " + std::to_string(value) + " at [" +
-                                              std::to_string(y) + ", " + std::to_string(x) + "]");
-                }
-                image.at(x, y, c) = std::uint8_t(value);
-            }
-            // RGB input: an opaque alpha, equal everywhere, so it never
-            // separates neighbours under the threshold criterion.
-            if (arrayChannels == 3) image.at(x, y, 3) = 255;
-        }
-    }
-}
-
-glccl::Image toImage(const py::object& object, const glccl::Criterion& criterion) {
-    py::array array = py::array::ensure(object);
-    if (!array) throw py::type_error("glccl.label(): image must be a numpy array (or convertible to one)");
-    const bool threshold = criterion.kind == glccl::Criterion::Kind::Threshold;
-
-    if (array.ndim() == 3) {
-        if (!threshold)
-            throw py::value_error("glccl.label(): a 3-D (H, W, 3|4) image is only for criterion=(\"threshold\", T); "
-                                  "binary and segments take a 2-D image");
-        if (array.shape(2) != 3 && array.shape(2) != 4)
-            throw py::value_error("glccl.label(): a 3-D image must be (H, W, 3) or (H, W, 4), not (..., " +
-                                  std::to_string(array.shape(2)) + ")");
-        if (!array.dtype().is(py::dtype::of<std::uint8_t>()))
-            throw py::type_error("glccl.label(): a 3-D (color) image must be uint8, not " +
-                                 py::str(array.dtype()).cast<std::string>());
-    } else if (array.ndim() != 2) {
-        throw py::value_error("glccl.label(): image must be 2-D (H, W), or (H, W, 3|4) for threshold; got " +
-                              std::to_string(array.ndim()) + "-D");
-    }
-    if (array.shape(0) == 0 || array.shape(1) == 0)
-        throw py::value_error("glccl.label(): image is empty (shape has a zero)");
-    if (array.shape(0) > 32768 || array.shape(1) > 32768)
-        throw py::value_error("glccl.label(): image sides are limited to 32768 pixels");
-
-    // Byte-swapped arrays (e.g. '>u2') are converted once to native order so
-    // the copy below can read every element with memcpy.
-    if (!array.dtype().attr("isnative").cast<bool>())
-        array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
-
-    const int height = int(array.shape(0)), width = int(array.shape(1));
-    const int arrayChannels = array.ndim() == 3 ? int(array.shape(2)) : 1;
-    glccl::Image image(width, height, arrayChannels == 1 ? 1 : 4);
-
-    const char kind = array.dtype().kind();
-    const auto size = array.itemsize();
-    if (kind == 'b') copyChannels<bool>(array, image, arrayChannels);
-    else if (kind == 'u' && size == 1) copyChannels<std::uint8_t>(array, image, arrayChannels);
-    else if (kind == 'u' && size == 2) copyChannels<std::uint16_t>(array, image, arrayChannels);
-    else if (kind == 'u' && size == 4) copyChannels<std::uint32_t>(array, image, arrayChannels);
-    else if (kind == 'u' && size == 8) copyChannels<std::uint64_t>(array, image, arrayChannels);
-    else if (kind == 'i' && size == 1) copyChannels<std::int8_t>(array, image, arrayChannels);
-    else if (kind == 'i' && size == 2) copyChannels<std::int16_t>(array, image, arrayChannels);
-    else if (kind == 'i' && size == 4) copyChannels<std::int32_t>(array, image, arrayChannels);
-    else if (kind == 'i' && size == 8) copyChannels<std::int64_t>(array, image, arrayChannels);
-    else if (kind == 'f' && size == 4) copyChannels<float>(array, image, arrayChannels);
-    else if (kind == 'f' && size == 8) copyChannels<double>(array, image, arrayChannels);
-    else
-        throw py::type_error("glccl.label(): unsupported dtype " + py::str(array.dtype()).cast<std::string>() +
-                             " (bool, integer or float arrays with values in 0..255)");
-    return image;
-}
-
-// ---- labeling ---------------------------------------------------------------------
-
-// Labels with the shared labeler, or the host reference where that is what
-// the backend would run anyway. Called without the GIL.
-glccl::Labeling labelImage(const glccl::Image& image, glccl::Connectivity connectivity,
-                           const glccl::Criterion& criterion, glccl::Backend backend) {
-    Shared& s = shared();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    glccl::OffscreenLabeler* offscreen = offscreenLocked(s);
-    if (!offscreen) {
-        if (backend == glccl::Backend::Auto || backend == glccl::Backend::Cpu)
-            return glccl::labelReference(image, connectivity, criterion);
-        throw glccl::Error(std::string("glccl.label(): backend ") + glccl::backendName(backend) +
-                           " cannot run: " + s.whyNoContext);
-    }
-    // The cpu backend is the reference labeler on a download of the texture;
-    // on the host image it gives the same labels without the GL round trip.
-    if (glccl::resolveBackend(backend, offscreen->context().info()) == glccl::Backend::Cpu)
-        return glccl::labelReference(image, connectivity, criterion);
-
-    glccl::LabelOptions options;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    options.backend = backend;
-    struct Release {  // leaves no context current on this thread, even on error
-        ~Release() { releaseCurrentContext(); }
-    } release;
-    return offscreen->label(image, options, nullptr);
-}
-
-template <typename T>
-py::array_t<T> column(const std::vector<glccl::Component>& table, T (*get)(const glccl::Component&)) {
-    py::array_t<T> out(py::ssize_t(table.size()));
-    auto view = out.template mutable_unchecked<1>();
-    for (py::ssize_t i = 0; i < py::ssize_t(table.size()); ++i) view(i) = get(table[size_t(i)]);
-    return out;
-}
 
 py::tuple label(const py::object& image, const py::object& connectivity, const py::object& criterion,
                 const py::object& backend, bool returnTable) {
-    const glccl::Connectivity c = parseConnectivity(connectivity);
-    const glccl::Criterion k = parseCriterion(criterion);
-    const glccl::Backend b = parseBackend(backend);
-    const glccl::Image host = toImage(image, k);
+    const std::string where = "glccl.label()";
+    LabelOptions options;
+    options.connectivity = parseConnectivity(connectivity, where);
+    options.criterion = parseCriterion(criterion, where);
+    options.backend = parseBackend(backend, where);
+    if (isDeviceArray(image))
+        return labelDeviceArray(image, py::none(), options.connectivity, options.criterion, options.backend,
+                                returnTable, sharedDeviceLabelers(), where);
 
-    auto labeling = std::make_unique<glccl::Labeling>();
+    const HostArray source = describeHostArray(image, options.criterion, where);
+    checkCriterionForDepth(options.criterion, source.depth, where);
+    Image host;
+    Labeling labeling;
     {
         // glccl::Error is a std::runtime_error: pybind11 raises it as
         // RuntimeError with glccl's message, after re-taking the GIL.
         py::gil_scoped_release noGil;
-        *labeling = labelImage(host, c, k, b);
+        copyToImage(source, host, where);
+        labelHostImage(host, options, labeling, where);
     }
-
-    // The labels array borrows the Labeling's vector (no copy); the capsule
-    // frees it when numpy drops the array.
-    const auto height = py::ssize_t(labeling->height), width = py::ssize_t(labeling->width);
-    const std::size_t count = labeling->count();
-    auto* labels = new std::vector<std::uint32_t>(std::move(labeling->labels));
-    py::capsule owner(labels, [](void* p) { delete static_cast<std::vector<std::uint32_t>*>(p); });
-    py::array_t<std::uint32_t> array({height, width},
-                                     {width * py::ssize_t(sizeof(std::uint32_t)), py::ssize_t(sizeof(std::uint32_t))},
-                                     labels->data(), owner);
-    if (!returnTable) return py::make_tuple(array, count);
-
-    const auto& t = labeling->components;
-    py::dict table;
-    table["left"] = column<std::uint32_t>(t, [](const glccl::Component& x) { return x.left; });
-    table["top"] = column<std::uint32_t>(t, [](const glccl::Component& x) { return x.top; });
-    table["width"] = column<std::uint32_t>(t, [](const glccl::Component& x) { return x.width; });
-    table["height"] = column<std::uint32_t>(t, [](const glccl::Component& x) { return x.height; });
-    table["area"] = column<std::uint64_t>(t, [](const glccl::Component& x) { return x.area; });
-    table["centroid_x"] = column<double>(t, [](const glccl::Component& x) { return x.centroidX; });
-    table["centroid_y"] = column<double>(t, [](const glccl::Component& x) { return x.centroidY; });
-    return py::make_tuple(array, count, table);
+    return labelResult(adoptLabels(std::move(labeling.labels), source.height, source.width), labeling.components,
+                       returnTable);
 }
 
 py::list backends() {
-    std::vector<std::pair<std::string, std::string>> rows;  // name, reason
+    std::vector<BackendRow> rows;
     {
         py::gil_scoped_release noGil;
-        Shared& s = shared();
-        std::lock_guard<std::mutex> lock(s.mutex);
-        glccl::OffscreenLabeler* offscreen = offscreenLocked(s);
-        std::vector<glccl::Backend> all{glccl::Backend::Auto};
-        for (glccl::Backend b : glccl::concreteBackends()) all.push_back(b);
-        for (glccl::Backend b : all) {
-            std::string reason;
-            if (offscreen) reason = glccl::whyUnavailable(b, offscreen->context().info());
-            else if (b != glccl::Backend::Auto && b != glccl::Backend::Cpu) reason = s.whyNoContext;
-            rows.emplace_back(glccl::backendName(b), reason);
-        }
+        rows = backendRows();
     }
     py::list out;
-    for (const auto& [name, reason] : rows) {
-        py::dict row;
-        row["name"] = name;
-        row["available"] = reason.empty();
-        row["reason"] = reason;
-        out.append(row);
+    for (const BackendRow& row : rows) {
+        py::dict entry;
+        entry["name"] = row.name;
+        entry["available"] = row.whyNot.empty();
+        entry["reason"] = row.whyNot;
+        out.append(entry);
     }
     return out;
 }
@@ -320,59 +78,94 @@ Connected-component labeling of a 2-D image.
 
 Parameters
 ----------
-image : numpy.ndarray
-    2-D (H, W) array of bool, integer (uint8, uint16, int32, ...) or float
-    dtype whose values are integers in 0..255 (the engine takes 8-bit images;
-    anything else raises ValueError). Any memory layout (C, Fortran, strided
-    views) is accepted; it is copied into a contiguous 8-bit buffer.
-    A 3-D (H, W, 3) or (H, W, 4) uint8 array is accepted with
-    criterion=("threshold", T) only.
+image : numpy.ndarray (or a CuPy array, in a module built with CUDA)
+    2-D (H, W) array in any memory layout (C, Fortran, strided views). Its
+    dtype sets the depth of the samples glccl labels, and no value is ever
+    reduced or rounded:
+      bool, uint8, int8                      8-bit samples (0..255)
+      uint16, int16                          16-bit samples (0..65535)
+      uint32, int32, float32,
+      uint64, int64, float64                 32-bit samples (0..2**32-1)
+    Every value must be an unsigned integer of its depth: a negative,
+    fractional, NaN or too large value raises ValueError naming it and its
+    place. A float32 image must hold whole numbers.
+    For criterion=("threshold", T) also (H, W, 3) or (H, W, 4) color of 8- or
+    16-bit samples (an RGB image gets an opaque alpha). (H, W, 1) is gray.
+    A device array (__cuda_array_interface__: CuPy) of bool or uint8 is
+    labeled on its GPU by the cuda backend and the labels come back as a
+    CuPy array on that device, without a trip through host memory.
 connectivity : int
     4 or 8 (scikit-image's 1 and 2 are accepted as 4 and 8).
 criterion : str or tuple
     "binary": nonzero pixels are foreground and connect to foreground
-    neighbours. "segments": 0 is background, neighbours connect when their
-    values are equal. ("threshold", T): every pixel is foreground and
-    neighbours connect when every channel differs by at most T (0..255).
+    neighbours. ("binary", L) or "binary:L": foreground where the value is
+    above L. "segments": the values are segment ids, 0 is background,
+    neighbours connect when their values are equal (16- and 32-bit ids
+    included: 256 and 257 are two segments). ("threshold", T) or
+    "threshold:T": every pixel is foreground and neighbours connect when
+    every channel differs by at most T. L and T are in the units of the
+    samples (at most 255 for 8-bit images, 65535 for 16-bit).
 backend : str
     "auto" (the fastest engine that runs here; the CPU reference on a
-    software rasterizer), "compute", "raster", "cuda" or "cpu".
+    software rasterizer), "compute", "raster", "cuda" or "cpu". The cuda
+    backend reads 8-bit samples only and refuses deeper images with
+    RuntimeError; compute, raster and cpu take every depth (32-bit color is
+    for the cpu backend only).
 return_table : bool
     Also return the component table.
 
 Returns
 -------
 (labels, n) or (labels, n, table)
-    labels: numpy.uint32 array of shape (H, W), 0 for background and 1..n
-    numbered in raster order of each component's first pixel (the numbering
-    of skimage.measure.label). table: dict of numpy arrays of length n, entry
-    i describing label i + 1: left, top, width, height (uint32, the bounding
-    box), area (uint64), centroid_x, centroid_y (float64, mean column / row).
+    labels: uint32 array of shape (H, W), 0 for background and 1..n numbered
+    in raster order of each component's first pixel (the numbering of
+    skimage.measure.label and OpenCV's SAUF). table: dict of numpy arrays of
+    length n, entry i describing label i + 1: left, top, width, height
+    (uint32, the bounding box), area (uint64), centroid_x, centroid_y
+    (float64, mean column / row).
 
 Raises
 ------
-TypeError for an input of the wrong type or dtype, ValueError for a wrong
-value (shape, range, connectivity, criterion, backend name), RuntimeError
-with glccl's message when the backend cannot run or labeling fails.
+TypeError for an input of the wrong type or dtype (complex, object, a
+device array in a module without CUDA), ValueError for a wrong value
+(shape, size 0, sample values, connectivity, criterion, backend name),
+RuntimeError with glccl's message when the backend cannot run or labeling
+fails.
+
+Cost
+----
+One copy of the image into glccl's host buffer (a plain copy for C-ordered
+arrays whose dtype is the sample type), the backend's labeling (upload,
+GPU work, download of 4 bytes a pixel), and a new label array. For many
+images of one size, glccl.Labeler keeps these buffers between calls.
 
 Thread-safety
 -------------
-Safe to call from several threads: the GIL is released while labeling, and
-one process-wide GL context is shared under a lock, so calls run one at a time.
+Safe to call from several threads. The GIL is released while the image is
+copied and labeled; the process's one headless GL context is shared by all
+calls and glccl.Labeler objects under a lock, so GL labeling runs one call
+at a time.
 )doc";
 
 }  // namespace
 
+}  // namespace glccl::python
+
 PYBIND11_MODULE(glccl, m) {
+    using namespace glccl::python;
     m.doc() = R"doc(glccl: connected-component labeling on the GPU (OpenGL compute or raster,
-CUDA) or the CPU, for numpy images.
+CUDA) or the CPU, for numpy and CuPy images.
 
     labels, n = glccl.label(image, connectivity=8)
+    labeler = glccl.Labeler(connectivity=8)       # many images of one size
+    labels, n = labeler.label(frame)
 
 One headless OpenGL context (EGL) is created on the first call and kept for
-the life of the process; every function is thread-safe (calls share it
-under a lock and release the GIL while labeling).)doc";
+the life of the process; it is used from one thread at a time under a lock,
+and every function releases the GIL while it labels, so all of glccl is
+thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.attr("__version__") = glccl::versionString();
+    m.attr("has_cuda") = builtWithCuda();
 
     m.def("label", &label, py::arg("image"), py::arg("connectivity") = 8, py::arg("criterion") = "binary",
           py::arg("backend") = "auto", py::arg("return_table") = false, kLabelDoc);
@@ -382,4 +175,5 @@ The labeling engines and whether they run in this process: a list of dicts
 {"name": str, "available": bool, "reason": str}, "reason" saying why not
 ("" when available). "auto" is always available. Creates the shared GL
 context on first use.)doc");
+    bindLabeler(m);
 }

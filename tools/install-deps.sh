@@ -15,6 +15,7 @@ packages=(
   clang libclang-rt-14-dev            # the libFuzzer harnesses and the ASan/UBSan build (fuzz/)
   pybind11-dev python3-dev python3-numpy          # the Python module (python/)
   python3-pytest python3-skimage                  # its tests (tests/python/, against scikit-image)
+  python3-matplotlib                              # the Python example (python/examples/) and tools/plot_bench.py
   libopenmpi-dev openmpi-bin                      # glccl-mpi: tiled labeling across MPI ranks (tiles/mpi/)
 )
 

@@ -1,0 +1,63 @@
+#pragma once
+// Arrays in CUDA device memory (CuPy, or any object with
+// __cuda_array_interface__), labeled where they are by the cuda backend
+// (glccl::cuda::ImageLabeler::labelDevice): no copy to the host, labels
+// returned as a CuPy uint32 array on the same device.
+//
+// Offered only in a module built with CUDA (GLCCL_HAVE_CUDA); elsewhere a
+// device array is a TypeError that says so.
+
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+
+#include "glccl/backend.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl::python {
+
+namespace py = pybind11;
+
+// Whether `object` exports __cuda_array_interface__.
+bool isDeviceArray(const py::handle& object);
+
+// Whether this module was built with the CUDA path.
+bool builtWithCuda();
+
+// One cuda ImageLabeler per CUDA device, kept from call to call so that
+// arrays of a size seen before allocate nothing on the device; its own lock
+// makes it usable from several threads (calls run one at a time).
+class DeviceLabelers {
+public:
+    DeviceLabelers();
+    ~DeviceLabelers();
+    DeviceLabelers(const DeviceLabelers&) = delete;
+    DeviceLabelers& operator=(const DeviceLabelers&) = delete;
+
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Labels a device array: 2-D (H, W) or (H, W, 1) bool or uint8; (H, W, 3|4)
+// uint8 for the threshold criterion. Rows may have any pitch; other layouts
+// (Fortran order, a column step) are made contiguous with CuPy first, and
+// an (H, W, 3) array is given an opaque alpha with CuPy. The labels go into
+// `out` (a device uint32 array of shape (H, W), rows of any pitch) or, when
+// it is None, into a new cupy.empty((H, W), cupy.uint32). The work is
+// ordered after the input's stream (the interface's "stream" entry) and done
+// when this returns. `backend` must be auto or cuda. Returns (labels, n) or
+// (labels, n, table), the table in host numpy arrays.
+// Errors: TypeError (a dtype other than bool/uint8, a module without CUDA,
+// no CuPy to allocate the output), ValueError (shape, layout, memory that is
+// not on a device, another backend), RuntimeError (no CUDA device, the cuda
+// backend's own refusals, e.g. binary with a level).
+py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
+                           const Criterion& criterion, Backend backend, bool returnTable,
+                           DeviceLabelers& labelers, const std::string& where);
+
+// The labelers glccl.label() shares (never destroyed: CUDA tears itself down
+// at exit before static destructors would run).
+DeviceLabelers& sharedDeviceLabelers();
+
+}  // namespace glccl::python

@@ -1,0 +1,301 @@
+#include "host_image.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "glccl/image_io.hpp"
+
+// glccl::Image holds little-endian samples, written here as native integers.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the numpy -> Image copy assumes a little-endian host");
+
+namespace glccl::python {
+
+namespace {
+
+// ---- one element -> one sample -------------------------------------------------
+
+// Whether an element is an unsigned integer that a sample of type To holds
+// (0..2^depth - 1). Written branch-free so that the loops below vectorize;
+// the first invalid element is looked up again for the message.
+template <class From, class To>
+bool isSample(From value) {
+    constexpr auto kLargest = std::numeric_limits<To>::max();
+    if constexpr (std::is_same_v<From, bool>) {
+        return true;
+    } else if constexpr (std::is_floating_point_v<From>) {
+        // In double, so that 2^32 (a float32 value) is not rounded into
+        // range; NaN fails the comparisons. Whole when adding and removing
+        // 2^52 (which rounds away any fraction of a value below 2^52) leaves
+        // it unchanged: floor() would not vectorize without SSE4.1.
+        const double v = double(value);
+        const double whole = (v + 0x1p52) - 0x1p52;
+        return (v >= 0.0) & (v <= double(kLargest)) & (whole == v);
+    } else if constexpr (std::is_signed_v<From>) {
+        if constexpr (sizeof(From) <= sizeof(To)) return value >= 0;
+        else return (value >= 0) & (value <= From(kLargest));
+    } else if constexpr (sizeof(From) <= sizeof(To)) {
+        return true;
+    } else {
+        return value <= From(kLargest);
+    }
+}
+
+// The sample of a valid element (anything, never undefined, for an invalid one).
+template <class From, class To>
+To toSample(From value) {
+    if constexpr (std::is_floating_point_v<From>) {
+        const double v = double(value);
+        return To(v >= 0.0 && v <= double(std::numeric_limits<To>::max()) ? v : 0.0);
+    } else {
+        return To(value);
+    }
+}
+
+template <class From>
+From load(const char* p) {
+    if constexpr (std::is_same_v<From, bool>) {
+        return *reinterpret_cast<const std::uint8_t*>(p) != 0;  // any nonzero byte is True
+    } else {
+        From value;
+        std::memcpy(&value, p, sizeof value);  // numpy does not promise aligned elements
+        return value;
+    }
+}
+
+// Converts `count` elements, `stride` bytes apart, into samples `step` apart.
+// Returns false when one of them is invalid.
+template <class From, class To>
+bool convertRun(const char* source, py::ssize_t stride, int count, To* target, int step) {
+    constexpr bool kCopy = std::is_same_v<From, To>;  // an unsigned dtype of the sample's size
+    if (kCopy && step == 1 && stride == py::ssize_t(sizeof(From))) {
+        std::memcpy(target, source, std::size_t(count) * sizeof(To));
+        return true;
+    }
+    unsigned invalid = 0;
+    if (step == 1 && stride == py::ssize_t(sizeof(From))) {
+        // Packed elements: a separate loop with a constant stride vectorizes.
+        for (int i = 0; i < count; ++i) {
+            const From value = load<From>(source + std::size_t(i) * sizeof(From));
+            invalid |= unsigned(!isSample<From, To>(value));
+            target[i] = toSample<From, To>(value);
+        }
+    } else {
+        for (int i = 0; i < count; ++i) {
+            const From value = load<From>(source + i * stride);
+            invalid |= unsigned(!isSample<From, To>(value));
+            target[std::size_t(i) * step] = toSample<From, To>(value);
+        }
+    }
+    return invalid == 0;
+}
+
+// ---- the message for an invalid element ---------------------------------------------
+
+template <class From>
+std::string valueText(From value) {
+    char text[64];
+    if constexpr (std::is_floating_point_v<From>) std::snprintf(text, sizeof text, "%.9g", double(value));
+    else if constexpr (std::is_signed_v<From>) std::snprintf(text, sizeof text, "%lld", (long long)value);
+    else std::snprintf(text, sizeof text, "%llu", (unsigned long long)value);
+    return text;
+}
+
+const char* dtypeName(char kind, int itemSize) {
+    switch (kind) {
+        case 'b': return "bool";
+        case 'u': return itemSize == 1 ? "uint8" : itemSize == 2 ? "uint16" : itemSize == 4 ? "uint32" : "uint64";
+        case 'i': return itemSize == 1 ? "int8" : itemSize == 2 ? "int16" : itemSize == 4 ? "int32" : "int64";
+        default: return itemSize == 4 ? "float32" : "float64";
+    }
+}
+
+// Scans rows [yBegin, yEnd) of one plane again for the first invalid element
+// and throws its ValueError.
+template <class From, class To>
+[[noreturn]] void throwInvalid(const HostArray& source, int yBegin, int yEnd, int plane, const std::string& where) {
+    const std::uint64_t largest = std::numeric_limits<To>::max();
+    for (int y = yBegin; y < yEnd; ++y) {
+        const char* row = source.data + y * source.rowStride + plane * source.planeStride;
+        for (int x = 0; x < source.width; ++x) {
+            const From value = load<From>(row + x * source.columnStride);
+            if (isSample<From, To>(value)) continue;
+            const std::string place = "[" + std::to_string(y) + ", " + std::to_string(x) +
+                                      (source.planes > 1 ? ", " + std::to_string(plane) : std::string()) + "]";
+            throw py::value_error(where + ": the value " + valueText(value) + " at " + place +
+                                  " is not an unsigned integer in 0.." + std::to_string(largest) + " (" +
+                                  dtypeName(source.kind, source.itemSize) + " images hold " +
+                                  std::to_string(source.depth) + "-bit samples; negative, fractional, "
+                                  "non-finite and larger values are never rounded or reduced)");
+        }
+    }
+    throw py::value_error(where + ": an invalid value in rows " + std::to_string(yBegin) + ".." +
+                          std::to_string(yEnd - 1));  // not reached: convertRun saw one there
+}
+
+// Row by row: the source's order for C-ordered and most strided arrays.
+template <class From, class To>
+void copyByRows(const HostArray& source, To* samples, int channels, const std::string& where) {
+    for (int y = 0; y < source.height; ++y) {
+        const char* row = source.data + y * source.rowStride;
+        To* target = samples + std::size_t(y) * std::size_t(source.width) * std::size_t(channels);
+        for (int plane = 0; plane < source.planes; ++plane) {
+            if (!convertRun<From, To>(row + plane * source.planeStride, source.columnStride, source.width,
+                                      target + plane, channels))
+                throwInvalid<From, To>(source, y, y + 1, plane, where);
+        }
+        // RGB: an opaque alpha, equal everywhere, so it never separates neighbours.
+        if (source.planes == 3)
+            for (int x = 0; x < source.width; ++x) target[std::size_t(x) * 4 + 3] = std::numeric_limits<To>::max();
+    }
+}
+
+// Gray images whose columns are contiguous (Fortran order, transposed views):
+// tiles of kTileRows x kTileColumns, each written row by row, so that the
+// cache lines a tile reads (kTileColumns columns) and writes (kTileRows rows)
+// stay in cache together. Row by row over the whole width, every read would
+// be a cache miss; columns over a band of rows thrash the cache when the
+// width is a power of two (the band's rows map to the same cache sets).
+// Measured at 4096 x 4096 int32 (Fortran order): 34 ms, against 80 ms by
+// bands of rows and 130 ms for numpy.ascontiguousarray.
+template <class From, class To>
+void copyByTiles(const HostArray& source, To* samples, const std::string& where) {
+    constexpr int kTileRows = 32, kTileColumns = 8;
+    for (int y0 = 0; y0 < source.height; y0 += kTileRows) {
+        const int rows = std::min(kTileRows, source.height - y0);
+        bool valid = true;
+        for (int x0 = 0; x0 < source.width; x0 += kTileColumns) {
+            const int columns = std::min(kTileColumns, source.width - x0);
+            for (int y = y0; y < y0 + rows; ++y) {
+                const char* tileRow = source.data + y * source.rowStride + x0 * source.columnStride;
+                valid &= convertRun<From, To>(tileRow, source.columnStride, columns,
+                                              samples + std::size_t(y) * std::size_t(source.width) + x0, 1);
+            }
+        }
+        if (!valid) throwInvalid<From, To>(source, y0, y0 + rows, 0, where);
+    }
+}
+
+template <class From, class To>
+void copyAs(const HostArray& source, Image& image, const std::string& where) {
+    To* samples = reinterpret_cast<To*>(image.pixels.data());
+    const auto magnitude = [](py::ssize_t stride) { return stride < 0 ? -stride : stride; };
+    if (source.planes == 1 && source.height > 1 && magnitude(source.rowStride) < magnitude(source.columnStride))
+        copyByTiles<From, To>(source, samples, where);
+    else
+        copyByRows<From, To>(source, samples, image.channels, where);
+}
+
+template <class From>
+void copyFrom(const HostArray& source, Image& image, const std::string& where) {
+    switch (source.depth) {
+        case 8: return copyAs<From, std::uint8_t>(source, image, where);
+        case 16: return copyAs<From, std::uint16_t>(source, image, where);
+        default: return copyAs<From, std::uint32_t>(source, image, where);
+    }
+}
+
+// The depth a dtype's values need, 0 for a dtype that is not an image.
+int depthOf(char kind, int itemSize) {
+    if (kind == 'b' && itemSize == 1) return 8;
+    if (kind == 'u' || kind == 'i') {
+        if (itemSize == 1) return 8;
+        if (itemSize == 2) return 16;
+        if (itemSize == 4 || itemSize == 8) return 32;
+    }
+    if (kind == 'f' && (itemSize == 4 || itemSize == 8)) return 32;
+    return 0;
+}
+
+}  // namespace
+
+HostArray describeHostArray(const py::handle& object, const Criterion& criterion, const std::string& where) {
+    HostArray source;
+    source.array = py::array::ensure(object);
+    if (!source.array) throw py::type_error(where + ": image must be a numpy array (or convertible to one)");
+    py::array& array = source.array;
+
+    const char kind = array.dtype().kind();
+    const int itemSize = int(array.itemsize());
+    const int depth = depthOf(kind, itemSize);
+    if (depth == 0)
+        throw py::type_error(where + ": unsupported dtype " + std::string(py::str(array.dtype())) +
+                             "; images are bool, uint8, int8, uint16, int16, uint32, int32, float32, uint64, "
+                             "int64 or float64 arrays of unsigned integer values");
+
+    const bool threshold = criterion.kind == Criterion::Kind::Threshold;
+    if (array.ndim() == 3) {
+        const auto planes = array.shape(2);
+        if (planes != 1 && planes != 3 && planes != 4)
+            throw py::value_error(where + ": a 3-D image must be (H, W, 1), (H, W, 3) or (H, W, 4), not (..., " +
+                                  std::to_string(planes) + ")");
+        if (planes > 1 && !threshold)
+            throw py::value_error(where + ": a color (H, W, " + std::to_string(planes) +
+                                  ") image is only for criterion=(\"threshold\", T); binary and segments "
+                                  "take a 2-D (H, W) image");
+    } else if (array.ndim() != 2) {
+        throw py::value_error(where + ": image must be 2-D (H, W), or (H, W, 3|4) for threshold; got " +
+                              std::to_string(array.ndim()) + "-D");
+    }
+    if (array.shape(0) == 0 || array.shape(1) == 0)
+        throw py::value_error(where + ": image is empty (its shape has a zero)");
+    if (array.shape(0) > kMaxImageDimension || array.shape(1) > kMaxImageDimension)
+        throw py::value_error(where + ": image sides are limited to " + std::to_string(kMaxImageDimension) +
+                              " pixels; the shape is (" + std::to_string(array.shape(0)) + ", " +
+                              std::to_string(array.shape(1)) + ")");
+
+    // A byte-swapped array ('>u2') is converted once to native order, so the
+    // copy reads every element as a native integer.
+    if (!array.dtype().attr("isnative").cast<bool>())
+        array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
+
+    source.data = static_cast<const char*>(array.data());
+    source.rowStride = array.strides(0);
+    source.columnStride = array.strides(1);
+    source.planeStride = array.ndim() == 3 ? array.strides(2) : 0;
+    source.height = int(array.shape(0));
+    source.width = int(array.shape(1));
+    source.planes = array.ndim() == 3 ? int(array.shape(2)) : 1;
+    source.kind = kind;
+    source.itemSize = itemSize;
+    source.depth = depth;
+    return source;
+}
+
+void copyToImage(const HostArray& source, Image& image, const std::string& where) {
+    const int channels = source.planes == 1 ? 1 : 4;
+    if (image.width != source.width || image.height != source.height || image.channels != channels ||
+        image.depth != source.depth) {
+        image.width = source.width;
+        image.height = source.height;
+        image.channels = channels;
+        image.depth = source.depth;
+        // Every byte is written below: resize, not a zero-filled new Image.
+        image.pixels.resize(Image::byteCount(source.width, source.height, channels, source.depth));
+    }
+    switch (source.kind) {
+        case 'b': return copyFrom<bool>(source, image, where);
+        case 'u':
+            switch (source.itemSize) {
+                case 1: return copyFrom<std::uint8_t>(source, image, where);
+                case 2: return copyFrom<std::uint16_t>(source, image, where);
+                case 4: return copyFrom<std::uint32_t>(source, image, where);
+                default: return copyFrom<std::uint64_t>(source, image, where);
+            }
+        case 'i':
+            switch (source.itemSize) {
+                case 1: return copyFrom<std::int8_t>(source, image, where);
+                case 2: return copyFrom<std::int16_t>(source, image, where);
+                case 4: return copyFrom<std::int32_t>(source, image, where);
+                default: return copyFrom<std::int64_t>(source, image, where);
+            }
+        default:
+            if (source.itemSize == 4) return copyFrom<float>(source, image, where);
+            return copyFrom<double>(source, image, where);
+    }
+}
+
+}  // namespace glccl::python

@@ -1,0 +1,54 @@
+#pragma once
+// numpy arrays in host memory -> glccl::Image, at the depth the dtype holds
+// and never reduced:
+//
+//   bool, uint8, int8                         8-bit samples
+//   uint16, int16                             16-bit samples
+//   uint32, int32, float32,
+//   uint64, int64, float64                    32-bit samples
+//
+// Every value must be an unsigned integer the depth holds (the rules of the
+// command line's .npy reader, host/src/npy.cpp): a negative, fractional,
+// non-finite or too large value is a ValueError naming it and its place,
+// never a rounding. The depth follows the dtype, not the values: a uint16
+// array of values below 256 is still a 16-bit image (its threshold range is
+// 0..65535, and the cuda backend, which reads 8-bit samples, refuses it).
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "glccl/types.hpp"
+
+namespace glccl::python {
+
+namespace py = pybind11;
+
+// Where a numpy image's samples are and what they become. Holds the array,
+// so its memory stays valid while the GIL is released.
+struct HostArray {
+    py::array array;  // native byte order (a swapped array is converted once)
+    const char* data = nullptr;
+    py::ssize_t rowStride = 0, columnStride = 0, planeStride = 0;  // bytes
+    int height = 0, width = 0;
+    int planes = 1;      // 1 (gray), 3 or 4 (color, for the threshold criterion)
+    char kind = 'u';     // numpy's dtype kind: 'b', 'u', 'i' or 'f'
+    int itemSize = 1;    // bytes of one element
+    int depth = 8;       // bits of the Image's samples: 8, 16 or 32
+};
+
+// Checks the array's shape and dtype against the criterion: 2-D (H, W) or
+// (H, W, 1); (H, W, 3|4) for threshold only. Needs the GIL. TypeError for
+// an object that is no array or a dtype not listed above, ValueError for a
+// wrong shape (0-D, 1-D, 4-D, a zero side, a side past 32768).
+HostArray describeHostArray(const py::handle& object, const Criterion& criterion, const std::string& where);
+
+// Copies the samples into `image` (its storage reused when the size, channels
+// and depth are unchanged): 1 channel, or 4 for color (an RGB array gets an
+// opaque alpha, equal everywhere, which never separates neighbours). Checks
+// every value; needs no GIL. Cost: one pass over the array, a plain copy for
+// packed rows whose dtype is the sample type.
+void copyToImage(const HostArray& source, Image& image, const std::string& where);
+
+}  // namespace glccl::python

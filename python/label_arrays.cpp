@@ -1,0 +1,101 @@
+#include "label_arrays.hpp"
+
+#include <cstring>
+#include <utility>
+
+namespace glccl::python {
+
+namespace {
+
+// The array over a heap vector; its capsule deletes the vector with it.
+py::array wrap(std::vector<std::uint32_t>* labels, int height, int width) {
+    py::capsule owner(labels, [](void* p) { delete static_cast<std::vector<std::uint32_t>*>(p); });
+    const auto rowBytes = py::ssize_t(width) * py::ssize_t(sizeof(std::uint32_t));
+    return py::array_t<std::uint32_t>({py::ssize_t(height), py::ssize_t(width)},
+                                      {rowBytes, py::ssize_t(sizeof(std::uint32_t))}, labels->data(), owner);
+}
+
+template <typename T>
+py::array_t<T> column(const std::vector<Component>& table, T (*get)(const Component&)) {
+    py::array_t<T> out(py::ssize_t(table.size()));
+    auto view = out.template mutable_unchecked<1>();
+    for (py::ssize_t i = 0; i < py::ssize_t(table.size()); ++i) view(i) = get(table[std::size_t(i)]);
+    return out;
+}
+
+}  // namespace
+
+py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width) {
+    return wrap(new std::vector<std::uint32_t>(std::move(labels)), height, width);
+}
+
+py::dict tableDict(const std::vector<Component>& t) {
+    py::dict table;
+    table["left"] = column<std::uint32_t>(t, [](const Component& c) { return c.left; });
+    table["top"] = column<std::uint32_t>(t, [](const Component& c) { return c.top; });
+    table["width"] = column<std::uint32_t>(t, [](const Component& c) { return c.width; });
+    table["height"] = column<std::uint32_t>(t, [](const Component& c) { return c.height; });
+    table["area"] = column<std::uint64_t>(t, [](const Component& c) { return c.area; });
+    table["centroid_x"] = column<double>(t, [](const Component& c) { return c.centroidX; });
+    table["centroid_y"] = column<double>(t, [](const Component& c) { return c.centroidY; });
+    return table;
+}
+
+py::tuple labelResult(py::object labels, const std::vector<Component>& table, bool returnTable) {
+    if (!returnTable) return py::make_tuple(std::move(labels), table.size());
+    return py::make_tuple(std::move(labels), table.size(), tableDict(table));
+}
+
+py::array checkOutArray(const py::handle& out, int height, int width, const std::string& where) {
+    if (!py::isinstance<py::array>(out))
+        throw py::type_error(where + ": out must be a numpy uint32 array (or None), not " +
+                             std::string(py::str(py::type::of(out).attr("__name__"))));
+    auto array = py::reinterpret_borrow<py::array>(out);
+    if (!array.dtype().is(py::dtype::of<std::uint32_t>()))
+        throw py::type_error(where + ": out must have dtype uint32, not " + std::string(py::str(array.dtype())));
+    if (array.ndim() != 2 || array.shape(0) != height || array.shape(1) != width)
+        throw py::value_error(where + ": out must have the image's shape (" + std::to_string(height) + ", " +
+                              std::to_string(width) + "), not " + std::string(py::str(out.attr("shape"))));
+    if (!array.writeable()) throw py::value_error(where + ": out is read-only");
+    return array;
+}
+
+void copyLabels(const std::vector<std::uint32_t>& labels, const py::array& out) {
+    const py::ssize_t height = out.shape(0), width = out.shape(1);
+    const py::ssize_t rowStride = out.strides(0), columnStride = out.strides(1);
+    auto* base = static_cast<char*>(const_cast<void*>(out.data()));
+    for (py::ssize_t y = 0; y < height; ++y) {
+        const std::uint32_t* source = labels.data() + y * width;
+        char* row = base + y * rowStride;
+        if (columnStride == py::ssize_t(sizeof(std::uint32_t))) {
+            std::memcpy(row, source, std::size_t(width) * sizeof(std::uint32_t));
+        } else {
+            for (py::ssize_t x = 0; x < width; ++x)
+                std::memcpy(row + x * columnStride, source + x, sizeof(std::uint32_t));
+        }
+    }
+}
+
+LabelArrays::Slot* LabelArrays::reusable(int height, int width) {
+    for (Slot& slot : slots_) {
+        if (slot.array.ref_count() == 1 && slot.array.shape(0) == height && slot.array.shape(1) == width)
+            return &slot;
+    }
+    return nullptr;
+}
+
+LabelArrays::Slot* LabelArrays::find(const py::handle& array) {
+    for (Slot& slot : slots_)
+        if (slot.array.ptr() == array.ptr()) return &slot;
+    return nullptr;
+}
+
+LabelArrays::Slot& LabelArrays::keep(std::vector<std::uint32_t>&& labels, int height, int width) {
+    auto* storage = new std::vector<std::uint32_t>(std::move(labels));
+    Slot slot{wrap(storage, height, width), storage};
+    if (slots_.size() >= kKept) slots_.pop_front();
+    slots_.push_back(std::move(slot));
+    return slots_.back();
+}
+
+}  // namespace glccl::python

@@ -1,0 +1,66 @@
+#pragma once
+// What the Python entries return: label images as numpy arrays that own
+// their std::vector (no copy), the component table as a dict of arrays, and
+// a glccl.Labeler's few label arrays, reused once the caller lets go of them.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "glccl/types.hpp"
+
+namespace glccl::python {
+
+namespace py = pybind11;
+
+// A uint32 (height, width) C-ordered array over `labels`, which it takes
+// over (the vector is freed with the array). No copy.
+py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width);
+
+// The table as the command line's CSV columns: left, top, width, height
+// (uint32), area (uint64), centroid_x, centroid_y (float64); entry i
+// describes label i + 1.
+py::dict tableDict(const std::vector<Component>& table);
+
+// (labels, n) or (labels, n, table).
+py::tuple labelResult(py::object labels, const std::vector<Component>& table, bool returnTable);
+
+// `out` checked as a destination for (height, width) labels: a writeable
+// numpy uint32 array of that shape (any strides). TypeError / ValueError.
+py::array checkOutArray(const py::handle& out, int height, int width, const std::string& where);
+
+// Copies row-major labels into `out` (any strides). Needs no GIL.
+void copyLabels(const std::vector<std::uint32_t>& labels, const py::array& out);
+
+// The label arrays a glccl.Labeler has handed out, at most kKept of them.
+// A video loop `labels, n = labeler.label(frame)` holds the previous frame's
+// array while the next call runs, so two arrays alternate and, once both
+// exist, no call allocates. An array is only ever refilled when nothing but
+// this list refers to it (its reference count is 1: no caller, no view), or
+// when the caller passes it back as `out`. All calls need the GIL.
+class LabelArrays {
+public:
+    static constexpr std::size_t kKept = 2;
+
+    struct Slot {
+        py::array array;                          // (height, width) uint32 over *storage
+        std::vector<std::uint32_t>* storage = nullptr;  // owned by the array's capsule
+    };
+
+    // A kept array of this shape that nobody else refers to, or nullptr.
+    Slot* reusable(int height, int width);
+    // The kept array that is `array` itself, or nullptr.
+    Slot* find(const py::handle& array);
+    // Wraps `labels` (moved in) as a new kept array, dropping the oldest
+    // beyond kKept; returns it.
+    Slot& keep(std::vector<std::uint32_t>&& labels, int height, int width);
+
+private:
+    std::deque<Slot> slots_;
+};
+
+}  // namespace glccl::python

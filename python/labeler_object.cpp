@@ -1,0 +1,203 @@
+#include "labeler_object.hpp"
+
+#include <pybind11/numpy.h>
+
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "arguments.hpp"
+#include "device_arrays.hpp"
+#include "host_image.hpp"
+#include "label_arrays.hpp"
+#include "shared_context.hpp"
+
+namespace glccl::python {
+
+namespace {
+
+namespace py = pybind11;
+
+// Takes `mutex`, waiting without the GIL: the thread that holds the mutex
+// may need the GIL to finish its call.
+std::unique_lock<std::mutex> lockWithoutGil(std::mutex& mutex) {
+    std::unique_lock<std::mutex> lock(mutex, std::try_to_lock);
+    if (!lock.owns_lock()) {
+        py::gil_scoped_release noGil;
+        lock.lock();
+    }
+    return lock;
+}
+
+class Labeler {
+public:
+    Labeler(const py::object& connectivity, const py::object& criterion, const py::object& backend) {
+        const std::string where = "glccl.Labeler()";
+        options_.connectivity = parseConnectivity(connectivity, where);
+        options_.criterion = parseCriterion(criterion, where);
+        options_.backend = parseBackend(backend, where);
+    }
+
+    py::tuple label(const py::object& image, const py::object& out, bool returnTable) {
+        const std::string where = "glccl.Labeler.label()";
+        const std::unique_lock<std::mutex> lock = lockWithoutGil(mutex_);
+        if (isDeviceArray(image)) {
+            py::tuple result = labelDeviceArray(image, out, options_.connectivity, options_.criterion,
+                                                options_.backend, returnTable, device_, where);
+            lastBackend_ = Backend::Cuda;
+            return result;
+        }
+        if (!out.is_none() && isDeviceArray(out))
+            throw py::type_error(where + ": out is a device array but the image is in host memory");
+
+        const HostArray source = describeHostArray(image, options_.criterion, where);
+        checkCriterionForDepth(options_.criterion, source.depth, where);
+
+        // Where the labels go: an array this Labeler handed out (passed back
+        // as out, or no longer referenced by anyone) is filled in place; a
+        // foreign out gets a copy; otherwise a new array is kept for reuse.
+        LabelArrays::Slot* slot = nullptr;
+        std::optional<py::array> foreign;  // (py::array() would be an empty array, not null)
+        if (!out.is_none()) {
+            checkOutArray(out, source.height, source.width, where);
+            slot = arrays_.find(out);
+            if (!slot) foreign = py::reinterpret_borrow<py::array>(out);
+        } else {
+            slot = arrays_.reusable(source.height, source.width);
+        }
+        // The slot's storage becomes the Labeling's for the call, which
+        // writes into it in place (labelHostImage's contract).
+        const void* slotData = slot ? slot->array.data() : nullptr;
+        if (slot) std::swap(labeling_.labels, *slot->storage);
+        Backend ran = Backend::Auto;
+        try {
+            py::gil_scoped_release noGil;
+            copyToImage(source, image_, where);
+            ran = labelHostImage(image_, options_, labeling_, where);
+            if (foreign) copyLabels(labeling_.labels, *foreign);
+        } catch (...) {
+            if (slot) std::swap(labeling_.labels, *slot->storage);
+            throw;
+        }
+        if (slot) {
+            std::swap(labeling_.labels, *slot->storage);
+            if (slot->storage->data() != slotData)
+                throw std::runtime_error(where + ": internal error: the labels were reallocated under a numpy array");
+        }
+        lastBackend_ = ran;
+
+        py::object labels;
+        if (slot) labels = slot->array;
+        else if (foreign) labels = *foreign;
+        else labels = arrays_.keep(std::move(labeling_.labels), source.height, source.width).array;
+        return labelResult(std::move(labels), labeling_.components, returnTable);
+    }
+
+    int connectivity() const { return int(options_.connectivity); }
+    std::string criterion() const { return options_.criterion.toString(); }
+    std::string backend() const { return backendName(options_.backend); }
+    py::object lastBackend() const {
+        if (!lastBackend_) return py::none();
+        return py::str(backendName(*lastBackend_));
+    }
+    std::string repr() const {
+        return "glccl.Labeler(connectivity=" + std::to_string(connectivity()) + ", criterion='" + criterion() +
+               "', backend='" + backend() + "')";
+    }
+
+private:
+    std::mutex mutex_;           // one call at a time on this object's buffers
+    LabelOptions options_;
+    Image image_;                // the host image, reused while the size and depth repeat
+    Labeling labeling_;          // labels scratch and the table, reused
+    LabelArrays arrays_;         // label arrays handed out, refilled once released
+    DeviceLabelers device_;      // device arrays: this object's cuda labelers
+    std::optional<Backend> lastBackend_;
+};
+
+constexpr const char* kClassDoc = R"doc(Labeler(connectivity=8, criterion="binary", backend="auto")
+
+Labels many images with one connectivity, criterion and backend (the frames
+of a video, a batch of tiles), keeping its buffers from one call to the next.
+
+    labeler = glccl.Labeler(connectivity=8, backend="auto")
+    for frame in frames:                       # numpy arrays of one shape
+        labels, n = labeler.label(frame)
+
+What is reused. The host copy of the image (while the shape and dtype
+repeat); the process's GL context and, in it, the input texture and the
+Labeler's buffers (while the size repeats); the table storage; and the label
+arrays it returns: it keeps the last two, and refills one once nothing else
+refers to it (in the loop above, the frame before the previous one), so a
+steady loop allocates no label array. Pass out= to choose the array.
+The labels of a call are complete when label() returns.
+
+Memory: up to two label arrays of the last shape stay alive as long as the
+Labeler does (4 bytes a pixel each); delete the Labeler to free them.
+
+Arguments as for glccl.label(): connectivity 4 or 8 (or 1, 2), criterion
+"binary", "segments", ("threshold", T), ("binary", L), backend "auto",
+"compute", "raster", "cuda" or "cpu". Wrong values raise at construction.
+
+Thread-safety. A Labeler is safe to call from several threads; its calls
+run one at a time. All Labelers and glccl.label() share the process's one
+headless GL context, which is used from one thread at a time under a lock,
+so GL labeling is serialized across the process (two Labelers of different
+sizes used in turns re-create the shared input texture on each switch). The
+GIL is released while an image is copied and labeled, so other Python
+threads run meanwhile.
+
+CuPy. In a module built with CUDA, a device array (__cuda_array_interface__)
+is labeled on its device by the cuda backend (backend "auto" or "cuda"), with
+this Labeler's own cuda labeler, which keeps its device buffers between
+calls; the labels come back as a CuPy uint32 array, or in out=.)doc";
+
+constexpr const char* kLabelDoc = R"doc(label(image, out=None, return_table=False)
+
+Labels one image; see glccl.label() for the image's dtypes and shapes, the
+numbering and the table.
+
+Parameters
+----------
+image : numpy.ndarray or device array
+    (H, W) (or (H, W, 3|4) for threshold) array in host memory, or a CuPy /
+    __cuda_array_interface__ array in device memory (CUDA builds).
+out : numpy.ndarray of uint32, shape (H, W), optional
+    Where the labels go. An array this Labeler returned is filled in place
+    (no copy); any other writeable uint32 array of the shape (any strides)
+    receives a copy of the labels. For a device image, a device uint32 array
+    (C order, any row pitch) filled in place.
+return_table : bool
+    Also return the component table (dict of numpy arrays, as glccl.label).
+
+Returns
+-------
+(labels, n) or (labels, n, table); labels is `out` when given.
+
+Raises
+------
+TypeError, ValueError for wrong input (dtype, shape, values, out),
+RuntimeError when the backend cannot run or labeling fails.)doc";
+
+}  // namespace
+
+void bindLabeler(py::module_& module) {
+    py::class_<Labeler>(module, "Labeler", kClassDoc)
+        .def(py::init<const py::object&, const py::object&, const py::object&>(), py::arg("connectivity") = 8,
+             py::arg("criterion") = "binary", py::arg("backend") = "auto")
+        .def("label", &Labeler::label, py::arg("image"), py::arg("out") = py::none(),
+             py::arg("return_table") = false, kLabelDoc)
+        .def_property_readonly("connectivity", &Labeler::connectivity, "4 or 8.")
+        .def_property_readonly("criterion", &Labeler::criterion,
+                               "The criterion in the command line's spelling: \"binary\", \"binary:L\", "
+                               "\"segments\" or \"threshold:T\".")
+        .def_property_readonly("backend", &Labeler::backend, "The backend asked for (\"auto\" stays \"auto\").")
+        .def_property_readonly("last_backend", &Labeler::lastBackend,
+                               "The backend that ran the last call (what \"auto\" resolved to), None before "
+                               "the first.")
+        .def("__repr__", &Labeler::repr);
+}
+
+}  // namespace glccl::python
