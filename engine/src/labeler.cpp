@@ -149,11 +149,11 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
             throw Error(std::string("the texture is ") + formatName(format) +
                         "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 textures");
         if (width < 1 || height < 1) throw Error("the texture has no level 0 image");
-        impl_->reserve(width, height, options);
 
         const Backend backend = resolveBackend(options.backend, impl_->info);
         // The cuda engine compares 8-bit samples and treats binary as
         // nonzero: anything else would be a silently wrong answer there.
+        // Checked before anything is reserved for it.
         if (backend == Backend::Cuda) {
             if (format != GL_R8 && format != GL_RGBA8)
                 throw Error(std::string("the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); "
@@ -164,6 +164,7 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
                 throw Error("the cuda backend labels binary as nonzero only, not '" + options.criterion.toString() +
                             "': use the compute, raster or cpu backend");
         }
+        impl_->reserve(width, height, options);
         impl_->labeled = false;
         auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
         // Timings measure the labeling alone: the host's pending work (an
