@@ -2,10 +2,31 @@
 # Installs what is missing, then configures build/ (Release; the first time
 # from scratch, afterwards a quick check) and builds it with every core.
 # Shared by quickstart.sh and run-tests.sh.
+#
+#   bash tools/build.sh           build/ as above
+#   bash tools/build.sh sanitize  build-asan/ instead: clang with AddressSanitizer
+#                                 and UBSan, only the host code (host tests,
+#                                 fuzz replays) and the libFuzzer harnesses;
+#                                 nothing of GL or CUDA
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash tools/install-deps.sh
+
+if [[ "${1:-}" == sanitize ]]; then
+  sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DCMAKE_C_FLAGS="$sanitizers" -DCMAKE_CXX_FLAGS="$sanitizers" \
+    -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
+    -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=OFF -DGLCCL_BUILD_PYTHON=OFF -DGLCCL_FUZZ=ON
+  targets=(host_tests)
+  for kind in png jpeg tiff npy pnm options; do
+    targets+=("fuzz_$kind" "fuzz_replay_$kind")
+  done
+  cmake --build build-asan -j "$(nproc)" --target "${targets[@]}"
+  exit 0
+fi
 
 # nvcc is not on PATH in Debian's CUDA packages: point CMake at it when it is
 # there, so the CUDA path is built too.

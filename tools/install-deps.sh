@@ -13,6 +13,7 @@ packages=(
   libpng-dev libjpeg-dev libtiff-dev  # image decoders and encoders (host/)
   python3-pil python3-tifffile        # outside readers and writers for the image format tests
   clang libclang-rt-14-dev            # the libFuzzer harnesses and the ASan/UBSan build (fuzz/)
+  valgrind                            # the readers on the fuzz seeds and regressions, under memcheck
   pybind11-dev python3-dev python3-numpy          # the Python module (python/)
   python3-pytest python3-skimage                  # its tests (tests/python/, against scikit-image)
   python3-matplotlib                              # the Python example (python/examples/) and tools/plot_bench.py

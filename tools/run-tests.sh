@@ -3,6 +3,9 @@
 # runs the whole test suite: host_* tests, gl_* tests on whatever EGL offers
 # (Mesa llvmpipe on a machine without a GPU) and, when CUDA is built, cuda_*
 # tests, which skip with a printed reason where there is no device.
+# Then the host code under AddressSanitizer and UBSan (build-asan/): the
+# host tests, the replay of the fuzz seeds and regressions, and a short run of
+# each libFuzzer harness (FUZZ_SECONDS each, 15 by default; 0 skips it).
 # Installs missing packages first: CI machines start fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,3 +14,29 @@ bash tools/build.sh
 
 # --no-tests=error: a suite that registered nothing is a failure, not a pass.
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error
+
+bash tools/build.sh sanitize
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R '^host:'
+
+# A short fuzz run per reader, from the seeds, in a scratch corpus. A finding
+# fails the run; its input is left in the scratch folder: add it to
+# tests/data/fuzz-regressions/<reader>/ with the fix.
+fuzz_seconds=${FUZZ_SECONDS:-15}
+if ((fuzz_seconds > 0)); then
+  scratch=$(mktemp -d "${TMPDIR:-/tmp}/glccl-fuzz.XXXXXX")
+  for kind in png jpeg tiff npy pnm options; do
+    mkdir -p "$scratch/$kind"
+    echo "fuzz_$kind: ${fuzz_seconds} s"
+    if ! build-asan/fuzz/fuzz_$kind -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 \
+        -print_final_stats=1 -artifact_prefix="$scratch/$kind/" "$scratch/$kind" "fuzz/corpus/$kind" \
+        >"$scratch/$kind.log" 2>&1; then
+      tail -n 60 "$scratch/$kind.log"
+      echo "fuzz_$kind found a problem; its input is in $scratch/$kind/ (crash-*, leak-*, timeout-*, oom-*)" >&2
+      exit 1
+    fi
+    grep -E 'number_of_executed_units' "$scratch/$kind.log" || true
+  done
+  rm -rf "$scratch"
+fi

@@ -305,7 +305,7 @@ bool hasImageExtension(const std::string& path) {
     if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
     std::string extension = path.substr(dot);
     for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* supported : {".png", ".jpg", ".jpeg", ".pgm", ".ppm"})
+    for (const char* supported : {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".pgm", ".ppm"})
         if (extension == supported) return true;
     return false;
 }
@@ -316,6 +316,105 @@ std::string fileStem(const std::string& path) {
     const auto dot = name.find_last_of('.');
     if (dot != std::string::npos && dot > 0) name.erase(dot);
     return name;
+}
+
+// ---------------------------------------------------------------- glccl label
+
+namespace {
+
+bool hasOutDir(ArgumentCursor cursor) {
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        if (ArgumentCursor::splitOption(arg).first == "--out-dir") return true;
+    }
+    return false;
+}
+
+std::string lowerExtension(const std::string& path) {
+    const auto dot = path.find_last_of('.');
+    const auto slash = path.find_last_of('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return {};
+    std::string extension = path.substr(dot);
+    for (char& c : extension) c = char(std::tolower(static_cast<unsigned char>(c)));
+    return extension;
+}
+
+}  // namespace
+
+LabelImageFormat labelImageFormatOf(const std::string& option, const std::string& path) {
+    const std::string extension = lowerExtension(path);
+    if (extension == ".png") return LabelImageFormat::Png16;
+    if (extension == ".tif" || extension == ".tiff") return LabelImageFormat::Tiff32;
+    throw UsageError(option + " '" + path + "': the name must end in .png (a 16-bit PNG, labels up to 65535) or "
+                     ".tif/.tiff (a 32-bit TIFF)");
+}
+
+// --labels, --stats, --color and --label-image take a path, or, once
+// --out-dir is given anywhere on the line, no value at all: "--out-dir out
+// --labels a.png" must not read a.png as the labels' path. So --out-dir is
+// looked for first.
+LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
+    LabelCommand options;
+    const bool switches = hasOutDir(cursor);
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        // Named variables, not a structured binding: the lambda below captures
+        // them (C++17 does not let lambdas capture structured bindings).
+        const auto split = ArgumentCursor::splitOption(arg);
+        const std::string name = split.first;
+        const std::optional<std::string> inlineValue = split.second;
+        const auto output = [&](std::string& path, bool& wanted) {
+            if (!switches) {
+                if (!inlineValue && cursor.done())
+                    throw UsageError("option " + name + " needs a value: a file for one INPUT, or no value "
+                                     "together with --out-dir DIR");
+                path = cursor.valueOf(name, inlineValue);
+            } else if (inlineValue) {
+                throw UsageError("option " + name + " takes no value with --out-dir: the file names come from "
+                                 "the inputs (see glccl label --help)");
+            } else {
+                wanted = true;
+            }
+        };
+        if (name == "--backend") {
+            options.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
+        } else if (name == "--connectivity") {
+            options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+        } else if (name == "--criterion") {
+            options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
+        } else if (name == "--labels") {
+            output(options.paths.labels, options.writeLabels);
+        } else if (name == "--stats") {
+            output(options.paths.stats, options.writeStats);
+        } else if (name == "--color") {
+            output(options.paths.color, options.writeColor);
+        } else if (name == "--label-image") {
+            output(options.paths.labelImage, options.writeLabelImage);
+            if (!switches) labelImageFormatOf(name, options.paths.labelImage);
+        } else if (name == "--out-dir") {
+            if (!options.outDir.empty()) throw UsageError("option --out-dir is given twice");
+            options.outDir = cursor.valueOf(name, inlineValue);
+        } else if (name == "--force" && !inlineValue) {
+            options.force = true;
+        } else if (name == "--json" && !inlineValue) {
+            options.json = true;
+        } else if (name == "--timing" && !inlineValue) {
+            options.timing = true;
+        } else if (name == "--table" && !inlineValue) {
+            options.table = true;
+        } else if (name == "--progress" && !inlineValue) {
+            options.progress = true;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw UsageError("unknown option '" + arg + "' for label (see glccl label --help)");
+        } else {
+            options.arguments.push_back(arg);
+        }
+    }
+    if (options.arguments.empty()) throw UsageError("label needs an INPUT image (see glccl label --help)");
+    if (switches && !options.writeLabels && !options.writeStats && !options.writeColor && !options.writeLabelImage)
+        throw UsageError(
+            "--out-dir needs at least one of --labels, --stats, --color, --label-image (given without a value)");
+    return options;
 }
 
 }  // namespace glccl::tools

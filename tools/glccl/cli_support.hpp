@@ -14,7 +14,9 @@
 #include <utility>
 #include <vector>
 
+#include "glccl/backend.hpp"
 #include "glccl/error.hpp"
+#include "glccl/image_io.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::tools {
@@ -161,11 +163,49 @@ private:
     bool afterKey_ = false;
 };
 
-// Supported image extensions of folder inputs, lower case with the dot.
+// Whether a folder input's file has the extension of a format glccl reads:
+// .png .jpg .jpeg .tif .tiff .pgm .ppm (any case).
 bool hasImageExtension(const std::string& path);
 
 // The file name of `path` without its folder and its last extension:
 // "data/cell.01.png" -> "cell.01".
 std::string fileStem(const std::string& path);
+
+
+// ---------------------------------------------------------------- glccl label
+
+// The outputs of one input; an empty path is not written.
+struct OutputPaths {
+    std::string labels, stats, color;
+    // The label image: a path ending in .png (16-bit PNG) or .tif/.tiff
+    // (32-bit TIFF), or, with labelImageAuto, a path without extension to
+    // which ".png" (labels up to 65535) or ".tif" (larger) is added once the
+    // labels are known.
+    std::string labelImage;
+    bool labelImageAuto = false;
+};
+
+struct LabelCommand {
+    std::vector<std::string> arguments;  // INPUT and FOLDER arguments as given
+    Backend backend = Backend::Auto;
+    Connectivity connectivity = Connectivity::Eight;
+    Criterion criterion = Criterion::binary();
+    OutputPaths paths;                   // without --out-dir: the paths given
+    std::string outDir;                  // with --out-dir: the folder, and which outputs
+    bool writeLabels = false, writeStats = false, writeColor = false, writeLabelImage = false;
+    bool force = false;
+    bool json = false;
+    bool timing = false;
+    bool table = false;
+    bool progress = false;
+};
+
+// The options of `glccl label` (after the word "label"). Throws UsageError
+// for a mistake in them; checks nothing on disk.
+LabelCommand parseLabelCommand(ArgumentCursor& cursor);
+
+// The label image format a path names: .png a 16-bit PNG, .tif or .tiff a
+// 32-bit TIFF (any case); throws UsageError naming `option` otherwise.
+LabelImageFormat labelImageFormatOf(const std::string& option, const std::string& path);
 
 }  // namespace glccl::tools

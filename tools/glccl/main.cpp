@@ -2,9 +2,10 @@
 // write the labels, the component table and a colored picture.
 //
 //   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8]
-//                     [--criterion binary|segments|threshold:T]
+//                     [--criterion binary|binary:L|segments|threshold:T]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
-//                     [--out-dir DIR --labels --stats --color] [--force]
+//                     [--label-image OUT.png|OUT.tif]
+//                     [--out-dir DIR --labels --stats --color --label-image] [--force]
 //                     [--json] [--timing] [--table] [--progress]
 //
 // Exit status: 0 success, 1 runtime error (unreadable input, existing or
@@ -32,6 +33,7 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "tiled.hpp"
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
@@ -63,13 +65,15 @@ const char kGeneralHelp[] =
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
-    "       glccl label INPUT... | FOLDER [--out-dir DIR [--labels] [--stats] [--color]] [options]\n"
+    "       glccl label INPUT... | FOLDER [--out-dir DIR [--labels] [--stats] [--color] [--label-image]]\n"
+    "                                     [options]\n"
     "\n"
-    "Labels the connected components of each INPUT (PNG, JPEG, binary PGM/PPM, .npy;\n"
-    "up to 32768 pixels per side), prints a summary line and the first rows of the\n"
-    "component table, and writes the requested outputs. A FOLDER stands for its files\n"
-    "with an extension .png .jpg .jpeg .pgm .ppm (any case), in name order,\n"
-    "not its subfolders nor names starting with '.'.\n"
+    "Labels the connected components of each INPUT (PNG, JPEG, TIFF, binary PGM/PPM,\n"
+    ".npy; 8-, 16- or 32-bit samples, read without reduction; up to 32768 pixels per\n"
+    "side), prints a summary line and the first rows of the component table, and\n"
+    "writes the requested outputs. A FOLDER stands for its files with an extension\n"
+    ".png .jpg .jpeg .tif .tiff .pgm .ppm (any case), in name order, not its\n"
+    "subfolders nor names starting with '.'.\n"
     "\n"
     "options:\n"
     "  --backend B                   labeling backend (default auto); the summary line\n"
@@ -85,19 +89,27 @@ const char kLabelHelp[] =
     "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
     "  --criterion C                 which neighbours belong together (default binary)\n"
     "                                  binary       nonzero is foreground (color is read as luma)\n"
-    "                                  segments     8-bit segment ids, 0 is background,\n"
-    "                                               neighbours connect when equal\n"
+    "                                  binary:L     foreground where the value is above L\n"
+    "                                  segments     the values are segment ids (8, 16 or 32 bits),\n"
+    "                                               0 is background, neighbours connect when equal\n"
     "                                  threshold:T  every pixel is foreground; neighbours connect\n"
-    "                                               when each channel differs by at most T (0..255)\n"
+    "                                               when each channel differs by at most T\n"
+    "                                L and T are in the units of the samples: 0..255 for 8-bit,\n"
+    "                                0..65535 for 16-bit, 0..4294967295 for 32-bit images\n"
     "\n"
     "outputs of one INPUT:\n"
     "  --labels OUT.npy              write the labels: uint32 array of shape (height, width)\n"
     "  --stats OUT.csv               write the component table as CSV\n"
     "  --color OUT.png               write the labels as a colored PNG (background black)\n"
+    "  --label-image OUT.png|OUT.tif write the labels as an image other programs open:\n"
+    "                                .png a 16-bit PNG (an error past 65535 labels),\n"
+    "                                .tif a 32-bit TIFF\n"
     "outputs of several inputs (or a FOLDER, or one INPUT):\n"
     "  --out-dir DIR                 write into the existing folder DIR; then --labels,\n"
-    "                                --stats and --color take no value and write\n"
-    "                                DIR/<stem>_labels.npy, <stem>_stats.csv, <stem>_color.png\n"
+    "                                --stats, --color and --label-image take no value and\n"
+    "                                write DIR/<stem>_labels.npy, <stem>_stats.csv,\n"
+    "                                <stem>_color.png, and <stem>_labels.png (up to 65535\n"
+    "                                labels) or <stem>_labels.tif (more)\n"
     "                                (<stem>: the input's file name without its extension)\n"
     "  --force                       overwrite existing output files\n"
     "\n"
@@ -125,95 +137,9 @@ const char kLabelHelp[] =
     "  glccl label mask.png --color labels.png --stats stats.csv\n"
     "  glccl label mask.png --connectivity 4 --labels labels.npy\n"
     "  glccl label photo.jpg --criterion threshold:12 --color regions.png\n"
+    "  glccl label cells16.tif --criterion segments --label-image labels.tif\n"
     "  glccl label masks/ --backend raster --out-dir out --labels --stats\n"
     "  glccl label a.png b.png --json --timing --table > summary.json\n";
-
-// The outputs of one input; an empty path is not written.
-struct OutputPaths {
-    std::string labels, stats, color;
-};
-
-struct LabelCommand {
-    std::vector<std::string> arguments;  // INPUT and FOLDER arguments as given
-    Backend backend = Backend::Auto;
-    Connectivity connectivity = Connectivity::Eight;
-    Criterion criterion = Criterion::binary();
-    OutputPaths paths;                   // without --out-dir: the paths given
-    std::string outDir;                  // with --out-dir: the folder, and which outputs
-    bool writeLabels = false, writeStats = false, writeColor = false;
-    bool force = false;
-    bool json = false;
-    bool timing = false;
-    bool table = false;
-    bool progress = false;
-};
-
-bool hasOutDir(ArgumentCursor cursor) {
-    while (!cursor.done()) {
-        const std::string arg = cursor.take();
-        if (ArgumentCursor::splitOption(arg).first == "--out-dir") return true;
-    }
-    return false;
-}
-
-// --labels, --stats and --color take a path, or, once --out-dir is given
-// anywhere on the line, no value at all: "--out-dir out --labels a.png" must
-// not read a.png as the labels' path. So --out-dir is looked for first.
-LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
-    LabelCommand options;
-    const bool switches = hasOutDir(cursor);
-    while (!cursor.done()) {
-        const std::string arg = cursor.take();
-        auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
-        const auto output = [&](std::string& path, bool& wanted) {
-            if (!switches) {
-                if (!inlineValue && cursor.done())
-                    throw UsageError("option " + name + " needs a value: a file for one INPUT, or no value "
-                                     "together with --out-dir DIR");
-                path = cursor.valueOf(name, inlineValue);
-            } else if (inlineValue) {
-                throw UsageError("option " + name + " takes no value with --out-dir: the file names come from "
-                                 "the inputs (see glccl label --help)");
-            } else {
-                wanted = true;
-            }
-        };
-        if (name == "--backend") {
-            options.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
-        } else if (name == "--connectivity") {
-            options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
-        } else if (name == "--criterion") {
-            options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
-        } else if (name == "--labels") {
-            output(options.paths.labels, options.writeLabels);
-        } else if (name == "--stats") {
-            output(options.paths.stats, options.writeStats);
-        } else if (name == "--color") {
-            output(options.paths.color, options.writeColor);
-        } else if (name == "--out-dir") {
-            if (!options.outDir.empty()) throw UsageError("option --out-dir is given twice");
-            options.outDir = cursor.valueOf(name, inlineValue);
-        } else if (name == "--force" && !inlineValue) {
-            options.force = true;
-        } else if (name == "--json" && !inlineValue) {
-            options.json = true;
-        } else if (name == "--timing" && !inlineValue) {
-            options.timing = true;
-        } else if (name == "--table" && !inlineValue) {
-            options.table = true;
-        } else if (name == "--progress" && !inlineValue) {
-            options.progress = true;
-        } else if (arg.size() > 1 && arg[0] == '-') {
-            throw UsageError("unknown option '" + arg + "' for label (see glccl label --help)");
-        } else {
-            options.arguments.push_back(arg);
-        }
-    }
-    if (options.arguments.empty()) throw UsageError("label needs an INPUT image (see glccl label --help)");
-    if (switches && !options.writeLabels && !options.writeStats && !options.writeColor)
-        throw UsageError("--out-dir needs at least one of --labels, --stats, --color (given without a value)");
-    return options;
-}
 
 bool isFolder(const std::string& path) {
     std::error_code error;
@@ -235,7 +161,7 @@ std::vector<std::string> imagesInFolder(const std::string& folder) {
     }
     if (error) throw Error("cannot list folder '" + folder + "': " + error.message());
     if (files.empty())
-        throw Error("folder '" + folder + "' holds no image file (.png .jpg .jpeg .pgm .ppm)");
+        throw Error("folder '" + folder + "' holds no image file (.png .jpg .jpeg .tif .tiff .pgm .ppm)");
     std::sort(files.begin(), files.end());
     return files;
 }
@@ -262,11 +188,11 @@ std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vec
                                      bool batch) {
     std::vector<OutputPaths> plan;
     if (options.outDir.empty()) {
-        const bool anyPath =
-            !options.paths.labels.empty() || !options.paths.stats.empty() || !options.paths.color.empty();
+        const bool anyPath = !options.paths.labels.empty() || !options.paths.stats.empty() ||
+                             !options.paths.color.empty() || !options.paths.labelImage.empty();
         if (batch && anyPath)
-            throw UsageError("with several inputs or a folder, --labels, --stats and --color write into a folder: "
-                             "give --out-dir DIR and those options without a value");
+            throw UsageError("with several inputs or a folder, --labels, --stats and --color write into a folder, "
+                             "as does --label-image: give --out-dir DIR and those options without a value");
         plan.assign(inputs.size(), options.paths);
     } else {
         try {
@@ -279,14 +205,22 @@ std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vec
             const std::string stem = folder + fileStem(input);
             plan.push_back({options.writeLabels ? stem + "_labels.npy" : "",
                             options.writeStats ? stem + "_stats.csv" : "",
-                            options.writeColor ? stem + "_color.png" : ""});
+                            options.writeColor ? stem + "_color.png" : "",
+                            options.writeLabelImage ? stem + "_labels" : "", options.writeLabelImage});
         }
     }
 
     std::map<std::string, std::pair<std::string, const char*>> owners;  // path -> input, option
     for (std::size_t i = 0; i < inputs.size(); ++i) {
-        const std::pair<const char*, const std::string*> outputs[] = {
-            {"--labels", &plan[i].labels}, {"--stats", &plan[i].stats}, {"--color", &plan[i].color}};
+        // An automatic label image may take either name: both are checked.
+        const std::string autoPng = plan[i].labelImageAuto ? plan[i].labelImage + ".png" : "";
+        const std::string autoTif = plan[i].labelImageAuto ? plan[i].labelImage + ".tif" : "";
+        const std::string* labelImage = plan[i].labelImageAuto ? &autoPng : &plan[i].labelImage;
+        const std::pair<const char*, const std::string*> outputs[] = {{"--labels", &plan[i].labels},
+                                                                      {"--stats", &plan[i].stats},
+                                                                      {"--color", &plan[i].color},
+                                                                      {"--label-image", labelImage},
+                                                                      {"--label-image", &autoTif}};
         for (const auto& [option, path] : outputs) {
             if (path->empty()) continue;
             const auto [owner, added] = owners.try_emplace(*path, inputs[i], option);
@@ -326,6 +260,15 @@ struct LabeledInput {
 // that a failed input leaves no partial set of results.
 std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths& paths, const Labeling& labeling,
                                                              bool force) {
+    // The label image's format first: a 16-bit PNG asked for labels past
+    // 65535 fails the input before any of its outputs is written.
+    std::string labelImagePath = paths.labelImage;
+    LabelImageFormat labelImageFormat = LabelImageFormat::Auto;
+    if (!paths.labelImage.empty()) {
+        labelImageFormat = resolveLabelImageFormat(
+            labeling, paths.labelImageAuto ? LabelImageFormat::Auto : labelImageFormatOf("--label-image", paths.labelImage));
+        if (paths.labelImageAuto) labelImagePath += labelImageFormat == LabelImageFormat::Png16 ? ".png" : ".tif";
+    }
     std::vector<std::pair<const char*, std::string>> written;
     try {
         if (!paths.labels.empty()) {
@@ -339,6 +282,10 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
         if (!paths.color.empty()) {
             writePng(paths.color, colorizeLabels(labeling), force);
             written.emplace_back("color", paths.color);
+        }
+        if (!labelImagePath.empty()) {
+            writeLabelImage(labelImagePath, labeling, labelImageFormat, force);
+            written.emplace_back("label_image", labelImagePath);
         }
     } catch (...) {
         for (const auto& output : written) std::remove(output.second.c_str());
@@ -542,7 +489,7 @@ int runHelp(ArgumentCursor& cursor) {
     }
     const std::string topic = cursor.take();
     if (topic == "label") {
-        std::cout << kLabelHelp;
+        std::cout << kLabelHelp << kTiledLabelHelp;
         return 0;
     }
     for (const Command& command : subcommands()) {
@@ -573,10 +520,13 @@ int dispatch(int argc, char** argv) {
     if (command == "label") {
         for (int i = 2; i < argc; ++i) {
             if (isHelpFlag(argv[i])) {
-                std::cout << kLabelHelp;
+                std::cout << kLabelHelp << kTiledLabelHelp;
                 return 0;
             }
         }
+        // Images past one backend call, or tiled options: tiled.cpp.
+        if (const std::optional<int> status = runTiledLabelIfNeeded(std::vector<std::string>(argv + 2, argv + argc)))
+            return *status;
         return runLabel(cursor);
     }
     for (const Command& subcommand : subcommands())
