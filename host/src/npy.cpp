@@ -3,23 +3,20 @@
 // little-endian header length, then a Python dict literal padded with
 // spaces and ended by '\n' so that the data starts on a 64-byte boundary.
 
-#include <charconv>
-#include <cmath>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "byte_source.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "image_decoders.hpp"
+#include "npy_format.hpp"
 #include "output_file.hpp"
 
 namespace glccl {
 
 namespace {
-
-constexpr char kNpyMagic[] = "\x93NUMPY";
-constexpr std::size_t kNpyMagicSize = 6;
 
 std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
 
@@ -28,107 +25,18 @@ std::string sizeText(std::uint64_t width, std::uint64_t height) {
 }
 
 void writeNpyHeader(detail::OutputFile& file, const std::string& descr, const std::string& shape) {
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
-    constexpr std::size_t kPreamble = kNpyMagicSize + 4;
-    const std::size_t unpadded = kPreamble + header.size() + 1;
-    header.append((64 - unpadded % 64) % 64, ' ');
-    header.push_back('\n');
-    const std::uint16_t headerLength = std::uint16_t(header.size());
-    const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(headerLength & 0xFF),
-                                      char(headerLength >> 8)};
-    file.write(preamble, kPreamble);
-    file.write(header);
+    file.write(detail::npyHeaderBytes(descr, shape));
 }
 
-// The value after 'key': in the header dict, up to the next ',' outside
-// parentheses (or the closing brace); "" when the key is missing.
-std::string npyHeaderValue(const std::string& header, const std::string& key) {
-    const std::size_t at = header.find("'" + key + "'");
-    if (at == std::string::npos) return {};
-    std::size_t start = header.find(':', at);
-    if (start == std::string::npos) return {};
-    ++start;
-    int depth = 0;
-    std::size_t end = start;
-    for (; end < header.size(); ++end) {
-        const char c = header[end];
-        if (c == '(') ++depth;
-        if (c == ')') --depth;
-        if ((c == ',' && depth == 0) || c == '}') break;
-    }
-    std::string value = header.substr(start, end - start);
-    const auto first = value.find_first_not_of(' ');
-    const auto last = value.find_last_not_of(' ');
-    return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+// detail::readNpyHeader on a byte source: each read at its offset, so the
+// source is left at the data.
+detail::NpyHeader readNpyHeaderFrom(detail::ByteSource& source, const std::function<Error(const std::string&)>& fail) {
+    return detail::readNpyHeader(
+        [&source](void* out, std::size_t size, std::uint64_t offset) {
+            return source.seek(offset) ? source.read(out, size) : std::size_t(0);
+        },
+        fail);
 }
-
-// "(A, B, ...)" -> {A, B, ...}; false when it is not a tuple of at most
-// four integers.
-bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides) {
-    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
-    sides.clear();
-    std::size_t at = 1;
-    while (at < text.size() - 1) {
-        while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
-        if (at >= text.size() - 1) break;
-        std::uint64_t side = 0;
-        const auto result = std::from_chars(text.data() + at, text.data() + text.size() - 1, side);
-        if (result.ec != std::errc() || sides.size() == 4) return false;
-        sides.push_back(side);
-        at = std::size_t(result.ptr - text.data());
-    }
-    return true;
-}
-
-// The header fields of an .npy file, the source positioned at its data.
-struct NpyHeader {
-    std::string descr, fortranOrder, shape;
-    std::uint64_t dataOffset = 0;
-};
-
-// Reads the preamble and header of a NumPy .npy file (format 1, 2 or 3);
-// `fail` makes the error for a reason.
-template <class Fail>
-NpyHeader readNpyHeader(detail::ByteSource& source, const Fail& fail) {
-    NpyHeader npy;
-    unsigned char preamble[kNpyMagicSize + 2];
-    if (!source.seek(0) || source.read(preamble, sizeof preamble) != sizeof preamble ||
-        std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
-        throw fail("is not a NumPy .npy file");
-    const unsigned version = preamble[kNpyMagicSize];
-    if (version < 1 || version > 3)
-        throw fail("has NPY format version " + std::to_string(version) + "; 1, 2 and 3 are read");
-    unsigned char length[4] = {0, 0, 0, 0};
-    const std::size_t lengthBytes = version == 1 ? 2 : 4;
-    if (source.read(length, lengthBytes) != lengthBytes) throw fail("ends inside its header");
-    const std::uint32_t headerLength = std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 |
-                                       std::uint32_t(length[2]) << 16 | std::uint32_t(length[3]) << 24;
-    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
-    std::string header(headerLength, '\0');
-    if (source.read(header.data(), headerLength) != headerLength) throw fail("ends inside its header");
-    npy.descr = npyHeaderValue(header, "descr");
-    npy.fortranOrder = npyHeaderValue(header, "fortran_order");
-    npy.shape = npyHeaderValue(header, "shape");
-    npy.dataOffset = sizeof preamble + lengthBytes + headerLength;
-    return npy;
-}
-
-
-// The dtypes an .npy image may hold and the depth each becomes. Every value
-// must be an unsigned integer the depth holds exactly (int32 values >= 0,
-// float32 values whole and in 0..2^32-1); anything else is an error, never
-// a rounding or a reduction.
-enum class NpyKind { Unsigned, Bool, Signed, Float };
-struct NpyDtype {
-    const char* descr;
-    std::size_t size;
-    NpyKind kind;
-    int depth;
-};
-constexpr NpyDtype kNpyImageDtypes[] = {{"'|u1'", 1, NpyKind::Unsigned, 8}, {"'<u1'", 1, NpyKind::Unsigned, 8},
-                                        {"'|b1'", 1, NpyKind::Bool, 8},     {"'<u2'", 2, NpyKind::Unsigned, 16},
-                                        {"'<i4'", 4, NpyKind::Signed, 32},  {"'<u4'", 4, NpyKind::Unsigned, 32},
-                                        {"'<f4'", 4, NpyKind::Float, 32}};
 
 }  // namespace
 
@@ -159,12 +67,12 @@ Labeling readLabelsNpy(const std::string& path) {
     const std::string where = "glccl::readLabelsNpy(): ";
     const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
     detail::ByteSource source(where, path);
-    const NpyHeader npy = readNpyHeader(source, fail);
+    const detail::NpyHeader npy = readNpyHeaderFrom(source, fail);
     const std::string& descr = npy.descr;
     if (descr != "'<u4'") throw fail("holds " + (descr.empty() ? std::string("no dtype") : descr) + ", not '<u4' labels");
     if (npy.fortranOrder != "False") throw fail("is in Fortran order; C order is read");
     std::vector<std::uint64_t> sides;
-    if (!parseNpySides(npy.shape, sides) || sides.size() != 2 || sides[0] < 1 || sides[1] < 1 ||
+    if (!detail::parseNpySides(npy.shape, sides) || sides.size() != 2 || sides[0] < 1 || sides[1] < 1 ||
         sides[0] > std::uint64_t(kMaxImageDimension) || sides[1] > std::uint64_t(kMaxImageDimension))
         throw fail("has shape " + npy.shape + "; labels have shape (height, width), each 1.." +
                    std::to_string(kMaxImageDimension));
@@ -187,10 +95,8 @@ namespace detail {
 Image decodeNpy(const ReadContext& context) {
     ByteSource& source = context.source;
     const auto fail = [&](const std::string& why) { return context.fail(".npy: " + why); };
-    const NpyHeader npy = readNpyHeader(source, [&](const std::string& why) { return fail("the file " + why); });
-    const NpyDtype* dtype = nullptr;
-    for (const NpyDtype& d : kNpyImageDtypes)
-        if (npy.descr == d.descr) dtype = &d;
+    const NpyHeader npy = readNpyHeaderFrom(source, [&](const std::string& why) { return fail("the file " + why); });
+    const NpyDtype* dtype = findNpyImageDtype(npy.descr);
     if (dtype == nullptr)
         throw fail("dtype " + (npy.descr.empty() ? std::string("missing") : npy.descr) +
                    " is not read; images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
@@ -228,21 +134,9 @@ Image decodeNpy(const ReadContext& context) {
         for (std::uint64_t k = 0; k < run; ++k) {
             const std::uint64_t i = start + k;  // element index in file order
             const std::uint8_t* p = chunk.data() + k * dtype->size;
-            std::uint32_t bits = 0;
-            for (std::size_t b = 0; b < dtype->size; ++b) bits |= std::uint32_t(p[b]) << (8 * b);
-            std::uint32_t value = bits;
-            bool exact = true;
-            double shown = bits;
-            if (dtype->kind == NpyKind::Signed) {
-                shown = double(std::int32_t(bits));
-                exact = std::int32_t(bits) >= 0;
-            } else if (dtype->kind == NpyKind::Float) {
-                float f;
-                std::memcpy(&f, &bits, 4);
-                shown = f;
-                exact = f >= 0.0f && f <= 4294967040.0f && std::floor(f) == f;  // the largest float below 2^32
-                value = exact ? std::uint32_t(f) : 0;
-            }
+            std::uint32_t value = 0;
+            double shown = 0;
+            const bool exact = npyElementValue(p, *dtype, value, shown);
             // (y, x, c) of element i: C order is y-major, Fortran order c-major with y fastest.
             const std::uint64_t y = fortran ? i % height : i / (width * planes);
             const std::uint64_t x = fortran ? (i / height) % width : (i / planes) % width;

@@ -6,13 +6,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "glccl/error.hpp"
+#include "npy_format.hpp"
 
 namespace glccl {
 
@@ -33,92 +32,22 @@ void checkRectangle(const char* where, const ImageSource& source, std::uint32_t 
                     " image");
 }
 
-// The header of a NumPy .npy file: what NpyImageSource and peekNpyShape need.
-struct NpyHeader {
-    std::string descr, fortranOrder, shape;
-    std::uint64_t dataOffset = 0;
-};
+using detail::NpyDtype;
+using detail::NpyHeader;
+using detail::NpyKind;
+using detail::kNpyMagic;
+using detail::kNpyMagicSize;
 
-constexpr char kNpyMagic[] = "\x93NUMPY";
-constexpr std::size_t kNpyMagicSize = 6;
-
-// The value after 'key' in the header dict, up to the next ',' outside
-// parentheses (or the closing brace); "" when the key is missing.
-std::string headerValue(const std::string& header, const std::string& key) {
-    const std::size_t at = header.find("'" + key + "'");
-    if (at == std::string::npos) return {};
-    std::size_t start = header.find(':', at);
-    if (start == std::string::npos) return {};
-    ++start;
-    int depth = 0;
-    std::size_t end = start;
-    for (; end < header.size(); ++end) {
-        const char c = header[end];
-        if (c == '(') ++depth;
-        if (c == ')') --depth;
-        if ((c == ',' && depth == 0) || c == '}') break;
-    }
-    const std::string value = header.substr(start, end - start);
-    const auto first = value.find_first_not_of(' ');
-    const auto last = value.find_last_not_of(' ');
-    return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
-}
-
-bool parseSides(const std::string& text, std::vector<std::uint64_t>& sides) {
-    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
-    sides.clear();
-    std::size_t at = 1;
-    while (at < text.size() - 1) {
-        while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
-        if (at >= text.size() - 1) break;
-        std::uint64_t side = 0;
-        const auto result = std::from_chars(text.data() + at, text.data() + text.size() - 1, side);
-        if (result.ec != std::errc()) return false;
-        sides.push_back(side);
-        at = std::size_t(result.ptr - text.data());
-    }
-    return true;
-}
-
+// The header of the .npy file open at `descriptor` (host/src/npy_format.hpp),
+// read by offset: the descriptor's position is left alone.
 NpyHeader readNpyHeader(int descriptor, const std::string& path, const std::string& where) {
-    const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
-    unsigned char preamble[kNpyMagicSize + 2 + 4] = {};
-    const ssize_t got = ::pread(descriptor, preamble, sizeof preamble, 0);
-    if (got < ssize_t(kNpyMagicSize + 4) || std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
-        throw fail("is not a NumPy .npy file");
-    const unsigned version = preamble[kNpyMagicSize];
-    if (version != 1 && version != 2) throw fail("has NPY format version " + std::to_string(version) + "; 1 or 2 are read");
-    const std::size_t lengthBytes = version == 1 ? 2 : 4;
-    if (got < ssize_t(kNpyMagicSize + 2 + lengthBytes)) throw fail("ends inside its header");
-    const unsigned char* length = preamble + kNpyMagicSize + 2;
-    const std::uint32_t headerLength = std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 |
-                                       (lengthBytes == 4 ? std::uint32_t(length[2]) << 16 | std::uint32_t(length[3]) << 24 : 0);
-    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
-    std::string header(headerLength, '\0');
-    const off_t headerStart = off_t(kNpyMagicSize + 2 + lengthBytes);
-    if (::pread(descriptor, header.data(), headerLength, headerStart) != ssize_t(headerLength))
-        throw fail("ends inside its header");
-    NpyHeader npy;
-    npy.descr = headerValue(header, "descr");
-    npy.fortranOrder = headerValue(header, "fortran_order");
-    npy.shape = headerValue(header, "shape");
-    npy.dataOffset = std::uint64_t(headerStart) + headerLength;
-    return npy;
+    return detail::readNpyHeader(
+        [descriptor](void* out, std::size_t size, std::uint64_t offset) {
+            const ssize_t got = ::pread(descriptor, out, size, off_t(offset));
+            return got < 0 ? std::size_t(0) : std::size_t(got);
+        },
+        [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); });
 }
-
-// The dtypes glccl::readImage takes and the depth each becomes, so both
-// read the same files to the same samples.
-enum class NpyKind { Unsigned, Bool, Signed, Float };
-struct NpyDtype {
-    const char* descr;
-    std::size_t size;
-    NpyKind kind;
-    int depth;
-};
-constexpr NpyDtype kDtypes[] = {{"'|u1'", 1, NpyKind::Unsigned, 8}, {"'<u1'", 1, NpyKind::Unsigned, 8},
-                                {"'|b1'", 1, NpyKind::Bool, 8},     {"'<u2'", 2, NpyKind::Unsigned, 16},
-                                {"'<i4'", 4, NpyKind::Signed, 32},  {"'<u4'", 4, NpyKind::Unsigned, 32},
-                                {"'<f4'", 4, NpyKind::Float, 32}};
 
 // What an .npy image header says, checked.
 struct NpyLayout {
@@ -133,13 +62,12 @@ NpyLayout checkedLayout(int descriptor, const std::string& path, const std::stri
     NpyLayout layout;
     layout.header = readNpyHeader(descriptor, path, where);
     const NpyHeader& npy = layout.header;
-    for (const NpyDtype& d : kDtypes)
-        if (npy.descr == d.descr) layout.dtype = &d;
+    layout.dtype = detail::findNpyImageDtype(npy.descr);
     if (layout.dtype == nullptr)
         throw fail("holds " + (npy.descr.empty() ? std::string("no dtype") : npy.descr) +
                    "; .npy images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
     std::vector<std::uint64_t> sides;
-    if (!parseSides(npy.shape, sides) || sides.size() < 2 || sides.size() > 3 ||
+    if (!detail::parseNpySides(npy.shape, sides) || sides.size() < 2 || sides.size() > 3 ||
         (sides.size() == 3 && sides[2] != 1 && sides[2] != 3 && sides[2] != 4))
         throw fail("has shape " + npy.shape + "; images are (height, width) or (height, width, 1|3|4)");
     layout.height = sides[0];
@@ -240,27 +168,16 @@ struct NpyImageSource::Impl {
     // it is no unsigned integer of 32 bits (as glccl::readImage refuses it).
     std::uint32_t sampleAt(std::uint64_t i, std::uint64_t y, std::uint64_t x, std::uint64_t c) const {
         const std::uint8_t* p = map + layout.header.dataOffset + i * layout.dtype->size;
-        std::uint32_t bits = 0;
-        for (std::size_t b = 0; b < layout.dtype->size; ++b) bits |= std::uint32_t(p[b]) << (8 * b);
-        double shown = bits;
-        bool exact = true;
-        if (layout.dtype->kind == NpyKind::Signed) {
-            shown = double(std::int32_t(bits));
-            exact = std::int32_t(bits) >= 0;
-        } else if (layout.dtype->kind == NpyKind::Float) {
-            float f;
-            std::memcpy(&f, &bits, 4);
-            shown = f;
-            exact = f >= 0.0f && f <= 4294967040.0f && std::floor(f) == f;  // the largest float below 2^32
-            bits = exact ? std::uint32_t(f) : 0;
-        }
+        std::uint32_t value = 0;
+        double shown = 0;
+        const bool exact = detail::npyElementValue(p, *layout.dtype, value, shown);
         if (!exact)
             throw Error("glccl::NpyImageSource: " + inQuotes(path) + " holds the value " + std::to_string(shown) +
                         " at [" + std::to_string(y) + ", " + std::to_string(x) +
                         (layout.planes > 1 ? ", " + std::to_string(c) : "") +
                         "], which is not an unsigned integer in 0..4294967295 (signed, fractional and "
                         "non-finite values are never rounded)");
-        return bits;
+        return value;
     }
 };
 

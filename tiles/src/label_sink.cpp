@@ -1,17 +1,16 @@
 #include "glccl/label_sink.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <string>
 
 #include "glccl/error.hpp"
+#include "npy_format.hpp"
+#include "output_file.hpp"
 
 namespace glccl {
 
@@ -45,16 +44,8 @@ LabelType decideLabelType(LabelType requested, std::uint64_t count, std::uint64_
 }
 
 std::string labelsNpyHeader(std::uint32_t width, std::uint32_t height, LabelType type) {
-    const std::string descr = type == LabelType::Uint64 ? "<u8" : "<u4";
-    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(height) +
-                         ", " + std::to_string(width) + "), }";
-    constexpr std::size_t kPreamble = 10;  // magic, version 1.0, 16-bit header length
-    const std::size_t unpadded = kPreamble + header.size() + 1;
-    header.append((64 - unpadded % 64) % 64, ' ');
-    header.push_back('\n');
-    const std::size_t length = header.size();
-    const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(length & 0xFF), char(length >> 8)};
-    return std::string(preamble, kPreamble) + header;
+    return detail::npyHeaderBytes(type == LabelType::Uint64 ? "<u8" : "<u4",
+                                  "(" + std::to_string(height) + ", " + std::to_string(width) + ")");
 }
 
 void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
@@ -102,83 +93,14 @@ namespace {
 
 std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
 
-// A file written all or nothing (as glccl's other writers do): a hidden
-// temporary file beside the target, named only once complete.
-class StagedFile {
-public:
-    StagedFile(std::string path, bool overwrite) : path_(std::move(path)), overwrite_(overwrite) {
-        const std::string where = "glccl::NpyLabelSink: ";
-        if (!overwrite && ::access(path_.c_str(), F_OK) == 0)
-            throw Error(where + inQuotes(path_) + " already exists; use --force (overwrite = true) to replace it");
-        const std::filesystem::path target(path_);
-        const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-        static std::atomic<unsigned> serial{0};
-        int descriptor = -1;
-        for (int attempt = 0; attempt < 100 && descriptor < 0; ++attempt) {
-            temporary_ = (folder / ("." + target.filename().string() + ".glccl-" + std::to_string(::getpid()) + "-" +
-                                    std::to_string(serial++)))
-                             .string();
-            errno = 0;
-            descriptor = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-            if (descriptor < 0 && errno != EEXIST) break;
-        }
-        if (descriptor < 0) throw Error(where + "cannot create " + inQuotes(path_) + ": " + std::strerror(errno));
-        file_ = ::fdopen(descriptor, "wb");
-        if (file_ == nullptr) {
-            ::close(descriptor);
-            std::remove(temporary_.c_str());
-            throw Error(where + "cannot create " + inQuotes(path_));
-        }
-        // Rows arrive in bands of megabytes: a larger buffer saves calls.
-        std::setvbuf(file_, nullptr, _IOFBF, std::size_t(1) << 22);
-    }
-    StagedFile(const StagedFile&) = delete;
-    StagedFile& operator=(const StagedFile&) = delete;
-    ~StagedFile() {
-        if (file_ == nullptr) return;
-        std::fclose(file_);
-        std::remove(temporary_.c_str());
-    }
-
-    void write(const void* data, std::size_t size) {
-        if (size == 0) return;
-        errno = 0;
-        if (std::fwrite(data, 1, size, file_) != size)
-            throw Error("glccl::NpyLabelSink: cannot write " + inQuotes(path_) + ": " + std::strerror(errno));
-    }
-
-    // Flushes, closes and names the file.
-    void commit() {
-        const std::string where = "glccl::NpyLabelSink: ";
-        std::FILE* file = file_;
-        file_ = nullptr;
-        errno = 0;
-        const bool flushed = std::fflush(file) == 0;
-        int error = errno;
-        const bool closed = std::fclose(file) == 0;
-        if (flushed && !closed) error = errno;
-        if (!flushed || !closed) {
-            std::remove(temporary_.c_str());
-            throw Error(where + "cannot finish writing " + inQuotes(path_) + ": " + std::strerror(error));
-        }
-        errno = 0;
-        const bool named = overwrite_ ? ::rename(temporary_.c_str(), path_.c_str()) == 0
-                                      : ::link(temporary_.c_str(), path_.c_str()) == 0;
-        error = errno;
-        if (!overwrite_ || !named) std::remove(temporary_.c_str());
-        if (!named && !overwrite_ && error == EEXIST)
-            throw Error(where + inQuotes(path_) + " already exists; use --force (overwrite = true) to replace it");
-        if (!named) throw Error(where + "cannot finish writing " + inQuotes(path_) + ": " + std::strerror(error));
-    }
-
-    // Removes the named file again (a later output failed).
-    void unname() const { std::remove(path_.c_str()); }
-
-private:
-    std::string path_, temporary_;
-    bool overwrite_ = false;
-    std::FILE* file_ = nullptr;
-};
+// A file written all or nothing, as glccl's other writers do
+// (host/src/output_file.hpp), with a buffer for rows that arrive in bands of
+// megabytes.
+std::unique_ptr<detail::OutputFile> stagedFile(const std::string& path, bool overwrite) {
+    auto file = std::make_unique<detail::OutputFile>("glccl::NpyLabelSink: ", path, overwrite);
+    std::setvbuf(file->stream(), nullptr, _IOFBF, std::size_t(1) << 22);
+    return file;
+}
 
 }  // namespace
 
@@ -186,7 +108,7 @@ struct NpyLabelSink::Impl {
     std::string labelsPath, statsPath;
     bool overwrite = false;
     std::size_t keptComponents = 0;
-    std::unique_ptr<StagedFile> labels, stats;
+    std::unique_ptr<detail::OutputFile> labels, stats;
     std::uint32_t width = 0, height = 0, nextRow = 0;
     std::uint64_t nextLabel = 1, count = 0;
     LabelType type = LabelType::Uint32;
@@ -217,12 +139,12 @@ void NpyLabelSink::begin(std::uint32_t width, std::uint32_t height, LabelType ty
     impl.count = count;
     kept_.clear();
     if (!impl.labelsPath.empty()) {
-        impl.labels = std::make_unique<StagedFile>(impl.labelsPath, impl.overwrite);
+        impl.labels = stagedFile(impl.labelsPath, impl.overwrite);
         const std::string header = labelsNpyHeader(width, height, type);
         impl.labels->write(header.data(), header.size());
     }
     if (!impl.statsPath.empty()) {
-        impl.stats = std::make_unique<StagedFile>(impl.statsPath, impl.overwrite);
+        impl.stats = stagedFile(impl.statsPath, impl.overwrite);
         impl.text = kStatsCsvHeader;
     }
 }
@@ -262,12 +184,12 @@ void NpyLabelSink::finish() {
         throw Error("glccl::NpyLabelSink::finish(): " + std::to_string(impl.nextLabel - 1) + " of " +
                     std::to_string(impl.count) + " table rows were written");
     if (impl.stats) impl.stats->write(impl.text.data(), impl.text.size());
-    if (impl.labels) impl.labels->commit();
+    if (impl.labels) impl.labels->close();
     try {
-        if (impl.stats) impl.stats->commit();
+        if (impl.stats) impl.stats->close();
     } catch (...) {
         // All or nothing across the outputs too: no labels without their table.
-        if (impl.labels) impl.labels->unname();
+        if (impl.labels) std::remove(impl.labelsPath.c_str());
         throw;
     }
 }

@@ -1,0 +1,118 @@
+#include "npy_format.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+namespace glccl::detail {
+
+namespace {
+
+// The value after 'key': in the header dict, up to the next ',' outside
+// parentheses (or the closing brace); "" when the key is missing.
+std::string npyHeaderValue(const std::string& header, const std::string& key) {
+    const std::size_t at = header.find("'" + key + "'");
+    if (at == std::string::npos) return {};
+    std::size_t start = header.find(':', at);
+    if (start == std::string::npos) return {};
+    ++start;
+    int depth = 0;
+    std::size_t end = start;
+    for (; end < header.size(); ++end) {
+        const char c = header[end];
+        if (c == '(') ++depth;
+        if (c == ')') --depth;
+        if ((c == ',' && depth == 0) || c == '}') break;
+    }
+    std::string value = header.substr(start, end - start);
+    const auto first = value.find_first_not_of(' ');
+    const auto last = value.find_last_not_of(' ');
+    return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+}
+
+constexpr NpyDtype kNpyImageDtypes[] = {{"'|u1'", 1, NpyKind::Unsigned, 8}, {"'<u1'", 1, NpyKind::Unsigned, 8},
+                                        {"'|b1'", 1, NpyKind::Bool, 8},     {"'<u2'", 2, NpyKind::Unsigned, 16},
+                                        {"'<i4'", 4, NpyKind::Signed, 32},  {"'<u4'", 4, NpyKind::Unsigned, 32},
+                                        {"'<f4'", 4, NpyKind::Float, 32}};
+
+}  // namespace
+
+std::string npyHeaderBytes(const std::string& descr, const std::string& shape) {
+    std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    constexpr std::size_t kPreamble = kNpyMagicSize + 4;  // magic, version 1.0, 16-bit header length
+    const std::size_t unpadded = kPreamble + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header.push_back('\n');
+    const std::size_t length = header.size();
+    const char preamble[kPreamble] = {'\x93', 'N', 'U', 'M', 'P', 'Y', 1, 0, char(length & 0xFF), char(length >> 8)};
+    return std::string(preamble, kPreamble) + header;
+}
+
+NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std::uint64_t)>& readAt,
+                        const std::function<Error(const std::string&)>& fail) {
+    NpyHeader npy;
+    unsigned char preamble[kNpyMagicSize + 2];
+    if (readAt(preamble, sizeof preamble, 0) != sizeof preamble || std::memcmp(preamble, kNpyMagic, kNpyMagicSize) != 0)
+        throw fail("is not a NumPy .npy file");
+    const unsigned version = preamble[kNpyMagicSize];
+    if (version < 1 || version > 3)
+        throw fail("has NPY format version " + std::to_string(version) + "; 1, 2 and 3 are read");
+    unsigned char length[4] = {0, 0, 0, 0};
+    const std::size_t lengthBytes = version == 1 ? 2 : 4;
+    if (readAt(length, lengthBytes, sizeof preamble) != lengthBytes) throw fail("ends inside its header");
+    const std::uint32_t headerLength = std::uint32_t(length[0]) | std::uint32_t(length[1]) << 8 |
+                                       std::uint32_t(length[2]) << 16 | std::uint32_t(length[3]) << 24;
+    if (headerLength > (1u << 16)) throw fail("has a header of " + std::to_string(headerLength) + " bytes");
+    std::string header(headerLength, '\0');
+    const std::uint64_t headerStart = sizeof preamble + lengthBytes;
+    if (readAt(header.data(), headerLength, headerStart) != headerLength) throw fail("ends inside its header");
+    npy.descr = npyHeaderValue(header, "descr");
+    npy.fortranOrder = npyHeaderValue(header, "fortran_order");
+    npy.shape = npyHeaderValue(header, "shape");
+    npy.dataOffset = headerStart + headerLength;
+    return npy;
+}
+
+bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides) {
+    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
+    sides.clear();
+    std::size_t at = 1;
+    while (at < text.size() - 1) {
+        while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
+        if (at >= text.size() - 1) break;
+        std::uint64_t side = 0;
+        const auto result = std::from_chars(text.data() + at, text.data() + text.size() - 1, side);
+        if (result.ec != std::errc() || sides.size() == 4) return false;
+        sides.push_back(side);
+        at = std::size_t(result.ptr - text.data());
+    }
+    return true;
+}
+
+const NpyDtype* findNpyImageDtype(const std::string& descr) {
+    for (const NpyDtype& d : kNpyImageDtypes)
+        if (descr == d.descr) return &d;
+    return nullptr;
+}
+
+bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint32_t& value, double& shown) {
+    std::uint32_t bits = 0;
+    for (std::size_t b = 0; b < dtype.size; ++b) bits |= std::uint32_t(p[b]) << (8 * b);
+    value = bits;
+    shown = bits;
+    if (dtype.kind == NpyKind::Signed) {
+        shown = double(std::int32_t(bits));
+        return std::int32_t(bits) >= 0;
+    }
+    if (dtype.kind == NpyKind::Float) {
+        float f;
+        std::memcpy(&f, &bits, 4);
+        shown = f;
+        const bool exact = f >= 0.0f && f <= 4294967040.0f && std::floor(f) == f;  // the largest float below 2^32
+        value = exact ? std::uint32_t(f) : 0;
+        return exact;
+    }
+    return true;
+}
+
+}  // namespace glccl::detail

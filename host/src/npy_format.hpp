@@ -1,0 +1,62 @@
+#pragma once
+// The NumPy .npy format pieces that every .npy reader and writer of glccl
+// shares (host/src/npy.cpp, and the tiled path's memory-mapped input and
+// streamed output in tiles/): the header, the image dtypes and their exact
+// sample values. NPY (numpy.lib.format): magic, version, little-endian header
+// length, then a Python dict literal padded with spaces and ended by '\n' so
+// that the data starts on a 64-byte boundary.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "glccl/error.hpp"
+
+namespace glccl::detail {
+
+constexpr char kNpyMagic[] = "\x93NUMPY";
+constexpr std::size_t kNpyMagicSize = 6;
+
+// The preamble and header dict of a version 1.0 file holding `descr` (without
+// quotes, e.g. "<u4") in C order of `shape` ("(H, W)"), padded so the data
+// starts on a 64-byte boundary.
+std::string npyHeaderBytes(const std::string& descr, const std::string& shape);
+
+// The header fields of an .npy file and where its data starts.
+struct NpyHeader {
+    std::string descr, fortranOrder, shape;
+    std::uint64_t dataOffset = 0;
+};
+
+// Reads the preamble and header (format 1, 2 or 3). `readAt(out, size,
+// offset)` copies up to size bytes from offset and returns how many; `fail`
+// makes the error for a reason ("is not a NumPy .npy file", ...).
+NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std::uint64_t)>& readAt,
+                        const std::function<Error(const std::string&)>& fail);
+
+// "(A, B, ...)" -> {A, B, ...}; false when it is not a tuple of at most four
+// integers.
+bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides);
+
+// The dtypes an .npy image may hold and the depth each becomes. Every value
+// must be an unsigned integer the depth holds exactly (int32 values >= 0,
+// float32 values whole and in 0..2^32-1); anything else is an error, never
+// a rounding or a reduction.
+enum class NpyKind { Unsigned, Bool, Signed, Float };
+struct NpyDtype {
+    const char* descr;  // as the header writes it, quotes included
+    std::size_t size;
+    NpyKind kind;
+    int depth;
+};
+
+// The image dtype of a header's descr; nullptr for any other.
+const NpyDtype* findNpyImageDtype(const std::string& descr);
+
+// The element at `p` as a sample: true and `value` when it is an unsigned
+// integer of 32 bits; false otherwise, with `shown` the value as read, for
+// the error message.
+bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint32_t& value, double& shown);
+
+}  // namespace glccl::detail
