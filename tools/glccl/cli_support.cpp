@@ -274,6 +274,19 @@ JsonWriter& JsonWriter::integer(std::uint64_t value) {
 
 std::string JsonWriter::take() { return std::exchange(text_, std::string()); }
 
+void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c) {
+    json.beginObject();
+    json.key("label").integer(label);
+    json.key("left").integer(c.left);
+    json.key("top").integer(c.top);
+    json.key("width").integer(c.width);
+    json.key("height").integer(c.height);
+    json.key("area").integer(c.area);
+    json.key("centroid_x").number(c.centroidX);
+    json.key("centroid_y").number(c.centroidY);
+    json.endObject();
+}
+
 JsonWriter& JsonWriter::open(char bracket) {
     beforeValue();
     text_ += bracket;

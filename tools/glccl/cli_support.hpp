@@ -163,6 +163,10 @@ private:
     bool afterKey_ = false;
 };
 
+// One row of the component table as the JSON object of --json --table
+// (the columns of the CSV): {"label": ..., "left": ..., ...}.
+void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c);
+
 // Whether a folder input's file has the extension of a format glccl reads:
 // .png .jpg .jpeg .tif .tiff .pgm .ppm (any case).
 bool hasImageExtension(const std::string& path);

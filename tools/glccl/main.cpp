@@ -366,17 +366,7 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
     if (options.table) {
         json.key("table").beginArray();
         for (std::size_t i = 0; i < std::min(labeling.count(), kTableRows); ++i) {
-            const Component& c = labeling.components[i];
-            json.beginObject();
-            json.key("label").integer(i + 1);
-            json.key("left").integer(c.left);
-            json.key("top").integer(c.top);
-            json.key("width").integer(c.width);
-            json.key("height").integer(c.height);
-            json.key("area").integer(c.area);
-            json.key("centroid_x").number(c.centroidX);
-            json.key("centroid_y").number(c.centroidY);
-            json.endObject();
+            writeComponentJson(json, i + 1, labeling.components[i]);
         }
         json.endArray();
     }

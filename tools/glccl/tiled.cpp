@@ -222,17 +222,7 @@ int runTiled(const TiledCommand& command) {
         if (command.table) {
             json.key("table").beginArray();
             for (std::size_t i = 0; i < sink.firstComponents().size(); ++i) {
-                const Component& c = sink.firstComponents()[i];
-                json.beginObject();
-                json.key("label").integer(i + 1);
-                json.key("left").integer(c.left);
-                json.key("top").integer(c.top);
-                json.key("width").integer(c.width);
-                json.key("height").integer(c.height);
-                json.key("area").integer(c.area);
-                json.key("centroid_x").number(c.centroidX);
-                json.key("centroid_y").number(c.centroidY);
-                json.endObject();
+                writeComponentJson(json, i + 1, sink.firstComponents()[i]);
             }
             json.endArray();
         }
