@@ -1,6 +1,6 @@
-"""What the glccl tests compare against (scikit-image), and which backends
-run here. Shared by the test files of this folder (pytest puts the folder on
-sys.path: it has no __init__.py)."""
+"""What the glccl tests compare against (scikit-image, and OpenCV where its
+Python module imports), and which backends run here. Shared by the test files
+of this folder (pytest puts the folder on sys.path: it has no __init__.py)."""
 
 import os
 
@@ -9,6 +9,13 @@ import pytest
 from skimage import measure
 
 import glccl
+
+try:
+    import cv2
+    WHY_NO_OPENCV = ""
+except ImportError as error:  # the OpenCV tests are skipped with this reason
+    cv2 = None
+    WHY_NO_OPENCV = f"cv2 cannot be imported ({error}); tools/install-deps.sh installs python3-opencv"
 
 AVAILABLE = {b["name"]: b for b in glccl.backends()}
 # auto is the CPU reference on a software rasterizer; compute and raster are
@@ -27,6 +34,10 @@ def backend_params(names):
 BACKENDS = ["auto"] + backend_params(("compute", "raster"))
 # Every backend that takes 16- and 32-bit samples (cuda reads 8-bit ones).
 DEEP_BACKENDS = backend_params(("cpu", "compute", "raster"))
+# Every backend by name: cpu, the GL engines (llvmpipe in CI) and cuda (skipped
+# with its reason where there is no GPU or no CUDA build).
+EVERY_BACKEND = backend_params(("cpu", "raster", "compute", "cuda"))
+TABLE_COLUMNS = ("left", "top", "width", "height", "area", "centroid_x", "centroid_y")
 
 
 def skimage_labels(image, connectivity, segments=False, level=0):
@@ -39,6 +50,46 @@ def skimage_labels(image, connectivity, segments=False, level=0):
     source = values if segments else (values > level)
     labels, n = measure.label(source, background=0, connectivity=conn, return_num=True)
     return labels, n
+
+
+def skimage_table(labels):
+    """The component table of a labeling, in glccl's columns, from
+    scikit-image's regionprops (row i describes label i + 1)."""
+    props = measure.regionprops(np.asarray(labels, dtype=np.int64))
+    assert [p.label for p in props] == list(range(1, len(props) + 1))
+    boxes = np.array([p.bbox for p in props], dtype=np.int64).reshape(-1, 4)  # min_row, min_col, max_row, max_col
+    centroids = np.array([p.centroid for p in props], dtype=np.float64).reshape(-1, 2)  # row, col
+    return {"left": boxes[:, 1], "top": boxes[:, 0], "width": boxes[:, 3] - boxes[:, 1],
+            "height": boxes[:, 2] - boxes[:, 0], "area": np.array([p.area for p in props], dtype=np.int64),
+            "centroid_x": centroids[:, 1], "centroid_y": centroids[:, 0]}
+
+
+def opencv_labeling(image, connectivity):
+    """OpenCV's labeling of a mask (nonzero is foreground) with the SAUF
+    algorithm, whose numbering is glccl's: (labels, n, table) with the table in
+    glccl's columns, the background row dropped."""
+    mask = np.ascontiguousarray(np.asarray(image) != 0, dtype=np.uint8)
+    count, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
+        mask, connectivity, cv2.CV_32S, cv2.CCL_SAUF)
+    stats, centroids = stats[1:].astype(np.int64), centroids[1:].astype(np.float64)
+    table = {"left": stats[:, cv2.CC_STAT_LEFT], "top": stats[:, cv2.CC_STAT_TOP],
+             "width": stats[:, cv2.CC_STAT_WIDTH], "height": stats[:, cv2.CC_STAT_HEIGHT],
+             "area": stats[:, cv2.CC_STAT_AREA], "centroid_x": centroids[:, 0], "centroid_y": centroids[:, 1]}
+    return labels, count - 1, table
+
+
+def assert_tables_equal(table, want, who):
+    """glccl's table against a reference's: boxes and areas exactly, centroids
+    as float64 to 1e-12 of their value."""
+    assert set(table) == set(TABLE_COLUMNS)
+    for column in TABLE_COLUMNS:
+        got, expected = np.asarray(table[column]), np.asarray(want[column])
+        assert got.shape == expected.shape, f"{column}: {got.shape[0]} rows, {who} {expected.shape[0]}"
+        if column.startswith("centroid"):
+            assert got.dtype == np.float64
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0, err_msg=f"{column} against {who}")
+        else:
+            np.testing.assert_array_equal(got.astype(np.int64), expected, err_msg=f"{column} against {who}")
 
 
 def random_binary(rng, h, w, p=0.5):
