@@ -6,15 +6,22 @@ for TIFF, NumPy for .npy) or by hand from the Netpbm specification (PGM/PPM),
 labeled by the glccl command with the cpu, raster and compute backends at
 both connectivities, and the labels compared with skimage.measure.label on
 the same arrays, which compares full sample values. The label images glccl
-writes (--label-image) are read back with Pillow and tifffile.
+writes (--label-image) are read back with Pillow and tifffile. Color PNG,
+JPEG, TIFF and PPM files read as luma are compared with OpenCV's
+cv2.imread(..., IMREAD_GRAYSCALE) pixel for pixel (skipped, with the reason,
+where cv2 cannot be imported).
 
 usage: gl_image_formats.py GLCCL_COMMAND WORK_DIR
 """
 
+import concurrent.futures
+import io
 import os
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 
 try:
     import numpy as np
@@ -153,6 +160,202 @@ for name, count in (("issue_ids16.png", 2), ("issue_mask16.png", 3)):
     criterion = "segments" if "ids" in name else "binary"
     if expected_labels(cases[name], criterion, 8).max() != count:
         failures.append("scikit-image does not count %d in %s" % (count, name))
+
+# ---- Color files read as luma, against OpenCV's IMREAD_GRAYSCALE ------------
+# glccl label reads a color file as one channel for binary, binary:L and
+# segments. Color PNG, JPEG, TIFF and PPM files (dark colors, every PNG color
+# chunk that can change the conversion, 16-bit samples, a photograph) are
+# written by Pillow, OpenCV and tifffile; the luma glccl reads is compared
+# with cv2.imread's pixel for pixel: for every value v OpenCV reads, glccl's
+# mask at --criterion binary:(v-1) and binary:v must be exactly OpenCV's
+# (gray > v-1) and (gray > v), which leaves glccl's value at every pixel v
+# and nothing else. glccl refuses a level past its depth, so a 16-bit file
+# read as 8 bits fails too.
+
+def png_with_chunks(encoded, chunks):
+    """PNG bytes with `chunks` ((type, data) pairs) inserted after IHDR."""
+    ihdr_end = 8 + 8 + 13 + 4
+    extra = b"".join(struct.pack(">I", len(data)) + kind + data +
+                     struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF) for kind, data in chunks)
+    return encoded[:ihdr_end] + extra + encoded[ihdr_end:]
+
+
+def luma_cases(folder):
+    """name -> (path, reference): the color files and what OpenCV reads of
+    them as glccl does, as cv2.imread flags (16-bit kept: IMREAD_ANYDEPTH;
+    EXIF orientation not applied: IMREAD_IGNORE_ORIENTATION) or, where
+    cv2.imread is not that, a (description, function of the path) pair."""
+    from skimage import data
+
+    def gamma(value):
+        return (b"gAMA", struct.pack(">I", value))
+
+    chromaticities = (b"cHRM", struct.pack(">8I", 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000))
+    png_variants = {"plain": [], "gama045": [gamma(45455)], "gama22": [gamma(220000)], "gama1": [gamma(100000)],
+                    "srgb": [(b"sRGB", b"\0")], "gama_chrm": [gamma(45455), chromaticities]}
+    try:
+        from PIL import ImageCms
+        profile = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+        png_variants["iccp"] = [(b"iCCP", b"sRGB (lcms)\0\0" + zlib.compress(profile))]
+        png_variants["iccp_gama"] = [gamma(45455)] + png_variants["iccp"]
+    except Exception as error:  # Pillow without littlecms: the other chunks still run
+        print("luma: no iCCP case (%s)" % error)
+
+    # 8-bit colors: every color of 0..15 per channel (the dark ones, where
+    # gamma matters most), random colors, and a photograph.
+    dark = np.stack(np.meshgrid(np.arange(16), np.arange(16), np.arange(16), indexing="ij"), -1).reshape(64, 64, 3)
+    noise = rng.integers(0, 256, (64, 64, 3))
+    photo = data.astronaut()[::4, ::4]  # 128x128
+    rgb8 = np.concatenate([np.concatenate([dark, noise], axis=1), photo], axis=0).astype(np.uint8)  # 192x128
+    alpha8 = rng.integers(0, 256, rgb8.shape[:2] + (1,)).astype(np.uint8)
+    # 16-bit: seven colors (two dark), so that each file has few levels to check.
+    colors16 = np.concatenate([rng.integers(0, 400, (2, 3)), rng.integers(0, 65536, (5, 3))]).astype(np.uint16)
+    rgb16 = colors16[rng.integers(0, len(colors16), (6, 9))]
+    alpha16 = rng.integers(0, 65536, rgb16.shape[:2] + (1,)).astype(np.uint16)
+
+    plain, as_stored = cv2.IMREAD_GRAYSCALE, cv2.IMREAD_GRAYSCALE | cv2.IMREAD_IGNORE_ORIENTATION
+    deep = cv2.IMREAD_GRAYSCALE | cv2.IMREAD_ANYDEPTH
+    cases = {}
+
+    def add(name, encoded, flags):
+        path = os.path.join(folder, name)
+        with open(path, "wb") as f:
+            f.write(encoded)
+        cases[name] = (path, flags)
+
+    def pillow(image, **kwargs):
+        buffer = io.BytesIO()
+        image.save(buffer, **kwargs)
+        return buffer.getvalue()
+
+    for variant, chunks in png_variants.items():
+        add("rgb8_%s.png" % variant, png_with_chunks(pillow(Image.fromarray(rgb8), format="PNG"), chunks), plain)
+        add("rgb16_%s.png" % variant,
+            png_with_chunks(cv2.imencode(".png", np.ascontiguousarray(rgb16[..., ::-1]))[1].tobytes(), chunks), deep)
+    add("rgba8_gama045.png", png_with_chunks(pillow(Image.fromarray(np.concatenate([rgb8, alpha8], 2)), format="PNG"),
+                                             png_variants["gama045"]), plain)
+    add("rgba16_srgb.png", png_with_chunks(cv2.imencode(".png", np.concatenate([rgb16[..., ::-1], alpha16], 2))[1]
+                                           .tobytes(), png_variants["srgb"]), deep)
+    palette = Image.fromarray(rgb8).quantize(200)
+    add("palette_trns_gama045.png", png_with_chunks(pillow(palette, format="PNG", transparency=3),
+                                                    png_variants["gama045"]), plain)
+    add("rgb8_eXIf_orientation6.png", png_with_chunks(pillow(Image.fromarray(rgb8), format="PNG"), [
+        (b"eXIf", b"MM\0*\0\0\0\x08\0\x01" + struct.pack(">HHII", 0x0112, 3, 1, 6 << 16) + b"\0\0\0\0")]), as_stored)
+
+    add("q90_420.jpg", pillow(Image.fromarray(rgb8), format="JPEG", quality=90, subsampling=2), plain)
+    add("q100_444.jpg", pillow(Image.fromarray(rgb8), format="JPEG", quality=100, subsampling=0), plain)
+    add("q75_422_progressive.jpg", pillow(Image.fromarray(rgb8), format="JPEG", quality=75, subsampling=1,
+                                          progressive=True), plain)
+    add("opencv.jpg", cv2.imencode(".jpg", np.ascontiguousarray(rgb8[..., ::-1]))[1].tobytes(), plain)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees to show
+    add("exif_orientation6.jpg", pillow(Image.fromarray(rgb8), format="JPEG", quality=90, exif=exif.tobytes()),
+        as_stored)
+
+    for name, array, flags, kwargs in (("rgb8_tiff.tif", rgb8, plain, {}),
+                                       ("rgb16_deflate.tif", rgb16, deep, {"compression": "zlib"}),
+                                       ("rgba8_associated.tif", np.concatenate([rgb8, alpha8], 2), plain,
+                                        {"extrasamples": [1]}),
+                                       ("rgba16.tif", np.concatenate([rgb16, alpha16], 2), deep,
+                                        {"extrasamples": [2]})):
+        path = os.path.join(folder, name)
+        tifffile.imwrite(path, array, photometric="rgb", **kwargs)
+        cases[name] = (path, flags)
+    # Unassociated alpha: OpenCV's imread premultiplies the colors by it
+    # (libtiff's RGBA reader); glccl takes the luma of the stored colors, as
+    # for PNG: OpenCV's luma of an RGB TIFF of the same colors.
+    path = os.path.join(folder, "rgba8_unassociated.tif")
+    tifffile.imwrite(path, np.concatenate([rgb8, alpha8], 2), photometric="rgb", extrasamples=[2])
+    colors_only = os.path.join(folder, "references", "rgba8_unassociated_colors.tif")
+    os.makedirs(os.path.dirname(colors_only), exist_ok=True)
+    tifffile.imwrite(colors_only, rgb8, photometric="rgb")
+    cases["rgba8_unassociated.tif"] = (path, ("cv2.imread(IMREAD_GRAYSCALE) of its colors without alpha",
+                                              lambda _: cv2.imread(colors_only, plain)))
+    for name, array, maxval, flags in (("rgb8_ppm.ppm", rgb8, 255, plain), ("rgb16_ppm.ppm", rgb16, 65535, deep)):
+        path = os.path.join(folder, name)
+        write_pgm(path, array, maxval)
+        cases[name] = (path, flags)
+    return cases
+
+
+def check_luma_against_opencv():
+    folder = os.path.join(WORK, "luma")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    cases = luma_cases(folder)
+    expected, levels_of = {}, {}
+    for name, (path, reference) in cases.items():
+        gray = reference[1](path) if isinstance(reference, tuple) else cv2.imread(path, reference)
+        if gray is None or gray.ndim != 2:
+            failures.append("luma: OpenCV cannot read %s as one channel" % name)
+            continue
+        values = [int(v) for v in np.unique(gray)]
+        expected[name] = gray
+        levels_of[name] = set(v - 1 for v in values if v > 0) | set(values)
+
+    def run_level(level, names):
+        """glccl's masks of `names` at binary:level, as {name: mask or None}, and the run."""
+        out = os.path.join(folder, "level_%d_%s" % (level, stem(names[0])))
+        os.makedirs(out)
+        # Past 255 one file at a time through the tiled path (its reader is
+        # the same for PNG and PPM): the one-piece path labels an 8-bit 1x1
+        # image with the run's criterion before the first input, which
+        # refuses every level past 255.
+        outputs = (["--tile", "4096x4096", "--labels", os.path.join(out, stem(names[0]) + "_labels.npy")] if level > 255
+                   else ["--out-dir", out, "--labels"])
+        run = subprocess.run([GLCCL, "label", *(cases[name][0] for name in names), "--backend", "cpu",
+                              "--connectivity", "4", "--criterion", "binary:%d" % level, *outputs],
+                             capture_output=True, text=True)
+        masks = {}
+        for name in names:
+            labels_path = os.path.join(out, stem(name) + "_labels.npy")
+            masks[name] = np.load(labels_path) != 0 if os.path.exists(labels_path) else None
+        shutil.rmtree(out)
+        return level, masks, run
+
+    runs = []
+    for level in sorted(set().union(*levels_of.values())):
+        names = [name for name in expected if level in levels_of[name]]
+        runs += [(level, [name]) for name in names] if level > 255 else [(level, names)]
+    levels = set(level for level, _ in runs)
+    mismatches = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        for level, masks, run in pool.map(lambda job: run_level(*job), runs):
+            for name, mask in masks.items():
+                if name in mismatches:
+                    continue
+                want = expected[name] > level
+                if mask is None:
+                    mismatches[name] = "binary:%d failed: %s" % (level, (run.stderr or run.stdout).strip()[-300:])
+                elif mask.shape != want.shape:
+                    mismatches[name] = "%dx%d, OpenCV %dx%d" % (mask.shape[1], mask.shape[0], want.shape[1],
+                                                                 want.shape[0])
+                elif not np.array_equal(mask, want):
+                    y, x = np.argwhere(mask != want)[0]
+                    mismatches[name] = ("%d pixels differ at binary:%d; first (%d, %d): OpenCV %d, glccl %s %d" %
+                                        (np.count_nonzero(mask != want), level, x, y, expected[name][y, x],
+                                         "above" if mask[y, x] else "at most", level))
+    flag_names = ("IMREAD_ANYDEPTH", "IMREAD_IGNORE_ORIENTATION")
+    for name, why in sorted(mismatches.items()):
+        reference = cases[name][1]
+        if isinstance(reference, tuple):
+            reference = reference[0]
+        else:
+            flags = " | ".join(["IMREAD_GRAYSCALE"] + [f for f in flag_names if reference & getattr(cv2, f)])
+            reference = "cv2.imread(%s)" % flags
+        failures.append("luma of %s against %s: %s" % (name, reference, why))
+    print("luma: %d color files against OpenCV's IMREAD_GRAYSCALE, %d levels in %d runs: %d equal" %
+          (len(cases), len(levels), len(runs), len(expected) - len(mismatches)))
+
+
+try:
+    import cv2
+except ImportError as error:
+    print("luma against OpenCV skipped: cv2 cannot be imported (%s); tools/install-deps.sh installs python3-opencv"
+          % error)
+else:
+    check_luma_against_opencv()
+
 
 if failures:
     print("\n".join(failures))
