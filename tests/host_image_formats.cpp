@@ -48,7 +48,9 @@ TiffPixels tiffPixels(const TiffSpec& spec, std::uint64_t seed) {
     return pixels;
 }
 
-// OpenCV's BT.601 luma (cvtColor COLOR_RGB2GRAY) in 14-bit fixed point.
+// OpenCV's BT.601 luma in 14-bit fixed point, as its TIFF and PPM readers
+// compute it for IMREAD_GRAYSCALE (not cvtColor(COLOR_RGB2GRAY), whose 8-bit
+// rounding differs; tests/gl_image_formats.py compares with OpenCV itself).
 std::uint32_t openCvLuma(std::uint32_t r, std::uint32_t g, std::uint32_t b) {
     return (r * 4899 + g * 9617 + b * 1868 + 8192) >> 14;
 }
