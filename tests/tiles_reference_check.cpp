@@ -1,20 +1,24 @@
-// tiles_reference_check: the CPU reference on a whole .npy image, compared
+// tiles_reference_check: the CPU reference on a whole .npy or TIFF image, compared
 // with a labeling written by glccl label / glccl-mpi (tiled, any label type)
 // and, if given, its stats CSV. For the images too large for the tests
 // (50000^2, past 2^31 pixels): the reference reads the image whole and
 // labels it as it labels every test image, so the check stays obviously
 // right; it needs about 6 bytes a pixel of memory (image, labels, forest).
 //
-//   tiles_reference_check INPUT.npy LABELS.npy [STATS.csv] [--connectivity 4|8] [--criterion C]
+//   tiles_reference_check INPUT.npy|INPUT.tif LABELS.npy [STATS.csv] [LABELS.npy [STATS.csv]...]
+//                         [--connectivity 4|8] [--criterion C]
 //
-// Prints "identical: N components, WxH" and exits 0, or the first
-// difference and exits 1; 2 for a usage error.
+// Several labelings of one image (e.g. by two backends) are checked against
+// one reference run. Prints "identical: N components, WxH ...: LABELS" for
+// each, or its first difference; exits 0 when all are identical, else 1; 2
+// for a usage error.
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -65,10 +69,63 @@ private:
     std::vector<char> raw_;
 };
 
+// One labeling to check: its labels and, if given, its stats.
+struct Written {
+    std::string labels, stats;
+};
+
+// Compares one written labeling with the reference; prints the verdict.
+bool matches(const Labeling& reference, const Written& written, const std::string& referenceCsv) {
+    const std::string name = written.labels + ": ";
+    LabelRows labels(written.labels);
+    if (labels.width() != std::uint64_t(reference.width) || labels.height() != std::uint64_t(reference.height)) {
+        std::cout << name << "different: the labels are " << labels.width() << "x" << labels.height()
+                  << ", the image " << reference.width << "x" << reference.height << '\n';
+        return false;
+    }
+    std::vector<std::uint64_t> row;
+    for (int y = 0; y < reference.height; ++y) {
+        if (!labels.row(row)) {
+            std::cout << name << "different: the labels end at row " << y << '\n';
+            return false;
+        }
+        for (int x = 0; x < reference.width; ++x)
+            if (row[std::size_t(x)] != reference.at(x, y)) {
+                std::cout << name << "different: pixel (" << x << ", " << y << ") is " << row[std::size_t(x)]
+                          << ", the reference says " << reference.at(x, y) << '\n';
+                return false;
+            }
+    }
+    if (!labels.atEnd()) {
+        std::cout << name << "different: the labels file has bytes after its rows\n";
+        return false;
+    }
+    if (!written.stats.empty()) {
+        std::ifstream file(written.stats, std::ios::binary);
+        const std::string csv((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        if (csv != referenceCsv) {
+            std::size_t at = 0;
+            while (at < csv.size() && at < referenceCsv.size() && csv[at] == referenceCsv[at]) ++at;
+            std::cout << name << "different: " << written.stats << " differs from byte " << at << " (line "
+                      << std::count(csv.begin(), csv.begin() + std::ptrdiff_t(at), '\n') + 1 << ")\n";
+            return false;
+        }
+    }
+    std::cout << "identical: " << reference.count() << " components, " << reference.width << "x" << reference.height
+              << " (" << (labels.bytes() == 8 ? "uint64" : "uint32") << " labels"
+              << (written.stats.empty() ? "" : ", stats") << "): " << written.labels << '\n';
+    return true;
+}
+
+bool endsWith(const std::string& text, const std::string& end) {
+    return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::vector<std::string> paths;
+    std::string input;
+    std::vector<Written> written;
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
     try {
@@ -77,9 +134,14 @@ int main(int argc, char** argv) {
             if (arg == "--connectivity" && i + 1 < argc) connectivity = parseConnectivity(argv[++i]);
             else if (arg == "--criterion" && i + 1 < argc) criterion = Criterion::parse(argv[++i]);
             else if (arg.rfind("--", 0) == 0) throw Error("unknown option " + arg);
-            else paths.push_back(arg);
+            else if (input.empty()) input = arg;
+            else if (endsWith(arg, ".csv") && !written.empty() && written.back().stats.empty()) written.back().stats = arg;
+            else if (endsWith(arg, ".csv")) throw Error("stats '" + arg + "' follow no labels file");
+            else written.push_back({arg, ""});
         }
-        if (paths.size() < 2 || paths.size() > 3) throw Error("usage: tiles_reference_check INPUT.npy LABELS.npy [STATS.csv] [--connectivity 4|8] [--criterion C]");
+        if (written.empty())
+            throw Error("usage: tiles_reference_check INPUT LABELS.npy [STATS.csv] [LABELS.npy [STATS.csv]...] "
+                        "[--connectivity 4|8] [--criterion C]");
     } catch (const Error& error) {
         std::cerr << "tiles_reference_check: " << error.what() << '\n';
         return 2;
@@ -88,53 +150,24 @@ int main(int argc, char** argv) {
         const ChannelMode mode = criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
         Image image;
         {
-            const NpyImageSource source(paths[0], mode);
-            source.read(0, 0, source.width(), source.height(), image);
+            const std::unique_ptr<ImageSource> source = openImageSource(input, mode);
+            source->read(0, 0, source->width(), source->height(), image);
         }
         const Labeling reference = labelReference(image, connectivity, criterion);
         image = Image();
-        LabelRows labels(paths[1]);
-        if (labels.width() != std::uint64_t(reference.width) || labels.height() != std::uint64_t(reference.height)) {
-            std::cout << "different: the labels are " << labels.width() << "x" << labels.height() << ", the image "
-                      << reference.width << "x" << reference.height << '\n';
-            return 1;
+        // The reference's CSV, written once by the host's own writer.
+        std::string referenceCsv;
+        for (const Written& w : written) {
+            if (w.stats.empty() || !referenceCsv.empty()) continue;
+            const std::string path = w.stats + ".reference.csv";
+            writeStatsCsv(path, reference, true);
+            std::ifstream file(path, std::ios::binary);
+            referenceCsv.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+            std::remove(path.c_str());
         }
-        std::vector<std::uint64_t> row;
-        for (int y = 0; y < reference.height; ++y) {
-            if (!labels.row(row)) {
-                std::cout << "different: the labels end at row " << y << '\n';
-                return 1;
-            }
-            for (int x = 0; x < reference.width; ++x)
-                if (row[std::size_t(x)] != reference.at(x, y)) {
-                    std::cout << "different: pixel (" << x << ", " << y << ") is " << row[std::size_t(x)]
-                              << ", the reference says " << reference.at(x, y) << '\n';
-                    return 1;
-                }
-        }
-        if (!labels.atEnd()) {
-            std::cout << "different: the labels file has bytes after its rows\n";
-            return 1;
-        }
-        if (paths.size() == 3) {
-            const std::string expected = paths[2] + ".reference.csv";
-            writeStatsCsv(expected, reference, true);
-            std::ifstream a(expected, std::ios::binary), b(paths[2], std::ios::binary);
-            const std::string left((std::istreambuf_iterator<char>(a)), std::istreambuf_iterator<char>());
-            const std::string right((std::istreambuf_iterator<char>(b)), std::istreambuf_iterator<char>());
-            std::remove(expected.c_str());
-            if (left != right) {
-                std::size_t at = 0;
-                while (at < left.size() && at < right.size() && left[at] == right[at]) ++at;
-                std::cout << "different: the stats differ from byte " << at << " (line "
-                          << std::count(left.begin(), left.begin() + std::ptrdiff_t(at), '\n') + 1 << ")\n";
-                return 1;
-            }
-        }
-        std::cout << "identical: " << reference.count() << " components, " << reference.width << "x"
-                  << reference.height << " (" << (labels.bytes() == 8 ? "uint64" : "uint32") << " labels"
-                  << (paths.size() == 3 ? ", stats" : "") << ")\n";
-        return 0;
+        bool all = true;
+        for (const Written& w : written) all = matches(reference, w, referenceCsv) && all;
+        return all ? 0 : 1;
     } catch (const std::exception& error) {
         std::cerr << "tiles_reference_check: " << error.what() << '\n';
         return 1;

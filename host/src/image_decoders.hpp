@@ -6,6 +6,7 @@
 // bytes the file can hold before anything is allocated for the pixels.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "byte_source.hpp"
@@ -34,6 +35,43 @@ Image decodeJpeg(const ReadContext& context);
 Image decodeTiff(const ReadContext& context);
 Image decodePnm(const ReadContext& context);  // binary PGM/PPM, P5 and P6
 Image decodeNpy(const ReadContext& context);
+
+// The first image of a TIFF or BigTIFF file, one strip or tile at a time
+// (libtiff's TIFFReadEncodedStrip / TIFFReadEncodedTile), for tiled labeling
+// of files past memory: the files, layouts and checks of decodeTiff, the
+// same samples, but sides up to kMaxStreamedSide, the image never whole in
+// memory, and each strip or tile at most kMaxStrileBytes decoded. Throws
+// glccl::Error ("WHERE'PATH': TIFF: why") for what decodeTiff refuses, and
+// for strips or tiles too large to read one at a time. Not thread-safe: one
+// reader per thread (each has its own file handle and libtiff state).
+constexpr std::uint32_t kMaxStreamedSide = 0x7FFFFFFF;
+constexpr std::uint64_t kMaxStrileBytes = std::uint64_t(256) << 20;
+class TiffStrileReader {
+public:
+    TiffStrileReader(const std::string& where, const std::string& path, ChannelMode mode);
+    ~TiffStrileReader();
+    TiffStrileReader(const TiffStrileReader&) = delete;
+    TiffStrileReader& operator=(const TiffStrileReader&) = delete;
+
+    std::uint32_t width() const;
+    std::uint32_t height() const;
+    int channels() const;  // of the Image, as decodeTiff gives it in the reader's mode
+    int depth() const;
+    bool tiled() const;
+    // A tile, or a strip: the image width by the rows a strip holds (the
+    // last strip or a tile on the edge may hold fewer inside the image).
+    std::uint32_t strileWidth() const;
+    std::uint32_t strileHeight() const;
+    // Decodes the strip or tile whose top-left pixel is (x0, y0), multiples
+    // of the strile sides: its pixels inside the image, as an Image.
+    void read(std::uint32_t x0, std::uint32_t y0, Image& out);
+    // "tiled BigTIFF (256x256 tiles, Deflate)", "striped TIFF (32 rows a strip, none)".
+    std::string describe() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
 
 // "" when a width x height image is within kMaxImageDimension and
 // kMaxImagePixels, else what is wrong ("is 40000x2 but ...").

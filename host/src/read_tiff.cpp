@@ -1,5 +1,6 @@
 // TIFF and BigTIFF through libtiff: the first image of the file, striped or
-// tiled, contiguous samples, 8- or 16-bit gray (with or without an extra
+// tiled (whole, or one strip or tile at a time for tiled labeling),
+// contiguous samples, 8- or 16-bit gray (with or without an extra
 // sample), RGB or RGBA, and 32-bit unsigned gray (label images), either byte
 // order. Compressions: none, LZW, Deflate, PackBits and ZSTD, with or
 // without a predictor. The Orientation tag is not applied (pixels are
@@ -129,34 +130,64 @@ void convertPixels(const TiffLayout& layout, const std::uint8_t* in, std::size_t
     }
 }
 
-}  // namespace
+// libtiff open on a ByteSource, with the first error libtiff reports kept
+// for the exception.
+class TiffHandle {
+public:
+    explicit TiffHandle(const ReadContext& context) : context_(context) {
+        ByteSource& source = context.source;
+        source.seek(0);
+        options_.reset(TIFFOpenOptionsAlloc());
+        if (!options_) throw context.fail("TIFF: libtiff cannot start (out of memory)");
+        // libtiff's own allocations (strip and tile buffers, tag arrays): the
+        // coded data of one strip, at most the file, or a tile.
+        TIFFOpenOptionsSetMaxSingleMemAlloc(
+            options_.get(), tmsize_t(std::max<std::uint64_t>(source.size() + (1u << 20), kMaxTileBytes)));
+        TIFFOpenOptionsSetErrorHandlerExtR(options_.get(), onTiffError, &messages_);
+        TIFFOpenOptionsSetWarningHandlerExtR(options_.get(), onTiffWarning, nullptr);
+        tiff_.reset(TIFFClientOpenExt(source.name().c_str(), "rm", &source, readTiff, writeTiff, seekTiff, closeTiff,
+                                      sizeTiff, mapTiff, unmapTiff, options_.get()));
+        if (!tiff_) throw fail("cannot read its header");
+    }
+    TIFF* get() const { return tiff_.get(); }
+    // "TIFF: why (libtiff: its first message)"
+    Error fail(const std::string& why) const {
+        return context_.fail("TIFF: " + why + (messages_.error.empty() ? "" : " (libtiff: " + messages_.error + ")"));
+    }
 
-Image decodeTiff(const ReadContext& context) {
-    ByteSource& source = context.source;
-    source.seek(0);
-    TiffMessages messages;
-    std::unique_ptr<TIFFOpenOptions, OptionsFree> options(TIFFOpenOptionsAlloc());
-    if (!options) throw context.fail("TIFF: libtiff cannot start (out of memory)");
-    // libtiff's own allocations (strip and tile buffers, tag arrays): the
-    // coded data of one strip, at most the file, or a tile.
-    TIFFOpenOptionsSetMaxSingleMemAlloc(
-        options.get(), tmsize_t(std::max<std::uint64_t>(source.size() + (1u << 20), kMaxTileBytes)));
-    TIFFOpenOptionsSetErrorHandlerExtR(options.get(), onTiffError, &messages);
-    TIFFOpenOptionsSetWarningHandlerExtR(options.get(), onTiffWarning, nullptr);
-    const auto failTiff = [&](const std::string& why) {
-        return context.fail("TIFF: " + why + (messages.error.empty() ? "" : " (libtiff: " + messages.error + ")"));
-    };
-    std::unique_ptr<TIFF, TiffCloser> tiff(TIFFClientOpenExt(source.name().c_str(), "rm", &source, readTiff,
-                                                             writeTiff, seekTiff, closeTiff, sizeTiff, mapTiff,
-                                                             unmapTiff, options.get()));
-    if (!tiff) throw failTiff("cannot read its header");
-    TIFF* t = tiff.get();
+private:
+    const ReadContext& context_;
+    TiffMessages messages_;
+    std::unique_ptr<TIFFOpenOptions, OptionsFree> options_;
+    std::unique_ptr<TIFF, TiffCloser> tiff_;
+};
 
+// The first image's header, checked: what glccl reads and how.
+struct TiffHeader {
     std::uint32_t width = 0, height = 0;
-    if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) != 1 || TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height) != 1)
-        throw failTiff("the first image has no ImageWidth or ImageLength");
-    const std::string problem = dimensionProblem(width, height);
-    if (!problem.empty()) throw context.fail("TIFF: the image " + problem);
+    int bits = 8;
+    TiffLayout layout;
+    const Codec* codec = nullptr;
+    bool tiled = false;
+    bool bigTiff = false;
+    std::uint32_t strileWidth = 0, strileHeight = 0;  // a tile, or the image width x rows per strip
+    std::uint32_t striles = 0;                        // strips or tiles
+    std::size_t pixelStride() const { return std::size_t(layout.fileSamples) * std::size_t(layout.bytesPerSample); }
+};
+
+// Reads and checks everything but the image's size against readImage's
+// limits and memory (the caller's choice): the layout, the codec, every
+// strip or tile inside the file, and enough coded bytes for the pixels.
+TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) {
+    TIFF* t = handle.get();
+    ByteSource& source = context.source;
+    TiffHeader header;
+    if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &header.width) != 1 ||
+        TIFFGetField(t, TIFFTAG_IMAGELENGTH, &header.height) != 1)
+        throw handle.fail("the first image has no ImageWidth or ImageLength");
+    if (header.width == 0 || header.height == 0)
+        throw context.fail("TIFF: the image has no pixels (" + std::to_string(header.width) + "x" +
+                           std::to_string(header.height) + ")");
 
     std::uint16_t bits = 1, samples = 1, sampleFormat = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG,
                   compression = COMPRESSION_NONE, photometric = 0;
@@ -168,10 +199,9 @@ Image decodeTiff(const ReadContext& context) {
     if (TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photometric) != 1)
         photometric = samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;  // as most readers assume
 
-    const Codec* codec = nullptr;
     for (const Codec& c : kCodecs)
-        if (c.id == compression) codec = &c;
-    if (codec == nullptr)
+        if (c.id == compression) header.codec = &c;
+    if (header.codec == nullptr)
         throw context.fail("TIFF: compression " + std::to_string(compression) +
                            " is not read; glccl reads uncompressed, LZW, Deflate, PackBits and ZSTD TIFFs");
     if (photometric != PHOTOMETRIC_MINISBLACK && photometric != PHOTOMETRIC_RGB)
@@ -182,7 +212,7 @@ Image decodeTiff(const ReadContext& context) {
     if (sampleFormat != SAMPLEFORMAT_UINT && sampleFormat != SAMPLEFORMAT_VOID)
         throw context.fail("TIFF: sample format " + std::to_string(sampleFormat) +
                            " (signed or floating point) is not read; samples must be unsigned integers");
-    TiffLayout layout;
+    TiffLayout& layout = header.layout;
     layout.fileSamples = samples;
     layout.color = photometric == PHOTOMETRIC_RGB;
     const bool grayOk = !layout.color && (samples == 1 || samples == 2) && (bits == 8 || bits == 16 || (bits == 32 && samples == 1));
@@ -194,59 +224,87 @@ Image decodeTiff(const ReadContext& context) {
     layout.alpha = layout.color && samples == 4;
     layout.bytesPerSample = bits / 8;
     layout.channels = (layout.color && context.mode == ChannelMode::Natural) ? 4 : 1;
+    header.bits = bits;
+    header.bigTiff = TIFFIsBigTIFF(t) != 0;
 
     // Every coded strip or tile must lie inside the file, and together they
     // must be able to hold the pixels at the codec's largest ratio: checked
     // from the header, before the pixels are allocated.
-    const bool tiled = TIFFIsTiled(t) != 0;
-    const std::uint32_t striles = tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
-    if (striles == 0) throw failTiff("the image has no strips or tiles");
+    header.tiled = TIFFIsTiled(t) != 0;
+    const std::uint32_t striles = header.tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
+    if (striles == 0) throw handle.fail("the image has no strips or tiles");
     std::uint64_t coded = 0;
     for (std::uint32_t i = 0; i < striles; ++i) {
         int offsetError = 0, countError = 0;
         const std::uint64_t offset = TIFFGetStrileOffsetWithErr(t, i, &offsetError);
         const std::uint64_t count = TIFFGetStrileByteCountWithErr(t, i, &countError);
-        if (offsetError != 0 || countError != 0) throw failTiff("cannot read the place of strip or tile " + std::to_string(i));
+        if (offsetError != 0 || countError != 0) throw handle.fail("cannot read the place of strip or tile " + std::to_string(i));
         if (offset > source.size() || count > source.size() - offset)
-            throw context.fail("TIFF: truncated: " + std::string(tiled ? "tile " : "strip ") + std::to_string(i) +
+            throw context.fail("TIFF: truncated: " + std::string(header.tiled ? "tile " : "strip ") + std::to_string(i) +
                                " (" + std::to_string(count) + " bytes at " + std::to_string(offset) +
                                ") lies past the end of the " + std::to_string(source.size()) + "-byte file");
         coded += count;
     }
-    const std::uint64_t pixelBytes = std::uint64_t(width) * height * samples * layout.bytesPerSample;
-    checkExpansion(context, "TIFF", pixelBytes, coded, codec->largestRatio, codec->name);
-    checkClaimedSize(context, "TIFF", width, height, layout.channels, bits);
+    const std::uint64_t pixelBytes = std::uint64_t(header.width) * header.height * header.pixelStride();
+    checkExpansion(context, "TIFF", pixelBytes, coded, header.codec->largestRatio, header.codec->name);
 
-    Image image(int(width), int(height), layout.channels, bits);
-    const std::size_t pixelStride = std::size_t(samples) * std::size_t(layout.bytesPerSample);
-    if (!tiled) {
+    if (header.tiled) {
+        TIFFGetField(t, TIFFTAG_TILEWIDTH, &header.strileWidth);
+        TIFFGetField(t, TIFFTAG_TILELENGTH, &header.strileHeight);
+        const std::uint64_t tileBytes = std::uint64_t(header.strileWidth) * header.strileHeight * header.pixelStride();
+        if (header.strileWidth == 0 || header.strileHeight == 0 || tileBytes > kMaxTileBytes)
+            throw context.fail("TIFF: tiles of " + std::to_string(header.strileWidth) + "x" +
+                               std::to_string(header.strileHeight) + " pixels are not read (at most " +
+                               std::to_string(kMaxTileBytes) + " bytes each)");
+        if (TIFFTileSize64(t) != tileBytes) throw handle.fail("libtiff's tile size does not match the tile's pixels");
+    } else {
+        std::uint32_t rowsPerStrip = 0;
+        TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rowsPerStrip);
+        header.strileWidth = header.width;
+        header.strileHeight = std::max<std::uint32_t>(1, std::min(rowsPerStrip, header.height));
+        const tmsize_t lineBytes = TIFFScanlineSize(t);
+        if (lineBytes <= 0 || std::uint64_t(lineBytes) != std::uint64_t(header.width) * header.pixelStride())
+            throw handle.fail("libtiff's scanline size does not match the image");
+    }
+    header.striles = striles;
+    return header;
+}
+
+}  // namespace
+
+Image decodeTiff(const ReadContext& context) {
+    const TiffHandle handle(context);
+    TIFF* t = handle.get();
+    std::uint32_t width = 0, height = 0;
+    if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) == 1 && TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height) == 1) {
+        const std::string problem = dimensionProblem(width, height);
+        if (!problem.empty()) throw context.fail("TIFF: the image " + problem);
+    }
+    const TiffHeader header = readTiffHeader(context, handle);
+    const TiffLayout& layout = header.layout;
+    checkClaimedSize(context, "TIFF", width, height, layout.channels, header.bits);
+
+    Image image(int(width), int(height), layout.channels, header.bits);
+    const std::size_t pixelStride = header.pixelStride();
+    if (!header.tiled) {
         // Row by row: libtiff decodes each strip sequentially, so one
         // scanline of memory is enough whatever the strip size.
-        const tmsize_t lineBytes = TIFFScanlineSize(t);
-        if (lineBytes <= 0 || std::uint64_t(lineBytes) != std::uint64_t(width) * pixelStride)
-            throw failTiff("libtiff's scanline size does not match the image");
-        std::vector<std::uint8_t> line(static_cast<std::size_t>(lineBytes));
+        std::vector<std::uint8_t> line(std::size_t(width) * pixelStride);
         for (std::uint32_t y = 0; y < height; ++y) {
             if (TIFFReadScanline(t, line.data(), y, 0) != 1)
-                throw failTiff("cannot decode row " + std::to_string(y));
+                throw handle.fail("cannot decode row " + std::to_string(y));
             convertPixels(layout, line.data(), width, image, std::size_t(y) * width);
         }
         return image;
     }
-    std::uint32_t tileWidth = 0, tileHeight = 0;
-    TIFFGetField(t, TIFFTAG_TILEWIDTH, &tileWidth);
-    TIFFGetField(t, TIFFTAG_TILELENGTH, &tileHeight);
+    const std::uint32_t tileWidth = header.strileWidth, tileHeight = header.strileHeight;
     const std::uint64_t tileBytes = std::uint64_t(tileWidth) * tileHeight * pixelStride;
-    if (tileWidth == 0 || tileHeight == 0 || tileBytes > kMaxTileBytes)
-        throw context.fail("TIFF: tiles of " + std::to_string(tileWidth) + "x" + std::to_string(tileHeight) +
-                           " pixels are not read (at most " + std::to_string(kMaxTileBytes) + " bytes each)");
-    if (TIFFTileSize64(t) != tileBytes) throw failTiff("libtiff's tile size does not match the tile's pixels");
     std::vector<std::uint8_t> tile(static_cast<std::size_t>(tileBytes));
     for (std::uint32_t y0 = 0; y0 < height; y0 += tileHeight) {
         for (std::uint32_t x0 = 0; x0 < width; x0 += tileWidth) {
             const std::uint32_t index = TIFFComputeTile(t, x0, y0, 0, 0);
             if (TIFFReadEncodedTile(t, index, tile.data(), tmsize_t(tileBytes)) != tmsize_t(tileBytes))
-                throw failTiff("cannot decode the tile at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")");
+                throw handle.fail("cannot decode the tile at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")");
             const std::uint32_t columns = std::min(tileWidth, width - x0), rows = std::min(tileHeight, height - y0);
             for (std::uint32_t r = 0; r < rows; ++r)
                 convertPixels(layout, tile.data() + std::size_t(r) * tileWidth * pixelStride, columns, image,
@@ -254,6 +312,88 @@ Image decodeTiff(const ReadContext& context) {
         }
     }
     return image;
+}
+
+// ---------------------------------------------------------------- strips and tiles
+
+struct TiffStrileReader::Impl {
+    ByteSource source;
+    ReadContext context;
+    TiffHandle handle;
+    TiffHeader header;
+    std::vector<std::uint8_t> coded;  // one decoded strip or tile, as libtiff gives it
+
+    Impl(const std::string& where, const std::string& path, ChannelMode mode)
+        : source(where, path), context{where, source, mode}, handle(context), header(readTiffHeader(context, handle)) {}
+};
+
+TiffStrileReader::TiffStrileReader(const std::string& where, const std::string& path, ChannelMode mode)
+    : impl_(std::make_unique<Impl>(where, path, mode)) {
+    const TiffHeader& header = impl_->header;
+    if (header.width > kMaxStreamedSide || header.height > kMaxStreamedSide)
+        throw impl_->context.fail("TIFF: the image is " + std::to_string(header.width) + "x" +
+                                  std::to_string(header.height) + "; sides up to " + std::to_string(kMaxStreamedSide) +
+                                  " are read");
+    // Strips or tiles are found by position (TIFFComputeStrip, TIFFComputeTile):
+    // there must be exactly one for each.
+    const std::uint64_t across = (std::uint64_t(header.width) + header.strileWidth - 1) / header.strileWidth;
+    const std::uint64_t down = (std::uint64_t(header.height) + header.strileHeight - 1) / header.strileHeight;
+    if (across * down != header.striles)
+        throw impl_->context.fail("TIFF: the file has " + std::to_string(header.striles) +
+                                  (header.tiled ? " tiles" : " strips") + ", but its " + std::to_string(header.width) +
+                                  "x" + std::to_string(header.height) + " pixels make " + std::to_string(across * down));
+    const std::uint64_t strileBytes = std::uint64_t(header.strileWidth) * header.strileHeight * header.pixelStride();
+    if (strileBytes > kMaxStrileBytes)
+        throw impl_->context.fail(
+            "TIFF: its strips of " + std::to_string(header.strileHeight) + " rows of " + std::to_string(header.width) +
+            " pixels decode to " + std::to_string(strileBytes) + " bytes each; strips and tiles are read whole, "
+            "and at most " + std::to_string(kMaxStrileBytes) + " bytes each (write the file with fewer rows a strip, "
+            "or tiled, e.g. tifffile's tile=(256, 256))");
+}
+
+TiffStrileReader::~TiffStrileReader() = default;
+
+std::uint32_t TiffStrileReader::width() const { return impl_->header.width; }
+std::uint32_t TiffStrileReader::height() const { return impl_->header.height; }
+int TiffStrileReader::channels() const { return impl_->header.layout.channels; }
+int TiffStrileReader::depth() const { return impl_->header.bits; }
+bool TiffStrileReader::tiled() const { return impl_->header.tiled; }
+std::uint32_t TiffStrileReader::strileWidth() const { return impl_->header.strileWidth; }
+std::uint32_t TiffStrileReader::strileHeight() const { return impl_->header.strileHeight; }
+
+std::string TiffStrileReader::describe() const {
+    const TiffHeader& header = impl_->header;
+    return std::string(header.tiled ? "tiled " : "striped ") + (header.bigTiff ? "BigTIFF" : "TIFF") + " (" +
+           (header.tiled ? std::to_string(header.strileWidth) + "x" + std::to_string(header.strileHeight) + " tiles"
+                         : std::to_string(header.strileHeight) + (header.strileHeight == 1 ? " row" : " rows") +
+                               " a strip") +
+           ", " + header.codec->name + ")";
+}
+
+void TiffStrileReader::read(std::uint32_t x0, std::uint32_t y0, Image& out) {
+    Impl& impl = *impl_;
+    const TiffHeader& header = impl.header;
+    TIFF* t = impl.handle.get();
+    if (x0 >= header.width || y0 >= header.height || x0 % header.strileWidth != 0 || y0 % header.strileHeight != 0)
+        throw impl.context.fail("TIFF: no strip or tile starts at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")");
+    const std::uint32_t columns = std::min(header.strileWidth, header.width - x0);
+    const std::uint32_t rows = std::min(header.strileHeight, header.height - y0);
+    const std::size_t stride = header.pixelStride();
+    // libtiff decodes a whole tile, edge tiles included; the last strip
+    // holds only the rows left.
+    const std::size_t expected = header.tiled ? std::size_t(header.strileWidth) * header.strileHeight * stride
+                                              : std::size_t(rows) * header.width * stride;
+    impl.coded.resize(expected);
+    const tmsize_t decoded =
+        header.tiled ? TIFFReadEncodedTile(t, TIFFComputeTile(t, x0, y0, 0, 0), impl.coded.data(), tmsize_t(expected))
+                     : TIFFReadEncodedStrip(t, TIFFComputeStrip(t, y0, 0), impl.coded.data(), tmsize_t(expected));
+    if (decoded != tmsize_t(expected))
+        throw impl.handle.fail("cannot decode the " + std::string(header.tiled ? "tile" : "strip") + " at (" +
+                               std::to_string(x0) + ", " + std::to_string(y0) + ")");
+    out = Image(int(columns), int(rows), header.layout.channels, header.bits);
+    const std::size_t rowBytes = std::size_t(header.tiled ? header.strileWidth : header.width) * stride;
+    for (std::uint32_t r = 0; r < rows; ++r)
+        convertPixels(header.layout, impl.coded.data() + std::size_t(r) * rowBytes, columns, out, std::size_t(r) * columns);
 }
 
 }  // namespace glccl::detail

@@ -406,8 +406,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
     const unsigned workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
     together(comm, [&] {
         if (rank != 0) return;
-        const TilePlan plan = planTiles(source.width(), source.height(), source.channels() * source.depth() / 8,
-                                        options, limits, workers, &result.local.memoryEstimate);
+        const TilePlan plan = planTiles(source, options, limits, workers, &result.local.memoryEstimate);
         tile[0] = plan.tileWidth();
         tile[1] = plan.tileHeight();
     });

@@ -12,6 +12,7 @@
 
 #include "glccl/error.hpp"
 #include "npy_format.hpp"
+#include "source_rectangle.hpp"
 
 namespace glccl {
 
@@ -21,15 +22,6 @@ std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
 
 std::string sizeText(std::uint64_t width, std::uint64_t height) {
     return std::to_string(width) + "x" + std::to_string(height);
-}
-
-void checkRectangle(const char* where, const ImageSource& source, std::uint32_t x0, std::uint32_t y0,
-                    std::uint32_t width, std::uint32_t height) {
-    if (width == 0 || height == 0 || x0 >= source.width() || y0 >= source.height() ||
-        width > source.width() - x0 || height > source.height() - y0)
-        throw Error(std::string(where) + "the rectangle " + sizeText(width, height) + " at (" + std::to_string(x0) +
-                    ", " + std::to_string(y0) + ") is not inside the " + sizeText(source.width(), source.height()) +
-                    " image");
 }
 
 using detail::NpyDtype;
@@ -123,6 +115,15 @@ private:
 
 }  // namespace
 
+void detail::checkSourceRectangle(const char* where, const ImageSource& source, std::uint32_t x0, std::uint32_t y0,
+                                  std::uint32_t width, std::uint32_t height) {
+    if (width == 0 || height == 0 || x0 >= source.width() || y0 >= source.height() ||
+        width > source.width() - x0 || height > source.height() - y0)
+        throw Error(std::string(where) + "the rectangle " + sizeText(width, height) + " at (" + std::to_string(x0) +
+                    ", " + std::to_string(y0) + ") is not inside the " + sizeText(source.width(), source.height()) +
+                    " image");
+}
+
 // ---------------------------------------------------------------- memory
 
 ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
@@ -140,7 +141,7 @@ int ImageMemorySource::depth() const { return image_.depth; }
 
 void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                              Image& out) const {
-    checkRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
+    detail::checkSourceRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
     const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.bytesPerSample());
     out = Image(int(width), int(height), image_.channels, image_.depth);
     const std::size_t rowBytes = std::size_t(width) * pixelBytes;
@@ -234,7 +235,7 @@ std::string NpyImageSource::describe() const {
 
 void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                           Image& out) const {
-    checkRectangle("glccl::NpyImageSource::read(): ", *this, x0, y0, width, height);
+    detail::checkSourceRectangle("glccl::NpyImageSource::read(): ", *this, x0, y0, width, height);
     const Impl& impl = *impl_;
     const NpyLayout& layout = impl.layout;
     const NpyDtype& dtype = *layout.dtype;
@@ -303,6 +304,7 @@ bool isNpyFile(const std::string& path) {
 
 std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode) {
     if (isNpyFile(path)) return std::make_unique<NpyImageSource>(path, mode);
+    if (isTiffFile(path)) return std::make_unique<TiffImageSource>(path, mode);
     return std::make_unique<OwnedImageSource>(readImage(path, mode));
 }
 

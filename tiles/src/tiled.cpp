@@ -51,11 +51,18 @@ unsigned hostThreadsFor(const TiledOptions& options) {
 //            more at 4-connectivity) of 128 bytes (its union-find node, key,
 //            stats, owner, component totals and final label), and 16 bytes
 //            per tile row (first labels and row bases)
+//   source:  in pass 1, what the source holds for the bands of one round
+//            (ImageSource::bandBytes: a TIFF's decoded strips or tiles)
 std::uint64_t memoryModel(std::uint32_t width, std::uint32_t height, int pixelBytes, std::uint32_t tw,
-                          std::uint32_t th, unsigned workers, unsigned threads) {
+                          std::uint32_t th, unsigned workers, unsigned threads, const ImageSource* source) {
     const TilePlan plan(width, height, tw, th);
     const std::uint64_t tilePixels = std::uint64_t(plan.tileWidth()) * plan.tileHeight();
-    const std::uint64_t passOne = std::uint64_t(workers) * std::uint64_t(pixelBytes + 30) * tilePixels;
+    // Bands labeled at once (LabelTilesPass: enough to keep every worker busy).
+    const std::uint64_t bandsPerRound = (workers + plan.tilesX() - 1) / plan.tilesX();
+    const std::uint64_t sourceBytes =
+        source ? source->bandBytes(std::uint32_t(std::min<std::uint64_t>(height, bandsPerRound * plan.tileHeight())))
+               : 0;
+    const std::uint64_t passOne = std::uint64_t(workers) * std::uint64_t(pixelBytes + 30) * tilePixels + sourceBytes;
     const std::uint64_t passTwo = std::uint64_t(std::min(threads, plan.tilesX())) * 28 * tilePixels +
                                   2 * std::uint64_t(width) * plan.tileHeight() +
                                   std::min(std::uint64_t(1) << 22, std::uint64_t(width) * plan.tileHeight()) * 12;
@@ -88,8 +95,11 @@ std::uint64_t physicalMemoryBytes() {
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
-TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
-                   const BackendLimits& limits, unsigned workers, std::uint64_t* memoryEstimate) {
+namespace {
+
+TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes, const ImageSource* source,
+                      const TiledOptions& options, const BackendLimits& limits, unsigned workers,
+                      std::uint64_t* memoryEstimate) {
     const std::string where = "glccl::labelTiled(): ";
     const unsigned threads = hostThreadsFor(options);
     const std::uint64_t limit = effectiveMemoryLimit(options);
@@ -104,7 +114,7 @@ TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, co
                              ? " (GL_MAX_TEXTURE_SIZE of " + limits.device + ")"
                              : ""));
         const TilePlan plan(width, height, tw, th);
-        if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads);
+        if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads, source);
         return plan;
     }
     // Candidates from the largest tile down, the height halved first (the
@@ -116,7 +126,7 @@ TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, co
     std::uint64_t smallest = UINT64_MAX;
     std::uint32_t smallestWidth = tw, smallestHeight = th;
     for (;;) {
-        const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads);
+        const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads, source);
         if (estimate <= limit) {
             if (memoryEstimate) *memoryEstimate = estimate;
             return TilePlan(width, height, tw, th);
@@ -136,6 +146,19 @@ TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, co
                 mib(smallest));
 }
 
+}  // namespace
+
+TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
+                   const BackendLimits& limits, unsigned workers, std::uint64_t* memoryEstimate) {
+    return planTilesFor(width, height, pixelBytes, nullptr, options, limits, workers, memoryEstimate);
+}
+
+TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
+                   unsigned workers, std::uint64_t* memoryEstimate) {
+    return planTilesFor(source.width(), source.height(), source.channels() * source.depth() / 8, &source, options,
+                        limits, workers, memoryEstimate);
+}
+
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
     const std::string where = "glccl::labelTiled(): ";
     checkOptions(source, options);
@@ -151,8 +174,7 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
                                "that works): all " + std::to_string(result.workers) +
                                " workers label on the default device");
 
-    const TilePlan plan = planTiles(source.width(), source.height(), source.channels() * source.depth() / 8, options, limits,
-                                    result.workers, &result.memoryEstimate);
+    const TilePlan plan = planTiles(source, options, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
     const std::uint64_t storeBytes = plan.pixelCount() * 4;
     const bool inMemory = options.store == LabelStore::Memory ||

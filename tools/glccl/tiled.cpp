@@ -20,10 +20,11 @@ namespace glccl::tools {
 const char kTiledLabelHelp[] =
     "\n"
     "huge images (tiled labeling; one INPUT; README \"Huge images\"):\n"
-    "  An INPUT .npy larger than one backend call takes (a side past 32768, or past\n"
-    "  the GPU's texture size) is labeled in tiles, memory-mapped, with the labels\n"
-    "  streamed into --labels; so is any INPUT given one of these options. The output\n"
-    "  is the one-piece labeling's, byte for byte.\n"
+    "  An INPUT .npy or TIFF larger than one backend call takes (a side past 32768,\n"
+    "  or past the GPU's texture size) is labeled in tiles (.npy memory-mapped, TIFF\n"
+    "  read strip by strip or tile by tile), with the labels streamed into --labels;\n"
+    "  so is any INPUT given one of these options. The output is the one-piece\n"
+    "  labeling's, byte for byte.\n"
     "  --tile WxH                    tile size (default: the largest the backend and the\n"
     "                                memory limit allow, at most 16384 a side)\n"
     "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
@@ -144,13 +145,22 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     return command;
 }
 
-// Does this .npy need more than one call of `backend`? Sides past what
-// readImage takes always do; past 16384 the GL backends may (their texture
-// size is asked only then, since it costs a context).
-bool npyNeedsTiles(const std::string& path, Backend backend) {
-    const NpyShape shape = peekNpyShape(path);
-    const std::uint64_t largest = std::max(shape.width, shape.height);
-    if (largest > std::uint64_t(kMaxImageDimension) || shape.width * shape.height > kMaxImagePixels) return true;
+// Does this .npy or TIFF need more than one call of `backend`? Sides past
+// what readImage takes always do; past 16384 the GL backends may (their
+// texture size is asked only then, since it costs a context).
+bool needsTiles(const std::string& path, Backend backend) {
+    std::uint64_t width = 0, height = 0;
+    if (isNpyFile(path)) {
+        const NpyShape shape = peekNpyShape(path);
+        width = shape.width;
+        height = shape.height;
+    } else {
+        const TiffImageSource tiff(path, ChannelMode::Gray);  // the header and strip places only
+        width = tiff.width();
+        height = tiff.height();
+    }
+    const std::uint64_t largest = std::max(width, height);
+    if (largest > std::uint64_t(kMaxImageDimension) || width * height > kMaxImagePixels) return true;
     if (largest <= 16384 || backend == Backend::Cpu || backend == Backend::Cuda) return false;
     try {
         return largest > probeTileBackend(backend).maxSide;
@@ -294,11 +304,11 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
     if (asked) {
         command = parseTiledCommand(args);
     } else {
-        if (inputs.size() != 1 || !isNpyFile(inputs[0])) return std::nullopt;
+        if (inputs.size() != 1 || !(isNpyFile(inputs[0]) || isTiffFile(inputs[0]))) return std::nullopt;
         try {
-            if (!npyNeedsTiles(inputs[0], backend)) return std::nullopt;
+            if (!needsTiles(inputs[0], backend)) return std::nullopt;
         } catch (const Error&) {
-            return std::nullopt;  // not an .npy image: the ordinary reader says why
+            return std::nullopt;  // not an image the tiles read: the ordinary reader says why
         }
         command = parseTiledCommand(args);
         command.automatic = true;

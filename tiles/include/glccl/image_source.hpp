@@ -1,8 +1,9 @@
 #pragma once
 // Where tiled labeling reads pixels from: any rectangle of an image that need
-// not be whole in host memory. A TIFF/BigTIFF reader (libtiff) plugs in here
-// as one more ImageSource: read() of a rectangle and, for a file larger than
-// memory, release() of the rows already labeled.
+// not be whole in host memory: an image in memory, a memory-mapped .npy, a
+// TIFF/BigTIFF decoded strip by strip or tile by tile (libtiff). read() of a
+// rectangle and, for a file larger than memory, release() of the rows
+// already labeled.
 
 #include <cstdint>
 #include <memory>
@@ -29,6 +30,11 @@ public:
     // Rows [y0, y1) will not be read again: a mapped file gives their pages
     // back, so a pass over the image keeps only a band resident.
     virtual void release(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
+    // Host memory (bytes) the source itself holds while a band of `rows`
+    // rows is read, before its release(): decoded strips or tiles of a TIFF;
+    // 0 for a mapped file (its pages are the page cache's) or an image in
+    // memory. For the memory model that sizes tiles.
+    virtual std::uint64_t bandBytes(std::uint32_t rows) const { (void)rows; return 0; }
     // "uint8 .npy (memory-mapped)", "image in memory", for summaries.
     virtual std::string describe() const = 0;
 };
@@ -79,6 +85,43 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// A TIFF or BigTIFF file, read strip by strip or tile by tile through
+// libtiff: only the strips or tiles under the rows being labeled are
+// decoded and held (each once, shared by the tiles that need it, dropped on
+// release()), so host memory is bounded by a band, not the image. The
+// files and samples glccl::readImage takes (8- and 16-bit gray, 32-bit
+// gray, RGB/RGBA read as readImage reads them in `mode`; uncompressed, LZW,
+// Deflate, PackBits, ZSTD), with sides up to 2^31 - 1 and strips or tiles of
+// at most 256 MiB decoded each (detail::kMaxStrileBytes). Thread-safe: up to
+// one libtiff handle per reading thread. Throws glccl::Error
+// ("glccl::TiffImageSource: 'PATH': TIFF: ...") for a file readImage would
+// refuse (truncated, corrupt, unsupported) and for strips too large; a
+// strip or tile that fails to decode fails the read() that needs it.
+class TiffImageSource : public ImageSource {
+public:
+    TiffImageSource(const std::string& path, ChannelMode mode);
+    ~TiffImageSource() override;
+    TiffImageSource(const TiffImageSource&) = delete;
+    TiffImageSource& operator=(const TiffImageSource&) = delete;
+
+    std::uint32_t width() const override;
+    std::uint32_t height() const override;
+    int channels() const override;
+    int depth() const override;
+    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+              Image& out) const override;
+    void release(std::uint32_t y0, std::uint32_t y1) const override;
+    std::uint64_t bandBytes(std::uint32_t rows) const override;
+    std::string describe() const override;  // "tiled BigTIFF (256x256 tiles, none), read strip by strip..."
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Is `path` a TIFF or BigTIFF file (by its first bytes)?
+bool isTiffFile(const std::string& path);
+
 // The sides of a .npy image from its header alone (nothing mapped or read),
 // for deciding whether an input needs tiles. Throws glccl::Error as
 // NpyImageSource does for a file that is not a .npy image.
@@ -91,9 +134,9 @@ NpyShape peekNpyShape(const std::string& path);
 // Is `path` a NumPy file (by its magic bytes)?
 bool isNpyFile(const std::string& path);
 
-// The source for an input file: a memory-mapped NpyImageSource for .npy,
-// else the whole image read by glccl::readImage into memory (held by the
-// returned source).
+// The source for an input file: a memory-mapped NpyImageSource for .npy, a
+// TiffImageSource for TIFF and BigTIFF, else the whole image read by
+// glccl::readImage into memory (held by the returned source).
 std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode);
 
 }  // namespace glccl

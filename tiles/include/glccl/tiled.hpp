@@ -107,6 +107,10 @@ BackendLimits probeTileBackend(Backend requested);
 // glccl::Error as labelTiled does.
 TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
                    const BackendLimits& limits, unsigned workers, std::uint64_t* memoryEstimate = nullptr);
+// The same for `source`, whose own memory for a band (ImageSource::bandBytes:
+// a TIFF's decoded strips) joins the model.
+TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
+                   unsigned workers, std::uint64_t* memoryEstimate = nullptr);
 
 // Bytes of physical memory (sysconf), 0 when unknown.
 std::uint64_t physicalMemoryBytes();

@@ -1,0 +1,99 @@
+#!/bin/sh
+# TIFF input of tiled labeling from the command line (README "Huge images"):
+# tiled and striped TIFF and BigTIFF files written by tifffile, labeled with
+# small tiles, against the one-piece CPU labeling of the same array saved as
+# .npy, byte for byte; a truncated TIFF refused with nothing written; and
+# the peak memory of a striped TIFF read strip by strip, against the
+# memory-mapped .npy of the same pixels.
+#
+#   tiles_tiff_cli_test.sh GLCCL PYTHON SCRATCH BACKEND
+#
+# Prints one line per failure, then "N identical, 0 different" (and, for the
+# cpu backend, the memory line); exits 1 on any difference or failure.
+glccl=$1 python=$2 scratch=$3 backend=$4
+rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
+cd "$scratch" || exit 1
+"$python" -c "
+import numpy as np, tifffile
+r = np.random.default_rng(11)
+noise = ((r.random((797, 1031)) < 0.55) * 255).astype(np.uint8)
+np.save('noise.npy', noise)
+tifffile.imwrite('noise_tiled.tif', noise, tile=(64, 128))
+tifffile.imwrite('noise_strips.tif', noise, rowsperstrip=13)
+tifffile.imwrite('noise_one_strip.tif', noise)
+tifffile.imwrite('noise_deflate.tif', noise, compression='zlib')
+tifffile.imwrite('noise_big.tif', noise, tile=(32, 32), bigtiff=True, compression='zlib')
+segments = (r.integers(0, 4, (433, 509)) * 300 * (r.random((433, 509)) < 0.8)).astype(np.uint16)
+np.save('segments.npy', segments)
+tifffile.imwrite('segments_big.tif', segments, tile=(48, 16), bigtiff=True)
+tifffile.imwrite('segments_strips.tif', segments, rowsperstrip=5, compression='zlib')
+# Smooth blobs 40000 wide: strips of 16 rows, and its .npy.
+y, x = np.mgrid[0:1500, 0:40000].astype(np.float32)
+wide = ((np.sin(x / 97.0) * np.sin(y / 131.0) + 0.6 * np.sin((x + y) / 53.0)) > 0.35).astype(np.uint8) * 255
+np.save('wide.npy', wide)
+tifffile.imwrite('wide.tif', wide, rowsperstrip=16)
+# Cut inside its tiles' data.
+data = open('noise_tiled.tif', 'rb').read()
+open('cut.tif', 'wb').write(data[:len(data) // 2])
+" || exit 1
+
+same=0 different=0
+while read -r input criterion connectivity tile; do
+    # The GPU backends skip the thinnest tiles: thousands of calls on llvmpipe.
+    if [ "$backend" != cpu ] && [ "${tile%%x*}" -lt 13 -o "${tile##*x}" -lt 13 ]; then continue; fi
+    reference=${input%%_*}.npy
+    "$glccl" label "$reference" --backend cpu --criterion "$criterion" --connectivity "$connectivity" \
+        --labels r.npy --stats r.csv --force > /dev/null || { echo "reference failed: $reference"; exit 1; }
+    if ! "$glccl" label "$input" --backend "$backend" --criterion "$criterion" --connectivity "$connectivity" \
+            --tile "$tile" --labels t.npy --stats t.csv --force > run.txt 2>&1; then
+        echo "FAILED: $input $criterion $connectivity $tile"; cat run.txt; different=$((different + 1))
+    elif grep -q "TIFF" run.txt && cmp -s t.npy r.npy && cmp -s t.csv r.csv; then
+        same=$((same + 1))
+    else
+        echo "DIFFERENT: $input $criterion $connectivity $tile"; cat run.txt; different=$((different + 1))
+    fi
+done <<EOF
+noise_tiled.tif binary 8 100x70
+noise_tiled.tif binary 4 64x128
+noise_strips.tif binary 8 97x13
+noise_one_strip.tif binary 8 200x1
+noise_deflate.tif binary 4 1x300
+noise_big.tif binary 8 333x333
+segments_big.tif segments 8 50x31
+segments_strips.tif segments 4 17x200
+EOF
+
+# A truncated file: the reason, exit status 1, and no output left behind.
+rm -f cut.npy
+"$glccl" label cut.tif --backend "$backend" --tile 64x64 --labels cut.npy > run.txt 2>&1
+status=$?
+if [ "$status" -ne 1 ] || ! grep -q "glccl::TiffImageSource: 'cut.tif': TIFF: truncated" run.txt || [ -e cut.npy ]; then
+    echo "FAILED: truncated TIFF (exit $status)"; cat run.txt; different=$((different + 1))
+fi
+
+# Peak memory (cpu runs only): strips are decoded a band at a time, so
+# reading the TIFF costs about a band more than the memory-mapped .npy (the
+# image is 57 MiB).
+if [ "$backend" != cpu ]; then
+    echo "$same identical, $different different"
+    [ "$different" -eq 0 ]
+    exit
+fi
+peak() {  # prints the peak resident KiB of the command
+    "$python" -c "
+import resource, subprocess, sys
+status = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if status == 0 else -1)
+" "$@"
+}
+npyPeak=$(peak "$glccl" label wide.npy --backend cpu --tile 512x512 --memory-limit 64M --labels w1.npy --force)
+tiffPeak=$(peak "$glccl" label wide.tif --backend cpu --tile 512x512 --memory-limit 64M --labels w2.npy --force)
+if [ "$npyPeak" -lt 0 ] || [ "$tiffPeak" -lt 0 ] || ! cmp -s w1.npy w2.npy; then
+    echo "FAILED: the 40000x1500 labelings"; different=$((different + 1))
+elif [ $((tiffPeak - npyPeak)) -gt $((24 * 1024)) ]; then
+    echo "TOO MUCH MEMORY: the TIFF run peaked at $tiffPeak KiB, the .npy run at $npyPeak KiB"
+    different=$((different + 1))
+fi
+echo "$same identical, $different different"
+echo "peak memory: striped TIFF $((tiffPeak / 1024)) MiB, memory-mapped .npy $((npyPeak / 1024)) MiB, image 57 MiB"
+[ "$different" -eq 0 ]

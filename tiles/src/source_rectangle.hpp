@@ -1,0 +1,15 @@
+#pragma once
+// The one check of a read() rectangle, shared by the ImageSources.
+
+#include <cstdint>
+
+#include "glccl/image_source.hpp"
+
+namespace glccl::detail {
+
+// Throws glccl::Error ("WHERE the rectangle WxH at (x0, y0) is not inside
+// the WxH image") unless the rectangle is nonempty and inside the source.
+void checkSourceRectangle(const char* where, const ImageSource& source, std::uint32_t x0, std::uint32_t y0,
+                          std::uint32_t width, std::uint32_t height);
+
+}  // namespace glccl::detail

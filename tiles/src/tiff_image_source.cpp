@@ -1,0 +1,185 @@
+// TIFF and BigTIFF input for tiled labeling, out of core: rectangles are cut
+// from decoded strips or tiles of the file (host/src/read_tiff.cpp's
+// TiffStrileReader, libtiff), each decoded once and kept until the rows it
+// covers are released:
+//
+//      file strips (or tiles)          tiles being labeled (one band)
+//      +---------------------+         +-------+-------+-------+
+//      |      strip k        |  --->   | tile  | tile  | tile  |   each tile copies
+//      |      strip k+1      |  --->   |       |       |       |   its columns out of
+//      +---------------------+         +-------+-------+-------+   the cached strips
+//
+// So a strip is decoded once however many tiles cross it, and host memory
+// holds one band of decoded strips (plus the strips that straddle its lower
+// edge), never the image.
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "glccl/error.hpp"
+#include "glccl/image_source.hpp"
+#include "image_decoders.hpp"
+#include "source_rectangle.hpp"
+
+namespace glccl {
+
+namespace {
+
+// One decoded strip or tile. Its mutex makes the first reader decode it and
+// the others wait for it.
+struct DecodedStrile {
+    std::mutex mutex;
+    bool ready = false;
+    Image pixels;
+};
+
+}  // namespace
+
+struct TiffImageSource::Impl {
+    std::string path;
+    ChannelMode mode = ChannelMode::Gray;
+    std::uint32_t width = 0, height = 0, strileWidth = 1, strileHeight = 1;
+    int channels = 1, depth = 8;
+    std::string layout;  // the reader's describe()
+
+    // Readers not in use; a thread that finds none opens one (so there are
+    // at most as many as threads that read at once).
+    mutable std::mutex readersMutex;
+    mutable std::vector<std::unique_ptr<detail::TiffStrileReader>> idleReaders;
+
+    // Decoded striles by (strile row << 32 | strile column): raster order,
+    // so the ones above a row come first.
+    mutable std::mutex cacheMutex;
+    mutable std::map<std::uint64_t, std::shared_ptr<DecodedStrile>> cache;
+
+    std::unique_ptr<detail::TiffStrileReader> takeReader() const {
+        {
+            const std::lock_guard<std::mutex> lock(readersMutex);
+            if (!idleReaders.empty()) {
+                std::unique_ptr<detail::TiffStrileReader> reader = std::move(idleReaders.back());
+                idleReaders.pop_back();
+                return reader;
+            }
+        }
+        return std::make_unique<detail::TiffStrileReader>("glccl::TiffImageSource: ", path, mode);
+    }
+
+    void giveBack(std::unique_ptr<detail::TiffStrileReader> reader) const {
+        const std::lock_guard<std::mutex> lock(readersMutex);
+        idleReaders.push_back(std::move(reader));
+    }
+
+    std::shared_ptr<DecodedStrile> decoded(std::uint32_t column, std::uint32_t row) const {
+        std::shared_ptr<DecodedStrile> strile;
+        {
+            const std::lock_guard<std::mutex> lock(cacheMutex);
+            std::shared_ptr<DecodedStrile>& slot = cache[std::uint64_t(row) << 32 | column];
+            if (!slot) slot = std::make_shared<DecodedStrile>();
+            strile = slot;
+        }
+        const std::lock_guard<std::mutex> lock(strile->mutex);
+        if (!strile->ready) {
+            std::unique_ptr<detail::TiffStrileReader> reader = takeReader();
+            // A strip that fails to decode fails this read (and its reader
+            // is dropped: libtiff's state after an error is not trusted).
+            reader->read(column * strileWidth, row * strileHeight, strile->pixels);
+            giveBack(std::move(reader));
+            strile->ready = true;
+        }
+        return strile;
+    }
+};
+
+TiffImageSource::TiffImageSource(const std::string& path, ChannelMode mode) : impl_(std::make_unique<Impl>()) {
+    Impl& impl = *impl_;
+    impl.path = path;
+    impl.mode = mode;
+    auto reader = std::make_unique<detail::TiffStrileReader>("glccl::TiffImageSource: ", path, mode);
+    impl.width = reader->width();
+    impl.height = reader->height();
+    impl.channels = reader->channels();
+    impl.depth = reader->depth();
+    impl.strileWidth = reader->strileWidth();
+    impl.strileHeight = reader->strileHeight();
+    impl.layout = reader->describe();
+    impl.giveBack(std::move(reader));
+}
+
+TiffImageSource::~TiffImageSource() = default;
+
+std::uint32_t TiffImageSource::width() const { return impl_->width; }
+std::uint32_t TiffImageSource::height() const { return impl_->height; }
+int TiffImageSource::channels() const { return impl_->channels; }
+int TiffImageSource::depth() const { return impl_->depth; }
+
+std::string TiffImageSource::describe() const {
+    return impl_->layout + ", read " + (impl_->layout.rfind("tiled", 0) == 0 ? "tile by tile" : "strip by strip");
+}
+
+void TiffImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                           Image& out) const {
+    detail::checkSourceRectangle("glccl::TiffImageSource::read(): ", *this, x0, y0, width, height);
+    const Impl& impl = *impl_;
+    out = Image(int(width), int(height), impl.channels, impl.depth);
+    const std::size_t pixelBytes = std::size_t(impl.channels) * std::size_t(out.bytesPerSample());
+    const std::uint32_t x1 = x0 + width, y1 = y0 + height;
+    for (std::uint32_t row = y0 / impl.strileHeight; row <= (y1 - 1) / impl.strileHeight; ++row) {
+        for (std::uint32_t column = x0 / impl.strileWidth; column <= (x1 - 1) / impl.strileWidth; ++column) {
+            const std::shared_ptr<DecodedStrile> strile = impl.decoded(column, row);
+            const Image& pixels = strile->pixels;
+            // The part of the strile inside the rectangle, in image coordinates.
+            const std::uint32_t left = column * impl.strileWidth, top = row * impl.strileHeight;
+            const std::uint32_t fromX = std::max(x0, left), toX = std::min(x1, left + std::uint32_t(pixels.width));
+            const std::uint32_t fromY = std::max(y0, top), toY = std::min(y1, top + std::uint32_t(pixels.height));
+            const std::size_t bytes = std::size_t(toX - fromX) * pixelBytes;
+            for (std::uint32_t y = fromY; y < toY; ++y)
+                std::memcpy(out.pixels.data() + (std::size_t(y - y0) * width + (fromX - x0)) * pixelBytes,
+                            pixels.pixels.data() + (std::size_t(y - top) * std::size_t(pixels.width) + (fromX - left)) *
+                                                       pixelBytes,
+                            bytes);
+        }
+    }
+}
+
+void TiffImageSource::release(std::uint32_t, std::uint32_t y1) const {
+    // Rows are released from the top: every strile that ends by y1 goes.
+    const Impl& impl = *impl_;
+    const std::lock_guard<std::mutex> lock(impl.cacheMutex);
+    for (auto it = impl.cache.begin(); it != impl.cache.end();) {
+        const std::uint64_t bottom =
+            std::min<std::uint64_t>((std::uint64_t(it->first >> 32) + 1) * impl.strileHeight, impl.height);
+        if (bottom > y1) break;
+        it = impl.cache.erase(it);
+    }
+}
+
+std::uint64_t TiffImageSource::bandBytes(std::uint32_t rows) const {
+    // The band's striles, and those of the strile row that straddles its
+    // lower edge (kept for the next band), each as wide as the image.
+    const Impl& impl = *impl_;
+    const std::uint64_t heldRows =
+        (std::uint64_t(rows) + 2 * std::uint64_t(impl.strileHeight) - 1) / impl.strileHeight * impl.strileHeight;
+    const std::uint64_t heldColumns = (std::uint64_t(impl.width) + impl.strileWidth - 1) / impl.strileWidth * impl.strileWidth;
+    return heldRows * heldColumns * std::uint64_t(impl.channels) * std::uint64_t(impl.depth / 8);
+}
+
+bool isTiffFile(const std::string& path) {
+    const int descriptor = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (descriptor < 0) return false;
+    unsigned char magic[4] = {};
+    const bool read = ::pread(descriptor, magic, 4, 0) == 4;
+    ::close(descriptor);
+    if (!read) return false;
+    const bool little = magic[0] == 'I' && magic[1] == 'I' && magic[3] == 0 && (magic[2] == 42 || magic[2] == 43);
+    const bool big = magic[0] == 'M' && magic[1] == 'M' && magic[2] == 0 && (magic[3] == 42 || magic[3] == 43);
+    return little || big;
+}
+
+}  // namespace glccl
