@@ -4,6 +4,7 @@
 #include <EGL/eglext.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,7 +66,87 @@ bool hasExtension(const char* list, const std::string& name) {
     return all.find(" " + name + " ") != std::string::npos;
 }
 
+// The EGL devices in eglQueryDevicesEXT's order; none, and `why`, where EGL
+// cannot enumerate devices or open displays on them.
+struct EglDevices {
+    std::vector<EGLDeviceEXT> handles;
+    std::string why;
+};
+
+EglDevices listEglDevices() {
+    EglDevices list;
+    const char* clientExtensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    if (!hasExtension(clientExtensions, "EGL_EXT_device_enumeration") &&
+        !hasExtension(clientExtensions, "EGL_EXT_device_base")) {
+        list.why = "this EGL has no device enumeration (EGL_EXT_device_enumeration)";
+        return list;
+    }
+    if (!hasExtension(clientExtensions, "EGL_EXT_platform_device")) {
+        list.why = "this EGL cannot open a display on a device (no EGL_EXT_platform_device)";
+        return list;
+    }
+    auto queryDevices = eglProc<PFNEGLQUERYDEVICESEXTPROC>("eglQueryDevicesEXT");
+    EGLint count = 0;
+    if (!queryDevices || !queryDevices(0, nullptr, &count)) {
+        list.why = queryDevices ? eglFailure("eglQueryDevicesEXT") : "EGL has no eglQueryDevicesEXT";
+        return list;
+    }
+    list.handles.resize(std::size_t(count > 0 ? count : 0));
+    if (count > 0 && !queryDevices(count, list.handles.data(), &count)) {
+        list.handles.clear();
+        list.why = eglFailure("eglQueryDevicesEXT");
+        return list;
+    }
+    list.handles.resize(std::size_t(count));
+    if (count == 0) list.why = "EGL lists no devices";
+    return list;
+}
+
+HeadlessDevice describeEglDevice(EGLDeviceEXT handle, int index) {
+    HeadlessDevice device;
+    device.index = index;
+    auto queryString = eglProc<PFNEGLQUERYDEVICESTRINGEXTPROC>("eglQueryDeviceStringEXT");
+    auto queryAttribute = eglProc<PFNEGLQUERYDEVICEATTRIBEXTPROC>("eglQueryDeviceAttribEXT");
+    const char* extensions = queryString ? queryString(handle, EGL_EXTENSIONS) : nullptr;
+    device.software = hasExtension(extensions, "EGL_MESA_device_software");
+    if (hasExtension(extensions, "EGL_NV_device_cuda") && queryAttribute) {
+        EGLAttrib ordinal = -1;
+        if (queryAttribute(handle, EGL_CUDA_DEVICE_NV, &ordinal)) device.cudaDevice = int(ordinal);
+    }
+    const char* name = nullptr;
+    if (queryString && hasExtension(extensions, "EGL_EXT_device_query_name")) name = queryString(handle, EGL_RENDERER_EXT);
+    if (!name && queryString && hasExtension(extensions, "EGL_EXT_device_drm_render_node"))
+        name = queryString(handle, EGL_DRM_RENDER_NODE_FILE_EXT);
+    if (!name && queryString && hasExtension(extensions, "EGL_EXT_device_drm"))
+        name = queryString(handle, EGL_DRM_DEVICE_FILE_EXT);
+    eglGetError();  // a string the device does not have leaves EGL_BAD_PARAMETER behind
+    device.name = name ? name : device.software ? "Mesa software rasterizer" : "";
+    return device;
+}
+
+std::string describeDeviceList(const std::vector<HeadlessDevice>& devices) {
+    std::string text;
+    for (const HeadlessDevice& device : devices) {
+        text += (text.empty() ? "" : ", ") + std::to_string(device.index);
+        std::string details = device.name;
+        if (device.cudaDevice >= 0) details += (details.empty() ? "" : ", ") + std::string("CUDA device ") +
+                                              std::to_string(device.cudaDevice);
+        if (!details.empty()) text += " (" + details + ")";
+    }
+    return text;
+}
+
 }  // namespace
+
+std::vector<HeadlessDevice> headlessDevices(std::string* why) {
+    const EglDevices list = listEglDevices();
+    if (why) *why = list.why;
+    std::vector<HeadlessDevice> devices;
+    for (std::size_t i = 0; i < list.handles.size(); ++i) devices.push_back(describeEglDevice(list.handles[i], int(i)));
+    return devices;
+}
+
+int headlessDeviceCount() { return int(listEglDevices().handles.size()); }
 
 void loadGlFunctions() {
     glewExperimental = GL_TRUE;
@@ -109,6 +190,7 @@ struct HeadlessContext::Impl {
     EGLDisplay display = EGL_NO_DISPLAY;
     EGLContext context = EGL_NO_CONTEXT;
     std::string platform;
+    int eglDevice = -1, cudaDevice = -1;
     ContextInfo info;
 
     ~Impl() {
@@ -122,36 +204,51 @@ struct HeadlessContext::Impl {
         }
     }
 
-    // Tries every EGL device, then Mesa surfaceless; keeps the first display
-    // that initialises and gives a context of the requested version.
+    // Options::device < 0: tries every EGL device, then Mesa surfaceless,
+    // and keeps the first display that initialises and gives a context of
+    // the requested version. Otherwise that EGL device or an error.
     void open(const Options& options) {
         std::string failures;
         const char* clientExtensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
         auto getPlatformDisplay = eglProc<PFNEGLGETPLATFORMDISPLAYEXTPROC>("eglGetPlatformDisplayEXT");
         if (!getPlatformDisplay) throw Error("glccl::HeadlessContext: EGL has no eglGetPlatformDisplayEXT");
+        const std::string version = std::to_string(options.major) + "." + std::to_string(options.minor);
 
-        if (hasExtension(clientExtensions, "EGL_EXT_platform_device")) {
-            auto queryDevices = eglProc<PFNEGLQUERYDEVICESEXTPROC>("eglQueryDevicesEXT");
-            EGLint count = 0;
-            if (queryDevices && queryDevices(0, nullptr, &count) && count > 0) {
-                std::vector<EGLDeviceEXT> devices(count);
-                queryDevices(count, devices.data(), &count);
-                for (EGLint i = 0; i < count; ++i) {
-                    EGLDisplay candidate = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, devices[i], nullptr);
-                    if (tryDisplay(candidate, options, "EGL device", failures)) return;
-                }
+        const EglDevices list = listEglDevices();
+        if (options.device >= 0) {
+            const std::string asked = "glccl::HeadlessContext: EGL device " + std::to_string(options.device) + " was asked for";
+            if (list.handles.empty()) throw Error(asked + ", but " + list.why);
+            if (std::size_t(options.device) >= list.handles.size()) {
+                const std::vector<HeadlessDevice> devices = headlessDevices();
+                throw Error(asked + ", but EGL lists " + std::to_string(devices.size()) +
+                            (devices.size() == 1 ? " device: " : " devices: ") + describeDeviceList(devices));
             }
+            const HeadlessDevice device = describeEglDevice(list.handles[std::size_t(options.device)], options.device);
+            EGLDisplay candidate = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, list.handles[std::size_t(options.device)], nullptr);
+            if (candidate == EGL_NO_DISPLAY) failures = eglFailure("eglGetPlatformDisplayEXT") + "; ";
+            else if (tryDisplay(candidate, options, device, failures)) return;
+            throw Error("glccl::HeadlessContext: EGL device " + std::to_string(options.device) +
+                        (device.name.empty() ? "" : " (" + device.name + ")") + " gives no OpenGL " + version +
+                        " core context: " + failures.substr(0, failures.size() - 2));
+        }
+        for (std::size_t i = 0; i < list.handles.size(); ++i) {
+            EGLDisplay candidate = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, list.handles[i], nullptr);
+            if (tryDisplay(candidate, options, describeEglDevice(list.handles[i], int(i)), failures)) return;
         }
         if (hasExtension(clientExtensions, "EGL_MESA_platform_surfaceless")) {
             EGLDisplay candidate = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
-            if (tryDisplay(candidate, options, "Mesa surfaceless", failures)) return;
+            if (tryDisplay(candidate, options, std::nullopt, failures)) return;
         }
-        throw Error("glccl::HeadlessContext: no EGL display gives an OpenGL " + std::to_string(options.major) + "." +
-                    std::to_string(options.minor) + " core context" + (failures.empty() ? "" : ": " + failures));
+        throw Error("glccl::HeadlessContext: no EGL display gives an OpenGL " + version + " core context" +
+                    (failures.empty() ? "" : ": " + failures.substr(0, failures.size() - 2)));
     }
 
-    bool tryDisplay(EGLDisplay candidate, const Options& options, const char* name, std::string& failures) {
+    // `device`: the EGL device the display is on; none for Mesa surfaceless.
+    bool tryDisplay(EGLDisplay candidate, const Options& options, const std::optional<HeadlessDevice>& device,
+                    std::string& failures) {
         if (candidate == EGL_NO_DISPLAY) return false;
+        const std::string label = device ? "EGL device " + std::to_string(device->index) : "Mesa surfaceless";
+        const char* name = label.c_str();
         EGLint major = 0, minor = 0;
         if (!eglInitialize(candidate, &major, &minor)) {
             failures += std::string(name) + ": " + eglFailure("eglInitialize") + "; ";
@@ -194,7 +291,10 @@ struct HeadlessContext::Impl {
         }
         display = candidate;
         context = created;
-        platform = name;
+        platform = label;
+        if (device && device->cudaDevice >= 0) platform += ", CUDA device " + std::to_string(device->cudaDevice);
+        eglDevice = device ? device->index : -1;
+        cudaDevice = device ? device->cudaDevice : -1;
         return true;
     }
 };
@@ -205,6 +305,8 @@ HeadlessContext::HeadlessContext(const Options& options) : impl_(std::make_uniqu
     impl_->open(options);
     loadGlFunctions();
     impl_->info = currentContextInfo();
+    impl_->info.eglDevice = impl_->eglDevice;
+    impl_->info.cudaDevice = impl_->cudaDevice;
     if (options.debug) installDebugMessageHandler();
 }
 

@@ -438,6 +438,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
         result.local.spilled = store->spilled();
         if (result.endBand > result.firstBand) {
             TileWorkerPool pool(limits, options.label, options.devices);
+            result.local.device = pool.describeDevices();
             pipeline.labelTiles(pool, *store);
         }
     });
@@ -604,6 +605,8 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
     MPI_Allreduce(&phase, &result.writeMilliseconds, 1, MPI_DOUBLE, MPI_MAX, comm);
     double device = pipeline.deviceMilliseconds();
     MPI_Allreduce(&device, &result.deviceMilliseconds, 1, MPI_DOUBLE, MPI_SUM, comm);
+    double busiest = pipeline.busiestDeviceMilliseconds();
+    MPI_Allreduce(&busiest, &result.busiestDeviceMilliseconds, 1, MPI_DOUBLE, MPI_MAX, comm);
     result.local.count = result.count;
     result.local.labelType = result.labelType;
     return result;

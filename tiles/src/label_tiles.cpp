@@ -73,6 +73,7 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
                 for (const StageTime& stage : timings) sum += stage.milliseconds;
                 const std::lock_guard<std::mutex> lock(s.timingMutex);
                 s.deviceMilliseconds += sum;
+                s.workerDeviceMilliseconds[&worker] += sum;
             }
         });
         s.source.release(s.plan.bandTop(roundBand), s.plan.bandTop(roundEnd - 1) + s.plan.bandHeight(roundEnd - 1));
@@ -132,5 +133,11 @@ BorderRow TilePipeline::regionTopRow() { return withRoots(impl_->topRow, impl_->
 BorderRow TilePipeline::regionBottomRow() { return withRoots(impl_->bottomRow, impl_->forest); }
 
 double TilePipeline::deviceMilliseconds() const { return impl_->deviceMilliseconds; }
+
+double TilePipeline::busiestDeviceMilliseconds() const {
+    double busiest = 0.0;
+    for (const auto& [worker, milliseconds] : impl_->workerDeviceMilliseconds) busiest = std::max(busiest, milliseconds);
+    return busiest;
+}
 
 }  // namespace glccl

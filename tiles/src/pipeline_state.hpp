@@ -3,6 +3,7 @@
 // each pass is a file of its own name).
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -78,6 +79,7 @@ struct TilePipeline::Impl {
 
     std::mutex timingMutex;
     double deviceMilliseconds = 0.0;
+    std::map<const TileWorker*, double> workerDeviceMilliseconds;  // per worker, for the busiest
 
     Impl(const ImageSource& s, const TilePlan& p, const TiledOptions& o, std::uint32_t first, std::uint32_t end)
         : source(s), plan(p), options(o), firstBand(first), endBand(end) {}

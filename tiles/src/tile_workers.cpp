@@ -1,13 +1,17 @@
 // Tile workers: one backend instance per thread. The GL workers each own a
-// headless context (current on their thread only); the cuda workers each
-// select their CUDA device on their thread; the cpu workers run the
-// reference. probeTileBackend() answers, once, what a backend can take here.
+// headless context on their EGL device (current on their thread only); the
+// cuda workers each select their CUDA device on their thread; the cpu
+// workers run the reference. probeTileBackend() answers, once, what a
+// backend can take here.
 
+#include <algorithm>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "glccl/backend.hpp"
+#include "glccl/context.hpp"
 #include "glccl/error.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
@@ -37,16 +41,34 @@ public:
     Labeling label(const Image& tile, StageTimings*) override {
         return labelReference(tile, options_.connectivity, options_.criterion);
     }
+    std::string device() const override { return "CPU"; }
 
 private:
     LabelOptions options_;
 };
 
+// The EGL device of a GL worker's --devices entry (see tiled.hpp), or -1
+// (the engine's default) for none.
+int eglDeviceOf(int entry, const std::vector<HeadlessDevice>& devices) {
+    if (entry < 0) return -1;
+    for (const HeadlessDevice& device : devices)
+        if (device.cudaDevice == entry) return device.index;
+    return entry;  // out of range: HeadlessContext says which devices there are
+}
+
 class GlTileWorker : public TileWorker {
 public:
-    explicit GlTileWorker(const LabelOptions& options) : options_(options) {
+    GlTileWorker(const LabelOptions& options, int entry) : options_(options) {
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
-        offscreen_ = std::make_unique<OffscreenLabeler>();
+        HeadlessContext::Options context;
+        context.device = eglDeviceOf(entry, headlessDevices());
+        try {
+            offscreen_ = std::make_unique<OffscreenLabeler>(context);
+        } catch (const Error& error) {
+            if (entry < 0) throw;
+            throw Error("glccl::labelTiled(): the GL worker of device " + std::to_string(entry) + ": " + error.what());
+        }
+        device_ = offscreen_->context().info().renderer + " (" + offscreen_->context().platform() + ")";
     }
     ~GlTileWorker() override {
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
@@ -55,10 +77,12 @@ public:
     Labeling label(const Image& tile, StageTimings* timings) override {
         return offscreen_->label(tile, options_, timings);
     }
+    std::string device() const override { return device_; }
 
 private:
     LabelOptions options_;
     std::unique_ptr<OffscreenLabeler> offscreen_;
+    std::string device_;
 };
 
 #ifdef GLCCL_HAVE_CUDA
@@ -66,11 +90,14 @@ private:
 // context needed, and each worker its own GPU.
 class CudaTileWorker : public TileWorker {
 public:
-    CudaTileWorker(const LabelOptions& options, int device) : options_(options) {
-        const cudaError_t status = cudaSetDevice(device);
+    CudaTileWorker(const LabelOptions& options, int device) : options_(options), device_(device < 0 ? 0 : device) {
+        const cudaError_t status = cudaSetDevice(device_);
         if (status != cudaSuccess)
-            throw Error("glccl::labelTiled(): cudaSetDevice(" + std::to_string(device) + ") failed: " +
+            throw Error("glccl::labelTiled(): cudaSetDevice(" + std::to_string(device_) + ") failed: " +
                         cudaGetErrorString(status));
+    }
+    std::string device() const override {
+        return cuda::deviceName() + " (CUDA device " + std::to_string(device_) + ")";
     }
     Labeling label(const Image& tile, StageTimings* timings) override {
         // One labeler per worker keeps its device buffers from tile to tile:
@@ -82,6 +109,7 @@ public:
 
 private:
     LabelOptions options_;
+    int device_ = 0;
     cuda::ImageLabeler labeler_;
 };
 #endif
@@ -98,7 +126,7 @@ std::unique_ptr<TileWorker> makeTileWorker(const BackendLimits& limits, const La
             (void)device;
             throw Error("glccl::labelTiled(): this build has no CUDA path");
 #endif
-        default: return std::make_unique<GlTileWorker>(options);
+        default: return std::make_unique<GlTileWorker>(options, device);
     }
 }
 
@@ -155,11 +183,30 @@ BackendLimits probeTileBackend(Backend requested) {
     return limits;
 }
 
+int tileDeviceCount(Backend backend) {
+    if (backend == Backend::Cuda) {
+#ifdef GLCCL_HAVE_CUDA
+        int count = 0;
+        return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+#else
+        return 0;
+#endif
+    }
+    if (backend != Backend::Compute && backend != Backend::Raster) return 0;
+    const std::lock_guard<std::mutex> lock(contextSetupMutex());
+    const std::vector<HeadlessDevice> devices = headlessDevices();
+    int cudaDevices = 0;
+    for (const HeadlessDevice& device : devices) cudaDevices += device.cudaDevice >= 0 ? 1 : 0;
+    return cudaDevices > 0 ? cudaDevices : int(devices.size());
+}
+
 // ---------------------------------------------------------------- the pool
 
 TileWorkerPool::TileWorkerPool(const BackendLimits& limits, const LabelOptions& options,
                                const std::vector<int>& devices) {
-    const std::vector<int> chosen = devices.empty() ? std::vector<int>{0} : devices;
+    // No list: one worker on the backend's default device (-1).
+    const std::vector<int> chosen = devices.empty() ? std::vector<int>{-1} : devices;
+    devices_.assign(chosen.size(), std::string());
     for (unsigned i = 0; i < chosen.size(); ++i)
         threads_.emplace_back(&TileWorkerPool::serve, this, i, limits, options, chosen[i]);
     std::unique_lock<std::mutex> lock(mutex_);
@@ -184,7 +231,7 @@ TileWorkerPool::~TileWorkerPool() {
     for (std::thread& thread : threads_) thread.join();
 }
 
-void TileWorkerPool::serve(unsigned, BackendLimits limits, LabelOptions options, int device) {
+void TileWorkerPool::serve(unsigned index, BackendLimits limits, LabelOptions options, int device) {
     std::unique_ptr<TileWorker> worker;
     {
         std::exception_ptr failure;
@@ -194,6 +241,7 @@ void TileWorkerPool::serve(unsigned, BackendLimits limits, LabelOptions options,
             failure = std::current_exception();
         }
         const std::lock_guard<std::mutex> lock(mutex_);
+        if (worker) devices_[index] = worker->device();
         if (failure && !error_) error_ = failure;
         ++started_;
         done_.notify_all();
@@ -223,6 +271,15 @@ void TileWorkerPool::serve(unsigned, BackendLimits limits, LabelOptions options,
     }
     lock.unlock();
     worker.reset();  // on its own thread: a GL context is released where it is current
+}
+
+std::string TileWorkerPool::describeDevices() const {
+    std::vector<std::string> distinct;
+    for (const std::string& device : devices_)
+        if (std::find(distinct.begin(), distinct.end(), device) == distinct.end()) distinct.push_back(device);
+    std::string text;
+    for (const std::string& device : distinct) text += (text.empty() ? "" : "; ") + device;
+    return text;
 }
 
 void TileWorkerPool::run(std::size_t count, const std::function<void(TileWorker&, std::size_t)>& task) {

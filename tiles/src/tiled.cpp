@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 #include <string>
 #include <thread>
 
@@ -168,11 +167,6 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     result.backend = limits.backend;
     result.device = limits.device;
     result.workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
-    const bool gl = limits.backend == Backend::Compute || limits.backend == Backend::Raster;
-    if (gl && std::set<int>(options.devices.begin(), options.devices.end()).size() > 1)
-        result.notes.push_back("the GL engine cannot choose an EGL device yet (HeadlessContext opens the first "
-                               "that works): all " + std::to_string(result.workers) +
-                               " workers label on the default device");
 
     const TilePlan plan = planTiles(source, options, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
@@ -191,10 +185,12 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     {
         // The workers (and their GL contexts or GPU memory) live for pass 1 only.
         TileWorkerPool pool(limits, options.label, options.devices);
+        result.device = pool.describeDevices();
         pipeline.labelTiles(pool, *store);
     }
     result.labelMilliseconds = millisecondsSince(start);
     result.deviceMilliseconds = pipeline.deviceMilliseconds();
+    result.busiestDeviceMilliseconds = pipeline.busiestDeviceMilliseconds();
     result.borderParts = pipeline.nodeCount();
 
     start = Clock::now();

@@ -7,11 +7,13 @@
 #include <mpi.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
+#include "cli_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_source.hpp"
 #include "glccl/tiled_mpi.hpp"
@@ -37,11 +39,14 @@ const char kHelp[] =
     "  --force                       overwrite existing outputs\n"
     "  --tile WxH                    tile size (default: chosen by rank 0 for the backend)\n"
     "  --memory-limit SIZE           host memory per rank to plan for, e.g. 8G\n"
-    "  --devices LIST                workers of each rank, e.g. 0,1 (default: for cuda, the\n"
-    "                                rank's index among the ranks of its machine; else 0)\n"
+    "  --devices LIST                workers of each rank, e.g. 0,1 (default for cuda,\n"
+    "                                compute and raster: one worker, on the GPU numbered\n"
+    "                                by the rank's index on its machine, modulo the GPUs)\n"
     "  --label-type auto|uint32|uint64\n"
     "  --temp-dir DIR                folder of each rank's temporary tile-label file\n"
     "  --timing                      the slowest rank's time per phase\n"
+    "  --json                        the summary as one JSON line (with --timing: the\n"
+    "                                phases under \"stages\")\n"
     "  -h, --help                    show this help\n"
     "\n"
     "example (as root in a container add --allow-run-as-root):\n"
@@ -54,7 +59,7 @@ struct UsageError : std::runtime_error {
 struct Command {
     std::string input, labels, stats;
     glccl::TiledOptions options;
-    bool force = false, timing = false, devicesGiven = false;
+    bool force = false, timing = false, json = false, devicesGiven = false;
 };
 
 std::uint64_t parseUnsigned(const std::string& option, const std::string& text) {
@@ -91,6 +96,7 @@ Command parse(int argc, char** argv) {
             else if (arg == "--stats") command.stats = next();
             else if (arg == "--force") command.force = true;
             else if (arg == "--timing") command.timing = true;
+            else if (arg == "--json") command.json = true;
             else if (arg == "--label-type") options.labelType = glccl::parseLabelType(next());
             else if (arg == "--temp-dir") options.tempDir = next();
             else if (arg == "--tile") {
@@ -135,17 +141,61 @@ Command parse(int argc, char** argv) {
     return command;
 }
 
+// The summary as glccl label --json writes its tiled runs, with the ranks and
+// the MPI phases: one line on rank 0.
+void printJson(const Command& command, const glccl::MpiTiledResult& result, double milliseconds) {
+    const glccl::TilePlan& plan = result.local.plan;
+    const auto rounded = [](double value) { return std::round(value * 1000.0) / 1000.0; };
+    glccl::tools::JsonWriter json;
+    json.beginArray().beginObject();
+    json.key("input").string(command.input);
+    json.key("width").integer(plan.imageWidth());
+    json.key("height").integer(plan.imageHeight());
+    json.key("components").integer(result.count);
+    json.key("milliseconds").number(rounded(milliseconds));
+    json.key("backend").string(glccl::backendName(result.local.backend));
+    json.key("device").string(result.local.device);
+    json.key("ranks").integer(std::uint64_t(result.ranks));
+    json.key("tiled").beginObject();
+    json.key("tile_width").integer(plan.tileWidth());
+    json.key("tile_height").integer(plan.tileHeight());
+    json.key("tiles_x").integer(plan.tilesX());
+    json.key("tiles_y").integer(plan.tilesY());
+    json.key("workers").integer(result.local.workers);
+    json.key("label_type").string(glccl::labelTypeName(result.labelType));
+    json.endObject();
+    if (command.timing) {
+        json.key("stages").beginObject();
+        json.key("label_tiles").number(rounded(result.labelMilliseconds));
+        json.key("merge_blocks").number(rounded(result.mergeMilliseconds));
+        json.key("number_components").number(rounded(result.numberMilliseconds));
+        json.key("relabel_tiles").number(rounded(result.writeMilliseconds));
+        if (result.local.backend != glccl::Backend::Cpu) {
+            json.key("device").number(rounded(result.deviceMilliseconds));
+            json.key("device_busiest_worker").number(rounded(result.busiestDeviceMilliseconds));
+        }
+        json.endObject();
+    }
+    json.endObject().endArray();
+    std::cout << json.take() << '\n';
+}
+
 int run(const Command& command, int rank) {
     glccl::TiledOptions options = command.options;
     options.deviceTimings = command.timing;
-    // The cuda backend: by default one GPU per rank of a machine.
-    if (!command.devicesGiven && options.label.backend == glccl::Backend::Cuda) {
+    // The GPU backends: by default the ranks of a machine take its GPUs in
+    // turn (rank r of the machine on device r mod the device count; for the
+    // GL backends an EGL device, see glccl::TiledOptions::devices).
+    const glccl::Backend backend = options.label.backend;
+    if (!command.devicesGiven &&
+        (backend == glccl::Backend::Cuda || backend == glccl::Backend::Compute || backend == glccl::Backend::Raster)) {
         MPI_Comm local = MPI_COMM_NULL;
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local);
         int localRank = 0;
         MPI_Comm_rank(local, &localRank);
         MPI_Comm_free(&local);
-        options.devices = {localRank};
+        const int count = glccl::tileDeviceCount(backend);
+        if (count > 0) options.devices = {localRank % count};
     }
     const glccl::ChannelMode mode = options.label.criterion.kind == glccl::Criterion::Kind::Threshold
                                         ? glccl::ChannelMode::Natural
@@ -171,6 +221,10 @@ int run(const Command& command, int rank) {
     const double milliseconds = (MPI_Wtime() - start) * 1000.0;
     if (rank != 0) return 0;
     const glccl::TilePlan& plan = result.local.plan;
+    if (command.json) {
+        printJson(command, result, milliseconds);
+        return 0;
+    }
     std::printf("%s: %ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
                 plan.imageHeight(), static_cast<unsigned long long>(result.count), milliseconds,
                 glccl::backendName(result.local.backend), result.local.device.c_str());

@@ -31,8 +31,10 @@ const char kTiledLabelHelp[] =
     "                                the physical memory); tile labels go to a temporary\n"
     "                                file when they do not fit\n"
     "  --devices LIST                one worker per entry, e.g. 0,1 (cuda: CUDA devices;\n"
-    "                                GL backends: workers share the default device);\n"
-    "                                0,0 runs two workers on device 0 (default: 0)\n"
+    "                                GL backends: EGL devices, numbered as CUDA numbers\n"
+    "                                them where the driver says, e.g. NVIDIA); 0,0 runs\n"
+    "                                two workers on device 0 (default: one worker on the\n"
+    "                                default device)\n"
     "  --label-type auto|uint32|uint64\n"
     "                                dtype of --labels (default auto: uint32 while the\n"
     "                                component count fits, else uint64); uint32 with more\n"
@@ -221,8 +223,10 @@ int runTiled(const TiledCommand& command) {
             json.key("label_tiles").number(std::stod(formatted("%.3f", run.labelMilliseconds)));
             json.key("number_components").number(std::stod(formatted("%.3f", run.numberMilliseconds)));
             json.key("relabel_tiles").number(std::stod(formatted("%.3f", run.writeMilliseconds)));
-            if (run.backend != Backend::Cpu)
+            if (run.backend != Backend::Cpu) {
                 json.key("device").number(std::stod(formatted("%.3f", run.deviceMilliseconds)));
+                json.key("device_busiest_worker").number(std::stod(formatted("%.3f", run.busiestDeviceMilliseconds)));
+            }
             json.endObject();
         }
         json.key("outputs").beginObject();
@@ -257,8 +261,11 @@ int runTiled(const TiledCommand& command) {
         rows.push_back({"", "label_tiles", formatted("%.3f", run.labelMilliseconds)});
         rows.push_back({"", "number_components", formatted("%.3f", run.numberMilliseconds)});
         rows.push_back({"", "relabel_tiles", formatted("%.3f", run.writeMilliseconds)});
-        if (run.backend != Backend::Cpu)
+        if (run.backend != Backend::Cpu) {
             rows.push_back({"", "device (sum over tiles)", formatted("%.3f", run.deviceMilliseconds)});
+            if (run.workers > 1)
+                rows.push_back({"", "device (busiest worker)", formatted("%.3f", run.busiestDeviceMilliseconds)});
+        }
         rows.push_back({"", "wall", formatted("%.3f", milliseconds)});
         printAlignedTable(std::cout, rows, {1});
         std::cout << "  " << run.borderParts << " border parts; host memory planned for about "

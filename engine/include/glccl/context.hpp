@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace glccl {
 
@@ -13,7 +14,29 @@ struct ContextInfo {
     int major = 0, minor = 0;
     bool coreProfile = false;
     int maxTextureSize = 0;
+    // Filled by HeadlessContext only (-1 elsewhere): the EGL device it runs
+    // on (an index into headlessDevices()) and that device's CUDA ordinal
+    // where the driver tells it (EGL_NV_device_cuda).
+    int eglDevice = -1;
+    int cudaDevice = -1;
 };
+
+// One EGL device, as EGL_EXT_device_enumeration lists it.
+struct HeadlessDevice {
+    int index = 0;          // in eglQueryDevicesEXT's order: HeadlessContext::Options::device
+    std::string name;       // EGL_RENDERER_EXT, else the DRM node, else "Mesa software rasterizer" or ""
+    int cudaDevice = -1;    // EGL_CUDA_DEVICE_NV (NVIDIA), -1 where the device does not say
+    bool software = false;  // EGL_MESA_device_software (llvmpipe)
+};
+
+// The EGL devices of this machine, in the order HeadlessContext::Options::
+// device counts them. NVIDIA's order may differ from CUDA's: cudaDevice says
+// which CUDA device each is, where the driver tells it. Empty where EGL has
+// no device enumeration (EGL_EXT_device_enumeration); `why`, if given, then
+// says so. Never throws. Cost: one eglQueryDevicesEXT and a few string
+// queries; no display is initialised.
+std::vector<HeadlessDevice> headlessDevices(std::string* why = nullptr);
+int headlessDeviceCount();
 
 // Loads the GL entry points for the context current on this thread (GLEW).
 // Call once per context before using glccl in a context the host made.
@@ -31,14 +54,22 @@ ContextInfo currentContextInfo();
 
 // An OpenGL core-profile context with no surface, through EGL: the EGL device
 // platform first (finds NVIDIA GPUs on headless machines), then Mesa's
-// surfaceless platform (llvmpipe where there is no GPU). Made current on
+// surfaceless platform (llvmpipe where there is no GPU); or, when
+// Options::device names one, that EGL device alone. Made current on
 // construction, on the constructing thread. Not copyable or movable.
+// Throws glccl::Error ("glccl::HeadlessContext: ...") when no display gives
+// the context, or for a device index EGL does not list (the message lists
+// the devices there are).
 class HeadlessContext {
 public:
     struct Options {
         int major = 4;       // requested core-profile version
         int minor = 5;
         bool debug = false;  // a debug context (KHR_debug messages become errors)
+        // -1: the first EGL device that gives a context, else Mesa
+        // surfaceless. 0, 1, ...: that device of headlessDevices() only, with
+        // no fallback (an error where EGL lists no such device).
+        int device = -1;
     };
 
     HeadlessContext();
@@ -49,7 +80,8 @@ public:
 
     void makeCurrent();
     const ContextInfo& info() const;
-    // "EGL device" or "Mesa surfaceless", for logs.
+    // Where the context runs, for logs: "EGL device 1", with ", CUDA device
+    // 0" where the driver says which, or "Mesa surfaceless".
     const std::string& platform() const;
 
 private:

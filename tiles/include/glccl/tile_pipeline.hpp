@@ -85,10 +85,15 @@ public:
     virtual ~TileWorker() = default;
     // The tile's canonical labeling (labels 1..n, raster order of first pixel).
     virtual Labeling label(const Image& tile, StageTimings* timings) = 0;
+    // Where it labels, for summaries: "CPU", "NVIDIA H200 (CUDA device 1)",
+    // "<GL renderer> (EGL device 0, CUDA device 0)".
+    virtual std::string device() const = 0;
 };
 
 // One thread per worker, each with its own TileWorker for `limits.backend`
-// on devices[i]. run() hands out tasks to whichever worker is free.
+// on devices[i] (TiledOptions::devices; empty: one worker on the backend's
+// default device). run() hands out tasks to whichever worker is free.
+// Throws the first worker's error when a worker cannot be made.
 class TileWorkerPool {
 public:
     TileWorkerPool(const BackendLimits& limits, const LabelOptions& options, const std::vector<int>& devices);
@@ -97,6 +102,10 @@ public:
     TileWorkerPool& operator=(const TileWorkerPool&) = delete;
 
     unsigned size() const { return unsigned(threads_.size()); }
+    // TileWorker::device() of each worker, in the order of `devices`.
+    const std::vector<std::string>& workerDevices() const { return devices_; }
+    // The distinct ones, joined by "; ", for TiledResult::device.
+    std::string describeDevices() const;
     // Calls task(worker, i) for every i in 0..count-1, each on one worker's
     // thread; returns when all are done; rethrows the first error.
     void run(std::size_t count, const std::function<void(TileWorker&, std::size_t)>& task);
@@ -105,6 +114,7 @@ private:
     void serve(unsigned index, BackendLimits limits, LabelOptions options, int device);
 
     std::vector<std::thread> threads_;
+    std::vector<std::string> devices_;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
     const std::function<void(TileWorker&, std::size_t)>* task_ = nullptr;
@@ -185,7 +195,10 @@ public:
     // begin() or finish().
     void writeLabels(const TileLabelStore& store, LabelSink& sink, LabelType type);
 
+    // Summed stage times of all tiles (TiledOptions::deviceTimings), and of
+    // the tiles of the worker with the largest sum.
     double deviceMilliseconds() const;
+    double busiestDeviceMilliseconds() const;
 
     struct Impl;  // the state between passes (tiles/src/pipeline_state.hpp)
 

@@ -42,10 +42,12 @@ struct TiledOptions {
     std::uint32_t tileWidth = 0, tileHeight = 0;
     // Host memory the run may use, in bytes; 0 is half the physical memory.
     std::uint64_t memoryLimit = 0;
-    // One tile worker per entry, on that device (a CUDA device for cuda; GL
-    // workers all use the default EGL device, see README "Huge images");
-    // entries may repeat (two workers on one device). Empty: one worker on
-    // device 0.
+    // One tile worker per entry, on that device; entries may repeat (two
+    // workers on one device). cuda: the CUDA device. GL backends: the EGL
+    // device that reports that CUDA device (EGL_NV_device_cuda: the same GPU
+    // as for cuda, whatever EGL's own order), else the EGL device of that
+    // index (glccl::headlessDevices()). Empty: one worker on the backend's
+    // default device (CUDA device 0; the first EGL device that works).
     std::vector<int> devices;
     LabelType labelType = LabelType::Auto;
     LabelStore store = LabelStore::Auto;
@@ -66,7 +68,7 @@ struct TiledResult {
     std::uint64_t count = 0;           // components
     LabelType labelType = LabelType::Uint32;   // the type written
     Backend backend = Backend::Cpu;    // what labeled the tiles (auto resolved)
-    std::string device;                // where ("CPU", the GL renderer, the CUDA device)
+    std::string device;                // where: each distinct worker device, "; " between them
     TilePlan plan;
     unsigned workers = 1;
     bool spilled = false;              // tile labels went through a temporary file
@@ -76,7 +78,10 @@ struct TiledResult {
     double numberMilliseconds = 0.0;   // roots resolved, components numbered
     double writeMilliseconds = 0.0;    // pass 2 (relabel_tiles): final labels and table written
     double deviceMilliseconds = 0.0;   // sum of stage times of all tiles (deviceTimings)
-    std::vector<std::string> notes;    // e.g. why GL workers share one device
+    // The same for the busiest worker's tiles alone: the device time of
+    // pass 1 when the workers run on devices of their own.
+    double busiestDeviceMilliseconds = 0.0;
+    std::vector<std::string> notes;    // e.g. why auto fell back to the cpu backend
 };
 
 // Labels `source` tile by tile into `sink`. Throws glccl::Error starting with
@@ -100,6 +105,12 @@ struct BackendLimits {
 // Opens (and closes) a headless context for the GL backends to ask. Throws
 // glccl::Error when the backend cannot run here, with the reason.
 BackendLimits probeTileBackend(Backend requested);
+
+// How many devices `backend` can spread workers over here: CUDA devices for
+// cuda; for the GL backends the EGL devices that report a CUDA device, else
+// all EGL devices; 0 for the cpu backend, auto, or where none are found.
+// For drivers that pick one device per process (glccl-mpi).
+int tileDeviceCount(Backend backend);
 
 // The tile grid for an image of `pixelBytes` bytes a pixel: the given tile
 // size (checked against the backend), else the largest tiles within the

@@ -28,6 +28,7 @@ struct MpiTiledResult {
     double numberMilliseconds = 0.0;   // scan, numbering, final labels and stats exchanged
     double writeMilliseconds = 0.0;    // pass 2 and MPI-IO
     double deviceMilliseconds = 0.0;   // sum over all ranks' tiles (deviceTimings)
+    double busiestDeviceMilliseconds = 0.0;  // the busiest worker of all ranks (its tiles' sum)
     std::uint64_t treeBytes = 0;       // border data this rank sent up the tree
 };
 
