@@ -1,98 +1,254 @@
 #!/usr/bin/env bash
-# Tiled labeling on the GPU machine (README "Huge images"): exactness past
-# 2^31 pixels on two GPUs, and device-time throughput of tiled labeling
-# against one call at 16384^2.
+# Tiled labeling on the GPU machine (README "Huge images", issue 13):
+# exactness at 50000^2 and past 2^31 pixels, device-time throughput of tiled
+# labeling against one call at 16384^2, two GPUs against one, peak host
+# memory, and MPI strong and weak scaling split into labeling, merging and
+# writing. Prints OUT_DIR/bench.md (a markdown summary of every step run so
+# far) last.
 #
 #   source .gl/prelude.sh && bash tiles/run-huge.sh BUILD_DIR OUT_DIR [STEP...]
 #
-# BUILD_DIR holds a CUDA build with glccl, tiles_tests and
-# tiles_reference_check (cmake --build BUILD_DIR --target glccl_cli
-# tiles_tests tiles_reference_check). Steps (all by default, in this order):
-#   tests   tiles_tests: every backend's tiles against the reference (cuda
-#           and the GL backends on the GPU)
-#   exact   46341x46341 noise45 (2,147,488,281 pixels, past 2^31), cuda on
-#           --devices 0,1, labels and table checked by tiles_reference_check
-#           against the CPU reference on the whole image
-#   bench   noise50 at 16384^2 (one tile: the single-call baseline), 32768^2
-#           and 65536^2, cuda with --devices 0 and 0,1, compute with one
-#           worker; one JSON line each -> OUT_DIR/bench.jsonl, and
-#           OUT_DIR/bench.md with Gpixel/s of device time and wall time
-# Images are written to OUT_DIR/images and removed at the end.
-# Settings (environment), for a dry run elsewhere:
-#   GLCCL_TILES_BACKEND   cuda (the backend of exact and of bench's two-GPU runs)
-#   GLCCL_TILES_DEVICES   0,1
-#   GLCCL_EXACT_SIDE      46341
-#   GLCCL_BENCH_SIDES     16384 32768 65536
-#   GLCCL_BENCH_TILE      16384
+# BUILD_DIR holds a CUDA build (-DCMAKE_CUDA_ARCHITECTURES=90) with the
+# targets glccl_cli, glccl_mpi (where Open MPI is installed), tiles_tests and
+# tiles_reference_check. Steps (all by default, in this order; a device
+# command has 600 s, so run them in the groups README "Huge images" lists):
+#   tests       every tiles_tests case in a process of its own: cuda, compute
+#               and raster tiles, EGL devices, TIFF (about 1 min)
+#   exact50k    50000x50000 noise45 (2.5 Gpixel), cuda and compute on every
+#               GPU, labels and table against the CPU reference (about 5 min)
+#   exact46k    46341x46341 noise45 (2,147,488,281 pixels, past 2^31), the
+#               same (about 4 min)
+#   bench16k    noise50 16384^2 in one tile: the single-call baseline, three
+#               runs each of cuda and compute on GPU 0 (about 1 min)
+#   bench32k    noise50 32768^2 in tiles of 16384^2, cuda and compute on GPU 0
+#   bench65k    noise50 65536^2, the same (about 3 min)
+#   multi65k    noise50 65536^2 on every GPU (cuda, and compute through EGL
+#               devices); with one GPU, two workers share it (about 2 min)
+#   memory65k   noise50 65536^2, cuda, labels and table written: peak host
+#               memory with the default limit and with --memory-limit 4G
+#               (tile labels spilled to a file) (about 4 min)
+#   mpi-strong  mpirun -n 1, 2, 4 glccl-mpi (cuda, ranks on the GPUs in turn)
+#               on noise50 32768^2 (about 3 min)
+#   mpi-weak    the same with 32768 x (16384 * ranks) (about 4 min)
+#   report      bench.md from OUT_DIR/bench.jsonl only
+#   clean       removes the images
+# Every step appends its results to OUT_DIR/bench.jsonl and rewrites
+# OUT_DIR/bench.md; run-huge.log has the commands' output. The results of
+# several commands make one summary with
+#   python3 tiles/huge_report.py OUT1/bench.jsonl OUT2/bench.jsonl ... > bench.md Images are kept
+# between steps (made again where missing) in GLCCL_HUGE_IMAGES, never under
+# OUT_DIR (whose files come back from the device machine).
+# Settings (environment):
+#   GLCCL_HUGE_IMAGES   /tmp/glccl-huge
+#   GLCCL_GPUS          GPUs to use (default: nvidia-smi -L's count, else 1)
+#   GLCCL_BENCH_TILE    16384
+#   GLCCL_MPI_TILE      8192 (four bands of a 32768^2 image: one per rank at -n 4)
+#   GLCCL_MPI_BACKEND   cuda
+#   MPIRUN              the mpirun command (default: mpirun on PATH)
+#   PYTHON              python3 (numpy: image generation and the report)
+# and for a dry run elsewhere (llvmpipe, no CUDA):
+#   GLCCL_BACKENDS      "cuda compute" (the GPU backends compared)
+#   GLCCL_SIZE_DIVISOR  1 (every image side and tile side divided by it)
 set -uo pipefail
-backend=${GLCCL_TILES_BACKEND:-cuda}
-devices=${GLCCL_TILES_DEVICES:-0,1}
-exactSide=${GLCCL_EXACT_SIDE:-46341}
-benchSides=${GLCCL_BENCH_SIDES:-16384 32768 65536}
-benchTile=${GLCCL_BENCH_TILE:-16384}
-build=${1:?usage: run-huge.sh BUILD_DIR OUT_DIR [tests|exact|bench...]}
-out=${2:?usage: run-huge.sh BUILD_DIR OUT_DIR [tests|exact|bench...]}
+usage="usage: run-huge.sh BUILD_DIR OUT_DIR [tests|exact50k|exact46k|bench16k|bench32k|bench65k|multi65k|memory65k|mpi-strong|mpi-weak|report|clean...]"
+build=${1:?$usage}
+out=${2:?$usage}
 shift 2
-steps=${*:-tests exact bench}
-glccl=$build/tools/glccl
+steps=${*:-tests exact50k exact46k bench16k bench32k bench65k multi65k memory65k mpi-strong mpi-weak}
+build=$(cd "$build" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-python3}
-mkdir -p "$out/images" || exit 1
+images=${GLCCL_HUGE_IMAGES:-/tmp/glccl-huge}
+divisor=${GLCCL_SIZE_DIVISOR:-1}
+side() { echo $(($1 / divisor)); }
+benchTile=$(side "${GLCCL_BENCH_TILE:-16384}")
+mpiTile=$(side "${GLCCL_MPI_TILE:-8192}")
+mpiBackend=${GLCCL_MPI_BACKEND:-cuda}
+backends=${GLCCL_BACKENDS:-cuda compute}
+cudaFirst=${backends%% *}  # the backend of memory65k
+glccl=$build/tools/glccl
+glcclMpi=$build/tools/glccl-mpi/glccl-mpi
+mkdir -p "$out" "$images" || exit 1
+out=$(cd "$out" && pwd)
+jsonl=$out/bench.jsonl
+logfile=$out/run-huge.log
 status=0
-log() { echo "== $*" | tee -a "$out/run-huge.log"; }
+# Progress on stderr (steps print bench.md on stdout), and into the log.
+log() { echo "== $*" | tee -a "$logfile" >&2; }
+fail() { log "FAILED: $*"; status=1; }
+
+gpus=${GLCCL_GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
+[ "${gpus:-0}" -ge 1 ] 2>/dev/null || gpus=1
+# Workers of the multi-GPU runs: one per GPU; with one GPU two workers share it.
+allDevices=$(seq -s, 0 $((gpus - 1)))
+[ "$gpus" -ge 2 ] || allDevices=0,0
+
+# record STEP CASE JSON_FILE: one line of bench.jsonl
+record() {
+    local json
+    json=$(tr -d '\n' < "$3")
+    case $json in \[*) ;; *) json=null ;; esac
+    printf '{"step": "%s", "case": "%s", "gpus": %d, "result": %s}\n' "$1" "$2" "$gpus" "$json" >> "$jsonl"
+}
+# note STEP TEXT: a line of text in bench.jsonl (a check's verdict, a skip)
+note() {
+    "$python" -c 'import json, sys; print(json.dumps({"step": sys.argv[1], "note": sys.argv[2]}))' "$1" "$2" >> "$jsonl"
+}
+# peak PEAK_FILE COMMAND...: runs COMMAND (stdout kept), writes its peak
+# resident memory in KiB (getrusage of the child: /usr/bin/time -v's
+# "Maximum resident set size") to PEAK_FILE.
+peak() {
+    local file=$1
+    shift
+    "$python" -c '
+import resource, subprocess, sys
+status = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(status)' "$file" "$@"
+}
+# image FAMILY SIDE [HEIGHT]: the path of a generated image, made if missing
+image() {
+    local family=$1 width=$2 height=${3:-$2}
+    local path=$images/${family}_${width}x$height.npy
+    local bytes=$((width * height + 128))
+    if [ ! -f "$path" ] || [ "$(stat -c %s "$path")" -lt "$bytes" ]; then
+        log "making $path"
+        rm -f "$path"
+        "$python" "$here/make_huge_npy.py" "$family" "$width" "$height" "$path.part" >> "$logfile" 2>&1 &&
+            mv "$path.part" "$path" || { fail "make_huge_npy.py $family $width $height"; return 1; }
+    fi
+    echo "$path"
+}
+# label STEP CASE INPUT ARGS...: glccl label --json --timing, recorded
+label() {
+    local step=$1 name=$2 input=$3
+    shift 3
+    log "$step: $name: glccl label $(basename "$input") $*"
+    if "$glccl" label "$input" --json --timing --force "$@" > "$images/run.json" 2>> "$logfile"; then
+        cat "$images/run.json" >> "$logfile"
+        record "$step" "$name" "$images/run.json"
+    else
+        fail "$step: $name"
+        return 1
+    fi
+}
+
+exact() {  # exact STEP SIDE
+    local step=$1 side=$2 input checks=()
+    input=$(image noise45 "$side") || return
+    for backend in $backends; do
+        peak "$images/peak" "$glccl" label "$input" --backend "$backend" --devices "$allDevices" \
+            --labels "$images/labels_$backend.npy" --stats "$images/stats_$backend.csv" --json --timing --force \
+            > "$images/run.json" 2>> "$logfile" || { fail "$step: $backend"; continue; }
+        log "$step: $backend on devices $allDevices, peak $(cat "$images/peak") KiB"
+        cat "$images/run.json" >> "$logfile"
+        record "$step" "$backend devices $allDevices peak_kib $(cat "$images/peak")" "$images/run.json"
+        checks+=("$images/labels_$backend.npy" "$images/stats_$backend.csv")
+    done
+    if [ ${#checks[@]} -gt 0 ]; then
+        log "$step: tiles_reference_check (the CPU reference on the whole image)"
+        "$build/tiles/tiles_reference_check" "$input" "${checks[@]}" > "$images/check.txt" 2>&1 || status=1
+        tee -a "$logfile" < "$images/check.txt" >&2
+        while read -r line; do note "$step" "$line"; done < "$images/check.txt"
+    fi
+    rm -f "$input" "$images"/labels_*.npy "$images"/stats_*.csv
+}
+
+bench() {  # bench STEP SIDE RUNS
+    local step=$1 side=$2 runs=$3 input
+    input=$(image noise50 "$side") || return
+    for backend in $backends; do
+        for ((i = 0; i < runs; ++i)); do
+            # No --labels: the labeling and the relabel pass run, the 4 bytes a
+            # pixel are not written (memory65k writes them).
+            label "$step" "$backend 1 GPU" "$input" --backend "$backend" --devices 0 --tile "${benchTile}x$benchTile"
+        done
+    done
+}
+
+mpi() {  # mpi STEP "RANKS..." HEIGHT_PER_RANK (0: a fixed 32768^2 image)
+    local step=$1 ranks=$2 perRank=$3 mpirun
+    mpirun=${MPIRUN:-$(command -v mpirun)}
+    if [ -z "$mpirun" ]; then
+        log "$step: mpirun is not on this machine (Open MPI's openmpi-bin is not installed): MPI scaling not measured"
+        note "$step" "not run: no mpirun on this machine"
+        return
+    fi
+    if [ ! -x "$glcclMpi" ]; then
+        log "$step: $glcclMpi is missing (built where Open MPI is found): MPI scaling not measured"
+        note "$step" "not run: no glccl-mpi in the build"
+        return
+    fi
+    for n in $ranks; do
+        local height=$((perRank == 0 ? $(side 32768) : $(side "$perRank") * n)) input
+        input=$(image noise50 "$(side 32768)" "$height") || return
+        log "$step: mpirun -n $n glccl-mpi label $(basename "$input") --backend $mpiBackend --tile ${mpiTile}x$mpiTile"
+        if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $mpirun --allow-run-as-root --oversubscribe -n "$n" \
+                "$glcclMpi" label "$input" --backend "$mpiBackend" --tile "${mpiTile}x$mpiTile" \
+                --labels "$images/labels_mpi.npy" --json --timing --force < /dev/null > "$images/run.json" 2>> "$logfile"; then
+            cat "$images/run.json" >> "$logfile"
+            record "$step" "$n ranks" "$images/run.json"
+        else
+            fail "$step: mpirun -n $n"
+        fi
+        rm -f "$images/labels_mpi.npy"
+    done
+}
 
 for step in $steps; do
-case $step in
-tests)
-    log "tiles_tests"
-    "$build/tests/tiles_tests" 2>&1 | tail -5 | tee -a "$out/run-huge.log"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-    ;;
-exact)
-    image=$out/images/noise45_$exactSide.npy
-    log "exact: ${exactSide}x$exactSide noise45, $backend on devices $devices, against the reference"
-    "$python" "$here/make_huge_npy.py" noise45 $exactSide $exactSide "$image" || status=1
-    /usr/bin/time -v "$glccl" label "$image" --backend "$backend" --devices "$devices" --labels "$out/images/labels.npy" \
-        --stats "$out/images/stats.csv" --timing --force 2>&1 | grep -Ev "^\s+(Average|Exit|File|Major|Minor|Page|Signals|Socket|Swaps|Voluntary|Involuntary|Percent|System|User)" \
-        | tee -a "$out/run-huge.log"
-    /usr/bin/time -v "$build/tiles/tiles_reference_check" "$image" "$out/images/labels.npy" "$out/images/stats.csv" 2>&1 \
-        | grep -E "identical|different|Maximum resident|Elapsed|tiles_reference_check" | tee -a "$out/run-huge.log"
-    grep -q "^identical" "$out/run-huge.log" || status=1
-    rm -f "$image" "$out/images/labels.npy" "$out/images/stats.csv"
-    ;;
-bench)
-    : > "$out/bench.jsonl"
-    for side in $benchSides; do
-        image=$out/images/noise50_$side.npy
-        "$python" "$here/make_huge_npy.py" noise50 $side $side "$image" || { status=1; continue; }
-        for run in "$backend 0" "$backend $devices" "compute 0"; do
-            set -- $run
-            log "bench: ${side}^2 noise50, $1 on devices $2"
-            # --json without --table: no table is computed, only the labels.
-            "$glccl" label "$image" --backend "$1" --devices "$2" --tile ${benchTile}x$benchTile --labels "$out/images/labels.npy" \
-                --force --json --timing > "$out/images/run.json" 2>> "$out/run-huge.log" || status=1
-            cat "$out/images/run.json" | tee -a "$out/bench.jsonl"
+    start=$SECONDS
+    case $step in
+    tests)
+        passed=0 failed=0 skipped=0
+        while read -r name; do
+            [ -n "$name" ] || continue
+            "$build/tests/tiles_tests" "${name//,/\\,}" > "$images/test.txt" 2>&1
+            case $? in
+                0) passed=$((passed + 1)) ;;
+                77) skipped=$((skipped + 1)); log "skipped: $name: $(grep -m1 SKIPPED "$images/test.txt")" ;;
+                *) failed=$((failed + 1)); fail "tiles_tests: $name"; tail -30 "$images/test.txt" | tee -a "$logfile" >&2 ;;
+            esac
+        done < <("$build/tests/tiles_tests" --list-test-names-only)
+        log "tiles_tests: $passed passed, $failed failed, $skipped skipped"
+        note tests "tiles_tests: $passed passed, $failed failed, $skipped skipped"
+        ;;
+    exact50k) exact exact50k "$(side 50000)" ;;
+    exact46k) exact exact46k "$(side 46341)" ;;
+    bench16k) bench bench16k "$(side 16384)" 3 ;;
+    bench32k) bench bench32k "$(side 32768)" 1 ;;
+    bench65k) bench bench65k "$(side 65536)" 1 ;;
+    multi65k)
+        input=$(image noise50 "$(side 65536)") || continue
+        for backend in $backends; do
+            label multi65k "$backend devices $allDevices" "$input" --backend "$backend" --devices "$allDevices" \
+                --tile "${benchTile}x$benchTile"
         done
-        rm -f "$image" "$out/images/labels.npy"
-    done
-    "$python" - "$out/bench.jsonl" > "$out/bench.md" <<'PY'
-import json, sys
-rows = [json.loads(line)[0] for line in open(sys.argv[1]) if line.strip()]
-print("| image | backend | workers | tiles | components | device ms | device Gpx/s | label_tiles ms | relabel_tiles ms | wall ms | wall Gpx/s |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
-for r in rows:
-    px = r["width"] * r["height"]
-    t, s = r["tiled"], r["stages"]
-    device = s.get("device", 0.0)
-    print("| %dx%d | %s | %d | %dx%d | %d | %.1f | %s | %.0f | %.0f | %.0f | %.2f |" % (
-        r["width"], r["height"], r["backend"], t["workers"], t["tiles_x"], t["tiles_y"], r["components"], device,
-        "%.1f" % (px / device / 1e6) if device > 0 else "-", s["label_tiles"], s["relabel_tiles"],
-        r["milliseconds"], px / r["milliseconds"] / 1e6))
-PY
-    cat "$out/bench.md" | tee -a "$out/run-huge.log"
-    ;;
-*) echo "run-huge.sh: unknown step '$step' (tests, exact, bench)" >&2; status=2 ;;
-esac
+        ;;
+    memory65k)
+        input=$(image noise50 "$(side 65536)") || continue
+        spillLimit=$((4096 / divisor / divisor))M
+        [ "$divisor" -eq 1 ] || spillLimit=64M
+        for limit in default "$spillLimit"; do
+            extra=()
+            [ "$limit" = default ] || extra=(--memory-limit "$limit" --temp-dir "$images")
+            peak "$images/peak" "$glccl" label "$input" --backend "$cudaFirst" --devices "$allDevices" "${extra[@]}" \
+                --labels "$images/labels.npy" --stats "$images/stats.csv" --json --timing --force \
+                > "$images/run.json" 2>> "$logfile" || { fail "memory65k: limit $limit"; continue; }
+            log "memory65k: memory limit $limit: peak $(cat "$images/peak") KiB"
+            cat "$images/run.json" >> "$logfile"
+            record memory65k "limit $limit peak_kib $(cat "$images/peak")" "$images/run.json"
+            rm -f "$images/labels.npy" "$images/stats.csv"
+        done
+        ;;
+    mpi-strong) mpi mpi-strong "1 2 4" 0 ;;
+    mpi-weak) mpi mpi-weak "1 2 4" 16384 ;;
+    report) ;;
+    clean) rm -rf "$images" ;;
+    *) echo "run-huge.sh: unknown step '$step'; $usage" >&2; status=2; continue ;;
+    esac
+    log "$step: $((SECONDS - start)) s"
 done
-rmdir "$out/images" 2>/dev/null
+
+"$python" "$here/huge_report.py" "$jsonl" > "$out/bench.md" || status=1
+cat "$out/bench.md"
 exit $status
