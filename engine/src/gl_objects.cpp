@@ -25,39 +25,19 @@ void ShaderTraits::destroy(GLuint id) { glDeleteShader(id); }
 
 namespace {
 
-// Saves and restores the state a texture transfer touches.
-class TransferStateGuard {
-public:
-    TransferStateGuard() {
-        glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
-        glGetIntegerv(GL_UNPACK_ALIGNMENT, &unpackAlignment_);
-        glGetIntegerv(GL_UNPACK_ROW_LENGTH, &unpackRowLength_);
-        glGetIntegerv(GL_PACK_ALIGNMENT, &packAlignment_);
-        glGetIntegerv(GL_PACK_ROW_LENGTH, &packRowLength_);
-        glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
-        glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-        glPixelStorei(GL_PACK_ALIGNMENT, 1);
-        glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-    }
-    ~TransferStateGuard() {
-        glBindTexture(GL_TEXTURE_2D, texture_);
-        glPixelStorei(GL_UNPACK_ALIGNMENT, unpackAlignment_);
-        glPixelStorei(GL_UNPACK_ROW_LENGTH, unpackRowLength_);
-        glPixelStorei(GL_PACK_ALIGNMENT, packAlignment_);
-        glPixelStorei(GL_PACK_ROW_LENGTH, packRowLength_);
-        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpackBuffer_);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_);
-    }
-    TransferStateGuard(const TransferStateGuard&) = delete;
-    TransferStateGuard& operator=(const TransferStateGuard&) = delete;
-
-private:
-    GLint texture_ = 0, unpackAlignment_ = 4, unpackRowLength_ = 0, packAlignment_ = 4, packRowLength_ = 0;
-    GLint unpackBuffer_ = 0, packBuffer_ = 0;
+// Every pixel-store parameter with the value transfers assume: the GL's
+// defaults, except alignment 1 (rows of any width tightly packed).
+struct PixelStore {
+    GLenum name;
+    GLint neutral;
+};
+constexpr PixelStore kPixelStore[] = {
+    {GL_PACK_SWAP_BYTES, GL_FALSE},  {GL_PACK_LSB_FIRST, GL_FALSE}, {GL_PACK_ROW_LENGTH, 0},
+    {GL_PACK_IMAGE_HEIGHT, 0},       {GL_PACK_SKIP_ROWS, 0},        {GL_PACK_SKIP_PIXELS, 0},
+    {GL_PACK_SKIP_IMAGES, 0},        {GL_PACK_ALIGNMENT, 1},        {GL_UNPACK_SWAP_BYTES, GL_FALSE},
+    {GL_UNPACK_LSB_FIRST, GL_FALSE}, {GL_UNPACK_ROW_LENGTH, 0},     {GL_UNPACK_IMAGE_HEIGHT, 0},
+    {GL_UNPACK_SKIP_ROWS, 0},        {GL_UNPACK_SKIP_PIXELS, 0},    {GL_UNPACK_SKIP_IMAGES, 0},
+    {GL_UNPACK_ALIGNMENT, 1},
 };
 
 // Format and type glTexImage2D accepts for an internal format (data unused).
@@ -79,6 +59,58 @@ void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
 }
 
 }  // namespace
+
+static_assert(sizeof(kPixelStore) / sizeof(kPixelStore[0]) == 16, "TransferStateGuard::kPixelStoreCount");
+
+TransferStateGuard::TransferStateGuard() {
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
+    glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
+    glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &readFramebuffer_);
+    for (int i = 0; i < kPixelStoreCount; ++i) {
+        glGetIntegerv(kPixelStore[i].name, &pixelStore_[i]);
+        glPixelStorei(kPixelStore[i].name, kPixelStore[i].neutral);
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+}
+
+TransferStateGuard::~TransferStateGuard() {
+    glBindTexture(GL_TEXTURE_2D, GLuint(texture_));
+    for (int i = 0; i < kPixelStoreCount; ++i) glPixelStorei(kPixelStore[i].name, pixelStore_[i]);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(readFramebuffer_));
+}
+
+Fence Fence::insert() {
+    Fence fence;
+    fence.sync_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    return fence;
+}
+
+void Fence::wait(const std::string& what) {
+    if (sync_ == nullptr) return;
+    // The first wait flushes the commands before the fence, so that the GPU
+    // starts on them; a driver answers a long wait in slices.
+    GLbitfield flags = GL_SYNC_FLUSH_COMMANDS_BIT;
+    for (;;) {
+        const GLenum status = glClientWaitSync(sync_, flags, GLuint64(1000000000));
+        if (status == GL_ALREADY_SIGNALED || status == GL_CONDITION_SATISFIED) break;
+        if (status == GL_WAIT_FAILED) {
+            reset();
+            checkGlError(what + ": waiting for a fence");
+            throw Error(what + ": waiting for a fence failed");
+        }
+        flags = 0;
+    }
+    reset();
+}
+
+void Fence::reset() {
+    if (sync_ != nullptr) glDeleteSync(sync_);
+    sync_ = nullptr;
+}
 
 Texture Texture::allocate(GLenum internalFormat, int width, int height, const std::string& what) {
     if (width < 1 || height < 1)

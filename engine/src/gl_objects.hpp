@@ -114,6 +114,55 @@ private:
     GLenum internalFormat_ = 0;
 };
 
+// Saves the state a texture transfer touches and sets what transfers assume;
+// restores it on destruction. Saved: the 2-D texture binding of the active
+// unit, every pixel pack and unpack parameter (set to the GL defaults, with
+// alignment 1: rows tightly packed), the pixel pack/unpack buffer bindings
+// (set to 0) and the read framebuffer binding. The host's values of these
+// would shift or redirect a transfer; ImageTexture and the Labeler's label
+// download run inside one, so a host's context is left as it was.
+class TransferStateGuard {
+public:
+    TransferStateGuard();
+    ~TransferStateGuard();
+    TransferStateGuard(const TransferStateGuard&) = delete;
+    TransferStateGuard& operator=(const TransferStateGuard&) = delete;
+
+private:
+    static constexpr int kPixelStoreCount = 16;
+    GLint texture_ = 0, unpackBuffer_ = 0, packBuffer_ = 0, readFramebuffer_ = 0;
+    GLint pixelStore_[kPixelStoreCount] = {};
+};
+
+// A fence in the GL command stream (glFenceSync), waited for by the host.
+// Move-only; a moved-from or default-constructed fence holds none.
+class Fence {
+public:
+    Fence() = default;
+    // A fence after every command issued so far.
+    static Fence insert();
+    ~Fence() { reset(); }
+    Fence(Fence&& other) noexcept : sync_(std::exchange(other.sync_, nullptr)) {}
+    Fence& operator=(Fence&& other) noexcept {
+        if (this != &other) {
+            reset();
+            sync_ = std::exchange(other.sync_, nullptr);
+        }
+        return *this;
+    }
+    Fence(const Fence&) = delete;
+    Fence& operator=(const Fence&) = delete;
+
+    explicit operator bool() const { return sync_ != nullptr; }
+    // Flushes and blocks until the GPU has passed the fence, then drops it.
+    // Throws glccl::Error naming `what` when the wait fails.
+    void wait(const std::string& what);
+    void reset();
+
+private:
+    GLsync sync_ = nullptr;
+};
+
 // Reads a rectangle of color attachment 0 of a texture through a temporary
 // framebuffer (glReadPixels), rows tightly packed.
 void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,

@@ -8,6 +8,7 @@
 #include "glccl/error.hpp"
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
+#include "transfer.hpp"
 
 namespace glccl {
 
@@ -58,6 +59,8 @@ struct Labeler::Impl {
     // One engine per backend, made on first use.
     std::array<std::unique_ptr<backends::Engine>, 5> engines;
     gl::Texture labels;  // GL_R32UI, the output of every backend
+    // Its pixel-pack buffers and framebuffer, kept from one download to the next.
+    std::unique_ptr<transfer::TextureDownloader> labelDownloader = std::make_unique<transfer::TextureDownloader>();
     StageTimings timings;
     bool timingsOn = false;
     bool labeled = false;
@@ -116,6 +119,7 @@ Labeler::~Labeler() {
     if (!impl_) return;
     StateGuard guard;
     for (auto& engine : impl_->engines) engine.reset();
+    impl_->labelDownloader.reset();
     impl_->labels = {};
     clearGlErrors();
 }
@@ -206,8 +210,12 @@ void Labeler::downloadLabels(std::vector<std::uint32_t>& out) {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
         StateGuard guard;
         const gl::Texture& labels = impl_->labels;
-        out.resize(std::size_t(labels.width()) * labels.height());
-        labels.download(out.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+        // Every element is overwritten: a vector of this size already is
+        // reused as it is (resize() would zero-fill only a new size).
+        const std::size_t count = std::size_t(labels.width()) * std::size_t(labels.height());
+        if (out.size() != count) out.resize(count);
+        impl_->labelDownloader->download(labels, out.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, sizeof(std::uint32_t),
+                                         "downloading the labels");
     });
 }
 

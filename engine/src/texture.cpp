@@ -3,6 +3,7 @@
 #include "gl_error.hpp"
 #include "gl_objects.hpp"
 #include "glccl/error.hpp"
+#include "transfer.hpp"
 
 namespace glccl {
 
@@ -35,6 +36,16 @@ struct ImageTexture::Impl {
     gl::Texture texture;
     int channels = 1;
     int depth = 8;
+    // Kept with the texture: update() after update() reuses its buffers.
+    transfer::TextureUploader uploader;
+
+    void upload(const Image& image, const std::string& what) {
+        const Layout layout = layoutOf(image.channels, image.depth);
+        // Samples are little-endian in the Image, the GL's native order on
+        // the hosts glccl runs on.
+        uploader.upload(texture, image.pixels.data(), layout.format, layout.type,
+                        std::size_t(image.channels) * std::size_t(image.bytesPerSample()), what);
+    }
 };
 
 ImageTexture::ImageTexture() = default;
@@ -63,10 +74,7 @@ ImageTexture::ImageTexture(const Image& image) {
     impl->depth = image.depth;
     impl->texture = gl::Texture::allocate(layout.internalFormat, image.width, image.height,
                                           std::string(kWhere) + ": the texture");
-    // Samples are little-endian in the Image, the GL's native order on the
-    // hosts glccl runs on.
-    impl->texture.upload(image.pixels.data(), layout.format, layout.type);
-    checkGlError(std::string(kWhere) + ": uploading the image");
+    impl->upload(image, std::string(kWhere) + ": uploading the image");
     impl_ = std::move(impl);
 }
 
@@ -81,9 +89,7 @@ void ImageTexture::update(const Image& image) {
                     std::to_string(image.height) + ", " + std::to_string(image.channels) + " channel(s) of " +
                     std::to_string(image.depth) + " bits, not the texture's " + std::to_string(width()) + "x" +
                     std::to_string(height()) + ", " + std::to_string(channels()) + " of " + std::to_string(depth()));
-    const Layout layout = layoutOf(image.channels, image.depth);
-    impl_->texture.upload(image.pixels.data(), layout.format, layout.type);
-    checkGlError(std::string(kWhere) + "::update(): uploading the image");
+    impl_->upload(image, std::string(kWhere) + "::update(): uploading the image");
 }
 
 unsigned ImageTexture::id() const { return impl_ ? impl_->texture.id() : 0; }

@@ -97,7 +97,16 @@ public:
 
     // Downloads the whole label image of the last call (row 0 first): 4 bytes
     // a pixel over the bus, waiting for the labeling to finish. The overload
-    // reuses `out`'s storage (no allocation when the size is unchanged).
+    // reuses `out`'s storage: at an unchanged size it is overwritten without
+    // being cleared or reallocated (resized, and so zero-filled, only when
+    // the size changes). On a GPU with OpenGL 4.4 (or GL_ARB_buffer_storage),
+    // labels of 1 MiB or more come down in bands of at most 16 MiB: the label
+    // texture read band by band (glReadPixels through a framebuffer of the
+    // Labeler's) into two persistently mapped pixel-pack buffers kept by the
+    // Labeler, each band copied into `out` by several threads while the next
+    // one crosses the bus. Host memory beyond `out`: those two buffers.
+    // Elsewhere one glGetTexImage into `out`. README "Host transfers" lists
+    // the variables that choose otherwise.
     std::vector<std::uint32_t> downloadLabels();
     void downloadLabels(std::vector<std::uint32_t>& out);
 

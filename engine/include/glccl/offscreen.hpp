@@ -27,9 +27,10 @@ public:
     // The same into `out`, reusing its label and table storage, and reusing
     // the input texture of the previous call when the image has its size,
     // channels and depth: a batch of same-sized images (or a video) then
-    // allocates nothing per image on the GPU or the host. Costs one upload
-    // (glTexSubImage2D), the labeling, one download of the labels (4 bytes a
-    // pixel) and of the table.
+    // allocates nothing per image on the GPU or the host (the transfers'
+    // pixel buffers are kept too). Costs one upload (ImageTexture::update),
+    // the labeling, one download of the labels (4 bytes a pixel,
+    // Labeler::downloadLabels) and of the table.
     void label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings = nullptr);
     Labeling label(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings = nullptr);
 

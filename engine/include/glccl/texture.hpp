@@ -25,7 +25,7 @@ public:
     // does not match its size, a channel count other than 1 or 4, a depth
     // other than 8, 16 or 32 (or 32-bit color), a size beyond
     // GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
-    // one allocation and one upload of the pixels.
+    // one allocation and one upload of the pixels (below).
     explicit ImageTexture(const Image& image);
     ~ImageTexture();
     ImageTexture(ImageTexture&& other) noexcept;
@@ -35,8 +35,19 @@ public:
 
     // Uploads `image` into this texture, which must be non-empty and hold an
     // image of the same width, height, channels and depth (else
-    // glccl::Error): one upload, no allocation. The current context must be
-    // the texture's.
+    // glccl::Error): one upload, no allocation after the first. The current
+    // context must be the texture's.
+    //
+    // Upload cost. On a GPU with OpenGL 4.4 (or GL_ARB_buffer_storage),
+    // images of 1 MiB or more go up in bands through two persistently
+    // mapped pixel-unpack buffers of at most 16 MiB each, made on the first
+    // upload and kept with the texture; each band is copied into its buffer
+    // by several threads (8 MiB and more) while the GPU takes the last one.
+    // Elsewhere (older contexts, software rasterizers, small images) it is
+    // one glTexSubImage2D from the image. GLCCL_TRANSFER and its sibling
+    // variables choose otherwise (README "Host transfers"). The pixels have
+    // been read when it returns. The host's pixel-store parameters, pixel
+    // buffer bindings and texture binding are left as they were.
     void update(const Image& image);
     // Whether update(image) can take `image`.
     bool fits(const Image& image) const;

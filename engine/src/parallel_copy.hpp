@@ -1,0 +1,164 @@
+#pragma once
+// Large host-to-host copies split over a few threads: the one copy helper of
+// the GL transfers (transfer.cpp: image bands into pixel-unpack buffers,
+// label bands out of pixel-pack buffers) and the cuda backend's page-locked
+// staging (cuda/src/host_staging.cpp).
+//
+// Why threads: one core copies about 10 GB/s (27 ms for a 268 MB image on
+// the H200's host), the bus moves 55 GB/s; a few cores together keep up
+// with the bus. Why a pool: a band of a pipelined transfer is copied every
+// millisecond or so, and starting threads per band would cost more than the
+// copy saves.
+//
+// Header-only, because glccl_cuda (built below the engine library, which
+// links it) includes it too: it has no link dependency of its own.
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "glccl/error.hpp"
+
+namespace glccl {
+
+// Copies below this many bytes are one memcpy on the calling thread: waking
+// workers costs more than it saves, and small images stay single-threaded.
+constexpr std::size_t kParallelCopyBytes = std::size_t(8) << 20;
+// The smallest piece a thread takes of a larger copy.
+constexpr std::size_t kCopyPieceBytes = std::size_t(1) << 20;
+// Largest thread count GLCCL_COPY_THREADS may ask for.
+constexpr int kMaxCopyThreads = 64;
+
+// The copy threads to use: GLCCL_COPY_THREADS (1..64) where set, else the
+// machine's hardware threads, at most 8 (memory bandwidth, not cores, bounds
+// a copy past that). Throws glccl::Error for a malformed value, naming it.
+inline int copyThreadsFromEnvironment() {
+    if (const char* text = std::getenv("GLCCL_COPY_THREADS"); text != nullptr && *text != '\0') {
+        char* end = nullptr;
+        const long value = std::strtol(text, &end, 10);
+        if (*end != '\0' || value < 1 || value > kMaxCopyThreads)
+            throw Error(std::string("GLCCL_COPY_THREADS is '") + text + "'; expected a thread count 1.." +
+                        std::to_string(kMaxCopyThreads));
+        return int(value);
+    }
+    const unsigned hardware = std::thread::hardware_concurrency();
+    return int(std::clamp(hardware, 1u, 8u));
+}
+
+// A pool of copy threads. copy() blocks until the copy is complete; the
+// calling thread copies a piece itself. Workers start on the first copy
+// that needs them and sleep between copies. Not for concurrent use: one
+// owner (a texture's uploader, a labeler's downloader, a CUDA staging
+// object) calls it from one thread at a time.
+class CopyThreads {
+public:
+    CopyThreads() = default;
+    ~CopyThreads() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_all();
+        for (std::thread& worker : workers_) worker.join();
+    }
+    CopyThreads(const CopyThreads&) = delete;
+    CopyThreads& operator=(const CopyThreads&) = delete;
+
+    // Copies `bytes` from `source` to `destination` (which must not
+    // overlap) with up to `threads` threads, the caller included: one
+    // memcpy below kParallelCopyBytes, else pieces of at least
+    // kCopyPieceBytes, one per thread.
+    void copy(void* destination, const void* source, std::size_t bytes, int threads) {
+        const std::size_t pieces =
+            bytes < kParallelCopyBytes ? 1 : std::min<std::size_t>(std::size_t(std::max(threads, 1)), bytes / kCopyPieceBytes);
+        if (pieces <= 1) {
+            if (bytes > 0) std::memcpy(destination, source, bytes);
+            return;
+        }
+        startWorkers(int(pieces) - 1);
+        // Piece boundaries on cache lines, so that two threads never write
+        // one line.
+        const std::size_t piece = ((bytes / pieces) + 63) / 64 * 64;
+        auto job = std::make_shared<Job>();
+        job->destination = static_cast<unsigned char*>(destination);
+        job->source = static_cast<const unsigned char*>(source);
+        job->bytes = bytes;
+        job->piece = piece;
+        job->pieces = (bytes + piece - 1) / piece;
+        job->remaining = job->pieces;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            job_ = job;
+            ++generation_;
+        }
+        wake_.notify_all();
+        work(*job);
+        std::unique_lock<std::mutex> lock(job->mutex);
+        job->done.wait(lock, [&] { return job->remaining.load() == 0; });
+    }
+
+private:
+    // One copy; workers that wake after it is done find no piece left. Each
+    // copy has its own, so a late worker never takes a piece of the next.
+    struct Job {
+        unsigned char* destination = nullptr;
+        const unsigned char* source = nullptr;
+        std::size_t bytes = 0, piece = 0, pieces = 0;
+        std::atomic<std::size_t> next{0};
+        std::atomic<std::size_t> remaining{0};
+        std::mutex mutex;
+        std::condition_variable done;
+    };
+
+    static void work(Job& job) {
+        for (std::size_t i = job.next++; i < job.pieces; i = job.next++) {
+            const std::size_t offset = i * job.piece;
+            std::memcpy(job.destination + offset, job.source + offset, std::min(job.piece, job.bytes - offset));
+            if (job.remaining.fetch_sub(1) == 1) {
+                std::lock_guard<std::mutex> lock(job.mutex);
+                job.done.notify_all();
+            }
+        }
+    }
+
+    void startWorkers(int count) {
+        while (int(workers_.size()) < count) workers_.emplace_back([this] { run(); });
+    }
+
+    void run() {
+        std::uint64_t seen = 0;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            seen = generation_;
+        }
+        for (;;) {
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+                if (stopping_) return;
+                seen = generation_;
+                job = job_;
+            }
+            work(*job);
+        }
+    }
+
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::shared_ptr<Job> job_;
+    std::uint64_t generation_ = 0;
+    bool stopping_ = false;
+    std::vector<std::thread> workers_;
+};
+
+}  // namespace glccl

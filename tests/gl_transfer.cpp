@@ -1,0 +1,324 @@
+// Host transfers (engine/src/transfer.hpp): images uploaded and labels
+// downloaded in pipelined bands through persistently mapped pixel buffers,
+// copied by several threads (engine/src/parallel_copy.hpp). Every labeling
+// is compared with the CPU reference on the host image, and every uploaded
+// image read back byte for byte: odd sizes, bands that do not divide the
+// image, one row per band, sizes repeated, changed and repeated again, both
+// readbacks (glReadPixels on a framebuffer, glGetTextureSubImage), two and
+// three buffers. The host's transfer state must survive every call, and the
+// buffers must stay bounded by the band size.
+//
+// The settings are environment variables read on every call; each test sets
+// them for its scope (GLCCL_TRANSFER=bands takes the banded path even on
+// llvmpipe, whose auto choice is the plain one).
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "gl_objects.hpp"
+#include "gl_support.hpp"
+#include "glccl/generate.hpp"
+#include "glccl/texture.hpp"
+#include "parallel_copy.hpp"
+#include "transfer.hpp"
+
+using namespace glccl;
+using glccl::test::offscreen;
+
+namespace {
+
+// Sets environment variables for its lifetime, restoring what was there.
+class ScopedEnvironment {
+public:
+    ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> values) {
+        for (const auto& [name, value] : values) {
+            const char* old = std::getenv(name);
+            saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+            setenv(name, value, 1);
+        }
+    }
+    ~ScopedEnvironment() {
+        for (const auto& [name, value] : saved_) {
+            if (value) setenv(name.c_str(), value->c_str(), 1);
+            else unsetenv(name.c_str());
+        }
+    }
+    ScopedEnvironment(const ScopedEnvironment&) = delete;
+    ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+struct Variant {
+    const char* readback;
+    const char* buffers;
+    const char* bandBytes;
+    std::string describe() const {
+        return std::string(readback) + ", " + buffers + " buffers, bands of " + bandBytes + " bytes";
+    }
+};
+
+// Bands of one byte are one row each; 3000 bytes split rows of every test
+// width unevenly; 64K holds several rows of the wide images and all of the
+// small ones.
+const Variant kVariants[] = {
+    {"readpixels", "2", "1"},   {"readpixels", "3", "3000"}, {"readpixels", "2", "64K"},
+    {"subimage", "2", "3000"},  {"subimage", "3", "1"},      {"subimage", "3", "64K"},
+};
+
+void requireReference(const Image& image, const LabelOptions& options, const Labeling& actual, const std::string& what) {
+    const Comparison comparison =
+        compareLabelings(labelReference(image, options.connectivity, options.criterion), actual);
+    INFO(what << " " << image.width << "x" << image.height << ": " << comparison.describe());
+    REQUIRE(comparison.identical());
+}
+
+// Reads GL state the transfers save, as numbers, by name.
+std::map<std::string, GLint> transferState() {
+    std::map<std::string, GLint> state;
+    const std::pair<const char*, GLenum> names[] = {
+        {"GL_UNPACK_ALIGNMENT", GL_UNPACK_ALIGNMENT},     {"GL_UNPACK_ROW_LENGTH", GL_UNPACK_ROW_LENGTH},
+        {"GL_UNPACK_SKIP_ROWS", GL_UNPACK_SKIP_ROWS},     {"GL_UNPACK_SKIP_PIXELS", GL_UNPACK_SKIP_PIXELS},
+        {"GL_UNPACK_IMAGE_HEIGHT", GL_UNPACK_IMAGE_HEIGHT}, {"GL_UNPACK_SWAP_BYTES", GL_UNPACK_SWAP_BYTES},
+        {"GL_PACK_ALIGNMENT", GL_PACK_ALIGNMENT},         {"GL_PACK_ROW_LENGTH", GL_PACK_ROW_LENGTH},
+        {"GL_PACK_SKIP_ROWS", GL_PACK_SKIP_ROWS},         {"GL_PACK_SKIP_PIXELS", GL_PACK_SKIP_PIXELS},
+        {"GL_PACK_IMAGE_HEIGHT", GL_PACK_IMAGE_HEIGHT},   {"GL_PACK_SWAP_BYTES", GL_PACK_SWAP_BYTES},
+        {"GL_PIXEL_UNPACK_BUFFER_BINDING", GL_PIXEL_UNPACK_BUFFER_BINDING},
+        {"GL_PIXEL_PACK_BUFFER_BINDING", GL_PIXEL_PACK_BUFFER_BINDING},
+        {"GL_READ_FRAMEBUFFER_BINDING", GL_READ_FRAMEBUFFER_BINDING},
+        {"GL_DRAW_FRAMEBUFFER_BINDING", GL_DRAW_FRAMEBUFFER_BINDING},
+        {"GL_TEXTURE_BINDING_2D", GL_TEXTURE_BINDING_2D},  {"GL_ACTIVE_TEXTURE", GL_ACTIVE_TEXTURE},
+    };
+    for (const auto& [name, parameter] : names) glGetIntegerv(parameter, &state[name]);
+    return state;
+}
+
+}  // namespace
+
+TEST_CASE("transfer: copy threads copy every byte of large and odd-sized blocks, and nothing else", "[transfer]") {
+    CopyThreads copier;
+    const std::size_t sizes[] = {0, 1, 4095, kParallelCopyBytes - 1, kParallelCopyBytes, kParallelCopyBytes + 7,
+                                 9 * kCopyPieceBytes + 13, 21 * kCopyPieceBytes + 3};
+    std::vector<unsigned char> source(22 * kCopyPieceBytes + 16);
+    for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
+    std::vector<unsigned char> destination(source.size() + 16);
+    for (int threads : {1, 2, 3, 8}) {
+        for (std::size_t bytes : sizes) {
+            INFO(threads << " threads, " << bytes << " bytes");
+            std::fill(destination.begin(), destination.end(), 0xA5);
+            // Unaligned ends on both sides.
+            copier.copy(destination.data() + 3, source.data() + 1, bytes, threads);
+            REQUIRE(std::memcmp(destination.data() + 3, source.data() + 1, bytes) == 0);
+            CHECK(destination[0] == 0xA5);
+            CHECK(destination[2] == 0xA5);
+            CHECK(destination[3 + bytes] == 0xA5);
+            CHECK(destination[destination.size() - 1] == 0xA5);
+        }
+    }
+}
+
+TEST_CASE("transfer: banded uploads and downloads label like the reference at odd sizes, repeated and changed",
+          "[transfer]") {
+    // Sizes repeated, then another, then the first again; one labeling
+    // reused throughout, as a batch reuses it.
+    const std::pair<int, int> sizes[] = {{1, 1},     {3, 5},   {1531, 1013}, {1531, 1013}, {257, 129},
+                                         {1531, 1013}, {1, 37}, {37, 1},      {3, 5}};
+    for (const Variant& variant : kVariants) {
+        ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"},
+                                      {"GLCCL_TRANSFER_READBACK", variant.readback},
+                                      {"GLCCL_TRANSFER_BUFFERS", variant.buffers},
+                                      {"GLCCL_TRANSFER_BAND_BYTES", variant.bandBytes},
+                                      {"GLCCL_COPY_THREADS", "3"}};
+        LabelOptions options;
+        options.backend = Backend::Cpu;  // the same label texture and download as every backend, fast on llvmpipe
+        Labeling out;
+        std::uint64_t seed = 11;
+        for (const auto& [width, height] : sizes) {
+            options.connectivity = seed % 2 ? Connectivity::Eight : Connectivity::Four;
+            const Image image = generateFamily(seed % 3 ? "noise50" : "dense_disks", width, height, seed);
+            ++seed;
+            offscreen().label(image, options, out);
+            requireReference(image, options, out, variant.describe());
+        }
+        // A GPU engine too, on a size whose bands split unevenly.
+        if (whyUnavailable(Backend::Compute, offscreen().context().info()).empty()) {
+            options.backend = Backend::Compute;
+            const Image image = generateFamily("noise50", 301, 97, seed);
+            offscreen().label(image, options, out);
+            requireReference(image, options, out, variant.describe() + ", compute");
+        }
+    }
+}
+
+TEST_CASE("transfer: labels of several megabytes come down in bands copied by several threads", "[transfer]") {
+    // 2049 x 1501 labels are 12.3 MB: bands of 9 MiB are copied by threads,
+    // the second band is the short rest.
+    ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"},
+                                  {"GLCCL_TRANSFER_BAND_BYTES", "9M"},
+                                  {"GLCCL_COPY_THREADS", "4"}};
+    LabelOptions options;
+    options.backend = Backend::Cpu;
+    Labeling out;
+    const Image first = generateFamily("noise50", 2049, 1501, 3);
+    offscreen().label(first, options, out);
+    requireReference(first, options, out, "9M bands");
+    const Image second = generateFamily("sparse_disks", 2049, 1501, 4);
+    offscreen().label(second, options, out);
+    requireReference(second, options, out, "9M bands, the same size again");
+}
+
+TEST_CASE("transfer: every image format goes up in bands and reads back byte for byte", "[transfer]") {
+    ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"}, {"GLCCL_TRANSFER_BAND_BYTES", "1000"}};
+    offscreen().makeCurrent();
+    const struct {
+        int channels, depth;
+    } formats[] = {{1, 8}, {4, 8}, {1, 16}, {4, 16}, {1, 32}};
+    for (const auto& format : formats) {
+        for (const auto& [width, height] : {std::pair{1, 1}, std::pair{3, 5}, std::pair{263, 71}}) {
+            INFO(format.channels << " channel(s) of " << format.depth << " bits, " << width << "x" << height);
+            Image image(width, height, format.channels, format.depth);
+            for (std::size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = std::uint8_t(i * 7 + 1);
+            ImageTexture texture(image);
+            REQUIRE(texture.download().pixels == image.pixels);
+            for (std::size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = std::uint8_t(i * 13 + 5);
+            texture.update(image);
+            REQUIRE(texture.download().pixels == image.pixels);
+        }
+    }
+}
+
+TEST_CASE("transfer: pixel buffers stay bounded by the band size, not the image", "[transfer]") {
+    offscreen().makeCurrent();
+    const int width = 1531, height = 1013;
+    gl::Texture texture = gl::Texture::allocate(GL_R32UI, width, height, "transfer test");
+    std::vector<std::uint32_t> values(std::size_t(width) * height);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i * 2654435761u);
+    const std::size_t row = std::size_t(width) * 4;
+    for (const auto& [band, perBuffer] : {std::pair<const char*, std::size_t>{"64K", 10 * row},
+                                          std::pair<const char*, std::size_t>{"1", row}}) {
+        for (const char* buffers : {"2", "3"}) {
+            ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"},
+                                          {"GLCCL_TRANSFER_BAND_BYTES", band},
+                                          {"GLCCL_TRANSFER_BUFFERS", buffers}};
+            INFO("bands of " << band << " bytes, " << buffers << " buffers");
+            transfer::TextureUploader uploader;
+            transfer::TextureDownloader downloader;
+            uploader.upload(texture, values.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test upload");
+            std::vector<std::uint32_t> back(values.size(), 0);
+            downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
+            REQUIRE(back == values);
+            const std::size_t bound = perBuffer * std::size_t(std::atoi(buffers));
+            CHECK(uploader.bufferBytes() == bound);
+            CHECK(downloader.bufferBytes() == bound);
+        }
+    }
+    // The plain path holds no buffers.
+    ScopedEnvironment plain{{"GLCCL_TRANSFER", "plain"}};
+    transfer::TextureDownloader downloader;
+    std::vector<std::uint32_t> back(values.size(), 0);
+    downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
+    CHECK(back == values);
+    CHECK(downloader.bufferBytes() == 0);
+}
+
+TEST_CASE("transfer: uploads and downloads leave the host's pixel-store state, pixel buffers and framebuffers",
+          "[transfer][state]") {
+    OffscreenLabeler& labeler = offscreen();
+    labeler.makeCurrent();
+    const Image image = generateFamily("noise50", 301, 203, 21);
+    const Image next = generateFamily("dense_disks", 301, 203, 22);
+    // A host's own objects bound where the transfers bind theirs.
+    gl::Buffer unpack = gl::Buffer::create(), pack = gl::Buffer::create();
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, unpack.id());
+    glBufferData(GL_PIXEL_UNPACK_BUFFER, 64, nullptr, GL_STREAM_DRAW);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pack.id());
+    glBufferData(GL_PIXEL_PACK_BUFFER, 64, nullptr, GL_STREAM_READ);
+    gl::Texture hostTexture = gl::Texture::allocate(GL_RGBA8, 8, 8, "the host's texture");
+    gl::Framebuffer read = gl::Framebuffer::create(), draw = gl::Framebuffer::create();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, read.id());
+    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, hostTexture.id(), 0);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, draw.id());
+    glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, hostTexture.id(), 0);
+    glActiveTexture(GL_TEXTURE3);
+    glBindTexture(GL_TEXTURE_2D, hostTexture.id());
+    // Values that would shift or corrupt every row of a transfer that kept them.
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 8);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 7);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 2);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 3);
+    glPixelStorei(GL_UNPACK_IMAGE_HEIGHT, 5);
+    glPixelStorei(GL_UNPACK_SWAP_BYTES, GL_TRUE);
+    glPixelStorei(GL_PACK_ALIGNMENT, 2);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 9);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 1);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 4);
+    glPixelStorei(GL_PACK_IMAGE_HEIGHT, 6);
+    glPixelStorei(GL_PACK_SWAP_BYTES, GL_TRUE);
+    REQUIRE(glGetError() == GL_NO_ERROR);
+    const std::map<std::string, GLint> before = transferState();
+
+    for (const char* mode : {"bands", "plain"}) {
+        ScopedEnvironment environment{{"GLCCL_TRANSFER", mode}, {"GLCCL_TRANSFER_BAND_BYTES", "5000"}};
+        INFO("GLCCL_TRANSFER=" << mode);
+        ImageTexture texture(image);
+        CHECK(transferState() == before);
+        texture.update(next);
+        CHECK(transferState() == before);
+        CHECK(texture.download().pixels == next.pixels);
+        CHECK(transferState() == before);
+        for (Backend backend : {Backend::Cpu, Backend::Compute}) {
+            if (!whyUnavailable(backend, labeler.context().info()).empty()) continue;
+            LabelOptions options;
+            options.backend = backend;
+            labeler.labeler().label(texture.id(), options);
+            Labeling labeling;
+            labeler.labeler().result(labeling);
+            CHECK(transferState() == before);
+            requireReference(next, options, labeling, std::string(mode) + " " + backendName(backend));
+        }
+        CHECK(glGetError() == GL_NO_ERROR);
+    }
+    glPixelStorei(GL_UNPACK_SWAP_BYTES, GL_FALSE);
+    glPixelStorei(GL_PACK_SWAP_BYTES, GL_FALSE);
+    for (GLenum parameter : {GL_UNPACK_ROW_LENGTH, GL_UNPACK_SKIP_ROWS, GL_UNPACK_SKIP_PIXELS, GL_UNPACK_IMAGE_HEIGHT,
+                             GL_PACK_ROW_LENGTH, GL_PACK_SKIP_ROWS, GL_PACK_SKIP_PIXELS, GL_PACK_IMAGE_HEIGHT})
+        glPixelStorei(parameter, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    glActiveTexture(GL_TEXTURE0);
+}
+
+TEST_CASE("transfer: a malformed setting is an error naming the variable", "[transfer]") {
+    const Image image = generateFamily("noise50", 40, 30, 1);
+    const std::pair<const char*, const char*> settings[] = {{"GLCCL_TRANSFER", "fast"},
+                                                            {"GLCCL_TRANSFER_READBACK", "dma"},
+                                                            {"GLCCL_TRANSFER_BUFFERS", "1"},
+                                                            {"GLCCL_TRANSFER_BAND_BYTES", "0"},
+                                                            {"GLCCL_TRANSFER_BAND_BYTES", "12Q"},
+                                                            {"GLCCL_TRANSFER_CLIENT_STORAGE", "yes"},
+                                                            {"GLCCL_COPY_THREADS", "0"}};
+    for (const auto& [name, value] : settings) {
+        ScopedEnvironment environment{{name, value}};
+        INFO(name << "=" << value);
+        try {
+            offscreen().label(image, Connectivity::Eight, Criterion::binary());
+            FAIL("no error");
+        } catch (const Error& error) {
+            CHECK_THAT(std::string(error.what()), Catch::Contains(std::string(name) + " is '" + value + "'"));
+        }
+    }
+    // And the labeler works again once the setting is gone.
+    requireReference(image, LabelOptions{}, offscreen().label(image, Connectivity::Eight, Criterion::binary()),
+                     "after the errors");
+}
