@@ -30,6 +30,16 @@ void HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes, Resour
     }
 }
 
+void HostStaging::copy(const CudaCheck& check, void* destination, const void* source, std::size_t bytes) {
+    int threads = 1;
+    try {
+        threads = copyThreadsFromEnvironment();
+    } catch (const Error& error) {
+        check.fail(error.what());
+    }
+    copier_.copy(destination, source, bytes, threads);
+}
+
 void HostStaging::upload(const CudaCheck& check, const void* host, void* d_destination, std::size_t bytes,
                          cudaStream_t stream, ResourceCounts& counts) {
     if (bytes == 0) return;
@@ -45,7 +55,7 @@ void HostStaging::upload(const CudaCheck& check, const void* host, void* d_desti
         const std::size_t size = std::min(chunk, bytes - offset);
         // The chunk's previous upload must have left it before we refill it.
         check(cudaEventSynchronize(chunkDone_[i % 2].get()), "cudaEventSynchronize (upload chunk)");
-        std::memcpy(chunks_[i % 2].get(), source + offset, size);
+        copy(check, chunks_[i % 2].get(), source + offset, size);
         check(cudaMemcpyAsync(destination + offset, chunks_[i % 2].get(), size, cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (upload chunk)");
         check(cudaEventRecord(chunkDone_[i % 2].get(), stream), "cudaEventRecord (upload chunk)");

@@ -55,6 +55,13 @@ public:
 
     void label(const CudaCheck& check, const Image& image, Connectivity connectivity, Criterion criterion,
                Labeling& result, StageTimings* timings) {
+        // Checked first: the byte count below is the 8-bit one, and a
+        // 16-bit image could pass it while being read as bytes.
+        if (image.depth != 8) {
+            check.fail("the image has " + std::to_string(image.depth) +
+                       "-bit samples; the cuda backend labels 8-bit images (1 channel, or 4 for threshold): "
+                       "use the compute, raster or cpu backend");
+        }
         const std::size_t expectedBytes = std::size_t(image.width > 0 ? image.width : 0) *
                                           std::size_t(image.height > 0 ? image.height : 0) *
                                           std::size_t(image.channels > 0 ? image.channels : 0);
@@ -71,8 +78,8 @@ public:
             // Overwritten in place.
             auto* out = reinterpret_cast<unsigned char*>(labels.data());
             labelHost(check, image.pixels.data(), request, true, labels.data(),
-                      [out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                          std::memcpy(out + offset, piece, bytes);
+                      [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
+                          staging_.copy(check, out + offset, piece, bytes);
                       },
                       timings);
         } else {
@@ -99,8 +106,8 @@ public:
         if (pixels == nullptr) check.fail("pixels is null");
         auto* out = reinterpret_cast<unsigned char*>(labels);
         return labelHost(check, pixels, request, labels != nullptr, labels,
-                         [out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                             std::memcpy(out + offset, piece, bytes);
+                         [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
+                             staging_.copy(check, out + offset, piece, bytes);
                          },
                          timings);
     }

@@ -67,6 +67,10 @@ LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int c
         check.fail("criterion " + criterion.toString() + " needs a 1-channel image, this one has " +
                    std::to_string(channels) + " channels (use threshold:T for color)");
     }
+    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
+        check.fail("the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
+                   "': use the compute, raster or cpu backend");
+    }
     if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
         check.fail("threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
     }
