@@ -245,12 +245,42 @@ std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vec
     return plan;
 }
 
-// One labeled input, reported as soon as it is done; the labeling is not
-// kept past its report, so a long batch holds one image at a time.
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Where a run's wall time went: reading the inputs, labeling them (upload,
+// labeling, download of labels and table) and writing the outputs; the rest
+// of the total (the GL context, the output checks, printing) is "other".
+struct PhaseSeconds {
+    double reading = 0.0, labeling = 0.0, writing = 0.0;
+};
+
+// Adds the time from its construction to its destruction to `total`, also
+// when the phase fails.
+class PhaseTimer {
+public:
+    explicit PhaseTimer(double& total) : total_(total), start_(Clock::now()) {}
+    ~PhaseTimer() { total_ += secondsSince(start_); }
+    PhaseTimer(const PhaseTimer&) = delete;
+    PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+private:
+    double& total_;
+    Clock::time_point start_;
+};
+
+// One labeled input, reported as soon as it is done. The labeling lives in
+// the run the batch passes from input to input: its storage is reused, so a
+// batch of images of one size allocates the labels once, and a long batch
+// holds one image at a time.
 struct LabeledInput {
     const std::string& input;
     int width = 0, height = 0;
-    BackendRun run;
+    const BackendRun& run;
+    PhaseSeconds seconds;                                      // this input's phases
     std::vector<std::pair<const char*, std::string>> written;  // output kind, path
 };
 
@@ -354,6 +384,11 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
     json.key("device").string(result.run.device);
     json.key("connectivity").integer(std::uint64_t(options.connectivity));
     json.key("criterion").string(options.criterion.toString());
+    json.key("seconds").beginObject();
+    json.key("reading").number(std::stod(formatted("%.6f", result.seconds.reading)));
+    json.key("labeling").number(std::stod(formatted("%.6f", result.seconds.labeling)));
+    json.key("writing").number(std::stod(formatted("%.6f", result.seconds.writing)));
+    json.endObject();
     if (options.timing) {
         json.key("stages").beginObject();
         for (const StageTime& stage : result.run.stages)
@@ -377,26 +412,80 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
 // the messages of the library start with the API entry that failed.
 void reportError(const std::string& message) { std::cerr << "glccl: " << message << '\n'; }
 
+// Reads, labels and writes one input into `run`, whose labeling storage the
+// batch reuses; the time of each phase is added to `total` as well.
+// `onlyInput`: the run's one input, whose image goes back before its labels
+// come down.
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const std::string& input,
-                        const OutputPaths& paths) {
+                        const OutputPaths& paths, bool onlyInput, BackendRun& run, PhaseSeconds& total) {
+    LabeledInput result{input, 0, 0, run, {}, {}};
+    PhaseSeconds& seconds = result.seconds;
+    // Added to the batch's totals however this input ends.
+    struct AddToTotal {
+        const PhaseSeconds& seconds;
+        PhaseSeconds& total;
+        ~AddToTotal() {
+            total.reading += seconds.reading;
+            total.labeling += seconds.labeling;
+            total.writing += seconds.writing;
+        }
+    } addToTotal{seconds, total};
+
     // Binary and segment criteria look at one value per pixel: color files are
     // reduced to luma on reading, as OpenCV's IMREAD_GRAYSCALE does. The
     // threshold criterion compares whole colors, so it keeps the channels.
     const ChannelMode mode =
         options.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
-    const Image image = readImage(input, mode);
+    Image image;
+    {
+        const PhaseTimer timer(seconds.reading);
+        image = readImage(input, mode);
+    }
+    result.width = image.width;
+    result.height = image.height;
     LabelOptions labelOptions;
     labelOptions.backend = options.backend;
     labelOptions.connectivity = options.connectivity;
     labelOptions.criterion = options.criterion;
     labelOptions.timings = options.timing;
-    LabeledInput result{input, image.width, image.height, session.label(image, labelOptions), {}};
-    result.written = writeOutputs(paths, result.run.labeling, options.force);
+    {
+        const PhaseTimer timer(seconds.labeling);
+        if (onlyInput && session.hasContext()) {
+            // The image is not needed once it is on the GPU: it goes back
+            // before the labels come down, so that the peak of host memory
+            // holds the labels, not the image and the labels (a batch
+            // reuses the session's input texture and labels instead).
+            const Clock::time_point start = Clock::now();
+            {
+                const ImageTexture texture = session.upload(image);
+                image = Image();
+                run = session.label(texture, labelOptions);
+            }
+            run.milliseconds = 1e3 * secondsSince(start);
+        } else if (options.timing) {
+            // The per-stage times come with a labeling of its own.
+            run = session.label(image, labelOptions);
+        } else {
+            // Into the labels and table of the last input: no allocation for
+            // an input of the same size, no zero-fill of labels overwritten
+            // anyway.
+            run.milliseconds = session.label(image, labelOptions, run.labeling);
+            run.backend = session.resolve(options.backend);
+            run.stages.clear();
+        }
+    }
+    if (run.device.empty() || options.timing) run.device = session.device(run.backend);
+    // The input is not needed for writing: its memory goes back first.
+    image = Image();
+    {
+        const PhaseTimer timer(seconds.writing);
+        result.written = writeOutputs(paths, run.labeling, options.force);
+    }
     return result;
 }
 
 int runLabel(ArgumentCursor& cursor) {
-    const auto batchStart = std::chrono::steady_clock::now();
+    const auto batchStart = Clock::now();
     const LabelCommand options = parseLabelCommand(cursor);
     const std::vector<std::string> inputs = expandInputs(options.arguments);
     const bool batch = inputs.size() > 1 ||
@@ -429,17 +518,17 @@ int runLabel(ArgumentCursor& cursor) {
     if (options.json) std::cout << '[';
 
     std::size_t labeled = 0;
-    double labelingMilliseconds = 0.0;
+    PhaseSeconds phases;
+    BackendRun run;  // its labeling's storage goes from input to input
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const std::string& input = inputs[i];
         if (progress)
             progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
                              options.progress);
         try {
-            const LabeledInput result = labelInput(session, options, input, plan[i]);
+            const LabeledInput result = labelInput(session, options, input, plan[i], !batch, run, phases);
             if (progress) progress->clear();
             ++labeled;
-            labelingMilliseconds += result.run.milliseconds;
             if (options.json) {
                 JsonWriter json;
                 writeJson(json, options, result);
@@ -463,11 +552,14 @@ int runLabel(ArgumentCursor& cursor) {
 
     const std::size_t failed = inputs.size() - labeled;
     if (batch) {
-        const double total =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - batchStart).count();
+        const double total = secondsSince(batchStart);
+        const double other = std::max(0.0, total - phases.reading - phases.labeling - phases.writing);
         (options.json ? std::cerr : std::cout)
             << inputs.size() << " inputs, " << labeled << " labeled, " << failed << " failed, total "
-            << formatted("%.2f", total) << " ms (labeling " << formatted("%.2f", labelingMilliseconds) << " ms)\n";
+            << formatted("%.3f", total) << " s: reading " << formatted("%.3f", phases.reading) << " s, labeling "
+            << formatted("%.3f", phases.labeling) << " s, writing " << formatted("%.3f", phases.writing)
+            << " s, other " << formatted("%.3f", other) << " s ("
+            << formatted("%.1f", total > 0.0 ? 100.0 * other / total : 0.0) << " %)\n";
     }
     return failed == 0 ? 0 : 1;
 }
