@@ -1,7 +1,8 @@
 // merge_borders: joins the trees of the links that leave a tile. One work
 // group per tile walks the tile's border nodes (its top row, its left and
 // right columns); each link of theirs to a node of another tile is one global
-// union (compute_common.glsl, unite). Binary blocks link by their masks in
+// union (compute_common.glsl, unite), unless the border node before it shows
+// the union implied (redundantLink). Binary blocks link by their masks in
 // node_info; pixels (segments, threshold) by the criterion on the input.
 layout(local_size_x = BORDER_THREADS) in;
 
@@ -9,30 +10,67 @@ layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 
 const int kBorderNodes = TILE_W + 2 * (TILE_H - 1);
 
+// Border node i of the tile, in the tile's coordinates, and the border node
+// before it along the same side (x or y one less), or (-1, -1) for the first.
+ivec2 borderNode(int i) {
+    if (i < TILE_W) return ivec2(i, 0);                                   // top row
+    if (i < TILE_W + TILE_H - 1) return ivec2(0, i - TILE_W + 1);         // left column
+    return ivec2(TILE_W - 1, i - (TILE_W + TILE_H - 1) + 1);              // right column
+}
+ivec2 previousOnBorder(ivec2 local, int i) {
+    if (i == 0) return ivec2(-1);
+    return i < TILE_W ? local - ivec2(1, 0) : local - ivec2(0, 1);
+}
+
+bool outsideTile(ivec2 local, int d) {
+    ivec2 m = local + kBackward[d];
+    return m.x < 0 || m.y < 0 || m.x >= TILE_W;
+}
+
+// Does node n (tile coordinates `local`, foreground mask `mask`) link to its
+// backward neighbour d, a node of another tile?
+bool linksOut(ivec2 n, ivec2 local, uint mask, int d) {
+    ivec2 b = n + kBackward[d];
+    if (!outsideTile(local, d) || !insideGrid(b)) return false;
+#if NODE_W * NODE_H > 1
+    return masksLink(mask, imageLoad(nodeInfo, b).r & kMaskBits, d);
+#else
+    return pixelLinks(n, pixelValue(n), d);
+#endif
+}
+
+// Is node n's link to a node whose parent reads `target` implied by the
+// border node before it? That node must read the same parent as n (one
+// tree) and link out to a node that reads `target` too. Parents only point
+// into their tree, so equal reads are one tree however they interleave with
+// other unions; along the border, by induction, every link skipped is
+// implied by links that are united.
+bool redundantLink(ivec2 origin, ivec2 local, int i, uint parent, uint target) {
+    ivec2 before = previousOnBorder(local, i);
+    if (before.x < 0) return false;
+    ivec2 p = origin + before;
+    if (!insideGrid(p)) return false;
+    uint mask = imageLoad(nodeInfo, p).r & kMaskBits;
+    if (mask == 0u || imageLoad(parents, p).r != parent) return false;
+    for (int d = 0; d < 4; ++d)
+        if (linksOut(p, before, mask, d) && imageLoad(parents, p + kBackward[d]).r == target) return true;
+    return false;
+}
+
 void main() {
     ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
     for (int i = int(gl_LocalInvocationID.x); i < kBorderNodes; i += BORDER_THREADS) {
-        ivec2 local;
-        if (i < TILE_W) local = ivec2(i, 0);                                        // top row
-        else if (i < TILE_W + TILE_H - 1) local = ivec2(0, i - TILE_W + 1);         // left column
-        else local = ivec2(TILE_W - 1, i - (TILE_W + TILE_H - 1) + 1);              // right column
+        ivec2 local = borderNode(i);
         ivec2 n = origin + local;
         if (!insideGrid(n)) continue;
         uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
         if (mask == 0u) continue;
-#if NODE_W * NODE_H == 1
-        vec4 value = pixelValue(n);
-#endif
         for (int d = 0; d < 4; ++d) {
-            ivec2 m = local + kBackward[d];
-            ivec2 b = n + kBackward[d];
-            if ((m.x >= 0 && m.y >= 0 && m.x < TILE_W) || !insideGrid(b)) continue;  // inside the tile, or none
-#if NODE_W * NODE_H > 1
-            if (!masksLink(mask, imageLoad(nodeInfo, b).r & kMaskBits, d)) continue;
-#else
-            if (!pixelLinks(n, value, d)) continue;
-#endif
-            unite(imageLoad(parents, n).r, imageLoad(parents, b).r);
+            if (!linksOut(n, local, mask, d)) continue;
+            uint parent = imageLoad(parents, n).r;
+            uint target = imageLoad(parents, n + kBackward[d]).r;
+            if (redundantLink(origin, local, i, parent, target)) continue;
+            unite(parent, target);
         }
     }
 }
