@@ -74,6 +74,12 @@ ImageTexture LabelSession::upload(const Image& image) {
     return ImageTexture(image);
 }
 
+void LabelSession::forget(const ImageTexture& texture) {
+    if (!offscreen_) return;
+    makeCurrent();
+    offscreen_->labeler().forget(texture.id());
+}
+
 BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& options) {
     makeCurrent();
     BackendRun run;

@@ -62,6 +62,9 @@ public:
     // The image as a texture of the session's context, for labeling it with
     // several backends (requires hasContext()).
     ImageTexture upload(const Image& image);
+    // Before an uploaded texture goes: the next one may get its name, and the
+    // cuda backend must not take it for the texture it registered.
+    void forget(const ImageTexture& texture);
     // Labels an uploaded texture; the time is the labeling and the download
     // of labels and table.
     BackendRun label(const ImageTexture& texture, const LabelOptions& options);

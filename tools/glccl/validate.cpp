@@ -289,6 +289,7 @@ private:
             ++step_;
             validateConnectivity(input, image, texture ? &*texture : nullptr, uploadError, connectivity);
         }
+        if (texture) session_.forget(*texture);
     }
 
     void validateConnectivity(const Input& input, const Image& image, const ImageTexture* texture,
