@@ -168,8 +168,8 @@ bench() {  # bench STEP SIDE RUNS
 
 mpi() {  # mpi STEP "RANKS..." HEIGHT_PER_RANK (0: a fixed 32768^2 image)
     local step=$1 ranks=$2 perRank=$3 mpirun
-    mpirun=${MPIRUN:-$(command -v mpirun)}
-    if [ -z "$mpirun" ]; then
+    mpirun=${MPIRUN:-mpirun}
+    if ! command -v "${mpirun%% *}" > /dev/null; then
         log "$step: mpirun is not on this machine (Open MPI's openmpi-bin is not installed): MPI scaling not measured"
         note "$step" "not run: no mpirun on this machine"
         return
