@@ -297,12 +297,10 @@ def check_luma_against_opencv():
         """glccl's masks of `names` at binary:level, as {name: mask or None}, and the run."""
         out = os.path.join(folder, "level_%d_%s" % (level, stem(names[0])))
         os.makedirs(out)
-        # Past 255 one file at a time through the tiled path (its reader is
-        # the same for PNG and PPM): the one-piece path labels an 8-bit 1x1
-        # image with the run's criterion before the first input, which
-        # refuses every level past 255.
-        outputs = (["--tile", "4096x4096", "--labels", os.path.join(out, stem(names[0]) + "_labels.npy")] if level > 255
-                   else ["--out-dir", out, "--labels"])
+        # Levels past 255 reach the one-piece path too: its warm-up labels a
+        # 1x1 image as deep as the level needs, so that 16-bit inputs are not
+        # refused by an 8-bit warm-up.
+        outputs = ["--out-dir", out, "--labels"]
         run = subprocess.run([GLCCL, "label", *(cases[name][0] for name in names), "--backend", "cpu",
                               "--connectivity", "4", "--criterion", "binary:%d" % level, *outputs],
                              capture_output=True, text=True)
@@ -316,7 +314,7 @@ def check_luma_against_opencv():
     runs = []
     for level in sorted(set().union(*levels_of.values())):
         names = [name for name in expected if level in levels_of[name]]
-        runs += [(level, [name]) for name in names] if level > 255 else [(level, names)]
+        runs.append((level, names))
     levels = set(level for level, _ in runs)
     mismatches = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:

@@ -69,9 +69,11 @@ const char kLabelHelp[] =
     "                                     [options]\n"
     "\n"
     "Labels the connected components of each INPUT (PNG, JPEG, TIFF, binary PGM/PPM,\n"
-    ".npy; 8-, 16- or 32-bit samples, read without reduction; up to 32768 pixels per\n"
-    "side), prints a summary line and the first rows of the component table, and\n"
-    "writes the requested outputs. A FOLDER stands for its files with an extension\n"
+    ".npy; 8-, 16- or 32-bit samples, read without reduction), prints a summary\n"
+    "line and the first rows of the component table, and writes the requested\n"
+    "outputs. An image wider or taller than one call of the backend takes (the GL\n"
+    "texture limit, 32768 on most GPUs) is labeled in tiles: see \"huge images\"\n"
+    "below. A FOLDER stands for its files with an extension\n"
     ".png .jpg .jpeg .tif .tiff .pgm .ppm (any case), in name order, not its\n"
     "subfolders nor names starting with '.'.\n"
     "\n"
@@ -102,7 +104,8 @@ const char kLabelHelp[] =
     "  --stats OUT.csv               write the component table as CSV\n"
     "  --color OUT.png               write the labels as a colored PNG (background black)\n"
     "  --label-image OUT.png|OUT.tif write the labels as an image other programs open:\n"
-    "                                .png a 16-bit PNG (an error past 65535 labels),\n"
+    "                                .png a 16-bit PNG (past 65535 labels an error,\n"
+    "                                found after labeling, before anything is written),\n"
     "                                .tif a 32-bit TIFF\n"
     "outputs of several inputs (or a FOLDER, or one INPUT):\n"
     "  --out-dir DIR                 write into the existing folder DIR; then --labels,\n"
@@ -507,7 +510,12 @@ int runLabel(ArgumentCursor& cursor) {
         warmUp.backend = options.backend;
         warmUp.connectivity = options.connectivity;
         warmUp.criterion = options.criterion;
-        session.label(Image(1, 1), warmUp);
+        // A level or threshold past 8 bits is for deeper inputs: those warm
+        // up on 16 or 32 bits, so that the level is checked against the
+        // input's own depth, not the warm-up's.
+        int depth = 8;
+        while (depth < 32 && !options.criterion.problemForDepth(depth).empty()) depth *= 2;
+        session.label(Image(1, 1, 1, depth), warmUp);
     }
 
     std::optional<ProgressLine> progress;
