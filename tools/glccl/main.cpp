@@ -462,7 +462,14 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
             {
                 const ImageTexture texture = session.upload(image);
                 image = Image();
-                run = session.label(texture, labelOptions);
+                try {
+                    run = session.label(texture, labelOptions);
+                } catch (...) {
+                    session.forget(texture);
+                    throw;
+                }
+                // Before the texture goes: the cuda backend's registration of it.
+                session.forget(texture);
             }
             run.milliseconds = 1e3 * secondsSince(start);
         } else if (options.timing) {
