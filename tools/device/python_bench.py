@@ -171,6 +171,9 @@ def main():
                     log("component counts differ: Python %d, glccl bench %d" % (n, components))
                 rows.append({"side": side, "backend": backend, "cli_wall_ms": wall, "label_ms": label_ms,
                              "labeler_ms": labeler_ms, "labeler_out_ms": out_ms, "components": n})
+                # Each measurement as it ends: a run cut short keeps what it measured.
+                log("  glccl bench wall %s ms, glccl.label %.2f, Labeler.label %.2f, Labeler.label(out=) %.2f ms" %
+                    ("%.2f" % wall if wall is not None else "-", label_ms, labeler_ms, out_ms))
 
             if cupy is not None:
                 log("cupy %dx%d" % (side, side))
@@ -192,6 +195,7 @@ def main():
                 rows.append({"side": side, "backend": "cupy", "glccl_cupy_ms": glccl_ms,
                              "labeler_cupy_ms": labeler_ms, "cupyx_ms": cupyx_ms, "components": n,
                              "cupyx_components": cupyx_n})
+                log("  glccl.label %.2f, Labeler.label(out=) %.2f, cupyx %.2f ms" % (glccl_ms, labeler_ms, cupyx_ms))
 
     host = [r for r in rows if r["backend"] != "cupy"]
     print("\nPython over C++ (median ms; %%: over glccl bench's wall time), %s, %d-connectivity, %d reps" %
