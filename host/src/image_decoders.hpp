@@ -90,8 +90,9 @@ void checkExpansion(const ReadContext& context, const char* format, std::uint64_
                     std::uint64_t encodedBytes, std::uint64_t largestRatio, const char* coder);
 
 // Luma of an RGB sample as OpenCV's IMREAD_GRAYSCALE computes it for TIFF and
-// PPM files (and cvtColor(COLOR_RGB2GRAY) for 8- and 16-bit images): the
-// BT.601 weights 0.299, 0.587, 0.114 in 14-bit fixed point, rounded.
+// PPM files: the BT.601 weights 0.299, 0.587, 0.114 in 14-bit fixed point,
+// rounded. (cvtColor(COLOR_RGB2GRAY) is another formula: its 8-bit result
+// differs for some colors.)
 inline std::uint32_t lumaOf(std::uint32_t red, std::uint32_t green, std::uint32_t blue) {
     return (red * 4899u + green * 9617u + blue * 1868u + 8192u) >> 14;
 }
