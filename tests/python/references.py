@@ -3,6 +3,7 @@ Python module imports), and which backends run here. Shared by the test files
 of this folder (pytest puts the folder on sys.path: it has no __init__.py)."""
 
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -100,3 +101,26 @@ def rss_bytes():
     """The process's resident memory now (Linux)."""
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def label_in_threads(label, images, expected, repeats):
+    """Each image labeled `repeats` times by label(image) -> (labels, n), one
+    thread per image, all at once; the indices (or (index, error)) of the
+    threads whose labels differed from `expected` or that raised."""
+    failures = []
+
+    def work(i):
+        try:
+            for _ in range(repeats):
+                labels, _ = label(images[i])
+                if not np.array_equal(labels, expected[i]):
+                    failures.append(i)
+        except Exception as error:  # reported with the thread's index
+            failures.append((i, repr(error)))
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(images))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return failures

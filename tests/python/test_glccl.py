@@ -2,14 +2,13 @@
 expectations. Run with the built module on PYTHONPATH (CTest sets it)."""
 
 import re
-import threading
 
 import numpy as np
 import pytest
 
 import glccl
-from references import (BACKENDS, AVAILABLE, GL_BACKENDS, assert_tables_equal, random_binary, rss_bytes,
-                        skimage_labels, skimage_table)
+from references import (BACKENDS, AVAILABLE, GL_BACKENDS, assert_tables_equal, label_in_threads, random_binary,
+                        rss_bytes, skimage_labels, skimage_table)
 
 
 def check(image, connectivity=8, backend="auto", criterion="binary", expected_from=None):
@@ -253,23 +252,7 @@ def test_threads(backend):
     rng = np.random.default_rng(21)
     images = [random_binary(rng, 24, 40) for _ in range(4)]
     expected = [skimage_labels(im, 8)[0] for im in images]
-    failures = []
-
-    def work(i):
-        try:
-            for _ in range(5):
-                labels, _ = glccl.label(images[i], backend=backend)
-                if not np.array_equal(labels, expected[i]):
-                    failures.append(i)
-        except Exception as error:  # reported below with the thread's index
-            failures.append((i, repr(error)))
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
+    assert label_in_threads(lambda image: glccl.label(image, backend=backend), images, expected, 5) == []
 
 
 def test_no_leak():

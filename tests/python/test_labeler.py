@@ -1,13 +1,11 @@
 """glccl.Labeler: many images through one object, against scikit-image; the
 arrays it hands out and refills; wrong input; threads; memory."""
 
-import threading
-
 import numpy as np
 import pytest
 
 import glccl
-from references import DEEP_BACKENDS, GL_BACKENDS, random_binary, rss_bytes, skimage_labels
+from references import DEEP_BACKENDS, GL_BACKENDS, label_in_threads, random_binary, rss_bytes, skimage_labels
 
 LABELER_BACKENDS = ["auto"] + DEEP_BACKENDS
 
@@ -165,23 +163,7 @@ def test_threads_share_one_labeler(backend):
     labeler = glccl.Labeler(backend=backend)
     images = frames(21, (24, 40), 4)
     expected = [skimage_labels(image, 8)[0] for image in images]
-    failures = []
-
-    def work(i):
-        try:
-            for _ in range(6):
-                labels, _ = labeler.label(images[i])
-                if not np.array_equal(labels, expected[i]):
-                    failures.append(i)
-        except Exception as error:  # reported below with the thread's index
-            failures.append((i, repr(error)))
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert failures == []
+    assert label_in_threads(labeler.label, images, expected, 6) == []
 
 
 @pytest.mark.parametrize("backend", ["auto"] + GL_BACKENDS[:1])
