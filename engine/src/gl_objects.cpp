@@ -25,20 +25,11 @@ void ShaderTraits::destroy(GLuint id) { glDeleteShader(id); }
 
 namespace {
 
-// Every pixel-store parameter with the value transfers assume: the GL's
-// defaults, except alignment 1 (rows of any width tightly packed).
-struct PixelStore {
-    GLenum name;
-    GLint neutral;
-};
-constexpr PixelStore kPixelStore[] = {
-    {GL_PACK_SWAP_BYTES, GL_FALSE},  {GL_PACK_LSB_FIRST, GL_FALSE}, {GL_PACK_ROW_LENGTH, 0},
-    {GL_PACK_IMAGE_HEIGHT, 0},       {GL_PACK_SKIP_ROWS, 0},        {GL_PACK_SKIP_PIXELS, 0},
-    {GL_PACK_SKIP_IMAGES, 0},        {GL_PACK_ALIGNMENT, 1},        {GL_UNPACK_SWAP_BYTES, GL_FALSE},
-    {GL_UNPACK_LSB_FIRST, GL_FALSE}, {GL_UNPACK_ROW_LENGTH, 0},     {GL_UNPACK_IMAGE_HEIGHT, 0},
-    {GL_UNPACK_SKIP_ROWS, 0},        {GL_UNPACK_SKIP_PIXELS, 0},    {GL_UNPACK_SKIP_IMAGES, 0},
-    {GL_UNPACK_ALIGNMENT, 1},
-};
+// The value a transfer sets a pixel-store parameter to: the GL's initial
+// one, except alignment 1 (rows of any width tightly packed).
+GLint transferValue(const PixelStore& p) {
+    return p.name == GL_PACK_ALIGNMENT || p.name == GL_UNPACK_ALIGNMENT ? 1 : p.initial;
+}
 
 // Format and type glTexImage2D accepts for an internal format (data unused).
 void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
@@ -60,16 +51,14 @@ void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
 
 }  // namespace
 
-static_assert(sizeof(kPixelStore) / sizeof(kPixelStore[0]) == 16, "TransferStateGuard::kPixelStoreCount");
-
 TransferStateGuard::TransferStateGuard() {
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &readFramebuffer_);
-    for (int i = 0; i < kPixelStoreCount; ++i) {
-        glGetIntegerv(kPixelStore[i].name, &pixelStore_[i]);
-        glPixelStorei(kPixelStore[i].name, kPixelStore[i].neutral);
+    for (std::size_t i = 0; i < kPixelStores.size(); ++i) {
+        glGetIntegerv(kPixelStores[i].name, &pixelStore_[i]);
+        glPixelStorei(kPixelStores[i].name, transferValue(kPixelStores[i]));
     }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
@@ -77,7 +66,7 @@ TransferStateGuard::TransferStateGuard() {
 
 TransferStateGuard::~TransferStateGuard() {
     glBindTexture(GL_TEXTURE_2D, GLuint(texture_));
-    for (int i = 0; i < kPixelStoreCount; ++i) glPixelStorei(kPixelStore[i].name, pixelStore_[i]);
+    for (std::size_t i = 0; i < kPixelStores.size(); ++i) glPixelStorei(kPixelStores[i].name, pixelStore_[i]);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
     glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
     glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(readFramebuffer_));

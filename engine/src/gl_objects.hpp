@@ -3,11 +3,13 @@
 // names (glGen*/glDelete*). A moved-from or destroyed wrapper holds 0; a
 // texture of the host application is wrapped without ownership.
 
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "gl.hpp"
+#include "pixel_store.hpp"
 
 namespace glccl::gl {
 
@@ -129,9 +131,8 @@ public:
     TransferStateGuard& operator=(const TransferStateGuard&) = delete;
 
 private:
-    static constexpr int kPixelStoreCount = 16;
     GLint texture_ = 0, unpackBuffer_ = 0, packBuffer_ = 0, readFramebuffer_ = 0;
-    GLint pixelStore_[kPixelStoreCount] = {};
+    std::array<GLint, kPixelStores.size()> pixelStore_{};
 };
 
 // A fence in the GL command stream (glFenceSync), waited for by the host.

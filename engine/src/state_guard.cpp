@@ -71,7 +71,7 @@ StateGuard::StateGuard() {
     }
     glGetFloatv(GL_POINT_SIZE, &pointSize_);
     glGetIntegerv(GL_POLYGON_MODE, polygonMode_);
-    for (std::size_t i = 0; i < kPixelStore.size(); ++i) glGetIntegerv(kPixelStore[i].name, &pixelStore_[i]);
+    for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i) glGetIntegerv(gl::kPixelStores[i].name, &pixelStore_[i]);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
     saveDrawBuffers();
@@ -85,7 +85,7 @@ StateGuard::StateGuard() {
     glDepthRange(0.0, 1.0);
     glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
     glPointSize(1.0f);
-    for (const PixelStore& p : kPixelStore) glPixelStorei(p.name, p.neutral);
+    for (const gl::PixelStore& p : gl::kPixelStores) glPixelStorei(p.name, p.initial);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
@@ -121,7 +121,7 @@ StateGuard::~StateGuard() {
     glActiveTexture(GLenum(activeTexture_));
     glPointSize(pointSize_);
     glPolygonMode(GL_FRONT_AND_BACK, GLenum(polygonMode_[0]));
-    for (std::size_t i = 0; i < kPixelStore.size(); ++i) glPixelStorei(kPixelStore[i].name, pixelStore_[i]);
+    for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i) glPixelStorei(gl::kPixelStores[i].name, pixelStore_[i]);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
     restoreBufferAndImageBindings();

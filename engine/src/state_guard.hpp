@@ -8,6 +8,7 @@
 #include <array>
 
 #include "gl.hpp"
+#include "pixel_store.hpp"
 
 namespace glccl {
 
@@ -66,22 +67,6 @@ private:
         GL_CLIP_DISTANCE0,      GL_CLIP_DISTANCE1, GL_CLIP_DISTANCE2,    GL_CLIP_DISTANCE3,
         GL_CLIP_DISTANCE4,      GL_CLIP_DISTANCE5, GLenum(GL_CLIP_DISTANCE0 + 6), GLenum(GL_CLIP_DISTANCE0 + 7)};
 
-    // Every pixel-store parameter, pack and unpack, with the value the passes
-    // assume (the GL defaults): a host's row length or skipped rows would
-    // shift every download and upload that does not set them itself.
-    struct PixelStore {
-        GLenum name;
-        GLint neutral;
-    };
-    static constexpr std::array<PixelStore, 16> kPixelStore = {{
-        {GL_PACK_SWAP_BYTES, GL_FALSE},   {GL_PACK_LSB_FIRST, GL_FALSE},  {GL_PACK_ROW_LENGTH, 0},
-        {GL_PACK_IMAGE_HEIGHT, 0},        {GL_PACK_SKIP_ROWS, 0},         {GL_PACK_SKIP_PIXELS, 0},
-        {GL_PACK_SKIP_IMAGES, 0},         {GL_PACK_ALIGNMENT, 4},         {GL_UNPACK_SWAP_BYTES, GL_FALSE},
-        {GL_UNPACK_LSB_FIRST, GL_FALSE},  {GL_UNPACK_ROW_LENGTH, 0},      {GL_UNPACK_IMAGE_HEIGHT, 0},
-        {GL_UNPACK_SKIP_ROWS, 0},         {GL_UNPACK_SKIP_PIXELS, 0},     {GL_UNPACK_SKIP_IMAGES, 0},
-        {GL_UNPACK_ALIGNMENT, 4},
-    }};
-
     std::array<Capability, kCapabilities.size()> capabilities_{};
     GLint program_ = 0, vertexArray_ = 0, drawFramebuffer_ = 0, readFramebuffer_ = 0;
     GLint viewport_[4] = {}, scissorBox_[4] = {};
@@ -98,7 +83,7 @@ private:
     GLfloat pointSize_ = 1.0f;
     GLint polygonMode_[2] = {GL_FILL, GL_FILL};
     GLint packBuffer_ = 0, unpackBuffer_ = 0;
-    std::array<GLint, kPixelStore.size()> pixelStore_{};
+    std::array<GLint, gl::kPixelStores.size()> pixelStore_{};  // the passes assume the initial values
 
     // The context's version decides which of the state below exists.
     bool perDrawBufferBlend_ = false;  // OpenGL 4.0: glBlendEquationi, glBlendFunci
