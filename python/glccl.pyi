@@ -22,6 +22,8 @@ BackendName = Literal["auto", "compute", "raster", "cuda", "cpu"]
 
 # bool, uint8, int8 (8-bit samples); uint16, int16 (16-bit); uint32, int32,
 # float32, uint64, int64, float64 (32-bit); values unsigned integers of the depth.
+# C-contiguous bool, uint8, uint16 and uint32 arrays are labeled in place, the
+# others copied once.
 HostImage = npt.ArrayLike
 Labels = npt.NDArray[np.uint32]
 
@@ -110,6 +112,8 @@ class Labeler:
     def label(
         self, image: CudaArray, out: Optional[CudaArray] = None, *, return_table: Literal[True]
     ) -> Tuple[Any, int, ComponentTable]: ...
+    # out: filled in place when C-contiguous (or returned by this Labeler),
+    # else (Fortran order, strided) through a copy.
     @overload
     def label(
         self, image: HostImage, out: Optional[Labels] = None, return_table: Literal[False] = False

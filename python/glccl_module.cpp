@@ -2,7 +2,8 @@
 // CuPy) images from Python. The module's entries, top-down:
 //
 //   glccl.label()    arguments.cpp (connectivity, criterion, backend)
-//                    -> host_image.cpp (numpy -> glccl::Image at its depth)
+//                    -> host_image.cpp (numpy -> the image to label: the
+//                       array's own memory, or a glccl::Image at its depth)
 //                    -> shared_context.cpp (the process's one GL context)
 //                    -> label_arrays.cpp (labels and table as numpy arrays)
 //                    or, for a device array, device_arrays.cpp (cuda backend)
@@ -12,8 +13,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "arguments.hpp"
 #include "device_arrays.hpp"
@@ -42,17 +46,22 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
 
     const HostArray source = describeHostArray(image, options.criterion, where);
     checkCriterionForDepth(options.criterion, source.depth, where);
-    Image host;
-    Labeling labeling;
+    std::vector<std::uint32_t> labels;
+    std::vector<Component> components;
     {
         // glccl::Error is a std::runtime_error: pybind11 raises it as
         // RuntimeError with glccl's message, after re-taking the GIL.
         py::gil_scoped_release noGil;
-        copyToImage(source, host, where);
-        labelHostImage(host, options, labeling, where);
+        labels.resize(std::size_t(source.width) * std::size_t(source.height));
+        std::optional<ImageView> view = imageViewOf(source, options.criterion);
+        Image copy;  // where the array is not labeled in place
+        if (!view) {
+            copyToImage(source, copy, where);
+            view = ImageView(copy);
+        }
+        labelHostImage(*view, options, labels.data(), components, where);
     }
-    return labelResult(adoptLabels(std::move(labeling.labels), source.height, source.width), labeling.components,
-                       returnTable);
+    return labelResult(adoptLabels(std::move(labels), source.height, source.width), components, returnTable);
 }
 
 py::list backends() {
@@ -134,17 +143,22 @@ fails.
 
 Cost
 ----
-One copy of the image into glccl's host buffer (a plain copy for C-ordered
-arrays whose dtype is the sample type), the backend's labeling (upload,
-GPU work, download of 4 bytes a pixel), and a new label array. For many
-images of one size, glccl.Labeler keeps these buffers between calls.
+The backend's labeling (upload, GPU work, download of 4 bytes a pixel) and
+nothing more on the host where it can be: a C-contiguous bool, uint8,
+uint16 or uint32 image (gray, or (H, W, 4) color of 8 or 16 bits) is
+uploaded from its own memory, and the labels are downloaded straight into
+the returned array. Any other image (signed or float dtypes, whose values
+are checked; Fortran order, strided views, RGB) is first copied once into a
+host buffer of glccl's. For many images of one size, glccl.Labeler also keeps the GPU buffers and can
+write into an array of yours (out=).
 
 Thread-safety
 -------------
 Safe to call from several threads. The GIL is released while the image is
-copied and labeled; the process's one headless GL context is shared by all
-calls and glccl.Labeler objects under a lock, so GL labeling runs one call
-at a time.
+read (copied, where it needs a copy) and labeled, so another thread must not
+write to it during the call. The process's one headless GL context is shared
+by all calls and glccl.Labeler objects under a lock, so GL labeling runs one
+call at a time.
 )doc";
 
 }  // namespace

@@ -212,6 +212,11 @@ int depthOf(char kind, int itemSize) {
 
 }  // namespace
 
+bool isPacked(const py::array& array) {
+    const int packedFlags = py::array::c_style | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
+    return (array.flags() & packedFlags) == packedFlags;
+}
+
 HostArray describeHostArray(const py::handle& object, const Criterion& criterion, const std::string& where) {
     HostArray source;
     source.array = py::array::ensure(object);
@@ -262,11 +267,26 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
     source.kind = kind;
     source.itemSize = itemSize;
     source.depth = depth;
+    source.packed = isPacked(array);
     return source;
 }
 
+std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& criterion) {
+    if (!source.packed) return std::nullopt;
+    const bool sampleType = source.kind == 'b' || (source.kind == 'u' && source.itemSize * 8 == source.depth);
+    if (!sampleType || source.planes == 3 || (source.planes == 4 && source.depth == 32)) return std::nullopt;
+    if (source.kind == 'b' && !(criterion.kind == Criterion::Kind::Binary && criterion.level == 0)) {
+        // The copy makes every True a 1; the view passes the bytes as they are.
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(source.data);
+        unsigned above = 0;
+        for (std::size_t i = 0, n = source.imageBytes(); i < n; ++i) above |= unsigned(bytes[i] > 1);
+        if (above) return std::nullopt;
+    }
+    return ImageView(source.width, source.height, source.channels(), source.depth, source.data);
+}
+
 void copyToImage(const HostArray& source, Image& image, const std::string& where) {
-    const int channels = source.planes == 1 ? 1 : 4;
+    const int channels = source.channels();
     if (image.width != source.width || image.height != source.height || image.channels != channels ||
         image.depth != source.depth) {
         image.width = source.width;

@@ -13,10 +13,19 @@
 // never a rounding. The depth follows the dtype, not the values: a uint16
 // array of values below 256 is still a 16-bit image (its threshold range is
 // 0..65535, and the cuda backend, which reads 8-bit samples, refuses it).
+//
+// What is copied when. An array whose memory already is an Image's pixels
+// is labeled where it is, through an ImageView (imageViewOf): C-contiguous,
+// aligned, of bool, uint8, uint16 or uint32 (the sample types), gray (H, W)
+// or (H, W, 1), or (H, W, 4) color of 8- or 16-bit samples. Every other
+// array (signed or float dtypes, whose values are checked; Fortran order,
+// strided views, RGB, 64-bit dtypes) is copied into an Image (copyToImage).
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
+#include <optional>
 #include <string>
 
 #include "glccl/types.hpp"
@@ -36,13 +45,29 @@ struct HostArray {
     char kind = 'u';     // numpy's dtype kind: 'b', 'u', 'i' or 'f'
     int itemSize = 1;    // bytes of one element
     int depth = 8;       // bits of the Image's samples: 8, 16 or 32
+    bool packed = false; // C-contiguous and aligned
+
+    int channels() const { return planes == 1 ? 1 : 4; }  // of the Image it becomes
+    std::size_t imageBytes() const { return Image::byteCount(width, height, channels(), depth); }
 };
+
+// Whether an array's elements are C-ordered and aligned: its memory is its
+// values row by row, read and written as native integers.
+bool isPacked(const py::array& array);
 
 // Checks the array's shape and dtype against the criterion: 2-D (H, W) or
 // (H, W, 1); (H, W, 3|4) for threshold only. Needs the GIL. TypeError for
 // an object that is no array or a dtype not listed above, ValueError for a
 // wrong shape (0-D, 1-D, 4-D, a zero side, a side past 32768).
 HostArray describeHostArray(const py::handle& object, const Criterion& criterion, const std::string& where);
+
+// The array's own memory as the image to label, without a copy, where it
+// has an Image's layout (see the top; a bool array, whose bytes numpy does
+// not promise to be 0 or 1, is taken as it is for the binary criterion of
+// level 0, which only asks for nonzero, and otherwise only when every byte
+// is 0 or 1, checked in one pass). std::nullopt where it must be copied.
+// Needs no GIL; the view is valid while `source` lives.
+std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& criterion);
 
 // Copies the samples into `image` (its storage reused when the size, channels
 // and depth are unchanged): 1 channel, or 4 for color (an RGB array gets an

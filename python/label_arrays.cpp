@@ -3,6 +3,8 @@
 #include <cstring>
 #include <utility>
 
+#include "host_image.hpp"
+
 namespace glccl::python {
 
 namespace {
@@ -58,6 +60,11 @@ py::array checkOutArray(const py::handle& out, int height, int width, const std:
                               std::to_string(width) + "), not " + std::string(py::str(out.attr("shape"))));
     if (!array.writeable()) throw py::value_error(where + ": out is read-only");
     return array;
+}
+
+std::uint32_t* packedLabels(const py::array& out) {
+    if (!isPacked(out)) return nullptr;
+    return static_cast<std::uint32_t*>(const_cast<void*>(out.data()));
 }
 
 void copyLabels(const std::vector<std::uint32_t>& labels, const py::array& out) {

@@ -2,6 +2,8 @@
 // What the Python entries return: label images as numpy arrays that own
 // their std::vector (no copy), the component table as a dict of arrays, and
 // a glccl.Labeler's few label arrays, reused once the caller lets go of them.
+// The labels are downloaded straight into those arrays' memory, or into a
+// caller's out= array when it is C-contiguous.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -32,6 +34,11 @@ py::tuple labelResult(py::object labels, const std::vector<Component>& table, bo
 // `out` checked as a destination for (height, width) labels: a writeable
 // numpy uint32 array of that shape (any strides). TypeError / ValueError.
 py::array checkOutArray(const py::handle& out, int height, int width, const std::string& where);
+
+// Where labels can be downloaded into `out` (checked by checkOutArray)
+// directly: its data when it is C-contiguous and aligned, else nullptr
+// (then copyLabels). Needs no GIL.
+std::uint32_t* packedLabels(const py::array& out);
 
 // Copies row-major labels into `out` (any strides). Needs no GIL.
 void copyLabels(const std::vector<std::uint32_t>& labels, const py::array& out);

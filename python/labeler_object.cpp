@@ -56,8 +56,9 @@ public:
         checkCriterionForDepth(options_.criterion, source.depth, where);
 
         // Where the labels go: an array this Labeler handed out (passed back
-        // as out, or no longer referenced by anyone) is filled in place; a
-        // foreign out gets a copy; otherwise a new array is kept for reuse.
+        // as out, or no longer referenced by anyone), or a C-contiguous out,
+        // is written in place; a strided out gets a copy; otherwise a new
+        // array is kept for reuse.
         LabelArrays::Slot* slot = nullptr;
         std::optional<py::array> foreign;  // (py::array() would be an empty array, not null)
         if (!out.is_none()) {
@@ -67,32 +68,35 @@ public:
         } else {
             slot = arrays_.reusable(source.height, source.width);
         }
-        // The slot's storage becomes the Labeling's for the call, which
-        // writes into it in place (labelHostImage's contract).
-        const void* slotData = slot ? slot->array.data() : nullptr;
-        if (slot) std::swap(labeling_.labels, *slot->storage);
+        const std::size_t count = std::size_t(source.width) * std::size_t(source.height);
+        std::uint32_t* target = slot ? slot->storage->data() : foreign ? packedLabels(*foreign) : nullptr;
+        const bool strided = foreign && !target;
+        std::vector<std::uint32_t> fresh;  // a new kept array's storage
         Backend ran = Backend::Auto;
-        try {
+        {
             py::gil_scoped_release noGil;
-            copyToImage(source, image_, where);
-            ran = labelHostImage(image_, options_, labeling_, where);
-            if (foreign) copyLabels(labeling_.labels, *foreign);
-        } catch (...) {
-            if (slot) std::swap(labeling_.labels, *slot->storage);
-            throw;
-        }
-        if (slot) {
-            std::swap(labeling_.labels, *slot->storage);
-            if (slot->storage->data() != slotData)
-                throw std::runtime_error(where + ": internal error: the labels were reallocated under a numpy array");
+            std::optional<ImageView> view = imageViewOf(source, options_.criterion);
+            if (!view) {
+                copyToImage(source, image_, where);
+                view = ImageView(image_);
+            }
+            if (strided) {
+                scratch_.resize(count);
+                target = scratch_.data();
+            } else if (!target) {
+                fresh.resize(count);
+                target = fresh.data();
+            }
+            ran = labelHostImage(*view, options_, target, components_, where);
+            if (strided) copyLabels(scratch_, *foreign);
         }
         lastBackend_ = ran;
 
         py::object labels;
         if (slot) labels = slot->array;
         else if (foreign) labels = *foreign;
-        else labels = arrays_.keep(std::move(labeling_.labels), source.height, source.width).array;
-        return labelResult(std::move(labels), labeling_.components, returnTable);
+        else labels = arrays_.keep(std::move(fresh), source.height, source.width).array;
+        return labelResult(std::move(labels), components_, returnTable);
     }
 
     int connectivity() const { return int(options_.connectivity); }
@@ -110,8 +114,9 @@ public:
 private:
     std::mutex mutex_;           // one call at a time on this object's buffers
     LabelOptions options_;
-    Image image_;                // the host image, reused while the size and depth repeat
-    Labeling labeling_;          // labels scratch and the table, reused
+    Image image_;                // the host copy of an image that needs one, reused while the size and depth repeat
+    std::vector<std::uint32_t> scratch_;    // labels on their way to a strided out
+    std::vector<Component> components_;     // the table, reused
     LabelArrays arrays_;         // label arrays handed out, refilled once released
     DeviceLabelers device_;      // device arrays: this object's cuda labelers
     std::optional<Backend> lastBackend_;
@@ -126,16 +131,20 @@ of a video, a batch of tiles), keeping its buffers from one call to the next.
     for frame in frames:                       # numpy arrays of one shape
         labels, n = labeler.label(frame)
 
-What is reused. The host copy of the image (while the shape and dtype
-repeat); the process's GL context and, in it, the input texture and the
-Labeler's buffers (while the size repeats); the table storage; and the label
-arrays it returns: it keeps the last two, and refills one once nothing else
-refers to it (in the loop above, the frame before the previous one), so a
-steady loop allocates no label array. Pass out= to choose the array.
+What is reused. The process's GL context and, in it, the input texture and
+the Labeler's buffers (while the size repeats); the table storage; the host
+copy of an image that needs one (see glccl.label(): C-contiguous bool,
+uint8, uint16 and uint32 images are uploaded from their own memory, others
+copied once, into a buffer kept while the shape and dtype repeat); and the
+label arrays it returns, into which the labels are downloaded directly: it
+keeps the last two, and refills one once nothing else refers to it (in the
+loop above, the frame before the previous one), so a steady loop allocates
+no label array. Pass out= to choose the array.
 The labels of a call are complete when label() returns.
 
 Memory: up to two label arrays of the last shape stay alive as long as the
-Labeler does (4 bytes a pixel each); delete the Labeler to free them.
+Labeler does (4 bytes a pixel each), and, once a strided out= was filled,
+the labels' way to it (4 bytes a pixel); delete the Labeler to free them.
 
 Arguments as for glccl.label(): connectivity 4 or 8 (or 1, 2), criterion
 "binary", "segments", ("threshold", T), ("binary", L), backend "auto",
@@ -146,8 +155,9 @@ run one at a time. All Labelers and glccl.label() share the process's one
 headless GL context, which is used from one thread at a time under a lock,
 so GL labeling is serialized across the process (two Labelers of different
 sizes used in turns re-create the shared input texture on each switch). The
-GIL is released while an image is copied and labeled, so other Python
-threads run meanwhile.
+GIL is released while an image is read (copied, where it needs a copy) and
+labeled, so other Python threads run meanwhile; they must not write to the
+image or out during the call.
 
 CuPy. In a module built with CUDA, a device array (__cuda_array_interface__)
 is labeled on its device by the cuda backend (backend "auto" or "cuda"), with
@@ -165,9 +175,10 @@ image : numpy.ndarray or device array
     (H, W) (or (H, W, 3|4) for threshold) array in host memory, or a CuPy /
     __cuda_array_interface__ array in device memory (CUDA builds).
 out : numpy.ndarray of uint32, shape (H, W), optional
-    Where the labels go. An array this Labeler returned is filled in place
-    (no copy); any other writeable uint32 array of the shape (any strides)
-    receives a copy of the labels. For a device image, a device uint32 array
+    Where the labels go. An array this Labeler returned, or any C-contiguous
+    one, is filled in place (the labels are downloaded into its memory);
+    any other writeable uint32 array of the shape (Fortran order, strided
+    views) receives a copy of the labels. For a device image, a device uint32 array
     (C order, any row pitch) filled in place.
 return_table : bool
     Also return the component table (dict of numpy arrays, as glccl.label).

@@ -59,36 +59,39 @@ OffscreenLabeler* offscreenLocked(Shared& s) {
     return s.offscreen;
 }
 
-// The reference labeler into `out`. Its labels are copied into out.labels'
-// storage rather than moved in: that storage may be a numpy array's memory
-// (a glccl.Labeler's output), which must stay where it is.
-void labelOnHost(const Image& image, const LabelOptions& options, Labeling& out) {
+// The reference labeler into `labels` and `components`.
+void labelOnHost(const ImageView& view, const LabelOptions& options, std::uint32_t* labels,
+                 std::vector<Component>& components) {
+    Image image;
+    image.width = view.width;
+    image.height = view.height;
+    image.channels = view.channels;
+    image.depth = view.depth;
+    image.pixels.assign(view.pixels, view.pixels + view.byteCount());
     Labeling fresh = labelReference(image, options.connectivity, options.criterion);
-    out.labels.resize(fresh.labels.size());
-    std::copy(fresh.labels.begin(), fresh.labels.end(), out.labels.begin());
-    out.components = std::move(fresh.components);
-    out.width = fresh.width;
-    out.height = fresh.height;
+    std::copy(fresh.labels.begin(), fresh.labels.end(), labels);
+    components = std::move(fresh.components);
 }
 
 }  // namespace
 
-Backend labelHostImage(const Image& image, const LabelOptions& options, Labeling& out, const std::string& where) {
+Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                       std::vector<Component>& components, const std::string& where) {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
     OffscreenLabeler* offscreen = offscreenLocked(s);
     if (!offscreen) {
         if (options.backend != Backend::Auto && options.backend != Backend::Cpu)
             throw Error(where + ": backend " + backendName(options.backend) + " cannot run: " + s.whyNoContext);
-        labelOnHost(image, options, out);
+        labelOnHost(image, options, labels, components);
         return Backend::Cpu;
     }
     if (resolveBackend(options.backend, offscreen->context().info()) == Backend::Cpu) {
-        labelOnHost(image, options, out);
+        labelOnHost(image, options, labels, components);
         return Backend::Cpu;
     }
     ReleaseOnExit release;
-    offscreen->label(image, options, out);
+    offscreen->label(image, options, labels, components);
     return offscreen->labeler().backend();
 }
 

@@ -9,6 +9,7 @@
 // release the GIL before calling these functions: the lock is never waited
 // for while holding the GIL, and no Python object is touched under it.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,16 +18,19 @@
 
 namespace glccl::python {
 
-// Labels a host image into `out`, reusing its storage: out.labels is written
-// in place, never moved or reallocated while its capacity holds the image
-// (a glccl.Labeler lends it a numpy array's memory), and the OffscreenLabeler
-// keeps its input texture for same-sized images. The cpu backend, and auto where it
-// resolves to cpu (a software rasterizer), run the reference labeler on the
-// host image, which gives the same labels without the GL round trip; where
-// no GL context can be created at all, so do auto and cpu, and the GL
-// backends throw glccl::Error naming the reason (its message starts with
-// `where`, the Python entry). Returns the backend that ran.
-Backend labelHostImage(const Image& image, const LabelOptions& options, Labeling& out, const std::string& where);
+// Labels a host image into `labels` (width x height uint32, row-major, every
+// element written) and its table into `components` (storage reused). The GL
+// backends upload from `image`'s pixels where they are and download the
+// labels straight into `labels`: a numpy array's memory on both sides, with
+// no host copy in between; the OffscreenLabeler keeps its input texture for
+// same-sized images. The cpu backend, and auto where it resolves to cpu (a
+// software rasterizer), run the reference labeler, which gives the same
+// labels without the GL round trip (it reads an Image, so it copies the
+// view first); where no GL context can be created at all, so do auto and
+// cpu, and the GL backends throw glccl::Error naming the reason (its message
+// starts with `where`, the Python entry). Returns the backend that ran.
+Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                       std::vector<Component>& components, const std::string& where);
 
 // Every backend (auto first) with why it cannot run here, "" when it can.
 struct BackendRow {
