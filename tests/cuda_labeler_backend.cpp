@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "cuda_support.hpp"
 #include "glccl/compare.hpp"
@@ -112,6 +113,34 @@ TEST_CASE("cuda: Labeler frames of one size, then another, then the first again,
         }
         GLCCL_CHECK_NO_GL_ERROR();
     }
+    CHECK(test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: Labeler's labels come down from the device buffer equal to the label texture", "[cuda]") {
+    // The cuda engine's own download (its device buffer through page-locked
+    // chunks of 8 MiB): 2049 x 1501 labels are 12.3 MB, two chunks, the
+    // second short. Read both ways and against the reference.
+    test::requireCudaOrSkip();
+    const auto context = test::contextOrSkip();
+    Labeler labeler;
+    test::TestTexture texture(GL_R8, 2049, 1501);
+    std::vector<std::uint32_t> labels, fromTexture(std::size_t(2049) * 1501);
+    for (std::uint64_t seed : {1, 2}) {
+        const Image image = randomImage(2049, 1501, 0.55, 2, 1, seed);
+        test::fill(texture.name(), image);
+        const LabelOptions options = cudaOptions();
+        labelAndCheck(labeler, texture.name(), image, options, "2049x1501 seed " + std::to_string(seed));
+        labeler.downloadLabels(labels);
+        glBindTexture(GL_TEXTURE_2D, labeler.labelTexture());
+        glPixelStorei(GL_PACK_ALIGNMENT, 1);
+        glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, fromTexture.data());
+        glBindTexture(GL_TEXTURE_2D, 0);
+        CHECK(labels == fromTexture);
+    }
+    std::vector<std::uint32_t> tooFew(100);
+    REQUIRE_THROWS_WITH(labeler.downloadLabels(tooFew.data(), tooFew.size()),
+                        Catch::Contains("room for 100 labels given"));
+    GLCCL_CHECK_NO_GL_ERROR();
     CHECK(test::cudaErrorNow() == "cudaSuccess");
 }
 

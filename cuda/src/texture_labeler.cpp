@@ -15,6 +15,7 @@
 
 #include "glccl/cuda_labeler.hpp"
 #include "graphics_resource.hpp"
+#include "host_staging.hpp"
 #include "pipeline.hpp"
 
 namespace glccl::cuda {
@@ -80,7 +81,22 @@ public:
         check(cudaMemcpy2DToArrayAsync(arrays[1], 0, 0, d_labels, labelRow, labelRow, std::size_t(height),
                                        cudaMemcpyDeviceToDevice, stream),
               "cudaMemcpy2DToArrayAsync (labelTexture)");
-        return pipeline_.componentTable(check, timings);
+        const std::vector<Component>& table = pipeline_.componentTable(check, timings);
+        labeledPixels_ = request.pixelCount();
+        return table;
+    }
+
+    void downloadLabels(const CudaCheck& check, std::uint32_t* out, std::size_t count) {
+        if (labeledPixels_ == 0) check.fail("nothing was labeled yet");
+        if (out == nullptr || count != labeledPixels_)
+            check.fail("room for " + std::to_string(count) + " labels given, the last labeling has " +
+                       std::to_string(labeledPixels_));
+        auto* target = reinterpret_cast<unsigned char*>(out);
+        staging_.download(check, pipeline_.labelBuffer(check), count * sizeof(std::uint32_t), pipeline_.stream(),
+                          out, pipeline_.counts(),
+                          [&](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
+                              staging_.copy(check, target + offset, piece, bytes);
+                          });
     }
 
     void forget(unsigned texture) {
@@ -156,6 +172,8 @@ private:
 
     // Declared first, destroyed last.
     LabelPipeline pipeline_;
+    HostStaging staging_;            // downloadLabels(): made on its first call
+    std::size_t labeledPixels_ = 0;  // of the last successful label(); 0 before
     GraphicsResource input_{"inputTexture", cudaGraphicsRegisterFlagsReadOnly};
     GraphicsResource labels_{"labelTexture", cudaGraphicsRegisterFlagsWriteDiscard};
 };
@@ -181,6 +199,11 @@ const std::vector<Component>& TextureLabeler::label(unsigned inputTexture, unsig
     const CudaCheck check("glccl::cuda::TextureLabeler::label");
     return impl_->core.label(check, inputTexture, channelsOf(check, inputFormat), labelTexture, width, height,
                              connectivity, criterion, timings);
+}
+
+void TextureLabeler::downloadLabels(std::uint32_t* out, std::size_t count) {
+    const CudaCheck check("glccl::cuda::TextureLabeler::downloadLabels");
+    impl_->core.downloadLabels(check, out, count);
 }
 
 void TextureLabeler::forget(unsigned texture) { impl_->core.forget(texture); }

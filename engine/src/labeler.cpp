@@ -208,13 +208,25 @@ std::vector<Component> Labeler::components() {
 void Labeler::downloadLabels(std::vector<std::uint32_t>& out) {
     withPrefix("glccl::Labeler::downloadLabels()", [&] {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
-        StateGuard guard;
-        const gl::Texture& labels = impl_->labels;
         // Every element is overwritten: a vector of this size already is
         // reused as it is (resize() would zero-fill only a new size).
-        const std::size_t count = std::size_t(labels.width()) * std::size_t(labels.height());
+        const std::size_t count = std::size_t(impl_->labels.width()) * std::size_t(impl_->labels.height());
         if (out.size() != count) out.resize(count);
-        impl_->labelDownloader->download(labels, out.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, sizeof(std::uint32_t),
+    });
+    downloadLabels(out.data(), out.size());
+}
+
+void Labeler::downloadLabels(std::uint32_t* out, std::size_t count) {
+    withPrefix("glccl::Labeler::downloadLabels()", [&] {
+        if (!impl_->labeled) throw Error("nothing was labeled yet");
+        const gl::Texture& labels = impl_->labels;
+        const std::size_t expected = std::size_t(labels.width()) * std::size_t(labels.height());
+        if (count != expected || out == nullptr)
+            throw Error("room for " + std::to_string(count) + " labels given, the labels are " +
+                        std::to_string(labels.width()) + "x" + std::to_string(labels.height()));
+        StateGuard guard;
+        if (impl_->engine(impl_->last).downloadLabels(out, count)) return;
+        impl_->labelDownloader->download(labels, out, GL_RED_INTEGER, GL_UNSIGNED_INT, sizeof(std::uint32_t),
                                          "downloading the labels");
     });
 }

@@ -124,6 +124,14 @@ public:
     // The table of the last successful label() (empty before the first).
     const std::vector<Component>& table() const;
 
+    // The labels of the last successful label() (what it wrote into the
+    // label texture, from its device buffer, not from the texture) into
+    // `count` host labels, row-major; count must be its width x height.
+    // Through two page-locked chunks made on the first call and kept, the
+    // host's copies split over threads: near the bus's speed, where
+    // glGetTexImage of the texture is several times slower.
+    void downloadLabels(std::uint32_t* out, std::size_t count);
+
     // Drops the registration of `texture` (either role), if there is one.
     // Call before deleting or re-specifying a texture that was labeled.
     void forget(unsigned texture);

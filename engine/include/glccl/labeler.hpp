@@ -99,16 +99,18 @@ public:
     // a pixel over the bus, waiting for the labeling to finish. The overload
     // reuses `out`'s storage: at an unchanged size it is overwritten without
     // being cleared or reallocated (resized, and so zero-filled, only when
-    // the size changes). On a GPU with OpenGL 4.4 (or GL_ARB_buffer_storage),
-    // labels of 1 MiB or more come down in bands of at most 16 MiB: the label
-    // texture read band by band (glReadPixels through a framebuffer of the
-    // Labeler's) into two persistently mapped pixel-pack buffers kept by the
-    // Labeler, each band copied into `out` by several threads while the next
-    // one crosses the bus. Host memory beyond `out`: those two buffers.
-    // Elsewhere one glGetTexImage into `out`. README "Host transfers" lists
-    // the variables that choose otherwise.
+    // the size changes). The cuda backend copies the labels from its device
+    // buffer (what label() wrote into the label texture, not later writes
+    // to it) through two page-locked chunks of 8 MiB made on the first call
+    // and kept, the host's copies split over threads. The GL backends read
+    // the label texture with one glGetTexImage into `out`; GLCCL_TRANSFER=bands
+    // reads it in bands through persistently mapped buffers instead (README
+    // "Host transfers").
     std::vector<std::uint32_t> downloadLabels();
     void downloadLabels(std::vector<std::uint32_t>& out);
+    // The same into `count` labels the caller owns (count must be the label
+    // texture's width x height; else glccl::Error).
+    void downloadLabels(std::uint32_t* out, std::size_t count);
 
     // The labels and the table of the last call in one host object
     // (downloadLabels() and components()); the overload reuses `out`.

@@ -38,6 +38,12 @@ public:
     // `texture` is about to be deleted or given new storage: drop whatever
     // refers to it (the cuda backend's CUDA registration).
     virtual void forget(unsigned /*texture*/) {}
+    // Copies the last label() call's labels (width x height, row-major) to
+    // host memory by the engine's own route and returns true, or returns
+    // false when the Labeler should read the label texture through GL. The
+    // cuda backend still holds them in its device buffer, where CUDA copies
+    // reach the bus's speed; glGetTexImage is several times slower.
+    virtual bool downloadLabels(std::uint32_t* /*out*/, std::size_t /*count*/) { return false; }
 };
 
 // One constructor per backend folder. Each needs the context that will label

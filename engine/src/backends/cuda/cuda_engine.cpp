@@ -47,6 +47,12 @@ public:
     // The labeler keeps the last table; a copy into the caller's storage.
     void components(std::vector<Component>& out, StageTimer&) override { out = labeler_.table(); }
 
+    // From the labeler's device buffer through page-locked chunks.
+    bool downloadLabels(std::uint32_t* out, std::size_t count) override {
+        labeler_.downloadLabels(out, count);
+        return true;
+    }
+
     // Drops the registration of a texture the host is about to delete or
     // re-specify (Labeler::forget; see cuda_labeler.hpp).
     void forget(unsigned texture) override { labeler_.forget(texture); }
