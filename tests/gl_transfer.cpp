@@ -80,6 +80,15 @@ void requireReference(const Image& image, const LabelOptions& options, const Lab
     REQUIRE(comparison.identical());
 }
 
+// The 8-bit image as 16-bit samples: v becomes v * 257 + 1 (odd, and the
+// same partition into segments).
+Image widened(const Image& image) {
+    Image wide(image.width, image.height, image.channels, 16);
+    const std::size_t samples = std::size_t(image.width) * std::size_t(image.height) * std::size_t(image.channels);
+    for (std::size_t i = 0; i < samples; ++i) wide.setSample(i, 0, image.pixels[i] * 257u + 1u);
+    return wide;
+}
+
 // Reads GL state the transfers save, as numbers, by name.
 std::map<std::string, GLint> transferState() {
     std::map<std::string, GLint> state;
@@ -321,4 +330,66 @@ TEST_CASE("transfer: a malformed setting is an error naming the variable", "[tra
     // And the labeler works again once the setting is gone.
     requireReference(image, LabelOptions{}, offscreen().label(image, Connectivity::Eight, Criterion::binary()),
                      "after the errors");
+}
+
+TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labels like the reference",
+          "[transfer]") {
+    // OffscreenLabeler::label(ImageView, ..., labels, components): the
+    // entry the Python module hands numpy arrays to. Sizes repeated and
+    // changed (the kept input texture), 1- and 4-channel, 8 and 16 bits,
+    // plain and banded transfers.
+    for (const char* mode : {"plain", "bands"}) {
+        ScopedEnvironment environment{{"GLCCL_TRANSFER", mode}, {"GLCCL_TRANSFER_BAND_BYTES", "3000"}};
+        LabelOptions options;
+        options.backend = Backend::Cpu;
+        std::vector<Component> components;
+        std::uint64_t seed = 40;
+        for (const auto& [width, height] : {std::pair{301, 97}, std::pair{301, 97}, std::pair{1, 1}, std::pair{97, 301}}) {
+            for (const int depth : {8, 16}) {
+                Image image = randomImage(width, height, 0.5, 3, 1, seed++);
+                if (depth == 16) image = widened(image);
+                // Labels the call must overwrite, every one of them.
+                std::vector<std::uint32_t> labels(std::size_t(width) * std::size_t(height) + 1, 0xDEADBEEFu);
+                options.criterion = Criterion::segments();
+                offscreen().label(ImageView(width, height, 1, depth, image.pixels.data()), options, labels.data(),
+                                  components);
+                CHECK(labels.back() == 0xDEADBEEFu);  // nothing past width x height
+                labels.pop_back();
+                Labeling actual;
+                actual.width = width;
+                actual.height = height;
+                actual.labels = labels;
+                actual.components = components;
+                requireReference(image, options, actual, std::string(mode) + " view, " + std::to_string(depth) + "-bit");
+            }
+        }
+        const Image color = randomImage(65, 33, 0.5, 2, 4, seed++);
+        options.criterion = Criterion::thresholded(128);
+        std::vector<std::uint32_t> labels(65 * 33);
+        offscreen().label(ImageView(color), options, labels.data(), components);
+        Labeling actual{65, 33, labels, components};
+        requireReference(color, options, actual, std::string(mode) + " 4-channel view");
+    }
+}
+
+TEST_CASE("transfer: downloads into caller memory refuse a count that is not the label image's", "[transfer]") {
+    LabelOptions options;
+    options.backend = Backend::Cpu;
+    const Image image = generateFamily("noise50", 31, 17, 5);
+    offscreen().label(image, options);
+    Labeler& labeler = offscreen().labeler();
+    std::vector<std::uint32_t> labels(31 * 17 + 5, 7u);
+    REQUIRE_THROWS_WITH(labeler.downloadLabels(labels.data(), 31 * 17 + 5),
+                        Catch::Contains("room for 532 labels given, the labels are 31x17"));
+    REQUIRE_THROWS_AS(labeler.downloadLabels(nullptr, 31 * 17), Error);
+    CHECK(labels[0] == 7u);
+    labeler.downloadLabels(labels.data(), 31 * 17);
+    labels.resize(31 * 17);
+    CHECK(labels == labelReference(image, options.connectivity, options.criterion).labels);
+    // A view of nothing is an error, not a crash.
+    std::vector<Component> components;
+    REQUIRE_THROWS_WITH(offscreen().label(ImageView(31, 17, 1, 8, nullptr), options, labels.data(), components),
+                        Catch::Contains("the image is empty"));
+    REQUIRE_THROWS_WITH(offscreen().label(ImageView(image), options, nullptr, components),
+                        Catch::Contains("no storage for the labels"));
 }

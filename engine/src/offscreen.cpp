@@ -1,5 +1,6 @@
 #include "glccl/offscreen.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "glccl/error.hpp"
@@ -42,11 +43,25 @@ Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, 
     return label(image, options, timings);
 }
 
-void OffscreenLabeler::label(const Image& image, const LabelOptions& requested, Labeling& out, StageTimings* timings) {
+void OffscreenLabeler::label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings) {
+    if (image.width >= 1 && image.height >= 1 &&
+        image.pixels.size() != Image::byteCount(image.width, image.height, image.channels, image.depth))
+        throw Error("glccl::OffscreenLabeler::label(): the image's pixel buffer does not match its size");
+    // Every element is overwritten: a vector of this size already is reused
+    // as it is (resize() would zero-fill only a new size).
+    const std::size_t count = std::size_t(std::max(image.width, 0)) * std::size_t(std::max(image.height, 0));
+    if (out.labels.size() != count) out.labels.resize(count);
+    label(ImageView(image), options, out.labels.data(), out.components, timings);
+    out.width = image.width;
+    out.height = image.height;
+}
+
+void OffscreenLabeler::label(const ImageView& image, const LabelOptions& requested, std::uint32_t* labels,
+                             std::vector<Component>& components, StageTimings* timings) {
     const Criterion criterion = requested.criterion;
-    if (image.width < 1 || image.height < 1 || image.pixels.size() != Image::byteCount(image.width, image.height,
-                                                                                      image.channels, image.depth))
-        throw Error("glccl::OffscreenLabeler::label(): the image is empty or its pixel buffer does not match its size");
+    if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
+        throw Error("glccl::OffscreenLabeler::label(): the image is empty");
+    if (labels == nullptr) throw Error("glccl::OffscreenLabeler::label(): no storage for the labels");
     if (image.channels != 1 && image.channels != 4)
         throw Error("glccl::OffscreenLabeler::label(): images have 1 or 4 channels, not " + std::to_string(image.channels));
     if (image.channels == 4 && criterion.kind != Criterion::Kind::Threshold)
@@ -70,7 +85,8 @@ void OffscreenLabeler::label(const Image& image, const LabelOptions& requested, 
     LabelOptions options = requested;
     options.timings = options.timings || timings != nullptr;
     impl_->labeler.label(impl_->input.id(), options);
-    impl_->labeler.result(out);
+    impl_->labeler.components(components);
+    impl_->labeler.downloadLabels(labels, std::size_t(image.width) * std::size_t(image.height));
     if (timings) *timings = impl_->labeler.stageTimings();
 }
 

@@ -30,6 +30,14 @@ Layout layoutOf(int channels, int depth) {
     }
 }
 
+// An Image as a view, once its pixel buffer is known to match its fields.
+ImageView checkedView(const Image& image) {
+    if (image.width >= 1 && image.height >= 1 &&
+        image.pixels.size() != Image::byteCount(image.width, image.height, image.channels, image.depth))
+        throw Error(std::string(kWhere) + ": the image's pixel buffer does not match its size");
+    return ImageView(image);
+}
+
 }  // namespace
 
 struct ImageTexture::Impl {
@@ -39,12 +47,12 @@ struct ImageTexture::Impl {
     // Kept with the texture: update() after update() reuses its buffers.
     transfer::TextureUploader uploader;
 
-    void upload(const Image& image, const std::string& what) {
+    void upload(const ImageView& image, const std::string& what) {
         const Layout layout = layoutOf(image.channels, image.depth);
         // Samples are little-endian in the Image, the GL's native order on
         // the hosts glccl runs on.
-        uploader.upload(texture, image.pixels.data(), layout.format, layout.type,
-                        std::size_t(image.channels) * std::size_t(image.bytesPerSample()), what);
+        uploader.upload(texture, image.pixels, layout.format, layout.type,
+                        std::size_t(image.channels) * std::size_t(image.depth / 8), what);
     }
 };
 
@@ -53,7 +61,9 @@ ImageTexture::~ImageTexture() = default;
 ImageTexture::ImageTexture(ImageTexture&& other) noexcept = default;
 ImageTexture& ImageTexture::operator=(ImageTexture&& other) noexcept = default;
 
-ImageTexture::ImageTexture(const Image& image) {
+ImageTexture::ImageTexture(const Image& image) : ImageTexture(checkedView(image)) {}
+
+ImageTexture::ImageTexture(const ImageView& image) {
     const std::string where = std::string(kWhere) + ": ";
     if (image.channels != 1 && image.channels != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(image.channels));
@@ -61,8 +71,8 @@ ImageTexture::ImageTexture(const Image& image) {
         throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(image.depth) + "-bit");
     if (image.depth == 32 && image.channels == 4)
         throw Error(where + "32-bit color images are not uploaded (32-bit images are 1 channel: GL_R32UI)");
-    if (!image.isConsistent())
-        throw Error(where + "the image is empty or its pixel buffer does not match its size");
+    if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
+        throw Error(where + "the image is empty");
     GLint largest = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
     if (image.width > largest || image.height > largest)
@@ -78,12 +88,16 @@ ImageTexture::ImageTexture(const Image& image) {
     impl_ = std::move(impl);
 }
 
-bool ImageTexture::fits(const Image& image) const {
+bool ImageTexture::fits(const Image& image) const { return image.isConsistent() && fits(ImageView(image)); }
+
+bool ImageTexture::fits(const ImageView& image) const {
     return impl_ && image.width == impl_->texture.width() && image.height == impl_->texture.height() &&
-           image.channels == impl_->channels && image.depth == impl_->depth && image.isConsistent();
+           image.channels == impl_->channels && image.depth == impl_->depth && image.pixels != nullptr;
 }
 
-void ImageTexture::update(const Image& image) {
+void ImageTexture::update(const Image& image) { update(checkedView(image)); }
+
+void ImageTexture::update(const ImageView& image) {
     if (!fits(image))
         throw Error(std::string(kWhere) + "::update(): the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + ", " + std::to_string(image.channels) + " channel(s) of " +

@@ -33,6 +33,13 @@ public:
     // Labeler::downloadLabels) and of the table.
     void label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings = nullptr);
     Labeling label(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings = nullptr);
+    // The same from pixels the caller owns into labels the caller owns
+    // (width x height uint32, row-major, fully overwritten) and the table
+    // into `components` (its storage reused): the host copies nothing beyond
+    // the transfers themselves. The Python module hands numpy arrays through
+    // it.
+    void label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+               std::vector<Component>& components, StageTimings* timings = nullptr);
 
     // The Labeler in the headless context (make the context current first):
     // label textures of that context with it, e.g. an ImageTexture

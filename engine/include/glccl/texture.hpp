@@ -27,6 +27,9 @@ public:
     // GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
     // one allocation and one upload of the pixels (below).
     explicit ImageTexture(const Image& image);
+    // The same from pixels the caller owns (no pixel-buffer size to check:
+    // `image.pixels` must hold image.byteCount() bytes).
+    explicit ImageTexture(const ImageView& image);
     ~ImageTexture();
     ImageTexture(ImageTexture&& other) noexcept;
     ImageTexture& operator=(ImageTexture&& other) noexcept;
@@ -49,8 +52,10 @@ public:
     // been read when it returns. The host's pixel-store parameters, pixel
     // buffer bindings and texture binding are left as they were.
     void update(const Image& image);
+    void update(const ImageView& image);
     // Whether update(image) can take `image`.
     bool fits(const Image& image) const;
+    bool fits(const ImageView& image) const;
 
     unsigned id() const;  // the GL texture name, 0 when empty
     int width() const;

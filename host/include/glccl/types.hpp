@@ -99,6 +99,27 @@ struct Image {
     void setSample(int x, int y, int c, std::uint32_t value) { setSample(std::size_t(y) * width + x, c, value); }
 };
 
+// Pixels in an Image's layout (rows tightly packed, little-endian samples)
+// that the caller owns and keeps alive for the call: the entries that take
+// one read the caller's buffer where it already has that layout (a numpy
+// array, a mapped file), so that nothing is copied on the host. An Image
+// converts to its view.
+struct ImageView {
+    int width = 0;
+    int height = 0;
+    int channels = 1;
+    int depth = 8;
+    const std::uint8_t* pixels = nullptr;
+
+    ImageView() = default;
+    ImageView(int w, int h, int c, int d, const void* p)
+        : width(w), height(h), channels(c), depth(d), pixels(static_cast<const std::uint8_t*>(p)) {}
+    ImageView(const Image& image)  // NOLINT(google-explicit-constructor): an Image is a view of itself
+        : width(image.width), height(image.height), channels(image.channels), depth(image.depth),
+          pixels(image.pixels.data()) {}
+    std::size_t byteCount() const { return Image::byteCount(width, height, channels, depth); }
+};
+
 // One row of the component table (OpenCV's connectedComponentsWithStats).
 struct Component {
     std::uint32_t left = 0, top = 0, width = 0, height = 0;
