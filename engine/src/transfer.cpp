@@ -192,12 +192,18 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
     const std::size_t total = rowBytes * std::size_t(height);
     gl::TransferStateGuard guard;
     const Capabilities capabilities = Capabilities::ofCurrentContext();
-    // Downloads go in bands only when asked for (GLCCL_TRANSFER=bands): on
-    // the H200 (NVIDIA 580) with banded downloads a whole labeling call at
-    // 1920x1080 took about 0.4 s of wall time (glccl bench), and banded
-    // downloads at 8192^2 did not end within 45 s, where glGetTexImage
-    // moves the 268 MB in 45 ms. The cause is not found yet.
-    if (settings.mode != Settings::Mode::Bands || !usesBands(settings, capabilities, total)) {
+    // Bands are read with glGetTextureSubImage (OpenGL 4.5); where it is
+    // missing, auto mode takes one glGetTexImage. glReadPixels into a pack
+    // buffer is used only when asked for by name (GLCCL_TRANSFER=bands, or
+    // GLCCL_TRANSFER_READBACK=readpixels): on the H200 (NVIDIA 580) it moved
+    // an R32UI texture of 2048^2 in 0.84 s and did not end within 25 s at
+    // 8192^2, where glGetTexImage takes 43 ms and bands of
+    // glGetTextureSubImage bring a whole labeling call at 8192^2 from 66 to
+    // 15 ms (tools/device/transfer_probe.cpp --anatomy, glccl bench).
+    const bool banded = usesBands(settings, capabilities, total) &&
+                       (settings.mode == Settings::Mode::Bands ||
+                        (settings.readback == Settings::Readback::TextureSubImage && capabilities.textureSubImage));
+    if (!banded) {
         glBindTexture(GL_TEXTURE_2D, texture.id());
         glGetTexImage(GL_TEXTURE_2D, 0, format, type, pixels);
         checkGlError(what);

@@ -13,7 +13,7 @@
 //             persistently mapped pixel-unpack buffers, filled by 1, 4 or 8
 //             threads (and one with GL_CLIENT_STORAGE_BIT)
 //   download  Labeler::downloadLabels() into a vector reused between calls:
-//             plain glGetTexImage, and bands through glReadPixels or
+//             plain glGetTexImage, and bands through
 //             glGetTextureSubImage into 2 or 3 pixel-pack buffers, 16/32/64
 //             MiB, copied out by 1, 4 or 8 threads (and one without
 //             GL_CLIENT_STORAGE_BIT); every download is compared with the
@@ -56,6 +56,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/texture.hpp"
+#include "gl_error.hpp"
 #include "parallel_copy.hpp"
 #include "transfer.hpp"
 
@@ -107,7 +108,9 @@ Variant plain() { return {"plain", {{"GLCCL_TRANSFER", "plain"}}}; }
 
 std::vector<Variant> bandVariants(bool download, bool quick) {
     std::vector<Variant> variants;
-    const std::vector<std::string> readbacks = download ? std::vector<std::string>{"readpixels", "subimage"}
+    // glReadPixels bands stall NVIDIA's driver for seconds (--anatomy
+    // readpixels shows it): only glGetTextureSubImage is compared.
+    const std::vector<std::string> readbacks = download ? std::vector<std::string>{"subimage"}
                                                         : std::vector<std::string>{"-"};
     const std::vector<std::string> bands = quick ? std::vector<std::string>{"16M"} : std::vector<std::string>{"16M", "32M", "64M"};
     const std::vector<std::string> buffers = quick ? std::vector<std::string>{"2"} : std::vector<std::string>{"2", "3"};
@@ -132,7 +135,7 @@ std::vector<Variant> bandVariants(bool download, bool quick) {
                          {"GLCCL_TRANSFER_BUFFERS", "2"},
                          {"GLCCL_COPY_THREADS", quick ? "4" : "8"}};
     other.environment["GLCCL_TRANSFER_CLIENT_STORAGE"] = download ? "none" : "both";
-    other.name = std::string(download ? "readpixels " : "") + other.environment["GLCCL_TRANSFER_BAND_BYTES"] +
+    other.name = std::string(download ? "subimage " : "") + other.environment["GLCCL_TRANSFER_BAND_BYTES"] +
                  " x2 t" + other.environment["GLCCL_COPY_THREADS"] +
                  (download ? " no-client-storage" : " client-storage");
     variants.push_back(other);
@@ -233,6 +236,204 @@ int memorySteps(const std::string& path, Backend backend) {
     return 0;
 }
 
+// --anatomy SIZE VARIANT: one way of bringing an R32UI texture of SIZE^2
+// to the host, its phases timed apart (GPU part to its fence, mapping, the
+// host's copy with 1 and 8 threads), three times, the data checked. Each
+// variant runs in a process of its own, so that one that stalls (a mapping
+// the host reads uncached, say) can be cut by a timeout without losing the
+// others. Variants:
+//   getteximage     glGetTexImage into host memory
+//   pbo-F           glGetTexImage into one pixel-pack buffer made with
+//                   glBufferStorage flags F, then read on the host:
+//                   F = cs-coherent (READ|PERSISTENT|COHERENT|CLIENT_STORAGE),
+//                   coherent (READ|PERSISTENT|COHERENT), cs-map (READ|
+//                   CLIENT_STORAGE, mapped after the fence), map (READ)
+//   device-copy     glGetTexImage into a buffer without host access, then
+//                   glCopyBufferSubData into a cs-coherent one
+//   getbuffer       glGetTexImage into a buffer without host access, then
+//                   glGetBufferSubData
+//   readpixels      the texture on a framebuffer, glReadPixels into cs-coherent
+//   subimage        glGetTextureSubImage into cs-coherent
+//   shader-F        a compute shader reads the texture (imageLoad) and
+//                   writes the buffer as a shader storage buffer, F =
+//                   cs-coherent, coherent or device (no host access: the
+//                   pack alone)
+// Where the cuda backend runs, a small image is labeled with it first: a
+// process with a CUDA context runs at the boosted clock, as glccl bench does.
+GLuint packProgram() {
+    static const char* source = R"(#version 430
+layout(local_size_x = 256) in;
+layout(r32ui, binding = 0) readonly uniform uimage2D labels;
+layout(std430, binding = 0) writeonly buffer PackedLabels { uint words[]; };
+void main() {
+    ivec2 size = imageSize(labels);
+    ivec2 p = ivec2(gl_GlobalInvocationID.xy);
+    if (p.x < size.x) words[uint(p.y) * uint(size.x) + uint(p.x)] = imageLoad(labels, p).x;
+}
+)";
+    const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
+    glShaderSource(shader, 1, &source, nullptr);
+    glCompileShader(shader);
+    GLint ok = 0;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[2048];
+        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+        throw Error(std::string("pack shader: ") + log);
+    }
+    const GLuint program = glCreateProgram();
+    glAttachShader(program, shader);
+    glLinkProgram(program);
+    glDeleteShader(shader);
+    return program;
+}
+
+int anatomy(int size, const std::string& variant) {
+    OffscreenLabeler offscreen;
+    offscreen.makeCurrent();
+    if (whyUnavailable(Backend::Cuda, offscreen.context().info()).empty()) {
+        LabelOptions options;
+        options.backend = Backend::Cuda;
+        offscreen.label(generateFamily("noise50", 64, 64, 1), options);
+        std::printf("anatomy,%d,%s,cuda context made\n", size, variant.c_str());
+    }
+    const std::size_t count = std::size_t(size) * std::size_t(size), bytes = count * 4;
+    std::vector<std::uint32_t> pattern(count);
+    for (std::size_t i = 0; i < count; ++i) pattern[i] = std::uint32_t(i * 2654435761u);
+    GLuint texture = 0;
+    glGenTextures(1, &texture);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32UI, size, size);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, size, size, GL_RED_INTEGER, GL_UNSIGNED_INT, pattern.data());
+    glFinish();
+    const auto makeBuffer = [&](GLbitfield flags, bool mapNow) {
+        GLuint buffer = 0;
+        glGenBuffers(1, &buffer);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer);
+        glBufferStorage(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, flags);
+        void* mapped = mapNow ? glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes),
+                                                  flags & (GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT))
+                              : nullptr;
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        return std::make_pair(buffer, mapped);
+    };
+    const GLbitfield kRead = GL_MAP_READ_BIT, kPersist = GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
+    GLbitfield flags = 0;
+    bool persistent = false, viaDevice = false, getBuffer = false, plainGet = false, readPixels = false,
+         subImage = false, shader = false, shaderDevice = false;
+    if (variant == "getteximage") plainGet = true;
+    else if (variant == "pbo-cs-coherent") flags = kRead | kPersist | GL_CLIENT_STORAGE_BIT, persistent = true;
+    else if (variant == "pbo-coherent") flags = kRead | kPersist, persistent = true;
+    else if (variant == "pbo-cs-map") flags = kRead | GL_CLIENT_STORAGE_BIT;
+    else if (variant == "pbo-map") flags = kRead;
+    else if (variant == "device-copy") flags = kRead | kPersist | GL_CLIENT_STORAGE_BIT, persistent = true, viaDevice = true;
+    else if (variant == "getbuffer") getBuffer = true;
+    else if (variant == "readpixels") flags = kRead | kPersist | GL_CLIENT_STORAGE_BIT, persistent = true, readPixels = true;
+    else if (variant == "subimage") flags = kRead | kPersist | GL_CLIENT_STORAGE_BIT, persistent = true, subImage = true;
+    else if (variant == "shader-cs-coherent") flags = kRead | kPersist | GL_CLIENT_STORAGE_BIT, persistent = true, shader = true;
+    else if (variant == "shader-coherent") flags = kRead | kPersist, persistent = true, shader = true;
+    else if (variant == "shader-device") shader = true, shaderDevice = true;
+    else {
+        std::fprintf(stderr, "unknown anatomy variant %s\n", variant.c_str());
+        return 2;
+    }
+    std::pair<GLuint, void*> host{0, nullptr}, device{0, nullptr};
+    if (!plainGet && !getBuffer && !shaderDevice) host = makeBuffer(flags, persistent);
+    if (viaDevice || getBuffer || shaderDevice) device = makeBuffer(0, false);
+    const GLuint program = shader ? packProgram() : 0;
+    GLuint framebuffer = 0;
+    if (readPixels) {
+        glGenFramebuffers(1, &framebuffer);
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+        glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
+        glReadBuffer(GL_COLOR_ATTACHMENT0);
+    }
+    checkGlError("anatomy setup");
+    std::vector<std::uint32_t> out(count);
+    CopyThreads copier;
+    for (int rep = 0; rep < 3; ++rep) {
+        std::fill(out.begin(), out.end(), 0u);
+        double gpu = 0.0, map = 0.0, copy1 = 0.0, copy8 = 0.0;
+        const auto start = Clock::now();
+        if (plainGet) {
+            glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, out.data());
+            gpu = millisecondsSince(start);
+        } else if (shaderDevice) {
+            glUseProgram(program);
+            glBindImageTexture(0, texture, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, device.first);
+            glDispatchCompute(GLuint((size + 255) / 256), GLuint(size), 1);
+            glFinish();
+            gpu = millisecondsSince(start);
+            const auto t = Clock::now();
+            glGetNamedBufferSubData(device.first, 0, GLsizeiptr(bytes), out.data());
+            copy1 = millisecondsSince(t);
+        } else if (getBuffer) {
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, device.first);
+            glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+            glFinish();
+            gpu = millisecondsSince(start);
+            const auto t = Clock::now();
+            glGetNamedBufferSubData(device.first, 0, GLsizeiptr(bytes), out.data());
+            copy1 = millisecondsSince(t);
+        } else {
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, viaDevice ? device.first : host.first);
+            if (shader) {
+                glUseProgram(program);
+                glBindImageTexture(0, texture, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, host.first);
+                glDispatchCompute(GLuint((size + 255) / 256), GLuint(size), 1);
+                glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
+            } else if (readPixels) glReadPixels(0, 0, size, size, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+            else if (subImage)
+                glGetTextureSubImage(texture, 0, 0, 0, 0, size, size, 1, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                                     GLsizei(bytes), nullptr);
+            else glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+            if (viaDevice) glCopyNamedBufferSubData(device.first, host.first, 0, 0, GLsizeiptr(bytes));
+            GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+            glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000u);
+            glDeleteSync(fence);
+            gpu = millisecondsSince(start);
+            auto t = Clock::now();
+            const void* mapped = host.second;
+            if (!persistent) mapped = glMapNamedBufferRange(host.first, 0, GLsizeiptr(bytes), GL_MAP_READ_BIT);
+            map = millisecondsSince(t);
+            // A slice first: a mapping the host reads uncached shows in it
+            // without a whole copy's minutes.
+            const std::size_t slice = std::min<std::size_t>(bytes, std::size_t(4) << 20);
+            t = Clock::now();
+            std::memcpy(out.data(), mapped, slice);
+            const double sliceMs = millisecondsSince(t);
+            std::printf("anatomy,%d,%s,%d,slice_4MiB_ms,%.3f\n", size, variant.c_str(), rep, sliceMs);
+            std::fflush(stdout);
+            if (sliceMs > 200.0) {
+                std::printf("anatomy,%d,%s,%d,stopped,the mapping reads at %.1f MB/s\n", size, variant.c_str(), rep,
+                            double(slice) / (sliceMs * 1e3));
+                return 1;
+            }
+            t = Clock::now();
+            copier.copy(out.data(), mapped, bytes, 1);
+            copy1 = millisecondsSince(t);
+            t = Clock::now();
+            copier.copy(out.data(), mapped, bytes, 8);
+            copy8 = millisecondsSince(t);
+            if (!persistent) glUnmapNamedBuffer(host.first);
+        }
+        const double total = millisecondsSince(start);
+        const bool same = std::memcmp(out.data(), pattern.data(), bytes) == 0;
+        checkGlError("anatomy " + variant);
+        std::printf("anatomy,%d,%s,%d,gpu_ms,%.3f,map_ms,%.3f,copy1_ms,%.3f,copy8_ms,%.3f,total_ms,%.3f,%s\n", size,
+                    variant.c_str(), rep, gpu, map, copy1, copy8, total, same ? "identical" : "DIFFERENT");
+        std::fflush(stdout);
+        if (!same) return 1;
+    }
+    return 0;
+}
+
 int run(int argc, char** argv) {
     std::vector<int> sizes = {8192, 16384};
     int reps = 5;
@@ -246,9 +447,14 @@ int run(int argc, char** argv) {
         else if (arg == "--backend" && i + 1 < argc) backend = parseBackend(argv[++i]);
         else if (arg == "--quick") quick = true;
         else if (arg == "--memory" && i + 1 < argc) memoryImage = argv[++i];
+        else if (arg == "--anatomy" && i + 2 < argc) {
+            const int size = std::atoi(argv[i + 1]);
+            return anatomy(size, argv[i + 2]);
+        }
         else {
             std::cerr << "usage: glccl_transfer_probe [--sizes 8192,16384] [--reps 5] [--backend B] [--quick]\n"
-                         "       glccl_transfer_probe --memory IMAGE [--backend B]\n";
+                         "       glccl_transfer_probe --memory IMAGE [--backend B]\n"
+                         "       glccl_transfer_probe --anatomy SIZE VARIANT\n";
             return 2;
         }
     }
