@@ -50,8 +50,12 @@ import tempfile
 import time
 
 
+_START = time.perf_counter()
+
+
 def log(message):
-    print(message, file=sys.stderr, flush=True)
+    """A progress line on stderr, with the seconds since the start."""
+    print("[%6.1f s] %s" % (time.perf_counter() - _START, message), file=sys.stderr, flush=True)
 
 
 def parse_args():
