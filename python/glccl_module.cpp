@@ -5,7 +5,8 @@
 //                    -> host_image.cpp (numpy -> the image to label: the
 //                       array's own memory, or a glccl::Image at its depth)
 //                    -> shared_context.cpp (the process's one GL context)
-//                    -> label_arrays.cpp (labels and table as numpy arrays)
+//                    -> label_arrays.cpp (labels and table as numpy arrays,
+//                       label storage recycled through buffer_pool.hpp)
 //                    or, for a device array, device_arrays.cpp (cuda backend)
 //   glccl.Labeler    labeler_object.cpp: the same, with buffers kept
 //   glccl.backends() shared_context.cpp
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "arguments.hpp"
+#include "buffer_pool.hpp"
 #include "device_arrays.hpp"
 #include "glccl/version.hpp"
 #include "host_image.hpp"
@@ -46,20 +48,23 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
 
     const HostArray source = describeHostArray(image, options.criterion, where);
     checkCriterionForDepth(options.criterion, source.depth, where);
-    std::vector<std::uint32_t> labels;
+    std::vector<std::uint32_t> labels;  // storage of a label array numpy freed, where one has this size
     std::vector<Component> components;
     {
         // glccl::Error is a std::runtime_error: pybind11 raises it as
         // RuntimeError with glccl's message, after re-taking the GIL.
         py::gil_scoped_release noGil;
-        labels.resize(std::size_t(source.width) * std::size_t(source.height));
+        BufferPool<std::uint32_t>::Lease labelStorage(releasedLabels(), labels,
+                                                      std::size_t(source.width) * std::size_t(source.height));
         std::optional<ImageView> view = imageViewOf(source, options.criterion);
-        Image copy;  // where the array is not labeled in place
+        Image copy;  // where the array is not labeled in place: storage from, and back to, releasedPixels()
+        BufferPool<std::uint8_t>::Lease copyStorage(releasedPixels(), copy.pixels, view ? 0 : source.imageBytes());
         if (!view) {
             copyToImage(source, copy, where);
             view = ImageView(copy);
         }
         labelHostImage(*view, options, labels.data(), components, where);
+        labelStorage.release();  // the array below owns it
     }
     return labelResult(adoptLabels(std::move(labels), source.height, source.width), components, returnTable);
 }
@@ -149,7 +154,11 @@ uint16 or uint32 image (gray, or (H, W, 4) color of 8 or 16 bits) is
 uploaded from its own memory, and the labels are downloaded straight into
 the returned array. Any other image (signed or float dtypes, whose values
 are checked; Fortran order, strided views, RGB) is first copied once into a
-host buffer of glccl's. For many images of one size, glccl.Labeler also keeps the GPU buffers and can
+host buffer of glccl's. The storage of label arrays (and of those copies)
+that numpy has freed is kept for the next call of that size, at most two
+buffers and 2 GiB of each, so that a loop allocates no fresh memory; an
+array that is still referenced, if only by a view, is never reused. For
+many images of one size, glccl.Labeler also keeps the GPU buffers and can
 write into an array of yours (out=).
 
 Thread-safety

@@ -285,6 +285,11 @@ std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& c
     return ImageView(source.width, source.height, source.channels(), source.depth, source.data);
 }
 
+BufferPool<std::uint8_t>& releasedPixels() {
+    static auto* pool = new BufferPool<std::uint8_t>();  // leaked, as releasedLabels()
+    return *pool;
+}
+
 void copyToImage(const HostArray& source, Image& image, const std::string& where) {
     const int channels = source.channels();
     if (image.width != source.width || image.height != source.height || image.channels != channels ||

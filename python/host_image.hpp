@@ -28,6 +28,7 @@
 #include <optional>
 #include <string>
 
+#include "buffer_pool.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::python {
@@ -75,5 +76,10 @@ std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& c
 // every value; needs no GIL. Cost: one pass over the array, a plain copy for
 // packed rows whose dtype is the sample type.
 void copyToImage(const HostArray& source, Image& image, const std::string& where);
+
+// The storage of glccl.label()'s host copies once a call is done, for the
+// next call whose copy has that many bytes: at most 2 buffers and 2 GiB. A
+// call takes its own buffer, so calls from several threads never share one.
+BufferPool<std::uint8_t>& releasedPixels();
 
 }  // namespace glccl::python

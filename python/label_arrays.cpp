@@ -9,12 +9,21 @@ namespace glccl::python {
 
 namespace {
 
-// The array over a heap vector; its capsule deletes the vector with it.
-py::array wrap(std::vector<std::uint32_t>* labels, int height, int width) {
-    py::capsule owner(labels, [](void* p) { delete static_cast<std::vector<std::uint32_t>*>(p); });
+// The array over a heap vector; its capsule runs `release` on the vector
+// when numpy frees the array.
+py::array wrap(std::vector<std::uint32_t>* labels, int height, int width, void (*release)(void*)) {
+    py::capsule owner(labels, release);
     const auto rowBytes = py::ssize_t(width) * py::ssize_t(sizeof(std::uint32_t));
     return py::array_t<std::uint32_t>({py::ssize_t(height), py::ssize_t(width)},
                                       {rowBytes, py::ssize_t(sizeof(std::uint32_t))}, labels->data(), owner);
+}
+
+void deleteLabels(void* labels) { delete static_cast<std::vector<std::uint32_t>*>(labels); }
+
+void recycleLabels(void* p) {
+    auto* labels = static_cast<std::vector<std::uint32_t>*>(p);
+    releasedLabels().giveBack(std::move(*labels));
+    delete labels;
 }
 
 template <typename T>
@@ -27,8 +36,13 @@ py::array_t<T> column(const std::vector<Component>& table, T (*get)(const Compon
 
 }  // namespace
 
+BufferPool<std::uint32_t>& releasedLabels() {
+    static auto* pool = new BufferPool<std::uint32_t>();  // leaked: arrays may outlive statics
+    return *pool;
+}
+
 py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width) {
-    return wrap(new std::vector<std::uint32_t>(std::move(labels)), height, width);
+    return wrap(new std::vector<std::uint32_t>(std::move(labels)), height, width, recycleLabels);
 }
 
 py::dict tableDict(const std::vector<Component>& t) {
@@ -99,7 +113,7 @@ LabelArrays::Slot* LabelArrays::find(const py::handle& array) {
 
 LabelArrays::Slot& LabelArrays::keep(std::vector<std::uint32_t>&& labels, int height, int width) {
     auto* storage = new std::vector<std::uint32_t>(std::move(labels));
-    Slot slot{wrap(storage, height, width), storage};
+    Slot slot{wrap(storage, height, width, deleteLabels), storage};
     if (slots_.size() >= kKept) slots_.pop_front();
     slots_.push_back(std::move(slot));
     return slots_.back();

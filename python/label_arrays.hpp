@@ -13,14 +13,21 @@
 #include <string>
 #include <vector>
 
+#include "buffer_pool.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::python {
 
 namespace py = pybind11;
 
+// The storage of glccl.label()'s label arrays once numpy frees them (the
+// array and every view of it gone): at most 2 buffers and 2 GiB, taken
+// again by the next call of that pixel count.
+BufferPool<std::uint32_t>& releasedLabels();
+
 // A uint32 (height, width) C-ordered array over `labels`, which it takes
-// over (the vector is freed with the array). No copy.
+// over: when numpy frees the array, the vector goes to releasedLabels()
+// (or is freed, beyond its bounds). No copy.
 py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width);
 
 // The table as the command line's CSV columns: left, top, width, height

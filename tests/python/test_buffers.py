@@ -1,13 +1,16 @@
 """Host memory: images labeled where they are (C-contiguous arrays of the
 sample types) give the labels of the same values copied (every other layout);
 labels go straight into a C-contiguous out= and through a copy into any
-other."""
+other; glccl.label() recycles the storage of label arrays numpy has freed,
+never one a view still reads."""
+
+import resource
 
 import numpy as np
 import pytest
 
 import glccl
-from references import DEEP_BACKENDS, random_binary, skimage_labels
+from references import DEEP_BACKENDS, GL_BACKENDS, label_in_threads, random_binary, skimage_labels
 
 # The dtypes whose C-contiguous arrays are labeled in place.
 VIEW_DTYPES = [np.bool_, np.uint8, np.uint16, np.uint32]
@@ -143,3 +146,84 @@ def test_other_outs_get_a_copy(backend):
     labels, _ = labeler.label(image, out=unaligned)
     assert labels is unaligned
     np.testing.assert_array_equal(unaligned, want)
+
+
+# ---- glccl.label()'s recycled label storage --------------------------------------------------
+
+def test_results_held_in_a_loop_stay_independent():
+    rng = np.random.default_rng(11)
+    images = [random_binary(rng, 1024, 1024, 0.3) for _ in range(5)]
+    expected = [skimage_labels(image, 8)[0] for image in images]
+    held = []  # (image index, labels)
+    for i in range(50):
+        labels, _ = glccl.label(images[i % 5])
+        held.append((i % 5, labels))
+        if i % 10 == 9:
+            del held[-3:-1]  # two results released: later calls take their storage
+    assert len({labels.ctypes.data for _, labels in held}) == len(held)
+    for k, labels in held:
+        assert labels.flags.writeable and labels.flags.c_contiguous
+        np.testing.assert_array_equal(labels, expected[k])
+    held[1][1][...] = 7
+    np.testing.assert_array_equal(held[0][1], expected[held[0][0]])
+    np.testing.assert_array_equal(held[2][1], expected[held[2][0]])
+
+
+def test_released_storage_is_taken_again():
+    # A size no other test uses, so that the pool holds no other buffer of it.
+    image = random_binary(np.random.default_rng(12), 333, 517)
+    want = skimage_labels(image, 8)[0]
+    labels, _ = glccl.label(image)
+    address = labels.ctypes.data
+    labels[...] = 0
+    del labels
+    again, _ = glccl.label(image)
+    assert again.ctypes.data == address
+    np.testing.assert_array_equal(again, want)
+
+
+def test_storage_under_a_view_is_never_taken():
+    rng = np.random.default_rng(13)
+    image, other = random_binary(rng, 311, 523), random_binary(rng, 311, 523)
+    labels, _ = glccl.label(image)
+    address = labels.ctypes.data
+    view = labels[::2]
+    kept = view.copy()
+    del labels
+    for _ in range(4):
+        again, _ = glccl.label(other)
+        assert again.ctypes.data != address
+        del again
+    np.testing.assert_array_equal(view, kept)
+    del view
+    again, _ = glccl.label(other)
+    assert again.ctypes.data == address
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32])
+def test_threads_take_their_own_buffers(dtype):
+    # int32 images are copied: each call copies into a buffer of its own.
+    rng = np.random.default_rng(14)
+    images = [random_binary(rng, 64, 96).astype(dtype) for _ in range(6)]
+    expected = [skimage_labels(im, 8)[0] for im in images]
+    for backend in ["auto"] + GL_BACKENDS[:1]:
+        assert label_in_threads(lambda image: glccl.label(image, backend=backend), images, expected, 8) == []
+
+
+@pytest.mark.parametrize("backend", GL_BACKENDS[:1])
+def test_loop_does_not_fault_in_fresh_memory(backend):
+    # A loop that releases each result: the label storage and the host copy
+    # of the (int32, so copied) image are taken again by the next call
+    # instead of being allocated and touched anew. 2900 x 2900 x 4 bytes is
+    # above glibc's largest mmap threshold (32 MiB), below which malloc would
+    # reuse the freed memory by itself. (The cpu backend's reference labeler
+    # allocates its own labels, so only a GL backend is counted.)
+    image = random_binary(np.random.default_rng(15), 2900, 2900).astype(np.int32)
+    glccl.label(image, backend=backend)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(3):
+        labels, _ = glccl.label(image, backend=backend)
+        del labels
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+    pages_per_call = image.size * 4 // resource.getpagesize()
+    assert faults < pages_per_call // 4, f"{faults} page faults over 3 calls of 2 x {pages_per_call} pages"
