@@ -43,7 +43,7 @@ public:
     //
     // Upload cost. On a GPU with OpenGL 4.4 (or GL_ARB_buffer_storage),
     // images of 1 MiB or more go up in bands through two persistently
-    // mapped pixel-unpack buffers of at most 16 MiB each, made on the first
+    // mapped pixel-unpack buffers of at most 32 MiB each, made on the first
     // upload and kept with the texture; each band is copied into its buffer
     // by several threads (8 MiB and more) while the GPU takes the last one.
     // Elsewhere (older contexts, software rasterizers, small images) it is
