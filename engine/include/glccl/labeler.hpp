@@ -103,9 +103,12 @@ public:
     // buffer (what label() wrote into the label texture, not later writes
     // to it) through two page-locked chunks of 8 MiB made on the first call
     // and kept, the host's copies split over threads. The GL backends read
-    // the label texture with one glGetTexImage into `out`; GLCCL_TRANSFER=bands
-    // reads it in bands through persistently mapped buffers instead (README
-    // "Host transfers").
+    // the label texture in bands of at most 32 MiB (glGetTextureSubImage,
+    // OpenGL 4.5) through two persistently mapped pixel-pack buffers kept by
+    // the Labeler, each band copied into `out` by several threads while the
+    // next one crosses the bus; on older contexts, software rasterizers and
+    // labels under 1 MiB, one glGetTexImage into `out` (README "Host
+    // transfers" lists the variables that choose otherwise).
     std::vector<std::uint32_t> downloadLabels();
     void downloadLabels(std::vector<std::uint32_t>& out);
     // The same into `count` labels the caller owns (count must be the label
