@@ -260,7 +260,10 @@ int memorySteps(const std::string& path, Backend backend) {
 //                   pack alone)
 // Where the cuda backend runs, a small image is labeled with it first: a
 // process with a CUDA context runs at the boosted clock, as glccl bench does.
-GLuint packProgram() {
+// The pack shader (one label a thread), owned by the engine's GL wrappers;
+// its own source: the engine's compute programs share compute_common.glsl,
+// which this one does not need.
+gl::Program packProgram() {
     static const char* source = R"(#version 430
 layout(local_size_x = 256) in;
 layout(r32ui, binding = 0) readonly uniform uimage2D labels;
@@ -271,21 +274,21 @@ void main() {
     if (p.x < size.x) words[uint(p.y) * uint(size.x) + uint(p.x)] = imageLoad(labels, p).x;
 }
 )";
-    const GLuint shader = glCreateShader(GL_COMPUTE_SHADER);
-    glShaderSource(shader, 1, &source, nullptr);
-    glCompileShader(shader);
+    const auto shader = gl::Object<gl::ShaderTraits>::adopt(glCreateShader(GL_COMPUTE_SHADER));
+    glShaderSource(shader.id(), 1, &source, nullptr);
+    glCompileShader(shader.id());
     GLint ok = 0;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
     if (!ok) {
         char log[2048];
-        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+        glGetShaderInfoLog(shader.id(), sizeof log, nullptr, log);
         throw Error(std::string("pack shader: ") + log);
     }
-    const GLuint program = glCreateProgram();
-    glAttachShader(program, shader);
-    glLinkProgram(program);
-    glDeleteShader(shader);
-    return program;
+    auto program = gl::Object<gl::ProgramTraits>::create();
+    glAttachShader(program.id(), shader.id());
+    glLinkProgram(program.id());
+    glDetachShader(program.id(), shader.id());
+    return gl::Program(std::move(program), "pack_labels");
 }
 
 int anatomy(int size, const std::string& variant) {
@@ -300,24 +303,27 @@ int anatomy(int size, const std::string& variant) {
     const std::size_t count = std::size_t(size) * std::size_t(size), bytes = count * 4;
     std::vector<std::uint32_t> pattern(count);
     for (std::size_t i = 0; i < count; ++i) pattern[i] = std::uint32_t(i * 2654435761u);
-    GLuint texture = 0;
-    glGenTextures(1, &texture);
+    const gl::Texture labels = gl::Texture::allocate(GL_R32UI, size, size, "anatomy: the label texture");
+    const GLuint texture = labels.id();
     glBindTexture(GL_TEXTURE_2D, texture);
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32UI, size, size);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, size, size, GL_RED_INTEGER, GL_UNSIGNED_INT, pattern.data());
     glFinish();
+    struct PackBuffer {
+        gl::Buffer buffer;
+        void* mapped = nullptr;  // persistent mappings only
+        GLuint id() const { return buffer.id(); }
+    };
     const auto makeBuffer = [&](GLbitfield flags, bool mapNow) {
-        GLuint buffer = 0;
-        glGenBuffers(1, &buffer);
-        glBindBuffer(GL_PIXEL_PACK_BUFFER, buffer);
+        PackBuffer made{gl::Buffer::create()};
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, made.id());
         glBufferStorage(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, flags);
-        void* mapped = mapNow ? glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes),
-                                                  flags & (GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT))
-                              : nullptr;
+        if (mapNow)
+            made.mapped = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes),
+                                           flags & (GL_MAP_READ_BIT | GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT));
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-        return std::make_pair(buffer, mapped);
+        return made;
     };
     const GLbitfield kRead = GL_MAP_READ_BIT, kPersist = GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
     GLbitfield flags = 0;
@@ -339,14 +345,22 @@ int anatomy(int size, const std::string& variant) {
         std::fprintf(stderr, "unknown anatomy variant %s\n", variant.c_str());
         return 2;
     }
-    std::pair<GLuint, void*> host{0, nullptr}, device{0, nullptr};
+    PackBuffer host, device;
     if (!plainGet && !getBuffer && !shaderDevice) host = makeBuffer(flags, persistent);
     if (viaDevice || getBuffer || shaderDevice) device = makeBuffer(0, false);
-    const GLuint program = shader ? packProgram() : 0;
-    GLuint framebuffer = 0;
+    std::optional<gl::Program> program;
+    if (shader) program = packProgram();
+    // The texture into `buffer` by the pack shader.
+    const auto pack = [&](GLuint buffer) {
+        program->use();
+        glBindImageTexture(0, texture, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, buffer);
+        glDispatchCompute(GLuint((size + 255) / 256), GLuint(size), 1);
+    };
+    gl::Framebuffer framebuffer;
     if (readPixels) {
-        glGenFramebuffers(1, &framebuffer);
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer);
+        framebuffer = gl::Framebuffer::create();
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
         glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture, 0);
         glReadBuffer(GL_COLOR_ATTACHMENT0);
     }
@@ -361,31 +375,25 @@ int anatomy(int size, const std::string& variant) {
             glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, out.data());
             gpu = millisecondsSince(start);
         } else if (shaderDevice) {
-            glUseProgram(program);
-            glBindImageTexture(0, texture, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, device.first);
-            glDispatchCompute(GLuint((size + 255) / 256), GLuint(size), 1);
+            pack(device.id());
             glFinish();
             gpu = millisecondsSince(start);
             const auto t = Clock::now();
-            glGetNamedBufferSubData(device.first, 0, GLsizeiptr(bytes), out.data());
+            glGetNamedBufferSubData(device.id(), 0, GLsizeiptr(bytes), out.data());
             copy1 = millisecondsSince(t);
         } else if (getBuffer) {
-            glBindBuffer(GL_PIXEL_PACK_BUFFER, device.first);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, device.id());
             glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
             glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
             glFinish();
             gpu = millisecondsSince(start);
             const auto t = Clock::now();
-            glGetNamedBufferSubData(device.first, 0, GLsizeiptr(bytes), out.data());
+            glGetNamedBufferSubData(device.id(), 0, GLsizeiptr(bytes), out.data());
             copy1 = millisecondsSince(t);
         } else {
-            glBindBuffer(GL_PIXEL_PACK_BUFFER, viaDevice ? device.first : host.first);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, viaDevice ? device.id() : host.id());
             if (shader) {
-                glUseProgram(program);
-                glBindImageTexture(0, texture, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-                glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, host.first);
-                glDispatchCompute(GLuint((size + 255) / 256), GLuint(size), 1);
+                pack(host.id());
                 glMemoryBarrier(GL_CLIENT_MAPPED_BUFFER_BARRIER_BIT);
             } else if (readPixels) glReadPixels(0, 0, size, size, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
             else if (subImage)
@@ -393,14 +401,12 @@ int anatomy(int size, const std::string& variant) {
                                      GLsizei(bytes), nullptr);
             else glGetTexImage(GL_TEXTURE_2D, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
             glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
-            if (viaDevice) glCopyNamedBufferSubData(device.first, host.first, 0, 0, GLsizeiptr(bytes));
-            GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-            glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(60) * 1000000000u);
-            glDeleteSync(fence);
+            if (viaDevice) glCopyNamedBufferSubData(device.id(), host.id(), 0, 0, GLsizeiptr(bytes));
+            gl::Fence::insert().wait("anatomy " + variant);
             gpu = millisecondsSince(start);
             auto t = Clock::now();
-            const void* mapped = host.second;
-            if (!persistent) mapped = glMapNamedBufferRange(host.first, 0, GLsizeiptr(bytes), GL_MAP_READ_BIT);
+            const void* mapped = host.mapped;
+            if (!persistent) mapped = glMapNamedBufferRange(host.id(), 0, GLsizeiptr(bytes), GL_MAP_READ_BIT);
             map = millisecondsSince(t);
             // A slice first: a mapping the host reads uncached shows in it
             // without a whole copy's minutes.
@@ -421,7 +427,7 @@ int anatomy(int size, const std::string& variant) {
             t = Clock::now();
             copier.copy(out.data(), mapped, bytes, 8);
             copy8 = millisecondsSince(t);
-            if (!persistent) glUnmapNamedBuffer(host.first);
+            if (!persistent) glUnmapNamedBuffer(host.id());
         }
         const double total = millisecondsSince(start);
         const bool same = std::memcmp(out.data(), pattern.data(), bytes) == 0;
