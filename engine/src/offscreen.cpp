@@ -44,8 +44,7 @@ Labeling OffscreenLabeler::label(const Image& image, Connectivity connectivity, 
 }
 
 void OffscreenLabeler::label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings) {
-    if (image.width >= 1 && image.height >= 1 &&
-        image.pixels.size() != Image::byteCount(image.width, image.height, image.channels, image.depth))
+    if (image.pixelBufferMismatched())
         throw Error("glccl::OffscreenLabeler::label(): the image's pixel buffer does not match its size");
     // Every element is overwritten: a vector of this size already is reused
     // as it is (resize() would zero-fill only a new size).

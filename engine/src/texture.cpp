@@ -32,8 +32,7 @@ Layout layoutOf(int channels, int depth) {
 
 // An Image as a view, once its pixel buffer is known to match its fields.
 ImageView checkedView(const Image& image) {
-    if (image.width >= 1 && image.height >= 1 &&
-        image.pixels.size() != Image::byteCount(image.width, image.height, image.channels, image.depth))
+    if (image.pixelBufferMismatched())
         throw Error(std::string(kWhere) + ": the image's pixel buffer does not match its size");
     return ImageView(image);
 }

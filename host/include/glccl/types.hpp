@@ -67,6 +67,11 @@ struct Image {
         return std::size_t(w) * std::size_t(h) * std::size_t(c) * std::size_t(d / 8);
     }
     int bytesPerSample() const { return depth / 8; }
+    // Whether a non-empty image's pixel buffer is not the size its fields
+    // call for (the entries report an empty image in their own words).
+    bool pixelBufferMismatched() const {
+        return width >= 1 && height >= 1 && pixels.size() != byteCount(width, height, channels, depth);
+    }
     // The largest value a sample of this depth holds: 255, 65535 or 2^32-1.
     std::uint32_t maxValue() const { return depth >= 32 ? 0xFFFFFFFFu : (1u << depth) - 1u; }
     // Whether the fields describe an image glccl takes: sides >= 1, 1 or 4
