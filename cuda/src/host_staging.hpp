@@ -67,6 +67,17 @@ public:
     void download(const CudaCheck& check, const void* d_source, std::size_t bytes, cudaStream_t stream,
                   void* direct, ResourceCounts& counts, Consume&& consume);
 
+    // download() into `bytes` of host memory at `out`: copied by the device
+    // where `out` is page-locked, else through the chunks by the copy threads.
+    void downloadTo(const CudaCheck& check, const void* d_source, std::size_t bytes, cudaStream_t stream, void* out,
+                    ResourceCounts& counts) {
+        auto* target = static_cast<unsigned char*>(out);
+        download(check, d_source, bytes, stream, out, counts,
+                 [&](const unsigned char* piece, std::size_t size, std::size_t offset) {
+                     copy(check, target + offset, piece, size);
+                 });
+    }
+
     // A host-to-host copy with the staging's copy threads (GLCCL_COPY_THREADS;
     // one memcpy below kParallelCopyBytes), for consumers of download().
     void copy(const CudaCheck& check, void* destination, const void* source, std::size_t bytes);

@@ -91,12 +91,8 @@ public:
         if (out == nullptr || count != labeledPixels_)
             check.fail("room for " + std::to_string(count) + " labels given, the last labeling has " +
                        std::to_string(labeledPixels_));
-        auto* target = reinterpret_cast<unsigned char*>(out);
-        staging_.download(check, pipeline_.labelBuffer(check), count * sizeof(std::uint32_t), pipeline_.stream(),
-                          out, pipeline_.counts(),
-                          [&](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                              staging_.copy(check, target + offset, piece, bytes);
-                          });
+        staging_.downloadTo(check, pipeline_.labelBuffer(check), count * sizeof(std::uint32_t), pipeline_.stream(), out,
+                            pipeline_.counts());
     }
 
     void forget(unsigned texture) {

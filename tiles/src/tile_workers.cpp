@@ -74,14 +74,14 @@ void holdComputeClock(int entry) {
     if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(nullptr);
     (void)cudaGetLastError();
 }
+#else
+void holdComputeClock(int) {}
 #endif
 
 class GlTileWorker : public TileWorker {
 public:
     GlTileWorker(const LabelOptions& options, int entry) : options_(options) {
-#ifdef GLCCL_HAVE_CUDA
         holdComputeClock(entry);
-#endif
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
         HeadlessContext::Options context;
         context.device = eglDeviceOf(entry, headlessDevices());
