@@ -1,7 +1,7 @@
 // final_labels: every pixel takes its component's number (compute_common.glsl,
 // labelOfNode), background pixels 0; on the way the component table is
 // summed: boxes, areas and coordinate sums. One work group per tile of
-// TILE_W x TILE_H nodes. First each thread labels a column of nodes
+// LABEL_TILE_W x LABEL_TILE_H nodes. First each thread labels a column of nodes
 // (neighbouring threads write neighbouring pixels) and keeps the labels in
 // shared memory; then each thread walks a run of TABLE_RUN nodes of one row
 // and adds up consecutive nodes of one label in registers; runs meet in a
@@ -13,17 +13,23 @@
 //
 // Sums are 64 bits without 64-bit atomics: a low word, and a high word that
 // counts the low word's wrap-arounds (each add that wraps adds 1 to it).
-layout(local_size_x = TILE_W, local_size_y = TILE_ROWS_PER_PASS) in;
+layout(local_size_x = LABEL_TILE_W, local_size_y = LABEL_ROWS_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage2D labels;
 layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
 
 const int kSlots = TABLE_SLOTS;
-const int kThreads = TILE_W * TILE_ROWS_PER_PASS;
-const int kPasses = TILE_H / TILE_ROWS_PER_PASS;
-shared uint tileLabels[TILE_W * TILE_H];  // 0: background
-shared uint tileMasks[TILE_W * TILE_H];
+const int kThreads = LABEL_TILE_W * LABEL_ROWS_PER_PASS;
+const int kPasses = LABEL_TILE_H / LABEL_ROWS_PER_PASS;
+// Per node of the tile, its label and its foreground mask in one word,
+// (label - 1) << kNodePixels | mask, 0 for background: labels count nodes,
+// so (label - 1) << kNodePixels stays below 2^32 (compute_common.glsl:
+// sides up to 32768).
+shared uint tileNodes[LABEL_TILE_W * LABEL_TILE_H];
+uint packNode(uint label, uint mask) { return mask == 0u ? 0u : ((label - 1u) << uint(kNodePixels)) | mask; }
+uint labelOfPacked(uint node) { return node == 0u ? 0u : (node >> uint(kNodePixels)) + 1u; }
+uint maskOfPacked(uint node) { return node & ((1u << uint(kNodePixels)) - 1u); }
 shared uint slotLabel[kSlots];
 shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
@@ -37,7 +43,7 @@ struct Stats {
 Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
 
 // The node's foreground pixels added to s. Within a tile every sum fits 32
-// bits: TILE_W * TILE_H * 4 pixels of coordinates below 2^15.
+// bits: LABEL_TILE_W * LABEL_TILE_H * 4 pixels of coordinates below 2^15.
 void addNode(inout Stats s, ivec2 n, uint mask) {
     for (int i = 0; i < kNodePixels; ++i) {
         if ((mask & (1u << uint(i))) == 0u) continue;
@@ -108,9 +114,9 @@ void main() {
     }
     barrier();
 
-    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
+    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(LABEL_TILE_W, LABEL_TILE_H);
     for (int k = 0; k < kPasses; ++k) {
-        ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * TILE_ROWS_PER_PASS);
+        ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * LABEL_ROWS_PER_PASS);
         ivec2 n = origin + local;
         uint mask = insideGrid(n) ? imageLoad(nodeInfo, n).r & kMaskBits : 0u;
         uint parent = mask != 0u ? imageLoad(parents, n).r : 0u;
@@ -123,22 +129,22 @@ void main() {
             ivec2 p = pixelOfNode(n, i);
             if (insideImage(p)) imageStore(labels, p, uvec4((mask & (1u << uint(i))) != 0u ? label : 0u));
         }
-        tileLabels[local.y * TILE_W + local.x] = label;
-        tileMasks[local.y * TILE_W + local.x] = mask;
+        tileNodes[local.y * LABEL_TILE_W + local.x] = packNode(label, mask);
     }
     barrier();
     uint runLabel = 0u;
     Stats run = noStats();
     for (int k = 0; k < TABLE_RUN; ++k) {
-        int i = t * TABLE_RUN + k;  // runs lie within a row: TILE_W % TABLE_RUN == 0
-        uint label = tileLabels[i];
+        int i = t * TABLE_RUN + k;  // runs lie within a row: LABEL_TILE_W % TABLE_RUN == 0
+        uint node = tileNodes[i];
+        uint label = labelOfPacked(node);
         if (label == 0u) continue;
         if (label != runLabel) {
             flush(runLabel, run);
             runLabel = label;
             run = noStats();
         }
-        addNode(run, origin + ivec2(i % TILE_W, i / TILE_W), tileMasks[i]);
+        addNode(run, origin + ivec2(i % LABEL_TILE_W, i / LABEL_TILE_W), maskOfPacked(node));
     }
     flush(runLabel, run);
     barrier();

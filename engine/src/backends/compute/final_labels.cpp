@@ -4,7 +4,7 @@
 namespace glccl::backends::compute {
 
 // glsl/final_labels.comp: every pixel takes its component's number, and the
-// component table is summed on the way (reduced per tile first).
+// component table is summed on the way (reduced per label tile first).
 void finalLabels(Frame& frame, const gl::Texture& labels) {
     auto scope = frame.timer.scope("final_labels");
     const ComputeResources& r = frame.resources;
@@ -13,7 +13,7 @@ void finalLabels(Frame& frame, const gl::Texture& labels) {
     glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowOffsetsBuffer, r.rowOffsets.id());
-    dispatch(tilesAcross(r), tilesDown(r));
+    dispatch((r.gridWidth + kLabelTileWidth - 1) / kLabelTileWidth, (r.gridHeight + kLabelTileHeight - 1) / kLabelTileHeight);
 }
 
 }  // namespace glccl::backends::compute
