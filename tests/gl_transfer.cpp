@@ -118,9 +118,11 @@ TEST_CASE("transfer: copy threads copy every byte of large and odd-sized blocks,
     std::vector<unsigned char> source(22 * kCopyPieceBytes + 16);
     for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
     std::vector<unsigned char> destination(source.size() + 16);
+    for (const char* stores : {"stream", "plain"})
     for (int threads : {1, 2, 3, 8}) {
+        ScopedEnvironment environment{{"GLCCL_COPY_STORES", stores}};
         for (std::size_t bytes : sizes) {
-            INFO(threads << " threads, " << bytes << " bytes");
+            INFO(stores << " stores, " << threads << " threads, " << bytes << " bytes");
             std::fill(destination.begin(), destination.end(), 0xA5);
             // Unaligned ends on both sides.
             copier.copy(destination.data() + 3, source.data() + 1, bytes, threads);
@@ -316,7 +318,8 @@ TEST_CASE("transfer: a malformed setting is an error naming the variable", "[tra
                                                             {"GLCCL_TRANSFER_BAND_BYTES", "0"},
                                                             {"GLCCL_TRANSFER_BAND_BYTES", "12Q"},
                                                             {"GLCCL_TRANSFER_CLIENT_STORAGE", "yes"},
-                                                            {"GLCCL_COPY_THREADS", "0"}};
+                                                            {"GLCCL_COPY_THREADS", "0"},
+                                                            {"GLCCL_COPY_STORES", "fast"}};
     for (const auto& [name, value] : settings) {
         ScopedEnvironment environment{{name, value}};
         INFO(name << "=" << value);

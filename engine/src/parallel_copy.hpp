@@ -26,6 +26,10 @@
 #include <thread>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "glccl/error.hpp"
 
 namespace glccl {
@@ -56,6 +60,55 @@ inline int copyThreadsFromEnvironment() {
     return int(std::clamp(hardware, 1u, 16u));
 }
 
+// Whether large copies store around the caches (GLCCL_COPY_STORES=stream,
+// the default where the processor has streaming stores) or through them
+// (plain: memcpy). A plain store of a line the cache lacks first reads the
+// line from memory, so a copy of labels out of a mapped buffer moves three
+// bytes of memory traffic per byte copied; a streaming store writes the line
+// whole, and the copy moves two. Throws glccl::Error for a malformed value.
+inline bool streamingStoresFromEnvironment() {
+    if (const char* text = std::getenv("GLCCL_COPY_STORES"); text != nullptr && *text != '\0') {
+        const std::string value = text;
+        if (value == "plain") return false;
+        if (value != "stream")
+            throw Error("GLCCL_COPY_STORES is '" + value + "'; expected stream or plain");
+    }
+#if defined(__SSE2__)
+    return true;
+#else
+    return false;
+#endif
+}
+
+// memcpy with streaming (non-temporal) stores where the processor has them:
+// the destination is written in aligned 64-byte lines without being read
+// into the caches first. The caller's later reads of it come from memory,
+// which a copy far larger than the caches would do anyway.
+inline void streamingCopy(unsigned char* destination, const unsigned char* source, std::size_t bytes) {
+#if defined(__SSE2__)
+    const std::size_t head = std::min(bytes, (64 - (reinterpret_cast<std::uintptr_t>(destination) & 63)) & 63);
+    std::memcpy(destination, source, head);
+    destination += head, source += head, bytes -= head;
+    const std::size_t lines = bytes / 64;
+    for (std::size_t i = 0; i < lines; ++i, destination += 64, source += 64) {
+        const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source));
+        const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 16));
+        const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 32));
+        const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 48));
+        _mm_stream_si128(reinterpret_cast<__m128i*>(destination), a);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(destination + 16), b);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(destination + 32), c);
+        _mm_stream_si128(reinterpret_cast<__m128i*>(destination + 48), d);
+    }
+    std::memcpy(destination, source, bytes % 64);
+    // Streaming stores are weakly ordered: they must be visible before the
+    // copy counts as done.
+    _mm_sfence();
+#else
+    std::memcpy(destination, source, bytes);
+#endif
+}
+
 // A pool of copy threads. copy() blocks until the copy is complete; the
 // calling thread copies a piece itself. Workers start on the first copy
 // that needs them and sleep between copies. Not for concurrent use: one
@@ -78,7 +131,8 @@ public:
     // Copies `bytes` from `source` to `destination` (which must not
     // overlap) with up to `threads` threads, the caller included: one
     // memcpy below kParallelCopyBytes, else pieces of at least
-    // kCopyPieceBytes, one per thread.
+    // kCopyPieceBytes, one per thread, with streaming stores unless
+    // GLCCL_COPY_STORES=plain.
     void copy(void* destination, const void* source, std::size_t bytes, int threads) {
         const std::size_t pieces =
             bytes < kParallelCopyBytes ? 1 : std::min<std::size_t>(std::size_t(std::max(threads, 1)), bytes / kCopyPieceBytes);
@@ -97,6 +151,7 @@ public:
         job->piece = piece;
         job->pieces = (bytes + piece - 1) / piece;
         job->remaining = job->pieces;
+        job->streaming = streamingStoresFromEnvironment();
         {
             std::lock_guard<std::mutex> lock(mutex_);
             job_ = job;
@@ -115,6 +170,7 @@ private:
         unsigned char* destination = nullptr;
         const unsigned char* source = nullptr;
         std::size_t bytes = 0, piece = 0, pieces = 0;
+        bool streaming = false;
         std::atomic<std::size_t> next{0};
         std::atomic<std::size_t> remaining{0};
         std::mutex mutex;
@@ -124,7 +180,9 @@ private:
     static void work(Job& job) {
         for (std::size_t i = job.next++; i < job.pieces; i = job.next++) {
             const std::size_t offset = i * job.piece;
-            std::memcpy(job.destination + offset, job.source + offset, std::min(job.piece, job.bytes - offset));
+            const std::size_t bytes = std::min(job.piece, job.bytes - offset);
+            if (job.streaming) streamingCopy(job.destination + offset, job.source + offset, bytes);
+            else std::memcpy(job.destination + offset, job.source + offset, bytes);
             if (job.remaining.fetch_sub(1) == 1) {
                 std::lock_guard<std::mutex> lock(job.mutex);
                 job.done.notify_all();

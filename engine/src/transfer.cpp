@@ -80,6 +80,7 @@ Settings Settings::fromEnvironment() {
         settings.clientStorageDownload = value == "download" || value == "both";
     }
     settings.copyThreads = copyThreadsFromEnvironment();
+    settings.streamingStores = streamingStoresFromEnvironment();
     return settings;
 }
 
@@ -91,6 +92,7 @@ std::string Settings::describe() const {
     return std::string(mode == Mode::Bands ? "bands " : "auto bands ") + band + " x" + std::to_string(buffers) +
            ", " + (readback == Readback::ReadPixels ? "readpixels" : "subimage") + ", " +
            std::to_string(copyThreads) + (copyThreads == 1 ? " thread" : " threads") +
+           (streamingStores ? " streaming" : " plain") +
            ", client storage " +
            (clientStorageUpload ? (clientStorageDownload ? "both" : "upload") : (clientStorageDownload ? "download" : "none"));
 }

@@ -44,6 +44,7 @@
 //                            (cached host memory): download (default) |
 //                            upload | both | none
 //   GLCCL_COPY_THREADS       threads of the host copies (parallel_copy.hpp)
+//   GLCCL_COPY_STORES        stream (default) | plain: how they store
 // A malformed value is a glccl::Error naming the variable.
 
 #include <cstddef>
@@ -72,13 +73,14 @@ struct Settings {
     std::size_t bandBytes = kDefaultBandBytes;
     int buffers = kDefaultBuffers;
     int copyThreads = 1;
+    bool streamingStores = false;  // GLCCL_COPY_STORES (parallel_copy.hpp)
     bool clientStorageUpload = false;
     bool clientStorageDownload = true;
 
     // The settings the environment asks for (above); throws glccl::Error
     // for a malformed value.
     static Settings fromEnvironment();
-    // "bands 32M x2, subimage, 16 threads" or "plain", for reports.
+    // "bands 32M x2, subimage, 16 threads streaming" or "plain", for reports.
     std::string describe() const;
 };
 
