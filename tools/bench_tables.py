@@ -34,7 +34,7 @@ PAPER_2048_MS = 91.0  # O'Connell's 2048x2048 time on a 9800GT (his Table 10-1)
 # the stages, never a stage of a backend.
 WHOLE = "total"
 # glccl bench --frames: per-frame wall times without and with the table.
-FRAME_STAGES = ["frame_wall", "frame_wall_table"]
+FRAME_STAGES = ["frame_wall", "frame_wall_table", "frame_interop_floor"]
 # Issue 12's targets, reported beside the times (never asserted).
 WALL_TARGET = 1.5          # wall <= 1.5 x (device + floor) ...
 WALL_TARGET_SIDES = {"8192", "16384"}  # ... at these sizes

@@ -156,6 +156,12 @@ FrameTimes LabelSession::labelFrames(const ImageTexture& texture, const LabelOpt
         times.labelAndTable.push_back(millisecondsSince(start));
     }
     times.components = table.size();
+#ifdef GLCCL_HAVE_CUDA
+    if (options.backend == GpuBackend::Cuda) {
+        const int channels = texture.internalFormat() == GL_RGBA8 ? 4 : 1;
+        times.interop = measureCudaInteropFrames(texture.id(), texture.width(), texture.height(), channels, frames);
+    }
+#endif
     return times;
 }
 

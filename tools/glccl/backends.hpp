@@ -34,6 +34,9 @@ struct FrameTimes {
     std::vector<double> label;           // label() + glFinish(), ms
     std::vector<double> labelAndTable;   // label() + components() + glFinish(), ms
     std::size_t components = 0;          // rows of the table of the last frame
+    // cuda only: frames of CUDA-GL interop that move the frame's data and
+    // label nothing (measureCudaInteropFrames), ms
+    std::vector<double> interop;
 };
 
 class LabelSession {

@@ -75,6 +75,9 @@ const char kBenchHelp[] =
     "glFinish() (frame_wall_table), the table downloaded into one reused vector.\n"
     "Their floor is what crosses the bus: nothing, and the table (40 bytes a\n"
     "component); GPU time is the cell's.\n"
+    "For cuda a third row, frame_interop_floor: frames that map both textures,\n"
+    "copy the input out and labels in through CUDA-GL interop and label nothing,\n"
+    "the least a cuda frame can cost here.\n"
     "Every backend labels through one glccl::Labeler in one headless GL context.\n"
     "A progress line goes to stderr.\n"
     "\n"
@@ -107,7 +110,7 @@ const char kBenchHelp[] =
     "  wall_median_ms,transfer_floor_ms,stage,connectivity,reps,device\n"
     "The row with stage 'total' holds the whole labeling, computed here: the GPU\n"
     "time above, throughput, wall time and transfer floor. With --frames, rows\n"
-    "'frame_wall' and 'frame_wall_table' follow it: median_ms, min_ms, max_ms\n"
+    "'frame_wall', 'frame_wall_table' (and 'frame_interop_floor') follow it: median_ms, min_ms, max_ms\n"
     "and wall_median_ms are per-frame wall times, transfer_floor_ms their floor,\n"
     "reps the number of frames (the GPU time to compare with is the total row's\n"
     "median_ms). With --steps every stage the backend reports follows in its\n"
@@ -163,6 +166,7 @@ const char kCsvHeader[] =
 // "transfer", family "*") that start the CSV.
 const char kFrameWall[] = "frame_wall";
 const char kFrameWallTable[] = "frame_wall_table";
+const char kFrameInterop[] = "frame_interop_floor";
 const char kHostToDevice[] = "h2d_gbps";
 const char kDeviceToHost[] = "d2h_gbps";
 // Timed copies each way when measuring the bandwidth; the fastest counts, as
@@ -472,6 +476,8 @@ private:
             recordFrames(backend, workload, m, kFrameWall, m.frames->label, medianMs, 0.0);
             recordFrames(backend, workload, m, kFrameWallTable, m.frames->labelAndTable, medianMs,
                          double(m.frames->components) * double(sizeof(Component)));
+            if (!m.frames->interop.empty())
+                recordFrames(backend, workload, m, kFrameInterop, m.frames->interop, medianMs, 0.0);
         }
         if (!options_.steps) return;
         for (const auto& [stage, times] : m.stages) {

@@ -14,6 +14,7 @@
 #include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 #ifdef GLCCL_HAVE_CUDA
+#include <cuda_gl_interop.h>
 #include <cuda_runtime_api.h>
 #endif
 
@@ -92,6 +93,67 @@ TransferBandwidth measureCudaTransferBandwidth(std::size_t bytes, int tries) {
     bandwidth.bytes = bytes;
     bandwidth.method = "CUDA cudaMemcpy from and to page-locked memory, " + mebibytes(bytes);
     return bandwidth;
+}
+
+std::vector<double> measureCudaInteropFrames(unsigned inputTexture, int width, int height, int channels,
+                                             int frames) {
+    const std::size_t inputRow = std::size_t(width) * std::size_t(channels);
+    const std::size_t labelRow = std::size_t(width) * 4;
+    void* raw = nullptr;
+    check(cudaMalloc(&raw, labelRow * std::size_t(height)), "cudaMalloc");
+    const std::unique_ptr<void, DeviceFree> device(raw);
+    struct Texture {
+        GLuint name = 0;
+        Texture() { glGenTextures(1, &name); }
+        ~Texture() { glDeleteTextures(1, &name); }
+        GLuint id() const { return name; }
+    } labels;
+    GLint previous = 0;
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
+    glBindTexture(GL_TEXTURE_2D, labels.id());
+    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32UI, width, height);
+    glBindTexture(GL_TEXTURE_2D, GLuint(previous));
+    checkGlError("glccl bench: interop floor: an R32UI texture");
+
+    struct Unregister {
+        void operator()(cudaGraphicsResource* r) const { cudaGraphicsUnregisterResource(r); }
+    };
+    const auto registered = [](GLuint texture, unsigned flags) {
+        cudaGraphicsResource* resource = nullptr;
+        check(cudaGraphicsGLRegisterImage(&resource, texture, GL_TEXTURE_2D, flags), "cudaGraphicsGLRegisterImage");
+        return std::unique_ptr<cudaGraphicsResource, Unregister>(resource);
+    };
+    const auto input = registered(inputTexture, cudaGraphicsRegisterFlagsReadOnly);
+    const auto output = registered(labels.id(), cudaGraphicsRegisterFlagsWriteDiscard);
+    cudaStream_t stream = nullptr;
+    check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    struct StreamDestroy {
+        void operator()(CUstream_st* s) const { cudaStreamDestroy(s); }
+    };
+    const std::unique_ptr<CUstream_st, StreamDestroy> owned(stream);
+
+    std::vector<double> times;
+    glFinish();
+    for (int frame = -1; frame < frames; ++frame) {  // frame -1: untimed
+        const auto start = std::chrono::steady_clock::now();
+        cudaGraphicsResource* both[2] = {input.get(), output.get()};
+        check(cudaGraphicsMapResources(2, both, stream), "cudaGraphicsMapResources");
+        cudaArray_t in = nullptr, out = nullptr;
+        check(cudaGraphicsSubResourceGetMappedArray(&in, input.get(), 0, 0), "cudaGraphicsSubResourceGetMappedArray");
+        check(cudaGraphicsSubResourceGetMappedArray(&out, output.get(), 0, 0), "cudaGraphicsSubResourceGetMappedArray");
+        check(cudaMemcpy2DFromArrayAsync(device.get(), inputRow, in, 0, 0, inputRow, std::size_t(height),
+                                         cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpy2DFromArrayAsync");
+        check(cudaMemcpy2DToArrayAsync(out, 0, 0, device.get(), labelRow, labelRow, std::size_t(height),
+                                       cudaMemcpyDeviceToDevice, stream),
+              "cudaMemcpy2DToArrayAsync");
+        check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+        check(cudaGraphicsUnmapResources(2, both, stream), "cudaGraphicsUnmapResources");
+        glFinish();
+        if (frame >= 0)
+            times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return times;
 }
 
 #endif  // GLCCL_HAVE_CUDA

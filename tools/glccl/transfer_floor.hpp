@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace glccl::tools {
 
@@ -38,6 +39,16 @@ struct TransferBandwidth {
 // device. Throws glccl::Error naming the CUDA call and its error. Frees what
 // it allocated before it returns or throws.
 TransferBandwidth measureCudaTransferBandwidth(std::size_t bytes, int tries);
+
+// The least a frame through CUDA-GL interop costs here, per frame in ms:
+// `inputTexture` (GL_R8 or GL_RGBA8, width x height, `channels`) and an
+// R32UI texture of its size registered once, then per frame: both mapped,
+// the input copied out and 32-bit labels copied in (the cuda backend's data
+// movement, without its labeling), the stream synchronized, both unmapped,
+// glFinish. The cuda backend's frame cannot cost less. Throws glccl::Error
+// naming the CUDA call that failed; frees and unregisters what it made.
+std::vector<double> measureCudaInteropFrames(unsigned inputTexture, int width, int height, int channels,
+                                             int frames);
 #endif
 
 // In the GL context current on this thread (OpenGL 4.4 or
