@@ -64,8 +64,9 @@ constexpr std::size_t kMinBandedBytes = std::size_t(1) << 20;
 constexpr std::size_t kDefaultBandBytes = std::size_t(32) << 20;
 // Three against two, in one H200 run: compute walls at 16384^2 32.6-46.7 ->
 // 30.4-41.4 ms, at 8192^2 within +-0.3 ms. Uploads keep three too: with two
-// (downloads three) every compute and cuda wall was 0.05-0.2x (device +
-// floor) higher in the next run, for 32 MiB less host memory.
+// (downloads three) the compute walls were 0.04-0.23x (device + floor)
+// higher in the next run, the cuda walls up to 0.11x, for 32 MiB less host
+// memory.
 constexpr int kDefaultBuffers = 3;
 constexpr int kMaxBuffers = 8;
 
