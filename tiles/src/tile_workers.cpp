@@ -29,7 +29,12 @@ namespace {
 
 // Making and destroying headless contexts is not thread-safe in the engine
 // (its EGL display use counts, GLEW's loading): one at a time. Labeling in
-// the contexts, once made, runs in parallel.
+// the contexts, once made, runs in parallel, except in software contexts:
+// Mesa's llvmpipe crashes now and then when two contexts of one process draw
+// at once (seen in the raster backend's passes with two workers on one
+// device, about one run in sixty), and it spreads every draw and dispatch
+// over all cores itself, so there workers label under this mutex too and
+// lose nothing.
 std::mutex& contextSetupMutex() {
     static std::mutex mutex;
     return mutex;
@@ -92,12 +97,15 @@ public:
             throw Error("glccl::labelTiled(): the GL worker of device " + std::to_string(entry) + ": " + error.what());
         }
         device_ = offscreen_->context().info().renderer + " (" + offscreen_->context().platform() + ")";
+        software_ = isSoftwareRenderer(offscreen_->context().info());
     }
     ~GlTileWorker() override {
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
         offscreen_.reset();
     }
     Labeling label(const Image& tile, StageTimings* timings) override {
+        if (!software_) return offscreen_->label(tile, options_, timings);
+        const std::lock_guard<std::mutex> lock(contextSetupMutex());
         return offscreen_->label(tile, options_, timings);
     }
     std::string device() const override { return device_; }
@@ -106,6 +114,7 @@ private:
     LabelOptions options_;
     std::unique_ptr<OffscreenLabeler> offscreen_;
     std::string device_;
+    bool software_ = false;  // llvmpipe and the like: one labeling at a time
 };
 
 #ifdef GLCCL_HAVE_CUDA
