@@ -102,18 +102,9 @@ std::vector<double> measureCudaInteropFrames(unsigned inputTexture, int width, i
     void* raw = nullptr;
     check(cudaMalloc(&raw, labelRow * std::size_t(height)), "cudaMalloc");
     const std::unique_ptr<void, DeviceFree> device(raw);
-    struct Texture {
-        GLuint name = 0;
-        Texture() { glGenTextures(1, &name); }
-        ~Texture() { glDeleteTextures(1, &name); }
-        GLuint id() const { return name; }
-    } labels;
-    GLint previous = 0;
-    glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous);
-    glBindTexture(GL_TEXTURE_2D, labels.id());
-    glTexStorage2D(GL_TEXTURE_2D, 1, GL_R32UI, width, height);
-    glBindTexture(GL_TEXTURE_2D, GLuint(previous));
-    checkGlError("glccl bench: interop floor: an R32UI texture");
+    // The labels' texture, R32UI like the cuda backend's (its pixels are
+    // never read).
+    const ImageTexture labels(Image(width, height, 1, 32));
 
     struct Unregister {
         void operator()(cudaGraphicsResource* r) const { cudaGraphicsUnregisterResource(r); }

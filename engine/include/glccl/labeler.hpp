@@ -101,10 +101,10 @@ public:
     // being cleared or reallocated (resized, and so zero-filled, only when
     // the size changes). The cuda backend copies the labels from its device
     // buffer (what label() wrote into the label texture, not later writes
-    // to it) through two page-locked chunks of 8 MiB made on the first call
+    // to it) through two page-locked chunks of 32 MiB made on the first call
     // and kept, the host's copies split over threads. The GL backends read
     // the label texture in bands of at most 32 MiB (glGetTextureSubImage,
-    // OpenGL 4.5) through two persistently mapped pixel-pack buffers kept by
+    // OpenGL 4.5) through three persistently mapped pixel-pack buffers kept by
     // the Labeler, each band copied into `out` by several threads while the
     // next one crosses the bus; on older contexts, software rasterizers and
     // labels under 1 MiB, one glGetTexImage into `out` (README "Host

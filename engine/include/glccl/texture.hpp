@@ -42,7 +42,7 @@ public:
     // context must be the texture's.
     //
     // Upload cost. On a GPU with OpenGL 4.4 (or GL_ARB_buffer_storage),
-    // images of 1 MiB or more go up in bands through two persistently
+    // images of 1 MiB or more go up in bands through three persistently
     // mapped pixel-unpack buffers of at most 32 MiB each, made on the first
     // upload and kept with the texture; each band is copied into its buffer
     // by several threads (8 MiB and more) while the GPU takes the last one.

@@ -44,6 +44,9 @@ void dispatch(int groupsX, int groupsY);
 // Tiles (compute_constants.hpp) over the node grid.
 int tilesAcross(const ComputeResources& resources);
 int tilesDown(const ComputeResources& resources);
+// final_labels' label tiles over the node grid.
+int labelTilesAcross(const ComputeResources& resources);
+int labelTilesDown(const ComputeResources& resources);
 // The input on its texture unit, for `program`.
 void bindInput(gl::Program& program, const gl::Texture& input);
 // The parents and node_info images on their units.

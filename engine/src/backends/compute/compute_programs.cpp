@@ -53,6 +53,8 @@ void dispatch(int groupsX, int groupsY) {
 // Helpers the pass files share.
 int tilesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kTileWidth); }
 int tilesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kTileHeight); }
+int labelTilesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kLabelTileWidth); }
+int labelTilesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kLabelTileHeight); }
 
 void bindInput(gl::Program& program, const gl::Texture& input) {
     program.set("inputImage", kInputUnit);

@@ -13,7 +13,7 @@ void finalLabels(Frame& frame, const gl::Texture& labels) {
     glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowOffsetsBuffer, r.rowOffsets.id());
-    dispatch((r.gridWidth + kLabelTileWidth - 1) / kLabelTileWidth, (r.gridHeight + kLabelTileHeight - 1) / kLabelTileHeight);
+    dispatch(labelTilesAcross(r), labelTilesDown(r));
 }
 
 }  // namespace glccl::backends::compute
