@@ -96,7 +96,6 @@ ivec2 nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }
 // The key of node n's first foreground pixel (mask != 0).
 uint ownKey(ivec2 n, uint mask) { return keyOf(pixelOfNode(n, findLSB(mask))); }
 
-#ifdef USES_PARENTS
 // Stages that change parents while others read them see every write
 // (coherent); local_merge only writes them, the later stages only read them,
 // through the caches.
@@ -157,10 +156,9 @@ void unite(uint a, uint b) {
     }
 }
 #endif
-#endif
 
 #ifdef USES_ROW_OFFSETS
-// scan_rows' output: the number of roots in the pixel rows above each row.
+// count_roots' numbering: the number of roots in the pixel rows above each row.
 layout(binding = ROW_OFFSETS_BUFFER, std430) readonly buffer RowOffsets { uint rowOffsets[]; };
 
 // The final label of foreground node n (its parents texel `parent`, after

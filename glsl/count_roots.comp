@@ -3,8 +3,15 @@
 // the NODE_H pixel rows of the node row, and within a pixel row roots order
 // like their nodes. Each root's rank among the roots of its pixel row
 // replaces its key (kRankFlag | rank); rowCounts gets the count of every
-// pixel row, which scan_rows turns into offsets. Each thread takes a run of
-// consecutive nodes (at most 32), so the work group scans once per row.
+// pixel row. Each thread takes a run of consecutive nodes (at most 32), so
+// the work group scans once per row.
+//
+// The last work group to finish then numbers the rows (scanRows): every
+// row's offset, the roots in the rows above it, and the component count.
+// Each group writes its counts before it counts itself done on groupsDone,
+// so the last one reads them all; it sets groupsDone back to 0 for the next
+// labeling. One dispatch fewer than a scan of its own (at 1920x1080 a
+// dispatch's start and drain are a tenth of the labeling).
 //
 // On the way it shortens the trees: a node whose parent lies in another tile
 // (a tile-local root that merge_borders linked away) is pointed straight at
@@ -12,11 +19,47 @@
 layout(local_size_x = ROW_THREADS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
-layout(binding = ROW_COUNTS_BUFFER, std430) writeonly buffer RowCounts { uint rowCounts[]; };
+layout(binding = ROW_COUNTS_BUFFER, std430) coherent buffer RowCounts { uint rowCounts[]; };
+layout(binding = ROW_OFFSETS_BUFFER, std430) writeonly buffer RowOffsets { uint rowOffsets[]; };
+layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint groupsDone; };
 
-// Roots per pixel row of a node row, packed: the upper row's count in the
-// low 16 bits, the lower row's in the high 16 (a row holds at most 32768).
 shared uint partial[ROW_THREADS];
+shared bool lastGroup;
+
+// The inclusive sum of `own` over the threads up to this one (Hillis &
+// Steele); every thread of the work group calls it.
+uint scanGroup(uint own) {
+    const int t = int(gl_LocalInvocationID.x);
+    partial[t] = own;
+    barrier();
+    for (int step = 1; step < ROW_THREADS; step <<= 1) {
+        uint add = t >= step ? partial[t - step] : 0u;
+        barrier();
+        partial[t] += add;
+        barrier();
+    }
+    return partial[t];
+}
+
+// rowOffsets[y] = the roots whose first pixel is in a row above y;
+// rowOffsets[height] = the component count. Each thread sums a run of
+// consecutive rows, the work group scans those sums, and each thread writes
+// its rows' offsets.
+void scanRows() {
+    const int t = int(gl_LocalInvocationID.x);
+    const int rows = (imageSize.y + ROW_THREADS - 1) / ROW_THREADS;
+    const int first = t * rows;
+    const int end = min(first + rows, imageSize.y);
+    uint own = 0u;
+    for (int row = first; row < end; ++row) own += rowCounts[row];
+    uint offset = scanGroup(own);
+    if (t == ROW_THREADS - 1) rowOffsets[imageSize.y] = offset;
+    offset -= own;
+    for (int row = first; row < end; ++row) {
+        rowOffsets[row] = offset;
+        offset += rowCounts[row];
+    }
+}
 
 ivec2 tileOf(ivec2 n) { return n / ivec2(TILE_W, TILE_H); }
 
@@ -43,19 +86,12 @@ void main() {
             if (root != parent) imageStore(parents, n, uvec4(root));
         }
     }
+    // Roots per pixel row of the node row, packed: the upper row's count in
+    // the low 16 bits, the lower row's in the high 16 (a row holds at most
+    // 32768).
     uint own = 0u;
     for (int s = 0; s < NODE_H; ++s) own |= uint(bitCount(roots[s])) << (16u * uint(s));
-
-    // Inclusive scan of the packed counts over the work group (Hillis & Steele).
-    partial[t] = own;
-    barrier();
-    for (int step = 1; step < ROW_THREADS; step <<= 1) {
-        uint add = t >= step ? partial[t - step] : 0u;
-        barrier();
-        partial[t] += add;
-        barrier();
-    }
-    uint before = partial[t] - own;
+    uint before = scanGroup(own) - own;
 
     for (int s = 0; s < NODE_H; ++s) {
         uint rank = (before >> (16u * uint(s))) & 0xFFFFu;
@@ -67,4 +103,13 @@ void main() {
     }
     uint total = partial[ROW_THREADS - 1];
     if (t < NODE_H && y * NODE_H + t < imageSize.y) rowCounts[y * NODE_H + t] = (total >> (16u * uint(t))) & 0xFFFFu;
+
+    memoryBarrierBuffer();
+    barrier();
+    if (t == 0) lastGroup = atomicAdd(groupsDone, 1u) == gl_NumWorkGroups.x - 1u;
+    barrier();
+    if (!lastGroup) return;
+    memoryBarrierBuffer();
+    if (t == 0) groupsDone = 0u;
+    scanRows();
 }

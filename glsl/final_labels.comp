@@ -68,7 +68,7 @@ void addWide(uint label, int low, uint value) {
 }
 
 void addToTable(uint label, Stats s) {
-    imageAtomicMin(table, entry(label, FIELD_MIN_X), s.minX);
+    imageAtomicMax(table, entry(label, FIELD_MIN_X), ~s.minX);  // zero is "none yet"
     imageAtomicMax(table, entry(label, FIELD_MAX_X), s.maxX);
     imageAtomicMax(table, entry(label, FIELD_MAX_Y), s.maxY);
     imageAtomicAdd(table, entry(label, FIELD_AREA), s.area);

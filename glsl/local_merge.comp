@@ -1,15 +1,28 @@
 // local_merge: the only stage that reads the whole input. One work group per
-// tile of TILE_W x TILE_H nodes: every node's foreground mask (one
-// textureGather for a binary block, one fetch for a pixel), then union-find
-// in shared memory over the links inside the tile (at 8-connectivity a link
-// that two earlier links imply is skipped: neighboursLinked); every node leaves with its
-// tile-local root in parents and its mask in node_info. Links that leave the
-// tile are merge_borders' work.
+// tile of TILE_W x TILE_H nodes:
+//   1. every node's foreground mask (one textureGather for a binary block,
+//      one fetch for a pixel), each thread a column of kPasses nodes;
+//   2. each thread takes a segment of kPasses consecutive nodes of one row
+//      and joins the nodes its left links chain together into runs; every
+//      node of a run points at the run's smallest key, with no atomics
+//      (on noise half of all links are such left links);
+//   3. union-find in shared memory over the links that are left: a run's
+//      upper links, and its first node's left link into the segment before.
+//      A link implied by two others is skipped (neighboursLinked), and so is
+//      one whose neighbour reads the same parent as the run's last union;
+//   4. every node leaves with its tile-local root in parents and its mask
+//      in node_info.
+// Links that leave the tile are merge_borders' work. Before all that the
+// work groups zero the first clearCount entries of the component table, the
+// ones the last labeling summed into, for final_labels.
 layout(local_size_x = TILE_W, local_size_y = TILE_ROWS_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage2D nodeInfo;
+layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
+uniform uint clearCount;
 
-const int kPasses = TILE_H / TILE_ROWS_PER_PASS;  // node rows per thread
+const int kPasses = TILE_H / TILE_ROWS_PER_PASS;  // nodes per thread, in a column (1, 4) or a segment (2, 3)
+const int kSegmentsPerRow = TILE_W / kPasses;
 shared uint tileParents[TILE_W * TILE_H];          // keys, as in parents
 shared uint tileMasks[TILE_W * TILE_H];
 
@@ -86,23 +99,48 @@ bool neighboursLinked(ivec2 local, int a, int b) {
 }
 #endif
 
-void main() {
-    for (int k = 0; k < kPasses; ++k) {
-        ivec2 local = localNode(k);
-        ivec2 n = tileOrigin() + local;
-        uint mask = insideGrid(n) ? nodeMask(n) : 0u;
-        tileMasks[localIndexOf(local)] = mask;
-        tileParents[localIndexOf(local)] = mask != 0u ? ownKey(n, mask) : kNone;
+// Step 2: the runs of this thread's segment. A node joins the run of the
+// node before it when its left link connects them; each node of a run gets
+// the run's smallest key as its parent (a plain store: nothing else writes
+// these texels before the barrier).
+void joinRuns(ivec2 first) {
+    uint keys[kPasses];
+    bool joined[kPasses];  // node j is in the run of node j - 1
+    uint smallest[kPasses];  // the smallest key of node j's run up to j
+    smallest[0] = kNone;
+    for (int j = 0; j < kPasses; ++j) {
+        ivec2 local = first + ivec2(j, 0);
+        uint mask = tileMasks[localIndexOf(local)];
+        keys[j] = mask != 0u ? ownKey(tileOrigin() + local, mask) : kNone;
+        joined[j] = j > 0 && mask != 0u && keys[j - 1] != kNone && linksInTile(local, mask, 0);
+        smallest[j] = joined[j] ? min(smallest[j - 1], keys[j]) : keys[j];
     }
-    barrier();
-    for (int k = 0; k < kPasses; ++k) {
-        ivec2 local = localNode(k);
+    uint parent = kNone;
+    for (int j = kPasses - 1; j >= 0; --j) {
+        if (j == kPasses - 1 || !joined[j + 1]) parent = smallest[j];
+        tileParents[localIndexOf(first + ivec2(j, 0))] = keys[j] != kNone ? parent : kNone;
+    }
+}
+
+// Step 3: the unions of this thread's segment.
+void uniteSegment(ivec2 first) {
+    uint runParent = kNone;  // the run's smallest key (joinRuns)
+    uint lastTarget = kNone; // what the run's last union read at its neighbour
+    for (int j = 0; j < kPasses; ++j) {
+        ivec2 local = first + ivec2(j, 0);
         uint mask = tileMasks[localIndexOf(local)];
         if (mask == 0u) continue;
-        uint key = ownKey(tileOrigin() + local, mask);
-#if CONNECTIVITY == 8 && (NODE_H == 2 || defined(CRITERION_SEGMENTS))
         bool link[4];
-        for (int d = 0; d < 4; ++d) link[d] = linksInTile(local, mask, d);
+        link[0] = linksInTile(local, mask, 0);
+        if (j > 0 && link[0]) {
+            // In the run of node j - 1: joinRuns joined them.
+            link[0] = false;
+        } else {
+            runParent = tileParents[localIndexOf(local)];
+            lastTarget = kNone;
+        }
+        for (int d = 1; d < 4; ++d) link[d] = linksInTile(local, mask, d);
+#if CONNECTIVITY == 8 && (NODE_H == 2 || defined(CRITERION_SEGMENTS))
         // A link to a neighbour that is itself linked to one this node
         // unites with adds nothing (see neighboursLinked).
         if (link[2]) {
@@ -112,13 +150,44 @@ void main() {
         } else if (link[0] && link[1] && neighboursLinked(local, 0, 1)) {
             link[1] = false;
         }
-        for (int d = 0; d < 4; ++d)
-            if (link[d]) uniteLocal(key, tileParents[localIndexOf(local + kBackward[d])]);
-#else
-        for (int d = 0; d < 4; ++d)
-            if (linksInTile(local, mask, d)) uniteLocal(key, tileParents[localIndexOf(local + kBackward[d])]);
 #endif
+        // Left first, then the upper neighbours from left to right: two
+        // neighbours that read the same parent are one tree (parents only
+        // point into their tree), so the run unites with it once.
+        for (int d = 0; d < 4; ++d) {
+            if (!link[d]) continue;
+            uint target = tileParents[localIndexOf(local + kBackward[d])];
+            if (target == lastTarget) continue;
+            uniteLocal(runParent, target);
+            lastTarget = target;
+        }
     }
+}
+
+// Entries i, i + stride, ... of the table below clearCount, each group its own.
+void clearTable() {
+    const uint threads = uint(TILE_W * TILE_ROWS_PER_PASS);
+    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * threads;
+    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * threads + gl_LocalInvocationIndex;
+    for (; i < clearCount; i += stride) {
+        ivec2 entry = ivec2(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)));
+        for (int field = 0; field < TABLE_FIELDS; ++field) imageStore(table, ivec3(entry, field), uvec4(0u));
+    }
+}
+
+void main() {
+    clearTable();
+    for (int k = 0; k < kPasses; ++k) {
+        ivec2 local = localNode(k);
+        ivec2 n = tileOrigin() + local;
+        tileMasks[localIndexOf(local)] = insideGrid(n) ? nodeMask(n) : 0u;
+    }
+    barrier();
+    const int t = int(gl_LocalInvocationIndex);
+    const ivec2 segment = ivec2((t % kSegmentsPerRow) * kPasses, t / kSegmentsPerRow);
+    joinRuns(segment);
+    barrier();
+    uniteSegment(segment);
     barrier();
     for (int k = 0; k < kPasses; ++k) {
         ivec2 local = localNode(k);

@@ -146,8 +146,8 @@ TEST_CASE("compute: timings name one stage per compute program", "[gl][compute]"
     offscreen().label(image, computeOptions(Connectivity::Eight, Criterion::binary()), &timings);
     std::vector<std::string> names;
     for (const StageTime& t : timings) names.push_back(t.stage);
-    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "scan_rows",
-                                            "clear_table", "final_labels", "download_table"});
+    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots",
+                                            "final_labels", "download_table"});
 }
 
 TEST_CASE("compute: auto picks compute on a 4.3 GPU, raster on 3.3, cpu on a software rasterizer", "[gl][compute]") {

@@ -11,12 +11,9 @@ namespace glccl::backends::compute {
 // 2^32 (final_labels) and its border under a tenth of its nodes.
 constexpr int kTileWidth = 32;
 constexpr int kTileHeight = 32;
-constexpr int kTileRowsPerPass = 8;     // local_merge: 32 x 8 threads, 4 nodes each
+constexpr int kTileRowsPerPass = 8;     // local_merge: 32 x 8 threads, 4 nodes each (a column, a row segment)
 constexpr int kBorderThreads = 64;      // merge_borders: threads per tile
 constexpr int kRowThreads = 1024;       // count_roots: threads per node row
-constexpr int kScanThreads = 1024;      // scan_rows: one work group...
-constexpr int kScanRowsPerThread = 32;  // ...of 32 rows a thread: heights up to 32768
-constexpr int kClearThreads = 256;      // clear_table
 // final_labels' work group covers a larger tile of its own, 64 x 64 nodes
 // with 64 x 16 threads: it reduces the table over four times the nodes
 // before its global atomics, and on the H200 it took final_labels from 2.95
@@ -30,7 +27,9 @@ constexpr int kTableRun = 4;            // final_labels: nodes a thread adds up 
 constexpr int kTableSlotBits = 9;       // final_labels: 512 shared-memory slots for the table (16 KiB)
 constexpr int kTableProbes = 8;
 // The table: an R32UI 2-D array, one layer per field, entry i at
-// (i % kTableWidth, i / kTableWidth).
+// (i % kTableWidth, i / kTableWidth). Zero is every field's starting value:
+// kMinX holds the inverted minimum (~x, summed with atomicMax); kMinY is
+// written once, by the component's first pixel.
 constexpr int kTableWidth = 4096;
 enum TableField { kMinX, kMinY, kMaxX, kMaxY, kArea, kSumXLow, kSumXHigh, kSumYLow, kSumYHigh, kTableFields };
 
@@ -41,14 +40,18 @@ constexpr int kLabelsImage = 2;
 constexpr int kTableImage = 3;
 constexpr int kRowCountsBuffer = 0;
 constexpr int kRowOffsetsBuffer = 1;
+constexpr int kGroupsDoneBuffer = 2;
 constexpr int kInputUnit = 0;
 
 static_assert(kTileWidth % kTableRun == 0 && kTileHeight % kTileRowsPerPass == 0, "tile shape");
+// local_merge: a thread's row segment of kTileHeight / kTileRowsPerPass nodes.
+static_assert(kTileWidth % (kTileHeight / kTileRowsPerPass) == 0, "segments tile the rows");
 // final_labels: each of the tile's threads walks one run of kTableRun nodes.
 static_assert(kLabelTileWidth % kTableRun == 0 && kLabelTileHeight % kLabelRowsPerPass == 0, "label tile shape");
 static_assert(kLabelRowsPerPass * kTableRun == kLabelTileHeight, "table runs cover the label tile");
 static_assert(kLabelTileWidth * kLabelRowsPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
-static_assert(kScanThreads * kScanRowsPerThread >= 32768, "scan_rows covers the tallest image");
+// count_roots: a thread's run of nodes is one 32-bit mask (sides up to 32768).
+static_assert(kRowThreads * 32 >= 32768, "count_roots covers the widest image");
 
 inline void computeDefines(gl::ProgramBuilder& builder) {
     builder.define("TILE_W", kTileWidth)
@@ -59,9 +62,6 @@ inline void computeDefines(gl::ProgramBuilder& builder) {
         .define("LABEL_ROWS_PER_PASS", kLabelRowsPerPass)
         .define("BORDER_THREADS", kBorderThreads)
         .define("ROW_THREADS", kRowThreads)
-        .define("SCAN_THREADS", kScanThreads)
-        .define("SCAN_ROWS_PER_THREAD", kScanRowsPerThread)
-        .define("CLEAR_THREADS", kClearThreads)
         .define("TABLE_RUN", kTableRun)
         .define("TABLE_SLOT_BITS", kTableSlotBits)
         .define("TABLE_SLOTS", 1 << kTableSlotBits)
@@ -80,7 +80,8 @@ inline void computeDefines(gl::ProgramBuilder& builder) {
         .define("LABELS_IMAGE", kLabelsImage)
         .define("TABLE_IMAGE", kTableImage)
         .define("ROW_COUNTS_BUFFER", kRowCountsBuffer)
-        .define("ROW_OFFSETS_BUFFER", kRowOffsetsBuffer);
+        .define("ROW_OFFSETS_BUFFER", kRowOffsetsBuffer)
+        .define("GROUPS_DONE_BUFFER", kGroupsDoneBuffer);
 }
 
 }  // namespace glccl::backends::compute

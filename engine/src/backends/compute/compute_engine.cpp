@@ -4,11 +4,13 @@
 //
 //   local_merge      foreground masks, union-find inside each tile (shared memory)
 //   merge_borders    the links between tiles, as global lock-free unions
-//   count_roots      each node row ranks its roots; trees are shortened
-//   scan_rows        the roots of the rows above each row: numbering in raster order
-//   clear_table      the component table's starting values, for the count scan_rows found
+//   count_roots      each node row ranks its roots, trees are shortened; the last
+//                    work group numbers the rows: numbering in raster order
 //   final_labels     every pixel takes its component's number; boxes, areas and
 //                    exact 64-bit sums go into the table, reduced per tile first
+//
+// The table's sums start from zero: local_merge zeroes what the last
+// labeling used.
 //
 // components() only downloads the table.
 
@@ -29,8 +31,9 @@ using namespace compute;
 class ComputeEngine final : public Engine {
 public:
     explicit ComputeEngine(const ContextInfo& context) {
-        subImageReads_ = (context.major > 4 || (context.major == 4 && context.minor >= 5)) &&
-                         glGetTextureSubImage != nullptr;
+        const int version = context.major * 10 + context.minor;
+        subImageReads_ = version >= 45 && glGetTextureSubImage != nullptr;
+        clearTextures_ = (version >= 44 || gl::hasExtension("GL_ARB_clear_texture")) && glClearTexImage != nullptr;
         inputSampler_ = gl::Sampler::create();
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -55,11 +58,9 @@ public:
         Frame frame{resources_, programs_, timer};
         localMerge(frame, input);
         mergeBorders(frame, input);
-        countRoots(frame);
-        count_ = scanRows(frame);
-        resources_.reserveTable(count_);
-        clearTable(frame, count_);
-        finalLabels(frame, labels);
+        count_ = countRoots(frame);
+        resources_.reserveTable(count_, clearTextures_);
+        finalLabels(frame, labels, count_);
         glBindSampler(kInputUnit, 0);
         // The host reads the labels as a texture, by download or by
         // framebuffer, and components() reads the table.
@@ -126,7 +127,7 @@ private:
         };
         for (std::uint32_t i = 0; i < count_; ++i) {
             Component& c = table[i];
-            c.left = field(kMinX, i);
+            c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"
             c.top = field(kMinY, i);
             c.width = field(kMaxX, i) - c.left + 1;
             c.height = field(kMaxY, i) - c.top + 1;
@@ -142,6 +143,7 @@ private:
     gl::Buffer packBuffer_;  // the table's read-back (downloadTable)
     std::size_t packCapacity_ = 0;
     bool subImageReads_ = false;  // glGetTextureSubImage: OpenGL 4.5
+    bool clearTextures_ = false;  // glClearTexImage: OpenGL 4.4 or ARB_clear_texture
     ComputeResources resources_;
     ComputePrograms programs_;
     std::uint32_t count_ = 0;

@@ -54,9 +54,7 @@ void bindNodeImages(const ComputeResources& resources, GLenum parentsAccess);
 
 void localMerge(Frame& frame, const gl::Texture& input);
 void mergeBorders(Frame& frame, const gl::Texture& input);
-void countRoots(Frame& frame);
-std::uint32_t scanRows(Frame& frame);  // returns the component count
-void clearTable(Frame& frame, std::uint32_t count);
-void finalLabels(Frame& frame, const gl::Texture& labels);
+std::uint32_t countRoots(Frame& frame);  // returns the component count
+void finalLabels(Frame& frame, const gl::Texture& labels, std::uint32_t count);
 
 }  // namespace glccl::backends::compute

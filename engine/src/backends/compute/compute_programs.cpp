@@ -7,8 +7,8 @@ namespace {
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
-// Which shared parts of compute_common.glsl a stage declares.
-bool usesParents(const std::string& stage) { return stage != "scan_rows" && stage != "clear_table"; }
+// Which shared parts of compute_common.glsl a stage declares (every stage
+// uses parents).
 bool usesRowOffsets(const std::string& stage) { return stage == "final_labels"; }
 // The stage after count_roots only reads parents.
 bool readsParentsOnly(const std::string& stage) { return stage == "final_labels"; }
@@ -31,7 +31,6 @@ gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResourc
         defineCriterion(builder, connectivity_, criterion_, inputFormat_);
         builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
         computeDefines(builder);
-        if (usesParents(stage)) builder.define("USES_PARENTS");
         if (usesRowOffsets(stage)) builder.define("USES_ROW_OFFSETS");
         if (readsParentsOnly(stage)) builder.define("PARENTS_READONLY");
         if (stage == "local_merge") builder.define("PARENTS_WRITEONLY");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "compute_constants.hpp"
 #include "gl_error.hpp"
@@ -13,13 +14,13 @@ namespace {
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
-gl::Buffer storageBuffer(std::size_t bytes, const std::string& what) {
+gl::Buffer storageBuffer(std::size_t bytes, const std::string& what, const void* data = nullptr) {
     clearGlErrors();
     auto buffer = gl::Buffer::create();
     GLint previous = 0;
     glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &previous);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.id());
-    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+    glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), data, GL_DYNAMIC_COPY);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, GLuint(previous));
     checkGlError("allocating " + what);
     return buffer;
@@ -38,6 +39,8 @@ void ComputeResources::reserve(int w, int h, NodeSize n) {
     nodeInfo = gl::Texture::allocate(GL_R8UI, gw, gh, what);
     rowCounts = storageBuffer(std::size_t(h) * 4, what);
     rowOffsets = storageBuffer((std::size_t(h) + 1) * 4, what);
+    const std::uint32_t zero = 0;
+    if (!groupsDone) groupsDone = storageBuffer(4, what, &zero);
     width = w;
     height = h;
     node = n;
@@ -45,7 +48,7 @@ void ComputeResources::reserve(int w, int h, NodeSize n) {
     gridHeight = gh;
 }
 
-void ComputeResources::reserveTable(std::uint32_t count) {
+void ComputeResources::reserveTable(std::uint32_t count, bool clearTextures) {
     const int rows = std::max(1, int((std::uint64_t(count) + kTableWidth - 1) / kTableWidth));
     if (rows <= tableRows) return;
     int capacity = 1;
@@ -64,9 +67,27 @@ void ComputeResources::reserveTable(std::uint32_t count) {
     glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
     glBindTexture(GL_TEXTURE_2D_ARRAY, table.id());
     glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_R32UI, kTableWidth, capacity, kTableFields);
+    const std::uint32_t zero = 0;
+    if (clearTextures) {
+        glClearTexImage(table.id(), 0, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+    } else {
+        // Blocks of kZeroRows rows, so that a large table needs no large
+        // host buffer.
+        constexpr int kZeroRows = 64;
+        const std::vector<std::uint32_t> zeros(std::size_t(kTableWidth) * kZeroRows, 0u);
+        GLint unpackBuffer = 0;
+        glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        for (int field = 0; field < kTableFields; ++field)
+            for (int row = 0; row < capacity; row += kZeroRows)
+                glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, row, field, kTableWidth, std::min(kZeroRows, capacity - row),
+                                1, GL_RED_INTEGER, GL_UNSIGNED_INT, zeros.data());
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer));
+    }
     glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previous));
     checkGlError("allocating the component table for " + std::to_string(count) + " components");
     tableRows = capacity;
+    tableDirty = 0;
 }
 
 }  // namespace glccl::backends::compute

@@ -18,13 +18,19 @@ struct ComputeResources {
     gl::Texture nodeInfo;               // R8UI per node: foreground mask and backward links
     gl::Buffer rowCounts;               // uint per pixel row: roots whose first pixel is there
     gl::Buffer rowOffsets;              // uint per pixel row + 1: the exclusive scan, then the total
+    gl::Buffer groupsDone;              // uint: count_roots' work groups done (0 between labelings)
     gl::Object<gl::TextureTraits> table;  // R32UI 2-D array (compute_constants.hpp, TableField)
     int tableRows = 0;                  // rows of kTableWidth entries the table holds
+    // Entries from the first that may hold sums of the last labeling; every
+    // entry past them is zero. local_merge zeroes them for the next one.
+    std::uint32_t tableDirty = 0;
 
     // Throws glccl::Error (GL_OUT_OF_MEMORY, limits) naming what did not fit.
     void reserve(int width, int height, NodeSize node);
-    // Room for `count` table entries (grows by doubling, never shrinks).
-    void reserveTable(std::uint32_t count);
+    // Room for `count` table entries (grows by doubling, never shrinks). A
+    // new table starts zero: by glClearTexImage where `clearTextures`, else
+    // by uploads of zeros.
+    void reserveTable(std::uint32_t count, bool clearTextures);
 };
 
 }  // namespace glccl::backends::compute

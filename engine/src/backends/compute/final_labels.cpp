@@ -5,9 +5,10 @@ namespace glccl::backends::compute {
 
 // glsl/final_labels.comp: every pixel takes its component's number, and the
 // component table is summed on the way (reduced per label tile first).
-void finalLabels(Frame& frame, const gl::Texture& labels) {
+void finalLabels(Frame& frame, const gl::Texture& labels, std::uint32_t count) {
     auto scope = frame.timer.scope("final_labels");
-    const ComputeResources& r = frame.resources;
+    ComputeResources& r = frame.resources;
+    r.tableDirty = count;
     frame.programs.use("final_labels", r);
     bindNodeImages(r, GL_READ_ONLY);
     glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
