@@ -16,7 +16,7 @@
 // On the way it shortens the trees: a node whose parent lies in another tile
 // (a tile-local root that merge_borders linked away) is pointed straight at
 // its root, so final_labels walks two or three steps.
-layout(local_size_x = ROW_THREADS) in;
+layout(local_size_x = ROW_THREADS) in;  // countRootsThreads (compute_constants.hpp)
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 layout(binding = ROW_COUNTS_BUFFER, std430) coherent buffer RowCounts { uint rowCounts[]; };

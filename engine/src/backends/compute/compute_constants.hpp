@@ -12,8 +12,19 @@ namespace glccl::backends::compute {
 constexpr int kTileWidth = 32;
 constexpr int kTileHeight = 32;
 constexpr int kTileRowsPerPass = 8;     // local_merge: 32 x 8 threads, 4 nodes each (a column, a row segment)
-constexpr int kBorderThreads = 64;      // merge_borders: threads per tile
-constexpr int kRowThreads = 1024;       // count_roots: threads per node row
+// merge_borders: threads per tile, one per border node (94 of them). On the
+// H200 128 took the stage from 0.138 to 0.118 ms (sparse_disks, 16384^2)
+// and from 0.025 to 0.022 ms at 1920x1080 against 64.
+constexpr int kBorderThreads = 128;
+// count_roots: threads per node row, each ranking a run of at most 32
+// nodes. Grids up to kNarrowGridWidth nodes wide take kNarrowRowThreads:
+// there a group of 1024 spends more on its scan's barriers than on nodes
+// (1920x1080 on the H200: 0.020 -> 0.015 ms); on wider grids 256 threads
+// were slower (16384^2: 0.71 -> 0.91 ms).
+constexpr int kRowThreads = 1024;
+constexpr int kNarrowRowThreads = 256;
+constexpr int kNarrowGridWidth = 1024;
+inline int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWidth ? kNarrowRowThreads : kRowThreads; }
 // final_labels' work group covers a larger tile of its own, 64 x 64 nodes
 // with 64 x 16 threads: it reduces the table over four times the nodes
 // before its global atomics, and on the H200 it took final_labels from 2.95
@@ -51,7 +62,8 @@ static_assert(kLabelTileWidth % kTableRun == 0 && kLabelTileHeight % kLabelRowsP
 static_assert(kLabelRowsPerPass * kTableRun == kLabelTileHeight, "table runs cover the label tile");
 static_assert(kLabelTileWidth * kLabelRowsPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
 // count_roots: a thread's run of nodes is one 32-bit mask (sides up to 32768).
-static_assert(kRowThreads * 32 >= 32768, "count_roots covers the widest image");
+static_assert(kRowThreads * 32 >= 32768 && kNarrowRowThreads * 32 >= kNarrowGridWidth,
+              "count_roots covers the widest image");
 
 inline void computeDefines(gl::ProgramBuilder& builder) {
     builder.define("TILE_W", kTileWidth)
@@ -61,7 +73,6 @@ inline void computeDefines(gl::ProgramBuilder& builder) {
         .define("LABEL_TILE_H", kLabelTileHeight)
         .define("LABEL_ROWS_PER_PASS", kLabelRowsPerPass)
         .define("BORDER_THREADS", kBorderThreads)
-        .define("ROW_THREADS", kRowThreads)
         .define("TABLE_RUN", kTableRun)
         .define("TABLE_SLOT_BITS", kTableSlotBits)
         .define("TABLE_SLOTS", 1 << kTableSlotBits)

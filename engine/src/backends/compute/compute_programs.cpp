@@ -24,13 +24,16 @@ void ComputePrograms::select(Connectivity connectivity, const Criterion& criteri
 }
 
 gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResources& resources) {
-    const std::string key = stage + "/" + variant_;
+    // count_roots' work group size follows the grid's width.
+    const int rowThreads = stage == "count_roots" ? countRootsThreads(resources.gridWidth) : 0;
+    const std::string key = stage + "/" + variant_ + (rowThreads ? "/" + std::to_string(rowThreads) : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
         defineCriterion(builder, connectivity_, criterion_, inputFormat_);
         builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
         computeDefines(builder);
+        if (rowThreads) builder.define("ROW_THREADS", rowThreads);
         if (usesRowOffsets(stage)) builder.define("USES_ROW_OFFSETS");
         if (readsParentsOnly(stage)) builder.define("PARENTS_READONLY");
         if (stage == "local_merge") builder.define("PARENTS_WRITEONLY");
