@@ -78,12 +78,12 @@ void main() {
         uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
         if (mask == 0u) continue;
         uint key = ownKey(n, mask);
-        uint parent = imageLoad(parents, n).r;
+        uint parent = loadParent(n);
         if (parent == key) {
             roots[pixelOfKey(key).y - y * NODE_H] |= 1u << uint(x - first);
         } else if (tileOf(nodeOfKey(parent)) != tileOf(n)) {
             uint root = rootOf(parent);
-            if (root != parent) imageStore(parents, n, uvec4(root));
+            if (root != parent) storeParent(n, root);
         }
     }
     // Roots per pixel row of the node row, packed: the upper row's count in
@@ -97,7 +97,7 @@ void main() {
         uint rank = (before >> (16u * uint(s))) & 0xFFFFu;
         for (uint bits = roots[s]; bits != 0u; bits &= bits - 1u) {
             int x = first + findLSB(bits);
-            imageStore(parents, ivec2(x, y), uvec4(kRankFlag | rank));
+            storeParent(ivec2(x, y), kRankFlag | rank);
             ++rank;
         }
     }

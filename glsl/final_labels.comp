@@ -119,7 +119,7 @@ void main() {
         ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * LABEL_ROWS_PER_PASS);
         ivec2 n = origin + local;
         uint mask = insideGrid(n) ? imageLoad(nodeInfo, n).r & kMaskBits : 0u;
-        uint parent = mask != 0u ? imageLoad(parents, n).r : 0u;
+        uint parent = mask != 0u ? loadParent(n) : 0u;
         uint label = mask != 0u ? labelOfNode(n, mask, parent) : 0u;
         // A component's top row is its root's: the root, its first pixel,
         // writes it once, and no tile needs an atomic for it.

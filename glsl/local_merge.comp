@@ -194,7 +194,7 @@ void main() {
         ivec2 n = tileOrigin() + local;
         if (!insideGrid(n)) continue;
         uint mask = tileMasks[localIndexOf(local)];
-        imageStore(parents, n, uvec4(mask != 0u ? localRoot(ownKey(n, mask)) : kNone));
+        storeParent(n, mask != 0u ? localRoot(ownKey(n, mask)) : kNone);
         imageStore(nodeInfo, n, uvec4(mask));
     }
 }

@@ -51,9 +51,9 @@ bool redundantLink(ivec2 origin, ivec2 local, int i, uint parent, uint target) {
     ivec2 p = origin + before;
     if (!insideGrid(p)) return false;
     uint mask = imageLoad(nodeInfo, p).r & kMaskBits;
-    if (mask == 0u || imageLoad(parents, p).r != parent) return false;
+    if (mask == 0u || loadParent(p) != parent) return false;
     for (int d = 0; d < 4; ++d)
-        if (linksOut(p, before, mask, d) && imageLoad(parents, p + kBackward[d]).r == target) return true;
+        if (linksOut(p, before, mask, d) && loadParent(p + kBackward[d]) == target) return true;
     return false;
 }
 
@@ -67,8 +67,8 @@ void main() {
         if (mask == 0u) continue;
         for (int d = 0; d < 4; ++d) {
             if (!linksOut(n, local, mask, d)) continue;
-            uint parent = imageLoad(parents, n).r;
-            uint target = imageLoad(parents, n + kBackward[d]).r;
+            uint parent = loadParent(n);
+            uint target = loadParent(n + kBackward[d]);
             if (redundantLink(origin, local, i, parent, target)) continue;
             unite(parent, target);
         }

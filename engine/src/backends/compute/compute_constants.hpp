@@ -45,13 +45,14 @@ constexpr int kTableWidth = 4096;
 enum TableField { kMinX, kMinY, kMaxX, kMaxY, kArea, kSumXLow, kSumXHigh, kSumYLow, kSumYHigh, kTableFields };
 
 // Image units, buffer bindings and the input's texture unit.
-constexpr int kParentsImage = 0;
+constexpr int kParentsImage = 0;  // parents where they do not fit a storage buffer
 constexpr int kNodeInfoImage = 1;
 constexpr int kLabelsImage = 2;
 constexpr int kTableImage = 3;
 constexpr int kRowCountsBuffer = 0;
 constexpr int kRowOffsetsBuffer = 1;
 constexpr int kGroupsDoneBuffer = 2;
+constexpr int kParentsBuffer = 3;
 constexpr int kInputUnit = 0;
 
 static_assert(kTileWidth % kTableRun == 0 && kTileHeight % kTileRowsPerPass == 0, "tile shape");
@@ -92,7 +93,8 @@ inline void computeDefines(gl::ProgramBuilder& builder) {
         .define("TABLE_IMAGE", kTableImage)
         .define("ROW_COUNTS_BUFFER", kRowCountsBuffer)
         .define("ROW_OFFSETS_BUFFER", kRowOffsetsBuffer)
-        .define("GROUPS_DONE_BUFFER", kGroupsDoneBuffer);
+        .define("GROUPS_DONE_BUFFER", kGroupsDoneBuffer)
+        .define("PARENTS_BUFFER", kParentsBuffer);
 }
 
 }  // namespace glccl::backends::compute

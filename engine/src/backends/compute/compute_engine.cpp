@@ -34,6 +34,7 @@ public:
         const int version = context.major * 10 + context.minor;
         subImageReads_ = version >= 45 && glGetTextureSubImage != nullptr;
         clearTextures_ = (version >= 44 || gl::hasExtension("GL_ARB_clear_texture")) && glClearTexImage != nullptr;
+        parentsStorage_ = parentsStorageFromEnvironment();
         inputSampler_ = gl::Sampler::create();
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -44,7 +45,7 @@ public:
     }
 
     void reserve(int width, int height, const LabelOptions& options) override {
-        resources_.reserve(width, height, NodeSize::of(options.connectivity, options.criterion));
+        resources_.reserve(width, height, NodeSize::of(options.connectivity, options.criterion), parentsStorage_);
     }
 
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
@@ -144,6 +145,7 @@ private:
     std::size_t packCapacity_ = 0;
     bool subImageReads_ = false;  // glGetTextureSubImage: OpenGL 4.5
     bool clearTextures_ = false;  // glClearTexImage: OpenGL 4.4 or ARB_clear_texture
+    ParentsStorage parentsStorage_ = ParentsStorage::Auto;  // GLCCL_COMPUTE_PARENTS
     ComputeResources resources_;
     ComputePrograms programs_;
     std::uint32_t count_ = 0;

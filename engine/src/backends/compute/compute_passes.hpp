@@ -49,8 +49,8 @@ int labelTilesAcross(const ComputeResources& resources);
 int labelTilesDown(const ComputeResources& resources);
 // The input on its texture unit, for `program`.
 void bindInput(gl::Program& program, const gl::Texture& input);
-// The parents and node_info images on their units.
-void bindNodeImages(const ComputeResources& resources, GLenum parentsAccess);
+// Parents (buffer or image) and the node_info image on their bindings.
+void bindNodeImages(const ComputeResources& resources);
 
 void localMerge(Frame& frame, const gl::Texture& input);
 void mergeBorders(Frame& frame, const gl::Texture& input);

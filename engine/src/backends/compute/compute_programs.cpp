@@ -26,7 +26,8 @@ void ComputePrograms::select(Connectivity connectivity, const Criterion& criteri
 gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResources& resources) {
     // count_roots' work group size follows the grid's width.
     const int rowThreads = stage == "count_roots" ? countRootsThreads(resources.gridWidth) : 0;
-    const std::string key = stage + "/" + variant_ + (rowThreads ? "/" + std::to_string(rowThreads) : "");
+    const std::string key = stage + "/" + variant_ + (rowThreads ? "/" + std::to_string(rowThreads) : "") +
+                            (resources.parentsInImage ? "/image" : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
@@ -34,6 +35,7 @@ gl::Program& ComputePrograms::use(const std::string& stage, const ComputeResourc
         builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
         computeDefines(builder);
         if (rowThreads) builder.define("ROW_THREADS", rowThreads);
+        if (resources.parentsInImage) builder.define("PARENTS_IN_IMAGE");
         if (usesRowOffsets(stage)) builder.define("USES_ROW_OFFSETS");
         if (readsParentsOnly(stage)) builder.define("PARENTS_READONLY");
         if (stage == "local_merge") builder.define("PARENTS_WRITEONLY");
@@ -64,8 +66,12 @@ void bindInput(gl::Program& program, const gl::Texture& input) {
     glBindTexture(GL_TEXTURE_2D, input.id());
 }
 
-void bindNodeImages(const ComputeResources& r, GLenum parentsAccess) {
-    glBindImageTexture(kParentsImage, r.parents.id(), 0, GL_FALSE, 0, parentsAccess, GL_R32UI);
+void bindNodeImages(const ComputeResources& r) {
+    if (r.parentsInImage) {
+        glBindImageTexture(kParentsImage, r.parentsImage.id(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
+    } else {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParentsBuffer, r.parents.id());
+    }
     glBindImageTexture(kNodeInfoImage, r.nodeInfo.id(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R8UI);
 }
 

@@ -1,6 +1,7 @@
 #include "compute_resources.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -28,14 +29,38 @@ gl::Buffer storageBuffer(std::size_t bytes, const std::string& what, const void*
 
 }  // namespace
 
-void ComputeResources::reserve(int w, int h, NodeSize n) {
+ParentsStorage parentsStorageFromEnvironment() {
+    const char* value = std::getenv("GLCCL_COMPUTE_PARENTS");
+    const std::string chosen = value ? value : "";
+    if (chosen.empty() || chosen == "auto") return ParentsStorage::Auto;
+    if (chosen == "buffer") return ParentsStorage::Buffer;
+    if (chosen == "image") return ParentsStorage::Image;
+    throw Error("GLCCL_COMPUTE_PARENTS is '" + chosen + "'; expected auto, buffer or image");
+}
+
+void ComputeResources::reserve(int w, int h, NodeSize n, ParentsStorage storage) {
     if (w == width && h == height && n == node) return;
     width = height = 0;
     const std::string what = "the compute backend's buffers for " + std::to_string(w) + "x" + std::to_string(h);
     const int gw = ceilDiv(w, n.width), gh = ceilDiv(h, n.height);
     parents = {};
+    parentsImage = {};
     nodeInfo = {};
-    parents = gl::Texture::allocate(GL_R32UI, gw, gh, what);
+    const std::uint64_t parentBytes = std::uint64_t(gw) * std::uint64_t(gh) * 4;
+    GLint64 largest = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largest);
+    const bool fits = parentBytes <= std::uint64_t(largest);
+    if (storage == ParentsStorage::Buffer && !fits)
+        throw Error("GLCCL_COMPUTE_PARENTS=buffer: a " + std::to_string(w) + "x" + std::to_string(h) +
+                    " image needs a storage buffer of " + std::to_string(parentBytes) +
+                    " bytes for the compute backend's node grid; this context allows " + std::to_string(largest) +
+                    " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
+    parentsInImage = storage == ParentsStorage::Image || !fits;
+    if (parentsInImage) {
+        parentsImage = gl::Texture::allocate(GL_R32UI, gw, gh, what);
+    } else {
+        parents = storageBuffer(std::size_t(parentBytes), what);
+    }
     nodeInfo = gl::Texture::allocate(GL_R8UI, gw, gh, what);
     rowCounts = storageBuffer(std::size_t(h) * 4, what);
     rowOffsets = storageBuffer((std::size_t(h) + 1) * 4, what);

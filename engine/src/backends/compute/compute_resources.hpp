@@ -10,11 +10,23 @@
 
 namespace glccl::backends::compute {
 
+// Where parents live: the faster storage buffer where it fits, else the
+// image (auto); or either, as GLCCL_COMPUTE_PARENTS asks.
+enum class ParentsStorage { Auto, Buffer, Image };
+// GLCCL_COMPUTE_PARENTS: auto (default), buffer or image; throws
+// glccl::Error naming the variable for anything else.
+ParentsStorage parentsStorageFromEnvironment();
+
 struct ComputeResources {
     int width = 0, height = 0;          // pixels
     NodeSize node;
     int gridWidth = 0, gridHeight = 0;  // nodes
-    gl::Texture parents;                // R32UI per node: a key of its tree (compute_common.glsl)
+    // Per node, a key of its tree (compute_common.glsl): a storage buffer in
+    // the grid's raster order, or an R32UI image where the buffer would be
+    // larger than the context allows (parentsInImage).
+    gl::Buffer parents;
+    gl::Texture parentsImage;
+    bool parentsInImage = false;
     gl::Texture nodeInfo;               // R8UI per node: foreground mask and backward links
     gl::Buffer rowCounts;               // uint per pixel row: roots whose first pixel is there
     gl::Buffer rowOffsets;              // uint per pixel row + 1: the exclusive scan, then the total
@@ -26,7 +38,7 @@ struct ComputeResources {
     std::uint32_t tableDirty = 0;
 
     // Throws glccl::Error (GL_OUT_OF_MEMORY, limits) naming what did not fit.
-    void reserve(int width, int height, NodeSize node);
+    void reserve(int width, int height, NodeSize node, ParentsStorage storage);
     // Room for `count` table entries (grows by doubling, never shrinks). A
     // new table starts zero: by glClearTexImage where `clearTextures`, else
     // by uploads of zeros.
