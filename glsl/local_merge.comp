@@ -5,7 +5,7 @@
 //   2. each thread takes a segment of kPasses consecutive nodes of one row
 //      and joins the nodes its left links chain together into runs; every
 //      node of a run points at the run's smallest key, with no atomics
-//      (on noise half of all links are such left links);
+//      (on 50 % noise about a third of a 2x2 block's links are left links);
 //   3. union-find in shared memory over the links that are left: a run's
 //      upper links, and its first node's left link into the segment before.
 //      A link implied by two others is skipped (neighboursLinked), and so is
@@ -102,8 +102,9 @@ bool neighboursLinked(ivec2 local, int a, int b) {
 // Step 2: the runs of this thread's segment. A node joins the run of the
 // node before it when its left link connects them; each node of a run gets
 // the run's smallest key as its parent (a plain store: nothing else writes
-// these texels before the barrier).
-void joinRuns(ivec2 first) {
+// these texels before the barrier). Returns bit j set where node j joined
+// the run of node j - 1.
+uint joinRuns(ivec2 first) {
     uint keys[kPasses];
     bool joined[kPasses];  // node j is in the run of node j - 1
     uint smallest[kPasses];  // the smallest key of node j's run up to j
@@ -116,26 +117,28 @@ void joinRuns(ivec2 first) {
         smallest[j] = joined[j] ? min(smallest[j - 1], keys[j]) : keys[j];
     }
     uint parent = kNone;
+    uint joinedBits = 0u;
     for (int j = kPasses - 1; j >= 0; --j) {
         if (j == kPasses - 1 || !joined[j + 1]) parent = smallest[j];
         tileParents[localIndexOf(first + ivec2(j, 0))] = keys[j] != kNone ? parent : kNone;
+        if (joined[j]) joinedBits |= 1u << uint(j);
     }
+    return joinedBits;
 }
 
-// Step 3: the unions of this thread's segment.
-void uniteSegment(ivec2 first) {
+// Step 3: the unions of this thread's segment (joinedBits: joinRuns').
+void uniteSegment(ivec2 first, uint joinedBits) {
     uint runParent = kNone;  // the run's smallest key (joinRuns)
     uint lastTarget = kNone; // what the run's last union read at its neighbour
     for (int j = 0; j < kPasses; ++j) {
         ivec2 local = first + ivec2(j, 0);
         uint mask = tileMasks[localIndexOf(local)];
         if (mask == 0u) continue;
+        // Past the segment's first node a left link is exactly what joined
+        // the node to the run before it: nothing to unite.
         bool link[4];
-        link[0] = linksInTile(local, mask, 0);
-        if (j > 0 && link[0]) {
-            // In the run of node j - 1: joinRuns joined them.
-            link[0] = false;
-        } else {
+        link[0] = j == 0 && linksInTile(local, mask, 0);
+        if ((joinedBits & (1u << uint(j))) == 0u) {
             runParent = tileParents[localIndexOf(local)];
             lastTarget = kNone;
         }
@@ -185,9 +188,9 @@ void main() {
     barrier();
     const int t = int(gl_LocalInvocationIndex);
     const ivec2 segment = ivec2((t % kSegmentsPerRow) * kPasses, t / kSegmentsPerRow);
-    joinRuns(segment);
+    const uint joinedBits = joinRuns(segment);
     barrier();
-    uniteSegment(segment);
+    uniteSegment(segment, joinedBits);
     barrier();
     for (int k = 0; k < kPasses; ++k) {
         ivec2 local = localNode(k);

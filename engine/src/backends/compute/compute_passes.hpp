@@ -50,7 +50,7 @@ int labelTilesDown(const ComputeResources& resources);
 // The input on its texture unit, for `program`.
 void bindInput(gl::Program& program, const gl::Texture& input);
 // Parents (buffer or image) and the node_info image on their bindings.
-void bindNodeImages(const ComputeResources& resources);
+void bindNodeData(const ComputeResources& resources);
 
 void localMerge(Frame& frame, const gl::Texture& input);
 void mergeBorders(Frame& frame, const gl::Texture& input);

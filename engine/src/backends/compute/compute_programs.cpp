@@ -66,7 +66,7 @@ void bindInput(gl::Program& program, const gl::Texture& input) {
     glBindTexture(GL_TEXTURE_2D, input.id());
 }
 
-void bindNodeImages(const ComputeResources& r) {
+void bindNodeData(const ComputeResources& r) {
     if (r.parentsInImage) {
         glBindImageTexture(kParentsImage, r.parentsImage.id(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
     } else {

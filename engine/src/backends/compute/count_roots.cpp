@@ -11,7 +11,7 @@ std::uint32_t countRoots(Frame& frame) {
     {
         auto scope = frame.timer.scope("count_roots");
         frame.programs.use("count_roots", r);
-        bindNodeImages(r);
+        bindNodeData(r);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowCountsBuffer, r.rowCounts.id());
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowOffsetsBuffer, r.rowOffsets.id());
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());

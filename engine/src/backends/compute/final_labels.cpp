@@ -10,7 +10,7 @@ void finalLabels(Frame& frame, const gl::Texture& labels, std::uint32_t count) {
     ComputeResources& r = frame.resources;
     r.tableDirty = count;
     frame.programs.use("final_labels", r);
-    bindNodeImages(r);
+    bindNodeData(r);
     glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowOffsetsBuffer, r.rowOffsets.id());

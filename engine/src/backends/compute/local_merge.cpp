@@ -12,7 +12,7 @@ void localMerge(Frame& frame, const gl::Texture& input) {
     ComputeResources& r = frame.resources;
     gl::Program& program = frame.programs.use("local_merge", r);
     bindInput(program, input);
-    bindNodeImages(r);
+    bindNodeData(r);
     program.set("clearCount", unsigned(r.tableDirty));
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32UI);
     dispatch(tilesAcross(r), tilesDown(r));

@@ -6,7 +6,7 @@ namespace glccl::backends::compute {
 void mergeBorders(Frame& frame, const gl::Texture& input) {
     auto scope = frame.timer.scope("merge_borders");
     bindInput(frame.programs.use("merge_borders", frame.resources), input);
-    bindNodeImages(frame.resources);
+    bindNodeData(frame.resources);
     dispatch(tilesAcross(frame.resources), tilesDown(frame.resources));
 }
 
