@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -132,6 +133,39 @@ TEST_CASE("transfer: copy threads copy every byte of large and odd-sized blocks,
             CHECK(destination[3 + bytes] == 0xA5);
             CHECK(destination[destination.size() - 1] == 0xA5);
         }
+    }
+}
+
+TEST_CASE("transfer: copy threads' ranges cover every element once", "[transfer]") {
+    CopyThreads pool;
+    for (int threads : {1, 2, 3, 8})
+        for (std::size_t count : {std::size_t(0), std::size_t(1), kTableGrain - 1, kTableGrain, 5 * kTableGrain + 3,
+                                  3 * kParallelTableEntries + 1}) {
+            INFO(threads << " threads, " << count << " elements");
+            std::vector<int> visits(count, 0);
+            pool.forRanges(count, kTableGrain, threads, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t i = begin; i < end; ++i) ++visits[i];
+            });
+            REQUIRE(std::count(visits.begin(), visits.end(), 1) == std::ptrdiff_t(count));
+        }
+}
+
+TEST_CASE("transfer: tables large enough for the copy threads come out like the reference", "[transfer]") {
+    // A checkerboard at 4-connectivity: every foreground pixel a component,
+    // 90 000 of them, past kParallelTableEntries.
+    const Image image = generateFamily("checkerboard", 600, 300);
+    const Labeling expected = labelReference(image, Connectivity::Four, Criterion::binary());
+    REQUIRE(expected.count() >= kParallelTableEntries);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.connectivity = Connectivity::Four;
+    for (const char* threads : {"1", "3"}) {
+        ScopedEnvironment environment{{"GLCCL_COPY_THREADS", threads}};
+        Labeling out;
+        offscreen().label(image, options, out);
+        const Comparison comparison = compareLabelings(expected, out);
+        INFO(threads << " threads: " << comparison.describe());
+        REQUIRE(comparison.identical());
     }
 }
 

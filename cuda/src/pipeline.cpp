@@ -241,18 +241,21 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
     table_.resize(n);
     if (n > 0) {
         const DeviceComponentTable host = tableAt(tableHost_.get(), n);
-        for (std::size_t i = 0; i < n; ++i) {
-            Component& c = table_[i];
-            c.left = host.left[i];
-            c.top = host.top[i];
-            c.width = host.right[i] - c.left + 1;
-            c.height = host.bottom[i] - c.top + 1;
-            c.area = host.area[i];
-            // The CPU reference's division, bit for bit: exact integer sums
-            // (below 2^53) converted to double, then one division.
-            c.centroidX = double(host.sumX[i]) / double(c.area);
-            c.centroidY = double(host.sumY[i]) / double(c.area);
-        }
+        const int threads = n >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
+        decoder_.forRanges(n, kTableGrain, threads, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t i = begin; i < end; ++i) {
+                Component& c = table_[i];
+                c.left = host.left[i];
+                c.top = host.top[i];
+                c.width = host.right[i] - c.left + 1;
+                c.height = host.bottom[i] - c.top + 1;
+                c.area = host.area[i];
+                // The CPU reference's division, bit for bit: exact integer
+                // sums (below 2^53) converted to double, then one division.
+                c.centroidX = double(host.sumX[i]) / double(c.area);
+                c.centroidY = double(host.sumY[i]) / double(c.area);
+            }
+        });
     }
     if (timings != nullptr) timer_.collect(*timings);
     return table_;

@@ -29,6 +29,7 @@
 #include "device_memory.hpp"
 #include "glccl/cuda_labeler.hpp"
 #include "glccl/types.hpp"
+#include "../../engine/src/parallel_copy.hpp"
 #include "passes.hpp"
 #include "stage_timer.hpp"
 
@@ -132,6 +133,7 @@ private:
     PinnedBuffer<unsigned char> tableHost_;
     StageTimer timer_;
     std::vector<Component> table_;
+    CopyThreads decoder_;  // decodes large tables (componentTable)
     ResourceCounts counts_;
 
     // The labeling between findLabels() and componentTable().

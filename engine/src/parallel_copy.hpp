@@ -2,7 +2,8 @@
 // Large host-to-host copies split over a few threads: the one copy helper of
 // the GL transfers (transfer.cpp: image bands into pixel-unpack buffers,
 // label bands out of pixel-pack buffers) and the cuda backend's page-locked
-// staging (cuda/src/host_staging.cpp).
+// staging (cuda/src/host_staging.cpp); its pool also decodes large
+// component tables (forRanges).
 //
 // Why threads: one core copies about 10 GB/s (27 ms for a 268 MB image on
 // the H200's host), the bus moves 55 GB/s; a few cores together keep up
@@ -20,6 +21,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -39,6 +41,12 @@ namespace glccl {
 constexpr std::size_t kParallelCopyBytes = std::size_t(8) << 20;
 // The smallest piece a thread takes of a larger copy.
 constexpr std::size_t kCopyPieceBytes = std::size_t(1) << 20;
+// Component tables of fewer entries are decoded on the calling thread, larger
+// ones by the copy threads in ranges of kTableGrain entries: at 16384^2 noise
+// has 880 000 components, 35 MB of table the host writes, which one core
+// does at about 10 GB/s.
+constexpr std::size_t kParallelTableEntries = std::size_t(1) << 16;
+constexpr std::size_t kTableGrain = std::size_t(1) << 14;
 // Largest thread count GLCCL_COPY_THREADS may ask for.
 constexpr int kMaxCopyThreads = 64;
 
@@ -140,18 +148,35 @@ public:
             if (bytes > 0) std::memcpy(destination, source, bytes);
             return;
         }
-        startWorkers(int(pieces) - 1);
         // Piece boundaries on cache lines, so that two threads never write
         // one line.
         const std::size_t piece = ((bytes / pieces) + 63) / 64 * 64;
+        auto* to = static_cast<unsigned char*>(destination);
+        const auto* from = static_cast<const unsigned char*>(source);
+        const bool streaming = streamingStoresFromEnvironment();
+        forEach((bytes + piece - 1) / piece, threads, [=](std::size_t i) {
+            const std::size_t offset = i * piece;
+            const std::size_t length = std::min(piece, bytes - offset);
+            if (streaming) streamingCopy(to + offset, from + offset, length);
+            else std::memcpy(to + offset, from + offset, length);
+        });
+    }
+
+    // Runs task(i) for every i below `pieces` on up to `threads` threads,
+    // the caller included, and returns when all have run. The task must not
+    // throw; pieces write disjoint memory (the component tables' decoding
+    // uses it as well as copy()).
+    void forEach(std::size_t pieces, int threads, const std::function<void(std::size_t)>& task) {
+        const int helpers = int(std::min<std::size_t>(pieces, std::size_t(std::max(threads, 1)))) - 1;
+        if (helpers <= 0) {
+            for (std::size_t i = 0; i < pieces; ++i) task(i);
+            return;
+        }
+        startWorkers(helpers);
         auto job = std::make_shared<Job>();
-        job->destination = static_cast<unsigned char*>(destination);
-        job->source = static_cast<const unsigned char*>(source);
-        job->bytes = bytes;
-        job->piece = piece;
-        job->pieces = (bytes + piece - 1) / piece;
-        job->remaining = job->pieces;
-        job->streaming = streamingStoresFromEnvironment();
+        job->task = &task;
+        job->pieces = pieces;
+        job->remaining = pieces;
         {
             std::lock_guard<std::mutex> lock(mutex_);
             job_ = job;
@@ -163,14 +188,27 @@ public:
         job->done.wait(lock, [&] { return job->remaining.load() == 0; });
     }
 
+    // task(begin, end) over [0, count) in ranges of at least `grain`
+    // elements, on up to `threads` threads (forEach): a few ranges a thread,
+    // so that a slow thread holds up little.
+    void forRanges(std::size_t count, std::size_t grain, int threads,
+                   const std::function<void(std::size_t, std::size_t)>& task) {
+        const std::size_t most = std::max<std::size_t>(1, count / std::max<std::size_t>(grain, 1));
+        const std::size_t pieces = std::min(most, std::size_t(std::max(threads, 1)) * 4);
+        const std::size_t range = (count + pieces - 1) / pieces;
+        forEach(pieces, threads, [&](std::size_t i) {
+            const std::size_t begin = i * range;
+            if (begin < count) task(begin, std::min(count, begin + range));
+        });
+    }
+
 private:
-    // One copy; workers that wake after it is done find no piece left. Each
-    // copy has its own, so a late worker never takes a piece of the next.
+    // One forEach(); workers that wake after it is done find no piece left.
+    // Each has its own, so a late worker never takes a piece of the next
+    // (and never calls its task, which may be gone: no piece is left).
     struct Job {
-        unsigned char* destination = nullptr;
-        const unsigned char* source = nullptr;
-        std::size_t bytes = 0, piece = 0, pieces = 0;
-        bool streaming = false;
+        const std::function<void(std::size_t)>* task = nullptr;
+        std::size_t pieces = 0;
         std::atomic<std::size_t> next{0};
         std::atomic<std::size_t> remaining{0};
         std::mutex mutex;
@@ -179,10 +217,7 @@ private:
 
     static void work(Job& job) {
         for (std::size_t i = job.next++; i < job.pieces; i = job.next++) {
-            const std::size_t offset = i * job.piece;
-            const std::size_t bytes = std::min(job.piece, job.bytes - offset);
-            if (job.streaming) streamingCopy(job.destination + offset, job.source + offset, bytes);
-            else std::memcpy(job.destination + offset, job.source + offset, bytes);
+            (*job.task)(i);
             if (job.remaining.fetch_sub(1) == 1) {
                 std::lock_guard<std::mutex> lock(job.mutex);
                 job.done.notify_all();
