@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "gl.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
 
@@ -103,9 +104,12 @@ Capabilities Capabilities::ofCurrentContext() {
     glGetIntegerv(GL_MINOR_VERSION, &minor);
     const int version = major * 10 + minor;
     Capabilities capabilities;
-    capabilities.bufferStorage = (version >= 44 || GLEW_ARB_buffer_storage) && glBufferStorage != nullptr;
+    // The context's own extension list: GLEW's flags rise whenever entry
+    // points load (gl.hpp).
+    capabilities.bufferStorage =
+        (version >= 44 || gl::hasExtension("GL_ARB_buffer_storage")) && glBufferStorage != nullptr;
     capabilities.textureSubImage =
-        (version >= 45 || GLEW_ARB_get_texture_sub_image) && glGetTextureSubImage != nullptr;
+        (version >= 45 || gl::hasExtension("GL_ARB_get_texture_sub_image")) && glGetTextureSubImage != nullptr;
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     capabilities.softwareRenderer = contains(renderer, "llvmpipe") || contains(renderer, "softpipe") ||
                                     contains(renderer, "swrast") || contains(renderer, "SWR");
