@@ -102,4 +102,26 @@ private:
     std::string whyNoContext_;
 };
 
+// A texture uploaded to a session and forgotten (LabelSession::forget) when
+// it goes, on every way out of its scope: the next upload may get its name,
+// and the cuda backend must not take that for the texture it registered.
+class SessionTexture {
+public:
+    SessionTexture(LabelSession& session, const Image& image) : session_(session), texture_(session.upload(image)) {}
+    ~SessionTexture() {
+        try {
+            session_.forget(texture_);
+        } catch (...) {
+        }
+    }
+    SessionTexture(const SessionTexture&) = delete;
+    SessionTexture& operator=(const SessionTexture&) = delete;
+    const ImageTexture& operator*() const { return texture_; }
+    const ImageTexture* operator->() const { return &texture_; }
+
+private:
+    LabelSession& session_;
+    ImageTexture texture_;
+};
+
 }  // namespace glccl::tools

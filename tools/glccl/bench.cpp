@@ -378,8 +378,8 @@ private:
             // stage. The wall time uploads the image every time, as a user's
             // call does, into one Labeling kept for the cell, as a batch of
             // images of one size keeps one.
-            std::optional<ImageTexture> resident;
-            if (session_.hasContext()) resident.emplace(session_.upload(image));
+            std::optional<SessionTexture> resident;
+            if (session_.hasContext()) resident.emplace(session_, image);
             LabelOptions untimed = labelOptions;
             untimed.timings = false;
             Labeling reused;
@@ -392,7 +392,7 @@ private:
                     false);
                 BackendRun run;
                 if (resident) {
-                    run = session_.label(*resident, labelOptions);
+                    run = session_.label(**resident, labelOptions);
                     run.milliseconds = session_.label(image, untimed, reused);
                 } else {
                     // No GL context: the cpu reference on the host image,
@@ -405,7 +405,7 @@ private:
             }
             if (options_.frames > 0 && resident) {
                 progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
-                measurement.frames = session_.labelFrames(*resident, labelOptions, options_.frames);
+                measurement.frames = session_.labelFrames(**resident, labelOptions, options_.frames);
             }
         } catch (const Error& error) {
             fail(std::string(backendName(backend)) + " " + workload.family + " " + sizeText(workload), error.what());

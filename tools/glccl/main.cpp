@@ -460,16 +460,9 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
             // reuses the session's input texture and labels instead).
             const Clock::time_point start = Clock::now();
             {
-                const ImageTexture texture = session.upload(image);
+                const SessionTexture texture(session, image);
                 image = Image();
-                try {
-                    run = session.label(texture, labelOptions);
-                } catch (...) {
-                    session.forget(texture);
-                    throw;
-                }
-                // Before the texture goes: the cuda backend's registration of it.
-                session.forget(texture);
+                run = session.label(*texture, labelOptions);
             }
             run.milliseconds = 1e3 * secondsSince(start);
         } else if (options.timing) {

@@ -278,18 +278,17 @@ private:
         currentStem_ = input.fileStem;
 
         // One upload for every backend and connectivity.
-        std::optional<ImageTexture> texture;
+        std::optional<SessionTexture> texture;
         std::string uploadError;
         try {
-            texture = session_.upload(image);
+            texture.emplace(session_, image);
         } catch (const Error& error) {
             uploadError = error.what();
         }
         for (const Connectivity connectivity : options_.connectivities) {
             ++step_;
-            validateConnectivity(input, image, texture ? &*texture : nullptr, uploadError, connectivity);
+            validateConnectivity(input, image, texture ? &**texture : nullptr, uploadError, connectivity);
         }
-        if (texture) session_.forget(*texture);
     }
 
     void validateConnectivity(const Input& input, const Image& image, const ImageTexture* texture,
