@@ -92,7 +92,7 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
     }
     ReleaseOnExit release;
     offscreen->label(image, options, labels, components);
-    return offscreen->labeler().backend();
+    return offscreen->backend();
 }
 
 std::vector<BackendRow> backendRows() {

@@ -34,7 +34,7 @@ void requireComputeMatchesReference(const Image& image, Connectivity connectivit
     const Labeling actual = offscreen().label(image, computeOptions(connectivity, criterion));
     const Comparison comparison = compareLabelings(expected, actual);
     INFO(name << " " << glccl::test::describeCase(image, connectivity, criterion) << ": " << comparison.describe());
-    REQUIRE(offscreen().labeler().backend() == Backend::Compute);
+    REQUIRE(offscreen().backend() == Backend::Compute);
     REQUIRE(comparison.identical());
 }
 

@@ -28,7 +28,7 @@ Labeling labelWith(Backend backend, const Image& image, Connectivity connectivit
     options.connectivity = connectivity;
     options.criterion = criterion;
     Labeling labeling = offscreen().label(image, options);
-    REQUIRE(offscreen().labeler().backend() == backend);
+    REQUIRE(offscreen().backend() == backend);
     return labeling;
 }
 

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "glccl/error.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/texture.hpp"
+#include "parallel_copy.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include "glccl/cuda_labeler.hpp"
+#endif
 
 namespace glccl {
 
@@ -16,6 +21,13 @@ struct OffscreenLabeler::Impl {
     // channels and depth: a batch or a video uploads into it, allocating
     // nothing.
     ImageTexture input;
+    Backend last = Backend::Auto;  // the backend of the last label()
+#ifdef GLCCL_HAVE_CUDA
+    // Host images for the cuda backend go to CUDA directly, through its
+    // page-locked staging: no texture, no interop, no GL pixel buffers.
+    std::unique_ptr<cuda::ImageLabeler> cudaImages;
+    CopyThreads tableCopier;
+#endif
     explicit Impl(const HeadlessContext::Options& options) : context(options) {}
     ~Impl() {
         try {
@@ -71,6 +83,7 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
         throw Error("glccl::OffscreenLabeler::label(): the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + " but GL_MAX_TEXTURE_SIZE is " + std::to_string(largest));
     impl_->context.makeCurrent();
+    if (labelWithCuda(image, requested, labels, components, timings)) return;
     // The checks above are ImageTexture's too, so only a GL error (out of
     // memory) can leave it, in its own words.
     if (impl_->input.fits(image)) {
@@ -87,7 +100,42 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
     impl_->labeler.components(components);
     impl_->labeler.downloadLabels(labels, std::size_t(image.width) * std::size_t(image.height));
     if (timings) *timings = impl_->labeler.stageTimings();
+    impl_->last = impl_->labeler.backend();
 }
+
+// The cuda backend on a host image it takes (8-bit samples, binary as
+// nonzero): CUDA's own upload, labeling and download. Against the texture
+// route (upload into a texture, interop, a copy into the label texture),
+// it spares the GL pixel buffers of the upload (3 x 32 MiB of host memory)
+// and a device copy of the labels. Anything else, and a context where the
+// cuda backend cannot run, goes the texture route, which says why.
+bool OffscreenLabeler::labelWithCuda(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                                     std::vector<Component>& components, StageTimings* timings) {
+#ifdef GLCCL_HAVE_CUDA
+    const ContextInfo& info = impl_->context.info();
+    if (resolveBackend(options.backend, info) != Backend::Cuda || !whyUnavailable(Backend::Cuda, info).empty())
+        return false;
+    const Criterion& criterion = options.criterion;
+    if (image.depth != 8 || (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)) return false;
+    if (!impl_->cudaImages) impl_->cudaImages = std::make_unique<cuda::ImageLabeler>();
+    StageTimings kernels;
+    const std::vector<Component>& table =
+        impl_->cudaImages->label(image.pixels, image.width, image.height, image.channels, options.connectivity,
+                                 criterion, labels, timings || options.timings ? &kernels : nullptr);
+    static_assert(std::is_trivially_copyable_v<Component>, "the table is copied as bytes");
+    if (components.size() != table.size()) components.resize(table.size());
+    const int threads = table.size() >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
+    impl_->tableCopier.copy(components.data(), table.data(), table.size() * sizeof(Component), threads);
+    if (timings) *timings = kernels;
+    impl_->last = Backend::Cuda;
+    return true;
+#else
+    (void)image, (void)options, (void)labels, (void)components, (void)timings;
+    return false;
+#endif
+}
+
+Backend OffscreenLabeler::backend() const { return impl_->last; }
 
 Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& options, StageTimings* timings) {
     Labeling labeling;

@@ -105,7 +105,7 @@ BackendRun LabelSession::label(const Image& image, const LabelOptions& options) 
         run.backend = Backend::Cpu;
     } else {
         run.labeling = offscreen_->label(image, options, &run.stages);
-        run.backend = offscreen_->labeler().backend();
+        run.backend = offscreen_->backend();
     }
     run.milliseconds = millisecondsSince(start);
     run.device = device(run.backend);

@@ -1,0 +1,132 @@
+// OffscreenLabeler with the cuda backend: host images of 8-bit samples go to
+// CUDA directly (no texture, no interop), everything else the texture route.
+// Both must equal the CPU reference; a batch of frames of one size, another,
+// the first again reuses its buffers; what the cuda backend cannot label is
+// refused in the texture route's words; the OffscreenLabeler's destruction
+// gives back the device memory of its CUDA route.
+//
+// Needs a CUDA device and a headless GL context; elsewhere each test prints
+// why and is reported as skipped.
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cuda_support.hpp"
+#include "glccl/error.hpp"
+#include "glccl/generate.hpp"
+#include "glccl/offscreen.hpp"
+
+using namespace glccl;
+
+namespace {
+
+LabelOptions cudaOptions(Connectivity connectivity, Criterion criterion) {
+    LabelOptions options;
+    options.backend = Backend::Cuda;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    return options;
+}
+
+std::unique_ptr<OffscreenLabeler> offscreenOrSkip() {
+    test::requireCudaOrSkip();
+    try {
+        return std::make_unique<OffscreenLabeler>();
+    } catch (const Error& e) {
+        test::skipTest(std::string("no headless GL context: ") + e.what());
+    }
+}
+
+}  // namespace
+
+TEST_CASE("cuda: OffscreenLabeler labels host images through CUDA like the reference, frames reusing one Labeling",
+          "[cuda][offscreen]") {
+    const auto offscreen = offscreenOrSkip();
+    // Sizes that change and come back (buffers kept, then remade), with
+    // every criterion the cuda backend takes, 1 and 4 channels.
+    struct Frame {
+        int width, height, channels;
+        Criterion criterion;
+    };
+    const std::vector<Frame> frames = {
+        {97, 61, 1, Criterion::binary()},       {97, 61, 1, Criterion::segments()},
+        {130, 33, 1, Criterion::thresholded(90)}, {130, 33, 4, Criterion::thresholded(120)},
+        {97, 61, 1, Criterion::binary()},       {1, 1, 1, Criterion::binary()},
+        {1, 300, 1, Criterion::segments()},     {2049, 1025, 1, Criterion::binary()},
+        {97, 61, 4, Criterion::thresholded(60)},
+    };
+    std::mt19937_64 random(2026);
+    Labeling out;  // reused, as a batch reuses it
+    std::vector<Component> components;
+    for (const Connectivity connectivity : {Connectivity::Eight, Connectivity::Four}) {
+        for (std::size_t i = 0; i < frames.size(); ++i) {
+            const Frame& f = frames[i];
+            const Image image = f.criterion.kind == Criterion::Kind::Segments
+                                    ? randomImage(f.width, f.height, 0.6, 4, 1, random())
+                                    : randomImage(f.width, f.height, 0.5, 2, f.channels, random());
+            const LabelOptions options = cudaOptions(connectivity, f.criterion);
+            offscreen->label(image, options, out);
+            CHECK(offscreen->backend() == Backend::Cuda);
+            test::checkMatchesReference(image, connectivity, f.criterion, out, "frame " + std::to_string(i));
+            // The caller-storage entry, with storage of another frame's size.
+            std::vector<std::uint32_t> labels(std::size_t(image.width) * image.height, 0xDEADBEEFu);
+            components.assign(3, Component{1, 2, 3, 4, 5, 6.0, 7.0});
+            offscreen->label(ImageView(image), options, labels.data(), components);
+            Labeling viewed;
+            viewed.width = image.width;
+            viewed.height = image.height;
+            viewed.labels = labels;
+            viewed.components = components;
+            test::checkMatchesReference(image, connectivity, f.criterion, viewed, "view of frame " + std::to_string(i));
+        }
+    }
+    // A table past kParallelTableEntries (decoded and copied by the copy
+    // threads): a checkerboard at 4-connectivity, 90 000 components.
+    const Image board = generateFamily("checkerboard", 600, 300);
+    offscreen->label(board, cudaOptions(Connectivity::Four, Criterion::binary()), out);
+    test::checkMatchesReference(board, Connectivity::Four, Criterion::binary(), out, "checkerboard");
+    CHECK(test::cudaErrorNow() == "cudaSuccess");
+}
+
+TEST_CASE("cuda: OffscreenLabeler refuses what the cuda backend cannot label, in the texture route's words",
+          "[cuda][offscreen]") {
+    const auto offscreen = offscreenOrSkip();
+    Image deep(40, 30, 1, 16);
+    for (std::size_t i = 0; i < deep.pixels.size(); ++i) deep.pixels[i] = std::uint8_t(i % 5 ? 0 : 9);
+    CHECK_THROWS_WITH(offscreen->label(deep, cudaOptions(Connectivity::Eight, Criterion::binary())),
+                      Catch::Contains("the cuda backend labels 8-bit input"));
+    const Image image = randomImage(40, 30, 0.5, 2, 1, 5);
+    CHECK_THROWS_WITH(offscreen->label(image, cudaOptions(Connectivity::Eight, Criterion::binaryAbove(3))),
+                      Catch::Contains("binary as nonzero only"));
+    // A refused call leaves the next one exact.
+    Labeling out;
+    offscreen->label(image, cudaOptions(Connectivity::Eight, Criterion::binary()), out);
+    test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(), out, "after refusals");
+}
+
+TEST_CASE("cuda: a destroyed OffscreenLabeler gives back the device memory of its CUDA route", "[cuda][offscreen]") {
+    test::requireCudaOrSkip();
+    const Image image = randomImage(4096, 2048, 0.5, 2, 1, 401);
+    auto session = [&] {
+        OffscreenLabeler offscreen;
+        Labeling out;
+        for (int frame = 0; frame < 3; ++frame) offscreen.label(image, cudaOptions(Connectivity::Eight, Criterion::binary()), out);
+        CHECK(out.count() > 0);
+    };
+    try {
+        session();  // warm-up: the context's own lazy allocations
+    } catch (const Error& e) {
+        test::skipTest(std::string("no headless GL context: ") + e.what());
+    }
+    const std::size_t freeBefore = test::freeDeviceMemory();
+    session();
+    const std::size_t freeAfter = test::freeDeviceMemory();
+    INFO("free device memory before " << freeBefore << ", after " << freeAfter);
+    CHECK(freeAfter + test::kMemorySlack >= freeBefore);
+    CHECK(test::cudaErrorNow() == "cudaSuccess");
+}
