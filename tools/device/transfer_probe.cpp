@@ -2,6 +2,7 @@
 //
 //   glccl_transfer_probe [--sizes 8192,16384] [--reps 5] [--backend compute|cpu|...] [--quick]
 //   glccl_transfer_probe --memory IMAGE [--backend B]
+//   glccl_transfer_probe --split BACKENDS [--sizes S] [--reps R]
 //
 // For each size (square, 8-bit noise50 input, R32UI labels), in one GL
 // context (the headless one glccl uses):
@@ -28,7 +29,10 @@
 // resident memory (VmRSS) and its peak (VmHWM) in MiB after each step:
 // "memory,STEP,RSS,PEAK", then "memory: peak P MiB, input I MiB, labels L
 // MiB". Run once per setting, it shows which step holds memory beyond the
-// image and its labels (a driver's staging copy, say).
+// image and its labels (a driver's staging copy, say). With --backend cuda
+// the steps are the CUDA runtime (an 8x8 image labeled), read, and the
+// whole call, since host images go to CUDA directly.
+// --split BACKENDS times a whole call's parts apart (split() below).
 // Variants are chosen with the GLCCL_TRANSFER* and GLCCL_COPY_THREADS
 // environment variables (engine/src/transfer.hpp), set here per variant.
 // Prints one CSV line per measurement (probe,size,variant,median_ms,min_ms,
@@ -213,10 +217,27 @@ int memorySteps(const std::string& path, Backend backend) {
     if (!whyUnavailable(backend, offscreen.context().info()).empty())
         backend = resolveBackend(Backend::Auto, offscreen.context().info());
     step("context");
-    Image image = readImage(path, ChannelMode::Gray);
-    step("read");
     LabelOptions options;
     options.backend = backend;
+    if (backend == Backend::Cuda) {
+        // The cuda backend labels host images through CUDA alone
+        // (OffscreenLabeler): first what the CUDA runtime holds with a tiny
+        // image labeled, then the image's call as glccl label makes it.
+        offscreen.label(generateFamily("noise50", 8, 8), options);
+        step("cuda runtime");
+        Image image = readImage(path, ChannelMode::Gray);
+        step("read");
+        Labeling labeling;
+        offscreen.label(image, options, labeling);
+        step("label");
+        const double mebibyte = 1 << 20;
+        std::printf("memory: peak %ld MiB, input %.0f MiB, labels %.0f MiB (cuda, through CUDA alone)\n",
+                    residentMebibytes().second, double(image.pixels.size()) / mebibyte,
+                    double(labeling.labels.size()) * 4 / mebibyte);
+        return 0;
+    }
+    Image image = readImage(path, ChannelMode::Gray);
+    step("read");
     ImageTexture texture(image);
     glFinish();
     step("upload");
@@ -440,11 +461,64 @@ int anatomy(int size, const std::string& variant) {
     return 0;
 }
 
+// --split BACKENDS: where a whole call's wall time goes, call by call:
+// ImageTexture::update() (the upload), Labeler::label(), components() (it
+// waits for the labeling) and downloadLabels(), each the median of `reps`,
+// per backend, family and size: "split,SIZE,BACKEND,FAMILY,upload_ms,
+// label_ms,table_ms,labels_ms,total_ms,components".
+int split(const std::vector<int>& sizes, int reps, const std::string& backendList) {
+    OffscreenLabeler offscreen;
+    std::printf("split,size,backend,family,upload_ms,label_ms,table_ms,labels_ms,total_ms,components\n");
+    for (const int size : sizes)
+        for (const char* family : {"noise50", "dense_disks", "large"}) {
+            const Image image = generateFamily(family, size, size, 1);
+            offscreen.makeCurrent();
+            ImageTexture texture(image);
+            std::size_t start = 0;
+            while (start <= backendList.size()) {
+                const std::size_t end = std::min(backendList.find(',', start), backendList.size());
+                const Backend backend = parseBackend(backendList.substr(start, end - start));
+                start = end + 1;
+                LabelOptions options;
+                options.backend = backend;
+                Labeler& labeler = offscreen.labeler();
+                std::vector<Component> table;
+                std::vector<std::uint32_t> labels;
+                std::vector<double> parts[5];
+                for (int rep = -1; rep < reps; ++rep) {
+                    const auto t0 = Clock::now();
+                    texture.update(image);
+                    const auto t1 = Clock::now();
+                    labeler.label(texture.id(), options);
+                    const auto t2 = Clock::now();
+                    labeler.components(table);
+                    const auto t3 = Clock::now();
+                    labeler.downloadLabels(labels);
+                    const auto t4 = Clock::now();
+                    if (rep < 0) continue;
+                    const Clock::time_point marks[5] = {t0, t1, t2, t3, t4};
+                    for (int i = 0; i < 4; ++i)
+                        parts[i].push_back(std::chrono::duration<double, std::milli>(marks[i + 1] - marks[i]).count());
+                    parts[4].push_back(std::chrono::duration<double, std::milli>(t4 - t0).count());
+                }
+                std::printf("split,%d,%s,%s", size, backendName(backend), family);
+                for (auto& part : parts) {
+                    std::sort(part.begin(), part.end());
+                    std::printf(",%.3f", part[part.size() / 2]);
+                }
+                std::printf(",%zu\n", table.size());
+                std::fflush(stdout);
+                labeler.forget(texture.id());
+            }
+        }
+    return 0;
+}
+
 int run(int argc, char** argv) {
     std::vector<int> sizes = {8192, 16384};
     int reps = 5;
     bool quick = false;
-    std::string memoryImage;
+    std::string memoryImage, splitBackends;
     Backend backend = Backend::Compute;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -453,6 +527,7 @@ int run(int argc, char** argv) {
         else if (arg == "--backend" && i + 1 < argc) backend = parseBackend(argv[++i]);
         else if (arg == "--quick") quick = true;
         else if (arg == "--memory" && i + 1 < argc) memoryImage = argv[++i];
+        else if (arg == "--split" && i + 1 < argc) splitBackends = argv[++i];
         else if (arg == "--anatomy" && i + 2 < argc) {
             const int size = std::atoi(argv[i + 1]);
             return anatomy(size, argv[i + 2]);
@@ -460,11 +535,13 @@ int run(int argc, char** argv) {
         else {
             std::cerr << "usage: glccl_transfer_probe [--sizes 8192,16384] [--reps 5] [--backend B] [--quick]\n"
                          "       glccl_transfer_probe --memory IMAGE [--backend B]\n"
+                         "       glccl_transfer_probe --split BACKENDS [--sizes S] [--reps R]\n"
                          "       glccl_transfer_probe --anatomy SIZE VARIANT\n";
             return 2;
         }
     }
     if (!memoryImage.empty()) return memorySteps(memoryImage, backend);
+    if (!splitBackends.empty()) return split(sizes, reps, splitBackends);
     OffscreenLabeler offscreen;
     const ContextInfo& info = offscreen.context().info();
     if (!whyUnavailable(backend, info).empty()) backend = resolveBackend(Backend::Auto, info);
