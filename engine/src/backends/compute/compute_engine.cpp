@@ -83,8 +83,9 @@ private:
     // through a pixel-pack buffer: the GPU copies into it, the host reads it
     // mapped: on the H200 the copy takes 0.9 ms for 880 000 entries where a
     // read straight into client memory took 13.6 ms. The host's decoding of
-    // a large table is split over the copy threads: 880 000 entries (noise
-    // at 16384^2) took 8.7 ms on one thread and 1.5 ms on 16.
+    // a large table is split over the copy threads: with 880 000 entries
+    // (noise at 16384^2) glccl bench's download_table took 8.7-9.7 ms on one
+    // thread, 1.5-1.6 ms on the copy threads.
     // OpenGL 4.5 reads just the rows that hold them; 4.3 and 4.4 read the
     // whole array (glReadPixels of a layer is far slower on some drivers).
     void downloadTable(std::vector<Component>& table) {
