@@ -23,13 +23,7 @@ using namespace glccl;
 
 namespace {
 
-LabelOptions cudaOptions(Connectivity connectivity = Connectivity::Eight, Criterion criterion = Criterion::binary()) {
-    LabelOptions options;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    options.backend = GpuBackend::Cuda;
-    return options;
-}
+using test::cudaOptions;
 
 // Labels `texture` (holding `image`) and checks labels, table and count
 // against the reference.

@@ -25,13 +25,7 @@ using namespace glccl;
 
 namespace {
 
-LabelOptions cudaOptions(Connectivity connectivity, Criterion criterion) {
-    LabelOptions options;
-    options.backend = Backend::Cuda;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    return options;
-}
+using test::cudaOptions;
 
 std::unique_ptr<OffscreenLabeler> offscreenOrSkip() {
     test::requireCudaOrSkip();

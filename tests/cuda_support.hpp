@@ -26,6 +26,7 @@
 #include <GL/glew.h>
 
 #include "glccl/context.hpp"
+#include "glccl/labeler.hpp"
 #endif
 
 namespace glccl::test {
@@ -85,6 +86,16 @@ inline const char* glErrorName(GLenum error) {
         case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
         default: return "unknown GL error";
     }
+}
+
+// Labeler options that ask for the cuda backend.
+inline LabelOptions cudaOptions(Connectivity connectivity = Connectivity::Eight,
+                                Criterion criterion = Criterion::binary()) {
+    LabelOptions options;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    options.backend = Backend::Cuda;
+    return options;
 }
 
 #define GLCCL_CHECK_NO_GL_ERROR() CHECK(std::string(glccl::test::glErrorName(glGetError())) == "GL_NO_ERROR")
