@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <type_traits>
 
 #include "glccl/error.hpp"
 #include "glccl/labeler.hpp"
@@ -122,10 +121,7 @@ bool OffscreenLabeler::labelWithCuda(const ImageView& image, const LabelOptions&
     const std::vector<Component>& table =
         impl_->cudaImages->label(image.pixels, image.width, image.height, image.channels, options.connectivity,
                                  criterion, labels, timings || options.timings ? &kernels : nullptr);
-    static_assert(std::is_trivially_copyable_v<Component>, "the table is copied as bytes");
-    if (components.size() != table.size()) components.resize(table.size());
-    const int threads = table.size() >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
-    impl_->tableCopier.copy(components.data(), table.data(), table.size() * sizeof(Component), threads);
+    impl_->tableCopier.copyTable(components, table);
     if (timings) *timings = kernels;
     impl_->last = Backend::Cuda;
     return true;

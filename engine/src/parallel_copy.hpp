@@ -26,6 +26,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -66,6 +67,12 @@ inline int copyThreadsFromEnvironment() {
     }
     const unsigned hardware = std::thread::hardware_concurrency();
     return int(std::clamp(hardware, 1u, 16u));
+}
+
+// Threads for a component table of `entries`: the copy threads from
+// kParallelTableEntries on, the calling thread alone below.
+inline int tableThreads(std::size_t entries) {
+    return entries >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
 }
 
 // Whether large copies store around the caches (GLCCL_COPY_STORES=stream,
@@ -186,6 +193,16 @@ public:
         work(*job);
         std::unique_lock<std::mutex> lock(job->mutex);
         job->done.wait(lock, [&] { return job->remaining.load() == 0; });
+    }
+
+    // `source` into `destination`, resized to it (a vector of its size is
+    // overwritten in place, not zero-filled first), copied as bytes by
+    // tableThreads(size) threads: the component tables a caller keeps.
+    template <class T>
+    void copyTable(std::vector<T>& destination, const std::vector<T>& source) {
+        static_assert(std::is_trivially_copyable_v<T>, "a table is copied as bytes");
+        if (destination.size() != source.size()) destination.resize(source.size());
+        copy(destination.data(), source.data(), source.size() * sizeof(T), tableThreads(source.size()));
     }
 
     // task(begin, end) over [0, count) in ranges of at least `grain`

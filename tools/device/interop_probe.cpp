@@ -44,6 +44,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/texture.hpp"
+#include "gl_objects.hpp"
 
 namespace {
 
@@ -79,8 +80,19 @@ struct Shared {
     CUdeviceptr pointer = 0;
     std::size_t bytes = 0;
     CUmemGenericAllocationHandle handle = 0;
-    GLuint memory = 0, buffer = 0;
+    gl::MemoryObject memory;
+    gl::Buffer buffer;
 };
+
+// A buffer with immutable storage of `bytes` (bound once, so that the name
+// is an object before its storage is given).
+gl::Buffer storageBuffer(std::size_t bytes) {
+    gl::Buffer buffer = gl::Buffer::create();
+    glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.id());
+    glBufferStorage(GL_COPY_WRITE_BUFFER, GLsizeiptr(bytes), nullptr, 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    return buffer;
+}
 
 Shared makeShared(std::size_t want) {
     static auto granularityOf = driverEntry<decltype(&cuMemGetAllocationGranularity)>("cuMemGetAllocationGranularity");
@@ -109,12 +121,14 @@ Shared makeShared(std::size_t want) {
     checkDriver(setAccess(shared.pointer, shared.bytes, &access, 1), "cuMemSetAccess");
     int fd = -1;
     checkDriver(exportHandle(&fd, shared.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
-    glCreateMemoryObjectsEXT(1, &shared.memory);
-    glImportMemoryFdEXT(shared.memory, shared.bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);  // GL owns fd now
+    shared.memory = gl::MemoryObject::create();
+    glImportMemoryFdEXT(shared.memory.id(), shared.bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);  // GL owns fd now
     checkGl("glImportMemoryFdEXT");
-    glCreateBuffers(1, &shared.buffer);
-    glNamedBufferStorageMemEXT(shared.buffer, GLsizeiptr(shared.bytes), shared.memory, 0);
-    checkGl("glNamedBufferStorageMemEXT");
+    shared.buffer = gl::Buffer::create();
+    glBindBuffer(GL_COPY_WRITE_BUFFER, shared.buffer.id());
+    glBufferStorageMemEXT(GL_COPY_WRITE_BUFFER, GLsizeiptr(shared.bytes), shared.memory.id(), 0);
+    glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+    checkGl("glBufferStorageMemEXT");
     return shared;
 }
 
@@ -123,8 +137,8 @@ void freeShared(Shared& shared) {
     static auto addressFree = driverEntry<decltype(&cuMemAddressFree)>("cuMemAddressFree");
     static auto release = driverEntry<decltype(&cuMemRelease)>("cuMemRelease");
     glFinish();
-    glDeleteBuffers(1, &shared.buffer);
-    glDeleteMemoryObjectsEXT(1, &shared.memory);
+    shared.buffer.reset();
+    shared.memory.reset();
     unmap(shared.pointer, shared.bytes);
     addressFree(shared.pointer, shared.bytes);
     release(shared.handle);
@@ -236,15 +250,13 @@ int run(int argc, char** argv) {
     check(cudaMalloc(&copied, s.inputBytes()), "cudaMalloc");
 
     {  // buffers
-        GLuint buffers[2] = {};
-        glCreateBuffers(2, buffers);
-        glNamedBufferStorage(buffers[0], GLsizeiptr(s.inputBytes()), nullptr, 0);
-        glNamedBufferStorage(buffers[1], GLsizeiptr(s.labelBytes()), nullptr, 0);
+        const gl::Buffer buffers[2] = {storageBuffer(s.inputBytes()), storageBuffer(s.labelBytes())};
         cudaGraphicsResource* resources[2] = {};
-        check(cudaGraphicsGLRegisterBuffer(&resources[0], buffers[0], cudaGraphicsRegisterFlagsReadOnly), "reg");
-        check(cudaGraphicsGLRegisterBuffer(&resources[1], buffers[1], cudaGraphicsRegisterFlagsWriteDiscard), "reg");
+        check(cudaGraphicsGLRegisterBuffer(&resources[0], buffers[0].id(), cudaGraphicsRegisterFlagsReadOnly), "reg");
+        check(cudaGraphicsGLRegisterBuffer(&resources[1], buffers[1].id(), cudaGraphicsRegisterFlagsWriteDiscard),
+              "reg");
         const auto times = timeFrames([&] {
-            glBindBuffer(GL_PIXEL_PACK_BUFFER, buffers[0]);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, buffers[0].id());
             glPixelStorei(GL_PACK_ALIGNMENT, 1);
             glGetTextureImage(input.id(), 0, GL_RED, GL_UNSIGNED_BYTE, GLsizei(s.inputBytes()), nullptr);
             glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
@@ -258,7 +270,7 @@ int run(int argc, char** argv) {
             expected = fill(out);
             check(cudaStreamSynchronize(stream), "sync");
             check(cudaGraphicsUnmapResources(2, resources, stream), "unmap");
-            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffers[1]);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffers[1].id());
             glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
             glTextureSubImage2D(labels.id(), 0, 0, 0, s.width, s.height, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -266,7 +278,6 @@ int run(int argc, char** argv) {
         report("buffers", times, verify(s, labels.id(), expected, copied, image));
         cudaGraphicsUnregisterResource(resources[0]);
         cudaGraphicsUnregisterResource(resources[1]);
-        glDeleteBuffers(2, buffers);
     }
 
     if (!GLEW_EXT_memory_object_fd) {
@@ -279,14 +290,12 @@ int run(int argc, char** argv) {
         std::vector<double> packWait, cudaPart, unpack;
         const auto times = timeFrames([&] {
             auto t0 = Clock::now();
-            glBindBuffer(GL_PIXEL_PACK_BUFFER, in.buffer);
+            glBindBuffer(GL_PIXEL_PACK_BUFFER, in.buffer.id());
             glPixelStorei(GL_PACK_ALIGNMENT, 1);
             glGetTextureImage(input.id(), 0, GL_RED, GL_UNSIGNED_BYTE, GLsizei(s.inputBytes()), nullptr);
             glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
             if (useFence) {
-                GLsync fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-                glClientWaitSync(fence, GL_SYNC_FLUSH_COMMANDS_BIT, GLuint64(10) * 1000 * 1000 * 1000);
-                glDeleteSync(fence);
+                gl::Fence::insert().wait("the input's pack");
             } else {
                 glFinish();
             }
@@ -297,7 +306,7 @@ int run(int argc, char** argv) {
             expected = fill(reinterpret_cast<void*>(out.pointer));
             check(cudaStreamSynchronize(stream), "sync");
             auto t2 = Clock::now();
-            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, out.buffer);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, out.buffer.id());
             glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
             glTextureSubImage2D(labels.id(), 0, 0, 0, s.width, s.height, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);

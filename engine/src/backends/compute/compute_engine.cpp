@@ -130,8 +130,7 @@ private:
         auto wide = [&](int low, std::uint32_t i) {
             return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
         };
-        const int threads = count_ >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
-        decoder_.forRanges(count_, kTableGrain, threads, [&](std::size_t begin, std::size_t end) {
+        decoder_.forRanges(count_, kTableGrain, tableThreads(count_), [&](std::size_t begin, std::size_t end) {
             for (auto i = std::uint32_t(begin); i < end; ++i) {
                 Component& c = table[i];
                 c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"

@@ -11,8 +11,6 @@
 #include "backends/engine.hpp"
 #include "glccl/error.hpp"
 #ifdef GLCCL_HAVE_CUDA
-#include <type_traits>
-
 #include "glccl/cuda_labeler.hpp"
 #include "parallel_copy.hpp"
 #endif
@@ -50,13 +48,7 @@ public:
     // The labeler keeps the last table; a copy into the caller's storage,
     // by the copy threads where it is large (880 000 components at 16384^2
     // noise are 35 MB).
-    void components(std::vector<Component>& out, StageTimer&) override {
-        static_assert(std::is_trivially_copyable_v<Component>, "the table is copied as bytes");
-        const std::vector<Component>& table = labeler_.table();
-        if (out.size() != table.size()) out.resize(table.size());
-        const int threads = table.size() >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
-        copier_.copy(out.data(), table.data(), table.size() * sizeof(Component), threads);
-    }
+    void components(std::vector<Component>& out, StageTimer&) override { copier_.copyTable(out, labeler_.table()); }
 
     // From the labeler's device buffer through page-locked chunks.
     bool downloadLabels(std::uint32_t* out, std::size_t count) override {
