@@ -18,7 +18,7 @@ bool isInteger(const py::handle& value) {
 }
 
 // T of ("threshold", T) or L of ("binary", L): an int in 0..2^32-1, the
-// range of the deepest samples; the image's own depth is checked later.
+// range of the deepest samples; the image's own sampleBits is checked later.
 std::int64_t parseSampleValue(const py::handle& value, const char* what, const std::string& where) {
     if (!isInteger(value))
         throw py::type_error(where + ": the " + what + " must be an int, not " +
@@ -78,8 +78,8 @@ Backend parseBackend(const py::handle& value, const std::string& where) {
     }
 }
 
-void checkCriterionForDepth(const Criterion& criterion, int depth, const std::string& where) {
-    const std::string problem = criterion.problemForDepth(depth);
+void checkCriterionForSampleBits(const Criterion& criterion, int sampleBits, const std::string& where) {
+    const std::string problem = criterion.problemForSampleBits(sampleBits);
     if (!problem.empty()) throw py::value_error(where + ": " + problem);
 }
 

@@ -20,14 +20,14 @@ Connectivity parseConnectivity(const py::handle& value, const std::string& where
 
 // "binary", "segments", ("threshold", T), ("binary", L), or the command
 // line's "threshold:T" and "binary:L"; T and L in 0..2^32-1 here, checked
-// against the image's depth once the image is known (checkCriterionForDepth).
+// against the image's sampleBits once the image is known (checkCriterionForSampleBits).
 Criterion parseCriterion(const py::handle& value, const std::string& where);
 
 // "auto", "compute", "raster", "cuda" or "cpu".
 Backend parseBackend(const py::handle& value, const std::string& where);
 
 // ValueError when the criterion's threshold or level exceeds what samples of
-// `depth` bits hold (a threshold of 300 on uint8 images).
-void checkCriterionForDepth(const Criterion& criterion, int depth, const std::string& where);
+// `sampleBits` bits hold (a threshold of 300 on uint8 images).
+void checkCriterionForSampleBits(const Criterion& criterion, int sampleBits, const std::string& where);
 
 }  // namespace glccl::python

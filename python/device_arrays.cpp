@@ -179,7 +179,7 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         throw py::value_error(where + ": image is empty (its shape has a zero)");
     if (input.shape[0] > INT_MAX || input.shape[1] > INT_MAX)
         throw py::value_error(where + ": the device image's sides must fit an int");
-    checkCriterionForDepth(criterion, 8, where);
+    checkCriterionForSampleBits(criterion, 8, where);
     // The cuda kernels read binary as "nonzero" and would drop the level
     // without a word (glccl::Labeler's cuda backend refuses it likewise).
     if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)

@@ -21,7 +21,7 @@ Criterion = Union[
 BackendName = Literal["auto", "compute", "raster", "cuda", "cpu"]
 
 # bool, uint8, int8 (8-bit samples); uint16, int16 (16-bit); uint32, int32,
-# float32, uint64, int64, float64 (32-bit); values unsigned integers of the depth.
+# float32, uint64, int64, float64 (32-bit); values unsigned integers of the sampleBits.
 # C-contiguous bool, uint8, uint16 and uint32 arrays are labeled in place, the
 # others copied once.
 HostImage = npt.ArrayLike

@@ -3,7 +3,7 @@
 //
 //   glccl.label()    arguments.cpp (connectivity, criterion, backend)
 //                    -> host_image.cpp (numpy -> the image to label: the
-//                       array's own memory, or a glccl::Image at its depth)
+//                       array's own memory, or a glccl::Image at its sampleBits)
 //                    -> shared_context.cpp (the process's one GL context)
 //                    -> label_arrays.cpp (labels and table as numpy arrays,
 //                       label storage recycled through buffer_pool.hpp)
@@ -47,7 +47,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
                                 returnTable, sharedDeviceLabelers(), where);
 
     const HostArray source = describeHostArray(image, options.criterion, where);
-    checkCriterionForDepth(options.criterion, source.depth, where);
+    checkCriterionForSampleBits(options.criterion, source.sampleBits, where);
     std::vector<std::uint32_t> labels;  // storage of a label array numpy freed, where one has this size
     std::vector<Component> components;
     {
@@ -94,13 +94,13 @@ Parameters
 ----------
 image : numpy.ndarray (or a CuPy array, in a module built with CUDA)
     2-D (H, W) array in any memory layout (C, Fortran, strided views). Its
-    dtype sets the depth of the samples glccl labels, and no value is ever
+    dtype sets the sampleBits of the samples glccl labels, and no value is ever
     reduced or rounded:
       bool, uint8, int8                      8-bit samples (0..255)
       uint16, int16                          16-bit samples (0..65535)
       uint32, int32, float32,
       uint64, int64, float64                 32-bit samples (0..2**32-1)
-    Every value must be an unsigned integer of its depth: a negative,
+    Every value must be an unsigned integer of its sampleBits: a negative,
     fractional, NaN or too large value raises ValueError naming it and its
     place. A float32 image must hold whole numbers.
     For criterion=("threshold", T) also (H, W, 3) or (H, W, 4) color of 8- or
@@ -123,7 +123,7 @@ backend : str
     "auto" (the fastest engine that runs here; the CPU reference on a
     software rasterizer), "compute", "raster", "cuda" or "cpu". The cuda
     backend reads 8-bit samples only and refuses deeper images with
-    RuntimeError; compute, raster and cpu take every depth (32-bit color is
+    RuntimeError; compute, raster and cpu take every sampleBits (32-bit color is
     for the cpu backend only).
 return_table : bool
     Also return the component table.

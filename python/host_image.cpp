@@ -19,7 +19,7 @@ namespace {
 // ---- one element -> one sample -------------------------------------------------
 
 // Whether an element is an unsigned integer that a sample of type To holds
-// (0..2^depth - 1). Written branch-free so that the loops below vectorize;
+// (0..2^sampleBits - 1). Written branch-free so that the loops below vectorize;
 // the first invalid element is looked up again for the message.
 template <class From, class To>
 bool isSample(From value) {
@@ -128,7 +128,7 @@ template <class From, class To>
             throw py::value_error(where + ": the value " + valueText(value) + " at " + place +
                                   " is not an unsigned integer in 0.." + std::to_string(largest) + " (" +
                                   dtypeName(source.kind, source.itemSize) + " images hold " +
-                                  std::to_string(source.depth) + "-bit samples; negative, fractional, "
+                                  std::to_string(source.sampleBits) + "-bit samples; negative, fractional, "
                                   "non-finite and larger values are never rounded or reduced)");
         }
     }
@@ -191,15 +191,15 @@ void copyAs(const HostArray& source, Image& image, const std::string& where) {
 
 template <class From>
 void copyFrom(const HostArray& source, Image& image, const std::string& where) {
-    switch (source.depth) {
+    switch (source.sampleBits) {
         case 8: return copyAs<From, std::uint8_t>(source, image, where);
         case 16: return copyAs<From, std::uint16_t>(source, image, where);
         default: return copyAs<From, std::uint32_t>(source, image, where);
     }
 }
 
-// The depth a dtype's values need, 0 for a dtype that is not an image.
-int depthOf(char kind, int itemSize) {
+// The sampleBits a dtype's values need, 0 for a dtype that is not an image.
+int sampleBitsOf(char kind, int itemSize) {
     if (kind == 'b' && itemSize == 1) return 8;
     if (kind == 'u' || kind == 'i') {
         if (itemSize == 1) return 8;
@@ -225,8 +225,8 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
 
     const char kind = array.dtype().kind();
     const int itemSize = int(array.itemsize());
-    const int depth = depthOf(kind, itemSize);
-    if (depth == 0)
+    const int sampleBits = sampleBitsOf(kind, itemSize);
+    if (sampleBits == 0)
         throw py::type_error(where + ": unsupported dtype " + std::string(py::str(array.dtype())) +
                              "; images are bool, uint8, int8, uint16, int16, uint32, int32, float32, uint64, "
                              "int64 or float64 arrays of unsigned integer values");
@@ -266,15 +266,15 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
     source.planes = array.ndim() == 3 ? int(array.shape(2)) : 1;
     source.kind = kind;
     source.itemSize = itemSize;
-    source.depth = depth;
+    source.sampleBits = sampleBits;
     source.packed = isPacked(array);
     return source;
 }
 
 std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& criterion) {
     if (!source.packed) return std::nullopt;
-    const bool sampleType = source.kind == 'b' || (source.kind == 'u' && source.itemSize * 8 == source.depth);
-    if (!sampleType || source.planes == 3 || (source.planes == 4 && source.depth == 32)) return std::nullopt;
+    const bool sampleType = source.kind == 'b' || (source.kind == 'u' && source.itemSize * 8 == source.sampleBits);
+    if (!sampleType || source.planes == 3 || (source.planes == 4 && source.sampleBits == 32)) return std::nullopt;
     if (source.kind == 'b' && !(criterion.kind == Criterion::Kind::Binary && criterion.level == 0)) {
         // The copy makes every True a 1; the view passes the bytes as they are.
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(source.data);
@@ -282,7 +282,7 @@ std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& c
         for (std::size_t i = 0, n = source.imageBytes(); i < n; ++i) above |= unsigned(bytes[i] > 1);
         if (above) return std::nullopt;
     }
-    return ImageView(source.width, source.height, source.channels(), source.depth, source.data);
+    return ImageView(source.width, source.height, source.channels(), source.sampleBits, source.data);
 }
 
 BufferPool<std::uint8_t>& releasedPixels() {
@@ -293,13 +293,13 @@ BufferPool<std::uint8_t>& releasedPixels() {
 void copyToImage(const HostArray& source, Image& image, const std::string& where) {
     const int channels = source.channels();
     if (image.width != source.width || image.height != source.height || image.channels != channels ||
-        image.depth != source.depth) {
+        image.sampleBits != source.sampleBits) {
         image.width = source.width;
         image.height = source.height;
         image.channels = channels;
-        image.depth = source.depth;
+        image.sampleBits = source.sampleBits;
         // Every byte is written below: resize, not a zero-filled new Image.
-        image.pixels.resize(Image::byteCount(source.width, source.height, channels, source.depth));
+        image.pixels.resize(Image::byteCount(source.width, source.height, channels, source.sampleBits));
     }
     switch (source.kind) {
         case 'b': return copyFrom<bool>(source, image, where);

@@ -1,5 +1,5 @@
 #pragma once
-// numpy arrays in host memory -> glccl::Image, at the depth the dtype holds
+// numpy arrays in host memory -> glccl::Image, at the sampleBits the dtype holds
 // and never reduced:
 //
 //   bool, uint8, int8                         8-bit samples
@@ -7,10 +7,10 @@
 //   uint32, int32, float32,
 //   uint64, int64, float64                    32-bit samples
 //
-// Every value must be an unsigned integer the depth holds (the rules of the
+// Every value must be an unsigned integer the sampleBits holds (the rules of the
 // command line's .npy reader, host/src/npy.cpp): a negative, fractional,
 // non-finite or too large value is a ValueError naming it and its place,
-// never a rounding. The depth follows the dtype, not the values: a uint16
+// never a rounding. The sampleBits follows the dtype, not the values: a uint16
 // array of values below 256 is still a 16-bit image (its threshold range is
 // 0..65535, and the cuda backend, which reads 8-bit samples, refuses it).
 //
@@ -45,11 +45,11 @@ struct HostArray {
     int planes = 1;      // 1 (gray), 3 or 4 (color, for the threshold criterion)
     char kind = 'u';     // numpy's dtype kind: 'b', 'u', 'i' or 'f'
     int itemSize = 1;    // bytes of one element
-    int depth = 8;       // bits of the Image's samples: 8, 16 or 32
+    int sampleBits = 8;       // bits of the Image's samples: 8, 16 or 32
     bool packed = false; // C-contiguous and aligned
 
     int channels() const { return planes == 1 ? 1 : 4; }  // of the Image it becomes
-    std::size_t imageBytes() const { return Image::byteCount(width, height, channels(), depth); }
+    std::size_t imageBytes() const { return Image::byteCount(width, height, channels(), sampleBits); }
 };
 
 // Whether an array's elements are C-ordered and aligned: its memory is its
@@ -71,7 +71,7 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
 std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& criterion);
 
 // Copies the samples into `image` (its storage reused when the size, channels
-// and depth are unchanged): 1 channel, or 4 for color (an RGB array gets an
+// and sampleBits are unchanged): 1 channel, or 4 for color (an RGB array gets an
 // opaque alpha, equal everywhere, which never separates neighbours). Checks
 // every value; needs no GIL. Cost: one pass over the array, a plain copy for
 // packed rows whose dtype is the sample type.

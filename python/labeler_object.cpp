@@ -53,7 +53,7 @@ public:
             throw py::type_error(where + ": out is a device array but the image is in host memory");
 
         const HostArray source = describeHostArray(image, options_.criterion, where);
-        checkCriterionForDepth(options_.criterion, source.depth, where);
+        checkCriterionForSampleBits(options_.criterion, source.sampleBits, where);
 
         // Where the labels go: an array this Labeler handed out (passed back
         // as out, or no longer referenced by anyone), or a C-contiguous out,
@@ -114,7 +114,7 @@ public:
 private:
     std::mutex mutex_;           // one call at a time on this object's buffers
     LabelOptions options_;
-    Image image_;                // the host copy of an image that needs one, reused while the size and depth repeat
+    Image image_;                // the host copy of an image that needs one, reused while the size and sampleBits repeat
     std::vector<std::uint32_t> scratch_;    // labels on their way to a strided out
     std::vector<Component> components_;     // the table, reused
     LabelArrays arrays_;         // label arrays handed out, refilled once released

@@ -66,7 +66,7 @@ void labelOnHost(const ImageView& view, const LabelOptions& options, std::uint32
     image.width = view.width;
     image.height = view.height;
     image.channels = view.channels;
-    image.depth = view.depth;
+    image.sampleBits = view.sampleBits;
     image.pixels.assign(view.pixels, view.pixels + view.byteCount());
     Labeling fresh = labelReference(image, options.connectivity, options.criterion);
     std::copy(fresh.labels.begin(), fresh.labels.end(), labels);

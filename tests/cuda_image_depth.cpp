@@ -32,28 +32,28 @@ std::string labelImageError(const Image& image, Criterion criterion) {
     return "no error";
 }
 
-// A consistent image of `depth`-bit samples with foreground and background.
-Image deepImage(int width, int height, int channels, int depth) {
-    Image image(width, height, channels, depth);
+// A consistent image of `sampleBits`-bit samples with foreground and background.
+Image deepImage(int width, int height, int channels, int sampleBits) {
+    Image image(width, height, channels, sampleBits);
     for (std::size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = std::uint8_t(i % 3 == 0 ? 0 : 200);
     return image;
 }
 
 }  // namespace
 
-TEST_CASE("cuda: labelImage refuses 16- and 32-bit images, naming the depth and the backends that take it",
+TEST_CASE("cuda: labelImage refuses 16- and 32-bit images, naming the sample bits and the backends that take it",
           "[cuda][depth]") {
     const std::string entry = "glccl::cuda::labelImage(): ";
-    for (int depth : {16, 32}) {
-        INFO(depth << "-bit");
-        const std::string depthText = std::to_string(depth) + "-bit samples";
-        CHECK_THAT(labelImageError(deepImage(7, 5, 1, depth), Criterion::binary()),
-                   Catch::StartsWith(entry) && Catch::Contains(depthText) && Catch::Contains("8-bit") &&
+    for (int sampleBits : {16, 32}) {
+        INFO(sampleBits << "-bit");
+        const std::string bitsText = std::to_string(sampleBits) + "-bit samples";
+        CHECK_THAT(labelImageError(deepImage(7, 5, 1, sampleBits), Criterion::binary()),
+                   Catch::StartsWith(entry) && Catch::Contains(bitsText) && Catch::Contains("8-bit") &&
                        Catch::Contains("compute, raster or cpu"));
-        CHECK_THAT(labelImageError(deepImage(7, 5, 1, depth), Criterion::segments()),
-                   Catch::StartsWith(entry) && Catch::Contains(depthText));
-        CHECK_THAT(labelImageError(deepImage(1, 1, 1, depth), Criterion::binary()),
-                   Catch::StartsWith(entry) && Catch::Contains(depthText));
+        CHECK_THAT(labelImageError(deepImage(7, 5, 1, sampleBits), Criterion::segments()),
+                   Catch::StartsWith(entry) && Catch::Contains(bitsText));
+        CHECK_THAT(labelImageError(deepImage(1, 1, 1, sampleBits), Criterion::binary()),
+                   Catch::StartsWith(entry) && Catch::Contains(bitsText));
     }
     CHECK_THAT(labelImageError(deepImage(6, 2, 4, 16), Criterion::thresholded(3)),
                Catch::StartsWith(entry) && Catch::Contains("16-bit samples"));

@@ -36,16 +36,16 @@ void requireMatchesReference(const Image& image, Connectivity connectivity, cons
     const Labeling expected = labelReference(image, connectivity, criterion);
     for (Backend backend : kBackends) {
         const Comparison comparison = compareLabelings(expected, labelWith(backend, image, connectivity, criterion));
-        INFO(backendName(backend) << " " << image.depth << "-bit " << glccl::test::describeCase(image, connectivity, criterion)
+        INFO(backendName(backend) << " " << image.sampleBits << "-bit " << glccl::test::describeCase(image, connectivity, criterion)
                                   << ": " << comparison.describe());
         REQUIRE(comparison.identical());
     }
 }
 
-// Values from a few clusters over the depth's range (equal, close and far
+// Values from a few clusters over the sampleBits's range (equal, close and far
 // values, across byte boundaries); `hole` of them background.
-Image clusteredImage(int w, int h, int channels, int depth, std::uint64_t seed) {
-    Image image(w, h, channels, depth);
+Image clusteredImage(int w, int h, int channels, int sampleBits, std::uint64_t seed) {
+    Image image(w, h, channels, sampleBits);
     std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 3;
     const auto next = [&] {
         state ^= state << 13;
@@ -53,7 +53,7 @@ Image clusteredImage(int w, int h, int channels, int depth, std::uint64_t seed) 
         state ^= state << 17;
         return state;
     };
-    const std::uint64_t top = depth == 32 ? 0xFFFFFFFFull : (1ull << depth) - 1;
+    const std::uint64_t top = sampleBits == 32 ? 0xFFFFFFFFull : (1ull << sampleBits) - 1;
     const std::uint64_t centres[5] = {0, 255, 256, top / 2 + 1, top};
     for (std::size_t i = 0; i < std::size_t(w) * h; ++i)
         for (int c = 0; c < channels; ++c) {
@@ -100,14 +100,14 @@ TEST_CASE("depths: 32-bit values a float would merge stay apart on every backend
 
 TEST_CASE("depths: random 16- and 32-bit images, every criterion, match the reference", "[gl]") {
     std::uint64_t seed = 5;
-    for (int depth : {16, 32}) {
-        const std::int64_t top = depth == 32 ? 0xFFFFFFFFll : 65535;
+    for (int sampleBits : {16, 32}) {
+        const std::int64_t top = sampleBits == 32 ? 0xFFFFFFFFll : 65535;
         for (auto [w, h] : {std::pair{1, 1}, {1, 33}, {47, 1}, {61, 37}, {130, 67}})
             for (Connectivity connectivity : kBoth)
                 for (const Criterion& criterion :
                      {Criterion::binary(), Criterion::binaryAbove(255), Criterion::binaryAbove(top / 2),
                       Criterion::segments(), Criterion::thresholded(1), Criterion::thresholded(256)})
-                    requireMatchesReference(clusteredImage(w, h, 1, depth, seed++), connectivity, criterion);
+                    requireMatchesReference(clusteredImage(w, h, 1, sampleBits, seed++), connectivity, criterion);
     }
     // 16-bit color (GL_RGBA16) under threshold.
     for (Connectivity connectivity : kBoth)
@@ -118,17 +118,17 @@ TEST_CASE("depths: random 16- and 32-bit images, every criterion, match the refe
 TEST_CASE("depths: an ImageTexture keeps every sample and says its format", "[gl]") {
     offscreen().makeCurrent();
     const struct {
-        int channels, depth;
+        int channels, sampleBits;
         unsigned format;
     } layouts[] = {{1, 8, 0x8229 /* GL_R8 */},    {4, 8, 0x8058 /* GL_RGBA8 */}, {1, 16, 0x822A /* GL_R16 */},
                    {4, 16, 0x805B /* GL_RGBA16 */}, {1, 32, 0x8236 /* GL_R32UI */}};
     for (const auto& layout : layouts) {
-        const Image image = clusteredImage(19, 7, layout.channels, layout.depth, 99);
+        const Image image = clusteredImage(19, 7, layout.channels, layout.sampleBits, 99);
         const ImageTexture texture(image);
-        CHECK(texture.depth() == layout.depth);
+        CHECK(texture.sampleBits() == layout.sampleBits);
         CHECK(texture.internalFormat() == layout.format);
         const Image back = texture.download();
-        CHECK(back.depth == image.depth);
+        CHECK(back.sampleBits == image.sampleBits);
         CHECK(back.pixels == image.pixels);
     }
     CHECK_THROWS_WITH(ImageTexture(Image(2, 2, 4, 32)), Contains("32-bit color"));

@@ -223,12 +223,12 @@ TEST_CASE("transfer: every image format goes up in bands and reads back byte for
     ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"}, {"GLCCL_TRANSFER_BAND_BYTES", "1000"}};
     offscreen().makeCurrent();
     const struct {
-        int channels, depth;
+        int channels, sampleBits;
     } formats[] = {{1, 8}, {4, 8}, {1, 16}, {4, 16}, {1, 32}};
     for (const auto& format : formats) {
         for (const auto& [width, height] : {std::pair{1, 1}, std::pair{3, 5}, std::pair{263, 71}}) {
-            INFO(format.channels << " channel(s) of " << format.depth << " bits, " << width << "x" << height);
-            Image image(width, height, format.channels, format.depth);
+            INFO(format.channels << " channel(s) of " << format.sampleBits << " bits, " << width << "x" << height);
+            Image image(width, height, format.channels, format.sampleBits);
             for (std::size_t i = 0; i < image.pixels.size(); ++i) image.pixels[i] = std::uint8_t(i * 7 + 1);
             ImageTexture texture(image);
             REQUIRE(texture.download().pixels == image.pixels);
@@ -382,13 +382,13 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
         std::vector<Component> components;
         std::uint64_t seed = 40;
         for (const auto& [width, height] : {std::pair{301, 97}, std::pair{301, 97}, std::pair{1, 1}, std::pair{97, 301}}) {
-            for (const int depth : {8, 16}) {
+            for (const int sampleBits : {8, 16}) {
                 Image image = randomImage(width, height, 0.5, 3, 1, seed++);
-                if (depth == 16) image = widened(image);
+                if (sampleBits == 16) image = widened(image);
                 // Labels the call must overwrite, every one of them.
                 std::vector<std::uint32_t> labels(std::size_t(width) * std::size_t(height) + 1, 0xDEADBEEFu);
                 options.criterion = Criterion::segments();
-                offscreen().label(ImageView(width, height, 1, depth, image.pixels.data()), options, labels.data(),
+                offscreen().label(ImageView(width, height, 1, sampleBits, image.pixels.data()), options, labels.data(),
                                   components);
                 CHECK(labels.back() == 0xDEADBEEFu);  // nothing past width x height
                 labels.pop_back();
@@ -397,7 +397,7 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
                 actual.height = height;
                 actual.labels = labels;
                 actual.components = components;
-                requireReference(image, options, actual, std::string(mode) + " view, " + std::to_string(depth) + "-bit");
+                requireReference(image, options, actual, std::string(mode) + " view, " + std::to_string(sampleBits) + "-bit");
             }
         }
         const Image color = randomImage(65, 33, 0.5, 2, 4, seed++);

@@ -1,4 +1,4 @@
-// The CPU reference at every sample depth (8, 16, 32 bits) and the criteria
+// The CPU reference at every sample sampleBits (8, 16, 32 bits) and the criteria
 // in the samples' units: binary (nonzero), binary:L (above L), segments
 // (full values equal) and threshold:T. Checked against a flood fill written
 // here from the definitions (breadth-first, numbering components in raster
@@ -69,10 +69,10 @@ std::vector<std::uint32_t> floodFill(const Image& image, Connectivity connectivi
     return labels;
 }
 
-// Values drawn from a few clusters spread over the depth's whole range, so
+// Values drawn from a few clusters spread over the sampleBits's whole range, so
 // that equal, nearly equal and far values all occur, across byte boundaries.
-Image randomImage(int w, int h, int channels, int depth, std::uint64_t seed) {
-    Image image(w, h, channels, depth);
+Image randomImage(int w, int h, int channels, int sampleBits, std::uint64_t seed) {
+    Image image(w, h, channels, sampleBits);
     std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 7;
     const auto next = [&] {
         state ^= state << 13;
@@ -80,7 +80,7 @@ Image randomImage(int w, int h, int channels, int depth, std::uint64_t seed) {
         state ^= state << 17;
         return state;
     };
-    const std::uint64_t top = depth == 32 ? 0xFFFFFFFFull : (1ull << depth) - 1;
+    const std::uint64_t top = sampleBits == 32 ? 0xFFFFFFFFull : (1ull << sampleBits) - 1;
     const std::uint64_t centres[4] = {0, top / 3, top / 2 + 1, top};
     for (std::size_t i = 0; i < std::size_t(w) * h; ++i)
         for (int c = 0; c < channels; ++c) {
@@ -118,20 +118,20 @@ TEST_CASE("depths: the 16-bit cases of issue 15", "[host]") {
 
 TEST_CASE("depths: the reference equals a flood fill at 8, 16 and 32 bits for every criterion", "[host]") {
     std::uint64_t seed = 1;
-    for (int depth : {8, 16, 32}) {
-        const std::int64_t top = depth == 32 ? 0xFFFFFFFFll : (1ll << depth) - 1;
+    for (int sampleBits : {8, 16, 32}) {
+        const std::int64_t top = sampleBits == 32 ? 0xFFFFFFFFll : (1ll << sampleBits) - 1;
         const Criterion criteria[] = {Criterion::binary(), Criterion::binaryAbove(top / 3),
                                       Criterion::binaryAbove(top - 1), Criterion::segments(),
                                       Criterion::thresholded(0), Criterion::thresholded(2),
                                       Criterion::thresholded(top / 2)};
         for (const Criterion& criterion : criteria)
             for (int channels : {1, 4}) {
-                if (channels == 4 && (criterion.kind != Criterion::Kind::Threshold || depth == 32)) continue;
+                if (channels == 4 && (criterion.kind != Criterion::Kind::Threshold || sampleBits == 32)) continue;
                 for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
                     for (auto [w, h] : {std::pair{1, 1}, {1, 17}, {23, 1}, {19, 13}, {64, 40}}) {
-                        INFO(depth << "-bit, " << channels << " channels, " << criterion.toString() << ", "
+                        INFO(sampleBits << "-bit, " << channels << " channels, " << criterion.toString() << ", "
                                    << int(connectivity) << "-connectivity, " << w << "x" << h);
-                        const Image image = randomImage(w, h, channels, depth, seed++);
+                        const Image image = randomImage(w, h, channels, sampleBits, seed++);
                         CHECK(glccl::labelReference(image, connectivity, criterion).labels ==
                               floodFill(image, connectivity, criterion));
                     }
@@ -139,7 +139,7 @@ TEST_CASE("depths: the reference equals a flood fill at 8, 16 and 32 bits for ev
     }
 }
 
-TEST_CASE("depths: criteria parse, print, and are checked against the depth", "[host]") {
+TEST_CASE("depths: criteria parse, print, and are checked against the sample bits", "[host]") {
     CHECK(Criterion::parse("binary") == Criterion::binary());
     CHECK(Criterion::parse("binary:0") == Criterion::binary());
     CHECK(Criterion::parse("binary:127") == Criterion::binaryAbove(127));
@@ -150,11 +150,11 @@ TEST_CASE("depths: criteria parse, print, and are checked against the depth", "[
                             "threshold:12345678901", "segments:2"})
         CHECK_THROWS_WITH(Criterion::parse(bad), Contains("glccl::Criterion::parse()"));
 
-    CHECK(Criterion::thresholded(255).problemForDepth(8).empty());
-    CHECK_THAT(Criterion::thresholded(256).problemForDepth(8), Contains("0..255"));
-    CHECK(Criterion::thresholded(65535).problemForDepth(16).empty());
-    CHECK_THAT(Criterion::binaryAbove(65536).problemForDepth(16), Contains("0..65535"));
-    CHECK(Criterion::binaryAbove(4294967295ll).problemForDepth(32).empty());
+    CHECK(Criterion::thresholded(255).problemForSampleBits(8).empty());
+    CHECK_THAT(Criterion::thresholded(256).problemForSampleBits(8), Contains("0..255"));
+    CHECK(Criterion::thresholded(65535).problemForSampleBits(16).empty());
+    CHECK_THAT(Criterion::binaryAbove(65536).problemForSampleBits(16), Contains("0..65535"));
+    CHECK(Criterion::binaryAbove(4294967295ll).problemForSampleBits(32).empty());
     CHECK_THROWS_WITH(glccl::labelReference(Image(2, 2), Connectivity::Eight, Criterion::thresholded(300)),
                       Contains("glccl::labelReference()") && Contains("8-bit"));
 }

@@ -59,10 +59,10 @@ void checkTiff(const TiffSpec& spec, const TiffPixels& pixels, const Image& natu
     const bool color = spec.photometric == PHOTOMETRIC_RGB;
     REQUIRE(natural.width == int(spec.width));
     REQUIRE(natural.height == int(spec.height));
-    REQUIRE(natural.depth == spec.bits);
+    REQUIRE(natural.sampleBits == spec.bits);
     REQUIRE(natural.channels == (color ? 4 : 1));
     REQUIRE(gray.channels == 1);
-    REQUIRE(gray.depth == spec.bits);
+    REQUIRE(gray.sampleBits == spec.bits);
     const std::uint32_t top = natural.maxValue();
     for (std::size_t i = 0; i < std::size_t(spec.width) * spec.height; ++i) {
         const std::uint32_t* v = &pixels.values[i * std::size_t(spec.samples)];
@@ -79,7 +79,7 @@ void checkTiff(const TiffSpec& spec, const TiffPixels& pixels, const Image& natu
 
 Bytes fileOf(const std::string& path) { return readBytes(path); }
 
-// A valid file of each format and depth, for the truncation and memory tests.
+// A valid file of each format and sampleBits, for the truncation and memory tests.
 struct Sample {
     std::string name;
     Bytes bytes;
@@ -89,18 +89,18 @@ std::vector<Sample> validSamples(const TempDir& dir) {
     std::vector<Sample> samples;
     {
         const std::uint32_t w = 9, h = 7;
-        for (int depth : {8, 16}) {
+        for (int sampleBits : {8, 16}) {
             std::vector<Bytes> rows;
             for (std::uint32_t y = 0; y < h; ++y) {
                 Bytes row;
                 for (std::uint32_t x = 0; x < w; ++x)
-                    for (int b = 0; b < depth / 8; ++b) row.push_back(std::uint8_t(x * 31 + y * 7 + b));
+                    for (int b = 0; b < sampleBits / 8; ++b) row.push_back(std::uint8_t(x * 31 + y * 7 + b));
                 rows.push_back(row);
             }
             PngSpec spec;
-            spec.width = w, spec.height = h, spec.bitDepth = depth;
+            spec.width = w, spec.height = h, spec.bitDepth = sampleBits;
             writePngWithLibpng(dir.file("s.png"), spec, rows);
-            samples.push_back({"gray" + std::to_string(depth) + ".png", fileOf(dir.file("s.png"))});
+            samples.push_back({"gray" + std::to_string(sampleBits) + ".png", fileOf(dir.file("s.png"))});
         }
     }
     for (bool progressive : {false, true}) {
@@ -209,7 +209,7 @@ TEST_CASE("image_io: reads a JPEG", "[host]") {
     REQUIRE(image.width == 16);
     REQUIRE(image.height == 16);
     REQUIRE(image.channels == 4);
-    REQUIRE(image.depth == 8);
+    REQUIRE(image.sampleBits == 8);
     // tests/data/README.md: four flat 8x8 quadrants.
     const int colors[4][3] = {{200, 40, 40}, {40, 180, 60}, {50, 60, 190}, {128, 128, 128}};
     const Image gray = glccl::readImage(path, ChannelMode::Gray);
@@ -249,7 +249,7 @@ TEST_CASE("image_io: JPEG gray, progressive and subsampled files; CMYK refused",
                 writeBytes(dir.file("j.jpg"), writeJpegWithLibjpeg(spec, data));
                 const Image natural = glccl::readImage(dir.file("j.jpg"), ChannelMode::Natural);
                 REQUIRE(natural.channels == (components == 1 ? 1 : 4));
-                REQUIRE(natural.depth == 8);
+                REQUIRE(natural.sampleBits == 8);
                 for (int y = 0; y < spec.height; y += 3)
                     for (int x = 0; x < spec.width; x += 3)
                         for (int c = 0; c < components; ++c) {
@@ -385,7 +385,7 @@ TEST_CASE("image_io: label images: 16-bit PNG up to 65535 labels, 32-bit TIFF be
     CHECK(glccl::resolveLabelImageFormat(labeling, glccl::LabelImageFormat::Auto) == glccl::LabelImageFormat::Png16);
     glccl::writeLabelImage(dir.file("l.png"), labeling, glccl::LabelImageFormat::Auto, false);
     const Image png = glccl::readImage(dir.file("l.png"));
-    REQUIRE(png.depth == 16);
+    REQUIRE(png.sampleBits == 16);
     REQUIRE(png.channels == 1);
     for (std::size_t i = 0; i < labeling.labels.size(); ++i) CHECK(png.sample(i) == labeling.labels[i]);
 
@@ -414,6 +414,6 @@ TEST_CASE("image_io: label images: 16-bit PNG up to 65535 labels, 32-bit TIFF be
     TIFFClose(tiff);
     // And glccl's reader takes it as a 32-bit image.
     const Image back = glccl::readImage(dir.file("l.tif"));
-    REQUIRE(back.depth == 32);
+    REQUIRE(back.sampleBits == 32);
     for (std::size_t i = 0; i < labeling.labels.size(); ++i) CHECK(back.sample(i) == labeling.labels[i]);
 }

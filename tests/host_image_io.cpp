@@ -31,10 +31,10 @@ using namespace iotest;
 
 namespace {
 
-// Samples spread over the whole range of `depth` bits.
-Image gradient(int w, int h, int channels, int depth = 8) {
-    Image image(w, h, channels, depth);
-    const std::uint64_t range = depth == 32 ? 0x100000000ull : (1ull << depth);
+// Samples spread over the whole range of `sampleBits` bits.
+Image gradient(int w, int h, int channels, int sampleBits = 8) {
+    Image image(w, h, channels, sampleBits);
+    const std::uint64_t range = sampleBits == 32 ? 0x100000000ull : (1ull << sampleBits);
     for (std::size_t i = 0; i < std::size_t(w) * h; ++i)
         for (int c = 0; c < channels; ++c)
             image.setSample(i, c, std::uint32_t(((i * 2654435761ull) + std::uint64_t(c) * 977 + i / 7) % range));
@@ -54,8 +54,8 @@ Labeling smallLabeling() {
 // 0.299, 0.587)) and no gamma: the coefficients are 0.299 and 0.587 of 32768
 // truncated (9797, 19234), blue the rest (3737); libpng 1.6 truncates the
 // 8-bit sum and rounds the 16-bit one (pngrtran.c, png_do_rgb_to_gray).
-std::uint32_t pngLuma(std::uint32_t r, std::uint32_t g, std::uint32_t b, int depth = 8) {
-    return (9797 * r + 19234 * g + 3737 * b + (depth == 16 ? 16384 : 0)) >> 15;
+std::uint32_t pngLuma(std::uint32_t r, std::uint32_t g, std::uint32_t b, int sampleBits = 8) {
+    return (9797 * r + 19234 * g + 3737 * b + (sampleBits == 16 ? 16384 : 0)) >> 15;
 }
 
 // A row of PNG samples from values: big-endian 16-bit, packed below 8 bits.
@@ -102,9 +102,9 @@ TEST_CASE("image_io: PNG round trip through writePng, 8 and 16 bits, gray and RG
     TempDir dir;
     for (auto [w, h] : {std::pair{1, 1}, {1, 9}, {9, 1}, {37, 53}, {256, 3}}) {
         for (int channels : {1, 4}) {
-            for (int depth : {8, 16}) {
-                INFO(w << "x" << h << "x" << channels << " at " << depth << " bits");
-                const Image image = gradient(w, h, channels, depth);
+            for (int sampleBits : {8, 16}) {
+                INFO(w << "x" << h << "x" << channels << " at " << sampleBits << " bits");
+                const Image image = gradient(w, h, channels, sampleBits);
                 const std::string path = dir.file("rt.png");
                 glccl::writePng(path, image, true);
                 const Bytes file = readBytes(path);
@@ -129,14 +129,14 @@ TEST_CASE("image_io: writePng compresses, and refuses 32-bit samples", "[host]")
     CHECK_FALSE(fs::exists(dir.file("deep.png")));
 }
 
-TEST_CASE("image_io: PNG of every color type and bit depth reads at its own depth", "[host]") {
+TEST_CASE("image_io: PNG of every color type and bit depth reads at its own sample bits", "[host]") {
     TempDir dir;
     Random random(7);
     const std::uint32_t w = 7, h = 5;
     for (bool interlaced : {false, true}) {
         SECTION(interlaced ? "Adam7 interlaced" : "not interlaced") {
             // Gray at 1, 2, 4, 8 and 16 bits: below 8 bits the levels are
-            // spread over 0..255 (PNG spec, "sample depth scaling").
+            // spread over 0..255 (PNG spec, "sample sampleBits scaling").
             for (int bitDepth : {1, 2, 4, 8, 16}) {
                 INFO("gray, " << bitDepth << " bits");
                 const std::uint32_t levels = 1u << bitDepth;
@@ -152,7 +152,7 @@ TEST_CASE("image_io: PNG of every color type and bit depth reads at its own dept
                 for (ChannelMode mode : {ChannelMode::Natural, ChannelMode::Gray}) {
                     const Image image = glccl::readImage(dir.file("g.png"), mode);
                     REQUIRE(image.channels == 1);
-                    REQUIRE(image.depth == (bitDepth == 16 ? 16 : 8));
+                    REQUIRE(image.sampleBits == (bitDepth == 16 ? 16 : 8));
                     for (std::uint32_t y = 0; y < h; ++y)
                         for (std::uint32_t x = 0; x < w; ++x) {
                             const std::uint32_t v = values[y][x];
@@ -184,9 +184,9 @@ TEST_CASE("image_io: PNG of every color type and bit depth reads at its own dept
                     const Image gray = glccl::readImage(dir.file("c.png"), ChannelMode::Gray);
                     const bool color = colorType != PNG_COLOR_TYPE_GRAY_ALPHA;
                     REQUIRE(natural.channels == (color ? 4 : 1));
-                    REQUIRE(natural.depth == bitDepth);
+                    REQUIRE(natural.sampleBits == bitDepth);
                     REQUIRE(gray.channels == 1);
-                    REQUIRE(gray.depth == bitDepth);
+                    REQUIRE(gray.sampleBits == bitDepth);
                     for (std::uint32_t y = 0; y < h; ++y)
                         for (std::uint32_t x = 0; x < w; ++x) {
                             const std::uint32_t* v = &values[y][x * std::uint32_t(samples)];
@@ -276,7 +276,7 @@ TEST_CASE("image_io: hand-built PNGs: 16-bit gray keeps all 16 bits", "[host]") 
     writeBytes(dir.file("gray16.png"), makePng(2, 2, 16, 0, scanlines));
     const Image image = glccl::readImage(dir.file("gray16.png"));
     REQUIRE(image.channels == 1);
-    REQUIRE(image.depth == 16);
+    REQUIRE(image.sampleBits == 16);
     CHECK(image.sample(0, 0) == 0xABCD);
     CHECK(image.sample(1, 0) == 0x1234);
     CHECK(image.sample(0, 1) == 0xFFFF);
@@ -296,7 +296,7 @@ TEST_CASE("image_io: reads hand-written PGM and PPM at 8 and 16 bits", "[host]")
         REQUIRE(image.width == 3);
         REQUIRE(image.height == 2);
         REQUIRE(image.channels == 1);
-        REQUIRE(image.depth == 8);
+        REQUIRE(image.sampleBits == 8);
         CHECK(image.pixels == Bytes{0, 1, 2, 253, 254, 255});
     }
     SECTION("P5 with 16-bit big-endian samples keeps them whole") {
@@ -306,7 +306,7 @@ TEST_CASE("image_io: reads hand-written PGM and PPM at 8 and 16 bits", "[host]")
         writeBytes(dir.file("b.pgm"), pgm);
         const Image image = glccl::readImage(dir.file("b.pgm"));
         REQUIRE(image.channels == 1);
-        REQUIRE(image.depth == 16);
+        REQUIRE(image.sampleBits == 16);
         CHECK(image.sample(0, 0) == 0x8001);
         CHECK(image.sample(1, 0) == 0x01FF);
         CHECK(image.sample(2, 0) == 256);
@@ -342,7 +342,7 @@ TEST_CASE("image_io: reads hand-written PGM and PPM at 8 and 16 bits", "[host]")
         append(ppm16, {0xFF, 0xFE, 0x12, 0x34, 0x00, 0x01});
         writeBytes(dir.file("d.ppm"), ppm16);
         const Image deep = glccl::readImage(dir.file("d.ppm"));
-        REQUIRE(deep.depth == 16);
+        REQUIRE(deep.sampleBits == 16);
         CHECK(deep.sample(0, 0, 0) == 0xFFFE);
         CHECK(deep.sample(0, 0, 1) == 0x1234);
         CHECK(deep.sample(0, 0, 2) == 1);
@@ -517,11 +517,11 @@ TEST_CASE("image_io: rejects oversized and zero-sized images with their size, fr
 
 // ---------------------------------------------------------------- NumPy
 
-TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the dtype's depth", "[host]") {
+TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the dtype's sample bits", "[host]") {
     TempDir dir;
     // A 2x3 image, rows (0 1 2) (250 0 255) and, for the deep dtypes,
     // values past 8 and 16 bits.
-    auto check = [&](const std::string& name, const std::string& dict, const Bytes& data, int depth,
+    auto check = [&](const std::string& name, const std::string& dict, const Bytes& data, int sampleBits,
                      const std::vector<std::uint32_t>& expected) {
         writeBytes(dir.file(name), npyBytes(dict, data));
         const Image image = glccl::readImage(dir.file(name));
@@ -529,7 +529,7 @@ TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the 
         REQUIRE(image.width == 3);
         REQUIRE(image.height == 2);
         REQUIRE(image.channels == 1);
-        REQUIRE(image.depth == depth);
+        REQUIRE(image.sampleBits == sampleBits);
         for (std::size_t i = 0; i < expected.size(); ++i) CHECK(image.sample(i) == expected[i]);
     };
     const std::vector<std::uint32_t> small = {0, 1, 2, 250, 0, 255};
@@ -555,7 +555,7 @@ TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the 
                                             littleEndian(std::vector<std::uint16_t>{1, 4, 2, 5, 3, 600})));
     const Image f3 = glccl::readImage(dir.file("f3.npy"), ChannelMode::Natural);
     REQUIRE(f3.channels == 4);
-    REQUIRE(f3.depth == 16);
+    REQUIRE(f3.sampleBits == 16);
     CHECK(std::vector<std::uint32_t>{f3.sample(0, 0, 0), f3.sample(0, 0, 1), f3.sample(0, 0, 2), f3.sample(0, 0, 3),
                                      f3.sample(1, 0, 0), f3.sample(1, 0, 1), f3.sample(1, 0, 2), f3.sample(1, 0, 3)} ==
           std::vector<std::uint32_t>{1, 2, 3, 65535, 4, 5, 600, 65535});
@@ -564,9 +564,9 @@ TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the 
     glccl::writeImageNpy(dir.file("noise.npy"), noise, false);
     CHECK(sameImage(glccl::readImage(dir.file("noise.npy")), noise));
     // writeImageNpy at 16 and 32 bits reads back whole too.
-    for (int depth : {16, 32}) {
-        const Image image = gradient(5, 4, 1, depth);
-        const std::string path = dir.file("deep" + std::to_string(depth) + ".npy");
+    for (int sampleBits : {16, 32}) {
+        const Image image = gradient(5, 4, 1, sampleBits);
+        const std::string path = dir.file("deep" + std::to_string(sampleBits) + ".npy");
         glccl::writeImageNpy(path, image, false);
         CHECK(sameImage(glccl::readImage(path), image));
     }
@@ -730,7 +730,7 @@ TEST_CASE("image_io: readLabelsNpy reads back what writeLabelsNpy wrote and refu
     CHECK_THROWS_WITH(glccl::readLabelsNpy(dir.file("missing.npy")), Contains("cannot open"));
 }
 
-TEST_CASE("image_io: writeImageNpy writes the depth's dtype, shape (height, width[, channels])", "[host]") {
+TEST_CASE("image_io: writeImageNpy writes the sample bits's dtype, shape (height, width[, channels])", "[host]") {
     TempDir dir;
     for (int channels : {1, 4}) {
         Image image(3, 2, channels);

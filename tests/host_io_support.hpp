@@ -304,7 +304,7 @@ private:
 };
 
 inline bool sameImage(const glccl::Image& a, const glccl::Image& b) {
-    return a.width == b.width && a.height == b.height && a.channels == b.channels && a.depth == b.depth &&
+    return a.width == b.width && a.height == b.height && a.channels == b.channels && a.sampleBits == b.sampleBits &&
            a.pixels == b.pixels;
 }
 

@@ -573,7 +573,7 @@ TEST_CASE("types: Criterion::parse and toString", "[host]") {
         CHECK(Criterion::parse(text).toString() == text);
     }
     // Thresholds are in the units of the samples (up to 2^32 - 1 for 32-bit
-    // images); labelReference checks them against the image's depth.
+    // images); labelReference checks them against the image's sampleBits.
     for (const char* bad : {"", "Binary", "binary ", "threshold", "threshold:", "threshold:4294967296",
                             "threshold:-1", "threshold:+3", "threshold:99999999999", "threshold:3x", "threshold: 3",
                             "segment"}) {

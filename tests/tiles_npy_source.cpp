@@ -40,7 +40,7 @@ void requireSamePixels(const ImageSource& source, const Image& expected) {
     const int width = expected.width - 2, height = expected.height - 1;
     for (int pass = 0; pass < 2; ++pass) {
         source.read(1, 1, std::uint32_t(width), std::uint32_t(height), part);
-        REQUIRE(part.depth == expected.depth);
+        REQUIRE(part.sampleBits == expected.sampleBits);
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x)
                 for (int c = 0; c < expected.channels; ++c)
@@ -129,9 +129,9 @@ TEST_CASE("16-bit .npy samples keep their values, and a negative int32 is refuse
         }
     writeNpy(folder + "/u2.npy", "<u2", "(4, 6)", false, data);
     const NpyImageSource source(folder + "/u2.npy", ChannelMode::Gray);
-    REQUIRE(source.depth() == 16);
+    REQUIRE(source.sampleBits() == 16);
     const Image whole = readImage(folder + "/u2.npy", ChannelMode::Gray);
-    REQUIRE(whole.depth == 16);
+    REQUIRE(whole.sampleBits == 16);
     requireSamePixels(source, whole);
     for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
         LabelingSink sink;

@@ -31,7 +31,7 @@ Bytes samplesFor(const TiffSpec& spec, std::uint64_t seed) {
         state ^= state << 13, state ^= state >> 7, state ^= state << 17;
         return state;
     };
-    // Values far apart in 16 and 32 bits, so that a byte order or depth
+    // Values far apart in 16 and 32 bits, so that a byte order or sampleBits
     // mistake changes the labels.
     const std::uint32_t scale = spec.bits == 8 ? 60 : spec.bits == 16 ? 16411 : 0x3F00F00Fu;
     Bytes data;
@@ -48,7 +48,7 @@ void requireSamePixels(const ImageSource& source, const Image& expected) {
     REQUIRE(source.width() == std::uint32_t(expected.width));
     REQUIRE(source.height() == std::uint32_t(expected.height));
     REQUIRE(source.channels() == expected.channels);
-    REQUIRE(source.depth() == expected.depth);
+    REQUIRE(source.sampleBits() == expected.sampleBits);
     Image whole;
     source.read(0, 0, source.width(), source.height(), whole);
     REQUIRE(whole.pixels == expected.pixels);
@@ -124,7 +124,7 @@ TEST_CASE("every TIFF layout reads strip by strip and tile by tile as readImage 
                                                  Contains(c.bigTiff ? "BigTIFF" : "TIFF"));
             requireSamePixels(*source, whole);
             if (whole.channels == 4)
-                requireTiledLikeReference(*source, whole, Criterion::thresholded(whole.depth == 8 ? 30 : 20000));
+                requireTiledLikeReference(*source, whole, Criterion::thresholded(whole.sampleBits == 8 ? 30 : 20000));
             else requireTiledLikeReference(*source, whole, Criterion::segments());
         }
     }

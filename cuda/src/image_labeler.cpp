@@ -57,8 +57,8 @@ public:
                Labeling& result, StageTimings* timings) {
         // Checked first: the byte count below is the 8-bit one, and a
         // 16-bit image could pass it while being read as bytes.
-        if (image.depth != 8) {
-            check.fail("the image has " + std::to_string(image.depth) +
+        if (image.sampleBits != 8) {
+            check.fail("the image has " + std::to_string(image.sampleBits) +
                        "-bit samples; the cuda backend labels 8-bit images (1 channel, or 4 for threshold): "
                        "use the compute, raster or cpu backend");
         }

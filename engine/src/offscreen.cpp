@@ -17,7 +17,7 @@ struct OffscreenLabeler::Impl {
     HeadlessContext context;
     Labeler labeler;
     // The last image's texture, kept for the next image of the same size,
-    // channels and depth: a batch or a video uploads into it, allocating
+    // channels and sampleBits: a batch or a video uploads into it, allocating
     // nothing.
     ImageTexture input;
     Backend last = Backend::Auto;  // the backend of the last label()
@@ -115,7 +115,7 @@ bool OffscreenLabeler::labelWithCuda(const ImageView& image, const LabelOptions&
     if (resolveBackend(options.backend, info) != Backend::Cuda || !whyUnavailable(Backend::Cuda, info).empty())
         return false;
     const Criterion& criterion = options.criterion;
-    if (image.depth != 8 || (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)) return false;
+    if (image.sampleBits != 8 || (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)) return false;
     if (!impl_->cudaImages) impl_->cudaImages = std::make_unique<cuda::ImageLabeler>();
     StageTimings kernels;
     const std::vector<Component>& table =

@@ -11,7 +11,7 @@ namespace {
 
 constexpr const char* kWhere = "glccl::ImageTexture";
 
-// How an Image of each channel count and depth travels to the GPU. Every
+// How an Image of each channel count and sampleBits travels to the GPU. Every
 // format keeps the exact sample values: 8- and 16-bit samples as normalized
 // integers (a 16-bit value v reads as v / 65535 in a float, and the shaders'
 // round(x * 65535) gives v back exactly), 32-bit samples as unsigned
@@ -20,9 +20,9 @@ struct Layout {
     GLenum internalFormat = 0, format = 0, type = 0;
 };
 
-Layout layoutOf(int channels, int depth) {
+Layout layoutOf(int channels, int sampleBits) {
     const bool gray = channels == 1;
-    switch (depth) {
+    switch (sampleBits) {
         case 8: return {gray ? GLenum(GL_R8) : GLenum(GL_RGBA8), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_BYTE};
         case 16:
             return {gray ? GLenum(GL_R16) : GLenum(GL_RGBA16), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_SHORT};
@@ -42,16 +42,16 @@ ImageView checkedView(const Image& image) {
 struct ImageTexture::Impl {
     gl::Texture texture;
     int channels = 1;
-    int depth = 8;
+    int sampleBits = 8;
     // Kept with the texture: update() after update() reuses its buffers.
     transfer::TextureUploader uploader;
 
     void upload(const ImageView& image, const std::string& what) {
-        const Layout layout = layoutOf(image.channels, image.depth);
+        const Layout layout = layoutOf(image.channels, image.sampleBits);
         // Samples are little-endian in the Image, the GL's native order on
         // the hosts glccl runs on.
         uploader.upload(texture, image.pixels, layout.format, layout.type,
-                        std::size_t(image.channels) * std::size_t(image.depth / 8), what);
+                        std::size_t(image.channels) * std::size_t(image.sampleBits / 8), what);
     }
 };
 
@@ -66,9 +66,9 @@ ImageTexture::ImageTexture(const ImageView& image) {
     const std::string where = std::string(kWhere) + ": ";
     if (image.channels != 1 && image.channels != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(image.channels));
-    if (image.depth != 8 && image.depth != 16 && image.depth != 32)
-        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(image.depth) + "-bit");
-    if (image.depth == 32 && image.channels == 4)
+    if (image.sampleBits != 8 && image.sampleBits != 16 && image.sampleBits != 32)
+        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(image.sampleBits) + "-bit");
+    if (image.sampleBits == 32 && image.channels == 4)
         throw Error(where + "32-bit color images are not uploaded (32-bit images are 1 channel: GL_R32UI)");
     if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
         throw Error(where + "the image is empty");
@@ -77,10 +77,10 @@ ImageTexture::ImageTexture(const ImageView& image) {
     if (image.width > largest || image.height > largest)
         throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                     " but GL_MAX_TEXTURE_SIZE is " + std::to_string(largest));
-    const Layout layout = layoutOf(image.channels, image.depth);
+    const Layout layout = layoutOf(image.channels, image.sampleBits);
     auto impl = std::make_unique<Impl>();
     impl->channels = image.channels;
-    impl->depth = image.depth;
+    impl->sampleBits = image.sampleBits;
     impl->texture = gl::Texture::allocate(layout.internalFormat, image.width, image.height,
                                           std::string(kWhere) + ": the texture");
     impl->upload(image, std::string(kWhere) + ": uploading the image");
@@ -91,7 +91,7 @@ bool ImageTexture::fits(const Image& image) const { return image.isConsistent() 
 
 bool ImageTexture::fits(const ImageView& image) const {
     return impl_ && image.width == impl_->texture.width() && image.height == impl_->texture.height() &&
-           image.channels == impl_->channels && image.depth == impl_->depth && image.pixels != nullptr;
+           image.channels == impl_->channels && image.sampleBits == impl_->sampleBits && image.pixels != nullptr;
 }
 
 void ImageTexture::update(const Image& image) { update(checkedView(image)); }
@@ -100,8 +100,8 @@ void ImageTexture::update(const ImageView& image) {
     if (!fits(image))
         throw Error(std::string(kWhere) + "::update(): the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + ", " + std::to_string(image.channels) + " channel(s) of " +
-                    std::to_string(image.depth) + " bits, not the texture's " + std::to_string(width()) + "x" +
-                    std::to_string(height()) + ", " + std::to_string(channels()) + " of " + std::to_string(depth()));
+                    std::to_string(image.sampleBits) + " bits, not the texture's " + std::to_string(width()) + "x" +
+                    std::to_string(height()) + ", " + std::to_string(channels()) + " of " + std::to_string(sampleBits()));
     impl_->upload(image, std::string(kWhere) + "::update(): uploading the image");
 }
 
@@ -109,13 +109,13 @@ unsigned ImageTexture::id() const { return impl_ ? impl_->texture.id() : 0; }
 int ImageTexture::width() const { return impl_ ? impl_->texture.width() : 0; }
 int ImageTexture::height() const { return impl_ ? impl_->texture.height() : 0; }
 int ImageTexture::channels() const { return impl_ ? impl_->channels : 0; }
-int ImageTexture::depth() const { return impl_ ? impl_->depth : 0; }
+int ImageTexture::sampleBits() const { return impl_ ? impl_->sampleBits : 0; }
 unsigned ImageTexture::internalFormat() const { return impl_ ? impl_->texture.internalFormat() : 0; }
 
 Image ImageTexture::download() const {
     if (!impl_) throw Error(std::string(kWhere) + "::download(): the texture is empty");
-    Image image(width(), height(), impl_->channels, impl_->depth);
-    const Layout layout = layoutOf(impl_->channels, impl_->depth);
+    Image image(width(), height(), impl_->channels, impl_->sampleBits);
+    const Layout layout = layoutOf(impl_->channels, impl_->sampleBits);
     impl_->texture.download(image.pixels.data(), layout.format, layout.type);
     checkGlError(std::string(kWhere) + "::download()");
     return image;

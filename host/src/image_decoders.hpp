@@ -56,7 +56,7 @@ public:
     std::uint32_t width() const;
     std::uint32_t height() const;
     int channels() const;  // of the Image, as decodeTiff gives it in the reader's mode
-    int depth() const;
+    int sampleBits() const;
     bool tiled() const;
     // A tile, or a strip: the image width by the rows a strip holds (the
     // last strip or a tile on the edge may hold fewer inside the image).
@@ -77,10 +77,10 @@ private:
 // kMaxImagePixels, else what is wrong ("is 40000x2 but ...").
 std::string dimensionProblem(std::uint64_t width, std::uint64_t height);
 
-// Throws unless width x height is within the limits and channels x depth
+// Throws unless width x height is within the limits and channels x sampleBits
 // samples of it fit in the machine's memory.
 void checkClaimedSize(const ReadContext& context, const char* format, std::uint64_t width, std::uint64_t height,
-                      int channels, int depth);
+                      int channels, int sampleBits);
 
 // Throws when `decodedBytes` of pixel data cannot come out of the `encodedBytes`
 // the file holds for them, even at the coder's largest possible ratio: the

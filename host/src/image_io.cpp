@@ -113,10 +113,10 @@ std::string dimensionProblem(std::uint64_t width, std::uint64_t height) {
 }
 
 void checkClaimedSize(const ReadContext& context, const char* format, std::uint64_t width, std::uint64_t height,
-                      int channels, int depth) {
+                      int channels, int sampleBits) {
     const std::string problem = dimensionProblem(width, height);
     if (!problem.empty()) throw context.fail(std::string(format) + ": the image " + problem);
-    const std::uint64_t bytes = width * height * std::uint64_t(channels) * std::uint64_t(depth / 8);
+    const std::uint64_t bytes = width * height * std::uint64_t(channels) * std::uint64_t(sampleBits / 8);
     const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
     const std::uint64_t memory = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
     if (memory != 0 && bytes > memory)

@@ -53,12 +53,12 @@ void writeImageNpy(const std::string& path, const Image& image, bool overwrite) 
     const std::string where = "glccl::writeImageNpy(): ";
     if (!image.isConsistent())
         throw Error(where + "invalid image: " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.depth) + " bits with " +
+                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.sampleBits) + " bits with " +
                     std::to_string(image.pixels.size()) + " bytes");
     detail::OutputFile file(where, path, overwrite);
     std::string shape = "(" + std::to_string(image.height) + ", " + std::to_string(image.width);
     shape += image.channels == 1 ? ")" : ", " + std::to_string(image.channels) + ")";
-    writeNpyHeader(file, image.depth == 8 ? "|u1" : image.depth == 16 ? "<u2" : "<u4", shape);
+    writeNpyHeader(file, image.sampleBits == 8 ? "|u1" : image.sampleBits == 16 ? "<u2" : "<u4", shape);
     file.write(image.pixels.data(), image.pixels.size());
     file.close();
 }
@@ -122,8 +122,8 @@ Image decodeNpy(const ReadContext& context) {
                    " bytes) but the file has " + std::to_string(source.size()) + " bytes");
     if (source.size() > expected) throw fail("the file has bytes after its " + sizeText(width, height) + " elements");
     const int channels = planes == 1 ? 1 : 4;
-    checkClaimedSize(context, ".npy", width, height, channels, dtype->depth);
-    Image image(int(width), int(height), channels, dtype->depth);
+    checkClaimedSize(context, ".npy", width, height, channels, dtype->sampleBits);
+    Image image(int(width), int(height), channels, dtype->sampleBits);
 
     // Read in chunks of whole rows (C order) or columns (Fortran order) of
     // one plane, so that no second copy of the array is held.

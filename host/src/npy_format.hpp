@@ -39,8 +39,8 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
 // integers.
 bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides);
 
-// The dtypes an .npy image may hold and the depth each becomes. Every value
-// must be an unsigned integer the depth holds exactly (int32 values >= 0,
+// The dtypes an .npy image may hold and the sampleBits each becomes. Every value
+// must be an unsigned integer the sampleBits holds exactly (int32 values >= 0,
 // float32 values whole and in 0..2^32-1); anything else is an error, never
 // a rounding or a reduction.
 enum class NpyKind { Unsigned, Bool, Signed, Float };
@@ -48,7 +48,7 @@ struct NpyDtype {
     const char* descr;  // as the header writes it, quotes included
     std::size_t size;
     NpyKind kind;
-    int depth;
+    int sampleBits;
 };
 
 // The image dtype of a header's descr; nullptr for any other.

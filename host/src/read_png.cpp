@@ -1,5 +1,5 @@
 // PNG through libpng: every color type and bit depth, interlaced or not, at
-// the file's own depth (16-bit samples stay 16-bit). Color read as gray goes
+// the file's own sampleBits (16-bit samples stay 16-bit). Color read as gray goes
 // through libpng's png_set_rgb_to_gray with the weights 0.299 and 0.587,
 // the very call OpenCV's IMREAD_GRAYSCALE makes, so the luma is OpenCV's.
 
@@ -69,12 +69,12 @@ bool readPngInfo(png_structp png, png_infop info, PngHeader* header) {
     return true;
 }
 
-// Sets the transformations that give `channels` samples of `depth` bits per
+// Sets the transformations that give `channels` samples of `sampleBits` bits per
 // pixel, then decodes every row into `rows` and reads the rest of the file
 // up to IEND (a file cut after its pixels is refused too). Returns 0 on
 // success, 1 on a libpng error (message in the state), 2 when libpng's row
 // layout is not the one expected (nothing is decoded then).
-int readPngPixels(png_structp png, png_infop info, const PngHeader* header, bool gray, int channels, int depth,
+int readPngPixels(png_structp png, png_infop info, const PngHeader* header, bool gray, int channels, int sampleBits,
                   png_bytep* rows, png_size_t rowBytes) {
     if (setjmp(png_jmpbuf(png))) return 1;
     const bool colorFile = (header->colorType & PNG_COLOR_MASK_COLOR) != 0;
@@ -89,10 +89,10 @@ int readPngPixels(png_structp png, png_infop info, const PngHeader* header, bool
     } else if ((header->colorType & PNG_COLOR_MASK_ALPHA) == 0) {
         png_set_filler(png, 0xFFFF, PNG_FILLER_AFTER);  // opaque
     }
-    if (depth == 16) png_set_swap(png);  // PNG is big-endian; Image samples are little-endian
+    if (sampleBits == 16) png_set_swap(png);  // PNG is big-endian; Image samples are little-endian
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
-    if (png_get_channels(png, info) != channels || png_get_bit_depth(png, info) != depth ||
+    if (png_get_channels(png, info) != channels || png_get_bit_depth(png, info) != sampleBits ||
         png_get_rowbytes(png, info) != rowBytes)
         return 2;
     png_read_image(png, rows);
@@ -160,19 +160,19 @@ Image decodePng(const ReadContext& context) {
     const bool colorFile = (header.colorType & PNG_COLOR_MASK_COLOR) != 0;
     const bool gray = context.mode == ChannelMode::Gray;
     const int channels = (gray || !colorFile) ? 1 : 4;
-    const int depth = header.bitDepth == 16 ? 16 : 8;
-    checkClaimedSize(context, "PNG", width, height, channels, depth);
+    const int sampleBits = header.bitDepth == 16 ? 16 : 8;
+    checkClaimedSize(context, "PNG", width, height, channels, sampleBits);
 
-    Image image(int(width), int(height), channels, depth);
-    const std::size_t rowBytes = std::size_t(width) * std::size_t(channels) * std::size_t(depth / 8);
+    Image image(int(width), int(height), channels, sampleBits);
+    const std::size_t rowBytes = std::size_t(width) * std::size_t(channels) * std::size_t(sampleBits / 8);
     std::vector<png_bytep> rows(static_cast<std::size_t>(height));
     for (std::size_t y = 0; y < rows.size(); ++y) rows[y] = image.pixels.data() + y * rowBytes;
-    switch (readPngPixels(read.png, read.info, &header, gray, channels, depth, rows.data(), rowBytes)) {
+    switch (readPngPixels(read.png, read.info, &header, gray, channels, sampleBits, rows.data(), rowBytes)) {
         case 0: return image;
         case 1: throw context.fail(std::string("PNG: ") + state.message);
         default:
             throw context.fail("PNG: libpng's decoded layout is not " + std::to_string(channels) + " channels of " +
-                               std::to_string(depth) + " bits");
+                               std::to_string(sampleBits) + " bits");
     }
 }
 

@@ -83,10 +83,10 @@ Image decodePnm(const ReadContext& context) {
                            std::to_string(header.height) + " pixels (" + std::to_string(needed) +
                            " bytes) but the file has " + std::to_string(source.size()) + " bytes");
     const int channels = color && context.mode == ChannelMode::Natural ? 4 : 1;
-    const int depth = int(bytesPerSample) * 8;
-    checkClaimedSize(context, "PGM/PPM", header.width, header.height, channels, depth);
+    const int sampleBits = int(bytesPerSample) * 8;
+    checkClaimedSize(context, "PGM/PPM", header.width, header.height, channels, sampleBits);
 
-    Image image(int(header.width), int(header.height), channels, depth);
+    Image image(int(header.width), int(header.height), channels, sampleBits);
     std::vector<std::uint8_t> row(std::size_t(header.width) * fileChannels * bytesPerSample);
     source.seek(header.dataOffset);
     const std::uint32_t opaque = image.maxValue();

@@ -13,7 +13,7 @@ namespace {
 
 // The criterion on the CPU, written once. The public isForeground /
 // areConnected and the labeler below all go through these two functions, on
-// the samples of one depth (Sample: uint8_t, uint16_t or uint32_t; the image
+// the samples of one sampleBits (Sample: uint8_t, uint16_t or uint32_t; the image
 // holds them little-endian). Binary and segments are defined for any channel
 // count (foreground when some channel is foreground) so that the predicates
 // never read out of bounds; labelReference restricts them to 1-channel
@@ -57,10 +57,10 @@ bool pixelsConnect(const std::uint8_t* a, const std::uint8_t* b, int channels, c
     return false;
 }
 
-// Calls f.template operator()<Sample>() for the image's depth.
+// Calls f.template operator()<Sample>() for the image's sampleBits.
 template <class F>
-auto withSampleType(int depth, F&& f) {
-    switch (depth) {
+auto withSampleType(int sampleBits, F&& f) {
+    switch (sampleBits) {
         case 8: return f(std::uint8_t());
         case 16: return f(std::uint16_t());
         default: return f(std::uint32_t());
@@ -95,8 +95,8 @@ void validate(const Image& image, const Criterion& criterion) {
     if (image.channels != 1 && image.channels != 4) {
         throw Error(where + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
     }
-    if (image.depth != 8 && image.depth != 16 && image.depth != 32) {
-        throw Error(where + "the image has " + std::to_string(image.depth) + "-bit samples; expected 8, 16 or 32");
+    if (image.sampleBits != 8 && image.sampleBits != 16 && image.sampleBits != 32) {
+        throw Error(where + "the image has " + std::to_string(image.sampleBits) + "-bit samples; expected 8, 16 or 32");
     }
     const std::uint64_t pixelCount = std::uint64_t(image.width) * std::uint64_t(image.height);
     if (pixelCount >= std::uint64_t(UINT32_MAX)) {
@@ -105,14 +105,14 @@ void validate(const Image& image, const Criterion& criterion) {
     }
     if (!image.isConsistent()) {
         throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.depth) +
+                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.sampleBits) +
                     "-bit samples but holds " + std::to_string(image.pixels.size()) + " bytes");
     }
     if (criterion.kind != Criterion::Kind::Threshold && image.channels != 1) {
         throw Error(where + "criterion '" + criterion.toString() +
                     "' needs a 1-channel image but this one has 4 channels (convert it to gray first)");
     }
-    const std::string problem = criterion.problemForDepth(image.depth);
+    const std::string problem = criterion.problemForSampleBits(image.sampleBits);
     if (!problem.empty()) throw Error(where + problem);
 }
 
@@ -120,14 +120,14 @@ void validate(const Image& image, const Criterion& criterion) {
 
 bool isForeground(const Image& image, std::size_t pixel, const Criterion& criterion) {
     const std::size_t pixelBytes = std::size_t(image.channels) * std::size_t(image.bytesPerSample());
-    return withSampleType(image.depth, [&](auto sample) {
+    return withSampleType(image.sampleBits, [&](auto sample) {
         return pixelIsForeground<decltype(sample)>(&image.pixels[pixel * pixelBytes], image.channels, criterion);
     });
 }
 
 bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criterion& criterion) {
     const std::size_t pixelBytes = std::size_t(image.channels) * std::size_t(image.bytesPerSample());
-    return withSampleType(image.depth, [&](auto sample) {
+    return withSampleType(image.sampleBits, [&](auto sample) {
         return pixelsConnect<decltype(sample)>(&image.pixels[a * pixelBytes], &image.pixels[b * pixelBytes],
                                                image.channels, criterion);
     });
@@ -201,7 +201,7 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
 
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
     validate(image, criterion);
-    return withSampleType(image.depth, [&](auto sample) {
+    return withSampleType(image.sampleBits, [&](auto sample) {
         return labelSamples<decltype(sample)>(image, connectivity, criterion);
     });
 }

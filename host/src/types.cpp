@@ -55,11 +55,11 @@ std::string Criterion::toString() const {
     return "unknown";
 }
 
-std::string Criterion::problemForDepth(int depth) const {
-    const std::int64_t largest = depth >= 32 ? std::int64_t(0xFFFFFFFFu) : (std::int64_t(1) << depth) - 1;
+std::string Criterion::problemForSampleBits(int sampleBits) const {
+    const std::int64_t largest = sampleBits >= 32 ? std::int64_t(0xFFFFFFFFu) : (std::int64_t(1) << sampleBits) - 1;
     const auto outside = [&](const char* what, std::int64_t value) {
         return std::string(what) + " " + std::to_string(value) + " is outside 0.." + std::to_string(largest) +
-               ", the values of " + std::to_string(depth) + "-bit samples";
+               ", the values of " + std::to_string(sampleBits) + "-bit samples";
     };
     if (kind == Kind::Threshold && (threshold < 0 || threshold > largest)) return outside("the threshold", threshold);
     if (kind == Kind::Binary && (level < 0 || level > largest)) return outside("the binary level", level);

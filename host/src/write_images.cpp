@@ -66,14 +66,14 @@ struct PngWriteStruct {
     ~PngWriteStruct() { png_destroy_write_struct(&png, info != nullptr ? &info : nullptr); }
 };
 
-bool writePngImage(png_structp png, png_infop info, png_uint_32 width, png_uint_32 height, int depth,
+bool writePngImage(png_structp png, png_infop info, png_uint_32 width, png_uint_32 height, int sampleBits,
                    int colorType, png_bytep const* rows) {
     if (setjmp(png_jmpbuf(png))) return false;
-    png_set_IHDR(png, info, width, height, depth, colorType, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+    png_set_IHDR(png, info, width, height, sampleBits, colorType, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
     png_set_compression_level(png, kZlibLevel);
     png_write_info(png, info);
-    if (depth == 16) png_set_swap(png);  // Image samples are little-endian, PNG's big-endian
+    if (sampleBits == 16) png_set_swap(png);  // Image samples are little-endian, PNG's big-endian
     for (png_uint_32 y = 0; y < height; ++y) png_write_row(png, rows[y]);
     png_write_end(png, nullptr);
     return true;
@@ -93,7 +93,7 @@ void encodePng(const std::string& where, detail::OutputFile& file, const Image& 
     for (std::size_t y = 0; y < rows.size(); ++y)
         rows[y] = const_cast<png_bytep>(image.pixels.data() + y * rowBytes);  // libpng only reads them
     const int colorType = image.channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB_ALPHA;
-    if (!writePngImage(write.png, write.info, png_uint_32(image.width), png_uint_32(image.height), image.depth,
+    if (!writePngImage(write.png, write.info, png_uint_32(image.width), png_uint_32(image.height), image.sampleBits,
                        colorType, rows.data())) {
         // A write error's message is the OutputFile's own ("cannot write ...").
         const std::string message = state.message;
@@ -202,9 +202,9 @@ void writePng(const std::string& path, const Image& image, bool overwrite) {
     const std::string where = "glccl::writePng(): ";
     if (!image.isConsistent())
         throw Error(where + "invalid image: " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.depth) + " bits with " +
+                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.sampleBits) + " bits with " +
                     std::to_string(image.pixels.size()) + " bytes");
-    if (image.depth == 32)
+    if (image.sampleBits == 32)
         throw Error(where + "'" + path + "': the image has 32-bit samples but PNG holds at most 16 bits; write a "
                     "TIFF or .npy instead");
     detail::OutputFile file(where, path, overwrite);

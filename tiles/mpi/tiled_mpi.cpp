@@ -154,7 +154,7 @@ struct BlockSummary {
         out.put(std::uint8_t(empty ? 1 : 0));
         if (empty) return;
         out.put(top.channels);
-        out.put(top.depth);
+        out.put(top.sampleBits);
         out.putVector(top.nodes);
         out.putVector(top.pixels);
         out.putVector(bottom.nodes);
@@ -168,7 +168,7 @@ struct BlockSummary {
         block.empty = in.get<std::uint8_t>() != 0;
         if (block.empty) return block;
         block.top.channels = block.bottom.channels = in.get<int>();
-        block.top.depth = block.bottom.depth = in.get<int>();
+        block.top.sampleBits = block.bottom.sampleBits = in.get<int>();
         block.top.nodes = in.getVector<std::uint64_t>();
         block.top.pixels = in.getVector<std::uint8_t>();
         block.bottom.nodes = in.getVector<std::uint64_t>();

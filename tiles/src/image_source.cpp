@@ -101,7 +101,7 @@ public:
     std::uint32_t width() const override { return view_.width(); }
     std::uint32_t height() const override { return view_.height(); }
     int channels() const override { return view_.channels(); }
-    int depth() const override { return view_.depth(); }
+    int sampleBits() const override { return view_.sampleBits(); }
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override {
         view_.read(x0, y0, width, height, out);
@@ -130,20 +130,20 @@ ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
     if (!image.isConsistent())
         throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
-                    std::to_string(image.depth) + " bits with " + std::to_string(image.pixels.size()) +
+                    std::to_string(image.sampleBits) + " bits with " + std::to_string(image.pixels.size()) +
                     " bytes; expected a nonempty 1- or 4-channel image of 8, 16 or 32 bits");
 }
 
 std::uint32_t ImageMemorySource::width() const { return std::uint32_t(image_.width); }
 std::uint32_t ImageMemorySource::height() const { return std::uint32_t(image_.height); }
 int ImageMemorySource::channels() const { return image_.channels; }
-int ImageMemorySource::depth() const { return image_.depth; }
+int ImageMemorySource::sampleBits() const { return image_.sampleBits; }
 
 void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                              Image& out) const {
     detail::checkSourceRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
     const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.bytesPerSample());
-    out = Image(int(width), int(height), image_.channels, image_.depth);
+    out = Image(int(width), int(height), image_.channels, image_.sampleBits);
     const std::size_t rowBytes = std::size_t(width) * pixelBytes;
     for (std::uint32_t y = 0; y < height; ++y)
         std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,
@@ -220,7 +220,7 @@ NpyImageSource::~NpyImageSource() = default;
 std::uint32_t NpyImageSource::width() const { return std::uint32_t(impl_->layout.width); }
 std::uint32_t NpyImageSource::height() const { return std::uint32_t(impl_->layout.height); }
 int NpyImageSource::channels() const { return impl_->channels; }
-int NpyImageSource::depth() const { return impl_->layout.dtype->depth; }
+int NpyImageSource::sampleBits() const { return impl_->layout.dtype->sampleBits; }
 
 std::string NpyImageSource::describe() const {
     const NpyDtype& dtype = *impl_->layout.dtype;
@@ -240,7 +240,7 @@ void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t widt
     const NpyLayout& layout = impl.layout;
     const NpyDtype& dtype = *layout.dtype;
     const std::uint64_t planes = layout.planes;
-    out = Image(int(width), int(height), impl.channels, dtype.depth);
+    out = Image(int(width), int(height), impl.channels, dtype.sampleBits);
 
     // Unsigned gray samples in C order are the Image's own bytes (both
     // little-endian): rows are copied as they lie. Bool is 0 or 1 in a byte.
@@ -289,7 +289,7 @@ NpyShape peekNpyShape(const std::string& path) {
     const std::string where = "glccl::peekNpyShape(): ";
     const FileDescriptor file(path, where);
     const NpyLayout layout = checkedLayout(file.get(), path, where);
-    return {layout.width, layout.height, layout.planes, layout.dtype->depth};
+    return {layout.width, layout.height, layout.planes, layout.dtype->sampleBits};
 }
 
 bool isNpyFile(const std::string& path) {

@@ -95,14 +95,14 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
             for (std::uint32_t tx = 1; tx < tilesX; ++tx) {
                 BorderRow left, right;
                 left.channels = right.channels = s.source.channels();
-                left.depth = right.depth = s.source.depth();
+                left.sampleBits = right.sampleBits = s.source.sampleBits();
                 appendEdge(left, band[tx - 1].rightEdge, band[tx - 1].rightPixels, s.tileAt(tx - 1, ty).firstNode);
                 appendEdge(right, band[tx].leftEdge, band[tx].leftPixels, s.tileAt(tx, ty).firstNode);
                 forEachConnectedPair(left, right, connectivity, criterion, unite);
             }
             BorderRow top, bottom;
             top.channels = bottom.channels = s.source.channels();
-            top.depth = bottom.depth = s.source.depth();
+            top.sampleBits = bottom.sampleBits = s.source.sampleBits();
             for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
                 appendEdge(top, band[tx].topEdge, band[tx].topPixels, s.tileAt(tx, ty).firstNode);
                 appendEdge(bottom, band[tx].bottomEdge, band[tx].bottomPixels, s.tileAt(tx, ty).firstNode);

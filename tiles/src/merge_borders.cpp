@@ -23,13 +23,13 @@ void forEachConnectedPair(const BorderRow& upper, const BorderRow& lower, Connec
                           const Criterion& criterion,
                           const std::function<void(std::uint64_t, std::uint64_t)>& unite) {
     const std::size_t length = upper.size();
-    if (lower.size() != length || upper.channels != lower.channels || upper.depth != lower.depth ||
+    if (lower.size() != length || upper.channels != lower.channels || upper.sampleBits != lower.sampleBits ||
         upper.pixels.size() != length * upper.pixelBytes() || lower.pixels.size() != upper.pixels.size())
         throw Error("glccl::forEachConnectedPair(): the two sides of a border differ in length, channels or "
-                    "depth (" + std::to_string(upper.size()) + " and " + std::to_string(lower.size()) + " pixels)");
+                    "sampleBits (" + std::to_string(upper.size()) + " and " + std::to_string(lower.size()) + " pixels)");
     if (length == 0) return;
     // Both sides as the two rows of one image, so areConnected reads them.
-    Image strip(int(length), 2, upper.channels, upper.depth);
+    Image strip(int(length), 2, upper.channels, upper.sampleBits);
     std::copy(upper.pixels.begin(), upper.pixels.end(), strip.pixels.begin());
     std::copy(lower.pixels.begin(), lower.pixels.end(), strip.pixels.begin() + std::ptrdiff_t(upper.pixels.size()));
 

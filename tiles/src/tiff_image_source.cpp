@@ -46,7 +46,7 @@ struct TiffImageSource::Impl {
     std::string path;
     ChannelMode mode = ChannelMode::Gray;
     std::uint32_t width = 0, height = 0, strileWidth = 1, strileHeight = 1;
-    int channels = 1, depth = 8;
+    int channels = 1, sampleBits = 8;
     std::string layout;  // the reader's describe()
 
     // Readers not in use; a thread that finds none opens one (so there are
@@ -105,7 +105,7 @@ TiffImageSource::TiffImageSource(const std::string& path, ChannelMode mode) : im
     impl.width = reader->width();
     impl.height = reader->height();
     impl.channels = reader->channels();
-    impl.depth = reader->depth();
+    impl.sampleBits = reader->sampleBits();
     impl.strileWidth = reader->strileWidth();
     impl.strileHeight = reader->strileHeight();
     impl.layout = reader->describe();
@@ -117,7 +117,7 @@ TiffImageSource::~TiffImageSource() = default;
 std::uint32_t TiffImageSource::width() const { return impl_->width; }
 std::uint32_t TiffImageSource::height() const { return impl_->height; }
 int TiffImageSource::channels() const { return impl_->channels; }
-int TiffImageSource::depth() const { return impl_->depth; }
+int TiffImageSource::sampleBits() const { return impl_->sampleBits; }
 
 std::string TiffImageSource::describe() const {
     return impl_->layout + ", read " + (impl_->layout.rfind("tiled", 0) == 0 ? "tile by tile" : "strip by strip");
@@ -127,7 +127,7 @@ void TiffImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t wid
                            Image& out) const {
     detail::checkSourceRectangle("glccl::TiffImageSource::read(): ", *this, x0, y0, width, height);
     const Impl& impl = *impl_;
-    out = Image(int(width), int(height), impl.channels, impl.depth);
+    out = Image(int(width), int(height), impl.channels, impl.sampleBits);
     const std::size_t pixelBytes = std::size_t(impl.channels) * std::size_t(out.bytesPerSample());
     const std::uint32_t x1 = x0 + width, y1 = y0 + height;
     for (std::uint32_t row = y0 / impl.strileHeight; row <= (y1 - 1) / impl.strileHeight; ++row) {
@@ -167,7 +167,7 @@ std::uint64_t TiffImageSource::bandBytes(std::uint32_t rows) const {
     const std::uint64_t heldRows =
         (std::uint64_t(rows) + 2 * std::uint64_t(impl.strileHeight) - 1) / impl.strileHeight * impl.strileHeight;
     const std::uint64_t heldColumns = (std::uint64_t(impl.width) + impl.strileWidth - 1) / impl.strileWidth * impl.strileWidth;
-    return heldRows * heldColumns * std::uint64_t(impl.channels) * std::uint64_t(impl.depth / 8);
+    return heldRows * heldColumns * std::uint64_t(impl.channels) * std::uint64_t(impl.sampleBits / 8);
 }
 
 bool isTiffFile(const std::string& path) {

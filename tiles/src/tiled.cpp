@@ -79,9 +79,9 @@ void checkOptions(const ImageSource& source, const TiledOptions& options) {
     if (source.channels() == 4 && criterion.kind != Criterion::Kind::Threshold)
         throw Error(where + "the " + criterion.toString() +
                     " criterion needs a 1-channel image; convert color to gray first");
-    if (source.depth() != 8 && source.depth() != 16 && source.depth() != 32)
-        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(source.depth()));
-    const std::string problem = criterion.problemForDepth(source.depth());
+    if (source.sampleBits() != 8 && source.sampleBits() != 16 && source.sampleBits() != 32)
+        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(source.sampleBits()));
+    const std::string problem = criterion.problemForSampleBits(source.sampleBits());
     if (!problem.empty()) throw Error(where + problem);
     for (const int device : options.devices)
         if (device < 0) throw Error(where + "device " + std::to_string(device) + " is not a device number (0, 1, ...)");
@@ -154,7 +154,7 @@ TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, co
 
 TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
                    unsigned workers, std::uint64_t* memoryEstimate) {
-    return planTilesFor(source.width(), source.height(), source.channels() * source.depth() / 8, &source, options,
+    return planTilesFor(source.width(), source.height(), source.channels() * source.sampleBits() / 8, &source, options,
                         limits, workers, memoryEstimate);
 }
 

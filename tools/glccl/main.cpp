@@ -513,10 +513,10 @@ int runLabel(ArgumentCursor& cursor) {
         warmUp.criterion = options.criterion;
         // A level or threshold past 8 bits is for deeper inputs: those warm
         // up on 16 or 32 bits, so that the level is checked against the
-        // input's own depth, not the warm-up's.
-        int depth = 8;
-        while (depth < 32 && !options.criterion.problemForDepth(depth).empty()) depth *= 2;
-        session.label(Image(1, 1, 1, depth), warmUp);
+        // input's own sampleBits, not the warm-up's.
+        int sampleBits = 8;
+        while (sampleBits < 32 && !options.criterion.problemForSampleBits(sampleBits).empty()) sampleBits *= 2;
+        session.label(Image(1, 1, 1, sampleBits), warmUp);
     }
 
     std::optional<ProgressLine> progress;

@@ -26,7 +26,7 @@ public:
     Labeling label(const Image& image, const LabelOptions& options, StageTimings* timings = nullptr);
     // The same into `out`, reusing its label and table storage, and reusing
     // the input texture of the previous call when the image has its size,
-    // channels and depth: a batch of same-sized images (or a video) then
+    // channels and sampleBits: a batch of same-sized images (or a video) then
     // allocates nothing per image on the GPU or the host (the transfers'
     // pixel buffers are kept too). Costs one upload (ImageTexture::update),
     // the labeling, one download of the labels (4 bytes a pixel,

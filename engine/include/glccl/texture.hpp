@@ -22,7 +22,7 @@ public:
     ImageTexture();
     // Uploads `image` into a new texture of the current context. Throws
     // glccl::Error ("glccl::ImageTexture: ...") on an image whose pixel buffer
-    // does not match its size, a channel count other than 1 or 4, a depth
+    // does not match its size, a channel count other than 1 or 4, a sampleBits
     // other than 8, 16 or 32 (or 32-bit color), a size beyond
     // GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
     // one allocation and one upload of the pixels (below).
@@ -37,7 +37,7 @@ public:
     ImageTexture& operator=(const ImageTexture&) = delete;
 
     // Uploads `image` into this texture, which must be non-empty and hold an
-    // image of the same width, height, channels and depth (else
+    // image of the same width, height, channels and sampleBits (else
     // glccl::Error): one upload, no allocation after the first. The current
     // context must be the texture's.
     //
@@ -61,11 +61,11 @@ public:
     int width() const;
     int height() const;
     int channels() const;          // 1 or 4
-    int depth() const;             // bits per sample: 8, 16 or 32
+    int sampleBits() const;             // bits per sample: 8, 16 or 32
     unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_RGBA16 or GL_R32UI; 0 when empty
 
     // The texture's current content (it may have been rendered into since
-    // the upload) as an Image of the same channels and depth. Throws glccl::Error on an
+    // the upload) as an Image of the same channels and sampleBits. Throws glccl::Error on an
     // empty ImageTexture or a GL error.
     Image download() const;
 

@@ -33,7 +33,7 @@ int sampleDepth(GLenum internalFormat) {
 
 void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
                      GLenum inputFormat) {
-    const std::string problem = criterion.problemForDepth(sampleDepth(inputFormat));
+    const std::string problem = criterion.problemForSampleBits(sampleDepth(inputFormat));
     if (!problem.empty()) throw Error("criterion '" + criterion.toString() + "': " + problem);
     // The numbers as literals of the type they are compared in: unsigned
     // for integer textures (32-bit values exceed a float's exact range),

@@ -26,10 +26,10 @@ enum class ChannelMode {
 };
 
 // Reads a PNG, JPEG, TIFF (classic and BigTIFF), binary PGM/PPM (P5/P6) or
-// NumPy .npy image, chosen by the file's first bytes, at the depth of its
-// samples: 8-bit files give depth 8; 16-bit PNG, TIFF and PGM/PPM and uint16
-// .npy give depth 16; 32-bit TIFF and int32, uint32 and float32 .npy give
-// depth 32. Nothing is reduced: a value the Image cannot hold exactly is an
+// NumPy .npy image, chosen by the file's first bytes, at the sampleBits of its
+// samples: 8-bit files give sampleBits 8; 16-bit PNG, TIFF and PGM/PPM and uint16
+// .npy give sampleBits 16; 32-bit TIFF and int32, uint32 and float32 .npy give
+// sampleBits 32. Nothing is reduced: a value the Image cannot hold exactly is an
 // error. Throws glccl::Error ("glccl::readImage(): 'PATH': why") for an
 // unreadable, truncated or corrupt file, an unsupported format or variant, a
 // size of 0 or beyond kMaxImageDimension, or a claimed size the file's data
@@ -68,7 +68,7 @@ void writeLabelImage(const std::string& path, const Labeling& labeling, LabelIma
 // NumPy .npy files (format 1.0, C order), as numpy.load reads them. The
 // writers refuse to overwrite as writePng does.
 //   labels: dtype '<u4', shape (height, width)
-//   images: dtype '|u1', '<u2' or '<u4' by depth, shape (height, width) for
+//   images: dtype '|u1', '<u2' or '<u4' by sampleBits, shape (height, width) for
 //           1 channel, else (height, width, channels)
 void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);
 void writeImageNpy(const std::string& path, const Image& image, bool overwrite);

@@ -9,7 +9,42 @@
 
 namespace glccl {
 
-enum class Connectivity : int { Four = 4, Eight = 8 };
+// Which neighbours of an element join it, named by how many there are: 4
+// (edges) and 8 (edges and corners) in 2-D; 6 (faces), 18 (faces and edges)
+// and 26 (faces, edges and corners) in 3-D. Engines say which they take.
+enum class Connectivity : int { Four = 4, Eight = 8, Six = 6, Eighteen = 18, TwentySix = 26 };
+
+// The number that names it: 4, 8, 6, 18 or 26.
+constexpr int neighbourCount(Connectivity connectivity) { return static_cast<int>(connectivity); }
+// 2 for 4 and 8, 3 for 6, 18 and 26.
+constexpr int dimensionsOf(Connectivity connectivity) {
+    return connectivity == Connectivity::Four || connectivity == Connectivity::Eight ? 2 : 3;
+}
+
+// The extents of an image or a volume, x fastest: width elements a line,
+// height lines a slice, depth slices. A 2-D image is dimensions 2 and depth
+// 1; a volume is dimensions 3, whatever its depth (a one-slice volume
+// connects at 6, 18 or 26 like any other).
+struct Shape {
+    std::int64_t width = 0;
+    std::int64_t height = 0;
+    std::int64_t depth = 1;
+    int dimensions = 2;
+
+    static Shape image(std::int64_t w, std::int64_t h) { return {w, h, 1, 2}; }
+    static Shape volume(std::int64_t w, std::int64_t h, std::int64_t d) { return {w, h, d, 3}; }
+    // Elements in all (0 when an extent is not positive).
+    std::uint64_t count() const {
+        if (width <= 0 || height <= 0 || depth <= 0) return 0;
+        return std::uint64_t(width) * std::uint64_t(height) * std::uint64_t(depth);
+    }
+    // Extent along axis 0 (x), 1 (y) or 2 (z).
+    std::int64_t extent(int axis) const { return axis == 0 ? width : axis == 1 ? height : depth; }
+    bool operator==(const Shape& o) const {
+        return width == o.width && height == o.height && depth == o.depth && dimensions == o.dimensions;
+    }
+    bool operator!=(const Shape& o) const { return !(*this == o); }
+};
 
 // Which neighbouring pixels belong together. Values are in the units of the
 // image's samples (0..255 for 8-bit, 0..65535 for 16-bit, 0..2^32-1 for
@@ -35,9 +70,9 @@ struct Criterion {
     // integers in 0..4294967295); throws glccl::Error otherwise.
     static Criterion parse(std::string_view text);
     std::string toString() const;
-    // Why this criterion cannot apply to samples of `depth` bits (its
-    // threshold or level above the largest value, 2^depth - 1), "" when it can.
-    std::string problemForDepth(int depth) const;
+    // Why this criterion cannot apply to samples of `sampleBits` bits (its
+    // threshold or level above the largest value, 2^sampleBits - 1), "" when it can.
+    std::string problemForSampleBits(int sampleBits) const;
     bool operator==(const Criterion& o) const {
         return kind == o.kind && threshold == o.threshold && level == o.level;
     }
@@ -46,40 +81,40 @@ struct Criterion {
 Connectivity parseConnectivity(std::string_view text);  // "4" or "8"
 
 // An image, row 0 at the top, rows tightly packed. channels is 1 (gray) or 4
-// (RGBA); depth is the bits of one sample: 8, 16 or 32 (unsigned integers).
-// `pixels` holds the samples as little-endian bytes, depth / 8 per sample,
+// (RGBA); sampleBits is the bits of one sample: 8, 16 or 32 (unsigned integers).
+// `pixels` holds the samples as little-endian bytes, sampleBits / 8 per sample,
 // channels samples per pixel; at() reads and writes 8-bit images only, the
-// sample accessors every depth.
+// sample accessors every sampleBits.
 struct Image {
     int width = 0;
     int height = 0;
     int channels = 1;
-    int depth = 8;
+    int sampleBits = 8;
     std::vector<std::uint8_t> pixels;
 
     Image() = default;
     Image(int w, int h, int c = 1, int d = 8)
-        : width(w), height(h), channels(c), depth(d), pixels(byteCount(w, h, c, d), 0) {}
+        : width(w), height(h), channels(c), sampleBits(d), pixels(byteCount(w, h, c, d), 0) {}
 
     // Bytes of a w x h image of c channels of d bits (0 for negative sizes).
     static std::size_t byteCount(int w, int h, int c, int d) {
         if (w <= 0 || h <= 0 || c <= 0 || d <= 0) return 0;
         return std::size_t(w) * std::size_t(h) * std::size_t(c) * std::size_t(d / 8);
     }
-    int bytesPerSample() const { return depth / 8; }
+    int bytesPerSample() const { return sampleBits / 8; }
     // Whether a non-empty image's pixel buffer is not the size its fields
     // call for (the entries report an empty image in their own words).
     bool pixelBufferMismatched() const {
-        return width >= 1 && height >= 1 && pixels.size() != byteCount(width, height, channels, depth);
+        return width >= 1 && height >= 1 && pixels.size() != byteCount(width, height, channels, sampleBits);
     }
-    // The largest value a sample of this depth holds: 255, 65535 or 2^32-1.
-    std::uint32_t maxValue() const { return depth >= 32 ? 0xFFFFFFFFu : (1u << depth) - 1u; }
+    // The largest value a sample of this sampleBits holds: 255, 65535 or 2^32-1.
+    std::uint32_t maxValue() const { return sampleBits >= 32 ? 0xFFFFFFFFu : (1u << sampleBits) - 1u; }
     // Whether the fields describe an image glccl takes: sides >= 1, 1 or 4
-    // channels, depth 8, 16 or 32, and a pixel buffer of exactly that size.
+    // channels, sampleBits 8, 16 or 32, and a pixel buffer of exactly that size.
     bool isConsistent() const {
         return width >= 1 && height >= 1 && (channels == 1 || channels == 4) &&
-               (depth == 8 || depth == 16 || depth == 32) &&
-               pixels.size() == byteCount(width, height, channels, depth);
+               (sampleBits == 8 || sampleBits == 16 || sampleBits == 32) &&
+               pixels.size() == byteCount(width, height, channels, sampleBits);
     }
 
     std::uint8_t& at(int x, int y, int c = 0) { return pixels[(std::size_t(y) * width + x) * channels + c]; }
@@ -87,8 +122,8 @@ struct Image {
 
     // Sample c of pixel (x, y), or of pixel index i = y * width + x.
     std::uint32_t sample(std::size_t i, int c = 0) const {
-        const std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(depth / 8);
-        switch (depth) {
+        const std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(sampleBits / 8);
+        switch (sampleBits) {
             case 8: return p[0];
             case 16: return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8;
             default:
@@ -98,8 +133,8 @@ struct Image {
     }
     std::uint32_t sample(int x, int y, int c = 0) const { return sample(std::size_t(y) * width + x, c); }
     void setSample(std::size_t i, int c, std::uint32_t value) {
-        std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(depth / 8);
-        for (int b = 0; b < depth / 8; ++b) p[b] = std::uint8_t(value >> (8 * b));
+        std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(sampleBits / 8);
+        for (int b = 0; b < sampleBits / 8; ++b) p[b] = std::uint8_t(value >> (8 * b));
     }
     void setSample(int x, int y, int c, std::uint32_t value) { setSample(std::size_t(y) * width + x, c, value); }
 };
@@ -113,16 +148,16 @@ struct ImageView {
     int width = 0;
     int height = 0;
     int channels = 1;
-    int depth = 8;
+    int sampleBits = 8;
     const std::uint8_t* pixels = nullptr;
 
     ImageView() = default;
     ImageView(int w, int h, int c, int d, const void* p)
-        : width(w), height(h), channels(c), depth(d), pixels(static_cast<const std::uint8_t*>(p)) {}
+        : width(w), height(h), channels(c), sampleBits(d), pixels(static_cast<const std::uint8_t*>(p)) {}
     ImageView(const Image& image)  // NOLINT(google-explicit-constructor): an Image is a view of itself
-        : width(image.width), height(image.height), channels(image.channels), depth(image.depth),
+        : width(image.width), height(image.height), channels(image.channels), sampleBits(image.sampleBits),
           pixels(image.pixels.data()) {}
-    std::size_t byteCount() const { return Image::byteCount(width, height, channels, depth); }
+    std::size_t byteCount() const { return Image::byteCount(width, height, channels, sampleBits); }
 };
 
 // One row of the component table (OpenCV's connectedComponentsWithStats).

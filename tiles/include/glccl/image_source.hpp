@@ -20,9 +20,9 @@ public:
     virtual std::uint32_t width() const = 0;
     virtual std::uint32_t height() const = 0;
     virtual int channels() const = 0;  // 1, or 4 (RGBA) for the threshold criterion
-    virtual int depth() const = 0;     // bits of a sample: 8, 16 or 32 (glccl::Image::depth)
+    virtual int sampleBits() const = 0;     // bits of a sample: 8, 16 or 32 (glccl::Image::sampleBits)
     // Copies the rectangle into `out` (resized to width x height x channels
-    // at the source's depth). Called from several threads at once:
+    // at the source's sampleBits). Called from several threads at once:
     // implementations are thread-safe. Throws glccl::Error for a rectangle
     // outside the image or a value an Image cannot hold exactly.
     virtual void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
@@ -46,7 +46,7 @@ public:
     std::uint32_t width() const override;
     std::uint32_t height() const override;
     int channels() const override;
-    int depth() const override;
+    int sampleBits() const override;
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     std::string describe() const override { return "image in memory"; }
@@ -58,7 +58,7 @@ private:
 // A NumPy .npy file read through a memory map: only the rows being labeled
 // are resident. The files and values glccl::readImage takes, at the same
 // depths, so tiled and one-piece labeling see the same pixels: uint8 and
-// bool (depth 8), uint16 (16), int32, uint32 and float32 (32; values whole
+// bool (sampleBits 8), uint16 (16), int32, uint32 and float32 (32; values whole
 // and in 0..2^32-1, never rounded), little-endian, C or Fortran order; shape
 // (height, width), or (height, width, 1|3|4) for the threshold criterion
 // (3 channels read as RGBA with an opaque alpha). Sides up to 2^31 - 1,
@@ -74,7 +74,7 @@ public:
     std::uint32_t width() const override;
     std::uint32_t height() const override;
     int channels() const override;
-    int depth() const override;
+    int sampleBits() const override;
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
@@ -107,7 +107,7 @@ public:
     std::uint32_t width() const override;
     std::uint32_t height() const override;
     int channels() const override;
-    int depth() const override;
+    int sampleBits() const override;
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
@@ -127,7 +127,7 @@ bool isTiffFile(const std::string& path);
 // NpyImageSource does for a file that is not a .npy image.
 struct NpyShape {
     std::uint64_t width = 0, height = 0, channels = 1;
-    int depth = 8;
+    int sampleBits = 8;
 };
 NpyShape peekNpyShape(const std::string& path);
 

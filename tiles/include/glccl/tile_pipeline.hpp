@@ -58,15 +58,15 @@ struct PartStats {
 
 // One image row (or column) along a border: per pixel the node (part, or a
 // root's global id) it belongs to, kNone for background, and its samples as
-// glccl::Image holds them (channels samples of depth bits a pixel).
+// glccl::Image holds them (channels samples of sampleBits bits a pixel).
 struct BorderRow {
     static constexpr std::uint64_t kNone = UINT64_MAX;
     std::vector<std::uint64_t> nodes;
     std::vector<std::uint8_t> pixels;
     int channels = 1;
-    int depth = 8;
+    int sampleBits = 8;
     std::size_t size() const { return nodes.size(); }
-    std::size_t pixelBytes() const { return std::size_t(channels) * std::size_t(depth / 8); }
+    std::size_t pixelBytes() const { return std::size_t(channels) * std::size_t(sampleBits / 8); }
 };
 
 // Calls unite(a, b) for every neighbour pair across the border between two

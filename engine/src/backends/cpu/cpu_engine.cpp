@@ -15,26 +15,26 @@ public:
     void reserve(int, int, const LabelOptions&) override {}
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer&) override {
-        // The texture read back at its own depth (samples little-endian, as
+        // The texture read back at its own sampleBits (samples little-endian, as
         // Image holds them); binary and segments read the red channel of a
         // color texture.
         const GLenum format = input.internalFormat();
         const bool color = format == GL_RGBA8 || format == GL_RGBA16;
         const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
         const int channels = color && threshold ? 4 : 1;
-        int depth = 8;
+        int sampleBits = 8;
         GLenum layout = channels == 4 ? GL_RGBA : GL_RED, type = GL_UNSIGNED_BYTE;
         switch (format) {
             case GL_R8:
             case GL_RGBA8: break;
             case GL_R8UI: layout = GL_RED_INTEGER; break;
             case GL_R16:
-            case GL_RGBA16: depth = 16, type = GL_UNSIGNED_SHORT; break;
-            case GL_R32UI: depth = 32, layout = GL_RED_INTEGER, type = GL_UNSIGNED_INT; break;
+            case GL_RGBA16: sampleBits = 16, type = GL_UNSIGNED_SHORT; break;
+            case GL_R32UI: sampleBits = 32, layout = GL_RED_INTEGER, type = GL_UNSIGNED_INT; break;
             default:
                 throw Error("the cpu backend reads GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RGBA8 and GL_RGBA16 textures");
         }
-        Image image(input.width(), input.height(), channels, depth);
+        Image image(input.width(), input.height(), channels, sampleBits);
         input.download(image.pixels.data(), layout, type);
         labeling_ = labelReference(image, options.connectivity, options.criterion);
         labels.upload(labeling_.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
