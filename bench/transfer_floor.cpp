@@ -155,7 +155,7 @@ std::vector<double> measureCudaInteropFrames(unsigned inputTexture, int width, i
 namespace {
 
 // The GL state the measurement changes, saved on construction and restored
-// on destruction, so that the session's context is left as it was found.
+// on destruction, so that the context is left as it was found.
 class SavedTransferState {
 public:
     SavedTransferState() {
