@@ -17,7 +17,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy          # the Python module (python/)
   python3-pytest python3-skimage                  # its tests (tests/python/, against scikit-image)
   python3-opencv                                  # OpenCV, the second reference: labels and tables (tests/python/), luma (tests/gl_image_formats.py)
-  python3-matplotlib                              # the Python example (python/examples/) and tools/plot_bench.py
+  python3-matplotlib                              # the Python example (python/examples/) and bench/plot_bench.py
   libopenmpi-dev openmpi-bin                      # glccl-mpi: tiled labeling across MPI ranks (tiles/mpi/)
 )
 

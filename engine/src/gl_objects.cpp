@@ -19,8 +19,6 @@ GLuint VertexArrayTraits::create() { GLuint id = 0; glGenVertexArrays(1, &id); r
 void VertexArrayTraits::destroy(GLuint id) { glDeleteVertexArrays(1, &id); }
 GLuint SamplerTraits::create() { GLuint id = 0; glGenSamplers(1, &id); return id; }
 void SamplerTraits::destroy(GLuint id) { glDeleteSamplers(1, &id); }
-GLuint MemoryObjectTraits::create() { GLuint id = 0; glCreateMemoryObjectsEXT(1, &id); return id; }
-void MemoryObjectTraits::destroy(GLuint id) { glDeleteMemoryObjectsEXT(1, &id); }
 GLuint ProgramTraits::create() { return glCreateProgram(); }
 void ProgramTraits::destroy(GLuint id) { glDeleteProgram(id); }
 void ShaderTraits::destroy(GLuint id) { glDeleteShader(id); }

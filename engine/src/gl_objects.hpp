@@ -74,12 +74,6 @@ struct SamplerTraits {
     static GLuint create();
     static void destroy(GLuint id);
 };
-// GL_EXT_memory_object: memory another API exported, imported as the
-// storage of buffers (tools/device/interop_probe.cpp).
-struct MemoryObjectTraits {
-    static GLuint create();
-    static void destroy(GLuint id);
-};
 struct ProgramTraits {
     static GLuint create();
     static void destroy(GLuint id);
@@ -95,7 +89,6 @@ using Buffer = Object<BufferTraits>;
 using Query = Object<QueryTraits>;
 using VertexArray = Object<VertexArrayTraits>;
 using Sampler = Object<SamplerTraits>;
-using MemoryObject = Object<MemoryObjectTraits>;
 
 // A 2-D texture with its size and internal format. Nearest filtering and
 // clamp-to-edge, one mip level: glccl reads texels with texelFetch only.

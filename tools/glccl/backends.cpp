@@ -6,7 +6,6 @@
 
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
-#include "glccl/yardstick.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include "glccl/cuda_labeler.hpp"
 #endif
@@ -122,82 +121,6 @@ double LabelSession::label(const Image& image, const LabelOptions& options, Labe
         offscreen_->label(image, options, out);
     }
     return millisecondsSince(start);
-}
-
-FrameTimes LabelSession::labelFrames(const ImageTexture& texture, const LabelOptions& options, int frames) {
-    makeCurrent();
-    Labeler& labeler = offscreen_->labeler();
-    LabelOptions untimed = options;
-    untimed.timings = false;  // timer queries cost a glFinish of their own
-    labeler.reserve(texture.width(), texture.height(), untimed);
-    std::vector<Component> table;
-    labeler.label(texture.id(), untimed);
-    glFinish();
-    labeler.label(texture.id(), untimed);
-    labeler.components(table);
-    // Nothing of the bench's own may be pending when the first frame starts.
-    glFinish();
-
-    // The two kinds interleaved, so that a drift of the clocks over the run
-    // (boost, thermal) weighs on both alike.
-    FrameTimes times;
-    times.label.reserve(std::size_t(frames));
-    times.labelAndTable.reserve(std::size_t(frames));
-    for (int frame = 0; frame < frames; ++frame) {
-        auto start = Clock::now();
-        labeler.label(texture.id(), untimed);
-        glFinish();
-        times.label.push_back(millisecondsSince(start));
-
-        start = Clock::now();
-        labeler.label(texture.id(), untimed);
-        labeler.components(table);
-        glFinish();
-        times.labelAndTable.push_back(millisecondsSince(start));
-    }
-    times.components = table.size();
-#ifdef GLCCL_HAVE_CUDA
-    if (options.backend == GpuBackend::Cuda) {
-        const int channels = texture.internalFormat() == GL_RGBA8 ? 4 : 1;
-        times.interop = measureCudaInteropFrames(texture.id(), texture.width(), texture.height(), channels, frames);
-    }
-#endif
-    return times;
-}
-
-std::optional<TransferBandwidth> LabelSession::transferBandwidth(std::size_t bytes, int tries, std::string* why) {
-    std::string reasons;
-#ifdef GLCCL_HAVE_CUDA
-    // CUDA's page-locked copies are the bus at its best; a GL driver's pixel
-    // buffers reach it at most.
-    std::string whyNoCuda;
-    if (cuda::available(&whyNoCuda)) {
-        try {
-            return measureCudaTransferBandwidth(bytes, tries);
-        } catch (const Error& error) {
-            reasons = error.what();
-        }
-    } else {
-        reasons = "CUDA: " + whyNoCuda;
-    }
-#endif
-    if (offscreen_) {
-        try {
-            makeCurrent();
-            return measureGlTransferBandwidth(bytes, tries, offscreen_->context().info().maxTextureSize);
-        } catch (const Error& error) {
-            reasons += (reasons.empty() ? "" : "; ") + std::string(error.what());
-        }
-    } else {
-        reasons += (reasons.empty() ? "" : "; ") + whyNoContext_;
-    }
-    if (why) *why = reasons;
-    return std::nullopt;
-}
-
-double LabelSession::fullscreenPassMilliseconds(int width, int height, int reps) {
-    makeCurrent();
-    return glccl::fullscreenPassMilliseconds(width, height, reps);
 }
 
 }  // namespace glccl::tools

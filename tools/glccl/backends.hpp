@@ -16,7 +16,6 @@
 #include "glccl/offscreen.hpp"
 #include "glccl/texture.hpp"
 #include "glccl/types.hpp"
-#include "transfer_floor.hpp"
 
 namespace glccl::tools {
 
@@ -26,17 +25,6 @@ struct BackendRun {
     double milliseconds = 0.0;        // wall time of the call (with the upload when it uploads)
     StageTimings stages;              // per-stage device times, as the Labeler keys them
     std::string device;               // "CPU", the GL renderer, or the CUDA device
-};
-
-// Per-frame wall times of one texture labeled again and again, as a
-// renderer labels its frames (LabelSession::labelFrames).
-struct FrameTimes {
-    std::vector<double> label;           // label() + glFinish(), ms
-    std::vector<double> labelAndTable;   // label() + components() + glFinish(), ms
-    std::size_t components = 0;          // rows of the table of the last frame
-    // cuda only: frames of CUDA-GL interop that move the frame's data and
-    // label nothing (measureCudaInteropFrames), ms
-    std::vector<double> interop;
 };
 
 class LabelSession {
@@ -79,21 +67,6 @@ public:
     // Returns the wall milliseconds of the call (upload, labeling, download
     // of labels and table).
     double label(const Image& image, const LabelOptions& options, Labeling& out);
-    // Labels `texture` 1 + `frames` times with the session's Labeler (timings
-    // off, reserved for its size first), as a renderer labels a frame: the
-    // first of each kind untimed, then per frame label() + glFinish() and
-    // label() + components() + glFinish(), interleaved. The table is
-    // downloaded into one vector reused across frames. Requires hasContext().
-    FrameTimes labelFrames(const ImageTexture& texture, const LabelOptions& options, int frames);
-
-    // The page-locked copy bandwidth of this machine, copies of `bytes` each
-    // way (transfer_floor.hpp): by CUDA where it is built and a device runs,
-    // else in the session's GL context; nullopt, with the reason in *why,
-    // where neither can measure.
-    std::optional<TransferBandwidth> transferBandwidth(std::size_t bytes, int tries, std::string* why);
-
-    // glccl::fullscreenPassMilliseconds in the session's context.
-    double fullscreenPassMilliseconds(int width, int height, int reps);
 
 private:
     void makeCurrent();

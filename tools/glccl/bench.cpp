@@ -9,7 +9,7 @@
 // downloads labels and table into a Labeling reused from repetition to
 // repetition, as a batch of same-sized images reuses one. The transfer floor
 // is the input's bytes up and the labels' bytes down at the page-locked copy
-// bandwidth measured at the start of the run (transfer_floor.hpp): wall /
+// bandwidth measured at the start of the run (bench/transfer_floor.hpp): wall /
 // (device + floor) is then the share of the wait that is glccl's own. With
 // --frames, one resident texture is labeled as a renderer labels its frames.
 // A backend that reports no stages (cpu) is charged its wall time as GPU
@@ -33,10 +33,14 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "frame_times.hpp"
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/offscreen.hpp"
+#include "transfer_floor.hpp"
+#include "yardstick.hpp"
 
 namespace glccl::tools {
 
@@ -68,8 +72,8 @@ const char kBenchHelp[] =
     "             can take less than GPU time + floor.\n"
     "  wall/(dev+floor), over_ms   the wall time divided by, and minus, GPU\n"
     "             time + floor.\n"
-    "With --frames N, each backend also labels the uploaded texture N times\n"
-    "through its glccl::Labeler, as a renderer labels its frames (timings off,\n"
+    "With --frames N, each backend also labels the image, uploaded once, N times\n"
+    "through a glccl::Labeler, as a renderer labels its frames (timings off,\n"
     "after reserve() and one untimed frame), and reports the per-frame wall\n"
     "time of label() + glFinish() (frame_wall) and of label() + components() +\n"
     "glFinish() (frame_wall_table), the table downloaded into one reused vector.\n"
@@ -78,7 +82,9 @@ const char kBenchHelp[] =
     "For cuda a third row, frame_interop_floor: frames that map both textures,\n"
     "copy the input out and labels in through CUDA-GL interop and label nothing,\n"
     "the least a cuda frame can cost here.\n"
-    "Every backend labels through one glccl::Labeler in one headless GL context.\n"
+    "Every backend labels through one glccl::Labeler in one headless GL context;\n"
+    "the frames, the GL copies of the floor and the full-screen pass run in a\n"
+    "second one, so that the labelings' context holds nothing of theirs.\n"
     "A progress line goes to stderr.\n"
     "\n"
     "options:\n"
@@ -264,7 +270,7 @@ double gpuMilliseconds(const BackendRun& run) {
 struct Measurement {
     std::vector<double> gpu, wall;
     std::vector<std::pair<std::string, std::vector<double>>> stages;  // in the order they first ran
-    std::optional<FrameTimes> frames;                                 // with --frames
+    std::optional<bench::FrameTimes> frames;                          // with --frames
     std::size_t components = 0;
     std::string device;
 
@@ -344,8 +350,10 @@ private:
     void measureBandwidth() {
         progress_.update("measuring the host-device copy bandwidth", true);
         std::string why;
-        bandwidth_ =
-            session_.transferBandwidth(std::size_t(options_.floorMebibytes) << 20, kBandwidthTries, &why);
+        OffscreenLabeler* offscreen = measurementContext();
+        bandwidth_ = bench::transferBandwidth(offscreen, std::size_t(options_.floorMebibytes) << 20, kBandwidthTries,
+                                              &why);
+        if (!bandwidth_ && !offscreen) why += (why.empty() ? "" : "; ") + whyNoMeasurementContext_;
         progress_.clear();
         if (!bandwidth_) {
             std::cerr << "glccl: note: no transfer floor: " << why << '\n';
@@ -358,6 +366,24 @@ private:
                                           std::pair{kDeviceToHost, bandwidth_->deviceToHostGBps}})
             writeCsvLine({"transfer", "*", "", "", "", formatted("%.4f", gbps), "", "", "", "", "", stage, "",
                           std::to_string(bandwidth_->tries), csvField(bandwidth_->method)});
+    }
+
+    // The measurements' own headless context (the GL copies of the transfer
+    // floor, the full-screen pass, --frames), made at first use; null, with
+    // the reason in whyNoMeasurementContext_, where none can be made.
+    OffscreenLabeler* measurementContext() {
+        if (measurementTried_) return measurementContext_.get();
+        measurementTried_ = true;
+        if (!session_.hasContext()) {
+            whyNoMeasurementContext_ = session_.whyNoContext();
+            return nullptr;
+        }
+        try {
+            measurementContext_ = std::make_unique<OffscreenLabeler>();
+        } catch (const Error& error) {
+            whyNoMeasurementContext_ = std::string("no headless GL context: ") + error.what();
+        }
+        return measurementContext_.get();
     }
 
     void measure(Backend backend, const Workload& workload, const Image& image) {
@@ -405,7 +431,9 @@ private:
             }
             if (options_.frames > 0 && resident) {
                 progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
-                measurement.frames = session_.labelFrames(**resident, labelOptions, options_.frames);
+                OffscreenLabeler* offscreen = measurementContext();
+                if (!offscreen) throw Error("--frames: " + whyNoMeasurementContext_);
+                measurement.frames = bench::labelFrames(*offscreen, image, labelOptions, options_.frames);
             }
         } catch (const Error& error) {
             fail(std::string(backendName(backend)) + " " + workload.family + " " + sizeText(workload), error.what());
@@ -423,7 +451,10 @@ private:
         progress_.update("raster full-screen pass " + sizeText(workload), false);
         double milliseconds = 0.0;
         try {
-            milliseconds = session_.fullscreenPassMilliseconds(workload.width, workload.height, options_.reps);
+            OffscreenLabeler* offscreen = measurementContext();
+            if (!offscreen) throw Error(whyNoMeasurementContext_);
+            offscreen->makeCurrent();
+            milliseconds = bench::fullscreenPassMilliseconds(workload.width, workload.height, options_.reps);
         } catch (const Error& error) {
             fail("raster full-screen pass " + sizeText(workload), error.what());
             return;
@@ -531,7 +562,10 @@ private:
     LabelSession& session_;
     std::FILE* csv_;
     ProgressLine progress_;
-    std::optional<TransferBandwidth> bandwidth_;
+    std::unique_ptr<OffscreenLabeler> measurementContext_;
+    bool measurementTried_ = false;
+    std::string whyNoMeasurementContext_;
+    std::optional<bench::TransferBandwidth> bandwidth_;
     std::vector<std::vector<std::string>> rows_;
     std::size_t cells_ = 0, cell_ = 0;
     std::vector<std::pair<int, int>> passSizes_;  // sizes whose full-screen pass was measured

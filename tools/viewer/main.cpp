@@ -18,7 +18,6 @@
 #include "glccl/backend.hpp"
 #include "glccl/context.hpp"
 #include "glccl/error.hpp"
-#include "glccl/gl_handle.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/texture.hpp"

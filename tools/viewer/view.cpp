@@ -22,8 +22,8 @@ namespace glccl::viewer {
 
 namespace {
 
-// Shader bodies: glccl::buildProgram puts the #version line and glccl's
-// shared GLSL in front of them.
+// Shader bodies: buildProgram (gl_objects.hpp) puts the #version line in
+// front of them.
 
 // The location of `name` in `program`, which it makes current.
 GLint uniform(const GlHandle& program, const char* name) {

@@ -2,13 +2,13 @@
 // The viewer's own GL drawing, the "host renderer" glccl is embedded in: a
 // scene rendered into a mask texture, the label texture shown in color, the
 // component boxes and a text line. Each piece owns its GL objects through
-// glccl's public handles (glccl/gl_handle.hpp, glccl/texture.hpp) and draws
+// the viewer's handles (gl_objects.hpp) and glccl's ImageTexture, and draws
 // into the framebuffer and viewport bound by the caller.
 
 #include <string>
 #include <vector>
 
-#include "glccl/gl_handle.hpp"
+#include "gl_objects.hpp"
 #include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 

@@ -23,7 +23,6 @@
 #include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
-#include "glccl/yardstick.hpp"
 
 #if __has_include("glccl/cuda_labeler.hpp")
 #include "glccl/cuda_labeler.hpp"

@@ -1,7 +1,6 @@
 #pragma once
 // Labeling host images without a window: a headless EGL context, an upload,
-// a Labeler (any backend), and the download of labels and table. (The
-// full-screen-pass yardstick is glccl/yardstick.hpp, in any context.)
+// a Labeler (any backend), and the download of labels and table.
 
 #include <memory>
 

@@ -2,7 +2,7 @@
 """What the Python module costs over the C++ API, and glccl against
 cupyx.scipy.ndimage.label on CuPy arrays, in one run.
 
-    source .gl/prelude.sh && python3 tools/device/python_bench.py \\
+    source .gl/prelude.sh && python3 bench/python_bench.py \\
         --glccl BUILD/tools/glccl --module-dir BUILD/python [options]
 
 For every size (default 2048, 4096, 8192; square), the image is the one

@@ -75,12 +75,25 @@ Function driverEntry(const char* name) {
     return reinterpret_cast<Function>(function);
 }
 
+// GL_EXT_memory_object: memory CUDA exported, imported as the storage of
+// buffers. Only this probe imports memory, so its wrapper lives here, on the
+// engine's owner template.
+struct MemoryObjectTraits {
+    static GLuint create() {
+        GLuint id = 0;
+        glCreateMemoryObjectsEXT(1, &id);
+        return id;
+    }
+    static void destroy(GLuint id) { glDeleteMemoryObjectsEXT(1, &id); }
+};
+using MemoryObject = gl::Object<MemoryObjectTraits>;
+
 // Device memory of CUDA's, seen by GL as a buffer.
 struct Shared {
     CUdeviceptr pointer = 0;
     std::size_t bytes = 0;
     CUmemGenericAllocationHandle handle = 0;
-    gl::MemoryObject memory;
+    MemoryObject memory;
     gl::Buffer buffer;
 };
 
@@ -121,7 +134,7 @@ Shared makeShared(std::size_t want) {
     checkDriver(setAccess(shared.pointer, shared.bytes, &access, 1), "cuMemSetAccess");
     int fd = -1;
     checkDriver(exportHandle(&fd, shared.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
-    shared.memory = gl::MemoryObject::create();
+    shared.memory = MemoryObject::create();
     glImportMemoryFdEXT(shared.memory.id(), shared.bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);  // GL owns fd now
     checkGl("glImportMemoryFdEXT");
     shared.buffer = gl::Buffer::create();

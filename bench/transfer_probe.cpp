@@ -38,7 +38,7 @@
 // Prints one CSV line per measurement (probe,size,variant,median_ms,min_ms,
 // gb_per_s), then a table of the fastest variant of each kind against the
 // plain path, then "probe: N downloads compared, all identical" (or the
-// mismatches, exit status 1). Used by tools/device/wall-probe.sh; a small
+// mismatches, exit status 1). Used by bench/wall-probe.sh; a small
 // run is a ctest (tests/CMakeLists.txt).
 
 #include <GL/glew.h>

@@ -5,7 +5,7 @@
 # racecheck, initcheck and synccheck over the mix of every pass
 # ("[sanitize]", tests/cuda_labeler.cpp).
 #
-#   bash tools/device/cuda-sanitizer.sh [CUDA_TESTS] [OUT_DIR]
+#   bash bench/cuda-sanitizer.sh [CUDA_TESTS] [OUT_DIR]
 #
 # CUDA_TESTS defaults to build/tests/cuda_tests, OUT_DIR (the four reports)
 # to sanitizer-reports/. Exits 0 when every tool reports no error and no

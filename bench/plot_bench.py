@@ -3,7 +3,7 @@
 
     plot_bench.py CSV [CSV...] OUT.png
 
-Reads the CSVs of `glccl bench --csv` and of `tools/device/peers.py run`
+Reads the CSVs of `glccl bench --csv` and of `bench/peers.py run`
 (the same columns, but for glccl bench's transfer_floor_ms) and draws one
 panel per image family: throughput in Mpixel/s (from the median time; log
 scale) against the image's pixel count, one line per backend. Only the rows

@@ -1,16 +1,14 @@
 #pragma once
-// GL objects for programs that draw around glccl in their own context (the
-// viewer example): move-only owners made and deleted by the engine's own
-// wrappers, so that nothing outside them calls glGen* or glDelete*, and
-// GLSL programs built by the engine's program builder, so that a compile or
-// link error reads the same wherever it happens.
+// The viewer's own GL objects: move-only owners of the buffers, vertex
+// arrays, framebuffers and programs it draws with, made and deleted here
+// only. A renderer that embeds glccl brings its own; glccl hands it a label
+// texture and a table, and creates or deletes nothing of the renderer's.
 
-#include <memory>
 #include <string>
 
 #include "glccl/texture.hpp"
 
-namespace glccl {
+namespace glccl::viewer {
 
 // Owns one GL object of the current context; a moved-from or
 // default-constructed handle holds 0. Destroy it while its context is
@@ -28,7 +26,7 @@ public:
     GlHandle& operator=(GlHandle&& other) noexcept;
     GlHandle(const GlHandle&) = delete;
     GlHandle& operator=(const GlHandle&) = delete;
-    ~GlHandle() = default;
+    ~GlHandle();
 
     unsigned id() const { return id_; }
     Kind kind() const { return kind_; }
@@ -37,27 +35,28 @@ private:
     friend GlHandle framebufferFor(const ImageTexture& texture, const std::string& what);
     friend GlHandle buildProgram(const std::string& name, const std::string& vertexSource,
                                  const std::string& fragmentSource);
-    GlHandle(Kind kind, unsigned id, std::shared_ptr<void> owner)
-        : owner_(std::move(owner)), id_(id), kind_(kind) {}
+    GlHandle(Kind kind, unsigned id) : id_(id), kind_(kind) {}
+    void reset();
 
-    std::shared_ptr<void> owner_;  // the engine's wrapper, which deletes the object
     unsigned id_ = 0;
     Kind kind_ = Kind::None;
 };
 
 // A framebuffer that renders into `texture` (color attachment 0), checked
-// complete. Throws glccl::Error naming `what` and the framebuffer status.
+// complete. Leaves the framebuffer bindings as it found them. Throws
+// glccl::Error ("glccl::viewer::framebufferFor(): ...") naming `what` and the
+// framebuffer status.
 GlHandle framebufferFor(const ImageTexture& texture, const std::string& what);
 
 // Compiles and links a GLSL 3.30 core program from the bodies of a vertex
-// and a fragment shader (no #version line: the engine's prologue and shared
-// GLSL files come first, as for its own stages). Bind vertex inputs with
-// layout(location = N). Throws glccl::Error naming `name`, the shader and the
+// and a fragment shader (no #version line: it is put in front of each).
+// Bind vertex inputs with layout(location = N). Throws glccl::Error
+// ("glccl::viewer::buildProgram(): ...") naming `name`, the shader and the
 // driver's log.
 GlHandle buildProgram(const std::string& name, const std::string& vertexSource, const std::string& fragmentSource);
 
-// Throws glccl::Error("<where>: GL_OUT_OF_MEMORY", ...) when the current
+// Throws glccl::Error("<where>: GL_OUT_OF_MEMORY ...") when the current
 // context has a GL error pending (every pending error is cleared).
 void checkGlError(const std::string& where);
 
-}  // namespace glccl
+}  // namespace glccl::viewer

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Tiled labeling on the GPU machine (README "Huge images", issue 13):
+# Tiled labeling on the GPU machine (README "Huge images"):
 # exactness at 50000^2 and past 2^31 pixels, device-time throughput of tiled
 # labeling against one call at 16384^2, two GPUs against one, peak host
 # memory, and MPI strong and weak scaling split into labeling, merging and
 # writing. Prints OUT_DIR/bench.md (a markdown summary of every step run so
 # far) last.
 #
-#   source .gl/prelude.sh && bash tiles/run-huge.sh BUILD_DIR OUT_DIR [STEP...]
+#   source .gl/prelude.sh && bash bench/run-huge.sh BUILD_DIR OUT_DIR [STEP...]
 #
 # BUILD_DIR holds a CUDA build (-DCMAKE_CUDA_ARCHITECTURES=90) with the
 # targets glccl_cli, glccl_mpi (where Open MPI is installed), tiles_tests and
@@ -35,7 +35,7 @@
 # Every step appends its results to OUT_DIR/bench.jsonl and rewrites
 # OUT_DIR/bench.md; run-huge.log has the commands' output. The results of
 # several commands make one summary with
-#   python3 tiles/huge_report.py OUT1/bench.jsonl OUT2/bench.jsonl ... > bench.md Images are kept
+#   python3 bench/huge_report.py OUT1/bench.jsonl OUT2/bench.jsonl ... > bench.md Images are kept
 # between steps (made again where missing) in GLCCL_HUGE_IMAGES, never under
 # OUT_DIR (whose files come back from the device machine).
 # Settings (environment):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Validation and benchmark run on the GPU machine, peers included:
 #
-#   source .gl/prelude.sh && bash tools/device/run-bench.sh BUILD_DIR OUT_DIR
+#   source .gl/prelude.sh && bash bench/run-bench.sh BUILD_DIR OUT_DIR
 #
 # BUILD_DIR holds a build with CUDA (tools/glccl in it); the caller has
 # sourced .gl/prelude.sh so that the GL libraries are found. In order:
@@ -19,12 +19,12 @@
 #      Then compute and cuda per frame through glccl::Labeler at 1920x1080
 #      (glccl bench --frames: label + glFinish, label + table + glFinish)
 #             -> bench_frames.csv
-#   3. tools/device/peers.py on byte-identical images (written by glccl
+#   3. bench/peers.py on byte-identical images (written by glccl
 #      generate into a temporary folder, removed at the end):
 #      cupyx.scipy.ndimage.label, OpenCV SAUF and OpenCV's default, and the
 #      device copy bandwidth as the memory floor  -> peers.csv
 #   4. a throughput table of everything, throughput.png where matplotlib is,
-#      and tools/bench_tables.py's tables -> tables.md, whose wall-time tables
+#      and bench/bench_tables.py's tables -> tables.md, whose wall-time tables
 #      (device ms, wall ms, floor ms, wall/(device+floor); per frame) are
 #      printed too
 # Everything printed is also kept in OUT_DIR/run-bench.log: twelve files in all.
@@ -186,12 +186,12 @@ for csv in "$out"/bench_compute.csv "$out"/bench_raster.csv "$out"/bench_cuda.cs
     [ -s "$csv" ] && csvs+=("$csv")
 done
 if [ "${#csvs[@]}" -gt 0 ]; then
-    "$python" "$here/../plot_bench.py" "${csvs[@]}" "$out/throughput.png" || true
+    "$python" "$here/plot_bench.py" "${csvs[@]}" "$out/throughput.png" || true
     echo "== summary ($(( SECONDS - started )) s)"
     "$python" "$here/peers.py" summary "${csvs[@]}" || status=1
-    "$python" "$here/../bench_tables.py" "$out" > "$out/tables.md" || status=1
+    "$python" "$here/bench_tables.py" "$out" > "$out/tables.md" || status=1
     echo "== what a user waits for (also in tables.md)"
-    "$python" "$here/../bench_tables.py" "$out" --wall || status=1
+    "$python" "$here/bench_tables.py" "$out" --wall || status=1
 fi
 echo "run-bench.sh: done in $(( SECONDS - started )) s, status $status"
 exit "$status"

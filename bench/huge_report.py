@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The markdown summary of tiles/run-huge.sh's results:
+"""The markdown summary of bench/run-huge.sh's results:
 
     huge_report.py BENCH.jsonl [BENCH.jsonl...] > bench.md
 
@@ -63,7 +63,7 @@ def main(paths):
     def notes_of(*steps):
         return ["- %s: %s" % (n["step"], n["note"]) for n in notes if n["step"] in steps]
 
-    out = ["# Tiled labeling on the GPU machine (tiles/run-huge.sh)", ""]
+    out = ["# Tiled labeling on the GPU machine (bench/run-huge.sh)", ""]
     gpus = max([r.get("gpus", 1) for r in runs] or [1])
     device = next((r["result"]["device"] for r in runs if r["result"].get("backend") == "cuda"), "")
     if device:

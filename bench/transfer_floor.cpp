@@ -1,6 +1,6 @@
 #include "transfer_floor.hpp"
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL loader, before any other GL header
 
 #include <algorithm>
 #include <array>
@@ -9,16 +9,19 @@
 #include <memory>
 #include <string>
 
+#include "gl_error.hpp"
+#include "gl_objects.hpp"
 #include "glccl/error.hpp"
-#include "glccl/gl_handle.hpp"
+#include "glccl/offscreen.hpp"
 #include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 #ifdef GLCCL_HAVE_CUDA
+#include "glccl/cuda_labeler.hpp"
 #include <cuda_gl_interop.h>
 #include <cuda_runtime_api.h>
 #endif
 
-namespace glccl::tools {
+namespace glccl::bench {
 
 namespace {
 
@@ -152,7 +155,7 @@ std::vector<double> measureCudaInteropFrames(unsigned inputTexture, int width, i
 namespace {
 
 // The GL state the measurement changes, saved on construction and restored
-// on destruction, so that the session's context is left as it was found.
+// on destruction, so that the context is left as it was found.
 class SavedTransferState {
 public:
     SavedTransferState() {
@@ -209,8 +212,8 @@ TransferBandwidth measureGlTransferBandwidth(std::size_t bytes, int tries, int m
     const SavedTransferState saved;
     SavedTransferState::setTightRows();
     const ImageTexture texture(Image(width, height, 4, 8));
-    const GlHandle unpack = GlHandle::create(GlHandle::Kind::Buffer);
-    const GlHandle pack = GlHandle::create(GlHandle::Kind::Buffer);
+    const gl::Buffer unpack = gl::Buffer::create();
+    const gl::Buffer pack = gl::Buffer::create();
 
     // The upload's source stays mapped, as a program that streams images
     // through it would keep it: the copy into the texture is then the bus's
@@ -261,4 +264,33 @@ TransferBandwidth measureGlTransferBandwidth(std::size_t bytes, int tries, int m
     return bandwidth;
 }
 
-}  // namespace glccl::tools
+std::optional<TransferBandwidth> transferBandwidth(OffscreenLabeler* offscreen, std::size_t bytes, int tries,
+                                                  std::string* why) {
+    std::string reasons;
+#ifdef GLCCL_HAVE_CUDA
+    // CUDA's page-locked copies are the bus at its best; a GL driver's pixel
+    // buffers reach it at most.
+    std::string whyNoCuda;
+    if (cuda::available(&whyNoCuda)) {
+        try {
+            return measureCudaTransferBandwidth(bytes, tries);
+        } catch (const Error& error) {
+            reasons = error.what();
+        }
+    } else {
+        reasons = "CUDA: " + whyNoCuda;
+    }
+#endif
+    if (offscreen) {
+        try {
+            offscreen->makeCurrent();
+            return measureGlTransferBandwidth(bytes, tries, offscreen->context().info().maxTextureSize);
+        } catch (const Error& error) {
+            reasons += (reasons.empty() ? "" : "; ") + std::string(error.what());
+        }
+    }
+    if (why) *why = reasons;
+    return std::nullopt;
+}
+
+}  // namespace glccl::bench

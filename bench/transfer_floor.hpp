@@ -15,10 +15,15 @@
 //         into a GL_STREAM_READ pixel-pack buffer, each timed to glFinish
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace glccl::tools {
+namespace glccl {
+class OffscreenLabeler;
+}
+
+namespace glccl::bench {
 
 struct TransferBandwidth {
     double hostToDeviceGBps = 0.0;  // GB = 1e9 bytes
@@ -60,4 +65,11 @@ std::vector<double> measureCudaInteropFrames(unsigned inputTexture, int width, i
 // when the context lacks buffer storage or a GL error occurs.
 TransferBandwidth measureGlTransferBandwidth(std::size_t bytes, int tries, int maxTextureSize);
 
-}  // namespace glccl::tools
+// The page-locked copy bandwidth of this machine, copies of `bytes` each
+// way, the best of `tries`: by CUDA where it is built and a device runs,
+// else in `offscreen`'s context (made current here; null where there is no
+// GL context); nullopt, with the reasons in *why, where neither can measure.
+std::optional<TransferBandwidth> transferBandwidth(OffscreenLabeler* offscreen, std::size_t bytes, int tries,
+                                                  std::string* why);
+
+}  // namespace glccl::bench

@@ -2,10 +2,10 @@
 # A relocatable copy of Debian 12's Open MPI 4.1.4 runtime (mpirun, orted,
 # the libraries, the MCA and PMIx plugins a single-node run needs, help
 # texts), for a GPU machine that has no Open MPI installed: the MPI steps of
-# tiles/run-huge.sh ran on the H200 that way.
+# bench/run-huge.sh ran on the H200 that way.
 #
-#   bash tools/device/mpi-bundle/make-bundle.sh .devbin/mpi     # here, with openmpi-bin installed
-#   source .devbin/mpi/env.sh && bash tiles/run-huge.sh ... mpi-strong   # there
+#   bash bench/mpi-bundle/make-bundle.sh .devbin/mpi     # here, with openmpi-bin installed
+#   source .devbin/mpi/env.sh && bash bench/run-huge.sh ... mpi-strong   # there
 #
 # Left out: the plugins that pull libraries not bundled (UCX, OFI, verbs,
 # PSM, OpenSHMEM, netlink, monitoring). env.sh (copied next to the bundle)

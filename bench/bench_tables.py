@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Markdown tables from the CSVs of glccl bench and tools/device/peers.py.
+"""Markdown tables from the CSVs of glccl bench and bench/peers.py.
 
-    python3 tools/bench_tables.py OUT_DIR [--wall] > tables.md
+    python3 bench/bench_tables.py OUT_DIR [--wall] > tables.md
 
-OUT_DIR is what tools/device/run-bench.sh wrote (bench_*.csv, peers.csv).
+OUT_DIR is what bench/run-bench.sh wrote (bench_*.csv, peers.csv).
 Prints: throughput per image and size for every backend and peer; milliseconds
 and ratios of the GPU backends against the peers; the per-stage split of every
 glccl backend that reported stages (glccl bench --steps), with the stages named

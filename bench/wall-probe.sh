@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Host-side wall time and memory of glccl on the GPU machine (issue 12):
+# Host-side wall time and memory of glccl on the GPU machine:
 #
-#   source .gl/prelude.sh && bash tools/device/wall-probe.sh BIN_DIR OUT_DIR
+#   source .gl/prelude.sh && bash bench/wall-probe.sh BIN_DIR OUT_DIR
 #
 # BIN_DIR holds the glccl program and glccl_transfer_probe (both land in
-# BUILD_DIR/tools of a build with tests, CUDA and -DCMAKE_CUDA_ARCHITECTURES=90);
+# BUILD_DIR/tools of a build with -DGLCCL_BUILD_PROBES=ON, CUDA and
+# -DCMAKE_CUDA_ARCHITECTURES=90);
 # OUT_DIR is made if missing. In order:
 #   1. glccl_transfer_probe at 8192² and 16384² (compute labels): the host copy
 #      with 1-16 threads, every upload and download variant of
@@ -44,7 +45,7 @@ glccl=$bin/glccl
 probe=$bin/glccl_transfer_probe
 for program in "$glccl" "$probe"; do
     if [ ! -x "$program" ]; then
-        echo "wall-probe.sh: no $(basename "$program") in $bin (build glccl_cli and glccl_transfer_probe)" >&2
+        echo "wall-probe.sh: no $(basename "$program") in $bin (configure with -DGLCCL_BUILD_PROBES=ON, build glccl_cli and glccl_transfer_probe)" >&2
         exit 1
     fi
 done

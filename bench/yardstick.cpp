@@ -1,4 +1,4 @@
-#include "glccl/yardstick.hpp"
+#include "yardstick.hpp"
 
 #include <algorithm>
 #include <string>
@@ -11,10 +11,10 @@
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
 
-namespace glccl {
+namespace glccl::bench {
 
 double fullscreenPassMilliseconds(int width, int height, int reps) {
-    const std::string what = "glccl::fullscreenPassMilliseconds()";
+    const std::string what = "glccl::bench::fullscreenPassMilliseconds()";
     GLint largest = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
     if (width < 1 || height < 1 || width > largest || height > largest || reps < 1)
@@ -51,4 +51,4 @@ double fullscreenPassMilliseconds(int width, int height, int reps) {
     return times[times.size() / 2];
 }
 
-}  // namespace glccl
+}  // namespace glccl::bench
