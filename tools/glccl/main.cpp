@@ -515,7 +515,9 @@ int runLabel(ArgumentCursor& cursor) {
     if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
     const std::string note = session.fallbackNote(options.backend);
     if (!note.empty()) std::cerr << "glccl: " << note << '\n';
-    {
+    // The warm-up is a 2-D image: a connectivity of volumes is refused for
+    // each input instead, in the words of the option.
+    if (dimensionsOf(options.connectivity) == 2) {
         LabelOptions warmUp;
         warmUp.backend = options.backend;
         warmUp.connectivity = options.connectivity;
