@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "glccl/error.hpp"
 
@@ -98,15 +99,17 @@ void checkArrayDimensions(std::size_t ndim, std::optional<int> channelAxis, cons
 void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, std::optional<int> channelAxis,
                            const std::string& where) {
     // A malformed interface is left to the device path, which names what is wrong with it.
-    py::tuple shape;
+    std::vector<std::int64_t> sides;
     try {
-        shape = py::tuple(image.attr("__cuda_array_interface__")["shape"]);
+        for (const py::handle side : py::tuple(image.attr("__cuda_array_interface__")["shape"]))
+            sides.push_back(side.cast<std::int64_t>());
     } catch (const py::error_already_set&) {
         return;
+    } catch (const py::cast_error&) {
+        return;
     }
-    checkArrayDimensions(shape.size(), channelAxis, where);
-    checkConnectivityFits(connectivity, Shape::image(shape[1].cast<std::int64_t>(), shape[0].cast<std::int64_t>()),
-                          where);
+    checkArrayDimensions(sides.size(), channelAxis, where);
+    checkConnectivityFits(connectivity, Shape::image(sides[1], sides[0]), where);
 }
 
 Criterion parseCriterion(const py::handle& value, const std::string& where) {

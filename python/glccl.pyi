@@ -116,21 +116,39 @@ class Labeler:
     ) -> None: ...
     @overload
     def label(
-        self, image: CudaArray, out: Optional[CudaArray] = None, return_table: Literal[False] = False, channel_axis: ChannelAxis = None
+        self,
+        image: CudaArray,
+        out: Optional[CudaArray] = None,
+        return_table: Literal[False] = False,
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Any, int]: ...
     @overload
     def label(
-        self, image: CudaArray, out: Optional[CudaArray] = None, *, return_table: Literal[True], channel_axis: ChannelAxis = None
+        self,
+        image: CudaArray,
+        out: Optional[CudaArray] = None,
+        *,
+        return_table: Literal[True],
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Any, int, ComponentTable]: ...
     # out: filled in place when C-contiguous (or returned by this Labeler),
     # else (Fortran order, strided) through a copy.
     @overload
     def label(
-        self, image: HostImage, out: Optional[Labels] = None, return_table: Literal[False] = False, channel_axis: ChannelAxis = None
+        self,
+        image: HostImage,
+        out: Optional[Labels] = None,
+        return_table: Literal[False] = False,
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Labels, int]: ...
     @overload
     def label(
-        self, image: HostImage, out: Optional[Labels] = None, *, return_table: Literal[True], channel_axis: ChannelAxis = None
+        self,
+        image: HostImage,
+        out: Optional[Labels] = None,
+        *,
+        return_table: Literal[True],
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Labels, int, ComponentTable]: ...
     @overload
     def label(

@@ -90,7 +90,8 @@ py::list backends() {
     return out;
 }
 
-constexpr const char* kLabelDoc = R"doc(label(image, connectivity=8, criterion="binary", backend="auto", return_table=False, channel_axis=None)
+constexpr const char* kLabelDoc = R"doc(label(image, connectivity=8, criterion="binary", backend="auto", return_table=False,
+      channel_axis=None)
 
 Connected-component labeling of a 2-D image.
 
