@@ -1,6 +1,8 @@
 #include "arguments.hpp"
 
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "glccl/error.hpp"
 
@@ -12,36 +14,102 @@ constexpr const char* kCriterionChoices =
     "\"binary\", \"segments\", (\"threshold\", T) or (\"binary\", L)";
 constexpr std::int64_t kLargestSample = 0xFFFFFFFFll;
 
-// A Python int that is not a bool (True would otherwise pass as 1).
-bool isInteger(const py::handle& value) {
-    return py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value);
+// A Python int, or an integer that indexes like one (numpy's np.int64(4),
+// an element of an integer array); never a bool (True would otherwise pass
+// as 1, and so would numpy's bool_). std::nullopt for anything else.
+std::optional<py::int_> integerOf(const py::handle& value) {
+    if (py::isinstance<py::bool_>(value)) return std::nullopt;
+    if (py::isinstance<py::int_>(value)) return py::reinterpret_borrow<py::int_>(value);
+    // numpy before 2.0 still indexes its bool_ as 0 or 1.
+    if (py::hasattr(value, "dtype") && py::str(value.attr("dtype").attr("kind")).cast<std::string>() == "b")
+        return std::nullopt;
+    PyObject* index = PyNumber_Index(value.ptr());
+    if (index == nullptr) {
+        PyErr_Clear();
+        return std::nullopt;
+    }
+    return py::reinterpret_steal<py::int_>(index);
 }
 
 // T of ("threshold", T) or L of ("binary", L): an int in 0..2^32-1, the
 // range of the deepest samples; the image's own sampleBits is checked later.
 std::int64_t parseSampleValue(const py::handle& value, const char* what, const std::string& where) {
-    if (!isInteger(value))
+    const std::optional<py::int_> integer = integerOf(value);
+    if (!integer)
         throw py::type_error(where + ": the " + what + " must be an int, not " +
                              std::string(py::str(py::type::of(value).attr("__name__"))));
     // Through Python's int: a value past int64 must not wrap around.
-    const bool negative = py::reinterpret_borrow<py::object>(value) < py::int_(0);
-    const bool tooLarge = py::reinterpret_borrow<py::object>(value) > py::int_(kLargestSample);
+    const bool negative = *integer < py::int_(0);
+    const bool tooLarge = *integer > py::int_(kLargestSample);
     if (negative || tooLarge)
         throw py::value_error(where + ": the " + what + " must be in 0..4294967295, not " +
                               std::string(py::str(value)));
-    return value.cast<std::int64_t>();
+    return integer->cast<std::int64_t>();
 }
 
 }  // namespace
 
 Connectivity parseConnectivity(const py::handle& value, const std::string& where) {
-    if (!isInteger(value))
-        throw py::type_error(where + ": connectivity must be an int (4 or 8, or scikit-image's 1 or 2)");
-    const py::object number = py::reinterpret_borrow<py::object>(value);
-    if (number.equal(py::int_(1)) || number.equal(py::int_(4))) return Connectivity::Four;
-    if (number.equal(py::int_(2)) || number.equal(py::int_(8))) return Connectivity::Eight;
-    throw py::value_error(where + ": connectivity must be 4 or 8 (or scikit-image's 1 or 2), not " +
-                          std::string(py::str(value)));
+    const std::optional<py::int_> integer = integerOf(value);
+    if (!integer)
+        throw py::type_error(where + ": connectivity must be an int (4 or 8, 6, 18 or 26, or scikit-image's 1 or 2), "
+                                     "not " + std::string(py::str(py::type::of(value).attr("__name__"))));
+    if (integer->equal(py::int_(1)) || integer->equal(py::int_(4))) return Connectivity::Four;
+    if (integer->equal(py::int_(2)) || integer->equal(py::int_(8))) return Connectivity::Eight;
+    if (integer->equal(py::int_(6))) return Connectivity::Six;
+    if (integer->equal(py::int_(18))) return Connectivity::Eighteen;
+    if (integer->equal(py::int_(26))) return Connectivity::TwentySix;
+    throw py::value_error(where + ": connectivity must be 4 or 8 for 2-D images (or scikit-image's 1 or 2), or 6, "
+                                  "18 or 26 for volumes, not " + std::string(py::str(value)));
+}
+
+void checkConnectivityFits(Connectivity connectivity, const Shape& shape, const std::string& where) {
+    const std::string misfit = whyConnectivityDoesNotFit(connectivity, shape);
+    if (!misfit.empty()) throw py::value_error(where + ": " + misfit);
+}
+
+std::optional<int> parseChannelAxis(const py::handle& value, const std::string& where) {
+    if (value.is_none()) return std::nullopt;
+    const std::optional<py::int_> integer = integerOf(value);
+    if (!integer)
+        throw py::type_error(where + ": channel_axis must be None or an int, not " +
+                             std::string(py::str(py::type::of(value).attr("__name__"))));
+    if (!integer->equal(py::int_(-1)) && !integer->equal(py::int_(2)))
+        throw py::value_error(where + ": channel_axis must be None, -1 or 2 (the channels are the last axis of an "
+                                      "(H, W, C) array), not " + std::string(py::str(value)));
+    return 2;
+}
+
+void checkArrayDimensions(std::size_t ndim, std::optional<int> channelAxis, const std::string& where) {
+    if (channelAxis) {
+        if (ndim != 3)
+            throw py::value_error(where + ": channel_axis names the channels of an (H, W, C) array, but the image is " +
+                                  std::to_string(ndim) + "-D");
+        return;
+    }
+    if (ndim == 3)
+        throw py::value_error(where + ": 3-D arrays are volumes (D, H, W), as in scikit-image and scipy, and "
+                                      "volumes are not labeled yet; for a color (H, W, 3|4) image pass "
+                                      "channel_axis=-1");
+    if (ndim != 2)
+        throw py::value_error(where + ": image must be 2-D (H, W), or (H, W, C) with channel_axis=-1; got " +
+                              std::to_string(ndim) + "-D");
+}
+
+void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, std::optional<int> channelAxis,
+                           const std::string& where) {
+    // A malformed interface is left to the device path, which names what is wrong with it.
+    std::vector<std::int64_t> sides;
+    try {
+        for (const py::handle side : py::tuple(image.attr("__cuda_array_interface__")["shape"]))
+            sides.push_back(side.cast<std::int64_t>());
+    } catch (const py::error_already_set&) {
+        return;
+    } catch (const py::cast_error&) {
+        return;
+    }
+    checkArrayDimensions(sides.size(), channelAxis, where);
+    checkConnectivityFits(connectivity, Shape::image(sides[1], sides[0]), where);
 }
 
 Criterion parseCriterion(const py::handle& value, const std::string& where) {

@@ -6,6 +6,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <optional>
 #include <string>
 
 #include "glccl/backend.hpp"
@@ -15,8 +16,30 @@ namespace glccl::python {
 
 namespace py = pybind11;
 
-// 4 or 8, or scikit-image's 1 and 2.
+// 4 or 8 (2-D images; scikit-image's 1 and 2 are 4 and 8), 6, 18 or 26
+// (volumes): an int or a numpy integer. Whether it fits the image is
+// checked once the image is known (checkConnectivityFits).
 Connectivity parseConnectivity(const py::handle& value, const std::string& where);
+
+// ValueError when `connectivity` cannot join the elements of `shape`
+// (glccl::whyConnectivityDoesNotFit: 6, 18 and 26 are for volumes).
+void checkConnectivityFits(Connectivity connectivity, const Shape& shape, const std::string& where);
+
+// The channel_axis keyword, scikit-image's and scipy's convention: None (no
+// channel axis: a 3-D array is a volume) or the last axis of an (H, W, C)
+// array, -1 or 2 (returned as 2).
+std::optional<int> parseChannelAxis(const py::handle& value, const std::string& where);
+
+// The one rule for an array's dimensions: 2-D is an image; 3-D is an
+// (H, W, C) image when channel_axis names the channels, else a volume
+// (D, H, W), refused until volumes are labeled. ValueError otherwise.
+void checkArrayDimensions(std::size_t ndim, std::optional<int> channelAxis, const std::string& where);
+
+// checkArrayDimensions and checkConnectivityFits for a device array
+// (__cuda_array_interface__), from its interface's shape; a malformed
+// interface is left to the device path's own checks.
+void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, std::optional<int> channelAxis,
+                           const std::string& where);
 
 // "binary", "segments", ("threshold", T), ("binary", L), or the command
 // line's "threshold:T" and "binary:L"; T and L in 0..2^32-1 here, checked

@@ -9,7 +9,12 @@ __version__: str
 # Whether this module was built with CUDA: device arrays (CuPy) are accepted.
 has_cuda: bool
 
-Connectivity = Literal[1, 2, 4, 8]
+# 4 or 8 (scikit-image's 1 and 2) for 2-D images; 6, 18 and 26 name the
+# connectivities of volumes (refused on 2-D images). numpy integers too.
+Connectivity = Union[Literal[1, 2, 4, 8, 6, 18, 26], np.integer]
+# The last axis of an (H, W, C) array holds channels; None: no channel axis
+# (a 3-D array is then a volume, not labeled yet).
+ChannelAxis = Optional[Literal[-1, 2]]
 # "binary", "segments", ("threshold", T), ("binary", L), or the command line's
 # "threshold:T" and "binary:L"; T and L in the units of the image's samples.
 Criterion = Union[
@@ -57,6 +62,7 @@ def label(
     criterion: Criterion = "binary",
     backend: Literal["auto", "cuda"] = "auto",
     return_table: Literal[False] = False,
+    channel_axis: ChannelAxis = None,
 ) -> Tuple[Any, int]: ...
 @overload
 def label(
@@ -66,6 +72,7 @@ def label(
     backend: Literal["auto", "cuda"] = "auto",
     *,
     return_table: Literal[True],
+    channel_axis: ChannelAxis = None,
 ) -> Tuple[Any, int, ComponentTable]: ...
 @overload
 def label(
@@ -74,6 +81,7 @@ def label(
     criterion: Criterion = "binary",
     backend: BackendName = "auto",
     return_table: Literal[False] = False,
+    channel_axis: ChannelAxis = None,
 ) -> Tuple[Labels, int]: ...
 @overload
 def label(
@@ -83,6 +91,7 @@ def label(
     backend: BackendName = "auto",
     *,
     return_table: Literal[True],
+    channel_axis: ChannelAxis = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 @overload
 def label(
@@ -91,6 +100,7 @@ def label(
     criterion: Criterion,
     backend: BackendName,
     return_table: Literal[True],
+    channel_axis: ChannelAxis = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 def backends() -> list[BackendInfo]: ...
 
@@ -106,28 +116,47 @@ class Labeler:
     ) -> None: ...
     @overload
     def label(
-        self, image: CudaArray, out: Optional[CudaArray] = None, return_table: Literal[False] = False
+        self,
+        image: CudaArray,
+        out: Optional[CudaArray] = None,
+        return_table: Literal[False] = False,
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Any, int]: ...
     @overload
     def label(
-        self, image: CudaArray, out: Optional[CudaArray] = None, *, return_table: Literal[True]
+        self,
+        image: CudaArray,
+        out: Optional[CudaArray] = None,
+        *,
+        return_table: Literal[True],
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Any, int, ComponentTable]: ...
     # out: filled in place when C-contiguous (or returned by this Labeler),
     # else (Fortran order, strided) through a copy.
     @overload
     def label(
-        self, image: HostImage, out: Optional[Labels] = None, return_table: Literal[False] = False
+        self,
+        image: HostImage,
+        out: Optional[Labels] = None,
+        return_table: Literal[False] = False,
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Labels, int]: ...
     @overload
     def label(
-        self, image: HostImage, out: Optional[Labels] = None, *, return_table: Literal[True]
+        self,
+        image: HostImage,
+        out: Optional[Labels] = None,
+        *,
+        return_table: Literal[True],
+        channel_axis: ChannelAxis = None,
     ) -> Tuple[Labels, int, ComponentTable]: ...
     @overload
     def label(
-        self, image: HostImage, out: Optional[Labels], return_table: Literal[True]
+        self, image: HostImage, out: Optional[Labels], return_table: Literal[True],
+        channel_axis: ChannelAxis = None
     ) -> Tuple[Labels, int, ComponentTable]: ...
     @property
-    def connectivity(self) -> Literal[4, 8]: ...
+    def connectivity(self) -> Literal[4, 8, 6, 18, 26]: ...
     @property
     def criterion(self) -> str: ...
     @property

@@ -36,17 +36,21 @@ namespace glccl::python {
 namespace {
 
 py::tuple label(const py::object& image, const py::object& connectivity, const py::object& criterion,
-                const py::object& backend, bool returnTable) {
+                const py::object& backend, bool returnTable, const py::object& channelAxisArgument) {
     const std::string where = "glccl.label()";
     LabelOptions options;
     options.connectivity = parseConnectivity(connectivity, where);
     options.criterion = parseCriterion(criterion, where);
     options.backend = parseBackend(backend, where);
-    if (isDeviceArray(image))
+    const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
+    if (isDeviceArray(image)) {
+        checkDeviceArrayShape(image, options.connectivity, channelAxis, where);
         return labelDeviceArray(image, py::none(), options.connectivity, options.criterion, options.backend,
                                 returnTable, sharedDeviceLabelers(), where);
+    }
 
-    const HostArray source = describeHostArray(image, options.criterion, where);
+    const HostArray source = describeHostArray(image, options.criterion, channelAxis, where);
+    checkConnectivityFits(options.connectivity, Shape::image(source.width, source.height), where);
     checkCriterionForSampleBits(options.criterion, source.sampleBits, where);
     std::vector<std::uint32_t> labels;  // storage of a label array numpy freed, where one has this size
     std::vector<Component> components;
@@ -86,7 +90,8 @@ py::list backends() {
     return out;
 }
 
-constexpr const char* kLabelDoc = R"doc(label(image, connectivity=8, criterion="binary", backend="auto", return_table=False)
+constexpr const char* kLabelDoc = R"doc(label(image, connectivity=8, criterion="binary", backend="auto", return_table=False,
+      channel_axis=None)
 
 Connected-component labeling of a 2-D image.
 
@@ -104,12 +109,17 @@ image : numpy.ndarray (or a CuPy array, in a module built with CUDA)
     fractional, NaN or too large value raises ValueError naming it and its
     place. A float32 image must hold whole numbers.
     For criterion=("threshold", T) also (H, W, 3) or (H, W, 4) color of 8- or
-    16-bit samples (an RGB image gets an opaque alpha). (H, W, 1) is gray.
+    16-bit samples (an RGB image gets an opaque alpha), with channel_axis=-1;
+    (H, W, 1) with channel_axis=-1 is gray. Without channel_axis a 3-D
+    array is a volume (D, H, W), as in scikit-image and scipy: volumes are
+    not labeled yet and raise ValueError.
     A device array (__cuda_array_interface__: CuPy) of bool or uint8 is
     labeled on its GPU by the cuda backend and the labels come back as a
     CuPy array on that device, without a trip through host memory.
 connectivity : int
-    4 or 8 (scikit-image's 1 and 2 are accepted as 4 and 8).
+    4 or 8 (scikit-image's 1 and 2 are accepted as 4 and 8), a Python or a
+    numpy integer. 6, 18 and 26 name the connectivities of volumes; on a 2-D
+    image they raise ValueError.
 criterion : str or tuple
     "binary": nonzero pixels are foreground and connect to foreground
     neighbours. ("binary", L) or "binary:L": foreground where the value is
@@ -127,6 +137,9 @@ backend : str
     for the cpu backend only).
 return_table : bool
     Also return the component table.
+channel_axis : int or None
+    None (the default): the array has no channel axis. -1 or 2: the last
+    axis of a 3-D array holds the channels of a 2-D (H, W, C) image.
 
 Returns
 -------
@@ -191,7 +204,8 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.attr("has_cuda") = builtWithCuda();
 
     m.def("label", &label, py::arg("image"), py::arg("connectivity") = 8, py::arg("criterion") = "binary",
-          py::arg("backend") = "auto", py::arg("return_table") = false, kLabelDoc);
+          py::arg("backend") = "auto", py::arg("return_table") = false, py::arg("channel_axis") = py::none(),
+          kLabelDoc);
     m.def("backends", &backends, R"doc(backends()
 
 The labeling engines and whether they run in this process: a list of dicts

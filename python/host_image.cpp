@@ -7,6 +7,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "arguments.hpp"
 #include "glccl/image_io.hpp"
 
 // glccl::Image holds little-endian samples, written here as native integers.
@@ -217,7 +218,8 @@ bool isPacked(const py::array& array) {
     return (array.flags() & packedFlags) == packedFlags;
 }
 
-HostArray describeHostArray(const py::handle& object, const Criterion& criterion, const std::string& where) {
+HostArray describeHostArray(const py::handle& object, const Criterion& criterion, std::optional<int> channelAxis,
+                            const std::string& where) {
     HostArray source;
     source.array = py::array::ensure(object);
     if (!source.array) throw py::type_error(where + ": image must be a numpy array (or convertible to one)");
@@ -232,18 +234,16 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
                              "int64 or float64 arrays of unsigned integer values");
 
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
+    checkArrayDimensions(std::size_t(array.ndim()), channelAxis, where);
     if (array.ndim() == 3) {
         const auto planes = array.shape(2);
         if (planes != 1 && planes != 3 && planes != 4)
-            throw py::value_error(where + ": a 3-D image must be (H, W, 1), (H, W, 3) or (H, W, 4), not (..., " +
-                                  std::to_string(planes) + ")");
+            throw py::value_error(where + ": an image with channels must be (H, W, 1), (H, W, 3) or (H, W, 4), not "
+                                  "(..., " + std::to_string(planes) + ")");
         if (planes > 1 && !threshold)
             throw py::value_error(where + ": a color (H, W, " + std::to_string(planes) +
                                   ") image is only for criterion=(\"threshold\", T); binary and segments "
                                   "take a 2-D (H, W) image");
-    } else if (array.ndim() != 2) {
-        throw py::value_error(where + ": image must be 2-D (H, W), or (H, W, 3|4) for threshold; got " +
-                              std::to_string(array.ndim()) + "-D");
     }
     if (array.shape(0) == 0 || array.shape(1) == 0)
         throw py::value_error(where + ": image is empty (its shape has a zero)");

@@ -17,7 +17,8 @@
 // What is copied when. An array whose memory already is an Image's pixels
 // is labeled where it is, through an ImageView (imageViewOf): C-contiguous,
 // aligned, of bool, uint8, uint16 or uint32 (the sample types), gray (H, W)
-// or (H, W, 1), or (H, W, 4) color of 8- or 16-bit samples. Every other
+// or (H, W, 1), or (H, W, 4) color of 8- or 16-bit samples (the last two
+// with channel_axis=-1). Every other
 // array (signed or float dtypes, whose values are checked; Fortran order,
 // strided views, RGB, 64-bit dtypes) is copied into an Image (copyToImage).
 
@@ -56,11 +57,15 @@ struct HostArray {
 // values row by row, read and written as native integers.
 bool isPacked(const py::array& array);
 
-// Checks the array's shape and dtype against the criterion: 2-D (H, W) or
-// (H, W, 1); (H, W, 3|4) for threshold only. Needs the GIL. TypeError for
-// an object that is no array or a dtype not listed above, ValueError for a
-// wrong shape (0-D, 1-D, 4-D, a zero side, a side past 32768).
-HostArray describeHostArray(const py::handle& object, const Criterion& criterion, const std::string& where);
+// Checks the array's shape and dtype against the criterion: 2-D (H, W), or,
+// with channelAxis (the last axis, parseChannelAxis), (H, W, 1), and
+// (H, W, 3|4) for threshold only. A 3-D array without channelAxis is a
+// volume (D, H, W): a ValueError until volumes are labeled
+// (checkArrayDimensions). Needs the GIL. TypeError for an object that is no
+// array or a dtype not listed above, ValueError for a wrong shape (0-D, 1-D,
+// 4-D, a zero side, a side past 32768).
+HostArray describeHostArray(const py::handle& object, const Criterion& criterion, std::optional<int> channelAxis,
+                            const std::string& where);
 
 // The array's own memory as the image to label, without a copy, where it
 // has an Image's layout (see the top; a bool array, whose bytes numpy does

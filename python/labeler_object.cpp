@@ -36,14 +36,19 @@ public:
     Labeler(const py::object& connectivity, const py::object& criterion, const py::object& backend) {
         const std::string where = "glccl.Labeler()";
         options_.connectivity = parseConnectivity(connectivity, where);
+        // A glccl.Labeler labels 2-D images: the rule of every 2-D shape.
+        checkConnectivityFits(options_.connectivity, Shape{}, where);
         options_.criterion = parseCriterion(criterion, where);
         options_.backend = parseBackend(backend, where);
     }
 
-    py::tuple label(const py::object& image, const py::object& out, bool returnTable) {
+    py::tuple label(const py::object& image, const py::object& out, bool returnTable,
+                    const py::object& channelAxisArgument) {
         const std::string where = "glccl.Labeler.label()";
+        const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
         const std::unique_lock<std::mutex> lock = lockWithoutGil(mutex_);
         if (isDeviceArray(image)) {
+            checkDeviceArrayShape(image, options_.connectivity, channelAxis, where);
             py::tuple result = labelDeviceArray(image, out, options_.connectivity, options_.criterion,
                                                 options_.backend, returnTable, device_, where);
             lastBackend_ = Backend::Cuda;
@@ -52,7 +57,8 @@ public:
         if (!out.is_none() && isDeviceArray(out))
             throw py::type_error(where + ": out is a device array but the image is in host memory");
 
-        const HostArray source = describeHostArray(image, options_.criterion, where);
+        const HostArray source = describeHostArray(image, options_.criterion, channelAxis, where);
+        checkConnectivityFits(options_.connectivity, Shape::image(source.width, source.height), where);
         checkCriterionForSampleBits(options_.criterion, source.sampleBits, where);
 
         // Where the labels go: an array this Labeler handed out (passed back
@@ -99,7 +105,7 @@ public:
         return labelResult(std::move(labels), components_, returnTable);
     }
 
-    int connectivity() const { return int(options_.connectivity); }
+    int connectivity() const { return neighbourCount(options_.connectivity); }
     std::string criterion() const { return options_.criterion.toString(); }
     std::string backend() const { return backendName(options_.backend); }
     py::object lastBackend() const {
@@ -146,7 +152,8 @@ Memory: up to two label arrays of the last shape stay alive as long as the
 Labeler does (4 bytes a pixel each), and, once a strided out= was filled,
 the labels' way to it (4 bytes a pixel); delete the Labeler to free them.
 
-Arguments as for glccl.label(): connectivity 4 or 8 (or 1, 2), criterion
+Arguments as for glccl.label(): connectivity 4 or 8 (or 1, 2; 6, 18 and 26
+are for volumes and refused on 2-D images when labeling), criterion
 "binary", "segments", ("threshold", T), ("binary", L), backend "auto",
 "compute", "raster", "cuda" or "cpu". Wrong values raise at construction.
 
@@ -164,7 +171,7 @@ is labeled on its device by the cuda backend (backend "auto" or "cuda"), with
 this Labeler's own cuda labeler, which keeps its device buffers between
 calls; the labels come back as a CuPy uint32 array, or in out=.)doc";
 
-constexpr const char* kLabelDoc = R"doc(label(image, out=None, return_table=False)
+constexpr const char* kLabelDoc = R"doc(label(image, out=None, return_table=False, channel_axis=None)
 
 Labels one image; see glccl.label() for the image's dtypes and shapes, the
 numbering and the table.
@@ -172,8 +179,10 @@ numbering and the table.
 Parameters
 ----------
 image : numpy.ndarray or device array
-    (H, W) (or (H, W, 3|4) for threshold) array in host memory, or a CuPy /
-    __cuda_array_interface__ array in device memory (CUDA builds).
+    (H, W) (or (H, W, 3|4) for threshold, with channel_axis=-1) array in
+    host memory, or a CuPy / __cuda_array_interface__ array in device memory
+    (CUDA builds). A 3-D array without channel_axis is a volume (not labeled
+    yet: ValueError).
 out : numpy.ndarray of uint32, shape (H, W), optional
     Where the labels go. An array this Labeler returned, or any C-contiguous
     one, is filled in place (the labels are downloaded into its memory);
@@ -182,6 +191,8 @@ out : numpy.ndarray of uint32, shape (H, W), optional
     (C order, any row pitch) filled in place.
 return_table : bool
     Also return the component table (dict of numpy arrays, as glccl.label).
+channel_axis : int or None
+    As for glccl.label(): -1 or 2 when the last axis holds channels.
 
 Returns
 -------
@@ -199,8 +210,8 @@ void bindLabeler(py::module_& module) {
         .def(py::init<const py::object&, const py::object&, const py::object&>(), py::arg("connectivity") = 8,
              py::arg("criterion") = "binary", py::arg("backend") = "auto")
         .def("label", &Labeler::label, py::arg("image"), py::arg("out") = py::none(),
-             py::arg("return_table") = false, kLabelDoc)
-        .def_property_readonly("connectivity", &Labeler::connectivity, "4 or 8.")
+             py::arg("return_table") = false, py::arg("channel_axis") = py::none(), kLabelDoc)
+        .def_property_readonly("connectivity", &Labeler::connectivity, "4, 8, 6, 18 or 26.")
         .def_property_readonly("criterion", &Labeler::criterion,
                                "The criterion in the command line's spelling: \"binary\", \"binary:L\", "
                                "\"segments\" or \"threshold:T\".")

@@ -296,6 +296,25 @@ glccl::Labeling labelingOf(int width, int height, const std::uint32_t* labels,
 
 }  // namespace
 
+TEST_CASE("cuda: 3-D connectivities on 2-D images and volumes are refused before any CUDA call", "[cuda]") {
+    // Runs without a GPU, as the checks above.
+    Image image(6, 5, 1);
+    image.at(2, 2) = 1;
+    for (const Connectivity connectivity : {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix}) {
+        const std::string why = "connectivity " + std::to_string(glccl::neighbourCount(connectivity)) +
+                                " is for volumes; a 2-D image takes 4 or 8";
+        CHECK_THAT(messageOf([&] { glccl::cuda::labelImage(image, connectivity, Criterion::binary()); }),
+                   Catch::StartsWith("glccl::cuda::labelImage(): ") && Catch::Contains(why));
+        ImageLabeler labeler;
+        glccl::Labeling result;
+        CHECK_THAT(messageOf([&] { labeler.label(image, connectivity, Criterion::binary(), result); }),
+                   Catch::StartsWith("glccl::cuda::ImageLabeler::label(): ") && Catch::Contains(why));
+    }
+    Image volume(glccl::Shape::volume(6, 5, 2));
+    CHECK_THAT(messageOf([&] { glccl::cuda::labelImage(volume, Connectivity::Six, Criterion::binary()); }),
+               Catch::StartsWith("glccl::cuda::labelImage(): ") && Catch::Contains("the input is a volume"));
+}
+
 TEST_CASE("cuda: ImageLabeler and labelDevice refuse bad arguments before any CUDA call", "[cuda]") {
     // Runs without a GPU: every check here comes before the first CUDA call.
     ImageLabeler labeler;

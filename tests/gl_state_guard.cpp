@@ -216,6 +216,8 @@ Snapshot snapshot(const Features& features) {
     for (int unit = 0; unit < kTextureUnits; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
         addIntegers(s, "unit " + std::to_string(unit) + " GL_TEXTURE_BINDING_2D", GL_TEXTURE_BINDING_2D);
+        addIntegers(s, "unit " + std::to_string(unit) + " GL_TEXTURE_BINDING_3D", GL_TEXTURE_BINDING_3D);
+        addIntegers(s, "unit " + std::to_string(unit) + " GL_TEXTURE_BINDING_2D_ARRAY", GL_TEXTURE_BINDING_2D_ARRAY);
         addIntegers(s, "unit " + std::to_string(unit) + " GL_SAMPLER_BINDING", GL_SAMPLER_BINDING);
     }
     glActiveTexture(GLenum(active));
@@ -328,6 +330,7 @@ struct HostObjects {
     GLuint drawFramebuffer = 0, readFramebuffer = 0, renderbuffer = 0, sampler = 0;
     GLuint attachments[2] = {};
     GLuint unitTextures[kTextureUnits] = {};
+    GLuint unitVolumes[kTextureUnits] = {}, unitArrays[kTextureUnits] = {};  // GL_TEXTURE_3D, GL_TEXTURE_2D_ARRAY
     GLuint input = 0;
     // Two buffers for the indexed bindings and a third for the generic one.
     GLuint uniformBuffers[3] = {}, storageBuffers[3] = {}, dispatchBuffer = 0;
@@ -348,6 +351,8 @@ struct HostObjects {
         glDeleteSamplers(1, &sampler);
         glDeleteTextures(2, attachments);
         glDeleteTextures(kTextureUnits, unitTextures);
+        glDeleteTextures(kTextureUnits, unitVolumes);
+        glDeleteTextures(kTextureUnits, unitArrays);
         glDeleteTextures(1, &input);
         glDeleteBuffers(3, uniformBuffers);
         glDeleteBuffers(3, storageBuffers);
@@ -485,9 +490,16 @@ void setHostileState(HostObjects& host, const Image& image, const Features& feat
 
     // A texture on every unit and a linear, repeating sampler on some: a
     // sampler overrides the texture's own parameters unless the guard unbinds it.
+    // Each unit also holds a 3-D texture and a 2-D array texture of its own.
+    glGenTextures(kTextureUnits, host.unitVolumes);
+    glGenTextures(kTextureUnits, host.unitArrays);
     for (int unit = 0; unit < kTextureUnits; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
         host.unitTextures[unit] = makeTexture(GL_RGBA8, GL_RGBA, 1, 1, texel);
+        glBindTexture(GL_TEXTURE_3D, host.unitVolumes[unit]);
+        glTexImage3D(GL_TEXTURE_3D, 0, GL_RGBA8, 1, 1, 2, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, host.unitArrays[unit]);
+        glTexImage3D(GL_TEXTURE_2D_ARRAY, 0, GL_RGBA8, 1, 1, 3, 0, GL_RGBA, GL_UNSIGNED_BYTE, nullptr);
     }
     glGenSamplers(1, &host.sampler);
     glSamplerParameteri(host.sampler, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -565,14 +577,15 @@ void setHostileState(HostObjects& host, const Image& image, const Features& feat
     // Created on the active unit (5), whose 2-D and array bindings go back
     // to what they were.
     glGenTextures(2, host.imageTextures);
-    GLint previous2d = 0;
+    GLint previous2d = 0, previousArray = 0;
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &previous2d);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previousArray);
     glBindTexture(GL_TEXTURE_2D, host.imageTextures[0]);
     glTexStorage2D(GL_TEXTURE_2D, 2, GL_R32UI, 4, 4);
     glBindTexture(GL_TEXTURE_2D, GLuint(previous2d));
     glBindTexture(GL_TEXTURE_2D_ARRAY, host.imageTextures[1]);
     glTexStorage3D(GL_TEXTURE_2D_ARRAY, 2, GL_RGBA8, 4, 4, 3);
-    glBindTexture(GL_TEXTURE_2D_ARRAY, 0);
+    glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previousArray));
     for (int i = 0; i < kImageUnits; ++i) {
         const ImageUnitState& u = kImageUnitStates[i];
         glBindImageTexture(GLuint(i), host.imageTextures[u.texture], u.level, u.layered, u.layer, u.access, u.format);
@@ -599,6 +612,9 @@ void requireHostileValues(const Snapshot& s, const HostObjects& host, const Feat
     CHECK(s.at("GL_COLOR_WRITEMASK") == std::vector<double>{1, 0, 1, 0});
     CHECK(s.at("GL_ACTIVE_TEXTURE") == std::vector<double>{GL_TEXTURE5});
     CHECK(s.at("unit 15 GL_TEXTURE_BINDING_2D") == std::vector<double>{double(host.unitTextures[15])});
+    CHECK(s.at("unit 15 GL_TEXTURE_BINDING_3D") == std::vector<double>{double(host.unitVolumes[15])});
+    CHECK(s.at("unit 0 GL_TEXTURE_BINDING_2D_ARRAY") == std::vector<double>{double(host.unitArrays[0])});
+    CHECK(s.at("unit 5 GL_TEXTURE_BINDING_2D_ARRAY") == std::vector<double>{double(host.unitArrays[5])});
     CHECK(s.at("unit 3 GL_SAMPLER_BINDING") == std::vector<double>{double(host.sampler)});
     CHECK(s.at("GL_POINT_SIZE") == std::vector<double>{3});
     CHECK(s.at("GL_POLYGON_MODE")[0] == GL_LINE);

@@ -430,3 +430,64 @@ TEST_CASE("transfer: downloads into caller memory refuse a count that is not the
     REQUIRE_THROWS_WITH(offscreen().label(ImageView(image), options, nullptr, components),
                         Catch::Contains("no storage for the labels"));
 }
+
+TEST_CASE("transfer: a slab plan covers every row of every slice once, in memory order", "[transfer]") {
+    struct Case {
+        int height, depth;
+        std::size_t rowBytes, slabBytes;
+    };
+    // Whole slices (several, one, a remainder), bands of rows (uneven, one
+    // row each, a row above the slab size), and 2-D images (depth 1).
+    const Case cases[] = {{5, 7, 12, 180}, {5, 7, 12, 60},  {5, 7, 12, 59}, {5, 7, 12, 1}, {5, 3, 100, 50},
+                          {9, 1, 8, 20},   {9, 1, 8, 1000}, {1, 1, 8, 4},   {1, 4, 8, 4},  {33, 2, 3000, 7000}};
+    for (const Case& c : cases) {
+        INFO(c.height << " rows x " << c.depth << " slices of " << c.rowBytes << " bytes, slabs of " << c.slabBytes);
+        const transfer::SlabPlan plan(c.height, c.depth, c.rowBytes, c.slabBytes);
+        std::size_t next = 0;  // the byte the next slab must start at
+        std::size_t largest = 0;
+        for (int k = 0; k < plan.count(); ++k) {
+            const transfer::Slab slab = plan[k];
+            CHECK(plan.offset(slab) == next);
+            CHECK((slab.slices == 1 || slab.rows == c.height));
+            CHECK(slab.rows >= 1);
+            CHECK(slab.y + slab.rows <= c.height);
+            CHECK(slab.z + slab.slices <= c.depth);
+            CHECK((plan.bytes(slab) <= c.slabBytes || (slab.rows == 1 && slab.slices == 1)));
+            next += plan.bytes(slab);
+            largest = std::max(largest, plan.bytes(slab));
+        }
+        CHECK(next == std::size_t(c.height) * std::size_t(c.depth) * c.rowBytes);
+        CHECK(plan.largestBytes() == largest);
+        if (c.depth == 1) {
+            // A band of a 2-D image: max(1, slabBytes / rowBytes) rows, or the whole image.
+            const std::size_t rows = std::clamp<std::size_t>(c.slabBytes / c.rowBytes, 1, std::size_t(c.height));
+            CHECK(plan[0].rows == int(rows));
+        }
+    }
+}
+
+TEST_CASE("transfer: a volume texture goes up and comes down in slabs byte for byte", "[transfer]") {
+    offscreen().makeCurrent();
+    const int width = 37, height = 11, depth = 6;
+    std::vector<std::uint8_t> voxels(std::size_t(width) * height * depth);
+    for (std::size_t i = 0; i < voxels.size(); ++i) voxels[i] = std::uint8_t(i * 7 + i / 37);
+    // 37 * 11 = 407 bytes a slice: 1000 is two slices a slab (a remainder
+    // of none), 300 bands of 8 rows, 1 one row a slab.
+    for (const char* slabBytes : {"1000", "300", "1", "64K"}) {
+        for (const char* readback : {"subimage", "readpixels"}) {
+            INFO("slabs of " << slabBytes << " bytes, " << readback);
+            const ScopedEnvironment environment({{"GLCCL_TRANSFER", "bands"},
+                                                 {"GLCCL_TRANSFER_BAND_BYTES", slabBytes},
+                                                 {"GLCCL_TRANSFER_READBACK", readback}});
+            const gl::Texture texture = gl::Texture::allocateVolume(GL_R8, width, height, depth, "a test volume");
+            REQUIRE(texture.target() == GLenum(GL_TEXTURE_3D));
+            transfer::TextureUploader uploader;
+            uploader.upload(texture, voxels.data(), GL_RED, GL_UNSIGNED_BYTE, 1, "uploading a test volume");
+            std::vector<std::uint8_t> back(voxels.size(), 0xA5);
+            transfer::TextureDownloader downloader;
+            downloader.download(texture, back.data(), GL_RED, GL_UNSIGNED_BYTE, 1, "downloading a test volume");
+            CHECK(back == voxels);
+            CHECK(glGetError() == GL_NO_ERROR);
+        }
+    }
+}

@@ -553,7 +553,7 @@ TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the 
     // (H, W, C) in Fortran order: C-major, then columns.
     writeBytes(dir.file("f3.npy"), npyBytes("{'descr': '<u2', 'fortran_order': True, 'shape': (1, 2, 3), }",
                                             littleEndian(std::vector<std::uint16_t>{1, 4, 2, 5, 3, 600})));
-    const Image f3 = glccl::readImage(dir.file("f3.npy"), ChannelMode::Natural);
+    const Image f3 = glccl::readImage(dir.file("f3.npy"), ChannelMode::Natural, glccl::NpyChannelAxis::Last);
     REQUIRE(f3.channels == 4);
     REQUIRE(f3.sampleBits == 16);
     CHECK(std::vector<std::uint32_t>{f3.sample(0, 0, 0), f3.sample(0, 0, 1), f3.sample(0, 0, 2), f3.sample(0, 0, 3),
@@ -598,7 +598,17 @@ TEST_CASE("image_io: refuses .npy images it cannot take exactly, from the header
     // Color for binary or segments (gray mode) is refused, not converted.
     writeBytes(dir.file("rgb.npy"), npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 1, 3), }",
                                              {1, 2, 3}));
-    CHECK_THROWS_WITH(glccl::readImage(dir.file("rgb.npy"), ChannelMode::Gray), Contains("3 channels"));
+    CHECK_THROWS_WITH(glccl::readImage(dir.file("rgb.npy"), ChannelMode::Gray, glccl::NpyChannelAxis::Last),
+                      Contains("3 channels"));
+    // Without a channel axis a 3-D array is a volume (scikit-image's and
+    // scipy's convention), refused by name until volumes are read; a named
+    // channel axis on a 2-D array is refused too.
+    CHECK_THROWS_WITH(glccl::readImage(dir.file("rgb.npy"), ChannelMode::Natural),
+                      Contains("shape (1, 1, 3) is a volume (depth, height, width)") &&
+                          Contains("--channel-axis -1"));
+    writeBytes(dir.file("gray.npy"), npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2), }", {1, 2}));
+    CHECK_THROWS_WITH(glccl::readImage(dir.file("gray.npy"), ChannelMode::Gray, glccl::NpyChannelAxis::Last),
+                      Contains("is 2-D but a channel axis was named"));
 }
 
 // ---------------------------------------------------------------- writers

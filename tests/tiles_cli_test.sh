@@ -59,11 +59,16 @@ echo "$cases" | tr ';' '\n' | while read -r input criterion connectivity tile; d
 done > cases.txt
 while read -r input criterion connectivity tile; do
     if [ "$reference" != "$input $criterion $connectivity" ]; then
-        "$glccl" label "$input" --backend cpu --criterion "$criterion" --connectivity "$connectivity" \
+        channels=""
+        [ "$input" = color.npy ] && channels="--channel-axis -1"
+        "$glccl" label "$input" --backend cpu --criterion "$criterion" --connectivity "$connectivity" $channels \
             --labels r.npy --stats r.csv --force >/dev/null || { echo "reference failed: $input"; exit 1; }
         reference="$input $criterion $connectivity"
     fi
-    options="--backend $backend --criterion $criterion --connectivity $connectivity --tile $tile"
+    # A 3-D .npy is a volume unless its channel axis is named.
+    channels=""
+    [ "$input" = color.npy ] && channels="--channel-axis -1"
+    options="--backend $backend --criterion $criterion --connectivity $connectivity --tile $tile $channels"
     if [ "$ranks" = 0 ]; then
         compare "$input $criterion $connectivity $tile" "$glccl" label "$input" $options
     else

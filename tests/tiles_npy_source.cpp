@@ -104,16 +104,21 @@ TEST_CASE("every .npy dtype and layout maps to readImage's pixels", "[tiles]") {
             REQUIRE(compareLabelings(expected, sink.labeling()).identical());
         }
     }
-    const NpyImageSource rgbSource(folder + "/rgb.npy", ChannelMode::Natural);
+    const NpyImageSource rgbSource(folder + "/rgb.npy", ChannelMode::Natural, NpyChannelAxis::Last);
     REQUIRE(rgbSource.channels() == 4);
-    const Image rgbWhole = readImage(folder + "/rgb.npy", ChannelMode::Natural);
+    const Image rgbWhole = readImage(folder + "/rgb.npy", ChannelMode::Natural, NpyChannelAxis::Last);
     requireSamePixels(rgbSource, rgbWhole);
     LabelingSink sink;
     labelTiled(rgbSource, glccl::test::cpuTiles(Connectivity::Eight, Criterion::thresholded(60), 6, 6), sink);
     REQUIRE(compareLabelings(labelReference(rgbWhole, Connectivity::Eight, Criterion::thresholded(60)), sink.labeling())
                 .identical());
-    REQUIRE_THROWS_WITH(NpyImageSource(folder + "/rgb.npy", ChannelMode::Gray),
+    REQUIRE_THROWS_WITH(NpyImageSource(folder + "/rgb.npy", ChannelMode::Gray, NpyChannelAxis::Last),
                         Catch::Matchers::EndsWith("holds 3 channels; binary and segments take a (height, width) array"));
+    // Without a named channel axis a 3-D array is a volume, as readImage reads it.
+    REQUIRE_THROWS_WITH(NpyImageSource(folder + "/rgb.npy", ChannelMode::Natural),
+                        Catch::Matchers::Contains("is a volume (depth, height, width)"));
+    REQUIRE_THROWS_WITH(peekNpyShape(folder + "/rgb.npy"), Catch::Matchers::Contains("is a volume"));
+    REQUIRE(peekNpyShape(folder + "/rgb.npy", NpyChannelAxis::Last).channels == 3);
 }
 
 TEST_CASE("16-bit .npy samples keep their values, and a negative int32 is refused where it lies", "[tiles]") {

@@ -55,6 +55,8 @@ public:
 
     void label(const CudaCheck& check, const Image& image, Connectivity connectivity, Criterion criterion,
                Labeling& result, StageTimings* timings) {
+        if (image.dimensions == 3)
+            check.fail("the input is a volume; the cuda backend labels 2-D images only for now");
         // Checked first: the byte count below is the 8-bit one, and a
         // 16-bit image could pass it while being read as bytes.
         if (image.sampleBits != 8) {

@@ -8,7 +8,7 @@ namespace {
 
 PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
     PixelRule rule;
-    rule.connectivity = connectivity == Connectivity::Four ? 4 : 8;
+    rule.connectivity = neighbourCount(connectivity);
     switch (criterion.kind) {
         case Criterion::Kind::Binary: rule.kind = PixelRuleKind::Binary; break;
         case Criterion::Kind::Segments: rule.kind = PixelRuleKind::Segments; break;
@@ -63,6 +63,10 @@ std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int
 LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
                             Criterion criterion) {
     checkedPixelCount(check, width, height, channels);
+    // The kernels join 4 or 8 neighbours in one slice: anything else would
+    // be a silently wrong answer.
+    const std::string misfit = whyConnectivityDoesNotFit(connectivity, Shape::image(width, height));
+    if (!misfit.empty()) check.fail(misfit);
     if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
         check.fail("criterion " + criterion.toString() + " needs a 1-channel image, this one has " +
                    std::to_string(channels) + " channels (use threshold:T for color)");
@@ -253,6 +257,10 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
                 // sums (below 2^53) converted to double, then one division.
                 c.centroidX = double(host.sumX[i]) / double(c.area);
                 c.centroidY = double(host.sumY[i]) / double(c.area);
+                // A 2-D component: the caller's storage may hold a volume's row.
+                c.front = 0;
+                c.depth = 1;
+                c.centroidZ = 0.0;
             }
         });
     }

@@ -53,6 +53,8 @@ void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
 
 TransferStateGuard::TransferStateGuard() {
     glGetIntegerv(GL_TEXTURE_BINDING_2D, &texture_);
+    glGetIntegerv(GL_TEXTURE_BINDING_3D, &texture3d_);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &textureArray_);
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &readFramebuffer_);
@@ -66,6 +68,8 @@ TransferStateGuard::TransferStateGuard() {
 
 TransferStateGuard::~TransferStateGuard() {
     glBindTexture(GL_TEXTURE_2D, GLuint(texture_));
+    glBindTexture(GL_TEXTURE_3D, GLuint(texture3d_));
+    glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(textureArray_));
     for (std::size_t i = 0; i < kPixelStores.size(); ++i) glPixelStorei(kPixelStores[i].name, pixelStore_[i]);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
     glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
@@ -124,6 +128,32 @@ Texture Texture::allocate(GLenum internalFormat, int width, int height, const st
     return texture;
 }
 
+Texture Texture::allocateVolume(GLenum internalFormat, int width, int height, int depth, const std::string& what) {
+    const std::string size = std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth);
+    if (width < 1 || height < 1 || depth < 1) throw Error(what + ": texture size " + size + " is empty");
+    clearGlErrors();
+    TransferStateGuard guard;
+    Texture texture;
+    texture.name_ = Object<TextureTraits>::create();
+    texture.width_ = width;
+    texture.height_ = height;
+    texture.depth_ = depth;
+    texture.target_ = GL_TEXTURE_3D;
+    texture.internalFormat_ = internalFormat;
+    GLenum format = 0, type = 0;
+    transferFormatOf(internalFormat, format, type);
+    glBindTexture(GL_TEXTURE_3D, texture.id());
+    glTexImage3D(GL_TEXTURE_3D, 0, GLint(internalFormat), width, height, depth, 0, format, type, nullptr);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_WRAP_R, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAX_LEVEL, 0);
+    checkGlError(what + ": allocating a " + size + " volume texture");
+    return texture;
+}
+
 Texture Texture::borrow(GLuint id, GLenum internalFormat, int width, int height) {
     Texture texture;
     texture.name_ = Object<TextureTraits>::borrow(id);
@@ -135,15 +165,18 @@ Texture Texture::borrow(GLuint id, GLenum internalFormat, int width, int height)
 
 void Texture::upload(const void* pixels, GLenum format, GLenum type) const {
     TransferStateGuard guard;
-    glBindTexture(GL_TEXTURE_2D, id());
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, format, type, pixels);
+    glBindTexture(target_, id());
+    if (target_ == GL_TEXTURE_3D)
+        glTexSubImage3D(GL_TEXTURE_3D, 0, 0, 0, 0, width_, height_, depth_, format, type, pixels);
+    else
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width_, height_, format, type, pixels);
     checkGlError("glccl: texture upload");
 }
 
 void Texture::download(void* pixels, GLenum format, GLenum type) const {
     TransferStateGuard guard;
-    glBindTexture(GL_TEXTURE_2D, id());
-    glGetTexImage(GL_TEXTURE_2D, 0, format, type, pixels);
+    glBindTexture(target_, id());
+    glGetTexImage(target_, 0, format, type, pixels);
     checkGlError("glccl: texture download");
 }
 

@@ -90,19 +90,24 @@ using Query = Object<QueryTraits>;
 using VertexArray = Object<VertexArrayTraits>;
 using Sampler = Object<SamplerTraits>;
 
-// A 2-D texture with its size and internal format. Nearest filtering and
-// clamp-to-edge, one mip level: glccl reads texels with texelFetch only.
+// A 2-D texture (GL_TEXTURE_2D) or a volume (GL_TEXTURE_3D) with its size
+// and internal format. Nearest filtering and clamp-to-edge, one mip level:
+// glccl reads texels with texelFetch only.
 class Texture {
 public:
     Texture() = default;
     // Throws glccl::Error (GL_OUT_OF_MEMORY, bad size) naming `what`.
     static Texture allocate(GLenum internalFormat, int width, int height, const std::string& what);
+    // A GL_TEXTURE_3D of `depth` slices; the same errors.
+    static Texture allocateVolume(GLenum internalFormat, int width, int height, int depth, const std::string& what);
     // Wraps a host texture without taking ownership.
     static Texture borrow(GLuint id, GLenum internalFormat, int width, int height);
 
     GLuint id() const { return name_.id(); }
     int width() const { return width_; }
     int height() const { return height_; }
+    int depth() const { return depth_; }         // slices: 1 for a 2-D texture
+    GLenum target() const { return target_; }    // GL_TEXTURE_2D or GL_TEXTURE_3D
     GLenum internalFormat() const { return internalFormat_; }
 
     // Whole-image upload and download, rows tightly packed; saves and
@@ -112,13 +117,14 @@ public:
 
 private:
     Object<TextureTraits> name_;
-    int width_ = 0, height_ = 0;
+    int width_ = 0, height_ = 0, depth_ = 1;
+    GLenum target_ = GL_TEXTURE_2D;
     GLenum internalFormat_ = 0;
 };
 
 // Saves the state a texture transfer touches and sets what transfers assume;
-// restores it on destruction. Saved: the 2-D texture binding of the active
-// unit, every pixel pack and unpack parameter (set to the GL defaults, with
+// restores it on destruction. Saved: the 2-D, 3-D and 2-D array texture
+// bindings of the active unit, every pixel pack and unpack parameter (set to the GL defaults, with
 // alignment 1: rows tightly packed), the pixel pack/unpack buffer bindings
 // (set to 0) and the read framebuffer binding. The host's values of these
 // would shift or redirect a transfer; ImageTexture and the Labeler's label
@@ -131,7 +137,7 @@ public:
     TransferStateGuard& operator=(const TransferStateGuard&) = delete;
 
 private:
-    GLint texture_ = 0, unpackBuffer_ = 0, packBuffer_ = 0, readFramebuffer_ = 0;
+    GLint texture_ = 0, texture3d_ = 0, textureArray_ = 0, unpackBuffer_ = 0, packBuffer_ = 0, readFramebuffer_ = 0;
     std::array<GLint, kPixelStores.size()> pixelStore_{};
 };
 

@@ -68,6 +68,10 @@ struct Labeler::Impl {
 
     // The label texture and the engine's resources for this size.
     void reserve(int width, int height, const LabelOptions& options) {
+        // The Labeler labels 2-D textures: a 3-D connectivity would be
+        // read as 8 by the shaders and silently mislabel.
+        const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, Shape::image(width, height));
+        if (!misfit.empty()) throw Error(misfit);
         const int largest = std::min(info.maxTextureSize, kLargestSide);
         if (width < 1 || height < 1 || width > largest || height > largest)
             throw Error(std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
@@ -210,7 +214,9 @@ void Labeler::downloadLabels(std::vector<std::uint32_t>& out) {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
         // Every element is overwritten: a vector of this size already is
         // reused as it is (resize() would zero-fill only a new size).
-        const std::size_t count = std::size_t(impl_->labels.width()) * std::size_t(impl_->labels.height());
+        const gl::Texture& labels = impl_->labels;
+        const std::size_t count =
+            std::size_t(labels.width()) * std::size_t(labels.height()) * std::size_t(labels.depth());
         if (out.size() != count) out.resize(count);
     });
     downloadLabels(out.data(), out.size());
@@ -220,7 +226,8 @@ void Labeler::downloadLabels(std::uint32_t* out, std::size_t count) {
     withPrefix("glccl::Labeler::downloadLabels()", [&] {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
         const gl::Texture& labels = impl_->labels;
-        const std::size_t expected = std::size_t(labels.width()) * std::size_t(labels.height());
+        const std::size_t expected =
+            std::size_t(labels.width()) * std::size_t(labels.height()) * std::size_t(labels.depth());
         if (count != expected || out == nullptr)
             throw Error("room for " + std::to_string(count) + " labels given, the labels are " +
                         std::to_string(labels.width()) + "x" + std::to_string(labels.height()));

@@ -72,6 +72,10 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
     if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
         throw Error("glccl::OffscreenLabeler::label(): the image is empty");
     if (labels == nullptr) throw Error("glccl::OffscreenLabeler::label(): no storage for the labels");
+    if (image.dimensions == 3)
+        throw Error("glccl::OffscreenLabeler::label(): the input is a volume; volumes are not labeled yet");
+    if (const std::string misfit = whyConnectivityDoesNotFit(requested.connectivity, image.shape()); !misfit.empty())
+        throw Error("glccl::OffscreenLabeler::label(): " + misfit);
     if (image.channels != 1 && image.channels != 4)
         throw Error("glccl::OffscreenLabeler::label(): images have 1 or 4 channels, not " + std::to_string(image.channels));
     if (image.channels == 4 && criterion.kind != Criterion::Kind::Threshold)

@@ -66,6 +66,8 @@ StateGuard::StateGuard() {
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
         glGetIntegerv(GL_TEXTURE_BINDING_2D, &textures_[unit]);
+        glGetIntegerv(GL_TEXTURE_BINDING_3D, &textures3d_[unit]);
+        glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &textureArrays_[unit]);
         glGetIntegerv(GL_SAMPLER_BINDING, &samplers_[unit]);
         glBindSampler(GLuint(unit), 0);  // a host sampler would override the textures' own parameters
     }
@@ -116,6 +118,8 @@ StateGuard::~StateGuard() {
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
         glBindTexture(GL_TEXTURE_2D, GLuint(textures_[unit]));
+        glBindTexture(GL_TEXTURE_3D, GLuint(textures3d_[unit]));
+        glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(textureArrays_[unit]));
         glBindSampler(GLuint(unit), GLuint(samplers_[unit]));
     }
     glActiveTexture(GLenum(activeTexture_));

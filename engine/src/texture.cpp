@@ -72,6 +72,10 @@ ImageTexture::ImageTexture(const ImageView& image) {
         throw Error(where + "32-bit color images are not uploaded (32-bit images are 1 channel: GL_R32UI)");
     if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
         throw Error(where + "the image is empty");
+    if (image.dimensions == 3)
+        throw Error(where + "the image is a volume (" + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
+                    "); an ImageTexture holds a 2-D image");
     GLint largest = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
     if (image.width > largest || image.height > largest)

@@ -158,34 +158,77 @@ void BufferRing::drain(const std::string& what) {
     for (Slot& slot : slots_) slot.fence.wait(what);
 }
 
+SlabPlan::SlabPlan(int height, int depth, std::size_t rowBytes, std::size_t slabBytes)
+    : height_(height), depth_(depth), rowBytes_(rowBytes) {
+    if (height < 1 || depth < 1 || rowBytes == 0) return;
+    const std::size_t sliceBytes = rowBytes * std::size_t(height);
+    wholeSlices_ = sliceBytes <= slabBytes;
+    if (wholeSlices_) {
+        rowsPerSlab_ = height;
+        slicesPerSlab_ = int(std::min<std::size_t>(slabBytes / sliceBytes, std::size_t(depth)));
+        count_ = (depth + slicesPerSlab_ - 1) / slicesPerSlab_;
+    } else {
+        rowsPerSlab_ = int(std::clamp<std::size_t>(slabBytes / rowBytes, 1, std::size_t(height)));
+        bandsPerSlice_ = (height + rowsPerSlab_ - 1) / rowsPerSlab_;
+        count_ = depth * bandsPerSlice_;
+    }
+}
+
+Slab SlabPlan::operator[](int k) const {
+    Slab slab;
+    if (wholeSlices_) {
+        slab.z = k * slicesPerSlab_;
+        slab.slices = std::min(slicesPerSlab_, depth_ - slab.z);
+        slab.rows = height_;
+        return slab;
+    }
+    slab.z = k / bandsPerSlice_;
+    slab.y = (k % bandsPerSlice_) * rowsPerSlab_;
+    slab.rows = std::min(rowsPerSlab_, height_ - slab.y);
+    return slab;
+}
+
+namespace {
+
+// Writes `slab` of the texture bound to its target from `pixels` (the
+// bound unpack buffer's offset when one is bound).
+void texSubImage(const gl::Texture& texture, const Slab& slab, GLenum format, GLenum type, const void* pixels) {
+    if (texture.target() == GL_TEXTURE_3D)
+        glTexSubImage3D(GL_TEXTURE_3D, 0, 0, slab.y, slab.z, texture.width(), slab.rows, slab.slices, format, type,
+                        pixels);
+    else
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, slab.y, texture.width(), slab.rows, format, type, pixels);
+}
+
+}  // namespace
+
 void TextureUploader::upload(const gl::Texture& texture, const void* pixels, GLenum format, GLenum type,
                              std::size_t bytesPerPixel, const std::string& what) {
     const Settings settings = settingsFor(what);
-    const int width = texture.width(), height = texture.height();
-    const std::size_t rowBytes = std::size_t(width) * bytesPerPixel;
-    const std::size_t total = rowBytes * std::size_t(height);
+    const int height = texture.height(), depth = texture.depth();
+    const std::size_t rowBytes = std::size_t(texture.width()) * bytesPerPixel;
+    const std::size_t total = rowBytes * std::size_t(height) * std::size_t(depth);
     gl::TransferStateGuard guard;
-    glBindTexture(GL_TEXTURE_2D, texture.id());
+    glBindTexture(texture.target(), texture.id());
     if (!usesBands(settings, Capabilities::ofCurrentContext(), total)) {
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, format, type, pixels);
+        texSubImage(texture, Slab{0, height, 0, depth}, format, type, pixels);
         checkGlError(what);
         return;
     }
-    const int bandRows = int(std::clamp<std::size_t>(settings.bandBytes / rowBytes, 1, std::size_t(height)));
-    ring_.ensure(GL_PIXEL_UNPACK_BUFFER, std::size_t(bandRows) * rowBytes, settings.buffers, GL_MAP_WRITE_BIT,
+    const SlabPlan plan(height, depth, rowBytes, settings.bandBytes);
+    ring_.ensure(GL_PIXEL_UNPACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_WRITE_BIT,
                  settings.clientStorageUpload, what);
     const auto* source = static_cast<const unsigned char*>(pixels);
-    for (int y = 0, band = 0; y < height; y += bandRows, ++band) {
-        const int rows = std::min(bandRows, height - y);
-        BufferRing::Slot& slot = ring_[std::size_t(band) % ring_.size()];
+    for (int k = 0; k < plan.count(); ++k) {
+        const Slab slab = plan[k];
+        BufferRing::Slot& slot = ring_[std::size_t(k) % ring_.size()];
         // The buffer's last upload (of this call or an earlier one) has left it.
         slot.fence.wait(what);
-        copier_.copy(slot.mapped, source + std::size_t(y) * rowBytes, std::size_t(rows) * rowBytes,
-                     settings.copyThreads);
+        copier_.copy(slot.mapped, source + plan.offset(slab), plan.bytes(slab), settings.copyThreads);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, slot.buffer.id());
-        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, y, width, rows, format, type, nullptr);
+        texSubImage(texture, slab, format, type, nullptr);
         slot.fence = gl::Fence::insert();
-        glFlush();  // the GPU starts on this band while the host fills the next
+        glFlush();  // the GPU starts on this slab while the host fills the next
     }
     checkGlError(what);
 }
@@ -193,34 +236,34 @@ void TextureUploader::upload(const gl::Texture& texture, const void* pixels, GLe
 void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenum format, GLenum type,
                                  std::size_t bytesPerPixel, const std::string& what) {
     const Settings settings = settingsFor(what);
-    const int width = texture.width(), height = texture.height();
+    const int width = texture.width(), height = texture.height(), depth = texture.depth();
     const std::size_t rowBytes = std::size_t(width) * bytesPerPixel;
-    const std::size_t total = rowBytes * std::size_t(height);
+    const std::size_t total = rowBytes * std::size_t(height) * std::size_t(depth);
     gl::TransferStateGuard guard;
     const Capabilities capabilities = Capabilities::ofCurrentContext();
-    // Bands are read with glGetTextureSubImage (OpenGL 4.5); where it is
+    // glGetTexImage reads whole levels only: a slab is read either from the
+    // texture on a framebuffer (any OpenGL; 2-D textures here) or with
+    // glGetTextureSubImage (4.5).
+    const bool subImage = settings.readback == Settings::Readback::TextureSubImage && capabilities.textureSubImage;
+    // Slabs are read with glGetTextureSubImage (OpenGL 4.5); where it is
     // missing, auto mode takes one glGetTexImage. glReadPixels into a pack
     // buffer is used only when asked for by name (GLCCL_TRANSFER=bands, or
-    // GLCCL_TRANSFER_READBACK=readpixels): on the H200 (NVIDIA 580) it moved
-    // an R32UI texture of 2048^2 in 0.84 s and did not end within 25 s at
-    // 8192^2, where glGetTexImage takes 43 ms and bands of
-    // glGetTextureSubImage bring a whole labeling call at 8192^2 from 66 to
-    // 15 ms (tools/device/transfer_probe.cpp --anatomy, glccl bench).
+    // GLCCL_TRANSFER_READBACK=readpixels): NVIDIA's driver stalls in it (an
+    // R32UI texture of 2048^2 took most of a second, one of 8192^2 did not
+    // end), where glGetTexImage and slabs of glGetTextureSubImage move the
+    // same labels at the bus's speed (tools/device/transfer_probe.cpp
+    // --anatomy, glccl bench).
     const bool banded = usesBands(settings, capabilities, total) &&
-                       (settings.mode == Settings::Mode::Bands ||
-                        (settings.readback == Settings::Readback::TextureSubImage && capabilities.textureSubImage));
+                        (subImage || (settings.mode == Settings::Mode::Bands && texture.target() == GL_TEXTURE_2D));
     if (!banded) {
-        glBindTexture(GL_TEXTURE_2D, texture.id());
-        glGetTexImage(GL_TEXTURE_2D, 0, format, type, pixels);
+        glBindTexture(texture.target(), texture.id());
+        glGetTexImage(texture.target(), 0, format, type, pixels);
         checkGlError(what);
         return;
     }
-    const int bandRows = int(std::clamp<std::size_t>(settings.bandBytes / rowBytes, 1, std::size_t(height)));
-    ring_.ensure(GL_PIXEL_PACK_BUFFER, std::size_t(bandRows) * rowBytes, settings.buffers, GL_MAP_READ_BIT,
+    const SlabPlan plan(height, depth, rowBytes, settings.bandBytes);
+    ring_.ensure(GL_PIXEL_PACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_READ_BIT,
                  settings.clientStorageDownload, what);
-    // glGetTexImage reads whole levels only: a band is read either from the
-    // texture on a framebuffer (any OpenGL) or with glGetTextureSubImage (4.5).
-    const bool subImage = settings.readback == Settings::Readback::TextureSubImage && capabilities.textureSubImage;
     if (!subImage) {
         if (!framebuffer_) framebuffer_ = gl::Framebuffer::create();
         glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer_.id());
@@ -233,32 +276,29 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
                         ")");
         }
     }
-    const int bands = (height + bandRows - 1) / bandRows;
+    const int slabs = plan.count();
     const int slots = int(ring_.size());
-    const auto issue = [&](int band) {
-        const int y = band * bandRows;
-        const int rows = std::min(bandRows, height - y);
-        BufferRing::Slot& slot = ring_[std::size_t(band % slots)];
+    const auto issue = [&](int k) {
+        const Slab slab = plan[k];
+        BufferRing::Slot& slot = ring_[std::size_t(k % slots)];
         glBindBuffer(GL_PIXEL_PACK_BUFFER, slot.buffer.id());
         if (subImage)
-            glGetTextureSubImage(texture.id(), 0, 0, y, 0, width, rows, 1, format, type,
-                                 GLsizei(std::size_t(rows) * rowBytes), nullptr);
+            glGetTextureSubImage(texture.id(), 0, 0, slab.y, slab.z, width, slab.rows, slab.slices, format, type,
+                                 GLsizei(plan.bytes(slab)), nullptr);
         else
-            glReadPixels(0, y, width, rows, format, type, nullptr);
+            glReadPixels(0, slab.y, width, slab.rows, format, type, nullptr);
         slot.fence = gl::Fence::insert();
-        glFlush();  // the GPU starts on this band while the host copies the last
+        glFlush();  // the GPU starts on this slab while the host copies the last
     };
-    // slots - 1 bands in flight while the host copies one out.
-    for (int band = 0; band < std::min(bands, slots - 1); ++band) issue(band);
+    // slots - 1 slabs in flight while the host copies one out.
+    for (int k = 0; k < std::min(slabs, slots - 1); ++k) issue(k);
     auto* destination = static_cast<unsigned char*>(pixels);
-    for (int band = 0; band < bands; ++band) {
-        if (band + slots - 1 < bands) issue(band + slots - 1);
-        BufferRing::Slot& slot = ring_[std::size_t(band % slots)];
+    for (int k = 0; k < slabs; ++k) {
+        if (k + slots - 1 < slabs) issue(k + slots - 1);
+        BufferRing::Slot& slot = ring_[std::size_t(k % slots)];
         slot.fence.wait(what);
-        const int y = band * bandRows;
-        const int rows = std::min(bandRows, height - y);
-        copier_.copy(destination + std::size_t(y) * rowBytes, slot.mapped, std::size_t(rows) * rowBytes,
-                     settings.copyThreads);
+        const Slab slab = plan[k];
+        copier_.copy(destination + plan.offset(slab), slot.mapped, plan.bytes(slab), settings.copyThreads);
     }
     // The framebuffer keeps no texture alive: a label texture deleted later
     // must free its storage.

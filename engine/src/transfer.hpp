@@ -1,18 +1,22 @@
 #pragma once
-// Whole-texture transfers between host memory and a texture, at the bus's
-// speed where the context allows it: pipelined bands through a few
-// persistently mapped pixel buffers, each band copied by several threads.
+// Whole-texture transfers between host memory and a texture (2-D or 3-D),
+// at the bus's speed where the context allows it: pipelined slabs through a
+// few persistently mapped pixel buffers, each slab copied by several threads.
 //
-//   upload (TextureUploader), band k in buffer k % N:
+// A slab is whole rows of whole slices, contiguous in host memory (x, then
+// y, then z): several slices where a slice fits the slab size, else a band
+// of rows of one slice. A band is a slab of a 2-D image.
+//
+//   upload (TextureUploader), slab k in buffer k % N:
 //     host:  copy 0 | copy 1 | copy 2 | copy 3 |
-//     GPU:           | tex 0  | tex 1  | tex 2  | tex 3      (glTexSubImage2D from the buffer)
+//     GPU:           | tex 0  | tex 1  | tex 2  | tex 3      (glTexSubImage2D/3D from the buffer)
 //   download (TextureDownloader):
 //     GPU:   read 0 | read 1 | read 2 | read 3 |            (glGetTextureSubImage, or
 //     host:           | copy 0 | copy 1 | copy 2 | copy 3     glReadPixels, into the buffer)
 //
-// A fence after each band says when its buffer may be copied out or
+// A fence after each slab says when its buffer may be copied out or
 // refilled. The buffers are kept from one call to the next (a batch of
-// images allocates them once) and bounded by the band size, never the
+// images allocates them once) and bounded by the slab size, never the
 // image's: N buffers of at most GLCCL_TRANSFER_BAND_BYTES.
 //
 // Why: on NVIDIA's driver, glTexSubImage2D from pageable memory runs at
@@ -100,6 +104,44 @@ struct Capabilities {
 // Whether a transfer of `bytes` goes in bands with these settings here.
 bool usesBands(const Settings& settings, const Capabilities& capabilities, std::size_t bytes);
 
+// Rows [y, y + rows) of slices [z, z + slices); rows is the whole height
+// whenever slices > 1, so that a slab is one run of host memory.
+struct Slab {
+    int y = 0, rows = 0;
+    int z = 0, slices = 1;
+};
+
+// How a level of `depth` slices of `height` rows of `rowBytes` each splits
+// into slabs of at most `slabBytes` where one row allows (a row is never
+// split): as many whole slices as fit, or else bands of as many rows as fit
+// of one slice. A 2-D image (depth 1) gets bands of max(1, slabBytes /
+// rowBytes) rows, or one band when it fits whole. Slabs are numbered in
+// memory order; the plan allocates nothing.
+class SlabPlan {
+public:
+    SlabPlan(int height, int depth, std::size_t rowBytes, std::size_t slabBytes);
+    int count() const { return count_; }
+    Slab operator[](int k) const;
+    // Where slab k starts in the host's pixels, and its bytes.
+    std::size_t offset(const Slab& slab) const {
+        return (std::size_t(slab.z) * std::size_t(height_) + std::size_t(slab.y)) * rowBytes_;
+    }
+    std::size_t bytes(const Slab& slab) const {
+        return std::size_t(slab.rows) * std::size_t(slab.slices) * rowBytes_;
+    }
+    // The largest slab's bytes: the size of a buffer that takes any of them.
+    std::size_t largestBytes() const { return count_ == 0 ? 0 : bytes((*this)[0]); }
+
+private:
+    int height_ = 0, depth_ = 1;
+    std::size_t rowBytes_ = 0;
+    bool wholeSlices_ = true;  // else bands of rows of one slice
+    int rowsPerSlab_ = 0;      // the whole height when slabs are whole slices
+    int slicesPerSlab_ = 1;    // 1 when slabs are bands
+    int bandsPerSlice_ = 1;
+    int count_ = 0;
+};
+
 // N persistently mapped buffers of one size with a fence each: the ring
 // both directions share the shape of.
 class BufferRing {
@@ -135,8 +177,9 @@ private:
 // context must be the one it was first used in.
 class TextureUploader {
 public:
-    // Uploads `pixels` (rows tightly packed, row 0 first, bytesPerPixel
-    // bytes a pixel in `format`/`type`) into level 0 of `texture`. Leaves the
+    // Uploads `pixels` (rows tightly packed, row 0 of slice 0 first,
+    // bytesPerPixel bytes a pixel in `format`/`type`) into level 0 of
+    // `texture`, 2-D or 3-D. Leaves the
     // GL state as it found it (TransferStateGuard). The pixels have been
     // read when it returns; the texture's new contents are ordered before
     // any later GL command. Throws glccl::Error naming `what` on a GL error.
@@ -154,10 +197,11 @@ private:
 // stream of downloads); its buffers and framebuffer are kept between calls.
 class TextureDownloader {
 public:
-    // Downloads level 0 of `texture` into `pixels` (rows tightly packed,
-    // row 0 first), waiting for the GPU work that writes it. `texture` must
-    // be color-renderable for the readpixels readback (every format the
-    // engine downloads is). Leaves the GL state as it found it. Throws
+    // Downloads level 0 of `texture` (2-D or 3-D) into `pixels` (rows
+    // tightly packed, row 0 of slice 0 first), waiting for the GPU work that
+    // writes it. `texture` must be color-renderable for the readpixels
+    // readback (every format the engine downloads is); a 3-D texture is read
+    // in slabs only through glGetTextureSubImage, else in one glGetTexImage. Leaves the GL state as it found it. Throws
     // glccl::Error naming `what` on a GL error.
     void download(const gl::Texture& texture, void* pixels, GLenum format, GLenum type, std::size_t bytesPerPixel,
                   const std::string& what);

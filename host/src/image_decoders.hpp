@@ -25,6 +25,7 @@ struct ReadContext {
     std::string where;  // "glccl::readImage(): "
     ByteSource& source;
     ChannelMode mode;
+    NpyChannelAxis channelAxis = NpyChannelAxis::None;  // .npy only
 
     // "glccl::readImage(): 'name': why"
     Error fail(const std::string& why) const { return Error(where + "'" + source.name() + "': " + why); }

@@ -74,8 +74,8 @@ const char* formatName(Signature signature) {
     return "unknown";
 }
 
-Image decode(const std::string& where, detail::ByteSource& source, ChannelMode mode) {
-    const detail::ReadContext context{where, source, mode};
+Image decode(const std::string& where, detail::ByteSource& source, ChannelMode mode, NpyChannelAxis channelAxis) {
+    const detail::ReadContext context{where, source, mode, channelAxis};
     if (source.size() == 0) throw context.fail("the file is empty");
     std::uint8_t head[16] = {};
     const std::size_t headSize = source.read(head, sizeof head);
@@ -136,15 +136,16 @@ void checkExpansion(const ReadContext& context, const char* format, std::uint64_
 
 }  // namespace detail
 
-Image readImage(const std::string& path, ChannelMode mode) {
+Image readImage(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis) {
     const std::string where = "glccl::readImage(): ";
     detail::ByteSource source(where, path);
-    return decode(where, source, mode);
+    return decode(where, source, mode, channelAxis);
 }
 
-Image readImageFromMemory(const void* data, std::size_t size, const std::string& name, ChannelMode mode) {
+Image readImageFromMemory(const void* data, std::size_t size, const std::string& name, ChannelMode mode,
+                          NpyChannelAxis channelAxis) {
     detail::ByteSource source(data, size, name);
-    return decode("glccl::readImageFromMemory(): ", source, mode);
+    return decode("glccl::readImageFromMemory(): ", source, mode, channelAxis);
 }
 
 void labelColor(std::uint32_t label, std::uint8_t rgb[3]) {

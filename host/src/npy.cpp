@@ -101,9 +101,9 @@ Image decodeNpy(const ReadContext& context) {
         throw fail("dtype " + (npy.descr.empty() ? std::string("missing") : npy.descr) +
                    " is not read; images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
     std::vector<std::uint64_t> sides;
-    if (!parseNpySides(npy.shape, sides) || sides.size() < 2 || sides.size() > 3 ||
-        (sides.size() == 3 && sides[2] != 1 && sides[2] != 3 && sides[2] != 4))
-        throw fail("shape " + npy.shape + " is not read; images are (height, width) or (height, width, 1|3|4)");
+    if (!parseNpySides(npy.shape, sides)) sides.clear();
+    const std::string shapeProblem = npyImageShapeProblem(sides, npy.shape, context.channelAxis);
+    if (!shapeProblem.empty()) throw fail(shapeProblem);
     const std::uint64_t height = sides[0], width = sides[1], planes = sides.size() == 3 ? sides[2] : 1;
     const std::string problem = dimensionProblem(width, height);
     if (!problem.empty()) throw fail("the image " + problem);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "glccl/error.hpp"
+#include "glccl/image_io.hpp"
 
 namespace glccl::detail {
 
@@ -38,6 +39,13 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
 // "(A, B, ...)" -> {A, B, ...}; false when it is not a tuple of at most four
 // integers.
 bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides);
+
+// Why an array of `sides` (its shape) is not a 2-D image under the
+// convention `channelAxis` (glccl/image_io.hpp), "" when it is one:
+// (height, width) without a channel axis, (height, width, 1|3|4) with the
+// last axis named. `shape` is the header's text, for the message.
+std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const std::string& shape,
+                                 NpyChannelAxis channelAxis);
 
 // The dtypes an .npy image may hold and the sampleBits each becomes. Every value
 // must be an unsigned integer the sampleBits holds exactly (int32 values >= 0,

@@ -86,8 +86,14 @@ void unite(std::vector<std::uint32_t>& parent, std::uint32_t a, std::uint32_t b)
     if (rootB < rootA) parent[rootA] = rootB;
 }
 
-void validate(const Image& image, const Criterion& criterion) {
+void validate(const Image& image, Connectivity connectivity, const Criterion& criterion) {
     const std::string where = "glccl::labelReference(): ";
+    if (image.dimensions == 3)
+        throw Error(where + "the input is a volume (" + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
+                    "); the reference labels 2-D images only for now");
+    const std::string misfit = whyConnectivityDoesNotFit(connectivity, image.shape());
+    if (!misfit.empty()) throw Error(where + misfit);
     if (image.width <= 0 || image.height <= 0) {
         throw Error(where + "the image is empty (" + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + ")");
@@ -200,7 +206,7 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
 }  // namespace
 
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
-    validate(image, criterion);
+    validate(image, connectivity, criterion);
     return withSampleType(image.sampleBits, [&](auto sample) {
         return labelSamples<decltype(sample)>(image, connectivity, criterion);
     });

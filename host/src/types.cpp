@@ -67,9 +67,26 @@ std::string Criterion::problemForSampleBits(int sampleBits) const {
 }
 
 Connectivity parseConnectivity(std::string_view text) {
-    if (text == "4") return Connectivity::Four;
-    if (text == "8") return Connectivity::Eight;
-    throw Error("glccl::parseConnectivity(): unknown connectivity " + inQuotes(text) + "; expected \"4\" or \"8\"");
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
+                                      Connectivity::Eighteen, Connectivity::TwentySix})
+        if (text == std::to_string(neighbourCount(connectivity))) return connectivity;
+    throw Error("glccl::parseConnectivity(): unknown connectivity " + inQuotes(text) +
+                "; expected \"4\" or \"8\" (2-D images) or \"6\", \"18\" or \"26\" (volumes)");
+}
+
+std::string whyConnectivityDoesNotFit(Connectivity connectivity, const Shape& shape) {
+    const int n = neighbourCount(connectivity);
+    const bool named = connectivity == Connectivity::Four || connectivity == Connectivity::Eight ||
+                       connectivity == Connectivity::Six || connectivity == Connectivity::Eighteen ||
+                       connectivity == Connectivity::TwentySix;
+    if (!named) return "connectivity " + std::to_string(n) + " is none of 4, 8 (2-D images), 6, 18 or 26 (volumes)";
+    if (shape.dimensions == 2 && dimensionsOf(connectivity) == 3)
+        return "connectivity " + std::to_string(n) + " is for volumes; a 2-D image takes 4 or 8";
+    if (shape.dimensions == 3 && dimensionsOf(connectivity) == 2)
+        return "connectivity " + std::to_string(n) + " is for 2-D images; a volume takes 6, 18 or 26";
+    if (shape.dimensions != 2 && shape.dimensions != 3)
+        return "the input has " + std::to_string(shape.dimensions) + " dimensions; glccl labels 2 or 3";
+    return {};
 }
 
 void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds) {

@@ -58,7 +58,7 @@ def test_in_place_equals_copied(backend, dtype, criterion):
 def test_gray_with_a_plane_axis(backend):
     image = random_binary(np.random.default_rng(6), 29, 41)
     want = skimage_labels(image, 4)[0]
-    labels, _ = glccl.label(image[:, :, np.newaxis], connectivity=4, backend=backend)
+    labels, _ = glccl.label(image[:, :, np.newaxis], connectivity=4, backend=backend, channel_axis=-1)
     np.testing.assert_array_equal(labels, want)
 
 
@@ -71,7 +71,7 @@ def test_color_in_place_equals_copied(backend, dtype):
     ids = image.astype(np.int64) @ np.array([1, 2, 4, 8])
     want, want_n = skimage_labels(ids + 1, 8, segments=True)
     for name, array in layouts(image).items():
-        labels, n = glccl.label(array, criterion=("threshold", 0), backend=backend)
+        labels, n = glccl.label(array, criterion=("threshold", 0), backend=backend, channel_axis=-1)
         assert n == want_n, name
         np.testing.assert_array_equal(labels, want, err_msg=name)
 

@@ -109,8 +109,8 @@ def test_threshold_uint16_color(backend, channels):
     image[:, 3:, 1] = 1000
     if channels == 4:
         image[..., 3] = 65535
-    assert glccl.label(image, criterion=("threshold", 999), backend=backend)[1] == 2
-    assert glccl.label(image, criterion=("threshold", 1000), backend=backend)[1] == 1
+    assert glccl.label(image, criterion=("threshold", 999), backend=backend, channel_axis=-1)[1] == 2
+    assert glccl.label(image, criterion=("threshold", 1000), backend=backend, channel_axis=-1)[1] == 1
 
 
 # ---- layouts of deep images -----------------------------------------------------------

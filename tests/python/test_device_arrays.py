@@ -110,8 +110,8 @@ def test_cupy_threshold_color():
     image[:, 4:, 1] = 50
     for device_image in (cupy.asarray(image), cupy.asarray(np.concatenate([image, np.full((6, 8, 1), 255,
                                                                                          np.uint8)], axis=2))):
-        assert glccl.label(device_image, criterion=("threshold", 49))[1] == 2
-        assert glccl.label(device_image, criterion=("threshold", 50))[1] == 1
+        assert glccl.label(device_image, criterion=("threshold", 49), channel_axis=-1)[1] == 2
+        assert glccl.label(device_image, criterion=("threshold", 50), channel_axis=-1)[1] == 1
 
 
 @needs_cupy_and_cuda

@@ -126,20 +126,20 @@ def test_threshold_color(backend, channels):
     image[:, 4:] = 100
     if channels == 4:
         image[..., 3] = 255
-    labels, n = glccl.label(image, criterion=("threshold", 89), backend=backend)
+    labels, n = glccl.label(image, criterion=("threshold", 89), backend=backend, channel_axis=-1)
     assert n == 2
     expected = np.ones((6, 8), np.uint32)
     expected[:, 4:] = 2
     np.testing.assert_array_equal(labels, expected)
-    labels, n = glccl.label(image, criterion=("threshold", 90), backend=backend)
+    labels, n = glccl.label(image, criterion=("threshold", 90), backend=backend, channel_axis=-1)
     assert n == 1 and (labels == 1).all()
     # One channel alone separates the halves.
     image[:, 4:] = 10
     image[:, 4:, 1] = 50
     if channels == 4:
         image[..., 3] = 255
-    assert glccl.label(image, criterion=("threshold", 39), backend=backend)[1] == 2
-    assert glccl.label(image, criterion="threshold:40", backend=backend)[1] == 1
+    assert glccl.label(image, criterion=("threshold", 39), backend=backend, channel_axis=-1)[1] == 2
+    assert glccl.label(image, criterion="threshold:40", backend=backend, channel_axis=-1)[1] == 1
 
 
 def test_threshold_gray_gradient():

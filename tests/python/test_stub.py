@@ -9,8 +9,8 @@ import glccl
 
 STUB = pathlib.Path(__file__).resolve().parents[2] / "python" / "glccl.pyi"
 # Names the stub defines for typing only.
-TYPING_ONLY = {"Connectivity", "Criterion", "BackendName", "HostImage", "Labels", "CudaArray", "ComponentTable",
-               "BackendInfo"}
+TYPING_ONLY = {"Connectivity", "ChannelAxis", "Criterion", "BackendName", "HostImage", "Labels", "CudaArray",
+               "ComponentTable", "BackendInfo"}
 
 
 def stub_names():

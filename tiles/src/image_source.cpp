@@ -49,7 +49,8 @@ struct NpyLayout {
     bool fortran = false;
 };
 
-NpyLayout checkedLayout(int descriptor, const std::string& path, const std::string& where) {
+NpyLayout checkedLayout(int descriptor, const std::string& path, const std::string& where,
+                        NpyChannelAxis channelAxis) {
     const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
     NpyLayout layout;
     layout.header = readNpyHeader(descriptor, path, where);
@@ -59,9 +60,9 @@ NpyLayout checkedLayout(int descriptor, const std::string& path, const std::stri
         throw fail("holds " + (npy.descr.empty() ? std::string("no dtype") : npy.descr) +
                    "; .npy images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
     std::vector<std::uint64_t> sides;
-    if (!detail::parseNpySides(npy.shape, sides) || sides.size() < 2 || sides.size() > 3 ||
-        (sides.size() == 3 && sides[2] != 1 && sides[2] != 3 && sides[2] != 4))
-        throw fail("has shape " + npy.shape + "; images are (height, width) or (height, width, 1|3|4)");
+    if (!detail::parseNpySides(npy.shape, sides)) sides.clear();
+    const std::string shapeProblem = detail::npyImageShapeProblem(sides, npy.shape, channelAxis);
+    if (!shapeProblem.empty()) throw fail("holds an array of " + shapeProblem);
     layout.height = sides[0];
     layout.width = sides[1];
     layout.planes = sides.size() == 3 ? sides[2] : 1;
@@ -127,6 +128,10 @@ void detail::checkSourceRectangle(const char* where, const ImageSource& source, 
 // ---------------------------------------------------------------- memory
 
 ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
+    if (image.dimensions == 3)
+        throw Error("glccl::ImageMemorySource: the image is a volume (" + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
+                    "); tiles take 2-D images only for now");
     if (!image.isConsistent())
         throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
@@ -182,12 +187,13 @@ struct NpyImageSource::Impl {
     }
 };
 
-NpyImageSource::NpyImageSource(const std::string& path, ChannelMode mode) : impl_(std::make_unique<Impl>()) {
+NpyImageSource::NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis)
+    : impl_(std::make_unique<Impl>()) {
     const std::string where = "glccl::NpyImageSource: ";
     const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
     impl_->path = path;
     const FileDescriptor file(path, where);
-    impl_->layout = checkedLayout(file.get(), path, where);
+    impl_->layout = checkedLayout(file.get(), path, where, channelAxis);
     const NpyLayout& layout = impl_->layout;
     if (layout.planes > 1 && mode == ChannelMode::Gray)
         throw fail("holds " + std::to_string(layout.planes) +
@@ -285,10 +291,10 @@ void NpyImageSource::release(std::uint32_t y0, std::uint32_t y1) const {
         ::madvise(const_cast<std::uint8_t*>(impl.map) + begin, std::size_t(end - begin), MADV_DONTNEED);
 }
 
-NpyShape peekNpyShape(const std::string& path) {
+NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis) {
     const std::string where = "glccl::peekNpyShape(): ";
     const FileDescriptor file(path, where);
-    const NpyLayout layout = checkedLayout(file.get(), path, where);
+    const NpyLayout layout = checkedLayout(file.get(), path, where, channelAxis);
     return {layout.width, layout.height, layout.planes, layout.dtype->sampleBits};
 }
 
@@ -302,10 +308,10 @@ bool isNpyFile(const std::string& path) {
     return npy;
 }
 
-std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode) {
-    if (isNpyFile(path)) return std::make_unique<NpyImageSource>(path, mode);
+std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis) {
+    if (isNpyFile(path)) return std::make_unique<NpyImageSource>(path, mode, channelAxis);
     if (isTiffFile(path)) return std::make_unique<TiffImageSource>(path, mode);
-    return std::make_unique<OwnedImageSource>(readImage(path, mode));
+    return std::make_unique<OwnedImageSource>(readImage(path, mode, channelAxis));
 }
 
 }  // namespace glccl

@@ -74,6 +74,10 @@ std::uint64_t memoryModel(std::uint32_t width, std::uint32_t height, int pixelBy
 void checkOptions(const ImageSource& source, const TiledOptions& options) {
     const std::string where = "glccl::labelTiled(): ";
     const Criterion& criterion = options.label.criterion;
+    // Tiles and their borders are 2-D: 4 or 8 neighbours.
+    const std::string misfit = whyConnectivityDoesNotFit(options.label.connectivity,
+                                                         Shape::image(source.width(), source.height()));
+    if (!misfit.empty()) throw Error(where + misfit);
     if (source.channels() != 1 && source.channels() != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(source.channels()));
     if (source.channels() == 4 && criterion.kind != Criterion::Kind::Threshold)

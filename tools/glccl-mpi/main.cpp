@@ -32,7 +32,10 @@ const char kHelp[] =
     "\n"
     "options:\n"
     "  --backend B                   auto, compute, raster, cuda or cpu (default auto)\n"
-    "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
+    "  --connectivity 4|8|6|18|26    neighbourhood (default 8): 4 or 8 for 2-D images;\n"
+    "                                6, 18 and 26 name those of volumes\n"
+    "  --channel-axis -1             a 3-D .npy is (height, width, 1|3|4), as with glccl\n"
+    "                                label; without it, a volume (not labeled yet)\n"
     "  --criterion C                 binary, binary:L, segments or threshold:T (default binary)\n"
     "  --labels OUT.npy              write the labels (uint32 or uint64, see --label-type)\n"
     "  --stats OUT.csv               write the component table\n"
@@ -59,6 +62,7 @@ struct UsageError : std::runtime_error {
 struct Command {
     std::string input, labels, stats;
     glccl::TiledOptions options;
+    glccl::NpyChannelAxis channelAxis = glccl::NpyChannelAxis::None;
     bool force = false, timing = false, json = false, devicesGiven = false;
 };
 
@@ -92,6 +96,7 @@ Command parse(int argc, char** argv) {
             if (arg == "--backend") options.label.backend = glccl::parseBackend(next());
             else if (arg == "--connectivity") options.label.connectivity = glccl::parseConnectivity(next());
             else if (arg == "--criterion") options.label.criterion = glccl::Criterion::parse(next());
+            else if (arg == "--channel-axis") command.channelAxis = glccl::tools::parseChannelAxis(next());
             else if (arg == "--labels") command.labels = next();
             else if (arg == "--stats") command.stats = next();
             else if (arg == "--force") command.force = true;
@@ -204,7 +209,7 @@ int run(const Command& command, int rank) {
     std::unique_ptr<glccl::ImageSource> source;
     std::string why;
     try {
-        source = glccl::openImageSource(command.input, mode);
+        source = glccl::openImageSource(command.input, mode, command.channelAxis);
     } catch (const std::exception& error) {
         why = error.what();
     }

@@ -102,7 +102,8 @@ const char kBenchHelp[] =
     "  --warmup N                    untimed runs before them (default 1)\n"
     "  --frames N                    also N frames per backend and image (default 0:\n"
     "                                none)\n"
-    "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
+    "  --connectivity 4|8|6|18|26    neighbourhood (default 8): 4 or 8 for 2-D images;\n"
+    "                                6, 18 and 26 name those of volumes\n"
     "  --steps                       also the median time of every stage, by name\n"
     "  --floor-mib N                 size of each copy that measures the bandwidth,\n"
     "                                in MiB (default 256; 5 timed copies each way,\n"
@@ -544,7 +545,7 @@ private:
         writeCsvLine({backendName(backend), csvField(workload.family), std::to_string(workload.width),
                       std::to_string(workload.height), m.gpu.empty() ? std::string() : std::to_string(m.components),
                       formatted("%.4f", medianMs), minMs, maxMs, mpix, wall, floor, csvField(stage),
-                      std::to_string(int(options_.connectivity)), std::to_string(reps), csvField(m.device)});
+                      std::to_string(neighbourCount(options_.connectivity)), std::to_string(reps), csvField(m.device)});
     }
 
     // One CSV line of fields in kCsvHeader's order, already quoted where

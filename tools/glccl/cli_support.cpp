@@ -38,6 +38,12 @@ bool hasHelpFlag(const std::vector<std::string>& args) {
     return std::any_of(args.begin(), args.end(), [](const std::string& arg) { return isHelpFlag(arg); });
 }
 
+NpyChannelAxis parseChannelAxis(const std::string& text) {
+    if (text == "-1" || text == "2") return NpyChannelAxis::Last;
+    throw Error("'" + text + "' is not a channel axis; expected -1 or 2 (the last axis of a 3-D .npy: (height, "
+                "width, 1|3|4)); without the option a 3-D .npy is a volume");
+}
+
 std::vector<std::string> splitList(const std::string& option, const std::string& text) {
     std::vector<std::string> items;
     std::size_t start = 0;
@@ -393,6 +399,8 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
             options.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
         } else if (name == "--connectivity") {
             options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+        } else if (name == "--channel-axis") {
+            options.channelAxis = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseChannelAxis);
         } else if (name == "--criterion") {
             options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
         } else if (name == "--labels") {

@@ -64,6 +64,10 @@ auto parseOptionValue(const std::string& option, const std::string& text, Parse 
     }
 }
 
+// The value of --channel-axis: "-1" or "2", the last axis of a 3-D .npy
+// (Python's channel_axis); throws glccl::Error otherwise.
+NpyChannelAxis parseChannelAxis(const std::string& text);
+
 // "a,b,,c" -> {"a", "b", "c"}; throws UsageError naming `option` when the
 // list holds nothing.
 std::vector<std::string> splitList(const std::string& option, const std::string& text);
@@ -194,6 +198,7 @@ struct LabelCommand {
     Backend backend = Backend::Auto;
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
+    NpyChannelAxis channelAxis = NpyChannelAxis::None;  // of 3-D .npy inputs
     OutputPaths paths;                   // without --out-dir: the paths given
     std::string outDir;                  // with --out-dir: the folder, and which outputs
     bool writeLabels = false, writeStats = false, writeColor = false, writeLabelImage = false;

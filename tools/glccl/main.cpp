@@ -1,7 +1,7 @@
 // The glccl command line: label image files with one of the backends and
 // write the labels, the component table and a colored picture.
 //
-//   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8]
+//   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8|6|18|26]
 //                     [--criterion binary|binary:L|segments|threshold:T]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--label-image OUT.png|OUT.tif]
@@ -89,7 +89,13 @@ const char kLabelHelp[] =
     "                                  cuda     tiled union-find in CUDA (8-bit images; they go\n"
     "                                           to CUDA directly, without a texture)\n"
     "                                  cpu      the union-find reference\n"
-    "  --connectivity 4|8            pixel neighbourhood (default 8)\n"
+    "  --connectivity 4|8|6|18|26    neighbourhood (default 8): 4 or 8 for 2-D images;\n"
+    "                                6, 18 and 26 name those of volumes\n"
+    "  --channel-axis -1             a 3-D .npy is (height, width, 1|3|4): a 2-D image\n"
+    "                                of those channels (Python's channel_axis=-1);\n"
+    "                                without it a 3-D .npy is a volume (depth, height,\n"
+    "                                width), as scikit-image and scipy read it, and\n"
+    "                                volumes are not labeled yet\n"
     "  --criterion C                 which neighbours belong together (default binary)\n"
     "                                  binary       nonzero is foreground (color is read as luma)\n"
     "                                  binary:L     foreground where the value is above L\n"
@@ -386,7 +392,7 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
     json.key("milliseconds").number(std::stod(formatted("%.3f", result.run.milliseconds)));
     json.key("backend").string(backendName(result.run.backend));
     json.key("device").string(result.run.device);
-    json.key("connectivity").integer(std::uint64_t(options.connectivity));
+    json.key("connectivity").integer(std::uint64_t(neighbourCount(options.connectivity)));
     json.key("criterion").string(options.criterion.toString());
     json.key("seconds").beginObject();
     json.key("reading").number(std::stod(formatted("%.6f", result.seconds.reading)));
@@ -443,10 +449,13 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     Image image;
     {
         const PhaseTimer timer(seconds.reading);
-        image = readImage(input, mode);
+        image = readImage(input, mode, options.channelAxis);
     }
     result.width = image.width;
     result.height = image.height;
+    // Said for the option, before any engine refuses it in its own words.
+    const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, image.shape());
+    if (!misfit.empty()) throw Error("--connectivity: " + misfit);
     LabelOptions labelOptions;
     labelOptions.backend = options.backend;
     labelOptions.connectivity = options.connectivity;
@@ -506,7 +515,9 @@ int runLabel(ArgumentCursor& cursor) {
     if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
     const std::string note = session.fallbackNote(options.backend);
     if (!note.empty()) std::cerr << "glccl: " << note << '\n';
-    {
+    // The warm-up is a 2-D image: a connectivity of volumes is refused for
+    // each input instead, in the words of the option.
+    if (dimensionsOf(options.connectivity) == 2) {
         LabelOptions warmUp;
         warmUp.backend = options.backend;
         warmUp.connectivity = options.connectivity;

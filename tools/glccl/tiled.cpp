@@ -58,6 +58,7 @@ bool isTiledOption(const std::string& name) {
 // for an INPUT when looking for one.
 bool takesValue(const std::string& name) {
     return isTiledOption(name) || name == "--backend" || name == "--connectivity" || name == "--criterion" ||
+           name == "--channel-axis" ||
            name == "--labels" || name == "--stats" || name == "--color" || name == "--label-image" ||
            name == "--out-dir";
 }
@@ -65,6 +66,7 @@ bool takesValue(const std::string& name) {
 struct TiledCommand {
     std::string input;
     TiledOptions options;
+    NpyChannelAxis channelAxis = NpyChannelAxis::None;
     std::string labels, stats;
     bool force = false, json = false, timing = false, table = false;
     bool automatic = false;  // chosen for the input's size, not by an option
@@ -105,6 +107,8 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
             options.label.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
         } else if (name == "--connectivity") {
             options.label.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+        } else if (name == "--channel-axis") {
+            command.channelAxis = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseChannelAxis);
         } else if (name == "--criterion") {
             options.label.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
         } else if (name == "--labels") {
@@ -150,10 +154,10 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
 // Does this .npy or TIFF need more than one call of `backend`? Sides past
 // what readImage takes always do; past 16384 the GL backends may (their
 // texture size is asked only then, since it costs a context).
-bool needsTiles(const std::string& path, Backend backend) {
+bool needsTiles(const std::string& path, Backend backend, NpyChannelAxis channelAxis) {
     std::uint64_t width = 0, height = 0;
     if (isNpyFile(path)) {
-        const NpyShape shape = peekNpyShape(path);
+        const NpyShape shape = peekNpyShape(path, channelAxis);
         width = shape.width;
         height = shape.height;
     } else {
@@ -184,7 +188,7 @@ int runTiled(const TiledCommand& command) {
     if (!command.stats.empty()) checkOutputPath(command.stats, command.force);
     const ChannelMode mode = command.options.label.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural
                                                                                                  : ChannelMode::Gray;
-    const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode);
+    const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode, command.channelAxis);
     TiledOptions options = command.options;
     options.deviceTimings = command.timing;
     const std::size_t kept = command.json && !command.table ? 0 : 10;
@@ -205,7 +209,7 @@ int runTiled(const TiledCommand& command) {
         json.key("milliseconds").number(std::stod(formatted("%.3f", milliseconds)));
         json.key("backend").string(backendName(run.backend));
         json.key("device").string(run.device);
-        json.key("connectivity").integer(std::uint64_t(command.options.label.connectivity));
+        json.key("connectivity").integer(std::uint64_t(neighbourCount(command.options.label.connectivity)));
         json.key("criterion").string(command.options.label.criterion.toString());
         json.key("tiled").beginObject();
         json.key("tile_width").integer(plan.tileWidth());
@@ -291,12 +295,20 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
     bool asked = false;
     std::vector<std::string> inputs;
     Backend backend = Backend::Auto;
+    NpyChannelAxis channelAxis = NpyChannelAxis::None;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto [name, inlineValue] = ArgumentCursor::splitOption(args[i]);
         if (isTiledOption(name)) asked = true;
         if (name == "--backend" && (inlineValue || i + 1 < args.size())) {
             try {
                 backend = parseBackend(inlineValue ? *inlineValue : args[i + 1]);
+            } catch (const Error&) {
+                return std::nullopt;  // the ordinary command reports it
+            }
+        }
+        if (name == "--channel-axis" && (inlineValue || i + 1 < args.size())) {
+            try {
+                channelAxis = parseChannelAxis(inlineValue ? *inlineValue : args[i + 1]);
             } catch (const Error&) {
                 return std::nullopt;  // the ordinary command reports it
             }
@@ -313,7 +325,7 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
     } else {
         if (inputs.size() != 1 || !(isNpyFile(inputs[0]) || isTiffFile(inputs[0]))) return std::nullopt;
         try {
-            if (!needsTiles(inputs[0], backend)) return std::nullopt;
+            if (!needsTiles(inputs[0], backend, channelAxis)) return std::nullopt;
         } catch (const Error&) {
             return std::nullopt;  // not an image the tiles read: the ordinary reader says why
         }

@@ -65,7 +65,7 @@ const char kValidateHelp[] =
     "  --repeat N                    label every input N times with each backend; every\n"
     "                                repetition must equal the reference (races in a\n"
     "                                GPU backend's atomics show up here; default 1)\n"
-    "  --connectivity 4|8|both       pixel neighbourhood (default 8)\n"
+    "  --connectivity 4|8|both       neighbourhood of 2-D images (default 8)\n"
     "  --criterion C                 binary, segments or threshold:T (default binary;\n"
     "                                see glccl label --help)\n"
     "  --diff-dir DIR                folder for difference images (default: the current\n"
@@ -294,7 +294,7 @@ private:
     void validateConnectivity(const Input& input, const Image& image, const ImageTexture* texture,
                               const std::string& uploadError, Connectivity connectivity) {
         const std::string where = "[" + std::to_string(step_) + "/" + std::to_string(steps_) + "] " + input.name +
-                                  " c" + std::to_string(int(connectivity));
+                                  " c" + std::to_string(neighbourCount(connectivity));
         progress_.update(where, isLongStep(image));
         const auto start = Clock::now();
         const Labeling reference = labelReference(image, connectivity, options_.criterion);
@@ -303,7 +303,7 @@ private:
         const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height);
         const std::string count = std::to_string(reference.count());
         std::string line = padRight(input.name, nameWidth_) + "  " + padRight(size, 11) + "  c" +
-                           std::to_string(int(connectivity)) + "  " + padLeft(count, 8) +
+                           std::to_string(neighbourCount(connectivity)) + "  " + padLeft(count, 8) +
                            (reference.count() == 1 ? " component " : " components") + "  cpu " +
                            formatted("%.2f", referenceMs) + " ms";
         std::vector<std::string> notes;
@@ -377,7 +377,7 @@ private:
                           const Labeling& actual) {
         const std::string folder = options_.diffDir == "." ? "" : options_.diffDir + "/";
         const std::string path = folder + "validate_diff_" + currentStem_ + "_" + backendName(backend) + "_c" +
-                                 std::to_string(int(connectivity)) + ".png";
+                                 std::to_string(neighbourCount(connectivity)) + ".png";
         if (!options_.force && access(path.c_str(), F_OK) == 0)
             return "no difference image: '" + path + "' exists; use --force to overwrite it";
         try {

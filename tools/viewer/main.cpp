@@ -297,7 +297,7 @@ int run(const Options& options) {
             glViewport(0, 0, framebufferWidth, barHeight);
             const std::string status = std::to_string(count) + " components  " + fixed(milliseconds, 2) + " ms  " +
                                        backendName(labeler.backend()) + "  " +
-                                       std::to_string(int(labelOptions.connectivity)) + "-conn " +
+                                       std::to_string(neighbourCount(labelOptions.connectivity)) + "-conn " +
                                        labelOptions.criterion.toString() + (controls.paused ? "  paused" : "");
             text.draw(status, 8.0f, 6.0f, 2.0f * float(unitsY), framebufferWidth, barHeight);
             checkGlError("frame " + std::to_string(frame));

@@ -13,8 +13,8 @@
 // enable and color mask, and its blend equations and functions (one pair for
 // all buffers before OpenGL 4.0); depth function, mask, range and clear value;
 // stencil functions, operations and masks (front and back) and clear value;
-// color clear value; the active texture unit, and the 2-D texture and sampler
-// bindings of units 0-15; point size; polygon mode; every pixel pack and
+// color clear value; the active texture unit, and the 2-D, 3-D and 2-D array
+// texture bindings and the sampler binding of units 0-15; point size; polygon mode; every pixel pack and
 // unpack parameter (alignment, row length, image height, skipped rows, pixels
 // and images, swap bytes, LSB first) and the pixel pack/unpack buffer
 // bindings; the renderbuffer binding; the uniform buffer binding and indexed
@@ -69,8 +69,9 @@ public:
     // beyond the format's range is an error. Any size
     // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
     // labels are in labelTexture(). Throws glccl::Error on a bad texture, a
-    // backend that cannot run in this context (the reason is named), or a GL
-    // error. Cost, O(width * height) GPU work in every GPU backend:
+    // connectivity of volumes (6, 18, 26: the texture is a 2-D image, which
+    // takes 4 or 8), a backend that cannot run in this context (the reason
+    // is named), or a GL error. Cost, O(width * height) GPU work in every GPU backend:
     //   compute  6 dispatches, one 4-byte readback (the count); the table is
     //            summed here too, so components() only downloads it
     //   raster   about 2 * sqrt(width) + log2(height) + 10 passes, small

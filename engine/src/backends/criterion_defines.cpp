@@ -40,7 +40,7 @@ void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, con
     // float otherwise.
     const bool integer = std::string(inputFormatDefine(inputFormat)) == "INPUT_UINT";
     const auto literal = [&](std::int64_t value) { return std::to_string(value) + (integer ? "u" : ".0"); };
-    builder.define("CONNECTIVITY", connectivity == Connectivity::Eight ? 8 : 4);
+    builder.define("CONNECTIVITY", neighbourCount(connectivity));
     builder.define(inputFormatDefine(inputFormat));
     switch (criterion.kind) {
         case Criterion::Kind::Binary:
@@ -56,7 +56,7 @@ void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, con
 }
 
 std::string criterionVariant(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat) {
-    return std::string(inputFormatDefine(inputFormat)) + (connectivity == Connectivity::Eight ? "/8/" : "/4/") +
+    return std::string(inputFormatDefine(inputFormat)) + "/" + std::to_string(neighbourCount(connectivity)) + "/" +
            criterion.toString();
 }
 

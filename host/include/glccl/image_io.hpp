@@ -25,6 +25,14 @@ enum class ChannelMode {
     Natural,
 };
 
+// Which axis of a 3-D .npy array holds channels. None, scikit-image's and
+// scipy's convention: a 3-D array is a volume (depth, height, width), and
+// volumes are not read yet (refused by name). Last (Python's
+// channel_axis=-1, the command line's --channel-axis -1): a 3-D array is a
+// 2-D image (height, width, 1|3|4), and a 2-D array is refused. PNG, JPEG,
+// TIFF and PNM files say their channels themselves and ignore it.
+enum class NpyChannelAxis { None, Last };
+
 // Reads a PNG, JPEG, TIFF (classic and BigTIFF), binary PGM/PPM (P5/P6) or
 // NumPy .npy image, chosen by the file's first bytes, at the sampleBits of its
 // samples: 8-bit files give sampleBits 8; 16-bit PNG, TIFF and PGM/PPM and uint16
@@ -36,12 +44,13 @@ enum class ChannelMode {
 // or the machine's memory cannot hold (refused before it is allocated).
 // Thread-safe (each call has its own decoder state). Cost: one pass over the
 // file; memory: the Image plus a strip, row or chunk of the decoder.
-Image readImage(const std::string& path, ChannelMode mode = ChannelMode::Natural);
+Image readImage(const std::string& path, ChannelMode mode = ChannelMode::Natural,
+                NpyChannelAxis channelAxis = NpyChannelAxis::None);
 
 // The same decoders on `size` bytes at `data`; `name` stands for the file in
 // messages ("glccl::readImageFromMemory(): 'NAME': why").
 Image readImageFromMemory(const void* data, std::size_t size, const std::string& name,
-                          ChannelMode mode = ChannelMode::Natural);
+                          ChannelMode mode = ChannelMode::Natural, NpyChannelAxis channelAxis = NpyChannelAxis::None);
 
 // A PNG of `image`: gray (1 channel) or RGBA (4), 8 or 16 bits per sample,
 // compressed by libpng at any size. Refuses to overwrite an existing file

@@ -13,7 +13,8 @@ bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criter
 // Two-pass union-find labeling (Stava & Benes Fig. 35.3, Bester & Pulles
 // Algorithm 1) with the canonical numbering and the component table.
 // Throws glccl::Error for an empty image, a channel count other than 1 or 4,
-// or binary/segments on a 4-channel image.
+// binary/segments on a 4-channel image, a connectivity other than 4 or 8
+// (whyConnectivityDoesNotFit), or a volume (2-D images only for now).
 // Cost: linear in the pixel count; one uint32 per pixel of extra memory.
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion);
 

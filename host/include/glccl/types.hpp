@@ -78,49 +78,72 @@ struct Criterion {
     }
 };
 
-Connectivity parseConnectivity(std::string_view text);  // "4" or "8"
+// "4", "8", "6", "18" or "26"; throws glccl::Error otherwise.
+Connectivity parseConnectivity(std::string_view text);
 
-// An image, row 0 at the top, rows tightly packed. channels is 1 (gray) or 4
-// (RGBA); sampleBits is the bits of one sample: 8, 16 or 32 (unsigned integers).
-// `pixels` holds the samples as little-endian bytes, sampleBits / 8 per sample,
-// channels samples per pixel; at() reads and writes 8-bit images only, the
-// sample accessors every sampleBits.
+// Why `connectivity` cannot join the elements of `shape`, "" when it can: 4
+// and 8 connect 2-D images, 6, 18 and 26 volumes. The one rule every engine
+// and entry applies; callers put their own entry in front ("connectivity 6
+// is for volumes; a 2-D image takes 4 or 8").
+std::string whyConnectivityDoesNotFit(Connectivity connectivity, const Shape& shape);
+
+// An image or a volume: `depth` slices of `height` rows of `width` pixels,
+// row 0 of slice 0 first, x fastest, then y, then z, tightly packed. A 2-D
+// image has dimensions 2 and depth 1; a volume has dimensions 3 (shape()).
+// channels is 1 (gray) or 4 (RGBA); sampleBits is the bits of one sample: 8,
+// 16 or 32 (unsigned integers). `pixels` holds the samples as little-endian
+// bytes, sampleBits / 8 per sample, channels samples per pixel; at() reads
+// and writes 8-bit images only, the sample accessors every sampleBits.
 struct Image {
     int width = 0;
     int height = 0;
+    int depth = 1;       // slices (1 for a 2-D image)
+    int dimensions = 2;  // 2 for an image, 3 for a volume
     int channels = 1;
     int sampleBits = 8;
     std::vector<std::uint8_t> pixels;
 
     Image() = default;
-    Image(int w, int h, int c = 1, int d = 8)
-        : width(w), height(h), channels(c), sampleBits(d), pixels(byteCount(w, h, c, d), 0) {}
+    Image(int w, int h, int c = 1, int bits = 8)
+        : width(w), height(h), channels(c), sampleBits(bits), pixels(byteCount(w, h, c, bits), 0) {}
+    // An image (Shape::image) or a volume (Shape::volume) of this shape.
+    explicit Image(const Shape& shape, int c = 1, int bits = 8)
+        : width(int(shape.width)), height(int(shape.height)), depth(int(shape.depth)), dimensions(shape.dimensions),
+          channels(c), sampleBits(bits), pixels(byteCount(shape, c, bits), 0) {}
 
-    // Bytes of a w x h image of c channels of d bits (0 for negative sizes).
-    static std::size_t byteCount(int w, int h, int c, int d) {
-        if (w <= 0 || h <= 0 || c <= 0 || d <= 0) return 0;
-        return std::size_t(w) * std::size_t(h) * std::size_t(c) * std::size_t(d / 8);
+    Shape shape() const { return {width, height, depth, dimensions}; }
+
+    // Bytes of a w x h image of c channels of `bits` bits (0 for negative sizes).
+    static std::size_t byteCount(int w, int h, int c, int bits) {
+        if (w <= 0 || h <= 0 || c <= 0 || bits <= 0) return 0;
+        return std::size_t(w) * std::size_t(h) * std::size_t(c) * std::size_t(bits / 8);
+    }
+    // Bytes of an image or volume of `shape` (0 when an extent is not positive).
+    static std::size_t byteCount(const Shape& shape, int c, int bits) {
+        if (c <= 0 || bits <= 0) return 0;
+        return std::size_t(shape.count()) * std::size_t(c) * std::size_t(bits / 8);
     }
     int bytesPerSample() const { return sampleBits / 8; }
     // Whether a non-empty image's pixel buffer is not the size its fields
     // call for (the entries report an empty image in their own words).
     bool pixelBufferMismatched() const {
-        return width >= 1 && height >= 1 && pixels.size() != byteCount(width, height, channels, sampleBits);
+        return width >= 1 && height >= 1 && depth >= 1 && pixels.size() != byteCount(shape(), channels, sampleBits);
     }
     // The largest value a sample of this sampleBits holds: 255, 65535 or 2^32-1.
     std::uint32_t maxValue() const { return sampleBits >= 32 ? 0xFFFFFFFFu : (1u << sampleBits) - 1u; }
-    // Whether the fields describe an image glccl takes: sides >= 1, 1 or 4
-    // channels, sampleBits 8, 16 or 32, and a pixel buffer of exactly that size.
+    // Whether the fields describe an image glccl takes: sides >= 1 (depth 1
+    // for dimensions 2, dimensions 2 or 3), 1 or 4 channels, sampleBits 8, 16
+    // or 32, and a pixel buffer of exactly that size.
     bool isConsistent() const {
-        return width >= 1 && height >= 1 && (channels == 1 || channels == 4) &&
-               (sampleBits == 8 || sampleBits == 16 || sampleBits == 32) &&
-               pixels.size() == byteCount(width, height, channels, sampleBits);
+        return width >= 1 && height >= 1 && depth >= 1 && (dimensions == 3 || (dimensions == 2 && depth == 1)) &&
+               (channels == 1 || channels == 4) && (sampleBits == 8 || sampleBits == 16 || sampleBits == 32) &&
+               pixels.size() == byteCount(shape(), channels, sampleBits);
     }
 
     std::uint8_t& at(int x, int y, int c = 0) { return pixels[(std::size_t(y) * width + x) * channels + c]; }
     std::uint8_t at(int x, int y, int c = 0) const { return pixels[(std::size_t(y) * width + x) * channels + c]; }
 
-    // Sample c of pixel (x, y), or of pixel index i = y * width + x.
+    // Sample c of pixel (x, y), or of pixel index i = (z * height + y) * width + x.
     std::uint32_t sample(std::size_t i, int c = 0) const {
         const std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(sampleBits / 8);
         switch (sampleBits) {
@@ -132,6 +155,10 @@ struct Image {
         }
     }
     std::uint32_t sample(int x, int y, int c = 0) const { return sample(std::size_t(y) * width + x, c); }
+    // Sample c of voxel (x, y, z).
+    std::uint32_t sampleAt(int x, int y, int z, int c = 0) const {
+        return sample((std::size_t(z) * height + y) * width + x, c);
+    }
     void setSample(std::size_t i, int c, std::uint32_t value) {
         std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(sampleBits / 8);
         for (int b = 0; b < sampleBits / 8; ++b) p[b] = std::uint8_t(value >> (8 * b));
@@ -139,7 +166,7 @@ struct Image {
     void setSample(int x, int y, int c, std::uint32_t value) { setSample(std::size_t(y) * width + x, c, value); }
 };
 
-// Pixels in an Image's layout (rows tightly packed, little-endian samples)
+// Pixels in an Image's layout (x, then y, then z, tightly packed, little-endian samples)
 // that the caller owns and keeps alive for the call: the entries that take
 // one read the caller's buffer where it already has that layout (a numpy
 // array, a mapped file), so that nothing is copied on the host. An Image
@@ -147,41 +174,60 @@ struct Image {
 struct ImageView {
     int width = 0;
     int height = 0;
+    int depth = 1;       // slices (1 for a 2-D image)
+    int dimensions = 2;  // 2 for an image, 3 for a volume
     int channels = 1;
     int sampleBits = 8;
     const std::uint8_t* pixels = nullptr;
 
     ImageView() = default;
-    ImageView(int w, int h, int c, int d, const void* p)
-        : width(w), height(h), channels(c), sampleBits(d), pixels(static_cast<const std::uint8_t*>(p)) {}
+    ImageView(int w, int h, int c, int bits, const void* p)
+        : width(w), height(h), channels(c), sampleBits(bits), pixels(static_cast<const std::uint8_t*>(p)) {}
+    ImageView(const Shape& shape, int c, int bits, const void* p)
+        : width(int(shape.width)), height(int(shape.height)), depth(int(shape.depth)), dimensions(shape.dimensions),
+          channels(c), sampleBits(bits), pixels(static_cast<const std::uint8_t*>(p)) {}
     ImageView(const Image& image)  // NOLINT(google-explicit-constructor): an Image is a view of itself
-        : width(image.width), height(image.height), channels(image.channels), sampleBits(image.sampleBits),
-          pixels(image.pixels.data()) {}
-    std::size_t byteCount() const { return Image::byteCount(width, height, channels, sampleBits); }
+        : width(image.width), height(image.height), depth(image.depth), dimensions(image.dimensions),
+          channels(image.channels), sampleBits(image.sampleBits), pixels(image.pixels.data()) {}
+    Shape shape() const { return {width, height, depth, dimensions}; }
+    std::size_t byteCount() const { return Image::byteCount(shape(), channels, sampleBits); }
 };
 
-// One row of the component table (OpenCV's connectedComponentsWithStats).
+// One row of the component table (OpenCV's connectedComponentsWithStats),
+// with room for z: the bounding box's first slice (front) and slice count
+// (depth), and the centroid's z. A component of a 2-D image has front 0,
+// depth 1 and centroidZ 0, and the 2-D outputs (CSV, .npy, Python) leave
+// those out. area is the element count (pixels, or voxels of a volume).
 struct Component {
     std::uint32_t left = 0, top = 0, width = 0, height = 0;
     std::uint64_t area = 0;
     double centroidX = 0.0, centroidY = 0.0;
+    std::uint32_t front = 0, depth = 1;
+    double centroidZ = 0.0;
     bool operator==(const Component& o) const {
         return left == o.left && top == o.top && width == o.width && height == o.height && area == o.area &&
-               centroidX == o.centroidX && centroidY == o.centroidY;
+               centroidX == o.centroidX && centroidY == o.centroidY && front == o.front && depth == o.depth &&
+               centroidZ == o.centroidZ;
     }
     bool operator!=(const Component& o) const { return !(*this == o); }
 };
 
-// Labels of every pixel (0 background, components 1..N in raster order of
-// their first pixel) and the table: components[i] describes label i + 1.
+// Labels of every pixel or voxel (0 background, components 1..N in raster
+// order of their first element: slice by slice, row by row), laid out as the
+// image's samples (x, then y, then z), and the table: components[i]
+// describes label i + 1.
 struct Labeling {
     int width = 0;
     int height = 0;
     std::vector<std::uint32_t> labels;
     std::vector<Component> components;
+    int depth = 1;       // slices (1 for a 2-D image)
+    int dimensions = 2;  // 2 for an image, 3 for a volume
 
+    Shape shape() const { return {width, height, depth, dimensions}; }
     std::size_t count() const { return components.size(); }
     std::uint32_t at(int x, int y) const { return labels[std::size_t(y) * width + x]; }
+    std::uint32_t at(int x, int y, int z) const { return labels[(std::size_t(z) * height + y) * width + x]; }
 };
 
 // GPU time of one named stage (the name is the pass / kernel name).

@@ -61,12 +61,13 @@ private:
 // bool (sampleBits 8), uint16 (16), int32, uint32 and float32 (32; values whole
 // and in 0..2^32-1, never rounded), little-endian, C or Fortran order; shape
 // (height, width), or (height, width, 1|3|4) for the threshold criterion
-// (3 channels read as RGBA with an opaque alpha). Sides up to 2^31 - 1,
+// with `channelAxis` Last (3 channels read as RGBA with an opaque alpha); a
+// 3-D array without it is a volume, refused as readImage refuses it. Sides up to 2^31 - 1,
 // beyond readImage's 32768. Throws glccl::Error ("glccl::NpyImageSource:
 // 'PATH' ...") for anything else, a bad value when its rows are read.
 class NpyImageSource : public ImageSource {
 public:
-    NpyImageSource(const std::string& path, ChannelMode mode);
+    NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis = NpyChannelAxis::None);
     ~NpyImageSource() override;
     NpyImageSource(const NpyImageSource&) = delete;
     NpyImageSource& operator=(const NpyImageSource&) = delete;
@@ -129,7 +130,7 @@ struct NpyShape {
     std::uint64_t width = 0, height = 0, channels = 1;
     int sampleBits = 8;
 };
-NpyShape peekNpyShape(const std::string& path);
+NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis = NpyChannelAxis::None);
 
 // Is `path` a NumPy file (by its magic bytes)?
 bool isNpyFile(const std::string& path);
@@ -137,6 +138,7 @@ bool isNpyFile(const std::string& path);
 // The source for an input file: a memory-mapped NpyImageSource for .npy, a
 // TiffImageSource for TIFF and BigTIFF, else the whole image read by
 // glccl::readImage into memory (held by the returned source).
-std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode);
+std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode,
+                                             NpyChannelAxis channelAxis = NpyChannelAxis::None);
 
 }  // namespace glccl

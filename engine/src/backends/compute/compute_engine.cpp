@@ -140,6 +140,10 @@ private:
                 c.area = field(kArea, i);
                 c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
                 c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
+                // A 2-D component: the caller's storage may hold a volume's row.
+                c.front = 0;
+                c.depth = 1;
+                c.centroidZ = 0.0;
             }
         });
         glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
