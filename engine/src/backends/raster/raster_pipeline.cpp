@@ -24,7 +24,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.bandPixels = std::clamp(options.bandPixels, 1, kExactFloatSum);
 }
 
-void RasterPipeline::reserve(int width, int height, NodeShape shape) {
+void RasterPipeline::reserve(int width, int height, NodeSize shape) {
     resources_.reserve(RasterGrid::of(width, height, shape), "glccl::RasterPipeline::reserve(" + std::to_string(width) +
                                                                    "x" + std::to_string(height) + ")");
 }
@@ -39,7 +39,7 @@ int RasterPipeline::blockWidth() const {
 
 std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture& labels, Connectivity connectivity,
                                     Criterion criterion, StageTimer& timer) {
-    reserve(input.width(), input.height(), NodeShape::of(connectivity, criterion));
+    reserve(input.width(), input.height(), NodeSize::of(connectivity, criterion));
     RasterResources& r = resources_;
     programs_.select(connectivity, criterion, input.internalFormat(), r.grid);
     const PassContext context{programs_, timer, options_.checkEachPass};
