@@ -90,8 +90,20 @@ const uint kNone = 0xFFFFFFFFu;
 // roots of its pixel line; a find stops at either.
 const uint kRankFlag = 0x80000000u;
 
+// A key's line, key / imageSize.x, by a multiplication: the finds of every
+// stage turn keys into nodes, and an integer division by a uniform compiles
+// to a long instruction sequence where a multiplication and a shift do.
+// keyMultiplier and keyShift (compute_constants.hpp, KeyDivision) make
+// floor(2 key * keyMultiplier / 2^(32 + keyShift)) the exact quotient for
+// every key below 2^30.
+uniform uint keyMultiplier;
+uniform uint keyShift;
 uint keyOf(ivec2 p) { return uint(p.y) * uint(imageSize.x) + uint(p.x); }
-uint lineOfKey(uint key) { return key / uint(imageSize.x); }
+uint lineOfKey(uint key) {
+    uint high, low;
+    umulExtended(key << 1, keyMultiplier, high, low);
+    return high >> keyShift;
+}
 ivec2 pixelOfKey(uint key) {
     uint y = lineOfKey(key);
     return ivec2(int(key - y * uint(imageSize.x)), int(y));

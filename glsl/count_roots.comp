@@ -102,7 +102,8 @@ void main() {
         }
     }
     uint total = partial[LINE_THREADS - 1];
-    if (t < NODE_H && y * NODE_H + t < imageSize.y) lineCounts[y * NODE_H + t] = (total >> (16u * uint(t))) & 0xFFFFu;
+    if (t < NODE_H && y * NODE_H + t < imageSize.y)
+        lineCounts[y * NODE_H + t] = (total >> (16u * uint(t))) & 0xFFFFu;
 
     memoryBarrierBuffer();
     barrier();

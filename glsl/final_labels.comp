@@ -1,15 +1,16 @@
 // final_labels: every pixel takes its component's number (compute_common.glsl,
 // labelOfNode), background pixels 0; on the way the component table is
-// summed: boxes, areas and coordinate sums. One work group per patch of
-// LABEL_PATCH_W x LABEL_PATCH_H nodes. First each thread labels a column of nodes
-// (neighbouring threads write neighbouring pixels) and keeps the labels in
-// shared memory; then each thread walks a run of TABLE_RUN nodes of one row
-// and adds up consecutive nodes of one label in registers; runs meet in a
-// small hash table in shared memory, keyed by label; each label of the patch
-// then goes to the global table with one atomic per field. A component of
-// 10^8 pixels thus costs one atomic per patch, not one per pixel. (A label
-// that finds no slot within TABLE_PROBES goes to the global table directly:
-// only patches with many small components get there, and their labels differ.)
+// summed: boxes, areas and coordinate sums. One work group per label patch
+// of LABEL_PATCH_W x LABEL_PATCH_H nodes. First each thread labels a column
+// of nodes (neighbouring threads write neighbouring pixels) and keeps the
+// labels in shared memory; then each thread walks a run of TABLE_RUN nodes
+// of one line and adds up consecutive nodes of one label in registers; runs
+// meet in a small hash table in shared memory, keyed by label; each label of
+// the label patch then goes to the global table with one atomic per field. A
+// component of 10^8 pixels thus costs one atomic per label patch, not one
+// per pixel. (A label that finds no slot within TABLE_PROBES goes to the
+// global table directly: only label patches with many small components get
+// there, and their labels differ.)
 //
 // Sums are 64 bits without 64-bit atomics: a low word, and a high word that
 // counts the low word's wrap-arounds (each add that wraps adds 1 to it).
@@ -22,7 +23,7 @@ layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
 const int kSlots = TABLE_SLOTS;
 const int kThreads = LABEL_PATCH_W * LABEL_LINES_PER_PASS;
 const int kPasses = LABEL_PATCH_H / LABEL_LINES_PER_PASS;
-// Per node of the patch, its label and its foreground mask in one word,
+// Per node of the label patch, its label and its foreground mask in one word,
 // (label - 1) << kNodePixels | mask, 0 for background: labels count nodes,
 // so (label - 1) << kNodePixels stays below 2^32 (compute_common.glsl:
 // sides up to 32768).
@@ -34,16 +35,16 @@ shared uint slotLabel[kSlots];
 shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
 
-// A label's sums over part of a patch. No minimum y: the root writes the top
-// row (main).
+// A label's sums over part of a label patch. No minimum y: the root writes
+// the top line (main).
 struct Stats {
     uint minX, maxX, maxY, area, sumX, sumY;
 };
 
 Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
 
-// The node's foreground pixels added to s. Within a patch every sum fits 32
-// bits: LABEL_PATCH_W * LABEL_PATCH_H * 4 pixels of coordinates below 2^15.
+// The node's foreground pixels added to s. Within a label patch every sum
+// fits 32 bits: LABEL_PATCH_W * LABEL_PATCH_H * 4 pixels of coordinates below 2^15.
 void addNode(inout Stats s, ivec2 n, uint mask) {
     for (int i = 0; i < kNodePixels; ++i) {
         if ((mask & (1u << uint(i))) == 0u) continue;
@@ -122,7 +123,7 @@ void main() {
         uint parent = mask != 0u ? loadParent(n) : 0u;
         uint label = mask != 0u ? labelOfNode(n, mask, parent) : 0u;
         // A component's top line is its root's: the root, its first pixel,
-        // writes it once, and no patch needs an atomic for it.
+        // writes it once, and no label patch needs an atomic for it.
         if (mask != 0u && (parent & kRankFlag) != 0u)
             imageStore(table, entry(label, FIELD_MIN_Y), uvec4(firstPixel(n, mask).y));
         for (int i = 0; i < kNodePixels; ++i) {
@@ -135,7 +136,7 @@ void main() {
     uint runLabel = 0u;
     Stats run = noStats();
     for (int k = 0; k < TABLE_RUN; ++k) {
-        int i = t * TABLE_RUN + k;  // runs lie within a row: LABEL_PATCH_W % TABLE_RUN == 0
+        int i = t * TABLE_RUN + k;  // runs lie within a line: LABEL_PATCH_W % TABLE_RUN == 0
         uint node = patchNodes[i];
         uint label = labelOfPacked(node);
         if (label == 0u) continue;

@@ -2,7 +2,7 @@
 // patch of PATCH_W x PATCH_H nodes:
 //   1. every node's foreground mask (one textureGather for a binary block,
 //      one fetch for a pixel), each thread a column of kPasses nodes;
-//   2. each thread takes a segment of kPasses consecutive nodes of one row
+//   2. each thread takes a segment of kPasses consecutive nodes of one line
 //      and joins the nodes its left links chain together into runs; every
 //      node of a run points at the run's smallest key, with no atomics
 //      (on 50 % noise about a third of a 2x2 block's links are left links);
@@ -21,13 +21,16 @@ layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage2D nodeInfo;
 layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
 uniform uint clearCount;
 
-const int kPasses = PATCH_H / PATCH_LINES_PER_PASS;  // nodes per thread, in a column (1, 4) or a segment (2, 3)
-const int kSegmentsPerRow = PATCH_W / kPasses;
-shared uint patchParents[PATCH_W * PATCH_H];          // keys, as in parents
+// Nodes per thread, in a column (steps 1, 4) or a line segment (steps 2, 3).
+const int kPasses = PATCH_H / PATCH_LINES_PER_PASS;
+const int kSegmentsPerLine = PATCH_W / kPasses;
+shared uint patchParents[PATCH_W * PATCH_H];  // keys, as in parents
 shared uint patchMasks[PATCH_W * PATCH_H];
 
 ivec2 patchOrigin() { return ivec2(gl_WorkGroupID.xy) * ivec2(PATCH_W, PATCH_H); }
-ivec2 localNode(int k) { return ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * PATCH_LINES_PER_PASS); }
+ivec2 localNode(int k) {
+    return ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * PATCH_LINES_PER_PASS);
+}
 int localIndexOf(ivec2 local) { return local.y * PATCH_W + local.x; }
 int localIndex(uint key) { return localIndexOf(nodeOfKey(key) - patchOrigin()); }
 
@@ -187,7 +190,7 @@ void main() {
     }
     barrier();
     const int t = int(gl_LocalInvocationIndex);
-    const ivec2 segment = ivec2((t % kSegmentsPerRow) * kPasses, t / kSegmentsPerRow);
+    const ivec2 segment = ivec2((t % kSegmentsPerLine) * kPasses, t / kSegmentsPerLine);
     const uint joinedBits = joinRuns(segment);
     barrier();
     uniteSegment(segment, joinedBits);

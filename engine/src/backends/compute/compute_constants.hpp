@@ -1,11 +1,11 @@
 #pragma once
 // Sizes and bindings the compute backend's C++ and GLSL share. Written once
 // here; every compute program gets them as #defines (computeDefines), and
-// each pass adds the few that are its own (ComputePass::defines).
+// each pass adds the few that are its own (its ProgramSpec).
 //
 // The vocabulary of the compute passes:
 //   pixel        a sample of the input, at (x, y); a pixel line is one y.
-//   node         NODE_W x NODE_H pixels labelled as one (2 x 2 for
+//   node         NODE_W x NODE_H pixels labelled as one (2 x 2 for binary
 //                8-connectivity, NodeSize); the node grid is gridSize.
 //   line         one y of a grid: a pixel line or a node line.
 //   patch        kPatchWidth x kPatchHeight nodes, the area one work group of
@@ -17,13 +17,18 @@
 //                like raster positions (compute_common.glsl).
 // "Tile" is kept for the pieces of a huge image (tiles/), never for these.
 //
-//          patch (32 x 32 nodes)            label patch (64 x 64 nodes)
-//   +----+----+----+----+              +---------+---------+
-//   |    |    |    |    |  local_merge |         |         |  final_labels
-//   +----+----+----+----+  and         |         |         |
-//   |    |    |    |    |  merge_borders+---------+---------+
-//   +----+----+----+----+              |         |         |
-//                                      +---------+---------+
+//   the node grid, from its top-left corner:
+//   +-------+-------+-------+--
+//   | patch | patch | patch |     a patch: 32 x 32 nodes (local_merge,
+//   |       |       |       |     merge_borders)
+//   +-------+-------+-------+--
+//   | patch | patch | patch |     a label patch: 64 x 64 nodes, four
+//   |       |       |       |     patches' area (final_labels)
+//   +-------+-------+-------+--
+//   \______________/
+//     label patch
+
+#include <cstdint>
 
 #include "program.hpp"
 
@@ -84,6 +89,24 @@ static_assert(kLabelPatchWidth * kLabelLinesPerPass <= 1024, "a work group every
 // count_roots: a thread's run of nodes is one 32-bit mask (sides up to 32768).
 static_assert(kLineThreads * 32 >= 32768 && kNarrowLineThreads * 32 >= kNarrowGridWidth,
               "count_roots covers the widest image");
+
+// Keys (compute_common.glsl) are divided by the image's width as
+// floor(2 key * multiplier / 2^(32 + shift)): Granlund and Montgomery's
+// division by an invariant integer, for dividends below 2^31 (twice a key)
+// and the divisor 2 * width. With l = ceil(log2(2 * width)), shift = l - 1
+// and multiplier = ceil(2^(31 + l) / (2 * width)) < 2^32, the error of the
+// multiplier times the largest dividend stays under one quotient step, so
+// every quotient is exact (checked at both ends of every quotient for every
+// width up to 32768).
+struct KeyDivision {
+    std::uint32_t multiplier, shift;
+    static KeyDivision of(int width) {
+        const std::uint64_t divisor = 2 * std::uint64_t(width);
+        std::uint32_t bits = 1;
+        while ((std::uint64_t(1) << bits) < divisor) ++bits;
+        return {std::uint32_t(((std::uint64_t(1) << (31 + bits)) + divisor - 1) / divisor), bits - 1};
+    }
+};
 
 inline void computeDefines(gl::ProgramBuilder& builder) {
     builder.define("PATCH_W", kPatchWidth)

@@ -35,6 +35,9 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
     program.use();
     program.set("imageSize", resources.width, resources.height);
     program.set("gridSize", resources.gridWidth, resources.gridHeight);
+    const KeyDivision division = KeyDivision::of(resources.width);
+    program.set("keyMultiplier", unsigned(division.multiplier));
+    program.set("keyShift", unsigned(division.shift));
     return program;
 }
 
