@@ -4,7 +4,6 @@
 #include <cmath>
 #include <string>
 
-#include "download_table.hpp"
 #include "gl_error.hpp"
 #include "table_decoding.hpp"
 
@@ -71,7 +70,7 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
     glBindVertexArray(emptyVertexArray_.id());
 
     componentTable_.run(context, r.labeled(), r.table);  // boxes, sums and roots scattered into the compact table
-    DecodedTable table = decodeTable(downloadTable(timer, r.table, count_), r.grid.width, r.grid.height);
+    DecodedTable table = decodeTable(downloadTable_.run(context, r.table, count_), r.grid.width, r.grid.height);
     if (!table.largeLabels.empty()) {                     // exact sums where floats were not
         r.reserveLargeSums(int(table.largeLabels.size()));
         applyBitCounters(table, componentBits_.run(context, r.labeled(), r.table, r.largeSums, table.largeLabels,

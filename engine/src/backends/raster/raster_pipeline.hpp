@@ -12,6 +12,7 @@
 #include "component_bits.hpp"
 #include "component_table.hpp"
 #include "count_roots.hpp"
+#include "download_table.hpp"
 #include "final_labels.hpp"
 #include "gl_objects.hpp"
 #include "glccl/types.hpp"
@@ -93,6 +94,7 @@ private:
     raster::ScanRootsPass scanRoots_;
     raster::FinalLabelsPass finalLabels_;
     raster::ComponentTablePass componentTable_;
+    raster::DownloadTablePass downloadTable_;
     raster::ComponentBitsPass componentBits_;
 };
 
