@@ -2,7 +2,7 @@
 // helpers of the render passes. The program builder prepends "#version 330
 // core", STAGE_VERTEX or STAGE_FRAGMENT, the defines of criterion.glsl, then
 // criterion.glsl itself, and:
-//   BLOCK_W, BLOCK_H: the pixels of a node (see "Nodes")
+//   NODE_W, NODE_H: the pixels of a node (see "Nodes")
 //   RASTER_PIPELINE, ID_BASE, ID_COORDINATE_BITS, HOPS, SCAN_BLOCK, SEGMENT,
 //   BIT_COUNTER_TARGETS: the constants the C++ shares with these shaders
 //   (backends/raster/raster_constants.hpp, which explains each)
@@ -17,18 +17,18 @@
 
 // ---------------------------------------------------------------------------
 // Nodes. The pipeline labels a grid of nodes, not pixels: a node is a block
-// of kBlock pixels whose foreground pixels are always connected to one
+// of kNode pixels whose foreground pixels are always connected to one
 // another, so a node belongs to one component. Binary images use 2x2 blocks
 // with 8-connectivity and 2x1 blocks with 4-connectivity (two horizontal
 // neighbours touch in both); the segments and threshold criteria use single
 // pixels (a block could hold two segments). Every stage after node_graph
 // works on the grid, a quarter or half of the pixels for binary images.
 // ---------------------------------------------------------------------------
-const ivec2 kBlock = ivec2(BLOCK_W, BLOCK_H);
-uniform ivec2 gridSize;  // nodes: ceil(imageSize / kBlock)
+const ivec2 kNode = ivec2(NODE_W, NODE_H);
+uniform ivec2 gridSize;  // nodes: ceil(imageSize / kNode)
 
 // node_graph's texels (R16UI): bit i (0..7) is set when the node connects to
-// the node at kNeighbours[i]; bit 8 + j * BLOCK_W + i when pixel (i, j) of
+// the node at kNeighbours[i]; bit 8 + j * NODE_W + i when pixel (i, j) of
 // the block is foreground. A node is foreground when any pixel is.
 uniform usampler2D nodeGraph;
 const uint kLinkBits = 0xFFu;
@@ -38,7 +38,7 @@ uint nodeBits(ivec2 n) { return texelFetch(nodeGraph, n, 0).r; }
 bool nodeIsForeground(uint bits) { return bits > kLinkBits; }
 bool linksTo(uint bits, int neighbour) { return (bits & (1u << uint(neighbour))) != 0u; }
 bool pixelIsSet(uint bits, ivec2 inBlock) {
-    return (bits & (1u << uint(kFirstPixelBit + inBlock.y * BLOCK_W + inBlock.x))) != 0u;
+    return (bits & (1u << uint(kFirstPixelBit + inBlock.y * NODE_W + inBlock.x))) != 0u;
 }
 bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(lessThan(n, gridSize)); }
 
@@ -71,14 +71,14 @@ ivec2 decodeId(float id) {
     uint bits = floatBitsToUint(id) - kIdBase;
     return ivec2(imageSize.x - 1 - int(bits & kIdCoordinateMask), imageSize.y - 1 - int(bits >> uint(kIdCoordinateBits)));
 }
-ivec2 nodeOfId(float id) { return decodeId(id) / kBlock; }
+ivec2 nodeOfId(float id) { return decodeId(id) / kNode; }
 
 // The ID of foreground node n (bits: its node_graph texel).
 float nodeId(ivec2 n, uint bits) {
-    int first = BLOCK_W * BLOCK_H - 1;
-    for (int k = BLOCK_W * BLOCK_H - 2; k >= 0; --k)
+    int first = NODE_W * NODE_H - 1;
+    for (int k = NODE_W * NODE_H - 2; k >= 0; --k)
         if ((bits & (1u << uint(kFirstPixelBit + k))) != 0u) first = k;
-    return encodeId(n * kBlock + ivec2(first % BLOCK_W, first / BLOCK_W));
+    return encodeId(n * kNode + ivec2(first % NODE_W, first / NODE_W));
 }
 
 // A node holds its own ID only when it is a root (nodes hold one ID each).
@@ -86,12 +86,12 @@ bool isRootNode(ivec2 n, float id) { return id != 0.0 && nodeOfId(id) == n; }
 
 // Roots are numbered in raster order of their first pixels. When a node row
 // holds two pixel rows, the roots whose first pixel is in the upper one come
-// first: the numbering runs over a scan grid BLOCK_H node grids wide (its
+// first: the numbering runs over a scan grid NODE_H node grids wide (its
 // size: scanSize), and the root of `id` has this place in it.
 ivec2 scanTexelOfId(float id) {
     ivec2 p = decodeId(id);
-    ivec2 n = p / kBlock;
-    return ivec2(n.x + (p.y - n.y * BLOCK_H) * gridSize.x, n.y);
+    ivec2 n = p / kNode;
+    return ivec2(n.x + (p.y - n.y * NODE_H) * gridSize.x, n.y);
 }
 
 // scan_roots numbers the roots by a prefix count over the scan grid in

@@ -15,34 +15,34 @@ out vec4 counters[BIT_COUNTER_TARGETS];
 #endif
 
 // A segment is at most 64 pixels wide: two words of a pixel-row mask.
-const int kSegmentPixels = kSegment * BLOCK_W;
+const int kSegmentPixels = kSegment * NODE_W;
 const int kWords = (kSegmentPixels + 31) / 32;
 // Bits b < kLowBits of x are the bits of its offset in the segment (the
 // segment starts at a multiple of 2^kLowBits); bit 5 of a 64-pixel offset
 // is the word.
-const int kLowBits = BLOCK_W == 2 ? 6 : 5;
+const int kLowBits = NODE_W == 2 ? 6 : 5;
 const uint kOffsetBitPatterns[5] = uint[5](0xAAAAAAAAu, 0xCCCCCCCCu, 0xF0F0F0F0u, 0xFF00FF00u, 0xFFFF0000u);
 
 void main() {
     ivec2 first = scatterSegment;
-    int firstX = first.x * BLOCK_W;
+    int firstX = first.x * NODE_W;
     // The component's pixels in each pixel row of the segment, as masks.
-    uint mask[BLOCK_H * kWords];
-    for (int k = 0; k < BLOCK_H * kWords; ++k) mask[k] = 0u;
+    uint mask[NODE_H * kWords];
+    for (int k = 0; k < NODE_H * kWords; ++k) mask[k] = 0u;
     for (int x = first.x; x < segmentEnd(first); ++x) {
         ivec2 m = ivec2(x, first.y);
         if (texelFetch(ids, m, 0).r != scatterRoot) continue;
         uint bits = nodeBits(m);
-        for (int j = 0; j < BLOCK_H; ++j)
-            for (int i = 0; i < BLOCK_W; ++i)
+        for (int j = 0; j < NODE_H; ++j)
+            for (int i = 0; i < NODE_W; ++i)
                 if (pixelIsSet(bits, ivec2(i, j))) {
-                    int offset = (x - first.x) * BLOCK_W + i;
+                    int offset = (x - first.x) * NODE_W + i;
                     mask[j * kWords + offset / 32] |= 1u << uint(offset % 32);
                 }
     }
     float count[32];
     for (int i = 0; i < 32; ++i) count[i] = 0.0;
-    for (int j = 0; j < BLOCK_H; ++j) {
+    for (int j = 0; j < NODE_H; ++j) {
         uint rowCount = 0u;
         for (int w = 0; w < kWords; ++w) {
             uint word = mask[j * kWords + w];
@@ -53,7 +53,7 @@ void main() {
         count[0] += float(rowCount);
         for (int b = kLowBits; b < kIdCoordinateBits; ++b)
             if (((firstX >> b) & 1) != 0) count[1 + b] += float(rowCount);
-        int y = first.y * BLOCK_H + j;
+        int y = first.y * NODE_H + j;
         for (int b = 0; b < kIdCoordinateBits; ++b)
             if (((y >> b) & 1) != 0) count[1 + kIdCoordinateBits + b] += float(rowCount);
     }

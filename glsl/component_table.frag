@@ -27,10 +27,10 @@ void main() {
         ivec2 m = ivec2(x, scatterNode.y);
         if (texelFetch(ids, m, 0).r != scatterRoot) continue;
         uint bits = nodeBits(m);
-        for (int j = 0; j < BLOCK_H; ++j)
-            for (int i = 0; i < BLOCK_W; ++i) {
+        for (int j = 0; j < NODE_H; ++j)
+            for (int i = 0; i < NODE_W; ++i) {
                 if (!pixelIsSet(bits, ivec2(i, j))) continue;
-                ivec2 p = m * kBlock + ivec2(i, j);
+                ivec2 p = m * kNode + ivec2(i, j);
                 low = min(low, p);
                 high = max(high, p);
                 ++count;

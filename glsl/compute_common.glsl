@@ -1,7 +1,7 @@
 // Shared by every stage of the compute backend: nodes, keys, the union-find
 // over the parents image and the component numbering. The program builder
 // prepends "#version 430 core", the defines of criterion.glsl and of
-// compute_constants.hpp (NODE_W, NODE_H, TILE_*, bindings...), then
+// compute_constants.hpp (NODE_W, NODE_H, PATCH_*, bindings...), then
 // criterion.glsl itself.
 //
 // ---------------------------------------------------------------------------
@@ -77,24 +77,42 @@ const uint kMaskBits = 0xFu;
 
 // ---------------------------------------------------------------------------
 // Keys. A node is known by the key of its first foreground pixel in raster
-// order, (y << 15) | x: keys order like raster positions, and the smallest
-// key of a component is its first pixel, the one the output contract numbers
-// it by. The parents image holds, per node, the key of a node of the same
-// component with a smaller or equal key; a root holds its own key. Unions
-// keep the smaller key (atomicMin), so every root ends as its component's
-// first pixel. Keys fit 30 bits (sides up to 32768); kNone marks background.
+// order, the pixel's linear index y * imageSize.x + x: keys order like raster
+// positions, and the smallest key of a component is its first pixel, the one
+// the output contract numbers it by. Parents hold, per node, the key of a
+// node of the same component with a smaller or equal key; a root holds its
+// own key. Unions keep the smaller key (atomicMin), so every root ends as its
+// component's first pixel. Keys fit 30 bits (sides up to 32768, so at most
+// 2^30 pixels); kNone marks background.
 // ---------------------------------------------------------------------------
 const uint kNone = 0xFFFFFFFFu;
 // count_roots replaces a root's own key by kRankFlag | its rank among the
-// roots of its pixel row; a find stops at either.
+// roots of its pixel line; a find stops at either.
 const uint kRankFlag = 0x80000000u;
 
-uint keyOf(ivec2 p) { return (uint(p.y) << 15) | uint(p.x); }
-ivec2 pixelOfKey(uint key) { return ivec2(int(key & 0x7FFFu), int(key >> 15)); }
+// A key's line, key / imageSize.x, by a multiplication: the finds of every
+// stage turn keys into nodes, and an integer division by a uniform compiles
+// to a long instruction sequence where a multiplication and a shift do.
+// keyMultiplier and keyShift (compute_constants.hpp, KeyDivision) make
+// floor(2 key * keyMultiplier / 2^(32 + keyShift)) the exact quotient for
+// every key below 2^30.
+uniform uint keyMultiplier;
+uniform uint keyShift;
+uint keyOf(ivec2 p) { return uint(p.y) * uint(imageSize.x) + uint(p.x); }
+uint lineOfKey(uint key) {
+    uint high, low;
+    umulExtended(key << 1, keyMultiplier, high, low);
+    return high >> keyShift;
+}
+ivec2 pixelOfKey(uint key) {
+    uint y = lineOfKey(key);
+    return ivec2(int(key - y * uint(imageSize.x)), int(y));
+}
 ivec2 nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }
 
-// The key of node n's first foreground pixel (mask != 0).
-uint ownKey(ivec2 n, uint mask) { return keyOf(pixelOfNode(n, findLSB(mask))); }
+// Node n's first foreground pixel (mask != 0), and its key.
+ivec2 firstPixel(ivec2 n, uint mask) { return pixelOfNode(n, findLSB(mask)); }
+uint ownKey(ivec2 n, uint mask) { return keyOf(firstPixel(n, mask)); }
 
 // Parents live in a storage buffer, one uint per node in raster order of
 // the node grid: on the H200 its loads, stores and atomics took noise50 at
@@ -187,21 +205,15 @@ void unite(uint a, uint b) {
 }
 #endif
 
-#ifdef USES_ROW_OFFSETS
-// count_roots' numbering: the number of roots in the pixel rows above each row.
-layout(binding = ROW_OFFSETS_BUFFER, std430) readonly buffer RowOffsets { uint rowOffsets[]; };
+#ifdef USES_LINE_OFFSETS
+// count_roots' numbering: the number of roots in the pixel lines above each line.
+layout(binding = LINE_OFFSETS_BUFFER, std430) readonly buffer LineOffsets { uint lineOffsets[]; };
 
 // The final label of foreground node n (its parents texel `parent`, after
-// count_roots): the roots of the rows above, plus its root's rank, plus 1.
+// count_roots): the roots of the lines above, plus its root's rank, plus 1.
 uint labelOfNode(ivec2 n, uint mask, uint parent) {
-    uint root, rank;
-    if ((parent & kRankFlag) != 0u) {
-        root = ownKey(n, mask);
-        rank = parent;
-    } else {
-        root = rootOf(parent);
-        rank = parentOf(root);
-    }
-    return rowOffsets[root >> 15] + (rank & ~kRankFlag) + 1u;
+    if ((parent & kRankFlag) != 0u) return lineOffsets[firstPixel(n, mask).y] + (parent & ~kRankFlag) + 1u;
+    uint root = rootOf(parent);
+    return lineOffsets[lineOfKey(root)] + (parentOf(root) & ~kRankFlag) + 1u;
 }
 #endif

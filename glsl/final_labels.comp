@@ -1,32 +1,33 @@
 // final_labels: every pixel takes its component's number (compute_common.glsl,
 // labelOfNode), background pixels 0; on the way the component table is
-// summed: boxes, areas and coordinate sums. One work group per tile of
-// LABEL_TILE_W x LABEL_TILE_H nodes. First each thread labels a column of nodes
-// (neighbouring threads write neighbouring pixels) and keeps the labels in
-// shared memory; then each thread walks a run of TABLE_RUN nodes of one row
-// and adds up consecutive nodes of one label in registers; runs meet in a
-// small hash table in shared memory, keyed by label; each label of the tile
-// then goes to the global table with one atomic per field. A component of
-// 10^8 pixels thus costs one atomic per tile, not one per pixel. (A label
-// that finds no slot within TABLE_PROBES goes to the global table directly:
-// only tiles with many small components get there, and their labels differ.)
+// summed: boxes, areas and coordinate sums. One work group per label patch
+// of LABEL_PATCH_W x LABEL_PATCH_H nodes. First each thread labels a column
+// of nodes (neighbouring threads write neighbouring pixels) and keeps the
+// labels in shared memory; then each thread walks a run of TABLE_RUN nodes
+// of one line and adds up consecutive nodes of one label in registers; runs
+// meet in a small hash table in shared memory, keyed by label; each label of
+// the label patch then goes to the global table with one atomic per field. A
+// component of 10^8 pixels thus costs one atomic per label patch, not one
+// per pixel. (A label that finds no slot within TABLE_PROBES goes to the
+// global table directly: only label patches with many small components get
+// there, and their labels differ.)
 //
 // Sums are 64 bits without 64-bit atomics: a low word, and a high word that
 // counts the low word's wrap-arounds (each add that wraps adds 1 to it).
-layout(local_size_x = LABEL_TILE_W, local_size_y = LABEL_ROWS_PER_PASS) in;
+layout(local_size_x = LABEL_PATCH_W, local_size_y = LABEL_LINES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage2D labels;
 layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
 
 const int kSlots = TABLE_SLOTS;
-const int kThreads = LABEL_TILE_W * LABEL_ROWS_PER_PASS;
-const int kPasses = LABEL_TILE_H / LABEL_ROWS_PER_PASS;
-// Per node of the tile, its label and its foreground mask in one word,
+const int kThreads = LABEL_PATCH_W * LABEL_LINES_PER_PASS;
+const int kPasses = LABEL_PATCH_H / LABEL_LINES_PER_PASS;
+// Per node of the label patch, its label and its foreground mask in one word,
 // (label - 1) << kNodePixels | mask, 0 for background: labels count nodes,
 // so (label - 1) << kNodePixels stays below 2^32 (compute_common.glsl:
 // sides up to 32768).
-shared uint tileNodes[LABEL_TILE_W * LABEL_TILE_H];
+shared uint patchNodes[LABEL_PATCH_W * LABEL_PATCH_H];
 uint packNode(uint label, uint mask) { return mask == 0u ? 0u : ((label - 1u) << uint(kNodePixels)) | mask; }
 uint labelOfPacked(uint node) { return node == 0u ? 0u : (node >> uint(kNodePixels)) + 1u; }
 uint maskOfPacked(uint node) { return node & ((1u << uint(kNodePixels)) - 1u); }
@@ -34,16 +35,16 @@ shared uint slotLabel[kSlots];
 shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
 
-// A label's sums over part of a tile. No minimum y: the root writes the top
-// row (main).
+// A label's sums over part of a label patch. No minimum y: the root writes
+// the top line (main).
 struct Stats {
     uint minX, maxX, maxY, area, sumX, sumY;
 };
 
 Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
 
-// The node's foreground pixels added to s. Within a tile every sum fits 32
-// bits: LABEL_TILE_W * LABEL_TILE_H * 4 pixels of coordinates below 2^15.
+// The node's foreground pixels added to s. Within a label patch every sum
+// fits 32 bits: LABEL_PATCH_W * LABEL_PATCH_H * 4 pixels of coordinates below 2^15.
 void addNode(inout Stats s, ivec2 n, uint mask) {
     for (int i = 0; i < kNodePixels; ++i) {
         if ((mask & (1u << uint(i))) == 0u) continue;
@@ -114,29 +115,29 @@ void main() {
     }
     barrier();
 
-    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(LABEL_TILE_W, LABEL_TILE_H);
+    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(LABEL_PATCH_W, LABEL_PATCH_H);
     for (int k = 0; k < kPasses; ++k) {
-        ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * LABEL_ROWS_PER_PASS);
+        ivec2 local = ivec2(gl_LocalInvocationID.x, int(gl_LocalInvocationID.y) + k * LABEL_LINES_PER_PASS);
         ivec2 n = origin + local;
         uint mask = insideGrid(n) ? imageLoad(nodeInfo, n).r & kMaskBits : 0u;
         uint parent = mask != 0u ? loadParent(n) : 0u;
         uint label = mask != 0u ? labelOfNode(n, mask, parent) : 0u;
-        // A component's top row is its root's: the root, its first pixel,
-        // writes it once, and no tile needs an atomic for it.
+        // A component's top line is its root's: the root, its first pixel,
+        // writes it once, and no label patch needs an atomic for it.
         if (mask != 0u && (parent & kRankFlag) != 0u)
-            imageStore(table, entry(label, FIELD_MIN_Y), uvec4(ownKey(n, mask) >> 15));
+            imageStore(table, entry(label, FIELD_MIN_Y), uvec4(firstPixel(n, mask).y));
         for (int i = 0; i < kNodePixels; ++i) {
             ivec2 p = pixelOfNode(n, i);
             if (insideImage(p)) imageStore(labels, p, uvec4((mask & (1u << uint(i))) != 0u ? label : 0u));
         }
-        tileNodes[local.y * LABEL_TILE_W + local.x] = packNode(label, mask);
+        patchNodes[local.y * LABEL_PATCH_W + local.x] = packNode(label, mask);
     }
     barrier();
     uint runLabel = 0u;
     Stats run = noStats();
     for (int k = 0; k < TABLE_RUN; ++k) {
-        int i = t * TABLE_RUN + k;  // runs lie within a row: LABEL_TILE_W % TABLE_RUN == 0
-        uint node = tileNodes[i];
+        int i = t * TABLE_RUN + k;  // runs lie within a line: LABEL_PATCH_W % TABLE_RUN == 0
+        uint node = patchNodes[i];
         uint label = labelOfPacked(node);
         if (label == 0u) continue;
         if (label != runLabel) {
@@ -144,7 +145,7 @@ void main() {
             runLabel = label;
             run = noStats();
         }
-        addNode(run, origin + ivec2(i % LABEL_TILE_W, i / LABEL_TILE_W), maskOfPacked(node));
+        addNode(run, origin + ivec2(i % LABEL_PATCH_W, i / LABEL_PATCH_W), maskOfPacked(node));
     }
     flush(runLabel, run);
     barrier();

@@ -6,7 +6,7 @@ out uvec4 fragLabel;
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
-    ivec2 n = p / kBlock;
-    if (!pixelIsSet(nodeBits(n), p - n * kBlock)) { fragLabel = uvec4(0u); return; }
+    ivec2 n = p / kNode;
+    if (!pixelIsSet(nodeBits(n), p - n * kNode)) { fragLabel = uvec4(0u); return; }
     fragLabel = uvec4(texelFetch(rootLabels, scanTexelOfId(texelFetch(ids, n, 0).r), 0).r);
 }

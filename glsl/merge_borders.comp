@@ -1,6 +1,6 @@
-// merge_borders: joins the trees of the links that leave a tile. One work
-// group per tile walks the tile's border nodes (its top row, its left and
-// right columns); each link of theirs to a node of another tile is one global
+// merge_borders: joins the trees of the links that leave a patch. One work
+// group per patch walks the patch's border nodes (its top row, its left and
+// right columns); each link of theirs to a node of another patch is one global
 // union (compute_common.glsl, unite), unless the border node before it shows
 // the union implied (redundantLink). Binary blocks link by their masks in
 // node_info; pixels (segments, threshold) by the criterion on the input.
@@ -8,30 +8,30 @@ layout(local_size_x = BORDER_THREADS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 
-const int kBorderNodes = TILE_W + 2 * (TILE_H - 1);
+const int kBorderNodes = PATCH_W + 2 * (PATCH_H - 1);
 
-// Border node i of the tile, in the tile's coordinates, and the border node
+// Border node i of the patch, in the patch's coordinates, and the border node
 // before it along the same side (x or y one less), or (-1, -1) for the first.
 ivec2 borderNode(int i) {
-    if (i < TILE_W) return ivec2(i, 0);                                   // top row
-    if (i < TILE_W + TILE_H - 1) return ivec2(0, i - TILE_W + 1);         // left column
-    return ivec2(TILE_W - 1, i - (TILE_W + TILE_H - 1) + 1);              // right column
+    if (i < PATCH_W) return ivec2(i, 0);                                   // top row
+    if (i < PATCH_W + PATCH_H - 1) return ivec2(0, i - PATCH_W + 1);         // left column
+    return ivec2(PATCH_W - 1, i - (PATCH_W + PATCH_H - 1) + 1);              // right column
 }
 ivec2 previousOnBorder(ivec2 local, int i) {
     if (i == 0) return ivec2(-1);
-    return i < TILE_W ? local - ivec2(1, 0) : local - ivec2(0, 1);
+    return i < PATCH_W ? local - ivec2(1, 0) : local - ivec2(0, 1);
 }
 
-bool outsideTile(ivec2 local, int d) {
+bool outsidePatch(ivec2 local, int d) {
     ivec2 m = local + kBackward[d];
-    return m.x < 0 || m.y < 0 || m.x >= TILE_W;
+    return m.x < 0 || m.y < 0 || m.x >= PATCH_W;
 }
 
-// Does node n (tile coordinates `local`, foreground mask `mask`) link to its
-// backward neighbour d, a node of another tile?
+// Does node n (patch coordinates `local`, foreground mask `mask`) link to its
+// backward neighbour d, a node of another patch?
 bool linksOut(ivec2 n, ivec2 local, uint mask, int d) {
     ivec2 b = n + kBackward[d];
-    if (!outsideTile(local, d) || !insideGrid(b)) return false;
+    if (!outsidePatch(local, d) || !insideGrid(b)) return false;
 #if NODE_W * NODE_H > 1
     return masksLink(mask, imageLoad(nodeInfo, b).r & kMaskBits, d);
 #else
@@ -58,7 +58,7 @@ bool redundantLink(ivec2 origin, ivec2 local, int i, uint parent, uint target) {
 }
 
 void main() {
-    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(TILE_W, TILE_H);
+    ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(PATCH_W, PATCH_H);
     for (int i = int(gl_LocalInvocationID.x); i < kBorderNodes; i += BORDER_THREADS) {
         ivec2 local = borderNode(i);
         ivec2 n = origin + local;

@@ -5,7 +5,7 @@
 // with one fetch of these bits.
 out uvec4 fragBits;
 
-#if BLOCK_W == 1 && BLOCK_H == 1
+#if NODE_W == 1 && NODE_H == 1
 // Single pixels (any criterion): the criterion between the pixel and each
 // neighbour.
 void main() {
@@ -23,16 +23,16 @@ void main() {
 }
 #else
 // Blocks (binary only: every two adjacent foreground pixels connect). The
-// block and its ring form a (BLOCK_W + 2) x (BLOCK_H + 2) window; each
+// block and its ring form a (NODE_W + 2) x (NODE_H + 2) window; each
 // foreground pixel of the block links its node to the nodes of its
 // foreground neighbours outside the block.
-const int kWindowW = BLOCK_W + 2, kWindowH = BLOCK_H + 2;
+const int kWindowW = NODE_W + 2, kWindowH = NODE_H + 2;
 // kNeighbours' index of the node offset (dx, dy), at (dy + 1) * 3 + dx + 1.
 const int kNeighbourIndex[9] = int[9](4, 2, 5, 0, -1, 1, 6, 3, 7);
 
 void main() {
     ivec2 n = ivec2(gl_FragCoord.xy);
-    ivec2 origin = n * kBlock - 1;  // the pixel at window texel (0, 0)
+    ivec2 origin = n * kNode - 1;  // the pixel at window texel (0, 0)
     bool present[kWindowW * kWindowH];
     for (int y = 0; y < kWindowH; ++y)
         for (int x = 0; x < kWindowW; ++x) {
@@ -40,14 +40,14 @@ void main() {
             present[y * kWindowW + x] = insideImage(p) && isForegroundValue(pixelValue(p));
         }
     uint bits = 0u;
-    for (int j = 0; j < BLOCK_H; ++j)
-        for (int i = 0; i < BLOCK_W; ++i) {
+    for (int j = 0; j < NODE_H; ++j)
+        for (int i = 0; i < NODE_W; ++i) {
             ivec2 a = ivec2(i + 1, j + 1);
             if (!present[a.y * kWindowW + a.x]) continue;
-            bits |= 1u << uint(kFirstPixelBit + j * BLOCK_W + i);
+            bits |= 1u << uint(kFirstPixelBit + j * NODE_W + i);
             for (int k = 0; k < kNeighbourCount; ++k) {
                 ivec2 b = a + kNeighbours[k];
-                ivec2 node = ivec2(b.x < 1 ? -1 : (b.x > BLOCK_W ? 1 : 0), b.y < 1 ? -1 : (b.y > BLOCK_H ? 1 : 0));
+                ivec2 node = ivec2(b.x < 1 ? -1 : (b.x > NODE_W ? 1 : 0), b.y < 1 ? -1 : (b.y > NODE_H ? 1 : 0));
                 if (node != ivec2(0) && present[b.y * kWindowW + b.x])
                     bits |= 1u << uint(kNeighbourIndex[(node.y + 1) * 3 + node.x + 1]);
             }

@@ -22,6 +22,7 @@
 // 64-bit integers, exact; the host divides them.
 
 #include "passes.hpp"
+#include "stage_timer.hpp"
 
 namespace glccl::cuda {
 namespace {
@@ -115,13 +116,35 @@ __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
 
 }  // namespace
 
-void componentStats(const std::uint32_t* d_labels, int width, int height, DeviceComponentTable table,
-                    cudaStream_t stream, const CudaCheck& check) {
+DeviceComponentTable tableAt(unsigned char* storage, std::size_t n) {
+    auto* sums = reinterpret_cast<unsigned long long*>(storage);
+    auto* bounds = reinterpret_cast<std::uint32_t*>(storage + 3 * n * sizeof(unsigned long long));
+    DeviceComponentTable table{};
+    table.area = sums;
+    table.sumX = sums + n;
+    table.sumY = sums + 2 * n;
+    table.right = bounds;
+    table.bottom = bounds + n;
+    table.left = bounds + 2 * n;
+    table.top = bounds + 3 * n;
+    return table;
+}
+
+void ComponentStatsPass::run(const PassContext& context, const std::uint32_t* d_labels, int width, int height,
+                             unsigned char* storage, std::size_t count) {
+    auto scope = context.timer.scope(kStage);
+    const CudaCheck& check = context.check;
+    // Sums, right and bottom start at 0; left and top at UINT32_MAX.
+    const std::size_t bytes = count * kTableBytesPerComponent;
+    const std::size_t zeroBytes = bytes - 2 * count * sizeof(std::uint32_t);
+    check(cudaMemsetAsync(storage, 0, zeroBytes, context.stream), "cudaMemsetAsync (component table)");
+    check(cudaMemsetAsync(storage + zeroBytes, 0xFF, bytes - zeroBytes, context.stream),
+          "cudaMemsetAsync (component table)");
     const unsigned chunksX = unsigned((width + kChunk - 1) / kChunk);
     const unsigned rowGroups = unsigned((height + kRowsPerBlock - 1) / kRowsPerBlock);
-    componentStatsKernel<<<chunksX * rowGroups, dim3(kWarp, kRowsPerBlock), 0, stream>>>(d_labels, width, height,
-                                                                                          chunksX, table);
-    check.launched("componentStats", stream);
+    componentStatsKernel<<<chunksX * rowGroups, dim3(kWarp, kRowsPerBlock), 0, context.stream>>>(
+        d_labels, width, height, chunksX, tableAt(storage, count));
+    check.launched("componentStats", context.stream);
 }
 
 }  // namespace glccl::cuda

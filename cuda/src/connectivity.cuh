@@ -1,6 +1,6 @@
 #pragma once
 // The one device-side test of which neighbouring pixels belong together,
-// used by every kernel that reads the image (solveTiles, mergeTiles).
+// used by every kernel that reads the image (solve_tiles, merge_tiles).
 // Mirrors glccl::isForeground / glccl::areConnected of the CPU reference:
 //   Binary:    nonzero is foreground; foreground neighbours connect.
 //   Segments:  0 is background; neighbours connect when their values are equal.

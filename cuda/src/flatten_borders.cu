@@ -1,4 +1,4 @@
-// Kernel 3 of Stava & Benes (Sec. 35.3.4): between two levels of mergeTiles,
+// Kernel 3 of Stava & Benes (Sec. 35.3.4): between two levels of merge_tiles,
 // points the pixels on both sides of every border the next levels will merge
 // across straight at their roots (FindRoot of Fig. 35.4). Unions at those
 // borders then start one step from the root instead of walking trees that
@@ -11,6 +11,7 @@
 // accepts as a valid parent.
 
 #include "passes.hpp"
+#include "stage_timer.hpp"
 #include "union_find.cuh"
 
 namespace glccl::cuda {
@@ -49,8 +50,9 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-void flattenBorders(std::uint32_t* d_labels, int width, int height, int blockSize, cudaStream_t stream,
-                    const CudaCheck& check) {
+void FlattenBordersPass::run(const PassContext& context, std::uint32_t* d_labels, int width, int height,
+                             int blockSize) {
+    auto scope = context.timer.scope(kStage);
     const std::uint64_t bordersX = std::uint64_t((width + blockSize - 1) / blockSize) - 1;
     const std::uint64_t bordersY = std::uint64_t((height + blockSize - 1) / blockSize) - 1;
     const std::uint64_t verticalItems = 2 * bordersX * std::uint64_t(height);
@@ -58,9 +60,9 @@ void flattenBorders(std::uint32_t* d_labels, int width, int height, int blockSiz
     if (totalItems == 0) return;
     const std::uint64_t wanted = (totalItems + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    flattenBordersKernel<<<blocks, kThreads, 0, stream>>>(d_labels, width, height, blockSize, verticalItems,
-                                                          totalItems);
-    check.launched("flattenBorders", stream);
+    flattenBordersKernel<<<blocks, kThreads, 0, context.stream>>>(d_labels, width, height, blockSize, verticalItems,
+                                                                  totalItems);
+    context.check.launched("flattenBorders", context.stream);
 }
 
 }  // namespace glccl::cuda

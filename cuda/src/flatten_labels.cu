@@ -4,6 +4,7 @@
 // thread's walk accepts as a valid parent, so they need no ordering.
 
 #include "passes.hpp"
+#include "stage_timer.hpp"
 #include "union_find.cuh"
 
 namespace glccl::cuda {
@@ -23,11 +24,12 @@ __global__ void __launch_bounds__(kThreads) flattenLabelsKernel(std::uint32_t* l
 
 }  // namespace
 
-void flattenLabels(std::uint32_t* d_labels, std::size_t pixelCount, cudaStream_t stream, const CudaCheck& check) {
+void FlattenLabelsPass::run(const PassContext& context, std::uint32_t* d_labels, std::size_t pixelCount) {
+    auto scope = context.timer.scope(kStage);
     const std::uint64_t wanted = (std::uint64_t(pixelCount) + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    flattenLabelsKernel<<<blocks, kThreads, 0, stream>>>(d_labels, pixelCount);
-    check.launched("flattenLabels", stream);
+    flattenLabelsKernel<<<blocks, kThreads, 0, context.stream>>>(d_labels, pixelCount);
+    context.check.launched("flattenLabels", context.stream);
 }
 
 }  // namespace glccl::cuda

@@ -1,6 +1,6 @@
 // Kernel 2 of Stava & Benes (Fig. 35.9, 35.10): one level of the merging
 // scheme. The blocks of the previous level (subBlockSize pixels a side;
-// kernel 1's tiles at the first level) are merged kMergeFactor x kMergeFactor
+// kernel 1's patches at the first level) are merged kMergeFactor x kMergeFactor
 // at a time by uniting the trees of connected pixels across the borders
 // between them:
 //
@@ -29,6 +29,7 @@
 
 #include "connectivity.cuh"
 #include "passes.hpp"
+#include "stage_timer.hpp"
 #include "union_find.cuh"
 
 namespace glccl::cuda {
@@ -97,8 +98,9 @@ __global__ void __launch_bounds__(kThreads)
 }  // namespace
 
 template <typename Pixel>
-void mergeTiles(const Pixel* d_image, std::uint32_t* d_labels, int width, int height, PixelRule rule,
-                int subBlockSize, cudaStream_t stream, const CudaCheck& check) {
+void MergeTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+                         int height, PixelRule rule, int subBlockSize) {
+    auto scope = context.timer.scope(kStage);
     const int blocksX = (width + subBlockSize - 1) / subBlockSize;
     const int blocksY = (height + subBlockSize - 1) / subBlockSize;
     const std::uint64_t verticalItems = std::uint64_t(mergedBorderCount(blocksX)) * std::uint64_t(height);
@@ -107,14 +109,14 @@ void mergeTiles(const Pixel* d_image, std::uint32_t* d_labels, int width, int he
     if (totalItems == 0) return;
     const std::uint64_t wanted = (totalItems + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    mergeTilesKernel<Pixel><<<blocks, kThreads, 0, stream>>>(d_image, d_labels, width, height, rule, subBlockSize,
-                                                             verticalItems, totalItems);
-    check.launched("mergeTiles", stream);
+    mergeTilesKernel<Pixel><<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, rule,
+                                                                     subBlockSize, verticalItems, totalItems);
+    context.check.launched("mergeTiles", context.stream);
 }
 
-template void mergeTiles<std::uint8_t>(const std::uint8_t*, std::uint32_t*, int, int, PixelRule, int, cudaStream_t,
-                                       const CudaCheck&);
-template void mergeTiles<uchar4>(const uchar4*, std::uint32_t*, int, int, PixelRule, int, cudaStream_t,
-                                 const CudaCheck&);
+template void MergeTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+                                                PixelRule, int);
+template void MergeTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule,
+                                          int);
 
 }  // namespace glccl::cuda

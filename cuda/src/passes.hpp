@@ -1,8 +1,18 @@
 #pragma once
-// The passes of the CUDA path, one per .cu file of the same name (STYLE.md:
-// solve_tiles.cu <-> solveTiles). Each launcher checks its launches through
-// the CudaCheck it is given. Plain C++ so that the pipeline, compiled by the
-// host compiler, can list them.
+// The passes of the CUDA path, one class per .cu file of the same name and
+// one timer key each (solve_tiles.cu <-> SolveTilesPass <-> "solve_tiles").
+// Each run() brackets its launches for the stage timer and checks them
+// through the context's CudaCheck. Plain C++ so that the pipeline, compiled
+// by the host compiler, can list them.
+//
+// The vocabulary of the CUDA passes:
+//   patch   kPatchSide x kPatchSide pixels, the square one thread block of
+//           solve_tiles labels in shared memory (Stava & Benes' "tile").
+//   block   at each level of merge_tiles, the square of patches (a patch at
+//           the first level) whose inner borders that level merges.
+// The stage names solve_tiles and merge_tiles keep the paper's word, since
+// the benchmark tools key by them; "tile" otherwise names the pieces of a
+// huge image (tiles/).
 //
 // Labels in device memory are a union-find forest over linear pixel indices
 // (y * width + x): a foreground pixel holds the index of its parent, a root
@@ -25,12 +35,12 @@ constexpr std::uint32_t kBackground = 0xFFFFFFFFu;
 // Largest pixel count: indices and kBackground must fit in 32 bits.
 constexpr std::uint64_t kMaxPixels = 0xFFFFFFFEull;
 
-// Side of the square tile that one block of solveTiles labels in shared
+// Side of the patch that one thread block of solve_tiles labels in shared
 // memory (Stava & Benes Fig. 35.5a): 32 x 32 pixels, one thread each.
-constexpr int kTileSize = 32;
+constexpr int kPatchSide = 32;
 
-// Sub-blocks merged per side by one level of mergeTiles: 4 x 4 tiles of the
-// previous level become one (Fig. 35.9 merges 16 tiles per block).
+// Sub-blocks merged per side by one level of merge_tiles: 4 x 4 blocks of
+// the previous level become one (Fig. 35.9 merges 16 tiles per block).
 constexpr int kMergeFactor = 4;
 
 // Which neighbouring pixels belong together, as the kernels see it;
@@ -45,39 +55,71 @@ struct PixelRule {
 // Pixels are std::uint8_t (1 channel) or uchar4 (RGBA); every pass that reads
 // the image is instantiated for both.
 
-// Kernel 1 (Fig. 35.8): labels every tile in shared memory and writes the
-// tile-local forests (roots at each component's first pixel in the tile).
-template <typename Pixel>
-void solveTiles(const Pixel* d_image, std::uint32_t* d_labels, int width, int height, PixelRule rule,
-                cudaStream_t stream, const CudaCheck& check);
+class StageTimer;
+
+// What every pass of one labeling is handed besides its inputs and outputs.
+struct PassContext {
+    cudaStream_t stream;
+    const CudaCheck& check;
+    StageTimer& timer;
+};
+
+// Kernel 1 (Fig. 35.8): labels every patch in shared memory and writes the
+// patch-local forests (roots at each component's first pixel in the patch).
+class SolveTilesPass {
+public:
+    static constexpr const char* kStage = "solve_tiles";
+    template <typename Pixel>
+    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
+             PixelRule rule);
+};
 
 // Kernel 2 (Fig. 35.10): unites the trees across the borders between the
 // subBlockSize-sized blocks inside every group of kMergeFactor x kMergeFactor
 // of them, for the whole image at once.
-template <typename Pixel>
-void mergeTiles(const Pixel* d_image, std::uint32_t* d_labels, int width, int height, PixelRule rule,
-                int subBlockSize, cudaStream_t stream, const CudaCheck& check);
+class MergeTilesPass {
+public:
+    static constexpr const char* kStage = "merge_tiles";
+    template <typename Pixel>
+    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
+             PixelRule rule, int subBlockSize);
+};
 
 // Kernel 3: points the pixels on both sides of every border between
 // blockSize-sized blocks straight at their roots, before the next level
 // merges across those borders.
-void flattenBorders(std::uint32_t* d_labels, int width, int height, int blockSize, cudaStream_t stream,
-                    const CudaCheck& check);
+class FlattenBordersPass {
+public:
+    static constexpr const char* kStage = "flatten_borders";
+    void run(const PassContext& context, std::uint32_t* d_labels, int width, int height, int blockSize);
+};
 
 // Kernel 4: every foreground pixel's label becomes its root.
-void flattenLabels(std::uint32_t* d_labels, std::size_t pixelCount, cudaStream_t stream, const CudaCheck& check);
+class FlattenLabelsPass {
+public:
+    static constexpr const char* kStage = "flatten_labels";
+    void run(const PassContext& context, std::uint32_t* d_labels, std::size_t pixelCount);
+};
 
 // Canonical numbering on a flat forest: rank[i] = number of roots before i
 // (rank has pixelCount + 1 entries; rank[pixelCount] is the component count),
 // then labels[p] = 1 + rank[root of p], 0 for background, in place.
-// relabelScratchBytes: device scratch the scan needs.
-std::size_t relabelScratchBytes(std::size_t pixelCount, const CudaCheck& check);
-void relabel(std::uint32_t* d_labels, std::uint32_t* d_rank, std::size_t pixelCount, void* d_scratch,
-             std::size_t scratchBytes, cudaStream_t stream, const CudaCheck& check);
+class RelabelPass {
+public:
+    static constexpr const char* kStage = "relabel";
+    // Device scratch the scan needs.
+    static std::size_t scratchBytes(std::size_t pixelCount, const CudaCheck& check);
+    void run(const PassContext& context, std::uint32_t* d_labels, std::uint32_t* d_rank, std::size_t pixelCount,
+             void* d_scratch, std::size_t scratchBytes);
+};
 
 // The component table of a canonical labeling, on the device, label l at
-// index l - 1. Bounds start at (UINT32_MAX, UINT32_MAX, 0, 0), sums at 0:
-// componentStats fills them with atomics.
+// index l - 1, one array per field in one block of kTableBytesPerComponent
+// bytes per component, laid out so that two memsets start it and one copy
+// downloads it:
+//
+//   [ area | sumX | sumY ]  [ right | bottom ]  [ left | top ]
+//     3 x n uint64, 0         2 x n uint32, 0     2 x n uint32, all ones
 struct DeviceComponentTable {
     std::uint32_t* left;
     std::uint32_t* top;
@@ -87,8 +129,18 @@ struct DeviceComponentTable {
     unsigned long long* sumX;
     unsigned long long* sumY;
 };
-void componentStats(const std::uint32_t* d_labels, int width, int height, DeviceComponentTable table,
-                    cudaStream_t stream, const CudaCheck& check);
+constexpr std::size_t kTableBytesPerComponent = 3 * sizeof(unsigned long long) + 4 * sizeof(std::uint32_t);
+// The table of n components in `storage` (device or host memory).
+DeviceComponentTable tableAt(unsigned char* storage, std::size_t n);
+
+// The table of the labels' components: started (bounds at (UINT32_MAX,
+// UINT32_MAX, 0, 0), sums at 0) in `storage`, then filled with atomics.
+class ComponentStatsPass {
+public:
+    static constexpr const char* kStage = "component_stats";
+    void run(const PassContext& context, const std::uint32_t* d_labels, int width, int height, unsigned char* storage,
+             std::size_t count);
+};
 
 // cudaSuccess when the kernels have machine code or PTX for the current
 // device; cudaErrorNoKernelImageForDevice (or similar) when they were built

@@ -18,27 +18,6 @@ PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
     return rule;
 }
 
-// The device table, one array per field, in one block of 40 bytes per
-// component laid out so that two memsets start it and one copy downloads it:
-//
-//   [ area | sumX | sumY ]  [ right | bottom ]  [ left | top ]
-//     3 x n uint64, 0         2 x n uint32, 0     2 x n uint32, all ones
-constexpr std::size_t kTableBytesPerComponent = 3 * sizeof(unsigned long long) + 4 * sizeof(std::uint32_t);
-
-DeviceComponentTable tableAt(unsigned char* storage, std::size_t n) {
-    auto* sums = reinterpret_cast<unsigned long long*>(storage);
-    auto* bounds = reinterpret_cast<std::uint32_t*>(storage + 3 * n * sizeof(unsigned long long));
-    DeviceComponentTable table{};
-    table.area = sums;
-    table.sumX = sums + n;
-    table.sumY = sums + 2 * n;
-    table.right = bounds;
-    table.bottom = bounds + n;
-    table.left = bounds + 2 * n;
-    table.top = bounds + 3 * n;
-    return table;
-}
-
 // At most one component per two pixels (4-connected checkerboard).
 // Segments and threshold can make every pixel a component of its own.
 std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
@@ -118,7 +97,7 @@ void LabelPipeline::reserve(const CudaCheck& check, std::size_t pixelCount) {
     tableOverflow_ = {};
     allocate(rank_, pixelCount + 1, check);
     // At least one byte: CUB takes a null scratch pointer as a size query.
-    allocate(scanScratch_, std::max<std::size_t>(relabelScratchBytes(pixelCount, check), 1), check);
+    allocate(scanScratch_, std::max<std::size_t>(RelabelPass::scratchBytes(pixelCount, check), 1), check);
     pixelCount_ = pixelCount;
 }
 
@@ -164,36 +143,27 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
 // foreground pixel holds its component's first pixel.
 template <typename Pixel>
 void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image) {
+    const PassContext context{stream(), check, timer_};
     const int width = current_.width;
     const int height = current_.height;
-    timer_.begin("solve_tiles");
-    solveTiles(d_image, currentLabels_, width, height, current_.rule, stream(), check);
-    timer_.end();
+    solveTiles_.run(context, d_image, currentLabels_, width, height, current_.rule);  // patches in shared memory
 
     const std::int64_t side = std::max(width, height);
-    for (std::int64_t subBlock = kTileSize; subBlock < side; subBlock *= kMergeFactor) {
-        if (subBlock > kTileSize) {
-            timer_.begin("flatten_borders");
-            flattenBorders(currentLabels_, width, height, int(subBlock), stream(), check);
-            timer_.end();
-        }
-        timer_.begin("merge_tiles");
-        mergeTiles(d_image, currentLabels_, width, height, current_.rule, int(subBlock), stream(), check);
-        timer_.end();
+    for (std::int64_t subBlock = kPatchSide; subBlock < side; subBlock *= kMergeFactor) {
+        // Trees shortened along the borders the level merges across.
+        if (subBlock > kPatchSide) flattenBorders_.run(context, currentLabels_, width, height, int(subBlock));
+        mergeTiles_.run(context, d_image, currentLabels_, width, height, current_.rule, int(subBlock));
     }
 
-    timer_.begin("flatten_labels");
-    flattenLabels(currentLabels_, current_.pixelCount(), stream(), check);
-    timer_.end();
+    flattenLabels_.run(context, currentLabels_, current_.pixelCount());  // every pixel to its root
 }
 
 // Canonical labels in place, and the component count on its way to the host
 // (the one value the host must see before it can size the table).
 void LabelPipeline::numberComponents(const CudaCheck& check) {
     const std::size_t pixelCount = current_.pixelCount();
-    timer_.begin("relabel");
-    relabel(currentLabels_, rank_.get(), pixelCount, scanScratch_.get(), scanScratch_.bytes(), stream(), check);
-    timer_.end();
+    const PassContext context{stream(), check, timer_};
+    relabel_.run(context, currentLabels_, rank_.get(), pixelCount, scanScratch_.get(), scanScratch_.bytes());
     check(cudaMemcpyAsync(countHost_.get(), rank_.get() + pixelCount, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                           stream()),
           "cudaMemcpyAsync (component count)");
@@ -219,16 +189,8 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
     if (n > 0) {
         const std::size_t bytes = n * kTableBytesPerComponent;
         unsigned char* storage = tableStorage(check, bytes);
-        const DeviceComponentTable device = tableAt(storage, n);
-
-        timer_.begin("component_stats");
-        // Sums, right and bottom start at 0; left and top at UINT32_MAX.
-        const std::size_t zeroBytes = bytes - 2 * n * sizeof(std::uint32_t);
-        check(cudaMemsetAsync(storage, 0, zeroBytes, stream()), "cudaMemsetAsync (component table)");
-        check(cudaMemsetAsync(storage + zeroBytes, 0xFF, bytes - zeroBytes, stream()),
-              "cudaMemsetAsync (component table)");
-        componentStats(currentLabels_, current_.width, current_.height, device, stream(), check);
-        timer_.end();
+        const PassContext context{stream(), check, timer_};
+        componentStats_.run(context, currentLabels_, current_.width, current_.height, storage, n);
 
         // Doubled when it grows, so that counts creeping up frame by frame
         // pin memory a few times, not on every frame.

@@ -132,6 +132,12 @@ private:
     PinnedBuffer<std::uint32_t> countHost_;
     PinnedBuffer<unsigned char> tableHost_;
     StageTimer timer_;
+    SolveTilesPass solveTiles_;
+    MergeTilesPass mergeTiles_;
+    FlattenBordersPass flattenBorders_;
+    FlattenLabelsPass flattenLabels_;
+    RelabelPass relabel_;
+    ComponentStatsPass componentStats_;
     std::vector<Component> table_;
     CopyThreads decoder_;  // decodes large tables (componentTable)
     ResourceCounts counts_;

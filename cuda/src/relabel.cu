@@ -16,6 +16,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "passes.hpp"
+#include "stage_timer.hpp"
 
 namespace glccl::cuda {
 namespace {
@@ -47,7 +48,7 @@ __global__ void __launch_bounds__(kThreads)
 
 }  // namespace
 
-std::size_t relabelScratchBytes(std::size_t pixelCount, const CudaCheck& check) {
+std::size_t RelabelPass::scratchBytes(std::size_t pixelCount, const CudaCheck& check) {
     std::size_t bytes = 0;
     // pixelCount <= kMaxPixels, so pixelCount + 1 scan items fit in 32 bits.
     check(cub::DeviceScan::ExclusiveSum(nullptr, bytes, rootFlags(nullptr, pixelCount),
@@ -56,16 +57,18 @@ std::size_t relabelScratchBytes(std::size_t pixelCount, const CudaCheck& check) 
     return bytes;
 }
 
-void relabel(std::uint32_t* d_labels, std::uint32_t* d_rank, std::size_t pixelCount, void* d_scratch,
-             std::size_t scratchBytes, cudaStream_t stream, const CudaCheck& check) {
+void RelabelPass::run(const PassContext& context, std::uint32_t* d_labels, std::uint32_t* d_rank,
+                      std::size_t pixelCount, void* d_scratch, std::size_t scratchBytes) {
+    auto scope = context.timer.scope(kStage);
+    const CudaCheck& check = context.check;
     check(cub::DeviceScan::ExclusiveSum(d_scratch, scratchBytes, rootFlags(d_labels, pixelCount), d_rank,
-                                        std::uint32_t(pixelCount + 1), stream),
+                                        std::uint32_t(pixelCount + 1), context.stream),
           "cub::DeviceScan::ExclusiveSum");
-    check.launched("relabel (root scan)", stream);
+    check.launched("relabel (root scan)", context.stream);
     const std::uint64_t wanted = (std::uint64_t(pixelCount) + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    relabelKernel<<<blocks, kThreads, 0, stream>>>(d_labels, d_rank, pixelCount);
-    check.launched("relabel", stream);
+    relabelKernel<<<blocks, kThreads, 0, context.stream>>>(d_labels, d_rank, pixelCount);
+    check.launched("relabel", context.stream);
 }
 
 }  // namespace glccl::cuda

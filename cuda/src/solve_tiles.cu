@@ -1,30 +1,31 @@
-// Kernel 1 of Stava & Benes (Fig. 35.8): CCL of one kTileSize x kTileSize
-// tile per block, in shared memory, one thread per pixel.
+// Kernel 1 of Stava & Benes (Fig. 35.8): CCL of one kPatchSide x kPatchSide
+// patch per block, in shared memory, one thread per pixel.
 //
 // Each iteration: every pixel publishes its current label, takes the smallest
-// label among its connected neighbours in the tile, and if that is smaller
+// label among its connected neighbours in the patch, and if that is smaller
 // hangs its tree's root under it with atomicMin (pass 1); then every pixel
 // follows its label to the root (pass 2). The loop ends when no pixel saw a
 // smaller neighbour (Fig. 35.8 prints that exit test inverted). Labels only
 // decrease and always name a pixel of the same component, and the smallest
-// index of a component never changes, so every component of the tile ends
-// labelled with its smallest tile-local index: its first pixel in raster
+// index of a component never changes, so every component of the patch ends
+// labelled with its smallest patch-local index: its first pixel in raster
 // order, which becomes a root of the global forest (union_find.cuh).
 //
-// Past the paper: pixels outside the image (partial tiles on the right and
+// Past the paper: pixels outside the image (partial patches on the right and
 // bottom edges) are background, and the criterion and connectivity come from
 // connectivity.cuh instead of "equal segment values, Moore neighbourhood".
 
 #include "connectivity.cuh"
 #include "passes.hpp"
+#include "stage_timer.hpp"
 
 namespace glccl::cuda {
 namespace {
 
-constexpr int kTilePixels = kTileSize * kTileSize;
+constexpr int kPatchPixels = kPatchSide * kPatchSide;
 constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
 
-__device__ __forceinline__ std::uint32_t findTileRoot(const std::uint32_t* sLabels, std::uint32_t i) {
+__device__ __forceinline__ std::uint32_t findPatchRoot(const std::uint32_t* sLabels, std::uint32_t i) {
     std::uint32_t parent = sLabels[i];
     while (parent != i) {
         i = parent;
@@ -34,28 +35,28 @@ __device__ __forceinline__ std::uint32_t findTileRoot(const std::uint32_t* sLabe
 }
 
 template <typename Pixel>
-__global__ void __launch_bounds__(kTilePixels)
+__global__ void __launch_bounds__(kPatchPixels)
     solveTilesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width, int height,
-                     int tilesX, PixelRule rule) {
-    __shared__ Pixel sPixels[kTilePixels];
-    __shared__ std::uint32_t sLabels[kTilePixels];
+                     int patchesX, PixelRule rule) {
+    __shared__ Pixel sPixels[kPatchPixels];
+    __shared__ std::uint32_t sLabels[kPatchPixels];
 
-    const int tileX = int(blockIdx.x % unsigned(tilesX)) * kTileSize;
-    const int tileY = int(blockIdx.x / unsigned(tilesX)) * kTileSize;
+    const int patchX = int(blockIdx.x % unsigned(patchesX)) * kPatchSide;
+    const int patchY = int(blockIdx.x / unsigned(patchesX)) * kPatchSide;
     const int lx = int(threadIdx.x);
     const int ly = int(threadIdx.y);
-    const int x = tileX + lx;
-    const int y = tileY + ly;
+    const int x = patchX + lx;
+    const int y = patchY + ly;
     const bool inImage = x < width && y < height;
     const std::size_t pixel = std::size_t(y) * std::size_t(width) + std::size_t(x);
-    const std::uint32_t local = std::uint32_t(ly * kTileSize + lx);
+    const std::uint32_t local = std::uint32_t(ly * kPatchSide + lx);
 
-    // Load the tile; pixels outside the image never connect to anything.
+    // Load the patch; pixels outside the image never connect to anything.
     const Pixel value = inImage ? image[pixel] : Pixel{};
     sPixels[local] = value;
     __syncthreads();
 
-    // Which neighbours in the tile connect, one bit per neighbourOffset: the
+    // Which neighbours in the patch connect, one bit per neighbourOffset: the
     // criterion is evaluated once, not in every iteration.
     const bool foreground = inImage && isForeground(value, rule);
     unsigned links = 0;
@@ -66,9 +67,9 @@ __global__ void __launch_bounds__(kTilePixels)
             const Offset o = neighbourOffset(i);
             const int nx = lx + o.dx;
             const int ny = ly + o.dy;
-            if (nx < 0 || ny < 0 || nx >= kTileSize || ny >= kTileSize) continue;
-            if (tileX + nx >= width || tileY + ny >= height) continue;
-            if (areConnected(value, sPixels[ny * kTileSize + nx], rule)) links |= 1u << i;
+            if (nx < 0 || ny < 0 || nx >= kPatchSide || ny >= kPatchSide) continue;
+            if (patchX + nx >= width || patchY + ny >= height) continue;
+            if (areConnected(value, sPixels[ny * kPatchSide + nx], rule)) links |= 1u << i;
         }
     }
 
@@ -82,7 +83,7 @@ __global__ void __launch_bounds__(kTilePixels)
         for (int i = 0; i < 8; ++i) {
             if (links & (1u << i)) {
                 const Offset o = neighbourOffset(i);
-                smallest = min(smallest, sLabels[(ly + o.dy) * kTileSize + lx + o.dx]);
+                smallest = min(smallest, sLabels[(ly + o.dy) * kPatchSide + lx + o.dx]);
             }
         }
         __syncthreads();
@@ -91,16 +92,16 @@ __global__ void __launch_bounds__(kTilePixels)
         if (changed) atomicMin(&sLabels[label], smallest);
         if (!__syncthreads_or(changed)) break;
         // Pass 2: follow the (possibly new) parents to the root.
-        if (foreground) label = findTileRoot(sLabels, label);
+        if (foreground) label = findPatchRoot(sLabels, label);
         __syncthreads();
     }
 
-    // Tile-local root -> global index of the same pixel (same raster order).
+    // Patch-local root -> global index of the same pixel (same raster order).
     if (inImage) {
         std::uint32_t global = kBackground;
         if (foreground) {
-            const std::size_t rootX = std::size_t(tileX) + label % kTileSize;
-            const std::size_t rootY = std::size_t(tileY) + label / kTileSize;
+            const std::size_t rootX = std::size_t(patchX) + label % kPatchSide;
+            const std::size_t rootY = std::size_t(patchY) + label / kPatchSide;
             global = std::uint32_t(rootY * std::size_t(width) + rootX);
         }
         labels[pixel] = global;
@@ -110,20 +111,21 @@ __global__ void __launch_bounds__(kTilePixels)
 }  // namespace
 
 template <typename Pixel>
-void solveTiles(const Pixel* d_image, std::uint32_t* d_labels, int width, int height, PixelRule rule,
-                cudaStream_t stream, const CudaCheck& check) {
-    const int tilesX = (width + kTileSize - 1) / kTileSize;
-    const int tilesY = (height + kTileSize - 1) / kTileSize;
-    // One-dimensional grid: gridDim.y would cap the height at 65535 tiles.
-    const unsigned blocks = unsigned(tilesX) * unsigned(tilesY);
-    solveTilesKernel<Pixel><<<blocks, dim3(kTileSize, kTileSize), 0, stream>>>(d_image, d_labels, width, height,
-                                                                               tilesX, rule);
-    check.launched("solveTiles", stream);
+void SolveTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+                         int height, PixelRule rule) {
+    auto scope = context.timer.scope(kStage);
+    const int patchesX = (width + kPatchSide - 1) / kPatchSide;
+    const int patchesY = (height + kPatchSide - 1) / kPatchSide;
+    // One-dimensional grid: gridDim.y would cap the height at 65535 patches.
+    const unsigned blocks = unsigned(patchesX) * unsigned(patchesY);
+    solveTilesKernel<Pixel><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(d_image, d_labels, width,
+                                                                                         height, patchesX, rule);
+    context.check.launched("solveTiles", context.stream);
 }
 
-template void solveTiles<std::uint8_t>(const std::uint8_t*, std::uint32_t*, int, int, PixelRule, cudaStream_t,
-                                       const CudaCheck&);
-template void solveTiles<uchar4>(const uchar4*, std::uint32_t*, int, int, PixelRule, cudaStream_t, const CudaCheck&);
+template void SolveTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+                                                PixelRule);
+template void SolveTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule);
 
 cudaError_t probeKernelImage() {
     cudaFuncAttributes attributes{};

@@ -6,6 +6,7 @@
 // every frame creates them once.
 
 #include <cstddef>
+#include <exception>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -23,10 +24,24 @@ public:
     // outlive the labeling.
     void start(bool enabled, cudaStream_t stream, const CudaCheck& check);
 
-    // Brackets the launches of one stage: begin("merge_tiles"); ...; end();
-    // stage is a string literal.
-    void begin(const char* stage);
-    void end();
+    // Brackets the launches of one stage from here to the end of the scope:
+    // auto scope = timer.scope("merge_tiles"); stage is a string literal.
+    // A scope left by an exception records nothing more: the labeling has
+    // failed, and a failing record must not throw during the unwinding.
+    class Scope {
+    public:
+        Scope(StageTimer& timer, const char* stage) : timer_(timer) { timer_.begin(stage); }
+        ~Scope() noexcept(false) {
+            if (std::uncaught_exceptions() == exceptions_) timer_.end();
+        }
+        Scope(const Scope&) = delete;
+        Scope& operator=(const Scope&) = delete;
+
+    private:
+        StageTimer& timer_;
+        int exceptions_ = std::uncaught_exceptions();
+    };
+    Scope scope(const char* stage) { return Scope(*this, stage); }
 
     // Waits for the stream and replaces `timings` with one entry per stage,
     // in first-seen order. Their sum is the device time of the kernels,
@@ -35,6 +50,9 @@ public:
     void collect(StageTimings& timings);
 
 private:
+    void begin(const char* stage);
+    void end();
+
     struct Interval {
         const char* stage = nullptr;
         Event start, stop;

@@ -1,39 +1,63 @@
 #pragma once
 // Sizes and bindings the compute backend's C++ and GLSL share. Written once
-// here; every compute program gets them as #defines (computeDefines).
+// here; every compute program gets them as #defines (computeDefines), and
+// each pass adds the few that are its own (its ProgramSpec).
+//
+// The vocabulary of the compute passes:
+//   pixel        a sample of the input, at (x, y); a pixel line is one y.
+//   node         NODE_W x NODE_H pixels labelled as one (2 x 2 for binary
+//                8-connectivity, NodeSize); the node grid is gridSize.
+//   line         one y of a grid: a pixel line or a node line.
+//   patch        kPatchWidth x kPatchHeight nodes, the area one work group of
+//                local_merge and merge_borders covers (its shared-memory
+//                union-find, its border links).
+//   label patch  kLabelPatchWidth x kLabelPatchHeight nodes, the area one
+//                work group of final_labels covers (its shared-memory table).
+//   key          a pixel's linear index y * width + x, which orders keys
+//                like raster positions (compute_common.glsl).
+// "Tile" is kept for the pieces of a huge image (tiles/), never for these.
+//
+//   the node grid, from its top-left corner:
+//   +-------+-------+-------+--
+//   | patch | patch | patch |     a patch: 32 x 32 nodes (local_merge,
+//   |       |       |       |     merge_borders)
+//   +-------+-------+-------+--
+//   | patch | patch | patch |     a label patch: 64 x 64 nodes, four
+//   |       |       |       |     patches' area (final_labels)
+//   +-------+-------+-------+--
+//   \______________/
+//     label patch
+
+#include <cstdint>
 
 #include "program.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
 
-// A tile: the nodes one work group of local_merge, merge_borders and
-// final_labels covers. 32 x 32 nodes keep a tile's coordinate sums below
-// 2^32 (final_labels) and its border under a tenth of its nodes.
-constexpr int kTileWidth = 32;
-constexpr int kTileHeight = 32;
-constexpr int kTileRowsPerPass = 8;     // local_merge: 32 x 8 threads, 4 nodes each (a column, a row segment)
-// merge_borders: threads per tile, one per border node (94 of them). On the
-// H200 128 took the stage from 0.138 to 0.118 ms (sparse_disks, 16384^2)
-// and from 0.025 to 0.022 ms at 1920x1080 against 64.
+// A patch: 32 x 32 nodes keep its border under a tenth of its nodes.
+constexpr int kPatchWidth = 32;
+constexpr int kPatchHeight = 32;
+constexpr int kPatchLinesPerPass = 8;  // local_merge: 32 x 8 threads, 4 nodes each (a column, a line segment)
+// merge_borders: threads per patch, one per border node (94 of them); 128
+// threads ran the stage faster than 64 on large and on small images.
 constexpr int kBorderThreads = 128;
-// count_roots: threads per node row, each ranking a run of at most 32
-// nodes. Grids up to kNarrowGridWidth nodes wide take kNarrowRowThreads:
-// there a group of 1024 spends more on its scan's barriers than on nodes
-// (1920x1080 on the H200: 0.020 -> 0.015 ms); on wider grids 256 threads
-// were slower (16384^2: 0.71 -> 0.91 ms).
-constexpr int kRowThreads = 1024;
-constexpr int kNarrowRowThreads = 256;
+// count_roots: threads per node line, each ranking a run of at most 32
+// nodes. Grids up to kNarrowGridWidth nodes wide take kNarrowLineThreads:
+// there a group of 1024 spends more on its scan's barriers than on nodes;
+// on wider grids 256 threads were slower.
+constexpr int kLineThreads = 1024;
+constexpr int kNarrowLineThreads = 256;
 constexpr int kNarrowGridWidth = 1024;
-inline int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWidth ? kNarrowRowThreads : kRowThreads; }
-// final_labels' work group covers a larger tile of its own, 64 x 64 nodes
-// with 64 x 16 threads: it reduces the table over four times the nodes
-// before its global atomics, and on the H200 it took final_labels from 2.95
-// to 2.09 ms on noise50 at 16384^2 where local_merge with such tiles was
-// slower (its union-find runs over more nodes). Its shared memory fits the
-// 32 KiB every OpenGL 4.3 context has: labels and masks share one word.
-constexpr int kLabelTileWidth = 64;
-constexpr int kLabelTileHeight = 64;
-constexpr int kLabelRowsPerPass = 16;
+inline int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWidth ? kNarrowLineThreads : kLineThreads; }
+// A label patch: 64 x 64 nodes with 64 x 16 threads. final_labels reduces
+// the table over four times the nodes of a patch before its global atomics,
+// which made it faster, while local_merge on such patches was slower (its
+// union-find runs over more nodes). Its shared memory fits the 32 KiB every
+// OpenGL 4.3 context has: labels and masks share one word, and a label
+// patch's coordinate sums stay below 2^32.
+constexpr int kLabelPatchWidth = 64;
+constexpr int kLabelPatchHeight = 64;
+constexpr int kLabelLinesPerPass = 16;
 constexpr int kTableRun = 4;            // final_labels: nodes a thread adds up in registers
 constexpr int kTableSlotBits = 9;       // final_labels: 512 shared-memory slots for the table (16 KiB)
 constexpr int kTableProbes = 8;
@@ -49,30 +73,48 @@ constexpr int kParentsImage = 0;  // parents where they do not fit a storage buf
 constexpr int kNodeInfoImage = 1;
 constexpr int kLabelsImage = 2;
 constexpr int kTableImage = 3;
-constexpr int kRowCountsBuffer = 0;
-constexpr int kRowOffsetsBuffer = 1;
+constexpr int kLineCountsBuffer = 0;
+constexpr int kLineOffsetsBuffer = 1;
 constexpr int kGroupsDoneBuffer = 2;
 constexpr int kParentsBuffer = 3;
 constexpr int kInputUnit = 0;
 
-static_assert(kTileWidth % kTableRun == 0 && kTileHeight % kTileRowsPerPass == 0, "tile shape");
-// local_merge: a thread's row segment of kTileHeight / kTileRowsPerPass nodes.
-static_assert(kTileWidth % (kTileHeight / kTileRowsPerPass) == 0, "segments tile the rows");
-// final_labels: each of the tile's threads walks one run of kTableRun nodes.
-static_assert(kLabelTileWidth % kTableRun == 0 && kLabelTileHeight % kLabelRowsPerPass == 0, "label tile shape");
-static_assert(kLabelRowsPerPass * kTableRun == kLabelTileHeight, "table runs cover the label tile");
-static_assert(kLabelTileWidth * kLabelRowsPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
+static_assert(kPatchWidth % kTableRun == 0 && kPatchHeight % kPatchLinesPerPass == 0, "patch shape");
+// local_merge: a thread's line segment of kPatchHeight / kPatchLinesPerPass nodes.
+static_assert(kPatchWidth % (kPatchHeight / kPatchLinesPerPass) == 0, "segments cover the lines");
+// final_labels: each of the patch's threads walks one run of kTableRun nodes.
+static_assert(kLabelPatchWidth % kTableRun == 0 && kLabelPatchHeight % kLabelLinesPerPass == 0, "label patch shape");
+static_assert(kLabelLinesPerPass * kTableRun == kLabelPatchHeight, "table runs cover the label patch");
+static_assert(kLabelPatchWidth * kLabelLinesPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
 // count_roots: a thread's run of nodes is one 32-bit mask (sides up to 32768).
-static_assert(kRowThreads * 32 >= 32768 && kNarrowRowThreads * 32 >= kNarrowGridWidth,
+static_assert(kLineThreads * 32 >= 32768 && kNarrowLineThreads * 32 >= kNarrowGridWidth,
               "count_roots covers the widest image");
 
+// Keys (compute_common.glsl) are divided by the image's width as
+// floor(2 key * multiplier / 2^(32 + shift)): Granlund and Montgomery's
+// division by an invariant integer, for dividends below 2^31 (twice a key)
+// and the divisor 2 * width. With l = ceil(log2(2 * width)), shift = l - 1
+// and multiplier = ceil(2^(31 + l) / (2 * width)) < 2^32, the error of the
+// multiplier times the largest dividend stays under one quotient step, so
+// every quotient is exact (checked at both ends of every quotient for every
+// width up to 32768).
+struct KeyDivision {
+    std::uint32_t multiplier, shift;
+    static KeyDivision of(int width) {
+        const std::uint64_t divisor = 2 * std::uint64_t(width);
+        std::uint32_t bits = 1;
+        while ((std::uint64_t(1) << bits) < divisor) ++bits;
+        return {std::uint32_t(((std::uint64_t(1) << (31 + bits)) + divisor - 1) / divisor), bits - 1};
+    }
+};
+
 inline void computeDefines(gl::ProgramBuilder& builder) {
-    builder.define("TILE_W", kTileWidth)
-        .define("TILE_H", kTileHeight)
-        .define("TILE_ROWS_PER_PASS", kTileRowsPerPass)
-        .define("LABEL_TILE_W", kLabelTileWidth)
-        .define("LABEL_TILE_H", kLabelTileHeight)
-        .define("LABEL_ROWS_PER_PASS", kLabelRowsPerPass)
+    builder.define("PATCH_W", kPatchWidth)
+        .define("PATCH_H", kPatchHeight)
+        .define("PATCH_LINES_PER_PASS", kPatchLinesPerPass)
+        .define("LABEL_PATCH_W", kLabelPatchWidth)
+        .define("LABEL_PATCH_H", kLabelPatchHeight)
+        .define("LABEL_LINES_PER_PASS", kLabelLinesPerPass)
         .define("BORDER_THREADS", kBorderThreads)
         .define("TABLE_RUN", kTableRun)
         .define("TABLE_SLOT_BITS", kTableSlotBits)
@@ -91,10 +133,10 @@ inline void computeDefines(gl::ProgramBuilder& builder) {
         .define("NODE_INFO_IMAGE", kNodeInfoImage)
         .define("LABELS_IMAGE", kLabelsImage)
         .define("TABLE_IMAGE", kTableImage)
-        .define("ROW_COUNTS_BUFFER", kRowCountsBuffer)
-        .define("ROW_OFFSETS_BUFFER", kRowOffsetsBuffer)
+        .define("LINE_COUNTS_BUFFER", kLineCountsBuffer)
+        .define("LINE_OFFSETS_BUFFER", kLineOffsetsBuffer)
         .define("GROUPS_DONE_BUFFER", kGroupsDoneBuffer)
         .define("PARENTS_BUFFER", kParentsBuffer);
 }
 
-}  // namespace glccl::backends::compute
+}  // namespace glccl::compute

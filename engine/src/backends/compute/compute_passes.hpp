@@ -1,26 +1,37 @@
 #pragma once
-// The passes of the compute backend, one per compute program of the same
-// name in glsl/ (and one timer key each). ComputeEngine::label() and
+// The passes of the compute backend, one class per compute program of the
+// same name in glsl/ and one timer key each (local_merge.cpp <->
+// local_merge.comp <-> "local_merge"). ComputeEngine::label() and
 // components() list them in order.
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "compute_resources.hpp"
 #include "gl_objects.hpp"
 #include "glccl/types.hpp"
+#include "parallel_copy.hpp"
 #include "stage_timer.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
+
+// One compute program: its stage (glsl/<stage>.comp, the build errors' name)
+// and the #defines only that stage takes (which parts of compute_common.glsl
+// it declares; its work group size where that varies, `groupThreads`).
+struct ProgramSpec {
+    const char* stage;
+    void (*defines)(gl::ProgramBuilder& builder, int groupThreads);
+};
 
 // The programs of one variant (criterion, connectivity, input format, node
 // size), built on first use and kept.
 class ComputePrograms {
 public:
     void select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node);
-    // The stage's program, current, with imageSize and gridSize set.
-    gl::Program& use(const std::string& stage, const ComputeResources& resources);
+    // The program, current, with imageSize and gridSize set.
+    gl::Program& use(const ProgramSpec& spec, const ComputeResources& resources, int groupThreads = 0);
 
 private:
     Connectivity connectivity_ = Connectivity::Eight;
@@ -31,30 +42,74 @@ private:
     std::map<std::string, gl::Program> programs_;
 };
 
-// What every pass of one call works with.
-struct Frame {
+// What every pass of one call is handed besides its inputs and outputs.
+struct PassContext {
     ComputeResources& resources;
     ComputePrograms& programs;
     StageTimer& timer;
+    bool checkEachPass;
+    // With checkEachPass: waits for the pass and throws glccl::Error naming
+    // the stage and the GL error, if any.
+    void checkPass(const char* stage) const;
 };
 
 // glDispatchCompute, then a barrier for whatever the next pass reads
 // (images, storage buffers, the label texture as a texture).
 void dispatch(int groupsX, int groupsY);
-// Tiles (compute_constants.hpp) over the node grid.
-int tilesAcross(const ComputeResources& resources);
-int tilesDown(const ComputeResources& resources);
-// final_labels' label tiles over the node grid.
-int labelTilesAcross(const ComputeResources& resources);
-int labelTilesDown(const ComputeResources& resources);
+// Patches and label patches (compute_constants.hpp) over the node grid.
+int patchesAcross(const ComputeResources& resources);
+int patchesDown(const ComputeResources& resources);
+int labelPatchesAcross(const ComputeResources& resources);
+int labelPatchesDown(const ComputeResources& resources);
 // The input on its texture unit, for `program`.
 void bindInput(gl::Program& program, const gl::Texture& input);
 // Parents (buffer or image) and the node_info image on their bindings.
 void bindNodeData(const ComputeResources& resources);
 
-void localMerge(Frame& frame, const gl::Texture& input);
-void mergeBorders(Frame& frame, const gl::Texture& input);
-std::uint32_t countRoots(Frame& frame);  // returns the component count
-void finalLabels(Frame& frame, const gl::Texture& labels, std::uint32_t count);
+// local_merge (local_merge.comp): foreground masks, union-find inside each
+// patch.
+class LocalMergePass {
+public:
+    static constexpr const char* kStage = "local_merge";
+    void run(const PassContext& context, const gl::Texture& input);
+};
 
-}  // namespace glccl::backends::compute
+// merge_borders (merge_borders.comp): the links between patches.
+class MergeBordersPass {
+public:
+    static constexpr const char* kStage = "merge_borders";
+    void run(const PassContext& context, const gl::Texture& input);
+};
+
+// count_roots (count_roots.comp): roots ranked per line and numbered in
+// raster order. Returns the component count.
+class CountRootsPass {
+public:
+    static constexpr const char* kStage = "count_roots";
+    std::uint32_t run(const PassContext& context);
+};
+
+// final_labels (final_labels.comp): every pixel's label into `labels`, and
+// the table of `count` components summed.
+class FinalLabelsPass {
+public:
+    static constexpr const char* kStage = "final_labels";
+    void run(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
+};
+
+// download_table: the table's first `count` entries into `table`.
+class DownloadTablePass {
+public:
+    static constexpr const char* kStage = "download_table";
+    // `subImageReads`: glGetTextureSubImage is there (OpenGL 4.5).
+    explicit DownloadTablePass(bool subImageReads) : subImageReads_(subImageReads) {}
+    void run(const PassContext& context, std::uint32_t count, std::vector<Component>& table);
+
+private:
+    bool subImageReads_;
+    CopyThreads decoder_;    // decodes large tables
+    gl::Buffer packBuffer_;  // the table's read-back
+    std::size_t packCapacity_ = 0;
+};
+
+}  // namespace glccl::compute

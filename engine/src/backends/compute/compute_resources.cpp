@@ -9,7 +9,7 @@
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
 
 namespace {
 
@@ -62,8 +62,8 @@ void ComputeResources::reserve(int w, int h, NodeSize n, ParentsStorage storage)
         parents = storageBuffer(std::size_t(parentBytes), what);
     }
     nodeInfo = gl::Texture::allocate(GL_R8UI, gw, gh, what);
-    rowCounts = storageBuffer(std::size_t(h) * 4, what);
-    rowOffsets = storageBuffer((std::size_t(h) + 1) * 4, what);
+    lineCounts = storageBuffer(std::size_t(h) * 4, what);
+    lineOffsets = storageBuffer((std::size_t(h) + 1) * 4, what);
     const std::uint32_t zero = 0;
     if (!groupsDone) groupsDone = storageBuffer(4, what, &zero);
     width = w;
@@ -115,4 +115,4 @@ void ComputeResources::reserveTable(std::uint32_t count, bool clearTextures) {
     tableDirty = 0;
 }
 
-}  // namespace glccl::backends::compute
+}  // namespace glccl::compute

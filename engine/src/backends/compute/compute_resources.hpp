@@ -1,6 +1,6 @@
 #pragma once
 // What the compute backend keeps between calls: the node grid's images, the
-// row counts and offsets, the component table. Sized by reserve(); a call of
+// line counts and offsets, the component table. Sized by reserve(); a call of
 // the same size and node size allocates nothing.
 
 #include <cstdint>
@@ -8,7 +8,9 @@
 #include "backends/criterion_defines.hpp"
 #include "gl_objects.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
+
+using backends::NodeSize;
 
 // Where parents live: the faster storage buffer where it fits, else the
 // image (auto); or either, as GLCCL_COMPUTE_PARENTS asks.
@@ -28,8 +30,8 @@ struct ComputeResources {
     gl::Texture parentsImage;
     bool parentsInImage = false;
     gl::Texture nodeInfo;               // R8UI per node: foreground mask and backward links
-    gl::Buffer rowCounts;               // uint per pixel row: roots whose first pixel is there
-    gl::Buffer rowOffsets;              // uint per pixel row + 1: the exclusive scan, then the total
+    gl::Buffer lineCounts;              // uint per pixel line: roots whose first pixel is there
+    gl::Buffer lineOffsets;             // uint per pixel line + 1: the exclusive scan, then the total
     gl::Buffer groupsDone;              // uint: count_roots' work groups done (0 between labelings)
     gl::Object<gl::TextureTraits> table;  // R32UI 2-D array (compute_constants.hpp, TableField)
     int tableRows = 0;                  // rows of kTableWidth entries the table holds
@@ -45,4 +47,4 @@ struct ComputeResources {
     void reserveTable(std::uint32_t count, bool clearTextures);
 };
 
-}  // namespace glccl::backends::compute
+}  // namespace glccl::compute

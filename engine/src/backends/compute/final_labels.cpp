@@ -1,20 +1,28 @@
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
+
+namespace {
+// final_labels reads the finished parents and count_roots' line offsets.
+const ProgramSpec kFinalLabels{FinalLabelsPass::kStage, [](gl::ProgramBuilder& builder, int) {
+                                   builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
+                               }};
+}  // namespace
 
 // glsl/final_labels.comp: every pixel takes its component's number, and the
-// component table is summed on the way (reduced per label tile first).
-void finalLabels(Frame& frame, const gl::Texture& labels, std::uint32_t count) {
-    auto scope = frame.timer.scope("final_labels");
-    ComputeResources& r = frame.resources;
+// component table is summed on the way (reduced per label patch first).
+void FinalLabelsPass::run(const PassContext& context, const gl::Texture& labels, std::uint32_t count) {
+    auto scope = context.timer.scope(kStage);
+    ComputeResources& r = context.resources;
     r.tableDirty = count;
-    frame.programs.use("final_labels", r);
+    context.programs.use(kFinalLabels, r);
     bindNodeData(r);
     glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kRowOffsetsBuffer, r.rowOffsets.id());
-    dispatch(labelTilesAcross(r), labelTilesDown(r));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
+    dispatch(labelPatchesAcross(r), labelPatchesDown(r));
+    context.checkPass(kStage);
 }
 
-}  // namespace glccl::backends::compute
+}  // namespace glccl::compute

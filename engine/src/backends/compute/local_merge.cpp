@@ -1,22 +1,29 @@
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
+
+namespace {
+// local_merge writes parents and never reads them from memory.
+const ProgramSpec kLocalMerge{LocalMergePass::kStage,
+                              [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); }};
+}  // namespace
 
 // glsl/local_merge.comp: each node's foreground mask, then union-find inside
-// each tile in shared memory. On the way it zeroes the table entries the
+// each patch in shared memory. On the way it zeroes the table entries the
 // last labeling summed into (ComputeResources::tableDirty), so that
 // final_labels' sums start from zero without a pass of their own.
-void localMerge(Frame& frame, const gl::Texture& input) {
-    auto scope = frame.timer.scope("local_merge");
-    ComputeResources& r = frame.resources;
-    gl::Program& program = frame.programs.use("local_merge", r);
+void LocalMergePass::run(const PassContext& context, const gl::Texture& input) {
+    auto scope = context.timer.scope(kStage);
+    ComputeResources& r = context.resources;
+    gl::Program& program = context.programs.use(kLocalMerge, r);
     bindInput(program, input);
     bindNodeData(r);
     program.set("clearCount", unsigned(r.tableDirty));
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32UI);
-    dispatch(tilesAcross(r), tilesDown(r));
+    dispatch(patchesAcross(r), patchesDown(r));
     r.tableDirty = 0;
+    context.checkPass(kStage);
 }
 
-}  // namespace glccl::backends::compute
+}  // namespace glccl::compute

@@ -1,13 +1,20 @@
 #include "compute_passes.hpp"
 
-namespace glccl::backends::compute {
+namespace glccl::compute {
 
-// glsl/merge_borders.comp: the links that cross tile borders, as global unions.
-void mergeBorders(Frame& frame, const gl::Texture& input) {
-    auto scope = frame.timer.scope("merge_borders");
-    bindInput(frame.programs.use("merge_borders", frame.resources), input);
-    bindNodeData(frame.resources);
-    dispatch(tilesAcross(frame.resources), tilesDown(frame.resources));
+namespace {
+const ProgramSpec kMergeBorders{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {}};
+}  // namespace
+
+// glsl/merge_borders.comp: the links that cross patch borders, as global
+// unions.
+void MergeBordersPass::run(const PassContext& context, const gl::Texture& input) {
+    auto scope = context.timer.scope(kStage);
+    const ComputeResources& r = context.resources;
+    bindInput(context.programs.use(kMergeBorders, r), input);
+    bindNodeData(r);
+    dispatch(patchesAcross(r), patchesDown(r));
+    context.checkPass(kStage);
 }
 
-}  // namespace glccl::backends::compute
+}  // namespace glccl::compute

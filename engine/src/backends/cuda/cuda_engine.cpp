@@ -1,4 +1,4 @@
-// The cuda backend: Stava & Benes' tiled union-find (cuda/) on the Labeler's
+// The cuda backend: Stava & Benes' patch-wise union-find (cuda/) on the Labeler's
 // textures through CUDA-OpenGL interop. It computes the table with the labels.
 //
 // The engine keeps one glccl::cuda::TextureLabeler for its whole life: device

@@ -2,8 +2,8 @@
 
 namespace glccl::raster {
 
-DownloadedTable downloadTable(StageTimer& timer, const TableTargets& table, std::uint32_t count) {
-    auto scope = timer.scope("download_table");
+DownloadedTable DownloadTablePass::run(const PassContext& context, const TableTargets& table, std::uint32_t count) {
+    auto scope = context.timer.scope(kStage);
     DownloadedTable block;
     block.count = count;
     block.width = table.width;
@@ -14,6 +14,7 @@ DownloadedTable downloadTable(StageTimer& timer, const TableTargets& table, std:
     gl::readTextureRect(table.boxes.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.boxes.data());
     gl::readTextureRect(table.sums.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.sums.data());
     gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
+    context.checkPass(kStage);
     return block;
 }
 

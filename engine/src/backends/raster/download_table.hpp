@@ -2,8 +2,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "raster_pass.hpp"
 #include "raster_resources.hpp"
-#include "stage_timer.hpp"
 
 namespace glccl::raster {
 
@@ -19,6 +19,10 @@ struct DownloadedTable {
 };
 
 // download_table: the compact block of `count` entries, no more.
-DownloadedTable downloadTable(StageTimer& timer, const TableTargets& table, std::uint32_t count);
+class DownloadTablePass {
+public:
+    static constexpr const char* kStage = "download_table";
+    DownloadedTable run(const PassContext& context, const TableTargets& table, std::uint32_t count);
+};
 
 }  // namespace glccl::raster

@@ -10,7 +10,7 @@ namespace {
 class RasterEngine final : public Engine {
 public:
     void reserve(int width, int height, const LabelOptions& options) override {
-        pipeline_.reserve(width, height, raster::NodeShape::of(options.connectivity, options.criterion));
+        pipeline_.reserve(width, height, raster::NodeSize::of(options.connectivity, options.criterion));
     }
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer& timer) override {

@@ -1,7 +1,7 @@
 #include "raster_pass.hpp"
 
 #include "backends/criterion_defines.hpp"
-#include "gl_error.hpp"
+#include "backends/pass_check.hpp"
 #include "program.hpp"
 
 namespace glccl::raster {
@@ -25,9 +25,9 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
         backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-        const NodeShape shape = NodeShape::of(connectivity_, criterion_);
-        builder.define("BLOCK_W", shape.width);
-        builder.define("BLOCK_H", shape.height);
+        const NodeSize shape = NodeSize::of(connectivity_, criterion_);
+        builder.define("NODE_W", shape.width);
+        builder.define("NODE_H", shape.height);
         defineSharedConstants(builder);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);
         for (const char* output : spec.outputs) builder.output(output);
@@ -46,11 +46,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     return program;
 }
 
-void PassContext::checkPass(const char* stage) const {
-    if (!checkEachPass) return;
-    glFinish();
-    checkGlError(std::string("glccl: raster stage ") + stage);
-}
+void PassContext::checkPass(const char* stage) const { backends::checkPass(checkEachPass, "raster", stage); }
 
 void setRenderState(const RenderState& state) {
     if (state.blendEquation == GL_NONE) {

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <string>
 
-#include "download_table.hpp"
 #include "gl_error.hpp"
 #include "table_decoding.hpp"
 
@@ -24,7 +23,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.bandPixels = std::clamp(options.bandPixels, 1, kExactFloatSum);
 }
 
-void RasterPipeline::reserve(int width, int height, NodeShape shape) {
+void RasterPipeline::reserve(int width, int height, NodeSize shape) {
     resources_.reserve(RasterGrid::of(width, height, shape), "glccl::RasterPipeline::reserve(" + std::to_string(width) +
                                                                    "x" + std::to_string(height) + ")");
 }
@@ -39,7 +38,7 @@ int RasterPipeline::blockWidth() const {
 
 std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture& labels, Connectivity connectivity,
                                     Criterion criterion, StageTimer& timer) {
-    reserve(input.width(), input.height(), NodeShape::of(connectivity, criterion));
+    reserve(input.width(), input.height(), NodeSize::of(connectivity, criterion));
     RasterResources& r = resources_;
     programs_.select(connectivity, criterion, input.internalFormat(), r.grid);
     const PassContext context{programs_, timer, options_.checkEachPass};
@@ -71,7 +70,7 @@ std::vector<Component> RasterPipeline::components(StageTimer& timer) {
     glBindVertexArray(emptyVertexArray_.id());
 
     componentTable_.run(context, r.labeled(), r.table);  // boxes, sums and roots scattered into the compact table
-    DecodedTable table = decodeTable(downloadTable(timer, r.table, count_), r.grid.width, r.grid.height);
+    DecodedTable table = decodeTable(downloadTable_.run(context, r.table, count_), r.grid.width, r.grid.height);
     if (!table.largeLabels.empty()) {                     // exact sums where floats were not
         r.reserveLargeSums(int(table.largeLabels.size()));
         applyBitCounters(table, componentBits_.run(context, r.labeled(), r.table, r.largeSums, table.largeLabels,

@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/pass_check.hpp"
 #include "column_processing.hpp"
 #include "component_bits.hpp"
 #include "component_table.hpp"
 #include "count_roots.hpp"
+#include "download_table.hpp"
 #include "final_labels.hpp"
 #include "gl_objects.hpp"
 #include "glccl/types.hpp"
@@ -41,11 +43,7 @@ public:
         int bandPixels = raster::kExactFloatSum;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
-#ifdef NDEBUG
-        bool checkEachPass = false;
-#else
-        bool checkEachPass = true;
-#endif
+        bool checkEachPass = backends::kCheckEachPass;
     };
 
     // Needs the context that will label current.
@@ -59,7 +57,7 @@ public:
     // labeling frames of this size and node shape later). Throws
     // glccl::Error with the GL error (GL_OUT_OF_MEMORY) if the context
     // cannot hold them.
-    void reserve(int width, int height, raster::NodeShape shape);
+    void reserve(int width, int height, raster::NodeSize shape);
 
     // Labels `input`: GL_R8, GL_R8UI, GL_R16 or GL_R32F, or GL_RGBA8 for the
     // threshold criterion (values in the units of the format).
@@ -96,6 +94,7 @@ private:
     raster::ScanRootsPass scanRoots_;
     raster::FinalLabelsPass finalLabels_;
     raster::ComponentTablePass componentTable_;
+    raster::DownloadTablePass downloadTable_;
     raster::ComponentBitsPass componentBits_;
 };
 

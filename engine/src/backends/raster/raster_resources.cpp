@@ -8,7 +8,7 @@ namespace glccl::raster {
 
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
-RasterGrid RasterGrid::of(int width, int height, NodeShape shape) {
+RasterGrid RasterGrid::of(int width, int height, NodeSize shape) {
     return {width, height, shape, ceilDiv(width, shape.width), ceilDiv(height, shape.height)};
 }
 

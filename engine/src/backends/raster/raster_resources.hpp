@@ -18,15 +18,15 @@ namespace glccl::raster {
 // The pixels of a node: the pipeline labels a grid of nodes, blocks whose
 // foreground pixels always touch one another (common.glsl, "Nodes"); the
 // compute backend uses the same blocks.
-using NodeShape = backends::NodeSize;
+using backends::NodeSize;
 
 // The image, its node grid, and the scan grid that numbers roots: one node
 // grid per pixel row of a node row (common.glsl, scanTexelOfId).
 struct RasterGrid {
     int width = 0, height = 0;  // pixels
-    NodeShape shape;
+    NodeSize shape;
     int gridWidth = 0, gridHeight = 0;  // nodes
-    static RasterGrid of(int width, int height, NodeShape shape);
+    static RasterGrid of(int width, int height, NodeSize shape);
     int scanWidth() const { return gridWidth * shape.height; }
     int scanHeight() const { return gridHeight; }
     bool operator==(const RasterGrid& other) const {

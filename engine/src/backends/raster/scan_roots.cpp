@@ -30,7 +30,7 @@ void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids,
         reduce.set(kCountsAreMasks, level == 1 ? 1 : 0);
         reduce.set(kAxis, levels[level].axis);
         if (fromRoots) {
-            // Level 0 reads the scan grid (BLOCK_H node grids wide) from the IDs.
+            // Level 0 reads the scan grid (NODE_H node grids wide) from the IDs.
             reduce.set("inputSize", rootLabels.width(), rootLabels.height());
         } else {
             const gl::Texture& below = levels[level - 1].counts.texture;

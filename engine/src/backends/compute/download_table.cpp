@@ -1,0 +1,79 @@
+#include "compute_constants.hpp"
+#include "compute_passes.hpp"
+#include "gl_error.hpp"
+#include "glccl/error.hpp"
+
+namespace glccl::compute {
+
+// The table's first `count` entries, field by field (compute_constants.hpp),
+// through a pixel-pack buffer: the GPU copies into it and the host reads it
+// mapped, far faster than a read straight into client memory. The host's
+// decoding of a large table is split over the copy threads.
+// OpenGL 4.5 reads just the table rows that hold them; 4.3 and 4.4 read the
+// whole array (glReadPixels of a layer is far slower on some drivers).
+void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std::vector<Component>& table) {
+    auto scope = context.timer.scope(kStage);
+    const ComputeResources& r = context.resources;
+    const int rows = int((std::uint64_t(count) + kTableWidth - 1) / kTableWidth);
+    const int width = rows > 1 ? kTableWidth : int(count);
+    std::size_t rowWidth = std::size_t(width), layerStride = std::size_t(width) * rows;
+    if (!subImageReads_) {
+        rowWidth = kTableWidth;
+        layerStride = std::size_t(kTableWidth) * r.tableRows;
+    }
+    const std::size_t bytes = layerStride * kTableFields * 4;
+    if (packCapacity_ < bytes) {
+        clearGlErrors();
+        packBuffer_ = gl::Buffer::create();
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_.id());
+        glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+        checkGlError("allocating the table's read-back buffer");
+        packCapacity_ = bytes;
+    }
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_.id());
+    if (subImageReads_) {
+        glGetTextureSubImage(r.table.id(), 0, 0, 0, 0, width, rows, kTableFields, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                             GLsizei(bytes), nullptr);
+    } else {
+        GLint previous = 0;
+        glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, r.table.id());
+        glGetTexImage(GL_TEXTURE_2D_ARRAY, 0, GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+        glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(previous));
+    }
+    const auto* fields = static_cast<const std::uint32_t*>(
+        glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes), GL_MAP_READ_BIT));
+    if (fields == nullptr) {
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        checkGlError("mapping the component table");
+        throw Error("mapping the component table failed");
+    }
+    checkGlError("downloading the component table");
+    auto field = [&](int f, std::uint32_t i) {
+        return fields[std::size_t(f) * layerStride + (i / kTableWidth) * rowWidth + i % kTableWidth];
+    };
+    auto wide = [&](int low, std::uint32_t i) {
+        return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
+    };
+    decoder_.forRanges(count, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t end) {
+        for (auto i = std::uint32_t(begin); i < end; ++i) {
+            Component& c = table[i];
+            c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"
+            c.top = field(kMinY, i);
+            c.width = field(kMaxX, i) - c.left + 1;
+            c.height = field(kMaxY, i) - c.top + 1;
+            c.area = field(kArea, i);
+            c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
+            c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
+            // A 2-D component: the caller's storage may hold a volume's row.
+            c.front = 0;
+            c.depth = 1;
+            c.centroidZ = 0.0;
+        }
+    });
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    context.checkPass(kStage);
+}
+
+}  // namespace glccl::compute
