@@ -120,7 +120,7 @@ TEST_CASE("shapes: whyConnectivityDoesNotFit is the one rule of connectivity and
                StartsWith("connectivity 5 is none of"));
 }
 
-TEST_CASE("shapes: the reference refuses 3-D connectivities on 2-D images, and volumes, by name", "[host]") {
+TEST_CASE("shapes: the reference refuses 3-D connectivities on 2-D images and 2-D ones on volumes, by name", "[host]") {
     Image image(4, 4);
     image.at(1, 1) = 1;
     for (Connectivity c : {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix}) {
@@ -130,6 +130,9 @@ TEST_CASE("shapes: the reference refuses 3-D connectivities on 2-D images, and v
                               " is for volumes; a 2-D image takes 4 or 8");
     }
     const Image volume(Shape::volume(4, 4, 2));
-    CHECK_THROWS_WITH(glccl::labelReference(volume, Connectivity::Six, Criterion::binary()),
-                      StartsWith("glccl::labelReference(): the input is a volume (4x4x2)"));
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight}) {
+        CHECK_THROWS_WITH(glccl::labelReference(volume, c, Criterion::binary()),
+                          "glccl::labelReference(): connectivity " + std::to_string(glccl::neighbourCount(c)) +
+                              " is for 2-D images; a volume takes 6, 18 or 26");
+    }
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "glccl/canonical.hpp"
 #include "glccl/error.hpp"
@@ -86,17 +87,20 @@ void unite(std::vector<std::uint32_t>& parent, std::uint32_t a, std::uint32_t b)
     if (rootB < rootA) parent[rootA] = rootB;
 }
 
+// "WxH" for an image, "WxHxD" for a volume.
+std::string describe(const Image& image) {
+    std::string text = std::to_string(image.width) + "x" + std::to_string(image.height);
+    if (image.dimensions == 3) text += "x" + std::to_string(image.depth);
+    return text;
+}
+
 void validate(const Image& image, Connectivity connectivity, const Criterion& criterion) {
     const std::string where = "glccl::labelReference(): ";
-    if (image.dimensions == 3)
-        throw Error(where + "the input is a volume (" + std::to_string(image.width) + "x" +
-                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
-                    "); the reference labels 2-D images only for now");
     const std::string misfit = whyConnectivityDoesNotFit(connectivity, image.shape());
     if (!misfit.empty()) throw Error(where + misfit);
-    if (image.width <= 0 || image.height <= 0) {
-        throw Error(where + "the image is empty (" + std::to_string(image.width) + "x" +
-                    std::to_string(image.height) + ")");
+    if (image.width <= 0 || image.height <= 0 || image.depth <= 0) {
+        throw Error(where + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is empty (" +
+                    describe(image) + ")");
     }
     if (image.channels != 1 && image.channels != 4) {
         throw Error(where + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
@@ -104,14 +108,14 @@ void validate(const Image& image, Connectivity connectivity, const Criterion& cr
     if (image.sampleBits != 8 && image.sampleBits != 16 && image.sampleBits != 32) {
         throw Error(where + "the image has " + std::to_string(image.sampleBits) + "-bit samples; expected 8, 16 or 32");
     }
-    const std::uint64_t pixelCount = std::uint64_t(image.width) * std::uint64_t(image.height);
-    if (pixelCount >= std::uint64_t(UINT32_MAX)) {
-        throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    ", more pixels than 32-bit labels can index");
+    if (image.shape().count() >= std::uint64_t(UINT32_MAX)) {
+        throw Error(where + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is " +
+                    describe(image) + ", more " + (image.dimensions == 3 ? "voxels" : "pixels") +
+                    " than 32-bit labels can index");
     }
     if (!image.isConsistent()) {
-        throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    "x" + std::to_string(image.channels) + " of " + std::to_string(image.sampleBits) +
+        throw Error(where + "the image is " + describe(image) + "x" + std::to_string(image.channels) + " of " +
+                    std::to_string(image.sampleBits) +
                     "-bit samples but holds " + std::to_string(image.pixels.size()) + " bytes");
     }
     if (criterion.kind != Criterion::Kind::Threshold && image.channels != 1) {
@@ -141,46 +145,71 @@ bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criter
 
 namespace {
 
+// The neighbours a raster scan has already visited when it reaches an
+// element, as offsets (dx, dy, dz): those whose linear index is smaller. The
+// rest of the neighbourhood is visited from the other side. In 2-D:
+//     NW N NE
+//     W  *
+// In 3-D the slice before holds the 9 of the 3x3 square at 26-connectivity,
+// the 5 of its cross at 18 and its centre at 6; the element's own slice adds
+// the four (or two, at 6) of the 2-D picture.
+struct Offset {
+    int dx, dy, dz;
+};
+
+std::vector<Offset> visitedNeighbours(Connectivity connectivity) {
+    const int dimensions = dimensionsOf(connectivity);
+    // How many coordinates may differ at once: 4 and 6 join faces (1), 18
+    // faces and edges (2), 8 and 26 every corner (2 in 2-D, 3 in 3-D).
+    const int reach = connectivity == Connectivity::Four || connectivity == Connectivity::Six ? 1
+                      : connectivity == Connectivity::Eighteen                                   ? 2
+                                                                                                 : dimensions;
+    std::vector<Offset> offsets;
+    for (int dz = dimensions == 3 ? -1 : 0; dz <= 0; ++dz) {
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                const bool before = dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)));
+                if (before && std::abs(dx) + std::abs(dy) + std::abs(dz) <= reach) offsets.push_back({dx, dy, dz});
+            }
+        }
+    }
+    return offsets;
+}
+
 template <class Sample>
 Labeling labelSamples(const Image& image, Connectivity connectivity, const Criterion& criterion) {
-    const int width = image.width;
-    const int height = image.height;
+    const std::int64_t width = image.width, height = image.height, depth = image.depth;
     const int channels = image.channels;
     const std::size_t pixelBytes = std::size_t(channels) * sizeof(Sample);
     const std::uint8_t* pixels = image.pixels.data();
-    const std::size_t pixelCount = std::size_t(width) * height;
-    const bool eight = connectivity == Connectivity::Eight;
+    const std::size_t elementCount = image.shape().count();
+    const std::vector<Offset> neighbours = visitedNeighbours(connectivity);
 
     // One array serves as the equivalence forest in pass 1 and becomes the
-    // label image in pass 2. Background pixels are marked so that pass 2 can
-    // tell them apart without evaluating the criterion again.
+    // label array in pass 2. Background elements are marked so that pass 2
+    // can tell them apart without evaluating the criterion again.
     constexpr std::uint32_t kBackground = UINT32_MAX;
-    std::vector<std::uint32_t> forest(pixelCount);
+    std::vector<std::uint32_t> forest(elementCount);
 
-    // Pass 1 (Fig. 35.3 / Algorithm 1): every foreground pixel starts as its
-    // own root and is united with the already visited neighbours it connects to:
-    //     NW N NE
-    //     W  *
-    for (int y = 0; y < height; ++y) {
-        for (int x = 0; x < width; ++x) {
-            const std::uint32_t i = std::uint32_t(std::size_t(y) * width + x);
-            const std::uint8_t* p = pixels + std::size_t(i) * pixelBytes;
-            if (!pixelIsForeground<Sample>(p, channels, criterion)) {
-                forest[i] = kBackground;
-                continue;
-            }
-            forest[i] = i;
-            auto visit = [&](std::uint32_t neighbour) {
-                if (pixelsConnect<Sample>(p, pixels + std::size_t(neighbour) * pixelBytes, channels, criterion)) {
-                    unite(forest, i, neighbour);
+    // Pass 1 (Fig. 35.3 / Algorithm 1): every foreground element starts as
+    // its own root and is united with the visited neighbours it connects to.
+    for (std::int64_t z = 0; z < depth; ++z) {
+        for (std::int64_t y = 0; y < height; ++y) {
+            for (std::int64_t x = 0; x < width; ++x) {
+                const auto i = std::uint32_t((z * height + y) * width + x);
+                const std::uint8_t* p = pixels + std::size_t(i) * pixelBytes;
+                if (!pixelIsForeground<Sample>(p, channels, criterion)) {
+                    forest[i] = kBackground;
+                    continue;
                 }
-            };
-            if (x > 0) visit(i - 1);
-            if (y > 0) {
-                const std::uint32_t up = i - std::uint32_t(width);
-                if (eight && x > 0) visit(up - 1);
-                visit(up);
-                if (eight && x + 1 < width) visit(up + 1);
+                forest[i] = i;
+                for (const Offset& o : neighbours) {
+                    const std::int64_t nx = x + o.dx, ny = y + o.dy, nz = z + o.dz;
+                    if (nx < 0 || nx >= width || ny < 0 || ny >= height || nz < 0) continue;
+                    const auto neighbour = std::uint32_t((nz * height + ny) * width + nx);
+                    if (pixelsConnect<Sample>(p, pixels + std::size_t(neighbour) * pixelBytes, channels, criterion))
+                        unite(forest, i, neighbour);
+                }
             }
         }
     }
@@ -189,7 +218,7 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
     // component, and every parent index is smaller than its child, so the
     // parent's entry already holds the final label when the child is reached.
     std::uint32_t count = 0;
-    for (std::size_t i = 0; i < pixelCount; ++i) {
+    for (std::size_t i = 0; i < elementCount; ++i) {
         const std::uint32_t parent = forest[i];
         if (parent == kBackground) {
             forest[i] = 0;
@@ -200,7 +229,7 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
         }
     }
 
-    return canonicalLabeling(width, height, std::move(forest), count);
+    return canonicalLabeling(image.shape(), std::move(forest), count);
 }
 
 }  // namespace
