@@ -29,7 +29,7 @@
 #include "glccl/cuda_labeler.hpp"
 // The engine's copy helper, header-only so that this library, which the
 // engine links, can share its one source.
-#include "../../engine/src/parallel_copy.hpp"
+#include "parallel_copy.hpp"
 
 namespace glccl::cuda {
 
