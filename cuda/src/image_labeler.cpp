@@ -79,7 +79,7 @@ public:
             auto* out = reinterpret_cast<unsigned char*>(labels.data());
             labelHost(check, image.pixels.data(), request, true, labels.data(),
                       [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                          staging_.copy(check, out + offset, piece, bytes);
+                          staging_.copy(out + offset, piece, bytes);
                       },
                       timings);
         } else {
@@ -107,7 +107,7 @@ public:
         auto* out = reinterpret_cast<unsigned char*>(labels);
         return labelHost(check, pixels, request, labels != nullptr, labels,
                          [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                             staging_.copy(check, out + offset, piece, bytes);
+                             staging_.copy(out + offset, piece, bytes);
                          },
                          timings);
     }

@@ -631,6 +631,7 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
     using namespace glccl::tools;
     try {
+        applyTuningEnvironment();
         return dispatch(argc, argv);
     } catch (const UsageError& error) {
         reportError(error.what());

@@ -21,6 +21,7 @@
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/texture.hpp"
+#include "glccl/tuning.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
 #include "glccl/yardstick.hpp"

@@ -35,7 +35,7 @@ public:
         const int version = context.major * 10 + context.minor;
         subImageReads_ = version >= 45 && glGetTextureSubImage != nullptr;
         clearTextures_ = (version >= 44 || gl::hasExtension("GL_ARB_clear_texture")) && glClearTexImage != nullptr;
-        parentsStorage_ = parentsStorageFromEnvironment();
+        parentsStorage_ = parentsStorageFromTuning();
         inputSampler_ = gl::Sampler::create();
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -152,7 +152,7 @@ private:
     std::size_t packCapacity_ = 0;
     bool subImageReads_ = false;  // glGetTextureSubImage: OpenGL 4.5
     bool clearTextures_ = false;  // glClearTexImage: OpenGL 4.4 or ARB_clear_texture
-    ParentsStorage parentsStorage_ = ParentsStorage::Auto;  // GLCCL_COMPUTE_PARENTS
+    ParentsStorage parentsStorage_ = ParentsStorage::Auto;  // Tuning::computeParents
     ComputeResources resources_;
     ComputePrograms programs_;
     std::uint32_t count_ = 0;
