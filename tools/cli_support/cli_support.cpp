@@ -93,15 +93,15 @@ int parseInteger(const std::string& option, const std::string& text, int min, in
     return int(value);
 }
 
-std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare) {
+std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare, int largest) {
     const auto cross = text.find('x');
     if (cross == std::string::npos) {
         if (!allowSquare) throw UsageError(option + ": '" + text + "' is not a size WIDTHxHEIGHT (e.g. 1024x768)");
-        const int side = parseInteger(option, text, 1, kMaxImageDimension);
+        const int side = parseInteger(option, text, 1, largest);
         return {side, side};
     }
-    return {parseInteger(option, text.substr(0, cross), 1, kMaxImageDimension),
-            parseInteger(option, text.substr(cross + 1), 1, kMaxImageDimension)};
+    return {parseInteger(option, text.substr(0, cross), 1, largest),
+            parseInteger(option, text.substr(cross + 1), 1, largest)};
 }
 
 std::string GeneratedInput::name() const { return family + "@" + std::to_string(width) + "x" + std::to_string(height); }

@@ -93,9 +93,10 @@ std::vector<std::string> splitList(const std::string& option, const std::string&
 // A decimal integer in min..max; throws UsageError naming `option`.
 int parseInteger(const std::string& option, const std::string& text, int min, int max);
 
-// "WxH" (or "N" for NxN when `allowSquare`), each side 1..32768; throws
-// UsageError naming `option`.
-std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare);
+// "WxH" (or "N" for NxN when `allowSquare`), each side 1..largest
+// (kMaxImageDimension unless given); throws UsageError naming `option`.
+std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare,
+                              int largest = kMaxImageDimension);
 
 // "name@WxH" of a generated input, e.g. "noise50@1024x768".
 struct GeneratedInput {
