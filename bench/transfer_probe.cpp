@@ -25,16 +25,18 @@
 //             download variant found above; with the labeling's device time
 //             (its stages' timer queries)
 // --memory labels one image file as glccl label does (read, upload, label,
-// table, labels) under the environment's settings and prints the process's
-// resident memory (VmRSS) and its peak (VmHWM) in MiB after each step:
+// table, labels) under the start-up Tuning (the environment's GLCCL_*
+// variables) and prints the process's resident memory (VmRSS) and its peak
+// (VmHWM) in MiB after each step:
 // "memory,STEP,RSS,PEAK", then "memory: peak P MiB, input I MiB, labels L
 // MiB". Run once per setting, it shows which step holds memory beyond the
 // image and its labels (a driver's staging copy, say). With --backend cuda
 // the steps are the CUDA runtime (an 8x8 image labeled), read, and the
 // whole call, since host images go to CUDA directly.
 // --split BACKENDS times a whole call's parts apart (split() below).
-// Variants are chosen with the GLCCL_TRANSFER* and GLCCL_COPY_THREADS
-// environment variables (engine/src/transfer.hpp), set here per variant.
+// Variants are chosen with the transfer knobs of the library's Tuning
+// (glccl/tuning.hpp), set here per variant; the GLCCL_TRANSFER* and
+// GLCCL_COPY_* variables set the start-up values (tools/cli_support/cli_support.hpp).
 // Prints one CSV line per measurement (probe,size,variant,median_ms,min_ms,
 // gb_per_s), then a table of the fastest variant of each kind against the
 // plain path, then "probe: N downloads compared, all identical" (or the
@@ -60,6 +62,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/texture.hpp"
+#include "cli_support.hpp"
 #include "gl_error.hpp"
 #include "parallel_copy.hpp"
 #include "transfer.hpp"
@@ -90,25 +93,23 @@ Timing timeIt(int reps, Run run) {
     return {times[times.size() / 2], times.front()};
 }
 
-// The transfer environment of one variant; unset names are cleared.
+// The transfer knobs of one variant (Tuning::set's names and values).
 struct Variant {
     std::string name;
-    std::map<std::string, std::string> environment;
+    std::map<std::string, std::string> knobs;
 };
 
-const char* const kTransferVariables[] = {"GLCCL_TRANSFER",         "GLCCL_TRANSFER_READBACK",
-                                          "GLCCL_TRANSFER_BAND_BYTES", "GLCCL_TRANSFER_BUFFERS",
-                                          "GLCCL_TRANSFER_CLIENT_STORAGE", "GLCCL_COPY_THREADS"};
-
+// The process's Tuning with the variant's knobs set; knobs the variant
+// leaves out keep the values the program started with (its environment,
+// tools/cli_support/cli_support.hpp).
 void apply(const Variant& variant) {
-    for (const char* name : kTransferVariables) {
-        const auto found = variant.environment.find(name);
-        if (found == variant.environment.end()) unsetenv(name);
-        else setenv(name, found->second.c_str(), 1);
-    }
+    static const Tuning startup = tuning();
+    Tuning chosen = startup;
+    for (const auto& [knob, value] : variant.knobs) chosen.set(knob, value);
+    setTuning(chosen);
 }
 
-Variant plain() { return {"plain", {{"GLCCL_TRANSFER", "plain"}}}; }
+Variant plain() { return {"plain", {{"transfer", "plain"}}}; }
 
 std::vector<Variant> bandVariants(bool download, bool quick) {
     std::vector<Variant> variants;
@@ -125,22 +126,22 @@ std::vector<Variant> bandVariants(bool download, bool quick) {
                 for (const std::string& thread : threads) {
                     Variant variant;
                     variant.name = (download ? readback + " " : std::string()) + band + " x" + count + " t" + thread;
-                    variant.environment = {{"GLCCL_TRANSFER", "bands"},
-                                           {"GLCCL_TRANSFER_BAND_BYTES", band},
-                                           {"GLCCL_TRANSFER_BUFFERS", count},
-                                           {"GLCCL_COPY_THREADS", thread}};
-                    if (download) variant.environment["GLCCL_TRANSFER_READBACK"] = readback;
+                    variant.knobs = {{"transfer", "bands"},
+                                           {"transferBandBytes", band},
+                                           {"transferBuffers", count},
+                                           {"copyThreads", thread}};
+                    if (download) variant.knobs["transferReadback"] = readback;
                     variants.push_back(variant);
                 }
     // Client storage the other way round from the default, once.
     Variant other;
-    other.environment = {{"GLCCL_TRANSFER", "bands"},
-                         {"GLCCL_TRANSFER_BAND_BYTES", quick ? "16M" : "32M"},
-                         {"GLCCL_TRANSFER_BUFFERS", "2"},
-                         {"GLCCL_COPY_THREADS", quick ? "4" : "8"}};
-    other.environment["GLCCL_TRANSFER_CLIENT_STORAGE"] = download ? "none" : "both";
-    other.name = std::string(download ? "subimage " : "") + other.environment["GLCCL_TRANSFER_BAND_BYTES"] +
-                 " x2 t" + other.environment["GLCCL_COPY_THREADS"] +
+    other.knobs = {{"transfer", "bands"},
+                         {"transferBandBytes", quick ? "16M" : "32M"},
+                         {"transferBuffers", "2"},
+                         {"copyThreads", quick ? "4" : "8"}};
+    other.knobs["transferClientStorage"] = download ? "none" : "both";
+    other.name = std::string(download ? "subimage " : "") + other.knobs["transferBandBytes"] +
+                 " x2 t" + other.knobs["copyThreads"] +
                  (download ? " no-client-storage" : " client-storage");
     variants.push_back(other);
     return variants;
@@ -253,7 +254,7 @@ int memorySteps(const std::string& path, Backend backend) {
     const double mebibyte = 1 << 20;
     std::printf("memory: peak %ld MiB, input %.0f MiB, labels %.0f MiB (%s, %s)\n", residentMebibytes().second,
                 double(image.pixels.size()) / mebibyte, double(labeling.labels.size()) * 4 / mebibyte,
-                backendName(backend), transfer::Settings::fromEnvironment().describe().c_str());
+                backendName(backend), transfer::Settings::current().describe().c_str());
     return 0;
 }
 
@@ -547,7 +548,7 @@ int run(int argc, char** argv) {
     if (!whyUnavailable(backend, info).empty()) backend = resolveBackend(Backend::Auto, info);
     apply({"default", {}});
     std::printf("# %s, %s; labels by %s; default transfer settings: %s\n", info.renderer.c_str(),
-                info.version.c_str(), backendName(backend), transfer::Settings::fromEnvironment().describe().c_str());
+                info.version.c_str(), backendName(backend), transfer::Settings::current().describe().c_str());
     std::printf("probe,size,variant,median_ms,min_ms,gb_per_s\n");
 
     std::size_t compared = 0, mismatches = 0;
@@ -621,11 +622,11 @@ int run(int argc, char** argv) {
             const Result* down = fastest("download", size, "plain");
             Variant best{"fastest", {}};
             for (const Variant& v : bandVariants(false, quick))
-                if (up && v.name == up->variant) best.environment = v.environment;
+                if (up && v.name == up->variant) best.knobs = v.knobs;
             for (const Variant& v : bandVariants(true, quick))
                 if (down && v.name == down->variant)
-                    for (const auto& [name, value] : v.environment)
-                        if (name != "GLCCL_TRANSFER_CLIENT_STORAGE") best.environment[name] = value;
+                    for (const auto& [name, value] : v.knobs)
+                        if (name != "transferClientStorage") best.knobs[name] = value;
             best.name = "fastest (upload " + std::string(up ? up->variant : "-") + "; download " +
                         (down ? down->variant : "-") + ")";
             // Upload and download variants differ in band and threads: the
@@ -669,6 +670,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     try {
+        glccl::tools::applyTuningEnvironment();
         return run(argc, argv);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "glccl_transfer_probe: %s\n", error.what());

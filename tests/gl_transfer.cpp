@@ -8,9 +8,9 @@
 // three buffers. The host's transfer state must survive every call, and the
 // buffers must stay bounded by the band size.
 //
-// The settings are environment variables read on every call; each test sets
-// them for its scope (GLCCL_TRANSFER=bands takes the banded path even on
-// llvmpipe, whose auto choice is the plain one).
+// The settings are the process's Tuning, read at the start of every
+// transfer; each test sets them for its scope (transfer=bands takes the
+// banded path even on llvmpipe, whose auto choice is the plain one).
 
 #include <catch2/catch.hpp>
 
@@ -18,14 +18,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "gl_objects.hpp"
 #include "gl_support.hpp"
+#include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/texture.hpp"
+#include "glccl/tuning.hpp"
 #include "parallel_copy.hpp"
 #include "transfer.hpp"
 
@@ -34,27 +35,21 @@ using glccl::test::offscreen;
 
 namespace {
 
-// Sets environment variables for its lifetime, restoring what was there.
-class ScopedEnvironment {
+// Sets knobs of the process's Tuning (Tuning::set's names and values) for
+// its lifetime, restoring the Tuning that was there.
+class ScopedTuning {
 public:
-    ScopedEnvironment(std::initializer_list<std::pair<const char*, const char*>> values) {
-        for (const auto& [name, value] : values) {
-            const char* old = std::getenv(name);
-            saved_.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
-            setenv(name, value, 1);
-        }
+    ScopedTuning(std::initializer_list<std::pair<const char*, const char*>> knobs) : saved_(tuning()) {
+        Tuning chosen = saved_;
+        for (const auto& [name, value] : knobs) chosen.set(name, value);
+        setTuning(chosen);
     }
-    ~ScopedEnvironment() {
-        for (const auto& [name, value] : saved_) {
-            if (value) setenv(name.c_str(), value->c_str(), 1);
-            else unsetenv(name.c_str());
-        }
-    }
-    ScopedEnvironment(const ScopedEnvironment&) = delete;
-    ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+    ~ScopedTuning() { setTuning(saved_); }
+    ScopedTuning(const ScopedTuning&) = delete;
+    ScopedTuning& operator=(const ScopedTuning&) = delete;
 
 private:
-    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+    Tuning saved_;
 };
 
 struct Variant {
@@ -121,7 +116,7 @@ TEST_CASE("transfer: copy threads copy every byte of large and odd-sized blocks,
     std::vector<unsigned char> destination(source.size() + 16);
     for (const char* stores : {"stream", "plain"})
     for (int threads : {1, 2, 3, 8}) {
-        ScopedEnvironment environment{{"GLCCL_COPY_STORES", stores}};
+        ScopedTuning knobs{{"copyStores", stores}};
         for (std::size_t bytes : sizes) {
             INFO(stores << " stores, " << threads << " threads, " << bytes << " bytes");
             std::fill(destination.begin(), destination.end(), 0xA5);
@@ -160,7 +155,7 @@ TEST_CASE("transfer: tables large enough for the copy threads come out like the 
     options.backend = Backend::Compute;
     options.connectivity = Connectivity::Four;
     for (const char* threads : {"1", "3"}) {
-        ScopedEnvironment environment{{"GLCCL_COPY_THREADS", threads}};
+        ScopedTuning knobs{{"copyThreads", threads}};
         Labeling out;
         offscreen().label(image, options, out);
         const Comparison comparison = compareLabelings(expected, out);
@@ -176,11 +171,11 @@ TEST_CASE("transfer: banded uploads and downloads label like the reference at od
     const std::pair<int, int> sizes[] = {{1, 1},     {3, 5},   {1531, 1013}, {1531, 1013}, {257, 129},
                                          {1531, 1013}, {1, 37}, {37, 1},      {3, 5}};
     for (const Variant& variant : kVariants) {
-        ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"},
-                                      {"GLCCL_TRANSFER_READBACK", variant.readback},
-                                      {"GLCCL_TRANSFER_BUFFERS", variant.buffers},
-                                      {"GLCCL_TRANSFER_BAND_BYTES", variant.bandBytes},
-                                      {"GLCCL_COPY_THREADS", "3"}};
+        ScopedTuning knobs{{"transfer", "bands"},
+                                      {"transferReadback", variant.readback},
+                                      {"transferBuffers", variant.buffers},
+                                      {"transferBandBytes", variant.bandBytes},
+                                      {"copyThreads", "3"}};
         LabelOptions options;
         options.backend = Backend::Cpu;  // the same label texture and download as every backend, fast on llvmpipe
         Labeling out;
@@ -205,9 +200,9 @@ TEST_CASE("transfer: banded uploads and downloads label like the reference at od
 TEST_CASE("transfer: labels of several megabytes come down in bands copied by several threads", "[transfer]") {
     // 2049 x 1501 labels are 12.3 MB: bands of 9 MiB are copied by threads,
     // the second band is the short rest.
-    ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"},
-                                  {"GLCCL_TRANSFER_BAND_BYTES", "9M"},
-                                  {"GLCCL_COPY_THREADS", "4"}};
+    ScopedTuning knobs{{"transfer", "bands"},
+                                  {"transferBandBytes", "9M"},
+                                  {"copyThreads", "4"}};
     LabelOptions options;
     options.backend = Backend::Cpu;
     Labeling out;
@@ -220,7 +215,7 @@ TEST_CASE("transfer: labels of several megabytes come down in bands copied by se
 }
 
 TEST_CASE("transfer: every image format goes up in bands and reads back byte for byte", "[transfer]") {
-    ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"}, {"GLCCL_TRANSFER_BAND_BYTES", "1000"}};
+    ScopedTuning knobs{{"transfer", "bands"}, {"transferBandBytes", "1000"}};
     offscreen().makeCurrent();
     const struct {
         int channels, sampleBits;
@@ -249,9 +244,9 @@ TEST_CASE("transfer: pixel buffers stay bounded by the band size, not the image"
     for (const auto& [band, perBuffer] : {std::pair<const char*, std::size_t>{"64K", 10 * row},
                                           std::pair<const char*, std::size_t>{"1", row}}) {
         for (const char* buffers : {"2", "3"}) {
-            ScopedEnvironment environment{{"GLCCL_TRANSFER", "bands"},
-                                          {"GLCCL_TRANSFER_BAND_BYTES", band},
-                                          {"GLCCL_TRANSFER_BUFFERS", buffers}};
+            ScopedTuning knobs{{"transfer", "bands"},
+                                          {"transferBandBytes", band},
+                                          {"transferBuffers", buffers}};
             INFO("bands of " << band << " bytes, " << buffers << " buffers");
             transfer::TextureUploader uploader;
             transfer::TextureDownloader downloader;
@@ -265,7 +260,7 @@ TEST_CASE("transfer: pixel buffers stay bounded by the band size, not the image"
         }
     }
     // The plain path holds no buffers.
-    ScopedEnvironment plain{{"GLCCL_TRANSFER", "plain"}};
+    ScopedTuning plain{{"transfer", "plain"}};
     transfer::TextureDownloader downloader;
     std::vector<std::uint32_t> back(values.size(), 0);
     downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
@@ -310,8 +305,8 @@ TEST_CASE("transfer: uploads and downloads leave the host's pixel-store state, p
     const std::map<std::string, GLint> before = transferState();
 
     for (const char* mode : {"bands", "plain"}) {
-        ScopedEnvironment environment{{"GLCCL_TRANSFER", mode}, {"GLCCL_TRANSFER_BAND_BYTES", "5000"}};
-        INFO("GLCCL_TRANSFER=" << mode);
+        ScopedTuning knobs{{"transfer", mode}, {"transferBandBytes", "5000"}};
+        INFO("transfer=" << mode);
         ImageTexture texture(image);
         CHECK(transferState() == before);
         texture.update(next);
@@ -344,29 +339,71 @@ TEST_CASE("transfer: uploads and downloads leave the host's pixel-store state, p
     glActiveTexture(GL_TEXTURE0);
 }
 
-TEST_CASE("transfer: a malformed setting is an error naming the variable", "[transfer]") {
+TEST_CASE("transfer: a malformed setting is an error naming the knob, and leaves the Tuning as it was",
+          "[transfer]") {
     const Image image = generateFamily("noise50", 40, 30, 1);
-    const std::pair<const char*, const char*> settings[] = {{"GLCCL_TRANSFER", "fast"},
-                                                            {"GLCCL_TRANSFER_READBACK", "dma"},
-                                                            {"GLCCL_TRANSFER_BUFFERS", "1"},
-                                                            {"GLCCL_TRANSFER_BAND_BYTES", "0"},
-                                                            {"GLCCL_TRANSFER_BAND_BYTES", "12Q"},
-                                                            {"GLCCL_TRANSFER_CLIENT_STORAGE", "yes"},
-                                                            {"GLCCL_COPY_THREADS", "0"},
-                                                            {"GLCCL_COPY_STORES", "fast"}};
+    const std::pair<const char*, const char*> settings[] = {{"transfer", "fast"},
+                                                            {"transferReadback", "dma"},
+                                                            {"transferBuffers", "1"},
+                                                            {"transferBandBytes", "0"},
+                                                            {"transferBandBytes", "12Q"},
+                                                            {"transferClientStorage", "yes"},
+                                                            {"copyThreads", "0"},
+                                                            {"copyStores", "fast"}};
+    const std::string before = tuning().describe();
     for (const auto& [name, value] : settings) {
-        ScopedEnvironment environment{{name, value}};
         INFO(name << "=" << value);
         try {
-            offscreen().label(image, Connectivity::Eight, Criterion::binary());
+            Tuning chosen = tuning();
+            chosen.set(name, value);
+            setTuning(chosen);
             FAIL("no error");
         } catch (const Error& error) {
+            CHECK_THAT(std::string(error.what()), Catch::StartsWith("glccl::Tuning::set(): "));
             CHECK_THAT(std::string(error.what()), Catch::Contains(std::string(name) + " is '" + value + "'"));
         }
+        CHECK(tuning().describe() == before);
     }
-    // And the labeler works again once the setting is gone.
+    // Out-of-range values set directly are refused by setTuning.
+    Tuning outOfRange;
+    outOfRange.transferBuffers = 1;
+    CHECK_THROWS_WITH(setTuning(outOfRange), Catch::StartsWith("glccl::setTuning(): transferBuffers is 1"));
+    outOfRange = Tuning{};
+    outOfRange.transferBandBytes = 0;
+    CHECK_THROWS_WITH(setTuning(outOfRange), Catch::StartsWith("glccl::setTuning(): transferBandBytes is 0"));
+    outOfRange = Tuning{};
+    outOfRange.copyThreads = 65;
+    CHECK_THROWS_WITH(setTuning(outOfRange), Catch::StartsWith("glccl::setTuning(): copyThreads is 65"));
+    CHECK(tuning().describe() == before);
+    // And the labeler works as before.
     requireReference(image, LabelOptions{}, offscreen().label(image, Connectivity::Eight, Criterion::binary()),
                      "after the errors");
+}
+
+TEST_CASE("transfer: every knob set from text reads back as set, and the defaults are the documented ones",
+          "[transfer]") {
+    const Tuning defaults;
+    CHECK(defaults.transfer == Tuning::Transfer::Auto);
+    CHECK(defaults.transferReadback == Tuning::Readback::TextureSubImage);
+    CHECK(defaults.transferBandBytes == std::size_t(32) << 20);
+    CHECK(defaults.transferBuffers == 3);
+    CHECK(defaults.transferClientStorage == Tuning::ClientStorage::Download);
+    CHECK(defaults.copyThreads == 0);
+    CHECK(defaults.copyStores == Tuning::CopyStores::Stream);
+    CHECK(defaults.computeParents == Tuning::ComputeParents::Auto);
+    Tuning chosen;
+    const std::pair<const char*, const char*> knobs[] = {
+        {"transfer", "bands"},           {"transferReadback", "readpixels"}, {"transferBandBytes", "64K"},
+        {"transferBuffers", "8"},        {"transferClientStorage", "both"},  {"copyThreads", "5"},
+        {"copyStores", "plain"},         {"computeParents", "image"},        {"cudaSyncEachKernel", "1"}};
+    for (const auto& [name, value] : knobs) chosen.set(name, value);
+    CHECK(chosen.describe() ==
+          "transfer=bands transferReadback=readpixels transferBandBytes=65536 transferBuffers=8 "
+          "transferClientStorage=both copyThreads=5 copyStores=plain computeParents=image cudaSyncEachKernel=1");
+    chosen.set("copyThreads", "auto");
+    CHECK(chosen.copyThreads == 0);
+    CHECK_THROWS_WITH(chosen.set("transferSpeed", "fast"),
+                      Catch::StartsWith("glccl::Tuning::set(): unknown knob 'transferSpeed'"));
 }
 
 TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labels like the reference",
@@ -376,7 +413,7 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
     // changed (the kept input texture), 1- and 4-channel, 8 and 16 bits,
     // plain and banded transfers.
     for (const char* mode : {"plain", "bands"}) {
-        ScopedEnvironment environment{{"GLCCL_TRANSFER", mode}, {"GLCCL_TRANSFER_BAND_BYTES", "3000"}};
+        ScopedTuning knobs{{"transfer", mode}, {"transferBandBytes", "3000"}};
         LabelOptions options;
         options.backend = Backend::Cpu;
         std::vector<Component> components;

@@ -267,3 +267,45 @@ TEST_CASE("generate: randomImage", "[host]") {
     CHECK_THROWS_WITH(glccl::randomImage(5, 5, 0.5, 1, 1, 1), StartsWith("glccl::randomImage(): "));
     CHECK_THROWS_WITH(glccl::randomImage(5, 5, 0.5, 2, 3, 1), StartsWith("glccl::randomImage(): "));
 }
+
+TEST_CASE("generate: FamilyRows gives generateFamily's pixels in bands of any height", "[host][generate]") {
+    // Bands of one row, of a few rows that do not divide the image, and the
+    // whole image: the random families carry their generator's state from
+    // band to band, the disks and large shapes reach across band edges.
+    std::vector<std::string> families = glccl::generatedFamilies();
+    families.push_back("granularity3");
+    for (const std::string& family : families)
+        for (const auto& [width, height] : {std::pair{1, 1}, std::pair{61, 47}, std::pair{1531, 101}, std::pair{7, 300}})
+            for (std::uint64_t seed : {1u, 9u}) {
+                const Image whole = glccl::generateFamily(family, width, height, seed);
+                for (int bandRows : {1, 7, height}) {
+                    INFO(family << " " << width << "x" << height << " seed " << seed << ", bands of " << bandRows);
+                    glccl::FamilyRows rows(family, width, height, seed);
+                    std::vector<std::uint8_t> streamed(std::size_t(width) * std::size_t(height), 0x5A);
+                    while (rows.nextRow() < height) {
+                        const std::int64_t count = std::min<std::int64_t>(bandRows, height - rows.nextRow());
+                        rows.next(count, streamed.data() + std::size_t(rows.nextRow()) * std::size_t(width));
+                    }
+                    REQUIRE(streamed == whole.pixels);
+                }
+            }
+}
+
+TEST_CASE("generate: FamilyRows takes sides past 32768 and refuses bad sizes and bands", "[host][generate]") {
+    using Catch::Matchers::Contains;
+    using Catch::Matchers::StartsWith;
+    // A row of 40000 pixels: a side generateFamily refuses.
+    glccl::FamilyRows wide("noise50", 40000, 2, 3);
+    std::vector<std::uint8_t> band(40000 * 2);
+    wide.next(2, band.data());
+    const auto on = std::count(band.begin(), band.end(), std::uint8_t(255));
+    CHECK(on + std::count(band.begin(), band.end(), std::uint8_t(0)) == std::ptrdiff_t(band.size()));
+    CHECK(on > 30000);
+    CHECK(on < 50000);
+    CHECK_THROWS_WITH(wide.next(1, band.data()), StartsWith("glccl::FamilyRows::next(): ") && Contains("expected 1..0"));
+    for (auto [w, h] : {std::pair<std::int64_t, std::int64_t>{0, 5}, {5, 0}, {std::int64_t(1) << 31, 1}}) {
+        CHECK_THROWS_WITH(glccl::FamilyRows("zeros", w, h),
+                          StartsWith("glccl::FamilyRows(): ") && Contains("2147483647"));
+    }
+    CHECK_THROWS_WITH(glccl::FamilyRows("spirals", 4, 4), StartsWith("glccl::FamilyRows(): unknown family 'spirals'"));
+}

@@ -19,6 +19,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/npy_image_writer.hpp"
 #include "glccl/reference.hpp"
 #include "host_io_support.hpp"
 
@@ -859,4 +860,31 @@ TEST_CASE("image_io: colorizeLabels and labelColor", "[host]") {
     TempDir dir;
     glccl::writePng(dir.file("colored.png"), colored, false);
     CHECK(sameImage(glccl::readImage(dir.file("colored.png")), colored));
+}
+
+TEST_CASE("image_io: NpyImageWriter writes in bands the file writeImageNpy writes whole", "[host]") {
+    iotest::TempDir dir;
+    const Image image = glccl::randomImage(263, 71, 0.5, 256, 1, 5);
+    const std::string whole = dir.file("whole.npy"), banded = dir.file("banded.npy");
+    glccl::writeImageNpy(whole, image, false);
+    glccl::NpyImageWriter writer(banded, 263, 71, false);
+    for (int row = 0; row < 71; row += 10) writer.writeRows(image.pixels.data() + std::size_t(row) * 263, std::min(10, 71 - row));
+    writer.close();
+    CHECK(iotest::readBytes(banded) == iotest::readBytes(whole));
+    CHECK(glccl::readImage(banded).pixels == image.pixels);
+}
+
+TEST_CASE("image_io: NpyImageWriter refuses extra rows and leaves no file when rows are missing", "[host]") {
+    using Catch::Matchers::StartsWith;
+    iotest::TempDir dir;
+    const std::string path = dir.file("short.npy");
+    const std::vector<std::uint8_t> rows(3 * 4, 255);
+    {
+        glccl::NpyImageWriter writer(path, 4, 3, false);
+        writer.writeRows(rows.data(), 2);
+        CHECK_THROWS_WITH(writer.writeRows(rows.data(), 2), StartsWith("glccl::NpyImageWriter::writeRows(): "));
+        CHECK_THROWS_WITH(writer.close(), StartsWith("glccl::NpyImageWriter::close(): 2 of 3 rows written"));
+    }
+    CHECK_FALSE(std::filesystem::exists(path));
+    CHECK_THROWS_WITH(glccl::NpyImageWriter(path, 0, 3, false), StartsWith("glccl::NpyImageWriter(): size 0x3"));
 }

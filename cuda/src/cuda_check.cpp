@@ -1,24 +1,19 @@
 #include "cuda_check.hpp"
 
-#include <cstdlib>
-#include <cstring>
-
 #include "glccl/error.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl::cuda {
 namespace {
 
-// Read once: the environment does not change the build's debugging policy
-// between calls, and getenv on every frame would be wasted work.
+// Builds without NDEBUG always synchronise; release builds where the
+// process's Tuning asks for it (Tuning::cudaSyncEachKernel, whose default is
+// the GLCCL_CUDA_SYNC debug switch).
 bool syncRequested() {
 #ifndef NDEBUG
     return true;
 #else
-    static const bool requested = [] {
-        const char* value = std::getenv("GLCCL_CUDA_SYNC");
-        return value != nullptr && std::strcmp(value, "1") == 0;
-    }();
-    return requested;
+    return tuning().cudaSyncEachKernel;
 #endif
 }
 

@@ -16,9 +16,10 @@ class CudaCheck {
 public:
     // entry: the public function as a string literal, "glccl::cuda::labelImage"
     // (no parentheses); it must outlive the check. Kernels are followed by a
-    // stream synchronisation when the environment variable GLCCL_CUDA_SYNC is
-    // 1, or always in builds without NDEBUG, so that an asynchronous fault is
-    // reported by the kernel that caused it.
+    // stream synchronisation when Tuning::cudaSyncEachKernel is set (its
+    // default: GLCCL_CUDA_SYNC=1 in the environment), or always in builds
+    // without NDEBUG, so that an asynchronous fault is reported by the
+    // kernel that caused it.
     explicit CudaCheck(const char* entry);
 
     // Throws glccl::Error when status is not cudaSuccess; call names the API

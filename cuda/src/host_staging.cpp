@@ -30,14 +30,8 @@ void HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes, Resour
     }
 }
 
-void HostStaging::copy(const CudaCheck& check, void* destination, const void* source, std::size_t bytes) {
-    int threads = 1;
-    try {
-        threads = copyThreadsFromEnvironment();
-    } catch (const Error& error) {
-        check.fail(error.what());
-    }
-    copier_.copy(destination, source, bytes, threads);
+void HostStaging::copy(void* destination, const void* source, std::size_t bytes) {
+    copier_.copy(destination, source, bytes, copyThreads(tuning()));
 }
 
 void HostStaging::upload(const CudaCheck& check, const void* host, void* d_destination, std::size_t bytes,
@@ -55,7 +49,7 @@ void HostStaging::upload(const CudaCheck& check, const void* host, void* d_desti
         const std::size_t size = std::min(chunk, bytes - offset);
         // The chunk's previous upload must have left it before we refill it.
         check(cudaEventSynchronize(chunkDone_[i % 2].get()), "cudaEventSynchronize (upload chunk)");
-        copy(check, chunks_[i % 2].get(), source + offset, size);
+        copy(chunks_[i % 2].get(), source + offset, size);
         check(cudaMemcpyAsync(destination + offset, chunks_[i % 2].get(), size, cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (upload chunk)");
         check(cudaEventRecord(chunkDone_[i % 2].get(), stream), "cudaEventRecord (upload chunk)");

@@ -29,7 +29,7 @@
 #include "glccl/cuda_labeler.hpp"
 // The engine's copy helper, header-only so that this library, which the
 // engine links, can share its one source.
-#include "../../engine/src/parallel_copy.hpp"
+#include "parallel_copy.hpp"
 
 namespace glccl::cuda {
 
@@ -77,13 +77,13 @@ public:
         auto* target = static_cast<unsigned char*>(out);
         download(check, d_source, bytes, stream, out, counts,
                  [&](const unsigned char* piece, std::size_t size, std::size_t offset) {
-                     copy(check, target + offset, piece, size);
+                     copy(target + offset, piece, size);
                  });
     }
 
-    // A host-to-host copy with the staging's copy threads (GLCCL_COPY_THREADS;
+    // A host-to-host copy with the staging's copy threads (Tuning::copyThreads;
     // one memcpy below kParallelCopyBytes), for consumers of download().
-    void copy(const CudaCheck& check, void* destination, const void* source, std::size_t bytes);
+    void copy(void* destination, const void* source, std::size_t bytes);
 
 private:
     void ensureChunks(const CudaCheck& check, std::size_t bytes, ResourceCounts& counts);

@@ -81,7 +81,7 @@ public:
             auto* out = reinterpret_cast<unsigned char*>(labels.data());
             labelHost(check, image.pixels.data(), request, true, labels.data(),
                       [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                          staging_.copy(check, out + offset, piece, bytes);
+                          staging_.copy(out + offset, piece, bytes);
                       },
                       timings);
         } else {
@@ -109,7 +109,7 @@ public:
         auto* out = reinterpret_cast<unsigned char*>(labels);
         return labelHost(check, pixels, request, labels != nullptr, labels,
                          [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
-                             staging_.copy(check, out + offset, piece, bytes);
+                             staging_.copy(out + offset, piece, bytes);
                          },
                          timings);
     }

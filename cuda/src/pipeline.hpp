@@ -29,7 +29,7 @@
 #include "device_memory.hpp"
 #include "glccl/cuda_labeler.hpp"
 #include "glccl/types.hpp"
-#include "../../engine/src/parallel_copy.hpp"
+#include "parallel_copy.hpp"
 #include "passes.hpp"
 #include "stage_timer.hpp"
 

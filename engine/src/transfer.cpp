@@ -1,7 +1,6 @@
 #include "transfer.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 
 #include "gl.hpp"
@@ -14,74 +13,25 @@ namespace {
 
 constexpr GLbitfield kPersistent = GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
 
-const char* environment(const char* name) {
-    const char* value = std::getenv(name);
-    return value != nullptr && *value != '\0' ? value : nullptr;
-}
-
-[[noreturn]] void malformed(const char* name, const char* value, const char* expected) {
-    throw Error(std::string(name) + " is '" + value + "'; expected " + expected);
-}
-
-// "16777216", "64K", "16M" or "1G" (binary units), at least 1.
-std::size_t parseBytes(const char* name, const char* text) {
-    char* end = nullptr;
-    const unsigned long long value = std::strtoull(text, &end, 10);
-    std::size_t unit = 1;
-    if (*end == 'K' || *end == 'k') unit = std::size_t(1) << 10, ++end;
-    else if (*end == 'M' || *end == 'm') unit = std::size_t(1) << 20, ++end;
-    else if (*end == 'G' || *end == 'g') unit = std::size_t(1) << 30, ++end;
-    if (end == text || *end != '\0' || value < 1 || value > (std::size_t(1) << 40) / unit)
-        malformed(name, text, "a byte count of at least 1, optionally with a K, M or G suffix");
-    return std::size_t(value) * unit;
-}
-
-// The settings of one transfer; a malformed one names the transfer too.
-Settings settingsFor(const std::string& what) {
-    try {
-        return Settings::fromEnvironment();
-    } catch (const Error& error) {
-        throw Error(what + ": " + error.what());
-    }
-}
-
 bool contains(const char* text, const char* part) { return text != nullptr && std::strstr(text, part) != nullptr; }
 
 }  // namespace
 
-Settings Settings::fromEnvironment() {
+Settings Settings::current() {
+    const Tuning tuning = glccl::tuning();
     Settings settings;
-    if (const char* mode = environment("GLCCL_TRANSFER")) {
-        const std::string value = mode;
-        if (value == "auto") settings.mode = Mode::Auto;
-        else if (value == "plain") settings.mode = Mode::Plain;
-        else if (value == "bands") settings.mode = Mode::Bands;
-        else malformed("GLCCL_TRANSFER", mode, "auto, plain or bands");
-    }
-    if (const char* readback = environment("GLCCL_TRANSFER_READBACK")) {
-        const std::string value = readback;
-        if (value == "readpixels") settings.readback = Readback::ReadPixels;
-        else if (value == "subimage") settings.readback = Readback::TextureSubImage;
-        else malformed("GLCCL_TRANSFER_READBACK", readback, "readpixels or subimage");
-    }
-    if (const char* band = environment("GLCCL_TRANSFER_BAND_BYTES"))
-        settings.bandBytes = parseBytes("GLCCL_TRANSFER_BAND_BYTES", band);
-    if (const char* buffers = environment("GLCCL_TRANSFER_BUFFERS")) {
-        char* end = nullptr;
-        const long value = std::strtol(buffers, &end, 10);
-        if (*end != '\0' || value < 2 || value > kMaxBuffers)
-            malformed("GLCCL_TRANSFER_BUFFERS", buffers, "a buffer count 2..8");
-        settings.buffers = int(value);
-    }
-    if (const char* client = environment("GLCCL_TRANSFER_CLIENT_STORAGE")) {
-        const std::string value = client;
-        if (value != "download" && value != "upload" && value != "both" && value != "none")
-            malformed("GLCCL_TRANSFER_CLIENT_STORAGE", client, "download, upload, both or none");
-        settings.clientStorageUpload = value == "upload" || value == "both";
-        settings.clientStorageDownload = value == "download" || value == "both";
-    }
-    settings.copyThreads = copyThreadsFromEnvironment();
-    settings.streamingStores = streamingStoresFromEnvironment();
+    settings.mode = tuning.transfer == Tuning::Transfer::Plain   ? Mode::Plain
+                    : tuning.transfer == Tuning::Transfer::Bands ? Mode::Bands
+                                                                 : Mode::Auto;
+    settings.readback =
+        tuning.transferReadback == Tuning::Readback::ReadPixels ? Readback::ReadPixels : Readback::TextureSubImage;
+    settings.bandBytes = tuning.transferBandBytes;
+    settings.buffers = tuning.transferBuffers;
+    const Tuning::ClientStorage client = tuning.transferClientStorage;
+    settings.clientStorageUpload = client == Tuning::ClientStorage::Upload || client == Tuning::ClientStorage::Both;
+    settings.clientStorageDownload = client == Tuning::ClientStorage::Download || client == Tuning::ClientStorage::Both;
+    settings.copyThreads = glccl::copyThreads(tuning);
+    settings.streamingStores = glccl::streamingStores(tuning);
     return settings;
 }
 
@@ -204,7 +154,7 @@ void texSubImage(const gl::Texture& texture, const Slab& slab, GLenum format, GL
 
 void TextureUploader::upload(const gl::Texture& texture, const void* pixels, GLenum format, GLenum type,
                              std::size_t bytesPerPixel, const std::string& what) {
-    const Settings settings = settingsFor(what);
+    const Settings settings = Settings::current();
     const int height = texture.height(), depth = texture.depth();
     const std::size_t rowBytes = std::size_t(texture.width()) * bytesPerPixel;
     const std::size_t total = rowBytes * std::size_t(height) * std::size_t(depth);
@@ -235,7 +185,7 @@ void TextureUploader::upload(const gl::Texture& texture, const void* pixels, GLe
 
 void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenum format, GLenum type,
                                  std::size_t bytesPerPixel, const std::string& what) {
-    const Settings settings = settingsFor(what);
+    const Settings settings = Settings::current();
     const int width = texture.width(), height = texture.height(), depth = texture.depth();
     const std::size_t rowBytes = std::size_t(width) * bytesPerPixel;
     const std::size_t total = rowBytes * std::size_t(height) * std::size_t(depth);

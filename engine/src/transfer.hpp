@@ -17,7 +17,7 @@
 // A fence after each slab says when its buffer may be copied out or
 // refilled. The buffers are kept from one call to the next (a batch of
 // images allocates them once) and bounded by the slab size, never the
-// image's: N buffers of at most GLCCL_TRANSFER_BAND_BYTES.
+// image's: N buffers of at most Tuning::transferBandBytes.
 //
 // Why: on NVIDIA's driver, glTexSubImage2D from pageable memory runs at
 // 6.9 GB/s and glGetTexImage into pageable memory at 1-4 GB/s, each one
@@ -33,62 +33,39 @@
 // glReadPixels into a pack buffer stalls NVIDIA's driver (0.84 s for an
 // R32UI texture of 2048^2 on the H200), so it runs only when asked for.
 //
-// Settings come from the environment on every call, so that a program (and
-// the device probe, tools/device/transfer_probe.cpp) can compare variants:
-//   GLCCL_TRANSFER           auto (default) | plain | bands (bands even for
-//                            small transfers and software rasterizers:
-//                            tests use it)
-//   GLCCL_TRANSFER_READBACK  subimage (default: glGetTextureSubImage per
-//                            band, OpenGL 4.5) | readpixels (the texture on
-//                            a framebuffer, glReadPixels per band)
-//   GLCCL_TRANSFER_BAND_BYTES  bytes per band, with an optional K or M
-//                            suffix (default 32M; at least one row)
-//   GLCCL_TRANSFER_BUFFERS   buffers per direction, 2..8 (default 3)
-//   GLCCL_TRANSFER_CLIENT_STORAGE  which buffers ask for GL_CLIENT_STORAGE_BIT
-//                            (cached host memory): download (default) |
-//                            upload | both | none
-//   GLCCL_COPY_THREADS       threads of the host copies (parallel_copy.hpp)
-//   GLCCL_COPY_STORES        stream (default) | plain: how they store
-// A malformed value is a glccl::Error naming the variable.
+// Settings come from the process's Tuning (glccl/tuning.hpp: transfer,
+// transferReadback, transferBandBytes, transferBuffers,
+// transferClientStorage, copyThreads, copyStores) at the start of every
+// transfer, so that a program (and the device probe,
+// tools/device/transfer_probe.cpp) can compare variants between calls.
 
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "gl_objects.hpp"
+#include "glccl/tuning.hpp"
 #include "parallel_copy.hpp"
 
 namespace glccl::transfer {
 
 // Smaller transfers take the plain path in auto mode.
 constexpr std::size_t kMinBandedBytes = std::size_t(1) << 20;
-// 32 MiB: against 16 MiB (with 16 copy threads against 8), a compute call
-// at 16384^2 on the H200 went from 43.5 to 33.3 ms of wall time
-// (sparse_disks) and from 56.5 to 52.3 ms (noise50).
-constexpr std::size_t kDefaultBandBytes = std::size_t(32) << 20;
-// Three against two, in one H200 run: compute walls at 16384^2 32.6-46.7 ->
-// 30.4-41.4 ms, at 8192^2 within +-0.3 ms. Uploads keep three too: with two
-// (downloads three) the compute walls were 0.04-0.23x (device + floor)
-// higher in the next run, the cuda walls up to 0.11x, for 32 MiB less host
-// memory.
-constexpr int kDefaultBuffers = 3;
-constexpr int kMaxBuffers = 8;
 
 struct Settings {
     enum class Mode { Auto, Plain, Bands };
     enum class Readback { ReadPixels, TextureSubImage };
     Mode mode = Mode::Auto;
     Readback readback = Readback::TextureSubImage;
-    std::size_t bandBytes = kDefaultBandBytes;
-    int buffers = kDefaultBuffers;
+    std::size_t bandBytes = Tuning::kDefaultTransferBandBytes;
+    int buffers = Tuning::kDefaultTransferBuffers;
     int copyThreads = 1;
-    bool streamingStores = false;  // GLCCL_COPY_STORES (parallel_copy.hpp)
+    bool streamingStores = false;  // Tuning::copyStores, where the processor has them
     bool clientStorageUpload = false;
     bool clientStorageDownload = true;
 
-    // The settings the environment asks for (above); throws glccl::Error
-    // for a malformed value.
-    static Settings fromEnvironment();
+    // The settings the process's Tuning asks for (glccl::tuning()).
+    static Settings current();
     // "bands 32M x3, subimage, 16 threads streaming" or "plain", for reports.
     std::string describe() const;
 };

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "glccl/error.hpp"
 
@@ -11,7 +14,7 @@ namespace glccl {
 
 namespace {
 
-constexpr int kMaxSide = 32768;
+constexpr int kMaxSide = 32768;  // generateFamily: an Image in memory
 constexpr std::uint8_t kOn = 255;
 constexpr const char* kFamilyForms =
     "noise<P> (P = 0..100, e.g. noise50), granularity<G> (G = 1..16, e.g. granularity4), large, dense_disks, "
@@ -52,90 +55,194 @@ std::uint64_t isqrt(std::uint64_t n) {
     return r;
 }
 
-void fillSpan(Image& image, int y, int x0, int x1, std::uint8_t value) {
-    if (y < 0 || y >= image.height) return;
-    x0 = std::max(x0, 0);
-    x1 = std::min(x1, image.width - 1);
+// Rows firstRow .. firstRow + rows - 1 of a generated image of `width`
+// columns, zero-filled before a family paints them. A family paints every
+// band of an image in order, top to bottom, and a pixel comes out the same
+// whether its image is one band or many: the families that draw random
+// numbers draw them in the same order either way.
+struct Band {
+    std::int64_t width = 0, firstRow = 0, rows = 0;
+    std::uint8_t* pixels = nullptr;
+
+    std::int64_t endRow() const { return firstRow + rows; }
+    std::uint8_t& at(std::int64_t x, std::int64_t y) { return pixels[std::size_t(y - firstRow) * std::size_t(width) + std::size_t(x)]; }
+};
+
+void fillSpan(Band& band, std::int64_t y, std::int64_t x0, std::int64_t x1, std::uint8_t value) {
+    if (y < band.firstRow || y >= band.endRow()) return;
+    x0 = std::max<std::int64_t>(x0, 0);
+    x1 = std::min(x1, band.width - 1);
     if (x0 > x1) return;
-    std::memset(&image.at(x0, y), value, std::size_t(x1 - x0 + 1));
+    std::memset(&band.at(x0, y), value, std::size_t(x1 - x0 + 1));
 }
 
-void fillDisk(Image& image, int cx, int cy, int radius, std::uint8_t value) {
-    const std::int64_t r2 = std::int64_t(radius) * radius;
-    for (int dy = -radius; dy <= radius; ++dy) {
-        const int half = int(isqrt(std::uint64_t(r2 - std::int64_t(dy) * dy)));
-        fillSpan(image, cy + dy, cx - half, cx + half, value);
+// The rows of -radius..radius around cy that lie in the band.
+std::pair<std::int64_t, std::int64_t> rowsInBand(const Band& band, std::int64_t cy, std::int64_t radius) {
+    return {std::max(-radius, band.firstRow - cy), std::min(radius, band.endRow() - 1 - cy)};
+}
+
+struct Disk {
+    std::int32_t cx, cy, radius;
+};
+
+void fillDisk(Band& band, const Disk& disk, std::uint8_t value) {
+    const std::int64_t r2 = std::int64_t(disk.radius) * disk.radius;
+    const auto [first, last] = rowsInBand(band, disk.cy, disk.radius);
+    for (std::int64_t dy = first; dy <= last; ++dy) {
+        const auto half = std::int64_t(isqrt(std::uint64_t(r2 - dy * dy)));
+        fillSpan(band, disk.cy + dy, disk.cx - half, disk.cx + half, value);
     }
 }
 
-void fillEllipse(Image& image, int cx, int cy, int rx, int ry, std::uint8_t value) {
-    for (int dy = -ry; dy <= ry; ++dy) {
+void fillEllipse(Band& band, std::int64_t cx, std::int64_t cy, std::int64_t rx, std::int64_t ry, std::uint8_t value) {
+    const auto [first, last] = rowsInBand(band, cy, ry);
+    for (std::int64_t dy = first; dy <= last; ++dy) {
         const double t = double(dy) / double(ry);
-        const int half = int(std::floor(double(rx) * std::sqrt(std::max(0.0, 1.0 - t * t))));
-        fillSpan(image, cy + dy, cx - half, cx + half, value);
+        const auto half = std::int64_t(std::floor(double(rx) * std::sqrt(std::max(0.0, 1.0 - t * t))));
+        fillSpan(band, cy + dy, cx - half, cx + half, value);
     }
 }
 
-void fillRectangle(Image& image, int x0, int y0, int x1, int y1, std::uint8_t value) {
-    for (int y = y0; y <= y1; ++y) fillSpan(image, y, x0, x1, value);
+void fillRectangle(Band& band, std::int64_t x0, std::int64_t y0, std::int64_t x1, std::int64_t y1, std::uint8_t value) {
+    for (std::int64_t y = std::max(y0, band.firstRow); y <= std::min(y1, band.endRow() - 1); ++y)
+        fillSpan(band, y, x0, x1, value);
 }
 
-void noise(Image& image, int percent, Random& random) {
-    for (std::uint8_t& p : image.pixels) p = random.chance(std::uint64_t(percent), 100) ? kOn : 0;
+// One family of one image: paint() is called for its bands in order.
+class Family {
+public:
+    virtual ~Family() = default;
+    virtual void paint(Band& band) = 0;
+};
+
+// A family that is a function of the pixel's position alone.
+template <class Paint>
+class PositionFamily final : public Family {
+public:
+    explicit PositionFamily(Paint paint) : paint_(std::move(paint)) {}
+    void paint(Band& band) override { paint_(band); }
+
+private:
+    Paint paint_;
+};
+
+template <class Paint>
+std::unique_ptr<Family> positionFamily(Paint paint) {
+    return std::make_unique<PositionFamily<Paint>>(std::move(paint));
 }
+
+class Noise final : public Family {
+public:
+    Noise(int percent, std::uint64_t seed) : percent_(percent), random_(seed) {}
+    void paint(Band& band) override {
+        const std::size_t count = std::size_t(band.rows) * std::size_t(band.width);
+        for (std::size_t i = 0; i < count; ++i) band.pixels[i] = random_.chance(std::uint64_t(percent_), 100) ? kOn : 0;
+    }
+
+private:
+    int percent_;
+    Random random_;
+};
 
 // YACCLAB's granularity images: noise drawn on g x g blocks, so that the
 // components have a minimum feature size of g.
-void granularity(Image& image, int g, Random& random) {
-    const int blocksX = (image.width + g - 1) / g;
-    std::vector<std::uint8_t> blockRow(std::size_t(blocksX), 0);
-    for (int y = 0; y < image.height; ++y) {
-        if (y % g == 0) {
-            for (std::uint8_t& b : blockRow) b = random.chance(1, 2) ? kOn : 0;
+class Granularity final : public Family {
+public:
+    Granularity(int g, std::int64_t width, std::uint64_t seed)
+        : g_(g), random_(seed), blockRow_(std::size_t((width + g - 1) / g), 0) {}
+    void paint(Band& band) override {
+        for (std::int64_t y = band.firstRow; y < band.endRow(); ++y) {
+            if (y % g_ == 0) {
+                for (std::uint8_t& b : blockRow_) b = random_.chance(1, 2) ? kOn : 0;
+            }
+            for (std::int64_t x = 0; x < band.width; ++x) band.at(x, y) = blockRow_[std::size_t(x / g_)];
         }
-        for (int x = 0; x < image.width; ++x) image.at(x, y) = blockRow[std::size_t(x / g)];
     }
-}
 
-// Disks of random radii at random centres; `perTile` disks per 1024^2 pixels.
-void disks(Image& image, int perTile, int minRadius, int maxRadius, Random& random) {
-    const double tiles = double(image.width) * double(image.height) / (1024.0 * 1024.0);
-    const auto count = std::max<std::uint64_t>(1, std::uint64_t(std::llround(perTile * tiles)));
-    for (std::uint64_t i = 0; i < count; ++i) {
-        const int cx = int(random.below(std::uint32_t(image.width)));
-        const int cy = int(random.below(std::uint32_t(image.height)));
-        fillDisk(image, cx, cy, random.between(minRadius, maxRadius), kOn);
+private:
+    int g_;
+    Random random_;
+    std::vector<std::uint8_t> blockRow_;
+};
+
+// Disks of random radii at random centres; `perTile` disks per 1024^2
+// pixels. All are drawn up front (12 bytes a disk), sorted by centre row,
+// so that a band paints only the disks that reach it.
+class Disks final : public Family {
+public:
+    Disks(std::int64_t width, std::int64_t height, int perTile, int minRadius, int maxRadius, std::uint64_t seed)
+        : maxRadius_(maxRadius) {
+        Random random(seed);
+        const double tiles = double(width) * double(height) / (1024.0 * 1024.0);
+        const auto count = std::max<std::uint64_t>(1, std::uint64_t(std::llround(perTile * tiles)));
+        disks_.reserve(std::size_t(count));
+        for (std::uint64_t i = 0; i < count; ++i) {
+            Disk disk{};
+            disk.cx = std::int32_t(random.below(std::uint32_t(width)));
+            disk.cy = std::int32_t(random.below(std::uint32_t(height)));
+            disk.radius = random.between(minRadius, maxRadius);
+            disks_.push_back(disk);
+        }
+        // Every disk paints foreground only, so their order does not matter.
+        std::sort(disks_.begin(), disks_.end(), [](const Disk& a, const Disk& b) { return a.cy < b.cy; });
     }
-}
+    void paint(Band& band) override {
+        auto disk = std::lower_bound(disks_.begin(), disks_.end(), band.firstRow - maxRadius_,
+                                     [](const Disk& d, std::int64_t row) { return d.cy < row; });
+        for (; disk != disks_.end() && disk->cy < band.endRow() + maxRadius_; ++disk) fillDisk(band, *disk, kOn);
+    }
+
+private:
+    std::int64_t maxRadius_;
+    std::vector<Disk> disks_;
+};
 
 // A handful of large overlapping ellipses and rectangles, sized with the
-// canvas, some with holes: few components, each spanning many tiles.
-void large(Image& image, Random& random) {
-    const int w = image.width, h = image.height;
-    const int shapes = random.between(5, 8);
-    for (int i = 0; i < shapes; ++i) {
-        const int cx = int(random.below(std::uint32_t(w)));
-        const int cy = int(random.below(std::uint32_t(h)));
-        const int rx = random.between(w / 12, w / 4) + 1;
-        const int ry = random.between(h / 12, h / 4) + 1;
-        if (random.below(2) == 0) {
-            fillEllipse(image, cx, cy, rx, ry, kOn);
-        } else {
-            fillRectangle(image, cx - rx, cy - ry, cx + rx, cy + ry, kOn);
+// canvas, some with holes: few components, each spanning many tiles. The
+// shapes are drawn up front and painted in their order on every band (a
+// hole clears what the shapes before it painted).
+class Large final : public Family {
+public:
+    Large(std::int64_t width, std::int64_t height, std::uint64_t seed) {
+        Random random(seed);
+        const int w = int(width), h = int(height);
+        const int shapes = random.between(5, 8);
+        for (int i = 0; i < shapes; ++i) {
+            Shape shape{};
+            shape.cx = random.below(std::uint32_t(w));
+            shape.cy = random.below(std::uint32_t(h));
+            shape.rx = random.between(w / 12, w / 4) + 1;
+            shape.ry = random.between(h / 12, h / 4) + 1;
+            shape.ellipse = random.below(2) == 0;
+            shape.hole = random.below(2) == 0;
+            shapes_.push_back(shape);
         }
-        if (random.below(2) == 0) fillEllipse(image, cx, cy, rx / 3, ry / 3, 0);
     }
-}
+    void paint(Band& band) override {
+        for (const Shape& s : shapes_) {
+            if (s.ellipse) fillEllipse(band, s.cx, s.cy, s.rx, s.ry, kOn);
+            else fillRectangle(band, s.cx - s.rx, s.cy - s.ry, s.cx + s.rx, s.cy + s.ry, kOn);
+            if (s.hole) fillEllipse(band, s.cx, s.cy, s.rx / 3, s.ry / 3, 0);
+        }
+    }
+
+private:
+    struct Shape {
+        std::int64_t cx, cy, rx, ry;
+        bool ellipse, hole;
+    };
+    std::vector<Shape> shapes_;
+};
 
 // One snake-shaped path: full rows on even y, joined alternately at the
 // right and the left end through one pixel of the odd row between them.
-void corridor(Image& image) {
-    const int w = image.width;
-    for (int y = 0; y < image.height; ++y) {
+void corridor(Band& band) {
+    const std::int64_t w = band.width;
+    for (std::int64_t y = band.firstRow; y < band.endRow(); ++y) {
         if (y % 2 == 0) {
-            fillSpan(image, y, 0, w - 1, kOn);
+            fillSpan(band, y, 0, w - 1, kOn);
         } else {
-            image.at(y % 4 == 1 ? w - 1 : 0, y) = kOn;
+            band.at(y % 4 == 1 ? w - 1 : 0, y) = kOn;
         }
     }
 }
@@ -148,12 +255,12 @@ void corridor(Image& image) {
 //     . b . . .      bridge b to ring e+2; x is the cut.
 // The innermost ring may be thin; it is trimmed so that the path never
 // touches itself.
-void spiral(Image& image) {
-    const int w = image.width, h = image.height;
-    auto ringExists = [&](int layer) { return layer <= w - 1 - layer && layer <= h - 1 - layer; };
-    for (int y = 0; y < h; ++y) {
-        for (int x = 0; x < w; ++x) {
-            const int layer = std::min(std::min(x, y), std::min(w - 1 - x, h - 1 - y));
+void spiral(Band& band, std::int64_t h) {
+    const std::int64_t w = band.width;
+    auto ringExists = [&](std::int64_t layer) { return layer <= w - 1 - layer && layer <= h - 1 - layer; };
+    for (std::int64_t y = band.firstRow; y < band.endRow(); ++y) {
+        for (std::int64_t x = 0; x < w; ++x) {
+            const std::int64_t layer = std::min(std::min(x, y), std::min(w - 1 - x, h - 1 - y));
             bool on = layer % 2 == 0;
             const bool thinRing = w - 1 - layer - layer == 1 || h - 1 - layer - layer == 1;
             if (on && thinRing) {
@@ -167,7 +274,7 @@ void spiral(Image& image) {
                     on = ringExists(layer + 1);
                 }
             }
-            image.at(x, y) = on ? kOn : 0;
+            band.at(x, y) = on ? kOn : 0;
         }
     }
 }
@@ -175,23 +282,23 @@ void spiral(Image& image) {
 // A comb: a spine along the bottom row and a tooth up every other column.
 // The first pixel of the component is the top of the leftmost tooth, so
 // its label has to travel down one tooth, along the spine and up all others.
-void comb(Image& image) {
-    const int w = image.width, h = image.height;
-    fillSpan(image, h - 1, 0, w - 1, kOn);
-    for (int y = 0; y + 1 < h; ++y) {
-        for (int x = 0; x < w; x += 2) image.at(x, y) = kOn;
+void comb(Band& band, std::int64_t h) {
+    const std::int64_t w = band.width;
+    fillSpan(band, h - 1, 0, w - 1, kOn);
+    for (std::int64_t y = band.firstRow; y < std::min(band.endRow(), h - 1); ++y) {
+        for (std::int64_t x = 0; x < w; x += 2) band.at(x, y) = kOn;
     }
 }
 
 // Concentric rings two pixels wide, two apart, around the centre.
-void rings(Image& image) {
-    const std::int64_t cx = image.width / 2, cy = image.height / 2;
-    for (int y = 0; y < image.height; ++y) {
+void rings(Band& band, std::int64_t h) {
+    const std::int64_t cx = band.width / 2, cy = h / 2;
+    for (std::int64_t y = band.firstRow; y < band.endRow(); ++y) {
         const std::int64_t dy = y - cy;
-        for (int x = 0; x < image.width; ++x) {
+        for (std::int64_t x = 0; x < band.width; ++x) {
             const std::int64_t dx = x - cx;
             const std::uint64_t radius = isqrt(std::uint64_t(dx * dx + dy * dy));
-            image.at(x, y) = (radius / 2) % 2 == 0 ? kOn : 0;
+            band.at(x, y) = (radius / 2) % 2 == 0 ? kOn : 0;
         }
     }
 }
@@ -200,20 +307,20 @@ void rings(Image& image) {
 // run one row below and just past the previous one, so consecutive runs
 // touch only at a corner. Each staircase is one component at 8-connectivity
 // and falls apart into its runs at 4-connectivity.
-void staircase(Image& image) {
+void staircase(Band& band) {
     constexpr std::int64_t kStep = 4;
     constexpr std::int64_t kPeriod = 3 * kStep;
-    for (int y = 0; y < image.height; ++y) {
-        for (int x = 0; x < image.width; ++x) {
-            const std::int64_t phase = ((std::int64_t(x) - kStep * y) % kPeriod + kPeriod) % kPeriod;
-            image.at(x, y) = phase < kStep ? kOn : 0;
+    for (std::int64_t y = band.firstRow; y < band.endRow(); ++y) {
+        for (std::int64_t x = 0; x < band.width; ++x) {
+            const std::int64_t phase = ((x - kStep * y) % kPeriod + kPeriod) % kPeriod;
+            band.at(x, y) = phase < kStep ? kOn : 0;
         }
     }
 }
 
-void checkerboard(Image& image) {
-    for (int y = 0; y < image.height; ++y) {
-        for (int x = 0; x < image.width; ++x) image.at(x, y) = (x + y) % 2 == 0 ? kOn : 0;
+void checkerboard(Band& band) {
+    for (std::int64_t y = band.firstRow; y < band.endRow(); ++y) {
+        for (std::int64_t x = 0; x < band.width; ++x) band.at(x, y) = (x + y) % 2 == 0 ? kOn : 0;
     }
 }
 
@@ -230,8 +337,40 @@ int parameterAfter(std::string_view name, std::string_view prefix) {
     return value;
 }
 
-[[noreturn]] void unknownFamily(const std::string& family) {
-    throw Error("glccl::generateFamily(): unknown family '" + family + "'; valid names are " + kFamilyForms);
+[[noreturn]] void unknownFamily(const std::string& where, const std::string& family) {
+    throw Error(where + "unknown family '" + family + "'; valid names are " + kFamilyForms);
+}
+
+// The family called `name` for an image of width x height; `where` starts
+// the error for an unknown name.
+std::unique_ptr<Family> makeFamily(const std::string& where, const std::string& family, std::int64_t width,
+                                   std::int64_t height, std::uint64_t seed) {
+    if (family.rfind("noise", 0) == 0) {
+        const int percent = parameterAfter(family, "noise");
+        if (percent < 0 || percent > 100) unknownFamily(where, family);
+        return std::make_unique<Noise>(percent, seed);
+    }
+    if (family.rfind("granularity", 0) == 0) {
+        const int g = parameterAfter(family, "granularity");
+        if (g < 1 || g > 16) unknownFamily(where, family);
+        return std::make_unique<Granularity>(g, width, seed);
+    }
+    if (family == "large") return std::make_unique<Large>(width, height, seed);
+    if (family == "dense_disks") return std::make_unique<Disks>(width, height, 2500, 2, 12, seed);
+    if (family == "sparse_disks") return std::make_unique<Disks>(width, height, 250, 4, 24, seed);
+    if (family == "corridor") return positionFamily([](Band& band) { corridor(band); });
+    if (family == "spiral") return positionFamily([height](Band& band) { spiral(band, height); });
+    if (family == "comb") return positionFamily([height](Band& band) { comb(band, height); });
+    if (family == "rings") return positionFamily([height](Band& band) { rings(band, height); });
+    if (family == "staircase") return positionFamily([](Band& band) { staircase(band); });
+    if (family == "checkerboard") return positionFamily([](Band& band) { checkerboard(band); });
+    // A band starts all zero.
+    if (family == "zeros") return positionFamily([](Band&) {});
+    if (family == "ones")
+        return positionFamily([](Band& band) {
+            std::memset(band.pixels, kOn, std::size_t(band.rows) * std::size_t(band.width));
+        });
+    unknownFamily(where, family);
 }
 
 }  // namespace
@@ -242,42 +381,37 @@ Image generateFamily(const std::string& family, int width, int height, std::uint
                     " is outside 1..32768 on a side");
     }
     Image image(width, height, 1);
-    Random random(seed);
-
-    if (family.rfind("noise", 0) == 0) {
-        const int percent = parameterAfter(family, "noise");
-        if (percent < 0 || percent > 100) unknownFamily(family);
-        noise(image, percent, random);
-    } else if (family.rfind("granularity", 0) == 0) {
-        const int g = parameterAfter(family, "granularity");
-        if (g < 1 || g > 16) unknownFamily(family);
-        granularity(image, g, random);
-    } else if (family == "large") {
-        large(image, random);
-    } else if (family == "dense_disks") {
-        disks(image, 2500, 2, 12, random);
-    } else if (family == "sparse_disks") {
-        disks(image, 250, 4, 24, random);
-    } else if (family == "corridor") {
-        corridor(image);
-    } else if (family == "spiral") {
-        spiral(image);
-    } else if (family == "comb") {
-        comb(image);
-    } else if (family == "rings") {
-        rings(image);
-    } else if (family == "staircase") {
-        staircase(image);
-    } else if (family == "checkerboard") {
-        checkerboard(image);
-    } else if (family == "zeros") {
-        // Image starts all zero.
-    } else if (family == "ones") {
-        std::fill(image.pixels.begin(), image.pixels.end(), kOn);
-    } else {
-        unknownFamily(family);
-    }
+    Band band{width, 0, height, image.pixels.data()};
+    makeFamily("glccl::generateFamily(): ", family, width, height, seed)->paint(band);
     return image;
+}
+
+struct FamilyRows::State {
+    std::unique_ptr<Family> family;
+};
+
+FamilyRows::FamilyRows(const std::string& family, std::int64_t width, std::int64_t height, std::uint64_t seed)
+    : width_(width), height_(height) {
+    if (width < 1 || height < 1 || width > kMaxStreamedSide || height > kMaxStreamedSide) {
+        throw Error("glccl::FamilyRows(): size " + std::to_string(width) + "x" + std::to_string(height) +
+                    " is outside 1.." + std::to_string(kMaxStreamedSide) + " on a side");
+    }
+    state_ = std::make_unique<State>();
+    state_->family = makeFamily("glccl::FamilyRows(): ", family, width, height, seed);
+}
+
+FamilyRows::FamilyRows(FamilyRows&&) noexcept = default;
+FamilyRows& FamilyRows::operator=(FamilyRows&&) noexcept = default;
+FamilyRows::~FamilyRows() = default;
+
+void FamilyRows::next(std::int64_t rows, std::uint8_t* out) {
+    if (rows < 1 || rows > height_ - nextRow_)
+        throw Error("glccl::FamilyRows::next(): " + std::to_string(rows) + " rows asked for at row " +
+                    std::to_string(nextRow_) + "; expected 1.." + std::to_string(height_ - nextRow_));
+    std::memset(out, 0, std::size_t(rows) * std::size_t(width_));
+    Band band{width_, nextRow_, rows, out};
+    state_->family->paint(band);
+    nextRow_ += rows;
 }
 
 std::vector<std::string> generatedFamilies() {

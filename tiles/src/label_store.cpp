@@ -8,7 +8,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "glccl/error.hpp"
@@ -47,17 +49,26 @@ private:
     std::vector<std::uint32_t> labels_;
 };
 
+// The system's temporary folder: the standard library's answer follows the
+// POSIX convention ($TMPDIR, else /tmp), so the spill file goes where every
+// other program's temporary files go without the library reading the
+// environment itself.
+std::string temporaryFolder() {
+    std::error_code error;
+    const std::filesystem::path folder = std::filesystem::temp_directory_path(error);
+    if (error)
+        throw Error("glccl::labelTiled(): no temporary folder for tile labels: " + error.message() +
+                    " (check TMPDIR, or choose a folder: TiledOptions::tempDir, --temp-dir)");
+    return folder.string();
+}
+
 // An unnamed file: O_TMPFILE where the file system has it, else a named one
 // unlinked at once. Either way nothing is left behind, even after a crash.
 class SpillLabelStore : public TileLabelStore {
 public:
     SpillLabelStore(const TilePlan& plan, std::uint32_t firstBand, const std::string& folder)
         : plan_(plan), start_(regionStart(plan, firstBand)) {
-        std::string dir = folder;
-        if (dir.empty()) {
-            const char* tmp = std::getenv("TMPDIR");
-            dir = tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
-        }
+        const std::string dir = folder.empty() ? temporaryFolder() : folder;
         errno = 0;
         descriptor_ = ::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
         if (descriptor_ < 0) {

@@ -271,6 +271,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int status = 0;
     try {
+        glccl::tools::applyTuningEnvironment();
         status = run(parse(argc, argv), rank);
     } catch (const UsageError& error) {
         if (rank == 0) std::cerr << "glccl-mpi: " << error.what() << '\n';

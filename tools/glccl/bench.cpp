@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,6 +39,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
 #include "transfer_floor.hpp"
 #include "yardstick.hpp"
@@ -147,7 +149,9 @@ const char kGenerateHelp[] =
     "Writes the generated image that glccl validate --generate and glccl bench\n"
     "label, so that other programs can label byte-identical inputs: a binary image\n"
     "(0 background, 255 foreground). OUT.npy is a NumPy array of dtype uint8 ('|u1')\n"
-    "and shape (HEIGHT, WIDTH); OUT.png is an 8-bit gray PNG.\n"
+    "and shape (HEIGHT, WIDTH), of any size the tiled path takes (sides up to\n"
+    "2147483647), written band by band so that it never sits in memory whole;\n"
+    "OUT.png is an 8-bit gray PNG, at most 32768 on a side.\n"
     "\n"
     "options:\n"
     "  --seed S                      the generator's seed (default 1, as bench uses)\n"
@@ -672,21 +676,40 @@ int runGenerate(const std::vector<std::string>& args) {
     if (positional.size() != 3)
         throw UsageError("generate takes FAMILY WIDTHxHEIGHT OUT.png|OUT.npy (see glccl generate --help)");
     const std::string& family = positional[0];
-    const auto [width, height] = parseSize("generate", positional[1], false);
     const std::string& path = positional[2];
     const bool npy = endsWith(path, ".npy");
     if (!npy && !endsWith(path, ".png")) throw UsageError("generate writes .png or .npy files, not '" + path + "'");
+    const auto [width, height] =
+        parseSize("generate", positional[1], false, npy ? int(FamilyRows::kMaxStreamedSide) : std::numeric_limits<int>::max());
+    if (!npy && (width > kMaxImageDimension || height > kMaxImageDimension))
+        throw UsageError("generate: a PNG holds at most " + std::to_string(kMaxImageDimension) + " on a side, not " +
+                         positional[1] + "; write OUT.npy for larger images");
     parseOptionValue("generate", family, [](const std::string& f) { return generateFamily(f, 1, 1); });
     checkOutputPath(path, force);
 
-    const Image image = generateFamily(family, width, height, seed);
+    std::uint64_t foreground = 0;
+    const auto countForeground = [&](const std::uint8_t* pixels, std::size_t count) {
+        foreground += std::uint64_t(std::count_if(pixels, pixels + count, [](std::uint8_t v) { return v != 0; }));
+    };
     if (npy) {
-        writeImageNpy(path, image, force);
+        // Bands of about kGenerateBandBytes, at least one row.
+        constexpr std::size_t kGenerateBandBytes = std::size_t(16) << 20;
+        const std::int64_t bandRows = std::clamp<std::int64_t>(std::int64_t(kGenerateBandBytes / std::size_t(width)), 1, height);
+        FamilyRows rows(family, width, height, seed);
+        NpyImageWriter writer(path, width, height, force);
+        std::vector<std::uint8_t> band(std::size_t(bandRows) * std::size_t(width));
+        while (rows.nextRow() < height) {
+            const std::int64_t count = std::min(bandRows, height - rows.nextRow());
+            rows.next(count, band.data());
+            writer.writeRows(band.data(), count);
+            countForeground(band.data(), std::size_t(count) * std::size_t(width));
+        }
+        writer.close();
     } else {
+        const Image image = generateFamily(family, width, height, seed);
         writePng(path, image, force);
+        countForeground(image.pixels.data(), image.pixels.size());
     }
-    const auto foreground =
-        std::count_if(image.pixels.begin(), image.pixels.end(), [](std::uint8_t v) { return v != 0; });
     std::cout << "wrote " << path << ": " << family << " " << width << "x" << height << ", seed " << seed << ", "
               << foreground << " foreground pixels\n";
     return 0;

@@ -61,7 +61,14 @@ const char kGeneralHelp[] =
     "  glccl --help              show this help\n"
     "  glccl --version           show the version\n"
     "\n"
-    "Run 'glccl COMMAND --help' or 'glccl help COMMAND' for the options of a command.\n";
+    "Run 'glccl COMMAND --help' or 'glccl help COMMAND' for the options of a command.\n"
+    "\n"
+    "environment (the library's tuning knobs, read once at start-up; none changes a\n"
+    "result): GLCCL_TRANSFER auto|plain|bands, GLCCL_TRANSFER_READBACK\n"
+    "subimage|readpixels, GLCCL_TRANSFER_BAND_BYTES (e.g. 32M), GLCCL_TRANSFER_BUFFERS\n"
+    "2..8, GLCCL_TRANSFER_CLIENT_STORAGE download|upload|both|none, GLCCL_COPY_THREADS\n"
+    "auto|1..64, GLCCL_COPY_STORES stream|plain, GLCCL_COMPUTE_PARENTS\n"
+    "auto|buffer|image; GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel.\n";
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
@@ -642,6 +649,7 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
     using namespace glccl::tools;
     try {
+        applyTuningEnvironment();
         return dispatch(argc, argv);
     } catch (const UsageError& error) {
         reportError(error.what());

@@ -18,9 +18,11 @@
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/texture.hpp"
+#include "glccl/tuning.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
 

@@ -47,8 +47,8 @@ public:
     // upload and kept with the texture; each band is copied into its buffer
     // by several threads (8 MiB and more) while the GPU takes the last one.
     // Elsewhere (older contexts, software rasterizers, small images) it is
-    // one glTexSubImage2D from the image. GLCCL_TRANSFER and its sibling
-    // variables choose otherwise (README "Host transfers"). The pixels have
+    // one glTexSubImage2D from the image. The transfer knobs of the
+    // process's Tuning choose otherwise (glccl/tuning.hpp). The pixels have
     // been read when it returns. The host's pixel-store parameters, pixel
     // buffer bindings and texture binding are left as they were.
     void update(const Image& image);

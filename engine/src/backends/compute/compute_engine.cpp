@@ -34,7 +34,7 @@ public:
     explicit ComputeEngine(const ContextInfo& context) : downloadTable_(subImageReads(context)) {
         const int version = context.major * 10 + context.minor;
         clearTextures_ = (version >= 44 || gl::hasExtension("GL_ARB_clear_texture")) && glClearTexImage != nullptr;
-        parentsStorage_ = parentsStorageFromEnvironment();
+        parentsStorage_ = parentsStorageFromTuning();
         inputSampler_ = gl::Sampler::create();
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
@@ -81,7 +81,7 @@ private:
 
     gl::Sampler inputSampler_;
     bool clearTextures_ = false;  // glClearTexImage: OpenGL 4.4 or ARB_clear_texture
-    ParentsStorage parentsStorage_ = ParentsStorage::Auto;  // GLCCL_COMPUTE_PARENTS
+    ParentsStorage parentsStorage_ = ParentsStorage::Auto;  // Tuning::computeParents
     ComputeResources resources_;
     ComputePrograms programs_;
     LocalMergePass localMerge_;

@@ -1,13 +1,13 @@
 #include "compute_resources.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "compute_constants.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl::compute {
 
@@ -29,13 +29,13 @@ gl::Buffer storageBuffer(std::size_t bytes, const std::string& what, const void*
 
 }  // namespace
 
-ParentsStorage parentsStorageFromEnvironment() {
-    const char* value = std::getenv("GLCCL_COMPUTE_PARENTS");
-    const std::string chosen = value ? value : "";
-    if (chosen.empty() || chosen == "auto") return ParentsStorage::Auto;
-    if (chosen == "buffer") return ParentsStorage::Buffer;
-    if (chosen == "image") return ParentsStorage::Image;
-    throw Error("GLCCL_COMPUTE_PARENTS is '" + chosen + "'; expected auto, buffer or image");
+ParentsStorage parentsStorageFromTuning() {
+    switch (tuning().computeParents) {
+        case Tuning::ComputeParents::Buffer: return ParentsStorage::Buffer;
+        case Tuning::ComputeParents::Image: return ParentsStorage::Image;
+        case Tuning::ComputeParents::Auto: break;
+    }
+    return ParentsStorage::Auto;
 }
 
 void ComputeResources::reserve(int w, int h, NodeSize n, ParentsStorage storage) {
@@ -51,7 +51,7 @@ void ComputeResources::reserve(int w, int h, NodeSize n, ParentsStorage storage)
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largest);
     const bool fits = parentBytes <= std::uint64_t(largest);
     if (storage == ParentsStorage::Buffer && !fits)
-        throw Error("GLCCL_COMPUTE_PARENTS=buffer: a " + std::to_string(w) + "x" + std::to_string(h) +
+        throw Error("Tuning::computeParents is buffer: a " + std::to_string(w) + "x" + std::to_string(h) +
                     " image needs a storage buffer of " + std::to_string(parentBytes) +
                     " bytes for the compute backend's node grid; this context allows " + std::to_string(largest) +
                     " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");

@@ -13,11 +13,10 @@ namespace glccl::compute {
 using backends::NodeSize;
 
 // Where parents live: the faster storage buffer where it fits, else the
-// image (auto); or either, as GLCCL_COMPUTE_PARENTS asks.
+// image (auto); or either, as Tuning::computeParents asks.
 enum class ParentsStorage { Auto, Buffer, Image };
-// GLCCL_COMPUTE_PARENTS: auto (default), buffer or image; throws
-// glccl::Error naming the variable for anything else.
-ParentsStorage parentsStorageFromEnvironment();
+// The storage the process's Tuning asks for (glccl/tuning.hpp).
+ParentsStorage parentsStorageFromTuning();
 
 struct ComputeResources {
     int width = 0, height = 0;          // pixels

@@ -12,14 +12,15 @@
 // copy saves.
 //
 // Header-only, because glccl_cuda (built below the engine library, which
-// links it) includes it too: it has no link dependency of its own.
+// links it) includes it too: it has no link dependency of its own. Both
+// reach it through the build-only glccl_internal target
+// (engine/CMakeLists.txt).
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -33,7 +34,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "glccl/error.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl {
 
@@ -48,23 +49,11 @@ constexpr std::size_t kCopyPieceBytes = std::size_t(1) << 20;
 // does at about 10 GB/s.
 constexpr std::size_t kParallelTableEntries = std::size_t(1) << 16;
 constexpr std::size_t kTableGrain = std::size_t(1) << 14;
-// Largest thread count GLCCL_COPY_THREADS may ask for.
-constexpr int kMaxCopyThreads = 64;
-
-// The copy threads to use: GLCCL_COPY_THREADS (1..64) where set, else the
-// machine's hardware threads, at most 16 (on the H200's host one thread
-// copies 9.4 GB/s, 8 threads 33 GB/s, 16 threads 36 GB/s: memory bandwidth,
-// not cores, bounds a copy past that). Throws glccl::Error for a malformed
-// value, naming it.
-inline int copyThreadsFromEnvironment() {
-    if (const char* text = std::getenv("GLCCL_COPY_THREADS"); text != nullptr && *text != '\0') {
-        char* end = nullptr;
-        const long value = std::strtol(text, &end, 10);
-        if (*end != '\0' || value < 1 || value > kMaxCopyThreads)
-            throw Error(std::string("GLCCL_COPY_THREADS is '") + text + "'; expected a thread count 1.." +
-                        std::to_string(kMaxCopyThreads));
-        return int(value);
-    }
+// The copy threads the Tuning asks for: Tuning::copyThreads where set,
+// else the machine's hardware threads, at most 16: memory bandwidth, not
+// cores, bounds a copy past that.
+inline int copyThreads(const Tuning& tuning) {
+    if (tuning.copyThreads > 0) return tuning.copyThreads;
     const unsigned hardware = std::thread::hardware_concurrency();
     return int(std::clamp(hardware, 1u, 16u));
 }
@@ -72,25 +61,20 @@ inline int copyThreadsFromEnvironment() {
 // Threads for a component table of `entries`: the copy threads from
 // kParallelTableEntries on, the calling thread alone below.
 inline int tableThreads(std::size_t entries) {
-    return entries >= kParallelTableEntries ? copyThreadsFromEnvironment() : 1;
+    return entries >= kParallelTableEntries ? copyThreads(tuning()) : 1;
 }
 
-// Whether large copies store around the caches (GLCCL_COPY_STORES=stream,
-// the default where the processor has streaming stores) or through them
-// (plain: memcpy). A plain store of a line the cache lacks first reads the
-// line from memory, so a copy of labels out of a mapped buffer moves three
-// bytes of memory traffic per byte copied; a streaming store writes the line
-// whole, and the copy moves two. Throws glccl::Error for a malformed value.
-inline bool streamingStoresFromEnvironment() {
-    if (const char* text = std::getenv("GLCCL_COPY_STORES"); text != nullptr && *text != '\0') {
-        const std::string value = text;
-        if (value == "plain") return false;
-        if (value != "stream")
-            throw Error("GLCCL_COPY_STORES is '" + value + "'; expected stream or plain");
-    }
+// Whether large copies store around the caches (Tuning::CopyStores::Stream,
+// where the processor has streaming stores) or through them (plain:
+// memcpy). A plain store of a line the cache lacks first reads the line
+// from memory, so a copy of labels out of a mapped buffer moves three bytes
+// of memory traffic per byte copied; a streaming store writes the line
+// whole, and the copy moves two.
+inline bool streamingStores(const Tuning& tuning) {
 #if defined(__SSE2__)
-    return true;
+    return tuning.copyStores == Tuning::CopyStores::Stream;
 #else
+    (void)tuning;
     return false;
 #endif
 }
@@ -147,7 +131,7 @@ public:
     // overlap) with up to `threads` threads, the caller included: one
     // memcpy below kParallelCopyBytes, else pieces of at least
     // kCopyPieceBytes, one per thread, with streaming stores unless
-    // GLCCL_COPY_STORES=plain.
+    // Tuning::CopyStores::Plain.
     void copy(void* destination, const void* source, std::size_t bytes, int threads) {
         const std::size_t pieces =
             bytes < kParallelCopyBytes ? 1 : std::min<std::size_t>(std::size_t(std::max(threads, 1)), bytes / kCopyPieceBytes);
@@ -160,7 +144,7 @@ public:
         const std::size_t piece = ((bytes / pieces) + 63) / 64 * 64;
         auto* to = static_cast<unsigned char*>(destination);
         const auto* from = static_cast<const unsigned char*>(source);
-        const bool streaming = streamingStoresFromEnvironment();
+        const bool streaming = streamingStores(tuning());
         forEach((bytes + piece - 1) / piece, threads, [=](std::size_t i) {
             const std::size_t offset = i * piece;
             const std::size_t length = std::min(piece, bytes - offset);

@@ -17,6 +17,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/tuning.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::tools {
@@ -49,6 +50,27 @@ private:
     std::size_t next_ = 0;
 };
 
+// The environment variables the command-line programs (glccl, glccl-mpi,
+// the device probes) map onto the library's Tuning at start-up, so that
+// device scripts choose variants per run: GLCCL_TRANSFER, GLCCL_TRANSFER_READBACK,
+// GLCCL_TRANSFER_BAND_BYTES, GLCCL_TRANSFER_BUFFERS,
+// GLCCL_TRANSFER_CLIENT_STORAGE, GLCCL_COPY_THREADS, GLCCL_COPY_STORES and
+// GLCCL_COMPUTE_PARENTS, each setting the knob of the same meaning with
+// the values Tuning::set takes. The library itself reads none of them.
+struct TuningVariable {
+    const char* variable;  // "GLCCL_TRANSFER"
+    const char* knob;      // "transfer": a name Tuning::set takes
+};
+extern const TuningVariable kTuningVariables[8];
+
+// `tuning` with every knob whose variable the environment sets (and is not
+// empty); throws glccl::Error("GLCCL_TRANSFER is 'fast'; expected auto,
+// plain or bands") for a malformed value.
+Tuning tuningFromEnvironment(Tuning tuning);
+
+// setTuning(tuningFromEnvironment(tuning())): the programs' first step.
+void applyTuningEnvironment();
+
 bool isHelpFlag(std::string_view arg);
 bool hasHelpFlag(const std::vector<std::string>& args);
 
@@ -75,9 +97,10 @@ std::vector<std::string> splitList(const std::string& option, const std::string&
 // A decimal integer in min..max; throws UsageError naming `option`.
 int parseInteger(const std::string& option, const std::string& text, int min, int max);
 
-// "WxH" (or "N" for NxN when `allowSquare`), each side 1..32768; throws
-// UsageError naming `option`.
-std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare);
+// "WxH" (or "N" for NxN when `allowSquare`), each side 1..largest
+// (kMaxImageDimension unless given); throws UsageError naming `option`.
+std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare,
+                              int largest = kMaxImageDimension);
 
 // "name@WxH" of a generated input, e.g. "noise50@1024x768".
 struct GeneratedInput {

@@ -9,11 +9,43 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <tuple>
 
 #include "glccl/image_io.hpp"
 
 namespace glccl::tools {
+
+const TuningVariable kTuningVariables[8] = {
+    {"GLCCL_TRANSFER", "transfer"},
+    {"GLCCL_TRANSFER_READBACK", "transferReadback"},
+    {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
+    {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
+    {"GLCCL_TRANSFER_CLIENT_STORAGE", "transferClientStorage"},
+    {"GLCCL_COPY_THREADS", "copyThreads"},
+    {"GLCCL_COPY_STORES", "copyStores"},
+    {"GLCCL_COMPUTE_PARENTS", "computeParents"},
+};
+
+Tuning tuningFromEnvironment(Tuning tuning) {
+    static const std::string kPrefix = "glccl::Tuning::set(): ";
+    for (const TuningVariable& entry : kTuningVariables) {
+        const char* value = std::getenv(entry.variable);
+        if (value == nullptr || *value == '\0') continue;
+        try {
+            tuning.set(entry.knob, value);
+        } catch (const Error& error) {
+            // "transfer is 'fast'; expected ..." told by the variable's name.
+            std::string message = error.what();
+            if (message.rfind(kPrefix, 0) == 0) message.erase(0, kPrefix.size());
+            if (message.rfind(entry.knob, 0) == 0) message.replace(0, std::strlen(entry.knob), entry.variable);
+            throw Error(message);
+        }
+    }
+    return tuning;
+}
+
+void applyTuningEnvironment() { setTuning(tuningFromEnvironment(tuning())); }
 
 std::pair<std::string, std::optional<std::string>> ArgumentCursor::splitOption(const std::string& arg) {
     const auto equals = arg.find('=');
@@ -67,15 +99,15 @@ int parseInteger(const std::string& option, const std::string& text, int min, in
     return int(value);
 }
 
-std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare) {
+std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare, int largest) {
     const auto cross = text.find('x');
     if (cross == std::string::npos) {
         if (!allowSquare) throw UsageError(option + ": '" + text + "' is not a size WIDTHxHEIGHT (e.g. 1024x768)");
-        const int side = parseInteger(option, text, 1, kMaxImageDimension);
+        const int side = parseInteger(option, text, 1, largest);
         return {side, side};
     }
-    return {parseInteger(option, text.substr(0, cross), 1, kMaxImageDimension),
-            parseInteger(option, text.substr(cross + 1), 1, kMaxImageDimension)};
+    return {parseInteger(option, text.substr(0, cross), 1, largest),
+            parseInteger(option, text.substr(cross + 1), 1, largest)};
 }
 
 std::string GeneratedInput::name() const { return family + "@" + std::to_string(width) + "x" + std::to_string(height); }

@@ -1,0 +1,136 @@
+#include "glccl/tuning.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#include "glccl/error.hpp"
+
+namespace glccl {
+
+namespace {
+
+[[noreturn]] void malformed(const std::string& name, const std::string& value, const std::string& expected) {
+    throw Error("glccl::Tuning::set(): " + name + " is '" + value + "'; expected " + expected);
+}
+
+// "16777216", "64K", "16M" or "1G" (binary units), at least 1.
+std::size_t parseBytes(const std::string& name, const std::string& text) {
+    if (text.empty() || text[0] < '0' || text[0] > '9')
+        malformed(name, text, "a byte count of at least 1, optionally with a K, M or G suffix");
+    char* end = nullptr;
+    const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+    std::size_t unit = 1;
+    if (*end == 'K' || *end == 'k') unit = std::size_t(1) << 10, ++end;
+    else if (*end == 'M' || *end == 'm') unit = std::size_t(1) << 20, ++end;
+    else if (*end == 'G' || *end == 'g') unit = std::size_t(1) << 30, ++end;
+    if (*end != '\0' || value < 1 || value > (std::size_t(1) << 40) / unit)
+        malformed(name, text, "a byte count of at least 1, optionally with a K, M or G suffix");
+    return std::size_t(value) * unit;
+}
+
+// A whole decimal number in [lowest, highest], else malformed().
+int parseCount(const std::string& name, const std::string& text, int lowest, int highest, const std::string& expected) {
+    const char* begin = text.c_str();
+    char* end = nullptr;
+    const long value = std::strtol(begin, &end, 10);
+    if (text.empty() || end == begin || *end != '\0' || value < lowest || value > highest)
+        malformed(name, text, expected);
+    return int(value);
+}
+
+// One text per enumerator, in the enumeration's order.
+template <class Enum, std::size_t N>
+Enum parseChoice(const std::string& name, const std::string& text, const char* const (&choices)[N]) {
+    for (std::size_t i = 0; i < N; ++i)
+        if (text == choices[i]) return Enum(i);
+    std::string expected;
+    for (std::size_t i = 0; i < N; ++i)
+        expected += (i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(choices[i]);
+    malformed(name, text, expected);
+}
+
+const char* const kTransfers[] = {"auto", "plain", "bands"};
+const char* const kReadbacks[] = {"subimage", "readpixels"};
+const char* const kClientStorages[] = {"download", "upload", "both", "none"};
+const char* const kCopyStores[] = {"stream", "plain"};
+const char* const kComputeParents[] = {"auto", "buffer", "image"};
+
+std::mutex& tuningMutex() {
+    static std::mutex mutex;
+    return mutex;
+}
+
+Tuning& processTuning() {
+    static Tuning current;
+    return current;
+}
+
+}  // namespace
+
+bool Tuning::debugSyncRequested() {
+    static const bool requested = [] {
+        const char* value = std::getenv("GLCCL_CUDA_SYNC");
+        return value != nullptr && std::strcmp(value, "1") == 0;
+    }();
+    return requested;
+}
+
+void Tuning::set(const std::string& name, const std::string& value) {
+    if (name == "transfer") {
+        transfer = parseChoice<Transfer>(name, value, kTransfers);
+    } else if (name == "transferReadback") {
+        transferReadback = parseChoice<Readback>(name, value, kReadbacks);
+    } else if (name == "transferBandBytes") {
+        transferBandBytes = parseBytes(name, value);
+    } else if (name == "transferBuffers") {
+        transferBuffers = parseCount(name, value, 2, kMaxTransferBuffers,
+                                     "a buffer count 2.." + std::to_string(kMaxTransferBuffers));
+    } else if (name == "transferClientStorage") {
+        transferClientStorage = parseChoice<ClientStorage>(name, value, kClientStorages);
+    } else if (name == "copyThreads") {
+        copyThreads = value == "auto" ? 0
+                                      : parseCount(name, value, 1, kMaxCopyThreads,
+                                                   "auto or a thread count 1.." + std::to_string(kMaxCopyThreads));
+    } else if (name == "copyStores") {
+        copyStores = parseChoice<CopyStores>(name, value, kCopyStores);
+    } else if (name == "computeParents") {
+        computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
+    } else if (name == "cudaSyncEachKernel") {
+        cudaSyncEachKernel = parseCount(name, value, 0, 1, "0 or 1") == 1;
+    } else {
+        throw Error("glccl::Tuning::set(): unknown knob '" + name +
+                    "'; expected transfer, transferReadback, transferBandBytes, transferBuffers, "
+                    "transferClientStorage, copyThreads, copyStores, computeParents or cudaSyncEachKernel");
+    }
+}
+
+std::string Tuning::describe() const {
+    return std::string("transfer=") + kTransfers[int(transfer)] + " transferReadback=" +
+           kReadbacks[int(transferReadback)] + " transferBandBytes=" + std::to_string(transferBandBytes) +
+           " transferBuffers=" + std::to_string(transferBuffers) + " transferClientStorage=" +
+           kClientStorages[int(transferClientStorage)] +
+           " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
+           " copyStores=" + kCopyStores[int(copyStores)] + " computeParents=" + kComputeParents[int(computeParents)] +
+           " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0");
+}
+
+void setTuning(const Tuning& tuning) {
+    if (tuning.transferBandBytes < 1)
+        throw Error("glccl::setTuning(): transferBandBytes is 0; expected a byte count of at least 1");
+    if (tuning.transferBuffers < 2 || tuning.transferBuffers > Tuning::kMaxTransferBuffers)
+        throw Error("glccl::setTuning(): transferBuffers is " + std::to_string(tuning.transferBuffers) +
+                    "; expected 2.." + std::to_string(Tuning::kMaxTransferBuffers));
+    if (tuning.copyThreads < 0 || tuning.copyThreads > Tuning::kMaxCopyThreads)
+        throw Error("glccl::setTuning(): copyThreads is " + std::to_string(tuning.copyThreads) +
+                    "; expected 0 (the hardware threads) or 1.." + std::to_string(Tuning::kMaxCopyThreads));
+    std::lock_guard<std::mutex> lock(tuningMutex());
+    processTuning() = tuning;
+}
+
+Tuning tuning() {
+    std::lock_guard<std::mutex> lock(tuningMutex());
+    return processTuning();
+}
+
+}  // namespace glccl
