@@ -354,11 +354,15 @@ TEST_CASE("transfer: a malformed setting is an error naming the variable", "[tra
                                                             {"GLCCL_TRANSFER_CLIENT_STORAGE", "yes"},
                                                             {"GLCCL_COPY_THREADS", "0"},
                                                             {"GLCCL_COPY_STORES", "fast"}};
+    // A GL engine: the cpu backend (auto on a software renderer) reads the
+    // host image itself, with no transfer to configure.
+    LabelOptions throughTexture;
+    throughTexture.backend = Backend::Raster;
     for (const auto& [name, value] : settings) {
         ScopedEnvironment environment{{name, value}};
         INFO(name << "=" << value);
         try {
-            offscreen().label(image, Connectivity::Eight, Criterion::binary());
+            offscreen().label(image, throughTexture);
             FAIL("no error");
         } catch (const Error& error) {
             CHECK_THAT(std::string(error.what()), Catch::Contains(std::string(name) + " is '" + value + "'"));
@@ -410,8 +414,10 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
 }
 
 TEST_CASE("transfer: downloads into caller memory refuse a count that is not the label image's", "[transfer]") {
+    // A GL engine, so that the labels are the Labeler's (the cpu backend
+    // labels a host image without it).
     LabelOptions options;
-    options.backend = Backend::Cpu;
+    options.backend = Backend::Raster;
     const Image image = generateFamily("noise50", 31, 17, 5);
     offscreen().label(image, options);
     Labeler& labeler = offscreen().labeler();
