@@ -281,4 +281,12 @@ Route chooseRoute(const InputDescription& input, const LabelOptions& options, co
     throw Error("no backend takes " + std::string(residenceName(input.residence)) + " here: " + reasons);
 }
 
+std::string whyUnavailable(Backend backend, const ContextInfo& context) {
+    return backend == Backend::Auto ? "" : capabilitiesOf(backend, &context).whyNotHere;
+}
+
+Backend resolveBackend(Backend requested, const ContextInfo& context) {
+    return requested != Backend::Auto ? requested : chooseRoute({}, LabelOptions{}, &context).backend;
+}
+
 }  // namespace glccl

@@ -173,10 +173,11 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
 }
 
 Labeling OffscreenLabeler::labelOneCall(const Image& image, const LabelOptions& options, StageTimings* timings) {
-    if (route(ImageView(image), options).pieces)
+    const Route chosen = route(ImageView(image), options);
+    if (chosen.pieces)
         throw Error("glccl::OffscreenLabeler::labelOneCall(): the image is " + std::to_string(image.width) + "x" +
-                    std::to_string(image.height) + ", more than one call of the " +
-                    backendName(route(ImageView(image), options).backend) + " backend takes");
+                    std::to_string(image.height) + ", more than one call of the " + backendName(chosen.backend) +
+                    " backend takes");
     return label(image, options, timings);
 }
 

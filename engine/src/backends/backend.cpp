@@ -1,9 +1,9 @@
-// Names of the backends; which of them runs is the router's (route.cpp).
+// Names of the backends (no GL here: the options fuzzer links this file
+// alone). Which of them runs is the router's: route.cpp.
 
 #include "glccl/backend.hpp"
 
 #include "glccl/error.hpp"
-#include "glccl/route.hpp"
 
 namespace glccl {
 
@@ -29,18 +29,10 @@ const std::vector<Backend>& concreteBackends() {
     return all;
 }
 
-std::string whyUnavailable(Backend backend, const ContextInfo& context) {
-    return backend == Backend::Auto ? "" : capabilitiesOf(backend, &context).whyNotHere;
-}
-
 bool isSoftwareRenderer(const ContextInfo& context) {
     for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "Software Rasterizer"})
         if (context.renderer.find(name) != std::string::npos) return true;
     return false;
-}
-
-Backend resolveBackend(Backend requested, const ContextInfo& context) {
-    return requested != Backend::Auto ? requested : chooseRoute({}, LabelOptions{}, &context).backend;
 }
 
 }  // namespace glccl

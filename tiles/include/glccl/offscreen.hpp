@@ -48,11 +48,12 @@ public:
     // the input texture of the previous call when the image has its size,
     // channels and sampleBits: a batch of same-sized images (or a video) then
     // allocates nothing per image on the GPU or the host (the transfers'
-    // pixel buffers are kept too). Costs one upload (ImageTexture::update),
-    // the labeling, one download of the labels (4 bytes a pixel,
-    // Labeler::downloadLabels) and of the table. With the cuda backend an
-    // image of 8-bit samples takes CUDA's own route instead: upload and
-    // download through two page-locked chunks, no texture (backend()).
+    // pixel buffers are kept too). On the GL engines it costs one upload
+    // (ImageTexture::update), the labeling, one download of the labels (4
+    // bytes a pixel, Labeler::downloadLabels) and of the table. The cuda
+    // backend takes CUDA's own route instead (upload and download through
+    // two page-locked chunks, no texture), the cpu backend reads the image
+    // where it is, and an image past one call goes in tiles (backend()).
     void label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings = nullptr);
     Labeling label(const Image& image, Connectivity connectivity, Criterion criterion, StageTimings* timings = nullptr);
     // The same from pixels the caller owns into labels the caller owns
