@@ -89,6 +89,9 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     // The refusal comes before availability: the same words where CUDA runs and where it does not.
     CHECK_THROWS_WITH(chooseRoute(InputDescription::hostImage(40, 30, 1, 16), options, nullptr),
                       Catch::StartsWith("the cuda backend labels 8-bit input"));
+    // Samples an engine does not compare: skipped by auto, refused when named.
+    CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
+                     withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
     // Device memory is cuda's alone.
     InputDescription onDevice;
     onDevice.residence = Residence::CudaDevice;

@@ -174,7 +174,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             EngineCapabilities engine;
             engine.backend = backend;
             engine.residences = {Residence::HostMemory, Residence::GlTexture};
-            engine.sampleBits = {8, 16, 32, 64};
+            engine.sampleBits = {8, 16, 32};
             engine.channels = {1, 4};  // binary and segments read the red channel of a color texture
             engine.thresholdChannels = {1, 4};
             engine.connectivities = {Connectivity::Four, Connectivity::Eight};
@@ -199,19 +199,25 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                          (input.residence == Residence::HostMemory && engine.hostUpload);
     if (!reached)
         return "the " + name + " backend does not read " + residenceName(input.residence);
-    // Samples the GL engines and the reference do not take are refused by
-    // their own entries (ImageTexture, labelReference), in their words.
-    if (!engine.textureFormats.empty() || engine.sampleBits.size() == 1) {
-        const bool eightBit = input.residence == Residence::GlTexture ? contains(engine.textureFormats, input.textureFormat)
+    const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
+    const bool samplesTaken = input.residence == Residence::GlTexture ? textureTaken
                                                                       : contains(engine.sampleBits, input.sampleBits);
-        if (!eightBit) {
-            const std::string what = input.residence == Residence::GlTexture
-                                         ? std::string("this texture is ") + textureFormatName(input.textureFormat) + " (" +
-                                               sampleDescription(input.textureFormat) + ")"
-                                         : "this image has " + std::to_string(input.sampleBits) + "-bit samples";
-            return "the " + name + " backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); " + what +
-                   ": use the compute, raster or cpu backend";
-        }
+    // cuda's refusal in the words its users know from the Labeler.
+    if (!samplesTaken && engine.backend == Backend::Cuda) {
+        const std::string what = input.residence == Residence::GlTexture
+                                     ? std::string("this texture is ") + textureFormatName(input.textureFormat) + " (" +
+                                           sampleDescription(input.textureFormat) + ")"
+                                     : "this image has " + std::to_string(input.sampleBits) + "-bit samples";
+        return "the " + name + " backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); " + what +
+               ": use the compute, raster or cpu backend";
+    }
+    if (!samplesTaken) {
+        std::string bits;
+        for (std::size_t i = 0; i < engine.sampleBits.size(); ++i)
+            bits += (i == 0 ? "" : i + 1 == engine.sampleBits.size() ? " or " : ", ") +
+                    std::to_string(engine.sampleBits[i]) + "-";
+        return "the " + name + " backend labels " + bits + "bit samples, not " + std::to_string(input.sampleBits) +
+               "-bit";
     }
     const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
     if (!contains(threshold ? engine.thresholdChannels : engine.channels, input.channels)) {

@@ -60,6 +60,7 @@ struct EngineCapabilities {
     // where a context exists (hostUpload).
     std::vector<Residence> residences;
     bool hostUpload = false;
+    // Bits of the samples it compares, of an input in host or device memory.
     std::vector<int> sampleBits;
     // Texture formats it reads (GLenums); empty: every format the Labeler
     // accepts.
