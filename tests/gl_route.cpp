@@ -92,6 +92,19 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     // Samples an engine does not compare: skipped by auto, refused when named.
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
                      withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
+    // Dimensions and connectivities: every engine declares 2-D, 4 and 8.
+    InputDescription volume = kSmallGray;
+    volume.shape = Shape::volume(8, 8, 8);
+    for (Backend backend : concreteBackends()) {
+        const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
+        CHECK(engine.dimensions == std::vector<int>{2});
+        CHECK(whyRefused(engine, volume, withBackend(backend)) ==
+              std::string("the ") + backendName(backend) + " backend does not label 3-D input");
+        LabelOptions six = withBackend(backend);
+        six.connectivity = Connectivity::Six;
+        CHECK(whyRefused(engine, kSmallGray, six) ==
+              std::string("the ") + backendName(backend) + " backend does not take connectivity 6");
+    }
     // Device memory is cuda's alone.
     InputDescription onDevice;
     onDevice.residence = Residence::CudaDevice;

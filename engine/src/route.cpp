@@ -199,6 +199,10 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                          (input.residence == Residence::HostMemory && engine.hostUpload);
     if (!reached)
         return "the " + name + " backend does not read " + residenceName(input.residence);
+    if (!contains(engine.dimensions, input.shape.dimensions))
+        return "the " + name + " backend does not label " + std::to_string(input.shape.dimensions) + "-D input";
+    if (!engine.takes(options.connectivity))
+        return "the " + name + " backend does not take connectivity " + std::to_string(int(options.connectivity));
     const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
     const bool samplesTaken = input.residence == Residence::GlTexture ? textureTaken
                                                                       : contains(engine.sampleBits, input.sampleBits);
@@ -277,7 +281,7 @@ Route chooseRoute(const InputDescription& input, const LabelOptions& options, co
         const std::string why = whyRefused(engine, input, options);
         if (why.empty()) {
             Route route = routeOf(engine);
-            if (!context && backend == Backend::Cpu && input.residence != Residence::CudaDevice)
+            if (!context && backend == Backend::Cpu)
                 route.note = (whyNoContext.empty() ? std::string("no GL context could be made") : whyNoContext) +
                              "; auto runs the cpu backend";
             return route;
