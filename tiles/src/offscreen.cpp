@@ -7,6 +7,8 @@
 #include <string>
 
 #include "glccl/error.hpp"
+#include "glccl/image_source.hpp"
+#include "glccl/label_sink.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/texture.hpp"
@@ -238,14 +240,16 @@ void OffscreenLabeler::labelTexture(const ImageView& image, const LabelOptions& 
 }
 
 // Past one call: tiles of the backend's largest side, labeled by workers of
-// their own (labelTiled), then numbered and measured as one image.
+// their own (labelTiled), then numbered and measured as one image, read from
+// the caller's pixels and written into the caller's labels.
 void OffscreenLabeler::labelInPieces(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
                                      std::vector<Component>& components, StageTimings* timings) {
     TiledOptions tiled;
     tiled.label = options;
     tiled.label.timings = false;
-    const Labeling labeling = labelTiled(copyOf(image), tiled);
-    deliver(labeling, labels, components);
+    const ImageMemorySource source(image);
+    LabelStorageSink sink(labels, components);
+    labelTiled(source, tiled, sink);
     if (timings) timings->clear();
     impl_->last = options.backend;
 }
