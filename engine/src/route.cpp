@@ -201,8 +201,6 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
         return "the " + name + " backend does not read " + residenceName(input.residence);
     if (!contains(engine.dimensions, input.shape.dimensions))
         return "the " + name + " backend does not label " + std::to_string(input.shape.dimensions) + "-D input";
-    if (!engine.takes(options.connectivity))
-        return "the " + name + " backend does not take connectivity " + std::to_string(int(options.connectivity));
     const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
     const bool samplesTaken = input.residence == Residence::GlTexture ? textureTaken
                                                                       : contains(engine.sampleBits, input.sampleBits);

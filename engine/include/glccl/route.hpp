@@ -70,6 +70,8 @@ struct EngineCapabilities {
     std::vector<int> thresholdChannels;
     // A binary level other than 0 (binaryAbove); false: binary is nonzero.
     bool binaryLevel = true;
+    // Connectivities it labels. Whether a connectivity fits the input's
+    // dimensions is the entries' question (their own words), not the router's.
     std::vector<Connectivity> connectivities;
     std::vector<int> dimensions;
     // The largest extent along any axis, and the most elements, of one call.
