@@ -14,6 +14,8 @@
 #include <cuda_runtime_api.h>
 
 #include "glccl/cuda_labeler.hpp"
+#include "glccl/error.hpp"
+#include "glccl/route.hpp"
 #endif
 
 namespace glccl::python {
@@ -154,11 +156,22 @@ bool hasPackedRows(const DeviceView& view, int planes) {
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable, DeviceLabelers& labelers,
                            const std::string& where) {
-    if (backend != Backend::Auto && backend != Backend::Cuda)
-        throw py::value_error(where + ": device arrays (__cuda_array_interface__) are labeled by the cuda backend; "
-                                      "backend='" + backendName(backend) + "' takes numpy arrays");
-    std::string whyNot;
-    if (!cuda::available(&whyNot)) throw std::runtime_error(where + ": the cuda backend cannot run: " + whyNot);
+    // The router says which engine reads CUDA device memory (cuda, where it
+    // runs); the criterion and the samples are checked below, in words
+    // about arrays.
+    InputDescription onDevice;
+    onDevice.residence = Residence::CudaDevice;
+    LabelOptions routed;
+    routed.backend = backend;
+    routed.connectivity = connectivity;
+    try {
+        chooseRoute(onDevice, routed, nullptr);
+    } catch (const Error& error) {
+        if (backend != Backend::Auto && backend != Backend::Cuda)
+            throw py::value_error(where + ": device arrays (__cuda_array_interface__) are labeled by the cuda "
+                                          "backend; backend='" + backendName(backend) + "' takes numpy arrays");
+        throw std::runtime_error(where + ": " + error.what());
+    }
 
     DeviceView input = readInterface(image, "the image", where);
     if (!isByteDtype(input.typestr))

@@ -7,14 +7,12 @@
 
 #include <EGL/egl.h>
 
-#include <algorithm>
 #include <mutex>
-#include <utility>
 
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/offscreen.hpp"
-#include "glccl/reference.hpp"
+#include "glccl/route.hpp"
 
 namespace glccl::python {
 
@@ -23,8 +21,6 @@ namespace {
 struct Shared {
     std::mutex mutex;
     OffscreenLabeler* offscreen = nullptr;  // leaked on purpose (see top)
-    bool tried = false;
-    std::string whyNoContext;
 };
 
 Shared& shared() {
@@ -44,33 +40,15 @@ struct ReleaseOnExit {
     ~ReleaseOnExit() { releaseCurrentContext(); }
 };
 
-// The labeler, created on the first call; nullptr with whyNoContext set when
-// no headless context can be made (no EGL at all). Call with the mutex held.
-OffscreenLabeler* offscreenLocked(Shared& s) {
-    if (!s.tried) {
-        s.tried = true;
+// The labeler, created on the first call. Where no headless context can be
+// made (no EGL at all) it labels on the host (cpu, and auto for it) and
+// says why the GL backends cannot run. Call with the mutex held.
+OffscreenLabeler& offscreenLocked(Shared& s) {
+    if (!s.offscreen) {
         ReleaseOnExit release;
-        try {
-            s.offscreen = new OffscreenLabeler();
-        } catch (const Error& error) {
-            s.whyNoContext = std::string("no headless GL context: ") + error.what();
-        }
+        s.offscreen = new OffscreenLabeler({}, OffscreenLabeler::NoContext::LabelOnHost);
     }
-    return s.offscreen;
-}
-
-// The reference labeler into `labels` and `components`.
-void labelOnHost(const ImageView& view, const LabelOptions& options, std::uint32_t* labels,
-                 std::vector<Component>& components) {
-    Image image;
-    image.width = view.width;
-    image.height = view.height;
-    image.channels = view.channels;
-    image.sampleBits = view.sampleBits;
-    image.pixels.assign(view.pixels, view.pixels + view.byteCount());
-    Labeling fresh = labelReference(image, options.connectivity, options.criterion);
-    std::copy(fresh.labels.begin(), fresh.labels.end(), labels);
-    components = std::move(fresh.components);
+    return *s.offscreen;
 }
 
 }  // namespace
@@ -79,35 +57,24 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
                        std::vector<Component>& components, const std::string& where) {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
-    OffscreenLabeler* offscreen = offscreenLocked(s);
-    if (!offscreen) {
-        if (options.backend != Backend::Auto && options.backend != Backend::Cpu)
-            throw Error(where + ": backend " + backendName(options.backend) + " cannot run: " + s.whyNoContext);
-        labelOnHost(image, options, labels, components);
-        return Backend::Cpu;
-    }
-    if (resolveBackend(options.backend, offscreen->context().info()) == Backend::Cpu) {
-        labelOnHost(image, options, labels, components);
-        return Backend::Cpu;
-    }
+    OffscreenLabeler& offscreen = offscreenLocked(s);
     ReleaseOnExit release;
-    offscreen->label(image, options, labels, components);
-    return offscreen->backend();
+    try {
+        offscreen.label(image, options, labels, components);
+    } catch (const Error& error) {
+        throw Error(where + ": " + error.what());
+    }
+    return offscreen.backend();
 }
 
 std::vector<BackendRow> backendRows() {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
-    OffscreenLabeler* offscreen = offscreenLocked(s);
-    std::vector<Backend> all{Backend::Auto};
-    for (Backend b : concreteBackends()) all.push_back(b);
-    std::vector<BackendRow> rows;
-    for (Backend b : all) {
-        std::string whyNot;
-        if (offscreen) whyNot = whyUnavailable(b, offscreen->context().info());
-        else if (b != Backend::Auto && b != Backend::Cpu) whyNot = s.whyNoContext;
-        rows.push_back({backendName(b), whyNot});
-    }
+    OffscreenLabeler& offscreen = offscreenLocked(s);
+    const ContextInfo* context = offscreen.hasContext() ? &offscreen.context().info() : nullptr;
+    std::vector<BackendRow> rows{{backendName(Backend::Auto), ""}};
+    for (Backend b : concreteBackends())
+        rows.push_back({backendName(b), capabilitiesOf(b, context, offscreen.whyNoContext()).whyNotHere});
     return rows;
 }
 

@@ -19,16 +19,15 @@
 namespace glccl::python {
 
 // Labels a host image into `labels` (width x height uint32, row-major, every
-// element written) and its table into `components` (storage reused). The GL
-// backends upload from `image`'s pixels where they are and download the
-// labels straight into `labels`: a numpy array's memory on both sides, with
-// no host copy in between; the OffscreenLabeler keeps its input texture for
-// same-sized images. The cpu backend, and auto where it resolves to cpu (a
-// software rasterizer), run the reference labeler, which gives the same
-// labels without the GL round trip (it reads an Image, so it copies the
-// view first); where no GL context can be created at all, so do auto and
-// cpu, and the GL backends throw glccl::Error naming the reason (its message
-// starts with `where`, the Python entry). Returns the backend that ran.
+// element written) and its table into `components` (storage reused), by the
+// route the router chooses once for the call (OffscreenLabeler::label): the
+// GL backends upload from `image`'s pixels where they are and download the
+// labels straight into `labels` (a numpy array's memory on both sides); the
+// cpu backend, and auto where it resolves to cpu (a software rasterizer, or
+// no GL context at all), run the reference on the host image; cuda runs
+// CUDA's host route; an image past one call goes in tiles. Errors are
+// glccl::Error with the message starting with `where`, the Python entry.
+// Returns the backend that ran.
 Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
                        std::vector<Component>& components, const std::string& where);
 

@@ -447,8 +447,10 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
 }
 
 TEST_CASE("transfer: downloads into caller memory refuse a count that is not the label image's", "[transfer]") {
+    // A GL engine, so that the labels are the Labeler's (the cpu backend
+    // labels a host image without it).
     LabelOptions options;
-    options.backend = Backend::Cpu;
+    options.backend = Backend::Raster;
     const Image image = generateFamily("noise50", 31, 17, 5);
     offscreen().label(image, options);
     Labeler& labeler = offscreen().labeler();

@@ -6,6 +6,7 @@
 #include "gl.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
+#include "glccl/route.hpp"
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
 #include "transfer.hpp"
@@ -13,34 +14,6 @@
 namespace glccl {
 
 namespace {
-
-// IDs and keys keep 15 bits per coordinate (common.glsl).
-constexpr int kLargestSide = 32768;
-
-const char* formatName(GLint format) {
-    switch (format) {
-        case GL_R8: return "GL_R8";
-        case GL_RGBA8: return "GL_RGBA8";
-        case GL_RGB8: return "GL_RGB8";
-        case GL_R16: return "GL_R16";
-        case GL_RGBA16: return "GL_RGBA16";
-        case GL_R32F: return "GL_R32F";
-        case GL_R8UI: return "GL_R8UI";
-        case GL_R32UI: return "GL_R32UI";
-        default: return "an unsupported format";
-    }
-}
-
-// What a texel of a format holds, for messages.
-const char* sampleDescription(GLint format) {
-    switch (format) {
-        case GL_R16:
-        case GL_RGBA16: return "16-bit samples";
-        case GL_R32UI: return "32-bit samples";
-        case GL_R32F: return "32-bit float samples";
-        default: return "8-bit samples";
-    }
-}
 
 // Runs `step`; a glccl::Error from inside gets the public entry's prefix once.
 template <class Step>
@@ -67,12 +40,12 @@ struct Labeler::Impl {
     Backend last = Backend::Auto;
 
     // The label texture and the engine's resources for this size.
-    void reserve(int width, int height, const LabelOptions& options) {
+    void reserve(int width, int height, const LabelOptions& options, Backend backend) {
         // The Labeler labels 2-D textures: a 3-D connectivity would be
         // read as 8 by the shaders and silently mislabel.
         const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, Shape::image(width, height));
         if (!misfit.empty()) throw Error(misfit);
-        const int largest = std::min(info.maxTextureSize, kLargestSide);
+        const int largest = std::min(info.maxTextureSize, kLargestTextureSide);
         if (width < 1 || height < 1 || width > largest || height > largest)
             throw Error(std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
                         std::to_string(largest) + " (GL_MAX_TEXTURE_SIZE is " + std::to_string(info.maxTextureSize) +
@@ -82,7 +55,7 @@ struct Labeler::Impl {
             labels = {};
             labels = gl::Texture::allocate(GL_R32UI, width, height, "the label texture");
         }
-        engine(resolveBackend(options.backend, info)).reserve(width, height, options);
+        engine(backend).reserve(width, height, options);
         checkGlError("reserving " + std::to_string(width) + "x" + std::to_string(height));
     }
 
@@ -131,7 +104,7 @@ Labeler::~Labeler() {
 void Labeler::reserve(int width, int height, const LabelOptions& options) {
     withPrefix("glccl::Labeler::reserve()", [&] {
         StateGuard guard;
-        impl_->reserve(width, height, options);
+        impl_->reserve(width, height, options, resolveBackend(options.backend, impl_->info));
     });
 }
 
@@ -154,25 +127,15 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
                                format == GL_R32UI || format == GL_RGBA8 || format == GL_RGBA16;
         if (!supported)
-            throw Error(std::string("the texture is ") + formatName(format) +
+            throw Error(std::string("the texture is ") + textureFormatName(unsigned(format)) +
                         "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 textures");
         if (width < 1 || height < 1) throw Error("the texture has no level 0 image");
 
-        const Backend backend = resolveBackend(options.backend, impl_->info);
-        // The cuda engine compares 8-bit samples and treats binary as
-        // nonzero: anything else would be a silently wrong answer there.
-        // Checked before anything is reserved for it.
-        if (backend == Backend::Cuda) {
-            if (format != GL_R8 && format != GL_RGBA8)
-                throw Error(std::string("the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); "
-                                        "this texture is ") +
-                            formatName(format) + " (" + sampleDescription(format) +
-                            "): use the compute, raster or cpu backend");
-            if (options.criterion.kind == Criterion::Kind::Binary && options.criterion.level != 0)
-                throw Error("the cuda backend labels binary as nonzero only, not '" + options.criterion.toString() +
-                            "': use the compute, raster or cpu backend");
-        }
-        impl_->reserve(width, height, options);
+        // The router refuses what the backend cannot label (the cuda
+        // engine's samples and criteria) before anything is reserved for it.
+        const Backend backend =
+            chooseRoute(InputDescription::texture(width, height, unsigned(format)), options, &impl_->info).backend;
+        impl_->reserve(width, height, options, backend);
         impl_->labeled = false;
         auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
         // Timings measure the labeling alone: the host's pending work (an

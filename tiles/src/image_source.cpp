@@ -127,6 +127,17 @@ void detail::checkSourceRectangle(const char* where, const ImageSource& source, 
 
 // ---------------------------------------------------------------- memory
 
+ImageMemorySource::ImageMemorySource(const ImageView& image) : image_(image) {
+    const bool consistent = image.width > 0 && image.height > 0 && image.pixels != nullptr &&
+                            (image.channels == 1 || image.channels == 4) &&
+                            (image.sampleBits == 8 || image.sampleBits == 16 || image.sampleBits == 32);
+    if (!consistent)
+        throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
+                    std::to_string(image.sampleBits) + " bits; expected a nonempty 1- or 4-channel image of 8, 16 "
+                    "or 32 bits");
+}
+
 ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
     if (image.dimensions == 3)
         throw Error("glccl::ImageMemorySource: the image is a volume (" + std::to_string(image.width) + "x" +
@@ -147,12 +158,12 @@ int ImageMemorySource::sampleBits() const { return image_.sampleBits; }
 void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                              Image& out) const {
     detail::checkSourceRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
-    const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.bytesPerSample());
+    const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.sampleBits / 8);
     out = Image(int(width), int(height), image_.channels, image_.sampleBits);
     const std::size_t rowBytes = std::size_t(width) * pixelBytes;
     for (std::uint32_t y = 0; y < height; ++y)
         std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,
-                    image_.pixels.data() + ((std::size_t(y0) + y) * std::size_t(image_.width) + x0) * pixelBytes,
+                    image_.pixels + ((std::size_t(y0) + y) * std::size_t(image_.width) + x0) * pixelBytes,
                     rowBytes);
 }
 

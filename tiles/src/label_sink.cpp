@@ -66,11 +66,19 @@ void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& 
 
 // ---------------------------------------------------------------- Labeling
 
-void LabelingSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+namespace {
+
+void requireUint32(LabelType type, std::uint64_t count) {
     if (type != LabelType::Uint32 || count > UINT32_MAX)
         throw Error("glccl::labelTiled(): " + std::to_string(count) +
                     " components need uint64 labels, which a glccl::Labeling does not hold; label into an "
                     ".npy file (glccl::NpyLabelSink) instead");
+}
+
+}  // namespace
+
+void LabelingSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+    requireUint32(type, count);
     labeling_ = Labeling();
     labeling_.width = int(width);
     labeling_.height = int(height);
@@ -85,6 +93,20 @@ void LabelingSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* l
 
 void LabelingSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
     std::copy(components.begin(), components.end(), labeling_.components.begin() + std::ptrdiff_t(firstLabel - 1));
+}
+
+void LabelStorageSink::begin(std::uint32_t width, std::uint32_t, LabelType type, std::uint64_t count) {
+    requireUint32(type, count);
+    width_ = width;
+    components_.assign(std::size_t(count), Component());
+}
+
+void LabelStorageSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) {
+    std::memcpy(labels_ + std::size_t(y0) * width_, labels, std::size_t(rows) * width_ * sizeof(std::uint32_t));
+}
+
+void LabelStorageSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
+    std::copy(components.begin(), components.end(), components_.begin() + std::ptrdiff_t(firstLabel - 1));
 }
 
 // ---------------------------------------------------------------- .npy

@@ -1,12 +1,13 @@
 // Tile workers: one backend instance per thread. The GL workers each own a
 // headless context on their EGL device (current on their thread only); the
 // cuda workers each select their CUDA device on their thread; the cpu
-// workers run the reference. probeTileBackend() answers, once, what a
-// backend can take here.
+// workers run the reference. probeTileBackend() answers, once, which backend
+// labels the tiles (the router's choice) and the largest side it takes.
 
 #include <algorithm>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "glccl/error.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/route.hpp"
 #include "glccl/tile_pipeline.hpp"
 #include "glccl/tiled.hpp"
 #ifdef GLCCL_HAVE_CUDA
@@ -103,10 +105,12 @@ public:
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
         offscreen_.reset();
     }
+    // A tile fits one call by construction (planTiles): labelOneCall never
+    // tiles again.
     Labeling label(const Image& tile, StageTimings* timings) override {
-        if (!software_) return offscreen_->label(tile, options_, timings);
+        if (!software_) return offscreen_->labelOneCall(tile, options_, timings);
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
-        return offscreen_->label(tile, options_, timings);
+        return offscreen_->labelOneCall(tile, options_, timings);
     }
     std::string device() const override { return device_; }
 
@@ -166,52 +170,46 @@ std::unique_ptr<TileWorker> makeTileWorker(const BackendLimits& limits, const La
 
 BackendLimits probeTileBackend(Backend requested) {
     const std::string where = "glccl::labelTiled(): ";
-    BackendLimits limits;
-    if (requested == Backend::Cpu) {
-        limits.backend = Backend::Cpu;
-        limits.maxSide = kMaxTileSide;
-        limits.device = "CPU";
-        return limits;
+    // The GL engines' limits are the context's: a probe context answers for
+    // them (and for auto, which may choose one).
+    std::optional<ContextInfo> info;
+    std::string platform, whyNoContext;
+    if (requested != Backend::Cpu && requested != Backend::Cuda) {
+        try {
+            const std::lock_guard<std::mutex> lock(contextSetupMutex());
+            OffscreenLabeler probe;
+            info = probe.context().info();
+            platform = probe.context().platform();
+        } catch (const Error& error) {
+            whyNoContext = std::string("no headless GL context: ") + error.what();
+        }
     }
-    if (requested == Backend::Cuda) {
-#ifdef GLCCL_HAVE_CUDA
-        std::string why;
-        if (!cuda::available(&why)) throw Error(where + "the cuda backend cannot run here: " + why);
-        limits.backend = Backend::Cuda;
-        limits.maxSide = kMaxTileSide;
-        int count = 0;
-        cudaGetDeviceCount(&count);
-        limits.device = cuda::deviceName() + (count > 1 ? " (" + std::to_string(count) + " CUDA devices)" : "");
-        return limits;
-#else
-        throw Error(where + "the cuda backend cannot run here: this build has no CUDA path");
-#endif
-    }
-    ContextInfo info;
-    std::string platform;
+    const ContextInfo* context = info ? &*info : nullptr;
+    LabelOptions options;
+    options.backend = requested;
+    Route route;
     try {
-        const std::lock_guard<std::mutex> lock(contextSetupMutex());
-        OffscreenLabeler probe;
-        info = probe.context().info();
-        platform = probe.context().platform();
+        route = chooseRoute(InputDescription(), options, context, whyNoContext);
     } catch (const Error& error) {
-        if (requested != Backend::Auto)
-            throw Error(where + "the " + std::string(backendName(requested)) +
-                        " backend cannot run here: no headless GL context: " + error.what());
-        limits.backend = Backend::Cpu;
-        limits.maxSide = kMaxTileSide;
-        limits.device = "CPU";
-        limits.note = std::string("no headless GL context (") + error.what() + "); auto runs the cpu backend";
-        return limits;
+        throw Error(where + error.what());
     }
-    const std::string why = whyUnavailable(requested, info);
-    if (!why.empty())
-        throw Error(where + "the " + std::string(backendName(requested)) + " backend cannot run here: " + why);
-    const Backend resolved = resolveBackend(requested, info);
-    if (resolved == Backend::Cpu || resolved == Backend::Cuda) return probeTileBackend(resolved);
-    limits.backend = resolved;
-    limits.maxSide = std::uint32_t(info.maxTextureSize) < kMaxTileSide ? std::uint32_t(info.maxTextureSize) : kMaxTileSide;
-    limits.device = info.renderer + " (" + platform + ")";
+    const EngineCapabilities engine = capabilitiesOf(route.backend, context, whyNoContext);
+    BackendLimits limits;
+    limits.backend = route.backend;
+    limits.maxSide = std::uint32_t(std::min<std::int64_t>(engine.largestExtent, kMaxTileSide));
+    limits.note = route.note;
+    switch (route.backend) {
+        case Backend::Cpu: limits.device = "CPU"; break;
+        case Backend::Cuda: {
+#ifdef GLCCL_HAVE_CUDA
+            int count = 0;
+            cudaGetDeviceCount(&count);
+            limits.device = cuda::deviceName() + (count > 1 ? " (" + std::to_string(count) + " CUDA devices)" : "");
+#endif
+            break;
+        }
+        default: limits.device = info->renderer + " (" + platform + ")";
+    }
     return limits;
 }
 

@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "glccl/error.hpp"
-#include "glccl/reference.hpp"
+#include "glccl/route.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include "glccl/cuda_labeler.hpp"
 #endif
@@ -23,29 +23,35 @@ double millisecondsSince(Clock::time_point start) {
 }  // namespace
 
 LabelSession::LabelSession() {
-    try {
-        offscreen_ = std::make_unique<OffscreenLabeler>();
-    } catch (const Error& error) {
-        whyNoContext_ = std::string("no headless GL context: ") + error.what();
+    auto labeler = std::make_unique<OffscreenLabeler>(HeadlessContext::Options{}, OffscreenLabeler::NoContext::LabelOnHost);
+    if (labeler->hasContext()) {
+        offscreen_ = std::move(labeler);
+    } else {
+        whyNoContext_ = labeler->whyNoContext();
+        contextless_ = std::move(labeler);
     }
 }
 
 LabelSession::~LabelSession() = default;
 
+OffscreenLabeler& LabelSession::executor() const { return offscreen_ ? *offscreen_ : *contextless_; }
+
+const ContextInfo* LabelSession::contextInfo() const { return offscreen_ ? &offscreen_->context().info() : nullptr; }
+
 std::string LabelSession::whyUnavailable(Backend backend) const {
-    if (offscreen_) return glccl::whyUnavailable(backend, offscreen_->context().info());
-    if (backend == Backend::Cpu || backend == Backend::Auto) return {};
-    return whyNoContext_;
+    if (backend == Backend::Auto) return {};
+    return capabilitiesOf(backend, contextInfo(), whyNoContext_).whyNotHere;
 }
 
 Backend LabelSession::resolve(Backend requested) const {
-    if (offscreen_) return resolveBackend(requested, offscreen_->context().info());
-    return requested == Backend::Auto ? Backend::Cpu : requested;
+    if (requested != Backend::Auto) return requested;
+    return chooseRoute(InputDescription(), LabelOptions{}, contextInfo(), whyNoContext_).backend;
 }
 
 std::string LabelSession::fallbackNote(Backend requested) const {
-    if (offscreen_ || requested != Backend::Auto) return {};
-    return "note: " + whyNoContext_ + "; auto runs the cpu backend";
+    if (requested != Backend::Auto) return {};
+    const std::string note = chooseRoute(InputDescription(), LabelOptions{}, contextInfo(), whyNoContext_).note;
+    return note.empty() ? note : "note: " + note;
 }
 
 std::string LabelSession::device(Backend backend) const {
@@ -96,16 +102,9 @@ BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& 
 BackendRun LabelSession::label(const Image& image, const LabelOptions& options) {
     BackendRun run;
     const auto start = Clock::now();
-    if (!offscreen_) {
-        // Without a GL context the reference labels the host image itself.
-        const std::string why = whyUnavailable(options.backend);
-        if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
-        run.labeling = labelReference(image, options.connectivity, options.criterion);
-        run.backend = Backend::Cpu;
-    } else {
-        run.labeling = offscreen_->label(image, options, &run.stages);
-        run.backend = offscreen_->backend();
-    }
+    OffscreenLabeler& labeler = executor();
+    run.labeling = labeler.label(image, options, &run.stages);
+    run.backend = labeler.backend();
     run.milliseconds = millisecondsSince(start);
     run.device = device(run.backend);
     return run;
@@ -113,14 +112,10 @@ BackendRun LabelSession::label(const Image& image, const LabelOptions& options) 
 
 double LabelSession::label(const Image& image, const LabelOptions& options, Labeling& out) {
     const auto start = Clock::now();
-    if (!offscreen_) {
-        const std::string why = whyUnavailable(options.backend);
-        if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
-        out = labelReference(image, options.connectivity, options.criterion);
-    } else {
-        offscreen_->label(image, options, out);
-    }
+    executor().label(image, options, out);
     return millisecondsSince(start);
 }
+
+Backend LabelSession::lastBackend() const { return executor().backend(); }
 
 }  // namespace glccl::tools

@@ -1,10 +1,12 @@
 #pragma once
-// The glccl command's one route to the labeling backends: one headless GL
-// context and one glccl::Labeler for a whole run, every backend chosen
-// through LabelOptions::backend and every availability question answered
-// by glccl::whyUnavailable. Where no GL context can be made at all (no
-// EGL), the cpu backend runs the reference on the host image, auto stands
-// for it, and every other backend is unavailable with that reason.
+// The glccl command's one way to the labeling backends: one OffscreenLabeler
+// (a headless GL context and its Labeler) for a whole run. Host images take
+// the route the router chooses (OffscreenLabeler::label: cpu on the host,
+// cuda's host route, the GL engines through a texture, tiles past one call);
+// availability is the engines' declaration (capabilitiesOf). Where no GL
+// context can be made at all (no EGL), the cpu backend runs the reference
+// on the host image, auto stands for it, and the GL backends are
+// unavailable with that reason.
 
 #include <memory>
 #include <optional>
@@ -37,6 +39,8 @@ public:
     LabelSession& operator=(const LabelSession&) = delete;
 
     bool hasContext() const { return offscreen_ != nullptr; }
+    // The context's description, nullptr without one.
+    const ContextInfo* contextInfo() const;
     const std::string& whyNoContext() const { return whyNoContext_; }
 
     // Why `backend` cannot run here, "" when it can.
@@ -59,19 +63,24 @@ public:
     // Labels an uploaded texture; the time is the labeling and the download
     // of labels and table.
     BackendRun label(const ImageTexture& texture, const LabelOptions& options);
-    // Uploads and labels a host image; the time includes the upload.
+    // Labels a host image by its route; the time includes the transfers.
     BackendRun label(const Image& image, const LabelOptions& options);
-    // Uploads and labels a host image into `out`, as a batch labels its
+    // Labels a host image into `out`, as a batch labels its
     // images: labels and table land in out's storage, reused from the last
     // call of this size, and the session's input texture is reused too.
     // Returns the wall milliseconds of the call (upload, labeling, download
     // of labels and table).
     double label(const Image& image, const LabelOptions& options, Labeling& out);
+    // The backend the last label() of a host image ran (auto resolved).
+    Backend lastBackend() const;
 
 private:
     void makeCurrent();
+    // What labels host images: offscreen_, or contextless_ without a context.
+    OffscreenLabeler& executor() const;
 
-    std::unique_ptr<OffscreenLabeler> offscreen_;
+    std::unique_ptr<OffscreenLabeler> offscreen_;    // null where no GL context could be made
+    std::unique_ptr<OffscreenLabeler> contextless_;  // then: labels on the host (NoContext::LabelOnHost)
     std::string whyNoContext_;
 };
 

@@ -430,11 +430,12 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
 void reportError(const std::string& message) { std::cerr << "glccl: " << message << '\n'; }
 
 // Reads, labels and writes one input into `run`, whose labeling storage the
-// batch reuses; the time of each phase is added to `total` as well.
-// `onlyInput`: the run's one input, whose image goes back before its labels
-// come down.
+// batch reuses; the time of each phase is added to `total` as well. One
+// input and a batch take the same route: the one the router chooses for the
+// image (LabelSession::label, OffscreenLabeler::label), tiles past one call
+// included.
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const std::string& input,
-                        const OutputPaths& paths, bool onlyInput, BackendRun& run, PhaseSeconds& total) {
+                        const OutputPaths& paths, BackendRun& run, PhaseSeconds& total) {
     LabeledInput result{input, 0, 0, run, {}, {}};
     PhaseSeconds& seconds = result.seconds;
     // Added to the batch's totals however this input ends.
@@ -470,19 +471,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     labelOptions.timings = options.timing;
     {
         const PhaseTimer timer(seconds.labeling);
-        if (onlyInput && session.hasContext()) {
-            // The image is not needed once it is on the GPU: it goes back
-            // before the labels come down, so that the peak of host memory
-            // holds the labels, not the image and the labels (a batch
-            // reuses the session's input texture and labels instead).
-            const Clock::time_point start = Clock::now();
-            {
-                const SessionTexture texture(session, image);
-                image = Image();
-                run = session.label(*texture, labelOptions);
-            }
-            run.milliseconds = 1e3 * secondsSince(start);
-        } else if (options.timing) {
+        if (options.timing) {
             // The per-stage times come with a labeling of its own.
             run = session.label(image, labelOptions);
         } else {
@@ -490,7 +479,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
             // an input of the same size, no zero-fill of labels overwritten
             // anyway.
             run.milliseconds = session.label(image, labelOptions, run.labeling);
-            run.backend = session.resolve(options.backend);
+            run.backend = session.lastBackend();
             run.stages.clear();
         }
     }
@@ -553,7 +542,7 @@ int runLabel(ArgumentCursor& cursor) {
             progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
                              options.progress);
         try {
-            const LabeledInput result = labelInput(session, options, input, plan[i], !batch, run, phases);
+            const LabeledInput result = labelInput(session, options, input, plan[i], run, phases);
             if (progress) progress->clear();
             ++labeled;
             if (options.json) {

@@ -152,8 +152,10 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
 }
 
 // Does this .npy or TIFF need more than one call of `backend`? Sides past
-// what readImage takes always do; past 16384 the GL backends may (their
-// texture size is asked only then, since it costs a context).
+// what readImage takes always do; past 16384 the backend may (its largest
+// side is asked only then, since for the GL backends it costs a context).
+// Files read whole are tiled in memory where their route says so
+// (OffscreenLabeler::label); these are streamed from the file instead.
 bool needsTiles(const std::string& path, Backend backend, NpyChannelAxis channelAxis) {
     std::uint64_t width = 0, height = 0;
     if (isNpyFile(path)) {
@@ -167,7 +169,7 @@ bool needsTiles(const std::string& path, Backend backend, NpyChannelAxis channel
     }
     const std::uint64_t largest = std::max(width, height);
     if (largest > std::uint64_t(kMaxImageDimension) || width * height > kMaxImagePixels) return true;
-    if (largest <= 16384 || backend == Backend::Cpu || backend == Backend::Cuda) return false;
+    if (largest <= 16384) return false;
     try {
         return largest > probeTileBackend(backend).maxSide;
     } catch (const Error&) {

@@ -43,6 +43,8 @@ public:
 class ImageMemorySource : public ImageSource {
 public:
     explicit ImageMemorySource(const Image& image);
+    // Pixels the caller owns (OffscreenLabeler's images past one call).
+    explicit ImageMemorySource(const ImageView& image);
     std::uint32_t width() const override;
     std::uint32_t height() const override;
     int channels() const override;
@@ -52,7 +54,7 @@ public:
     std::string describe() const override { return "image in memory"; }
 
 private:
-    const Image& image_;
+    ImageView image_;
 };
 
 // A NumPy .npy file read through a memory map: only the rows being labeled

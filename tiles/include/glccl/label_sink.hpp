@@ -61,6 +61,25 @@ private:
     Labeling labeling_;
 };
 
+// Into storage the caller owns: width x height uint32 labels (every one
+// written) and the table into `components` (its storage reused). A count
+// past uint32 is refused in begin(), as LabelingSink refuses it.
+class LabelStorageSink : public LabelSink {
+public:
+    LabelStorageSink(std::uint32_t* labels, std::vector<Component>& components)
+        : labels_(labels), components_(components) {}
+    void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
+    void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
+    bool wantsTable() const override { return true; }
+    void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
+    void finish() override {}
+
+private:
+    std::uint32_t* labels_;
+    std::vector<Component>& components_;
+    std::size_t width_ = 0;
+};
+
 // Streams the labels into a NumPy .npy file (dtype '<u4' or '<u8', shape
 // (height, width), C order): the header first, with the type decided, then
 // the rows in order, so the whole label image is never in memory. Optionally

@@ -33,10 +33,9 @@ public:
 
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer& timer) override {
-        const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
+        // The Labeler routed the texture here: the router took its format
+        // and criterion (capabilitiesOf(Backend::Cuda)).
         const GLenum format = input.internalFormat();
-        if (format != GL_R8 && !(threshold && format == GL_RGBA8))
-            throw Error("the cuda backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion)");
         StageTimings kernels;
         const std::vector<Component>& table =
             labeler_.label(input.id(), format, labels.id(), input.width(), input.height(), options.connectivity,

@@ -1,0 +1,161 @@
+// The router: auto's choice on described contexts, the engines' refusals in
+// their words, and pieces past the largest extent (these need no context:
+// they live here because the router is in the engine library, above the
+// host tests); then images past GL_MAX_TEXTURE_SIZE labeled through
+// OffscreenLabeler::label by every GL backend, equal to the reference.
+
+#include <catch2/catch.hpp>
+
+#include <GL/glew.h>
+
+#include "gl_support.hpp"
+#include "glccl/compare.hpp"
+#include "glccl/generate.hpp"
+#include "glccl/reference.hpp"
+#include "glccl/route.hpp"
+
+using namespace glccl;
+using glccl::test::offscreen;
+
+namespace {
+
+ContextInfo describedContext(const std::string& renderer, int major, int minor, int maxTextureSize) {
+    ContextInfo context;
+    context.renderer = renderer;
+    context.major = major;
+    context.minor = minor;
+    context.version = std::to_string(major) + "." + std::to_string(minor) + " (test)";
+    context.maxTextureSize = maxTextureSize;
+    return context;
+}
+
+LabelOptions withBackend(Backend backend, Criterion criterion = Criterion::binary()) {
+    LabelOptions options;
+    options.backend = backend;
+    options.criterion = criterion;
+    return options;
+}
+
+const InputDescription kSmallGray = InputDescription::hostImage(640, 480, 1, 8);
+
+}  // namespace
+
+TEST_CASE("route: auto takes cpu on a software renderer, compute on OpenGL 4.3, raster on 3.3", "[route]") {
+    const ContextInfo software = describedContext("llvmpipe (LLVM 15.0.6, 256 bits)", 4, 5, 16384);
+    const ContextInfo gpu43 = describedContext("NVIDIA H200/PCIe/SSE2", 4, 6, 32768);
+    const ContextInfo gpu33 = describedContext("NVIDIA H200/PCIe/SSE2", 3, 3, 32768);
+    const LabelOptions autoBackend = withBackend(Backend::Auto);
+    CHECK(chooseRoute(kSmallGray, autoBackend, &software).backend == Backend::Cpu);
+    CHECK(chooseRoute(kSmallGray, autoBackend, &gpu43).backend == Backend::Compute);
+    CHECK(chooseRoute(kSmallGray, autoBackend, &gpu33).backend == Backend::Raster);
+    CHECK(chooseRoute(InputDescription::texture(64, 64, GL_R16), autoBackend, &gpu43).backend == Backend::Compute);
+    for (const ContextInfo* context : {&software, &gpu43, &gpu33}) {
+        const Route route = chooseRoute(kSmallGray, autoBackend, context);
+        CHECK_FALSE(route.pieces);
+        CHECK(route.note.empty());
+    }
+    // No context at all: the reference on the host, with a note saying why.
+    const Route contextless = chooseRoute(kSmallGray, autoBackend, nullptr, "no headless GL context: no EGL");
+    CHECK(contextless.backend == Backend::Cpu);
+    CHECK(contextless.note == "no headless GL context: no EGL; auto runs the cpu backend");
+    CHECK_THROWS_WITH(chooseRoute(kSmallGray, withBackend(Backend::Compute), nullptr, "no headless GL context: no EGL"),
+                      "the compute backend cannot run here: no headless GL context: no EGL");
+    // A named backend is taken as named where it runs.
+    CHECK(chooseRoute(kSmallGray, withBackend(Backend::Raster), &gpu43).backend == Backend::Raster);
+    CHECK_THROWS_WITH(chooseRoute(kSmallGray, withBackend(Backend::Compute), &gpu33),
+                      "the compute backend cannot run here: it needs OpenGL 4.3 (compute shaders), the context is "
+                      "3.3 (test); the raster backend runs there");
+}
+
+TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in the Labeler's words", "[route]") {
+    const EngineCapabilities cuda = capabilitiesOf(Backend::Cuda, nullptr);
+    CHECK(cuda.sampleBits == std::vector<int>{8});
+    CHECK_FALSE(cuda.binaryLevel);
+    CHECK(cuda.takes(Residence::CudaDevice));
+    CHECK(cuda.takes(Residence::HostMemory));
+    const LabelOptions options = withBackend(Backend::Cuda);
+    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_R16), options)
+              .rfind("the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this texture is GL_R16 "
+                     "(16-bit samples): use the compute, raster or cpu backend",
+                     0) == 0);
+    CHECK(whyRefused(cuda, InputDescription::hostImage(40, 30, 1, 16), options)
+              .rfind("the cuda backend labels 8-bit input", 0) == 0);
+    CHECK(whyRefused(cuda, kSmallGray, withBackend(Backend::Cuda, Criterion::binaryAbove(3)))
+              .rfind("the cuda backend labels binary as nonzero only, not 'binary:3': use the compute, raster or cpu "
+                     "backend",
+                     0) == 0);
+    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_RGBA8), options) ==
+          "the cuda backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion)");
+    // The refusal comes before availability: the same words where CUDA runs and where it does not.
+    CHECK_THROWS_WITH(chooseRoute(InputDescription::hostImage(40, 30, 1, 16), options, nullptr),
+                      Catch::StartsWith("the cuda backend labels 8-bit input"));
+    // Samples an engine does not compare: skipped by auto, refused when named.
+    CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
+                     withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
+    // Dimensions: every engine declares 2-D, and connectivities 4 and 8 (a
+    // 3-D connectivity on a 2-D image is the entries' refusal, in their words).
+    InputDescription volume = kSmallGray;
+    volume.shape = Shape::volume(8, 8, 8);
+    for (Backend backend : concreteBackends()) {
+        const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
+        CHECK(engine.dimensions == std::vector<int>{2});
+        CHECK(whyRefused(engine, volume, withBackend(backend)) ==
+              std::string("the ") + backendName(backend) + " backend does not label 3-D input");
+        CHECK(engine.takes(Connectivity::Eight));
+        CHECK_FALSE(engine.takes(Connectivity::Six));
+    }
+    // Device memory is cuda's alone.
+    InputDescription onDevice;
+    onDevice.residence = Residence::CudaDevice;
+    CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), onDevice, withBackend(Backend::Cpu)) ==
+          "the cpu backend does not read CUDA device memory");
+    if (cuda.whyNotHere.empty()) CHECK(chooseRoute(onDevice, withBackend(Backend::Auto), nullptr).backend == Backend::Cuda);
+}
+
+TEST_CASE("route: an extent past the backend's largest goes in pieces", "[route]") {
+    const ContextInfo software = describedContext("llvmpipe (LLVM 15.0.6, 256 bits)", 4, 5, 16384);
+    const ContextInfo gpu = describedContext("NVIDIA H200/PCIe/SSE2", 4, 6, 65536);
+    CHECK(capabilitiesOf(Backend::Compute, &software).largestExtent == 16384);
+    CHECK(capabilitiesOf(Backend::Raster, &gpu).largestExtent == 32768);  // 15 bits per coordinate in the IDs
+    for (Backend backend : {Backend::Compute, Backend::Raster}) {
+        INFO(backendName(backend));
+        const LabelOptions options = withBackend(backend);
+        CHECK_FALSE(chooseRoute(InputDescription::hostImage(16384, 16384, 1, 8), options, &software).pieces);
+        CHECK(chooseRoute(InputDescription::hostImage(16385, 3, 1, 8), options, &software).pieces);
+        CHECK(chooseRoute(InputDescription::hostImage(3, 16385, 1, 8), options, &software).pieces);
+        CHECK(chooseRoute(InputDescription::hostImage(20000, 5, 1, 8), options, &software).pieces);
+        CHECK_FALSE(chooseRoute(InputDescription::hostImage(20000, 5, 1, 8), options, &gpu).pieces);
+        CHECK(chooseRoute(InputDescription::hostImage(40000, 5, 1, 8), options, &gpu).pieces);
+    }
+    // The reference takes any side in one call; auto on llvmpipe is the reference.
+    CHECK_FALSE(chooseRoute(InputDescription::hostImage(40000, 5, 1, 8), withBackend(Backend::Cpu), &gpu).pieces);
+    CHECK_FALSE(chooseRoute(InputDescription::hostImage(20000, 5, 1, 8), withBackend(Backend::Auto), &software).pieces);
+    // Any size: nothing to decide.
+    CHECK_FALSE(chooseRoute(InputDescription(), withBackend(Backend::Compute), &software).pieces);
+}
+
+TEST_CASE("route: images past GL_MAX_TEXTURE_SIZE through OffscreenLabeler::label equal the reference",
+          "[route][offscreen]") {
+    OffscreenLabeler& labeler = offscreen();
+    const ContextInfo& here = labeler.context().info();
+    const int largest = int(capabilitiesOf(Backend::Raster, &here).largestExtent);
+    const int side = largest + 116;
+    for (const auto& size : {std::pair<int, int>{side, 3}, std::pair<int, int>{3, side}}) {
+        const Image image = randomImage(size.first, size.second, 0.6, 2, 1, 17);
+        for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+            const Labeling expected = labelReference(image, connectivity, Criterion::binary());
+            for (Backend backend : {Backend::Compute, Backend::Raster, Backend::Auto}) {
+                if (!whyUnavailable(backend, here).empty()) continue;
+                INFO(backendName(backend) << " " << size.first << "x" << size.second << " connectivity "
+                                          << int(connectivity));
+                LabelOptions options = withBackend(backend);
+                options.connectivity = connectivity;
+                CHECK(labeler.route(ImageView(image), options).pieces == (backend != Backend::Auto ||
+                                                                          !isSoftwareRenderer(here)));
+                const Labeling actual = labeler.label(image, options);
+                CHECK(compareLabelings(expected, actual).identical());
+                CHECK(labeler.backend() == resolveBackend(backend, here));
+            }
+        }
+    }
+}
