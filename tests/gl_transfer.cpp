@@ -515,9 +515,9 @@ TEST_CASE("transfer: a volume texture goes up and comes down in slabs byte for b
     for (const char* slabBytes : {"1000", "300", "1", "64K"}) {
         for (const char* readback : {"subimage", "readpixels"}) {
             INFO("slabs of " << slabBytes << " bytes, " << readback);
-            const ScopedEnvironment environment({{"GLCCL_TRANSFER", "bands"},
-                                                 {"GLCCL_TRANSFER_BAND_BYTES", slabBytes},
-                                                 {"GLCCL_TRANSFER_READBACK", readback}});
+            const ScopedTuning knobs{{"transfer", "bands"},
+                                     {"transferBandBytes", slabBytes},
+                                     {"transferReadback", readback}};
             const gl::Texture texture = gl::Texture::allocateVolume(GL_R8, width, height, depth, "a test volume");
             REQUIRE(texture.target() == GLenum(GL_TEXTURE_3D));
             transfer::TextureUploader uploader;
