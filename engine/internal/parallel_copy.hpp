@@ -5,9 +5,9 @@
 // staging (cuda/src/host_staging.cpp); its pool also decodes large
 // component tables (forRanges).
 //
-// Why threads: one core copies about 10 GB/s (27 ms for a 268 MB image on
-// the H200's host), the bus moves 55 GB/s; a few cores together keep up
-// with the bus. Why a pool: a band of a pipelined transfer is copied every
+// Why threads: one core copies far below the bus's speed; a few cores
+// together keep up with it (memory bandwidth, not cores, bounds a copy past
+// a few threads). Why a pool: a band of a pipelined transfer is copied every
 // millisecond or so, and starting threads per band would cost more than the
 // copy saves.
 //
@@ -44,9 +44,9 @@ constexpr std::size_t kParallelCopyBytes = std::size_t(8) << 20;
 // The smallest piece a thread takes of a larger copy.
 constexpr std::size_t kCopyPieceBytes = std::size_t(1) << 20;
 // Component tables of fewer entries are decoded on the calling thread, larger
-// ones by the copy threads in ranges of kTableGrain entries: at 16384^2 noise
-// has 880 000 components, 35 MB of table the host writes, which one core
-// does at about 10 GB/s.
+// ones by the copy threads in ranges of kTableGrain entries: a noisy image
+// has about one component in three hundred pixels, tens of megabytes of
+// table that one core writes far slower than the bus delivers it.
 constexpr std::size_t kParallelTableEntries = std::size_t(1) << 16;
 constexpr std::size_t kTableGrain = std::size_t(1) << 14;
 // The copy threads the Tuning asks for: Tuning::copyThreads where set,

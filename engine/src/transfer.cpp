@@ -197,12 +197,10 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
     const bool subImage = settings.readback == Settings::Readback::TextureSubImage && capabilities.textureSubImage;
     // Slabs are read with glGetTextureSubImage (OpenGL 4.5); where it is
     // missing, auto mode takes one glGetTexImage. glReadPixels into a pack
-    // buffer is used only when asked for by name (GLCCL_TRANSFER=bands, or
-    // GLCCL_TRANSFER_READBACK=readpixels): NVIDIA's driver stalls in it (an
-    // R32UI texture of 2048^2 took most of a second, one of 8192^2 did not
-    // end), where glGetTexImage and slabs of glGetTextureSubImage move the
-    // same labels at the bus's speed (tools/device/transfer_probe.cpp
-    // --anatomy, glccl bench).
+    // buffer is used only when asked for by name (Tuning transfer=bands, or
+    // transferReadback=readpixels): NVIDIA's driver stalls in it, where
+    // glGetTexImage and slabs of glGetTextureSubImage move the same labels
+    // at the bus's speed (bench/transfer_probe.cpp --anatomy, glccl bench).
     const bool banded = usesBands(settings, capabilities, total) &&
                         (subImage || (settings.mode == Settings::Mode::Bands && texture.target() == GL_TEXTURE_2D));
     if (!banded) {

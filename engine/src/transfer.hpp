@@ -19,10 +19,10 @@
 // images allocates them once) and bounded by the slab size, never the
 // image's: N buffers of at most Tuning::transferBandBytes.
 //
-// Why: on NVIDIA's driver, glTexSubImage2D from pageable memory runs at
-// 6.9 GB/s and glGetTexImage into pageable memory at 1-4 GB/s, each one
-// thread copying through the driver's own staging; from and into mapped
-// buffers the bus runs at 50 GB/s and the host's copy is ours to split.
+// Why: NVIDIA's driver moves pageable memory (glTexSubImage2D from it,
+// glGetTexImage into it) through its own staging on one thread, far below
+// the bus; from and into mapped buffers the bus runs at its own speed and
+// the host's copy is ours to split over threads.
 //
 // The plain path (one glTexSubImage2D / glGetTexImage on host memory) is
 // taken where the context lacks buffer storage (OpenGL 4.4 or
@@ -30,14 +30,14 @@
 // memory already: a band would be one more copy), and in auto mode for
 // transfers below kMinBandedBytes, where a fence costs more than it saves,
 // and for downloads where glGetTextureSubImage (OpenGL 4.5) is missing:
-// glReadPixels into a pack buffer stalls NVIDIA's driver (0.84 s for an
-// R32UI texture of 2048^2 on the H200), so it runs only when asked for.
+// glReadPixels into a pack buffer stalls NVIDIA's driver, so it runs only
+// when asked for.
 //
 // Settings come from the process's Tuning (glccl/tuning.hpp: transfer,
 // transferReadback, transferBandBytes, transferBuffers,
 // transferClientStorage, copyThreads, copyStores) at the start of every
-// transfer, so that a program (and the device probe,
-// tools/device/transfer_probe.cpp) can compare variants between calls.
+// transfer, so that a program (and the transfer probe,
+// bench/transfer_probe.cpp) can compare variants between calls.
 
 #include <cstddef>
 #include <string>
