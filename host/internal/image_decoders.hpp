@@ -83,6 +83,15 @@ std::string dimensionProblem(std::uint64_t width, std::uint64_t height);
 void checkClaimedSize(const ReadContext& context, const char* format, std::uint64_t width, std::uint64_t height,
                       int channels, int sampleBits);
 
+// "" when a width x height x depth volume is within kMaxImageDimension a
+// side and kMaxImagePixels voxels, else what is wrong ("is ... but ...").
+std::string volumeProblem(std::uint64_t width, std::uint64_t height, std::uint64_t depth);
+
+// Throws unless the volume is within those limits and its samples fit in
+// the machine's memory.
+void checkClaimedVolumeSize(const ReadContext& context, const char* format, std::uint64_t width,
+                            std::uint64_t height, std::uint64_t depth, int sampleBits);
+
 // Throws when `decodedBytes` of pixel data cannot come out of the `encodedBytes`
 // the file holds for them, even at the coder's largest possible ratio: the
 // header claims more than the data can be (a truncated or forged file, or a
