@@ -174,5 +174,9 @@ if tifffile is not None:
     report("mismatched pages refused", result.returncode == 1 and "page 1 of the 2-page stack" in result.stderr,
            result.stderr)
 
+for stack in [name + ".tif" for name, written in stacks.items() if written][:1]:
+    result = run("label", stack, "--tile", "8x8")
+    report("a stack in tiles refused", result.returncode == 1 and "is a TIFF stack of" in result.stderr, result.stderr)
+
 print(f"{identical} identical, {different} different")
 sys.exit(1 if different else 0)

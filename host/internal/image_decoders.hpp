@@ -36,6 +36,8 @@ Image decodeJpeg(const ReadContext& context);
 Image decodeTiff(const ReadContext& context);
 Image decodePnm(const ReadContext& context);  // binary PGM/PPM, P5 and P6
 Image decodeNpy(const ReadContext& context);
+// The full-resolution pages of a TIFF (glccl::countTiffSlices).
+std::size_t countTiffSlices(const ReadContext& context);
 
 // The first image of a TIFF or BigTIFF file, one strip or tile at a time
 // (libtiff's TIFFReadEncodedStrip / TIFFReadEncodedTile), for tiled labeling

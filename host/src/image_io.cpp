@@ -163,6 +163,12 @@ void checkExpansion(const ReadContext& context, const char* format, std::uint64_
 
 }  // namespace detail
 
+std::size_t countTiffSlices(const std::string& path) {
+    const std::string where = "glccl::countTiffSlices(): ";
+    detail::ByteSource source(where, path);
+    return detail::countTiffSlices(detail::ReadContext{where, source, ChannelMode::Gray});
+}
+
 Image readImage(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis) {
     const std::string where = "glccl::readImage(): ";
     detail::ByteSource source(where, path);

@@ -386,6 +386,11 @@ Image decodeTiff(const ReadContext& context) {
     return image;
 }
 
+std::size_t countTiffSlices(const ReadContext& context) {
+    const TiffHandle handle(context);
+    return fullResolutionPages(handle).size();
+}
+
 // ---------------------------------------------------------------- strips and tiles
 
 struct TiffStrileReader::Impl {
