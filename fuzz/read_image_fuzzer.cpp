@@ -26,10 +26,13 @@ constexpr std::uint64_t kLabelPixels = std::uint64_t(1) << 20;
 void readAndLabel(const std::uint8_t* data, std::size_t size, glccl::ChannelMode mode) {
     try {
         const glccl::Image image = glccl::readImageFromMemory(data, size, "fuzz input", mode);
-        if (std::uint64_t(image.width) * std::uint64_t(image.height) > kLabelPixels) return;
+        if (image.shape().count() > kLabelPixels) return;
         const glccl::Criterion criterion =
             image.channels == 4 ? glccl::Criterion::thresholded(1) : glccl::Criterion::segments();
-        glccl::labelReference(image, glccl::Connectivity::Eight, criterion);
+        // A volume (a 3-D .npy, a TIFF stack) at its full connectivity.
+        const glccl::Connectivity connectivity =
+            image.dimensions == 3 ? glccl::Connectivity::TwentySix : glccl::Connectivity::Eight;
+        glccl::labelReference(image, connectivity, criterion);
     } catch (const glccl::Error&) {
         // A refusal with a reason: the expected outcome for most inputs.
     }

@@ -49,18 +49,28 @@ std::int64_t parseSampleValue(const py::handle& value, const char* what, const s
 
 }  // namespace
 
-Connectivity parseConnectivity(const py::handle& value, const std::string& where) {
+Connectivity parseConnectivity(const py::handle& value, int dimensions, const std::string& where) {
+    const bool volume = dimensions == 3;
+    // None: the full connectivity of the input, scikit-image's default.
+    if (value.is_none()) return volume ? Connectivity::TwentySix : Connectivity::Eight;
     const std::optional<py::int_> integer = integerOf(value);
     if (!integer)
-        throw py::type_error(where + ": connectivity must be an int (4 or 8, 6, 18 or 26, or scikit-image's 1 or 2), "
-                                     "not " + std::string(py::str(py::type::of(value).attr("__name__"))));
-    if (integer->equal(py::int_(1)) || integer->equal(py::int_(4))) return Connectivity::Four;
-    if (integer->equal(py::int_(2)) || integer->equal(py::int_(8))) return Connectivity::Eight;
+        throw py::type_error(where + ": connectivity must be None or an int (4 or 8, 6, 18 or 26, or scikit-image's "
+                                     "1, 2 or 3), not " + std::string(py::str(py::type::of(value).attr("__name__"))));
+    // scikit-image's 1..ndim: neighbours at most that many steps apart.
+    if (integer->equal(py::int_(1))) return volume ? Connectivity::Six : Connectivity::Four;
+    if (integer->equal(py::int_(2))) return volume ? Connectivity::Eighteen : Connectivity::Eight;
+    if (integer->equal(py::int_(3)) && volume) return Connectivity::TwentySix;
+    if (integer->equal(py::int_(3)))
+        throw py::value_error(where + ": connectivity 3 (scikit-image's full connectivity of a volume) is for "
+                                      "volumes; a 2-D image takes 1 or 2 (4 or 8)");
+    if (integer->equal(py::int_(4))) return Connectivity::Four;
+    if (integer->equal(py::int_(8))) return Connectivity::Eight;
     if (integer->equal(py::int_(6))) return Connectivity::Six;
     if (integer->equal(py::int_(18))) return Connectivity::Eighteen;
     if (integer->equal(py::int_(26))) return Connectivity::TwentySix;
     throw py::value_error(where + ": connectivity must be 4 or 8 for 2-D images (or scikit-image's 1 or 2), or 6, "
-                                  "18 or 26 for volumes, not " + std::string(py::str(value)));
+                                  "18 or 26 for volumes (or 1, 2 or 3), not " + std::string(py::str(value)));
 }
 
 void checkConnectivityFits(Connectivity connectivity, const Shape& shape, const std::string& where) {
@@ -87,13 +97,18 @@ void checkArrayDimensions(std::size_t ndim, std::optional<int> channelAxis, cons
                                   std::to_string(ndim) + "-D");
         return;
     }
-    if (ndim == 3)
-        throw py::value_error(where + ": 3-D arrays are volumes (D, H, W), as in scikit-image and scipy, and "
-                                      "volumes are not labeled yet; for a color (H, W, 3|4) image pass "
-                                      "channel_axis=-1");
-    if (ndim != 2)
-        throw py::value_error(where + ": image must be 2-D (H, W), or (H, W, C) with channel_axis=-1; got " +
-                              std::to_string(ndim) + "-D");
+    if (ndim != 2 && ndim != 3)
+        throw py::value_error(where + ": image must be 2-D (H, W), a volume (D, H, W), or (H, W, C) with "
+                                      "channel_axis=-1; got " + std::to_string(ndim) + "-D");
+}
+
+int deviceArrayDimensions(const py::handle& image, std::optional<int> channelAxis) {
+    try {
+        const std::size_t ndim = py::len(image.attr("__cuda_array_interface__")["shape"]);
+        return ndim == 3 && !channelAxis ? 3 : 2;
+    } catch (const py::error_already_set&) {
+        return 2;
+    }
 }
 
 void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, std::optional<int> channelAxis,
@@ -109,6 +124,9 @@ void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, s
         return;
     }
     checkArrayDimensions(sides.size(), channelAxis, where);
+    if (sides.size() == 3 && !channelAxis)
+        throw py::value_error(where + ": the device array is a volume (D, H, W); volumes in device memory are not "
+                                      "labeled yet: label a host copy (cupy.asnumpy(volume))");
     checkConnectivityFits(connectivity, Shape::image(sides[1], sides[0]), where);
 }
 

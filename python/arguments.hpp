@@ -16,10 +16,12 @@ namespace glccl::python {
 
 namespace py = pybind11;
 
-// 4 or 8 (2-D images; scikit-image's 1 and 2 are 4 and 8), 6, 18 or 26
-// (volumes): an int or a numpy integer. Whether it fits the image is
-// checked once the image is known (checkConnectivityFits).
-Connectivity parseConnectivity(const py::handle& value, const std::string& where);
+// The connectivity for an input of `dimensions` (2 or 3): 4 or 8 (2-D
+// images), 6, 18 or 26 (volumes), an int or a numpy integer; scikit-image's
+// 1 and 2 (4 and 8 on a 2-D image, 6 and 18 on a volume) and 3 (26, volumes
+// only); None the full connectivity (8, or 26 for a volume). Whether a
+// named one fits the input is checked apart (checkConnectivityFits).
+Connectivity parseConnectivity(const py::handle& value, int dimensions, const std::string& where);
 
 // ValueError when `connectivity` cannot join the elements of `shape`
 // (glccl::whyConnectivityDoesNotFit: 6, 18 and 26 are for volumes).
@@ -32,12 +34,18 @@ std::optional<int> parseChannelAxis(const py::handle& value, const std::string& 
 
 // The one rule for an array's dimensions: 2-D is an image; 3-D is an
 // (H, W, C) image when channel_axis names the channels, else a volume
-// (D, H, W), refused until volumes are labeled. ValueError otherwise.
+// (D, H, W). ValueError otherwise.
 void checkArrayDimensions(std::size_t ndim, std::optional<int> channelAxis, const std::string& where);
 
+// 3 for a device array whose interface shape is a volume (3-D without
+// channelAxis), else 2 (a malformed interface included: the device path
+// names what is wrong with it).
+int deviceArrayDimensions(const py::handle& image, std::optional<int> channelAxis);
+
 // checkArrayDimensions and checkConnectivityFits for a device array
-// (__cuda_array_interface__), from its interface's shape; a malformed
-// interface is left to the device path's own checks.
+// (__cuda_array_interface__), from its interface's shape; a volume is
+// refused (the device path labels 2-D images); a malformed interface is
+// left to the device path's own checks.
 void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, std::optional<int> channelAxis,
                            const std::string& where);
 

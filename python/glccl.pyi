@@ -4,16 +4,19 @@ from typing import Any, Dict, Literal, Optional, Protocol, Tuple, TypedDict, Uni
 
 import numpy as np
 import numpy.typing as npt
+from typing_extensions import NotRequired
 
 __version__: str
 # Whether this module was built with CUDA: device arrays (CuPy) are accepted.
 has_cuda: bool
 
-# 4 or 8 (scikit-image's 1 and 2) for 2-D images; 6, 18 and 26 name the
-# connectivities of volumes (refused on 2-D images). numpy integers too.
-Connectivity = Union[Literal[1, 2, 4, 8, 6, 18, 26], np.integer]
+# 4 or 8 for 2-D images, 6, 18 and 26 for volumes (each refused on the other
+# dimension); scikit-image's 1 and 2 (4 and 8, or 6 and 18 on a volume) and 3
+# (26, volumes only). numpy integers too. glccl.label's None: the full one
+# (8, or 26 for a volume).
+Connectivity = Union[Literal[1, 2, 3, 4, 8, 6, 18, 26], np.integer]
 # The last axis of an (H, W, C) array holds channels; None: no channel axis
-# (a 3-D array is then a volume, not labeled yet).
+# (a 3-D array is then a volume (D, H, W)).
 ChannelAxis = Optional[Literal[-1, 2]]
 # "binary", "segments", ("threshold", T), ("binary", L), or the command line's
 # "threshold:T" and "binary:L"; T and L in the units of the image's samples.
@@ -46,6 +49,10 @@ class ComponentTable(TypedDict):
     area: npt.NDArray[np.uint64]
     centroid_x: npt.NDArray[np.float64]
     centroid_y: npt.NDArray[np.float64]
+    # Volumes only: the box's first slice and slice count, the mean slice.
+    front: NotRequired[npt.NDArray[np.uint32]]
+    depth: NotRequired[npt.NDArray[np.uint32]]
+    centroid_z: NotRequired[npt.NDArray[np.float64]]
 
 class BackendInfo(TypedDict):
     name: str
@@ -58,7 +65,7 @@ class BackendInfo(TypedDict):
 @overload
 def label(
     image: CudaArray,
-    connectivity: Connectivity = 8,
+    connectivity: Optional[Connectivity] = None,
     criterion: Criterion = "binary",
     backend: Literal["auto", "cuda"] = "auto",
     return_table: Literal[False] = False,
@@ -67,7 +74,7 @@ def label(
 @overload
 def label(
     image: CudaArray,
-    connectivity: Connectivity = 8,
+    connectivity: Optional[Connectivity] = None,
     criterion: Criterion = "binary",
     backend: Literal["auto", "cuda"] = "auto",
     *,
@@ -77,7 +84,7 @@ def label(
 @overload
 def label(
     image: HostImage,
-    connectivity: Connectivity = 8,
+    connectivity: Optional[Connectivity] = None,
     criterion: Criterion = "binary",
     backend: BackendName = "auto",
     return_table: Literal[False] = False,
@@ -86,7 +93,7 @@ def label(
 @overload
 def label(
     image: HostImage,
-    connectivity: Connectivity = 8,
+    connectivity: Optional[Connectivity] = None,
     criterion: Criterion = "binary",
     backend: BackendName = "auto",
     *,
@@ -96,7 +103,7 @@ def label(
 @overload
 def label(
     image: HostImage,
-    connectivity: Connectivity,
+    connectivity: Optional[Connectivity],
     criterion: Criterion,
     backend: BackendName,
     return_table: Literal[True],

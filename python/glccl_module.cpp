@@ -39,18 +39,20 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
                 const py::object& backend, bool returnTable, const py::object& channelAxisArgument) {
     const std::string where = "glccl.label()";
     LabelOptions options;
-    options.connectivity = parseConnectivity(connectivity, where);
     options.criterion = parseCriterion(criterion, where);
     options.backend = parseBackend(backend, where);
     const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
     if (isDeviceArray(image)) {
+        options.connectivity = parseConnectivity(connectivity, deviceArrayDimensions(image, channelAxis), where);
         checkDeviceArrayShape(image, options.connectivity, channelAxis, where);
         return labelDeviceArray(image, py::none(), options.connectivity, options.criterion, options.backend,
                                 returnTable, sharedDeviceLabelers(), where);
     }
 
     const HostArray source = describeHostArray(image, options.criterion, channelAxis, where);
-    checkConnectivityFits(options.connectivity, Shape::image(source.width, source.height), where);
+    const Shape shape = source.shape();
+    options.connectivity = parseConnectivity(connectivity, shape.dimensions, where);
+    checkConnectivityFits(options.connectivity, shape, where);
     checkCriterionForSampleBits(options.criterion, source.sampleBits, where);
     std::vector<std::uint32_t> labels;  // storage of a label array numpy freed, where one has this size
     std::vector<Component> components;
@@ -58,8 +60,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
         // glccl::Error is a std::runtime_error: pybind11 raises it as
         // RuntimeError with glccl's message, after re-taking the GIL.
         py::gil_scoped_release noGil;
-        BufferPool<std::uint32_t>::Lease labelStorage(releasedLabels(), labels,
-                                                      std::size_t(source.width) * std::size_t(source.height));
+        BufferPool<std::uint32_t>::Lease labelStorage(releasedLabels(), labels, std::size_t(shape.count()));
         std::optional<ImageView> view = imageViewOf(source, options.criterion);
         Image copy;  // where the array is not labeled in place: storage from, and back to, releasedPixels()
         BufferPool<std::uint8_t>::Lease copyStorage(releasedPixels(), copy.pixels, view ? 0 : source.imageBytes());
@@ -70,7 +71,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
         labelHostImage(*view, options, labels.data(), components, where);
         labelStorage.release();  // the array below owns it
     }
-    return labelResult(adoptLabels(std::move(labels), source.height, source.width), components, returnTable);
+    return labelResult(adoptLabels(std::move(labels), shape), components, returnTable, shape.dimensions == 3);
 }
 
 py::list backends() {
@@ -90,10 +91,10 @@ py::list backends() {
     return out;
 }
 
-constexpr const char* kLabelDoc = R"doc(label(image, connectivity=8, criterion="binary", backend="auto", return_table=False,
+constexpr const char* kLabelDoc = R"doc(label(image, connectivity=None, criterion="binary", backend="auto", return_table=False,
       channel_axis=None)
 
-Connected-component labeling of a 2-D image.
+Connected-component labeling of a 2-D image or a 3-D volume.
 
 Parameters
 ----------
@@ -111,15 +112,20 @@ image : numpy.ndarray (or a CuPy array, in a module built with CUDA)
     For criterion=("threshold", T) also (H, W, 3) or (H, W, 4) color of 8- or
     16-bit samples (an RGB image gets an opaque alpha), with channel_axis=-1;
     (H, W, 1) with channel_axis=-1 is gray. Without channel_axis a 3-D
-    array is a volume (D, H, W), as in scikit-image and scipy: volumes are
-    not labeled yet and raise ValueError.
+    array is a volume (D, H, W), as in scikit-image and scipy, of the same
+    dtypes and any memory layout, at most 32768 a side; every criterion
+    applies. Volumes are labeled in host memory (the router picks an engine
+    that takes them; the cpu reference takes any).
     A device array (__cuda_array_interface__: CuPy) of bool or uint8 is
     labeled on its GPU by the cuda backend and the labels come back as a
     CuPy array on that device, without a trip through host memory.
-connectivity : int
-    4 or 8 (scikit-image's 1 and 2 are accepted as 4 and 8), a Python or a
-    numpy integer. 6, 18 and 26 name the connectivities of volumes; on a 2-D
-    image they raise ValueError.
+connectivity : int or None
+    4 or 8 for a 2-D image, 6 (faces), 18 (and edges) or 26 (and corners)
+    for a volume, a Python or a numpy integer; one of the other dimension's
+    raises ValueError. scikit-image's numbering works too: 1 and 2 are 4 and
+    8 on a 2-D image, 6 and 18 on a volume, and 3 is 26 (volumes only).
+    None (the default): the full connectivity, 8 for a 2-D image and 26 for
+    a volume, as scikit-image's connectivity=None.
 criterion : str or tuple
     "binary": nonzero pixels are foreground and connect to foreground
     neighbours. ("binary", L) or "binary:L": foreground where the value is
@@ -144,12 +150,15 @@ channel_axis : int or None
 Returns
 -------
 (labels, n) or (labels, n, table)
-    labels: uint32 array of shape (H, W), 0 for background and 1..n numbered
-    in raster order of each component's first pixel (the numbering of
-    skimage.measure.label and OpenCV's SAUF). table: dict of numpy arrays of
-    length n, entry i describing label i + 1: left, top, width, height
-    (uint32, the bounding box), area (uint64), centroid_x, centroid_y
-    (float64, mean column / row).
+    labels: uint32 array of shape (H, W), or (D, H, W) for a volume, 0 for
+    background and 1..n numbered in raster order of each component's first
+    pixel (slice by slice, then row by row: the numbering of
+    skimage.measure.label, scipy.ndimage.label and OpenCV's SAUF). table:
+    dict of numpy arrays of length n, entry i describing label i + 1: left,
+    top, width, height (uint32, the bounding box), area (uint64, pixels or
+    voxels), centroid_x, centroid_y (float64, mean column / row); for a
+    volume also front, depth (uint32, the box's first slice and slice
+    count) and centroid_z (float64, mean slice).
 
 Raises
 ------
@@ -203,7 +212,7 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.attr("__version__") = glccl::versionString();
     m.attr("has_cuda") = builtWithCuda();
 
-    m.def("label", &label, py::arg("image"), py::arg("connectivity") = 8, py::arg("criterion") = "binary",
+    m.def("label", &label, py::arg("image"), py::arg("connectivity") = py::none(), py::arg("criterion") = "binary",
           py::arg("backend") = "auto", py::arg("return_table") = false, py::arg("channel_axis") = py::none(),
           kLabelDoc);
     m.def("backends", &backends, R"doc(backends()

@@ -114,17 +114,19 @@ const char* dtypeName(char kind, int itemSize) {
     }
 }
 
-// Scans rows [yBegin, yEnd) of one plane again for the first invalid element
-// and throws its ValueError.
+// Scans rows [yBegin, yEnd) of one plane of slice z again for the first
+// invalid element and throws its ValueError.
 template <class From, class To>
-[[noreturn]] void throwInvalid(const HostArray& source, int yBegin, int yEnd, int plane, const std::string& where) {
+[[noreturn]] void throwInvalid(const HostArray& source, int z, int yBegin, int yEnd, int plane,
+                               const std::string& where) {
     const std::uint64_t largest = std::numeric_limits<To>::max();
     for (int y = yBegin; y < yEnd; ++y) {
-        const char* row = source.data + y * source.rowStride + plane * source.planeStride;
+        const char* row = source.data + z * source.sliceStride + y * source.rowStride + plane * source.planeStride;
         for (int x = 0; x < source.width; ++x) {
             const From value = load<From>(row + x * source.columnStride);
             if (isSample<From, To>(value)) continue;
-            const std::string place = "[" + std::to_string(y) + ", " + std::to_string(x) +
+            const std::string place = "[" + (source.volume ? std::to_string(z) + ", " : std::string()) +
+                                      std::to_string(y) + ", " + std::to_string(x) +
                                       (source.planes > 1 ? ", " + std::to_string(plane) : std::string()) + "]";
             throw py::value_error(where + ": the value " + valueText(value) + " at " + place +
                                   " is not an unsigned integer in 0.." + std::to_string(largest) + " (" +
@@ -138,15 +140,16 @@ template <class From, class To>
 }
 
 // Row by row: the source's order for C-ordered and most strided arrays.
+// `samples` is slice z's first sample.
 template <class From, class To>
-void copyByRows(const HostArray& source, To* samples, int channels, const std::string& where) {
+void copyByRows(const HostArray& source, int z, To* samples, int channels, const std::string& where) {
     for (int y = 0; y < source.height; ++y) {
-        const char* row = source.data + y * source.rowStride;
+        const char* row = source.data + z * source.sliceStride + y * source.rowStride;
         To* target = samples + std::size_t(y) * std::size_t(source.width) * std::size_t(channels);
         for (int plane = 0; plane < source.planes; ++plane) {
             if (!convertRun<From, To>(row + plane * source.planeStride, source.columnStride, source.width,
                                       target + plane, channels))
-                throwInvalid<From, To>(source, y, y + 1, plane, where);
+                throwInvalid<From, To>(source, z, y, y + 1, plane, where);
         }
         // RGB: an opaque alpha, equal everywhere, so it never separates neighbours.
         if (source.planes == 3)
@@ -163,7 +166,7 @@ void copyByRows(const HostArray& source, To* samples, int channels, const std::s
 // Measured at 4096 x 4096 int32 (Fortran order): 34 ms, against 80 ms by
 // bands of rows and 130 ms for numpy.ascontiguousarray.
 template <class From, class To>
-void copyByTiles(const HostArray& source, To* samples, const std::string& where) {
+void copyByTiles(const HostArray& source, int z, To* samples, const std::string& where) {
     constexpr int kTileRows = 32, kTileColumns = 8;
     for (int y0 = 0; y0 < source.height; y0 += kTileRows) {
         const int rows = std::min(kTileRows, source.height - y0);
@@ -171,23 +174,30 @@ void copyByTiles(const HostArray& source, To* samples, const std::string& where)
         for (int x0 = 0; x0 < source.width; x0 += kTileColumns) {
             const int columns = std::min(kTileColumns, source.width - x0);
             for (int y = y0; y < y0 + rows; ++y) {
-                const char* tileRow = source.data + y * source.rowStride + x0 * source.columnStride;
+                const char* tileRow =
+                    source.data + z * source.sliceStride + y * source.rowStride + x0 * source.columnStride;
                 valid &= convertRun<From, To>(tileRow, source.columnStride, columns,
                                               samples + std::size_t(y) * std::size_t(source.width) + x0, 1);
             }
         }
-        if (!valid) throwInvalid<From, To>(source, y0, y0 + rows, 0, where);
+        if (!valid) throwInvalid<From, To>(source, z, y0, y0 + rows, 0, where);
     }
 }
 
+// Slice by slice (a 2-D image is one slice): each slice is an image of
+// its own in the array, whatever the order of the slices' strides.
 template <class From, class To>
 void copyAs(const HostArray& source, Image& image, const std::string& where) {
-    To* samples = reinterpret_cast<To*>(image.pixels.data());
     const auto magnitude = [](py::ssize_t stride) { return stride < 0 ? -stride : stride; };
-    if (source.planes == 1 && source.height > 1 && magnitude(source.rowStride) < magnitude(source.columnStride))
-        copyByTiles<From, To>(source, samples, where);
-    else
-        copyByRows<From, To>(source, samples, image.channels, where);
+    const std::size_t sliceSamples =
+        std::size_t(source.width) * std::size_t(source.height) * std::size_t(image.channels);
+    for (int z = 0; z < source.depth; ++z) {
+        To* samples = reinterpret_cast<To*>(image.pixels.data()) + std::size_t(z) * sliceSamples;
+        if (source.planes == 1 && source.height > 1 && magnitude(source.rowStride) < magnitude(source.columnStride))
+            copyByTiles<From, To>(source, z, samples, where);
+        else
+            copyByRows<From, To>(source, z, samples, image.channels, where);
+    }
 }
 
 template <class From>
@@ -235,7 +245,17 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
 
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
     checkArrayDimensions(std::size_t(array.ndim()), channelAxis, where);
-    if (array.ndim() == 3) {
+    // A 3-D array without a channel axis is a volume (D, H, W).
+    const bool volume = array.ndim() == 3 && !channelAxis;
+    if (volume) {
+        for (int axis = 0; axis < 3; ++axis)
+            if (array.shape(axis) == 0) throw py::value_error(where + ": volume is empty (its shape has a zero)");
+        if (array.shape(0) > kMaxImageDimension || array.shape(1) > kMaxImageDimension ||
+            array.shape(2) > kMaxImageDimension)
+            throw py::value_error(where + ": volume sides are limited to " + std::to_string(kMaxImageDimension) +
+                                  " voxels; the shape is (" + std::to_string(array.shape(0)) + ", " +
+                                  std::to_string(array.shape(1)) + ", " + std::to_string(array.shape(2)) + ")");
+    } else if (array.ndim() == 3) {
         const auto planes = array.shape(2);
         if (planes != 1 && planes != 3 && planes != 4)
             throw py::value_error(where + ": an image with channels must be (H, W, 1), (H, W, 3) or (H, W, 4), not "
@@ -245,9 +265,9 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
                                   ") image is only for criterion=(\"threshold\", T); binary and segments "
                                   "take a 2-D (H, W) image");
     }
-    if (array.shape(0) == 0 || array.shape(1) == 0)
+    if (!volume && (array.shape(0) == 0 || array.shape(1) == 0))
         throw py::value_error(where + ": image is empty (its shape has a zero)");
-    if (array.shape(0) > kMaxImageDimension || array.shape(1) > kMaxImageDimension)
+    if (!volume && (array.shape(0) > kMaxImageDimension || array.shape(1) > kMaxImageDimension))
         throw py::value_error(where + ": image sides are limited to " + std::to_string(kMaxImageDimension) +
                               " pixels; the shape is (" + std::to_string(array.shape(0)) + ", " +
                               std::to_string(array.shape(1)) + ")");
@@ -258,12 +278,17 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
         array = array.attr("astype")(array.dtype().attr("newbyteorder")("="));
 
     source.data = static_cast<const char*>(array.data());
-    source.rowStride = array.strides(0);
-    source.columnStride = array.strides(1);
-    source.planeStride = array.ndim() == 3 ? array.strides(2) : 0;
-    source.height = int(array.shape(0));
-    source.width = int(array.shape(1));
-    source.planes = array.ndim() == 3 ? int(array.shape(2)) : 1;
+    // The axes after a volume's slice axis are an image's.
+    const int first = volume ? 1 : 0;
+    source.volume = volume;
+    source.depth = volume ? int(array.shape(0)) : 1;
+    source.sliceStride = volume ? array.strides(0) : 0;
+    source.rowStride = array.strides(first);
+    source.columnStride = array.strides(first + 1);
+    source.planeStride = array.ndim() == 3 && !volume ? array.strides(2) : 0;
+    source.height = int(array.shape(first));
+    source.width = int(array.shape(first + 1));
+    source.planes = array.ndim() == 3 && !volume ? int(array.shape(2)) : 1;
     source.kind = kind;
     source.itemSize = itemSize;
     source.sampleBits = sampleBits;
@@ -282,7 +307,7 @@ std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& c
         for (std::size_t i = 0, n = source.imageBytes(); i < n; ++i) above |= unsigned(bytes[i] > 1);
         if (above) return std::nullopt;
     }
-    return ImageView(source.width, source.height, source.channels(), source.sampleBits, source.data);
+    return ImageView(source.shape(), source.channels(), source.sampleBits, source.data);
 }
 
 BufferPool<std::uint8_t>& releasedPixels() {
@@ -292,14 +317,15 @@ BufferPool<std::uint8_t>& releasedPixels() {
 
 void copyToImage(const HostArray& source, Image& image, const std::string& where) {
     const int channels = source.channels();
-    if (image.width != source.width || image.height != source.height || image.channels != channels ||
-        image.sampleBits != source.sampleBits) {
+    if (image.shape() != source.shape() || image.channels != channels || image.sampleBits != source.sampleBits) {
         image.width = source.width;
         image.height = source.height;
+        image.depth = source.depth;
+        image.dimensions = source.volume ? 3 : 2;
         image.channels = channels;
         image.sampleBits = source.sampleBits;
         // Every byte is written below: resize, not a zero-filled new Image.
-        image.pixels.resize(Image::byteCount(source.width, source.height, channels, source.sampleBits));
+        image.pixels.resize(source.imageBytes());
     }
     switch (source.kind) {
         case 'b': return copyFrom<bool>(source, image, where);

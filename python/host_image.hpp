@@ -41,8 +41,9 @@ namespace py = pybind11;
 struct HostArray {
     py::array array;  // native byte order (a swapped array is converted once)
     const char* data = nullptr;
-    py::ssize_t rowStride = 0, columnStride = 0, planeStride = 0;  // bytes
-    int height = 0, width = 0;
+    py::ssize_t sliceStride = 0, rowStride = 0, columnStride = 0, planeStride = 0;  // bytes
+    bool volume = false;  // a (D, H, W) array
+    int depth = 1, height = 0, width = 0;
     int planes = 1;      // 1 (gray), 3 or 4 (color, for the threshold criterion)
     char kind = 'u';     // numpy's dtype kind: 'b', 'u', 'i' or 'f'
     int itemSize = 1;    // bytes of one element
@@ -50,7 +51,8 @@ struct HostArray {
     bool packed = false; // C-contiguous and aligned
 
     int channels() const { return planes == 1 ? 1 : 4; }  // of the Image it becomes
-    std::size_t imageBytes() const { return Image::byteCount(width, height, channels(), sampleBits); }
+    Shape shape() const { return volume ? Shape::volume(width, height, depth) : Shape::image(width, height); }
+    std::size_t imageBytes() const { return Image::byteCount(shape(), channels(), sampleBits); }
 };
 
 // Whether an array's elements are C-ordered and aligned: its memory is its
@@ -60,10 +62,10 @@ bool isPacked(const py::array& array);
 // Checks the array's shape and dtype against the criterion: 2-D (H, W), or,
 // with channelAxis (the last axis, parseChannelAxis), (H, W, 1), and
 // (H, W, 3|4) for threshold only. A 3-D array without channelAxis is a
-// volume (D, H, W): a ValueError until volumes are labeled
-// (checkArrayDimensions). Needs the GIL. TypeError for an object that is no
-// array or a dtype not listed above, ValueError for a wrong shape (0-D, 1-D,
-// 4-D, a zero side, a side past 32768).
+// volume (D, H, W) of one channel (checkArrayDimensions), its slices copied
+// or viewed as the 2-D images above. Needs the GIL. TypeError for an object
+// that is no array or a dtype not listed above, ValueError for a wrong shape
+// (0-D, 1-D, 4-D, a zero side, a side past 32768).
 HostArray describeHostArray(const py::handle& object, const Criterion& criterion, std::optional<int> channelAxis,
                             const std::string& where);
 

@@ -45,7 +45,18 @@ py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width
     return wrap(new std::vector<std::uint32_t>(std::move(labels)), height, width, recycleLabels);
 }
 
-py::dict tableDict(const std::vector<Component>& t) {
+py::array adoptLabels(std::vector<std::uint32_t>&& labels, const Shape& shape) {
+    if (shape.dimensions != 3) return adoptLabels(std::move(labels), int(shape.height), int(shape.width));
+    auto* storage = new std::vector<std::uint32_t>(std::move(labels));
+    py::capsule owner(storage, recycleLabels);
+    const auto element = py::ssize_t(sizeof(std::uint32_t));
+    return py::array_t<std::uint32_t>({py::ssize_t(shape.depth), py::ssize_t(shape.height), py::ssize_t(shape.width)},
+                                      {py::ssize_t(shape.height * shape.width) * element,
+                                       py::ssize_t(shape.width) * element, element},
+                                      storage->data(), owner);
+}
+
+py::dict tableDict(const std::vector<Component>& t, bool volume) {
     py::dict table;
     table["left"] = column<std::uint32_t>(t, [](const Component& c) { return c.left; });
     table["top"] = column<std::uint32_t>(t, [](const Component& c) { return c.top; });
@@ -54,12 +65,17 @@ py::dict tableDict(const std::vector<Component>& t) {
     table["area"] = column<std::uint64_t>(t, [](const Component& c) { return c.area; });
     table["centroid_x"] = column<double>(t, [](const Component& c) { return c.centroidX; });
     table["centroid_y"] = column<double>(t, [](const Component& c) { return c.centroidY; });
+    if (volume) {
+        table["front"] = column<std::uint32_t>(t, [](const Component& c) { return c.front; });
+        table["depth"] = column<std::uint32_t>(t, [](const Component& c) { return c.depth; });
+        table["centroid_z"] = column<double>(t, [](const Component& c) { return c.centroidZ; });
+    }
     return table;
 }
 
-py::tuple labelResult(py::object labels, const std::vector<Component>& table, bool returnTable) {
+py::tuple labelResult(py::object labels, const std::vector<Component>& table, bool returnTable, bool volume) {
     if (!returnTable) return py::make_tuple(std::move(labels), table.size());
-    return py::make_tuple(std::move(labels), table.size(), tableDict(table));
+    return py::make_tuple(std::move(labels), table.size(), tableDict(table, volume));
 }
 
 py::array checkOutArray(const py::handle& out, int height, int width, const std::string& where) {

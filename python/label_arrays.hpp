@@ -29,14 +29,17 @@ BufferPool<std::uint32_t>& releasedLabels();
 // over: when numpy frees the array, the vector goes to releasedLabels()
 // (or is freed, beyond its bounds). No copy.
 py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width);
+// The same of any shape: (height, width), or (depth, height, width) for a volume.
+py::array adoptLabels(std::vector<std::uint32_t>&& labels, const Shape& shape);
 
 // The table as the command line's CSV columns: left, top, width, height
-// (uint32), area (uint64), centroid_x, centroid_y (float64); entry i
-// describes label i + 1.
-py::dict tableDict(const std::vector<Component>& table);
+// (uint32), area (uint64), centroid_x, centroid_y (float64), and for a
+// volume front, depth (uint32) and centroid_z (float64); entry i describes
+// label i + 1.
+py::dict tableDict(const std::vector<Component>& table, bool volume = false);
 
 // (labels, n) or (labels, n, table).
-py::tuple labelResult(py::object labels, const std::vector<Component>& table, bool returnTable);
+py::tuple labelResult(py::object labels, const std::vector<Component>& table, bool returnTable, bool volume = false);
 
 // `out` checked as a destination for (height, width) labels: a writeable
 // numpy uint32 array of that shape (any strides). TypeError / ValueError.

@@ -35,7 +35,7 @@ class Labeler {
 public:
     Labeler(const py::object& connectivity, const py::object& criterion, const py::object& backend) {
         const std::string where = "glccl.Labeler()";
-        options_.connectivity = parseConnectivity(connectivity, where);
+        options_.connectivity = parseConnectivity(connectivity, 2, where);
         // A glccl.Labeler labels 2-D images: the rule of every 2-D shape.
         checkConnectivityFits(options_.connectivity, Shape{}, where);
         options_.criterion = parseCriterion(criterion, where);
@@ -58,6 +58,9 @@ public:
             throw py::type_error(where + ": out is a device array but the image is in host memory");
 
         const HostArray source = describeHostArray(image, options_.criterion, channelAxis, where);
+        if (source.volume)
+            throw py::value_error(where + ": the array is a volume (D, H, W); a glccl.Labeler labels 2-D images "
+                                          "(label volumes with glccl.label)");
         checkConnectivityFits(options_.connectivity, Shape::image(source.width, source.height), where);
         checkCriterionForSampleBits(options_.criterion, source.sampleBits, where);
 
@@ -181,8 +184,8 @@ Parameters
 image : numpy.ndarray or device array
     (H, W) (or (H, W, 3|4) for threshold, with channel_axis=-1) array in
     host memory, or a CuPy / __cuda_array_interface__ array in device memory
-    (CUDA builds). A 3-D array without channel_axis is a volume (not labeled
-    yet: ValueError).
+    (CUDA builds). A 3-D array without channel_axis is a volume, which a
+    Labeler refuses with ValueError: glccl.label() labels volumes.
 out : numpy.ndarray of uint32, shape (H, W), optional
     Where the labels go. An array this Labeler returned, or any C-contiguous
     one, is filled in place (the labels are downloaded into its memory);

@@ -36,6 +36,8 @@ Image decodeJpeg(const ReadContext& context);
 Image decodeTiff(const ReadContext& context);
 Image decodePnm(const ReadContext& context);  // binary PGM/PPM, P5 and P6
 Image decodeNpy(const ReadContext& context);
+// The full-resolution pages of a TIFF (glccl::countTiffSlices).
+std::size_t countTiffSlices(const ReadContext& context);
 
 // The first image of a TIFF or BigTIFF file, one strip or tile at a time
 // (libtiff's TIFFReadEncodedStrip / TIFFReadEncodedTile), for tiled labeling
@@ -82,6 +84,15 @@ std::string dimensionProblem(std::uint64_t width, std::uint64_t height);
 // samples of it fit in the machine's memory.
 void checkClaimedSize(const ReadContext& context, const char* format, std::uint64_t width, std::uint64_t height,
                       int channels, int sampleBits);
+
+// "" when a width x height x depth volume is within kMaxImageDimension a
+// side and kMaxImagePixels voxels, else what is wrong ("is ... but ...").
+std::string volumeProblem(std::uint64_t width, std::uint64_t height, std::uint64_t depth);
+
+// Throws unless the volume is within those limits and its samples fit in
+// the machine's memory.
+void checkClaimedVolumeSize(const ReadContext& context, const char* format, std::uint64_t width,
+                            std::uint64_t height, std::uint64_t depth, int sampleBits);
 
 // Throws when `decodedBytes` of pixel data cannot come out of the `encodedBytes`
 // the file holds for them, even at the coder's largest possible ratio: the

@@ -41,7 +41,8 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
 bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides);
 
 // Why an array of `sides` (its shape) is not a 2-D image under the
-// convention `channelAxis` (glccl/image_io.hpp), "" when it is one:
+// convention `channelAxis` (glccl/image_io.hpp), "" when it is one (the
+// readers of 2-D images only: readImage reads a volume before asking):
 // (height, width) without a channel axis, (height, width, 1|3|4) with the
 // last axis named. `shape` is the header's text, for the message.
 std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const std::string& shape,

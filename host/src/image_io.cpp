@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
@@ -124,6 +125,32 @@ void checkClaimedSize(const ReadContext& context, const char* format, std::uint6
                            std::to_string(bytes) + " bytes of memory but this machine has " + std::to_string(memory));
 }
 
+std::string volumeProblem(std::uint64_t width, std::uint64_t height, std::uint64_t depth) {
+    const std::string size = std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth);
+    if (width == 0 || height == 0 || depth == 0) return "has no voxels (" + size + ")";
+    const std::uint64_t largest = std::uint64_t(kMaxImageDimension);
+    if (width > largest || height > largest || depth > largest)
+        return "is " + size + " but the largest accepted side is " + std::to_string(kMaxImageDimension);
+    // Each factor is at most 2^15: the product does not overflow.
+    if (width * height * depth > kMaxImagePixels)
+        return "is " + size + " = " + std::to_string(width * height * depth) + " voxels but at most " +
+               std::to_string(kMaxImagePixels) + " are accepted";
+    return {};
+}
+
+void checkClaimedVolumeSize(const ReadContext& context, const char* format, std::uint64_t width,
+                            std::uint64_t height, std::uint64_t depth, int sampleBits) {
+    const std::string problem = volumeProblem(width, height, depth);
+    if (!problem.empty()) throw context.fail(std::string(format) + ": the volume " + problem);
+    const std::uint64_t bytes = width * height * depth * std::uint64_t(sampleBits / 8);
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+    const std::uint64_t memory = pages > 0 && pageSize > 0 ? std::uint64_t(pages) * std::uint64_t(pageSize) : 0;
+    if (memory != 0 && bytes > memory)
+        throw context.fail(std::string(format) + ": the " + std::to_string(width) + "x" + std::to_string(height) +
+                           "x" + std::to_string(depth) + " volume needs " + std::to_string(bytes) +
+                           " bytes of memory but this machine has " + std::to_string(memory));
+}
+
 void checkExpansion(const ReadContext& context, const char* format, std::uint64_t decodedBytes,
                     std::uint64_t encodedBytes, std::uint64_t largestRatio, const char* coder) {
     // 64 KiB of slack for the coder's own framing and tiny files.
@@ -135,6 +162,12 @@ void checkExpansion(const ReadContext& context, const char* format, std::uint64_
 }
 
 }  // namespace detail
+
+std::size_t countTiffSlices(const std::string& path) {
+    const std::string where = "glccl::countTiffSlices(): ";
+    detail::ByteSource source(where, path);
+    return detail::countTiffSlices(detail::ReadContext{where, source, ChannelMode::Gray});
+}
 
 Image readImage(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis) {
     const std::string where = "glccl::readImage(): ";
@@ -177,8 +210,50 @@ void labelColor(std::uint32_t label, std::uint8_t rgb[3]) {
     rgb[2] = table[sector][2];
 }
 
+namespace {
+
+// The gap between the three views of a volume, and its colour: mid gray,
+// apart from the black background and from the bright label colours.
+constexpr int kViewGap = 4;
+constexpr std::uint8_t kGapGray = 96;
+
+// The three orthogonal middle slices of a volume, side by side:
+//
+//   +---------+   +---------+   +----+
+//   | xy      |   | xz      |   | zy |     xy at z = depth / 2 (x right, y down)
+//   | W x H   |   | W x D   |   | D  |     xz at y = height / 2 (x right, z down)
+//   |         |   +---------+   | x  |     zy at x = width / 2 (z right, y down)
+//   +---------+                 | H  |
+//                               +----+
+//
+// the xy and zy views share their rows (y), the xy and xz views their
+// columns (x), as a viewer's orthogonal views do.
+Image colorizeVolume(const Labeling& labeling) {
+    const int width = labeling.width, height = labeling.height, depth = labeling.depth;
+    Image image(width + kViewGap + width + kViewGap + depth, std::max(height, depth), 4);
+    for (std::size_t i = 0; i < std::size_t(image.width) * std::size_t(image.height); ++i) {
+        for (int c = 0; c < 3; ++c) image.pixels[i * 4 + std::size_t(c)] = kGapGray;
+        image.pixels[i * 4 + 3] = 255;
+    }
+    const auto paint = [&](int x, int y, std::uint32_t label) {
+        std::uint8_t* out = image.pixels.data() + (std::size_t(y) * std::size_t(image.width) + std::size_t(x)) * 4;
+        labelColor(label, out);
+    };
+    const int middleZ = depth / 2, middleY = height / 2, middleX = width / 2;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) paint(x, y, labeling.at(x, y, middleZ));
+    for (int z = 0; z < depth; ++z)
+        for (int x = 0; x < width; ++x) paint(width + kViewGap + x, z, labeling.at(x, middleY, z));
+    for (int y = 0; y < height; ++y)
+        for (int z = 0; z < depth; ++z) paint(2 * (width + kViewGap) + z, y, labeling.at(middleX, y, z));
+    return image;
+}
+
+}  // namespace
+
 Image colorizeLabels(const Labeling& labeling) {
     detail::checkLabeling("glccl::colorizeLabels(): ", labeling);
+    if (labeling.dimensions == 3) return colorizeVolume(labeling);
     Image image(labeling.width, labeling.height, 4);
     std::uint32_t lastLabel = 0;
     std::uint8_t color[3] = {0, 0, 0};
@@ -200,7 +275,10 @@ Image colorizeLabels(const Labeling& labeling) {
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite) {
     const std::string where = "glccl::writeStatsCsv(): ";
     detail::OutputFile file(where, path, overwrite);
-    std::string text = "label,left,top,width,height,area,centroid_x,centroid_y\n";
+    const bool volume = labeling.dimensions == 3;
+    // A volume's table adds the z of each column beside its x and y.
+    std::string text = volume ? "label,left,top,front,width,height,depth,area,centroid_x,centroid_y,centroid_z\n"
+                              : "label,left,top,width,height,area,centroid_x,centroid_y\n";
 
     // Shortest fixed notation that reads back to the same double.
     auto appendDouble = [&text](double value) {
@@ -210,11 +288,21 @@ void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overw
     };
     for (std::size_t i = 0; i < labeling.components.size(); ++i) {
         const Component& c = labeling.components[i];
-        text += std::to_string(i + 1) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
-                std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
+        if (volume) {
+            text += std::to_string(i + 1) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
+                    std::to_string(c.front) + ',' + std::to_string(c.width) + ',' + std::to_string(c.height) + ',' +
+                    std::to_string(c.depth) + ',' + std::to_string(c.area) + ',';
+        } else {
+            text += std::to_string(i + 1) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
+                    std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
+        }
         appendDouble(c.centroidX);
         text += ',';
         appendDouble(c.centroidY);
+        if (volume) {
+            text += ',';
+            appendDouble(c.centroidZ);
+        }
         text += '\n';
         if (text.size() >= (std::size_t(1) << 20)) {
             file.write(text);

@@ -44,7 +44,9 @@ void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool over
     const std::string where = "glccl::writeLabelsNpy(): ";
     detail::checkLabeling(where, labeling);
     detail::OutputFile file(where, path, overwrite);
-    writeNpyHeader(file, "<u4", "(" + std::to_string(labeling.height) + ", " + std::to_string(labeling.width) + ")");
+    const std::string slices = labeling.dimensions == 3 ? std::to_string(labeling.depth) + ", " : "";
+    writeNpyHeader(file, "<u4",
+                   "(" + slices + std::to_string(labeling.height) + ", " + std::to_string(labeling.width) + ")");
     file.write(labeling.labels.data(), labeling.labels.size() * sizeof(std::uint32_t));  // little-endian host
     file.close();
 }
@@ -72,25 +74,81 @@ Labeling readLabelsNpy(const std::string& path) {
     if (descr != "'<u4'") throw fail("holds " + (descr.empty() ? std::string("no dtype") : descr) + ", not '<u4' labels");
     if (npy.fortranOrder != "False") throw fail("is in Fortran order; C order is read");
     std::vector<std::uint64_t> sides;
-    if (!detail::parseNpySides(npy.shape, sides) || sides.size() != 2 || sides[0] < 1 || sides[1] < 1 ||
-        sides[0] > std::uint64_t(kMaxImageDimension) || sides[1] > std::uint64_t(kMaxImageDimension))
-        throw fail("has shape " + npy.shape + "; labels have shape (height, width), each 1.." +
+    const bool parsed = detail::parseNpySides(npy.shape, sides) && (sides.size() == 2 || sides.size() == 3);
+    const bool volume = parsed && sides.size() == 3;
+    const std::uint64_t depth = volume ? sides[0] : 1;
+    const std::uint64_t height = parsed ? sides[sides.size() - 2] : 0, width = parsed ? sides.back() : 0;
+    if (!parsed || !(volume ? detail::volumeProblem(width, height, depth) : detail::dimensionProblem(width, height))
+                        .empty())
+        throw fail("has shape " + npy.shape + "; labels have shape (height, width) or (depth, height, width), each 1.." +
                    std::to_string(kMaxImageDimension));
-    const std::uint64_t height = sides[0], width = sides[1];
-    const std::uint64_t bytes = width * height * sizeof(std::uint32_t);
-    if (source.size() < npy.dataOffset + bytes) throw fail("ends before its " + sizeText(width, height) + " labels");
-    if (source.size() > npy.dataOffset + bytes) throw fail("has bytes after its " + sizeText(width, height) + " labels");
+    const std::string size = sizeText(width, height) + (volume ? "x" + std::to_string(depth) : "");
+    const std::uint64_t bytes = width * height * depth * sizeof(std::uint32_t);
+    if (source.size() < npy.dataOffset + bytes) throw fail("ends before its " + size + " labels");
+    if (source.size() > npy.dataOffset + bytes) throw fail("has bytes after its " + size + " labels");
 
     Labeling labeling;
     labeling.width = int(width);
     labeling.height = int(height);
-    labeling.labels.resize(std::size_t(width * height));
+    labeling.depth = int(depth);
+    labeling.dimensions = volume ? 3 : 2;
+    labeling.labels.resize(std::size_t(width * height * depth));
     if (source.read(labeling.labels.data(), std::size_t(bytes)) != bytes)
-        throw fail("ends before its " + sizeText(width, height) + " labels");
+        throw fail("ends before its " + size + " labels");
     return labeling;
 }
 
 namespace detail {
+
+namespace {
+
+// A 3-D array without a named channel axis: a volume (depth, height, width),
+// as scipy.ndimage and scikit-image read it. C order holds lines of `width`
+// elements, Fortran order columns of `depth` elements (z fastest); either is
+// read one such run at a time into the volume's x, y, z layout.
+Image decodeNpyVolume(const ReadContext& context, const NpyHeader& npy, const NpyDtype& dtype,
+                      const std::vector<std::uint64_t>& sides) {
+    ByteSource& source = context.source;
+    const auto fail = [&](const std::string& why) { return context.fail(".npy: " + why); };
+    const std::uint64_t depth = sides[0], height = sides[1], width = sides[2];
+    const std::string problem = volumeProblem(width, height, depth);
+    if (!problem.empty()) throw fail("the volume of shape " + npy.shape + " " + problem);
+    if (npy.fortranOrder != "False" && npy.fortranOrder != "True") throw fail("the header has no fortran_order");
+    const bool fortran = npy.fortranOrder == "True";
+    const std::uint64_t elements = width * height * depth;
+    const std::uint64_t expected = npy.dataOffset + elements * dtype.size;
+    const std::string size = std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth);
+    if (source.size() < expected)
+        throw fail("truncated: its header promises a " + size + " volume (" + std::to_string(expected) +
+                   " bytes) but the file has " + std::to_string(source.size()) + " bytes");
+    if (source.size() > expected) throw fail("the file has bytes after its " + size + " elements");
+    checkClaimedVolumeSize(context, ".npy", width, height, depth, dtype.sampleBits);
+    Image image(Shape::volume(std::int64_t(width), std::int64_t(height), std::int64_t(depth)), 1, dtype.sampleBits);
+
+    const std::uint64_t run = fortran ? depth : width;
+    std::vector<std::uint8_t> chunk(std::size_t(run * dtype.size));
+    for (std::uint64_t start = 0; start < elements; start += run) {
+        if (source.read(chunk.data(), chunk.size()) != chunk.size()) throw fail("cannot read its elements");
+        for (std::uint64_t k = 0; k < run; ++k) {
+            const std::uint64_t i = start + k;  // element index in file order
+            // (z, y, x) of element i: C order is z-major, Fortran order x-major with z fastest.
+            const std::uint64_t z = fortran ? i % depth : i / (width * height);
+            const std::uint64_t y = fortran ? (i / depth) % height : (i / width) % height;
+            const std::uint64_t x = fortran ? i / (depth * height) : i % width;
+            std::uint32_t value = 0;
+            double shown = 0;
+            if (!npyElementValue(chunk.data() + k * dtype.size, dtype, value, shown))
+                throw fail("the value " + std::to_string(shown) + " at [" + std::to_string(z) + ", " +
+                           std::to_string(y) + ", " + std::to_string(x) + "] is not an unsigned integer in 0.." +
+                           std::to_string(image.maxValue()) +
+                           " (signed, fractional and non-finite values are never rounded)");
+            image.setSample(std::size_t((z * height + y) * width + x), 0, value);
+        }
+    }
+    return image;
+}
+
+}  // namespace
 
 Image decodeNpy(const ReadContext& context) {
     ByteSource& source = context.source;
@@ -102,6 +160,8 @@ Image decodeNpy(const ReadContext& context) {
                    " is not read; images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
     std::vector<std::uint64_t> sides;
     if (!parseNpySides(npy.shape, sides)) sides.clear();
+    if (sides.size() == 3 && context.channelAxis == NpyChannelAxis::None)
+        return decodeNpyVolume(context, npy, *dtype, sides);
     const std::string shapeProblem = npyImageShapeProblem(sides, npy.shape, context.channelAxis);
     if (!shapeProblem.empty()) throw fail(shapeProblem);
     const std::uint64_t height = sides[0], width = sides[1], planes = sides.size() == 3 ? sides[2] : 1;

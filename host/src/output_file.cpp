@@ -85,10 +85,13 @@ void OutputFile::close() {
 }
 
 void checkLabeling(const std::string& where, const Labeling& labeling) {
-    if (labeling.width <= 0 || labeling.height <= 0 ||
-        labeling.labels.size() != std::size_t(labeling.width) * std::size_t(labeling.height)) {
+    const bool depthFits = labeling.dimensions == 3 ? labeling.depth >= 1 : labeling.dimensions == 2 && labeling.depth == 1;
+    if (labeling.width <= 0 || labeling.height <= 0 || !depthFits ||
+        labeling.labels.size() != labeling.shape().count()) {
         throw Error(where + "invalid labeling: " + std::to_string(labeling.width) + "x" +
-                    std::to_string(labeling.height) + " with " + std::to_string(labeling.labels.size()) + " labels");
+                    std::to_string(labeling.height) +
+                    (labeling.dimensions == 3 ? "x" + std::to_string(labeling.depth) : std::string()) + " with " +
+                    std::to_string(labeling.labels.size()) + " labels");
     }
 }
 

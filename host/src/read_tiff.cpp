@@ -272,30 +272,27 @@ TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) 
 
 }  // namespace
 
-Image decodeTiff(const ReadContext& context) {
-    const TiffHandle handle(context);
-    TIFF* t = handle.get();
-    std::uint32_t width = 0, height = 0;
-    if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) == 1 && TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height) == 1) {
-        const std::string problem = dimensionProblem(width, height);
-        if (!problem.empty()) throw context.fail("TIFF: the image " + problem);
-    }
-    const TiffHeader header = readTiffHeader(context, handle);
-    const TiffLayout& layout = header.layout;
-    checkClaimedSize(context, "TIFF", width, height, layout.channels, header.bits);
+namespace {
 
-    Image image(int(width), int(height), layout.channels, header.bits);
+// Decodes the current page, whose checked header is `header`, into slice
+// `slice` of `image`.
+void decodePage(const TiffHandle& handle, const TiffHeader& header, Image& image, std::uint32_t slice) {
+    TIFF* t = handle.get();
+    const std::uint32_t width = header.width, height = header.height;
+    const std::size_t first = std::size_t(slice) * width * height;  // the slice's first pixel
+    const TiffLayout& layout = header.layout;
     const std::size_t pixelStride = header.pixelStride();
+    const std::string page = image.dimensions == 3 ? " of page " + std::to_string(slice) : "";
     if (!header.tiled) {
         // Row by row: libtiff decodes each strip sequentially, so one
         // scanline of memory is enough whatever the strip size.
         std::vector<std::uint8_t> line(std::size_t(width) * pixelStride);
         for (std::uint32_t y = 0; y < height; ++y) {
             if (TIFFReadScanline(t, line.data(), y, 0) != 1)
-                throw handle.fail("cannot decode row " + std::to_string(y));
-            convertPixels(layout, line.data(), width, image, std::size_t(y) * width);
+                throw handle.fail("cannot decode row " + std::to_string(y) + page);
+            convertPixels(layout, line.data(), width, image, first + std::size_t(y) * width);
         }
-        return image;
+        return;
     }
     const std::uint32_t tileWidth = header.strileWidth, tileHeight = header.strileHeight;
     const std::uint64_t tileBytes = std::uint64_t(tileWidth) * tileHeight * pixelStride;
@@ -304,14 +301,94 @@ Image decodeTiff(const ReadContext& context) {
         for (std::uint32_t x0 = 0; x0 < width; x0 += tileWidth) {
             const std::uint32_t index = TIFFComputeTile(t, x0, y0, 0, 0);
             if (TIFFReadEncodedTile(t, index, tile.data(), tmsize_t(tileBytes)) != tmsize_t(tileBytes))
-                throw handle.fail("cannot decode the tile at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")");
+                throw handle.fail("cannot decode the tile at (" + std::to_string(x0) + ", " + std::to_string(y0) +
+                                  ")" + page);
             const std::uint32_t columns = std::min(tileWidth, width - x0), rows = std::min(tileHeight, height - y0);
             for (std::uint32_t r = 0; r < rows; ++r)
                 convertPixels(layout, tile.data() + std::size_t(r) * tileWidth * pixelStride, columns, image,
-                              std::size_t(y0 + r) * width + x0);
+                              first + std::size_t(y0 + r) * width + x0);
         }
     }
+}
+
+// The directories of the file's full-resolution pages, in file order: a
+// stack as Fiji, tifffile and OME-TIFF write it has one a slice. Reduced-
+// resolution pages (NewSubfileType bit 0: thumbnails, pyramid levels) are
+// not slices and are left out. libtiff stops at a directory loop.
+std::vector<tdir_t> fullResolutionPages(const TiffHandle& handle) {
+    TIFF* t = handle.get();
+    std::vector<tdir_t> pages;
+    tdir_t directory = 0;
+    do {
+        std::uint32_t subfileType = 0;
+        TIFFGetFieldDefaulted(t, TIFFTAG_SUBFILETYPE, &subfileType);
+        if ((subfileType & FILETYPE_REDUCEDIMAGE) == 0) pages.push_back(directory);
+        ++directory;
+    } while (TIFFReadDirectory(t) == 1);
+    return pages;
+}
+
+// Why page `page` cannot be a slice beside the first page, "" when it can.
+std::string pageMismatch(const TiffHeader& first, const TiffHeader& page) {
+    const auto describe = [](const TiffHeader& h) {
+        return std::to_string(h.width) + "x" + std::to_string(h.height) + " " +
+               (h.layout.color ? (h.layout.alpha ? "RGBA" : "RGB") : h.layout.fileSamples == 2 ? "gray+alpha" : "gray") +
+               " of " + std::to_string(h.bits) + " bits";
+    };
+    const bool same = page.width == first.width && page.height == first.height && page.bits == first.bits &&
+                      page.layout.fileSamples == first.layout.fileSamples && page.layout.color == first.layout.color;
+    return same ? std::string() : describe(page) + " but the first page is " + describe(first);
+}
+
+}  // namespace
+
+Image decodeTiff(const ReadContext& context) {
+    const TiffHandle handle(context);
+    TIFF* t = handle.get();
+    std::uint32_t width = 0, height = 0;
+    if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) == 1 && TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height) == 1) {
+        const std::string problem = dimensionProblem(width, height);
+        if (!problem.empty()) throw context.fail("TIFF: the image " + problem);
+    }
+    const std::vector<tdir_t> pages = fullResolutionPages(handle);
+    if (pages.size() <= 1) {
+        // One page (beside any reduced-resolution ones): a 2-D image.
+        if (TIFFSetDirectory(t, pages.empty() ? 0 : pages[0]) != 1) throw handle.fail("cannot read its first image");
+        const TiffHeader header = readTiffHeader(context, handle);
+        checkClaimedSize(context, "TIFF", header.width, header.height, header.layout.channels, header.bits);
+        Image image(int(header.width), int(header.height), header.layout.channels, header.bits);
+        decodePage(handle, header, image, 0);
+        return image;
+    }
+
+    // A stack, a page a slice. Every page's header is read and checked
+    // (strips or tiles inside the file, enough coded bytes) before the
+    // volume is allocated.
+    std::vector<TiffHeader> headers;
+    headers.reserve(pages.size());
+    for (std::size_t z = 0; z < pages.size(); ++z) {
+        if (TIFFSetDirectory(t, pages[z]) != 1) throw handle.fail("cannot read page " + std::to_string(z));
+        headers.push_back(readTiffHeader(context, handle));
+        const std::string mismatch = pageMismatch(headers.front(), headers.back());
+        if (!mismatch.empty())
+            throw context.fail("TIFF: page " + std::to_string(z) + " of the " + std::to_string(pages.size()) +
+                               "-page stack is " + mismatch + "; a stack's pages are slices of one size and type");
+    }
+    const TiffHeader& first = headers.front();
+    checkClaimedVolumeSize(context, "TIFF", first.width, first.height, pages.size(),
+                           first.bits * first.layout.channels);
+    Image image(Shape::volume(first.width, first.height, std::int64_t(pages.size())), first.layout.channels,
+                first.bits);
+    for (std::size_t z = 0; z < pages.size(); ++z) {
+        if (TIFFSetDirectory(t, pages[z]) != 1) throw handle.fail("cannot read page " + std::to_string(z));
+        decodePage(handle, headers[z], image, std::uint32_t(z));
+    }
     return image;
+}
+
+std::size_t countTiffSlices(const ReadContext& context) {
+    const TiffHandle handle(context);
+    return fullResolutionPages(handle).size();
 }
 
 // ---------------------------------------------------------------- strips and tiles

@@ -168,24 +168,36 @@ void encodeTiff32(const std::string& where, detail::OutputFile& file, const Labe
                                    options.get());
     if (tiff == nullptr) throw fail("libtiff cannot start");
     const std::uint32_t width = std::uint32_t(labeling.width), height = std::uint32_t(labeling.height);
+    const std::uint32_t depth = std::uint32_t(labeling.depth);
+    const bool volume = labeling.dimensions == 3;
     // Strips of about 256 KiB.
     const std::uint32_t rowsPerStrip = std::max<std::uint32_t>(1, std::uint32_t((256u << 10) / (width * 4u)));
-    bool ok = TIFFSetField(tiff, TIFFTAG_IMAGEWIDTH, width) && TIFFSetField(tiff, TIFFTAG_IMAGELENGTH, height) &&
-              TIFFSetField(tiff, TIFFTAG_BITSPERSAMPLE, 32) && TIFFSetField(tiff, TIFFTAG_SAMPLESPERPIXEL, 1) &&
-              TIFFSetField(tiff, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT) &&
-              TIFFSetField(tiff, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
-              TIFFSetField(tiff, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
-              TIFFSetField(tiff, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
-              TIFFSetField(tiff, TIFFTAG_ZIPQUALITY, kZlibLevel) &&
-              TIFFSetField(tiff, TIFFTAG_ROWSPERSTRIP, rowsPerStrip);
-    for (std::uint32_t y = 0, strip = 0; ok && y < height; y += rowsPerStrip, ++strip) {
-        const std::uint32_t rows = std::min(rowsPerStrip, height - y);
-        // libtiff may compress in place; it gets a copy of the strip.
-        std::vector<std::uint32_t> data(labeling.labels.begin() + std::ptrdiff_t(std::size_t(y) * width),
-                                        labeling.labels.begin() + std::ptrdiff_t(std::size_t(y + rows) * width));
-        ok = TIFFWriteEncodedStrip(tiff, strip, data.data(), tmsize_t(data.size() * 4)) >= 0;
+    bool ok = true;
+    // A volume is a page a slice, the stack Fiji, napari (tifffile) and
+    // Bio-Formats open as (depth, height, width); PageNumber says each
+    // page's place in it.
+    for (std::uint32_t z = 0; ok && z < depth; ++z) {
+        ok = TIFFSetField(tiff, TIFFTAG_IMAGEWIDTH, width) && TIFFSetField(tiff, TIFFTAG_IMAGELENGTH, height) &&
+             TIFFSetField(tiff, TIFFTAG_BITSPERSAMPLE, 32) && TIFFSetField(tiff, TIFFTAG_SAMPLESPERPIXEL, 1) &&
+             TIFFSetField(tiff, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT) &&
+             TIFFSetField(tiff, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK) &&
+             TIFFSetField(tiff, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG) &&
+             TIFFSetField(tiff, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE) &&
+             TIFFSetField(tiff, TIFFTAG_ZIPQUALITY, kZlibLevel) &&
+             TIFFSetField(tiff, TIFFTAG_ROWSPERSTRIP, rowsPerStrip);
+        if (ok && volume) ok = TIFFSetField(tiff, TIFFTAG_PAGENUMBER, std::uint16_t(std::min<std::uint32_t>(z, 65535)),
+                                            std::uint16_t(std::min<std::uint32_t>(depth, 65535)));
+        const std::size_t slice = std::size_t(z) * width * height;
+        for (std::uint32_t y = 0, strip = 0; ok && y < height; y += rowsPerStrip, ++strip) {
+            const std::uint32_t rows = std::min(rowsPerStrip, height - y);
+            // libtiff may compress in place; it gets a copy of the strip.
+            std::vector<std::uint32_t> data(
+                labeling.labels.begin() + std::ptrdiff_t(slice + std::size_t(y) * width),
+                labeling.labels.begin() + std::ptrdiff_t(slice + std::size_t(y + rows) * width));
+            ok = TIFFWriteEncodedStrip(tiff, strip, data.data(), tmsize_t(data.size() * 4)) >= 0;
+        }
+        if (ok) ok = TIFFWriteDirectory(tiff) != 0;
     }
-    if (ok) ok = TIFFWriteDirectory(tiff) != 0;
     TIFFClose(tiff);
     if (!ok || !messages.error.empty()) throw fail("libtiff failed");
 }
@@ -214,6 +226,12 @@ void writePng(const std::string& path, const Image& image, bool overwrite) {
 
 LabelImageFormat resolveLabelImageFormat(const Labeling& labeling, LabelImageFormat requested) {
     if (requested == LabelImageFormat::Tiff32) return requested;
+    // A PNG holds one slice: a volume's labels are a TIFF stack.
+    if (labeling.dimensions == 3 && requested == LabelImageFormat::Auto) return LabelImageFormat::Tiff32;
+    if (labeling.dimensions == 3)
+        throw Error("glccl::writeLabelImage(): the labels are a " + std::to_string(labeling.width) + "x" +
+                    std::to_string(labeling.height) + "x" + std::to_string(labeling.depth) +
+                    " volume but a PNG holds one 2-D image; write a 32-bit TIFF stack (.tif) instead");
     const std::uint32_t largest = largestLabel(labeling);
     if (largest <= 65535) return LabelImageFormat::Png16;
     if (requested == LabelImageFormat::Auto) return LabelImageFormat::Tiff32;

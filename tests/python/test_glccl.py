@@ -170,9 +170,9 @@ def test_table_empty():
 # ---- wrong input ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("image, kwargs, error", [
-    (np.ones((4, 4, 3), np.uint8), {}, ValueError),                       # 3-D for binary
-    (np.ones((4, 4, 3), np.uint8), {"criterion": "segments"}, ValueError),
-    (np.ones((4, 4, 2), np.uint8), {"criterion": ("threshold", 1)}, ValueError),
+    (np.ones((4, 4, 3), np.uint8), {"channel_axis": -1}, ValueError),     # color for binary
+    (np.ones((4, 4, 3), np.uint8), {"criterion": "segments", "channel_axis": -1}, ValueError),
+    (np.ones((4, 4, 2), np.uint8), {"criterion": ("threshold", 1), "channel_axis": -1}, ValueError),
     (np.ones((4, 4, 3), np.complex64), {"criterion": ("threshold", 1)}, TypeError),
     (np.ones((4, 4), np.float16), {}, TypeError),
     (np.ones((4, 4), np.complex64), {}, TypeError),

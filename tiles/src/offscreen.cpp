@@ -42,6 +42,8 @@ Image copyOf(const ImageView& view) {
     Image image;
     image.width = view.width;
     image.height = view.height;
+    image.depth = view.depth;
+    image.dimensions = view.dimensions;
     image.channels = view.channels;
     image.sampleBits = view.sampleBits;
     image.pixels.assign(view.pixels, view.pixels + view.byteCount());
@@ -134,16 +136,18 @@ void OffscreenLabeler::label(const Image& image, const LabelOptions& options, La
         throw Error("glccl::OffscreenLabeler::label(): the image's pixel buffer does not match its size");
     // Every element is overwritten: a vector of this size already is reused
     // as it is (resize() would zero-fill only a new size).
-    const std::size_t count = std::size_t(std::max(image.width, 0)) * std::size_t(std::max(image.height, 0));
+    const std::size_t count = std::size_t(image.shape().count());
     if (out.labels.size() != count) out.labels.resize(count);
     label(ImageView(image), options, out.labels.data(), out.components, timings);
     out.width = image.width;
     out.height = image.height;
+    out.depth = image.depth;
+    out.dimensions = image.dimensions;
 }
 
 void OffscreenLabeler::checkImage(const ImageView& image, const LabelOptions& options) const {
-    if (image.width < 1 || image.height < 1 || image.pixels == nullptr) throw Error(kWhere + "the image is empty");
-    if (image.dimensions == 3) throw Error(kWhere + "the input is a volume; volumes are not labeled yet");
+    if (image.width < 1 || image.height < 1 || image.depth < 1 || image.pixels == nullptr)
+        throw Error(kWhere + "the image is empty");
     if (const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, image.shape()); !misfit.empty())
         throw Error(kWhere + misfit);
     if (image.channels != 1 && image.channels != 4)
@@ -157,8 +161,9 @@ Route OffscreenLabeler::route(const ImageView& image, const LabelOptions& option
     checkImage(image, options);
     Route chosen;
     withPrefix([&] {
-        chosen = chooseRoute(InputDescription::hostImage(image.width, image.height, image.channels, image.sampleBits),
-                             options, impl_->info(), impl_->whyNoContext);
+        InputDescription input = InputDescription::hostImage(image.width, image.height, image.channels, image.sampleBits);
+        input.shape = image.shape();
+        chosen = chooseRoute(input, options, impl_->info(), impl_->whyNoContext);
     });
     return chosen;
 }
@@ -169,6 +174,11 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
     if (labels == nullptr) throw Error(kWhere + "no storage for the labels");
     LabelOptions options = requested;
     options.backend = chosen.backend;
+    // The tiles cut 2-D images; a volume past one call waits for bricks.
+    if (chosen.pieces && image.dimensions == 3)
+        throw Error(kWhere + "the volume is " + std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
+                    std::to_string(image.depth) + ", more than one call of the " + backendName(chosen.backend) +
+                    " backend takes, and volumes are not cut into bricks yet");
     if (chosen.pieces) return labelInPieces(image, options, labels, components, timings);
     switch (chosen.backend) {
         case Backend::Cpu: return labelOnHost(image, options, labels, components, timings);

@@ -312,16 +312,24 @@ JsonWriter& JsonWriter::integer(std::uint64_t value) {
 
 std::string JsonWriter::take() { return std::exchange(text_, std::string()); }
 
-void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c) {
+Connectivity connectivityFor(const LabelCommand& command, const Shape& shape) {
+    if (command.connectivityGiven) return command.connectivity;
+    return shape.dimensions == 3 ? Connectivity::TwentySix : Connectivity::Eight;
+}
+
+void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c, bool volume) {
     json.beginObject();
     json.key("label").integer(label);
     json.key("left").integer(c.left);
     json.key("top").integer(c.top);
+    if (volume) json.key("front").integer(c.front);
     json.key("width").integer(c.width);
     json.key("height").integer(c.height);
+    if (volume) json.key("depth").integer(c.depth);
     json.key("area").integer(c.area);
     json.key("centroid_x").number(c.centroidX);
     json.key("centroid_y").number(c.centroidY);
+    if (volume) json.key("centroid_z").number(c.centroidZ);
     json.endObject();
 }
 
@@ -431,6 +439,7 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
             options.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
         } else if (name == "--connectivity") {
             options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+            options.connectivityGiven = true;
         } else if (name == "--channel-axis") {
             options.channelAxis = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseChannelAxis);
         } else if (name == "--criterion") {

@@ -191,8 +191,9 @@ private:
 };
 
 // One row of the component table as the JSON object of --json --table
-// (the columns of the CSV): {"label": ..., "left": ..., ...}.
-void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c);
+// (the columns of the CSV): {"label": ..., "left": ..., ...}; a component
+// of a volume adds front, depth and centroid_z.
+void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c, bool volume = false);
 
 // Whether a folder input's file has the extension of a format glccl reads:
 // .png .jpg .jpeg .tif .tiff .pgm .ppm (any case).
@@ -219,7 +220,10 @@ struct OutputPaths {
 struct LabelCommand {
     std::vector<std::string> arguments;  // INPUT and FOLDER arguments as given
     Backend backend = Backend::Auto;
+    // --connectivity, or the default of each input: 8 for a 2-D image, 26
+    // for a volume (connectivityFor).
     Connectivity connectivity = Connectivity::Eight;
+    bool connectivityGiven = false;
     Criterion criterion = Criterion::binary();
     NpyChannelAxis channelAxis = NpyChannelAxis::None;  // of 3-D .npy inputs
     OutputPaths paths;                   // without --out-dir: the paths given
@@ -231,6 +235,11 @@ struct LabelCommand {
     bool table = false;
     bool progress = false;
 };
+
+// The connectivity `command` labels an input of `shape` with: the one
+// given, else 8 for a 2-D image and 26 (faces, edges and corners, as cc3d
+// and scikit-image default to) for a volume.
+Connectivity connectivityFor(const LabelCommand& command, const Shape& shape);
 
 // The options of `glccl label` (after the word "label"). Throws UsageError
 // for a mistake in them; checks nothing on disk.

@@ -2,6 +2,7 @@
 // write the labels, the component table and a colored picture.
 //
 //   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8|6|18|26]
+//                     (INPUT an image, or a volume: a 3-D .npy or a TIFF stack)
 //                     [--criterion binary|binary:L|segments|threshold:T]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--label-image OUT.png|OUT.tif]
@@ -48,7 +49,8 @@ constexpr std::size_t kTableRows = 10;
 const char kGeneralHelp[] =
     "usage: glccl <command> [options]\n"
     "\n"
-    "Connected-component labeling of 2-D images on the GPU (OpenGL/GLSL, CUDA)\n"
+    "Connected-component labeling of 2-D images and 3-D volumes on the GPU\n"
+    "(OpenGL/GLSL, CUDA)\n"
     "with a CPU reference.\n"
     "\n"
     "commands:\n"
@@ -78,7 +80,9 @@ const char kLabelHelp[] =
     "Labels the connected components of each INPUT (PNG, JPEG, TIFF, binary PGM/PPM,\n"
     ".npy; 8-, 16- or 32-bit samples, read without reduction), prints a summary\n"
     "line and the first rows of the component table, and writes the requested\n"
-    "outputs. An image wider or taller than one call of the backend takes (the GL\n"
+    "outputs. A volume is a 3-D .npy (depth, height, width) or a multi-page TIFF\n"
+    "stack (a page a slice, all pages of one size and type): see \"volumes\"\n"
+    "below. An image wider or taller than one call of the backend takes (the GL\n"
     "texture limit, 32768 on most GPUs) is labeled in tiles: see \"huge images\"\n"
     "below. A FOLDER stands for its files with an extension\n"
     ".png .jpg .jpeg .tif .tiff .pgm .ppm (any case), in name order, not its\n"
@@ -96,13 +100,13 @@ const char kLabelHelp[] =
     "                                  cuda     tiled union-find in CUDA (8-bit images; they go\n"
     "                                           to CUDA directly, without a texture)\n"
     "                                  cpu      the union-find reference\n"
-    "  --connectivity 4|8|6|18|26    neighbourhood (default 8): 4 or 8 for 2-D images;\n"
-    "                                6, 18 and 26 name those of volumes\n"
+    "  --connectivity 4|8|6|18|26    neighbourhood: 4 or 8 for 2-D images (default 8);\n"
+    "                                6 (faces), 18 (and edges) or 26 (and corners) for\n"
+    "                                volumes (default 26, as cc3d and scikit-image)\n"
     "  --channel-axis -1             a 3-D .npy is (height, width, 1|3|4): a 2-D image\n"
     "                                of those channels (Python's channel_axis=-1);\n"
     "                                without it a 3-D .npy is a volume (depth, height,\n"
-    "                                width), as scikit-image and scipy read it, and\n"
-    "                                volumes are not labeled yet\n"
+    "                                width), as scikit-image and scipy read it\n"
     "  --criterion C                 which neighbours belong together (default binary)\n"
     "                                  binary       nonzero is foreground (color is read as luma)\n"
     "                                  binary:L     foreground where the value is above L\n"
@@ -114,13 +118,17 @@ const char kLabelHelp[] =
     "                                0..65535 for 16-bit, 0..4294967295 for 32-bit images\n"
     "\n"
     "outputs of one INPUT:\n"
-    "  --labels OUT.npy              write the labels: uint32 array of shape (height, width)\n"
-    "  --stats OUT.csv               write the component table as CSV\n"
-    "  --color OUT.png               write the labels as a colored PNG (background black)\n"
+    "  --labels OUT.npy              write the labels: uint32 array of shape (height, width),\n"
+    "                                (depth, height, width) for a volume\n"
+    "  --stats OUT.csv               write the component table as CSV (a volume's adds\n"
+    "                                front, depth and centroid_z)\n"
+    "  --color OUT.png               write the labels as a colored PNG (background black);\n"
+    "                                of a volume, its middle xy, xz and zy slices side by side\n"
     "  --label-image OUT.png|OUT.tif write the labels as an image other programs open:\n"
     "                                .png a 16-bit PNG (past 65535 labels an error,\n"
     "                                found after labeling, before anything is written),\n"
-    "                                .tif a 32-bit TIFF\n"
+    "                                .tif a 32-bit TIFF (a volume: a page a slice,\n"
+    "                                as Fiji and napari open stacks; .png refused)\n"
     "outputs of several inputs (or a FOLDER, or one INPUT):\n"
     "  --out-dir DIR                 write into the existing folder DIR; then --labels,\n"
     "                                --stats, --color and --label-image take no value and\n"
@@ -150,13 +158,23 @@ const char kLabelHelp[] =
     "Labels are 0 for background and 1..N in raster order of each component's\n"
     "first pixel (the numbering of OpenCV's SAUF and scikit-image's label).\n"
     "\n"
+    "volumes:\n"
+    "  A volume's first voxel in raster order is the first by slice, then row, then\n"
+    "  column: labels equal scipy.ndimage.label's and scikit-image's. The summary\n"
+    "  line says WxHxD, --table and --json add front, depth and centroid_z. Every\n"
+    "  criterion applies. Volumes are labeled by the engines that take them (the\n"
+    "  router picks; the cpu reference takes every volume of one call) and at most\n"
+    "  32768 a side and 2^30 voxels.\n"
+    "\n"
     "examples:\n"
     "  glccl label mask.png --color labels.png --stats stats.csv\n"
     "  glccl label mask.png --connectivity 4 --labels labels.npy\n"
     "  glccl label photo.jpg --criterion threshold:12 --color regions.png\n"
     "  glccl label cells16.tif --criterion segments --label-image labels.tif\n"
     "  glccl label masks/ --backend raster --out-dir out --labels --stats\n"
-    "  glccl label a.png b.png --json --timing --table > summary.json\n";
+    "  glccl label a.png b.png --json --timing --table > summary.json\n"
+    "  glccl label volume.npy --connectivity 6 --labels labels.npy --color slices.png\n"
+    "  glccl label stack.tif --criterion segments --label-image labels.tif --stats stats.csv\n";
 
 bool isFolder(const std::string& path) {
     std::error_code error;
@@ -295,7 +313,8 @@ private:
 // holds one image at a time.
 struct LabeledInput {
     const std::string& input;
-    int width = 0, height = 0;
+    Shape shape;                // of the image or volume read
+    Connectivity connectivity;  // the one it was labeled with
     const BackendRun& run;
     PhaseSeconds seconds;                                      // this input's phases
     std::vector<std::pair<const char*, std::string>> written;  // output kind, path
@@ -341,7 +360,12 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
     return written;
 }
 
-std::vector<std::string> tableRow(std::size_t label, const Component& c) {
+std::vector<std::string> tableRow(std::size_t label, const Component& c, bool volume) {
+    if (volume)
+        return {std::to_string(label),    std::to_string(c.left),       std::to_string(c.top),
+                std::to_string(c.front),  std::to_string(c.width),      std::to_string(c.height),
+                std::to_string(c.depth),  std::to_string(c.area),       formatted("%.2f", c.centroidX),
+                formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
     return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
             std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
             formatted("%.2f", c.centroidY)};
@@ -350,10 +374,14 @@ std::vector<std::string> tableRow(std::size_t label, const Component& c) {
 // The first rows of the component table, columns right-aligned to their
 // widest cell.
 void printComponentTable(const Labeling& labeling) {
+    const bool volume = labeling.dimensions == 3;
     std::vector<std::vector<std::string>> rows = {
-        {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"}};
+        volume ? std::vector<std::string>{"label", "left", "top", "front", "width", "height", "depth", "area",
+                                          "centroid_x", "centroid_y", "centroid_z"}
+               : std::vector<std::string>{"label", "left", "top", "width", "height", "area", "centroid_x",
+                                          "centroid_y"}};
     const std::size_t shown = std::min(labeling.count(), kTableRows);
-    for (std::size_t i = 0; i < shown; ++i) rows.push_back(tableRow(i + 1, labeling.components[i]));
+    for (std::size_t i = 0; i < shown; ++i) rows.push_back(tableRow(i + 1, labeling.components[i], volume));
     printAlignedTable(std::cout, rows, {});
     if (labeling.count() > shown) std::cout << "... (" << labeling.count() - shown << " more)\n";
 }
@@ -380,7 +408,9 @@ void printTiming(const BackendRun& run) {
 
 void printText(const LabelCommand& options, const LabeledInput& result, bool batch) {
     const Labeling& labeling = result.run.labeling;
-    std::cout << result.input << ": " << result.width << 'x' << result.height << ", " << labeling.count()
+    const Shape& shape = result.shape;
+    std::cout << result.input << ": " << shape.width << 'x' << shape.height
+              << (shape.dimensions == 3 ? "x" + std::to_string(shape.depth) : std::string()) << ", " << labeling.count()
               << (labeling.count() == 1 ? " component, " : " components, ") << formatted("%.2f", result.run.milliseconds)
               << " ms (" << backendName(result.run.backend) << ", " << result.run.device << ")\n";
     if (options.timing) printTiming(result.run);
@@ -393,13 +423,15 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
     const Labeling& labeling = result.run.labeling;
     json.beginObject();
     json.key("input").string(result.input);
-    json.key("width").integer(result.width);
-    json.key("height").integer(result.height);
+    const bool volume = result.shape.dimensions == 3;
+    json.key("width").integer(std::uint64_t(result.shape.width));
+    json.key("height").integer(std::uint64_t(result.shape.height));
+    if (volume) json.key("depth").integer(std::uint64_t(result.shape.depth));
     json.key("components").integer(labeling.count());
     json.key("milliseconds").number(std::stod(formatted("%.3f", result.run.milliseconds)));
     json.key("backend").string(backendName(result.run.backend));
     json.key("device").string(result.run.device);
-    json.key("connectivity").integer(std::uint64_t(neighbourCount(options.connectivity)));
+    json.key("connectivity").integer(std::uint64_t(neighbourCount(result.connectivity)));
     json.key("criterion").string(options.criterion.toString());
     json.key("seconds").beginObject();
     json.key("reading").number(std::stod(formatted("%.6f", result.seconds.reading)));
@@ -418,7 +450,7 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
     if (options.table) {
         json.key("table").beginArray();
         for (std::size_t i = 0; i < std::min(labeling.count(), kTableRows); ++i) {
-            writeComponentJson(json, i + 1, labeling.components[i]);
+            writeComponentJson(json, i + 1, labeling.components[i], volume);
         }
         json.endArray();
     }
@@ -436,7 +468,7 @@ void reportError(const std::string& message) { std::cerr << "glccl: " << message
 // included.
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const std::string& input,
                         const OutputPaths& paths, BackendRun& run, PhaseSeconds& total) {
-    LabeledInput result{input, 0, 0, run, {}, {}};
+    LabeledInput result{input, {}, options.connectivity, run, {}, {}};
     PhaseSeconds& seconds = result.seconds;
     // Added to the batch's totals however this input ends.
     struct AddToTotal {
@@ -459,14 +491,14 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
         const PhaseTimer timer(seconds.reading);
         image = readImage(input, mode, options.channelAxis);
     }
-    result.width = image.width;
-    result.height = image.height;
+    result.shape = image.shape();
+    result.connectivity = connectivityFor(options, image.shape());
     // Said for the option, before any engine refuses it in its own words.
-    const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, image.shape());
+    const std::string misfit = whyConnectivityDoesNotFit(result.connectivity, image.shape());
     if (!misfit.empty()) throw Error("--connectivity: " + misfit);
     LabelOptions labelOptions;
     labelOptions.backend = options.backend;
-    labelOptions.connectivity = options.connectivity;
+    labelOptions.connectivity = result.connectivity;
     labelOptions.criterion = options.criterion;
     labelOptions.timings = options.timing;
     {

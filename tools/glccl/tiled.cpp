@@ -321,6 +321,20 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         }
         inputs.push_back(args[i]);
     }
+    // A TIFF stack is a volume: the tiles cut 2-D images.
+    if (inputs.size() == 1 && isTiffFile(inputs[0])) {
+        std::size_t slices = 1;
+        try {
+            slices = countTiffSlices(inputs[0]);
+        } catch (const Error&) {
+            return std::nullopt;  // the ordinary reader says why
+        }
+        if (slices > 1 && asked)
+            throw Error("'" + inputs[0] + "' is a TIFF stack of " + std::to_string(slices) +
+                             " slices, a volume; labeling in tiles (--tile, --memory-limit, --devices, --label-type, "
+                             "--temp-dir) is for 2-D images, and volumes are not cut into bricks yet");
+        if (slices > 1) return std::nullopt;
+    }
     TiledCommand command;
     if (asked) {
         command = parseTiledCommand(args);

@@ -26,12 +26,18 @@ enum class ChannelMode {
 };
 
 // Which axis of a 3-D .npy array holds channels. None, scikit-image's and
-// scipy's convention: a 3-D array is a volume (depth, height, width), and
-// volumes are not read yet (refused by name). Last (Python's
+// scipy's convention: a 3-D array is a volume (depth, height, width). Last (Python's
 // channel_axis=-1, the command line's --channel-axis -1): a 3-D array is a
 // 2-D image (height, width, 1|3|4), and a 2-D array is refused. PNG, JPEG,
 // TIFF and PNM files say their channels themselves and ignore it.
 enum class NpyChannelAxis { None, Last };
+
+// The slices of a TIFF or BigTIFF file: its full-resolution pages (a
+// reduced-resolution page, a thumbnail or pyramid level, is no slice). More
+// than one: readImage reads the file as a volume. Reads the page headers
+// only. Throws glccl::Error ("glccl::countTiffSlices(): 'PATH': why") for a
+// file libtiff cannot open.
+std::size_t countTiffSlices(const std::string& path);
 
 // Reads a PNG, JPEG, TIFF (classic and BigTIFF), binary PGM/PPM (P5/P6) or
 // NumPy .npy image, chosen by the file's first bytes, at the sampleBits of its
@@ -57,14 +63,21 @@ Image readImageFromMemory(const void* data, std::size_t size, const std::string&
 // unless overwrite is true; throws glccl::Error when the file exists, cannot
 // be written, or the image is invalid or 32-bit (PNG holds at most 16 bits).
 void writePng(const std::string& path, const Image& image, bool overwrite);
-// Labels as a colored picture: background black, each label a distinct stable color.
+// Labels as a colored picture: background black, each label a distinct
+// stable color. Of a volume: its middle slices xy (z = depth / 2), xz
+// (y = height / 2) and zy (x = width / 2) side by side, 4 gray columns apart.
 Image colorizeLabels(const Labeling& labeling);
-void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite);    // label,left,top,...
+// The table as CSV: label,left,top,width,height,area,centroid_x,centroid_y;
+// of a volume label,left,top,front,width,height,depth,area,centroid_x,
+// centroid_y,centroid_z.
+void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite);
 
 // The label array as an image other programs open (napari, Fiji, QuPath):
 //   Png16:  a 16-bit gray PNG; labels above 65535 are an error, never wrapped
-//   Tiff32: a 32-bit unsigned gray TIFF (BigTIFF past 2 GiB), Deflate-compressed
-//   Auto:   Png16 when the largest label is at most 65535, else Tiff32
+//   Tiff32: a 32-bit unsigned gray TIFF (BigTIFF past 2 GiB), Deflate-compressed;
+//           of a volume a stack, a page a slice (Fiji, napari)
+//   Auto:   Png16 when the largest label is at most 65535, else Tiff32;
+//           Tiff32 for a volume (Png16 is refused for one)
 enum class LabelImageFormat { Auto, Png16, Tiff32 };
 // The format Auto stands for with these labels, or `requested` itself;
 // throws glccl::Error for Png16 when a label exceeds 65535 (before anything
@@ -76,17 +89,18 @@ void writeLabelImage(const std::string& path, const Labeling& labeling, LabelIma
 
 // NumPy .npy files (format 1.0, C order), as numpy.load reads them. The
 // writers refuse to overwrite as writePng does.
-//   labels: dtype '<u4', shape (height, width)
+//   labels: dtype '<u4', shape (height, width), or (depth, height, width)
+//           for a volume
 //   images: dtype '|u1', '<u2' or '<u4' by sampleBits, shape (height, width) for
 //           1 channel, else (height, width, channels)
 void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);
 void writeImageNpy(const std::string& path, const Image& image, bool overwrite);
-// Reads what writeLabelsNpy writes: the labels, width and height of the
-// returned Labeling; its table is left empty (computeComponents gives it for
+// Reads what writeLabelsNpy writes: the labels and shape of the returned
+// Labeling; its table is left empty (computeComponents gives it for
 // canonical labels). Throws glccl::Error: unreadable file, not an .npy file,
 // another dtype than '<u4', Fortran order, a shape other than (height,
-// width) with sides 1..kMaxImageDimension, or a data size that does not
-// match.
+// width) or (depth, height, width) with sides 1..kMaxImageDimension (a
+// volume at most kMaxImagePixels), or a data size that does not match.
 Labeling readLabelsNpy(const std::string& path);
 
 // A stable, well-spread color for a label (label 0 is black).
