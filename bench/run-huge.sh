@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Tiled labeling on the GPU machine (README "Huge images"):
+# Tiled labeling on the GPU machine (docs/huge-images.md):
 # exactness at 50000^2 and past 2^31 pixels, device-time throughput of tiled
 # labeling against one call at 16384^2, two GPUs against one, peak host
 # memory, and MPI strong and weak scaling split into labeling, merging and
@@ -11,7 +11,7 @@
 # BUILD_DIR holds a CUDA build (-DCMAKE_CUDA_ARCHITECTURES=90) with the
 # targets glccl_cli, glccl_mpi (where Open MPI is installed), tiles_tests and
 # tiles_reference_check. Steps (all by default, in this order; a device
-# command has 600 s, so run them in the groups README "Huge images" lists):
+# command has 600 s, so run them in the groups docs/huge-images.md lists):
 #   tests       every tiles_tests case in a process of its own: cuda, compute
 #               and raster tiles, EGL devices, TIFF (about 1 min)
 #   exact50k    50000x50000 noise45 (2.5 Gpixel), cuda and compute on every

@@ -65,7 +65,7 @@ Image clusteredImage(int w, int h, int channels, int sampleBits, std::uint64_t s
 
 }  // namespace
 
-TEST_CASE("depths: the 16-bit cases of issue 15 on cpu, raster and compute", "[gl]") {
+TEST_CASE("depths: 16-bit segment ids past 255 and binary levels past 255 on cpu, raster and compute", "[gl]") {
     Image ids(6, 4, 1, 16);
     for (int y = 0; y < 4; ++y)
         for (int x = 0; x < 6; ++x) ids.setSample(x, y, 0, x < 3 ? 256 : 257);

@@ -94,7 +94,7 @@ Image randomImage(int w, int h, int channels, int sampleBits, std::uint64_t seed
 
 }  // namespace
 
-TEST_CASE("depths: the 16-bit cases of issue 15", "[host]") {
+TEST_CASE("depths: 16-bit segment ids past 255 and binary levels past 255", "[host]") {
     // 6x4: segment id 256 on the left half, 257 on the right.
     Image ids(6, 4, 1, 16);
     for (int y = 0; y < 4; ++y)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# TIFF input of tiled labeling from the command line (README "Huge images"):
+# TIFF input of tiled labeling from the command line (docs/huge-images.md):
 # tiled and striped TIFF and BigTIFF files written by tifffile, labeled with
 # small tiles, against the one-piece CPU labeling of the same array saved as
 # .npy, byte for byte; a truncated TIFF refused with nothing written; and

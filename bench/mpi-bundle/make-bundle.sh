@@ -2,7 +2,7 @@
 # A relocatable copy of Debian 12's Open MPI 4.1.4 runtime (mpirun, orted,
 # the libraries, the MCA and PMIx plugins a single-node run needs, help
 # texts), for a GPU machine that has no Open MPI installed: the MPI steps of
-# bench/run-huge.sh ran on the H200 that way.
+# bench/run-huge.sh run there with it.
 #
 #   bash bench/mpi-bundle/make-bundle.sh .devbin/mpi     # here, with openmpi-bin installed
 #   source .devbin/mpi/env.sh && bash bench/run-huge.sh ... mpi-strong   # there

@@ -14,7 +14,7 @@
 //     calling thread per copy and zero-fills nothing for us to skip). The
 //     host's copies of large transfers are split over several threads
 //     (parallel_copy.hpp, shared with the GL transfers): one core copies
-//     about 10 GB/s, the bus moves 55.
+//     far slower than the bus moves data.
 // The chunks are made once, at the size the first transfer needs up to
 // kStagingChunkBytes, and kept: a batch of images allocates them once.
 
@@ -34,10 +34,9 @@
 namespace glccl::cuda {
 
 // Large enough that a chunk's waits (its event, the copy threads' wake-up)
-// stay small beside its copy, small enough to pin quickly. In one H200 run
-// the cuda backend's walls at 8192^2 and 16384^2 went from 1.76-2.12x
-// (device + floor) with 8 MiB to 1.66-1.96x with 16 MiB and 1.24-1.62x
-// with 32 MiB.
+// stay small beside its copy, small enough to pin quickly; smaller chunks
+// leave large images' walls measurably further from device time + floor
+// (glccl bench).
 constexpr std::size_t kStagingChunkBytes = std::size_t(32) << 20;
 // Smaller chunks are made in multiples of this, so that a chunk always holds
 // whole labels and a slightly larger image does not pin them anew.

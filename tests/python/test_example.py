@@ -1,4 +1,4 @@
-"""The README's example (python/examples/label_coins.py) runs, writes its
+"""The Python example (python/examples/label_coins.py) runs, writes its
 PNG, and labels as scikit-image does, so that it cannot rot."""
 
 import importlib.util

@@ -68,10 +68,8 @@ int eglDeviceOf(int entry, const std::vector<HeadlessDevice>& devices) {
 // machine have CUDA, and keeps it for the process (CUDA's primary context).
 // On NVIDIA's driver a GPU on which a CUDA context exists stays at its
 // compute clock; a GL-only process drops to the idle clock while the host
-// reads the next tile, and the tile after runs slow. On the H200, 65536^2
-// in 16 tiles of 16384^2 took 578 ms of device time GL-only (the clock read
-// 345 MHz between runs) and 245 ms with a CUDA context held (1980 MHz), where
-// one 16384^2 tile takes 13.5-14 ms either way. Where CUDA cannot run this
+// reads the next tile, and the tile after runs slow (over twice the device
+// time of a tile labeled at the compute clock). Where CUDA cannot run this
 // does nothing: it only speeds up.
 void holdComputeClock(int entry) {
     if (!cuda::available()) return;

@@ -40,7 +40,7 @@ unsigned hostThreadsFor(const TiledOptions& options) {
 // The host memory of a run with tiles tw x th, in bytes, without the label
 // store. A model, not a bound: it assumes at most one component per 4 pixels
 // of a tile, where the tables' share stays a few bytes a pixel; images with
-// more components use more (see README "Huge images").
+// more components use more (see docs/huge-images.md).
 //   pass 1, per worker: the tile's pixels, its labels, the backend's table
 //                       and working copies: pixel bytes + 30 bytes a pixel
 //   pass 2, per thread: a tile's labels, its final labels and table rows:

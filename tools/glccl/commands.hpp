@@ -19,8 +19,8 @@ int runBench(const std::vector<std::string>& args);
 extern const char kBenchHelp[];
 
 // glccl generate: writes one generated image, so that other programs (the
-// peer benchmarks) label byte-identical inputs (bench.cpp). Not listed in
-// the general help; documented in the README and by `glccl help generate`.
+// peer benchmarks) label byte-identical inputs (bench.cpp); documented in
+// docs/command-line.md and by `glccl help generate`.
 int runGenerate(const std::vector<std::string>& args);
 extern const char kGenerateHelp[];
 

@@ -19,7 +19,7 @@ namespace glccl::tools {
 
 const char kTiledLabelHelp[] =
     "\n"
-    "huge images (tiled labeling; one INPUT; README \"Huge images\"):\n"
+    "huge images (tiled labeling; one INPUT; docs/huge-images.md):\n"
     "  An INPUT .npy or TIFF larger than one backend call takes (a side past 32768,\n"
     "  or past the GPU's texture size) is labeled in tiles (.npy memory-mapped, TIFF\n"
     "  read strip by strip or tile by tile), with the labels streamed into --labels;\n"

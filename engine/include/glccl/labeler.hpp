@@ -108,8 +108,8 @@ public:
     // OpenGL 4.5) through three persistently mapped pixel-pack buffers kept by
     // the Labeler, each band copied into `out` by several threads while the
     // next one crosses the bus; on older contexts, software rasterizers and
-    // labels under 1 MiB, one glGetTexImage into `out` (README "Host
-    // transfers" lists the variables that choose otherwise).
+    // labels under 1 MiB, one glGetTexImage into `out` (glccl::Tuning, in
+    // glccl/tuning.hpp, chooses otherwise).
     std::vector<std::uint32_t> downloadLabels();
     void downloadLabels(std::vector<std::uint32_t>& out);
     // The same into `count` labels the caller owns (count must be the label

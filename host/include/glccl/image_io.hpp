@@ -18,7 +18,7 @@ constexpr std::uint64_t kMaxImagePixels = std::uint64_t(32768) * 32768;
 
 enum class ChannelMode {
     // 1 channel; a color file becomes luma as OpenCV's IMREAD_GRAYSCALE makes
-    // it (README "Input formats and limits" gives the formula per format).
+    // it (docs/formats.md gives the formula per format).
     Gray,
     // 1 channel for gray / gray+alpha files, 4 (RGBA, opaque alpha when the
     // file has none) for color files.

@@ -89,7 +89,7 @@ struct TiledResult {
 // size, a memory limit too small for any tile, a uint32 label type for more
 // components than it holds: before anything is written), or the error of the
 // backend, source or sink. Thread-safety: call from one thread; it starts
-// its own worker threads. Host memory: see README "Huge images".
+// its own worker threads. Host memory: see docs/huge-images.md.
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink);
 
 // The same for an image in memory, into a Labeling (uint32 labels).
