@@ -31,7 +31,8 @@
 // a low y face with those in row y - 1, on a low x face with those in column
 // x - 1. That covers the pairs across faces, edges and corners (a corner pair
 // is seen up to three times; uniting twice is harmless). Per voxel on a face
-// that is 1 (6), 5 (18) or 9 (26) neighbours.
+// that is 1 (6), 5 (18) or 9 (26) neighbours. With no levels, the unions
+// halve the paths they walk (union_find.cuh).
 //
 // Past the paper: any width and height; blocks and groups on the right and
 // bottom edges are partial, and borders that would need a pixel outside the
@@ -64,10 +65,10 @@ __device__ __forceinline__ int lastBeforeBorder(std::uint32_t j, int subBlockSiz
     return int((k + 1) * std::uint32_t(subBlockSize)) - 1;
 }
 
-template <typename Pixel>
+template <typename Pixel, bool kHalving = false>
 __device__ __forceinline__ void uniteIfConnected(const Pixel* image, std::uint32_t* labels, Pixel value,
                                                  std::size_t p, std::size_t q, const PixelRule& rule) {
-    if (areConnected(value, image[q], rule)) unite(labels, std::uint32_t(p), std::uint32_t(q));
+    if (areConnected(value, image[q], rule)) unite<kHalving>(labels, std::uint32_t(p), std::uint32_t(q));
 }
 
 template <typename Pixel>
@@ -117,30 +118,33 @@ template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kThreads)
     mergeTilesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, int depth,
                            PixelRule rule, VolumeFaces faces) {
-    const std::uint64_t w = std::uint64_t(width);
-    const std::uint64_t h = std::uint64_t(height);
-    const std::uint64_t d = std::uint64_t(depth);
+    // Every face run and every plane holds fewer than 2^32 voxels (the
+    // pipeline's limit): 32-bit divisions, far cheaper than 64-bit ones.
+    const std::uint32_t w = std::uint32_t(width);
+    const std::uint32_t h = std::uint32_t(height);
+    const std::uint32_t d = std::uint32_t(depth);
     const std::uint64_t total = faces.zItems + faces.yItems + faces.xItems;
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
     for (std::uint64_t item = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; item < total; item += stride) {
         // The voxel, and the axis along which its neighbours are one step back.
         int x, y, z, axis;
         if (item < faces.zItems) {
-            const std::uint64_t face = item / (w * h), rest = item % (w * h);
+            const std::uint32_t i = std::uint32_t(item);
+            const std::uint32_t face = i / (w * h), rest = i % (w * h);
             z = int((face + 1) * kVolumePatchZ);
             y = int(rest / w);
             x = int(rest % w);
             axis = 2;
         } else if (item < faces.zItems + faces.yItems) {
-            const std::uint64_t i = item - faces.zItems;
-            const std::uint64_t face = i / (w * d), rest = i % (w * d);
+            const std::uint32_t i = std::uint32_t(item - faces.zItems);
+            const std::uint32_t face = i / (w * d), rest = i % (w * d);
             y = int((face + 1) * kVolumePatchY);
             z = int(rest / w);
             x = int(rest % w);
             axis = 1;
         } else {
-            const std::uint64_t i = item - faces.zItems - faces.yItems;
-            const std::uint64_t face = i / (h * d), rest = i % (h * d);
+            const std::uint32_t i = std::uint32_t(item - faces.zItems - faces.yItems);
+            const std::uint32_t face = i / (h * d), rest = i % (h * d);
             x = int((face + 1) * kVolumePatchX);
             z = int(rest / h);
             y = int(rest % h);
@@ -159,7 +163,7 @@ __global__ void __launch_bounds__(kThreads)
                 const int ny = axis == 1 ? y - 1 : axis == 0 ? y + a : y + b;
                 const int nz = axis == 2 ? z - 1 : z + b;
                 if (nx < 0 || ny < 0 || nz < 0 || nx >= width || ny >= height || nz >= depth) continue;
-                uniteIfConnected(image, labels, value, p, (std::size_t(nz) * h + ny) * w + nx, rule);
+                uniteIfConnected<Pixel, true>(image, labels, value, p, (std::size_t(nz) * h + ny) * w + nx, rule);
             }
         }
     }
