@@ -92,11 +92,18 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     // Samples an engine does not compare: skipped by auto, refused when named.
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
                      withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
-    // Dimensions: every engine declares 2-D, and connectivities 4 and 8 (a
-    // 3-D connectivity on a 2-D image is the entries' refusal, in their words).
+    // Dimensions: every engine but cuda declares 2-D, and connectivities 4
+    // and 8 (a 3-D connectivity on a 2-D image is the entries' refusal, in
+    // their words); cuda adds volumes at 6, 18 and 26.
     InputDescription volume = kSmallGray;
     volume.shape = Shape::volume(8, 8, 8);
+    CHECK(cuda.dimensions == std::vector<int>{2, 3});
+    CHECK(whyRefused(cuda, volume, withBackend(Backend::Cuda)).find("does not label 3-D") == std::string::npos);
+    for (Connectivity connectivity : {Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
+                                      Connectivity::TwentySix})
+        CHECK(cuda.takes(connectivity));
     for (Backend backend : concreteBackends()) {
+        if (backend == Backend::Cuda) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         CHECK(engine.dimensions == std::vector<int>{2});
         CHECK(whyRefused(engine, volume, withBackend(backend)) ==
