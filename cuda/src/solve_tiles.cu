@@ -198,9 +198,10 @@ __global__ void __launch_bounds__(kVolumeThreads)
 template <typename Pixel, int Connectivity>
 void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                             int height, int depth, PixelRule rule) {
-    const unsigned patchesX = unsigned((width + kVolumePatchX - 1) / kVolumePatchX);
-    const unsigned patchesY = unsigned((height + kVolumePatchY - 1) / kVolumePatchY);
-    const std::uint64_t patchesZ = std::uint64_t((depth + kVolumePatchZ - 1) / kVolumePatchZ);
+    auto patches = [](int extent, int patch) { return (std::uint64_t(extent) + patch - 1) / std::uint64_t(patch); };
+    const unsigned patchesX = unsigned(patches(width, kVolumePatchX));
+    const unsigned patchesY = unsigned(patches(height, kVolumePatchY));
+    const std::uint64_t patchesZ = patches(depth, kVolumePatchZ);
     // One-dimensional grid (gridDim.y and z stop at 65535): the pipeline's
     // voxel limit keeps the patch count far below gridDim.x's 2^31 - 1.
     const std::uint64_t blocks = std::uint64_t(patchesX) * patchesY * patchesZ;
