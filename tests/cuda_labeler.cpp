@@ -296,7 +296,7 @@ glccl::Labeling labelingOf(int width, int height, const std::uint32_t* labels,
 
 }  // namespace
 
-TEST_CASE("cuda: 3-D connectivities on 2-D images and volumes are refused before any CUDA call", "[cuda]") {
+TEST_CASE("cuda: connectivities that do not fit the input's dimensions are refused before any CUDA call", "[cuda]") {
     // Runs without a GPU, as the checks above.
     Image image(6, 5, 1);
     image.at(2, 2) = 1;
@@ -310,9 +310,11 @@ TEST_CASE("cuda: 3-D connectivities on 2-D images and volumes are refused before
         CHECK_THAT(messageOf([&] { labeler.label(image, connectivity, Criterion::binary(), result); }),
                    Catch::StartsWith("glccl::cuda::ImageLabeler::label(): ") && Catch::Contains(why));
     }
+    // A volume takes 6, 18 or 26 (cuda_volume.cpp labels them).
     Image volume(glccl::Shape::volume(6, 5, 2));
-    CHECK_THAT(messageOf([&] { glccl::cuda::labelImage(volume, Connectivity::Six, Criterion::binary()); }),
-               Catch::StartsWith("glccl::cuda::labelImage(): ") && Catch::Contains("the input is a volume"));
+    CHECK_THAT(messageOf([&] { glccl::cuda::labelImage(volume, Connectivity::Eight, Criterion::binary()); }),
+               Catch::StartsWith("glccl::cuda::labelImage(): ") &&
+                   Catch::Contains("connectivity 8 is for 2-D images; a volume takes 6, 18 or 26"));
 }
 
 TEST_CASE("cuda: ImageLabeler and labelDevice refuse bad arguments before any CUDA call", "[cuda]") {

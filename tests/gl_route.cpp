@@ -94,9 +94,9 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     // Samples an engine does not compare: skipped by auto, refused when named.
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
                      withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
-    // Dimensions: every GPU engine declares 2-D, and connectivities 4 and 8 (a
-    // 3-D connectivity on a 2-D image is the entries' refusal, in their words);
-    // the reference takes volumes of host memory too.
+    // Dimensions: the reference and cuda take volumes (6, 18 and 26 beside 4
+    // and 8); every other engine declares 2-D, and connectivities 4 and 8 (a
+    // 3-D connectivity on a 2-D image is the entries' refusal, in their words).
     InputDescription volume = kSmallGray;
     volume.shape = Shape::volume(8, 8, 8);
     const EngineCapabilities reference = capabilitiesOf(Backend::Cpu, nullptr);
@@ -106,8 +106,13 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
                            Connectivity::TwentySix})
         CHECK(reference.takes(c));
     CHECK(chooseRoute(volume, withBackend(Backend::Auto), nullptr).backend == Backend::Cpu);
+    CHECK(cuda.dimensions == std::vector<int>{2, 3});
+    CHECK(whyRefused(cuda, volume, withBackend(Backend::Cuda)).find("does not label 3-D") == std::string::npos);
+    for (Connectivity connectivity : {Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
+                                      Connectivity::TwentySix})
+        CHECK(cuda.takes(connectivity));
     for (Backend backend : concreteBackends()) {
-        if (backend == Backend::Cpu) continue;
+        if (backend == Backend::Cpu || backend == Backend::Cuda) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         CHECK(engine.dimensions == std::vector<int>{2});
         CHECK(whyRefused(engine, volume, withBackend(backend)) ==

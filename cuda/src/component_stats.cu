@@ -20,6 +20,9 @@
 // costs one write per chunk it spans, plus one per window in which it is not
 // the last label: at most pixelCount / 32 writes to any one entry. Sums are
 // 64-bit integers, exact; the host divides them.
+//
+// A volume is height * depth rows of the same kind (row r is y = r % height
+// of slice z = r / height); its rows add the slice to the bounds and sumZ.
 
 #include "passes.hpp"
 #include "stage_timer.hpp"
@@ -48,8 +51,14 @@ __device__ __forceinline__ unsigned laneIndexSum(unsigned mask) {
            16u * unsigned(__popc(mask & 0xFFFF0000u));
 }
 
-__device__ __forceinline__ void addToTable(const DeviceComponentTable& table, const RowPart& part, int y) {
+template <bool kVolume>
+__device__ __forceinline__ void addToTable(const DeviceComponentTable& table, const RowPart& part, int y, int z) {
     const std::uint32_t c = part.label - 1;
+    if (kVolume) {
+        atomicMin(&table.front[c], std::uint32_t(z));
+        atomicMax(&table.back[c], std::uint32_t(z));
+        atomicAdd(&table.sumZ[c], Sum(z) * part.area);
+    }
     atomicMin(&table.left[c], std::uint32_t(part.left));
     atomicMax(&table.right[c], std::uint32_t(part.right));
     atomicMin(&table.top[c], std::uint32_t(y));
@@ -65,16 +74,19 @@ __device__ __forceinline__ RowPart shuffle(const RowPart& part, int lane) {
             __shfl_sync(kFullWarp, part.sumX, lane)};
 }
 
+template <bool kVolume>
 __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
-    componentStatsKernel(const std::uint32_t* __restrict__ labels, int width, int height, unsigned chunksX,
-                         DeviceComponentTable table) {
-    const int y = int(blockIdx.x / chunksX) * kRowsPerBlock + int(threadIdx.y);
-    if (y >= height) return;  // the whole warp: one warp is one row
+    componentStatsKernel(const std::uint32_t* __restrict__ labels, int width, int height, std::uint64_t rows,
+                         unsigned chunksX, DeviceComponentTable table) {
+    const std::uint64_t r = std::uint64_t(blockIdx.x / chunksX) * kRowsPerBlock + threadIdx.y;
+    if (r >= rows) return;  // the whole warp: one warp is one row
+    const int y = int(r % std::uint64_t(height));
+    const int z = int(r / std::uint64_t(height));
     const int lane = int(threadIdx.x);
     const unsigned lanesBelow = (1u << lane) - 1u;
     const int chunkBegin = int(blockIdx.x % chunksX) * kChunk;
     const int chunkEnd = min(chunkBegin + kChunk, width);
-    const std::uint32_t* row = labels + std::size_t(y) * width;
+    const std::uint32_t* row = labels + std::size_t(r) * width;
 
     RowPart carried{0, 0, 0, 0, 0};  // the same in every lane
     for (int base = chunkBegin; base < chunkEnd; base += kWarp) {
@@ -94,7 +106,7 @@ __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
         const std::uint32_t lastLabel = __shfl_sync(kFullWarp, label, lastLane);
 
         // Groups of other labels than the carried one and the last one: now.
-        if (leads && label != carried.label && label != lastLabel) addToTable(table, mine, y);
+        if (leads && label != carried.label && label != lastLabel) addToTable<kVolume>(table, mine, y, z);
 
         // The carried label's group joins the registers.
         const unsigned carriedLeader = __ballot_sync(kFullWarp, leads && label == carried.label);
@@ -106,44 +118,58 @@ __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
         }
         // A new last label: write the carried totals, carry the new group.
         if (lastLabel != carried.label) {
-            if (lane == 0 && carried.label != 0) addToTable(table, carried, y);
+            if (lane == 0 && carried.label != 0) addToTable<kVolume>(table, carried, y, z);
             const unsigned lastGroup = __shfl_sync(kFullWarp, group, lastLane);
             carried = shuffle(mine, __ffs(int(lastGroup)) - 1);
         }
     }
-    if (lane == 0 && carried.label != 0) addToTable(table, carried, y);
+    if (lane == 0 && carried.label != 0) addToTable<kVolume>(table, carried, y, z);
 }
 
 }  // namespace
 
-DeviceComponentTable tableAt(unsigned char* storage, std::size_t n) {
+DeviceComponentTable tableAt(unsigned char* storage, std::size_t n, int dimensions) {
+    const std::size_t d = std::size_t(dimensions);
     auto* sums = reinterpret_cast<unsigned long long*>(storage);
-    auto* bounds = reinterpret_cast<std::uint32_t*>(storage + 3 * n * sizeof(unsigned long long));
+    auto* bounds = reinterpret_cast<std::uint32_t*>(storage + (1 + d) * n * sizeof(unsigned long long));
+    const bool volume = dimensions == 3;
     DeviceComponentTable table{};
     table.area = sums;
     table.sumX = sums + n;
     table.sumY = sums + 2 * n;
+    table.sumZ = volume ? sums + 3 * n : nullptr;
     table.right = bounds;
     table.bottom = bounds + n;
-    table.left = bounds + 2 * n;
-    table.top = bounds + 3 * n;
+    table.back = volume ? bounds + 2 * n : nullptr;
+    table.left = bounds + d * n;
+    table.top = bounds + (d + 1) * n;
+    table.front = volume ? bounds + 5 * n : nullptr;
     return table;
 }
 
 void ComponentStatsPass::run(const PassContext& context, const std::uint32_t* d_labels, int width, int height,
-                             unsigned char* storage, std::size_t count) {
+                             int depth, int dimensions, unsigned char* storage, std::size_t count) {
     auto scope = context.timer.scope(kStage);
     const CudaCheck& check = context.check;
-    // Sums, right and bottom start at 0; left and top at UINT32_MAX.
-    const std::size_t bytes = count * kTableBytesPerComponent;
-    const std::size_t zeroBytes = bytes - 2 * count * sizeof(std::uint32_t);
+    // Sums, right, bottom (and back) start at 0; left, top (and front) at UINT32_MAX.
+    const std::size_t bytes = count * tableBytesPerComponent(dimensions);
+    const std::size_t zeroBytes = bytes - std::size_t(dimensions) * count * sizeof(std::uint32_t);
     check(cudaMemsetAsync(storage, 0, zeroBytes, context.stream), "cudaMemsetAsync (component table)");
     check(cudaMemsetAsync(storage + zeroBytes, 0xFF, bytes - zeroBytes, context.stream),
           "cudaMemsetAsync (component table)");
     const unsigned chunksX = unsigned((width + kChunk - 1) / kChunk);
-    const unsigned rowGroups = unsigned((height + kRowsPerBlock - 1) / kRowsPerBlock);
-    componentStatsKernel<<<chunksX * rowGroups, dim3(kWarp, kRowsPerBlock), 0, context.stream>>>(
-        d_labels, width, height, chunksX, tableAt(storage, count));
+    const std::uint64_t rows = std::uint64_t(height) * std::uint64_t(depth);
+    const std::uint64_t rowGroups = (rows + kRowsPerBlock - 1) / kRowsPerBlock;
+    const DeviceComponentTable table = tableAt(storage, count, dimensions);
+    // One-dimensional grid: at most 2^32 voxels make far fewer blocks than 2^31.
+    const unsigned blocks = unsigned(std::uint64_t(chunksX) * rowGroups);
+    if (dimensions == 3) {
+        componentStatsKernel<true><<<blocks, dim3(kWarp, kRowsPerBlock), 0, context.stream>>>(
+            d_labels, width, height, rows, chunksX, table);
+    } else {
+        componentStatsKernel<false><<<blocks, dim3(kWarp, kRowsPerBlock), 0, context.stream>>>(
+            d_labels, width, height, rows, chunksX, table);
+    }
     check.launched("componentStats", context.stream);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The one device-side test of which neighbouring pixels belong together,
-// used by every kernel that reads the image (solve_tiles, merge_tiles).
+// used by every kernel that reads the image (solve_tiles, merge_tiles), and
+// the neighbourhoods of images and volumes.
 // Mirrors glccl::isForeground / glccl::areConnected of the CPU reference:
 //   Binary:    nonzero is foreground; foreground neighbours connect.
 //   Segments:  0 is background; neighbours connect when their values are equal.
@@ -29,6 +30,35 @@ struct Offset {
 __device__ __forceinline__ Offset neighbourOffset(int i) {
     constexpr Offset kOffsets[8] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
     return kOffsets[i];
+}
+
+// Volumes. The 13 neighbours that come before a voxel in raster order (z,
+// then y, then x), faces first, then edges, then corners, so that the first
+// backwardNeighbourCount(connectivity) entries are those of 6, 18 or 26:
+//
+//   slice z - 1:   c e c      slice z:   e f e      (f face, e edge,
+//                  e f e                 f .        c corner)
+//                  c e c
+struct VoxelOffset {
+    int dx, dy, dz;
+};
+
+__device__ __forceinline__ VoxelOffset backwardOffset(int i) {
+    constexpr VoxelOffset kOffsets[13] = {
+        {-1, 0, 0},  {0, -1, 0}, {0, 0, -1},                                                          // faces
+        {-1, -1, 0}, {1, -1, 0}, {-1, 0, -1}, {1, 0, -1}, {0, -1, -1}, {0, 1, -1},                    // edges
+        {-1, -1, -1}, {1, -1, -1}, {-1, 1, -1}, {1, 1, -1}};                                          // corners
+    return kOffsets[i];
+}
+
+__host__ __device__ constexpr int backwardNeighbourCount(int connectivity) {
+    return connectivity == 6 ? 3 : connectivity == 18 ? 9 : 13;
+}
+
+// Whether voxels `nonzeroAxes` axes apart (1: a face, 2: an edge, 3: a
+// corner) are neighbours under 6-, 18- or 26-connectivity.
+__host__ __device__ constexpr bool joinsAcross(int connectivity, int nonzeroAxes) {
+    return nonzeroAxes <= (connectivity == 6 ? 1 : connectivity == 18 ? 2 : 3);
 }
 
 __device__ __forceinline__ bool isNonzero(std::uint8_t v) { return v != 0; }

@@ -18,7 +18,10 @@ __global__ void __launch_bounds__(kThreads) flattenLabelsKernel(std::uint32_t* l
     for (std::uint64_t p = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; p < pixelCount; p += stride) {
         const std::uint32_t parent = labels[p];
         if (parent == kBackground || parent == p) continue;
-        labels[p] = findRoot(labels, parent);
+        // Most pixels already point at their root (a patch root that no
+        // merge moved): those cost a read, not a write.
+        const std::uint32_t root = findRoot(labels, parent);
+        if (root != parent) labels[p] = root;
     }
 }
 

@@ -35,6 +35,59 @@ void requireDeviceMemory(const CudaCheck& check, const void* pointer, const char
     }
 }
 
+// A host image's or volume's request: 8-bit samples (checked first: the
+// byte count below is the 8-bit one, and a 16-bit image could pass it while
+// being read as bytes), a buffer of the size its fields call for, a
+// dimensions field that matches the depth, then checkedRequest().
+LabelRequest checkedHostRequest(const CudaCheck& check, const ImageView& image, std::size_t bytes,
+                                Connectivity connectivity, Criterion criterion) {
+    const bool volume = image.dimensions == 3;
+    const std::string what = volume ? "the volume" : "the image";
+    if (image.dimensions != 2 && !volume) {
+        check.fail(what + " has dimensions " + std::to_string(image.dimensions) + "; expected 2 or 3");
+    }
+    if (!volume && image.depth != 1) {
+        check.fail("the image has dimensions 2 and depth " + std::to_string(image.depth) +
+                   "; a 2-D image has depth 1 (a volume has dimensions 3)");
+    }
+    if (image.sampleBits != 8) {
+        check.fail(what + " has " + std::to_string(image.sampleBits) +
+                   "-bit samples; the cuda backend labels 8-bit " + (volume ? "volumes" : "images") +
+                   " (1 channel, or 4 for threshold): use the compute, raster or cpu backend");
+    }
+    const std::size_t expectedBytes = Image::byteCount(image.shape(), image.channels, image.sampleBits);
+    if (bytes != expectedBytes) {
+        const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height) +
+                                 (volume ? "x" + std::to_string(image.depth) : std::string());
+        check.fail(what + " is " + size + "x" + std::to_string(image.channels) + " but holds " +
+                   std::to_string(bytes) + " bytes");
+    }
+    return checkedRequest(check, image.shape(), image.channels, connectivity, criterion);
+}
+
+// Copies `depth` slices of `height` rows of rowBytes bytes between pitched
+// device arrays: one 3-D copy when both slice pitches are whole rows (what
+// views of a packed array have), otherwise one 2-D copy per slice.
+void copySlices(const CudaCheck& check, void* dst, std::size_t dstRow, std::size_t dstSlice, const void* src,
+                std::size_t srcRow, std::size_t srcSlice, std::size_t rowBytes, int height, int depth,
+                cudaStream_t stream, const char* what) {
+    if (srcSlice % srcRow == 0 && dstSlice % dstRow == 0) {
+        cudaMemcpy3DParms copy{};
+        copy.srcPtr = cudaPitchedPtr{const_cast<void*>(src), srcRow, rowBytes, srcSlice / srcRow};
+        copy.dstPtr = cudaPitchedPtr{dst, dstRow, rowBytes, dstSlice / dstRow};
+        copy.extent = cudaExtent{rowBytes, std::size_t(height), std::size_t(depth)};
+        copy.kind = cudaMemcpyDeviceToDevice;
+        check(cudaMemcpy3DAsync(&copy, stream), (std::string("cudaMemcpy3DAsync (") + what + ")").c_str());
+        return;
+    }
+    for (int z = 0; z < depth; ++z) {
+        check(cudaMemcpy2DAsync(static_cast<char*>(dst) + std::size_t(z) * dstSlice, dstRow,
+                                static_cast<const char*>(src) + std::size_t(z) * srcSlice, srcRow, rowBytes,
+                                std::size_t(height), cudaMemcpyDeviceToDevice, stream),
+              (std::string("cudaMemcpy2DAsync (") + what + ")").c_str());
+    }
+}
+
 }  // namespace
 
 // What ImageLabeler and labelImage() share; each passes the CudaCheck that
@@ -55,25 +108,7 @@ public:
 
     void label(const CudaCheck& check, const Image& image, Connectivity connectivity, Criterion criterion,
                Labeling& result, StageTimings* timings) {
-        if (image.dimensions == 3)
-            check.fail("the input is a volume; the cuda backend labels 2-D images only for now");
-        // Checked first: the byte count below is the 8-bit one, and a
-        // 16-bit image could pass it while being read as bytes.
-        if (image.sampleBits != 8) {
-            check.fail("the image has " + std::to_string(image.sampleBits) +
-                       "-bit samples; the cuda backend labels 8-bit images (1 channel, or 4 for threshold): "
-                       "use the compute, raster or cpu backend");
-        }
-        const std::size_t expectedBytes = std::size_t(image.width > 0 ? image.width : 0) *
-                                          std::size_t(image.height > 0 ? image.height : 0) *
-                                          std::size_t(image.channels > 0 ? image.channels : 0);
-        if (image.pixels.size() != expectedBytes) {
-            check.fail("the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
-                       std::to_string(image.channels) + " but holds " + std::to_string(image.pixels.size()) +
-                       " bytes");
-        }
-        const LabelRequest request =
-            checkedRequest(check, image.width, image.height, image.channels, connectivity, criterion);
+        const LabelRequest request = checkedHostRequest(check, image, image.pixels.size(), connectivity, criterion);
         const std::size_t count = request.pixelCount();
         std::vector<std::uint32_t>& labels = result.labels;
         if (labels.size() == count) {
@@ -98,7 +133,21 @@ public:
         }
         result.width = image.width;
         result.height = image.height;
+        result.depth = image.depth;
+        result.dimensions = image.dimensions;
         result.components = pipeline_.table();
+    }
+
+    const std::vector<Component>& label(const CudaCheck& check, const ImageView& view, Connectivity connectivity,
+                                        Criterion criterion, std::uint32_t* labels, StageTimings* timings) {
+        if (view.pixels == nullptr) check.fail("the pixels are null");
+        const LabelRequest request = checkedHostRequest(check, view, view.byteCount(), connectivity, criterion);
+        auto* out = reinterpret_cast<unsigned char*>(labels);
+        return labelHost(check, view.pixels, request, labels != nullptr, labels,
+                         [&, out](const unsigned char* piece, std::size_t bytes, std::size_t offset) {
+                             staging_.copy(out + offset, piece, bytes);
+                         },
+                         timings);
     }
 
     const std::vector<Component>& label(const CudaCheck& check, const std::uint8_t* pixels, int width, int height,
@@ -166,6 +215,67 @@ public:
             check(cudaMemcpy2DAsync(labels.data, labels.pitch, d_labels, labelRow, labelRow,
                                     std::size_t(pixels.height), cudaMemcpyDeviceToDevice, stream),
                   "cudaMemcpy2DAsync (labels)");
+        }
+        // Waits for the stream: the labels are written when it returns.
+        return pipeline_.componentTable(check, timings);
+    }
+
+    const std::vector<Component>& labelDevice(const CudaCheck& check, const DeviceVolume& voxels,
+                                              const DeviceVolumeLabels& labels, Connectivity connectivity,
+                                              Criterion criterion, cudaStream_t callerStream,
+                                              StageTimings* timings) {
+        const Shape shape = Shape::volume(voxels.width, voxels.height, voxels.depth);
+        const LabelRequest request = checkedRequest(check, shape, voxels.channels, connectivity, criterion);
+        const std::size_t voxelRow = std::size_t(voxels.width) * std::size_t(voxels.channels);
+        const std::size_t labelRow = std::size_t(voxels.width) * sizeof(std::uint32_t);
+        if (voxels.data == nullptr) check.fail("voxels.data is null");
+        if (labels.data == nullptr) check.fail("labels.data is null");
+        if (voxels.rowPitch < voxelRow || voxels.slicePitch < voxels.rowPitch * std::size_t(voxels.height)) {
+            check.fail("voxels.rowPitch is " + std::to_string(voxels.rowPitch) + " and voxels.slicePitch " +
+                       std::to_string(voxels.slicePitch) + " bytes; a row of " + std::to_string(voxels.width) +
+                       " voxels of " + std::to_string(voxels.channels) + " channel(s) needs at least " +
+                       std::to_string(voxelRow) + ", a slice at least height x rowPitch");
+        }
+        if (labels.rowPitch < labelRow || labels.rowPitch % sizeof(std::uint32_t) != 0 ||
+            labels.slicePitch < labels.rowPitch * std::size_t(voxels.height) ||
+            labels.slicePitch % sizeof(std::uint32_t) != 0 || !aligned(labels.data, sizeof(std::uint32_t))) {
+            check.fail("labels.rowPitch is " + std::to_string(labels.rowPitch) + " and labels.slicePitch " +
+                       std::to_string(labels.slicePitch) + " bytes; expected multiples of 4, a row of at least " +
+                       std::to_string(labelRow) + ", a slice of at least height x rowPitch, with labels.data "
+                       "4-byte aligned");
+        }
+
+        pipeline_.reserve(check, request.pixelCount());
+        requireDeviceMemory(check, voxels.data, "voxels.data", pipeline_.device());
+        requireDeviceMemory(check, labels.data, "labels.data", pipeline_.device());
+        const cudaStream_t stream = pipeline_.stream();
+
+        // Start after what the caller has queued on its stream (the voxels
+        // are probably being written there).
+        if (callerReady_.get() == nullptr) callerReady_ = Event(check, cudaEventDisableTiming);
+        check(cudaEventRecord(callerReady_.get(), callerStream), "cudaEventRecord (caller's stream)");
+        check(cudaStreamWaitEvent(stream, callerReady_.get(), 0), "cudaStreamWaitEvent (caller's stream)");
+
+        // Packed rows and slices are what the kernels index; other layouts
+        // are packed into the pipeline's own buffers first.
+        const std::size_t voxelSlice = voxelRow * std::size_t(voxels.height);
+        const std::size_t labelSlice = labelRow * std::size_t(voxels.height);
+        const void* d_voxels = voxels.data;
+        if (voxels.rowPitch != voxelRow || voxels.slicePitch != voxelSlice ||
+            !aligned(voxels.data, std::size_t(voxels.channels))) {
+            std::uint8_t* d_input = pipeline_.inputBuffer(check, voxels.channels);
+            copySlices(check, d_input, voxelRow, voxelSlice, voxels.data, voxels.rowPitch, voxels.slicePitch,
+                       voxelRow, voxels.height, voxels.depth, stream, "voxels");
+            d_voxels = d_input;
+        }
+        const bool labelsInPlace = labels.rowPitch == labelRow && labels.slicePitch == labelSlice;
+        std::uint32_t* d_labels = labelsInPlace ? labels.data : pipeline_.labelBuffer(check);
+
+        pipeline_.findLabels(check, request, static_cast<const std::uint8_t*>(d_voxels), d_labels,
+                             timings != nullptr);
+        if (!labelsInPlace) {
+            copySlices(check, labels.data, labels.rowPitch, labels.slicePitch, d_labels, labelRow, labelSlice,
+                       labelRow, voxels.height, voxels.depth, stream, "labels");
         }
         // Waits for the stream: the labels are written when it returns.
         return pipeline_.componentTable(check, timings);
@@ -239,6 +349,19 @@ const std::vector<Component>& ImageLabeler::labelDevice(const DevicePixels& pixe
     return impl_->core.labelDevice(check, pixels, labels, connectivity, criterion, stream, timings);
 }
 
+const std::vector<Component>& ImageLabeler::label(const ImageView& image, Connectivity connectivity,
+                                                  Criterion criterion, std::uint32_t* labels, StageTimings* timings) {
+    const CudaCheck check("glccl::cuda::ImageLabeler::label");
+    return impl_->core.label(check, image, connectivity, criterion, labels, timings);
+}
+
+const std::vector<Component>& ImageLabeler::labelDevice(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
+                                                        Connectivity connectivity, Criterion criterion,
+                                                        CUstream_st* stream, StageTimings* timings) {
+    const CudaCheck check("glccl::cuda::ImageLabeler::labelDevice");
+    return impl_->core.labelDevice(check, voxels, labels, connectivity, criterion, stream, timings);
+}
+
 const std::vector<Component>& ImageLabeler::table() const { return impl_->core.table(); }
 
 ResourceCounts ImageLabeler::resourceCounts() const { return impl_->core.counts(); }
@@ -249,6 +372,14 @@ Labeling labelImage(const Image& image, Connectivity connectivity, Criterion cri
     Labeling labeling;
     core.label(check, image, connectivity, criterion, labeling, timings);
     return labeling;
+}
+
+std::vector<Component> labelDeviceVolume(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
+                                         Connectivity connectivity, Criterion criterion, CUstream_st* stream,
+                                         StageTimings* timings) {
+    const CudaCheck check("glccl::cuda::labelDeviceVolume");
+    ImageLabelerCore core;
+    return core.labelDevice(check, voxels, labels, connectivity, criterion, stream, timings);
 }
 
 }  // namespace glccl::cuda

@@ -23,6 +23,17 @@
 // uniting twice is harmless, and every link between two blocks of a group
 // crosses one of that level's borders, so none is missed.
 //
+// Volumes: the sibling kernel below merges every face between volume patches
+// in one launch, no levels. A pair of neighbouring voxels in two patches
+// crosses a patch boundary along some axis, and on that axis one of the two
+// lies in the first slice (row, column) of its patch: so every voxel on a
+// patch's low z face unites with its connected neighbours in slice z - 1, on
+// a low y face with those in row y - 1, on a low x face with those in column
+// x - 1. That covers the pairs across faces, edges and corners (a corner pair
+// is seen up to three times; uniting twice is harmless). Per voxel on a face
+// that is 1 (6), 5 (18) or 9 (26) neighbours. With no levels, the unions
+// halve the paths they walk (union_find.cuh).
+//
 // Past the paper: any width and height; blocks and groups on the right and
 // bottom edges are partial, and borders that would need a pixel outside the
 // image are skipped.
@@ -37,6 +48,8 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr unsigned kMaxBlocks = 1u << 16;
+// Faces of a volume hold far more voxels than an image's borders hold pixels.
+constexpr unsigned kMaxVolumeBlocks = 1u << 20;
 
 // The merged borders of one axis: sub-block boundaries k (between block k
 // and k + 1) except those that are also group boundaries ((k + 1) divisible
@@ -52,10 +65,10 @@ __device__ __forceinline__ int lastBeforeBorder(std::uint32_t j, int subBlockSiz
     return int((k + 1) * std::uint32_t(subBlockSize)) - 1;
 }
 
-template <typename Pixel>
+template <typename Pixel, bool kHalving = false>
 __device__ __forceinline__ void uniteIfConnected(const Pixel* image, std::uint32_t* labels, Pixel value,
                                                  std::size_t p, std::size_t q, const PixelRule& rule) {
-    if (areConnected(value, image[q], rule)) unite(labels, std::uint32_t(p), std::uint32_t(q));
+    if (areConnected(value, image[q], rule)) unite<kHalving>(labels, std::uint32_t(p), std::uint32_t(q));
 }
 
 template <typename Pixel>
@@ -95,7 +108,101 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// The voxels of the faces, in three runs: low z faces (slices), low y faces
+// (rows through every slice), low x faces (columns through every slice).
+struct VolumeFaces {
+    std::uint64_t zItems, yItems, xItems;
+};
+
+template <typename Pixel, int Connectivity>
+__global__ void __launch_bounds__(kThreads)
+    mergeTilesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, int depth,
+                           PixelRule rule, VolumeFaces faces) {
+    // Every face run and every plane holds fewer than 2^32 voxels (the
+    // pipeline's limit): 32-bit divisions, far cheaper than 64-bit ones.
+    const std::uint32_t w = std::uint32_t(width);
+    const std::uint32_t h = std::uint32_t(height);
+    const std::uint32_t d = std::uint32_t(depth);
+    const std::uint64_t total = faces.zItems + faces.yItems + faces.xItems;
+    const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
+    for (std::uint64_t item = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; item < total; item += stride) {
+        // The voxel, and the axis along which its neighbours are one step back.
+        int x, y, z, axis;
+        if (item < faces.zItems) {
+            const std::uint32_t i = std::uint32_t(item);
+            const std::uint32_t face = i / (w * h), rest = i % (w * h);
+            z = int((face + 1) * kVolumePatchZ);
+            y = int(rest / w);
+            x = int(rest % w);
+            axis = 2;
+        } else if (item < faces.zItems + faces.yItems) {
+            const std::uint32_t i = std::uint32_t(item - faces.zItems);
+            const std::uint32_t face = i / (w * d), rest = i % (w * d);
+            y = int((face + 1) * kVolumePatchY);
+            z = int(rest / w);
+            x = int(rest % w);
+            axis = 1;
+        } else {
+            const std::uint32_t i = std::uint32_t(item - faces.zItems - faces.yItems);
+            const std::uint32_t face = i / (h * d), rest = i % (h * d);
+            x = int((face + 1) * kVolumePatchX);
+            z = int(rest / h);
+            y = int(rest % h);
+            axis = 0;
+        }
+        const std::size_t p = (std::size_t(z) * h + y) * w + x;
+        const Pixel value = image[p];
+        if (!isForeground(value, rule)) continue;
+        // Neighbours (a, b) steps along the two other axes, one step back on `axis`.
+#pragma unroll
+        for (int a = -1; a <= 1; ++a) {
+#pragma unroll
+            for (int b = -1; b <= 1; ++b) {
+                if (!joinsAcross(Connectivity, 1 + (a != 0) + (b != 0))) continue;
+                const int nx = axis == 0 ? x - 1 : x + a;
+                const int ny = axis == 1 ? y - 1 : axis == 0 ? y + a : y + b;
+                const int nz = axis == 2 ? z - 1 : z + b;
+                if (nx < 0 || ny < 0 || nz < 0 || nx >= width || ny >= height || nz >= depth) continue;
+                uniteIfConnected<Pixel, true>(image, labels, value, p, (std::size_t(nz) * h + ny) * w + nx, rule);
+            }
+        }
+    }
+}
+
+template <typename Pixel, int Connectivity>
+void launchMergeTilesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+                            int height, int depth, PixelRule rule) {
+    const std::uint64_t w = std::uint64_t(width), h = std::uint64_t(height), d = std::uint64_t(depth);
+    // Patch boundaries inside the volume along each axis.
+    auto boundaries = [](std::uint64_t extent, int patch) { return (extent - 1) / std::uint64_t(patch); };
+    const VolumeFaces faces{boundaries(d, kVolumePatchZ) * w * h, boundaries(h, kVolumePatchY) * w * d,
+                            boundaries(w, kVolumePatchX) * h * d};
+    const std::uint64_t total = faces.zItems + faces.yItems + faces.xItems;
+    if (total == 0) return;
+    const std::uint64_t wanted = (total + kThreads - 1) / kThreads;
+    const unsigned blocks = unsigned(wanted < kMaxVolumeBlocks ? wanted : kMaxVolumeBlocks);
+    mergeTilesVolumeKernel<Pixel, Connectivity>
+        <<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, depth, rule, faces);
+    context.check.launched("mergeTiles (volume)", context.stream);
+}
+
 }  // namespace
+
+template <typename Pixel>
+void MergeTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+                         int height, int depth, PixelRule rule) {
+    auto scope = context.timer.scope(kStage);
+    switch (rule.connectivity) {
+        case 6: launchMergeTilesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 18: launchMergeTilesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
+        default: launchMergeTilesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
+    }
+}
+
+template void MergeTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+                                                int, PixelRule);
+template void MergeTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
+                                          PixelRule);
 
 template <typename Pixel>
 void MergeTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,

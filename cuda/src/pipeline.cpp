@@ -24,30 +24,50 @@ std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
 }  // namespace
 
-std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int channels) {
+std::size_t checkedPixelCount(const CudaCheck& check, const Shape& shape, int channels) {
     // Messages are built only on failure: this runs on every frame.
-    auto size = [&] { return std::to_string(width) + "x" + std::to_string(height); };
-    if (width < 1 || height < 1) check.fail("the image is " + size() + "; width and height must be at least 1");
-    const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
+    const bool volume = shape.dimensions == 3;
+    auto size = [&] {
+        return std::to_string(shape.width) + "x" + std::to_string(shape.height) +
+               (volume ? "x" + std::to_string(shape.depth) : std::string());
+    };
+    const char* what = volume ? "the volume" : "the image";
+    const char* elements = volume ? " voxels" : " pixels";
+    if (shape.width < 1 || shape.height < 1 || shape.depth < 1) {
+        check.fail(std::string(what) + " is " + size() +
+                   (volume ? "; width, height and depth must be at least 1" : "; width and height must be at least 1"));
+    }
+    const std::uint64_t pixels = shape.count();
     if (pixels > kMaxPixels) {
-        check.fail("the image is " + size() + " = " + std::to_string(pixels) + " pixels; the CUDA path labels at most " +
-                   std::to_string(kMaxPixels) + " (32-bit pixel indices)");
+        check.fail(std::string(what) + " is " + size() + " = " + std::to_string(pixels) + elements +
+                   "; the CUDA path labels at most " + std::to_string(kMaxPixels) + " (32-bit indices)" +
+                   (volume ? ": cut larger volumes into bricks (the tiles layer)" : ""));
     }
     if (channels != 1 && channels != 4) {
-        check.fail("the image has " + std::to_string(channels) + " channels; expected 1 or 4");
+        check.fail(std::string(what) + " has " + std::to_string(channels) + " channels; expected 1 or 4");
     }
     return std::size_t(pixels);
 }
 
+std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int channels) {
+    return checkedPixelCount(check, Shape::image(width, height), channels);
+}
+
 LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
                             Criterion criterion) {
-    checkedPixelCount(check, width, height, channels);
-    // The kernels join 4 or 8 neighbours in one slice: anything else would
-    // be a silently wrong answer.
-    const std::string misfit = whyConnectivityDoesNotFit(connectivity, Shape::image(width, height));
+    return checkedRequest(check, Shape::image(width, height), channels, connectivity, criterion);
+}
+
+LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int channels, Connectivity connectivity,
+                            Criterion criterion) {
+    checkedPixelCount(check, shape, channels);
+    // The image kernels join 4 or 8 neighbours in one slice, the volume
+    // kernels 6, 18 or 26: anything else would be a silently wrong answer.
+    const std::string misfit = whyConnectivityDoesNotFit(connectivity, shape);
     if (!misfit.empty()) check.fail(misfit);
     if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
-        check.fail("criterion " + criterion.toString() + " needs a 1-channel image, this one has " +
+        check.fail("criterion " + criterion.toString() + " needs 1-channel samples, this " +
+                   (shape.dimensions == 3 ? "volume" : "image") + " has " +
                    std::to_string(channels) + " channels (use threshold:T for color)");
     }
     if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
@@ -58,8 +78,10 @@ LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int c
         check.fail("threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
     }
     LabelRequest request;
-    request.width = width;
-    request.height = height;
+    request.width = int(shape.width);
+    request.height = int(shape.height);
+    request.depth = int(shape.depth);
+    request.dimensions = shape.dimensions;
     request.channels = channels;
     request.rule = pixelRule(connectivity, criterion);
     return request;
@@ -114,8 +136,8 @@ std::uint32_t* LabelPipeline::labelBuffer(const CudaCheck& check) {
     return labels_.get();
 }
 
-void LabelPipeline::reserveTable(const CudaCheck& check, std::size_t components) {
-    const std::size_t bytes = std::min(components, mostComponents(pixelCount_)) * kTableBytesPerComponent;
+void LabelPipeline::reserveTable(const CudaCheck& check, std::size_t components, int dimensions) {
+    const std::size_t bytes = std::min(components, mostComponents(pixelCount_)) * tableBytesPerComponent(dimensions);
     if (bytes <= tableHost_.bytes()) return;
     tableHost_ = {};
     tableHost_ = PinnedBuffer<unsigned char>(bytes, check);
@@ -146,6 +168,15 @@ void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image)
     const PassContext context{stream(), check, timer_};
     const int width = current_.width;
     const int height = current_.height;
+    if (current_.dimensions == 3) {
+        // Volume patches in shared memory, every face between them in one
+        // merge, every voxel to its root.
+        const int depth = current_.depth;
+        solveTiles_.run(context, d_image, currentLabels_, width, height, depth, current_.rule);
+        mergeTiles_.run(context, d_image, currentLabels_, width, height, depth, current_.rule);
+        flattenLabels_.run(context, currentLabels_, current_.pixelCount());
+        return;
+    }
     solveTiles_.run(context, d_image, currentLabels_, width, height, current_.rule);  // patches in shared memory
 
     const std::int64_t side = std::max(width, height);
@@ -177,7 +208,7 @@ unsigned char* LabelPipeline::tableStorage(const CudaCheck& check, std::size_t b
     if (bytes > tableOverflow_.bytes()) {
         // Grown by half again, so a count that creeps up does not allocate
         // on every frame; never past what the image can hold.
-        const std::size_t most = mostComponents(pixelCount_) * kTableBytesPerComponent;
+        const std::size_t most = mostComponents(pixelCount_) * tableBytesPerComponent(current_.dimensions);
         allocate(tableOverflow_, std::min(std::max(bytes, tableOverflow_.bytes() / 2 * 3), most), check);
     }
     return tableOverflow_.get();
@@ -186,16 +217,19 @@ unsigned char* LabelPipeline::tableStorage(const CudaCheck& check, std::size_t b
 const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& check, StageTimings* timings) {
     check(cudaEventSynchronize(countReady_.get()), "cudaEventSynchronize (component count)");
     const std::size_t n = *countHost_.get();
+    const int dimensions = current_.dimensions;
+    const std::size_t rowBytes = tableBytesPerComponent(dimensions);
     if (n > 0) {
-        const std::size_t bytes = n * kTableBytesPerComponent;
+        const std::size_t bytes = n * rowBytes;
         unsigned char* storage = tableStorage(check, bytes);
         const PassContext context{stream(), check, timer_};
-        componentStats_.run(context, currentLabels_, current_.width, current_.height, storage, n);
+        componentStats_.run(context, currentLabels_, current_.width, current_.height, current_.depth, dimensions,
+                            storage, n);
 
         // Doubled when it grows, so that counts creeping up frame by frame
         // pin memory a few times, not on every frame.
         if (bytes > tableHost_.bytes()) {
-            reserveTable(check, std::max(n, 2 * tableHost_.bytes() / kTableBytesPerComponent));
+            reserveTable(check, std::max(n, 2 * tableHost_.bytes() / rowBytes), dimensions);
         }
         check(cudaMemcpyAsync(tableHost_.get(), storage, bytes, cudaMemcpyDeviceToHost, stream()),
               "cudaMemcpyAsync (component table)");
@@ -206,7 +240,7 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
     // one is written in place.
     table_.resize(n);
     if (n > 0) {
-        const DeviceComponentTable host = tableAt(tableHost_.get(), n);
+        const DeviceComponentTable host = tableAt(tableHost_.get(), n, dimensions);
         decoder_.forRanges(n, kTableGrain, tableThreads(n), [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) {
                 Component& c = table_[i];
@@ -219,10 +253,16 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
                 // sums (below 2^53) converted to double, then one division.
                 c.centroidX = double(host.sumX[i]) / double(c.area);
                 c.centroidY = double(host.sumY[i]) / double(c.area);
-                // A 2-D component: the caller's storage may hold a volume's row.
-                c.front = 0;
-                c.depth = 1;
-                c.centroidZ = 0.0;
+                if (dimensions == 3) {
+                    c.front = host.front[i];
+                    c.depth = host.back[i] - c.front + 1;
+                    c.centroidZ = double(host.sumZ[i]) / double(c.area);
+                } else {
+                    // A 2-D component: the caller's storage may hold a volume's row.
+                    c.front = 0;
+                    c.depth = 1;
+                    c.centroidZ = 0.0;
+                }
             }
         });
     }

@@ -14,8 +14,9 @@
 //                         need them (a caller's packed device array is used
 //                         in place)
 //   table overflow        40 bytes per component past P / 10, made when an
-//                         image has that many, then kept
-//   page-locked table     40 bytes per component, grown when a table needs it
+//                         image has that many, then kept (a volume's table:
+//                         56 bytes per component, P / 14 in the rank array)
+//   page-locked table     40 (56) bytes per component, grown when a table needs it
 // Per labeling of a reserved size: no allocation, one 4-byte and one table
 // download, two waits (the count, the table).
 
@@ -35,13 +36,15 @@
 
 namespace glccl::cuda {
 
-// One labeling's image shape and rule, validated.
+// One labeling's image (or volume) shape and rule, validated.
 struct LabelRequest {
     int width = 0;
     int height = 0;
+    int depth = 1;       // slices: 1 for an image
+    int dimensions = 2;  // 2 for an image, 3 for a volume
     int channels = 1;
     PixelRule rule;
-    std::size_t pixelCount() const { return std::size_t(width) * std::size_t(height); }
+    std::size_t pixelCount() const { return std::size_t(width) * std::size_t(height) * std::size_t(depth); }
 };
 
 // Width x height for a pixel count; throws glccl::Error (message starting
@@ -49,9 +52,17 @@ struct LabelRequest {
 // channels other than 1 and 4. Makes no CUDA call.
 std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int channels);
 
+// The voxel count of an image or volume of `shape`; the same refusals as
+// checkedPixelCount, in the words of the shape's dimensions.
+std::size_t checkedPixelCount(const CudaCheck& check, const Shape& shape, int channels);
+
 // Throws glccl::Error (message starting with check.entry()) for sizes below
-// 1 or above kMaxPixels pixels, channels other than 1 and 4, binary/segments
-// on 4 channels or a threshold outside 0..255. Makes no CUDA call.
+// 1 or above kMaxPixels pixels, channels other than 1 and 4, a connectivity
+// that does not fit the shape (4/8 for images, 6/18/26 for volumes),
+// binary/segments on 4 channels or a threshold outside 0..255. Makes no
+// CUDA call.
+LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int channels, Connectivity connectivity,
+                            Criterion criterion);
 LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
                             Criterion criterion);
 
@@ -80,16 +91,17 @@ public:
     std::uint8_t* inputBuffer(const CudaCheck& check, int channels);
     std::uint32_t* labelBuffer(const CudaCheck& check);
 
-    // Page-locked room for a table of `components` rows.
-    void reserveTable(const CudaCheck& check, std::size_t components);
+    // Page-locked room for a table of `components` rows of an image's (2) or
+    // a volume's (3) table.
+    void reserveTable(const CudaCheck& check, std::size_t components, int dimensions = 2);
 
     cudaStream_t stream() const { return stream_.get(); }
     int device() const { return device_; }
     ResourceCounts& counts() { return counts_; }
     const ResourceCounts& counts() const { return counts_; }
 
-    // Labels the request's pixels at d_pixels (rows packed, 1 byte or uchar4
-    // per pixel) into d_labels (packed, one uint32 per pixel), queued on
+    // Labels the request's pixels at d_pixels (rows and slices packed, 1 byte
+    // or uchar4 per pixel) into d_labels (packed, one uint32 per pixel), queued on
     // stream() after whatever is queued there: when the stream gets past it,
     // d_labels holds the canonical labels. Reserves the request's pixel
     // count; waits for nothing. timed: record per-kernel events.

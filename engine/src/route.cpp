@@ -162,8 +162,10 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             engine.channels = {1};
             engine.thresholdChannels = {1, 4};
             engine.binaryLevel = false;
-            engine.connectivities = {Connectivity::Four, Connectivity::Eight};
-            engine.dimensions = {2};
+            // Volumes from host and CUDA device memory (cuda/src/image_labeler.cpp).
+            engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
+                                     Connectivity::Eighteen, Connectivity::TwentySix};
+            engine.dimensions = {2, 3};
             engine.largestExtent = kLargestIntSide;
             engine.largestCount = kLargestCudaCount;
             return engine;

@@ -217,8 +217,8 @@ void OffscreenLabeler::labelWithCuda(const ImageView& image, const LabelOptions&
     if (!impl_->cudaImages) impl_->cudaImages = std::make_unique<cuda::ImageLabeler>();
     StageTimings kernels;
     const std::vector<Component>& table =
-        impl_->cudaImages->label(image.pixels, image.width, image.height, image.channels, options.connectivity,
-                                 options.criterion, labels, timings || options.timings ? &kernels : nullptr);
+        impl_->cudaImages->label(image, options.connectivity, options.criterion, labels,
+                                 timings || options.timings ? &kernels : nullptr);
     impl_->tableCopier.copyTable(components, table);
     if (timings) *timings = kernels;
     impl_->last = Backend::Cuda;

@@ -15,7 +15,8 @@
 // it has seen allocates nothing and registers nothing.
 //   TextureLabeler  GL texture -> GL label texture, through CUDA-GL interop
 //                   (what glccl::Labeler's cuda backend runs)
-//   ImageLabeler    host image -> host labels; device array -> device labels
+//   ImageLabeler    host image or volume -> host labels; device image or
+//                   volume -> device labels
 // labelImage() and labelGlTexture() are the one-call forms: each makes and
 // destroys such an object, so every call pays for its allocations (and
 // registrations) anew.
@@ -161,8 +162,30 @@ struct DeviceLabels {
     std::size_t pitch = 0;  // bytes, a multiple of 4, at least width * 4
 };
 
-// Labels host images, and images in device memory, keeping its buffers from
-// one call to the next.
+// A volume already in CUDA device memory (for example a CuPy array of shape
+// (depth, height, width)): `depth` slices of `height` rows of `width` voxels,
+// `channels` (1 or 4) bytes each, voxel (x, y, z) at
+// (const char*) data + z * slicePitch + y * rowPitch + x * channels.
+struct DeviceVolume {
+    const void* data = nullptr;
+    std::size_t rowPitch = 0;    // bytes, at least width * channels
+    std::size_t slicePitch = 0;  // bytes, at least height * rowPitch
+    int width = 0;
+    int height = 0;
+    int depth = 0;
+    int channels = 1;
+};
+
+// Where a volume's labels go in device memory: the uint32 label of voxel
+// (x, y, z) at (char*) data + z * slicePitch + y * rowPitch + x * 4.
+struct DeviceVolumeLabels {
+    std::uint32_t* data = nullptr;
+    std::size_t rowPitch = 0;    // bytes, a multiple of 4, at least width * 4
+    std::size_t slicePitch = 0;  // bytes, a multiple of 4, at least height * rowPitch
+};
+
+// Labels host images and volumes, and images and volumes in device memory,
+// keeping its buffers from one call to the next.
 class ImageLabeler {
 public:
     ImageLabeler();  // makes no CUDA call
@@ -178,8 +201,10 @@ public:
     // needed; images of a reserved size allocate nothing.
     void reserve(int width, int height, int channels);
 
-    // Labels a host image (1 or 4 channels) into `result`, reusing its
-    // storage: a result of the same size is overwritten in place. Timings,
+    // Labels a host image or volume (1 or 4 channels; a volume has
+    // dimensions 3 and takes connectivity 6, 18 or 26) into `result`,
+    // reusing its storage: a result of the same size is overwritten in
+    // place; a volume's table has front, depth and centroidZ. Timings,
     // if given, receive the per-kernel device times keyed by stage name.
     void label(const Image& image, Connectivity connectivity, Criterion criterion, Labeling& result,
                StageTimings* timings = nullptr);
@@ -193,6 +218,14 @@ public:
                                         Connectivity connectivity, Criterion criterion, std::uint32_t* labels,
                                         StageTimings* timings = nullptr);
 
+    // The same on the caller's host memory in an Image's layout (a 2-D
+    // image, or a volume with dimensions 3): view.byteCount() bytes in, one
+    // label per pixel or voxel out into `labels` (x fastest, then y, then z;
+    // may be null: the table only). Returns the table, valid until the next
+    // call.
+    const std::vector<Component>& label(const ImageView& image, Connectivity connectivity, Criterion criterion,
+                                        std::uint32_t* labels, StageTimings* timings = nullptr);
+
     // Zero-copy entry: labels pixels in device memory into labels in device
     // memory (both on this labeler's device; the two may not overlap).
     // The work is ordered after what `stream` holds when it is called (null:
@@ -201,6 +234,18 @@ public:
     // used in place; other pitches cost one device copy each way. Returns
     // the table, valid until the next call.
     const std::vector<Component>& labelDevice(const DevicePixels& pixels, const DeviceLabels& labels,
+                                              Connectivity connectivity, Criterion criterion,
+                                              CUstream_st* stream = nullptr, StageTimings* timings = nullptr);
+
+    // The same for a volume in device memory, connectivity 6, 18 or 26:
+    // ordered after what `stream` holds when it is called, done when it
+    // returns. Packed volumes (rowPitch == width * channels and slicePitch ==
+    // height * rowPitch, resp. for the labels width * 4 and height * width
+    // * 4) are used in place; other layouts cost one device copy each way.
+    // Returns the table (with front, depth, centroidZ), valid until the next
+    // call. Throws for more than 2^32 - 2 voxels (32-bit indices; the tiles
+    // layer labels larger volumes in bricks).
+    const std::vector<Component>& labelDevice(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
                                               Connectivity connectivity, Criterion criterion,
                                               CUstream_st* stream = nullptr, StageTimings* timings = nullptr);
 
@@ -214,7 +259,13 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// One call: labels a host image (1 or 4 channels) with a new ImageLabeler.
+// One call: ImageLabeler::labelDevice on a volume with a new labeler (its
+// device buffers are allocated and freed in the call).
+std::vector<Component> labelDeviceVolume(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
+                                         Connectivity connectivity, Criterion criterion,
+                                         CUstream_st* stream = nullptr, StageTimings* timings = nullptr);
+
+// One call: labels a host image or volume (1 or 4 channels) with a new ImageLabeler.
 Labeling labelImage(const Image& image, Connectivity connectivity, Criterion criterion,
                     StageTimings* timings = nullptr);
 
