@@ -18,6 +18,8 @@ namespace {
 
 // The CUDA path indexes pixels with 32-bit integers (cuda/src/pipeline.cpp).
 constexpr std::uint64_t kLargestCudaCount = std::uint64_t(1) << 32;
+// The compute engine's voxel keys keep 31 bits (compute_common.glsl).
+constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 31;
 constexpr std::int64_t kLargestIntSide = std::numeric_limits<int>::max();
 
 bool atLeast(const ContextInfo& context, int major, int minor) {
@@ -122,6 +124,12 @@ InputDescription InputDescription::texture(int width, int height, unsigned inter
     return input;
 }
 
+InputDescription InputDescription::volumeTexture(int width, int height, int depth, unsigned internalFormat) {
+    InputDescription input = texture(width, height, internalFormat);
+    input.shape = Shape::volume(width, height, depth);
+    return input;
+}
+
 InputDescription InputDescription::cudaDeviceImage(int width, int height, int channels, int sampleBits) {
     InputDescription input = hostImage(width, height, channels, sampleBits);
     input.residence = Residence::CudaDevice;
@@ -136,6 +144,13 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
     switch (backend) {
         case Backend::Compute: {
             EngineCapabilities engine = glEngine(backend, context);
+            // Volumes: GL_TEXTURE_3D up to the context's 3-D size; a voxel's
+            // key (compute_common.glsl) fits 31 bits.
+            engine.connectivities.insert(engine.connectivities.end(),
+                                         {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
+            engine.dimensions = {2, 3};
+            engine.largestVolumeCount = kLargestComputeVolumeCount;
+            if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
             if (!context) engine.whyNotHere = noContext;
             else if (!atLeast(*context, 4, 3))
                 engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
@@ -199,6 +214,11 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                          (input.residence == Residence::HostMemory && engine.hostUpload);
     if (!reached)
         return "the " + name + " backend does not read " + residenceName(input.residence);
+    if (!contains(engine.dimensions, input.shape.dimensions) && input.shape.dimensions == 3)
+        return "the " + name + " backend labels 2-D images; " +
+               (input.residence == Residence::GlTexture ? "this texture" : "this input") + " is a volume (" +
+               std::to_string(input.shape.width) + "x" + std::to_string(input.shape.height) + "x" +
+               std::to_string(input.shape.depth) + "): use compute, cuda or cpu";
     if (!contains(engine.dimensions, input.shape.dimensions))
         return "the " + name + " backend does not label " + std::to_string(input.shape.dimensions) + "-D input";
     const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
@@ -248,9 +268,11 @@ std::string whyRefused(const EngineCapabilities& capabilities, const InputDescri
 
 bool exceedsOneCall(const EngineCapabilities& capabilities, const Shape& shape) {
     if (shape.count() == 0) return false;  // any size: nothing to decide
+    const bool volume = shape.dimensions == 3 && capabilities.largestVolumeExtent > 0;
+    const std::int64_t largestExtent = volume ? capabilities.largestVolumeExtent : capabilities.largestExtent;
     for (int axis = 0; axis < shape.dimensions; ++axis)
-        if (shape.extent(axis) > capabilities.largestExtent) return true;
-    return shape.count() > capabilities.largestCount;
+        if (shape.extent(axis) > largestExtent) return true;
+    return shape.count() > (volume ? capabilities.largestVolumeCount : capabilities.largestCount);
 }
 
 Route chooseRoute(const InputDescription& input, const LabelOptions& options, const ContextInfo* context,
