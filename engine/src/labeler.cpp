@@ -170,7 +170,7 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
                         " is past one call of the " + backendName(backend) + " backend (sides up to " +
                         std::to_string(capabilitiesOf(backend, &impl_->info).largestVolumeExtent) +
                         ", GL_MAX_3D_TEXTURE_SIZE is " + std::to_string(impl_->info.max3DTextureSize) +
-                        "; at most 2^31 voxels): label it in bricks");
+                        "; at most 2^30 voxels): label it in bricks");
         if (volume) {
             impl_->reserveVolume(width, height, depth, options);
             impl_->engine(backend);  // a backend that cannot run here says so before anything else

@@ -18,8 +18,9 @@ namespace {
 
 // The CUDA path indexes pixels with 32-bit integers (cuda/src/pipeline.cpp).
 constexpr std::uint64_t kLargestCudaCount = std::uint64_t(1) << 32;
-// The compute engine's voxel keys keep 31 bits (compute_common.glsl).
-constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 31;
+// The compute engine's voxel keys, as its pixel keys, stay below 2^30
+// (compute_common.glsl: the division of keys by the width is exact there).
+constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
 constexpr std::int64_t kLargestIntSide = std::numeric_limits<int>::max();
 
 bool atLeast(const ContextInfo& context, int major, int minor) {
@@ -144,8 +145,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
     switch (backend) {
         case Backend::Compute: {
             EngineCapabilities engine = glEngine(backend, context);
-            // Volumes: GL_TEXTURE_3D up to the context's 3-D size; a voxel's
-            // key (compute_common.glsl) fits 31 bits.
+            // Volumes: GL_TEXTURE_3D up to the context's 3-D size, 2^30 voxels.
             engine.connectivities.insert(engine.connectivities.end(),
                                          {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
             engine.dimensions = {2, 3};
