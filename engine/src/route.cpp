@@ -214,9 +214,10 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                          (input.residence == Residence::HostMemory && engine.hostUpload);
     if (!reached)
         return "the " + name + " backend does not read " + residenceName(input.residence);
-    if (!contains(engine.dimensions, input.shape.dimensions) && input.shape.dimensions == 3)
-        return "the " + name + " backend labels 2-D images; " +
-               (input.residence == Residence::GlTexture ? "this texture" : "this input") + " is a volume (" +
+    // A host's 3-D texture handed to the Labeler: say what takes it.
+    if (!contains(engine.dimensions, input.shape.dimensions) && input.shape.dimensions == 3 &&
+        input.residence == Residence::GlTexture)
+        return "the " + name + " backend labels 2-D images; this texture is a volume (" +
                std::to_string(input.shape.width) + "x" + std::to_string(input.shape.height) + "x" +
                std::to_string(input.shape.depth) + "): use compute, cuda or cpu";
     if (!contains(engine.dimensions, input.shape.dimensions))
