@@ -179,11 +179,21 @@ uint lineOfKey(uint key) {
     return high >> keyShift;
 }
 #if DIMENSIONS == 3
+// A line's slice, line / imageSize.y, by the same multiplication
+// (sliceMultiplier, sliceShift: KeyDivision of the height; lines stay below
+// 2^30 as keys do).
+uniform uint sliceMultiplier;
+uniform uint sliceShift;
+uint sliceOfLine(uint line) {
+    uint high, low;
+    umulExtended(line << 1, sliceMultiplier, high, low);
+    return high >> sliceShift;
+}
 uint keyOf(ivec3 p) { return (uint(p.z) * uint(imageSize.y) + uint(p.y)) * uint(imageSize.x) + uint(p.x); }
 int lineOfPixel(ivec3 p) { return p.z * imageSize.y + p.y; }
 ivec3 pixelOfKey(uint key) {
     uint line = lineOfKey(key);
-    uint z = line / uint(imageSize.y);
+    uint z = sliceOfLine(line);
     return ivec3(int(key - line * uint(imageSize.x)), int(line - z * uint(imageSize.y)), int(z));
 }
 #else

@@ -4,7 +4,8 @@
 //   1. the node's foreground mask (a fetch per voxel; the threads of a node
 //      line read consecutive voxels);
 //   2. union-find in shared memory over the links to its backward
-//      neighbours inside the patch (compute_common.glsl, kBackward);
+//      neighbours inside the patch (compute_common.glsl, kBackward), but
+//      those another link implies (neighboursLinked);
 //   3. every node leaves with its patch-local root in parents and its mask
 //      in node_info.
 // Links that leave the patch are merge_borders' work. Before all that the
@@ -68,6 +69,55 @@ bool linksInPatch(ivec3 local, uint m, int d) {
 #endif
 }
 
+// kBackward's index of backward offset o.
+int backwardIndex(ivec3 o) { return o.z == 0 ? (o.y == 0 ? 0 : 2 + o.x) : 4 + (o.y + 1) * 3 + (o.x + 1); }
+
+#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+// Are backward neighbours i and j of node `local` (both linked to it, so
+// both in the patch and foreground) linked to each other? Such a link has
+// both ends before this node and inside the patch, so local_merge unites it,
+// or a path that implies it, itself: by induction over raster order, a link
+// skipped for it is implied. Equal segment values are transitive, so two
+// segment voxels linked to this one are linked when they are neighbours.
+bool neighboursLinked(ivec3 local, int i, int j) {
+    ivec3 o = kBackward[j] - kBackward[i];
+    if (any(greaterThan(abs(o), ivec3(1)))) return false;
+    // The later of the two links back to the other by direction e.
+    bool jFirst = o.z < 0 || (o.z == 0 && (o.y < 0 || (o.y == 0 && o.x < 0)));
+    ivec3 later = local + kBackward[jFirst ? i : j];
+    ivec3 e = jFirst ? o : -o;
+    int d = backwardIndex(e);
+    if (!directionLinks(d)) return false;
+#if NODE_W * NODE_H * NODE_D > 1
+    return masksLink(patchMasks[localIndexOf(later)], patchMasks[localIndexOf(later + e)], d);
+#else
+    return true;
+#endif
+}
+#endif
+
+// Node `local`'s unions with its linked backward neighbours in the patch,
+// but those implied by another (neighboursLinked) or whose neighbour reads
+// the parent the last union read.
+void uniteNode(ivec3 local, uint key, uint mask) {
+    uint linked = 0u;  // bit d: linked to neighbour d
+    uint lastTarget = kNone;
+    for (int d = 0; d < kBackwardCount; ++d) {
+        if (!linksInPatch(local, mask, d)) continue;
+#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+        bool implied = false;
+        for (uint earlier = linked; earlier != 0u && !implied; earlier &= earlier - 1u)
+            implied = neighboursLinked(local, findLSB(earlier), d);
+        linked |= 1u << uint(d);
+        if (implied) continue;
+#endif
+        uint target = patchParents[localIndexOf(local + kBackward[d])];
+        if (target == lastTarget) continue;
+        uniteLocal(key, target);
+        lastTarget = target;
+    }
+}
+
 // Entries i, i + stride, ... of the table below clearCount, each group its own.
 void clearTable() {
     const uint threads = uint(PATCH_W * PATCH_H * PATCH_D);
@@ -89,10 +139,7 @@ void main() {
     patchMasks[i] = mask;
     patchParents[i] = key;
     barrier();
-    if (mask != 0u) {
-        for (int d = 0; d < kBackwardCount; ++d)
-            if (linksInPatch(local, mask, d)) uniteLocal(key, patchParents[localIndexOf(local + kBackward[d])]);
-    }
+    if (mask != 0u) uniteNode(local, key, mask);
     barrier();
     if (!insideGrid(n)) return;
     storeParent(n, mask != 0u ? localRoot(key) : kNone);

@@ -34,6 +34,10 @@ void main() {
     if (!border || !insideGrid(n)) return;
     uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
     if (mask == 0u) return;
-    for (int d = 0; d < kBackwardCount; ++d)
-        if (linksOut(n, local, mask, d)) unite(loadParent(n), loadParent(n + kBackward[d]));
+    for (int d = 0; d < kBackwardCount; ++d) {
+        if (!linksOut(n, local, mask, d)) continue;
+        // Equal reads are one tree already (parents only point into their tree).
+        uint parent = loadParent(n), target = loadParent(n + kBackward[d]);
+        if (parent != target) unite(parent, target);
+    }
 }

@@ -85,6 +85,12 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
     const KeyDivision division = KeyDivision::of(resources.width);
     program.set("keyMultiplier", unsigned(division.multiplier));
     program.set("keyShift", unsigned(division.shift));
+    if (volume_) {
+        // A volume's lines (z * height + y) are divided by the height alike.
+        const KeyDivision slices = KeyDivision::of(resources.height);
+        program.set("sliceMultiplier", unsigned(slices.multiplier));
+        program.set("sliceShift", unsigned(slices.shift));
+    }
     return program;
 }
 
