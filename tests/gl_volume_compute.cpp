@@ -303,3 +303,20 @@ TEST_CASE("volume compute: raster refuses a volume in one sentence, auto never p
     }
     REQUIRE(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("volume compute: a volume past a 3-D texture or 2^30 voxels is past one call", "[gl][compute][volume]") {
+    offscreen().makeCurrent();
+    const ContextInfo& info = offscreen().labeler().contextInfo();
+    REQUIRE(info.max3DTextureSize > 0);
+    const EngineCapabilities compute = capabilitiesOf(Backend::Compute, &info);
+    CHECK(compute.largestVolumeExtent == std::min(info.max3DTextureSize, kLargestTextureSide));
+    const int side = int(compute.largestVolumeExtent);
+    CHECK_FALSE(exceedsOneCall(compute, Shape::volume(side, 7, 5)));
+    CHECK(exceedsOneCall(compute, Shape::volume(side + 1, 7, 5)));
+    CHECK(exceedsOneCall(compute, Shape::volume(5, 7, side + 1)));
+    // Keys stay below 2^30 (compute_common.glsl).
+    CHECK_FALSE(exceedsOneCall(compute, Shape::volume(1024, 1024, 1024)));
+    CHECK(exceedsOneCall(compute, Shape::volume(1024, 1024, 1025)));
+    // An image keeps its own limit, GL_MAX_TEXTURE_SIZE.
+    CHECK(compute.largestExtent == std::min(info.maxTextureSize, kLargestTextureSide));
+}
