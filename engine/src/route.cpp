@@ -205,6 +205,17 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
 
 namespace {
 
+// The engines that label volumes, but `refusing`: "compute, cuda or cpu".
+std::string volumeEngines(Backend refusing) {
+    std::vector<std::string> names;
+    for (Backend backend : {Backend::Compute, Backend::Cuda, Backend::Cpu})
+        if (backend != refusing) names.push_back(backendName(backend));
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return list;
+}
+
 // What of the input itself the engine does not take ("" when it takes it);
 // whether it runs here is asked apart.
 std::string whyInputRefused(const EngineCapabilities& engine, const InputDescription& input,
@@ -219,7 +230,7 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
         input.residence == Residence::GlTexture)
         return "the " + name + " backend labels 2-D images; this texture is a volume (" +
                std::to_string(input.shape.width) + "x" + std::to_string(input.shape.height) + "x" +
-               std::to_string(input.shape.depth) + "): use compute, cuda or cpu";
+               std::to_string(input.shape.depth) + "): use " + volumeEngines(engine.backend);
     if (!contains(engine.dimensions, input.shape.dimensions))
         return "the " + name + " backend does not label " + std::to_string(input.shape.dimensions) + "-D input";
     const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);

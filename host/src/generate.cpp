@@ -596,14 +596,16 @@ Image generateVolumeFamily(const std::string& family, int width, int height, int
 std::vector<std::string> generatedVolumeFamilies() { return {"noise30", "blobs", "balls", "hilbert"}; }
 
 Image randomVolume(int width, int height, int depth, double density, int levels, std::uint64_t seed) {
-    if (depth < 1 || std::int64_t(height) * depth > kMaxSide)
+    if (width < 1 || height < 1 || depth < 1 || width > kMaxSide || height > kMaxSide || depth > kMaxSide)
         throw Error("glccl::randomVolume(): size " + std::to_string(width) + "x" + std::to_string(height) + "x" +
-                    std::to_string(depth) + " is outside 1..32768 on a side, or height x depth past 32768");
-    // The slices of one random image of height x depth rows.
-    Image volume = randomImage(width, height * depth, density, levels, 1, seed);
-    volume.height = height;
-    volume.depth = depth;
-    volume.dimensions = 3;
+                    std::to_string(depth) + " is outside 1..32768 on a side");
+    // Slice z is randomImage's of seed + z (its arguments' errors are its own).
+    Image volume(Shape::volume(width, height, depth));
+    const std::size_t sliceBytes = std::size_t(width) * std::size_t(height);
+    for (int z = 0; z < depth; ++z) {
+        const Image slice = randomImage(width, height, density, levels, 1, seed + std::uint64_t(z));
+        std::memcpy(volume.pixels.data() + std::size_t(z) * sliceBytes, slice.pixels.data(), sliceBytes);
+    }
     return volume;
 }
 
