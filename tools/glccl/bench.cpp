@@ -494,7 +494,8 @@ private:
                 }
                 if (!warm) measurement.add(run, reused.count());
             }
-            if (options_.frames > 0 && resident) {
+            // Frames are 2-D images a renderer labels (bench::labelFrames).
+            if (options_.frames > 0 && resident && !workload.volume) {
                 progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
                 OffscreenLabeler* offscreen = measurementContext();
                 if (!offscreen) throw Error("--frames: " + whyNoMeasurementContext_);
