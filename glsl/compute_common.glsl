@@ -20,7 +20,77 @@
 // Every adjacent pair of nodes is one node's backward link, so the backward
 // links alone describe the graph. (At 4-connectivity the diagonal ones, d = 1
 // and 3, never link.)
+//
+// A volume (DIMENSIONS 3) has nodes of NODE_W x NODE_H x NODE_D voxels
+// (NodeSize: 2x2x2 at 26, 2x2x1 at 18, 2x1x1 at 6, single voxels for
+// segments and threshold), voxel i bit i of the mask, x fastest:
+//
+//        z = 0          z = 1          node n links to its 13 backward
+//      +---+---+      +---+---+        neighbours: d = 0..3 in its slice,
+//      | 0 | 1 |      | 4 | 5 |        as in 2-D (L, UL, U, UR), and
+//      +---+---+      +---+---+        d = 4..12 the 3x3 nodes of the
+//      | 2 | 3 |      | 6 | 7 |        slice in front of it (dz = -1).
+//      +---+---+      +---+---+
+//
+// Which voxels of a node touch which of a neighbour's under the
+// connectivity is a table the program builder computes (LINK_VOXELS), and
+// LINK_DIRECTIONS says which of the 13 can link at all.
 // ---------------------------------------------------------------------------
+#if DIMENSIONS == 3
+#define NodeCoord ivec3
+const ivec3 kNode = ivec3(NODE_W, NODE_H, NODE_D);
+const int kNodePixels = NODE_W * NODE_H * NODE_D;
+const int kBackwardCount = 13;
+const ivec3 kBackward[13] = ivec3[13](ivec3(-1, 0, 0), ivec3(-1, -1, 0), ivec3(0, -1, 0), ivec3(1, -1, 0),
+                                      ivec3(-1, -1, -1), ivec3(0, -1, -1), ivec3(1, -1, -1),
+                                      ivec3(-1, 0, -1), ivec3(0, 0, -1), ivec3(1, 0, -1),
+                                      ivec3(-1, 1, -1), ivec3(0, 1, -1), ivec3(1, 1, -1));
+uniform ivec3 gridSize;  // nodes: ceil(imageSize / kNode)
+
+bool insideGrid(ivec3 n) { return all(greaterThanEqual(n, ivec3(0))) && all(lessThan(n, gridSize)); }
+bool insideImage(ivec3 p) { return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, imageSize)); }
+ivec3 pixelOfNode(ivec3 n, int i) {
+    return n * kNode + ivec3(i % NODE_W, (i / NODE_W) % NODE_H, i / (NODE_W * NODE_H));
+}
+bool directionLinks(int d) { return (uint(LINK_DIRECTIONS) & (1u << uint(d))) != 0u; }
+
+// The foreground mask of node n: one fetch per voxel (3-D textures have no
+// gather); voxels past the volume are background.
+uint nodeMask(ivec3 n) {
+    uint mask = 0u;
+    for (int i = 0; i < kNodePixels; ++i) {
+        ivec3 p = pixelOfNode(n, i);
+        if (insideImage(p) && isForegroundValue(pixelValue(p))) mask |= 1u << uint(i);
+    }
+    return mask;
+}
+
+#if NODE_W * NODE_H * NODE_D > 1
+// Entry d * kNodePixels + i: the voxels of backward neighbour d that voxel i
+// of a node touches.
+const uint kLinkVoxels[13 * kNodePixels] = uint[](LINK_VOXELS);
+
+// Do blocks of masks m and b touch, b being m's backward neighbour d?
+bool masksLink(uint m, uint b, int d) {
+    for (uint bits = m; bits != 0u; bits &= bits - 1u)
+        if ((kLinkVoxels[d * kNodePixels + findLSB(bits)] & b) != 0u) return true;
+    return false;
+}
+#else
+// Does foreground voxel p (value v) connect to its backward neighbour d?
+bool pixelLinks(ivec3 p, vec4 v, int d) {
+    ivec3 q = p + kBackward[d];
+    if (!directionLinks(d) || !insideImage(q)) return false;
+    vec4 w = pixelValue(q);
+    return isForegroundValue(w) && valuesConnect(v, w);
+}
+#endif
+
+// node_info texels (R8UI): the foreground mask, up to 8 voxels.
+const uint kMaskBits = 0xFFu;
+#else
+#define NodeCoord ivec2
+const int kBackwardCount = 4;
 const ivec2 kNode = ivec2(NODE_W, NODE_H);
 const int kNodePixels = NODE_W * NODE_H;
 const ivec2 kBackward[4] = ivec2[4](ivec2(-1, 0), ivec2(-1, -1), ivec2(0, -1), ivec2(1, -1));
@@ -74,6 +144,7 @@ bool pixelLinks(ivec2 p, vec4 v, int d) {
 
 // node_info texels (R8UI): the foreground mask.
 const uint kMaskBits = 0xFu;
+#endif
 
 // ---------------------------------------------------------------------------
 // Keys. A node is known by the key of its first foreground pixel in raster
@@ -83,7 +154,9 @@ const uint kMaskBits = 0xFu;
 // node of the same component with a smaller or equal key; a root holds its
 // own key. Unions keep the smaller key (atomicMin), so every root ends as its
 // component's first pixel. Keys fit 30 bits (sides up to 32768, so at most
-// 2^30 pixels); kNone marks background.
+// 2^30 pixels; a volume's key (z * height + y) * width + x, whose smallest is
+// the first voxel in z, y, x order, is held below 2^30 by the router);
+// kNone marks background.
 // ---------------------------------------------------------------------------
 const uint kNone = 0xFFFFFFFFu;
 // count_roots replaces a root's own key by kRankFlag | its rank among the
@@ -98,21 +171,44 @@ const uint kRankFlag = 0x80000000u;
 // every key below 2^30.
 uniform uint keyMultiplier;
 uniform uint keyShift;
-uint keyOf(ivec2 p) { return uint(p.y) * uint(imageSize.x) + uint(p.x); }
+// A pixel line of a volume is one (y, z), numbered z * height + y: keys
+// divided by the width give it, as in 2-D.
 uint lineOfKey(uint key) {
     uint high, low;
     umulExtended(key << 1, keyMultiplier, high, low);
     return high >> keyShift;
 }
+#if DIMENSIONS == 3
+// A line's slice, line / imageSize.y, by the same multiplication
+// (sliceMultiplier, sliceShift: KeyDivision of the height; lines stay below
+// 2^30 as keys do).
+uniform uint sliceMultiplier;
+uniform uint sliceShift;
+uint sliceOfLine(uint line) {
+    uint high, low;
+    umulExtended(line << 1, sliceMultiplier, high, low);
+    return high >> sliceShift;
+}
+uint keyOf(ivec3 p) { return (uint(p.z) * uint(imageSize.y) + uint(p.y)) * uint(imageSize.x) + uint(p.x); }
+int lineOfPixel(ivec3 p) { return p.z * imageSize.y + p.y; }
+ivec3 pixelOfKey(uint key) {
+    uint line = lineOfKey(key);
+    uint z = sliceOfLine(line);
+    return ivec3(int(key - line * uint(imageSize.x)), int(line - z * uint(imageSize.y)), int(z));
+}
+#else
+uint keyOf(ivec2 p) { return uint(p.y) * uint(imageSize.x) + uint(p.x); }
+int lineOfPixel(ivec2 p) { return p.y; }
 ivec2 pixelOfKey(uint key) {
     uint y = lineOfKey(key);
     return ivec2(int(key - y * uint(imageSize.x)), int(y));
 }
-ivec2 nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }
+#endif
+NodeCoord nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }
 
 // Node n's first foreground pixel (mask != 0), and its key.
-ivec2 firstPixel(ivec2 n, uint mask) { return pixelOfNode(n, findLSB(mask)); }
-uint ownKey(ivec2 n, uint mask) { return keyOf(firstPixel(n, mask)); }
+NodeCoord firstPixel(NodeCoord n, uint mask) { return pixelOfNode(n, findLSB(mask)); }
+uint ownKey(NodeCoord n, uint mask) { return keyOf(firstPixel(n, mask)); }
 
 // Parents live in a storage buffer, one uint per node in raster order of
 // the node grid: on the H200 its loads, stores and atomics took noise50 at
@@ -131,27 +227,35 @@ uint ownKey(ivec2 n, uint mask) { return keyOf(firstPixel(n, mask)); }
 #define PARENTS_ACCESS coherent
 #endif
 #ifdef PARENTS_IN_IMAGE
+#if DIMENSIONS == 3
+layout(binding = PARENTS_IMAGE, r32ui) PARENTS_ACCESS uniform uimage3D parents;
+#else
 layout(binding = PARENTS_IMAGE, r32ui) PARENTS_ACCESS uniform uimage2D parents;
+#endif
 #ifndef PARENTS_READONLY
-void storeParent(ivec2 n, uint parent) { imageStore(parents, n, uvec4(parent)); }
+void storeParent(NodeCoord n, uint parent) { imageStore(parents, n, uvec4(parent)); }
 #endif
 #ifndef PARENTS_WRITEONLY
-uint loadParent(ivec2 n) { return imageLoad(parents, n).r; }
+uint loadParent(NodeCoord n) { return imageLoad(parents, n).r; }
 #endif
 #if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-uint atomicMinParent(ivec2 n, uint key) { return imageAtomicMin(parents, n, key); }
+uint atomicMinParent(NodeCoord n, uint key) { return imageAtomicMin(parents, n, key); }
 #endif
 #else
 layout(binding = PARENTS_BUFFER, std430) PARENTS_ACCESS buffer Parents { uint parents[]; };
+#if DIMENSIONS == 3
+int nodeIndex(ivec3 n) { return (n.z * gridSize.y + n.y) * gridSize.x + n.x; }
+#else
 int nodeIndex(ivec2 n) { return n.y * gridSize.x + n.x; }
+#endif
 #ifndef PARENTS_READONLY
-void storeParent(ivec2 n, uint parent) { parents[nodeIndex(n)] = parent; }
+void storeParent(NodeCoord n, uint parent) { parents[nodeIndex(n)] = parent; }
 #endif
 #ifndef PARENTS_WRITEONLY
-uint loadParent(ivec2 n) { return parents[nodeIndex(n)]; }
+uint loadParent(NodeCoord n) { return parents[nodeIndex(n)]; }
 #endif
 #if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-uint atomicMinParent(ivec2 n, uint key) { return atomicMin(parents[nodeIndex(n)], key); }
+uint atomicMinParent(NodeCoord n, uint key) { return atomicMin(parents[nodeIndex(n)], key); }
 #endif
 #endif
 
@@ -211,8 +315,8 @@ layout(binding = LINE_OFFSETS_BUFFER, std430) readonly buffer LineOffsets { uint
 
 // The final label of foreground node n (its parents texel `parent`, after
 // count_roots): the roots of the lines above, plus its root's rank, plus 1.
-uint labelOfNode(ivec2 n, uint mask, uint parent) {
-    if ((parent & kRankFlag) != 0u) return lineOffsets[firstPixel(n, mask).y] + (parent & ~kRankFlag) + 1u;
+uint labelOfNode(NodeCoord n, uint mask, uint parent) {
+    if ((parent & kRankFlag) != 0u) return lineOffsets[lineOfPixel(firstPixel(n, mask))] + (parent & ~kRankFlag) + 1u;
     uint root = rootOf(parent);
     return lineOffsets[lineOfKey(root)] + (parentOf(root) & ~kRankFlag) + 1u;
 }

@@ -1,6 +1,6 @@
 // Shared by every stage of every GL backend: the input and the criterion.
 // The program builder prepends "#version ...", the stage's defines and:
-//   CONNECTIVITY 4 or 8
+//   CONNECTIVITY 4 or 8 (6, 18 or 26 with DIMENSIONS 3: a volume, compute only)
 //   CRITERION_BINARY (with BINARY_LEVEL for "binary:L"), CRITERION_SEGMENTS
 //   or CRITERION_THRESHOLD (with THRESHOLD); the numbers are literals in the
 //   input's units, unsigned ("300u") for INPUT_UINT, float ("300.0") else
@@ -14,18 +14,34 @@
 #define CRITERION_BINARY 1
 #endif
 
+#ifndef DIMENSIONS
+#define DIMENSIONS 2
+#endif
+
 #if !defined(INPUT_UNORM8) && !defined(INPUT_UNORM16) && !defined(INPUT_FLOAT) && !defined(INPUT_UINT)
 #define INPUT_UNORM8 1
 #endif
 
-uniform ivec2 imageSize;       // width, height of the image being labeled
 // The host's texture: GL_R8 / GL_RGBA8 (INPUT_UNORM8), GL_R16 / GL_RGBA16
 // (INPUT_UNORM16), GL_R32F (INPUT_FLOAT), or GL_R8UI / GL_R32UI (INPUT_UINT,
-// an integer sampler).
+// an integer sampler); a GL_TEXTURE_3D of them with DIMENSIONS 3, where a
+// pixel is a voxel and its coordinates are an ivec3 (PixelCoord).
+#if DIMENSIONS == 3
+#define PixelCoord ivec3
+uniform ivec3 imageSize;       // width, height, depth of the volume being labeled
+#ifdef INPUT_UINT
+uniform usampler3D inputImage;
+#else
+uniform sampler3D inputImage;
+#endif
+#else
+#define PixelCoord ivec2
+uniform ivec2 imageSize;       // width, height of the image being labeled
 #ifdef INPUT_UINT
 uniform usampler2D inputImage;
 #else
 uniform sampler2D inputImage;
+#endif
 #endif
 
 // ---------------------------------------------------------------------------
@@ -40,7 +56,7 @@ uniform sampler2D inputImage;
 // mantissa: it travels as its two 16-bit halves, .r the low and .g the
 // high one, each exact in a float, and sampleOf() puts them back together
 // for every comparison.
-vec4 pixelValue(ivec2 p) {
+vec4 pixelValue(PixelCoord p) {
 #if defined(INPUT_UINT)
     uint v = texelFetch(inputImage, p, 0).r;
     return vec4(float(v & 0xFFFFu), float(v >> 16u), 0.0, 0.0);
@@ -89,7 +105,7 @@ bool valuesConnect(vec4 a, vec4 b) {
 #endif
 }
 
-#if __VERSION__ >= 400
+#if __VERSION__ >= 400 && DIMENSIONS == 2
 // Binary blocks: whether each of the 2x2 texels textureGather reads around
 // `centre` is foreground (.w (0,0), .z (1,0), .x (0,1), .y (1,1)). The
 // input's sampler clamps to a zero border, so texels past the image are
@@ -112,7 +128,9 @@ bvec4 gatherForeground(vec2 centre) {
 #endif
 
 // The neighbourhood: kNeighbourCount offsets, the 4-neighbours first.
-#if CONNECTIVITY == 8
+#if DIMENSIONS == 3
+// A volume's neighbourhood is compute_common.glsl's kBackward.
+#elif CONNECTIVITY == 8
 const int kNeighbourCount = 8;
 #else
 const int kNeighbourCount = 4;

@@ -94,9 +94,10 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     // Samples an engine does not compare: skipped by auto, refused when named.
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
                      withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
-    // Dimensions: the reference and cuda take volumes (6, 18 and 26 beside 4
-    // and 8); every other engine declares 2-D, and connectivities 4 and 8 (a
-    // 3-D connectivity on a 2-D image is the entries' refusal, in their words).
+    // Dimensions: the reference, cuda and compute take volumes (6, 18 and 26
+    // beside 4 and 8; gl_volume_compute.cpp, cuda_volume.cpp); raster
+    // declares 2-D, and connectivities 4 and 8 (a 3-D connectivity on a 2-D
+    // image is the entries' refusal, in their words).
     InputDescription volume = kSmallGray;
     volume.shape = Shape::volume(8, 8, 8);
     const EngineCapabilities reference = capabilitiesOf(Backend::Cpu, nullptr);
@@ -111,8 +112,12 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     for (Connectivity connectivity : {Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
                                       Connectivity::TwentySix})
         CHECK(cuda.takes(connectivity));
+    const EngineCapabilities compute = capabilitiesOf(Backend::Compute, nullptr);
+    CHECK(compute.dimensions == std::vector<int>{2, 3});
+    CHECK(compute.takes(Connectivity::Eight));
+    CHECK(compute.takes(Connectivity::Six));
     for (Backend backend : concreteBackends()) {
-        if (backend == Backend::Cpu || backend == Backend::Cuda) continue;
+        if (backend == Backend::Cpu || backend == Backend::Cuda || backend == Backend::Compute) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         CHECK(engine.dimensions == std::vector<int>{2});
         CHECK(whyRefused(engine, volume, withBackend(backend)) ==

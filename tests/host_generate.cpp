@@ -309,3 +309,21 @@ TEST_CASE("generate: FamilyRows takes sides past 32768 and refuses bad sizes and
     }
     CHECK_THROWS_WITH(glccl::FamilyRows("spirals", 4, 4), StartsWith("glccl::FamilyRows(): unknown family 'spirals'"));
 }
+
+TEST_CASE("generate: volume families are binary volumes of their size; hilbert is one thin component", "[host]") {
+    for (const std::string& family : glccl::generatedVolumeFamilies()) {
+        INFO(family);
+        const glccl::Image volume = glccl::generateVolumeFamily(family, 37, 33, 35, 5);
+        REQUIRE(volume.shape() == glccl::Shape::volume(37, 33, 35));
+        REQUIRE(volume.pixels == glccl::generateVolumeFamily(family, 37, 33, 35, 5).pixels);
+        CHECK(std::all_of(volume.pixels.begin(), volume.pixels.end(), [](std::uint8_t v) { return v == 0 || v == 255; }));
+        CHECK(std::count(volume.pixels.begin(), volume.pixels.end(), 255) > 0);
+    }
+    // 2^4 points a side at spacing 2: 4096 points and the 4095 voxels between
+    // them, one component even at 6-connectivity, and nothing but the curve.
+    const glccl::Image curve = glccl::generateVolumeFamily("hilbert", 31, 31, 31);
+    CHECK(std::count(curve.pixels.begin(), curve.pixels.end(), 255) == 4096 + 4095);
+    CHECK(glccl::labelReference(curve, glccl::Connectivity::Six, glccl::Criterion::binary()).count() == 1);
+    CHECK_THROWS_WITH(glccl::generateVolumeFamily("spiral", 4, 4, 4),
+                      Catch::Matchers::StartsWith("glccl::generateVolumeFamily(): unknown family 'spiral'"));
+}

@@ -183,6 +183,7 @@ ContextInfo currentContextInfo() {
     if (info.major > 3 || (info.major == 3 && info.minor >= 2)) glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
     info.coreProfile = (mask & GL_CONTEXT_CORE_PROFILE_BIT) != 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &info.maxTextureSize);
+    glGetIntegerv(GL_MAX_3D_TEXTURE_SIZE, &info.max3DTextureSize);
     return info;
 }
 

@@ -163,6 +163,13 @@ Texture Texture::borrow(GLuint id, GLenum internalFormat, int width, int height)
     return texture;
 }
 
+Texture Texture::borrowVolume(GLuint id, GLenum internalFormat, int width, int height, int depth) {
+    Texture texture = borrow(id, internalFormat, width, height);
+    texture.depth_ = depth;
+    texture.target_ = GL_TEXTURE_3D;
+    return texture;
+}
+
 void Texture::upload(const void* pixels, GLenum format, GLenum type) const {
     TransferStateGuard guard;
     glBindTexture(target_, id());
@@ -207,6 +214,7 @@ GLint Program::location(const char* uniform) {
 // each setter makes its program current first.
 void Program::set(const char* uniform, int value) { use(); glUniform1i(location(uniform), value); }
 void Program::set(const char* uniform, int x, int y) { use(); glUniform2i(location(uniform), x, y); }
+void Program::set(const char* uniform, int x, int y, int z) { use(); glUniform3i(location(uniform), x, y, z); }
 void Program::set(const char* uniform, unsigned value) { use(); glUniform1ui(location(uniform), value); }
 void Program::set(const char* uniform, float value) { use(); glUniform1f(location(uniform), value); }
 void Program::set(const char* uniform, float x, float y) { use(); glUniform2f(location(uniform), x, y); }

@@ -102,6 +102,8 @@ public:
     static Texture allocateVolume(GLenum internalFormat, int width, int height, int depth, const std::string& what);
     // Wraps a host texture without taking ownership.
     static Texture borrow(GLuint id, GLenum internalFormat, int width, int height);
+    // Wraps a host GL_TEXTURE_3D without taking ownership.
+    static Texture borrowVolume(GLuint id, GLenum internalFormat, int width, int height, int depth);
 
     GLuint id() const { return name_.id(); }
     int width() const { return width_; }
@@ -187,6 +189,7 @@ public:
     // Setters make this program current; a uniform the driver optimised away is ignored.
     void set(const char* uniform, int value);
     void set(const char* uniform, int x, int y);
+    void set(const char* uniform, int x, int y, int z);
     void set(const char* uniform, unsigned value);
     void set(const char* uniform, float value);
     void set(const char* uniform, float x, float y);

@@ -31,7 +31,7 @@ struct Labeler::Impl {
     ContextInfo info;
     // One engine per backend, made on first use.
     std::array<std::unique_ptr<backends::Engine>, 5> engines;
-    gl::Texture labels;  // GL_R32UI, the output of every backend
+    gl::Texture labels;  // GL_R32UI, the output of every backend; GL_TEXTURE_3D for a volume
     // Its pixel-pack buffers and framebuffer, kept from one download to the next.
     std::unique_ptr<transfer::TextureDownloader> labelDownloader = std::make_unique<transfer::TextureDownloader>();
     StageTimings timings;
@@ -50,13 +50,29 @@ struct Labeler::Impl {
             throw Error(std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
                         std::to_string(largest) + " (GL_MAX_TEXTURE_SIZE is " + std::to_string(info.maxTextureSize) +
                         ")");
-        if (labels.width() != width || labels.height() != height) {
+        if (labels.width() != width || labels.height() != height || labels.target() != GL_TEXTURE_2D) {
             forget(labels.id());  // GL may give the next texture the same name
             labels = {};
             labels = gl::Texture::allocate(GL_R32UI, width, height, "the label texture");
         }
         engine(backend).reserve(width, height, options);
         checkGlError("reserving " + std::to_string(width) + "x" + std::to_string(height));
+    }
+
+    // The 3-D label texture of a volume; the engine reserves its own
+    // resources in label(), from the input's depth.
+    void reserveVolume(int width, int height, int depth, const LabelOptions& options) {
+        const Shape shape = Shape::volume(width, height, depth);
+        const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, shape);
+        if (!misfit.empty()) throw Error(misfit);
+        if (labels.width() != width || labels.height() != height || labels.depth() != depth ||
+            labels.target() != GL_TEXTURE_3D) {
+            forget(labels.id());
+            labels = {};
+            labels = gl::Texture::allocateVolume(GL_R32UI, width, height, depth, "the label texture");
+        }
+        checkGlError("reserving " + std::to_string(width) + "x" + std::to_string(height) + "x" +
+                     std::to_string(depth));
     }
 
     void forget(unsigned texture) {
@@ -114,13 +130,23 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         clearGlErrors();
         if (texture == 0 || !glIsTexture(texture))
             throw Error("texture " + std::to_string(texture) + " is not a texture of the current context");
-        GLint width = 0, height = 0, format = 0;
+        GLint width = 0, height = 0, depth = 1, format = 0;
         glActiveTexture(GL_TEXTURE0);
+        // A texture binds to the target it was made for only: GL_TEXTURE_2D
+        // for an image, else GL_TEXTURE_3D for a volume.
+        GLenum target = GL_TEXTURE_2D;
         glBindTexture(GL_TEXTURE_2D, texture);
+        if (glGetError() != GL_NO_ERROR) {
+            target = GL_TEXTURE_3D;
+            glBindTexture(GL_TEXTURE_3D, texture);
+            if (glGetError() != GL_NO_ERROR)
+                throw Error("texture " + std::to_string(texture) + " is neither a 2-D nor a 3-D texture");
+        }
         clearGlErrors();
-        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &width);
-        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &height);
-        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &width);
+        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &height);
+        if (target == GL_TEXTURE_3D) glGetTexLevelParameteriv(target, 0, GL_TEXTURE_DEPTH, &depth);
+        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
         if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
         // Binary and segments read the red channel of GL_RGBA8 (a mask
         // rendered into a color target); threshold compares all four channels.
@@ -129,15 +155,31 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         if (!supported)
             throw Error(std::string("the texture is ") + textureFormatName(unsigned(format)) +
                         "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 textures");
-        if (width < 1 || height < 1) throw Error("the texture has no level 0 image");
+        if (width < 1 || height < 1 || depth < 1) throw Error("the texture has no level 0 image");
 
         // The router refuses what the backend cannot label (the cuda
-        // engine's samples and criteria) before anything is reserved for it.
-        const Backend backend =
-            chooseRoute(InputDescription::texture(width, height, unsigned(format)), options, &impl_->info).backend;
-        impl_->reserve(width, height, options, backend);
+        // engine's samples and criteria, a volume for a 2-D engine) before
+        // anything is reserved for it.
+        const bool volume = target == GL_TEXTURE_3D;
+        const InputDescription described = volume ? InputDescription::volumeTexture(width, height, depth, unsigned(format))
+                                                  : InputDescription::texture(width, height, unsigned(format));
+        const Route route = chooseRoute(described, options, &impl_->info);
+        const Backend backend = route.backend;
+        if (volume && route.pieces)
+            throw Error(std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth) +
+                        " is past one call of the " + backendName(backend) + " backend (sides up to " +
+                        std::to_string(capabilitiesOf(backend, &impl_->info).largestVolumeExtent) +
+                        ", GL_MAX_3D_TEXTURE_SIZE is " + std::to_string(impl_->info.max3DTextureSize) +
+                        "; at most 2^30 voxels): label it in bricks");
+        if (volume) {
+            impl_->reserveVolume(width, height, depth, options);
+            impl_->engine(backend);  // a backend that cannot run here says so before anything else
+        } else {
+            impl_->reserve(width, height, options, backend);
+        }
         impl_->labeled = false;
-        auto input = gl::Texture::borrow(texture, GLenum(format), width, height);
+        auto input = volume ? gl::Texture::borrowVolume(texture, GLenum(format), width, height, depth)
+                            : gl::Texture::borrow(texture, GLenum(format), width, height);
         // Timings measure the labeling alone: the host's pending work (an
         // upload into the texture, say) would otherwise count in the first
         // stage, since the GPU runs it first.
@@ -193,7 +235,8 @@ void Labeler::downloadLabels(std::uint32_t* out, std::size_t count) {
             std::size_t(labels.width()) * std::size_t(labels.height()) * std::size_t(labels.depth());
         if (count != expected || out == nullptr)
             throw Error("room for " + std::to_string(count) + " labels given, the labels are " +
-                        std::to_string(labels.width()) + "x" + std::to_string(labels.height()));
+                        std::to_string(labels.width()) + "x" + std::to_string(labels.height()) +
+                        (labels.target() == GL_TEXTURE_3D ? "x" + std::to_string(labels.depth()) : ""));
         StateGuard guard;
         if (impl_->engine(impl_->last).downloadLabels(out, count)) return;
         impl_->labelDownloader->download(labels, out, GL_RED_INTEGER, GL_UNSIGNED_INT, sizeof(std::uint32_t),
@@ -212,6 +255,8 @@ void Labeler::result(Labeling& out) {
     downloadLabels(out.labels);
     out.width = impl_->labels.width();
     out.height = impl_->labels.height();
+    out.depth = impl_->labels.depth();
+    out.dimensions = impl_->labels.target() == GL_TEXTURE_3D ? 3 : 2;
 }
 
 Labeling Labeler::result() {

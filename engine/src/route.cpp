@@ -18,6 +18,9 @@ namespace {
 
 // The CUDA path indexes pixels with 32-bit integers (cuda/src/pipeline.cpp).
 constexpr std::uint64_t kLargestCudaCount = std::uint64_t(1) << 32;
+// The compute engine's voxel keys, as its pixel keys, stay below 2^30
+// (compute_common.glsl: the division of keys by the width is exact there).
+constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
 constexpr std::int64_t kLargestIntSide = std::numeric_limits<int>::max();
 
 bool atLeast(const ContextInfo& context, int major, int minor) {
@@ -122,6 +125,12 @@ InputDescription InputDescription::texture(int width, int height, unsigned inter
     return input;
 }
 
+InputDescription InputDescription::volumeTexture(int width, int height, int depth, unsigned internalFormat) {
+    InputDescription input = texture(width, height, internalFormat);
+    input.shape = Shape::volume(width, height, depth);
+    return input;
+}
+
 InputDescription InputDescription::cudaDeviceImage(int width, int height, int channels, int sampleBits) {
     InputDescription input = hostImage(width, height, channels, sampleBits);
     input.residence = Residence::CudaDevice;
@@ -136,6 +145,12 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
     switch (backend) {
         case Backend::Compute: {
             EngineCapabilities engine = glEngine(backend, context);
+            // Volumes: GL_TEXTURE_3D up to the context's 3-D size, 2^30 voxels.
+            engine.connectivities.insert(engine.connectivities.end(),
+                                         {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
+            engine.dimensions = {2, 3};
+            engine.largestVolumeCount = kLargestComputeVolumeCount;
+            if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
             if (!context) engine.whyNotHere = noContext;
             else if (!atLeast(*context, 4, 3))
                 engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
@@ -166,6 +181,8 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
                                      Connectivity::Eighteen, Connectivity::TwentySix};
             engine.dimensions = {2, 3};
+            // Its GL texture route (CUDA-GL interop) reads 2-D textures.
+            engine.volumeResidences = {Residence::HostMemory, Residence::CudaDevice};
             engine.largestExtent = kLargestIntSide;
             engine.largestCount = kLargestCudaCount;
             return engine;
@@ -194,6 +211,23 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
 
 namespace {
 
+// The engines that label volumes, but `refusing`: "compute, cuda or cpu".
+// The engines that label a volume that lives where `residence` says, but
+// `refusing`: "compute or cpu", for the refusals' advice.
+std::string volumeEngines(Backend refusing, Residence residence) {
+    std::vector<std::string> names;
+    for (Backend backend : {Backend::Compute, Backend::Cuda, Backend::Cpu}) {
+        if (backend == refusing) continue;
+        const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
+        const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
+        if (contains(engine.dimensions, 3) && contains(from, residence)) names.push_back(backendName(backend));
+    }
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return list;
+}
+
 // What of the input itself the engine does not take ("" when it takes it);
 // whether it runs here is asked apart.
 std::string whyInputRefused(const EngineCapabilities& engine, const InputDescription& input,
@@ -203,8 +237,22 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                          (input.residence == Residence::HostMemory && engine.hostUpload);
     if (!reached)
         return "the " + name + " backend does not read " + residenceName(input.residence);
+    // A host's 3-D texture handed to the Labeler: say what takes it.
+    if (!contains(engine.dimensions, input.shape.dimensions) && input.shape.dimensions == 3 &&
+        input.residence == Residence::GlTexture)
+        return "the " + name + " backend labels 2-D images; this texture is a volume (" +
+               std::to_string(input.shape.width) + "x" + std::to_string(input.shape.height) + "x" +
+               std::to_string(input.shape.depth) + "): use " + volumeEngines(engine.backend, input.residence);
     if (!contains(engine.dimensions, input.shape.dimensions))
         return "the " + name + " backend does not label " + std::to_string(input.shape.dimensions) + "-D input";
+    if (input.shape.dimensions == 3 && !engine.volumeResidences.empty() &&
+        !contains(engine.volumeResidences, input.residence)) {
+        std::string from;
+        for (std::size_t i = 0; i < engine.volumeResidences.size(); ++i)
+            from += (i == 0 ? "" : " or ") + std::string(residenceName(engine.volumeResidences[i]));
+        return "the " + name + " backend labels volumes from " + from + ", not from " +
+               residenceName(input.residence) + ": use " + volumeEngines(engine.backend, input.residence);
+    }
     const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
     const bool samplesTaken = input.residence == Residence::GlTexture ? textureTaken
                                                                       : contains(engine.sampleBits, input.sampleBits);
@@ -252,9 +300,11 @@ std::string whyRefused(const EngineCapabilities& capabilities, const InputDescri
 
 bool exceedsOneCall(const EngineCapabilities& capabilities, const Shape& shape) {
     if (shape.count() == 0) return false;  // any size: nothing to decide
+    const bool volume = shape.dimensions == 3 && capabilities.largestVolumeExtent > 0;
+    const std::int64_t largestExtent = volume ? capabilities.largestVolumeExtent : capabilities.largestExtent;
     for (int axis = 0; axis < shape.dimensions; ++axis)
-        if (shape.extent(axis) > capabilities.largestExtent) return true;
-    return shape.count() > capabilities.largestCount;
+        if (shape.extent(axis) > largestExtent) return true;
+    return shape.count() > (volume ? capabilities.largestVolumeCount : capabilities.largestCount);
 }
 
 Route chooseRoute(const InputDescription& input, const LabelOptions& options, const ContextInfo* context,

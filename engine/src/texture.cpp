@@ -64,6 +64,25 @@ ImageTexture::ImageTexture(const Image& image) : ImageTexture(checkedView(image)
 
 ImageTexture::ImageTexture(const ImageView& image) {
     const std::string where = std::string(kWhere) + ": ";
+    if (image.dimensions == 3)
+        throw Error(where + "the image is a volume (" + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
+                    "); an ImageTexture holds a 2-D image (ImageTexture::volume takes volumes)");
+    impl_ = allocate(image, where);
+}
+
+ImageTexture ImageTexture::volume(const Image& image) {
+    const std::string where = std::string(kWhere) + "::volume(): ";
+    const ImageView view = checkedView(image);
+    if (view.dimensions != 3)
+        throw Error(where + "the image is 2-D (" + std::to_string(view.width) + "x" + std::to_string(view.height) +
+                    "): a volume has dimensions 3");
+    ImageTexture texture;
+    texture.impl_ = allocate(view, where);
+    return texture;
+}
+
+std::unique_ptr<ImageTexture::Impl> ImageTexture::allocate(const ImageView& image, const std::string& where) {
     if (image.channels != 1 && image.channels != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(image.channels));
     if (image.sampleBits != 8 && image.sampleBits != 16 && image.sampleBits != 32)
@@ -72,29 +91,31 @@ ImageTexture::ImageTexture(const ImageView& image) {
         throw Error(where + "32-bit color images are not uploaded (32-bit images are 1 channel: GL_R32UI)");
     if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
         throw Error(where + "the image is empty");
-    if (image.dimensions == 3)
-        throw Error(where + "the image is a volume (" + std::to_string(image.width) + "x" +
-                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
-                    "); an ImageTexture holds a 2-D image");
+    const bool volume = image.dimensions == 3;
     GLint largest = 0;
-    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
-    if (image.width > largest || image.height > largest)
-        throw Error(where + "the image is " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                    " but GL_MAX_TEXTURE_SIZE is " + std::to_string(largest));
+    glGetIntegerv(volume ? GL_MAX_3D_TEXTURE_SIZE : GL_MAX_TEXTURE_SIZE, &largest);
+    if (image.width > largest || image.height > largest || (volume && image.depth > largest))
+        throw Error(where + (volume ? "the volume is " : "the image is ") + std::to_string(image.width) + "x" +
+                    std::to_string(image.height) + (volume ? "x" + std::to_string(image.depth) : "") + " but " +
+                    (volume ? "GL_MAX_3D_TEXTURE_SIZE" : "GL_MAX_TEXTURE_SIZE") + " is " + std::to_string(largest));
     const Layout layout = layoutOf(image.channels, image.sampleBits);
     auto impl = std::make_unique<Impl>();
     impl->channels = image.channels;
     impl->sampleBits = image.sampleBits;
-    impl->texture = gl::Texture::allocate(layout.internalFormat, image.width, image.height,
-                                          std::string(kWhere) + ": the texture");
+    const std::string what = std::string(kWhere) + ": the texture";
+    impl->texture = volume ? gl::Texture::allocateVolume(layout.internalFormat, image.width, image.height,
+                                                         image.depth, what)
+                           : gl::Texture::allocate(layout.internalFormat, image.width, image.height, what);
     impl->upload(image, std::string(kWhere) + ": uploading the image");
-    impl_ = std::move(impl);
+    return impl;
 }
 
 bool ImageTexture::fits(const Image& image) const { return image.isConsistent() && fits(ImageView(image)); }
 
 bool ImageTexture::fits(const ImageView& image) const {
+    const bool volume = impl_ && impl_->texture.target() == GL_TEXTURE_3D;
     return impl_ && image.width == impl_->texture.width() && image.height == impl_->texture.height() &&
+           (image.dimensions == 3) == volume && image.depth == impl_->texture.depth() &&
            image.channels == impl_->channels && image.sampleBits == impl_->sampleBits && image.pixels != nullptr;
 }
 
@@ -112,13 +133,16 @@ void ImageTexture::update(const ImageView& image) {
 unsigned ImageTexture::id() const { return impl_ ? impl_->texture.id() : 0; }
 int ImageTexture::width() const { return impl_ ? impl_->texture.width() : 0; }
 int ImageTexture::height() const { return impl_ ? impl_->texture.height() : 0; }
+int ImageTexture::depth() const { return impl_ ? impl_->texture.depth() : 0; }
 int ImageTexture::channels() const { return impl_ ? impl_->channels : 0; }
 int ImageTexture::sampleBits() const { return impl_ ? impl_->sampleBits : 0; }
 unsigned ImageTexture::internalFormat() const { return impl_ ? impl_->texture.internalFormat() : 0; }
 
 Image ImageTexture::download() const {
     if (!impl_) throw Error(std::string(kWhere) + "::download(): the texture is empty");
-    Image image(width(), height(), impl_->channels, impl_->sampleBits);
+    const bool volume = impl_->texture.target() == GL_TEXTURE_3D;
+    Image image(volume ? Shape::volume(width(), height(), depth()) : Shape::image(width(), height()), impl_->channels,
+                impl_->sampleBits);
     const Layout layout = layoutOf(impl_->channels, impl_->sampleBits);
     impl_->texture.download(image.pixels.data(), layout.format, layout.type);
     checkGlError(std::string(kWhere) + "::download()");

@@ -1,6 +1,7 @@
 #include "glccl/generate.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -459,6 +460,153 @@ Image randomImage(int width, int height, double density, int levels, int channel
         }
     }
     return image;
+}
+
+namespace {
+
+constexpr const char* kVolumeFamilyForms = "noise<P> (P = 0..100, e.g. noise30), blobs, balls, hilbert";
+
+// A volume's voxel (x, y, z) in its pixel buffer.
+std::size_t voxelIndex(const Image& volume, std::int64_t x, std::int64_t y, std::int64_t z) {
+    return (std::size_t(z) * std::size_t(volume.height) + std::size_t(y)) * std::size_t(volume.width) + std::size_t(x);
+}
+
+// The mean over a window of `radius` on each side along one axis, in place,
+// mirrored at the ends (d c b a | a b c d | d c b a), for every line of
+// `field` along that axis.
+void boxAlongAxis(std::vector<float>& field, const Image& volume, int axis, int radius) {
+    const std::int64_t extent[3] = {volume.width, volume.height, volume.depth};
+    const std::int64_t stride[3] = {1, volume.width, std::int64_t(volume.width) * volume.height};
+    const std::int64_t n = extent[axis];
+    const int a = (axis + 1) % 3, b = (axis + 2) % 3;
+    std::vector<float> line(static_cast<std::size_t>(n));
+    auto mirrored = [n](std::int64_t i) {
+        while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - i - 1;
+        return i;
+    };
+    for (std::int64_t j = 0; j < extent[b]; ++j)
+        for (std::int64_t i = 0; i < extent[a]; ++i) {
+            const std::int64_t base = i * stride[a] + j * stride[b];
+            for (std::int64_t k = 0; k < n; ++k) line[std::size_t(k)] = field[std::size_t(base + k * stride[axis])];
+            for (std::int64_t k = 0; k < n; ++k) {
+                double sum = 0.0;
+                for (int o = -radius; o <= radius; ++o) sum += line[std::size_t(mirrored(k + o))];
+                field[std::size_t(base + k * stride[axis])] = float(sum / (2 * radius + 1));
+            }
+        }
+}
+
+void blobs(Image& volume, Random& random) {
+    std::vector<float> field(volume.shape().count());
+    for (float& value : field) value = float(double(random.next() >> 11) / double(std::uint64_t(1) << 53));
+    for (int axis = 0; axis < 3; ++axis) boxAlongAxis(field, volume, axis, 2);
+    for (std::size_t i = 0; i < field.size(); ++i)
+        if (field[i] > 0.52f) volume.pixels[i] = kOn;
+}
+
+void balls(Image& volume, Random& random) {
+    const int n = std::min({volume.width, volume.height, volume.depth});
+    const int smallest = n / 32 + 2, largest = n / 10 + 2;
+    for (int ball = 0; ball < std::max(1, n / 8); ++ball) {
+        const std::int64_t cx = random.below(std::uint32_t(volume.width)), cy = random.below(std::uint32_t(volume.height)),
+                           cz = random.below(std::uint32_t(volume.depth));
+        const std::int64_t r = random.between(smallest, largest);
+        for (std::int64_t z = std::max<std::int64_t>(0, cz - r); z <= std::min<std::int64_t>(volume.depth - 1, cz + r); ++z)
+            for (std::int64_t y = std::max<std::int64_t>(0, cy - r); y <= std::min<std::int64_t>(volume.height - 1, cy + r);
+                 ++y) {
+                const std::int64_t rest = r * r - (z - cz) * (z - cz) - (y - cy) * (y - cy);
+                if (rest < 0) continue;
+                const auto half = std::int64_t(isqrt(std::uint64_t(rest)));
+                const std::int64_t x0 = std::max<std::int64_t>(0, cx - half);
+                const std::int64_t x1 = std::min<std::int64_t>(volume.width - 1, cx + half);
+                if (x0 <= x1) std::memset(&volume.pixels[voxelIndex(volume, x0, y, z)], kOn, std::size_t(x1 - x0 + 1));
+            }
+    }
+}
+
+// Point `index` of the 3-D Hilbert curve of 2^bits points a side: the index
+// spread over three words, bit by bit (the "transposed" index), then
+// Skilling's Gray decoding and undoing of the excess rotations
+// ("Programming the Hilbert curve", 2004).
+std::array<std::uint32_t, 3> hilbertPoint(std::uint64_t index, int bits) {
+    std::array<std::uint32_t, 3> x{0, 0, 0};
+    for (int k = 0; k < bits; ++k)
+        for (int i = 0; i < 3; ++i)
+            if ((index >> (3 * k + (2 - i))) & 1u) x[std::size_t(i)] |= 1u << k;
+    const std::uint32_t t = x[2] >> 1;
+    for (int i = 2; i > 0; --i) x[std::size_t(i)] ^= x[std::size_t(i - 1)];
+    x[0] ^= t;
+    for (std::uint32_t q = 2; q < (1u << bits); q <<= 1) {
+        const std::uint32_t p = q - 1;
+        for (int i = 2; i >= 0; --i) {
+            if (x[std::size_t(i)] & q) {
+                x[0] ^= p;
+            } else {
+                const std::uint32_t swap = (x[0] ^ x[std::size_t(i)]) & p;
+                x[0] ^= swap;
+                x[std::size_t(i)] ^= swap;
+            }
+        }
+    }
+    return x;
+}
+
+void hilbert(Image& volume) {
+    const int n = std::min({volume.width, volume.height, volume.depth});
+    int bits = 0;
+    while (2 * (std::int64_t(2) << bits) - 1 <= n) ++bits;  // 2^bits points at spacing 2 fit n
+    const std::uint64_t points = std::uint64_t(1) << (3 * bits);
+    std::array<std::uint32_t, 3> last{};
+    for (std::uint64_t i = 0; i < points; ++i) {
+        const auto point = hilbertPoint(i, bits);
+        volume.pixels[voxelIndex(volume, 2 * point[0], 2 * point[1], 2 * point[2])] = kOn;
+        if (i > 0)  // the voxel between this point and the last (one step apart on one axis)
+            volume.pixels[voxelIndex(volume, point[0] + last[0], point[1] + last[1], point[2] + last[2])] = kOn;
+        last = point;
+    }
+}
+
+}  // namespace
+
+Image generateVolumeFamily(const std::string& family, int width, int height, int depth, std::uint64_t seed) {
+    const std::string where = "glccl::generateVolumeFamily(): ";
+    if (width < 1 || height < 1 || depth < 1 || width > kMaxSide || height > kMaxSide || depth > kMaxSide)
+        throw Error(where + "size " + std::to_string(width) + "x" + std::to_string(height) + "x" +
+                    std::to_string(depth) + " is outside 1..32768 on a side");
+    Image volume(Shape::volume(width, height, depth));
+    Random random(seed);
+    if (family.rfind("noise", 0) == 0) {
+        const int percent = parameterAfter(family, "noise");
+        if (percent < 0 || percent > 100)
+            throw Error(where + "unknown family '" + family + "'; valid names are " + kVolumeFamilyForms);
+        for (std::uint8_t& voxel : volume.pixels)
+            if (random.chance(std::uint64_t(percent), 100)) voxel = kOn;
+    } else if (family == "blobs") {
+        blobs(volume, random);
+    } else if (family == "balls") {
+        balls(volume, random);
+    } else if (family == "hilbert") {
+        hilbert(volume);
+    } else {
+        throw Error(where + "unknown family '" + family + "'; valid names are " + kVolumeFamilyForms);
+    }
+    return volume;
+}
+
+std::vector<std::string> generatedVolumeFamilies() { return {"noise30", "blobs", "balls", "hilbert"}; }
+
+Image randomVolume(int width, int height, int depth, double density, int levels, std::uint64_t seed) {
+    if (width < 1 || height < 1 || depth < 1 || width > kMaxSide || height > kMaxSide || depth > kMaxSide)
+        throw Error("glccl::randomVolume(): size " + std::to_string(width) + "x" + std::to_string(height) + "x" +
+                    std::to_string(depth) + " is outside 1..32768 on a side");
+    // Slice z is randomImage's of seed + z (its arguments' errors are its own).
+    Image volume(Shape::volume(width, height, depth));
+    const std::size_t sliceBytes = std::size_t(width) * std::size_t(height);
+    for (int z = 0; z < depth; ++z) {
+        const Image slice = randomImage(width, height, density, levels, 1, seed + std::uint64_t(z));
+        std::memcpy(volume.pixels.data() + std::size_t(z) * sliceBytes, slice.pixels.data(), sliceBytes);
+    }
+    return volume;
 }
 
 }  // namespace glccl

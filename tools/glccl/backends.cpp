@@ -76,7 +76,7 @@ void LabelSession::makeCurrent() {
 
 ImageTexture LabelSession::upload(const Image& image) {
     makeCurrent();
-    return ImageTexture(image);
+    return image.dimensions == 3 ? ImageTexture::volume(image) : ImageTexture(image);
 }
 
 void LabelSession::forget(const ImageTexture& texture) {

@@ -18,6 +18,7 @@
 // counted.
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -41,6 +42,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
+#include "glccl/route.hpp"
 #include "transfer_floor.hpp"
 #include "yardstick.hpp"
 
@@ -99,7 +101,10 @@ const char kBenchHelp[] =
     "                                dense_disks, sparse_disks, corridor, spiral, comb,\n"
     "                                rings, staircase, checkerboard, zeros, ones\n"
     "  --sizes LIST                  sizes of the generated images, N (NxN) or WxH\n"
-    "                                (default 1024,2048)\n"
+    "                                (default 1024,2048); WxHxD is a volume, labeled\n"
+    "                                as a GL_TEXTURE_3D with --connectivity 6, 18 or 26\n"
+    "                                (volume families: noise<P>, blobs, balls, hilbert;\n"
+    "                                default noise30,blobs,balls,hilbert)\n"
     "  --reps N                      timed repetitions (default 5)\n"
     "  --warmup N                    untimed runs before them (default 1)\n"
     "  --frames N                    also N frames per backend and image (default 0:\n"
@@ -125,7 +130,9 @@ const char kBenchHelp[] =
     "median_ms). With --steps every stage the backend reports follows in its\n"
     "own row, named as the Labeler names it (its device time; mpix_per_s,\n"
     "wall_median_ms and transfer_floor_ms empty). family is the family name or\n"
-    "the IMAGE path. Rows are written as each measurement ends.\n"
+    "the IMAGE path; a volume's is FAMILY/depth=D (width and height are its\n"
+    "first two extents, mpix_per_s counts voxels). Rows are written as each\n"
+    "measurement ends.\n"
     "The bandwidths come first, in two rows of backend 'transfer' and family '*'\n"
     "with stage 'h2d_gbps' (host to device) and 'd2h_gbps' (device to host):\n"
     "median_ms holds the bandwidth in GB/s (10^9 bytes a second), reps the timed\n"
@@ -190,6 +197,7 @@ struct BenchOptions {
     std::vector<std::string> families = kDefaultFamilies;
     bool familiesNamed = false;
     std::vector<std::pair<int, int>> sizes = {{1024, 1024}, {2048, 2048}};
+    std::vector<std::array<int, 3>> volumeSizes;  // WxHxD items of --sizes
     int reps = 5;
     int warmup = 1;
     int frames = 0;
@@ -200,6 +208,26 @@ struct BenchOptions {
     bool force = false;
     std::vector<std::string> images;
 };
+
+// Whether generateFamily takes `family`.
+bool isImageFamily(const std::string& family) {
+    try {
+        generateFamily(family, 1, 1);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+// Whether generateVolumeFamily takes `family`.
+bool isVolumeFamily(const std::string& family) {
+    try {
+        generateVolumeFamily(family, 1, 1, 1);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
 
 BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
     BenchOptions options;
@@ -215,13 +243,24 @@ BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
             options.backendsNamed = true;
         } else if (name == "--families") {
             options.families = splitList(name, cursor.valueOf(name, inlineValue));
+            // A family of images or of volumes (the sizes say which it meets).
             for (const std::string& family : options.families)
-                parseOptionValue(name, family, [](const std::string& f) { return generateFamily(f, 1, 1); });
+                if (!isVolumeFamily(family))
+                    parseOptionValue(name, family, [](const std::string& f) { return generateFamily(f, 1, 1); });
             options.familiesNamed = true;
         } else if (name == "--sizes") {
             options.sizes.clear();
-            for (const std::string& item : splitList(name, cursor.valueOf(name, inlineValue)))
-                options.sizes.push_back(parseSize(name, item, true));
+            for (const std::string& item : splitList(name, cursor.valueOf(name, inlineValue))) {
+                const auto first = item.find('x');
+                const auto second = first == std::string::npos ? first : item.find('x', first + 1);
+                if (second == std::string::npos) {
+                    options.sizes.push_back(parseSize(name, item, true));
+                    continue;
+                }
+                options.volumeSizes.push_back({parseInteger(name, item.substr(0, first), 1, 32768),
+                                               parseInteger(name, item.substr(first + 1, second - first - 1), 1, 32768),
+                                               parseInteger(name, item.substr(second + 1), 1, 32768)});
+            }
         } else if (name == "--reps") {
             options.reps = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 100000);
         } else if (name == "--warmup") {
@@ -302,6 +341,8 @@ struct Workload {
     std::string family;  // family name, or the path of an image file
     int width = 0, height = 0;
     bool file = false;
+    int depth = 1;        // slices of a volume
+    bool volume = false;  // a generated volume (generateVolumeFamily)
 };
 
 class Bench {
@@ -320,8 +361,10 @@ public:
             Workload sized = workload;
             try {
                 progress_.update("loading " + workload.family + (workload.file ? "" : " " + sizeText(workload)), false);
-                image = workload.file ? readImage(workload.family, ChannelMode::Gray)
-                                      : generateFamily(workload.family, workload.width, workload.height);
+                image = workload.file     ? readImage(workload.family, ChannelMode::Gray)
+                        : workload.volume ? generateVolumeFamily(workload.family, workload.width, workload.height,
+                                                                 workload.depth)
+                                          : generateFamily(workload.family, workload.width, workload.height);
                 sized.width = image.width;
                 sized.height = image.height;
             } catch (const Error& error) {
@@ -330,7 +373,13 @@ public:
                 continue;
             }
             for (const Backend backend : options_.backends) {
-                if (backend == Backend::Raster) measureFullscreenPass(sized);
+                if (workload.volume && !takesVolumes(backend)) {
+                    std::cout << backendName(backend) << " skipped for " << workload.family << " " << sizeText(workload)
+                              << ": it labels 2-D images\n";
+                    ++cell_;
+                    continue;
+                }
+                if (backend == Backend::Raster && !workload.volume) measureFullscreenPass(sized);
                 measure(backend, sized, image);
             }
         }
@@ -341,7 +390,13 @@ public:
     bool failed() const { return failures_ > 0; }
 
 private:
-    static std::string sizeText(const Workload& w) { return std::to_string(w.width) + "x" + std::to_string(w.height); }
+    static std::string sizeText(const Workload& w) {
+        return std::to_string(w.width) + "x" + std::to_string(w.height) + (w.volume ? "x" + std::to_string(w.depth) : "");
+    }
+    bool takesVolumes(Backend backend) const {
+        const std::vector<int> dimensions = capabilitiesOf(backend, session_.contextInfo()).dimensions;
+        return std::find(dimensions.begin(), dimensions.end(), 3) != dimensions.end();
+    }
 
     void fail(const std::string& what, const std::string& message) {
         progress_.clear();
@@ -422,7 +477,12 @@ private:
                                        std::to_string(options_.reps)),
                     false);
                 BackendRun run;
-                if (resident) {
+                if (resident && workload.volume) {
+                    // A volume is labeled as a texture only: its wall time
+                    // is that call's, labels and table downloaded.
+                    run = session_.label(**resident, labelOptions);
+                    reused = run.labeling;
+                } else if (resident) {
                     run = session_.label(**resident, labelOptions);
                     run.milliseconds = session_.label(image, untimed, reused);
                 } else {
@@ -434,7 +494,8 @@ private:
                 }
                 if (!warm) measurement.add(run, reused.count());
             }
-            if (options_.frames > 0 && resident) {
+            // Frames are 2-D images a renderer labels (bench::labelFrames).
+            if (options_.frames > 0 && resident && !workload.volume) {
                 progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
                 OffscreenLabeler* offscreen = measurementContext();
                 if (!offscreen) throw Error("--frames: " + whyNoMeasurementContext_);
@@ -490,7 +551,7 @@ private:
     }
 
     void record(Backend backend, const Workload& workload, const Measurement& m, std::size_t inputBytes) {
-        const double pixels = double(workload.width) * double(workload.height);
+        const double pixels = double(workload.width) * double(workload.height) * double(workload.depth);
         const double medianMs = median(m.gpu);
         const double minMs = *std::min_element(m.gpu.begin(), m.gpu.end());
         const double maxMs = *std::max_element(m.gpu.begin(), m.gpu.end());
@@ -546,7 +607,9 @@ private:
     void writeCsvRow(Backend backend, const Workload& workload, const Measurement& m, const std::string& stage,
                      double medianMs, const std::string& minMs, const std::string& maxMs, const std::string& mpix,
                      const std::string& wall, const std::string& floor, int reps) {
-        writeCsvLine({backendName(backend), csvField(workload.family), std::to_string(workload.width),
+        const std::string family = workload.volume ? workload.family + "/depth=" + std::to_string(workload.depth)
+                                                   : workload.family;
+        writeCsvLine({backendName(backend), csvField(family), std::to_string(workload.width),
                       std::to_string(workload.height), m.gpu.empty() ? std::string() : std::to_string(m.components),
                       formatted("%.4f", medianMs), minMs, maxMs, mpix, wall, floor, csvField(stage),
                       std::to_string(neighbourCount(options_.connectivity)), std::to_string(reps), csvField(m.device)});
@@ -623,8 +686,16 @@ int runBench(const std::vector<std::string>& args) {
     // Sizes outer, families inner: a run stopped early (a time limit) has
     // every family at the smaller sizes.
     std::vector<Workload> workloads;
+    // Image sizes take the image families, volume sizes the volume
+    // families (all four by default); noise<P> is both.
     for (const auto& [width, height] : options.sizes)
-        for (const std::string& family : options.families) workloads.push_back({family, width, height, false});
+        for (const std::string& family : options.families)
+            if (isImageFamily(family)) workloads.push_back({family, width, height, false});
+    const std::vector<std::string> volumeFamilies =
+        options.familiesNamed ? options.families : generatedVolumeFamilies();
+    for (const auto& [width, height, depth] : options.volumeSizes)
+        for (const std::string& family : volumeFamilies)
+            if (isVolumeFamily(family)) workloads.push_back({family, width, height, false, depth, true});
     for (const std::string& path : options.images) workloads.push_back({path, 0, 0, true});
     if (workloads.empty()) throw UsageError("bench has nothing to run (see glccl bench --help)");
 

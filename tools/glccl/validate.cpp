@@ -31,12 +31,13 @@
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/route.hpp"
 #include "glccl/texture.hpp"
 
 namespace glccl::tools {
 
 const char kValidateHelp[] =
-    "usage: glccl validate [INPUT...] [--generate FAMILY@WxH,...] [options]\n"
+    "usage: glccl validate [INPUT...] [--generate FAMILY@WxH[xD],...] [options]\n"
     "\n"
     "Labels every input with each backend and compares it with the CPU reference:\n"
     "labels byte for byte, the component table row for row, and the partition\n"
@@ -58,14 +59,21 @@ const char kValidateHelp[] =
     "                                noise50@1024x768,spiral@333x333 (repeatable).\n"
     "                                Families: noise<P>, granularity<G>, large,\n"
     "                                dense_disks, sparse_disks, corridor, spiral, comb,\n"
-    "                                rings, staircase, checkerboard, zeros, ones\n"
+    "                                rings, staircase, checkerboard, zeros, ones.\n"
+    "                                FAMILY@WxHxD is a volume: noise<P>, blobs, balls,\n"
+    "                                hilbert (e.g. noise30@96x80x64)\n"
     "  --random COUNT@SIDE           COUNT random images (repeatable), each of a random\n"
     "                                size up to SIDE x SIDE and a random density; the\n"
     "                                same COUNT@SIDE gives the same images every run\n"
+    "  --random-volumes COUNT@SIDE   COUNT random volumes (repeatable), each of a random\n"
+    "                                size up to SIDE a side and a random density\n"
     "  --repeat N                    label every input N times with each backend; every\n"
     "                                repetition must equal the reference (races in a\n"
     "                                GPU backend's atomics show up here; default 1)\n"
-    "  --connectivity 4|8|both       neighbourhood of 2-D images (default 8)\n"
+    "  --connectivity C              4, 8 or both for 2-D images (default 8); 6, 18, 26\n"
+    "                                or all3d for volumes (default 26); repeatable, one\n"
+    "                                of each. Volumes go to the backends that take them\n"
+    "                                (the others are listed as skipped on the line)\n"
     "  --criterion C                 binary, segments or threshold:T (default binary;\n"
     "                                see glccl label --help)\n"
     "  --diff-dir DIR                folder for difference images (default: the current\n"
@@ -78,7 +86,8 @@ const char kValidateHelp[] =
     "examples:\n"
     "  glccl validate --generate noise50@1024x768,spiral@333x333 --connectivity both\n"
     "  glccl validate mask.png --backends raster,cpu --diff-dir /tmp/diffs\n"
-    "  glccl validate --random 500@1200 --repeat 20 --backends compute --connectivity both\n";
+    "  glccl validate --random 500@1200 --repeat 20 --backends compute --connectivity both\n"
+    "  glccl validate --random-volumes 300@160 --repeat 10 --connectivity all3d\n";
 
 namespace {
 
@@ -93,14 +102,41 @@ struct RandomInputs {
     int count = 0, side = 0;
 };
 
+// A generated volume (--generate FAMILY@WxHxD).
+struct GeneratedVolume {
+    std::string family;
+    int width = 0, height = 0, depth = 0;
+    std::string name() const {
+        return family + "@" + std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth);
+    }
+};
+
+// FAMILY@WxHxD, or nothing when the size has no third extent (an image).
+std::optional<GeneratedVolume> parseGeneratedVolume(const std::string& option, const std::string& text) {
+    const auto at = text.find('@');
+    if (at == std::string::npos) return std::nullopt;
+    const std::string size = text.substr(at + 1);
+    const auto first = size.find('x'), second = size.find('x', first == std::string::npos ? 0 : first + 1);
+    if (first == std::string::npos || second == std::string::npos) return std::nullopt;
+    GeneratedVolume volume;
+    volume.family = text.substr(0, at);
+    volume.width = parseInteger(option, size.substr(0, first), 1, 32768);
+    volume.height = parseInteger(option, size.substr(first + 1, second - first - 1), 1, 32768);
+    volume.depth = parseInteger(option, size.substr(second + 1), 1, 32768);
+    return volume;
+}
+
 struct ValidateOptions {
     std::vector<std::string> files;
     std::vector<GeneratedInput> generated;
+    std::vector<GeneratedVolume> generatedVolumes;
     std::vector<RandomInputs> random;
+    std::vector<RandomInputs> randomVolumes;
     int repeat = 1;
     std::vector<Backend> backends;  // the backends compared with the reference (auto resolved later)
     bool backendsNamed = false;     // --backends was given: a backend that cannot run is an error
     std::vector<Connectivity> connectivities = {Connectivity::Eight};
+    std::vector<Connectivity> volumeConnectivities = {Connectivity::TwentySix};
     Criterion criterion = Criterion::binary();
     std::string diffDir = ".";
     bool diffDirNamed = false;  // a named folder must exist before any work
@@ -124,29 +160,38 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
             options.backendsNamed = true;
         } else if (name == "--generate") {
             for (const std::string& item : splitList(name, cursor.valueOf(name, inlineValue))) {
+                if (const auto volume = parseGeneratedVolume(name, item)) {
+                    parseOptionValue(name, volume->family,
+                                     [](const std::string& family) { return generateVolumeFamily(family, 1, 1, 1); });
+                    options.generatedVolumes.push_back(*volume);
+                    continue;
+                }
                 GeneratedInput input = parseGeneratedInput(name, item);
                 // An unknown family is a command-line mistake: find it before any work.
                 parseOptionValue(name, input.family,
                                  [](const std::string& family) { return generateFamily(family, 1, 1); });
                 options.generated.push_back(input);
             }
-        } else if (name == "--random") {
+        } else if (name == "--random" || name == "--random-volumes") {
             const std::string value = cursor.valueOf(name, inlineValue);
             const auto at = value.find('@');
             if (at == std::string::npos)
-                throw UsageError("--random takes COUNT@SIDE, e.g. 500@1200, not '" + value + "'");
+                throw UsageError(name + " takes COUNT@SIDE, e.g. 500@1200, not '" + value + "'");
             RandomInputs random;
             random.count = parseInteger(name, value.substr(0, at), 1, 1000000);
-            random.side = parseInteger(name, value.substr(at + 1), 1, 32768);
-            options.random.push_back(random);
+            random.side = parseInteger(name, value.substr(at + 1), 1, name == "--random" ? 32768 : 2048);
+            (name == "--random" ? options.random : options.randomVolumes).push_back(random);
         } else if (name == "--repeat") {
             options.repeat = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 100000);
         } else if (name == "--connectivity") {
             const std::string value = cursor.valueOf(name, inlineValue);
             if (value == "both") {
                 options.connectivities = {Connectivity::Four, Connectivity::Eight};
+            } else if (value == "all3d") {
+                options.volumeConnectivities = {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix};
             } else {
-                options.connectivities = {parseOptionValue(name, value, parseConnectivity)};
+                const Connectivity connectivity = parseOptionValue(name, value, parseConnectivity);
+                (dimensionsOf(connectivity) == 3 ? options.volumeConnectivities : options.connectivities) = {connectivity};
             }
         } else if (name == "--criterion") {
             options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
@@ -161,8 +206,10 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
             options.files.push_back(arg);
         }
     }
-    if (options.files.empty() && options.generated.empty() && options.random.empty())
-        throw UsageError("validate needs an INPUT image, --generate or --random (see glccl validate --help)");
+    if (options.files.empty() && options.generated.empty() && options.random.empty() &&
+        options.generatedVolumes.empty() && options.randomVolumes.empty())
+        throw UsageError(
+            "validate needs an INPUT image, --generate, --random or --random-volumes (see glccl validate --help)");
     if (!options.backendsNamed) options.backends = concreteBackends();
     return options;
 }
@@ -176,12 +223,23 @@ struct RandomImage {
     std::uint64_t seed = 0;
 };
 
+// A volume, generated (family) or random (no family): its size, and the
+// density, levels and seed of a random one.
+struct VolumeInput {
+    std::string family;
+    int width = 0, height = 0, depth = 0;
+    double density = 0.5;
+    int levels = 2;
+    std::uint64_t seed = 0;
+};
+
 // One input, read or generated on demand so that a long run holds one image at a time.
 struct Input {
-    std::string name;      // as given, FAMILY@WxH, or random<i>@WxH
+    std::string name;      // as given, FAMILY@WxH[xD], or random<i>@WxH, randomvolume<i>@WxHxD
     std::string fileStem;  // for difference image names
     std::optional<GeneratedInput> generated;
     std::optional<RandomImage> random;
+    std::optional<VolumeInput> volume;
 };
 
 std::string safeFileStem(std::string text) {
@@ -198,6 +256,11 @@ std::string safeFileStem(std::string text) {
 }
 
 Image loadInput(const Input& input, const Criterion& criterion) {
+    if (input.volume) {
+        const VolumeInput& v = *input.volume;
+        if (!v.family.empty()) return generateVolumeFamily(v.family, v.width, v.height, v.depth);
+        return randomVolume(v.width, v.height, v.depth, v.density, v.levels, v.seed);
+    }
     if (input.random) {
         const RandomImage& r = *input.random;
         return randomImage(r.width, r.height, r.density, r.levels, r.channels, r.seed);
@@ -244,6 +307,44 @@ Outcome judge(const Labeling& expected, const Labeling& actual) {
     return outcome;
 }
 
+// A volume's labeling against the reference: labels voxel for voxel, then
+// the table row for row (compareLabelings is 2-D).
+Outcome judgeVolume(const Labeling& expected, const Labeling& actual) {
+    Outcome outcome;
+    if (actual.shape() != expected.shape() || actual.labels.size() != expected.labels.size()) {
+        outcome.kind = Outcome::Kind::Different;
+        outcome.text = "DIFFERENT: size " + std::to_string(actual.width) + "x" + std::to_string(actual.height) + "x" +
+                       std::to_string(actual.depth);
+        return outcome;
+    }
+    std::size_t differing = 0, first = 0;
+    for (std::size_t i = expected.labels.size(); i-- > 0;)
+        if (expected.labels[i] != actual.labels[i]) ++differing, first = i;
+    if (differing > 0) {
+        const std::size_t slice = std::size_t(expected.width) * std::size_t(expected.height);
+        outcome.kind = Outcome::Kind::Different;
+        outcome.text = "DIFFERENT: " + std::to_string(differing) + (differing == 1 ? " voxel" : " voxels") +
+                       ", first at (" + std::to_string(first % std::size_t(expected.width)) + "," +
+                       std::to_string(first % slice / std::size_t(expected.width)) + "," +
+                       std::to_string(first / slice) + ")";
+        return outcome;
+    }
+    std::size_t row = 0;
+    while (row < expected.count() && row < actual.count() && expected.components[row] == actual.components[row]) ++row;
+    if (row < expected.count() || row < actual.count()) {
+        outcome.kind = Outcome::Kind::Different;
+        outcome.text = "DIFFERENT: component table, first at label " + std::to_string(row + 1);
+        return outcome;
+    }
+    outcome.kind = Outcome::Kind::Identical;
+    outcome.text = "identical";
+    return outcome;
+}
+
+Outcome judgeAny(const Labeling& expected, const Labeling& actual) {
+    return expected.dimensions == 3 ? judgeVolume(expected, actual) : judge(expected, actual);
+}
+
 std::string padRight(const std::string& text, std::size_t width) {
     return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
 }
@@ -262,8 +363,10 @@ public:
         : options_(options), session_(session), compared_(std::move(compared)) {}
 
     void run(const std::vector<Input>& inputs) {
-        for (const Input& input : inputs) nameWidth_ = std::max(nameWidth_, input.name.size());
-        steps_ = inputs.size() * options_.connectivities.size();
+        for (const Input& input : inputs) {
+            nameWidth_ = std::max(nameWidth_, input.name.size());
+            steps_ += connectivitiesOf(input).size();
+        }
         for (const Input& input : inputs) validateInput(input);
         progress_.clear();
     }
@@ -271,6 +374,10 @@ public:
     const Tally& tally() const { return tally_; }
 
 private:
+    const std::vector<Connectivity>& connectivitiesOf(const Input& input) const {
+        return input.volume ? options_.volumeConnectivities : options_.connectivities;
+    }
+
     void validateInput(const Input& input) {
         progress_.update(
             "[" + std::to_string(step_ + 1) + "/" + std::to_string(steps_) + "] " + input.name + " loading", false);
@@ -285,7 +392,7 @@ private:
         } catch (const Error& error) {
             uploadError = error.what();
         }
-        for (const Connectivity connectivity : options_.connectivities) {
+        for (const Connectivity connectivity : connectivitiesOf(input)) {
             ++step_;
             validateConnectivity(input, image, texture ? &**texture : nullptr, uploadError, connectivity);
         }
@@ -300,7 +407,9 @@ private:
         const Labeling reference = labelReference(image, connectivity, options_.criterion);
         const double referenceMs = millisecondsSince(start);
 
-        const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height);
+        const bool volume = image.dimensions == 3;
+        const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height) +
+                                 (volume ? "x" + std::to_string(image.depth) : "");
         const std::string count = std::to_string(reference.count());
         std::string line = padRight(input.name, nameWidth_) + "  " + padRight(size, 11) + "  c" +
                            std::to_string(neighbourCount(connectivity)) + "  " + padLeft(count, 8) +
@@ -308,6 +417,15 @@ private:
                            formatted("%.2f", referenceMs) + " ms";
         std::vector<std::string> notes;
         for (const Backend backend : compared_) {
+            // A volume goes to the backends that take one.
+            const std::string refused =
+                volume ? whyVolumeRefused(backend, image, texture ? texture->internalFormat() : 0u, connectivity) : "";
+            if (!refused.empty()) {
+                // The refusal's first clause ("the raster backend labels 2-D images").
+                line += "  " + std::string(backendName(backend)) + " skipped (" + refused.substr(0, refused.find(';')) +
+                        ")";
+                continue;
+            }
             progress_.update(where + " " + backendName(backend), false);
             Outcome outcome = runAndJudge(backend, texture, uploadError, connectivity, reference);
             ++tally_.comparisons;
@@ -333,6 +451,17 @@ private:
         std::cout.flush();
     }
 
+    std::string whyVolumeRefused(Backend backend, const Image& image, unsigned textureFormat,
+                                 Connectivity connectivity) const {
+        LabelOptions options;
+        options.backend = backend;
+        options.connectivity = connectivity;
+        options.criterion = options_.criterion;
+        return whyRefused(capabilitiesOf(backend, session_.contextInfo()),
+                          InputDescription::volumeTexture(image.width, image.height, image.depth, textureFormat),
+                          options);
+    }
+
     Outcome runAndJudge(Backend backend, const ImageTexture* texture, const std::string& uploadError,
                         Connectivity connectivity, const Labeling& reference) {
         lastDiff_.clear();
@@ -347,8 +476,8 @@ private:
             // Every repetition must equal the reference, not only the first.
             for (int repetition = 1; repetition < options_.repeat; ++repetition) {
                 BackendRun again = session_.label(*texture, options);
-                if (!compareLabelings(reference, again.labeling).identical()) {
-                    const Outcome outcome = judge(reference, again.labeling);
+                const Outcome outcome = judgeAny(reference, again.labeling);
+                if (outcome.kind != Outcome::Kind::Identical) {
                     Outcome repeated;
                     repeated.kind = Outcome::Kind::Different;
                     repeated.text = "repetition " + std::to_string(repetition + 1) + " of " +
@@ -362,11 +491,11 @@ private:
             return failed;
         }
         const Labeling& actual = run.labeling;
-        Outcome outcome = judge(reference, actual);
+        Outcome outcome = judgeAny(reference, actual);
         if (outcome.kind == Outcome::Kind::Identical && options_.repeat > 1)
             outcome.text += " x" + std::to_string(options_.repeat);
         outcome.milliseconds = run.milliseconds;
-        if (outcome.kind != Outcome::Kind::Identical && actual.width == reference.width &&
+        if (outcome.kind != Outcome::Kind::Identical && reference.dimensions == 2 && actual.width == reference.width &&
             actual.height == reference.height)
             lastDiff_ = writeDiff(backend, connectivity, reference, actual);
         return outcome;
@@ -411,13 +540,13 @@ int runValidate(const std::vector<std::string>& args) {
     std::vector<Input> inputs;
     for (const std::string& file : options.files) {
         if (access(file.c_str(), R_OK) != 0) throw Error("cannot read input '" + file + "': " + std::strerror(errno));
-        inputs.push_back({file, safeFileStem(file), std::nullopt, std::nullopt});
+        inputs.push_back({file, safeFileStem(file), std::nullopt, std::nullopt, std::nullopt});
     }
     for (const GeneratedInput& generated : options.generated)
         inputs.push_back({generated.name(),
                           safeFileStem(generated.family + "_" + std::to_string(generated.width) + "x" +
                                        std::to_string(generated.height)),
-                          generated, std::nullopt});
+                          generated, std::nullopt, std::nullopt});
     for (const RandomInputs& random : options.random) {
         // Seeded by COUNT and SIDE alone: a failing image can be run again.
         std::mt19937_64 draw(std::uint64_t(random.count) * 1000003u + std::uint64_t(random.side));
@@ -433,7 +562,33 @@ int runValidate(const std::vector<std::string>& args) {
             image.seed = draw();
             const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height);
             inputs.push_back({"random" + std::to_string(i) + "@" + size,
-                              safeFileStem("random" + std::to_string(i) + "_" + size), std::nullopt, image});
+                              safeFileStem("random" + std::to_string(i) + "_" + size), std::nullopt, image,
+                              std::nullopt});
+        }
+    }
+    for (const GeneratedVolume& volume : options.generatedVolumes) {
+        VolumeInput input;
+        input.family = volume.family;
+        input.width = volume.width, input.height = volume.height, input.depth = volume.depth;
+        inputs.push_back({volume.name(), safeFileStem(volume.name()), std::nullopt, std::nullopt, input});
+    }
+    for (const RandomInputs& random : options.randomVolumes) {
+        // Seeded by COUNT and SIDE alone, apart from --random's images.
+        std::mt19937_64 draw(std::uint64_t(random.count) * 1000033u + std::uint64_t(random.side) + 7u);
+        const bool binary = options.criterion.kind == Criterion::Kind::Binary;
+        for (int i = 0; i < random.count; ++i) {
+            VolumeInput volume;
+            volume.width = 1 + int(draw() % std::uint64_t(random.side));
+            volume.height = 1 + int(draw() % std::uint64_t(random.side));
+            volume.depth = 1 + int(draw() % std::uint64_t(random.side));
+            volume.density = double(draw() % 101) / 100.0;
+            volume.levels = binary ? 2 : 3 + int(draw() % 5);
+            volume.seed = draw();
+            const std::string size = std::to_string(volume.width) + "x" + std::to_string(volume.height) + "x" +
+                                     std::to_string(volume.depth);
+            inputs.push_back({"randomvolume" + std::to_string(i) + "@" + size,
+                              safeFileStem("randomvolume" + std::to_string(i) + "_" + size), std::nullopt,
+                              std::nullopt, volume});
         }
     }
     if (options.diffDirNamed) checkOutputFolder(options.diffDir);

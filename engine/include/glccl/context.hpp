@@ -14,6 +14,7 @@ struct ContextInfo {
     int major = 0, minor = 0;
     bool coreProfile = false;
     int maxTextureSize = 0;
+    int max3DTextureSize = 0;  // GL_MAX_3D_TEXTURE_SIZE: the largest side of a volume
     // Filled by HeadlessContext only (-1 elsewhere): the EGL device it runs
     // on (an index into headlessDevices()) and that device's CUDA ordinal
     // where the driver tells it (EGL_NV_device_cuda).

@@ -67,10 +67,14 @@ public:
     // GL_R16 and GL_RGBA16, 0..2^32-1 for GL_R32UI, compared as integers, the
     // float for GL_R32F); a threshold or binary level is in those units and
     // beyond the format's range is an error. Any size
-    // up to GL_MAX_TEXTURE_SIZE (and 32768). Returns the component count; the
+    // up to GL_MAX_TEXTURE_SIZE (and 32768). A GL_TEXTURE_3D of those
+    // formats is a volume, labeled with connectivity 6, 18 or 26 by the
+    // backends that take volumes (compute; the raster backend refuses one)
+    // into a 3-D label texture; up to GL_MAX_3D_TEXTURE_SIZE a side and 2^30
+    // voxels (larger volumes go in bricks). Returns the component count; the
     // labels are in labelTexture(). Throws glccl::Error on a bad texture, a
-    // connectivity of volumes (6, 18, 26: the texture is a 2-D image, which
-    // takes 4 or 8), a backend that cannot run in this context (the reason
+    // connectivity of the other dimension (6, 18, 26 for a 2-D image, 4 or 8
+    // for a volume), a backend that cannot run in this context (the reason
     // is named), or a GL error. Cost, O(width * height) GPU work in every GPU backend:
     //   compute  6 dispatches, one 4-byte readback (the count); the table is
     //            summed here too, so components() only downloads it
@@ -83,7 +87,8 @@ public:
     std::uint32_t label(unsigned texture, const LabelOptions& options = {});
 
     // GL_R32UI texture with the labels of the last call (0 background,
-    // 1..N), owned by the Labeler and valid until the next call.
+    // 1..N), owned by the Labeler and valid until the next call: a
+    // GL_TEXTURE_3D of the volume's size after a volume.
     unsigned labelTexture() const;
 
     // The component table of the last call (label i + 1 at index i),

@@ -46,6 +46,8 @@ struct InputDescription {
 
     static InputDescription hostImage(int width, int height, int channels, int sampleBits);
     static InputDescription texture(int width, int height, unsigned internalFormat);
+    // A GL_TEXTURE_3D: a volume of `depth` slices.
+    static InputDescription volumeTexture(int width, int height, int depth, unsigned internalFormat);
     static InputDescription cudaDeviceImage(int width, int height, int channels, int sampleBits);
 };
 
@@ -74,9 +76,16 @@ struct EngineCapabilities {
     // dimensions is the entries' question (their own words), not the router's.
     std::vector<Connectivity> connectivities;
     std::vector<int> dimensions;
+    // Where a volume may live, where that is narrower than `residences`
+    // (empty: wherever the engine reads).
+    std::vector<Residence> volumeResidences;
     // The largest extent along any axis, and the most elements, of one call.
     std::int64_t largestExtent = 0;
     std::uint64_t largestCount = 0;
+    // The same for a volume, where the engine labels volumes (its 3-D
+    // textures and keys have limits of their own).
+    std::int64_t largestVolumeExtent = 0;
+    std::uint64_t largestVolumeCount = 0;
 
     bool takes(Residence residence) const;
     bool takes(Connectivity connectivity) const;

@@ -30,6 +30,11 @@ public:
     // The same from pixels the caller owns (no pixel-buffer size to check:
     // `image.pixels` must hold image.byteCount() bytes).
     explicit ImageTexture(const ImageView& image);
+    // A volume (image.dimensions 3) into a GL_TEXTURE_3D of the same
+    // formats, up to GL_MAX_3D_TEXTURE_SIZE a side; the same errors, and
+    // "glccl::ImageTexture::volume(): ..." for a 2-D image. The constructors
+    // above take 2-D images only.
+    static ImageTexture volume(const Image& image);
     ~ImageTexture();
     ImageTexture(ImageTexture&& other) noexcept;
     ImageTexture& operator=(ImageTexture&& other) noexcept;
@@ -60,6 +65,7 @@ public:
     unsigned id() const;  // the GL texture name, 0 when empty
     int width() const;
     int height() const;
+    int depth() const;             // slices: 1 for a 2-D image
     int channels() const;          // 1 or 4
     int sampleBits() const;             // bits per sample: 8, 16 or 32
     unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_RGBA16 or GL_R32UI; 0 when empty
@@ -71,6 +77,9 @@ public:
 
 private:
     struct Impl;
+    // The texture of `image`, 2-D or 3-D as image.dimensions says; errors
+    // start with `where`.
+    static std::unique_ptr<Impl> allocate(const ImageView& image, const std::string& where);
     std::unique_ptr<Impl> impl_;
 };
 

@@ -61,8 +61,15 @@ std::string criterionVariant(Connectivity connectivity, const Criterion& criteri
 }
 
 NodeSize NodeSize::of(Connectivity connectivity, const Criterion& criterion) {
-    if (criterion.kind != Criterion::Kind::Binary) return {1, 1};
-    return connectivity == Connectivity::Eight ? NodeSize{2, 2} : NodeSize{2, 1};
+    if (criterion.kind != Criterion::Kind::Binary) return {1, 1, 1};
+    switch (connectivity) {
+        case Connectivity::Eight: return {2, 2, 1};
+        case Connectivity::TwentySix: return {2, 2, 2};
+        case Connectivity::Eighteen: return {2, 2, 1};
+        case Connectivity::Four:
+        case Connectivity::Six: break;
+    }
+    return {2, 1, 1};
 }
 
 }  // namespace glccl::backends

@@ -21,11 +21,15 @@ std::string criterionVariant(Connectivity connectivity, const Criterion& criteri
 
 // Blocks whose foreground pixels always touch (the "Nodes" of both GL
 // backends): 2x2 for binary 8-connectivity, 2x1 for binary 4-connectivity,
-// single pixels for segments and threshold (a block could hold two).
+// single pixels for segments and threshold (a block could hold two). In a
+// volume (compute): 2x2x2 voxels at 26, 2x2x1 at 18 (its opposite corners
+// are not 18-neighbours), 2x1x1 at 6.
 struct NodeSize {
-    int width = 1, height = 1;
+    int width = 1, height = 1, depth = 1;
     static NodeSize of(Connectivity connectivity, const Criterion& criterion);
-    bool operator==(const NodeSize& other) const { return width == other.width && height == other.height; }
+    bool operator==(const NodeSize& other) const {
+        return width == other.width && height == other.height && depth == other.depth;
+    }
 };
 
 }  // namespace glccl::backends

@@ -58,6 +58,22 @@ private:
 // representative parameters).
 std::vector<std::string> generatedFamilies();
 
+// Volume families, 1-channel binary volumes (0 / 255) of w x h x d voxels,
+// named FAMILY@WxHxD on the command line (validate, bench):
+//   noise<P>  uniform random, P percent foreground (noise30)
+//   blobs     a uniform random field, averaged over 5x5x5 voxels (mirrored
+//             at the faces), foreground above 0.52: about 22 %, many blobs
+//   balls     solid balls of radius n/32+2 .. n/10+2 (n the shortest side),
+//             n/8 of them at random centres
+//   hilbert   a 3-D Hilbert curve at spacing 2 (its points at even
+//             coordinates, the voxels between them set): one thin component
+// Throws glccl::Error for an unknown family or a side outside 1..32768.
+Image generateVolumeFamily(const std::string& family, int width, int height, int depth, std::uint64_t seed = 1);
+std::vector<std::string> generatedVolumeFamilies();
+
+// A random 1-channel volume: randomImage's values and density, voxel by voxel.
+Image randomVolume(int width, int height, int depth, double density, int levels, std::uint64_t seed);
+
 // Random image for fuzz-like tests: `levels` distinct values (2 = binary
 // 0/255) with the given probability of a nonzero pixel, `channels` 1 or 4.
 Image randomImage(int width, int height, double density, int levels, int channels, std::uint64_t seed);

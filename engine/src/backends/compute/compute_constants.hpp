@@ -16,6 +16,9 @@
 //   key          a pixel's linear index y * width + x, which orders keys
 //                like raster positions (compute_common.glsl).
 // "Tile" is kept for the pieces of a huge image (tiles/), never for these.
+// A volume has the same words in 3-D (voxel for pixel, a line is one (y, z),
+// patches are boxes of nodes); its passes are the <stage>_volume.comp
+// siblings of the 2-D ones, under the same stage names and timer keys.
 //
 //   the node grid, from its top-left corner:
 //   +-------+-------+-------+--
@@ -64,9 +67,31 @@ constexpr int kTableProbes = 8;
 // The table: an R32UI 2-D array, one layer per field, entry i at
 // (i % kTableWidth, i / kTableWidth). Zero is every field's starting value:
 // kMinX holds the inverted minimum (~x, summed with atomicMax); kMinY is
-// written once, by the component's first pixel.
+// written once, by the component's first pixel. A volume's table has the z
+// fields too (kVolumeTableFields): there kMinZ is the one written by the
+// first voxel, and kMinY is inverted like kMinX.
 constexpr int kTableWidth = 4096;
-enum TableField { kMinX, kMinY, kMaxX, kMaxY, kArea, kSumXLow, kSumXHigh, kSumYLow, kSumYHigh, kTableFields };
+enum TableField {
+    kMinX, kMinY, kMaxX, kMaxY, kArea, kSumXLow, kSumXHigh, kSumYLow, kSumYHigh, kTableFields,
+    kMinZ = kTableFields, kMaxZ, kSumZLow, kSumZHigh, kVolumeTableFields
+};
+
+// Volumes (the *_volume.comp passes). A patch: 16 x 8 x 4 nodes, one thread
+// each (512: every OpenGL 4.3 context runs 1024), a node line of 16 nodes
+// reading 32 consecutive voxels of a 2x2x2 node grid. A label patch: 16 x 8
+// x 8 nodes, two per thread; its shared memory (labels and masks of 1024
+// nodes, 512 table slots of 10 words) stays under the 32 KiB of llvmpipe,
+// and its coordinate sums below 2^32 (8192 voxels of coordinates below 2^15).
+constexpr int kVolumePatchWidth = 16;
+constexpr int kVolumePatchHeight = 8;
+constexpr int kVolumePatchDepth = 4;
+constexpr int kVolumeLabelPatchWidth = 16;
+constexpr int kVolumeLabelPatchHeight = 8;
+constexpr int kVolumeLabelPatchDepth = 8;
+constexpr int kVolumeLabelSlicesPerPass = 4;
+static_assert(kVolumePatchWidth * kVolumePatchHeight * kVolumePatchDepth <= 1024, "a work group of one thread per node");
+static_assert(kVolumeLabelPatchDepth % kVolumeLabelSlicesPerPass == 0 && kVolumeLabelPatchWidth % kTableRun == 0,
+              "volume label patch shape");
 
 // Image units, buffer bindings and the input's texture unit.
 constexpr int kParentsImage = 0;  // parents where they do not fit a storage buffer
@@ -108,20 +133,37 @@ struct KeyDivision {
     }
 };
 
-inline void computeDefines(gl::ProgramBuilder& builder) {
-    builder.define("PATCH_W", kPatchWidth)
-        .define("PATCH_H", kPatchHeight)
-        .define("PATCH_LINES_PER_PASS", kPatchLinesPerPass)
-        .define("LABEL_PATCH_W", kLabelPatchWidth)
-        .define("LABEL_PATCH_H", kLabelPatchHeight)
-        .define("LABEL_LINES_PER_PASS", kLabelLinesPerPass)
-        .define("BORDER_THREADS", kBorderThreads)
+// `volume`: the sizes of the *_volume.comp passes (DIMENSIONS 3).
+inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
+    if (volume) {
+        builder.define("DIMENSIONS", 3)
+            .define("PATCH_W", kVolumePatchWidth)
+            .define("PATCH_H", kVolumePatchHeight)
+            .define("PATCH_D", kVolumePatchDepth)
+            .define("LABEL_PATCH_W", kVolumeLabelPatchWidth)
+            .define("LABEL_PATCH_H", kVolumeLabelPatchHeight)
+            .define("LABEL_PATCH_D", kVolumeLabelPatchDepth)
+            .define("LABEL_SLICES_PER_PASS", kVolumeLabelSlicesPerPass)
+            .define("TABLE_FIELDS", kVolumeTableFields)
+            .define("FIELD_MIN_Z", kMinZ)
+            .define("FIELD_MAX_Z", kMaxZ)
+            .define("FIELD_SUM_Z", kSumZLow);
+    } else {
+        builder.define("DIMENSIONS", 2)
+            .define("PATCH_W", kPatchWidth)
+            .define("PATCH_H", kPatchHeight)
+            .define("PATCH_LINES_PER_PASS", kPatchLinesPerPass)
+            .define("LABEL_PATCH_W", kLabelPatchWidth)
+            .define("LABEL_PATCH_H", kLabelPatchHeight)
+            .define("LABEL_LINES_PER_PASS", kLabelLinesPerPass)
+            .define("TABLE_FIELDS", kTableFields);
+    }
+    builder.define("BORDER_THREADS", kBorderThreads)
         .define("TABLE_RUN", kTableRun)
         .define("TABLE_SLOT_BITS", kTableSlotBits)
         .define("TABLE_SLOTS", 1 << kTableSlotBits)
         .define("TABLE_PROBES", kTableProbes)
         .define("TABLE_WIDTH", kTableWidth)
-        .define("TABLE_FIELDS", kTableFields)
         .define("FIELD_MIN_X", kMinX)
         .define("FIELD_MIN_Y", kMinY)
         .define("FIELD_MAX_X", kMaxX)

@@ -10,6 +10,10 @@
 //                    exact 64-bit sums go into the table, reduced per label patch first
 //   download_table   components(): the table's entries to the host
 //
+// A GL_TEXTURE_3D input is a volume: the same passes run their
+// <stage>_volume.comp siblings over 3-D nodes and patches, into a 3-D label
+// texture, and the table has the z fields.
+//
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.
 
@@ -45,13 +49,16 @@ public:
     }
 
     void reserve(int width, int height, const LabelOptions& options) override {
-        resources_.reserve(width, height, NodeSize::of(options.connectivity, options.criterion), parentsStorage_);
+        resources_.reserve(width, height, 1, false, NodeSize::of(options.connectivity, options.criterion),
+                           parentsStorage_);
     }
 
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer& timer) override {
-        reserve(input.width(), input.height(), options);
-        programs_.select(options.connectivity, options.criterion, input.internalFormat(), resources_.node);
+        const bool volume = input.target() == GL_TEXTURE_3D;
+        resources_.reserve(input.width(), input.height(), input.depth(), volume,
+                           NodeSize::of(options.connectivity, options.criterion), parentsStorage_);
+        programs_.select(options.connectivity, options.criterion, input.internalFormat(), resources_.node, volume);
         // A host texture with one level and a mipmapped filter is incomplete
         // unless a nearest sampler is bound with it; the sampler also gives
         // the gathers of local_merge a zero border.

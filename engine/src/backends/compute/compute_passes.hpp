@@ -19,17 +19,21 @@ namespace glccl::compute {
 
 // One compute program: its stage (glsl/<stage>.comp, the build errors' name)
 // and the #defines only that stage takes (which parts of compute_common.glsl
-// it declares; its work group size where that varies, `groupThreads`).
+// it declares; its work group size where that varies, `groupThreads`). A
+// volume's sibling of a stage names its own file (`file`,
+// "<stage>_volume.comp") under the same stage.
 struct ProgramSpec {
     const char* stage;
     void (*defines)(gl::ProgramBuilder& builder, int groupThreads);
+    const char* file = nullptr;  // nullptr: "<stage>.comp"
 };
 
 // The programs of one variant (criterion, connectivity, input format, node
-// size), built on first use and kept.
+// size, image or volume), built on first use and kept.
 class ComputePrograms {
 public:
-    void select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node);
+    void select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node,
+                bool volume);
     // The program, current, with imageSize and gridSize set.
     gl::Program& use(const ProgramSpec& spec, const ComputeResources& resources, int groupThreads = 0);
 
@@ -38,6 +42,7 @@ private:
     Criterion criterion_;
     GLenum inputFormat_ = GL_R8;
     NodeSize node_;
+    bool volume_ = false;
     std::string variant_;
     std::map<std::string, gl::Program> programs_;
 };
@@ -55,12 +60,20 @@ struct PassContext {
 
 // glDispatchCompute, then a barrier for whatever the next pass reads
 // (images, storage buffers, the label texture as a texture).
-void dispatch(int groupsX, int groupsY);
+void dispatch(int groupsX, int groupsY, int groupsZ = 1);
 // Patches and label patches (compute_constants.hpp) over the node grid.
 int patchesAcross(const ComputeResources& resources);
 int patchesDown(const ComputeResources& resources);
 int labelPatchesAcross(const ComputeResources& resources);
 int labelPatchesDown(const ComputeResources& resources);
+// A volume's patches and label patches along x, y and z.
+struct GroupCount {
+    int x, y, z;
+};
+GroupCount volumePatches(const ComputeResources& resources);
+GroupCount volumeLabelPatches(const ComputeResources& resources);
+// `texture` (2-D or 3-D) on an image unit: all its slices for a volume.
+void bindImage(int unit, const gl::Texture& texture, GLenum access, GLenum format);
 // The input on its texture unit, for `program`.
 void bindInput(gl::Program& program, const gl::Texture& input);
 // Parents (buffer or image) and the node_info image on their bindings.

@@ -6,14 +6,55 @@ namespace glccl::compute {
 
 namespace {
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
+
+// The 13 backward neighbours of a volume's node, in compute_common.glsl's
+// order (kBackward).
+constexpr int kBackwardOffsets[13][3] = {{-1, 0, 0},  {-1, -1, 0}, {0, -1, 0},  {1, -1, 0},  {-1, -1, -1},
+                                         {0, -1, -1}, {1, -1, -1}, {-1, 0, -1}, {0, 0, -1},  {1, 0, -1},
+                                         {-1, 1, -1}, {0, 1, -1},  {1, 1, -1}};
+
+// LINK_VOXELS and LINK_DIRECTIONS of compute_common.glsl: for each backward
+// neighbour d and voxel i of a node, the voxels of the neighbour that voxel
+// i touches under `connectivity` (6: a face, 18: a face or an edge, 26:
+// any); and the directions in which any voxel touches any.
+void defineVolumeLinks(gl::ProgramBuilder& builder, Connectivity connectivity, NodeSize node) {
+    const int steps = connectivity == Connectivity::Six ? 1 : connectivity == Connectivity::Eighteen ? 2 : 3;
+    const int voxels = node.width * node.height * node.depth;
+    auto voxel = [&](int i, int axis) {
+        return axis == 0 ? i % node.width : axis == 1 ? (i / node.width) % node.height : i / (node.width * node.height);
+    };
+    const int extent[3] = {node.width, node.height, node.depth};
+    std::string table;
+    unsigned directions = 0;
+    for (int d = 0; d < 13; ++d) {
+        for (int i = 0; i < voxels; ++i) {
+            unsigned touched = 0;
+            for (int j = 0; j < voxels; ++j) {
+                int apart = 0;
+                bool near = true;
+                for (int axis = 0; axis < 3; ++axis) {
+                    const int difference = voxel(j, axis) + kBackwardOffsets[d][axis] * extent[axis] - voxel(i, axis);
+                    near = near && difference >= -1 && difference <= 1;
+                    apart += difference != 0;
+                }
+                if (near && apart <= steps) touched |= 1u << j;
+            }
+            if (touched != 0) directions |= 1u << d;
+            table += (table.empty() ? "" : ", ") + std::to_string(touched) + "u";
+        }
+    }
+    builder.define("NODE_D", node.depth).define("LINK_VOXELS", table).define("LINK_DIRECTIONS", int(directions));
+}
 }  // namespace
 
-void ComputePrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node) {
+void ComputePrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node,
+                             bool volume) {
     connectivity_ = connectivity;
     criterion_ = criterion;
     inputFormat_ = inputFormat;
     node_ = node;
-    variant_ = backends::criterionVariant(connectivity, criterion, inputFormat);
+    volume_ = volume;
+    variant_ = backends::criterionVariant(connectivity, criterion, inputFormat) + (volume ? "/volume" : "");
 }
 
 gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResources& resources, int groupThreads) {
@@ -25,26 +66,38 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
         gl::ProgramBuilder builder(spec.stage);
         backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
         builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
-        computeDefines(builder);
+        if (volume_) defineVolumeLinks(builder, connectivity_, node_);
+        computeDefines(builder, volume_);
         if (resources.parentsInImage) builder.define("PARENTS_IN_IMAGE");
         spec.defines(builder, groupThreads);
-        builder.compute(std::string(spec.stage) + ".comp");
+        builder.compute(spec.file ? std::string(spec.file) : std::string(spec.stage) + ".comp");
         found = programs_.emplace(key, builder.build()).first;
     }
     gl::Program& program = found->second;
     program.use();
-    program.set("imageSize", resources.width, resources.height);
-    program.set("gridSize", resources.gridWidth, resources.gridHeight);
+    if (volume_) {
+        program.set("imageSize", resources.width, resources.height, resources.depth);
+        program.set("gridSize", resources.gridWidth, resources.gridHeight, resources.gridDepth);
+    } else {
+        program.set("imageSize", resources.width, resources.height);
+        program.set("gridSize", resources.gridWidth, resources.gridHeight);
+    }
     const KeyDivision division = KeyDivision::of(resources.width);
     program.set("keyMultiplier", unsigned(division.multiplier));
     program.set("keyShift", unsigned(division.shift));
+    if (volume_) {
+        // A volume's lines (z * height + y) are divided by the height alike.
+        const KeyDivision slices = KeyDivision::of(resources.height);
+        program.set("sliceMultiplier", unsigned(slices.multiplier));
+        program.set("sliceShift", unsigned(slices.shift));
+    }
     return program;
 }
 
 void PassContext::checkPass(const char* stage) const { backends::checkPass(checkEachPass, "compute", stage); }
 
-void dispatch(int groupsX, int groupsY) {
-    if (groupsX > 0 && groupsY > 0) glDispatchCompute(GLuint(groupsX), GLuint(groupsY), 1);
+void dispatch(int groupsX, int groupsY, int groupsZ) {
+    if (groupsX > 0 && groupsY > 0 && groupsZ > 0) glDispatchCompute(GLuint(groupsX), GLuint(groupsY), GLuint(groupsZ));
     glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
@@ -53,19 +106,34 @@ int patchesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kPatch
 int labelPatchesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kLabelPatchWidth); }
 int labelPatchesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kLabelPatchHeight); }
 
+GroupCount volumePatches(const ComputeResources& r) {
+    return {ceilDiv(r.gridWidth, kVolumePatchWidth), ceilDiv(r.gridHeight, kVolumePatchHeight),
+            ceilDiv(r.gridDepth, kVolumePatchDepth)};
+}
+GroupCount volumeLabelPatches(const ComputeResources& r) {
+    return {ceilDiv(r.gridWidth, kVolumeLabelPatchWidth), ceilDiv(r.gridHeight, kVolumeLabelPatchHeight),
+            ceilDiv(r.gridDepth, kVolumeLabelPatchDepth)};
+}
+
 void bindInput(gl::Program& program, const gl::Texture& input) {
     program.set("inputImage", kInputUnit);
     glActiveTexture(GL_TEXTURE0 + kInputUnit);
-    glBindTexture(GL_TEXTURE_2D, input.id());
+    glBindTexture(input.target(), input.id());
+}
+
+void bindImage(int unit, const gl::Texture& texture, GLenum access, GLenum format) {
+    // A 3-D texture bound without `layered` would show one slice.
+    const GLboolean layered = texture.target() == GL_TEXTURE_3D ? GL_TRUE : GL_FALSE;
+    glBindImageTexture(GLuint(unit), texture.id(), 0, layered, 0, access, format);
 }
 
 void bindNodeData(const ComputeResources& r) {
     if (r.parentsInImage) {
-        glBindImageTexture(kParentsImage, r.parentsImage.id(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R32UI);
+        bindImage(kParentsImage, r.parentsImage, GL_READ_WRITE, GL_R32UI);
     } else {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParentsBuffer, r.parents.id());
     }
-    glBindImageTexture(kNodeInfoImage, r.nodeInfo.id(), 0, GL_FALSE, 0, GL_READ_WRITE, GL_R8UI);
+    bindImage(kNodeInfoImage, r.nodeInfo, GL_READ_WRITE, GL_R8UI);
 }
 
 }  // namespace glccl::compute

@@ -38,39 +38,47 @@ ParentsStorage parentsStorageFromTuning() {
     return ParentsStorage::Auto;
 }
 
-void ComputeResources::reserve(int w, int h, NodeSize n, ParentsStorage storage) {
-    if (w == width && h == height && n == node) return;
+void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, ParentsStorage storage) {
+    if (w == width && h == height && d == depth && v == volume && n == node) return;
     width = height = 0;
-    const std::string what = "the compute backend's buffers for " + std::to_string(w) + "x" + std::to_string(h);
-    const int gw = ceilDiv(w, n.width), gh = ceilDiv(h, n.height);
+    const std::string size = std::to_string(w) + "x" + std::to_string(h) + (v ? "x" + std::to_string(d) : "");
+    const std::string what = "the compute backend's buffers for " + size;
+    const int gw = ceilDiv(w, n.width), gh = ceilDiv(h, n.height), gd = v ? ceilDiv(d, n.depth) : 1;
+    auto nodeImage = [&](GLenum format) {
+        return v ? gl::Texture::allocateVolume(format, gw, gh, gd, what) : gl::Texture::allocate(format, gw, gh, what);
+    };
     parents = {};
     parentsImage = {};
     nodeInfo = {};
-    const std::uint64_t parentBytes = std::uint64_t(gw) * std::uint64_t(gh) * 4;
+    const std::uint64_t parentBytes = std::uint64_t(gw) * std::uint64_t(gh) * std::uint64_t(gd) * 4;
     GLint64 largest = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largest);
     const bool fits = parentBytes <= std::uint64_t(largest);
     if (storage == ParentsStorage::Buffer && !fits)
-        throw Error("Tuning::computeParents is buffer: a " + std::to_string(w) + "x" + std::to_string(h) +
-                    " image needs a storage buffer of " + std::to_string(parentBytes) +
+        throw Error("Tuning::computeParents is buffer: a " + size + (v ? " volume" : " image") +
+                    " needs a storage buffer of " + std::to_string(parentBytes) +
                     " bytes for the compute backend's node grid; this context allows " + std::to_string(largest) +
                     " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
     parentsInImage = storage == ParentsStorage::Image || !fits;
     if (parentsInImage) {
-        parentsImage = gl::Texture::allocate(GL_R32UI, gw, gh, what);
+        parentsImage = nodeImage(GL_R32UI);
     } else {
         parents = storageBuffer(std::size_t(parentBytes), what);
     }
-    nodeInfo = gl::Texture::allocate(GL_R8UI, gw, gh, what);
-    lineCounts = storageBuffer(std::size_t(h) * 4, what);
-    lineOffsets = storageBuffer((std::size_t(h) + 1) * 4, what);
+    nodeInfo = nodeImage(GL_R8UI);
+    const std::size_t lineCount = std::size_t(h) * std::size_t(v ? d : 1);
+    lineCounts = storageBuffer(lineCount * 4, what);
+    lineOffsets = storageBuffer((lineCount + 1) * 4, what);
     const std::uint32_t zero = 0;
     if (!groupsDone) groupsDone = storageBuffer(4, what, &zero);
     width = w;
     height = h;
+    depth = v ? d : 1;
+    volume = v;
     node = n;
     gridWidth = gw;
     gridHeight = gh;
+    gridDepth = gd;
 }
 
 void ComputeResources::reserveTable(std::uint32_t count, bool clearTextures) {
@@ -91,7 +99,9 @@ void ComputeResources::reserveTable(std::uint32_t count, bool clearTextures) {
     GLint previous = 0;
     glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &previous);
     glBindTexture(GL_TEXTURE_2D_ARRAY, table.id());
-    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_R32UI, kTableWidth, capacity, kTableFields);
+    // The z fields too, whatever this labeling is: a table serves images
+    // and volumes alike.
+    glTexStorage3D(GL_TEXTURE_2D_ARRAY, 1, GL_R32UI, kTableWidth, capacity, kVolumeTableFields);
     const std::uint32_t zero = 0;
     if (clearTextures) {
         glClearTexImage(table.id(), 0, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
@@ -103,7 +113,7 @@ void ComputeResources::reserveTable(std::uint32_t count, bool clearTextures) {
         GLint unpackBuffer = 0;
         glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
-        for (int field = 0; field < kTableFields; ++field)
+        for (int field = 0; field < kVolumeTableFields; ++field)
             for (int row = 0; row < capacity; row += kZeroRows)
                 glTexSubImage3D(GL_TEXTURE_2D_ARRAY, 0, 0, row, field, kTableWidth, std::min(kZeroRows, capacity - row),
                                 1, GL_RED_INTEGER, GL_UNSIGNED_INT, zeros.data());
@@ -113,6 +123,7 @@ void ComputeResources::reserveTable(std::uint32_t count, bool clearTextures) {
     checkGlError("allocating the component table for " + std::to_string(count) + " components");
     tableRows = capacity;
     tableDirty = 0;
+    tableDirtyZ = 0;
 }
 
 }  // namespace glccl::compute

@@ -20,8 +20,11 @@ ParentsStorage parentsStorageFromTuning();
 
 struct ComputeResources {
     int width = 0, height = 0;          // pixels
+    int depth = 1;                      // slices of a volume (1 for an image)
+    bool volume = false;                // a volume: its images are 3-D
     NodeSize node;
     int gridWidth = 0, gridHeight = 0;  // nodes
+    int gridDepth = 1;
     // Per node, a key of its tree (compute_common.glsl): a storage buffer in
     // the grid's raster order, or an R32UI image where the buffer would be
     // larger than the context allows (parentsInImage).
@@ -29,7 +32,7 @@ struct ComputeResources {
     gl::Texture parentsImage;
     bool parentsInImage = false;
     gl::Texture nodeInfo;               // R8UI per node: foreground mask and backward links
-    gl::Buffer lineCounts;              // uint per pixel line: roots whose first pixel is there
+    gl::Buffer lineCounts;              // uint per pixel line (a volume's: height x depth): roots whose first pixel is there
     gl::Buffer lineOffsets;             // uint per pixel line + 1: the exclusive scan, then the total
     gl::Buffer groupsDone;              // uint: count_roots' work groups done (0 between labelings)
     gl::Object<gl::TextureTraits> table;  // R32UI 2-D array (compute_constants.hpp, TableField)
@@ -37,9 +40,15 @@ struct ComputeResources {
     // Entries from the first that may hold sums of the last labeling; every
     // entry past them is zero. local_merge zeroes them for the next one.
     std::uint32_t tableDirty = 0;
+    // The same for the z fields, which only a volume's labelings sum into
+    // and only theirs zero.
+    std::uint32_t tableDirtyZ = 0;
 
     // Throws glccl::Error (GL_OUT_OF_MEMORY, limits) naming what did not fit.
-    void reserve(int width, int height, NodeSize node, ParentsStorage storage);
+    // `volume`: a GL_TEXTURE_3D input of `depth` slices (1 for an image).
+    void reserve(int width, int height, int depth, bool volume, NodeSize node, ParentsStorage storage);
+    // The pixel lines: height, times depth for a volume.
+    int lines() const { return height * depth; }
     // Room for `count` table entries (grows by doubling, never shrinks). A
     // new table starts zero: by glClearTexImage where `clearTextures`, else
     // by uploads of zeros.

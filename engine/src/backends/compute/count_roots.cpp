@@ -8,6 +8,11 @@ namespace {
 const ProgramSpec kCountRoots{CountRootsPass::kStage, [](gl::ProgramBuilder& builder, int lineThreads) {
                                   builder.define("LINE_THREADS", lineThreads);
                               }};
+const ProgramSpec kCountRootsVolume{CountRootsPass::kStage,
+                                    [](gl::ProgramBuilder& builder, int lineThreads) {
+                                        builder.define("LINE_THREADS", lineThreads);
+                                    },
+                                    "count_roots_volume.comp"};
 }  // namespace
 
 // glsl/count_roots.comp: one work group per node line ranks its roots; the
@@ -17,18 +22,19 @@ std::uint32_t CountRootsPass::run(const PassContext& context) {
     const ComputeResources& r = context.resources;
     {
         auto scope = context.timer.scope(kStage);
-        context.programs.use(kCountRoots, r, countRootsThreads(r.gridWidth));
+        context.programs.use(r.volume ? kCountRootsVolume : kCountRoots, r, countRootsThreads(r.gridWidth));
         bindNodeData(r);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineCountsBuffer, r.lineCounts.id());
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());
-        dispatch(r.gridHeight, 1);
+        // A volume: one work group per node line (y, z).
+        dispatch(r.gridHeight, r.gridDepth);
         context.checkPass(kStage);
     }
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     std::uint32_t count = 0;
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, r.lineOffsets.id());
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr(r.height) * 4, 4, &count);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr(r.lines()) * 4, 4, &count);
     return count;
 }
 

@@ -5,6 +5,26 @@
 
 namespace glccl::compute {
 
+namespace {
+
+// A volume's entry: every minimum but the front inverted (the front is
+// written by the component's first voxel).
+template <class Field, class Wide>
+void decodeVolumeEntry(const Field& field, const Wide& wide, std::uint32_t i, Component& c) {
+    c.left = ~field(kMinX, i);
+    c.top = ~field(kMinY, i);
+    c.front = field(kMinZ, i);
+    c.width = field(kMaxX, i) - c.left + 1;
+    c.height = field(kMaxY, i) - c.top + 1;
+    c.depth = field(kMaxZ, i) - c.front + 1;
+    c.area = field(kArea, i);
+    c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
+    c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
+    c.centroidZ = double(wide(kSumZLow, i)) / double(c.area);
+}
+
+}  // namespace
+
 // The table's first `count` entries, field by field (compute_constants.hpp),
 // through a pixel-pack buffer: the GPU copies into it and the host reads it
 // mapped, far faster than a read straight into client memory. The host's
@@ -21,7 +41,9 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
         rowWidth = kTableWidth;
         layerStride = std::size_t(kTableWidth) * r.tableRows;
     }
-    const std::size_t bytes = layerStride * kTableFields * 4;
+    // A volume's table has the z fields too; 4.3 reads every layer there is.
+    const int fieldCount = r.volume ? kVolumeTableFields : kTableFields;
+    const std::size_t bytes = layerStride * (subImageReads_ ? fieldCount : kVolumeTableFields) * 4;
     if (packCapacity_ < bytes) {
         clearGlErrors();
         packBuffer_ = gl::Buffer::create();
@@ -32,7 +54,7 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
     }
     glBindBuffer(GL_PIXEL_PACK_BUFFER, packBuffer_.id());
     if (subImageReads_) {
-        glGetTextureSubImage(r.table.id(), 0, 0, 0, 0, width, rows, kTableFields, GL_RED_INTEGER, GL_UNSIGNED_INT,
+        glGetTextureSubImage(r.table.id(), 0, 0, 0, 0, width, rows, fieldCount, GL_RED_INTEGER, GL_UNSIGNED_INT,
                              GLsizei(bytes), nullptr);
     } else {
         GLint previous = 0;
@@ -55,8 +77,13 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
     auto wide = [&](int low, std::uint32_t i) {
         return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
     };
+    const bool volume = r.volume;
     decoder_.forRanges(count, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t end) {
         for (auto i = std::uint32_t(begin); i < end; ++i) {
+            if (volume) {
+                decodeVolumeEntry(field, wide, i, table[i]);
+                continue;
+            }
             Component& c = table[i];
             c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"
             c.top = field(kMinY, i);

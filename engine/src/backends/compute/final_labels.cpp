@@ -8,6 +8,11 @@ namespace {
 const ProgramSpec kFinalLabels{FinalLabelsPass::kStage, [](gl::ProgramBuilder& builder, int) {
                                    builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
                                }};
+const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
+                                     [](gl::ProgramBuilder& builder, int) {
+                                         builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
+                                     },
+                                     "final_labels_volume.comp"};
 }  // namespace
 
 // glsl/final_labels.comp: every pixel takes its component's number, and the
@@ -16,12 +21,18 @@ void FinalLabelsPass::run(const PassContext& context, const gl::Texture& labels,
     auto scope = context.timer.scope(kStage);
     ComputeResources& r = context.resources;
     r.tableDirty = count;
-    context.programs.use(kFinalLabels, r);
+    if (r.volume) r.tableDirtyZ = count;
+    context.programs.use(r.volume ? kFinalLabelsVolume : kFinalLabels, r);
     bindNodeData(r);
-    glBindImageTexture(kLabelsImage, labels.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
+    bindImage(kLabelsImage, labels, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-    dispatch(labelPatchesAcross(r), labelPatchesDown(r));
+    if (r.volume) {
+        const GroupCount patches = volumeLabelPatches(r);
+        dispatch(patches.x, patches.y, patches.z);
+    } else {
+        dispatch(labelPatchesAcross(r), labelPatchesDown(r));
+    }
     context.checkPass(kStage);
 }
 

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
 
@@ -7,6 +9,9 @@ namespace {
 // local_merge writes parents and never reads them from memory.
 const ProgramSpec kLocalMerge{LocalMergePass::kStage,
                               [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); }};
+const ProgramSpec kLocalMergeVolume{LocalMergePass::kStage,
+                                    [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); },
+                                    "local_merge_volume.comp"};
 }  // namespace
 
 // glsl/local_merge.comp: each node's foreground mask, then union-find inside
@@ -16,12 +21,20 @@ const ProgramSpec kLocalMerge{LocalMergePass::kStage,
 void LocalMergePass::run(const PassContext& context, const gl::Texture& input) {
     auto scope = context.timer.scope(kStage);
     ComputeResources& r = context.resources;
-    gl::Program& program = context.programs.use(kLocalMerge, r);
+    gl::Program& program = context.programs.use(r.volume ? kLocalMergeVolume : kLocalMerge, r);
     bindInput(program, input);
     bindNodeData(r);
-    program.set("clearCount", unsigned(r.tableDirty));
+    // A volume's pass zeroes the z fields too, of the entries any volume
+    // summed into.
+    program.set("clearCount", unsigned(r.volume ? std::max(r.tableDirty, r.tableDirtyZ) : r.tableDirty));
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32UI);
-    dispatch(patchesAcross(r), patchesDown(r));
+    if (r.volume) {
+        const GroupCount patches = volumePatches(r);
+        dispatch(patches.x, patches.y, patches.z);
+        r.tableDirtyZ = 0;
+    } else {
+        dispatch(patchesAcross(r), patchesDown(r));
+    }
     r.tableDirty = 0;
     context.checkPass(kStage);
 }

@@ -4,6 +4,8 @@ namespace glccl::compute {
 
 namespace {
 const ProgramSpec kMergeBorders{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {}};
+const ProgramSpec kMergeBordersVolume{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {},
+                                      "merge_borders_volume.comp"};
 }  // namespace
 
 // glsl/merge_borders.comp: the links that cross patch borders, as global
@@ -11,9 +13,14 @@ const ProgramSpec kMergeBorders{MergeBordersPass::kStage, [](gl::ProgramBuilder&
 void MergeBordersPass::run(const PassContext& context, const gl::Texture& input) {
     auto scope = context.timer.scope(kStage);
     const ComputeResources& r = context.resources;
-    bindInput(context.programs.use(kMergeBorders, r), input);
+    bindInput(context.programs.use(r.volume ? kMergeBordersVolume : kMergeBorders, r), input);
     bindNodeData(r);
-    dispatch(patchesAcross(r), patchesDown(r));
+    if (r.volume) {
+        const GroupCount patches = volumePatches(r);
+        dispatch(patches.x, patches.y, patches.z);
+    } else {
+        dispatch(patchesAcross(r), patchesDown(r));
+    }
     context.checkPass(kStage);
 }
 

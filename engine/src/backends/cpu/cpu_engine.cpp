@@ -1,5 +1,5 @@
 // The cpu backend: the reference labeler (host/) on a download of the
-// texture, its labels uploaded into the Labeler's label texture. Slow and
+// texture (2-D or 3-D), its labels uploaded into the Labeler's label texture. Slow and
 // obviously right: the oracle, on the same texture as the GPU engines.
 
 #include "backends/engine.hpp"
@@ -34,7 +34,10 @@ public:
             default:
                 throw Error("the cpu backend reads GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RGBA8 and GL_RGBA16 textures");
         }
-        Image image(input.width(), input.height(), channels, sampleBits);
+        const Shape shape = input.target() == GL_TEXTURE_3D
+                                ? Shape::volume(input.width(), input.height(), input.depth())
+                                : Shape::image(input.width(), input.height());
+        Image image(shape, channels, sampleBits);
         input.download(image.pixels.data(), layout, type);
         labeling_ = labelReference(image, options.connectivity, options.criterion);
         labels.upload(labeling_.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);

@@ -1,0 +1,147 @@
+// local_merge, for a volume (DIMENSIONS 3): the sibling of local_merge.comp
+// and the only stage that reads the whole input. One work group per patch of
+// PATCH_W x PATCH_H x PATCH_D nodes, one thread per node:
+//   1. the node's foreground mask (a fetch per voxel; the threads of a node
+//      line read consecutive voxels);
+//   2. union-find in shared memory over the links to its backward
+//      neighbours inside the patch (compute_common.glsl, kBackward), but
+//      those another link implies (neighboursLinked);
+//   3. every node leaves with its patch-local root in parents and its mask
+//      in node_info.
+// Links that leave the patch are merge_borders' work. Before all that the
+// work groups zero the first clearCount entries of the component table (z
+// fields included), the ones the last labelings summed into, for
+// final_labels.
+layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_D) in;
+
+layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage3D nodeInfo;
+layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
+uniform uint clearCount;
+
+shared uint patchParents[PATCH_W * PATCH_H * PATCH_D];  // keys, as in parents
+shared uint patchMasks[PATCH_W * PATCH_H * PATCH_D];
+
+ivec3 patchOrigin() { return ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D); }
+int localIndexOf(ivec3 local) { return (local.z * PATCH_H + local.y) * PATCH_W + local.x; }
+int localIndex(uint key) { return localIndexOf(nodeOfKey(key) - patchOrigin()); }
+
+// local_merge.comp's localRoot and uniteLocal, on this patch's shared copy:
+// path halving, and Playne & Hawick's lock-free union keeping the smaller key.
+uint localRoot(uint key) {
+    for (;;) {
+        uint parent = patchParents[localIndex(key)];
+        if (parent == key) return key;
+        uint grandparent = patchParents[localIndex(parent)];
+        if (grandparent == parent) return parent;
+        patchParents[localIndex(key)] = grandparent;
+        key = grandparent;
+    }
+}
+
+void uniteLocal(uint a, uint b) {
+    for (;;) {
+        a = localRoot(a);
+        b = localRoot(b);
+        if (a == b) return;
+        if (a < b) {
+            uint old = atomicMin(patchParents[localIndex(b)], a);
+            if (old == b) return;
+            b = old;
+        } else {
+            uint old = atomicMin(patchParents[localIndex(a)], b);
+            if (old == a) return;
+            a = old;
+        }
+    }
+}
+
+// Does node `local` (mask m) link to its in-patch backward neighbour d?
+bool linksInPatch(ivec3 local, uint m, int d) {
+    ivec3 b = local + kBackward[d];
+    if (!directionLinks(d) || any(lessThan(b, ivec3(0))) || b.x >= PATCH_W || b.y >= PATCH_H) return false;
+    uint neighbourMask = patchMasks[localIndexOf(b)];
+    if (neighbourMask == 0u) return false;
+#if NODE_W * NODE_H * NODE_D > 1
+    return masksLink(m, neighbourMask, d);
+#else
+    ivec3 p = patchOrigin() + local;
+    return pixelLinks(p, pixelValue(p), d);
+#endif
+}
+
+// kBackward's index of backward offset o.
+int backwardIndex(ivec3 o) { return o.z == 0 ? (o.y == 0 ? 0 : 2 + o.x) : 4 + (o.y + 1) * 3 + (o.x + 1); }
+
+#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+// Are backward neighbours i and j of node `local` (both linked to it, so
+// both in the patch and foreground) linked to each other? Such a link has
+// both ends before this node and inside the patch, so local_merge unites it,
+// or a path that implies it, itself: by induction over raster order, a link
+// skipped for it is implied. Equal segment values are transitive, so two
+// segment voxels linked to this one are linked when they are neighbours.
+bool neighboursLinked(ivec3 local, int i, int j) {
+    ivec3 o = kBackward[j] - kBackward[i];
+    if (any(greaterThan(abs(o), ivec3(1)))) return false;
+    // The later of the two links back to the other by direction e.
+    bool jFirst = o.z < 0 || (o.z == 0 && (o.y < 0 || (o.y == 0 && o.x < 0)));
+    ivec3 later = local + kBackward[jFirst ? i : j];
+    ivec3 e = jFirst ? o : -o;
+    int d = backwardIndex(e);
+    if (!directionLinks(d)) return false;
+#if NODE_W * NODE_H * NODE_D > 1
+    return masksLink(patchMasks[localIndexOf(later)], patchMasks[localIndexOf(later + e)], d);
+#else
+    return true;
+#endif
+}
+#endif
+
+// Node `local`'s unions with its linked backward neighbours in the patch,
+// but those implied by another (neighboursLinked) or whose neighbour reads
+// the parent the last union read.
+void uniteNode(ivec3 local, uint key, uint mask) {
+    uint linked = 0u;  // bit d: linked to neighbour d
+    uint lastTarget = kNone;
+    for (int d = 0; d < kBackwardCount; ++d) {
+        if (!linksInPatch(local, mask, d)) continue;
+#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+        bool implied = false;
+        for (uint earlier = linked; earlier != 0u && !implied; earlier &= earlier - 1u)
+            implied = neighboursLinked(local, findLSB(earlier), d);
+        linked |= 1u << uint(d);
+        if (implied) continue;
+#endif
+        uint target = patchParents[localIndexOf(local + kBackward[d])];
+        if (target == lastTarget) continue;
+        uniteLocal(key, target);
+        lastTarget = target;
+    }
+}
+
+// Entries i, i + stride, ... of the table below clearCount, each group its own.
+void clearTable() {
+    const uint threads = uint(PATCH_W * PATCH_H * PATCH_D);
+    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * threads;
+    uint group = (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    for (uint i = group * threads + gl_LocalInvocationIndex; i < clearCount; i += stride) {
+        ivec2 entry = ivec2(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)));
+        for (int field = 0; field < TABLE_FIELDS; ++field) imageStore(table, ivec3(entry, field), uvec4(0u));
+    }
+}
+
+void main() {
+    clearTable();
+    const ivec3 local = ivec3(gl_LocalInvocationID);
+    const ivec3 n = patchOrigin() + local;
+    const int i = localIndexOf(local);
+    const uint mask = insideGrid(n) ? nodeMask(n) : 0u;
+    const uint key = mask != 0u ? ownKey(n, mask) : kNone;
+    patchMasks[i] = mask;
+    patchParents[i] = key;
+    barrier();
+    if (mask != 0u) uniteNode(local, key, mask);
+    barrier();
+    if (!insideGrid(n)) return;
+    storeParent(n, mask != 0u ? localRoot(key) : kNone);
+    imageStore(nodeInfo, n, uvec4(mask));
+}
