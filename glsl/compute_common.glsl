@@ -148,40 +148,30 @@ const uint kMaskBits = 0xFu;
 
 // ---------------------------------------------------------------------------
 // Keys. A node is known by the key of its first foreground pixel in raster
-// order, the pixel's linear index y * imageSize.x + x: keys order like raster
-// positions, and the smallest key of a component is its first pixel, the one
-// the output contract numbers it by. Parents hold, per node, the key of a
-// node of the same component with a smaller or equal key; a root holds its
-// own key. Unions keep the smaller key (atomicMin), so every root ends as its
-// component's first pixel. Keys fit 30 bits (sides up to 32768, so at most
-// 2^30 pixels; a volume's key (z * height + y) * width + x, whose smallest is
-// the first voxel in z, y, x order, is held below 2^30 by the router);
-// kNone marks background.
+// order: the pixel's linear index in a grid whose lines are 2^keyLineBits
+// long (the image's width rounded up to a power of two), line * 2^keyLineBits
+// + x, where a line is y in 2-D and z * height + y in a volume. Keys order
+// like raster positions, and the smallest key of a component is its first
+// pixel, the one the output contract numbers it by; a key's line is a shift
+// away, which the finds of every stage need. Parents hold, per node, the key
+// of a node of the same component with a smaller or equal key; a root holds
+// its own key. Unions keep the smaller key (atomicMin), so every root ends as
+// its component's first pixel. Keys stay below 2^31: sides up to 32768 make
+// at most 2^30 in 2-D, and the router holds a volume below 2^30 voxels, which
+// the rounding of its width at most doubles. kNone marks background.
 // ---------------------------------------------------------------------------
 const uint kNone = 0xFFFFFFFFu;
 // count_roots replaces a root's own key by kRankFlag | its rank among the
 // roots of its pixel line; a find stops at either.
 const uint kRankFlag = 0x80000000u;
 
-// A key's line, key / imageSize.x, by a multiplication: the finds of every
-// stage turn keys into nodes, and an integer division by a uniform compiles
-// to a long instruction sequence where a multiplication and a shift do.
-// keyMultiplier and keyShift (compute_constants.hpp, KeyDivision) make
-// floor(2 key * keyMultiplier / 2^(32 + keyShift)) the exact quotient for
-// every key below 2^30.
-uniform uint keyMultiplier;
-uniform uint keyShift;
-// A pixel line of a volume is one (y, z), numbered z * height + y: keys
-// divided by the width give it, as in 2-D.
-uint lineOfKey(uint key) {
-    uint high, low;
-    umulExtended(key << 1, keyMultiplier, high, low);
-    return high >> keyShift;
-}
+uniform uint keyLineBits;  // compute_constants.hpp, keyLineBits()
+uint lineOfKey(uint key) { return key >> keyLineBits; }
+uint xOfKey(uint key) { return key & ((1u << keyLineBits) - 1u); }
 #if DIMENSIONS == 3
-// A line's slice, line / imageSize.y, by the same multiplication
-// (sliceMultiplier, sliceShift: KeyDivision of the height; lines stay below
-// 2^30 as keys do).
+// A line's slice, line / imageSize.y, by a multiplication (sliceMultiplier,
+// sliceShift: KeyDivision of the height; lines stay below 2^30): an integer
+// division by a uniform compiles to a long instruction sequence.
 uniform uint sliceMultiplier;
 uniform uint sliceShift;
 uint sliceOfLine(uint line) {
@@ -189,19 +179,18 @@ uint sliceOfLine(uint line) {
     umulExtended(line << 1, sliceMultiplier, high, low);
     return high >> sliceShift;
 }
-uint keyOf(ivec3 p) { return (uint(p.z) * uint(imageSize.y) + uint(p.y)) * uint(imageSize.x) + uint(p.x); }
+uint keyOf(ivec3 p) { return ((uint(p.z) * uint(imageSize.y) + uint(p.y)) << keyLineBits) | uint(p.x); }
 int lineOfPixel(ivec3 p) { return p.z * imageSize.y + p.y; }
 ivec3 pixelOfKey(uint key) {
     uint line = lineOfKey(key);
     uint z = sliceOfLine(line);
-    return ivec3(int(key - line * uint(imageSize.x)), int(line - z * uint(imageSize.y)), int(z));
+    return ivec3(int(xOfKey(key)), int(line - z * uint(imageSize.y)), int(z));
 }
 #else
-uint keyOf(ivec2 p) { return uint(p.y) * uint(imageSize.x) + uint(p.x); }
+uint keyOf(ivec2 p) { return (uint(p.y) << keyLineBits) | uint(p.x); }
 int lineOfPixel(ivec2 p) { return p.y; }
 ivec2 pixelOfKey(uint key) {
-    uint y = lineOfKey(key);
-    return ivec2(int(key - y * uint(imageSize.x)), int(y));
+    return ivec2(int(xOfKey(key)), int(lineOfKey(key)));
 }
 #endif
 NodeCoord nodeOfKey(uint key) { return pixelOfKey(key) / kNode; }

@@ -18,8 +18,10 @@ namespace {
 
 // The CUDA path indexes pixels with 32-bit integers (cuda/src/pipeline.cpp).
 constexpr std::uint64_t kLargestCudaCount = std::uint64_t(1) << 32;
-// The compute engine's voxel keys, as its pixel keys, stay below 2^30
-// (compute_common.glsl: the division of keys by the width is exact there).
+// The compute engine's voxel keys stay below 2^31, its rank flag
+// (compute_common.glsl): 2^30 voxels, whose width rounded up to a power of
+// two at most doubles the keys' range; the division of lines by the height
+// is exact below 2^30 too.
 constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
 constexpr std::int64_t kLargestIntSide = std::numeric_limits<int>::max();
 

@@ -58,7 +58,8 @@ void writeImageNpy(const std::string& path, const Image& image, bool overwrite) 
                     "x" + std::to_string(image.channels) + " of " + std::to_string(image.sampleBits) + " bits with " +
                     std::to_string(image.pixels.size()) + " bytes");
     detail::OutputFile file(where, path, overwrite);
-    std::string shape = "(" + std::to_string(image.height) + ", " + std::to_string(image.width);
+    std::string shape = "(" + (image.dimensions == 3 ? std::to_string(image.depth) + ", " : std::string()) +
+                        std::to_string(image.height) + ", " + std::to_string(image.width);
     shape += image.channels == 1 ? ")" : ", " + std::to_string(image.channels) + ")";
     writeNpyHeader(file, image.sampleBits == 8 ? "|u1" : image.sampleBits == 16 ? "<u2" : "<u4", shape);
     file.write(image.pixels.data(), image.pixels.size());

@@ -152,13 +152,16 @@ const char kBenchHelp[] =
 
 const char kGenerateHelp[] =
     "usage: glccl generate FAMILY WIDTHxHEIGHT OUT.png|OUT.npy [--seed S] [--force]\n"
+    "       glccl generate VOLUME_FAMILY WIDTHxHEIGHTxDEPTH OUT.npy [--seed S] [--force]\n"
     "\n"
     "Writes the generated image that glccl validate --generate and glccl bench\n"
     "label, so that other programs can label byte-identical inputs: a binary image\n"
     "(0 background, 255 foreground). OUT.npy is a NumPy array of dtype uint8 ('|u1')\n"
     "and shape (HEIGHT, WIDTH), of any size the tiled path takes (sides up to\n"
     "2147483647), written band by band so that it never sits in memory whole;\n"
-    "OUT.png is an 8-bit gray PNG, at most 32768 on a side.\n"
+    "OUT.png is an 8-bit gray PNG, at most 32768 on a side. A size WxHxD writes a\n"
+    "volume family as the volumes of glccl bench and validate: OUT.npy of shape\n"
+    "(DEPTH, HEIGHT, WIDTH), made in memory (sides up to 32768, 2^30 voxels).\n"
     "\n"
     "options:\n"
     "  --seed S                      the generator's seed (default 1, as bench uses)\n"
@@ -167,9 +170,11 @@ const char kGenerateHelp[] =
     "\n"
     "Families: noise<P> (P = 0..100), granularity<G> (G = 1..16), large, dense_disks,\n"
     "sparse_disks, corridor, spiral, comb, rings, staircase, checkerboard, zeros, ones.\n"
+    "Volume families: noise<P>, blobs, balls, hilbert.\n"
     "\n"
-    "example:\n"
-    "  glccl generate noise50 4096x4096 noise50_4096.npy\n";
+    "examples:\n"
+    "  glccl generate noise50 4096x4096 noise50_4096.npy\n"
+    "  glccl generate blobs 512x512x512 blobs_512.npy\n";
 
 namespace {
 
@@ -397,6 +402,12 @@ private:
         const std::vector<int> dimensions = capabilitiesOf(backend, session_.contextInfo()).dimensions;
         return std::find(dimensions.begin(), dimensions.end(), 3) != dimensions.end();
     }
+    // Does it label a volume in a GL texture (or only from host memory)?
+    bool takesTextureVolumes(Backend backend) const {
+        const EngineCapabilities engine = capabilitiesOf(backend, session_.contextInfo());
+        const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
+        return std::find(from.begin(), from.end(), Residence::GlTexture) != from.end();
+    }
 
     void fail(const std::string& what, const std::string& message) {
         progress_.clear();
@@ -477,10 +488,15 @@ private:
                                        std::to_string(options_.reps)),
                     false);
                 BackendRun run;
-                if (resident && workload.volume) {
-                    // A volume is labeled as a texture only: its wall time
-                    // is that call's, labels and table downloaded.
+                if (resident && workload.volume && takesTextureVolumes(backend)) {
+                    // A volume is labeled as a texture: its wall time is
+                    // that call's, labels and table downloaded.
                     run = session_.label(**resident, labelOptions);
+                    reused = run.labeling;
+                } else if (workload.volume) {
+                    // An engine that takes volumes from host memory only
+                    // (cuda): its own route, stages and wall of one call.
+                    run = session_.label(image, labelOptions);
                     reused = run.labeling;
                 } else if (resident) {
                     run = session_.label(**resident, labelOptions);
@@ -748,6 +764,22 @@ int runGenerate(const std::vector<std::string>& args) {
         throw UsageError("generate takes FAMILY WIDTHxHEIGHT OUT.png|OUT.npy (see glccl generate --help)");
     const std::string& family = positional[0];
     const std::string& path = positional[2];
+    if (std::count(positional[1].begin(), positional[1].end(), 'x') == 2) {
+        // A volume: WxHxD, made whole in memory as bench and validate make it.
+        if (!endsWith(path, ".npy")) throw UsageError("generate writes a volume as .npy, not '" + path + "'");
+        const std::size_t first = positional[1].find('x'), second = positional[1].rfind('x');
+        const int width = parseInteger("generate", positional[1].substr(0, first), 1, kMaxImageDimension);
+        const int height = parseInteger("generate", positional[1].substr(first + 1, second - first - 1), 1,
+                                        kMaxImageDimension);
+        const int depth = parseInteger("generate", positional[1].substr(second + 1), 1, kMaxImageDimension);
+        checkOutputPath(path, force);
+        const Image volume = generateVolumeFamily(family, width, height, depth, seed);
+        writeImageNpy(path, volume, force);
+        const auto foreground = std::count_if(volume.pixels.begin(), volume.pixels.end(), [](std::uint8_t v) { return v != 0; });
+        std::cout << "wrote " << path << ": " << family << " " << width << "x" << height << "x" << depth << ", seed "
+                  << seed << ", " << foreground << " foreground voxels\n";
+        return 0;
+    }
     const bool npy = endsWith(path, ".npy");
     if (!npy && !endsWith(path, ".png")) throw UsageError("generate writes .png or .npy files, not '" + path + "'");
     const auto [width, height] =

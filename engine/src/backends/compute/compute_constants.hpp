@@ -115,14 +115,22 @@ static_assert(kLabelPatchWidth * kLabelLinesPerPass <= 1024, "a work group every
 static_assert(kLineThreads * 32 >= 32768 && kNarrowLineThreads * 32 >= kNarrowGridWidth,
               "count_roots covers the widest image");
 
-// Keys (compute_common.glsl) are divided by the image's width as
-// floor(2 key * multiplier / 2^(32 + shift)): Granlund and Montgomery's
-// division by an invariant integer, for dividends below 2^31 (twice a key)
-// and the divisor 2 * width. With l = ceil(log2(2 * width)), shift = l - 1
-// and multiplier = ceil(2^(31 + l) / (2 * width)) < 2^32, the error of the
+// The bits of a key's x (compute_common.glsl): the smallest b with 2^b >=
+// width, so that a key's line is a shift away.
+inline std::uint32_t keyLineBits(int width) {
+    std::uint32_t bits = 0;
+    while ((std::int64_t(1) << bits) < std::int64_t(width)) ++bits;
+    return bits;
+}
+
+// A volume's lines (z * height + y) are divided by the height as
+// floor(2 line * multiplier / 2^(32 + shift)): Granlund and Montgomery's
+// division by an invariant integer, for dividends below 2^31 (twice a line)
+// and the divisor 2 * height. With l = ceil(log2(2 * height)), shift = l - 1
+// and multiplier = ceil(2^(31 + l) / (2 * height)) < 2^32, the error of the
 // multiplier times the largest dividend stays under one quotient step, so
 // every quotient is exact (checked at both ends of every quotient for every
-// width up to 32768).
+// divisor up to 32768).
 struct KeyDivision {
     std::uint32_t multiplier, shift;
     static KeyDivision of(int width) {

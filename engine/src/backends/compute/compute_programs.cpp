@@ -82,11 +82,9 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
         program.set("imageSize", resources.width, resources.height);
         program.set("gridSize", resources.gridWidth, resources.gridHeight);
     }
-    const KeyDivision division = KeyDivision::of(resources.width);
-    program.set("keyMultiplier", unsigned(division.multiplier));
-    program.set("keyShift", unsigned(division.shift));
+    program.set("keyLineBits", unsigned(keyLineBits(resources.width)));
     if (volume_) {
-        // A volume's lines (z * height + y) are divided by the height alike.
+        // A volume's lines (z * height + y) are divided by the height.
         const KeyDivision slices = KeyDivision::of(resources.height);
         program.set("sliceMultiplier", unsigned(slices.multiplier));
         program.set("sliceShift", unsigned(slices.shift));
