@@ -177,8 +177,10 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             engine.sampleBits = {8, 16, 32};
             engine.channels = {1, 4};  // binary and segments read the red channel of a color texture
             engine.thresholdChannels = {1, 4};
-            engine.connectivities = {Connectivity::Four, Connectivity::Eight};
-            engine.dimensions = {2};
+            // The reference labels volumes of host memory as well (labelReference).
+            engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
+                                     Connectivity::Eighteen, Connectivity::TwentySix};
+            engine.dimensions = {2, 3};
             engine.largestExtent = kLargestIntSide;
             engine.largestCount = std::numeric_limits<std::uint64_t>::max();
             return engine;

@@ -146,7 +146,7 @@ void broadcastBytes(MPI_Comm comm, std::vector<char>& bytes, int root) {
 // A block of consecutive ranks' bands, as the tree merge sees it.
 struct BlockSummary {
     bool empty = true;
-    BorderRow top, bottom;                              // nodes: owning-part names so far
+    BorderFace top, bottom;                              // nodes: owning-part names so far
     std::vector<std::uint64_t> names;                   // the names in the rows, ascending
     std::vector<PartKey> keys;                          // their keys
 
@@ -229,18 +229,18 @@ Renames mergeBlocks(BlockSummary& upper, BlockSummary lower, Connectivity connec
         const std::size_t root = find(i);
         if (root != i) renames.emplace_back(sortedNames[i], sortedNames[root]);
     }
-    const auto rename = [&](BorderRow& row) {
+    const auto rename = [&](BorderFace& row) {
         for (std::uint64_t& node : row.nodes)
-            if (node != BorderRow::kNone) node = sortedNames[find(indexOf(node))];
+            if (node != BorderFace::kNone) node = sortedNames[find(indexOf(node))];
     };
     upper.bottom = std::move(lower.bottom);
     rename(upper.top);
     rename(upper.bottom);
     // The merged block's names: those left in its outer rows.
     std::vector<std::uint64_t> present;
-    for (const BorderRow* row : {&upper.top, &upper.bottom})
+    for (const BorderFace* row : {&upper.top, &upper.bottom})
         for (const std::uint64_t node : row->nodes)
-            if (node != BorderRow::kNone) present.push_back(node);
+            if (node != BorderFace::kNone) present.push_back(node);
     std::sort(present.begin(), present.end());
     present.erase(std::unique(present.begin(), present.end()), present.end());
     upper.names = present;
@@ -457,9 +457,9 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
         mine.empty = false;
         mine.top = pipeline.regionTopRow();
         mine.bottom = pipeline.regionBottomRow();
-        for (BorderRow* row : {&mine.top, &mine.bottom})
+        for (BorderFace* row : {&mine.top, &mine.bottom})
             for (std::uint64_t& node : row->nodes)
-                if (node != BorderRow::kNone) {
+                if (node != BorderFace::kNone) {
                     const std::uint64_t root = node;
                     node = nodeBase + root;
                     nameOf[node] = node;

@@ -139,10 +139,6 @@ ImageMemorySource::ImageMemorySource(const ImageView& image) : image_(image) {
 }
 
 ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
-    if (image.dimensions == 3)
-        throw Error("glccl::ImageMemorySource: the image is a volume (" + std::to_string(image.width) + "x" +
-                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
-                    "); tiles take 2-D images only for now");
     if (!image.isConsistent())
         throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
@@ -152,11 +148,47 @@ ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
 
 std::uint32_t ImageMemorySource::width() const { return std::uint32_t(image_.width); }
 std::uint32_t ImageMemorySource::height() const { return std::uint32_t(image_.height); }
+std::uint32_t ImageMemorySource::depth() const { return std::uint32_t(image_.depth); }
+int ImageMemorySource::dimensions() const { return image_.dimensions; }
 int ImageMemorySource::channels() const { return image_.channels; }
 int ImageMemorySource::sampleBits() const { return image_.sampleBits; }
 
+void ImageSource::readBrick(const TileRect& brick, Image& out) const {
+    if (dimensions() == 3 || brick.z0 != 0 || brick.depth != 1)
+        throw Error("glccl::ImageSource::readBrick(): " + describe() + " reads tiles of 2-D images, not a brick at z " +
+                    std::to_string(brick.z0) + " of depth " + std::to_string(brick.depth));
+    read(brick.x0, brick.y0, brick.width, brick.height, out);
+}
+
+void ImageMemorySource::readBrick(const TileRect& brick, Image& out) const {
+    if (image_.dimensions != 3) {
+        ImageSource::readBrick(brick, out);
+        return;
+    }
+    const char* where = "glccl::ImageMemorySource::readBrick(): ";
+    if (brick.depth == 0 || brick.z0 >= depth() || brick.depth > depth() - brick.z0)
+        throw Error(std::string(where) + "slices " + std::to_string(brick.z0) + ".." +
+                    std::to_string(std::uint64_t(brick.z0) + brick.depth) + " are not inside the volume's " +
+                    std::to_string(depth()));
+    const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.sampleBits / 8);
+    out = Image(Shape::volume(brick.width, brick.height, brick.depth), image_.channels, image_.sampleBits);
+    const std::size_t sliceBytes = std::size_t(brick.width) * brick.height * pixelBytes;
+    for (std::uint32_t z = 0; z < brick.depth; ++z) {
+        Image slice;
+        read(brick.x0, (brick.z0 + z) * height() + brick.y0, brick.width, brick.height, slice);
+        std::memcpy(out.pixels.data() + z * sliceBytes, slice.pixels.data(), sliceBytes);
+    }
+}
+
 void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                              Image& out) const {
+    if (image_.dimensions == 3) {
+        // The volume's lines as the rows of one image.
+        const ImageView lines(image_.width, image_.height * image_.depth, image_.channels, image_.sampleBits,
+                              image_.pixels);
+        ImageMemorySource(lines).read(x0, y0, width, height, out);
+        return;
+    }
     detail::checkSourceRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
     const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.sampleBits / 8);
     out = Image(int(width), int(height), image_.channels, image_.sampleBits);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "glccl/image_io.hpp"
+#include "glccl/tile_plan.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -21,13 +22,20 @@ public:
     virtual std::uint32_t height() const = 0;
     virtual int channels() const = 0;  // 1, or 4 (RGBA) for the threshold criterion
     virtual int sampleBits() const = 0;     // bits of a sample: 8, 16 or 32 (glccl::Image::sampleBits)
+    // A volume's slices and dimensions 3; an image's 1 and 2.
+    virtual std::uint32_t depth() const { return 1; }
+    virtual int dimensions() const { return 2; }
     // Copies the rectangle into `out` (resized to width x height x channels
     // at the source's sampleBits). Called from several threads at once:
     // implementations are thread-safe. Throws glccl::Error for a rectangle
     // outside the image or a value an Image cannot hold exactly.
     virtual void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                       Image& out) const = 0;
-    // Rows [y0, y1) will not be read again: a mapped file gives their pages
+    // The pixels of a tile, or the voxels of a brick of a volume (an Image of
+    // the brick's Shape::volume). The default reads a tile of an image;
+    // sources of volumes override it. Thread-safe as read().
+    virtual void readBrick(const TileRect& brick, Image& out) const;
+    // Lines [y0, y1) (rows; z * height + y in a volume) will not be read again: a mapped file gives their pages
     // back, so a pass over the image keeps only a band resident.
     virtual void release(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
     // Host memory (bytes) the source itself holds while a band of `rows`
@@ -42,15 +50,20 @@ public:
 // An image already in host memory (not copied: it must outlive the source).
 class ImageMemorySource : public ImageSource {
 public:
+    // An image or a volume.
     explicit ImageMemorySource(const Image& image);
     // Pixels the caller owns (OffscreenLabeler's images past one call).
     explicit ImageMemorySource(const ImageView& image);
     std::uint32_t width() const override;
     std::uint32_t height() const override;
+    std::uint32_t depth() const override;
+    int dimensions() const override;
     int channels() const override;
     int sampleBits() const override;
+    // A rectangle of an image, or of the lines of a volume (z * height + y).
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
+    void readBrick(const TileRect& brick, Image& out) const override;
     std::string describe() const override { return "image in memory"; }
 
 private:
