@@ -392,6 +392,12 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
 
     // Plan: every rank's backend limit, rank 0's tile size for all.
     together(comm, [&] {
+        // Ranks exchange rows of tiles; a volume's layers of bricks would
+        // exchange faces of whole slices, which this driver does not yet.
+        if (source.dimensions() == 3)
+            throw Error(kWhere + "the input is a " + std::to_string(source.width()) + "x" +
+                        std::to_string(source.height()) + "x" + std::to_string(source.depth()) +
+                        " volume; glccl-mpi labels 2-D images, glccl label labels volumes in bricks");
         if (rank != 0) return;
         for (const std::string* path : {&labelsPath, &statsPath})
             if (!path->empty() && !overwrite && ::access(path->c_str(), F_OK) == 0)

@@ -32,8 +32,8 @@ public:
     virtual void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                       Image& out) const = 0;
     // The pixels of a tile, or the voxels of a brick of a volume (an Image of
-    // the brick's Shape::volume). The default reads a tile of an image;
-    // sources of volumes override it. Thread-safe as read().
+    // the brick's Shape::volume), read slice by slice as rectangles of lines.
+    // Thread-safe as read().
     virtual void readBrick(const TileRect& brick, Image& out) const;
     // Lines [y0, y1) (rows; z * height + y in a volume) will not be read again: a mapped file gives their pages
     // back, so a pass over the image keeps only a band resident.
@@ -63,7 +63,6 @@ public:
     // A rectangle of an image, or of the lines of a volume (z * height + y).
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
-    void readBrick(const TileRect& brick, Image& out) const override;
     std::string describe() const override { return "image in memory"; }
 
 private:
@@ -77,20 +76,27 @@ private:
 // and in 0..2^32-1, never rounded), little-endian, C or Fortran order; shape
 // (height, width), or (height, width, 1|3|4) for the threshold criterion
 // with `channelAxis` Last (3 channels read as RGBA with an opaque alpha); a
-// 3-D array without it is a volume, refused as readImage refuses it. Sides up to 2^31 - 1,
+// 3-D array without it is a volume (depth, height, width), read with
+// `volumes` Read (binary and segments, C or Fortran order, the source's
+// lines z * height + y) and refused otherwise. Sides up to 2^31 - 1,
 // beyond readImage's 32768. Throws glccl::Error ("glccl::NpyImageSource:
 // 'PATH' ...") for anything else, a bad value when its rows are read.
+enum class NpyVolumes { Refuse, Read };
 class NpyImageSource : public ImageSource {
 public:
-    NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis = NpyChannelAxis::None);
+    NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis = NpyChannelAxis::None,
+                   NpyVolumes volumes = NpyVolumes::Refuse);
     ~NpyImageSource() override;
     NpyImageSource(const NpyImageSource&) = delete;
     NpyImageSource& operator=(const NpyImageSource&) = delete;
 
     std::uint32_t width() const override;
     std::uint32_t height() const override;
+    std::uint32_t depth() const override;
+    int dimensions() const override;
     int channels() const override;
     int sampleBits() const override;
+    // A rectangle of an image, or of the lines of a volume (z * height + y).
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
@@ -144,13 +150,17 @@ bool isTiffFile(const std::string& path);
 struct NpyShape {
     std::uint64_t width = 0, height = 0, channels = 1;
     int sampleBits = 8;
+    std::uint64_t depth = 1;  // slices of a volume (NpyVolumes::Read)
+    int dimensions = 2;
 };
-NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis = NpyChannelAxis::None);
+NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis = NpyChannelAxis::None,
+                      NpyVolumes volumes = NpyVolumes::Refuse);
 
 // Is `path` a NumPy file (by its magic bytes)?
 bool isNpyFile(const std::string& path);
 
-// The source for an input file: a memory-mapped NpyImageSource for .npy, a
+// The source for an input file: a memory-mapped NpyImageSource for .npy (a
+// 3-D array without a named channel axis read as a volume), a
 // TiffImageSource for TIFF and BigTIFF, else the whole image read by
 // glccl::readImage into memory (held by the returned source).
 std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode,
