@@ -203,6 +203,33 @@ TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the referen
     REQUIRE_THROWS_WITH(labelTiled(source, options, refused), Catch::Contains("glccl::labelTiled(): "));
 }
 
+TEST_CASE("a 3-D .npy read as a memory-mapped volume labels in bricks like the reference", "[tiles][volume]") {
+    // A uint32 volume written as the labels sink writes (depth, height, width).
+    const Image volume = randomVolume(19, 7, 5, 0.9, 31, 32, 3);
+    const std::string folder = glccl::test::scratchFolder("volume_npy");
+    const std::string path = folder + "/volume.npy";
+    {
+        const std::string header = labelsNpyHeader(volume.shape(), LabelType::Uint32);
+        std::ofstream out(path, std::ios::binary);
+        out.write(header.data(), std::streamsize(header.size()));
+        out.write(reinterpret_cast<const char*>(volume.pixels.data()), std::streamsize(volume.pixels.size()));
+    }
+    const NpyShape shape = peekNpyShape(path, NpyChannelAxis::None, NpyVolumes::Read);
+    CHECK((shape.dimensions == 3 && shape.width == 19 && shape.height == 7 && shape.depth == 5));
+    const NpyImageSource source(path, ChannelMode::Gray, NpyChannelAxis::None, NpyVolumes::Read);
+    REQUIRE(source.dimensions() == 3);
+    for (const Connectivity connectivity : kVolumeConnectivities) {
+        const Labeling expected = labelReference(volume, connectivity, Criterion::segments());
+        LabelingSink sink;
+        labelTiled(source, bricks(connectivity, Criterion::segments(), 4, 3, 2), sink);
+        REQUIRE(sink.labeling().shape() == volume.shape());
+        REQUIRE(sink.labeling().labels == expected.labels);
+        REQUIRE(sink.labeling().components == expected.components);
+    }
+    // Without NpyVolumes::Read a 3-D array stays refused, as before.
+    REQUIRE_THROWS_WITH(NpyImageSource(path, ChannelMode::Gray), Catch::Contains("is a volume (depth, height, width)"));
+}
+
 TEST_CASE("bricks refuse what does not fit a volume, by name", "[tiles][volume]") {
     const Image volume = randomVolume(5, 4, 3, 0.5, 3);
     REQUIRE_THROWS_WITH(labelTiled(volume, bricks(Connectivity::Eight, Criterion::binary(), 2, 2, 2)),
