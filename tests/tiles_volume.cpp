@@ -236,18 +236,48 @@ TEST_CASE("bricks refuse what does not fit a volume, by name", "[tiles][volume]"
                         Catch::StartsWith("glccl::labelTiled(): "));
 }
 
+namespace {
+
+// The backend's limits for volumes here, or the test is skipped with the reason.
+BackendLimits volumeLimitsOrSkip(Backend backend) {
+    try {
+        return probeTileBackend(backend, 3, Connectivity::TwentySix);
+    } catch (const Error& error) {
+        glccl::test::skipTest(std::string("the ") + backendName(backend) + " backend does not label volumes here: " +
+                              error.what());
+    }
+}
+
+// Bricks labeled by `backend` (each brick one call of it) against the
+// reference: random volumes, a helix and a comb, 6/18/26.
+void requireBackendBricksMatchReference(Backend backend) {
+    const BackendLimits limits = volumeLimitsOrSkip(backend);
+    REQUIRE(limits.backend == backend);
+    const std::vector<Image> volumes = {randomVolume(23, 17, 13, 0.3, 41), randomVolume(23, 17, 13, 0.6, 42),
+                                        helixVolume(21, 40), combVolume(19, 6, 23)};
+    for (const Image& volume : volumes)
+        for (const Connectivity connectivity : kVolumeConnectivities) {
+            TiledOptions options = bricks(connectivity, Criterion::binary(), 7, 5, 4);
+            options.label.backend = backend;
+            requireBricksMatchReference(volume, options, backendName(backend));
+        }
+}
+
+}  // namespace
+
+TEST_CASE("compute bricks label volumes like the reference", "[tiles][volume][gl]") {
+    requireBackendBricksMatchReference(Backend::Compute);
+}
+
+TEST_CASE("cuda bricks label volumes like the reference", "[tiles][volume][cuda]") {
+    requireBackendBricksMatchReference(Backend::Cuda);
+}
+
 TEST_CASE("a volume past llvmpipe's 3-D texture size is labeled in compute bricks like the reference",
           "[tiles][volume][gl]") {
-    BackendLimits limits;
-    try {
-        limits = probeTileBackend(Backend::Compute, 3, Connectivity::TwentySix);
-    } catch (const Error& error) {
-        glccl::test::skipTest(std::string("the compute backend does not label volumes here: ") + error.what());
-    }
-    const std::int64_t side = std::max<std::int64_t>(limits.engine.largestExtent, 0);
+    const BackendLimits limits = volumeLimitsOrSkip(Backend::Compute);
     if (!exceedsOneCall(limits.engine, Shape::volume(2100, 3, 3)))
-        glccl::test::skipTest("the compute backend labels a 2100x3x3 volume in one call here (largest extent " +
-                              std::to_string(side) + ")");
+        glccl::test::skipTest("the compute backend labels a 2100x3x3 volume in one call here");
     const Image volume = randomVolume(2100, 3, 3, 0.6, 5);
     for (const Connectivity connectivity : kVolumeConnectivities) {
         TiledOptions options = bricks(connectivity, Criterion::binary(), 0, 0, 0);
