@@ -234,6 +234,11 @@ TEST_CASE("bricks refuse what does not fit a volume, by name", "[tiles][volume]"
     const Image volume = randomVolume(5, 4, 3, 0.5, 3);
     REQUIRE_THROWS_WITH(labelTiled(volume, bricks(Connectivity::Eight, Criterion::binary(), 2, 2, 2)),
                         Catch::StartsWith("glccl::labelTiled(): "));
+    TiledOptions starved = bricks(Connectivity::Six, Criterion::binary(), 0, 0, 0);
+    starved.memoryLimit = 1024;
+    REQUIRE_THROWS_WITH(labelTiled(volume, starved),
+                        Catch::StartsWith("glccl::labelTiled(): the memory limit of ") &&
+                            Catch::Contains("is too small for a 5x4x3 volume"));
 }
 
 namespace {

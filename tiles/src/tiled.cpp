@@ -183,10 +183,13 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
         return std::to_string(plan.tileWidth()) + "x" + std::to_string(plan.tileHeight()) + "x" +
                std::to_string(plan.tileDepth());
     };
-    // A brick's local coordinate sums stay below 2^51 (tile_summary.cpp).
+    // A brick's local coordinate sums (voxels x largest side) stay below
+    // 2^51, so centroids give them back exactly (tile_summary.cpp).
     const auto takes = [&](const TilePlan& plan) {
         const Shape brick = Shape::volume(plan.tileWidth(), plan.tileHeight(), plan.tileDepth());
-        return !exceedsOneCall(limits.engine, brick) && brick.count() <= (std::uint64_t(1) << 36);
+        const double largestSum = double(brick.count()) *
+                                  double(std::max({plan.tileWidth(), plan.tileHeight(), plan.tileDepth()}));
+        return !exceedsOneCall(limits.engine, brick) && largestSum < 0x1p51;
     };
     if (options.tileWidth != 0 || options.tileHeight != 0 || options.tileDepth != 0) {
         const auto side = [](std::uint32_t given, std::int64_t extent) {
