@@ -72,7 +72,8 @@ void appendDouble(std::string& text, double value) {
     text.append(buffer, result.ptr);
 }
 
-// A volume's table: the box with its front and depth, the centroid with z.
+}  // namespace
+
 const char kVolumeStatsCsvHeader[] =
     "label,left,top,front,width,height,depth,area,centroid_x,centroid_y,centroid_z\n";
 
@@ -87,8 +88,6 @@ void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Compo
     appendDouble(text, c.centroidZ);
     text += '\n';
 }
-
-}  // namespace
 
 void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
     text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +

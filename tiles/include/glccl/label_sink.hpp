@@ -120,8 +120,11 @@ std::string labelsNpyHeader(std::uint32_t width, std::uint32_t height, LabelType
 // The same for a volume's labels, shape (depth, height, width).
 std::string labelsNpyHeader(const Shape& shape, LabelType type);
 
-// One table row as glccl::writeStatsCsv writes it, and the header line.
+// One table row as glccl::writeStatsCsv writes it, and the header line; a
+// volume's adds front, depth and centroid_z.
 extern const char kStatsCsvHeader[];
 void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
+extern const char kVolumeStatsCsvHeader[];
+void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
 
 }  // namespace glccl
