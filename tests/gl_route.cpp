@@ -92,11 +92,20 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     // Samples an engine does not compare: skipped by auto, refused when named.
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
                      withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
-    // Dimensions: every engine declares 2-D, and connectivities 4 and 8 (a
-    // 3-D connectivity on a 2-D image is the entries' refusal, in their words).
+    // Dimensions: every GPU engine declares 2-D, and connectivities 4 and 8 (a
+    // 3-D connectivity on a 2-D image is the entries' refusal, in their words);
+    // the reference takes volumes of host memory too.
     InputDescription volume = kSmallGray;
     volume.shape = Shape::volume(8, 8, 8);
+    const EngineCapabilities reference = capabilitiesOf(Backend::Cpu, nullptr);
+    CHECK(reference.dimensions == std::vector<int>{2, 3});
+    CHECK(whyRefused(reference, volume, withBackend(Backend::Cpu)).empty());
+    for (Connectivity c : {Connectivity::Four, Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
+                           Connectivity::TwentySix})
+        CHECK(reference.takes(c));
+    CHECK(chooseRoute(volume, withBackend(Backend::Auto), nullptr).backend == Backend::Cpu);
     for (Backend backend : concreteBackends()) {
+        if (backend == Backend::Cpu) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         CHECK(engine.dimensions == std::vector<int>{2});
         CHECK(whyRefused(engine, volume, withBackend(backend)) ==
