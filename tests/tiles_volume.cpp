@@ -176,7 +176,7 @@ TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the referen
     const Image volume = randomVolume(17, 13, 11, 0.3, 21);
     const Labeling expected = labelReference(volume, Connectivity::Six, Criterion::binary());
     TiledOptions options = bricks(Connectivity::Six, Criterion::binary(), 5, 4, 3);
-    options.uint32Limit = expected.count() - 1;  // the count no longer fits "uint32"
+    options.uint32Limit = expected.count() - 1;  // the count does not fit "uint32"
     const std::string folder = glccl::test::scratchFolder("volume_uint64");
     const ImageMemorySource source(volume);
     NpyLabelSink sink(folder + "/labels.npy", folder + "/stats.csv", false);
@@ -226,7 +226,7 @@ TEST_CASE("a 3-D .npy read as a memory-mapped volume labels in bricks like the r
         REQUIRE(sink.labeling().labels == expected.labels);
         REQUIRE(sink.labeling().components == expected.components);
     }
-    // Without NpyVolumes::Read a 3-D array stays refused, as before.
+    // Without NpyVolumes::Read a 3-D array is refused.
     REQUIRE_THROWS_WITH(NpyImageSource(path, ChannelMode::Gray), Catch::Contains("is a volume (depth, height, width)"));
 }
 

@@ -64,15 +64,86 @@ TilePipeline::TilePipeline(const ImageSource& source, const TilePlan& plan, cons
 
 TilePipeline::~TilePipeline() = default;
 
-void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
-    Impl& s = *impl_;
+namespace {
+
+// MergeBordersPass for one band: its tiles' parts join the union-find, are
+// united across the band's inner borders and, through the band's first
+// line, with `previousBottom` (the last line of the band above), which then
+// becomes this band's last line.
+void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* tiles, BorderFace& previousBottom) {
     const TilePlan& plan = s.plan;
     const std::uint32_t perBand = plan.tilesPerBand(), tilesX = plan.tilesX();
     const std::uint32_t rowsOfTiles = plan.isVolume() ? plan.tilesY() : 1;
-    s.tiles.assign(std::size_t(s.endBand - s.firstBand) * perBand, detail::TileState());
     const Connectivity connectivity = s.options.label.connectivity;
     const Criterion criterion = s.options.label.criterion;
     const auto unite = [&s](std::uint64_t a, std::uint64_t b) { s.forest.unite(a, b); };
+    for (std::uint32_t i = 0; i < perBand; ++i) {
+        detail::TileSummary& summary = tiles[i];
+        detail::TileState& state = s.tileAt(i, band);
+        state.rect = plan.bandTile(band, i);
+        state.count = summary.count;
+        state.firstLabelOfRow = std::move(summary.firstLabelOfRow);
+        state.partLabels = std::move(summary.partLabels);
+        state.firstNode = s.forest.size();
+        for (std::size_t j = 0; j < summary.partKeys.size(); ++j) s.forest.add(summary.partKeys[j], summary.partStats[j]);
+    }
+    const auto node = [&](std::uint32_t i) { return s.tileAt(i, band).firstNode; };
+    // Column borders (faces across x), as many rows as the band has slices.
+    for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
+        for (std::uint32_t tx = 1; tx < tilesX; ++tx) {
+            const std::uint32_t i = ty * tilesX + tx;
+            const detail::TileEdge& leftSide = tiles[i - 1].right;
+            const detail::TileEdge& rightSide = tiles[i].left;
+            BorderFace left = emptyFace(s.source, leftSide.rows), right = emptyFace(s.source, rightSide.rows);
+            for (std::size_t r = 0; r < leftSide.rows; ++r) {
+                appendEdgeLine(left, leftSide, r, node(i - 1));
+                appendEdgeLine(right, rightSide, r, node(i));
+            }
+            forEachConnectedPair(left, right, connectivity, criterion, unite);
+        }
+    // Row borders inside a layer of bricks (faces across y), whole width.
+    const std::size_t slices = tiles[0].top.rows;  // 1 for an image
+    const auto rowOfTilesFace = [&](std::uint32_t ty, bool bottomSide) {
+        BorderFace face = emptyFace(s.source, slices);
+        for (std::size_t r = 0; r < slices; ++r)
+            for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
+                const std::uint32_t i = ty * tilesX + tx;
+                appendEdgeLine(face, bottomSide ? tiles[i].bottom : tiles[i].top, r, node(i));
+            }
+        return face;
+    };
+    for (std::uint32_t ty = 1; ty < rowsOfTiles; ++ty)
+        forEachConnectedPair(rowOfTilesFace(ty - 1, true), rowOfTilesFace(ty, false), connectivity, criterion, unite);
+    // The band's first and last lines as faces: rows of an image, the first
+    // and last slices of a layer of bricks.
+    BorderFace top, bottom;
+    if (!plan.isVolume()) {
+        top = rowOfTilesFace(0, false);
+        bottom = rowOfTilesFace(0, true);
+    } else if (plan.tilesZ() > 1) {
+        top = emptyFace(s.source, plan.imageHeight());
+        bottom = emptyFace(s.source, plan.imageHeight());
+        for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
+            for (std::size_t r = 0; r < tiles[ty * tilesX].front.rows; ++r)
+                for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
+                    const std::uint32_t i = ty * tilesX + tx;
+                    appendEdgeLine(top, tiles[i].front, r, node(i));
+                    appendEdgeLine(bottom, tiles[i].back, r, node(i));
+                }
+    }
+    if (band == s.firstBand) s.topRow = std::move(top);
+    else forEachConnectedPair(previousBottom, top, connectivity, criterion, unite);
+    previousBottom = std::move(bottom);
+    for (std::uint32_t i = 0; i < perBand; ++i) tiles[i] = detail::TileSummary();  // sides merged: free them
+}
+
+}  // namespace
+
+void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
+    Impl& s = *impl_;
+    const TilePlan& plan = s.plan;
+    const std::uint32_t perBand = plan.tilesPerBand();
+    s.tiles.assign(std::size_t(s.endBand - s.firstBand) * perBand, detail::TileState());
 
     // Enough bands per round to keep every worker busy.
     const std::uint32_t bandsPerRound = std::max<std::uint32_t>(1, (pool.size() + perBand - 1) / perBand);
@@ -99,69 +170,8 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
         s.source.release(plan.bandTop(roundBand), plan.bandTop(roundEnd - 1) + plan.bandHeight(roundEnd - 1));
 
         // MergeBordersPass for each band of the round, in order.
-        for (std::uint32_t band = roundBand; band < roundEnd; ++band) {
-            detail::TileSummary* tiles = summaries.data() + std::size_t(band - roundBand) * perBand;
-            for (std::uint32_t i = 0; i < perBand; ++i) {
-                detail::TileSummary& summary = tiles[i];
-                detail::TileState& state = s.tileAt(i, band);
-                state.rect = plan.bandTile(band, i);
-                state.count = summary.count;
-                state.firstLabelOfRow = std::move(summary.firstLabelOfRow);
-                state.partLabels = std::move(summary.partLabels);
-                state.firstNode = s.forest.size();
-                for (std::size_t j = 0; j < summary.partKeys.size(); ++j)
-                    s.forest.add(summary.partKeys[j], summary.partStats[j]);
-            }
-            const auto node = [&](std::uint32_t i) { return s.tileAt(i, band).firstNode; };
-            // Column borders (faces across x): the depth of the band in rows.
-            for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
-                for (std::uint32_t tx = 1; tx < tilesX; ++tx) {
-                    const std::uint32_t i = ty * tilesX + tx;
-                    const detail::TileEdge& leftSide = tiles[i - 1].right;
-                    const detail::TileEdge& rightSide = tiles[i].left;
-                    BorderFace left = emptyFace(s.source, leftSide.rows), right = emptyFace(s.source, rightSide.rows);
-                    for (std::size_t r = 0; r < leftSide.rows; ++r) {
-                        appendEdgeLine(left, leftSide, r, node(i - 1));
-                        appendEdgeLine(right, rightSide, r, node(i));
-                    }
-                    forEachConnectedPair(left, right, connectivity, criterion, unite);
-                }
-            // Row borders inside a layer of bricks (faces across y), whole width.
-            const std::size_t slices = tiles[0].top.rows;
-            const auto rowOfTilesFace = [&](std::uint32_t ty, bool bottomSide) {
-                BorderFace face = emptyFace(s.source, slices);
-                for (std::size_t r = 0; r < slices; ++r)
-                    for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-                        const std::uint32_t i = ty * tilesX + tx;
-                        appendEdgeLine(face, bottomSide ? tiles[i].bottom : tiles[i].top, r, node(i));
-                    }
-                return face;
-            };
-            for (std::uint32_t ty = 1; ty < rowsOfTiles; ++ty)
-                forEachConnectedPair(rowOfTilesFace(ty - 1, true), rowOfTilesFace(ty, false), connectivity,
-                                     criterion, unite);
-            // The band's first and last lines as faces: rows of an image,
-            // the first and last slices of a layer of bricks.
-            BorderFace top, bottom;
-            if (!plan.isVolume()) {
-                top = rowOfTilesFace(0, false);
-                bottom = rowOfTilesFace(0, true);
-            } else if (plan.tilesZ() > 1) {
-                top = emptyFace(s.source, plan.imageHeight());
-                bottom = emptyFace(s.source, plan.imageHeight());
-                for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
-                    for (std::size_t r = 0; r < tiles[ty * tilesX].front.rows; ++r)
-                        for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-                            const std::uint32_t i = ty * tilesX + tx;
-                            appendEdgeLine(top, tiles[i].front, r, node(i));
-                            appendEdgeLine(bottom, tiles[i].back, r, node(i));
-                        }
-            }
-            if (band == s.firstBand) s.topRow = std::move(top);
-            else forEachConnectedPair(previousBottom, top, connectivity, criterion, unite);
-            previousBottom = std::move(bottom);
-            for (std::uint32_t i = 0; i < perBand; ++i) tiles[i] = detail::TileSummary();  // sides merged: free them
-        }
+        for (std::uint32_t band = roundBand; band < roundEnd; ++band)
+            mergeBand(s, band, summaries.data() + std::size_t(band - roundBand) * perBand, previousBottom);
     }
     if (s.endBand > s.firstBand) s.bottomRow = std::move(previousBottom);
 }
