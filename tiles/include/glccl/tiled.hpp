@@ -95,15 +95,17 @@ struct TiledResult {
     std::vector<std::string> notes;    // e.g. why auto fell back to the cpu backend
 };
 
-// Labels `source` tile by tile into `sink`. Throws glccl::Error starting with
-// "glccl::labelTiled(): " for bad options (a tile past the backend's texture
-// size, a memory limit too small for any tile, a uint32 label type for more
-// components than it holds: before anything is written), or the error of the
-// backend, source or sink. Thread-safety: call from one thread; it starts
+// Labels `source` tile by tile (a volume brick by brick) into `sink`. Throws
+// glccl::Error starting with "glccl::labelTiled(): " for bad options (a tile
+// past the backend's texture size, a brick past one call of the backend, a
+// connectivity that does not fit the source's dimensions, a memory limit too
+// small for any tile, a uint32 label type for more components than it
+// holds: before anything is written), or the error of the backend, source or
+// sink. Thread-safety: call from one thread; it starts
 // its own worker threads. Host memory: see README "Huge images".
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink);
 
-// The same for an image in memory, into a Labeling (uint32 labels).
+// The same for an image or a volume in memory, into a Labeling (uint32 labels).
 Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result = nullptr);
 
 // What one call of a backend can take on this machine.
