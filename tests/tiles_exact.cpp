@@ -170,7 +170,7 @@ TEST_CASE("a border pair across tiles is tested by the reference's criterion", "
     // Upper row 10 20 over lower row 30 200, threshold 15: only 20 and 30
     // connect, diagonally, so not at 4-connectivity; with threshold 170 the
     // straight pair 10-30 connects and 20-200 still does not.
-    BorderRow upper, lower;
+    BorderFace upper, lower;
     upper.nodes = {0, 1};
     upper.pixels = {10, 20};
     lower.nodes = {2, 3};
@@ -185,7 +185,7 @@ TEST_CASE("a border pair across tiles is tested by the reference's criterion", "
     forEachConnectedPair(upper, lower, Connectivity::Four, Criterion::thresholded(170), collect);
     REQUIRE(pairs == std::vector<std::pair<std::uint64_t, std::uint64_t>>{{0, 2}});
     // A pixel that connects but is labeled background is an error, not a skip.
-    lower.nodes = {BorderRow::kNone, 3};
+    lower.nodes = {BorderFace::kNone, 3};
     REQUIRE_THROWS_WITH(forEachConnectedPair(upper, lower, Connectivity::Four, Criterion::thresholded(170), collect),
                         Catch::Matchers::StartsWith("glccl::labelTiled(): pixels 0 and 0 across a tile border connect"));
 }

@@ -18,6 +18,10 @@
 //   into label offsets, final labels and stats of components that span
 //   ranks travel to and from their owning rank (MPI_Alltoallv), and every
 //   rank writes its rows at their offsets of the one .npy (MPI-IO).
+//
+// A volume goes the same way: its bands are layers of bricks, so a block is
+// a slab of whole slices, a summary holds its first and last slices (faces
+// of height x width), and a rank's rows are its lines (z * height + y).
 
 #include "glccl/tiled_mpi.hpp"
 
@@ -146,7 +150,7 @@ void broadcastBytes(MPI_Comm comm, std::vector<char>& bytes, int root) {
 // A block of consecutive ranks' bands, as the tree merge sees it.
 struct BlockSummary {
     bool empty = true;
-    BorderRow top, bottom;                              // nodes: owning-part names so far
+    BorderFace top, bottom;                              // nodes: owning-part names so far
     std::vector<std::uint64_t> names;                   // the names in the rows, ascending
     std::vector<PartKey> keys;                          // their keys
 
@@ -155,6 +159,8 @@ struct BlockSummary {
         if (empty) return;
         out.put(top.channels);
         out.put(top.sampleBits);
+        out.put(std::uint64_t(top.rows));
+        out.put(std::uint64_t(bottom.rows));
         out.putVector(top.nodes);
         out.putVector(top.pixels);
         out.putVector(bottom.nodes);
@@ -169,6 +175,8 @@ struct BlockSummary {
         if (block.empty) return block;
         block.top.channels = block.bottom.channels = in.get<int>();
         block.top.sampleBits = block.bottom.sampleBits = in.get<int>();
+        block.top.rows = std::size_t(in.get<std::uint64_t>());
+        block.bottom.rows = std::size_t(in.get<std::uint64_t>());
         block.top.nodes = in.getVector<std::uint64_t>();
         block.top.pixels = in.getVector<std::uint8_t>();
         block.bottom.nodes = in.getVector<std::uint64_t>();
@@ -229,18 +237,18 @@ Renames mergeBlocks(BlockSummary& upper, BlockSummary lower, Connectivity connec
         const std::size_t root = find(i);
         if (root != i) renames.emplace_back(sortedNames[i], sortedNames[root]);
     }
-    const auto rename = [&](BorderRow& row) {
+    const auto rename = [&](BorderFace& row) {
         for (std::uint64_t& node : row.nodes)
-            if (node != BorderRow::kNone) node = sortedNames[find(indexOf(node))];
+            if (node != BorderFace::kNone) node = sortedNames[find(indexOf(node))];
     };
     upper.bottom = std::move(lower.bottom);
     rename(upper.top);
     rename(upper.bottom);
     // The merged block's names: those left in its outer rows.
     std::vector<std::uint64_t> present;
-    for (const BorderRow* row : {&upper.top, &upper.bottom})
+    for (const BorderFace* row : {&upper.top, &upper.bottom})
         for (const std::uint64_t node : row->nodes)
-            if (node != BorderRow::kNone) present.push_back(node);
+            if (node != BorderFace::kNone) present.push_back(node);
     std::sort(present.begin(), present.end());
     present.erase(std::unique(present.begin(), present.end()), present.end());
     upper.names = present;
@@ -329,8 +337,13 @@ class MpiRowsSink : public LabelSink {
 public:
     MpiRowsSink(MPI_File file, std::uint64_t headerBytes, std::string path, bool table)
         : file_(file), headerBytes_(headerBytes), path_(std::move(path)), table_(table) {}
-    void begin(std::uint32_t width, std::uint32_t, LabelType type, std::uint64_t) override {
-        width_ = width;
+    void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override {
+        begin(Shape::image(width, height), type, count);
+    }
+    // A volume's rows are its lines (z * height + y), as its .npy holds them.
+    void begin(const Shape& shape, LabelType type, std::uint64_t) override {
+        width_ = std::uint32_t(shape.width);
+        volume_ = shape.dimensions == 3;
         bytes_ = labelBytes(type);
     }
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override {
@@ -341,7 +354,10 @@ public:
     }
     bool wantsTable() const override { return table_; }
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override {
-        for (std::size_t i = 0; i < components.size(); ++i) appendStatsCsvRow(text_, firstLabel + i, components[i]);
+        for (std::size_t i = 0; i < components.size(); ++i) {
+            if (volume_) appendVolumeStatsCsvRow(text_, firstLabel + i, components[i]);
+            else appendStatsCsvRow(text_, firstLabel + i, components[i]);
+        }
     }
     void finish() override {}
     std::string& text() { return text_; }
@@ -352,6 +368,7 @@ private:
     std::string path_;
     bool table_;
     std::uint32_t width_ = 0;
+    bool volume_ = false;
     std::size_t bytes_ = 4;
     std::string text_;
 };
@@ -398,25 +415,36 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
                 throw Error(kWhere + "'" + *path + "' already exists; use --force (overwrite) to replace it");
     });
     BackendLimits limits;
-    together(comm, [&] { limits = probeTileBackend(options.label.backend); });
+    together(comm, [&] {
+        const std::string misfit = whyConnectivityDoesNotFit(
+            connectivity, source.dimensions() == 3 ? Shape::volume(source.width(), source.height(), source.depth())
+                                                   : Shape::image(source.width(), source.height()));
+        if (!misfit.empty()) throw Error(kWhere + misfit);
+        limits = probeTileBackend(options.label.backend, source.dimensions(), connectivity);
+    });
     unsigned maxSide = limits.maxSide, smallestSide = 0;
     MPI_Allreduce(&maxSide, &smallestSide, 1, MPI_UNSIGNED, MPI_MIN, comm);
     limits.maxSide = smallestSide;
-    std::uint32_t tile[2] = {0, 0};
+    std::uint32_t tile[3] = {0, 0, 1};
     const unsigned workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
     together(comm, [&] {
         if (rank != 0) return;
         const TilePlan plan = planTiles(source, options, limits, workers, &result.local.memoryEstimate);
         tile[0] = plan.tileWidth();
         tile[1] = plan.tileHeight();
+        tile[2] = plan.tileDepth();
     });
-    MPI_Bcast(tile, 2, MPI_UINT32_T, 0, comm);
-    const TilePlan plan(source.width(), source.height(), tile[0], tile[1]);
+    MPI_Bcast(tile, 3, MPI_UINT32_T, 0, comm);
+    // A volume's ranks take slabs of layers of bricks: whole slices.
+    const TilePlan plan = source.dimensions() == 3
+                              ? TilePlan(Shape::volume(source.width(), source.height(), source.depth()), tile[0],
+                                         tile[1], tile[2])
+                              : TilePlan(source.width(), source.height(), tile[0], tile[1]);
     result.local.plan = plan;
     result.local.backend = limits.backend;
     result.local.device = limits.device;
     result.local.workers = workers;
-    const std::uint64_t bands = plan.tilesY();
+    const std::uint64_t bands = plan.bands();
     result.firstBand = std::uint32_t(bands * std::uint64_t(rank) / std::uint64_t(ranks));
     result.endBand = std::uint32_t(bands * std::uint64_t(rank + 1) / std::uint64_t(ranks));
 
@@ -457,9 +485,9 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
         mine.empty = false;
         mine.top = pipeline.regionTopRow();
         mine.bottom = pipeline.regionBottomRow();
-        for (BorderRow* row : {&mine.top, &mine.bottom})
+        for (BorderFace* row : {&mine.top, &mine.bottom})
             for (std::uint64_t& node : row->nodes)
-                if (node != BorderRow::kNone) {
+                if (node != BorderFace::kNone) {
                     const std::uint64_t root = node;
                     node = nodeBase + root;
                     nameOf[node] = node;
@@ -567,7 +595,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
 
     // Pass 2: rows at their offsets of the shared .npy, then the table.
     start = Clock::now();
-    const std::string header = labelsNpyHeader(plan.imageWidth(), plan.imageHeight(), result.labelType);
+    const std::string header = labelsNpyHeader(plan.shape(), result.labelType);
     StagedOutput labels(comm, labelsPath, overwrite), stats(comm, statsPath, overwrite);
     MPI_File file = MPI_FILE_NULL;
     if (!labelsPath.empty()) {
@@ -576,13 +604,13 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
     }
     MpiRowsSink sink(file, header.size(), labelsPath, !statsPath.empty());
     together(comm, [&] {
-        sink.begin(plan.imageWidth(), plan.imageHeight(), result.labelType, result.count);
+        sink.begin(plan.shape(), result.labelType, result.count);
         pipeline.writeLabels(*store, sink, result.labelType);
     });
     if (file != MPI_FILE_NULL) MPI_File_close(&file);
     if (!statsPath.empty()) {
         std::string& text = sink.text();
-        if (rank == 0) text.insert(0, kStatsCsvHeader);
+        if (rank == 0) text.insert(0, plan.isVolume() ? kVolumeStatsCsvHeader : kStatsCsvHeader);
         std::uint64_t length = text.size(), offset = 0;
         MPI_Exscan(&length, &offset, 1, MPI_UINT64_T, MPI_SUM, comm);
         if (rank == 0) offset = 0;

@@ -46,11 +46,17 @@ struct NpyLayout {
     NpyHeader header;
     const NpyDtype* dtype = nullptr;
     std::uint64_t width = 0, height = 0, planes = 1;
+    std::uint64_t depth = 1;  // slices of a volume
+    bool volume = false;
     bool fortran = false;
+    std::uint64_t lines() const { return height * depth; }
+    std::string size() const {
+        return sizeText(width, height) + (volume ? "x" + std::to_string(depth) : "");
+    }
 };
 
 NpyLayout checkedLayout(int descriptor, const std::string& path, const std::string& where,
-                        NpyChannelAxis channelAxis) {
+                        NpyChannelAxis channelAxis, NpyVolumes volumes) {
     const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
     NpyLayout layout;
     layout.header = readNpyHeader(descriptor, path, where);
@@ -61,17 +67,29 @@ NpyLayout checkedLayout(int descriptor, const std::string& path, const std::stri
                    "; .npy images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
     std::vector<std::uint64_t> sides;
     if (!detail::parseNpySides(npy.shape, sides)) sides.clear();
-    const std::string shapeProblem = detail::npyImageShapeProblem(sides, npy.shape, channelAxis);
-    if (!shapeProblem.empty()) throw fail("holds an array of " + shapeProblem);
-    layout.height = sides[0];
-    layout.width = sides[1];
-    layout.planes = sides.size() == 3 ? sides[2] : 1;
-    if (layout.width == 0 || layout.height == 0) throw fail("has no pixels (" + sizeText(layout.width, layout.height) + ")");
     // Sides fit an int (glccl::Image) and their product 63 bits.
     constexpr std::uint64_t kMaxSide = 0x7FFFFFFF;
-    if (layout.width > kMaxSide || layout.height > kMaxSide)
-        throw fail("is " + sizeText(layout.width, layout.height) + "; tiled labeling takes sides up to " +
-                   std::to_string(kMaxSide));
+    if (sides.size() == 3 && channelAxis == NpyChannelAxis::None && volumes == NpyVolumes::Read) {
+        layout.volume = true;
+        layout.depth = sides[0];
+        layout.height = sides[1];
+        layout.width = sides[2];
+        if (layout.width == 0 || layout.lines() == 0) throw fail("has no voxels (" + layout.size() + ")");
+        // The source's lines (z * height + y) are counted in 32 bits.
+        if (layout.width > kMaxSide || layout.lines() > 0xFFFFFFFFu)
+            throw fail("is " + layout.size() + "; bricks take volumes of width and height x depth up to " +
+                       std::to_string(kMaxSide) + " and 2^32 - 1");
+    } else {
+        const std::string shapeProblem = detail::npyImageShapeProblem(sides, npy.shape, channelAxis);
+        if (!shapeProblem.empty()) throw fail("holds an array of " + shapeProblem);
+        layout.height = sides[0];
+        layout.width = sides[1];
+        layout.planes = sides.size() == 3 ? sides[2] : 1;
+        if (layout.width == 0 || layout.height == 0) throw fail("has no pixels (" + sizeText(layout.width, layout.height) + ")");
+        if (layout.width > kMaxSide || layout.height > kMaxSide)
+            throw fail("is " + sizeText(layout.width, layout.height) + "; tiled labeling takes sides up to " +
+                       std::to_string(kMaxSide));
+    }
     if (npy.fortranOrder != "False" && npy.fortranOrder != "True") throw fail("has no fortran_order in its header");
     layout.fortran = npy.fortranOrder == "True";
     return layout;
@@ -101,6 +119,8 @@ public:
     explicit OwnedImageSource(Image image) : image_(std::move(image)), view_(image_) {}
     std::uint32_t width() const override { return view_.width(); }
     std::uint32_t height() const override { return view_.height(); }
+    std::uint32_t depth() const override { return view_.depth(); }
+    int dimensions() const override { return view_.dimensions(); }
     int channels() const override { return view_.channels(); }
     int sampleBits() const override { return view_.sampleBits(); }
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
@@ -118,17 +138,20 @@ private:
 
 void detail::checkSourceRectangle(const char* where, const ImageSource& source, std::uint32_t x0, std::uint32_t y0,
                                   std::uint32_t width, std::uint32_t height) {
-    if (width == 0 || height == 0 || x0 >= source.width() || y0 >= source.height() ||
-        width > source.width() - x0 || height > source.height() - y0)
+    // A volume's rows are its lines, z * height + y.
+    const std::uint64_t lines = std::uint64_t(source.height()) * source.depth();
+    if (width == 0 || height == 0 || x0 >= source.width() || y0 >= lines || width > source.width() - x0 ||
+        height > lines - y0)
         throw Error(std::string(where) + "the rectangle " + sizeText(width, height) + " at (" + std::to_string(x0) +
-                    ", " + std::to_string(y0) + ") is not inside the " + sizeText(source.width(), source.height()) +
-                    " image");
+                    ", " + std::to_string(y0) + ") is not inside the " + sizeText(source.width(), lines) +
+                    (source.dimensions() == 3 ? " lines of the volume" : " image"));
 }
 
 // ---------------------------------------------------------------- memory
 
 ImageMemorySource::ImageMemorySource(const ImageView& image) : image_(image) {
-    const bool consistent = image.width > 0 && image.height > 0 && image.pixels != nullptr &&
+    const bool consistent = image.width > 0 && image.height > 0 && image.depth > 0 && image.pixels != nullptr &&
+                            (image.dimensions == 3 || image.depth == 1) &&
                             (image.channels == 1 || image.channels == 4) &&
                             (image.sampleBits == 8 || image.sampleBits == 16 || image.sampleBits == 32);
     if (!consistent)
@@ -139,10 +162,6 @@ ImageMemorySource::ImageMemorySource(const ImageView& image) : image_(image) {
 }
 
 ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
-    if (image.dimensions == 3)
-        throw Error("glccl::ImageMemorySource: the image is a volume (" + std::to_string(image.width) + "x" +
-                    std::to_string(image.height) + "x" + std::to_string(image.depth) +
-                    "); tiles take 2-D images only for now");
     if (!image.isConsistent())
         throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
@@ -152,8 +171,33 @@ ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
 
 std::uint32_t ImageMemorySource::width() const { return std::uint32_t(image_.width); }
 std::uint32_t ImageMemorySource::height() const { return std::uint32_t(image_.height); }
+std::uint32_t ImageMemorySource::depth() const { return std::uint32_t(image_.depth); }
+int ImageMemorySource::dimensions() const { return image_.dimensions; }
 int ImageMemorySource::channels() const { return image_.channels; }
 int ImageMemorySource::sampleBits() const { return image_.sampleBits; }
+
+void ImageSource::readBrick(const TileRect& brick, Image& out) const {
+    if (dimensions() != 3) {
+        if (brick.z0 != 0 || brick.depth != 1)
+            throw Error("glccl::ImageSource::readBrick(): " + describe() + " is a 2-D image, not a volume with a brick "
+                        "at z " + std::to_string(brick.z0) + " of depth " + std::to_string(brick.depth));
+        read(brick.x0, brick.y0, brick.width, brick.height, out);
+        return;
+    }
+    if (brick.depth == 0 || brick.z0 >= depth() || brick.depth > depth() - brick.z0 || brick.height > height() ||
+        brick.y0 > height() - brick.height)
+        throw Error("glccl::ImageSource::readBrick(): the brick of " + std::to_string(brick.height) + " rows at y " +
+                    std::to_string(brick.y0) + " and " + std::to_string(brick.depth) + " slices at z " +
+                    std::to_string(brick.z0) + " is not inside the " + std::to_string(width()) + "x" +
+                    std::to_string(height()) + "x" + std::to_string(depth()) + " volume");
+    out = Image(Shape::volume(brick.width, brick.height, brick.depth), channels(), sampleBits());
+    const std::size_t sliceBytes = out.pixels.size() / brick.depth;
+    Image slice;
+    for (std::uint32_t z = 0; z < brick.depth; ++z) {
+        read(brick.x0, (brick.z0 + z) * height() + brick.y0, brick.width, brick.height, slice);
+        std::memcpy(out.pixels.data() + z * sliceBytes, slice.pixels.data(), sliceBytes);
+    }
+}
 
 void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                              Image& out) const {
@@ -198,13 +242,14 @@ struct NpyImageSource::Impl {
     }
 };
 
-NpyImageSource::NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis)
+NpyImageSource::NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis,
+                               NpyVolumes volumes)
     : impl_(std::make_unique<Impl>()) {
     const std::string where = "glccl::NpyImageSource: ";
     const auto fail = [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); };
     impl_->path = path;
     const FileDescriptor file(path, where);
-    impl_->layout = checkedLayout(file.get(), path, where, channelAxis);
+    impl_->layout = checkedLayout(file.get(), path, where, channelAxis, volumes);
     const NpyLayout& layout = impl_->layout;
     if (layout.planes > 1 && mode == ChannelMode::Gray)
         throw fail("holds " + std::to_string(layout.planes) +
@@ -216,11 +261,11 @@ NpyImageSource::NpyImageSource(const std::string& path, ChannelMode mode, NpyCha
     if (::fstat(file.get(), &status) != 0) throw fail(std::string("cannot be sized: ") + std::strerror(errno));
     const std::uint64_t fileSize = std::uint64_t(status.st_size);
     const std::uint64_t expected =
-        layout.header.dataOffset + layout.width * layout.height * layout.planes * layout.dtype->size;
+        layout.header.dataOffset + layout.width * layout.lines() * layout.planes * layout.dtype->size;
     if (fileSize < expected)
-        throw fail("is truncated: its header promises " + sizeText(layout.width, layout.height) + " (" +
+        throw fail("is truncated: its header promises " + layout.size() + " (" +
                    std::to_string(expected) + " bytes) but the file has " + std::to_string(fileSize) + " bytes");
-    if (fileSize > expected) throw fail("has bytes after its " + sizeText(layout.width, layout.height) + " elements");
+    if (fileSize > expected) throw fail("has bytes after its " + layout.size() + " elements");
 
     // Read-only and shared: pages come from the page cache on first touch and
     // can be given back (release) without writing anything.
@@ -236,6 +281,8 @@ NpyImageSource::~NpyImageSource() = default;
 
 std::uint32_t NpyImageSource::width() const { return std::uint32_t(impl_->layout.width); }
 std::uint32_t NpyImageSource::height() const { return std::uint32_t(impl_->layout.height); }
+std::uint32_t NpyImageSource::depth() const { return std::uint32_t(impl_->layout.depth); }
+int NpyImageSource::dimensions() const { return impl_->layout.volume ? 3 : 2; }
 int NpyImageSource::channels() const { return impl_->channels; }
 int NpyImageSource::sampleBits() const { return impl_->layout.dtype->sampleBits; }
 
@@ -247,7 +294,8 @@ std::string NpyImageSource::describe() const {
                        : dtype.size == 1 ? "uint8"
                        : dtype.size == 2 ? "uint16"
                                          : "uint32";
-    return std::string(type) + " .npy, memory-mapped" + (impl_->layout.fortran ? ", Fortran order" : "");
+    return std::string(type) + (impl_->layout.volume ? " .npy volume" : " .npy") + ", memory-mapped" +
+           (impl_->layout.fortran ? ", Fortran order" : "");
 }
 
 void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
@@ -276,8 +324,12 @@ void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t widt
             const std::uint64_t column = std::uint64_t(x0) + x;
             const std::size_t pixel = std::size_t(y) * width + x;
             for (std::uint64_t c = 0; c < planes; ++c) {
-                const std::uint64_t i = layout.fortran ? row + imageHeight * (column + imageWidth * c)
-                                                       : (row * imageWidth + column) * planes + c;
+                // A volume's Fortran order runs z fastest: (z, y, x) at
+                // z + depth * (y + height * x), where the line is z * height + y.
+                const std::uint64_t i =
+                    !layout.fortran ? (row * imageWidth + column) * planes + c
+                    : layout.volume ? row / imageHeight + layout.depth * (row % imageHeight + imageHeight * column)
+                                    : row + imageHeight * (column + imageWidth * c);
                 out.setSample(pixel, int(c), impl.sampleAt(i, row, column, c));
             }
             if (planes == 3) out.setSample(pixel, 3, out.maxValue());  // opaque: never separates pixels
@@ -302,11 +354,11 @@ void NpyImageSource::release(std::uint32_t y0, std::uint32_t y1) const {
         ::madvise(const_cast<std::uint8_t*>(impl.map) + begin, std::size_t(end - begin), MADV_DONTNEED);
 }
 
-NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis) {
+NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis, NpyVolumes volumes) {
     const std::string where = "glccl::peekNpyShape(): ";
     const FileDescriptor file(path, where);
-    const NpyLayout layout = checkedLayout(file.get(), path, where, channelAxis);
-    return {layout.width, layout.height, layout.planes, layout.dtype->sampleBits};
+    const NpyLayout layout = checkedLayout(file.get(), path, where, channelAxis, volumes);
+    return {layout.width, layout.height, layout.planes, layout.dtype->sampleBits, layout.depth, layout.volume ? 3 : 2};
 }
 
 bool isNpyFile(const std::string& path) {
@@ -320,7 +372,7 @@ bool isNpyFile(const std::string& path) {
 }
 
 std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis) {
-    if (isNpyFile(path)) return std::make_unique<NpyImageSource>(path, mode, channelAxis);
+    if (isNpyFile(path)) return std::make_unique<NpyImageSource>(path, mode, channelAxis, NpyVolumes::Read);
     if (isTiffFile(path)) return std::make_unique<TiffImageSource>(path, mode);
     return std::make_unique<OwnedImageSource>(readImage(path, mode, channelAxis));
 }

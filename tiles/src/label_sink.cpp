@@ -48,19 +48,53 @@ std::string labelsNpyHeader(std::uint32_t width, std::uint32_t height, LabelType
                                   "(" + std::to_string(height) + ", " + std::to_string(width) + ")");
 }
 
+std::string labelsNpyHeader(const Shape& shape, LabelType type) {
+    if (shape.dimensions != 3) return labelsNpyHeader(std::uint32_t(shape.width), std::uint32_t(shape.height), type);
+    return detail::npyHeaderBytes(type == LabelType::Uint64 ? "<u8" : "<u4",
+                                  "(" + std::to_string(shape.depth) + ", " + std::to_string(shape.height) + ", " +
+                                      std::to_string(shape.width) + ")");
+}
+
+void LabelSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
+    if (shape.dimensions == 3)
+        throw Error("glccl::LabelSink::begin(): this sink takes 2-D images, not a " + std::to_string(shape.width) +
+                    "x" + std::to_string(shape.height) + "x" + std::to_string(shape.depth) + " volume");
+    begin(std::uint32_t(shape.width), std::uint32_t(shape.height), type, count);
+}
+
+namespace {
+
+// Shortest fixed notation that reads back to the same double, as
+// glccl::writeStatsCsv writes it.
+void appendDouble(std::string& text, double value) {
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+    text.append(buffer, result.ptr);
+}
+
+}  // namespace
+
+const char kVolumeStatsCsvHeader[] =
+    "label,left,top,front,width,height,depth,area,centroid_x,centroid_y,centroid_z\n";
+
+void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
+    text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
+            std::to_string(c.front) + ',' + std::to_string(c.width) + ',' + std::to_string(c.height) + ',' +
+            std::to_string(c.depth) + ',' + std::to_string(c.area) + ',';
+    appendDouble(text, c.centroidX);
+    text += ',';
+    appendDouble(text, c.centroidY);
+    text += ',';
+    appendDouble(text, c.centroidZ);
+    text += '\n';
+}
+
 void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
-    // Shortest fixed notation that reads back to the same double, as
-    // glccl::writeStatsCsv writes it.
-    auto appendDouble = [&text](double value) {
-        char buffer[64];
-        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
-        text.append(buffer, result.ptr);
-    };
     text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
             std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
-    appendDouble(c.centroidX);
+    appendDouble(text, c.centroidX);
     text += ',';
-    appendDouble(c.centroidY);
+    appendDouble(text, c.centroidY);
     text += '\n';
 }
 
@@ -78,11 +112,17 @@ void requireUint32(LabelType type, std::uint64_t count) {
 }  // namespace
 
 void LabelingSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+    begin(Shape::image(width, height), type, count);
+}
+
+void LabelingSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
     requireUint32(type, count);
     labeling_ = Labeling();
-    labeling_.width = int(width);
-    labeling_.height = int(height);
-    labeling_.labels.assign(std::size_t(width) * height, 0);
+    labeling_.width = int(shape.width);
+    labeling_.height = int(shape.height);
+    labeling_.depth = int(shape.depth);
+    labeling_.dimensions = shape.dimensions;
+    labeling_.labels.assign(std::size_t(shape.count()), 0);
     labeling_.components.assign(std::size_t(count), Component());
 }
 
@@ -95,9 +135,13 @@ void LabelingSink::writeComponents(std::uint64_t firstLabel, const std::vector<C
     std::copy(components.begin(), components.end(), labeling_.components.begin() + std::ptrdiff_t(firstLabel - 1));
 }
 
-void LabelStorageSink::begin(std::uint32_t width, std::uint32_t, LabelType type, std::uint64_t count) {
+void LabelStorageSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+    begin(Shape::image(width, height), type, count);
+}
+
+void LabelStorageSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
     requireUint32(type, count);
-    width_ = width;
+    width_ = std::size_t(shape.width);
     components_.assign(std::size_t(count), Component());
 }
 
@@ -131,7 +175,8 @@ struct NpyLabelSink::Impl {
     bool overwrite = false;
     std::size_t keptComponents = 0;
     std::unique_ptr<detail::OutputFile> labels, stats;
-    std::uint32_t width = 0, height = 0, nextRow = 0;
+    std::uint32_t width = 0, height = 0, nextRow = 0;  // height: lines of a volume
+    bool volume = false;
     std::uint64_t nextLabel = 1, count = 0;
     LabelType type = LabelType::Uint32;
     std::string text;
@@ -154,20 +199,25 @@ NpyLabelSink::~NpyLabelSink() = default;
 bool NpyLabelSink::wantsTable() const { return !impl_->statsPath.empty() || impl_->keptComponents > 0; }
 
 void NpyLabelSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
+    begin(Shape::image(width, height), type, count);
+}
+
+void NpyLabelSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
     Impl& impl = *impl_;
-    impl.width = width;
-    impl.height = height;
+    impl.width = std::uint32_t(shape.width);
+    impl.height = std::uint32_t(shape.height * shape.depth);
+    impl.volume = shape.dimensions == 3;
     impl.type = type;
     impl.count = count;
     kept_.clear();
     if (!impl.labelsPath.empty()) {
         impl.labels = stagedFile(impl.labelsPath, impl.overwrite);
-        const std::string header = labelsNpyHeader(width, height, type);
+        const std::string header = labelsNpyHeader(shape, type);
         impl.labels->write(header.data(), header.size());
     }
     if (!impl.statsPath.empty()) {
         impl.stats = stagedFile(impl.statsPath, impl.overwrite);
-        impl.text = kStatsCsvHeader;
+        impl.text = impl.volume ? kVolumeStatsCsvHeader : kStatsCsvHeader;
     }
 }
 
@@ -188,7 +238,8 @@ void NpyLabelSink::writeComponents(std::uint64_t firstLabel, const std::vector<C
     for (std::size_t i = 0; i < components.size(); ++i) {
         if (kept_.size() < impl.keptComponents) kept_.push_back(components[i]);
         if (!impl.stats) continue;
-        appendStatsCsvRow(impl.text, firstLabel + i, components[i]);
+        if (impl.volume) appendVolumeStatsCsvRow(impl.text, firstLabel + i, components[i]);
+        else appendStatsCsvRow(impl.text, firstLabel + i, components[i]);
         if (impl.text.size() >= (std::size_t(1) << 20)) {
             impl.stats->write(impl.text.data(), impl.text.size());
             impl.text.clear();

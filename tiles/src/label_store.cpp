@@ -20,12 +20,13 @@ namespace glccl {
 
 namespace {
 
-// The region's first pixel in the storage layout: stores hold only their bands.
+// The region's first pixel in the storage layout (a band is whole lines):
+// stores hold only their bands.
 std::uint64_t regionStart(const TilePlan& plan, std::uint32_t firstBand) {
     return std::uint64_t(plan.bandTop(firstBand)) * plan.imageWidth();
 }
 std::uint64_t regionPixels(const TilePlan& plan, std::uint32_t firstBand, std::uint32_t endBand) {
-    const std::uint64_t end = endBand >= plan.tilesY() ? plan.imageHeight() : plan.bandTop(endBand);
+    const std::uint64_t end = endBand >= plan.bands() ? plan.lineCount() : plan.bandTop(endBand);
     return (end - plan.bandTop(firstBand)) * plan.imageWidth();
 }
 

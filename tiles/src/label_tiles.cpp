@@ -8,7 +8,12 @@
 //        this band:   [ tile ]|[ tile ]|[ tile ]    column borders
 //
 // A row border is handled in one piece over the whole image width, so a
-// diagonal pair that crosses a tile corner is one of its pairs.
+// diagonal pair that crosses a tile corner is one of its pairs. Bricks go
+// the same way, one border per axis, each whole where it crosses another:
+// inside a layer, the faces between bricks side by side (x), then the faces
+// between rows of bricks over the whole width (y, which holds the edge
+// pairs across x too); between layers, the face of whole slices (z, which
+// holds every pair across an edge or corner with it).
 
 #include <algorithm>
 #include <chrono>
@@ -21,11 +26,22 @@ namespace glccl {
 
 namespace {
 
-// A tile edge as a BorderRow of node ids.
-void appendEdge(BorderRow& row, const std::vector<std::uint32_t>& edge, const std::vector<std::uint8_t>& pixels,
-                std::uint64_t firstNode) {
-    for (const std::uint32_t part : edge) row.nodes.push_back(part == 0 ? BorderRow::kNone : firstNode + part - 1);
-    row.pixels.insert(row.pixels.end(), pixels.begin(), pixels.end());
+// Lines r of several tile sides, one after the other, as a face of node ids.
+void appendEdgeLine(BorderFace& face, const detail::TileEdge& edge, std::size_t line, std::uint64_t firstNode) {
+    const std::size_t length = edge.parts.size() / edge.rows;
+    const std::size_t pixelBytes = face.pixelBytes();
+    for (std::size_t i = line * length; i < (line + 1) * length; ++i)
+        face.nodes.push_back(edge.parts[i] == 0 ? BorderFace::kNone : firstNode + edge.parts[i] - 1);
+    face.pixels.insert(face.pixels.end(), edge.pixels.begin() + std::ptrdiff_t(line * length * pixelBytes),
+                       edge.pixels.begin() + std::ptrdiff_t((line + 1) * length * pixelBytes));
+}
+
+BorderFace emptyFace(const ImageSource& source, std::size_t rows) {
+    BorderFace face;
+    face.channels = source.channels();
+    face.sampleBits = source.sampleBits();
+    face.rows = rows;
+    return face;
 }
 
 }  // namespace
@@ -33,40 +49,115 @@ void appendEdge(BorderRow& row, const std::vector<std::uint32_t>& edge, const st
 TilePipeline::TilePipeline(const ImageSource& source, const TilePlan& plan, const TiledOptions& options,
                            std::uint32_t firstBand, std::uint32_t endBand)
     : impl_(std::make_unique<Impl>(source, plan, options, firstBand, endBand)) {
-    if (firstBand > endBand || endBand > plan.tilesY())
+    if (firstBand > endBand || endBand > plan.bands())
         throw Error("glccl::TilePipeline: bands " + std::to_string(firstBand) + ".." + std::to_string(endBand) +
-                    " are not within the plan's " + std::to_string(plan.tilesY()));
-    if (source.width() != plan.imageWidth() || source.height() != plan.imageHeight())
+                    " are not within the plan's " + std::to_string(plan.bands()));
+    if (source.width() != plan.imageWidth() || source.height() != plan.imageHeight() ||
+        source.depth() != plan.imageDepth() || source.dimensions() != plan.dimensions())
         throw Error("glccl::TilePipeline: the source is " + std::to_string(source.width()) + "x" +
-                    std::to_string(source.height()) + " but the plan is for " + std::to_string(plan.imageWidth()) +
-                    "x" + std::to_string(plan.imageHeight()));
+                    std::to_string(source.height()) + (source.dimensions() == 3 ? "x" + std::to_string(source.depth()) : "") +
+                    " but the plan is for " + std::to_string(plan.imageWidth()) + "x" +
+                    std::to_string(plan.imageHeight()) + (plan.isVolume() ? "x" + std::to_string(plan.imageDepth()) : ""));
     unsigned threads = options.hostThreads != 0 ? options.hostThreads : std::thread::hardware_concurrency();
     impl_->hostThreads = std::max(1u, threads);
 }
 
 TilePipeline::~TilePipeline() = default;
 
-void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
-    Impl& s = *impl_;
-    const std::uint32_t tilesX = s.plan.tilesX();
-    s.tiles.assign(std::size_t(s.endBand - s.firstBand) * tilesX, detail::TileState());
+namespace {
+
+// MergeBordersPass for one band: its tiles' parts join the union-find, are
+// united across the band's inner borders and, through the band's first
+// line, with `previousBottom` (the last line of the band above), which then
+// becomes this band's last line.
+void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* tiles, BorderFace& previousBottom) {
+    const TilePlan& plan = s.plan;
+    const std::uint32_t perBand = plan.tilesPerBand(), tilesX = plan.tilesX();
+    const std::uint32_t rowsOfTiles = plan.isVolume() ? plan.tilesY() : 1;
     const Connectivity connectivity = s.options.label.connectivity;
     const Criterion criterion = s.options.label.criterion;
     const auto unite = [&s](std::uint64_t a, std::uint64_t b) { s.forest.unite(a, b); };
+    for (std::uint32_t i = 0; i < perBand; ++i) {
+        detail::TileSummary& summary = tiles[i];
+        detail::TileState& state = s.tileAt(i, band);
+        state.rect = plan.bandTile(band, i);
+        state.count = summary.count;
+        state.firstLabelOfRow = std::move(summary.firstLabelOfRow);
+        state.partLabels = std::move(summary.partLabels);
+        state.firstNode = s.forest.size();
+        for (std::size_t j = 0; j < summary.partKeys.size(); ++j) s.forest.add(summary.partKeys[j], summary.partStats[j]);
+    }
+    const auto node = [&](std::uint32_t i) { return s.tileAt(i, band).firstNode; };
+    // Column borders (faces across x), as many rows as the band has slices.
+    for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
+        for (std::uint32_t tx = 1; tx < tilesX; ++tx) {
+            const std::uint32_t i = ty * tilesX + tx;
+            const detail::TileEdge& leftSide = tiles[i - 1].right;
+            const detail::TileEdge& rightSide = tiles[i].left;
+            BorderFace left = emptyFace(s.source, leftSide.rows), right = emptyFace(s.source, rightSide.rows);
+            for (std::size_t r = 0; r < leftSide.rows; ++r) {
+                appendEdgeLine(left, leftSide, r, node(i - 1));
+                appendEdgeLine(right, rightSide, r, node(i));
+            }
+            forEachConnectedPair(left, right, connectivity, criterion, unite);
+        }
+    // Row borders inside a layer of bricks (faces across y), whole width.
+    const std::size_t slices = tiles[0].top.rows;  // 1 for an image
+    const auto rowOfTilesFace = [&](std::uint32_t ty, bool bottomSide) {
+        BorderFace face = emptyFace(s.source, slices);
+        for (std::size_t r = 0; r < slices; ++r)
+            for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
+                const std::uint32_t i = ty * tilesX + tx;
+                appendEdgeLine(face, bottomSide ? tiles[i].bottom : tiles[i].top, r, node(i));
+            }
+        return face;
+    };
+    for (std::uint32_t ty = 1; ty < rowsOfTiles; ++ty)
+        forEachConnectedPair(rowOfTilesFace(ty - 1, true), rowOfTilesFace(ty, false), connectivity, criterion, unite);
+    // The band's first and last lines as faces: rows of an image, the first
+    // and last slices of a layer of bricks.
+    BorderFace top, bottom;
+    if (!plan.isVolume()) {
+        top = rowOfTilesFace(0, false);
+        bottom = rowOfTilesFace(0, true);
+    } else if (plan.tilesZ() > 1) {
+        top = emptyFace(s.source, plan.imageHeight());
+        bottom = emptyFace(s.source, plan.imageHeight());
+        for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
+            for (std::size_t r = 0; r < tiles[ty * tilesX].front.rows; ++r)
+                for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
+                    const std::uint32_t i = ty * tilesX + tx;
+                    appendEdgeLine(top, tiles[i].front, r, node(i));
+                    appendEdgeLine(bottom, tiles[i].back, r, node(i));
+                }
+    }
+    if (band == s.firstBand) s.topRow = std::move(top);
+    else forEachConnectedPair(previousBottom, top, connectivity, criterion, unite);
+    previousBottom = std::move(bottom);
+    for (std::uint32_t i = 0; i < perBand; ++i) tiles[i] = detail::TileSummary();  // sides merged: free them
+}
+
+}  // namespace
+
+void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
+    Impl& s = *impl_;
+    const TilePlan& plan = s.plan;
+    const std::uint32_t perBand = plan.tilesPerBand();
+    s.tiles.assign(std::size_t(s.endBand - s.firstBand) * perBand, detail::TileState());
 
     // Enough bands per round to keep every worker busy.
-    const std::uint32_t bandsPerRound = std::max<std::uint32_t>(1, (pool.size() + tilesX - 1) / tilesX);
-    BorderRow previousBottom;
+    const std::uint32_t bandsPerRound = std::max<std::uint32_t>(1, (pool.size() + perBand - 1) / perBand);
+    BorderFace previousBottom;
     for (std::uint32_t roundBand = s.firstBand; roundBand < s.endBand; roundBand += bandsPerRound) {
         const std::uint32_t roundEnd = std::min(s.endBand, roundBand + bandsPerRound);
-        std::vector<detail::TileSummary> summaries(std::size_t(roundEnd - roundBand) * tilesX);
+        std::vector<detail::TileSummary> summaries(std::size_t(roundEnd - roundBand) * perBand);
         pool.run(summaries.size(), [&](TileWorker& worker, std::size_t i) {
-            const TileRect tile = s.plan.tile(std::uint32_t(i % tilesX), roundBand + std::uint32_t(i / tilesX));
+            const TileRect tile = plan.bandTile(roundBand + std::uint32_t(i / perBand), std::uint32_t(i % perBand));
             Image pixels;
-            s.source.read(tile.x0, tile.y0, tile.width, tile.height, pixels);
+            s.source.readBrick(tile, pixels);
             StageTimings timings;
             const Labeling labeling = worker.label(pixels, s.options.deviceTimings ? &timings : nullptr);
-            summaries[i] = detail::summarizeTile(tile, pixels, labeling);
+            summaries[i] = detail::summarizeTile(plan, tile, pixels, labeling);
             store.put(tile, labeling.labels.data());
             if (s.options.deviceTimings) {
                 double sum = 0.0;
@@ -76,42 +167,11 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
                 s.workerDeviceMilliseconds[&worker] += sum;
             }
         });
-        s.source.release(s.plan.bandTop(roundBand), s.plan.bandTop(roundEnd - 1) + s.plan.bandHeight(roundEnd - 1));
+        s.source.release(plan.bandTop(roundBand), plan.bandTop(roundEnd - 1) + plan.bandHeight(roundEnd - 1));
 
         // MergeBordersPass for each band of the round, in order.
-        for (std::uint32_t ty = roundBand; ty < roundEnd; ++ty) {
-            detail::TileSummary* band = summaries.data() + std::size_t(ty - roundBand) * tilesX;
-            for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-                detail::TileSummary& summary = band[tx];
-                detail::TileState& state = s.tileAt(tx, ty);
-                state.rect = s.plan.tile(tx, ty);
-                state.count = summary.count;
-                state.firstLabelOfRow = std::move(summary.firstLabelOfRow);
-                state.partLabels = std::move(summary.partLabels);
-                state.firstNode = s.forest.size();
-                for (std::size_t j = 0; j < summary.partKeys.size(); ++j)
-                    s.forest.add(summary.partKeys[j], summary.partStats[j]);
-            }
-            for (std::uint32_t tx = 1; tx < tilesX; ++tx) {
-                BorderRow left, right;
-                left.channels = right.channels = s.source.channels();
-                left.sampleBits = right.sampleBits = s.source.sampleBits();
-                appendEdge(left, band[tx - 1].rightEdge, band[tx - 1].rightPixels, s.tileAt(tx - 1, ty).firstNode);
-                appendEdge(right, band[tx].leftEdge, band[tx].leftPixels, s.tileAt(tx, ty).firstNode);
-                forEachConnectedPair(left, right, connectivity, criterion, unite);
-            }
-            BorderRow top, bottom;
-            top.channels = bottom.channels = s.source.channels();
-            top.sampleBits = bottom.sampleBits = s.source.sampleBits();
-            for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-                appendEdge(top, band[tx].topEdge, band[tx].topPixels, s.tileAt(tx, ty).firstNode);
-                appendEdge(bottom, band[tx].bottomEdge, band[tx].bottomPixels, s.tileAt(tx, ty).firstNode);
-            }
-            if (ty == s.firstBand) s.topRow = std::move(top);
-            else forEachConnectedPair(previousBottom, top, connectivity, criterion, unite);
-            previousBottom = std::move(bottom);
-            for (std::uint32_t tx = 0; tx < tilesX; ++tx) band[tx] = detail::TileSummary();  // edges merged: free them
-        }
+        for (std::uint32_t band = roundBand; band < roundEnd; ++band)
+            mergeBand(s, band, summaries.data() + std::size_t(band - roundBand) * perBand, previousBottom);
     }
     if (s.endBand > s.firstBand) s.bottomRow = std::move(previousBottom);
 }
@@ -121,16 +181,16 @@ PartKey TilePipeline::nodeKey(std::uint64_t node) const { return impl_->forest.k
 std::uint64_t TilePipeline::localRoot(std::uint64_t node) { return impl_->forest.find(node); }
 
 namespace {
-BorderRow withRoots(const BorderRow& row, detail::BorderForest& forest) {
-    BorderRow rooted = row;
+BorderFace withRoots(const BorderFace& row, detail::BorderForest& forest) {
+    BorderFace rooted = row;
     for (std::uint64_t& node : rooted.nodes)
-        if (node != BorderRow::kNone) node = forest.find(node);
+        if (node != BorderFace::kNone) node = forest.find(node);
     return rooted;
 }
 }  // namespace
 
-BorderRow TilePipeline::regionTopRow() { return withRoots(impl_->topRow, impl_->forest); }
-BorderRow TilePipeline::regionBottomRow() { return withRoots(impl_->bottomRow, impl_->forest); }
+BorderFace TilePipeline::regionTopRow() { return withRoots(impl_->topRow, impl_->forest); }
+BorderFace TilePipeline::regionBottomRow() { return withRoots(impl_->bottomRow, impl_->forest); }
 
 double TilePipeline::deviceMilliseconds() const { return impl_->deviceMilliseconds; }
 

@@ -1,11 +1,13 @@
 // NumberComponentsPass: final labels by first pixel, without looking at a
 // single label again. A component is numbered where its first pixel lies:
-// in raster order, row by row, and within a row tile by tile from the left
-// (a tile's labels first seen in one row are in left-to-right order). What
-// a row of a tile contributes is the number of its labels first seen there
-// (firstLabelOfRow) less the parts owned elsewhere; an exclusive scan over
-// (row, tile) gives every tile row its rowBase, and an owning part's label
-// is rowBase + its rank among the owned labels first seen in that tile row.
+// in raster order, line by line, and within a line tile by tile from the
+// left (a tile's labels first seen in one line are in left-to-right order).
+// What a line of a tile contributes is the number of its labels first seen
+// there (firstLabelOfRow) less the parts owned elsewhere; an exclusive scan
+// over (image line, tile) gives every tile line its rowBase, and an owning
+// part's label is rowBase + its rank among the owned labels first seen in
+// that tile line. A volume's image line z * height + y is line
+// (z - z0) * height + (y - y0) of the bricks of its row of bricks.
 
 #include <algorithm>
 #include <string>
@@ -17,40 +19,61 @@ namespace glccl {
 
 void TilePipeline::number(std::uint64_t labelOffset) {
     Impl& s = *impl_;
-    const std::uint32_t tilesX = s.plan.tilesX();
+    const TilePlan& plan = s.plan;
+    const std::uint32_t perBand = plan.tilesPerBand(), tilesX = plan.tilesX();
     const std::uint32_t bands = s.endBand - s.firstBand;
     s.bandLabelsBefore.assign(bands, 0);
     s.bandLabelsEnd.assign(bands, 0);
     std::uint64_t running = labelOffset;
-    std::vector<std::vector<std::uint32_t>> notOwned(tilesX);
-    for (std::uint32_t ty = s.firstBand; ty < s.endBand; ++ty) {
-        const std::uint32_t top = s.plan.bandTop(ty), height = s.plan.bandHeight(ty);
-        s.bandLabelsBefore[ty - s.firstBand] = running;
-        for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-            const detail::TileState& tile = s.tileAt(tx, ty);
-            notOwned[tx].assign(height, 0);
-            for (std::size_t j = 0; j < tile.partLabels.size(); ++j)
-                if (!s.owns(tile.firstNode + j)) ++notOwned[tx][s.forest.key(tile.firstNode + j).top - top];
-        }
-        for (std::uint32_t tx = 0; tx < tilesX; ++tx) s.tileAt(tx, ty).rowBase.assign(height, 0);
-        for (std::uint32_t r = 0; r < height; ++r)
-            for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-                detail::TileState& tile = s.tileAt(tx, ty);
-                tile.rowBase[r] = running;
-                running += (tile.firstLabelOfRow[r + 1] - tile.firstLabelOfRow[r]) - notOwned[tx][r];
+    std::vector<std::vector<std::uint32_t>> notOwned(perBand);
+    for (std::uint32_t band = s.firstBand; band < s.endBand; ++band) {
+        const std::uint32_t top = plan.bandTop(band), lines = plan.bandHeight(band);
+        // Band line l: its row of tiles and its line in each of their tiles.
+        const auto place = [&](std::uint32_t l, std::uint32_t& rowOfTiles, std::uint32_t& tileLine) {
+            if (!plan.isVolume()) {
+                rowOfTiles = 0;
+                tileLine = l;
+                return;
             }
-        s.bandLabelsEnd[ty - s.firstBand] = running;
+            const std::uint32_t z = l / plan.imageHeight(), y = l % plan.imageHeight();
+            rowOfTiles = y / plan.tileHeight();
+            tileLine = z * s.tileAt(rowOfTiles * tilesX, band).rect.height + (y - rowOfTiles * plan.tileHeight());
+        };
+        s.bandLabelsBefore[band - s.firstBand] = running;
+        for (std::uint32_t i = 0; i < perBand; ++i) {
+            const detail::TileState& tile = s.tileAt(i, band);
+            notOwned[i].assign(std::size_t(tile.rect.lines()), 0);
+            for (std::size_t j = 0; j < tile.partLabels.size(); ++j)
+                if (!s.owns(tile.firstNode + j)) {
+                    std::uint32_t rowOfTiles = 0, r = 0;
+                    place(std::uint32_t(s.forest.key(tile.firstNode + j).line - top), rowOfTiles, r);
+                    ++notOwned[i][r];
+                }
+        }
+        for (std::uint32_t i = 0; i < perBand; ++i) s.tileAt(i, band).rowBase.assign(std::size_t(s.tileAt(i, band).rect.lines()), 0);
+        for (std::uint32_t l = 0; l < lines; ++l) {
+            std::uint32_t rowOfTiles = 0, r = 0;
+            place(l, rowOfTiles, r);
+            for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
+                const std::uint32_t i = rowOfTiles * tilesX + tx;
+                detail::TileState& tile = s.tileAt(i, band);
+                tile.rowBase[r] = running;
+                running += (tile.firstLabelOfRow[r + 1] - tile.firstLabelOfRow[r]) - notOwned[i][r];
+            }
+        }
+        s.bandLabelsEnd[band - s.firstBand] = running;
 
         // Owning parts: their rank among the owned labels first seen in
-        // their tile row is their rank among that row's labels less the
+        // their tile line is their rank among that line's labels less the
         // parts before them owned elsewhere.
-        for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
-            const detail::TileState& tile = s.tileAt(tx, ty);
+        for (std::uint32_t i = 0; i < perBand; ++i) {
+            const detail::TileState& tile = s.tileAt(i, band);
             std::uint32_t row = UINT32_MAX, notOwnedBefore = 0;
             for (std::size_t j = 0; j < tile.partLabels.size(); ++j) {
                 const std::uint64_t node = tile.firstNode + j;
                 const std::uint32_t label = tile.partLabels[j];
-                const std::uint32_t r = s.forest.key(node).top - top;
+                std::uint32_t rowOfTiles = 0, r = 0;
+                place(std::uint32_t(s.forest.key(node).line - top), rowOfTiles, r);
                 if (label < tile.firstLabelOfRow[r] || label >= tile.firstLabelOfRow[r + 1])
                     throw Error("glccl::labelTiled(): tile " + std::to_string(tile.rect.index) + " label " +
                                 std::to_string(label) + " has its first pixel in row " + std::to_string(r) +

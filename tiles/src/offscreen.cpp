@@ -174,11 +174,6 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
     if (labels == nullptr) throw Error(kWhere + "no storage for the labels");
     LabelOptions options = requested;
     options.backend = chosen.backend;
-    // The tiles cut 2-D images; a volume past one call waits for bricks.
-    if (chosen.pieces && image.dimensions == 3)
-        throw Error(kWhere + "the volume is " + std::to_string(image.width) + "x" + std::to_string(image.height) + "x" +
-                    std::to_string(image.depth) + ", more than one call of the " + backendName(chosen.backend) +
-                    " backend takes, and volumes are not cut into bricks yet");
     if (chosen.pieces) return labelInPieces(image, options, labels, components, timings);
     switch (chosen.backend) {
         case Backend::Cpu: return labelOnHost(image, options, labels, components, timings);
@@ -236,18 +231,18 @@ void OffscreenLabeler::labelTexture(const ImageView& image, const LabelOptions& 
     Labeler& labeler = *impl_->labeler;
     // ImageTexture checks what the router left to it (the samples), so only
     // a GL error (out of memory) can leave it, in its own words.
-    if (impl_->input.fits(image)) {
+    if (image.dimensions != 3 && impl_->input.fits(image)) {
         impl_->input.update(image);
     } else {
         labeler.forget(impl_->input.id());
         impl_->input = ImageTexture();  // the old one goes first: peak GPU memory
-        impl_->input = ImageTexture(image);
+        impl_->input = image.dimensions == 3 ? ImageTexture::volume(copyOf(image)) : ImageTexture(image);
     }
     LabelOptions options = requested;
     options.timings = options.timings || timings != nullptr;
     labeler.label(impl_->input.id(), options);
     labeler.components(components);
-    labeler.downloadLabels(labels, std::size_t(image.width) * std::size_t(image.height));
+    labeler.downloadLabels(labels, std::size_t(image.shape().count()));
     if (timings) *timings = labeler.stageTimings();
     impl_->last = labeler.backend();
 }

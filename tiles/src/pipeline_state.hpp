@@ -12,20 +12,29 @@
 
 namespace glccl::detail {
 
-// A tile after pass 1: small, O(tile height + parts). The tile's labels
+// A tile after pass 1: small, O(tile lines + parts). The tile's labels
 // themselves wait in the TileLabelStore.
 struct TileState {
     TileRect rect;
     std::uint32_t count = 0;                      // labels 1..count
-    // firstLabelOfRow[r]: the first label whose first pixel lies in tile row
-    // r (labels are in raster order of first pixel, so the labels first seen
-    // in row r are firstLabelOfRow[r] .. firstLabelOfRow[r + 1] - 1).
-    std::vector<std::uint32_t> firstLabelOfRow;   // height + 1 entries
+    // firstLabelOfRow[r]: the first label whose first pixel lies in tile
+    // line r (a row; in a brick, z * height + y; labels are in raster order
+    // of first pixel, so the labels first seen in line r are
+    // firstLabelOfRow[r] .. firstLabelOfRow[r + 1] - 1).
+    std::vector<std::uint32_t> firstLabelOfRow;   // lines + 1 entries
     std::uint64_t firstNode = 0;                  // node of partLabels[0]
     std::vector<std::uint32_t> partLabels;        // labels on the tile's edges, ascending
     // After NumberComponentsPass: the final label just before the first
-    // component owned in tile row r.
+    // component owned in tile line r.
     std::vector<std::uint64_t> rowBase;
+};
+
+// The pixels of one side of a tile (a face of a brick): index into
+// partLabels + 1 (0 for background) and pixel bytes, `rows` lines.
+struct TileEdge {
+    std::vector<std::uint32_t> parts;
+    std::vector<std::uint8_t> pixels;
+    std::size_t rows = 1;
 };
 
 // Pass 1's result for one tile, before its band is merged.
@@ -35,15 +44,19 @@ struct TileSummary {
     std::vector<std::uint32_t> partLabels;
     std::vector<PartKey> partKeys;
     std::vector<PartStats> partStats;
-    // Edges: index into partLabels + 1 (0 for background), and pixel bytes.
-    std::vector<std::uint32_t> topEdge, bottomEdge, leftEdge, rightEdge;
-    std::vector<std::uint8_t> topPixels, bottomPixels, leftPixels, rightPixels;
+    // Sides: rows of x (top, bottom) and columns of y (left, right) by
+    // slice; the first and last slices (front, back) only where bricks lie
+    // behind each other.
+    TileEdge top, bottom, left, right, front, back;
 };
 
 // The labeled tile, summarized: its parts with exact image-space stats.
 // Throws glccl::Error when the labeling breaks the output contract (labels
 // not in raster order of first pixel, a table that does not fit).
-TileSummary summarizeTile(const TileRect& tile, const Image& pixels, const Labeling& labeling);
+TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Image& pixels, const Labeling& labeling);
+
+// A tile's component (its own table row) as a part in image coordinates.
+PartStats partStatsOf(const TileRect& tile, const Component& component);
 
 // Sum of coordinates recovered exactly from a centroid (see tile_summary.cpp).
 std::uint64_t exactCoordinateSum(double centroid, std::uint64_t area, const char* axis);
@@ -64,7 +77,7 @@ struct TilePipeline::Impl {
 
     std::vector<detail::TileState> tiles;  // the region's tiles, in raster order
     detail::BorderForest forest;
-    BorderRow topRow, bottomRow;           // the region's outer rows, nodes as added
+    BorderFace topRow, bottomRow;          // the region's outer rows (faces), nodes as added
 
     // After ResolveRootsPass, per node.
     std::uint64_t nodeBase = 0;
@@ -84,8 +97,9 @@ struct TilePipeline::Impl {
     Impl(const ImageSource& s, const TilePlan& p, const TiledOptions& o, std::uint32_t first, std::uint32_t end)
         : source(s), plan(p), options(o), firstBand(first), endBand(end) {}
 
-    detail::TileState& tileAt(std::uint32_t tx, std::uint32_t ty) {
-        return tiles[std::size_t(ty - firstBand) * plan.tilesX() + tx];
+    // Tile i (raster order) of a band.
+    detail::TileState& tileAt(std::uint32_t i, std::uint32_t band) {
+        return tiles[std::size_t(band - firstBand) * plan.tilesPerBand() + i];
     }
     bool isLocal(std::uint64_t globalId) const {
         return globalId >= nodeBase && globalId - nodeBase < forest.size();

@@ -2,9 +2,10 @@
 // top. For each tile of a band, one scan of its stored labels in raster
 // order gives every tile label its final label (a label is met first at its
 // first pixel, in increasing order, so the running count of owned labels met
-// in a row is its rank there) and, with the table wanted, the band's table
-// rows. Then the band is written in strips of rows, each strip mapped from
-// the stored labels, so only a strip of final labels is ever in memory.
+// in a line is its rank there) and, with the table wanted, the band's table
+// rows. Then the band is written in strips of image lines, each strip
+// mapped from the stored labels, so only a strip of final labels is ever in
+// memory.
 
 #include <algorithm>
 #include <atomic>
@@ -62,7 +63,8 @@ std::vector<std::uint64_t> finalLabelsOfTile(const TilePipeline::Impl& s, const 
     std::uint32_t next = 1;
     std::size_t part = 0;
     const std::uint32_t width = tile.rect.width;
-    for (std::uint32_t r = 0; r < tile.rect.height; ++r) {
+    const std::uint64_t lines = tile.rect.lines();
+    for (std::uint32_t r = 0; r < lines; ++r) {
         std::uint64_t ownedInRow = 0;
         const std::uint32_t* row = labels.data() + std::size_t(r) * width;
         for (std::uint32_t x = 0; x < width; ++x) {
@@ -99,7 +101,10 @@ std::vector<std::uint64_t> finalLabelsOfTile(const TilePipeline::Impl& s, const 
 void tableOfTile(const TilePipeline::Impl& s, const detail::TileState& tile, const std::vector<std::uint32_t>& labels,
                  const std::vector<std::uint64_t>& finals, std::uint64_t labelsBefore, std::vector<Component>& table) {
     // The reference's own table of the tile: exact sums, one rounding.
-    const std::vector<Component> local = computeComponents(int(tile.rect.width), int(tile.rect.height), labels, tile.count);
+    const TileRect& rect = tile.rect;
+    const Shape shape = s.plan.isVolume() ? Shape::volume(rect.width, rect.height, rect.depth)
+                                          : Shape::image(rect.width, rect.height);
+    const std::vector<Component> local = computeComponents(shape, labels, tile.count);
     std::size_t part = 0;
     for (std::uint32_t label = 1; label <= tile.count; ++label) {
         Component component;
@@ -108,16 +113,7 @@ void tableOfTile(const TilePipeline::Impl& s, const detail::TileState& tile, con
             if (!s.owns(node)) continue;
             component = s.totals[node].component();
         } else {
-            const Component& c = local[label - 1];
-            PartStats stats;
-            stats.left = tile.rect.x0 + c.left;
-            stats.top = tile.rect.y0 + c.top;
-            stats.right = stats.left + c.width - 1;
-            stats.bottom = stats.top + c.height - 1;
-            stats.area = c.area;
-            stats.sumX = detail::exactCoordinateSum(c.centroidX, c.area, "x") + std::uint64_t(tile.rect.x0) * c.area;
-            stats.sumY = detail::exactCoordinateSum(c.centroidY, c.area, "y") + std::uint64_t(tile.rect.y0) * c.area;
-            component = stats.component();
+            component = detail::partStatsOf(rect, local[label - 1]).component();
         }
         table[std::size_t(finals[label] - labelsBefore - 1)] = component;
     }
@@ -137,43 +133,65 @@ void mapRows(const std::vector<std::uint32_t>& labels, const std::vector<std::ui
 
 void TilePipeline::writeLabels(const TileLabelStore& store, LabelSink& sink, LabelType type) {
     Impl& s = *impl_;
-    const std::uint32_t tilesX = s.plan.tilesX();
-    const std::uint64_t width = s.plan.imageWidth();
+    const TilePlan& plan = s.plan;
+    const std::uint32_t perBand = plan.tilesPerBand(), tilesX = plan.tilesX();
+    const std::uint64_t width = plan.imageWidth();
     const bool table = sink.wantsTable();
     const std::size_t bytes = labelBytes(type);
-    for (std::uint32_t ty = s.firstBand; ty < s.endBand; ++ty) {
-        const std::uint32_t top = s.plan.bandTop(ty), height = s.plan.bandHeight(ty);
-        const std::uint64_t before = s.bandLabelsBefore[ty - s.firstBand];
-        std::vector<Component> bandTable(table ? std::size_t(s.bandLabelsEnd[ty - s.firstBand] - before) : 0);
-        std::vector<std::vector<std::uint64_t>> finals(tilesX);
-        detail::parallelFor(tilesX, s.hostThreads, [&](std::size_t tx) {
-            const detail::TileState& tile = s.tileAt(std::uint32_t(tx), ty);
+    for (std::uint32_t band = s.firstBand; band < s.endBand; ++band) {
+        const std::uint32_t top = plan.bandTop(band), lines = plan.bandHeight(band);
+        const std::uint64_t before = s.bandLabelsBefore[band - s.firstBand];
+        std::vector<Component> bandTable(table ? std::size_t(s.bandLabelsEnd[band - s.firstBand] - before) : 0);
+        std::vector<std::vector<std::uint64_t>> finals(perBand);
+        detail::parallelFor(perBand, s.hostThreads, [&](std::size_t i) {
+            const detail::TileState& tile = s.tileAt(std::uint32_t(i), band);
             std::vector<std::uint32_t> labels(tile.rect.pixels());
-            store.getRows(tile.rect, 0, tile.rect.height, labels.data());
-            finals[tx] = finalLabelsOfTile(s, tile, labels);
-            if (table) tableOfTile(s, tile, labels, finals[tx], before, bandTable);
+            store.getRows(tile.rect, 0, std::uint32_t(tile.rect.lines()), labels.data());
+            finals[i] = finalLabelsOfTile(s, tile, labels);
+            if (table) tableOfTile(s, tile, labels, finals[i], before, bandTable);
         });
 
-        const std::uint32_t stripRows = std::uint32_t(std::max<std::uint64_t>(1, std::min<std::uint64_t>(height, kStripPixels / width)));
+        // Runs of band lines that are consecutive lines of one row of tiles:
+        // the whole band of an image; a row of bricks in one slice.
+        struct Run {
+            std::uint32_t first, count, rowOfTiles, tileLine;
+        };
+        const std::uint32_t stripRows = std::uint32_t(std::max<std::uint64_t>(1, std::min<std::uint64_t>(lines, kStripPixels / width)));
         std::vector<std::uint8_t> strip(std::size_t(width) * stripRows * bytes);
-        for (std::uint32_t r0 = 0; r0 < height; r0 += stripRows) {
-            const std::uint32_t rows = std::min(stripRows, height - r0);
-            // Each tile's rows of the strip in as many pieces as there are
-            // threads to spare: the mapping is independent row by row.
+        for (std::uint32_t r0 = 0; r0 < lines; r0 += stripRows) {
+            const std::uint32_t rows = std::min(stripRows, lines - r0);
+            std::vector<Run> runs;
+            if (!plan.isVolume()) {
+                runs.push_back({0, rows, 0, r0});
+            } else {
+                for (std::uint32_t l = r0; l < r0 + rows;) {
+                    const std::uint32_t z = l / plan.imageHeight(), y = l % plan.imageHeight();
+                    const std::uint32_t ty = y / plan.tileHeight(), y0 = ty * plan.tileHeight();
+                    const std::uint32_t height = s.tileAt(ty * tilesX, band).rect.height;
+                    const std::uint32_t count = std::min(r0 + rows - l, y0 + height - y);
+                    runs.push_back({l - r0, count, ty, z * height + (y - y0)});
+                    l += count;
+                }
+            }
+            // Each tile's lines of a run in as many pieces as there are
+            // threads to spare: the mapping is independent line by line.
             const std::uint32_t pieces = std::max(1u, std::min(rows, s.hostThreads / std::max(1u, tilesX)));
-            detail::parallelFor(std::size_t(tilesX) * pieces, s.hostThreads, [&](std::size_t task) {
-                const std::uint32_t tx = std::uint32_t(task % tilesX), piece = std::uint32_t(task / tilesX);
-                const std::uint32_t first = rows * piece / pieces, count = rows * (piece + 1) / pieces - first;
+            detail::parallelFor(runs.size() * tilesX * pieces, s.hostThreads, [&](std::size_t task) {
+                const Run& run = runs[task / (std::size_t(tilesX) * pieces)];
+                const std::uint32_t tx = std::uint32_t(task % tilesX);
+                const std::uint32_t piece = std::uint32_t(task / tilesX % pieces);
+                const std::uint32_t first = run.count * piece / pieces, count = run.count * (piece + 1) / pieces - first;
                 if (count == 0) return;
-                const detail::TileState& tile = s.tileAt(tx, ty);
+                const std::uint32_t i = run.rowOfTiles * tilesX + tx;
+                const detail::TileState& tile = s.tileAt(i, band);
                 std::vector<std::uint32_t> labels(std::size_t(tile.rect.width) * count);
-                store.getRows(tile.rect, r0 + first, count, labels.data());
-                const std::uint64_t at = std::uint64_t(first) * width + tile.rect.x0;
+                store.getRows(tile.rect, run.tileLine + first, count, labels.data());
+                const std::uint64_t at = std::uint64_t(run.first + first) * width + tile.rect.x0;
                 if (type == LabelType::Uint64)
-                    mapRows(labels, finals[tx], tile.rect.width, count,
+                    mapRows(labels, finals[i], tile.rect.width, count,
                             reinterpret_cast<std::uint64_t*>(strip.data()) + at, width);
                 else
-                    mapRows(labels, finals[tx], tile.rect.width, count,
+                    mapRows(labels, finals[i], tile.rect.width, count,
                             reinterpret_cast<std::uint32_t*>(strip.data()) + at, width);
             });
             sink.writeRows(top + r0, rows, strip.data());

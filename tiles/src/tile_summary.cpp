@@ -15,11 +15,14 @@ namespace glccl {
 void PartStats::add(const PartStats& o) {
     left = std::min(left, o.left);
     top = std::min(top, o.top);
+    front = std::min(front, o.front);
     right = std::max(right, o.right);
     bottom = std::max(bottom, o.bottom);
+    back = std::max(back, o.back);
     area += o.area;
     sumX += o.sumX;
     sumY += o.sumY;
+    sumZ += o.sumZ;
 }
 
 Component PartStats::component() const {
@@ -33,6 +36,9 @@ Component PartStats::component() const {
     c.area = area;
     c.centroidX = double(sumX) / double(area);
     c.centroidY = double(sumY) / double(area);
+    c.front = front;
+    c.depth = back - front + 1;
+    c.centroidZ = double(sumZ) / double(area);
     return c;
 }
 
@@ -54,48 +60,98 @@ std::uint64_t exactCoordinateSum(double centroid, std::uint64_t area, const char
     return std::uint64_t(sum);
 }
 
-TileSummary summarizeTile(const TileRect& tile, const Image& pixels, const Labeling& labeling) {
+PartStats partStatsOf(const TileRect& tile, const Component& c) {
+    PartStats stats;
+    stats.left = tile.x0 + c.left;
+    stats.top = tile.y0 + c.top;
+    stats.front = tile.z0 + c.front;
+    stats.right = stats.left + c.width - 1;
+    stats.bottom = stats.top + c.height - 1;
+    stats.back = stats.front + c.depth - 1;
+    stats.area = c.area;
+    stats.sumX = exactCoordinateSum(c.centroidX, c.area, "x") + std::uint64_t(tile.x0) * c.area;
+    stats.sumY = exactCoordinateSum(c.centroidY, c.area, "y") + std::uint64_t(tile.y0) * c.area;
+    stats.sumZ = exactCoordinateSum(c.centroidZ, c.area, "z") + std::uint64_t(tile.z0) * c.area;
+    return stats;
+}
+
+TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Image& pixels, const Labeling& labeling) {
     const std::string where = "glccl::labelTiled(): tile " + std::to_string(tile.index) + ": ";
-    const std::uint32_t width = tile.width, height = tile.height;
-    if (labeling.width != int(width) || labeling.height != int(height) ||
-        labeling.labels.size() != std::size_t(width) * height)
+    const std::uint32_t width = tile.width, height = tile.height, depth = tile.depth;
+    const std::uint64_t lines = tile.lines();
+    if (labeling.width != int(width) || labeling.height != int(height) || labeling.depth != int(depth) ||
+        labeling.labels.size() != tile.pixels())
         throw Error(where + "the backend returned a " + std::to_string(labeling.width) + "x" +
-                    std::to_string(labeling.height) + " labeling for a " + std::to_string(width) + "x" +
-                    std::to_string(height) + " tile");
+                    std::to_string(labeling.height) + (plan.isVolume() ? "x" + std::to_string(labeling.depth) : "") +
+                    " labeling for a " + std::to_string(width) + "x" + std::to_string(height) +
+                    (plan.isVolume() ? "x" + std::to_string(depth) : "") + " tile");
     TileSummary summary;
     const std::vector<Component>& table = labeling.components;
     summary.count = std::uint32_t(table.size());
-
-    // Components in raster order of first pixel have non-decreasing top rows
-    // (a component's first pixel lies in its top row).
-    std::vector<std::uint32_t> firstCount(height, 0);
-    std::uint32_t previousTop = 0;
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        const std::uint32_t top = table[i].top;
-        if (top >= height || top < previousTop || table[i].area == 0)
-            throw Error(where + "label " + std::to_string(i + 1) + " has top row " + std::to_string(top) +
-                        " after row " + std::to_string(previousTop) +
-                        "; labels must be in raster order of their first pixel");
-        previousTop = top;
-        ++firstCount[top];
-    }
-    summary.firstLabelOfRow.resize(std::size_t(height) + 1);
-    summary.firstLabelOfRow[0] = 1;
-    for (std::uint32_t r = 0; r < height; ++r)
-        summary.firstLabelOfRow[r + 1] = summary.firstLabelOfRow[r] + firstCount[r];
-
-    // Parts: the distinct labels on the four edges.
     const std::uint32_t* labels = labeling.labels.data();
-    auto at = [&](std::uint32_t x, std::uint32_t y) { return labels[std::size_t(y) * width + x]; };
+
+    std::vector<std::uint32_t> firstCount(lines, 0);
+    if (!plan.isVolume()) {
+        // Components in raster order of first pixel have non-decreasing top
+        // rows (a component's first pixel lies in its top row).
+        std::uint32_t previousTop = 0;
+        for (std::size_t i = 0; i < table.size(); ++i) {
+            const std::uint32_t top = table[i].top;
+            if (top >= height || top < previousTop || table[i].area == 0)
+                throw Error(where + "label " + std::to_string(i + 1) + " has top row " + std::to_string(top) +
+                            " after row " + std::to_string(previousTop) +
+                            "; labels must be in raster order of their first pixel");
+            previousTop = top;
+            ++firstCount[top];
+        }
+    } else {
+        // A component's first voxel lies in its front slice but not always in
+        // its top row: the labels themselves say which line it is in.
+        std::uint32_t next = 1;
+        for (std::uint64_t line = 0; line < lines; ++line) {
+            const std::uint32_t* row = labels + line * width;
+            for (std::uint32_t x = 0; x < width; ++x) {
+                if (row[x] < next) continue;
+                if (row[x] != next || next > summary.count)
+                    throw Error(where + "label " + std::to_string(row[x]) + " comes before label " +
+                                std::to_string(next) + " of " + std::to_string(summary.count) +
+                                "; labels must be 1..n in raster order of their first voxel");
+                ++firstCount[line];
+                ++next;
+            }
+        }
+        if (next != summary.count + 1)
+            throw Error(where + "its labels hold " + std::to_string(next - 1) + " components but its table " +
+                        std::to_string(summary.count));
+    }
+    summary.firstLabelOfRow.resize(std::size_t(lines) + 1);
+    summary.firstLabelOfRow[0] = 1;
+    for (std::uint64_t r = 0; r < lines; ++r) summary.firstLabelOfRow[r + 1] = summary.firstLabelOfRow[r] + firstCount[r];
+
+    // The sides: `rows` lines of `length` pixels from `origin`, stepping
+    // `along` within a line and `across` between lines (linear indices).
+    struct Side {
+        TileEdge* edge;
+        std::uint64_t origin, along, length, across, rows;
+    };
+    const std::uint64_t slice = std::uint64_t(width) * height;
+    std::vector<Side> sides = {
+        {&summary.top, 0, 1, width, slice, depth},
+        {&summary.bottom, std::uint64_t(height - 1) * width, 1, width, slice, depth},
+        {&summary.left, 0, width, height, slice, depth},
+        {&summary.right, width - 1, width, height, slice, depth},
+    };
+    if (plan.tilesZ() > 1) {
+        sides.push_back({&summary.front, 0, 1, width, width, height});
+        sides.push_back({&summary.back, std::uint64_t(depth - 1) * slice, 1, width, width, height});
+    }
+
+    // Parts: the distinct labels on the sides.
     std::vector<std::uint32_t>& parts = summary.partLabels;
-    for (std::uint32_t x = 0; x < width; ++x) {
-        parts.push_back(at(x, 0));
-        parts.push_back(at(x, height - 1));
-    }
-    for (std::uint32_t y = 0; y < height; ++y) {
-        parts.push_back(at(0, y));
-        parts.push_back(at(width - 1, y));
-    }
+    for (const Side& side : sides)
+        for (std::uint64_t r = 0; r < side.rows; ++r)
+            for (std::uint64_t i = 0; i < side.length; ++i)
+                parts.push_back(labels[side.origin + r * side.across + i * side.along]);
     std::sort(parts.begin(), parts.end());
     parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
     if (!parts.empty() && parts.front() == 0) parts.erase(parts.begin());
@@ -104,45 +160,43 @@ TileSummary summarizeTile(const TileRect& tile, const Image& pixels, const Label
                     std::to_string(summary.count) + " components");
 
     for (const std::uint32_t label : parts) {
-        const Component& c = table[label - 1];
-        PartStats stats;
-        stats.left = tile.x0 + c.left;
-        stats.top = tile.y0 + c.top;
-        stats.right = stats.left + c.width - 1;
-        stats.bottom = stats.top + c.height - 1;
-        stats.area = c.area;
-        stats.sumX = exactCoordinateSum(c.centroidX, c.area, "x") + std::uint64_t(tile.x0) * c.area;
-        stats.sumY = exactCoordinateSum(c.centroidY, c.area, "y") + std::uint64_t(tile.y0) * c.area;
+        const PartStats stats = partStatsOf(tile, table[label - 1]);
         summary.partStats.push_back(stats);
-        summary.partKeys.push_back(PartKey{stats.top, tile.index, label});
+        // The tile line of the label's first pixel, as an image line.
+        const std::uint64_t line = std::uint64_t(std::upper_bound(summary.firstLabelOfRow.begin(),
+                                                                  summary.firstLabelOfRow.end(), label) -
+                                                 summary.firstLabelOfRow.begin()) - 1;
+        const std::uint64_t imageLine =
+            (std::uint64_t(tile.z0) + line / height) * plan.imageHeight() + tile.y0 + line % height;
+        summary.partKeys.push_back(PartKey{imageLine, tile.index, label});
     }
 
-    // Edges as part indices (+1), and their pixels for the criterion.
+    // Sides as part indices (+1), and their pixels for the criterion.
     auto partIndex = [&](std::uint32_t label) -> std::uint32_t {
         if (label == 0) return 0;
         return std::uint32_t(std::lower_bound(parts.begin(), parts.end(), label) - parts.begin()) + 1;
     };
     const std::size_t pixelBytes = std::size_t(pixels.channels) * std::size_t(pixels.bytesPerSample());
-    auto edge = [&](std::uint32_t x, std::uint32_t y, std::uint32_t dx, std::uint32_t dy, std::uint32_t length,
-                    std::vector<std::uint32_t>& nodes, std::vector<std::uint8_t>& bytes) {
-        nodes.resize(length);
-        bytes.resize(length * pixelBytes);
+    for (const Side& side : sides) {
+        TileEdge& edge = *side.edge;
+        const std::size_t count = std::size_t(side.rows * side.length);
+        edge.rows = std::size_t(side.rows);
+        edge.parts.resize(count);
+        edge.pixels.resize(count * pixelBytes);
         std::uint32_t lastLabel = 0, lastIndex = 0;
-        for (std::uint32_t i = 0; i < length; ++i, x += dx, y += dy) {
-            const std::uint32_t label = at(x, y);
-            if (label != lastLabel) {
-                lastLabel = label;
-                lastIndex = partIndex(label);
+        std::size_t i = 0;
+        for (std::uint64_t r = 0; r < side.rows; ++r)
+            for (std::uint64_t k = 0; k < side.length; ++k, ++i) {
+                const std::uint64_t at = side.origin + r * side.across + k * side.along;
+                const std::uint32_t label = labels[at];
+                if (label != lastLabel) {
+                    lastLabel = label;
+                    lastIndex = partIndex(label);
+                }
+                edge.parts[i] = label == 0 ? 0 : lastIndex;
+                std::copy_n(pixels.pixels.data() + at * pixelBytes, pixelBytes, edge.pixels.data() + i * pixelBytes);
             }
-            nodes[i] = label == 0 ? 0 : lastIndex;
-            std::copy_n(pixels.pixels.data() + (std::size_t(y) * width + x) * pixelBytes, pixelBytes,
-                        bytes.data() + i * pixelBytes);
-        }
-    };
-    edge(0, 0, 1, 0, width, summary.topEdge, summary.topPixels);
-    edge(0, height - 1, 1, 0, width, summary.bottomEdge, summary.bottomPixels);
-    edge(0, 0, 0, 1, height, summary.leftEdge, summary.leftPixels);
-    edge(width - 1, 0, 0, 1, height, summary.rightEdge, summary.rightPixels);
+    }
     return summary;
 }
 

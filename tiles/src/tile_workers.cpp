@@ -166,7 +166,7 @@ std::unique_ptr<TileWorker> makeTileWorker(const BackendLimits& limits, const La
 
 }  // namespace
 
-BackendLimits probeTileBackend(Backend requested) {
+BackendLimits probeTileBackend(Backend requested, int dimensions, Connectivity connectivity) {
     const std::string where = "glccl::labelTiled(): ";
     // The GL engines' limits are the context's: a probe context answers for
     // them (and for auto, which may choose one).
@@ -185,9 +185,15 @@ BackendLimits probeTileBackend(Backend requested) {
     const ContextInfo* context = info ? &*info : nullptr;
     LabelOptions options;
     options.backend = requested;
+    InputDescription input;
+    if (dimensions == 3) {
+        // A volume of any size (no elements): only the backend is resolved.
+        input.shape = Shape::volume(0, 0, 0);
+        options.connectivity = connectivity;
+    }
     Route route;
     try {
-        route = chooseRoute(InputDescription(), options, context, whyNoContext);
+        route = chooseRoute(input, options, context, whyNoContext);
     } catch (const Error& error) {
         throw Error(where + error.what());
     }
@@ -195,6 +201,7 @@ BackendLimits probeTileBackend(Backend requested) {
     BackendLimits limits;
     limits.backend = route.backend;
     limits.maxSide = std::uint32_t(std::min<std::int64_t>(engine.largestExtent, kMaxTileSide));
+    limits.engine = engine;
     limits.note = route.note;
     switch (route.backend) {
         case Backend::Cpu: limits.device = "CPU"; break;

@@ -1,5 +1,5 @@
-// labelTiled(): the driver. It sizes the tiles, starts the workers and runs
-// the passes of tile_pipeline.hpp in one process.
+// labelTiled(): the driver. It sizes the tiles (bricks of a volume), starts
+// the workers and runs the passes of tile_pipeline.hpp in one process.
 
 #include "glccl/tiled.hpp"
 
@@ -71,12 +71,16 @@ std::uint64_t memoryModel(std::uint32_t width, std::uint32_t height, int pixelBy
     return std::max(passOne, passTwo) + borders;
 }
 
+Shape shapeOf(const ImageSource& source) {
+    return source.dimensions() == 3 ? Shape::volume(source.width(), source.height(), source.depth())
+                                    : Shape::image(source.width(), source.height());
+}
+
 void checkOptions(const ImageSource& source, const TiledOptions& options) {
     const std::string where = "glccl::labelTiled(): ";
     const Criterion& criterion = options.label.criterion;
-    // Tiles and their borders are 2-D: 4 or 8 neighbours.
-    const std::string misfit = whyConnectivityDoesNotFit(options.label.connectivity,
-                                                         Shape::image(source.width(), source.height()));
+    // Tiles and their borders are 2-D (4 or 8 neighbours), bricks 3-D (6, 18 or 26).
+    const std::string misfit = whyConnectivityDoesNotFit(options.label.connectivity, shapeOf(source));
     if (!misfit.empty()) throw Error(where + misfit);
     if (source.channels() != 1 && source.channels() != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(source.channels()));
@@ -149,6 +153,87 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
                 mib(smallest));
 }
 
+// The host memory of a run with bricks bw x bh x bd, as memoryModel for
+// tiles: per worker and per thread the same bytes a voxel; the band's
+// final-label maps and strip; parts on the six faces of every brick; and
+// the two faces of whole slices between layers of bricks.
+std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned workers, unsigned threads) {
+    const std::uint64_t brickVoxels = std::uint64_t(plan.tileWidth()) * plan.tileHeight() * plan.tileDepth();
+    const std::uint64_t slice = std::uint64_t(plan.imageWidth()) * plan.imageHeight();
+    const std::uint64_t passOne = std::uint64_t(workers) * std::uint64_t(pixelBytes + 30) * brickVoxels;
+    const std::uint64_t passTwo = std::uint64_t(std::min(threads, plan.tilesPerBand())) * 28 * brickVoxels +
+                                  2 * slice * plan.tileDepth() +
+                                  std::min(std::uint64_t(1) << 22, slice * plan.tileDepth()) * 12;
+    const std::uint64_t faces = std::uint64_t(plan.tileWidth()) * plan.tileHeight() +
+                                std::uint64_t(plan.tileWidth()) * plan.tileDepth() +
+                                std::uint64_t(plan.tileHeight()) * plan.tileDepth();
+    const std::uint64_t borders = plan.tileCount() * faces * 128 + plan.lineCount() * plan.tilesX() * 16 +
+                                  2 * slice * std::uint64_t(8 + pixelBytes);
+    return std::max(passOne, passTwo) + borders;
+}
+
+TilePlan planBricks(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
+                    unsigned workers, std::uint64_t* memoryEstimate) {
+    const std::string where = "glccl::labelTiled(): ";
+    const Shape shape = shapeOf(source);
+    const int pixelBytes = source.channels() * source.sampleBits() / 8;
+    const unsigned threads = hostThreadsFor(options);
+    const std::uint64_t limit = effectiveMemoryLimit(options);
+    const auto brickText = [](const TilePlan& plan) {
+        return std::to_string(plan.tileWidth()) + "x" + std::to_string(plan.tileHeight()) + "x" +
+               std::to_string(plan.tileDepth());
+    };
+    // A brick's local coordinate sums (voxels x largest side) stay below
+    // 2^51, so centroids give them back exactly (tile_summary.cpp).
+    const auto takes = [&](const TilePlan& plan) {
+        const Shape brick = Shape::volume(plan.tileWidth(), plan.tileHeight(), plan.tileDepth());
+        const double largestSum = double(brick.count()) *
+                                  double(std::max({plan.tileWidth(), plan.tileHeight(), plan.tileDepth()}));
+        return !exceedsOneCall(limits.engine, brick) && largestSum < 0x1p51;
+    };
+    if (options.tileWidth != 0 || options.tileHeight != 0 || options.tileDepth != 0) {
+        const auto side = [](std::uint32_t given, std::int64_t extent) {
+            return given != 0 ? given : std::uint32_t(std::min<std::int64_t>(extent, kDefaultBrickSide));
+        };
+        const TilePlan plan(shape, side(options.tileWidth, shape.width), side(options.tileHeight, shape.height),
+                            side(options.tileDepth, shape.depth));
+        if (!takes(plan))
+            throw Error(where + "bricks of " + brickText(plan) + " are more than one call of the " +
+                        backendName(limits.backend) + " backend takes here (" + limits.device + ")");
+        if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, threads);
+        return plan;
+    }
+    // Candidates from the largest brick down, the longest side halved
+    // first; the first that one call takes and the memory limit holds wins.
+    std::uint32_t sides[3];
+    for (int axis = 0; axis < 3; ++axis)
+        sides[axis] = std::uint32_t(std::min<std::int64_t>(shape.extent(axis), kDefaultBrickSide));
+    std::uint64_t smallest = UINT64_MAX;
+    for (;;) {
+        const TilePlan plan(shape, sides[0], sides[1], sides[2]);
+        const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, threads);
+        if (takes(plan)) {
+            if (estimate <= limit) {
+                if (memoryEstimate) *memoryEstimate = estimate;
+                return plan;
+            }
+            smallest = std::min(smallest, estimate);
+        }
+        int longest = 0;
+        for (int axis = 1; axis < 3; ++axis)
+            if (sides[axis] > sides[longest]) longest = axis;
+        if (sides[longest] <= 1) break;
+        sides[longest] = std::max<std::uint32_t>(1, sides[longest] / 2);
+    }
+    const std::string size = std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
+                             std::to_string(shape.depth);
+    if (smallest == UINT64_MAX)
+        throw Error(where + "no brick of the " + size + " volume is one call of the " + backendName(limits.backend) +
+                    " backend here (" + limits.device + ")");
+    throw Error(where + "the memory limit of " + mib(limit) + " is too small for a " + size + " volume: the " +
+                "leanest bricks with " + std::to_string(workers) + " worker(s) need about " + mib(smallest));
+}
+
 }  // namespace
 
 TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
@@ -158,6 +243,7 @@ TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, co
 
 TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
                    unsigned workers, std::uint64_t* memoryEstimate) {
+    if (source.dimensions() == 3) return planBricks(source, options, limits, workers, memoryEstimate);
     return planTilesFor(source.width(), source.height(), source.channels() * source.sampleBits() / 8, &source, options,
                         limits, workers, memoryEstimate);
 }
@@ -166,7 +252,8 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     const std::string where = "glccl::labelTiled(): ";
     checkOptions(source, options);
     TiledResult result;
-    const BackendLimits limits = probeTileBackend(options.label.backend);
+    const BackendLimits limits =
+        probeTileBackend(options.label.backend, source.dimensions(), options.label.connectivity);
     if (!limits.note.empty()) result.notes.push_back(limits.note);
     result.backend = limits.backend;
     result.device = limits.device;
@@ -179,12 +266,12 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
                           (options.store == LabelStore::Auto &&
                            result.memoryEstimate + storeBytes <= effectiveMemoryLimit(options));
     const std::unique_ptr<TileLabelStore> store =
-        inMemory ? makeMemoryLabelStore(plan, 0, plan.tilesY())
-                 : makeSpillLabelStore(plan, 0, plan.tilesY(), options.tempDir);
+        inMemory ? makeMemoryLabelStore(plan, 0, plan.bands())
+                 : makeSpillLabelStore(plan, 0, plan.bands(), options.tempDir);
     result.spilled = store->spilled();
     if (inMemory) result.memoryEstimate += storeBytes;
 
-    TilePipeline pipeline(source, plan, options, 0, plan.tilesY());
+    TilePipeline pipeline(source, plan, options, 0, plan.bands());
     auto start = Clock::now();
     {
         // The workers (and their GL contexts or GPU memory) live for pass 1 only.
@@ -208,7 +295,7 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     result.numberMilliseconds = millisecondsSince(start);
 
     start = Clock::now();
-    sink.begin(plan.imageWidth(), plan.imageHeight(), result.labelType, result.count);
+    sink.begin(plan.shape(), result.labelType, result.count);
     pipeline.writeLabels(*store, sink, result.labelType);
     sink.finish();
     result.writeMilliseconds = millisecondsSince(start);

@@ -32,15 +32,17 @@ const char kHelp[] =
     "\n"
     "options:\n"
     "  --backend B                   auto, compute, raster, cuda or cpu (default auto)\n"
-    "  --connectivity 4|8|6|18|26    neighbourhood (default 8): 4 or 8 for 2-D images;\n"
-    "                                6, 18 and 26 name those of volumes\n"
+    "  --connectivity 4|8|6|18|26    neighbourhood (default 8, 26 for volumes): 4 or 8\n"
+    "                                for 2-D images; 6, 18 and 26 for volumes\n"
     "  --channel-axis -1             a 3-D .npy is (height, width, 1|3|4), as with glccl\n"
-    "                                label; without it, a volume (not labeled yet)\n"
+    "                                label; without it, a volume (depth, height, width)\n"
+    "                                labeled in bricks, each rank a slab of slices\n"
     "  --criterion C                 binary, binary:L, segments or threshold:T (default binary)\n"
     "  --labels OUT.npy              write the labels (uint32 or uint64, see --label-type)\n"
     "  --stats OUT.csv               write the component table\n"
     "  --force                       overwrite existing outputs\n"
     "  --tile WxH                    tile size (default: chosen by rank 0 for the backend)\n"
+    "  --tile WxHxD                  brick size of a volume (a 3-D .npy; ranks take slabs)\n"
     "  --memory-limit SIZE           host memory per rank to plan for, e.g. 8G\n"
     "  --devices LIST                workers of each rank, e.g. 0,1 (default for cuda,\n"
     "                                compute and raster: one worker, on the GPU numbered\n"
@@ -63,7 +65,7 @@ struct Command {
     std::string input, labels, stats;
     glccl::TiledOptions options;
     glccl::NpyChannelAxis channelAxis = glccl::NpyChannelAxis::None;
-    bool force = false, timing = false, json = false, devicesGiven = false;
+    bool force = false, timing = false, json = false, devicesGiven = false, connectivityGiven = false;
 };
 
 std::uint64_t parseUnsigned(const std::string& option, const std::string& text) {
@@ -94,7 +96,10 @@ Command parse(int argc, char** argv) {
         };
         try {
             if (arg == "--backend") options.label.backend = glccl::parseBackend(next());
-            else if (arg == "--connectivity") options.label.connectivity = glccl::parseConnectivity(next());
+            else if (arg == "--connectivity") {
+                options.label.connectivity = glccl::parseConnectivity(next());
+                command.connectivityGiven = true;
+            }
             else if (arg == "--criterion") options.label.criterion = glccl::Criterion::parse(next());
             else if (arg == "--channel-axis") command.channelAxis = glccl::tools::parseChannelAxis(next());
             else if (arg == "--labels") command.labels = next();
@@ -105,14 +110,20 @@ Command parse(int argc, char** argv) {
             else if (arg == "--label-type") options.labelType = glccl::parseLabelType(next());
             else if (arg == "--temp-dir") options.tempDir = next();
             else if (arg == "--tile") {
+                // WxH, N (a square), or WxHxD for the bricks of a volume.
                 const std::string size = next();
                 const std::size_t x = size.find('x');
+                const std::size_t x2 = x == std::string::npos ? x : size.find('x', x + 1);
                 const std::uint64_t width = parseUnsigned(arg, size.substr(0, x));
-                const std::uint64_t height = x == std::string::npos ? width : parseUnsigned(arg, size.substr(x + 1));
-                if (width < 1 || height < 1 || width > glccl::kMaxTileSide || height > glccl::kMaxTileSide)
+                const std::uint64_t height =
+                    x == std::string::npos ? width : parseUnsigned(arg, size.substr(x + 1, x2 == std::string::npos ? x2 : x2 - x - 1));
+                const std::uint64_t depth = x2 == std::string::npos ? 0 : parseUnsigned(arg, size.substr(x2 + 1));
+                if (width < 1 || height < 1 || width > glccl::kMaxTileSide || height > glccl::kMaxTileSide ||
+                    (x2 != std::string::npos && (depth < 1 || depth > glccl::kMaxTileSide)))
                     throw UsageError("--tile: each side must be 1.." + std::to_string(glccl::kMaxTileSide));
                 options.tileWidth = std::uint32_t(width);
                 options.tileHeight = std::uint32_t(height);
+                options.tileDepth = std::uint32_t(depth);
             } else if (arg == "--memory-limit") {
                 std::string size = next();
                 std::uint64_t unit = 1;
@@ -156,6 +167,7 @@ void printJson(const Command& command, const glccl::MpiTiledResult& result, doub
     json.key("input").string(command.input);
     json.key("width").integer(plan.imageWidth());
     json.key("height").integer(plan.imageHeight());
+    if (plan.isVolume()) json.key("depth").integer(plan.imageDepth());
     json.key("components").integer(result.count);
     json.key("milliseconds").number(rounded(milliseconds));
     json.key("backend").string(glccl::backendName(result.local.backend));
@@ -166,6 +178,10 @@ void printJson(const Command& command, const glccl::MpiTiledResult& result, doub
     json.key("tile_height").integer(plan.tileHeight());
     json.key("tiles_x").integer(plan.tilesX());
     json.key("tiles_y").integer(plan.tilesY());
+    if (plan.isVolume()) {
+        json.key("tile_depth").integer(plan.tileDepth());
+        json.key("tiles_z").integer(plan.tilesZ());
+    }
     json.key("workers").integer(result.local.workers);
     json.key("label_type").string(glccl::labelTypeName(result.labelType));
     json.endObject();
@@ -219,6 +235,9 @@ int run(const Command& command, int rank) {
     // Where every rank fails (a missing file), rank 0 speaks for all.
     if (failed && (failures < ranks || rank == 0)) throw glccl::Error(why);
     if (failures > 0) throw glccl::OtherRankFailed("another rank failed");
+    // A volume's default connectivity is 26, as glccl label's.
+    if (source->dimensions() == 3 && !command.connectivityGiven)
+        options.label.connectivity = glccl::Connectivity::TwentySix;
 
     const double start = MPI_Wtime();
     const glccl::MpiTiledResult result =
@@ -230,12 +249,21 @@ int run(const Command& command, int rank) {
         printJson(command, result, milliseconds);
         return 0;
     }
-    std::printf("%s: %ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
-                plan.imageHeight(), static_cast<unsigned long long>(result.count), milliseconds,
-                glccl::backendName(result.local.backend), result.local.device.c_str());
-    std::printf("  %d ranks, %ux%u tiles of %ux%u, %u worker(s) a rank, labels %s\n", result.ranks, plan.tilesX(),
-                plan.tilesY(), plan.tileWidth(), plan.tileHeight(), result.local.workers,
-                glccl::labelTypeName(result.labelType));
+    if (plan.isVolume()) {
+        std::printf("%s: %ux%ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
+                    plan.imageHeight(), plan.imageDepth(), static_cast<unsigned long long>(result.count), milliseconds,
+                    glccl::backendName(result.local.backend), result.local.device.c_str());
+        std::printf("  %d ranks, %ux%ux%u bricks of %ux%ux%u, %u worker(s) a rank, labels %s\n", result.ranks,
+                    plan.tilesX(), plan.tilesY(), plan.tilesZ(), plan.tileWidth(), plan.tileHeight(), plan.tileDepth(),
+                    result.local.workers, glccl::labelTypeName(result.labelType));
+    } else {
+        std::printf("%s: %ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
+                    plan.imageHeight(), static_cast<unsigned long long>(result.count), milliseconds,
+                    glccl::backendName(result.local.backend), result.local.device.c_str());
+        std::printf("  %d ranks, %ux%u tiles of %ux%u, %u worker(s) a rank, labels %s\n", result.ranks, plan.tilesX(),
+                    plan.tilesY(), plan.tileWidth(), plan.tileHeight(), result.local.workers,
+                    glccl::labelTypeName(result.labelType));
+    }
     if (command.timing) {
         std::printf("  phase (slowest rank)      ms\n");
         std::printf("  label_tiles         %10.3f\n", result.labelMilliseconds);

@@ -1,5 +1,6 @@
-// glccl label, tiled: one INPUT labeled tile by tile (glccl::labelTiled),
-// the labels streamed into an .npy file, the table into a CSV file.
+// glccl label, tiled: one INPUT labeled tile by tile, or a volume brick by
+// brick (glccl::labelTiled), the labels streamed into an .npy file, the
+// table into a CSV file.
 
 #include "tiled.hpp"
 
@@ -27,6 +28,8 @@ const char kTiledLabelHelp[] =
     "  labeling's, byte for byte.\n"
     "  --tile WxH                    tile size (default: the largest the backend and the\n"
     "                                memory limit allow, at most 16384 a side)\n"
+    "  --tile WxHxD                  brick size of a volume (a 3-D .npy: depth, height,\n"
+    "                                width; default: at most 512 a side)\n"
     "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
     "                                the physical memory); tile labels go to a temporary\n"
     "                                file when they do not fit\n"
@@ -70,6 +73,7 @@ struct TiledCommand {
     std::string labels, stats;
     bool force = false, json = false, timing = false, table = false;
     bool automatic = false;  // chosen for the input's size, not by an option
+    bool connectivityGiven = false;
 };
 
 // "8G", "512M", "64K", "1000" (bytes); binary units.
@@ -90,6 +94,20 @@ std::uint64_t parseMemorySize(const std::string& option, const std::string& text
     return value * unit;
 }
 
+// "WxH", "N" (a square) or, for the bricks of a volume, "WxHxD".
+void parseTileSize(const std::string& option, const std::string& text, TiledOptions& options) {
+    const std::size_t first = text.find('x'), second = first == std::string::npos ? first : text.find('x', first + 1);
+    if (second == std::string::npos) {
+        const auto [width, height] = parseSize(option, text, true);
+        options.tileWidth = std::uint32_t(width);
+        options.tileHeight = std::uint32_t(height);
+        return;
+    }
+    options.tileWidth = std::uint32_t(parseInteger(option, text.substr(0, first), 1, INT32_MAX));
+    options.tileHeight = std::uint32_t(parseInteger(option, text.substr(first + 1, second - first - 1), 1, INT32_MAX));
+    options.tileDepth = std::uint32_t(parseInteger(option, text.substr(second + 1), 1, INT32_MAX));
+}
+
 std::vector<int> parseDevices(const std::string& option, const std::string& text) {
     std::vector<int> devices;
     for (const std::string& entry : splitList(option, text)) devices.push_back(parseInteger(option, entry, 0, 1023));
@@ -107,6 +125,7 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
             options.label.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
         } else if (name == "--connectivity") {
             options.label.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
+            command.connectivityGiven = true;
         } else if (name == "--channel-axis") {
             command.channelAxis = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseChannelAxis);
         } else if (name == "--criterion") {
@@ -116,9 +135,7 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         } else if (name == "--stats") {
             command.stats = cursor.valueOf(name, inlineValue);
         } else if (name == "--tile") {
-            const auto [width, height] = parseSize(name, cursor.valueOf(name, inlineValue), true);
-            options.tileWidth = std::uint32_t(width);
-            options.tileHeight = std::uint32_t(height);
+            parseTileSize(name, cursor.valueOf(name, inlineValue), options);
         } else if (name == "--memory-limit") {
             options.memoryLimit = parseMemorySize(name, cursor.valueOf(name, inlineValue));
         } else if (name == "--devices") {
@@ -151,6 +168,23 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     return command;
 }
 
+// Does this volume need bricks streamed from its file? Past what readImage
+// reads whole, always; past a 2048 side or 2^31 voxels (the smallest limits
+// of the GPU engines' one call), when the route says so (its probe costs a
+// context, so smaller volumes leave it to the label path, whose own route
+// cuts them in memory).
+bool volumeNeedsBricks(const NpyShape& npy, Backend backend) {
+    const Shape shape = Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth));
+    const std::uint64_t largest = std::max({npy.width, npy.height, npy.depth});
+    if (largest > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels) return true;
+    if (largest <= 2048 && shape.count() <= (std::uint64_t(1) << 31)) return false;
+    try {
+        return exceedsOneCall(probeTileBackend(backend, 3).engine, shape);
+    } catch (const Error&) {
+        return false;  // the ordinary command says why the backend cannot run
+    }
+}
+
 // Does this .npy or TIFF need more than one call of `backend`? Sides past
 // what readImage takes always do; past 16384 the backend may (its largest
 // side is asked only then, since for the GL backends it costs a context).
@@ -159,7 +193,8 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
 bool needsTiles(const std::string& path, Backend backend, NpyChannelAxis channelAxis) {
     std::uint64_t width = 0, height = 0;
     if (isNpyFile(path)) {
-        const NpyShape shape = peekNpyShape(path, channelAxis);
+        const NpyShape shape = peekNpyShape(path, channelAxis, NpyVolumes::Read);
+        if (shape.dimensions == 3) return volumeNeedsBricks(shape, backend);
         width = shape.width;
         height = shape.height;
     } else {
@@ -183,6 +218,12 @@ std::vector<std::string> tableRow(std::uint64_t label, const Component& c) {
             formatted("%.2f", c.centroidY)};
 }
 
+std::vector<std::string> volumeTableRow(std::uint64_t label, const Component& c) {
+    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.front),
+            std::to_string(c.width), std::to_string(c.height), std::to_string(c.depth), std::to_string(c.area),
+            formatted("%.2f", c.centroidX), formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
+}
+
 int runTiled(const TiledCommand& command) {
     const auto start = Clock::now();
     // Outputs are checked before any work, as the ordinary command does.
@@ -193,31 +234,43 @@ int runTiled(const TiledCommand& command) {
     const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode, command.channelAxis);
     TiledOptions options = command.options;
     options.deviceTimings = command.timing;
+    // A volume's default connectivity is 26, as the label path's (scipy's full structure).
+    if (source->dimensions() == 3 && !command.connectivityGiven) options.label.connectivity = Connectivity::TwentySix;
     const std::size_t kept = command.json && !command.table ? 0 : 10;
     NpyLabelSink sink(command.labels, command.stats, command.force, kept);
     const TiledResult run = labelTiled(*source, options, sink);
     const double milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 
     const TilePlan& plan = run.plan;
-    const std::string tiles = std::to_string(plan.tilesX()) + "x" + std::to_string(plan.tilesY()) + " tiles of " +
-                              std::to_string(plan.tileWidth()) + "x" + std::to_string(plan.tileHeight());
+    const bool volume = plan.isVolume();
+    const std::string tiles =
+        volume ? std::to_string(plan.tilesX()) + "x" + std::to_string(plan.tilesY()) + "x" +
+                     std::to_string(plan.tilesZ()) + " bricks of " + std::to_string(plan.tileWidth()) + "x" +
+                     std::to_string(plan.tileHeight()) + "x" + std::to_string(plan.tileDepth())
+               : std::to_string(plan.tilesX()) + "x" + std::to_string(plan.tilesY()) + " tiles of " +
+                     std::to_string(plan.tileWidth()) + "x" + std::to_string(plan.tileHeight());
     if (command.json) {
         JsonWriter json;
         json.beginArray().beginObject();
         json.key("input").string(command.input);
         json.key("width").integer(plan.imageWidth());
         json.key("height").integer(plan.imageHeight());
+        if (volume) json.key("depth").integer(plan.imageDepth());
         json.key("components").integer(run.count);
         json.key("milliseconds").number(std::stod(formatted("%.3f", milliseconds)));
         json.key("backend").string(backendName(run.backend));
         json.key("device").string(run.device);
-        json.key("connectivity").integer(std::uint64_t(neighbourCount(command.options.label.connectivity)));
+        json.key("connectivity").integer(std::uint64_t(neighbourCount(options.label.connectivity)));
         json.key("criterion").string(command.options.label.criterion.toString());
         json.key("tiled").beginObject();
         json.key("tile_width").integer(plan.tileWidth());
         json.key("tile_height").integer(plan.tileHeight());
         json.key("tiles_x").integer(plan.tilesX());
         json.key("tiles_y").integer(plan.tilesY());
+        if (volume) {
+            json.key("tile_depth").integer(plan.tileDepth());
+            json.key("tiles_z").integer(plan.tilesZ());
+        }
         json.key("workers").integer(run.workers);
         json.key("label_type").string(labelTypeName(run.labelType));
         json.key("spilled").integer(run.spilled ? 1 : 0);
@@ -253,7 +306,8 @@ int runTiled(const TiledCommand& command) {
     }
 
     for (const std::string& note : run.notes) std::cerr << "glccl: note: " << note << '\n';
-    std::cout << command.input << ": " << plan.imageWidth() << 'x' << plan.imageHeight() << ", " << run.count
+    std::cout << command.input << ": " << plan.imageWidth() << 'x' << plan.imageHeight()
+              << (volume ? "x" + std::to_string(plan.imageDepth()) : "") << ", " << run.count
               << (run.count == 1 ? " component, " : " components, ") << formatted("%.2f", milliseconds) << " ms ("
               << backendName(run.backend) << ", " << run.device << ")\n";
     std::cout << "  tiled" << (command.automatic ? " (larger than one " + std::string(backendName(run.backend)) +
@@ -279,9 +333,13 @@ int runTiled(const TiledCommand& command) {
     }
     if (!sink.firstComponents().empty()) {
         std::vector<std::vector<std::string>> rows = {
-            {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"}};
+            volume ? std::vector<std::string>{"label", "left", "top", "front", "width", "height", "depth", "area",
+                                              "centroid_x", "centroid_y", "centroid_z"}
+                   : std::vector<std::string>{"label", "left", "top", "width", "height", "area", "centroid_x",
+                                              "centroid_y"}};
         for (std::size_t i = 0; i < sink.firstComponents().size(); ++i)
-            rows.push_back(tableRow(i + 1, sink.firstComponents()[i]));
+            rows.push_back(volume ? volumeTableRow(i + 1, sink.firstComponents()[i])
+                                  : tableRow(i + 1, sink.firstComponents()[i]));
         printAlignedTable(std::cout, rows, {});
         if (run.count > sink.firstComponents().size())
             std::cout << "... (" << run.count - sink.firstComponents().size() << " more)\n";

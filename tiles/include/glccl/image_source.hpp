@@ -10,6 +10,7 @@
 #include <string>
 
 #include "glccl/image_io.hpp"
+#include "glccl/tile_plan.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -21,13 +22,20 @@ public:
     virtual std::uint32_t height() const = 0;
     virtual int channels() const = 0;  // 1, or 4 (RGBA) for the threshold criterion
     virtual int sampleBits() const = 0;     // bits of a sample: 8, 16 or 32 (glccl::Image::sampleBits)
+    // A volume's slices and dimensions 3; an image's 1 and 2.
+    virtual std::uint32_t depth() const { return 1; }
+    virtual int dimensions() const { return 2; }
     // Copies the rectangle into `out` (resized to width x height x channels
     // at the source's sampleBits). Called from several threads at once:
     // implementations are thread-safe. Throws glccl::Error for a rectangle
     // outside the image or a value an Image cannot hold exactly.
     virtual void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                       Image& out) const = 0;
-    // Rows [y0, y1) will not be read again: a mapped file gives their pages
+    // The pixels of a tile, or the voxels of a brick of a volume (an Image of
+    // the brick's Shape::volume), read slice by slice as rectangles of lines.
+    // Thread-safe as read().
+    virtual void readBrick(const TileRect& brick, Image& out) const;
+    // Lines [y0, y1) (rows; z * height + y in a volume) will not be read again: a mapped file gives their pages
     // back, so a pass over the image keeps only a band resident.
     virtual void release(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
     // Host memory (bytes) the source itself holds while a band of `rows`
@@ -42,13 +50,17 @@ public:
 // An image already in host memory (not copied: it must outlive the source).
 class ImageMemorySource : public ImageSource {
 public:
+    // An image or a volume.
     explicit ImageMemorySource(const Image& image);
     // Pixels the caller owns (OffscreenLabeler's images past one call).
     explicit ImageMemorySource(const ImageView& image);
     std::uint32_t width() const override;
     std::uint32_t height() const override;
+    std::uint32_t depth() const override;
+    int dimensions() const override;
     int channels() const override;
     int sampleBits() const override;
+    // A rectangle of an image, or of the lines of a volume (z * height + y).
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     std::string describe() const override { return "image in memory"; }
@@ -64,20 +76,27 @@ private:
 // and in 0..2^32-1, never rounded), little-endian, C or Fortran order; shape
 // (height, width), or (height, width, 1|3|4) for the threshold criterion
 // with `channelAxis` Last (3 channels read as RGBA with an opaque alpha); a
-// 3-D array without it is a volume, refused as readImage refuses it. Sides up to 2^31 - 1,
+// 3-D array without it is a volume (depth, height, width), read with
+// `volumes` Read (binary and segments, C or Fortran order, the source's
+// lines z * height + y) and refused otherwise. Sides up to 2^31 - 1,
 // beyond readImage's 32768. Throws glccl::Error ("glccl::NpyImageSource:
 // 'PATH' ...") for anything else, a bad value when its rows are read.
+enum class NpyVolumes { Refuse, Read };
 class NpyImageSource : public ImageSource {
 public:
-    NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis = NpyChannelAxis::None);
+    NpyImageSource(const std::string& path, ChannelMode mode, NpyChannelAxis channelAxis = NpyChannelAxis::None,
+                   NpyVolumes volumes = NpyVolumes::Refuse);
     ~NpyImageSource() override;
     NpyImageSource(const NpyImageSource&) = delete;
     NpyImageSource& operator=(const NpyImageSource&) = delete;
 
     std::uint32_t width() const override;
     std::uint32_t height() const override;
+    std::uint32_t depth() const override;
+    int dimensions() const override;
     int channels() const override;
     int sampleBits() const override;
+    // A rectangle of an image, or of the lines of a volume (z * height + y).
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
@@ -131,13 +150,17 @@ bool isTiffFile(const std::string& path);
 struct NpyShape {
     std::uint64_t width = 0, height = 0, channels = 1;
     int sampleBits = 8;
+    std::uint64_t depth = 1;  // slices of a volume (NpyVolumes::Read)
+    int dimensions = 2;
 };
-NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis = NpyChannelAxis::None);
+NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis = NpyChannelAxis::None,
+                      NpyVolumes volumes = NpyVolumes::Refuse);
 
 // Is `path` a NumPy file (by its magic bytes)?
 bool isNpyFile(const std::string& path);
 
-// The source for an input file: a memory-mapped NpyImageSource for .npy, a
+// The source for an input file: a memory-mapped NpyImageSource for .npy (a
+// 3-D array without a named channel axis read as a volume), a
 // TiffImageSource for TIFF and BigTIFF, else the whole image read by
 // glccl::readImage into memory (held by the returned source).
 std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode,

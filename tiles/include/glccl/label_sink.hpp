@@ -34,6 +34,10 @@ public:
     // Once, before any write: the size, the decided label type (Uint32 or
     // Uint64) and the component count. May refuse by throwing glccl::Error.
     virtual void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) = 0;
+    // The same for an image (Shape::image: begin above) or a volume, whose
+    // rows are then its lines (z * height + y). Sinks that take volumes
+    // override it; the default refuses them (glccl::Error).
+    virtual void begin(const Shape& shape, LabelType type, std::uint64_t count);
     // Rows y0 .. y0 + rows - 1, in order from the top, width labels each of
     // the begun type (uint32_t or uint64_t).
     virtual void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) = 0;
@@ -51,6 +55,7 @@ public:
 class LabelingSink : public LabelSink {
 public:
     void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
+    void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
     bool wantsTable() const override { return true; }
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
@@ -61,14 +66,15 @@ private:
     Labeling labeling_;
 };
 
-// Into storage the caller owns: width x height uint32 labels (every one
-// written) and the table into `components` (its storage reused). A count
-// past uint32 is refused in begin(), as LabelingSink refuses it.
+// Into storage the caller owns: width x height (x depth) uint32 labels
+// (every one written) and the table into `components` (its storage reused).
+// A count past uint32 is refused in begin(), as LabelingSink refuses it.
 class LabelStorageSink : public LabelSink {
 public:
     LabelStorageSink(std::uint32_t* labels, std::vector<Component>& components)
         : labels_(labels), components_(components) {}
     void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
+    void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
     bool wantsTable() const override { return true; }
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
@@ -81,7 +87,7 @@ private:
 };
 
 // Streams the labels into a NumPy .npy file (dtype '<u4' or '<u8', shape
-// (height, width), C order): the header first, with the type decided, then
+// (height, width), or (depth, height, width) for a volume, C order): the header first, with the type decided, then
 // the rows in order, so the whole label image is never in memory. Optionally
 // the table as CSV (the columns and number format of glccl::writeStatsCsv).
 // Files are written all or nothing: into a hidden temporary file beside the
@@ -94,6 +100,7 @@ public:
     NpyLabelSink(std::string labelsPath, std::string statsPath, bool overwrite, std::size_t keptComponents = 10);
     ~NpyLabelSink() override;
     void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
+    void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
     bool wantsTable() const override;
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
@@ -110,9 +117,14 @@ private:
 // 64-byte boundary), byte for byte as glccl::writeLabelsNpy writes it for
 // uint32. Shared with writers that place rows themselves (MPI-IO).
 std::string labelsNpyHeader(std::uint32_t width, std::uint32_t height, LabelType type);
+// The same for a volume's labels, shape (depth, height, width).
+std::string labelsNpyHeader(const Shape& shape, LabelType type);
 
-// One table row as glccl::writeStatsCsv writes it, and the header line.
+// One table row as glccl::writeStatsCsv writes it, and the header line; a
+// volume's adds front, depth and centroid_z.
 extern const char kStatsCsvHeader[];
 void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
+extern const char kVolumeStatsCsvHeader[];
+void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
 
 }  // namespace glccl

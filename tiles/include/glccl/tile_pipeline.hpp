@@ -8,8 +8,10 @@
 //   pipeline.number(0);                 // NumberComponentsPass: labels by first pixel
 //   pipeline.writeLabels(store, sink);  // RelabelTilesPass + ComponentTablePass, band by band
 //
-// A *part* is one tile's label that touches an edge of its tile: a node of
-// the union-find. The parts of one component are ordered like their first
+// The same passes label volumes in bricks (tile_plan.hpp: a band is then a
+// layer of bricks, and a line is a row of one slice, z * height + y).
+// A *part* is one tile's label that touches an edge (a brick's: a face) of
+// its tile: a node of the union-find. The parts of one component are ordered like their first
 // pixels (PartKey); the first, the *owning* part, is the root of its tree,
 // and a component is numbered where its owning part (or, for a component
 // inside one tile, its own first pixel) lies.
@@ -32,49 +34,55 @@
 
 namespace glccl {
 
-// Orders the parts of a component like their first pixels: by row, then by
-// tile (in one row, a tile further left comes first), then by the tile's own
-// label (raster order of first pixel inside the tile).
+// Orders the parts of a component like their first pixels: by image line
+// (z * height + y: row, or slice then row), then by tile (in one line, a tile
+// further left comes first), then by the tile's own label (raster order of
+// first pixel inside the tile).
 struct PartKey {
-    std::uint32_t top = 0;        // image row of the part's first pixel
+    std::uint64_t line = 0;       // image line of the part's first pixel
     std::uint64_t tile = 0;       // TileRect::index
     std::uint32_t label = 0;      // the tile's label
     bool operator<(const PartKey& o) const {
-        if (top != o.top) return top < o.top;
+        if (line != o.line) return line < o.line;
         if (tile != o.tile) return tile < o.tile;
         return label < o.label;
     }
-    bool operator==(const PartKey& o) const { return top == o.top && tile == o.tile && label == o.label; }
+    bool operator==(const PartKey& o) const { return line == o.line && tile == o.tile && label == o.label; }
 };
 
 // A part's (or a component's) box, area and exact coordinate sums, in image
-// coordinates.
+// coordinates (front, back and sumZ stay 0 in 2-D).
 struct PartStats {
-    std::uint32_t left = UINT32_MAX, top = UINT32_MAX, right = 0, bottom = 0;
-    std::uint64_t area = 0, sumX = 0, sumY = 0;
+    std::uint32_t left = UINT32_MAX, top = UINT32_MAX, front = UINT32_MAX, right = 0, bottom = 0, back = 0;
+    std::uint64_t area = 0, sumX = 0, sumY = 0, sumZ = 0;
     void add(const PartStats& o);
     Component component() const;  // centroid: one rounding of sum / area, as computeComponents
 };
 
-// One image row (or column) along a border: per pixel the node (part, or a
-// root's global id) it belongs to, kNone for background, and its samples as
-// glccl::Image holds them (channels samples of sampleBits bits a pixel).
-struct BorderRow {
+// The pixels on one side of a border: an image row (or column) along a
+// border between tiles, or a face of a brick, `rows` lines of size() / rows
+// pixels. Per pixel the node (part, or a root's global id) it belongs to,
+// kNone for background, and its samples as glccl::Image holds them
+// (channels samples of sampleBits bits a pixel).
+struct BorderFace {
     static constexpr std::uint64_t kNone = UINT64_MAX;
     std::vector<std::uint64_t> nodes;
     std::vector<std::uint8_t> pixels;
     int channels = 1;
     int sampleBits = 8;
+    std::size_t rows = 1;
     std::size_t size() const { return nodes.size(); }
     std::size_t pixelBytes() const { return std::size_t(channels) * std::size_t(sampleBits / 8); }
 };
 
 // Calls unite(a, b) for every neighbour pair across the border between two
-// rows, `upper` directly above `lower` (same width), whose pixels connect by
-// the criterion (glccl::areConnected, the reference's rule): straight down,
-// and at 8-connectivity both diagonals. Throws glccl::Error when pixels
-// connect but one has no node (labels that disagree with the criterion).
-void forEachConnectedPair(const BorderRow& upper, const BorderRow& lower, Connectivity connectivity,
+// faces, `upper` directly facing `lower` (same rows and width), whose pixels
+// connect by the criterion (glccl::areConnected, the reference's rule): the
+// pixel facing it; at 8 and 18 the neighbours one step along a face (the
+// diagonals of a row, the edge neighbours of a face); at 26 also the
+// corners of a face. Throws glccl::Error when pixels connect but one has no
+// node (labels that disagree with the criterion).
+void forEachConnectedPair(const BorderFace& upper, const BorderFace& lower, Connectivity connectivity,
                           const Criterion& criterion,
                           const std::function<void(std::uint64_t, std::uint64_t)>& unite);
 
@@ -131,7 +139,7 @@ class TileLabelStore {
 public:
     virtual ~TileLabelStore() = default;
     virtual void put(const TileRect& tile, const std::uint32_t* labels) = 0;
-    // Rows firstRow .. firstRow + rows - 1 of a stored tile.
+    // Lines firstRow .. firstRow + rows - 1 of a stored tile (TileRect::lines).
     virtual void getRows(const TileRect& tile, std::uint32_t firstRow, std::uint32_t rows,
                          std::uint32_t* labels) const = 0;
     virtual bool spilled() const = 0;
@@ -163,8 +171,8 @@ public:
     PartKey nodeKey(std::uint64_t node) const;
     std::uint64_t localRoot(std::uint64_t node);
     // The region's first and last image rows; nodes are local roots.
-    BorderRow regionTopRow();
-    BorderRow regionBottomRow();
+    BorderFace regionTopRow();
+    BorderFace regionBottomRow();
 
     // ResolveRootsPass. Node n has the global id nodeBase + n. `globalRoot`
     // maps the global id of a local root to the global id of its component's

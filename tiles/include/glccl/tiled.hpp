@@ -9,6 +9,11 @@
 //   glccl::NpyLabelSink output("labels.npy", "stats.csv", false);         // streamed
 //   glccl::TiledResult run = glccl::labelTiled(input, options, output);
 //
+// Volumes go the same way in bricks (a tile is a brick of depth 1): an
+// Image of Shape::volume, a 3-D .npy (depth, height, width), labels 1..N in
+// raster order of first voxel (z, then y, then x), the table with front,
+// depth and centroidZ.
+//
 // How (tile_pipeline.hpp lists the passes): every tile is labeled on its own;
 // the labels on tile edges become nodes of one union-find, united where
 // neighbours across a tile border connect by the criterion's own rule
@@ -23,6 +28,7 @@
 #include "glccl/image_source.hpp"
 #include "glccl/label_sink.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/route.hpp"
 #include "glccl/tile_plan.hpp"
 #include "glccl/types.hpp"
 
@@ -38,8 +44,10 @@ struct TiledOptions {
     // see deviceTimings).
     LabelOptions label;
     // Tile size; 0 chooses the largest that fits the backend (its texture
-    // size, at most kDefaultTileSide) and the memory limit.
-    std::uint32_t tileWidth = 0, tileHeight = 0;
+    // size, at most kDefaultTileSide) and the memory limit. tileDepth: the
+    // bricks of a volume (ignored for images; 0 chooses as above, bricks at
+    // most kDefaultBrickSide a side).
+    std::uint32_t tileWidth = 0, tileHeight = 0, tileDepth = 0;
     // Host memory the run may use, in bytes; 0 is half the physical memory.
     std::uint64_t memoryLimit = 0;
     // One tile worker per entry, on that device; entries may repeat (two
@@ -63,6 +71,9 @@ constexpr std::uint32_t kDefaultTileSide = 16384;
 // No tile side is larger: a tile's coordinate sums stay below 2^51, so the
 // backends' centroids give back their exact integer sums (tile_summary.cpp).
 constexpr std::uint32_t kMaxTileSide = 32768;
+// Bricks of the default size have this side at most (as many voxels as a
+// tile of the default size has pixels, within a factor of two).
+constexpr std::uint32_t kDefaultBrickSide = 512;
 
 struct TiledResult {
     std::uint64_t count = 0;           // components
@@ -84,27 +95,34 @@ struct TiledResult {
     std::vector<std::string> notes;    // e.g. why auto fell back to the cpu backend
 };
 
-// Labels `source` tile by tile into `sink`. Throws glccl::Error starting with
-// "glccl::labelTiled(): " for bad options (a tile past the backend's texture
-// size, a memory limit too small for any tile, a uint32 label type for more
-// components than it holds: before anything is written), or the error of the
-// backend, source or sink. Thread-safety: call from one thread; it starts
+// Labels `source` tile by tile (a volume brick by brick) into `sink`. Throws
+// glccl::Error starting with "glccl::labelTiled(): " for bad options (a tile
+// past the backend's texture size, a brick past one call of the backend, a
+// connectivity that does not fit the source's dimensions, a memory limit too
+// small for any tile, a uint32 label type for more components than it
+// holds: before anything is written), or the error of the backend, source or
+// sink. Thread-safety: call from one thread; it starts
 // its own worker threads. Host memory: see docs/huge-images.md.
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink);
 
-// The same for an image in memory, into a Labeling (uint32 labels).
+// The same for an image or a volume in memory, into a Labeling (uint32 labels).
 Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result = nullptr);
 
 // What one call of a backend can take on this machine.
 struct BackendLimits {
     Backend backend = Backend::Cpu;    // `requested`, auto resolved
     std::uint32_t maxSide = 0;         // largest tile side (texture size for GL)
+    // What the engine declares (capabilitiesOf): which bricks one call takes.
+    EngineCapabilities engine;
     std::string device;
     std::string note;                  // a fallback worth telling, or ""
 };
 // Opens (and closes) a headless context for the GL backends to ask. Throws
 // glccl::Error when the backend cannot run here, with the reason.
-BackendLimits probeTileBackend(Backend requested);
+// `dimensions` 3: auto resolves among the engines that label volumes at
+// `connectivity`.
+BackendLimits probeTileBackend(Backend requested, int dimensions = 2,
+                               Connectivity connectivity = Connectivity::TwentySix);
 
 // How many devices `backend` can spread workers over here: CUDA devices for
 // cuda; for the GL backends the EGL devices that report a CUDA device, else
@@ -119,7 +137,8 @@ int tileDeviceCount(Backend backend);
 TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, const TiledOptions& options,
                    const BackendLimits& limits, unsigned workers, std::uint64_t* memoryEstimate = nullptr);
 // The same for `source`, whose own memory for a band (ImageSource::bandBytes:
-// a TIFF's decoded strips) joins the model.
+// a TIFF's decoded strips) joins the model; a volume's source gets bricks
+// (options.tileDepth; a brick that limits.engine takes in one call).
 TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
                    unsigned workers, std::uint64_t* memoryEstimate = nullptr);
 
