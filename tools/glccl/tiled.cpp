@@ -295,7 +295,7 @@ int runTiled(const TiledCommand& command) {
         if (command.table) {
             json.key("table").beginArray();
             for (std::size_t i = 0; i < sink.firstComponents().size(); ++i) {
-                writeComponentJson(json, i + 1, sink.firstComponents()[i]);
+                writeComponentJson(json, i + 1, sink.firstComponents()[i], volume);
             }
             json.endArray();
         }
