@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "glccl/compare.hpp"
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
 
@@ -210,4 +211,24 @@ TEST_CASE("volumes: the reference refuses what it cannot label, by name", "[host
     Image lying(Shape::volume(3, 3, 3));
     lying.pixels.pop_back();
     CHECK_THROWS_AS(glccl::labelReference(lying, Connectivity::Six, Criterion::binary()), glccl::Error);
+}
+
+TEST_CASE("volumes: labelings of volumes compare voxel by voxel, the first difference named in x, y, z", "[host]") {
+    const Image volume = randomVolume(9, 7, 5, 0.5, 42);
+    const Labeling expected = glccl::labelReference(volume, Connectivity::TwentySix, Criterion::binary());
+    CHECK(glccl::compareLabelings(expected, expected).identical());
+    Labeling changed = expected;
+    const std::size_t at = (std::size_t(3) * 7 + 4) * 9 + 6;  // (6, 4, 3)
+    changed.labels[at] = changed.labels[at] == 0 ? 1 : 0;
+    const glccl::Comparison c = glccl::compareLabelings(expected, changed);
+    CHECK_FALSE(c.identicalLabels);
+    CHECK(c.differingPixels == 1);
+    CHECK((c.firstX == 6 && c.firstY == 4 && c.firstZ == 3));
+    CHECK_THAT(c.describe(), Catch::Contains("1 voxels differ, the first at (6, 4, 3)"));
+    const Image difference = glccl::diffImage(expected, changed);
+    CHECK((difference.width == 9 && difference.height == 7 * 5));
+    CHECK(difference.pixels[at * 4] == 255);  // red where they differ
+    Labeling slice = expected;
+    slice.depth = 1, slice.dimensions = 2, slice.height = 7 * 5;
+    CHECK_FALSE(glccl::compareLabelings(expected, slice).sameSize);
 }

@@ -10,12 +10,15 @@ namespace glccl {
 
 namespace {
 
+std::string sizeOf(const Labeling& labeling) {
+    return std::to_string(labeling.width) + "x" + std::to_string(labeling.height) +
+           (labeling.dimensions == 3 ? "x" + std::to_string(labeling.depth) : "");
+}
+
 void checkShape(const char* where, const char* name, const Labeling& labeling) {
-    const std::size_t pixelCount = std::size_t(std::max(labeling.width, 0)) * std::size_t(std::max(labeling.height, 0));
-    if (labeling.labels.size() != pixelCount) {
-        throw Error(std::string(where) + "the " + name + " labeling is " + std::to_string(labeling.width) + "x" +
-                    std::to_string(labeling.height) + " but holds " + std::to_string(labeling.labels.size()) +
-                    " labels");
+    if (labeling.labels.size() != labeling.shape().count()) {
+        throw Error(std::string(where) + "the " + name + " labeling is " + sizeOf(labeling) + " but holds " +
+                    std::to_string(labeling.labels.size()) + " labels");
     }
 }
 
@@ -48,9 +51,10 @@ std::string Comparison::describe() const {
         text = "identical labels";
     } else {
         text = samePartition ? "same partition, different numbering" : "different partition";
-        text += ": " + std::to_string(differingPixels) + " pixels differ, the first at (" + std::to_string(firstX) +
-                ", " + std::to_string(firstY) + ") expected " + std::to_string(expectedAtFirst) + " got " +
-                std::to_string(actualAtFirst);
+        text += ": " + std::to_string(differingPixels) + (volume ? " voxels" : " pixels") + " differ, the first at (" +
+                std::to_string(firstX) + ", " + std::to_string(firstY) +
+                (volume ? ", " + std::to_string(firstZ) : std::string()) + ") expected " +
+                std::to_string(expectedAtFirst) + " got " + std::to_string(actualAtFirst);
     }
     text += identicalTables ? "; tables identical" : "; tables differ";
     return text;
@@ -63,7 +67,8 @@ Comparison compareLabelings(const Labeling& expected, const Labeling& actual) {
 
     Comparison result;
     result.identicalTables = expected.components == actual.components;
-    if (expected.width != actual.width || expected.height != actual.height) {
+    result.volume = expected.dimensions == 3;
+    if (expected.shape() != actual.shape()) {
         result.sameSize = false;
         result.identicalLabels = false;
         result.samePartition = false;
@@ -77,8 +82,10 @@ Comparison compareLabelings(const Labeling& expected, const Labeling& actual) {
         const std::uint32_t a = actual.labels[i];
         if (e != a) {
             if (result.differingPixels == 0) {
+                const std::size_t line = i / std::size_t(expected.width);
                 result.firstX = int(i % std::size_t(expected.width));
-                result.firstY = int(i / std::size_t(expected.width));
+                result.firstY = int(line % std::size_t(expected.height));
+                result.firstZ = int(line / std::size_t(expected.height));
                 result.expectedAtFirst = e;
                 result.actualAtFirst = a;
             }
@@ -99,18 +106,17 @@ Image diffImage(const Labeling& expected, const Labeling& actual) {
     constexpr const char* kWhere = "glccl::diffImage(): ";
     checkShape(kWhere, "expected", expected);
     checkShape(kWhere, "actual", actual);
-    if (expected.width != actual.width || expected.height != actual.height) {
-        throw Error(std::string(kWhere) + "expected is " + std::to_string(expected.width) + "x" +
-                    std::to_string(expected.height) + " but actual is " + std::to_string(actual.width) + "x" +
-                    std::to_string(actual.height));
-    }
+    if (expected.shape() != actual.shape())
+        throw Error(std::string(kWhere) + "expected is " + sizeOf(expected) + " but actual is " + sizeOf(actual));
 
     // RGBA because an Image has 1 or 4 channels.
     constexpr std::uint8_t kBackground[4] = {0, 0, 0, 255};
     constexpr std::uint8_t kAgree[4] = {64, 64, 64, 255};
     constexpr std::uint8_t kDiffer[4] = {255, 0, 0, 255};
 
-    Image image(expected.width, expected.height, 4);
+    if (std::int64_t(expected.height) * expected.depth > std::int64_t(1) << 30)
+        throw Error(std::string(kWhere) + "a " + sizeOf(expected) + " volume is too deep for one difference image");
+    Image image(expected.width, expected.height * expected.depth, 4);
     const std::size_t pixelCount = expected.labels.size();
     for (std::size_t i = 0; i < pixelCount; ++i) {
         const std::uint32_t e = expected.labels[i];
