@@ -80,8 +80,9 @@ __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
                          unsigned chunksX, DeviceComponentTable table) {
     const std::uint64_t r = std::uint64_t(blockIdx.x / chunksX) * kRowsPerBlock + threadIdx.y;
     if (r >= rows) return;  // the whole warp: one warp is one row
-    const int y = int(r % std::uint64_t(height));
-    const int z = int(r / std::uint64_t(height));
+    // A 2-D image's row is its y: no 64-bit division where there is no z.
+    const int y = kVolume ? int(r % std::uint64_t(height)) : int(r);
+    const int z = kVolume ? int(r / std::uint64_t(height)) : 0;
     const int lane = int(threadIdx.x);
     const unsigned lanesBelow = (1u << lane) - 1u;
     const int chunkBegin = int(blockIdx.x % chunksX) * kChunk;

@@ -25,6 +25,20 @@ void restoreIndexedBuffer(GLenum target, GLuint index, GLint buffer, GLint64 sta
 
 }  // namespace
 
+namespace {
+
+// Binds `saved` to `target` of the active unit unless it is bound already: a
+// guard restores every unit it saved, and a bind of the same texture still
+// marks the unit's state changed in some drivers, which then revalidate it
+// at the next dispatch or read.
+void restoreTexture(GLenum target, GLenum binding, GLint saved) {
+    GLint now = 0;
+    glGetIntegerv(binding, &now);
+    if (now != saved) glBindTexture(target, GLuint(saved));
+}
+
+}  // namespace
+
 StateGuard::StateGuard() {
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
@@ -117,9 +131,9 @@ StateGuard::~StateGuard() {
     glClearColor(colorClear_[0], colorClear_[1], colorClear_[2], colorClear_[3]);
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
-        glBindTexture(GL_TEXTURE_2D, GLuint(textures_[unit]));
-        glBindTexture(GL_TEXTURE_3D, GLuint(textures3d_[unit]));
-        glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(textureArrays_[unit]));
+        restoreTexture(GL_TEXTURE_2D, GL_TEXTURE_BINDING_2D, textures_[unit]);
+        restoreTexture(GL_TEXTURE_3D, GL_TEXTURE_BINDING_3D, textures3d_[unit]);
+        restoreTexture(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BINDING_2D_ARRAY, textureArrays_[unit]);
         glBindSampler(GLuint(unit), GLuint(samplers_[unit]));
     }
     glActiveTexture(GLenum(activeTexture_));

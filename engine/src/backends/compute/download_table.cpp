@@ -78,13 +78,17 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
         return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
     };
     const bool volume = r.volume;
+    // A 2-D component is whole in registers, then streamed into the table:
+    // the table is written once and read later, so its lines need not be
+    // read into the cache before they are written (Tuning::copyStores).
+    const bool streaming = streamingStores(tuning());
     decoder_.forRanges(count, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t end) {
+        if (volume) {
+            for (auto i = std::uint32_t(begin); i < end; ++i) decodeVolumeEntry(field, wide, i, table[i]);
+            return;
+        }
         for (auto i = std::uint32_t(begin); i < end; ++i) {
-            if (volume) {
-                decodeVolumeEntry(field, wide, i, table[i]);
-                continue;
-            }
-            Component& c = table[i];
+            Component c;  // front 0, depth 1, centroidZ 0: a 2-D component
             c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"
             c.top = field(kMinY, i);
             c.width = field(kMaxX, i) - c.left + 1;
@@ -92,11 +96,9 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
             c.area = field(kArea, i);
             c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
             c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
-            // A 2-D component: the caller's storage may hold a volume's row.
-            c.front = 0;
-            c.depth = 1;
-            c.centroidZ = 0.0;
+            streamingStore(&table[i], c, streaming);
         }
+        streamingFence();
     });
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
