@@ -29,6 +29,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
+#include "volume_support.hpp"
 
 using glccl::Component;
 using glccl::Connectivity;
@@ -37,10 +38,9 @@ using glccl::Image;
 using glccl::Labeling;
 using glccl::Shape;
 
-namespace {
+using glccl::test::kVolumeConnectivities;
 
-constexpr Connectivity kVolumeConnectivities[] = {Connectivity::Six, Connectivity::Eighteen,
-                                                  Connectivity::TwentySix};
+namespace {
 
 // A volume of 8-bit samples: each voxel foreground with probability
 // `density`, foreground values uniform in 1..levels (every channel).

@@ -12,23 +12,17 @@
 #include "gl_support.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/texture.hpp"
+#include "volume_support.hpp"
 
 using namespace glccl;
 using Catch::Matchers::StartsWith;
 using Catch::Matchers::Contains;
+using glccl::test::backendsHere;
 using glccl::test::offscreen;
 
+using glccl::test::kVolumeConnectivities;
+
 namespace {
-
-std::vector<Backend> backendsHere() {
-    std::vector<Backend> here;
-    for (Backend backend : concreteBackends())
-        if (whyUnavailable(backend, offscreen().context().info()).empty()) here.push_back(backend);
-    return here;
-}
-
-constexpr Connectivity kVolumeConnectivities[] = {Connectivity::Six, Connectivity::Eighteen,
-                                                  Connectivity::TwentySix};
 
 std::string forVolumes(Connectivity connectivity) {
     return "connectivity " + std::to_string(neighbourCount(connectivity)) +

@@ -10,18 +10,8 @@
 #include "glccl/texture.hpp"
 
 using namespace glccl;
+using glccl::test::backendsHere;
 using glccl::test::offscreen;
-
-namespace {
-
-std::vector<Backend> backendsHere() {
-    std::vector<Backend> here;
-    for (Backend backend : concreteBackends())
-        if (whyUnavailable(backend, offscreen().context().info()).empty()) here.push_back(backend);
-    return here;
-}
-
-}  // namespace
 
 TEST_CASE("reuse: frames of one size, another size, the first again, into one Labeling", "[reuse]") {
     const std::vector<std::pair<int, int>> sizes = {{97, 61}, {97, 61}, {97, 61}, {130, 33}, {130, 33}, {97, 61}};

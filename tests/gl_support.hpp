@@ -5,11 +5,13 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <vector>
 
 #include "glccl/compare.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/route.hpp"
 
 namespace glccl::test {
 
@@ -26,6 +28,14 @@ inline OffscreenLabeler& offscreen(int major = 4, int minor = 5) {
         labeler = new OffscreenLabeler(options);
     }
     return *labeler;
+}
+
+// The concrete backends that run in the shared 4.5 context, fastest first.
+inline std::vector<Backend> backendsHere() {
+    std::vector<Backend> here;
+    for (Backend backend : concreteBackends())
+        if (whyUnavailable(backend, offscreen().context().info()).empty()) here.push_back(backend);
+    return here;
 }
 
 inline std::string describeCase(const Image& image, Connectivity connectivity, const Criterion& criterion) {

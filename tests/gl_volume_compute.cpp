@@ -20,13 +20,16 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/route.hpp"
+#include "volume_support.hpp"
 
 using namespace glccl;
 using glccl::test::offscreen;
 
-namespace {
+using glccl::test::kVolumeConnectivities;
+using glccl::test::randomTestVolume;
+using glccl::test::setVoxel;
 
-constexpr Connectivity kVolumeConnectivities[] = {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix};
+namespace {
 
 // The texture format a volume of these samples goes into; `integer` picks
 // GL_R8UI for 8-bit samples, `floats` GL_R32F for 32-bit ones.
@@ -100,21 +103,6 @@ void requireComputeMatchesReference(const Image& volume, Connectivity connectivi
     requireSame(expected, actual);
 }
 
-Image randomVolume(int w, int h, int d, double density, std::uint64_t seed, int bits = 8, int values = 1) {
-    Image volume(Shape::volume(w, h, d), 1, bits);
-    std::mt19937_64 random(seed);
-    std::uniform_real_distribution<double> coin(0.0, 1.0);
-    std::uniform_int_distribution<std::uint32_t> value(1, std::uint32_t(values));
-    const std::uint32_t top = volume.maxValue();
-    for (std::size_t i = 0; i < volume.shape().count(); ++i)
-        if (coin(random) < density) volume.setSample(i, 0, top - value(random) + 1);
-    return volume;
-}
-
-void setVoxel(Image& volume, int x, int y, int z, std::uint32_t value = 255) {
-    volume.setSample((std::size_t(z) * volume.height + y) * volume.width + x, 0, value);
-}
-
 }  // namespace
 
 TEST_CASE("volume compute: random volumes of odd sizes and densities", "[gl][compute][volume]") {
@@ -122,7 +110,7 @@ TEST_CASE("volume compute: random volumes of odd sizes and densities", "[gl][com
     for (auto [w, h, d] : {std::tuple{17, 13, 11}, std::tuple{40, 9, 21}, std::tuple{33, 34, 9}, std::tuple{5, 70, 6}})
         for (double density : {0.1, 0.3, 0.5, 0.9})
             for (Connectivity connectivity : kVolumeConnectivities)
-                requireComputeMatchesReference(randomVolume(w, h, d, density, seeds()), connectivity,
+                requireComputeMatchesReference(randomTestVolume(w, h, d, density, seeds()), connectivity,
                                                Criterion::binary(), "random");
 }
 
@@ -132,7 +120,7 @@ TEST_CASE("volume compute: lines along each axis, one-slice volumes, all-0 and a
                            std::tuple{45, 37, 1}, std::tuple{1, 30, 29}, std::tuple{34, 17, 9}})
         for (double density : {0.0, 0.5, 1.0})
             for (Connectivity connectivity : kVolumeConnectivities)
-                requireComputeMatchesReference(randomVolume(w, h, d, density, seeds()), connectivity,
+                requireComputeMatchesReference(randomTestVolume(w, h, d, density, seeds()), connectivity,
                                                Criterion::binary(), "line");
 }
 
@@ -176,7 +164,7 @@ TEST_CASE("volume compute: joins by a corner or an edge alone", "[gl][compute][v
 TEST_CASE("volume compute: every criterion and input format", "[gl][compute][volume]") {
     std::mt19937_64 seeds(27);
     for (Connectivity connectivity : kVolumeConnectivities) {
-        const Image bytes = randomVolume(23, 19, 13, 0.6, seeds(), 8, 3);
+        const Image bytes = randomTestVolume(23, 19, 13, 0.6, seeds(), 8, 3);
         requireComputeMatchesReference(bytes, connectivity, Criterion::binary(), "GL_R8");
         requireComputeMatchesReference(bytes, connectivity, Criterion::binary(), "GL_R8UI", true);
         requireComputeMatchesReference(bytes, connectivity, Criterion::binaryAbove(253), "GL_R8 binary:253");
@@ -184,15 +172,15 @@ TEST_CASE("volume compute: every criterion and input format", "[gl][compute][vol
         requireComputeMatchesReference(bytes, connectivity, Criterion::segments(), "GL_R8 segments");
         requireComputeMatchesReference(bytes, connectivity, Criterion::segments(), "GL_R8UI segments", true);
         requireComputeMatchesReference(bytes, connectivity, Criterion::thresholded(1), "GL_R8 threshold");
-        const Image shorts = randomVolume(21, 17, 14, 0.6, seeds(), 16, 4);
+        const Image shorts = randomTestVolume(21, 17, 14, 0.6, seeds(), 16, 4);
         requireComputeMatchesReference(shorts, connectivity, Criterion::binary(), "GL_R16");
         requireComputeMatchesReference(shorts, connectivity, Criterion::segments(), "GL_R16 segments");
         requireComputeMatchesReference(shorts, connectivity, Criterion::thresholded(2), "GL_R16 threshold");
-        const Image words = randomVolume(19, 15, 17, 0.6, seeds(), 32, 3);
+        const Image words = randomTestVolume(19, 15, 17, 0.6, seeds(), 32, 3);
         requireComputeMatchesReference(words, connectivity, Criterion::binary(), "GL_R32UI");
         requireComputeMatchesReference(words, connectivity, Criterion::segments(), "GL_R32UI segments");
         requireComputeMatchesReference(words, connectivity, Criterion::thresholded(1), "GL_R32UI threshold");
-        Image small = randomVolume(19, 15, 17, 0.6, seeds(), 32, 3);
+        Image small = randomTestVolume(19, 15, 17, 0.6, seeds(), 32, 3);
         for (std::size_t i = 0; i < small.shape().count(); ++i) small.setSample(i, 0, small.sample(i, 0) >> 20);
         requireComputeMatchesReference(small, connectivity, Criterion::segments(), "GL_R32F segments", false, true);
         for (int bits : {8, 16}) {
@@ -208,7 +196,7 @@ TEST_CASE("volume compute: every criterion and input format", "[gl][compute][vol
 TEST_CASE("volume compute: repeated labelings are identical, volumes and images alternating", "[gl][compute][volume]") {
     std::mt19937_64 seeds(28);
     for (int repeat = 0; repeat < 3; ++repeat) {
-        requireComputeMatchesReference(randomVolume(37, 29, 23, 0.45, seeds()), Connectivity::TwentySix,
+        requireComputeMatchesReference(randomTestVolume(37, 29, 23, 0.45, seeds()), Connectivity::TwentySix,
                                        Criterion::binary(), "repeat");
         const Image image = randomImage(131, 67, 0.5, 2, 1, seeds());
         LabelOptions options;
@@ -222,7 +210,7 @@ TEST_CASE("volume compute: repeated labelings are identical, volumes and images 
 
 TEST_CASE("volume compute: a host's GL_TEXTURE_3D, its state restored", "[gl][compute][volume]") {
     offscreen().makeCurrent();
-    const Image volume = randomVolume(29, 21, 15, 0.4, 29);
+    const Image volume = randomTestVolume(29, 21, 15, 0.4, 29);
     const gl::Texture texture = uploadVolume(volume, formatOf(volume));
     const gl::Texture other = gl::Texture::allocateVolume(GL_R8, 3, 3, 3, "another volume");
     // The host's bindings: its volume on unit 0 and another on unit 4, unit
@@ -280,7 +268,7 @@ TEST_CASE("volume compute: a host's GL_TEXTURE_3D, its state restored", "[gl][co
 
 TEST_CASE("volume compute: raster refuses a volume in one sentence, auto never picks it", "[gl][compute][volume]") {
     offscreen().makeCurrent();
-    const Image volume = randomVolume(12, 11, 10, 0.5, 30);
+    const Image volume = randomTestVolume(12, 11, 10, 0.5, 30);
     const gl::Texture texture = uploadVolume(volume, formatOf(volume));
     Labeler& labeler = offscreen().labeler();
     REQUIRE_THROWS_WITH(labeler.label(texture.id(), volumeOptions(Connectivity::Six, Criterion::binary(), Backend::Raster)),

@@ -19,6 +19,7 @@
 #include "glccl/compare.hpp"
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
+#include "volume_support.hpp"
 
 using glccl::Component;
 using glccl::Connectivity;
@@ -26,6 +27,10 @@ using glccl::Criterion;
 using glccl::Image;
 using glccl::Labeling;
 using glccl::Shape;
+
+using glccl::test::kVolumeConnectivities;
+using glccl::test::randomTestVolume;
+using glccl::test::setVoxel;
 
 namespace {
 
@@ -124,19 +129,6 @@ void requireSame(const Image& volume, Connectivity connectivity, const Criterion
     }
 }
 
-Image randomVolume(int w, int h, int d, double density, std::uint32_t seed, int bits = 8, int values = 1) {
-    Image volume(Shape::volume(w, h, d), 1, bits);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> coin(0.0, 1.0);
-    std::uniform_int_distribution<int> value(1, values);
-    const std::uint32_t top = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
-    for (std::size_t i = 0; i < volume.shape().count(); ++i)
-        if (coin(rng) < density) volume.setSample(i, 0, std::uint32_t(top - std::uint32_t(value(rng)) + 1));
-    return volume;
-}
-
-constexpr Connectivity kVolumeConnectivities[] = {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix};
-
 }  // namespace
 
 TEST_CASE("volumes: the reference equals a flood fill on random volumes of odd sizes and densities", "[host]") {
@@ -144,7 +136,7 @@ TEST_CASE("volumes: the reference equals a flood fill on random volumes of odd s
     for (const auto& size : std::vector<std::array<int, 3>>{{7, 5, 3}, {13, 11, 9}, {1, 1, 17}, {17, 1, 1},
                                                              {1, 19, 1}, {9, 8, 1}, {16, 16, 16}, {31, 3, 5}}) {
         for (double density : {0.1, 0.3, 0.5, 0.8}) {
-            const Image volume = randomVolume(size[0], size[1], size[2], density, seed++);
+            const Image volume = randomTestVolume(size[0], size[1], size[2], density, seed++);
             for (Connectivity c : kVolumeConnectivities) requireSame(volume, c, Criterion::binary());
         }
     }
@@ -187,15 +179,15 @@ TEST_CASE("volumes: a helix, a comb of slices and one-slice volumes", "[host]") 
     for (Connectivity c : kVolumeConnectivities) {
         requireSame(helix, c, Criterion::binary());
         requireSame(comb, c, Criterion::binary());
-        requireSame(randomVolume(23, 17, 1, 0.5, 77), c, Criterion::binary());
+        requireSame(randomTestVolume(23, 17, 1, 0.5, 77), c, Criterion::binary());
     }
 }
 
 TEST_CASE("volumes: every criterion and sample width", "[host]") {
     std::uint32_t seed = 100;
     for (int bits : {8, 16, 32}) {
-        const Image segments = randomVolume(11, 9, 7, 0.7, seed++, bits, 3);
-        Image levels = randomVolume(11, 9, 7, 1.0, seed++, bits, 40);
+        const Image segments = randomTestVolume(11, 9, 7, 0.7, seed++, bits, 3);
+        Image levels = randomTestVolume(11, 9, 7, 1.0, seed++, bits, 40);
         for (Connectivity c : kVolumeConnectivities) {
             requireSame(segments, c, Criterion::segments());
             requireSame(segments, c, Criterion::binary());
@@ -214,7 +206,7 @@ TEST_CASE("volumes: the reference refuses what it cannot label, by name", "[host
 }
 
 TEST_CASE("volumes: labelings of volumes compare voxel by voxel, the first difference named in x, y, z", "[host]") {
-    const Image volume = randomVolume(9, 7, 5, 0.5, 42);
+    const Image volume = randomTestVolume(9, 7, 5, 0.5, 42);
     const Labeling expected = glccl::labelReference(volume, Connectivity::TwentySix, Criterion::binary());
     CHECK(glccl::compareLabelings(expected, expected).identical());
     Labeling changed = expected;

@@ -14,27 +14,15 @@
 #include "glccl/tile_pipeline.hpp"
 #include "skip.hpp"
 #include "tiles_support.hpp"
+#include "volume_support.hpp"
 
 using namespace glccl;
 
+using glccl::test::kVolumeConnectivities;
+using glccl::test::randomTestVolume;
+using glccl::test::setVoxel;
+
 namespace {
-
-constexpr Connectivity kVolumeConnectivities[] = {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix};
-
-Image randomVolume(int w, int h, int d, double density, std::uint32_t seed, int bits = 8, int values = 1) {
-    Image volume(Shape::volume(w, h, d), 1, bits);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<double> coin(0.0, 1.0);
-    std::uniform_int_distribution<int> value(1, values);
-    const std::uint32_t top = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
-    for (std::size_t i = 0; i < volume.shape().count(); ++i)
-        if (coin(rng) < density) volume.setSample(i, 0, std::uint32_t(top - std::uint32_t(value(rng)) + 1));
-    return volume;
-}
-
-void setVoxel(Image& volume, int x, int y, int z, std::uint32_t value = 255) {
-    volume.setSample((std::size_t(z) * volume.height + y) * volume.width + x, 0, value);
-}
 
 TiledOptions bricks(Connectivity connectivity, const Criterion& criterion, std::uint32_t bw, std::uint32_t bh,
                     std::uint32_t bd) {
@@ -101,7 +89,7 @@ TEST_CASE("bricks of odd shapes label random volumes like the reference", "[tile
     std::uint32_t seed = 1;
     for (const auto& size : std::vector<std::array<int, 3>>{{13, 11, 9}, {7, 5, 3}, {1, 1, 17}, {17, 1, 1}, {9, 8, 1}})
         for (const double density : {0.15, 0.45, 0.8}) {
-            const Image volume = randomVolume(size[0], size[1], size[2], density, seed++);
+            const Image volume = randomTestVolume(size[0], size[1], size[2], density, seed++);
             for (const Connectivity connectivity : kVolumeConnectivities)
                 for (const auto& [bw, bh, bd] : brickShapes)
                     requireBricksMatchReference(volume, bricks(connectivity, Criterion::binary(), bw, bh, bd));
@@ -139,8 +127,8 @@ TEST_CASE("joins across brick edges and corners alone separate 6, 18 and 26", "[
 TEST_CASE("bricks take every criterion and sample width like the reference", "[tiles][volume]") {
     std::uint32_t seed = 100;
     for (const int bits : {8, 16, 32}) {
-        const Image segments = randomVolume(11, 9, 7, 0.7, seed++, bits, 3);
-        const Image levels = randomVolume(11, 9, 7, 1.0, seed++, bits, 40);
+        const Image segments = randomTestVolume(11, 9, 7, 0.7, seed++, bits, 3);
+        const Image levels = randomTestVolume(11, 9, 7, 1.0, seed++, bits, 40);
         for (const Connectivity connectivity : kVolumeConnectivities) {
             for (const Criterion& criterion : {Criterion::segments(), Criterion::binary()})
                 requireBricksMatchReference(segments, bricks(connectivity, criterion, 4, 3, 2));
@@ -154,8 +142,8 @@ TEST_CASE("bricks take every criterion and sample width like the reference", "[t
 
 TEST_CASE("bricks spilled to a file, on several workers and sized automatically equal the reference",
           "[tiles][volume]") {
-    const Image volume = randomVolume(37, 23, 19, 0.5, 7);
-    const Image larger = randomVolume(64, 61, 59, 0.5, 8);
+    const Image volume = randomTestVolume(37, 23, 19, 0.5, 7);
+    const Image larger = randomTestVolume(64, 61, 59, 0.5, 8);
     for (const Connectivity connectivity : kVolumeConnectivities) {
         TiledOptions spilled = bricks(connectivity, Criterion::binary(), 6, 5, 4);
         spilled.store = LabelStore::SpillFile;
@@ -173,7 +161,7 @@ TEST_CASE("bricks spilled to a file, on several workers and sized automatically 
 }
 
 TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the reference", "[tiles][volume]") {
-    const Image volume = randomVolume(17, 13, 11, 0.3, 21);
+    const Image volume = randomTestVolume(17, 13, 11, 0.3, 21);
     const Labeling expected = labelReference(volume, Connectivity::Six, Criterion::binary());
     TiledOptions options = bricks(Connectivity::Six, Criterion::binary(), 5, 4, 3);
     options.uint32Limit = expected.count() - 1;  // the count does not fit "uint32"
@@ -205,7 +193,7 @@ TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the referen
 
 TEST_CASE("a 3-D .npy read as a memory-mapped volume labels in bricks like the reference", "[tiles][volume]") {
     // A uint32 volume written as the labels sink writes (depth, height, width).
-    const Image volume = randomVolume(19, 7, 5, 0.9, 31, 32, 3);
+    const Image volume = randomTestVolume(19, 7, 5, 0.9, 31, 32, 3);
     const std::string folder = glccl::test::scratchFolder("volume_npy");
     const std::string path = folder + "/volume.npy";
     {
@@ -231,7 +219,7 @@ TEST_CASE("a 3-D .npy read as a memory-mapped volume labels in bricks like the r
 }
 
 TEST_CASE("bricks refuse what does not fit a volume, by name", "[tiles][volume]") {
-    const Image volume = randomVolume(5, 4, 3, 0.5, 3);
+    const Image volume = randomTestVolume(5, 4, 3, 0.5, 3);
     REQUIRE_THROWS_WITH(labelTiled(volume, bricks(Connectivity::Eight, Criterion::binary(), 2, 2, 2)),
                         Catch::StartsWith("glccl::labelTiled(): "));
     TiledOptions starved = bricks(Connectivity::Six, Criterion::binary(), 0, 0, 0);
@@ -258,7 +246,7 @@ BackendLimits volumeLimitsOrSkip(Backend backend) {
 void requireBackendBricksMatchReference(Backend backend) {
     const BackendLimits limits = volumeLimitsOrSkip(backend);
     REQUIRE(limits.backend == backend);
-    const std::vector<Image> volumes = {randomVolume(23, 17, 13, 0.3, 41), randomVolume(23, 17, 13, 0.6, 42),
+    const std::vector<Image> volumes = {randomTestVolume(23, 17, 13, 0.3, 41), randomTestVolume(23, 17, 13, 0.6, 42),
                                         helixVolume(21, 40), combVolume(19, 6, 23)};
     for (const Image& volume : volumes)
         for (const Connectivity connectivity : kVolumeConnectivities) {
@@ -283,7 +271,7 @@ TEST_CASE("a volume past llvmpipe's 3-D texture size is labeled in compute brick
     const BackendLimits limits = volumeLimitsOrSkip(Backend::Compute);
     if (!exceedsOneCall(limits.engine, Shape::volume(2100, 3, 3)))
         glccl::test::skipTest("the compute backend labels a 2100x3x3 volume in one call here");
-    const Image volume = randomVolume(2100, 3, 3, 0.6, 5);
+    const Image volume = randomTestVolume(2100, 3, 3, 0.6, 5);
     for (const Connectivity connectivity : kVolumeConnectivities) {
         TiledOptions options = bricks(connectivity, Criterion::binary(), 0, 0, 0);
         options.label.backend = Backend::Compute;

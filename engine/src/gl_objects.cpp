@@ -106,31 +106,20 @@ void Fence::reset() {
 }
 
 Texture Texture::allocate(GLenum internalFormat, int width, int height, const std::string& what) {
-    if (width < 1 || height < 1)
-        throw Error(what + ": texture size " + std::to_string(width) + "x" + std::to_string(height) + " is empty");
-    clearGlErrors();
-    TransferStateGuard guard;
-    Texture texture;
-    texture.name_ = Object<TextureTraits>::create();
-    texture.width_ = width;
-    texture.height_ = height;
-    texture.internalFormat_ = internalFormat;
-    GLenum format = 0, type = 0;
-    transferFormatOf(internalFormat, format, type);
-    glBindTexture(GL_TEXTURE_2D, texture.id());
-    glTexImage2D(GL_TEXTURE_2D, 0, GLint(internalFormat), width, height, 0, format, type, nullptr);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
-    checkGlError(what + ": allocating a " + std::to_string(width) + "x" + std::to_string(height) + " texture");
-    return texture;
+    const std::string size = std::to_string(width) + "x" + std::to_string(height);
+    if (width < 1 || height < 1) throw Error(what + ": texture size " + size + " is empty");
+    return allocateOn(GL_TEXTURE_2D, internalFormat, width, height, 1, what + ": allocating a " + size + " texture");
 }
 
 Texture Texture::allocateVolume(GLenum internalFormat, int width, int height, int depth, const std::string& what) {
     const std::string size = std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth);
     if (width < 1 || height < 1 || depth < 1) throw Error(what + ": texture size " + size + " is empty");
+    return allocateOn(GL_TEXTURE_3D, internalFormat, width, height, depth,
+                      what + ": allocating a " + size + " volume texture");
+}
+
+Texture Texture::allocateOn(GLenum target, GLenum internalFormat, int width, int height, int depth,
+                            const std::string& what) {
     clearGlErrors();
     TransferStateGuard guard;
     Texture texture;
@@ -138,19 +127,23 @@ Texture Texture::allocateVolume(GLenum internalFormat, int width, int height, in
     texture.width_ = width;
     texture.height_ = height;
     texture.depth_ = depth;
-    texture.target_ = GL_TEXTURE_3D;
+    texture.target_ = target;
     texture.internalFormat_ = internalFormat;
     GLenum format = 0, type = 0;
     transferFormatOf(internalFormat, format, type);
-    glBindTexture(GL_TEXTURE_3D, texture.id());
-    glTexImage3D(GL_TEXTURE_3D, 0, GLint(internalFormat), width, height, depth, 0, format, type, nullptr);
-    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_WRAP_R, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_3D, GL_TEXTURE_MAX_LEVEL, 0);
-    checkGlError(what + ": allocating a " + size + " volume texture");
+    glBindTexture(target, texture.id());
+    if (target == GL_TEXTURE_3D)
+        glTexImage3D(target, 0, GLint(internalFormat), width, height, depth, 0, format, type, nullptr);
+    else
+        glTexImage2D(target, 0, GLint(internalFormat), width, height, 0, format, type, nullptr);
+    for (const auto& [name, value] : {std::pair<GLenum, GLint>{GL_TEXTURE_MIN_FILTER, GL_NEAREST},
+                                      {GL_TEXTURE_MAG_FILTER, GL_NEAREST},
+                                      {GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE},
+                                      {GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE},
+                                      {GL_TEXTURE_MAX_LEVEL, 0}})
+        glTexParameteri(target, name, value);
+    if (target == GL_TEXTURE_3D) glTexParameteri(target, GL_TEXTURE_WRAP_R, GL_CLAMP_TO_EDGE);
+    checkGlError(what);
     return texture;
 }
 

@@ -118,6 +118,10 @@ public:
     void download(void* pixels, GLenum format, GLenum type) const;
 
 private:
+    // allocate() and allocateVolume(): GL_TEXTURE_2D (depth 1) or GL_TEXTURE_3D.
+    static Texture allocateOn(GLenum target, GLenum internalFormat, int width, int height, int depth,
+                              const std::string& what);
+
     Object<TextureTraits> name_;
     int width_ = 0, height_ = 0, depth_ = 1;
     GLenum target_ = GL_TEXTURE_2D;
