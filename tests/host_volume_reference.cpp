@@ -21,12 +21,7 @@
 #include "glccl/reference.hpp"
 #include "volume_support.hpp"
 
-using glccl::Component;
-using glccl::Connectivity;
-using glccl::Criterion;
-using glccl::Image;
-using glccl::Labeling;
-using glccl::Shape;
+using namespace glccl;
 
 using glccl::test::kVolumeConnectivities;
 using glccl::test::randomTestVolume;

@@ -25,20 +25,6 @@ void restoreIndexedBuffer(GLenum target, GLuint index, GLint buffer, GLint64 sta
 
 }  // namespace
 
-namespace {
-
-// Binds `saved` to `target` of the active unit unless it is bound already: a
-// guard restores every unit it saved, and a bind of the same texture still
-// marks the unit's state changed in some drivers, which then revalidate it
-// at the next dispatch or read.
-void restoreTexture(GLenum target, GLenum binding, GLint saved) {
-    GLint now = 0;
-    glGetIntegerv(binding, &now);
-    if (now != saved) glBindTexture(target, GLuint(saved));
-}
-
-}  // namespace
-
 StateGuard::StateGuard() {
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
@@ -80,11 +66,15 @@ StateGuard::StateGuard() {
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
         glGetIntegerv(GL_TEXTURE_BINDING_2D, &textures_[unit]);
-        glGetIntegerv(GL_TEXTURE_BINDING_3D, &textures3d_[unit]);
-        glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &textureArrays_[unit]);
         glGetIntegerv(GL_SAMPLER_BINDING, &samplers_[unit]);
         glBindSampler(GLuint(unit), 0);  // a host sampler would override the textures' own parameters
     }
+    // Unit 0 is active during a call: the one unit on which glccl binds 3-D
+    // and 2-D array textures (a volume's input, the component table), so
+    // those two bindings are saved there alone.
+    glActiveTexture(GL_TEXTURE0);
+    glGetIntegerv(GL_TEXTURE_BINDING_3D, &texture3d_);
+    glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &textureArray_);
     glGetFloatv(GL_POINT_SIZE, &pointSize_);
     glGetIntegerv(GL_POLYGON_MODE, polygonMode_);
     for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i) glGetIntegerv(gl::kPixelStores[i].name, &pixelStore_[i]);
@@ -131,11 +121,12 @@ StateGuard::~StateGuard() {
     glClearColor(colorClear_[0], colorClear_[1], colorClear_[2], colorClear_[3]);
     for (int unit = 0; unit < kTextureUnitsUsed; ++unit) {
         glActiveTexture(GLenum(GL_TEXTURE0 + unit));
-        restoreTexture(GL_TEXTURE_2D, GL_TEXTURE_BINDING_2D, textures_[unit]);
-        restoreTexture(GL_TEXTURE_3D, GL_TEXTURE_BINDING_3D, textures3d_[unit]);
-        restoreTexture(GL_TEXTURE_2D_ARRAY, GL_TEXTURE_BINDING_2D_ARRAY, textureArrays_[unit]);
+        glBindTexture(GL_TEXTURE_2D, GLuint(textures_[unit]));
         glBindSampler(GLuint(unit), GLuint(samplers_[unit]));
     }
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_3D, GLuint(texture3d_));
+    glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(textureArray_));
     glActiveTexture(GLenum(activeTexture_));
     glPointSize(pointSize_);
     glPolygonMode(GL_FRONT_AND_BACK, GLenum(polygonMode_[0]));

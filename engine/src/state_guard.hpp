@@ -79,9 +79,10 @@ private:
     GLint stencilClear_ = 0;
     GLfloat colorClear_[4] = {};
     GLint activeTexture_ = GL_TEXTURE0;
-    // Per unit, a binding for each target the engine binds: 2-D images,
-    // 3-D volumes and 2-D arrays (slices of a volume as layers).
-    std::array<GLint, kTextureUnitsUsed> textures_{}, textures3d_{}, textureArrays_{}, samplers_{};
+    // Per unit its 2-D binding and sampler; the 3-D and 2-D array bindings
+    // of unit 0, where glccl binds volumes and the component table.
+    std::array<GLint, kTextureUnitsUsed> textures_{}, samplers_{};
+    GLint texture3d_ = 0, textureArray_ = 0;
     GLfloat pointSize_ = 1.0f;
     GLint polygonMode_[2] = {GL_FILL, GL_FILL};
     GLint packBuffer_ = 0, unpackBuffer_ = 0;

@@ -13,8 +13,9 @@
 // enable and color mask, and its blend equations and functions (one pair for
 // all buffers before OpenGL 4.0); depth function, mask, range and clear value;
 // stencil functions, operations and masks (front and back) and clear value;
-// color clear value; the active texture unit, and the 2-D, 3-D and 2-D array
-// texture bindings and the sampler binding of units 0-15; point size; polygon mode; every pixel pack and
+// color clear value; the active texture unit, the 2-D texture binding and the
+// sampler binding of units 0-15, and the 3-D and 2-D array texture bindings of
+// unit 0 (the only unit glccl binds those on); point size; polygon mode; every pixel pack and
 // unpack parameter (alignment, row length, image height, skipped rows, pixels
 // and images, swap bytes, LSB first) and the pixel pack/unpack buffer
 // bindings; the renderbuffer binding; the uniform buffer binding and indexed
