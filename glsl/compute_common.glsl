@@ -200,9 +200,9 @@ NodeCoord firstPixel(NodeCoord n, uint mask) { return pixelOfNode(n, findLSB(mas
 uint ownKey(NodeCoord n, uint mask) { return keyOf(firstPixel(n, mask)); }
 
 // Parents live in a storage buffer, one uint per node in raster order of
-// the node grid: on the H200 its loads, stores and atomics took noise50 at
-// 16384^2 from 6.01 to 5.01 ms against an R32UI image (merge_borders and
-// count_roots, the atomics and finds, halved). A grid larger than the
+// the node grid: its loads, stores and atomics cost about half what the same
+// operations cost on an R32UI image (merge_borders and count_roots, the
+// atomics and finds, are mostly that). A grid larger than the
 // context's storage blocks (GL_MAX_SHADER_STORAGE_BLOCK_SIZE: 128 MiB on
 // llvmpipe) keeps them in that image instead (PARENTS_IN_IMAGE).
 // Stages that change parents while others read them see every write
