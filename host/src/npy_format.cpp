@@ -95,7 +95,7 @@ std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const 
     if (sides.size() == 3 && !named)
         return "shape " + shape +
                " is a volume (depth, height, width), as scikit-image and scipy read a 3-D array, and a 2-D image "
-               "is expected here (volumes are not cut into bricks yet); a color image (height, width, 1|3|4) "
+               "is expected here (this reader takes 2-D images); a color image (height, width, 1|3|4) "
                "needs its channel axis named (glccl label --channel-axis -1, channel_axis=-1 in Python)";
     if (sides.size() == 2 && named)
         return "shape " + shape + " is 2-D but a channel axis was named; expected (height, width, 1|3|4)";

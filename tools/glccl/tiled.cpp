@@ -379,7 +379,7 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         }
         inputs.push_back(args[i]);
     }
-    // A TIFF stack is a volume: the tiles cut 2-D images.
+    // A TIFF stack is a volume, which the tiled path reads from .npy only.
     if (inputs.size() == 1 && isTiffFile(inputs[0])) {
         std::size_t slices = 1;
         try {
@@ -390,7 +390,8 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         if (slices > 1 && asked)
             throw Error("'" + inputs[0] + "' is a TIFF stack of " + std::to_string(slices) +
                              " slices, a volume; labeling in tiles (--tile, --memory-limit, --devices, --label-type, "
-                             "--temp-dir) is for 2-D images, and volumes are not cut into bricks yet");
+                             "--temp-dir) reads 2-D images and 3-D .npy files; a TIFF stack is read whole (label it "
+                             "without those options, or as a 3-D .npy)");
         if (slices > 1) return std::nullopt;
     }
     TiledCommand command;
