@@ -61,17 +61,15 @@ struct PassContext {
 // glDispatchCompute, then a barrier for whatever the next pass reads
 // (images, storage buffers, the label texture as a texture).
 void dispatch(int groupsX, int groupsY, int groupsZ = 1);
-// Patches and label patches (compute_constants.hpp) over the node grid.
-int patchesAcross(const ComputeResources& resources);
-int patchesDown(const ComputeResources& resources);
-int labelPatchesAcross(const ComputeResources& resources);
-int labelPatchesDown(const ComputeResources& resources);
-// A volume's patches and label patches along x, y and z.
+// Work groups along x, y and z (z 1 for a 2-D image).
 struct GroupCount {
     int x, y, z;
 };
-GroupCount volumePatches(const ComputeResources& resources);
-GroupCount volumeLabelPatches(const ComputeResources& resources);
+void dispatch(const GroupCount& groups);
+// Patches and label patches (compute_constants.hpp) over the node grid, of
+// an image or a volume: one work group each.
+GroupCount patches(const ComputeResources& resources);
+GroupCount labelPatches(const ComputeResources& resources);
 // `texture` (2-D or 3-D) on an image unit: all its slices for a volume.
 void bindImage(int unit, const gl::Texture& texture, GLenum access, GLenum format);
 // The input on its texture unit, for `program`.

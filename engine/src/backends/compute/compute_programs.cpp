@@ -99,16 +99,15 @@ void dispatch(int groupsX, int groupsY, int groupsZ) {
     glMemoryBarrier(GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
-int patchesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kPatchWidth); }
-int patchesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kPatchHeight); }
-int labelPatchesAcross(const ComputeResources& r) { return ceilDiv(r.gridWidth, kLabelPatchWidth); }
-int labelPatchesDown(const ComputeResources& r) { return ceilDiv(r.gridHeight, kLabelPatchHeight); }
+void dispatch(const GroupCount& groups) { dispatch(groups.x, groups.y, groups.z); }
 
-GroupCount volumePatches(const ComputeResources& r) {
+GroupCount patches(const ComputeResources& r) {
+    if (!r.volume) return {ceilDiv(r.gridWidth, kPatchWidth), ceilDiv(r.gridHeight, kPatchHeight), 1};
     return {ceilDiv(r.gridWidth, kVolumePatchWidth), ceilDiv(r.gridHeight, kVolumePatchHeight),
             ceilDiv(r.gridDepth, kVolumePatchDepth)};
 }
-GroupCount volumeLabelPatches(const ComputeResources& r) {
+GroupCount labelPatches(const ComputeResources& r) {
+    if (!r.volume) return {ceilDiv(r.gridWidth, kLabelPatchWidth), ceilDiv(r.gridHeight, kLabelPatchHeight), 1};
     return {ceilDiv(r.gridWidth, kVolumeLabelPatchWidth), ceilDiv(r.gridHeight, kVolumeLabelPatchHeight),
             ceilDiv(r.gridDepth, kVolumeLabelPatchDepth)};
 }

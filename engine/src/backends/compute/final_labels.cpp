@@ -27,12 +27,7 @@ void FinalLabelsPass::run(const PassContext& context, const gl::Texture& labels,
     bindImage(kLabelsImage, labels, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-    if (r.volume) {
-        const GroupCount patches = volumeLabelPatches(r);
-        dispatch(patches.x, patches.y, patches.z);
-    } else {
-        dispatch(labelPatchesAcross(r), labelPatchesDown(r));
-    }
+    dispatch(labelPatches(r));
     context.checkPass(kStage);
 }
 

@@ -28,13 +28,8 @@ void LocalMergePass::run(const PassContext& context, const gl::Texture& input) {
     // summed into.
     program.set("clearCount", unsigned(r.volume ? std::max(r.tableDirty, r.tableDirtyZ) : r.tableDirty));
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32UI);
-    if (r.volume) {
-        const GroupCount patches = volumePatches(r);
-        dispatch(patches.x, patches.y, patches.z);
-        r.tableDirtyZ = 0;
-    } else {
-        dispatch(patchesAcross(r), patchesDown(r));
-    }
+    dispatch(patches(r));
+    if (r.volume) r.tableDirtyZ = 0;
     r.tableDirty = 0;
     context.checkPass(kStage);
 }

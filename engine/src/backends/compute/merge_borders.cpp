@@ -15,12 +15,7 @@ void MergeBordersPass::run(const PassContext& context, const gl::Texture& input)
     const ComputeResources& r = context.resources;
     bindInput(context.programs.use(r.volume ? kMergeBordersVolume : kMergeBorders, r), input);
     bindNodeData(r);
-    if (r.volume) {
-        const GroupCount patches = volumePatches(r);
-        dispatch(patches.x, patches.y, patches.z);
-    } else {
-        dispatch(patchesAcross(r), patchesDown(r));
-    }
+    dispatch(patches(r));
     context.checkPass(kStage);
 }
 
