@@ -71,9 +71,10 @@ ImageTexture::ImageTexture(const ImageView& image) {
     impl_ = allocate(image, where);
 }
 
-ImageTexture ImageTexture::volume(const Image& image) {
+ImageTexture ImageTexture::volume(const Image& image) { return volume(checkedView(image)); }
+
+ImageTexture ImageTexture::volume(const ImageView& view) {
     const std::string where = std::string(kWhere) + "::volume(): ";
-    const ImageView view = checkedView(image);
     if (view.dimensions != 3)
         throw Error(where + "the image is 2-D (" + std::to_string(view.width) + "x" + std::to_string(view.height) +
                     "): a volume has dimensions 3");

@@ -236,7 +236,7 @@ void OffscreenLabeler::labelTexture(const ImageView& image, const LabelOptions& 
     } else {
         labeler.forget(impl_->input.id());
         impl_->input = ImageTexture();  // the old one goes first: peak GPU memory
-        impl_->input = image.dimensions == 3 ? ImageTexture::volume(copyOf(image)) : ImageTexture(image);
+        impl_->input = image.dimensions == 3 ? ImageTexture::volume(image) : ImageTexture(image);
     }
     LabelOptions options = requested;
     options.timings = options.timings || timings != nullptr;

@@ -35,6 +35,8 @@ public:
     // "glccl::ImageTexture::volume(): ..." for a 2-D image. The constructors
     // above take 2-D images only.
     static ImageTexture volume(const Image& image);
+    // The same from voxels the caller owns (no pixel-buffer size to check).
+    static ImageTexture volume(const ImageView& image);
     ~ImageTexture();
     ImageTexture(ImageTexture&& other) noexcept;
     ImageTexture& operator=(ImageTexture&& other) noexcept;
