@@ -8,10 +8,10 @@
 //   node         NODE_W x NODE_H pixels labelled as one (2 x 2 for binary
 //                8-connectivity, NodeSize); the node grid is gridSize.
 //   line         one y of a grid: a pixel line or a node line.
-//   patch        kPatchWidth x kPatchHeight nodes, the area one work group of
+//   patch        kPatch: 32 x 32 nodes, the area one work group of
 //                local_merge and merge_borders covers (its shared-memory
 //                union-find, its border links).
-//   label patch  kLabelPatchWidth x kLabelPatchHeight nodes, the area one
+//   label patch  kLabelPatch: 64 x 64 nodes, the area one
 //                work group of final_labels covers (its shared-memory table).
 //   key          a pixel's linear index y * width + x, which orders keys
 //                like raster positions (compute_common.glsl).
@@ -37,9 +37,15 @@
 
 namespace glccl::compute {
 
+// A box of nodes: the shape of a patch or of a label patch (depth 1 for an
+// image). Each is passed to GLSL as PATCH_W/H/D or LABEL_PATCH_W/H/D.
+struct NodeBox {
+    int width, height, depth;
+    constexpr int nodes() const { return width * height * depth; }
+};
+
 // A patch: 32 x 32 nodes keep its border under a tenth of its nodes.
-constexpr int kPatchWidth = 32;
-constexpr int kPatchHeight = 32;
+constexpr NodeBox kPatch{32, 32, 1};
 constexpr int kPatchLinesPerPass = 8;  // local_merge: 32 x 8 threads, 4 nodes each (a column, a line segment)
 // merge_borders: threads per patch, one per border node (94 of them); 128
 // threads ran the stage faster than 64 on large and on small images.
@@ -58,8 +64,7 @@ inline int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWid
 // union-find runs over more nodes). Its shared memory fits the 32 KiB every
 // OpenGL 4.3 context has: labels and masks share one word, and a label
 // patch's coordinate sums stay below 2^32.
-constexpr int kLabelPatchWidth = 64;
-constexpr int kLabelPatchHeight = 64;
+constexpr NodeBox kLabelPatch{64, 64, 1};
 constexpr int kLabelLinesPerPass = 16;
 constexpr int kTableRun = 4;            // final_labels: nodes a thread adds up in registers
 constexpr int kTableSlotBits = 9;       // final_labels: 512 shared-memory slots for the table (16 KiB)
@@ -82,16 +87,16 @@ enum TableField {
 // x 8 nodes, two per thread; its shared memory (labels and masks of 1024
 // nodes, 512 table slots of 10 words) stays under the 32 KiB of llvmpipe,
 // and its coordinate sums below 2^32 (8192 voxels of coordinates below 2^15).
-constexpr int kVolumePatchWidth = 16;
-constexpr int kVolumePatchHeight = 8;
-constexpr int kVolumePatchDepth = 4;
-constexpr int kVolumeLabelPatchWidth = 16;
-constexpr int kVolumeLabelPatchHeight = 8;
-constexpr int kVolumeLabelPatchDepth = 8;
+constexpr NodeBox kVolumePatch{16, 8, 4};
+constexpr NodeBox kVolumeLabelPatch{16, 8, 8};
 constexpr int kVolumeLabelSlicesPerPass = 4;
-static_assert(kVolumePatchWidth * kVolumePatchHeight * kVolumePatchDepth <= 1024, "a work group of one thread per node");
-static_assert(kVolumeLabelPatchDepth % kVolumeLabelSlicesPerPass == 0 && kVolumeLabelPatchWidth % kTableRun == 0,
+static_assert(kVolumePatch.nodes() <= 1024, "a work group of one thread per node");
+static_assert(kVolumeLabelPatch.depth % kVolumeLabelSlicesPerPass == 0 && kVolumeLabelPatch.width % kTableRun == 0,
               "volume label patch shape");
+
+// The patches and label patches of an image or a volume.
+inline NodeBox patchOf(bool volume) { return volume ? kVolumePatch : kPatch; }
+inline NodeBox labelPatchOf(bool volume) { return volume ? kVolumeLabelPatch : kLabelPatch; }
 
 // Image units, buffer bindings and the input's texture unit.
 constexpr int kParentsImage = 0;  // parents where they do not fit a storage buffer
@@ -104,13 +109,13 @@ constexpr int kGroupsDoneBuffer = 2;
 constexpr int kParentsBuffer = 3;
 constexpr int kInputUnit = 0;
 
-static_assert(kPatchWidth % kTableRun == 0 && kPatchHeight % kPatchLinesPerPass == 0, "patch shape");
-// local_merge: a thread's line segment of kPatchHeight / kPatchLinesPerPass nodes.
-static_assert(kPatchWidth % (kPatchHeight / kPatchLinesPerPass) == 0, "segments cover the lines");
+static_assert(kPatch.width % kTableRun == 0 && kPatch.height % kPatchLinesPerPass == 0, "patch shape");
+// local_merge: a thread's line segment of kPatch.height / kPatchLinesPerPass nodes.
+static_assert(kPatch.width % (kPatch.height / kPatchLinesPerPass) == 0, "segments cover the lines");
 // final_labels: each of the patch's threads walks one run of kTableRun nodes.
-static_assert(kLabelPatchWidth % kTableRun == 0 && kLabelPatchHeight % kLabelLinesPerPass == 0, "label patch shape");
-static_assert(kLabelLinesPerPass * kTableRun == kLabelPatchHeight, "table runs cover the label patch");
-static_assert(kLabelPatchWidth * kLabelLinesPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
+static_assert(kLabelPatch.width % kTableRun == 0 && kLabelPatch.height % kLabelLinesPerPass == 0, "label patch shape");
+static_assert(kLabelLinesPerPass * kTableRun == kLabelPatch.height, "table runs cover the label patch");
+static_assert(kLabelPatch.width * kLabelLinesPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
 // count_roots: a thread's run of nodes is one 32-bit mask (sides up to 32768).
 static_assert(kLineThreads * 32 >= 32768 && kNarrowLineThreads * 32 >= kNarrowGridWidth,
               "count_roots covers the widest image");
@@ -143,14 +148,13 @@ struct KeyDivision {
 
 // `volume`: the sizes of the *_volume.comp passes (DIMENSIONS 3).
 inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
+    const NodeBox patch = patchOf(volume), label = labelPatchOf(volume);
+    builder.define("PATCH_W", patch.width).define("PATCH_H", patch.height);
+    builder.define("LABEL_PATCH_W", label.width).define("LABEL_PATCH_H", label.height);
     if (volume) {
         builder.define("DIMENSIONS", 3)
-            .define("PATCH_W", kVolumePatchWidth)
-            .define("PATCH_H", kVolumePatchHeight)
-            .define("PATCH_D", kVolumePatchDepth)
-            .define("LABEL_PATCH_W", kVolumeLabelPatchWidth)
-            .define("LABEL_PATCH_H", kVolumeLabelPatchHeight)
-            .define("LABEL_PATCH_D", kVolumeLabelPatchDepth)
+            .define("PATCH_D", patch.depth)
+            .define("LABEL_PATCH_D", label.depth)
             .define("LABEL_SLICES_PER_PASS", kVolumeLabelSlicesPerPass)
             .define("TABLE_FIELDS", kVolumeTableFields)
             .define("FIELD_MIN_Z", kMinZ)
@@ -158,11 +162,7 @@ inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
             .define("FIELD_SUM_Z", kSumZLow);
     } else {
         builder.define("DIMENSIONS", 2)
-            .define("PATCH_W", kPatchWidth)
-            .define("PATCH_H", kPatchHeight)
             .define("PATCH_LINES_PER_PASS", kPatchLinesPerPass)
-            .define("LABEL_PATCH_W", kLabelPatchWidth)
-            .define("LABEL_PATCH_H", kLabelPatchHeight)
             .define("LABEL_LINES_PER_PASS", kLabelLinesPerPass)
             .define("TABLE_FIELDS", kTableFields);
     }

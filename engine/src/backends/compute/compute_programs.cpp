@@ -101,16 +101,13 @@ void dispatch(int groupsX, int groupsY, int groupsZ) {
 
 void dispatch(const GroupCount& groups) { dispatch(groups.x, groups.y, groups.z); }
 
-GroupCount patches(const ComputeResources& r) {
-    if (!r.volume) return {ceilDiv(r.gridWidth, kPatchWidth), ceilDiv(r.gridHeight, kPatchHeight), 1};
-    return {ceilDiv(r.gridWidth, kVolumePatchWidth), ceilDiv(r.gridHeight, kVolumePatchHeight),
-            ceilDiv(r.gridDepth, kVolumePatchDepth)};
+// One work group per box of the node grid (a 2-D grid has depth 1).
+static GroupCount groupsOver(const ComputeResources& r, NodeBox box) {
+    return {ceilDiv(r.gridWidth, box.width), ceilDiv(r.gridHeight, box.height),
+            ceilDiv(r.volume ? r.gridDepth : 1, box.depth)};
 }
-GroupCount labelPatches(const ComputeResources& r) {
-    if (!r.volume) return {ceilDiv(r.gridWidth, kLabelPatchWidth), ceilDiv(r.gridHeight, kLabelPatchHeight), 1};
-    return {ceilDiv(r.gridWidth, kVolumeLabelPatchWidth), ceilDiv(r.gridHeight, kVolumeLabelPatchHeight),
-            ceilDiv(r.gridDepth, kVolumeLabelPatchDepth)};
-}
+GroupCount patches(const ComputeResources& r) { return groupsOver(r, patchOf(r.volume)); }
+GroupCount labelPatches(const ComputeResources& r) { return groupsOver(r, labelPatchOf(r.volume)); }
 
 void bindInput(gl::Program& program, const gl::Texture& input) {
     program.set("inputImage", kInputUnit);
