@@ -108,36 +108,6 @@ inline void streamingCopy(unsigned char* destination, const unsigned char* sourc
 #endif
 }
 
-// Writes `value` over `*destination`, with streaming stores of 8-byte words
-// where `streaming` and the processor has them (then end the run of stores
-// with streamingFence()), else by assignment. For host tables written once
-// and read later, such as decoded component tables: a streaming store does
-// not read the destination's line into the cache first.
-template <class T>
-inline void streamingStore(T* destination, const T& value, bool streaming) {
-    static_assert(std::is_trivially_copyable_v<T>, "stored as bytes");
-#if defined(__SSE2__) && defined(__x86_64__)
-    if constexpr (sizeof(T) % 8 == 0 && alignof(T) >= 8) {
-        if (streaming) {
-            long long words[sizeof(T) / 8];
-            std::memcpy(words, &value, sizeof(T));
-            auto* out = reinterpret_cast<long long*>(destination);
-            for (std::size_t w = 0; w < sizeof(T) / 8; ++w) _mm_stream_si64(out + w, words[w]);
-            return;
-        }
-    }
-#endif
-    (void)streaming;
-    *destination = value;
-}
-
-// Makes the streaming stores before it visible before what follows.
-inline void streamingFence() {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
-
 // A pool of copy threads. copy() blocks until the copy is complete; the
 // calling thread copies a piece itself. Workers start on the first copy
 // that needs them and sleep between copies. Not for concurrent use: one

@@ -7,20 +7,29 @@ namespace glccl::compute {
 
 namespace {
 
-// A volume's entry: every minimum but the front inverted (the front is
-// written by the component's first voxel).
+// Entry i of the table into c, in place: each field is stored once, straight
+// into the caller's table (a component assembled in registers and then
+// copied costs twice the time). A volume's minima are all inverted but the
+// front, which the component's first voxel writes; an image's but the top,
+// and its z fields are those of a 2-D component.
 template <class Field, class Wide>
-void decodeVolumeEntry(const Field& field, const Wide& wide, std::uint32_t i, Component& c) {
-    c.left = ~field(kMinX, i);
-    c.top = ~field(kMinY, i);
-    c.front = field(kMinZ, i);
+void decodeEntry(const Field& field, const Wide& wide, std::uint32_t i, bool volume, Component& c) {
+    c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"
+    c.top = volume ? ~field(kMinY, i) : field(kMinY, i);
     c.width = field(kMaxX, i) - c.left + 1;
     c.height = field(kMaxY, i) - c.top + 1;
-    c.depth = field(kMaxZ, i) - c.front + 1;
     c.area = field(kArea, i);
     c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
     c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
-    c.centroidZ = double(wide(kSumZLow, i)) / double(c.area);
+    if (volume) {
+        c.front = field(kMinZ, i);
+        c.depth = field(kMaxZ, i) - c.front + 1;
+        c.centroidZ = double(wide(kSumZLow, i)) / double(c.area);
+    } else {
+        c.front = 0;
+        c.depth = 1;
+        c.centroidZ = 0.0;
+    }
 }
 
 }  // namespace
@@ -78,27 +87,8 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
         return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
     };
     const bool volume = r.volume;
-    // A 2-D component is whole in registers, then streamed into the table:
-    // the table is written once and read later, so its lines need not be
-    // read into the cache before they are written (Tuning::copyStores).
-    const bool streaming = streamingStores(tuning());
     decoder_.forRanges(count, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t end) {
-        if (volume) {
-            for (auto i = std::uint32_t(begin); i < end; ++i) decodeVolumeEntry(field, wide, i, table[i]);
-            return;
-        }
-        for (auto i = std::uint32_t(begin); i < end; ++i) {
-            Component c;  // front 0, depth 1, centroidZ 0: a 2-D component
-            c.left = ~field(kMinX, i);  // kept inverted: zero is "no pixel yet"
-            c.top = field(kMinY, i);
-            c.width = field(kMaxX, i) - c.left + 1;
-            c.height = field(kMaxY, i) - c.top + 1;
-            c.area = field(kArea, i);
-            c.centroidX = double(wide(kSumXLow, i)) / double(c.area);
-            c.centroidY = double(wide(kSumYLow, i)) / double(c.area);
-            streamingStore(&table[i], c, streaming);
-        }
-        streamingFence();
+        for (auto i = std::uint32_t(begin); i < end; ++i) decodeEntry(field, wide, i, volume, table[i]);
     });
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
