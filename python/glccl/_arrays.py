@@ -39,6 +39,8 @@ def segment_ids(values, background):
     The values themselves where they already are such ids."""
     dtype = values.dtype
     info = np.iinfo(dtype)
+    if values.size == 0:
+        return values.astype(np.uint32)
     if dtype.kind == "u" and dtype.itemsize <= 4 and background == 0:
         return values
     if dtype.itemsize <= 2:
