@@ -25,8 +25,10 @@ PACKAGE = pathlib.Path(glccl.__file__).resolve().parent
 
 
 def run_python(code, env=None, timeout=120, executable=sys.executable):
+    # From the root directory: `python -c` puts the working directory first on
+    # sys.path, and ctest's is the build tree's python/, which holds glccl.
     return subprocess.run([executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
-                          timeout=timeout, env=env)
+                          timeout=timeout, env=env, cwd="/")
 
 
 # ---- the native API's additions -------------------------------------------------------------
@@ -258,7 +260,7 @@ def test_pip_install_into_a_venv_and_uninstall(tmp_path):
     shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns("build*", ".git", "__pycache__", "out"))
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     install = subprocess.run([python, "-m", "pip", "install", "--no-build-isolation", "--no-index", str(source)],
-                             capture_output=True, text=True, timeout=600, env=env)
+                             capture_output=True, text=True, timeout=600, env=env, cwd=tmp_path)
     assert install.returncode == 0, install.stdout + install.stderr
     code = """
     import importlib.metadata, numpy as np, glccl, glccl.skimage
@@ -272,10 +274,10 @@ def test_pip_install_into_a_venv_and_uninstall(tmp_path):
     assert version == module_version == glccl.__version__
     assert where.startswith(str(venv))
     assert lines[1] == "4 int64"
-    listed = subprocess.run([python, "-m", "pip", "list"], capture_output=True, text=True, env=env)
+    listed = subprocess.run([python, "-m", "pip", "list"], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert "glccl" in listed.stdout
     removed = subprocess.run([python, "-m", "pip", "uninstall", "-y", "glccl"], capture_output=True, text=True,
-                             env=env)
+                             env=env, cwd=tmp_path)
     assert removed.returncode == 0, removed.stderr
     gone = run_python("import glccl; print(glccl.__file__)", env=env, executable=python)
     assert gone.returncode != 0 or not gone.stdout.startswith(str(venv))
