@@ -131,24 +131,24 @@ void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, s
 }
 
 Criterion parseCriterion(const py::handle& value, const std::string& where) {
-    if (py::isinstance<py::str>(value)) {
-        const std::string text = value.cast<std::string>();
-        // The command line's spellings ("threshold:12", "binary:100") too.
-        if (text == "binary" || text == "segments" || text.rfind("threshold:", 0) == 0 ||
-            text.rfind("binary:", 0) == 0) {
-            try {
-                return Criterion::parse(text);
-            } catch (const Error& error) {
-                throw py::value_error(where + ": " + error.what());
-            }
+    // Every spelling of a str goes to the engine's parser, the one list of
+    // criteria: a criterion the engines gain is taken here without a change,
+    // and one they lack is answered with their message ("unknown criterion").
+    const auto parsed = [&](const std::string& text) {
+        try {
+            return Criterion::parse(text);
+        } catch (const Error& error) {
+            throw py::value_error(where + ": " + error.what());
         }
-        throw py::value_error(where + ": criterion must be " + kCriterionChoices + ", not '" + text + "'");
-    }
+    };
+    if (py::isinstance<py::str>(value)) return parsed(value.cast<std::string>());
     if (py::isinstance<py::tuple>(value)) {
         const auto tuple = py::reinterpret_borrow<py::tuple>(value);
         const std::string kind = tuple.size() == 2 && py::isinstance<py::str>(tuple[0]) ? tuple[0].cast<std::string>() : "";
         if (kind == "threshold") return Criterion::thresholded(parseSampleValue(tuple[1], "threshold T", where));
         if (kind == "binary") return Criterion::binaryAbove(parseSampleValue(tuple[1], "binary level L", where));
+        // (name, value) of any other criterion: the command line's "name:value".
+        if (!kind.empty()) return parsed(kind + ":" + std::to_string(parseSampleValue(tuple[1], "criterion's value", where)));
         throw py::value_error(where + ": criterion must be " + kCriterionChoices);
     }
     throw py::type_error(where + ": criterion must be " + kCriterionChoices);

@@ -250,11 +250,6 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
     if (volume) {
         for (int axis = 0; axis < 3; ++axis)
             if (array.shape(axis) == 0) throw py::value_error(where + ": volume is empty (its shape has a zero)");
-        if (array.shape(0) > kMaxImageDimension || array.shape(1) > kMaxImageDimension ||
-            array.shape(2) > kMaxImageDimension)
-            throw py::value_error(where + ": volume sides are limited to " + std::to_string(kMaxImageDimension) +
-                                  " voxels; the shape is (" + std::to_string(array.shape(0)) + ", " +
-                                  std::to_string(array.shape(1)) + ", " + std::to_string(array.shape(2)) + ")");
     } else if (array.ndim() == 3) {
         const auto planes = array.shape(2);
         if (planes != 1 && planes != 3 && planes != 4)
@@ -267,10 +262,13 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
     }
     if (!volume && (array.shape(0) == 0 || array.shape(1) == 0))
         throw py::value_error(where + ": image is empty (its shape has a zero)");
-    if (!volume && (array.shape(0) > kMaxImageDimension || array.shape(1) > kMaxImageDimension))
-        throw py::value_error(where + ": image sides are limited to " + std::to_string(kMaxImageDimension) +
-                              " pixels; the shape is (" + std::to_string(array.shape(0)) + ", " +
-                              std::to_string(array.shape(1)) + ")");
+    // No side limit of a texture here: the router labels an image past one
+    // call of its backend in tiles. A side must still be an int.
+    for (int axis = 0; axis < int(array.ndim()); ++axis)
+        if (array.shape(axis) > std::numeric_limits<int>::max())
+            throw py::value_error(where + ": array sides are limited to " +
+                                  std::to_string(std::numeric_limits<int>::max()) + "; axis " + std::to_string(axis) +
+                                  " has " + std::to_string(array.shape(axis)));
 
     // A byte-swapped array ('>u2') is converted once to native order, so the
     // copy reads every element as a native integer.

@@ -65,7 +65,7 @@ bool isPacked(const py::array& array);
 // volume (D, H, W) of one channel (checkArrayDimensions), its slices copied
 // or viewed as the 2-D images above. Needs the GIL. TypeError for an object
 // that is no array or a dtype not listed above, ValueError for a wrong shape
-// (0-D, 1-D, 4-D, a zero side, a side past 32768).
+// (0-D, 1-D, 4-D, a zero side).
 HostArray describeHostArray(const py::handle& object, const Criterion& criterion, std::optional<int> channelAxis,
                             const std::string& where);
 

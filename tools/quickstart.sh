@@ -24,3 +24,14 @@ mkdir -p out
 echo
 ./build/tools/glccl label "$sample" \
   --color out/sample_labels.png --stats out/sample_stats.csv --labels out/sample_labels.npy --force
+
+# The Python package, built with the rest into build/python/glccl/, for
+# Debian's python3 (the interpreter CMake built it for).
+if [[ -d build/python/glccl ]]; then
+  echo
+  PYTHONPATH=build/python /usr/bin/python3 -c \
+    "import glccl; print('import glccl:', glccl.__version__, 'from', glccl.__file__)"
+  echo "python: PYTHONPATH=build/python /usr/bin/python3, or into a venv:" \
+    "python3 -m venv --system-site-packages build-venv &&" \
+    "GLCCL_BUILD_DIR=build build-venv/bin/python -m pip install --no-build-isolation --no-index ."
+fi

@@ -38,7 +38,7 @@ DEEP_BACKENDS = backend_params(("cpu", "compute", "raster"))
 # Every backend by name: cpu, the GL engines (llvmpipe in CI) and cuda (skipped
 # with its reason where there is no GPU or no CUDA build).
 EVERY_BACKEND = backend_params(("cpu", "raster", "compute", "cuda"))
-TABLE_COLUMNS = ("left", "top", "width", "height", "area", "centroid_x", "centroid_y")
+TABLE_COLUMNS = ("label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y")
 
 
 def skimage_labels(image, connectivity, segments=False, level=0):
@@ -60,7 +60,8 @@ def skimage_table(labels):
     assert [p.label for p in props] == list(range(1, len(props) + 1))
     boxes = np.array([p.bbox for p in props], dtype=np.int64).reshape(-1, 4)  # min_row, min_col, max_row, max_col
     centroids = np.array([p.centroid for p in props], dtype=np.float64).reshape(-1, 2)  # row, col
-    return {"left": boxes[:, 1], "top": boxes[:, 0], "width": boxes[:, 3] - boxes[:, 1],
+    return {"label": np.array([p.label for p in props], dtype=np.int64),
+            "left": boxes[:, 1], "top": boxes[:, 0], "width": boxes[:, 3] - boxes[:, 1],
             "height": boxes[:, 2] - boxes[:, 0], "area": np.array([p.area for p in props], dtype=np.int64),
             "centroid_x": centroids[:, 1], "centroid_y": centroids[:, 0]}
 
@@ -73,7 +74,7 @@ def opencv_labeling(image, connectivity):
     count, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
         mask, connectivity, cv2.CV_32S, cv2.CCL_SAUF)
     stats, centroids = stats[1:].astype(np.int64), centroids[1:].astype(np.float64)
-    table = {"left": stats[:, cv2.CC_STAT_LEFT], "top": stats[:, cv2.CC_STAT_TOP],
+    table = {"label": np.arange(1, count, dtype=np.int64), "left": stats[:, cv2.CC_STAT_LEFT], "top": stats[:, cv2.CC_STAT_TOP],
              "width": stats[:, cv2.CC_STAT_WIDTH], "height": stats[:, cv2.CC_STAT_HEIGHT],
              "area": stats[:, cv2.CC_STAT_AREA], "centroid_x": centroids[:, 0], "centroid_y": centroids[:, 1]}
     return labels, count - 1, table

@@ -97,4 +97,4 @@ def test_numpy_integers_are_connectivities(value, want):
 def test_the_2d_table_keeps_its_keys():
     image = random_binary(np.random.default_rng(3), 19, 23)
     table = glccl.label(image, return_table=True)[2]
-    assert list(table) == ["left", "top", "width", "height", "area", "centroid_x", "centroid_y"]
+    assert list(table) == ["label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"]

@@ -1,4 +1,4 @@
-"""The type stub (python/glccl.pyi) names what the module has, no more, no
+"""The type stub (python/glccl/__init__.pyi) names what the module has, no more, no
 less, and help() shows the docstrings."""
 
 import ast
@@ -7,10 +7,10 @@ import pydoc
 
 import glccl
 
-STUB = pathlib.Path(__file__).resolve().parents[2] / "python" / "glccl.pyi"
+STUB = pathlib.Path(__file__).resolve().parents[2] / "python" / "glccl" / "__init__.pyi"
 # Names the stub defines for typing only.
 TYPING_ONLY = {"Connectivity", "ChannelAxis", "Criterion", "BackendName", "HostImage", "Labels", "CudaArray",
-               "ComponentTable", "BackendInfo"}
+               "BackendInfo", "LabelDtype", "Progress", "LabelArray"}
 
 
 def stub_names():
@@ -23,6 +23,8 @@ def stub_names():
             top.add(node.target.id)
         elif isinstance(node, ast.Assign):
             top.update(t.id for t in node.targets)
+        elif isinstance(node, ast.ImportFrom) and node.level == 1:
+            top.update(alias.asname for alias in node.names if alias.asname)  # the submodules
         if isinstance(node, ast.ClassDef):
             members[node.name] = {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
     return top, members

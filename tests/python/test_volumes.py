@@ -28,6 +28,7 @@ def scipy_table(labels, n):
     area = ndimage.sum_labels(np.ones_like(labels, dtype=np.int64), labels, index).astype(np.int64)
     sums = [np.rint(ndimage.sum_labels(axis, labels, index)).astype(np.int64) for axis in (x, y, z)]
     return {
+        "label": index,
         "left": np.array([b[2].start for b in boxes]), "top": np.array([b[1].start for b in boxes]),
         "front": np.array([b[0].start for b in boxes]),
         "width": np.array([b[2].stop - b[2].start for b in boxes]),
@@ -51,7 +52,7 @@ def check_volume(volume, connectivity, criterion="binary", foreground=None, refe
     assert n == expected_n
     np.testing.assert_array_equal(labels, reference)
     expected = scipy_table(np.asarray(reference), n) if n else None
-    assert set(table) == {"left", "top", "width", "height", "area", "centroid_x", "centroid_y",
+    assert set(table) == {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y",
                           "front", "depth", "centroid_z"}
     for key, column in table.items():
         assert len(column) == n
@@ -158,7 +159,7 @@ def test_default_connectivity_is_full_and_2d_is_unchanged():
     image = volume[3]
     labels, n, table = glccl.label(image, return_table=True)
     np.testing.assert_array_equal(labels, measure.label(image, connectivity=2))
-    assert set(table) == {"left", "top", "width", "height", "area", "centroid_x", "centroid_y"}
+    assert set(table) == {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"}
 
 
 def test_volume_refusals_say_what_was_expected():

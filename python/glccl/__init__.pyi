@@ -1,10 +1,11 @@
-# Type hints for the glccl extension module (python/glccl_module.cpp,
-# python/labeler_object.cpp).
-from typing import Any, Dict, Literal, Optional, Protocol, Tuple, TypedDict, Union, overload
+# Type hints for the package glccl (python/glccl/__init__.py over the compiled
+# module, python/glccl_module.cpp and python/labeler_object.cpp).
+from typing import Any, Callable, Dict, List, Literal, Optional, Protocol, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
-from typing_extensions import NotRequired
+
+from . import cc3d as cc3d, ndimage as ndimage, skimage as skimage
 
 __version__: str
 # Whether this module was built with CUDA: device arrays (CuPy) are accepted.
@@ -20,12 +21,19 @@ Connectivity = Union[Literal[1, 2, 3, 4, 8, 6, 18, 26], np.integer]
 ChannelAxis = Optional[Literal[-1, 2]]
 # "binary", "segments", ("threshold", T), ("binary", L), or the command line's
 # "threshold:T" and "binary:L"; T and L in the units of the image's samples.
+# Any other "name:value" or (name, value) goes to the engines' parser.
 Criterion = Union[
     Literal["binary", "segments"],
     str,
     Tuple[Literal["threshold"], int],
     Tuple[Literal["binary"], int],
+    Tuple[str, int],
 ]
+# The labels' dtype: None and "auto" the smallest of uint32 and uint64 that
+# holds the count.
+LabelDtype = Union[None, Literal["auto", "uint32", "uint64"], type, np.dtype]
+# progress(stage, seconds): "read", "label", then "done".
+Progress = Callable[[str, float], Any]
 BackendName = Literal["auto", "compute", "raster", "cuda", "cpu"]
 
 # bool, uint8, int8 (8-bit samples); uint16, int16 (16-bit); uint32, int32,
@@ -41,18 +49,15 @@ class CudaArray(Protocol):
     @property
     def __cuda_array_interface__(self) -> Dict[str, Any]: ...
 
-class ComponentTable(TypedDict):
-    left: npt.NDArray[np.uint32]
-    top: npt.NDArray[np.uint32]
-    width: npt.NDArray[np.uint32]
-    height: npt.NDArray[np.uint32]
-    area: npt.NDArray[np.uint64]
-    centroid_x: npt.NDArray[np.float64]
-    centroid_y: npt.NDArray[np.float64]
-    # Volumes only: the box's first slice and slice count, the mean slice.
-    front: NotRequired[npt.NDArray[np.uint32]]
-    depth: NotRequired[npt.NDArray[np.uint32]]
-    centroid_z: NotRequired[npt.NDArray[np.float64]]
+class ComponentTable(Dict[str, npt.NDArray[Any]]):
+    """Columns label (1..n), left, top, width, height (uint32), area (uint64),
+    centroid_x, centroid_y (float64); for volumes also front, depth (uint32)
+    and centroid_z (float64). Row i describes label i + 1."""
+
+    @classmethod
+    def from_columns(cls, columns: Dict[str, npt.NDArray[Any]]) -> "ComponentTable": ...
+    def to_records(self) -> npt.NDArray[np.void]: ...
+    def to_pandas(self) -> Any: ...
 
 class BackendInfo(TypedDict):
     name: str
@@ -70,6 +75,10 @@ def label(
     backend: Literal["auto", "cuda"] = "auto",
     return_table: Literal[False] = False,
     channel_axis: ChannelAxis = None,
+    *,
+    out: Optional[Any] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
 ) -> Tuple[Any, int]: ...
 @overload
 def label(
@@ -80,6 +89,9 @@ def label(
     *,
     return_table: Literal[True],
     channel_axis: ChannelAxis = None,
+    out: Optional[Any] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
 ) -> Tuple[Any, int, ComponentTable]: ...
 @overload
 def label(
@@ -89,6 +101,10 @@ def label(
     backend: BackendName = "auto",
     return_table: Literal[False] = False,
     channel_axis: ChannelAxis = None,
+    *,
+    out: Optional[Any] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
 ) -> Tuple[Labels, int]: ...
 @overload
 def label(
@@ -99,6 +115,9 @@ def label(
     *,
     return_table: Literal[True],
     channel_axis: ChannelAxis = None,
+    out: Optional[Any] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 @overload
 def label(
@@ -108,8 +127,19 @@ def label(
     backend: BackendName,
     return_table: Literal[True],
     channel_axis: ChannelAxis = None,
+    *,
+    out: Optional[Any] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 def backends() -> list[BackendInfo]: ...
+
+# Helpers on label arrays in host memory (any integer dtype, 0 background).
+LabelArray = npt.NDArray[np.integer]
+def relabel(labels: LabelArray) -> Tuple[LabelArray, int]: ...
+def remove_small(labels: LabelArray, min_size: int, relabel: bool = True) -> Tuple[LabelArray, int]: ...
+def keep_largest(labels: LabelArray, k: int, relabel: bool = True) -> Tuple[LabelArray, int]: ...
+def find_objects(labels: LabelArray, max_label: int = 0) -> List[Optional[Tuple[slice, ...]]]: ...
 
 class Labeler:
     """Many images of one connectivity, criterion and backend, buffers kept

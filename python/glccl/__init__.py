@@ -1,0 +1,261 @@
+"""glccl: connected-component labeling on the GPU (OpenGL compute or raster,
+CUDA) or the CPU, for numpy and CuPy images and volumes.
+
+    labels, n = glccl.label(image, connectivity=8)
+    labels, n, table = glccl.label(image, return_table=True)   # table["label"] is 1..n
+    labeler = glccl.Labeler(connectivity=8)                    # many images of one size
+    labels, n = labeler.label(frame)
+
+Drop-ins with the signatures, defaults, dtypes and results of the libraries
+they replace:
+
+    from glccl.skimage import label            # skimage.measure.label
+    from glccl.ndimage import label            # scipy.ndimage.label
+    from glccl import cc3d                     # cc3d.connected_components, dust, largest_k, statistics
+
+glccl.label's own criterion is "binary" (nonzero pixels): an integer image
+of segment ids is one component there, while skimage.measure.label (and
+glccl.skimage.label) separate regions of equal value; pass
+criterion="segments" for that.
+
+Helpers on label arrays: remove_small, keep_largest, find_objects, relabel.
+
+One headless OpenGL context (EGL) is created on the first call and kept for
+the life of the process; it is used from one thread at a time under a lock,
+and every function releases the GIL while it labels, so all of glccl is
+thread-safe. See help(glccl.label) and help(glccl.Labeler).
+"""
+
+import sys as _sys
+
+from . import _build
+
+
+def _built_for():
+    return f"{_build.INTERPRETER} (Python {_build.PYTHON_VERSION})"
+
+
+try:
+    import numpy as _np
+except ImportError:
+    raise ImportError(
+        f"glccl needs numpy, which {_sys.executable} (Python {_sys.version.split()[0]}) cannot import; glccl was "
+        f"built for {_built_for()}: run that interpreter, or install numpy for this one") from None
+
+try:
+    from . import _glccl
+except ImportError as _error:
+    import sysconfig as _sysconfig
+    _suffix = _sysconfig.get_config_var("EXT_SUFFIX")
+    _why = (f"its compiled module is {_build.EXTENSION_SUFFIX}, this interpreter loads {_suffix}"
+            if _suffix != _build.EXTENSION_SUFFIX else str(_error))
+    raise ImportError(
+        f"glccl was built for {_built_for()} and cannot be imported by {_sys.executable} "
+        f"(Python {_sys.version.split()[0]}): {_why}; run {_build.INTERPRETER}, or build glccl for this "
+        f"interpreter (python -m pip install --no-build-isolation . with it)") from None
+
+from ._table import ComponentTable  # noqa: E402
+from ._keywords import refuse_unknown as _refuse_unknown  # noqa: E402
+from ._helpers import find_objects, keep_largest, relabel, remove_small  # noqa: E402
+
+__version__ = _glccl.__version__
+has_cuda = _glccl.has_cuda
+backends = _glccl.backends
+
+_LABEL_DTYPES = {"uint32": _np.uint32, "uint64": _np.uint64}
+
+
+def _label_dtype(dtype, where):
+    """The dtype asked for: None or "auto" (the smallest of uint32 and
+    uint64 that holds the count), uint32 or uint64."""
+    if dtype is None or (isinstance(dtype, str) and dtype == "auto"):
+        return None
+    try:
+        name = _np.dtype(dtype).name
+    except TypeError:
+        name = None
+    if name not in _LABEL_DTYPES:
+        raise ValueError(f"{where}: dtype must be None or 'auto', 'uint32' or 'uint64' (or numpy's uint32, "
+                         f"uint64), not {dtype!r}")
+    return _LABEL_DTYPES[name]
+
+
+def _deliver(labels, n, dtype, out, where):
+    """The labels in the dtype asked for, or written into `out`."""
+    if out is not None:
+        if not hasattr(out, "shape") or not hasattr(out, "dtype"):
+            raise TypeError(f"{where}: out must be an array of an integer dtype, not {type(out).__name__}")
+        if tuple(out.shape) != tuple(labels.shape):
+            raise ValueError(f"{where}: out must have the labels' shape {tuple(labels.shape)}, not "
+                             f"{tuple(out.shape)}")
+        kind = _np.dtype(out.dtype).kind
+        if kind not in "ui" or (n > 0 and _np.iinfo(out.dtype).max < n):
+            raise TypeError(f"{where}: out must have an integer dtype that holds {n} labels, not "
+                            f"{_np.dtype(out.dtype).name}")
+        out[...] = labels
+        return out
+    if dtype is None:
+        dtype = _np.uint32 if n <= _np.iinfo(_np.uint32).max else _np.uint64
+    return labels if labels.dtype == dtype else labels.astype(dtype)
+
+
+def label(image, connectivity=None, criterion="binary", backend="auto", return_table=False, channel_axis=None,
+          *, out=None, dtype=None, progress=None, **unknown):
+    """Connected-component labeling of a 2-D image or a 3-D volume.
+
+    Parameters
+    ----------
+    image : numpy.ndarray (or a CuPy array, in a module built with CUDA)
+        2-D (H, W) array in any memory layout (C, Fortran, strided views), of
+        any size (an image past one call of the backend, e.g. 8 x 40000 on a
+        GPU whose textures end at 32768, is labeled in tiles with the same
+        result). Its dtype sets the sampleBits of the samples glccl labels,
+        and no value is ever reduced or rounded:
+          bool, uint8, int8                      8-bit samples (0..255)
+          uint16, int16                          16-bit samples (0..65535)
+          uint32, int32, float32,
+          uint64, int64, float64                 32-bit samples (0..2**32-1)
+        Every value must be an unsigned integer of its sampleBits: a negative,
+        fractional, NaN or too large value raises ValueError naming it and
+        its place. A float32 image must hold whole numbers.
+        For criterion=("threshold", T) also (H, W, 3) or (H, W, 4) color of
+        8- or 16-bit samples (an RGB image gets an opaque alpha), with
+        channel_axis=-1; (H, W, 1) with channel_axis=-1 is gray. Without
+        channel_axis a 3-D array is a volume (D, H, W), as in scikit-image and
+        scipy, of the same dtypes and any memory layout; every criterion
+        applies. Volumes are labeled in host memory (the router picks an
+        engine that takes them; the cpu reference takes any).
+        A device array (__cuda_array_interface__: CuPy) of bool or uint8 is
+        labeled on its GPU by the cuda backend and the labels come back as a
+        CuPy array on that device, without a trip through host memory.
+    connectivity : int or None
+        4 or 8 for a 2-D image, 6 (faces), 18 (and edges) or 26 (and corners)
+        for a volume, a Python or a numpy integer (np.int64(4)); one of the
+        other dimension's raises ValueError. scikit-image's numbering works
+        too: 1 and 2 are 4 and 8 on a 2-D image, 6 and 18 on a volume, and 3
+        is 26 (volumes only). None (the default): the full connectivity, 8
+        for a 2-D image and 26 for a volume, as scikit-image's
+        connectivity=None.
+    criterion : str or tuple
+        "binary" (the default): nonzero pixels are foreground and connect to
+        foreground neighbours; an integer image of segment ids is therefore
+        ONE component here, where skimage.measure.label (and
+        glccl.skimage.label) separate regions of equal value.
+        "segments": the values are segment ids, 0 is background, neighbours
+        connect when their values are equal (16- and 32-bit ids included:
+        256 and 257 are two segments). ("binary", L) or "binary:L":
+        foreground where the value is above L. ("threshold", T) or
+        "threshold:T": every pixel is foreground and neighbours connect when
+        every channel differs by at most T. Any other "name:value" (or
+        (name, value)) is handed to the engines, which name the criteria they
+        know when they refuse one. L and T are in the units of the samples
+        (at most 255 for 8-bit images, 65535 for 16-bit).
+    backend : str
+        "auto" (the fastest engine that runs here; the CPU reference on a
+        software rasterizer), "compute", "raster", "cuda" or "cpu". The cuda
+        backend reads 8-bit samples only and refuses deeper images with
+        RuntimeError; compute, raster and cpu take every sampleBits (32-bit
+        color is for the cpu backend only).
+    return_table : bool
+        Also return the component table (glccl.ComponentTable).
+    channel_axis : int or None
+        None (the default): the array has no channel axis. -1 or 2: the last
+        axis of a 3-D array holds the channels of a 2-D (H, W, C) image.
+    out : array, optional (keyword only)
+        Where the labels go: an array of the labels' shape and an integer
+        dtype that holds n (uint32, uint64, int32, int64, ...), returned as
+        the labels.
+    dtype : None, "auto", "uint32" or "uint64" (keyword only)
+        The labels' dtype: None and "auto" the smallest of uint32 and uint64
+        that holds n (uint32 for every labeling in memory), or the one named.
+    progress : callable or None (keyword only)
+        Called as progress(stage, seconds) from the calling thread about
+        every 50 ms while a call runs ("read" while the array is read or
+        copied, "label" while it is labeled) and once with "done" at the end.
+        An exception it raises ends the call with that exception, as Ctrl-C
+        does with KeyboardInterrupt.
+
+    Returns
+    -------
+    (labels, n) or (labels, n, table)
+        labels: uint32 array (see dtype) of shape (H, W), or (D, H, W) for a
+        volume, 0 for background and 1..n numbered in raster order of each
+        component's first pixel (slice by slice, then row by row: the
+        numbering of skimage.measure.label, scipy.ndimage.label and OpenCV's
+        SAUF). table: a glccl.ComponentTable, a dict of numpy columns of
+        length n, row i describing label i + 1: label (1..n), left, top,
+        width, height (uint32, the bounding box), area (uint64, pixels or
+        voxels), centroid_x, centroid_y (float64, mean column / row); for a
+        volume also front, depth (uint32, the box's first slice and slice
+        count) and centroid_z (float64, mean slice). table.to_pandas() is a
+        DataFrame indexed by label, table.to_records() a numpy structured
+        array.
+
+    Raises
+    ------
+    TypeError for an input of the wrong type or dtype (complex, object, a
+    device array in a module without CUDA) or a keyword glccl does not take
+    (with the glccl equivalent of scikit-image's, scipy's and cc3d's),
+    ValueError for a wrong value (shape, size 0, sample values,
+    connectivity, criterion, backend name), RuntimeError with glccl's message
+    when the backend cannot run or labeling fails, KeyboardInterrupt on
+    Ctrl-C (within about 50 ms for images of a million elements or more, or
+    with a progress callback).
+
+    Cost
+    ----
+    The backend's labeling (upload, GPU work, download of 4 bytes a pixel)
+    and nothing more on the host where it can be: a C-contiguous bool,
+    uint8, uint16 or uint32 image (gray, or (H, W, 4) color of 8 or 16 bits)
+    is uploaded from its own memory, and the labels are downloaded straight
+    into the returned array. Any other image (signed or float dtypes, whose
+    values are checked; Fortran order, strided views, RGB) is first copied
+    once into a host buffer of glccl's. The storage of label arrays (and of
+    those copies) that numpy has freed is kept for the next call of that
+    size, at most two buffers and 2 GiB of each, so that a loop allocates no
+    fresh memory; an array that is still referenced, if only by a view, is
+    never reused. dtype="uint64" and out= cost one more pass over the
+    labels. For many images of one size, glccl.Labeler also keeps the GPU
+    buffers and writes into an array of yours (out=) directly.
+
+    Thread-safety
+    -------------
+    Safe to call from several threads. The GIL is released while the image
+    is read (copied, where it needs a copy) and labeled, so another thread
+    must not write to it during the call. The process's one headless GL
+    context is shared by all calls and glccl.Labeler objects under a lock, so
+    GL labeling runs one call at a time. Ctrl-C ends the call at once but not
+    the labeling already under way, which finishes in the background (the
+    next GL call waits for it).
+    """
+    _refuse_unknown(unknown, "glccl.label()")
+    where = "glccl.label()"
+    wanted = _label_dtype(dtype, where)
+    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress)
+    labels = _deliver(result[0], result[1], wanted, out, where)
+    if return_table:
+        return labels, result[1], ComponentTable.from_columns(result[2])
+    return labels, result[1]
+
+
+class Labeler(_glccl.Labeler):
+    __doc__ = _glccl.Labeler.__doc__
+
+    def __init__(self, connectivity=8, criterion="binary", backend="auto", **unknown):
+        _refuse_unknown(unknown, "glccl.Labeler()")
+        super().__init__(connectivity, criterion, backend)
+
+    def label(self, image, out=None, return_table=False, channel_axis=None, **unknown):
+        _refuse_unknown(unknown, "glccl.Labeler.label()")
+        result = super().label(image, out, bool(return_table), channel_axis)
+        if return_table:
+            return result[0], result[1], ComponentTable.from_columns(result[2])
+        return result
+
+    label.__doc__ = _glccl.Labeler.label.__doc__
+
+
+from . import cc3d, ndimage, skimage  # noqa: E402  (they use label() above)
+
+__all__ = ["label", "Labeler", "ComponentTable", "backends", "has_cuda", "remove_small", "keep_largest",
+           "find_objects", "relabel", "skimage", "ndimage", "cc3d", "__version__"]

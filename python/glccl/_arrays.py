@@ -1,0 +1,66 @@
+"""What the drop-ins share: any array of 1 to 3 dimensions labeled through
+glccl.label(), and integer values turned into segment ids that the engines
+take (0 the background, equal values equal ids)."""
+
+import numpy as np
+
+_UINT32_MAX = int(np.iinfo(np.uint32).max)
+
+
+def hops_to_connectivity(hops, ndim):
+    """scikit-image's and scipy's connectivity (neighbours at most `hops`
+    orthogonal steps away) as glccl's for an array of `ndim` (1 to 3)
+    dimensions; a 1-D array is labeled as one row."""
+    if ndim <= 2:
+        return 4 if hops == 1 else 8
+    return {1: 6, 2: 18, 3: 26}[hops]
+
+
+def label_nd(image, connectivity, criterion, where):
+    """glccl.label() of a 1-, 2- or 3-D host array at a glccl connectivity of
+    its dimensions (a 1-D array as one row; an empty one gives no labels):
+    (uint32 labels of image's shape, n)."""
+    from . import label
+
+    image = np.asarray(image)
+    if image.size == 0:
+        return np.zeros(image.shape, np.uint32), 0
+    if image.ndim not in (1, 2, 3):
+        raise ValueError(f"{where}: glccl labels arrays of 1, 2 or 3 dimensions; this one has {image.ndim}")
+    shaped = image.reshape(1, -1) if image.ndim == 1 else image
+    labels, n = label(shaped, connectivity=connectivity, criterion=criterion)
+    return labels.reshape(image.shape), n
+
+
+def segment_ids(values, background):
+    """An array the segments criterion labels as scikit-image labels
+    `values` (an integer array) with `background`: the background value
+    becomes 0 and every other value a nonzero id, equal ids for equal values.
+    The values themselves where they already are such ids."""
+    dtype = values.dtype
+    info = np.iinfo(dtype)
+    if values.size == 0:
+        return values.astype(np.uint32)
+    if dtype.kind == "u" and dtype.itemsize <= 4 and background == 0:
+        return values
+    if dtype.itemsize <= 2:
+        # Every value shifted into 1..65536, the background to 0.
+        ids = values.astype(np.uint32)
+        if info.min < 0:
+            ids = (values.astype(np.int32) - info.min + 1).astype(np.uint32)
+        else:
+            ids += 1
+        ids[values == background] = 0
+        return ids
+    low, high = int(values.min()), int(values.max())
+    if high - low < _UINT32_MAX - 1:
+        # Shifted into 1..2^32-1 in the values' own type, which holds the
+        # difference: no value wraps.
+        ids = (values - values.dtype.type(low)).astype(np.uint32) + np.uint32(1)
+        ids[values == background] = 0
+        return ids
+    # Values too far apart for 32-bit ids: their ranks.
+    unique, inverse = np.unique(values, return_inverse=True)
+    ids = inverse.reshape(values.shape).astype(np.uint32) + np.uint32(1)
+    ids[values == background] = 0
+    return ids

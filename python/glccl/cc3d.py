@@ -1,0 +1,330 @@
+"""cc3d's connected components, by glccl: replace
+
+    import cc3d
+
+with
+
+    from glccl import cc3d
+
+and connected_components, dust, largest_k and statistics give what cc3d's
+documentation and code give on the same call: labels numbered in the order
+cc3d scans the array's memory (raster order for C-ordered arrays, axis 0
+first for Fortran-ordered ones), in the dtype cc3d picks (uint16, uint32 or
+uint64 from its estimate of the label count, or out_dtype), in the array's
+order. 2-D and 3-D arrays (1-D as one row). Not available: periodic_boundary,
+delta on float images."""
+
+import os
+
+import numpy as np
+
+from ._arrays import label_nd, segment_ids
+from ._helpers import label_extents
+
+__all__ = ["DimensionError", "connected_components", "dust", "largest_k", "statistics"]
+
+
+class DimensionError(Exception):
+    """The array has the wrong number of dimensions."""
+
+
+_WHERE = "glccl.cc3d.connected_components()"
+
+
+def _even_ceil(n):
+    # cc3d's even_ceil doubles an odd side; its dtype estimate uses it.
+    return n << 1 if n & 1 else n
+
+
+def _rows(data):
+    """data's elements in memory order, as rows along the axis cc3d calls x
+    (the last axis of a C-ordered array, the first of a Fortran-ordered one)."""
+    memory = data.T if (data.flags.f_contiguous and not data.flags.c_contiguous) else data
+    return memory.reshape(-1, memory.shape[-1])
+
+
+def _estimated_labels(data):
+    """cc3d's estimate of the provisional labels: in each row, the elements
+    that are nonzero and differ from the one before."""
+    rows = _rows(data)
+    starts = int(np.count_nonzero(rows[:, 0] != 0))
+    changes = np.count_nonzero((rows[:, 1:] != rows[:, :-1]) & (rows[:, 1:] != 0))
+    return starts + int(changes)
+
+
+def _glccl_connectivity(connectivity, dims):
+    if dims == 3:
+        return int(connectivity)
+    # A 2-D (or 1-D) array is one slice: 6 joins faces (4), 18 and 26 edges
+    # and corners (8).
+    return {4: 4, 8: 8, 6: 4, 18: 8, 26: 8}[int(connectivity)]
+
+
+def _as_unsigned(array):
+    if array.dtype.kind == "i":
+        return array.view(np.dtype(f"u{array.dtype.itemsize}"))
+    return array
+
+
+def _float_ids(values):
+    """Equal float values as equal ids, 0.0 (and -0.0) as 0."""
+    unique, inverse = np.unique(values, return_inverse=True)
+    ids = inverse.reshape(values.shape).astype(np.uint32) + np.uint32(1)
+    ids[values == 0] = 0
+    return ids
+
+
+def _label_scanned(data, connectivity, criterion):
+    """Labels of a C-contiguous array in raster order."""
+    return label_nd(data, connectivity, criterion, _WHERE)
+
+
+def connected_components(data, max_labels=-1, connectivity=26, return_N=False, delta=0, out_dtype=None,
+                         out_file=None, periodic_boundary=False, binary_image=False):
+    """Connected components of a 2-D or 3-D image, as cc3d.connected_components.
+
+    Images may be binary, multivalued (equal values connect, 0 is background)
+    or continuously valued (delta: neighbours whose values differ by at most
+    delta connect, 0 is background).
+
+    data: a 1-D, 2-D or 3-D numpy (or PyTorch) array.
+    max_labels: ignored, as in cc3d.
+    connectivity: 4 or 8 for 2-D images (6 is 4 there, 18 and 26 are 8); 6,
+      18 or 26 for volumes.
+    return_N: also return the number of components.
+    delta: >= 0; 0 labels equal values. Needs glccl's delta criterion
+      (criterion "delta:D"), on integer images.
+    out_dtype: None (cc3d's choice: uint16, uint32 or uint64 from its
+      estimate), or np.uint16, np.uint32, np.uint64.
+    out_file: a file name or file object; the labels are written to a
+      memory-mapped file there and returned as that np.memmap.
+    periodic_boundary: not available in glccl (ValueError when True).
+    binary_image: treat the image as binary (nonzero is foreground); a bool
+      image always is.
+
+    Returns: labels, or (labels, N) with return_N.
+    """
+    is_torch = hasattr(data, "cpu") and not isinstance(data, np.ndarray)
+    if is_torch:
+        data = data.cpu().numpy()
+    data = np.asarray(data)
+
+    dims = data.ndim
+    if dims not in (1, 2, 3):
+        raise DimensionError("Only 1D, 2D, and 3D arrays supported. Got: " + str(dims))
+    if dims == 2 and connectivity not in (4, 8, 6, 18, 26):
+        raise ValueError("Only 4, 8, and 6, 18, 26 connectivities are supported for 2D images. Got: "
+                         + str(connectivity))
+    elif dims != 2 and connectivity not in (6, 18, 26):
+        raise ValueError("Only 6, 18, and 26 connectivities are supported for 3D images. Got: " + str(connectivity))
+    if periodic_boundary:
+        raise ValueError(f"{_WHERE}: periodic_boundary is not available in glccl; label without it")
+
+    if data.size == 0:
+        out_labels = np.zeros(shape=(0,), dtype=data.dtype if out_dtype is None else out_dtype)
+        return (out_labels, 0) if return_N else out_labels
+
+    order = "F" if data.flags.f_contiguous else "C"
+    while data.ndim < 3:
+        data = data[np.newaxis, ...] if order == "C" else data[..., np.newaxis]
+    if not data.flags.c_contiguous and not data.flags.f_contiguous:
+        data = np.copy(data, order=order)
+    if data.dtype == np.float16:
+        if delta != 0:
+            raise TypeError("float16 is not supported for continuous images (delta != 0).")
+        data = data.view(np.uint16)
+
+    sx, sy, sz = (data.shape[::-1] if order == "C" else data.shape)
+    voxels = sx * sy * sz
+    dtype = data.dtype
+    if dtype.kind not in "biuf":
+        raise TypeError(f"Type {dtype} is not currently supported. Supported: bool, int8, int16, int32, int64, "
+                        f"uint8, uint16, uint32, uint64, float16, float32, float64")
+    binary_image = bool(binary_image) or dtype == bool
+    epl = voxels if binary_image else _estimated_labels(data)
+    estimate = min(epl, voxels)
+    if dtype.kind == "f":
+        delta = float(delta)
+        binary_image = binary_image or delta == np.finfo(dtype).max
+    elif dtype != bool:
+        delta = int(delta)
+        binary_image = binary_image or delta == np.iinfo(dtype).max
+    union_find_voxels = _even_ceil(data.shape[0]) * _even_ceil(data.shape[1]) * _even_ceil(data.shape[2])
+    if binary_image:
+        # cc3d's bound: half the elements for 4 and 6, an eighth otherwise.
+        estimate = min(estimate, union_find_voxels // (2 if connectivity in (4, 6) else 8) + 1)
+
+    if out_dtype is not None:
+        out_dtype = np.dtype(out_dtype)
+        if out_dtype not in (np.uint16, np.uint32, np.uint64):
+            raise ValueError(f"Explicitly defined out_dtype ({out_dtype}) must be one of: "
+                             f"np.uint16, np.uint32, np.uint64")
+        if np.iinfo(out_dtype).max < estimate:
+            raise ValueError(f"Explicitly defined out_dtype ({out_dtype}) is too small "
+                             f"to contain the estimated maximum number of labels ({estimate}).")
+    elif estimate < np.iinfo(np.uint16).max:
+        out_dtype = np.dtype(np.uint16)
+    elif estimate < np.iinfo(np.uint32).max:
+        out_dtype = np.dtype(np.uint32)
+    else:
+        out_dtype = np.dtype(np.uint64)
+
+    # Scanned in memory order: a Fortran-ordered array is labeled as its
+    # transpose, which is C-ordered.
+    scanned = data if order == "C" else data.T
+    image = scanned.reshape(scanned.shape[3 - dims:]) if dims < 3 else scanned
+    glccl_connectivity = _glccl_connectivity(connectivity, dims)
+    if binary_image:
+        values = image if image.dtype in (np.bool_, np.uint8) else image != 0
+        labels, n = _label_scanned(values, glccl_connectivity, "binary")
+    elif delta == 0:
+        values = _float_ids(image) if image.dtype.kind == "f" else segment_ids(_as_unsigned(image), 0)
+        labels, n = _label_scanned(values, glccl_connectivity, "segments")
+    else:
+        if image.dtype.kind == "f":
+            raise TypeError(f"{_WHERE}: delta on a float image is not available in glccl (its delta criterion "
+                            f"compares integer samples); use an integer image")
+        if delta < 0:
+            raise ValueError(f"{_WHERE}: delta must be >= 0, not {delta}")
+        labels, n = _label_scanned(_as_unsigned(image), glccl_connectivity, ("delta", delta))
+
+    out_labels = labels.astype(out_dtype)
+    if order == "F":
+        out_labels = out_labels.T
+    if out_file is not None:
+        if isinstance(out_file, (str, os.PathLike)):
+            with open(out_file, "wb") as f:
+                os.ftruncate(f.fileno(), voxels * out_dtype.itemsize)
+        mapped = np.memmap(out_file, order=order, dtype=out_dtype, shape=out_labels.shape)
+        mapped[...] = out_labels
+        out_labels = mapped
+    if is_torch:
+        import torch
+        out_labels = torch.from_numpy(out_labels)
+    return (out_labels, n) if return_N else out_labels
+
+
+def statistics(out_labels, no_slice_conversion=False):
+    """Per label 0..N (N the largest label), as cc3d.statistics: a dict of
+    voxel_counts (uint32, N+1), bounding_boxes (a list of tuples of slices
+    along axes 0, 1 (and 2), None for an absent label; with
+    no_slice_conversion an (N+1, 4 or 6) array of min0, max0, min1, max1
+    (min2, max2) in uint16, or uint32 where a side exceeds 65535) and
+    centroids (float64, (N+1, 2 or 3), NaN for an absent label). Labels must
+    be >= 0 and at most the number of elements."""
+    out_labels = np.asarray(out_labels)
+    while out_labels.ndim < 2:
+        out_labels = out_labels[..., np.newaxis]
+    if out_labels.dtype == bool:
+        out_labels = out_labels.view(np.uint8)
+    voxels = out_labels.size
+    if voxels == 0:
+        return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}
+    top = int(np.max(out_labels))
+    if top > voxels:
+        raise ValueError("Statistics can only be computed on volumes containing labels with values lower than "
+                         f"the number of voxels. Max: {top}")
+    if out_labels.dtype.kind == "i":
+        low = int(np.min(out_labels))
+        if low < 0:
+            raise ValueError(f"Statistics can only be computed on volumes containing labels with values >= 0. "
+                             f"Min: {low}")
+    box_dtype = np.uint32 if any(side > np.iinfo(np.uint16).max for side in out_labels.shape) else np.uint16
+    counts, lows, highs = label_extents(out_labels, top)
+    present = counts > 0
+    boxes = np.zeros((top + 1, 2 * out_labels.ndim), dtype=box_dtype)
+    centroids = np.full((top + 1, out_labels.ndim), np.nan)
+    flat = out_labels.ravel().astype(np.intp, copy=False)
+    for axis, coordinate in enumerate(np.indices(out_labels.shape, sparse=True)):
+        boxes[:, 2 * axis] = np.where(present, lows[axis], np.iinfo(box_dtype).max)
+        boxes[:, 2 * axis + 1] = np.where(present, highs[axis], 0)
+        sums = np.bincount(flat, weights=np.broadcast_to(coordinate, out_labels.shape).ravel(),
+                           minlength=top + 1)
+        centroids[present, axis] = sums[present] / counts[present]
+    output = {"voxel_counts": counts.astype(np.uint32), "bounding_boxes": boxes, "centroids": centroids}
+    if no_slice_conversion:
+        return output
+    slices = []
+    for row in boxes:
+        starts, ends = row[0::2], row[1::2]
+        if all(int(start) < voxels for start in starts):
+            slices.append(tuple(slice(int(start), int(end) + 1) for start, end in zip(starts, ends)))
+        else:
+            slices.append(None)
+    output["bounding_boxes"] = slices
+    return output
+
+
+def dust(img, threshold, connectivity=26, in_place=False, binary_image=False, precomputed_ccl=False,
+         invert=False, return_N=False):
+    """The image with its connected components smaller than threshold set to
+    0, as cc3d.dust.
+
+    threshold: an int (components of fewer voxels go) or a (lower, upper)
+      pair (components whose size is outside [lower, upper) go).
+    connectivity, binary_image: as connected_components.
+    in_place: modify img itself.
+    precomputed_ccl: img already is a labeling; no labeling pass.
+    invert: remove the other components instead.
+    return_N: also return the number of components left.
+    """
+    original_dtype = img.dtype
+    img = _as_unsigned(img)
+    if not in_place:
+        img = np.copy(img)
+    if precomputed_ccl:
+        cc_labels, n = img, int(np.max(img))
+    else:
+        cc_labels, n = connected_components(img, connectivity=connectivity, return_N=True,
+                                            binary_image=bool(binary_image))
+    sizes = statistics(cc_labels, no_slice_conversion=True)["voxel_counts"]
+    everything = np.arange(1, n + 1)
+    if isinstance(threshold, (tuple, list)):
+        goes = everything[~((threshold[0] <= sizes[1:n + 1]) & (sizes[1:n + 1] < threshold[1]))]
+    else:
+        goes = everything[sizes[1:n + 1] < threshold]
+    left = len(goes) if invert else n - len(goes)
+    if len(goes) == 0:
+        if invert:
+            img = np.zeros(img.shape, dtype=img.dtype, order="F")
+        return (img, left) if return_N else img
+    mask = np.isin(cc_labels, goes, assume_unique=True, invert=invert)
+    img[mask] = 0
+    img = img.view(original_dtype)
+    return (img, left) if return_N else img
+
+
+def largest_k(img, k, connectivity=26, delta=0, return_N=False, binary_image=False, precomputed_ccl=False):
+    """The k largest connected components, as cc3d.largest_k: labels 1..k,
+    the smallest of them 1 and the largest k (ties: the lower label first),
+    in the labels' dtype; for k == 1 a bool mask; for k == 0 uint16 zeros;
+    the labeling itself when it has k components or fewer.
+
+    connectivity, delta, binary_image: as connected_components.
+    return_N: also return the number of components returned.
+    precomputed_ccl: img already is a labeling.
+    """
+    if k < 0:
+        raise ValueError(f"glccl.cc3d.largest_k(): k must be >= 0, not {k}")
+    order = "C" if img.flags.c_contiguous else "F"
+    if k == 0:
+        return np.zeros(img.shape, dtype=np.uint16, order=order)
+    if precomputed_ccl:
+        cc_labels, n = np.copy(img, order="F"), int(np.max(img))
+    else:
+        cc_labels, n = connected_components(img, connectivity=connectivity, return_N=True, delta=delta,
+                                            binary_image=bool(binary_image))
+    if n <= k:
+        return (cc_labels, n) if return_N else cc_labels
+    counts = statistics(cc_labels, no_slice_conversion=True)["voxel_counts"].astype(np.int64)
+    if k == 1:
+        cc_out = cc_labels == (np.argmax(counts[1:]) + 1)
+        return (cc_out, 1) if return_N else cc_out
+    candidates = np.arange(1, len(counts))
+    # The k largest, ties to the lower label, then ordered smallest first.
+    largest = candidates[np.lexsort((candidates, -counts[1:]))][:k]
+    kept = largest[np.lexsort((largest, counts[largest]))]
+    new = np.zeros(len(counts), dtype=cc_labels.dtype)
+    new[kept] = np.arange(1, len(kept) + 1)
+    cc_out = np.asarray(new[cc_labels], order="C" if cc_labels.flags.c_contiguous else "F")
+    return (cc_out, len(kept)) if return_N else cc_out

@@ -1,0 +1,117 @@
+#include "interruptible.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+namespace glccl::python {
+
+namespace {
+
+// What the calling thread and the worker share; the worker's copy keeps it
+// alive when the call is abandoned.
+struct Run {
+    std::mutex mutex;
+    std::condition_variable finishedChanged;
+    bool finished = false;
+    bool abandoned = false;
+    std::function<void()> work;
+    std::exception_ptr error;
+    std::vector<PyObject*> references;  // owned: one reference each
+};
+
+int releaseReference(void* object) {
+    Py_DECREF(static_cast<PyObject*>(object));
+    return 0;
+}
+
+// From the worker, without the GIL: each reference is dropped by the main
+// thread at its next chance. Where the interpreter is gone, or its queue
+// full, the reference is left (the process is ending, or one array outlives
+// its use).
+void releaseFromWorker(std::vector<PyObject*>& references) {
+    if (!Py_IsInitialized()) return;
+    for (PyObject* object : references) Py_AddPendingCall(releaseReference, object);
+    references.clear();
+}
+
+// With the GIL, on the calling thread.
+void releaseHere(std::vector<PyObject*>& references) {
+    for (PyObject* object : references) Py_DECREF(object);
+    references.clear();
+}
+
+}  // namespace
+
+void runInterruptibly(const std::function<void()>& work, const std::function<const char*()>& stage,
+                      const py::object& progress, PythonReferences keepAlive) {
+    auto run = std::make_shared<Run>();
+    run->work = work;
+    for (py::object& object : keepAlive) run->references.push_back(object.release().ptr());
+
+    std::thread worker([run] {
+        try {
+            run->work();
+        } catch (...) {
+            run->error = std::current_exception();
+        }
+        std::unique_lock<std::mutex> lock(run->mutex);
+        run->finished = true;
+        if (run->abandoned) {
+            run->work = nullptr;  // what it captured goes now, not with the last copy of `run`
+            releaseFromWorker(run->references);
+            return;
+        }
+        run->finishedChanged.notify_all();
+    });
+
+    // Whoever is last frees: the calling thread when the worker is done,
+    // else the worker.
+    const auto abandon = [&] {
+        std::unique_lock<std::mutex> lock(run->mutex);
+        if (run->finished) {
+            lock.unlock();
+            worker.join();
+            releaseHere(run->references);
+            return;
+        }
+        run->abandoned = true;
+        lock.unlock();
+        worker.detach();
+    };
+
+    const auto start = std::chrono::steady_clock::now();
+    const auto seconds = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    for (;;) {
+        bool finished = false;
+        {
+            py::gil_scoped_release noGil;
+            std::unique_lock<std::mutex> lock(run->mutex);
+            finished = run->finishedChanged.wait_for(lock, std::chrono::milliseconds(kPollMilliseconds),
+                                                     [&] { return run->finished; });
+        }
+        if (finished) break;
+        if (PyErr_CheckSignals() != 0) {
+            abandon();
+            throw py::error_already_set();
+        }
+        if (!progress.is_none()) {
+            try {
+                progress(stage(), seconds());
+            } catch (...) {
+                abandon();
+                throw;
+            }
+        }
+    }
+    worker.join();
+    releaseHere(run->references);
+    if (run->error) std::rethrow_exception(run->error);
+    if (!progress.is_none()) progress("done", seconds());
+}
+
+}  // namespace glccl::python

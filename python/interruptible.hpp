@@ -1,0 +1,45 @@
+#pragma once
+// Long calls that Ctrl-C and a progress callback can reach.
+//
+// Labeling runs with the GIL released, and Python runs its signal handlers
+// only on the main thread between bytecodes, so a call that labels on the
+// calling thread would hear Ctrl-C only once it returns. Here the work runs
+// on a worker thread while the calling thread waits in short steps; after
+// each step it takes the GIL, lets Python run its signal handlers
+// (PyErr_CheckSignals) and calls the progress callback. When either raises,
+// the call raises at once and the worker is abandoned: it finishes on its
+// own (the engines have no point at which to stop), keeps what it uses alive
+// until then, and hands the Python objects it holds back to the interpreter
+// through Py_AddPendingCall, the one interpreter entry that needs no GIL.
+// The next call that needs the shared GL context waits for it.
+
+#include <pybind11/pybind11.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace glccl::python {
+
+namespace py = pybind11;
+
+// The wait between two checks for signals and calls of the progress callback.
+constexpr int kPollMilliseconds = 50;
+
+// What a worker holds and the interpreter owns: the arrays it reads or
+// writes. Moved into the call, released with the GIL on the calling thread,
+// or from the worker through Py_AddPendingCall when the call was abandoned.
+using PythonReferences = std::vector<py::object>;
+
+// Runs work() on a worker thread (see the top) and returns when it is done,
+// rethrowing its exception on the calling thread. `progress` (None, or a
+// callable taking (stage, seconds)) is called from the calling thread with
+// the GIL about every kPollMilliseconds with the stage `stage()` reports and
+// the seconds since the start. Call with the GIL held; `keepAlive` is held
+// for as long as the worker runs. Raises KeyboardInterrupt (or the
+// callback's exception) when interrupted.
+void runInterruptibly(const std::function<void()>& work, const std::function<const char*()>& stage,
+                      const py::object& progress, PythonReferences keepAlive);
+
+}  // namespace glccl::python
