@@ -1,5 +1,7 @@
 // Checks one frame of glccl_viewer against the CPU reference:
-//   viewer_check SHOT.png MASK.png LABELS.npy COUNT CONNECTIVITY CRITERION
+//   viewer_check SHOT.png MASK.png LABELS.npy COUNT CONNECTIVITY CRITERION [SLICE]
+// For a volume, MASK is its file (.npy) and SLICE the slice the frame shows:
+// the labels are checked whole, the picture against that slice.
 // MASK.png and LABELS.npy are the frame's input and labels (--dump), SHOT.png
 // its window (--screenshot), COUNT the component count the viewer printed.
 // Requires: the labels equal labelReference(MASK) exactly, COUNT is its
@@ -25,13 +27,17 @@ namespace {
 std::string where(int x, int y) { return "(" + std::to_string(x) + ", " + std::to_string(y) + ")"; }
 
 int check(int argc, char** argv) {
-    if (argc != 7) throw Error("usage: viewer_check SHOT.png MASK.png LABELS.npy COUNT CONNECTIVITY CRITERION");
+    if (argc != 7 && argc != 8)
+        throw Error("usage: viewer_check SHOT.png MASK.png LABELS.npy COUNT CONNECTIVITY CRITERION [SLICE]");
     const Image shot = readImage(argv[1], ChannelMode::Natural);
     const Image mask = readImage(argv[2], ChannelMode::Natural);
     const Labeling dumped = readLabelsNpy(argv[3]);
-    if (dumped.width != mask.width || dumped.height != mask.height)
-        throw Error("the labels are " + std::to_string(dumped.width) + "x" + std::to_string(dumped.height) +
-                    ", the mask " + std::to_string(mask.width) + "x" + std::to_string(mask.height));
+    if (dumped.shape().count() != mask.shape().count() || dumped.width != mask.width || dumped.height != mask.height)
+        throw Error("the labels are " + std::to_string(dumped.width) + "x" + std::to_string(dumped.height) + "x" +
+                    std::to_string(dumped.depth) + ", the mask " + std::to_string(mask.width) + "x" +
+                    std::to_string(mask.height) + "x" + std::to_string(mask.depth));
+    const int slice = argc == 8 ? std::stoi(argv[7]) : 0;
+    if (slice < 0 || slice >= mask.depth) throw Error("slice " + std::to_string(slice) + " is outside the volume");
     const std::vector<std::uint32_t>& labels = dumped.labels;
     const unsigned long printed = std::stoul(argv[4]);
     const Connectivity connectivity = parseConnectivity(argv[5]);
@@ -43,7 +49,8 @@ int check(int argc, char** argv) {
                     std::to_string(expected.count()));
     for (std::size_t i = 0; i < labels.size(); ++i)
         if (labels[i] != expected.labels[i])
-            throw Error("label at " + where(int(i % mask.width), int(i / mask.width)) + " is " +
+            throw Error("label at " + where(int(i % mask.width), int(i / mask.width % mask.height)) + " of slice " +
+                        std::to_string(i / (std::size_t(mask.width) * mask.height)) + " is " +
                         std::to_string(labels[i]) + ", the reference has " + std::to_string(expected.labels[i]));
 
     const int width = mask.width, height = mask.height;
@@ -62,6 +69,7 @@ int check(int argc, char** argv) {
                     nearBorder[std::size_t(y + dy) * width + x + dx] = 1;
     };
     for (const Component& c : expected.components) {
+        if (std::uint32_t(slice) < c.front || std::uint32_t(slice) >= c.front + c.depth) continue;  // not cut by the slice
         const int left = int(c.left), top = int(c.top), right = int(c.left + c.width) - 1, bottom = int(c.top + c.height) - 1;
         for (int x = left; x <= right; ++x) mark(x, top), mark(x, bottom);
         for (int y = top; y <= bottom; ++y) mark(left, y), mark(right, y);
@@ -71,7 +79,7 @@ int check(int argc, char** argv) {
     std::size_t outlinePixels = 0, colorPixels = 0;
     for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
-            const std::uint32_t label = labels[std::size_t(y) * width + x];
+            const std::uint32_t label = labels[(std::size_t(slice) * height + y) * width + x];
             const std::uint8_t r = shot.at(x, y, 0), g = shot.at(x, y, 1), b = shot.at(x, y, 2);
             if (r == 255 && g == 255 && b == 255) {
                 // labelColor is never white (value 190..255, saturation 150..255).

@@ -39,6 +39,26 @@ run_case() {
 run_case blobs_8_binary 8 binary --size 320x200
 run_case bands_4_threshold 4 threshold:20 --size 256x160
 
+# A volume shown at slice 5: the labels of the whole volume against the
+# reference, and the picture against that slice: at 6 on the default
+# backend, at 26 labeled as a 3-D texture by the compute backend.
+/usr/bin/python3 -c "import numpy as np; r = np.random.default_rng(7); np.save('$work/volume.npy', ((r.random((9, 60, 80)) < 0.3) * 255).astype(np.uint8))" \
+  || fail "numpy (Debian's python3-numpy) is needed to write the test volume"
+for connectivity in 6 26; do
+  name=volume_$connectivity backend=auto
+  [[ $connectivity == 26 ]] && backend=compute
+  log=$work/$name.log
+  echo "viewer_test: $name: glccl_viewer --image volume.npy --slice 5 --connectivity $connectivity --backend $backend"
+  xvfb-run -a -s "-screen 0 1024x768x24" \
+    "$viewer" --image "$work/volume.npy" --slice 5 --frames 2 --screenshot "$work/$name.png" --dump "$work/$name" \
+    --connectivity $connectivity --backend $backend >"$log" 2>&1 || { cat "$log"; fail "$name: glccl_viewer exited with an error"; }
+  cat "$log"
+  count=$(sed -n 's/^frame 2: \([0-9]*\) components.*, slice 5$/\1/p' "$log")
+  [[ -n "$count" ]] || fail "$name: no 'frame 2: N components ..., slice 5' line"
+  "$check" "$work/$name.png" "$work/volume.npy" "$work/$name.labels.npy" "$count" $connectivity binary 5 \
+    || fail "$name: the screenshot does not match the labels"
+done
+
 # An existing screenshot is kept without --force, and no window is opened.
 echo keep >"$work/existing.png"
 if output=$(DISPLAY= "$viewer" --frames 1 --screenshot "$work/existing.png" 2>&1); then

@@ -3,6 +3,8 @@
 // texture with glccl::Labeler in the same context (no copy through host
 // memory), and shows the labels in color with the components' boxes, the
 // count and the labeling time. --frames/--screenshot run without interaction.
+// A volume (--image of a 3-D .npy or TIFF stack) is labeled as a 3-D texture
+// and shown a slice at a time, stepped with the arrow keys.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -31,29 +33,34 @@ namespace glccl::viewer {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: glccl_viewer [--image FILE] [--size WxH] [--backend B] [--connectivity 4|8]\n"
+    "usage: glccl_viewer [--image FILE] [--size WxH] [--backend B] [--connectivity C]\n"
     "                    [--criterion binary|segments|threshold:T]\n"
-    "                    [--frames N [--screenshot OUT.png] [--dump PREFIX]] [--force]\n"
+    "                    [--slice Z] [--frames N [--screenshot OUT.png] [--dump PREFIX]] [--force]\n"
     "\n"
     "Labels an animated scene (or --image FILE) every frame with glccl::Labeler in\n"
     "the window's own OpenGL 3.3 context and shows each component in its color,\n"
     "with its bounding box, the count and the labeling time.\n"
     "\n"
-    "  --image FILE        label this picture instead of the animated scene\n"
+    "  --image FILE        label this picture instead of the animated scene; a volume\n"
+    "                      (3-D .npy, TIFF stack) is shown a slice at a time\n"
     "  --size WxH          size of the scene (default 640x400)\n"
     "  --backend B         auto (default: the fastest that runs in the window's\n"
     "                      context), compute, raster, cuda or cpu\n"
-    "  --connectivity 4|8  default 8; the c key switches it\n"
+    "  --connectivity C    4 or 8 (default 8) for images, 6, 18 or 26 (default 26)\n"
+    "                      for volumes; the c key switches it\n"
+    "  --slice Z           the volume's slice shown first (default: the middle one)\n"
     "  --criterion C       binary (default), segments or threshold:T; the scene\n"
     "                      draws blobs for binary, bands of the blob field otherwise\n"
     "  --frames N          run N frames without interaction, then exit; the scene\n"
     "                      time follows the frame number, so runs repeat exactly\n"
     "  --screenshot OUT    with --frames: write the last frame's window as PNG\n"
     "  --dump PREFIX       with --frames: write the last frame's input as\n"
-    "                      PREFIX.mask.png and its labels as PREFIX.labels.npy\n"
+    "                      PREFIX.mask.png (not for a volume: that is its file) and\n"
+    "                      its labels as PREFIX.labels.npy\n"
     "  --force             overwrite output files that exist\n"
     "\n"
-    "Keys: space pauses, c switches 4/8-connectivity, esc quits.\n";
+    "Keys: space pauses, c switches the connectivity, up/down (page up/down: ten)\n"
+    "step through a volume's slices, home/end go to its first/last, esc quits.\n";
 
 constexpr int kBarHeight = 34;        // the text line under the picture
 constexpr int kMinWindowWidth = 480;  // room for the text line
@@ -68,7 +75,8 @@ struct Options {
     std::string image;
     int width = 640, height = 400;
     Backend backend = Backend::Auto;
-    Connectivity connectivity = Connectivity::Eight;
+    std::optional<Connectivity> connectivity;  // default: 8 for images, 26 for volumes
+    int slice = -1;                             // -1: the middle one
     Criterion criterion = Criterion::binary();
     int frames = 0;  // 0: until the window is closed
     std::string screenshot, dump;
@@ -122,6 +130,8 @@ Options parseOptions(int argc, char** argv) {
             } catch (const Error& error) {
                 throw UsageError(std::string("--criterion: ") + error.what());
             }
+        } else if (option == "--slice") {
+            options.slice = value == "0" ? 0 : parsePositive("--slice", value);
         } else if (option == "--frames") options.frames = parsePositive("--frames", value);
         else if (option == "--screenshot") options.screenshot = value;
         else if (option == "--dump") options.dump = value;
@@ -168,14 +178,34 @@ using Window = std::unique_ptr<GLFWwindow, WindowDeleter>;
 struct Controls {
     bool paused = false;
     bool switchConnectivity = false;
+    int sliceStep = 0;      // slices to move by, from the arrow keys
+    bool toFirst = false, toLast = false;
 };
 
+// The next connectivity the c key gives: 4 <-> 8, 6 -> 18 -> 26 -> 6.
+Connectivity nextConnectivity(Connectivity c) {
+    switch (c) {
+        case Connectivity::Four: return Connectivity::Eight;
+        case Connectivity::Eight: return Connectivity::Four;
+        case Connectivity::Six: return Connectivity::Eighteen;
+        case Connectivity::Eighteen: return Connectivity::TwentySix;
+        case Connectivity::TwentySix: return Connectivity::Six;
+    }
+    return c;
+}
+
 void onKey(GLFWwindow* window, int key, int, int action, int) {
-    if (action != GLFW_PRESS) return;
+    if (action != GLFW_PRESS && action != GLFW_REPEAT) return;
     auto* controls = static_cast<Controls*>(glfwGetWindowUserPointer(window));
     if (key == GLFW_KEY_ESCAPE) glfwSetWindowShouldClose(window, GLFW_TRUE);
     else if (key == GLFW_KEY_SPACE) controls->paused = !controls->paused;
     else if (key == GLFW_KEY_C) controls->switchConnectivity = true;
+    else if (key == GLFW_KEY_UP || key == GLFW_KEY_RIGHT) ++controls->sliceStep;
+    else if (key == GLFW_KEY_DOWN || key == GLFW_KEY_LEFT) --controls->sliceStep;
+    else if (key == GLFW_KEY_PAGE_UP) controls->sliceStep += 10;
+    else if (key == GLFW_KEY_PAGE_DOWN) controls->sliceStep -= 10;
+    else if (key == GLFW_KEY_HOME) controls->toFirst = true;
+    else if (key == GLFW_KEY_END) controls->toLast = true;
 }
 
 // The back buffer as an RGBA image, top row first (what the window shows).
@@ -201,7 +231,7 @@ std::string fixed(double value, int decimals) {
 int run(const Options& options) {
     checkOutput(options.screenshot, options.force);
     if (!options.dump.empty()) {
-        checkOutput(options.dump + ".mask.png", options.force);
+        checkOutput(options.dump + ".mask.png", options.force);  // not written for a volume, refused alike
         checkOutput(options.dump + ".labels.npy", options.force);
     }
     // Read before the window opens: a bad file should not flash a window.
@@ -212,6 +242,16 @@ int run(const Options& options) {
     }
     const int width = picture ? picture->width : options.width;
     const int height = picture ? picture->height : options.height;
+    const int depth = picture ? picture->depth : 1;
+    const Shape shape = picture ? picture->shape() : Shape::image(width, height);
+    const bool volume = shape.dimensions == 3;
+    const Connectivity connectivity = options.connectivity.value_or(volume ? Connectivity::TwentySix : Connectivity::Eight);
+    if (const std::string why = whyConnectivityDoesNotFit(connectivity, shape); !why.empty())
+        throw UsageError("--connectivity: " + why);
+    if (options.slice >= depth)
+        throw UsageError("--slice " + std::to_string(options.slice) + ": the " +
+                         (volume ? "volume has slices 0 to " + std::to_string(depth - 1) : std::string("image is not a volume")));
+    int slice = options.slice >= 0 ? options.slice : depth / 2;
 
     // Large pictures are shown scaled down; the labeling is always at full size.
     const double scale = std::min({1.0, double(kMaxPictureWidth) / width, double(kMaxPictureHeight) / height});
@@ -242,13 +282,13 @@ int run(const Options& options) {
             throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
         LabelOptions labelOptions;
         labelOptions.backend = options.backend;
-        labelOptions.connectivity = options.connectivity;
+        labelOptions.connectivity = connectivity;
         labelOptions.criterion = options.criterion;
 
         std::optional<BlobScene> scene;
         ImageTexture pictureTexture;
         if (picture) {
-            pictureTexture = ImageTexture(*picture);
+            pictureTexture = volume ? ImageTexture::volume(*picture) : ImageTexture(*picture);
         } else {
             const bool bands = options.criterion.kind != Criterion::Kind::Binary;
             scene.emplace(width, height, bands ? BlobScene::Output::Bands : BlobScene::Output::Mask);
@@ -263,16 +303,21 @@ int run(const Options& options) {
         glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
 
         std::uint32_t count = 0;
-        std::vector<Component> components;
+        std::vector<Component> components, shownBoxes;
         double milliseconds = 0.0;
         long sceneFrame = 0;
         for (int frame = 1; !glfwWindowShouldClose(window.get()); ++frame) {
+            bool relabel = frame == 1;
             if (controls.switchConnectivity) {
-                labelOptions.connectivity =
-                    labelOptions.connectivity == Connectivity::Eight ? Connectivity::Four : Connectivity::Eight;
+                labelOptions.connectivity = nextConnectivity(labelOptions.connectivity);
                 controls.switchConnectivity = false;
+                relabel = true;
             }
-            if (!controls.paused || frame == 1) {
+            slice = controls.toFirst ? 0 : controls.toLast ? depth - 1 : std::clamp(slice + controls.sliceStep, 0, depth - 1);
+            controls.sliceStep = 0;
+            controls.toFirst = controls.toLast = false;
+            // A volume does not move: it is labeled again only for another connectivity.
+            if (relabel || (!controls.paused && !volume)) {
                 // Time is the frame number, never the clock: a frame can be reproduced.
                 if (scene) scene->render(double(sceneFrame++) * kSecondsPerFrame);
                 const auto start = std::chrono::steady_clock::now();
@@ -292,28 +337,41 @@ int run(const Options& options) {
             glViewport(0, 0, framebufferWidth, framebufferHeight);
             glClear(GL_COLOR_BUFFER_BIT);
             glViewport(0, barHeight, pictureWidth, pictureHeight);
-            labelView.draw(labeler.labelTexture());
-            boxes.draw(components, width, height);
+            if (volume) {
+                labelView.drawSlice(labeler.labelTexture(), slice);
+                // The boxes of the components this slice cuts.
+                shownBoxes.clear();
+                for (const Component& c : components)
+                    if (std::uint32_t(slice) >= c.front && std::uint32_t(slice) < c.front + c.depth) shownBoxes.push_back(c);
+                boxes.draw(shownBoxes, width, height);
+            } else {
+                labelView.draw(labeler.labelTexture());
+                boxes.draw(components, width, height);
+            }
             glViewport(0, 0, framebufferWidth, barHeight);
             const std::string status = std::to_string(count) + " components  " + fixed(milliseconds, 2) + " ms  " +
                                        backendName(labeler.backend()) + "  " +
                                        std::to_string(neighbourCount(labelOptions.connectivity)) + "-conn " +
-                                       labelOptions.criterion.toString() + (controls.paused ? "  paused" : "");
+                                       labelOptions.criterion.toString() +
+                                       (volume ? "  slice " + std::to_string(slice) + "/" + std::to_string(depth - 1) : "") +
+                                       (controls.paused ? "  paused" : "");
             text.draw(status, 8.0f, 6.0f, 2.0f * float(unitsY), framebufferWidth, barHeight);
             checkGlError("frame " + std::to_string(frame));
 
             if (options.frames > 0) {
-                std::printf("frame %d: %u components, %.3f ms (%s)\n", frame, count, milliseconds,
-                            backendName(labeler.backend()));
+                std::printf("frame %d: %u components, %.3f ms (%s)%s\n", frame, count, milliseconds,
+                            backendName(labeler.backend()),
+                            volume ? (", slice " + std::to_string(slice)).c_str() : "");
                 if (frame == options.frames) {
                     if (!options.screenshot.empty()) {
                         writePng(options.screenshot, readWindow(framebufferWidth, framebufferHeight), options.force);
                         std::printf("wrote %s\n", options.screenshot.c_str());
                     }
                     if (!options.dump.empty()) {
-                        writePng(options.dump + ".mask.png", input.download(), options.force);
+                        if (!volume) writePng(options.dump + ".mask.png", input.download(), options.force);
                         writeLabelsNpy(options.dump + ".labels.npy", labeler.result(), options.force);
-                        std::printf("wrote %s.mask.png and %s.labels.npy\n", options.dump.c_str(), options.dump.c_str());
+                        std::printf("wrote %s%s.labels.npy\n", volume ? "" : (options.dump + ".mask.png and ").c_str(),
+                                    options.dump.c_str());
                     }
                     break;
                 }

@@ -60,11 +60,8 @@ void main() {
 
 // glccl::labelColor (host/src/image_io.cpp) in GLSL, integer for integer, so
 // the screen shows the colors of the glccl command's --color pictures.
-constexpr const char* kLabelFragment = R"glsl(uniform usampler2D labels;
-uniform ivec4 viewport;  // x, y, width, height of the viewport in window pixels
-out vec4 color;
-
-uvec3 labelColor(uint label) {
+// The label views' fragment shaders are this function and a main() of their own.
+constexpr const char* kLabelColor = R"glsl(uvec3 labelColor(uint label) {
     if (label == 0u) return uvec3(0u);
     uint hue = label * 0x9E3779B9u;
     uint hash = label * 0x85EBCA6Bu;
@@ -92,12 +89,28 @@ uvec3 labelColor(uint label) {
     }
 }
 
+)glsl";
+
+// An image's labels, or one slice of a volume's (VOLUME defined), fill the
+// viewport; the window's top row shows image row 0.
+constexpr const char* kLabelFragment = R"glsl(#ifdef VOLUME
+uniform usampler3D labels;
+uniform int slice;
+#else
+uniform usampler2D labels;
+#endif
+uniform ivec4 viewport;  // x, y, width, height of the viewport in window pixels
+out vec4 color;
 void main() {
-    ivec2 size = textureSize(labels, 0);
+    ivec2 size = textureSize(labels, 0).xy;
     ivec2 pixel = ivec2(gl_FragCoord.xy) - viewport.xy;
-    // The window's top row shows image row 0.
     ivec2 texel = ivec2(pixel.x * size.x / viewport.z, (viewport.w - 1 - pixel.y) * size.y / viewport.w);
-    color = vec4(vec3(labelColor(texelFetch(labels, texel, 0).r)) / 255.0, 1.0);
+#ifdef VOLUME
+    uint label = texelFetch(labels, ivec3(texel, slice), 0).r;
+#else
+    uint label = texelFetch(labels, texel, 0).r;
+#endif
+    color = vec4(vec3(labelColor(label)) / 255.0, 1.0);
 }
 )glsl";
 
@@ -160,16 +173,25 @@ void BlobScene::render(double seconds) {
 }
 
 LabelView::LabelView()
-    : program_(buildProgram("the label view", kFullViewportVertex, kLabelFragment)),
+    : image_(buildProgram("the label view", kFullViewportVertex, std::string(kLabelColor) + kLabelFragment)),
+      volume_(buildProgram("the slice view", kFullViewportVertex,
+                           "#define VOLUME\n" + std::string(kLabelColor) + kLabelFragment)),
       vertexArray_(GlHandle::create(GlHandle::Kind::VertexArray)) {}
 
-void LabelView::draw(unsigned labelTexture) {
+void LabelView::draw(unsigned labelTexture) { draw(image_, GL_TEXTURE_2D, labelTexture); }
+
+void LabelView::drawSlice(unsigned labelTexture, int slice) {
+    glUniform1i(uniform(volume_, "slice"), slice);
+    draw(volume_, GL_TEXTURE_3D, labelTexture);
+}
+
+void LabelView::draw(const GlHandle& program, unsigned target, unsigned labelTexture) {
     GLint viewport[4] = {};
     glGetIntegerv(GL_VIEWPORT, viewport);
-    glUniform4i(uniform(program_, "viewport"), viewport[0], viewport[1], viewport[2], viewport[3]);
-    glUniform1i(uniform(program_, "labels"), 0);
+    glUniform4i(uniform(program, "viewport"), viewport[0], viewport[1], viewport[2], viewport[3]);
+    glUniform1i(uniform(program, "labels"), 0);
     glActiveTexture(GL_TEXTURE0);
-    glBindTexture(GL_TEXTURE_2D, labelTexture);
+    glBindTexture(target, labelTexture);
     glBindVertexArray(vertexArray_.id());
     glDrawArrays(GL_TRIANGLES, 0, 3);
 }

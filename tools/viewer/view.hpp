@@ -35,16 +35,20 @@ private:
     Output output_;
 };
 
-// Draws a GL_R32UI label texture into the current viewport, each label in
+// Draws a GL_R32UI label texture (or a slice of a 3-D one) into the current viewport, each label in
 // the color glccl::labelColor gives it (exactly: integer arithmetic in the
 // shader), background black.
 class LabelView {
 public:
     LabelView();
     void draw(unsigned labelTexture);
+    // Slice `slice` of a GL_R32UI 3-D label texture.
+    void drawSlice(unsigned labelTexture, int slice);
 
 private:
-    GlHandle program_;
+    void draw(const GlHandle& program, unsigned target, unsigned labelTexture);
+    GlHandle image_;
+    GlHandle volume_;
     GlHandle vertexArray_;
 };
 
