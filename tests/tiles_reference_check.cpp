@@ -1,12 +1,13 @@
-// tiles_reference_check: the CPU reference on a whole .npy or TIFF image, compared
-// with a labeling written by glccl label / glccl-mpi (tiled, any label type)
-// and, if given, its stats CSV. For the images too large for the tests
-// (50000^2, past 2^31 pixels): the reference reads the image whole and
-// labels it as it labels every test image, so the check stays obviously
-// right; it needs about 6 bytes a pixel of memory (image, labels, forest).
+// tiles_reference_check: the CPU reference on a whole .npy or TIFF image or
+// 3-D .npy volume, compared with a labeling written by glccl label /
+// glccl-mpi (tiled or bricked, any label type) and, if given, its stats CSV.
+// For the inputs too large for the tests (50000^2, 2048^3): the reference
+// reads the input whole and labels it as it labels every test image, so the
+// check stays obviously right; it needs about 9 bytes an element of memory
+// (input, labels, forest), 13 past 2^32 elements (a 64-bit forest).
 //
 //   tiles_reference_check INPUT.npy|INPUT.tif LABELS.npy [STATS.csv] [LABELS.npy [STATS.csv]...]
-//                         [--connectivity 4|8] [--criterion C]
+//                         [--connectivity 4|8|6|18|26] [--criterion C]
 //
 // Several labelings of one image (e.g. by two backends) are checked against
 // one reference run. Prints "identical: N components, WxH ...: LABELS" for
@@ -26,6 +27,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/image_source.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/tile_plan.hpp"
 
 using namespace glccl;
 
@@ -47,11 +49,22 @@ public:
         const std::size_t shape = header.find("'shape': (");
         if (shape == std::string::npos || header.find("'fortran_order': False") == std::string::npos)
             throw Error("'" + path + "' has no C-order shape");
-        height_ = std::stoull(header.substr(shape + 10));
-        width_ = std::stoull(header.substr(header.find(", ", shape) + 2));
+        // (H, W) or (D, H, W): rows are lines of x, slice after slice.
+        std::vector<std::uint64_t> sides;
+        for (std::size_t at = shape + 10; at < header.size() && header[at] != ')';) {
+            std::size_t used = 0;
+            sides.push_back(std::stoull(header.substr(at), &used));
+            at += used;
+            while (at < header.size() && (header[at] == ',' || header[at] == ' ')) ++at;
+        }
+        if (sides.size() < 2 || sides.size() > 3) throw Error("'" + path + "' is neither an image nor a volume");
+        width_ = sides.back();
+        height_ = sides[sides.size() - 2];
+        depth_ = sides.size() == 3 ? sides[0] : 1;
     }
     std::uint64_t width() const { return width_; }
     std::uint64_t height() const { return height_; }
+    std::uint64_t depth() const { return depth_; }
     int bytes() const { return bytes_; }
     bool row(std::vector<std::uint64_t>& values) {
         raw_.resize(std::size_t(width_) * std::size_t(bytes_));
@@ -65,7 +78,7 @@ public:
 private:
     std::ifstream file_;
     int bytes_ = 4;
-    std::uint64_t width_ = 0, height_ = 0;
+    std::uint64_t width_ = 0, height_ = 0, depth_ = 1;
     std::vector<char> raw_;
 };
 
@@ -78,24 +91,28 @@ struct Written {
 bool matches(const Labeling& reference, const Written& written, const std::string& referenceCsv) {
     const std::string name = written.labels + ": ";
     LabelRows labels(written.labels);
-    if (labels.width() != std::uint64_t(reference.width) || labels.height() != std::uint64_t(reference.height)) {
-        std::cout << name << "different: the labels are " << labels.width() << "x" << labels.height()
-                  << ", the image " << reference.width << "x" << reference.height << '\n';
+    const std::string size = std::to_string(reference.width) + "x" + std::to_string(reference.height) +
+                             (reference.dimensions == 3 ? "x" + std::to_string(reference.depth) : "");
+    if (labels.width() != std::uint64_t(reference.width) || labels.height() != std::uint64_t(reference.height) ||
+        labels.depth() != std::uint64_t(reference.depth)) {
+        std::cout << name << "different: the labels are " << labels.width() << "x" << labels.height() << "x"
+                  << labels.depth() << ", the input " << size << '\n';
         return false;
     }
     std::vector<std::uint64_t> row;
-    for (int y = 0; y < reference.height; ++y) {
-        if (!labels.row(row)) {
-            std::cout << name << "different: the labels end at row " << y << '\n';
-            return false;
-        }
-        for (int x = 0; x < reference.width; ++x)
-            if (row[std::size_t(x)] != reference.at(x, y)) {
-                std::cout << name << "different: pixel (" << x << ", " << y << ") is " << row[std::size_t(x)]
-                          << ", the reference says " << reference.at(x, y) << '\n';
+    for (int z = 0; z < reference.depth; ++z)
+        for (int y = 0; y < reference.height; ++y) {
+            if (!labels.row(row)) {
+                std::cout << name << "different: the labels end at row " << y << " of slice " << z << '\n';
                 return false;
             }
-    }
+            for (int x = 0; x < reference.width; ++x)
+                if (row[std::size_t(x)] != reference.at(x, y, z)) {
+                    std::cout << name << "different: element (" << x << ", " << y << ", " << z << ") is "
+                              << row[std::size_t(x)] << ", the reference says " << reference.at(x, y, z) << '\n';
+                    return false;
+                }
+        }
     if (!labels.atEnd()) {
         std::cout << name << "different: the labels file has bytes after its rows\n";
         return false;
@@ -111,8 +128,7 @@ bool matches(const Labeling& reference, const Written& written, const std::strin
             return false;
         }
     }
-    std::cout << "identical: " << reference.count() << " components, " << reference.width << "x" << reference.height
-              << " (" << (labels.bytes() == 8 ? "uint64" : "uint32") << " labels"
+    std::cout << "identical: " << reference.count() << " components, " << size << " (" << (labels.bytes() == 8 ? "uint64" : "uint32") << " labels"
               << (written.stats.empty() ? "" : ", stats") << "): " << written.labels << '\n';
     return true;
 }
@@ -141,7 +157,7 @@ int main(int argc, char** argv) {
         }
         if (written.empty())
             throw Error("usage: tiles_reference_check INPUT LABELS.npy [STATS.csv] [LABELS.npy [STATS.csv]...] "
-                        "[--connectivity 4|8] [--criterion C]");
+                        "[--connectivity 4|8|6|18|26] [--criterion C]");
     } catch (const Error& error) {
         std::cerr << "tiles_reference_check: " << error.what() << '\n';
         return 2;
@@ -151,7 +167,13 @@ int main(int argc, char** argv) {
         Image image;
         {
             const std::unique_ptr<ImageSource> source = openImageSource(input, mode);
-            source->read(0, 0, source->width(), source->height(), image);
+            if (source->dimensions() == 3) {
+                TileRect whole;
+                whole.width = source->width(), whole.height = source->height(), whole.depth = source->depth();
+                source->readBrick(whole, image);
+            } else {
+                source->read(0, 0, source->width(), source->height(), image);
+            }
         }
         const Labeling reference = labelReference(image, connectivity, criterion);
         image = Image();
