@@ -254,10 +254,16 @@ bool FileIdentity::operator<(const FileIdentity& other) const {
 FileIdentity fileIdentity(const std::string& path) {
     struct stat info {};
     if (::stat(path.c_str(), &info) == 0) return {info.st_dev, info.st_ino, {}};
-    // A new file: where a link points, or the path itself, with ".." and
-    // links of its folders resolved by the folder's own identity.
+    // A new file: where a link points (a dangling link names the file it
+    // would create), or the path itself; ".." and links of its folders are
+    // resolved by the folder's own identity.
     std::error_code error;
-    const std::filesystem::path resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(path), error);
+    std::filesystem::path followed = std::filesystem::absolute(path, error);
+    for (int hop = 0; hop < 40 && !error && std::filesystem::is_symlink(followed, error); ++hop) {
+        const std::filesystem::path target = std::filesystem::read_symlink(followed, error);
+        followed = target.is_absolute() ? target : followed.parent_path() / target;
+    }
+    const std::filesystem::path resolved = std::filesystem::weakly_canonical(followed, error);
     const std::filesystem::path name = error ? std::filesystem::path(path).filename() : resolved.filename();
     const std::filesystem::path folder =
         error ? std::filesystem::path(path).parent_path() : resolved.parent_path();
