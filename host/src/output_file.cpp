@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -195,22 +196,28 @@ void commitStaged(const std::string& where, std::vector<StagedFile>& staged) {
     if (!failure.empty()) throw Error(where + failure);
 }
 
-// The leftovers of interrupted runs beside `target`: temporaries of
-// processes that no longer run are removed, backups of an interrupted
-// commit are named (they may hold the only copy of an earlier file).
+// The leftovers of interrupted runs in the folder of `target`, looked at
+// once per folder and process: temporaries of processes that no longer run
+// are removed, backups of an interrupted commit are named (they may hold the
+// only copy of an earlier file).
 void sweepLeftovers(const std::string& target, std::vector<std::string>* notes) {
     const std::filesystem::path path(target);
     const std::string folder = path.has_parent_path() ? path.parent_path().string() : ".";
-    const std::string prefix = "." + path.filename().string() + ".glccl-";
+    static std::set<std::string> swept;  // guarded by the transaction's mutex
+    std::error_code error;
+    const std::filesystem::path canonicalFolder = std::filesystem::canonical(folder, error);
+    if (!swept.insert(error ? folder : canonicalFolder.string()).second) return;
     DIR* listing = ::opendir(folder.c_str());
     if (listing == nullptr) return;
     std::vector<std::string> names;
     while (const dirent* entry = ::readdir(listing))
-        if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0) names.emplace_back(entry->d_name);
+        if (entry->d_name[0] == '.' && std::strstr(entry->d_name, ".glccl-") != nullptr) names.emplace_back(entry->d_name);
     ::closedir(listing);
     for (const std::string& name : names) {
         // ".NAME.glccl-PID-N" or ".NAME.glccl-PID-N.previous"
-        const char* rest = name.c_str() + prefix.size();
+        const std::size_t marker = name.rfind(".glccl-");
+        if (marker == 0 || marker == std::string::npos) continue;
+        const char* rest = name.c_str() + marker + 7;
         char* end = nullptr;
         const long pid = std::strtol(rest, &end, 10);
         if (end == rest || *end != '-' || pid <= 0) continue;
@@ -221,9 +228,10 @@ void sweepLeftovers(const std::string& target, std::vector<std::string>* notes) 
         if (*end != '\0' && !backup) continue;
         if (pid == long(::getpid()) || ::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;
         const std::string leftover = path.has_parent_path() ? (std::filesystem::path(folder) / name).string() : name;
+        const std::string original = name.substr(1, marker - 1);
         if (backup) {
             if (notes)
-                notes->push_back(inQuotes(leftover) + " holds the earlier " + inQuotes(target) +
+                notes->push_back(inQuotes(leftover) + " holds the earlier " + inQuotes(original) +
                                  " of a run interrupted while it replaced its outputs (process " +
                                  std::to_string(pid) + "); kept: remove it, or rename it back");
         } else if (::unlink(leftover.c_str()) == 0 && notes) {
