@@ -151,7 +151,8 @@ void commitStaged(const std::string& where, std::vector<StagedFile>& staged) {
     for (const StagedFile& file : staged) {
         const std::string kind = notReplaceableKind(file.target);
         if (!kind.empty())
-            failure = inQuotes(file.path) + " is " + kind + "; only a regular file is replaced";
+            failure = "cannot finish writing " + inQuotes(file.path) + ": it is " + kind +
+                      "; only a regular file is replaced";
         else if (!file.overwrite && exists(file.target))
             failure = inQuotes(file.path) + " already exists; use --force (overwrite = true) to replace it";
         if (!failure.empty()) break;
@@ -357,8 +358,11 @@ namespace detail {
 
 OutputFile::OutputFile(std::string where, const std::string& path, bool overwrite)
     : where_(std::move(where)), path_(path), target_(path), overwrite_(overwrite) {
+    // With overwrite, a folder is refused when the finished file would take
+    // its name (commitStaged); anything else that is not a regular file, at
+    // once.
     const std::string kind = notReplaceableKind(path);
-    if (!kind.empty())
+    if (!kind.empty() && (kind != "a directory" || !overwrite))
         throw Error(where_ + inQuotes(path) + " is " + kind + "; only a regular file is replaced");
     if (!overwrite && exists(path))
         throw Error(where_ + inQuotes(path) + " already exists; use --force (overwrite = true) to replace it");
