@@ -110,6 +110,7 @@ public:
 private:
     void take(void* to, std::size_t size) {
         if (std::size_t(end_ - at_) < size) throw Error(kWhere + "a message from another rank is truncated");
+        if (size == 0) return;  // an empty vector's data() may be null, which memcpy may not take
         std::memcpy(to, at_, size);
         at_ += size;
     }
