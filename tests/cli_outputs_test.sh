@@ -253,6 +253,27 @@ EOF
             expect 2 "--color 'c.jpg': the colored labels are written as .png" "$glccl" label small.png --color c.jpg &&
             expect 2 "--stats 's.txt': the component table is written as .csv" "$glccl" label small.png --stats s.txt &&
             [ ! -e x.png ] && [ ! -e c.jpg ] && pass "an output name whose extension is not the format written is refused"
+        # A TIFF too wide to read whole, whose one deflated strip the tiles
+        # cannot read either: the strip is the reason given, not the width.
+        python3 - <<'EOF'
+import struct, zlib
+width, height = 40000, 7000
+compressor = zlib.compressobj(6)
+row = bytes(width)
+strip = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+directory = 8 + len(strip) + len(strip) % 2
+entries = [(256, 4, width), (257, 4, height), (258, 3, 8), (259, 3, 8), (262, 3, 1), (273, 4, 8), (277, 3, 1),
+           (278, 4, height), (279, 4, len(strip))]
+with open("onestrip.tif", "wb") as f:
+    f.write(b"II*\0" + struct.pack("<I", directory) + strip + b"\0" * (len(strip) % 2))
+    f.write(struct.pack("<H", len(entries)))
+    for tag, kind, value in entries:
+        f.write(struct.pack("<HHIHH", tag, kind, 1, value, 0) if kind == 3 else struct.pack("<HHII", tag, kind, 1, value))
+    f.write(struct.pack("<I", 0))
+EOF
+        expect 1 "its strips of 7000 rows of 40000 pixels decode to 280000000 bytes each" \
+            "$glccl" label onestrip.tif --backend cpu && pass "a one-strip TIFF too large for both readers says why"
+        rm -f onestrip.tif
         ;;
     mpi)
         if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then

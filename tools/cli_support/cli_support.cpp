@@ -261,6 +261,50 @@ std::optional<WholeDecode> wholeDecodeSize(const std::string& path) {
     return result;
 }
 
+std::optional<std::pair<std::uint64_t, std::uint64_t>> tiffSize(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) return std::nullopt;
+    const auto read = [&](std::uint64_t offset, unsigned char* out, std::size_t count) {
+        return std::fseek(file, long(offset), SEEK_SET) == 0 && std::fread(out, 1, count, file) == count;
+    };
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> result;
+    unsigned char head[16] = {};
+    if (read(0, head, 16) && (head[0] == 'I' || head[0] == 'M') && head[1] == head[0]) {
+        const bool little = head[0] == 'I';
+        const auto number = [&](const unsigned char* p, int bytes) {
+            std::uint64_t value = 0;
+            for (int i = 0; i < bytes; ++i) value |= std::uint64_t(p[little ? i : bytes - 1 - i]) << (8 * i);
+            return value;
+        };
+        // TIFF 6.0 (42) and BigTIFF (43): where the first directory starts,
+        // how wide its entry count and entries are.
+        const std::uint64_t version = number(head + 2, 2);
+        const bool big = version == 43;
+        const std::uint64_t directory = big ? number(head + 8, 8) : number(head + 4, 4);
+        const int countBytes = big ? 8 : 2, entryBytes = big ? 20 : 12;
+        unsigned char count[8] = {};
+        if ((version == 42 || big) && read(directory, count, std::size_t(countBytes))) {
+            const std::uint64_t entries = std::min<std::uint64_t>(number(count, countBytes), 4096);
+            std::uint64_t width = 0, height = 0;
+            for (std::uint64_t i = 0; i < entries; ++i) {
+                unsigned char entry[20] = {};
+                if (!read(directory + std::uint64_t(countBytes) + i * std::uint64_t(entryBytes), entry,
+                          std::size_t(entryBytes)))
+                    break;
+                const std::uint64_t tag = number(entry, 2), type = number(entry + 2, 2);
+                const unsigned char* value = entry + (big ? 12 : 8);
+                const std::uint64_t v = type == 3 ? number(value, 2) : type == 4 ? number(value, 4)
+                                      : type == 16 ? number(value, 8) : 0;
+                if (tag == 256) width = v;
+                if (tag == 257) height = v;
+            }
+            if (width > 0 && height > 0) result = std::make_pair(width, height);
+        }
+    }
+    std::fclose(file);
+    return result;
+}
+
 void checkDecodeFitsMemoryLimit(const std::string& path, std::uint64_t memoryLimit) {
     if (memoryLimit == 0) return;
     const std::optional<WholeDecode> decode = wholeDecodeSize(path);

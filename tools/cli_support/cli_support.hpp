@@ -166,6 +166,11 @@ struct WholeDecode {
 };
 std::optional<WholeDecode> wholeDecodeSize(const std::string& path);
 
+// The width and height of the first image of a TIFF or BigTIFF file, from
+// its first directory; nullopt for any other file or a header that cannot
+// be read (the reader says why).
+std::optional<std::pair<std::uint64_t, std::uint64_t>> tiffSize(const std::string& path);
+
 // Throws glccl::Error, before anything is allocated, when `path` is decoded
 // whole (wholeDecodeSize) and its samples alone exceed `memoryLimit` bytes
 // (0: no limit).

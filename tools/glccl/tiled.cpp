@@ -433,6 +433,12 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         try {
             if (!needsTiles(inputs[0], backend, channelAxis)) return std::nullopt;
         } catch (const Error&) {
+            // A TIFF too large to read whole that the tiles cannot read
+            // either: their reason is the real one, not the size.
+            const std::optional<std::pair<std::uint64_t, std::uint64_t>> size = tiffSize(inputs[0]);
+            if (size && (std::max(size->first, size->second) > std::uint64_t(kMaxImageDimension) ||
+                         size->first * size->second > kMaxImagePixels))
+                throw;
             return std::nullopt;  // not an image the tiles read: the ordinary reader says why
         }
         command = parseTiledCommand(args);
