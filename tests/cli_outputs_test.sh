@@ -302,7 +302,36 @@ EOF
         expect 0 "wrote q2.npy" run_mpi label in.npy --backend cpu --labels q2.npy --force &&
             "$glccl" label in.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s q2.npy r.npy &&
             pass "glccl-mpi still writes its labels"
-        rm -rf in.npy sub q.csv q.npy q2.npy r.npy pipe.csv
+        # A full disk and SIGTERM before the commit: the earlier files as
+        # they were, no temporary behind (rank 0 holds them until both are
+        # complete).
+        echo keep > s.csv
+        echo keep > l.npy
+        bash -c "trap '' XFSZ; ulimit -f 1000; exec mpirun -n 2 --oversubscribe \"\$0\" label in.npy --backend cpu \
+            --labels l.npy --stats s.csv --force" "$mpi" >run.out 2>&1
+        status=$?
+        if [ "$status" -eq 0 ]; then
+            fail "glccl-mpi on a full disk exited 0"
+            cat run.out
+        elif same s.csv keep && same l.npy keep && no_temporaries; then
+            pass "glccl-mpi on a full disk leaves the files a --force run was to replace"
+        fi
+        GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
+            --labels l.npy --stats s.csv --force >run.out 2>run.err &
+        pid=$!
+        for _ in $(seq 600); do
+            grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+            sleep 0.1
+        done
+        kill -s TERM "$pid"
+        wait "$pid"
+        if grep -q "^wrote" run.out; then
+            fail "glccl-mpi went on past SIGTERM"
+            cat run.out run.err
+        elif same s.csv keep && same l.npy keep && no_temporaries; then
+            pass "SIGTERM to mpirun before the commit leaves the earlier files and no temporary"
+        fi
+        rm -rf in.npy sub q.csv q.npy q2.npy r.npy pipe.csv s.csv l.npy run.out run.err
         ;;
     *)
         echo "unknown section $section"

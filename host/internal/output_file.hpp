@@ -34,6 +34,9 @@ public:
     // as libtiff's; valid until close().
     std::FILE* stream() const { return file_; }
     const std::string& path() const { return path_; }
+    // The hidden temporary's path, for writers that reach it by name too
+    // (the ranks of glccl-mpi write it through MPI-IO); valid until close().
+    const std::string& temporaryPath() const { return temporary_; }
     // Flushes, closes and renames (or hands the file to the open
     // transaction); throws when any of that fails.
     void close();

@@ -278,8 +278,16 @@ int run(const Command& command, int rank) {
     }
 
     const double start = MPI_Wtime();
+    // Rank 0 holds the outputs until both are complete; they take their
+    // names together, after the test hook's pause.
+    glccl::OutputTransaction transaction;
     const glccl::MpiTiledResult result =
         glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, command.labels, command.stats, command.force);
+    if (rank == 0) {
+        glccl::tools::printOutputNotes("glccl-mpi", transaction.notes());
+        glccl::tools::pauseBeforeCommitForTests();
+    }
+    transaction.commit();
     const double milliseconds = (MPI_Wtime() - start) * 1000.0;
     if (rank != 0) return 0;
     const glccl::TilePlan& plan = result.local.plan;
