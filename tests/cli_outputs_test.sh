@@ -285,7 +285,7 @@ EOF
             continue
         fi
         export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        run_mpi() { mpirun -n 2 --oversubscribe "$mpi" "$@"; }
+        run_mpi() { timeout 120 mpirun -n 2 --oversubscribe "$mpi" "$@"; }
         # glccl-mpi never writes over its input (item 3).
         cp mid.npy in.npy && mkdir -p sub
         for spelling in in.npy ./in.npy sub/../in.npy; do
@@ -302,20 +302,12 @@ EOF
         expect 0 "wrote q2.npy" run_mpi label in.npy --backend cpu --labels q2.npy --force &&
             "$glccl" label in.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s q2.npy r.npy &&
             pass "glccl-mpi still writes its labels"
-        # A full disk and SIGTERM before the commit: the earlier files as
-        # they were, no temporary behind (rank 0 holds them until both are
-        # complete).
+        # SIGTERM to mpirun before the commit: the earlier files as they
+        # were, no temporary behind (rank 0 holds them until both are
+        # complete). A full disk is left to the glccl cases: ulimit -f would
+        # limit Open MPI's own shared-memory files too.
         echo keep > s.csv
         echo keep > l.npy
-        bash -c "trap '' XFSZ; ulimit -f 1000; exec mpirun -n 2 --oversubscribe \"\$0\" label in.npy --backend cpu \
-            --labels l.npy --stats s.csv --force" "$mpi" >run.out 2>&1
-        status=$?
-        if [ "$status" -eq 0 ]; then
-            fail "glccl-mpi on a full disk exited 0"
-            cat run.out
-        elif same s.csv keep && same l.npy keep && no_temporaries; then
-            pass "glccl-mpi on a full disk leaves the files a --force run was to replace"
-        fi
         GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
             --labels l.npy --stats s.csv --force >run.out 2>run.err &
         pid=$!
