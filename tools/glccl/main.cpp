@@ -355,23 +355,21 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
     }
     std::vector<std::pair<const char*, std::string>> written;
     OutputTransaction transaction;
-    {
-        if (!paths.labels.empty()) {
-            writeLabelsNpy(paths.labels, labeling, force);
-            written.emplace_back("labels", paths.labels);
-        }
-        if (!paths.stats.empty()) {
-            writeStatsCsv(paths.stats, labeling, force);
-            written.emplace_back("stats", paths.stats);
-        }
-        if (!paths.color.empty()) {
-            writePng(paths.color, colorizeLabels(labeling), force);
-            written.emplace_back("color", paths.color);
-        }
-        if (!labelImagePath.empty()) {
-            writeLabelImage(labelImagePath, labeling, labelImageFormat, force);
-            written.emplace_back("label_image", labelImagePath);
-        }
+    if (!paths.labels.empty()) {
+        writeLabelsNpy(paths.labels, labeling, force);
+        written.emplace_back("labels", paths.labels);
+    }
+    if (!paths.stats.empty()) {
+        writeStatsCsv(paths.stats, labeling, force);
+        written.emplace_back("stats", paths.stats);
+    }
+    if (!paths.color.empty()) {
+        writePng(paths.color, colorizeLabels(labeling), force);
+        written.emplace_back("color", paths.color);
+    }
+    if (!labelImagePath.empty()) {
+        writeLabelImage(labelImagePath, labeling, labelImageFormat, force);
+        written.emplace_back("label_image", labelImagePath);
     }
     printOutputNotes("glccl", transaction.notes());
     pauseBeforeCommitForTests();
