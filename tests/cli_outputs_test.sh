@@ -57,6 +57,16 @@ no_temporaries() {
     return 0
 }
 
+# with_default_signals COMMAND...: runs COMMAND with SIGINT, SIGTERM and
+# SIGHUP at their default action. A shell starts background jobs with SIGINT
+# ignored, and the tools keep a signal ignored that they start with ignored.
+with_default_signals() {
+    exec python3 -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
 # same FILE TEXT: FILE still holds exactly TEXT.
 same() {
     if [ "$(cat "$1" 2>/dev/null)" != "$2" ]; then
@@ -157,8 +167,8 @@ for section in $sections; do
                 echo keep > l.npy
                 extra=""
                 [ "$mode" = tiled ] && extra="--tile 256"
-                GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 "$glccl" label mid.npy --backend cpu $extra --labels l.npy \
-                    --stats s.csv --force >run.out 2>run.err &
+                GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
+                    --labels l.npy --stats s.csv --force >run.out 2>run.err &
                 pid=$!
                 for _ in $(seq 300); do
                     grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
@@ -176,7 +186,24 @@ for section in $sections; do
                 fi
             done
         done
-        rm -f s.csv l.npy run.out run.err
+        # Started with SIGHUP ignored (nohup), the run ignores it and completes.
+        rm -f nohup.csv
+        (trap '' HUP; GLCCL_TEST_PAUSE_BEFORE_COMMIT=2 exec "$glccl" label small.png --backend cpu --stats nohup.csv) \
+            >run.out 2>run.err &
+        pid=$!
+        for _ in $(seq 300); do
+            grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+            sleep 0.1
+        done
+        kill -s HUP "$pid"
+        wait "$pid"
+        status=$?
+        if [ "$status" -eq 0 ] && [ -s nohup.csv ] && no_temporaries; then
+            pass "a SIGHUP ignored from the start (nohup) stays ignored"
+        else
+            fail "under nohup, SIGHUP ended the run (status $status)"
+        fi
+        rm -f s.csv l.npy run.out run.err nohup.csv
         ;;
     leftovers)
         # A SIGKILLed run's temporaries are removed by the next run, its
@@ -308,7 +335,7 @@ EOF
         # limit Open MPI's own shared-memory files too.
         echo keep > s.csv
         echo keep > l.npy
-        GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
+        GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 with_default_signals mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
             --labels l.npy --stats s.csv --force >run.out 2>run.err &
         pid=$!
         for _ in $(seq 600); do

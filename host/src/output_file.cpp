@@ -349,7 +349,13 @@ void installOutputSignalHandlers() {
     // elsewhere go on rather than fail with EINTR.
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal, &action, nullptr);
+    // A signal the process was started with ignored stays ignored: nohup's
+    // SIGHUP, SIGINT of a job a shell started in the background.
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction current {};
+        if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+        ::sigaction(signal, &action, nullptr);
+    }
 }
 
 // ---------------------------------------------------------------- one file

@@ -98,7 +98,8 @@ void writeTextFile(const std::string& path, std::string_view text, bool overwrit
 
 // For programs: SIGINT, SIGTERM and SIGHUP remove this process's output
 // temporaries, then end the process by the same signal (its exit status says
-// so); a signal arriving during a commit takes effect after it. Installs
+// so); a signal arriving during a commit takes effect after it. A signal the
+// process started with ignored (nohup's SIGHUP) stays ignored. Installs
 // handlers process-wide; call once at start-up. The library never calls it.
 void installOutputSignalHandlers();
 
