@@ -5,9 +5,10 @@
 #
 #   bash tools/build.sh           build/ as above
 #   bash tools/build.sh sanitize  build-asan/ instead: clang with AddressSanitizer
-#                                 and UBSan, only the host code (host tests,
-#                                 fuzz replays) and the libFuzzer harnesses;
-#                                 nothing of GL or CUDA
+#                                 and UBSan, the host code (host tests, fuzz
+#                                 replays), the libFuzzer harnesses and the
+#                                 command-line tools (glccl, glccl-mpi) for
+#                                 their tests; nothing of CUDA
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,8 +20,12 @@ if [[ "${1:-}" == sanitize ]]; then
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_FLAGS="$sanitizers" -DCMAKE_CXX_FLAGS="$sanitizers" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=OFF -DGLCCL_BUILD_PYTHON=OFF -DGLCCL_FUZZ=ON
-  targets=(host_tests)
+    -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=ON -DGLCCL_BUILD_PYTHON=OFF -DGLCCL_FUZZ=ON
+  targets=(host_tests glccl_cli)
+  # glccl-mpi where Open MPI is found.
+  if cmake --build build-asan --target help | grep -qw glccl_mpi; then
+    targets+=(glccl_mpi)
+  fi
   for kind in png jpeg tiff npy pnm options; do
     targets+=("fuzz_$kind" "fuzz_replay_$kind")
   done

@@ -1,5 +1,7 @@
 #pragma once
-// A file being written all or nothing, shared by every writer of image_io.
+// A file being written all or nothing, shared by every writer of image_io
+// and the tile sinks; the transaction that commits several of them together
+// is glccl/output_transaction.hpp.
 
 #include <cstdio>
 #include <string>
@@ -9,13 +11,15 @@
 
 namespace glccl::detail {
 
-// The bytes go to a temporary file beside the target (same folder, so same
-// file system), and only a complete, flushed file takes the target's name:
-// by rename() when overwriting is allowed, else by link(), which refuses an
-// existing target atomically. A failed or interrupted write leaves the
-// target as it was (an interrupted process may leave its hidden temporary
-// file, never a truncated target). Errors are glccl::Error prefixed by
-// `where`.
+// The bytes go to a temporary file '.NAME.glccl-PID-N' beside the target
+// (same folder, so same file system), and only a complete, flushed file
+// takes the target's name: by rename() when overwriting is allowed, else by
+// link(), which refuses an existing target atomically. While an
+// OutputTransaction is open, close() leaves the file waiting for its
+// commit. Only a regular file (or a symbolic link to one, whose file is
+// replaced) is a target: anything else is refused at construction. A failed
+// or interrupted write leaves the target as it was. Errors are glccl::Error
+// prefixed by `where`.
 class OutputFile {
 public:
     OutputFile(std::string where, const std::string& path, bool overwrite);
@@ -30,13 +34,21 @@ public:
     // as libtiff's; valid until close().
     std::FILE* stream() const { return file_; }
     const std::string& path() const { return path_; }
-    // Flushes, closes and renames; throws when any of that fails.
+    // The hidden temporary's path, for writers that reach it by name too
+    // (the ranks of glccl-mpi write it through MPI-IO); valid until close().
+    const std::string& temporaryPath() const { return temporary_; }
+    // Flushes, closes and renames (or hands the file to the open
+    // transaction); throws when any of that fails.
     void close();
 
 private:
+    void discard();
+
     std::string where_;
-    std::string path_;
+    std::string path_;      // as given, for messages
+    std::string target_;    // the file replaced: path_, or the file a link names
     std::string temporary_;
+    int slot_ = -1;         // in the table the signal handlers clean up
     bool overwrite_ = false;
     std::FILE* file_ = nullptr;
 };

@@ -6,11 +6,17 @@
 #include <cstring>
 
 #include "glccl/error.hpp"
+#include "glccl/output_transaction.hpp"
 
 namespace glccl::detail {
 
 ByteSource::ByteSource(const std::string& where, const std::string& path) : name_(path) {
     const std::string quoted = "'" + path + "'";
+    // Looked at before opening: opening a FIFO waits for a writer, and a
+    // device or pipe has no size to check a header against.
+    const std::string kind = notReplaceableKind(path);
+    if (!kind.empty() && kind != "a directory" && kind.find("missing") == std::string::npos)
+        throw Error(where + quoted + " is " + kind + "; images and volumes are read from regular files");
     errno = 0;
     file_ = std::fopen(path.c_str(), "rb");
     if (file_ == nullptr) throw Error(where + "cannot open " + quoted + ": " + std::strerror(errno));
@@ -27,6 +33,13 @@ ByteSource::ByteSource(const std::string& where, const std::string& path) : name
         throw Error(where + quoted + " is a directory, not an image");
     }
     size_ = std::uint64_t(status.st_size);
+    // Files of /proc and /sys say 0 bytes and still have content: not empty,
+    // but nothing whose size can be trusted.
+    if (size_ == 0 && std::fgetc(file_) != EOF) {
+        std::fclose(file_);
+        throw Error(where + quoted + " reports a size of 0 bytes but has content (as files of /proc and /sys "
+                    "do); copy it to a regular file first");
+    }
 }
 
 ByteSource::ByteSource(const void* data, std::size_t size, std::string name)

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 namespace glccl::detail {
 
@@ -28,6 +30,27 @@ std::string npyHeaderValue(const std::string& header, const std::string& key) {
     const auto first = value.find_first_not_of(' ');
     const auto last = value.find_last_not_of(' ');
     return first == std::string::npos ? std::string() : value.substr(first, last - first + 1);
+}
+
+// The keys of the header's dict in the order written: the quoted names
+// followed by ':' at its top level (a structured descr's own quoted names
+// sit deeper, inside its list).
+std::vector<std::string> npyHeaderKeys(const std::string& header) {
+    std::vector<std::string> keys;
+    int depth = 0;
+    for (std::size_t at = 0; at < header.size(); ++at) {
+        const char c = header[at];
+        if (c == '{' || c == '(' || c == '[') ++depth;
+        if (c == '}' || c == ')' || c == ']') --depth;
+        if (c != '\'' && c != '"') continue;
+        const std::size_t close = header.find(c, at + 1);
+        if (close == std::string::npos) break;
+        std::size_t next = close + 1;
+        while (next < header.size() && header[next] == ' ') ++next;
+        if (depth == 1 && next < header.size() && header[next] == ':') keys.push_back(header.substr(at + 1, close - at - 1));
+        at = close;
+    }
+    return keys;
 }
 
 constexpr NpyDtype kNpyImageDtypes[] = {{"'|u1'", 1, NpyKind::Unsigned, 8}, {"'<u1'", 1, NpyKind::Unsigned, 8},
@@ -66,6 +89,17 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
     std::string header(headerLength, '\0');
     const std::uint64_t headerStart = sizeof preamble + lengthBytes;
     if (readAt(header.data(), headerLength, headerStart) != headerLength) throw fail("ends inside its header");
+    // numpy reads the header as a Python dict, in which a repeated key keeps
+    // its last value, and refuses keys other than these three; a header
+    // numpy would not write is refused rather than read differently.
+    const std::vector<std::string> keys = npyHeaderKeys(header);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (keys[i] != "descr" && keys[i] != "fortran_order" && keys[i] != "shape")
+            throw fail("has the key '" + keys[i] + "' in its header; expected 'descr', 'fortran_order' and 'shape' only");
+        for (std::size_t j = 0; j < i; ++j)
+            if (keys[j] == keys[i])
+                throw fail("has the key '" + keys[i] + "' twice in its header; numpy writes each key once");
+    }
     npy.descr = npyHeaderValue(header, "descr");
     npy.fortranOrder = npyHeaderValue(header, "fortran_order");
     npy.shape = npyHeaderValue(header, "shape");

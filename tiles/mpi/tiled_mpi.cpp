@@ -35,11 +35,14 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "glccl/error.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/tile_pipeline.hpp"
+#include "output_file.hpp"
 
 namespace glccl {
 
@@ -110,6 +113,7 @@ public:
 private:
     void take(void* to, std::size_t size) {
         if (std::size_t(end_ - at_) < size) throw Error(kWhere + "a message from another rank is truncated");
+        if (size == 0) return;  // an empty vector's data() may be null, which memcpy may not take
         std::memcpy(to, at_, size);
         at_ += size;
     }
@@ -259,67 +263,43 @@ Renames mergeBlocks(BlockSummary& upper, BlockSummary lower, Connectivity connec
 
 // ---------------------------------------------------------------- output
 
-// A hidden file beside the target, named only when every rank has written
-// its part; removed if the run fails. Made by rank 0.
+// A hidden file beside the target that every rank writes through MPI-IO,
+// made by rank 0 as glccl's other writers make theirs (detail::OutputFile:
+// only a regular file replaced, removed by a failure or a handled signal);
+// close() hands it to the open OutputTransaction, so that the labels and
+// the table take their names together, or neither.
 class StagedOutput {
 public:
     StagedOutput(MPI_Comm comm, std::string path, bool overwrite) : comm_(comm), path_(std::move(path)), overwrite_(overwrite) {
         MPI_Comm_rank(comm, &rank_);
-    }
-    ~StagedOutput() {
-        if (rank_ == 0 && !temporary_.empty() && !committed_) std::remove(temporary_.c_str());
     }
     // Collective: rank 0 creates the temporary file with `head` in it.
     void create(const std::string& head) {
         std::vector<char> name;
         together(comm_, [&] {
             if (rank_ != 0) return;
-            const std::filesystem::path target(path_);
-            const std::filesystem::path folder = target.has_parent_path() ? target.parent_path() : ".";
-            int descriptor = -1;
-            for (int attempt = 0; attempt < 100 && descriptor < 0; ++attempt) {
-                temporary_ = (folder / ("." + target.filename().string() + ".glccl-mpi-" + std::to_string(::getpid()) +
-                                        "-" + std::to_string(attempt)))
-                                 .string();
-                errno = 0;
-                descriptor = ::open(temporary_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-                if (descriptor < 0 && errno != EEXIST) break;
-            }
-            if (descriptor < 0) {
-                const std::string why = std::strerror(errno);
-                temporary_.clear();
-                throw Error(kWhere + "cannot create '" + path_ + "': " + why);
-            }
-            const bool written = ::write(descriptor, head.data(), head.size()) == ssize_t(head.size());
-            ::close(descriptor);
-            if (!written) throw Error(kWhere + "cannot write '" + path_ + "'");
+            file_ = std::make_unique<detail::OutputFile>(kWhere, path_, overwrite_);
+            file_->write(head);
+            // On disk before the other ranks write past it.
+            if (std::fflush(file_->stream()) != 0) throw Error(kWhere + "cannot write '" + path_ + "'");
+            temporary_ = file_->temporaryPath();
         });
         name.assign(temporary_.begin(), temporary_.end());
         broadcastBytes(comm_, name, 0);
         temporary_.assign(name.begin(), name.end());
     }
     const std::string& temporary() const { return temporary_; }
-    // Rank 0 gives the complete file its name (after every rank closed it).
-    void commit() {
-        if (rank_ != 0) return;
-        errno = 0;
-        const bool named = overwrite_ ? ::rename(temporary_.c_str(), path_.c_str()) == 0
-                                      : ::link(temporary_.c_str(), path_.c_str()) == 0;
-        const int error = errno;
-        if (named && overwrite_) committed_ = true;
-        if (!named && !overwrite_ && error == EEXIST)
-            throw Error(kWhere + "'" + path_ + "' already exists; use --force (overwrite) to replace it");
-        if (!named) throw Error(kWhere + "cannot finish writing '" + path_ + "': " + std::strerror(error));
-    }
-    void unname() const {
-        if (rank_ == 0) std::remove(path_.c_str());
+    // Rank 0, after every rank closed the file: complete, to be committed.
+    void close() {
+        if (file_) file_->close();
     }
 
 private:
     MPI_Comm comm_;
     std::string path_, temporary_;
-    bool overwrite_ = false, committed_ = false;
+    bool overwrite_ = false;
     int rank_ = 0;
+    std::unique_ptr<detail::OutputFile> file_;  // rank 0's
 };
 
 void writeAt(MPI_File file, std::uint64_t offset, const char* data, std::uint64_t size, const std::string& path) {
@@ -621,13 +601,11 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
     }
     MPI_Barrier(comm);
     together(comm, [&] {
-        if (!labelsPath.empty()) labels.commit();
-        try {
-            if (!statsPath.empty()) stats.commit();
-        } catch (...) {
-            labels.unname();
-            throw;
-        }
+        // A caller's transaction (glccl-mpi's) takes both in; else this one.
+        OutputTransaction transaction;
+        labels.close();
+        stats.close();
+        transaction.commit();
     });
     phase = millisecondsSince(start);
     MPI_Allreduce(&phase, &result.writeMilliseconds, 1, MPI_DOUBLE, MPI_MAX, comm);

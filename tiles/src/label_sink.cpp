@@ -9,6 +9,7 @@
 #include <string>
 
 #include "glccl/error.hpp"
+#include "glccl/output_transaction.hpp"
 #include "npy_format.hpp"
 #include "output_file.hpp"
 
@@ -257,14 +258,12 @@ void NpyLabelSink::finish() {
         throw Error("glccl::NpyLabelSink::finish(): " + std::to_string(impl.nextLabel - 1) + " of " +
                     std::to_string(impl.count) + " table rows were written");
     if (impl.stats) impl.stats->write(impl.text.data(), impl.text.size());
+    // All or nothing across the outputs too: no labels without their table,
+    // and a caller's own transaction (the glccl command's) takes both in.
+    OutputTransaction transaction;
     if (impl.labels) impl.labels->close();
-    try {
-        if (impl.stats) impl.stats->close();
-    } catch (...) {
-        // All or nothing across the outputs too: no labels without their table.
-        if (impl.labels) std::remove(impl.labelsPath.c_str());
-        throw;
-    }
+    if (impl.stats) impl.stats->close();
+    transaction.commit();
 }
 
 }  // namespace glccl

@@ -26,6 +26,18 @@ constexpr std::uint32_t kMinAutomaticSide = 64;
 
 std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
+// A limit in the unit it was given in: a whole number of TiB, GiB, MiB or
+// KiB as such ("1 KiB" for --memory-limit 1K, not "1 MiB"); any other byte
+// count rounded up to MiB, as the estimates are.
+std::string limitText(std::uint64_t bytes) {
+    const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
+    for (int i = 0; i < 4; ++i) {
+        const std::uint64_t unit = std::uint64_t(1) << (40 - 10 * i);
+        if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
+    }
+    return mib(bytes);
+}
+
 std::uint64_t effectiveMemoryLimit(const TiledOptions& options) {
     if (options.memoryLimit != 0) return options.memoryLimit;
     const std::uint64_t physical = physicalMemoryBytes();
@@ -147,7 +159,7 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
         if (th >= tw && th > kMinAutomaticSide) th = std::max(kMinAutomaticSide, th / 2);
         else tw = std::max(kMinAutomaticSide, tw / 2);
     }
-    throw Error(where + "the memory limit of " + mib(limit) + " is too small for a " + std::to_string(width) + "x" +
+    throw Error(where + "the memory limit of " + limitText(limit) + " is too small for a " + std::to_string(width) + "x" +
                 std::to_string(height) + " image: the leanest tiles, " + std::to_string(smallestWidth) + "x" +
                 std::to_string(smallestHeight) + " with " + std::to_string(workers) + " worker(s), need about " +
                 mib(smallest));
@@ -230,7 +242,7 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
     if (smallest == UINT64_MAX)
         throw Error(where + "no brick of the " + size + " volume is one call of the " + backendName(limits.backend) +
                     " backend here (" + limits.device + ")");
-    throw Error(where + "the memory limit of " + mib(limit) + " is too small for a " + size + " volume: the " +
+    throw Error(where + "the memory limit of " + limitText(limit) + " is too small for a " + size + " volume: the " +
                 "leanest bricks with " + std::to_string(workers) + " worker(s) need about " + mib(smallest));
 }
 

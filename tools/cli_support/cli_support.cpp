@@ -10,9 +10,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
+#include <iostream>
+#include <thread>
 #include <tuple>
 
 #include "glccl/image_io.hpp"
+#include "glccl/output_transaction.hpp"
 
 namespace glccl::tools {
 
@@ -130,9 +134,11 @@ std::string parentDirectory(const std::string& path) {
 }
 
 void checkOutputPath(const std::string& path, bool force) {
+    // Said before "exists; use --force": --force replaces regular files only.
+    const std::string kind = notReplaceableKind(path);
+    if (!kind.empty()) throw Error("output '" + path + "' is " + kind + "; only a regular file is replaced");
     struct stat info {};
     if (stat(path.c_str(), &info) == 0) {
-        if (S_ISDIR(info.st_mode)) throw Error("output '" + path + "' is a directory");
         if (!force) throw Error("output '" + path + "' exists; use --force to overwrite it");
         if (access(path.c_str(), W_OK) != 0) throw Error("output '" + path + "' is not writable");
         return;
@@ -142,6 +148,203 @@ void checkOutputPath(const std::string& path, bool force) {
         throw Error("cannot write '" + path + "': folder '" + folder + "' does not exist");
     if (access(folder.c_str(), W_OK) != 0)
         throw Error("cannot write '" + path + "': folder '" + folder + "' is not writable");
+}
+
+void checkOutputs(const std::vector<NamedOutput>& outputs, const std::vector<std::string>& inputs, bool force) {
+    std::vector<std::pair<FileIdentity, const NamedOutput*>> seen;
+    for (const NamedOutput& output : outputs) {
+        FileIdentity identity;
+        try {
+            identity = fileIdentity(output.path);
+        } catch (const Error&) {
+            checkOutputPath(output.path, force);  // says which folder is missing
+            throw;
+        }
+        for (const std::string& input : inputs)
+            if (sameFile(output.path, input))
+                throw UsageError(output.option + " '" + output.path + "' is the input '" + input +
+                                 "'; write the output elsewhere");
+        for (const auto& [other, earlier] : seen)
+            if (other == identity)
+                throw UsageError(earlier->option + " '" + earlier->path + "' and " + output.option + " '" +
+                                 output.path + "' are one file");
+        seen.emplace_back(identity, &output);
+    }
+    for (const NamedOutput& output : outputs) checkOutputPath(output.path, force);
+}
+
+void checkOutputExtension(const std::string& option, const std::string& path,
+                          const std::vector<std::string>& extensions, const std::string& what) {
+    std::string lower = path;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    for (const std::string& extension : extensions)
+        if (lower.size() > extension.size() && lower.compare(lower.size() - extension.size(), extension.size(), extension) == 0 &&
+            lower[lower.size() - extension.size() - 1] != '/')
+            return;
+    std::string list;
+    for (std::size_t i = 0; i < extensions.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == extensions.size() ? " or " : ", ") + extensions[i];
+    throw UsageError(option + " '" + path + "': " + what + " written as " + extensions.front() +
+                     "; give a name ending in " + list);
+}
+
+void pauseBeforeCommitForTests() {
+    const char* seconds = std::getenv("GLCCL_TEST_PAUSE_BEFORE_COMMIT");
+    if (seconds == nullptr || *seconds == '\0') return;
+    std::cerr << "glccl: test hook: pausing before the commit" << std::endl;
+    const double wait = std::strtod(seconds, nullptr);
+    if (wait > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+}
+
+void printOutputNotes(const std::string& program, const std::vector<std::string>& notes) {
+    for (const std::string& note : notes) std::cerr << program << ": note: " << note << '\n';
+}
+
+void checkInputFile(const std::string& path) {
+    struct stat info {};
+    if (stat(path.c_str(), &info) != 0 || S_ISREG(info.st_mode) || S_ISDIR(info.st_mode)) return;
+    throw Error("input '" + path + "' is " + notReplaceableKind(path) +
+                "; images and volumes are read from regular files (copy it to one first)");
+}
+
+namespace {
+
+std::uint32_t bigEndian(const unsigned char* p, int bytes) {
+    std::uint32_t value = 0;
+    for (int i = 0; i < bytes; ++i) value = value << 8 | p[i];
+    return value;
+}
+
+std::string decodeDescription(std::uint64_t width, std::uint64_t height, int channels, int bits) {
+    return std::to_string(width) + "x" + std::to_string(height) + ", " + std::to_string(channels) +
+           (channels == 1 ? " channel of " : " channels of ") + std::to_string(bits) + " bits";
+}
+
+}  // namespace
+
+std::optional<WholeDecode> wholeDecodeSize(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) return std::nullopt;
+    unsigned char head[26] = {};
+    const std::size_t got = std::fread(head, 1, sizeof head, file);
+    std::optional<WholeDecode> result;
+    static const unsigned char kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    if (got == sizeof head && std::memcmp(head, kPng, 8) == 0 && std::memcmp(head + 12, "IHDR", 4) == 0) {
+        // IHDR: width, height, bit depth, colour type (PNG spec 11.2.2).
+        const std::uint64_t width = bigEndian(head + 16, 4), height = bigEndian(head + 20, 4);
+        const int bits = head[24], colorType = head[25];
+        const int channels = colorType == 0 ? 1 : colorType == 2 ? 3 : colorType == 3 ? 3 : colorType == 4 ? 2 : 4;
+        const int sampleBytes = bits > 8 ? 2 : 1;
+        result = WholeDecode{width * height * std::uint64_t(channels * sampleBytes),
+                             decodeDescription(width, height, channels, colorType == 3 ? 8 : bits)};
+    } else if (got >= 2 && head[0] == 0xFF && head[1] == 0xD8) {
+        // JPEG: the first start-of-frame marker (SOF0..SOF15 but DHT, JPG,
+        // DAC) holds precision, height, width and components.
+        std::fseek(file, 2, SEEK_SET);
+        unsigned char marker[4];
+        while (std::fread(marker, 1, 4, file) == 4 && marker[0] == 0xFF) {
+            const int type = marker[1];
+            const long length = long(bigEndian(marker + 2, 2));
+            if (type >= 0xC0 && type <= 0xCF && type != 0xC4 && type != 0xC8 && type != 0xCC) {
+                unsigned char frame[6];
+                if (std::fread(frame, 1, 6, file) != 6) break;
+                const int bits = frame[0], channels = frame[5];
+                const std::uint64_t height = bigEndian(frame + 1, 2), width = bigEndian(frame + 3, 2);
+                result = WholeDecode{width * height * std::uint64_t(channels) * (bits > 8 ? 2 : 1),
+                                     decodeDescription(width, height, channels, bits)};
+                break;
+            }
+            if (length < 2 || std::fseek(file, length - 2, SEEK_CUR) != 0) break;
+        }
+    }
+    std::fclose(file);
+    return result;
+}
+
+std::optional<std::pair<std::uint64_t, std::uint64_t>> tiffSize(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "rb");
+    if (file == nullptr) return std::nullopt;
+    const auto read = [&](std::uint64_t offset, unsigned char* out, std::size_t count) {
+        return std::fseek(file, long(offset), SEEK_SET) == 0 && std::fread(out, 1, count, file) == count;
+    };
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> result;
+    unsigned char head[16] = {};
+    if (read(0, head, 16) && (head[0] == 'I' || head[0] == 'M') && head[1] == head[0]) {
+        const bool little = head[0] == 'I';
+        const auto number = [&](const unsigned char* p, int bytes) {
+            std::uint64_t value = 0;
+            for (int i = 0; i < bytes; ++i) value |= std::uint64_t(p[little ? i : bytes - 1 - i]) << (8 * i);
+            return value;
+        };
+        // TIFF 6.0 (42) and BigTIFF (43): where the first directory starts,
+        // how wide its entry count and entries are.
+        const std::uint64_t version = number(head + 2, 2);
+        const bool big = version == 43;
+        const std::uint64_t directory = big ? number(head + 8, 8) : number(head + 4, 4);
+        const int countBytes = big ? 8 : 2, entryBytes = big ? 20 : 12;
+        unsigned char count[8] = {};
+        if ((version == 42 || big) && read(directory, count, std::size_t(countBytes))) {
+            const std::uint64_t entries = std::min<std::uint64_t>(number(count, countBytes), 4096);
+            std::uint64_t width = 0, height = 0;
+            for (std::uint64_t i = 0; i < entries; ++i) {
+                unsigned char entry[20] = {};
+                if (!read(directory + std::uint64_t(countBytes) + i * std::uint64_t(entryBytes), entry,
+                          std::size_t(entryBytes)))
+                    break;
+                const std::uint64_t tag = number(entry, 2), type = number(entry + 2, 2);
+                const unsigned char* value = entry + (big ? 12 : 8);
+                const std::uint64_t v = type == 3 ? number(value, 2) : type == 4 ? number(value, 4)
+                                      : type == 16 ? number(value, 8) : 0;
+                if (tag == 256) width = v;
+                if (tag == 257) height = v;
+            }
+            if (width > 0 && height > 0) result = std::make_pair(width, height);
+        }
+    }
+    std::fclose(file);
+    return result;
+}
+
+void checkDecodeFitsMemoryLimit(const std::string& path, std::uint64_t memoryLimit) {
+    if (memoryLimit == 0) return;
+    const std::optional<WholeDecode> decode = wholeDecodeSize(path);
+    if (!decode || decode->bytes <= memoryLimit) return;
+    throw Error("'" + path + "' is " + decode->description + ": decoded whole, its samples take " +
+                exactSize(decode->bytes) + ", more than --memory-limit " + exactSize(memoryLimit) +
+                "; PNG and JPEG files are decoded whole (tiles stream .npy and TIFF files): convert it to .npy "
+                "or TIFF, or raise the limit");
+}
+
+std::string exactSize(std::uint64_t bytes) {
+    const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
+    for (int i = 0; i < 4; ++i) {
+        const std::uint64_t unit = std::uint64_t(1) << (40 - 10 * i);
+        if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
+    }
+    if (bytes >= (std::uint64_t(1) << 20)) return formatted("%.1f", double(bytes) / double(1 << 20)) + " MiB";
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+}
+
+std::string raiseTinyTiles(std::uint32_t& tileWidth, std::uint32_t& tileHeight, std::uint32_t& tileDepth,
+                           std::uint64_t width, std::uint64_t height, std::uint64_t depth) {
+    if (tileWidth == 0 || tileHeight == 0) return "";  // chosen by the planner
+    const bool volume = depth > 1 || tileDepth > 0;
+    const std::uint32_t side = volume ? kMinBrickSide : kMinTileSide;
+    const std::uint64_t tileZ = volume && tileDepth > 0 ? tileDepth : 1;
+    const auto pieces = [](std::uint64_t extent, std::uint64_t tile) { return (extent + tile - 1) / tile; };
+    const std::uint64_t count = pieces(width, tileWidth) * pieces(height, tileHeight) * pieces(depth, tileZ);
+    const bool small = tileWidth < side || tileHeight < side || (volume && tileDepth > 0 && tileDepth < side);
+    if (!small || count <= kMaxTinyTiles) return "";
+    const std::string given = std::to_string(tileWidth) + "x" + std::to_string(tileHeight) +
+                              (volume && tileDepth > 0 ? "x" + std::to_string(tileDepth) : "");
+    tileWidth = std::max(tileWidth, side);
+    tileHeight = std::max(tileHeight, side);
+    if (volume && tileDepth > 0) tileDepth = std::max(tileDepth, side);
+    const std::string raised = std::to_string(tileWidth) + "x" + std::to_string(tileHeight) +
+                               (volume && tileDepth > 0 ? "x" + std::to_string(tileDepth) : "");
+    return "--tile " + given + " cuts the input into " + std::to_string(count) + " pieces, too small to make progress; " +
+           "raised to " + raised + " (at least " + std::to_string(side) + " a side past " +
+           std::to_string(kMaxTinyTiles) + " pieces)";
 }
 
 void checkOutputFolder(const std::string& path) {
@@ -423,6 +626,8 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
         const std::string name = split.first;
         const std::optional<std::string> inlineValue = split.second;
         const auto output = [&](std::string& path, bool& wanted) {
+            // A second one would silently win over the first.
+            if (!path.empty() || wanted) throw UsageError("option " + name + " is given twice");
             if (!switches) {
                 if (!inlineValue && cursor.done())
                     throw UsageError("option " + name + " needs a value: a file for one INPUT, or no value "
@@ -446,10 +651,13 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
             options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
         } else if (name == "--labels") {
             output(options.paths.labels, options.writeLabels);
+            if (!switches) checkOutputExtension(name, options.paths.labels, {".npy"}, "the labels are");
         } else if (name == "--stats") {
             output(options.paths.stats, options.writeStats);
+            if (!switches) checkOutputExtension(name, options.paths.stats, {".csv"}, "the component table is");
         } else if (name == "--color") {
             output(options.paths.color, options.writeColor);
+            if (!switches) checkOutputExtension(name, options.paths.color, {".png"}, "the colored labels are");
         } else if (name == "--label-image") {
             output(options.paths.labelImage, options.writeLabelImage);
             if (!switches) labelImageFormatOf(name, options.paths.labelImage);

@@ -112,10 +112,87 @@ GeneratedInput parseGeneratedInput(const std::string& option, const std::string&
 
 std::string parentDirectory(const std::string& path);
 
-// Checks before any work that `path` can be written: it is not a folder, it
-// does not exist unless `force` (and is then writable), and its folder exists
-// and is writable. Throws glccl::Error saying which.
+// Checks before any work that `path` can be written: it is a regular file
+// (or a link to one) or nothing yet, it does not exist unless `force` (and
+// is then writable), and its folder exists and is writable. Throws
+// glccl::Error saying which; a FIFO, device, folder or dangling link is
+// refused with or without `force`, in a sentence naming what it is.
 void checkOutputPath(const std::string& path, bool force);
+
+// One output of a run: the option that names it ("--labels") and its path.
+struct NamedOutput {
+    std::string option;
+    std::string path;
+};
+
+// Before any work: no output is one of `inputs` and no two outputs are one
+// file, compared by file identity (device and inode, links and ".."
+// resolved: glccl::fileIdentity), whatever --force says; then
+// checkOutputPath for each. Throws UsageError for the first two, as
+// "--color 'x/./in.png' is the input 'x/in.png'; write the output
+// elsewhere" and "--labels 'o.npy' and --stats './o.npy' are one file".
+void checkOutputs(const std::vector<NamedOutput>& outputs, const std::vector<std::string>& inputs, bool force);
+
+// `path`'s extension (any case) is one of `extensions` ({".npy"}); throws
+// UsageError otherwise: "--labels 'x.png': the labels are written as .npy;
+// give a name ending in .npy", so that a file's name says what it holds.
+// `what` is the subject and its verb ("the labels are").
+void checkOutputExtension(const std::string& option, const std::string& path,
+                          const std::vector<std::string>& extensions, const std::string& what);
+
+// The test hook of the output transaction, read by the command-line tools
+// only: with GLCCL_TEST_PAUSE_BEFORE_COMMIT=SECONDS in the environment,
+// prints "glccl: test hook: pausing before the commit" on stderr and waits
+// that long before the outputs of a run are committed, so that a test can
+// send a signal at that point. Does nothing without the variable.
+void pauseBeforeCommitForTests();
+
+// Prints the notes of a committed (or failed) transaction on stderr, one
+// "PROGRAM: note: ..." line each.
+void printOutputNotes(const std::string& program, const std::vector<std::string>& notes);
+
+// Throws glccl::Error when `path` exists and is neither a regular file nor
+// a folder (a FIFO, a device, a socket): reading one could block forever or
+// never end, and it has no size to check a header against.
+void checkInputFile(const std::string& path);
+
+// A PNG or JPEG file is decoded whole, whatever the tiles do: the bytes of
+// its decoded samples (width x height x channels x bytes a sample), read
+// from its header, with a description ("16384x16384, 1 channel of 8 bits");
+// nullopt for any other file or an unreadable header (the reader says why).
+struct WholeDecode {
+    std::uint64_t bytes = 0;
+    std::string description;
+};
+std::optional<WholeDecode> wholeDecodeSize(const std::string& path);
+
+// The width and height of the first image of a TIFF or BigTIFF file, from
+// its first directory; nullopt for any other file or a header that cannot
+// be read (the reader says why).
+std::optional<std::pair<std::uint64_t, std::uint64_t>> tiffSize(const std::string& path);
+
+// Throws glccl::Error, before anything is allocated, when `path` is decoded
+// whole (wholeDecodeSize) and its samples alone exceed `memoryLimit` bytes
+// (0: no limit).
+void checkDecodeFitsMemoryLimit(const std::string& path, std::uint64_t memoryLimit);
+
+// A size in bytes exactly, in the largest binary unit that divides it:
+// "1 KiB", "64 MiB", "1000 bytes".
+std::string exactSize(std::uint64_t bytes);
+
+// The smallest tile that --tile may ask for an image (a volume) that it cuts
+// into more than kMaxTinyTiles pieces: kMinTileSide (kMinBrickSide) a side.
+// Tiles of a few pixels cost far more in their borders and per-tile work
+// than they save, so a run with 1x1 tiles would take minutes for what one
+// piece does at once.
+constexpr std::uint32_t kMinTileSide = 64, kMinBrickSide = 16;
+constexpr std::uint64_t kMaxTinyTiles = 1024;
+
+// Raises the tile sides of `width` x `height` (x `depth`) to the smallest
+// above when they are below it and cut the image into more than
+// kMaxTinyTiles pieces; returns the note to print, or "" when unchanged.
+std::string raiseTinyTiles(std::uint32_t& tileWidth, std::uint32_t& tileHeight, std::uint32_t& tileDepth,
+                           std::uint64_t width, std::uint64_t height, std::uint64_t depth);
 
 // Throws glccl::Error unless `path` is an existing, writable folder.
 void checkOutputFolder(const std::string& path);

@@ -16,6 +16,7 @@
 #include "cli_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_source.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/tiled_mpi.hpp"
 #include "glccl/version.hpp"
 
@@ -102,8 +103,14 @@ Command parse(int argc, char** argv) {
             }
             else if (arg == "--criterion") options.label.criterion = glccl::Criterion::parse(next());
             else if (arg == "--channel-axis") command.channelAxis = glccl::tools::parseChannelAxis(next());
-            else if (arg == "--labels") command.labels = next();
-            else if (arg == "--stats") command.stats = next();
+            else if (arg == "--labels" || arg == "--stats") {
+                std::string& path = arg == "--labels" ? command.labels : command.stats;
+                // A second one would silently win over the first.
+                if (!path.empty()) throw UsageError("option " + arg + " is given twice");
+                path = next();
+                if (arg == "--labels") glccl::tools::checkOutputExtension(arg, path, {".npy"}, "the labels are");
+                else glccl::tools::checkOutputExtension(arg, path, {".csv"}, "the component table is");
+            }
             else if (arg == "--force") command.force = true;
             else if (arg == "--timing") command.timing = true;
             else if (arg == "--json") command.json = true;
@@ -225,6 +232,8 @@ int run(const Command& command, int rank) {
     std::unique_ptr<glccl::ImageSource> source;
     std::string why;
     try {
+        glccl::tools::checkInputFile(command.input);
+        glccl::tools::checkDecodeFitsMemoryLimit(command.input, options.memoryLimit);
         source = glccl::openImageSource(command.input, mode, command.channelAxis);
     } catch (const std::exception& error) {
         why = error.what();
@@ -235,13 +244,50 @@ int run(const Command& command, int rank) {
     // Where every rank fails (a missing file), rank 0 speaks for all.
     if (failed && (failures < ranks || rank == 0)) throw glccl::Error(why);
     if (failures > 0) throw glccl::OtherRankFailed("another rank failed");
+    const std::string raised = glccl::tools::raiseTinyTiles(options.tileWidth, options.tileHeight, options.tileDepth,
+                                                            source->width(), source->height(), source->depth());
+    if (!raised.empty() && rank == 0) std::cerr << "glccl-mpi: note: " << raised << '\n';
     // A volume's default connectivity is 26, as glccl label's.
     if (source->dimensions() == 3 && !command.connectivityGiven)
         options.label.connectivity = glccl::Connectivity::TwentySix;
 
+    // Rank 0 checks the outputs, once, before any rank writes: never over
+    // the input or one another by any spelling of the path, only regular
+    // files replaced. Every rank learns the verdict.
+    std::string refusal;
+    int usage = 0;
+    if (rank == 0) {
+        std::vector<glccl::tools::NamedOutput> outputs;
+        if (!command.labels.empty()) outputs.push_back({"--labels", command.labels});
+        if (!command.stats.empty()) outputs.push_back({"--stats", command.stats});
+        try {
+            glccl::tools::checkOutputs(outputs, {command.input}, command.force);
+        } catch (const glccl::tools::UsageError& error) {
+            refusal = error.what();
+            usage = 1;
+        } catch (const std::exception& error) {
+            refusal = error.what();
+        }
+    }
+    int verdict[2] = {refusal.empty() ? 0 : 1, usage};
+    MPI_Bcast(verdict, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    if (verdict[0] != 0) {
+        if (rank != 0) return verdict[1] != 0 ? 2 : 1;  // rank 0 speaks for all
+        if (verdict[1] != 0) throw UsageError(refusal);
+        throw glccl::Error(refusal);
+    }
+
     const double start = MPI_Wtime();
+    // Rank 0 holds the outputs until both are complete; they take their
+    // names together, after the test hook's pause.
+    glccl::OutputTransaction transaction;
     const glccl::MpiTiledResult result =
         glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, command.labels, command.stats, command.force);
+    if (rank == 0) {
+        glccl::tools::printOutputNotes("glccl-mpi", transaction.notes());
+        glccl::tools::pauseBeforeCommitForTests();
+    }
+    transaction.commit();
     const double milliseconds = (MPI_Wtime() - start) * 1000.0;
     if (rank != 0) return 0;
     const glccl::TilePlan& plan = result.local.plan;
@@ -300,6 +346,8 @@ int main(int argc, char** argv) {
     int status = 0;
     try {
         glccl::tools::applyTuningEnvironment();
+        // SIGINT, SIGTERM and SIGHUP leave no temporary of glccl's writers.
+        glccl::installOutputSignalHandlers();
         status = run(parse(argc, argv), rank);
     } catch (const UsageError& error) {
         if (rank == 0) std::cerr << "glccl-mpi: " << error.what() << '\n';

@@ -39,6 +39,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
@@ -115,7 +116,8 @@ const char kBenchHelp[] =
     "  --floor-mib N                 size of each copy that measures the bandwidth,\n"
     "                                in MiB (default 256; 5 timed copies each way,\n"
     "                                the fastest counts)\n"
-    "  --csv OUT.csv                 write the results as CSV (format below)\n"
+    "  --csv OUT.csv                 write the results as CSV (format below), whole at\n"
+    "                                the end: an interrupted bench leaves an earlier file\n"
     "  --force                       overwrite OUT.csv if it exists\n"
     "  -h, --help                    show this help\n"
     "\n"
@@ -352,7 +354,7 @@ struct Workload {
 
 class Bench {
 public:
-    Bench(const BenchOptions& options, LabelSession& session, std::FILE* csv)
+    Bench(const BenchOptions& options, LabelSession& session, std::string* csv)
         : options_(options), session_(session), csv_(csv) {
         rows_.push_back({"backend", "image", "size", "components", "median_ms", "min_ms", "max_ms", "Mpix/s",
                          "wall_ms", "floor_ms", "wall/(dev+floor)", "over_ms"});
@@ -638,13 +640,12 @@ private:
         std::string line;
         for (std::size_t i = 0; i < fields.size(); ++i) line += (i == 0 ? "" : ",") + fields[i];
         line += '\n';
-        if (std::fputs(line.c_str(), csv_) < 0 || std::fflush(csv_) != 0)
-            throw Error("cannot write '" + options_.csvPath + "': " + std::strerror(errno));
+        *csv_ += line;
     }
 
     const BenchOptions& options_;
     LabelSession& session_;
-    std::FILE* csv_;
+    std::string* csv_;  // the CSV's text, written whole at the end
     ProgressLine progress_;
     std::unique_ptr<OffscreenLabeler> measurementContext_;
     bool measurementTried_ = false;
@@ -654,10 +655,6 @@ private:
     std::size_t cells_ = 0, cell_ = 0;
     std::vector<std::pair<int, int>> passSizes_;  // sizes whose full-screen pass was measured
     int failures_ = 0;
-};
-
-struct FileCloser {
-    void operator()(std::FILE* file) const { std::fclose(file); }
 };
 
 bool endsWith(const std::string& text, const std::string& suffix) {
@@ -673,7 +670,8 @@ int runBench(const std::vector<std::string>& args) {
     }
     ArgumentCursor cursor(args);
     BenchOptions options = parseBenchOptions(cursor);
-    if (!options.csvPath.empty()) checkOutputPath(options.csvPath, options.force);
+    // Never over an image it times, by any spelling of its path.
+    if (!options.csvPath.empty()) checkOutputs({{"--csv", options.csvPath}}, options.images, options.force);
 
     // Which backends run: every one named must run here; by default those
     // that cannot are left out with the reason. Auto is timed as the backend
@@ -715,19 +713,14 @@ int runBench(const std::vector<std::string>& args) {
     for (const std::string& path : options.images) workloads.push_back({path, 0, 0, true});
     if (workloads.empty()) throw UsageError("bench has nothing to run (see glccl bench --help)");
 
-    std::unique_ptr<std::FILE, FileCloser> csv;
-    if (!options.csvPath.empty()) {
-        csv.reset(std::fopen(options.csvPath.c_str(), options.force ? "w" : "wx"));
-        if (!csv || std::fputs(kCsvHeader, csv.get()) < 0)
-            throw Error("cannot write '" + options.csvPath + "': " + std::strerror(errno));
-    }
-
-    Bench bench(options, session, csv.get());
+    // The CSV is written whole at the end, all or nothing, as every output
+    // of glccl is: an interrupted bench leaves an earlier file as it was.
+    std::string csv = kCsvHeader;
+    Bench bench(options, session, options.csvPath.empty() ? nullptr : &csv);
     bench.run(workloads);
     bench.printTable();
-    if (csv) {
-        if (std::fclose(csv.release()) != 0)
-            throw Error("cannot write '" + options.csvPath + "': " + std::strerror(errno));
+    if (!options.csvPath.empty()) {
+        writeTextFile(options.csvPath, csv, options.force);
         std::cout << "wrote " << options.csvPath << '\n';
     }
     return bench.failed() ? 1 : 0;
@@ -772,7 +765,7 @@ int runGenerate(const std::vector<std::string>& args) {
         const int height = parseInteger("generate", positional[1].substr(first + 1, second - first - 1), 1,
                                         kMaxImageDimension);
         const int depth = parseInteger("generate", positional[1].substr(second + 1), 1, kMaxImageDimension);
-        checkOutputPath(path, force);
+        checkOutputs({{"OUT", path}}, {}, force);
         const Image volume = generateVolumeFamily(family, width, height, depth, seed);
         writeImageNpy(path, volume, force);
         const auto foreground = std::count_if(volume.pixels.begin(), volume.pixels.end(), [](std::uint8_t v) { return v != 0; });
@@ -788,7 +781,7 @@ int runGenerate(const std::vector<std::string>& args) {
         throw UsageError("generate: a PNG holds at most " + std::to_string(kMaxImageDimension) + " on a side, not " +
                          positional[1] + "; write OUT.npy for larger images");
     parseOptionValue("generate", family, [](const std::string& f) { return generateFamily(f, 1, 1); });
-    checkOutputPath(path, force);
+    checkOutputs({{"OUT", path}}, {}, force);
 
     std::uint64_t foreground = 0;
     const auto countForeground = [&](const std::uint8_t* pixels, std::size_t count) {

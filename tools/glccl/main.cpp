@@ -38,6 +38,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
 
@@ -151,8 +152,12 @@ const char kLabelHelp[] =
     "                                shown only for several inputs on a terminal\n"
     "  -h, --help                    show this help\n"
     "\n"
-    "Every output path is checked before anything is labeled. A batch goes on past an\n"
-    "input that fails (the error is printed on stderr), ends with the line\n"
+    "Every output path is checked before anything is labeled: never an input or\n"
+    "another output (by file identity), only regular files replaced. Outputs are\n"
+    "written to hidden temporaries and committed together: a failed run, or one\n"
+    "ended by Ctrl-C, SIGTERM or SIGHUP, leaves earlier files as they were (each\n"
+    "input of a batch is one such set). A batch goes on past an input that fails\n"
+    "(the error is printed on stderr), ends with the line\n"
     "'N inputs, M labeled, F failed, total T ms' and exits with status 1 if any failed.\n"
     "\n"
     "Labels are 0 for background and 1..N in raster order of each component's\n"
@@ -245,38 +250,51 @@ std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vec
         }
     }
 
-    std::map<std::string, std::pair<std::string, const char*>> owners;  // path -> input, option
+    // Outputs are compared by file identity, not by spelling: "o.npy",
+    // "./o.npy" and a link to it are one file.
+    struct Owner {
+        std::string input;
+        const char* option;
+        std::string path;
+    };
+    std::map<FileIdentity, Owner> owners;
+    std::vector<NamedOutput> outputs;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         // An automatic label image may take either name: both are checked.
         const std::string autoPng = plan[i].labelImageAuto ? plan[i].labelImage + ".png" : "";
         const std::string autoTif = plan[i].labelImageAuto ? plan[i].labelImage + ".tif" : "";
         const std::string* labelImage = plan[i].labelImageAuto ? &autoPng : &plan[i].labelImage;
-        const std::pair<const char*, const std::string*> outputs[] = {{"--labels", &plan[i].labels},
-                                                                      {"--stats", &plan[i].stats},
-                                                                      {"--color", &plan[i].color},
-                                                                      {"--label-image", labelImage},
-                                                                      {"--label-image", &autoTif}};
-        for (const auto& [option, path] : outputs) {
+        const std::pair<const char*, const std::string*> named[] = {{"--labels", &plan[i].labels},
+                                                                    {"--stats", &plan[i].stats},
+                                                                    {"--color", &plan[i].color},
+                                                                    {"--label-image", labelImage},
+                                                                    {"--label-image", &autoTif}};
+        for (const auto& [option, path] : named) {
             if (path->empty()) continue;
-            const auto [owner, added] = owners.try_emplace(*path, inputs[i], option);
-            if (added) continue;
-            if (owner->second.first == inputs[i])
-                throw UsageError(std::string(owner->second.second) + " and " + option + " both name '" + *path +
+            FileIdentity identity;
+            try {
+                identity = fileIdentity(*path);
+            } catch (const Error&) {
+                checkOutputPath(*path, options.force);  // names the missing folder
+                throw;
+            }
+            const auto [owner, added] = owners.try_emplace(identity, Owner{inputs[i], option, *path});
+            if (added) {
+                outputs.push_back({option, *path});
+                continue;
+            }
+            if (owner->second.input == inputs[i] && owner->second.path == *path)
+                throw UsageError(std::string(owner->second.option) + " and " + option + " both name '" + *path +
                                  "'");
-            throw UsageError("inputs '" + owner->second.first + "' and '" + inputs[i] + "' would both write '" +
+            if (owner->second.input == inputs[i])
+                throw UsageError(std::string(owner->second.option) + " '" + owner->second.path + "' and " + option +
+                                 " '" + *path + "' are one file");
+            throw UsageError("inputs '" + owner->second.input + "' and '" + inputs[i] + "' would both write '" +
                              *path + "' (same file name stem)");
         }
     }
-    // Never over an input, whatever --force says: the same file reached by
-    // another spelling of its path counts too.
-    for (const auto& [path, owner] : owners) {
-        std::error_code error;
-        for (const std::string& input : inputs)
-            if (std::filesystem::equivalent(path, input, error))
-                throw UsageError(std::string(owner.second) + " '" + path + "' is the input '" + input +
-                                 "'; write the output elsewhere");
-    }
-    for (const auto& [path, owner] : owners) checkOutputPath(path, options.force);
+    // Never over an input, whatever --force says.
+    checkOutputs(outputs, inputs, options.force);
     return plan;
 }
 
@@ -320,10 +338,10 @@ struct LabeledInput {
     std::vector<std::pair<const char*, std::string>> written;  // output kind, path
 };
 
-// Writes the requested outputs. planOutputs() has caught the usual
-// problems; should a write still fail (disk full, a file system that refuses
-// the name), the outputs of this input already written are removed again so
-// that a failed input leaves no partial set of results.
+// Writes the requested outputs as one transaction. planOutputs() has caught
+// the usual problems; should a write still fail (disk full, a file system
+// that refuses the name) or a signal end the run before the commit, every
+// earlier file of this input's outputs stays as it was.
 std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths& paths, const Labeling& labeling,
                                                              bool force) {
     // The label image's format first: a 16-bit PNG asked for labels past
@@ -336,27 +354,26 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
         if (paths.labelImageAuto) labelImagePath += labelImageFormat == LabelImageFormat::Png16 ? ".png" : ".tif";
     }
     std::vector<std::pair<const char*, std::string>> written;
-    try {
-        if (!paths.labels.empty()) {
-            writeLabelsNpy(paths.labels, labeling, force);
-            written.emplace_back("labels", paths.labels);
-        }
-        if (!paths.stats.empty()) {
-            writeStatsCsv(paths.stats, labeling, force);
-            written.emplace_back("stats", paths.stats);
-        }
-        if (!paths.color.empty()) {
-            writePng(paths.color, colorizeLabels(labeling), force);
-            written.emplace_back("color", paths.color);
-        }
-        if (!labelImagePath.empty()) {
-            writeLabelImage(labelImagePath, labeling, labelImageFormat, force);
-            written.emplace_back("label_image", labelImagePath);
-        }
-    } catch (...) {
-        for (const auto& output : written) std::remove(output.second.c_str());
-        throw;
+    OutputTransaction transaction;
+    if (!paths.labels.empty()) {
+        writeLabelsNpy(paths.labels, labeling, force);
+        written.emplace_back("labels", paths.labels);
     }
+    if (!paths.stats.empty()) {
+        writeStatsCsv(paths.stats, labeling, force);
+        written.emplace_back("stats", paths.stats);
+    }
+    if (!paths.color.empty()) {
+        writePng(paths.color, colorizeLabels(labeling), force);
+        written.emplace_back("color", paths.color);
+    }
+    if (!labelImagePath.empty()) {
+        writeLabelImage(labelImagePath, labeling, labelImageFormat, force);
+        written.emplace_back("label_image", labelImagePath);
+    }
+    printOutputNotes("glccl", transaction.notes());
+    pauseBeforeCommitForTests();
+    transaction.commit();
     return written;
 }
 
@@ -489,6 +506,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     Image image;
     {
         const PhaseTimer timer(seconds.reading);
+        checkInputFile(input);
         image = readImage(input, mode, options.channelAxis);
     }
     result.shape = image.shape();
@@ -671,6 +689,8 @@ int main(int argc, char** argv) {
     using namespace glccl::tools;
     try {
         applyTuningEnvironment();
+        // SIGINT, SIGTERM and SIGHUP leave no temporary and no half-committed outputs.
+        glccl::installOutputSignalHandlers();
         return dispatch(argc, argv);
     } catch (const UsageError& error) {
         reportError(error.what());

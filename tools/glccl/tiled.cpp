@@ -14,6 +14,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/tiled.hpp"
 
 namespace glccl::tools {
@@ -108,10 +109,21 @@ void parseTileSize(const std::string& option, const std::string& text, TiledOpti
     options.tileDepth = std::uint32_t(parseInteger(option, text.substr(second + 1), 1, INT32_MAX));
 }
 
+// "0,1,1": device numbers, each 0..1023; an empty entry ("0,,1", "0,") is
+// refused rather than skipped, since it is most likely a number left out.
 std::vector<int> parseDevices(const std::string& option, const std::string& text) {
     std::vector<int> devices;
-    for (const std::string& entry : splitList(option, text)) devices.push_back(parseInteger(option, entry, 0, 1023));
-    return devices;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (entry.empty())
+            throw UsageError(option + ": '" + text + "' has an empty entry; expected device numbers separated by "
+                             "commas, e.g. 0,1");
+        devices.push_back(parseInteger(option, entry, 0, 1023));
+        if (comma == std::string::npos) return devices;
+        start = comma + 1;
+    }
 }
 
 TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
@@ -131,9 +143,13 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         } else if (name == "--criterion") {
             options.label.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
         } else if (name == "--labels") {
+            if (!command.labels.empty()) throw UsageError("option --labels is given twice");
             command.labels = cursor.valueOf(name, inlineValue);
+            checkOutputExtension(name, command.labels, {".npy"}, "the labels are");
         } else if (name == "--stats") {
+            if (!command.stats.empty()) throw UsageError("option --stats is given twice");
             command.stats = cursor.valueOf(name, inlineValue);
+            checkOutputExtension(name, command.stats, {".csv"}, "the component table is");
         } else if (name == "--tile") {
             parseTileSize(name, cursor.valueOf(name, inlineValue), options);
         } else if (name == "--memory-limit") {
@@ -227,18 +243,30 @@ std::vector<std::string> volumeTableRow(std::uint64_t label, const Component& c)
 int runTiled(const TiledCommand& command) {
     const auto start = Clock::now();
     // Outputs are checked before any work, as the ordinary command does.
-    if (!command.labels.empty()) checkOutputPath(command.labels, command.force);
-    if (!command.stats.empty()) checkOutputPath(command.stats, command.force);
+    std::vector<NamedOutput> outputs;
+    if (!command.labels.empty()) outputs.push_back({"--labels", command.labels});
+    if (!command.stats.empty()) outputs.push_back({"--stats", command.stats});
+    checkOutputs(outputs, {command.input}, command.force);
+    // Both outputs are committed together after the last row, or neither.
+    OutputTransaction transaction;
     const ChannelMode mode = command.options.label.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural
                                                                                                  : ChannelMode::Gray;
+    // PNG and JPEG are decoded whole: the limit holds for decoding too.
+    checkDecodeFitsMemoryLimit(command.input, command.options.memoryLimit);
     const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode, command.channelAxis);
     TiledOptions options = command.options;
+    const std::string raised = raiseTinyTiles(options.tileWidth, options.tileHeight, options.tileDepth, source->width(),
+                                              source->height(), source->depth());
+    if (!raised.empty()) std::cerr << "glccl: note: " << raised << '\n';
     options.deviceTimings = command.timing;
     // A volume's default connectivity is 26, as the label path's (scipy's full structure).
     if (source->dimensions() == 3 && !command.connectivityGiven) options.label.connectivity = Connectivity::TwentySix;
     const std::size_t kept = command.json && !command.table ? 0 : 10;
     NpyLabelSink sink(command.labels, command.stats, command.force, kept);
     const TiledResult run = labelTiled(*source, options, sink);
+    printOutputNotes("glccl", transaction.notes());
+    pauseBeforeCommitForTests();
+    transaction.commit();
     const double milliseconds = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 
     const TilePlan& plan = run.plan;
@@ -379,6 +407,9 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         }
         inputs.push_back(args[i]);
     }
+    // Looked at before any file is opened: a FIFO would block it.
+    if (inputs.size() == 1 || asked)
+        for (const std::string& input : inputs) checkInputFile(input);
     // A TIFF stack is a volume, which the tiled path reads from .npy only.
     if (inputs.size() == 1 && isTiffFile(inputs[0])) {
         std::size_t slices = 1;
@@ -402,6 +433,12 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         try {
             if (!needsTiles(inputs[0], backend, channelAxis)) return std::nullopt;
         } catch (const Error&) {
+            // A TIFF too large to read whole that the tiles cannot read
+            // either: their reason is the real one, not the size.
+            const std::optional<std::pair<std::uint64_t, std::uint64_t>> size = tiffSize(inputs[0]);
+            if (size && (std::max(size->first, size->second) > std::uint64_t(kMaxImageDimension) ||
+                         size->first * size->second > kMaxImagePixels))
+                throw;
             return std::nullopt;  // not an image the tiles read: the ordinary reader says why
         }
         command = parseTiledCommand(args);

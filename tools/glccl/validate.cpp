@@ -30,6 +30,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/route.hpp"
 #include "glccl/texture.hpp"
@@ -507,10 +508,20 @@ private:
         const std::string folder = options_.diffDir == "." ? "" : options_.diffDir + "/";
         const std::string path = folder + "validate_diff_" + currentStem_ + "_" + backendName(backend) + "_c" +
                                  std::to_string(neighbourCount(connectivity)) + ".png";
+        // Never over an input, nor over a difference image of this run (two
+        // inputs of one stem), by any spelling of the path.
+        for (const std::string& file : options_.files)
+            if (sameFile(path, file)) return "no difference image: '" + path + "' is the input '" + file + "'";
+        const std::string kind = notReplaceableKind(path);
+        if (!kind.empty()) return "no difference image: '" + path + "' is " + kind + "; only a regular file is replaced";
         if (!options_.force && access(path.c_str(), F_OK) == 0)
             return "no difference image: '" + path + "' exists; use --force to overwrite it";
         try {
+            const FileIdentity identity = fileIdentity(path);
+            if (std::find(written_.begin(), written_.end(), identity) != written_.end())
+                return "no difference image: '" + path + "' was written for another input of this run";
             writePng(path, diffImage(reference, actual), options_.force);
+            written_.push_back(fileIdentity(path));
             return "wrote " + path;
         } catch (const Error& error) {
             return std::string("no difference image: ") + error.what();
@@ -519,6 +530,7 @@ private:
 
     const ValidateOptions& options_;
     LabelSession& session_;
+    std::vector<FileIdentity> written_;  // the difference images of this run
     std::vector<Backend> compared_;
     ProgressLine progress_;
     Tally tally_;

@@ -1,0 +1,367 @@
+#!/usr/bin/env bash
+# The output contract of the command-line tools, from the outside: a run
+# writes all of its outputs or none, never over an input or over something
+# that is not a regular file, and leaves no temporary behind, whether it
+# fails (a full disk, simulated by ulimit -f), is refused, or is ended by
+# SIGINT, SIGTERM or SIGHUP. Also the limits and messages around outputs.
+#
+#   cli_outputs_test.sh GLCCL GLCCL_MPI|- SCRATCH [SECTION...]
+#
+# SECTION: transaction, identity, special, signals, leftovers, npy, limits,
+# messages, mpi (all by default). Every case runs the cpu backend, so no GPU
+# or GL context is needed. Signals are sent at a chosen point through the
+# tools' test hook GLCCL_TEST_PAUSE_BEFORE_COMMIT (tools/cli_support). The
+# mpi section runs glccl-mpi under mpirun -n 2 --oversubscribe and skips
+# with a printed reason where mpirun or glccl-mpi is missing.
+set -u
+glccl=$1
+mpi=$2
+scratch=$3
+shift 3
+sections=${*:-transaction identity special signals leftovers npy limits messages mpi}
+
+rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || exit 1
+failures=0
+pass() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect STATUS REGEX COMMAND...: the status and a line of the output.
+expect() {
+    local status=$1 pattern=$2
+    shift 2
+    local output code
+    output=$("$@" 2>&1)
+    code=$?
+    if [ "$code" -ne "$status" ]; then
+        fail "$* exited $code, expected $status"
+        printf '%s\n' "$output" | sed 's/^/    /'
+        return 1
+    fi
+    if ! printf '%s\n' "$output" | grep -Eq -- "$pattern"; then
+        fail "$*: no line matches: $pattern"
+        printf '%s\n' "$output" | sed 's/^/    /'
+        return 1
+    fi
+    return 0
+}
+
+# no_temporaries FOLDER: no '.NAME.glccl-PID-N' is left in FOLDER.
+no_temporaries() {
+    local left
+    left=$(find "${1:-.}" -maxdepth 1 -name '.*.glccl-*')
+    if [ -n "$left" ]; then
+        fail "temporaries left behind: $left"
+        rm -f $left
+        return 1
+    fi
+    return 0
+}
+
+# with_default_signals COMMAND...: runs COMMAND with SIGINT, SIGTERM and
+# SIGHUP at their default action. A shell starts background jobs with SIGINT
+# ignored, and the tools keep a signal ignored that they start with ignored.
+with_default_signals() {
+    exec python3 -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
+}
+
+# same FILE TEXT: FILE still holds exactly TEXT.
+same() {
+    if [ "$(cat "$1" 2>/dev/null)" != "$2" ]; then
+        fail "'$1' was changed or removed"
+        return 1
+    fi
+    return 0
+}
+
+"$glccl" generate noise50 2000x2000 mid.npy >/dev/null || { echo "cannot generate mid.npy"; exit 1; }
+"$glccl" generate spiral 40x30 small.png >/dev/null || exit 1
+
+for section in $sections; do
+    case $section in
+    transaction)
+        # A full disk half-way through a --force run (the table fits, the
+        # picture does not): every earlier output as it was, nothing new, no
+        # temporary (issue 28, item 1).
+        echo keep > s.csv
+        echo keep > l.npy
+        expect 1 "File too large" bash -c "trap '' XFSZ; ulimit -f 1000; exec \"\$0\" label mid.npy --backend cpu \
+            --stats s.csv --color c.png --force" "$glccl" &&
+            same s.csv keep && [ ! -e c.png ] && no_temporaries &&
+            pass "a full disk leaves the files a --force run was to replace"
+        expect 1 "File too large" bash -c "trap '' XFSZ; ulimit -f 1000; exec \"\$0\" label mid.npy --backend cpu \
+            --labels l.npy --stats s.csv --force" "$glccl" &&
+            same s.csv keep && same l.npy keep && no_temporaries &&
+            pass "a full disk on the first output leaves every file"
+        # The same for a tiled run, whose labels are streamed.
+        expect 1 "File too large" bash -c "trap '' XFSZ; ulimit -f 1000; exec \"\$0\" label mid.npy --backend cpu \
+            --tile 256 --labels l.npy --stats s.csv --force" "$glccl" &&
+            same s.csv keep && same l.npy keep && no_temporaries &&
+            pass "a full disk leaves the files a tiled --force run was to replace"
+        # The outputs of a run that succeeds are all there.
+        expect 0 "wrote s.csv" "$glccl" label small.png --backend cpu --labels l.npy --stats s.csv --color c.png \
+            --force && [ -s l.npy ] && [ -s c.png ] && head -1 s.csv | grep -q '^label,' && no_temporaries &&
+            pass "a run that succeeds commits every output"
+        rm -f s.csv l.npy c.png
+        ;;
+    identity)
+        # Two outputs that are one file, by any spelling (item 5).
+        mkdir -p real && ln -sfn real link
+        expect 2 "are one file" "$glccl" label small.png --backend cpu --color o.png --label-image ./o.png --force &&
+            [ ! -e o.png ] && pass "two outputs, one by './': refused"
+        expect 2 "are one file" "$glccl" label small.png --backend cpu --color real/o.png --label-image link/o.png \
+            --force && [ ! -e real/o.png ] && pass "two outputs, one through a linked folder: refused"
+        ln -sfn o.npy alias.csv
+        expect 2 "are one file" "$glccl" label small.png --backend cpu --labels o.npy --stats alias.csv --force &&
+            [ ! -e o.npy ] && pass "two outputs, one a link to the other: refused"
+        # Over an input through '..' and a linked folder.
+        cp small.png keep.png
+        expect 2 "is the input" "$glccl" label small.png --backend cpu --color real/../small.png --force &&
+            cmp -s small.png keep.png && pass "an output that is the input by '..': refused"
+        cp mid.npy real/in.npy
+        expect 2 "is the input" "$glccl" label real/in.npy --backend cpu --tile 512 --labels link/in.npy --force &&
+            cmp -s mid.npy real/in.npy && pass "a tiled output that is the input through a link: refused"
+        # bench --csv over the image it times (item 4).
+        mkdir -p o
+        expect 2 "is the input" "$glccl" bench small.png --backends cpu --csv ./o/../small.png --force &&
+            cmp -s small.png keep.png && pass "bench --csv over its input: refused"
+        rm -rf real link alias.csv o keep.png
+        ;;
+    special)
+        # Only regular files are replaced, with or without --force (item 2).
+        mkfifo pipe.csv
+        for force in "" --force; do
+            expect 1 "'pipe.csv' is a FIFO \(named pipe\); only a regular file is replaced" \
+                timeout 20 "$glccl" label small.png --backend cpu --stats pipe.csv $force &&
+                [ -p pipe.csv ] && pass "a FIFO output is refused ${force:-without --force}"
+        done
+        ln -sfn /dev/null null.csv
+        expect 1 "is a symbolic link to a character device; only a regular file is replaced" \
+            "$glccl" label small.png --backend cpu --stats null.csv --force &&
+            [ -L null.csv ] && [ -c /dev/null ] && pass "a link to /dev/null is refused with --force"
+        ln -sfn missing.csv dangling.csv
+        expect 1 "is a symbolic link to a missing file" "$glccl" label small.png --backend cpu --stats dangling.csv \
+            --force && [ -L dangling.csv ] && pass "a dangling link is refused"
+        mkdir -p folder.csv
+        expect 1 "is a directory" "$glccl" label small.png --backend cpu --stats folder.csv --force &&
+            pass "a folder is refused"
+        # A link to a regular file: the file is replaced, the link stays.
+        echo old > target.csv && ln -sfn target.csv via.csv
+        expect 0 "wrote via.csv" "$glccl" label small.png --backend cpu --stats via.csv --force &&
+            [ -L via.csv ] && head -1 target.csv | grep -q '^label,' && no_temporaries &&
+            pass "a link to a regular file: the file it names is replaced, the link kept"
+        mkfifo pipe.png
+        expect 1 "'pipe.png' is a FIFO \(named pipe\); only a regular file is replaced" \
+            timeout 20 "$glccl" generate spiral 40x30 pipe.png --force && [ -p pipe.png ] &&
+            pass "generate refuses a FIFO output"
+        rm -rf pipe.csv pipe.png null.csv dangling.csv folder.csv target.csv via.csv
+        ;;
+    signals)
+        # SIGINT, SIGTERM, SIGHUP before the commit: the earlier files as
+        # they were, no temporary behind, the status of the signal (item 6).
+        for signal in INT TERM HUP; do
+            for mode in one tiled; do
+                echo keep > s.csv
+                echo keep > l.npy
+                extra=""
+                [ "$mode" = tiled ] && extra="--tile 256"
+                GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
+                    --labels l.npy --stats s.csv --force >run.out 2>run.err &
+                pid=$!
+                for _ in $(seq 300); do
+                    grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+                    sleep 0.1
+                done
+                kill -s "$signal" "$pid"
+                wait "$pid"
+                status=$?
+                number=$(kill -l "$signal")
+                if [ "$status" -ne $((128 + number)) ]; then
+                    fail "SIG$signal ($mode): exit status $status, expected $((128 + number))"
+                    cat run.err
+                elif same s.csv keep && same l.npy keep && no_temporaries; then
+                    pass "SIG$signal before the commit ($mode run) leaves the earlier files and no temporary"
+                fi
+            done
+        done
+        # Started with SIGHUP ignored (nohup), the run ignores it and completes.
+        rm -f nohup.csv
+        (trap '' HUP; GLCCL_TEST_PAUSE_BEFORE_COMMIT=2 exec "$glccl" label small.png --backend cpu --stats nohup.csv) \
+            >run.out 2>run.err &
+        pid=$!
+        for _ in $(seq 300); do
+            grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+            sleep 0.1
+        done
+        kill -s HUP "$pid"
+        wait "$pid"
+        status=$?
+        if [ "$status" -eq 0 ] && [ -s nohup.csv ] && no_temporaries; then
+            pass "a SIGHUP ignored from the start (nohup) stays ignored"
+        else
+            fail "under nohup, SIGHUP ended the run (status $status)"
+        fi
+        rm -f s.csv l.npy run.out run.err nohup.csv
+        ;;
+    leftovers)
+        # A SIGKILLed run's temporaries are removed by the next run, its
+        # backups named (and kept).
+        dead=$(sh -c 'echo $$')
+        : > ".l.npy.glccl-$dead-0"
+        echo earlier > ".s.csv.glccl-$dead-1.previous"
+        expect 0 "removed '.l.npy.glccl-$dead-0', a temporary of an interrupted run" \
+            "$glccl" label small.png --backend cpu --labels l.npy --stats s.csv --force &&
+            [ ! -e ".l.npy.glccl-$dead-0" ] && pass "a dead run's temporary is removed and named"
+        expect 0 "'.s.csv.glccl-$dead-1.previous' holds the earlier 's.csv'" \
+            "$glccl" label small.png --backend cpu --labels l.npy --stats s.csv --force &&
+            same ".s.csv.glccl-$dead-1.previous" earlier && pass "a dead run's backup is named and kept"
+        rm -f l.npy s.csv ".s.csv.glccl-$dead-1.previous"
+        ;;
+    npy)
+        # A header numpy would not write: two 'shape' keys (item 7).
+        python3 - <<'EOF'
+header = "{'descr': '|u1', 'fortran_order': False, 'shape': (77, 61), 'shape': (61, 77), }"
+header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+data = bytes((x * 7) % 2 for x in range(77 * 61))
+with open("twice.npy", "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data)
+EOF
+        expect 1 "the key 'shape' twice in its header" "$glccl" label twice.npy --backend cpu &&
+            pass "an .npy header with two 'shape' keys is refused"
+        rm -f twice.npy
+        ;;
+    limits)
+        # --tile 1x1 is raised to a size that makes progress (item 8).
+        expect 0 "note: --tile 1x1 cuts the input into 4000000 pieces, too small to make progress; raised to 64x64" \
+            "$glccl" label mid.npy --backend cpu --tile 1x1 --labels t.npy --force &&
+            "$glccl" label mid.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s t.npy r.npy &&
+            pass "--tile 1x1 is raised with a note and labels as one piece does"
+        # A FIFO as input is refused at once, not waited on.
+        mkfifo in.png
+        expect 1 "input 'in.png' is a FIFO \(named pipe\)" timeout 20 "$glccl" label in.png --backend cpu &&
+            expect 1 "is a FIFO" timeout 20 "$glccl" label in.png --backend cpu --tile 64 &&
+            pass "a FIFO input is refused without blocking"
+        expect 1 "'/dev/zero' is a character device" timeout 20 "$glccl" label /dev/zero --backend cpu &&
+            pass "/dev/zero is called a character device"
+        expect 1 "reports a size of 0 bytes but has content" timeout 20 "$glccl" label /proc/self/status --backend cpu &&
+            pass "a /proc file is not called empty"
+        # --memory-limit bounds decoding: a small PNG of 16384^2 zeros.
+        python3 - <<'EOF'
+import struct, zlib
+side = 16384
+row = b"\0" * (side + 1)
+compressor = zlib.compressobj(9)
+data = b"".join(compressor.compress(row) for _ in range(side)) + compressor.flush()
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+with open("zeros.png", "wb") as f:
+    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)) +
+            chunk(b"IDAT", data) + chunk(b"IEND", b""))
+EOF
+        expect 1 "decoded whole, its samples take 256 MiB, more than --memory-limit 64 MiB" \
+            "$glccl" label zeros.png --backend cpu --memory-limit 64M &&
+            pass "--memory-limit refuses a PNG whose decoding exceeds it"
+        rm -f in.png zeros.png t.npy r.npy
+        ;;
+    messages)
+        expect 1 "the memory limit of 1 KiB is too small" "$glccl" label mid.npy --backend cpu --memory-limit 1K &&
+            pass "--memory-limit 1K is reported as 1 KiB"
+        expect 2 "--devices: '0,,0' has an empty entry" "$glccl" label mid.npy --backend cpu --tile 64 --devices 0,,0 &&
+            pass "--devices 0,,0 is refused"
+        expect 2 "option --labels is given twice" "$glccl" label small.png --labels a.npy --labels b.npy &&
+            expect 2 "option --stats is given twice" "$glccl" label small.png --stats a.csv --stats b.csv &&
+            expect 2 "option --color is given twice" "$glccl" label small.png --color a.png --color b.png &&
+            expect 2 "option --labels is given twice" "$glccl" label mid.npy --tile 64 --labels a.npy --labels b.npy &&
+            pass "a repeated output option is refused"
+        expect 2 "--labels 'x.png': the labels are written as .npy; give a name ending in .npy" \
+            "$glccl" label small.png --labels x.png &&
+            expect 2 "--color 'c.jpg': the colored labels are written as .png" "$glccl" label small.png --color c.jpg &&
+            expect 2 "--stats 's.txt': the component table is written as .csv" "$glccl" label small.png --stats s.txt &&
+            [ ! -e x.png ] && [ ! -e c.jpg ] && pass "an output name whose extension is not the format written is refused"
+        # A TIFF too wide to read whole, whose one deflated strip the tiles
+        # cannot read either: the strip is the reason given, not the width.
+        python3 - <<'EOF'
+import struct, zlib
+width, height = 40000, 7000
+compressor = zlib.compressobj(6)
+row = bytes(width)
+strip = b"".join(compressor.compress(row) for _ in range(height)) + compressor.flush()
+directory = 8 + len(strip) + len(strip) % 2
+entries = [(256, 4, width), (257, 4, height), (258, 3, 8), (259, 3, 8), (262, 3, 1), (273, 4, 8), (277, 3, 1),
+           (278, 4, height), (279, 4, len(strip))]
+with open("onestrip.tif", "wb") as f:
+    f.write(b"II*\0" + struct.pack("<I", directory) + strip + b"\0" * (len(strip) % 2))
+    f.write(struct.pack("<H", len(entries)))
+    for tag, kind, value in entries:
+        f.write(struct.pack("<HHIHH", tag, kind, 1, value, 0) if kind == 3 else struct.pack("<HHII", tag, kind, 1, value))
+    f.write(struct.pack("<I", 0))
+EOF
+        expect 1 "its strips of 7000 rows of 40000 pixels decode to 280000000 bytes each" \
+            "$glccl" label onestrip.tif --backend cpu && pass "a one-strip TIFF too large for both readers says why"
+        rm -f onestrip.tif
+        ;;
+    mpi)
+        if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
+            echo "skip: mpi: glccl-mpi is not built"
+            continue
+        fi
+        if ! command -v mpirun >/dev/null; then
+            echo "skip: mpi: mpirun is not installed"
+            continue
+        fi
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        run_mpi() { timeout 120 mpirun -n 2 --oversubscribe "$mpi" "$@"; }
+        # glccl-mpi never writes over its input (item 3).
+        cp mid.npy in.npy && mkdir -p sub
+        for spelling in in.npy ./in.npy sub/../in.npy; do
+            expect 2 "is the input" run_mpi label in.npy --backend cpu --labels "$spelling" --force &&
+                cmp -s in.npy mid.npy && pass "glccl-mpi --labels $spelling over its input: refused"
+        done
+        ln -sfn q.npy q.csv
+        expect 2 "are one file" run_mpi label in.npy --backend cpu --labels q.npy --stats q.csv --force &&
+            [ ! -e q.npy ] && pass "glccl-mpi with two outputs that are one file: refused"
+        mkfifo pipe.csv
+        expect 1 "is a FIFO \(named pipe\); only a regular file is replaced" \
+            timeout 60 mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu --stats pipe.csv --force &&
+            pass "glccl-mpi refuses a FIFO output"
+        expect 0 "wrote q2.npy" run_mpi label in.npy --backend cpu --labels q2.npy --force &&
+            "$glccl" label in.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s q2.npy r.npy &&
+            pass "glccl-mpi still writes its labels"
+        # SIGTERM to mpirun before the commit: the earlier files as they
+        # were, no temporary behind (rank 0 holds them until both are
+        # complete). A full disk is left to the glccl cases: ulimit -f would
+        # limit Open MPI's own shared-memory files too.
+        echo keep > s.csv
+        echo keep > l.npy
+        GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 with_default_signals mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
+            --labels l.npy --stats s.csv --force >run.out 2>run.err &
+        pid=$!
+        for _ in $(seq 600); do
+            grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+            sleep 0.1
+        done
+        kill -s TERM "$pid"
+        wait "$pid"
+        if grep -q "^wrote" run.out; then
+            fail "glccl-mpi went on past SIGTERM"
+            cat run.out run.err
+        elif same s.csv keep && same l.npy keep && no_temporaries; then
+            pass "SIGTERM to mpirun before the commit leaves the earlier files and no temporary"
+        fi
+        rm -rf in.npy sub q.csv q.npy q2.npy r.npy pipe.csv s.csv l.npy run.out run.err
+        ;;
+    *)
+        echo "unknown section $section"
+        exit 2
+        ;;
+    esac
+done
+
+no_temporaries
+if [ "$failures" -ne 0 ]; then
+    echo "$failures failed"
+    exit 1
+fi
+echo "all passed"
