@@ -50,6 +50,7 @@ const char* sampleDescription(unsigned format) {
         case GL_R16:
         case GL_RGBA16: return "16-bit samples";
         case GL_R32UI: return "32-bit samples";
+        case GL_RG32UI: return "64-bit samples";
         case GL_R32F: return "32-bit float samples";
         default: return "8-bit samples";
     }
@@ -92,6 +93,7 @@ const char* textureFormatName(unsigned format) {
         case GL_R32F: return "GL_R32F";
         case GL_R8UI: return "GL_R8UI";
         case GL_R32UI: return "GL_R32UI";
+        case GL_RG32UI: return "GL_RG32UI";
         default: return "an unsupported format";
     }
 }
@@ -122,6 +124,7 @@ InputDescription InputDescription::texture(int width, int height, unsigned inter
     input.channels = color ? 4 : 1;
     input.sampleBits = internalFormat == GL_R16 || internalFormat == GL_RGBA16 ? 16
                        : internalFormat == GL_R32UI || internalFormat == GL_R32F ? 32
+                       : internalFormat == GL_RG32UI                             ? 64
                                                                                    : 8;
     input.textureFormat = internalFormat;
     return input;
@@ -147,6 +150,8 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
     switch (backend) {
         case Backend::Compute: {
             EngineCapabilities engine = glEngine(backend, context);
+            // 64-bit samples as GL_RG32UI, both halves compared (criterion.glsl).
+            engine.sampleBits.push_back(64);
             // Volumes: GL_TEXTURE_3D up to the context's 3-D size, 2^30 voxels.
             engine.connectivities.insert(engine.connectivities.end(),
                                          {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
@@ -160,7 +165,10 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             return engine;
         }
         case Backend::Raster: {
+            // Every format the Labeler accepts but GL_RG32UI: 64-bit samples
+            // are the compute engine's (and the reference's).
             EngineCapabilities engine = glEngine(backend, context);
+            engine.textureFormats = {GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8, GL_RGBA16};
             if (!context) engine.whyNotHere = noContext;
             else if (!atLeast(*context, 3, 3))
                 engine.whyNotHere = "it needs OpenGL 3.3, the context is " + context->version;
@@ -179,6 +187,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             engine.channels = {1};
             engine.thresholdChannels = {1, 4};
             engine.binaryLevel = false;
+            engine.delta = false;
             // Volumes from host and CUDA device memory (cuda/src/image_labeler.cpp).
             engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
                                      Connectivity::Eighteen, Connectivity::TwentySix};
@@ -195,7 +204,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             EngineCapabilities engine;
             engine.backend = backend;
             engine.residences = {Residence::HostMemory, Residence::GlTexture};
-            engine.sampleBits = {8, 16, 32};
+            engine.sampleBits = {8, 16, 32, 64};
             engine.channels = {1, 4};  // binary and segments read the red channel of a color texture
             engine.thresholdChannels = {1, 4};
             // The reference labels volumes of host memory as well (labelReference).
@@ -265,7 +274,7 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                                            sampleDescription(input.textureFormat) + ")"
                                      : "this image has " + std::to_string(input.sampleBits) + "-bit samples";
         return "the " + name + " backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); " + what +
-               ": use the compute, raster or cpu backend";
+               (input.sampleBits == 64 ? ": use the compute or cpu backend" : ": use the compute, raster or cpu backend");
     }
     if (!samplesTaken) {
         std::string bits;
@@ -285,6 +294,9 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     if (!engine.binaryLevel && options.criterion.kind == Criterion::Kind::Binary && options.criterion.level != 0)
         return "the " + name + " backend labels binary as nonzero only, not '" + options.criterion.toString() +
                "': use the compute, raster or cpu backend";
+    if (!engine.delta && options.criterion.kind == Criterion::Kind::Delta)
+        return "the " + name + " backend does not take the delta criterion ('" + options.criterion.toString() +
+               "'): use the compute, raster or cpu backend";
     return "";
 }
 
