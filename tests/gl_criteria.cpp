@@ -1,6 +1,6 @@
 // 64-bit samples (GL_RG32UI, both halves compared) and the delta criterion
-// on the GL engines that take them, against the CPU reference, 2-D and 3-D;
-// and the router's declaration of who takes them.
+// on the GL engines (compute, and raster for 2-D images), against the CPU
+// reference, 2-D and 3-D; and the router's declaration of who takes them.
 
 #include <catch2/catch.hpp>
 
@@ -93,23 +93,52 @@ TEST_CASE("criteria: a 64-bit ImageTexture is GL_RG32UI and keeps every bit", "[
     CHECK_THROWS_WITH(ImageTexture(Image(2, 2, 4, 64)), Contains("64-bit color"));
 }
 
-TEST_CASE("criteria: ids past 2^32 whose low halves collide stay apart on compute", "[gl]") {
+TEST_CASE("criteria: a host's GL_RG32UI texture, 2-D and 3-D, labels like the reference on every engine", "[gl]") {
+    offscreen().makeCurrent();
+    Labeler labeler;
+    const Image image = clusteredSamples(Shape::image(53, 31), 64, 41);
+    const Image volume = clusteredSamples(Shape::volume(17, 13, 9), 64, 43);
+    const ImageTexture imageTexture(image);
+    const ImageTexture volumeTexture = ImageTexture::volume(volume);
+    for (Backend backend : {Backend::Cpu, Backend::Raster, Backend::Compute})
+        for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::binaryAbove(1)}) {
+            LabelOptions options;
+            options.backend = backend;
+            options.criterion = criterion;
+            options.connectivity = Connectivity::Eight;
+            labeler.label(imageTexture.id(), options);
+            Comparison comparison = compareLabelings(labelReference(image, Connectivity::Eight, criterion),
+                                                     labeler.result());
+            INFO(backendName(backend) << " " << criterion.toString() << ": " << comparison.describe());
+            CHECK(comparison.identical());
+            if (backend == Backend::Raster) continue;  // 2-D only
+            options.connectivity = Connectivity::TwentySix;
+            labeler.label(volumeTexture.id(), options);
+            comparison = compareLabelings(labelReference(volume, Connectivity::TwentySix, criterion), labeler.result());
+            INFO("volume: " << comparison.describe());
+            CHECK(comparison.identical());
+        }
+}
+
+TEST_CASE("criteria: ids past 2^32 whose low halves collide stay apart on compute and raster", "[gl]") {
     // Columns of 1 and 2^32 + 1 (low halves equal), 2^32 - 1 beside 2^32
     // (one apart across the halves' carry).
     Image image(Shape::image(4, 3), 1, 64);
     const std::uint64_t columns[4] = {1, (std::uint64_t(1) << 32) + 1, 0xFFFFFFFFull, std::uint64_t(1) << 32};
     for (int y = 0; y < 3; ++y)
         for (int x = 0; x < 4; ++x) image.setSample(x, y, 0, columns[x]);
-    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
-        CHECK(labelWith(Backend::Compute, image, connectivity, Criterion::segments()).count() == 4);
-        CHECK(labelWith(Backend::Compute, image, connectivity, Criterion::withinDelta(0)).count() == 4);
-        CHECK(labelWith(Backend::Compute, image, connectivity, Criterion::withinDelta(1)).count() == 3);
-        CHECK(labelWith(Backend::Compute, image, connectivity, Criterion::thresholded(1)).count() == 3);
-        CHECK(labelWith(Backend::Compute, image, connectivity, Criterion::binaryAbove(1)).count() == 1);
-        for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::binary(),
-                                           Criterion::thresholded(0xFFFFFFFFll)})
-            requireMatchesReference(Backend::Compute, image, connectivity, criterion);
-    }
+    for (Backend backend : {Backend::Compute, Backend::Raster})
+        for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+            INFO(backendName(backend));
+            CHECK(labelWith(backend, image, connectivity, Criterion::segments()).count() == 4);
+            CHECK(labelWith(backend, image, connectivity, Criterion::withinDelta(0)).count() == 4);
+            CHECK(labelWith(backend, image, connectivity, Criterion::withinDelta(1)).count() == 3);
+            CHECK(labelWith(backend, image, connectivity, Criterion::thresholded(1)).count() == 3);
+            CHECK(labelWith(backend, image, connectivity, Criterion::binaryAbove(1)).count() == 1);
+            for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::binary(),
+                                               Criterion::thresholded(0xFFFFFFFFll)})
+                requireMatchesReference(backend, image, connectivity, criterion);
+        }
     // The same as a volume of one slice and of three.
     Image volume(Shape::volume(4, 3, 3), 1, 64);
     for (std::size_t i = 0; i < volume.shape().count(); ++i) volume.setSample(i, 0, columns[i % 4]);
@@ -119,7 +148,8 @@ TEST_CASE("criteria: ids past 2^32 whose low halves collide stay apart on comput
     }
 }
 
-TEST_CASE("criteria: random 64-bit images and volumes, every criterion, match the reference on compute", "[gl]") {
+TEST_CASE("criteria: random 64-bit images and volumes, every criterion, match the reference on every GL engine",
+          "[gl]") {
     std::uint64_t seed = 17;
     const Criterion criteria[] = {Criterion::binary(),         Criterion::binaryAbove(1),
                                   Criterion::binaryAbove(0xFFFFFFFFll), Criterion::segments(),
@@ -129,8 +159,11 @@ TEST_CASE("criteria: random 64-bit images and volumes, every criterion, match th
     for (const Criterion& criterion : criteria) {
         for (const Shape& shape : {Shape::image(1, 1), Shape::image(1, 33), Shape::image(47, 1), Shape::image(61, 37),
                                    Shape::image(130, 67)})
-            for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
-                requireMatchesReference(Backend::Compute, clusteredSamples(shape, 64, seed++), connectivity, criterion);
+            for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+                const Image image = clusteredSamples(shape, 64, seed++);
+                for (Backend backend : {Backend::Compute, Backend::Raster})
+                    requireMatchesReference(backend, image, connectivity, criterion);
+            }
         for (const Shape& shape : {Shape::volume(1, 1, 9), Shape::volume(13, 11, 1), Shape::volume(23, 17, 13)})
             for (Connectivity connectivity : {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix})
                 requireMatchesReference(Backend::Compute, clusteredSamples(shape, 64, seed++), connectivity, criterion);
@@ -158,21 +191,23 @@ TEST_CASE("criteria: delta on 8-, 16- and 32-bit images and volumes matches the 
     }
 }
 
-TEST_CASE("criteria: the router sends 64-bit samples to compute or cpu, and delta past cuda", "[gl][route]") {
+TEST_CASE("criteria: the router sends 64-bit samples and delta past cuda", "[gl][route]") {
     LabelOptions options;
     const InputDescription wide = InputDescription::hostImage(40, 30, 1, 64);
     const ContextInfo& info = offscreen().context().info();
     CHECK(whyRefused(capabilitiesOf(Backend::Compute, &info), wide, options).empty());
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, &info), wide, options).empty());
-    CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), wide, options) ==
-          "the raster backend labels 8-, 16- or 32-bit samples, not 64-bit");
+    CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), wide, options).empty());
     CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), InputDescription::texture(40, 30, 0x823C /* GL_RG32UI */),
-                     options) == "the raster backend labels 8-, 16- or 32-bit samples, not 64-bit");
+                     options)
+              .empty());
+    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), InputDescription::texture(40, 30, 0x823C), options) ==
+          "the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this texture is GL_RG32UI (64-bit "
+          "samples): use the compute, raster or cpu backend");
     CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), wide, options) ==
           "the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this image has 64-bit samples: use "
-          "the compute or cpu backend");
-    const Backend chosen = chooseRoute(wide, options, &info).backend;
-    CHECK((chosen == Backend::Compute || chosen == Backend::Cpu));
+          "the compute, raster or cpu backend");
+    CHECK(chooseRoute(wide, options, &info).backend != Backend::Cuda);
     options.criterion = Criterion::withinDelta(3);
     CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), InputDescription::hostImage(40, 30, 1, 8), options) ==
           "the cuda backend does not take the delta criterion ('delta:3'): use the compute, raster or cpu backend");

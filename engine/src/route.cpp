@@ -68,7 +68,8 @@ EngineCapabilities glEngine(Backend backend, const ContextInfo* context) {
     engine.backend = backend;
     engine.residences = {Residence::GlTexture};
     engine.hostUpload = true;
-    engine.sampleBits = {8, 16, 32};
+    // 64-bit samples as GL_RG32UI, both halves compared (criterion.glsl).
+    engine.sampleBits = {8, 16, 32, 64};
     // Binary and segments read the red channel of a color texture.
     engine.channels = {1, 4};
     engine.thresholdChannels = {1, 4};
@@ -150,8 +151,6 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
     switch (backend) {
         case Backend::Compute: {
             EngineCapabilities engine = glEngine(backend, context);
-            // 64-bit samples as GL_RG32UI, both halves compared (criterion.glsl).
-            engine.sampleBits.push_back(64);
             // Volumes: GL_TEXTURE_3D up to the context's 3-D size, 2^30 voxels.
             engine.connectivities.insert(engine.connectivities.end(),
                                          {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
@@ -165,10 +164,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             return engine;
         }
         case Backend::Raster: {
-            // Every format the Labeler accepts but GL_RG32UI: 64-bit samples
-            // are the compute engine's (and the reference's).
             EngineCapabilities engine = glEngine(backend, context);
-            engine.textureFormats = {GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8, GL_RGBA16};
             if (!context) engine.whyNotHere = noContext;
             else if (!atLeast(*context, 3, 3))
                 engine.whyNotHere = "it needs OpenGL 3.3, the context is " + context->version;
@@ -274,7 +270,7 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
                                            sampleDescription(input.textureFormat) + ")"
                                      : "this image has " + std::to_string(input.sampleBits) + "-bit samples";
         return "the " + name + " backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); " + what +
-               (input.sampleBits == 64 ? ": use the compute or cpu backend" : ": use the compute, raster or cpu backend");
+               ": use the compute, raster or cpu backend";
     }
     if (!samplesTaken) {
         std::string bits;
