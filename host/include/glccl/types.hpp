@@ -80,8 +80,6 @@ struct Criterion {
     // threshold, level or delta above the largest value, 2^sampleBits - 1),
     // "" when it can.
     std::string problemForSampleBits(int sampleBits) const;
-    // Whether 0 is background (binary, segments, delta); threshold has none.
-    bool hasBackground() const { return kind != Kind::Threshold; }
     bool operator==(const Criterion& o) const {
         return kind == o.kind && threshold == o.threshold && level == o.level && delta == o.delta;
     }
