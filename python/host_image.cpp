@@ -205,7 +205,8 @@ void copyFrom(const HostArray& source, Image& image, const std::string& where) {
     switch (source.sampleBits) {
         case 8: return copyAs<From, std::uint8_t>(source, image, where);
         case 16: return copyAs<From, std::uint16_t>(source, image, where);
-        default: return copyAs<From, std::uint32_t>(source, image, where);
+        case 32: return copyAs<From, std::uint32_t>(source, image, where);
+        default: return copyAs<From, std::uint64_t>(source, image, where);
     }
 }
 
@@ -215,7 +216,8 @@ int sampleBitsOf(char kind, int itemSize) {
     if (kind == 'u' || kind == 'i') {
         if (itemSize == 1) return 8;
         if (itemSize == 2) return 16;
-        if (itemSize == 4 || itemSize == 8) return 32;
+        if (itemSize == 4) return 32;
+        if (itemSize == 8) return 64;  // connectomics segment ids are uint64
     }
     if (kind == 'f' && (itemSize == 4 || itemSize == 8)) return 32;
     return 0;
@@ -297,7 +299,7 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
 std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& criterion) {
     if (!source.packed) return std::nullopt;
     const bool sampleType = source.kind == 'b' || (source.kind == 'u' && source.itemSize * 8 == source.sampleBits);
-    if (!sampleType || source.planes == 3 || (source.planes == 4 && source.sampleBits == 32)) return std::nullopt;
+    if (!sampleType || source.planes == 3 || (source.planes == 4 && source.sampleBits >= 32)) return std::nullopt;
     if (source.kind == 'b' && !(criterion.kind == Criterion::Kind::Binary && criterion.level == 0)) {
         // The copy makes every True a 1; the view passes the bytes as they are.
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(source.data);

@@ -127,6 +127,19 @@ TEST_CASE("raster: a 3.3 core context gives the same labels", "[gl][raster]") {
         for (Connectivity connectivity : kBoth)
             requireMatchesReference(labeler, generateFamily(family, 97, 61, 11), connectivity, Criterion::binary(), family);
     requireMatchesReference(labeler, randomImage(50, 40, 0.8, 4, 4, 9), Connectivity::Eight, Criterion::thresholded(60));
+    // 64-bit ids (GL_RG32UI, low halves colliding) and delta in GLSL 3.30.
+    Image ids(Shape::image(31, 23), 1, 64);
+    for (std::size_t i = 0; i < ids.shape().count(); ++i)
+        ids.setSample(i, 0, (i * 7) % 3 + (std::uint64_t(i % 2) << 32));
+    for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::binaryAbove(1)}) {
+        LabelOptions options;
+        options.backend = Backend::Raster;
+        options.criterion = criterion;
+        const Comparison comparison =
+            compareLabelings(labelReference(ids, Connectivity::Eight, criterion), labeler.label(ids, options));
+        INFO(criterion.toString() << ": " << comparison.describe());
+        REQUIRE(comparison.identical());
+    }
 }
 
 TEST_CASE("raster: O'Connell's Fig. 5.5, roots changed by several scatter-backs", "[gl][raster]") {

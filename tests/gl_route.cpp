@@ -92,8 +92,8 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     CHECK_THROWS_WITH(chooseRoute(InputDescription::hostImage(40, 30, 1, 16), options, nullptr),
                       Catch::StartsWith("the cuda backend labels 8-bit input"));
     // Samples an engine does not compare: skipped by auto, refused when named.
-    CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 64),
-                     withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16- or 32-bit samples, not 64-bit");
+    CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 12),
+                     withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16-, 32- or 64-bit samples, not 12-bit");
     // Dimensions: the reference, cuda and compute take volumes (6, 18 and 26
     // beside 4 and 8; gl_volume_compute.cpp, cuda_volume.cpp); raster
     // declares 2-D, and connectivities 4 and 8 (a 3-D connectivity on a 2-D

@@ -95,6 +95,15 @@ Bytes littleEndian(const std::vector<T>& values) {
     return bytes;
 }
 
+// The values in the opposite byte order ('>u2', '>f8', ...).
+template <class T>
+Bytes bigEndian(const std::vector<T>& values) {
+    Bytes bytes = littleEndian(values);
+    for (std::size_t i = 0; i < bytes.size(); i += sizeof(T)) std::reverse(bytes.begin() + std::ptrdiff_t(i),
+                                                                           bytes.begin() + std::ptrdiff_t(i + sizeof(T)));
+    return bytes;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- PNG
@@ -557,9 +566,9 @@ TEST_CASE("image_io: reads .npy images of every accepted dtype and order at the 
     const Image f3 = glccl::readImage(dir.file("f3.npy"), ChannelMode::Natural, glccl::NpyChannelAxis::Last);
     REQUIRE(f3.channels == 4);
     REQUIRE(f3.sampleBits == 16);
-    CHECK(std::vector<std::uint32_t>{f3.sample(0, 0, 0), f3.sample(0, 0, 1), f3.sample(0, 0, 2), f3.sample(0, 0, 3),
+    CHECK(std::vector<std::uint64_t>{f3.sample(0, 0, 0), f3.sample(0, 0, 1), f3.sample(0, 0, 2), f3.sample(0, 0, 3),
                                      f3.sample(1, 0, 0), f3.sample(1, 0, 1), f3.sample(1, 0, 2), f3.sample(1, 0, 3)} ==
-          std::vector<std::uint32_t>{1, 2, 3, 65535, 4, 5, 600, 65535});
+          std::vector<std::uint64_t>{1, 2, 3, 65535, 4, 5, 600, 65535});
     // The uint8 array glccl generate writes reads back as the same image.
     const Image noise = glccl::generateFamily("noise50", 37, 23, 4);
     glccl::writeImageNpy(dir.file("noise.npy"), noise, false);
@@ -594,8 +603,8 @@ TEST_CASE("image_io: refuses .npy images it cannot take exactly, from the header
            "largest accepted side");
     refuse("cube.npy", "{'descr': '|u1', 'fortran_order': False, 'shape': (2, 2, 2, 2), }", Bytes(16, 1),
            "images are (height, width)");
-    refuse("f8.npy", "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }", Bytes(8, 0), "'<f8'");
-    refuse("big_endian.npy", "{'descr': '>u2', 'fortran_order': False, 'shape': (1, 1), }", Bytes(2, 0), "'>u2'");
+    refuse("f2.npy", "{'descr': '<f2', 'fortran_order': False, 'shape': (1, 1), }", Bytes(2, 0), "'<f2'");
+    refuse("c8.npy", "{'descr': '<c8', 'fortran_order': False, 'shape': (1, 1), }", Bytes(8, 0), "'<c8'");
     // Color for binary or segments (gray mode) is refused, not converted.
     writeBytes(dir.file("rgb.npy"), npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 1, 3), }",
                                              {1, 2, 3}));
@@ -610,6 +619,92 @@ TEST_CASE("image_io: refuses .npy images it cannot take exactly, from the header
     writeBytes(dir.file("gray.npy"), npyBytes("{'descr': '|u1', 'fortran_order': False, 'shape': (1, 2), }", {1, 2}));
     CHECK_THROWS_WITH(glccl::readImage(dir.file("gray.npy"), ChannelMode::Gray, glccl::NpyChannelAxis::Last),
                       Contains("is 2-D but a channel axis was named"));
+}
+
+TEST_CASE("image_io: reads every .npy dtype numpy writes by default, in either byte order, exactly", "[host]") {
+    TempDir dir;
+    const auto dict = [](const std::string& descr, const std::string& shape = "(2, 3)") {
+        return "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+    };
+    int files = 0;
+    auto check = [&](const std::string& descr, const Bytes& data, int sampleBits,
+                     const std::vector<std::uint64_t>& expected) {
+        const std::string path = dir.file("dtype" + std::to_string(files++) + ".npy");
+        writeBytes(path, npyBytes(dict(descr), data));
+        INFO(descr);
+        const Image image = glccl::readImage(path);
+        REQUIRE(image.shape() == glccl::Shape::image(3, 2));
+        REQUIRE(image.sampleBits == sampleBits);
+        for (std::size_t i = 0; i < expected.size(); ++i) CHECK(image.sample(i) == expected[i]);
+    };
+    check("|i1", littleEndian(std::vector<std::int8_t>{0, 1, 2, 127, 0, 5}), 8, {0, 1, 2, 127, 0, 5});
+    const std::vector<std::int16_t> i2 = {0, 256, 32767, 300, 1, 2};
+    check("<i2", littleEndian(i2), 16, {0, 256, 32767, 300, 1, 2});
+    check(">i2", bigEndian(i2), 16, {0, 256, 32767, 300, 1, 2});
+    check(">u2", bigEndian(std::vector<std::uint16_t>{0, 256, 257, 65535, 300, 1}), 16, {0, 256, 257, 65535, 300, 1});
+    check(">u4", bigEndian(std::vector<std::uint32_t>{0, 70000, 0xFFFFFFFFu, 16777217, 5, 1}), 32,
+          {0, 70000, 0xFFFFFFFFu, 16777217, 5, 1});
+    check(">i4", bigEndian(std::vector<std::int32_t>{0, 70000, 0x7FFFFFFF, 16777217, 5, 1}), 32,
+          {0, 70000, 0x7FFFFFFF, 16777217, 5, 1});
+    check(">f4", bigEndian(std::vector<float>{0.0f, 1.0f, 2.0f, 250.0f, 4294967040.0f, 16777216.0f}), 32,
+          {0, 1, 2, 250, 4294967040u, 16777216});
+    // 64-bit integers keep every bit: ids past 2^32 whose low halves collide.
+    const std::uint64_t above = (std::uint64_t(1) << 32) + 1;
+    const std::vector<std::uint64_t> u8 = {0, above, 1, ~std::uint64_t(0), std::uint64_t(1) << 63, 5};
+    check("<u8", littleEndian(u8), 64, u8);
+    check(">u8", bigEndian(u8), 64, u8);
+    const std::vector<std::int64_t> i8 = {0, std::int64_t(above), 1, INT64_MAX, std::int64_t(1) << 40, 5};
+    const std::vector<std::uint64_t> i8Values(i8.begin(), i8.end());
+    check("<i8", littleEndian(i8), 64, i8Values);
+    check(">i8", bigEndian(i8), 64, i8Values);
+    // float64 becomes 64-bit samples: whole values below 2^64, exactly.
+    const std::vector<double> f8 = {0.0, 1.0, 9007199254740992.0, 9007199254740994.0, 18446744073709549568.0,
+                                    4294967297.0};
+    const std::vector<std::uint64_t> f8Values = {0, 1, 9007199254740992ull, 9007199254740994ull,
+                                                 18446744073709549568ull, 4294967297ull};
+    check("<f8", littleEndian(f8), 64, f8Values);
+    check(">f8", bigEndian(f8), 64, f8Values);
+
+    // A 64-bit image written by writeImageNpy ('<u8') reads back whole.
+    Image wide(glccl::Shape::image(3, 2), 1, 64);
+    for (std::size_t i = 0; i < 6; ++i) wide.setSample(i, 0, u8[i]);
+    glccl::writeImageNpy(dir.file("wide.npy"), wide, false);
+    CHECK(sameImage(glccl::readImage(dir.file("wide.npy")), wide));
+    // A 3-D '<i8' array is a volume of 64-bit samples.
+    writeBytes(dir.file("volume.npy"),
+               npyBytes(dict("<i8", "(2, 1, 3)"), littleEndian(std::vector<std::int64_t>{0, 1, 2, 3, 4, INT64_MAX})));
+    const Image volume = glccl::readImage(dir.file("volume.npy"));
+    REQUIRE(volume.shape() == glccl::Shape::volume(3, 1, 2));
+    CHECK(volume.sampleBits == 64);
+    CHECK(volume.sampleAt(2, 0, 1) == std::uint64_t(INT64_MAX));
+}
+
+TEST_CASE("image_io: refuses .npy values a criterion cannot take, with the value and its position", "[host]") {
+    TempDir dir;
+    auto refuse = [&](const std::string& name, const std::string& descr, const std::string& shape, const Bytes& data,
+                      const std::string& why) {
+        writeBytes(dir.file(name), npyBytes("{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape +
+                                                ", }",
+                                            data));
+        INFO(name);
+        CHECK_THROWS_WITH(glccl::readImage(dir.file(name)), StartsWith("glccl::readImage(): ") && Contains(why));
+    };
+    refuse("i8.npy", "<i8", "(2, 3)", littleEndian(std::vector<std::int64_t>{0, 1, 2, 3, 4, -5}),
+           "the value -5.000000 at [1, 2] is not an unsigned integer in 0..18446744073709551615");
+    refuse("i8_min.npy", ">i8", "(1, 2)", bigEndian(std::vector<std::int64_t>{1, INT64_MIN}),
+           "the value -9223372036854775808.000000 at [0, 1]");
+    refuse("i2.npy", ">i2", "(1, 2)", bigEndian(std::vector<std::int16_t>{-1, 1}), "-1.000000 at [0, 0]");
+    refuse("i1.npy", "|i1", "(1, 2)", littleEndian(std::vector<std::int8_t>{1, -128}), "-128.000000 at [0, 1]");
+    refuse("nan.npy", "<f8", "(1, 2)", littleEndian(std::vector<double>{1.0, std::nan("")}), "nan at [0, 1]");
+    refuse("inf.npy", ">f8", "(2, 1)", bigEndian(std::vector<double>{1.0, HUGE_VAL}), "inf at [1, 0]");
+    refuse("half.npy", "<f8", "(1, 1)", littleEndian(std::vector<double>{2.5}), "2.500000 at [0, 0]");
+    refuse("two64.npy", "<f8", "(1, 1)", littleEndian(std::vector<double>{18446744073709551616.0}),
+           "is not an unsigned integer in 0..18446744073709551615");
+    refuse("negative_f4.npy", ">f4", "(1, 1)", bigEndian(std::vector<float>{-1.0f}), "-1.000000 at [0, 0]");
+    // A volume's position is (z, y, x).
+    refuse("volume.npy", "<i8", "(2, 2, 3)",
+           littleEndian(std::vector<std::int64_t>{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -7, 0}),
+           "the value -7.000000 at [1, 1, 1] is not an unsigned integer");
 }
 
 // ---------------------------------------------------------------- writers

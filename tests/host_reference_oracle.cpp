@@ -31,9 +31,9 @@ struct OracleResult {
     std::vector<OracleComponent> components;
 };
 
-// The contract's criteria, restated: binary and segments look at the single
-// gray channel (0 is background); threshold has no background and compares
-// every channel.
+// The contract's criteria, restated: binary, segments and delta look at the
+// single gray channel (0 is background); threshold has no background and
+// compares every channel.
 bool oracleForeground(const Image& image, int x, int y, const Criterion& criterion) {
     if (criterion.kind == Criterion::Kind::Threshold) return true;
     return image.at(x, y) != 0;
@@ -49,6 +49,7 @@ bool oracleJoined(const Image& image, int x0, int y0, int x1, int y1, const Crit
                 if (std::abs(image.at(x0, y0, c) - image.at(x1, y1, c)) > criterion.threshold) return false;
             }
             return true;
+        case Criterion::Kind::Delta: return std::abs(image.at(x0, y0) - image.at(x1, y1)) <= criterion.delta;
     }
     return false;
 }

@@ -18,7 +18,7 @@ const std::vector<std::pair<std::uint32_t, std::uint32_t>> kTileShapes = {
     {1, 1}, {1, 7}, {7, 1}, {2, 3}, {3, 2}, {5, 7}, {8, 8}, {16, 3}, {1, 1000}, {1000, 1}, {1000, 1000}};
 
 const std::vector<Criterion> kCriteria = {Criterion::binary(), Criterion::segments(), Criterion::thresholded(0),
-                                          Criterion::thresholded(40)};
+                                          Criterion::thresholded(40), Criterion::withinDelta(1)};
 
 // Random images whose values suit the criterion: binary and segments read
 // few gray levels, threshold many (and color).
@@ -27,7 +27,8 @@ std::vector<Image> randomImagesFor(const Criterion& criterion, int width, int he
     for (const double density : {0.35, 0.6, 0.9}) {
         switch (criterion.kind) {
             case Criterion::Kind::Binary: images.push_back(randomImage(width, height, density, 2, 1, seed++)); break;
-            case Criterion::Kind::Segments: images.push_back(randomImage(width, height, density, 4, 1, seed++)); break;
+            case Criterion::Kind::Segments:
+            case Criterion::Kind::Delta: images.push_back(randomImage(width, height, density, 4, 1, seed++)); break;
             case Criterion::Kind::Threshold:
                 images.push_back(randomImage(width, height, density, 120, 1, seed++));
                 images.push_back(randomImage(width, height, density, 120, 4, seed++));
@@ -95,6 +96,25 @@ TEST_CASE("several workers on one device label like one", "[tiles]") {
                 options.tileHeight = 3;
                 requireTiledMatchesReference(image, options, "3 workers, full-width tiles");
             }
+}
+
+TEST_CASE("tiles take 64-bit samples whose low halves collide, and delta, like the reference", "[tiles]") {
+    // Ids 1..3 and the same plus 2^32 in alternate columns: equal low halves
+    // side by side.
+    Image image(glccl::Shape::image(37, 29), 1, 64);
+    std::uint64_t state = 88172645463325252ull;
+    for (std::size_t i = 0; i < image.shape().count(); ++i) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        const std::uint64_t id = state % 4;
+        image.setSample(i, 0, id == 0 ? 0 : id + (i % 2 == 0 ? std::uint64_t(1) << 32 : 0));
+    }
+    for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+        for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::withinDelta(2),
+                                           Criterion::thresholded(1), Criterion::binary()})
+            for (const auto& [w, h] : {std::pair{5u, 7u}, {8u, 3u}, {1u, 1000u}})
+                glccl::test::requireTiledMatchesReference(image, glccl::test::cpuTiles(connectivity, criterion, w, h));
 }
 
 TEST_CASE("one tile is the one-piece labeling", "[tiles]") {

@@ -121,6 +121,69 @@ TEST_CASE("every .npy dtype and layout maps to readImage's pixels", "[tiles]") {
     REQUIRE(peekNpyShape(folder + "/rgb.npy", NpyChannelAxis::Last).channels == 3);
 }
 
+TEST_CASE("64-bit and big-endian .npy dtypes map to readImage's pixels, and a volume's refusal names [z, y, x]",
+          "[tiles]") {
+    const std::string folder = glccl::test::scratchFolder("npy64");
+    const int width = 19, height = 13;
+    // Ids 1..3, plus 2^32 in alternate columns: low halves equal side by side.
+    std::vector<std::uint64_t> ids;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            const std::uint64_t id = std::uint64_t((x * 7 + y * 3) % 4);
+            ids.push_back(id == 0 ? 0 : id + (x % 2 == 0 ? std::uint64_t(1) << 32 : 0));
+        }
+    const auto bytesOf = [&](std::size_t size, bool big, auto element) {
+        std::vector<std::uint8_t> bytes;
+        for (const std::uint64_t id : ids) {
+            const std::uint64_t bits = element(id);
+            for (std::size_t b = 0; b < size; ++b)
+                bytes.push_back(std::uint8_t(bits >> (8 * (big ? size - 1 - b : b))));
+        }
+        return bytes;
+    };
+    const auto asDouble = [](std::uint64_t id) {
+        const double d = double(id);
+        std::uint64_t bits;
+        std::memcpy(&bits, &d, 8);
+        return bits;
+    };
+    const auto same = [](std::uint64_t id) { return id; };
+    const std::string shape = "(" + std::to_string(height) + ", " + std::to_string(width) + ")";
+    writeNpy(folder + "/i8.npy", "<i8", shape, false, bytesOf(8, false, same));
+    writeNpy(folder + "/u8be.npy", ">u8", shape, false, bytesOf(8, true, same));
+    writeNpy(folder + "/f8be.npy", ">f8", shape, false, bytesOf(8, true, asDouble));
+    writeNpy(folder + "/u8f.npy", "<u8", shape, true, bytesOf(8, false, same));  // read as the transpose
+    for (const std::string name : {"i8", "u8be", "f8be", "u8f"}) {
+        const std::string path = folder + "/" + name + ".npy";
+        INFO(name);
+        const NpyImageSource source(path, ChannelMode::Gray);
+        REQUIRE(source.sampleBits() == 64);
+        const Image whole = readImage(path, ChannelMode::Gray);
+        requireSamePixels(source, whole);
+        for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1)}) {
+            LabelingSink sink;
+            labelTiled(source, glccl::test::cpuTiles(Connectivity::Eight, criterion, 5, 4), sink);
+            REQUIRE(compareLabelings(labelReference(whole, Connectivity::Eight, criterion), sink.labeling())
+                        .identical());
+        }
+    }
+    CHECK(NpyImageSource(folder + "/u8be.npy", ChannelMode::Gray).describe().rfind("uint64 (big-endian) .npy", 0) ==
+          0);
+
+    // A negative int64 in a volume: its place as (z, y, x).
+    std::vector<std::uint8_t> volume(2 * 3 * 4 * 8, 0);
+    const std::int64_t negative = -4;
+    std::memcpy(volume.data() + 8 * ((1 * 3 + 2) * 4 + 1), &negative, 8);  // [1, 2, 1]
+    writeNpy(folder + "/volume.npy", "<i8", "(2, 3, 4)", false, volume);
+    const NpyImageSource volumeSource(folder + "/volume.npy", ChannelMode::Gray, NpyChannelAxis::None, NpyVolumes::Read);
+    TiledOptions bricks = glccl::test::cpuTiles(Connectivity::Six, Criterion::segments(), 4, 3);
+    bricks.tileDepth = 1;
+    LabelingSink sink;
+    REQUIRE_THROWS_WITH(labelTiled(volumeSource, bricks, sink),
+                        Catch::Matchers::Contains("holds the value -4.000000 at [1, 2, 1], which is not an unsigned "
+                                                  "integer in 0..18446744073709551615"));
+}
+
 TEST_CASE("16-bit .npy samples keep their values, and a negative int32 is refused where it lies", "[tiles]") {
     const std::string folder = glccl::test::scratchFolder("npy16");
     // uint16 segment ids past 255: 300 and 301 are different segments.
@@ -166,10 +229,11 @@ TEST_CASE("broken .npy files are refused before mapping", "[tiles]") {
     writeNpy(folder + "/short.npy", "|u1", "(4, 6)", false, std::vector<std::uint8_t>(20, 1));
     REQUIRE_THROWS_WITH(NpyImageSource(folder + "/short.npy", ChannelMode::Gray),
                         Catch::Matchers::EndsWith("is truncated: its header promises 6x4 (152 bytes) but the file has 148 bytes"));
-    writeNpy(folder + "/i8.npy", "<i8", "(1, 1)", false, std::vector<std::uint8_t>(8, 1));
-    REQUIRE_THROWS_WITH(NpyImageSource(folder + "/i8.npy", ChannelMode::Gray),
-                        Catch::Matchers::EndsWith("holds '<i8'; .npy images are bool, uint8, uint16, int32, uint32 or "
-                                                  "float32 (little-endian)"));
+    writeNpy(folder + "/c8.npy", "<c8", "(1, 1)", false, std::vector<std::uint8_t>(8, 1));
+    REQUIRE_THROWS_WITH(NpyImageSource(folder + "/c8.npy", ChannelMode::Gray),
+                        Catch::Matchers::EndsWith("holds '<c8'; .npy images are bool, int8, uint8, int16, uint16, "
+                                                  "int32, uint32, int64, uint64, float32 or float64 (either byte "
+                                                  "order)"));
     { std::ofstream(folder + "/text.npy") << "not numpy at all"; }
     REQUIRE_THROWS_WITH(NpyImageSource(folder + "/text.npy", ChannelMode::Gray),
                         Catch::Matchers::EndsWith("is not a NumPy .npy file"));

@@ -140,6 +140,28 @@ TEST_CASE("bricks take every criterion and sample width like the reference", "[t
     }
 }
 
+TEST_CASE("bricks take 64-bit samples and delta like the reference", "[tiles][volume]") {
+    // 32-bit volumes of few levels, lifted to 64 bits where the low halves of
+    // neighbouring ids collide: v and v + 2^32 are different segments.
+    std::uint32_t seed = 200;
+    for (const int bits : {8, 32, 64}) {
+        const Image levels = randomTestVolume(11, 9, 7, 0.8, seed++, bits == 64 ? 32 : bits, 6);
+        Image volume = levels;
+        if (bits == 64) {
+            volume = Image(levels.shape(), 1, 64);
+            for (std::size_t i = 0; i < levels.shape().count(); ++i) {
+                const std::uint64_t v = levels.sample(i);
+                volume.setSample(i, 0, v == 0 ? 0 : v + ((i / 3) % 2 == 0 ? std::uint64_t(1) << 32 : 0));
+            }
+        }
+        for (const Connectivity connectivity : kVolumeConnectivities)
+            for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(0),
+                                               Criterion::withinDelta(1), Criterion::withinDelta(3),
+                                               Criterion::thresholded(2), Criterion::binary()})
+                requireBricksMatchReference(volume, bricks(connectivity, criterion, 4, 3, 2));
+    }
+}
+
 TEST_CASE("bricks spilled to a file, on several workers and sized automatically equal the reference",
           "[tiles][volume]") {
     const Image volume = randomTestVolume(37, 23, 19, 0.5, 7);

@@ -150,11 +150,14 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
         // Binary and segments read the red channel of GL_RGBA8 (a mask
         // rendered into a color target); threshold compares all four channels.
+        // GL_RG32UI holds 64-bit samples as two halves (ImageTexture).
         const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
-                               format == GL_R32UI || format == GL_RGBA8 || format == GL_RGBA16;
+                               format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 ||
+                               format == GL_RGBA16;
         if (!supported)
             throw Error(std::string("the texture is ") + textureFormatName(unsigned(format)) +
-                        "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 textures");
+                        "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 "
+                        "textures");
         if (width < 1 || height < 1 || depth < 1) throw Error("the texture has no level 0 image");
 
         // The router refuses what the backend cannot label (the cuda

@@ -50,6 +50,7 @@ const char* sampleDescription(unsigned format) {
         case GL_R16:
         case GL_RGBA16: return "16-bit samples";
         case GL_R32UI: return "32-bit samples";
+        case GL_RG32UI: return "64-bit samples";
         case GL_R32F: return "32-bit float samples";
         default: return "8-bit samples";
     }
@@ -67,7 +68,8 @@ EngineCapabilities glEngine(Backend backend, const ContextInfo* context) {
     engine.backend = backend;
     engine.residences = {Residence::GlTexture};
     engine.hostUpload = true;
-    engine.sampleBits = {8, 16, 32};
+    // 64-bit samples as GL_RG32UI, both halves compared (criterion.glsl).
+    engine.sampleBits = {8, 16, 32, 64};
     // Binary and segments read the red channel of a color texture.
     engine.channels = {1, 4};
     engine.thresholdChannels = {1, 4};
@@ -92,6 +94,7 @@ const char* textureFormatName(unsigned format) {
         case GL_R32F: return "GL_R32F";
         case GL_R8UI: return "GL_R8UI";
         case GL_R32UI: return "GL_R32UI";
+        case GL_RG32UI: return "GL_RG32UI";
         default: return "an unsupported format";
     }
 }
@@ -122,6 +125,7 @@ InputDescription InputDescription::texture(int width, int height, unsigned inter
     input.channels = color ? 4 : 1;
     input.sampleBits = internalFormat == GL_R16 || internalFormat == GL_RGBA16 ? 16
                        : internalFormat == GL_R32UI || internalFormat == GL_R32F ? 32
+                       : internalFormat == GL_RG32UI                             ? 64
                                                                                    : 8;
     input.textureFormat = internalFormat;
     return input;
@@ -179,6 +183,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             engine.channels = {1};
             engine.thresholdChannels = {1, 4};
             engine.binaryLevel = false;
+            engine.delta = false;
             // Volumes from host and CUDA device memory (cuda/src/image_labeler.cpp).
             engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
                                      Connectivity::Eighteen, Connectivity::TwentySix};
@@ -195,7 +200,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             EngineCapabilities engine;
             engine.backend = backend;
             engine.residences = {Residence::HostMemory, Residence::GlTexture};
-            engine.sampleBits = {8, 16, 32};
+            engine.sampleBits = {8, 16, 32, 64};
             engine.channels = {1, 4};  // binary and segments read the red channel of a color texture
             engine.thresholdChannels = {1, 4};
             // The reference labels volumes of host memory as well (labelReference).
@@ -285,6 +290,9 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     if (!engine.binaryLevel && options.criterion.kind == Criterion::Kind::Binary && options.criterion.level != 0)
         return "the " + name + " backend labels binary as nonzero only, not '" + options.criterion.toString() +
                "': use the compute, raster or cpu backend";
+    if (!engine.delta && options.criterion.kind == Criterion::Kind::Delta)
+        return "the " + name + " backend does not take the delta criterion ('" + options.criterion.toString() +
+               "'): use the compute, raster or cpu backend";
     return "";
 }
 

@@ -15,7 +15,9 @@ constexpr const char* kWhere = "glccl::ImageTexture";
 // format keeps the exact sample values: 8- and 16-bit samples as normalized
 // integers (a 16-bit value v reads as v / 65535 in a float, and the shaders'
 // round(x * 65535) gives v back exactly), 32-bit samples as unsigned
-// integers (a float holds only 24 bits exactly).
+// integers (a float holds only 24 bits exactly), and 64-bit samples as two
+// unsigned 32-bit halves, red the low and green the high one (GL has no
+// 64-bit integer texel; a little-endian uint64 is those halves in order).
 struct Layout {
     GLenum internalFormat = 0, format = 0, type = 0;
 };
@@ -26,7 +28,8 @@ Layout layoutOf(int channels, int sampleBits) {
         case 8: return {gray ? GLenum(GL_R8) : GLenum(GL_RGBA8), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_BYTE};
         case 16:
             return {gray ? GLenum(GL_R16) : GLenum(GL_RGBA16), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_SHORT};
-        default: return {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT};
+        case 32: return {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT};
+        default: return {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT};
     }
 }
 
@@ -86,10 +89,13 @@ ImageTexture ImageTexture::volume(const ImageView& view) {
 std::unique_ptr<ImageTexture::Impl> ImageTexture::allocate(const ImageView& image, const std::string& where) {
     if (image.channels != 1 && image.channels != 4)
         throw Error(where + "images have 1 or 4 channels, not " + std::to_string(image.channels));
-    if (image.sampleBits != 8 && image.sampleBits != 16 && image.sampleBits != 32)
-        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(image.sampleBits) + "-bit");
+    if (!Image::isSampleBits(image.sampleBits))
+        throw Error(where + "images have 8-, 16-, 32- or 64-bit samples, not " + std::to_string(image.sampleBits) +
+                    "-bit");
     if (image.sampleBits == 32 && image.channels == 4)
         throw Error(where + "32-bit color images are not uploaded (32-bit images are 1 channel: GL_R32UI)");
+    if (image.sampleBits == 64 && image.channels == 4)
+        throw Error(where + "64-bit color images are not uploaded (64-bit images are 1 channel: GL_RG32UI)");
     if (image.width < 1 || image.height < 1 || image.pixels == nullptr)
         throw Error(where + "the image is empty");
     const bool volume = image.dimensions == 3;

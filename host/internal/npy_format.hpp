@@ -48,24 +48,31 @@ bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides);
 std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const std::string& shape,
                                  NpyChannelAxis channelAxis);
 
-// The dtypes an .npy image may hold and the sampleBits each becomes. Every value
-// must be an unsigned integer the sampleBits holds exactly (int32 values >= 0,
-// float32 values whole and in 0..2^32-1); anything else is an error, never
-// a rounding or a reduction.
+// The dtypes an .npy image may hold and the sampleBits each becomes: every
+// dtype numpy writes by default, in either byte order. Integers keep their
+// width (bool and int8 8 bits, ..., int64 and uint64 64 bits); float32
+// becomes 32-bit and float64 64-bit samples. Every value must be an unsigned
+// integer the sampleBits holds exactly (signed values >= 0, float values
+// whole, finite and in 0..2^bits-1); anything else is an error, never a
+// rounding or a reduction.
 enum class NpyKind { Unsigned, Bool, Signed, Float };
 struct NpyDtype {
     const char* descr;  // as the header writes it, quotes included
     std::size_t size;
     NpyKind kind;
     int sampleBits;
+    bool bigEndian = false;
 };
 
 // The image dtype of a header's descr; nullptr for any other.
 const NpyDtype* findNpyImageDtype(const std::string& descr);
 
 // The element at `p` as a sample: true and `value` when it is an unsigned
-// integer of 32 bits; false otherwise, with `shown` the value as read, for
-// the error message.
-bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint32_t& value, double& shown);
+// integer of the dtype's sampleBits; false otherwise, with `shown` the value
+// as read ("-3.000000", "2.500000", "nan"), for the error message.
+bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value, std::string& shown);
+
+// numpy's name of the dtype's type: "bool", "int8", ..., "float64".
+std::string npyTypeName(const NpyDtype& dtype);
 
 }  // namespace glccl::detail

@@ -61,7 +61,12 @@ void writeImageNpy(const std::string& path, const Image& image, bool overwrite) 
     std::string shape = "(" + (image.dimensions == 3 ? std::to_string(image.depth) + ", " : std::string()) +
                         std::to_string(image.height) + ", " + std::to_string(image.width);
     shape += image.channels == 1 ? ")" : ", " + std::to_string(image.channels) + ")";
-    writeNpyHeader(file, image.sampleBits == 8 ? "|u1" : image.sampleBits == 16 ? "<u2" : "<u4", shape);
+    writeNpyHeader(file,
+                   image.sampleBits == 8    ? "|u1"
+                   : image.sampleBits == 16 ? "<u2"
+                   : image.sampleBits == 32 ? "<u4"
+                                            : "<u8",
+                   shape);
     file.write(image.pixels.data(), image.pixels.size());
     file.close();
 }
@@ -136,10 +141,10 @@ Image decodeNpyVolume(const ReadContext& context, const NpyHeader& npy, const Np
             const std::uint64_t z = fortran ? i % depth : i / (width * height);
             const std::uint64_t y = fortran ? (i / depth) % height : (i / width) % height;
             const std::uint64_t x = fortran ? i / (depth * height) : i % width;
-            std::uint32_t value = 0;
-            double shown = 0;
+            std::uint64_t value = 0;
+            std::string shown;
             if (!npyElementValue(chunk.data() + k * dtype.size, dtype, value, shown))
-                throw fail("the value " + std::to_string(shown) + " at [" + std::to_string(z) + ", " +
+                throw fail("the value " + shown + " at [" + std::to_string(z) + ", " +
                            std::to_string(y) + ", " + std::to_string(x) + "] is not an unsigned integer in 0.." +
                            std::to_string(image.maxValue()) +
                            " (signed, fractional and non-finite values are never rounded)");
@@ -158,7 +163,8 @@ Image decodeNpy(const ReadContext& context) {
     const NpyDtype* dtype = findNpyImageDtype(npy.descr);
     if (dtype == nullptr)
         throw fail("dtype " + (npy.descr.empty() ? std::string("missing") : npy.descr) +
-                   " is not read; images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
+                   " is not read; images are bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32 or "
+                   "float64 (either byte order)");
     std::vector<std::uint64_t> sides;
     if (!parseNpySides(npy.shape, sides)) sides.clear();
     if (sides.size() == 3 && context.channelAxis == NpyChannelAxis::None)
@@ -195,15 +201,15 @@ Image decodeNpy(const ReadContext& context) {
         for (std::uint64_t k = 0; k < run; ++k) {
             const std::uint64_t i = start + k;  // element index in file order
             const std::uint8_t* p = chunk.data() + k * dtype->size;
-            std::uint32_t value = 0;
-            double shown = 0;
+            std::uint64_t value = 0;
+            std::string shown;
             const bool exact = npyElementValue(p, *dtype, value, shown);
             // (y, x, c) of element i: C order is y-major, Fortran order c-major with y fastest.
             const std::uint64_t y = fortran ? i % height : i / (width * planes);
             const std::uint64_t x = fortran ? (i / height) % width : (i / planes) % width;
             const std::uint64_t c = fortran ? i / (height * width) : i % planes;
             if (!exact)
-                throw fail("the value " + std::to_string(shown) + " at [" + std::to_string(y) + ", " +
+                throw fail("the value " + shown + " at [" + std::to_string(y) + ", " +
                            std::to_string(x) + (planes > 1 ? ", " + std::to_string(c) : "") + "] is not an " +
                            "unsigned integer in 0.." + std::to_string(image.maxValue()) +
                            " (signed, fractional and non-finite values are never rounded)");

@@ -53,10 +53,17 @@ std::vector<std::string> npyHeaderKeys(const std::string& header) {
     return keys;
 }
 
-constexpr NpyDtype kNpyImageDtypes[] = {{"'|u1'", 1, NpyKind::Unsigned, 8}, {"'<u1'", 1, NpyKind::Unsigned, 8},
-                                        {"'|b1'", 1, NpyKind::Bool, 8},     {"'<u2'", 2, NpyKind::Unsigned, 16},
-                                        {"'<i4'", 4, NpyKind::Signed, 32},  {"'<u4'", 4, NpyKind::Unsigned, 32},
-                                        {"'<f4'", 4, NpyKind::Float, 32}};
+constexpr NpyDtype kNpyImageDtypes[] = {
+    {"'|u1'", 1, NpyKind::Unsigned, 8},       {"'<u1'", 1, NpyKind::Unsigned, 8},
+    {"'|b1'", 1, NpyKind::Bool, 8},           {"'|i1'", 1, NpyKind::Signed, 8},
+    {"'<u2'", 2, NpyKind::Unsigned, 16},      {"'>u2'", 2, NpyKind::Unsigned, 16, true},
+    {"'<i2'", 2, NpyKind::Signed, 16},        {"'>i2'", 2, NpyKind::Signed, 16, true},
+    {"'<u4'", 4, NpyKind::Unsigned, 32},      {"'>u4'", 4, NpyKind::Unsigned, 32, true},
+    {"'<i4'", 4, NpyKind::Signed, 32},        {"'>i4'", 4, NpyKind::Signed, 32, true},
+    {"'<f4'", 4, NpyKind::Float, 32},         {"'>f4'", 4, NpyKind::Float, 32, true},
+    {"'<u8'", 8, NpyKind::Unsigned, 64},      {"'>u8'", 8, NpyKind::Unsigned, 64, true},
+    {"'<i8'", 8, NpyKind::Signed, 64},        {"'>i8'", 8, NpyKind::Signed, 64, true},
+    {"'<f8'", 8, NpyKind::Float, 64},         {"'>f8'", 8, NpyKind::Float, 64, true}};
 
 }  // namespace
 
@@ -144,24 +151,53 @@ const NpyDtype* findNpyImageDtype(const std::string& descr) {
     return nullptr;
 }
 
-bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint32_t& value, double& shown) {
-    std::uint32_t bits = 0;
-    for (std::size_t b = 0; b < dtype.size; ++b) bits |= std::uint32_t(p[b]) << (8 * b);
+bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value, std::string& shown) {
+    std::uint64_t bits = 0;
+    for (std::size_t b = 0; b < dtype.size; ++b) {
+        const std::size_t byte = dtype.bigEndian ? dtype.size - 1 - b : b;
+        bits |= std::uint64_t(p[byte]) << (8 * b);
+    }
     value = bits;
-    shown = bits;
     if (dtype.kind == NpyKind::Signed) {
-        shown = double(std::int32_t(bits));
-        return std::int32_t(bits) >= 0;
+        // Sign-extend from the dtype's width.
+        const unsigned unused = unsigned(64 - 8 * dtype.size);
+        const auto signedValue = std::int64_t(bits << unused) >> unused;
+        // Printed as the float and 32-bit readers print values ("-3.000000"),
+        // from the integer itself so that 64-bit values stay exact.
+        shown = std::to_string(signedValue) + ".000000";
+        return signedValue >= 0;
     }
     if (dtype.kind == NpyKind::Float) {
-        float f;
-        std::memcpy(&f, &bits, 4);
-        shown = f;
-        const bool exact = f >= 0.0f && f <= 4294967040.0f && std::floor(f) == f;  // the largest float below 2^32
-        value = exact ? std::uint32_t(f) : 0;
+        // The largest value below 2^bits is the largest float (or double)
+        // under it; every float at least 2^24 (double at least 2^53) is whole.
+        double real = 0;
+        if (dtype.size == 4) {
+            float f;
+            const auto word = std::uint32_t(bits);
+            std::memcpy(&f, &word, 4);
+            real = f;
+        } else {
+            std::memcpy(&real, &bits, 8);
+        }
+        shown = std::to_string(real);
+        const double limit = std::ldexp(1.0, dtype.sampleBits);  // 2^32 or 2^64, exact in a double
+        const bool exact = real >= 0.0 && real < limit && std::floor(real) == real;
+        value = exact ? std::uint64_t(real) : 0;
         return exact;
     }
+    shown = std::to_string(bits) + ".000000";
     return true;
+}
+
+std::string npyTypeName(const NpyDtype& dtype) {
+    const std::string bits = std::to_string(8 * dtype.size);
+    switch (dtype.kind) {
+        case NpyKind::Bool: return "bool";
+        case NpyKind::Signed: return "int" + bits;
+        case NpyKind::Float: return "float" + bits;
+        case NpyKind::Unsigned: break;
+    }
+    return "uint" + bits;
 }
 
 }  // namespace glccl::detail

@@ -14,27 +14,42 @@ namespace {
 
 // The criterion on the CPU, written once. The public isForeground /
 // areConnected and the labeler below all go through these two functions, on
-// the samples of one sampleBits (Sample: uint8_t, uint16_t or uint32_t; the image
-// holds them little-endian). Binary and segments are defined for any channel
+// the samples of one sampleBits (Sample: uint8_t, uint16_t, uint32_t or
+// uint64_t; the image holds them little-endian). Values are compared as
+// unsigned integers of 64 bits, which every sample and criterion number fits
+// without a sign. Binary, segments and delta are defined for any channel
 // count (foreground when some channel is foreground) so that the predicates
 // never read out of bounds; labelReference restricts them to 1-channel
 // images as the contract says.
 template <class Sample>
-Sample loadSample(const std::uint8_t* p) {
-    std::uint32_t value = 0;
-    for (std::size_t b = 0; b < sizeof(Sample); ++b) value |= std::uint32_t(p[b]) << (8 * b);
-    return Sample(value);
+std::uint64_t loadSample(const std::uint8_t* p) {
+    std::uint64_t value = 0;
+    for (std::size_t b = 0; b < sizeof(Sample); ++b) value |= std::uint64_t(p[b]) << (8 * b);
+    return value;
 }
+
+std::uint64_t distance(std::uint64_t a, std::uint64_t b) { return a > b ? a - b : b - a; }
 
 template <class Sample>
 bool pixelIsForeground(const std::uint8_t* p, int channels, const Criterion& criterion) {
     if (criterion.kind == Criterion::Kind::Threshold) return true;
-    // Binary: above the level (0: nonzero); segments: nonzero.
-    const std::int64_t level = criterion.kind == Criterion::Kind::Binary ? criterion.level : 0;
+    // Binary: above the level (0: nonzero); segments and delta: nonzero.
+    const auto level = std::uint64_t(criterion.kind == Criterion::Kind::Binary ? criterion.level : 0);
     for (int c = 0; c < channels; ++c) {
-        if (std::int64_t(loadSample<Sample>(p + c * sizeof(Sample))) > level) return true;
+        if (loadSample<Sample>(p + c * sizeof(Sample)) > level) return true;
     }
     return false;
+}
+
+// Whether every channel of a and b differs by at most `largest`.
+template <class Sample>
+bool channelsWithin(const std::uint8_t* a, const std::uint8_t* b, int channels, std::int64_t largest) {
+    for (int c = 0; c < channels; ++c) {
+        if (distance(loadSample<Sample>(a + c * sizeof(Sample)), loadSample<Sample>(b + c * sizeof(Sample))) >
+            std::uint64_t(largest))
+            return false;
+    }
+    return true;
 }
 
 template <class Sample>
@@ -43,17 +58,11 @@ bool pixelsConnect(const std::uint8_t* a, const std::uint8_t* b, int channels, c
         case Criterion::Kind::Binary:
             return pixelIsForeground<Sample>(a, channels, criterion) && pixelIsForeground<Sample>(b, channels, criterion);
         case Criterion::Kind::Segments:
-            for (int c = 0; c < channels; ++c) {
-                if (loadSample<Sample>(a + c * sizeof(Sample)) != loadSample<Sample>(b + c * sizeof(Sample))) return false;
-            }
-            return pixelIsForeground<Sample>(a, channels, criterion);
-        case Criterion::Kind::Threshold:
-            for (int c = 0; c < channels; ++c) {
-                const std::int64_t difference = std::int64_t(loadSample<Sample>(a + c * sizeof(Sample))) -
-                                                std::int64_t(loadSample<Sample>(b + c * sizeof(Sample)));
-                if (std::abs(difference) > criterion.threshold) return false;
-            }
-            return true;
+            return channelsWithin<Sample>(a, b, channels, 0) && pixelIsForeground<Sample>(a, channels, criterion);
+        case Criterion::Kind::Threshold: return channelsWithin<Sample>(a, b, channels, criterion.threshold);
+        case Criterion::Kind::Delta:
+            return channelsWithin<Sample>(a, b, channels, criterion.delta) &&
+                   pixelIsForeground<Sample>(a, channels, criterion) && pixelIsForeground<Sample>(b, channels, criterion);
     }
     return false;
 }
@@ -64,7 +73,8 @@ auto withSampleType(int sampleBits, F&& f) {
     switch (sampleBits) {
         case 8: return f(std::uint8_t());
         case 16: return f(std::uint16_t());
-        default: return f(std::uint32_t());
+        case 32: return f(std::uint32_t());
+        default: return f(std::uint64_t());
     }
 }
 
@@ -105,8 +115,9 @@ void validate(const Image& image, Connectivity connectivity, const Criterion& cr
     if (image.channels != 1 && image.channels != 4) {
         throw Error(where + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
     }
-    if (image.sampleBits != 8 && image.sampleBits != 16 && image.sampleBits != 32) {
-        throw Error(where + "the image has " + std::to_string(image.sampleBits) + "-bit samples; expected 8, 16 or 32");
+    if (!Image::isSampleBits(image.sampleBits)) {
+        throw Error(where + "the image has " + std::to_string(image.sampleBits) +
+                    "-bit samples; expected 8, 16, 32 or 64");
     }
     if (image.shape().count() >= std::uint64_t(UINT32_MAX)) {
         throw Error(where + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is " +

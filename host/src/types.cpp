@@ -1,5 +1,6 @@
 #include "glccl/types.hpp"
 
+#include <algorithm>
 #include <charconv>
 
 #include "glccl/error.hpp"
@@ -9,7 +10,7 @@ namespace glccl {
 namespace {
 
 constexpr const char* kCriterionForms =
-    "\"binary\", \"binary:L\", \"segments\" or \"threshold:T\" with L and T in 0..4294967295";
+    "\"binary\", \"binary:L\", \"segments\", \"threshold:T\" or \"delta:D\" with L, T and D in 0..4294967295";
 
 std::string inQuotes(std::string_view text) { return "'" + std::string(text) + "'"; }
 
@@ -43,6 +44,8 @@ Criterion Criterion::parse(std::string_view text) {
         return thresholded(numberAfter(kThresholdPrefix, "threshold"));
     constexpr std::string_view kBinaryPrefix = "binary:";
     if (text.substr(0, kBinaryPrefix.size()) == kBinaryPrefix) return binaryAbove(numberAfter(kBinaryPrefix, "level"));
+    constexpr std::string_view kDeltaPrefix = "delta:";
+    if (text.substr(0, kDeltaPrefix.size()) == kDeltaPrefix) return withinDelta(numberAfter(kDeltaPrefix, "delta"));
     throw Error("glccl::Criterion::parse(): unknown criterion " + inQuotes(text) + "; expected " + kCriterionForms);
 }
 
@@ -51,18 +54,23 @@ std::string Criterion::toString() const {
         case Kind::Binary: return level == 0 ? "binary" : "binary:" + std::to_string(level);
         case Kind::Segments: return "segments";
         case Kind::Threshold: return "threshold:" + std::to_string(threshold);
+        case Kind::Delta: return "delta:" + std::to_string(delta);
     }
     return "unknown";
 }
 
 std::string Criterion::problemForSampleBits(int sampleBits) const {
-    const std::int64_t largest = sampleBits >= 32 ? std::int64_t(0xFFFFFFFFu) : (std::int64_t(1) << sampleBits) - 1;
+    // The criterion's numbers stay within 32 bits (parse), whatever the
+    // samples: 64-bit samples take every number parse gives.
+    const std::int64_t largest = std::int64_t(std::min<std::uint64_t>(Image::largestSample(sampleBits), 0xFFFFFFFFu));
     const auto outside = [&](const char* what, std::int64_t value) {
         return std::string(what) + " " + std::to_string(value) + " is outside 0.." + std::to_string(largest) +
-               ", the values of " + std::to_string(sampleBits) + "-bit samples";
+               (sampleBits < 64 ? ", the values of " + std::to_string(sampleBits) + "-bit samples"
+                                : ", the numbers a criterion takes");
     };
     if (kind == Kind::Threshold && (threshold < 0 || threshold > largest)) return outside("the threshold", threshold);
     if (kind == Kind::Binary && (level < 0 || level > largest)) return outside("the binary level", level);
+    if (kind == Kind::Delta && (delta < 0 || delta > largest)) return outside("the delta", delta);
     return {};
 }
 

@@ -216,9 +216,9 @@ void writePng(const std::string& path, const Image& image, bool overwrite) {
         throw Error(where + "invalid image: " + std::to_string(image.width) + "x" + std::to_string(image.height) +
                     "x" + std::to_string(image.channels) + " of " + std::to_string(image.sampleBits) + " bits with " +
                     std::to_string(image.pixels.size()) + " bytes");
-    if (image.sampleBits == 32)
-        throw Error(where + "'" + path + "': the image has 32-bit samples but PNG holds at most 16 bits; write a "
-                    "TIFF or .npy instead");
+    if (image.sampleBits > 16)
+        throw Error(where + "'" + path + "': the image has " + std::to_string(image.sampleBits) +
+                    "-bit samples but PNG holds at most 16 bits; write a TIFF or .npy instead");
     detail::OutputFile file(where, path, overwrite);
     encodePng(where, file, image);
     file.close();

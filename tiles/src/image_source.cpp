@@ -64,7 +64,8 @@ NpyLayout checkedLayout(int descriptor, const std::string& path, const std::stri
     layout.dtype = detail::findNpyImageDtype(npy.descr);
     if (layout.dtype == nullptr)
         throw fail("holds " + (npy.descr.empty() ? std::string("no dtype") : npy.descr) +
-                   "; .npy images are bool, uint8, uint16, int32, uint32 or float32 (little-endian)");
+                   "; .npy images are bool, int8, uint8, int16, uint16, int32, uint32, int64, uint64, float32 or "
+                   "float64 (either byte order)");
     std::vector<std::uint64_t> sides;
     if (!detail::parseNpySides(npy.shape, sides)) sides.clear();
     // Sides fit an int (glccl::Image) and their product 63 bits.
@@ -153,12 +154,12 @@ ImageMemorySource::ImageMemorySource(const ImageView& image) : image_(image) {
     const bool consistent = image.width > 0 && image.height > 0 && image.depth > 0 && image.pixels != nullptr &&
                             (image.dimensions == 3 || image.depth == 1) &&
                             (image.channels == 1 || image.channels == 4) &&
-                            (image.sampleBits == 8 || image.sampleBits == 16 || image.sampleBits == 32);
+                            Image::isSampleBits(image.sampleBits);
     if (!consistent)
         throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
-                    std::to_string(image.sampleBits) + " bits; expected a nonempty 1- or 4-channel image of 8, 16 "
-                    "or 32 bits");
+                    std::to_string(image.sampleBits) + " bits; expected a nonempty 1- or 4-channel image of 8, 16, "
+                    "32 or 64 bits");
 }
 
 ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
@@ -166,7 +167,7 @@ ImageMemorySource::ImageMemorySource(const Image& image) : image_(image) {
         throw Error("glccl::ImageMemorySource: the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + "x" + std::to_string(image.channels) + " of " +
                     std::to_string(image.sampleBits) + " bits with " + std::to_string(image.pixels.size()) +
-                    " bytes; expected a nonempty 1- or 4-channel image of 8, 16 or 32 bits");
+                    " bytes; expected a nonempty 1- or 4-channel image of 8, 16, 32 or 64 bits");
 }
 
 std::uint32_t ImageMemorySource::width() const { return std::uint32_t(image_.width); }
@@ -226,18 +227,24 @@ struct NpyImageSource::Impl {
     }
 
     // Element i (C or Fortran index) as a sample, or an error naming it when
-    // it is no unsigned integer of 32 bits (as glccl::readImage refuses it).
-    std::uint32_t sampleAt(std::uint64_t i, std::uint64_t y, std::uint64_t x, std::uint64_t c) const {
+    // it is no unsigned integer of the dtype's sampleBits (as glccl::readImage
+    // refuses it). `line` is the source's line: y of an image, z * height + y
+    // of a volume, whose position the message gives as [z, y, x].
+    std::uint64_t sampleAt(std::uint64_t i, std::uint64_t line, std::uint64_t x, std::uint64_t c) const {
         const std::uint8_t* p = map + layout.header.dataOffset + i * layout.dtype->size;
-        std::uint32_t value = 0;
-        double shown = 0;
+        std::uint64_t value = 0;
+        std::string shown;
         const bool exact = detail::npyElementValue(p, *layout.dtype, value, shown);
-        if (!exact)
-            throw Error("glccl::NpyImageSource: " + inQuotes(path) + " holds the value " + std::to_string(shown) +
-                        " at [" + std::to_string(y) + ", " + std::to_string(x) +
-                        (layout.planes > 1 ? ", " + std::to_string(c) : "") +
-                        "], which is not an unsigned integer in 0..4294967295 (signed, fractional and "
-                        "non-finite values are never rounded)");
+        if (!exact) {
+            const std::string position =
+                layout.volume ? std::to_string(line / layout.height) + ", " + std::to_string(line % layout.height)
+                              : std::to_string(line);
+            throw Error("glccl::NpyImageSource: " + inQuotes(path) + " holds the value " + shown + " at [" + position +
+                        ", " + std::to_string(x) + (layout.planes > 1 ? ", " + std::to_string(c) : "") +
+                        "], which is not an unsigned integer in 0.." +
+                        std::to_string(Image::largestSample(layout.dtype->sampleBits)) +
+                        " (signed, fractional and non-finite values are never rounded)");
+        }
         return value;
     }
 };
@@ -288,13 +295,8 @@ int NpyImageSource::sampleBits() const { return impl_->layout.dtype->sampleBits;
 
 std::string NpyImageSource::describe() const {
     const NpyDtype& dtype = *impl_->layout.dtype;
-    const char* type = dtype.kind == NpyKind::Bool ? "bool"
-                       : dtype.kind == NpyKind::Float ? "float32"
-                       : dtype.kind == NpyKind::Signed ? "int32"
-                       : dtype.size == 1 ? "uint8"
-                       : dtype.size == 2 ? "uint16"
-                                         : "uint32";
-    return std::string(type) + (impl_->layout.volume ? " .npy volume" : " .npy") + ", memory-mapped" +
+    return detail::npyTypeName(dtype) + (dtype.bigEndian ? " (big-endian)" : "") +
+           (impl_->layout.volume ? " .npy volume" : " .npy") + ", memory-mapped" +
            (impl_->layout.fortran ? ", Fortran order" : "");
 }
 
@@ -307,9 +309,10 @@ void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t widt
     const std::uint64_t planes = layout.planes;
     out = Image(int(width), int(height), impl.channels, dtype.sampleBits);
 
-    // Unsigned gray samples in C order are the Image's own bytes (both
-    // little-endian): rows are copied as they lie. Bool is 0 or 1 in a byte.
-    if (planes == 1 && !layout.fortran && (dtype.kind == NpyKind::Unsigned || dtype.kind == NpyKind::Bool)) {
+    // Little-endian unsigned gray samples in C order are the Image's own
+    // bytes: rows are copied as they lie. Bool is 0 or 1 in a byte.
+    if (planes == 1 && !layout.fortran && !dtype.bigEndian &&
+        (dtype.kind == NpyKind::Unsigned || dtype.kind == NpyKind::Bool)) {
         const std::size_t rowBytes = std::size_t(width) * dtype.size;
         for (std::uint32_t y = 0; y < height; ++y)
             std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,

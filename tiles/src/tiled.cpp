@@ -99,8 +99,8 @@ void checkOptions(const ImageSource& source, const TiledOptions& options) {
     if (source.channels() == 4 && criterion.kind != Criterion::Kind::Threshold)
         throw Error(where + "the " + criterion.toString() +
                     " criterion needs a 1-channel image; convert color to gray first");
-    if (source.sampleBits() != 8 && source.sampleBits() != 16 && source.sampleBits() != 32)
-        throw Error(where + "images have 8-, 16- or 32-bit samples, not " + std::to_string(source.sampleBits()));
+    if (!Image::isSampleBits(source.sampleBits()))
+        throw Error(where + "images have 8-, 16-, 32- or 64-bit samples, not " + std::to_string(source.sampleBits()));
     const std::string problem = criterion.problemForSampleBits(source.sampleBits());
     if (!problem.empty()) throw Error(where + problem);
     for (const int device : options.devices)

@@ -115,6 +115,8 @@ const char kLabelHelp[] =
     "                                               0 is background, neighbours connect when equal\n"
     "                                  threshold:T  every pixel is foreground; neighbours connect\n"
     "                                               when each channel differs by at most T\n"
+    "                                  delta:D      0 is background; nonzero neighbours connect when\n"
+    "                                               they differ by at most D (cc3d's delta)\n"
     "                                L and T are in the units of the samples: 0..255 for 8-bit,\n"
     "                                0..65535 for 16-bit, 0..4294967295 for 32-bit images\n"
     "\n"

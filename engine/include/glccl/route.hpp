@@ -72,6 +72,8 @@ struct EngineCapabilities {
     std::vector<int> thresholdChannels;
     // A binary level other than 0 (binaryAbove); false: binary is nonzero.
     bool binaryLevel = true;
+    // The delta criterion (Criterion::withinDelta).
+    bool delta = true;
     // Connectivities it labels. Whether a connectivity fits the input's
     // dimensions is the entries' question (their own words), not the router's.
     std::vector<Connectivity> connectivities;

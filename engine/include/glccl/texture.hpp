@@ -14,6 +14,7 @@ namespace glccl {
 //   8-bit:  GL_R8 (1 channel), GL_RGBA8 (4)
 //   16-bit: GL_R16 (1 channel), GL_RGBA16 (4)
 //   32-bit: GL_R32UI (1 channel only)
+//   64-bit: GL_RG32UI (1 channel only: red the low 32 bits, green the high)
 // Nearest filtering, one level. A moved-from or
 // default-constructed ImageTexture holds texture 0. Destroy it while its
 // context is current (the texture is deleted then).
@@ -23,7 +24,7 @@ public:
     // Uploads `image` into a new texture of the current context. Throws
     // glccl::Error ("glccl::ImageTexture: ...") on an image whose pixel buffer
     // does not match its size, a channel count other than 1 or 4, a sampleBits
-    // other than 8, 16 or 32 (or 32-bit color), a size beyond
+    // other than 8, 16, 32 or 64 (or 32- or 64-bit color), a size beyond
     // GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
     // one allocation and one upload of the pixels (below).
     explicit ImageTexture(const Image& image);
@@ -70,7 +71,7 @@ public:
     int depth() const;             // slices: 1 for a 2-D image
     int channels() const;          // 1 or 4
     int sampleBits() const;             // bits per sample: 8, 16 or 32
-    unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_RGBA16 or GL_R32UI; 0 when empty
+    unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_RGBA16, GL_R32UI or GL_RG32UI; 0 when empty
 
     // The texture's current content (it may have been rendered into since
     // the upload) as an Image of the same channels and sampleBits. Throws glccl::Error on an

@@ -12,6 +12,7 @@ const char* inputFormatDefine(GLenum internalFormat) {
         case GL_R32F: return "INPUT_FLOAT";
         case GL_R8UI:
         case GL_R32UI: return "INPUT_UINT";
+        case GL_RG32UI: return "INPUT_UINT64";
         case GL_RGBA16: return "INPUT_UNORM16";
         default: return "INPUT_UNORM8";
     }
@@ -25,6 +26,7 @@ int sampleDepth(GLenum internalFormat) {
         case GL_RGBA16: return 16;
         case GL_R32UI:
         case GL_R32F: return 32;
+        case GL_RG32UI: return 64;
         default: return 8;
     }
 }
@@ -38,7 +40,8 @@ void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, con
     // The numbers as literals of the type they are compared in: unsigned
     // for integer textures (32-bit values exceed a float's exact range),
     // float otherwise.
-    const bool integer = std::string(inputFormatDefine(inputFormat)) == "INPUT_UINT";
+    const std::string format = inputFormatDefine(inputFormat);
+    const bool integer = format == "INPUT_UINT" || format == "INPUT_UINT64";
     const auto literal = [&](std::int64_t value) { return std::to_string(value) + (integer ? "u" : ".0"); };
     builder.define("CONNECTIVITY", neighbourCount(connectivity));
     builder.define(inputFormatDefine(inputFormat));
@@ -51,6 +54,10 @@ void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, con
         case Criterion::Kind::Threshold:
             builder.define("CRITERION_THRESHOLD");
             builder.define("THRESHOLD", literal(criterion.threshold));
+            break;
+        case Criterion::Kind::Delta:
+            builder.define("CRITERION_DELTA");
+            builder.define("DELTA", literal(criterion.delta));
             break;
     }
 }

@@ -43,7 +43,8 @@ std::size_t countTiffSlices(const std::string& path);
 // NumPy .npy image, chosen by the file's first bytes, at the sampleBits of its
 // samples: 8-bit files give sampleBits 8; 16-bit PNG, TIFF and PGM/PPM and uint16
 // .npy give sampleBits 16; 32-bit TIFF and int32, uint32 and float32 .npy give
-// sampleBits 32. Nothing is reduced: a value the Image cannot hold exactly is an
+// sampleBits 32; int64, uint64 and float64 .npy give sampleBits 64 (.npy in
+// either byte order). Nothing is reduced: a value the Image cannot hold exactly is an
 // error. Throws glccl::Error ("glccl::readImage(): 'PATH': why") for an
 // unreadable, truncated or corrupt file, an unsupported format or variant, a
 // size of 0 or beyond kMaxImageDimension, or a claimed size the file's data
@@ -91,7 +92,7 @@ void writeLabelImage(const std::string& path, const Labeling& labeling, LabelIma
 // writers refuse to overwrite as writePng does.
 //   labels: dtype '<u4', shape (height, width), or (depth, height, width)
 //           for a volume
-//   images: dtype '|u1', '<u2' or '<u4' by sampleBits, shape (height, width) for
+//   images: dtype '|u1', '<u2', '<u4' or '<u8' by sampleBits, shape (height, width) for
 //           1 channel, else (height, width, channels)
 void writeLabelsNpy(const std::string& path, const Labeling& labeling, bool overwrite);
 void writeImageNpy(const std::string& path, const Image& image, bool overwrite);

@@ -48,33 +48,40 @@ struct Shape {
 
 // Which neighbouring pixels belong together. Values are in the units of the
 // image's samples (0..255 for 8-bit, 0..65535 for 16-bit, 0..2^32-1 for
-// 32-bit images).
+// 32-bit, 0..2^64-1 for 64-bit images); the criterion's own number (level,
+// threshold, delta) is at most 2^32-1 and at most the samples' largest value.
 //   Binary:    foreground where the value is above `level` (0: nonzero);
 //              foreground neighbours connect.
 //   Segments:  the values are segment ids, 0 is background; neighbours
 //              connect when their full values are equal.
 //   Threshold: every pixel is foreground (no background); neighbours connect
 //              when every channel differs by at most `threshold`.
+//   Delta:     0 is background (cc3d's `delta`); nonzero neighbours connect
+//              when their values differ by at most `delta` (delta 0 is
+//              segments).
 struct Criterion {
-    enum class Kind { Binary, Segments, Threshold };
+    enum class Kind { Binary, Segments, Threshold, Delta };
     Kind kind = Kind::Binary;
     std::int64_t threshold = 0;  // only for Kind::Threshold: 0..2^32-1, at most the image's largest value
     std::int64_t level = 0;      // only for Kind::Binary: 0..2^32-1 ("binary:L")
+    std::int64_t delta = 0;      // only for Kind::Delta: 0..2^32-1 ("delta:D"), at most the image's largest value
 
-    static Criterion binary() { return {Kind::Binary, 0, 0}; }
-    static Criterion binaryAbove(std::int64_t level) { return {Kind::Binary, 0, level}; }
-    static Criterion segments() { return {Kind::Segments, 0, 0}; }
-    static Criterion thresholded(std::int64_t t) { return {Kind::Threshold, t, 0}; }
+    static Criterion binary() { return {Kind::Binary, 0, 0, 0}; }
+    static Criterion binaryAbove(std::int64_t level) { return {Kind::Binary, 0, level, 0}; }
+    static Criterion segments() { return {Kind::Segments, 0, 0, 0}; }
+    static Criterion thresholded(std::int64_t t) { return {Kind::Threshold, t, 0, 0}; }
+    static Criterion withinDelta(std::int64_t d) { return {Kind::Delta, 0, 0, d}; }
 
-    // "binary", "binary:L", "segments" or "threshold:T" (L and T decimal
-    // integers in 0..4294967295); throws glccl::Error otherwise.
+    // "binary", "binary:L", "segments", "threshold:T" or "delta:D" (L, T and
+    // D decimal integers in 0..4294967295); throws glccl::Error otherwise.
     static Criterion parse(std::string_view text);
     std::string toString() const;
     // Why this criterion cannot apply to samples of `sampleBits` bits (its
-    // threshold or level above the largest value, 2^sampleBits - 1), "" when it can.
+    // threshold, level or delta above the largest value, 2^sampleBits - 1),
+    // "" when it can.
     std::string problemForSampleBits(int sampleBits) const;
     bool operator==(const Criterion& o) const {
-        return kind == o.kind && threshold == o.threshold && level == o.level;
+        return kind == o.kind && threshold == o.threshold && level == o.level && delta == o.delta;
     }
 };
 
@@ -91,7 +98,7 @@ std::string whyConnectivityDoesNotFit(Connectivity connectivity, const Shape& sh
 // row 0 of slice 0 first, x fastest, then y, then z, tightly packed. A 2-D
 // image has dimensions 2 and depth 1; a volume has dimensions 3 (shape()).
 // channels is 1 (gray) or 4 (RGBA); sampleBits is the bits of one sample: 8,
-// 16 or 32 (unsigned integers). `pixels` holds the samples as little-endian
+// 16, 32 or 64 (unsigned integers; 64-bit images are 1 channel). `pixels` holds the samples as little-endian
 // bytes, sampleBits / 8 per sample, channels samples per pixel; at() reads
 // and writes 8-bit images only, the sample accessors every sampleBits.
 struct Image {
@@ -129,14 +136,18 @@ struct Image {
     bool pixelBufferMismatched() const {
         return width >= 1 && height >= 1 && depth >= 1 && pixels.size() != byteCount(shape(), channels, sampleBits);
     }
-    // The largest value a sample of this sampleBits holds: 255, 65535 or 2^32-1.
-    std::uint32_t maxValue() const { return sampleBits >= 32 ? 0xFFFFFFFFu : (1u << sampleBits) - 1u; }
+    // The largest value a sample of `bits` bits holds: 255, 65535, 2^32-1 or 2^64-1.
+    static std::uint64_t largestSample(int bits) {
+        return bits >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << bits) - 1u;
+    }
+    std::uint64_t maxValue() const { return largestSample(sampleBits); }
+    static bool isSampleBits(int bits) { return bits == 8 || bits == 16 || bits == 32 || bits == 64; }
     // Whether the fields describe an image glccl takes: sides >= 1 (depth 1
-    // for dimensions 2, dimensions 2 or 3), 1 or 4 channels, sampleBits 8, 16
-    // or 32, and a pixel buffer of exactly that size.
+    // for dimensions 2, dimensions 2 or 3), 1 or 4 channels, sampleBits 8, 16,
+    // 32 or 64, and a pixel buffer of exactly that size.
     bool isConsistent() const {
         return width >= 1 && height >= 1 && depth >= 1 && (dimensions == 3 || (dimensions == 2 && depth == 1)) &&
-               (channels == 1 || channels == 4) && (sampleBits == 8 || sampleBits == 16 || sampleBits == 32) &&
+               (channels == 1 || channels == 4) && isSampleBits(sampleBits) &&
                pixels.size() == byteCount(shape(), channels, sampleBits);
     }
 
@@ -144,26 +155,22 @@ struct Image {
     std::uint8_t at(int x, int y, int c = 0) const { return pixels[(std::size_t(y) * width + x) * channels + c]; }
 
     // Sample c of pixel (x, y), or of pixel index i = (z * height + y) * width + x.
-    std::uint32_t sample(std::size_t i, int c = 0) const {
+    std::uint64_t sample(std::size_t i, int c = 0) const {
         const std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(sampleBits / 8);
-        switch (sampleBits) {
-            case 8: return p[0];
-            case 16: return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8;
-            default:
-                return std::uint32_t(p[0]) | std::uint32_t(p[1]) << 8 | std::uint32_t(p[2]) << 16 |
-                       std::uint32_t(p[3]) << 24;
-        }
+        std::uint64_t value = 0;
+        for (int b = 0; b < sampleBits / 8; ++b) value |= std::uint64_t(p[b]) << (8 * b);
+        return value;
     }
-    std::uint32_t sample(int x, int y, int c = 0) const { return sample(std::size_t(y) * width + x, c); }
+    std::uint64_t sample(int x, int y, int c = 0) const { return sample(std::size_t(y) * width + x, c); }
     // Sample c of voxel (x, y, z).
-    std::uint32_t sampleAt(int x, int y, int z, int c = 0) const {
+    std::uint64_t sampleAt(int x, int y, int z, int c = 0) const {
         return sample((std::size_t(z) * height + y) * width + x, c);
     }
-    void setSample(std::size_t i, int c, std::uint32_t value) {
+    void setSample(std::size_t i, int c, std::uint64_t value) {
         std::uint8_t* p = pixels.data() + (i * std::size_t(channels) + std::size_t(c)) * std::size_t(sampleBits / 8);
         for (int b = 0; b < sampleBits / 8; ++b) p[b] = std::uint8_t(value >> (8 * b));
     }
-    void setSample(int x, int y, int c, std::uint32_t value) { setSample(std::size_t(y) * width + x, c, value); }
+    void setSample(int x, int y, int c, std::uint64_t value) { setSample(std::size_t(y) * width + x, c, value); }
 };
 
 // Pixels in an Image's layout (x, then y, then z, tightly packed, little-endian samples)

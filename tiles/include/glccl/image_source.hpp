@@ -21,7 +21,7 @@ public:
     virtual std::uint32_t width() const = 0;
     virtual std::uint32_t height() const = 0;
     virtual int channels() const = 0;  // 1, or 4 (RGBA) for the threshold criterion
-    virtual int sampleBits() const = 0;     // bits of a sample: 8, 16 or 32 (glccl::Image::sampleBits)
+    virtual int sampleBits() const = 0;     // bits of a sample: 8, 16, 32 or 64 (glccl::Image::sampleBits)
     // A volume's slices and dimensions 3; an image's 1 and 2.
     virtual std::uint32_t depth() const { return 1; }
     virtual int dimensions() const { return 2; }
@@ -71,9 +71,10 @@ private:
 
 // A NumPy .npy file read through a memory map: only the rows being labeled
 // are resident. The files and values glccl::readImage takes, at the same
-// depths, so tiled and one-piece labeling see the same pixels: uint8 and
-// bool (sampleBits 8), uint16 (16), int32, uint32 and float32 (32; values whole
-// and in 0..2^32-1, never rounded), little-endian, C or Fortran order; shape
+// depths, so tiled and one-piece labeling see the same pixels: bool, int8
+// and uint8 (sampleBits 8), int16 and uint16 (16), int32, uint32 and float32
+// (32), int64, uint64 and float64 (64), values whole and in 0..2^bits-1
+// (never rounded), either byte order, C or Fortran order; shape
 // (height, width), or (height, width, 1|3|4) for the threshold criterion
 // with `channelAxis` Last (3 channels read as RGBA with an opaque alpha); a
 // 3-D array without it is a volume (depth, height, width), read with

@@ -1,0 +1,219 @@
+// 64-bit samples (GL_RG32UI, both halves compared) and the delta criterion
+// on the GL engines (compute, and raster for 2-D images), against the CPU
+// reference, 2-D and 3-D; and the router's declaration of who takes them.
+
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <vector>
+
+#include "gl_support.hpp"
+#include "glccl/error.hpp"
+#include "glccl/route.hpp"
+#include "glccl/texture.hpp"
+
+using namespace glccl;
+using Catch::Matchers::Contains;
+using glccl::test::offscreen;
+
+namespace {
+
+Labeling labelWith(Backend backend, const Image& image, Connectivity connectivity, const Criterion& criterion) {
+    LabelOptions options;
+    options.backend = backend;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    Labeling labeling = offscreen().label(image, options);
+    REQUIRE(offscreen().backend() == backend);
+    return labeling;
+}
+
+void requireMatchesReference(Backend backend, const Image& image, Connectivity connectivity,
+                             const Criterion& criterion) {
+    const Labeling expected = labelReference(image, connectivity, criterion);
+    const Comparison comparison = compareLabelings(expected, labelWith(backend, image, connectivity, criterion));
+    INFO(backendName(backend) << " " << image.sampleBits << "-bit " << image.width << "x" << image.height << "x"
+                              << image.depth << " connectivity " << int(connectivity) << " " << criterion.toString()
+                              << ": " << comparison.describe());
+    REQUIRE(comparison.identical());
+}
+
+// Values near a few centres, spread by -1..1: 0, 1 and 2^32 + 1 (the same low
+// half), 2^32 - 1 and 2^32 (a carry between the halves), 2^63 and the
+// largest; reduced to `sampleBits`.
+Image clusteredSamples(const Shape& shape, int sampleBits, std::uint64_t seed) {
+    Image image(shape, 1, sampleBits);
+    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 11;
+    const auto next = [&] {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        return state;
+    };
+    const std::uint64_t top = Image::largestSample(sampleBits);
+    const std::uint64_t centres[] = {0, 1, (std::uint64_t(1) << 32) + 1, 0xFFFFFFFFull, std::uint64_t(1) << 32,
+                                     std::uint64_t(1) << 63, top};
+    for (std::size_t i = 0; i < shape.count(); ++i) {
+        const std::uint64_t centre = centres[next() % 7] & top;
+        const std::uint64_t step = next() % 3;
+        const std::uint64_t v = step == 0 ? (centre > 0 ? centre - 1 : 0) : step == 1 ? centre : (centre < top ? centre + 1 : top);
+        image.setSample(i, 0, v);
+    }
+    return image;
+}
+
+// What takes 64-bit samples and delta here: compute where OpenGL 4.3 runs
+// (always in the shared 4.5 context), raster for delta on 2-D images.
+std::vector<Backend> takers(const Image& image, const Criterion& criterion) {
+    std::vector<Backend> backends;
+    for (Backend backend : glccl::test::backendsHere()) {
+        InputDescription input =
+            InputDescription::hostImage(image.width, image.height, image.channels, image.sampleBits);
+        input.shape = image.shape();
+        LabelOptions options;
+        options.backend = backend;
+        options.criterion = criterion;
+        if (whyRefused(capabilitiesOf(backend, &offscreen().context().info()), input, options).empty())
+            backends.push_back(backend);
+    }
+    return backends;
+}
+
+}  // namespace
+
+TEST_CASE("criteria: a 64-bit ImageTexture is GL_RG32UI and keeps every bit", "[gl]") {
+    offscreen().makeCurrent();
+    const Image image = clusteredSamples(Shape::image(19, 7), 64, 3);
+    const ImageTexture texture(image);
+    CHECK(texture.sampleBits() == 64);
+    CHECK(texture.internalFormat() == 0x823C /* GL_RG32UI */);
+    const Image back = texture.download();
+    CHECK(back.sampleBits == 64);
+    CHECK(back.pixels == image.pixels);
+    CHECK_THROWS_WITH(ImageTexture(Image(2, 2, 4, 64)), Contains("64-bit color"));
+}
+
+TEST_CASE("criteria: a host's GL_RG32UI texture, 2-D and 3-D, labels like the reference on every engine", "[gl]") {
+    offscreen().makeCurrent();
+    Labeler labeler;
+    const Image image = clusteredSamples(Shape::image(53, 31), 64, 41);
+    const Image volume = clusteredSamples(Shape::volume(17, 13, 9), 64, 43);
+    const ImageTexture imageTexture(image);
+    const ImageTexture volumeTexture = ImageTexture::volume(volume);
+    for (Backend backend : {Backend::Cpu, Backend::Raster, Backend::Compute})
+        for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::binaryAbove(1)}) {
+            LabelOptions options;
+            options.backend = backend;
+            options.criterion = criterion;
+            options.connectivity = Connectivity::Eight;
+            labeler.label(imageTexture.id(), options);
+            Comparison comparison = compareLabelings(labelReference(image, Connectivity::Eight, criterion),
+                                                     labeler.result());
+            INFO(backendName(backend) << " " << criterion.toString() << ": " << comparison.describe());
+            CHECK(comparison.identical());
+            if (backend == Backend::Raster) continue;  // 2-D only
+            options.connectivity = Connectivity::TwentySix;
+            labeler.label(volumeTexture.id(), options);
+            comparison = compareLabelings(labelReference(volume, Connectivity::TwentySix, criterion), labeler.result());
+            INFO("volume: " << comparison.describe());
+            CHECK(comparison.identical());
+        }
+}
+
+TEST_CASE("criteria: ids past 2^32 whose low halves collide stay apart on compute and raster", "[gl]") {
+    // Columns of 1 and 2^32 + 1 (low halves equal), 2^32 - 1 beside 2^32
+    // (one apart across the halves' carry).
+    Image image(Shape::image(4, 3), 1, 64);
+    const std::uint64_t columns[4] = {1, (std::uint64_t(1) << 32) + 1, 0xFFFFFFFFull, std::uint64_t(1) << 32};
+    for (int y = 0; y < 3; ++y)
+        for (int x = 0; x < 4; ++x) image.setSample(x, y, 0, columns[x]);
+    for (Backend backend : {Backend::Compute, Backend::Raster})
+        for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+            INFO(backendName(backend));
+            CHECK(labelWith(backend, image, connectivity, Criterion::segments()).count() == 4);
+            CHECK(labelWith(backend, image, connectivity, Criterion::withinDelta(0)).count() == 4);
+            CHECK(labelWith(backend, image, connectivity, Criterion::withinDelta(1)).count() == 3);
+            CHECK(labelWith(backend, image, connectivity, Criterion::thresholded(1)).count() == 3);
+            CHECK(labelWith(backend, image, connectivity, Criterion::binaryAbove(1)).count() == 1);
+            for (const Criterion& criterion : {Criterion::segments(), Criterion::withinDelta(1), Criterion::binary(),
+                                               Criterion::thresholded(0xFFFFFFFFll)})
+                requireMatchesReference(backend, image, connectivity, criterion);
+        }
+    // The same as a volume of one slice and of three.
+    Image volume(Shape::volume(4, 3, 3), 1, 64);
+    for (std::size_t i = 0; i < volume.shape().count(); ++i) volume.setSample(i, 0, columns[i % 4]);
+    for (Connectivity connectivity : {Connectivity::Six, Connectivity::TwentySix}) {
+        CHECK(labelWith(Backend::Compute, volume, connectivity, Criterion::segments()).count() == 4);
+        CHECK(labelWith(Backend::Compute, volume, connectivity, Criterion::withinDelta(1)).count() == 3);
+    }
+}
+
+TEST_CASE("criteria: random 64-bit images and volumes, every criterion, match the reference on every GL engine",
+          "[gl]") {
+    std::uint64_t seed = 17;
+    const Criterion criteria[] = {Criterion::binary(),         Criterion::binaryAbove(1),
+                                  Criterion::binaryAbove(0xFFFFFFFFll), Criterion::segments(),
+                                  Criterion::thresholded(0),  Criterion::thresholded(1),
+                                  Criterion::thresholded(0xFFFFFFFFll), Criterion::withinDelta(0),
+                                  Criterion::withinDelta(1),  Criterion::withinDelta(2)};
+    for (const Criterion& criterion : criteria) {
+        for (const Shape& shape : {Shape::image(1, 1), Shape::image(1, 33), Shape::image(47, 1), Shape::image(61, 37),
+                                   Shape::image(130, 67)})
+            for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+                const Image image = clusteredSamples(shape, 64, seed++);
+                for (Backend backend : {Backend::Compute, Backend::Raster})
+                    requireMatchesReference(backend, image, connectivity, criterion);
+            }
+        for (const Shape& shape : {Shape::volume(1, 1, 9), Shape::volume(13, 11, 1), Shape::volume(23, 17, 13)})
+            for (Connectivity connectivity : {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix})
+                requireMatchesReference(Backend::Compute, clusteredSamples(shape, 64, seed++), connectivity, criterion);
+    }
+}
+
+TEST_CASE("criteria: delta on 8-, 16- and 32-bit images and volumes matches the reference on every GL engine",
+          "[gl]") {
+    std::uint64_t seed = 29;
+    for (int sampleBits : {8, 16, 32}) {
+        for (std::int64_t delta : {0, 1, 2, 255}) {
+            const Criterion criterion = Criterion::withinDelta(delta);
+            for (const Shape& shape : {Shape::image(1, 17), Shape::image(29, 1), Shape::image(75, 41)}) {
+                const Image image = clusteredSamples(shape, sampleBits, seed++);
+                const std::vector<Backend> backends = takers(image, criterion);
+                CHECK(backends.size() >= 2);  // compute and raster at least
+                for (Backend backend : backends)
+                    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+                        requireMatchesReference(backend, image, connectivity, criterion);
+            }
+            const Image volume = clusteredSamples(Shape::volume(19, 15, 11), sampleBits, seed++);
+            for (Connectivity connectivity : {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix})
+                requireMatchesReference(Backend::Compute, volume, connectivity, criterion);
+        }
+    }
+}
+
+TEST_CASE("criteria: the router sends 64-bit samples and delta past cuda", "[gl][route]") {
+    LabelOptions options;
+    const InputDescription wide = InputDescription::hostImage(40, 30, 1, 64);
+    const ContextInfo& info = offscreen().context().info();
+    CHECK(whyRefused(capabilitiesOf(Backend::Compute, &info), wide, options).empty());
+    CHECK(whyRefused(capabilitiesOf(Backend::Cpu, &info), wide, options).empty());
+    CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), wide, options).empty());
+    CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), InputDescription::texture(40, 30, 0x823C /* GL_RG32UI */),
+                     options)
+              .empty());
+    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), InputDescription::texture(40, 30, 0x823C), options) ==
+          "the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this texture is GL_RG32UI (64-bit "
+          "samples): use the compute, raster or cpu backend");
+    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), wide, options) ==
+          "the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this image has 64-bit samples: use "
+          "the compute, raster or cpu backend");
+    CHECK(chooseRoute(wide, options, &info).backend != Backend::Cuda);
+    options.criterion = Criterion::withinDelta(3);
+    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), InputDescription::hostImage(40, 30, 1, 8), options) ==
+          "the cuda backend does not take the delta criterion ('delta:3'): use the compute, raster or cpu backend");
+    CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), InputDescription::hostImage(40, 30, 1, 8), options)
+              .empty());
+    // A delta beyond the samples is the engines' error, in the criterion's words.
+    CHECK_THROWS_WITH(labelWith(Backend::Compute, Image(3, 3), Connectivity::Eight, Criterion::withinDelta(256)),
+                      Contains("the delta 256 is outside 0..255"));
+}
