@@ -114,13 +114,18 @@ void requireSame(const Image& volume, Connectivity connectivity, const Criterion
     INFO(volume.width << "x" << volume.height << "x" << volume.depth << ", " << volume.sampleBits << "-bit, "
                       << glccl::neighbourCount(connectivity) << "-connectivity, " << criterion.toString());
     const Labeling expected = floodFill(volume, connectivity, criterion);
-    const Labeling actual = glccl::labelReference(volume, connectivity, criterion);
-    REQUIRE(actual.shape() == volume.shape());
-    REQUIRE(actual.labels == expected.labels);
-    REQUIRE(actual.components.size() == expected.components.size());
-    for (std::size_t i = 0; i < expected.components.size(); ++i) {
-        INFO("component " << i + 1);
-        REQUIRE(actual.components[i] == expected.components[i]);
+    // Both forests: 32-bit indices, and the 64-bit ones of volumes past 2^32
+    // voxels (too large for a test), here on the same small volumes.
+    for (bool wide : {false, true}) {
+        INFO((wide ? "64" : "32") << "-bit forest");
+        const Labeling actual = glccl::detail::labelReference(volume, connectivity, criterion, wide);
+        REQUIRE(actual.shape() == volume.shape());
+        REQUIRE(actual.labels == expected.labels);
+        REQUIRE(actual.components.size() == expected.components.size());
+        for (std::size_t i = 0; i < expected.components.size(); ++i) {
+            INFO("component " << i + 1);
+            REQUIRE(actual.components[i] == expected.components[i]);
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -82,7 +83,9 @@ auto withSampleType(int sampleBits, F&& f) {
 // its child (Stava & Benes Fig. 35.4 links the larger root to the smaller).
 // Hence the root of a tree is the first pixel of its component in raster
 // order, which is what makes the canonical numbering fall out of pass 2.
-std::uint32_t findRoot(std::vector<std::uint32_t>& parent, std::uint32_t i) {
+// Index: uint32_t, or uint64_t for 2^32 elements and more.
+template <class Index>
+Index findRoot(std::vector<Index>& parent, Index i) {
     while (parent[i] != i) {
         parent[i] = parent[parent[i]];  // path halving keeps parents smaller than children
         i = parent[i];
@@ -90,9 +93,10 @@ std::uint32_t findRoot(std::vector<std::uint32_t>& parent, std::uint32_t i) {
     return i;
 }
 
-void unite(std::vector<std::uint32_t>& parent, std::uint32_t a, std::uint32_t b) {
-    const std::uint32_t rootA = findRoot(parent, a);
-    const std::uint32_t rootB = findRoot(parent, b);
+template <class Index>
+void unite(std::vector<Index>& parent, Index a, Index b) {
+    const Index rootA = findRoot(parent, a);
+    const Index rootB = findRoot(parent, b);
     if (rootA < rootB) parent[rootB] = rootA;
     if (rootB < rootA) parent[rootA] = rootB;
 }
@@ -118,11 +122,6 @@ void validate(const Image& image, Connectivity connectivity, const Criterion& cr
     if (!Image::isSampleBits(image.sampleBits)) {
         throw Error(where + "the image has " + std::to_string(image.sampleBits) +
                     "-bit samples; expected 8, 16, 32 or 64");
-    }
-    if (image.shape().count() >= std::uint64_t(UINT32_MAX)) {
-        throw Error(where + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is " +
-                    describe(image) + ", more " + (image.dimensions == 3 ? "voxels" : "pixels") +
-                    " than 32-bit labels can index");
     }
     if (!image.isConsistent()) {
         throw Error(where + "the image is " + describe(image) + "x" + std::to_string(image.channels) + " of " +
@@ -187,7 +186,7 @@ std::vector<Offset> visitedNeighbours(Connectivity connectivity) {
     return offsets;
 }
 
-template <class Sample>
+template <class Sample, class Index>
 Labeling labelSamples(const Image& image, Connectivity connectivity, const Criterion& criterion) {
     const std::int64_t width = image.width, height = image.height, depth = image.depth;
     const int channels = image.channels;
@@ -196,18 +195,18 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
     const std::size_t elementCount = image.shape().count();
     const std::vector<Offset> neighbours = visitedNeighbours(connectivity);
 
-    // One array serves as the equivalence forest in pass 1 and becomes the
+    // The equivalence forest of pass 1; with 32-bit indices it becomes the
     // label array in pass 2. Background elements are marked so that pass 2
     // can tell them apart without evaluating the criterion again.
-    constexpr std::uint32_t kBackground = UINT32_MAX;
-    std::vector<std::uint32_t> forest(elementCount);
+    constexpr Index kBackground = std::numeric_limits<Index>::max();
+    std::vector<Index> forest(elementCount);
 
     // Pass 1 (Fig. 35.3 / Algorithm 1): every foreground element starts as
     // its own root and is united with the visited neighbours it connects to.
     for (std::int64_t z = 0; z < depth; ++z) {
         for (std::int64_t y = 0; y < height; ++y) {
             for (std::int64_t x = 0; x < width; ++x) {
-                const auto i = std::uint32_t((z * height + y) * width + x);
+                const auto i = Index((z * height + y) * width + x);
                 const std::uint8_t* p = pixels + std::size_t(i) * pixelBytes;
                 if (!pixelIsForeground<Sample>(p, channels, criterion)) {
                     forest[i] = kBackground;
@@ -217,7 +216,7 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
                 for (const Offset& o : neighbours) {
                     const std::int64_t nx = x + o.dx, ny = y + o.dy, nz = z + o.dz;
                     if (nx < 0 || nx >= width || ny < 0 || ny >= height || nz < 0) continue;
-                    const auto neighbour = std::uint32_t((nz * height + ny) * width + nx);
+                    const auto neighbour = Index((nz * height + ny) * width + nx);
                     if (pixelsConnect<Sample>(p, pixels + std::size_t(neighbour) * pixelBytes, channels, criterion))
                         unite(forest, i, neighbour);
                 }
@@ -227,28 +226,46 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
 
     // Pass 2: in raster order a root is met before the rest of its
     // component, and every parent index is smaller than its child, so the
-    // parent's entry already holds the final label when the child is reached.
+    // parent's label is final when the child is reached. With 64-bit
+    // indices the labels go into an array of their own.
+    std::vector<std::uint32_t> labels;
+    if constexpr (sizeof(Index) != sizeof(std::uint32_t)) labels.resize(elementCount);
+    std::vector<std::uint32_t>& out = [&]() -> std::vector<std::uint32_t>& {
+        if constexpr (sizeof(Index) == sizeof(std::uint32_t)) return forest;
+        else return labels;
+    }();
     std::uint32_t count = 0;
     for (std::size_t i = 0; i < elementCount; ++i) {
-        const std::uint32_t parent = forest[i];
+        const Index parent = forest[i];
         if (parent == kBackground) {
-            forest[i] = 0;
+            out[i] = 0;
         } else if (parent == i) {
-            forest[i] = ++count;
+            if (count == UINT32_MAX)
+                throw Error("glccl::labelReference(): the " + std::string(image.dimensions == 3 ? "volume" : "image") +
+                            " " + describe(image) + " has more components than 32-bit labels can number");
+            out[i] = ++count;
         } else {
-            forest[i] = forest[parent];
+            out[i] = out[parent];
         }
     }
-
-    return canonicalLabeling(image.shape(), std::move(forest), count);
+    if constexpr (sizeof(Index) != sizeof(std::uint32_t)) std::vector<Index>().swap(forest);
+    return canonicalLabeling(image.shape(), std::move(out), count);
 }
 
 }  // namespace
 
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
+    // 32-bit indices where they reach every element (UINT32_MAX marks the
+    // background), 64-bit past that.
+    return detail::labelReference(image, connectivity, criterion, image.shape().count() >= std::uint64_t(UINT32_MAX));
+}
+
+Labeling detail::labelReference(const Image& image, Connectivity connectivity, Criterion criterion, bool wide) {
     validate(image, connectivity, criterion);
     return withSampleType(image.sampleBits, [&](auto sample) {
-        return labelSamples<decltype(sample)>(image, connectivity, criterion);
+        using Sample = decltype(sample);
+        return wide ? labelSamples<Sample, std::uint64_t>(image, connectivity, criterion)
+                    : labelSamples<Sample, std::uint32_t>(image, connectivity, criterion);
     });
 }
 

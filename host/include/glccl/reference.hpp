@@ -11,11 +11,19 @@ bool isForeground(const Image& image, std::size_t pixel, const Criterion& criter
 bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criterion& criterion);
 
 // Two-pass union-find labeling (Stava & Benes Fig. 35.3, Bester & Pulles
-// Algorithm 1) with the canonical numbering and the component table.
-// Throws glccl::Error for an empty image, a channel count other than 1 or 4,
-// binary/segments on a 4-channel image, a connectivity other than 4 or 8
-// (whyConnectivityDoesNotFit), or a volume (2-D images only for now).
-// Cost: linear in the pixel count; one uint32 per pixel of extra memory.
+// Algorithm 1) of an image or a volume, with the canonical numbering and the
+// component table. Throws glccl::Error for an empty image, a channel count
+// other than 1 or 4, binary/segments on a 4-channel image, a connectivity
+// that does not fit its dimensions (whyConnectivityDoesNotFit), or more
+// components than uint32 labels number.
+// Cost: linear in the element count; one uint32 per element of extra memory,
+// 12 bytes per element from 2^32 - 1 elements on (a 64-bit forest, then the labels).
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion);
+
+namespace detail {
+// labelReference with the 64-bit forest (`wideIndices`) or the 32-bit one,
+// whatever the size: the tests run the 64-bit one on small inputs.
+Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion, bool wideIndices);
+}  // namespace detail
 
 }  // namespace glccl
