@@ -174,7 +174,7 @@ TEST_CASE("the memory limit shrinks tiles, and a limit too small is refused", "[
     REQUIRE(largeEstimate <= std::uint64_t(8) << 30);
     options.memoryLimit = 1000;
     REQUIRE_THROWS_WITH(planTiles(20000, 20000, 1, options, limits, 2),
-                        Catch::Matchers::StartsWith("glccl::labelTiled(): the memory limit of 1 MiB is too small for a "
+                        Catch::Matchers::StartsWith("glccl::labelTiled(): the memory limit of 1000 bytes is too small for a "
                                                     "20000x20000 image: the leanest tiles, "));
     // A small limit on a small image still labels exactly, in small tiles.
     const Image image = randomImage(300, 200, 0.5, 2, 1, 9);

@@ -162,9 +162,7 @@ bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t
         // Sign-extend from the dtype's width.
         const unsigned unused = unsigned(64 - 8 * dtype.size);
         const auto signedValue = std::int64_t(bits << unused) >> unused;
-        // Printed as the float and 32-bit readers print values ("-3.000000"),
-        // from the integer itself so that 64-bit values stay exact.
-        shown = std::to_string(signedValue) + ".000000";
+        shown = std::to_string(signedValue);
         return signedValue >= 0;
     }
     if (dtype.kind == NpyKind::Float) {
@@ -179,13 +177,16 @@ bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t
         } else {
             std::memcpy(&real, &bits, 8);
         }
-        shown = std::to_string(real);
+        // The shortest text that reads back as this value ("2.5", "-1", "nan").
+        char text[64];
+        const auto written = std::to_chars(text, text + sizeof text, real);
+        shown.assign(text, written.ptr);
         const double limit = std::ldexp(1.0, dtype.sampleBits);  // 2^32 or 2^64, exact in a double
         const bool exact = real >= 0.0 && real < limit && std::floor(real) == real;
         value = exact ? std::uint64_t(real) : 0;
         return exact;
     }
-    shown = std::to_string(bits) + ".000000";
+    shown = std::to_string(bits);
     return true;
 }
 

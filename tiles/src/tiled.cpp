@@ -27,15 +27,15 @@ constexpr std::uint32_t kMinAutomaticSide = 64;
 std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1u << 20) - 1) >> 20) + " MiB"; }
 
 // A limit in the unit it was given in: a whole number of TiB, GiB, MiB or
-// KiB as such ("1 KiB" for --memory-limit 1K, not "1 MiB"); any other byte
-// count rounded up to MiB, as the estimates are.
+// KiB as such ("1 KiB" for --memory-limit 1K, not "1 MiB"); any other count
+// in bytes, as it was given.
 std::string limitText(std::uint64_t bytes) {
     const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
     for (int i = 0; i < 4; ++i) {
         const std::uint64_t unit = std::uint64_t(1) << (40 - 10 * i);
         if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
     }
-    return mib(bytes);
+    return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
 std::uint64_t effectiveMemoryLimit(const TiledOptions& options) {
