@@ -247,8 +247,8 @@ TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitiz
 
 namespace {
 
-using glccl::cuda::DeviceLabels;
-using glccl::cuda::DevicePixels;
+using glccl::cuda::DeviceVolume;
+using glccl::cuda::DeviceVolumeLabels;
 using glccl::cuda::ImageLabeler;
 using glccl::cuda::ResourceCounts;
 
@@ -335,17 +335,17 @@ TEST_CASE("cuda: ImageLabeler and labelDevice refuse bad arguments before any CU
                Catch::StartsWith("glccl::cuda::ImageLabeler::reserve(): ") && Catch::Contains("2 channels"));
 
     std::uint32_t word = 0;
-    const DevicePixels pixels{&word, 4, 4, 1, 1};
-    auto deviceMessage = [&](DevicePixels p, DeviceLabels l) {
+    const DeviceVolume pixels{&word, 4, 0, 4, 1, 1, 1};
+    auto deviceMessage = [&](DeviceVolume p, DeviceVolumeLabels l) {
         return messageOf([&] { labeler.labelDevice(p, l, Connectivity::Eight, Criterion::binary()); });
     };
-    CHECK_THAT(deviceMessage({nullptr, 4, 4, 1, 1}, {&word, 16}),
+    CHECK_THAT(deviceMessage({nullptr, 4, 0, 4, 1, 1, 1}, {&word, 16}),
                Catch::StartsWith(device) && Catch::Contains("pixels.data"));
     CHECK_THAT(deviceMessage(pixels, {nullptr, 16}), Catch::StartsWith(device) && Catch::Contains("labels.data"));
-    CHECK_THAT(deviceMessage({&word, 3, 4, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("pitch"));
-    CHECK_THAT(deviceMessage(pixels, {&word, 12}), Catch::StartsWith(device) && Catch::Contains("labels.pitch"));
+    CHECK_THAT(deviceMessage({&word, 3, 0, 4, 1, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("pitch"));
+    CHECK_THAT(deviceMessage(pixels, {&word, 12}), Catch::StartsWith(device) && Catch::Contains("labels.rowPitch"));
     CHECK_THAT(deviceMessage(pixels, {&word, 18}), Catch::StartsWith(device) && Catch::Contains("multiple of 4"));
-    CHECK_THAT(deviceMessage({&word, 4, 4, 0, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("4x0"));
+    CHECK_THAT(deviceMessage({&word, 4, 0, 4, 0, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("4x0"));
     CHECK(labeler.resourceCounts() == ResourceCounts{});
 }
 
@@ -469,8 +469,8 @@ TEST_CASE("cuda: labelDevice labels device arrays like the reference", "[cuda][d
                                   cudaMemcpyHostToDevice, callerStream) == cudaSuccess);
 
         const auto& table = labeler.labelDevice(
-            DevicePixels{pixels.get(), pixelPitch, c.width, c.height, c.channels},
-            DeviceLabels{static_cast<std::uint32_t*>(labels.get()), labelPitch}, c.connectivity, c.criterion,
+            DeviceVolume{pixels.get(), pixelPitch, 0, c.width, c.height, 1, c.channels},
+            DeviceVolumeLabels{static_cast<std::uint32_t*>(labels.get()), labelPitch, 0}, c.connectivity, c.criterion,
             callerStream);
 
         // Done when it returns: read back on the legacy stream, no waiting.
@@ -492,15 +492,15 @@ TEST_CASE("cuda: labelDevice refuses host memory with a clear error", "[cuda][de
     ImageLabeler labeler;
     const std::string entry = "glccl::cuda::ImageLabeler::labelDevice(): ";
     CHECK_THAT(messageOf([&] {
-                   labeler.labelDevice(DevicePixels{image.pixels.data(), 64, 64, 32, 1},
-                                       DeviceLabels{static_cast<std::uint32_t*>(labels.get()), 256},
+                   labeler.labelDevice(DeviceVolume{image.pixels.data(), 64, 0, 64, 32, 1, 1},
+                                       DeviceVolumeLabels{static_cast<std::uint32_t*>(labels.get()), 256, 0},
                                        Connectivity::Eight, Criterion::binary());
                }),
                Catch::StartsWith(entry) && Catch::Contains("pixels.data is not CUDA device memory"));
     DeviceMemory pixels = deviceAllocate(64 * 32);
     CHECK_THAT(messageOf([&] {
-                   labeler.labelDevice(DevicePixels{pixels.get(), 64, 64, 32, 1},
-                                       DeviceLabels{hostLabels.data(), 256}, Connectivity::Eight, Criterion::binary());
+                   labeler.labelDevice(DeviceVolume{pixels.get(), 64, 0, 64, 32, 1, 1},
+                                       DeviceVolumeLabels{hostLabels.data(), 256, 0}, Connectivity::Eight, Criterion::binary());
                }),
                Catch::StartsWith(entry) && Catch::Contains("labels.data is not CUDA device memory"));
     CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
@@ -520,8 +520,8 @@ TEST_CASE("cuda: a destroyed ImageLabeler gives back all device memory", "[cuda]
         DeviceMemory labels = deviceAllocate(gray.pixels.size() * sizeof(std::uint32_t));
         REQUIRE(cudaMemcpy(pixels.get(), gray.pixels.data(), gray.pixels.size(), cudaMemcpyHostToDevice) ==
                 cudaSuccess);
-        labeler.labelDevice(DevicePixels{pixels.get(), 4096, 4096, 2048, 1},
-                            DeviceLabels{static_cast<std::uint32_t*>(labels.get()), 4096 * 4}, Connectivity::Four,
+        labeler.labelDevice(DeviceVolume{pixels.get(), 4096, 0, 4096, 2048, 1, 1},
+                            DeviceVolumeLabels{static_cast<std::uint32_t*>(labels.get()), 4096 * 4, 0}, Connectivity::Four,
                             Criterion::binary());
     };
     session();  // warm-up: the context's lazy allocations (modules, streams)
