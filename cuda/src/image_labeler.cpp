@@ -50,11 +50,10 @@ LabelRequest checkedHostRequest(const CudaCheck& check, const ImageView& image, 
         check.fail("the image has dimensions 2 and depth " + std::to_string(image.depth) +
                    "; a 2-D image has depth 1 (a volume has dimensions 3)");
     }
-    if (image.sampleBits != 8) {
-        check.fail(what + " has " + std::to_string(image.sampleBits) +
-                   "-bit samples; the cuda backend labels 8-bit " + (volume ? "volumes" : "images") +
-                   " (1 channel, or 4 for threshold): use the compute, raster or cpu backend");
-    }
+    // The samples first: the byte count below is the 8-bit one, and a
+    // 16-bit image could pass it while being read as bytes.
+    const std::string refused = whySamplesAreRefused(image.sampleBits, image.channels, criterion, volume);
+    if (!refused.empty()) check.fail(refused);
     const std::size_t expectedBytes = Image::byteCount(image.shape(), image.channels, image.sampleBits);
     if (bytes != expectedBytes) {
         const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height) +
@@ -262,6 +261,19 @@ public:
         return nullptr;
     }
 
+    // The counts of the last labelDevice (waits for them).
+    const std::vector<std::uint32_t>& componentCounts(const CudaCheck& check) {
+        const LabelRequest& request = pipeline_.request();
+        if (request.width == 0) check.fail("nothing has been labeled yet");
+        if (!countsOnHost_) {
+            pipeline_.downloadCounts(check, lastCounts_);
+            countsOnHost_ = true;
+        }
+        const std::uint32_t* host = pipeline_.hostCounts(check);
+        counts_.assign(host, host + request.images);
+        return counts_;
+    }
+
     // The table of image `image` of the last labelDevice (waits for it).
     const std::vector<Component>& tableOf(const CudaCheck& check, int image) {
         const LabelRequest& request = pipeline_.request();
@@ -313,6 +325,7 @@ private:
     Event done_;         // the pipeline's stream is past a labelDevice()
     bool countsOnHost_ = false;              // the last labeling's counts were downloaded
     std::uint32_t* lastCounts_ = nullptr;    // where its counts went (null: the pipeline's own)
+    std::vector<std::uint32_t> counts_;      // componentCounts()
 };
 
 struct ImageLabeler::Impl {
@@ -369,6 +382,11 @@ void ImageLabeler::labelDeviceAsync(const DeviceVolume& voxels, const DeviceVolu
 const std::vector<Component>& ImageLabeler::tableOf(int image) {
     const CudaCheck check("glccl::cuda::ImageLabeler::tableOf");
     return impl_->core.tableOf(check, image);
+}
+
+const std::vector<std::uint32_t>& ImageLabeler::componentCounts() {
+    const CudaCheck check("glccl::cuda::ImageLabeler::componentCounts");
+    return impl_->core.componentCounts(check);
 }
 
 void ImageLabeler::setKernels(Kernels kernels) { impl_->core.setKernels(kernels); }

@@ -24,6 +24,31 @@ std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
 }  // namespace
 
+// The one statement of the samples and criteria the cuda kernels read; the
+// engine's router declares the same rule for Backend::Cuda
+// (engine/src/route.cpp, capabilitiesOf), which this library, below the
+// engine, cannot include.
+std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume) {
+    const char* what = volume ? "volume" : "image";
+    if (sampleBits != 8) {
+        return std::string("the ") + what + " has " + std::to_string(sampleBits) +
+               "-bit samples; the cuda backend labels 8-bit " + what + "s (1 channel, or 4 for threshold): use "
+               "the compute, raster or cpu backend";
+    }
+    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
+        return "criterion " + criterion.toString() + " needs 1-channel samples, this " + what + " has " +
+               std::to_string(channels) + " channels (use threshold:T for color)";
+    }
+    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
+        return "the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
+               "': use the compute, raster or cpu backend";
+    }
+    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
+        return "threshold " + std::to_string(criterion.threshold) + " is outside 0..255";
+    }
+    return {};
+}
+
 BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) {
     BlockGrid grid;
     grid.width = width;
@@ -94,18 +119,9 @@ LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int chan
     // kernels 6, 18 or 26: anything else would be a silently wrong answer.
     const std::string misfit = whyConnectivityDoesNotFit(connectivity, shape);
     if (!misfit.empty()) check.fail(misfit);
-    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
-        check.fail("criterion " + criterion.toString() + " needs 1-channel samples, this " +
-                   (shape.dimensions == 3 ? "volume" : "image") + " has " +
-                   std::to_string(channels) + " channels (use threshold:T for color)");
-    }
-    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
-        check.fail("the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
-                   "': use the compute, raster or cpu backend");
-    }
-    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
-        check.fail("threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
-    }
+    // Callers of this overload hand over bytes.
+    const std::string refused = whySamplesAreRefused(8, channels, criterion, shape.dimensions == 3);
+    if (!refused.empty()) check.fail(refused);
     LabelRequest request;
     request.width = int(shape.width);
     request.height = int(shape.height);

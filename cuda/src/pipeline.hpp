@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -68,6 +69,12 @@ std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int
 // The voxel count of an image or volume of `shape`; the same refusals as
 // checkedPixelCount, in the words of the shape's dimensions.
 std::size_t checkedPixelCount(const CudaCheck& check, const Shape& shape, int channels);
+
+// Why the cuda kernels do not take samples of `sampleBits` bits and
+// `channels` channels under `criterion` ("" when they do): 8-bit samples,
+// 1 channel (4 for threshold), binary as nonzero only, thresholds 0..255.
+// The only place in this library that states the rule.
+std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume);
 
 // Throws glccl::Error (message starting with check.entry()) for sizes below
 // 1 or above kMaxPixels pixels, channels other than 1 and 4, a connectivity

@@ -267,6 +267,11 @@ public:
     // and downloads it. Valid until the next call.
     const std::vector<Component>& tableOf(int image);
 
+    // The component counts of the last labelDevice() or labelDeviceAsync()
+    // (one per image, one for a volume): downloads them once and waits for
+    // the labeling. Valid until the next call.
+    const std::vector<std::uint32_t>& componentCounts();
+
     // Which kernels label 2-D images (default Kernels::Blocks).
     void setKernels(Kernels kernels);
 
