@@ -214,17 +214,27 @@ TEST_CASE("cuda: a large noise image matches the reference", "[cuda][large]") {
 TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[cuda]") {
     glccl::test::requireCudaOrSkip();
     const Image image = glccl::randomImage(300, 200, 0.5, 2, 1, 9);
-    glccl::StageTimings timings;
-    glccl::cuda::labelImage(image, Connectivity::Eight, Criterion::binary(), &timings);
-    std::vector<std::string> names;
-    for (const glccl::StageTime& t : timings) {
-        names.push_back(t.stage);
-        CHECK(t.milliseconds >= 0.0);
-    }
+    auto stageNames = [&](glccl::cuda::Kernels kernels) {
+        glccl::cuda::ImageLabeler labeler;
+        labeler.setKernels(kernels);
+        glccl::Labeling result;
+        glccl::StageTimings timings;
+        labeler.label(image, Connectivity::Eight, Criterion::binary(), result, &timings);
+        std::vector<std::string> names;
+        for (const glccl::StageTime& t : timings) {
+            names.push_back(t.stage);
+            CHECK(t.milliseconds >= 0.0);
+        }
+        return names;
+    };
     // 300x200 needs more than one merge level, so flatten_borders runs too.
     const std::vector<std::string> expected = {"solve_tiles",    "merge_tiles", "flatten_borders",
                                                "flatten_labels", "relabel",     "component_stats"};
-    CHECK(names == expected);
+    CHECK(stageNames(glccl::cuda::Kernels::Tiles) == expected);
+    // The default kernels: the compute engine's stage names.
+    const std::vector<std::string> blocks = {"local_merge", "merge_borders", "count_roots", "final_labels",
+                                             "component_stats"};
+    CHECK(stageNames(glccl::cuda::Kernels::Blocks) == blocks);
 }
 
 TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitize]") {
