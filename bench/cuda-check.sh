@@ -18,9 +18,11 @@
 #                 which skip elsewhere
 #   5. bench      glccl bench --backends compute,cuda --sizes 2048,8192,16384
 #                 --connectivity 4 and 8 --steps -> bench4.csv, bench8.csv
-#   6. e2e        bench/python_bench.py: CuPy and torch end to end against
-#                 cupyx.scipy.ndimage.label, and 64 masks of 512^2 as one
-#                 batch against a loop of cupyx -> python_bench.csv
+#   6. e2e4, e2e8 bench/python_bench.py at 4- and 8-connectivity: numpy
+#                 through the cuda backend (the fixed cost from host memory),
+#                 CuPy and torch end to end against cupyx.scipy.ndimage.label,
+#                 and 64 masks of 512^2 as one batch against a loop of cupyx
+#                 -> python_bench4.csv, python_bench8.csv
 # and a short table of the results at the end (also OUT_DIR/summary.md).
 # Exits 0 when every correctness step (1-4) passed, 1 otherwise; the
 # benchmarks report, they assert nothing.
@@ -62,8 +64,11 @@ if [ -x "$glccl" ]; then
   done
 fi
 if [ -d "$build/python" ]; then
-  step e2e python3 "$here/python_bench.py" ${glccl:+--glccl "$glccl"} --module-dir "$build/python" \
-    --sizes 2048,8192,16384 --backends cuda --devices --batch 64x512 --csv "$out/python_bench.csv"
+  for c in 4 8; do
+    step "e2e$c" python3 "$here/python_bench.py" ${glccl:+--glccl "$glccl"} --module-dir "$build/python" \
+      --sizes 2048,8192,16384 --backends cuda --connectivity $c --devices --batch 64x512 \
+      --csv "$out/python_bench$c.csv"
+  done
 fi
 
 {
@@ -71,7 +76,7 @@ fi
   echo
   echo "| step | exit |"
   echo "|---|---|"
-  for name in tests repeat sanitizer python bench4 bench8 e2e; do
+  for name in tests repeat sanitizer python bench4 bench8 e2e4 e2e8; do
     [ -n "${result[$name]+set}" ] && echo "| $name | ${result[$name]} |"
   done
   echo
@@ -99,9 +104,12 @@ if rows:
         ratio = "%.2f" % (float(cu) / float(comp)) if comp and cu and float(comp) > 0 else ""
         print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (family, width, c, comp, cu, ratio,
               by.get("cuda", {}).get("wall_median_ms", ""), by.get("cuda", {}).get("transfer_floor_ms", "")))
-path = os.path.join(out, "python_bench.csv")
-if os.path.exists(path):
-    print("\nend to end on device arrays and batches (python_bench.csv): see the table in e2e.log")
+for c in ("4", "8"):
+    log = os.path.join(out, "e2e%s.log" % c)
+    if os.path.exists(log):
+        print("\n%s-connectivity, end to end on device arrays and batches (e2e%s.log):\n" % (c, c))
+        print("\n".join(line for line in open(log) if line.startswith("|") or line.startswith("A batch")
+                         or line.startswith("CuPy") or line.startswith("torch")))
 EOF
   fi
 } | tee "$out/summary.md"

@@ -263,3 +263,34 @@ TEST_CASE("cuda: repeated labelings of random images are identical", "[.][cuda][
     }
     CHECK(differences == 0);
 }
+
+// Small images through both kernel sets and one batch: what
+// bench/cuda-sanitizer.sh runs under racecheck, initcheck and synccheck.
+TEST_CASE("cuda: a small mix of the block kernels, a batch and the tile kernels, for the sanitizers",
+          "[cuda][blocks][sanitize]") {
+    glccl::test::requireCudaOrSkip();
+    StreamOwner owner;
+    std::uint64_t seed = 3500;
+    for (const Kernels kernels : {Kernels::Blocks, Kernels::Tiles}) {
+        ImageLabeler labeler;
+        labeler.setKernels(kernels);
+        for (const Rule& rule : kRules) {
+            const Image image = imageFor(rule, 67, 45, 0.55, seed++);
+            glccl::Labeling result;
+            labeler.label(image, rule.connectivity, rule.criterion, result);
+            glccl::test::checkMatchesReference(image, rule.connectivity, rule.criterion, result, "sanitize");
+        }
+    }
+    ImageLabeler labeler;
+    const Rule rule{Connectivity::Eight, Criterion::binary(), 1};
+    std::vector<Image> images;
+    for (int i = 0; i < 3; ++i) images.push_back(imageFor(rule, 70, 66, 0.3 + 0.2 * i, seed++));
+    std::vector<std::uint32_t> counts;
+    const std::vector<std::uint32_t> labels = labelBatch(labeler, images, rule, owner.stream, counts);
+    for (int i = 0; i < 3; ++i) {
+        glccl::test::checkMatchesReference(images[std::size_t(i)], rule.connectivity, rule.criterion,
+                                           labelingOf(images[std::size_t(i)], labels.data() + i * 70 * 66,
+                                                      labeler.tableOf(i)),
+                                           "sanitize batch");
+    }
+}
