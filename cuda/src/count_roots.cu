@@ -29,7 +29,8 @@ template <int NodeW, int NodeH, int kThreads>
 __global__ void __launch_bounds__(kThreads)
     countRootsKernel(std::uint32_t* parents, const std::uint8_t* __restrict__ masks, std::uint32_t* lineCounts,
                      std::uint32_t* __restrict__ lineOffsets, std::uint32_t* groupsDone,
-                     std::uint32_t* __restrict__ counts, BlockGrid grid) {
+                     std::uint32_t* __restrict__ counts, std::uint32_t* __restrict__ callerCounts,
+                     BlockGrid grid) {
     using Scan = cub::BlockScan<std::uint32_t, kThreads>;
     __shared__ typename Scan::TempStorage scanStorage;
     __shared__ bool lastGroup;
@@ -114,20 +115,21 @@ __global__ void __launch_bounds__(kThreads)
     if (t == 0) {
         lineOffsets[grid.height] = count;
         counts[imageIndex] = count;
+        if (callerCounts != nullptr) callerCounts[imageIndex] = count;
     }
 }
 
 template <int NodeW, int NodeH>
 void launchCountRoots(const PassContext& context, std::uint32_t* d_parents, const std::uint8_t* d_masks,
                       std::uint32_t* d_lineCounts, std::uint32_t* d_lineOffsets, std::uint32_t* d_groupsDone,
-                      std::uint32_t* d_counts, const BlockGrid& grid) {
+                      std::uint32_t* d_counts, std::uint32_t* d_callerCounts, const BlockGrid& grid) {
     const dim3 blocks(unsigned(grid.gridHeight), unsigned(grid.images));
     if (grid.gridWidth <= kNarrowGridWidth) {
         countRootsKernel<NodeW, NodeH, kNarrowLineThreads><<<blocks, kNarrowLineThreads, 0, context.stream>>>(
-            d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts, grid);
+            d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts, d_callerCounts, grid);
     } else {
         countRootsKernel<NodeW, NodeH, kLineThreads><<<blocks, kLineThreads, 0, context.stream>>>(
-            d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts, grid);
+            d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts, d_callerCounts, grid);
     }
     context.check.launched("countRoots", context.stream);
 }
@@ -136,17 +138,17 @@ void launchCountRoots(const PassContext& context, std::uint32_t* d_parents, cons
 
 void CountRootsPass::run(const PassContext& context, std::uint32_t* d_parents, const std::uint8_t* d_masks,
                          std::uint32_t* d_lineCounts, std::uint32_t* d_lineOffsets, std::uint32_t* d_groupsDone,
-                         std::uint32_t* d_counts, const BlockGrid& grid) {
+                         std::uint32_t* d_counts, std::uint32_t* d_callerCounts, const BlockGrid& grid) {
     auto scope = context.timer.scope(kStage);
     if (grid.nodeWidth == 2 && grid.nodeHeight == 2) {
         launchCountRoots<2, 2>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts,
-                               grid);
+                               d_callerCounts, grid);
     } else if (grid.nodeWidth == 2) {
         launchCountRoots<2, 1>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts,
-                               grid);
+                               d_callerCounts, grid);
     } else {
         launchCountRoots<1, 1>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts,
-                               grid);
+                               d_callerCounts, grid);
     }
 }
 

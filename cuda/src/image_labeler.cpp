@@ -245,7 +245,6 @@ public:
         pipeline_.findLabels(check, request, static_cast<const std::uint8_t*>(d_voxels), d_labels,
                              timings != nullptr, d_counts, table);
         countsOnHost_ = table;
-        lastCounts_ = d_counts;
         if (!labelsInPlace) {
             copySlices(check, labels.data, labels.rowPitch, labelSlicePitch, d_labels, labelRow, labelSlice,
                        labelRow, voxels.height, voxels.depth, stream, "labels");
@@ -266,7 +265,7 @@ public:
         const LabelRequest& request = pipeline_.request();
         if (request.width == 0) check.fail("nothing has been labeled yet");
         if (!countsOnHost_) {
-            pipeline_.downloadCounts(check, lastCounts_);
+            pipeline_.downloadCounts(check);
             countsOnHost_ = true;
         }
         const std::uint32_t* host = pipeline_.hostCounts(check);
@@ -283,7 +282,7 @@ public:
                        std::to_string(request.images) + " image(s)");
         }
         if (!countsOnHost_) {
-            pipeline_.downloadCounts(check, lastCounts_);
+            pipeline_.downloadCounts(check);
             countsOnHost_ = true;
         }
         return pipeline_.componentTable(check, nullptr, image);
@@ -324,7 +323,6 @@ private:
     Event callerReady_;  // the caller's stream reached labelDevice()
     Event done_;         // the pipeline's stream is past a labelDevice()
     bool countsOnHost_ = false;              // the last labeling's counts were downloaded
-    std::uint32_t* lastCounts_ = nullptr;    // where its counts went (null: the pipeline's own)
     std::vector<std::uint32_t> counts_;      // componentCounts()
 };
 

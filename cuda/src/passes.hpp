@@ -258,14 +258,15 @@ public:
 // count_roots: ranks the roots of every pixel line (a root's entry becomes
 // kRankFlag | rank), and the last block of each image turns the line counts
 // into lineOffsets (height + 1 per image: the roots above each line, then
-// the count) and writes the image's count into d_counts. d_groupsDone: one
-// zero per image, left zero.
+// the count) and writes the image's count into d_counts, and into
+// d_callerCounts when that is not null. d_groupsDone: one zero per image,
+// left zero.
 class CountRootsPass {
 public:
     static constexpr const char* kStage = "count_roots";
     void run(const PassContext& context, std::uint32_t* d_parents, const std::uint8_t* d_masks,
              std::uint32_t* d_lineCounts, std::uint32_t* d_lineOffsets, std::uint32_t* d_groupsDone,
-             std::uint32_t* d_counts, const BlockGrid& grid);
+             std::uint32_t* d_counts, std::uint32_t* d_callerCounts, const BlockGrid& grid);
 };
 
 // final_labels: every pixel takes its component's number, 1..count in

@@ -229,7 +229,6 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
     reserveLines(check, request.height, request.images);
     current_ = request;
     currentLabels_ = d_labels;
-    std::uint32_t* counts = d_counts != nullptr ? d_counts : deviceCounts_.get();
     timer_.start(timed, stream(), check);
     const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
 
@@ -239,9 +238,9 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
         if (blockGridFits(grid)) {
             reserveBlocks(check);
             if (request.channels == 1) {
-                findBlockLabels(check, grid, d_pixels, d_labels, counts);
+                findBlockLabels(check, grid, d_pixels, d_labels, d_counts);
             } else {
-                findBlockLabels(check, grid, d_colors, d_labels, counts);
+                findBlockLabels(check, grid, d_colors, d_labels, d_counts);
             }
             labeled = true;
         }
@@ -255,15 +254,19 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
             } else {
                 findComponents(check, d_colors + std::size_t(i) * pixels, labels);
             }
-            numberComponents(check, labels, counts + i);
+            numberComponents(check, labels, deviceCounts_.get() + i);
+        }
+        if (d_counts != nullptr) {
+            check(cudaMemcpyAsync(d_counts, deviceCounts_.get(), std::size_t(request.images) * sizeof(std::uint32_t),
+                                  cudaMemcpyDeviceToDevice, stream()),
+                  "cudaMemcpyAsync (component counts to the caller)");
         }
     }
-    if (countsToHost) downloadCounts(check, counts);
+    if (countsToHost) downloadCounts(check);
 }
 
-void LabelPipeline::downloadCounts(const CudaCheck& check, const std::uint32_t* d_counts) {
-    if (d_counts == nullptr) d_counts = deviceCounts_.get();
-    check(cudaMemcpyAsync(countHost_.get(), d_counts, std::size_t(current_.images) * sizeof(std::uint32_t),
+void LabelPipeline::downloadCounts(const CudaCheck& check) {
+    check(cudaMemcpyAsync(countHost_.get(), deviceCounts_.get(), std::size_t(current_.images) * sizeof(std::uint32_t),
                           cudaMemcpyDeviceToHost, stream()),
           "cudaMemcpyAsync (component counts)");
     check(cudaEventRecord(countReady_.get(), stream()), "cudaEventRecord (component counts)");
@@ -278,12 +281,12 @@ const std::uint32_t* LabelPipeline::hostCounts(const CudaCheck& check) {
 // the roots numbered line by line, every pixel its number.
 template <typename Pixel>
 void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
-                                    std::uint32_t* d_labels, std::uint32_t* d_counts) {
+                                    std::uint32_t* d_labels, std::uint32_t* d_callerCounts) {
     const PassContext context{stream(), check, timer_};
     localMerge_.run(context, d_image, parents_.get(), masks_.get(), grid, current_.rule);
     mergeBorders_.run(context, d_image, parents_.get(), masks_.get(), grid, current_.rule);
     countRoots_.run(context, parents_.get(), masks_.get(), lineCounts_.get(), lineOffsets_.get(), groupsDone_.get(),
-                    d_counts, grid);
+                    deviceCounts_.get(), d_callerCounts, grid);
     finalLabels_.run(context, parents_.get(), masks_.get(), lineOffsets_.get(), d_labels, grid);
 }
 

@@ -137,9 +137,10 @@ public:
     // d_labels holds the canonical labels. Reserves the request's pixel
     // count; waits for nothing. timed: record per-kernel events. A batch
     // (request.images > 1) is packed images in and packed labels out, each
-    // numbered 1..n_i. The counts (one per image) go to d_counts when given
-    // (device memory), else to the pipeline's own; countsToHost queues their
-    // download for componentTable() and hostCounts().
+    // numbered 1..n_i. The counts (one per image) are kept in the
+    // pipeline's own device memory and also written to d_counts when it is
+    // given (device memory); countsToHost queues their download for
+    // componentTable() and hostCounts().
     void findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
                     std::uint32_t* d_labels, bool timed, std::uint32_t* d_counts = nullptr,
                     bool countsToHost = true);
@@ -162,9 +163,9 @@ public:
     // The request of the last findLabels().
     const LabelRequest& request() const { return current_; }
 
-    // Queues the download of the last findLabels()'s counts from d_counts
-    // (null: the pipeline's own), as findLabels() does with countsToHost.
-    void downloadCounts(const CudaCheck& check, const std::uint32_t* d_counts);
+    // Queues the download of the last findLabels()'s counts, as findLabels()
+    // does with countsToHost.
+    void downloadCounts(const CudaCheck& check);
 
     // Waits for the stream and hands over the per-kernel device times of the
     // last findLabels().
@@ -178,7 +179,7 @@ private:
     void findComponents(const CudaCheck& check, const Pixel* d_image, std::uint32_t* d_labels);
     template <typename Pixel>
     void findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
-                         std::uint32_t* d_labels, std::uint32_t* d_counts);
+                         std::uint32_t* d_labels, std::uint32_t* d_callerCounts);
     void numberComponents(const CudaCheck& check, std::uint32_t* d_labels, std::uint32_t* d_count);
     void numberComponents(const CudaCheck& check);
     unsigned char* tableStorage(const CudaCheck& check, std::size_t bytes);
