@@ -73,18 +73,27 @@ Image imageFor(const Rule& rule, int width, int height, double density, std::uin
                               rule.channels, seed);
 }
 
+// A batch's device arrays, kept while the labeler's tableOf() reads them.
+struct BatchMemory {
+    DeviceMemory pixels, labels, counts;
+};
+
 // Labels `images` (all of one size) as one batch in device memory on a
 // caller's stream; returns the labels of all of them, packed, and fills
-// counts.
+// counts. `memory` keeps the device arrays.
 std::vector<std::uint32_t> labelBatch(ImageLabeler& labeler, const std::vector<Image>& images, const Rule& rule,
-                                      cudaStream_t stream, std::vector<std::uint32_t>& counts) {
+                                      cudaStream_t stream, std::vector<std::uint32_t>& counts,
+                                      BatchMemory& memory) {
     const Image& first = images.front();
     const std::size_t pixels = std::size_t(first.width) * std::size_t(first.height);
     const std::size_t imageBytes = pixels * std::size_t(rule.channels);
     const std::size_t n = images.size();
-    DeviceMemory d_pixels = deviceAllocate(imageBytes * n);
-    DeviceMemory d_labels = deviceAllocate(pixels * 4 * n);
-    DeviceMemory d_counts = deviceAllocate(4 * n);
+    memory.pixels = deviceAllocate(imageBytes * n);
+    memory.labels = deviceAllocate(pixels * 4 * n);
+    memory.counts = deviceAllocate(4 * n);
+    const DeviceMemory& d_pixels = memory.pixels;
+    const DeviceMemory& d_labels = memory.labels;
+    const DeviceMemory& d_counts = memory.counts;
     for (std::size_t i = 0; i < n; ++i) {
         REQUIRE(cudaMemcpyAsync(static_cast<char*>(d_pixels.get()) + i * imageBytes, images[i].pixels.data(),
                                 imageBytes, cudaMemcpyHostToDevice, stream) == cudaSuccess);
@@ -209,7 +218,8 @@ TEST_CASE("cuda: a batch labels every image as if alone, with its count and tabl
                 images.push_back(imageFor(rule, batch.width, batch.height, density, seed++));
             }
             std::vector<std::uint32_t> counts;
-            const std::vector<std::uint32_t> labels = labelBatch(labeler, images, rule, owner.stream, counts);
+            BatchMemory memory;
+            const std::vector<std::uint32_t> labels = labelBatch(labeler, images, rule, owner.stream, counts, memory);
             const std::size_t pixels = std::size_t(batch.width) * std::size_t(batch.height);
             for (int i = 0; i < batch.images; ++i) {
                 INFO("image " << i << " of " << batch.images);
@@ -234,8 +244,9 @@ TEST_CASE("cuda: a tile-kernel batch matches the block-kernel batch", "[cuda][bl
     for (int i = 0; i < 6; ++i) images.push_back(glccl::randomImage(200, 150, 0.1 * (i + 2), 2, 1, 2800 + i));
     const Rule rule{Connectivity::Eight, Criterion::binary(), 1};
     std::vector<std::uint32_t> blockCounts, tileCounts;
-    CHECK(labelBatch(blocks, images, rule, owner.stream, blockCounts) ==
-          labelBatch(tiles, images, rule, owner.stream, tileCounts));
+    BatchMemory blockMemory, tileMemory;
+    CHECK(labelBatch(blocks, images, rule, owner.stream, blockCounts, blockMemory) ==
+          labelBatch(tiles, images, rule, owner.stream, tileCounts, tileMemory));
     CHECK(blockCounts == tileCounts);
 }
 
@@ -286,7 +297,8 @@ TEST_CASE("cuda: a small mix of the block kernels, a batch and the tile kernels,
     std::vector<Image> images;
     for (int i = 0; i < 3; ++i) images.push_back(imageFor(rule, 70, 66, 0.3 + 0.2 * i, seed++));
     std::vector<std::uint32_t> counts;
-    const std::vector<std::uint32_t> labels = labelBatch(labeler, images, rule, owner.stream, counts);
+    BatchMemory memory;
+    const std::vector<std::uint32_t> labels = labelBatch(labeler, images, rule, owner.stream, counts, memory);
     for (int i = 0; i < 3; ++i) {
         glccl::test::checkMatchesReference(images[std::size_t(i)], rule.connectivity, rule.criterion,
                                            labelingOf(images[std::size_t(i)], labels.data() + i * 70 * 66,

@@ -45,9 +45,13 @@ struct Patch {
         return (im.lineOfKey(key) / NodeH - originY) * kNodePatchSide + (im.xOfKey(key) / NodeW - originX);
     }
 
-    // Path halving (see Forest::rootHalving) on the patch's shared copy.
+    // Path halving (see Forest::rootHalving) on the patch's shared copy. Plain
+// loads and stores race with other threads' unions by design (a stale
+// parent is still an ancestor, and an atomicMin's result drives every
+// retry): racecheck reports these hazards (bench/cuda-sanitizer.sh keeps
+// that report apart).
     __device__ __forceinline__ std::uint32_t localRoot(std::uint32_t key) const {
-        volatile std::uint32_t* p = parents;
+        std::uint32_t* p = parents;
         for (;;) {
             const std::uint32_t parent = p[localIndexOfKey(key)];
             if (parent == key) return key;
@@ -153,7 +157,7 @@ struct Patch {
 
     // Step 3: the unions of this thread's segment (joinedBits: joinRuns').
     __device__ __forceinline__ void uniteSegment(int fx, int fy, std::uint32_t joinedBits) const {
-        volatile std::uint32_t* p = parents;
+        std::uint32_t* p = parents;
         std::uint32_t runParent = kNone;   // the run's smallest key (joinRuns)
         std::uint32_t lastTarget = kNone;  // what the run's last union read at its neighbour
         for (int j = 0; j < kPasses; ++j) {
@@ -219,6 +223,9 @@ __global__ void __launch_bounds__(kThreads)
                                            sValues,
                                            rule};
     const NodeImage<NodeW, NodeH>& im = patch.im;
+    // Whole 16-bit pairs per node row (binaryNodeMask): every image of a
+    // batch then starts aligned too.
+    const bool pairs = grid.width % 2 == 0 && (reinterpret_cast<std::uintptr_t>(image) & 1u) == 0;
     const int tx = int(threadIdx.x);
     const int ty = int(threadIdx.y);
 
@@ -235,7 +242,7 @@ __global__ void __launch_bounds__(kThreads)
             sValues[ly * kNodePatchSide + tx] = value;
             mask = inside && isForeground(value, rule) ? 1u : 0u;
         } else {
-            if (inside) mask = binaryNodeMask<NodeW, NodeH>(im, reinterpret_cast<const std::uint8_t*>(image), nx, ny);
+            if (inside) mask = binaryNodeMask<NodeW, NodeH>(im, reinterpret_cast<const std::uint8_t*>(image), nx, ny, pairs);
         }
         sMasks[ly * kNodePatchSide + tx] = std::uint8_t(mask);
     }

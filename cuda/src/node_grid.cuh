@@ -93,17 +93,28 @@ struct NodeImage {
 };
 
 // The foreground mask of binary node (nx, ny): pixels past the image are
-// background.
+// background. A node's row is one 16-bit load where the image's rows and
+// the pointer keep pairs aligned (pairs: width even and data 2-byte
+// aligned), else a byte per pixel.
 template <int NodeW, int NodeH>
 __device__ __forceinline__ std::uint32_t binaryNodeMask(const NodeImage<NodeW, NodeH>& im,
-                                                        const std::uint8_t* __restrict__ pixels, int nx, int ny) {
+                                                        const std::uint8_t* __restrict__ pixels, int nx, int ny,
+                                                        bool pairs) {
     std::uint32_t mask = 0;
 #pragma unroll
-    for (int i = 0; i < NodeW * NodeH; ++i) {
-        const int x = nx * NodeW + i % NodeW;
-        const int y = ny * NodeH + i / NodeW;
-        if (im.insideImage(x, y) && pixels[std::size_t(y) * std::size_t(im.grid.width) + std::size_t(x)] != 0) {
-            mask |= 1u << i;
+    for (int r = 0; r < NodeH; ++r) {
+        const int y = ny * NodeH + r;
+        if (y >= im.grid.height) break;
+        const int x = nx * NodeW;
+        const std::uint8_t* row = pixels + std::size_t(y) * std::size_t(im.grid.width);
+        if (NodeW == 2 && pairs) {
+            const unsigned pair = *reinterpret_cast<const unsigned short*>(row + x);
+            mask |= (((pair & 0xFFu) != 0u ? 1u : 0u) | ((pair >> 8) != 0u ? 2u : 0u)) << (r * NodeW);
+        } else {
+#pragma unroll
+            for (int i = 0; i < NodeW; ++i) {
+                if (x + i < im.grid.width && row[x + i] != 0) mask |= 1u << (r * NodeW + i);
+            }
         }
     }
     return mask;

@@ -264,7 +264,8 @@ public:
     // The component table of image `image` of the last labelDevice() or
     // labelDeviceAsync() (0 for a single image or a volume): waits for the
     // labeling, downloads the counts once, computes the table on the device
-    // and downloads it. Valid until the next call.
+    // from the labels where that call wrote them (so they must still be
+    // there) and downloads it. Valid until the next call.
     const std::vector<Component>& tableOf(int image);
 
     // The component counts of the last labelDevice() or labelDeviceAsync()
