@@ -8,16 +8,9 @@
 #
 #   bash bench/cuda-sanitizer.sh [CUDA_TESTS] [OUT_DIR]
 #
-# local_merge's union-find in shared memory is lock-free by design (plain
-# loads and path-halving stores beside atomicMin, cuda/src/local_merge.cu),
-# and racecheck reports those hazards: racecheck runs over every other
-# kernel and must be clean, and once more over local_merge alone, a report
-# kept (racecheck-local_merge.txt) but not counted. Its correctness is what
-# the "[repeat]" test checks (bench/cuda-check.sh).
-#
-# CUDA_TESTS defaults to build/tests/cuda_tests, OUT_DIR (the reports) to
-# sanitizer-reports/. Exits 0 when every counted tool reports no error and
-# no leak, 1 when one does, 2 when compute-sanitizer or the tests are missing.
+# CUDA_TESTS defaults to build/tests/cuda_tests, OUT_DIR (the four reports)
+# to sanitizer-reports/. Exits 0 when every tool reports no error and no
+# leak, 1 when one does, 2 when compute-sanitizer or the tests are missing.
 set -uo pipefail
 tests=${1:-build/tests/cuda_tests}
 out=${2:-sanitizer-reports}
@@ -30,19 +23,15 @@ if [ ! -x "$tests" ]; then
 fi
 mkdir -p "$out"
 status=0
-run() {  # run [--uncounted] NAME ARGS...: one sanitizer run, its report in $out/NAME.txt
-  local counted=1
-  if [ "$1" = --uncounted ]; then counted=0; shift; fi
+run() {  # run NAME ARGS...: one sanitizer run, its report in $out/NAME.txt
   local name=$1; shift
   "$sanitizer" --error-exitcode 3 "$@" > "$out/$name.txt" 2>&1
   local code=$?
   local summary
   summary=$(grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$out/$name.txt" | tr -s ' =' ' ' | paste -sd ';' -)
-  echo "$name: exit $code;$summary$([ $counted -eq 1 ] || echo ' (not counted)')"
-  [ $code -eq 0 ] || [ $counted -eq 0 ] || status=1
+  echo "$name: exit $code;$summary"
+  [ $code -eq 0 ] || status=1
 }
 run memcheck-leaks --tool memcheck --leak-check full "$tests"
-run racecheck --tool racecheck --kernel-name-exclude kns=localMergeKernel "$tests" "[sanitize]"
-run --uncounted racecheck-local_merge --tool racecheck --kernel-name kns=localMergeKernel "$tests" "[sanitize]"
-for tool in initcheck synccheck; do run "$tool" --tool $tool "$tests" "[sanitize]"; done
+for tool in racecheck initcheck synccheck; do run "$tool" --tool $tool "$tests" "[sanitize]"; done
 exit $status

@@ -30,6 +30,15 @@ constexpr int kPasses = kNodePatchSide / kNodePatchLinesPerPass;
 constexpr int kSegmentsPerLine = kNodePatchSide / kPasses;
 static_assert(kSegmentsPerLine * kNodePatchSide == kThreads, "segments cover the patch, one per thread");
 
+// Parents in shared memory change under the patch's concurrent unions
+// (steps 3 and 4), so every access there is an atomic: a load is an atomic
+// or of nothing, a path-halving store an atomicMin (the grandparent is
+// smaller than the parent it replaces; a smaller value already there is an
+// ancestor too). The algorithm needs no ordering (a stale parent is still
+// an ancestor, and an atomicMin's result drives every retry); atomics keep
+// the accesses free of data races (compute-sanitizer's racecheck).
+__device__ __forceinline__ std::uint32_t loadParent(std::uint32_t* word) { return atomicOr(word, 0u); }
+
 // The patch in shared memory: parents (keys, as in the global forest), masks
 // and, for single-pixel nodes, the pixels' values.
 template <typename Pixel, int NodeW, int NodeH>
@@ -45,19 +54,14 @@ struct Patch {
         return (im.lineOfKey(key) / NodeH - originY) * kNodePatchSide + (im.xOfKey(key) / NodeW - originX);
     }
 
-    // Path halving (see Forest::rootHalving) on the patch's shared copy. Plain
-// loads and stores race with other threads' unions by design (a stale
-// parent is still an ancestor, and an atomicMin's result drives every
-// retry): racecheck reports these hazards (bench/cuda-sanitizer.sh keeps
-// that report apart).
+    // Path halving (see Forest::rootHalving) on the patch's shared copy.
     __device__ __forceinline__ std::uint32_t localRoot(std::uint32_t key) const {
-        std::uint32_t* p = parents;
         for (;;) {
-            const std::uint32_t parent = p[localIndexOfKey(key)];
+            const std::uint32_t parent = loadParent(&parents[localIndexOfKey(key)]);
             if (parent == key) return key;
-            const std::uint32_t grandparent = p[localIndexOfKey(parent)];
+            const std::uint32_t grandparent = loadParent(&parents[localIndexOfKey(parent)]);
             if (grandparent == parent) return parent;
-            p[localIndexOfKey(key)] = grandparent;
+            atomicMin(&parents[localIndexOfKey(key)], grandparent);
             key = grandparent;
         }
     }
@@ -131,9 +135,9 @@ struct Patch {
     // Step 2: the runs of this thread's segment. A node joins the run of the
     // node before it when its left link connects them; each node of a run
     // gets the run's smallest key as its parent (a plain store: nothing else
-    // writes these entries before the barrier). Returns bit j set where node
-    // j joined the run of node j - 1.
-    __device__ __forceinline__ std::uint32_t joinRuns(int fx, int fy) const {
+    // writes these entries before the barrier), also kept in runKeys.
+    // Returns bit j set where node j joined the run of node j - 1.
+    __device__ __forceinline__ std::uint32_t joinRuns(int fx, int fy, std::uint32_t (&runKeys)[kPasses]) const {
         std::uint32_t keys[kPasses];
         bool joined[kPasses];
         std::uint32_t smallest[kPasses];  // the smallest key of node j's run up to j
@@ -149,15 +153,18 @@ struct Patch {
 #pragma unroll
         for (int j = kPasses - 1; j >= 0; --j) {
             if (j == kPasses - 1 || !joined[j + 1]) parent = smallest[j];
-            parents[fy * kNodePatchSide + fx + j] = keys[j] != kNone ? parent : kNone;
+            runKeys[j] = keys[j] != kNone ? parent : kNone;
+            parents[fy * kNodePatchSide + fx + j] = runKeys[j];
             if (joined[j]) joinedBits |= 1u << j;
         }
         return joinedBits;
     }
 
-    // Step 3: the unions of this thread's segment (joinedBits: joinRuns').
-    __device__ __forceinline__ void uniteSegment(int fx, int fy, std::uint32_t joinedBits) const {
-        std::uint32_t* p = parents;
+    // Step 3: the unions of this thread's segment (joinedBits, runKeys:
+    // joinRuns'). A run starts from the key joinRuns gave it, a node of its
+    // tree, without reading it back.
+    __device__ __forceinline__ void uniteSegment(int fx, int fy, std::uint32_t joinedBits,
+                                                 const std::uint32_t (&runKeys)[kPasses]) const {
         std::uint32_t runParent = kNone;   // the run's smallest key (joinRuns)
         std::uint32_t lastTarget = kNone;  // what the run's last union read at its neighbour
         for (int j = 0; j < kPasses; ++j) {
@@ -169,7 +176,7 @@ struct Patch {
             bool link[4];
             link[0] = j == 0 && linksInPatch(lx, fy, mask, 0);
             if ((joinedBits & (1u << j)) == 0u) {
-                runParent = p[fy * kNodePatchSide + lx];
+                runParent = runKeys[j];
                 lastTarget = kNone;
             }
 #pragma unroll
@@ -192,7 +199,7 @@ struct Patch {
             for (int d = 0; d < 4; ++d) {
                 if (!link[d]) continue;
                 const int2 o = backwardNode(d);
-                const std::uint32_t target = p[(fy + o.y) * kNodePatchSide + lx + o.x];
+                const std::uint32_t target = loadParent(&parents[(fy + o.y) * kNodePatchSide + lx + o.x]);
                 if (target == lastTarget) continue;
                 uniteLocal(runParent, target);
                 lastTarget = target;
@@ -252,9 +259,10 @@ __global__ void __launch_bounds__(kThreads)
     const int t = ty * kNodePatchSide + tx;
     const int segmentX = (t % kSegmentsPerLine) * kPasses;
     const int segmentY = t / kSegmentsPerLine;
-    const std::uint32_t joinedBits = patch.joinRuns(segmentX, segmentY);
+    std::uint32_t runKeys[kPasses];
+    const std::uint32_t joinedBits = patch.joinRuns(segmentX, segmentY, runKeys);
     __syncthreads();
-    patch.uniteSegment(segmentX, segmentY, joinedBits);
+    patch.uniteSegment(segmentX, segmentY, joinedBits, runKeys);
     __syncthreads();
 
     // Step 4: patch-local roots and masks out, a column per thread again.
