@@ -23,11 +23,13 @@ def uneven_stack(n, height, width, seed, levels=2):
 
 
 def check_against_skimage(stack, labels, counts, connectivity, segments=False):
+    """Every image of the stack against scikit-image (labels and counts as
+    host arrays)."""
     assert labels.shape == stack.shape and labels.dtype == np.uint32
     assert counts.shape == (len(stack),)
     for i, image in enumerate(stack):
         expected, n = skimage_labels(image, connectivity, segments=segments)
-        assert counts[i] == n, f"image {i}"
+        assert int(counts[i]) == n, f"image {i}"
         np.testing.assert_array_equal(labels[i], expected, err_msg=f"image {i}")
 
 

@@ -8,6 +8,7 @@ import pytest
 
 import glccl
 from references import AVAILABLE, skimage_labels, skimage_table, TABLE_COLUMNS
+from test_batch import check_against_skimage, uneven_stack
 
 CUDA_RUNS = glccl.has_cuda and AVAILABLE["cuda"]["available"]
 WHY_NO_CUDA = ("this glccl is built without CUDA" if not glccl.has_cuda
@@ -31,22 +32,8 @@ needs_cupy = pytest.mark.skipif(bool(WHY_NO_CUPY), reason=WHY_NO_CUPY or "-")
 needs_torch = pytest.mark.skipif(bool(WHY_NO_TORCH), reason=WHY_NO_TORCH or "-")
 
 
-def uneven_stack(n, height, width, seed, levels=2):
-    rng = np.random.default_rng(seed)
-    stack = np.zeros((n, height, width), np.uint8)
-    for i in range(n):
-        density = (0.0, 1.0, 0.15, 0.55)[i % 4]
-        values = rng.integers(1, levels, size=(height, width), endpoint=True).astype(np.uint8)
-        stack[i] = np.where(rng.random((height, width)) < density, values, 0)
-    return stack
-
-
 def check_stack(stack, labels, counts, connectivity, segments=False):
-    assert labels.shape == stack.shape and labels.dtype == np.uint32
-    for i, image in enumerate(stack):
-        expected, n = skimage_labels(image, connectivity, segments=segments)
-        assert int(counts[i]) == n, f"image {i}"
-        np.testing.assert_array_equal(labels[i], expected, err_msg=f"image {i}")
+    check_against_skimage(stack, np.asarray(labels), np.asarray(counts), connectivity, segments)
 
 
 @needs_cupy
