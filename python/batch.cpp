@@ -60,16 +60,18 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
     const py::ssize_t images = array.shape(0), height = array.shape(1), width = array.shape(2);
     // A clear error for 6, 18 or 26 before any image.
     checkConnectivityFits(parseConnectivity(connectivity, 2, where), Shape::image(width, height), where);
-    py::array_t<std::uint32_t> labels({images, height, width});
-    py::array_t<std::uint32_t> counts(images);
+    // Made by numpy itself, so that they do not depend on how this module
+    // was built against numpy.
+    const py::object uint32 = numpy.attr("uint32");
+    py::object labels = numpy.attr("empty")(py::make_tuple(images, height, width), uint32);
+    py::object counts = numpy.attr("zeros")(images, uint32);
     py::list tables;
     if (images > 0) {
         const py::object labeler = py::module_::import("glccl").attr("Labeler")(connectivity, criterion, backend);
-        auto n = counts.mutable_unchecked<1>();
         for (py::ssize_t i = 0; i < images; ++i) {
             const py::tuple result = labeler.attr("label")(host[py::int_(i)], py::arg("out") = labels[py::int_(i)],
                                                            py::arg("return_table") = returnTable);
-            n(i) = result[1].cast<std::uint32_t>();
+            counts[py::int_(i)] = result[1];
             if (returnTable) tables.append(result[2]);
         }
     }
