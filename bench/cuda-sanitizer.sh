@@ -2,8 +2,9 @@
 # The CUDA tests under NVIDIA's compute-sanitizer, on a machine with a GPU:
 # memcheck with the leak check over every cuda test (an allocation or a
 # registration left behind by a destroyed labeler shows as a leak), then
-# racecheck, initcheck and synccheck over the mix of every pass
-# ("[sanitize]", tests/cuda_labeler.cpp).
+# racecheck, initcheck and synccheck over the small mixes of every pass
+# ("[sanitize]": tests/cuda_labeler.cpp, and tests/cuda_blocks.cpp for the
+# block kernels, both kernel sets and a batch).
 #
 #   bash bench/cuda-sanitizer.sh [CUDA_TESTS] [OUT_DIR]
 #

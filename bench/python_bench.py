@@ -36,6 +36,15 @@ result on the device, synchronized) as:
                   same connectivity; its int32 labels are numbered otherwise,
                   so only the component counts are compared
 
+With --devices, torch tensors are timed the same way where torch sees the GPU
+(glccl_torch: glccl.label(tensor), labels returned as a torch tensor).
+
+With --batch NxS (e.g. 64x512), N masks of S x S (50 % noise) as one device
+stack: glccl.label_batch(stack) (one launch sequence; CuPy, and torch with
+--devices) against a Python loop of cupyx.scipy.ndimage.label over the same
+images, and the per-pixel cost of the batch against one image of the same
+pixel count (glccl.label of a sqrt(N) S square).
+
 Without --glccl the image is numpy's (seeded, 50 % foreground) and the
 cli_wall column stays empty. --csv writes every row. Prints a short table.
 """
@@ -71,6 +80,8 @@ def parse_args():
     parser.add_argument("--warmup", type=int, default=2, help="untimed calls before them (default 2)")
     parser.add_argument("--no-cupy", action="store_true", help="skip the CuPy comparison")
     parser.add_argument("--csv", help="write every measurement to this CSV file")
+    parser.add_argument("--devices", action="store_true", help="also torch tensors on the GPU")
+    parser.add_argument("--batch", default="", help="NxS: N device masks of SxS as one batch (e.g. 64x512)")
     return parser.parse_args()
 
 
@@ -151,6 +162,15 @@ def main():
             elif not available["cuda"]["available"]:
                 cupy, why_no_cupy = None, "the cuda backend cannot run: " + available["cuda"]["reason"]
 
+    torch = None
+    if args.devices and cupy is not None:
+        try:
+            import torch
+            if not torch.cuda.is_available():
+                torch = None
+        except Exception as error:
+            log("torch cannot be imported (%s: %s)" % (type(error).__name__, error))
+
     rows = []
     sides = [int(s) for s in args.sizes.split(",") if s]
     with tempfile.TemporaryDirectory(prefix="glccl_python_bench_") as folder:
@@ -196,10 +216,49 @@ def main():
                 cupyx_n = int(cupyx.scipy.ndimage.label(device_image, structure)[1])
                 if n != cupyx_n:
                     log("component counts differ: glccl %d, cupyx %d" % (n, cupyx_n))
+                torch_ms = None
+                if torch is not None:
+                    tensor = torch.as_tensor(image, device="cuda")
+                    torch_ms = median_ms(lambda: glccl.label(tensor, args.connectivity), args.reps, args.warmup,
+                                         torch.cuda.synchronize)
                 rows.append({"side": side, "backend": "cupy", "glccl_cupy_ms": glccl_ms,
                              "labeler_cupy_ms": labeler_ms, "cupyx_ms": cupyx_ms, "components": n,
-                             "cupyx_components": cupyx_n})
-                log("  glccl.label %.2f, Labeler.label(out=) %.2f, cupyx %.2f ms" % (glccl_ms, labeler_ms, cupyx_ms))
+                             "cupyx_components": cupyx_n, "glccl_torch_ms": torch_ms})
+                log("  glccl.label %.2f, Labeler.label(out=) %.2f, cupyx %.2f ms%s" % (
+                    glccl_ms, labeler_ms, cupyx_ms, "" if torch_ms is None else ", torch %.2f ms" % torch_ms))
+
+    batch_rows = []
+    if args.batch and cupy is not None:
+        count, side = (int(v) for v in args.batch.lower().split("x"))
+        rng = np.random.default_rng(1)
+        stack = (rng.random((count, side, side)) < 0.5).astype(np.uint8)
+        device_stack = cupy.asarray(stack)
+        structure = cupy.ones((3, 3), bool) if args.connectivity == 8 else None
+        sync = cupy.cuda.get_current_stream().synchronize
+        log("batch %d x %d^2" % (count, side))
+        batch_ms = median_ms(lambda: glccl.label_batch(device_stack, args.connectivity), args.reps, args.warmup,
+                             sync)
+
+        def cupyx_loop():
+            for i in range(count):
+                cupyx.scipy.ndimage.label(device_stack[i], structure)
+
+        loop_ms = median_ms(cupyx_loop, args.reps, args.warmup, sync)
+        one_side = int(round((count * side * side) ** 0.5))
+        one_image = cupy.asarray((rng.random((one_side, one_side)) < 0.5).astype(np.uint8))
+        one_ms = median_ms(lambda: glccl.label(one_image, args.connectivity), args.reps, args.warmup, sync)
+        counts = cupy.asnumpy(glccl.label_batch(device_stack, args.connectivity)[1])
+        want = [int(cupyx.scipy.ndimage.label(device_stack[i], structure)[1]) for i in range(count)]
+        if list(counts) != want:
+            log("batch counts differ from cupyx's")
+        torch_batch_ms = None
+        if torch is not None:
+            tensor_stack = torch.as_tensor(stack, device="cuda")
+            torch_batch_ms = median_ms(lambda: glccl.label_batch(tensor_stack, args.connectivity), args.reps,
+                                       args.warmup, torch.cuda.synchronize)
+        batch_rows.append({"count": count, "side": side, "batch_ms": batch_ms, "torch_batch_ms": torch_batch_ms,
+                           "cupyx_loop_ms": loop_ms, "one_side": one_side, "one_ms": one_ms})
+        log("  label_batch %.2f, cupyx loop %.2f, one %d^2 image %.2f ms" % (batch_ms, loop_ms, one_side, one_ms))
 
     host = [r for r in rows if r["backend"] != "cupy"]
     print("\nPython over C++ (median ms; %%: over glccl bench's wall time), %s, %d-connectivity, %d reps" %
@@ -222,17 +281,39 @@ def main():
             print("| %d² | %.2f | %.2f | %.2f | %.1fx | %d, %d |" % (
                 r["side"], r["glccl_cupy_ms"], r["labeler_cupy_ms"], r["cupyx_ms"],
                 r["cupyx_ms"] / r["glccl_cupy_ms"], r["components"], r["cupyx_components"]))
+        if any(r.get("glccl_torch_ms") is not None for r in device):
+            print("\ntorch tensors on the device, end to end (median ms)")
+            print("| size | glccl.label(tensor) | cupyx (CuPy) | cupyx / glccl |")
+            print("|---|---|---|---|")
+            for r in device:
+                if r.get("glccl_torch_ms") is not None:
+                    print("| %d² | %.2f | %.2f | %.1fx |" % (r["side"], r["glccl_torch_ms"], r["cupyx_ms"],
+                                                            r["cupyx_ms"] / r["glccl_torch_ms"]))
     else:
         print("\nCuPy comparison skipped: %s" % why_no_cupy)
 
+    for r in batch_rows:
+        pixels = r["count"] * r["side"] ** 2
+        print("\nA batch of %d masks of %d² on the device (median ms)" % (r["count"], r["side"]))
+        print("| label_batch (CuPy) | label_batch (torch) | cupyx loop | loop / batch | ns/pixel batch | "
+              "ns/pixel one %d² |" % r["one_side"])
+        print("|---|---|---|---|---|---|")
+        print("| %.2f | %s | %.2f | %.1fx | %.3f | %.3f |" % (
+            r["batch_ms"], "-" if r["torch_batch_ms"] is None else "%.2f" % r["torch_batch_ms"], r["cupyx_loop_ms"],
+            r["cupyx_loop_ms"] / r["batch_ms"], r["batch_ms"] * 1e6 / pixels, r["one_ms"] * 1e6 / r["one_side"] ** 2))
+
     if args.csv:
         columns = ["side", "backend", "cli_wall_ms", "label_ms", "labeler_ms", "labeler_out_ms", "glccl_cupy_ms",
-                   "labeler_cupy_ms", "cupyx_ms", "components", "cupyx_components"]
+                   "labeler_cupy_ms", "cupyx_ms", "components", "cupyx_components", "glccl_torch_ms"]
         with open(args.csv, "w", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=columns)
             writer.writeheader()
             for r in rows:
                 writer.writerow({k: round(v, 3) if isinstance(v, float) else v for k, v in r.items()})
+            for r in batch_rows:
+                writer.writerow({"side": r["side"], "backend": "batch%d" % r["count"], "glccl_cupy_ms":
+                                 round(r["batch_ms"], 3), "glccl_torch_ms": r["torch_batch_ms"] and
+                                 round(r["torch_batch_ms"], 3), "cupyx_ms": round(r["cupyx_loop_ms"], 3)})
     return 0
 
 

@@ -124,10 +124,9 @@ void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, s
         return;
     }
     checkArrayDimensions(sides.size(), channelAxis, where);
-    if (sides.size() == 3 && !channelAxis)
-        throw py::value_error(where + ": the device array is a volume (D, H, W); volumes in device memory are not "
-                                      "labeled yet: label a host copy (cupy.asnumpy(volume))");
-    checkConnectivityFits(connectivity, Shape::image(sides[1], sides[0]), where);
+    const Shape shape = sides.size() == 3 && !channelAxis ? Shape::volume(sides[2], sides[1], sides[0])
+                                                          : Shape::image(sides[1], sides[0]);
+    checkConnectivityFits(connectivity, shape, where);
 }
 
 Criterion parseCriterion(const py::handle& value, const std::string& where) {

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <utility>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
@@ -20,7 +22,37 @@
 
 namespace glccl::python {
 
-bool isDeviceArray(const py::handle& object) { return py::hasattr(object, "__cuda_array_interface__"); }
+namespace {
+
+// DLPack's device types for memory a CUDA kernel reads.
+constexpr int kDLCUDA = 2;
+constexpr int kDLCUDAManaged = 13;
+
+// The (device type, device id) an object's __dlpack_device__ reports, or
+// (-1, -1) when it has none.
+std::pair<int, int> dlpackDevice(const py::handle& object) {
+    if (!py::hasattr(object, "__dlpack__") || !py::hasattr(object, "__dlpack_device__")) return {-1, -1};
+    try {
+        const py::tuple device = object.attr("__dlpack_device__")();
+        return {device[0].cast<int>(), device[1].cast<int>()};
+    } catch (const py::error_already_set&) {
+        return {-1, -1};
+    } catch (const py::cast_error&) {
+        return {-1, -1};
+    }
+}
+
+}  // namespace
+
+bool isDeviceArray(const py::handle& object) {
+    if (py::hasattr(object, "__cuda_array_interface__")) return true;
+    const int type = dlpackDevice(object).first;
+    return type == kDLCUDA || type == kDLCUDAManaged;
+}
+
+bool isHostDlpack(const py::handle& object) {
+    return !py::isinstance<py::array>(object) && dlpackDevice(object).first == 1;  // kDLCPU
+}
 
 #if !GLCCL_HAVE_CUDA
 
@@ -35,6 +67,12 @@ py::tuple labelDeviceArray(const py::handle&, const py::handle&, Connectivity, c
     throw py::type_error(where + ": this glccl module was built without CUDA, so it does not take device arrays "
                                  "(__cuda_array_interface__, e.g. CuPy); pass a numpy array (cupy.asnumpy(a)) or "
                                  "rebuild glccl with a CUDA compiler");
+}
+
+py::tuple labelDeviceStack(const py::handle&, Connectivity, const Criterion&, bool, DeviceLabelers&,
+                           const std::string& where) {
+    throw py::type_error(where + ": this glccl module was built without CUDA, so it does not take device arrays "
+                                 "(CuPy, torch); pass a numpy array or rebuild glccl with a CUDA compiler");
 }
 
 #else
@@ -58,6 +96,7 @@ struct DeviceView {
     std::string typestr;
     std::vector<py::ssize_t> shape, strides;  // strides in bytes, filled in for C order
     CUstream_st* stream = nullptr;            // the work to order after; null: none given
+    bool fromDlpack = false;                  // read through __dlpack__ (owner is the capsule's holder)
 };
 
 DeviceView readInterface(const py::handle& object, const std::string& what, const std::string& where) {
@@ -83,6 +122,103 @@ DeviceView readInterface(const py::handle& object, const std::string& what, cons
     if (cai.contains("stream") && !cai["stream"].is_none())
         view.stream = reinterpret_cast<CUstream_st*>(cai["stream"].cast<std::uintptr_t>());
     return view;
+}
+
+// DLPack (v0.x capsules "dltensor"): the C structures of dlpack.h, whose
+// layout the protocol fixes.
+struct DLDevice {
+    std::int32_t deviceType;
+    std::int32_t deviceId;
+};
+struct DLDataType {
+    std::uint8_t code;  // 1 unsigned int, 6 bool
+    std::uint8_t bits;
+    std::uint16_t lanes;
+};
+struct DLTensor {
+    void* data;
+    DLDevice device;
+    std::int32_t ndim;
+    DLDataType dtype;
+    std::int64_t* shape;
+    std::int64_t* strides;  // in elements; null: C order
+    std::uint64_t byteOffset;
+};
+struct DLManagedTensor {
+    DLTensor tensor;
+    void* managerContext;
+    void (*deleter)(DLManagedTensor*);
+};
+
+// Owns a consumed DLPack tensor: its deleter runs when the last reference
+// to this object goes (the producer keeps the memory until then).
+struct DlpackHolder {
+    DLManagedTensor* managed = nullptr;
+    ~DlpackHolder() {
+        if (managed != nullptr && managed->deleter != nullptr) managed->deleter(managed);
+    }
+};
+
+bool isTorchTensor(const py::handle& object) {
+    const std::string module = py::str(py::type::of(object).attr("__module__"));
+    return module.rfind("torch", 0) == 0;
+}
+
+// The stream a torch tensor's work is queued on now (torch's current stream
+// on its device).
+CUstream_st* torchStream(const py::handle& tensor) {
+    const py::module_ torch = py::module_::import("torch");
+    const py::object stream = torch.attr("cuda").attr("current_stream")(tensor.attr("device"));
+    return reinterpret_cast<CUstream_st*>(stream.attr("cuda_stream").cast<std::uintptr_t>());
+}
+
+// What __dlpack__(stream=...) hands over: the producer orders its pending
+// work before `stream` (the stream glccl's work then waits for).
+DeviceView readDlpack(const py::handle& object, CUstream_st* stream, const std::string& what,
+                      const std::string& where) {
+    // 1 is the legacy default stream: DLPack's value for "the default
+    // stream"; 0 is not allowed.
+    const std::uintptr_t streamValue = stream == nullptr ? 1 : reinterpret_cast<std::uintptr_t>(stream);
+    py::object capsuleObject = object.attr("__dlpack__")(py::arg("stream") = streamValue);
+    if (!PyCapsule_IsValid(capsuleObject.ptr(), "dltensor"))
+        throw py::type_error(where + ": " + what + "'s __dlpack__ did not return a DLPack capsule (\"dltensor\")");
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsuleObject.ptr(), "dltensor"));
+    PyCapsule_SetName(capsuleObject.ptr(), "used_dltensor");  // consumed: the capsule no longer frees it
+    auto holder = std::make_shared<DlpackHolder>();
+    holder->managed = managed;
+
+    const DLTensor& tensor = managed->tensor;
+    DeviceView view;
+    view.owner = py::capsule(new std::shared_ptr<DlpackHolder>(holder),
+                             [](void* p) { delete static_cast<std::shared_ptr<DlpackHolder>*>(p); });
+    view.fromDlpack = true;
+    view.data = reinterpret_cast<std::uintptr_t>(tensor.data) + std::uintptr_t(tensor.byteOffset);
+    view.readonly = false;
+    const DLDataType dtype = tensor.dtype;
+    if (dtype.lanes != 1 || dtype.bits % 8 != 0)
+        throw py::type_error(where + ": " + what + " has a DLPack dtype of " + std::to_string(dtype.bits) +
+                             " bits in " + std::to_string(dtype.lanes) + " lanes; expected bool or uint8");
+    const int itemSize = dtype.bits / 8;
+    view.typestr = std::string(dtype.code == 6 ? "|b" : dtype.code == 1 ? "|u" : dtype.code == 0 ? "|i" : "|f") +
+                   std::to_string(itemSize);
+    for (int i = 0; i < tensor.ndim; ++i) view.shape.push_back(py::ssize_t(tensor.shape[i]));
+    view.strides.assign(view.shape.size(), itemSize);
+    if (tensor.strides != nullptr) {
+        for (int i = 0; i < tensor.ndim; ++i) view.strides[std::size_t(i)] = py::ssize_t(tensor.strides[i]) * itemSize;
+    } else {
+        for (std::size_t i = view.shape.size(); i-- > 1;) view.strides[i - 1] = view.strides[i] * view.shape[i];
+    }
+    view.stream = stream == nullptr ? reinterpret_cast<CUstream_st*>(std::uintptr_t(1)) : stream;
+    return view;
+}
+
+// The view of a device array: torch tensors and other DLPack producers
+// through __dlpack__ (torch's current stream is the one ordered after), the
+// rest through __cuda_array_interface__.
+DeviceView readDeviceArray(const py::handle& object, const std::string& what, const std::string& where) {
+    if (isTorchTensor(object)) return readDlpack(object, torchStream(object), what, where);
+    if (py::hasattr(object, "__cuda_array_interface__")) return readInterface(object, what, where);
+    return readDlpack(object, nullptr, what, where);
 }
 
 // The CUDA device holding `pointer`; ValueError for host memory.
@@ -153,6 +289,54 @@ bool hasPackedRows(const DeviceView& view, int planes) {
 
 }  // namespace
 
+namespace {
+
+// A uint32 array of `shape` of the input's kind, on `device`: torch in,
+// torch out (its caching allocator); CuPy (its memory pool) for the rest.
+py::object emptyLabels(const py::handle& like, const std::vector<py::ssize_t>& shape, int device,
+                       const std::string& where) {
+    py::tuple dims(shape.size());
+    for (std::size_t i = 0; i < shape.size(); ++i) dims[i] = shape[i];
+    if (isTorchTensor(like)) {
+        const py::module_ torch = py::module_::import("torch");
+        if (!py::hasattr(torch, "uint32"))
+            throw py::type_error(where + ": this torch has no uint32 dtype for the labels (torch 2.3 or later)");
+        return torch.attr("empty")(dims, py::arg("dtype") = torch.attr("uint32"),
+                                   py::arg("device") = like.attr("device"));
+    }
+    const py::module_ cupy = importCupy("allocating the labels (or pass out=, a device uint32 array)", where);
+    return onCupyDevice(cupy, device, [&] { return cupy.attr("empty")(dims, cupy.attr("uint32")); });
+}
+
+// The view of an array glccl writes (labels, counts): torch tensors by their
+// own attributes (their __cuda_array_interface__ does not take uint32).
+DeviceView writableView(const py::handle& array, const std::string& what, const std::string& where) {
+    if (!isTorchTensor(array)) return readInterface(array, what, where);
+    DeviceView view;
+    view.owner = py::reinterpret_borrow<py::object>(array);
+    view.data = array.attr("data_ptr")().cast<std::uintptr_t>();
+    const std::string dtype = py::str(array.attr("dtype"));
+    view.typestr = dtype == "torch.uint32" ? "<u4" : dtype;
+    const int itemSize = array.attr("element_size")().cast<int>();
+    for (const auto side : array.attr("shape")) view.shape.push_back(side.cast<py::ssize_t>());
+    for (const auto step : array.attr("stride")()) view.strides.push_back(step.cast<py::ssize_t>() * itemSize);
+    return view;
+}
+
+cuda::ImageLabeler& labelerOf(DeviceLabelers& labelers, int device) {
+    std::unique_ptr<cuda::ImageLabeler>& labeler = labelers.impl_->byDevice[device];
+    if (!labeler) labeler = std::make_unique<cuda::ImageLabeler>();
+    return *labeler;
+}
+
+std::string shapeText(const std::vector<py::ssize_t>& shape) {
+    std::string text = "(";
+    for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+}  // namespace
+
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable, DeviceLabelers& labelers,
                            const std::string& where) {
@@ -173,90 +357,198 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         throw std::runtime_error(where + ": " + error.what());
     }
 
-    DeviceView input = readInterface(image, "the image", where);
+    DeviceView input = readDeviceArray(image, "the image", where);
     if (!isByteDtype(input.typestr))
         throw py::type_error(where + ": a device image must be bool or uint8 (the cuda backend reads 8-bit "
                                      "samples), not typestr '" + input.typestr + "'");
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
+    const bool volume = dimensionsOf(connectivity) == 3;
     const std::size_t ndim = input.shape.size();
+    if (volume && ndim != 3)
+        throw py::value_error(where + ": a device volume must be 3-D (D, H, W); got " + std::to_string(ndim) + "-D");
     if (ndim != 2 && ndim != 3)
         throw py::value_error(where + ": a device image must be 2-D (H, W), or (H, W, 3|4) for threshold; got " +
                               std::to_string(ndim) + "-D");
-    const int planes = ndim == 3 ? int(input.shape[2]) : 1;
+    const int planes = ndim == 3 && !volume ? int(input.shape[2]) : 1;
     if (planes != 1 && planes != 3 && planes != 4)
         throw py::value_error(where + ": a 3-D device image must be (H, W, 1), (H, W, 3) or (H, W, 4)");
     if (planes > 1 && !threshold)
         throw py::value_error(where + ": a color device image is only for criterion=(\"threshold\", T); binary "
                                       "and segments take a 2-D (H, W) image");
-    if (input.shape[0] == 0 || input.shape[1] == 0)
-        throw py::value_error(where + ": image is empty (its shape has a zero)");
-    if (input.shape[0] > INT_MAX || input.shape[1] > INT_MAX)
-        throw py::value_error(where + ": the device image's sides must fit an int");
+    for (const py::ssize_t side : input.shape) {
+        if (side == 0) throw py::value_error(where + ": image is empty (its shape has a zero)");
+        if (side > INT_MAX) throw py::value_error(where + ": the device array's sides must fit an int");
+    }
     checkCriterionForSampleBits(criterion, 8, where);
     // The cuda kernels read binary as "nonzero" and would drop the level
     // without a word (glccl::Labeler's cuda backend refuses it likewise).
     if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)
         throw std::runtime_error(where + ": the cuda backend does not take a binary level (" + criterion.toString() +
                                  "); compare on the device first (labels of image > L with criterion \"binary\")");
-    const int height = int(input.shape[0]), width = int(input.shape[1]);
+    const int depth = volume ? int(input.shape[0]) : 1;
+    const std::size_t rowAxis = volume ? 1 : 0;
+    const int height = int(input.shape[rowAxis]), width = int(input.shape[rowAxis + 1]);
     const int device = deviceOf(input.data, "the image", where);
 
-    // Layouts labelDevice cannot read in place: copied on the device, once.
-    if (planes == 3 || !hasPackedRows(input, planes)) {
-        const py::module_ cupy = importCupy("a device image that is not row-major with packed pixels", where);
-        py::object packed = onCupyDevice(cupy, device, [&]() -> py::object {
-            py::object source = cupy.attr("asarray")(input.owner);
-            if (planes != 3) return cupy.attr("ascontiguousarray")(source);
-            py::object rgba = cupy.attr("empty")(py::make_tuple(height, width, 4), cupy.attr("uint8"));
-            rgba[py::make_tuple(py::ellipsis(), py::slice(0, 3, 1))] = source;
-            rgba[py::make_tuple(py::ellipsis(), 3)] = 255;  // opaque alpha: never separates neighbours
-            return rgba;
-        });
+    // Layouts the labeler cannot read in place: copied on the device, once.
+    const bool packedPixels = volume ? input.strides[2] == 1 && input.strides[1] >= width &&
+                                           input.strides[0] >= input.strides[1] * height
+                                     : hasPackedRows(input, planes);
+    if (planes == 3 || !packedPixels) {
         CUstream_st* stream = input.stream;
-        input = readInterface(packed, "the image", where);
-        if (!input.stream) input.stream = stream;
+        py::object packed;
+        if (isTorchTensor(image)) {
+            if (planes == 3)
+                throw py::value_error(where + ": an (H, W, 3) torch image is not taken; pad it to (H, W, 4)");
+            packed = image.attr("contiguous")();
+            input = readDlpack(packed, stream, "the image", where);
+        } else {
+            const py::module_ cupy = importCupy("a device image that is not row-major with packed pixels", where);
+            packed = onCupyDevice(cupy, device, [&]() -> py::object {
+                py::object source = cupy.attr("asarray")(input.owner);
+                if (planes != 3) return cupy.attr("ascontiguousarray")(source);
+                py::object rgba = cupy.attr("empty")(py::make_tuple(height, width, 4), cupy.attr("uint8"));
+                rgba[py::make_tuple(py::ellipsis(), py::slice(0, 3, 1))] = source;
+                rgba[py::make_tuple(py::ellipsis(), 3)] = 255;  // opaque alpha: never separates neighbours
+                return rgba;
+            });
+            input = readInterface(packed, "the image", where);
+            if (!input.stream) input.stream = stream;
+        }
     }
     const int channels = planes == 1 ? 1 : 4;
 
+    std::vector<py::ssize_t> labelShape = {height, width};
+    if (volume) labelShape.insert(labelShape.begin(), depth);
     py::object labelsObject;
     if (out.is_none()) {
-        const py::module_ cupy = importCupy("allocating the labels (or pass out=, a device uint32 array)", where);
-        labelsObject = onCupyDevice(cupy, device, [&] {
-            return cupy.attr("empty")(py::make_tuple(height, width), cupy.attr("uint32"));
-        });
+        labelsObject = emptyLabels(image, labelShape, device, where);
     } else {
         if (!isDeviceArray(out))
             throw py::type_error(where + ": out must be a device uint32 array (__cuda_array_interface__) for a "
                                          "device image");
         labelsObject = py::reinterpret_borrow<py::object>(out);
     }
-    const DeviceView labels = readInterface(labelsObject, "out", where);
+    const DeviceView labels = writableView(labelsObject, "out", where);
     if (labels.typestr != "<u4" && labels.typestr != "|u4")
         throw py::type_error(where + ": out must have dtype uint32, not typestr '" + labels.typestr + "'");
-    if (labels.shape.size() != 2 || labels.shape[0] != height || labels.shape[1] != width)
-        throw py::value_error(where + ": out must have the image's shape (" + std::to_string(height) + ", " +
-                              std::to_string(width) + ")");
+    if (labels.shape != labelShape)
+        throw py::value_error(where + ": out must have the image's shape " + shapeText(labelShape));
     if (labels.readonly) throw py::value_error(where + ": out is read-only");
-    if (labels.strides[1] != 4 || labels.strides[0] % 4 != 0 || labels.strides[0] < py::ssize_t(width) * 4)
+    const std::size_t last = labels.strides.size() - 1;
+    if (labels.strides[last] != 4 || labels.strides[last - 1] % 4 != 0 ||
+        labels.strides[last - 1] < py::ssize_t(width) * 4 ||
+        (volume && (labels.strides[0] % 4 != 0 || labels.strides[0] < labels.strides[1] * height)))
         throw py::value_error(where + ": out must hold rows of packed uint32 labels (C order, any row pitch)");
     if (deviceOf(labels.data, "out", where) != device)
         throw py::value_error(where + ": out is on another device than the image");
 
-    const cuda::DevicePixels pixels{reinterpret_cast<const void*>(input.data), std::size_t(input.strides[0]), width,
-                                    height, channels};
-    const cuda::DeviceLabels target{reinterpret_cast<std::uint32_t*>(labels.data), std::size_t(labels.strides[0])};
+    const cuda::DeviceVolume pixels{reinterpret_cast<const void*>(input.data),
+                                    std::size_t(input.strides[rowAxis]),
+                                    volume ? std::size_t(input.strides[0]) : 0,
+                                    width,
+                                    height,
+                                    depth,
+                                    channels};
+    const cuda::DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
+                                          std::size_t(labels.strides[rowAxis]),
+                                          volume ? std::size_t(labels.strides[0]) : 0};
     CUstream_st* stream = input.stream ? input.stream : labels.stream;
     std::vector<Component> table;
+    std::size_t count = 0;
     {
         py::gil_scoped_release noGil;
-        DeviceLabelers::Impl& impl = *labelers.impl_;
-        std::lock_guard<std::mutex> lock(impl.mutex);
+        std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
         CurrentDevice current(device);
-        std::unique_ptr<cuda::ImageLabeler>& labeler = impl.byDevice[device];
-        if (!labeler) labeler = std::make_unique<cuda::ImageLabeler>();
-        table = labeler->labelDevice(pixels, target, connectivity, criterion, stream);
+        cuda::ImageLabeler& labeler = labelerOf(labelers, device);
+        if (returnTable) {
+            table = labeler.labelDevice(pixels, target, connectivity, criterion, stream);
+            count = table.size();
+        } else {
+            // No table: the count is the one value that comes back (waited for).
+            labeler.labelDeviceAsync(pixels, target, connectivity, criterion, stream);
+            count = labeler.componentCounts().front();
+        }
     }
-    return labelResult(std::move(labelsObject), table, returnTable);
+    if (!returnTable) return py::make_tuple(std::move(labelsObject), count);
+    return labelResult(std::move(labelsObject), table, true, volume);
+}
+
+py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, const Criterion& criterion,
+                           bool returnTable, DeviceLabelers& labelers, const std::string& where) {
+    if (dimensionsOf(connectivity) != 2)
+        throw py::value_error(where + ": a batch is of 2-D images: connectivity 4 or 8");
+    DeviceView input = readDeviceArray(stack, "the stack", where);
+    if (!isByteDtype(input.typestr))
+        throw py::type_error(where + ": a device stack must be bool or uint8 (the cuda backend reads 8-bit "
+                                     "samples), not typestr '" + input.typestr + "'");
+    const bool threshold = criterion.kind == Criterion::Kind::Threshold;
+    const std::size_t ndim = input.shape.size();
+    if (ndim != 3 && !(ndim == 4 && threshold && input.shape[3] == 4))
+        throw py::value_error(where + ": a device stack must be (N, H, W), or (N, H, W, 4) for threshold; got " +
+                              shapeText(input.shape));
+    for (const py::ssize_t side : input.shape) {
+        if (side > INT_MAX) throw py::value_error(where + ": the stack's sides must fit an int");
+    }
+    checkCriterionForSampleBits(criterion, 8, where);
+    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)
+        throw std::runtime_error(where + ": the cuda backend does not take a binary level (" + criterion.toString() +
+                                 "); compare on the device first (stack > L with criterion \"binary\")");
+    const int channels = ndim == 4 ? 4 : 1;
+    const int images = int(input.shape[0]), height = int(input.shape[1]), width = int(input.shape[2]);
+    const int device = deviceOf(input.data, "the stack", where);
+    if (input.strides[2] != channels || (ndim == 4 && input.strides[3] != 1) ||
+        input.strides[1] < py::ssize_t(width) * channels || input.strides[0] < input.strides[1] * height) {
+        CUstream_st* stream = input.stream;
+        if (isTorchTensor(stack)) {
+            input = readDlpack(stack.attr("contiguous")(), stream, "the stack", where);
+        } else {
+            const py::module_ cupy = importCupy("a device stack that is not row-major with packed pixels", where);
+            input = readInterface(onCupyDevice(cupy, device, [&] {
+                                      return cupy.attr("ascontiguousarray")(cupy.attr("asarray")(input.owner));
+                                  }),
+                                  "the stack", where);
+            if (!input.stream) input.stream = stream;
+        }
+    }
+
+    py::object labelsObject = emptyLabels(stack, {images, height, width}, device, where);
+    py::object countsObject = emptyLabels(stack, {images}, device, where);
+    if (images == 0 || height == 0 || width == 0) {
+        // Nothing to label: every count is 0.
+        if (isTorchTensor(stack)) {
+            countsObject.attr("zero_")();
+        } else {
+            countsObject.attr("fill")(0);
+        }
+        if (!returnTable) return py::make_tuple(labelsObject, countsObject);
+        py::list tables;
+        for (int i = 0; i < images; ++i) tables.append(tableDict({}));
+        return py::make_tuple(labelsObject, countsObject, tables);
+    }
+    const DeviceView labels = writableView(labelsObject, "the labels", where);
+    const DeviceView counts = writableView(countsObject, "the counts", where);
+    const cuda::DeviceVolume pixels{reinterpret_cast<const void*>(input.data), std::size_t(input.strides[1]),
+                                    std::size_t(input.strides[0]), width, height, images, channels};
+    const cuda::DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
+                                          std::size_t(labels.strides[1]), std::size_t(labels.strides[0])};
+    CUstream_st* stream = input.stream;
+    std::vector<std::vector<Component>> tables;
+    {
+        py::gil_scoped_release noGil;
+        std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
+        CurrentDevice current(device);
+        cuda::ImageLabeler& labeler = labelerOf(labelers, device);
+        labeler.labelDeviceAsync(pixels, target, connectivity, criterion, stream,
+                                 reinterpret_cast<std::uint32_t*>(counts.data));
+        if (returnTable) {
+            for (int i = 0; i < images; ++i) tables.push_back(labeler.tableOf(i));
+        }
+    }
+    if (!returnTable) return py::make_tuple(labelsObject, countsObject);
+    py::list tableList;
+    for (const auto& table : tables) tableList.append(tableDict(table));
+    return py::make_tuple(labelsObject, countsObject, tableList);
 }
 
 #endif

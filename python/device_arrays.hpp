@@ -1,8 +1,9 @@
 #pragma once
-// Arrays in CUDA device memory (CuPy, or any object with
-// __cuda_array_interface__), labeled where they are by the cuda backend
-// (glccl::cuda::ImageLabeler::labelDevice): no copy to the host, labels
-// returned as a CuPy uint32 array on the same device.
+// Arrays in CUDA device memory (CuPy, torch, any object with
+// __cuda_array_interface__ or a CUDA DLPack producer), labeled where they
+// are by the cuda backend (glccl::cuda::ImageLabeler): no copy to the host,
+// labels returned as a uint32 array of the input's kind on the same device
+// (torch in, torch out; CuPy otherwise).
 //
 // Offered only in a module built with CUDA (GLCCL_HAVE_CUDA); elsewhere a
 // device array is a TypeError that says so.
@@ -19,8 +20,14 @@ namespace glccl::python {
 
 namespace py = pybind11;
 
-// Whether `object` exports __cuda_array_interface__.
+// Whether `object` is in CUDA device memory: it exports
+// __cuda_array_interface__ (CuPy, torch, Numba), or it is a DLPack producer
+// (__dlpack__, __dlpack_device__: torch, JAX) whose device is CUDA.
 bool isDeviceArray(const py::handle& object);
+
+// Whether `object` is a DLPack producer in host memory that is not a numpy
+// array (numpy.from_dlpack takes it).
+bool isHostDlpack(const py::handle& object);
 
 // Whether this module was built with the CUDA path.
 bool builtWithCuda();
@@ -55,6 +62,21 @@ public:
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable,
                            DeviceLabelers& labelers, const std::string& where);
+
+// A stack of N 2-D images in device memory, (N, H, W) bool or uint8, or
+// (N, H, W, 4) uint8 for threshold, labeled as one batch (one launch
+// sequence) by the cuda backend, each image numbered 1..n_i in its own
+// raster order. Returns (labels, counts) as arrays of the input's kind on
+// its device (torch in, torch out; CuPy otherwise): labels (N, H, W)
+// uint32, counts (N,) uint32, queued on the input's stream (the CuPy
+// interface's "stream", torch's current stream), nothing waited for; with
+// returnTable (labels, counts, tables), a list of one table dict per image
+// (waited for).
+py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, const Criterion& criterion,
+                           bool returnTable, DeviceLabelers& labelers, const std::string& where);
+
+// Registers glccl.label_batch (batch.cpp).
+void bindLabelBatch(py::module_& module);
 
 // The labelers glccl.label() shares (never destroyed: CUDA tears itself down
 // at exit before static destructors would run).

@@ -160,4 +160,5 @@ The labeling engines and whether they run in this process: a list of dicts
 ("" when available). "auto" is always available. Creates the shared GL
 context on first use.)doc");
     bindLabeler(m);
+    bindLabelBatch(m);
 }

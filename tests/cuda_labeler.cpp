@@ -214,17 +214,27 @@ TEST_CASE("cuda: a large noise image matches the reference", "[cuda][large]") {
 TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[cuda]") {
     glccl::test::requireCudaOrSkip();
     const Image image = glccl::randomImage(300, 200, 0.5, 2, 1, 9);
-    glccl::StageTimings timings;
-    glccl::cuda::labelImage(image, Connectivity::Eight, Criterion::binary(), &timings);
-    std::vector<std::string> names;
-    for (const glccl::StageTime& t : timings) {
-        names.push_back(t.stage);
-        CHECK(t.milliseconds >= 0.0);
-    }
+    auto stageNames = [&](glccl::cuda::Kernels kernels) {
+        glccl::cuda::ImageLabeler labeler;
+        labeler.setKernels(kernels);
+        glccl::Labeling result;
+        glccl::StageTimings timings;
+        labeler.label(image, Connectivity::Eight, Criterion::binary(), result, &timings);
+        std::vector<std::string> names;
+        for (const glccl::StageTime& t : timings) {
+            names.push_back(t.stage);
+            CHECK(t.milliseconds >= 0.0);
+        }
+        return names;
+    };
     // 300x200 needs more than one merge level, so flatten_borders runs too.
     const std::vector<std::string> expected = {"solve_tiles",    "merge_tiles", "flatten_borders",
                                                "flatten_labels", "relabel",     "component_stats"};
-    CHECK(names == expected);
+    CHECK(stageNames(glccl::cuda::Kernels::Tiles) == expected);
+    // The default kernels: the compute engine's stage names.
+    const std::vector<std::string> blocks = {"local_merge", "merge_borders", "count_roots", "final_labels",
+                                             "component_stats"};
+    CHECK(stageNames(glccl::cuda::Kernels::Blocks) == blocks);
 }
 
 TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitize]") {
@@ -247,8 +257,8 @@ TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitiz
 
 namespace {
 
-using glccl::cuda::DeviceLabels;
-using glccl::cuda::DevicePixels;
+using glccl::cuda::DeviceVolume;
+using glccl::cuda::DeviceVolumeLabels;
 using glccl::cuda::ImageLabeler;
 using glccl::cuda::ResourceCounts;
 
@@ -335,17 +345,17 @@ TEST_CASE("cuda: ImageLabeler and labelDevice refuse bad arguments before any CU
                Catch::StartsWith("glccl::cuda::ImageLabeler::reserve(): ") && Catch::Contains("2 channels"));
 
     std::uint32_t word = 0;
-    const DevicePixels pixels{&word, 4, 4, 1, 1};
-    auto deviceMessage = [&](DevicePixels p, DeviceLabels l) {
+    const DeviceVolume pixels{&word, 4, 0, 4, 1, 1, 1};
+    auto deviceMessage = [&](DeviceVolume p, DeviceVolumeLabels l) {
         return messageOf([&] { labeler.labelDevice(p, l, Connectivity::Eight, Criterion::binary()); });
     };
-    CHECK_THAT(deviceMessage({nullptr, 4, 4, 1, 1}, {&word, 16}),
+    CHECK_THAT(deviceMessage({nullptr, 4, 0, 4, 1, 1, 1}, {&word, 16}),
                Catch::StartsWith(device) && Catch::Contains("pixels.data"));
     CHECK_THAT(deviceMessage(pixels, {nullptr, 16}), Catch::StartsWith(device) && Catch::Contains("labels.data"));
-    CHECK_THAT(deviceMessage({&word, 3, 4, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("pitch"));
-    CHECK_THAT(deviceMessage(pixels, {&word, 12}), Catch::StartsWith(device) && Catch::Contains("labels.pitch"));
+    CHECK_THAT(deviceMessage({&word, 3, 0, 4, 1, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("pitch"));
+    CHECK_THAT(deviceMessage(pixels, {&word, 12}), Catch::StartsWith(device) && Catch::Contains("labels.rowPitch"));
     CHECK_THAT(deviceMessage(pixels, {&word, 18}), Catch::StartsWith(device) && Catch::Contains("multiple of 4"));
-    CHECK_THAT(deviceMessage({&word, 4, 4, 0, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("4x0"));
+    CHECK_THAT(deviceMessage({&word, 4, 0, 4, 0, 1, 1}, {&word, 16}), Catch::StartsWith(device) && Catch::Contains("4x0"));
     CHECK(labeler.resourceCounts() == ResourceCounts{});
 }
 
@@ -469,8 +479,8 @@ TEST_CASE("cuda: labelDevice labels device arrays like the reference", "[cuda][d
                                   cudaMemcpyHostToDevice, callerStream) == cudaSuccess);
 
         const auto& table = labeler.labelDevice(
-            DevicePixels{pixels.get(), pixelPitch, c.width, c.height, c.channels},
-            DeviceLabels{static_cast<std::uint32_t*>(labels.get()), labelPitch}, c.connectivity, c.criterion,
+            DeviceVolume{pixels.get(), pixelPitch, 0, c.width, c.height, 1, c.channels},
+            DeviceVolumeLabels{static_cast<std::uint32_t*>(labels.get()), labelPitch, 0}, c.connectivity, c.criterion,
             callerStream);
 
         // Done when it returns: read back on the legacy stream, no waiting.
@@ -492,15 +502,15 @@ TEST_CASE("cuda: labelDevice refuses host memory with a clear error", "[cuda][de
     ImageLabeler labeler;
     const std::string entry = "glccl::cuda::ImageLabeler::labelDevice(): ";
     CHECK_THAT(messageOf([&] {
-                   labeler.labelDevice(DevicePixels{image.pixels.data(), 64, 64, 32, 1},
-                                       DeviceLabels{static_cast<std::uint32_t*>(labels.get()), 256},
+                   labeler.labelDevice(DeviceVolume{image.pixels.data(), 64, 0, 64, 32, 1, 1},
+                                       DeviceVolumeLabels{static_cast<std::uint32_t*>(labels.get()), 256, 0},
                                        Connectivity::Eight, Criterion::binary());
                }),
                Catch::StartsWith(entry) && Catch::Contains("pixels.data is not CUDA device memory"));
     DeviceMemory pixels = deviceAllocate(64 * 32);
     CHECK_THAT(messageOf([&] {
-                   labeler.labelDevice(DevicePixels{pixels.get(), 64, 64, 32, 1},
-                                       DeviceLabels{hostLabels.data(), 256}, Connectivity::Eight, Criterion::binary());
+                   labeler.labelDevice(DeviceVolume{pixels.get(), 64, 0, 64, 32, 1, 1},
+                                       DeviceVolumeLabels{hostLabels.data(), 256, 0}, Connectivity::Eight, Criterion::binary());
                }),
                Catch::StartsWith(entry) && Catch::Contains("labels.data is not CUDA device memory"));
     CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
@@ -520,8 +530,8 @@ TEST_CASE("cuda: a destroyed ImageLabeler gives back all device memory", "[cuda]
         DeviceMemory labels = deviceAllocate(gray.pixels.size() * sizeof(std::uint32_t));
         REQUIRE(cudaMemcpy(pixels.get(), gray.pixels.data(), gray.pixels.size(), cudaMemcpyHostToDevice) ==
                 cudaSuccess);
-        labeler.labelDevice(DevicePixels{pixels.get(), 4096, 4096, 2048, 1},
-                            DeviceLabels{static_cast<std::uint32_t*>(labels.get()), 4096 * 4}, Connectivity::Four,
+        labeler.labelDevice(DeviceVolume{pixels.get(), 4096, 0, 4096, 2048, 1, 1},
+                            DeviceVolumeLabels{static_cast<std::uint32_t*>(labels.get()), 4096 * 4, 0}, Connectivity::Four,
                             Criterion::binary());
     };
     session();  // warm-up: the context's lazy allocations (modules, streams)

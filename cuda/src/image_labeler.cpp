@@ -50,11 +50,10 @@ LabelRequest checkedHostRequest(const CudaCheck& check, const ImageView& image, 
         check.fail("the image has dimensions 2 and depth " + std::to_string(image.depth) +
                    "; a 2-D image has depth 1 (a volume has dimensions 3)");
     }
-    if (image.sampleBits != 8) {
-        check.fail(what + " has " + std::to_string(image.sampleBits) +
-                   "-bit samples; the cuda backend labels 8-bit " + (volume ? "volumes" : "images") +
-                   " (1 channel, or 4 for threshold): use the compute, raster or cpu backend");
-    }
+    // The samples first: the byte count below is the 8-bit one, and a
+    // 16-bit image could pass it while being read as bytes.
+    const std::string refused = whySamplesAreRefused(image.sampleBits, image.channels, criterion, volume);
+    if (!refused.empty()) check.fail(refused);
     const std::size_t expectedBytes = Image::byteCount(image.shape(), image.channels, image.sampleBits);
     if (bytes != expectedBytes) {
         const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height) +
@@ -102,6 +101,8 @@ public:
         pipeline_.inputBuffer(check, channels);
         pipeline_.labelBuffer(check);
         pipeline_.reserveTable(check, kReservedTableComponents);
+        if (pipeline_.kernels() == Kernels::Blocks) pipeline_.reserveBlocks(check);
+        pipeline_.reserveLines(check, height, 1);
         // The labels are the larger transfer (4 bytes against 1 or 4).
         staging_.reserve(check, pixelCount * sizeof(std::uint32_t), pipeline_.counts());
     }
@@ -163,126 +164,133 @@ public:
                          timings);
     }
 
-    const std::vector<Component>& labelDevice(const CudaCheck& check, const DevicePixels& pixels,
-                                              const DeviceLabels& labels, Connectivity connectivity,
+    // One image, a batch or a volume in device memory, labeled on the
+    // pipeline's stream between the caller's stream and its return: the
+    // table of image 0 when `table` (waited for), else nothing waited for.
+    const std::vector<Component>* labelDevice(const CudaCheck& check, const DeviceVolume& voxels,
+                                              const DeviceVolumeLabels& labels, Connectivity connectivity,
                                               Criterion criterion, cudaStream_t callerStream,
-                                              StageTimings* timings) {
-        const LabelRequest request =
-            checkedRequest(check, pixels.width, pixels.height, pixels.channels, connectivity, criterion);
-        const std::size_t pixelRow = std::size_t(pixels.width) * std::size_t(pixels.channels);
-        const std::size_t labelRow = std::size_t(pixels.width) * sizeof(std::uint32_t);
-        if (pixels.data == nullptr) check.fail("pixels.data is null");
-        if (labels.data == nullptr) check.fail("labels.data is null");
-        if (pixels.pitch < pixelRow) {
-            check.fail("pixels.pitch is " + std::to_string(pixels.pitch) + " bytes; a row of " +
-                       std::to_string(pixels.width) + " pixels of " + std::to_string(pixels.channels) +
-                       " channel(s) needs " + std::to_string(pixelRow));
+                                              std::uint32_t* d_counts, bool table, StageTimings* timings) {
+        const bool volume = dimensionsOf(connectivity) == 3;
+        if (voxels.depth < 1) {
+            check.fail("voxels.depth is " + std::to_string(voxels.depth) + "; expected at least 1 (" +
+                       (volume ? "slices" : "images") + ")");
         }
-        if (labels.pitch < labelRow || labels.pitch % sizeof(std::uint32_t) != 0 ||
-            !aligned(labels.data, sizeof(std::uint32_t))) {
-            check.fail("labels.pitch is " + std::to_string(labels.pitch) +
-                       " bytes; expected a multiple of 4 of at least " + std::to_string(labelRow) +
-                       ", with labels.data 4-byte aligned");
+        // A 2-D connectivity labels each slice as an image of its own.
+        const Shape shape = volume ? Shape::volume(voxels.width, voxels.height, voxels.depth)
+                                   : Shape::image(voxels.width, voxels.height);
+        LabelRequest request = checkedRequest(check, shape, voxels.channels, connectivity, criterion);
+        if (!volume) request.images = voxels.depth;
+        if (request.pixelCount() > kMaxPixels) {
+            check.fail("the batch holds " + std::to_string(request.pixelCount()) +
+                       " pixels; the CUDA path labels at most " + std::to_string(kMaxPixels) +
+                       " in one call (32-bit indices): label it in parts");
+        }
+        const char* what = volume ? "voxels" : "pixels";
+        const std::size_t voxelRow = std::size_t(voxels.width) * std::size_t(voxels.channels);
+        const std::size_t labelRow = std::size_t(voxels.width) * sizeof(std::uint32_t);
+        const std::size_t voxelSlice = voxelRow * std::size_t(voxels.height);
+        const std::size_t labelSlice = labelRow * std::size_t(voxels.height);
+        // A single slice has no slice pitch to speak of: 0 reads as packed.
+        const std::size_t voxelSlicePitch =
+            voxels.slicePitch == 0 && voxels.depth == 1 ? voxels.rowPitch * std::size_t(voxels.height)
+                                                        : voxels.slicePitch;
+        const std::size_t labelSlicePitch =
+            labels.slicePitch == 0 && voxels.depth == 1 ? labels.rowPitch * std::size_t(voxels.height)
+                                                        : labels.slicePitch;
+        if (voxels.data == nullptr) check.fail(std::string(what) + ".data is null");
+        if (labels.data == nullptr) check.fail("labels.data is null");
+        if (voxels.rowPitch < voxelRow || voxelSlicePitch < voxels.rowPitch * std::size_t(voxels.height)) {
+            check.fail(std::string(what) + ".rowPitch is " + std::to_string(voxels.rowPitch) + " and " + what +
+                       ".slicePitch " + std::to_string(voxels.slicePitch) + " bytes; a row of " +
+                       std::to_string(voxels.width) + " " + what + " of " + std::to_string(voxels.channels) +
+                       " channel(s) needs a row pitch of at least " + std::to_string(voxelRow) +
+                       ", a slice a pitch of at least height x rowPitch");
+        }
+        if (labels.rowPitch < labelRow || labels.rowPitch % sizeof(std::uint32_t) != 0 ||
+            labelSlicePitch < labels.rowPitch * std::size_t(voxels.height) ||
+            labelSlicePitch % sizeof(std::uint32_t) != 0 || !aligned(labels.data, sizeof(std::uint32_t))) {
+            check.fail("labels.rowPitch is " + std::to_string(labels.rowPitch) + " and labels.slicePitch " +
+                       std::to_string(labels.slicePitch) + " bytes; each must be a multiple of 4, the row pitch at "
+                       "least " + std::to_string(labelRow) + ", the slice pitch at least height x rowPitch, with "
+                       "labels.data 4-byte aligned");
         }
 
         pipeline_.reserve(check, request.pixelCount());
-        requireDeviceMemory(check, pixels.data, "pixels.data", pipeline_.device());
+        requireDeviceMemory(check, voxels.data, (std::string(what) + ".data").c_str(), pipeline_.device());
         requireDeviceMemory(check, labels.data, "labels.data", pipeline_.device());
+        if (d_counts != nullptr) requireDeviceMemory(check, d_counts, "counts", pipeline_.device());
         const cudaStream_t stream = pipeline_.stream();
 
         // Start after what the caller has queued on its stream (the pixels
         // are probably being written there).
         if (callerReady_.get() == nullptr) callerReady_ = Event(check, cudaEventDisableTiming);
-        check(cudaEventRecord(callerReady_.get(), callerStream), "cudaEventRecord (caller's stream)");
-        check(cudaStreamWaitEvent(stream, callerReady_.get(), 0), "cudaStreamWaitEvent (caller's stream)");
-
-        // Packed rows are what the kernels index; other pitches are packed
-        // into the pipeline's own buffers first.
-        const void* d_pixels = pixels.data;
-        if (pixels.pitch != pixelRow || !aligned(pixels.data, std::size_t(pixels.channels))) {
-            std::uint8_t* d_input = pipeline_.inputBuffer(check, pixels.channels);
-            check(cudaMemcpy2DAsync(d_input, pixelRow, pixels.data, pixels.pitch, pixelRow,
-                                    std::size_t(pixels.height), cudaMemcpyDeviceToDevice, stream),
-                  "cudaMemcpy2DAsync (pixels)");
-            d_pixels = d_input;
-        }
-        const bool labelsInPlace = labels.pitch == labelRow;
-        std::uint32_t* d_labels = labelsInPlace ? labels.data : pipeline_.labelBuffer(check);
-
-        pipeline_.findLabels(check, request, static_cast<const std::uint8_t*>(d_pixels), d_labels,
-                             timings != nullptr);
-        if (!labelsInPlace) {
-            check(cudaMemcpy2DAsync(labels.data, labels.pitch, d_labels, labelRow, labelRow,
-                                    std::size_t(pixels.height), cudaMemcpyDeviceToDevice, stream),
-                  "cudaMemcpy2DAsync (labels)");
-        }
-        // Waits for the stream: the labels are written when it returns.
-        return pipeline_.componentTable(check, timings);
-    }
-
-    const std::vector<Component>& labelDevice(const CudaCheck& check, const DeviceVolume& voxels,
-                                              const DeviceVolumeLabels& labels, Connectivity connectivity,
-                                              Criterion criterion, cudaStream_t callerStream,
-                                              StageTimings* timings) {
-        const Shape shape = Shape::volume(voxels.width, voxels.height, voxels.depth);
-        const LabelRequest request = checkedRequest(check, shape, voxels.channels, connectivity, criterion);
-        const std::size_t voxelRow = std::size_t(voxels.width) * std::size_t(voxels.channels);
-        const std::size_t labelRow = std::size_t(voxels.width) * sizeof(std::uint32_t);
-        if (voxels.data == nullptr) check.fail("voxels.data is null");
-        if (labels.data == nullptr) check.fail("labels.data is null");
-        if (voxels.rowPitch < voxelRow || voxels.slicePitch < voxels.rowPitch * std::size_t(voxels.height)) {
-            check.fail("voxels.rowPitch is " + std::to_string(voxels.rowPitch) + " and voxels.slicePitch " +
-                       std::to_string(voxels.slicePitch) + " bytes; a row of " + std::to_string(voxels.width) +
-                       " voxels of " + std::to_string(voxels.channels) + " channel(s) needs at least " +
-                       std::to_string(voxelRow) + ", a slice at least height x rowPitch");
-        }
-        if (labels.rowPitch < labelRow || labels.rowPitch % sizeof(std::uint32_t) != 0 ||
-            labels.slicePitch < labels.rowPitch * std::size_t(voxels.height) ||
-            labels.slicePitch % sizeof(std::uint32_t) != 0 || !aligned(labels.data, sizeof(std::uint32_t))) {
-            check.fail("labels.rowPitch is " + std::to_string(labels.rowPitch) + " and labels.slicePitch " +
-                       std::to_string(labels.slicePitch) + " bytes; expected multiples of 4, a row of at least " +
-                       std::to_string(labelRow) + ", a slice of at least height x rowPitch, with labels.data "
-                       "4-byte aligned");
-        }
-
-        pipeline_.reserve(check, request.pixelCount());
-        requireDeviceMemory(check, voxels.data, "voxels.data", pipeline_.device());
-        requireDeviceMemory(check, labels.data, "labels.data", pipeline_.device());
-        const cudaStream_t stream = pipeline_.stream();
-
-        // Start after what the caller has queued on its stream (the voxels
-        // are probably being written there).
-        if (callerReady_.get() == nullptr) callerReady_ = Event(check, cudaEventDisableTiming);
+        if (done_.get() == nullptr) done_ = Event(check, cudaEventDisableTiming);
         check(cudaEventRecord(callerReady_.get(), callerStream), "cudaEventRecord (caller's stream)");
         check(cudaStreamWaitEvent(stream, callerReady_.get(), 0), "cudaStreamWaitEvent (caller's stream)");
 
         // Packed rows and slices are what the kernels index; other layouts
         // are packed into the pipeline's own buffers first.
-        const std::size_t voxelSlice = voxelRow * std::size_t(voxels.height);
-        const std::size_t labelSlice = labelRow * std::size_t(voxels.height);
         const void* d_voxels = voxels.data;
-        if (voxels.rowPitch != voxelRow || voxels.slicePitch != voxelSlice ||
+        if (voxels.rowPitch != voxelRow || (voxels.depth > 1 && voxelSlicePitch != voxelSlice) ||
             !aligned(voxels.data, std::size_t(voxels.channels))) {
             std::uint8_t* d_input = pipeline_.inputBuffer(check, voxels.channels);
-            copySlices(check, d_input, voxelRow, voxelSlice, voxels.data, voxels.rowPitch, voxels.slicePitch,
-                       voxelRow, voxels.height, voxels.depth, stream, "voxels");
+            copySlices(check, d_input, voxelRow, voxelSlice, voxels.data, voxels.rowPitch, voxelSlicePitch,
+                       voxelRow, voxels.height, voxels.depth, stream, what);
             d_voxels = d_input;
         }
-        const bool labelsInPlace = labels.rowPitch == labelRow && labels.slicePitch == labelSlice;
+        const bool labelsInPlace = labels.rowPitch == labelRow && (voxels.depth == 1 || labelSlicePitch == labelSlice);
         std::uint32_t* d_labels = labelsInPlace ? labels.data : pipeline_.labelBuffer(check);
 
         pipeline_.findLabels(check, request, static_cast<const std::uint8_t*>(d_voxels), d_labels,
-                             timings != nullptr);
+                             timings != nullptr, d_counts, table);
+        countsOnHost_ = table;
         if (!labelsInPlace) {
-            copySlices(check, labels.data, labels.rowPitch, labels.slicePitch, d_labels, labelRow, labelSlice,
+            copySlices(check, labels.data, labels.rowPitch, labelSlicePitch, d_labels, labelRow, labelSlice,
                        labelRow, voxels.height, voxels.depth, stream, "labels");
         }
-        // Waits for the stream: the labels are written when it returns.
-        return pipeline_.componentTable(check, timings);
+        if (table) {
+            // Waits for the stream: the labels are written when it returns.
+            return &pipeline_.componentTable(check, timings);
+        }
+        // The caller's later work waits for ours, on the device.
+        check(cudaEventRecord(done_.get(), stream), "cudaEventRecord (labels done)");
+        check(cudaStreamWaitEvent(callerStream, done_.get(), 0), "cudaStreamWaitEvent (labels done)");
+        if (timings != nullptr) pipeline_.collectTimings(*timings);
+        return nullptr;
+    }
+
+    // The counts of the last labelDevice (waits for them).
+    const std::vector<std::uint32_t>& componentCounts(const CudaCheck& check) {
+        const LabelRequest& request = pipeline_.request();
+        if (request.width == 0) check.fail("nothing has been labeled yet");
+        if (!countsOnHost_) {
+            pipeline_.downloadCounts(check);
+            countsOnHost_ = true;
+        }
+        const std::uint32_t* host = pipeline_.hostCounts(check);
+        counts_.assign(host, host + request.images);
+        return counts_;
+    }
+
+    // The table of image `image` of the last labelDevice (waits for it).
+    const std::vector<Component>& tableOf(const CudaCheck& check, int image) {
+        const LabelRequest& request = pipeline_.request();
+        if (request.width == 0) check.fail("nothing has been labeled yet");
+        if (image < 0 || image >= request.images) {
+            check.fail("image " + std::to_string(image) + " is outside the last batch of " +
+                       std::to_string(request.images) + " image(s)");
+        }
+        if (!countsOnHost_) {
+            pipeline_.downloadCounts(check);
+            countsOnHost_ = true;
+        }
+        return pipeline_.componentTable(check, nullptr, image);
     }
 
     ResourceCounts counts() const { return pipeline_.counts(); }
     const std::vector<Component>& table() const { return pipeline_.table(); }
+    void setKernels(Kernels kernels) { pipeline_.setKernels(kernels); }
 
 private:
     // Upload, label, table, and (if wanted) the download of the labels:
@@ -313,6 +321,9 @@ private:
     LabelPipeline pipeline_;
     HostStaging staging_;
     Event callerReady_;  // the caller's stream reached labelDevice()
+    Event done_;         // the pipeline's stream is past a labelDevice()
+    bool countsOnHost_ = false;              // the last labeling's counts were downloaded
+    std::vector<std::uint32_t> counts_;      // componentCounts()
 };
 
 struct ImageLabeler::Impl {
@@ -342,13 +353,6 @@ const std::vector<Component>& ImageLabeler::label(const std::uint8_t* pixels, in
     return impl_->core.label(check, pixels, width, height, channels, connectivity, criterion, labels, timings);
 }
 
-const std::vector<Component>& ImageLabeler::labelDevice(const DevicePixels& pixels, const DeviceLabels& labels,
-                                                        Connectivity connectivity, Criterion criterion,
-                                                        CUstream_st* stream, StageTimings* timings) {
-    const CudaCheck check("glccl::cuda::ImageLabeler::labelDevice");
-    return impl_->core.labelDevice(check, pixels, labels, connectivity, criterion, stream, timings);
-}
-
 const std::vector<Component>& ImageLabeler::label(const ImageView& image, Connectivity connectivity,
                                                   Criterion criterion, std::uint32_t* labels, StageTimings* timings) {
     const CudaCheck check("glccl::cuda::ImageLabeler::label");
@@ -359,8 +363,31 @@ const std::vector<Component>& ImageLabeler::labelDevice(const DeviceVolume& voxe
                                                         Connectivity connectivity, Criterion criterion,
                                                         CUstream_st* stream, StageTimings* timings) {
     const CudaCheck check("glccl::cuda::ImageLabeler::labelDevice");
-    return impl_->core.labelDevice(check, voxels, labels, connectivity, criterion, stream, timings);
+    if (dimensionsOf(connectivity) == 2 && voxels.depth != 1) {
+        check.fail("voxels.depth is " + std::to_string(voxels.depth) + " with " + std::to_string(neighbourCount(connectivity)) +
+                   "-connectivity; a 2-D image has depth 1 (label batches with labelDeviceAsync)");
+    }
+    return *impl_->core.labelDevice(check, voxels, labels, connectivity, criterion, stream, nullptr, true, timings);
 }
+
+void ImageLabeler::labelDeviceAsync(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
+                                    Connectivity connectivity, Criterion criterion, CUstream_st* stream,
+                                    std::uint32_t* counts, StageTimings* timings) {
+    const CudaCheck check("glccl::cuda::ImageLabeler::labelDeviceAsync");
+    impl_->core.labelDevice(check, voxels, labels, connectivity, criterion, stream, counts, false, timings);
+}
+
+const std::vector<Component>& ImageLabeler::tableOf(int image) {
+    const CudaCheck check("glccl::cuda::ImageLabeler::tableOf");
+    return impl_->core.tableOf(check, image);
+}
+
+const std::vector<std::uint32_t>& ImageLabeler::componentCounts() {
+    const CudaCheck check("glccl::cuda::ImageLabeler::componentCounts");
+    return impl_->core.componentCounts(check);
+}
+
+void ImageLabeler::setKernels(Kernels kernels) { impl_->core.setKernels(kernels); }
 
 const std::vector<Component>& ImageLabeler::table() const { return impl_->core.table(); }
 
@@ -378,8 +405,11 @@ std::vector<Component> labelDeviceVolume(const DeviceVolume& voxels, const Devic
                                          Connectivity connectivity, Criterion criterion, CUstream_st* stream,
                                          StageTimings* timings) {
     const CudaCheck check("glccl::cuda::labelDeviceVolume");
+    if (dimensionsOf(connectivity) != 3) {
+        check.fail("connectivity " + std::to_string(neighbourCount(connectivity)) + " is not a volume's (6, 18 or 26)");
+    }
     ImageLabelerCore core;
-    return core.labelDevice(check, voxels, labels, connectivity, criterion, stream, timings);
+    return *core.labelDevice(check, voxels, labels, connectivity, criterion, stream, nullptr, true, timings);
 }
 
 }  // namespace glccl::cuda

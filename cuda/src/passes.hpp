@@ -62,6 +62,32 @@ constexpr int kVolumePatchY = 8;
 constexpr int kVolumePatchZ = 8;
 constexpr int kVolumeThreadsZ = 2;
 
+// The block kernels (local_merge, merge_borders, count_roots, final_labels:
+// the compute engine's design, node_grid.cuh) label a grid of nodes, blocks
+// of nodeWidth x nodeHeight pixels, patch by patch:
+//
+//   the node grid, from its top-left corner:
+//   +-------+-------+-------+--
+//   | patch | patch | patch |     a patch: kNodePatchSide x kNodePatchSide
+//   |       |       |       |     nodes, solved in shared memory by one
+//   +-------+-------+-------+--   thread block of local_merge (Stava &
+//   | patch | patch | patch |     Benes' tile), its border links united by
+//   |       |       |       |     one thread block of merge_borders
+//   +-------+-------+-------+--
+//
+// A batch is one such grid per image, images packed one after another.
+constexpr int kNodePatchSide = 32;
+constexpr int kNodePatchLinesPerPass = 8;  // local_merge: 32 x 8 threads, 4 nodes each
+constexpr int kBorderThreads = 128;        // merge_borders: a patch has 94 border nodes
+// count_roots: threads per node line, each ranking a run of at most 32
+// nodes; grids up to kNarrowGridWidth nodes wide take kNarrowLineThreads,
+// where a block of 1024 spends more on its scan than on nodes.
+constexpr int kLineThreads = 1024;
+constexpr int kNarrowLineThreads = 256;
+constexpr int kNarrowGridWidth = 1024;
+constexpr int kLabelThreadsX = 32;  // final_labels: one thread per node
+constexpr int kLabelThreadsY = 8;
+
 // Which neighbouring pixels belong together, as the kernels see it;
 // connectivity.cuh holds the one device-side test.
 enum class PixelRuleKind : int { Binary, Segments, Threshold };
@@ -70,6 +96,29 @@ struct PixelRule {
     PixelRuleKind kind = PixelRuleKind::Binary;
     int threshold = 0;     // Threshold: largest per-channel difference that connects
 };
+
+// The node grid of one image of a batch of `images` images of width x height
+// pixels, as the block kernels index it.
+struct BlockGrid {
+    int width = 0;  // pixels of one image
+    int height = 0;
+    int images = 1;
+    int nodeWidth = 2;  // 2 x 2: binary at 8-connectivity; 2 x 1 at 4; 1 x 1 otherwise
+    int nodeHeight = 2;
+    int gridWidth = 0;  // nodes of one image
+    int gridHeight = 0;
+    unsigned keyLineBits = 0;  // the smallest b with 2^b >= width (node_grid.cuh, keys)
+    __host__ __device__ std::size_t pixelsPerImage() const { return std::size_t(width) * std::size_t(height); }
+    __host__ __device__ std::size_t nodesPerImage() const { return std::size_t(gridWidth) * std::size_t(gridHeight); }
+};
+
+// The grid of a batch of images labeled by `rule`. Makes no CUDA call.
+BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule);
+
+// Whether the block kernels take this grid: keys below 2^31 (the rank flag),
+// node lines of at most kLineThreads * 32 nodes (count_roots), and launch
+// grids within CUDA's limits. Images that do not fit go to the tile kernels.
+bool blockGridFits(const BlockGrid& grid);
 
 // Pixels are std::uint8_t (1 channel) or uchar4 (RGBA); every pass that reads
 // the image is instantiated for both.
@@ -180,6 +229,53 @@ public:
     // depth 1 with dimensions 2 for an image; a volume's table has z.
     void run(const PassContext& context, const std::uint32_t* d_labels, int width, int height, int depth,
              int dimensions, unsigned char* storage, std::size_t count);
+};
+
+// The block kernels, one class per .cu file of the same name and the same
+// stage names as the compute engine's passes (engine/src/backends/compute).
+// Parents hold keys, one per node; masks the foreground mask of each node.
+
+// local_merge: every patch solved in shared memory (runs found without
+// atomics, then a union-find over the links that are left); every node
+// leaves with its patch-local root in parents and its mask in masks.
+class LocalMergePass {
+public:
+    static constexpr const char* kStage = "local_merge";
+    template <typename Pixel>
+    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, std::uint8_t* d_masks,
+             const BlockGrid& grid, const PixelRule& rule);
+};
+
+// merge_borders: unites the trees of the links that leave each patch.
+class MergeBordersPass {
+public:
+    static constexpr const char* kStage = "merge_borders";
+    template <typename Pixel>
+    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, const std::uint8_t* d_masks,
+             const BlockGrid& grid, const PixelRule& rule);
+};
+
+// count_roots: ranks the roots of every pixel line (a root's entry becomes
+// kRankFlag | rank), and the last block of each image turns the line counts
+// into lineOffsets (height + 1 per image: the roots above each line, then
+// the count) and writes the image's count into d_counts, and into
+// d_callerCounts when that is not null. d_groupsDone: one zero per image,
+// left zero.
+class CountRootsPass {
+public:
+    static constexpr const char* kStage = "count_roots";
+    void run(const PassContext& context, std::uint32_t* d_parents, const std::uint8_t* d_masks,
+             std::uint32_t* d_lineCounts, std::uint32_t* d_lineOffsets, std::uint32_t* d_groupsDone,
+             std::uint32_t* d_counts, std::uint32_t* d_callerCounts, const BlockGrid& grid);
+};
+
+// final_labels: every pixel takes its component's number, 1..count in
+// raster order of first pixels, background 0 (packed images of uint32).
+class FinalLabelsPass {
+public:
+    static constexpr const char* kStage = "final_labels";
+    void run(const PassContext& context, const std::uint32_t* d_parents, const std::uint8_t* d_masks,
+             const std::uint32_t* d_lineOffsets, std::uint32_t* d_labels, const BlockGrid& grid);
 };
 
 // cudaSuccess when the kernels have machine code or PTX for the current

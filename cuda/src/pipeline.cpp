@@ -24,6 +24,60 @@ std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
 }  // namespace
 
+// The one statement of the samples and criteria the cuda kernels read; the
+// engine's router declares the same rule for Backend::Cuda
+// (engine/src/route.cpp, capabilitiesOf), which this library, below the
+// engine, cannot include.
+std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume) {
+    const char* what = volume ? "volume" : "image";
+    if (sampleBits != 8) {
+        return std::string("the ") + what + " has " + std::to_string(sampleBits) +
+               "-bit samples; the cuda backend labels 8-bit " + what + "s (1 channel, or 4 for threshold): use "
+               "the compute, raster or cpu backend";
+    }
+    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
+        return "criterion " + criterion.toString() + " needs 1-channel samples, this " + what + " has " +
+               std::to_string(channels) + " channels (use threshold:T for color)";
+    }
+    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
+        return "the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
+               "': use the compute, raster or cpu backend";
+    }
+    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
+        return "threshold " + std::to_string(criterion.threshold) + " is outside 0..255";
+    }
+    return {};
+}
+
+BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) {
+    BlockGrid grid;
+    grid.width = width;
+    grid.height = height;
+    grid.images = images;
+    // Binary blocks always hold pixels that touch; segments and threshold
+    // could put two components in one block.
+    if (rule.kind == PixelRuleKind::Binary) {
+        grid.nodeWidth = 2;
+        grid.nodeHeight = rule.connectivity == 8 ? 2 : 1;
+    } else {
+        grid.nodeWidth = 1;
+        grid.nodeHeight = 1;
+    }
+    grid.gridWidth = (width + grid.nodeWidth - 1) / grid.nodeWidth;
+    grid.gridHeight = (height + grid.nodeHeight - 1) / grid.nodeHeight;
+    while ((std::int64_t(1) << grid.keyLineBits) < std::int64_t(width)) ++grid.keyLineBits;
+    return grid;
+}
+
+bool blockGridFits(const BlockGrid& grid) {
+    constexpr std::uint64_t kMaxBlocksYZ = 65535;  // CUDA's limit on gridDim.y and gridDim.z
+    if (grid.width < 1 || grid.height < 1 || grid.images < 1) return false;
+    if (grid.gridWidth > kLineThreads * 32) return false;                                    // count_roots' runs
+    if ((std::uint64_t(grid.height) << grid.keyLineBits) > (std::uint64_t(1) << 31)) return false;  // keys
+    if ((std::uint64_t(grid.gridHeight) + kLabelThreadsY - 1) / kLabelThreadsY > kMaxBlocksYZ) return false;
+    return std::uint64_t(grid.images) <= kMaxBlocksYZ;
+}
+
 std::size_t checkedPixelCount(const CudaCheck& check, const Shape& shape, int channels) {
     // Messages are built only on failure: this runs on every frame.
     const bool volume = shape.dimensions == 3;
@@ -65,18 +119,9 @@ LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int chan
     // kernels 6, 18 or 26: anything else would be a silently wrong answer.
     const std::string misfit = whyConnectivityDoesNotFit(connectivity, shape);
     if (!misfit.empty()) check.fail(misfit);
-    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
-        check.fail("criterion " + criterion.toString() + " needs 1-channel samples, this " +
-                   (shape.dimensions == 3 ? "volume" : "image") + " has " +
-                   std::to_string(channels) + " channels (use threshold:T for color)");
-    }
-    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
-        check.fail("the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
-                   "': use the compute, raster or cpu backend");
-    }
-    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
-        check.fail("threshold " + std::to_string(criterion.threshold) + " is outside 0..255");
-    }
+    // Callers of this overload hand over bytes.
+    const std::string refused = whySamplesAreRefused(8, channels, criterion, shape.dimensions == 3);
+    if (!refused.empty()) check.fail(refused);
     LabelRequest request;
     request.width = int(shape.width);
     request.height = int(shape.height);
@@ -117,10 +162,41 @@ void LabelPipeline::reserve(const CudaCheck& check, std::size_t pixelCount) {
     inputChannels_ = 0;
     labels_ = {};
     tableOverflow_ = {};
+    parents_ = {};
+    masks_ = {};
     allocate(rank_, pixelCount + 1, check);
     // At least one byte: CUB takes a null scratch pointer as a size query.
     allocate(scanScratch_, std::max<std::size_t>(RelabelPass::scratchBytes(pixelCount, check), 1), check);
     pixelCount_ = pixelCount;
+}
+
+void LabelPipeline::reserveBlocks(const CudaCheck& check) {
+    // At most one node per pixel (single-pixel nodes).
+    if (parents_.count() < pixelCount_) allocate(parents_, pixelCount_, check);
+    if (masks_.count() < pixelCount_) allocate(masks_, pixelCount_, check);
+}
+
+void LabelPipeline::reserveLines(const CudaCheck& check, int height, int images) {
+    const std::size_t n = std::size_t(images);
+    const std::size_t lines = std::size_t(height) * n;
+    const bool grow = lineCounts_.count() < lines || lineOffsets_.count() < lines + n || groupsDone_.count() < n ||
+                      deviceCounts_.count() < n || countHost_.count() < n;
+    if (!grow) return;
+    // Nothing queued may still use the buffers that are about to go.
+    check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (before reallocating)");
+    if (lineCounts_.count() < lines) allocate(lineCounts_, lines, check);
+    if (lineOffsets_.count() < lines + n) allocate(lineOffsets_, lines + n, check);
+    if (deviceCounts_.count() < n) allocate(deviceCounts_, n, check);
+    if (groupsDone_.count() < n) {
+        allocate(groupsDone_, n, check);
+        // count_roots leaves them zero for the next labeling.
+        check(cudaMemsetAsync(groupsDone_.get(), 0, groupsDone_.bytes(), stream()), "cudaMemsetAsync (groups done)");
+    }
+    if (countHost_.count() < n) {
+        countHost_ = {};
+        countHost_ = PinnedBuffer<std::uint32_t>(n, check);
+        ++counts_.hostAllocations;
+    }
 }
 
 std::uint8_t* LabelPipeline::inputBuffer(const CudaCheck& check, int channels) {
@@ -144,27 +220,82 @@ void LabelPipeline::reserveTable(const CudaCheck& check, std::size_t components,
     ++counts_.hostAllocations;
 }
 
-// The whole algorithm up to the labels (Stava & Benes Fig. 35.6, then the
-// output contract's numbering); componentTable() does the rest.
+// The whole algorithm up to the labels and counts: the block kernels where
+// they take the image, else Stava & Benes Fig. 35.6 and the output
+// contract's numbering, image by image; componentTable() does the rest.
 void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
-                               std::uint32_t* d_labels, bool timed) {
+                               std::uint32_t* d_labels, bool timed, std::uint32_t* d_counts, bool countsToHost) {
     reserve(check, request.pixelCount());
+    reserveLines(check, request.height, request.images);
     current_ = request;
     currentLabels_ = d_labels;
     timer_.start(timed, stream(), check);
-    if (request.channels == 1) {
-        findComponents(check, d_pixels);
-    } else {
-        findComponents(check, reinterpret_cast<const uchar4*>(d_pixels));
+    const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
+
+    bool labeled = false;
+    if (request.dimensions == 2 && kernels_ == Kernels::Blocks) {
+        const BlockGrid grid = blockGridOf(request.width, request.height, request.images, request.rule);
+        if (blockGridFits(grid)) {
+            reserveBlocks(check);
+            if (request.channels == 1) {
+                findBlockLabels(check, grid, d_pixels, d_labels, d_counts);
+            } else {
+                findBlockLabels(check, grid, d_colors, d_labels, d_counts);
+            }
+            labeled = true;
+        }
     }
-    numberComponents(check);
+    if (!labeled) {
+        const std::size_t pixels = request.imagePixelCount();
+        for (int i = 0; i < request.images; ++i) {
+            std::uint32_t* labels = d_labels + std::size_t(i) * pixels;
+            if (request.channels == 1) {
+                findComponents(check, d_pixels + std::size_t(i) * pixels, labels);
+            } else {
+                findComponents(check, d_colors + std::size_t(i) * pixels, labels);
+            }
+            numberComponents(check, labels, deviceCounts_.get() + i);
+        }
+        if (d_counts != nullptr) {
+            check(cudaMemcpyAsync(d_counts, deviceCounts_.get(), std::size_t(request.images) * sizeof(std::uint32_t),
+                                  cudaMemcpyDeviceToDevice, stream()),
+                  "cudaMemcpyAsync (component counts to the caller)");
+        }
+    }
+    if (countsToHost) downloadCounts(check);
+}
+
+void LabelPipeline::downloadCounts(const CudaCheck& check) {
+    check(cudaMemcpyAsync(countHost_.get(), deviceCounts_.get(), std::size_t(current_.images) * sizeof(std::uint32_t),
+                          cudaMemcpyDeviceToHost, stream()),
+          "cudaMemcpyAsync (component counts)");
+    check(cudaEventRecord(countReady_.get(), stream()), "cudaEventRecord (component counts)");
+}
+
+const std::uint32_t* LabelPipeline::hostCounts(const CudaCheck& check) {
+    check(cudaEventSynchronize(countReady_.get()), "cudaEventSynchronize (component counts)");
+    return countHost_.get();
+}
+
+// The compute engine's passes: patches in shared memory, their borders,
+// the roots numbered line by line, every pixel its number.
+template <typename Pixel>
+void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
+                                    std::uint32_t* d_labels, std::uint32_t* d_callerCounts) {
+    const PassContext context{stream(), check, timer_};
+    localMerge_.run(context, d_image, parents_.get(), masks_.get(), grid, current_.rule);
+    mergeBorders_.run(context, d_image, parents_.get(), masks_.get(), grid, current_.rule);
+    countRoots_.run(context, parents_.get(), masks_.get(), lineCounts_.get(), lineOffsets_.get(), groupsDone_.get(),
+                    deviceCounts_.get(), d_callerCounts, grid);
+    finalLabels_.run(context, parents_.get(), masks_.get(), lineOffsets_.get(), d_labels, grid);
 }
 
 // Kernel 1, then the merging scheme level by level (kernel 2, with kernel 3
 // before each level but the first), then kernel 4: afterwards every
-// foreground pixel holds its component's first pixel.
+// foreground pixel of the image at d_labels holds its component's first
+// pixel.
 template <typename Pixel>
-void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image) {
+void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image, std::uint32_t* d_labels) {
     const PassContext context{stream(), check, timer_};
     const int width = current_.width;
     const int height = current_.height;
@@ -172,33 +303,31 @@ void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image)
         // Volume patches in shared memory, every face between them in one
         // merge, every voxel to its root.
         const int depth = current_.depth;
-        solveTiles_.run(context, d_image, currentLabels_, width, height, depth, current_.rule);
-        mergeTiles_.run(context, d_image, currentLabels_, width, height, depth, current_.rule);
-        flattenLabels_.run(context, currentLabels_, current_.pixelCount());
+        solveTiles_.run(context, d_image, d_labels, width, height, depth, current_.rule);
+        mergeTiles_.run(context, d_image, d_labels, width, height, depth, current_.rule);
+        flattenLabels_.run(context, d_labels, current_.imagePixelCount());
         return;
     }
-    solveTiles_.run(context, d_image, currentLabels_, width, height, current_.rule);  // patches in shared memory
+    solveTiles_.run(context, d_image, d_labels, width, height, current_.rule);  // patches in shared memory
 
     const std::int64_t side = std::max(width, height);
     for (std::int64_t subBlock = kPatchSide; subBlock < side; subBlock *= kMergeFactor) {
         // Trees shortened along the borders the level merges across.
-        if (subBlock > kPatchSide) flattenBorders_.run(context, currentLabels_, width, height, int(subBlock));
-        mergeTiles_.run(context, d_image, currentLabels_, width, height, current_.rule, int(subBlock));
+        if (subBlock > kPatchSide) flattenBorders_.run(context, d_labels, width, height, int(subBlock));
+        mergeTiles_.run(context, d_image, d_labels, width, height, current_.rule, int(subBlock));
     }
 
-    flattenLabels_.run(context, currentLabels_, current_.pixelCount());  // every pixel to its root
+    flattenLabels_.run(context, d_labels, current_.imagePixelCount());  // every pixel to its root
 }
 
-// Canonical labels in place, and the component count on its way to the host
-// (the one value the host must see before it can size the table).
-void LabelPipeline::numberComponents(const CudaCheck& check) {
-    const std::size_t pixelCount = current_.pixelCount();
+// Canonical labels in place, and the component count into d_count.
+void LabelPipeline::numberComponents(const CudaCheck& check, std::uint32_t* d_labels, std::uint32_t* d_count) {
+    const std::size_t pixelCount = current_.imagePixelCount();
     const PassContext context{stream(), check, timer_};
-    relabel_.run(context, currentLabels_, rank_.get(), pixelCount, scanScratch_.get(), scanScratch_.bytes());
-    check(cudaMemcpyAsync(countHost_.get(), rank_.get() + pixelCount, sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+    relabel_.run(context, d_labels, rank_.get(), pixelCount, scanScratch_.get(), scanScratch_.bytes());
+    check(cudaMemcpyAsync(d_count, rank_.get() + pixelCount, sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
                           stream()),
           "cudaMemcpyAsync (component count)");
-    check(cudaEventRecord(countReady_.get(), stream()), "cudaEventRecord (component count)");
 }
 
 // Where the device table goes: the rank array, which relabel no longer
@@ -214,16 +343,17 @@ unsigned char* LabelPipeline::tableStorage(const CudaCheck& check, std::size_t b
     return tableOverflow_.get();
 }
 
-const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& check, StageTimings* timings) {
-    check(cudaEventSynchronize(countReady_.get()), "cudaEventSynchronize (component count)");
-    const std::size_t n = *countHost_.get();
+const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& check, StageTimings* timings,
+                                                           int image) {
+    const std::size_t n = hostCounts(check)[image];
+    const std::uint32_t* labels = currentLabels_ + std::size_t(image) * current_.imagePixelCount();
     const int dimensions = current_.dimensions;
     const std::size_t rowBytes = tableBytesPerComponent(dimensions);
     if (n > 0) {
         const std::size_t bytes = n * rowBytes;
         unsigned char* storage = tableStorage(check, bytes);
         const PassContext context{stream(), check, timer_};
-        componentStats_.run(context, currentLabels_, current_.width, current_.height, current_.depth, dimensions,
+        componentStats_.run(context, labels, current_.width, current_.height, current_.depth, dimensions,
                             storage, n);
 
         // Doubled when it grows, so that counts creeping up frame by frame

@@ -6,7 +6,18 @@
 // GL texture, a caller's device array) is the entries' business
 // (image_labeler.cpp, texture_labeler.cpp).
 //
+// Two sets of kernels find the labels of a 2-D image (Kernels, cuda_labeler.hpp):
+// the block kernels (local_merge, merge_borders, count_roots, final_labels;
+// the default, and the only ones that take a batch in one launch sequence)
+// and the tile kernels (solve_tiles, merge_tiles, flatten_borders,
+// flatten_labels, relabel; volumes, and images whose keys do not fit 31
+// bits). Both leave the canonical labels and each image's count on the
+// device; componentTable() builds the table from the labels.
+//
 // Memory, after reserve() for a pixel count P (bytes):
+//   parents + masks       5 P: one key and one mask per node, room for the
+//                         single-pixel nodes of segments and threshold
+//   lines                 8 (height + 1) per image, grown when needed
 //   rank + scan scratch   4 (P + 1) + CUB's scratch; the component table is
 //                         built in the rank array once relabel is done with
 //                         it (40 bytes per component: P / 10 components fit)
@@ -22,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -43,8 +55,10 @@ struct LabelRequest {
     int depth = 1;       // slices: 1 for an image
     int dimensions = 2;  // 2 for an image, 3 for a volume
     int channels = 1;
+    int images = 1;      // a batch: images of width x height, packed one after another
     PixelRule rule;
-    std::size_t pixelCount() const { return std::size_t(width) * std::size_t(height) * std::size_t(depth); }
+    std::size_t imagePixelCount() const { return std::size_t(width) * std::size_t(height) * std::size_t(depth); }
+    std::size_t pixelCount() const { return imagePixelCount() * std::size_t(images); }
 };
 
 // Width x height for a pixel count; throws glccl::Error (message starting
@@ -55,6 +69,12 @@ std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int
 // The voxel count of an image or volume of `shape`; the same refusals as
 // checkedPixelCount, in the words of the shape's dimensions.
 std::size_t checkedPixelCount(const CudaCheck& check, const Shape& shape, int channels);
+
+// Why the cuda kernels do not take samples of `sampleBits` bits and
+// `channels` channels under `criterion` ("" when they do): 8-bit samples,
+// 1 channel (4 for threshold), binary as nonzero only, thresholds 0..255.
+// The only place in this library that states the rule.
+std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume);
 
 // Throws glccl::Error (message starting with check.entry()) for sizes below
 // 1 or above kMaxPixels pixels, channels other than 1 and 4, a connectivity
@@ -95,6 +115,17 @@ public:
     // a volume's (3) table.
     void reserveTable(const CudaCheck& check, std::size_t components, int dimensions = 2);
 
+    // Room for the line counts of batches of `images` images of `height`
+    // lines, and their counts (device and page-locked); grown, never shrunk.
+    void reserveLines(const CudaCheck& check, int height, int images);
+
+    // Parents and masks for the block kernels at the reserved pixel count
+    // (made by the first labeling that needs them otherwise).
+    void reserveBlocks(const CudaCheck& check);
+
+    void setKernels(Kernels kernels) { kernels_ = kernels; }
+    Kernels kernels() const { return kernels_; }
+
     cudaStream_t stream() const { return stream_.get(); }
     int device() const { return device_; }
     ResourceCounts& counts() { return counts_; }
@@ -104,26 +135,52 @@ public:
     // or uchar4 per pixel) into d_labels (packed, one uint32 per pixel), queued on
     // stream() after whatever is queued there: when the stream gets past it,
     // d_labels holds the canonical labels. Reserves the request's pixel
-    // count; waits for nothing. timed: record per-kernel events.
+    // count; waits for nothing. timed: record per-kernel events. A batch
+    // (request.images > 1) is packed images in and packed labels out, each
+    // numbered 1..n_i. The counts (one per image) are kept in the
+    // pipeline's own device memory and also written to d_counts when it is
+    // given (device memory); countsToHost queues their download for
+    // componentTable() and hostCounts().
     void findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
-                    std::uint32_t* d_labels, bool timed);
+                    std::uint32_t* d_labels, bool timed, std::uint32_t* d_counts = nullptr,
+                    bool countsToHost = true);
 
-    // After findLabels(): waits for the component count, computes and
-    // downloads the table, and waits for the stream, so that everything
-    // queued before returns done. The table is kept here (label i + 1 at
-    // index i) and valid until the next findLabels(); timings, if given,
-    // receive the per-kernel device times of both steps.
-    const std::vector<Component>& componentTable(const CudaCheck& check, StageTimings* timings);
+    // After findLabels() with countsToHost: waits for the counts and returns
+    // them (one per image), valid until the next findLabels().
+    const std::uint32_t* hostCounts(const CudaCheck& check);
+
+    // After findLabels() with countsToHost: waits for the component count,
+    // computes and downloads the table of image `image` of the batch, and
+    // waits for the stream, so that everything queued before returns done.
+    // The table is kept here (label i + 1 at index i) and valid until the
+    // next findLabels() or componentTable(); timings, if given, receive the
+    // per-kernel device times of both steps.
+    const std::vector<Component>& componentTable(const CudaCheck& check, StageTimings* timings, int image = 0);
 
     // The table of the last componentTable().
     const std::vector<Component>& table() const { return table_; }
+
+    // The request of the last findLabels().
+    const LabelRequest& request() const { return current_; }
+
+    // Queues the download of the last findLabels()'s counts, as findLabels()
+    // does with countsToHost.
+    void downloadCounts(const CudaCheck& check);
+
+    // Waits for the stream and hands over the per-kernel device times of the
+    // last findLabels().
+    void collectTimings(StageTimings& timings) { timer_.collect(timings); }
 
     // Waits for the stream; for destructors (errors ignored).
     void synchronize() const;
 
 private:
     template <typename Pixel>
-    void findComponents(const CudaCheck& check, const Pixel* d_image);
+    void findComponents(const CudaCheck& check, const Pixel* d_image, std::uint32_t* d_labels);
+    template <typename Pixel>
+    void findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
+                         std::uint32_t* d_labels, std::uint32_t* d_callerCounts);
+    void numberComponents(const CudaCheck& check, std::uint32_t* d_labels, std::uint32_t* d_count);
     void numberComponents(const CudaCheck& check);
     unsigned char* tableStorage(const CudaCheck& check, std::size_t bytes);
 
@@ -133,12 +190,19 @@ private:
     // Declared first, destroyed last: the buffers go before their stream.
     Stream stream_;
     int device_ = -1;
-    Event countReady_;  // the component count has reached countHost_
+    Event countReady_;  // the component counts have reached countHost_
+    Kernels kernels_ = Kernels::Blocks;
     std::size_t pixelCount_ = 0;
     int inputChannels_ = 0;
     DeviceBuffer<std::uint8_t> input_;
     DeviceBuffer<std::uint32_t> labels_;
     DeviceBuffer<std::uint32_t> rank_;  // pixelCount_ + 1 entries, then the table
+    DeviceBuffer<std::uint32_t> parents_;  // block kernels: pixelCount_ nodes at most
+    DeviceBuffer<std::uint8_t> masks_;
+    DeviceBuffer<std::uint32_t> lineCounts_;   // height per image
+    DeviceBuffer<std::uint32_t> lineOffsets_;  // height + 1 per image
+    DeviceBuffer<std::uint32_t> groupsDone_;   // one per image, zero between labelings
+    DeviceBuffer<std::uint32_t> deviceCounts_;  // one per image
     DeviceBuffer<unsigned char> scanScratch_;
     DeviceBuffer<unsigned char> tableOverflow_;
     PinnedBuffer<std::uint32_t> countHost_;
@@ -149,6 +213,10 @@ private:
     FlattenBordersPass flattenBorders_;
     FlattenLabelsPass flattenLabels_;
     RelabelPass relabel_;
+    LocalMergePass localMerge_;
+    MergeBordersPass mergeBorders_;
+    CountRootsPass countRoots_;
+    FinalLabelsPass finalLabels_;
     ComponentStatsPass componentStats_;
     std::vector<Component> table_;
     CopyThreads decoder_;  // decodes large tables (componentTable)

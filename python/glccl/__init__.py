@@ -255,7 +255,19 @@ class Labeler(_glccl.Labeler):
     label.__doc__ = _glccl.Labeler.label.__doc__
 
 
+def label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto", **unknown):
+    _refuse_unknown(unknown, "glccl.label_batch()")
+    result = _glccl.label_batch(stack, connectivity, criterion, bool(return_table), backend)
+    if not return_table:
+        return result
+    labels, counts, tables = result
+    return labels, counts, [ComponentTable.from_columns(table) for table in tables]
+
+
+label_batch.__doc__ = _glccl.label_batch.__doc__
+
+
 from . import cc3d, ndimage, skimage  # noqa: E402  (they use label() above)
 
-__all__ = ["label", "Labeler", "ComponentTable", "backends", "has_cuda", "remove_small", "keep_largest",
+__all__ = ["label", "label_batch", "Labeler", "ComponentTable", "backends", "has_cuda", "remove_small", "keep_largest",
            "find_objects", "relabel", "skimage", "ndimage", "cc3d", "__version__"]

@@ -200,3 +200,21 @@ class Labeler:
     def backend(self) -> BackendName: ...
     @property
     def last_backend(self) -> Optional[Literal["compute", "raster", "cuda", "cpu"]]: ...
+
+@overload
+def label_batch(
+    stack: Any,
+    connectivity: Literal[4, 8] = 8,
+    criterion: Criterion = "binary",
+    return_table: Literal[False] = False,
+    backend: BackendName = "auto",
+) -> Tuple[Any, Any]: ...
+@overload
+def label_batch(
+    stack: Any,
+    connectivity: Literal[4, 8] = 8,
+    criterion: Criterion = "binary",
+    *,
+    return_table: Literal[True],
+    backend: BackendName = "auto",
+) -> Tuple[Any, Any, list[ComponentTable]]: ...

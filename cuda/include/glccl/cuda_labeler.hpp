@@ -15,8 +15,9 @@
 // it has seen allocates nothing and registers nothing.
 //   TextureLabeler  GL texture -> GL label texture, through CUDA-GL interop
 //                   (what glccl::Labeler's cuda backend runs)
-//   ImageLabeler    host image or volume -> host labels; device image or
-//                   volume -> device labels
+//   ImageLabeler    host image or volume -> host labels; device image,
+//                   batch of images or volume -> device labels, on the
+//                   caller's stream (labelDeviceAsync: nothing waited for)
 // labelImage() and labelGlTexture() are the one-call forms: each makes and
 // destroys such an object, so every call pays for its allocations (and
 // registrations) anew.
@@ -54,6 +55,20 @@ bool available(std::string* why = nullptr);
 
 // Name of the current device ("NVIDIA H200"), for logs.
 std::string deviceName();
+
+// Which kernels label a 2-D image (volumes always take the tile kernels).
+//   Blocks  the default: 2 x 2 blocks of pixels as nodes, each patch of
+//           32 x 32 nodes solved in shared memory, the links between
+//           patches united in one pass, roots numbered line by line on the
+//           device (the compute engine's design, in CUDA). Batches of images
+//           run as one launch sequence. Images whose keys need more than 31
+//           bits (height x width rounded up to a power of two above 2^31)
+//           or wider than 32768 nodes take the tile kernels.
+//   Tiles   Stava & Benes' kernels as the paper has them: 32 x 32 tiles in
+//           shared memory, their borders merged level by level, then a
+//           scan numbers the roots. Kept to compare against, and for what
+//           the block kernels do not take.
+enum class Kernels { Blocks, Tiles };
 
 // What an object has allocated and registered since it was made: constant
 // from call to call once its sizes are reserved, which is what a host that
@@ -125,6 +140,9 @@ public:
     // The table of the last successful label() (empty before the first).
     const std::vector<Component>& table() const;
 
+    // Which kernels label the textures (default Kernels::Blocks).
+    void setKernels(Kernels kernels);
+
     // The labels of the last successful label() (what it wrote into the
     // label texture, from its device buffer, not from the texture) into
     // `count` host labels, row-major; count must be its width x height.
@@ -144,44 +162,30 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// An image already in CUDA device memory (for example a CuPy array):
-// `height` rows of `width` pixels, `channels` (1 or 4) bytes each, row y
-// starting at data + y * pitch.
-struct DevicePixels {
-    const void* data = nullptr;
-    std::size_t pitch = 0;  // bytes, at least width * channels
-    int width = 0;
-    int height = 0;
-    int channels = 1;
-};
-
-// Where labels go in device memory: row y of uint32 labels at
-// (char*) data + y * pitch.
-struct DeviceLabels {
-    std::uint32_t* data = nullptr;
-    std::size_t pitch = 0;  // bytes, a multiple of 4, at least width * 4
-};
-
-// A volume already in CUDA device memory (for example a CuPy array of shape
-// (depth, height, width)): `depth` slices of `height` rows of `width` voxels,
-// `channels` (1 or 4) bytes each, voxel (x, y, z) at
+// Images, batches of images and volumes already in CUDA device memory (for
+// example a CuPy array or a torch tensor of shape (depth, height, width)):
+// `depth` slices of `height` rows of `width` elements, `channels` (1 or 4)
+// bytes each, element (x, y, z) at
 // (const char*) data + z * slicePitch + y * rowPitch + x * channels.
+// A 2-D image is a volume of depth 1 (its slicePitch may be 0); a batch of N
+// images is a volume of depth N labeled with a 2-D connectivity, each slice
+// on its own.
 struct DeviceVolume {
     const void* data = nullptr;
     std::size_t rowPitch = 0;    // bytes, at least width * channels
-    std::size_t slicePitch = 0;  // bytes, at least height * rowPitch
+    std::size_t slicePitch = 0;  // bytes, at least height * rowPitch (0 for one slice: packed)
     int width = 0;
     int height = 0;
-    int depth = 0;
+    int depth = 1;
     int channels = 1;
 };
 
-// Where a volume's labels go in device memory: the uint32 label of voxel
+// Where the labels go in device memory: the uint32 label of element
 // (x, y, z) at (char*) data + z * slicePitch + y * rowPitch + x * 4.
 struct DeviceVolumeLabels {
     std::uint32_t* data = nullptr;
     std::size_t rowPitch = 0;    // bytes, a multiple of 4, at least width * 4
-    std::size_t slicePitch = 0;  // bytes, a multiple of 4, at least height * rowPitch
+    std::size_t slicePitch = 0;  // bytes, a multiple of 4, at least height * rowPitch (0 for one slice)
 };
 
 // Labels host images and volumes, and images and volumes in device memory,
@@ -226,28 +230,51 @@ public:
     const std::vector<Component>& label(const ImageView& image, Connectivity connectivity, Criterion criterion,
                                         std::uint32_t* labels, StageTimings* timings = nullptr);
 
-    // Zero-copy entry: labels pixels in device memory into labels in device
-    // memory (both on this labeler's device; the two may not overlap).
-    // The work is ordered after what `stream` holds when it is called (null:
-    // the default stream), and done when it returns. Packed arrays (pitch ==
-    // width * channels, resp. width * 4, and 4-byte aligned for RGBA) are
-    // used in place; other pitches cost one device copy each way. Returns
-    // the table, valid until the next call.
-    const std::vector<Component>& labelDevice(const DevicePixels& pixels, const DeviceLabels& labels,
-                                              Connectivity connectivity, Criterion criterion,
-                                              CUstream_st* stream = nullptr, StageTimings* timings = nullptr);
-
-    // The same for a volume in device memory, connectivity 6, 18 or 26:
-    // ordered after what `stream` holds when it is called, done when it
-    // returns. Packed volumes (rowPitch == width * channels and slicePitch ==
-    // height * rowPitch, resp. for the labels width * 4 and height * width
-    // * 4) are used in place; other layouts cost one device copy each way.
-    // Returns the table (with front, depth, centroidZ), valid until the next
-    // call. Throws for more than 2^32 - 2 voxels (32-bit indices; the tiles
-    // layer labels larger volumes in bricks).
+    // Zero-copy entry: labels an image (depth 1, connectivity 4 or 8) or a
+    // volume (connectivity 6, 18 or 26) in device memory into labels in
+    // device memory (both on this labeler's device; the two may not
+    // overlap). The work is ordered after what `stream` holds when it is
+    // called (null: the default stream), and done when it returns. Packed
+    // arrays (rowPitch == width * channels, resp. width * 4, slices packed,
+    // and 4-byte aligned for RGBA) are used in place; other layouts cost one
+    // device copy each way. Returns the table (a volume's with front, depth,
+    // centroidZ), valid until the next call. Throws for more than 2^32 - 2
+    // elements (32-bit indices; the tiles layer labels larger volumes in
+    // bricks).
     const std::vector<Component>& labelDevice(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
                                               Connectivity connectivity, Criterion criterion,
                                               CUstream_st* stream = nullptr, StageTimings* timings = nullptr);
+
+    // The same without waiting, on the caller's stream: an image, a batch
+    // (depth N with connectivity 4 or 8: N images of width x height, each
+    // numbered 1..n_i in its own raster order, as if labeled alone, in one
+    // launch sequence) or a volume (6, 18, 26). The work runs on the
+    // labeler's stream after what `stream` holds, and `stream`'s later work
+    // waits for it through an event: no host wait, no device-wide
+    // synchronization. `counts`, if not null, is device memory for one
+    // uint32 per image (one for a volume) and receives the counts there.
+    // Nothing comes back to the host; tableOf() computes a table when one is
+    // wanted. The arrays must stay valid until `stream` gets past the work.
+    // Calls of one labeler are ordered on its stream, so they may use
+    // different caller streams. Timings, if given, wait for the stream.
+    void labelDeviceAsync(const DeviceVolume& voxels, const DeviceVolumeLabels& labels, Connectivity connectivity,
+                          Criterion criterion, CUstream_st* stream = nullptr, std::uint32_t* counts = nullptr,
+                          StageTimings* timings = nullptr);
+
+    // The component table of image `image` of the last labelDevice() or
+    // labelDeviceAsync() (0 for a single image or a volume): waits for the
+    // labeling, downloads the counts once, computes the table on the device
+    // from the labels where that call wrote them (so they must still be
+    // there) and downloads it. Valid until the next call.
+    const std::vector<Component>& tableOf(int image);
+
+    // The component counts of the last labelDevice() or labelDeviceAsync()
+    // (one per image, one for a volume): downloads them once and waits for
+    // the labeling. Valid until the next call.
+    const std::vector<std::uint32_t>& componentCounts();
+
+    // Which kernels label 2-D images (default Kernels::Blocks).
+    void setKernels(Kernels kernels);
 
     // The table of the last successful call (empty before the first).
     const std::vector<Component>& table() const;

@@ -1,0 +1,317 @@
+// local_merge: the only stage that reads the whole input (Stava & Benes'
+// kernel 1 on nodes: each patch solved in shared memory). One thread block
+// per patch of kNodePatchSide x kNodePatchSide nodes, 32 x 8 threads:
+//   1. every node's foreground mask (single pixels also keep their value),
+//      each thread a column of kPasses nodes;
+//   2. each thread takes a segment of kPasses consecutive nodes of one line
+//      and joins the nodes its left links chain together into runs; every
+//      node of a run points at the run's smallest key, with no atomics;
+//   3. union-find in shared memory over the links that are left: a run's
+//      upper links, and its first node's left link into the segment before.
+//      A link implied by two others is skipped (neighboursLinked), and so is
+//      one whose neighbour reads the same parent as the run's last union;
+//   4. every node leaves with its patch-local root in parents and its mask
+//      in masks.
+// Links that leave the patch are merge_borders' work. The same steps as
+// glsl/local_merge.comp.
+
+#include <type_traits>
+
+#include "node_grid.cuh"
+#include "stage_timer.hpp"
+
+namespace glccl::cuda {
+namespace {
+
+constexpr int kThreads = kNodePatchSide * kNodePatchLinesPerPass;
+constexpr int kPatchNodes = kNodePatchSide * kNodePatchSide;
+// Nodes per thread, in a column (steps 1, 4) or a line segment (steps 2, 3).
+constexpr int kPasses = kNodePatchSide / kNodePatchLinesPerPass;
+constexpr int kSegmentsPerLine = kNodePatchSide / kPasses;
+static_assert(kSegmentsPerLine * kNodePatchSide == kThreads, "segments cover the patch, one per thread");
+
+// Parents in shared memory change under the patch's concurrent unions
+// (steps 3 and 4), so every access there is an atomic: a load is an atomic
+// or of nothing, a path-halving store an atomicMin (the grandparent is
+// smaller than the parent it replaces; a smaller value already there is an
+// ancestor too). The algorithm needs no ordering (a stale parent is still
+// an ancestor, and an atomicMin's result drives every retry); atomics keep
+// the accesses free of data races (compute-sanitizer's racecheck).
+__device__ __forceinline__ std::uint32_t loadParent(std::uint32_t* word) { return atomicOr(word, 0u); }
+
+// The patch in shared memory: parents (keys, as in the global forest), masks
+// and, for single-pixel nodes, the pixels' values.
+template <typename Pixel, int NodeW, int NodeH>
+struct Patch {
+    NodeImage<NodeW, NodeH> im;
+    int originX, originY;  // node coordinates of the patch's first node
+    std::uint32_t* parents;
+    const std::uint8_t* masks;
+    const Pixel* values;  // single-pixel nodes only
+    PixelRule rule;
+
+    __device__ __forceinline__ int localIndexOfKey(std::uint32_t key) const {
+        return (im.lineOfKey(key) / NodeH - originY) * kNodePatchSide + (im.xOfKey(key) / NodeW - originX);
+    }
+
+    // Path halving (see Forest::rootHalving) on the patch's shared copy.
+    __device__ __forceinline__ std::uint32_t localRoot(std::uint32_t key) const {
+        for (;;) {
+            const std::uint32_t parent = loadParent(&parents[localIndexOfKey(key)]);
+            if (parent == key) return key;
+            const std::uint32_t grandparent = loadParent(&parents[localIndexOfKey(parent)]);
+            if (grandparent == parent) return parent;
+            atomicMin(&parents[localIndexOfKey(key)], grandparent);
+            key = grandparent;
+        }
+    }
+
+    // Forest::unite on the patch's shared copy.
+    __device__ __forceinline__ void uniteLocal(std::uint32_t a, std::uint32_t b) const {
+        for (;;) {
+            a = localRoot(a);
+            b = localRoot(b);
+            if (a == b) return;
+            if (a < b) {
+                const std::uint32_t old = atomicMin(&parents[localIndexOfKey(b)], a);
+                if (old == b) return;
+                b = old;
+            } else {
+                const std::uint32_t old = atomicMin(&parents[localIndexOfKey(a)], b);
+                if (old == a) return;
+                a = old;
+            }
+        }
+    }
+
+    // Does node (lx, ly) (mask m) link to its in-patch backward neighbour d?
+    __device__ __forceinline__ bool linksInPatch(int lx, int ly, std::uint32_t m, int d) const {
+        const int2 o = backwardNode(d);
+        const int bx = lx + o.x;
+        const int by = ly + o.y;
+        if (bx < 0 || by < 0 || bx >= kNodePatchSide) return false;
+        const std::uint32_t neighbourMask = masks[by * kNodePatchSide + bx];
+        if (neighbourMask == 0u) return false;
+        if constexpr (NodeW * NodeH > 1) {
+            return masksLink<NodeW, NodeH>(m, neighbourMask, d);
+        } else {
+            if (rule.connectivity == 4 && (d & 1) == 1) return false;
+            return areConnected(values[ly * kNodePatchSide + lx], values[by * kNodePatchSide + bx], rule);
+        }
+    }
+
+    // Are backward neighbours a and b of node (lx, ly) (both linked to it, so
+    // both in the patch and foreground) linked to each other? Only the pairs
+    // that touch are asked: U with UL (UL is U's left neighbour), UR with U
+    // (U is UR's left neighbour), L with U (U is L's upper-right neighbour),
+    // L with UL (UL is L's upper neighbour). Such a link has both ends before
+    // this node in raster order and inside the patch, so local_merge unites
+    // it (or a path that implies it) itself: this node need not. Equal
+    // segment values are transitive, so for segments two neighbours linked
+    // to this node always are.
+    __device__ __forceinline__ bool neighboursLinked(int lx, int ly, int a, int b) const {
+        if constexpr (NodeH == 2) {
+            const int2 oa = backwardNode(a);
+            const int2 ob = backwardNode(b);
+            // From a's point of view b is its neighbour e.
+            const int e = (a == 2 && b == 1) ? 0 : (a == 3 && b == 2) ? 0 : (a == 0 && b == 2) ? 3 : 2;
+            return masksLink<NodeW, NodeH>(masks[(ly + oa.y) * kNodePatchSide + lx + oa.x],
+                                           masks[(ly + ob.y) * kNodePatchSide + lx + ob.x], e);
+        } else {
+            return true;
+        }
+    }
+
+    // Whether neighboursLinked may prune: 8-connected 2 x 2 blocks, or
+    // segments (transitive); never threshold or 4-connectivity.
+    __device__ __forceinline__ bool prunes() const {
+        return rule.connectivity == 8 && (NodeH == 2 || rule.kind == PixelRuleKind::Segments);
+    }
+
+    __device__ __forceinline__ std::uint32_t keyOfLocal(int lx, int ly, std::uint32_t mask) const {
+        return im.ownKey(originX + lx, originY + ly, mask);
+    }
+
+    // Step 2: the runs of this thread's segment. A node joins the run of the
+    // node before it when its left link connects them; each node of a run
+    // gets the run's smallest key as its parent (a plain store: nothing else
+    // writes these entries before the barrier), also kept in runKeys.
+    // Returns bit j set where node j joined the run of node j - 1.
+    __device__ __forceinline__ std::uint32_t joinRuns(int fx, int fy, std::uint32_t (&runKeys)[kPasses]) const {
+        std::uint32_t keys[kPasses];
+        bool joined[kPasses];
+        std::uint32_t smallest[kPasses];  // the smallest key of node j's run up to j
+#pragma unroll
+        for (int j = 0; j < kPasses; ++j) {
+            const std::uint32_t mask = masks[fy * kNodePatchSide + fx + j];
+            keys[j] = mask != 0u ? keyOfLocal(fx + j, fy, mask) : kNone;
+            joined[j] = j > 0 && mask != 0u && keys[j - 1] != kNone && linksInPatch(fx + j, fy, mask, 0);
+            smallest[j] = joined[j] ? min(smallest[j - 1], keys[j]) : keys[j];
+        }
+        std::uint32_t parent = kNone;
+        std::uint32_t joinedBits = 0;
+#pragma unroll
+        for (int j = kPasses - 1; j >= 0; --j) {
+            if (j == kPasses - 1 || !joined[j + 1]) parent = smallest[j];
+            runKeys[j] = keys[j] != kNone ? parent : kNone;
+            parents[fy * kNodePatchSide + fx + j] = runKeys[j];
+            if (joined[j]) joinedBits |= 1u << j;
+        }
+        return joinedBits;
+    }
+
+    // Step 3: the unions of this thread's segment (joinedBits, runKeys:
+    // joinRuns'). A run starts from the key joinRuns gave it, a node of its
+    // tree, without reading it back.
+    __device__ __forceinline__ void uniteSegment(int fx, int fy, std::uint32_t joinedBits,
+                                                 const std::uint32_t (&runKeys)[kPasses]) const {
+        std::uint32_t runParent = kNone;   // the run's smallest key (joinRuns)
+        std::uint32_t lastTarget = kNone;  // what the run's last union read at its neighbour
+        for (int j = 0; j < kPasses; ++j) {
+            const int lx = fx + j;
+            const std::uint32_t mask = masks[fy * kNodePatchSide + lx];
+            if (mask == 0u) continue;
+            // Past the segment's first node a left link is exactly what
+            // joined the node to the run before it: nothing to unite.
+            bool link[4];
+            link[0] = j == 0 && linksInPatch(lx, fy, mask, 0);
+            if ((joinedBits & (1u << j)) == 0u) {
+                runParent = runKeys[j];
+                lastTarget = kNone;
+            }
+#pragma unroll
+            for (int d = 1; d < 4; ++d) link[d] = linksInPatch(lx, fy, mask, d);
+            if (prunes()) {
+                // A link to a neighbour that is itself linked to one this
+                // node unites with adds nothing (see neighboursLinked).
+                if (link[2]) {
+                    if (link[1] && neighboursLinked(lx, fy, 2, 1)) link[1] = false;
+                    if (link[3] && neighboursLinked(lx, fy, 3, 2)) link[3] = false;
+                    if (link[0] && neighboursLinked(lx, fy, 0, 2)) link[0] = false;
+                } else if (link[0] && link[1] && neighboursLinked(lx, fy, 0, 1)) {
+                    link[1] = false;
+                }
+            }
+            // Left first, then the upper neighbours from left to right: two
+            // neighbours that read the same parent are one tree (parents
+            // only point into their tree), so the run unites with it once.
+#pragma unroll
+            for (int d = 0; d < 4; ++d) {
+                if (!link[d]) continue;
+                const int2 o = backwardNode(d);
+                const std::uint32_t target = loadParent(&parents[(fy + o.y) * kNodePatchSide + lx + o.x]);
+                if (target == lastTarget) continue;
+                uniteLocal(runParent, target);
+                lastTarget = target;
+            }
+        }
+    }
+};
+
+template <typename Pixel, int NodeW, int NodeH>
+__global__ void __launch_bounds__(kThreads)
+    localMergeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ parents,
+                     std::uint8_t* __restrict__ masks, BlockGrid grid, PixelRule rule) {
+    constexpr bool kPixelNodes = NodeW * NodeH == 1;
+    __shared__ std::uint32_t sParents[kPatchNodes];
+    __shared__ std::uint8_t sMasks[kPatchNodes];
+    __shared__ Pixel sValues[kPixelNodes ? kPatchNodes : 1];
+
+    const std::size_t imageIndex = blockIdx.z;
+    image += imageIndex * grid.pixelsPerImage();
+    parents += imageIndex * grid.nodesPerImage();
+    masks += imageIndex * grid.nodesPerImage();
+
+    const Patch<Pixel, NodeW, NodeH> patch{NodeImage<NodeW, NodeH>{grid},
+                                           int(blockIdx.x) * kNodePatchSide,
+                                           int(blockIdx.y) * kNodePatchSide,
+                                           sParents,
+                                           sMasks,
+                                           sValues,
+                                           rule};
+    const NodeImage<NodeW, NodeH>& im = patch.im;
+    // Whole 16-bit pairs per node row (binaryNodeMask): every image of a
+    // batch then starts aligned too.
+    const bool pairs = grid.width % 2 == 0 && (reinterpret_cast<std::uintptr_t>(image) & 1u) == 0;
+    const int tx = int(threadIdx.x);
+    const int ty = int(threadIdx.y);
+
+    // Step 1: masks (and values), a column of kPasses nodes per thread.
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) {
+        const int ly = ty + k * kNodePatchLinesPerPass;
+        const int nx = patch.originX + tx;
+        const int ny = patch.originY + ly;
+        const bool inside = im.insideGrid(nx, ny);
+        std::uint32_t mask = 0;
+        if constexpr (kPixelNodes) {
+            const Pixel value = inside ? image[std::size_t(ny) * std::size_t(grid.width) + std::size_t(nx)] : Pixel{};
+            sValues[ly * kNodePatchSide + tx] = value;
+            mask = inside && isForeground(value, rule) ? 1u : 0u;
+        } else {
+            if (inside) mask = binaryNodeMask<NodeW, NodeH>(im, reinterpret_cast<const std::uint8_t*>(image), nx, ny, pairs);
+        }
+        sMasks[ly * kNodePatchSide + tx] = std::uint8_t(mask);
+    }
+    __syncthreads();
+
+    // Steps 2 and 3: a segment of kPasses nodes of one line per thread.
+    const int t = ty * kNodePatchSide + tx;
+    const int segmentX = (t % kSegmentsPerLine) * kPasses;
+    const int segmentY = t / kSegmentsPerLine;
+    std::uint32_t runKeys[kPasses];
+    const std::uint32_t joinedBits = patch.joinRuns(segmentX, segmentY, runKeys);
+    __syncthreads();
+    patch.uniteSegment(segmentX, segmentY, joinedBits, runKeys);
+    __syncthreads();
+
+    // Step 4: patch-local roots and masks out, a column per thread again.
+#pragma unroll
+    for (int k = 0; k < kPasses; ++k) {
+        const int ly = ty + k * kNodePatchLinesPerPass;
+        const int nx = patch.originX + tx;
+        const int ny = patch.originY + ly;
+        if (!im.insideGrid(nx, ny)) continue;
+        const std::uint32_t mask = sMasks[ly * kNodePatchSide + tx];
+        const std::uint32_t node = im.nodeIndex(nx, ny);
+        parents[node] = mask != 0u ? patch.localRoot(im.ownKey(nx, ny, mask)) : kNone;
+        masks[node] = std::uint8_t(mask);
+    }
+}
+
+template <typename Pixel, int NodeW, int NodeH>
+void launchLocalMerge(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
+                      std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
+    const dim3 blocks(unsigned((grid.gridWidth + kNodePatchSide - 1) / kNodePatchSide),
+                      unsigned((grid.gridHeight + kNodePatchSide - 1) / kNodePatchSide), unsigned(grid.images));
+    const dim3 threads(kNodePatchSide, kNodePatchLinesPerPass);
+    localMergeKernel<Pixel, NodeW, NodeH><<<blocks, threads, 0, context.stream>>>(d_image, d_parents, d_masks, grid,
+                                                                                   rule);
+    context.check.launched("localMerge", context.stream);
+}
+
+}  // namespace
+
+template <typename Pixel>
+void LocalMergePass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
+                         std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
+    auto scope = context.timer.scope(kStage);
+    if constexpr (std::is_same_v<Pixel, std::uint8_t>) {
+        if (grid.nodeWidth == 2 && grid.nodeHeight == 2) {
+            launchLocalMerge<Pixel, 2, 2>(context, d_image, d_parents, d_masks, grid, rule);
+            return;
+        }
+        if (grid.nodeWidth == 2) {
+            launchLocalMerge<Pixel, 2, 1>(context, d_image, d_parents, d_masks, grid, rule);
+            return;
+        }
+    }
+    launchLocalMerge<Pixel, 1, 1>(context, d_image, d_parents, d_masks, grid, rule);
+}
+
+template void LocalMergePass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*,
+                                                std::uint8_t*, const BlockGrid&, const PixelRule&);
+template void LocalMergePass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, std::uint8_t*,
+                                          const BlockGrid&, const PixelRule&);
+
+}  // namespace glccl::cuda

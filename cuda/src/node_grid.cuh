@@ -1,0 +1,206 @@
+#pragma once
+// Shared by the block kernels (local_merge, merge_borders, count_roots,
+// final_labels): nodes, keys, and the union-find over keys. The same design
+// as the compute engine's (glsl/compute_common.glsl), in CUDA.
+//
+// Nodes. The kernels label a grid of nodes, blocks of NodeW x NodeH pixels
+// whose foreground pixels always touch one another: 2 x 2 for binary images
+// at 8-connectivity, 2 x 1 at 4-connectivity, single pixels for segments and
+// threshold (a block could hold two segments). Pixel i of a node is bit i of
+// its foreground mask, row by row:
+//
+//      +---+---+         node n links to its backward neighbours
+//      | 0 | 1 |         (the nodes before it in raster order):
+//      +---+---+
+//      | 2 | 3 |              UL  U  UR        d = 1 2 3
+//      +---+---+              L   n            d = 0
+//
+// Every adjacent pair of nodes is one node's backward link, so the backward
+// links alone describe the graph (at 4-connectivity the diagonal ones, d = 1
+// and 3, never link).
+//
+// Keys. A node is known by the key of its first foreground pixel in raster
+// order: (y << keyLineBits) | x, the image's width rounded up to a power of
+// two. Keys order like raster positions, so the smallest key of a component
+// is its first pixel, the one the output contract numbers it by, and a key's
+// line is a shift away. A node's parent is the key of a node of the same
+// component with a smaller or equal key; a root holds its own key. Unions
+// keep the smaller key (atomicMin), so every root ends as its component's
+// first pixel. Keys stay below kRankFlag (blockGridFits, passes.hpp), which
+// count_roots sets on a root's entry beside its rank.
+//
+// A batch of images is one grid per image, side by side in memory; blockIdx.z
+// (count_roots: blockIdx.y) is the image, and every key is local to its
+// image. A volume would add a third axis to NodeCoord and nine backward
+// neighbours in the slice before; the functions below take the node shape as
+// template arguments so that such a sibling shares them.
+
+#include <cstdint>
+
+#include <vector_types.h>
+
+#include "connectivity.cuh"
+#include "passes.hpp"
+
+namespace glccl::cuda {
+
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+constexpr std::uint32_t kRankFlag = 0x80000000u;
+
+__device__ __forceinline__ int2 backwardNode(int d) {
+    constexpr int kDx[4] = {-1, -1, 0, 1};
+    constexpr int kDy[4] = {0, -1, -1, -1};
+    return make_int2(kDx[d], kDy[d]);
+}
+
+// One image of a batch, as every block kernel sees it.
+template <int NodeW, int NodeH>
+struct NodeImage {
+    static constexpr int kNodePixels = NodeW * NodeH;
+    static constexpr std::uint32_t kMaskBits = (1u << kNodePixels) - 1u;
+
+    BlockGrid grid;
+
+    __device__ __forceinline__ bool insideGrid(int nx, int ny) const {
+        return nx >= 0 && ny >= 0 && nx < grid.gridWidth && ny < grid.gridHeight;
+    }
+    __device__ __forceinline__ bool insideImage(int x, int y) const {
+        return x >= 0 && y >= 0 && x < grid.width && y < grid.height;
+    }
+    __device__ __forceinline__ std::uint32_t nodeIndex(int nx, int ny) const {
+        return std::uint32_t(ny) * std::uint32_t(grid.gridWidth) + std::uint32_t(nx);
+    }
+    __device__ __forceinline__ std::uint32_t keyOf(int x, int y) const {
+        return (std::uint32_t(y) << grid.keyLineBits) | std::uint32_t(x);
+    }
+    __device__ __forceinline__ int lineOfKey(std::uint32_t key) const { return int(key >> grid.keyLineBits); }
+    __device__ __forceinline__ int xOfKey(std::uint32_t key) const {
+        return int(key & ((1u << grid.keyLineBits) - 1u));
+    }
+    // The node of the pixel of `key`, as its index in the grid.
+    __device__ __forceinline__ std::uint32_t nodeOfKey(std::uint32_t key) const {
+        return nodeIndex(xOfKey(key) / NodeW, lineOfKey(key) / NodeH);
+    }
+    // Node (nx, ny)'s first foreground pixel (mask != 0).
+    __device__ __forceinline__ int2 firstPixel(int nx, int ny, std::uint32_t mask) const {
+        const int bit = __ffs(int(mask)) - 1;
+        return make_int2(nx * NodeW + bit % NodeW, ny * NodeH + bit / NodeW);
+    }
+    __device__ __forceinline__ std::uint32_t ownKey(int nx, int ny, std::uint32_t mask) const {
+        const int2 p = firstPixel(nx, ny, mask);
+        return keyOf(p.x, p.y);
+    }
+};
+
+// The foreground mask of binary node (nx, ny): pixels past the image are
+// background. A node's row is one 16-bit load where the image's rows and
+// the pointer keep pairs aligned (pairs: width even and data 2-byte
+// aligned), else a byte per pixel.
+template <int NodeW, int NodeH>
+__device__ __forceinline__ std::uint32_t binaryNodeMask(const NodeImage<NodeW, NodeH>& im,
+                                                        const std::uint8_t* __restrict__ pixels, int nx, int ny,
+                                                        bool pairs) {
+    std::uint32_t mask = 0;
+#pragma unroll
+    for (int r = 0; r < NodeH; ++r) {
+        const int y = ny * NodeH + r;
+        if (y >= im.grid.height) break;
+        const int x = nx * NodeW;
+        const std::uint8_t* row = pixels + std::size_t(y) * std::size_t(im.grid.width);
+        if (NodeW == 2 && pairs) {
+            const unsigned pair = *reinterpret_cast<const unsigned short*>(row + x);
+            mask |= (((pair & 0xFFu) != 0u ? 1u : 0u) | ((pair >> 8) != 0u ? 2u : 0u)) << (r * NodeW);
+        } else {
+#pragma unroll
+            for (int i = 0; i < NodeW; ++i) {
+                if (x + i < im.grid.width && row[x + i] != 0) mask |= 1u << (r * NodeW + i);
+            }
+        }
+    }
+    return mask;
+}
+
+// Do binary blocks of masks m and b touch, b being m's backward neighbour d?
+// Any foreground pixels of the two that are adjacent connect.
+template <int NodeW, int NodeH>
+__device__ __forceinline__ bool masksLink(std::uint32_t m, std::uint32_t b, int d) {
+    if (NodeH == 2) {  // 2x2 blocks, 8-connectivity: pixel bits 0 1 / 2 3
+        if (d == 0) return (m & 5u) != 0u && (b & 10u) != 0u;  // left column, its right column
+        if (d == 1) return (m & 1u) != 0u && (b & 8u) != 0u;   // corner to corner
+        if (d == 2) return (m & 3u) != 0u && (b & 12u) != 0u;  // top row, its bottom row
+        return (m & 2u) != 0u && (b & 4u) != 0u;
+    }
+    // 2x1 blocks, 4-connectivity: pixel bits 0 1
+    if (d == 0) return (m & 1u) != 0u && (b & 2u) != 0u;
+    if (d == 2) return (m & b) != 0u;
+    return false;
+}
+
+// Does foreground pixel (x, y) (value v) connect to its backward neighbour d?
+template <typename Pixel>
+__device__ __forceinline__ bool pixelLinks(const NodeImage<1, 1>& im, const Pixel* __restrict__ pixels, int x, int y,
+                                           Pixel v, int d, const PixelRule& rule) {
+    if (rule.connectivity == 4 && (d & 1) == 1) return false;
+    const int2 o = backwardNode(d);
+    const int qx = x + o.x;
+    const int qy = y + o.y;
+    if (!im.insideImage(qx, qy)) return false;
+    const Pixel w = pixels[std::size_t(qy) * std::size_t(im.grid.width) + std::size_t(qx)];
+    return isForeground(w, rule) && areConnected(v, w, rule);
+}
+
+// The global forest of one image: parents[nodeIndex] holds keys.
+template <int NodeW, int NodeH>
+struct Forest {
+    NodeImage<NodeW, NodeH> im;
+    std::uint32_t* parents;
+
+    __device__ __forceinline__ std::uint32_t parentOf(std::uint32_t key) const { return parents[im.nodeOfKey(key)]; }
+
+    // The root of the node of `key`. Parents only decrease and stay in the
+    // component, so a stale read is still an ancestor: the walk ends.
+    __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
+        for (;;) {
+            const std::uint32_t parent = parentOf(key);
+            if (parent == key || (parent & kRankFlag) != 0u) return key;
+            key = parent;
+        }
+    }
+
+    // The root of the node of `key`, halving the path on the way. A plain
+    // store is safe: a node that is not a root never becomes one again, and
+    // a grandparent is an ancestor with a smaller key. Only before
+    // count_roots: its rank flags must never be copied into another node.
+    __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
+        for (;;) {
+            const std::uint32_t parent = parentOf(key);
+            if (parent == key) return key;
+            const std::uint32_t grandparent = parentOf(parent);
+            if (grandparent == parent) return parent;
+            parents[im.nodeOfKey(key)] = grandparent;
+            key = grandparent;
+        }
+    }
+
+    // Joins the trees of two keys (Playne & Hawick's lock-free union): the
+    // larger root is pointed at the smaller; a lost race returns the value
+    // that won, and the walk goes on from there.
+    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
+        for (;;) {
+            a = rootHalving(a);
+            b = rootHalving(b);
+            if (a == b) return;
+            if (a < b) {
+                const std::uint32_t old = atomicMin(&parents[im.nodeOfKey(b)], a);
+                if (old == b) return;
+                b = old;
+            } else {
+                const std::uint32_t old = atomicMin(&parents[im.nodeOfKey(a)], b);
+                if (old == a) return;
+                a = old;
+            }
+        }
+    }
+};
+
+}  // namespace glccl::cuda
