@@ -13,6 +13,7 @@ PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
         case Criterion::Kind::Binary: rule.kind = PixelRuleKind::Binary; break;
         case Criterion::Kind::Segments: rule.kind = PixelRuleKind::Segments; break;
         case Criterion::Kind::Threshold: rule.kind = PixelRuleKind::Threshold; break;
+        case Criterion::Kind::Delta: break;  // refused first (whySamplesAreRefused)
     }
     rule.threshold = criterion.threshold;
     return rule;
@@ -38,6 +39,10 @@ std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& 
     if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
         return "criterion " + criterion.toString() + " needs 1-channel samples, this " + what + " has " +
                std::to_string(channels) + " channels (use threshold:T for color)";
+    }
+    if (criterion.kind == Criterion::Kind::Delta) {
+        return "the cuda backend does not label '" + criterion.toString() +
+               "' (neighbours within a difference): use the compute, raster or cpu backend";
     }
     if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
         return "the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
