@@ -112,30 +112,6 @@ void requireUint32(LabelType type, std::uint64_t count) {
 
 }  // namespace
 
-void LabelingSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
-    begin(Shape::image(width, height), type, count);
-}
-
-void LabelingSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
-    requireUint32(type, count);
-    labeling_ = Labeling();
-    labeling_.width = int(shape.width);
-    labeling_.height = int(shape.height);
-    labeling_.depth = int(shape.depth);
-    labeling_.dimensions = shape.dimensions;
-    labeling_.labels.assign(std::size_t(shape.count()), 0);
-    labeling_.components.assign(std::size_t(count), Component());
-}
-
-void LabelingSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) {
-    const std::size_t width = std::size_t(labeling_.width);
-    std::memcpy(labeling_.labels.data() + std::size_t(y0) * width, labels, std::size_t(rows) * width * 4);
-}
-
-void LabelingSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
-    std::copy(components.begin(), components.end(), labeling_.components.begin() + std::ptrdiff_t(firstLabel - 1));
-}
-
 void LabelStorageSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
     begin(Shape::image(width, height), type, count);
 }
@@ -143,7 +119,7 @@ void LabelStorageSink::begin(std::uint32_t width, std::uint32_t height, LabelTyp
 void LabelStorageSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
     requireUint32(type, count);
     width_ = std::size_t(shape.width);
-    components_.assign(std::size_t(count), Component());
+    components_->assign(std::size_t(count), Component());
 }
 
 void LabelStorageSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) {
@@ -151,7 +127,19 @@ void LabelStorageSink::writeRows(std::uint32_t y0, std::uint32_t rows, const voi
 }
 
 void LabelStorageSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
-    std::copy(components.begin(), components.end(), components_.begin() + std::ptrdiff_t(firstLabel - 1));
+    std::copy(components.begin(), components.end(), components_->begin() + std::ptrdiff_t(firstLabel - 1));
+}
+
+void LabelingSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
+    requireUint32(type, count);  // before the labels are allocated
+    labeling_ = Labeling();
+    labeling_.width = int(shape.width);
+    labeling_.height = int(shape.height);
+    labeling_.depth = int(shape.depth);
+    labeling_.dimensions = shape.dimensions;
+    labeling_.labels.assign(std::size_t(shape.count()), 0);
+    writeInto(labeling_.labels.data(), labeling_.components);
+    LabelStorageSink::begin(shape, type, count);
 }
 
 // ---------------------------------------------------------------- .npy

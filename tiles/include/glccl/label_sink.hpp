@@ -50,40 +50,44 @@ public:
     virtual void finish() = 0;
 };
 
-// Into a host glccl::Labeling (uint32 labels, the table in memory). A count
-// past uint32 is refused in begin().
-class LabelingSink : public LabelSink {
+// Into storage the caller owns: width x height (x depth) uint32 labels
+// (every one written) and the table into `components` (its storage reused).
+// A count past uint32 is refused in begin().
+class LabelStorageSink : public LabelSink {
 public:
+    LabelStorageSink(std::uint32_t* labels, std::vector<Component>& components)
+        : labels_(labels), components_(&components) {}
     void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
     void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
     bool wantsTable() const override { return true; }
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
     void finish() override {}
+
+protected:
+    LabelStorageSink() = default;
+    // The storage the next begin() writes into.
+    void writeInto(std::uint32_t* labels, std::vector<Component>& components) {
+        labels_ = labels;
+        components_ = &components;
+    }
+
+private:
+    std::uint32_t* labels_ = nullptr;
+    std::vector<Component>* components_ = nullptr;
+    std::size_t width_ = 0;
+};
+
+// Into a host glccl::Labeling of its own (uint32 labels, the table in
+// memory), sized by begin(). A count past uint32 is refused in begin().
+class LabelingSink : public LabelStorageSink {
+public:
+    using LabelStorageSink::begin;
+    void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
     Labeling& labeling() { return labeling_; }
 
 private:
     Labeling labeling_;
-};
-
-// Into storage the caller owns: width x height (x depth) uint32 labels
-// (every one written) and the table into `components` (its storage reused).
-// A count past uint32 is refused in begin(), as LabelingSink refuses it.
-class LabelStorageSink : public LabelSink {
-public:
-    LabelStorageSink(std::uint32_t* labels, std::vector<Component>& components)
-        : labels_(labels), components_(components) {}
-    void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
-    void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
-    void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
-    bool wantsTable() const override { return true; }
-    void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
-    void finish() override {}
-
-private:
-    std::uint32_t* labels_;
-    std::vector<Component>& components_;
-    std::size_t width_ = 0;
 };
 
 // Streams the labels into a NumPy .npy file (dtype '<u4' or '<u8', shape
