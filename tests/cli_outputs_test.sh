@@ -67,6 +67,19 @@ for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
+# signal_before_commit SIGNAL TRIES: waits (TRIES times 0.1 s at the most)
+# for the run just started in the background ($!) to say in run.err that it
+# pauses before its commit, sends it SIGNAL, and returns its exit status.
+signal_before_commit() {
+    local signal=$1 tries=$2 pid=$!
+    for _ in $(seq "$tries"); do
+        grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+        sleep 0.1
+    done
+    kill -s "$signal" "$pid"
+    wait "$pid"
+}
+
 # same FILE TEXT: FILE still holds exactly TEXT.
 same() {
     if [ "$(cat "$1" 2>/dev/null)" != "$2" ]; then
@@ -169,13 +182,7 @@ for section in $sections; do
                 [ "$mode" = tiled ] && extra="--tile 256"
                 GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
                     --labels l.npy --stats s.csv --force >run.out 2>run.err &
-                pid=$!
-                for _ in $(seq 300); do
-                    grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
-                    sleep 0.1
-                done
-                kill -s "$signal" "$pid"
-                wait "$pid"
+                signal_before_commit "$signal" 300
                 status=$?
                 number=$(kill -l "$signal")
                 if [ "$status" -ne $((128 + number)) ]; then
@@ -190,13 +197,7 @@ for section in $sections; do
         rm -f nohup.csv
         (trap '' HUP; GLCCL_TEST_PAUSE_BEFORE_COMMIT=2 exec "$glccl" label small.png --backend cpu --stats nohup.csv) \
             >run.out 2>run.err &
-        pid=$!
-        for _ in $(seq 300); do
-            grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
-            sleep 0.1
-        done
-        kill -s HUP "$pid"
-        wait "$pid"
+        signal_before_commit HUP 300
         status=$?
         if [ "$status" -eq 0 ] && [ -s nohup.csv ] && no_temporaries; then
             pass "a SIGHUP ignored from the start (nohup) stays ignored"
@@ -337,13 +338,7 @@ EOF
         echo keep > l.npy
         GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 with_default_signals mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
             --labels l.npy --stats s.csv --force >run.out 2>run.err &
-        pid=$!
-        for _ in $(seq 600); do
-            grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
-            sleep 0.1
-        done
-        kill -s TERM "$pid"
-        wait "$pid"
+        signal_before_commit TERM 600
         if grep -q "^wrote" run.out; then
             fail "glccl-mpi went on past SIGTERM"
             cat run.out run.err

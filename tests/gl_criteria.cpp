@@ -11,22 +11,14 @@
 #include "glccl/error.hpp"
 #include "glccl/route.hpp"
 #include "glccl/texture.hpp"
+#include "sample_support.hpp"
 
 using namespace glccl;
 using Catch::Matchers::Contains;
+using glccl::test::labelWith;
 using glccl::test::offscreen;
 
 namespace {
-
-Labeling labelWith(Backend backend, const Image& image, Connectivity connectivity, const Criterion& criterion) {
-    LabelOptions options;
-    options.backend = backend;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    Labeling labeling = offscreen().label(image, options);
-    REQUIRE(offscreen().backend() == backend);
-    return labeling;
-}
 
 void requireMatchesReference(Backend backend, const Image& image, Connectivity connectivity,
                              const Criterion& criterion) {
@@ -42,24 +34,10 @@ void requireMatchesReference(Backend backend, const Image& image, Connectivity c
 // half), 2^32 - 1 and 2^32 (a carry between the halves), 2^63 and the
 // largest; reduced to `sampleBits`.
 Image clusteredSamples(const Shape& shape, int sampleBits, std::uint64_t seed) {
-    Image image(shape, 1, sampleBits);
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 11;
-    const auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state;
-    };
-    const std::uint64_t top = Image::largestSample(sampleBits);
-    const std::uint64_t centres[] = {0, 1, (std::uint64_t(1) << 32) + 1, 0xFFFFFFFFull, std::uint64_t(1) << 32,
-                                     std::uint64_t(1) << 63, top};
-    for (std::size_t i = 0; i < shape.count(); ++i) {
-        const std::uint64_t centre = centres[next() % 7] & top;
-        const std::uint64_t step = next() % 3;
-        const std::uint64_t v = step == 0 ? (centre > 0 ? centre - 1 : 0) : step == 1 ? centre : (centre < top ? centre + 1 : top);
-        image.setSample(i, 0, v);
-    }
-    return image;
+    return glccl::test::samplesNearCentres(shape, sampleBits, seed, 11,
+                                           {0, 1, (std::uint64_t(1) << 32) + 1, 0xFFFFFFFFull, std::uint64_t(1) << 32,
+                                            std::uint64_t(1) << 63, Image::largestSample(64)},
+                                           1);
 }
 
 // What takes 64-bit samples and delta here: compute where OpenGL 4.3 runs

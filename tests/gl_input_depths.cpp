@@ -12,25 +12,17 @@
 #include "gl_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/texture.hpp"
+#include "sample_support.hpp"
 
 using namespace glccl;
 using Catch::Matchers::Contains;
+using glccl::test::labelWith;
 using glccl::test::offscreen;
 
 namespace {
 
 constexpr Backend kBackends[] = {Backend::Cpu, Backend::Raster, Backend::Compute};
 constexpr Connectivity kBoth[] = {Connectivity::Four, Connectivity::Eight};
-
-Labeling labelWith(Backend backend, const Image& image, Connectivity connectivity, const Criterion& criterion) {
-    LabelOptions options;
-    options.backend = backend;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    Labeling labeling = offscreen().label(image, options);
-    REQUIRE(offscreen().backend() == backend);
-    return labeling;
-}
 
 void requireMatchesReference(const Image& image, Connectivity connectivity, const Criterion& criterion) {
     const Labeling expected = labelReference(image, connectivity, criterion);
@@ -46,18 +38,12 @@ void requireMatchesReference(const Image& image, Connectivity connectivity, cons
 // values, across byte boundaries); `hole` of them background.
 Image clusteredImage(int w, int h, int channels, int sampleBits, std::uint64_t seed) {
     Image image(w, h, channels, sampleBits);
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 3;
-    const auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state;
-    };
+    glccl::test::XorShift random(seed, 3);
     const std::uint64_t top = sampleBits == 32 ? 0xFFFFFFFFull : (1ull << sampleBits) - 1;
     const std::uint64_t centres[5] = {0, 255, 256, top / 2 + 1, top};
     for (std::size_t i = 0; i < std::size_t(w) * h; ++i)
         for (int c = 0; c < channels; ++c) {
-            const std::int64_t v = std::int64_t(centres[next() % 5]) + std::int64_t(next() % 3) - 1;
+            const std::int64_t v = std::int64_t(centres[random.next() % 5]) + std::int64_t(random.next() % 3) - 1;
             image.setSample(i, c, std::uint32_t(std::clamp<std::int64_t>(v, 0, std::int64_t(top))));
         }
     return image;

@@ -7,29 +7,17 @@ that takes the file, and the refusals of values a criterion cannot take.
 
     gl_npy_dtypes_cli.py GLCCL SCRATCH
 
-Prints a line per difference and ends with "N identical, M different";
-exits 1 when any differs."""
-
-import os
-import shutil
-import subprocess
-import sys
+Reports through cli_check.py."""
 
 import numpy as np
 from scipy import ndimage, sparse
 from scipy.sparse import csgraph
 from skimage import measure
 
-glccl, scratch = sys.argv[1], sys.argv[2]
-shutil.rmtree(scratch, ignore_errors=True)
-os.makedirs(scratch)
-os.chdir(scratch)
+from cli_check import RANKS, CliCheck
 
-RANKS = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
-
-
-def run(*args):
-    return subprocess.run([glccl, *args], capture_output=True, text=True)
+check = CliCheck()
+run, report = check.run, check.report
 
 
 def raster_numbered(labels):
@@ -79,18 +67,6 @@ def expected_labels(image, criterion, connectivity):
         ids[image == 0] = 0
         return measure.label(ids, background=0, connectivity=RANKS[connectivity]).astype(np.uint32)
     return delta_labels(image, connectivity, int(criterion.split(":")[1]))
-
-
-identical = different = 0
-
-
-def report(name, ok, detail=""):
-    global identical, different
-    if ok:
-        identical += 1
-    else:
-        different += 1
-        print(f"DIFFERENT: {name} {detail}")
 
 
 rng = np.random.default_rng(27)
@@ -162,5 +138,4 @@ result = run("label", "u1.npy", "--criterion", "delta:3", "--backend", "cuda")
 report("delta on cuda refused", result.returncode == 1 and ("does not take the delta criterion" in result.stderr
                                                             or "cannot run here" in result.stderr), result.stderr)
 
-print(f"{identical} identical, {different} different")
-sys.exit(1 if different else 0)
+check.finish()

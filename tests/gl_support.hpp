@@ -43,6 +43,18 @@ inline std::string describeCase(const Image& image, Connectivity connectivity, c
            " connectivity " + std::to_string(int(connectivity)) + " " + criterion.toString();
 }
 
+// Labels `image` offscreen with `backend` forced, and requires that the
+// router kept it.
+inline Labeling labelWith(Backend backend, const Image& image, Connectivity connectivity, const Criterion& criterion) {
+    LabelOptions options;
+    options.backend = backend;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    Labeling labeling = offscreen().label(image, options);
+    REQUIRE(offscreen().backend() == backend);
+    return labeling;
+}
+
 // The last result of a Labeler as a host Labeling: labels and table downloaded.
 inline Labeling downloadResult(Labeler& labeler, int width, int height) {
     Labeling result;

@@ -6,25 +6,19 @@ back and compared; the refusals of a volume's misfits.
 
     gl_volumes_cli.py GLCCL SCRATCH
 
-Prints a line per difference and ends with "N identical, M different";
-exits 1 when any differs."""
+Reports through cli_check.py."""
 
 import csv
 import os
 import re
-import shutil
-import subprocess
-import sys
 
 import numpy as np
 from scipy import ndimage
 
-glccl, scratch = sys.argv[1], sys.argv[2]
-shutil.rmtree(scratch, ignore_errors=True)
-os.makedirs(scratch)
-os.chdir(scratch)
+from cli_check import RANKS, CliCheck
 
-RANKS = {6: 1, 18: 2, 26: 3}
+check = CliCheck()
+run, report = check.run, check.report
 
 # The stacks are written by tifffile where Debian has it, else by PIL's
 # multi-page save (8-bit pages), and read back the same way.
@@ -57,10 +51,6 @@ def read_stack(path):
     return np.stack(pages)
 
 
-def run(*args):
-    return subprocess.run([glccl, *args], capture_output=True, text=True)
-
-
 def table_of(labels, n):
     """The CSV's columns from scipy.ndimage: box, count, centroid."""
     boxes = ndimage.find_objects(labels)
@@ -76,18 +66,6 @@ def table_of(labels, n):
             "area": int(area[i]), "centroid_x": sums[0][i] / area[i], "centroid_y": sums[1][i] / area[i],
             "centroid_z": sums[2][i] / area[i]})
     return rows
-
-
-identical = different = 0
-
-
-def report(name, ok, detail=""):
-    global identical, different
-    if ok:
-        identical += 1
-    else:
-        different += 1
-        print(f"DIFFERENT: {name} {detail}")
 
 
 rng = np.random.default_rng(25)
@@ -178,5 +156,4 @@ for stack in [name + ".tif" for name, written in stacks.items() if written][:1]:
     result = run("label", stack, "--tile", "8x8")
     report("a stack in tiles refused", result.returncode == 1 and "is a TIFF stack of" in result.stderr, result.stderr)
 
-print(f"{identical} identical, {different} different")
-sys.exit(1 if different else 0)
+check.finish()

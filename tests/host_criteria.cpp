@@ -12,6 +12,7 @@
 
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
+#include "sample_support.hpp"
 
 using Catch::Matchers::Contains;
 using glccl::Connectivity;
@@ -96,28 +97,9 @@ std::vector<std::uint32_t> floodFill(const Image& image, Connectivity connectivi
 // largest), spread by -2..2: equal, close and far neighbours, low halves that
 // collide across 2^32, for samples of `sampleBits` (centres reduced to it).
 Image clusteredSamples(const Shape& shape, int sampleBits, std::uint64_t seed) {
-    Image image(shape, 1, sampleBits);
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 1;
-    const auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state;
-    };
-    const std::uint64_t top = Image::largestSample(sampleBits);
-    const std::uint64_t centres[] = {0, 0, 1, (std::uint64_t(1) << 32) + 1, std::uint64_t(1) << 63, top};
-    for (std::size_t i = 0; i < shape.count(); ++i) {
-        const std::uint64_t centre = centres[next() % 6] & top;
-        const std::uint64_t step = next() % 5;
-        // centre - 2 .. centre + 2, kept inside 0..top.
-        std::uint64_t v = centre;
-        if (step < 2)
-            v = centre >= 2 - step ? centre - (2 - step) : 0;
-        else
-            v = top - centre >= step - 2 ? centre + (step - 2) : top;
-        image.setSample(i, 0, v);
-    }
-    return image;
+    return glccl::test::samplesNearCentres(
+        shape, sampleBits, seed, 1,
+        {0, 0, 1, (std::uint64_t(1) << 32) + 1, std::uint64_t(1) << 63, Image::largestSample(64)}, 2);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
+#include "sample_support.hpp"
 
 using Catch::Matchers::Contains;
 using glccl::Connectivity;
@@ -73,19 +74,13 @@ std::vector<std::uint32_t> floodFill(const Image& image, Connectivity connectivi
 // that equal, nearly equal and far values all occur, across byte boundaries.
 Image randomImage(int w, int h, int channels, int sampleBits, std::uint64_t seed) {
     Image image(w, h, channels, sampleBits);
-    std::uint64_t state = seed * 0x9E3779B97F4A7C15ull + 7;
-    const auto next = [&] {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        return state;
-    };
+    glccl::test::XorShift random(seed, 7);
     const std::uint64_t top = sampleBits == 32 ? 0xFFFFFFFFull : (1ull << sampleBits) - 1;
     const std::uint64_t centres[4] = {0, top / 3, top / 2 + 1, top};
     for (std::size_t i = 0; i < std::size_t(w) * h; ++i)
         for (int c = 0; c < channels; ++c) {
-            const std::uint64_t centre = centres[next() % 4];
-            const std::int64_t offset = std::int64_t(next() % 5) - 2;
+            const std::uint64_t centre = centres[random.next() % 4];
+            const std::int64_t offset = std::int64_t(random.next() % 5) - 2;
             const std::int64_t v = std::clamp<std::int64_t>(std::int64_t(centre) + offset, 0, std::int64_t(top));
             image.setSample(i, c, std::uint32_t(v));
         }

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <string>
 
 #include "glccl/error.hpp"
@@ -54,48 +55,51 @@ std::string contents(const std::string& path) {
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
+// A folder whose a.csv holds "old a", and an open transaction that has
+// written "new a" over it and "new b" as b.csv, which replaces an existing
+// b.csv only where `overwriteB` says so. Resetting `transaction` ends it.
+struct StagedOutputs {
+    explicit StagedOutputs(bool overwriteB) {
+        put(folder / "a.csv", "old a");
+        transaction.emplace();
+        glccl::writeTextFile(folder / "a.csv", "new a", true);
+        glccl::writeTextFile(folder / "b.csv", "new b", overwriteB);
+    }
+    ScratchFolder folder;
+    std::optional<glccl::OutputTransaction> transaction;
+};
+
 }  // namespace
 
 TEST_CASE("output transaction: files take their names only at commit, all of them", "[host]") {
-    const ScratchFolder folder;
-    put(folder / "a.csv", "old a");
-    {
-        glccl::OutputTransaction transaction;
-        glccl::writeTextFile(folder / "a.csv", "new a", true);
-        glccl::writeTextFile(folder / "b.csv", "new b", false);
-        CHECK(contents(folder / "a.csv") == "old a");
-        CHECK_FALSE(std::filesystem::exists(folder / "b.csv"));
-        CHECK(folder.hiddenFiles() == 2);
-        transaction.commit();
-    }
+    StagedOutputs staged(false);
+    const ScratchFolder& folder = staged.folder;
+    CHECK(contents(folder / "a.csv") == "old a");
+    CHECK_FALSE(std::filesystem::exists(folder / "b.csv"));
+    CHECK(folder.hiddenFiles() == 2);
+    staged.transaction->commit();
+    staged.transaction.reset();
     CHECK(contents(folder / "a.csv") == "new a");
     CHECK(contents(folder / "b.csv") == "new b");
     CHECK(folder.hiddenFiles() == 0);
 }
 
 TEST_CASE("output transaction: without commit, every target as it was and no temporary", "[host]") {
-    const ScratchFolder folder;
-    put(folder / "a.csv", "old a");
-    {
-        glccl::OutputTransaction transaction;
-        glccl::writeTextFile(folder / "a.csv", "new a", true);
-        glccl::writeTextFile(folder / "b.csv", "new b", true);
-    }
+    StagedOutputs staged(true);
+    const ScratchFolder& folder = staged.folder;
+    staged.transaction.reset();
     CHECK(contents(folder / "a.csv") == "old a");
     CHECK_FALSE(std::filesystem::exists(folder / "b.csv"));
     CHECK(folder.hiddenFiles() == 0);
 }
 
 TEST_CASE("output transaction: a target that changed before the commit fails it, leaving every file", "[host]") {
-    const ScratchFolder folder;
-    put(folder / "a.csv", "old a");
-    glccl::OutputTransaction transaction;
-    glccl::writeTextFile(folder / "a.csv", "new a", true);
-    glccl::writeTextFile(folder / "b.csv", "new b", false);
+    StagedOutputs staged(false);
+    const ScratchFolder& folder = staged.folder;
     // Someone else makes b.csv meanwhile: without overwrite it must stay theirs.
     put(folder / "b.csv", "theirs");
-    CHECK_THROWS_WITH(transaction.commit(), Contains("glccl::OutputTransaction::commit(): ") &&
-                                                Contains("'" + (folder / "b.csv") + "' already exists"));
+    CHECK_THROWS_WITH(staged.transaction->commit(), Contains("glccl::OutputTransaction::commit(): ") &&
+                                                        Contains("'" + (folder / "b.csv") + "' already exists"));
     CHECK(contents(folder / "a.csv") == "old a");
     CHECK(contents(folder / "b.csv") == "theirs");
     CHECK(folder.hiddenFiles() == 0);

@@ -94,6 +94,17 @@ def assert_tables_equal(table, want, who):
             np.testing.assert_array_equal(got.astype(np.int64), expected, err_msg=f"{column} against {who}")
 
 
+def check_device_labels(device_image, image, connectivity, to_host):
+    """glccl.label on `device_image`, a GPU copy of the host `image`: the
+    count and the labels (read back by `to_host`) against scikit-image.
+    Returns the labels as they came, for the caller's checks of their kind."""
+    labels, n = glccl.label(device_image, connectivity=connectivity)
+    want, want_n = skimage_labels(image, connectivity)
+    assert n == want_n
+    np.testing.assert_array_equal(to_host(labels), want)
+    return labels
+
+
 def random_binary(rng, h, w, p=0.5):
     return (rng.random((h, w)) < p).astype(np.uint8)
 

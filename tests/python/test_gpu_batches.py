@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import glccl
-from references import AVAILABLE, skimage_labels, skimage_table, TABLE_COLUMNS
+from references import AVAILABLE, check_device_labels, skimage_table, TABLE_COLUMNS
 from test_batch import check_against_skimage, uneven_stack
 
 CUDA_RUNS = glccl.has_cuda and AVAILABLE["cuda"]["available"]
@@ -69,10 +69,7 @@ def test_cupy_images_on_a_stream_match_skimage():
         for h, w in ((1, 1), (77, 1), (513, 1025), (2048, 2048)):
             image = (rng.random((h, w)) < 0.5).astype(np.uint8)
             for connectivity in (4, 8):
-                labels, n = glccl.label(cupy.asarray(image), connectivity)
-                expected, want = skimage_labels(image, connectivity)
-                assert n == want
-                np.testing.assert_array_equal(cupy.asnumpy(labels), expected)
+                check_device_labels(cupy.asarray(image), image, connectivity, cupy.asnumpy)
 
 
 @needs_cupy
@@ -97,11 +94,8 @@ def test_torch_images_and_batches_come_back_as_torch(connectivity):
     labels, counts = glccl.label_batch(device_stack, connectivity)
     assert isinstance(labels, torch.Tensor) and labels.is_cuda and isinstance(counts, torch.Tensor)
     check_stack(stack, labels.cpu().numpy(), counts.cpu().numpy(), connectivity)
-    single, n = glccl.label(device_stack[3], connectivity)
+    single = check_device_labels(device_stack[3], stack[3], connectivity, lambda labels: labels.cpu().numpy())
     assert isinstance(single, torch.Tensor) and single.is_cuda
-    expected, want = skimage_labels(stack[3], connectivity)
-    assert n == want
-    np.testing.assert_array_equal(single.cpu().numpy(), expected)
 
 
 @needs_torch
