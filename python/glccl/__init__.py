@@ -80,6 +80,33 @@ def _label_dtype(dtype, where):
     return _LABEL_DTYPES[name]
 
 
+class _DefaultCriterion(str):
+    """The criterion "binary" when the caller named none (help() shows
+    'binary'), so that label() can tell it from an explicit "binary"."""
+
+
+_BINARY_BY_DEFAULT = _DefaultCriterion("binary")
+
+
+def _warn_if_segments(image, where):
+    """A UserWarning when a host integer image left at the binary default
+    holds several nonzero values: segment ids, which the binary criterion
+    joins into one component where scikit-image separates them. Judged on
+    at most about 65536 evenly spaced elements, so it costs little beside the
+    labeling; masks (0 and one value) never warn."""
+    if not isinstance(image, _np.ndarray) or image.dtype.kind not in "iu" or image.size == 0:
+        return
+    step = max(1, int((image.size / 65536) ** (1.0 / image.ndim)))
+    sample = image[(slice(None, None, step),) * image.ndim]
+    values = sample[sample != 0]
+    if values.size and 0 < values.min() != values.max():
+        import warnings
+        warnings.warn(f"{where}: the {image.dtype} image holds several nonzero values (e.g. {values.min()} and "
+                      f"{values.max()}) and is labeled as binary, every nonzero pixel foreground; pass "
+                      f"criterion='segments' for regions of equal value (as skimage.measure.label and "
+                      f"glccl.skimage.label), or criterion='binary' to say binary is meant", UserWarning, stacklevel=3)
+
+
 def _deliver(labels, n, dtype, out, where):
     """The labels in the dtype asked for, or written into `out`."""
     if out is not None:
@@ -99,7 +126,7 @@ def _deliver(labels, n, dtype, out, where):
     return labels if labels.dtype == dtype else labels.astype(dtype)
 
 
-def label(image, connectivity=None, criterion="binary", backend="auto", return_table=False, channel_axis=None,
+def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto", return_table=False, channel_axis=None,
           *, out=None, dtype=None, progress=None, **unknown):
     """Connected-component labeling of a 2-D image or a 3-D volume.
 
@@ -140,7 +167,9 @@ def label(image, connectivity=None, criterion="binary", backend="auto", return_t
         "binary" (the default): nonzero pixels are foreground and connect to
         foreground neighbours; an integer image of segment ids is therefore
         ONE component here, where skimage.measure.label (and
-        glccl.skimage.label) separate regions of equal value.
+        glccl.skimage.label) separate regions of equal value. Left at the
+        default, a host integer image with several nonzero values gets a
+        UserWarning saying so; name the criterion to be explicit.
         "segments": the values are segment ids, 0 is background, neighbours
         connect when their values are equal (16- and 32-bit ids included:
         256 and 257 are two segments). ("binary", L) or "binary:L":
@@ -231,6 +260,8 @@ def label(image, connectivity=None, criterion="binary", backend="auto", return_t
     _refuse_unknown(unknown, "glccl.label()")
     where = "glccl.label()"
     wanted = _label_dtype(dtype, where)
+    if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
+        _warn_if_segments(image, where)
     result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress)
     labels = _deliver(result[0], result[1], wanted, out, where)
     if return_table:

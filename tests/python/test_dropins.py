@@ -99,7 +99,8 @@ def test_skimage_label_separates_segments_where_glccl_label_binarizes():
     want, want_n = measure.label(segments, return_num=True)
     assert_same(labels, want)
     assert n == want_n > 1
-    assert glccl.label(segments)[1] == 1  # glccl's own criterion is binary: the documented difference
+    with pytest.warns(UserWarning, match="labeled as binary"):
+        assert glccl.label(segments)[1] == 1  # glccl's own criterion is binary: the documented difference, warned
     assert glccl.label(segments, criterion="segments")[1] == want_n
 
 

@@ -267,3 +267,25 @@ def test_no_leak():
                 glccl.label(np.full((2, 2), -1, np.int32))
     grown = rss_bytes() - before
     assert grown < 8 * 1024 * 1024, f"RSS grew by {grown} bytes over 1000 labelings"
+
+
+def test_segment_ids_left_at_the_binary_default_warn():
+    # The trap of an integer image of segment ids labeled as binary (one
+    # component where scikit-image finds the regions) is said, not silent.
+    import warnings
+    import skimage.measure
+
+    rng = np.random.default_rng(21)
+    segments = np.repeat(np.repeat(rng.integers(1, 6, (8, 8)), 9, axis=0), 9, axis=1).astype(np.int32)
+    with pytest.warns(UserWarning, match="criterion='segments'"):
+        labels, n = glccl.label(segments)
+    assert n == 1 and np.array_equal(labels, skimage.measure.label(segments > 0, connectivity=2))
+    expected = skimage.measure.label(segments, connectivity=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        labels, n = glccl.label(segments, criterion="segments")
+        assert n == expected.max() and np.array_equal(labels, expected)
+        glccl.label(segments, criterion="binary")                       # named: no warning
+        glccl.label((segments > 2).astype(np.uint8) * 255)              # a mask: 0 and one value
+        glccl.label(segments > 2)                                       # bool
+        glccl.skimage.label(segments)                                   # the drop-in takes regions
