@@ -22,8 +22,10 @@ if [[ "${1:-}" == sanitize ]]; then
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=ON -DGLCCL_BUILD_PYTHON=OFF -DGLCCL_FUZZ=ON
   targets=(host_tests glccl_cli)
-  # glccl-mpi where Open MPI is found.
-  if cmake --build build-asan --target help | grep -qw glccl_mpi; then
+  # glccl-mpi where Open MPI is found. (The list is read whole first: grep -q
+  # would close the pipe early, and under pipefail the test would fail.)
+  buildable=$(cmake --build build-asan --target help)
+  if grep -qw glccl_mpi <<<"$buildable"; then
     targets+=(glccl_mpi)
   fi
   for kind in png jpeg tiff npy pnm options; do
