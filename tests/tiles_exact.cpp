@@ -4,6 +4,9 @@
 // generator families, with the labels in memory or spilled to a file and
 // with several workers.
 
+#include <unistd.h>
+
+#include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/tile_pipeline.hpp"
 #include "tiles_support.hpp"
@@ -208,4 +211,42 @@ TEST_CASE("a border pair across tiles is tested by the reference's criterion", "
     lower.nodes = {BorderFace::kNone, 3};
     REQUIRE_THROWS_WITH(forEachConnectedPair(upper, lower, Connectivity::Four, Criterion::thresholded(170), collect),
                         Catch::Matchers::StartsWith("glccl::labelTiled(): pixels 0 and 0 across a tile border connect"));
+}
+
+TEST_CASE("a tiled run reports its progress, and stops when told to with nothing written", "[tiles]") {
+    const Image image = randomImage(61, 47, 0.5, 2, 1, 29);
+    TiledOptions options = cpuTiles(Connectivity::Eight, Criterion::binary(), 9, 8);  // 7 x 6 tiles
+    std::vector<TiledProgress> reports;
+    options.progress = [&](const TiledProgress& at) {
+        reports.push_back(at);
+        return true;
+    };
+    const Labeling tiled = labelTiled(image, options);
+    REQUIRE(tiled.labels == labelReference(image, Connectivity::Eight, Criterion::binary()).labels);
+    // Every tile, then every band, counted up to their totals in order.
+    REQUIRE(reports.size() == 12);
+    for (std::size_t i = 0; i < reports.size(); ++i) {
+        const bool labeling = i < 6;
+        CHECK(std::string(reports[i].phase) == (labeling ? "label" : "write"));
+        CHECK(reports[i].done == (labeling ? 7 * (i + 1) : i - 5));
+        CHECK(reports[i].total == (labeling ? 42u : 6u));
+    }
+
+    // Told to stop in either phase: glccl::Cancelled, and the .npy sink
+    // leaves neither its file nor a temporary behind.
+    for (const char* phase : {"label", "write"}) {
+        INFO(phase);
+        const std::filesystem::path folder =
+            std::filesystem::temp_directory_path() / ("glccl_tiles_cancel_" + std::to_string(::getpid()));
+        std::filesystem::remove_all(folder);
+        std::filesystem::create_directories(folder);
+        options.progress = [&](const TiledProgress& at) { return !(std::string(at.phase) == phase && at.done >= 2); };
+        const ImageMemorySource source(image);
+        {
+            NpyLabelSink sink((folder / "labels.npy").string(), (folder / "stats.csv").string(), false);
+            REQUIRE_THROWS_AS(labelTiled(source, options, sink), Cancelled);
+        }
+        CHECK(std::filesystem::is_empty(folder));
+        std::filesystem::remove_all(folder);
+    }
 }

@@ -172,6 +172,7 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
         // MergeBordersPass for each band of the round, in order.
         for (std::uint32_t band = roundBand; band < roundEnd; ++band)
             mergeBand(s, band, summaries.data() + std::size_t(band - roundBand) * perBand, previousBottom);
+        s.report("label", std::uint64_t(roundEnd - s.firstBand) * perBand, std::uint64_t(s.endBand - s.firstBand) * perBand);
     }
     if (s.endBand > s.firstBand) s.bottomRow = std::move(previousBottom);
 }

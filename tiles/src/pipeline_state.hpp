@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "border_forest.hpp"
+#include "glccl/error.hpp"
 #include "glccl/tile_pipeline.hpp"
 
 namespace glccl::detail {
@@ -105,6 +107,13 @@ struct TilePipeline::Impl {
         return globalId >= nodeBase && globalId - nodeBase < forest.size();
     }
     bool owns(std::uint64_t node) const { return owner[node] == nodeBase + node; }
+
+    // Reports progress to options.progress; glccl::Cancelled when it says stop.
+    void report(const char* phase, std::uint64_t done, std::uint64_t total) const {
+        if (options.progress && !options.progress(TiledProgress{phase, done, total}))
+            throw Cancelled("glccl::labelTiled(): cancelled during " + std::string(phase) + " (" +
+                            std::to_string(done) + " of " + std::to_string(total) + ")");
+    }
 };
 
 }  // namespace glccl

@@ -197,6 +197,7 @@ void TilePipeline::writeLabels(const TileLabelStore& store, LabelSink& sink, Lab
             sink.writeRows(top + r0, rows, strip.data());
         }
         if (table && !bandTable.empty()) sink.writeComponents(before + 1, bandTable);
+        s.report("write", band + 1 - s.firstBand, s.endBand - s.firstBand);
     }
 }
 

@@ -72,7 +72,7 @@ struct TiledCommand {
     TiledOptions options;
     NpyChannelAxis channelAxis = NpyChannelAxis::None;
     std::string labels, stats;
-    bool force = false, json = false, timing = false, table = false;
+    bool force = false, json = false, timing = false, table = false, progress = false;
     bool automatic = false;  // chosen for the input's size, not by an option
     bool connectivityGiven = false;
 };
@@ -169,6 +169,7 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         } else if (name == "--table" && !inlineValue) {
             command.table = true;
         } else if (name == "--progress" && !inlineValue) {
+            command.progress = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             throw UsageError("option " + name + " is not available for tiled labeling, which writes --labels (.npy) "
                              "and --stats (.csv) (see glccl label --help, \"huge images\")");
@@ -263,7 +264,17 @@ int runTiled(const TiledCommand& command) {
     if (source->dimensions() == 3 && !command.connectivityGiven) options.label.connectivity = Connectivity::TwentySix;
     const std::size_t kept = command.json && !command.table ? 0 : 10;
     NpyLabelSink sink(command.labels, command.stats, command.force, kept);
+    // Where the run is: rewritten in place on a terminal; with --progress a
+    // line a report in a log too.
+    ProgressLine line;
+    options.progress = [&](const TiledProgress& at) {
+        line.update(std::string("tiled: ") + at.phase + " " + std::to_string(at.done) + "/" + std::to_string(at.total) +
+                        (std::string(at.phase) == "label" ? " tiles" : " bands"),
+                    command.progress);
+        return true;
+    };
     const TiledResult run = labelTiled(*source, options, sink);
+    line.clear();
     printOutputNotes("glccl", transaction.notes());
     pauseBeforeCommitForTests();
     transaction.commit();

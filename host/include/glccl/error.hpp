@@ -1,5 +1,5 @@
 #pragma once
-// The one error type of glccl. Messages start with the API entry that failed
+// The error types of glccl. Messages start with the API entry that failed
 // ("glccl::readImage(): ...") and say what was expected.
 
 #include <stdexcept>
@@ -10,6 +10,13 @@ namespace glccl {
 class Error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// A long run stopped at the caller's request (a progress callback that
+// returned false), before it wrote anything more.
+class Cancelled : public Error {
+public:
+    using Error::Error;
 };
 
 }  // namespace glccl

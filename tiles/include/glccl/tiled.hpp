@@ -22,6 +22,7 @@
 // by band, from the top.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,14 @@ namespace glccl {
 // of the image (4 bytes a pixel). SpillFile: an unnamed temporary file in
 // TiledOptions::tempDir. Auto: memory when it fits in the memory limit.
 enum class LabelStore { Auto, Memory, SpillFile };
+
+// Where a tiled run is: phase "label" (pass 1: tiles labeled and their
+// borders merged) or "write" (pass 2: bands of final labels written), `done`
+// of `total` (tiles, then bands).
+struct TiledProgress {
+    const char* phase = "";
+    std::uint64_t done = 0, total = 0;
+};
 
 struct TiledOptions {
     // Connectivity, criterion and backend of every tile (timings is ignored:
@@ -63,6 +72,11 @@ struct TiledOptions {
     unsigned hostThreads = 0;       // threads of the second pass; 0 is one per core
     std::uint64_t uint32Limit = UINT32_MAX;  // largest count uint32 holds (tests lower it)
     bool deviceTimings = false;     // sum the backends' per-stage device times
+    // Called on the calling thread after each round of tiles and each band
+    // written; returning false stops the run with glccl::Cancelled before
+    // another tile is labeled or band written (a sink's files are then not
+    // finished: NpyLabelSink leaves no file). Empty: no reports.
+    std::function<bool(const TiledProgress&)> progress;
 };
 
 // Tiles of the default size have this side at most (a 16384^2 tile is
