@@ -171,6 +171,8 @@ struct NpyLabelSink::Impl {
     std::string text;
 };
 
+std::string NpyLabelSink::labelsFile() const { return impl_->labelsPath; }
+
 NpyLabelSink::NpyLabelSink(std::string labelsPath, std::string statsPath, bool overwrite, std::size_t keptComponents)
     : impl_(std::make_unique<Impl>()) {
     impl_->labelsPath = std::move(labelsPath);

@@ -3,10 +3,13 @@
 
 #include "glccl/tiled.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -38,10 +41,24 @@ std::string limitText(std::uint64_t bytes) {
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 
+// A size the run computed, rounded for reading: "596.0 GiB", "12.5 MiB".
+std::string roundedSize(std::uint64_t bytes) {
+    char text[32];
+    if (bytes >= (std::uint64_t(1) << 30)) std::snprintf(text, sizeof text, "%.1f GiB", double(bytes) / double(1u << 30));
+    else std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1u << 20));
+    return text;
+}
+
 std::uint64_t effectiveMemoryLimit(const TiledOptions& options) {
     if (options.memoryLimit != 0) return options.memoryLimit;
     const std::uint64_t physical = physicalMemoryBytes();
     return physical != 0 ? physical / 2 : std::uint64_t(4) << 30;
+}
+
+// The limit a run plans for, as the user gave it, or the default named as such.
+std::string limitDescription(const TiledOptions& options) {
+    if (options.memoryLimit != 0) return "the memory limit of " + limitText(options.memoryLimit);
+    return "the default memory limit of " + roundedSize(effectiveMemoryLimit(options)) + " (half the physical memory)";
 }
 
 unsigned hostThreadsFor(const TiledOptions& options) {
@@ -159,7 +176,7 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
         if (th >= tw && th > kMinAutomaticSide) th = std::max(kMinAutomaticSide, th / 2);
         else tw = std::max(kMinAutomaticSide, tw / 2);
     }
-    throw Error(where + "the memory limit of " + limitText(limit) + " is too small for a " + std::to_string(width) + "x" +
+    throw Error(where + limitDescription(options) + " is too small for a " + std::to_string(width) + "x" +
                 std::to_string(height) + " image: the leanest tiles, " + std::to_string(smallestWidth) + "x" +
                 std::to_string(smallestHeight) + " with " + std::to_string(workers) + " worker(s), need about " +
                 mib(smallest));
@@ -242,7 +259,7 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
     if (smallest == UINT64_MAX)
         throw Error(where + "no brick of the " + size + " volume is one call of the " + backendName(limits.backend) +
                     " backend here (" + limits.device + ")");
-    throw Error(where + "the memory limit of " + limitText(limit) + " is too small for a " + size + " volume: the " +
+    throw Error(where + limitDescription(options) + " is too small for a " + size + " volume: the " +
                 "leanest bricks with " + std::to_string(workers) + " worker(s) need about " + mib(smallest));
 }
 
@@ -259,6 +276,56 @@ TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const
     return planTilesFor(source.width(), source.height(), source.channels() * source.sampleBits() / 8, &source, options,
                         limits, workers, memoryEstimate);
 }
+
+namespace {
+
+// Refuses a run whose labels (at least 4 bytes an element) and spilled tile
+// labels would not fit the free space of their folders (together where they
+// share a file system), before anything is labeled: a run that would fill
+// the disk stops at once, not after its first pass.
+void checkFreeSpace(const std::string& where, const std::string& labelsFile, std::uint64_t labelBytes,
+                    const std::string& spillFolder, std::uint64_t spillBytes) {
+    struct Need {
+        std::string folder, what;
+        std::uint64_t bytes;
+    };
+    std::vector<Need> needs;
+    if (!labelsFile.empty()) {
+        const std::filesystem::path parent = std::filesystem::path(labelsFile).parent_path();
+        needs.push_back({parent.empty() ? "." : parent.string(), "the labels", labelBytes});
+    }
+    if (spillBytes != 0) needs.push_back({spillFolder, "the tile labels past the memory limit", spillBytes});
+    for (std::size_t i = 0; i < needs.size(); ++i) {
+        struct stat info {};
+        if (::stat(needs[i].folder.c_str(), &info) != 0) continue;  // the writer names what is wrong with it
+        std::uint64_t total = needs[i].bytes;
+        std::string what = needs[i].what + " (" + roundedSize(needs[i].bytes) + ")";
+        for (std::size_t j = 0; j < needs.size(); ++j) {
+            struct stat other {};
+            if (j != i && ::stat(needs[j].folder.c_str(), &other) == 0 && other.st_dev == info.st_dev) {
+                total += needs[j].bytes;
+                what += " and " + needs[j].what + " (" + roundedSize(needs[j].bytes) + ")";
+            }
+        }
+        std::error_code error;
+        const std::filesystem::space_info space = std::filesystem::space(needs[i].folder, error);
+        if (!error && space.available < total)
+            throw Error(where + "'" + needs[i].folder + "' has " + roundedSize(space.available) + " free, but " + what +
+                        " need at least " + roundedSize(total) +
+                        (spillBytes != 0 ? "; a larger --memory-limit keeps the tile labels in memory" : ""));
+    }
+}
+
+// Where the spill file goes: TiledOptions::tempDir, else the system's
+// temporary folder ("" when there is none: the store then says why).
+std::string spillFolderOf(const TiledOptions& options) {
+    if (!options.tempDir.empty()) return options.tempDir;
+    std::error_code error;
+    const std::filesystem::path folder = std::filesystem::temp_directory_path(error);
+    return error ? std::string() : folder.string();
+}
+
+}  // namespace
 
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
     const std::string where = "glccl::labelTiled(): ";
@@ -277,6 +344,7 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     const bool inMemory = options.store == LabelStore::Memory ||
                           (options.store == LabelStore::Auto &&
                            result.memoryEstimate + storeBytes <= effectiveMemoryLimit(options));
+    checkFreeSpace(where, sink.labelsFile(), plan.pixelCount() * 4, spillFolderOf(options), inMemory ? 0 : storeBytes);
     const std::unique_ptr<TileLabelStore> store =
         inMemory ? makeMemoryLabelStore(plan, 0, plan.bands())
                  : makeSpillLabelStore(plan, 0, plan.bands(), options.tempDir);

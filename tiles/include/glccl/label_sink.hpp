@@ -48,6 +48,9 @@ public:
     virtual void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) = 0;
     // After the last row and table rows: completes the output.
     virtual void finish() = 0;
+    // The file the labels go to, "" for a sink in memory: labelTiled checks
+    // that its folder has room for them before labeling anything.
+    virtual std::string labelsFile() const { return {}; }
 };
 
 // Into storage the caller owns: width x height (x depth) uint32 labels
@@ -109,6 +112,7 @@ public:
     bool wantsTable() const override;
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
     void finish() override;
+    std::string labelsFile() const override;
     const std::vector<Component>& firstComponents() const { return kept_; }
 
 private:
