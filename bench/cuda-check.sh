@@ -16,10 +16,9 @@
 #                 kernels, a batch)
 #   4. python     the Python tests that need a GPU (CuPy, torch, batches),
 #                 which skip elsewhere. The module must be built for the
-#                 machine's python3 (3.12 on the H200) and, where its numpy
-#                 is 2.x, with pybind11 2.12 or later: older pybind11 misreads
-#                 numpy 2's dtypes, and every array it makes (the tables)
-#                 comes out wrong
+#                 GPU machine's python3 (its version, not this machine's)
+#                 and, where its numpy is 2.x, with pybind11 2.12 or later
+#                 (the first to support numpy 2)
 #   5. bench      glccl bench --backends compute,cuda --sizes 2048,8192,16384
 #                 --connectivity 4 and 8 --steps -> bench4.csv, bench8.csv
 #   6. e2e4, e2e8 bench/python_bench.py at 4- and 8-connectivity: numpy
