@@ -1,5 +1,6 @@
 #include "interruptible.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -13,6 +14,7 @@ namespace {
 // What the calling thread and the worker share; the worker's copy keeps it
 // alive when the call is abandoned.
 struct Run {
+    std::atomic<bool> cancelled{false};  // set when the call is abandoned
     std::mutex mutex;
     std::condition_variable finishedChanged;
     bool finished = false;
@@ -21,6 +23,9 @@ struct Run {
     std::exception_ptr error;
     std::vector<PyObject*> references;  // owned: one reference each
 };
+
+// The run of the worker on this thread (null elsewhere).
+thread_local const Run* currentRun = nullptr;
 
 int releaseReference(void* object) {
     Py_DECREF(static_cast<PyObject*>(object));
@@ -45,6 +50,8 @@ void releaseHere(std::vector<PyObject*>& references) {
 
 }  // namespace
 
+bool callAbandoned() { return currentRun != nullptr && currentRun->cancelled.load(); }
+
 void runInterruptibly(const std::function<void()>& work, const std::function<const char*()>& stage,
                       const py::object& progress, PythonReferences keepAlive) {
     auto run = std::make_shared<Run>();
@@ -52,6 +59,7 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
     for (py::object& object : keepAlive) run->references.push_back(object.release().ptr());
 
     std::thread worker([run] {
+        currentRun = run.get();
         try {
             run->work();
         } catch (...) {
@@ -78,6 +86,7 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
             return;
         }
         run->abandoned = true;
+        run->cancelled = true;
         lock.unlock();
         worker.detach();
     };

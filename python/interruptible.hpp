@@ -7,9 +7,10 @@
 // on a worker thread while the calling thread waits in short steps; after
 // each step it takes the GIL, lets Python run its signal handlers
 // (PyErr_CheckSignals) and calls the progress callback. When either raises,
-// the call raises at once and the worker is abandoned: it finishes on its
-// own (the engines have no point at which to stop), keeps what it uses alive
-// until then, and hands the Python objects it holds back to the interpreter
+// the call raises at once and the worker is abandoned: a labeling in pieces
+// stops after its current round of tiles or band (callAbandoned), one that
+// the engine runs in one call finishes on its own; either keeps what it
+// uses alive until then, and hands the Python objects it holds back to the interpreter
 // through Py_AddPendingCall, the one interpreter entry that needs no GIL.
 // The next call that needs the shared GL context waits for it.
 
@@ -23,6 +24,10 @@
 namespace glccl::python {
 
 namespace py = pybind11;
+
+// On a worker thread of runInterruptibly: whether its call was abandoned
+// (Ctrl-C, or the progress callback raised). False on any other thread.
+bool callAbandoned();
 
 // The wait between two checks for signals and calls of the progress callback.
 constexpr int kPollMilliseconds = 50;

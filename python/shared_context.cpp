@@ -5,6 +5,8 @@
 
 #include "shared_context.hpp"
 
+#include "interruptible.hpp"
+
 #include <EGL/egl.h>
 
 #include <mutex>
@@ -59,6 +61,8 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
     std::lock_guard<std::mutex> lock(s.mutex);
     OffscreenLabeler& offscreen = offscreenLocked(s);
     ReleaseOnExit release;
+    // A labeling in pieces stops when its call is abandoned (Ctrl-C).
+    offscreen.setTiledProgress([](const TiledProgress&) { return !callAbandoned(); });
     try {
         offscreen.label(image, options, labels, components);
     } catch (const Error& error) {

@@ -253,9 +253,10 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     is read (copied, where it needs a copy) and labeled, so another thread
     must not write to it during the call. The process's one headless GL
     context is shared by all calls and glccl.Labeler objects under a lock, so
-    GL labeling runs one call at a time. Ctrl-C ends the call at once but not
-    the labeling already under way, which finishes in the background (the
-    next GL call waits for it).
+    GL labeling runs one call at a time. Ctrl-C ends the call at once; an
+    image labeled in tiles stops after the tiles or band under way, one
+    labeled in one call finishes in the background (the next GL call waits
+    for either).
     """
     _refuse_unknown(unknown, "glccl.label()")
     where = "glccl.label()"

@@ -68,6 +68,7 @@ struct OffscreenLabeler::Impl {
     // nothing.
     ImageTexture input;
     Backend last = Backend::Auto;  // the backend of the last label()
+    std::function<bool(const TiledProgress&)> tiledProgress;
 #ifdef GLCCL_HAVE_CUDA
     // Host images for the cuda backend go to CUDA directly, through its
     // page-locked staging: no texture, no interop, no GL pixel buffers.
@@ -255,6 +256,7 @@ void OffscreenLabeler::labelInPieces(const ImageView& image, const LabelOptions&
     TiledOptions tiled;
     tiled.label = options;
     tiled.label.timings = false;
+    tiled.progress = impl_->tiledProgress;
     const ImageMemorySource source(image);
     LabelStorageSink sink(labels, components);
     labelTiled(source, tiled, sink);
@@ -263,6 +265,10 @@ void OffscreenLabeler::labelInPieces(const ImageView& image, const LabelOptions&
 }
 
 Backend OffscreenLabeler::backend() const { return impl_->last; }
+
+void OffscreenLabeler::setTiledProgress(std::function<bool(const TiledProgress&)> progress) {
+    impl_->tiledProgress = std::move(progress);
+}
 
 Labeling OffscreenLabeler::label(const Image& image, const LabelOptions& options, StageTimings* timings) {
     Labeling labeling;

@@ -12,12 +12,14 @@
 // each piece through labelOneCall(), which never tiles again. (The
 // full-screen-pass yardstick is glccl/yardstick.hpp, in any context.)
 
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "glccl/context.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/route.hpp"
+#include "glccl/tiled.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -66,6 +68,10 @@ public:
     // The same for an image that one call of the backend takes: a tile
     // worker's piece. Throws glccl::Error where the route would need pieces.
     Labeling labelOneCall(const Image& image, const LabelOptions& options, StageTimings* timings = nullptr);
+
+    // Called as TiledOptions::progress by the labelings that go in pieces
+    // (false stops them with glccl::Cancelled); empty: none.
+    void setTiledProgress(std::function<bool(const TiledProgress&)> progress);
 
     // The route of `image` with `options` here: what label() runs. Throws
     // as label() does for a backend that cannot run here or take it.
