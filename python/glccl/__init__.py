@@ -42,6 +42,21 @@ except ImportError:
         f"glccl needs numpy, which {_sys.executable} (Python {_sys.version.split()[0]}) cannot import; glccl was "
         f"built for {_built_for()}: run that interpreter, or install numpy for this one") from None
 
+def _pybind11_reads(numpy_version, pybind11_version):
+    """Whether a module built with pybind11 `pybind11_version` reads the
+    arrays of numpy `numpy_version`: numpy 2 moved fields of its dtype
+    structure, which pybind11 reads from 2.12 on; older builds would give
+    wrong tables, not an error."""
+    def numbers(text):
+        return tuple(int(part) for part in (text.split(".") + ["0", "0"])[:2] if part.isdigit())
+    return numbers(numpy_version)[:1] < (2,) or not pybind11_version or numbers(pybind11_version) >= (2, 12)
+
+
+if not _pybind11_reads(_np.__version__, _build.PYBIND11_VERSION):
+    raise ImportError(
+        f"glccl was built with pybind11 {_build.PYBIND11_VERSION}, which cannot read the arrays of numpy "
+        f"{_np.__version__} that {_sys.executable} has; build glccl with pybind11 2.12 or later, or use numpy 1")
+
 try:
     from . import _glccl
 except ImportError as _error:

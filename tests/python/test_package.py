@@ -281,3 +281,13 @@ def test_pip_install_into_a_venv_and_uninstall(tmp_path):
     assert removed.returncode == 0, removed.stderr
     gone = run_python("import glccl; print(glccl.__file__)", env=env, executable=python)
     assert gone.returncode != 0 or not gone.stdout.startswith(str(venv))
+
+
+def test_a_module_whose_pybind11_cannot_read_numpy_2_arrays_is_refused():
+    # pybind11 reads numpy 2's dtypes from 2.12 on; an older build would give
+    # wrong tables rather than an error, so such an import is refused.
+    reads = glccl._pybind11_reads
+    assert reads("1.26.4", "2.10.3") and reads("1.24.2", "2.12.0") and reads("2.1.0", "2.12.0")
+    assert reads("2.0.0", "2.13.1") and reads("2.1.0", "")  # unknown pybind11: not refused
+    assert not reads("2.0.0", "2.10.3") and not reads("2.1.3", "2.11.1")
+    assert glccl._build.PYBIND11_VERSION  # the build records it
