@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "glccl/tuning.hpp"
+
 namespace glccl::cuda {
 namespace {
 
@@ -52,6 +54,11 @@ std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& 
         return "threshold " + std::to_string(criterion.threshold) + " is outside 0..255";
     }
     return {};
+}
+
+Kernels LabelPipeline::kernels() const {
+    if (kernels_) return *kernels_;
+    return tuning().cudaKernels == Tuning::CudaKernels::Tiles ? Kernels::Tiles : Kernels::Blocks;
 }
 
 BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) {
@@ -238,7 +245,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
     const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
 
     bool labeled = false;
-    if (request.dimensions == 2 && kernels_ == Kernels::Blocks) {
+    if (request.dimensions == 2 && kernels() == Kernels::Blocks) {
         const BlockGrid grid = blockGridOf(request.width, request.height, request.images, request.rule);
         if (blockGridFits(grid)) {
             reserveBlocks(check);

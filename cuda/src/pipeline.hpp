@@ -33,6 +33,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,7 +125,8 @@ public:
     void reserveBlocks(const CudaCheck& check);
 
     void setKernels(Kernels kernels) { kernels_ = kernels; }
-    Kernels kernels() const { return kernels_; }
+    // The kernels set here, else the process's Tuning::cudaKernels.
+    Kernels kernels() const;
 
     cudaStream_t stream() const { return stream_.get(); }
     int device() const { return device_; }
@@ -191,7 +193,7 @@ private:
     Stream stream_;
     int device_ = -1;
     Event countReady_;  // the component counts have reached countHost_
-    Kernels kernels_ = Kernels::Blocks;
+    std::optional<Kernels> kernels_;  // setKernels(); unset: the Tuning's
     std::size_t pixelCount_ = 0;
     int inputChannels_ = 0;
     DeviceBuffer<std::uint8_t> input_;

@@ -55,6 +55,7 @@ const char* const kReadbacks[] = {"subimage", "readpixels"};
 const char* const kClientStorages[] = {"download", "upload", "both", "none"};
 const char* const kCopyStores[] = {"stream", "plain"};
 const char* const kComputeParents[] = {"auto", "buffer", "image"};
+const char* const kCudaKernels[] = {"blocks", "tiles"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -98,10 +99,13 @@ void Tuning::set(const std::string& name, const std::string& value) {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
     } else if (name == "cudaSyncEachKernel") {
         cudaSyncEachKernel = parseCount(name, value, 0, 1, "0 or 1") == 1;
+    } else if (name == "cudaKernels") {
+        cudaKernels = parseChoice<CudaKernels>(name, value, kCudaKernels);
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferReadback, transferBandBytes, transferBuffers, "
-                    "transferClientStorage, copyThreads, copyStores, computeParents or cudaSyncEachKernel");
+                    "transferClientStorage, copyThreads, copyStores, computeParents, cudaSyncEachKernel or "
+                    "cudaKernels");
     }
 }
 
@@ -112,7 +116,7 @@ std::string Tuning::describe() const {
            kClientStorages[int(transferClientStorage)] +
            " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
            " copyStores=" + kCopyStores[int(copyStores)] + " computeParents=" + kComputeParents[int(computeParents)] +
-           " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0");
+           " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0") + " cudaKernels=" + kCudaKernels[int(cudaKernels)];
 }
 
 void setTuning(const Tuning& tuning) {

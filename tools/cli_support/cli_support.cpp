@@ -20,7 +20,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[8] = {
+const TuningVariable kTuningVariables[9] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_READBACK", "transferReadback"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
@@ -29,6 +29,7 @@ const TuningVariable kTuningVariables[8] = {
     {"GLCCL_COPY_THREADS", "copyThreads"},
     {"GLCCL_COPY_STORES", "copyStores"},
     {"GLCCL_COMPUTE_PARENTS", "computeParents"},
+    {"GLCCL_CUDA_KERNELS", "cudaKernels"},
 };
 
 Tuning tuningFromEnvironment(Tuning tuning) {

@@ -57,6 +57,12 @@ struct Tuning {
         Image,   // an R32UI image
     };
 
+    // Which kernels the CUDA engine labels 2-D images with.
+    enum class CudaKernels {
+        Blocks,  // 2x2 blocks through the compute engine's passes
+        Tiles,   // Stava & Benes' tiles solved in shared memory, then merged
+    };
+
     static constexpr std::size_t kDefaultTransferBandBytes = std::size_t(32) << 20;
     static constexpr int kDefaultTransferBuffers = 3;
     static constexpr int kMaxTransferBuffers = 8;
@@ -87,11 +93,15 @@ struct Tuning {
     // caused it (builds without NDEBUG always do). Default: whether the
     // environment has GLCCL_CUDA_SYNC=1.
     bool cudaSyncEachKernel = debugSyncRequested();
+    // The CUDA engine's 2-D kernels: blocks (default) or tiles. A labeler's
+    // own setKernels() takes precedence.
+    CudaKernels cudaKernels = CudaKernels::Blocks;
 
     // Sets one knob from text, as a command line gives it: name is a field
     // above ("transfer", "transferBandBytes", ...), value one of the values
     // it lists ("bands"; a byte count such as "16777216", "64K", "32M" or
-    // "1G"; "auto" for copyThreads 0; "0" or "1" for cudaSyncEachKernel).
+    // "1G"; "auto" for copyThreads 0; "0" or "1" for cudaSyncEachKernel;
+    // "blocks" or "tiles" for cudaKernels).
     // Throws glccl::Error("glccl::Tuning::set(): transfer is 'fast';
     // expected auto, plain or bands") for an unknown name or a malformed or
     // out-of-range value, leaving the Tuning as it was.
