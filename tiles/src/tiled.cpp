@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "byte_size_text.hpp"
 #include "glccl/error.hpp"
 #include "glccl/tile_pipeline.hpp"
 
@@ -33,11 +34,8 @@ std::string mib(std::uint64_t bytes) { return std::to_string((bytes + (1u << 20)
 // KiB as such ("1 KiB" for --memory-limit 1K, not "1 MiB"); any other count
 // in bytes, as it was given.
 std::string limitText(std::uint64_t bytes) {
-    const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
-    for (int i = 0; i < 4; ++i) {
-        const std::uint64_t unit = std::uint64_t(1) << (40 - 10 * i);
-        if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
-    }
+    const std::string whole = detail::wholeUnitSize(bytes);
+    if (!whole.empty()) return whole;
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
 

@@ -15,6 +15,7 @@
 #include <thread>
 #include <tuple>
 
+#include "byte_size_text.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/output_transaction.hpp"
 
@@ -317,11 +318,8 @@ void checkDecodeFitsMemoryLimit(const std::string& path, std::uint64_t memoryLim
 }
 
 std::string exactSize(std::uint64_t bytes) {
-    const char* const units[] = {"TiB", "GiB", "MiB", "KiB"};
-    for (int i = 0; i < 4; ++i) {
-        const std::uint64_t unit = std::uint64_t(1) << (40 - 10 * i);
-        if (bytes >= unit && bytes % unit == 0) return std::to_string(bytes / unit) + " " + units[i];
-    }
+    const std::string whole = detail::wholeUnitSize(bytes);
+    if (!whole.empty()) return whole;
     if (bytes >= (std::uint64_t(1) << 20)) return formatted("%.1f", double(bytes) / double(1 << 20)) + " MiB";
     return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
 }
