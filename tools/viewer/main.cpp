@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -23,6 +22,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/texture.hpp"
+#include "cli_support.hpp"
 #include "view.hpp"
 
 // GLEW declares the GL API; GLFW must not include a second set.
@@ -143,16 +143,6 @@ Options parseOptions(int argc, char** argv) {
     return options;
 }
 
-// Refuses before any window opens, so a run writes all its outputs or none.
-void checkOutput(const std::string& path, bool force) {
-    if (path.empty()) return;
-    if (!force && std::filesystem::exists(path))
-        throw Error("output '" + path + "' exists; use --force to overwrite it");
-    const std::filesystem::path folder = std::filesystem::path(path).parent_path();
-    if (!folder.empty() && !std::filesystem::is_directory(folder))
-        throw Error("output '" + path + "': folder '" + folder.string() + "' does not exist");
-}
-
 // GLFW reports failures through a callback; the last message goes into the error.
 std::string lastGlfwError;
 void onGlfwError(int code, const char* description) {
@@ -229,11 +219,15 @@ std::string fixed(double value, int decimals) {
 }
 
 int run(const Options& options) {
-    checkOutput(options.screenshot, options.force);
+    // Refused before any window opens, so a run writes all its outputs or none.
+    std::vector<tools::NamedOutput> outputs;
+    if (!options.screenshot.empty()) outputs.push_back({"--screenshot", options.screenshot});
     if (!options.dump.empty()) {
-        checkOutput(options.dump + ".mask.png", options.force);  // not written for a volume, refused alike
-        checkOutput(options.dump + ".labels.npy", options.force);
+        outputs.push_back({"--dump", options.dump + ".mask.png"});  // not written for a volume, refused alike
+        outputs.push_back({"--dump", options.dump + ".labels.npy"});
     }
+    tools::checkOutputs(outputs, options.image.empty() ? std::vector<std::string>{} : std::vector<std::string>{options.image},
+                        options.force);
     // Read before the window opens: a bad file should not flash a window.
     std::optional<Image> picture;
     if (!options.image.empty()) {
