@@ -27,6 +27,66 @@ struct Run {
 // The run of the worker on this thread (null elsewhere).
 thread_local const Run* currentRun = nullptr;
 
+// Threads that run one job at a time and wait for the next: a call takes an
+// idle one or starts one. They are never joined (the process's end takes
+// them) and the pool is never destroyed, so no destructor at exit waits on
+// a thread, as with the shared GL context.
+class WorkerThreads {
+public:
+    void run(std::function<void()> job) {
+        Worker* worker = nullptr;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (!idle_.empty()) {
+                worker = idle_.back();
+                idle_.pop_back();
+            }
+        }
+        if (worker == nullptr) {
+            worker = new Worker;  // owned by its thread, which never ends
+            worker->job = std::move(job);
+            std::thread([this, worker] { serve(*worker); }).detach();
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(worker->mutex);
+            worker->job = std::move(job);
+        }
+        worker->jobChanged.notify_one();
+    }
+
+private:
+    struct Worker {
+        std::mutex mutex;
+        std::condition_variable jobChanged;
+        std::function<void()> job;
+    };
+
+    void serve(Worker& worker) {
+        for (;;) {
+            std::function<void()> job;
+            {
+                std::unique_lock<std::mutex> lock(worker.mutex);
+                worker.jobChanged.wait(lock, [&] { return bool(worker.job); });
+                job = std::move(worker.job);
+                worker.job = nullptr;
+            }
+            job();
+            job = nullptr;  // what the job captured goes before the thread is offered again
+            std::lock_guard<std::mutex> lock(mutex_);
+            idle_.push_back(&worker);
+        }
+    }
+
+    std::mutex mutex_;
+    std::vector<Worker*> idle_;
+};
+
+WorkerThreads& workerThreads() {
+    static WorkerThreads* threads = new WorkerThreads;  // never destroyed (see the class)
+    return *threads;
+}
+
 int releaseReference(void* object) {
     Py_DECREF(static_cast<PyObject*>(object));
     return 0;
@@ -58,13 +118,14 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
     run->work = work;
     for (py::object& object : keepAlive) run->references.push_back(object.release().ptr());
 
-    std::thread worker([run] {
+    workerThreads().run([run] {
         currentRun = run.get();
         try {
             run->work();
         } catch (...) {
             run->error = std::current_exception();
         }
+        currentRun = nullptr;
         std::unique_lock<std::mutex> lock(run->mutex);
         run->finished = true;
         if (run->abandoned) {
@@ -74,23 +135,18 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
         }
         run->finishedChanged.notify_all();
     });
-
-    // Whoever is last frees: the calling thread when the worker is done,
-    // else the worker.
+    // Whoever is last frees the references: the calling thread when the
+    // worker is done, else the worker.
     const auto abandon = [&] {
         std::unique_lock<std::mutex> lock(run->mutex);
         if (run->finished) {
             lock.unlock();
-            worker.join();
             releaseHere(run->references);
             return;
         }
         run->abandoned = true;
         run->cancelled = true;
-        lock.unlock();
-        worker.detach();
     };
-
     const auto start = std::chrono::steady_clock::now();
     const auto seconds = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -117,7 +173,11 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
             }
         }
     }
-    worker.join();
+    {
+        // What the work captured goes here, with the GIL, not later on the worker.
+        std::lock_guard<std::mutex> lock(run->mutex);
+        run->work = nullptr;
+    }
     releaseHere(run->references);
     if (run->error) std::rethrow_exception(run->error);
     if (!progress.is_none()) progress("done", seconds());

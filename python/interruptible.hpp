@@ -13,6 +13,10 @@
 // uses alive until then, and hands the Python objects it holds back to the interpreter
 // through Py_AddPendingCall, the one interpreter entry that needs no GIL.
 // The next call that needs the shared GL context waits for it.
+//
+// Worker threads are kept and reused, not started per call: a GL driver may
+// set up state for each thread that makes a context current (NVIDIA's
+// costs tens of milliseconds, more than a labeling of millions of pixels).
 
 #include <pybind11/pybind11.h>
 

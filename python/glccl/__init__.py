@@ -122,23 +122,40 @@ def _warn_if_segments(image, where):
                       f"glccl.skimage.label), or criterion='binary' to say binary is meant", UserWarning, stacklevel=3)
 
 
+def _dtype_name(dtype):
+    """numpy's name of an array's dtype, whichever library the array is
+    from: numpy and CuPy use numpy's dtypes, torch its own (torch.int32)."""
+    text = str(dtype)
+    return text[len("torch."):] if text.startswith("torch.") else _np.dtype(dtype).name
+
+
 def _deliver(labels, n, dtype, out, where):
-    """The labels in the dtype asked for, or written into `out`."""
+    """The labels in the dtype asked for, or written into `out`; labels and
+    out may be numpy, CuPy or torch arrays."""
     if out is not None:
         if not hasattr(out, "shape") or not hasattr(out, "dtype"):
             raise TypeError(f"{where}: out must be an array of an integer dtype, not {type(out).__name__}")
         if tuple(out.shape) != tuple(labels.shape):
             raise ValueError(f"{where}: out must have the labels' shape {tuple(labels.shape)}, not "
                              f"{tuple(out.shape)}")
-        kind = _np.dtype(out.dtype).kind
-        if kind not in "ui" or (n > 0 and _np.iinfo(out.dtype).max < n):
-            raise TypeError(f"{where}: out must have an integer dtype that holds {n} labels, not "
-                            f"{_np.dtype(out.dtype).name}")
+        name = _dtype_name(out.dtype)
+        try:
+            kind = _np.dtype(name).kind
+        except TypeError:
+            kind = None
+        if kind is None or kind not in "ui" or (n > 0 and _np.iinfo(name).max < n):
+            raise TypeError(f"{where}: out must have an integer dtype that holds {n} labels, not {name}")
         out[...] = labels
         return out
     if dtype is None:
         dtype = _np.uint32 if n <= _np.iinfo(_np.uint32).max else _np.uint64
-    return labels if labels.dtype == dtype else labels.astype(dtype)
+    name = _np.dtype(dtype).name
+    if _dtype_name(labels.dtype) == name:
+        return labels
+    if str(labels.dtype).startswith("torch."):
+        import torch
+        return labels.to(getattr(torch, name))
+    return labels.astype(dtype)
 
 
 def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto", return_table=False, channel_axis=None,
