@@ -164,6 +164,32 @@ TEST_CASE("transfer: tables large enough for the copy threads come out like the 
     }
 }
 
+TEST_CASE("transfer: tables read back in pieces of rows come out like the reference", "[transfer]") {
+    // Past 4 * kParallelTableEntries components the compute engine reads its
+    // table back in pieces: checkerboards at 4- and 6-connectivity (every
+    // foreground pixel or voxel a component), sized so that the pieces differ
+    // in rows and the last table row is partly filled.
+    Image volume(Shape::volume(97, 83, 71));
+    for (int z = 0; z < 71; ++z)
+        for (int y = 0; y < 83; ++y)
+            for (int x = 0; x < 97; ++x)
+                if ((x + y + z) % 2 == 0) volume.pixels[(std::size_t(z) * 83 + y) * 97 + x] = 255;
+    const std::pair<Image, Connectivity> cases[] = {{generateFamily("checkerboard", 1201, 501), Connectivity::Four},
+                                                    {volume, Connectivity::Six}};
+    for (const auto& [image, connectivity] : cases) {
+        const Labeling expected = labelReference(image, connectivity, Criterion::binary());
+        REQUIRE(expected.count() >= 4 * kParallelTableEntries);
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = connectivity;
+        Labeling out;
+        offscreen().label(image, options, out);
+        const Comparison comparison = compareLabelings(expected, out);
+        INFO(image.depth << " slices: " << comparison.describe());
+        REQUIRE(comparison.identical());
+    }
+}
+
 TEST_CASE("transfer: banded uploads and downloads label like the reference at odd sizes, repeated and changed",
           "[transfer]") {
     // Sizes repeated, then another, then the first again; one labeling

@@ -4,6 +4,7 @@
 // local_merge.comp <-> "local_merge"). ComputeEngine::label() and
 // components() list them in order.
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -117,10 +118,16 @@ public:
     void run(const PassContext& context, std::uint32_t count, std::vector<Component>& table);
 
 private:
+    // Tables of kPieces * kParallelTableEntries and more are read back in
+    // this many pieces of rows, each into a pack buffer of its own: the host
+    // decodes one piece while the GPU copies the next ones (mapping a buffer
+    // waits for its own copy only).
+    static constexpr int kPieces = 4;
+
     bool subImageReads_;
-    CopyThreads decoder_;    // decodes large tables
-    gl::Buffer packBuffer_;  // the table's read-back
-    std::size_t packCapacity_ = 0;
+    CopyThreads decoder_;                          // decodes large tables
+    std::array<gl::Buffer, kPieces> packBuffers_;  // the table's read-back, a piece each
+    std::array<std::size_t, kPieces> packCapacities_{};
 };
 
 }  // namespace glccl::compute
