@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/compute/compute_passes.hpp"
 #include "gl_objects.hpp"
 #include "gl_support.hpp"
 #include "glccl/error.hpp"
@@ -29,6 +30,7 @@
 #include "glccl/tuning.hpp"
 #include "parallel_copy.hpp"
 #include "transfer.hpp"
+#include "volume_support.hpp"
 
 using namespace glccl;
 using glccl::test::offscreen;
@@ -165,20 +167,21 @@ TEST_CASE("transfer: tables large enough for the copy threads come out like the 
 }
 
 TEST_CASE("transfer: tables read back in pieces of rows come out like the reference", "[transfer]") {
-    // Past 4 * kParallelTableEntries components the compute engine reads its
-    // table back in pieces: checkerboards at 4- and 6-connectivity (every
+    // From kPiecedEntries components on the compute engine reads its table
+    // back in pieces: checkerboards at 4- and 6-connectivity (every
     // foreground pixel or voxel a component), sized so that the pieces differ
     // in rows and the last table row is partly filled.
-    Image volume(Shape::volume(97, 83, 71));
-    for (int z = 0; z < 71; ++z)
-        for (int y = 0; y < 83; ++y)
-            for (int x = 0; x < 97; ++x)
-                if ((x + y + z) % 2 == 0) volume.pixels[(std::size_t(z) * 83 + y) * 97 + x] = 255;
-    const std::pair<Image, Connectivity> cases[] = {{generateFamily("checkerboard", 1201, 501), Connectivity::Four},
+    const std::uint32_t pieced = compute::DownloadTablePass::kPiecedEntries;
+    Image volume(Shape::volume(173, 161, 157));
+    for (int z = 0; z < volume.depth; ++z)
+        for (int y = 0; y < volume.height; ++y)
+            for (int x = 0; x < volume.width; ++x)
+                if ((x + y + z) % 2 == 0) test::setVoxel(volume, x, y, z);
+    const std::pair<Image, Connectivity> cases[] = {{generateFamily("checkerboard", 2901, 1501), Connectivity::Four},
                                                     {volume, Connectivity::Six}};
     for (const auto& [image, connectivity] : cases) {
         const Labeling expected = labelReference(image, connectivity, Criterion::binary());
-        REQUIRE(expected.count() >= 4 * kParallelTableEntries);
+        REQUIRE(expected.count() >= pieced);
         LabelOptions options;
         options.backend = Backend::Compute;
         options.connectivity = connectivity;

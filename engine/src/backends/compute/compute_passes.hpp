@@ -113,17 +113,19 @@ public:
 class DownloadTablePass {
 public:
     static constexpr const char* kStage = "download_table";
+    // Tables of kPiecedEntries and more are read back in kPieces pieces of
+    // rows, each into a pack buffer of its own: the host decodes one piece
+    // while the GPU copies the next ones (mapping a buffer waits for its own
+    // copy only). Smaller tables copy in well under a millisecond, less than
+    // the extra maps cost.
+    static constexpr int kPieces = 4;
+    static constexpr std::uint32_t kPiecedEntries = std::uint32_t(1) << 21;
+
     // `subImageReads`: glGetTextureSubImage is there (OpenGL 4.5).
     explicit DownloadTablePass(bool subImageReads) : subImageReads_(subImageReads) {}
     void run(const PassContext& context, std::uint32_t count, std::vector<Component>& table);
 
 private:
-    // Tables of kPieces * kParallelTableEntries and more are read back in
-    // this many pieces of rows, each into a pack buffer of its own: the host
-    // decodes one piece while the GPU copies the next ones (mapping a buffer
-    // waits for its own copy only).
-    static constexpr int kPieces = 4;
-
     bool subImageReads_;
     CopyThreads decoder_;                          // decodes large tables
     std::array<gl::Buffer, kPieces> packBuffers_;  // the table's read-back, a piece each

@@ -52,7 +52,7 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
     const int width = rows > 1 ? kTableWidth : int(count);
     // A volume's table has the z fields too; 4.3 reads every layer there is.
     const int fieldCount = r.volume ? kVolumeTableFields : kTableFields;
-    const int pieces = subImageReads_ && count >= kPieces * kParallelTableEntries ? std::min(kPieces, rows) : 1;
+    const int pieces = subImageReads_ && count >= kPiecedEntries ? std::min(kPieces, rows) : 1;
     const int rowsPerPiece = (rows + pieces - 1) / pieces;
     struct Piece {
         int firstRow = 0, rows = 0;
@@ -114,7 +114,7 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
         const std::uint32_t first = std::uint32_t(piece.firstRow) * kTableWidth;
         const auto end =
             std::uint32_t(std::min<std::uint64_t>(count, std::uint64_t(piece.firstRow + piece.rows) * kTableWidth));
-        decoder_.forRanges(end - first, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t stop) {
+        decoder_.forRanges(end - first, kTableGrain, decodeThreads(count), [&](std::size_t begin, std::size_t stop) {
             for (auto i = std::uint32_t(first + begin); i < first + stop; ++i)
                 decodeEntry(field, wide, i, volume, table[i]);
         });
