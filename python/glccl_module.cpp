@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -46,6 +47,38 @@ namespace {
 // that Ctrl-C reaches the call (interruptible.hpp); smaller ones are labeled
 // sooner than a person can press it, without the thread.
 constexpr std::uint64_t kInterruptibleElements = std::uint64_t(1) << 20;
+
+// The storage of a component table, kept from one call to the next: a noisy
+// image's table is hundreds of megabytes, and the page faults of fresh
+// memory cost more than labeling it. One spare, at most kMaxBytes; a call
+// that finds none (another thread holds it) allocates.
+class SpareComponents {
+public:
+    static constexpr std::size_t kMaxBytes = std::size_t(2) << 30;
+    std::vector<Component> take() {
+        std::vector<Component> taken;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            taken.swap(spare_);
+        }
+        taken.clear();  // keeps the capacity
+        return taken;
+    }
+    void giveBack(std::vector<Component>&& table) noexcept {
+        if (table.capacity() * sizeof(Component) > kMaxBytes) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (table.capacity() > spare_.capacity()) spare_.swap(table);  // the smaller goes with `table`
+    }
+
+private:
+    std::mutex mutex_;
+    std::vector<Component> spare_;
+};
+
+SpareComponents& spareComponents() {
+    static auto* spare = new SpareComponents();  // leaked, as the buffer pools
+    return *spare;
+}
 
 // One host call's state, shared with the worker that labels it. It holds no
 // Python object: the array it reads is kept alive by runInterruptibly.
@@ -93,6 +126,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     }
 
     auto call = std::make_shared<HostCall>();
+    call->components = spareComponents().take();
     call->source = describeHostArray(image, options.criterion, channelAxis, where);
     const Shape shape = call->source.shape();
     options.connectivity = parseConnectivity(connectivity, shape.dimensions, where);
@@ -110,8 +144,10 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
         runInterruptibly([call, where] { labelHostCall(*call, where); }, [call] { return call->stage.load(); },
                          progress, std::move(keepAlive));
     }
-    return labelResult(adoptLabels(std::move(call->labels), shape), call->components, returnTable,
-                       shape.dimensions == 3);
+    py::tuple result = labelResult(adoptLabels(std::move(call->labels), shape), call->components, returnTable,
+                                   shape.dimensions == 3);
+    spareComponents().giveBack(std::move(call->components));
+    return result;
 }
 
 py::list backends() {
