@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -32,14 +33,18 @@ std::uint64_t regionPixels(const TilePlan& plan, std::uint32_t firstBand, std::u
 
 class MemoryLabelStore : public TileLabelStore {
 public:
+    // Left uninitialized: every tile's put() writes its labels before any
+    // getRows() reads them, so zeroing the store first would only be one
+    // more pass over memory (tens of gigabytes for a large volume).
     MemoryLabelStore(const TilePlan& plan, std::uint32_t firstBand, std::uint32_t endBand)
-        : plan_(plan), start_(regionStart(plan, firstBand)), labels_(regionPixels(plan, firstBand, endBand)) {}
+        : plan_(plan), start_(regionStart(plan, firstBand)),
+          labels_(new std::uint32_t[regionPixels(plan, firstBand, endBand)]) {}
     void put(const TileRect& tile, const std::uint32_t* labels) override {
-        std::memcpy(labels_.data() + (plan_.storageOffset(tile) - start_), labels, tile.pixels() * 4);
+        std::memcpy(labels_.get() + (plan_.storageOffset(tile) - start_), labels, tile.pixels() * 4);
     }
     void getRows(const TileRect& tile, std::uint32_t firstRow, std::uint32_t rows,
                  std::uint32_t* labels) const override {
-        std::memcpy(labels, labels_.data() + (plan_.storageOffset(tile) - start_) + std::uint64_t(firstRow) * tile.width,
+        std::memcpy(labels, labels_.get() + (plan_.storageOffset(tile) - start_) + std::uint64_t(firstRow) * tile.width,
                     std::uint64_t(rows) * tile.width * 4);
     }
     bool spilled() const override { return false; }
@@ -47,7 +52,7 @@ public:
 private:
     TilePlan plan_;
     std::uint64_t start_;
-    std::vector<std::uint32_t> labels_;
+    std::unique_ptr<std::uint32_t[]> labels_;
 };
 
 // The system's temporary folder: the standard library's answer follows the
