@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "glccl/error.hpp"
@@ -340,21 +341,42 @@ void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t widt
     }
 }
 
+namespace {
+
+// The bytes of the mapped file that hold lines [y0, y1) of a C-order array:
+// whole pages inside them (`inner`: a page shared with the lines around is
+// left out) or every page they touch.
+std::pair<std::uint64_t, std::uint64_t> linePages(const NpyLayout& layout, std::uint64_t pageBytes, std::uint32_t y0,
+                                                  std::uint32_t y1, bool inner) {
+    const std::uint64_t rowBytes = layout.width * layout.planes * layout.dtype->size;
+    const std::uint64_t begin = layout.header.dataOffset + std::uint64_t(y0) * rowBytes;
+    const std::uint64_t end = layout.header.dataOffset + std::uint64_t(y1) * rowBytes;
+    if (inner) return {(begin + pageBytes - 1) / pageBytes * pageBytes, end / pageBytes * pageBytes};
+    return {begin / pageBytes * pageBytes, (end + pageBytes - 1) / pageBytes * pageBytes};
+}
+
+}  // namespace
+
 void NpyImageSource::release(std::uint32_t y0, std::uint32_t y1) const {
     const Impl& impl = *impl_;
     // Rows are contiguous only in C order; a Fortran-order file keeps what
     // it has touched mapped (the kernel still reclaims clean pages under
     // pressure).
     if (impl.layout.fortran || y1 <= y0) return;
-    const std::uint64_t rowBytes = impl.layout.width * impl.layout.planes * impl.layout.dtype->size;
-    std::uint64_t begin = impl.layout.header.dataOffset + std::uint64_t(y0) * rowBytes;
-    std::uint64_t end = impl.layout.header.dataOffset + std::uint64_t(y1) * rowBytes;
     // Whole pages inside the rows only: a page shared with the next band
     // stays mapped.
-    begin = (begin + impl.pageBytes - 1) / impl.pageBytes * impl.pageBytes;
-    end = end / impl.pageBytes * impl.pageBytes;
+    const auto [begin, end] = linePages(impl.layout, impl.pageBytes, y0, y1, true);
     if (end > begin)
         ::madvise(const_cast<std::uint8_t*>(impl.map) + begin, std::size_t(end - begin), MADV_DONTNEED);
+}
+
+void NpyImageSource::prefetch(std::uint32_t y0, std::uint32_t y1) const {
+    const Impl& impl = *impl_;
+    if (impl.layout.fortran || y1 <= y0) return;  // a Fortran-order band is scattered over the file
+    const auto [begin, end] = linePages(impl.layout, impl.pageBytes, y0, y1, false);
+    // A hint: where the kernel declines it, the reads fault the pages in as before.
+    if (end > begin)
+        ::madvise(const_cast<std::uint8_t*>(impl.map) + begin, std::size_t(end - begin), MADV_WILLNEED);
 }
 
 NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis, NpyVolumes volumes) {

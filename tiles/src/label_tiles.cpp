@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "glccl/error.hpp"
 #include "pipeline_state.hpp"
@@ -148,8 +149,23 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
     // Enough bands per round to keep every worker busy.
     const std::uint32_t bandsPerRound = std::max<std::uint32_t>(1, (pool.size() + perBand - 1) / perBand);
     BorderFace previousBottom;
+    // The lines of the bands [first, end), for the source's prefetch and release.
+    const auto linesOf = [&plan](std::uint32_t first, std::uint32_t end) {
+        return std::make_pair(plan.bandTop(first), plan.bandTop(end - 1) + plan.bandHeight(end - 1));
+    };
     for (std::uint32_t roundBand = s.firstBand; roundBand < s.endBand; roundBand += bandsPerRound) {
         const std::uint32_t roundEnd = std::min(s.endBand, roundBand + bandsPerRound);
+        // This round's lines are read from disk in file order (the first
+        // round's now, later ones during the round before), not piece by
+        // piece as the tiles ask for them.
+        if (roundBand == s.firstBand) {
+            const auto first = linesOf(roundBand, roundEnd);
+            s.source.prefetch(first.first, first.second);
+        }
+        if (roundEnd < s.endBand) {
+            const auto next = linesOf(roundEnd, std::min(s.endBand, roundEnd + bandsPerRound));
+            s.source.prefetch(next.first, next.second);
+        }
         std::vector<detail::TileSummary> summaries(std::size_t(roundEnd - roundBand) * perBand);
         pool.run(summaries.size(), [&](TileWorker& worker, std::size_t i) {
             const TileRect tile = plan.bandTile(roundBand + std::uint32_t(i / perBand), std::uint32_t(i % perBand));
@@ -167,7 +183,8 @@ void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
                 s.workerDeviceMilliseconds[&worker] += sum;
             }
         });
-        s.source.release(plan.bandTop(roundBand), plan.bandTop(roundEnd - 1) + plan.bandHeight(roundEnd - 1));
+        const auto done = linesOf(roundBand, roundEnd);
+        s.source.release(done.first, done.second);
 
         // MergeBordersPass for each band of the round, in order.
         for (std::uint32_t band = roundBand; band < roundEnd; ++band)

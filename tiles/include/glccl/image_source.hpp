@@ -38,6 +38,11 @@ public:
     // Lines [y0, y1) (rows; z * height + y in a volume) will not be read again: a mapped file gives their pages
     // back, so a pass over the image keeps only a band resident.
     virtual void release(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
+    // Lines [y0, y1) will be read soon: a mapped file starts reading their
+    // pages from disk in the background, in file order, so that the reads of
+    // tiles and bricks (a piece of each line, which the kernel's own
+    // read-ahead does not foresee) find them in memory.
+    virtual void prefetch(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
     // Host memory (bytes) the source itself holds while a band of `rows`
     // rows is read, before its release(): decoded strips or tiles of a TIFF;
     // 0 for a mapped file (its pages are the page cache's) or an image in
@@ -101,6 +106,7 @@ public:
     void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
               Image& out) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
+    void prefetch(std::uint32_t y0, std::uint32_t y1) const override;
     std::string describe() const override;
 
 private:
