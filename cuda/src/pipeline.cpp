@@ -383,7 +383,7 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
     table_.resize(n);
     if (n > 0) {
         const DeviceComponentTable host = tableAt(tableHost_.get(), n, dimensions);
-        decoder_.forRanges(n, kTableGrain, decodeThreads(n), [&](std::size_t begin, std::size_t end) {
+        decoder_.forRanges(n, kTableGrain, tableThreads(n), [&](std::size_t begin, std::size_t end) {
             for (std::size_t i = begin; i < end; ++i) {
                 Component& c = table_[i];
                 c.left = host.left[i];

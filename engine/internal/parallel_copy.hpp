@@ -49,10 +49,6 @@ constexpr std::size_t kCopyPieceBytes = std::size_t(1) << 20;
 // table that one core writes far slower than the bus delivers it.
 constexpr std::size_t kParallelTableEntries = std::size_t(1) << 16;
 constexpr std::size_t kTableGrain = std::size_t(1) << 14;
-// A table read back from the GPU is decoded (each entry widened into a
-// Component, several times its bytes) by the copy threads from two ranges
-// on: decoding, not the copy, bounds it.
-constexpr std::size_t kParallelDecodeEntries = 2 * kTableGrain;
 // The copy threads the Tuning asks for: Tuning::copyThreads where set,
 // else the machine's hardware threads, at most 16: memory bandwidth, not
 // cores, bounds a copy past that.
@@ -66,11 +62,6 @@ inline int copyThreads(const Tuning& tuning) {
 // kParallelTableEntries on, the calling thread alone below.
 inline int tableThreads(std::size_t entries) {
     return entries >= kParallelTableEntries ? copyThreads(tuning()) : 1;
-}
-
-// Threads that decode a table of `entries` read back from the GPU.
-inline int decodeThreads(std::size_t entries) {
-    return entries >= kParallelDecodeEntries ? copyThreads(tuning()) : 1;
 }
 
 // Whether large copies store around the caches (Tuning::CopyStores::Stream,

@@ -114,7 +114,7 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
         const std::uint32_t first = std::uint32_t(piece.firstRow) * kTableWidth;
         const auto end =
             std::uint32_t(std::min<std::uint64_t>(count, std::uint64_t(piece.firstRow + piece.rows) * kTableWidth));
-        decoder_.forRanges(end - first, kTableGrain, decodeThreads(count), [&](std::size_t begin, std::size_t stop) {
+        decoder_.forRanges(end - first, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t stop) {
             for (auto i = std::uint32_t(first + begin); i < first + stop; ++i)
                 decodeEntry(field, wide, i, volume, table[i]);
         });
