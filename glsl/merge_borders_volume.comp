@@ -3,9 +3,8 @@
 // work group per patch, one thread per node, and the nodes on the faces
 // their backward links leave by (x first or last, y first or last, z first)
 // each make one global union (compute_common.glsl, unite) per link to a node
-// of another patch, but for the pairs of trees already united (lastUnited).
-// Binary blocks link by their masks in node_info; voxels (segments,
-// threshold) by the criterion on the input.
+// of another patch. Binary blocks link by their masks in node_info; voxels
+// (segments, threshold) by the criterion on the input.
 layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_D) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
@@ -27,23 +26,11 @@ bool linksOut(ivec3 n, ivec3 local, uint mask, int d) {
 #endif
 }
 
-// The tree each tree of this patch was last united with, by the patch index
-// of its root: a large component crosses a patch face at many nodes, which
-// link the same two trees again and again, and one union of a pair is
-// enough. A thread skips its union only when another (or itself) has
-// already made that very one.
-const uint kNoneUnited = 0xFFFFFFFFu;
-shared uint lastUnited[PATCH_W * PATCH_H * PATCH_D];
-
 void main() {
     const ivec3 local = ivec3(gl_LocalInvocationID);
-    const ivec3 patchSize = ivec3(PATCH_W, PATCH_H, PATCH_D);
-    const ivec3 origin = ivec3(gl_WorkGroupID) * patchSize;
-    lastUnited[gl_LocalInvocationIndex] = kNoneUnited;
-    barrier();
     const bool border = local.x == 0 || local.x == PATCH_W - 1 || local.y == 0 || local.y == PATCH_H - 1 ||
                         local.z == 0;
-    const ivec3 n = origin + local;
+    const ivec3 n = ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D) + local;
     if (!border || !insideGrid(n)) return;
     uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
     if (mask == 0u) return;
@@ -51,12 +38,6 @@ void main() {
         if (!linksOut(n, local, mask, d)) continue;
         // Equal reads are one tree already (parents only point into their tree).
         uint parent = loadParent(n), target = loadParent(n + kBackward[d]);
-        if (parent == target) continue;
-        ivec3 root = nodeOfKey(parent) - origin;
-        if (target != kNoneUnited && all(greaterThanEqual(root, ivec3(0))) && all(lessThan(root, patchSize))) {
-            uint slot = uint((root.z * PATCH_H + root.y) * PATCH_W + root.x);
-            if (atomicExchange(lastUnited[slot], target) == target) continue;
-        }
-        unite(parent, target);
+        if (parent != target) unite(parent, target);
     }
 }
