@@ -325,20 +325,6 @@ std::string spillFolderOf(const TiledOptions& options) {
 
 }  // namespace
 
-namespace {
-
-// The device of each tile worker: options.devices, else the default device
-// once, or kDefaultWorkersPerDevice times for the GPU engines on a host with
-// the cores to overlap them (tiled.hpp).
-std::vector<int> workerDevices(const TiledOptions& options, Backend backend) {
-    if (!options.devices.empty()) return options.devices;
-    const bool overlapped = (backend == Backend::Compute || backend == Backend::Cuda) &&
-                            std::thread::hardware_concurrency() >= kCoresForSeveralWorkers;
-    return std::vector<int>(overlapped ? kDefaultWorkersPerDevice : 1, -1);
-}
-
-}  // namespace
-
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
     const std::string where = "glccl::labelTiled(): ";
     checkOptions(source, options);
@@ -348,8 +334,7 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     if (!limits.note.empty()) result.notes.push_back(limits.note);
     result.backend = limits.backend;
     result.device = limits.device;
-    const std::vector<int> devices = workerDevices(options, limits.backend);
-    result.workers = unsigned(devices.size());
+    result.workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
 
     const TilePlan plan = planTiles(source, options, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
@@ -368,7 +353,7 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     auto start = Clock::now();
     {
         // The workers (and their GL contexts or GPU memory) live for pass 1 only.
-        TileWorkerPool pool(limits, options.label, devices);
+        TileWorkerPool pool(limits, options.label, options.devices);
         result.device = pool.describeDevices();
         pipeline.labelTiles(pool, *store);
     }

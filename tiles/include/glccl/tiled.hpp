@@ -63,10 +63,8 @@ struct TiledOptions {
     // workers on one device). cuda: the CUDA device. GL backends: the EGL
     // device that reports that CUDA device (EGL_NV_device_cuda: the same GPU
     // as for cuda, whatever EGL's own order), else the EGL device of that
-    // index (glccl::headlessDevices()). Empty: workers on the backend's
-    // default device (CUDA device 0; the first EGL device that works):
-    // kDefaultWorkersPerDevice of them for compute and cuda on a host of at
-    // least kCoresForSeveralWorkers hardware threads, else one.
+    // index (glccl::headlessDevices()). Empty: one worker on the backend's
+    // default device (CUDA device 0; the first EGL device that works).
     std::vector<int> devices;
     LabelType labelType = LabelType::Auto;
     LabelStore store = LabelStore::Auto;
@@ -90,12 +88,6 @@ constexpr std::uint32_t kMaxTileSide = 32768;
 // Bricks of the default size have this side at most (as many voxels as a
 // tile of the default size has pixels, within a factor of two).
 constexpr std::uint32_t kDefaultBrickSide = 512;
-// Workers on one GPU without a device list: each worker's reading, storing
-// and summing of its tiles runs on one host thread while the other's tile is
-// on the GPU, so two overlap what one does in turn. More would hold more GPU
-// memory (a worker keeps its tile's buffers) for less gain.
-constexpr unsigned kDefaultWorkersPerDevice = 2;
-constexpr unsigned kCoresForSeveralWorkers = 8;
 
 struct TiledResult {
     std::uint64_t count = 0;           // components
