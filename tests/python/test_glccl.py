@@ -162,6 +162,19 @@ def test_table(backend, connectivity):
     assert_tables_equal(table, skimage_table(want), "regionprops")
 
 
+def test_tables_of_calls_in_turn():
+    # glccl.label keeps a table's storage for the next call: a large table,
+    # then smaller ones and an empty one, each against regionprops.
+    rng = np.random.default_rng(12)
+    for h, w, p in [(300, 280, 0.5), (40, 30, 0.2), (1, 1, 0.0), (90, 70, 0.45), (300, 280, 0.5)]:
+        image = random_binary(rng, h, w, p)
+        labels, n, table = glccl.label(image, connectivity=4, return_table=True)
+        want, want_n = skimage_labels(image, 4)
+        assert n == want_n
+        np.testing.assert_array_equal(labels, want)
+        assert_tables_equal(table, skimage_table(want), "regionprops")
+
+
 def test_table_empty():
     labels, n, table = glccl.label(np.zeros((4, 4), np.uint8), return_table=True)
     assert n == 0 and all(len(v) == 0 for v in table.values())
