@@ -18,7 +18,7 @@
 #                 which skip elsewhere. The module must be built for the
 #                 GPU machine's python3 (its version, not this machine's)
 #                 and, where its numpy is 2.x, with pybind11 2.12 or later
-#                 (the first to support numpy 2)
+#                 (the first to support numpy 2): bench/python-module-for.sh
 #   5. bench      glccl bench --backends compute,cuda --sizes 2048,8192,16384
 #                 --connectivity 4 and 8 --steps -> bench4.csv, bench8.csv
 #   6. e2e4, e2e8 bench/python_bench.py at 4- and 8-connectivity: numpy
