@@ -16,7 +16,7 @@
 //
 // Worker threads are kept and reused, not started per call: a GL driver may
 // set up state for each thread that makes a context current (NVIDIA's
-// costs tens of milliseconds, more than a labeling of millions of pixels).
+// does), at a cost far above that of labeling a small image.
 
 #include <pybind11/pybind11.h>
 
