@@ -116,8 +116,8 @@ public:
     // Tables of kPiecedEntries and more are read back in kPieces pieces of
     // rows, each into a pack buffer of its own: the host decodes one piece
     // while the GPU copies the next ones (mapping a buffer waits for its own
-    // copy only). Smaller tables copy in well under a millisecond, less than
-    // the extra maps cost.
+    // copy only). A smaller table's copy is too short for the overlap to pay
+    // for the extra maps.
     static constexpr int kPieces = 4;
     static constexpr std::uint32_t kPiecedEntries = std::uint32_t(1) << 21;
 
