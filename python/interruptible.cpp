@@ -1,5 +1,7 @@
 #include "interruptible.hpp"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -82,9 +84,22 @@ private:
     std::vector<Worker*> idle_;
 };
 
+WorkerThreads*& currentWorkerThreads() {
+    static WorkerThreads* threads = nullptr;
+    return threads;
+}
+
+// The process's pool, never destroyed (see the class). A child forked from
+// the process (multiprocessing, a DataLoader's workers) has none of its
+// parent's threads and may hold its mutexes in whatever state the fork
+// caught them: it starts a pool of its own, leaving the parent's behind.
 WorkerThreads& workerThreads() {
-    static WorkerThreads* threads = new WorkerThreads;  // never destroyed (see the class)
-    return *threads;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        currentWorkerThreads() = new WorkerThreads;
+        pthread_atfork(nullptr, nullptr, [] { currentWorkerThreads() = new WorkerThreads; });
+    });
+    return *currentWorkerThreads();
 }
 
 int releaseReference(void* object) {

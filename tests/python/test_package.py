@@ -202,6 +202,39 @@ def test_ctrl_c_interrupts_a_long_call():
     assert float(words[1]) < 1.0
 
 
+FORK_CHILD = """
+import os, time
+import numpy as np
+from scipy import ndimage
+import glccl
+# Large enough for a worker thread (the calls Ctrl-C can reach).
+image = (np.random.default_rng(3).random((1100, 1000)) < 0.45).astype(np.uint8)
+want = ndimage.label(image, structure=np.ones((3, 3)))[1]
+assert glccl.label(image, backend="cpu")[1] == want
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if glccl.label(image, backend="cpu")[1] == want else 3)
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print("child", os.waitstatus_to_exitcode(status), flush=True)
+        break
+    time.sleep(0.05)
+else:
+    os.kill(pid, 9)
+    print("hung", flush=True)
+"""
+
+
+def test_a_forked_child_labels():
+    # multiprocessing's fork, a DataLoader's workers: the child has none of
+    # the parent's worker threads and must not wait for one.
+    result = run_python(FORK_CHILD, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["child", "0"], result.stdout
+
+
 # ---- another interpreter ---------------------------------------------------------------------
 
 def test_numpy_missing_names_the_interpreters():
