@@ -8,6 +8,7 @@
 #include "interruptible.hpp"
 
 #include <EGL/egl.h>
+#include <pthread.h>
 
 #include <mutex>
 
@@ -23,11 +24,36 @@ namespace {
 struct Shared {
     std::mutex mutex;
     OffscreenLabeler* offscreen = nullptr;  // leaked on purpose (see top)
+    // This process was forked from one that had made the context: the copy
+    // of it here belongs to the parent's driver, whose threads the child
+    // lacks, and a GL call could wait for ever. The child labels on the host.
+    bool forkedFromContext = false;
 };
 
+Shared*& sharedInstance() {
+    static Shared* instance = nullptr;
+    return instance;
+}
+
+constexpr const char* kForkedWhy =
+    "this process was forked from one that had made glccl's GL context, which a child cannot use; label "
+    "with backend='cpu' here, or start processes with multiprocessing's 'spawn' or 'forkserver' method";
+
+// Leaked: no destructor at exit. A child forked from the process gets a
+// Shared of its own: the parent's mutex may be held for ever in its copy,
+// and its context is not the child's to use.
 Shared& shared() {
-    static Shared* instance = new Shared;  // leaked: no destructor at exit
-    return *instance;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        sharedInstance() = new Shared;
+        pthread_atfork(nullptr, nullptr, [] {
+            const Shared* parent = sharedInstance();
+            auto* child = new Shared;
+            child->forkedFromContext = parent->offscreen != nullptr || parent->forkedFromContext;
+            sharedInstance() = child;
+        });
+    });
+    return *sharedInstance();
 }
 
 // Releases the context from this thread: EGL refuses to make a context
@@ -43,9 +69,11 @@ struct ReleaseOnExit {
 };
 
 // The labeler, created on the first call. Where no headless context can be
-// made (no EGL at all) it labels on the host (cpu, and auto for it) and
-// says why the GL backends cannot run. Call with the mutex held.
+// made (no EGL at all), or in a child forked from a process that had made
+// one, it labels on the host (cpu, and auto for it) and says why the GL
+// backends cannot run. Call with the mutex held.
 OffscreenLabeler& offscreenLocked(Shared& s) {
+    if (!s.offscreen && s.forkedFromContext) s.offscreen = OffscreenLabeler::hostOnly(kForkedWhy).release();
     if (!s.offscreen) {
         ReleaseOnExit release;
         s.offscreen = new OffscreenLabeler({}, OffscreenLabeler::NoContext::LabelOnHost);

@@ -210,10 +210,19 @@ import glccl
 # Large enough for a worker thread (the calls Ctrl-C can reach).
 image = (np.random.default_rng(3).random((1100, 1000)) < 0.45).astype(np.uint8)
 want = ndimage.label(image, structure=np.ones((3, 3)))[1]
+glccl.backends()  # the parent makes its GL context (where EGL has one)
 assert glccl.label(image, backend="cpu")[1] == want
 pid = os.fork()
 if pid == 0:
-    os._exit(0 if glccl.label(image, backend="cpu")[1] == want else 3)
+    ok = glccl.label(image)[1] == want and glccl.label(image, backend="cpu")[1] == want
+    compute = {b["name"]: b for b in glccl.backends()}["compute"]
+    try:
+        glccl.label(image, backend="compute")
+        refused = ""
+    except RuntimeError as error:
+        refused = str(error)
+    ok = ok and not compute["available"] and "forked" in compute["reason"] and "forked" in refused
+    os._exit(0 if ok else 3)
 deadline = time.monotonic() + 60
 while time.monotonic() < deadline:
     done, status = os.waitpid(pid, os.WNOHANG)
@@ -227,9 +236,11 @@ else:
 """
 
 
-def test_a_forked_child_labels():
+def test_a_forked_child_labels_on_the_host():
     # multiprocessing's fork, a DataLoader's workers: the child has none of
-    # the parent's worker threads and must not wait for one.
+    # its parent's worker threads, nor the driver threads of its GL context.
+    # It must not wait for them: it labels on the host, and refuses the GL
+    # backends in a sentence.
     result = run_python(FORK_CHILD, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["child", "0"], result.stdout

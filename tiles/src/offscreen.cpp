@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "glccl/error.hpp"
 #include "glccl/image_source.hpp"
@@ -75,6 +76,7 @@ struct OffscreenLabeler::Impl {
     std::unique_ptr<cuda::ImageLabeler> cudaImages;
     CopyThreads tableCopier;
 #endif
+    explicit Impl(std::string why) : whyNoContext(std::move(why)) {}
     Impl(const HeadlessContext::Options& options, NoContext noContext) {
         try {
             context.emplace(options);
@@ -104,7 +106,12 @@ struct OffscreenLabeler::Impl {
 
 OffscreenLabeler::OffscreenLabeler(const HeadlessContext::Options& options, NoContext noContext)
     : impl_(std::make_unique<Impl>(options, noContext)) {}
+OffscreenLabeler::OffscreenLabeler(HostOnly, const std::string& why) : impl_(std::make_unique<Impl>(why)) {}
 OffscreenLabeler::~OffscreenLabeler() = default;
+
+std::unique_ptr<OffscreenLabeler> OffscreenLabeler::hostOnly(const std::string& why) {
+    return std::unique_ptr<OffscreenLabeler>(new OffscreenLabeler(HostOnly{}, why));
+}
 
 bool OffscreenLabeler::hasContext() const { return impl_->context.has_value(); }
 const std::string& OffscreenLabeler::whyNoContext() const { return impl_->whyNoContext; }

@@ -34,6 +34,11 @@ public:
     // Creates a headless context (EGL device, else Mesa surfaceless).
     explicit OffscreenLabeler(const HeadlessContext::Options& options = {}, NoContext noContext = NoContext::Throw);
     ~OffscreenLabeler();
+    // One that makes no context and calls no GL at all: the cpu backend (and
+    // auto, for it) labels on the host, the others say `why` they cannot
+    // (say, a process forked from one whose GL context and driver threads
+    // it cannot use).
+    static std::unique_ptr<OffscreenLabeler> hostOnly(const std::string& why);
 
     // Labels a 1-channel image (any criterion) or a 4-channel image
     // (threshold only) with options.backend, through the route chooseRoute
@@ -99,6 +104,9 @@ public:
     const HeadlessContext& context() const;
 
 private:
+    struct HostOnly {};
+    OffscreenLabeler(HostOnly, const std::string& why);
+
     // The executors of the route, one per kind.
     void labelOnHost(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
                      std::vector<Component>& components, StageTimings* timings);
