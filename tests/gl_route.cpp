@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <memory>
 #include <random>
 
 #include <GL/glew.h>
@@ -183,4 +184,23 @@ TEST_CASE("route: images past GL_MAX_TEXTURE_SIZE through OffscreenLabeler::labe
             }
         }
     }
+}
+
+TEST_CASE("route: a host-only OffscreenLabeler labels with cpu and auto, and refuses the GL backends with its reason",
+          "[route][offscreen]") {
+    const std::unique_ptr<OffscreenLabeler> labeler = OffscreenLabeler::hostOnly("no GL in this test");
+    CHECK_FALSE(labeler->hasContext());
+    const Image image = generateFamily("dense_disks", 301, 203, 5);
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+        const Labeling expected = labelReference(image, connectivity, Criterion::binary());
+        for (Backend backend : {Backend::Auto, Backend::Cpu}) {
+            LabelOptions options = withBackend(backend);
+            options.connectivity = connectivity;
+            INFO(backendName(backend) << " connectivity " << int(connectivity));
+            CHECK(compareLabelings(expected, labeler->label(image, options)).identical());
+            CHECK(labeler->backend() == Backend::Cpu);
+        }
+    }
+    for (Backend backend : {Backend::Compute, Backend::Raster})
+        CHECK_THROWS_WITH(labeler->label(image, withBackend(backend)), Catch::Contains("no GL in this test"));
 }
