@@ -35,6 +35,7 @@
 #include "interruptible.hpp"
 #include "label_arrays.hpp"
 #include "labeler_object.hpp"
+#include "process_wide.hpp"
 #include "shared_context.hpp"
 
 namespace py = pybind11;
@@ -75,10 +76,7 @@ private:
     std::vector<Component> spare_;
 };
 
-SpareComponents& spareComponents() {
-    static auto* spare = new SpareComponents();  // leaked, as the buffer pools
-    return *spare;
-}
+SpareComponents& spareComponents() { return processWide<SpareComponents>(); }
 
 // One host call's state, shared with the worker that labels it. It holds no
 // Python object: the array it reads is kept alive by runInterruptibly.

@@ -9,6 +9,7 @@
 
 #include "arguments.hpp"
 #include "glccl/image_io.hpp"
+#include "process_wide.hpp"
 
 // glccl::Image holds little-endian samples, written here as native integers.
 static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the numpy -> Image copy assumes a little-endian host");
@@ -310,10 +311,7 @@ std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& c
     return ImageView(source.shape(), source.channels(), source.sampleBits, source.data);
 }
 
-BufferPool<std::uint8_t>& releasedPixels() {
-    static auto* pool = new BufferPool<std::uint8_t>();  // leaked, as releasedLabels()
-    return *pool;
-}
+BufferPool<std::uint8_t>& releasedPixels() { return processWide<BufferPool<std::uint8_t>>(); }
 
 void copyToImage(const HostArray& source, Image& image, const std::string& where) {
     const int channels = source.channels();

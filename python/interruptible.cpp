@@ -1,13 +1,13 @@
 #include "interruptible.hpp"
 
-#include <pthread.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
+
+#include "process_wide.hpp"
 
 namespace glccl::python {
 
@@ -84,23 +84,9 @@ private:
     std::vector<Worker*> idle_;
 };
 
-WorkerThreads*& currentWorkerThreads() {
-    static WorkerThreads* threads = nullptr;
-    return threads;
-}
-
-// The process's pool, never destroyed (see the class). A child forked from
-// the process (multiprocessing, a DataLoader's workers) has none of its
-// parent's threads and may hold its mutexes in whatever state the fork
-// caught them: it starts a pool of its own, leaving the parent's behind.
-WorkerThreads& workerThreads() {
-    static std::once_flag once;
-    std::call_once(once, [] {
-        currentWorkerThreads() = new WorkerThreads;
-        pthread_atfork(nullptr, nullptr, [] { currentWorkerThreads() = new WorkerThreads; });
-    });
-    return *currentWorkerThreads();
-}
+// A forked child (multiprocessing, a DataLoader's workers) starts a pool of
+// its own: it has none of its parent's threads (process_wide.hpp).
+WorkerThreads& workerThreads() { return processWide<WorkerThreads>(); }
 
 int releaseReference(void* object) {
     Py_DECREF(static_cast<PyObject*>(object));

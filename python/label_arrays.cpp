@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "host_image.hpp"
+#include "process_wide.hpp"
 
 namespace glccl::python {
 
@@ -36,10 +37,7 @@ py::array_t<T> column(const std::vector<Component>& table, T (*get)(const Compon
 
 }  // namespace
 
-BufferPool<std::uint32_t>& releasedLabels() {
-    static auto* pool = new BufferPool<std::uint32_t>();  // leaked: arrays may outlive statics
-    return *pool;
-}
+BufferPool<std::uint32_t>& releasedLabels() { return processWide<BufferPool<std::uint32_t>>(); }
 
 py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width) {
     return wrap(new std::vector<std::uint32_t>(std::move(labels)), height, width, recycleLabels);
