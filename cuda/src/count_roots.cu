@@ -140,16 +140,11 @@ void CountRootsPass::run(const PassContext& context, std::uint32_t* d_parents, c
                          std::uint32_t* d_lineCounts, std::uint32_t* d_lineOffsets, std::uint32_t* d_groupsDone,
                          std::uint32_t* d_counts, std::uint32_t* d_callerCounts, const BlockGrid& grid) {
     auto scope = context.timer.scope(kStage);
-    if (grid.nodeWidth == 2 && grid.nodeHeight == 2) {
-        launchCountRoots<2, 2>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts,
-                               d_callerCounts, grid);
-    } else if (grid.nodeWidth == 2) {
-        launchCountRoots<2, 1>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts,
-                               d_callerCounts, grid);
-    } else {
-        launchCountRoots<1, 1>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets, d_groupsDone, d_counts,
-                               d_callerCounts, grid);
-    }
+    withNodeShape(grid, [&](auto shape) {
+        using Shape = decltype(shape);
+        launchCountRoots<Shape::width, Shape::height>(context, d_parents, d_masks, d_lineCounts, d_lineOffsets,
+                                                      d_groupsDone, d_counts, d_callerCounts, grid);
+    });
 }
 
 }  // namespace glccl::cuda

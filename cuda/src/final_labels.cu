@@ -71,13 +71,10 @@ void launchFinalLabels(const PassContext& context, const std::uint32_t* d_parent
 void FinalLabelsPass::run(const PassContext& context, const std::uint32_t* d_parents, const std::uint8_t* d_masks,
                           const std::uint32_t* d_lineOffsets, std::uint32_t* d_labels, const BlockGrid& grid) {
     auto scope = context.timer.scope(kStage);
-    if (grid.nodeWidth == 2 && grid.nodeHeight == 2) {
-        launchFinalLabels<2, 2>(context, d_parents, d_masks, d_lineOffsets, d_labels, grid);
-    } else if (grid.nodeWidth == 2) {
-        launchFinalLabels<2, 1>(context, d_parents, d_masks, d_lineOffsets, d_labels, grid);
-    } else {
-        launchFinalLabels<1, 1>(context, d_parents, d_masks, d_lineOffsets, d_labels, grid);
-    }
+    withNodeShape(grid, [&](auto shape) {
+        using Shape = decltype(shape);
+        launchFinalLabels<Shape::width, Shape::height>(context, d_parents, d_masks, d_lineOffsets, d_labels, grid);
+    });
 }
 
 }  // namespace glccl::cuda

@@ -296,17 +296,10 @@ template <typename Pixel>
 void LocalMergePass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
                          std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
-    if constexpr (std::is_same_v<Pixel, std::uint8_t>) {
-        if (grid.nodeWidth == 2 && grid.nodeHeight == 2) {
-            launchLocalMerge<Pixel, 2, 2>(context, d_image, d_parents, d_masks, grid, rule);
-            return;
-        }
-        if (grid.nodeWidth == 2) {
-            launchLocalMerge<Pixel, 2, 1>(context, d_image, d_parents, d_masks, grid, rule);
-            return;
-        }
-    }
-    launchLocalMerge<Pixel, 1, 1>(context, d_image, d_parents, d_masks, grid, rule);
+    withNodeShape<std::is_same_v<Pixel, std::uint8_t>>(grid, [&](auto shape) {
+        using Shape = decltype(shape);
+        launchLocalMerge<Pixel, Shape::width, Shape::height>(context, d_image, d_parents, d_masks, grid, rule);
+    });
 }
 
 template void LocalMergePass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*,

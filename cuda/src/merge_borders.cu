@@ -140,17 +140,10 @@ template <typename Pixel>
 void MergeBordersPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
                            const std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
-    if constexpr (std::is_same_v<Pixel, std::uint8_t>) {
-        if (grid.nodeWidth == 2 && grid.nodeHeight == 2) {
-            launchMergeBorders<Pixel, 2, 2>(context, d_image, d_parents, d_masks, grid, rule);
-            return;
-        }
-        if (grid.nodeWidth == 2) {
-            launchMergeBorders<Pixel, 2, 1>(context, d_image, d_parents, d_masks, grid, rule);
-            return;
-        }
-    }
-    launchMergeBorders<Pixel, 1, 1>(context, d_image, d_parents, d_masks, grid, rule);
+    withNodeShape<std::is_same_v<Pixel, std::uint8_t>>(grid, [&](auto shape) {
+        using Shape = decltype(shape);
+        launchMergeBorders<Pixel, Shape::width, Shape::height>(context, d_image, d_parents, d_masks, grid, rule);
+    });
 }
 
 template void MergeBordersPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*,

@@ -203,4 +203,22 @@ struct Forest {
     }
 };
 
+// The grid's node size as compile-time constants, for the launches of the
+// passes: calls launch(NodeShape<W, H>{}) with 2 x 2, 2 x 1 or 1 x 1.
+// `Blocks` false instantiates 1 x 1 alone (pixels of several channels,
+// which no block holds).
+template <int W, int H>
+struct NodeShape {
+    static constexpr int width = W, height = H;
+};
+
+template <bool Blocks = true, class Launch>
+void withNodeShape(const BlockGrid& grid, Launch&& launch) {
+    if constexpr (Blocks) {
+        if (grid.nodeWidth == 2 && grid.nodeHeight == 2) return launch(NodeShape<2, 2>{});
+        if (grid.nodeWidth == 2) return launch(NodeShape<2, 1>{});
+    }
+    launch(NodeShape<1, 1>{});
+}
+
 }  // namespace glccl::cuda
