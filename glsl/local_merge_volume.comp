@@ -1,25 +1,34 @@
 // local_merge, for a volume (DIMENSIONS 3): the sibling of local_merge.comp
 // and the only stage that reads the whole input. One work group per patch of
-// PATCH_W x PATCH_H x PATCH_D nodes, one thread per node:
-//   1. the node's foreground mask (a fetch per voxel; the threads of a node
+// PATCH_W x PATCH_H x PATCH_D nodes; a thread takes the nodes of its (x, y)
+// in every PATCH_SLICES_PER_PASS-th slice of the patch:
+//   1. each node's foreground mask (a fetch per voxel; the threads of a node
 //      line read consecutive voxels);
 //   2. union-find in shared memory over the links to its backward
 //      neighbours inside the patch (compute_common.glsl, kBackward), but
 //      those another link implies (neighboursLinked);
 //   3. every node leaves with its patch-local root in parents and its mask
 //      in node_info.
-// Links that leave the patch are merge_borders' work. Before all that the
-// work groups zero the first clearCount entries of the component table (z
-// fields included), the ones the last labelings summed into, for
-// final_labels.
-layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_D) in;
+// Links that leave the patch are merge_borders' work: a deep patch keeps
+// them few (compute_constants.hpp, kVolumePatch). Before all that the work
+// groups zero the first clearCount entries of the component table (z fields
+// included), the ones the last labelings summed into, for final_labels.
+layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_SLICES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage3D nodeInfo;
 layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
 uniform uint clearCount;
 
-shared uint patchParents[PATCH_W * PATCH_H * PATCH_D];  // keys, as in parents
-shared uint patchMasks[PATCH_W * PATCH_H * PATCH_D];
+const int kThreads = PATCH_W * PATCH_H * PATCH_SLICES_PER_PASS;
+const int kPasses = PATCH_D / PATCH_SLICES_PER_PASS;  // nodes per thread
+const int kPatchNodes = PATCH_W * PATCH_H * PATCH_D;
+shared uint patchParents[kPatchNodes];  // keys, as in parents
+// Masks a byte each: node i in byte i / kThreads of word i % kThreads, so
+// that the nodes of thread t (i = t + k * kThreads) are the bytes of word t
+// alone, written at once.
+shared uint patchMasks[kThreads * ((kPasses + 3) / 4)];
+
+uint maskAt(int i) { return (patchMasks[i % kThreads + kThreads * (i / (4 * kThreads))] >> (8 * ((i / kThreads) & 3))) & 0xFFu; }
 
 ivec3 patchOrigin() { return ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D); }
 int localIndexOf(ivec3 local) { return (local.z * PATCH_H + local.y) * PATCH_W + local.x; }
@@ -59,7 +68,7 @@ void uniteLocal(uint a, uint b) {
 bool linksInPatch(ivec3 local, uint m, int d) {
     ivec3 b = local + kBackward[d];
     if (!directionLinks(d) || any(lessThan(b, ivec3(0))) || b.x >= PATCH_W || b.y >= PATCH_H) return false;
-    uint neighbourMask = patchMasks[localIndexOf(b)];
+    uint neighbourMask = maskAt(localIndexOf(b));
     if (neighbourMask == 0u) return false;
 #if NODE_W * NODE_H * NODE_D > 1
     return masksLink(m, neighbourMask, d);
@@ -89,7 +98,7 @@ bool neighboursLinked(ivec3 local, int i, int j) {
     int d = backwardIndex(e);
     if (!directionLinks(d)) return false;
 #if NODE_W * NODE_H * NODE_D > 1
-    return masksLink(patchMasks[localIndexOf(later)], patchMasks[localIndexOf(later + e)], d);
+    return masksLink(maskAt(localIndexOf(later)), maskAt(localIndexOf(later + e)), d);
 #else
     return true;
 #endif
@@ -120,28 +129,38 @@ void uniteNode(ivec3 local, uint key, uint mask) {
 
 // Entries i, i + stride, ... of the table below clearCount, each group its own.
 void clearTable() {
-    const uint threads = uint(PATCH_W * PATCH_H * PATCH_D);
-    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * threads;
+    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * uint(kThreads);
     uint group = (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    for (uint i = group * threads + gl_LocalInvocationIndex; i < clearCount; i += stride) {
+    for (uint i = group * uint(kThreads) + gl_LocalInvocationIndex; i < clearCount; i += stride) {
         ivec2 entry = ivec2(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)));
         for (int field = 0; field < TABLE_FIELDS; ++field) imageStore(table, ivec3(entry, field), uvec4(0u));
     }
 }
 
+// The thread's k-th node, in patch coordinates.
+ivec3 localNode(int k) { return ivec3(gl_LocalInvocationID) + ivec3(0, 0, k * PATCH_SLICES_PER_PASS); }
+
 void main() {
     clearTable();
-    const ivec3 local = ivec3(gl_LocalInvocationID);
-    const ivec3 n = patchOrigin() + local;
-    const int i = localIndexOf(local);
-    const uint mask = insideGrid(n) ? nodeMask(n) : 0u;
-    const uint key = mask != 0u ? ownKey(n, mask) : kNone;
-    patchMasks[i] = mask;
-    patchParents[i] = key;
+    const int t = int(gl_LocalInvocationIndex);
+    uint masks[kPasses];
+    uint maskWords[(kPasses + 3) / 4];
+    for (int w = 0; w < (kPasses + 3) / 4; ++w) maskWords[w] = 0u;
+    for (int k = 0; k < kPasses; ++k) {
+        const ivec3 n = patchOrigin() + localNode(k);
+        masks[k] = insideGrid(n) ? nodeMask(n) : 0u;
+        patchParents[t + k * kThreads] = masks[k] != 0u ? ownKey(n, masks[k]) : kNone;
+        maskWords[k / 4] |= masks[k] << (8 * (k & 3));
+    }
+    for (int w = 0; w < (kPasses + 3) / 4; ++w) patchMasks[t + w * kThreads] = maskWords[w];
     barrier();
-    if (mask != 0u) uniteNode(local, key, mask);
+    for (int k = 0; k < kPasses; ++k)
+        if (masks[k] != 0u) uniteNode(localNode(k), ownKey(patchOrigin() + localNode(k), masks[k]), masks[k]);
     barrier();
-    if (!insideGrid(n)) return;
-    storeParent(n, mask != 0u ? localRoot(key) : kNone);
-    imageStore(nodeInfo, n, uvec4(mask));
+    for (int k = 0; k < kPasses; ++k) {
+        const ivec3 n = patchOrigin() + localNode(k);
+        if (!insideGrid(n)) continue;
+        storeParent(n, masks[k] != 0u ? localRoot(ownKey(n, masks[k])) : kNone);
+        imageStore(nodeInfo, n, uvec4(masks[k]));
+    }
 }
