@@ -78,30 +78,15 @@ bool linksInPatch(ivec3 local, uint m, int d) {
 #endif
 }
 
-// kBackward's index of backward offset o.
-int backwardIndex(ivec3 o) { return o.z == 0 ? (o.y == 0 ? 0 : 2 + o.x) : 4 + (o.y + 1) * 3 + (o.x + 1); }
-
-#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+#ifdef LINKS_IMPLY
 // Are backward neighbours i and j of node `local` (both linked to it, so
 // both in the patch and foreground) linked to each other? Such a link has
 // both ends before this node and inside the patch, so local_merge unites it,
 // or a path that implies it, itself: by induction over raster order, a link
-// skipped for it is implied. Equal segment values are transitive, so two
-// segment voxels linked to this one are linked when they are neighbours.
+// skipped for it is implied.
 bool neighboursLinked(ivec3 local, int i, int j) {
-    ivec3 o = kBackward[j] - kBackward[i];
-    if (any(greaterThan(abs(o), ivec3(1)))) return false;
-    // The later of the two links back to the other by direction e.
-    bool jFirst = o.z < 0 || (o.z == 0 && (o.y < 0 || (o.y == 0 && o.x < 0)));
-    ivec3 later = local + kBackward[jFirst ? i : j];
-    ivec3 e = jFirst ? o : -o;
-    int d = backwardIndex(e);
-    if (!directionLinks(d)) return false;
-#if NODE_W * NODE_H * NODE_D > 1
-    return masksLink(maskAt(localIndexOf(later)), maskAt(localIndexOf(later + e)), d);
-#else
-    return true;
-#endif
+    return backwardNeighboursLinked(i, j, maskAt(localIndexOf(local + kBackward[i])),
+                                    maskAt(localIndexOf(local + kBackward[j])));
 }
 #endif
 
@@ -113,7 +98,7 @@ void uniteNode(ivec3 local, uint key, uint mask) {
     uint lastTarget = kNone;
     for (int d = 0; d < kBackwardCount; ++d) {
         if (!linksInPatch(local, mask, d)) continue;
-#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+#ifdef LINKS_IMPLY
         bool implied = false;
         for (uint earlier = linked; earlier != 0u && !implied; earlier &= earlier - 1u)
             implied = neighboursLinked(local, findLSB(earlier), d);

@@ -3,9 +3,11 @@
 // work group per patch walks the nodes on the faces its backward links leave
 // by (its front slice, then the ring of each slice behind it: x first or
 // last, y first or last), and each of their links to a node of another patch
-// is one global union (compute_common.glsl, unite). Binary blocks link by
-// their masks in node_info; voxels (segments, threshold) by the criterion on
-// the input.
+// is one global union (compute_common.glsl, unite), but those another link
+// of the node implies (LINKS_IMPLY): where a large component crosses a face,
+// the nine neighbours of a node in the slice before mostly link to one
+// another, and one union of theirs serves. Binary blocks link by their masks
+// in node_info; voxels (segments, threshold) by the criterion on the input.
 layout(local_size_x = BORDER_THREADS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
@@ -24,21 +26,14 @@ ivec3 borderNode(int i) {
     return r < PATCH_H - 2 ? ivec3(0, 1 + r, z) : ivec3(PATCH_W - 1, 1 + r - (PATCH_H - 2), z);
 }
 
-bool outsidePatch(ivec3 local, int d) {
-    ivec3 m = local + kBackward[d];
-    return m.x < 0 || m.y < 0 || m.z < 0 || m.x >= PATCH_W || m.y >= PATCH_H;
-}
-
-// Does node n (patch coordinates `local`, foreground mask `mask`) link to its
-// backward neighbour d, a node of another patch?
-bool linksOut(ivec3 n, ivec3 local, uint mask, int d) {
-    ivec3 b = n + kBackward[d];
-    if (!directionLinks(d) || !outsidePatch(local, d) || !insideGrid(b)) return false;
-#if NODE_W * NODE_H * NODE_D > 1
-    return masksLink(mask, imageLoad(nodeInfo, b).r & kMaskBits, d);
-#else
-    return pixelLinks(n, pixelValue(n), d);
-#endif
+// The directions d (bit d) whose backward neighbour lies in the patch.
+uint inPatchDirections(ivec3 local) {
+    uint directions = 0u;
+    for (int d = 0; d < kBackwardCount; ++d) {
+        ivec3 m = local + kBackward[d];
+        if (m.x >= 0 && m.y >= 0 && m.z >= 0 && m.x < PATCH_W && m.y < PATCH_H) directions |= 1u << uint(d);
+    }
+    return directions;
 }
 
 void main() {
@@ -49,8 +44,41 @@ void main() {
         if (!insideGrid(n)) continue;
         uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
         if (mask == 0u) continue;
+        // Bit d: linked to backward neighbour d, in the patch or not.
+        uint linked = 0u;
+#if NODE_W * NODE_H * NODE_D > 1
+        uint neighbourMasks[13];
+#endif
         for (int d = 0; d < kBackwardCount; ++d) {
-            if (!linksOut(n, local, mask, d)) continue;
+            ivec3 b = n + kBackward[d];
+            if (!directionLinks(d) || !insideGrid(b)) continue;
+#if NODE_W * NODE_H * NODE_D > 1
+            neighbourMasks[d] = imageLoad(nodeInfo, b).r & kMaskBits;
+            if (masksLink(mask, neighbourMasks[d], d)) linked |= 1u << uint(d);
+#else
+            if (pixelLinks(n, pixelValue(n), d)) linked |= 1u << uint(d);
+#endif
+        }
+        const uint inPatch = inPatchDirections(local);
+        // The links known to join their trees by the time this node's
+        // unions are done: local_merge's (united or implied there), and its
+        // links out before d, each united or implied in turn.
+        uint joined = linked & inPatch;
+        for (uint leaving = linked & ~inPatch; leaving != 0u; leaving &= leaving - 1u) {
+            const int d = findLSB(leaving);
+#ifdef LINKS_IMPLY
+            bool implied = false;
+            for (uint earlier = joined; earlier != 0u && !implied; earlier &= earlier - 1u) {
+                const int e = findLSB(earlier);
+#if NODE_W * NODE_H * NODE_D > 1
+                implied = backwardNeighboursLinked(e, d, neighbourMasks[e], neighbourMasks[d]);
+#else
+                implied = backwardNeighboursLinked(e, d, 0u, 0u);
+#endif
+            }
+            joined |= 1u << uint(d);
+            if (implied) continue;
+#endif
             // Equal reads are one tree already (parents only point into their tree).
             uint parent = loadParent(n), target = loadParent(n + kBackward[d]);
             if (parent != target) unite(parent, target);
