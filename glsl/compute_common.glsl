@@ -88,34 +88,6 @@ bool pixelLinks(ivec3 p, vec4 v, int d) {
 
 // node_info texels (R8UI): the foreground mask, up to 8 voxels.
 const uint kMaskBits = 0xFFu;
-
-// kBackward's index of backward offset o.
-int backwardIndex(ivec3 o) { return o.z == 0 ? (o.y == 0 ? 0 : 2 + o.x) : 4 + (o.y + 1) * 3 + (o.x + 1); }
-
-#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
-// Links imply links: two backward neighbours of a node that both link to it
-// and to each other are one tree once either link is united, so the other
-// link can be skipped (local_merge, merge_borders). Equal segment values are
-// transitive, so two segment voxels linked to one are linked when they are
-// neighbours; the other criteria between single voxels are not.
-#define LINKS_IMPLY 1
-
-// Backward neighbours i and j of a node (foreground masks maskI, maskJ),
-// both linked to it: are they linked to each other?
-bool backwardNeighboursLinked(int i, int j, uint maskI, uint maskJ) {
-    ivec3 o = kBackward[j] - kBackward[i];
-    if (any(greaterThan(abs(o), ivec3(1)))) return false;
-    // The later of the two links back to the other by direction d.
-    bool jFirst = o.z < 0 || (o.z == 0 && (o.y < 0 || (o.y == 0 && o.x < 0)));
-    int d = backwardIndex(jFirst ? o : -o);
-    if (!directionLinks(d)) return false;
-#if NODE_W * NODE_H * NODE_D > 1
-    return jFirst ? masksLink(maskI, maskJ, d) : masksLink(maskJ, maskI, d);
-#else
-    return true;
-#endif
-}
-#endif
 #else
 #define NodeCoord ivec2
 const int kBackwardCount = 4;

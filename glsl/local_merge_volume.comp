@@ -9,10 +9,10 @@
 //      those another link implies (neighboursLinked);
 //   3. every node leaves with its patch-local root in parents and its mask
 //      in node_info.
-// Links that leave the patch are merge_borders' work: a deep patch keeps
-// them few (compute_constants.hpp, kVolumePatch). Before all that the work
-// groups zero the first clearCount entries of the component table (z fields
-// included), the ones the last labelings summed into, for final_labels.
+// Links that leave the patch are merge_borders' work. Before all that the
+// work groups zero the first clearCount entries of the component table (z
+// fields included), the ones the last labelings summed into, for
+// final_labels.
 layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_SLICES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage3D nodeInfo;
@@ -77,6 +77,35 @@ bool linksInPatch(ivec3 local, uint m, int d) {
     return pixelLinks(p, pixelValue(p), d);
 #endif
 }
+
+// kBackward's index of backward offset o.
+int backwardIndex(ivec3 o) { return o.z == 0 ? (o.y == 0 ? 0 : 2 + o.x) : 4 + (o.y + 1) * 3 + (o.x + 1); }
+
+#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
+// Links imply links: two backward neighbours of a node that both link to it
+// and to each other are one tree once either link is united, so the other
+// link can be skipped. Equal segment values are transitive, so two segment
+// voxels linked to one are linked when they are neighbours; the other
+// criteria between single voxels are not. (merge_borders unites every link:
+// merge_borders_volume.comp says why.)
+#define LINKS_IMPLY 1
+
+// Backward neighbours i and j of a node (foreground masks maskI, maskJ),
+// both linked to it: are they linked to each other?
+bool backwardNeighboursLinked(int i, int j, uint maskI, uint maskJ) {
+    ivec3 o = kBackward[j] - kBackward[i];
+    if (any(greaterThan(abs(o), ivec3(1)))) return false;
+    // The later of the two links back to the other by direction d.
+    bool jFirst = o.z < 0 || (o.z == 0 && (o.y < 0 || (o.y == 0 && o.x < 0)));
+    int d = backwardIndex(jFirst ? o : -o);
+    if (!directionLinks(d)) return false;
+#if NODE_W * NODE_H * NODE_D > 1
+    return jFirst ? masksLink(maskI, maskJ, d) : masksLink(maskJ, maskI, d);
+#else
+    return true;
+#endif
+}
+#endif
 
 #ifdef LINKS_IMPLY
 // Are backward neighbours i and j of node `local` (both linked to it, so

@@ -81,25 +81,25 @@ enum TableField {
     kMinZ = kTableFields, kMaxZ, kSumZLow, kSumZHigh, kVolumeTableFields
 };
 
-// Volumes (the *_volume.comp passes). A patch: 16 x 16 x 16 nodes, 512
-// threads (every OpenGL 4.3 context runs 1024), each taking the nodes of
-// its (x, y) in every other slice; a node line of 16 nodes reads 32
-// consecutive voxels of a 2x2x2 node grid. merge_borders unites every link
-// that leaves a patch in global memory, and a node has 13 backward links,
-// so a patch is as deep as it is wide: 16 x 16 x 16 nodes send about 1.7
-// links per node out, against 3.9 from 16 x 8 x 4. Its shared memory
-// (parents of 4096 nodes and their masks a byte each, 20 KiB) fits the
-// 32 KiB of llvmpipe. A label patch: 16 x 8 x 8 nodes, two per thread; its
-// shared memory (labels and masks of 1024 nodes, 512 table slots of 10
-// words) stays under those 32 KiB too, and its coordinate sums below 2^32
-// (8192 voxels of coordinates below 2^15).
-constexpr NodeBox kVolumePatch{16, 16, 16};
-constexpr int kVolumePatchSlicesPerPass = 2;
+// Volumes (the *_volume.comp passes). A patch: 16 x 8 x 4 nodes, one thread
+// each (512: every OpenGL 4.3 context runs 1024); a node line of 16 nodes
+// reads 32 consecutive voxels of a 2x2x2 node grid. local_merge is written
+// for patches deeper than its threads (each thread taking the nodes of its
+// (x, y) in every PATCH_SLICES_PER_PASS-th slice), and deeper patches do
+// send fewer links out to merge_borders, but local_merge's shared-memory
+// union-find over them ran several times slower than merge_borders gained.
+// A label patch: 16 x 8 x 8 nodes, two per thread; its shared memory (labels
+// and masks of 1024 nodes, 512 table slots of 10 words) stays under the
+// 32 KiB of llvmpipe, and its coordinate sums below 2^32 (8192 voxels of
+// coordinates below 2^15).
+constexpr NodeBox kVolumePatch{16, 8, 4};
+constexpr int kVolumePatchSlicesPerPass = 4;
 constexpr NodeBox kVolumeLabelPatch{16, 8, 8};
 constexpr int kVolumeLabelSlicesPerPass = 4;
 static_assert(kVolumePatch.depth % kVolumePatchSlicesPerPass == 0 &&
                   kVolumePatch.width * kVolumePatch.height * kVolumePatchSlicesPerPass <= 1024,
               "volume patch shape");
+static_assert(kVolumePatch.nodes() <= 1024, "merge_borders: a work group of one thread per node");
 static_assert(kVolumeLabelPatch.depth % kVolumeLabelSlicesPerPass == 0 && kVolumeLabelPatch.width % kTableRun == 0,
               "volume label patch shape");
 
