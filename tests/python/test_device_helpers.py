@@ -2,7 +2,7 @@
 arrays, CuPy arrays and torch CUDA tensors of every dtype they take, in 1-D,
 2-D and 3-D: each result equals the host helper's on the same labels AND a
 reference computed here without glccl (np.unique's counts and first
-indices, scipy.ndimage.find_objects, skimage.morphology.
+indices, scipy's and cupyx's find_objects, skimage.morphology.
 remove_small_objects), and comes back as an array of the labels' kind,
 dtype and device. Run where CuPy or torch sees a GPU and the cuda backend
 runs (bench/device-helpers-check.sh on the GPU machine); skipped with the
@@ -25,9 +25,10 @@ WHY_NO_CUDA = ("this glccl is built without CUDA" if not glccl.has_cuda
 
 try:
     import cupy
+    import cupyx.scipy.ndimage as cupyx_ndimage
     WHY_NO_CUPY = "" if CUDA_RUNS else WHY_NO_CUDA
 except Exception as error:  # ImportError, or a CuPy that finds no CUDA at import
-    cupy = None
+    cupy = cupyx_ndimage = None
     WHY_NO_CUPY = f"CuPy cannot be imported here ({type(error).__name__}: {error})"
 
 try:
@@ -271,6 +272,8 @@ def test_cupy_layouts_and_streams():
         assert out.flags.c_contiguous
         np.testing.assert_array_equal(cupy.asnumpy(out), glccl.relabel(host)[0])
         assert glccl.find_objects(view) == ndimage.find_objects(host)
+        if hasattr(cupyx_ndimage, "find_objects"):
+            assert glccl.find_objects(view) == cupyx_ndimage.find_objects(view)
     stream = cupy.cuda.Stream(non_blocking=True)
     with stream:
         shuffled = cupy.asarray(labels)  # written on this stream, read by glccl after it
