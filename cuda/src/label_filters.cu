@@ -69,9 +69,10 @@ struct Smaller {
 };
 
 // A minimum or maximum kept with atomics, read first: a component's first
-// rows lower its minima, and its later rows, read after, leave them as they
-// are, so most updates cost a read instead of an atomic. A stale read only
-// ever shows a value the atomic would not have changed less than it.
+// rows set its minima, and its later rows leave them as they are, so most
+// updates cost a read instead of an atomic. Minima only fall and maxima
+// only rise, so a stale read can only cost an atomic that changes nothing,
+// never skip one that would.
 __device__ __forceinline__ void lowerTo(Word* address, Word value) {
     if (value < *static_cast<volatile Word*>(address)) atomicMin(address, value);
 }
@@ -460,10 +461,12 @@ public:
         // Labels 1..top of every axis: each axis's entry 0 stays behind.
         boxes.low.resize(axes * top_);
         boxes.high.resize(axes * top_);
-        for (auto [from, to] : {std::pair{&low, &boxes.low}, std::pair{&high, &boxes.high}}) {
-            check_(cudaMemcpy2DAsync(to->data(), top_ * sizeof(Word), from->get() + 1, entries() * sizeof(Word),
-                                     top_ * sizeof(Word), axes, cudaMemcpyDeviceToHost, stream_),
-                   "cudaMemcpy2DAsync (boxes)");
+        for (std::size_t axis = 0; axis < axes; ++axis) {
+            for (auto [from, to] : {std::pair{&low, &boxes.low}, std::pair{&high, &boxes.high}}) {
+                check_(cudaMemcpyAsync(to->data() + axis * top_, from->get() + axis * entries() + 1,
+                                       top_ * sizeof(Word), cudaMemcpyDeviceToHost, stream_),
+                       "cudaMemcpyAsync (boxes)");
+            }
         }
         check_(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
         return boxes;
