@@ -88,17 +88,6 @@ bool builtWithCuda() { return true; }
 
 namespace {
 
-// What __cuda_array_interface__ (version 2 or 3) says about one array.
-struct DeviceView {
-    py::object owner;  // the exporting object, alive while its memory is used
-    std::uintptr_t data = 0;
-    bool readonly = false;
-    std::string typestr;
-    std::vector<py::ssize_t> shape, strides;  // strides in bytes, filled in for C order
-    CUstream_st* stream = nullptr;            // the work to order after; null: none given
-    bool fromDlpack = false;                  // read through __dlpack__ (owner is the capsule's holder)
-};
-
 DeviceView readInterface(const py::handle& object, const std::string& what, const std::string& where) {
     DeviceView view;
     view.owner = py::reinterpret_borrow<py::object>(object);
@@ -212,16 +201,14 @@ DeviceView readDlpack(const py::handle& object, CUstream_st* stream, const std::
     return view;
 }
 
-// The view of a device array: torch tensors and other DLPack producers
-// through __dlpack__ (torch's current stream is the one ordered after), the
-// rest through __cuda_array_interface__.
+}  // namespace
+
 DeviceView readDeviceArray(const py::handle& object, const std::string& what, const std::string& where) {
     if (isTorchTensor(object)) return readDlpack(object, torchStream(object), what, where);
     if (py::hasattr(object, "__cuda_array_interface__")) return readInterface(object, what, where);
     return readDlpack(object, nullptr, what, where);
 }
 
-// The CUDA device holding `pointer`; ValueError for host memory.
 int deviceOf(std::uintptr_t pointer, const std::string& what, const std::string& where) {
     cudaPointerAttributes attributes{};
     const cudaError_t status = cudaPointerGetAttributes(&attributes, reinterpret_cast<const void*>(pointer));
@@ -234,23 +221,29 @@ int deviceOf(std::uintptr_t pointer, const std::string& what, const std::string&
     return attributes.device;
 }
 
-// Makes `device` current on this thread for the scope, as the ImageLabeler of
-// that device needs, and restores the caller's device afterwards.
-class CurrentDevice {
-public:
-    explicit CurrentDevice(int device) {
-        if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
-        if (previous_ != device) cudaSetDevice(device);
+int deviceOfArray(const py::handle& object, const DeviceView& view, const std::string& what,
+                  const std::string& where) {
+    if (view.data != 0) return deviceOf(view.data, what, where);
+    const int device = dlpackDevice(object).second;
+    if (device >= 0) return device;
+    int current = 0;
+    if (cudaGetDevice(&current) != cudaSuccess) {
+        cudaGetLastError();
+        current = 0;
     }
-    ~CurrentDevice() {
-        if (previous_ >= 0) cudaSetDevice(previous_);
-    }
-    CurrentDevice(const CurrentDevice&) = delete;
-    CurrentDevice& operator=(const CurrentDevice&) = delete;
+    return current;
+}
 
-private:
-    int previous_ = -1;
-};
+CurrentDevice::CurrentDevice(int device) {
+    if (cudaGetDevice(&previous_) != cudaSuccess) previous_ = -1;
+    if (previous_ != device) cudaSetDevice(device);
+}
+
+CurrentDevice::~CurrentDevice() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+}
+
+namespace {
 
 py::module_ importCupy(const std::string& why, const std::string& where) {
     try {
@@ -289,27 +282,23 @@ bool hasPackedRows(const DeviceView& view, int planes) {
 
 }  // namespace
 
-namespace {
-
-// A uint32 array of `shape` of the input's kind, on `device`: torch in,
-// torch out (its caching allocator); CuPy (its memory pool) for the rest.
 py::object emptyLabels(const py::handle& like, const std::vector<py::ssize_t>& shape, int device,
-                       const std::string& where) {
+                       const std::string& where, const std::string& dtype) {
     py::tuple dims(shape.size());
     for (std::size_t i = 0; i < shape.size(); ++i) dims[i] = shape[i];
     if (isTorchTensor(like)) {
         const py::module_ torch = py::module_::import("torch");
-        if (!py::hasattr(torch, "uint32"))
-            throw py::type_error(where + ": this torch has no uint32 dtype for the labels (torch 2.3 or later)");
-        return torch.attr("empty")(dims, py::arg("dtype") = torch.attr("uint32"),
+        if (!py::hasattr(torch, dtype.c_str()))
+            throw py::type_error(where + ": this torch has no " + dtype + " dtype for the labels (torch 2.3 or later)");
+        return torch.attr("empty")(dims, py::arg("dtype") = torch.attr(dtype.c_str()),
                                    py::arg("device") = like.attr("device"));
     }
-    const py::module_ cupy = importCupy("allocating the labels (or pass out=, a device uint32 array)", where);
-    return onCupyDevice(cupy, device, [&] { return cupy.attr("empty")(dims, cupy.attr("uint32")); });
+    const py::module_ cupy = importCupy(dtype == "uint32" ? "allocating the labels (or pass out=, a device uint32 array)"
+                                                          : "allocating the labels",
+                                        where);
+    return onCupyDevice(cupy, device, [&] { return cupy.attr("empty")(dims, cupy.attr(dtype.c_str())); });
 }
 
-// The view of an array glccl writes (labels, counts): torch tensors by their
-// own attributes (their __cuda_array_interface__ does not take uint32).
 DeviceView writableView(const py::handle& array, const std::string& what, const std::string& where) {
     if (!isTorchTensor(array)) return readInterface(array, what, where);
     DeviceView view;
@@ -323,16 +312,40 @@ DeviceView writableView(const py::handle& array, const std::string& what, const 
     return view;
 }
 
-cuda::ImageLabeler& labelerOf(DeviceLabelers& labelers, int device) {
-    std::unique_ptr<cuda::ImageLabeler>& labeler = labelers.impl_->byDevice[device];
-    if (!labeler) labeler = std::make_unique<cuda::ImageLabeler>();
-    return *labeler;
+bool isCContiguous(const DeviceView& view) {
+    py::ssize_t step = view.typestr.size() > 2 ? std::stoi(view.typestr.substr(2)) : 1;
+    for (std::size_t i = view.shape.size(); i-- > 0;) {
+        if (view.shape[i] == 0) return true;
+        if (view.shape[i] != 1 && view.strides[i] != step) return false;
+        step *= view.shape[i];
+    }
+    return true;
+}
+
+DeviceView contiguousCopy(const py::handle& array, const DeviceView& view, int device, const std::string& what,
+                          const std::string& where) {
+    if (isTorchTensor(array)) return readDlpack(array.attr("contiguous")(), view.stream, what, where);
+    const py::module_ cupy = importCupy("a device array that is not in C order", where);
+    DeviceView packed = readInterface(onCupyDevice(cupy, device, [&] {
+                                          return cupy.attr("ascontiguousarray")(cupy.attr("asarray")(view.owner));
+                                      }),
+                                      what, where);
+    if (!packed.stream) packed.stream = view.stream;
+    return packed;
 }
 
 std::string shapeText(const std::vector<py::ssize_t>& shape) {
     std::string text = "(";
     for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
     return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+namespace {
+
+cuda::ImageLabeler& labelerOf(DeviceLabelers& labelers, int device) {
+    std::unique_ptr<cuda::ImageLabeler>& labeler = labelers.impl_->byDevice[device];
+    if (!labeler) labeler = std::make_unique<cuda::ImageLabeler>();
+    return *labeler;
 }
 
 }  // namespace
@@ -394,27 +407,21 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
     const bool packedPixels = volume ? input.strides[2] == 1 && input.strides[1] >= width &&
                                            input.strides[0] >= input.strides[1] * height
                                      : hasPackedRows(input, planes);
-    if (planes == 3 || !packedPixels) {
+    if (planes == 3) {
+        if (isTorchTensor(image))
+            throw py::value_error(where + ": an (H, W, 3) torch image is not taken; pad it to (H, W, 4)");
         CUstream_st* stream = input.stream;
-        py::object packed;
-        if (isTorchTensor(image)) {
-            if (planes == 3)
-                throw py::value_error(where + ": an (H, W, 3) torch image is not taken; pad it to (H, W, 4)");
-            packed = image.attr("contiguous")();
-            input = readDlpack(packed, stream, "the image", where);
-        } else {
-            const py::module_ cupy = importCupy("a device image that is not row-major with packed pixels", where);
-            packed = onCupyDevice(cupy, device, [&]() -> py::object {
-                py::object source = cupy.attr("asarray")(input.owner);
-                if (planes != 3) return cupy.attr("ascontiguousarray")(source);
-                py::object rgba = cupy.attr("empty")(py::make_tuple(height, width, 4), cupy.attr("uint8"));
-                rgba[py::make_tuple(py::ellipsis(), py::slice(0, 3, 1))] = source;
-                rgba[py::make_tuple(py::ellipsis(), 3)] = 255;  // opaque alpha: never separates neighbours
-                return rgba;
-            });
-            input = readInterface(packed, "the image", where);
-            if (!input.stream) input.stream = stream;
-        }
+        const py::module_ cupy = importCupy("a device image that is not row-major with packed pixels", where);
+        py::object rgba = onCupyDevice(cupy, device, [&]() -> py::object {
+            py::object padded = cupy.attr("empty")(py::make_tuple(height, width, 4), cupy.attr("uint8"));
+            padded[py::make_tuple(py::ellipsis(), py::slice(0, 3, 1))] = cupy.attr("asarray")(input.owner);
+            padded[py::make_tuple(py::ellipsis(), 3)] = 255;  // opaque alpha: never separates neighbours
+            return padded;
+        });
+        input = readInterface(rgba, "the image", where);
+        if (!input.stream) input.stream = stream;
+    } else if (!packedPixels) {
+        input = contiguousCopy(image, input, device, "the image", where);
     }
     const int channels = planes == 1 ? 1 : 4;
 
@@ -498,19 +505,8 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
     const int images = int(input.shape[0]), height = int(input.shape[1]), width = int(input.shape[2]);
     const int device = deviceOf(input.data, "the stack", where);
     if (input.strides[2] != channels || (ndim == 4 && input.strides[3] != 1) ||
-        input.strides[1] < py::ssize_t(width) * channels || input.strides[0] < input.strides[1] * height) {
-        CUstream_st* stream = input.stream;
-        if (isTorchTensor(stack)) {
-            input = readDlpack(stack.attr("contiguous")(), stream, "the stack", where);
-        } else {
-            const py::module_ cupy = importCupy("a device stack that is not row-major with packed pixels", where);
-            input = readInterface(onCupyDevice(cupy, device, [&] {
-                                      return cupy.attr("ascontiguousarray")(cupy.attr("asarray")(input.owner));
-                                  }),
-                                  "the stack", where);
-            if (!input.stream) input.stream = stream;
-        }
-    }
+        input.strides[1] < py::ssize_t(width) * channels || input.strides[0] < input.strides[1] * height)
+        input = contiguousCopy(stack, input, device, "the stack", where);
 
     py::object labelsObject = emptyLabels(stack, {images, height, width}, device, where);
     py::object countsObject = emptyLabels(stack, {images}, device, where);

@@ -10,11 +10,16 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "glccl/backend.hpp"
 #include "glccl/types.hpp"
+
+// cudaStream_t is a CUstream_st*.
+struct CUstream_st;
 
 namespace glccl::python {
 
@@ -77,6 +82,77 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
 
 // Registers glccl.label_batch (batch.cpp).
 void bindLabelBatch(py::module_& module);
+
+// Registers the device side of the helpers on label arrays
+// (label_filters.cpp).
+void bindLabelFilters(py::module_& module);
+
+#if GLCCL_HAVE_CUDA
+// What the entries on device arrays share (this file's, label_filters.cpp's).
+
+// What __cuda_array_interface__ (version 2 or 3) or __dlpack__ says about
+// one array.
+struct DeviceView {
+    py::object owner;  // the exporting object, alive while its memory is used
+    std::uintptr_t data = 0;
+    bool readonly = false;
+    std::string typestr;                      // numpy's array-interface form: "<u4", "|i8"
+    std::vector<py::ssize_t> shape, strides;  // strides in bytes, filled in for C order
+    CUstream_st* stream = nullptr;            // the work to order after; null: none given
+    bool fromDlpack = false;                  // read through __dlpack__ (owner is the capsule's holder)
+};
+
+// The view of a device array: torch tensors and other DLPack producers
+// through __dlpack__ (torch's current stream is the one ordered after), the
+// rest through __cuda_array_interface__. `what` names the array in errors.
+DeviceView readDeviceArray(const py::handle& object, const std::string& what, const std::string& where);
+
+// Whether the view's elements lie in C order with nothing between them
+// (axes of extent 1 may have any stride; an empty array always does).
+bool isCContiguous(const DeviceView& view);
+
+// The view of a C-ordered copy of `array` (whose view is `view`) made on
+// its device: torch's contiguous(), or CuPy's ascontiguousarray. The copy
+// is ordered after view.stream, and the new view keeps that stream.
+DeviceView contiguousCopy(const py::handle& array, const DeviceView& view, int device, const std::string& what,
+                          const std::string& where);
+
+// The CUDA device holding `pointer`; ValueError for host memory.
+int deviceOf(std::uintptr_t pointer, const std::string& what, const std::string& where);
+
+// The device of an array: deviceOf its data, or, for an empty array, whose
+// pointer may be null, the device its __dlpack_device__ names (else the
+// current device).
+int deviceOfArray(const py::handle& object, const DeviceView& view, const std::string& what,
+                  const std::string& where);
+
+// Makes `device` current on this thread for the scope, as the CUDA work on
+// that device's arrays needs, and restores the caller's device afterwards.
+class CurrentDevice {
+public:
+    explicit CurrentDevice(int device);
+    ~CurrentDevice();
+    CurrentDevice(const CurrentDevice&) = delete;
+    CurrentDevice& operator=(const CurrentDevice&) = delete;
+
+private:
+    int previous_ = -1;
+};
+
+// An array of `shape` and `dtype` (numpy's name: uint32, int64, ...) of
+// like's kind, on `device`: torch in, torch out (its caching allocator);
+// CuPy (its memory pool) for the rest. TypeError without CuPy, or for a
+// torch without that dtype.
+py::object emptyLabels(const py::handle& like, const std::vector<py::ssize_t>& shape, int device,
+                       const std::string& where, const std::string& dtype = "uint32");
+
+// The view of an array glccl writes (labels, counts): torch tensors by their
+// own attributes (their __cuda_array_interface__ does not take uint32).
+DeviceView writableView(const py::handle& array, const std::string& what, const std::string& where);
+
+// "(3, 4)", "(5,)", as Python writes a shape.
+std::string shapeText(const std::vector<py::ssize_t>& shape);
+#endif
 
 // The labelers glccl.label() shares (never destroyed: CUDA tears itself down
 // at exit before static destructors would run).

@@ -14,6 +14,8 @@
 //                    or, for a device array, device_arrays.cpp (cuda backend)
 //   glccl.Labeler    labeler_object.cpp: the same, with buffers kept
 //   glccl.backends() shared_context.cpp
+//   device_relabel() and the other device_* entries: label_filters.cpp, the
+//                    helpers of glccl/_helpers.py on device arrays
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -195,4 +197,5 @@ The labeling engines and whether they run in this process: a list of dicts
 context on first use.)doc");
     bindLabeler(m);
     bindLabelBatch(m);
+    bindLabelFilters(m);
 }

@@ -1,13 +1,28 @@
-"""What people do with labels next, on label arrays in host memory: drop
-small components, keep the largest, find each one's box, renumber."""
+"""What people do with labels next: drop small components, keep the
+largest, find each one's box, renumber. On label arrays in host memory with
+numpy; on device arrays (CuPy, torch CUDA tensors, any
+__cuda_array_interface__ or CUDA DLPack producer) on their GPU, through the
+module's device_* entries (python/label_filters.cpp), with the same
+results."""
+
+import math
 
 import numpy as np
 
+from . import _glccl
+
+
+def _on_device(labels):
+    return not isinstance(labels, np.ndarray) and _glccl.is_device_array(labels)
+
+
+def _count_argument(value):
+    """A size or a count for the device entries: a real number rounded up
+    (counts >= 2.5 is counts >= 3, as numpy compares), within 0..2**64-1."""
+    return min(max(math.ceil(value), 0), 2**64 - 1)
+
 
 def _host_labels(labels, where):
-    if hasattr(labels, "__cuda_array_interface__") and not isinstance(labels, np.ndarray):
-        raise TypeError(f"{where}: labels must be a numpy array; copy a device array to the host first "
-                        f"(cupy.asnumpy(labels))")
     labels = np.asarray(labels)
     if labels.dtype.kind not in "iu":
         raise TypeError(f"{where}: labels must be an array of an integer dtype, not {labels.dtype}")
@@ -60,8 +75,10 @@ def relabel(labels):
     element (scikit-image's and scipy's order, and glccl's), 0 staying the
     background: (relabeled, m), of the labels' dtype. For labels with gaps
     (after remove_small or any filtering) or from another numbering.
-    Host arrays of any dimensions; TypeError / ValueError for non-integer or
-    negative labels."""
+    Arrays of any dimensions; TypeError / ValueError for non-integer or
+    negative labels. A device array stays on its device: see remove_small."""
+    if _on_device(labels):
+        return _glccl.device_relabel(labels)
     labels = _host_labels(labels, "glccl.relabel()")
     top = int(labels.max()) if labels.size else 0
     return _relabel_kept(labels, np.ones(top + 1, dtype=bool))
@@ -72,7 +89,17 @@ def remove_small(labels, min_size, relabel=True):
     0 (skimage.morphology.remove_small_objects and cc3d.dust on a labeling):
     (labels, m), m the components left, renumbered 1..m in raster order when
     relabel is True (the default), else keeping their labels (m is then
-    still the number left). Host arrays of an integer dtype."""
+    still the number left). Arrays of an integer dtype, any dimensions.
+
+    A device array (CuPy, torch CUDA tensor, any __cuda_array_interface__ or
+    CUDA DLPack producer) of int32, uint32, int64 or uint64 is filtered on
+    its GPU, on its stream: the labels come back as an array of the same
+    kind, dtype and device (torch in, torch out; CuPy otherwise), and only
+    m (and the largest label, which sizes the per-label tables) is read
+    back. Other dtypes there are a TypeError; tables for a largest label
+    that the GPU cannot hold are a RuntimeError that names it."""
+    if _on_device(labels):
+        return _glccl.device_remove_small(labels, _count_argument(min_size), bool(relabel))
     labels = _host_labels(labels, "glccl.remove_small()")
     counts = _counts(labels.ravel())
     keep = counts >= min_size
@@ -87,7 +114,12 @@ def keep_largest(labels, k, relabel=True):
     """The labels of the k components with the most elements (ties: the
     lower label first), the others set to 0: (labels, m), m = min(k, the
     components there are), renumbered 1..m in raster order when relabel is
-    True (the default)."""
+    True (the default). A device array stays on its device: see
+    remove_small."""
+    if _on_device(labels):
+        if int(k) < 0:
+            raise ValueError(f"glccl.keep_largest(): k must be 0 or more, not {k}")
+        return _glccl.device_keep_largest(labels, _count_argument(int(k)), bool(relabel))
     labels = _host_labels(labels, "glccl.keep_largest()")
     if int(k) < 0:
         raise ValueError(f"glccl.keep_largest(): k must be 0 or more, not {k}")
@@ -123,19 +155,31 @@ def label_extents(labels, top):
     return counts, lows, highs
 
 
+def _slices(present, lows, highs):
+    """find_objects' list from tables of labels 1..top: entry i a tuple of
+    slice(lows[axis][i], highs[axis][i] + 1) per axis, or None where
+    present[i] is False."""
+    present = np.asarray(present).tolist()
+    lows = [np.asarray(low).tolist() for low in lows]
+    highs = [np.asarray(high).tolist() for high in highs]
+    return [tuple(slice(low[i], high[i] + 1) for low, high in zip(lows, highs)) if present[i] else None
+            for i in range(len(present))]
+
+
 def find_objects(labels, max_label=0):
     """Each label's bounding box as a tuple of slices, as
     scipy.ndimage.find_objects: a list whose entry i is for label i + 1, of
     labels 1..max_label (every label up to the largest when max_label is 0),
-    None for a label that is absent. Host arrays of any dimensions."""
+    None for a label that is absent. Arrays of any dimensions; a device
+    array (see remove_small) of 1 to 32 dimensions is measured on its GPU,
+    and only the table of boxes comes back."""
+    if _on_device(labels):
+        low, high = _glccl.device_boxes(labels, min(int(max_label), 2**63 - 1))
+        return _slices(low[0] <= high[0], low, high)
     labels = _host_labels(labels, "glccl.find_objects()")
     top = int(max_label) if max_label else (int(labels.max()) if labels.size else 0)
     clipped = np.where(labels <= top, labels, 0) if labels.size and labels.max() > top else labels
     counts, lows, highs = label_extents(clipped, top)
-    boxes = []
-    for value in range(1, top + 1):
-        if counts[value] == 0:
-            boxes.append(None)
-        else:
-            boxes.append(tuple(slice(int(lows[a][value]), int(highs[a][value]) + 1) for a in range(labels.ndim)))
-    return boxes
+    if top < 1:
+        return []
+    return _slices(counts[1:] != 0, [low[1:] for low in lows], [high[1:] for high in highs])
