@@ -15,20 +15,20 @@ layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_D) i
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
 
-bool insidePatch(ivec3 local) { return all(greaterThanEqual(local, ivec3(0))) && local.x < PATCH_W && local.y < PATCH_H; }
-
 void main() {
+    const ivec3 origin = ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D);
     const ivec3 local = ivec3(gl_LocalInvocationID);
-    const bool border = local.x == 0 || local.x == PATCH_W - 1 || local.y == 0 || local.y == PATCH_H - 1 ||
-                        local.z == 0;
-    const ivec3 n = ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D) + local;
-    if (!border || !insideGrid(n)) return;
+    if (local.x != 0 && local.x != PATCH_W - 1 && local.y != 0 && local.y != PATCH_H - 1 && local.z != 0) return;
+    const ivec3 n = origin + local;
+    if (!insideGrid(n)) return;
     uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
     if (mask == 0u) return;
     for (int d = 0; d < kBackwardCount; ++d) {
-        // Links inside the patch are local_merge's.
         ivec3 b = n + kBackward[d];
-        if (!directionLinks(d) || insidePatch(local + kBackward[d]) || !insideGrid(b)) continue;
+        ivec3 m = local + kBackward[d];
+        if (!directionLinks(d) || !insideGrid(b)) continue;
+        // Links inside the patch are local_merge's.
+        if (m.x >= 0 && m.y >= 0 && m.z >= 0 && m.x < PATCH_W && m.y < PATCH_H) continue;
 #if NODE_W * NODE_H * NODE_D > 1
         if (!masksLink(mask, imageLoad(nodeInfo, b).r & kMaskBits, d)) continue;
 #else
