@@ -37,17 +37,7 @@ mkdir -p "$out"
 tests=$build/tests/cuda_tests
 glccl=$build/tools/glccl/glccl
 status=0
-declare -A result
-
-step() {  # step NAME COMMAND...: runs it, its output in $out/NAME.log
-  local name=$1; shift
-  echo "== $name: $*"
-  "$@" > "$out/$name.log" 2>&1
-  local code=$?
-  tail -n 4 "$out/$name.log"
-  result[$name]=$code
-  return $code
-}
+source "$here/check-steps.sh"
 
 [ -x "$tests" ] || { echo "cuda-check: no $tests: run from a build folder with CUDA" >&2; exit 2; }
 

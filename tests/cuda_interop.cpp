@@ -28,21 +28,7 @@ using glccl::Criterion;
 using glccl::Image;
 using glccl::cuda::ResourceCounts;
 using glccl::cuda::TextureLabeler;
-
-namespace {
-
-// The error message of `call`, or "no error".
-template <class Call>
-std::string messageOf(Call&& call) {
-    try {
-        call();
-    } catch (const glccl::Error& e) {
-        return e.what();
-    }
-    return "no error";
-}
-
-}  // namespace
+using glccl::test::messageOf;
 
 TEST_CASE("cuda: TextureLabeler refuses bad arguments before any CUDA or GL call", "[cuda][interop]") {
     // Runs without a GPU and without a context: nothing here reaches CUDA.

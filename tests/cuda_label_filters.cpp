@@ -37,6 +37,7 @@ using glccl::cuda::DeviceLabelArray;
 using glccl::cuda::LabelBoxes;
 using glccl::cuda::LabelRange;
 using glccl::cuda::LabelType;
+using glccl::test::messageOf;
 using Shape = std::vector<std::uint64_t>;
 
 template <typename T>
@@ -271,15 +272,6 @@ void checkPatterns() {
     checkFilters(std::vector<T>{}, Shape{0}, nullptr, "empty");
     checkFilters(std::vector<T>{}, Shape{0, 5}, nullptr, "empty 2-D");
     checkFilters(std::vector<T>{T(4), T(4), T(2), T(2)}, Shape{4}, nullptr, "a tie: the lower label first");
-}
-
-std::string messageOf(const std::function<void()>& call) {
-    try {
-        call();
-    } catch (const glccl::Error& e) {
-        return e.what();
-    }
-    return "no error";
 }
 
 }  // namespace

@@ -31,6 +31,17 @@
 
 namespace glccl::test {
 
+// The message of the glccl::Error `call` throws, or "no error".
+template <class Call>
+std::string messageOf(Call&& call) {
+    try {
+        call();
+    } catch (const Error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
 // Returns when a CUDA device is usable; otherwise skips the calling test.
 inline void requireCudaOrSkip() {
     std::string why;

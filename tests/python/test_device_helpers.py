@@ -17,29 +17,7 @@ from scipy import ndimage
 from skimage import morphology
 
 import glccl
-from references import AVAILABLE
-
-CUDA_RUNS = glccl.has_cuda and AVAILABLE["cuda"]["available"]
-WHY_NO_CUDA = ("this glccl is built without CUDA" if not glccl.has_cuda
-               else "the cuda backend cannot run here: " + AVAILABLE["cuda"]["reason"])
-
-try:
-    import cupy
-    import cupyx.scipy.ndimage as cupyx_ndimage
-    WHY_NO_CUPY = "" if CUDA_RUNS else WHY_NO_CUDA
-except Exception as error:  # ImportError, or a CuPy that finds no CUDA at import
-    cupy = cupyx_ndimage = None
-    WHY_NO_CUPY = f"CuPy cannot be imported here ({type(error).__name__}: {error})"
-
-try:
-    import torch
-    WHY_NO_TORCH = ("" if torch.cuda.is_available() else "torch sees no CUDA device") if CUDA_RUNS else WHY_NO_CUDA
-except Exception as error:
-    torch = None
-    WHY_NO_TORCH = f"torch cannot be imported here ({type(error).__name__}: {error})"
-
-needs_cupy = pytest.mark.skipif(bool(WHY_NO_CUPY), reason=WHY_NO_CUPY or "-")
-needs_torch = pytest.mark.skipif(bool(WHY_NO_TORCH), reason=WHY_NO_TORCH or "-")
+from device_support import CUDA_RUNS, cupy, cupyx_ndimage, needs_cupy, needs_torch, torch
 
 DTYPES = ["int32", "uint32", "int64", "uint64"]
 SHAPES = [(1,), (1000,), (1, 1), (37, 101), (300, 1), (1, 300), (256, 256), (1, 1, 1), (20, 30, 40), (5, 1, 70)]

@@ -7,29 +7,9 @@ import numpy as np
 import pytest
 
 import glccl
-from references import AVAILABLE, check_device_labels, skimage_table, TABLE_COLUMNS
+from device_support import cupy, needs_cupy, needs_torch, torch
+from references import check_device_labels, skimage_table, TABLE_COLUMNS
 from test_batch import check_against_skimage, uneven_stack
-
-CUDA_RUNS = glccl.has_cuda and AVAILABLE["cuda"]["available"]
-WHY_NO_CUDA = ("this glccl is built without CUDA" if not glccl.has_cuda
-               else "the cuda backend cannot run here: " + AVAILABLE["cuda"]["reason"])
-
-try:
-    import cupy
-    WHY_NO_CUPY = "" if CUDA_RUNS else WHY_NO_CUDA
-except Exception as error:  # ImportError, or a CuPy that finds no CUDA
-    cupy = None
-    WHY_NO_CUPY = f"CuPy cannot be imported here ({type(error).__name__}: {error})"
-
-try:
-    import torch
-    WHY_NO_TORCH = ("" if torch.cuda.is_available() else "torch sees no CUDA device") if CUDA_RUNS else WHY_NO_CUDA
-except Exception as error:
-    torch = None
-    WHY_NO_TORCH = f"torch cannot be imported here ({type(error).__name__}: {error})"
-
-needs_cupy = pytest.mark.skipif(bool(WHY_NO_CUPY), reason=WHY_NO_CUPY or "-")
-needs_torch = pytest.mark.skipif(bool(WHY_NO_TORCH), reason=WHY_NO_TORCH or "-")
 
 
 def check_stack(stack, labels, counts, connectivity, segments=False):
