@@ -5,6 +5,7 @@ __cuda_array_interface__ or CUDA DLPack producer) on their GPU, through the
 module's device_* entries (python/label_filters.cpp), with the same
 results."""
 
+import gc
 import math
 
 import numpy as np
@@ -159,13 +160,21 @@ def _slices(present, lows, highs):
     """find_objects' list from tables of labels 1..top: entry i a tuple of
     slice(lows[axis][i], highs[axis][i] + 1) per axis, or None where
     present[i] is False."""
-    # map(slice, ...) and zip build the slices and tuples without a Python
-    # loop per label: tens of thousands of labels take milliseconds.
-    per_axis = [map(slice, np.asarray(low).tolist(), (np.asarray(high) + 1).tolist()) for low, high in zip(lows, highs)]
-    boxes = list(zip(*per_axis))
-    for i in np.flatnonzero(~np.asarray(present, dtype=bool)).tolist():
-        boxes[i] = None
-    return boxes
+    present = np.asarray(present, dtype=bool)
+    shape = (len(lows), present.size)
+    lows = np.asarray(lows).astype(np.int64, copy=False).reshape(shape)
+    highs = np.asarray(highs).astype(np.int64, copy=False).reshape(shape)
+    # Hundreds of thousands of new tuples would set off the cyclic garbage
+    # collector again and again, each time over every object alive: it
+    # cost several times the building itself. Tuples of slices of ints
+    # hold no cycles.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _glccl.slices_of_boxes(present, lows, highs)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def find_objects(labels, max_label=0):
@@ -180,6 +189,8 @@ def find_objects(labels, max_label=0):
         return _slices(low[0] <= high[0], low, high)
     labels = _host_labels(labels, "glccl.find_objects()")
     top = int(max_label) if max_label else (int(labels.max()) if labels.size else 0)
+    if labels.ndim == 0:  # one element: its label's box has no axes
+        return [() if value == int(labels) else None for value in range(1, top + 1)]
     clipped = np.where(labels <= top, labels, 0) if labels.size and labels.max() > top else labels
     counts, lows, highs = label_extents(clipped, top)
     if top < 1:

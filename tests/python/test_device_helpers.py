@@ -164,6 +164,17 @@ def test_host_helpers_match_the_references(dtype):
                 raise AssertionError(f"{dtype} {shape} {what}: {error}") from error
 
 
+def test_host_find_objects_of_one_element_and_many_labels():
+    # A 0-d array has one element, whose box has no axes; a labeling of
+    # many labels goes through the same table of slices as a small one.
+    for value in (0, 1, 3):
+        for max_label in (0, 2, 5):
+            assert glccl.find_objects(np.array(value, np.int32), max_label) == \
+                ndimage.find_objects(np.array(value, np.int32), max_label)
+    labels, _ = ndimage.label(np.random.default_rng(3).random((300, 400)) < 0.3)
+    assert glccl.find_objects(labels) == ndimage.find_objects(labels)
+
+
 # ---- CuPy ---------------------------------------------------------------------------------------
 
 def check_cupy_result(result, labels, want):
