@@ -28,7 +28,9 @@ shared uint patchParents[kPatchNodes];  // keys, as in parents
 // alone, written at once.
 shared uint patchMasks[kThreads * ((kPasses + 3) / 4)];
 
-uint maskAt(int i) { return (patchMasks[i % kThreads + kThreads * (i / (4 * kThreads))] >> (8 * ((i / kThreads) & 3))) & 0xFFu; }
+uint maskAt(int i) {
+    return (patchMasks[i % kThreads + kThreads * (i / (4 * kThreads))] >> (8 * ((i / kThreads) & 3))) & 0xFFu;
+}
 
 ivec3 patchOrigin() { return ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D); }
 int localIndexOf(ivec3 local) { return (local.z * PATCH_H + local.y) * PATCH_W + local.x; }
