@@ -168,4 +168,16 @@ void checkCriterionForSampleBits(const Criterion& criterion, int sampleBits, con
     if (!problem.empty()) throw py::value_error(where + ": " + problem);
 }
 
+std::string dtypeName(char kind, int itemSize) {
+    const std::string bits = std::to_string(itemSize * 8);
+    switch (kind) {
+        case 'b': return "bool";
+        case 'i': return "int" + bits;
+        case 'u': return "uint" + bits;
+        case 'f': return "float" + bits;
+        case 'c': return "complex" + bits;
+        default: return std::string("kind '") + kind + "', " + std::to_string(itemSize) + " bytes";
+    }
+}
+
 }  // namespace glccl::python

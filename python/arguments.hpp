@@ -61,4 +61,9 @@ Backend parseBackend(const py::handle& value, const std::string& where);
 // `sampleBits` bits hold (a threshold of 300 on uint8 images).
 void checkCriterionForSampleBits(const Criterion& criterion, int sampleBits, const std::string& where);
 
+// numpy's name of a dtype from its kind ('b', 'i', 'u', 'f', 'c': the array
+// interface's) and item size in bytes: "bool", "int32", "float64"...; an
+// unknown kind is named by both ("kind 'x', 2 bytes").
+std::string dtypeName(char kind, int itemSize);
+
 }  // namespace glccl::python

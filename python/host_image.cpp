@@ -106,15 +106,6 @@ std::string valueText(From value) {
     return text;
 }
 
-const char* dtypeName(char kind, int itemSize) {
-    switch (kind) {
-        case 'b': return "bool";
-        case 'u': return itemSize == 1 ? "uint8" : itemSize == 2 ? "uint16" : itemSize == 4 ? "uint32" : "uint64";
-        case 'i': return itemSize == 1 ? "int8" : itemSize == 2 ? "int16" : itemSize == 4 ? "int32" : "int64";
-        default: return itemSize == 4 ? "float32" : "float64";
-    }
-}
-
 // Scans rows [yBegin, yEnd) of one plane of slice z again for the first
 // invalid element and throws its ValueError.
 template <class From, class To>

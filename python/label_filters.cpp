@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "arguments.hpp"
 #include "device_arrays.hpp"
 
 #if GLCCL_HAVE_CUDA
@@ -48,18 +49,10 @@ py::tuple boxesDevice(const py::handle&, std::int64_t) { refuseDeviceArrays("glc
 #else
 
 // numpy's name of an array-interface typestr: "<i4" -> "int32", "|b1" -> "bool".
-std::string dtypeName(const std::string& typestr) {
+std::string dtypeOfTypestr(const std::string& typestr) {
     if (typestr.size() < 3 || typestr.find_first_not_of("0123456789", 2) != std::string::npos)
         return "typestr '" + typestr + "'";
-    const std::string bits = std::to_string(std::stoi(typestr.substr(2)) * 8);
-    switch (typestr[1]) {
-        case 'b': return "bool";
-        case 'i': return "int" + bits;
-        case 'u': return "uint" + bits;
-        case 'f': return "float" + bits;
-        case 'c': return "complex" + bits;
-        default: return "typestr '" + typestr + "'";
-    }
+    return dtypeName(typestr[1], std::stoi(typestr.substr(2)));
 }
 
 // The labels of one call, read where they are and in C order.
@@ -81,7 +74,7 @@ DeviceLabels readLabels(const py::handle& object, const std::string& where) {
     DeviceLabels labels;
     labels.view = readDeviceArray(object, "labels", where);
     const std::string& typestr = labels.view.typestr;
-    labels.dtype = dtypeName(typestr);
+    labels.dtype = dtypeOfTypestr(typestr);
     const char kind = typestr.size() > 1 ? typestr[1] : '?';
     if (kind != 'i' && kind != 'u')
         throw py::type_error(where + ": labels must be an array of an integer dtype, not " + labels.dtype);
