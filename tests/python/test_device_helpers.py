@@ -158,10 +158,7 @@ def test_host_helpers_match_the_references(dtype):
             if labels.max(initial=0) > np.iinfo(dtype).max:
                 continue
             host = labels.astype(dtype)
-            try:
-                check_every_helper(host, host, check_host_result)
-            except AssertionError as error:
-                raise AssertionError(f"{dtype} {shape} {what}: {error}") from error
+            check_every_helper(host, host, check_host_result, f"{dtype} {shape} {what}")
 
 
 def test_host_find_objects_of_one_element_and_many_labels():
@@ -186,9 +183,17 @@ def check_cupy_result(result, labels, want):
     assert m == want[1]
 
 
-def check_every_helper(device_labels, host_labels, check_result):
+def check_every_helper(device_labels, host_labels, check_result, case):
     """Each helper on `device_labels` against the host helper on
-    `host_labels` (the same values) and against the references."""
+    `host_labels` (the same values) and against the references; a failure
+    names `case`."""
+    try:
+        check_helpers(device_labels, host_labels, check_result)
+    except AssertionError as error:
+        raise AssertionError(f"{case}: {error}") from error
+
+
+def check_helpers(device_labels, host_labels, check_result):
     host = np.asarray(host_labels)
     present = len(sizes(host)[0])
     check_result(glccl.relabel(device_labels), glccl.relabel(host))
@@ -227,10 +232,8 @@ def test_cupy_helpers_match_the_host_and_the_references(dtype):
         for what, labels in labelings(rng, shape):
             host = labels.astype(dtype)
             device = cupy.asarray(host)
-            try:
-                check_every_helper(device, host, lambda result, want: check_cupy_result(result, device, want))
-            except AssertionError as error:
-                raise AssertionError(f"{dtype} {shape} {what}: {error}") from error
+            check_every_helper(device, host, lambda result, want: check_cupy_result(result, device, want),
+                               f"{dtype} {shape} {what}")
 
 
 @needs_cupy
@@ -272,7 +275,8 @@ def test_cupy_empty_all_background_and_one_label(dtype):
         assert ndimage.find_objects(np.zeros(shape, np.int64), max_label=3) == [None, None, None]
     for host in (np.zeros((40, 50), dtype), np.full((7, 8, 9), 3, dtype), np.full((1,), 9, dtype)):
         device = cupy.asarray(host)
-        check_every_helper(device, host, lambda result, want: check_cupy_result(result, device, want))
+        check_every_helper(device, host, lambda result, want: check_cupy_result(result, device, want),
+                           f"{dtype} {host.shape}")
 
 
 @needs_cupy
@@ -367,10 +371,8 @@ def test_torch_helpers_match_the_host_and_the_references(dtype):
         for what, labels in labelings(rng, shape):
             host = labels.astype(dtype)
             device = torch.from_numpy(labels.astype(np.int64)).cuda().to(wanted)
-            try:
-                check_every_helper(device, host, lambda result, want: check_torch_result(result, want, device))
-            except AssertionError as error:
-                raise AssertionError(f"{dtype} {shape} {what}: {error}") from error
+            check_every_helper(device, host, lambda result, want: check_torch_result(result, want, device),
+                               f"{dtype} {shape} {what}")
 
 
 @needs_torch
