@@ -349,7 +349,7 @@ struct Workload {
     int width = 0, height = 0;
     bool file = false;
     int depth = 1;        // slices of a volume
-    bool volume = false;  // a generated volume (generateVolumeFamily)
+    bool volume = false;  // a volume: generated (generateVolumeFamily) or read from a file
 };
 
 class Bench {
@@ -374,19 +374,21 @@ public:
                                           : generateFamily(workload.family, workload.width, workload.height);
                 sized.width = image.width;
                 sized.height = image.height;
+                sized.depth = image.depth;
+                sized.volume = image.dimensions == 3;
             } catch (const Error& error) {
                 fail(workload.family, error.what());
                 cell_ += options_.backends.size();
                 continue;
             }
             for (const Backend backend : options_.backends) {
-                if (workload.volume && !takesVolumes(backend)) {
-                    std::cout << backendName(backend) << " skipped for " << workload.family << " " << sizeText(workload)
+                if (sized.volume && !takesVolumes(backend)) {
+                    std::cout << backendName(backend) << " skipped for " << workload.family << " " << sizeText(sized)
                               << ": it labels 2-D images\n";
                     ++cell_;
                     continue;
                 }
-                if (backend == Backend::Raster && !workload.volume) measureFullscreenPass(sized);
+                if (backend == Backend::Raster && !sized.volume) measureFullscreenPass(sized);
                 measure(backend, sized, image);
             }
         }

@@ -418,9 +418,16 @@ private:
                            formatted("%.2f", referenceMs) + " ms";
         std::vector<std::string> notes;
         for (const Backend backend : compared_) {
-            // A volume goes to the backends that take one.
-            const std::string refused =
+            // A volume goes to the backends that take one: as the uploaded
+            // texture, or from host memory to those that read volumes only
+            // there (cuda).
+            bool fromHost = false;
+            std::string refused =
                 volume ? whyVolumeRefused(backend, image, texture ? texture->internalFormat() : 0u, connectivity) : "";
+            if (!refused.empty() && whyVolumeRefused(backend, image, std::nullopt, connectivity).empty()) {
+                refused.clear();
+                fromHost = true;
+            }
             if (!refused.empty()) {
                 // The refusal's first clause ("the raster backend labels 2-D images").
                 line += "  " + std::string(backendName(backend)) + " skipped (" + refused.substr(0, refused.find(';')) +
@@ -428,7 +435,8 @@ private:
                 continue;
             }
             progress_.update(where + " " + backendName(backend), false);
-            Outcome outcome = runAndJudge(backend, texture, uploadError, connectivity, reference);
+            Outcome outcome = runAndJudge(backend, fromHost ? nullptr : texture, fromHost ? &image : nullptr,
+                                          uploadError, connectivity, reference);
             ++tally_.comparisons;
             switch (outcome.kind) {
                 case Outcome::Kind::Identical:
@@ -452,31 +460,38 @@ private:
         std::cout.flush();
     }
 
-    std::string whyVolumeRefused(Backend backend, const Image& image, unsigned textureFormat,
+    // Why `backend` does not label this volume as a texture of
+    // `textureFormat`, or from host memory where that is nullopt; "" when it does.
+    std::string whyVolumeRefused(Backend backend, const Image& image, std::optional<unsigned> textureFormat,
                                  Connectivity connectivity) const {
         LabelOptions options;
         options.backend = backend;
         options.connectivity = connectivity;
         options.criterion = options_.criterion;
-        return whyRefused(capabilitiesOf(backend, session_.contextInfo()),
-                          InputDescription::volumeTexture(image.width, image.height, image.depth, textureFormat),
-                          options);
+        InputDescription input =
+            textureFormat ? InputDescription::volumeTexture(image.width, image.height, image.depth, *textureFormat)
+                          : InputDescription::hostImage(image.width, image.height, image.channels, image.sampleBits);
+        input.shape = image.shape();
+        return whyRefused(capabilitiesOf(backend, session_.contextInfo()), input, options);
     }
 
-    Outcome runAndJudge(Backend backend, const ImageTexture* texture, const std::string& uploadError,
-                        Connectivity connectivity, const Labeling& reference) {
+    // Labels the texture, or where hostImage is given that image from host
+    // memory, options_.repeat times, and judges every labeling.
+    Outcome runAndJudge(Backend backend, const ImageTexture* texture, const Image* hostImage,
+                        const std::string& uploadError, Connectivity connectivity, const Labeling& reference) {
         lastDiff_.clear();
         BackendRun run;
         try {
-            if (texture == nullptr) throw Error(uploadError);
+            if (texture == nullptr && hostImage == nullptr) throw Error(uploadError);
             LabelOptions options;
             options.backend = backend;
             options.connectivity = connectivity;
             options.criterion = options_.criterion;
-            run = session_.label(*texture, options);
+            auto labelOnce = [&] { return hostImage ? session_.label(*hostImage, options) : session_.label(*texture, options); };
+            run = labelOnce();
             // Every repetition must equal the reference, not only the first.
             for (int repetition = 1; repetition < options_.repeat; ++repetition) {
-                BackendRun again = session_.label(*texture, options);
+                BackendRun again = labelOnce();
                 const Outcome outcome = judgeAny(reference, again.labeling);
                 if (outcome.kind != Outcome::Kind::Identical) {
                     Outcome repeated;
