@@ -43,7 +43,7 @@ struct VoxelOffset {
     int dx, dy, dz;
 };
 
-__device__ __forceinline__ VoxelOffset backwardOffset(int i) {
+__host__ __device__ constexpr VoxelOffset backwardOffset(int i) {
     constexpr VoxelOffset kOffsets[13] = {
         {-1, 0, 0},  {0, -1, 0}, {0, 0, -1},                                                          // faces
         {-1, -1, 0}, {1, -1, 0}, {-1, 0, -1}, {1, 0, -1}, {0, -1, -1}, {0, 1, -1},                    // edges

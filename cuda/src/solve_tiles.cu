@@ -19,9 +19,19 @@
 // root is its first voxel), and after one barrier every voxel reads its root.
 // Two barriers, whatever the shapes in the patch.
 //
+// Binary volumes unite nodes instead of voxels: blocks whose foreground
+// voxels always touch one another under the connectivity (the compute
+// engine's nodes: 2x2x2 voxels at 26, 2x2x1 at 18, 2x1x1 at 6), so the
+// union-find has an eighth, a quarter or half as many elements, each with
+// the 13 backward neighbour nodes. A node links to a neighbour when a
+// foreground voxel of each touch (nodeLinkVoxels), and is known by its
+// first foreground voxel, so roots are still each component's first voxel.
+//
 // Past the paper: pixels outside the image (partial patches on the right and
 // bottom edges) are background, and the criterion and connectivity come from
 // connectivity.cuh instead of "equal segment values, Moore neighbourhood".
+
+#include <type_traits>
 
 #include "connectivity.cuh"
 #include "passes.hpp"
@@ -195,6 +205,265 @@ __global__ void __launch_bounds__(kVolumeThreads)
     }
 }
 
+// The nodes of a binary volume at a connectivity, and how many a patch holds.
+template <int Connectivity>
+struct VolumeNode {
+    static constexpr int kW = 2;
+    static constexpr int kH = Connectivity == 6 ? 1 : 2;
+    static constexpr int kD = Connectivity == 26 ? 2 : 1;
+    static constexpr int kVoxels = kW * kH * kD;  // bit i of a node's mask: x fastest, then y, then z
+    static constexpr int kX = kVolumePatchX / kW;
+    static constexpr int kY = kVolumePatchY / kH;
+    static constexpr int kZ = kVolumePatchZ / kD;
+    static constexpr int kCount = kX * kY * kZ;
+    static_assert(kVolumePatchX % kW == 0 && kVolumePatchY % kH == 0 && kVolumePatchZ % kD == 0, "whole nodes");
+};
+
+// The voxels of backward neighbour node d that voxel i of a node touches.
+template <int Connectivity>
+__host__ __device__ constexpr unsigned nodeLinkVoxels(int d, int i) {
+    using N = VolumeNode<Connectivity>;
+    const VoxelOffset o = backwardOffset(d);
+    const int ix = i % N::kW, iy = i / N::kW % N::kH, iz = i / (N::kW * N::kH);
+    unsigned voxels = 0;
+    for (int j = 0; j < N::kVoxels; ++j) {
+        const int dx = o.dx * N::kW + j % N::kW - ix;
+        const int dy = o.dy * N::kH + j / N::kW % N::kH - iy;
+        const int dz = o.dz * N::kD + j / (N::kW * N::kH) - iz;
+        if (dx * dx > 1 || dy * dy > 1 || dz * dz > 1) continue;
+        if (joinsAcross(Connectivity, (dx != 0) + (dy != 0) + (dz != 0))) voxels |= 1u << j;
+    }
+    return voxels;
+}
+
+// Can a node link to its backward neighbour d at all?
+template <int Connectivity>
+__host__ __device__ constexpr bool nodeDirectionLinks(int d) {
+    for (int i = 0; i < VolumeNode<Connectivity>::kVoxels; ++i)
+        if (nodeLinkVoxels<Connectivity>(d, i) != 0) return true;
+    return false;
+}
+
+// The index of a backward offset in backwardOffset's list, -1 for others.
+__host__ __device__ constexpr int backwardIndex(int dx, int dy, int dz) {
+    for (int d = 0; d < 13; ++d) {
+        const VoxelOffset o = backwardOffset(d);
+        if (o.dx == dx && o.dy == dy && o.dz == dz) return d;
+    }
+    return -1;
+}
+
+// Does a node of mask m link to its backward neighbour D of mask b?
+template <int Connectivity, int D>
+__device__ __forceinline__ bool nodesLink(unsigned m, unsigned b) {
+    bool linked = false;
+#pragma unroll
+    for (int i = 0; i < VolumeNode<Connectivity>::kVoxels; ++i)
+        linked |= ((m >> i) & 1u) != 0 && (nodeLinkVoxels<Connectivity>(D, i) & b) != 0;
+    return linked;
+}
+
+// Backward neighbours E and D of a node, both linked to it: the direction
+// from the later of the two back to the earlier (-1 where they are not
+// neighbours, or no link can join them), and whether D is the later.
+template <int Connectivity>
+__host__ __device__ constexpr int directionBetween(int e, int d) {
+    const VoxelOffset a = backwardOffset(e), b = backwardOffset(d);
+    const int dx = a.dx - b.dx, dy = a.dy - b.dy, dz = a.dz - b.dz;  // E seen from D
+    if (dx * dx > 1 || dy * dy > 1 || dz * dz > 1) return -1;
+    const int later = backwardIndex(dx, dy, dz) >= 0 ? backwardIndex(dx, dy, dz) : backwardIndex(-dx, -dy, -dz);
+    return later >= 0 && nodeDirectionLinks<Connectivity>(later) ? later : -1;
+}
+template <int Connectivity>
+__host__ __device__ constexpr bool laterOfTwo(int e, int d) {
+    const VoxelOffset a = backwardOffset(e), b = backwardOffset(d);
+    return backwardIndex(a.dx - b.dx, a.dy - b.dy, a.dz - b.dz) >= 0;  // E is backward of D: D is later
+}
+
+// Calls f(std::integral_constant<int, I>) for I = First .. Last - 1.
+template <int First, int Last, typename F>
+__device__ __forceinline__ void forEachIndex(F&& f) {
+    if constexpr (First < Last) {
+        f(std::integral_constant<int, First>{});
+        forEachIndex<First + 1, Last>(f);
+    }
+}
+
+// The patch's node union-find: parents hold keys, patch-local voxel indices
+// ((z * kVolumePatchY + y) * kVolumePatchX + x), so that the smaller key is
+// the earlier voxel in raster order; a key's node is where its parent lives.
+template <int Connectivity>
+__device__ __forceinline__ int nodeOfKey(std::uint32_t key) {
+    using N = VolumeNode<Connectivity>;
+    const int x = int(key % kVolumePatchX), y = int(key / kVolumePatchX % kVolumePatchY);
+    const int z = int(key / (kVolumePatchX * kVolumePatchY));
+    return ((z / N::kD) * N::kY + y / N::kH) * N::kX + x / N::kW;
+}
+
+// The root of a key's node, halving the path on the way (union_find.cuh).
+template <int Connectivity>
+__device__ __forceinline__ std::uint32_t nodeRoot(std::uint32_t* parents, std::uint32_t key) {
+    for (;;) {
+        const std::uint32_t parent = parents[nodeOfKey<Connectivity>(key)];
+        if (parent == key) return key;
+        const std::uint32_t grandparent = parents[nodeOfKey<Connectivity>(parent)];
+        if (grandparent == parent) return parent;
+        parents[nodeOfKey<Connectivity>(key)] = grandparent;
+        key = grandparent;
+    }
+}
+
+// union_find.cuh's unite, on keys.
+template <int Connectivity>
+__device__ __forceinline__ void uniteKeys(std::uint32_t* parents, std::uint32_t a, std::uint32_t b) {
+    a = nodeRoot<Connectivity>(parents, a);
+    b = nodeRoot<Connectivity>(parents, b);
+    while (a != b) {
+        if (a > b) {
+            const std::uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const std::uint32_t old = atomicMin(&parents[nodeOfKey<Connectivity>(b)], a);
+        if (old == b) return;
+        b = nodeRoot<Connectivity>(parents, old);
+        a = nodeRoot<Connectivity>(parents, a);
+    }
+}
+
+template <typename Pixel, int Connectivity>
+__global__ void __launch_bounds__(kVolumeThreads)
+    solveTilesVolumeNodesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
+                                int height, int depth, unsigned patchesX, unsigned patchesY) {
+    using N = VolumeNode<Connectivity>;
+    constexpr int kNodesPerThread = (N::kCount + kVolumeThreads - 1) / kVolumeThreads;
+    __shared__ std::uint8_t sForeground[kVolumePatchVoxels];
+    __shared__ std::uint8_t sMasks[N::kCount];
+    __shared__ std::uint32_t sParents[N::kCount];
+
+    const unsigned patch = blockIdx.x;
+    const int patchX = int(patch % patchesX) * kVolumePatchX;
+    const int patchY = int(patch / patchesX % patchesY) * kVolumePatchY;
+    const int patchZ = int(patch / patchesX / patchesY) * kVolumePatchZ;
+    const int lx = int(threadIdx.x);
+    const int ly = int(threadIdx.y);
+    const int x = patchX + lx;
+    const int y = patchY + ly;
+    const bool inRow = x < width && y < height;
+    const int t = (int(threadIdx.z) * kVolumePatchY + ly) * kVolumePatchX + lx;
+
+    // This thread's voxels (lines of the patch, as the voxel kernel loads
+    // them); those outside the volume are background.
+    bool foreground[kSlicesPerThread];
+#pragma unroll
+    for (int s = 0; s < kSlicesPerThread; ++s) {
+        const int lz = int(threadIdx.z) + s * kVolumeThreadsZ;
+        const int z = patchZ + lz;
+        foreground[s] = inRow && z < depth && isNonzero(image[(std::size_t(z) * height + y) * width + x]);
+        sForeground[(lz * kVolumePatchY + ly) * kVolumePatchX + lx] = foreground[s];
+    }
+    __syncthreads();
+
+    // Every node's mask, and its key (its first foreground voxel).
+    unsigned masks[kNodesPerThread];
+    std::uint32_t keys[kNodesPerThread];
+#pragma unroll
+    for (int k = 0; k < kNodesPerThread; ++k) {
+        const int node = t + k * kVolumeThreads;
+        masks[k] = 0;
+        keys[k] = kNoLabel;
+        if (node >= N::kCount) continue;
+        const int nx = node % N::kX, ny = node / N::kX % N::kY, nz = node / (N::kX * N::kY);
+#pragma unroll
+        for (int i = 0; i < N::kVoxels; ++i) {
+            const int vx = nx * N::kW + i % N::kW, vy = ny * N::kH + i / N::kW % N::kH;
+            const int vz = nz * N::kD + i / (N::kW * N::kH);
+            const std::uint32_t key = std::uint32_t((vz * kVolumePatchY + vy) * kVolumePatchX + vx);
+            if (sForeground[key]) {
+                if (masks[k] == 0) keys[k] = key;
+                masks[k] |= 1u << i;
+            }
+        }
+        sMasks[node] = std::uint8_t(masks[k]);
+        sParents[node] = keys[k];
+    }
+    __syncthreads();
+
+    // Unions with the linked backward neighbours in the patch, but those
+    // another link implies (two linked neighbours that link to each other:
+    // the later unites with the earlier itself) and those whose neighbour
+    // reads the parent the last union read (one tree already).
+#pragma unroll
+    for (int k = 0; k < kNodesPerThread; ++k) {
+        const int node = t + k * kVolumeThreads;
+        if (node >= N::kCount || masks[k] == 0) continue;
+        const int nx = node % N::kX, ny = node / N::kX % N::kY, nz = node / (N::kX * N::kY);
+        const unsigned mask = masks[k];
+        unsigned linked = 0;
+        unsigned neighbourMasks[13] = {};
+        std::uint32_t lastTarget = kNoLabel;
+        forEachIndex<0, 13>([&](auto direction) {
+            constexpr int D = decltype(direction)::value;
+            if constexpr (nodeDirectionLinks<Connectivity>(D)) {
+                constexpr VoxelOffset o = backwardOffset(D);
+                const int bx = nx + o.dx, by = ny + o.dy, bz = nz + o.dz;
+                // (Nodes past the volume have no foreground: they link to nothing.)
+                if (bx < 0 || by < 0 || bz < 0 || bx >= N::kX || by >= N::kY) return;
+                const int neighbour = (bz * N::kY + by) * N::kX + bx;
+                const unsigned neighbourMask = sMasks[neighbour];
+                if (!nodesLink<Connectivity, D>(mask, neighbourMask)) return;
+                neighbourMasks[D] = neighbourMask;
+                bool implied = false;
+                forEachIndex<0, D>([&](auto earlier) {
+                    constexpr int E = decltype(earlier)::value;
+                    constexpr int between = directionBetween<Connectivity>(E, D);
+                    if constexpr (between >= 0) {
+                        if ((linked >> E) & 1u)
+                            implied |= laterOfTwo<Connectivity>(E, D)
+                                           ? nodesLink<Connectivity, between>(neighbourMask, neighbourMasks[E])
+                                           : nodesLink<Connectivity, between>(neighbourMasks[E], neighbourMask);
+                    }
+                });
+                linked |= 1u << D;
+                if (implied) return;
+                const std::uint32_t target = sParents[neighbour];
+                if (target == lastTarget) return;
+                lastTarget = target;
+                uniteKeys<Connectivity>(sParents, keys[k], target);
+            }
+        });
+    }
+    __syncthreads();
+
+    // Every node's root, then every voxel's: its node root's global index.
+    std::uint32_t roots[kNodesPerThread];
+#pragma unroll
+    for (int k = 0; k < kNodesPerThread; ++k)
+        roots[k] = masks[k] != 0 ? nodeRoot<Connectivity>(sParents, keys[k]) : kNoLabel;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < kNodesPerThread; ++k) {
+        const int node = t + k * kVolumeThreads;
+        if (node < N::kCount) sParents[node] = roots[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int s = 0; s < kSlicesPerThread; ++s) {
+        const int lz = int(threadIdx.z) + s * kVolumeThreadsZ;
+        const int z = patchZ + lz;
+        if (!inRow || z >= depth) continue;
+        std::uint32_t global = kBackground;
+        if (foreground[s]) {
+            const std::uint32_t root = sParents[((lz / N::kD) * N::kY + ly / N::kH) * N::kX + lx / N::kW];
+            const std::size_t rootX = std::size_t(patchX) + root % kVolumePatchX;
+            const std::size_t rootY = std::size_t(patchY) + root / kVolumePatchX % kVolumePatchY;
+            const std::size_t rootZ = std::size_t(patchZ) + root / (kVolumePatchX * kVolumePatchY);
+            global = std::uint32_t((rootZ * std::size_t(height) + rootY) * std::size_t(width) + rootX);
+        }
+        labels[(std::size_t(z) * height + y) * width + x] = global;
+    }
+}
+
 template <typename Pixel, int Connectivity>
 void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                             int height, int depth, PixelRule rule) {
@@ -205,8 +474,12 @@ void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, st
     // One-dimensional grid (gridDim.y and z stop at 65535): the pipeline's
     // voxel limit keeps the patch count far below gridDim.x's 2^31 - 1.
     const std::uint64_t blocks = std::uint64_t(patchesX) * patchesY * patchesZ;
-    solveTilesVolumeKernel<Pixel, Connectivity>
-        <<<unsigned(blocks), dim3(kVolumePatchX, kVolumePatchY, kVolumeThreadsZ), 0, context.stream>>>(
+    const dim3 threads(kVolumePatchX, kVolumePatchY, kVolumeThreadsZ);
+    if (rule.kind == PixelRuleKind::Binary)
+        solveTilesVolumeNodesKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+            d_image, d_labels, width, height, depth, patchesX, patchesY);
+    else
+        solveTilesVolumeKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
             d_image, d_labels, width, height, depth, patchesX, patchesY, rule);
     context.check.launched("solveTiles (volume)", context.stream);
 }
