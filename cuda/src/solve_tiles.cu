@@ -253,6 +253,21 @@ __host__ __device__ constexpr int backwardIndex(int dx, int dy, int dz) {
     return -1;
 }
 
+// Each node shape's directions: every one at 26 (2x2x2 blocks), the 9
+// faces and edges at 18 (2x2x1: no corner of one touches the next slice's
+// block diagonally across), the 3 faces at 6 (2x1x1).
+template <int Connectivity>
+constexpr int nodeDirectionCount() {
+    int count = 0;
+    for (int d = 0; d < 13; ++d) count += nodeDirectionLinks<Connectivity>(d) ? 1 : 0;
+    return count;
+}
+static_assert(nodeDirectionCount<26>() == 13 && nodeDirectionCount<18>() == 9 && nodeDirectionCount<6>() == 3,
+              "node directions");
+// Across the face x - 1 a 2x2x2 block's voxels with x = 0 touch the
+// neighbour's with x = 1, whatever their y and z.
+static_assert(nodeLinkVoxels<26>(0, 0) == 0xAAu && nodeLinkVoxels<26>(0, 1) == 0u, "node link voxels");
+
 // Does a node of mask m link to its backward neighbour D of mask b?
 template <int Connectivity, int D>
 __device__ __forceinline__ bool nodesLink(unsigned m, unsigned b) {
