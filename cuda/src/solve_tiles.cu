@@ -132,6 +132,31 @@ constexpr int kVolumeThreads = kVolumePatchX * kVolumePatchY * kVolumeThreadsZ;
 constexpr int kSlicesPerThread = kVolumePatchZ / kVolumeThreadsZ;
 static_assert(kVolumePatchZ % kVolumeThreadsZ == 0, "every thread takes the same number of slices");
 
+// A thread's place in its volume patch (one block per patch, a 1-D grid):
+// the patch's first voxel, the thread's column (lx, ly) in the patch and
+// (x, y) in the volume.
+struct VolumePatchColumn {
+    int patchX, patchY, patchZ, lx, ly, x, y;
+    bool inRow;  // (x, y) lies in the volume
+    __device__ VolumePatchColumn(unsigned patchesX, unsigned patchesY, int width, int height)
+        : patchX(int(blockIdx.x % patchesX) * kVolumePatchX),
+          patchY(int(blockIdx.x / patchesX % patchesY) * kVolumePatchY),
+          patchZ(int(blockIdx.x / patchesX / patchesY) * kVolumePatchZ),
+          lx(int(threadIdx.x)),
+          ly(int(threadIdx.y)),
+          x(patchX + lx),
+          y(patchY + ly),
+          inRow(x < width && y < height) {}
+    // The volume's index of the voxel of patch-local index `local`
+    // ((z * kVolumePatchY + y) * kVolumePatchX + x): the same raster order.
+    __device__ std::uint32_t globalOf(std::uint32_t local, int width, int height) const {
+        const std::size_t vx = std::size_t(patchX) + local % kVolumePatchX;
+        const std::size_t vy = std::size_t(patchY) + local / kVolumePatchX % kVolumePatchY;
+        const std::size_t vz = std::size_t(patchZ) + local / (kVolumePatchX * kVolumePatchY);
+        return std::uint32_t((vz * std::size_t(height) + vy) * std::size_t(width) + vx);
+    }
+};
+
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
     solveTilesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
@@ -139,15 +164,9 @@ __global__ void __launch_bounds__(kVolumeThreads)
     __shared__ Pixel sVoxels[kVolumePatchVoxels];
     __shared__ std::uint32_t sLabels[kVolumePatchVoxels];
 
-    const unsigned patch = blockIdx.x;
-    const int patchX = int(patch % patchesX) * kVolumePatchX;
-    const int patchY = int(patch / patchesX % patchesY) * kVolumePatchY;
-    const int patchZ = int(patch / patchesX / patchesY) * kVolumePatchZ;
-    const int lx = int(threadIdx.x);
-    const int ly = int(threadIdx.y);
-    const int x = patchX + lx;
-    const int y = patchY + ly;
-    const bool inRow = x < width && y < height;
+    const VolumePatchColumn column(patchesX, patchesY, width, height);
+    const int patchZ = column.patchZ, lx = column.lx, ly = column.ly, x = column.x, y = column.y;
+    const bool inRow = column.inRow;
 
     // Load this thread's voxels; those outside the volume never connect.
     Pixel values[kSlicesPerThread];
@@ -179,7 +198,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
             const int nz = lz + o.dz;
             if (nx < 0 || ny < 0 || nz < 0 || nx >= kVolumePatchX || ny >= kVolumePatchY) continue;
             // dz <= 0: the neighbour's slice is in the volume when this one is.
-            if (patchX + nx >= width || patchY + ny >= height) continue;
+            if (column.patchX + nx >= width || column.patchY + ny >= height) continue;
             const std::uint32_t neighbour = std::uint32_t((nz * kVolumePatchY + ny) * kVolumePatchX + nx);
             if (areConnected(values[s], sVoxels[neighbour], rule)) unite(sLabels, local, neighbour);
         }
@@ -195,11 +214,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
         std::uint32_t global = kBackground;
         if (foreground[s]) {
             const std::uint32_t local = std::uint32_t((lz * kVolumePatchY + ly) * kVolumePatchX + lx);
-            const std::uint32_t root = findRoot(sLabels, local);
-            const std::size_t rootX = std::size_t(patchX) + root % kVolumePatchX;
-            const std::size_t rootY = std::size_t(patchY) + root / kVolumePatchX % kVolumePatchY;
-            const std::size_t rootZ = std::size_t(patchZ) + root / (kVolumePatchX * kVolumePatchY);
-            global = std::uint32_t((rootZ * std::size_t(height) + rootY) * std::size_t(width) + rootX);
+            global = column.globalOf(findRoot(sLabels, local), width, height);
         }
         labels[(std::size_t(z) * height + y) * width + x] = global;
     }
@@ -356,15 +371,9 @@ __global__ void __launch_bounds__(kVolumeThreads)
     __shared__ std::uint8_t sMasks[N::kCount];
     __shared__ std::uint32_t sParents[N::kCount];
 
-    const unsigned patch = blockIdx.x;
-    const int patchX = int(patch % patchesX) * kVolumePatchX;
-    const int patchY = int(patch / patchesX % patchesY) * kVolumePatchY;
-    const int patchZ = int(patch / patchesX / patchesY) * kVolumePatchZ;
-    const int lx = int(threadIdx.x);
-    const int ly = int(threadIdx.y);
-    const int x = patchX + lx;
-    const int y = patchY + ly;
-    const bool inRow = x < width && y < height;
+    const VolumePatchColumn column(patchesX, patchesY, width, height);
+    const int patchZ = column.patchZ, lx = column.lx, ly = column.ly, x = column.x, y = column.y;
+    const bool inRow = column.inRow;
     const int t = (int(threadIdx.z) * kVolumePatchY + ly) * kVolumePatchX + lx;
 
     // This thread's voxels (lines of the patch, as the voxel kernel loads
@@ -470,10 +479,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
         std::uint32_t global = kBackground;
         if (foreground[s]) {
             const std::uint32_t root = sParents[((lz / N::kD) * N::kY + ly / N::kH) * N::kX + lx / N::kW];
-            const std::size_t rootX = std::size_t(patchX) + root % kVolumePatchX;
-            const std::size_t rootY = std::size_t(patchY) + root / kVolumePatchX % kVolumePatchY;
-            const std::size_t rootZ = std::size_t(patchZ) + root / (kVolumePatchX * kVolumePatchY);
-            global = std::uint32_t((rootZ * std::size_t(height) + rootY) * std::size_t(width) + rootX);
+            global = column.globalOf(root, width, height);
         }
         labels[(std::size_t(z) * height + y) * width + x] = global;
     }
