@@ -59,6 +59,8 @@ def _least_kept_size(min_size, labels, where):
         least = operator.index(min_size)
     except TypeError:
         try:
+            if isinstance(min_size, (str, bytes)):  # numpy compares no count with them
+                raise TypeError
             value = float(min_size)
         except (TypeError, ValueError):
             _refuse_negative(labels, where)
