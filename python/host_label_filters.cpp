@@ -517,8 +517,9 @@ void filterLabels(FilterCall& call, const std::string& where) {
 py::tuple filterOnHost(const py::array& labels, const FilterRule& rule, const std::string& where) {
     checkLabelArray(labels, where);
     const std::vector<py::ssize_t> shape(labels.shape(), labels.shape() + labels.ndim());
+    const py::object emptyLike = py::module_::import("numpy").attr("empty_like");
     py::array out = rule.renumber ? py::array(labels.dtype(), shape)
-                                  : py::array(py::module_::import("numpy").attr("empty_like")(labels));
+                                  : py::array(emptyLike(labels, py::arg("subok") = false));
     auto call = std::make_shared<FilterCall>();
     call->labels = stridedOf(labels);
     call->out = stridedOf(out);
