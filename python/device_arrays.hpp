@@ -83,10 +83,6 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
 // Registers glccl.label_batch (batch.cpp).
 void bindLabelBatch(py::module_& module);
 
-// Registers the device side of the helpers on label arrays
-// (label_filters.cpp).
-void bindLabelFilters(py::module_& module);
-
 #if GLCCL_HAVE_CUDA
 // What the entries on device arrays share (this file's, label_filters.cpp's).
 

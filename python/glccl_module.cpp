@@ -14,6 +14,8 @@
 //                    or, for a device array, device_arrays.cpp (cuda backend)
 //   glccl.Labeler    labeler_object.cpp: the same, with buffers kept
 //   glccl.backends() shared_context.cpp
+//   host_relabel() and the other host_* entries: host_label_filters.cpp,
+//                    the helpers of glccl/_helpers.py on numpy arrays
 //   device_relabel() and the other device_* entries: label_filters.cpp, the
 //                    helpers of glccl/_helpers.py on device arrays
 
@@ -36,6 +38,7 @@
 #include "host_image.hpp"
 #include "interruptible.hpp"
 #include "label_arrays.hpp"
+#include "label_filters.hpp"
 #include "labeler_object.hpp"
 #include "process_wide.hpp"
 #include "shared_context.hpp"
@@ -45,11 +48,6 @@ namespace py = pybind11;
 namespace glccl::python {
 
 namespace {
-
-// Images of at least this many elements are labeled on a worker thread, so
-// that Ctrl-C reaches the call (interruptible.hpp); smaller ones are labeled
-// sooner than a person can press it, without the thread.
-constexpr std::uint64_t kInterruptibleElements = std::uint64_t(1) << 20;
 
 // The storage of a component table, kept from one call to the next: a noisy
 // image's table is hundreds of megabytes, and the page faults of fresh
@@ -198,4 +196,5 @@ context on first use.)doc");
     bindLabeler(m);
     bindLabelBatch(m);
     bindLabelFilters(m);
+    bindHostLabelFilters(m);
 }

@@ -20,6 +20,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -35,6 +36,11 @@ bool callAbandoned();
 
 // The wait between two checks for signals and calls of the progress callback.
 constexpr int kPollMilliseconds = 50;
+
+// Calls over at least this many elements run through runInterruptibly, so
+// that Ctrl-C reaches them; smaller ones end sooner than a person can press
+// it and run without the thread.
+constexpr std::uint64_t kInterruptibleElements = std::uint64_t(1) << 20;
 
 // What a worker holds and the interpreter owns: the arrays it reads or
 // writes. Moved into the call, released with the GIL on the calling thread,

@@ -24,6 +24,7 @@
 
 #include "arguments.hpp"
 #include "device_arrays.hpp"
+#include "label_filters.hpp"
 
 #if GLCCL_HAVE_CUDA
 #include "glccl/cuda_label_filters.hpp"
@@ -198,20 +199,24 @@ py::list slicesOfBoxes(const py::array_t<bool, py::array::c_style | py::array::f
             PyList_SET_ITEM(boxes.ptr(), i, py::none().release().ptr());
             continue;
         }
-        py::tuple box(axes);
-        for (py::ssize_t axis = 0; axis < axes; ++axis) {
-            py::object start = py::reinterpret_steal<py::object>(PyLong_FromLongLong(lows[axis * count + i]));
-            py::object stop = py::reinterpret_steal<py::object>(PyLong_FromLongLong(highs[axis * count + i] + 1));
-            PyObject* slice = PySlice_New(start.ptr(), stop.ptr(), nullptr);
-            if (slice == nullptr) throw py::error_already_set();
-            PyTuple_SET_ITEM(box.ptr(), axis, slice);
-        }
-        PyList_SET_ITEM(boxes.ptr(), i, box.release().ptr());
+        PyList_SET_ITEM(boxes.ptr(), i, boxSlices(lows + i, highs + i, axes, count).release().ptr());
     }
     return boxes;
 }
 
 }  // namespace
+
+py::tuple boxSlices(const std::int64_t* low, const std::int64_t* high, py::ssize_t axes, py::ssize_t step) {
+    py::tuple box(axes);
+    for (py::ssize_t axis = 0; axis < axes; ++axis) {
+        py::object start = py::reinterpret_steal<py::object>(PyLong_FromLongLong(low[axis * step]));
+        py::object stop = py::reinterpret_steal<py::object>(PyLong_FromLongLong(high[axis * step] + 1));
+        PyObject* slice = PySlice_New(start.ptr(), stop.ptr(), nullptr);
+        if (slice == nullptr) throw py::error_already_set();
+        PyTuple_SET_ITEM(box.ptr(), axis, slice);
+    }
+    return box;
+}
 
 void bindLabelFilters(py::module_& module) {
     module.def("slices_of_boxes", &slicesOfBoxes, py::arg("present"), py::arg("low"), py::arg("high"),

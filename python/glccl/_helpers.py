@@ -1,12 +1,14 @@
 """What people do with labels next: drop small components, keep the
-largest, find each one's box, renumber. On label arrays in host memory with
-numpy; on device arrays (CuPy, torch CUDA tensors, any
-__cuda_array_interface__ or CUDA DLPack producer) on their GPU, through the
-module's device_* entries (python/label_filters.cpp), with the same
+largest, find each one's box, renumber. On numpy label arrays through the
+module's host_* entries (python/host_label_filters.cpp: a pass or two over
+the labels, without the GIL); on device arrays (CuPy, torch CUDA tensors,
+any __cuda_array_interface__ or CUDA DLPack producer) on their GPU, through
+the module's device_* entries (python/label_filters.cpp), with the same
 results."""
 
 import gc
 import math
+import operator
 
 import numpy as np
 
@@ -24,51 +26,52 @@ def _count_argument(value):
 
 
 def _host_labels(labels, where):
+    """labels as a numpy array of an integer dtype (TypeError otherwise).
+    Negative labels are refused by the module's pass over them, or by
+    _refuse_negative where no pass is made."""
     labels = np.asarray(labels)
     if labels.dtype.kind not in "iu":
         raise TypeError(f"{where}: labels must be an array of an integer dtype, not {labels.dtype}")
-    if labels.dtype.kind == "i" and labels.size and labels.min() < 0:
-        raise ValueError(f"{where}: labels must be 0 (background) or positive; the smallest is {labels.min()}")
     return labels
 
 
-def _counts(flat):
-    return np.bincount(flat.astype(np.intp, copy=False)) if flat.size else np.zeros(1, np.intp)
+def _refuse_negative(labels, where):
+    if labels.dtype.kind == "i" and labels.size and labels.min() < 0:
+        raise ValueError(f"{where}: labels must be 0 (background) or positive; the smallest is {labels.min()}")
 
 
-def _relabel_kept(labels, keep):
-    """labels with the labels where keep[label] is False set to 0 and the
-    others renumbered 1..m in raster order of their first element: (labels
-    of labels' dtype, m). keep[0] is ignored."""
-    keep = keep.copy()
-    keep[0] = False
-    flat = labels.ravel()
-    order = first_order(flat, len(keep) - 1)
-    new = np.zeros(len(keep), dtype=labels.dtype)
-    kept = order[keep[order]]
-    new[kept] = np.arange(1, len(kept) + 1)
-    return new[flat].reshape(labels.shape), len(kept)
+def _native(labels):
+    """labels in the byte order the module reads (a swapped array copied)."""
+    return labels if labels.dtype.isnative else labels.astype(labels.dtype.newbyteorder("="))
 
 
-def first_order(flat, top):
-    """The nonzero labels of `flat` (raster order, values 0..top) in the
-    order of their first element."""
-    present = np.zeros(top + 1, dtype=bool)
-    present[flat] = True
-    present[0] = False
-    # Labels already numbered in raster order (glccl's, and any subset of
-    # them): each label's first element is where it exceeds every label
-    # before it, so those places alone name every label, in order.
-    running = np.maximum.accumulate(flat)
-    rising = np.empty(flat.size, dtype=bool)
-    rising[:1] = flat[:1] > 0
-    rising[1:] = flat[1:] > running[:-1]
-    firsts = flat[rising]
-    if firsts.size == np.count_nonzero(present):
-        return firsts
-    values, index = np.unique(flat, return_index=True)
-    order = values[np.argsort(index, kind="stable")]
-    return order[order != 0]
+def _filtered(entry, labels, *arguments):
+    """entry(labels, *arguments) -> (labels, m) of the module, with the
+    result in the labels' own dtype (byte order included)."""
+    out, m = entry(_native(labels), *arguments)
+    return out.astype(labels.dtype, copy=False), m
+
+
+def _least_kept_size(min_size, labels, where):
+    """The least count that `count >= min_size` keeps, as numpy compares an
+    integer count with min_size, clamped to 0..2**64-1 (NaN keeps none)."""
+    try:
+        least = operator.index(min_size)
+    except TypeError:
+        try:
+            if isinstance(min_size, (str, bytes)):  # numpy compares no count with them
+                raise TypeError
+            value = float(min_size)
+        except (TypeError, ValueError):
+            _refuse_negative(labels, where)
+            raise TypeError(f"{where}: min_size must be a real number, not {type(min_size).__name__}") from None
+        if math.isnan(value) or value == math.inf:
+            least = 2**64 - 1  # no count is that large
+        elif value == -math.inf:
+            least = 0
+        else:
+            least = math.ceil(value)
+    return min(max(least, 0), 2**64 - 1)
 
 
 def relabel(labels):
@@ -80,9 +83,7 @@ def relabel(labels):
     negative labels. A device array stays on its device: see remove_small."""
     if _on_device(labels):
         return _glccl.device_relabel(labels)
-    labels = _host_labels(labels, "glccl.relabel()")
-    top = int(labels.max()) if labels.size else 0
-    return _relabel_kept(labels, np.ones(top + 1, dtype=bool))
+    return _filtered(_glccl.host_relabel, _host_labels(labels, "glccl.relabel()"))
 
 
 def remove_small(labels, min_size, relabel=True):
@@ -102,13 +103,8 @@ def remove_small(labels, min_size, relabel=True):
     if _on_device(labels):
         return _glccl.device_remove_small(labels, _count_argument(min_size), bool(relabel))
     labels = _host_labels(labels, "glccl.remove_small()")
-    counts = _counts(labels.ravel())
-    keep = counts >= min_size
-    if relabel:
-        return _relabel_kept(labels, keep)
-    keep[0] = True
-    out = np.where(keep[labels], labels, 0).astype(labels.dtype, copy=False)
-    return out, int(np.count_nonzero(keep[1:] & (counts[1:] > 0)))
+    least = _least_kept_size(min_size, labels, "glccl.remove_small()")
+    return _filtered(_glccl.host_remove_small, labels, least, bool(relabel))
 
 
 def keep_largest(labels, k, relabel=True):
@@ -123,37 +119,34 @@ def keep_largest(labels, k, relabel=True):
         return _glccl.device_keep_largest(labels, _count_argument(int(k)), bool(relabel))
     labels = _host_labels(labels, "glccl.keep_largest()")
     if int(k) < 0:
+        _refuse_negative(labels, "glccl.keep_largest()")
         raise ValueError(f"glccl.keep_largest(): k must be 0 or more, not {k}")
-    counts = _counts(labels.ravel())
-    counts[0] = 0
-    present = np.flatnonzero(counts)
-    ranked = present[np.lexsort((present, -counts[present]))][: int(k)]
-    keep = np.zeros(len(counts), dtype=bool)
-    keep[ranked] = True
-    if relabel:
-        return _relabel_kept(labels, keep)
-    keep[0] = True
-    return np.where(keep[labels], labels, 0).astype(labels.dtype, copy=False), len(ranked)
+    return _filtered(_glccl.host_keep_largest, labels, min(int(k), 2**64 - 1), bool(relabel))
 
 
 def label_extents(labels, top):
     """Per label 0..top and axis: (counts, lows, highs), the first and last
     index of the label along each axis (lows[axis][label] > highs[...] for a
-    label that is absent)."""
-    flat = labels.ravel()
-    counts = np.bincount(flat.astype(np.intp, copy=False), minlength=top + 1)[: top + 1]
-    lows = [np.full(top + 1, np.iinfo(np.int64).max, dtype=np.int64) for _ in range(labels.ndim)]
-    highs = [np.full(top + 1, -1, dtype=np.int64) for _ in range(labels.ndim)]
-    if flat.size == 0:
-        return counts, lows, highs
-    order = np.argsort(flat, kind="stable")
-    present = np.flatnonzero(counts)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))[present]
-    coordinates = np.unravel_index(order, labels.shape)
-    for axis in range(labels.ndim):
-        lows[axis][present] = np.minimum.reduceat(coordinates[axis], starts)
-        highs[axis][present] = np.maximum.reduceat(coordinates[axis], starts)
-    return counts, lows, highs
+    label that is absent), int64; labels above top are left out."""
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "iu":
+        labels = labels.astype(np.intp)
+    counts, lows, highs = _glccl.host_label_extents(_native(labels), int(top))
+    return counts, list(lows), list(highs)
+
+
+def _without_collector(build, *arguments):
+    """build(*arguments) with the cyclic garbage collector paused: hundreds
+    of thousands of new tuples would set it off again and again, each time
+    over every object alive, at several times the cost of the building
+    itself. Tuples of slices of ints hold no cycles."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return build(*arguments)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _slices(present, lows, highs):
@@ -164,17 +157,7 @@ def _slices(present, lows, highs):
     shape = (len(lows), present.size)
     lows = np.asarray(lows).astype(np.int64, copy=False).reshape(shape)
     highs = np.asarray(highs).astype(np.int64, copy=False).reshape(shape)
-    # Hundreds of thousands of new tuples would set off the cyclic garbage
-    # collector again and again, each time over every object alive: it
-    # cost several times the building itself. Tuples of slices of ints
-    # hold no cycles.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return _glccl.slices_of_boxes(present, lows, highs)
-    finally:
-        if collecting:
-            gc.enable()
+    return _without_collector(_glccl.slices_of_boxes, present, lows, highs)
 
 
 def find_objects(labels, max_label=0):
@@ -188,11 +171,8 @@ def find_objects(labels, max_label=0):
         low, high = _glccl.device_boxes(labels, min(int(max_label), 2**63 - 1))
         return _slices(low[0] <= high[0], low, high)
     labels = _host_labels(labels, "glccl.find_objects()")
-    top = int(max_label) if max_label else (int(labels.max()) if labels.size else 0)
-    if labels.ndim == 0:  # one element: its label's box has no axes
-        return [() if value == int(labels) else None for value in range(1, top + 1)]
-    clipped = np.where(labels <= top, labels, 0) if labels.size and labels.max() > top else labels
-    counts, lows, highs = label_extents(clipped, top)
-    if top < 1:
-        return []
-    return _slices(counts[1:] != 0, [low[1:] for low in lows], [high[1:] for high in highs])
+    # The module's max_label: 0 for every label up to the largest, -1 for
+    # none (a max_label that is true but not positive).
+    top = int(max_label) if max_label else 0
+    top = -1 if max_label and top <= 0 else min(top, 2**63 - 1)
+    return _without_collector(_glccl.host_find_objects, _native(labels), top)
