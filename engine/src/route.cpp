@@ -331,13 +331,9 @@ Route chooseRoute(const InputDescription& input, const LabelOptions& options, co
         if (!why.empty()) throw Error(why);
         return routeOf(engine);
     }
-    // A volume in host memory goes to cuda first, where it runs: its node
-    // kernels label volumes in about half the device time of compute's
-    // (docs/benchmarks.md#volumes). A software rasterizer runs shaders on
-    // the CPU, where the reference labeler itself is several times faster
-    // than either GL engine.
+    // A software rasterizer runs shaders on the CPU, where the reference
+    // labeler itself is several times faster than either GL engine.
     std::vector<Backend> order;
-    if (input.shape.dimensions == 3 && input.residence == Residence::HostMemory) order.push_back(Backend::Cuda);
     if (context && isSoftwareRenderer(*context)) order.push_back(Backend::Cpu);
     for (Backend backend : {Backend::Compute, Backend::Raster, Backend::Cpu, Backend::Cuda})
         if (!contains(order, backend)) order.push_back(backend);
