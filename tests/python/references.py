@@ -136,3 +136,41 @@ def label_in_threads(label, images, expected, repeats):
     for t in threads:
         t.join()
     return failures
+
+
+# ---- the label helpers' references (relabel, remove_small, keep_largest), from np.unique ----
+
+def present(labels):
+    """(values, counts) of the nonzero labels, by value."""
+    flat = np.asarray(labels).ravel()
+    return np.unique(flat[flat != 0], return_counts=True)
+
+
+def numbered(labels, kept):
+    """Elements of a label in `kept` numbered 1..m in the raster order of
+    each label's first element, the others 0: (labels, m), from np.unique's
+    first indices."""
+    labels = np.asarray(labels)
+    values, first, inverse = np.unique(labels.ravel(), return_index=True, return_inverse=True)
+    chosen = np.flatnonzero(np.isin(values, kept) & (values != 0))
+    order = chosen[np.argsort(first[chosen], kind="stable")]
+    number = np.zeros(len(values), np.uint64)
+    number[order] = np.arange(1, len(order) + 1, dtype=np.uint64)
+    return number[inverse].reshape(labels.shape).astype(labels.dtype), len(order)
+
+
+def as_is(labels, kept):
+    """Elements of a label in `kept` as they are, the others 0: (labels, m)."""
+    labels = np.asarray(labels)
+    out = np.where(np.isin(labels, kept), labels, 0).astype(labels.dtype, copy=False)
+    return out, len(np.intersect1d(kept, present(labels)[0]))
+
+
+def at_least(labels, min_size):
+    values, counts = present(labels)
+    return values[counts >= min_size]
+
+
+def largest(labels, k):
+    values, counts = present(labels)
+    return values[np.lexsort((values, -counts))][:k]

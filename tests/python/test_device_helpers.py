@@ -18,6 +18,7 @@ from skimage import morphology
 
 import glccl
 from device_support import CUDA_RUNS, cupy, cupyx_ndimage, needs_cupy, needs_torch, torch
+from references import as_is, at_least, largest, numbered, present
 
 DTYPES = ["int32", "uint32", "int64", "uint64"]
 SHAPES = [(1,), (1000,), (1, 1), (37, 101), (300, 1), (1, 300), (256, 256), (1, 1, 1), (20, 30, 40), (5, 1, 70)]
@@ -40,40 +41,6 @@ def call(helper, labels):
 
 
 # ---- the references, without glccl -----------------------------------------------------------
-
-def sizes(labels):
-    """(values, counts) of the nonzero labels."""
-    flat = np.asarray(labels).ravel()
-    return np.unique(flat[flat != 0], return_counts=True)
-
-
-def renumbered(labels, kept):
-    """The labels whose value is in `kept` numbered 1..m in the order of
-    their first element, the others 0: (labels, m), from np.unique's first
-    indices."""
-    flat = np.asarray(labels).ravel()
-    values, first, inverse = np.unique(flat, return_index=True, return_inverse=True)
-    chosen = np.flatnonzero(np.isin(values, kept) & (values != 0))
-    order = chosen[np.argsort(first[chosen], kind="stable")]
-    number = np.zeros(len(values), np.int64)
-    number[order] = np.arange(1, len(order) + 1)
-    return number[inverse].reshape(np.shape(labels)).astype(np.asarray(labels).dtype), len(order)
-
-
-def kept_as_is(labels, kept):
-    labels = np.asarray(labels)
-    return np.where(np.isin(labels, kept), labels, 0).astype(labels.dtype), len(np.intersect1d(kept, sizes(labels)[0]))
-
-
-def at_least(labels, min_size):
-    values, counts = sizes(labels)
-    return values[counts >= min_size]
-
-
-def largest(labels, k):
-    values, counts = sizes(labels)
-    return values[np.lexsort((values, -counts))][:k]
-
 
 def skimage_removes_fewer_than_min_size():
     """Whether this scikit-image's remove_small_objects(labels, n) drops the
@@ -195,27 +162,27 @@ def check_every_helper(device_labels, host_labels, check_result, case):
 
 def check_helpers(device_labels, host_labels, check_result):
     host = np.asarray(host_labels)
-    present = len(sizes(host)[0])
+    count = len(present(host)[0])
     check_result(glccl.relabel(device_labels), glccl.relabel(host))
-    check_result(glccl.relabel(device_labels), renumbered(host, sizes(host)[0]))
+    check_result(glccl.relabel(device_labels), numbered(host, present(host)[0]))
     skimage_rule = skimage_removes_fewer_than_min_size()
     for min_size in (0, 1, 2, 5, host.size + 1):
         kept = at_least(host, min_size)
         for relabel in (True, False):
             result = glccl.remove_small(device_labels, min_size, relabel=relabel)
             check_result(result, glccl.remove_small(host, min_size, relabel=relabel))
-            check_result(result, renumbered(host, kept) if relabel else kept_as_is(host, kept))
+            check_result(result, numbered(host, kept) if relabel else as_is(host, kept))
         if skimage_rule and host.size:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # "only one label", and deprecations of min_size
                 want = morphology.remove_small_objects(host.astype(np.int64), min_size)
             check_result(glccl.remove_small(device_labels, min_size, relabel=False),
                          (want.astype(host.dtype), len(kept)))
-    for k in (0, 1, 3, present, present + 5):
+    for k in (0, 1, 3, count, count + 5):
         for relabel in (True, False):
             result = glccl.keep_largest(device_labels, k, relabel=relabel)
             check_result(result, glccl.keep_largest(host, k, relabel=relabel))
-            check_result(result, renumbered(host, largest(host, k)) if relabel else kept_as_is(host, largest(host, k)))
+            check_result(result, numbered(host, largest(host, k)) if relabel else as_is(host, largest(host, k)))
     top = int(host.max()) if host.size else 0
     for max_label in (0, 1, 3, top + 4):
         boxes = glccl.find_objects(device_labels, max_label)
@@ -249,15 +216,15 @@ def test_cupy_helpers_repeat_identically():
         for what, labels in labelings(rng, shape):
             host = labels.astype(DTYPES[trial % len(DTYPES)])
             device = cupy.asarray(host)
-            present = len(np.unique(host)) - (1 if (host == 0).any() else 0)
-            want = [glccl.relabel(host), glccl.remove_small(host, 3), glccl.keep_largest(host, max(1, present // 2)),
+            count = len(np.unique(host)) - (1 if (host == 0).any() else 0)
+            want = [glccl.relabel(host), glccl.remove_small(host, 3), glccl.keep_largest(host, max(1, count // 2)),
                     glccl.find_objects(host)]
             for repeat in range(10):
                 got = [glccl.relabel(device), glccl.remove_small(device, 3),
-                       glccl.keep_largest(device, max(1, present // 2)), glccl.find_objects(device)]
+                       glccl.keep_largest(device, max(1, count // 2)), glccl.find_objects(device)]
                 where = f"trial {trial} {shape} {what}, repeat {repeat}"
-                for (out, m), (expected, count) in zip(got[:3], want[:3]):
-                    assert m == count, where
+                for (out, m), (expected, want_m) in zip(got[:3], want[:3]):
+                    assert m == want_m, where
                     np.testing.assert_array_equal(cupy.asnumpy(out), expected, err_msg=where)
                 assert got[3] == want[3], where
 
@@ -309,7 +276,7 @@ def test_cupy_labels_of_glccl_label_stay_on_the_gpu():
     kept, m = glccl.remove_small(labels, 64)
     assert isinstance(kept, cupy.ndarray) and kept.dtype == cupy.uint32
     host = cupy.asnumpy(labels)
-    np.testing.assert_array_equal(cupy.asnumpy(kept), renumbered(host, at_least(host, 64))[0])
+    np.testing.assert_array_equal(cupy.asnumpy(kept), numbered(host, at_least(host, 64))[0])
     assert m == len(at_least(host, 64))
 
 
