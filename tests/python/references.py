@@ -4,10 +4,11 @@ of this folder (pytest puts the folder on sys.path: it has no __init__.py)."""
 
 import os
 import threading
+import warnings
 
 import numpy as np
 import pytest
-from skimage import measure
+from skimage import measure, morphology
 
 import glccl
 
@@ -174,3 +175,12 @@ def at_least(labels, min_size):
 def largest(labels, k):
     values, counts = present(labels)
     return values[np.lexsort((values, -counts))][:k]
+
+
+def skimage_removes_fewer_than_min_size():
+    """Whether this scikit-image's remove_small_objects(labels, n) drops the
+    labels of fewer than n elements (it changed its rule across versions)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kept = morphology.remove_small_objects(np.array([1, 1, 0, 2, 3, 3, 3]), 2)
+    return kept.tolist() == [1, 1, 0, 0, 3, 3, 3]

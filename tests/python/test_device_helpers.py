@@ -18,7 +18,7 @@ from skimage import morphology
 
 import glccl
 from device_support import CUDA_RUNS, cupy, cupyx_ndimage, needs_cupy, needs_torch, torch
-from references import as_is, at_least, largest, numbered, present
+from references import as_is, at_least, largest, numbered, present, skimage_removes_fewer_than_min_size
 
 DTYPES = ["int32", "uint32", "int64", "uint64"]
 SHAPES = [(1,), (1000,), (1, 1), (37, 101), (300, 1), (1, 300), (256, 256), (1, 1, 1), (20, 30, 40), (5, 1, 70)]
@@ -41,15 +41,6 @@ def call(helper, labels):
 
 
 # ---- the references, without glccl -----------------------------------------------------------
-
-def skimage_removes_fewer_than_min_size():
-    """Whether this scikit-image's remove_small_objects(labels, n) drops the
-    labels of fewer than n elements (it changed its rule across versions)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        kept = morphology.remove_small_objects(np.array([1, 1, 0, 2, 3, 3, 3]), 2)
-    return kept.tolist() == [1, 1, 0, 0, 3, 3, 3]
-
 
 def labelings(rng, shape):
     """(what, labels): a labeling of a random mask (raster order), the same

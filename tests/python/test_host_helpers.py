@@ -22,7 +22,7 @@ from skimage import morphology, segmentation
 
 import glccl
 from glccl import _helpers
-from references import as_is, at_least, largest, numbered, present
+from references import as_is, at_least, largest, numbered, present, skimage_removes_fewer_than_min_size
 
 DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
 SHAPES = [(), (0,), (1,), (57,), (0, 5), (3, 0, 2), (1, 1), (23, 31), (1, 40), (40, 1), (6, 9, 11), (3, 4, 2, 5)]
@@ -55,15 +55,6 @@ def extents(labels, top):
             for axis, where in enumerate(np.nonzero(labels == value)):
                 lows[axis, value], highs[axis, value] = where.min(), where.max()
     return counts, lows, highs
-
-
-def skimage_removes_fewer_than_min_size():
-    """Whether this scikit-image's remove_small_objects(labels, n) drops the
-    labels of fewer than n elements (it changed its rule across versions)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        kept = morphology.remove_small_objects(np.array([1, 1, 0, 2, 3, 3, 3]), 2)
-    return kept.tolist() == [1, 1, 0, 0, 3, 3, 3]
 
 
 # ---- the labels --------------------------------------------------------------------------------
