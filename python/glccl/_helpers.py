@@ -19,12 +19,6 @@ def _on_device(labels):
     return not isinstance(labels, np.ndarray) and _glccl.is_device_array(labels)
 
 
-def _count_argument(value):
-    """A size or a count for the device entries: a real number rounded up
-    (counts >= 2.5 is counts >= 3, as numpy compares), within 0..2**64-1."""
-    return min(max(math.ceil(value), 0), 2**64 - 1)
-
-
 def _host_labels(labels, where):
     """labels as a numpy array of an integer dtype (TypeError otherwise).
     Negative labels are refused by the module's pass over them, or by
@@ -54,7 +48,10 @@ def _filtered(entry, labels, *arguments):
 
 def _least_kept_size(min_size, labels, where):
     """The least count that `count >= min_size` keeps, as numpy compares an
-    integer count with min_size, clamped to 0..2**64-1 (NaN keeps none)."""
+    integer count with min_size (counts >= 2.5 is counts >= 3), clamped to
+    0..2**64-1 (NaN keeps none), for the host and the device entries alike.
+    A min_size that is no number is a TypeError, after the refusal of
+    negative host labels."""
     try:
         least = operator.index(min_size)
     except TypeError:
@@ -63,7 +60,8 @@ def _least_kept_size(min_size, labels, where):
                 raise TypeError
             value = float(min_size)
         except (TypeError, ValueError):
-            _refuse_negative(labels, where)
+            if isinstance(labels, np.ndarray):
+                _refuse_negative(labels, where)
             raise TypeError(f"{where}: min_size must be a real number, not {type(min_size).__name__}") from None
         if math.isnan(value) or value == math.inf:
             least = 2**64 - 1  # no count is that large
@@ -101,7 +99,8 @@ def remove_small(labels, min_size, relabel=True):
     back. Other dtypes there are a TypeError; tables for a largest label
     that the GPU cannot hold are a RuntimeError that names it."""
     if _on_device(labels):
-        return _glccl.device_remove_small(labels, _count_argument(min_size), bool(relabel))
+        return _glccl.device_remove_small(labels, _least_kept_size(min_size, labels, "glccl.remove_small()"),
+                                          bool(relabel))
     labels = _host_labels(labels, "glccl.remove_small()")
     least = _least_kept_size(min_size, labels, "glccl.remove_small()")
     return _filtered(_glccl.host_remove_small, labels, least, bool(relabel))
@@ -116,7 +115,7 @@ def keep_largest(labels, k, relabel=True):
     if _on_device(labels):
         if int(k) < 0:
             raise ValueError(f"glccl.keep_largest(): k must be 0 or more, not {k}")
-        return _glccl.device_keep_largest(labels, _count_argument(int(k)), bool(relabel))
+        return _glccl.device_keep_largest(labels, min(int(k), 2**64 - 1), bool(relabel))
     labels = _host_labels(labels, "glccl.keep_largest()")
     if int(k) < 0:
         _refuse_negative(labels, "glccl.keep_largest()")
