@@ -487,7 +487,9 @@ private:
             options.backend = backend;
             options.connectivity = connectivity;
             options.criterion = options_.criterion;
-            auto labelOnce = [&] { return hostImage ? session_.label(*hostImage, options) : session_.label(*texture, options); };
+            auto labelOnce = [&] {
+                return hostImage ? session_.label(*hostImage, options) : session_.label(*texture, options);
+            };
             run = labelOnce();
             // Every repetition must equal the reference, not only the first.
             for (int repetition = 1; repetition < options_.repeat; ++repetition) {
