@@ -30,6 +30,7 @@
 #include <vector_types.h>
 
 #include "cuda_check.hpp"
+#include "volume_nodes.cuh"
 
 namespace glccl::cuda {
 
@@ -234,6 +235,20 @@ public:
 // The block kernels, one class per .cu file of the same name and the same
 // stage names as the compute engine's passes (engine/src/backends/compute).
 // Parents hold keys, one per node; masks the foreground mask of each node.
+// A binary volume's siblings of the same passes are in <stage>_volume.cu:
+// they label the nodes of volume_nodes.cuh (runs of bundle words), kept in
+// VolumeNodes between the passes.
+
+// One labeling's volume nodes in device memory (volume_nodes.cuh):
+struct VolumeNodes {
+    volume::NodeGrid grid;
+    std::uint32_t* bits;        // grid.lineWords(): the foreground, a bit per voxel
+    std::uint32_t* foreground;  // grid.bundleWords(): each bundle word's OR of its lines (bits itself at 6)
+    std::uint32_t* parents;     // grid.slots(): a key per node (count_roots: a root's rank in its line)
+    std::uint16_t* roots;       // grid.bundleWords(): bit r, node r is a root (count_roots)
+    std::uint32_t* lineCounts;  // height * depth + 1: roots whose first voxel is in the line, then 0
+    std::uint32_t* lineOffsets; // height * depth + 1: roots in the lines before, then the count
+};
 
 // local_merge: every patch solved in shared memory (runs found without
 // atomics, then a union-find over the links that are left); every node
@@ -244,6 +259,10 @@ public:
     template <typename Pixel>
     void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, std::uint8_t* d_masks,
              const BlockGrid& grid, const PixelRule& rule);
+    // A binary volume (local_merge_volume.cu): every brick's nodes found and
+    // united in shared memory; bits, foreground and each node's
+    // brick-local root (as a volume key) in parents.
+    void run(const PassContext& context, const std::uint8_t* d_volume, const VolumeNodes& nodes);
 };
 
 // merge_borders: unites the trees of the links that leave each patch.
@@ -253,6 +272,9 @@ public:
     template <typename Pixel>
     void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, const std::uint8_t* d_masks,
              const BlockGrid& grid, const PixelRule& rule);
+    // A binary volume (merge_borders_volume.cu): the links that leave each
+    // brick, as global unions.
+    void run(const PassContext& context, const VolumeNodes& nodes);
 };
 
 // count_roots: ranks the roots of every pixel line (a root's entry becomes
@@ -267,6 +289,15 @@ public:
     void run(const PassContext& context, std::uint32_t* d_parents, const std::uint8_t* d_masks,
              std::uint32_t* d_lineCounts, std::uint32_t* d_lineOffsets, std::uint32_t* d_groupsDone,
              std::uint32_t* d_counts, std::uint32_t* d_callerCounts, const BlockGrid& grid);
+    // A binary volume (count_roots_volume.cu): each bundle row ranks its
+    // roots line by line (roots and parents), lineCounts gets every line's
+    // count, and a scan over them gives lineOffsets, the count at
+    // lineOffsets[lines]; it is also copied to d_count. d_scratch: CUB's
+    // scan storage.
+    void run(const PassContext& context, const VolumeNodes& nodes, std::uint32_t* d_count, void* d_scratch,
+             std::size_t scratchBytes);
+    // Scan storage for a volume of `lines` lines.
+    static std::size_t volumeScratchBytes(std::size_t lines, const CudaCheck& check);
 };
 
 // final_labels: every pixel takes its component's number, 1..count in
@@ -276,6 +307,8 @@ public:
     static constexpr const char* kStage = "final_labels";
     void run(const PassContext& context, const std::uint32_t* d_parents, const std::uint8_t* d_masks,
              const std::uint32_t* d_lineOffsets, std::uint32_t* d_labels, const BlockGrid& grid);
+    // A binary volume (final_labels_volume.cu): every voxel's number.
+    void run(const PassContext& context, const VolumeNodes& nodes, std::uint32_t* d_labels);
 };
 
 // cudaSuccess when the kernels have machine code or PTX for the current

@@ -176,6 +176,7 @@ void LabelPipeline::reserve(const CudaCheck& check, std::size_t pixelCount) {
     tableOverflow_ = {};
     parents_ = {};
     masks_ = {};
+    volumeWords_ = {};
     allocate(rank_, pixelCount + 1, check);
     // At least one byte: CUB takes a null scratch pointer as a size query.
     allocate(scanScratch_, std::max<std::size_t>(RelabelPass::scratchBytes(pixelCount, check), 1), check);
@@ -245,6 +246,15 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
     const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
 
     bool labeled = false;
+    if (request.dimensions == 3 && request.channels == 1 && request.images == 1 &&
+        request.rule.kind == PixelRuleKind::Binary && kernels() == Kernels::Blocks) {
+        labeled = findVolumeLabels(check, d_pixels, d_labels);
+        if (labeled && d_counts != nullptr) {
+            check(cudaMemcpyAsync(d_counts, deviceCounts_.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
+                                  stream()),
+                  "cudaMemcpyAsync (component count to the caller)");
+        }
+    }
     if (request.dimensions == 2 && kernels() == Kernels::Blocks) {
         const BlockGrid grid = blockGridOf(request.width, request.height, request.images, request.rule);
         if (blockGridFits(grid)) {
@@ -300,6 +310,43 @@ void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& gri
     countRoots_.run(context, parents_.get(), masks_.get(), lineCounts_.get(), lineOffsets_.get(), groupsDone_.get(),
                     deviceCounts_.get(), d_callerCounts, grid);
     finalLabels_.run(context, parents_.get(), masks_.get(), lineOffsets_.get(), d_labels, grid);
+}
+
+// A binary volume's nodes (volume_nodes.cuh): bricks in shared memory, the
+// links between them, the roots numbered line by line, every voxel its
+// number.
+bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels) {
+    const volume::NodeGrid grid = volume::NodeGrid::of(std::uint32_t(current_.width), std::uint32_t(current_.height),
+                                                       std::uint32_t(current_.depth), current_.rule.connectivity);
+    // Narrow volumes (a few voxels wide) have more node slots than voxels:
+    // the tile kernels take them.
+    if (grid.slots() > pixelCount_) return false;
+    reserveBlocks(check);
+    const std::size_t lines = std::size_t(grid.height) * grid.depth;
+    reserveLines(check, int(std::min<std::size_t>(lines + 1, std::size_t(INT32_MAX))), 1);
+    const bool ownForeground = grid.connectivity != 6;  // at 6 a bundle is a line: its bits are its foreground
+    const std::size_t words =
+        grid.lineWords() + (ownForeground ? grid.bundleWords() : 0) + (grid.bundleWords() + 1) / 2;
+    if (volumeWords_.count() < words) allocate(volumeWords_, words, check);
+    const std::size_t scratch = CountRootsPass::volumeScratchBytes(lines, check);
+    if (scanScratch_.bytes() < scratch) allocate(scanScratch_, scratch, check);
+
+    VolumeNodes nodes;
+    nodes.grid = grid;
+    nodes.bits = volumeWords_.get();
+    nodes.foreground = ownForeground ? nodes.bits + grid.lineWords() : nodes.bits;
+    nodes.roots = reinterpret_cast<std::uint16_t*>(nodes.bits + grid.lineWords() +
+                                                   (ownForeground ? grid.bundleWords() : 0));
+    nodes.parents = parents_.get();
+    nodes.lineCounts = lineCounts_.get();
+    nodes.lineOffsets = lineOffsets_.get();
+
+    const PassContext context{stream(), check, timer_};
+    localMerge_.run(context, d_volume, nodes);     // bricks in shared memory
+    mergeBorders_.run(context, nodes);             // and the links between them
+    countRoots_.run(context, nodes, deviceCounts_.get(), scanScratch_.get(), scanScratch_.bytes());
+    finalLabels_.run(context, nodes, d_labels);    // every voxel's number
+    return true;
 }
 
 // Kernel 1, then the merging scheme level by level (kernel 2, with kernel 3

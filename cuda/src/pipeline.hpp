@@ -12,11 +12,17 @@
 // and the tile kernels (solve_tiles, merge_tiles, flatten_borders,
 // flatten_labels, relabel; volumes, and images whose keys do not fit 31
 // bits). Both leave the canonical labels and each image's count on the
-// device; componentTable() builds the table from the labels.
+// device; componentTable() builds the table from the labels. Binary volumes
+// take the block kernels' volume siblings (*_volume.cu); other volumes the
+// tile kernels.
 //
 // Memory, after reserve() for a pixel count P (bytes):
 //   parents + masks       5 P: one key and one mask per node, room for the
-//                         single-pixel nodes of segments and threshold
+//                         single-pixel nodes of segments and threshold (a
+//                         binary volume's node slots take the parents: at
+//                         most P / 2 of them, P / 8 at 26)
+//   volume words          a binary volume's bits, bundle foreground and
+//                         root bits: about P / 8 + P / 32 + P / 64
 //   lines                 8 (height + 1) per image, grown when needed
 //   rank + scan scratch   4 (P + 1) + CUB's scratch; the component table is
 //                         built in the rank array once relabel is done with
@@ -182,6 +188,9 @@ private:
     template <typename Pixel>
     void findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
                          std::uint32_t* d_labels, std::uint32_t* d_callerCounts);
+    // The volume kernels (binary volumes, Kernels::Blocks) where their nodes
+    // fit the block buffers; false otherwise, and nothing is queued.
+    bool findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels);
     void numberComponents(const CudaCheck& check, std::uint32_t* d_labels, std::uint32_t* d_count);
     void numberComponents(const CudaCheck& check);
     unsigned char* tableStorage(const CudaCheck& check, std::size_t bytes);
@@ -201,6 +210,7 @@ private:
     DeviceBuffer<std::uint32_t> rank_;  // pixelCount_ + 1 entries, then the table
     DeviceBuffer<std::uint32_t> parents_;  // block kernels: pixelCount_ nodes at most
     DeviceBuffer<std::uint8_t> masks_;
+    DeviceBuffer<std::uint32_t> volumeWords_;  // volume kernels: bits, foreground, roots
     DeviceBuffer<std::uint32_t> lineCounts_;   // height per image
     DeviceBuffer<std::uint32_t> lineOffsets_;  // height + 1 per image
     DeviceBuffer<std::uint32_t> groupsDone_;   // one per image, zero between labelings

@@ -1,0 +1,273 @@
+// local_merge, for a binary volume: the sibling of local_merge.cu over the
+// nodes of volume_nodes.cuh, and the only stage that reads the input. One
+// thread block per brick, one thread per bundle word:
+//   1. the word's lines, a bit per voxel, into bits, and their OR (the
+//      bundle's foreground) into foreground;
+//   2. its nodes, the runs of the OR: found by bit operations, no atomics;
+//      each starts as its own parent, known by its first voxel's local key;
+//   3. the links to the nodes of the bundle words before it in the brick
+//      (volume_nodes.cuh's relations, and the word before in its own
+//      bundle), as lock-free unions in shared memory keeping the smaller
+//      key, the warp's lanes finding links in step and uniting them
+//      together (volume_forest.cuh, WarpLinks);
+//   4. every node leaves with its brick-local root, as a volume key, in
+//      parents.
+// Links that leave the brick are merge_borders' work.
+
+#include <type_traits>
+
+#include "stage_timer.hpp"
+#include "volume_forest.cuh"
+
+namespace glccl::cuda {
+namespace {
+
+using namespace volume;
+
+constexpr int kWarp = 32;
+constexpr int kQueue = 64;  // links per warp: node slots, u | v << 16
+
+// The 32 samples of word wx of line (y, z), a bit each: 16-byte loads where
+// every line starts 16-byte aligned (Vector 16), 4-byte loads where lines
+// start 4-byte aligned (4), else byte by byte; past the width, 0.
+template <int Vector>
+__device__ __forceinline__ std::uint32_t loadLineWord(const std::uint8_t* __restrict__ samples, const NodeGrid& g,
+                                                      std::uint32_t wx, std::uint32_t y, std::uint32_t z) {
+    const std::uint8_t* line = samples + (std::size_t(z) * g.height + y) * g.width;
+    const std::uint32_t x0 = wx * kWordBits;
+    if (Vector == 16 && x0 + kWordBits <= g.width) {
+        const uint4* v = reinterpret_cast<const uint4*>(line + x0);
+        const uint4 a = __ldg(v), b = __ldg(v + 1);
+        return nonzeroBytes(a.x) | nonzeroBytes(a.y) << 4 | nonzeroBytes(a.z) << 8 | nonzeroBytes(a.w) << 12 |
+               nonzeroBytes(b.x) << 16 | nonzeroBytes(b.y) << 20 | nonzeroBytes(b.z) << 24 | nonzeroBytes(b.w) << 28;
+    }
+    if (Vector == 4 && x0 + kWordBits <= g.width) {
+        const std::uint32_t* v = reinterpret_cast<const std::uint32_t*>(line + x0);
+        std::uint32_t bits = 0;
+#pragma unroll
+        for (int i = 0; i < kWordBits / 4; ++i) bits |= nonzeroBytes(__ldg(v + i)) << (4 * i);
+        return bits;
+    }
+    std::uint32_t bits = 0;
+    const std::uint32_t end = min(std::uint32_t(kWordBits), g.width - x0);
+    for (std::uint32_t i = 0; i < end; ++i) bits |= (__ldg(line + x0 + i) != 0 ? 1u : 0u) << i;
+    return bits;
+}
+
+// The brick's union-find in shared memory: parents hold local keys (a root
+// its own), a key's node is its thread's run (one load of that thread's
+// foreground); run r of thread t at r * kThreads + t, so that a warp's
+// threads reach their r-th nodes in consecutive banks. Loads are volatile: other threads' unions change parents
+// under the walk, and a stale parent is still an ancestor.
+template <int Connectivity>
+struct BrickForest {
+    using B = Brick<Connectivity>;
+    volatile std::uint32_t* parents;
+    const volatile std::uint32_t* foreground;
+
+    __device__ __forceinline__ int slotOf(std::uint32_t key) const {
+        const int t = B::threadOfKey(key);
+        return runAt(foreground[t], B::xOfKey(key) % kWordBits) * B::kThreads + t;
+    }
+    // Path halving: a plain store is safe (node_grid.cuh, Forest::rootHalving).
+    __device__ __forceinline__ std::uint32_t root(std::uint32_t key) const {
+        for (;;) {
+            const int slot = slotOf(key);
+            const std::uint32_t parent = parents[slot];
+            if (parent == key) return key;
+            const std::uint32_t grandparent = parents[slotOf(parent)];
+            if (grandparent == parent) return parent;
+            parents[slot] = grandparent;
+            key = grandparent;
+        }
+    }
+    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
+        for (;;) {
+            a = root(a);
+            b = root(b);
+            if (a == b) return;
+            if (a > b) {
+                const std::uint32_t t = a;
+                a = b;
+                b = t;
+            }
+            const std::uint32_t old = atomicMin(const_cast<std::uint32_t*>(&parents[slotOf(b)]), a);
+            if (old == b) return;
+            b = old;
+        }
+    }
+};
+
+template <int Connectivity, int Vector>
+__global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
+    localMergeVolumeKernel(const std::uint8_t* __restrict__ samples, VolumeNodes nodes, unsigned bricksX,
+                           unsigned bricksY) {
+    using B = Brick<Connectivity>;
+    constexpr int kLines = B::kLines;
+    constexpr Bundle kBundle = B::kBundle;
+    __shared__ std::uint32_t sLines[kLines][B::kThreads];
+    __shared__ std::uint32_t sForeground[B::kThreads];
+    __shared__ std::uint32_t sParents[B::kThreads * kRunsPerWord];
+    __shared__ std::uint32_t sQueue[B::kThreads / kWarp][kQueue];  // each warp's links (WarpLinks)
+    static_assert(B::kThreads * kRunsPerWord <= 0x10000 && B::kThreads % kWarp == 0, "a link is two 16-bit slots");
+
+    const NodeGrid& g = nodes.grid;
+    const unsigned brickX = blockIdx.x % bricksX, brickY = blockIdx.x / bricksX % bricksY;
+    const unsigned brickZ = blockIdx.x / bricksX / bricksY;
+    const int t = int(threadIdx.x);
+    const int w = B::wordOf(t), by = B::bundleYOf(t), bz = B::bundleZOf(t);
+    const std::uint32_t wx = brickX * B::kWords + std::uint32_t(w);
+    const std::uint32_t gby = brickY * B::kBundlesY + std::uint32_t(by);
+    const std::uint32_t gbz = brickZ * B::kBundlesZ + std::uint32_t(bz);
+    const bool inside = wx < g.wordsX && gby < g.bundlesY && gbz < g.bundlesZ;
+
+    // 1. The lines, their bits and their OR.
+    std::uint32_t lines[kLines];
+    std::uint32_t p = 0;
+#pragma unroll
+    for (int l = 0; l < kLines; ++l) {
+        const std::uint32_t y = gby * kBundle.height + std::uint32_t(l % kBundle.height);
+        const std::uint32_t z = gbz * kBundle.depth + std::uint32_t(l / kBundle.height);
+        const bool inVolume = inside && y < g.height && z < g.depth;
+        lines[l] = inVolume ? loadLineWord<Vector>(samples, g, wx, y, z) : 0u;
+        if (inVolume) nodes.bits[g.lineWord(wx, y, z)] = lines[l];
+        sLines[l][t] = lines[l];
+        p |= lines[l];
+    }
+    sForeground[t] = p;
+    if (inside && Connectivity != 6) nodes.foreground[g.bundleWord(wx, gby, gbz)] = p;
+
+    // 2. The nodes, each its own parent.
+    {
+        int r = 0;
+        for (std::uint32_t starts = runStarts(p); starts != 0u; starts &= starts - 1u, ++r) {
+            const FirstVoxel first = firstVoxelOf(lines, runFrom(p, lowestBit(starts)));
+            sParents[r * B::kThreads + t] =
+                B::localKey(w * kWordBits + first.bit, by * kBundle.height + first.line % kBundle.height,
+                            bz * kBundle.depth + first.line / kBundle.height);
+        }
+    }
+    __syncthreads();
+
+    // 3. The links inside the brick, found by each lane over its word's
+    // relations, the warp in step, and united through the warp's queue
+    // (WarpLinks). A link whose nodes read one parent (one tree), or the
+    // two parents the lane's last link read (united then), is not queued.
+    const BrickForest<Connectivity> forest{sParents, sForeground};
+    auto slotAt = [&](int thread, int bit) { return runAt(sForeground[thread], bit) * B::kThreads + thread; };
+    WarpLinks<std::uint32_t, kQueue> links{sQueue[t / kWarp], t % kWarp};
+    auto unite = [&](std::uint32_t link) {
+        const std::uint32_t a = forest.parents[link & 0xFFFFu], b = forest.parents[link >> 16];
+        if (a != b) forest.unite(a, b);
+    };
+    std::uint32_t lastA = kNoKey, lastB = kNoKey;
+    auto offer = [&](bool has, int u, int v) {  // in every lane
+        if (has) {
+            const std::uint32_t a = forest.parents[u], b = forest.parents[v];
+            has = a != b && !(a == lastA && b == lastB);
+            if (has) lastA = a, lastB = b;
+        }
+        links.push(has, std::uint32_t(u) | (std::uint32_t(v) << 16), unite);
+    };
+    {
+        const bool has = w > 0 && (p & 1u) != 0u && (sForeground[t - 1] >> 31) != 0u;
+        offer(has, has ? slotAt(t, 0) : 0, has ? slotAt(t - 1, 31) : 0);
+    }
+    forEachIndex<0, relationCount(Connectivity)>([&](auto index) {
+        constexpr Relation kRelation = relationOf(Connectivity, decltype(index)::value);
+        constexpr int kTerms = kRelation.terms;
+        const int vby = by + kRelation.dy, vbz = bz + kRelation.dz;
+        // V in another brick: merge_borders' link.
+        const bool inBrick = p != 0u && vby >= 0 && vby < B::kBundlesY && vbz >= 0;
+        const int tv = inBrick ? B::threadOf(w, vby, vbz) : t;
+        std::uint32_t fu[kTerms], fv[kTerms];
+        bool across[kTerms];
+        TermLinks asked[kTerms];
+        std::uint32_t asking = 0;
+#pragma unroll
+        for (int k = 0; k < kTerms; ++k) {
+            fu[k] = fv[k] = 0u;
+            across[k] = kRelation.term[k].across;
+#pragma unroll
+            for (int l = 0; l < kLines; ++l) {
+                if ((kRelation.term[k].uLines >> l) & 1u) fu[k] |= lines[l];
+                if (inBrick && ((kRelation.term[k].vLines >> l) & 1u)) fv[k] |= sLines[l][tv];
+            }
+            asked[k] = termLinks(fu[k], fv[k], across[k]);
+            asking |= asked[k].fromU | asked[k].fromV;
+        }
+        // The positions that ask, one per lane and round (forEachLinkInWord's order).
+        for (;;) {
+            const bool has = asking != 0u;
+            if (!__any_sync(kFullWarp, has)) break;
+            const int x = has ? lowestBit(asking) : 0;
+            asking &= asking - 1u;
+#pragma unroll
+            for (int k = 0; k < kTerms; ++k) {
+                const bool fromU = has && ((asked[k].fromU >> x) & 1u) != 0u;
+                offer(fromU, fromU ? slotAt(t, x) : 0, fromU ? slotAt(tv, partnerOf(fv[k], x, across[k])) : 0);
+                const bool fromV = has && ((asked[k].fromV >> x) & 1u) != 0u;
+                offer(fromV, fromV ? slotAt(t, partnerOf(fu[k], x, across[k])) : 0, fromV ? slotAt(tv, x) : 0);
+            }
+        }
+        // One step across the word's edges, to the words beside V's.
+#pragma unroll
+        for (int k = 0; k < kTerms; ++k) {
+            if (!kRelation.term[k].across) continue;
+            std::uint32_t before = 0u, after = 0u;
+#pragma unroll
+            for (int l = 0; l < kLines; ++l) {
+                if (!inBrick || ((kRelation.term[k].vLines >> l) & 1u) == 0u) continue;
+                if (w > 0) before |= sLines[l][tv - 1];
+                if (w + 1 < B::kWords) after |= sLines[l][tv + 1];
+            }
+            const bool low = (fu[k] & 1u) != 0u && (before >> 31) != 0u;
+            offer(low, low ? slotAt(t, 0) : 0, low ? slotAt(tv - 1, 31) : 0);
+            const bool high = (fu[k] >> 31) != 0u && (after & 1u) != 0u;
+            offer(high, high ? slotAt(t, 31) : 0, high ? slotAt(tv + 1, 0) : 0);
+        }
+    });
+    links.flush(unite);
+    __syncthreads();
+
+    // 4. Every node's brick-local root, as a volume key.
+    if (!inside) return;
+    const std::uint32_t x0 = brickX * B::kX, y0 = brickY * B::kY, z0 = brickZ * B::kZ;
+    const std::size_t word = g.bundleWord(wx, gby, gbz);
+    const int runs = popCount(runStarts(p));
+    for (int r = 0; r < runs; ++r) {
+        const std::uint32_t root = forest.root(sParents[r * B::kThreads + t]);
+        nodes.parents[NodeGrid::slotOf(word, r)] =
+            g.keyOf(x0 + std::uint32_t(B::xOfKey(root)), y0 + std::uint32_t(B::yOfKey(root)),
+                    z0 + std::uint32_t(B::zOfKey(root)));
+    }
+}
+
+}  // namespace
+
+void LocalMergePass::run(const PassContext& context, const std::uint8_t* d_volume, const VolumeNodes& nodes) {
+    auto scope = context.timer.scope(kStage);
+    const NodeGrid& g = nodes.grid;
+    // 16-byte loads where every line starts 16-byte aligned, 4-byte ones
+    // where every line starts 4-byte aligned.
+    const auto address = reinterpret_cast<std::uintptr_t>(d_volume);
+    const int vector = address % 16 == 0 && g.width % 16 == 0 ? 16 : address % 4 == 0 && g.width % 4 == 0 ? 4 : 1;
+    withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
+        constexpr int C = decltype(connectivity)::value;
+        using B = Brick<C>;
+        const unsigned bricksX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
+        const unsigned bricksY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
+        const std::uint64_t bricksZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
+        // One-dimensional grid: at most 2^32 voxels make far fewer bricks than 2^31.
+        const unsigned blocks = unsigned(std::uint64_t(bricksX) * bricksY * bricksZ);
+        if (vector == 16)
+            localMergeVolumeKernel<C, 16><<<blocks, B::kThreads, 0, context.stream>>>(d_volume, nodes, bricksX, bricksY);
+        else if (vector == 4)
+            localMergeVolumeKernel<C, 4><<<blocks, B::kThreads, 0, context.stream>>>(d_volume, nodes, bricksX, bricksY);
+        else
+            localMergeVolumeKernel<C, 1><<<blocks, B::kThreads, 0, context.stream>>>(d_volume, nodes, bricksX, bricksY);
+    });
+    context.check.launched("localMerge (volume)", context.stream);
+}
+
+}  // namespace glccl::cuda
