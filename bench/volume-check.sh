@@ -56,15 +56,15 @@ for s in "${steps[@]}"; do
     bench1024)
       mkdir -p "$volumes"
       for f in noise30 blobs balls hilbert; do
-        [ -f "$volumes/$f.npy" ] || "$glccl" generate "$f" 1024x1024x1024 "$volumes/$f.npy" > /dev/null
+        [ -f "$volumes/${f}_1024.npy" ] || "$glccl" generate "$f" 1024x1024x1024 "$volumes/${f}_1024.npy" > /dev/null
       done
       for c in 6 18 26; do
-        step "bench1024_$c" "$glccl" bench "$volumes"/{noise30,blobs,balls,hilbert}.npy --backends "$backends" \
+        step "bench1024_$c" "$glccl" bench "$volumes"/{noise30,blobs,balls,hilbert}_1024.npy --backends "$backends" \
           --connectivity $c --reps "$reps" --steps --csv "$out/bench1024_$c.csv"
       done ;;
     peers)
       step peers python3 "$here/volume_peers.py" "$glccl" --sizes 512,1024 --connectivity 6,18,26 --reps 3 \
-        --csv "$out/peers.csv" ;;
+        --volume-dir "$volumes" --csv "$out/peers.csv" ;;
     *) echo "volume-check: no step '$s'" >&2; exit 2 ;;
   esac
 done

@@ -45,6 +45,8 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--csv", help="write the rows here too")
     parser.add_argument("--module-dir", help="also time glccl.label on the CuPy arrays, from this module folder")
+    parser.add_argument("--volume-dir", help="take FAMILY_N.npy from this folder where it is there (the same volumes "
+                        "glccl generate writes), instead of generating it again")
     args = parser.parse_args()
     glccl = None
     if args.module_dir:
@@ -74,11 +76,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="glccl-volume-peers-") as scratch:
         for side in [int(s) for s in args.sizes.split(",")]:
             for family in args.families.split(","):
-                path = os.path.join(scratch, f"{family}_{side}.npy")
-                subprocess.run([args.glccl, "generate", family, f"{side}x{side}x{side}", path], check=True,
-                               stdout=subprocess.DEVNULL)
-                device = cupy.asarray(np.load(path))
-                os.remove(path)
+                kept = os.path.join(args.volume_dir, f"{family}_{side}.npy") if args.volume_dir else None
+                if kept and os.path.exists(kept):
+                    device = cupy.asarray(np.load(kept))
+                else:
+                    path = os.path.join(scratch, f"{family}_{side}.npy")
+                    subprocess.run([args.glccl, "generate", family, f"{side}x{side}x{side}", path], check=True,
+                                   stdout=subprocess.DEVNULL)
+                    device = cupy.asarray(np.load(path))
+                    os.remove(path)
                 for connectivity in args.connectivity.split(","):
                     structure = cupy.asarray(nd.generate_binary_structure(3, rank[connectivity]))
                     start, stop = cupy.cuda.Event(), cupy.cuda.Event()

@@ -142,10 +142,29 @@ struct Model {
                             if ((fu[k] >> 31) != 0u && (volume::linesOf(after, term.vLines) & 1u) != 0u)
                                 unite(slotOf(wx, by, bz, 31), slotOf(wx + 1, std::uint32_t(vy), std::uint32_t(vz), 0));
                         }
-                        // Terms past relation.terms are empty: they ask for nothing.
                         volume::forEachLinkInWord(fu, fv, across, [&](int p, int q) {
                             unite(slotOf(wx, by, bz, p), slotOf(wx, std::uint32_t(vy), std::uint32_t(vz), q));
                         });
+                        if (relation.kissLines == 0) continue;
+                        std::uint32_t touchUV = 0, touchVU = 0;
+                        for (int l = 0; l < Lines; ++l) {
+                            if (((relation.kissLines >> l) & 1u) == 0u) continue;
+                            touchUV |= u[l] & (v[l] >> 1);
+                            touchVU |= v[l] & (u[l] >> 1);
+                            // Across the word's edges, as the terms that join one step along x.
+                            if ((u[l] & 1u) != 0u && (before[l] >> 31) != 0u)
+                                unite(slotOf(wx, by, bz, 0), slotOf(wx - 1, std::uint32_t(vy), std::uint32_t(vz), 31));
+                            if ((u[l] >> 31) != 0u && (after[l] & 1u) != 0u)
+                                unite(slotOf(wx, by, bz, 31), slotOf(wx + 1, std::uint32_t(vy), std::uint32_t(vz), 0));
+                        }
+                        const std::uint32_t pv = volume::linesOf(v, std::uint8_t((1u << Lines) - 1u));
+                        const volume::Kisses kisses = volume::kissesOf(pu, pv, touchUV, touchVU);
+                        for (std::uint32_t e = kisses.uToV; e != 0u; e &= e - 1u)
+                            unite(slotOf(wx, by, bz, volume::lowestBit(e)),
+                                  slotOf(wx, std::uint32_t(vy), std::uint32_t(vz), volume::lowestBit(e) + 1));
+                        for (std::uint32_t e = kisses.vToU; e != 0u; e &= e - 1u)
+                            unite(slotOf(wx, by, bz, volume::lowestBit(e) + 1),
+                                  slotOf(wx, std::uint32_t(vy), std::uint32_t(vz), volume::lowestBit(e)));
                     }
                 }
     }

@@ -148,16 +148,21 @@ DeviceComponentTable tableAt(unsigned char* storage, std::size_t n, int dimensio
     return table;
 }
 
-void ComponentStatsPass::run(const PassContext& context, const std::uint32_t* d_labels, int width, int height,
-                             int depth, int dimensions, unsigned char* storage, std::size_t count) {
-    auto scope = context.timer.scope(kStage);
+void ComponentStatsPass::startTable(const PassContext& context, unsigned char* storage, std::size_t count,
+                                    int dimensions) {
     const CudaCheck& check = context.check;
-    // Sums, right, bottom (and back) start at 0; left, top (and front) at UINT32_MAX.
     const std::size_t bytes = count * tableBytesPerComponent(dimensions);
     const std::size_t zeroBytes = bytes - std::size_t(dimensions) * count * sizeof(std::uint32_t);
     check(cudaMemsetAsync(storage, 0, zeroBytes, context.stream), "cudaMemsetAsync (component table)");
     check(cudaMemsetAsync(storage + zeroBytes, 0xFF, bytes - zeroBytes, context.stream),
           "cudaMemsetAsync (component table)");
+}
+
+void ComponentStatsPass::run(const PassContext& context, const std::uint32_t* d_labels, int width, int height,
+                             int depth, int dimensions, unsigned char* storage, std::size_t count) {
+    auto scope = context.timer.scope(kStage);
+    const CudaCheck& check = context.check;
+    startTable(context, storage, count, dimensions);
     const unsigned chunksX = unsigned((width + kChunk - 1) / kChunk);
     const std::uint64_t rows = std::uint64_t(height) * std::uint64_t(depth);
     const std::uint64_t rowGroups = (rows + kRowsPerBlock - 1) / kRowsPerBlock;

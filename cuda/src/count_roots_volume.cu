@@ -1,5 +1,6 @@
-// count_roots, for a binary volume: the sibling of count_roots.cu. One warp
-// per bundle row (a bundle's lines, the whole width), each lane a run of
+// count_roots, for a binary volume: the sibling of count_roots.cu. First
+// every node is pointed straight at its root (flattenNodesKernel), then one
+// warp per bundle row (a bundle's lines, the whole width), each lane a run of
 // consecutive words. A root is a node whose parent is its own key; its
 // first voxel lies in one of the bundle's lines, and within a line roots
 // order like their words and runs (runs are disjoint along x). Each root's
@@ -34,6 +35,27 @@ struct LineCounts {
         return sum;
     }
 };
+
+// Before the ranks: every node's parent becomes its root, so that
+// count_roots finds the roots by one comparison and final_labels takes
+// every number in one step (merge_borders leaves chains of brick-local
+// roots as long as the bricks a component crosses). Each thread writes its
+// own nodes' entries only: a halving walk would store a grandparent into
+// another node's entry after that node's thread had stored the root.
+template <int Connectivity>
+__global__ void __launch_bounds__(kWarp* kRowWarps) flattenNodesKernel(VolumeNodes nodes) {
+    const NodeGrid& g = nodes.grid;
+    const std::size_t word = std::size_t(blockIdx.x) * (kWarp * kRowWarps) + threadIdx.x;
+    if (word >= g.bundleWords()) return;
+    const int runs = popCount(runStarts(__ldg(&nodes.foreground[word])));
+    const VolumeForest<Connectivity> forest{g, nodes.foreground, nodes.parents};
+    for (int r = 0; r < runs; ++r) {
+        const std::size_t slot = NodeGrid::slotOf(word, r);
+        const std::uint32_t parent = nodes.parents[slot];
+        const std::uint32_t root = forest.rootOf(parent);
+        if (root != parent) nodes.parents[slot] = root;
+    }
+}
 
 template <int Connectivity>
 __global__ void __launch_bounds__(kWarp* kRowWarps) countRootsVolumeKernel(VolumeNodes nodes) {
@@ -110,9 +132,12 @@ void CountRootsPass::run(const PassContext& context, const VolumeNodes& nodes, s
     withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
         constexpr int C = decltype(connectivity)::value;
         // One-dimensional grid: at most 2^32 voxels make fewer bundle rows than 2^31.
+        constexpr unsigned kThreads = kWarp * kRowWarps;
+        flattenNodesKernel<C><<<unsigned((g.bundleWords() + kThreads - 1) / kThreads), kThreads, 0, context.stream>>>(
+            nodes);
         const std::uint64_t rows = std::uint64_t(g.bundlesY) * g.bundlesZ;
         const unsigned blocks = unsigned((rows + kRowWarps - 1) / kRowWarps);
-        countRootsVolumeKernel<C><<<blocks, kWarp * kRowWarps, 0, context.stream>>>(nodes);
+        countRootsVolumeKernel<C><<<blocks, kThreads, 0, context.stream>>>(nodes);
     });
     context.check.launched("countRoots (volume)", context.stream);
     context.check(cub::DeviceScan::ExclusiveSum(d_scratch, scratchBytes, nodes.lineCounts, nodes.lineOffsets,

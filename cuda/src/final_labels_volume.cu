@@ -2,9 +2,9 @@
 // voxel takes its component's number, background 0. One thread per bundle
 // word first numbers its nodes: a root (its bit in roots) holds its rank,
 // and its number is its first voxel's line offset plus the rank plus one;
-// any other node walks its parents to the root. Then each warp writes its
-// 32 words' voxels together, a lane per x, so that every store of the warp
-// is 128 consecutive bytes of one line.
+// any other node holds its root's key (count_roots), one step away. Then
+// each warp writes its 32 words' voxels together, a lane per x, so that
+// every store of the warp is 128 consecutive bytes of one line.
 
 #include "stage_timer.hpp"
 #include "volume_forest.cuh"
@@ -63,18 +63,10 @@ __global__ void __launch_bounds__(kWarp* kLabelWarps)
                                   bz * kBundle.depth + std::uint32_t(v.line / kBundle.height));
                 rank = __ldg(&nodes.parents[slot]);
             } else {
-                // count_roots left every root's entry its rank: the walk
-                // ends at the first entry whose roots bit is set.
+                // count_roots pointed every node at its root and left the
+                // root's entry its rank.
                 rootKey = __ldg(&nodes.parents[slot]);
-                for (;;) {
-                    const std::size_t s = forest.slotOf(rootKey);
-                    const std::uint32_t entry = __ldg(&nodes.parents[s]);
-                    if ((__ldg(&nodes.roots[NodeGrid::wordOfSlot(s)]) >> NodeGrid::runOfSlot(s)) & 1u) {
-                        rank = entry;
-                        break;
-                    }
-                    rootKey = entry;
-                }
+                rank = __ldg(&nodes.parents[forest.slotOf(rootKey)]);
             }
             sNumbers[warp][r][lane] = __ldg(&nodes.lineOffsets[g.lineOfKey(rootKey)]) + rank + 1u;
         }

@@ -226,6 +226,35 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
             const bool high = (fu[k] >> 31) != 0u && (after & 1u) != 0u;
             offer(high, high ? slotAt(t, 31) : 0, high ? slotAt(tv + 1, 0) : 0);
         }
+        if constexpr (kRelation.kissLines != 0) {
+            // Where the two bundles' runs kiss (volume_nodes.cuh, kissesOf),
+            // and the kiss lines one step across the word's edges.
+            std::uint32_t touchUV = 0u, touchVU = 0u;
+            bool low = false, high = false;
+#pragma unroll
+            for (int l = 0; l < kLines; ++l) {
+                if (!inBrick || ((kRelation.kissLines >> l) & 1u) == 0u) continue;
+                const std::uint32_t v = sLines[l][tv];
+                touchUV |= lines[l] & (v >> 1);
+                touchVU |= v & (lines[l] >> 1);
+                if (w > 0) low |= (lines[l] & 1u) != 0u && (sLines[l][tv - 1] >> 31) != 0u;
+                if (w + 1 < B::kWords) high |= (lines[l] >> 31) != 0u && (sLines[l][tv + 1] & 1u) != 0u;
+            }
+            offer(low, low ? slotAt(t, 0) : 0, low ? slotAt(tv - 1, 31) : 0);
+            offer(high, high ? slotAt(t, 31) : 0, high ? slotAt(tv + 1, 0) : 0);
+            const Kisses kisses = kissesOf(p, inBrick ? sForeground[tv] : 0u, touchUV, touchVU);
+            std::uint32_t kissing = kisses.uToV | kisses.vToU;
+            for (;;) {
+                const bool has = kissing != 0u;
+                if (!__any_sync(kFullWarp, has)) break;
+                const int x = has ? lowestBit(kissing) : 0;
+                kissing &= kissing - 1u;
+                const bool uToV = has && ((kisses.uToV >> x) & 1u) != 0u;
+                offer(uToV, uToV ? slotAt(t, x) : 0, uToV ? slotAt(tv, x + 1) : 0);
+                const bool vToU = has && ((kisses.vToU >> x) & 1u) != 0u;
+                offer(vToU, vToU ? slotAt(t, x + 1) : 0, vToU ? slotAt(tv, x) : 0);
+            }
+        }
     });
     links.flush(unite);
     __syncthreads();

@@ -139,6 +139,46 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
             offer(high, high ? slotAt(word, p, 31) : 0u,
                   high ? slotAt(vWord + 1, __ldg(&nodes.foreground[vWord + 1]), 0) : 0u);
         }
+        if constexpr (kRelation.kissLines != 0) {
+            // Where the two bundles' runs kiss (volume_nodes.cuh, kissesOf),
+            // and the kiss lines one step across the word's edges.
+            std::uint32_t touchUV = 0u, touchVU = 0u;
+#pragma unroll
+            for (int l = 0; l < kLines; ++l) {
+                if (((kRelation.kissLines >> l) & 1u) == 0u) continue;
+                touchUV |= lines[l] & (v[l] >> 1);
+                touchVU |= v[l] & (lines[l] >> 1);
+            }
+            constexpr std::uint8_t kKiss = kRelation.kissLines;
+            const bool lowAsks = beforeOutside && (linesOf(lines, kKiss) & 1u) != 0u;
+            const bool highAsks = afterOutside && (linesOf(lines, kKiss) >> 31) != 0u;
+            std::uint32_t b[kLines], a[kLines];
+            if (lowAsks) loadBundleLines<Connectivity>(g, nodes.bits, wx - 1, std::uint32_t(gvby), std::uint32_t(gvbz), b);
+            if (highAsks) loadBundleLines<Connectivity>(g, nodes.bits, wx + 1, std::uint32_t(gvby), std::uint32_t(gvbz), a);
+            bool low = false, high = false;
+#pragma unroll
+            for (int l = 0; l < kLines; ++l) {
+                if (((kKiss >> l) & 1u) == 0u) continue;
+                low |= lowAsks && (lines[l] & 1u) != 0u && (b[l] >> 31) != 0u;
+                high |= highAsks && (lines[l] >> 31) != 0u && (a[l] & 1u) != 0u;
+            }
+            offer(low, low ? slotAt(word, p, 0) : 0u,
+                  low ? slotAt(vWord - 1, __ldg(&nodes.foreground[vWord - 1]), 31) : 0u);
+            offer(high, high ? slotAt(word, p, 31) : 0u,
+                  high ? slotAt(vWord + 1, __ldg(&nodes.foreground[vWord + 1]), 0) : 0u);
+            const Kisses kisses = kissesOf(p, pv, touchUV, touchVU);  // v is 0 unless outside the brick
+            std::uint32_t kissing = kisses.uToV | kisses.vToU;
+            for (;;) {
+                const bool has = kissing != 0u;
+                if (!__any_sync(kFullWarp, has)) break;
+                const int x = has ? lowestBit(kissing) : 0;
+                kissing &= kissing - 1u;
+                const bool uToV = has && ((kisses.uToV >> x) & 1u) != 0u;
+                offer(uToV, uToV ? slotAt(word, p, x) : 0u, uToV ? slotAt(vWord, pv, x + 1) : 0u);
+                const bool vToU = has && ((kisses.vToU >> x) & 1u) != 0u;
+                offer(vToU, vToU ? slotAt(word, p, x + 1) : 0u, vToU ? slotAt(vWord, pv, x) : 0u);
+            }
+        }
     });
     links.flush(unite);
 }

@@ -121,6 +121,17 @@ BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule);
 // grids within CUDA's limits. Images that do not fit go to the tile kernels.
 bool blockGridFits(const BlockGrid& grid);
 
+// One labeling's volume nodes in device memory (volume_nodes.cuh):
+struct VolumeNodes {
+    volume::NodeGrid grid;
+    std::uint32_t* bits;        // grid.lineWords(): the foreground, a bit per voxel
+    std::uint32_t* foreground;  // grid.bundleWords(): each bundle word's OR of its lines (bits itself at 6)
+    std::uint32_t* parents;     // grid.slots(): a key per node (count_roots: a root's rank in its line)
+    std::uint16_t* roots;       // grid.bundleWords(): bit r, node r is a root (count_roots)
+    std::uint32_t* lineCounts;  // height * depth + 1: roots whose first voxel is in the line, then 0
+    std::uint32_t* lineOffsets; // height * depth + 1: roots in the lines before, then the count
+};
+
 // Pixels are std::uint8_t (1 channel) or uchar4 (RGBA); every pass that reads
 // the image is instantiated for both.
 
@@ -230,6 +241,13 @@ public:
     // depth 1 with dimensions 2 for an image; a volume's table has z.
     void run(const PassContext& context, const std::uint32_t* d_labels, int width, int height, int depth,
              int dimensions, unsigned char* storage, std::size_t count);
+    // A binary volume labeled by the volume kernels (component_stats_volume.cu):
+    // the table from its nodes, which the labeling left in `nodes`.
+    void run(const PassContext& context, const VolumeNodes& nodes, unsigned char* storage, std::size_t count);
+
+private:
+    // Sums, right, bottom (and back) at 0; left, top (and front) at UINT32_MAX.
+    static void startTable(const PassContext& context, unsigned char* storage, std::size_t count, int dimensions);
 };
 
 // The block kernels, one class per .cu file of the same name and the same
@@ -239,16 +257,6 @@ public:
 // they label the nodes of volume_nodes.cuh (runs of bundle words), kept in
 // VolumeNodes between the passes.
 
-// One labeling's volume nodes in device memory (volume_nodes.cuh):
-struct VolumeNodes {
-    volume::NodeGrid grid;
-    std::uint32_t* bits;        // grid.lineWords(): the foreground, a bit per voxel
-    std::uint32_t* foreground;  // grid.bundleWords(): each bundle word's OR of its lines (bits itself at 6)
-    std::uint32_t* parents;     // grid.slots(): a key per node (count_roots: a root's rank in its line)
-    std::uint16_t* roots;       // grid.bundleWords(): bit r, node r is a root (count_roots)
-    std::uint32_t* lineCounts;  // height * depth + 1: roots whose first voxel is in the line, then 0
-    std::uint32_t* lineOffsets; // height * depth + 1: roots in the lines before, then the count
-};
 
 // local_merge: every patch solved in shared memory (runs found without
 // atomics, then a union-find over the links that are left); every node

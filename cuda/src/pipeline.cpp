@@ -242,6 +242,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
     reserveLines(check, request.height, request.images);
     current_ = request;
     currentLabels_ = d_labels;
+    volumeNodes_.reset();
     timer_.start(timed, stream(), check);
     const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
 
@@ -346,6 +347,7 @@ bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t*
     mergeBorders_.run(context, nodes);             // and the links between them
     countRoots_.run(context, nodes, deviceCounts_.get(), scanScratch_.get(), scanScratch_.bytes());
     finalLabels_.run(context, nodes, d_labels);    // every voxel's number
+    volumeNodes_ = nodes;                          // for the table
     return true;
 }
 
@@ -412,8 +414,12 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
         const std::size_t bytes = n * rowBytes;
         unsigned char* storage = tableStorage(check, bytes);
         const PassContext context{stream(), check, timer_};
-        componentStats_.run(context, labels, current_.width, current_.height, current_.depth, dimensions,
-                            storage, n);
+        if (volumeNodes_) {
+            componentStats_.run(context, *volumeNodes_, storage, n);
+        } else {
+            componentStats_.run(context, labels, current_.width, current_.height, current_.depth, dimensions,
+                                storage, n);
+        }
 
         // Doubled when it grows, so that counts creeping up frame by frame
         // pin memory a few times, not on every frame.

@@ -237,6 +237,7 @@ private:
     // The labeling between findLabels() and componentTable().
     LabelRequest current_;
     std::uint32_t* currentLabels_ = nullptr;
+    std::optional<VolumeNodes> volumeNodes_;  // a binary volume's nodes (findVolumeLabels)
 };
 
 }  // namespace glccl::cuda

@@ -27,6 +27,15 @@ struct VolumeForest {
         return NodeGrid::slotOf(word, runAt(__ldg(&foreground[word]), int(v.x % kWordBits)));
     }
 
+    // The root of a key's node, reading only.
+    __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
+        for (;;) {
+            const std::uint32_t parent = parents[slotOf(key)];
+            if (parent == key) return key;
+            key = parent;
+        }
+    }
+
     // The root of a key's node, halving the path (node_grid.cuh's
     // Forest::rootHalving says why plain stores are safe).
     __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {

@@ -138,11 +138,17 @@ struct FaceTerm {
     bool across;
 };
 
-constexpr int kMostTerms = 3;
+constexpr int kMostTerms = 1;
 struct Relation {
     int dy, dz;  // V = U + (dy, dz), in bundles
     int terms;
     FaceTerm term[kMostTerms];
+    // Lines l of U whose voxels touch V's line l one step along x where the
+    // relation's term joins only what overlaps (18 across z): such a pair
+    // adds a link only where a run of U's foreground ends and the next run
+    // of V's starts right after it, or the other way round (kissesOf); any
+    // other two runs that touch so also overlap.
+    std::uint8_t kissLines;
 };
 
 GLCCL_NODES_HD constexpr int relationCount(int connectivity) { return connectivity == 6 ? 2 : 4; }
@@ -156,25 +162,26 @@ GLCCL_NODES_HD constexpr int relationCount(int connectivity) { return connectivi
 // all one step apart along x too. 18, lines 0 = y, 1 = y+1: a voxel touches
 // another one step along x only when they differ in one other axis at
 // most, so across z (0,-1) the same lines touch along x but the crossed
-// ones only straight (the overlap of the two bundles' P, which covers the
-// same lines straight too), and the diagonal relations only straight.
-// 6: the line above and the line before, straight.
+// ones only straight: the overlap of the two bundles' P joins both the
+// crossed lines and the same lines straight, and the same lines one step
+// apart add the kisses of the two P (kissLines); the diagonal relations
+// join only straight. 6: the line above and the line before, straight.
 GLCCL_NODES_HD constexpr Relation relationOf(int connectivity, int i) {
     if (connectivity == 26) {
-        constexpr Relation kRelations[4] = {{-1, 0, 1, {{0x5, 0xA, true}}},
-                                            {-1, -1, 1, {{0x1, 0x8, true}}},
-                                            {0, -1, 1, {{0x3, 0xC, true}}},
-                                            {1, -1, 1, {{0x2, 0x4, true}}}};
+        constexpr Relation kRelations[4] = {{-1, 0, 1, {{0x5, 0xA, true}}, 0},
+                                            {-1, -1, 1, {{0x1, 0x8, true}}, 0},
+                                            {0, -1, 1, {{0x3, 0xC, true}}, 0},
+                                            {1, -1, 1, {{0x2, 0x4, true}}, 0}};
         return kRelations[i];
     }
     if (connectivity == 18) {
-        constexpr Relation kRelations[4] = {{-1, 0, 1, {{0x1, 0x2, true}}},
-                                            {-1, -1, 1, {{0x1, 0x2, false}}},
-                                            {0, -1, 3, {{0x3, 0x3, false}, {0x1, 0x1, true}, {0x2, 0x2, true}}},
-                                            {1, -1, 1, {{0x2, 0x1, false}}}};
+        constexpr Relation kRelations[4] = {{-1, 0, 1, {{0x1, 0x2, true}}, 0},
+                                            {-1, -1, 1, {{0x1, 0x2, false}}, 0},
+                                            {0, -1, 1, {{0x3, 0x3, false}}, 0x3},
+                                            {1, -1, 1, {{0x2, 0x1, false}}, 0}};
         return kRelations[i];
     }
-    constexpr Relation kRelations[2] = {{-1, 0, 1, {{0x1, 0x1, false}}}, {0, -1, 1, {{0x1, 0x1, false}}}};
+    constexpr Relation kRelations[2] = {{-1, 0, 1, {{0x1, 0x1, false}}, 0}, {0, -1, 1, {{0x1, 0x1, false}}, 0}};
     return kRelations[i];
 }
 
@@ -210,6 +217,20 @@ GLCCL_NODES_HD TermLinks termLinks(std::uint32_t fu, std::uint32_t fv, bool acro
     return {runStarts(fu) & nearV, runStarts(fv) & nearU};
 }
 GLCCL_NODES_HD int partnerOf(std::uint32_t face, int x, bool across) { return lowestBit(face & reachOf(x, across)); }
+
+// Where the runs of U's foreground pu and V's pv kiss (kissLines): bit e of
+// uToV when a run of pu ends at e, the next run of pv starts at e + 1 (and
+// pv has no voxel at e), and one of the lines touches across (touchUV =
+// the OR over kiss lines l of U_l & (V_l >> 1)): it joins U at e with V at
+// e + 1. vToU the other way round (touchVU = V_l & (U_l >> 1)): it joins U
+// at e + 1 with V at e.
+struct Kisses {
+    std::uint32_t uToV, vToU;
+};
+GLCCL_NODES_HD Kisses kissesOf(std::uint32_t pu, std::uint32_t pv, std::uint32_t touchUV, std::uint32_t touchVU) {
+    const std::uint32_t endsU = pu & ~(pu >> 1), endsV = pv & ~(pv >> 1);
+    return {endsU & ~pv & (pv >> 1) & touchUV, endsV & ~pu & (pu >> 1) & touchVU};
+}
 
 // Every union one word of a relation needs, term by term: link(p, q) for a
 // position p of the term's FU and q of its FV. The unions come in order of
