@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
 
     const NodeGrid& g = nodes.grid;
-    const VolumeForest<Connectivity> forest{g, nodes.foreground, nodes.parents};
+    const VolumeForest<Connectivity> forest{{g, nodes.foreground}, nodes.parents};
     const int lane = int(threadIdx.x) % kWarp, warp = int(threadIdx.x) / kWarp;
     const std::size_t word = std::size_t(blockIdx.x) * kThreads + threadIdx.x;
     const bool inside = word < g.bundleWords();

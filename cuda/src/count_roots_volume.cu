@@ -48,7 +48,7 @@ __global__ void __launch_bounds__(kWarp* kRowWarps) flattenNodesKernel(VolumeNod
     const std::size_t word = std::size_t(blockIdx.x) * (kWarp * kRowWarps) + threadIdx.x;
     if (word >= g.bundleWords()) return;
     const int runs = popCount(runStarts(__ldg(&nodes.foreground[word])));
-    const VolumeForest<Connectivity> forest{g, nodes.foreground, nodes.parents};
+    const VolumeForest<Connectivity> forest{{g, nodes.foreground}, nodes.parents};
     for (int r = 0; r < runs; ++r) {
         const std::size_t slot = NodeGrid::slotOf(word, r);
         const std::uint32_t parent = nodes.parents[slot];

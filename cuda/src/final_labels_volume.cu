@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(kWarp* kLabelWarps)
     __shared__ std::uint32_t sNumbers[kLabelWarps][kRunsPerWord][kWarp + 1];
 
     const NodeGrid& g = nodes.grid;
-    const VolumeForest<Connectivity> forest{g, nodes.foreground, nodes.parents};
+    const VolumeForest<Connectivity> forest{{g, nodes.foreground}, nodes.parents};
     const int lane = int(threadIdx.x) % kWarp, warp = int(threadIdx.x) / kWarp;
     const std::size_t firstOfWarp = std::size_t(blockIdx.x) * (kWarp * kLabelWarps) + std::size_t(warp) * kWarp;
     if (firstOfWarp >= g.bundleWords()) return;  // the whole warp

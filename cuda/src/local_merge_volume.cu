@@ -54,50 +54,6 @@ __device__ __forceinline__ std::uint32_t loadLineWord(const std::uint8_t* __rest
     return bits;
 }
 
-// The brick's union-find in shared memory: parents hold local keys (a root
-// its own), a key's node is its thread's run (one load of that thread's
-// foreground); run r of thread t at r * kThreads + t, so that a warp's
-// threads reach their r-th nodes in consecutive banks. Loads are volatile: other threads' unions change parents
-// under the walk, and a stale parent is still an ancestor.
-template <int Connectivity>
-struct BrickForest {
-    using B = Brick<Connectivity>;
-    volatile std::uint32_t* parents;
-    const volatile std::uint32_t* foreground;
-
-    __device__ __forceinline__ int slotOf(std::uint32_t key) const {
-        const int t = B::threadOfKey(key);
-        return runAt(foreground[t], B::xOfKey(key) % kWordBits) * B::kThreads + t;
-    }
-    // Path halving: a plain store is safe (node_grid.cuh, Forest::rootHalving).
-    __device__ __forceinline__ std::uint32_t root(std::uint32_t key) const {
-        for (;;) {
-            const int slot = slotOf(key);
-            const std::uint32_t parent = parents[slot];
-            if (parent == key) return key;
-            const std::uint32_t grandparent = parents[slotOf(parent)];
-            if (grandparent == parent) return parent;
-            parents[slot] = grandparent;
-            key = grandparent;
-        }
-    }
-    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
-        for (;;) {
-            a = root(a);
-            b = root(b);
-            if (a == b) return;
-            if (a > b) {
-                const std::uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            const std::uint32_t old = atomicMin(const_cast<std::uint32_t*>(&parents[slotOf(b)]), a);
-            if (old == b) return;
-            b = old;
-        }
-    }
-};
-
 template <int Connectivity, int Vector>
 __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     localMergeVolumeKernel(const std::uint8_t* __restrict__ samples, VolumeNodes nodes, unsigned bricksX,
@@ -112,14 +68,10 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     static_assert(B::kThreads * kRunsPerWord <= 0x10000 && B::kThreads % kWarp == 0, "a link is two 16-bit slots");
 
     const NodeGrid& g = nodes.grid;
-    const unsigned brickX = blockIdx.x % bricksX, brickY = blockIdx.x / bricksX % bricksY;
-    const unsigned brickZ = blockIdx.x / bricksX / bricksY;
-    const int t = int(threadIdx.x);
-    const int w = B::wordOf(t), by = B::bundleYOf(t), bz = B::bundleZOf(t);
-    const std::uint32_t wx = brickX * B::kWords + std::uint32_t(w);
-    const std::uint32_t gby = brickY * B::kBundlesY + std::uint32_t(by);
-    const std::uint32_t gbz = brickZ * B::kBundlesZ + std::uint32_t(bz);
-    const bool inside = wx < g.wordsX && gby < g.bundlesY && gbz < g.bundlesZ;
+    const BrickPlace<Connectivity> place(bricksX, bricksY);
+    const int t = place.t, w = place.w, by = place.by, bz = place.bz;
+    const std::uint32_t wx = place.wx, gby = place.gby, gbz = place.gbz;
+    const bool inside = place.inside(g);
 
     // 1. The lines, their bits and their OR.
     std::uint32_t lines[kLines];
@@ -153,7 +105,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     // relations, the warp in step, and united through the warp's queue
     // (WarpLinks). A link whose nodes read one parent (one tree), or the
     // two parents the lane's last link read (united then), is not queued.
-    const BrickForest<Connectivity> forest{sParents, sForeground};
+    const BrickForest<Connectivity> forest{{sForeground}, sParents};
     auto slotAt = [&](int thread, int bit) { return runAt(sForeground[thread], bit) * B::kThreads + thread; };
     WarpLinks<std::uint32_t, kQueue> links{sQueue[t / kWarp], t % kWarp};
     auto unite = [&](std::uint32_t link) {
@@ -261,11 +213,11 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
 
     // 4. Every node's brick-local root, as a volume key.
     if (!inside) return;
-    const std::uint32_t x0 = brickX * B::kX, y0 = brickY * B::kY, z0 = brickZ * B::kZ;
+    const std::uint32_t x0 = place.brickX * B::kX, y0 = place.brickY * B::kY, z0 = place.brickZ * B::kZ;
     const std::size_t word = g.bundleWord(wx, gby, gbz);
     const int runs = popCount(runStarts(p));
     for (int r = 0; r < runs; ++r) {
-        const std::uint32_t root = forest.root(sParents[r * B::kThreads + t]);
+        const std::uint32_t root = forest.rootHalving(sParents[r * B::kThreads + t]);
         nodes.parents[NodeGrid::slotOf(word, r)] =
             g.keyOf(x0 + std::uint32_t(B::xOfKey(root)), y0 + std::uint32_t(B::yOfKey(root)),
                     z0 + std::uint32_t(B::zOfKey(root)));
@@ -283,18 +235,12 @@ void LocalMergePass::run(const PassContext& context, const std::uint8_t* d_volum
     const int vector = address % 16 == 0 && g.width % 16 == 0 ? 16 : address % 4 == 0 && g.width % 4 == 0 ? 4 : 1;
     withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
         constexpr int C = decltype(connectivity)::value;
-        using B = Brick<C>;
-        const unsigned bricksX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
-        const unsigned bricksY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
-        const std::uint64_t bricksZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
-        // One-dimensional grid: at most 2^32 voxels make far fewer bricks than 2^31.
-        const unsigned blocks = unsigned(std::uint64_t(bricksX) * bricksY * bricksZ);
-        if (vector == 16)
-            localMergeVolumeKernel<C, 16><<<blocks, B::kThreads, 0, context.stream>>>(d_volume, nodes, bricksX, bricksY);
-        else if (vector == 4)
-            localMergeVolumeKernel<C, 4><<<blocks, B::kThreads, 0, context.stream>>>(d_volume, nodes, bricksX, bricksY);
-        else
-            localMergeVolumeKernel<C, 1><<<blocks, B::kThreads, 0, context.stream>>>(d_volume, nodes, bricksX, bricksY);
+        const BrickLaunch<C> launch = BrickLaunch<C>::of(g);
+        const unsigned threads = Brick<C>::kThreads;
+        auto kernel = vector == 16 ? localMergeVolumeKernel<C, 16>
+                      : vector == 4 ? localMergeVolumeKernel<C, 4>
+                                    : localMergeVolumeKernel<C, 1>;
+        kernel<<<launch.blocks, threads, 0, context.stream>>>(d_volume, nodes, launch.bricksX, launch.bricksY);
     });
     context.check.launched("localMerge (volume)", context.stream);
 }

@@ -30,14 +30,10 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     __shared__ uint2 sQueue[B::kThreads / kWarp][kQueue];  // each warp's links (WarpLinks)
 
     const NodeGrid& g = nodes.grid;
-    const unsigned brickX = blockIdx.x % bricksX, brickY = blockIdx.x / bricksX % bricksY;
-    const unsigned brickZ = blockIdx.x / bricksX / bricksY;
-    const int t = int(threadIdx.x);
-    const int w = B::wordOf(t), by = B::bundleYOf(t), bz = B::bundleZOf(t);
-    const std::uint32_t wx = brickX * B::kWords + std::uint32_t(w);
-    const std::uint32_t gby = brickY * B::kBundlesY + std::uint32_t(by);
-    const std::uint32_t gbz = brickZ * B::kBundlesZ + std::uint32_t(bz);
-    const bool inside = wx < g.wordsX && gby < g.bundlesY && gbz < g.bundlesZ;
+    const BrickPlace<Connectivity> place(bricksX, bricksY);
+    const int t = place.t, w = place.w, by = place.by, bz = place.bz;
+    const std::uint32_t wx = place.wx, gby = place.gby, gbz = place.gbz;
+    const bool inside = place.inside(g);
     // Only the brick's faces have links out: its first and last word, its
     // first and last bundle row, its first bundle slice.
     const bool lowX = w == 0 && wx > 0, highX = w == B::kWords - 1 && wx + 1 < g.wordsX;
@@ -46,7 +42,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     const std::uint32_t p = onFace ? __ldg(&nodes.foreground[word]) : 0u;
     if (!__any_sync(kFullWarp, p != 0u)) return;  // the whole warp
 
-    const VolumeForest<Connectivity> forest{g, nodes.foreground, nodes.parents};
+    const VolumeForest<Connectivity> forest{{g, nodes.foreground}, nodes.parents};
     std::uint32_t lines[kLines];
     if (p != 0u) {
         loadBundleLines<Connectivity>(g, nodes.bits, wx, gby, gbz, lines);
@@ -190,12 +186,9 @@ void MergeBordersPass::run(const PassContext& context, const VolumeNodes& nodes)
     const NodeGrid& g = nodes.grid;
     withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
         constexpr int C = decltype(connectivity)::value;
-        using B = Brick<C>;
-        const unsigned bricksX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
-        const unsigned bricksY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
-        const std::uint64_t bricksZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
-        const unsigned blocks = unsigned(std::uint64_t(bricksX) * bricksY * bricksZ);
-        mergeBordersVolumeKernel<C><<<blocks, B::kThreads, 0, context.stream>>>(nodes, bricksX, bricksY);
+        const BrickLaunch<C> launch = BrickLaunch<C>::of(g);
+        mergeBordersVolumeKernel<C><<<launch.blocks, Brick<C>::kThreads, 0, context.stream>>>(nodes, launch.bricksX,
+                                                                                               launch.bricksY);
     });
     context.check.launched("mergeBorders (volume)", context.stream);
 }

@@ -1,31 +1,26 @@
 #pragma once
-// The global forest of a binary volume's nodes (volume_nodes.cuh), shared
-// by merge_borders_volume, count_roots_volume and final_labels_volume:
-// parents[slot] holds a key, a root its own. A key's node is a division
-// away (its voxel, its bundle word, the run of the word's foreground that
-// holds the voxel): one load of `foreground`, which is small and mostly in
-// L2. The union is node_grid.cuh's (Playne & Hawick's lock-free union
-// keeping the smaller key, path halving on the way), on volume keys.
+// The union-find of a binary volume's nodes (volume_nodes.cuh) over keys,
+// in shared memory (local_merge_volume's brick) and in device memory (the
+// global forest of merge_borders_volume, count_roots_volume,
+// final_labels_volume and component_stats_volume): parents[slot] holds a
+// key, a root its own; a key's node is its word's run (NodeSlots::slotOf).
+// The union is node_grid.cuh's (Playne & Hawick's lock-free union keeping
+// the smaller key, path halving on the way), on volume keys.
 
 #include "passes.hpp"
 
 namespace glccl::cuda::volume {
 
-template <int Connectivity>
-struct VolumeForest {
-    static constexpr Bundle kBundle = bundleOf(Connectivity);
-    NodeGrid grid;
-    const std::uint32_t* foreground;
-    std::uint32_t* parents;
+// A key forest over node slots: Slots::slotOf(key) the entry of a key's
+// node; Word the type of an entry (volatile in shared memory, where other
+// threads' unions change entries under a walk and a stale parent is still
+// an ancestor).
+template <class Slots, typename Word>
+struct KeyForest {
+    Slots slots;
+    Word* parents;
 
-    __device__ __forceinline__ std::size_t bundleWordOf(const NodeGrid::Voxel& v) const {
-        return grid.bundleWord(v.x / kWordBits, v.y / std::uint32_t(kBundle.height), v.z / std::uint32_t(kBundle.depth));
-    }
-    __device__ __forceinline__ std::size_t slotOf(std::uint32_t key) const {
-        const NodeGrid::Voxel v = grid.voxelOf(key);
-        const std::size_t word = bundleWordOf(v);
-        return NodeGrid::slotOf(word, runAt(__ldg(&foreground[word]), int(v.x % kWordBits)));
-    }
+    __device__ __forceinline__ auto slotOf(std::uint32_t key) const { return slots.slotOf(key); }
 
     // The root of a key's node, reading only.
     __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
@@ -40,7 +35,7 @@ struct VolumeForest {
     // Forest::rootHalving says why plain stores are safe).
     __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
         for (;;) {
-            const std::size_t slot = slotOf(key);
+            const auto slot = slotOf(key);
             const std::uint32_t parent = parents[slot];
             if (parent == key) return key;
             const std::uint32_t grandparent = parents[slotOf(parent)];
@@ -60,10 +55,90 @@ struct VolumeForest {
                 a = b;
                 b = t;
             }
-            const std::uint32_t old = atomicMin(&parents[slotOf(b)], a);
+            const std::uint32_t old = atomicMin(const_cast<std::uint32_t*>(&parents[slotOf(b)]), a);
             if (old == b) return;
             b = old;
         }
+    }
+};
+
+// The nodes of the whole volume: a key's voxel is a division away, then its
+// bundle word and the run of the word's foreground that holds the voxel
+// (one load of `foreground`, which is small and mostly in L2).
+template <int Connectivity>
+struct VolumeSlots {
+    static constexpr Bundle kBundle = bundleOf(Connectivity);
+    NodeGrid grid;
+    const std::uint32_t* foreground;
+
+    __device__ __forceinline__ std::size_t slotOf(std::uint32_t key) const {
+        const NodeGrid::Voxel v = grid.voxelOf(key);
+        const std::size_t word =
+            grid.bundleWord(v.x / kWordBits, v.y / std::uint32_t(kBundle.height), v.z / std::uint32_t(kBundle.depth));
+        return NodeGrid::slotOf(word, runAt(__ldg(&foreground[word]), int(v.x % kWordBits)));
+    }
+};
+
+template <int Connectivity>
+using VolumeForest = KeyForest<VolumeSlots<Connectivity>, std::uint32_t>;
+
+// A brick's nodes in shared memory (local_merge_volume): a key's thread,
+// the run of its foreground that holds the voxel; run r of thread t at
+// r * kThreads + t, so that a warp's threads reach their r-th nodes in
+// consecutive banks.
+template <int Connectivity>
+struct BrickSlots {
+    using B = Brick<Connectivity>;
+    const volatile std::uint32_t* foreground;
+
+    __device__ __forceinline__ int slotOf(std::uint32_t key) const {
+        const int t = B::threadOfKey(key);
+        return runAt(foreground[t], B::xOfKey(key) % kWordBits) * B::kThreads + t;
+    }
+};
+
+template <int Connectivity>
+using BrickForest = KeyForest<BrickSlots<Connectivity>, volatile std::uint32_t>;
+
+// Where a thread of a brick's block stands (local_merge_volume,
+// merge_borders_volume: one block per brick, a 1-D grid, one thread per
+// bundle word): its bundle word in the brick and in the volume.
+template <int Connectivity>
+struct BrickPlace {
+    using B = Brick<Connectivity>;
+    unsigned brickX, brickY, brickZ;
+    int t, w, by, bz;               // the thread, its word and bundle in the brick
+    std::uint32_t wx, gby, gbz;     // and in the volume
+
+    __device__ __forceinline__ BrickPlace(unsigned bricksX, unsigned bricksY)
+        : brickX(blockIdx.x % bricksX),
+          brickY(blockIdx.x / bricksX % bricksY),
+          brickZ(blockIdx.x / bricksX / bricksY),
+          t(int(threadIdx.x)),
+          w(B::wordOf(t)),
+          by(B::bundleYOf(t)),
+          bz(B::bundleZOf(t)),
+          wx(brickX * B::kWords + std::uint32_t(w)),
+          gby(brickY * B::kBundlesY + std::uint32_t(by)),
+          gbz(brickZ * B::kBundlesZ + std::uint32_t(bz)) {}
+    __device__ __forceinline__ bool inside(const NodeGrid& g) const {
+        return wx < g.wordsX && gby < g.bundlesY && gbz < g.bundlesZ;
+    }
+};
+
+// The launch of one block per brick.
+template <int Connectivity>
+struct BrickLaunch {
+    using B = Brick<Connectivity>;
+    unsigned bricksX, bricksY, blocks;
+    static BrickLaunch of(const NodeGrid& g) {
+        BrickLaunch launch;
+        launch.bricksX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
+        launch.bricksY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
+        const std::uint64_t bricksZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
+        // One-dimensional grid: at most 2^32 voxels make far fewer bricks than 2^31.
+        launch.blocks = unsigned(std::uint64_t(launch.bricksX) * launch.bricksY * bricksZ);
+        return launch;
     }
 };
 
