@@ -203,12 +203,17 @@ bool queueLinks(int round, int relation, int t, inout Faces f) {
 }
 
 // The 32 voxels of word wx of line (y, z), a bit each by the criterion;
-// past the width, 0.
+// past the width, 0. A word inside the width takes a loop of constant
+// length, which compilers unroll into 32 independent fetches.
 uint inputLineWord(uint wx, uint y, uint z) {
-    int x0 = int(wx) * kWordBits;
-    int end = min(kWordBits, imageSize.x - x0);
+    const int x0 = int(wx) * kWordBits;
     uint word = 0u;
-    for (int i = 0; i < end; ++i)
+    if (x0 + kWordBits <= imageSize.x) {
+        for (int i = 0; i < kWordBits; ++i)
+            if (isForegroundValue(pixelValue(ivec3(x0 + i, int(y), int(z))))) word |= 1u << uint(i);
+        return word;
+    }
+    for (int i = 0; x0 + i < imageSize.x; ++i)
         if (isForegroundValue(pixelValue(ivec3(x0 + i, int(y), int(z))))) word |= 1u << uint(i);
     return word;
 }
