@@ -4,9 +4,10 @@
 // the 32-voxel word, volumes past one brick along every axis, chains that
 // only corners or edges join across word edges and brick faces, the most
 // runs a word can hold, one-line and one-slice shapes, every sample format
-// with binary and binary:L, and bundle nodes and the node grid taking turns
-// on one labeler. Each shape is checked to take bundle nodes, so that the
-// tests keep aiming at them whatever the sizes in compute_constants.hpp.
+// with binary and binary:L, bundle nodes and the node grid taking turns on
+// one labeler, and a host's texture labeled with its bindings left as they
+// were. Each shape is checked to take bundle nodes, so that the tests keep
+// aiming at them whatever the sizes in compute_constants.hpp.
 
 #include <catch2/catch.hpp>
 
@@ -285,4 +286,61 @@ TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labele
                                                             Criterion::binary());
             requireSameLabeling(labelReference(image, Connectivity::Eight, Criterion::binary()), labeled);
         }
+}
+
+TEST_CASE("volume nodes: a host's GL_TEXTURE_3D, its storage and image bindings restored", "[gl][compute][volume]") {
+    // The bundle-node passes bind storage buffers 0-5 and image units 0, 2
+    // and 3 (compute_constants.hpp): the host's bindings there come back,
+    // at 6-connectivity too, where one buffer serves two bindings.
+    offscreen().makeCurrent();
+    const Image volume = randomTestVolume(70, 37, 21, 0.4, 46);
+    auto texture = gl::Texture::allocateVolume(GL_R8, volume.width, volume.height, volume.depth, "a test volume");
+    texture.upload(volume.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    const gl::Texture other = gl::Texture::allocateVolume(GL_R32UI, 3, 3, 3, "another volume");
+    constexpr int kBindings = 8;
+    std::vector<gl::Buffer> buffers;
+    for (int i = 0; i < kBindings; ++i) {
+        buffers.push_back(gl::Buffer::create());
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffers.back().id());
+        glBufferData(GL_SHADER_STORAGE_BUFFER, 64, nullptr, GL_DYNAMIC_COPY);
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, GLuint(i), buffers.back().id(), 0, 16 + 16 * (i % 3));
+    }
+    for (int unit = 0; unit < 4; ++unit)
+        glBindImageTexture(GLuint(unit), other.id(), 0, GL_TRUE, 0, GL_READ_ONLY, GL_R32UI);
+    REQUIRE(glGetError() == GL_NO_ERROR);
+
+    Labeler& labeler = offscreen().labeler();
+    for (Connectivity connectivity : {Connectivity::TwentySix, Connectivity::Six}) {
+        INFO("connectivity " << int(connectivity));
+        REQUIRE(takesBundles(volume, connectivity));
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = connectivity;
+        labeler.label(texture.id(), options);
+        GLint value = 0;
+        glGetIntegerv(GL_SHADER_STORAGE_BUFFER_BINDING, &value);
+        CHECK(GLuint(value) == buffers.back().id());
+        for (int i = 0; i < kBindings; ++i) {
+            GLint64 start = -1, size = -1;
+            glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, GLuint(i), &value);
+            glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, GLuint(i), &start);
+            glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, GLuint(i), &size);
+            CHECK(GLuint(value) == buffers[std::size_t(i)].id());
+            CHECK(start == 0);
+            CHECK(size == 16 + 16 * (i % 3));
+        }
+        for (int unit = 0; unit < 4; ++unit) {
+            glGetIntegeri_v(GL_IMAGE_BINDING_NAME, GLuint(unit), &value);
+            CHECK(GLuint(value) == other.id());
+            glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, GLuint(unit), &value);
+            CHECK(value == GL_READ_ONLY);
+        }
+        REQUIRE(glGetError() == GL_NO_ERROR);
+        Labeling actual;
+        labeler.result(actual);
+        requireSameLabeling(labelReference(volume, connectivity, Criterion::binary()), actual);
+    }
+    for (int i = 0; i < kBindings; ++i) glBindBufferBase(GL_SHADER_STORAGE_BUFFER, GLuint(i), 0);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    for (int unit = 0; unit < 4; ++unit) glBindImageTexture(GLuint(unit), 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R8);
 }
