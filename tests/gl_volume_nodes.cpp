@@ -175,6 +175,17 @@ TEST_CASE("volume nodes: past one brick along every axis, sparse and dense", "[g
             requireBundlesMatchReference(randomTestVolume(141, 67, 37, density, seeds()), connectivity, "bricks");
 }
 
+TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[gl][compute][volume]") {
+    // Past 2^20 slots, parents kept in an image (--tune computeParents=image,
+    // or past a storage block) reach its second slice (volume_nodes.glsl,
+    // parentTexel).
+    const Image volume = randomTestVolume(64, 320, 130, 0.2, 47);
+    const compute::VolumeNodeGrid grid =
+        compute::VolumeNodeGrid::of(volume.width, volume.height, volume.depth, Connectivity::Six);
+    REQUIRE(grid.slots() > (std::uint64_t(1) << (2 * compute::kParentsSideBits)));
+    requireBundlesMatchReference(volume, Connectivity::Six, "slots");
+}
+
 TEST_CASE("volume nodes: chains that only corners or edges join cross word edges and brick faces",
           "[gl][compute][volume]") {
     // Parallel chains of voxels, each step along a diagonal: corners only
