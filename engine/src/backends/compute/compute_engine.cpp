@@ -11,9 +11,10 @@
 //   download_table   components(): the table's entries to the host
 //
 // A GL_TEXTURE_3D input is a volume: into a 3-D label texture, and the
-// table has the z fields. A binary volume is labeled over bundle nodes, runs
-// of the OR of a few lines (volume_nodes.glsl, the CUDA engine's design), by
-// the passes' <stage>_volume siblings:
+// table has the z fields. With Tuning::computeVolumes nodes, a binary
+// volume is labeled over bundle nodes, runs of the OR of a few lines
+// (volume_nodes.glsl, the CUDA engine's design), by the passes'
+// <stage>_volume siblings:
 //
 //   local_merge      the voxels to bits; each bundle word's runs are its nodes;
 //                    union-find inside each brick (shared memory, a link queue)
@@ -22,8 +23,9 @@
 //                    group numbers the lines
 //   final_labels     every voxel takes its component's number; the table summed
 //
-// Other volumes (segments, threshold, delta; binary ones a few voxels wide)
-// run the <stage>_volume_grid siblings over a grid of 3-D nodes.
+// Other volumes (segments, threshold, delta; binary ones a few voxels wide;
+// every volume with computeVolumes grid, the default) run the
+// <stage>_volume_grid siblings over a grid of 3-D nodes.
 //
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.
@@ -32,6 +34,7 @@
 #include "backends/pass_check.hpp"
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl::backends {
 
@@ -39,8 +42,12 @@ namespace {
 
 using namespace compute;
 
-// Binary: bundle nodes for a volume, node blocks for an image.
-bool isBinary(const LabelOptions& options) { return options.criterion.kind == Criterion::Kind::Binary; }
+// Whether a binary volume may take bundle nodes (Tuning::computeVolumes,
+// read at every labeling so that a change reaches a labeler that exists).
+bool bundleNodes(const LabelOptions& options) {
+    return options.criterion.kind == Criterion::Kind::Binary &&
+           tuning().computeVolumes == Tuning::ComputeVolumes::Nodes;
+}
 
 // glGetTextureSubImage: OpenGL 4.5.
 bool subImageReads(const ContextInfo& context) {
@@ -64,7 +71,7 @@ public:
 
     void reserve(int width, int height, const LabelOptions& options) override {
         resources_.reserve(width, height, 1, false, NodeSize::of(options.connectivity, options.criterion),
-                           options.connectivity, isBinary(options), parentsStorage_);
+                           options.connectivity, bundleNodes(options), parentsStorage_);
     }
 
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
@@ -72,7 +79,7 @@ public:
         const bool volume = input.target() == GL_TEXTURE_3D;
         resources_.reserve(input.width(), input.height(), input.depth(), volume,
                            NodeSize::of(options.connectivity, options.criterion), options.connectivity,
-                           isBinary(options), parentsStorage_);
+                           bundleNodes(options), parentsStorage_);
         programs_.select(options.connectivity, options.criterion, input.internalFormat(), resources_.node, volume);
         // A host texture with one level and a mipmapped filter is incomplete
         // unless a nearest sampler is bound with it; the sampler also gives
