@@ -1,35 +1,49 @@
-// count_roots, for a volume (DIMENSIONS 3): the sibling of count_roots.comp.
-// One work group per node line (y, z) numbers its roots: a root's first
-// voxel lies in one of the NODE_H x NODE_D pixel lines of the node line
-// (slot (dz, dy)), and within a pixel line roots order like their nodes.
-// Each root's rank among the roots of its pixel line replaces its key
-// (kRankFlag | rank); lineCounts gets the count of every pixel line, line z *
-// height + y. The last work group to finish numbers the lines (scanLines),
-// and nodes whose parent lies in another patch are pointed at their root on
-// the way, as in 2-D.
-layout(local_size_x = LINE_THREADS) in;  // countRootsThreads (compute_constants.hpp)
+// count_roots, for a binary volume: the sibling of count_roots.comp over the
+// bundle nodes of volume_nodes.glsl (the CUDA engine's
+// count_roots_volume.cu). rowThreads threads per bundle row (a bundle's
+// lines, the whole width), COUNT_ROOTS_THREADS / rowThreads rows per work
+// group, each thread a run of consecutive words. A root is a node whose
+// parent is its own key; its first voxel lies in one of the bundle's lines,
+// and within a line roots order like their words and runs (runs are
+// disjoint along x). Each root's rank among the roots of its line replaces
+// its key (kRankFlag | rank); lineCounts gets every line's count. The last
+// work group to finish numbers the lines (count_roots.comp, scanLines): the
+// roots in the lines before each line, and the count after the last. So a
+// component's number is its first voxel's line offset plus its rank plus
+// one, with no scan dispatch of its own and the one readback of the count.
+layout(local_size_x = COUNT_ROOTS_THREADS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
 layout(binding = LINE_COUNTS_BUFFER, std430) coherent buffer LineCounts { uint lineCounts[]; };
 layout(binding = LINE_OFFSETS_BUFFER, std430) writeonly buffer LineOffsets { uint lineOffsets[]; };
 layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint groupsDone; };
 
-// Pixel lines per node line, their counts packed two to a word (16 bits
-// each: a line holds at most 32768 roots).
-const int kSlots = NODE_H * NODE_D;
-shared uvec2 partial[LINE_THREADS];
+// A power of two from 32 to COUNT_ROOTS_THREADS (compute_constants.hpp,
+// countRootsRowThreads).
+uniform int rowThreads;
+// Roots per line of a bundle, packed two to a word (16 bits each: a line of
+// at most 2^15 voxels holds at most 2^14 roots).
+shared uvec2 partial[COUNT_ROOTS_THREADS];
 shared bool lastGroup;
 
-uint countOf(uvec2 counts, int slot) { return (counts[slot / 2] >> (16u * uint(slot % 2))) & 0xFFFFu; }
+uint countOf(uvec2 counts, uint line) { return ((line < 2u ? counts.x : counts.y) >> (16u * (line & 1u))) & 0xFFFFu; }
+// One more root in `line`, in the packed counts (no array indexed by a
+// variable, which would leave registers for memory).
+void countRoot(inout uvec2 counts, uint line) {
+    uint one = 1u << (16u * (line & 1u));
+    if (line < 2u) counts.x += one;
+    else counts.y += one;
+}
 
-// The inclusive sum of `own` over the threads up to this one (Hillis &
-// Steele); every thread of the work group calls it.
-uvec2 scanGroup(uvec2 own) {
+// The inclusive sum of `own` over the threads of this row up to this one
+// (Hillis & Steele, every row at once); every thread of the work group
+// calls it.
+uvec2 scanRow(uvec2 own) {
     const int t = int(gl_LocalInvocationID.x);
+    const int lane = t % rowThreads;
     partial[t] = own;
     barrier();
-    for (int step = 1; step < LINE_THREADS; step <<= 1) {
-        uvec2 add = t >= step ? partial[t - step] : uvec2(0u);
+    for (int step = 1; step < rowThreads; step <<= 1) {
+        uvec2 add = lane >= step ? partial[t - step] : uvec2(0u);
         barrier();
         partial[t] += add;
         barrier();
@@ -37,26 +51,29 @@ uvec2 scanGroup(uvec2 own) {
     return partial[t];
 }
 
-// count_roots.comp's scanLines over the height x depth pixel lines.
-shared uint linePartial[LINE_THREADS];
+// lineOffsets[line] = the roots whose first voxel is in a line before it;
+// lineOffsets[lines] = the component count. Each thread sums a run of
+// consecutive lines, the work group scans those sums, and each thread
+// writes its lines' offsets.
+shared uint linePartial[COUNT_ROOTS_THREADS];
 void scanLines() {
     const int t = int(gl_LocalInvocationID.x);
     const int total = imageSize.y * imageSize.z;
-    const int lines = (total + LINE_THREADS - 1) / LINE_THREADS;
+    const int lines = (total + COUNT_ROOTS_THREADS - 1) / COUNT_ROOTS_THREADS;
     const int first = t * lines;
     const int end = min(first + lines, total);
     uint own = 0u;
     for (int line = first; line < end; ++line) own += lineCounts[line];
     linePartial[t] = own;
     barrier();
-    for (int step = 1; step < LINE_THREADS; step <<= 1) {
+    for (int step = 1; step < COUNT_ROOTS_THREADS; step <<= 1) {
         uint add = t >= step ? linePartial[t - step] : 0u;
         barrier();
         linePartial[t] += add;
         barrier();
     }
     uint offset = linePartial[t];
-    if (t == LINE_THREADS - 1) lineOffsets[total] = offset;
+    if (t == COUNT_ROOTS_THREADS - 1) lineOffsets[total] = offset;
     offset -= own;
     for (int line = first; line < end; ++line) {
         lineOffsets[line] = offset;
@@ -64,47 +81,65 @@ void scanLines() {
     }
 }
 
-ivec3 patchOf(ivec3 n) { return n / ivec3(PATCH_W, PATCH_H, PATCH_D); }
+// The roots of word wx of bundle row (by, bz) with `lines`: bit r is set
+// where node r is a root, and bits 2r and 2r + 1 of firstLines hold its
+// first voxel's line.
+uint rootsOf(uint wx, uint by, uint bz, uint lines[kLines], out uint firstLines) {
+    uint p = linesOf(lines, (1u << uint(kLines)) - 1u);
+    uint word = bundleWord(wx, by, bz);
+    uint roots = 0u;
+    firstLines = 0u;
+    int r = 0;
+    for (uint starts = runStarts(p); starts != 0u; starts &= starts - 1u, ++r) {
+        ivec2 v = firstVoxelOf(lines, runFrom(p, lowestBit(starts)));
+        uint key = keyOf(wx * uint(kWordBits) + uint(v.y), by * uint(kBundleHeight) + uint(v.x % kBundleHeight),
+                         bz * uint(kBundleDepth) + uint(v.x / kBundleHeight));
+        if (loadParent(slotOf(word, r)) != key) continue;
+        roots |= 1u << uint(r);
+        firstLines |= uint(v.x) << uint(2 * r);
+    }
+    return roots;
+}
 
 void main() {
-    const ivec2 line = ivec2(gl_WorkGroupID.xy);  // the node line's y and z
     const int t = int(gl_LocalInvocationID.x);
-    const int run = (gridSize.x + LINE_THREADS - 1) / LINE_THREADS;  // <= 32: sides are at most 32768
-    const int first = t * run;
-    const int end = min(first + run, gridSize.x);
+    const int lane = t % rowThreads;
+    const int rows = COUNT_ROOTS_THREADS / rowThreads;
+    const uint by = gl_WorkGroupID.x * uint(rows) + uint(t / rowThreads), bz = gl_WorkGroupID.y;
+    const bool inVolume = by < bundlesY;
+    const uint run = (wordsX + uint(rowThreads) - 1u) / uint(rowThreads);
+    const uint first = inVolume ? uint(lane) * run : 0u;
+    const uint end = inVolume ? min(first + run, wordsX) : 0u;
 
-    // Which nodes of the run are roots, and in which pixel line.
-    uint roots[kSlots];
-    for (int s = 0; s < kSlots; ++s) roots[s] = 0u;
-    for (int x = first; x < end; ++x) {
-        ivec3 n = ivec3(x, line);
-        uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
-        if (mask == 0u) continue;
-        ivec3 p = firstPixel(n, mask);
-        uint parent = loadParent(n);
-        if (parent == keyOf(p)) {
-            roots[(p.z - line.y * NODE_D) * NODE_H + (p.y - line.x * NODE_H)] |= 1u << uint(x - first);
-        } else if (patchOf(nodeOfKey(parent)) != patchOf(n)) {
-            uint root = rootOf(parent);
-            if (root != parent) storeParent(n, root);
-        }
-    }
+    // Roots per line of the thread's words.
     uvec2 own = uvec2(0u);
-    for (int s = 0; s < kSlots; ++s) own[s / 2] |= uint(bitCount(roots[s])) << (16u * uint(s % 2));
-    uvec2 before = scanGroup(own) - own;
+    for (uint wx = first; wx < end; ++wx) {
+        uint lines[kLines];
+        loadBundleLines(wx, by, bz, lines);
+        uint firstLines;
+        for (uint roots = rootsOf(wx, by, bz, lines, firstLines); roots != 0u; roots &= roots - 1u)
+            countRoot(own, (firstLines >> uint(2 * lowestBit(roots))) & 3u);
+    }
+    uvec2 ranks = scanRow(own) - own;
+    uvec2 total = partial[t - lane + rowThreads - 1];
 
-    for (int s = 0; s < kSlots; ++s) {
-        uint rank = countOf(before, s);
-        for (uint bits = roots[s]; bits != 0u; bits &= bits - 1u) {
-            storeParent(ivec3(first + findLSB(bits), line), kRankFlag | rank);
-            ++rank;
+    // Each root's rank in its line, in place of its key.
+    for (uint wx = first; wx < end; ++wx) {
+        uint lines[kLines];
+        loadBundleLines(wx, by, bz, lines);
+        uint word = bundleWord(wx, by, bz);
+        uint firstLines;
+        for (uint roots = rootsOf(wx, by, bz, lines, firstLines); roots != 0u; roots &= roots - 1u) {
+            int r = lowestBit(roots);
+            uint line = (firstLines >> uint(2 * r)) & 3u;
+            storeParent(slotOf(word, r), kRankFlag | countOf(ranks, line));
+            countRoot(ranks, line);
         }
     }
-    uvec2 total = partial[LINE_THREADS - 1];
-    if (t < kSlots) {
-        ivec2 pixelLine = line * ivec2(NODE_H, NODE_D) + ivec2(t % NODE_H, t / NODE_H);
-        if (pixelLine.x < imageSize.y && pixelLine.y < imageSize.z)
-            lineCounts[pixelLine.y * imageSize.y + pixelLine.x] = countOf(total, t);
+    if (inVolume && lane < kLines) {
+        uint y = by * uint(kBundleHeight) + uint(lane % kBundleHeight);
+        uint z = bz * uint(kBundleDepth) + uint(lane / kBundleHeight);
+        if (y < volumeHeight() && z < volumeDepth()) lineCounts[z * volumeHeight() + y] = countOf(total, uint(lane));
     }
 
     memoryBarrierBuffer();

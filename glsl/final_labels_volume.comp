@@ -1,57 +1,91 @@
-// final_labels, for a volume (DIMENSIONS 3): the sibling of
-// final_labels.comp. Every voxel takes its component's number
-// (compute_common.glsl, labelOfNode), background voxels 0, and the component
-// table is summed on the way: boxes, voxel counts and exact coordinate sums,
-// z included. One work group per label patch of LABEL_PATCH_W x
-// LABEL_PATCH_H x LABEL_PATCH_D nodes: each thread labels LABEL_PATCH_D /
-// LABEL_SLICES_PER_PASS nodes (threads of a node line write consecutive
-// voxels) and keeps labels and masks in shared memory; then runs of
-// TABLE_RUN nodes of one node line are added up in registers, meet in a
-// small hash table in shared memory keyed by label, and each label of the
-// label patch goes to the global table with one atomic per field (a label
-// that finds no slot within TABLE_PROBES goes there directly).
+// final_labels, for a binary volume: the sibling of final_labels.comp over
+// the bundle nodes of volume_nodes.glsl (the CUDA engine's
+// final_labels_volume.cu). Every voxel takes its component's number,
+// background 0, and the component table is summed on the way: boxes, voxel
+// counts and exact coordinate sums, z included. One work group per label
+// brick of LABEL_BRICK_WORDS x LABEL_BRICK_BUNDLES_Y x LABEL_BRICK_BUNDLES_Z
+// bundle words:
+//   1. each thread numbers the nodes of its word: a root (kRankFlag in its
+//      entry, count_roots) holds its rank, and its number is its first
+//      voxel's line offset plus the rank plus one; any other node walks its
+//      parents to the root. The numbers go to shared memory, and each
+//      node's box and sums (a few bit operations per line of the bundle)
+//      are added up in registers over consecutive nodes of one number, then
+//      in a small hash table in shared memory keyed by number;
+//   2. the work group writes its words' voxels, 32 threads to a word, a
+//      thread per x, so that 32 neighbouring threads write 32 neighbouring
+//      voxels of one line; and each number of the label brick goes to the
+//      global table with one atomic per field (a number that finds no slot
+//      within TABLE_PROBES goes there directly).
 //
 // The front of a component is its first voxel's z, written once by its root;
 // the other minimums are atomicMax of the inverted coordinate (zero is "none
-// yet"). Sums are 64 bits as in 2-D: a low word and a high word that counts
-// its wrap-arounds.
-layout(local_size_x = LABEL_PATCH_W, local_size_y = LABEL_PATCH_H, local_size_z = LABEL_SLICES_PER_PASS) in;
+// yet"). Sums are 64 bits without 64-bit atomics: a low word and a high word
+// that counts its wrap-arounds (each add that wraps adds 1 to it). The hash
+// table and the global table are final_labels_volume_grid.comp's.
+layout(local_size_x = LABEL_BRICK_THREADS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage3D labels;
 layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
+layout(binding = LINE_OFFSETS_BUFFER, std430) readonly buffer LineOffsets { uint lineOffsets[]; };
+
+const uint kNone = 0xFFFFFFFFu;
+const int kLabelWords = LABEL_BRICK_WORDS;
+const int kLabelBundlesY = LABEL_BRICK_BUNDLES_Y;
+const int kThreads = LABEL_BRICK_THREADS;
+// Run r of thread t's word at r * kNumbersStride + t: padded, so that both
+// the threads' writes (one r, every t) and the voxel writes' reads (one t,
+// any r) spread over the banks.
+const int kNumbersStride = kThreads + 1;
+shared uint sNumbers[kRunsPerWord * kNumbersStride];
+shared uint sLines[kLines * kThreads];  // line l of thread t's word at l * kThreads + t
+shared uint sForeground[kThreads];
 
 const int kSlots = TABLE_SLOTS;
-const int kThreads = LABEL_PATCH_W * LABEL_PATCH_H * LABEL_SLICES_PER_PASS;
-const int kPasses = LABEL_PATCH_D / LABEL_SLICES_PER_PASS;
-const int kPatchNodes = LABEL_PATCH_W * LABEL_PATCH_H * LABEL_PATCH_D;
-const int kRuns = kPatchNodes / TABLE_RUN;  // runs lie within a node line: LABEL_PATCH_W % TABLE_RUN == 0
-shared uint patchLabels[kPatchNodes];
-shared uint patchMasks[kPatchNodes];
 shared uint slotLabel[kSlots];
 shared uint slotMinX[kSlots], slotMinY[kSlots], slotMaxX[kSlots], slotMaxY[kSlots], slotMaxZ[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots], slotSumZ[kSlots];
 
-// A label's sums over part of a label patch; within a label patch every sum
-// fits 32 bits (compute_constants.hpp). No minimum z: the root writes it.
+// Thread t's bundle word in the label brick, words fastest.
+ivec3 labelWordOf(int t) {
+    return ivec3(t % kLabelWords, t / kLabelWords % kLabelBundlesY, t / (kLabelWords * kLabelBundlesY));
+}
+
+// A number's sums over part of a label brick; within a label brick every
+// sum fits 32 bits (compute_constants.hpp, kVolumeLabelBrick). No minimum
+// z: the root writes it.
 struct Stats {
     uint minX, minY, maxX, maxY, maxZ, area, sumX, sumY, sumZ;
 };
 
 Stats noStats() { return Stats(kNone, kNone, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
 
-void addNode(inout Stats s, ivec3 n, uint mask) {
-    for (uint bits = mask; bits != 0u; bits &= bits - 1u) {
-        uvec3 p = uvec3(pixelOfNode(n, findLSB(bits)));
-        s.minX = min(s.minX, p.x);
-        s.minY = min(s.minY, p.y);
-        s.maxX = max(s.maxX, p.x);
-        s.maxY = max(s.maxY, p.y);
-        s.maxZ = max(s.maxZ, p.z);
-        s.area += 1u;
-        s.sumX += p.x;
-        s.sumY += p.y;
-        s.sumZ += p.z;
+// The sum of the positions of the set bits: bit k of a position adds 2^k
+// for each set bit whose position has it.
+uint positionSum(uint bits) {
+    return uint(bitCount(bits & 0xAAAAAAAAu)) + (uint(bitCount(bits & 0xCCCCCCCCu)) << 1u) +
+           (uint(bitCount(bits & 0xF0F0F0F0u)) << 2u) + (uint(bitCount(bits & 0xFF00FF00u)) << 3u) +
+           (uint(bitCount(bits & 0xFFFF0000u)) << 4u);
+}
+
+// The voxels of the node with bits `run` of bundle word (wx, by, bz) added to s.
+void addNode(inout Stats s, uint lines[kLines], uint run, uint wx, uint by, uint bz) {
+    const uint x0 = wx * uint(kWordBits);
+    for (int l = 0; l < kLines; ++l) {
+        uint voxels = lines[l] & run;
+        if (voxels == 0u) continue;
+        uint y = by * uint(kBundleHeight) + uint(l % kBundleHeight);
+        uint z = bz * uint(kBundleDepth) + uint(l / kBundleHeight);
+        uint count = uint(bitCount(voxels));
+        s.minX = min(s.minX, x0 + uint(lowestBit(voxels)));
+        s.maxX = max(s.maxX, x0 + uint(highestBit(voxels)));
+        s.minY = min(s.minY, y);
+        s.maxY = max(s.maxY, y);
+        s.maxZ = max(s.maxZ, z);
+        s.area += count;
+        s.sumX += count * x0 + positionSum(voxels);
+        s.sumY += count * y;
+        s.sumZ += count * z;
     }
 }
 
@@ -77,7 +111,7 @@ void addToTable(uint label, Stats s) {
     addWide(label, FIELD_SUM_Z, s.sumZ);
 }
 
-uint slotOf(uint label) {
+uint slotOfLabel(uint label) {
     uint slot = (label * 2654435761u) >> (32u - uint(TABLE_SLOT_BITS));
     for (int probe = 0; probe < TABLE_PROBES; ++probe) {
         uint held = atomicCompSwap(slotLabel[slot], 0u, label);
@@ -89,7 +123,7 @@ uint slotOf(uint label) {
 
 void flush(uint label, Stats s) {
     if (label == 0u) return;
-    uint slot = slotOf(label);
+    uint slot = slotOfLabel(label);
     if (slot == kNone) {
         addToTable(label, s);
         return;
@@ -103,6 +137,17 @@ void flush(uint label, Stats s) {
     atomicAdd(slotSumX[slot], s.sumX);
     atomicAdd(slotSumY[slot], s.sumY);
     atomicAdd(slotSumZ[slot], s.sumZ);
+}
+
+// The number of a node whose parents entry is not a root's: count_roots
+// left every root's entry its rank, so the walk ends at the first entry
+// with kRankFlag, and the key before it is the root's.
+uint numberThroughRoot(uint key) {
+    for (;;) {
+        uint parent = loadParent(slotOfKey(key));
+        if ((parent & kRankFlag) != 0u) return lineOffsets[lineOfKey(key)] + (parent & ~kRankFlag) + 1u;
+        key = parent;
+    }
 }
 
 void main() {
@@ -119,49 +164,65 @@ void main() {
         slotSumY[slot] = 0u;
         slotSumZ[slot] = 0u;
     }
+    const uvec3 origin = gl_WorkGroupID * uvec3(LABEL_BRICK_WORDS, LABEL_BRICK_BUNDLES_Y, LABEL_BRICK_BUNDLES_Z);
+    const uvec3 own = origin + uvec3(labelWordOf(t));  // (wx, by, bz)
+    const bool inside = own.x < wordsX && own.y < bundlesY && own.z < bundlesZ;
+    uint lines[kLines];
+    for (int l = 0; l < kLines; ++l) lines[l] = 0u;
+    if (inside) loadBundleLines(own.x, own.y, own.z, lines);
+    const uint p = linesOf(lines, (1u << uint(kLines)) - 1u);
+    for (int l = 0; l < kLines; ++l) sLines[l * kThreads + t] = lines[l];
+    sForeground[t] = p;
     barrier();
 
-    const ivec3 origin = ivec3(gl_WorkGroupID) * ivec3(LABEL_PATCH_W, LABEL_PATCH_H, LABEL_PATCH_D);
-    for (int k = 0; k < kPasses; ++k) {
-        ivec3 local = ivec3(gl_LocalInvocationID) + ivec3(0, 0, k * LABEL_SLICES_PER_PASS);
-        ivec3 n = origin + local;
-        bool inside = insideGrid(n);
-        uint mask = inside ? imageLoad(nodeInfo, n).r & kMaskBits : 0u;
-        uint parent = mask != 0u ? loadParent(n) : 0u;
-        uint label = mask != 0u ? labelOfNode(n, mask, parent) : 0u;
-        if (mask != 0u && (parent & kRankFlag) != 0u)
-            imageStore(table, entry(label, FIELD_MIN_Z), uvec4(firstPixel(n, mask).z));
-        if (inside) {
-            for (int i = 0; i < kNodePixels; ++i) {
-                ivec3 p = pixelOfNode(n, i);
-                if (insideImage(p)) imageStore(labels, p, uvec4((mask & (1u << uint(i))) != 0u ? label : 0u));
-            }
-        }
-        int index = (local.z * LABEL_PATCH_H + local.y) * LABEL_PATCH_W + local.x;
-        patchLabels[index] = label;
-        patchMasks[index] = mask;
-    }
-    barrier();
-    for (int r = t; r < kRuns; r += kThreads) {
+    // 1. This word's nodes' numbers, and their sums.
+    {
+        const uint word = bundleWord(own.x, own.y, own.z);
         uint runLabel = 0u;
-        Stats run = noStats();
-        for (int k = 0; k < TABLE_RUN; ++k) {
-            int i = r * TABLE_RUN + k;
-            uint label = patchLabels[i];
-            if (label == 0u) continue;
-            if (label != runLabel) {
-                flush(runLabel, run);
-                runLabel = label;
-                run = noStats();
+        Stats sums = noStats();
+        int r = 0;
+        for (uint starts = runStarts(p); starts != 0u; starts &= starts - 1u, ++r) {
+            const uint run = runFrom(p, lowestBit(starts));
+            const uint parent = loadParent(slotOf(word, r));
+            uint number;
+            if ((parent & kRankFlag) != 0u) {
+                ivec2 first = firstVoxelOf(lines, run);
+                uint y = own.y * uint(kBundleHeight) + uint(first.x % kBundleHeight);
+                uint z = own.z * uint(kBundleDepth) + uint(first.x / kBundleHeight);
+                number = lineOffsets[z * volumeHeight() + y] + (parent & ~kRankFlag) + 1u;
+                imageStore(table, entry(number, FIELD_MIN_Z), uvec4(z));
+            } else {
+                number = numberThroughRoot(parent);
             }
-            ivec3 local = ivec3(i % LABEL_PATCH_W, (i / LABEL_PATCH_W) % LABEL_PATCH_H,
-                                i / (LABEL_PATCH_W * LABEL_PATCH_H));
-            addNode(run, origin + local, patchMasks[i]);
+            sNumbers[r * kNumbersStride + t] = number;
+            if (number != runLabel) {
+                flush(runLabel, sums);
+                runLabel = number;
+                sums = noStats();
+            }
+            addNode(sums, lines, run, own.x, own.y, own.z);
         }
-        flush(runLabel, run);
+        flush(runLabel, sums);
     }
     barrier();
 
+    // 2. The label brick's voxels, a word at a time per 32 threads, and its
+    // numbers into the global table.
+    const int lane = t % 32;
+    for (int i = t / 32; i < kThreads; i += kThreads / 32) {
+        const uvec3 at = origin + uvec3(labelWordOf(i));
+        const uint x = at.x * uint(kWordBits) + uint(lane);
+        if (at.x >= wordsX || at.y >= bundlesY || at.z >= bundlesZ || x >= volumeWidth()) continue;
+        const uint pi = sForeground[i];
+        const uint number = ((pi >> uint(lane)) & 1u) != 0u ? sNumbers[runAt(pi, lane) * kNumbersStride + i] : 0u;
+        for (int l = 0; l < kLines; ++l) {
+            uint y = at.y * uint(kBundleHeight) + uint(l % kBundleHeight);
+            uint z = at.z * uint(kBundleDepth) + uint(l / kBundleHeight);
+            if (y >= volumeHeight() || z >= volumeDepth()) continue;
+            uint label = ((sLines[l * kThreads + i] >> uint(lane)) & 1u) != 0u ? number : 0u;
+            imageStore(labels, ivec3(int(x), int(y), int(z)), uvec4(label));
+        }
+    }
     for (int slot = t; slot < kSlots; slot += kThreads) {
         uint label = slotLabel[slot];
         if (label != 0u)

@@ -1,146 +1,221 @@
-// local_merge, for a volume (DIMENSIONS 3): the sibling of local_merge.comp
-// and the only stage that reads the whole input. One work group per patch of
-// PATCH_W x PATCH_H x PATCH_D nodes; a thread takes the nodes of its (x, y)
-// in every PATCH_SLICES_PER_PASS-th slice of the patch:
-//   1. each node's foreground mask (a fetch per voxel; the threads of a node
-//      line read consecutive voxels);
-//   2. union-find in shared memory over the links to its backward
-//      neighbours inside the patch (compute_common.glsl, kBackward), but
-//      those another link implies (neighboursLinked);
-//   3. every node leaves with its patch-local root in parents and its mask
-//      in node_info.
-// Links that leave the patch are merge_borders' work. Before all that the
+// local_merge, for a binary volume: the sibling of local_merge.comp over the
+// bundle nodes of volume_nodes.glsl (the CUDA engine's
+// local_merge_volume.cu), and the only stage that reads the input. One work
+// group per brick, one thread per bundle word:
+//   1. the word's lines, a bit per voxel by the criterion (criterion.glsl),
+//      into bits, and their OR (the bundle's foreground) into foreground;
+//   2. its nodes, the runs of the OR: found by bit operations, no atomics;
+//      each starts as its own parent, known by its first voxel's local key;
+//   3. the links to the nodes of the bundle words before it in the brick
+//      (the relations, and the word before in its own bundle), as lock-free
+//      unions in shared memory keeping the smaller key: each thread finds
+//      its links and queues them, and the whole work group unites the queue
+//      (queueLinks, uniteQueued);
+//   4. every node leaves with its brick-local root, as a volume key, in
+//      parents.
+// Links that leave the brick are merge_borders' work. Before all that the
 // work groups zero the first clearCount entries of the component table (z
 // fields included), the ones the last labelings summed into, for
 // final_labels.
-layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_SLICES_PER_PASS) in;
+//
+// The link queue. Finding links is bit operations, the same few steps in
+// every thread; uniting walks trees whose depths vary, so a thread that
+// united its own links would leave the others of its warp idle through
+// each walk. The CUDA engine packs a warp's links into a queue with a
+// ballot and unites them with every lane (volume_forest.cuh, WarpLinks).
+// GLSL has no warp: ARB_shader_ballot's subgroups are 32 invocations on
+// NVIDIA but 8 or 16 on llvmpipe, and nothing ties a subgroup to
+// neighbouring invocations. The same idea at the work group's scale runs on
+// every OpenGL 4.3 context: a round of link finding appends every link to a
+// queue in shared memory (an atomicAdd on a shared count), a barrier, and
+// every thread unites every kThreads-th link of the queue. A round is one
+// relation; a thread that finds the queue full keeps its place and goes on
+// in another round of the same relation, so no link is united outside the
+// queue, whatever the volume. Barriers sit in uniform control flow: every
+// thread runs every round, and whether another round follows is read by
+// all from shared memory after a barrier.
+layout(local_size_x = BRICK_THREADS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage3D nodeInfo;
 layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
 uniform uint clearCount;
 
-const int kThreads = PATCH_W * PATCH_H * PATCH_SLICES_PER_PASS;
-const int kPasses = PATCH_D / PATCH_SLICES_PER_PASS;  // nodes per thread
-const int kPatchNodes = PATCH_W * PATCH_H * PATCH_D;
-shared uint patchParents[kPatchNodes];  // keys, as in parents
-// Masks a byte each: node i in byte i / kThreads of word i % kThreads, so
-// that the nodes of thread t (i = t + k * kThreads) are the bytes of word t
-// alone, written at once.
-shared uint patchMasks[kThreads * ((kPasses + 3) / 4)];
+const int kThreads = kBrickThreads;
+shared uint sLines[kLines * kThreads];             // line l of thread t's word at l * kThreads + t
+shared uint sForeground[kThreads];                 // each word's OR of its lines
+shared uint sParents[kRunsPerWord * kThreads];     // local keys: run r of thread t at r * kThreads + t
+shared uint sQueue[BRICK_LINKS];                   // links: two slots, u | v << 16
+shared uint sQueued[2], sUnfinished[2];            // per round parity: links offered, threads not done
 
-uint maskAt(int i) {
-    return (patchMasks[i % kThreads + kThreads * (i / (4 * kThreads))] >> (8 * ((i / kThreads) & 3))) & 0xFFu;
+// The brick's union-find in shared memory: parents hold local keys (a root
+// its own), a key's node is its thread's run (one load of that thread's
+// foreground); run r of thread t at r * kThreads + t, so that threads of a
+// warp reach their r-th nodes in consecutive banks. Other threads' unions
+// change parents under the walk; a stale parent is still an ancestor.
+int brickSlotOf(uint key) {
+    int t = threadOfLocalKey(key);
+    return runAt(sForeground[t], xOfLocalKey(key) % kWordBits) * kThreads + t;
 }
+int slotAt(int thread, int bit) { return runAt(sForeground[thread], bit) * kThreads + thread; }
 
-ivec3 patchOrigin() { return ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D); }
-int localIndexOf(ivec3 local) { return (local.z * PATCH_H + local.y) * PATCH_W + local.x; }
-int localIndex(uint key) { return localIndexOf(nodeOfKey(key) - patchOrigin()); }
-
-// local_merge.comp's localRoot and uniteLocal, on this patch's shared copy:
-// path halving, and Playne & Hawick's lock-free union keeping the smaller key.
-uint localRoot(uint key) {
+// Path halving: a plain store is safe (volume_nodes.glsl, rootHalving).
+uint brickRoot(uint key) {
     for (;;) {
-        uint parent = patchParents[localIndex(key)];
+        int slot = brickSlotOf(key);
+        uint parent = sParents[slot];
         if (parent == key) return key;
-        uint grandparent = patchParents[localIndex(parent)];
+        uint grandparent = sParents[brickSlotOf(parent)];
         if (grandparent == parent) return parent;
-        patchParents[localIndex(key)] = grandparent;
+        sParents[slot] = grandparent;
         key = grandparent;
     }
 }
 
-void uniteLocal(uint a, uint b) {
+void brickUnite(uint a, uint b) {
     for (;;) {
-        a = localRoot(a);
-        b = localRoot(b);
+        a = brickRoot(a);
+        b = brickRoot(b);
         if (a == b) return;
-        if (a < b) {
-            uint old = atomicMin(patchParents[localIndex(b)], a);
-            if (old == b) return;
-            b = old;
-        } else {
-            uint old = atomicMin(patchParents[localIndex(a)], b);
-            if (old == a) return;
-            a = old;
+        if (a > b) {
+            uint t = a;
+            a = b;
+            b = t;
+        }
+        uint old = atomicMin(sParents[brickSlotOf(b)], a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+void uniteLink(uint link) {
+    uint a = sParents[link & 0xFFFFu], b = sParents[link >> 16u];
+    if (a != b) brickUnite(a, b);
+}
+
+// The link queue (see the top of this file). A link whose nodes read one
+// parent (one tree), or the two parents the thread's last queued link read
+// (united by then), is not queued. offerLink returns false when the queue
+// had no room: the caller keeps the link for the next round.
+uint lastA = kNoKey, lastB = kNoKey;
+bool offerLink(int round, int u, int v) {
+    uint a = sParents[u], b = sParents[v];
+    if (a == b || (a == lastA && b == lastB)) return true;
+    uint at = atomicAdd(sQueued[round & 1], 1u);
+    if (at >= uint(BRICK_LINKS)) return false;
+    sQueue[at] = uint(u) | (uint(v) << 16u);
+    lastA = a;
+    lastB = b;
+    return true;
+}
+
+// Ends a round, in every thread: the queue united by the whole work group.
+// Returns whether any thread has links left, the same in every thread.
+bool uniteQueued(int round, bool finished) {
+    const int parity = round & 1;
+    if (!finished) atomicAdd(sUnfinished[parity], 1u);
+    barrier();
+    const uint queued = min(sQueued[parity], uint(BRICK_LINKS));
+    const bool again = sUnfinished[parity] != 0u;
+    // The next round's counts: last read before this round's first barrier.
+    if (gl_LocalInvocationIndex == 0u) {
+        sQueued[1 - parity] = 0u;
+        sUnfinished[1 - parity] = 0u;
+    }
+    for (uint i = gl_LocalInvocationIndex; i < queued; i += uint(kThreads)) uniteLink(sQueue[i]);
+    barrier();
+    return again;
+}
+
+// One relation of this thread's word U (the word before in its bundle with
+// it, for the first): the faces of its terms, where they ask for unions,
+// and what is left to offer.
+struct Faces {
+    int tv;                        // V's thread (this one where V leaves the brick: no faces)
+    uint fu[kMostTerms], fv[kMostTerms];
+    uvec2 asked[kMostTerms];       // termLinks
+    uint asking;                   // the positions whose links are left to offer
+    uint edges;                    // bit 2k (2k + 1): term k's link across the low (high) word edge;
+                                   // bit 2 kMostTerms: the word before in this bundle
+};
+const uint kBeforeEdge = 1u << uint(2 * kMostTerms);
+
+Faces facesOf(int relation, int t, int w, int by, int bz, uint lines[kLines], uint p) {
+    Relation rel = kRelations[relation];
+    Faces f;
+    int vby = by + rel.dy, vbz = bz + rel.dz;
+    bool inBrick = p != 0u && vby >= 0 && vby < kBrickBundlesY && vbz >= 0;
+    f.tv = inBrick ? brickThreadOf(w, vby, vbz) : t;
+    f.asking = 0u;
+    f.edges = 0u;
+    if (relation == 0 && w > 0 && (p & 1u) != 0u && (sForeground[t - 1] >> 31u) != 0u) f.edges |= kBeforeEdge;
+    for (int k = 0; k < kMostTerms; ++k) {
+        f.fu[k] = 0u;
+        f.fv[k] = 0u;
+        f.asked[k] = uvec2(0u);
+        if (k >= rel.terms) continue;
+        FaceTerm term = rel.term[k];
+        f.fu[k] = linesOf(lines, term.uLines);
+        uint before = 0u, after = 0u;
+        for (int l = 0; l < kLines; ++l) {
+            if (!inBrick || ((term.vLines >> uint(l)) & 1u) == 0u) continue;
+            f.fv[k] |= sLines[l * kThreads + f.tv];
+            if (w > 0) before |= sLines[l * kThreads + f.tv - 1];
+            if (w + 1 < kBrickWords) after |= sLines[l * kThreads + f.tv + 1];
+        }
+        f.asked[k] = termLinks(f.fu[k], f.fv[k], term.across);
+        f.asking |= f.asked[k].x | f.asked[k].y;
+        // One step across the word's edges, to the words beside V's.
+        if (term.across && (f.fu[k] & 1u) != 0u && (before >> 31u) != 0u) f.edges |= 1u << uint(2 * k);
+        if (term.across && (f.fu[k] >> 31u) != 0u && (after & 1u) != 0u) f.edges |= 2u << uint(2 * k);
+    }
+    return f;
+}
+
+// Offers the links left in f, in forEachLinkInWord's order: the asking
+// positions from the lowest, every term at each, then the word edges.
+// Returns false when the queue filled up; f keeps what is left (a position
+// is dropped only when all its links are queued, so a few may be offered
+// twice, which unites nothing twice).
+bool queueLinks(int round, int relation, int t, inout Faces f) {
+    Relation rel = kRelations[relation];
+    if ((f.edges & kBeforeEdge) != 0u) {
+        if (!offerLink(round, slotAt(t, 0), slotAt(t - 1, 31))) return false;
+        f.edges &= ~kBeforeEdge;
+    }
+    for (; f.asking != 0u; f.asking &= f.asking - 1u) {
+        int x = lowestBit(f.asking);
+        for (int k = 0; k < kMostTerms; ++k) {
+            bool across = rel.term[k].across;
+            if (((f.asked[k].x >> uint(x)) & 1u) != 0u &&
+                !offerLink(round, slotAt(t, x), slotAt(f.tv, partnerOf(f.fv[k], x, across))))
+                return false;
+            if (((f.asked[k].y >> uint(x)) & 1u) != 0u &&
+                !offerLink(round, slotAt(t, partnerOf(f.fu[k], x, across)), slotAt(f.tv, x)))
+                return false;
         }
     }
-}
-
-// Does node `local` (mask m) link to its in-patch backward neighbour d?
-bool linksInPatch(ivec3 local, uint m, int d) {
-    ivec3 b = local + kBackward[d];
-    if (!directionLinks(d) || any(lessThan(b, ivec3(0))) || b.x >= PATCH_W || b.y >= PATCH_H) return false;
-    uint neighbourMask = maskAt(localIndexOf(b));
-    if (neighbourMask == 0u) return false;
-#if NODE_W * NODE_H * NODE_D > 1
-    return masksLink(m, neighbourMask, d);
-#else
-    ivec3 p = patchOrigin() + local;
-    return pixelLinks(p, pixelValue(p), d);
-#endif
-}
-
-// kBackward's index of backward offset o.
-int backwardIndex(ivec3 o) { return o.z == 0 ? (o.y == 0 ? 0 : 2 + o.x) : 4 + (o.y + 1) * 3 + (o.x + 1); }
-
-#if NODE_W * NODE_H * NODE_D > 1 || defined(CRITERION_SEGMENTS)
-// Links imply links: two backward neighbours of a node that both link to it
-// and to each other are one tree once either link is united, so the other
-// link can be skipped. Equal segment values are transitive, so two segment
-// voxels linked to one are linked when they are neighbours; the other
-// criteria between single voxels are not. (merge_borders unites every link:
-// merge_borders_volume.comp says why.)
-#define LINKS_IMPLY 1
-
-// Backward neighbours i and j of a node (foreground masks maskI, maskJ),
-// both linked to it: are they linked to each other?
-bool backwardNeighboursLinked(int i, int j, uint maskI, uint maskJ) {
-    ivec3 o = kBackward[j] - kBackward[i];
-    if (any(greaterThan(abs(o), ivec3(1)))) return false;
-    // The later of the two links back to the other by direction d.
-    bool jFirst = o.z < 0 || (o.z == 0 && (o.y < 0 || (o.y == 0 && o.x < 0)));
-    int d = backwardIndex(jFirst ? o : -o);
-    if (!directionLinks(d)) return false;
-#if NODE_W * NODE_H * NODE_D > 1
-    return jFirst ? masksLink(maskI, maskJ, d) : masksLink(maskJ, maskI, d);
-#else
-    return true;
-#endif
-}
-#endif
-
-#ifdef LINKS_IMPLY
-// Are backward neighbours i and j of node `local` (both linked to it, so
-// both in the patch and foreground) linked to each other? Such a link has
-// both ends before this node and inside the patch, so local_merge unites it,
-// or a path that implies it, itself: by induction over raster order, a link
-// skipped for it is implied.
-bool neighboursLinked(ivec3 local, int i, int j) {
-    return backwardNeighboursLinked(i, j, maskAt(localIndexOf(local + kBackward[i])),
-                                    maskAt(localIndexOf(local + kBackward[j])));
-}
-#endif
-
-// Node `local`'s unions with its linked backward neighbours in the patch,
-// but those implied by another (neighboursLinked) or whose neighbour reads
-// the parent the last union read.
-void uniteNode(ivec3 local, uint key, uint mask) {
-    uint linked = 0u;  // bit d: linked to neighbour d
-    uint lastTarget = kNone;
-    for (int d = 0; d < kBackwardCount; ++d) {
-        if (!linksInPatch(local, mask, d)) continue;
-#ifdef LINKS_IMPLY
-        bool implied = false;
-        for (uint earlier = linked; earlier != 0u && !implied; earlier &= earlier - 1u)
-            implied = neighboursLinked(local, findLSB(earlier), d);
-        linked |= 1u << uint(d);
-        if (implied) continue;
-#endif
-        uint target = patchParents[localIndexOf(local + kBackward[d])];
-        if (target == lastTarget) continue;
-        uniteLocal(key, target);
-        lastTarget = target;
+    for (; f.edges != 0u; f.edges &= f.edges - 1u) {
+        int edge = lowestBit(f.edges);
+        bool low = (edge & 1) == 0;
+        if (!offerLink(round, slotAt(t, low ? 0 : 31), slotAt(low ? f.tv - 1 : f.tv + 1, low ? 31 : 0)))
+            return false;
     }
+    return true;
+}
+
+// The 32 voxels of word wx of line (y, z), a bit each by the criterion;
+// past the width, 0. A word inside the width takes a loop of constant
+// length, which compilers unroll into 32 independent fetches.
+uint inputLineWord(uint wx, uint y, uint z) {
+    const int x0 = int(wx) * kWordBits;
+    uint word = 0u;
+    if (x0 + kWordBits <= imageSize.x) {
+        for (int i = 0; i < kWordBits; ++i)
+            if (isForegroundValue(pixelValue(ivec3(x0 + i, int(y), int(z))))) word |= 1u << uint(i);
+        return word;
+    }
+    for (int i = 0; x0 + i < imageSize.x; ++i)
+        if (isForegroundValue(pixelValue(ivec3(x0 + i, int(y), int(z))))) word |= 1u << uint(i);
+    return word;
 }
 
 // Entries i, i + stride, ... of the table below clearCount, each group its own.
@@ -153,30 +228,69 @@ void clearTable() {
     }
 }
 
-// The thread's k-th node, in patch coordinates.
-ivec3 localNode(int k) { return ivec3(gl_LocalInvocationID) + ivec3(0, 0, k * PATCH_SLICES_PER_PASS); }
-
 void main() {
     clearTable();
     const int t = int(gl_LocalInvocationIndex);
-    uint masks[kPasses];
-    uint maskWords[(kPasses + 3) / 4];
-    for (int w = 0; w < (kPasses + 3) / 4; ++w) maskWords[w] = 0u;
-    for (int k = 0; k < kPasses; ++k) {
-        const ivec3 n = patchOrigin() + localNode(k);
-        masks[k] = insideGrid(n) ? nodeMask(n) : 0u;
-        patchParents[t + k * kThreads] = masks[k] != 0u ? ownKey(n, masks[k]) : kNone;
-        maskWords[k / 4] |= masks[k] << (8 * (k & 3));
+    const int w = brickWordOf(t), by = brickBundleYOf(t), bz = brickBundleZOf(t);
+    const uvec3 brick = gl_WorkGroupID;
+    const uint wx = brick.x * uint(kBrickWords) + uint(w);
+    const uint gby = brick.y * uint(kBrickBundlesY) + uint(by);
+    const uint gbz = brick.z * uint(kBrickBundlesZ) + uint(bz);
+    const bool inside = wx < wordsX && gby < bundlesY && gbz < bundlesZ;
+
+    // 1. The lines, their bits and their OR.
+    uint lines[kLines];
+    uint p = 0u;
+    for (int l = 0; l < kLines; ++l) {
+        uint y = gby * uint(kBundleHeight) + uint(l % kBundleHeight);
+        uint z = gbz * uint(kBundleDepth) + uint(l / kBundleHeight);
+        bool inVolume = inside && y < volumeHeight() && z < volumeDepth();
+        lines[l] = inVolume ? inputLineWord(wx, y, z) : 0u;
+        if (inVolume) bits[lineWord(wx, y, z)] = lines[l];
+        sLines[l * kThreads + t] = lines[l];
+        p |= lines[l];
     }
-    for (int w = 0; w < (kPasses + 3) / 4; ++w) patchMasks[t + w * kThreads] = maskWords[w];
+    sForeground[t] = p;
+#if CONNECTIVITY != 6
+    if (inside) foreground[bundleWord(wx, gby, gbz)] = p;
+#endif
+
+    // 2. The nodes, each its own parent.
+    {
+        int r = 0;
+        for (uint starts = runStarts(p); starts != 0u; starts &= starts - 1u, ++r) {
+            ivec2 first = firstVoxelOf(lines, runFrom(p, lowestBit(starts)));
+            sParents[r * kThreads + t] =
+                localKey(w * kWordBits + first.y, by * kBundleHeight + first.x % kBundleHeight,
+                         bz * kBundleDepth + first.x / kBundleHeight);
+        }
+    }
+    if (t == 0) {
+        sQueued[0] = 0u;
+        sUnfinished[0] = 0u;
+    }
     barrier();
-    for (int k = 0; k < kPasses; ++k)
-        if (masks[k] != 0u) uniteNode(localNode(k), ownKey(patchOrigin() + localNode(k), masks[k]), masks[k]);
-    barrier();
-    for (int k = 0; k < kPasses; ++k) {
-        const ivec3 n = patchOrigin() + localNode(k);
-        if (!insideGrid(n)) continue;
-        storeParent(n, masks[k] != 0u ? localRoot(ownKey(n, masks[k])) : kNone);
-        imageStore(nodeInfo, n, uvec4(masks[k]));
+
+    // 3. The links inside the brick, a relation a round (or more where the
+    // queue fills up), united by the whole work group.
+    int round = 0;
+    for (int relation = 0; relation < kRelationCount; ++relation) {
+        Faces f = facesOf(relation, t, w, by, bz, lines, p);
+        bool finished = false;
+        for (bool again = true; again; ++round) {
+            if (!finished) finished = queueLinks(round, relation, t, f);
+            again = uniteQueued(round, finished);
+        }
+    }
+
+    // 4. Every node's brick-local root, as a volume key.
+    if (!inside) return;
+    const uint x0 = brick.x * uint(kBrickX), y0 = brick.y * uint(kBrickY), z0 = brick.z * uint(kBrickZ);
+    const uint word = bundleWord(wx, gby, gbz);
+    const int runs = popCount(runStarts(p));
+    for (int r = 0; r < runs; ++r) {
+        uint root = brickRoot(sParents[r * kThreads + t]);
+        storeParent(slotOf(word, r), keyOf(x0 + uint(xOfLocalKey(root)), y0 + uint(yOfLocalKey(root)),
+                                           z0 + uint(zOfLocalKey(root))));
     }
 }

@@ -1,41 +1,182 @@
-// merge_borders, for a volume (DIMENSIONS 3): the sibling of
-// merge_borders.comp. Joins the trees of the links that leave a patch: one
-// work group per patch, one thread per node, and the nodes on the faces
-// their backward links leave by (x first or last, y first or last, z first)
-// each make one global union (compute_common.glsl, unite) per link to a node
-// of another patch. Binary blocks link by their masks in node_info; voxels
-// (segments, threshold) by the criterion on the input.
-//
-// Every link is united, even where another link of the node implies it:
-// each union halves the paths it walks, and those repeated walks are what
-// keep the trees shallow for the unions after them and for count_roots and
-// final_labels. Skipping implied links left fewer unions that each walked
-// far longer paths, and the stage ran slower.
-layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_D) in;
+// merge_borders, for a binary volume: the sibling of merge_borders.comp over
+// the bundle nodes of volume_nodes.glsl (the CUDA engine's
+// merge_borders_volume.cu). One work group per brick of
+// local_merge_volume.comp, one thread per bundle word; each unites, in the
+// global forest (volume_nodes.glsl, unite), the links of its word that
+// local_merge left because they leave the brick: to the bundles of its
+// relations outside the brick, to the words beside theirs across the
+// brick's x faces, and to the word before it in its own bundle across the
+// brick's low x face. A brick with no foreground word on a face returns at
+// once. As in local_merge, the threads find links and queue them in shared
+// memory, a relation a round, and the whole work group unites the queue
+// (local_merge_volume.comp says why); a link whose two nodes read the same
+// parent (one tree), or the two parents the thread's last queued link read,
+// is skipped. The union is complete when its thread finishes, so one
+// dispatch merges every face.
+layout(local_size_x = BRICK_THREADS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
+const int kThreads = kBrickThreads;
+shared uvec2 sQueue[BORDER_LINKS];       // links: two node slots
+shared uint sQueued[2], sUnfinished[2];  // per round parity: links offered, threads not done
+shared uint sOnFace;                     // any word on a face with foreground
+
+void uniteLink(uvec2 link) {
+    uint a = loadParent(link.x), b = loadParent(link.y);
+    if (a != b) unite(a, b);
+}
+
+// The link queue (local_merge_volume.comp, offerLink and uniteQueued).
+uint lastA = kNoKey, lastB = kNoKey;
+bool offerLink(int round, uint u, uint v) {
+    uint a = loadParent(u), b = loadParent(v);
+    if (a == b || (a == lastA && b == lastB)) return true;
+    uint at = atomicAdd(sQueued[round & 1], 1u);
+    if (at >= uint(BORDER_LINKS)) return false;
+    sQueue[at] = uvec2(u, v);
+    lastA = a;
+    lastB = b;
+    return true;
+}
+
+bool uniteQueued(int round, bool finished) {
+    const int parity = round & 1;
+    if (!finished) atomicAdd(sUnfinished[parity], 1u);
+    barrier();
+    const uint queued = min(sQueued[parity], uint(BORDER_LINKS));
+    const bool again = sUnfinished[parity] != 0u;
+    if (gl_LocalInvocationIndex == 0u) {
+        sQueued[1 - parity] = 0u;
+        sUnfinished[1 - parity] = 0u;
+    }
+    for (uint i = gl_LocalInvocationIndex; i < queued; i += uint(kThreads)) uniteLink(sQueue[i]);
+    barrier();
+    return again;
+}
+
+// The node slot holding position `bit` of a bundle word with foreground p.
+uint slotAt(uint bundleWord, uint p, int bit) { return slotOf(bundleWord, runAt(p, bit)); }
+
+// One relation of this thread's word U where V, or the words beside V's,
+// lie outside the brick (the word before in its own bundle with the
+// first): the faces of its terms, where they ask for unions, and what is
+// left to offer.
+struct Faces {
+    uint vWord, pv;                // V's bundle word and its foreground (0 where V is in the brick)
+    uint fu[kMostTerms], fv[kMostTerms];
+    uvec2 asked[kMostTerms];       // termLinks
+    uint asking;                   // the positions whose links are left to offer
+    uint edges;                    // bit 2k (2k + 1): term k's link across the low (high) word edge;
+                                   // bit 2 kMostTerms: the word before in this bundle
+};
+const uint kBeforeEdge = 1u << uint(2 * kMostTerms);
+
+Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, uint word, bool lowX,
+              uint lines[kLines], uint p) {
+    Relation rel = kRelations[relation];
+    Faces f;
+    int vby = by + rel.dy, vbz = bz + rel.dz;  // in the brick's bundles
+    int gvby = int(gby) + rel.dy, gvbz = int(gbz) + rel.dz;
+    bool inVolume = p != 0u && gvby >= 0 && gvby < int(bundlesY) && gvbz >= 0;
+    bool vOutside = inVolume && (vby < 0 || vby >= kBrickBundlesY || vbz < 0);
+    bool beforeOutside = inVolume && wx > 0u && (vOutside || w == 0);
+    bool afterOutside = inVolume && wx + 1u < wordsX && (vOutside || w == kBrickWords - 1);
+    f.vWord = inVolume ? bundleWord(wx, uint(gvby), uint(gvbz)) : 0u;
+    f.pv = vOutside ? foreground[f.vWord] : 0u;
+    uint v[kLines];
+    for (int l = 0; l < kLines; ++l) v[l] = 0u;
+    if (vOutside) loadBundleLines(wx, uint(gvby), uint(gvbz), v);
+    f.asking = 0u;
+    f.edges = 0u;
+    // The word before in the same bundle, across the brick's low x face.
+    if (relation == 0 && lowX && (p & 1u) != 0u && (foreground[word - 1u] >> 31u) != 0u) f.edges |= kBeforeEdge;
+    for (int k = 0; k < kMostTerms; ++k) {
+        f.fu[k] = 0u;
+        f.fv[k] = 0u;
+        f.asked[k] = uvec2(0u);
+        if (k >= rel.terms) continue;
+        FaceTerm term = rel.term[k];
+        f.fu[k] = linesOf(lines, term.uLines);
+        f.fv[k] = linesOf(v, term.vLines);
+        f.asked[k] = termLinks(f.fu[k], f.fv[k], term.across);
+        f.asking |= f.asked[k].x | f.asked[k].y;
+        if (!term.across) continue;
+        // One step across the word's edges, to the words beside V's.
+        uint b[kLines], a[kLines];
+        if (beforeOutside && (f.fu[k] & 1u) != 0u) {
+            loadBundleLines(wx - 1u, uint(gvby), uint(gvbz), b);
+            if ((linesOf(b, term.vLines) >> 31u) != 0u) f.edges |= 1u << uint(2 * k);
+        }
+        if (afterOutside && (f.fu[k] >> 31u) != 0u) {
+            loadBundleLines(wx + 1u, uint(gvby), uint(gvbz), a);
+            if ((linesOf(a, term.vLines) & 1u) != 0u) f.edges |= 2u << uint(2 * k);
+        }
+    }
+    return f;
+}
+
+// Offers the links left in f (local_merge_volume.comp, queueLinks).
+bool queueLinks(int round, int relation, uint word, uint p, inout Faces f) {
+    Relation rel = kRelations[relation];
+    if ((f.edges & kBeforeEdge) != 0u) {
+        if (!offerLink(round, slotAt(word, p, 0), slotAt(word - 1u, foreground[word - 1u], 31))) return false;
+        f.edges &= ~kBeforeEdge;
+    }
+    for (; f.asking != 0u; f.asking &= f.asking - 1u) {
+        int x = lowestBit(f.asking);
+        for (int k = 0; k < kMostTerms; ++k) {
+            bool across = rel.term[k].across;
+            if (((f.asked[k].x >> uint(x)) & 1u) != 0u &&
+                !offerLink(round, slotAt(word, p, x), slotAt(f.vWord, f.pv, partnerOf(f.fv[k], x, across))))
+                return false;
+            if (((f.asked[k].y >> uint(x)) & 1u) != 0u &&
+                !offerLink(round, slotAt(word, p, partnerOf(f.fu[k], x, across)), slotAt(f.vWord, f.pv, x)))
+                return false;
+        }
+    }
+    for (; f.edges != 0u; f.edges &= f.edges - 1u) {
+        bool low = (lowestBit(f.edges) & 1) == 0;
+        uint beside = low ? f.vWord - 1u : f.vWord + 1u;
+        if (!offerLink(round, slotAt(word, p, low ? 0 : 31), slotAt(beside, foreground[beside], low ? 31 : 0)))
+            return false;
+    }
+    return true;
+}
 
 void main() {
-    const ivec3 origin = ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D);
-    const ivec3 local = ivec3(gl_LocalInvocationID);
-    if (local.x != 0 && local.x != PATCH_W - 1 && local.y != 0 && local.y != PATCH_H - 1 && local.z != 0) return;
-    const ivec3 n = origin + local;
-    if (!insideGrid(n)) return;
-    uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
-    if (mask == 0u) return;
-    for (int d = 0; d < kBackwardCount; ++d) {
-        ivec3 b = n + kBackward[d];
-        ivec3 m = local + kBackward[d];
-        if (!directionLinks(d) || !insideGrid(b)) continue;
-        // Links inside the patch are local_merge's.
-        if (m.x >= 0 && m.y >= 0 && m.z >= 0 && m.x < PATCH_W && m.y < PATCH_H) continue;
-#if NODE_W * NODE_H * NODE_D > 1
-        if (!masksLink(mask, imageLoad(nodeInfo, b).r & kMaskBits, d)) continue;
-#else
-        if (!pixelLinks(n, pixelValue(n), d)) continue;
-#endif
-        // Equal reads are one tree already (parents only point into their tree).
-        uint parent = loadParent(n), target = loadParent(b);
-        if (parent != target) unite(parent, target);
+    const int t = int(gl_LocalInvocationIndex);
+    const int w = brickWordOf(t), by = brickBundleYOf(t), bz = brickBundleZOf(t);
+    const uvec3 brick = gl_WorkGroupID;
+    const uint wx = brick.x * uint(kBrickWords) + uint(w);
+    const uint gby = brick.y * uint(kBrickBundlesY) + uint(by);
+    const uint gbz = brick.z * uint(kBrickBundlesZ) + uint(bz);
+    const bool inside = wx < wordsX && gby < bundlesY && gbz < bundlesZ;
+    // Only the brick's faces have links out: its first and last word, its
+    // first and last bundle row, its first bundle slice.
+    const bool lowX = w == 0 && wx > 0u, highX = w == kBrickWords - 1 && wx + 1u < wordsX;
+    const bool onFace = inside && (lowX || highX || by == 0 || by == kBrickBundlesY - 1 || bz == 0);
+    const uint word = onFace ? bundleWord(wx, gby, gbz) : 0u;
+    const uint p = onFace ? foreground[word] : 0u;
+    if (t == 0) {
+        sOnFace = 0u;
+        sQueued[0] = 0u;
+        sUnfinished[0] = 0u;
+    }
+    barrier();
+    if (p != 0u) atomicOr(sOnFace, 1u);
+    barrier();
+    if (sOnFace == 0u) return;  // the whole work group
+
+    uint lines[kLines];
+    for (int l = 0; l < kLines; ++l) lines[l] = 0u;
+    if (p != 0u) loadBundleLines(wx, gby, gbz, lines);
+
+    int round = 0;
+    for (int relation = 0; relation < kRelationCount; ++relation) {
+        Faces f = facesOf(relation, w, by, bz, wx, gby, gbz, word, lowX, lines, p);
+        bool finished = false;
+        for (bool again = true; again; ++round) {
+            if (!finished) finished = queueLinks(round, relation, word, p, f);
+            again = uniteQueued(round, finished);
+        }
     }
 }

@@ -4,7 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "glccl/compare.hpp"
@@ -12,8 +14,26 @@
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/route.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl::test {
+
+// Sets knobs of the process's Tuning (Tuning::set's names and values) for
+// its lifetime, restoring the Tuning that was there.
+class ScopedTuning {
+public:
+    ScopedTuning(std::initializer_list<std::pair<const char*, const char*>> knobs) : saved_(tuning()) {
+        Tuning chosen = saved_;
+        for (const auto& [name, value] : knobs) chosen.set(name, value);
+        setTuning(chosen);
+    }
+    ~ScopedTuning() { setTuning(saved_); }
+    ScopedTuning(const ScopedTuning&) = delete;
+    ScopedTuning& operator=(const ScopedTuning&) = delete;
+
+private:
+    Tuning saved_;
+};
 
 // One offscreen labeler per GL version for the whole test process. Never
 // destroyed: NVIDIA's EGL library tears itself down at exit before static

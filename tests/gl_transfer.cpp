@@ -34,25 +34,10 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::ScopedTuning;
 
 namespace {
 
-// Sets knobs of the process's Tuning (Tuning::set's names and values) for
-// its lifetime, restoring the Tuning that was there.
-class ScopedTuning {
-public:
-    ScopedTuning(std::initializer_list<std::pair<const char*, const char*>> knobs) : saved_(tuning()) {
-        Tuning chosen = saved_;
-        for (const auto& [name, value] : knobs) chosen.set(name, value);
-        setTuning(chosen);
-    }
-    ~ScopedTuning() { setTuning(saved_); }
-    ScopedTuning(const ScopedTuning&) = delete;
-    ScopedTuning& operator=(const ScopedTuning&) = delete;
-
-private:
-    Tuning saved_;
-};
 
 struct Variant {
     const char* readback;
@@ -420,18 +405,19 @@ TEST_CASE("transfer: every knob set from text reads back as set, and the default
     CHECK(defaults.copyThreads == 0);
     CHECK(defaults.copyStores == Tuning::CopyStores::Stream);
     CHECK(defaults.computeParents == Tuning::ComputeParents::Auto);
+    CHECK(defaults.computeVolumes == Tuning::ComputeVolumes::Grid);
     CHECK(defaults.cudaKernels == Tuning::CudaKernels::Blocks);
     Tuning chosen;
     const std::pair<const char*, const char*> knobs[] = {
         {"transfer", "bands"},           {"transferReadback", "readpixels"}, {"transferBandBytes", "64K"},
         {"transferBuffers", "8"},        {"transferClientStorage", "both"},  {"copyThreads", "5"},
-        {"copyStores", "plain"},         {"computeParents", "image"},        {"cudaSyncEachKernel", "1"},
-        {"cudaKernels", "tiles"}};
+        {"copyStores", "plain"},         {"computeParents", "image"},        {"computeVolumes", "nodes"},
+        {"cudaSyncEachKernel", "1"},     {"cudaKernels", "tiles"}};
     for (const auto& [name, value] : knobs) chosen.set(name, value);
     CHECK(chosen.describe() ==
           "transfer=bands transferReadback=readpixels transferBandBytes=65536 transferBuffers=8 "
-          "transferClientStorage=both copyThreads=5 copyStores=plain computeParents=image cudaSyncEachKernel=1 "
-          "cudaKernels=tiles");
+          "transferClientStorage=both copyThreads=5 copyStores=plain computeParents=image computeVolumes=nodes "
+          "cudaSyncEachKernel=1 cudaKernels=tiles");
     chosen.set("copyThreads", "auto");
     CHECK(chosen.copyThreads == 0);
     CHECK_THROWS_WITH(chosen.set("transferSpeed", "fast"),

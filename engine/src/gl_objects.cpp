@@ -209,6 +209,10 @@ void Program::set(const char* uniform, int value) { use(); glUniform1i(location(
 void Program::set(const char* uniform, int x, int y) { use(); glUniform2i(location(uniform), x, y); }
 void Program::set(const char* uniform, int x, int y, int z) { use(); glUniform3i(location(uniform), x, y, z); }
 void Program::set(const char* uniform, unsigned value) { use(); glUniform1ui(location(uniform), value); }
+void Program::set(const char* uniform, unsigned x, unsigned y, unsigned z) {
+    use();
+    glUniform3ui(location(uniform), x, y, z);
+}
 void Program::set(const char* uniform, float value) { use(); glUniform1f(location(uniform), value); }
 void Program::set(const char* uniform, float x, float y) { use(); glUniform2f(location(uniform), x, y); }
 

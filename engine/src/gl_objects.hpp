@@ -195,6 +195,7 @@ public:
     void set(const char* uniform, int x, int y);
     void set(const char* uniform, int x, int y, int z);
     void set(const char* uniform, unsigned value);
+    void set(const char* uniform, unsigned x, unsigned y, unsigned z);
     void set(const char* uniform, float value);
     void set(const char* uniform, float x, float y);
 

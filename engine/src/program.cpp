@@ -76,9 +76,9 @@ Program ProgramBuilder::build() const {
     std::vector<Object<ShaderTraits>> shaders;
     std::string linked;
     if (!computeFile_.empty()) {
-        constexpr const char* kCommon = "compute_common.glsl";
-        const std::string text = assemble("#version 430 core\n" + defines, kCommon, detail::shaderSource(computeFile_));
-        shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, kCommon));
+        const char* common = computeCommon_.c_str();
+        const std::string text = assemble("#version 430 core\n" + defines, common, detail::shaderSource(computeFile_));
+        shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, common));
         linked = computeFile_;
     } else {
         constexpr const char* kCommon = "common.glsl";

@@ -2,7 +2,8 @@
 // Builds programs from glsl/ files: "#version" + defines + the shared
 // include files + the stage file. Render programs (GLSL 3.30) include
 // criterion.glsl and common.glsl, compute programs (GLSL 4.30)
-// criterion.glsl and compute_common.glsl. Compile and link failures throw
+// criterion.glsl and compute_common.glsl (a binary volume's passes
+// volume_nodes.glsl instead). Compile and link failures throw
 // glccl::Error with the stage name, the file and line, and the driver's log.
 
 #include <string>
@@ -23,8 +24,13 @@ public:
     // shader too (core profile). `common.glsl` is prepended to both.
     ProgramBuilder& vertex(std::string file) { vertexFile_ = std::move(file); return *this; }
     ProgramBuilder& fragment(std::string file) { fragmentFile_ = std::move(file); return *this; }
-    // A compute program instead (OpenGL 4.3), from one stage file.
-    ProgramBuilder& compute(std::string file) { computeFile_ = std::move(file); return *this; }
+    // A compute program instead (OpenGL 4.3), from one stage file, with
+    // `common` as its shared file.
+    ProgramBuilder& compute(std::string file, std::string common = "compute_common.glsl") {
+        computeFile_ = std::move(file);
+        computeCommon_ = std::move(common);
+        return *this;
+    }
     // Source text instead of a file (tests, tools).
     ProgramBuilder& vertexSource(std::string text) { vertexText_ = std::move(text); return *this; }
     ProgramBuilder& fragmentSource(std::string text) { fragmentText_ = std::move(text); return *this; }
@@ -36,7 +42,7 @@ public:
 private:
     std::string stage_;
     std::vector<std::pair<std::string, std::string>> defines_;
-    std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_, computeFile_;
+    std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_, computeFile_, computeCommon_;
     std::vector<std::string> outputs_;
 };
 

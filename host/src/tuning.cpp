@@ -55,6 +55,7 @@ const char* const kReadbacks[] = {"subimage", "readpixels"};
 const char* const kClientStorages[] = {"download", "upload", "both", "none"};
 const char* const kCopyStores[] = {"stream", "plain"};
 const char* const kComputeParents[] = {"auto", "buffer", "image"};
+const char* const kComputeVolumes[] = {"grid", "nodes"};
 const char* const kCudaKernels[] = {"blocks", "tiles"};
 
 std::mutex& tuningMutex() {
@@ -97,6 +98,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
         copyStores = parseChoice<CopyStores>(name, value, kCopyStores);
     } else if (name == "computeParents") {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
+    } else if (name == "computeVolumes") {
+        computeVolumes = parseChoice<ComputeVolumes>(name, value, kComputeVolumes);
     } else if (name == "cudaSyncEachKernel") {
         cudaSyncEachKernel = parseCount(name, value, 0, 1, "0 or 1") == 1;
     } else if (name == "cudaKernels") {
@@ -104,8 +107,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferReadback, transferBandBytes, transferBuffers, "
-                    "transferClientStorage, copyThreads, copyStores, computeParents, cudaSyncEachKernel or "
-                    "cudaKernels");
+                    "transferClientStorage, copyThreads, copyStores, computeParents, computeVolumes, "
+                    "cudaSyncEachKernel or cudaKernels");
     }
 }
 
@@ -116,7 +119,7 @@ std::string Tuning::describe() const {
            kClientStorages[int(transferClientStorage)] +
            " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
            " copyStores=" + kCopyStores[int(copyStores)] + " computeParents=" + kComputeParents[int(computeParents)] +
-           " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0") + " cudaKernels=" + kCudaKernels[int(cudaKernels)];
+           " computeVolumes=" + kComputeVolumes[int(computeVolumes)] + " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0") + " cudaKernels=" + kCudaKernels[int(cudaKernels)];
 }
 
 void setTuning(const Tuning& tuning) {

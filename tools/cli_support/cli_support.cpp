@@ -21,7 +21,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[9] = {
+const TuningVariable kTuningVariables[10] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_READBACK", "transferReadback"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
@@ -30,6 +30,7 @@ const TuningVariable kTuningVariables[9] = {
     {"GLCCL_COPY_THREADS", "copyThreads"},
     {"GLCCL_COPY_STORES", "copyStores"},
     {"GLCCL_COMPUTE_PARENTS", "computeParents"},
+    {"GLCCL_COMPUTE_VOLUMES", "computeVolumes"},
     {"GLCCL_CUDA_KERNELS", "cudaKernels"},
 };
 

@@ -71,8 +71,8 @@ const char kGeneralHelp[] =
     "subimage|readpixels, GLCCL_TRANSFER_BAND_BYTES (e.g. 32M), GLCCL_TRANSFER_BUFFERS\n"
     "2..8, GLCCL_TRANSFER_CLIENT_STORAGE download|upload|both|none, GLCCL_COPY_THREADS\n"
     "auto|1..64, GLCCL_COPY_STORES stream|plain, GLCCL_COMPUTE_PARENTS\n"
-    "auto|buffer|image, GLCCL_CUDA_KERNELS blocks|tiles; GLCCL_CUDA_SYNC=1\n"
-    "synchronises after each CUDA kernel.\n";
+    "auto|buffer|image, GLCCL_COMPUTE_VOLUMES grid|nodes, GLCCL_CUDA_KERNELS\n"
+    "blocks|tiles; GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel.\n";
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"

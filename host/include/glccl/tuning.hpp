@@ -57,6 +57,14 @@ struct Tuning {
         Image,   // an R32UI image
     };
 
+    // How the compute engine labels binary volumes.
+    enum class ComputeVolumes {
+        Grid,   // the node grid's passes (<stage>_volume_grid.comp), which
+                // every criterion takes
+        Nodes,  // bundle nodes (<stage>_volume.comp, the CUDA engine's
+                // design); other criteria and narrow volumes keep the grid
+    };
+
     // Which kernels the CUDA engine labels 2-D images with.
     enum class CudaKernels {
         Blocks,  // 2x2 blocks through the compute engine's passes
@@ -88,6 +96,8 @@ struct Tuning {
     CopyStores copyStores = CopyStores::Stream;
     // The compute engine's parents: auto (default), buffer or image.
     ComputeParents computeParents = ComputeParents::Auto;
+    // The compute engine's binary volumes: grid (default) or nodes.
+    ComputeVolumes computeVolumes = ComputeVolumes::Grid;
     // Release builds of the CUDA engine synchronise after each kernel and
     // check it, so that an asynchronous fault is reported by the kernel that
     // caused it (builds without NDEBUG always do). Default: whether the
@@ -101,7 +111,8 @@ struct Tuning {
     // above ("transfer", "transferBandBytes", ...), value one of the values
     // it lists ("bands"; a byte count such as "16777216", "64K", "32M" or
     // "1G"; "auto" for copyThreads 0; "0" or "1" for cudaSyncEachKernel;
-    // "blocks" or "tiles" for cudaKernels).
+    // "grid" or "nodes" for computeVolumes; "blocks" or "tiles" for
+    // cudaKernels).
     // Throws glccl::Error("glccl::Tuning::set(): transfer is 'fast';
     // expected auto, plain or bands") for an unknown name or a malformed or
     // out-of-range value, leaving the Tuning as it was.

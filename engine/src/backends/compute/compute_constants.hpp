@@ -17,8 +17,11 @@
 //                like raster positions (compute_common.glsl).
 // "Tile" is kept for the pieces of a huge image (tiles/), never for these.
 // A volume has the same words in 3-D (voxel for pixel, a line is one (y, z),
-// patches are boxes of nodes); its passes are the <stage>_volume.comp
-// siblings of the 2-D ones, under the same stage names and timer keys.
+// patches are boxes of nodes); its passes are the <stage>_volume_grid.comp
+// siblings of the 2-D ones, under the same stage names and timer keys. A
+// binary volume has nodes of its own, runs of bundles of lines (words,
+// bundles, bricks: volume_nodes.glsl), labeled by the <stage>_volume.comp
+// passes, again under the same names.
 //
 //   the node grid, from its top-left corner:
 //   +-------+-------+-------+--
@@ -33,6 +36,7 @@
 
 #include <cstdint>
 
+#include "glccl/types.hpp"
 #include "program.hpp"
 
 namespace glccl::compute {
@@ -81,17 +85,17 @@ enum TableField {
     kMinZ = kTableFields, kMaxZ, kSumZLow, kSumZHigh, kVolumeTableFields
 };
 
-// Volumes (the *_volume.comp passes). A patch: 16 x 8 x 4 nodes, one thread
-// each (512: every OpenGL 4.3 context runs 1024); a node line of 16 nodes
-// reads 32 consecutive voxels of a 2x2x2 node grid. local_merge is written
-// for patches deeper than its threads (each thread taking the nodes of its
-// (x, y) in every PATCH_SLICES_PER_PASS-th slice), and deeper patches do
-// send fewer links out to merge_borders, but local_merge's shared-memory
-// union-find over them ran several times slower than merge_borders gained.
-// A label patch: 16 x 8 x 8 nodes, two per thread; its shared memory (labels
-// and masks of 1024 nodes, 512 table slots of 10 words) stays under the
-// 32 KiB of llvmpipe, and its coordinate sums below 2^32 (8192 voxels of
-// coordinates below 2^15).
+// Volumes on the node grid (the *_volume_grid.comp passes). A patch: 16 x 8 x
+// 4 nodes, one thread each (512: every OpenGL 4.3 context runs 1024); a node
+// line of 16 nodes reads 32 consecutive voxels of a 2x2x2 node grid.
+// local_merge is written for patches deeper than its threads (each thread
+// taking the nodes of its (x, y) in every PATCH_SLICES_PER_PASS-th slice), and
+// deeper patches do send fewer links out to merge_borders, but local_merge's
+// shared-memory union-find over them ran several times slower than
+// merge_borders gained. A label patch: 16 x 8 x 8 nodes, two per thread; its
+// shared memory (labels and masks of 1024 nodes, 512 table slots of 10 words)
+// stays under the 32 KiB of llvmpipe, and its coordinate sums below 2^32 (8192
+// voxels of coordinates below 2^15).
 constexpr NodeBox kVolumePatch{16, 8, 4};
 constexpr int kVolumePatchSlicesPerPass = 4;
 constexpr NodeBox kVolumeLabelPatch{16, 8, 8};
@@ -102,6 +106,122 @@ static_assert(kVolumePatch.depth % kVolumePatchSlicesPerPass == 0 &&
 static_assert(kVolumePatch.nodes() <= 1024, "merge_borders: a work group of one thread per node");
 static_assert(kVolumeLabelPatch.depth % kVolumeLabelSlicesPerPass == 0 && kVolumeLabelPatch.width % kTableRun == 0,
               "volume label patch shape");
+
+// Binary volumes over bundle nodes: the *_volume.comp passes and their
+// common file volume_nodes.glsl, the CUDA engine's cuda/src/volume_nodes.cuh
+// in GLSL. The sizes that header fixes are copied here under its names and
+// reach the shaders as defines (volumeNodeDefines).
+constexpr int kWordBits = 32;     // volume_nodes.cuh, kWordBits: voxels per word
+constexpr int kRunsPerWord = 16;  // volume_nodes.cuh, kRunsPerWord: nodes per bundle word, at most
+
+// Lines along y and z whose runs are nodes (volume_nodes.cuh, bundleOf).
+struct Bundle {
+    int height, depth;
+    constexpr int lines() const { return height * depth; }
+};
+constexpr Bundle bundleOf(Connectivity connectivity) {
+    return {connectivity == Connectivity::Six ? 1 : 2, connectivity == Connectivity::TwentySix ? 2 : 1};
+}
+
+// A box of bundle words, one thread each, words fastest.
+struct WordBox {
+    int words, bundlesY, bundlesZ;
+    constexpr int threads() const { return words * bundlesY * bundlesZ; }
+};
+
+// A brick: what one work group of local_merge and merge_borders covers.
+//
+//        +-----------------+     26: 64 x 32 x 16 voxels (2 words, 16 x 8
+//       / 2 words (x)     /|         bundles of 2 x 2 lines)
+//      +-----------------+ |     18: 64 x 32 x 8 (bundles of 2 lines)
+//      | 16 bundles (y)  | +      6: 64 x 16 x 8 (single lines)
+//      +-----------------+/      8 bundles deep (z)
+//
+// Half the CUDA engine's bricks (16 bundles deep): local_merge keeps 16
+// node slots per thread in shared memory, and 512 threads' slots alone
+// would fill the 32 KiB every OpenGL 4.3 context has (llvmpipe has no more).
+// With 256 threads the slots, the lines, their ORs and the link queue fit.
+constexpr WordBox kVolumeBrick{2, 16, 8};
+// The work group's link queues (local_merge_volume.comp): local_merge's
+// links are two 16-bit slots (4 bytes), merge_borders' two global slots (8
+// bytes).
+constexpr int kBrickLinks = 2048;
+constexpr int kBorderLinks = 1024;
+// final_labels: a label brick of 128 words. Its shared memory holds the
+// node numbers of its words (16 a word), their lines and the table's 512
+// hash slots of 10 words: twice the words would not fit 32 KiB. Its
+// coordinate sums stay below 2^32: at most 2^14 voxels of coordinates below
+// 2^15.
+constexpr WordBox kVolumeLabelBrick{2, 8, 8};
+// count_roots: work groups of kCountRootsThreads, a bundle row to each
+// countRootsRowThreads(wordsX) of them (each thread a run of words), so that
+// narrow volumes put several rows in a group rather than idle threads.
+constexpr int kCountRootsThreads = 256;
+inline int countRootsRowThreads(int wordsX) {
+    int threads = 32;
+    while (threads < wordsX && threads < kCountRootsThreads) threads *= 2;
+    return threads;
+}
+// Parents past a storage block: a 3-D image 2^10 texels wide and high
+// (volume_nodes.glsl, parentTexel).
+constexpr int kParentsSideBits = 10;
+
+constexpr int log2Of(int n) { return n <= 1 ? 0 : 1 + log2Of(n / 2); }
+static_assert(kVolumeBrick.threads() * kRunsPerWord <= 0x10000, "local_merge: a link is two 16-bit slots");
+static_assert(kVolumeBrick.threads() * (4 + 1 + kRunsPerWord) * 4 + kBrickLinks * 4 + 16 <= 32768 &&
+                  kBorderLinks * 8 + 16 <= 32768,
+              "local_merge and merge_borders: shared memory within the 32 KiB of OpenGL 4.3");
+static_assert(kRunsPerWord * (kVolumeLabelBrick.threads() + 1) * 4 + kVolumeLabelBrick.threads() * (4 + 1) * 4 +
+                      10 * (1 << kTableSlotBits) * 4 <=
+                  32768,
+              "final_labels: shared memory within the 32 KiB of OpenGL 4.3");
+static_assert(kVolumeLabelBrick.threads() % 32 == 0, "final_labels writes a word's voxels with 32 threads");
+static_assert(kVolumeLabelBrick.threads() * kWordBits * 4 <= (1 << 14), "final_labels: a label brick's sums fit 32 bits");
+
+// Division by an invariant divisor d (1 <= d < 2^32), exact for every 32-bit
+// dividend (Granlund and Montgomery, "Division by invariant integers using
+// multiplication", fig. 4.1): q = (t + ((n - t) >> shift1)) >> shift2 with
+// t the high word of multiplier * n. volume_nodes.cuh's Divisor, copied.
+struct Divisor {
+    std::uint32_t multiplier = 1, shift1 = 0, shift2 = 0;
+
+    static Divisor of(std::uint32_t d) {
+        Divisor out;
+        int l = 0;
+        while (l < 32 && (std::uint64_t(1) << l) < d) ++l;
+        out.multiplier = std::uint32_t(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << l) - d)) / d + 1);
+        out.shift1 = l < 1 ? std::uint32_t(l) : 1u;
+        out.shift2 = l > 1 ? std::uint32_t(l - 1) : 0u;
+        return out;
+    }
+    std::uint32_t quotient(std::uint32_t n) const {
+        const auto t = std::uint32_t((std::uint64_t(multiplier) * n) >> 32);
+        return (t + ((n - t) >> shift1)) >> shift2;
+    }
+};
+
+// The words, bundles and node slots of one binary volume (volume_nodes.cuh,
+// NodeGrid).
+struct VolumeNodeGrid {
+    int width = 0, height = 0, depth = 0;
+    Connectivity connectivity = Connectivity::TwentySix;
+    std::uint32_t wordsX = 0, bundlesY = 0, bundlesZ = 0;
+
+    static VolumeNodeGrid of(int width, int height, int depth, Connectivity connectivity) {
+        const Bundle b = bundleOf(connectivity);
+        VolumeNodeGrid g;
+        g.width = width, g.height = height, g.depth = depth, g.connectivity = connectivity;
+        g.wordsX = std::uint32_t((width + kWordBits - 1) / kWordBits);
+        g.bundlesY = std::uint32_t((height + b.height - 1) / b.height);
+        g.bundlesZ = std::uint32_t((depth + b.depth - 1) / b.depth);
+        return g;
+    }
+    std::uint64_t voxels() const { return std::uint64_t(width) * std::uint64_t(height) * std::uint64_t(depth); }
+    std::uint64_t lineWords() const { return std::uint64_t(height) * std::uint64_t(depth) * wordsX; }
+    std::uint64_t bundleWords() const { return std::uint64_t(bundlesY) * bundlesZ * wordsX; }
+    // 16 slots per bundle word, in groups of 32 words (volume_nodes.glsl, slotOf).
+    std::uint64_t slots() const { return (bundleWords() + 31) / 32 * 32 * kRunsPerWord; }
+};
 
 // The patches and label patches of an image or a volume.
 inline NodeBox patchOf(bool volume) { return volume ? kVolumePatch : kPatch; }
@@ -116,6 +236,8 @@ constexpr int kLineCountsBuffer = 0;
 constexpr int kLineOffsetsBuffer = 1;
 constexpr int kGroupsDoneBuffer = 2;
 constexpr int kParentsBuffer = 3;
+constexpr int kBitsBuffer = 4;        // binary volumes: the voxels, a bit each
+constexpr int kForegroundBuffer = 5;  // binary volumes: each bundle word's OR of its lines
 constexpr int kInputUnit = 0;
 
 static_assert(kPatch.width % kTableRun == 0 && kPatch.height % kPatchLinesPerPass == 0, "patch shape");
@@ -155,7 +277,7 @@ struct KeyDivision {
     }
 };
 
-// `volume`: the sizes of the *_volume.comp passes (DIMENSIONS 3).
+// `volume`: the sizes of the *_volume_grid.comp passes (DIMENSIONS 3).
 inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
     const NodeBox patch = patchOf(volume), label = labelPatchOf(volume);
     builder.define("PATCH_W", patch.width).define("PATCH_H", patch.height);
@@ -197,6 +319,32 @@ inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
         .define("LINE_OFFSETS_BUFFER", kLineOffsetsBuffer)
         .define("GROUPS_DONE_BUFFER", kGroupsDoneBuffer)
         .define("PARENTS_BUFFER", kParentsBuffer);
+}
+
+// The defines of the *_volume.comp passes and volume_nodes.glsl, besides
+// computeDefines' table fields and bindings.
+inline void volumeNodeDefines(gl::ProgramBuilder& builder, Connectivity connectivity) {
+    const Bundle bundle = bundleOf(connectivity);
+    builder.define("WORD_BITS", kWordBits)
+        .define("RUNS_PER_WORD", kRunsPerWord)
+        .define("BUNDLE_H", bundle.height)
+        .define("BUNDLE_D", bundle.depth)
+        .define("BRICK_WORDS", kVolumeBrick.words)
+        .define("BRICK_BUNDLES_Y", kVolumeBrick.bundlesY)
+        .define("BRICK_BUNDLES_Z", kVolumeBrick.bundlesZ)
+        .define("BRICK_THREADS", kVolumeBrick.threads())
+        .define("BRICK_X_BITS", log2Of(kVolumeBrick.words * kWordBits))
+        .define("BRICK_Y_BITS", log2Of(kVolumeBrick.bundlesY * bundle.height))
+        .define("BRICK_LINKS", kBrickLinks)
+        .define("BORDER_LINKS", kBorderLinks)
+        .define("LABEL_BRICK_WORDS", kVolumeLabelBrick.words)
+        .define("LABEL_BRICK_BUNDLES_Y", kVolumeLabelBrick.bundlesY)
+        .define("LABEL_BRICK_BUNDLES_Z", kVolumeLabelBrick.bundlesZ)
+        .define("LABEL_BRICK_THREADS", kVolumeLabelBrick.threads())
+        .define("COUNT_ROOTS_THREADS", kCountRootsThreads)
+        .define("PARENTS_SIDE_BITS", kParentsSideBits)
+        .define("BITS_BUFFER", kBitsBuffer)
+        .define("FOREGROUND_BUFFER", kForegroundBuffer);
 }
 
 }  // namespace glccl::compute

@@ -10,9 +10,22 @@
 //                    exact 64-bit sums go into the table, reduced per label patch first
 //   download_table   components(): the table's entries to the host
 //
-// A GL_TEXTURE_3D input is a volume: the same passes run their
-// <stage>_volume.comp siblings over 3-D nodes and patches, into a 3-D label
-// texture, and the table has the z fields.
+// A GL_TEXTURE_3D input is a volume: into a 3-D label texture, and the
+// table has the z fields. With Tuning::computeVolumes nodes, a binary
+// volume is labeled over bundle nodes, runs of the OR of a few lines
+// (volume_nodes.glsl, the CUDA engine's design), by the passes'
+// <stage>_volume siblings:
+//
+//   local_merge      the voxels to bits; each bundle word's runs are its nodes;
+//                    union-find inside each brick (shared memory, a link queue)
+//   merge_borders    the links between bricks, as global lock-free unions
+//   count_roots      each bundle row ranks its roots per line; the last work
+//                    group numbers the lines
+//   final_labels     every voxel takes its component's number; the table summed
+//
+// Other volumes (segments, threshold, delta; binary ones a few voxels wide;
+// every volume with computeVolumes grid, the default) run the
+// <stage>_volume_grid siblings over a grid of 3-D nodes.
 //
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.
@@ -21,12 +34,20 @@
 #include "backends/pass_check.hpp"
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl::backends {
 
 namespace {
 
 using namespace compute;
+
+// Whether a binary volume may take bundle nodes (Tuning::computeVolumes,
+// read at every labeling so that a change reaches a labeler that exists).
+bool bundleNodes(const LabelOptions& options) {
+    return options.criterion.kind == Criterion::Kind::Binary &&
+           tuning().computeVolumes == Tuning::ComputeVolumes::Nodes;
+}
 
 // glGetTextureSubImage: OpenGL 4.5.
 bool subImageReads(const ContextInfo& context) {
@@ -50,25 +71,34 @@ public:
 
     void reserve(int width, int height, const LabelOptions& options) override {
         resources_.reserve(width, height, 1, false, NodeSize::of(options.connectivity, options.criterion),
-                           parentsStorage_);
+                           options.connectivity, bundleNodes(options), parentsStorage_);
     }
 
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer& timer) override {
         const bool volume = input.target() == GL_TEXTURE_3D;
         resources_.reserve(input.width(), input.height(), input.depth(), volume,
-                           NodeSize::of(options.connectivity, options.criterion), parentsStorage_);
+                           NodeSize::of(options.connectivity, options.criterion), options.connectivity,
+                           bundleNodes(options), parentsStorage_);
         programs_.select(options.connectivity, options.criterion, input.internalFormat(), resources_.node, volume);
         // A host texture with one level and a mipmapped filter is incomplete
         // unless a nearest sampler is bound with it; the sampler also gives
         // the gathers of local_merge a zero border.
         glBindSampler(kInputUnit, inputSampler_.id());
         const PassContext passes = context(timer);
-        localMerge_.run(passes, input);                   // union-find inside each patch
-        mergeBorders_.run(passes, input);                 // and across patch borders
-        count_ = countRoots_.run(passes);                 // roots numbered 1..N in raster order
-        resources_.reserveTable(count_, clearTextures_);
-        finalLabels_.run(passes, labels, count_);         // every pixel's number; the table summed
+        if (resources_.bundles) {
+            localMerge_.runVolume(passes, input);         // bits and nodes; union-find inside each brick
+            mergeBorders_.runVolume(passes);              // and across brick faces
+            count_ = countRoots_.runVolume(passes);       // roots numbered 1..N in raster order
+            resources_.reserveTable(count_, clearTextures_);
+            finalLabels_.runVolume(passes, labels, count_);  // every voxel's number; the table summed
+        } else {
+            localMerge_.run(passes, input);               // union-find inside each patch
+            mergeBorders_.run(passes, input);             // and across patch borders
+            count_ = countRoots_.run(passes);             // roots numbered 1..N in raster order
+            resources_.reserveTable(count_, clearTextures_);
+            finalLabels_.run(passes, labels, count_);     // every pixel's number; the table summed
+        }
         glBindSampler(kInputUnit, 0);
         // The host reads the labels as a texture, by download or by
         // framebuffer, and components() reads the table.

@@ -22,11 +22,17 @@ namespace glccl::compute {
 // and the #defines only that stage takes (which parts of compute_common.glsl
 // it declares; its work group size where that varies, `groupThreads`). A
 // volume's sibling of a stage names its own file (`file`,
-// "<stage>_volume.comp") under the same stage.
+// "<stage>_volume_grid.comp" on the node grid, "<stage>_volume.comp" over
+// bundle nodes, whose common file is volume_nodes.glsl) under the same stage.
 struct ProgramSpec {
     const char* stage;
     void (*defines)(gl::ProgramBuilder& builder, int groupThreads);
-    const char* file = nullptr;  // nullptr: "<stage>.comp"
+    const char* file = nullptr;    // nullptr: "<stage>.comp"
+    const char* common = nullptr;  // nullptr: "compute_common.glsl"
+    // Whether the program reads the input or compares samples. One that
+    // does not is built once per connectivity, whatever the input's format
+    // and criterion: the bundle-node passes after local_merge read bits.
+    bool readsInput = true;
 };
 
 // The programs of one variant (criterion, connectivity, input format, node
@@ -71,11 +77,15 @@ void dispatch(const GroupCount& groups);
 // an image or a volume: one work group each.
 GroupCount patches(const ComputeResources& resources);
 GroupCount labelPatches(const ComputeResources& resources);
+// Bricks and label bricks over a binary volume's bundle words.
+GroupCount bricks(const ComputeResources& resources);
+GroupCount labelBricks(const ComputeResources& resources);
 // `texture` (2-D or 3-D) on an image unit: all its slices for a volume.
 void bindImage(int unit, const gl::Texture& texture, GLenum access, GLenum format);
 // The input on its texture unit, for `program`.
 void bindInput(gl::Program& program, const gl::Texture& input);
-// Parents (buffer or image) and the node_info image on their bindings.
+// Parents (buffer or image) and the node_info image, or a binary volume's
+// bits and foreground, on their bindings.
 void bindNodeData(const ComputeResources& resources);
 
 // local_merge (local_merge.comp): foreground masks, union-find inside each
@@ -84,6 +94,9 @@ class LocalMergePass {
 public:
     static constexpr const char* kStage = "local_merge";
     void run(const PassContext& context, const gl::Texture& input);
+    // A binary volume (local_merge_volume.cpp, .comp): its bits and bundle
+    // nodes, united inside each brick.
+    void runVolume(const PassContext& context, const gl::Texture& input);
 };
 
 // merge_borders (merge_borders.comp): the links between patches.
@@ -91,6 +104,9 @@ class MergeBordersPass {
 public:
     static constexpr const char* kStage = "merge_borders";
     void run(const PassContext& context, const gl::Texture& input);
+    // A binary volume (merge_borders_volume.cpp, .comp): the links between
+    // bricks.
+    void runVolume(const PassContext& context);
 };
 
 // count_roots (count_roots.comp): roots ranked per line and numbered in
@@ -99,6 +115,13 @@ class CountRootsPass {
 public:
     static constexpr const char* kStage = "count_roots";
     std::uint32_t run(const PassContext& context);
+    // A binary volume (count_roots_volume.cpp, .comp): its bundle nodes'
+    // roots.
+    std::uint32_t runVolume(const PassContext& context);
+
+private:
+    // The count the last work group wrote after the line offsets.
+    static std::uint32_t readCount(const ComputeResources& resources);
 };
 
 // final_labels (final_labels.comp): every pixel's label into `labels`, and
@@ -107,6 +130,8 @@ class FinalLabelsPass {
 public:
     static constexpr const char* kStage = "final_labels";
     void run(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
+    // A binary volume (final_labels_volume.cpp, .comp).
+    void runVolume(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
 };
 
 // download_table: the table's first `count` entries into `table`.

@@ -58,28 +58,57 @@ void ComputePrograms::select(Connectivity connectivity, const Criterion& criteri
 }
 
 gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResources& resources, int groupThreads) {
-    const std::string key = std::string(spec.stage) + "/" + variant_ +
+    // A program that reads no samples is built for binary GL_R8 input, the
+    // same text whatever the input is.
+    const Criterion criterion = spec.readsInput ? criterion_ : Criterion::binary();
+    const GLenum inputFormat = spec.readsInput ? inputFormat_ : GLenum(GL_R8);
+    const std::string variant = spec.readsInput ? variant_
+                                                : backends::criterionVariant(connectivity_, criterion, inputFormat) +
+                                                      (volume_ ? "/volume" : "");
+    const std::string key = std::string(spec.stage) + "/" + variant + (spec.file ? "/" + std::string(spec.file) : "") +
                             (groupThreads ? "/" + std::to_string(groupThreads) : "") +
                             (resources.parentsInImage ? "/image" : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.stage);
-        backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-        builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
-        if (volume_) defineVolumeLinks(builder, connectivity_, node_);
+        backends::defineCriterion(builder, connectivity_, criterion, inputFormat);
+        if (resources.bundles) {
+            volumeNodeDefines(builder, connectivity_);
+        } else {
+            builder.define("NODE_W", node_.width).define("NODE_H", node_.height);
+            if (volume_) defineVolumeLinks(builder, connectivity_, node_);
+        }
         computeDefines(builder, volume_);
         if (resources.parentsInImage) builder.define("PARENTS_IN_IMAGE");
         spec.defines(builder, groupThreads);
-        builder.compute(spec.file ? std::string(spec.file) : std::string(spec.stage) + ".comp");
+        const std::string file = spec.file ? std::string(spec.file) : std::string(spec.stage) + ".comp";
+        if (spec.common) builder.compute(file, spec.common);
+        else builder.compute(file);
         found = programs_.emplace(key, builder.build()).first;
     }
     gl::Program& program = found->second;
     program.use();
     if (volume_) {
         program.set("imageSize", resources.width, resources.height, resources.depth);
-        program.set("gridSize", resources.gridWidth, resources.gridHeight, resources.gridDepth);
     } else {
         program.set("imageSize", resources.width, resources.height);
+    }
+    if (resources.bundles) {
+        // volume_nodes.glsl's node grid: its words, and keys divided by the
+        // width and lines by the height.
+        const VolumeNodeGrid& g = resources.nodes;
+        program.set("wordsX", unsigned(g.wordsX));
+        program.set("bundlesY", unsigned(g.bundlesY));
+        program.set("bundlesZ", unsigned(g.bundlesZ));
+        const Divisor byWidth = Divisor::of(std::uint32_t(resources.width));
+        const Divisor byHeight = Divisor::of(std::uint32_t(resources.height));
+        program.set("byWidth", byWidth.multiplier, byWidth.shift1, byWidth.shift2);
+        program.set("byHeight", byHeight.multiplier, byHeight.shift1, byHeight.shift2);
+        return program;
+    }
+    if (volume_) {
+        program.set("gridSize", resources.gridWidth, resources.gridHeight, resources.gridDepth);
+    } else {
         program.set("gridSize", resources.gridWidth, resources.gridHeight);
     }
     program.set("keyLineBits", unsigned(keyLineBits(resources.width)));
@@ -109,6 +138,17 @@ static GroupCount groupsOver(const ComputeResources& r, NodeBox box) {
 GroupCount patches(const ComputeResources& r) { return groupsOver(r, patchOf(r.volume)); }
 GroupCount labelPatches(const ComputeResources& r) { return groupsOver(r, labelPatchOf(r.volume)); }
 
+// One work group per box of bundle words, as a three-dimensional grid: no
+// count exceeds a side of the volume over 8 (sides are at most 32768), far
+// within the 65535 work groups a dispatch may have along each axis however
+// many there are in all.
+static GroupCount groupsOver(const VolumeNodeGrid& g, WordBox box) {
+    return {ceilDiv(int(g.wordsX), box.words), ceilDiv(int(g.bundlesY), box.bundlesY),
+            ceilDiv(int(g.bundlesZ), box.bundlesZ)};
+}
+GroupCount bricks(const ComputeResources& r) { return groupsOver(r.nodes, kVolumeBrick); }
+GroupCount labelBricks(const ComputeResources& r) { return groupsOver(r.nodes, kVolumeLabelBrick); }
+
 void bindInput(gl::Program& program, const gl::Texture& input) {
     program.set("inputImage", kInputUnit);
     glActiveTexture(GL_TEXTURE0 + kInputUnit);
@@ -127,7 +167,13 @@ void bindNodeData(const ComputeResources& r) {
     } else {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kParentsBuffer, r.parents.id());
     }
-    bindImage(kNodeInfoImage, r.nodeInfo, GL_READ_WRITE, GL_R8UI);
+    if (r.bundles) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBitsBuffer, r.bits.id());
+        // At 6-connectivity a bundle is a line: its foreground is its bits.
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kForegroundBuffer, (r.foreground ? r.foreground : r.bits).id());
+    } else {
+        bindImage(kNodeInfoImage, r.nodeInfo, GL_READ_WRITE, GL_R8UI);
+    }
 }
 
 }  // namespace glccl::compute

@@ -38,8 +38,15 @@ ParentsStorage parentsStorageFromTuning() {
     return ParentsStorage::Auto;
 }
 
-void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, ParentsStorage storage) {
-    if (w == width && h == height && d == depth && v == volume && n == node) return;
+void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, Connectivity connectivity, bool binary,
+                               ParentsStorage storage) {
+    GLint64 largest = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largest);
+    const VolumeNodeGrid grid = VolumeNodeGrid::of(w, h, d, connectivity);
+    const bool b = v && binary && grid.slots() <= grid.voxels() && grid.lineWords() * 4 <= std::uint64_t(largest);
+    if (w == width && h == height && d == depth && v == volume && n == node && b == bundles &&
+        (!b || connectivity == nodes.connectivity))
+        return;
     width = height = 0;
     const std::string size = std::to_string(w) + "x" + std::to_string(h) + (v ? "x" + std::to_string(d) : "");
     const std::string what = "the compute backend's buffers for " + size;
@@ -50,22 +57,36 @@ void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, ParentsS
     parents = {};
     parentsImage = {};
     nodeInfo = {};
-    const std::uint64_t parentBytes = std::uint64_t(gw) * std::uint64_t(gh) * std::uint64_t(gd) * 4;
-    GLint64 largest = 0;
-    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largest);
+    bits = {};
+    foreground = {};
+    const std::uint64_t parentCount = b ? grid.slots() : std::uint64_t(gw) * std::uint64_t(gh) * std::uint64_t(gd);
+    const std::uint64_t parentBytes = parentCount * 4;
     const bool fits = parentBytes <= std::uint64_t(largest);
     if (storage == ParentsStorage::Buffer && !fits)
         throw Error("Tuning::computeParents is buffer: a " + size + (v ? " volume" : " image") +
                     " needs a storage buffer of " + std::to_string(parentBytes) +
-                    " bytes for the compute backend's node grid; this context allows " + std::to_string(largest) +
+                    " bytes for the compute backend's nodes; this context allows " + std::to_string(largest) +
                     " (GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
     parentsInImage = storage == ParentsStorage::Image || !fits;
-    if (parentsInImage) {
-        parentsImage = nodeImage(GL_R32UI);
-    } else {
+    if (!parentsInImage) {
         parents = storageBuffer(std::size_t(parentBytes), what);
+    } else if (b) {
+        // Slots in rows of 2^kParentsSideBits, 2^kParentsSideBits rows a
+        // slice: a volume of at most 2^30 voxels has at most 2^30 slots, 1024
+        // slices, within the 2048 a side every OpenGL 4.3 context allows.
+        const std::uint64_t side = std::uint64_t(1) << kParentsSideBits;
+        const auto rows = int(std::min<std::uint64_t>(side, (parentCount + side - 1) / side));
+        const auto slices = int((parentCount + side * side - 1) / (side * side));
+        parentsImage = gl::Texture::allocateVolume(GL_R32UI, int(side), rows, slices, what);
+    } else {
+        parentsImage = nodeImage(GL_R32UI);
     }
-    nodeInfo = nodeImage(GL_R8UI);
+    if (b) {
+        bits = storageBuffer(std::size_t(grid.lineWords()) * 4, what);
+        if (connectivity != Connectivity::Six) foreground = storageBuffer(std::size_t(grid.bundleWords()) * 4, what);
+    } else {
+        nodeInfo = nodeImage(GL_R8UI);
+    }
     const std::size_t lineCount = std::size_t(h) * std::size_t(v ? d : 1);
     lineCounts = storageBuffer(lineCount * 4, what);
     lineOffsets = storageBuffer((lineCount + 1) * 4, what);
@@ -76,6 +97,8 @@ void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, ParentsS
     depth = v ? d : 1;
     volume = v;
     node = n;
+    bundles = b;
+    nodes = grid;
     gridWidth = gw;
     gridHeight = gh;
     gridDepth = gd;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "backends/criterion_defines.hpp"
+#include "compute_constants.hpp"
 #include "gl_objects.hpp"
 
 namespace glccl::compute {
@@ -25,13 +26,21 @@ struct ComputeResources {
     NodeSize node;
     int gridWidth = 0, gridHeight = 0;  // nodes
     int gridDepth = 1;
-    // Per node, a key of its tree (compute_common.glsl): a storage buffer in
-    // the grid's raster order, or an R32UI image where the buffer would be
-    // larger than the context allows (parentsInImage).
+    // A binary volume labeled over bundle nodes (the *_volume.comp passes,
+    // volume_nodes.glsl), and its words and slots; else a node grid.
+    bool bundles = false;
+    VolumeNodeGrid nodes;
+    // Per node, a key of its tree: a storage buffer (in the grid's raster
+    // order, or by node slot for bundles), or an R32UI image where the
+    // buffer would be larger than the context allows (parentsInImage): the
+    // node grid's shape, or 2^kParentsSideBits x 2^kParentsSideBits x n
+    // texels of slots.
     gl::Buffer parents;
     gl::Texture parentsImage;
     bool parentsInImage = false;
-    gl::Texture nodeInfo;               // R8UI per node: foreground mask and backward links
+    gl::Texture nodeInfo;               // R8UI per node of a grid: foreground mask and backward links
+    gl::Buffer bits;                    // bundles: a bit per voxel, words of lines
+    gl::Buffer foreground;              // bundles: the OR of each bundle word's lines (none at 6: bits)
     gl::Buffer lineCounts;              // uint per pixel line (a volume's: height x depth): roots whose first pixel is there
     gl::Buffer lineOffsets;             // uint per pixel line + 1: the exclusive scan, then the total
     gl::Buffer groupsDone;              // uint: count_roots' work groups done (0 between labelings)
@@ -46,7 +55,12 @@ struct ComputeResources {
 
     // Throws glccl::Error (GL_OUT_OF_MEMORY, limits) naming what did not fit.
     // `volume`: a GL_TEXTURE_3D input of `depth` slices (1 for an image).
-    void reserve(int width, int height, int depth, bool volume, NodeSize node, ParentsStorage storage);
+    // A binary volume (`binary`) takes bundle nodes where its node slots
+    // are no more than its voxels and its bits fit a storage block; a
+    // narrower one (a few voxels wide, where most slots of a word would lie
+    // past the width) takes the node grid.
+    void reserve(int width, int height, int depth, bool volume, NodeSize node, Connectivity connectivity,
+                 bool binary, ParentsStorage storage);
     // The pixel lines: height, times depth for a volume.
     int lines() const { return height * depth; }
     // Room for `count` table entries (grows by doubling, never shrinks). A

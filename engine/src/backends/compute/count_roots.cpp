@@ -12,7 +12,7 @@ const ProgramSpec kCountRootsVolume{CountRootsPass::kStage,
                                     [](gl::ProgramBuilder& builder, int lineThreads) {
                                         builder.define("LINE_THREADS", lineThreads);
                                     },
-                                    "count_roots_volume.comp"};
+                                    "count_roots_volume_grid.comp"};
 }  // namespace
 
 // glsl/count_roots.comp: one work group per node line ranks its roots; the
@@ -31,6 +31,10 @@ std::uint32_t CountRootsPass::run(const PassContext& context) {
         dispatch(r.gridHeight, r.gridDepth);
         context.checkPass(kStage);
     }
+    return readCount(r);
+}
+
+std::uint32_t CountRootsPass::readCount(const ComputeResources& r) {
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     std::uint32_t count = 0;
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, r.lineOffsets.id());

@@ -12,7 +12,7 @@ const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
                                      [](gl::ProgramBuilder& builder, int) {
                                          builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
                                      },
-                                     "final_labels_volume.comp"};
+                                     "final_labels_volume_grid.comp"};
 }  // namespace
 
 // glsl/final_labels.comp: every pixel takes its component's number, and the

@@ -11,7 +11,7 @@ const ProgramSpec kLocalMerge{LocalMergePass::kStage,
                               [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); }};
 const ProgramSpec kLocalMergeVolume{LocalMergePass::kStage,
                                     [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); },
-                                    "local_merge_volume.comp"};
+                                    "local_merge_volume_grid.comp"};
 }  // namespace
 
 // glsl/local_merge.comp: each node's foreground mask, then union-find inside

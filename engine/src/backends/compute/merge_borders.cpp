@@ -5,7 +5,7 @@ namespace glccl::compute {
 namespace {
 const ProgramSpec kMergeBorders{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {}};
 const ProgramSpec kMergeBordersVolume{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {},
-                                      "merge_borders_volume.comp"};
+                                      "merge_borders_volume_grid.comp"};
 }  // namespace
 
 // glsl/merge_borders.comp: the links that cross patch borders, as global

@@ -1,0 +1,33 @@
+#include "compute_constants.hpp"
+#include "compute_passes.hpp"
+
+namespace glccl::compute {
+
+namespace {
+const ProgramSpec kCountRootsVolume{CountRootsPass::kStage, [](gl::ProgramBuilder&, int) {},
+                                    "count_roots_volume.comp", "volume_nodes.glsl", false};
+}  // namespace
+
+// glsl/count_roots_volume.comp: the roots of a binary volume's bundle rows,
+// ranked per line; the last work group to finish numbers the lines. The
+// count is read back: label() returns it, and the table is sized by it.
+std::uint32_t CountRootsPass::runVolume(const PassContext& context) {
+    const ComputeResources& r = context.resources;
+    {
+        auto scope = context.timer.scope(kStage);
+        // Threads per bundle row follow the volume's width.
+        const int rowThreads = countRootsRowThreads(int(r.nodes.wordsX));
+        context.programs.use(kCountRootsVolume, r).set("rowThreads", rowThreads);
+        bindNodeData(r);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineCountsBuffer, r.lineCounts.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());
+        // kCountRootsThreads / rowThreads bundle rows of one slice per work group.
+        const int rows = kCountRootsThreads / rowThreads;
+        dispatch((int(r.nodes.bundlesY) + rows - 1) / rows, int(r.nodes.bundlesZ));
+        context.checkPass(kStage);
+    }
+    return readCount(r);
+}
+
+}  // namespace glccl::compute
