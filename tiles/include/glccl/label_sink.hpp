@@ -99,7 +99,10 @@ private:
 // the table as CSV (the columns and number format of glccl::writeStatsCsv).
 // Files are written all or nothing: into a hidden temporary file beside the
 // target, named only when complete (rename when overwriting, else link, which
-// refuses an existing target). Keeps the first `keptComponents` table rows
+// refuses an existing target). The labels go to the disk as they are written
+// (each 32 MiB at once, the page cache holding at most 256 MiB of them), and
+// finish() waits until both files are on the disk (fdatasync), before they
+// take their names. Keeps the first `keptComponents` table rows
 // for summaries. Throws glccl::Error ("glccl::NpyLabelSink: ...") when a file
 // exists (without overwrite) or cannot be written.
 class NpyLabelSink : public LabelSink {
