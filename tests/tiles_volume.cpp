@@ -2,7 +2,7 @@
 // byte (labels and table): random volumes of odd sizes with bricks that do
 // not divide them, 6/18/26, every criterion and sample width, a helix and a
 // comb through hundreds of brick faces, joins across brick edges and
-// corners alone, labels spilled to a file, several workers, automatic
+// corners alone, several workers and tiles in flight, automatic
 // bricks under a memory limit, uint64 labels into a 3-D .npy, and (where the
 // compute engine labels volumes) a volume past llvmpipe's 3-D texture size.
 
@@ -162,17 +162,17 @@ TEST_CASE("bricks take 64-bit samples and delta like the reference", "[tiles][vo
     }
 }
 
-TEST_CASE("bricks spilled to a file, on several workers and sized automatically equal the reference",
+TEST_CASE("bricks on several workers, with several in flight and sized automatically equal the reference",
           "[tiles][volume]") {
     const Image volume = randomTestVolume(37, 23, 19, 0.5, 7);
     const Image larger = randomTestVolume(64, 61, 59, 0.5, 8);
     for (const Connectivity connectivity : kVolumeConnectivities) {
-        TiledOptions spilled = bricks(connectivity, Criterion::binary(), 6, 5, 4);
-        spilled.store = LabelStore::SpillFile;
-        spilled.devices = {0, 0, 0};
-        const TiledResult run = requireBricksMatchReference(volume, spilled, "spilled, 3 workers");
-        CHECK(run.spilled);
+        TiledOptions several = bricks(connectivity, Criterion::binary(), 6, 5, 4);
+        several.devices = {0, 0, 0};
+        several.hostThreads = 5;
+        const TiledResult run = requireBricksMatchReference(volume, several, "3 workers, 5 in flight");
         CHECK(run.workers == 3);
+        CHECK(run.tilesInFlight == 5);
         // No brick size: a memory limit that holds only small bricks.
         TiledOptions automatic = bricks(connectivity, Criterion::binary(), 0, 0, 0);
         automatic.memoryLimit = 10u << 20;

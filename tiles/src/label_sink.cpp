@@ -244,6 +244,8 @@ NpyLabelSink::NpyLabelSink(std::string labelsPath, std::string statsPath, bool o
 
 NpyLabelSink::~NpyLabelSink() = default;
 
+bool NpyLabelSink::wantsLabels() const { return !impl_->labelsPath.empty(); }
+
 bool NpyLabelSink::wantsTable() const { return !impl_->statsPath.empty() || impl_->keptComponents > 0; }
 
 void NpyLabelSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "glccl/error.hpp"
@@ -75,20 +76,40 @@ PartStats partStatsOf(const TileRect& tile, const Component& c) {
     return stats;
 }
 
-TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Image& pixels, const Labeling& labeling) {
+std::uint64_t tableFingerprint(const std::vector<Component>& table) {
+    // FNV-1a over the fields, a row after the other.
+    std::uint64_t hash = 14695981039346656037ull;
+    const auto mix = [&hash](std::uint64_t value) {
+        for (int b = 0; b < 8; ++b) {
+            hash ^= (value >> (8 * b)) & 0xFF;
+            hash *= 1099511628211ull;
+        }
+    };
+    for (const Component& c : table) {
+        mix(std::uint64_t(c.left) << 32 | c.top);
+        mix(std::uint64_t(c.width) << 32 | c.height);
+        mix(std::uint64_t(c.front) << 32 | c.depth);
+        mix(c.area);
+        for (const double centroid : {c.centroidX, c.centroidY, c.centroidZ}) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &centroid, sizeof bits);
+            mix(bits);
+        }
+    }
+    return hash;
+}
+
+TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Image& pixels, const std::uint32_t* labels,
+                          const std::vector<Component>& table) {
     const std::string where = "glccl::labelTiled(): tile " + std::to_string(tile.index) + ": ";
     const std::uint32_t width = tile.width, height = tile.height, depth = tile.depth;
     const std::uint64_t lines = tile.lines();
-    if (labeling.width != int(width) || labeling.height != int(height) || labeling.depth != int(depth) ||
-        labeling.labels.size() != tile.pixels())
-        throw Error(where + "the backend returned a " + std::to_string(labeling.width) + "x" +
-                    std::to_string(labeling.height) + (plan.isVolume() ? "x" + std::to_string(labeling.depth) : "") +
-                    " labeling for a " + std::to_string(width) + "x" + std::to_string(height) +
-                    (plan.isVolume() ? "x" + std::to_string(depth) : "") + " tile");
+    if (table.size() >= UINT32_MAX)
+        throw Error(where + "the backend found " + std::to_string(table.size()) +
+                    " components, more than uint32 tile labels hold");
     TileSummary summary;
-    const std::vector<Component>& table = labeling.components;
     summary.count = std::uint32_t(table.size());
-    const std::uint32_t* labels = labeling.labels.data();
+    summary.tableFingerprint = tableFingerprint(table);
 
     std::vector<std::uint32_t> firstCount(lines, 0);
     if (!plan.isVolume()) {
