@@ -247,6 +247,22 @@ TEST_CASE("the memory limit shrinks tiles, and a limit too small is refused", "[
     requireTiledMatchesReference(image, run, "memory-limited");
 }
 
+TEST_CASE("automatic tiles keep a band of labels within kDefaultBandBytes", "[tiles]") {
+    // 40000 x 16384 uint32 labels would be 2.4 GiB a band: the tiles get
+    // lower, not narrower, until a band is within 1 GiB.
+    const BackendLimits limits = probeTileBackend(Backend::Cpu);
+    TiledOptions options;
+    options.memoryLimit = std::uint64_t(64) << 30;
+    std::uint64_t estimate = 0;
+    const TilePlan plan = planTiles(40000, 36000, 1, options, limits, 1, &estimate);
+    CHECK(plan.tileWidth() == kDefaultTileSide);
+    CHECK(plan.tileHeight() == 4096);
+    CHECK(std::uint64_t(40000) * plan.tileHeight() * 4 <= kDefaultBandBytes);
+    CHECK(estimate <= options.memoryLimit);
+    // A band of 64 rows is kept however wide the image.
+    CHECK(planTiles(8000000, 200, 1, options, limits, 1).tileHeight() == 64);
+}
+
 TEST_CASE("a border pair across tiles is tested by the reference's criterion", "[tiles]") {
     // Upper row 10 20 over lower row 30 200, threshold 15: only 20 and 30
     // connect, diagonally, so not at 4-connectivity; with threshold 170 the

@@ -182,6 +182,47 @@ TEST_CASE("bricks on several workers, with several in flight and sized automatic
     }
 }
 
+namespace {
+
+// A volume of any size that is planned, never read.
+class PlannedVolume : public ImageSource {
+public:
+    PlannedVolume(std::uint32_t width, std::uint32_t height, std::uint32_t depth)
+        : width_(width), height_(height), depth_(depth) {}
+    std::uint32_t width() const override { return width_; }
+    std::uint32_t height() const override { return height_; }
+    std::uint32_t depth() const override { return depth_; }
+    int dimensions() const override { return 3; }
+    int channels() const override { return 1; }
+    int sampleBits() const override { return 8; }
+    void readInto(std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t*) const override {
+        throw Error("PlannedVolume: not read");
+    }
+    std::string describe() const override { return "a planned volume"; }
+
+private:
+    std::uint32_t width_, height_, depth_;
+};
+
+}  // namespace
+
+TEST_CASE("automatic bricks keep a layer of labels within kDefaultBandBytes", "[tiles][volume]") {
+    // A 2048^3 volume's layer of 512^3 bricks would hold 8 GiB of labels:
+    // the bricks get shallower, not narrower, until a layer holds 1 GiB.
+    TiledOptions options = bricks(Connectivity::TwentySix, Criterion::binary(), 0, 0, 0);
+    options.memoryLimit = std::uint64_t(64) << 30;
+    std::uint64_t estimate = 0;
+    const TilePlan plan =
+        planTiles(PlannedVolume(2048, 2048, 2048), options, probeTileBackend(Backend::Cpu, 3), 1, &estimate);
+    CHECK(plan.tileWidth() == kDefaultBrickSide);
+    CHECK(plan.tileHeight() == kDefaultBrickSide);
+    CHECK(plan.tileDepth() == 64);
+    CHECK(std::uint64_t(2048) * 2048 * plan.tileDepth() * 4 <= kDefaultBandBytes);
+    CHECK(estimate <= options.memoryLimit);
+    // A volume whose layers of full-depth bricks fit keeps them whole.
+    CHECK(planTiles(PlannedVolume(600, 500, 400), options, probeTileBackend(Backend::Cpu, 3), 1).tileDepth() == 400);
+}
+
 TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the reference", "[tiles][volume]") {
     const Image volume = randomTestVolume(17, 13, 11, 0.3, 21);
     const Labeling expected = labelReference(volume, Connectivity::Six, Criterion::binary());

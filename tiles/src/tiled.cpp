@@ -162,15 +162,16 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
     }
     // Candidates from the largest tile down, the height halved first (the
     // band, width x tile height, shrinks with it), then the width; the
-    // first that fits wins. Smaller is not always leaner: the border data
-    // grows as tiles shrink.
+    // first that fits, with its band within kDefaultBandBytes, wins.
+    // Smaller is not always leaner: the border data grows as tiles shrink.
     std::uint32_t tw = std::min(width, std::min(limits.maxSide, kDefaultTileSide));
     std::uint32_t th = std::min(height, std::min(limits.maxSide, kDefaultTileSide));
     std::uint64_t smallest = UINT64_MAX;
     std::uint32_t smallestWidth = tw, smallestHeight = th;
     for (;;) {
         const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, options, source);
-        if (estimate <= limit) {
+        const bool bandFits = std::uint64_t(width) * th * 4 <= kDefaultBandBytes || th <= kMinAutomaticSide;
+        if (estimate <= limit && bandFits) {
             if (memoryEstimate) *memoryEstimate = estimate;
             return TilePlan(width, height, tw, th);
         }
@@ -180,7 +181,7 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
             smallestHeight = th;
         }
         if (tw <= kMinAutomaticSide && th <= kMinAutomaticSide) break;
-        if (th >= tw && th > kMinAutomaticSide) th = std::max(kMinAutomaticSide, th / 2);
+        if (!bandFits || (th >= tw && th > kMinAutomaticSide)) th = std::max(kMinAutomaticSide, th / 2);
         else tw = std::max(kMinAutomaticSide, tw / 2);
     }
     throw Error(where + limitDescription(options) + " is too small for a " + std::to_string(width) + "x" +
@@ -234,27 +235,31 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
         if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, options);
         return plan;
     }
-    // Candidates from the largest brick down, the longest side halved
-    // first; the first that one call takes and the memory limit holds wins.
+    // Candidates from the largest brick down, the depth halved first while
+    // a layer of bricks is past kDefaultBandBytes, else the longest side;
+    // the first that one call takes and the memory limit holds wins.
     std::uint32_t sides[3];
     for (int axis = 0; axis < 3; ++axis)
         sides[axis] = std::uint32_t(std::min<std::int64_t>(shape.extent(axis), kDefaultBrickSide));
+    const std::uint64_t slice = std::uint64_t(shape.width) * std::uint64_t(shape.height);
     std::uint64_t smallest = UINT64_MAX;
     for (;;) {
         const TilePlan plan(shape, sides[0], sides[1], sides[2]);
         const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, options);
+        const bool bandFits = slice * sides[2] * 4 <= kDefaultBandBytes || sides[2] <= 1;
         if (takes(plan)) {
-            if (estimate <= limit) {
+            if (estimate <= limit && bandFits) {
                 if (memoryEstimate) *memoryEstimate = estimate;
                 return plan;
             }
             smallest = std::min(smallest, estimate);
         }
-        int longest = 0;
+        int halved = 0;
         for (int axis = 1; axis < 3; ++axis)
-            if (sides[axis] > sides[longest]) longest = axis;
-        if (sides[longest] <= 1) break;
-        sides[longest] = std::max<std::uint32_t>(1, sides[longest] / 2);
+            if (sides[axis] > sides[halved]) halved = axis;
+        if (!bandFits) halved = 2;
+        if (sides[halved] <= 1) break;
+        sides[halved] = std::max<std::uint32_t>(1, sides[halved] / 2);
     }
     const std::string size = std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
                              std::to_string(shape.depth);

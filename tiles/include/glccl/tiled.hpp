@@ -85,6 +85,11 @@ constexpr std::uint32_t kMaxTileSide = 32768;
 // Bricks of the default size have this side at most (as many voxels as a
 // tile of the default size has pixels, within a factor of two).
 constexpr std::uint32_t kDefaultBrickSide = 512;
+// Tiles and bricks of the default size keep a band (a row of tiles, a layer
+// of bricks) within this many bytes of uint32 labels, as long as they keep
+// 64 rows (one slice): pass 2 holds two bands of final labels, and starts
+// writing a band only once all of its tiles are labeled.
+constexpr std::uint64_t kDefaultBandBytes = std::uint64_t(1) << 30;
 
 struct TiledResult {
     std::uint64_t count = 0;           // components
