@@ -38,11 +38,14 @@ void appendEdgeLine(BorderFace& face, const detail::TileEdge& edge, std::size_t 
                        edge.pixels.begin() + std::ptrdiff_t((line + 1) * length * pixelBytes));
 }
 
-BorderFace emptyFace(const ImageSource& source, std::size_t rows) {
+// A face of `rows` lines, with room for `pixels` pixels.
+BorderFace emptyFace(const ImageSource& source, std::size_t rows, std::size_t pixels) {
     BorderFace face;
     face.channels = source.channels();
     face.sampleBits = source.sampleBits();
     face.rows = rows;
+    face.nodes.reserve(pixels);
+    face.pixels.reserve(pixels * face.pixelBytes());
     return face;
 }
 
@@ -95,7 +98,8 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
             const std::uint32_t i = ty * tilesX + tx;
             const detail::TileEdge& leftSide = tiles[i - 1].right;
             const detail::TileEdge& rightSide = tiles[i].left;
-            BorderFace left = emptyFace(s.source, leftSide.rows), right = emptyFace(s.source, rightSide.rows);
+            BorderFace left = emptyFace(s.source, leftSide.rows, leftSide.parts.size());
+            BorderFace right = emptyFace(s.source, rightSide.rows, rightSide.parts.size());
             for (std::size_t r = 0; r < leftSide.rows; ++r) {
                 appendEdgeLine(left, leftSide, r, node(i - 1));
                 appendEdgeLine(right, rightSide, r, node(i));
@@ -105,7 +109,7 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
     // Row borders inside a layer of bricks (faces across y), whole width.
     const std::size_t slices = tiles[0].top.rows;  // 1 for an image
     const auto rowOfTilesFace = [&](std::uint32_t ty, bool bottomSide) {
-        BorderFace face = emptyFace(s.source, slices);
+        BorderFace face = emptyFace(s.source, slices, slices * plan.imageWidth());
         for (std::size_t r = 0; r < slices; ++r)
             for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
                 const std::uint32_t i = ty * tilesX + tx;
@@ -122,8 +126,9 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
         top = rowOfTilesFace(0, false);
         bottom = rowOfTilesFace(0, true);
     } else if (plan.tilesZ() > 1) {
-        top = emptyFace(s.source, plan.imageHeight());
-        bottom = emptyFace(s.source, plan.imageHeight());
+        const std::size_t slice = std::size_t(plan.imageWidth()) * plan.imageHeight();
+        top = emptyFace(s.source, plan.imageHeight(), slice);
+        bottom = emptyFace(s.source, plan.imageHeight(), slice);
         for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
             for (std::size_t r = 0; r < tiles[ty * tilesX].front.rows; ++r)
                 for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
