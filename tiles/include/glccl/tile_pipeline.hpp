@@ -170,9 +170,10 @@ public:
     TilePipeline& operator=(const TilePipeline&) = delete;
 
     // Starts making the memory of writeLabels()'s two bands of final labels
-    // (of `labelBytes` bytes each) on a thread of its own, so that gigabytes
-    // of pages are made while labelTiles() runs rather than when pass 2
-    // first writes them. Optional; for a sink that wants labels.
+    // (`labelBytes` bytes a label: 4 for uint32, 8 for uint64) on a thread
+    // of its own, so that gigabytes of pages are made while labelTiles()
+    // runs rather than when pass 2 first writes them. Optional; for a sink
+    // that wants labels.
     void prepareBands(std::size_t labelBytes);
 
     // LabelTilesPass + MergeBordersPass: every tile of the region read,
