@@ -7,8 +7,9 @@ Several files (the OUT_DIR of each device command) make one summary, so
 that tiled throughput is compared with the single call of another command.
 
 Each line of BENCH.jsonl is a run ({"step", "case", "gpus", "result": the
-JSON of glccl label --json --timing or glccl-mpi --json --timing}) or a note
-({"step", "note"}: a check's verdict, a step not run and why). Sections
+JSON of glccl label --json --timing or glccl-mpi --json --timing, and for
+runs timed against the I/O floor "io": bench/io_floor.py run's JSON}) or a
+note ({"step", "note"}: a check's verdict, a step not run and why). Sections
 appear for the steps that ran. Throughput is in Gpixel/s of device time (the
 stage times the backends measure on the GPU, summed over tiles) and of wall
 time; with several workers the device time is the busiest worker's.
@@ -24,7 +25,7 @@ def gpx(pixels, milliseconds):
 
 
 def pixels_of(result):
-    return result["width"] * result["height"]
+    return result["width"] * result["height"] * result.get("depth", 1)
 
 
 def device_ms(result):
@@ -34,7 +35,19 @@ def device_ms(result):
 
 
 def size_of(result):
-    return "%dx%d" % (result["width"], result["height"])
+    return "x".join(str(result[key]) for key in ("width", "height", "depth") if key in result)
+
+
+def tiles_of(result):
+    tiled = result["tiled"]
+    if "tile_depth" in tiled:
+        return "%dx%dx%d of %dx%dx%d" % (tiled["tiles_x"], tiled["tiles_y"], tiled["tiles_z"], tiled["tile_width"],
+                                         tiled["tile_height"], tiled["tile_depth"])
+    return "%dx%d of %dx%d" % (tiled["tiles_x"], tiled["tiles_y"], tiled["tile_width"], tiled["tile_height"])
+
+
+def seconds(milliseconds):
+    return "%.1f" % (milliseconds / 1000) if milliseconds is not None else "-"
 
 
 def table(header, rows):
@@ -83,6 +96,26 @@ def main(paths):
         out += [table(["image", "pixels", "backend", "workers", "components", "labels", "wall ms", "peak RSS MiB"],
                       rows), ""]
         out += notes_of("exact50k", "exact46k")
+
+    timed = [r for r in runs if "io" in r]
+    if timed or notes_of("io2d", "io3d"):
+        out += ["", "## Wall time against the I/O floor", ""]
+        rows = []
+        for r in timed:
+            res, io = r["result"], r["io"]
+            stages = res.get("stages", {})
+            rows.append([size_of(res), r["case"], "{:,}".format(res["components"]), tiles_of(res),
+                         "%.1f" % io["wall_s"], "%.1f + %.1f = %.1f" % (io["read_s"], io["write_fsync_s"], io["floor_s"]),
+                         "%.2f" % io["ratio"], seconds(stages.get("label_tiles")), seconds(stages.get("relabel_tiles")),
+                         seconds(stages.get("write_sink")), "%.2f" % io["peak_rss_gib"]])
+        out += [table(["input", "backend", "components", "tiles", "wall s", "floor s: read + write", "wall / floor",
+                       "label_tiles s", "relabel_tiles s", "of which writing s", "peak RSS GiB"], rows), "",
+                "The floor, measured in the same run (bench/io_floor.py): the input read with the page cache "
+                "dropped, and as many bytes as the labels written with fsync. Each run starts with the page cache "
+                "dropped too and ends with its labels on the disk; wall is the whole command's."
+                + ("" if all(r["io"]["cache_dropped"] for r in timed) else
+                   " The page cache could not be dropped here (not root): reads may have come from memory.")]
+        out += notes_of("io2d", "io3d")
 
     bench = of("bench16k", "bench32k", "bench65k")
     if bench:
@@ -145,11 +178,10 @@ def main(paths):
         for r in memory:
             res = r["result"]
             limit, peak = r["case"].split(" peak_kib ")
-            rows.append([limit.replace("limit ", ""), "yes" if res["tiled"]["spilled"] else "no",
-                         "%.2f" % (int(peak) / 1048576), "%.1f" % (pixels_of(res) * 5 / 2**30),
-                         "%.0f" % res["stages"]["label_tiles"], "%.0f" % res["stages"]["relabel_tiles"],
-                         "%.0f" % res["milliseconds"]])
-        out += [table(["--memory-limit", "tile labels spilled", "peak RSS GiB", "one piece would hold GiB",
+            rows.append([limit.replace("limit ", ""), tiles_of(res), "%.2f" % (int(peak) / 1048576),
+                         "%.1f" % (pixels_of(res) * 5 / 2**30), "%.0f" % res["stages"]["label_tiles"],
+                         "%.0f" % res["stages"]["relabel_tiles"], "%.0f" % res["milliseconds"]])
+        out += [table(["--memory-limit", "tiles", "peak RSS GiB", "one piece would hold GiB",
                        "label_tiles ms", "relabel_tiles ms", "wall ms"], rows), "",
                 "'One piece would hold': the image and its uint32 labels (5 bytes a pixel), before any table."]
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Tiled labeling on the GPU machine (docs/huge-images.md):
-# exactness at 50000^2 and past 2^31 pixels, device-time throughput of tiled
-# labeling against one call at 16384^2, two GPUs against one, peak host
-# memory, and MPI strong and weak scaling split into labeling, merging and
-# writing. Prints OUT_DIR/bench.md (a markdown summary of every step run so
-# far) last.
+# exactness at 50000^2 and past 2^31 pixels, wall time against the I/O floor
+# measured in the same run (a 40000x36000 image, a 2048^3 volume),
+# device-time throughput of tiled labeling against one call at 16384^2, two
+# GPUs against one, peak host memory, and MPI strong and weak scaling split
+# into labeling, merging and writing. Prints OUT_DIR/bench.md (a markdown
+# summary of every step run so far) last.
 #
 #   source .gl/prelude.sh && bash bench/run-huge.sh BUILD_DIR OUT_DIR [STEP...]
 #
@@ -18,6 +19,18 @@
 #               GPU, labels and table against the CPU reference (about 5 min)
 #   exact46k    46341x46341 noise45 (2,147,488,281 pixels, past 2^31), the
 #               same (about 4 min)
+#   io2d        40000x36000 noise50 (1.44 Gpixel, glccl generate): its I/O
+#               floor (bench/io_floor.py: the input read with the page cache
+#               dropped, the labels' 5.76 GB written with fsync), then glccl
+#               label with each backend, labels and table written, the cache
+#               dropped before each, and the first backend again with
+#               --memory-limit 4G: wall, floor, wall / floor, peak RSS; the
+#               runs' labels compared, the first's against the CPU reference
+#               (tiles_reference_check) (about 3 min)
+#   io3d        2048^3 balls at 26-connectivity (glccl generate, 8.6 GB), the
+#               same with 34.4 GB of labels, the first backend again with
+#               --memory-limit 32G; the runs' labels compared (about 7 min;
+#               44 GB of disk: the volume and one labels file)
 #   bench16k    noise50 16384^2 in one tile: the single-call baseline, three
 #               runs each of cuda and compute on GPU 0 (about 1 min)
 #   bench32k    noise50 32768^2 in tiles of 16384^2, cuda and compute on GPU 0
@@ -26,7 +39,7 @@
 #               devices); with one GPU, two workers share it (about 2 min)
 #   memory65k   noise50 65536^2, cuda, labels and table written: peak host
 #               memory with the default limit and with --memory-limit 4G
-#               (tile labels spilled to a file) (about 4 min)
+#               (about 4 min)
 #   mpi-strong  mpirun -n 1, 2, 4 glccl-mpi (cuda, ranks on the GPUs in turn)
 #               on noise50 32768^2 (about 3 min)
 #   mpi-weak    the same with 32768 x (16384 * ranks) (about 4 min)
@@ -50,11 +63,11 @@
 #   GLCCL_BACKENDS      "cuda compute" (the GPU backends compared)
 #   GLCCL_SIZE_DIVISOR  1 (every image side and tile side divided by it)
 set -uo pipefail
-usage="usage: run-huge.sh BUILD_DIR OUT_DIR [tests|exact50k|exact46k|bench16k|bench32k|bench65k|multi65k|memory65k|mpi-strong|mpi-weak|report|clean...]"
+usage="usage: run-huge.sh BUILD_DIR OUT_DIR [tests|exact50k|exact46k|io2d|io3d|bench16k|bench32k|bench65k|multi65k|memory65k|mpi-strong|mpi-weak|report|clean...]"
 build=${1:?$usage}
 out=${2:?$usage}
 shift 2
-steps=${*:-tests exact50k exact46k bench16k bench32k bench65k multi65k memory65k mpi-strong mpi-weak}
+steps=${*:-tests exact50k exact46k io2d io3d bench16k bench32k bench65k multi65k memory65k mpi-strong mpi-weak}
 build=$(cd "$build" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-python3}
@@ -89,6 +102,15 @@ record() {
     json=$(tr -d '\n' < "$3")
     case $json in \[*) ;; *) json=null ;; esac
     printf '{"step": "%s", "case": "%s", "gpus": %d, "result": %s}\n' "$1" "$2" "$gpus" "$json" >> "$jsonl"
+}
+# recordIo STEP CASE IO_JSON RESULT_JSON: one line of bench.jsonl for a run
+# timed against the I/O floor (bench/io_floor.py run)
+recordIo() {
+    local json
+    json=$(tr -d '\n' < "$4")
+    case $json in \[*) ;; *) json=null ;; esac
+    printf '{"step": "%s", "case": "%s", "gpus": %d, "io": %s, "result": %s}\n' "$1" "$2" "$gpus" "$(cat "$3")" "$json" \
+        >> "$jsonl"
 }
 # note STEP TEXT: a line of text in bench.jsonl (a check's verdict, a skip)
 note() {
@@ -154,6 +176,69 @@ exact() {  # exact STEP SIDE
     rm -f "$input" "$images"/labels_*.npy "$images"/stats_*.csv
 }
 
+# generated FAMILY SIZE: the path of an image or volume (WxHxD) of glccl
+# generate, made if missing
+generated() {
+    local family=$1 size=$2
+    local path=$images/${family}_$size.npy
+    if [ ! -f "$path" ]; then
+        log "making $path"
+        "$glccl" generate "$family" "$size" "$path.part.npy" >> "$logfile" 2>&1 &&
+            mv "$path.part.npy" "$path" || { rm -f "$path.part.npy"; fail "glccl generate $family $size"; return 1; }
+    fi
+    echo "$path"
+}
+
+# io STEP INPUT LABEL_BYTES CHECK LIMIT ARGS...: the I/O floor of INPUT and
+# its labels, then glccl label INPUT ARGS with each backend (the page cache
+# dropped before each), timed against it, and the first backend again with
+# --memory-limit LIMIT; the labels and tables of all compared; with CHECK
+# "reference" the first run's also against the CPU reference. Each labels
+# file is removed before the next run. A dry run (GLCCL_SIZE_DIVISOR) gives
+# every run a limit of 256M, so that its small input goes in tiles too.
+io() {
+    local step=$1 input=$2 bytes=$3 check=$4 ioLimit=$5 first="" floor=$out/floor_$1.json dry=()
+    shift 5
+    [ "$divisor" -eq 1 ] || dry=(--memory-limit 256M)
+    log "$step: I/O floor of $(basename "$input") and $bytes bytes of labels"
+    "$python" "$here/io_floor.py" floor "$input" "$bytes" "$images" > "$floor" 2>> "$logfile" ||
+        { fail "$step: io_floor.py floor"; return 1; }
+    log "$step: floor $(cat "$floor")"
+    for backend in $backends; do
+        for limit in default "$ioLimit"; do
+            [ "$limit" = default ] || [ "$backend" = "${backends%% *}" ] || continue
+            local extra=("${dry[@]}") name="$backend"
+            [ "$limit" = default ] || { extra=(--memory-limit "$limit"); name="$backend --memory-limit $limit"; }
+            rm -f "$images/io_labels.npy" "$images/io_stats.csv"
+            log "$step: $name: glccl label $(basename "$input") $* ${extra[*]}"
+            "$python" "$here/io_floor.py" run "$floor" "$images/run.json" -- "$glccl" label "$input" \
+                --backend "$backend" --labels "$images/io_labels.npy" --stats "$images/io_stats.csv" --json --timing \
+                --force "$@" "${extra[@]}" > "$images/io.json" 2>> "$logfile" || { fail "$step: $name"; continue; }
+            log "$step: $name: $(cat "$images/io.json")"
+            cat "$images/run.json" >> "$logfile"
+            recordIo "$step" "$name" "$images/io.json" "$images/run.json"
+            local sum
+            sum=$(sha1sum < "$images/io_labels.npy" | cut -d' ' -f1)$(sha1sum < "$images/io_stats.csv" | cut -d' ' -f1)
+            if [ -z "$first" ]; then
+                first=$sum
+                if [ "$check" = reference ]; then
+                    log "$step: tiles_reference_check (the CPU reference on the whole image)"
+                    "$build/tiles/tiles_reference_check" "$input" "$images/io_labels.npy" "$images/io_stats.csv" \
+                        "$@" > "$images/check.txt" 2>&1 || status=1
+                    tee -a "$logfile" < "$images/check.txt" >&2
+                    while read -r line; do note "$step" "$line"; done < "$images/check.txt"
+                fi
+            elif [ "$sum" = "$first" ]; then
+                note "$step" "$name: labels and table identical to ${backends%% *}'s"
+            else
+                note "$step" "$name: labels or table DIFFER from ${backends%% *}'s"
+                fail "$step: $name differs from ${backends%% *}"
+            fi
+        done
+    done
+    rm -f "$images/io_labels.npy" "$images/io_stats.csv"
+}
+
 bench() {  # bench STEP SIDE RUNS
     local step=$1 side=$2 runs=$3 input
     input=$(image noise50 "$side") || return
@@ -214,6 +299,20 @@ for step in $steps; do
         ;;
     exact50k) exact exact50k "$(side 50000)" ;;
     exact46k) exact exact46k "$(side 46341)" ;;
+    io2d)
+        width=$(side 40000) height=$(side 36000)
+        input=$(generated noise50 "${width}x$height") || continue
+        limit=4G
+        [ "$divisor" -eq 1 ] || limit=128M
+        io io2d "$input" $((width * height * 4)) reference "$limit"
+        ;;
+    io3d)
+        edge=$(side 2048)
+        input=$(generated balls "${edge}x${edge}x$edge") || continue
+        limit=32G
+        [ "$divisor" -eq 1 ] || limit=192M
+        io io3d "$input" $((edge * edge * edge * 4)) compare "$limit" --connectivity 26
+        ;;
     bench16k) bench bench16k "$(side 16384)" 3 ;;
     bench32k) bench bench32k "$(side 32768)" 1 ;;
     bench65k) bench bench65k "$(side 65536)" 1 ;;
@@ -230,7 +329,7 @@ for step in $steps; do
         [ "$divisor" -eq 1 ] || spillLimit=64M
         for limit in default "$spillLimit"; do
             extra=()
-            [ "$limit" = default ] || extra=(--memory-limit "$limit" --temp-dir "$images")
+            [ "$limit" = default ] || extra=(--memory-limit "$limit")
             peak "$images/peak" "$glccl" label "$input" --backend "$cudaFirst" --devices "$allDevices" "${extra[@]}" \
                 --labels "$images/labels.npy" --stats "$images/stats.csv" --json --timing --force \
                 > "$images/run.json" 2>> "$logfile" || { fail "memory65k: limit $limit"; continue; }

@@ -1,12 +1,15 @@
 // Tiled labeling with the cpu backend against the reference on the whole
 // image: every tile shape (1-pixel-wide and -high, odd, larger than the
 // image), both connectivities, every criterion, random images and the
-// generator families, with the labels in memory or spilled to a file and
-// with several workers.
+// generator families, with several workers and tiles in flight, the table
+// alone, and a source whose pixels change between the passes refused.
 
 #include <unistd.h>
 
+#include <atomic>
+
 #include "glccl/error.hpp"
+#include "glccl/image_io.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/tile_pipeline.hpp"
 #include "tiles_support.hpp"
@@ -70,21 +73,76 @@ TEST_CASE("generated families crossing hundreds of tile borders equal the refere
     }
 }
 
-TEST_CASE("labels spilled to a temporary file equal the reference", "[tiles]") {
-    const std::string folder = glccl::test::scratchFolder("spill");
+TEST_CASE("any number of tiles in flight labels like the reference", "[tiles]") {
+    // One tile in flight labels band after band; more take tiles of the
+    // next bands while a band is merged or written; more than the tiles.
     for (const Criterion& criterion : kCriteria)
         for (const Image& image : randomImagesFor(criterion, 45, 31, 101))
-            for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
-                TiledOptions options = cpuTiles(connectivity, criterion, 6, 5);
-                options.store = LabelStore::SpillFile;
-                options.tempDir = folder;
-                TiledResult run;
-                labelTiled(image, options, &run);
-                REQUIRE(run.spilled);
-                requireTiledMatchesReference(image, options, "spilled");
-            }
-    // The spill file is unnamed: nothing is left in the folder.
-    REQUIRE(std::filesystem::is_empty(folder));
+            for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+                for (const unsigned inFlight : {1u, 3u, 7u, 200u}) {
+                    TiledOptions options = cpuTiles(connectivity, criterion, 6, 5);
+                    options.hostThreads = inFlight;
+                    TiledResult run;
+                    labelTiled(image, options, &run);
+                    REQUIRE(run.tilesInFlight == inFlight);
+                    requireTiledMatchesReference(image, options, std::to_string(inFlight) + " in flight");
+                }
+}
+
+namespace {
+
+// An image whose pixels read differently once `reads` rectangles have been
+// read: the labelings of a tile in the two passes then differ.
+class ChangingSource : public ImageMemorySource {
+public:
+    ChangingSource(const Image& before, const Image& after, int reads)
+        : ImageMemorySource(before), after_(after), left_(reads) {}
+    void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                  std::uint8_t* pixels) const override {
+        if (left_-- > 0) return ImageMemorySource::readInto(x0, y0, width, height, pixels);
+        after_.readInto(x0, y0, width, height, pixels);
+    }
+
+private:
+    ImageMemorySource after_;
+    mutable std::atomic<int> left_;
+};
+
+}  // namespace
+
+TEST_CASE("a tile labeled differently in the second pass is an error, not wrong labels", "[tiles]") {
+    // The same pixels in both passes label; a pixel turned on in the second
+    // pass (one more component, or one less) is refused by name.
+    const Image before = generateFamily("sparse_disks", 40, 30, 3);
+    Image after = before;
+    after.pixels[after.pixels.size() / 2 + 7] ^= 255;
+    TiledOptions options = cpuTiles(Connectivity::Eight, Criterion::binary(), 8, 6);  // 5 x 5 tiles, one read each
+    {
+        const ChangingSource same(before, before, 25);
+        LabelingSink sink;
+        labelTiled(same, options, sink);
+        REQUIRE(sink.labeling().labels == labelReference(before, Connectivity::Eight, Criterion::binary()).labels);
+    }
+    const ChangingSource changing(before, after, 25);
+    LabelingSink sink;
+    REQUIRE_THROWS_WITH(labelTiled(changing, options, sink),
+                        Catch::Matchers::StartsWith("glccl::labelTiled(): tile 10 was labeled with ") &&
+                            Catch::Matchers::EndsWith("the backend's labels of a tile are not the same every time"));
+}
+
+TEST_CASE("the table alone, without labels, equals the reference's", "[tiles]") {
+    const std::string folder = glccl::test::scratchFolder("table_only");
+    for (const Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+        const Image image = randomImage(57, 43, 0.45, 2, 1, 17);
+        const std::string stats = folder + "/stats" + std::to_string(int(connectivity)) + ".csv";
+        const std::string expected = folder + "/expected" + std::to_string(int(connectivity)) + ".csv";
+        writeStatsCsv(expected, labelReference(image, connectivity, Criterion::binary()), false);
+        const ImageMemorySource source(image);
+        NpyLabelSink sink("", stats, false);
+        REQUIRE_FALSE(sink.wantsLabels());
+        labelTiled(source, cpuTiles(connectivity, Criterion::binary(), 7, 4), sink);
+        REQUIRE(glccl::test::fileBytes(stats) == glccl::test::fileBytes(expected));
+    }
 }
 
 TEST_CASE("several workers on one device label like one", "[tiles]") {
@@ -187,6 +245,22 @@ TEST_CASE("the memory limit shrinks tiles, and a limit too small is refused", "[
     labelTiled(image, run, &result);
     REQUIRE(result.plan.tileCount() > 1);
     requireTiledMatchesReference(image, run, "memory-limited");
+}
+
+TEST_CASE("automatic tiles keep a band of labels within kDefaultBandBytes", "[tiles]") {
+    // 40000 x 16384 uint32 labels would be 2.4 GiB a band: the tiles get
+    // lower, not narrower, until a band is within 1 GiB.
+    const BackendLimits limits = probeTileBackend(Backend::Cpu);
+    TiledOptions options;
+    options.memoryLimit = std::uint64_t(64) << 30;
+    std::uint64_t estimate = 0;
+    const TilePlan plan = planTiles(40000, 36000, 1, options, limits, 1, &estimate);
+    CHECK(plan.tileWidth() == kDefaultTileSide);
+    CHECK(plan.tileHeight() == 4096);
+    CHECK(std::uint64_t(40000) * plan.tileHeight() * 4 <= kDefaultBandBytes);
+    CHECK(estimate <= options.memoryLimit);
+    // A band of 64 rows is kept however wide the image.
+    CHECK(planTiles(8000000, 200, 1, options, limits, 1).tileHeight() == 64);
 }
 
 TEST_CASE("a border pair across tiles is tested by the reference's criterion", "[tiles]") {

@@ -2,7 +2,7 @@
 // byte (labels and table): random volumes of odd sizes with bricks that do
 // not divide them, 6/18/26, every criterion and sample width, a helix and a
 // comb through hundreds of brick faces, joins across brick edges and
-// corners alone, labels spilled to a file, several workers, automatic
+// corners alone, several workers and tiles in flight, automatic
 // bricks under a memory limit, uint64 labels into a 3-D .npy, and (where the
 // compute engine labels volumes) a volume past llvmpipe's 3-D texture size.
 
@@ -162,17 +162,17 @@ TEST_CASE("bricks take 64-bit samples and delta like the reference", "[tiles][vo
     }
 }
 
-TEST_CASE("bricks spilled to a file, on several workers and sized automatically equal the reference",
+TEST_CASE("bricks on several workers, with several in flight and sized automatically equal the reference",
           "[tiles][volume]") {
     const Image volume = randomTestVolume(37, 23, 19, 0.5, 7);
     const Image larger = randomTestVolume(64, 61, 59, 0.5, 8);
     for (const Connectivity connectivity : kVolumeConnectivities) {
-        TiledOptions spilled = bricks(connectivity, Criterion::binary(), 6, 5, 4);
-        spilled.store = LabelStore::SpillFile;
-        spilled.devices = {0, 0, 0};
-        const TiledResult run = requireBricksMatchReference(volume, spilled, "spilled, 3 workers");
-        CHECK(run.spilled);
+        TiledOptions several = bricks(connectivity, Criterion::binary(), 6, 5, 4);
+        several.devices = {0, 0, 0};
+        several.hostThreads = 5;
+        const TiledResult run = requireBricksMatchReference(volume, several, "3 workers, 5 in flight");
         CHECK(run.workers == 3);
+        CHECK(run.tilesInFlight == 5);
         // No brick size: a memory limit that holds only small bricks.
         TiledOptions automatic = bricks(connectivity, Criterion::binary(), 0, 0, 0);
         automatic.memoryLimit = 10u << 20;
@@ -180,6 +180,47 @@ TEST_CASE("bricks spilled to a file, on several workers and sized automatically 
         CHECK(sized.plan.isVolume());
         CHECK(sized.plan.tileCount() > 1);
     }
+}
+
+namespace {
+
+// A volume of any size that is planned, never read.
+class PlannedVolume : public ImageSource {
+public:
+    PlannedVolume(std::uint32_t width, std::uint32_t height, std::uint32_t depth)
+        : width_(width), height_(height), depth_(depth) {}
+    std::uint32_t width() const override { return width_; }
+    std::uint32_t height() const override { return height_; }
+    std::uint32_t depth() const override { return depth_; }
+    int dimensions() const override { return 3; }
+    int channels() const override { return 1; }
+    int sampleBits() const override { return 8; }
+    void readInto(std::uint32_t, std::uint32_t, std::uint32_t, std::uint32_t, std::uint8_t*) const override {
+        throw Error("PlannedVolume: not read");
+    }
+    std::string describe() const override { return "a planned volume"; }
+
+private:
+    std::uint32_t width_, height_, depth_;
+};
+
+}  // namespace
+
+TEST_CASE("automatic bricks keep a layer of labels within kDefaultBandBytes", "[tiles][volume]") {
+    // A 2048^3 volume's layer of 512^3 bricks would hold 8 GiB of labels:
+    // the bricks get shallower, not narrower, until a layer holds 1 GiB.
+    TiledOptions options = bricks(Connectivity::TwentySix, Criterion::binary(), 0, 0, 0);
+    options.memoryLimit = std::uint64_t(64) << 30;
+    std::uint64_t estimate = 0;
+    const TilePlan plan =
+        planTiles(PlannedVolume(2048, 2048, 2048), options, probeTileBackend(Backend::Cpu, 3), 1, &estimate);
+    CHECK(plan.tileWidth() == kDefaultBrickSide);
+    CHECK(plan.tileHeight() == kDefaultBrickSide);
+    CHECK(plan.tileDepth() == 64);
+    CHECK(std::uint64_t(2048) * 2048 * plan.tileDepth() * 4 <= kDefaultBandBytes);
+    CHECK(estimate <= options.memoryLimit);
+    // A volume whose layers of full-depth bricks fit keeps them whole.
+    CHECK(planTiles(PlannedVolume(600, 500, 400), options, probeTileBackend(Backend::Cpu, 3), 1).tileDepth() == 400);
 }
 
 TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the reference", "[tiles][volume]") {

@@ -332,6 +332,7 @@ public:
         writeAt(file_, headerBytes_ + std::uint64_t(y0) * rowBytes, static_cast<const char*>(labels), rows * rowBytes,
                 path_);
     }
+    bool wantsLabels() const override { return file_ != MPI_FILE_NULL; }
     bool wantsTable() const override { return table_; }
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override {
         for (std::size_t i = 0; i < components.size(); ++i) {
@@ -431,24 +432,15 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
     // Pass 1 on this rank's block.
     auto start = Clock::now();
     TilePipeline pipeline(source, plan, options, result.firstBand, result.endBand);
-    std::unique_ptr<TileLabelStore> store;
+    // The rank's workers serve both passes; a rank without bands has none.
+    std::unique_ptr<TileWorkerPool> pool;
     together(comm, [&] {
-        const std::uint64_t rows = result.endBand == result.firstBand
-                                       ? 0
-                                       : std::uint64_t(plan.bandTop(result.endBand - 1)) +
-                                             plan.bandHeight(result.endBand - 1) - plan.bandTop(result.firstBand);
-        const std::uint64_t storeBytes = rows * plan.imageWidth() * 4;
-        const std::uint64_t limit = options.memoryLimit != 0 ? options.memoryLimit : physicalMemoryBytes() / 2;
-        const bool inMemory = options.store == LabelStore::Memory ||
-                              (options.store == LabelStore::Auto && storeBytes <= limit / 2);
-        store = inMemory ? makeMemoryLabelStore(plan, result.firstBand, result.endBand)
-                         : makeSpillLabelStore(plan, result.firstBand, result.endBand, options.tempDir);
-        result.local.spilled = store->spilled();
-        if (result.endBand > result.firstBand) {
-            TileWorkerPool pool(limits, options.label, options.devices);
-            result.local.device = pool.describeDevices();
-            pipeline.labelTiles(pool, *store);
-        }
+        if (result.endBand == result.firstBand) return;
+        pool = std::make_unique<TileWorkerPool>(limits, options.label, options.devices);
+        result.local.device = pool->describeDevices();
+        result.local.tilesInFlight = tilesInFlight(options, pool->size());
+        if (!labelsPath.empty()) pipeline.prepareBands(options.labelType == LabelType::Uint64 ? 8 : 4);
+        pipeline.labelTiles(*pool);
     });
     double phase = millisecondsSince(start);
     MPI_Allreduce(&phase, &result.labelMilliseconds, 1, MPI_DOUBLE, MPI_MAX, comm);
@@ -585,7 +577,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
     MpiRowsSink sink(file, header.size(), labelsPath, !statsPath.empty());
     together(comm, [&] {
         sink.begin(plan.shape(), result.labelType, result.count);
-        pipeline.writeLabels(*store, sink, result.labelType);
+        if (pool) pipeline.writeLabels(*pool, sink, result.labelType);
     });
     if (file != MPI_FILE_NULL) MPI_File_close(&file);
     if (!statsPath.empty()) {

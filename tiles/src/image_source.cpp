@@ -125,9 +125,9 @@ public:
     int dimensions() const override { return view_.dimensions(); }
     int channels() const override { return view_.channels(); }
     int sampleBits() const override { return view_.sampleBits(); }
-    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-              Image& out) const override {
-        view_.read(x0, y0, width, height, out);
+    void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                  std::uint8_t* pixels) const override {
+        view_.readInto(x0, y0, width, height, pixels);
     }
     std::string describe() const override { return "image file read into memory"; }
 
@@ -138,12 +138,17 @@ private:
 
 }  // namespace
 
+bool detail::insideSource(const ImageSource& source, std::uint32_t x0, std::uint32_t y0, std::uint32_t width,
+                          std::uint32_t height) {
+    const std::uint64_t lines = std::uint64_t(source.height()) * source.depth();
+    return width != 0 && height != 0 && x0 < source.width() && y0 < lines && width <= source.width() - x0 &&
+           height <= lines - y0;
+}
+
 void detail::checkSourceRectangle(const char* where, const ImageSource& source, std::uint32_t x0, std::uint32_t y0,
                                   std::uint32_t width, std::uint32_t height) {
-    // A volume's rows are its lines, z * height + y.
     const std::uint64_t lines = std::uint64_t(source.height()) * source.depth();
-    if (width == 0 || height == 0 || x0 >= source.width() || y0 >= lines || width > source.width() - x0 ||
-        height > lines - y0)
+    if (!insideSource(source, x0, y0, width, height))
         throw Error(std::string(where) + "the rectangle " + sizeText(width, height) + " at (" + std::to_string(x0) +
                     ", " + std::to_string(y0) + ") is not inside the " + sizeText(source.width(), lines) +
                     (source.dimensions() == 3 ? " lines of the volume" : " image"));
@@ -178,6 +183,31 @@ int ImageMemorySource::dimensions() const { return image_.dimensions; }
 int ImageMemorySource::channels() const { return image_.channels; }
 int ImageMemorySource::sampleBits() const { return image_.sampleBits; }
 
+namespace {
+
+// `out` as an image or volume of `shape`, its pixel storage reused: every
+// byte is overwritten by the read that follows.
+void reshape(Image& out, const Shape& shape, int channels, int sampleBits) {
+    out.width = int(shape.width);
+    out.height = int(shape.height);
+    out.depth = int(shape.depth);
+    out.dimensions = shape.dimensions;
+    out.channels = channels;
+    out.sampleBits = sampleBits;
+    out.pixels.resize(Image::byteCount(shape, channels, sampleBits));
+}
+
+}  // namespace
+
+void ImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                       Image& out) const {
+    // A rectangle outside the source is refused by readInto(), in the
+    // source's own words, before `out` is sized for it.
+    if (!detail::insideSource(*this, x0, y0, width, height)) return readInto(x0, y0, width, height, nullptr);
+    reshape(out, Shape::image(width, height), channels(), sampleBits());
+    readInto(x0, y0, width, height, out.pixels.data());
+}
+
 void ImageSource::readBrick(const TileRect& brick, Image& out) const {
     if (dimensions() != 3) {
         if (brick.z0 != 0 || brick.depth != 1)
@@ -192,23 +222,20 @@ void ImageSource::readBrick(const TileRect& brick, Image& out) const {
                     std::to_string(brick.y0) + " and " + std::to_string(brick.depth) + " slices at z " +
                     std::to_string(brick.z0) + " is not inside the " + std::to_string(width()) + "x" +
                     std::to_string(height()) + "x" + std::to_string(depth()) + " volume");
-    out = Image(Shape::volume(brick.width, brick.height, brick.depth), channels(), sampleBits());
+    reshape(out, Shape::volume(brick.width, brick.height, brick.depth), channels(), sampleBits());
     const std::size_t sliceBytes = out.pixels.size() / brick.depth;
-    Image slice;
-    for (std::uint32_t z = 0; z < brick.depth; ++z) {
-        read(brick.x0, (brick.z0 + z) * height() + brick.y0, brick.width, brick.height, slice);
-        std::memcpy(out.pixels.data() + z * sliceBytes, slice.pixels.data(), sliceBytes);
-    }
+    for (std::uint32_t z = 0; z < brick.depth; ++z)
+        readInto(brick.x0, (brick.z0 + z) * height() + brick.y0, brick.width, brick.height,
+                 out.pixels.data() + z * sliceBytes);
 }
 
-void ImageMemorySource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-                             Image& out) const {
+void ImageMemorySource::readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                                 std::uint8_t* pixels) const {
     detail::checkSourceRectangle("glccl::ImageMemorySource::read(): ", *this, x0, y0, width, height);
     const std::size_t pixelBytes = std::size_t(image_.channels) * std::size_t(image_.sampleBits / 8);
-    out = Image(int(width), int(height), image_.channels, image_.sampleBits);
     const std::size_t rowBytes = std::size_t(width) * pixelBytes;
     for (std::uint32_t y = 0; y < height; ++y)
-        std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,
+        std::memcpy(pixels + std::size_t(y) * rowBytes,
                     image_.pixels + ((std::size_t(y0) + y) * std::size_t(image_.width) + x0) * pixelBytes,
                     rowBytes);
 }
@@ -301,14 +328,13 @@ std::string NpyImageSource::describe() const {
            (impl_->layout.fortran ? ", Fortran order" : "");
 }
 
-void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-                          Image& out) const {
+void NpyImageSource::readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                              std::uint8_t* pixels) const {
     detail::checkSourceRectangle("glccl::NpyImageSource::read(): ", *this, x0, y0, width, height);
     const Impl& impl = *impl_;
     const NpyLayout& layout = impl.layout;
     const NpyDtype& dtype = *layout.dtype;
     const std::uint64_t planes = layout.planes;
-    out = Image(int(width), int(height), impl.channels, dtype.sampleBits);
 
     // Little-endian unsigned gray samples in C order are the Image's own
     // bytes: rows are copied as they lie. Bool is 0 or 1 in a byte.
@@ -316,11 +342,17 @@ void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t widt
         (dtype.kind == NpyKind::Unsigned || dtype.kind == NpyKind::Bool)) {
         const std::size_t rowBytes = std::size_t(width) * dtype.size;
         for (std::uint32_t y = 0; y < height; ++y)
-            std::memcpy(out.pixels.data() + std::size_t(y) * rowBytes,
+            std::memcpy(pixels + std::size_t(y) * rowBytes,
                         impl.map + layout.header.dataOffset + ((std::uint64_t(y0) + y) * layout.width + x0) * dtype.size,
                         rowBytes);
         return;
     }
+    // Samples as an Image holds them: little-endian, sampleBits / 8 bytes.
+    const std::size_t sampleBytes = std::size_t(dtype.sampleBits / 8);
+    const auto store = [&](std::size_t pixel, std::uint64_t c, std::uint64_t value) {
+        std::uint8_t* p = pixels + (pixel * std::size_t(impl.channels) + std::size_t(c)) * sampleBytes;
+        for (std::size_t b = 0; b < sampleBytes; ++b) p[b] = std::uint8_t(value >> (8 * b));
+    };
     const std::uint64_t imageWidth = layout.width, imageHeight = layout.height;
     for (std::uint32_t y = 0; y < height; ++y) {
         const std::uint64_t row = std::uint64_t(y0) + y;
@@ -334,9 +366,9 @@ void NpyImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t widt
                     !layout.fortran ? (row * imageWidth + column) * planes + c
                     : layout.volume ? row / imageHeight + layout.depth * (row % imageHeight + imageHeight * column)
                                     : row + imageHeight * (column + imageWidth * c);
-                out.setSample(pixel, int(c), impl.sampleAt(i, row, column, c));
+                store(pixel, c, impl.sampleAt(i, row, column, c));
             }
-            if (planes == 3) out.setSample(pixel, 3, out.maxValue());  // opaque: never separates pixels
+            if (planes == 3) store(pixel, 3, Image::largestSample(dtype.sampleBits));  // opaque: never separates pixels
         }
     }
 }

@@ -1,5 +1,6 @@
 #include "glccl/label_sink.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -157,6 +158,61 @@ std::unique_ptr<detail::OutputFile> stagedFile(const std::string& path, bool ove
     return file;
 }
 
+// Hands a file's bytes to the disk as they are written instead of leaving
+// the page cache to hold them until the end: every kChunk written goes to
+// the disk at once (sync_file_range), and what lies more than kWindow behind
+// the end is waited for and dropped from the page cache. So the disk writes
+// while the labels are computed, dirty pages never pile up (the kernel
+// would start writing only past its dirty ratio, then stall the writer),
+// the input keeps its place in the page cache for the second pass, and the
+// fdatasync of finish() waits for the last window only.
+class Writeback {
+public:
+    Writeback(std::FILE* stream, const std::string& path) : stream_(stream), path_(path) {}
+
+    // The bytes written through the stream so far are to reach the disk.
+    void advance() {
+        flush();
+        const off_t end = ::lseek(::fileno(stream_), 0, SEEK_CUR);
+        if (end < 0) fail("cannot find the end of", errno);
+        while (std::uint64_t(end) - started_ >= kChunk) {
+            rangeToDisk(started_, SYNC_FILE_RANGE_WRITE);
+            started_ += kChunk;
+        }
+        while (started_ - settled_ > kWindow) {
+            rangeToDisk(settled_, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+            (void)::posix_fadvise(::fileno(stream_), off_t(settled_), off_t(kChunk), POSIX_FADV_DONTNEED);
+            settled_ += kChunk;
+        }
+    }
+
+    // All of the file on the disk.
+    void finish() {
+        flush();
+        if (::fdatasync(::fileno(stream_)) != 0) fail("cannot write", errno);
+    }
+
+private:
+    static constexpr std::uint64_t kChunk = std::uint64_t(32) << 20;
+    static constexpr std::uint64_t kWindow = std::uint64_t(256) << 20;
+
+    void flush() {
+        errno = 0;
+        if (std::fflush(stream_) != 0) fail("cannot write", errno);
+    }
+    void rangeToDisk(std::uint64_t offset, unsigned flags) {
+        if (::sync_file_range(::fileno(stream_), off_t(offset), off_t(kChunk), flags) != 0) fail("cannot write", errno);
+    }
+    [[noreturn]] void fail(const char* what, int error) {
+        throw Error(std::string("glccl::NpyLabelSink: ") + what + " " + inQuotes(path_) + ": " + std::strerror(error));
+    }
+
+    std::FILE* stream_;
+    std::string path_;
+    std::uint64_t started_ = 0;  // bytes handed to the disk
+    std::uint64_t settled_ = 0;  // bytes on the disk and out of the page cache
+};
+
 }  // namespace
 
 struct NpyLabelSink::Impl {
@@ -164,6 +220,7 @@ struct NpyLabelSink::Impl {
     bool overwrite = false;
     std::size_t keptComponents = 0;
     std::unique_ptr<detail::OutputFile> labels, stats;
+    std::unique_ptr<Writeback> labelsWriteback;
     std::uint32_t width = 0, height = 0, nextRow = 0;  // height: lines of a volume
     bool volume = false;
     std::uint64_t nextLabel = 1, count = 0;
@@ -187,6 +244,8 @@ NpyLabelSink::NpyLabelSink(std::string labelsPath, std::string statsPath, bool o
 
 NpyLabelSink::~NpyLabelSink() = default;
 
+bool NpyLabelSink::wantsLabels() const { return !impl_->labelsPath.empty(); }
+
 bool NpyLabelSink::wantsTable() const { return !impl_->statsPath.empty() || impl_->keptComponents > 0; }
 
 void NpyLabelSink::begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) {
@@ -205,6 +264,7 @@ void NpyLabelSink::begin(const Shape& shape, LabelType type, std::uint64_t count
         impl.labels = stagedFile(impl.labelsPath, impl.overwrite);
         const std::string header = labelsNpyHeader(shape, type);
         impl.labels->write(header.data(), header.size());
+        impl.labelsWriteback = std::make_unique<Writeback>(impl.labels->stream(), impl.labelsPath);
     }
     if (!impl.statsPath.empty()) {
         impl.stats = stagedFile(impl.statsPath, impl.overwrite);
@@ -218,7 +278,9 @@ void NpyLabelSink::writeRows(std::uint32_t y0, std::uint32_t rows, const void* l
         throw Error("glccl::NpyLabelSink::writeRows(): rows must come in order: expected row " +
                     std::to_string(impl.nextRow) + ", got " + std::to_string(y0));
     impl.nextRow += rows;
-    if (impl.labels) impl.labels->write(labels, std::size_t(rows) * impl.width * labelBytes(impl.type));
+    if (!impl.labels) return;
+    impl.labels->write(labels, std::size_t(rows) * impl.width * labelBytes(impl.type));
+    impl.labelsWriteback->advance();
 }
 
 void NpyLabelSink::writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) {
@@ -248,6 +310,10 @@ void NpyLabelSink::finish() {
         throw Error("glccl::NpyLabelSink::finish(): " + std::to_string(impl.nextLabel - 1) + " of " +
                     std::to_string(impl.count) + " table rows were written");
     if (impl.stats) impl.stats->write(impl.text.data(), impl.text.size());
+    // The files are on the disk before they take their names: a run that
+    // ends has written its labels, and its time says so.
+    if (impl.labels) impl.labelsWriteback->finish();
+    if (impl.stats) Writeback(impl.stats->stream(), impl.statsPath).finish();
     // All or nothing across the outputs too: no labels without their table,
     // and a caller's own transaction (the glccl command's) takes both in.
     OutputTransaction transaction;

@@ -1,7 +1,8 @@
-// LabelTilesPass and MergeBordersPass: band after band, every tile is read,
-// labeled by a worker, stored and summarized; then its parts join the
-// union-find and are united across the band's column borders and across the
-// row border with the band above:
+// LabelTilesPass and MergeBordersPass: every tile is read, labeled by a
+// worker and summarized on the host threads of a TileFlow; band after band,
+// on the calling thread, its parts join the union-find and are united
+// across the band's column borders and across the row border with the band
+// above:
 //
 //        band above:  [ tile ][ tile ][ tile ]   bottom rows -> previous
 //                     ============================  row border (full width)
@@ -37,11 +38,14 @@ void appendEdgeLine(BorderFace& face, const detail::TileEdge& edge, std::size_t 
                        edge.pixels.begin() + std::ptrdiff_t((line + 1) * length * pixelBytes));
 }
 
-BorderFace emptyFace(const ImageSource& source, std::size_t rows) {
+// A face of `rows` lines, with room for `pixels` pixels.
+BorderFace emptyFace(const ImageSource& source, std::size_t rows, std::size_t pixels) {
     BorderFace face;
     face.channels = source.channels();
     face.sampleBits = source.sampleBits();
     face.rows = rows;
+    face.nodes.reserve(pixels);
+    face.pixels.reserve(pixels * face.pixelBytes());
     return face;
 }
 
@@ -59,8 +63,6 @@ TilePipeline::TilePipeline(const ImageSource& source, const TilePlan& plan, cons
                     std::to_string(source.height()) + (source.dimensions() == 3 ? "x" + std::to_string(source.depth()) : "") +
                     " but the plan is for " + std::to_string(plan.imageWidth()) + "x" +
                     std::to_string(plan.imageHeight()) + (plan.isVolume() ? "x" + std::to_string(plan.imageDepth()) : ""));
-    unsigned threads = options.hostThreads != 0 ? options.hostThreads : std::thread::hardware_concurrency();
-    impl_->hostThreads = std::max(1u, threads);
 }
 
 TilePipeline::~TilePipeline() = default;
@@ -83,6 +85,7 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
         detail::TileState& state = s.tileAt(i, band);
         state.rect = plan.bandTile(band, i);
         state.count = summary.count;
+        state.tableFingerprint = summary.tableFingerprint;
         state.firstLabelOfRow = std::move(summary.firstLabelOfRow);
         state.partLabels = std::move(summary.partLabels);
         state.firstNode = s.forest.size();
@@ -95,7 +98,8 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
             const std::uint32_t i = ty * tilesX + tx;
             const detail::TileEdge& leftSide = tiles[i - 1].right;
             const detail::TileEdge& rightSide = tiles[i].left;
-            BorderFace left = emptyFace(s.source, leftSide.rows), right = emptyFace(s.source, rightSide.rows);
+            BorderFace left = emptyFace(s.source, leftSide.rows, leftSide.parts.size());
+            BorderFace right = emptyFace(s.source, rightSide.rows, rightSide.parts.size());
             for (std::size_t r = 0; r < leftSide.rows; ++r) {
                 appendEdgeLine(left, leftSide, r, node(i - 1));
                 appendEdgeLine(right, rightSide, r, node(i));
@@ -105,7 +109,7 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
     // Row borders inside a layer of bricks (faces across y), whole width.
     const std::size_t slices = tiles[0].top.rows;  // 1 for an image
     const auto rowOfTilesFace = [&](std::uint32_t ty, bool bottomSide) {
-        BorderFace face = emptyFace(s.source, slices);
+        BorderFace face = emptyFace(s.source, slices, slices * plan.imageWidth());
         for (std::size_t r = 0; r < slices; ++r)
             for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
                 const std::uint32_t i = ty * tilesX + tx;
@@ -122,8 +126,9 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
         top = rowOfTilesFace(0, false);
         bottom = rowOfTilesFace(0, true);
     } else if (plan.tilesZ() > 1) {
-        top = emptyFace(s.source, plan.imageHeight());
-        bottom = emptyFace(s.source, plan.imageHeight());
+        const std::size_t slice = std::size_t(plan.imageWidth()) * plan.imageHeight();
+        top = emptyFace(s.source, plan.imageHeight(), slice);
+        bottom = emptyFace(s.source, plan.imageHeight(), slice);
         for (std::uint32_t ty = 0; ty < rowsOfTiles; ++ty)
             for (std::size_t r = 0; r < tiles[ty * tilesX].front.rows; ++r)
                 for (std::uint32_t tx = 0; tx < tilesX; ++tx) {
@@ -140,58 +145,67 @@ void mergeBand(TilePipeline::Impl& s, std::uint32_t band, detail::TileSummary* t
 
 }  // namespace
 
-void TilePipeline::labelTiles(TileWorkerPool& pool, TileLabelStore& store) {
+TileRect TilePipeline::Impl::readAndLabel(TileWorkerPool& pool, detail::TileBuffers& buffers, std::size_t i,
+                                          int pass) {
+    const std::uint32_t perBand = plan.tilesPerBand();
+    const std::uint32_t band = firstBand + std::uint32_t(i / perBand);
+    const TileRect tile = plan.bandTile(band, std::uint32_t(i % perBand));
+    // The lines of a band are read from disk in file order (the first
+    // band's at once, every later one while the band before is read), not
+    // piece by piece as the tiles ask for them.
+    if (i == 0) {
+        const auto lines = linesOf(band, band + 1);
+        source.prefetch(lines.first, lines.second);
+    }
+    if (i % perBand == 0 && band + 1 < endBand) {
+        const auto lines = linesOf(band + 1, band + 2);
+        source.prefetch(lines.first, lines.second);
+    }
+    source.readBrick(tile, buffers.pixels);
+    buffers.labels.reserve(std::size_t(tile.pixels()) * sizeof(std::uint32_t));
+    const TileWorkerPool::LabelCall call = pool.label(buffers.pixels, buffers.labels.as<std::uint32_t>(),
+                                                      buffers.table, options.deviceTimings ? &buffers.timings : nullptr);
+    double device = 0.0;
+    if (options.deviceTimings)
+        for (const StageTime& stage : buffers.timings) device += stage.milliseconds;
+    const std::lock_guard<std::mutex> lock(timingMutex);
+    PassTimes& times = passTimes[pass];
+    times.labelCallMilliseconds += call.milliseconds;
+    times.deviceMilliseconds += device;
+    times.workerDeviceMilliseconds[call.worker] += device;
+    return tile;
+}
+
+void TilePipeline::labelTiles(TileWorkerPool& pool) {
     Impl& s = *impl_;
     const TilePlan& plan = s.plan;
     const std::uint32_t perBand = plan.tilesPerBand();
-    s.tiles.assign(std::size_t(s.endBand - s.firstBand) * perBand, detail::TileState());
-
-    // Enough bands per round to keep every worker busy.
-    const std::uint32_t bandsPerRound = std::max<std::uint32_t>(1, (pool.size() + perBand - 1) / perBand);
+    const std::uint32_t bands = s.endBand - s.firstBand;
+    s.tiles.assign(std::size_t(bands) * perBand, detail::TileState());
+    std::vector<detail::TileSummary> summaries(s.tiles.size());
+    detail::TileFlow flow(s.tiles.size(), perBand, tilesInFlight(s.options, pool.size()),
+                          [&](detail::TileBuffers& buffers, std::size_t i) {
+                              const TileRect tile = s.readAndLabel(pool, buffers, i, 0);
+                              summaries[i] = detail::summarizeTile(plan, tile, buffers.pixels,
+                                                                   buffers.labels.as<std::uint32_t>(), buffers.table);
+                          });
+    // Tiles of the two bands after the one being merged are labeled
+    // meanwhile: enough to keep the workers busy, few summaries waiting.
+    constexpr std::uint32_t kBandsAhead = 2;
+    flow.allowBands(1 + kBandsAhead);
     BorderFace previousBottom;
-    // The lines of the bands [first, end), for the source's prefetch and release.
-    const auto linesOf = [&plan](std::uint32_t first, std::uint32_t end) {
-        return std::make_pair(plan.bandTop(first), plan.bandTop(end - 1) + plan.bandHeight(end - 1));
-    };
-    for (std::uint32_t roundBand = s.firstBand; roundBand < s.endBand; roundBand += bandsPerRound) {
-        const std::uint32_t roundEnd = std::min(s.endBand, roundBand + bandsPerRound);
-        // This round's lines are read from disk in file order (the first
-        // round's now, later ones during the round before), not piece by
-        // piece as the tiles ask for them.
-        if (roundBand == s.firstBand) {
-            const auto first = linesOf(roundBand, roundEnd);
-            s.source.prefetch(first.first, first.second);
-        }
-        if (roundEnd < s.endBand) {
-            const auto next = linesOf(roundEnd, std::min(s.endBand, roundEnd + bandsPerRound));
-            s.source.prefetch(next.first, next.second);
-        }
-        std::vector<detail::TileSummary> summaries(std::size_t(roundEnd - roundBand) * perBand);
-        pool.run(summaries.size(), [&](TileWorker& worker, std::size_t i) {
-            const TileRect tile = plan.bandTile(roundBand + std::uint32_t(i / perBand), std::uint32_t(i % perBand));
-            Image pixels;
-            s.source.readBrick(tile, pixels);
-            StageTimings timings;
-            const Labeling labeling = worker.label(pixels, s.options.deviceTimings ? &timings : nullptr);
-            summaries[i] = detail::summarizeTile(plan, tile, pixels, labeling);
-            store.put(tile, labeling.labels.data());
-            if (s.options.deviceTimings) {
-                double sum = 0.0;
-                for (const StageTime& stage : timings) sum += stage.milliseconds;
-                const std::lock_guard<std::mutex> lock(s.timingMutex);
-                s.deviceMilliseconds += sum;
-                s.workerDeviceMilliseconds[&worker] += sum;
-            }
-        });
-        const auto done = linesOf(roundBand, roundEnd);
-        s.source.release(done.first, done.second);
-
-        // MergeBordersPass for each band of the round, in order.
-        for (std::uint32_t band = roundBand; band < roundEnd; ++band)
-            mergeBand(s, band, summaries.data() + std::size_t(band - roundBand) * perBand, previousBottom);
-        s.report("label", std::uint64_t(roundEnd - s.firstBand) * perBand, std::uint64_t(s.endBand - s.firstBand) * perBand);
+    for (std::uint32_t b = 0; b < bands; ++b) {
+        flow.waitForBand(b);
+        const auto lines = s.linesOf(s.firstBand + b, s.firstBand + b + 1);
+        s.source.release(lines.first, lines.second);
+        const auto start = std::chrono::steady_clock::now();
+        mergeBand(s, s.firstBand + b, summaries.data() + std::size_t(b) * perBand, previousBottom);
+        s.mergeMilliseconds +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        flow.allowBands(b + 2 + kBandsAhead);
+        s.report("label", std::uint64_t(b + 1) * perBand, std::uint64_t(bands) * perBand);
     }
-    if (s.endBand > s.firstBand) s.bottomRow = std::move(previousBottom);
+    if (bands > 0) s.bottomRow = std::move(previousBottom);
 }
 
 std::uint64_t TilePipeline::nodeCount() const { return impl_->forest.size(); }
@@ -210,12 +224,17 @@ BorderFace withRoots(const BorderFace& row, detail::BorderForest& forest) {
 BorderFace TilePipeline::regionTopRow() { return withRoots(impl_->topRow, impl_->forest); }
 BorderFace TilePipeline::regionBottomRow() { return withRoots(impl_->bottomRow, impl_->forest); }
 
-double TilePipeline::deviceMilliseconds() const { return impl_->deviceMilliseconds; }
+double TilePipeline::deviceMilliseconds(int pass) const { return impl_->passTimes[pass].deviceMilliseconds; }
 
-double TilePipeline::busiestDeviceMilliseconds() const {
+double TilePipeline::busiestDeviceMilliseconds(int pass) const {
     double busiest = 0.0;
-    for (const auto& [worker, milliseconds] : impl_->workerDeviceMilliseconds) busiest = std::max(busiest, milliseconds);
+    for (const auto& [worker, milliseconds] : impl_->passTimes[pass].workerDeviceMilliseconds)
+        busiest = std::max(busiest, milliseconds);
     return busiest;
 }
+
+double TilePipeline::labelCallMilliseconds(int pass) const { return impl_->passTimes[pass].labelCallMilliseconds; }
+double TilePipeline::mergeMilliseconds() const { return impl_->mergeMilliseconds; }
+double TilePipeline::sinkMilliseconds() const { return impl_->sinkMilliseconds; }
 
 }  // namespace glccl

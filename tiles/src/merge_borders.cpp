@@ -49,13 +49,19 @@ void forEachConnectedPair(const BorderFace& upper, const BorderFace& lower, Conn
     std::copy(upper.pixels.begin(), upper.pixels.end(), strip.pixels.begin());
     std::copy(lower.pixels.begin(), lower.pixels.end(), strip.pixels.begin() + std::ptrdiff_t(upper.pixels.size()));
 
+    // Along a face, neighbouring pairs mostly join the same two parts: a
+    // pair of parts just united is not tested again.
+    std::uint64_t unitedA = BorderFace::kNone, unitedB = BorderFace::kNone;
     auto visit = [&](std::size_t a, std::size_t b) {
-        if (!areConnected(strip, a, length + b, criterion)) return;
         const std::uint64_t nodeA = upper.nodes[a], nodeB = lower.nodes[b];
+        if (nodeA == unitedA && nodeB == unitedB && nodeA != BorderFace::kNone) return;
+        if (!areConnected(strip, a, length + b, criterion)) return;
         if (nodeA == BorderFace::kNone || nodeB == BorderFace::kNone)
             throw Error("glccl::labelTiled(): pixels " + std::to_string(a) + " and " + std::to_string(b) +
                         " across a tile border connect by the criterion but one is labeled background");
         unite(nodeA, nodeB);
+        unitedA = nodeA;
+        unitedB = nodeB;
     };
     const bool edges = connectivity == Connectivity::Eight || connectivity == Connectivity::Eighteen ||
                        connectivity == Connectivity::TwentySix;

@@ -190,13 +190,14 @@ void OffscreenLabeler::label(const ImageView& image, const LabelOptions& request
     }
 }
 
-Labeling OffscreenLabeler::labelOneCall(const Image& image, const LabelOptions& options, StageTimings* timings) {
-    const Route chosen = route(ImageView(image), options);
+void OffscreenLabeler::labelOneCall(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                                    std::vector<Component>& components, StageTimings* timings) {
+    const Route chosen = route(image, options);
     if (chosen.pieces)
         throw Error("glccl::OffscreenLabeler::labelOneCall(): the image is " + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + ", more than one call of the " + backendName(chosen.backend) +
                     " backend takes");
-    return label(image, options, timings);
+    label(image, options, labels, components, timings);
 }
 
 // The reference reads the host image itself: the same labels as the cpu

@@ -123,12 +123,11 @@ std::string TiffImageSource::describe() const {
     return impl_->layout + ", read " + (impl_->layout.rfind("tiled", 0) == 0 ? "tile by tile" : "strip by strip");
 }
 
-void TiffImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-                           Image& out) const {
+void TiffImageSource::readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                               std::uint8_t* out) const {
     detail::checkSourceRectangle("glccl::TiffImageSource::read(): ", *this, x0, y0, width, height);
     const Impl& impl = *impl_;
-    out = Image(int(width), int(height), impl.channels, impl.sampleBits);
-    const std::size_t pixelBytes = std::size_t(impl.channels) * std::size_t(out.bytesPerSample());
+    const std::size_t pixelBytes = std::size_t(impl.channels) * std::size_t(impl.sampleBits / 8);
     const std::uint32_t x1 = x0 + width, y1 = y0 + height;
     for (std::uint32_t row = y0 / impl.strileHeight; row <= (y1 - 1) / impl.strileHeight; ++row) {
         for (std::uint32_t column = x0 / impl.strileWidth; column <= (x1 - 1) / impl.strileWidth; ++column) {
@@ -140,7 +139,7 @@ void TiffImageSource::read(std::uint32_t x0, std::uint32_t y0, std::uint32_t wid
             const std::uint32_t fromY = std::max(y0, top), toY = std::min(y1, top + std::uint32_t(pixels.height));
             const std::size_t bytes = std::size_t(toX - fromX) * pixelBytes;
             for (std::uint32_t y = fromY; y < toY; ++y)
-                std::memcpy(out.pixels.data() + (std::size_t(y - y0) * width + (fromX - x0)) * pixelBytes,
+                std::memcpy(out + (std::size_t(y - y0) * width + (fromX - x0)) * pixelBytes,
                             pixels.pixels.data() + (std::size_t(y - top) * std::size_t(pixels.width) + (fromX - left)) *
                                                        pixelBytes,
                             bytes);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "glccl/error.hpp"
@@ -75,54 +76,83 @@ PartStats partStatsOf(const TileRect& tile, const Component& c) {
     return stats;
 }
 
-TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Image& pixels, const Labeling& labeling) {
+std::uint64_t tableFingerprint(const std::vector<Component>& table) {
+    // FNV-1a over the fields, a row after the other.
+    std::uint64_t hash = 14695981039346656037ull;
+    const auto mix = [&hash](std::uint64_t value) {
+        for (int b = 0; b < 8; ++b) {
+            hash ^= (value >> (8 * b)) & 0xFF;
+            hash *= 1099511628211ull;
+        }
+    };
+    for (const Component& c : table) {
+        mix(std::uint64_t(c.left) << 32 | c.top);
+        mix(std::uint64_t(c.width) << 32 | c.height);
+        mix(std::uint64_t(c.front) << 32 | c.depth);
+        mix(c.area);
+        for (const double centroid : {c.centroidX, c.centroidY, c.centroidZ}) {
+            std::uint64_t bits = 0;
+            std::memcpy(&bits, &centroid, sizeof bits);
+            mix(bits);
+        }
+    }
+    return hash;
+}
+
+TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Image& pixels, const std::uint32_t* labels,
+                          const std::vector<Component>& table) {
     const std::string where = "glccl::labelTiled(): tile " + std::to_string(tile.index) + ": ";
     const std::uint32_t width = tile.width, height = tile.height, depth = tile.depth;
     const std::uint64_t lines = tile.lines();
-    if (labeling.width != int(width) || labeling.height != int(height) || labeling.depth != int(depth) ||
-        labeling.labels.size() != tile.pixels())
-        throw Error(where + "the backend returned a " + std::to_string(labeling.width) + "x" +
-                    std::to_string(labeling.height) + (plan.isVolume() ? "x" + std::to_string(labeling.depth) : "") +
-                    " labeling for a " + std::to_string(width) + "x" + std::to_string(height) +
-                    (plan.isVolume() ? "x" + std::to_string(depth) : "") + " tile");
+    if (table.size() >= UINT32_MAX)
+        throw Error(where + "the backend found " + std::to_string(table.size()) +
+                    " components, more than uint32 tile labels hold");
     TileSummary summary;
-    const std::vector<Component>& table = labeling.components;
     summary.count = std::uint32_t(table.size());
-    const std::uint32_t* labels = labeling.labels.data();
+    summary.tableFingerprint = tableFingerprint(table);
 
     std::vector<std::uint32_t> firstCount(lines, 0);
-    if (!plan.isVolume()) {
-        // Components in raster order of first pixel have non-decreasing top
-        // rows (a component's first pixel lies in its top row).
-        std::uint32_t previousTop = 0;
-        for (std::size_t i = 0; i < table.size(); ++i) {
-            const std::uint32_t top = table[i].top;
-            if (top >= height || top < previousTop || table[i].area == 0)
-                throw Error(where + "label " + std::to_string(i + 1) + " has top row " + std::to_string(top) +
-                            " after row " + std::to_string(previousTop) +
-                            "; labels must be in raster order of their first pixel");
-            previousTop = top;
-            ++firstCount[top];
-        }
-    } else {
-        // A component's first voxel lies in its front slice but not always in
-        // its top row: the labels themselves say which line it is in.
+    // Components in raster order of first element have non-decreasing top
+    // rows in an image (a component's first pixel lies in its top row), and
+    // non-decreasing front slices in a volume.
+    const bool volume = plan.isVolume();
+    std::uint32_t previous = 0;
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const std::uint32_t first = volume ? table[i].front : table[i].top;
+        if (first >= (volume ? depth : height) || first < previous || table[i].area == 0)
+            throw Error(where + "label " + std::to_string(i + 1) + " has " + (volume ? "front slice " : "top row ") +
+                        std::to_string(first) + " after " + std::to_string(previous) +
+                        "; labels must be in raster order of their first " + (volume ? "voxel" : "pixel"));
+        previous = first;
+        ++firstCount[volume ? std::uint64_t(first) * height : first];
+    }
+    if (volume) {
+        // A component's first voxel lies in its front slice but not always
+        // in its top row: the labels of the slice say which line it is in.
+        // The labels first seen in slice z are the run of those whose front
+        // is z, so only slices where a run starts are read, each until its
+        // run is complete.
         std::uint32_t next = 1;
-        for (std::uint64_t line = 0; line < lines; ++line) {
-            const std::uint32_t* row = labels + line * width;
-            for (std::uint32_t x = 0; x < width; ++x) {
-                if (row[x] < next) continue;
-                if (row[x] != next || next > summary.count)
-                    throw Error(where + "label " + std::to_string(row[x]) + " comes before label " +
-                                std::to_string(next) + " of " + std::to_string(summary.count) +
-                                "; labels must be 1..n in raster order of their first voxel");
-                ++firstCount[line];
-                ++next;
+        for (std::uint32_t z = 0; z < depth; ++z) {
+            const std::uint32_t end = next + firstCount[std::uint64_t(z) * height];
+            firstCount[std::uint64_t(z) * height] = 0;
+            for (std::uint32_t y = 0; y < height && next < end; ++y) {
+                const std::uint64_t line = std::uint64_t(z) * height + y;
+                const std::uint32_t* row = labels + line * width;
+                for (std::uint32_t x = 0; x < width && next < end; ++x) {
+                    if (row[x] < next) continue;
+                    if (row[x] != next)
+                        throw Error(where + "label " + std::to_string(row[x]) + " comes before label " +
+                                    std::to_string(next) + " of " + std::to_string(summary.count) +
+                                    "; labels must be 1..n in raster order of their first voxel");
+                    ++firstCount[line];
+                    ++next;
+                }
             }
+            if (next != end)
+                throw Error(where + "its table has labels " + std::to_string(next) + " to " + std::to_string(end - 1) +
+                            " begin in slice " + std::to_string(z) + ", but its labels there do not");
         }
-        if (next != summary.count + 1)
-            throw Error(where + "its labels hold " + std::to_string(next - 1) + " components but its table " +
-                        std::to_string(summary.count));
     }
     summary.firstLabelOfRow.resize(std::size_t(lines) + 1);
     summary.firstLabelOfRow[0] = 1;
@@ -146,18 +176,25 @@ TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Imag
         sides.push_back({&summary.back, std::uint64_t(depth - 1) * slice, 1, width, width, height});
     }
 
-    // Parts: the distinct labels on the sides.
-    std::vector<std::uint32_t>& parts = summary.partLabels;
+    // Parts: the distinct labels on the sides, ascending; partOf[label] is
+    // a part's index + 1 (0 for the labels on no side).
+    std::vector<std::uint32_t> partOf(std::size_t(summary.count) + 1, 0);
     for (const Side& side : sides)
         for (std::uint64_t r = 0; r < side.rows; ++r)
-            for (std::uint64_t i = 0; i < side.length; ++i)
-                parts.push_back(labels[side.origin + r * side.across + i * side.along]);
-    std::sort(parts.begin(), parts.end());
-    parts.erase(std::unique(parts.begin(), parts.end()), parts.end());
-    if (!parts.empty() && parts.front() == 0) parts.erase(parts.begin());
-    if (!parts.empty() && parts.back() > summary.count)
-        throw Error(where + "label " + std::to_string(parts.back()) + " is past the table's " +
-                    std::to_string(summary.count) + " components");
+            for (std::uint64_t i = 0; i < side.length; ++i) {
+                const std::uint32_t label = labels[side.origin + r * side.across + i * side.along];
+                if (label > summary.count)
+                    throw Error(where + "label " + std::to_string(label) + " is past the table's " +
+                                std::to_string(summary.count) + " components");
+                partOf[label] = 1;
+            }
+    partOf[0] = 0;
+    std::vector<std::uint32_t>& parts = summary.partLabels;
+    for (std::uint32_t label = 1; label <= summary.count; ++label)
+        if (partOf[label] != 0) {
+            parts.push_back(label);
+            partOf[label] = std::uint32_t(parts.size());
+        }
 
     for (const std::uint32_t label : parts) {
         const PartStats stats = partStatsOf(tile, table[label - 1]);
@@ -172,10 +209,6 @@ TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Imag
     }
 
     // Sides as part indices (+1), and their pixels for the criterion.
-    auto partIndex = [&](std::uint32_t label) -> std::uint32_t {
-        if (label == 0) return 0;
-        return std::uint32_t(std::lower_bound(parts.begin(), parts.end(), label) - parts.begin()) + 1;
-    };
     const std::size_t pixelBytes = std::size_t(pixels.channels) * std::size_t(pixels.bytesPerSample());
     for (const Side& side : sides) {
         TileEdge& edge = *side.edge;
@@ -183,17 +216,11 @@ TileSummary summarizeTile(const TilePlan& plan, const TileRect& tile, const Imag
         edge.rows = std::size_t(side.rows);
         edge.parts.resize(count);
         edge.pixels.resize(count * pixelBytes);
-        std::uint32_t lastLabel = 0, lastIndex = 0;
         std::size_t i = 0;
         for (std::uint64_t r = 0; r < side.rows; ++r)
             for (std::uint64_t k = 0; k < side.length; ++k, ++i) {
                 const std::uint64_t at = side.origin + r * side.across + k * side.along;
-                const std::uint32_t label = labels[at];
-                if (label != lastLabel) {
-                    lastLabel = label;
-                    lastIndex = partIndex(label);
-                }
-                edge.parts[i] = label == 0 ? 0 : lastIndex;
+                edge.parts[i] = partOf[labels[at]];
                 std::copy_n(pixels.pixels.data() + at * pixelBytes, pixelBytes, edge.pixels.data() + i * pixelBytes);
             }
     }

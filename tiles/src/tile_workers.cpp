@@ -5,6 +5,7 @@
 // labels the tiles (the router's choice) and the largest side it takes.
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -45,8 +46,11 @@ std::mutex& contextSetupMutex() {
 class CpuTileWorker : public TileWorker {
 public:
     explicit CpuTileWorker(const LabelOptions& options) : options_(options) {}
-    Labeling label(const Image& tile, StageTimings*) override {
-        return labelReference(tile, options_.connectivity, options_.criterion);
+    void label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table, StageTimings* timings) override {
+        Labeling labeling = labelReference(tile, options_.connectivity, options_.criterion);
+        std::copy(labeling.labels.begin(), labeling.labels.end(), labels);
+        table = std::move(labeling.components);
+        if (timings) timings->clear();
     }
     std::string device() const override { return "CPU"; }
 
@@ -105,10 +109,10 @@ public:
     }
     // A tile fits one call by construction (planTiles): labelOneCall never
     // tiles again.
-    Labeling label(const Image& tile, StageTimings* timings) override {
-        if (!software_) return offscreen_->labelOneCall(tile, options_, timings);
+    void label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table, StageTimings* timings) override {
+        if (!software_) return offscreen_->labelOneCall(tile, options_, labels, table, timings);
         const std::lock_guard<std::mutex> lock(contextSetupMutex());
-        return offscreen_->labelOneCall(tile, options_, timings);
+        offscreen_->labelOneCall(tile, options_, labels, table, timings);
     }
     std::string device() const override { return device_; }
 
@@ -133,12 +137,10 @@ public:
     std::string device() const override {
         return cuda::deviceName() + " (CUDA device " + std::to_string(device_) + ")";
     }
-    Labeling label(const Image& tile, StageTimings* timings) override {
+    void label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table, StageTimings* timings) override {
         // One labeler per worker keeps its device buffers from tile to tile:
         // tiles of one size allocate nothing after the first.
-        Labeling result;
-        labeler_.label(tile, options_.connectivity, options_.criterion, result, timings);
-        return result;
+        table = labeler_.label(ImageView(tile), options_.connectivity, options_.criterion, labels, timings);
     }
 
 private:
@@ -237,6 +239,19 @@ int tileDeviceCount(Backend backend) {
 
 // ---------------------------------------------------------------- the pool
 
+// One tile handed to the pool: its arguments, and what came of it.
+struct TileWorkerPool::Job {
+    Job(const Image& t, std::uint32_t* l, std::vector<Component>& c, StageTimings* s)
+        : tile(t), labels(l), table(c), timings(s) {}
+    const Image& tile;
+    std::uint32_t* labels;
+    std::vector<Component>& table;
+    StageTimings* timings;
+    LabelCall call;
+    bool done = false;
+    std::exception_ptr error;
+};
+
 TileWorkerPool::TileWorkerPool(const BackendLimits& limits, const LabelOptions& options,
                                const std::vector<int>& devices) {
     // No list: one worker on the backend's default device (-1).
@@ -246,8 +261,8 @@ TileWorkerPool::TileWorkerPool(const BackendLimits& limits, const LabelOptions& 
         threads_.emplace_back(&TileWorkerPool::serve, this, i, limits, options, chosen[i]);
     std::unique_lock<std::mutex> lock(mutex_);
     done_.wait(lock, [&] { return started_ == threads_.size(); });
-    if (error_) {
-        const std::exception_ptr error = error_;
+    if (setupError_) {
+        const std::exception_ptr error = setupError_;
         stopping_ = true;
         wake_.notify_all();
         lock.unlock();
@@ -277,32 +292,28 @@ void TileWorkerPool::serve(unsigned index, BackendLimits limits, LabelOptions op
         }
         const std::lock_guard<std::mutex> lock(mutex_);
         if (worker) devices_[index] = worker->device();
-        if (failure && !error_) error_ = failure;
+        if (failure && !setupError_) setupError_ = failure;
         ++started_;
         done_.notify_all();
     }
-    std::uint64_t seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+        wake_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
         if (stopping_) break;
-        seen = generation_;
-        while (next_ < count_) {
-            const std::size_t i = next_++;
-            const bool skip = error_ != nullptr || !worker;
-            lock.unlock();
-            std::exception_ptr failure;
-            if (!skip) {
-                try {
-                    (*task_)(*worker, i);
-                } catch (...) {
-                    failure = std::current_exception();
-                }
-            }
-            lock.lock();
-            if (failure && !error_) error_ = failure;
-            if (++finished_ == count_) done_.notify_all();
+        Job& job = *jobs_.front();
+        jobs_.pop_front();
+        lock.unlock();
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            worker->label(job.tile, job.labels, job.table, job.timings);
+        } catch (...) {
+            job.error = std::current_exception();
         }
+        const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+        lock.lock();
+        job.call = {index, took.count()};
+        job.done = true;
+        done_.notify_all();
     }
     lock.unlock();
     worker.reset();  // on its own thread: a GL context is released where it is current
@@ -317,24 +328,15 @@ std::string TileWorkerPool::describeDevices() const {
     return text;
 }
 
-void TileWorkerPool::run(std::size_t count, const std::function<void(TileWorker&, std::size_t)>& task) {
-    if (count == 0) return;
+TileWorkerPool::LabelCall TileWorkerPool::label(const Image& tile, std::uint32_t* labels,
+                                                std::vector<Component>& table, StageTimings* timings) {
+    Job job(tile, labels, table, timings);
     std::unique_lock<std::mutex> lock(mutex_);
-    task_ = &task;
-    next_ = 0;
-    count_ = count;
-    finished_ = 0;
-    error_ = nullptr;
-    ++generation_;
-    wake_.notify_all();
-    done_.wait(lock, [&] { return finished_ == count_; });
-    task_ = nullptr;
-    count_ = 0;
-    if (error_) {
-        const std::exception_ptr error = error_;
-        error_ = nullptr;
-        std::rethrow_exception(error);
-    }
+    jobs_.push_back(&job);
+    wake_.notify_one();
+    done_.wait(lock, [&] { return job.done; });
+    if (job.error) std::rethrow_exception(job.error);
+    return job.call;
 }
 
 }  // namespace glccl

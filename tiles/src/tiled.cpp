@@ -3,7 +3,6 @@
 
 #include "glccl/tiled.hpp"
 
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -59,43 +58,48 @@ std::string limitDescription(const TiledOptions& options) {
     return "the default memory limit of " + roundedSize(effectiveMemoryLimit(options)) + " (half the physical memory)";
 }
 
-unsigned hostThreadsFor(const TiledOptions& options) {
-    const unsigned threads = options.hostThreads != 0 ? options.hostThreads : std::thread::hardware_concurrency();
-    return std::max(1u, threads);
+// Bytes of a final label as the run plans for them: 8 when uint64 is
+// asked for, else 4 (a run that turns out to need uint64 labels takes
+// twice the bands' memory the model counted).
+std::uint64_t plannedLabelBytes(const TiledOptions& options) { return options.labelType == LabelType::Uint64 ? 8 : 4; }
+
+// The host memory of a run with tiles of `tilePixels` pixels (voxels), in
+// bytes, without the borders. A model, not a bound: it assumes at most one
+// component per 4 pixels of a tile, where the tables' share stays a few
+// bytes a pixel; images with more components use more (see
+// docs/huge-images.md).
+//   per tile in flight: its pixels, its labels, its table and final-label
+//                       map: pixel bytes + 24 bytes a pixel
+//   per worker:         the backend's own memory while it labels (the
+//                       reference's forest and labels): 12 bytes a pixel
+//   pass 2:             the bands of final labels being filled and written
+std::uint64_t tilesModel(std::uint64_t tilePixels, std::uint64_t bandPixels, int pixelBytes, unsigned workers,
+                         const TiledOptions& options) {
+    const unsigned inFlight = tilesInFlight(options, workers);
+    return std::uint64_t(inFlight) * std::uint64_t(pixelBytes + 24) * tilePixels +
+           std::uint64_t(workers) * 12 * tilePixels + 2 * bandPixels * plannedLabelBytes(options);
 }
 
-// The host memory of a run with tiles tw x th, in bytes, without the label
-// store. A model, not a bound: it assumes at most one component per 4 pixels
-// of a tile, where the tables' share stays a few bytes a pixel; images with
-// more components use more (see docs/huge-images.md).
-//   pass 1, per worker: the tile's pixels, its labels, the backend's table
-//                       and working copies: pixel bytes + 30 bytes a pixel
-//   pass 2, per thread: a tile's labels, its final labels and table rows:
-//                       28 bytes a pixel; for the band: 2 bytes a pixel of
-//                       final-label maps, and a strip of 4 Mi labels
+// The host memory of a run with tiles tw x th, in bytes: tilesModel, and
 //   borders: one part per two tile edge pixels (binary images have no
 //            more at 4-connectivity) of 128 bytes (its union-find node, key,
 //            stats, owner, component totals and final label), and 16 bytes
 //            per tile row (first labels and row bases)
-//   source:  in pass 1, what the source holds for the bands of one round
+//   source:  what the source holds for the bands of tiles in flight
 //            (ImageSource::bandBytes: a TIFF's decoded strips or tiles)
 std::uint64_t memoryModel(std::uint32_t width, std::uint32_t height, int pixelBytes, std::uint32_t tw,
-                          std::uint32_t th, unsigned workers, unsigned threads, const ImageSource* source) {
+                          std::uint32_t th, unsigned workers, const TiledOptions& options, const ImageSource* source) {
     const TilePlan plan(width, height, tw, th);
     const std::uint64_t tilePixels = std::uint64_t(plan.tileWidth()) * plan.tileHeight();
-    // Bands labeled at once (LabelTilesPass: enough to keep every worker busy).
-    const std::uint64_t bandsPerRound = (workers + plan.tilesX() - 1) / plan.tilesX();
+    const std::uint64_t bandsInFlight = (tilesInFlight(options, workers) + plan.tilesX() - 1) / plan.tilesX() + 1;
     const std::uint64_t sourceBytes =
-        source ? source->bandBytes(std::uint32_t(std::min<std::uint64_t>(height, bandsPerRound * plan.tileHeight())))
+        source ? source->bandBytes(std::uint32_t(std::min<std::uint64_t>(height, bandsInFlight * plan.tileHeight())))
                : 0;
-    const std::uint64_t passOne = std::uint64_t(workers) * std::uint64_t(pixelBytes + 30) * tilePixels + sourceBytes;
-    const std::uint64_t passTwo = std::uint64_t(std::min(threads, plan.tilesX())) * 28 * tilePixels +
-                                  2 * std::uint64_t(width) * plan.tileHeight() +
-                                  std::min(std::uint64_t(1) << 22, std::uint64_t(width) * plan.tileHeight()) * 12;
     const std::uint64_t borders =
         plan.tileCount() * (std::uint64_t(plan.tileWidth()) + plan.tileHeight()) * 128 +
         std::uint64_t(height) * plan.tilesX() * 16;
-    return std::max(passOne, passTwo) + borders;
+    return tilesModel(tilePixels, std::uint64_t(width) * plan.tileHeight(), pixelBytes, workers, options) + borders +
+           sourceBytes;
 }
 
 Shape shapeOf(const ImageSource& source) {
@@ -124,6 +128,12 @@ void checkOptions(const ImageSource& source, const TiledOptions& options) {
 
 }  // namespace
 
+unsigned tilesInFlight(const TiledOptions& options, unsigned workers) {
+    if (options.hostThreads != 0) return options.hostThreads;
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    return std::max(workers, std::min(2 * workers + 1, cores));
+}
+
 std::uint64_t physicalMemoryBytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
@@ -135,7 +145,6 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
                       const TiledOptions& options, const BackendLimits& limits, unsigned workers,
                       std::uint64_t* memoryEstimate) {
     const std::string where = "glccl::labelTiled(): ";
-    const unsigned threads = hostThreadsFor(options);
     const std::uint64_t limit = effectiveMemoryLimit(options);
     if (options.tileWidth != 0 || options.tileHeight != 0) {
         const std::uint32_t tw = options.tileWidth != 0 ? options.tileWidth : std::min(width, limits.maxSide);
@@ -148,20 +157,21 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
                              ? " (GL_MAX_TEXTURE_SIZE of " + limits.device + ")"
                              : ""));
         const TilePlan plan(width, height, tw, th);
-        if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads, source);
+        if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, options, source);
         return plan;
     }
     // Candidates from the largest tile down, the height halved first (the
     // band, width x tile height, shrinks with it), then the width; the
-    // first that fits wins. Smaller is not always leaner: the border data
-    // grows as tiles shrink.
+    // first that fits, with its band within kDefaultBandBytes, wins.
+    // Smaller is not always leaner: the border data grows as tiles shrink.
     std::uint32_t tw = std::min(width, std::min(limits.maxSide, kDefaultTileSide));
     std::uint32_t th = std::min(height, std::min(limits.maxSide, kDefaultTileSide));
     std::uint64_t smallest = UINT64_MAX;
     std::uint32_t smallestWidth = tw, smallestHeight = th;
     for (;;) {
-        const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, threads, source);
-        if (estimate <= limit) {
+        const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, options, source);
+        const bool bandFits = std::uint64_t(width) * th * 4 <= kDefaultBandBytes || th <= kMinAutomaticSide;
+        if (estimate <= limit && bandFits) {
             if (memoryEstimate) *memoryEstimate = estimate;
             return TilePlan(width, height, tw, th);
         }
@@ -171,7 +181,7 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
             smallestHeight = th;
         }
         if (tw <= kMinAutomaticSide && th <= kMinAutomaticSide) break;
-        if (th >= tw && th > kMinAutomaticSide) th = std::max(kMinAutomaticSide, th / 2);
+        if (!bandFits || (th >= tw && th > kMinAutomaticSide)) th = std::max(kMinAutomaticSide, th / 2);
         else tw = std::max(kMinAutomaticSide, tw / 2);
     }
     throw Error(where + limitDescription(options) + " is too small for a " + std::to_string(width) + "x" +
@@ -181,22 +191,18 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
 }
 
 // The host memory of a run with bricks bw x bh x bd, as memoryModel for
-// tiles: per worker and per thread the same bytes a voxel; the band's
-// final-label maps and strip; parts on the six faces of every brick; and
-// the two faces of whole slices between layers of bricks.
-std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned workers, unsigned threads) {
+// tiles: tilesModel with a layer of bricks for a band; parts on the six
+// faces of every brick; and the two faces of whole slices between layers of
+// bricks.
+std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned workers, const TiledOptions& options) {
     const std::uint64_t brickVoxels = std::uint64_t(plan.tileWidth()) * plan.tileHeight() * plan.tileDepth();
     const std::uint64_t slice = std::uint64_t(plan.imageWidth()) * plan.imageHeight();
-    const std::uint64_t passOne = std::uint64_t(workers) * std::uint64_t(pixelBytes + 30) * brickVoxels;
-    const std::uint64_t passTwo = std::uint64_t(std::min(threads, plan.tilesPerBand())) * 28 * brickVoxels +
-                                  2 * slice * plan.tileDepth() +
-                                  std::min(std::uint64_t(1) << 22, slice * plan.tileDepth()) * 12;
     const std::uint64_t faces = std::uint64_t(plan.tileWidth()) * plan.tileHeight() +
                                 std::uint64_t(plan.tileWidth()) * plan.tileDepth() +
                                 std::uint64_t(plan.tileHeight()) * plan.tileDepth();
     const std::uint64_t borders = plan.tileCount() * faces * 128 + plan.lineCount() * plan.tilesX() * 16 +
                                   2 * slice * std::uint64_t(8 + pixelBytes);
-    return std::max(passOne, passTwo) + borders;
+    return tilesModel(brickVoxels, slice * plan.tileDepth(), pixelBytes, workers, options) + borders;
 }
 
 TilePlan planBricks(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
@@ -204,7 +210,6 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
     const std::string where = "glccl::labelTiled(): ";
     const Shape shape = shapeOf(source);
     const int pixelBytes = source.channels() * source.sampleBits() / 8;
-    const unsigned threads = hostThreadsFor(options);
     const std::uint64_t limit = effectiveMemoryLimit(options);
     const auto brickText = [](const TilePlan& plan) {
         return std::to_string(plan.tileWidth()) + "x" + std::to_string(plan.tileHeight()) + "x" +
@@ -227,30 +232,34 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
         if (!takes(plan))
             throw Error(where + "bricks of " + brickText(plan) + " are more than one call of the " +
                         backendName(limits.backend) + " backend takes here (" + limits.device + ")");
-        if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, threads);
+        if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, options);
         return plan;
     }
-    // Candidates from the largest brick down, the longest side halved
-    // first; the first that one call takes and the memory limit holds wins.
+    // Candidates from the largest brick down, the depth halved first while
+    // a layer of bricks is past kDefaultBandBytes, else the longest side;
+    // the first that one call takes and the memory limit holds wins.
     std::uint32_t sides[3];
     for (int axis = 0; axis < 3; ++axis)
         sides[axis] = std::uint32_t(std::min<std::int64_t>(shape.extent(axis), kDefaultBrickSide));
+    const std::uint64_t slice = std::uint64_t(shape.width) * std::uint64_t(shape.height);
     std::uint64_t smallest = UINT64_MAX;
     for (;;) {
         const TilePlan plan(shape, sides[0], sides[1], sides[2]);
-        const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, threads);
+        const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, options);
+        const bool bandFits = slice * sides[2] * 4 <= kDefaultBandBytes || sides[2] <= 1;
         if (takes(plan)) {
-            if (estimate <= limit) {
+            if (estimate <= limit && bandFits) {
                 if (memoryEstimate) *memoryEstimate = estimate;
                 return plan;
             }
             smallest = std::min(smallest, estimate);
         }
-        int longest = 0;
+        int halved = 0;
         for (int axis = 1; axis < 3; ++axis)
-            if (sides[axis] > sides[longest]) longest = axis;
-        if (sides[longest] <= 1) break;
-        sides[longest] = std::max<std::uint32_t>(1, sides[longest] / 2);
+            if (sides[axis] > sides[halved]) halved = axis;
+        if (!bandFits) halved = 2;
+        if (sides[halved] <= 1) break;
+        sides[halved] = std::max<std::uint32_t>(1, sides[halved] / 2);
     }
     const std::string size = std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
                              std::to_string(shape.depth);
@@ -277,50 +286,19 @@ TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const
 
 namespace {
 
-// Refuses a run whose labels (at least 4 bytes an element) and spilled tile
-// labels would not fit the free space of their folders (together where they
-// share a file system), before anything is labeled: a run that would fill
-// the disk stops at once, not after its first pass.
-void checkFreeSpace(const std::string& where, const std::string& labelsFile, std::uint64_t labelBytes,
-                    const std::string& spillFolder, std::uint64_t spillBytes) {
-    struct Need {
-        std::string folder, what;
-        std::uint64_t bytes;
-    };
-    std::vector<Need> needs;
-    if (!labelsFile.empty()) {
-        const std::filesystem::path parent = std::filesystem::path(labelsFile).parent_path();
-        needs.push_back({parent.empty() ? "." : parent.string(), "the labels", labelBytes});
-    }
-    if (spillBytes != 0) needs.push_back({spillFolder, "the tile labels past the memory limit", spillBytes});
-    for (std::size_t i = 0; i < needs.size(); ++i) {
-        struct stat info {};
-        if (::stat(needs[i].folder.c_str(), &info) != 0) continue;  // the writer names what is wrong with it
-        std::uint64_t total = needs[i].bytes;
-        std::string what = needs[i].what + " (" + roundedSize(needs[i].bytes) + ")";
-        for (std::size_t j = 0; j < needs.size(); ++j) {
-            struct stat other {};
-            if (j != i && ::stat(needs[j].folder.c_str(), &other) == 0 && other.st_dev == info.st_dev) {
-                total += needs[j].bytes;
-                what += " and " + needs[j].what + " (" + roundedSize(needs[j].bytes) + ")";
-            }
-        }
-        std::error_code error;
-        const std::filesystem::space_info space = std::filesystem::space(needs[i].folder, error);
-        if (!error && space.available < total)
-            throw Error(where + "'" + needs[i].folder + "' has " + roundedSize(space.available) + " free, but " + what +
-                        " need at least " + roundedSize(total) +
-                        (spillBytes != 0 ? "; a larger --memory-limit keeps the tile labels in memory" : ""));
-    }
-}
-
-// Where the spill file goes: TiledOptions::tempDir, else the system's
-// temporary folder ("" when there is none: the store then says why).
-std::string spillFolderOf(const TiledOptions& options) {
-    if (!options.tempDir.empty()) return options.tempDir;
+// Refuses a run whose labels (at least 4 bytes an element) would not fit
+// the free space of their folder, before anything is labeled: a run that
+// would fill the disk stops at once, not after its first pass.
+void checkFreeSpace(const std::string& where, const std::string& labelsFile, std::uint64_t labelBytes) {
+    if (labelsFile.empty()) return;
+    const std::filesystem::path parent = std::filesystem::path(labelsFile).parent_path();
+    const std::string folder = parent.empty() ? "." : parent.string();
     std::error_code error;
-    const std::filesystem::path folder = std::filesystem::temp_directory_path(error);
-    return error ? std::string() : folder.string();
+    const std::filesystem::space_info space = std::filesystem::space(folder, error);
+    // A folder that cannot be asked: the writer names what is wrong with it.
+    if (!error && space.available < labelBytes)
+        throw Error(where + "'" + folder + "' has " + roundedSize(space.available) +
+                    " free, but the labels need at least " + roundedSize(labelBytes));
 }
 
 }  // namespace
@@ -336,30 +314,23 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     result.device = limits.device;
     result.workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
 
+    checkFreeSpace(where, sink.labelsFile(), shapeOf(source).count() * 4);
     const TilePlan plan = planTiles(source, options, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
-    const std::uint64_t storeBytes = plan.pixelCount() * 4;
-    const bool inMemory = options.store == LabelStore::Memory ||
-                          (options.store == LabelStore::Auto &&
-                           result.memoryEstimate + storeBytes <= effectiveMemoryLimit(options));
-    checkFreeSpace(where, sink.labelsFile(), plan.pixelCount() * 4, spillFolderOf(options), inMemory ? 0 : storeBytes);
-    const std::unique_ptr<TileLabelStore> store =
-        inMemory ? makeMemoryLabelStore(plan, 0, plan.bands())
-                 : makeSpillLabelStore(plan, 0, plan.bands(), options.tempDir);
-    result.spilled = store->spilled();
-    if (inMemory) result.memoryEstimate += storeBytes;
+    result.tilesInFlight = tilesInFlight(options, result.workers);
 
     TilePipeline pipeline(source, plan, options, 0, plan.bands());
+    // The workers (and their GL contexts or GPU memory) serve both passes.
+    TileWorkerPool pool(limits, options.label, options.devices);
+    result.device = pool.describeDevices();
+    if (sink.wantsLabels()) pipeline.prepareBands(options.labelType == LabelType::Uint64 ? 8 : 4);
     auto start = Clock::now();
-    {
-        // The workers (and their GL contexts or GPU memory) live for pass 1 only.
-        TileWorkerPool pool(limits, options.label, options.devices);
-        result.device = pool.describeDevices();
-        pipeline.labelTiles(pool, *store);
-    }
+    pipeline.labelTiles(pool);
     result.labelMilliseconds = millisecondsSince(start);
-    result.deviceMilliseconds = pipeline.deviceMilliseconds();
-    result.busiestDeviceMilliseconds = pipeline.busiestDeviceMilliseconds();
+    result.deviceMilliseconds = pipeline.deviceMilliseconds(0);
+    result.busiestDeviceMilliseconds = pipeline.busiestDeviceMilliseconds(0);
+    result.labelCallMilliseconds = pipeline.labelCallMilliseconds(0);
+    result.mergeMilliseconds = pipeline.mergeMilliseconds();
     result.borderParts = pipeline.nodeCount();
 
     start = Clock::now();
@@ -374,9 +345,12 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
 
     start = Clock::now();
     sink.begin(plan.shape(), result.labelType, result.count);
-    pipeline.writeLabels(*store, sink, result.labelType);
+    pipeline.writeLabels(pool, sink, result.labelType);
     sink.finish();
     result.writeMilliseconds = millisecondsSince(start);
+    result.relabelDeviceMilliseconds = pipeline.deviceMilliseconds(1);
+    result.relabelCallMilliseconds = pipeline.labelCallMilliseconds(1);
+    result.sinkMilliseconds = pipeline.sinkMilliseconds();
     return result;
 }
 

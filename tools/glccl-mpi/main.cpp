@@ -49,7 +49,6 @@ const char kHelp[] =
     "                                compute and raster: one worker, on the GPU numbered\n"
     "                                by the rank's index on its machine, modulo the GPUs)\n"
     "  --label-type auto|uint32|uint64\n"
-    "  --temp-dir DIR                folder of each rank's temporary tile-label file\n"
     "  --timing                      the slowest rank's time per phase\n"
     "  --json                        the summary as one JSON line (with --timing: the\n"
     "                                phases under \"stages\")\n"
@@ -115,7 +114,6 @@ Command parse(int argc, char** argv) {
             else if (arg == "--timing") command.timing = true;
             else if (arg == "--json") command.json = true;
             else if (arg == "--label-type") options.labelType = glccl::parseLabelType(next());
-            else if (arg == "--temp-dir") options.tempDir = next();
             else if (arg == "--tile") {
                 // WxH, N (a square), or WxHxD for the bricks of a volume.
                 const std::string size = next();

@@ -4,6 +4,8 @@
 
 #include "tiled.hpp"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -32,8 +34,8 @@ const char kTiledLabelHelp[] =
     "  --tile WxHxD                  brick size of a volume (a 3-D .npy: depth, height,\n"
     "                                width; default: at most 512 a side)\n"
     "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
-    "                                the physical memory); tile labels go to a temporary\n"
-    "                                file when they do not fit\n"
+    "                                the physical memory): tiles and bands of labels are\n"
+    "                                sized to fit it\n"
     "  --devices LIST                one worker per entry, e.g. 0,1 (cuda: CUDA devices;\n"
     "                                GL backends: EGL devices, numbered as CUDA numbers\n"
     "                                them where the driver says, e.g. NVIDIA); 0,0 runs\n"
@@ -43,8 +45,6 @@ const char kTiledLabelHelp[] =
     "                                dtype of --labels (default auto: uint32 while the\n"
     "                                component count fits, else uint64); uint32 with more\n"
     "                                components is an error before anything is written\n"
-    "  --temp-dir DIR                folder of the temporary tile-label file (default\n"
-    "                                $TMPDIR or /tmp)\n"
     "  Tiled labeling writes --labels (.npy) and --stats (.csv); not --color,\n"
     "  --label-image or --out-dir.\n";
 
@@ -54,8 +54,7 @@ using Clock = std::chrono::steady_clock;
 
 // The options only tiled labeling has: any of them asks for it.
 bool isTiledOption(const std::string& name) {
-    return name == "--tile" || name == "--memory-limit" || name == "--devices" || name == "--label-type" ||
-           name == "--temp-dir";
+    return name == "--tile" || name == "--memory-limit" || name == "--devices" || name == "--label-type";
 }
 
 // Options of glccl label that take a value, so that the value is not taken
@@ -158,8 +157,6 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
             options.devices = parseDevices(name, cursor.valueOf(name, inlineValue));
         } else if (name == "--label-type") {
             options.labelType = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseLabelType);
-        } else if (name == "--temp-dir") {
-            options.tempDir = cursor.valueOf(name, inlineValue);
         } else if (name == "--force" && !inlineValue) {
             command.force = true;
         } else if (name == "--json" && !inlineValue) {
@@ -241,6 +238,14 @@ std::vector<std::string> volumeTableRow(std::uint64_t label, const Component& c)
             formatted("%.2f", c.centroidX), formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
 }
 
+double mebibytes(std::uint64_t bytes) { return double(bytes) / double(1 << 20); }
+
+// The process's peak resident memory so far (getrusage: Linux counts KiB).
+std::uint64_t peakResidentBytes() {
+    struct rusage usage {};
+    return ::getrusage(RUSAGE_SELF, &usage) == 0 ? std::uint64_t(usage.ru_maxrss) * 1024 : 0;
+}
+
 int runTiled(const TiledCommand& command) {
     const auto start = Clock::now();
     // Outputs are checked before any work, as the ordinary command does.
@@ -312,18 +317,28 @@ int runTiled(const TiledCommand& command) {
         }
         json.key("workers").integer(run.workers);
         json.key("label_type").string(labelTypeName(run.labelType));
-        json.key("spilled").integer(run.spilled ? 1 : 0);
+        json.key("tiles_in_flight").integer(run.tilesInFlight);
         json.key("border_parts").integer(run.borderParts);
         json.key("automatic").integer(command.automatic ? 1 : 0);
+        json.key("memory_planned_mib").number(std::stod(formatted("%.1f", mebibytes(run.memoryEstimate))));
+        json.key("peak_rss_mib").number(std::stod(formatted("%.1f", mebibytes(peakResidentBytes()))));
         json.endObject();
         if (command.timing) {
+            const auto stage = [&json](const char* name, double milliseconds) {
+                json.key(name).number(std::stod(formatted("%.3f", milliseconds)));
+            };
             json.key("stages").beginObject();
-            json.key("label_tiles").number(std::stod(formatted("%.3f", run.labelMilliseconds)));
-            json.key("number_components").number(std::stod(formatted("%.3f", run.numberMilliseconds)));
-            json.key("relabel_tiles").number(std::stod(formatted("%.3f", run.writeMilliseconds)));
+            stage("label_tiles", run.labelMilliseconds);
+            stage("number_components", run.numberMilliseconds);
+            stage("relabel_tiles", run.writeMilliseconds);
+            stage("merge_borders", run.mergeMilliseconds);
+            stage("label_calls", run.labelCallMilliseconds);
+            stage("relabel_calls", run.relabelCallMilliseconds);
+            stage("write_sink", run.sinkMilliseconds);
             if (run.backend != Backend::Cpu) {
-                json.key("device").number(std::stod(formatted("%.3f", run.deviceMilliseconds)));
-                json.key("device_busiest_worker").number(std::stod(formatted("%.3f", run.busiestDeviceMilliseconds)));
+                stage("device", run.deviceMilliseconds);
+                stage("device_busiest_worker", run.busiestDeviceMilliseconds);
+                stage("relabel_device", run.relabelDeviceMilliseconds);
             }
             json.endObject();
         }
@@ -354,21 +369,28 @@ int runTiled(const TiledCommand& command) {
                                                  : "")
               << ": " << tiles << ", " << run.workers << (run.workers == 1 ? " worker" : " workers") << ", labels "
               << labelTypeName(run.labelType) << ", " << source->describe()
-              << (run.spilled ? ", tile labels in a temporary file" : "") << '\n';
+              << ", " << run.tilesInFlight << " in flight" << '\n';
     if (command.timing) {
         std::vector<std::vector<std::string>> rows = {{"", "stage", "ms"}};
         rows.push_back({"", "label_tiles", formatted("%.3f", run.labelMilliseconds)});
+        rows.push_back({"", "  label calls (sum over tiles)", formatted("%.3f", run.labelCallMilliseconds)});
+        rows.push_back({"", "  merge_borders", formatted("%.3f", run.mergeMilliseconds)});
+        if (run.backend != Backend::Cpu) {
+            rows.push_back({"", "  device (sum over tiles)", formatted("%.3f", run.deviceMilliseconds)});
+            if (run.workers > 1)
+                rows.push_back({"", "  device (busiest worker)", formatted("%.3f", run.busiestDeviceMilliseconds)});
+        }
         rows.push_back({"", "number_components", formatted("%.3f", run.numberMilliseconds)});
         rows.push_back({"", "relabel_tiles", formatted("%.3f", run.writeMilliseconds)});
-        if (run.backend != Backend::Cpu) {
-            rows.push_back({"", "device (sum over tiles)", formatted("%.3f", run.deviceMilliseconds)});
-            if (run.workers > 1)
-                rows.push_back({"", "device (busiest worker)", formatted("%.3f", run.busiestDeviceMilliseconds)});
-        }
+        rows.push_back({"", "  label calls (sum over tiles)", formatted("%.3f", run.relabelCallMilliseconds)});
+        rows.push_back({"", "  writing (the sink's)", formatted("%.3f", run.sinkMilliseconds)});
+        if (run.backend != Backend::Cpu)
+            rows.push_back({"", "  device (sum over tiles)", formatted("%.3f", run.relabelDeviceMilliseconds)});
         rows.push_back({"", "wall", formatted("%.3f", milliseconds)});
         printAlignedTable(std::cout, rows, {1});
         std::cout << "  " << run.borderParts << " border parts; host memory planned for about "
-                  << formatted("%.1f", double(run.memoryEstimate) / double(1 << 20)) << " MiB\n";
+                  << formatted("%.1f", mebibytes(run.memoryEstimate)) << " MiB, peak RSS "
+                  << formatted("%.1f", mebibytes(peakResidentBytes())) << " MiB\n";
     }
     if (!sink.firstComponents().empty()) {
         std::vector<std::vector<std::string>> rows = {
@@ -431,8 +453,8 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         }
         if (slices > 1 && asked)
             throw Error("'" + inputs[0] + "' is a TIFF stack of " + std::to_string(slices) +
-                             " slices, a volume; labeling in tiles (--tile, --memory-limit, --devices, --label-type, "
-                             "--temp-dir) reads 2-D images and 3-D .npy files; a TIFF stack is read whole (label it "
+                             " slices, a volume; labeling in tiles (--tile, --memory-limit, --devices, --label-type) "
+                             "reads 2-D images and 3-D .npy files; a TIFF stack is read whole (label it "
                              "without those options, or as a 3-D .npy)");
         if (slices > 1) return std::nullopt;
     }

@@ -12,7 +12,7 @@ namespace glccl::tools {
 extern const char kTiledLabelHelp[];
 
 // Runs `glccl label ARGS` tiled when it asks for it (--tile, --memory-limit,
-// --devices, --label-type, --temp-dir) or when its INPUT is a .npy or TIFF larger
+// --devices, --label-type) or when its INPUT is a .npy or TIFF larger
 // than one call of the backend takes (a side past 32768, or past the GL
 // texture size for the GL backends), and returns the exit status; otherwise
 // returns nothing and the ordinary label command runs. Throws UsageError and

@@ -25,16 +25,21 @@ public:
     // A volume's slices and dimensions 3; an image's 1 and 2.
     virtual std::uint32_t depth() const { return 1; }
     virtual int dimensions() const { return 2; }
-    // Copies the rectangle into `out` (resized to width x height x channels
-    // at the source's sampleBits). Called from several threads at once:
-    // implementations are thread-safe. Throws glccl::Error for a rectangle
-    // outside the image or a value an Image cannot hold exactly.
-    virtual void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-                      Image& out) const = 0;
+    // Copies the rectangle into `pixels`: width x height pixels, rows
+    // packed, channels() samples of sampleBits() bits each (an Image's
+    // layout). Called from several threads at once: implementations are
+    // thread-safe. Throws glccl::Error for a rectangle outside the image or a
+    // value an Image cannot hold exactly.
+    virtual void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                          std::uint8_t* pixels) const = 0;
+    // The same into `out`, sized to the rectangle; its storage is reused, so
+    // a buffer read into tile after tile is allocated (and its pages first
+    // touched) once.
+    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height, Image& out) const;
     // The pixels of a tile, or the voxels of a brick of a volume (an Image of
-    // the brick's Shape::volume), read slice by slice as rectangles of lines.
-    // Thread-safe as read().
-    virtual void readBrick(const TileRect& brick, Image& out) const;
+    // the brick's Shape::volume, each slice read into place as a rectangle
+    // of lines), into `out` as read() does. Thread-safe as readInto().
+    void readBrick(const TileRect& brick, Image& out) const;
     // Lines [y0, y1) (rows; z * height + y in a volume) will not be read again: a mapped file gives their pages
     // back, so a pass over the image keeps only a band resident.
     virtual void release(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
@@ -66,8 +71,8 @@ public:
     int channels() const override;
     int sampleBits() const override;
     // A rectangle of an image, or of the lines of a volume (z * height + y).
-    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-              Image& out) const override;
+    void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                  std::uint8_t* pixels) const override;
     std::string describe() const override { return "image in memory"; }
 
 private:
@@ -103,8 +108,8 @@ public:
     int channels() const override;
     int sampleBits() const override;
     // A rectangle of an image, or of the lines of a volume (z * height + y).
-    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-              Image& out) const override;
+    void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                  std::uint8_t* pixels) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
     void prefetch(std::uint32_t y0, std::uint32_t y1) const override;
     std::string describe() const override;
@@ -137,8 +142,8 @@ public:
     std::uint32_t height() const override;
     int channels() const override;
     int sampleBits() const override;
-    void read(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
-              Image& out) const override;
+    void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
+                  std::uint8_t* pixels) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
     std::uint64_t bandBytes(std::uint32_t rows) const override;
     std::string describe() const override;  // "tiled BigTIFF (256x256 tiles, none), read strip by strip..."

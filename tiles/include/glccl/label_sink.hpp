@@ -39,8 +39,11 @@ public:
     // override it; the default refuses them (glccl::Error).
     virtual void begin(const Shape& shape, LabelType type, std::uint64_t count);
     // Rows y0 .. y0 + rows - 1, in order from the top, width labels each of
-    // the begun type (uint32_t or uint64_t).
+    // the begun type (uint32_t or uint64_t); null when it wants no labels.
     virtual void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) = 0;
+    // Does it take the labels? If not, writeRows() gets none (the rows are
+    // still counted off), and only the table is computed.
+    virtual bool wantsLabels() const { return true; }
     // Does it take the component table? If not, the table is not computed.
     virtual bool wantsTable() const = 0;
     // Rows of the table, in label order without gaps: components[i] is
@@ -99,7 +102,10 @@ private:
 // the table as CSV (the columns and number format of glccl::writeStatsCsv).
 // Files are written all or nothing: into a hidden temporary file beside the
 // target, named only when complete (rename when overwriting, else link, which
-// refuses an existing target). Keeps the first `keptComponents` table rows
+// refuses an existing target). The labels go to the disk as they are written
+// (each 32 MiB at once, the page cache holding at most 256 MiB of them), and
+// finish() waits until both files are on the disk (fdatasync), before they
+// take their names. Keeps the first `keptComponents` table rows
 // for summaries. Throws glccl::Error ("glccl::NpyLabelSink: ...") when a file
 // exists (without overwrite) or cannot be written.
 class NpyLabelSink : public LabelSink {
@@ -109,6 +115,7 @@ public:
     void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override;
     void begin(const Shape& shape, LabelType type, std::uint64_t count) override;
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override;
+    bool wantsLabels() const override;
     bool wantsTable() const override;
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
     void finish() override;

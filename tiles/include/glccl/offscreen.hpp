@@ -72,7 +72,8 @@ public:
                std::vector<Component>& components, StageTimings* timings = nullptr);
     // The same for an image that one call of the backend takes: a tile
     // worker's piece. Throws glccl::Error where the route would need pieces.
-    Labeling labelOneCall(const Image& image, const LabelOptions& options, StageTimings* timings = nullptr);
+    void labelOneCall(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                      std::vector<Component>& components, StageTimings* timings = nullptr);
 
     // Called as TiledOptions::progress by the labelings that go in pieces
     // (false stops them with glccl::Cancelled); empty: none.

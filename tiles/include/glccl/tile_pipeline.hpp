@@ -2,11 +2,28 @@
 // The passes of tiled labeling, as building blocks for drivers that spread
 // them further than one process (glccl-mpi). labelTiled() runs them so:
 //
-//   TilePipeline pipeline(source, plan, options, 0, plan.tilesY());
-//   pipeline.labelTiles(pool, store);   // LabelTilesPass + MergeBordersPass, band by band
-//   pipeline.resolveRoots(0, {});       // ResolveRootsPass: the part that owns each component
-//   pipeline.number(0);                 // NumberComponentsPass: labels by first pixel
-//   pipeline.writeLabels(store, sink);  // RelabelTilesPass + ComponentTablePass, band by band
+//   TilePipeline pipeline(source, plan, options, 0, plan.bands());
+//   TileWorkerPool pool(limits, options.label, options.devices);
+//   pipeline.prepareBands(4);                // pass 2's bands of labels made meanwhile
+//   pipeline.labelTiles(pool);               // LabelTilesPass + MergeBordersPass, band by band
+//   pipeline.resolveRoots(0, {});            // ResolveRootsPass: the part that owns each component
+//   pipeline.number(0);                      // NumberComponentsPass: labels by first pixel
+//   pipeline.writeLabels(pool, sink, type);  // RelabelTilesPass + ComponentTablePass, band by band
+//
+// No tile's labels wait between the passes. Pass 1 keeps a summary of each
+// tile (its parts, where its labels are first seen, a fingerprint of its
+// table); pass 2 reads and labels every tile again, which gives the same
+// labels (a tile's labeling is canonical: 1..n in raster order of first
+// pixel), and maps them to final labels through a table of the tile's own
+// labels built from its summary. So host memory holds a few tiles and the
+// bands being written, never the image's labels, and nothing of them goes
+// through a temporary file.
+//
+// Both passes run the tiles of the region in order on host threads of their
+// own (tiles in flight, each with its pixels and labels), which hand the
+// labeling to a free worker of the pool; the calling thread follows band by
+// band: it merges each band's borders in pass 1, and writes each band into
+// the sink in pass 2 while the tiles of the next band are labeled.
 //
 // The same passes label volumes in bricks (tile_plan.hpp: a band is then a
 // layer of bricks, and a line is a row of one slice, z * height + y).
@@ -18,6 +35,7 @@
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -91,8 +109,11 @@ void forEachConnectedPair(const BorderFace& upper, const BorderFace& lower, Conn
 class TileWorker {
 public:
     virtual ~TileWorker() = default;
-    // The tile's canonical labeling (labels 1..n, raster order of first pixel).
-    virtual Labeling label(const Image& tile, StageTimings* timings) = 0;
+    // The tile's canonical labeling (labels 1..n, raster order of first
+    // pixel): one label per element into `labels`, the table into `table`
+    // (its storage reused).
+    virtual void label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table,
+                       StageTimings* timings) = 0;
     // Where it labels, for summaries: "CPU", "NVIDIA H200 (CUDA device 1)",
     // "<GL renderer> (EGL device 0, CUDA device 0)".
     virtual std::string device() const = 0;
@@ -100,7 +121,7 @@ public:
 
 // One thread per worker, each with its own TileWorker for `limits.backend`
 // on devices[i] (TiledOptions::devices; empty: one worker on the backend's
-// default device). run() hands out tasks to whichever worker is free.
+// default device). label() hands a tile to whichever worker is free.
 // Throws the first worker's error when a worker cannot be made.
 class TileWorkerPool {
 public:
@@ -114,42 +135,29 @@ public:
     const std::vector<std::string>& workerDevices() const { return devices_; }
     // The distinct ones, joined by "; ", for TiledResult::device.
     std::string describeDevices() const;
-    // Calls task(worker, i) for every i in 0..count-1, each on one worker's
-    // thread; returns when all are done; rethrows the first error.
-    void run(std::size_t count, const std::function<void(TileWorker&, std::size_t)>& task);
+    // Which worker labeled a tile, and the wall time of its call.
+    struct LabelCall {
+        unsigned worker = 0;
+        double milliseconds = 0.0;
+    };
+    // TileWorker::label() of the first free worker, on that worker's thread.
+    // Waits while every worker is busy. Called from any number of threads at
+    // once; rethrows the worker's error.
+    LabelCall label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table, StageTimings* timings);
 
 private:
+    struct Job;
     void serve(unsigned index, BackendLimits limits, LabelOptions options, int device);
 
     std::vector<std::thread> threads_;
     std::vector<std::string> devices_;
     std::mutex mutex_;
     std::condition_variable wake_, done_;
-    const std::function<void(TileWorker&, std::size_t)>* task_ = nullptr;
-    std::size_t next_ = 0, count_ = 0, finished_ = 0;
+    std::deque<Job*> jobs_;
     unsigned started_ = 0;
-    std::uint64_t generation_ = 0;
     bool stopping_ = false;
-    std::exception_ptr error_;
+    std::exception_ptr setupError_;
 };
-
-// Tile labels between the two passes, in TilePlan::storageOffset layout.
-// put() and get() of different tiles may run at once.
-class TileLabelStore {
-public:
-    virtual ~TileLabelStore() = default;
-    virtual void put(const TileRect& tile, const std::uint32_t* labels) = 0;
-    // Lines firstRow .. firstRow + rows - 1 of a stored tile (TileRect::lines).
-    virtual void getRows(const TileRect& tile, std::uint32_t firstRow, std::uint32_t rows,
-                         std::uint32_t* labels) const = 0;
-    virtual bool spilled() const = 0;
-};
-// Only the tiles of bands [firstBand, endBand) are stored.
-std::unique_ptr<TileLabelStore> makeMemoryLabelStore(const TilePlan& plan, std::uint32_t firstBand,
-                                                     std::uint32_t endBand);
-// An unnamed temporary file in `folder` ("" is $TMPDIR or /tmp), gone when closed.
-std::unique_ptr<TileLabelStore> makeSpillLabelStore(const TilePlan& plan, std::uint32_t firstBand,
-                                                    std::uint32_t endBand, const std::string& folder);
 
 // The passes over the bands [firstBand, endBand) of a plan: all of them in
 // one process, or one row block of an MPI run.
@@ -161,10 +169,18 @@ public:
     TilePipeline(const TilePipeline&) = delete;
     TilePipeline& operator=(const TilePipeline&) = delete;
 
-    // LabelTilesPass + MergeBordersPass: every tile of the region labeled by
-    // the pool and stored; its edge labels become nodes (numbered 0.. in
-    // tile order), united across every tile border inside the region.
-    void labelTiles(TileWorkerPool& pool, TileLabelStore& store);
+    // Starts making the memory of writeLabels()'s two bands of final labels
+    // (`labelBytes` bytes a label: 4 for uint32, 8 for uint64) on a thread
+    // of its own, so that gigabytes of pages are made while labelTiles()
+    // runs rather than when pass 2 first writes them. Optional; for a sink
+    // that wants labels.
+    void prepareBands(std::size_t labelBytes);
+
+    // LabelTilesPass + MergeBordersPass: every tile of the region read,
+    // labeled by the pool and summarized; its edge labels become nodes
+    // (numbered 0.. in tile order), united across every tile border inside
+    // the region.
+    void labelTiles(TileWorkerPool& pool);
 
     // Nodes and the region's outer rows, for merging beyond the region.
     std::uint64_t nodeCount() const;
@@ -198,15 +214,24 @@ public:
     void setForeignFinals(const std::vector<std::uint64_t>& finals);
 
     // RelabelTilesPass (+ ComponentTablePass when the sink wants the table):
-    // band by band from the top, final labels of `type` into sink.writeRows
+    // every tile read and labeled again by the pool, band by band from the
+    // top, final labels of `type` into sink.writeRows on the calling thread
     // and the region's table rows into sink.writeComponents. Does not call
-    // begin() or finish().
-    void writeLabels(const TileLabelStore& store, LabelSink& sink, LabelType type);
+    // begin() or finish(). Throws glccl::Error when a tile's labeling
+    // differs from its labeling in labelTiles().
+    void writeLabels(TileWorkerPool& pool, LabelSink& sink, LabelType type);
 
-    // Summed stage times of all tiles (TiledOptions::deviceTimings), and of
-    // the tiles of the worker with the largest sum.
-    double deviceMilliseconds() const;
-    double busiestDeviceMilliseconds() const;
+    // What the workers took, per pass (0: labelTiles, 1: writeLabels): the
+    // summed stage times of the tiles (TiledOptions::deviceTimings), those
+    // of the worker with the largest sum, and the wall time of the labeling
+    // calls (upload, labeling and download), summed over tiles.
+    double deviceMilliseconds(int pass = 0) const;
+    double busiestDeviceMilliseconds(int pass = 0) const;
+    double labelCallMilliseconds(int pass = 0) const;
+    // The calling thread's share: merging borders in labelTiles(), and the
+    // sink's writing in writeLabels() (for an .npy file, the disk's).
+    double mergeMilliseconds() const;
+    double sinkMilliseconds() const;
 
     struct Impl;  // the state between passes (tiles/src/pipeline_state.hpp)
 

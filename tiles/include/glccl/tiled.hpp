@@ -18,8 +18,8 @@
 // the labels on tile edges become nodes of one union-find, united where
 // neighbours across a tile border connect by the criterion's own rule
 // (glccl::areConnected); a component is then numbered by its first pixel,
-// and a second pass over the stored tile labels writes the final labels band
-// by band, from the top.
+// and a second pass labels every tile again and writes the final labels
+// band by band, from the top.
 
 #include <cstdint>
 #include <functional>
@@ -34,11 +34,6 @@
 #include "glccl/types.hpp"
 
 namespace glccl {
-
-// Where tile labels wait between the two passes. Memory: an array the size
-// of the image (4 bytes a pixel). SpillFile: an unnamed temporary file in
-// TiledOptions::tempDir. Auto: memory when it fits in the memory limit.
-enum class LabelStore { Auto, Memory, SpillFile };
 
 // Where a tiled run is: phase "label" (pass 1: tiles labeled and their
 // borders merged) or "write" (pass 2: bands of final labels written), `done`
@@ -67,9 +62,11 @@ struct TiledOptions {
     // default device (CUDA device 0; the first EGL device that works).
     std::vector<int> devices;
     LabelType labelType = LabelType::Auto;
-    LabelStore store = LabelStore::Auto;
-    std::string tempDir;            // for the spill file; "" is $TMPDIR or /tmp
-    unsigned hostThreads = 0;       // threads of the second pass; 0 is one per core
+    // Tiles in flight in either pass, each on a host thread of its own with
+    // its pixels and labels (reading, summarizing, mapping to final
+    // labels); 0 is two per worker and one more, within the cores and at
+    // least one per worker.
+    unsigned hostThreads = 0;
     std::uint64_t uint32Limit = UINT32_MAX;  // largest count uint32 holds (tests lower it)
     bool deviceTimings = false;     // sum the backends' per-stage device times
     // Called on the calling thread after each round of tiles and each band
@@ -88,6 +85,11 @@ constexpr std::uint32_t kMaxTileSide = 32768;
 // Bricks of the default size have this side at most (as many voxels as a
 // tile of the default size has pixels, within a factor of two).
 constexpr std::uint32_t kDefaultBrickSide = 512;
+// Tiles and bricks of the default size keep a band (a row of tiles, a layer
+// of bricks) within this many bytes of uint32 labels, as long as they keep
+// 64 rows (one slice): pass 2 holds two bands of final labels, and starts
+// writing a band only once all of its tiles are labeled.
+constexpr std::uint64_t kDefaultBandBytes = std::uint64_t(1) << 30;
 
 struct TiledResult {
     std::uint64_t count = 0;           // components
@@ -96,16 +98,25 @@ struct TiledResult {
     std::string device;                // where: each distinct worker device, "; " between them
     TilePlan plan;
     unsigned workers = 1;
-    bool spilled = false;              // tile labels went through a temporary file
+    unsigned tilesInFlight = 1;        // host threads of the passes (TiledOptions::hostThreads)
     std::uint64_t borderParts = 0;     // union-find nodes: labels on tile edges
     std::uint64_t memoryEstimate = 0;  // bytes, the model planTiles sized tiles by
-    double labelMilliseconds = 0.0;    // pass 1: read, label, store, border merges
+    double labelMilliseconds = 0.0;    // pass 1: read, label, summarize, border merges
+    double mergeMilliseconds = 0.0;    // of which the border merges (the calling thread's)
     double numberMilliseconds = 0.0;   // roots resolved, components numbered
-    double writeMilliseconds = 0.0;    // pass 2 (relabel_tiles): final labels and table written
-    double deviceMilliseconds = 0.0;   // sum of stage times of all tiles (deviceTimings)
+    // Pass 2 (relabel_tiles): read and label again, final labels and table
+    // written, and on the disk (NpyLabelSink); of which the sink's writing
+    // (the calling thread's).
+    double writeMilliseconds = 0.0, sinkMilliseconds = 0.0;
+    double deviceMilliseconds = 0.0;   // pass 1: sum of stage times of all tiles (deviceTimings)
     // The same for the busiest worker's tiles alone: the device time of
     // pass 1 when the workers run on devices of their own.
     double busiestDeviceMilliseconds = 0.0;
+    double relabelDeviceMilliseconds = 0.0;  // pass 2: sum of stage times of all tiles
+    // Wall time of the workers' labeling calls (upload, labeling and
+    // download), summed over the tiles of pass 1 and of pass 2: with one
+    // worker, how long it was busy.
+    double labelCallMilliseconds = 0.0, relabelCallMilliseconds = 0.0;
     std::vector<std::string> notes;    // e.g. why auto fell back to the cpu backend
 };
 
@@ -155,6 +166,11 @@ TilePlan planTiles(std::uint32_t width, std::uint32_t height, int pixelBytes, co
 // (options.tileDepth; a brick that limits.engine takes in one call).
 TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
                    unsigned workers, std::uint64_t* memoryEstimate = nullptr);
+
+// Tiles in flight in either pass of a run with `workers` workers
+// (TiledOptions::hostThreads, 0 resolved): each a host thread with the
+// tile's pixels and labels.
+unsigned tilesInFlight(const TiledOptions& options, unsigned workers);
 
 // Bytes of physical memory (sysconf), 0 when unknown.
 std::uint64_t physicalMemoryBytes();
