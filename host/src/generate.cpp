@@ -473,25 +473,39 @@ std::size_t voxelIndex(const Image& volume, std::int64_t x, std::int64_t y, std:
 
 // The mean over a window of `radius` on each side along one axis, in place,
 // mirrored at the ends (d c b a | a b c d | d c b a), for every line of
-// `field` along that axis.
+// `field` along that axis. The lines are taken a batch of neighbours at a
+// time (contiguous in memory but along x), so each step reads whole rows
+// rather than one element a cache line; every element's sum runs over the
+// same window in the same order, whatever the batch.
 void boxAlongAxis(std::vector<float>& field, const Image& volume, int axis, int radius) {
     const std::int64_t extent[3] = {volume.width, volume.height, volume.depth};
-    const std::int64_t stride[3] = {1, volume.width, std::int64_t(volume.width) * volume.height};
     const std::int64_t n = extent[axis];
-    const int a = (axis + 1) % 3, b = (axis + 2) % 3;
-    std::vector<float> line(static_cast<std::size_t>(n));
+    // field is [outer][n][inner]: inner elements between two of a line.
+    std::int64_t inner = 1, outer = 1;
+    for (int a = 0; a < axis; ++a) inner *= extent[a];
+    for (int a = axis + 1; a < 3; ++a) outer *= extent[a];
+    const std::int64_t batch = std::min<std::int64_t>(inner, 2048);
+    std::vector<float> lines(std::size_t(n * batch));
+    std::vector<const float*> window(std::size_t(2 * radius + 1));
     auto mirrored = [n](std::int64_t i) {
         while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - i - 1;
         return i;
     };
-    for (std::int64_t j = 0; j < extent[b]; ++j)
-        for (std::int64_t i = 0; i < extent[a]; ++i) {
-            const std::int64_t base = i * stride[a] + j * stride[b];
-            for (std::int64_t k = 0; k < n; ++k) line[std::size_t(k)] = field[std::size_t(base + k * stride[axis])];
+    for (std::int64_t o = 0; o < outer; ++o)
+        for (std::int64_t first = 0; first < inner; first += batch) {
+            const std::int64_t count = std::min(batch, inner - first);
+            const std::size_t base = std::size_t(o * n * inner + first);
+            for (std::int64_t k = 0; k < n; ++k)
+                std::memcpy(&lines[std::size_t(k * count)], &field[base + std::size_t(k * inner)], std::size_t(count) * sizeof(float));
             for (std::int64_t k = 0; k < n; ++k) {
-                double sum = 0.0;
-                for (int o = -radius; o <= radius; ++o) sum += line[std::size_t(mirrored(k + o))];
-                field[std::size_t(base + k * stride[axis])] = float(sum / (2 * radius + 1));
+                for (int w = -radius; w <= radius; ++w)
+                    window[std::size_t(w + radius)] = &lines[std::size_t(mirrored(k + w) * count)];
+                float* out = &field[base + std::size_t(k * inner)];
+                for (std::int64_t c = 0; c < count; ++c) {
+                    double sum = 0.0;
+                    for (const float* row : window) sum += row[c];
+                    out[c] = float(sum / (2 * radius + 1));
+                }
             }
         }
 }
