@@ -174,32 +174,34 @@ Faces facesOf(int relation, int t, int w, int by, int bz, uint lines[kLines], ui
 // positions from the lowest, every term at each, then the word edges.
 // Returns false when the queue filled up; f keeps what is left (a position
 // is dropped only when all its links are queued, so a few may be offered
-// twice, which unites nothing twice).
+// twice, which unites nothing twice). One exit, at the end: f is written
+// back once, with what this round queued taken out (returning from inside
+// the loops lost links on one driver).
 bool queueLinks(int round, int relation, int t, inout Faces f) {
     Relation rel = kRelations[relation];
+    bool room = true;
     if ((f.edges & kBeforeEdge) != 0u) {
-        if (!offerLink(round, slotAt(t, 0), slotAt(t - 1, 31))) return false;
-        f.edges &= ~kBeforeEdge;
+        room = offerLink(round, slotAt(t, 0), slotAt(t - 1, 31));
+        if (room) f.edges &= ~kBeforeEdge;
     }
-    for (; f.asking != 0u; f.asking &= f.asking - 1u) {
+    while (room && f.asking != 0u) {
         int x = lowestBit(f.asking);
         for (int k = 0; k < kMostTerms; ++k) {
             bool across = rel.term[k].across;
-            if (((f.asked[k].x >> uint(x)) & 1u) != 0u &&
-                !offerLink(round, slotAt(t, x), slotAt(f.tv, partnerOf(f.fv[k], x, across))))
-                return false;
-            if (((f.asked[k].y >> uint(x)) & 1u) != 0u &&
-                !offerLink(round, slotAt(t, partnerOf(f.fu[k], x, across)), slotAt(f.tv, x)))
-                return false;
+            if (room && ((f.asked[k].x >> uint(x)) & 1u) != 0u)
+                room = offerLink(round, slotAt(t, x), slotAt(f.tv, partnerOf(f.fv[k], x, across)));
+            if (room && ((f.asked[k].y >> uint(x)) & 1u) != 0u)
+                room = offerLink(round, slotAt(t, partnerOf(f.fu[k], x, across)), slotAt(f.tv, x));
         }
+        if (room) f.asking &= f.asking - 1u;
     }
-    for (; f.edges != 0u; f.edges &= f.edges - 1u) {
+    while (room && f.edges != 0u) {
         int edge = lowestBit(f.edges);
         bool low = (edge & 1) == 0;
-        if (!offerLink(round, slotAt(t, low ? 0 : 31), slotAt(low ? f.tv - 1 : f.tv + 1, low ? 31 : 0)))
-            return false;
+        room = offerLink(round, slotAt(t, low ? 0 : 31), slotAt(low ? f.tv - 1 : f.tv + 1, low ? 31 : 0));
+        if (room) f.edges &= f.edges - 1u;
     }
-    return true;
+    return room;
 }
 
 // The 32 voxels of word wx of line (y, z), a bit each by the criterion;

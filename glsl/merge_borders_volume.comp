@@ -114,32 +114,33 @@ Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, 
     return f;
 }
 
-// Offers the links left in f (local_merge_volume.comp, queueLinks).
+// Offers the links left in f (local_merge_volume.comp, queueLinks: one exit,
+// at the end).
 bool queueLinks(int round, int relation, uint word, uint p, inout Faces f) {
     Relation rel = kRelations[relation];
+    bool room = true;
     if ((f.edges & kBeforeEdge) != 0u) {
-        if (!offerLink(round, slotAt(word, p, 0), slotAt(word - 1u, foreground[word - 1u], 31))) return false;
-        f.edges &= ~kBeforeEdge;
+        room = offerLink(round, slotAt(word, p, 0), slotAt(word - 1u, foreground[word - 1u], 31));
+        if (room) f.edges &= ~kBeforeEdge;
     }
-    for (; f.asking != 0u; f.asking &= f.asking - 1u) {
+    while (room && f.asking != 0u) {
         int x = lowestBit(f.asking);
         for (int k = 0; k < kMostTerms; ++k) {
             bool across = rel.term[k].across;
-            if (((f.asked[k].x >> uint(x)) & 1u) != 0u &&
-                !offerLink(round, slotAt(word, p, x), slotAt(f.vWord, f.pv, partnerOf(f.fv[k], x, across))))
-                return false;
-            if (((f.asked[k].y >> uint(x)) & 1u) != 0u &&
-                !offerLink(round, slotAt(word, p, partnerOf(f.fu[k], x, across)), slotAt(f.vWord, f.pv, x)))
-                return false;
+            if (room && ((f.asked[k].x >> uint(x)) & 1u) != 0u)
+                room = offerLink(round, slotAt(word, p, x), slotAt(f.vWord, f.pv, partnerOf(f.fv[k], x, across)));
+            if (room && ((f.asked[k].y >> uint(x)) & 1u) != 0u)
+                room = offerLink(round, slotAt(word, p, partnerOf(f.fu[k], x, across)), slotAt(f.vWord, f.pv, x));
         }
+        if (room) f.asking &= f.asking - 1u;
     }
-    for (; f.edges != 0u; f.edges &= f.edges - 1u) {
+    while (room && f.edges != 0u) {
         bool low = (lowestBit(f.edges) & 1) == 0;
         uint beside = low ? f.vWord - 1u : f.vWord + 1u;
-        if (!offerLink(round, slotAt(word, p, low ? 0 : 31), slotAt(beside, foreground[beside], low ? 31 : 0)))
-            return false;
+        room = offerLink(round, slotAt(word, p, low ? 0 : 31), slotAt(beside, foreground[beside], low ? 31 : 0));
+        if (room) f.edges &= f.edges - 1u;
     }
-    return true;
+    return room;
 }
 
 void main() {
