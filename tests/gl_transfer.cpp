@@ -405,18 +405,18 @@ TEST_CASE("transfer: every knob set from text reads back as set, and the default
     CHECK(defaults.copyThreads == 0);
     CHECK(defaults.copyStores == Tuning::CopyStores::Stream);
     CHECK(defaults.computeParents == Tuning::ComputeParents::Auto);
-    CHECK(defaults.computeVolumes == Tuning::ComputeVolumes::Grid);
+    CHECK(defaults.computeVolumes == Tuning::ComputeVolumes::Nodes);
     CHECK(defaults.cudaKernels == Tuning::CudaKernels::Blocks);
     Tuning chosen;
     const std::pair<const char*, const char*> knobs[] = {
         {"transfer", "bands"},           {"transferReadback", "readpixels"}, {"transferBandBytes", "64K"},
         {"transferBuffers", "8"},        {"transferClientStorage", "both"},  {"copyThreads", "5"},
-        {"copyStores", "plain"},         {"computeParents", "image"},        {"computeVolumes", "nodes"},
+        {"copyStores", "plain"},         {"computeParents", "image"},        {"computeVolumes", "grid"},
         {"cudaSyncEachKernel", "1"},     {"cudaKernels", "tiles"}};
     for (const auto& [name, value] : knobs) chosen.set(name, value);
     CHECK(chosen.describe() ==
           "transfer=bands transferReadback=readpixels transferBandBytes=65536 transferBuffers=8 "
-          "transferClientStorage=both copyThreads=5 copyStores=plain computeParents=image computeVolumes=nodes "
+          "transferClientStorage=both copyThreads=5 copyStores=plain computeParents=image computeVolumes=grid "
           "cudaSyncEachKernel=1 cudaKernels=tiles");
     chosen.set("copyThreads", "auto");
     CHECK(chosen.copyThreads == 0);

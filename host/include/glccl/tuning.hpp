@@ -62,7 +62,8 @@ struct Tuning {
         Grid,   // the node grid's passes (<stage>_volume_grid.comp), which
                 // every criterion takes
         Nodes,  // bundle nodes (<stage>_volume.comp, the CUDA engine's
-                // design); other criteria and narrow volumes keep the grid
+                // design), the default; other criteria and narrow volumes
+                // keep the grid
     };
 
     // Which kernels the CUDA engine labels 2-D images with.
@@ -97,7 +98,7 @@ struct Tuning {
     // The compute engine's parents: auto (default), buffer or image.
     ComputeParents computeParents = ComputeParents::Auto;
     // The compute engine's binary volumes: grid (default) or nodes.
-    ComputeVolumes computeVolumes = ComputeVolumes::Grid;
+    ComputeVolumes computeVolumes = ComputeVolumes::Nodes;
     // Release builds of the CUDA engine synchronise after each kernel and
     // check it, so that an asynchronous fault is reported by the kernel that
     // caused it (builds without NDEBUG always do). Default: whether the

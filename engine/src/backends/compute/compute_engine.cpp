@@ -11,8 +11,8 @@
 //   download_table   components(): the table's entries to the host
 //
 // A GL_TEXTURE_3D input is a volume: into a 3-D label texture, and the
-// table has the z fields. With Tuning::computeVolumes nodes, a binary
-// volume is labeled over bundle nodes, runs of the OR of a few lines
+// table has the z fields. With Tuning::computeVolumes nodes (the default),
+// a binary volume is labeled over bundle nodes, runs of the OR of a few lines
 // (volume_nodes.glsl, the CUDA engine's design), by the passes'
 // <stage>_volume siblings:
 //
@@ -24,7 +24,7 @@
 //   final_labels     every voxel takes its component's number; the table summed
 //
 // Other volumes (segments, threshold, delta; binary ones a few voxels wide;
-// every volume with computeVolumes grid, the default) run the
+// every volume with computeVolumes grid) run the
 // <stage>_volume_grid siblings over a grid of 3-D nodes.
 //
 // The table's sums start from zero: local_merge zeroes what the last
