@@ -90,7 +90,8 @@ const char kBenchHelp[] =
     "Every backend labels through one glccl::Labeler in one headless GL context;\n"
     "the frames, the GL copies of the floor and the full-screen pass run in a\n"
     "second one, so that the labelings' context holds nothing of theirs.\n"
-    "A progress line goes to stderr.\n"
+    "A progress line, and each cell's result as soon as it is measured, go to\n"
+    "stderr.\n"
     "\n"
     "options:\n"
     "  --backends LIST               comma-separated compute, raster, cuda, cpu, auto\n"
@@ -587,6 +588,7 @@ private:
         writeCsvRow(backend, workload, m, kWholeLabeling, medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs),
                     formatted("%.3f", mpixPerSecond), formatted("%.4f", wallMs),
                     floorMs ? formatted("%.4f", *floorMs) : "", options_.reps);
+        logCell(backend, workload, m, medianMs, wallMs);
         if (m.frames) {
             // A frame moves no pixels over the bus; with the table, the
             // table's rows come down as the host receives them.
@@ -606,6 +608,19 @@ private:
             writeCsvRow(backend, workload, m, stage, stageMedian, formatted("%.4f", stageMin),
                         formatted("%.4f", stageMax), "", "", "", options_.reps);
         }
+    }
+
+    // Each cell's result on stderr as soon as it is measured, stage medians
+    // included: the table and the CSV come at the end, so a run cut off
+    // before then still shows what it measured.
+    void logCell(Backend backend, const Workload& workload, const Measurement& m, double medianMs, double wallMs) {
+        progress_.clear();
+        std::string line = std::string("measured ") + backendName(backend) + " " + workload.family + " " +
+                           sizeText(workload) + ": " + formatted("%.3f", medianMs) + " ms device (median of " +
+                           std::to_string(m.gpu.size()) + "), " + formatted("%.3f", wallMs) + " ms wall, " +
+                           std::to_string(m.components) + " components";
+        for (const auto& [stage, times] : m.stages) line += "; " + stage + " " + formatted("%.3f", median(times));
+        std::cerr << line << std::endl;
     }
 
     // One --frames row: per-frame wall times against the cell's GPU time.
