@@ -85,6 +85,18 @@ inline Labeling downloadResult(Labeler& labeler, int width, int height) {
     return result;
 }
 
+// Requires `actual` to be `expected` byte for byte: the shape, the count,
+// the labels, then the table row by row (the first differing row named).
+inline void requireSameLabeling(const Labeling& expected, const Labeling& actual) {
+    REQUIRE(actual.shape() == expected.shape());
+    REQUIRE(actual.components.size() == expected.components.size());
+    REQUIRE(actual.labels == expected.labels);
+    for (std::size_t i = 0; i < expected.components.size(); ++i) {
+        INFO("component " << i + 1);
+        REQUIRE(actual.components[i] == expected.components[i]);
+    }
+}
+
 // Labels with the raster pipeline and requires the exact reference result.
 inline void requireMatchesReference(OffscreenLabeler& labeler, const Image& image, Connectivity connectivity,
                                     const Criterion& criterion, const std::string& name = "") {

@@ -24,6 +24,7 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::requireSameLabeling;
 
 using glccl::test::kVolumeConnectivities;
 using glccl::test::randomTestVolume;
@@ -75,16 +76,6 @@ std::string describe(const Image& volume, Connectivity connectivity, const Crite
            std::to_string(neighbourCount(connectivity)) + " " + criterion.toString();
 }
 
-void requireSame(const Labeling& expected, const Labeling& actual) {
-    REQUIRE(actual.shape() == expected.shape());
-    REQUIRE(actual.components.size() == expected.components.size());
-    REQUIRE(actual.labels == expected.labels);
-    for (std::size_t i = 0; i < expected.components.size(); ++i) {
-        INFO("component " << i + 1);
-        REQUIRE(actual.components[i] == expected.components[i]);
-    }
-}
-
 // Labels `volume` as a GL_TEXTURE_3D with the compute backend and requires
 // the reference's labels and table.
 void requireComputeMatchesReference(const Image& volume, Connectivity connectivity, const Criterion& criterion,
@@ -100,7 +91,7 @@ void requireComputeMatchesReference(const Image& volume, Connectivity connectivi
     Labeling actual;
     labeler.result(actual);
     REQUIRE(glGetError() == GL_NO_ERROR);
-    requireSame(expected, actual);
+    requireSameLabeling(expected, actual);
 }
 
 }  // namespace
@@ -259,7 +250,7 @@ TEST_CASE("volume compute: a host's GL_TEXTURE_3D, its state restored", "[gl][co
     CHECK(format == GL_R32UI);
     Labeling actual;
     labeler.result(actual);
-    requireSame(labelReference(volume, Connectivity::Eighteen, Criterion::binary()), actual);
+    requireSameLabeling(labelReference(volume, Connectivity::Eighteen, Criterion::binary()), actual);
     glActiveTexture(GL_TEXTURE0);
     glBindTexture(GL_TEXTURE_3D, 0);
     glBindImageTexture(1, 0, 0, GL_FALSE, 0, GL_READ_ONLY, GL_R8);
@@ -283,7 +274,7 @@ TEST_CASE("volume compute: raster refuses a volume in one sentence, auto never p
         labeler.label(texture.id(), volumeOptions(connectivity, Criterion::binary(), Backend::Cpu));
         Labeling actual;
         labeler.result(actual);
-        requireSame(labelReference(volume, connectivity, Criterion::binary()), actual);
+        requireSameLabeling(labelReference(volume, connectivity, Criterion::binary()), actual);
     }
     // A 2-D connectivity does not fit a volume.
     REQUIRE_THROWS_WITH(labeler.label(texture.id(), volumeOptions(Connectivity::Eight, Criterion::binary())),
@@ -298,7 +289,7 @@ TEST_CASE("volume compute: raster refuses a volume in one sentence, auto never p
         CHECK(labeler.backend() != Backend::Raster);
         Labeling actual;
         labeler.result(actual);
-        requireSame(labelReference(volume, connectivity, Criterion::binary()), actual);
+        requireSameLabeling(labelReference(volume, connectivity, Criterion::binary()), actual);
     }
     REQUIRE(glGetError() == GL_NO_ERROR);
 }

@@ -28,6 +28,7 @@
 
 using namespace glccl;
 using glccl::test::ScopedTuning;
+using glccl::test::requireSameLabeling;
 using glccl::test::kVolumeConnectivities;
 using glccl::test::offscreen;
 using glccl::test::randomTestVolume;
@@ -48,16 +49,6 @@ std::string describe(const Image& volume, Connectivity connectivity, const Crite
     return std::to_string(volume.width) + "x" + std::to_string(volume.height) + "x" + std::to_string(volume.depth) +
            " " + std::to_string(volume.sampleBits) + "-bit, connectivity " + std::to_string(int(connectivity)) + " " +
            criterion.toString();
-}
-
-void requireSameLabeling(const Labeling& expected, const Labeling& actual) {
-    REQUIRE(actual.shape() == expected.shape());
-    REQUIRE(actual.components.size() == expected.components.size());
-    REQUIRE(actual.labels == expected.labels);
-    for (std::size_t i = 0; i < expected.components.size(); ++i) {
-        INFO("component " << i + 1);
-        REQUIRE(actual.components[i] == expected.components[i]);
-    }
 }
 
 // Labels `volume` (uploaded as the offscreen labeler uploads its samples)

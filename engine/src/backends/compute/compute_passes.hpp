@@ -132,6 +132,12 @@ public:
     void run(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
     // A binary volume (final_labels_volume.cpp, .comp).
     void runVolume(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
+
+private:
+    // Either entry: `program` over `groups`, the table's entries below count
+    // (and their z fields, for a volume) left for local_merge to zero.
+    static void label(const PassContext& context, const ProgramSpec& program, GroupCount groups,
+                      const gl::Texture& labels, std::uint32_t count);
 };
 
 // download_table: the table's first `count` entries into `table`.

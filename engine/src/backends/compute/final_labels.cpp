@@ -18,16 +18,22 @@ const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
 // glsl/final_labels.comp: every pixel takes its component's number, and the
 // component table is summed on the way (reduced per label patch first).
 void FinalLabelsPass::run(const PassContext& context, const gl::Texture& labels, std::uint32_t count) {
+    const ComputeResources& r = context.resources;
+    label(context, r.volume ? kFinalLabelsVolume : kFinalLabels, labelPatches(r), labels, count);
+}
+
+void FinalLabelsPass::label(const PassContext& context, const ProgramSpec& program, GroupCount groups,
+                            const gl::Texture& labels, std::uint32_t count) {
     auto scope = context.timer.scope(kStage);
     ComputeResources& r = context.resources;
     r.tableDirty = count;
     if (r.volume) r.tableDirtyZ = count;
-    context.programs.use(r.volume ? kFinalLabelsVolume : kFinalLabels, r);
+    context.programs.use(program, r);
     bindNodeData(r);
     bindImage(kLabelsImage, labels, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-    dispatch(labelPatches(r));
+    dispatch(groups);
     context.checkPass(kStage);
 }
 

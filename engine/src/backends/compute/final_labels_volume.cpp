@@ -14,17 +14,7 @@ const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
 // component's number, and the table is summed on the way (reduced per
 // label brick first).
 void FinalLabelsPass::runVolume(const PassContext& context, const gl::Texture& labels, std::uint32_t count) {
-    auto scope = context.timer.scope(kStage);
-    ComputeResources& r = context.resources;
-    r.tableDirty = count;
-    r.tableDirtyZ = count;
-    context.programs.use(kFinalLabelsVolume, r);
-    bindNodeData(r);
-    bindImage(kLabelsImage, labels, GL_WRITE_ONLY, GL_R32UI);
-    glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-    dispatch(labelBricks(r));
-    context.checkPass(kStage);
+    label(context, kFinalLabelsVolume, labelBricks(context.resources), labels, count);
 }
 
 }  // namespace glccl::compute
