@@ -497,12 +497,12 @@ private:
                     // A volume is labeled as a texture: its wall time is
                     // that call's, labels and table downloaded.
                     run = session_.label(**resident, labelOptions);
-                    reused = run.labeling;
+                    reused = std::move(run.labeling);  // moved: a volume's labels run to gigabytes
                 } else if (workload.volume) {
                     // An engine that takes volumes from host memory only
                     // (cuda): its own route, stages and wall of one call.
                     run = session_.label(image, labelOptions);
-                    reused = run.labeling;
+                    reused = std::move(run.labeling);  // moved: a volume's labels run to gigabytes
                 } else if (resident) {
                     run = session_.label(**resident, labelOptions);
                     run.milliseconds = session_.label(image, untimed, reused);
