@@ -85,13 +85,14 @@ void LabelSession::forget(const ImageTexture& texture) {
     offscreen_->labeler().forget(texture.id());
 }
 
-BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& options) {
+BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& options, Labeling* into) {
     makeCurrent();
     BackendRun run;
     Labeler& labeler = offscreen_->labeler();
     const auto start = Clock::now();
     labeler.label(texture.id(), options);
-    run.labeling = labeler.result();
+    if (into != nullptr) labeler.result(*into);
+    else run.labeling = labeler.result();
     run.milliseconds = millisecondsSince(start);
     run.backend = labeler.backend();
     run.stages = labeler.stageTimings();
@@ -99,11 +100,12 @@ BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& 
     return run;
 }
 
-BackendRun LabelSession::label(const Image& image, const LabelOptions& options) {
+BackendRun LabelSession::label(const Image& image, const LabelOptions& options, Labeling* into) {
     BackendRun run;
     const auto start = Clock::now();
     OffscreenLabeler& labeler = executor();
-    run.labeling = labeler.label(image, options, &run.stages);
+    if (into != nullptr) labeler.label(image, options, *into, &run.stages);
+    else run.labeling = labeler.label(image, options, &run.stages);
     run.backend = labeler.backend();
     run.milliseconds = millisecondsSince(start);
     run.device = device(run.backend);

@@ -61,10 +61,13 @@ public:
     // cuda backend must not take it for the texture it registered.
     void forget(const ImageTexture& texture);
     // Labels an uploaded texture; the time is the labeling and the download
-    // of labels and table.
-    BackendRun label(const ImageTexture& texture, const LabelOptions& options);
+    // of labels and table. With `into`, labels and table land there, in
+    // storage reused from its last labeling of this size, and run.labeling
+    // stays empty.
+    BackendRun label(const ImageTexture& texture, const LabelOptions& options, Labeling* into = nullptr);
     // Labels a host image by its route; the time includes the transfers.
-    BackendRun label(const Image& image, const LabelOptions& options);
+    // `into` as above.
+    BackendRun label(const Image& image, const LabelOptions& options, Labeling* into = nullptr);
     // Labels a host image into `out`, as a batch labels its
     // images: labels and table land in out's storage, reused from the last
     // call of this size, and the session's input texture is reused too.

@@ -495,14 +495,14 @@ private:
                 BackendRun run;
                 if (resident && workload.volume && takesTextureVolumes(backend)) {
                     // A volume is labeled as a texture: its wall time is
-                    // that call's, labels and table downloaded.
-                    run = session_.label(**resident, labelOptions);
-                    reused = std::move(run.labeling);  // moved: a volume's labels run to gigabytes
+                    // that call's, labels and table downloaded into the
+                    // cell's Labeling.
+                    run = session_.label(**resident, labelOptions, &reused);
                 } else if (workload.volume) {
                     // An engine that takes volumes from host memory only
-                    // (cuda): its own route, stages and wall of one call.
-                    run = session_.label(image, labelOptions);
-                    reused = std::move(run.labeling);  // moved: a volume's labels run to gigabytes
+                    // (cuda): its own route, stages and wall of one call
+                    // into the cell's Labeling.
+                    run = session_.label(image, labelOptions, &reused);
                 } else if (resident) {
                     run = session_.label(**resident, labelOptions);
                     run.milliseconds = session_.label(image, untimed, reused);
