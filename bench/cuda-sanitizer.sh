@@ -3,8 +3,9 @@
 # memcheck with the leak check over every cuda test (an allocation or a
 # registration left behind by a destroyed labeler shows as a leak), then
 # racecheck, initcheck and synccheck over the small mixes of every pass
-# ("[sanitize]": tests/cuda_labeler.cpp, and tests/cuda_blocks.cpp for the
-# block kernels, both kernel sets and a batch).
+# ("[sanitize]": tests/cuda_labeler.cpp, tests/cuda_blocks.cpp for the
+# block kernels, both kernel sets and a batch, and tests/cuda_volume.cpp for
+# the volume kernels).
 #
 #   bash bench/cuda-sanitizer.sh [CUDA_TESTS] [OUT_DIR]
 #
