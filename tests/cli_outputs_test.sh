@@ -77,7 +77,29 @@ signal_before_commit() {
         sleep 0.1
     done
     kill -s "$signal" "$pid"
+    # The run must end soon after the signal. One still there after 90 s is
+    # reported with its processes and what it printed, then killed with its
+    # descendants, rather than left to hold the test until its timeout.
+    for _ in $(seq 900); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+        fail "the run did not end within 90 s of SIG$signal"
+        ps -o pid,ppid,stat,etime,args -p "$pid" $(descendants "$pid" | sed 's/^/-p /') 2>/dev/null
+        cat run.err
+        for victim in $(descendants "$pid") "$pid"; do kill -s KILL "$victim" 2>/dev/null; done
+    fi
     wait "$pid"
+}
+
+# descendants PID: the processes below PID, deepest first.
+descendants() {
+    local child
+    for child in $(pgrep -P "$1"); do
+        descendants "$child"
+        echo "$child"
+    done
 }
 
 # same FILE TEXT: FILE still holds exactly TEXT.
