@@ -194,18 +194,8 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
             }
             offer(low, low ? slotAt(t, 0) : 0, low ? slotAt(tv - 1, 31) : 0);
             offer(high, high ? slotAt(t, 31) : 0, high ? slotAt(tv + 1, 0) : 0);
-            const Kisses kisses = kissesOf(p, inBrick ? sForeground[tv] : 0u, touchUV, touchVU);
-            std::uint32_t kissing = kisses.uToV | kisses.vToU;
-            for (;;) {
-                const bool has = kissing != 0u;
-                if (!__any_sync(kFullWarp, has)) break;
-                const int x = has ? lowestBit(kissing) : 0;
-                kissing &= kissing - 1u;
-                const bool uToV = has && ((kisses.uToV >> x) & 1u) != 0u;
-                offer(uToV, uToV ? slotAt(t, x) : 0, uToV ? slotAt(tv, x + 1) : 0);
-                const bool vToU = has && ((kisses.vToU >> x) & 1u) != 0u;
-                offer(vToU, vToU ? slotAt(t, x + 1) : 0, vToU ? slotAt(tv, x) : 0);
-            }
+            offerKisses(kissesOf(p, inBrick ? sForeground[tv] : 0u, touchUV, touchVU), offer,
+                        [&](int x) { return slotAt(t, x); }, [&](int x) { return slotAt(tv, x); });
         }
     });
     links.flush(unite);

@@ -162,18 +162,9 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
                   low ? slotAt(vWord - 1, __ldg(&nodes.foreground[vWord - 1]), 31) : 0u);
             offer(high, high ? slotAt(word, p, 31) : 0u,
                   high ? slotAt(vWord + 1, __ldg(&nodes.foreground[vWord + 1]), 0) : 0u);
-            const Kisses kisses = kissesOf(p, pv, touchUV, touchVU);  // v is 0 unless outside the brick
-            std::uint32_t kissing = kisses.uToV | kisses.vToU;
-            for (;;) {
-                const bool has = kissing != 0u;
-                if (!__any_sync(kFullWarp, has)) break;
-                const int x = has ? lowestBit(kissing) : 0;
-                kissing &= kissing - 1u;
-                const bool uToV = has && ((kisses.uToV >> x) & 1u) != 0u;
-                offer(uToV, uToV ? slotAt(word, p, x) : 0u, uToV ? slotAt(vWord, pv, x + 1) : 0u);
-                const bool vToU = has && ((kisses.vToU >> x) & 1u) != 0u;
-                offer(vToU, vToU ? slotAt(word, p, x + 1) : 0u, vToU ? slotAt(vWord, pv, x) : 0u);
-            }
+            // pv is 0 unless V is outside the brick.
+            offerKisses(kissesOf(p, pv, touchUV, touchVU), offer, [&](int x) { return slotAt(word, p, x); },
+                        [&](int x) { return slotAt(vWord, pv, x); });
         }
     });
     links.flush(unite);

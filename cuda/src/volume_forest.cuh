@@ -190,6 +190,25 @@ struct WarpLinks {
     }
 };
 
+// The links where runs of a relation's U and V kiss (kissesOf), offered by
+// the warp's lanes in step, a position a round until no lane has one left:
+// U at x with V at x + 1 (uToV), U at x + 1 with V at x (vToU). uSlot(x)
+// and vSlot(x) are the node slots of position x in U's and V's word.
+template <class Offer, class USlot, class VSlot>
+__device__ __forceinline__ void offerKisses(Kisses kisses, Offer&& offer, USlot&& uSlot, VSlot&& vSlot) {
+    std::uint32_t kissing = kisses.uToV | kisses.vToU;
+    for (;;) {
+        const bool has = kissing != 0u;
+        if (!__any_sync(kFullWarp, has)) break;
+        const int x = has ? lowestBit(kissing) : 0;
+        kissing &= kissing - 1u;
+        const bool uToV = has && ((kisses.uToV >> x) & 1u) != 0u;
+        offer(uToV, uToV ? uSlot(x) : 0, uToV ? vSlot(x + 1) : 0);
+        const bool vToU = has && ((kisses.vToU >> x) & 1u) != 0u;
+        offer(vToU, vToU ? uSlot(x + 1) : 0, vToU ? vSlot(x) : 0);
+    }
+}
+
 // Calls f(std::integral_constant<int, I>) for I = First .. Last - 1.
 template <int First, int Last, typename F>
 __device__ __forceinline__ void forEachIndex(F&& f) {
