@@ -7,8 +7,9 @@
 // bundle words:
 //   1. each thread numbers the nodes of its word: a root (kRankFlag in its
 //      entry, count_roots) holds its rank, and its number is its first
-//      voxel's line offset plus the rank plus one; any other node walks its
-//      parents to the root. The numbers go to shared memory, and each
+//      voxel's line offset plus the rank plus one; any other node's entry
+//      is its root's key (count_roots pointed every entry at its root), one
+//      load from the rank. The numbers go to shared memory, and each
 //      node's box and sums (a few bit operations per line of the bundle)
 //      are added up in registers over consecutive nodes of one number, then
 //      in a small hash table in shared memory keyed by number;
@@ -140,8 +141,9 @@ void flush(uint label, Stats s) {
 }
 
 // The number of a node whose parents entry is not a root's: count_roots
-// left every root's entry its rank, so the walk ends at the first entry
-// with kRankFlag, and the key before it is the root's.
+// left every root's entry its rank and every other entry its root's key, so
+// the walk ends after one step (it would end too at the first entry with
+// kRankFlag of a tree left unflattened, the key before it the root's).
 uint numberThroughRoot(uint key) {
     for (;;) {
         uint parent = loadParent(slotOfKey(key));

@@ -19,8 +19,9 @@
 //   local_merge      the voxels to bits; each bundle word's runs are its nodes;
 //                    union-find inside each brick (shared memory, a link queue)
 //   merge_borders    the links between bricks, as global lock-free unions
-//   count_roots      each bundle row ranks its roots per line; the last work
-//                    group numbers the lines
+//   count_roots      every node's entry pointed at its root; each bundle row
+//                    ranks its roots per line; the last work group numbers the
+//                    lines
 //   final_labels     every voxel takes its component's number; the table summed
 //
 // Other volumes (segments, threshold, delta; binary ones a few voxels wide;
