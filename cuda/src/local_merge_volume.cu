@@ -109,13 +109,13 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     auto slotAt = [&](int thread, int bit) { return runAt(sForeground[thread], bit) * B::kThreads + thread; };
     WarpLinks<std::uint32_t, kQueue> links{sQueue[t / kWarp], t % kWarp};
     auto unite = [&](std::uint32_t link) {
-        const std::uint32_t a = forest.parents[link & 0xFFFFu], b = forest.parents[link >> 16];
+        const std::uint32_t a = forest.load(link & 0xFFFFu), b = forest.load(link >> 16);
         if (a != b) forest.unite(a, b);
     };
     std::uint32_t lastA = kNoKey, lastB = kNoKey;
     auto offer = [&](bool has, int u, int v) {  // in every lane
         if (has) {
-            const std::uint32_t a = forest.parents[u], b = forest.parents[v];
+            const std::uint32_t a = forest.load(u), b = forest.load(v);
             has = a != b && !(a == lastA && b == lastB);
             if (has) lastA = a, lastB = b;
         }
@@ -207,7 +207,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     const std::size_t word = g.bundleWord(wx, gby, gbz);
     const int runs = popCount(runStarts(p));
     for (int r = 0; r < runs; ++r) {
-        const std::uint32_t root = forest.rootHalving(sParents[r * B::kThreads + t]);
+        const std::uint32_t root = forest.rootHalving(forest.load(r * B::kThreads + t));
         nodes.parents[NodeGrid::slotOf(word, r)] =
             g.keyOf(x0 + std::uint32_t(B::xOfKey(root)), y0 + std::uint32_t(B::yOfKey(root)),
                     z0 + std::uint32_t(B::zOfKey(root)));

@@ -58,13 +58,13 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     // one tree, or the lane's last link's two parents, need no union.
     WarpLinks<uint2, kQueue> links{sQueue[t / kWarp], t % kWarp};
     auto unite = [&](const uint2& link) {
-        const std::uint32_t a = forest.parents[link.x], b = forest.parents[link.y];
+        const std::uint32_t a = forest.load(link.x), b = forest.load(link.y);
         if (a != b) forest.unite(a, b);
     };
     std::uint32_t lastA = kNoKey, lastB = kNoKey;
     auto offer = [&](bool has, std::uint32_t u, std::uint32_t v) {  // in every lane
         if (has) {
-            const std::uint32_t a = forest.parents[u], b = forest.parents[v];
+            const std::uint32_t a = forest.load(u), b = forest.load(v);
             has = a != b && !(a == lastA && b == lastB);
             if (has) lastA = a, lastB = b;
         }

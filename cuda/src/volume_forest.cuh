@@ -11,36 +11,64 @@
 
 namespace glccl::cuda::volume {
 
+// The entries of a forest in device memory: plain loads and stores (a
+// stale parent is still an ancestor; path halving's store is safe, see
+// node_grid.cuh's Forest::rootHalving).
+struct DeviceEntries {
+    std::uint32_t* at;
+    __device__ __forceinline__ std::uint32_t load(std::size_t slot) const { return at[slot]; }
+    __device__ __forceinline__ void halve(std::size_t slot, std::uint32_t grandparent) const { at[slot] = grandparent; }
+    __device__ __forceinline__ std::uint32_t lower(std::size_t slot, std::uint32_t key) const {
+        return atomicMin(&at[slot], key);
+    }
+};
+
+// The entries of a brick's forest in shared memory, where the block's
+// unions change them under every walk: each access an atomic (a load an
+// atomic OR of nothing, path halving's store an atomicMin: the grandparent
+// is smaller than the parent it replaces, and a smaller value already there
+// is an ancestor too), as local_merge.cu's patch does, so that the accesses
+// are free of data races (compute-sanitizer's racecheck).
+struct SharedEntries {
+    std::uint32_t* at;
+    __device__ __forceinline__ std::uint32_t load(int slot) const { return atomicOr(&at[slot], 0u); }
+    __device__ __forceinline__ void halve(int slot, std::uint32_t grandparent) const {
+        atomicMin(&at[slot], grandparent);
+    }
+    __device__ __forceinline__ std::uint32_t lower(int slot, std::uint32_t key) const { return atomicMin(&at[slot], key); }
+};
+
 // A key forest over node slots: Slots::slotOf(key) the entry of a key's
-// node; Word the type of an entry (volatile in shared memory, where other
-// threads' unions change entries under a walk and a stale parent is still
-// an ancestor).
-template <class Slots, typename Word>
+// node, Entries how entries are read and written (DeviceEntries,
+// SharedEntries).
+template <class Slots, class Entries>
 struct KeyForest {
     Slots slots;
-    Word* parents;
+    Entries parents;
 
     __device__ __forceinline__ auto slotOf(std::uint32_t key) const { return slots.slotOf(key); }
+    template <typename Slot>
+    __device__ __forceinline__ std::uint32_t load(Slot slot) const { return parents.load(slot); }
 
     // The root of a key's node, reading only.
     __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
         for (;;) {
-            const std::uint32_t parent = parents[slotOf(key)];
+            const std::uint32_t parent = parents.load(slotOf(key));
             if (parent == key) return key;
             key = parent;
         }
     }
 
     // The root of a key's node, halving the path (node_grid.cuh's
-    // Forest::rootHalving says why plain stores are safe).
+    // Forest::rootHalving says why a plain store is safe).
     __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
         for (;;) {
             const auto slot = slotOf(key);
-            const std::uint32_t parent = parents[slot];
+            const std::uint32_t parent = parents.load(slot);
             if (parent == key) return key;
-            const std::uint32_t grandparent = parents[slotOf(parent)];
+            const std::uint32_t grandparent = parents.load(slotOf(parent));
             if (grandparent == parent) return parent;
-            parents[slot] = grandparent;
+            parents.halve(slot, grandparent);
             key = grandparent;
         }
     }
@@ -55,7 +83,7 @@ struct KeyForest {
                 a = b;
                 b = t;
             }
-            const std::uint32_t old = atomicMin(const_cast<std::uint32_t*>(&parents[slotOf(b)]), a);
+            const std::uint32_t old = parents.lower(slotOf(b), a);
             if (old == b) return;
             b = old;
         }
@@ -80,7 +108,7 @@ struct VolumeSlots {
 };
 
 template <int Connectivity>
-using VolumeForest = KeyForest<VolumeSlots<Connectivity>, std::uint32_t>;
+using VolumeForest = KeyForest<VolumeSlots<Connectivity>, DeviceEntries>;
 
 // A brick's nodes in shared memory (local_merge_volume): a key's thread,
 // the run of its foreground that holds the voxel; run r of thread t at
@@ -98,7 +126,7 @@ struct BrickSlots {
 };
 
 template <int Connectivity>
-using BrickForest = KeyForest<BrickSlots<Connectivity>, volatile std::uint32_t>;
+using BrickForest = KeyForest<BrickSlots<Connectivity>, SharedEntries>;
 
 // Where a thread of a brick's block stands (local_merge_volume,
 // merge_borders_volume: one block per brick, a 1-D grid, one thread per
