@@ -42,7 +42,7 @@ shared uint sNumbers[kRunsPerWord * kNumbersStride];
 shared uint sLines[kLines * kThreads];  // line l of thread t's word at l * kThreads + t
 shared uint sForeground[kThreads];
 
-const int kSlots = TABLE_SLOTS;
+const int kSlots = 1 << LABEL_BRICK_SLOT_BITS;
 shared uint slotLabel[kSlots];
 shared uint slotMinX[kSlots], slotMinY[kSlots], slotMaxX[kSlots], slotMaxY[kSlots], slotMaxZ[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots], slotSumZ[kSlots];
@@ -113,7 +113,7 @@ void addToTable(uint label, Stats s) {
 }
 
 uint slotOfLabel(uint label) {
-    uint slot = (label * 2654435761u) >> (32u - uint(TABLE_SLOT_BITS));
+    uint slot = (label * 2654435761u) >> (32u - uint(LABEL_BRICK_SLOT_BITS));
     for (int probe = 0; probe < TABLE_PROBES; ++probe) {
         uint held = atomicCompSwap(slotLabel[slot], 0u, label);
         if (held == 0u || held == label) return slot;

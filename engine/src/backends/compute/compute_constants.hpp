@@ -144,15 +144,22 @@ struct WordBox {
 constexpr WordBox kVolumeBrick{2, 16, 8};
 // The work group's link queues (local_merge_volume.comp): local_merge's
 // links are two 16-bit slots (4 bytes), merge_borders' two global slots (8
-// bytes).
-constexpr int kBrickLinks = 2048;
+// bytes). local_merge's queue is short: a full queue is united and refilled
+// (a few more barriers), while the shared memory it would hold keeps other
+// bricks off the multiprocessor, and the pass waits on shared-memory loads
+// that only more resident bricks hide.
+constexpr int kBrickLinks = 512;
 constexpr int kBorderLinks = 1024;
 // final_labels: a label brick of 128 words. Its shared memory holds the
-// node numbers of its words (16 a word), their lines and the table's 512
-// hash slots of 10 words: twice the words would not fit 32 KiB. Its
-// coordinate sums stay below 2^32: at most 2^14 voxels of coordinates below
-// 2^15.
+// node numbers of its words (16 a word), their lines and the table's
+// 2^kVolumeTableSlotBits hash slots of 10 words. Its coordinate sums stay
+// below 2^32: at most 2^14 voxels of coordinates below 2^15.
 constexpr WordBox kVolumeLabelBrick{2, 8, 8};
+// Hash slots of final_labels_volume.comp: fewer than the 2-D pass's. Every
+// slot is cleared and scanned by each label brick, and its shared memory
+// decides how many label bricks a multiprocessor holds at once; a number
+// that finds no slot goes to the global table directly.
+constexpr int kVolumeTableSlotBits = 7;
 // count_roots: work groups of kCountRootsThreads, a bundle row to each
 // countRootsRowThreads(wordsX) of them (each thread a run of words), so that
 // narrow volumes put several rows in a group rather than idle threads.
@@ -172,7 +179,7 @@ static_assert(kVolumeBrick.threads() * (4 + 1 + kRunsPerWord) * 4 + kBrickLinks 
                   kBorderLinks * 8 + 16 <= 32768,
               "local_merge and merge_borders: shared memory within the 32 KiB of OpenGL 4.3");
 static_assert(kRunsPerWord * (kVolumeLabelBrick.threads() + 1) * 4 + kVolumeLabelBrick.threads() * (4 + 1) * 4 +
-                      10 * (1 << kTableSlotBits) * 4 <=
+                      10 * (1 << kVolumeTableSlotBits) * 4 <=
                   32768,
               "final_labels: shared memory within the 32 KiB of OpenGL 4.3");
 static_assert(kVolumeLabelBrick.threads() % 32 == 0, "final_labels writes a word's voxels with 32 threads");
@@ -341,6 +348,7 @@ inline void volumeNodeDefines(gl::ProgramBuilder& builder, Connectivity connecti
         .define("LABEL_BRICK_BUNDLES_Y", kVolumeLabelBrick.bundlesY)
         .define("LABEL_BRICK_BUNDLES_Z", kVolumeLabelBrick.bundlesZ)
         .define("LABEL_BRICK_THREADS", kVolumeLabelBrick.threads())
+        .define("LABEL_BRICK_SLOT_BITS", kVolumeTableSlotBits)
         .define("COUNT_ROOTS_THREADS", kCountRootsThreads)
         .define("PARENTS_SIDE_BITS", kParentsSideBits)
         .define("BITS_BUFFER", kBitsBuffer)
