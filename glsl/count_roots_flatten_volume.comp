@@ -3,11 +3,15 @@
 // number two loads away instead of walking the trees merge_borders left
 // (a single long path, as a thin curve makes, would be walked by each of
 // its nodes). The sibling of the CUDA engine's flatten in
-// count_roots_volume.cu. Threads take bundle words in turn; a thread writes
-// only its words' entries, and only with their roots: a walk that reads an
-// entry already written reaches the same root sooner, one that reads it
-// before does too. No root's entry changes (count_roots ranks them next),
-// and nothing is added atomically.
+// count_roots_volume.cu. Threads take bundle words in turn and walk to the
+// root halving the path: each entry passed points at its grandparent, so
+// that the walks of the many nodes of one long path (a thin curve) share
+// their steps. Every store is an ancestor's key, into a tree no union
+// changes any more, so a walk that reads an entry before or after another
+// thread wrote it reaches the same root. A halving store may land on an
+// entry after its own thread wrote the root there: final_labels then walks
+// a step or two more. No root's entry changes (count_roots ranks them
+// next), and nothing is added atomically.
 layout(local_size_x = COUNT_ROOTS_THREADS) in;
 
 void main() {
@@ -21,9 +25,16 @@ void main() {
             const uint parent = loadParent(slot);
             uint root = parent;
             for (;;) {
-                uint next = loadParent(slotOfKey(root));
+                const uint at = slotOfKey(root);
+                const uint next = loadParent(at);
                 if (next == root) break;
-                root = next;
+                const uint after = loadParent(slotOfKey(next));
+                if (after == next) {
+                    root = next;
+                    break;
+                }
+                storeParent(at, after);
+                root = after;
             }
             if (root != parent) storeParent(slot, root);
         }
