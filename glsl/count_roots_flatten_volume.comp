@@ -1,12 +1,10 @@
 // count_roots' first dispatch, for a binary volume over bundle nodes: every
 // node's parents entry becomes its root, so that final_labels finds a
-// number two loads away instead of walking the trees merge_borders left
-// (a single long path, as a thin curve makes, would be walked by each of
-// its nodes). The sibling of the CUDA engine's flatten in
-// count_roots_volume.cu. Threads take bundle words in turn and walk to the
-// root halving the path: each entry passed points at its grandparent, so
-// that the walks of the many nodes of one long path (a thin curve) share
-// their steps. Every store is an ancestor's key, into a tree no union
+// number two loads away instead of walking the trees merge_borders left.
+// The sibling of the CUDA engine's flatten in count_roots_volume.cu.
+// Threads take bundle words in turn and walk to the root halving the path:
+// each entry passed points at its grandparent, so that the walks of the
+// many nodes of one long path (a thin curve makes one) share their steps. Every store is an ancestor's key, into a tree no union
 // changes any more, so a walk that reads an entry before or after another
 // thread wrote it reaches the same root. A halving store may land on an
 // entry after its own thread wrote the root there: final_labels then walks

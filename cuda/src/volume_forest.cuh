@@ -32,10 +32,8 @@ struct DeviceEntries {
 struct SharedEntries {
     std::uint32_t* at;
     __device__ __forceinline__ std::uint32_t load(int slot) const { return atomicOr(&at[slot], 0u); }
-    __device__ __forceinline__ void halve(int slot, std::uint32_t grandparent) const {
-        atomicMin(&at[slot], grandparent);
-    }
     __device__ __forceinline__ std::uint32_t lower(int slot, std::uint32_t key) const { return atomicMin(&at[slot], key); }
+    __device__ __forceinline__ void halve(int slot, std::uint32_t grandparent) const { lower(slot, grandparent); }
 };
 
 // A key forest over node slots: Slots::slotOf(key) the entry of a key's

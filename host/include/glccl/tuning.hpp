@@ -97,7 +97,7 @@ struct Tuning {
     CopyStores copyStores = CopyStores::Stream;
     // The compute engine's parents: auto (default), buffer or image.
     ComputeParents computeParents = ComputeParents::Auto;
-    // The compute engine's binary volumes: grid (default) or nodes.
+    // The compute engine's binary volumes: nodes (default) or grid.
     ComputeVolumes computeVolumes = ComputeVolumes::Nodes;
     // Release builds of the CUDA engine synchronise after each kernel and
     // check it, so that an asynchronous fault is reported by the kernel that
