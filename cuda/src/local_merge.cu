@@ -19,6 +19,7 @@
 
 #include "node_grid.cuh"
 #include "stage_timer.hpp"
+#include "warp_links.cuh"
 
 namespace glccl::cuda {
 namespace {
@@ -29,6 +30,9 @@ constexpr int kPatchNodes = kNodePatchSide * kNodePatchSide;
 constexpr int kPasses = kNodePatchSide / kNodePatchLinesPerPass;
 constexpr int kSegmentsPerLine = kNodePatchSide / kPasses;
 static_assert(kSegmentsPerLine * kNodePatchSide == kThreads, "segments cover the patch, one per thread");
+// Links per warp in step 3's queue (WarpLinks): two keys each.
+constexpr int kLinkQueue = 64;
+static_assert(kThreads % 32 == 0, "whole warps");
 
 // Parents in shared memory change under the patch's concurrent unions
 // (steps 3 and 4), so every access there is an atomic: a load is an atomic
@@ -162,48 +166,60 @@ struct Patch {
 
     // Step 3: the unions of this thread's segment (joinedBits, runKeys:
     // joinRuns'). A run starts from the key joinRuns gave it, a node of its
-    // tree, without reading it back.
+    // tree, without reading it back. Every lane offers its links in step
+    // with the others, the same number of times (Links: WarpLinks), and the
+    // warp unites them together.
+    template <class Links, class Unite>
     __device__ __forceinline__ void uniteSegment(int fx, int fy, std::uint32_t joinedBits,
-                                                 const std::uint32_t (&runKeys)[kPasses]) const {
+                                                 const std::uint32_t (&runKeys)[kPasses], Links& links,
+                                                 Unite&& unite) const {
         std::uint32_t runParent = kNone;   // the run's smallest key (joinRuns)
-        std::uint32_t lastTarget = kNone;  // what the run's last union read at its neighbour
+        std::uint32_t lastTarget = kNone;  // what the run's last offered link read at its neighbour
+#pragma unroll
         for (int j = 0; j < kPasses; ++j) {
             const int lx = fx + j;
             const std::uint32_t mask = masks[fy * kNodePatchSide + lx];
-            if (mask == 0u) continue;
-            // Past the segment's first node a left link is exactly what
-            // joined the node to the run before it: nothing to unite.
-            bool link[4];
-            link[0] = j == 0 && linksInPatch(lx, fy, mask, 0);
-            if ((joinedBits & (1u << j)) == 0u) {
-                runParent = runKeys[j];
-                lastTarget = kNone;
-            }
-#pragma unroll
-            for (int d = 1; d < 4; ++d) link[d] = linksInPatch(lx, fy, mask, d);
-            if (prunes()) {
-                // A link to a neighbour that is itself linked to one this
-                // node unites with adds nothing (see neighboursLinked).
-                if (link[2]) {
-                    if (link[1] && neighboursLinked(lx, fy, 2, 1)) link[1] = false;
-                    if (link[3] && neighboursLinked(lx, fy, 3, 2)) link[3] = false;
-                    if (link[0] && neighboursLinked(lx, fy, 0, 2)) link[0] = false;
-                } else if (link[0] && link[1] && neighboursLinked(lx, fy, 0, 1)) {
-                    link[1] = false;
+            bool link[4] = {false, false, false, false};
+            if (mask != 0u) {
+                // Past the segment's first node a left link is exactly what
+                // joined the node to the run before it: nothing to unite.
+                link[0] = j == 0 && linksInPatch(lx, fy, mask, 0);
+                if ((joinedBits & (1u << j)) == 0u) {
+                    runParent = runKeys[j];
+                    lastTarget = kNone;
                 }
+#pragma unroll
+                for (int d = 1; d < 4; ++d) link[d] = linksInPatch(lx, fy, mask, d);
+                prune(lx, fy, link);
             }
             // Left first, then the upper neighbours from left to right: two
             // neighbours that read the same parent are one tree (parents
-            // only point into their tree), so the run unites with it once.
+            // only point into their tree), so the run offers it once.
 #pragma unroll
             for (int d = 0; d < 4; ++d) {
-                if (!link[d]) continue;
-                const int2 o = backwardNode(d);
-                const std::uint32_t target = loadParent(&parents[(fy + o.y) * kNodePatchSide + lx + o.x]);
-                if (target == lastTarget) continue;
-                uniteLocal(runParent, target);
-                lastTarget = target;
+                bool has = link[d];
+                std::uint32_t target = kNone;
+                if (has) {
+                    const int2 o = backwardNode(d);
+                    target = loadParent(&parents[(fy + o.y) * kNodePatchSide + lx + o.x]);
+                    has = target != lastTarget;
+                    if (has) lastTarget = target;
+                }
+                links.push(has, make_uint2(runParent, target), unite);
             }
+        }
+    }
+
+    // A link to a neighbour that is itself linked to one this node unites
+    // with adds nothing (see neighboursLinked).
+    __device__ __forceinline__ void prune(int lx, int fy, bool (&link)[4]) const {
+        if (!prunes()) return;
+        if (link[2]) {
+            if (link[1] && neighboursLinked(lx, fy, 2, 1)) link[1] = false;
+            if (link[3] && neighboursLinked(lx, fy, 3, 2)) link[3] = false;
+            if (link[0] && neighboursLinked(lx, fy, 0, 2)) link[0] = false;
+        } else if (link[0] && link[1] && neighboursLinked(lx, fy, 0, 1)) {
+            link[1] = false;
         }
     }
 };
@@ -216,6 +232,7 @@ __global__ void __launch_bounds__(kThreads)
     __shared__ std::uint32_t sParents[kPatchNodes];
     __shared__ std::uint8_t sMasks[kPatchNodes];
     __shared__ Pixel sValues[kPixelNodes ? kPatchNodes : 1];
+    __shared__ uint2 sQueue[kThreads / 32][kLinkQueue];  // each warp's links (WarpLinks)
 
     const std::size_t imageIndex = blockIdx.z;
     image += imageIndex * grid.pixelsPerImage();
@@ -262,7 +279,10 @@ __global__ void __launch_bounds__(kThreads)
     std::uint32_t runKeys[kPasses];
     const std::uint32_t joinedBits = patch.joinRuns(segmentX, segmentY, runKeys);
     __syncthreads();
-    patch.uniteSegment(segmentX, segmentY, joinedBits, runKeys);
+    WarpLinks<uint2, kLinkQueue> links{sQueue[t / 32], t % 32};
+    auto unite = [&](const uint2& link) { patch.uniteLocal(link.x, link.y); };
+    patch.uniteSegment(segmentX, segmentY, joinedBits, runKeys, links, unite);
+    links.flush(unite);
     __syncthreads();
 
     // Step 4: patch-local roots and masks out, a column per thread again.

@@ -8,6 +8,7 @@
 // the smaller key, path halving on the way), on volume keys.
 
 #include "passes.hpp"
+#include "warp_links.cuh"
 
 namespace glccl::cuda::volume {
 
@@ -182,39 +183,6 @@ __device__ __forceinline__ void loadBundleLines(const NodeGrid& grid, const std:
         lines[l] = y < grid.height && z < grid.depth ? __ldg(&bits[grid.lineWord(wx, y, z)]) : 0u;
     }
 }
-
-constexpr unsigned kFullWarp = 0xFFFFFFFFu;
-
-// The links a warp's lanes find, at different rates, united by all lanes at
-// once. Finding links is bit operations, the same few steps in every lane;
-// uniting walks trees whose depths vary. Uniting each link where its lane
-// finds it runs those walks one lane at a time, a few lanes of 32 active.
-// So each lane offers its links in step with the others (push, in every
-// lane, with `has` whether it brings one), they are packed into the warp's
-// queue, and when the queue could not take another round of 32, every lane
-// unites every 32nd link in it.
-template <typename Link, int Capacity>
-struct WarpLinks {
-    static_assert(Capacity >= 64, "room for a round of 32 after a flush's worth");
-    Link* queue;     // this warp's Capacity entries
-    int lane;
-    int count = 0;   // the same in every lane
-
-    template <class Unite>
-    __device__ __forceinline__ void push(bool has, const Link& link, Unite&& unite) {
-        const unsigned lanes = __ballot_sync(kFullWarp, has);
-        if (has) queue[count + __popc(lanes & ((1u << lane) - 1u))] = link;
-        count += __popc(lanes);
-        if (count > Capacity - 32) flush(unite);
-    }
-    template <class Unite>
-    __device__ __forceinline__ void flush(Unite&& unite) {
-        __syncwarp();
-        for (int i = lane; i < count; i += 32) unite(queue[i]);
-        count = 0;
-        __syncwarp();
-    }
-};
 
 // The links where runs of a relation's U and V kiss (kissesOf), offered by
 // the warp's lanes in step, a position a round until no lane has one left:
