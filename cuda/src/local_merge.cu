@@ -30,8 +30,12 @@ constexpr int kPatchNodes = kNodePatchSide * kNodePatchSide;
 constexpr int kPasses = kNodePatchSide / kNodePatchLinesPerPass;
 constexpr int kSegmentsPerLine = kNodePatchSide / kPasses;
 static_assert(kSegmentsPerLine * kNodePatchSide == kThreads, "segments cover the patch, one per thread");
-// Links per warp in step 3's queue (WarpLinks): two keys each.
-constexpr int kLinkQueue = 64;
+// Links per warp in step 3's queue (WarpLinks): two keys each. The queue
+// flushes once it could not take another round of 32: at 64 entries a noisy
+// patch flushed after nearly every round, uniting its links about as one at
+// a time as without the queue; at 128 each flush unites three or four rounds'
+// links at once.
+constexpr int kLinkQueue = 128;
 static_assert(kThreads % 32 == 0, "whole warps");
 
 // Parents in shared memory change under the patch's concurrent unions
