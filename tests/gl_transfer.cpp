@@ -228,6 +228,45 @@ TEST_CASE("transfer: labels of several megabytes come down in bands copied by se
     requireReference(second, options, out, "9M bands, the same size again");
 }
 
+TEST_CASE("transfer: a transfer of a few bands' size or less moves in several smaller bands", "[transfer]") {
+    const std::size_t mebibyte = std::size_t(1) << 20;
+    for (const std::size_t bandBytes : {std::size_t(32) * mebibyte, std::size_t(3) * mebibyte, std::size_t(65536),
+                                        std::size_t(1)}) {
+        for (const std::size_t total : {std::size_t(0), std::size_t(1), mebibyte - 1, 3 * mebibyte, 4 * mebibyte,
+                                        16 * mebibyte + 3, 100 * mebibyte, 1024 * mebibyte}) {
+            INFO("a transfer of " << total << " bytes, bands of at most " << bandBytes);
+            const std::size_t band = pipelinedBandBytes(total, bandBytes);
+            CHECK(band >= 1);
+            CHECK(band <= bandBytes);
+            CHECK(band >= std::min(bandBytes, kMinBandBytes));
+            const std::size_t bands = total == 0 ? 0 : (total + band - 1) / band;
+            // Large enough for several bands of at least kMinBandBytes, and
+            // no more than a few of the largest: several, not one.
+            if (total >= kSmallTransferBands * kMinBandBytes && bandBytes >= kMinBandBytes)
+                CHECK(bands >= kSmallTransferBands - 1);
+            if (total > kSmallTransferBands * bandBytes) CHECK(band == bandBytes);
+        }
+    }
+
+    // An 8 MiB label image with the default band size comes down in bands of
+    // a quarter of it, byte for byte, through buffers of that size.
+    offscreen().makeCurrent();
+    const int width = 2048, height = 1024;
+    gl::Texture texture = gl::Texture::allocate(GL_R32UI, width, height, "transfer test");
+    std::vector<std::uint32_t> values(std::size_t(width) * height);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i * 2246822519u + 7u);
+    ScopedTuning knobs{{"transfer", "bands"}, {"transferBuffers", "3"}};
+    transfer::TextureUploader uploader;
+    transfer::TextureDownloader downloader;
+    uploader.upload(texture, values.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test upload");
+    std::vector<std::uint32_t> back(values.size(), 0);
+    downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
+    REQUIRE(back == values);
+    const std::size_t total = values.size() * sizeof(std::uint32_t);
+    CHECK(downloader.bufferBytes() == 3 * (total / 4));
+    CHECK(uploader.bufferBytes() == 3 * (total / 4));
+}
+
 TEST_CASE("transfer: every image format goes up in bands and reads back byte for byte", "[transfer]") {
     ScopedTuning knobs{{"transfer", "bands"}, {"transferBandBytes", "1000"}};
     offscreen().makeCurrent();

@@ -13,10 +13,14 @@ bool isPageLocked(const void* host) {
     return attributes.type == cudaMemoryTypeHost || attributes.type == cudaMemoryTypeManaged;
 }
 
-void HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes, ResourceCounts& counts) {
-    const std::size_t granules = (bytes + kStagingGranule - 1) / kStagingGranule;
-    const std::size_t wanted = std::min(granules * kStagingGranule, kStagingChunkBytes);
-    if (wanted <= chunkBytes()) return;
+std::size_t HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes, ResourceCounts& counts) {
+    // A chunk of whole granules holds whole labels (download consumers take
+    // labels), and a slightly larger image does not pin the chunks anew.
+    const std::size_t band = pipelinedBandBytes(bytes, tuning().transferBandBytes);
+    const std::size_t chunk = std::max(kBandGranule, band / kBandGranule * kBandGranule);
+    const std::size_t wanted = std::min(bytes, chunk);
+    const std::size_t granules = (wanted + kBandGranule - 1) / kBandGranule;
+    if (granules * kBandGranule <= chunks_[0].bytes()) return chunk;
     for (int i = 0; i < 2; ++i) {
         // A chunk may still be the source or target of a queued copy.
         if (chunkDone_[i].get() != nullptr) {
@@ -25,9 +29,10 @@ void HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes, Resour
             chunkDone_[i] = Event(check, cudaEventDisableTiming);
         }
         chunks_[i] = {};
-        chunks_[i] = PinnedBuffer<unsigned char>(wanted, check);
+        chunks_[i] = PinnedBuffer<unsigned char>(granules * kBandGranule, check);
         ++counts.hostAllocations;
     }
+    return chunk;
 }
 
 void HostStaging::copy(void* destination, const void* source, std::size_t bytes) {
@@ -41,10 +46,9 @@ void HostStaging::upload(const CudaCheck& check, const void* host, void* d_desti
         check(cudaMemcpyAsync(d_destination, host, bytes, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync (upload)");
         return;
     }
-    ensureChunks(check, bytes, counts);
+    const std::size_t chunk = ensureChunks(check, bytes, counts);
     const auto* source = static_cast<const unsigned char*>(host);
     auto* destination = static_cast<unsigned char*>(d_destination);
-    const std::size_t chunk = chunkBytes();
     for (std::size_t offset = 0, i = 0; offset < bytes; offset += chunk, ++i) {
         const std::size_t size = std::min(chunk, bytes - offset);
         // The chunk's previous upload must have left it before we refill it.

@@ -15,8 +15,11 @@
 //     host's copies of large transfers are split over several threads
 //     (parallel_copy.hpp, shared with the GL transfers): one core copies
 //     far slower than the bus moves data.
-// The chunks are made once, at the size the first transfer needs up to
-// kStagingChunkBytes, and kept: a batch of images allocates them once.
+// A transfer moves in chunks of pipelinedBandBytes() (the Tuning's
+// transferBandBytes, or a few smaller ones for a small transfer, as the GL
+// transfers cut their bands). The chunks' memory is made at the size the
+// first transfer needs and kept (grown, never shrunk): a batch of images
+// allocates it once.
 
 #include <cstddef>
 #include <algorithm>
@@ -32,15 +35,6 @@
 #include "parallel_copy.hpp"
 
 namespace glccl::cuda {
-
-// Large enough that a chunk's waits (its event, the copy threads' wake-up)
-// stay small beside its copy, small enough to pin quickly; smaller chunks
-// leave large images' walls measurably further from device time + floor
-// (glccl bench).
-constexpr std::size_t kStagingChunkBytes = std::size_t(32) << 20;
-// Smaller chunks are made in multiples of this, so that a chunk always holds
-// whole labels and a slightly larger image does not pin them anew.
-constexpr std::size_t kStagingGranule = std::size_t(64) << 10;
 
 // True when `host` is page-locked (or managed) memory the device can copy
 // from directly.
@@ -85,8 +79,9 @@ public:
     void copy(void* destination, const void* source, std::size_t bytes);
 
 private:
-    void ensureChunks(const CudaCheck& check, std::size_t bytes, ResourceCounts& counts);
-    std::size_t chunkBytes() const { return chunks_[0].bytes(); }
+    // The chunk size of a transfer of `bytes`, with chunks at least that
+    // large made.
+    std::size_t ensureChunks(const CudaCheck& check, std::size_t bytes, ResourceCounts& counts);
 
     PinnedBuffer<unsigned char> chunks_[2];
     Event chunkDone_[2];  // the last copy into or out of the chunk has finished
@@ -102,9 +97,8 @@ void HostStaging::download(const CudaCheck& check, const void* d_source, std::si
         check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (download)");
         return;
     }
-    ensureChunks(check, bytes, counts);
+    const std::size_t chunk = ensureChunks(check, bytes, counts);
     const auto* source = static_cast<const unsigned char*>(d_source);
-    const std::size_t chunk = chunkBytes();
     const std::size_t chunkCount = (bytes + chunk - 1) / chunk;
     auto queue = [&](std::size_t i) {
         const std::size_t offset = i * chunk;

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -33,22 +34,55 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include "glccl/tuning.hpp"
 
 namespace glccl {
 
 // Copies below this many bytes are one memcpy on the calling thread: waking
-// workers costs more than it saves, and small images stay single-threaded.
-constexpr std::size_t kParallelCopyBytes = std::size_t(8) << 20;
+// workers costs more than it saves. Larger copies are split: one core
+// copies far slower than the bus moves data, even a megabyte's worth.
+constexpr std::size_t kParallelCopyBytes = std::size_t(1) << 20;
 // The smallest piece a thread takes of a larger copy.
-constexpr std::size_t kCopyPieceBytes = std::size_t(1) << 20;
+constexpr std::size_t kCopyPieceBytes = std::size_t(256) << 10;
+// A pipelined transfer (GL's pixel-buffer bands, the CUDA staging chunks)
+// moves a transfer smaller than kSmallTransferBands bands of the Tuning's
+// size in about that many bands, each a multiple of kBandGranule and at
+// least kMinBandBytes: the host then copies one band while the bus moves
+// the next, where one band would leave the copy and the bus taking turns.
+constexpr std::size_t kSmallTransferBands = 4;
+constexpr std::size_t kMinBandBytes = std::size_t(1) << 20;
+constexpr std::size_t kBandGranule = std::size_t(64) << 10;
+
+// The bytes per band of a pipelined transfer of `total` bytes, whose bands
+// are at most `bandBytes` (Tuning::transferBandBytes).
+inline std::size_t pipelinedBandBytes(std::size_t total, std::size_t bandBytes) {
+    const std::size_t quarter = (total / kSmallTransferBands + kBandGranule - 1) / kBandGranule * kBandGranule;
+    return std::max<std::size_t>(1, std::min(bandBytes, std::max(kMinBandBytes, quarter)));
+}
 // Component tables of fewer entries are decoded on the calling thread, larger
 // ones by the copy threads in ranges of kTableGrain entries: a noisy image
 // has about one component in three hundred pixels, tens of megabytes of
 // table that one core writes far slower than the bus delivers it.
 constexpr std::size_t kParallelTableEntries = std::size_t(1) << 16;
 constexpr std::size_t kTableGrain = std::size_t(1) << 14;
+// How long a copy thread, and a caller waiting for the last piece, spins
+// before it sleeps. A pipelined transfer hands out its next band within
+// about the time the bus takes to move one, far less than a sleeping
+// thread takes to wake: sleeping between bands cost more than the copies.
+constexpr std::chrono::microseconds kCopySpin{250};
+
+// A short pause inside a spin loop (the processor's spin-wait hint).
+inline void spinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
 // The copy threads the Tuning asks for: Tuning::copyThreads where set,
 // else the machine's hardware threads, at most 16: memory bandwidth, not
 // cores, bounds a copy past that.
@@ -175,6 +209,7 @@ public:
         }
         wake_.notify_all();
         work(*job);
+        if (spinUntil([&] { return job->remaining.load() == 0; })) return;
         std::unique_lock<std::mutex> lock(job->mutex);
         job->done.wait(lock, [&] { return job->remaining.load() == 0; });
     }
@@ -226,6 +261,17 @@ private:
         }
     }
 
+    // Spins for up to kCopySpin until done() holds; whether it did.
+    template <class Done>
+    static bool spinUntil(Done&& done) {
+        const auto until = std::chrono::steady_clock::now() + kCopySpin;
+        for (int i = 0;; ++i) {
+            if (done()) return true;
+            spinPause();
+            if (i % 64 == 63 && std::chrono::steady_clock::now() > until) return done();
+        }
+    }
+
     void startWorkers(int count) {
         while (int(workers_.size()) < count) workers_.emplace_back([this] { run(); });
     }
@@ -238,6 +284,8 @@ private:
         }
         for (;;) {
             std::shared_ptr<Job> job;
+            // The next job of a transfer usually comes while we spin.
+            spinUntil([&] { return stopping_.load() || generation_.load() != seen; });
             {
                 std::unique_lock<std::mutex> lock(mutex_);
                 wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
@@ -252,8 +300,10 @@ private:
     std::mutex mutex_;
     std::condition_variable wake_;
     std::shared_ptr<Job> job_;
-    std::uint64_t generation_ = 0;
-    bool stopping_ = false;
+    // Written under mutex_ (the condition variable's protocol), read by
+    // spinning workers without it.
+    std::atomic<std::uint64_t> generation_{0};
+    std::atomic<bool> stopping_{false};
     std::vector<std::thread> workers_;
 };
 

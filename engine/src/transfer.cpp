@@ -165,7 +165,7 @@ void TextureUploader::upload(const gl::Texture& texture, const void* pixels, GLe
         checkGlError(what);
         return;
     }
-    const SlabPlan plan(height, depth, rowBytes, settings.bandBytes);
+    const SlabPlan plan(height, depth, rowBytes, pipelinedBandBytes(total, settings.bandBytes));
     ring_.ensure(GL_PIXEL_UNPACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_WRITE_BIT,
                  settings.clientStorageUpload, what);
     const auto* source = static_cast<const unsigned char*>(pixels);
@@ -209,7 +209,7 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
         checkGlError(what);
         return;
     }
-    const SlabPlan plan(height, depth, rowBytes, settings.bandBytes);
+    const SlabPlan plan(height, depth, rowBytes, pipelinedBandBytes(total, settings.bandBytes));
     ring_.ensure(GL_PIXEL_PACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_READ_BIT,
                  settings.clientStorageDownload, what);
     if (!subImage) {

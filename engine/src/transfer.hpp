@@ -17,7 +17,9 @@
 // A fence after each slab says when its buffer may be copied out or
 // refilled. The buffers are kept from one call to the next (a batch of
 // images allocates them once) and bounded by the slab size, never the
-// image's: N buffers of at most Tuning::transferBandBytes.
+// image's: N buffers of at most Tuning::transferBandBytes. A transfer smaller
+// than a few bands of that size is cut into a few smaller ones
+// (pipelinedBandBytes, parallel_copy.hpp), so that it still overlaps.
 //
 // Why: NVIDIA's driver moves pageable memory (glTexSubImage2D from it,
 // glGetTexImage into it) through its own staging on one thread, far below
