@@ -26,6 +26,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/tuning.hpp"
 #include "cuda_support.hpp"
 
 #include <cuda_runtime_api.h>
@@ -430,6 +431,24 @@ TEST_CASE("cuda: ImageLabeler on raw host memory, page-locked or pageable, label
     glccl::test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(),
                                        labelingOf(image.width, image.height, pageable.data(), pageableTable),
                                        "pageable");
+
+    // Chunks of 64 KiB (the Tuning's band size): both chunks refilled many
+    // times in one call, each way.
+    {
+        struct Restore {
+            glccl::Tuning before = glccl::tuning();
+            ~Restore() { glccl::setTuning(before); }
+        } restore;
+        glccl::Tuning small = restore.before;
+        small.set("transferBandBytes", "64K");
+        glccl::setTuning(small);
+        std::vector<std::uint32_t> chunked(count, 0xABABABABu);
+        const auto& chunkedTable = labeler.label(image.pixels.data(), image.width, image.height, 1,
+                                                 Connectivity::Eight, Criterion::binary(), chunked.data());
+        glccl::test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(),
+                                           labelingOf(image.width, image.height, chunked.data(), chunkedTable),
+                                           "pageable, 64 KiB chunks");
+    }
 
     // No labels wanted: the table alone.
     const auto& tableOnly = labeler.label(image.pixels.data(), image.width, image.height, 1, Connectivity::Eight,

@@ -309,17 +309,27 @@ private:
         staging_.upload(check, pixels, d_input, pixelCount * std::size_t(request.channels), stream,
                         pipeline_.counts());
         pipeline_.findLabels(check, request, d_input, d_labels, timings != nullptr);
-        const std::vector<Component>& table = pipeline_.componentTable(check, timings);
-        if (wantLabels) {
-            staging_.download(check, d_labels, pixelCount * sizeof(std::uint32_t), stream, direct,
-                              pipeline_.counts(), std::forward<Consume>(consume));
+        if (!wantLabels) return pipeline_.componentTable(check, timings);
+        // The labels leave on a stream of their own while the table's kernel
+        // and download run on the pipeline's: the host copies labels out
+        // instead of waiting for the table.
+        if (labelsStream_.get() == nullptr) {
+            labelsStream_ = Stream(check);
+            labelsReady_ = Event(check, cudaEventDisableTiming);
         }
-        return table;
+        check(cudaEventRecord(labelsReady_.get(), stream), "cudaEventRecord (labels ready)");
+        check(cudaStreamWaitEvent(labelsStream_.get(), labelsReady_.get(), 0), "cudaStreamWaitEvent (labels ready)");
+        pipeline_.queueComponentTable(check);
+        staging_.download(check, d_labels, pixelCount * sizeof(std::uint32_t), labelsStream_.get(), direct,
+                          pipeline_.counts(), std::forward<Consume>(consume));
+        return pipeline_.componentTable(check, timings);
     }
 
     // Declared first, destroyed last.
     LabelPipeline pipeline_;
     HostStaging staging_;
+    Stream labelsStream_;  // host labels' downloads (labelHost)
+    Event labelsReady_;    // the pipeline's stream is past findLabels()
     Event callerReady_;  // the caller's stream reached labelDevice()
     Event done_;         // the pipeline's stream is past a labelDevice()
     bool countsOnHost_ = false;              // the last labeling's counts were downloaded

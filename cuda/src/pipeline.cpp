@@ -243,6 +243,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
     current_ = request;
     currentLabels_ = d_labels;
     volumeNodes_.reset();
+    queuedTable_ = -1;
     timer_.start(timed, stream(), check);
     const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
 
@@ -404,12 +405,12 @@ unsigned char* LabelPipeline::tableStorage(const CudaCheck& check, std::size_t b
     return tableOverflow_.get();
 }
 
-const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& check, StageTimings* timings,
-                                                           int image) {
+void LabelPipeline::queueComponentTable(const CudaCheck& check, int image) {
     const std::size_t n = hostCounts(check)[image];
     const std::uint32_t* labels = currentLabels_ + std::size_t(image) * current_.imagePixelCount();
     const int dimensions = current_.dimensions;
     const std::size_t rowBytes = tableBytesPerComponent(dimensions);
+    queuedTable_ = image;
     if (n > 0) {
         const std::size_t bytes = n * rowBytes;
         unsigned char* storage = tableStorage(check, bytes);
@@ -429,7 +430,15 @@ const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& che
         check(cudaMemcpyAsync(tableHost_.get(), storage, bytes, cudaMemcpyDeviceToHost, stream()),
               "cudaMemcpyAsync (component table)");
     }
+}
+
+const std::vector<Component>& LabelPipeline::componentTable(const CudaCheck& check, StageTimings* timings,
+                                                           int image) {
+    if (queuedTable_ != image) queueComponentTable(check, image);
+    queuedTable_ = -1;
     check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (component table)");
+    const std::size_t n = hostCounts(check)[image];
+    const int dimensions = current_.dimensions;
 
     // Capacity is kept from call to call: a table no longer than an earlier
     // one is written in place.

@@ -165,6 +165,12 @@ public:
     // per-kernel device times of both steps.
     const std::vector<Component>& componentTable(const CudaCheck& check, StageTimings* timings, int image = 0);
 
+    // componentTable()'s first half: waits for the component count, then
+    // queues the table's kernel and its download without waiting for them,
+    // so that the host can move the labels meanwhile; componentTable() for
+    // the same image then waits and decodes.
+    void queueComponentTable(const CudaCheck& check, int image = 0);
+
     // The table of the last componentTable().
     const std::vector<Component>& table() const { return table_; }
 
@@ -238,6 +244,7 @@ private:
     LabelRequest current_;
     std::uint32_t* currentLabels_ = nullptr;
     std::optional<VolumeNodes> volumeNodes_;  // a binary volume's nodes (findVolumeLabels)
+    int queuedTable_ = -1;                    // the image whose table queueComponentTable() queued
 };
 
 }  // namespace glccl::cuda
