@@ -92,6 +92,15 @@ std::map<std::string, GLint> transferState() {
     return state;
 }
 
+// `values` up into the R32UI `texture` and back down, byte for byte.
+void roundTrip(const gl::Texture& texture, const std::vector<std::uint32_t>& values,
+               transfer::TextureUploader& uploader, transfer::TextureDownloader& downloader) {
+    uploader.upload(texture, values.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test upload");
+    std::vector<std::uint32_t> back(values.size(), 0);
+    downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
+    REQUIRE(back == values);
+}
+
 }  // namespace
 
 TEST_CASE("transfer: copy threads copy every byte of large and odd-sized blocks, and nothing else", "[transfer]") {
@@ -258,10 +267,7 @@ TEST_CASE("transfer: a transfer of a few bands' size or less moves in several sm
     ScopedTuning knobs{{"transfer", "bands"}, {"transferBuffers", "3"}};
     transfer::TextureUploader uploader;
     transfer::TextureDownloader downloader;
-    uploader.upload(texture, values.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test upload");
-    std::vector<std::uint32_t> back(values.size(), 0);
-    downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
-    REQUIRE(back == values);
+    roundTrip(texture, values, uploader, downloader);
     const std::size_t total = values.size() * sizeof(std::uint32_t);
     CHECK(downloader.bufferBytes() == 3 * (total / 4));
     CHECK(uploader.bufferBytes() == 3 * (total / 4));
@@ -303,10 +309,7 @@ TEST_CASE("transfer: pixel buffers stay bounded by the band size, not the image"
             INFO("bands of " << band << " bytes, " << buffers << " buffers");
             transfer::TextureUploader uploader;
             transfer::TextureDownloader downloader;
-            uploader.upload(texture, values.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test upload");
-            std::vector<std::uint32_t> back(values.size(), 0);
-            downloader.download(texture, back.data(), GL_RED_INTEGER, GL_UNSIGNED_INT, 4, "test download");
-            REQUIRE(back == values);
+            roundTrip(texture, values, uploader, downloader);
             const std::size_t bound = perBuffer * std::size_t(std::atoi(buffers));
             CHECK(uploader.bufferBytes() == bound);
             CHECK(downloader.bufferBytes() == bound);
