@@ -18,9 +18,8 @@ std::size_t HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes,
     // labels), and a slightly larger image does not pin the chunks anew.
     const std::size_t band = pipelinedBandBytes(bytes, tuning().transferBandBytes);
     const std::size_t chunk = std::max(kBandGranule, band / kBandGranule * kBandGranule);
-    const std::size_t wanted = std::min(bytes, chunk);
-    const std::size_t granules = (wanted + kBandGranule - 1) / kBandGranule;
-    if (granules * kBandGranule <= chunks_[0].bytes()) return chunk;
+    const std::size_t capacity = (std::min(bytes, chunk) + kBandGranule - 1) / kBandGranule * kBandGranule;
+    if (capacity <= chunks_[0].bytes()) return chunk;
     for (int i = 0; i < 2; ++i) {
         // A chunk may still be the source or target of a queued copy.
         if (chunkDone_[i].get() != nullptr) {
@@ -29,7 +28,7 @@ std::size_t HostStaging::ensureChunks(const CudaCheck& check, std::size_t bytes,
             chunkDone_[i] = Event(check, cudaEventDisableTiming);
         }
         chunks_[i] = {};
-        chunks_[i] = PinnedBuffer<unsigned char>(granules * kBandGranule, check);
+        chunks_[i] = PinnedBuffer<unsigned char>(capacity, check);
         ++counts.hostAllocations;
     }
     return chunk;

@@ -3,7 +3,8 @@
 // the GL transfers (transfer.cpp: image bands into pixel-unpack buffers,
 // label bands out of pixel-pack buffers) and the cuda backend's page-locked
 // staging (cuda/src/host_staging.cpp); its pool also decodes large
-// component tables (forRanges).
+// component tables (forRanges). Both transfers cut their bands by the same
+// rule (pipelinedBandBytes).
 //
 // Why threads: one core copies far below the bus's speed; a few cores
 // together keep up with it (memory bandwidth, not cores, bounds a copy past
@@ -60,8 +61,8 @@ constexpr std::size_t kBandGranule = std::size_t(64) << 10;
 // The bytes per band of a pipelined transfer of `total` bytes, whose bands
 // are at most `bandBytes` (Tuning::transferBandBytes).
 inline std::size_t pipelinedBandBytes(std::size_t total, std::size_t bandBytes) {
-    const std::size_t quarter = (total / kSmallTransferBands + kBandGranule - 1) / kBandGranule * kBandGranule;
-    return std::max<std::size_t>(1, std::min(bandBytes, std::max(kMinBandBytes, quarter)));
+    const std::size_t share = (total / kSmallTransferBands + kBandGranule - 1) / kBandGranule * kBandGranule;
+    return std::max<std::size_t>(1, std::min(bandBytes, std::max(kMinBandBytes, share)));
 }
 // Component tables of fewer entries are decoded on the calling thread, larger
 // ones by the copy threads in ranges of kTableGrain entries: a noisy image
