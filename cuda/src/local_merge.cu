@@ -10,10 +10,12 @@
 //      upper links, and its first node's left link into the segment before.
 //      A link implied by two others is skipped (neighboursLinked), and so is
 //      one whose neighbour reads the same parent as the run's last union;
-//   4. every node leaves with its patch-local root in parents and its mask
-//      in masks.
+//   4. each run's root is found once, by the thread of its segment, and
+//      every node leaves with it (its patch-local root, as a key of the
+//      image) in parents and its mask in masks.
 // Links that leave the patch are merge_borders' work. The same steps as
-// glsl/local_merge.comp.
+// glsl/local_merge.comp, but for the keys in shared memory (Patch::localKey)
+// and step 4's walk per run rather than per node.
 
 #include <type_traits>
 
@@ -47,10 +49,13 @@ static_assert(kThreads % 32 == 0, "whole warps");
 // the accesses free of data races (compute-sanitizer's racecheck).
 __device__ __forceinline__ std::uint32_t loadParent(std::uint32_t* word) { return atomicOr(word, 0u); }
 
-// The patch in shared memory: parents (keys, as in the global forest), masks
-// and, for single-pixel nodes, the pixels' values.
+// The patch in shared memory: parents (local keys, see localKey), masks and,
+// for single-pixel nodes, the pixels' values.
 template <typename Pixel, int NodeW, int NodeH>
 struct Patch {
+    static constexpr int kSideBits = 5;
+    static_assert(kNodePatchSide == 1 << kSideBits, "a local key's x is its low kSideBits bits");
+
     NodeImage<NodeW, NodeH> im;
     int originX, originY;  // node coordinates of the patch's first node
     std::uint32_t* parents;
@@ -58,8 +63,24 @@ struct Patch {
     const Pixel* values;  // single-pixel nodes only
     PixelRule rule;
 
+    // A node's key inside the patch: its first pixel's line in the patch,
+    // then its node column, (line << kSideBits) | lx. Local keys order like
+    // the image's keys (a node's pixel line, then its x), so the smallest
+    // local key of a tree is its smallest key; and the slot of a key is a
+    // shift and a mask away where the image's key took a division of each
+    // coordinate and a multiply, in every step of every walk.
+    __device__ __forceinline__ std::uint32_t localKey(int lx, int ly, std::uint32_t mask) const {
+        const int line = ly * NodeH + (NodeH == 2 && (mask & 3u) == 0u ? 1 : 0);
+        return std::uint32_t(line << kSideBits) | std::uint32_t(lx);
+    }
     __device__ __forceinline__ int localIndexOfKey(std::uint32_t key) const {
-        return (im.lineOfKey(key) / NodeH - originY) * kNodePatchSide + (im.xOfKey(key) / NodeW - originX);
+        if constexpr (NodeH == 2) return int(((key >> (kSideBits + 1)) << kSideBits) | (key & (kNodePatchSide - 1)));
+        return int(key);
+    }
+    // The image's key of the node of local key `key`.
+    __device__ __forceinline__ std::uint32_t imageKey(std::uint32_t key) const {
+        const int i = localIndexOfKey(key);
+        return im.ownKey(originX + (i & (kNodePatchSide - 1)), originY + (i >> kSideBits), masks[i]);
     }
 
     // Path halving (see Forest::rootHalving) on the patch's shared copy.
@@ -136,10 +157,6 @@ struct Patch {
         return rule.connectivity == 8 && (NodeH == 2 || rule.kind == PixelRuleKind::Segments);
     }
 
-    __device__ __forceinline__ std::uint32_t keyOfLocal(int lx, int ly, std::uint32_t mask) const {
-        return im.ownKey(originX + lx, originY + ly, mask);
-    }
-
     // Step 2: the runs of this thread's segment. A node joins the run of the
     // node before it when its left link connects them; each node of a run
     // gets the run's smallest key as its parent (a plain store: nothing else
@@ -152,7 +169,7 @@ struct Patch {
 #pragma unroll
         for (int j = 0; j < kPasses; ++j) {
             const std::uint32_t mask = masks[fy * kNodePatchSide + fx + j];
-            keys[j] = mask != 0u ? keyOfLocal(fx + j, fy, mask) : kNone;
+            keys[j] = mask != 0u ? localKey(fx + j, fy, mask) : kNone;
             joined[j] = j > 0 && mask != 0u && keys[j - 1] != kNone && linksInPatch(fx + j, fy, mask, 0);
             smallest[j] = joined[j] ? min(smallest[j - 1], keys[j]) : keys[j];
         }
@@ -201,6 +218,11 @@ struct Patch {
             // only point into their tree), so the run offers it once.
 #pragma unroll
             for (int d = 0; d < 4; ++d) {
+                // Links that cannot be are not offered (each offer is a
+                // ballot of the whole warp): a left one past the segment's
+                // first node, a diagonal one between 2 x 1 blocks.
+                if (d == 0 && j > 0) continue;
+                if (NodeW == 2 && NodeH == 1 && (d & 1) == 1) continue;
                 bool has = link[d];
                 std::uint32_t target = kNone;
                 if (has) {
@@ -211,6 +233,21 @@ struct Patch {
                 }
                 links.push(has, make_uint2(runParent, target), unite);
             }
+        }
+    }
+
+    // Step 4, first half: the root of each run of this thread's segment
+    // (joinedBits, runKeys: joinRuns'), walked to once and stored in every
+    // node of the run. The unions are over: the root is the smallest key of
+    // its tree, so the atomicMin leaves it in the node.
+    __device__ __forceinline__ void storeRunRoots(int fx, int fy, std::uint32_t joinedBits,
+                                                  const std::uint32_t (&runKeys)[kPasses]) const {
+        std::uint32_t root = kNone;
+#pragma unroll
+        for (int j = 0; j < kPasses; ++j) {
+            if (runKeys[j] == kNone) continue;
+            if ((joinedBits & (1u << j)) == 0u) root = localRoot(runKeys[j]);
+            atomicMin(&parents[fy * kNodePatchSide + fx + j], root);
         }
     }
 
@@ -289,16 +326,20 @@ __global__ void __launch_bounds__(kThreads)
     links.flush(unite);
     __syncthreads();
 
-    // Step 4: patch-local roots and masks out, a column per thread again.
+    // Step 4: each run's root (by segment), then roots as the image's keys
+    // and masks out, a column per thread again.
+    patch.storeRunRoots(segmentX, segmentY, joinedBits, runKeys);
+    __syncthreads();
 #pragma unroll
     for (int k = 0; k < kPasses; ++k) {
         const int ly = ty + k * kNodePatchLinesPerPass;
         const int nx = patch.originX + tx;
         const int ny = patch.originY + ly;
         if (!im.insideGrid(nx, ny)) continue;
-        const std::uint32_t mask = sMasks[ly * kNodePatchSide + tx];
+        const int i = ly * kNodePatchSide + tx;
+        const std::uint32_t mask = sMasks[i];
         const std::uint32_t node = im.nodeIndex(nx, ny);
-        parents[node] = mask != 0u ? patch.localRoot(im.ownKey(nx, ny, mask)) : kNone;
+        parents[node] = mask != 0u ? patch.imageKey(sParents[i]) : kNone;
         masks[node] = std::uint8_t(mask);
     }
 }
