@@ -25,8 +25,13 @@
 namespace glccl::cuda {
 namespace {
 
+// Registers for a full SM (kFullSmThreads / kThreads blocks, two of 1024):
+// left to itself the compiler takes more, one block of 1024 fits an SM, and
+// the pass runs clearly slower than with the few spills the bound costs.
+constexpr int kFullSmThreads = 2048;
+
 template <int NodeW, int NodeH, int kThreads>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, kFullSmThreads / kThreads)
     countRootsKernel(std::uint32_t* parents, const std::uint8_t* __restrict__ masks, std::uint32_t* lineCounts,
                      std::uint32_t* __restrict__ lineOffsets, std::uint32_t* groupsDone,
                      std::uint32_t* __restrict__ counts, std::uint32_t* __restrict__ callerCounts,
