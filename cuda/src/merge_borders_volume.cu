@@ -20,7 +20,9 @@ namespace {
 using namespace volume;
 
 constexpr int kWarp = 32;
-constexpr int kQueue = 64;  // links per warp: two node slots
+// Links per warp (WarpLinks): two node slots. 128, as the 2-D local_merge's
+// queue: more rounds of links per flush than at 64.
+constexpr int kQueue = 128;
 
 template <int Connectivity>
 __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
