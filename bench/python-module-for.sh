@@ -48,7 +48,14 @@ flag() { sed -n "s/^$1 = //p" "$target/flags.make"; }
 # This machine's Python headers out, the other interpreter's and pybind11's
 # in (first, ahead of any pybind11 in the system's include folder).
 includes=$(flag CXX_INCLUDES | sed 's#-isystem [^ ]*/python3[.0-9]*##')
-read -r -a compile <<< "$(flag CXX_DEFINES) -I$pybind -isystem $pyinclude -idirafter $(dirname "$pyinclude") $includes $(flag CXX_FLAGS)"
+# The headers' parent folder (for <x86_64-linux-gnu/python3.X/pyconfig.h>)
+# comes after every other; where it is pybind11's folder too, -I has it
+# already: named again with -idirafter, gcc would drop the -I and take the
+# system's pybind11 first.
+parent=$(dirname "$pyinclude")
+after=""
+[ "$parent" = "$pybind" ] || after="-idirafter $parent"
+read -r -a compile <<< "$(flag CXX_DEFINES) -I$pybind -isystem $pyinclude $after $includes $(flag CXX_FLAGS)"
 
 mkdir -p "$out/glccl"
 out=$(cd "$out" && pwd)
