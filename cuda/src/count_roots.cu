@@ -25,13 +25,21 @@
 namespace glccl::cuda {
 namespace {
 
-// Registers for a full SM (kFullSmThreads / kThreads blocks, two of 1024):
-// left to itself the compiler takes more, one block of 1024 fits an SM, and
-// the pass runs clearly slower than with the few spills the bound costs.
+// Registers for a full SM (kFullSmThreads / kThreads blocks, two of 1024
+// where an SM holds 2048 threads): left to itself the compiler takes more,
+// one block of 1024 fits an SM, and the pass runs clearly slower than with
+// the few spills the bound costs. kFullSmThreads is the most threads an SM
+// of the architecture being compiled holds (any value in the host pass).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 750
+constexpr int kFullSmThreads = 1024;
+#elif defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+constexpr int kFullSmThreads = 1536;
+#else
 constexpr int kFullSmThreads = 2048;
+#endif
 
 template <int NodeW, int NodeH, int kThreads>
-__global__ void __launch_bounds__(kThreads, kFullSmThreads / kThreads)
+__global__ void __launch_bounds__(kThreads, kFullSmThreads / kThreads > 0 ? kFullSmThreads / kThreads : 1)
     countRootsKernel(std::uint32_t* parents, const std::uint8_t* __restrict__ masks, std::uint32_t* lineCounts,
                      std::uint32_t* __restrict__ lineOffsets, std::uint32_t* groupsDone,
                      std::uint32_t* __restrict__ counts, std::uint32_t* __restrict__ callerCounts,
