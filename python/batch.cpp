@@ -41,14 +41,12 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
     const Criterion parsedCriterion = parseCriterion(criterion, where);
     const Backend parsedBackend = parseBackend(backend, where);
     if (isDeviceArray(stack)) {
-        if (parsedBackend != Backend::Auto && parsedBackend != Backend::Cuda)
-            throw py::value_error(where + ": device arrays are labeled by the cuda backend; backend='" +
-                                  backendName(parsedBackend) + "' takes numpy arrays");
         const Connectivity parsed = parseConnectivity(connectivity, 2, where);
         if (dimensionsOf(parsed) != 2)
             throw py::value_error(where + ": connectivity " + std::to_string(neighbourCount(parsed)) +
                                   " is for volumes; a batch of 2-D images takes 4 or 8");
-        return labelDeviceStack(stack, parsed, parsedCriterion, returnTable, sharedDeviceLabelers(), where);
+        return labelDeviceStack(stack, parsed, parsedCriterion, parsedBackend, returnTable, sharedDeviceLabelers(),
+                                where);
     }
 
     const py::module_ numpy = py::module_::import("numpy");

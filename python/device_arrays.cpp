@@ -15,9 +15,10 @@
 #if GLCCL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
-#include "glccl/cuda_labeler.hpp"
+#include "glccl/engine.hpp"
 #include "glccl/error.hpp"
 #include "glccl/route.hpp"
+#include "glccl/session.hpp"
 #endif
 
 namespace glccl::python {
@@ -69,7 +70,7 @@ py::tuple labelDeviceArray(const py::handle&, const py::handle&, Connectivity, c
                                  "rebuild glccl with a CUDA compiler");
 }
 
-py::tuple labelDeviceStack(const py::handle&, Connectivity, const Criterion&, bool, DeviceLabelers&,
+py::tuple labelDeviceStack(const py::handle&, Connectivity, const Criterion&, Backend, bool, DeviceLabelers&,
                            const std::string& where) {
     throw py::type_error(where + ": this glccl module was built without CUDA, so it does not take device arrays "
                                  "(CuPy, torch); pass a numpy array or rebuild glccl with a CUDA compiler");
@@ -77,9 +78,18 @@ py::tuple labelDeviceStack(const py::handle&, Connectivity, const Criterion&, bo
 
 #else
 
+// A Session of its own: device arrays are routed and labeled under this
+// object's lock, never waiting for the host calls of the process's Session,
+// and it makes no GL context (no engine that reads device memory needs one).
 struct DeviceLabelers::Impl {
     std::mutex mutex;
-    std::map<int, std::unique_ptr<cuda::ImageLabeler>> byDevice;  // each works on one device
+    Session session{sessionWithoutContext()};
+
+    static Session::Options sessionWithoutContext() {
+        Session::Options options;
+        options.noContext = "device arrays are labeled without a GL context";
+        return options;
+    }
 };
 DeviceLabelers::DeviceLabelers() : impl_(std::make_unique<Impl>()) {}
 DeviceLabelers::~DeviceLabelers() = default;
@@ -269,10 +279,6 @@ py::object onCupyDevice(const py::module_& cupy, int device, F&& call) {
     return result;
 }
 
-bool isByteDtype(const std::string& typestr) {
-    return typestr == "|u1" || typestr == "<u1" || typestr == "|b1" || typestr == "<b1";
-}
-
 // Rows of packed pixels (planes bytes each, channels consecutive), any pitch:
 // what labelDevice reads in place.
 bool hasPackedRows(const DeviceView& view, int planes) {
@@ -342,10 +348,42 @@ std::string shapeText(const std::vector<py::ssize_t>& shape) {
 
 namespace {
 
-cuda::ImageLabeler& labelerOf(DeviceLabelers& labelers, int device) {
-    std::unique_ptr<cuda::ImageLabeler>& labeler = labelers.impl_->byDevice[device];
-    if (!labeler) labeler = std::make_unique<cuda::ImageLabeler>();
-    return *labeler;
+// The route of a device array here (the labelers' Session asks the router,
+// which reads the engines' declarations), its refusals raised as the
+// Python error of their kind: another backend than one that reads device
+// memory (ValueError), samples the engine does not compare (TypeError, with
+// the array's dtype), the rest (RuntimeError: no CUDA device, a criterion
+// the engine does not take).
+Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const Shape& shape, int channels,
+                       Connectivity connectivity, const Criterion& criterion, Backend backend,
+                       const std::string& where) {
+    const int itemBits = input.typestr.size() > 2 ? 8 * std::stoi(input.typestr.substr(2)) : 8;
+    const bool integers = input.typestr.size() > 1 && (input.typestr[1] == 'u' || input.typestr[1] == 'b');
+    LabelOptions options;
+    options.backend = backend;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    // Floats and signed integers are no samples any engine compares: they
+    // are described by a width no engine takes, so the router refuses them.
+    const InputDescription described = InputDescription::cudaDevice(shape, channels, integers ? itemBits : 0);
+    std::string why;
+    {
+        py::gil_scoped_release noGil;
+        std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
+        try {
+            return labelers.impl_->session.route(described, options);
+        } catch (const Error& error) {
+            why = where + ": " + error.what();
+        }
+    }
+    {
+        if (backend != Backend::Auto && !capabilitiesOf(backend, nullptr).reaches(Residence::CudaDevice))
+            throw py::value_error(why + "; device arrays (__cuda_array_interface__, DLPack) are labeled by the cuda "
+                                        "backend, numpy arrays by every backend");
+        if (!capabilitiesOf(Backend::Cuda, nullptr).takesSampleBits(described.sampleBits))
+            throw py::type_error(why + " (a device array of typestr '" + input.typestr + "')");
+        throw std::runtime_error(why);
+    }
 }
 
 }  // namespace
@@ -353,27 +391,7 @@ cuda::ImageLabeler& labelerOf(DeviceLabelers& labelers, int device) {
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable, DeviceLabelers& labelers,
                            const std::string& where) {
-    // The router says which engine reads CUDA device memory (cuda, where it
-    // runs); the criterion and the samples are checked below, in words
-    // about arrays.
-    InputDescription onDevice;
-    onDevice.residence = Residence::CudaDevice;
-    LabelOptions routed;
-    routed.backend = backend;
-    routed.connectivity = connectivity;
-    try {
-        chooseRoute(onDevice, routed, nullptr);
-    } catch (const Error& error) {
-        if (backend != Backend::Auto && backend != Backend::Cuda)
-            throw py::value_error(where + ": device arrays (__cuda_array_interface__) are labeled by the cuda "
-                                          "backend; backend='" + backendName(backend) + "' takes numpy arrays");
-        throw std::runtime_error(where + ": " + error.what());
-    }
-
     DeviceView input = readDeviceArray(image, "the image", where);
-    if (!isByteDtype(input.typestr))
-        throw py::type_error(where + ": a device image must be bool or uint8 (the cuda backend reads 8-bit "
-                                     "samples), not typestr '" + input.typestr + "'");
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
     const bool volume = dimensionsOf(connectivity) == 3;
     const std::size_t ndim = input.shape.size();
@@ -392,15 +410,15 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         if (side == 0) throw py::value_error(where + ": image is empty (its shape has a zero)");
         if (side > INT_MAX) throw py::value_error(where + ": the device array's sides must fit an int");
     }
-    checkCriterionForSampleBits(criterion, 8, where);
-    // The cuda kernels read binary as "nonzero" and would drop the level
-    // without a word (glccl::Labeler's cuda backend refuses it likewise).
-    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)
-        throw std::runtime_error(where + ": the cuda backend does not take a binary level (" + criterion.toString() +
-                                 "); compare on the device first (labels of image > L with criterion \"binary\")");
     const int depth = volume ? int(input.shape[0]) : 1;
     const std::size_t rowAxis = volume ? 1 : 0;
     const int height = int(input.shape[rowAxis]), width = int(input.shape[rowAxis + 1]);
+    // The route, once: which engine reads the array, from the engines'
+    // declarations.
+    const Shape shape = volume ? Shape::volume(width, height, depth) : Shape::image(width, height);
+    const Route route =
+        routeDeviceArray(labelers, input, shape, planes == 1 ? 1 : 4, connectivity, criterion, backend, where);
+    checkCriterionForSampleBits(criterion, 8, where);
     const int device = deviceOf(input.data, "the image", where);
 
     // Layouts the labeler cannot read in place: copied on the device, once.
@@ -450,14 +468,14 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
     if (deviceOf(labels.data, "out", where) != device)
         throw py::value_error(where + ": out is on another device than the image");
 
-    const cuda::DeviceVolume pixels{reinterpret_cast<const void*>(input.data),
+    const DeviceVolume pixels{reinterpret_cast<const void*>(input.data),
                                     std::size_t(input.strides[rowAxis]),
                                     volume ? std::size_t(input.strides[0]) : 0,
                                     width,
                                     height,
                                     depth,
                                     channels};
-    const cuda::DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
+    const DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
                                           std::size_t(labels.strides[rowAxis]),
                                           volume ? std::size_t(labels.strides[0]) : 0};
     CUstream_st* stream = input.stream ? input.stream : labels.stream;
@@ -467,14 +485,18 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         py::gil_scoped_release noGil;
         std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
         CurrentDevice current(device);
-        cuda::ImageLabeler& labeler = labelerOf(labelers, device);
+        Engine& engine = labelers.impl_->session.deviceEngine(route, device);
+        LabelOptions options;
+        options.backend = route.backend;
+        options.connectivity = connectivity;
+        options.criterion = criterion;
         if (returnTable) {
-            table = labeler.labelDevice(pixels, target, connectivity, criterion, stream);
+            table = *engine.labelDevice(pixels, target, options, stream, nullptr, true, nullptr);
             count = table.size();
         } else {
             // No table: the count is the one value that comes back (waited for).
-            labeler.labelDeviceAsync(pixels, target, connectivity, criterion, stream);
-            count = labeler.componentCounts().front();
+            engine.labelDevice(pixels, target, options, stream, nullptr, false, nullptr);
+            count = engine.deviceCounts().front();
         }
     }
     if (!returnTable) return py::make_tuple(std::move(labelsObject), count);
@@ -482,13 +504,10 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
 }
 
 py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, const Criterion& criterion,
-                           bool returnTable, DeviceLabelers& labelers, const std::string& where) {
+                           Backend backend, bool returnTable, DeviceLabelers& labelers, const std::string& where) {
     if (dimensionsOf(connectivity) != 2)
         throw py::value_error(where + ": a batch is of 2-D images: connectivity 4 or 8");
     DeviceView input = readDeviceArray(stack, "the stack", where);
-    if (!isByteDtype(input.typestr))
-        throw py::type_error(where + ": a device stack must be bool or uint8 (the cuda backend reads 8-bit "
-                                     "samples), not typestr '" + input.typestr + "'");
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
     const std::size_t ndim = input.shape.size();
     if (ndim != 3 && !(ndim == 4 && threshold && input.shape[3] == 4))
@@ -497,12 +516,12 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
     for (const py::ssize_t side : input.shape) {
         if (side > INT_MAX) throw py::value_error(where + ": the stack's sides must fit an int");
     }
-    checkCriterionForSampleBits(criterion, 8, where);
-    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0)
-        throw std::runtime_error(where + ": the cuda backend does not take a binary level (" + criterion.toString() +
-                                 "); compare on the device first (stack > L with criterion \"binary\")");
     const int channels = ndim == 4 ? 4 : 1;
     const int images = int(input.shape[0]), height = int(input.shape[1]), width = int(input.shape[2]);
+    // One route for the batch: every image has this shape.
+    const Route route = routeDeviceArray(labelers, input, Shape::image(width, height), channels, connectivity, criterion,
+                                         backend, where);
+    checkCriterionForSampleBits(criterion, 8, where);
     const int device = deviceOf(input.data, "the stack", where);
     if (input.strides[2] != channels || (ndim == 4 && input.strides[3] != 1) ||
         input.strides[1] < py::ssize_t(width) * channels || input.strides[0] < input.strides[1] * height)
@@ -524,9 +543,9 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
     }
     const DeviceView labels = writableView(labelsObject, "the labels", where);
     const DeviceView counts = writableView(countsObject, "the counts", where);
-    const cuda::DeviceVolume pixels{reinterpret_cast<const void*>(input.data), std::size_t(input.strides[1]),
+    const DeviceVolume pixels{reinterpret_cast<const void*>(input.data), std::size_t(input.strides[1]),
                                     std::size_t(input.strides[0]), width, height, images, channels};
-    const cuda::DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
+    const DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
                                           std::size_t(labels.strides[1]), std::size_t(labels.strides[0])};
     CUstream_st* stream = input.stream;
     std::vector<std::vector<Component>> tables;
@@ -534,11 +553,15 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
         py::gil_scoped_release noGil;
         std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
         CurrentDevice current(device);
-        cuda::ImageLabeler& labeler = labelerOf(labelers, device);
-        labeler.labelDeviceAsync(pixels, target, connectivity, criterion, stream,
-                                 reinterpret_cast<std::uint32_t*>(counts.data));
+        Engine& engine = labelers.impl_->session.deviceEngine(route, device);
+        LabelOptions options;
+        options.backend = route.backend;
+        options.connectivity = connectivity;
+        options.criterion = criterion;
+        engine.labelDevice(pixels, target, options, stream, reinterpret_cast<std::uint32_t*>(counts.data), false,
+                           nullptr);
         if (returnTable) {
-            for (int i = 0; i < images; ++i) tables.push_back(labeler.tableOf(i));
+            for (int i = 0; i < images; ++i) tables.push_back(engine.deviceTable(i));
         }
     }
     if (!returnTable) return py::make_tuple(labelsObject, countsObject);

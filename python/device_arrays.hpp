@@ -78,7 +78,7 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
 // returnTable (labels, counts, tables), a list of one table dict per image
 // (waited for).
 py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, const Criterion& criterion,
-                           bool returnTable, DeviceLabelers& labelers, const std::string& where);
+                           Backend backend, bool returnTable, DeviceLabelers& labelers, const std::string& where);
 
 // Registers glccl.label_batch (batch.cpp).
 void bindLabelBatch(py::module_& module);

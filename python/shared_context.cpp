@@ -1,7 +1,7 @@
-// One headless GL context per process. It is created on first use and
-// deliberately never destroyed: NVIDIA's EGL tears itself down at process
-// exit before static destructors run, so a destructor that released the
-// context then would crash the interpreter on exit.
+// One Session per process. It is created on first use and deliberately never
+// destroyed: NVIDIA's EGL tears itself down at process exit before static
+// destructors run, so a destructor that released the Session's context then
+// would crash the interpreter on exit.
 
 #include "shared_context.hpp"
 
@@ -14,8 +14,8 @@
 
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
-#include "glccl/offscreen.hpp"
 #include "glccl/route.hpp"
+#include "glccl/session.hpp"
 
 namespace glccl::python {
 
@@ -23,7 +23,7 @@ namespace {
 
 struct Shared {
     std::mutex mutex;
-    OffscreenLabeler* offscreen = nullptr;  // leaked on purpose (see top)
+    Session* session = nullptr;  // leaked on purpose (see top)
     // This process was forked from one that had made the context: the copy
     // of it here belongs to the parent's driver, whose threads the child
     // lacks, and a GL call could wait for ever. The child labels on the host.
@@ -49,7 +49,8 @@ Shared& shared() {
         pthread_atfork(nullptr, nullptr, [] {
             const Shared* parent = sharedInstance();
             auto* child = new Shared;
-            child->forkedFromContext = parent->offscreen != nullptr || parent->forkedFromContext;
+            child->forkedFromContext = (parent->session != nullptr && parent->session->hasContext()) ||
+                                       parent->forkedFromContext;
             sharedInstance() = child;
         });
     });
@@ -68,17 +69,17 @@ struct ReleaseOnExit {
     ~ReleaseOnExit() { releaseCurrentContext(); }
 };
 
-// The labeler, created on the first call. Where no headless context can be
-// made (no EGL at all), or in a child forked from a process that had made
-// one, it labels on the host (cpu, and auto for it) and says why the GL
-// backends cannot run. Call with the mutex held.
-OffscreenLabeler& offscreenLocked(Shared& s) {
-    if (!s.offscreen && s.forkedFromContext) s.offscreen = OffscreenLabeler::hostOnly(kForkedWhy).release();
-    if (!s.offscreen) {
-        ReleaseOnExit release;
-        s.offscreen = new OffscreenLabeler({}, OffscreenLabeler::NoContext::LabelOnHost);
+// The Session, created on the first call. In a child forked from a process
+// that had made a GL context it never makes one: it labels with the engines
+// that need none, and says why the GL backends cannot run. Call with the
+// mutex held.
+Session& sessionLocked(Shared& s) {
+    if (!s.session) {
+        Session::Options options;
+        if (s.forkedFromContext) options.noContext = kForkedWhy;
+        s.session = new Session(options);
     }
-    return *s.offscreen;
+    return *s.session;
 }
 
 }  // namespace
@@ -87,26 +88,37 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
                        std::vector<Component>& components, const std::string& where) {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
-    OffscreenLabeler& offscreen = offscreenLocked(s);
+    Session& session = sessionLocked(s);
     ReleaseOnExit release;
     // A labeling in pieces stops when its call is abandoned (Ctrl-C).
-    offscreen.setTiledProgress([](const TiledProgress&) { return !callAbandoned(); });
+    session.setTiledProgress([](const TiledProgress&) { return !callAbandoned(); });
     try {
-        offscreen.label(image, options, labels, components);
+        session.label(image, options, labels, components);
     } catch (const Error& error) {
         throw Error(where + ": " + error.what());
     }
-    return offscreen.backend();
+    return session.backend();
+}
+
+Route routeInput(const InputDescription& input, const LabelOptions& options, const std::string& where) {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    Session& session = sessionLocked(s);
+    ReleaseOnExit release;
+    try {
+        return session.route(input, options);
+    } catch (const Error& error) {
+        throw Error(where + ": " + error.what());
+    }
 }
 
 std::vector<BackendRow> backendRows() {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
-    OffscreenLabeler& offscreen = offscreenLocked(s);
-    const ContextInfo* context = offscreen.hasContext() ? &offscreen.context().info() : nullptr;
+    Session& session = sessionLocked(s);
+    ReleaseOnExit release;
     std::vector<BackendRow> rows{{backendName(Backend::Auto), ""}};
-    for (Backend b : concreteBackends())
-        rows.push_back({backendName(b), capabilitiesOf(b, context, offscreen.whyNoContext()).whyNotHere});
+    for (Backend b : concreteBackends()) rows.push_back({backendName(b), session.whyUnavailable(b)});
     return rows;
 }
 

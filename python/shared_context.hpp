@@ -1,6 +1,8 @@
 #pragma once
-// The process's one headless GL context and the OffscreenLabeler in it,
-// shared by glccl.label(), glccl.backends() and every glccl.Labeler.
+// The process's one glccl::Session (the front door: each call routed once,
+// its engines and its headless GL context kept, the context made only when a
+// GL engine is routed to), shared by glccl.label(), glccl.backends(), every
+// glccl.Labeler and the routes of device arrays.
 //
 // Thread-safety. A GL context is current on one thread at a time and the
 // OffscreenLabeler keeps per-call state, so every use takes one process-wide
@@ -14,22 +16,26 @@
 #include <vector>
 
 #include "glccl/labeler.hpp"
+#include "glccl/route.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::python {
 
 // Labels a host image into `labels` (width x height uint32, row-major, every
 // element written) and its table into `components` (storage reused), by the
-// route the router chooses once for the call (OffscreenLabeler::label): the
-// GL backends upload from `image`'s pixels where they are and download the
-// labels straight into `labels` (a numpy array's memory on both sides); the
-// cpu backend, and auto where it resolves to cpu (a software rasterizer, or
-// no GL context at all), run the reference on the host image; cuda runs
-// CUDA's host route; an image past one call goes in tiles. Errors are
-// glccl::Error with the message starting with `where`, the Python entry.
-// Returns the backend that ran.
+// route the router chooses once for the call (Session::label): the cpu
+// engine and the reference read `image`'s pixels where they are; the GL
+// backends upload from them and download the labels straight into `labels`
+// (a numpy array's memory on both sides); cuda runs CUDA's host route; an
+// image past one call goes in tiles. Errors are glccl::Error with the
+// message starting with `where`, the Python entry. Returns the backend that
+// ran.
 Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
                        std::vector<Component>& components, const std::string& where);
+
+// The route of an input (a device array's) here, by the process's Session;
+// errors are glccl::Error starting with `where`.
+Route routeInput(const InputDescription& input, const LabelOptions& options, const std::string& where);
 
 // Every backend (auto first) with why it cannot run here, "" when it can.
 struct BackendRow {

@@ -1,12 +1,12 @@
-// OffscreenLabeler with the cuda backend: host images of 8-bit samples go to
-// CUDA directly (no texture, no interop), everything else the texture route.
-// Both must equal the CPU reference; a batch of frames of one size, another,
-// the first again reuses its buffers; what the cuda backend cannot label is
-// refused in the texture route's words; the OffscreenLabeler's destruction
-// gives back the device memory of its CUDA route.
+// The Session with the cuda backend: host images of 8-bit samples go to
+// CUDA directly (no texture, no interop, no GL context). They must equal the
+// CPU reference; a batch of frames of one size, another, the first again
+// reuses its buffers; what the cuda backend cannot label is refused in the
+// texture route's words; the Session's destruction gives back the device
+// memory of its CUDA route.
 //
-// Needs a CUDA device and a headless GL context; elsewhere each test prints
-// why and is reported as skipped.
+// Needs a CUDA device; elsewhere each test prints why and is reported as
+// skipped.
 
 #include <catch2/catch.hpp>
 
@@ -19,7 +19,7 @@
 #include "cuda_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
-#include "glccl/offscreen.hpp"
+#include "glccl/session.hpp"
 
 using namespace glccl;
 
@@ -27,20 +27,16 @@ namespace {
 
 using test::cudaOptions;
 
-std::unique_ptr<OffscreenLabeler> offscreenOrSkip() {
+std::unique_ptr<Session> sessionOrSkip() {
     test::requireCudaOrSkip();
-    try {
-        return std::make_unique<OffscreenLabeler>();
-    } catch (const Error& e) {
-        test::skipTest(std::string("no headless GL context: ") + e.what());
-    }
+    return std::make_unique<Session>();
 }
 
 }  // namespace
 
-TEST_CASE("cuda: OffscreenLabeler labels host images through CUDA like the reference, frames reusing one Labeling",
+TEST_CASE("cuda: the Session labels host images through CUDA like the reference, frames reusing one Labeling",
           "[cuda][offscreen]") {
-    const auto offscreen = offscreenOrSkip();
+    const auto offscreen = sessionOrSkip();
     // Sizes that change and come back (buffers kept, then remade), with
     // every criterion the cuda backend takes, 1 and 4 channels.
     struct Frame {
@@ -87,9 +83,9 @@ TEST_CASE("cuda: OffscreenLabeler labels host images through CUDA like the refer
     CHECK(test::cudaErrorNow() == "cudaSuccess");
 }
 
-TEST_CASE("cuda: OffscreenLabeler refuses what the cuda backend cannot label, in the texture route's words",
+TEST_CASE("cuda: the Session refuses what the cuda backend cannot label, in the texture route's words",
           "[cuda][offscreen]") {
-    const auto offscreen = offscreenOrSkip();
+    const auto offscreen = sessionOrSkip();
     Image deep(40, 30, 1, 16);
     for (std::size_t i = 0; i < deep.pixels.size(); ++i) deep.pixels[i] = std::uint8_t(i % 5 ? 0 : 9);
     CHECK_THROWS_WITH(offscreen->label(deep, cudaOptions(Connectivity::Eight, Criterion::binary())),
@@ -103,20 +99,16 @@ TEST_CASE("cuda: OffscreenLabeler refuses what the cuda backend cannot label, in
     test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(), out, "after refusals");
 }
 
-TEST_CASE("cuda: a destroyed OffscreenLabeler gives back the device memory of its CUDA route", "[cuda][offscreen]") {
+TEST_CASE("cuda: a destroyed Session gives back the device memory of its CUDA route", "[cuda][offscreen]") {
     test::requireCudaOrSkip();
     const Image image = randomImage(4096, 2048, 0.5, 2, 1, 401);
     auto session = [&] {
-        OffscreenLabeler offscreen;
+        Session offscreen;
         Labeling out;
         for (int frame = 0; frame < 3; ++frame) offscreen.label(image, cudaOptions(Connectivity::Eight, Criterion::binary()), out);
         CHECK(out.count() > 0);
     };
-    try {
-        session();  // warm-up: the context's own lazy allocations
-    } catch (const Error& e) {
-        test::skipTest(std::string("no headless GL context: ") + e.what());
-    }
+    session();  // warm-up: the CUDA context's own lazy allocations
     const std::size_t freeBefore = test::freeDeviceMemory();
     session();
     const std::size_t freeAfter = test::freeDeviceMemory();

@@ -15,6 +15,7 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 namespace {
 
@@ -31,10 +32,10 @@ LabelOptions computeOptions(Connectivity connectivity, Criterion criterion) {
 void requireComputeMatchesReference(const Image& image, Connectivity connectivity, const Criterion& criterion,
                                     const std::string& name) {
     const Labeling expected = labelReference(image, connectivity, criterion);
-    const Labeling actual = offscreen().label(image, computeOptions(connectivity, criterion));
+    const Labeling actual = session().label(image, computeOptions(connectivity, criterion));
     const Comparison comparison = compareLabelings(expected, actual);
     INFO(name << " " << glccl::test::describeCase(image, connectivity, criterion) << ": " << comparison.describe());
-    REQUIRE(offscreen().backend() == Backend::Compute);
+    REQUIRE(session().backend() == Backend::Compute);
     REQUIRE(comparison.identical());
 }
 
@@ -134,7 +135,7 @@ TEST_CASE("compute: repeated labelings are identical, across sizes", "[gl][compu
     for (const Image* image : {&first, &second, &first}) {
         const Labeling expected = labelReference(*image, Connectivity::Eight, Criterion::binary());
         for (int repeat = 0; repeat < 10; ++repeat) {
-            const Labeling actual = offscreen().label(*image, computeOptions(Connectivity::Eight, Criterion::binary()));
+            const Labeling actual = session().label(*image, computeOptions(Connectivity::Eight, Criterion::binary()));
             REQUIRE(compareLabelings(expected, actual).identical());
         }
     }
@@ -143,7 +144,7 @@ TEST_CASE("compute: repeated labelings are identical, across sizes", "[gl][compu
 TEST_CASE("compute: timings name one stage per compute program", "[gl][compute]") {
     const Image image = generateFamily("noise50", 200, 150, 1);
     StageTimings timings;
-    offscreen().label(image, computeOptions(Connectivity::Eight, Criterion::binary()), &timings);
+    session().label(image, computeOptions(Connectivity::Eight, Criterion::binary()), &timings);
     std::vector<std::string> names;
     for (const StageTime& t : timings) names.push_back(t.stage);
     CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots",

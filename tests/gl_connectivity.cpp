@@ -19,6 +19,7 @@ using Catch::Matchers::StartsWith;
 using Catch::Matchers::Contains;
 using glccl::test::backendsHere;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 using glccl::test::kVolumeConnectivities;
 
@@ -51,7 +52,7 @@ TEST_CASE("connectivity: Labeler::label() and reserve() refuse 6, 18 and 26 on a
     }
 }
 
-TEST_CASE("connectivity: OffscreenLabeler refuses 6, 18 and 26 on a 2-D image, and labels volumes where they go", "[gl]") {
+TEST_CASE("connectivity: the Session refuses 6, 18 and 26 on a 2-D image, and labels volumes where they go", "[gl]") {
     const Image image = generateFamily("noise50", 33, 17, 3);
     for (Backend backend : backendsHere()) {
         for (Connectivity connectivity : kVolumeConnectivities) {
@@ -60,8 +61,8 @@ TEST_CASE("connectivity: OffscreenLabeler refuses 6, 18 and 26 on a 2-D image, a
             options.backend = backend;
             options.connectivity = connectivity;
             Labeling out;
-            CHECK_THROWS_WITH(offscreen().label(image, options, out),
-                              "glccl::OffscreenLabeler::label(): " + forVolumes(connectivity));
+            CHECK_THROWS_WITH(session().label(image, options, out),
+                              "glccl::Session::label(): " + forVolumes(connectivity));
         }
     }
     // A volume goes where the router sends it (the reference takes any);
@@ -72,14 +73,14 @@ TEST_CASE("connectivity: OffscreenLabeler refuses 6, 18 and 26 on a 2-D image, a
     LabelOptions options;
     options.connectivity = Connectivity::TwentySix;
     Labeling out;
-    offscreen().label(volume, options, out);
+    session().label(volume, options, out);
     const Labeling expected = labelReference(volume, Connectivity::TwentySix, Criterion::binary());
     CHECK(out.shape() == volume.shape());
     CHECK(out.labels == expected.labels);
     CHECK(out.components == expected.components);
     options.backend = Backend::Raster;
-    CHECK_THROWS_WITH(offscreen().label(volume, options, out),
-                      StartsWith("glccl::OffscreenLabeler::label(): ") && Contains("raster backend"));
+    CHECK_THROWS_WITH(session().label(volume, options, out),
+                      StartsWith("glccl::Session::label(): ") && Contains("raster backend"));
     offscreen().makeCurrent();
     CHECK_THROWS_WITH(ImageTexture(volume), StartsWith("glccl::ImageTexture: the image is a volume (8x8x2)"));
 }

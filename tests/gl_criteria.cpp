@@ -17,6 +17,7 @@ using namespace glccl;
 using Catch::Matchers::Contains;
 using glccl::test::labelWith;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 namespace {
 

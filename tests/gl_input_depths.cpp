@@ -18,6 +18,7 @@ using namespace glccl;
 using Catch::Matchers::Contains;
 using glccl::test::labelWith;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 namespace {
 

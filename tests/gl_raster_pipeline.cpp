@@ -20,6 +20,7 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 namespace {
 
@@ -34,7 +35,7 @@ gl::Texture r8Texture(const Image& image) {
 
 // Labels with the raster backend, whatever auto would choose, and requires
 // the exact reference result.
-void requireMatchesReference(OffscreenLabeler& labeler, const Image& image, Connectivity connectivity,
+void requireMatchesReference(Session& labeler, const Image& image, Connectivity connectivity,
                              const Criterion& criterion, const std::string& name = "",
                              StageTimings* timings = nullptr) {
     LabelOptions options;
@@ -68,7 +69,7 @@ TEST_CASE("raster: every generated family at odd sizes", "[gl][raster]") {
     for (const std::string& family : generatedFamilies())
         for (auto [width, height] : sizes)
             for (Connectivity connectivity : kBoth)
-                requireMatchesReference(offscreen(), generateFamily(family, width, height, 7), connectivity,
+                requireMatchesReference(session(), generateFamily(family, width, height, 7), connectivity,
                                         Criterion::binary(), family);
 }
 
@@ -77,7 +78,7 @@ TEST_CASE("raster: sizes that cross block borders and many blocks", "[gl][raster
     for (const char* family : {"noise50", "spiral", "comb", "corridor", "rings", "sparse_disks"})
         for (auto [width, height] : sizes)
             for (Connectivity connectivity : kBoth)
-                requireMatchesReference(offscreen(), generateFamily(family, width, height, 3), connectivity,
+                requireMatchesReference(session(), generateFamily(family, width, height, 3), connectivity,
                                         Criterion::binary(), family);
 }
 
@@ -87,7 +88,7 @@ TEST_CASE("raster: thousands of small random images", "[gl][raster]") {
         const int width = 1 + int(random() % 24), height = 1 + int(random() % 24);
         const double density = double(random() % 101) / 100.0;
         const Connectivity connectivity = kBoth[i % 2];
-        requireMatchesReference(offscreen(), randomImage(width, height, density, 2, 1, random()), connectivity,
+        requireMatchesReference(session(), randomImage(width, height, density, 2, 1, random()), connectivity,
                                 Criterion::binary(), "random " + std::to_string(i));
     }
 }
@@ -98,18 +99,18 @@ TEST_CASE("raster: segments and threshold criteria", "[gl][raster]") {
         const int width = 1 + int(random() % 40), height = 1 + int(random() % 40);
         const Connectivity connectivity = kBoth[i % 2];
         const int levels = 2 + int(random() % 4);
-        requireMatchesReference(offscreen(), randomImage(width, height, 0.7, levels, 1, random()), connectivity,
+        requireMatchesReference(session(), randomImage(width, height, 0.7, levels, 1, random()), connectivity,
                                 Criterion::segments(), "segments");
-        requireMatchesReference(offscreen(), randomImage(width, height, 0.7, levels, 1, random()), connectivity,
+        requireMatchesReference(session(), randomImage(width, height, 0.7, levels, 1, random()), connectivity,
                                 Criterion::thresholded(int(random() % 3) * 60), "gray threshold");
-        requireMatchesReference(offscreen(), randomImage(width, height, 0.8, levels, 4, random()), connectivity,
+        requireMatchesReference(session(), randomImage(width, height, 0.8, levels, 4, random()), connectivity,
                                 Criterion::thresholded(int(random() % 4) * 40), "color threshold");
     }
 }
 
 TEST_CASE("raster: a 3.3 core context gives the same labels", "[gl][raster]") {
-    auto& labeler = offscreen(3, 3);
-    const ContextInfo& info = labeler.context().info();
+    auto& labeler = session(3, 3);
+    const ContextInfo& info = labeler.offscreen().context().info();
     INFO("context: OpenGL " << info.version);
     REQUIRE(info.coreProfile);
     // Drivers may answer a 3.3 request with a newer core version (Mesa gives
@@ -148,8 +149,8 @@ TEST_CASE("raster: O'Connell's Fig. 5.5, roots changed by several scatter-backs"
     const Image figure = fromRows({"...#", "..##", ".##.", ".#.."});
     const Image longer = fromRows({"......#", ".....##", "....##.", "...##..", "..##...", ".##....", ".#....."});
     for (Connectivity connectivity : kBoth) {
-        requireMatchesReference(offscreen(), figure, connectivity, Criterion::binary(), "figure 5.5");
-        requireMatchesReference(offscreen(), longer, connectivity, Criterion::binary(), "figure 5.5, longer");
+        requireMatchesReference(session(), figure, connectivity, Criterion::binary(), "figure 5.5");
+        requireMatchesReference(session(), longer, connectivity, Criterion::binary(), "figure 5.5, longer");
     }
 }
 
@@ -202,7 +203,7 @@ TEST_CASE("raster: more than 255 components take the scan path, fewer the stenci
             "resolve_links", "count_roots", numbering, "final_labels", "component_table", "download_table"};
         for (Connectivity connectivity : kBoth) {
             StageTimings timings;
-            requireMatchesReference(offscreen(), image, connectivity, Criterion::binary(), std::to_string(dots) + " dots",
+            requireMatchesReference(session(), image, connectivity, Criterion::binary(), std::to_string(dots) + " dots",
                                     &timings);
             INFO(dots << " dots, connectivity " << int(connectivity));
             CHECK(stageNames(timings) == expected);
@@ -216,7 +217,7 @@ TEST_CASE("raster: every stage the timings name has GLSL files of that name", "[
     // table's download is host work.
     const Image image = generateFamily("sparse_disks", 300, 200, 2);
     StageTimings timings;
-    requireMatchesReference(offscreen(), image, Connectivity::Eight, Criterion::binary(), "sparse_disks", &timings);
+    requireMatchesReference(session(), image, Connectivity::Eight, Criterion::binary(), "sparse_disks", &timings);
     REQUIRE(timings.size() >= 10);
     for (const std::string& stage : stageNames(timings)) {
         if (stage == "download_table") continue;
@@ -231,9 +232,10 @@ TEST_CASE("raster: every stage the timings name has GLSL files of that name", "[
 }
 
 TEST_CASE("raster: Labeler refuses formats and criteria it cannot label", "[gl][raster]") {
-    auto& labeler = offscreen();
-    CHECK_THROWS_AS(labeler.label(Image(5, 5, 4), Connectivity::Eight, Criterion::binary()), Error);
-    CHECK_THROWS_AS(labeler.label(Image(), Connectivity::Eight, Criterion::binary()), Error);
+    auto& labeler = session();
+    CHECK_THROWS_AS(labeler.label(Image(5, 5, 4), LabelOptions{}), Error);
+    CHECK_THROWS_AS(labeler.label(Image(), LabelOptions{}), Error);
+    labeler.offscreen().makeCurrent();
     Labeler direct;
     CHECK_THROWS_AS(direct.label(0), Error);
     CHECK_THROWS_AS(direct.components(), Error);

@@ -12,6 +12,7 @@
 using namespace glccl;
 using glccl::test::backendsHere;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 TEST_CASE("reuse: frames of one size, another size, the first again, into one Labeling", "[reuse]") {
     const std::vector<std::pair<int, int>> sizes = {{97, 61}, {97, 61}, {97, 61}, {130, 33}, {130, 33}, {97, 61}};
@@ -24,11 +25,11 @@ TEST_CASE("reuse: frames of one size, another size, the first again, into one La
         for (const auto& [width, height] : sizes) {
             const Image image = generateFamily(seed % 2 ? "noise50" : "dense_disks", width, height, seed);
             ++seed;
-            offscreen().label(image, options, out);
+            session().label(image, options, out);
             const Comparison comparison = compareLabelings(labelReference(image, options.connectivity, options.criterion), out);
             INFO(backendName(backend) << " frame " << seed - 1 << " " << width << "x" << height << ": "
                                       << comparison.describe());
-            REQUIRE(offscreen().backend() == backend);
+            REQUIRE(session().backend() == backend);
             REQUIRE(comparison.identical());
         }
     }

@@ -2,7 +2,8 @@
 // their words, and pieces past the largest extent (these need no context:
 // they live here because the router is in the engine library, above the
 // host tests); then images past GL_MAX_TEXTURE_SIZE labeled through
-// OffscreenLabeler::label by every GL backend, equal to the reference.
+// Session::label by every GL backend, equal to the reference, and Sessions
+// that make no GL context.
 
 #include <catch2/catch.hpp>
 
@@ -19,6 +20,7 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::session;
 
 namespace {
 
@@ -48,23 +50,44 @@ TEST_CASE("route: auto takes cpu on a software renderer, compute on OpenGL 4.3, 
     const ContextInfo gpu43 = describedContext("NVIDIA H200/PCIe/SSE2", 4, 6, 32768);
     const ContextInfo gpu33 = describedContext("NVIDIA H200/PCIe/SSE2", 3, 3, 32768);
     const LabelOptions autoBackend = withBackend(Backend::Auto);
-    CHECK(chooseRoute(kSmallGray, autoBackend, &software).backend == Backend::Cpu);
-    CHECK(chooseRoute(kSmallGray, autoBackend, &gpu43).backend == Backend::Compute);
-    CHECK(chooseRoute(kSmallGray, autoBackend, &gpu33).backend == Backend::Raster);
+    const bool cudaRuns = capabilitiesOf(Backend::Cuda, nullptr).whyNotHere.empty();
+    // A texture of the context: the GL engines, or cpu on a software renderer.
+    const InputDescription texture = InputDescription::texture(640, 480, GL_R8);
+    CHECK(chooseRoute(texture, autoBackend, &software).backend == Backend::Cpu);
+    CHECK(chooseRoute(texture, autoBackend, &gpu43).backend == Backend::Compute);
+    CHECK(chooseRoute(texture, autoBackend, &gpu33).backend == Backend::Raster);
     CHECK(chooseRoute(InputDescription::texture(64, 64, GL_R16), autoBackend, &gpu43).backend == Backend::Compute);
-    for (const ContextInfo* context : {&software, &gpu43, &gpu33}) {
-        const Route route = chooseRoute(kSmallGray, autoBackend, context);
-        CHECK_FALSE(route.pieces);
-        CHECK(route.note.empty());
+    // A host image past the GPU engines' crossover: cuda where it runs, else
+    // compute on a GPU's GL 4.3 context; the cpu engine on a software
+    // renderer and where neither runs.
+    const InputDescription large = InputDescription::hostImage(8192, 8192, 1, 8);
+    REQUIRE(large.shape.count() >= kGpuImageElements);
+    CHECK(chooseRoute(large, autoBackend, &software).backend == (cudaRuns ? Backend::Cuda : Backend::Cpu));
+    CHECK(chooseRoute(large, autoBackend, &gpu43).backend == (cudaRuns ? Backend::Cuda : Backend::Compute));
+    CHECK(chooseRoute(large, autoBackend, &gpu33).backend == (cudaRuns ? Backend::Cuda : Backend::Cpu));
+    // Below it, the cpu engine wherever it runs.
+    if (kGpuImageElements > 1) {
+        const InputDescription small = InputDescription::hostImage(1, int(kGpuImageElements - 1), 1, 8);
+        for (const ContextInfo* context : {&software, &gpu43, &gpu33})
+            CHECK(chooseRoute(small, autoBackend, context).backend == Backend::Cpu);
     }
-    // No context at all: the reference on the host, with a note saying why.
-    const Route contextless = chooseRoute(kSmallGray, autoBackend, nullptr, "no headless GL context: no EGL");
-    CHECK(contextless.backend == Backend::Cpu);
-    CHECK(contextless.note == "no headless GL context: no EGL; auto runs the cpu backend");
+    for (const ContextInfo* context : {&software, &gpu43, &gpu33}) {
+        for (const InputDescription& input : {texture, kSmallGray, large}) {
+            const Route route = chooseRoute(input, autoBackend, context);
+            CHECK_FALSE(route.pieces);
+            CHECK(route.note.empty());
+        }
+    }
+    // No context at all: the cpu engine on the host, with a note saying why
+    // (where cuda does not run either).
+    const Route contextless = chooseRoute(large, autoBackend, nullptr, "no headless GL context: no EGL");
+    CHECK(contextless.backend == (cudaRuns ? Backend::Cuda : Backend::Cpu));
+    if (!cudaRuns) CHECK(contextless.note == "no headless GL context: no EGL; auto runs the cpu backend");
     CHECK_THROWS_WITH(chooseRoute(kSmallGray, withBackend(Backend::Compute), nullptr, "no headless GL context: no EGL"),
                       "the compute backend cannot run here: no headless GL context: no EGL");
     // A named backend is taken as named where it runs.
     CHECK(chooseRoute(kSmallGray, withBackend(Backend::Raster), &gpu43).backend == Backend::Raster);
+    CHECK(chooseRoute(kSmallGray, withBackend(Backend::Reference), &gpu43).backend == Backend::Reference);
     CHECK_THROWS_WITH(chooseRoute(kSmallGray, withBackend(Backend::Compute), &gpu33),
                       "the compute backend cannot run here: it needs OpenGL 4.3 (compute shaders), the context is "
                       "3.3 (test); the raster backend runs there");
@@ -107,7 +130,8 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     for (Connectivity c : {Connectivity::Four, Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
                            Connectivity::TwentySix})
         CHECK(reference.takes(c));
-    CHECK(chooseRoute(volume, withBackend(Backend::Auto), nullptr).backend == Backend::Cpu);
+    CHECK(chooseRoute(volume, withBackend(Backend::Auto), nullptr).backend ==
+          (cuda.whyNotHere.empty() ? Backend::Cuda : Backend::Cpu));
     CHECK(cuda.dimensions == std::vector<int>{2, 3});
     CHECK(whyRefused(cuda, volume, withBackend(Backend::Cuda)).find("does not label 3-D") == std::string::npos);
     for (Connectivity connectivity : {Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
@@ -118,7 +142,9 @@ TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in
     CHECK(compute.takes(Connectivity::Eight));
     CHECK(compute.takes(Connectivity::Six));
     for (Backend backend : concreteBackends()) {
-        if (backend == Backend::Cpu || backend == Backend::Cuda || backend == Backend::Compute) continue;
+        if (backend == Backend::Cpu || backend == Backend::Reference || backend == Backend::Cuda ||
+            backend == Backend::Compute)
+            continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         CHECK(engine.dimensions == std::vector<int>{2});
         CHECK(whyRefused(engine, volume, withBackend(backend)) ==
@@ -156,10 +182,10 @@ TEST_CASE("route: an extent past the backend's largest goes in pieces", "[route]
     CHECK_FALSE(chooseRoute(InputDescription(), withBackend(Backend::Compute), &software).pieces);
 }
 
-TEST_CASE("route: images past GL_MAX_TEXTURE_SIZE through OffscreenLabeler::label equal the reference",
+TEST_CASE("route: images past GL_MAX_TEXTURE_SIZE through Session::label equal the reference",
           "[route][offscreen]") {
-    OffscreenLabeler& labeler = offscreen();
-    const ContextInfo& here = labeler.context().info();
+    Session& labeler = session();
+    const ContextInfo& here = labeler.offscreen().context().info();
     const int largest = int(capabilitiesOf(Backend::Raster, &here).largestExtent);
     const int side = largest + 116;
     for (const auto& size : {std::pair<int, int>{side, 3}, std::pair<int, int>{3, side}}) {
@@ -176,31 +202,52 @@ TEST_CASE("route: images past GL_MAX_TEXTURE_SIZE through OffscreenLabeler::labe
                                           << int(connectivity));
                 LabelOptions options = withBackend(backend);
                 options.connectivity = connectivity;
-                CHECK(labeler.route(ImageView(image), options).pieces == (backend != Backend::Auto ||
-                                                                          !isSoftwareRenderer(here)));
+                const Route route = labeler.route(ImageView(image), options);
+                // A GL engine's texture is too small: pieces; auto's engine
+                // (the cpu engine here, or cuda) takes it in one call.
+                CHECK(route.pieces == (backend != Backend::Auto));
                 const Labeling actual = labeler.label(image, options);
                 CHECK(compareLabelings(expected, actual).identical());
-                CHECK(labeler.backend() == resolveBackend(backend, here));
+                CHECK(labeler.backend() == route.backend);
             }
         }
     }
 }
 
-TEST_CASE("route: a host-only OffscreenLabeler labels with cpu and auto, and refuses the GL backends with its reason",
+TEST_CASE("route: a Session that makes no context labels with cpu and auto, and refuses the GL backends with its "
+          "reason",
           "[route][offscreen]") {
-    const std::unique_ptr<OffscreenLabeler> labeler = OffscreenLabeler::hostOnly("no GL in this test");
-    CHECK_FALSE(labeler->hasContext());
+    Session::Options options;
+    options.noContext = "no GL in this test";
+    Session labeler(options);
     const Image image = generateFamily("dense_disks", 301, 203, 5);
     for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
         const Labeling expected = labelReference(image, connectivity, Criterion::binary());
-        for (Backend backend : {Backend::Auto, Backend::Cpu}) {
-            LabelOptions options = withBackend(backend);
-            options.connectivity = connectivity;
+        for (Backend backend : {Backend::Auto, Backend::Cpu, Backend::Reference}) {
+            LabelOptions labelOptions = withBackend(backend);
+            labelOptions.connectivity = connectivity;
             INFO(backendName(backend) << " connectivity " << int(connectivity));
-            CHECK(compareLabelings(expected, labeler->label(image, options)).identical());
-            CHECK(labeler->backend() == Backend::Cpu);
+            CHECK(compareLabelings(expected, labeler.label(image, labelOptions)).identical());
+            CHECK(labeler.backend() == (backend == Backend::Reference ? Backend::Reference : Backend::Cpu));
         }
     }
     for (Backend backend : {Backend::Compute, Backend::Raster})
-        CHECK_THROWS_WITH(labeler->label(image, withBackend(backend)), Catch::Contains("no GL in this test"));
+        CHECK_THROWS_WITH(labeler.label(image, withBackend(backend)), Catch::Contains("no GL in this test"));
+    CHECK_FALSE(labeler.hasContext());
+}
+
+TEST_CASE("route: the cpu engine and the reference make no GL context, and auto makes none for a small image",
+          "[route][offscreen]") {
+    Session labeler;
+    const Image image = generateFamily("noise50", 64, 48, 3);
+    const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+    for (Backend backend : {Backend::Cpu, Backend::Reference}) {
+        CHECK(compareLabelings(expected, labeler.label(image, withBackend(backend))).identical());
+        CHECK_FALSE(labeler.hasContext());
+    }
+    if (image.shape().count() < kGpuImageElements) {
+        CHECK(compareLabelings(expected, labeler.label(image, withBackend(Backend::Auto))).identical());
+        CHECK(labeler.backend() == Backend::Cpu);
+        CHECK_FALSE(labeler.hasContext());
+    }
 }

@@ -9,6 +9,7 @@
 #include "gl_objects.hpp"
 #include "gl_support.hpp"
 #include "glccl/error.hpp"
+#include "glccl/route.hpp"
 #include "program.hpp"
 
 using namespace glccl;
@@ -22,26 +23,39 @@ HeadlessContext& sharedContext() {
     return *context;
 }
 
-// Version order: major first, so 2.3 is older than 3.3 and 4.0 newer.
+// Version order: major first, so 2.3 is older than 3.3 and 4.0 newer (for
+// the test's own checks of a real context).
 bool atLeast(const ContextInfo& info, int major, int minor) {
     return info.major > major || (info.major == major && info.minor >= minor);
 }
 
 }  // namespace
 
-TEST_CASE("gl smoke: the version check orders major before minor", "[gl]") {
+TEST_CASE("gl smoke: the router's version check orders major before minor", "[gl]") {
+    // The engines' declarations (capabilitiesOf) are what decide: raster
+    // needs OpenGL 3.3, compute 4.3.
     auto version = [](int major, int minor) {
         ContextInfo info;
         info.major = major;
         info.minor = minor;
+        info.version = std::to_string(major) + "." + std::to_string(minor);
+        info.maxTextureSize = 4096;
         return info;
     };
-    CHECK(atLeast(version(3, 3), 3, 3));
-    CHECK(atLeast(version(4, 0), 3, 3));
-    CHECK(atLeast(version(4, 6), 3, 3));
-    CHECK_FALSE(atLeast(version(2, 3), 3, 3));
-    CHECK_FALSE(atLeast(version(2, 9), 3, 3));
-    CHECK_FALSE(atLeast(version(3, 2), 3, 3));
+    auto runs = [&](Backend backend, int major, int minor) {
+        const ContextInfo info = version(major, minor);
+        return capabilitiesOf(backend, &info).whyNotHere.empty();
+    };
+    CHECK(runs(Backend::Raster, 3, 3));
+    CHECK(runs(Backend::Raster, 4, 0));
+    CHECK(runs(Backend::Raster, 4, 6));
+    CHECK_FALSE(runs(Backend::Raster, 2, 3));
+    CHECK_FALSE(runs(Backend::Raster, 2, 9));
+    CHECK_FALSE(runs(Backend::Raster, 3, 2));
+    CHECK(runs(Backend::Compute, 4, 3));
+    CHECK(runs(Backend::Compute, 5, 0));
+    CHECK_FALSE(runs(Backend::Compute, 4, 2));
+    CHECK_FALSE(runs(Backend::Compute, 3, 9));
 }
 
 TEST_CASE("gl smoke: headless context is a core profile of at least 3.3", "[gl]") {

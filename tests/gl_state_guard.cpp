@@ -24,6 +24,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/route.hpp"
 #include "skip.hpp"
 
 using namespace glccl;

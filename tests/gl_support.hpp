@@ -14,6 +14,7 @@
 #include "glccl/offscreen.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/route.hpp"
+#include "glccl/session.hpp"
 #include "glccl/tuning.hpp"
 
 namespace glccl::test {
@@ -35,20 +36,25 @@ private:
     Tuning saved_;
 };
 
-// One offscreen labeler per GL version for the whole test process. Never
-// destroyed: NVIDIA's EGL library tears itself down at exit before static
-// destructors run, and destroying a context after that corrupts the heap.
-inline OffscreenLabeler& offscreen(int major = 4, int minor = 5) {
-    static std::map<int, OffscreenLabeler*> labelers;
-    OffscreenLabeler*& labeler = labelers[major * 10 + minor];
-    if (!labeler) {
-        HeadlessContext::Options options;
-        options.major = major;
-        options.minor = minor;
-        labeler = new OffscreenLabeler(options);
+// One Session per GL version for the whole test process, its headless
+// context of that version. Never destroyed: NVIDIA's EGL library tears
+// itself down at exit before static destructors run, and destroying a
+// context after that corrupts the heap.
+inline Session& session(int major = 4, int minor = 5) {
+    static std::map<int, Session*> sessions;
+    Session*& session = sessions[major * 10 + minor];
+    if (!session) {
+        Session::Options options;
+        options.context.major = major;
+        options.context.minor = minor;
+        session = new Session(options);
     }
-    return *labeler;
+    return *session;
 }
+
+// The headless context of that Session and the Labeler in it (made on the
+// first call; a test fails where none can be made).
+inline OffscreenLabeler& offscreen(int major = 4, int minor = 5) { return session(major, minor).offscreen(); }
 
 // The concrete backends that run in the shared 4.5 context, fastest first.
 inline std::vector<Backend> backendsHere() {
@@ -70,8 +76,8 @@ inline Labeling labelWith(Backend backend, const Image& image, Connectivity conn
     options.backend = backend;
     options.connectivity = connectivity;
     options.criterion = criterion;
-    Labeling labeling = offscreen().label(image, options);
-    REQUIRE(offscreen().backend() == backend);
+    Labeling labeling = session().label(image, options);
+    REQUIRE(session().backend() == backend);
     return labeling;
 }
 
@@ -97,11 +103,14 @@ inline void requireSameLabeling(const Labeling& expected, const Labeling& actual
     }
 }
 
-// Labels with the raster pipeline and requires the exact reference result.
-inline void requireMatchesReference(OffscreenLabeler& labeler, const Image& image, Connectivity connectivity,
+// Labels through the Session's route (auto) and requires the exact reference result.
+inline void requireMatchesReference(Session& session, const Image& image, Connectivity connectivity,
                                     const Criterion& criterion, const std::string& name = "") {
     const Labeling expected = labelReference(image, connectivity, criterion);
-    const Labeling actual = labeler.label(image, connectivity, criterion);
+    LabelOptions options;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    const Labeling actual = session.label(image, options);
     const Comparison comparison = compareLabelings(expected, actual);
     INFO(name << " " << describeCase(image, connectivity, criterion) << ": " << comparison.describe());
     REQUIRE(comparison.identical());

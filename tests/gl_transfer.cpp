@@ -34,6 +34,7 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::session;
 using glccl::test::ScopedTuning;
 
 namespace {
@@ -153,7 +154,7 @@ TEST_CASE("transfer: tables large enough for the copy threads come out like the 
     for (const char* threads : {"1", "3"}) {
         ScopedTuning knobs{{"copyThreads", threads}};
         Labeling out;
-        offscreen().label(image, options, out);
+        session().label(image, options, out);
         const Comparison comparison = compareLabelings(expected, out);
         INFO(threads << " threads: " << comparison.describe());
         REQUIRE(comparison.identical());
@@ -180,7 +181,7 @@ TEST_CASE("transfer: tables read back in pieces of rows come out like the refere
         options.backend = Backend::Compute;
         options.connectivity = connectivity;
         Labeling out;
-        offscreen().label(image, options, out);
+        session().label(image, options, out);
         const Comparison comparison = compareLabelings(expected, out);
         INFO(image.depth << " slices: " << comparison.describe());
         REQUIRE(comparison.identical());
@@ -207,14 +208,14 @@ TEST_CASE("transfer: banded uploads and downloads label like the reference at od
             options.connectivity = seed % 2 ? Connectivity::Eight : Connectivity::Four;
             const Image image = generateFamily(seed % 3 ? "noise50" : "dense_disks", width, height, seed);
             ++seed;
-            offscreen().label(image, options, out);
+            session().label(image, options, out);
             requireReference(image, options, out, variant.describe());
         }
         // A GPU engine too, on a size whose bands split unevenly.
         if (whyUnavailable(Backend::Compute, offscreen().context().info()).empty()) {
             options.backend = Backend::Compute;
             const Image image = generateFamily("noise50", 301, 97, seed);
-            offscreen().label(image, options, out);
+            session().label(image, options, out);
             requireReference(image, options, out, variant.describe() + ", compute");
         }
     }
@@ -230,10 +231,10 @@ TEST_CASE("transfer: labels of several megabytes come down in bands copied by se
     options.backend = Backend::Cpu;
     Labeling out;
     const Image first = generateFamily("noise50", 2049, 1501, 3);
-    offscreen().label(first, options, out);
+    session().label(first, options, out);
     requireReference(first, options, out, "9M bands");
     const Image second = generateFamily("sparse_disks", 2049, 1501, 4);
-    offscreen().label(second, options, out);
+    session().label(second, options, out);
     requireReference(second, options, out, "9M bands, the same size again");
 }
 
@@ -432,7 +433,7 @@ TEST_CASE("transfer: a malformed setting is an error naming the knob, and leaves
     CHECK_THROWS_WITH(setTuning(outOfRange), Catch::StartsWith("glccl::setTuning(): copyThreads is 65"));
     CHECK(tuning().describe() == before);
     // And the labeler works as before.
-    requireReference(image, LabelOptions{}, offscreen().label(image, Connectivity::Eight, Criterion::binary()),
+    requireReference(image, LabelOptions{}, session().label(image, LabelOptions{}),
                      "after the errors");
 }
 
@@ -485,7 +486,7 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
                 // Labels the call must overwrite, every one of them.
                 std::vector<std::uint32_t> labels(std::size_t(width) * std::size_t(height) + 1, 0xDEADBEEFu);
                 options.criterion = Criterion::segments();
-                offscreen().label(ImageView(width, height, 1, sampleBits, image.pixels.data()), options, labels.data(),
+                session().label(ImageView(width, height, 1, sampleBits, image.pixels.data()), options, labels.data(),
                                   components);
                 CHECK(labels.back() == 0xDEADBEEFu);  // nothing past width x height
                 labels.pop_back();
@@ -500,7 +501,7 @@ TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labe
         const Image color = randomImage(65, 33, 0.5, 2, 4, seed++);
         options.criterion = Criterion::thresholded(128);
         std::vector<std::uint32_t> labels(65 * 33);
-        offscreen().label(ImageView(color), options, labels.data(), components);
+        session().label(ImageView(color), options, labels.data(), components);
         Labeling actual{65, 33, labels, components};
         requireReference(color, options, actual, std::string(mode) + " 4-channel view");
     }
@@ -512,7 +513,7 @@ TEST_CASE("transfer: downloads into caller memory refuse a count that is not the
     LabelOptions options;
     options.backend = Backend::Raster;
     const Image image = generateFamily("noise50", 31, 17, 5);
-    offscreen().label(image, options);
+    session().label(image, options);
     Labeler& labeler = offscreen().labeler();
     std::vector<std::uint32_t> labels(31 * 17 + 5, 7u);
     REQUIRE_THROWS_WITH(labeler.downloadLabels(labels.data(), 31 * 17 + 5),
@@ -524,9 +525,9 @@ TEST_CASE("transfer: downloads into caller memory refuse a count that is not the
     CHECK(labels == labelReference(image, options.connectivity, options.criterion).labels);
     // A view of nothing is an error, not a crash.
     std::vector<Component> components;
-    REQUIRE_THROWS_WITH(offscreen().label(ImageView(31, 17, 1, 8, nullptr), options, labels.data(), components),
+    REQUIRE_THROWS_WITH(session().label(ImageView(31, 17, 1, 8, nullptr), options, labels.data(), components),
                         Catch::Contains("the image is empty"));
-    REQUIRE_THROWS_WITH(offscreen().label(ImageView(image), options, nullptr, components),
+    REQUIRE_THROWS_WITH(session().label(ImageView(image), options, nullptr, components),
                         Catch::Contains("no storage for the labels"));
 }
 

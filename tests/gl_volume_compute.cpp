@@ -24,6 +24,7 @@
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::session;
 using glccl::test::requireSameLabeling;
 
 using glccl::test::kVolumeConnectivities;
@@ -193,7 +194,7 @@ TEST_CASE("volume compute: repeated labelings are identical, volumes and images 
         LabelOptions options;
         options.backend = Backend::Compute;
         const Comparison comparison = compareLabelings(labelReference(image, Connectivity::Eight, Criterion::binary()),
-                                                       offscreen().label(image, options));
+                                                       session().label(image, options));
         INFO(comparison.describe());
         REQUIRE(comparison.identical());
     }

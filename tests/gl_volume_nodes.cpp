@@ -31,6 +31,7 @@ using glccl::test::ScopedTuning;
 using glccl::test::requireSameLabeling;
 using glccl::test::kVolumeConnectivities;
 using glccl::test::offscreen;
+using glccl::test::session;
 using glccl::test::randomTestVolume;
 using glccl::test::setVoxel;
 

@@ -70,7 +70,7 @@ TEST_CASE("an EGL device index past the list is an error naming the devices", "[
 TEST_CASE("GL tile workers on listed EGL devices label like the reference", "[tiles][gl]") {
     const std::vector<HeadlessDevice> devices = devicesOrSkip();
     try {
-        probeTileBackend(Backend::Compute);
+        glccl::test::limitsFor(Backend::Compute);
     } catch (const Error& error) {
         glccl::test::skipTest(std::string("the compute backend cannot label here: ") + error.what());
     }

@@ -250,7 +250,7 @@ TEST_CASE("the memory limit shrinks tiles, and a limit too small is refused", "[
 TEST_CASE("automatic tiles keep a band of labels within kDefaultBandBytes", "[tiles]") {
     // 40000 x 16384 uint32 labels would be 2.4 GiB a band: the tiles get
     // lower, not narrower, until a band is within 1 GiB.
-    const BackendLimits limits = probeTileBackend(Backend::Cpu);
+    const BackendLimits limits = glccl::test::limitsFor(Backend::Cpu);
     TiledOptions options;
     options.memoryLimit = std::uint64_t(64) << 30;
     std::uint64_t estimate = 0;

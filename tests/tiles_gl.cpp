@@ -18,7 +18,7 @@ namespace {
 // The backend's limits here, or the test is skipped with the reason.
 BackendLimits limitsOrSkip(Backend backend) {
     try {
-        return probeTileBackend(backend);
+        return glccl::test::limitsFor(backend);
     } catch (const Error& error) {
         glccl::test::skipTest(std::string("the ") + backendName(backend) + " backend cannot label here: " + error.what());
     }

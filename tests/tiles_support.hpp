@@ -14,6 +14,7 @@
 
 #include "glccl/compare.hpp"
 #include "glccl/reference.hpp"
+#include "glccl/session.hpp"
 #include "glccl/tiled.hpp"
 
 namespace glccl::test {
@@ -51,6 +52,21 @@ inline void requireTiledMatchesReference(const Image& image, const TiledOptions&
               << " parts): " << comparison.describe());
     REQUIRE(comparison.identical());
     REQUIRE(run.count == expected.count());
+}
+
+// What one call of `backend` takes here for tiles (a volume's bricks where
+// `dimensions` is 3), as a Session routes a streamed input of any size:
+// throws glccl::Error where the backend cannot run here, with the reason.
+inline BackendLimits limitsFor(Backend backend, int dimensions = 2,
+                               Connectivity connectivity = Connectivity::TwentySix) {
+    static Session* shared = new Session;  // never destroyed: see gl_support.hpp
+    LabelOptions options;
+    options.backend = backend;
+    if (dimensions == 3) options.connectivity = connectivity;
+    InputDescription input = InputDescription::host(dimensions == 3 ? Shape::volume(0, 0, 0) : Shape(), 1, 8);
+    input.streamed = true;
+    const Route route = shared->route(input, options);
+    return limitsOf(route, shared->device(route.backend));
 }
 
 // A fresh folder under the build's temporary directory.

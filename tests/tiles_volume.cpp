@@ -213,14 +213,14 @@ TEST_CASE("automatic bricks keep a layer of labels within kDefaultBandBytes", "[
     options.memoryLimit = std::uint64_t(64) << 30;
     std::uint64_t estimate = 0;
     const TilePlan plan =
-        planTiles(PlannedVolume(2048, 2048, 2048), options, probeTileBackend(Backend::Cpu, 3), 1, &estimate);
+        planTiles(PlannedVolume(2048, 2048, 2048), options, glccl::test::limitsFor(Backend::Cpu, 3), 1, &estimate);
     CHECK(plan.tileWidth() == kDefaultBrickSide);
     CHECK(plan.tileHeight() == kDefaultBrickSide);
     CHECK(plan.tileDepth() == 64);
     CHECK(std::uint64_t(2048) * 2048 * plan.tileDepth() * 4 <= kDefaultBandBytes);
     CHECK(estimate <= options.memoryLimit);
     // A volume whose layers of full-depth bricks fit keeps them whole.
-    CHECK(planTiles(PlannedVolume(600, 500, 400), options, probeTileBackend(Backend::Cpu, 3), 1).tileDepth() == 400);
+    CHECK(planTiles(PlannedVolume(600, 500, 400), options, glccl::test::limitsFor(Backend::Cpu, 3), 1).tileDepth() == 400);
 }
 
 TEST_CASE("uint64 labels of a volume stream into a 3-D .npy equal to the reference", "[tiles][volume]") {
@@ -297,7 +297,7 @@ namespace {
 // The backend's limits for volumes here, or the test is skipped with the reason.
 BackendLimits volumeLimitsOrSkip(Backend backend) {
     try {
-        return probeTileBackend(backend, 3, Connectivity::TwentySix);
+        return glccl::test::limitsFor(backend, 3, Connectivity::TwentySix);
     } catch (const Error& error) {
         glccl::test::skipTest(std::string("the ") + backendName(backend) + " backend does not label volumes here: " +
                               error.what());

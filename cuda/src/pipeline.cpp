@@ -27,32 +27,32 @@ std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
 }  // namespace
 
-// The one statement of the samples and criteria the cuda kernels read; the
-// engine's router declares the same rule for Backend::Cuda
-// (engine/src/route.cpp, capabilitiesOf), which this library, below the
-// engine, cannot include.
+// The samples and criteria the cuda kernels read, as the engine declares
+// them (capabilities()), in the words of a host or device image.
 std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume) {
+    static const EngineCapabilities declared = capabilities();
     const char* what = volume ? "volume" : "image";
-    if (sampleBits != 8) {
+    if (!declared.takesSampleBits(sampleBits)) {
         return std::string("the ") + what + " has " + std::to_string(sampleBits) +
                "-bit samples; the cuda backend labels 8-bit " + what + "s (1 channel, or 4 for threshold): use "
                "the compute, raster or cpu backend";
     }
-    if (criterion.kind != Criterion::Kind::Threshold && channels != 1) {
+    const bool threshold = criterion.kind == Criterion::Kind::Threshold;
+    const std::vector<int>& taken = threshold ? declared.thresholdChannels : declared.channels;
+    if (std::find(taken.begin(), taken.end(), channels) == taken.end()) {
         return "criterion " + criterion.toString() + " needs 1-channel samples, this " + what + " has " +
                std::to_string(channels) + " channels (use threshold:T for color)";
     }
-    if (criterion.kind == Criterion::Kind::Delta) {
+    if (criterion.kind == Criterion::Kind::Delta && !declared.delta) {
         return "the cuda backend does not label '" + criterion.toString() +
                "' (neighbours within a difference): use the compute, raster or cpu backend";
     }
-    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0) {
+    if (criterion.kind == Criterion::Kind::Binary && criterion.level != 0 && !declared.binaryLevel) {
         return "the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
                "': use the compute, raster or cpu backend";
     }
-    if (criterion.kind == Criterion::Kind::Threshold && (criterion.threshold < 0 || criterion.threshold > 255)) {
-        return "threshold " + std::to_string(criterion.threshold) + " is outside 0..255";
-    }
+    const std::string problem = criterion.problemForSampleBits(sampleBits);
+    if (!problem.empty()) return problem;
     return {};
 }
 

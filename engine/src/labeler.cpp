@@ -2,7 +2,8 @@
 
 #include <array>
 
-#include "backends/engine.hpp"
+#include "backends/host_engines.hpp"
+#include "backends/texture_engine.hpp"
 #include "gl.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
@@ -29,8 +30,8 @@ auto withPrefix(const char* entry, Step&& step) -> decltype(step()) {
 
 struct Labeler::Impl {
     ContextInfo info;
-    // One engine per backend, made on first use.
-    std::array<std::unique_ptr<backends::Engine>, 5> engines;
+    // One texture engine per backend, made on first use.
+    std::array<std::unique_ptr<backends::TextureEngine>, kBackendCount> engines;
     gl::Texture labels;  // GL_R32UI, the output of every backend; GL_TEXTURE_3D for a volume
     // Its pixel-pack buffers and framebuffer, kept from one download to the next.
     std::unique_ptr<transfer::TextureDownloader> labelDownloader = std::make_unique<transfer::TextureDownloader>();
@@ -81,7 +82,7 @@ struct Labeler::Impl {
             if (engine) engine->forget(texture);
     }
 
-    backends::Engine& engine(Backend backend) {
+    backends::TextureEngine& engine(Backend backend) {
         auto& slot = engines[std::size_t(backend)];
         if (!slot) {
             const std::string why = whyUnavailable(backend, info);
@@ -89,13 +90,26 @@ struct Labeler::Impl {
             switch (backend) {
                 case Backend::Compute: slot = backends::makeComputeEngine(info); break;
                 case Backend::Raster: slot = backends::makeRasterEngine(info); break;
-                case Backend::Cuda: slot = backends::makeCudaEngine(info); break;
-                case Backend::Cpu: slot = backends::makeCpuEngine(info); break;
+                case Backend::Cuda: slot = backends::makeCudaTextureEngine(info); break;
+                case Backend::Cpu: slot = backends::hostEngineOnTextures(backends::makeCpuEngine({})); break;
+                case Backend::Reference: slot = backends::hostEngineOnTextures(backends::makeReferenceEngine()); break;
                 case Backend::Auto: throw Error("auto is not an engine");
             }
         }
         return *slot;
     }
+
+    // The Labeler's one question to the router, for label() and reserve():
+    // the context is this one, current.
+    Route route(const InputDescription& input, const LabelOptions& options) {
+        return KnownPlace(&info).route(input, options);
+    }
+
+    // A texture of the current context, as the router describes it; binds
+    // it to unit 0 (`target` says which target it took).
+    InputDescription describe(unsigned texture, GLenum& target);
+    std::uint32_t run(unsigned texture, GLenum target, const InputDescription& described, const Route& route,
+                      const LabelOptions& options);
 };
 
 Labeler::Labeler() : impl_(std::make_unique<Impl>()) {
@@ -120,81 +134,107 @@ Labeler::~Labeler() {
 void Labeler::reserve(int width, int height, const LabelOptions& options) {
     withPrefix("glccl::Labeler::reserve()", [&] {
         StateGuard guard;
-        impl_->reserve(width, height, options, resolveBackend(options.backend, impl_->info));
+        InputDescription texture = InputDescription::texture(width, height, GL_R8);
+        texture.shape = Shape();  // the engine for a texture of any size and format
+        impl_->reserve(width, height, options, impl_->route(texture, options).backend);
     });
+}
+
+InputDescription Labeler::Impl::describe(unsigned texture, GLenum& target) {
+    if (texture == 0 || !glIsTexture(texture))
+        throw Error("texture " + std::to_string(texture) + " is not a texture of the current context");
+    GLint width = 0, height = 0, depth = 1, format = 0;
+    glActiveTexture(GL_TEXTURE0);
+    // A texture binds to the target it was made for only: GL_TEXTURE_2D
+    // for an image, else GL_TEXTURE_3D for a volume.
+    target = GL_TEXTURE_2D;
+    glBindTexture(GL_TEXTURE_2D, texture);
+    if (glGetError() != GL_NO_ERROR) {
+        target = GL_TEXTURE_3D;
+        glBindTexture(GL_TEXTURE_3D, texture);
+        if (glGetError() != GL_NO_ERROR)
+            throw Error("texture " + std::to_string(texture) + " is neither a 2-D nor a 3-D texture");
+    }
+    clearGlErrors();
+    glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &width);
+    glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &height);
+    if (target == GL_TEXTURE_3D) glGetTexLevelParameteriv(target, 0, GL_TEXTURE_DEPTH, &depth);
+    glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
+    // Binary and segments read the red channel of GL_RGBA8 (a mask
+    // rendered into a color target); threshold compares all four channels.
+    // GL_RG32UI holds 64-bit samples as two halves (ImageTexture).
+    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
+                           format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 || format == GL_RGBA16;
+    if (!supported)
+        throw Error(std::string("the texture is ") + textureFormatName(unsigned(format)) +
+                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 "
+                    "textures");
+    if (width < 1 || height < 1 || depth < 1) throw Error("the texture has no level 0 image");
+    return target == GL_TEXTURE_3D ? InputDescription::volumeTexture(width, height, depth, unsigned(format))
+                                   : InputDescription::texture(width, height, unsigned(format));
+}
+
+std::uint32_t Labeler::Impl::run(unsigned texture, GLenum target, const InputDescription& described,
+                                 const Route& route, const LabelOptions& options) {
+    const Backend backend = route.backend;
+    const Shape& shape = described.shape;
+    const int width = int(shape.width), height = int(shape.height), depth = int(shape.depth);
+    const bool volume = target == GL_TEXTURE_3D;
+    if (volume && route.pieces)
+        throw Error(std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth) +
+                    " is past one call of the " + backendName(backend) + " backend (sides up to " +
+                    std::to_string(capabilitiesOf(backend, &info).largestVolumeExtent) +
+                    ", GL_MAX_3D_TEXTURE_SIZE is " + std::to_string(info.max3DTextureSize) +
+                    "; at most 2^30 voxels): label it in bricks");
+    if (volume) {
+        reserveVolume(width, height, depth, options);
+        engine(backend);  // a backend that cannot run here says so before anything else
+    } else {
+        reserve(width, height, options, backend);
+    }
+    labeled = false;
+    const GLenum format = GLenum(described.textureFormat);
+    auto input = volume ? gl::Texture::borrowVolume(texture, format, width, height, depth)
+                        : gl::Texture::borrow(texture, format, width, height);
+    // Timings measure the labeling alone: the host's pending work (an
+    // upload into the texture, say) would otherwise count in the first
+    // stage, since the GPU runs it first.
+    if (options.timings) glFinish();
+    StageTimer timer(options.timings);
+    const std::uint32_t count = engine(backend).label(input, labels, options, timer);
+    timings = timer.collect();
+    timingsOn = options.timings;
+    labeled = true;
+    last = backend;
+    checkGlError(std::string("the ") + backendName(backend) + " backend");
+    return count;
 }
 
 std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
     return withPrefix("glccl::Labeler::label()", [&] {
         StateGuard guard;
         clearGlErrors();
-        if (texture == 0 || !glIsTexture(texture))
-            throw Error("texture " + std::to_string(texture) + " is not a texture of the current context");
-        GLint width = 0, height = 0, depth = 1, format = 0;
-        glActiveTexture(GL_TEXTURE0);
-        // A texture binds to the target it was made for only: GL_TEXTURE_2D
-        // for an image, else GL_TEXTURE_3D for a volume.
         GLenum target = GL_TEXTURE_2D;
-        glBindTexture(GL_TEXTURE_2D, texture);
-        if (glGetError() != GL_NO_ERROR) {
-            target = GL_TEXTURE_3D;
-            glBindTexture(GL_TEXTURE_3D, texture);
-            if (glGetError() != GL_NO_ERROR)
-                throw Error("texture " + std::to_string(texture) + " is neither a 2-D nor a 3-D texture");
-        }
-        clearGlErrors();
-        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &width);
-        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &height);
-        if (target == GL_TEXTURE_3D) glGetTexLevelParameteriv(target, 0, GL_TEXTURE_DEPTH, &depth);
-        glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-        if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
-        // Binary and segments read the red channel of GL_RGBA8 (a mask
-        // rendered into a color target); threshold compares all four channels.
-        // GL_RG32UI holds 64-bit samples as two halves (ImageTexture).
-        const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
-                               format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 ||
-                               format == GL_RGBA16;
-        if (!supported)
-            throw Error(std::string("the texture is ") + textureFormatName(unsigned(format)) +
-                        "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 "
-                        "textures");
-        if (width < 1 || height < 1 || depth < 1) throw Error("the texture has no level 0 image");
-
+        const InputDescription described = impl_->describe(texture, target);
         // The router refuses what the backend cannot label (the cuda
         // engine's samples and criteria, a volume for a 2-D engine) before
         // anything is reserved for it.
-        const bool volume = target == GL_TEXTURE_3D;
-        const InputDescription described = volume ? InputDescription::volumeTexture(width, height, depth, unsigned(format))
-                                                  : InputDescription::texture(width, height, unsigned(format));
-        const Route route = chooseRoute(described, options, &impl_->info);
-        const Backend backend = route.backend;
-        if (volume && route.pieces)
-            throw Error(std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth) +
-                        " is past one call of the " + backendName(backend) + " backend (sides up to " +
-                        std::to_string(capabilitiesOf(backend, &impl_->info).largestVolumeExtent) +
-                        ", GL_MAX_3D_TEXTURE_SIZE is " + std::to_string(impl_->info.max3DTextureSize) +
-                        "; at most 2^30 voxels): label it in bricks");
-        if (volume) {
-            impl_->reserveVolume(width, height, depth, options);
-            impl_->engine(backend);  // a backend that cannot run here says so before anything else
-        } else {
-            impl_->reserve(width, height, options, backend);
-        }
-        impl_->labeled = false;
-        auto input = volume ? gl::Texture::borrowVolume(texture, GLenum(format), width, height, depth)
-                            : gl::Texture::borrow(texture, GLenum(format), width, height);
-        // Timings measure the labeling alone: the host's pending work (an
-        // upload into the texture, say) would otherwise count in the first
-        // stage, since the GPU runs it first.
-        if (options.timings) glFinish();
-        StageTimer timer(options.timings);
-        const std::uint32_t count = impl_->engine(backend).label(input, impl_->labels, options, timer);
-        impl_->timings = timer.collect();
-        impl_->timingsOn = options.timings;
-        impl_->labeled = true;
-        impl_->last = backend;
-        checkGlError(std::string("the ") + backendName(backend) + " backend");
-        return count;
+        const Route route = impl_->route(described, options);
+        return impl_->run(texture, target, described, route, options);
+    });
+}
+
+std::uint32_t Labeler::label(unsigned texture, const Route& route, const LabelOptions& options) {
+    return withPrefix("glccl::Labeler::label()", [&] {
+        StateGuard guard;
+        clearGlErrors();
+        GLenum target = GL_TEXTURE_2D;
+        const InputDescription described = impl_->describe(texture, target);
+        if (route.backend == Backend::Auto) throw Error("a route names a backend, not auto");
+        const std::string why = whyRefused(route.engine, described, options);
+        if (!why.empty()) throw Error(why);
+        return impl_->run(texture, target, described, route, options);
     });
 }
 

@@ -1,13 +1,14 @@
-// The router: each engine's declaration and the one choice made from them.
+// The router: the GL engines' declarations, and the one choice made from
+// every engine's.
 
 #include "glccl/route.hpp"
 
 #include <algorithm>
 #include <limits>
-#include <mutex>
 
 #include "gl.hpp"
 #include "glccl/error.hpp"
+#include "glccl/reference.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include "glccl/cuda_labeler.hpp"
 #endif
@@ -16,32 +17,14 @@ namespace glccl {
 
 namespace {
 
-// The CUDA path indexes pixels with 32-bit integers (cuda/src/pipeline.cpp).
-constexpr std::uint64_t kLargestCudaCount = std::uint64_t(1) << 32;
 // The compute engine's voxel keys stay below 2^31, its rank flag
 // (compute_common.glsl): 2^30 voxels, whose width rounded up to a power of
 // two at most doubles the keys' range; the division of lines by the height
 // is exact below 2^30 too.
 constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
-constexpr std::int64_t kLargestIntSide = std::numeric_limits<int>::max();
 
 bool atLeast(const ContextInfo& context, int major, int minor) {
     return context.major > major || (context.major == major && context.minor >= minor);
-}
-
-// The CUDA driver is asked once per process: the answer does not change and
-// the first question costs a driver initialisation.
-const std::string& cudaUnavailableReason() {
-    static std::once_flag once;
-    static std::string why;
-    std::call_once(once, [] {
-#ifdef GLCCL_HAVE_CUDA
-        if (!cuda::available(&why) && why.empty()) why = "no usable CUDA device";
-#else
-        why = "it is not built into this glccl (no CUDA compiler was found at build time)";
-#endif
-    });
-    return why;
 }
 
 // What a texel of a format holds, for messages.
@@ -82,69 +65,50 @@ EngineCapabilities glEngine(Backend backend, const ContextInfo* context) {
     return engine;
 }
 
+EngineCapabilities cudaEngine() {
+#ifdef GLCCL_HAVE_CUDA
+    return cuda::capabilities();
+#else
+    EngineCapabilities engine;
+    engine.backend = Backend::Cuda;
+    engine.whyNotHere = "it is not built into this glccl (no CUDA compiler was found at build time)";
+    return engine;
+#endif
+}
+
+// The cpu engine: host memory, every sample, criterion and dimension, no GL.
+EngineCapabilities cpuEngine() {
+    EngineCapabilities engine = referenceCapabilities();
+    engine.backend = Backend::Cpu;
+    return engine;
+}
+
+bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
+
+// The declaration of `backend` at `place`: the GL engines' ask for its
+// context (and may make one), the others never do.
+EngineCapabilities capabilitiesAt(Backend backend, Place& place) {
+    if (!isGlEngine(backend)) return capabilitiesOf(backend, nullptr);
+    const ContextInfo* context = place.context();
+    return capabilitiesOf(backend, context, context ? std::string() : place.whyNoContext());
+}
+
 }  // namespace
 
-const char* textureFormatName(unsigned format) {
-    switch (format) {
-        case GL_R8: return "GL_R8";
-        case GL_RGBA8: return "GL_RGBA8";
-        case GL_RGB8: return "GL_RGB8";
-        case GL_R16: return "GL_R16";
-        case GL_RGBA16: return "GL_RGBA16";
-        case GL_R32F: return "GL_R32F";
-        case GL_R8UI: return "GL_R8UI";
-        case GL_R32UI: return "GL_R32UI";
-        case GL_RG32UI: return "GL_RG32UI";
-        default: return "an unsupported format";
-    }
+Route Place::route(const InputDescription& input, const LabelOptions& options) {
+    return chooseRoute(input, options, *this);
 }
 
-const char* residenceName(Residence residence) {
-    switch (residence) {
-        case Residence::GlTexture: return "a GL texture";
-        case Residence::HostMemory: return "host memory";
-        case Residence::CudaDevice: return "CUDA device memory";
-    }
-    return "?";
+KnownPlace::KnownPlace(const ContextInfo* context, std::string whyNoContext)
+    : context_(context), whyNoContext_(std::move(whyNoContext)) {}
+const ContextInfo* KnownPlace::context() { return context_; }
+std::string KnownPlace::whyNoContext() {
+    return whyNoContext_.empty() && !context_ ? "no GL context could be made" : whyNoContext_;
 }
-
-InputDescription InputDescription::hostImage(int width, int height, int channels, int sampleBits) {
-    InputDescription input;
-    input.residence = Residence::HostMemory;
-    input.shape = Shape::image(width, height);
-    input.channels = channels;
-    input.sampleBits = sampleBits;
-    return input;
+bool KnownPlace::gpuContext(std::string* why) {
+    if (why) *why = context_ ? std::string() : whyNoContext();
+    return context_ != nullptr && !isSoftwareRenderer(*context_);
 }
-
-InputDescription InputDescription::texture(int width, int height, unsigned internalFormat) {
-    InputDescription input;
-    input.residence = Residence::GlTexture;
-    input.shape = Shape::image(width, height);
-    const bool color = internalFormat == GL_RGBA8 || internalFormat == GL_RGBA16;
-    input.channels = color ? 4 : 1;
-    input.sampleBits = internalFormat == GL_R16 || internalFormat == GL_RGBA16 ? 16
-                       : internalFormat == GL_R32UI || internalFormat == GL_R32F ? 32
-                       : internalFormat == GL_RG32UI                             ? 64
-                                                                                   : 8;
-    input.textureFormat = internalFormat;
-    return input;
-}
-
-InputDescription InputDescription::volumeTexture(int width, int height, int depth, unsigned internalFormat) {
-    InputDescription input = texture(width, height, internalFormat);
-    input.shape = Shape::volume(width, height, depth);
-    return input;
-}
-
-InputDescription InputDescription::cudaDeviceImage(int width, int height, int channels, int sampleBits) {
-    InputDescription input = hostImage(width, height, channels, sampleBits);
-    input.residence = Residence::CudaDevice;
-    return input;
-}
-
-bool EngineCapabilities::takes(Residence residence) const { return contains(residences, residence); }
-bool EngineCapabilities::takes(Connectivity connectivity) const { return contains(connectivities, connectivity); }
 
 EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, const std::string& whyNoContext) {
     const std::string noContext = whyNoContext.empty() ? "no GL context could be made" : whyNoContext;
@@ -170,47 +134,9 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
                 engine.whyNotHere = "it needs OpenGL 3.3, the context is " + context->version;
             return engine;
         }
-        case Backend::Cuda: {
-            // The one statement of what the CUDA kernels compare: 8-bit
-            // samples (GL_R8, GL_RGBA8 for threshold), binary as nonzero.
-            // Anything else would be a silently wrong answer there.
-            EngineCapabilities engine;
-            engine.backend = backend;
-            engine.whyNotHere = cudaUnavailableReason();
-            engine.residences = {Residence::GlTexture, Residence::HostMemory, Residence::CudaDevice};
-            engine.sampleBits = {8};
-            engine.textureFormats = {GL_R8, GL_RGBA8};
-            engine.channels = {1};
-            engine.thresholdChannels = {1, 4};
-            engine.binaryLevel = false;
-            engine.delta = false;
-            // Volumes from host and CUDA device memory (cuda/src/image_labeler.cpp).
-            engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
-                                     Connectivity::Eighteen, Connectivity::TwentySix};
-            engine.dimensions = {2, 3};
-            // Its GL texture route (CUDA-GL interop) reads 2-D textures.
-            engine.volumeResidences = {Residence::HostMemory, Residence::CudaDevice};
-            engine.largestExtent = kLargestIntSide;
-            engine.largestCount = kLargestCudaCount;
-            return engine;
-        }
-        case Backend::Cpu: {
-            // The reference reads the host image itself; a texture it
-            // downloads first.
-            EngineCapabilities engine;
-            engine.backend = backend;
-            engine.residences = {Residence::HostMemory, Residence::GlTexture};
-            engine.sampleBits = {8, 16, 32, 64};
-            engine.channels = {1, 4};  // binary and segments read the red channel of a color texture
-            engine.thresholdChannels = {1, 4};
-            // The reference labels volumes of host memory as well (labelReference).
-            engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
-                                     Connectivity::Eighteen, Connectivity::TwentySix};
-            engine.dimensions = {2, 3};
-            engine.largestExtent = kLargestIntSide;
-            engine.largestCount = std::numeric_limits<std::uint64_t>::max();
-            return engine;
-        }
+        case Backend::Cuda: return cudaEngine();
+        case Backend::Cpu: return cpuEngine();
+        case Backend::Reference: return referenceCapabilities();
         case Backend::Auto: break;
     }
     throw Error("auto is not an engine: resolve it with chooseRoute()");
@@ -218,7 +144,6 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
 
 namespace {
 
-// The engines that label volumes, but `refusing`: "compute, cuda or cpu".
 // The engines that label a volume that lives where `residence` says, but
 // `refusing`: "compute or cpu", for the refusals' advice.
 std::string volumeEngines(Backend refusing, Residence residence) {
@@ -227,7 +152,8 @@ std::string volumeEngines(Backend refusing, Residence residence) {
         if (backend == refusing) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
-        if (contains(engine.dimensions, 3) && contains(from, residence)) names.push_back(backendName(backend));
+        const bool reached = contains(from, residence) || (residence == Residence::GlTexture && engine.textureDownload);
+        if (engine.takesDimensions(3) && reached) names.push_back(backendName(backend));
     }
     std::string list;
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -240,17 +166,15 @@ std::string volumeEngines(Backend refusing, Residence residence) {
 std::string whyInputRefused(const EngineCapabilities& engine, const InputDescription& input,
                             const LabelOptions& options) {
     const std::string name = backendName(engine.backend);
-    const bool reached = engine.takes(input.residence) ||
-                         (input.residence == Residence::HostMemory && engine.hostUpload);
-    if (!reached)
+    if (!engine.reaches(input.residence))
         return "the " + name + " backend does not read " + residenceName(input.residence);
     // A host's 3-D texture handed to the Labeler: say what takes it.
-    if (!contains(engine.dimensions, input.shape.dimensions) && input.shape.dimensions == 3 &&
+    if (!engine.takesDimensions(input.shape.dimensions) && input.shape.dimensions == 3 &&
         input.residence == Residence::GlTexture)
         return "the " + name + " backend labels 2-D images; this texture is a volume (" +
                std::to_string(input.shape.width) + "x" + std::to_string(input.shape.height) + "x" +
                std::to_string(input.shape.depth) + "): use " + volumeEngines(engine.backend, input.residence);
-    if (!contains(engine.dimensions, input.shape.dimensions))
+    if (!engine.takesDimensions(input.shape.dimensions))
         return "the " + name + " backend does not label " + std::to_string(input.shape.dimensions) + "-D input";
     if (input.shape.dimensions == 3 && !engine.volumeResidences.empty() &&
         !contains(engine.volumeResidences, input.residence)) {
@@ -260,11 +184,14 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
         return "the " + name + " backend labels volumes from " + from + ", not from " +
                residenceName(input.residence) + ": use " + volumeEngines(engine.backend, input.residence);
     }
+    // A texture is read at its format's samples where the engine reads
+    // textures itself; one it downloads arrives as host samples.
+    const bool readsTexture = input.residence == Residence::GlTexture && engine.takes(Residence::GlTexture);
     const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
-    const bool samplesTaken = input.residence == Residence::GlTexture ? textureTaken
-                                                                      : contains(engine.sampleBits, input.sampleBits);
-    // cuda's refusal in the words its users know from the Labeler.
-    if (!samplesTaken && engine.backend == Backend::Cuda) {
+    const bool samplesTaken = readsTexture ? textureTaken : engine.takesSampleBits(input.sampleBits);
+    // An engine of 8-bit samples only (cuda) says so in the words its users
+    // know from the Labeler.
+    if (!samplesTaken && engine.sampleBits == std::vector<int>{8}) {
         const std::string what = input.residence == Residence::GlTexture
                                      ? std::string("this texture is ") + textureFormatName(input.textureFormat) + " (" +
                                            sampleDescription(input.textureFormat) + ")"
@@ -296,6 +223,31 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     return "";
 }
 
+// Auto's candidates for the input, in the order of the rule (route.hpp).
+std::vector<Backend> autoOrder(const InputDescription& input, Place& place, std::string& note) {
+    switch (input.residence) {
+        case Residence::CudaDevice: return {Backend::Cuda};
+        case Residence::GlTexture: {
+            const ContextInfo* context = place.context();
+            if (context && isSoftwareRenderer(*context))
+                return {Backend::Cpu, Backend::Compute, Backend::Raster, Backend::Cuda};
+            return {Backend::Compute, Backend::Raster, Backend::Cuda, Backend::Cpu};
+        }
+        case Residence::HostMemory: break;
+    }
+    const std::uint64_t gpuFrom = input.shape.dimensions == 3 ? kGpuVolumeElements : kGpuImageElements;
+    if (input.shape.count() != 0 && input.shape.count() < gpuFrom) return {Backend::Cpu};
+    std::vector<Backend> order;
+    const bool cudaRuns = cudaEngine().whyNotHere.empty();
+    if (cudaRuns) order.push_back(Backend::Cuda);
+    std::string whyNoGpuContext;
+    if (place.gpuContext(&whyNoGpuContext)) order.push_back(Backend::Compute);
+    order.push_back(Backend::Cpu);
+    // No GPU engine at all, and no GL either (not a software rasterizer): say why.
+    if (!cudaRuns && !whyNoGpuContext.empty()) note = whyNoGpuContext + "; auto runs the cpu backend";
+    return order;
+}
+
 }  // namespace
 
 std::string whyRefused(const EngineCapabilities& capabilities, const InputDescription& input,
@@ -308,44 +260,28 @@ std::string whyRefused(const EngineCapabilities& capabilities, const InputDescri
     return "";
 }
 
-bool exceedsOneCall(const EngineCapabilities& capabilities, const Shape& shape) {
-    if (shape.count() == 0) return false;  // any size: nothing to decide
-    const bool volume = shape.dimensions == 3 && capabilities.largestVolumeExtent > 0;
-    const std::int64_t largestExtent = volume ? capabilities.largestVolumeExtent : capabilities.largestExtent;
-    for (int axis = 0; axis < shape.dimensions; ++axis)
-        if (shape.extent(axis) > largestExtent) return true;
-    return shape.count() > (volume ? capabilities.largestVolumeCount : capabilities.largestCount);
-}
-
-Route chooseRoute(const InputDescription& input, const LabelOptions& options, const ContextInfo* context,
-                  const std::string& whyNoContext) {
-    auto routeOf = [&](const EngineCapabilities& engine) {
+Route chooseRoute(const InputDescription& input, const LabelOptions& options, Place& place) {
+    auto routeOf = [&](EngineCapabilities engine) {
         Route route;
         route.backend = engine.backend;
-        route.pieces = exceedsOneCall(engine, input.shape);
+        route.pieces = input.streamed || exceedsOneCall(engine, input.shape);
+        route.engine = std::move(engine);
         return route;
     };
     if (options.backend != Backend::Auto) {
-        const EngineCapabilities engine = capabilitiesOf(options.backend, context, whyNoContext);
+        EngineCapabilities engine = capabilitiesAt(options.backend, place);
         const std::string why = whyRefused(engine, input, options);
         if (!why.empty()) throw Error(why);
-        return routeOf(engine);
+        return routeOf(std::move(engine));
     }
-    // A software rasterizer runs shaders on the CPU, where the reference
-    // labeler itself is several times faster than either GL engine.
-    std::vector<Backend> order;
-    if (context && isSoftwareRenderer(*context)) order.push_back(Backend::Cpu);
-    for (Backend backend : {Backend::Compute, Backend::Raster, Backend::Cpu, Backend::Cuda})
-        if (!contains(order, backend)) order.push_back(backend);
+    std::string note;
     std::string reasons;
-    for (Backend backend : order) {
-        const EngineCapabilities engine = capabilitiesOf(backend, context, whyNoContext);
+    for (Backend backend : autoOrder(input, place, note)) {
+        EngineCapabilities engine = capabilitiesAt(backend, place);
         const std::string why = whyRefused(engine, input, options);
         if (why.empty()) {
-            Route route = routeOf(engine);
-            if (!context && backend == Backend::Cpu)
-                route.note = (whyNoContext.empty() ? std::string("no GL context could be made") : whyNoContext) +
-                             "; auto runs the cpu backend";
+            Route route = routeOf(std::move(engine));
+            if (backend == Backend::Cpu) route.note = note;
             return route;
         }
         reasons += (reasons.empty() ? "" : "; ") + why;
@@ -353,12 +289,26 @@ Route chooseRoute(const InputDescription& input, const LabelOptions& options, co
     throw Error("no backend takes " + std::string(residenceName(input.residence)) + " here: " + reasons);
 }
 
+Route chooseRoute(const InputDescription& input, const LabelOptions& options, const ContextInfo* context,
+                  const std::string& whyNoContext) {
+    return KnownPlace(context, whyNoContext).route(input, options);
+}
+
 std::string whyUnavailable(Backend backend, const ContextInfo& context) {
     return backend == Backend::Auto ? "" : capabilitiesOf(backend, &context).whyNotHere;
 }
 
 Backend resolveBackend(Backend requested, const ContextInfo& context) {
-    return requested != Backend::Auto ? requested : chooseRoute({}, LabelOptions{}, &context).backend;
+    if (requested != Backend::Auto) return requested;
+    InputDescription texture = InputDescription::texture(1, 1, GL_R8);
+    texture.shape = Shape();  // any size
+    return KnownPlace(&context).route(texture, LabelOptions{}).backend;
+}
+
+bool isSoftwareRenderer(const ContextInfo& context) {
+    for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "Software Rasterizer"})
+        if (context.renderer.find(name) != std::string::npos) return true;
+    return false;
 }
 
 }  // namespace glccl

@@ -254,6 +254,22 @@ Labeling labelSamples(const Image& image, Connectivity connectivity, const Crite
 
 }  // namespace
 
+EngineCapabilities referenceCapabilities() {
+    EngineCapabilities engine;
+    engine.backend = Backend::Reference;
+    engine.residences = {Residence::HostMemory};
+    engine.textureDownload = true;
+    engine.sampleBits = {8, 16, 32, 64};
+    engine.channels = {1, 4};  // binary and segments read the red channel of a color texture
+    engine.thresholdChannels = {1, 4};
+    engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
+                             Connectivity::TwentySix};
+    engine.dimensions = {2, 3};
+    engine.largestExtent = std::numeric_limits<int>::max();
+    engine.largestCount = std::numeric_limits<std::uint64_t>::max();
+    return engine;
+}
+
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
     // 32-bit indices where they reach every element (UINT32_MAX marks the
     // background), 64-bit past that.

@@ -212,11 +212,13 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         know when they refuse one. L and T are in the units of the samples
         (at most 255 for 8-bit images, 65535 for 16-bit).
     backend : str
-        "auto" (the fastest engine that runs here; the CPU reference on a
-        software rasterizer), "compute", "raster", "cuda" or "cpu". The cuda
-        backend reads 8-bit samples only and refuses deeper images with
-        RuntimeError; compute, raster and cpu take every sampleBits (32-bit
-        color is for the cpu backend only).
+        "auto" (the fastest engine that runs here for the array: the CPU
+        engine for small images and where no GPU engine runs, else cuda or
+        compute), "compute", "raster", "cuda", "cpu" (the CPU engine, no GL
+        context) or "reference" (the one-thread oracle). The cuda backend
+        reads 8-bit samples only and refuses deeper images with
+        RuntimeError; compute, raster, cpu and reference take every
+        sampleBits (32-bit color is for cpu and reference only).
     return_table : bool
         Also return the component table (glccl.ComponentTable).
     channel_axis : int or None

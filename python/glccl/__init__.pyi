@@ -34,7 +34,7 @@ Criterion = Union[
 LabelDtype = Union[None, Literal["auto", "uint32", "uint64"], type, np.dtype]
 # progress(stage, seconds): "read", "label", then "done".
 Progress = Callable[[str, float], Any]
-BackendName = Literal["auto", "compute", "raster", "cuda", "cpu"]
+BackendName = Literal["auto", "compute", "raster", "cuda", "cpu", "reference"]
 
 # bool, uint8, int8 (8-bit samples); uint16, int16 (16-bit); uint32, int32,
 # float32, uint64, int64, float64 (32-bit); values unsigned integers of the sampleBits.
@@ -211,7 +211,7 @@ class Labeler:
     @property
     def backend(self) -> BackendName: ...
     @property
-    def last_backend(self) -> Optional[Literal["compute", "raster", "cuda", "cpu"]]: ...
+    def last_backend(self) -> Optional[Literal["compute", "raster", "cuda", "cpu", "reference"]]: ...
 
 @overload
 def label_batch(

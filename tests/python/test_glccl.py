@@ -242,12 +242,12 @@ def test_unavailable_backend_is_runtime_error():
 def test_backends():
     rows = glccl.backends()
     assert rows[0]["name"] == "auto"
-    assert sorted(r["name"] for r in rows) == ["auto", "compute", "cpu", "cuda", "raster"]
+    assert sorted(r["name"] for r in rows) == ["auto", "compute", "cpu", "cuda", "raster", "reference"]
     for r in rows:
         assert set(r) == {"name", "available", "reason"}
         assert isinstance(r["available"], bool) and isinstance(r["reason"], str)
         assert r["available"] == (r["reason"] == "")
-    assert AVAILABLE["auto"]["available"] and AVAILABLE["cpu"]["available"]
+    assert AVAILABLE["auto"]["available"] and AVAILABLE["cpu"]["available"] and AVAILABLE["reference"]["available"]
 
 
 def test_version_and_docs():

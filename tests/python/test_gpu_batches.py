@@ -56,10 +56,7 @@ def test_cupy_images_on_a_stream_match_skimage():
 def test_cupy_volumes_go_through_the_cuda_volume_path():
     rng = np.random.default_rng(12)
     volume = (rng.random((20, 30, 40)) < 0.3).astype(np.uint8)
-    try:
-        labels, n = glccl.label(cupy.asarray(volume), 26)
-    except ValueError as error:
-        pytest.skip(f"glccl.label() does not pass device volumes on yet: {error}")
+    labels, n = glccl.label(cupy.asarray(volume), 26)
     from skimage import measure
     expected, want = measure.label(volume, connectivity=3, return_num=True)
     assert n == want

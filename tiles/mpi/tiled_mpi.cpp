@@ -379,7 +379,8 @@ int ownerRank(const std::vector<std::uint64_t>& bases, const std::vector<std::ui
 }  // namespace
 
 MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const TiledOptions& options,
-                             const std::string& labelsPath, const std::string& statsPath, bool overwrite) {
+                             const std::function<Route()>& route, const std::string& labelsPath,
+                             const std::string& statsPath, bool overwrite) {
     int rank = 0, ranks = 1;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &ranks);
@@ -401,7 +402,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
             connectivity, source.dimensions() == 3 ? Shape::volume(source.width(), source.height(), source.depth())
                                                    : Shape::image(source.width(), source.height()));
         if (!misfit.empty()) throw Error(kWhere + misfit);
-        limits = probeTileBackend(options.label.backend, source.dimensions(), connectivity);
+        limits = limitsOf(route());
     });
     unsigned maxSide = limits.maxSide, smallestSide = 0;
     MPI_Allreduce(&maxSide, &smallestSide, 1, MPI_UNSIGNED, MPI_MIN, comm);

@@ -141,6 +141,11 @@ std::uint64_t physicalMemoryBytes() {
 
 namespace {
 
+// " (<device>)" for messages, where the limits name it.
+std::string deviceText(const BackendLimits& limits) {
+    return limits.device.empty() ? std::string() : " (" + limits.device + ")";
+}
+
 TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes, const ImageSource* source,
                       const TiledOptions& options, const BackendLimits& limits, unsigned workers,
                       std::uint64_t* memoryEstimate) {
@@ -154,7 +159,7 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
                         backendName(limits.backend) + " backend takes here: at most " +
                         std::to_string(limits.maxSide) + " pixels a side" +
                         (limits.backend == Backend::Compute || limits.backend == Backend::Raster
-                             ? " (GL_MAX_TEXTURE_SIZE of " + limits.device + ")"
+                             ? " (GL_MAX_TEXTURE_SIZE" + (limits.device.empty() ? "" : " of " + limits.device) + ")"
                              : ""));
         const TilePlan plan(width, height, tw, th);
         if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, options, source);
@@ -231,7 +236,7 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
                             side(options.tileDepth, shape.depth));
         if (!takes(plan))
             throw Error(where + "bricks of " + brickText(plan) + " are more than one call of the " +
-                        backendName(limits.backend) + " backend takes here (" + limits.device + ")");
+                        backendName(limits.backend) + " backend takes here" + deviceText(limits));
         if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, options);
         return plan;
     }
@@ -265,7 +270,7 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
                              std::to_string(shape.depth);
     if (smallest == UINT64_MAX)
         throw Error(where + "no brick of the " + size + " volume is one call of the " + backendName(limits.backend) +
-                    " backend here (" + limits.device + ")");
+                    " backend here" + deviceText(limits));
     throw Error(where + limitDescription(options) + " is too small for a " + size + " volume: the " +
                 "leanest bricks with " + std::to_string(workers) + " worker(s) need about " + mib(smallest));
 }
@@ -303,18 +308,17 @@ void checkFreeSpace(const std::string& where, const std::string& labelsFile, std
 
 }  // namespace
 
-TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
+TiledResult labelInPieces(const ImageSource& source, const Route& route, const TiledOptions& options,
+                          LabelSink& sink) {
     const std::string where = "glccl::labelTiled(): ";
     checkOptions(source, options);
     TiledResult result;
-    const BackendLimits limits =
-        probeTileBackend(options.label.backend, source.dimensions(), options.label.connectivity);
-    if (!limits.note.empty()) result.notes.push_back(limits.note);
-    result.backend = limits.backend;
-    result.device = limits.device;
+    if (!route.note.empty()) result.notes.push_back(route.note);
+    result.backend = route.backend;
     result.workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
 
     checkFreeSpace(where, sink.labelsFile(), shapeOf(source).count() * 4);
+    const BackendLimits limits = limitsOf(route);
     const TilePlan plan = planTiles(source, options, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
     result.tilesInFlight = tilesInFlight(options, result.workers);
@@ -352,14 +356,6 @@ TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, L
     result.relabelCallMilliseconds = pipeline.labelCallMilliseconds(1);
     result.sinkMilliseconds = pipeline.sinkMilliseconds();
     return result;
-}
-
-Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result) {
-    const ImageMemorySource source(image);
-    LabelingSink sink;
-    const TiledResult run = labelTiled(source, options, sink);
-    if (result) *result = run;
-    return std::move(sink.labeling());
 }
 
 }  // namespace glccl

@@ -17,6 +17,7 @@
 #include "glccl/error.hpp"
 #include "glccl/image_source.hpp"
 #include "glccl/output_transaction.hpp"
+#include "glccl/session.hpp"
 #include "glccl/tiled_mpi.hpp"
 #include "glccl/version.hpp"
 
@@ -32,7 +33,8 @@ const char kHelp[] =
     "--labels (MPI-IO). The output is glccl label's, byte for byte.\n"
     "\n"
     "options:\n"
-    "  --backend B                   auto, compute, raster, cuda or cpu (default auto)\n"
+    "  --backend B                   auto, compute, raster, cuda, cpu or reference (default\n"
+    "                                auto)\n"
     "  --connectivity 4|8|6|18|26    neighbourhood (default 8, 26 for volumes): 4 or 8\n"
     "                                for 2-D images; 6, 18 and 26 for volumes\n"
     "  --channel-axis -1             a 3-D .npy is (height, width, 1|3|4), as with glccl\n"
@@ -279,8 +281,18 @@ int run(const Command& command, int rank) {
     // Rank 0 holds the outputs until both are complete; they take their
     // names together, after the test hook's pause.
     glccl::OutputTransaction transaction;
-    const glccl::MpiTiledResult result =
-        glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, command.labels, command.stats, command.force);
+    // Each rank routes the source once, streamed, on what it has.
+    glccl::Session session;
+    const auto route = [&] {
+        const glccl::Shape shape =
+            source->dimensions() == 3 ? glccl::Shape::volume(source->width(), source->height(), source->depth())
+                                      : glccl::Shape::image(source->width(), source->height());
+        glccl::InputDescription input = glccl::InputDescription::host(shape, source->channels(), source->sampleBits());
+        input.streamed = true;
+        return session.route(input, options.label);
+    };
+    const glccl::MpiTiledResult result = glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, route, command.labels,
+                                                              command.stats, command.force);
     if (rank == 0) {
         glccl::tools::printOutputNotes("glccl-mpi", transaction.notes());
         glccl::tools::pauseBeforeCommitForTests();

@@ -6,9 +6,6 @@
 
 #include "glccl/error.hpp"
 #include "glccl/route.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include "glccl/cuda_labeler.hpp"
-#endif
 
 namespace glccl::tools {
 
@@ -22,73 +19,64 @@ double millisecondsSince(Clock::time_point start) {
 
 }  // namespace
 
-LabelSession::LabelSession() {
-    auto labeler = std::make_unique<OffscreenLabeler>(HeadlessContext::Options{}, OffscreenLabeler::NoContext::LabelOnHost);
-    if (labeler->hasContext()) {
-        offscreen_ = std::move(labeler);
-    } else {
-        whyNoContext_ = labeler->whyNoContext();
-        contextless_ = std::move(labeler);
+LabelSession::LabelSession() = default;
+LabelSession::~LabelSession() = default;
+
+bool LabelSession::hasContext() { return contextInfo() != nullptr; }
+
+const ContextInfo* LabelSession::contextInfo() {
+    try {
+        return &session_.offscreen().context().info();
+    } catch (const Error&) {
+        return nullptr;
     }
 }
 
-LabelSession::~LabelSession() = default;
-
-OffscreenLabeler& LabelSession::executor() const { return offscreen_ ? *offscreen_ : *contextless_; }
-
-const ContextInfo* LabelSession::contextInfo() const { return offscreen_ ? &offscreen_->context().info() : nullptr; }
-
-std::string LabelSession::whyUnavailable(Backend backend) const {
-    if (backend == Backend::Auto) return {};
-    return capabilitiesOf(backend, contextInfo(), whyNoContext_).whyNotHere;
+const std::string& LabelSession::whyNoContext() {
+    contextInfo();
+    return session_.whyNoContext();
 }
 
-Backend LabelSession::resolve(Backend requested) const {
+EngineCapabilities LabelSession::capabilities(Backend backend) {
+    const bool gl = backend == Backend::Compute || backend == Backend::Raster;
+    return capabilitiesOf(backend, gl ? contextInfo() : nullptr, gl ? whyNoContext() : std::string());
+}
+
+std::string LabelSession::whyUnavailable(Backend backend) { return session_.whyUnavailable(backend); }
+
+Backend LabelSession::resolve(Backend requested, const InputDescription& input) {
     if (requested != Backend::Auto) return requested;
-    return chooseRoute(InputDescription(), LabelOptions{}, contextInfo(), whyNoContext_).backend;
+    LabelOptions options;
+    options.backend = requested;
+    return session_.route(input, options).backend;
 }
 
-std::string LabelSession::fallbackNote(Backend requested) const {
+std::string LabelSession::fallbackNote(Backend requested, const InputDescription& input) {
     if (requested != Backend::Auto) return {};
-    const std::string note = chooseRoute(InputDescription(), LabelOptions{}, contextInfo(), whyNoContext_).note;
+    LabelOptions options;
+    options.backend = requested;
+    const std::string note = session_.route(input, options).note;
     return note.empty() ? note : "note: " + note;
 }
 
-std::string LabelSession::device(Backend backend) const {
-    switch (resolve(backend)) {
-        case Backend::Cpu: return "CPU";
-        case Backend::Cuda:
-#ifdef GLCCL_HAVE_CUDA
-            return cuda::deviceName();
-#else
-            return "CUDA";
-#endif
-        default:
-            if (!offscreen_) return {};
-            return offscreen_->context().info().renderer + " (" + offscreen_->context().platform() + ")";
-    }
-}
-
-void LabelSession::makeCurrent() {
-    if (!offscreen_) throw Error(whyNoContext_);
-    offscreen_->makeCurrent();
-}
+std::string LabelSession::device(Backend backend) { return session_.device(backend); }
 
 ImageTexture LabelSession::upload(const Image& image) {
-    makeCurrent();
+    session_.offscreen().makeCurrent();
     return image.dimensions == 3 ? ImageTexture::volume(image) : ImageTexture(image);
 }
 
 void LabelSession::forget(const ImageTexture& texture) {
-    if (!offscreen_) return;
-    makeCurrent();
-    offscreen_->labeler().forget(texture.id());
+    if (!session_.hasContext()) return;
+    session_.offscreen().makeCurrent();
+    session_.offscreen().labeler().forget(texture.id());
 }
 
 BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& options, Labeling* into) {
-    makeCurrent();
+    OffscreenLabeler& offscreen = session_.offscreen();
+    offscreen.makeCurrent();
     BackendRun run;
-    Labeler& labeler = offscreen_->labeler();
+    Labeler& labeler = offscreen.labeler();
     const auto start = Clock::now();
     labeler.label(texture.id(), options);
     if (into != nullptr) labeler.result(*into);
@@ -103,10 +91,9 @@ BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& 
 BackendRun LabelSession::label(const Image& image, const LabelOptions& options, Labeling* into) {
     BackendRun run;
     const auto start = Clock::now();
-    OffscreenLabeler& labeler = executor();
-    if (into != nullptr) labeler.label(image, options, *into, &run.stages);
-    else run.labeling = labeler.label(image, options, &run.stages);
-    run.backend = labeler.backend();
+    if (into != nullptr) session_.label(image, options, *into, &run.stages);
+    else run.labeling = session_.label(image, options, &run.stages);
+    run.backend = session_.backend();
     run.milliseconds = millisecondsSince(start);
     run.device = device(run.backend);
     return run;
@@ -114,10 +101,10 @@ BackendRun LabelSession::label(const Image& image, const LabelOptions& options, 
 
 double LabelSession::label(const Image& image, const LabelOptions& options, Labeling& out) {
     const auto start = Clock::now();
-    executor().label(image, options, out);
+    session_.label(image, options, out);
     return millisecondsSince(start);
 }
 
-Backend LabelSession::lastBackend() const { return executor().backend(); }
+Backend LabelSession::lastBackend() const { return session_.backend(); }
 
 }  // namespace glccl::tools

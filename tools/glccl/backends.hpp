@@ -1,12 +1,12 @@
 #pragma once
-// The glccl command's one way to the labeling backends: one OffscreenLabeler
-// (a headless GL context and its Labeler) for a whole run. Host images take
-// the route the router chooses (OffscreenLabeler::label: cpu on the host,
-// cuda's host route, the GL engines through a texture, tiles past one call);
-// availability is the engines' declaration (capabilitiesOf). Where no GL
-// context can be made at all (no EGL), the cpu backend runs the reference
-// on the host image, auto stands for it, and the GL backends are
-// unavailable with that reason.
+// The glccl command's one way to the labeling engines: one glccl::Session
+// for a whole run (the front door: each host image routed once, to the cpu
+// engine, the reference, cuda's host route, a GL engine through the
+// Session's headless context, or tiles past one call), with the wall time
+// of each call measured around it, and the Session's headless context for
+// the textures that bench and validate label with several backends. The
+// context is made only when a GL engine is asked for: a run of the cpu
+// engine or the reference makes none, and runs where no GL driver exists.
 
 #include <memory>
 #include <optional>
@@ -15,7 +15,7 @@
 
 #include "glccl/backend.hpp"
 #include "glccl/labeler.hpp"
-#include "glccl/offscreen.hpp"
+#include "glccl/session.hpp"
 #include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 
@@ -31,28 +31,32 @@ struct BackendRun {
 
 class LabelSession {
 public:
-    // Opens the headless context and its Labeler; when that fails the
-    // session still runs cpu, and whyNoContext() says why.
     LabelSession();
     ~LabelSession();
     LabelSession(const LabelSession&) = delete;
     LabelSession& operator=(const LabelSession&) = delete;
 
-    bool hasContext() const { return offscreen_ != nullptr; }
-    // The context's description, nullptr without one.
-    const ContextInfo* contextInfo() const;
-    const std::string& whyNoContext() const { return whyNoContext_; }
+    Session& session() { return session_; }
 
+    // The headless context, made now where it is not yet: whether one can
+    // be made, its description (nullptr without one) and why not.
+    bool hasContext();
+    const ContextInfo* contextInfo();
+    const std::string& whyNoContext();
+
+    // What `backend` takes here (the GL backends make the context to say).
+    EngineCapabilities capabilities(Backend backend);
     // Why `backend` cannot run here, "" when it can.
-    std::string whyUnavailable(Backend backend) const;
-    // The backend `requested` stands for here (auto resolved).
-    Backend resolve(Backend requested) const;
-    // A line for stderr when auto falls back to cpu for want of a GL
-    // context, "" otherwise.
-    std::string fallbackNote(Backend requested) const;
+    std::string whyUnavailable(Backend backend);
+    // The backend `requested` stands for on `input` here (auto resolved by
+    // the router).
+    Backend resolve(Backend requested, const InputDescription& input);
+    // A line for stderr where auto falls back to cpu for want of any GPU
+    // engine on `input`, "" otherwise.
+    std::string fallbackNote(Backend requested, const InputDescription& input);
     // Where `backend` runs, for summaries: "CPU", "<GL renderer> (<EGL
     // platform>)", or the CUDA device.
-    std::string device(Backend backend) const;
+    std::string device(Backend backend);
 
     // The image as a texture of the session's context, for labeling it with
     // several backends (requires hasContext()).
@@ -68,23 +72,17 @@ public:
     // Labels a host image by its route; the time includes the transfers.
     // `into` as above.
     BackendRun label(const Image& image, const LabelOptions& options, Labeling* into = nullptr);
-    // Labels a host image into `out`, as a batch labels its
-    // images: labels and table land in out's storage, reused from the last
-    // call of this size, and the session's input texture is reused too.
-    // Returns the wall milliseconds of the call (upload, labeling, download
-    // of labels and table).
+    // Labels a host image into `out`, as a batch labels its images: labels
+    // and table land in out's storage, reused from the last call of this
+    // size, and the session's input texture is reused too. Returns the wall
+    // milliseconds of the call (upload, labeling, download of labels and
+    // table).
     double label(const Image& image, const LabelOptions& options, Labeling& out);
     // The backend the last label() of a host image ran (auto resolved).
     Backend lastBackend() const;
 
 private:
-    void makeCurrent();
-    // What labels host images: offscreen_, or contextless_ without a context.
-    OffscreenLabeler& executor() const;
-
-    std::unique_ptr<OffscreenLabeler> offscreen_;    // null where no GL context could be made
-    std::unique_ptr<OffscreenLabeler> contextless_;  // then: labels on the host (NoContext::LabelOnHost)
-    std::string whyNoContext_;
+    Session session_;
 };
 
 // A texture uploaded to a session and forgotten (LabelSession::forget) when

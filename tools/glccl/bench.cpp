@@ -403,15 +403,20 @@ private:
     static std::string sizeText(const Workload& w) {
         return std::to_string(w.width) + "x" + std::to_string(w.height) + (w.volume ? "x" + std::to_string(w.depth) : "");
     }
-    bool takesVolumes(Backend backend) const {
-        const std::vector<int> dimensions = capabilitiesOf(backend, session_.contextInfo()).dimensions;
-        return std::find(dimensions.begin(), dimensions.end(), 3) != dimensions.end();
-    }
+    bool takesVolumes(Backend backend) const { return session_.capabilities(backend).takesDimensions(3); }
     // Does it label a volume in a GL texture (or only from host memory)?
     bool takesTextureVolumes(Backend backend) const {
-        const EngineCapabilities engine = capabilitiesOf(backend, session_.contextInfo());
+        const EngineCapabilities engine = session_.capabilities(backend);
         const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
         return std::find(from.begin(), from.end(), Residence::GlTexture) != from.end();
+    }
+    // Does it read a GL texture itself, where a context is (its device time
+    // then comes from a texture already on the GPU)? The engines of host
+    // memory (cpu, reference) never do: their wall time is their time.
+    bool readsTexture(Backend backend) const {
+        const EngineCapabilities engine = session_.capabilities(backend);
+        if (!engine.takes(Residence::GlTexture)) return false;
+        return !engine.takes(Residence::HostMemory) || session_.hasContext();
     }
 
     void fail(const std::string& what, const std::string& message) {
@@ -481,7 +486,7 @@ private:
             // call does, into one Labeling kept for the cell, as a batch of
             // images of one size keeps one.
             std::optional<SessionTexture> resident;
-            if (session_.hasContext()) resident.emplace(session_, image);
+            if (readsTexture(backend)) resident.emplace(session_, image);
             LabelOptions untimed = labelOptions;
             untimed.timings = false;
             Labeling reused;
@@ -498,25 +503,24 @@ private:
                     // that call's, labels and table downloaded into the
                     // cell's Labeling.
                     run = session_.label(**resident, labelOptions, &reused);
-                } else if (workload.volume) {
-                    // An engine that takes volumes from host memory only
-                    // (cuda): its own route, stages and wall of one call
-                    // into the cell's Labeling.
+                } else if (workload.volume || !resident) {
+                    // An engine of host memory (cpu, reference), or one that
+                    // takes volumes from host memory only (cuda), or cuda
+                    // without a GL context: its own route, stages (none on
+                    // the CPU: its wall time is its time) and wall of one
+                    // call into the cell's Labeling.
                     run = session_.label(image, labelOptions, &reused);
-                } else if (resident) {
+                } else {
                     run = session_.label(**resident, labelOptions);
                     run.milliseconds = session_.label(image, untimed, reused);
-                } else {
-                    // No GL context: the cpu reference on the host image,
-                    // whose wall time is its GPU time too.
-                    run.milliseconds = session_.label(image, labelOptions, reused);
-                    run.backend = Backend::Cpu;
-                    run.device = session_.device(Backend::Cpu);
                 }
                 if (!warm) measurement.add(run, reused.count());
             }
             // Frames are 2-D images a renderer labels (bench::labelFrames).
-            if (options_.frames > 0 && resident && !workload.volume) {
+            // An engine of host memory labels a renderer's texture through a
+            // download of it (the Labeler's route), so it has frames too.
+            if (options_.frames > 0 && !workload.volume && session_.hasContext() &&
+                session_.capabilities(backend).reaches(Residence::GlTexture)) {
                 progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
                 OffscreenLabeler* offscreen = measurementContext();
                 if (!offscreen) throw Error("--frames: " + whyNoMeasurementContext_);
@@ -696,10 +700,14 @@ int runBench(const std::vector<std::string>& args) {
     LabelSession session;
     const std::vector<Backend> candidates = options.backendsNamed ? options.backends : concreteBackends();
     options.backends.clear();
+    // Auto is timed as what it takes for the largest images.
+    const InputDescription large = InputDescription::host(Shape::image(16384, 16384), 1, 8);
     for (const Backend requested : candidates) {
-        const std::string note = session.fallbackNote(requested);
+        const std::string note = session.fallbackNote(requested, large);
         if (!note.empty()) std::cerr << "glccl: " << note << '\n';
-        const Backend backend = session.resolve(requested);
+        const Backend backend = session.resolve(requested, large);
+        // The oracle is timed only when named: it is not a contender.
+        if (backend == Backend::Reference && !options.backendsNamed) continue;
         if (std::find(options.backends.begin(), options.backends.end(), backend) != options.backends.end()) continue;
         const std::string why = session.whyUnavailable(backend);
         if (why.empty()) {

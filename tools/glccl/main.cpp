@@ -93,15 +93,16 @@ const char kLabelHelp[] =
     "options:\n"
     "  --backend B                   labeling backend (default auto); the summary line\n"
     "                                names the backend that ran and its device\n"
-    "                                  auto     the fastest that runs here: compute on an\n"
-    "                                           OpenGL 4.3 GPU, raster on an older one, cpu\n"
-    "                                           on a software rasterizer or where no GL\n"
-    "                                           context can be made (with a note)\n"
+    "                                  auto     the fastest that runs here: the cpu engine\n"
+    "                                           for small images and where no GPU engine\n"
+    "                                           runs (with a note where there is no GL at\n"
+    "                                           all); above, cuda, then compute on a GPU\n"
     "                                  compute  GLSL compute shaders (OpenGL 4.3)\n"
     "                                  raster   GLSL render passes (OpenGL 3.3)\n"
-    "                                  cuda     tiled union-find in CUDA (8-bit images; they go\n"
-    "                                           to CUDA directly, without a texture)\n"
-    "                                  cpu      the union-find reference\n"
+    "                                  cuda     union-find in CUDA (8-bit images; they go to\n"
+    "                                           CUDA directly, without a texture)\n"
+    "                                  cpu      the CPU engine: every core, no GL context\n"
+    "                                  reference  the union-find oracle: one thread, slow\n"
     "  --connectivity 4|8|6|18|26    neighbourhood: 4 or 8 for 2-D images (default 8);\n"
     "                                6 (faces), 18 (and edges) or 26 (and corners) for\n"
     "                                volumes (default 26, as cc3d and scikit-image)\n"
@@ -485,7 +486,7 @@ void reportError(const std::string& message) { std::cerr << "glccl: " << message
 // Reads, labels and writes one input into `run`, whose labeling storage the
 // batch reuses; the time of each phase is added to `total` as well. One
 // input and a batch take the same route: the one the router chooses for the
-// image (LabelSession::label, OffscreenLabeler::label), tiles past one call
+// image (LabelSession::label, Session::label), tiles past one call
 // included.
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const std::string& input,
                         const OutputPaths& paths, BackendRun& run, PhaseSeconds& total) {
@@ -563,13 +564,16 @@ int runLabel(ArgumentCursor& cursor) {
     LabelSession session;
     const std::string why = session.whyUnavailable(options.backend);
     if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
-    const std::string note = session.fallbackNote(options.backend);
+    // Where auto finds no GPU engine at all, it says so once, for the run.
+    const InputDescription anyImage = InputDescription::host(Shape(), 1, 8);
+    const std::string note = session.fallbackNote(options.backend, anyImage);
     if (!note.empty()) std::cerr << "glccl: " << note << '\n';
     // The warm-up is a 2-D image: a connectivity of volumes is refused for
-    // each input instead, in the words of the option.
+    // each input instead, in the words of the option. It warms the engine
+    // the run's large images take (auto's choice for them).
     if (dimensionsOf(options.connectivity) == 2) {
         LabelOptions warmUp;
-        warmUp.backend = options.backend;
+        warmUp.backend = session.resolve(options.backend, InputDescription::host(Shape::image(16384, 16384), 1, 8));
         warmUp.connectivity = options.connectivity;
         warmUp.criterion = options.criterion;
         // A level or threshold past 8 bits is for deeper inputs: those warm
@@ -577,7 +581,12 @@ int runLabel(ArgumentCursor& cursor) {
         // input's own sampleBits, not the warm-up's.
         int sampleBits = 8;
         while (sampleBits < 32 && !options.criterion.problemForSampleBits(sampleBits).empty()) sampleBits *= 2;
-        session.label(Image(1, 1, 1, sampleBits), warmUp);
+        try {
+            session.label(Image(1, 1, 1, sampleBits), warmUp);
+        } catch (const Error&) {
+            // An engine that refuses the warm-up (cuda and a level past 8
+            // bits) says why for the first input, in that input's words.
+        }
     }
 
     std::optional<ProgressLine> progress;

@@ -17,6 +17,7 @@
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/output_transaction.hpp"
+#include "glccl/session.hpp"
 #include "glccl/tiled.hpp"
 
 namespace glccl::tools {
@@ -182,47 +183,47 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     return command;
 }
 
-// Does this volume need bricks streamed from its file? Past what readImage
-// reads whole, always; past a 2048 side or 2^31 voxels (the smallest limits
-// of the GPU engines' one call), when the route says so (its probe costs a
-// context, so smaller volumes leave it to the label path, whose own route
-// cuts them in memory).
-bool volumeNeedsBricks(const NpyShape& npy, Backend backend) {
-    const Shape shape = Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth));
-    const std::uint64_t largest = std::max({npy.width, npy.height, npy.depth});
-    if (largest > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels) return true;
-    if (largest <= 2048 && shape.count() <= (std::uint64_t(1) << 31)) return false;
-    try {
-        return exceedsOneCall(probeTileBackend(backend, 3).engine, shape);
-    } catch (const Error&) {
-        return false;  // the ordinary command says why the backend cannot run
-    }
-}
-
-// Does this .npy or TIFF need more than one call of `backend`? Sides past
-// what readImage takes always do; past 16384 the backend may (its largest
-// side is asked only then, since for the GL backends it costs a context).
-// Files read whole are tiled in memory where their route says so
-// (OffscreenLabeler::label); these are streamed from the file instead.
-bool needsTiles(const std::string& path, Backend backend, NpyChannelAxis channelAxis) {
-    std::uint64_t width = 0, height = 0;
+// The route of `path` as the labeling of one call would see it (no pieces
+// forced), where its route streams it in pieces; nullopt where the file is
+// read whole (labeled by the ordinary command, whose own route may still
+// cut it in memory). Files past what readImage reads whole always stream.
+// Smaller ones stream where one call of the route's engine does not take
+// them: an image past 16384 a side, a volume past 2048 a side or 2^31
+// voxels (the smallest limits of the GPU engines' one call); below those,
+// nothing is routed here, so that a GL context is made only where one may
+// be needed.
+std::optional<Route> streamedRoute(Session& session, const std::string& path, Backend backend,
+                                   NpyChannelAxis channelAxis) {
+    Shape shape;
+    int channels = 1, sampleBits = 8;
     if (isNpyFile(path)) {
-        const NpyShape shape = peekNpyShape(path, channelAxis, NpyVolumes::Read);
-        if (shape.dimensions == 3) return volumeNeedsBricks(shape, backend);
-        width = shape.width;
-        height = shape.height;
+        const NpyShape npy = peekNpyShape(path, channelAxis, NpyVolumes::Read);
+        shape = npy.dimensions == 3
+                    ? Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth))
+                    : Shape::image(std::int64_t(npy.width), std::int64_t(npy.height));
+        sampleBits = npy.sampleBits;
     } else {
         const TiffImageSource tiff(path, ChannelMode::Gray);  // the header and strip places only
-        width = tiff.width();
-        height = tiff.height();
+        shape = Shape::image(tiff.width(), tiff.height());
+        sampleBits = tiff.sampleBits();
     }
-    const std::uint64_t largest = std::max(width, height);
-    if (largest > std::uint64_t(kMaxImageDimension) || width * height > kMaxImagePixels) return true;
-    if (largest <= 16384) return false;
+    std::int64_t largest = 0;
+    for (int axis = 0; axis < shape.dimensions; ++axis) largest = std::max(largest, shape.extent(axis));
+    InputDescription input = InputDescription::host(shape, channels, sampleBits);
+    input.streamed = std::uint64_t(largest) > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels;
+    const bool small = shape.dimensions == 3 ? largest <= 2048 && shape.count() <= (std::uint64_t(1) << 31)
+                                             : largest <= 16384;
+    if (!input.streamed && small) return std::nullopt;
+    LabelOptions options;
+    options.backend = backend;
+    if (shape.dimensions == 3) options.connectivity = Connectivity::TwentySix;
     try {
-        return largest > probeTileBackend(backend).maxSide;
+        const Route route = session.route(input, options);
+        if (route.pieces) return route;
+        return std::nullopt;
     } catch (const Error&) {
-        return false;  // the ordinary command says why the backend cannot run
+        if (input.streamed) throw;
+        return std::nullopt;  // the ordinary command says why the backend cannot run
     }
 }
 
@@ -246,7 +247,9 @@ std::uint64_t peakResidentBytes() {
     return ::getrusage(RUSAGE_SELF, &usage) == 0 ? std::uint64_t(usage.ru_maxrss) * 1024 : 0;
 }
 
-int runTiled(const TiledCommand& command) {
+// Labels the command's input in pieces, by `route` where the size decided
+// it (automatic), else routed here as streamed.
+int runTiled(const TiledCommand& command, Session& session, const std::optional<Route>& route) {
     const auto start = Clock::now();
     // Outputs are checked before any work, as the ordinary command does.
     std::vector<NamedOutput> outputs;
@@ -278,7 +281,8 @@ int runTiled(const TiledCommand& command) {
                     command.progress);
         return true;
     };
-    const TiledResult run = labelTiled(*source, options, sink);
+    const TiledResult run = route ? session.labelTiled(*source, *route, options, sink)
+                                  : session.labelTiled(*source, options, sink);
     line.clear();
     printOutputNotes("glccl", transaction.notes());
     pauseBeforeCommitForTests();
@@ -459,12 +463,15 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         if (slices > 1) return std::nullopt;
     }
     TiledCommand command;
+    Session session;
+    std::optional<Route> route;
     if (asked) {
         command = parseTiledCommand(args);
     } else {
         if (inputs.size() != 1 || !(isNpyFile(inputs[0]) || isTiffFile(inputs[0]))) return std::nullopt;
         try {
-            if (!needsTiles(inputs[0], backend, channelAxis)) return std::nullopt;
+            route = streamedRoute(session, inputs[0], backend, channelAxis);
+            if (!route) return std::nullopt;
         } catch (const Error&) {
             // A TIFF too large to read whole that the tiles cannot read
             // either: their reason is the real one, not the size.
@@ -477,7 +484,7 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
         command = parseTiledCommand(args);
         command.automatic = true;
     }
-    return runTiled(command);
+    return runTiled(command, session, route);
 }
 
 }  // namespace glccl::tools

@@ -40,11 +40,13 @@ namespace glccl::tools {
 const char kValidateHelp[] =
     "usage: glccl validate [INPUT...] [--generate FAMILY@WxH[xD],...] [options]\n"
     "\n"
-    "Labels every input with each backend and compares it with the CPU reference:\n"
-    "labels byte for byte, the component table row for row, and the partition\n"
-    "(the same grouping of pixels, whatever the numbering). Every backend labels\n"
-    "one GL texture, uploaded once per input, through one glccl::Labeler: compute\n"
-    "and raster in GLSL, cuda through CUDA-GL interop, cpu on a download of it.\n"
+    "Labels every input with each backend and compares it with the reference (the\n"
+    "oracle: labels byte for byte, the component table row for row, and the\n"
+    "partition: the same grouping of pixels, whatever the numbering). Each backend\n"
+    "labels the input where it reads it: the cpu engine the host image, compute\n"
+    "and raster one GL texture uploaded once per input (through one\n"
+    "glccl::Labeler), cuda that texture through CUDA-GL interop (its volumes, and\n"
+    "its images where no GL context can be made, from host memory).\n"
     "Prints one line per input and connectivity and a summary; the exit status is\n"
     "1 when any backend differs from the reference or fails, or when nothing could\n"
     "be compared (no backend runs here; the reasons are printed).\n"
@@ -53,6 +55,7 @@ const char kValidateHelp[] =
     "\n"
     "options:\n"
     "  --backends LIST               comma-separated compute, raster, cuda, cpu, auto\n"
+    "                                (the reference is what they are compared with)\n"
     "                                (default: every backend; those that cannot run\n"
     "                                here are skipped with the reason). A backend\n"
     "                                named here that cannot run is an error.\n"
@@ -385,13 +388,19 @@ private:
         const Image image = loadInput(input, options_.criterion);
         currentStem_ = input.fileStem;
 
-        // One upload for every backend and connectivity.
+        // One upload for every backend and connectivity, where a backend
+        // reads textures.
         std::optional<SessionTexture> texture;
         std::string uploadError;
-        try {
-            texture.emplace(session_, image);
-        } catch (const Error& error) {
-            uploadError = error.what();
+        const bool readsTextures = std::any_of(compared_.begin(), compared_.end(), [&](Backend backend) {
+            return readsTexture(backend);
+        });
+        if (readsTextures) {
+            try {
+                texture.emplace(session_, image);
+            } catch (const Error& error) {
+                uploadError = error.what();
+            }
         }
         for (const Connectivity connectivity : connectivitiesOf(input)) {
             ++step_;
@@ -414,16 +423,19 @@ private:
         const std::string count = std::to_string(reference.count());
         std::string line = padRight(input.name, nameWidth_) + "  " + padRight(size, 11) + "  c" +
                            std::to_string(neighbourCount(connectivity)) + "  " + padLeft(count, 8) +
-                           (reference.count() == 1 ? " component " : " components") + "  cpu " +
+                           (reference.count() == 1 ? " component " : " components") + "  reference " +
                            formatted("%.2f", referenceMs) + " ms";
         std::vector<std::string> notes;
         for (const Backend backend : compared_) {
-            // A volume goes to the backends that take one: as the uploaded
-            // texture, or from host memory to those that read volumes only
-            // there (cuda).
-            bool fromHost = false;
-            std::string refused =
-                volume ? whyVolumeRefused(backend, image, texture ? texture->internalFormat() : 0u, connectivity) : "";
+            // The engines of host memory label the host image; those that
+            // read textures, the uploaded texture. A volume goes to the
+            // backends that take one: as the uploaded texture, or from host
+            // memory to those that read volumes only there (cuda).
+            bool fromHost = !readsTexture(backend);
+            std::string refused = volume && !fromHost ? whyVolumeRefused(backend, image,
+                                                                         texture ? texture->internalFormat() : 0u,
+                                                                         connectivity)
+                                                      : "";
             if (!refused.empty() && whyVolumeRefused(backend, image, std::nullopt, connectivity).empty()) {
                 refused.clear();
                 fromHost = true;
@@ -460,6 +472,15 @@ private:
         std::cout.flush();
     }
 
+    // Whether `backend` labels the uploaded texture rather than the host
+    // image: the engines that read textures themselves, where a context is
+    // (cuda reads host memory too, and does without one).
+    bool readsTexture(Backend backend) {
+        const EngineCapabilities engine = session_.capabilities(backend);
+        if (!engine.takes(Residence::GlTexture)) return false;
+        return !engine.takes(Residence::HostMemory) || session_.hasContext();
+    }
+
     // Why `backend` does not label this volume as a texture of
     // `textureFormat`, or from host memory where that is nullopt; "" when it does.
     std::string whyVolumeRefused(Backend backend, const Image& image, std::optional<unsigned> textureFormat,
@@ -472,7 +493,7 @@ private:
             textureFormat ? InputDescription::volumeTexture(image.width, image.height, image.depth, *textureFormat)
                           : InputDescription::hostImage(image.width, image.height, image.channels, image.sampleBits);
         input.shape = image.shape();
-        return whyRefused(capabilitiesOf(backend, session_.contextInfo()), input, options);
+        return whyRefused(session_.capabilities(backend), input, options);
     }
 
     // Labels the texture, or where hostImage is given that image from host
@@ -626,14 +647,14 @@ int runValidate(const std::vector<std::string>& args) {
     // backend named by --backends must run, one there by default is skipped
     // with the reason.
     LabelSession session;
-    if (!session.hasContext())
-        throw Error("validate compared nothing: every backend labels an uploaded GL texture, and there is " +
-                    session.whyNoContext());
     std::vector<Backend> compared;
     std::vector<std::string> skipped;
-    std::string header = "reference: cpu on the host image";
+    std::string header = "reference: reference on the host image";
     for (const Backend requested : options.backends) {
-        const Backend backend = session.resolve(requested);
+        // Auto stands for what it chooses for the largest input here.
+        const Backend backend =
+            session.resolve(requested, InputDescription::host(Shape::image(16384, 16384), 1, 8));
+        if (backend == Backend::Reference) continue;  // what every backend is compared with
         if (std::find(compared.begin(), compared.end(), backend) != compared.end()) continue;
         const std::string why = session.whyUnavailable(backend);
         if (!why.empty() && options.backendsNamed)
@@ -644,7 +665,8 @@ int runValidate(const std::vector<std::string>& args) {
         }
         compared.push_back(backend);
         header += std::string("; ") + backendName(backend) + " on " + session.device(backend);
-        if (backend == Backend::Cuda) header += ", reading the GL texture through CUDA-GL interop";
+        if (backend == Backend::Cuda && session.hasContext())
+            header += ", reading the GL texture through CUDA-GL interop";
     }
     if (compared.empty()) {
         std::string reasons;

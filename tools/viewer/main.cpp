@@ -21,6 +21,7 @@
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/route.hpp"
 #include "glccl/texture.hpp"
 #include "cli_support.hpp"
 #include "view.hpp"

@@ -41,11 +41,9 @@
 #include <string>
 #include <vector>
 
+#include "glccl/capabilities.hpp"
+#include "glccl/device_volume.hpp"
 #include "glccl/types.hpp"
-
-// cudaStream_t is a CUstream_st*; declared here so that callers need no CUDA
-// headers to pass one.
-struct CUstream_st;
 
 namespace glccl::cuda {
 
@@ -55,6 +53,13 @@ bool available(std::string* why = nullptr);
 
 // Name of the current device ("NVIDIA H200"), for logs.
 std::string deviceName();
+
+// What the cuda engine takes (the cuda backend's declaration, which the
+// router reads): 8-bit samples, binary as nonzero, segments and threshold
+// (1 or 4 channels), no delta; images and volumes from host and device
+// memory, images from GL textures (GL_R8, GL_RGBA8); up to 2^32 elements a
+// call. whyNotHere is available()'s reason. Cheap after the first call.
+EngineCapabilities capabilities();
 
 // Which kernels label a 2-D image (volumes always take the tile kernels).
 //   Blocks  the default: 2 x 2 blocks of pixels as nodes, each patch of
@@ -163,30 +168,10 @@ private:
 };
 
 // Images, batches of images and volumes already in CUDA device memory (for
-// example a CuPy array or a torch tensor of shape (depth, height, width)):
-// `depth` slices of `height` rows of `width` elements, `channels` (1 or 4)
-// bytes each, element (x, y, z) at
-// (const char*) data + z * slicePitch + y * rowPitch + x * channels.
-// A 2-D image is a volume of depth 1 (its slicePitch may be 0); a batch of N
-// images is a volume of depth N labeled with a 2-D connectivity, each slice
-// on its own.
-struct DeviceVolume {
-    const void* data = nullptr;
-    std::size_t rowPitch = 0;    // bytes, at least width * channels
-    std::size_t slicePitch = 0;  // bytes, at least height * rowPitch (0 for one slice: packed)
-    int width = 0;
-    int height = 0;
-    int depth = 1;
-    int channels = 1;
-};
-
-// Where the labels go in device memory: the uint32 label of element
-// (x, y, z) at (char*) data + z * slicePitch + y * rowPitch + x * 4.
-struct DeviceVolumeLabels {
-    std::uint32_t* data = nullptr;
-    std::size_t rowPitch = 0;    // bytes, a multiple of 4, at least width * 4
-    std::size_t slicePitch = 0;  // bytes, a multiple of 4, at least height * rowPitch (0 for one slice)
-};
+// example a CuPy array or a torch tensor of shape (depth, height, width)),
+// and where their labels go: glccl/device_volume.hpp.
+using DeviceVolume = glccl::DeviceVolume;
+using DeviceVolumeLabels = glccl::DeviceVolumeLabels;
 
 // Labels host images and volumes, and images and volumes in device memory,
 // keeping its buffers from one call to the next.

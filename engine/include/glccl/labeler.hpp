@@ -34,6 +34,8 @@
 
 namespace glccl {
 
+struct Route;  // glccl/route.hpp
+
 struct LabelOptions {
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
@@ -43,6 +45,9 @@ struct LabelOptions {
     // Per-stage GPU times (timer queries) in stageTimings(). Costs a glFinish
     // before the first stage, so that the host's pending work is not counted.
     bool timings = false;
+    // Threads of the cpu engine: 0 for the cores this process may run on.
+    // Its labels and table are the same for every count.
+    int threads = 0;
 };
 
 class Labeler {
@@ -63,7 +68,7 @@ public:
     // GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 or GL_RGBA16
     // (binary, segments and delta read its red channel, threshold all four;
     // GL_RG32UI is one 64-bit sample, red its low and green its high 32 bits);
-    // the cpu backend reads all but GL_R32F, the cuda backend GL_R8, and
+    // the cpu and reference backends read all but GL_R32F, the cuda backend GL_R8, and
     // GL_RGBA8 for threshold (other formats, binary with a level, and delta
     // are an error there).
     // Values are read in the units of the format (0..255, 0..65535 for
@@ -85,10 +90,18 @@ public:
     //   raster   about 2 * sqrt(width) + log2(height) + 10 passes, small
     //            readbacks (occlusion-query results)
     //   cuda     the kernels of cuda/ through CUDA-GL interop, table included
-    //   cpu      a download of the texture, the reference, an upload of labels
+    //   cpu, reference
+//            a download of the texture, the engine on the host, an upload of labels
     // Thread-safety: one Labeler per context, used from the thread on which
     // that context is current.
     std::uint32_t label(unsigned texture, const LabelOptions& options = {});
+
+    // The same by a route chosen before (chooseRoute, glccl/route.hpp) for
+    // this texture: its backend labels, and nothing is chosen again. The
+    // texture is checked against the route's engine (whyRefused) as the
+    // router would. For the callers that route once and carry the route
+    // down (OffscreenLabeler).
+    std::uint32_t label(unsigned texture, const Route& route, const LabelOptions& options);
 
     // GL_R32UI texture with the labels of the last call (0 background,
     // 1..N), owned by the Labeler and valid until the next call: a

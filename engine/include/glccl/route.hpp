@@ -1,103 +1,80 @@
 #pragma once
-// The router: which engine labels an input, and whether the input must go
-// in pieces. Every engine declares what it takes (EngineCapabilities); one
-// function, chooseRoute(), resolves the backend of a call from that
-// declaration and the input. Labeler, OffscreenLabeler, the tiles, the
-// command line and the Python module all ask it, once per call.
+// The router: which engine labels an input, and whether the input goes in
+// pieces (tiles, or bricks of a volume). Every engine declares what it takes
+// (glccl/capabilities.hpp); chooseRoute() resolves the backend of a call
+// from those declarations and the input, once per call, and its Route is
+// carried down: the entries (glccl::Session for host and CUDA device
+// memory, glccl::Labeler for a GL texture) hand the input to the engine it
+// names, or to the tiles, which hand each piece to that engine again
+// without routing.
 //
 //   input (where it lives, shape, channels, sample bits)
 //     + options (backend, criterion, connectivity)
-//     + the context (or none)      --chooseRoute-->  Route { backend, pieces }
+//     + the place (its GL context, made only when asked; CUDA)  --chooseRoute-->  Route
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "glccl/backend.hpp"
+#include "glccl/capabilities.hpp"
 #include "glccl/context.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
 
+struct Route;
+
 // The largest side of a texture the GL engines label, whatever the context
 // allows: their IDs and keys keep 15 bits per coordinate (common.glsl).
 constexpr int kLargestTextureSide = 32768;
 
-// Where an input lives when it is handed to glccl.
-enum class Residence { GlTexture, HostMemory, CudaDevice };
+// Host images and volumes of fewer elements than these are labeled by the
+// cpu engine even where a GPU engine runs: below them the bus, not the
+// labeling, sets a GPU engine's time (docs/benchmarks.md, "auto").
+constexpr std::uint64_t kGpuImageElements = std::uint64_t(0);
+constexpr std::uint64_t kGpuVolumeElements = std::uint64_t(0);
 
-// "a GL texture", "host memory", "CUDA device memory".
-const char* residenceName(Residence residence);
-// "GL_R8", "GL_RGBA16", ... for a texture's internal format (a GLenum).
-const char* textureFormatName(unsigned format);
-
-// What the router knows of an input.
-struct InputDescription {
-    Residence residence = Residence::HostMemory;
-    // A shape of no elements (Shape's default) stands for "any size": the
-    // backend is resolved but no pieces are decided (tiles asking which
-    // backend their pieces go to).
-    Shape shape;
-    int channels = 1;
-    int sampleBits = 8;
-    // GlTexture only: the texture's internal format (a GLenum).
-    unsigned textureFormat = 0;
-
-    static InputDescription hostImage(int width, int height, int channels, int sampleBits);
-    static InputDescription texture(int width, int height, unsigned internalFormat);
-    // A GL_TEXTURE_3D: a volume of `depth` slices.
-    static InputDescription volumeTexture(int width, int height, int depth, unsigned internalFormat);
-    static InputDescription cudaDeviceImage(int width, int height, int channels, int sampleBits);
+// Where a call is labeled, as the router sees it: the GL context its GL
+// engines would label in, asked for only when a GL engine is a candidate.
+class Place {
+public:
+    virtual ~Place() = default;
+    // The route of `input` with `options` here: chooseRoute() at this place.
+    // Every entry asks this, once per call (glccl::Session, glccl::Labeler).
+    Route route(const InputDescription& input, const LabelOptions& options);
+    // The GL context the GL engines label in; nullptr where none can be made
+    // (whyNoContext() then says why). May make a headless context on the
+    // first call.
+    virtual const ContextInfo* context() = 0;
+    virtual std::string whyNoContext() = 0;
+    // Whether a GL context here would run on a GPU, answered without making
+    // one where none exists yet (EGL's device list): false where EGL lists
+    // only software rasterizers or nothing; `why`, if given, then says why
+    // no GPU context can be had ("" for a software rasterizer).
+    virtual bool gpuContext(std::string* why = nullptr) = 0;
 };
 
-// What one engine takes, in a context (or with none).
-struct EngineCapabilities {
-    Backend backend = Backend::Cpu;
-    // Why it cannot run here at all ("" when it can): not built, no device,
-    // an older OpenGL, no GL context.
-    std::string whyNotHere;
-    // Where the input may live for the engine to read it in place. Host
-    // memory also reaches an engine that reads GL textures, by an upload,
-    // where a context exists (hostUpload).
-    std::vector<Residence> residences;
-    bool hostUpload = false;
-    // Bits of the samples it compares, of an input in host or device memory.
-    std::vector<int> sampleBits;
-    // Texture formats it reads (GLenums); empty: every format the Labeler
-    // accepts.
-    std::vector<unsigned> textureFormats;
-    // Channels per criterion: 1 for binary and segments, 1 or 4 for threshold.
-    std::vector<int> channels;
-    std::vector<int> thresholdChannels;
-    // A binary level other than 0 (binaryAbove); false: binary is nonzero.
-    bool binaryLevel = true;
-    // The delta criterion (Criterion::withinDelta).
-    bool delta = true;
-    // Connectivities it labels. Whether a connectivity fits the input's
-    // dimensions is the entries' question (their own words), not the router's.
-    std::vector<Connectivity> connectivities;
-    std::vector<int> dimensions;
-    // Where a volume may live, where that is narrower than `residences`
-    // (empty: wherever the engine reads).
-    std::vector<Residence> volumeResidences;
-    // The largest extent along any axis, and the most elements, of one call.
-    std::int64_t largestExtent = 0;
-    std::uint64_t largestCount = 0;
-    // The same for a volume, where the engine labels volumes (its 3-D
-    // textures and keys have limits of their own).
-    std::int64_t largestVolumeExtent = 0;
-    std::uint64_t largestVolumeCount = 0;
+// A place whose context is known already: a context that exists (a host's
+// renderer, a headless context made before), or none, with why.
+class KnownPlace : public Place {
+public:
+    explicit KnownPlace(const ContextInfo* context, std::string whyNoContext = "");
+    const ContextInfo* context() override;
+    std::string whyNoContext() override;
+    bool gpuContext(std::string* why = nullptr) override;
 
-    bool takes(Residence residence) const;
-    bool takes(Connectivity connectivity) const;
+private:
+    const ContextInfo* context_;
+    std::string whyNoContext_;
 };
 
 // The declaration of `backend` (not auto). `context`: the GL context the
 // call labels in, nullptr where none could be made; then the GL engines
 // cannot run, `whyNoContext` (e.g. "no headless GL context: <EGL's error>")
-// says why, and their largest extent is 0. Cheap after the first call for
-// cuda (the CUDA driver is asked once per process). Thread-safe.
+// says why, and their largest extent is 0. The cpu engine, the reference
+// and cuda need no context. Cheap after the first call for cuda (the CUDA
+// driver is asked once per process). Thread-safe.
 EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, const std::string& whyNoContext = "");
 
 // Why `capabilities` cannot label `input` with `options` in one call or in
@@ -107,28 +84,56 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
 std::string whyRefused(const EngineCapabilities& capabilities, const InputDescription& input,
                        const LabelOptions& options);
 
-// Does the input exceed one call of the engine (an extent or the element
-// count past its largest)?
-bool exceedsOneCall(const EngineCapabilities& capabilities, const Shape& shape);
-
 struct Route {
     Backend backend = Backend::Cpu;  // never auto
-    // The input exceeds one call of the backend: label it through tiles.
+    // The input goes in pieces (tiles, or bricks of a volume): it exceeds
+    // one call of the backend, or it is streamed from a file.
     bool pieces = false;
+    // The chosen engine's declaration: what one call of it takes, which the
+    // pieces are planned within.
+    EngineCapabilities engine;
     // A line for the user where the choice is not the obvious one (auto on
-    // a machine without a GL context: "<whyNoContext>; auto runs the cpu
+    // a machine where no GPU engine runs: "<why>; auto runs the cpu
     // backend"), "" otherwise.
     std::string note;
 };
 
-// The one place that resolves a backend. Auto takes, in this order, the
-// first engine that runs here and takes the input: cpu on a software
-// rasterizer (isSoftwareRenderer), compute (OpenGL 4.3), raster, cpu, and
-// cuda (the only engine for CUDA device memory). A named backend is taken
-// as named, or refused. Throws glccl::Error "the <name> backend cannot run
-// here: <why>" where the backend does not run here, or whyRefused()'s words
-// where it does not take the input; callers add their entry's prefix.
+// The one place that resolves a backend. A named backend is taken as named,
+// or refused. Auto takes the fastest engine that runs here and takes the
+// input, by one rule:
+//   CUDA device memory  cuda, the only engine that reads it;
+//   a GL texture        compute (OpenGL 4.3), else raster, else cuda
+//                       (through CUDA-GL interop); on a software rasterizer
+//                       the cpu engine, whose download of the texture costs
+//                       less than shaders that run on the CPU;
+//   host memory         the cpu engine where no GPU engine runs here, and
+//                       for inputs below kGpuImageElements (volumes:
+//                       kGpuVolumeElements), where the bus costs more than
+//                       the labeling; above, cuda (its host route, no GL),
+//                       then compute on a GPU's GL context, then the cpu
+//                       engine.
+// The reference is never chosen by auto. The GL context is asked for only
+// when a GL engine is a candidate. Throws glccl::Error "the <name> backend
+// cannot run here: <why>" where the backend does not run here, or
+// whyRefused()'s words where it does not take the input; callers add their
+// entry's prefix.
+Route chooseRoute(const InputDescription& input, const LabelOptions& options, Place& place);
+// The same where the context is known (KnownPlace): `context`, or none with
+// `whyNoContext`.
 Route chooseRoute(const InputDescription& input, const LabelOptions& options, const ContextInfo* context,
                   const std::string& whyNoContext = "");
+
+// Why `backend` cannot label a texture of the context described by
+// `context`, or "" when it can (auto always can).
+std::string whyUnavailable(Backend backend, const ContextInfo& context);
+
+// The backend `requested` stands for on a texture of that context: itself,
+// or auto's choice there (compute on a GPU with OpenGL 4.3, raster on an
+// older GPU context, cpu on a software rasterizer).
+Backend resolveBackend(Backend requested, const ContextInfo& context);
+
+// Is the context's renderer one that runs on the CPU (Mesa's llvmpipe or
+// softpipe, SwiftShader)?
+bool isSoftwareRenderer(const ContextInfo& context);
 
 }  // namespace glccl

@@ -1,6 +1,7 @@
 #pragma once
 // The CPU reference labeler: the oracle for every test.
 
+#include "glccl/capabilities.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -19,6 +20,11 @@ bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criter
 // Cost: linear in the element count; one uint32 per element of extra memory,
 // 12 bytes per element from 2^32 - 1 elements on (a 64-bit forest, then the labels).
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion);
+
+// What the reference takes (the reference backend's declaration): host
+// memory (a GL texture by a download), every sample width, criterion,
+// connectivity and dimension, any extent.
+EngineCapabilities referenceCapabilities();
 
 namespace detail {
 // labelReference with the 64-bit forest (`wideIndices`) or the 32-bit one,

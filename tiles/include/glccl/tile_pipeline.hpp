@@ -104,25 +104,13 @@ void forEachConnectedPair(const BorderFace& upper, const BorderFace& lower, Conn
                           const Criterion& criterion,
                           const std::function<void(std::uint64_t, std::uint64_t)>& unite);
 
-// Labels tiles: one backend instance, made and used on the thread of its
-// worker (GL contexts and CUDA devices belong to a thread).
-class TileWorker {
-public:
-    virtual ~TileWorker() = default;
-    // The tile's canonical labeling (labels 1..n, raster order of first
-    // pixel): one label per element into `labels`, the table into `table`
-    // (its storage reused).
-    virtual void label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table,
-                       StageTimings* timings) = 0;
-    // Where it labels, for summaries: "CPU", "NVIDIA H200 (CUDA device 1)",
-    // "<GL renderer> (EGL device 0, CUDA device 0)".
-    virtual std::string device() const = 0;
-};
-
-// One thread per worker, each with its own TileWorker for `limits.backend`
-// on devices[i] (TiledOptions::devices; empty: one worker on the backend's
-// default device). label() hands a tile to whichever worker is free.
-// Throws the first worker's error when a worker cannot be made.
+// One thread per worker, each with its own engine (glccl/engine.hpp) of
+// `limits.backend` on devices[i] (TiledOptions::devices; empty: one worker
+// on the backend's default device), made and used on the worker's thread
+// (GL contexts and CUDA devices belong to a thread). label() hands a tile to
+// whichever worker is free; the engine returns the tile's canonical
+// labeling (labels 1..n, raster order of first pixel). Throws the first
+// worker's error when a worker cannot be made.
 class TileWorkerPool {
 public:
     TileWorkerPool(const BackendLimits& limits, const LabelOptions& options, const std::vector<int>& devices);
@@ -131,7 +119,7 @@ public:
     TileWorkerPool& operator=(const TileWorkerPool&) = delete;
 
     unsigned size() const { return unsigned(threads_.size()); }
-    // TileWorker::device() of each worker, in the order of `devices`.
+    // Engine::device() of each worker, in the order of `devices`.
     const std::vector<std::string>& workerDevices() const { return devices_; }
     // The distinct ones, joined by "; ", for TiledResult::device.
     std::string describeDevices() const;
@@ -140,7 +128,7 @@ public:
         unsigned worker = 0;
         double milliseconds = 0.0;
     };
-    // TileWorker::label() of the first free worker, on that worker's thread.
+    // Engine::label() of the first free worker, on that worker's thread.
     // Waits while every worker is busy. Called from any number of threads at
     // once; rethrows the worker's error.
     LabelCall label(const Image& tile, std::uint32_t* labels, std::vector<Component>& table, StageTimings* timings);

@@ -9,6 +9,10 @@
 //   glccl::NpyLabelSink output("labels.npy", "stats.csv", false);         // streamed
 //   glccl::TiledResult run = glccl::labelTiled(input, options, output);
 //
+// labelTiled() is the front door's (glccl/session.hpp: it routes once);
+// labelInPieces() here runs a route already chosen, handing every piece to
+// an engine of the route's backend (glccl/engine.hpp) without routing again.
+//
 // Volumes go the same way in bricks (a tile is a brick of depth 1): an
 // Image of Shape::volume, a 3-D .npy (depth, height, width), labels 1..N in
 // raster order of first voxel (z, then y, then x), the table with front,
@@ -44,8 +48,8 @@ struct TiledProgress {
 };
 
 struct TiledOptions {
-    // Connectivity, criterion and backend of every tile (timings is ignored:
-    // see deviceTimings).
+    // Connectivity, criterion, backend and threads of every tile (timings is
+    // ignored: see deviceTimings).
     LabelOptions label;
     // Tile size; 0 chooses the largest that fits the backend (its texture
     // size, at most kDefaultTileSide) and the memory limit. tileDepth: the
@@ -120,34 +124,30 @@ struct TiledResult {
     std::vector<std::string> notes;    // e.g. why auto fell back to the cpu backend
 };
 
-// Labels `source` tile by tile (a volume brick by brick) into `sink`. Throws
-// glccl::Error starting with "glccl::labelTiled(): " for bad options (a tile
-// past the backend's texture size, a brick past one call of the backend, a
-// connectivity that does not fit the source's dimensions, a memory limit too
-// small for any tile, a uint32 label type for more components than it
-// holds: before anything is written), or the error of the backend, source or
-// sink. Thread-safety: call from one thread; it starts
-// its own worker threads. Host memory: see docs/huge-images.md.
-TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink);
-
-// The same for an image or a volume in memory, into a Labeling (uint32 labels).
-Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result = nullptr);
-
-// What one call of a backend can take on this machine.
+// What one call of the route's engine takes: the planner's view of a Route.
 struct BackendLimits {
-    Backend backend = Backend::Cpu;    // `requested`, auto resolved
+    Backend backend = Backend::Cpu;    // the route's backend
     std::uint32_t maxSide = 0;         // largest tile side (texture size for GL)
     // What the engine declares (capabilitiesOf): which bricks one call takes.
     EngineCapabilities engine;
-    std::string device;
+    std::string device;                // where it runs, for messages
     std::string note;                  // a fallback worth telling, or ""
 };
-// Opens (and closes) a headless context for the GL backends to ask. Throws
-// glccl::Error when the backend cannot run here, with the reason.
-// `dimensions` 3: auto resolves among the engines that label volumes at
-// `connectivity`.
-BackendLimits probeTileBackend(Backend requested, int dimensions = 2,
-                               Connectivity connectivity = Connectivity::TwentySix);
+// The limits of `route`'s engine, which runs on `device`.
+BackendLimits limitsOf(const Route& route, const std::string& device = "");
+
+// Labels `source` tile by tile (a volume brick by brick) into `sink`, by
+// `route` (chooseRoute's, for this source: glccl::Session::labelTiled), each
+// piece handed to an engine of the route's backend. Throws glccl::Error
+// starting with "glccl::labelTiled(): " for bad options (a tile past the
+// backend's texture size, a brick past one call of the backend, a
+// connectivity that does not fit the source's dimensions, a memory limit
+// too small for any tile, a uint32 label type for more components than it
+// holds: before anything is written), or the error of the engine, source or
+// sink. Thread-safety: call from one thread; it starts its own worker
+// threads. Host memory: see docs/huge-images.md.
+TiledResult labelInPieces(const ImageSource& source, const Route& route, const TiledOptions& options,
+                          LabelSink& sink);
 
 // How many devices `backend` can spread workers over here: CUDA devices for
 // cuda; for the GL backends the EGL devices that report a CUDA device, else

@@ -31,7 +31,7 @@
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.
 
-#include "backends/engine.hpp"
+#include "backends/texture_engine.hpp"
 #include "backends/pass_check.hpp"
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
@@ -55,7 +55,7 @@ bool subImageReads(const ContextInfo& context) {
     return context.major * 10 + context.minor >= 45 && glGetTextureSubImage != nullptr;
 }
 
-class ComputeEngine final : public Engine {
+class ComputeEngine final : public TextureEngine {
 public:
     explicit ComputeEngine(const ContextInfo& context) : downloadTable_(subImageReads(context)) {
         const int version = context.major * 10 + context.minor;
@@ -133,7 +133,7 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> makeComputeEngine(const ContextInfo& context) {
+std::unique_ptr<TextureEngine> makeComputeEngine(const ContextInfo& context) {
     return std::make_unique<ComputeEngine>(context);
 }
 

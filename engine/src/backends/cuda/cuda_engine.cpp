@@ -1,16 +1,21 @@
-// The cuda backend: Stava & Benes' patch-wise union-find (cuda/) on the Labeler's
-// textures through CUDA-OpenGL interop. It computes the table with the labels.
+// The cuda backend (cuda/), in both of glccl's doors: on the Labeler's
+// textures through CUDA-OpenGL interop (CudaTextureEngine), and on host and
+// CUDA device memory (CudaEngine, what makeEngine() hands out). Both
+// compute the table with the labels.
 //
-// The engine keeps one glccl::cuda::TextureLabeler for its whole life: device
+// The texture engine keeps one glccl::cuda::TextureLabeler for its whole life: device
 // buffers made by reserve(), and the CUDA registrations of the host's input
 // texture and of the Labeler's label texture made on their first label() and
 // kept (cuda_labeler.hpp, "Texture lifetime"). So after Labeler::reserve() and
 // one frame per texture, a frame allocates nothing and registers nothing; the
 // engine's destruction unregisters both textures and frees everything.
 
-#include "backends/engine.hpp"
+#include "backends/host_engines.hpp"
+#include "backends/texture_engine.hpp"
 #include "glccl/error.hpp"
 #ifdef GLCCL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
 #include "glccl/cuda_labeler.hpp"
 #include "parallel_copy.hpp"
 #endif
@@ -21,7 +26,7 @@ namespace glccl::backends {
 
 namespace {
 
-class CudaEngine final : public Engine {
+class CudaTextureEngine final : public TextureEngine {
 public:
     // The Labeler calls this before every label() too: it costs a comparison
     // when nothing changed. The threshold criterion may read GL_RGBA8, so it
@@ -64,19 +69,86 @@ private:
     CopyThreads copier_;  // components()
 };
 
-}  // namespace
+// Host and device memory on one CUDA device: the host route's page-locked
+// upload, labeling and download (no texture, no interop, no GL pixel
+// buffers), and the device route on the caller's stream.
+class CudaEngine final : public Engine {
+public:
+    explicit CudaEngine(int device) : device_(device < 0 ? 0 : device) { selectDevice(); }
 
-std::unique_ptr<Engine> makeCudaEngine(const ContextInfo&) {
+    Backend backend() const override { return Backend::Cuda; }
+    std::string device() const override {
+        selectDevice();
+        return cuda::deviceName() + " (CUDA device " + std::to_string(device_) + ")";
+    }
+
+    void label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+               std::vector<Component>& table, StageTimings* timings) override {
+        selectDevice();
+        StageTimings kernels;
+        const std::vector<Component>& labeled = labeler_.label(image, options.connectivity, options.criterion, labels,
+                                                               timings || options.timings ? &kernels : nullptr);
+        copier_.copyTable(table, labeled);
+        if (timings) *timings = kernels;
+    }
+
+    const std::vector<Component>* labelDevice(const DeviceVolume& input, const DeviceVolumeLabels& labels,
+                                              const LabelOptions& options, CUstream_st* stream, std::uint32_t* counts,
+                                              bool withTable, StageTimings* timings) override {
+        selectDevice();
+        if (withTable)
+            return &labeler_.labelDevice(input, labels, options.connectivity, options.criterion, stream, timings);
+        labeler_.labelDeviceAsync(input, labels, options.connectivity, options.criterion, stream, counts, timings);
+        return nullptr;
+    }
+    const std::vector<Component>& deviceTable(int image) override {
+        selectDevice();
+        return labeler_.tableOf(image);
+    }
+    const std::vector<std::uint32_t>& deviceCounts() override {
+        selectDevice();
+        return labeler_.componentCounts();
+    }
+
+private:
+    // The labeler works on the device that is current when it first
+    // allocates; a caller may have made another current since.
+    void selectDevice() const {
+        const cudaError_t status = cudaSetDevice(device_);
+        if (status != cudaSuccess)
+            throw Error("cudaSetDevice(" + std::to_string(device_) + ") failed: " + cudaGetErrorString(status));
+    }
+
+    int device_ = 0;
+    cuda::ImageLabeler labeler_;
+    CopyThreads copier_;  // the table, by several threads where it is large
+};
+
+void requireCuda() {
     std::string why;
     if (!cuda::available(&why)) throw Error("the cuda backend cannot run here: " + why);
-    return std::make_unique<CudaEngine>();
+}
+
+}  // namespace
+
+std::unique_ptr<TextureEngine> makeCudaTextureEngine(const ContextInfo&) {
+    requireCuda();
+    return std::make_unique<CudaTextureEngine>();
+}
+
+std::unique_ptr<Engine> makeCudaEngine(const EnginePlace& place) {
+    requireCuda();
+    return std::make_unique<CudaEngine>(place.device);
 }
 
 #else
 
-std::unique_ptr<Engine> makeCudaEngine(const ContextInfo&) {
-    throw Error("the cuda backend is not built into this glccl (no CUDA compiler was found at build time)");
+namespace {
+const char* const kNotBuilt = "the cuda backend is not built into this glccl (no CUDA compiler was found at build time)";
 }
+
+std::unique_ptr<TextureEngine> makeCudaTextureEngine(const ContextInfo&) { throw Error(kNotBuilt); }
+std::unique_ptr<Engine> makeCudaEngine(const EnginePlace&) { throw Error(kNotBuilt); }
 
 #endif
 

@@ -1,13 +1,13 @@
 // The raster backend: O'Connell's pipeline as render passes (raster_pipeline.hpp).
 
-#include "backends/engine.hpp"
+#include "backends/texture_engine.hpp"
 #include "raster_pipeline.hpp"
 
 namespace glccl::backends {
 
 namespace {
 
-class RasterEngine final : public Engine {
+class RasterEngine final : public TextureEngine {
 public:
     void reserve(int width, int height, const LabelOptions& options) override {
         pipeline_.reserve(width, height, raster::NodeSize::of(options.connectivity, options.criterion));
@@ -24,6 +24,6 @@ private:
 
 }  // namespace
 
-std::unique_ptr<Engine> makeRasterEngine(const ContextInfo&) { return std::make_unique<RasterEngine>(); }
+std::unique_ptr<TextureEngine> makeRasterEngine(const ContextInfo&) { return std::make_unique<RasterEngine>(); }
 
 }  // namespace glccl::backends

@@ -9,6 +9,7 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
 
 #include "glccl/error.hpp"
@@ -44,9 +45,12 @@ public:
 // `labelsPath` (.npy) and `statsPath` (.csv) if not empty, all or nothing.
 // Throws on every rank when any rank fails: glccl::Error with the reason on
 // the failing rank, OtherRankFailed on the others, so that no rank waits
-// forever. Tiles are planned by rank 0 (with the smallest
-// backend side of all ranks) and shared.
+// forever. Each rank's route comes from `route` (the caller's door, e.g.
+// glccl::Session::route of the source as streamed), asked once on every
+// rank, so that each rank labels on what it has; tiles are planned by rank
+// 0 (with the smallest backend side of all ranks) and shared.
 MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const TiledOptions& options,
-                             const std::string& labelsPath, const std::string& statsPath, bool overwrite);
+                             const std::function<Route()>& route, const std::string& labelsPath,
+                             const std::string& statsPath, bool overwrite);
 
 }  // namespace glccl

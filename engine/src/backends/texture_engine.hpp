@@ -1,8 +1,12 @@
 #pragma once
-// What every labeling engine inside glccl::Labeler provides. The Labeler owns
+// What every engine inside glccl::Labeler provides: labeling a GL texture of
+// the current context into the Labeler's label texture. The Labeler owns
 // the output (the R32UI label texture, the table, the timings) and hands
-// each call to the engine of the chosen backend; engines sit side by side in
-// backends/<name>/ and share nothing but this interface.
+// each call to the texture engine of the routed backend; the engines sit
+// side by side in backends/<name>/ and share nothing but this interface.
+// compute, raster and cuda (CUDA-GL interop) read the texture itself; the
+// cpu engine and the reference read host memory, and reach a texture
+// through a download (hostEngineOnTextures).
 
 #include <cstdint>
 #include <memory>
@@ -10,15 +14,16 @@
 
 #include "gl_objects.hpp"
 #include "glccl/backend.hpp"
+#include "glccl/engine.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/types.hpp"
 #include "stage_timer.hpp"
 
 namespace glccl::backends {
 
-class Engine {
+class TextureEngine {
 public:
-    virtual ~Engine() = default;
+    virtual ~TextureEngine() = default;
 
     // Allocates what labeling width x height images with these options needs,
     // so that later calls of that size allocate nothing.
@@ -41,16 +46,20 @@ public:
     // Copies the last label() call's labels (width x height, row-major) to
     // host memory by the engine's own route and returns true, or returns
     // false when the Labeler should read the label texture through GL. The
-    // cuda backend still holds them in its device buffer, where CUDA copies
-    // reach the bus's speed; glGetTexImage is several times slower.
+    // cuda backend still holds them in its device buffer, and the host
+    // engines in host memory, where a copy reaches the bus's (or memory's)
+    // speed; glGetTexImage is several times slower.
     virtual bool downloadLabels(std::uint32_t* /*out*/, std::size_t /*count*/) { return false; }
 };
 
 // One constructor per backend folder. Each needs the context that will label
 // current, and throws glccl::Error when it cannot run there.
-std::unique_ptr<Engine> makeComputeEngine(const ContextInfo& context);
-std::unique_ptr<Engine> makeRasterEngine(const ContextInfo& context);
-std::unique_ptr<Engine> makeCudaEngine(const ContextInfo& context);
-std::unique_ptr<Engine> makeCpuEngine(const ContextInfo& context);
+std::unique_ptr<TextureEngine> makeComputeEngine(const ContextInfo& context);
+std::unique_ptr<TextureEngine> makeRasterEngine(const ContextInfo& context);
+std::unique_ptr<TextureEngine> makeCudaTextureEngine(const ContextInfo& context);
+// An engine of host memory (the cpu engine, the reference) on textures: the
+// texture downloaded at its own samples, labeled on the host, the labels
+// uploaded into the label texture.
+std::unique_ptr<TextureEngine> hostEngineOnTextures(std::unique_ptr<Engine> engine);
 
 }  // namespace glccl::backends

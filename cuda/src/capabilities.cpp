@@ -1,0 +1,44 @@
+// What the cuda engine takes: its one declaration, read by the router
+// (engine/src/route.cpp) and by this library's own entries
+// (whySamplesAreRefused, pipeline.cpp).
+
+#include <GL/gl.h>
+
+#include <climits>
+#include <cstdint>
+
+#include "glccl/cuda_labeler.hpp"
+
+namespace glccl::cuda {
+
+namespace {
+
+// The kernels index elements with 32-bit integers (pipeline.cpp).
+constexpr std::uint64_t kLargestCount = std::uint64_t(1) << 32;
+
+}  // namespace
+
+EngineCapabilities capabilities() {
+    EngineCapabilities engine;
+    engine.backend = Backend::Cuda;
+    if (!available(&engine.whyNotHere) && engine.whyNotHere.empty()) engine.whyNotHere = "no usable CUDA device";
+    engine.residences = {Residence::GlTexture, Residence::HostMemory, Residence::CudaDevice};
+    // The kernels compare 8-bit samples (GL_R8, GL_RGBA8 for threshold),
+    // binary as nonzero: anything else would be a silently wrong answer.
+    engine.sampleBits = {8};
+    engine.textureFormats = {GL_R8, GL_RGBA8};
+    engine.channels = {1};
+    engine.thresholdChannels = {1, 4};
+    engine.binaryLevel = false;
+    engine.delta = false;
+    engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
+                             Connectivity::TwentySix};
+    engine.dimensions = {2, 3};
+    // Its GL texture route (CUDA-GL interop) reads 2-D textures.
+    engine.volumeResidences = {Residence::HostMemory, Residence::CudaDevice};
+    engine.largestExtent = INT_MAX;
+    engine.largestCount = kLargestCount;
+    return engine;
+}
+
+}  // namespace glccl::cuda

@@ -1,0 +1,69 @@
+// compute and raster on host memory: an OffscreenLabeler (a headless
+// context, the Labeler, the upload and the downloads) with the engine's
+// backend. The GL engines of one Session share one OffscreenLabeler.
+
+#include <utility>
+
+#include "backends/host_engines.hpp"
+#include "glccl/context.hpp"
+#ifdef GLCCL_HAVE_CUDA
+#include <cuda_runtime_api.h>
+
+#include "glccl/cuda_labeler.hpp"
+#endif
+
+namespace glccl::backends {
+
+namespace {
+
+class GlEngine final : public Engine {
+public:
+    GlEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen)
+        : backend_(backend), offscreen_(std::move(offscreen)) {}
+
+    Backend backend() const override { return backend_; }
+    std::string device() const override { return offscreen_->device(); }
+    void label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+               std::vector<Component>& table, StageTimings* timings) override {
+        offscreen_->label(image, backend_, options, labels, table, timings);
+    }
+
+private:
+    Backend backend_;
+    std::shared_ptr<OffscreenLabeler> offscreen_;
+};
+
+}  // namespace
+
+#ifdef GLCCL_HAVE_CUDA
+// Makes the CUDA context of the GL engine's GPU, where the build and the
+// machine have CUDA, and keeps it for the process (CUDA's primary context).
+// On NVIDIA's driver a GPU on which a CUDA context exists stays at its
+// compute clock; a GL-only process drops to the idle clock while the host
+// reads the next tile, and the tile after runs slow (over twice the device
+// time of a tile labeled at the compute clock). Where CUDA cannot run this
+// does nothing: it only speeds up.
+void holdComputeClock(int entry) {
+    if (!cuda::available()) return;
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) return;
+    const int device = entry >= 0 && entry < count ? entry : 0;
+    if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(nullptr);
+    (void)cudaGetLastError();
+}
+#else
+void holdComputeClock(int) {}
+#endif
+
+int eglDeviceOf(int entry) {
+    if (entry < 0) return -1;
+    for (const HeadlessDevice& device : headlessDevices())
+        if (device.cudaDevice == entry) return device.index;
+    return entry;  // out of range: HeadlessContext says which devices there are
+}
+
+std::unique_ptr<Engine> makeGlEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen) {
+    return std::make_unique<GlEngine>(backend, std::move(offscreen));
+}
+
+}  // namespace glccl::backends

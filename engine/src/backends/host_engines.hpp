@@ -1,0 +1,30 @@
+#pragma once
+// The constructors of the engines makeEngine() hands out (glccl/engine.hpp),
+// one per backend folder: the engines of host memory (cpu, reference) and
+// cuda's host and device entry; compute and raster reach host memory
+// through an OffscreenLabeler (gl_engine.cpp).
+
+#include <memory>
+
+#include "glccl/engine.hpp"
+#include "glccl/offscreen.hpp"
+
+namespace glccl::backends {
+
+std::unique_ptr<Engine> makeCpuEngine(const EnginePlace& place);
+std::unique_ptr<Engine> makeReferenceEngine();
+std::unique_ptr<Engine> makeCudaEngine(const EnginePlace& place);
+// compute or raster on `offscreen`'s context, shared with the other GL
+// engine of the place.
+std::unique_ptr<Engine> makeGlEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen);
+// The EGL device of an EnginePlace's device entry: the one that reports that
+// CUDA device (EGL_NV_device_cuda), else the EGL device of that index; -1
+// for -1 (the first that works).
+int eglDeviceOf(int entry);
+// Makes the CUDA context of that CUDA device (-1: device 0), where CUDA
+// runs, and keeps it for the process: on NVIDIA's driver a GPU stays at its
+// compute clock while a CUDA context exists on it, also between the tiles
+// of a GL engine's run. Does nothing where CUDA cannot run.
+void holdComputeClock(int cudaDevice);
+
+}  // namespace glccl::backends

@@ -1,0 +1,267 @@
+// glccl::Session: the front door (session.hpp).
+
+#include "glccl/session.hpp"
+
+#include <array>
+#include <map>
+#include <utility>
+
+#include "glccl/error.hpp"
+
+namespace glccl {
+
+namespace {
+
+const std::string kWhere = "glccl::Session::label(): ";
+
+// Runs `step`; a glccl::Error from inside that has no entry of its own (the
+// router's words) gets `where`'s prefix.
+template <class Step>
+auto withPrefix(const std::string& where, Step&& step) -> decltype(step()) {
+    try {
+        return step();
+    } catch (const Error& error) {
+        const std::string what = error.what();
+        if (what.rfind("glccl::", 0) == 0) throw;
+        throw Error(where + what);
+    }
+}
+
+bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
+
+}  // namespace
+
+// The Session as the router's place: its headless context, made the first
+// time the router asks for it.
+struct Session::Impl : Place {
+    Options options;
+    std::shared_ptr<OffscreenLabeler> offscreen;
+    bool contextTried = false;
+    std::string noContextReason;  // why no headless context can be made, once a try failed
+    // One engine per backend, made on first use; cuda's device engines by device.
+    std::array<std::unique_ptr<Engine>, kBackendCount> engines;
+    std::map<int, std::unique_ptr<Engine>> deviceEngines;
+    Backend last = Backend::Auto;
+    std::function<bool(const TiledProgress&)> tiledProgress;
+
+    explicit Impl(Options chosen) : options(std::move(chosen)) {
+        if (!options.noContext.empty()) {
+            contextTried = true;
+            noContextReason = options.noContext;
+        }
+    }
+
+    // Place: the headless context, made on the first question.
+    const ContextInfo* context() override {
+        if (!contextTried) {
+            contextTried = true;
+            try {
+                offscreen = std::make_shared<OffscreenLabeler>(options.context);
+            } catch (const Error& error) {
+                noContextReason = std::string("no headless GL context: ") + error.what();
+            }
+        }
+        return offscreen ? &offscreen->context().info() : nullptr;
+    }
+    std::string whyNoContext() override {
+        context();
+        return noContextReason;
+    }
+    bool gpuContext(std::string* why) override {
+        if (why) why->clear();
+        if (offscreen) return !isSoftwareRenderer(offscreen->context().info());
+        if (contextTried) {
+            if (why) *why = noContextReason;
+            return false;
+        }
+        // EGL's device list answers without a context: a device that is not
+        // Mesa's software rasterizer is a GPU (its context is made when the
+        // router asks for it).
+        std::string whyNoDevices;
+        const std::vector<HeadlessDevice> devices = headlessDevices(&whyNoDevices);
+        for (const HeadlessDevice& device : devices)
+            if (!device.software) return true;
+        if (devices.empty() && why) *why = "no headless GL context: " + whyNoDevices;
+        return false;
+    }
+
+    Engine& engine(Backend backend) {
+        std::unique_ptr<Engine>& slot = engines[std::size_t(backend)];
+        if (!slot) {
+            if (isGlEngine(backend)) {
+                if (!context()) throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " +
+                                            noContextReason);
+                slot = makeEngine(backend, offscreen);
+            } else {
+                slot = makeEngine(backend);
+            }
+        }
+        return *slot;
+    }
+
+    void checkImage(const ImageView& image, const LabelOptions& options) const {
+        if (image.width < 1 || image.height < 1 || image.depth < 1 || image.pixels == nullptr)
+            throw Error(kWhere + "the image is empty");
+        if (const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, image.shape()); !misfit.empty())
+            throw Error(kWhere + misfit);
+        if (image.channels != 1 && image.channels != 4)
+            throw Error(kWhere + "images have 1 or 4 channels, not " + std::to_string(image.channels));
+        if (image.channels == 4 && options.criterion.kind != Criterion::Kind::Threshold)
+            throw Error(kWhere + "the " + options.criterion.toString() +
+                        " criterion needs a 1-channel image; convert color to gray first");
+    }
+
+    // The Session's one question to the router; its errors get `where`.
+    Route route(const InputDescription& input, const LabelOptions& options, const std::string& where) {
+        return withPrefix(where, [&] { return Place::route(input, options); });
+    }
+
+    TiledOptions piecesOf(const LabelOptions& options) const {
+        TiledOptions tiled;
+        tiled.label = options;
+        tiled.label.timings = false;
+        tiled.progress = tiledProgress;
+        return tiled;
+    }
+};
+
+Session::Session() : Session(Options{}) {}
+Session::Session(const Options& options) : impl_(std::make_unique<Impl>(options)) {}
+Session::~Session() = default;
+
+Route Session::route(const InputDescription& input, const LabelOptions& options) {
+    return impl_->route(input, options, kWhere);
+}
+
+Route Session::route(const ImageView& image, const LabelOptions& options) {
+    impl_->checkImage(image, options);
+    return route(InputDescription::host(image.shape(), image.channels, image.sampleBits), options);
+}
+
+void Session::label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                    std::vector<Component>& table, StageTimings* timings) {
+    const Route chosen = route(image, options);
+    label(image, chosen, options, labels, table, timings);
+}
+
+void Session::label(const ImageView& image, const Route& route, const LabelOptions& requested, std::uint32_t* labels,
+                    std::vector<Component>& table, StageTimings* timings) {
+    impl_->checkImage(image, requested);
+    if (labels == nullptr) throw Error(kWhere + "no storage for the labels");
+    LabelOptions options = requested;
+    options.backend = route.backend;
+    if (route.pieces) {
+        const ImageMemorySource source(image);
+        LabelStorageSink sink(labels, table);
+        labelInPieces(source, route, impl_->piecesOf(options), sink);
+        if (timings) timings->clear();
+    } else {
+        withPrefix(kWhere, [&] { impl_->engine(route.backend).label(image, options, labels, table, timings); });
+    }
+    impl_->last = route.backend;
+}
+
+void Session::label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings) {
+    if (image.pixelBufferMismatched()) throw Error(kWhere + "the image's pixel buffer does not match its size");
+    // Every element is overwritten: a vector of this size already is reused
+    // as it is (resize() would zero-fill only a new size).
+    const std::size_t count = std::size_t(image.shape().count());
+    if (out.labels.size() != count) out.labels.resize(count);
+    label(ImageView(image), options, out.labels.data(), out.components, timings);
+    out.width = image.width;
+    out.height = image.height;
+    out.depth = image.depth;
+    out.dimensions = image.dimensions;
+}
+
+Labeling Session::label(const Image& image, const LabelOptions& options, StageTimings* timings) {
+    Labeling labeling;
+    label(image, options, labeling, timings);
+    return labeling;
+}
+
+namespace {
+
+const std::string kTiledWhere = "glccl::labelTiled(): ";
+
+InputDescription streamedInput(const ImageSource& source) {
+    const Shape shape = source.dimensions() == 3 ? Shape::volume(source.width(), source.height(), source.depth())
+                                                 : Shape::image(source.width(), source.height());
+    InputDescription input = InputDescription::host(shape, source.channels(), source.sampleBits());
+    input.streamed = true;
+    return input;
+}
+
+}  // namespace
+
+TiledResult Session::labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
+    const InputDescription input = streamedInput(source);
+    return labelTiled(source, impl_->route(input, options.label, kTiledWhere), options, sink);
+}
+
+TiledResult Session::labelTiled(const ImageSource& source, const Route& route, const TiledOptions& options,
+                                LabelSink& sink) {
+    const std::string why = whyRefused(route.engine, streamedInput(source), options.label);
+    if (!why.empty()) throw Error(kTiledWhere + why);
+    TiledResult result = labelInPieces(source, route, options, sink);
+    impl_->last = route.backend;
+    return result;
+}
+
+Labeling Session::labelTiled(const Image& image, const TiledOptions& options, TiledResult* result) {
+    const ImageMemorySource source(image);
+    LabelingSink sink;
+    const TiledResult run = labelTiled(source, options, sink);
+    if (result) *result = run;
+    return std::move(sink.labeling());
+}
+
+Engine& Session::deviceEngine(const Route& route, int cudaDevice) {
+    if (!route.engine.takes(Residence::CudaDevice))
+        throw Error(std::string("the ") + backendName(route.backend) + " backend does not read CUDA device memory");
+    std::unique_ptr<Engine>& slot = impl_->deviceEngines[cudaDevice];
+    if (!slot) {
+        EnginePlace place;
+        place.device = cudaDevice;
+        slot = makeEngine(route.backend, place);
+    }
+    impl_->last = route.backend;
+    return *slot;
+}
+
+void Session::setTiledProgress(std::function<bool(const TiledProgress&)> progress) {
+    impl_->tiledProgress = std::move(progress);
+}
+
+Backend Session::backend() const { return impl_->last; }
+
+std::string Session::whyUnavailable(Backend backend) {
+    if (backend == Backend::Auto) return {};
+    const ContextInfo* context = isGlEngine(backend) ? impl_->context() : nullptr;
+    return capabilitiesOf(backend, context, impl_->noContextReason).whyNotHere;
+}
+
+std::string Session::device(Backend backend) {
+    if (backend == Backend::Auto || !whyUnavailable(backend).empty()) return {};
+    return impl_->engine(backend).device();
+}
+
+OffscreenLabeler& Session::offscreen() {
+    if (!impl_->context()) throw Error("glccl::Session: " + impl_->noContextReason);
+    return *impl_->offscreen;
+}
+
+bool Session::hasContext() const { return impl_->offscreen != nullptr; }
+const std::string& Session::whyNoContext() const { return impl_->noContextReason; }
+
+TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
+    Session session;
+    return session.labelTiled(source, options, sink);
+}
+
+Labeling labelTiled(const Image& image, const TiledOptions& options, TiledResult* result) {
+    Session session;
+    return session.labelTiled(image, options, result);
+}
+
+}  // namespace glccl
