@@ -16,9 +16,9 @@ namespace {
 // The kernels index elements with 32-bit integers (pipeline.cpp).
 constexpr std::uint64_t kLargestCount = std::uint64_t(1) << 32;
 
-}  // namespace
-
-EngineCapabilities capabilities() {
+// The declaration, made once per process: whether CUDA runs does not
+// change, and the first question costs a driver initialisation.
+EngineCapabilities declaration() {
     EngineCapabilities engine;
     engine.backend = Backend::Cuda;
     if (!available(&engine.whyNotHere) && engine.whyNotHere.empty()) engine.whyNotHere = "no usable CUDA device";
@@ -39,6 +39,13 @@ EngineCapabilities capabilities() {
     engine.largestExtent = INT_MAX;
     engine.largestCount = kLargestCount;
     return engine;
+}
+
+}  // namespace
+
+EngineCapabilities capabilities() {
+    static const EngineCapabilities declared = declaration();  // thread-safe static initialisation
+    return declared;
 }
 
 }  // namespace glccl::cuda

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include "glccl/error.hpp"
@@ -38,6 +39,10 @@ struct Session::Impl : Place {
     std::shared_ptr<OffscreenLabeler> offscreen;
     bool contextTried = false;
     std::string noContextReason;  // why no headless context can be made, once a try failed
+    // What EGL's device list said, asked once: a GPU among them; where it
+    // lists none, why.
+    std::optional<bool> gpuDevices;
+    std::string whyNoGpuDevices;
     // One engine per backend, made on first use; cuda's device engines by device.
     std::array<std::unique_ptr<Engine>, kBackendCount> engines;
     std::map<int, std::unique_ptr<Engine>> deviceEngines;
@@ -74,15 +79,18 @@ struct Session::Impl : Place {
             if (why) *why = noContextReason;
             return false;
         }
-        // EGL's device list answers without a context: a device that is not
-        // Mesa's software rasterizer is a GPU (its context is made when the
-        // router asks for it).
-        std::string whyNoDevices;
-        const std::vector<HeadlessDevice> devices = headlessDevices(&whyNoDevices);
-        for (const HeadlessDevice& device : devices)
-            if (!device.software) return true;
-        if (devices.empty() && why) *why = "no headless GL context: " + whyNoDevices;
-        return false;
+        // EGL's device list answers without a context, once: a device that
+        // is not Mesa's software rasterizer is a GPU (its context is made when
+        // the router asks for it).
+        if (!gpuDevices) {
+            std::string whyNoDevices;
+            const std::vector<HeadlessDevice> devices = headlessDevices(&whyNoDevices);
+            gpuDevices = false;
+            for (const HeadlessDevice& device : devices) gpuDevices = *gpuDevices || !device.software;
+            if (devices.empty()) whyNoGpuDevices = "no headless GL context: " + whyNoDevices;
+        }
+        if (why) *why = whyNoGpuDevices;
+        return *gpuDevices;
     }
 
     Engine& engine(Backend backend) {
