@@ -1,6 +1,6 @@
 // Host transfers (engine/src/transfer.hpp): images uploaded and labels
 // downloaded in pipelined bands through persistently mapped pixel buffers,
-// copied by several threads (engine/src/parallel_copy.hpp). Every labeling
+// copied by several threads (host/internal/parallel_copy.hpp). Every labeling
 // is compared with the CPU reference on the host image, and every uploaded
 // image read back byte for byte: odd sizes, bands that do not divide the
 // image, one row per band, sizes repeated, changed and repeated again, both

@@ -12,10 +12,10 @@
 // millisecond or so, and starting threads per band would cost more than the
 // copy saves.
 //
-// Header-only, because glccl_cuda (built below the engine library, which
-// links it) includes it too: it has no link dependency of its own. Both
-// reach it through the build-only glccl_internal target
-// (engine/CMakeLists.txt).
+// Header-only, on the ground floor under both the engine library and
+// glccl_cuda (which the engine links): it has no link dependency of its own,
+// and every layer reaches it through the build-only glccl_host_internal
+// target (host/CMakeLists.txt).
 
 #include <algorithm>
 #include <atomic>
