@@ -214,10 +214,8 @@ TEST_CASE("cuda: a large noise image matches the reference", "[cuda][large]") {
 
 TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[cuda]") {
     glccl::test::requireCudaOrSkip();
-    const Image image = glccl::randomImage(300, 200, 0.5, 2, 1, 9);
-    auto stageNames = [&](glccl::cuda::Kernels kernels) {
+    auto stageNames = [&](const Image& image) {
         glccl::cuda::ImageLabeler labeler;
-        labeler.setKernels(kernels);
         glccl::Labeling result;
         glccl::StageTimings timings;
         labeler.label(image, Connectivity::Eight, Criterion::binary(), result, &timings);
@@ -228,14 +226,16 @@ TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[
         }
         return names;
     };
-    // 300x200 needs more than one merge level, so flatten_borders runs too.
+    // An image wider than the block kernels' lines (32768 nodes of 2
+    // pixels) takes Stava & Benes' kernels; more than one merge level, so
+    // flatten_borders runs too.
     const std::vector<std::string> expected = {"solve_tiles",    "merge_tiles", "flatten_borders",
                                                "flatten_labels", "relabel",     "component_stats"};
-    CHECK(stageNames(glccl::cuda::Kernels::Tiles) == expected);
-    // The default kernels: the compute engine's stage names.
+    CHECK(stageNames(glccl::randomImage(65601, 3, 0.5, 2, 1, 9)) == expected);
+    // Any other image: the block kernels, under the compute engine's stage names.
     const std::vector<std::string> blocks = {"local_merge", "merge_borders", "count_roots", "final_labels",
                                              "component_stats"};
-    CHECK(stageNames(glccl::cuda::Kernels::Blocks) == blocks);
+    CHECK(stageNames(glccl::randomImage(300, 200, 0.5, 2, 1, 9)) == blocks);
 }
 
 TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitize]") {

@@ -6,9 +6,10 @@
 // runs a word can hold, one-line and one-slice shapes, every sample format
 // with binary and binary:L, bundle nodes and the node grid taking turns on
 // one labeler, and a host's texture labeled with its bindings left as they
-// were. Each case chooses bundle nodes (Tuning::computeVolumes nodes) and
-// checks that its shapes take them, so that the tests keep aiming at them
-// whatever the sizes in compute_constants.hpp.
+// were. Each case checks that its shapes take bundle nodes, so that the
+// tests keep aiming at them whatever the sizes in compute_constants.hpp;
+// binary volumes too narrow for them take the node grid, and one case
+// checks that they do and label like the reference.
 
 #include <catch2/catch.hpp>
 
@@ -27,7 +28,6 @@
 #include "volume_support.hpp"
 
 using namespace glccl;
-using glccl::test::ScopedTuning;
 using glccl::test::requireSameLabeling;
 using glccl::test::kVolumeConnectivities;
 using glccl::test::offscreen;
@@ -148,7 +148,6 @@ TEST_CASE("volume nodes: work group counts stay within every context's along eac
 }
 
 TEST_CASE("volume nodes: random volumes with widths around multiples of 32", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     std::mt19937_64 seeds(41);
     const double densities[] = {0.05, 0.15, 0.3, 0.45, 0.6, 0.9};
     int i = 0;
@@ -161,7 +160,6 @@ TEST_CASE("volume nodes: random volumes with widths around multiples of 32", "[g
 }
 
 TEST_CASE("volume nodes: past one brick along every axis, sparse and dense", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Bricks are 64 voxels wide, 32 high (16 at 6) and 16 deep (8 at 18 and
     // 6): these cross two or more faces along each axis.
     std::mt19937_64 seeds(42);
@@ -171,7 +169,6 @@ TEST_CASE("volume nodes: past one brick along every axis, sparse and dense", "[g
 }
 
 TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Past 2^20 slots, parents kept in an image (--tune computeParents=image,
     // or past a storage block) reach its second slice (volume_nodes.glsl,
     // parentTexel).
@@ -184,7 +181,6 @@ TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[g
 
 TEST_CASE("volume nodes: chains that only corners or edges join cross word edges and brick faces",
           "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Parallel chains of voxels, each step along a diagonal: corners only
     // (all three axes), or edges only (two). A chain is one component where
     // the connectivity joins its steps, single voxels where it does not.
@@ -219,7 +215,6 @@ TEST_CASE("volume nodes: chains that only corners or edges join cross word edges
 }
 
 TEST_CASE("volume nodes: the most runs a word holds, and links past a work group's queue", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Every other voxel of every line: 16 nodes a word, each linked to a
     // node of every bundle around it (at 26 and 18); a 3-D checkerboard,
     // joined by edges (18) and corners (26) alone. Either asks local_merge
@@ -238,7 +233,6 @@ TEST_CASE("volume nodes: the most runs a word holds, and links past a work group
 }
 
 TEST_CASE("volume nodes: one-line and one-slice shapes, all-0 and all-1", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Narrower volumes (1 x N, a few voxels wide) take the node grid: the
     // volume compute tests cover them.
     std::mt19937_64 seeds(43);
@@ -253,7 +247,6 @@ TEST_CASE("volume nodes: one-line and one-slice shapes, all-0 and all-1", "[gl][
 }
 
 TEST_CASE("volume nodes: every sample format, binary and binary:L", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Values spread over each format's range, so that a level cuts through
     // them; 64-bit samples above 2^32 count as above any level. Only
     // local_merge reads samples, and it reads them the same way at every
@@ -283,8 +276,27 @@ TEST_CASE("volume nodes: every sample format, binary and binary:L", "[gl][comput
         requireBundlesMatchReference(wide, connectivity(), "GL_RG32UI", criterion);
 }
 
+TEST_CASE("volume nodes: binary volumes narrower than their node slots take the node grid", "[gl][compute][volume]") {
+    // A bundle word has 16 node slots whatever the width: at 26 a bundle
+    // holds 4 lines, at 18 two, at 6 one, so volumes under 4, 8 and 16
+    // voxels wide have more slots than voxels and label on the node grid's
+    // 2x2x2, 2x2x1 and 2x1x1 blocks (the *_volume_grid.comp passes).
+    std::mt19937_64 seeds(46);
+    const std::pair<Connectivity, int> narrowest[] = {
+        {Connectivity::TwentySix, 3}, {Connectivity::Eighteen, 7}, {Connectivity::Six, 15}};
+    for (const auto& [connectivity, widest] : narrowest)
+        for (int width : {1, 2, widest})
+            for (double density : {0.3, 0.6}) {
+                const Image volume = randomTestVolume(width, 37, 29, density, seeds(), 8, 3);
+                INFO(describe(volume, connectivity, Criterion::binary()) << " density " << density);
+                REQUIRE_FALSE(takesBundles(volume, connectivity));
+                requireSameLabeling(labelReference(volume, connectivity, Criterion::binary()),
+                                    glccl::test::labelWith(Backend::Compute, volume, connectivity,
+                                                           Criterion::binary()));
+            }
+}
+
 TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labeler", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // One size, binary (bundle nodes) and segments (the node grid) in turn,
     // connectivities changing, an image between them: each labeling leaves
     // the next its resources and table to reuse or replace.
@@ -304,7 +316,6 @@ TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labele
 }
 
 TEST_CASE("volume nodes: a host's GL_TEXTURE_3D, its storage and image bindings restored", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // The bundle-node passes bind storage buffers 0-5 and image units 0, 2
     // and 3 (compute_constants.hpp): the host's bindings there come back,
     // at 6-connectivity too, where one buffer serves two bindings.

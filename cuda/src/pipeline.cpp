@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "glccl/tuning.hpp"
 
 namespace glccl::cuda {
 namespace {
@@ -54,11 +53,6 @@ std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& 
         return "threshold " + std::to_string(criterion.threshold) + " is outside 0..255";
     }
     return {};
-}
-
-Kernels LabelPipeline::kernels() const {
-    if (kernels_) return *kernels_;
-    return tuning().cudaKernels == Tuning::CudaKernels::Tiles ? Kernels::Tiles : Kernels::Blocks;
 }
 
 BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) {
@@ -249,7 +243,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
 
     bool labeled = false;
     if (request.dimensions == 3 && request.channels == 1 && request.images == 1 &&
-        request.rule.kind == PixelRuleKind::Binary && kernels() == Kernels::Blocks) {
+        request.rule.kind == PixelRuleKind::Binary) {
         labeled = findVolumeLabels(check, d_pixels, d_labels);
         if (labeled && d_counts != nullptr) {
             check(cudaMemcpyAsync(d_counts, deviceCounts_.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
@@ -257,7 +251,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
                   "cudaMemcpyAsync (component count to the caller)");
         }
     }
-    if (request.dimensions == 2 && kernels() == Kernels::Blocks) {
+    if (request.dimensions == 2) {
         const BlockGrid grid = blockGridOf(request.width, request.height, request.images, request.rule);
         if (blockGridFits(grid)) {
             reserveBlocks(check);

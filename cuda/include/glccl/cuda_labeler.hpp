@@ -56,19 +56,20 @@ bool available(std::string* why = nullptr);
 // Name of the current device ("NVIDIA H200"), for logs.
 std::string deviceName();
 
-// Which kernels label a 2-D image (volumes always take the tile kernels).
-//   Blocks  the default: 2 x 2 blocks of pixels as nodes, each patch of
-//           32 x 32 nodes solved in shared memory, the links between
+// Which kernels label what (chosen per call, nothing to set):
+//   block kernels  2-D images: 2 x 2 blocks of pixels as nodes, each patch
+//           of 32 x 32 nodes solved in shared memory, the links between
 //           patches united in one pass, roots numbered line by line on the
-//           device (the compute engine's design, in CUDA). Batches of images
-//           run as one launch sequence. Images whose keys need more than 31
-//           bits (height x width rounded up to a power of two above 2^31)
-//           or wider than 32768 nodes take the tile kernels.
-//   Tiles   Stava & Benes' kernels as the paper has them: 32 x 32 tiles in
-//           shared memory, their borders merged level by level, then a
-//           scan numbers the roots. Kept to compare against, and for what
-//           the block kernels do not take.
-enum class Kernels { Blocks, Tiles };
+//           device (the compute engine's design, in CUDA); batches of
+//           images run as one launch sequence. Their volume siblings label
+//           binary volumes over bundle nodes.
+//   Stava & Benes' kernels, as the paper has them: 32 x 32 patches in
+//           shared memory, their borders merged level by level, then a scan
+//           numbers the roots. What the block kernels do not take: images
+//           whose keys need more than 31 bits (height x width rounded up to
+//           a power of two above 2^31) or wider than 32768 nodes, volumes
+//           under segments or threshold, and binary volumes a few voxels
+//           wide (more node slots than voxels).
 
 // What an object has allocated and registered since it was made: constant
 // from call to call once its sizes are reserved, which is what a host that
@@ -139,9 +140,6 @@ public:
 
     // The table of the last successful label() (empty before the first).
     const std::vector<Component>& table() const;
-
-    // Which kernels label the textures (default Kernels::Blocks).
-    void setKernels(Kernels kernels);
 
     // The labels of the last successful label() (what it wrote into the
     // label texture, from its device buffer, not from the texture) into
@@ -272,9 +270,6 @@ public:
     // (one per image, one for a volume): downloads them once and waits for
     // the labeling. Valid until the next call.
     const std::vector<std::uint32_t>& componentCounts();
-
-    // Which kernels label 2-D images (default Kernels::Blocks).
-    void setKernels(Kernels kernels);
 
     // The table of the last successful call (empty before the first).
     const std::vector<Component>& table() const;

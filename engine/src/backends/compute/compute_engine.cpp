@@ -11,10 +11,9 @@
 //   download_table   components(): the table's entries to the host
 //
 // A GL_TEXTURE_3D input is a volume: into a 3-D label texture, and the
-// table has the z fields. With Tuning::computeVolumes nodes (the default),
-// a binary volume is labeled over bundle nodes, runs of the OR of a few lines
-// (volume_nodes.glsl, the CUDA engine's design), by the passes'
-// <stage>_volume siblings:
+// table has the z fields. A binary volume is labeled over bundle nodes, runs
+// of the OR of a few lines (volume_nodes.glsl, the CUDA engine's design), by
+// the passes' <stage>_volume siblings:
 //
 //   local_merge      the voxels to bits; each bundle word's runs are its nodes;
 //                    union-find inside each brick (shared memory, a link queue)
@@ -24,9 +23,10 @@
 //                    lines
 //   final_labels     every voxel takes its component's number; the table summed
 //
-// Other volumes (segments, threshold, delta; binary ones a few voxels wide;
-// every volume with computeVolumes grid) run the
-// <stage>_volume_grid siblings over a grid of 3-D nodes.
+// Other volumes (segments, threshold, delta: a run of a line could hold two
+// components; binary ones a few voxels wide, which would have more node
+// slots than voxels) run the <stage>_volume_grid siblings over a grid of
+// 3-D nodes.
 //
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.
@@ -35,7 +35,6 @@
 #include "backends/pass_check.hpp"
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
-#include "glccl/tuning.hpp"
 
 namespace glccl::backends {
 
@@ -43,12 +42,9 @@ namespace {
 
 using namespace compute;
 
-// Whether a binary volume may take bundle nodes (Tuning::computeVolumes,
-// read at every labeling so that a change reaches a labeler that exists).
-bool bundleNodes(const LabelOptions& options) {
-    return options.criterion.kind == Criterion::Kind::Binary &&
-           tuning().computeVolumes == Tuning::ComputeVolumes::Nodes;
-}
+// Whether a volume may take bundle nodes: a binary one (ComputeResources
+// decides whether its shape does).
+bool bundleNodes(const LabelOptions& options) { return options.criterion.kind == Criterion::Kind::Binary; }
 
 // glGetTextureSubImage: OpenGL 4.5.
 bool subImageReads(const ContextInfo& context) {
