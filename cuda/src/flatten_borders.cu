@@ -23,7 +23,7 @@ constexpr unsigned kMaxBlocks = 1u << 16;
 __device__ __forceinline__ void flattenPixel(std::uint32_t* labels, std::size_t p) {
     const std::uint32_t parent = labels[p];
     if (parent == kBackground || parent == p) return;
-    labels[p] = findRoot(labels, parent);
+    labels[p] = indexForest(labels).rootOf(parent);
 }
 
 __global__ void __launch_bounds__(kThreads)

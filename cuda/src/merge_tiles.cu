@@ -68,7 +68,8 @@ __device__ __forceinline__ int lastBeforeBorder(std::uint32_t j, int subBlockSiz
 template <typename Pixel, bool kHalving = false>
 __device__ __forceinline__ void uniteIfConnected(const Pixel* image, std::uint32_t* labels, Pixel value,
                                                  std::size_t p, std::size_t q, const PixelRule& rule) {
-    if (areConnected(value, image[q], rule)) unite<kHalving>(labels, std::uint32_t(p), std::uint32_t(q));
+    if (areConnected(value, image[q], rule))
+        indexForest(labels).unite<kHalving>(std::uint32_t(p), std::uint32_t(q));
 }
 
 template <typename Pixel>

@@ -9,7 +9,8 @@
 // decrease and always name a pixel of the same component, and the smallest
 // index of a component never changes, so every component of the patch ends
 // labelled with its smallest patch-local index: its first pixel in raster
-// order, which becomes a root of the global forest (union_find.cuh).
+// order, which becomes a root of the global forest (union_find.cuh,
+// IndexForest).
 //
 // Volumes: the sibling kernel below labels one volume patch per block. There
 // the fixed point above would take an iteration per step along the longest
@@ -43,15 +44,6 @@ namespace {
 
 constexpr int kPatchPixels = kPatchSide * kPatchSide;
 constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
-
-__device__ __forceinline__ std::uint32_t findPatchRoot(const std::uint32_t* sLabels, std::uint32_t i) {
-    std::uint32_t parent = sLabels[i];
-    while (parent != i) {
-        i = parent;
-        parent = sLabels[i];
-    }
-    return i;
-}
 
 template <typename Pixel>
 __global__ void __launch_bounds__(kPatchPixels)
@@ -111,7 +103,7 @@ __global__ void __launch_bounds__(kPatchPixels)
         if (changed) atomicMin(&sLabels[label], smallest);
         if (!__syncthreads_or(changed)) break;
         // Pass 2: follow the (possibly new) parents to the root.
-        if (foreground) label = findPatchRoot(sLabels, label);
+        if (foreground) label = indexForest(sLabels).rootOf(label);
         __syncthreads();
     }
 
@@ -200,7 +192,8 @@ __global__ void __launch_bounds__(kVolumeThreads)
             // dz <= 0: the neighbour's slice is in the volume when this one is.
             if (column.patchX + nx >= width || column.patchY + ny >= height) continue;
             const std::uint32_t neighbour = std::uint32_t((nz * kVolumePatchY + ny) * kVolumePatchX + nx);
-            if (areConnected(values[s], sVoxels[neighbour], rule)) unite(sLabels, local, neighbour);
+            if (areConnected(values[s], sVoxels[neighbour], rule))
+                indexForest(sLabels).unite<false>(local, neighbour);
         }
     }
     __syncthreads();
@@ -214,7 +207,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
         std::uint32_t global = kBackground;
         if (foreground[s]) {
             const std::uint32_t local = std::uint32_t((lz * kVolumePatchY + ly) * kVolumePatchX + lx);
-            global = column.globalOf(findRoot(sLabels, local), width, height);
+            global = column.globalOf(indexForest(sLabels).rootOf(local), width, height);
         }
         labels[(std::size_t(z) * height + y) * width + x] = global;
     }
@@ -319,47 +312,21 @@ __device__ __forceinline__ void forEachIndex(F&& f) {
     }
 }
 
-// The patch's node union-find: parents hold keys, patch-local voxel indices
-// ((z * kVolumePatchY + y) * kVolumePatchX + x), so that the smaller key is
-// the earlier voxel in raster order; a key's node is where its parent lives.
+// The patch's node union-find (union_find.cuh): parents hold keys,
+// patch-local voxel indices ((z * kVolumePatchY + y) * kVolumePatchX + x),
+// so that the smaller key is the earlier voxel in raster order; a key's
+// node is where its parent lives.
 template <int Connectivity>
-__device__ __forceinline__ int nodeOfKey(std::uint32_t key) {
-    using N = VolumeNode<Connectivity>;
-    const int x = int(key % kVolumePatchX), y = int(key / kVolumePatchX % kVolumePatchY);
-    const int z = int(key / (kVolumePatchX * kVolumePatchY));
-    return ((z / N::kD) * N::kY + y / N::kH) * N::kX + x / N::kW;
-}
-
-// The root of a key's node, halving the path on the way (union_find.cuh).
-template <int Connectivity>
-__device__ __forceinline__ std::uint32_t nodeRoot(std::uint32_t* parents, std::uint32_t key) {
-    for (;;) {
-        const std::uint32_t parent = parents[nodeOfKey<Connectivity>(key)];
-        if (parent == key) return key;
-        const std::uint32_t grandparent = parents[nodeOfKey<Connectivity>(parent)];
-        if (grandparent == parent) return parent;
-        parents[nodeOfKey<Connectivity>(key)] = grandparent;
-        key = grandparent;
+struct VolumeNodeSlots {
+    __device__ __forceinline__ int slotOf(std::uint32_t key) const {
+        using N = VolumeNode<Connectivity>;
+        const int x = int(key % kVolumePatchX), y = int(key / kVolumePatchX % kVolumePatchY);
+        const int z = int(key / (kVolumePatchX * kVolumePatchY));
+        return ((z / N::kD) * N::kY + y / N::kH) * N::kX + x / N::kW;
     }
-}
-
-// union_find.cuh's unite, on keys.
+};
 template <int Connectivity>
-__device__ __forceinline__ void uniteKeys(std::uint32_t* parents, std::uint32_t a, std::uint32_t b) {
-    a = nodeRoot<Connectivity>(parents, a);
-    b = nodeRoot<Connectivity>(parents, b);
-    while (a != b) {
-        if (a > b) {
-            const std::uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        const std::uint32_t old = atomicMin(&parents[nodeOfKey<Connectivity>(b)], a);
-        if (old == b) return;
-        b = nodeRoot<Connectivity>(parents, old);
-        a = nodeRoot<Connectivity>(parents, a);
-    }
-}
+using VolumeNodeForest = KeyForest<VolumeNodeSlots<Connectivity>, PlainEntries>;
 
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
@@ -453,7 +420,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
                 const std::uint32_t target = sParents[neighbour];
                 if (target == lastTarget) return;
                 lastTarget = target;
-                uniteKeys<Connectivity>(sParents, keys[k], target);
+                VolumeNodeForest<Connectivity>{{}, {sParents}}.unite(keys[k], target);
             }
         });
     }
@@ -463,7 +430,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
     std::uint32_t roots[kNodesPerThread];
 #pragma unroll
     for (int k = 0; k < kNodesPerThread; ++k)
-        roots[k] = masks[k] != 0 ? nodeRoot<Connectivity>(sParents, keys[k]) : kNoLabel;
+        roots[k] = masks[k] != 0 ? VolumeNodeForest<Connectivity>{{}, {sParents}}.rootHalving(keys[k]) : kNoLabel;
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < kNodesPerThread; ++k) {

@@ -3,91 +3,14 @@
 // in shared memory (local_merge_volume's brick) and in device memory (the
 // global forest of merge_borders_volume, count_roots_volume,
 // final_labels_volume and component_stats_volume): parents[slot] holds a
-// key, a root its own; a key's node is its word's run (NodeSlots::slotOf).
-// The union is node_grid.cuh's (Playne & Hawick's lock-free union keeping
-// the smaller key, path halving on the way), on volume keys.
+// key, a root its own; a key's node is its word's run (the slots below).
+// The forest is union_find.cuh's, on volume keys.
 
 #include "passes.hpp"
+#include "union_find.cuh"
 #include "warp_links.cuh"
 
 namespace glccl::cuda::volume {
-
-// The entries of a forest in device memory: plain loads and stores (a
-// stale parent is still an ancestor; path halving's store is safe, see
-// node_grid.cuh's Forest::rootHalving).
-struct DeviceEntries {
-    std::uint32_t* at;
-    __device__ __forceinline__ std::uint32_t load(std::size_t slot) const { return at[slot]; }
-    __device__ __forceinline__ void halve(std::size_t slot, std::uint32_t grandparent) const { at[slot] = grandparent; }
-    __device__ __forceinline__ std::uint32_t lower(std::size_t slot, std::uint32_t key) const {
-        return atomicMin(&at[slot], key);
-    }
-};
-
-// The entries of a brick's forest in shared memory, where the block's
-// unions change them under every walk: each access an atomic (a load an
-// atomic OR of nothing, path halving's store an atomicMin: the grandparent
-// is smaller than the parent it replaces, and a smaller value already there
-// is an ancestor too), as local_merge.cu's patch does, so that the accesses
-// are free of data races (compute-sanitizer's racecheck).
-struct SharedEntries {
-    std::uint32_t* at;
-    __device__ __forceinline__ std::uint32_t load(int slot) const { return atomicOr(&at[slot], 0u); }
-    __device__ __forceinline__ std::uint32_t lower(int slot, std::uint32_t key) const { return atomicMin(&at[slot], key); }
-    __device__ __forceinline__ void halve(int slot, std::uint32_t grandparent) const { lower(slot, grandparent); }
-};
-
-// A key forest over node slots: Slots::slotOf(key) the entry of a key's
-// node, Entries how entries are read and written (DeviceEntries,
-// SharedEntries).
-template <class Slots, class Entries>
-struct KeyForest {
-    Slots slots;
-    Entries parents;
-
-    __device__ __forceinline__ auto slotOf(std::uint32_t key) const { return slots.slotOf(key); }
-    template <typename Slot>
-    __device__ __forceinline__ std::uint32_t load(Slot slot) const { return parents.load(slot); }
-
-    // The root of a key's node, reading only.
-    __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
-        for (;;) {
-            const std::uint32_t parent = parents.load(slotOf(key));
-            if (parent == key) return key;
-            key = parent;
-        }
-    }
-
-    // The root of a key's node, halving the path (node_grid.cuh's
-    // Forest::rootHalving says why a plain store is safe).
-    __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
-        for (;;) {
-            const auto slot = slotOf(key);
-            const std::uint32_t parent = parents.load(slot);
-            if (parent == key) return key;
-            const std::uint32_t grandparent = parents.load(slotOf(parent));
-            if (grandparent == parent) return parent;
-            parents.halve(slot, grandparent);
-            key = grandparent;
-        }
-    }
-
-    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
-        for (;;) {
-            a = rootHalving(a);
-            b = rootHalving(b);
-            if (a == b) return;
-            if (a > b) {
-                const std::uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            const std::uint32_t old = parents.lower(slotOf(b), a);
-            if (old == b) return;
-            b = old;
-        }
-    }
-};
 
 // The nodes of the whole volume: a key's voxel is a division away, then its
 // bundle word and the run of the word's foreground that holds the voxel
@@ -107,7 +30,7 @@ struct VolumeSlots {
 };
 
 template <int Connectivity>
-using VolumeForest = KeyForest<VolumeSlots<Connectivity>, DeviceEntries>;
+using VolumeForest = KeyForest<VolumeSlots<Connectivity>, PlainEntries>;
 
 // A brick's nodes in shared memory (local_merge_volume): a key's thread,
 // the run of its foreground that holds the voxel; run r of thread t at
