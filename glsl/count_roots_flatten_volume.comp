@@ -21,19 +21,7 @@ void main() {
         for (uint starts = runStarts(p); starts != 0u; starts &= starts - 1u, ++r) {
             const uint slot = slotOf(word, r);
             const uint parent = loadParent(slot);
-            uint root = parent;
-            for (;;) {
-                const uint at = slotOfKey(root);
-                const uint next = loadParent(at);
-                if (next == root) break;
-                const uint after = loadParent(slotOfKey(next));
-                if (after == next) {
-                    root = next;
-                    break;
-                }
-                storeParent(at, after);
-                root = after;
-            }
+            const uint root = rootHalving(parent);
             if (root != parent) storeParent(slot, root);
         }
     }

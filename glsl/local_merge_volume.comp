@@ -57,38 +57,15 @@ int brickSlotOf(uint key) {
 }
 int slotAt(int thread, int bit) { return runAt(sForeground[thread], bit) * kThreads + thread; }
 
-// Path halving: a plain store is safe (volume_nodes.glsl, rootHalving).
-uint brickRoot(uint key) {
-    for (;;) {
-        int slot = brickSlotOf(key);
-        uint parent = sParents[slot];
-        if (parent == key) return key;
-        uint grandparent = sParents[brickSlotOf(parent)];
-        if (grandparent == parent) return parent;
-        sParents[slot] = grandparent;
-        key = grandparent;
-    }
-}
-
-void brickUnite(uint a, uint b) {
-    for (;;) {
-        a = brickRoot(a);
-        b = brickRoot(b);
-        if (a == b) return;
-        if (a > b) {
-            uint t = a;
-            a = b;
-            b = t;
-        }
-        uint old = atomicMin(sParents[brickSlotOf(b)], a);
-        if (old == b) return;
-        b = old;
-    }
-}
+// The forest of union_find.glsl on these slots, path halving's store plain.
+int forestSlot(uint key) { return brickSlotOf(key); }
+uint forestLoad(int slot) { return sParents[slot]; }
+void forestHalve(int slot, uint grandparent) { sParents[slot] = grandparent; }
+uint forestLower(int slot, uint key) { return atomicMin(sParents[slot], key); }
 
 void uniteLink(uint link) {
     uint a = sParents[link & 0xFFFFu], b = sParents[link >> 16u];
-    if (a != b) brickUnite(a, b);
+    if (a != b) unite(a, b);
 }
 
 // The link queue (see the top of this file). A link whose nodes read one
@@ -291,7 +268,7 @@ void main() {
     const uint word = bundleWord(wx, gby, gbz);
     const int runs = popCount(runStarts(p));
     for (int r = 0; r < runs; ++r) {
-        uint root = brickRoot(sParents[r * kThreads + t]);
+        uint root = rootHalving(sParents[r * kThreads + t]);
         storeParent(slotOf(word, r), keyOf(x0 + uint(xOfLocalKey(root)), y0 + uint(yOfLocalKey(root)),
                                            z0 + uint(zOfLocalKey(root))));
     }

@@ -324,9 +324,9 @@ void loadBundleLines(uint wx, uint by, uint bz, out uint lines[kLines]) {
 }
 
 // ---------------------------------------------------------------------------
-// The global forest over keys (volume_forest.cuh, VolumeForest): a key's
-// node is a division away (its voxel, its bundle word, the run of the
-// word's foreground that holds the voxel).
+// The global forest over keys (volume_forest.cuh, VolumeForest; the union
+// is union_find.glsl's): a key's node is a division away (its voxel, its
+// bundle word, the run of the word's foreground that holds the voxel).
 uint bundleWordOfVoxel(uvec3 v) {
     return bundleWord(v.x / uint(kWordBits), v.y / uint(kBundleHeight), v.z / uint(kBundleDepth));
 }
@@ -336,39 +336,17 @@ uint slotOfKey(uint key) {
     return slotOf(word, runAt(foreground[word], int(v.x % uint(kWordBits))));
 }
 
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-// The root of a key's node, halving the path. A plain store is safe:
-// parents only decrease and stay in their tree, so a stale read is still an
-// ancestor, and a halving store only skips ancestors.
-uint rootHalving(uint key) {
-    for (;;) {
-        uint slot = slotOfKey(key);
-        uint parent = loadParent(slot);
-        if (parent == key) return key;
-        uint grandparent = loadParent(slotOfKey(parent));
-        if (grandparent == parent) return parent;
-        storeParent(slot, grandparent);
-        key = grandparent;
-    }
-}
-
-// Playne & Hawick's lock-free union keeping the smaller key: the larger
-// root is pointed at the smaller; a lost race returns the value that won,
-// and the walk goes on from there.
-void unite(uint a, uint b) {
-    for (;;) {
-        a = rootHalving(a);
-        b = rootHalving(b);
-        if (a == b) return;
-        if (a > b) {
-            uint t = a;
-            a = b;
-            b = t;
-        }
-        uint old = atomicMinParent(slotOfKey(b), a);
-        if (old == b) return;
-        b = old;
-    }
-}
 #endif
+
+// The forest of union_find.glsl: the global one over keys, for the stages
+// that unite and walk it; local_merge (PARENTS_WRITEONLY) unites in its
+// brick's copy in shared memory, whose entries its stage file defines.
+#if defined(PARENTS_WRITEONLY)
+#define FOREST_SLOT int
+#elif !defined(PARENTS_READONLY) && !defined(NODES_WRITEONLY)
+#define FOREST_SLOT uint
+uint forestSlot(uint key) { return slotOfKey(key); }
+uint forestLoad(uint slot) { return loadParent(slot); }
+void forestHalve(uint slot, uint grandparent) { storeParent(slot, grandparent); }
+uint forestLower(uint slot, uint key) { return atomicMinParent(slot, key); }
 #endif
