@@ -22,7 +22,7 @@
 // every thread; uniting walks trees whose depths vary, so a thread that
 // united its own links would leave the others of its warp idle through
 // each walk. The CUDA engine packs a warp's links into a queue with a
-// ballot and unites them with every lane (volume_forest.cuh, WarpLinks).
+// ballot and unites them with every lane (warp_links.cuh, WarpLinks).
 // GLSL has no warp: ARB_shader_ballot's subgroups are 32 invocations on
 // NVIDIA but 8 or 16 on llvmpipe, and nothing ties a subgroup to
 // neighbouring invocations. The same idea at the work group's scale runs on

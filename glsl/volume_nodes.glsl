@@ -91,8 +91,13 @@ struct FaceTerm {
     bool across;
 };
 
-// Terms per relation, at most: three at 18 (volume_nodes.cuh's kMostTerms),
-// one at 6 and 26, so that the passes' loops over terms hold no empty ones.
+// Terms per relation, at most: three at 18, one at 6 and 26, so that the
+// passes' loops over terms hold no empty ones. Here 18's relation across z
+// has a term for the crossed lines (straight) and one for each line with
+// itself (one step apart along x too); volume_nodes.cuh has one term a
+// relation (its kMostTerms) and adds the same lines' links one step apart
+// where runs kiss (kissesOf, kissLines) instead, which this file has not
+// taken over: both unite the same nodes.
 #if CONNECTIVITY == 18
 const int kMostTerms = 3;
 #else

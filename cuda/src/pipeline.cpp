@@ -20,8 +20,9 @@ PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
     return rule;
 }
 
-// At most one component per two pixels (4-connected checkerboard).
-// Segments and threshold can make every pixel a component of its own.
+// At most one component per pixel: binary images make at most one per two
+// pixels (a 4-connected checkerboard), but segments and threshold can make
+// every pixel a component of its own.
 std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
 }  // namespace
