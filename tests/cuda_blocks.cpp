@@ -82,7 +82,7 @@ constexpr int kPastBlockWidth = 65601;
 // Whether the labeling whose timings these are ran Stava & Benes' kernels.
 bool ranStavaBenes(const glccl::StageTimings& timings) {
     for (const glccl::StageTime& t : timings)
-        if (t.stage == "solve_tiles") return true;
+        if (t.stage == "solve_patches") return true;
     return false;
 }
 
@@ -201,7 +201,7 @@ TEST_CASE("cuda: the block kernels match the reference on every rule", "[cuda][b
 TEST_CASE("cuda: images past the block kernels' lines take Stava & Benes' kernels and match the reference",
           "[cuda][blocks]") {
     glccl::test::requireCudaOrSkip();
-    // One line to several patches high; the width makes merge_tiles run
+    // One line to several patches high; the width makes merge_patches run
     // every level up to 32768 across.
     std::uint64_t seed = 2650;
     ImageLabeler labeler;

@@ -229,7 +229,7 @@ TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[
     // An image wider than the block kernels' lines (32768 nodes of 2
     // pixels) takes Stava & Benes' kernels; more than one merge level, so
     // flatten_borders runs too.
-    const std::vector<std::string> expected = {"solve_tiles",    "merge_tiles", "flatten_borders",
+    const std::vector<std::string> expected = {"solve_patches",    "merge_patches", "flatten_borders",
                                                "flatten_labels", "relabel",     "component_stats"};
     CHECK(stageNames(glccl::randomImage(65601, 3, 0.5, 2, 1, 9)) == expected);
     // Any other image: the block kernels, under the compute engine's stage names.

@@ -1,8 +1,8 @@
 // The compute engine's binary volumes over bundle nodes (the *_volume.comp
 // passes, glsl/volume_nodes.glsl) against the CPU reference, labels and
 // table byte for byte: random volumes whose widths lie around multiples of
-// the 32-voxel word, volumes past one brick along every axis, chains that
-// only corners or edges join across word edges and brick faces, the most
+// the 32-voxel word, volumes past one patch along every axis, chains that
+// only corners or edges join across word edges and patch faces, the most
 // runs a word can hold, one-line and one-slice shapes, every sample format
 // with binary and binary:L, bundle nodes and the node grid taking turns on
 // one labeler, and a host's texture labeled with its bindings left as they
@@ -124,17 +124,17 @@ TEST_CASE("volume nodes: keys divided by the width and lines by the height are e
 }
 
 TEST_CASE("volume nodes: work group counts stay within every context's along each axis", "[gl][compute][volume]") {
-    // Dispatches are three-dimensional: bricks and label bricks along each
+    // Dispatches are three-dimensional: patches and label patches along each
     // axis, count_roots' rows and slices. Every OpenGL 4.3 context runs
     // 65535 work groups along each axis; the largest volumes the router
     // allows (sides up to 32768, 2^30 voxels) stay below it however long
-    // and thin, where a one-dimensional count of bricks would not.
+    // and thin, where a one-dimensional count of patches would not.
     for (auto [w, h, d] : {std::tuple{32768, 32768, 1}, std::tuple{32768, 1, 32768}, std::tuple{1, 32768, 32768},
                            std::tuple{1024, 1024, 1024}, std::tuple{64, 4096, 4096}})
         for (Connectivity connectivity : kVolumeConnectivities) {
             compute::ComputeResources resources;
             resources.nodes = compute::VolumeNodeGrid::of(w, h, d, connectivity);
-            for (const compute::GroupCount& groups : {compute::bricks(resources), compute::labelBricks(resources)}) {
+            for (const compute::GroupCount& groups : {compute::bundlePatches(resources), compute::bundleLabelPatches(resources)}) {
                 INFO(w << "x" << h << "x" << d << " at " << int(connectivity));
                 CHECK(groups.x <= 65535);
                 CHECK(groups.y <= 65535);
@@ -159,13 +159,13 @@ TEST_CASE("volume nodes: random volumes with widths around multiples of 32", "[g
     }
 }
 
-TEST_CASE("volume nodes: past one brick along every axis, sparse and dense", "[gl][compute][volume]") {
-    // Bricks are 64 voxels wide, 32 high (16 at 6) and 16 deep (8 at 18 and
+TEST_CASE("volume nodes: past one patch along every axis, sparse and dense", "[gl][compute][volume]") {
+    // Patches are 64 voxels wide, 32 high (16 at 6) and 16 deep (8 at 18 and
     // 6): these cross two or more faces along each axis.
     std::mt19937_64 seeds(42);
     for (double density : {0.08, 0.35, 0.7})
         for (Connectivity connectivity : kVolumeConnectivities)
-            requireBundlesMatchReference(randomTestVolume(141, 67, 37, density, seeds()), connectivity, "bricks");
+            requireBundlesMatchReference(randomTestVolume(141, 67, 37, density, seeds()), connectivity, "patches");
 }
 
 TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[gl][compute][volume]") {
@@ -179,7 +179,7 @@ TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[g
     requireBundlesMatchReference(volume, Connectivity::Six, "slots");
 }
 
-TEST_CASE("volume nodes: chains that only corners or edges join cross word edges and brick faces",
+TEST_CASE("volume nodes: chains that only corners or edges join cross word edges and patch faces",
           "[gl][compute][volume]") {
     // Parallel chains of voxels, each step along a diagonal: corners only
     // (all three axes), or edges only (two). A chain is one component where
@@ -187,7 +187,7 @@ TEST_CASE("volume nodes: chains that only corners or edges join cross word edges
     // Chains of one volume lie 3 apart across the axis they keep (z for
     // corner chains: two of them come no closer than 2 along some axis),
     // so they never touch; their starts move along x so that they cross
-    // word edges and brick faces at every parity of position.
+    // word edges and patch faces at every parity of position.
     const int w = 100, h = 50, d = 40;
     const int directions[][3] = {{1, 1, 1}, {-1, 1, 1}, {1, -1, 1}, {-1, -1, 1}, {1, 1, 0},
                                  {-1, 1, 0}, {1, 0, 1},  {-1, 0, 1}, {0, 1, 1},  {0, -1, 1}};

@@ -1,4 +1,4 @@
-// Kernel 3 of Stava & Benes (Sec. 35.3.4): between two levels of merge_tiles,
+// Kernel 3 of Stava & Benes (Sec. 35.3.4): between two levels of merge_patches,
 // points the pixels on both sides of every border the next levels will merge
 // across straight at their roots (FindRoot of Fig. 35.4). Unions at those
 // borders then start one step from the root instead of walking trees that

@@ -10,7 +10,7 @@
 // block kernels (local_merge, merge_borders, count_roots, final_labels),
 // which label 2-D images and batches of them in one launch sequence, and
 // their volume siblings (*_volume.cu) binary volumes; Stava & Benes'
-// kernels (solve_tiles, merge_tiles, flatten_borders, flatten_labels,
+// kernels (solve_patches, merge_patches, flatten_borders, flatten_labels,
 // relabel) what those do not take: images whose keys do not fit 31 bits or
 // whose node lines are too long for count_roots, volumes under segments or
 // threshold, and binary volumes a few voxels wide. Both leave the canonical
@@ -222,8 +222,8 @@ private:
     PinnedBuffer<std::uint32_t> countHost_;
     PinnedBuffer<unsigned char> tableHost_;
     StageTimer timer_;
-    SolveTilesPass solveTiles_;
-    MergeTilesPass mergeTiles_;
+    SolvePatchesPass solvePatches_;
+    MergePatchesPass mergePatches_;
     FlattenBordersPass flattenBorders_;
     FlattenLabelsPass flattenLabels_;
     RelabelPass relabel_;

@@ -1,6 +1,6 @@
 #pragma once
 // The union-find of a binary volume's nodes (volume_nodes.cuh) over keys,
-// in shared memory (local_merge_volume's brick) and in device memory (the
+// in shared memory (local_merge_volume's patch) and in device memory (the
 // global forest of merge_borders_volume, count_roots_volume,
 // final_labels_volume and component_stats_volume): parents[slot] holds a
 // key, a root its own; a key's node is its word's run (the slots below).
@@ -32,13 +32,13 @@ struct VolumeSlots {
 template <int Connectivity>
 using VolumeForest = KeyForest<VolumeSlots<Connectivity>, PlainEntries>;
 
-// A brick's nodes in shared memory (local_merge_volume): a key's thread,
+// A patch's nodes in shared memory (local_merge_volume): a key's thread,
 // the run of its foreground that holds the voxel; run r of thread t at
 // r * kThreads + t, so that a warp's threads reach their r-th nodes in
 // consecutive banks.
 template <int Connectivity>
-struct BrickSlots {
-    using B = Brick<Connectivity>;
+struct PatchSlots {
+    using B = Patch<Connectivity>;
     const volatile std::uint32_t* foreground;
 
     __device__ __forceinline__ int slotOf(std::uint32_t key) const {
@@ -48,46 +48,46 @@ struct BrickSlots {
 };
 
 template <int Connectivity>
-using BrickForest = KeyForest<BrickSlots<Connectivity>, SharedEntries>;
+using PatchForest = KeyForest<PatchSlots<Connectivity>, SharedEntries>;
 
-// Where a thread of a brick's block stands (local_merge_volume,
-// merge_borders_volume: one block per brick, a 1-D grid, one thread per
-// bundle word): its bundle word in the brick and in the volume.
+// Where a thread of a patch's block stands (local_merge_volume,
+// merge_borders_volume: one block per patch, a 1-D grid, one thread per
+// bundle word): its bundle word in the patch and in the volume.
 template <int Connectivity>
-struct BrickPlace {
-    using B = Brick<Connectivity>;
-    unsigned brickX, brickY, brickZ;
-    int t, w, by, bz;               // the thread, its word and bundle in the brick
+struct PatchPlace {
+    using B = Patch<Connectivity>;
+    unsigned patchX, patchY, patchZ;
+    int t, w, by, bz;               // the thread, its word and bundle in the patch
     std::uint32_t wx, gby, gbz;     // and in the volume
 
-    __device__ __forceinline__ BrickPlace(unsigned bricksX, unsigned bricksY)
-        : brickX(blockIdx.x % bricksX),
-          brickY(blockIdx.x / bricksX % bricksY),
-          brickZ(blockIdx.x / bricksX / bricksY),
+    __device__ __forceinline__ PatchPlace(unsigned patchesX, unsigned patchesY)
+        : patchX(blockIdx.x % patchesX),
+          patchY(blockIdx.x / patchesX % patchesY),
+          patchZ(blockIdx.x / patchesX / patchesY),
           t(int(threadIdx.x)),
           w(B::wordOf(t)),
           by(B::bundleYOf(t)),
           bz(B::bundleZOf(t)),
-          wx(brickX * B::kWords + std::uint32_t(w)),
-          gby(brickY * B::kBundlesY + std::uint32_t(by)),
-          gbz(brickZ * B::kBundlesZ + std::uint32_t(bz)) {}
+          wx(patchX * B::kWords + std::uint32_t(w)),
+          gby(patchY * B::kBundlesY + std::uint32_t(by)),
+          gbz(patchZ * B::kBundlesZ + std::uint32_t(bz)) {}
     __device__ __forceinline__ bool inside(const NodeGrid& g) const {
         return wx < g.wordsX && gby < g.bundlesY && gbz < g.bundlesZ;
     }
 };
 
-// The launch of one block per brick.
+// The launch of one block per patch.
 template <int Connectivity>
-struct BrickLaunch {
-    using B = Brick<Connectivity>;
-    unsigned bricksX, bricksY, blocks;
-    static BrickLaunch of(const NodeGrid& g) {
-        BrickLaunch launch;
-        launch.bricksX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
-        launch.bricksY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
-        const std::uint64_t bricksZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
-        // One-dimensional grid: at most 2^32 voxels make far fewer bricks than 2^31.
-        launch.blocks = unsigned(std::uint64_t(launch.bricksX) * launch.bricksY * bricksZ);
+struct PatchLaunch {
+    using B = Patch<Connectivity>;
+    unsigned patchesX, patchesY, blocks;
+    static PatchLaunch of(const NodeGrid& g) {
+        PatchLaunch launch;
+        launch.patchesX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
+        launch.patchesY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
+        const std::uint64_t patchesZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
+        // One-dimensional grid: at most 2^32 voxels make far fewer patches than 2^31.
+        launch.blocks = unsigned(std::uint64_t(launch.patchesX) * launch.patchesY * patchesZ);
         return launch;
     }
 };

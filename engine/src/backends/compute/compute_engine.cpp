@@ -16,8 +16,8 @@
 // the passes' <stage>_volume siblings:
 //
 //   local_merge      the voxels to bits; each bundle word's runs are its nodes;
-//                    union-find inside each brick (shared memory, a link queue)
-//   merge_borders    the links between bricks, as global lock-free unions
+//                    union-find inside each patch (shared memory, a link queue)
+//   merge_borders    the links between patches, as global lock-free unions
 //   count_roots      every node's entry pointed at its root; each bundle row
 //                    ranks its roots per line; the last work group numbers the
 //                    lines
@@ -84,8 +84,8 @@ public:
         glBindSampler(kInputUnit, inputSampler_.id());
         const PassContext passes = context(timer);
         if (resources_.bundles) {
-            localMerge_.runVolume(passes, input);         // bits and nodes; union-find inside each brick
-            mergeBorders_.runVolume(passes);              // and across brick faces
+            localMerge_.runVolume(passes, input);         // bits and nodes; union-find inside each patch
+            mergeBorders_.runVolume(passes);              // and across patch faces
             count_ = countRoots_.runVolume(passes);       // roots numbered 1..N in raster order
             resources_.reserveTable(count_, clearTextures_);
             finalLabels_.runVolume(passes, labels, count_);  // every voxel's number; the table summed

@@ -77,9 +77,9 @@ void dispatch(const GroupCount& groups);
 // an image or a volume: one work group each.
 GroupCount patches(const ComputeResources& resources);
 GroupCount labelPatches(const ComputeResources& resources);
-// Bricks and label bricks over a binary volume's bundle words.
-GroupCount bricks(const ComputeResources& resources);
-GroupCount labelBricks(const ComputeResources& resources);
+// Patches and label patches over a binary volume's bundle words.
+GroupCount bundlePatches(const ComputeResources& resources);
+GroupCount bundleLabelPatches(const ComputeResources& resources);
 // `texture` (2-D or 3-D) on an image unit: all its slices for a volume.
 void bindImage(int unit, const gl::Texture& texture, GLenum access, GLenum format);
 // The input on its texture unit, for `program`.
@@ -95,7 +95,7 @@ public:
     static constexpr const char* kStage = "local_merge";
     void run(const PassContext& context, const gl::Texture& input);
     // A binary volume (local_merge_volume.cpp, .comp): its bits and bundle
-    // nodes, united inside each brick.
+    // nodes, united inside each patch.
     void runVolume(const PassContext& context, const gl::Texture& input);
 };
 
@@ -105,7 +105,7 @@ public:
     static constexpr const char* kStage = "merge_borders";
     void run(const PassContext& context, const gl::Texture& input);
     // A binary volume (merge_borders_volume.cpp, .comp): the links between
-    // bricks.
+    // patches.
     void runVolume(const PassContext& context);
 };
 

@@ -12,9 +12,9 @@ const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
 
 // glsl/final_labels_volume.comp: every voxel of a binary volume takes its
 // component's number, and the table is summed on the way (reduced per
-// label brick first).
+// label patch first).
 void FinalLabelsPass::runVolume(const PassContext& context, const gl::Texture& labels, std::uint32_t count) {
-    label(context, kFinalLabelsVolume, labelBricks(context.resources), labels, count);
+    label(context, kFinalLabelsVolume, bundleLabelPatches(context.resources), labels, count);
 }
 
 }  // namespace glccl::compute

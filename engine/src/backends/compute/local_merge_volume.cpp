@@ -16,7 +16,7 @@ const ProgramSpec kLocalMergeVolume{LocalMergePass::kStage,
 }  // namespace
 
 // glsl/local_merge_volume.comp: a binary volume's bits and bundle nodes, one
-// work group per brick, united in shared memory. On the way it zeroes the
+// work group per patch, united in shared memory. On the way it zeroes the
 // table entries the last labelings summed into, z fields included, as
 // local_merge.comp does.
 void LocalMergePass::runVolume(const PassContext& context, const gl::Texture& input) {
@@ -27,7 +27,7 @@ void LocalMergePass::runVolume(const PassContext& context, const gl::Texture& in
     bindNodeData(r);
     program.set("clearCount", unsigned(std::max(r.tableDirty, r.tableDirtyZ)));
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_WRITE_ONLY, GL_R32UI);
-    dispatch(bricks(r));
+    dispatch(bundlePatches(r));
     r.tableDirty = 0;
     r.tableDirtyZ = 0;
     context.checkPass(kStage);

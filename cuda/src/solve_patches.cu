@@ -47,7 +47,7 @@ constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
 
 template <typename Pixel>
 __global__ void __launch_bounds__(kPatchPixels)
-    solveTilesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width, int height,
+    solvePatchesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width, int height,
                      int patchesX, PixelRule rule) {
     __shared__ Pixel sPixels[kPatchPixels];
     __shared__ std::uint32_t sLabels[kPatchPixels];
@@ -151,7 +151,7 @@ struct VolumePatchColumn {
 
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
-    solveTilesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
+    solvePatchesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
                            int height, int depth, unsigned patchesX, unsigned patchesY, PixelRule rule) {
     __shared__ Pixel sVoxels[kVolumePatchVoxels];
     __shared__ std::uint32_t sLabels[kVolumePatchVoxels];
@@ -330,7 +330,7 @@ using VolumeNodeForest = KeyForest<VolumeNodeSlots<Connectivity>, PlainEntries>;
 
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
-    solveTilesVolumeNodesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
+    solvePatchesVolumeNodesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
                                 int height, int depth, unsigned patchesX, unsigned patchesY) {
     using N = VolumeNode<Connectivity>;
     constexpr int kNodesPerThread = (N::kCount + kVolumeThreads - 1) / kVolumeThreads;
@@ -453,7 +453,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
 }
 
 template <typename Pixel, int Connectivity>
-void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void launchSolvePatchesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                             int height, int depth, PixelRule rule) {
     auto patches = [](int extent, int patch) { return (std::uint64_t(extent) + patch - 1) / std::uint64_t(patch); };
     const unsigned patchesX = unsigned(patches(width, kVolumePatchX));
@@ -464,52 +464,52 @@ void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, st
     const std::uint64_t blocks = std::uint64_t(patchesX) * patchesY * patchesZ;
     const dim3 threads(kVolumePatchX, kVolumePatchY, kVolumeThreadsZ);
     if (rule.kind == PixelRuleKind::Binary)
-        solveTilesVolumeNodesKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+        solvePatchesVolumeNodesKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
             d_image, d_labels, width, height, depth, patchesX, patchesY);
     else
-        solveTilesVolumeKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+        solvePatchesVolumeKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
             d_image, d_labels, width, height, depth, patchesX, patchesY, rule);
-    context.check.launched("solveTiles (volume)", context.stream);
+    context.check.launched("solvePatches (volume)", context.stream);
 }
 
 }  // namespace
 
 template <typename Pixel>
-void SolveTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void SolvePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                          int height, int depth, PixelRule rule) {
     auto scope = context.timer.scope(kStage);
     switch (rule.connectivity) {
-        case 6: launchSolveTilesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
-        case 18: launchSolveTilesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
-        default: launchSolveTilesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 6: launchSolvePatchesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 18: launchSolvePatchesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
+        default: launchSolvePatchesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
     }
 }
 
-template void SolveTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+template void SolvePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
                                                 int, PixelRule);
-template void SolveTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
+template void SolvePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
                                           PixelRule);
 
 template <typename Pixel>
-void SolveTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void SolvePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                          int height, PixelRule rule) {
     auto scope = context.timer.scope(kStage);
     const int patchesX = (width + kPatchSide - 1) / kPatchSide;
     const int patchesY = (height + kPatchSide - 1) / kPatchSide;
     // One-dimensional grid: gridDim.y would cap the height at 65535 patches.
     const unsigned blocks = unsigned(patchesX) * unsigned(patchesY);
-    solveTilesKernel<Pixel><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(d_image, d_labels, width,
+    solvePatchesKernel<Pixel><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(d_image, d_labels, width,
                                                                                          height, patchesX, rule);
-    context.check.launched("solveTiles", context.stream);
+    context.check.launched("solvePatches", context.stream);
 }
 
-template void SolveTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+template void SolvePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
                                                 PixelRule);
-template void SolveTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule);
+template void SolvePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule);
 
 cudaError_t probeKernelImage() {
     cudaFuncAttributes attributes{};
-    return cudaFuncGetAttributes(&attributes, solveTilesKernel<std::uint8_t>);
+    return cudaFuncGetAttributes(&attributes, solvePatchesKernel<std::uint8_t>);
 }
 
 }  // namespace glccl::cuda
