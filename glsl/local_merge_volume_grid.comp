@@ -2,7 +2,10 @@
 // local_merge.comp for the volumes local_merge_volume.comp's bundle nodes
 // do not take (segments, threshold and delta, and binary volumes too narrow
 // for them: ComputeResources::reserve), and the only stage that reads the
-// whole input. One work group per patch of
+// whole input. A file of its own rather than local_merge.comp with a third
+// axis: a 3-D texture has no gather, a node has 13 backward neighbours
+// (LINK_VOXELS), and a thread takes a column of slices, not a line segment
+// whose left links chain into runs. One work group per patch of
 // PATCH_W x PATCH_H x PATCH_D nodes; a thread takes the nodes of its (x, y)
 // in every PATCH_SLICES_PER_PASS-th slice of the patch:
 //   1. each node's foreground mask (a fetch per voxel; the threads of a node

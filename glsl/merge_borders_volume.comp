@@ -2,7 +2,7 @@
 // the bundle nodes of volume_nodes.glsl (the CUDA engine's
 // merge_borders_volume.cu). One work group per patch of
 // local_merge_volume.comp, one thread per bundle word; each unites, in the
-// global forest (volume_nodes.glsl, unite), the links of its word that
+// global forest (union_find.glsl, unite), the links of its word that
 // local_merge left because they leave the patch: to the bundles of its
 // relations outside the patch, to the words beside theirs across the
 // patch's x faces, and to the word before it in its own bundle across the

@@ -311,7 +311,9 @@ void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& gri
 
 // A binary volume's nodes (volume_nodes.cuh): patches in shared memory, the
 // links between them, the roots numbered line by line, every voxel its
-// number.
+// number. The four passes of findBlockLabels, apart because a volume's
+// nodes are runs of bundle words, not cells of a grid of blocks, and live
+// in buffers of their own (VolumeNodes).
 bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels) {
     const volume::NodeGrid grid = volume::NodeGrid::of(std::uint32_t(current_.width), std::uint32_t(current_.height),
                                                        std::uint32_t(current_.depth), current_.rule.connectivity);

@@ -82,20 +82,15 @@ public:
         // unless a nearest sampler is bound with it; the sampler also gives
         // the gathers of local_merge a zero border.
         glBindSampler(kInputUnit, inputSampler_.id());
+        // The passes take the programs of the nodes the resources were
+        // reserved for: an image's, a volume's grid or a binary volume's
+        // bundles (the top of this file).
         const PassContext passes = context(timer);
-        if (resources_.bundles) {
-            localMerge_.runVolume(passes, input);         // bits and nodes; union-find inside each patch
-            mergeBorders_.runVolume(passes);              // and across patch faces
-            count_ = countRoots_.runVolume(passes);       // roots numbered 1..N in raster order
-            resources_.reserveTable(count_, clearTextures_);
-            finalLabels_.runVolume(passes, labels, count_);  // every voxel's number; the table summed
-        } else {
-            localMerge_.run(passes, input);               // union-find inside each patch
-            mergeBorders_.run(passes, input);             // and across patch borders
-            count_ = countRoots_.run(passes);             // roots numbered 1..N in raster order
-            resources_.reserveTable(count_, clearTextures_);
-            finalLabels_.run(passes, labels, count_);     // every pixel's number; the table summed
-        }
+        localMerge_.run(passes, input);            // nodes; union-find inside each patch
+        mergeBorders_.run(passes, input);          // and across patch borders
+        count_ = countRoots_.run(passes);          // roots numbered 1..N in raster order
+        resources_.reserveTable(count_, clearTextures_);
+        finalLabels_.run(passes, labels, count_);  // every pixel's number; the table summed
         glBindSampler(kInputUnit, 0);
         // The host reads the labels as a texture, by download or by
         // framebuffer, and components() reads the table.
