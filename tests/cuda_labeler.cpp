@@ -88,6 +88,22 @@ TEST_CASE("cuda: available() gives a reason exactly when it says no", "[cuda]") 
     CHECK(glccl::cuda::available() == yes);
 }
 
+TEST_CASE("cuda: the sync-each-kernel switch reads back as set, and images label either way", "[cuda]") {
+    // Its default is the environment's GLCCL_CUDA_SYNC; runs without a GPU
+    // up to the labeling.
+    const bool before = glccl::cuda::syncEachKernel();
+    for (const bool sync : {true, false}) {
+        glccl::cuda::setSyncEachKernel(sync);
+        CHECK(glccl::cuda::syncEachKernel() == sync);
+        if (glccl::cuda::available()) {
+            const Image image = glccl::randomImage(97, 61, 0.5, 2, 1, 12);
+            checkAgainstReference(image, Connectivity::Eight, Criterion::binary(), sync ? "synced" : "not synced");
+        }
+    }
+    glccl::cuda::setSyncEachKernel(before);
+    CHECK(glccl::cuda::syncEachKernel() == before);
+}
+
 TEST_CASE("cuda: invalid arguments are errors that name the entry", "[cuda]") {
     // Checked before any CUDA call, so this runs without a GPU too.
     auto message = [](const Image& image, Criterion criterion) {

@@ -396,8 +396,7 @@ TEST_CASE("transfer: a malformed setting is an error naming the knob, and leaves
                                                             {"transferBandBytes", "0"},
                                                             {"transferBandBytes", "12Q"},
                                                             {"copyThreads", "0"},
-                                                            {"computeParents", "texture"},
-                                                            {"cudaSyncEachKernel", "2"}};
+                                                            {"computeParents", "texture"}};
     const std::string before = tuning().describe();
     for (const auto& [name, value] : settings) {
         INFO(name << "=" << value);
@@ -439,17 +438,17 @@ TEST_CASE("transfer: every knob set from text reads back as set, and the default
     Tuning chosen;
     const std::pair<const char*, const char*> knobs[] = {
         {"transfer", "bands"},   {"transferBandBytes", "64K"},  {"transferBuffers", "8"},
-        {"copyThreads", "5"},    {"computeParents", "image"},   {"cudaSyncEachKernel", "1"}};
+        {"copyThreads", "5"},    {"computeParents", "image"}};
     for (const auto& [name, value] : knobs) chosen.set(name, value);
     CHECK(chosen.describe() ==
-          "transfer=bands transferBandBytes=65536 transferBuffers=8 copyThreads=5 computeParents=image "
-          "cudaSyncEachKernel=1");
+          "transfer=bands transferBandBytes=65536 transferBuffers=8 copyThreads=5 computeParents=image");
     chosen.set("copyThreads", "auto");
     CHECK(chosen.copyThreads == 0);
     CHECK_THROWS_WITH(chosen.set("transferSpeed", "fast"),
                       Catch::StartsWith("glccl::Tuning::set(): unknown knob 'transferSpeed'"));
     // The knobs of the variants that left the library are unknown too.
-    for (const char* gone : {"transferReadback", "transferClientStorage", "copyStores", "computeVolumes", "cudaKernels"})
+    for (const char* gone : {"transferReadback", "transferClientStorage", "copyStores", "computeVolumes", "cudaKernels",
+                             "cudaSyncEachKernel"})
         CHECK_THROWS_WITH(chosen.set(gone, "auto"),
                           Catch::StartsWith("glccl::Tuning::set(): unknown knob '" + std::string(gone) + "'"));
 }

@@ -1,7 +1,6 @@
 #include "glccl/tuning.hpp"
 
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 #include "glccl/error.hpp"
@@ -65,14 +64,6 @@ Tuning& processTuning() {
 
 }  // namespace
 
-bool Tuning::debugSyncRequested() {
-    static const bool requested = [] {
-        const char* value = std::getenv("GLCCL_CUDA_SYNC");
-        return value != nullptr && std::strcmp(value, "1") == 0;
-    }();
-    return requested;
-}
-
 void Tuning::set(const std::string& name, const std::string& value) {
     if (name == "transfer") {
         transfer = parseChoice<Transfer>(name, value, kTransfers);
@@ -87,12 +78,9 @@ void Tuning::set(const std::string& name, const std::string& value) {
                                                    "auto or a thread count 1.." + std::to_string(kMaxCopyThreads));
     } else if (name == "computeParents") {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
-    } else if (name == "cudaSyncEachKernel") {
-        cudaSyncEachKernel = parseCount(name, value, 0, 1, "0 or 1") == 1;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
-                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents or "
-                    "cudaSyncEachKernel");
+                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads or computeParents");
     }
 }
 
@@ -101,8 +89,7 @@ std::string Tuning::describe() const {
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
            " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
-           " computeParents=" + kComputeParents[int(computeParents)] +
-           " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0");
+           " computeParents=" + kComputeParents[int(computeParents)];
 }
 
 void setTuning(const Tuning& tuning) {

@@ -56,6 +56,14 @@ bool available(std::string* why = nullptr);
 // Name of the current device ("NVIDIA H200"), for logs.
 std::string deviceName();
 
+// Whether release builds synchronise after each kernel and check it, so that
+// an asynchronous fault is reported by the kernel that caused it (builds
+// without NDEBUG always do). Default: whether the environment has
+// GLCCL_CUDA_SYNC=1, read once, the library's one read of the environment.
+// Holds for every call that starts after it returns; thread-safe.
+void setSyncEachKernel(bool sync);
+bool syncEachKernel();
+
 // Which kernels label what (chosen per call, nothing to set):
 //   block kernels  2-D images: 2 x 2 blocks of pixels as nodes, each patch
 //           of 32 x 32 nodes solved in shared memory, the links between

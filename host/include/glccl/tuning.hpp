@@ -1,28 +1,24 @@
 #pragma once
-// The library's tuning knobs: how whole-texture transfers move pixels, how
-// many threads copy on the host, where the compute engine keeps its parents,
-// and whether the CUDA engine synchronises after each kernel. None of them
-// changes a result, only how it is reached; the defaults are the fastest
-// measured choice, so most programs never set any. Where variants lost to
-// the default everywhere they were measured, they left the library with
-// their knob (docs/benchmarks.md has the current figures).
+// The library's process-wide tuning knobs: how whole-texture transfers move
+// pixels, how many threads copy on the host, and where the compute engine
+// keeps its parents. None of them changes a result, only how it is reached;
+// the defaults are the fastest measured choice, so most programs never set
+// any. A variant that lost to the default wherever it was measured has no
+// knob (docs/benchmarks.md has the current figures).
 //
-// One Tuning holds for the whole process (setTuning, tuning): these are
-// process-level choices, read by every labeler and by the copy threads. The
-// copy threads and the band size are shared by the engine's transfers and
-// the CUDA engine's staging, which is why the Tuning lives below both.
+// One Tuning holds for the whole process (setTuning, tuning), read by every
+// labeler at the start of each call and by the copy threads. It lives in
+// the host library, below both the engine and the CUDA library (which the
+// engine links), because both read it: the band size cuts the engine's
+// transfers and the CUDA engine's staging alike, and the copy threads copy
+// for both and decode their tables. The compute engine's parents storage
+// rides along until engines take options of their own; the CUDA engine's
+// debug switch is its own (glccl::cuda::setSyncEachKernel).
 //
 //   glccl::Tuning tuning = glccl::tuning();
 //   tuning.transfer = glccl::Tuning::Transfer::Plain;
 //   tuning.copyThreads = 4;
 //   glccl::setTuning(tuning);
-//
-// The library reads one environment variable, a debug switch:
-// GLCCL_CUDA_SYNC=1 makes the default of cudaSyncEachKernel true (read once,
-// the first time a Tuning is made). It reads no other.
-//
-// Lives in the host library, the one below both the engine and the CUDA
-// library (which the engine links), so that both read the same Tuning.
 
 #include <cstddef>
 #include <string>
@@ -68,16 +64,11 @@ struct Tuning {
     int copyThreads = 0;
     // The compute engine's parents: auto (default), buffer or image.
     ComputeParents computeParents = ComputeParents::Auto;
-    // Release builds of the CUDA engine synchronise after each kernel and
-    // check it, so that an asynchronous fault is reported by the kernel that
-    // caused it (builds without NDEBUG always do). Default: whether the
-    // environment has GLCCL_CUDA_SYNC=1.
-    bool cudaSyncEachKernel = debugSyncRequested();
 
     // Sets one knob from text, as a command line gives it: name is a field
     // above ("transfer", "transferBandBytes", ...), value one of the values
     // it lists ("bands"; a byte count such as "16777216", "64K", "32M" or
-    // "1G"; "auto" for copyThreads 0; "0" or "1" for cudaSyncEachKernel).
+    // "1G"; "auto" for copyThreads 0).
     // Throws glccl::Error("glccl::Tuning::set(): transfer is 'fast';
     // expected auto, plain or bands") for an unknown name or a malformed or
     // out-of-range value, leaving the Tuning as it was.
@@ -86,10 +77,6 @@ struct Tuning {
     // "transfer=auto transferBandBytes=33554432 ...": every knob, in the form
     // set() takes.
     std::string describe() const;
-
-    // Whether GLCCL_CUDA_SYNC is 1 in the environment, read once per
-    // process: the library's one read of the environment.
-    static bool debugSyncRequested();
 };
 
 // Makes `tuning` the process's Tuning, for every call that starts after
