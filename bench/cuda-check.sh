@@ -5,14 +5,14 @@
 #   cd BUILD && source ../.gl/prelude.sh && bash ../bench/cuda-check.sh [OUT_DIR]
 #
 # In order, each step's log in OUT_DIR (default cuda-check/ in the build):
-#   1. tests      cuda_tests, every test (block and tile kernels, batches,
+#   1. tests      cuda_tests, every test (block and Stava & Benes kernels, batches,
 #                 device arrays, volumes, interop where GL runs)
 #   2. repeat     the hidden "[repeat]" test: 300 random images labeled 10
 #                 times each, every repeat byte-identical, the first equal to
 #                 the CPU reference
 #   3. sanitizer  bench/cuda-sanitizer.sh: memcheck with the leak check over
 #                 every cuda test, racecheck, initcheck and synccheck over
-#                 the small mixes tagged "[sanitize]" (block kernels, tile
+#                 the small mixes tagged "[sanitize]" (block kernels, Stava & Benes
 #                 kernels, a batch)
 #   4. python     the Python tests that need a GPU (CuPy, torch, batches),
 #                 which skip elsewhere. The module must be built for the

@@ -12,13 +12,12 @@
 //   upload    ImageTexture::update() + glFinish(): plain glTexSubImage2D from
 //             host memory, and bands of 16/32/64 MiB through 2 or 3
 //             persistently mapped pixel-unpack buffers, filled by 1, 4 or 8
-//             threads (and one with GL_CLIENT_STORAGE_BIT)
+//             threads
 //   download  Labeler::downloadLabels() into a vector reused between calls:
 //             plain glGetTexImage, and bands through
 //             glGetTextureSubImage into 2 or 3 pixel-pack buffers, 16/32/64
-//             MiB, copied out by 1, 4 or 8 threads (and one without
-//             GL_CLIENT_STORAGE_BIT); every download is compared with the
-//             plain one, byte for byte
+//             MiB, copied out by 1, 4 or 8 threads; every download is
+//             compared with the plain one, byte for byte
 //   wall      OffscreenLabeler::label(image, options, labeling) into a
 //             reused Labeling, as glccl bench and a batch run it: plain
 //             transfers, the default settings, and the fastest upload and
@@ -111,39 +110,23 @@ void apply(const Variant& variant) {
 
 Variant plain() { return {"plain", {{"transfer", "plain"}}}; }
 
-std::vector<Variant> bandVariants(bool download, bool quick) {
+// The banded variants, the same for uploads and downloads.
+std::vector<Variant> bandVariants(bool quick) {
     std::vector<Variant> variants;
-    // glReadPixels bands stall NVIDIA's driver for seconds (--anatomy
-    // readpixels shows it): only glGetTextureSubImage is compared.
-    const std::vector<std::string> readbacks = download ? std::vector<std::string>{"subimage"}
-                                                        : std::vector<std::string>{"-"};
     const std::vector<std::string> bands = quick ? std::vector<std::string>{"16M"} : std::vector<std::string>{"16M", "32M", "64M"};
     const std::vector<std::string> buffers = quick ? std::vector<std::string>{"2"} : std::vector<std::string>{"2", "3"};
     const std::vector<std::string> threads = quick ? std::vector<std::string>{"1", "4"} : std::vector<std::string>{"1", "4", "8"};
-    for (const std::string& readback : readbacks)
-        for (const std::string& band : bands)
-            for (const std::string& count : buffers)
-                for (const std::string& thread : threads) {
-                    Variant variant;
-                    variant.name = (download ? readback + " " : std::string()) + band + " x" + count + " t" + thread;
-                    variant.knobs = {{"transfer", "bands"},
-                                           {"transferBandBytes", band},
-                                           {"transferBuffers", count},
-                                           {"copyThreads", thread}};
-                    if (download) variant.knobs["transferReadback"] = readback;
-                    variants.push_back(variant);
-                }
-    // Client storage the other way round from the default, once.
-    Variant other;
-    other.knobs = {{"transfer", "bands"},
-                         {"transferBandBytes", quick ? "16M" : "32M"},
-                         {"transferBuffers", "2"},
-                         {"copyThreads", quick ? "4" : "8"}};
-    other.knobs["transferClientStorage"] = download ? "none" : "both";
-    other.name = std::string(download ? "subimage " : "") + other.knobs["transferBandBytes"] +
-                 " x2 t" + other.knobs["copyThreads"] +
-                 (download ? " no-client-storage" : " client-storage");
-    variants.push_back(other);
+    for (const std::string& band : bands)
+        for (const std::string& count : buffers)
+            for (const std::string& thread : threads) {
+                Variant variant;
+                variant.name = band + " x" + count + " t" + thread;
+                variant.knobs = {{"transfer", "bands"},
+                                 {"transferBandBytes", band},
+                                 {"transferBuffers", count},
+                                 {"copyThreads", thread}};
+                variants.push_back(variant);
+            }
     return variants;
 }
 
@@ -572,7 +555,7 @@ int run(int argc, char** argv) {
         {
             ImageTexture texture(image);
             std::vector<Variant> variants = {plain()};
-            for (const Variant& v : bandVariants(false, quick)) variants.push_back(v);
+            for (const Variant& v : bandVariants(quick)) variants.push_back(v);
             for (const Variant& variant : variants) {
                 apply(variant);
                 report("upload", size, variant.name, timeIt(reps, [&] {
@@ -590,7 +573,7 @@ int run(int argc, char** argv) {
         Labeler& labeler = offscreen.labeler();
         {
             std::vector<Variant> variants = {plain()};
-            for (const Variant& v : bandVariants(true, quick)) variants.push_back(v);
+            for (const Variant& v : bandVariants(quick)) variants.push_back(v);
             std::vector<std::uint32_t> labels;
             for (const Variant& variant : variants) {
                 apply(variant);
@@ -621,12 +604,11 @@ int run(int argc, char** argv) {
             const Result* up = fastest("upload", size, "plain");
             const Result* down = fastest("download", size, "plain");
             Variant best{"fastest", {}};
-            for (const Variant& v : bandVariants(false, quick))
+            for (const Variant& v : bandVariants(quick))
                 if (up && v.name == up->variant) best.knobs = v.knobs;
-            for (const Variant& v : bandVariants(true, quick))
+            for (const Variant& v : bandVariants(quick))
                 if (down && v.name == down->variant)
-                    for (const auto& [name, value] : v.knobs)
-                        if (name != "transferClientStorage") best.knobs[name] = value;
+                    for (const auto& [name, value] : v.knobs) best.knobs[name] = value;
             best.name = "fastest (upload " + std::string(up ? up->variant : "-") + "; download " +
                         (down ? down->variant : "-") + ")";
             // Upload and download variants differ in band and threads: the

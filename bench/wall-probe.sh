@@ -10,7 +10,7 @@
 #   1. glccl_transfer_probe at 8192² and 16384² (compute labels): the host copy
 #      with 1-16 threads, every upload and download variant of
 #      engine/src/transfer.hpp (plain; bands of 16/32/64 MiB, 2 or 3 buffers,
-#      1/4/8 copy threads, glReadPixels or glGetTextureSubImage), every
+#      1/4/8 copy threads), every
 #      download compared with the plain one, and whole OffscreenLabeler calls
 #      (plain, default, fastest)                            -> probe.csv
 #   2. peak host memory of `glccl label IMAGE --labels out.npy` on a 16384²
@@ -70,8 +70,7 @@ with_mode() {
     shift
     if [ "$mode" = default ]; then env -u GLCCL_TRANSFER "$@"; else env GLCCL_TRANSFER="$mode" "$@"; fi
 }
-unset GLCCL_TRANSFER_READBACK GLCCL_TRANSFER_BAND_BYTES GLCCL_TRANSFER_BUFFERS GLCCL_TRANSFER_CLIENT_STORAGE \
-      GLCCL_COPY_THREADS
+unset GLCCL_TRANSFER_BAND_BYTES GLCCL_TRANSFER_BUFFERS GLCCL_COPY_THREADS
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader 2>/dev/null | sed 's/^/# gpu: /'
 echo "# cpus: $(nproc), memory: $(free -g | awk '/Mem:/{print $2}') GiB"
 

@@ -262,40 +262,18 @@ uint rootOf(uint key) {
 }
 
 #endif
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-// Joins the trees of two keys (Playne & Hawick's lock-free union): the
-// larger root is pointed at the smaller; a lost race returns the value that
-// won, and the walk goes on from there.
-// The root of the node of `key`, halving the path on the way (see
-// local_merge.comp, localRoot). Only before count_roots: its rank flags must
-// never be copied into another node.
-uint rootHalving(uint key) {
-    for (;;) {
-        uint parent = parentOf(key);
-        if (parent == key) return key;
-        uint grandparent = parentOf(parent);
-        if (grandparent == parent) return parent;
-        storeParent(nodeOfKey(key), grandparent);
-        key = grandparent;
-    }
-}
-
-void unite(uint a, uint b) {
-    for (;;) {
-        a = rootHalving(a);
-        b = rootHalving(b);
-        if (a == b) return;
-        if (a < b) {
-            uint old = atomicMinParent(nodeOfKey(b), a);
-            if (old == b) return;
-            b = old;
-        } else {
-            uint old = atomicMinParent(nodeOfKey(a), b);
-            if (old == a) return;
-            a = old;
-        }
-    }
-}
+// The forest of union_find.glsl: the global one, a key's entry its node's,
+// for the stages that unite and walk it; local_merge (PARENTS_WRITEONLY)
+// unites in its patch's copy in shared memory, whose entries its stage file
+// defines.
+#if defined(PARENTS_WRITEONLY)
+#define FOREST_SLOT int
+#elif !defined(PARENTS_READONLY)
+#define FOREST_SLOT NodeCoord
+NodeCoord forestSlot(uint key) { return nodeOfKey(key); }
+uint forestLoad(NodeCoord n) { return loadParent(n); }
+void forestHalve(NodeCoord n, uint grandparent) { storeParent(n, grandparent); }
+uint forestLower(NodeCoord n, uint key) { return atomicMinParent(n, key); }
 #endif
 
 #ifdef USES_LINE_OFFSETS

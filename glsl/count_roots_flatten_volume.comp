@@ -1,8 +1,9 @@
 // count_roots' first dispatch, for a binary volume over bundle nodes: every
 // node's parents entry becomes its root, so that final_labels finds a
 // number two loads away instead of walking the trees merge_borders left.
-// The sibling of the CUDA engine's flatten in count_roots_volume.cu.
-// Threads take bundle words in turn and walk to the root halving the path:
+// The sibling of the CUDA engine's flatten in count_roots_volume.cu
+// (flattenNodesKernel, whose walks only read). Threads take bundle words in
+// turn and walk to the root halving the path (union_find.glsl, rootHalving):
 // each entry passed points at its grandparent, so that the walks of the
 // many nodes of one long path (a thin curve makes one) share their steps. Every store is an ancestor's key, into a tree no union
 // changes any more, so a walk that reads an entry before or after another
@@ -21,19 +22,7 @@ void main() {
         for (uint starts = runStarts(p); starts != 0u; starts &= starts - 1u, ++r) {
             const uint slot = slotOf(word, r);
             const uint parent = loadParent(slot);
-            uint root = parent;
-            for (;;) {
-                const uint at = slotOfKey(root);
-                const uint next = loadParent(at);
-                if (next == root) break;
-                const uint after = loadParent(slotOfKey(next));
-                if (after == next) {
-                    root = next;
-                    break;
-                }
-                storeParent(at, after);
-                root = after;
-            }
+            const uint root = rootHalving(parent);
             if (root != parent) storeParent(slot, root);
         }
     }

@@ -1,5 +1,7 @@
 // count_roots, for a volume on the node grid (DIMENSIONS 3): the sibling of
-// count_roots.comp (local_merge_volume_grid.comp says for which volumes).
+// count_roots.comp (local_merge_volume_grid.comp says for which volumes),
+// a file of its own because a node line holds NODE_H x NODE_D pixel lines,
+// whose counts take two packed words instead of one.
 // One work group per node line (y, z) numbers its roots: a root's first
 // voxel lies in one of the NODE_H x NODE_D pixel lines of the node line
 // (slot (dz, dy)), and within a pixel line roots order like their nodes.

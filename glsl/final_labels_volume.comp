@@ -3,7 +3,7 @@
 // final_labels_volume.cu). Every voxel takes its component's number,
 // background 0, and the component table is summed on the way: boxes, voxel
 // counts and exact coordinate sums, z included. One work group per label
-// brick of LABEL_BRICK_WORDS x LABEL_BRICK_BUNDLES_Y x LABEL_BRICK_BUNDLES_Z
+// patch of LABEL_PATCH_WORDS x LABEL_PATCH_BUNDLES_Y x LABEL_PATCH_BUNDLES_Z
 // bundle words:
 //   1. each thread numbers the nodes of its word: a root (kRankFlag in its
 //      entry, count_roots) holds its rank, and its number is its first
@@ -15,7 +15,7 @@
 //      in a small hash table in shared memory keyed by number;
 //   2. the work group writes its words' voxels, 32 threads to a word, a
 //      thread per x, so that 32 neighbouring threads write 32 neighbouring
-//      voxels of one line; and each number of the label brick goes to the
+//      voxels of one line; and each number of the label patch goes to the
 //      global table with one atomic per field (a number that finds no slot
 //      within TABLE_PROBES goes there directly).
 //
@@ -24,16 +24,16 @@
 // yet"). Sums are 64 bits without 64-bit atomics: a low word and a high word
 // that counts its wrap-arounds (each add that wraps adds 1 to it). The hash
 // table and the global table are final_labels_volume_grid.comp's.
-layout(local_size_x = LABEL_BRICK_THREADS) in;
+layout(local_size_x = LABEL_PATCH_THREADS) in;
 
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage3D labels;
 layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
 layout(binding = LINE_OFFSETS_BUFFER, std430) readonly buffer LineOffsets { uint lineOffsets[]; };
 
 const uint kNone = 0xFFFFFFFFu;
-const int kLabelWords = LABEL_BRICK_WORDS;
-const int kLabelBundlesY = LABEL_BRICK_BUNDLES_Y;
-const int kThreads = LABEL_BRICK_THREADS;
+const int kLabelWords = LABEL_PATCH_WORDS;
+const int kLabelBundlesY = LABEL_PATCH_BUNDLES_Y;
+const int kThreads = LABEL_PATCH_THREADS;
 // Run r of thread t's word at r * kNumbersStride + t: padded, so that both
 // the threads' writes (one r, every t) and the voxel writes' reads (one t,
 // any r) spread over the banks.
@@ -42,18 +42,18 @@ shared uint sNumbers[kRunsPerWord * kNumbersStride];
 shared uint sLines[kLines * kThreads];  // line l of thread t's word at l * kThreads + t
 shared uint sForeground[kThreads];
 
-const int kSlots = 1 << LABEL_BRICK_SLOT_BITS;
+const int kSlots = 1 << LABEL_PATCH_SLOT_BITS;
 shared uint slotLabel[kSlots];
 shared uint slotMinX[kSlots], slotMinY[kSlots], slotMaxX[kSlots], slotMaxY[kSlots], slotMaxZ[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots], slotSumZ[kSlots];
 
-// Thread t's bundle word in the label brick, words fastest.
+// Thread t's bundle word in the label patch, words fastest.
 ivec3 labelWordOf(int t) {
     return ivec3(t % kLabelWords, t / kLabelWords % kLabelBundlesY, t / (kLabelWords * kLabelBundlesY));
 }
 
-// A number's sums over part of a label brick; within a label brick every
-// sum fits 32 bits (compute_constants.hpp, kVolumeLabelBrick). No minimum
+// A number's sums over part of a label patch; within a label patch every
+// sum fits 32 bits (compute_constants.hpp, kBundleLabelPatch). No minimum
 // z: the root writes it.
 struct Stats {
     uint minX, minY, maxX, maxY, maxZ, area, sumX, sumY, sumZ;
@@ -113,7 +113,7 @@ void addToTable(uint label, Stats s) {
 }
 
 uint slotOfLabel(uint label) {
-    uint slot = (label * 2654435761u) >> (32u - uint(LABEL_BRICK_SLOT_BITS));
+    uint slot = (label * 2654435761u) >> (32u - uint(LABEL_PATCH_SLOT_BITS));
     for (int probe = 0; probe < TABLE_PROBES; ++probe) {
         uint held = atomicCompSwap(slotLabel[slot], 0u, label);
         if (held == 0u || held == label) return slot;
@@ -166,7 +166,7 @@ void main() {
         slotSumY[slot] = 0u;
         slotSumZ[slot] = 0u;
     }
-    const uvec3 origin = gl_WorkGroupID * uvec3(LABEL_BRICK_WORDS, LABEL_BRICK_BUNDLES_Y, LABEL_BRICK_BUNDLES_Z);
+    const uvec3 origin = gl_WorkGroupID * uvec3(LABEL_PATCH_WORDS, LABEL_PATCH_BUNDLES_Y, LABEL_PATCH_BUNDLES_Z);
     const uvec3 own = origin + uvec3(labelWordOf(t));  // (wx, by, bz)
     const bool inside = own.x < wordsX && own.y < bundlesY && own.z < bundlesZ;
     uint lines[kLines];
@@ -208,7 +208,7 @@ void main() {
     }
     barrier();
 
-    // 2. The label brick's voxels, a word at a time per 32 threads, and its
+    // 2. The label patch's voxels, a word at a time per 32 threads, and its
     // numbers into the global table.
     const int lane = t % 32;
     for (int i = t / 32; i < kThreads; i += kThreads / 32) {

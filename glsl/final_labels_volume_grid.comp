@@ -1,6 +1,7 @@
 // final_labels, for a volume on the node grid (DIMENSIONS 3): the sibling
 // of final_labels.comp (local_merge_volume_grid.comp says for which
-// volumes). Every voxel takes its component's number
+// volumes), a file of its own because its table has z fields and a thread
+// takes nodes of several slices. Every voxel takes its component's number
 // (compute_common.glsl, labelOfNode), background voxels 0, and the component
 // table is summed on the way: boxes, voxel counts and exact coordinate sums,
 // z included. One work group per label patch of LABEL_PATCH_W x

@@ -34,38 +34,13 @@ ivec2 localNode(int k) {
 int localIndexOf(ivec2 local) { return local.y * PATCH_W + local.x; }
 int localIndex(uint key) { return localIndexOf(nodeOfKey(key) - patchOrigin()); }
 
-// Path halving: each step points the node at its grandparent, so chains
-// stay short while the patch's unions run. A plain store is safe: a node that
-// is not a root never becomes one again, and a grandparent is an ancestor
-// with a smaller key; a union racing on the same texel retries on its own.
-uint localRoot(uint key) {
-    for (;;) {
-        uint parent = patchParents[localIndex(key)];
-        if (parent == key) return key;
-        uint grandparent = patchParents[localIndex(parent)];
-        if (grandparent == parent) return parent;
-        patchParents[localIndex(key)] = grandparent;
-        key = grandparent;
-    }
-}
-
-// unite() of compute_common.glsl, on the patch's shared copy.
-void uniteLocal(uint a, uint b) {
-    for (;;) {
-        a = localRoot(a);
-        b = localRoot(b);
-        if (a == b) return;
-        if (a < b) {
-            uint old = atomicMin(patchParents[localIndex(b)], a);
-            if (old == b) return;
-            b = old;
-        } else {
-            uint old = atomicMin(patchParents[localIndex(a)], b);
-            if (old == a) return;
-            a = old;
-        }
-    }
-}
+// The patch's forest in shared memory (union_find.glsl): a key's entry is
+// its node's in the patch. Path halving's plain store keeps chains short
+// while the patch's unions run.
+int forestSlot(uint key) { return localIndex(key); }
+uint forestLoad(int slot) { return patchParents[slot]; }
+void forestHalve(int slot, uint grandparent) { patchParents[slot] = grandparent; }
+uint forestLower(int slot, uint key) { return atomicMin(patchParents[slot], key); }
 
 // Does node `local` (mask m) link to its in-patch backward neighbour d?
 bool linksInPatch(ivec2 local, uint m, int d) {
@@ -164,7 +139,7 @@ void uniteSegment(ivec2 first, uint joinedBits) {
             if (!link[d]) continue;
             uint target = patchParents[localIndexOf(local + kBackward[d])];
             if (target == lastTarget) continue;
-            uniteLocal(runParent, target);
+            unite(runParent, target);
             lastTarget = target;
         }
     }
@@ -200,7 +175,7 @@ void main() {
         ivec2 n = patchOrigin() + local;
         if (!insideGrid(n)) continue;
         uint mask = patchMasks[localIndexOf(local)];
-        storeParent(n, mask != 0u ? localRoot(ownKey(n, mask)) : kNone);
+        storeParent(n, mask != 0u ? rootHalving(ownKey(n, mask)) : kNone);
         imageStore(nodeInfo, n, uvec4(mask));
     }
 }

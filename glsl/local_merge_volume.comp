@@ -1,19 +1,19 @@
 // local_merge, for a binary volume: the sibling of local_merge.comp over the
 // bundle nodes of volume_nodes.glsl (the CUDA engine's
 // local_merge_volume.cu), and the only stage that reads the input. One work
-// group per brick, one thread per bundle word:
+// group per patch, one thread per bundle word:
 //   1. the word's lines, a bit per voxel by the criterion (criterion.glsl),
 //      into bits, and their OR (the bundle's foreground) into foreground;
 //   2. its nodes, the runs of the OR: found by bit operations, no atomics;
 //      each starts as its own parent, known by its first voxel's local key;
-//   3. the links to the nodes of the bundle words before it in the brick
+//   3. the links to the nodes of the bundle words before it in the patch
 //      (the relations, and the word before in its own bundle), as lock-free
 //      unions in shared memory keeping the smaller key: each thread finds
 //      its links and queues them, and the whole work group unites the queue
 //      (queueLinks, uniteQueued);
-//   4. every node leaves with its brick-local root, as a volume key, in
+//   4. every node leaves with its patch-local root, as a volume key, in
 //      parents.
-// Links that leave the brick are merge_borders' work. Before all that the
+// Links that leave the patch are merge_borders' work. Before all that the
 // work groups zero the first clearCount entries of the component table (z
 // fields included), the ones the last labelings summed into, for
 // final_labels.
@@ -22,7 +22,7 @@
 // every thread; uniting walks trees whose depths vary, so a thread that
 // united its own links would leave the others of its warp idle through
 // each walk. The CUDA engine packs a warp's links into a queue with a
-// ballot and unites them with every lane (volume_forest.cuh, WarpLinks).
+// ballot and unites them with every lane (warp_links.cuh, WarpLinks).
 // GLSL has no warp: ARB_shader_ballot's subgroups are 32 invocations on
 // NVIDIA but 8 or 16 on llvmpipe, and nothing ties a subgroup to
 // neighbouring invocations. The same idea at the work group's scale runs on
@@ -34,61 +34,38 @@
 // queue, whatever the volume. Barriers sit in uniform control flow: every
 // thread runs every round, and whether another round follows is read by
 // all from shared memory after a barrier.
-layout(local_size_x = BRICK_THREADS) in;
+layout(local_size_x = PATCH_THREADS) in;
 
 layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
 uniform uint clearCount;
 
-const int kThreads = kBrickThreads;
+const int kThreads = kPatchThreads;
 shared uint sLines[kLines * kThreads];             // line l of thread t's word at l * kThreads + t
 shared uint sForeground[kThreads];                 // each word's OR of its lines
 shared uint sParents[kRunsPerWord * kThreads];     // local keys: run r of thread t at r * kThreads + t
-shared uint sQueue[BRICK_LINKS];                   // links: two slots, u | v << 16
+shared uint sQueue[PATCH_LINKS];                   // links: two slots, u | v << 16
 shared uint sQueued[2], sUnfinished[2];            // per round parity: links offered, threads not done
 
-// The brick's union-find in shared memory: parents hold local keys (a root
+// The patch's union-find in shared memory: parents hold local keys (a root
 // its own), a key's node is its thread's run (one load of that thread's
 // foreground); run r of thread t at r * kThreads + t, so that threads of a
 // warp reach their r-th nodes in consecutive banks. Other threads' unions
 // change parents under the walk; a stale parent is still an ancestor.
-int brickSlotOf(uint key) {
+int patchSlotOf(uint key) {
     int t = threadOfLocalKey(key);
     return runAt(sForeground[t], xOfLocalKey(key) % kWordBits) * kThreads + t;
 }
 int slotAt(int thread, int bit) { return runAt(sForeground[thread], bit) * kThreads + thread; }
 
-// Path halving: a plain store is safe (volume_nodes.glsl, rootHalving).
-uint brickRoot(uint key) {
-    for (;;) {
-        int slot = brickSlotOf(key);
-        uint parent = sParents[slot];
-        if (parent == key) return key;
-        uint grandparent = sParents[brickSlotOf(parent)];
-        if (grandparent == parent) return parent;
-        sParents[slot] = grandparent;
-        key = grandparent;
-    }
-}
-
-void brickUnite(uint a, uint b) {
-    for (;;) {
-        a = brickRoot(a);
-        b = brickRoot(b);
-        if (a == b) return;
-        if (a > b) {
-            uint t = a;
-            a = b;
-            b = t;
-        }
-        uint old = atomicMin(sParents[brickSlotOf(b)], a);
-        if (old == b) return;
-        b = old;
-    }
-}
+// The forest of union_find.glsl on these slots, path halving's store plain.
+int forestSlot(uint key) { return patchSlotOf(key); }
+uint forestLoad(int slot) { return sParents[slot]; }
+void forestHalve(int slot, uint grandparent) { sParents[slot] = grandparent; }
+uint forestLower(int slot, uint key) { return atomicMin(sParents[slot], key); }
 
 void uniteLink(uint link) {
     uint a = sParents[link & 0xFFFFu], b = sParents[link >> 16u];
-    if (a != b) brickUnite(a, b);
+    if (a != b) unite(a, b);
 }
 
 // The link queue (see the top of this file). A link whose nodes read one
@@ -100,7 +77,7 @@ bool offerLink(int round, int u, int v) {
     uint a = sParents[u], b = sParents[v];
     if (a == b || (a == lastA && b == lastB)) return true;
     uint at = atomicAdd(sQueued[round & 1], 1u);
-    if (at >= uint(BRICK_LINKS)) return false;
+    if (at >= uint(PATCH_LINKS)) return false;
     sQueue[at] = uint(u) | (uint(v) << 16u);
     lastA = a;
     lastB = b;
@@ -113,7 +90,7 @@ bool uniteQueued(int round, bool finished) {
     const int parity = round & 1;
     if (!finished) atomicAdd(sUnfinished[parity], 1u);
     barrier();
-    const uint queued = min(sQueued[parity], uint(BRICK_LINKS));
+    const uint queued = min(sQueued[parity], uint(PATCH_LINKS));
     const bool again = sUnfinished[parity] != 0u;
     // The next round's counts: last read before this round's first barrier.
     if (gl_LocalInvocationIndex == 0u) {
@@ -129,7 +106,7 @@ bool uniteQueued(int round, bool finished) {
 // it, for the first): the faces of its terms, where they ask for unions,
 // and what is left to offer.
 struct Faces {
-    int tv;                        // V's thread (this one where V leaves the brick: no faces)
+    int tv;                        // V's thread (this one where V leaves the patch: no faces)
     uint fu[kMostTerms], fv[kMostTerms];
     uvec2 asked[kMostTerms];       // termLinks
     uint asking;                   // the positions whose links are left to offer
@@ -142,8 +119,8 @@ Faces facesOf(int relation, int t, int w, int by, int bz, uint lines[kLines], ui
     Relation rel = kRelations[relation];
     Faces f;
     int vby = by + rel.dy, vbz = bz + rel.dz;
-    bool inBrick = p != 0u && vby >= 0 && vby < kBrickBundlesY && vbz >= 0;
-    f.tv = inBrick ? brickThreadOf(w, vby, vbz) : t;
+    bool inPatch = p != 0u && vby >= 0 && vby < kPatchBundlesY && vbz >= 0;
+    f.tv = inPatch ? patchThreadOf(w, vby, vbz) : t;
     f.asking = 0u;
     f.edges = 0u;
     if (relation == 0 && w > 0 && (p & 1u) != 0u && (sForeground[t - 1] >> 31u) != 0u) f.edges |= kBeforeEdge;
@@ -156,10 +133,10 @@ Faces facesOf(int relation, int t, int w, int by, int bz, uint lines[kLines], ui
         f.fu[k] = linesOf(lines, term.uLines);
         uint before = 0u, after = 0u;
         for (int l = 0; l < kLines; ++l) {
-            if (!inBrick || ((term.vLines >> uint(l)) & 1u) == 0u) continue;
+            if (!inPatch || ((term.vLines >> uint(l)) & 1u) == 0u) continue;
             f.fv[k] |= sLines[l * kThreads + f.tv];
             if (w > 0) before |= sLines[l * kThreads + f.tv - 1];
-            if (w + 1 < kBrickWords) after |= sLines[l * kThreads + f.tv + 1];
+            if (w + 1 < kPatchWords) after |= sLines[l * kThreads + f.tv + 1];
         }
         f.asked[k] = termLinks(f.fu[k], f.fv[k], term.across);
         f.asking |= f.asked[k].x | f.asked[k].y;
@@ -233,11 +210,11 @@ void clearTable() {
 void main() {
     clearTable();
     const int t = int(gl_LocalInvocationIndex);
-    const int w = brickWordOf(t), by = brickBundleYOf(t), bz = brickBundleZOf(t);
-    const uvec3 brick = gl_WorkGroupID;
-    const uint wx = brick.x * uint(kBrickWords) + uint(w);
-    const uint gby = brick.y * uint(kBrickBundlesY) + uint(by);
-    const uint gbz = brick.z * uint(kBrickBundlesZ) + uint(bz);
+    const int w = patchWordOf(t), by = patchBundleYOf(t), bz = patchBundleZOf(t);
+    const uvec3 group = gl_WorkGroupID;  // the patch
+    const uint wx = group.x * uint(kPatchWords) + uint(w);
+    const uint gby = group.y * uint(kPatchBundlesY) + uint(by);
+    const uint gbz = group.z * uint(kPatchBundlesZ) + uint(bz);
     const bool inside = wx < wordsX && gby < bundlesY && gbz < bundlesZ;
 
     // 1. The lines, their bits and their OR.
@@ -273,7 +250,7 @@ void main() {
     }
     barrier();
 
-    // 3. The links inside the brick, a relation a round (or more where the
+    // 3. The links inside the patch, a relation a round (or more where the
     // queue fills up), united by the whole work group.
     int round = 0;
     for (int relation = 0; relation < kRelationCount; ++relation) {
@@ -285,13 +262,13 @@ void main() {
         }
     }
 
-    // 4. Every node's brick-local root, as a volume key.
+    // 4. Every node's patch-local root, as a volume key.
     if (!inside) return;
-    const uint x0 = brick.x * uint(kBrickX), y0 = brick.y * uint(kBrickY), z0 = brick.z * uint(kBrickZ);
+    const uint x0 = group.x * uint(kPatchX), y0 = group.y * uint(kPatchY), z0 = group.z * uint(kPatchZ);
     const uint word = bundleWord(wx, gby, gbz);
     const int runs = popCount(runStarts(p));
     for (int r = 0; r < runs; ++r) {
-        uint root = brickRoot(sParents[r * kThreads + t]);
+        uint root = rootHalving(sParents[r * kThreads + t]);
         storeParent(slotOf(word, r), keyOf(x0 + uint(xOfLocalKey(root)), y0 + uint(yOfLocalKey(root)),
                                            z0 + uint(zOfLocalKey(root))));
     }

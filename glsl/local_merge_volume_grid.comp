@@ -2,7 +2,10 @@
 // local_merge.comp for the volumes local_merge_volume.comp's bundle nodes
 // do not take (segments, threshold and delta, and binary volumes too narrow
 // for them: ComputeResources::reserve), and the only stage that reads the
-// whole input. One work group per patch of
+// whole input. A file of its own rather than local_merge.comp with a third
+// axis: a 3-D texture has no gather, a node has 13 backward neighbours
+// (LINK_VOXELS), and a thread takes a column of slices, not a line segment
+// whose left links chain into runs. One work group per patch of
 // PATCH_W x PATCH_H x PATCH_D nodes; a thread takes the nodes of its (x, y)
 // in every PATCH_SLICES_PER_PASS-th slice of the patch:
 //   1. each node's foreground mask (a fetch per voxel; the threads of a node
@@ -39,35 +42,12 @@ ivec3 patchOrigin() { return ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PAT
 int localIndexOf(ivec3 local) { return (local.z * PATCH_H + local.y) * PATCH_W + local.x; }
 int localIndex(uint key) { return localIndexOf(nodeOfKey(key) - patchOrigin()); }
 
-// local_merge.comp's localRoot and uniteLocal, on this patch's shared copy:
-// path halving, and Playne & Hawick's lock-free union keeping the smaller key.
-uint localRoot(uint key) {
-    for (;;) {
-        uint parent = patchParents[localIndex(key)];
-        if (parent == key) return key;
-        uint grandparent = patchParents[localIndex(parent)];
-        if (grandparent == parent) return parent;
-        patchParents[localIndex(key)] = grandparent;
-        key = grandparent;
-    }
-}
-
-void uniteLocal(uint a, uint b) {
-    for (;;) {
-        a = localRoot(a);
-        b = localRoot(b);
-        if (a == b) return;
-        if (a < b) {
-            uint old = atomicMin(patchParents[localIndex(b)], a);
-            if (old == b) return;
-            b = old;
-        } else {
-            uint old = atomicMin(patchParents[localIndex(a)], b);
-            if (old == a) return;
-            a = old;
-        }
-    }
-}
+// The patch's forest in shared memory (union_find.glsl), as in
+// local_merge.comp.
+int forestSlot(uint key) { return localIndex(key); }
+uint forestLoad(int slot) { return patchParents[slot]; }
+void forestHalve(int slot, uint grandparent) { patchParents[slot] = grandparent; }
+uint forestLower(int slot, uint key) { return atomicMin(patchParents[slot], key); }
 
 // Does node `local` (mask m) link to its in-patch backward neighbour d?
 bool linksInPatch(ivec3 local, uint m, int d) {
@@ -141,7 +121,7 @@ void uniteNode(ivec3 local, uint key, uint mask) {
 #endif
         uint target = patchParents[localIndexOf(local + kBackward[d])];
         if (target == lastTarget) continue;
-        uniteLocal(key, target);
+        unite(key, target);
         lastTarget = target;
     }
 }
@@ -179,7 +159,7 @@ void main() {
     for (int k = 0; k < kPasses; ++k) {
         const ivec3 n = patchOrigin() + localNode(k);
         if (!insideGrid(n)) continue;
-        storeParent(n, masks[k] != 0u ? localRoot(ownKey(n, masks[k])) : kNone);
+        storeParent(n, masks[k] != 0u ? rootHalving(ownKey(n, masks[k])) : kNone);
         imageStore(nodeInfo, n, uvec4(masks[k]));
     }
 }

@@ -1,7 +1,7 @@
 // merge_borders: joins the trees of the links that leave a patch. One work
 // group per patch walks the patch's border nodes (its top row, its left and
 // right columns); each link of theirs to a node of another patch is one global
-// union (compute_common.glsl, unite), unless the border node before it shows
+// union (union_find.glsl, unite), unless the border node before it shows
 // the union implied (redundantLink). Binary blocks link by their masks in
 // node_info; pixels (segments, threshold) by the criterion on the input.
 layout(local_size_x = BORDER_THREADS) in;

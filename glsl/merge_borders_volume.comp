@@ -1,21 +1,21 @@
 // merge_borders, for a binary volume: the sibling of merge_borders.comp over
 // the bundle nodes of volume_nodes.glsl (the CUDA engine's
-// merge_borders_volume.cu). One work group per brick of
+// merge_borders_volume.cu). One work group per patch of
 // local_merge_volume.comp, one thread per bundle word; each unites, in the
-// global forest (volume_nodes.glsl, unite), the links of its word that
-// local_merge left because they leave the brick: to the bundles of its
-// relations outside the brick, to the words beside theirs across the
-// brick's x faces, and to the word before it in its own bundle across the
-// brick's low x face. A brick with no foreground word on a face returns at
+// global forest (union_find.glsl, unite), the links of its word that
+// local_merge left because they leave the patch: to the bundles of its
+// relations outside the patch, to the words beside theirs across the
+// patch's x faces, and to the word before it in its own bundle across the
+// patch's low x face. A patch with no foreground word on a face returns at
 // once. As in local_merge, the threads find links and queue them in shared
 // memory, a relation a round, and the whole work group unites the queue
 // (local_merge_volume.comp says why); a link whose two nodes read the same
 // parent (one tree), or the two parents the thread's last queued link read,
 // is skipped. The union is complete when its thread finishes, so one
 // dispatch merges every face.
-layout(local_size_x = BRICK_THREADS) in;
+layout(local_size_x = PATCH_THREADS) in;
 
-const int kThreads = kBrickThreads;
+const int kThreads = kPatchThreads;
 shared uvec2 sQueue[BORDER_LINKS];       // links: two node slots
 shared uint sQueued[2], sUnfinished[2];  // per round parity: links offered, threads not done
 shared uint sOnFace;                     // any word on a face with foreground
@@ -57,11 +57,11 @@ bool uniteQueued(int round, bool finished) {
 uint slotAt(uint bundleWord, uint p, int bit) { return slotOf(bundleWord, runAt(p, bit)); }
 
 // One relation of this thread's word U where V, or the words beside V's,
-// lie outside the brick (the word before in its own bundle with the
+// lie outside the patch (the word before in its own bundle with the
 // first): the faces of its terms, where they ask for unions, and what is
 // left to offer.
 struct Faces {
-    uint vWord, pv;                // V's bundle word and its foreground (0 where V is in the brick)
+    uint vWord, pv;                // V's bundle word and its foreground (0 where V is in the patch)
     uint fu[kMostTerms], fv[kMostTerms];
     uvec2 asked[kMostTerms];       // termLinks
     uint asking;                   // the positions whose links are left to offer
@@ -74,12 +74,12 @@ Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, 
               uint lines[kLines], uint p) {
     Relation rel = kRelations[relation];
     Faces f;
-    int vby = by + rel.dy, vbz = bz + rel.dz;  // in the brick's bundles
+    int vby = by + rel.dy, vbz = bz + rel.dz;  // in the patch's bundles
     int gvby = int(gby) + rel.dy, gvbz = int(gbz) + rel.dz;
     bool inVolume = p != 0u && gvby >= 0 && gvby < int(bundlesY) && gvbz >= 0;
-    bool vOutside = inVolume && (vby < 0 || vby >= kBrickBundlesY || vbz < 0);
+    bool vOutside = inVolume && (vby < 0 || vby >= kPatchBundlesY || vbz < 0);
     bool beforeOutside = inVolume && wx > 0u && (vOutside || w == 0);
-    bool afterOutside = inVolume && wx + 1u < wordsX && (vOutside || w == kBrickWords - 1);
+    bool afterOutside = inVolume && wx + 1u < wordsX && (vOutside || w == kPatchWords - 1);
     f.vWord = inVolume ? bundleWord(wx, uint(gvby), uint(gvbz)) : 0u;
     f.pv = vOutside ? foreground[f.vWord] : 0u;
     uint v[kLines];
@@ -87,7 +87,7 @@ Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, 
     if (vOutside) loadBundleLines(wx, uint(gvby), uint(gvbz), v);
     f.asking = 0u;
     f.edges = 0u;
-    // The word before in the same bundle, across the brick's low x face.
+    // The word before in the same bundle, across the patch's low x face.
     if (relation == 0 && lowX && (p & 1u) != 0u && (foreground[word - 1u] >> 31u) != 0u) f.edges |= kBeforeEdge;
     for (int k = 0; k < kMostTerms; ++k) {
         f.fu[k] = 0u;
@@ -145,16 +145,16 @@ bool queueLinks(int round, int relation, uint word, uint p, inout Faces f) {
 
 void main() {
     const int t = int(gl_LocalInvocationIndex);
-    const int w = brickWordOf(t), by = brickBundleYOf(t), bz = brickBundleZOf(t);
-    const uvec3 brick = gl_WorkGroupID;
-    const uint wx = brick.x * uint(kBrickWords) + uint(w);
-    const uint gby = brick.y * uint(kBrickBundlesY) + uint(by);
-    const uint gbz = brick.z * uint(kBrickBundlesZ) + uint(bz);
+    const int w = patchWordOf(t), by = patchBundleYOf(t), bz = patchBundleZOf(t);
+    const uvec3 group = gl_WorkGroupID;  // the patch
+    const uint wx = group.x * uint(kPatchWords) + uint(w);
+    const uint gby = group.y * uint(kPatchBundlesY) + uint(by);
+    const uint gbz = group.z * uint(kPatchBundlesZ) + uint(bz);
     const bool inside = wx < wordsX && gby < bundlesY && gbz < bundlesZ;
-    // Only the brick's faces have links out: its first and last word, its
+    // Only the patch's faces have links out: its first and last word, its
     // first and last bundle row, its first bundle slice.
-    const bool lowX = w == 0 && wx > 0u, highX = w == kBrickWords - 1 && wx + 1u < wordsX;
-    const bool onFace = inside && (lowX || highX || by == 0 || by == kBrickBundlesY - 1 || bz == 0);
+    const bool lowX = w == 0 && wx > 0u, highX = w == kPatchWords - 1 && wx + 1u < wordsX;
+    const bool onFace = inside && (lowX || highX || by == 0 || by == kPatchBundlesY - 1 || bz == 0);
     const uint word = onFace ? bundleWord(wx, gby, gbz) : 0u;
     const uint p = onFace ? foreground[word] : 0u;
     if (t == 0) {

@@ -1,9 +1,10 @@
 // merge_borders, for a volume on the node grid (DIMENSIONS 3): the sibling
 // of merge_borders.comp (local_merge_volume_grid.comp says for which
-// volumes). Joins the trees of the links that leave a patch: one
+// volumes), a file of its own because a patch's faces hold about half of its
+// nodes, not a thin border. Joins the trees of the links that leave a patch: one
 // work group per patch, one thread per node, and the nodes on the faces
 // their backward links leave by (x first or last, y first or last, z first)
-// each make one global union (compute_common.glsl, unite) per link to a node
+// each make one global union (union_find.glsl, unite) per link to a node
 // of another patch. Binary blocks link by their masks in node_info; voxels
 // (segments, threshold) by the criterion on the input.
 //

@@ -6,7 +6,7 @@
 // argument; this file repeats what the GLSL needs to be read on its own.
 // The program builder prepends "#version 430 core", the defines of
 // criterion.glsl and of compute_constants.hpp (volumeNodeDefines: the word,
-// bundle and brick sizes, the bindings), then criterion.glsl, and uses this
+// bundle and patch sizes, the bindings), then criterion.glsl, and uses this
 // file as the stages' common file in place of compute_common.glsl.
 //
 // Words. A line of the volume (one y of one slice) is cut into words of 32
@@ -91,8 +91,13 @@ struct FaceTerm {
     bool across;
 };
 
-// Terms per relation, at most: three at 18 (volume_nodes.cuh's kMostTerms),
-// one at 6 and 26, so that the passes' loops over terms hold no empty ones.
+// Terms per relation, at most: three at 18, one at 6 and 26, so that the
+// passes' loops over terms hold no empty ones. Here 18's relation across z
+// has a term for the crossed lines (straight) and one for each line with
+// itself (one step apart along x too); volume_nodes.cuh has one term a
+// relation (its kMostTerms) and adds the same lines' links one step apart
+// where runs kiss (kissesOf, kissLines) instead, which this file has not
+// taken over: both unite the same nodes.
 #if CONNECTIVITY == 18
 const int kMostTerms = 3;
 #else
@@ -175,39 +180,39 @@ ivec2 firstVoxelOf(uint lines[kLines], uint run) {
 }
 
 // ---------------------------------------------------------------------------
-// Bricks: what one work group of local_merge and merge_borders covers, a
-// box of BRICK_WORDS x BRICK_BUNDLES_Y x BRICK_BUNDLES_Z bundle words, one
+// Patches: what one work group of local_merge and merge_borders covers, a
+// box of PATCH_WORDS x PATCH_BUNDLES_Y x PATCH_BUNDLES_Z bundle words, one
 // thread each (words fastest, so that neighbouring threads read
-// neighbouring words of a line). Inside a brick a node is known by its
-// local key, the same raster order in bits: (z << (kBrickXBits +
-// kBrickYBits)) | (y << kBrickXBits) | x. compute_constants.hpp,
-// kVolumeBrick, draws it and says why its shape differs from the CUDA
+// neighbouring words of a line). Inside a patch a node is known by its
+// local key, the same raster order in bits: (z << (kPatchXBits +
+// kPatchYBits)) | (y << kPatchXBits) | x. compute_constants.hpp,
+// kBundlePatch, draws it and says why its shape differs from the CUDA
 // engine's.
-const int kBrickWords = BRICK_WORDS;
-const int kBrickBundlesY = BRICK_BUNDLES_Y;
-const int kBrickBundlesZ = BRICK_BUNDLES_Z;
-const int kBrickThreads = BRICK_THREADS;
-const int kBrickX = kBrickWords * kWordBits;
-const int kBrickY = kBrickBundlesY * kBundleHeight;
-const int kBrickZ = kBrickBundlesZ * kBundleDepth;
-const int kBrickXBits = BRICK_X_BITS;
-const int kBrickYBits = BRICK_Y_BITS;
+const int kPatchWords = PATCH_WORDS;
+const int kPatchBundlesY = PATCH_BUNDLES_Y;
+const int kPatchBundlesZ = PATCH_BUNDLES_Z;
+const int kPatchThreads = PATCH_THREADS;
+const int kPatchX = kPatchWords * kWordBits;
+const int kPatchY = kPatchBundlesY * kBundleHeight;
+const int kPatchZ = kPatchBundlesZ * kBundleDepth;
+const int kPatchXBits = PATCH_X_BITS;
+const int kPatchYBits = PATCH_Y_BITS;
 
-// Thread t's bundle word in the brick.
-int brickWordOf(int t) { return t % kBrickWords; }
-int brickBundleYOf(int t) { return t / kBrickWords % kBrickBundlesY; }
-int brickBundleZOf(int t) { return t / (kBrickWords * kBrickBundlesY); }
-int brickThreadOf(int w, int by, int bz) { return (bz * kBrickBundlesY + by) * kBrickWords + w; }
+// Thread t's bundle word in the patch.
+int patchWordOf(int t) { return t % kPatchWords; }
+int patchBundleYOf(int t) { return t / kPatchWords % kPatchBundlesY; }
+int patchBundleZOf(int t) { return t / (kPatchWords * kPatchBundlesY); }
+int patchThreadOf(int w, int by, int bz) { return (bz * kPatchBundlesY + by) * kPatchWords + w; }
 
 uint localKey(int x, int y, int z) {
-    return (uint(z) << uint(kBrickXBits + kBrickYBits)) | (uint(y) << uint(kBrickXBits)) | uint(x);
+    return (uint(z) << uint(kPatchXBits + kPatchYBits)) | (uint(y) << uint(kPatchXBits)) | uint(x);
 }
-int xOfLocalKey(uint key) { return int(key & uint(kBrickX - 1)); }
-int yOfLocalKey(uint key) { return int((key >> uint(kBrickXBits)) & uint(kBrickY - 1)); }
-int zOfLocalKey(uint key) { return int(key >> uint(kBrickXBits + kBrickYBits)); }
+int xOfLocalKey(uint key) { return int(key & uint(kPatchX - 1)); }
+int yOfLocalKey(uint key) { return int((key >> uint(kPatchXBits)) & uint(kPatchY - 1)); }
+int zOfLocalKey(uint key) { return int(key >> uint(kPatchXBits + kPatchYBits)); }
 // The thread whose bundle word holds a local key's voxel.
 int threadOfLocalKey(uint key) {
-    return brickThreadOf(xOfLocalKey(key) / kWordBits, yOfLocalKey(key) / kBundleHeight,
+    return patchThreadOf(xOfLocalKey(key) / kWordBits, yOfLocalKey(key) / kBundleHeight,
                          zOfLocalKey(key) / kBundleDepth);
 }
 
@@ -324,9 +329,9 @@ void loadBundleLines(uint wx, uint by, uint bz, out uint lines[kLines]) {
 }
 
 // ---------------------------------------------------------------------------
-// The global forest over keys (volume_forest.cuh, VolumeForest): a key's
-// node is a division away (its voxel, its bundle word, the run of the
-// word's foreground that holds the voxel).
+// The global forest over keys (volume_forest.cuh, VolumeForest; the union
+// is union_find.glsl's): a key's node is a division away (its voxel, its
+// bundle word, the run of the word's foreground that holds the voxel).
 uint bundleWordOfVoxel(uvec3 v) {
     return bundleWord(v.x / uint(kWordBits), v.y / uint(kBundleHeight), v.z / uint(kBundleDepth));
 }
@@ -336,39 +341,17 @@ uint slotOfKey(uint key) {
     return slotOf(word, runAt(foreground[word], int(v.x % uint(kWordBits))));
 }
 
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-// The root of a key's node, halving the path. A plain store is safe:
-// parents only decrease and stay in their tree, so a stale read is still an
-// ancestor, and a halving store only skips ancestors.
-uint rootHalving(uint key) {
-    for (;;) {
-        uint slot = slotOfKey(key);
-        uint parent = loadParent(slot);
-        if (parent == key) return key;
-        uint grandparent = loadParent(slotOfKey(parent));
-        if (grandparent == parent) return parent;
-        storeParent(slot, grandparent);
-        key = grandparent;
-    }
-}
-
-// Playne & Hawick's lock-free union keeping the smaller key: the larger
-// root is pointed at the smaller; a lost race returns the value that won,
-// and the walk goes on from there.
-void unite(uint a, uint b) {
-    for (;;) {
-        a = rootHalving(a);
-        b = rootHalving(b);
-        if (a == b) return;
-        if (a > b) {
-            uint t = a;
-            a = b;
-            b = t;
-        }
-        uint old = atomicMinParent(slotOfKey(b), a);
-        if (old == b) return;
-        b = old;
-    }
-}
 #endif
+
+// The forest of union_find.glsl: the global one over keys, for the stages
+// that unite and walk it; local_merge (PARENTS_WRITEONLY) unites in its
+// patch's copy in shared memory, whose entries its stage file defines.
+#if defined(PARENTS_WRITEONLY)
+#define FOREST_SLOT int
+#elif !defined(PARENTS_READONLY) && !defined(NODES_WRITEONLY)
+#define FOREST_SLOT uint
+uint forestSlot(uint key) { return slotOfKey(key); }
+uint forestLoad(uint slot) { return loadParent(slot); }
+void forestHalve(uint slot, uint grandparent) { storeParent(slot, grandparent); }
+uint forestLower(uint slot, uint key) { return atomicMinParent(slot, key); }
 #endif

@@ -1,7 +1,9 @@
 // The block kernels (local_merge, merge_borders, count_roots, final_labels)
-// against the CPU reference: single images through both kernel sets, batches
-// through labelDeviceAsync on a caller's stream, tables of batch images, and
-// repeats that must give the same bytes every time. The argument checks run
+// against the CPU reference: single images, batches through
+// labelDeviceAsync on a caller's stream, tables of batch images, and
+// repeats that must give the same bytes every time; and Stava & Benes'
+// kernels on the images the block kernels leave to them (node lines longer
+// than count_roots takes). The argument checks run
 // without a GPU; the rest skip with the driver's reason.
 
 #include <catch2/catch.hpp>
@@ -24,7 +26,6 @@ using glccl::Image;
 using glccl::cuda::DeviceVolume;
 using glccl::cuda::DeviceVolumeLabels;
 using glccl::cuda::ImageLabeler;
-using glccl::cuda::Kernels;
 
 namespace {
 
@@ -71,6 +72,18 @@ Image imageFor(const Rule& rule, int width, int height, double density, std::uin
     const bool threshold = rule.criterion.kind == Criterion::Kind::Threshold;
     return glccl::randomImage(width, height, threshold ? 1.0 : density, binary ? 2 : threshold ? 6 : 4,
                               rule.channels, seed);
+}
+
+// Wider than the block kernels take under every rule: node lines past
+// kLineThreads * 32 = 32768 nodes (2-pixel nodes for binary, single pixels
+// otherwise), so Stava & Benes' kernels label it.
+constexpr int kPastBlockWidth = 65601;
+
+// Whether the labeling whose timings these are ran Stava & Benes' kernels.
+bool ranStavaBenes(const glccl::StageTimings& timings) {
+    for (const glccl::StageTime& t : timings)
+        if (t.stage == "solve_patches") return true;
+    return false;
 }
 
 // A batch's device arrays, kept while the labeler's tableOf() reads them.
@@ -161,7 +174,7 @@ TEST_CASE("cuda: labelDeviceAsync and tableOf refuse bad arguments before any CU
     CHECK(labeler.resourceCounts() == glccl::cuda::ResourceCounts{});
 }
 
-TEST_CASE("cuda: block and tile kernels both match the reference on every rule", "[cuda][blocks]") {
+TEST_CASE("cuda: the block kernels match the reference on every rule", "[cuda][blocks]") {
     glccl::test::requireCudaOrSkip();
     struct Size {
         int width, height;
@@ -170,18 +183,38 @@ TEST_CASE("cuda: block and tile kernels both match the reference on every rule",
     const Size sizes[] = {{1, 1}, {1, 77}, {77, 1}, {2, 2}, {3, 5}, {63, 65}, {64, 64}, {65, 63}, {129, 257},
                           {500, 31}, {1023, 1025}};
     std::uint64_t seed = 2600;
-    for (const Kernels kernels : {Kernels::Blocks, Kernels::Tiles}) {
-        ImageLabeler labeler;
-        labeler.setKernels(kernels);
-        for (const Rule& rule : kRules) {
-            for (const Size& size : sizes) {
-                for (const double density : {0.0, 0.3, 0.55, 1.0}) {
-                    const Image image = imageFor(rule, size.width, size.height, density, seed++);
-                    glccl::Labeling result;
-                    labeler.label(image, rule.connectivity, rule.criterion, result);
-                    glccl::test::checkMatchesReference(image, rule.connectivity, rule.criterion, result,
-                                                       kernels == Kernels::Blocks ? "blocks" : "tiles");
-                }
+    ImageLabeler labeler;
+    for (const Rule& rule : kRules) {
+        for (const Size& size : sizes) {
+            for (const double density : {0.0, 0.3, 0.55, 1.0}) {
+                const Image image = imageFor(rule, size.width, size.height, density, seed++);
+                glccl::Labeling result;
+                glccl::StageTimings timings;
+                labeler.label(image, rule.connectivity, rule.criterion, result, &timings);
+                CHECK_FALSE(ranStavaBenes(timings));
+                glccl::test::checkMatchesReference(image, rule.connectivity, rule.criterion, result, "blocks");
+            }
+        }
+    }
+}
+
+TEST_CASE("cuda: images past the block kernels' lines take Stava & Benes' kernels and match the reference",
+          "[cuda][blocks]") {
+    glccl::test::requireCudaOrSkip();
+    // One line to several patches high; the width makes merge_patches run
+    // every level up to 32768 across.
+    std::uint64_t seed = 2650;
+    ImageLabeler labeler;
+    for (const Rule& rule : kRules) {
+        for (const int height : {1, 3, 37}) {
+            for (const double density : {0.0, 0.3, 0.55, 1.0}) {
+                const Image image = imageFor(rule, kPastBlockWidth, height, density, seed++);
+                glccl::Labeling result;
+                glccl::StageTimings timings;
+                labeler.label(image, rule.connectivity, rule.criterion, result, &timings);
+                CHECK(ranStavaBenes(timings));
+                glccl::test::checkMatchesReference(image, rule.connectivity, rule.criterion, result,
+                                                   "Stava & Benes");
             }
         }
     }
@@ -234,20 +267,24 @@ TEST_CASE("cuda: a batch labels every image as if alone, with its count and tabl
     }
 }
 
-TEST_CASE("cuda: a tile-kernel batch matches the block-kernel batch", "[cuda][blocks][batch]") {
+TEST_CASE("cuda: a batch of images past the block kernels labels each as if alone", "[cuda][blocks][batch]") {
     glccl::test::requireCudaOrSkip();
     StreamOwner owner;
-    ImageLabeler blocks;
-    ImageLabeler tiles;
-    tiles.setKernels(Kernels::Tiles);
+    ImageLabeler labeler;
     std::vector<Image> images;
-    for (int i = 0; i < 6; ++i) images.push_back(glccl::randomImage(200, 150, 0.1 * (i + 2), 2, 1, 2800 + i));
+    for (int i = 0; i < 4; ++i) images.push_back(glccl::randomImage(kPastBlockWidth, 3, 0.1 * (i + 2), 2, 1, 2800 + i));
     const Rule rule{Connectivity::Eight, Criterion::binary(), 1};
-    std::vector<std::uint32_t> blockCounts, tileCounts;
-    BatchMemory blockMemory, tileMemory;
-    CHECK(labelBatch(blocks, images, rule, owner.stream, blockCounts, blockMemory) ==
-          labelBatch(tiles, images, rule, owner.stream, tileCounts, tileMemory));
-    CHECK(blockCounts == tileCounts);
+    std::vector<std::uint32_t> counts;
+    BatchMemory memory;
+    const std::vector<std::uint32_t> labels = labelBatch(labeler, images, rule, owner.stream, counts, memory);
+    const std::size_t pixels = std::size_t(kPastBlockWidth) * 3;
+    for (std::size_t i = 0; i < images.size(); ++i) {
+        INFO("image " << i);
+        const std::vector<Component>& table = labeler.tableOf(int(i));
+        CHECK(counts[i] == table.size());
+        glccl::test::checkMatchesReference(images[i], rule.connectivity, rule.criterion,
+                                           labelingOf(images[i], labels.data() + i * pixels, table), "batch");
+    }
 }
 
 // 300 random images, each labeled 10 times: every repeat must give the same
@@ -277,16 +314,15 @@ TEST_CASE("cuda: repeated labelings of random images are identical", "[.][cuda][
 
 // Small images through both kernel sets and one batch: what
 // bench/cuda-sanitizer.sh runs under racecheck, initcheck and synccheck.
-TEST_CASE("cuda: a small mix of the block kernels, a batch and the tile kernels, for the sanitizers",
+TEST_CASE("cuda: a small mix of the block kernels, a batch and Stava & Benes' kernels, for the sanitizers",
           "[cuda][blocks][sanitize]") {
     glccl::test::requireCudaOrSkip();
     StreamOwner owner;
     std::uint64_t seed = 3500;
-    for (const Kernels kernels : {Kernels::Blocks, Kernels::Tiles}) {
+    for (const int width : {67, kPastBlockWidth}) {
         ImageLabeler labeler;
-        labeler.setKernels(kernels);
         for (const Rule& rule : kRules) {
-            const Image image = imageFor(rule, 67, 45, 0.55, seed++);
+            const Image image = imageFor(rule, width, width == 67 ? 45 : 2, 0.55, seed++);
             glccl::Labeling result;
             labeler.label(image, rule.connectivity, rule.criterion, result);
             glccl::test::checkMatchesReference(image, rule.connectivity, rule.criterion, result, "sanitize");

@@ -88,6 +88,22 @@ TEST_CASE("cuda: available() gives a reason exactly when it says no", "[cuda]") 
     CHECK(glccl::cuda::available() == yes);
 }
 
+TEST_CASE("cuda: the sync-each-kernel switch reads back as set, and images label either way", "[cuda]") {
+    // Its default is the environment's GLCCL_CUDA_SYNC; runs without a GPU
+    // up to the labeling.
+    const bool before = glccl::cuda::syncEachKernel();
+    for (const bool sync : {true, false}) {
+        glccl::cuda::setSyncEachKernel(sync);
+        CHECK(glccl::cuda::syncEachKernel() == sync);
+        if (glccl::cuda::available()) {
+            const Image image = glccl::randomImage(97, 61, 0.5, 2, 1, 12);
+            checkAgainstReference(image, Connectivity::Eight, Criterion::binary(), sync ? "synced" : "not synced");
+        }
+    }
+    glccl::cuda::setSyncEachKernel(before);
+    CHECK(glccl::cuda::syncEachKernel() == before);
+}
+
 TEST_CASE("cuda: invalid arguments are errors that name the entry", "[cuda]") {
     // Checked before any CUDA call, so this runs without a GPU too.
     auto message = [](const Image& image, Criterion criterion) {
@@ -214,10 +230,8 @@ TEST_CASE("cuda: a large noise image matches the reference", "[cuda][large]") {
 
 TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[cuda]") {
     glccl::test::requireCudaOrSkip();
-    const Image image = glccl::randomImage(300, 200, 0.5, 2, 1, 9);
-    auto stageNames = [&](glccl::cuda::Kernels kernels) {
+    auto stageNames = [&](const Image& image) {
         glccl::cuda::ImageLabeler labeler;
-        labeler.setKernels(kernels);
         glccl::Labeling result;
         glccl::StageTimings timings;
         labeler.label(image, Connectivity::Eight, Criterion::binary(), result, &timings);
@@ -228,14 +242,16 @@ TEST_CASE("cuda: timings name every stage once, in the order each first ran", "[
         }
         return names;
     };
-    // 300x200 needs more than one merge level, so flatten_borders runs too.
-    const std::vector<std::string> expected = {"solve_tiles",    "merge_tiles", "flatten_borders",
+    // An image wider than the block kernels' lines (32768 nodes of 2
+    // pixels) takes Stava & Benes' kernels; more than one merge level, so
+    // flatten_borders runs too.
+    const std::vector<std::string> expected = {"solve_patches",    "merge_patches", "flatten_borders",
                                                "flatten_labels", "relabel",     "component_stats"};
-    CHECK(stageNames(glccl::cuda::Kernels::Tiles) == expected);
-    // The default kernels: the compute engine's stage names.
+    CHECK(stageNames(glccl::randomImage(65601, 3, 0.5, 2, 1, 9)) == expected);
+    // Any other image: the block kernels, under the compute engine's stage names.
     const std::vector<std::string> blocks = {"local_merge", "merge_borders", "count_roots", "final_labels",
                                              "component_stats"};
-    CHECK(stageNames(glccl::cuda::Kernels::Blocks) == blocks);
+    CHECK(stageNames(glccl::randomImage(300, 200, 0.5, 2, 1, 9)) == blocks);
 }
 
 TEST_CASE("cuda: a small mix of every pass, for the sanitizers", "[cuda][sanitize]") {

@@ -229,7 +229,7 @@ TEST_CASE("cuda: a helix, a comb, a 3-D checkerboard and edge- and corner-only j
     CHECK(eighteen > twentySix);
 }
 
-// Volumes past one brick along every axis (at 26 a brick is 64 x 32 x 32
+// Volumes past one patch along every axis (at 26 a patch is 64 x 32 x 32
 // voxels), dense enough that the warps' link queues go round more than once,
 // the joins only an edge or a corner makes, and segments on the voxel
 // kernels, at every connectivity: what bench/cuda-sanitizer.sh runs under
@@ -239,7 +239,7 @@ TEST_CASE("cuda: a small mix of volumes, for the sanitizers", "[cuda][volume][sa
     std::uint64_t seed = 900;
     for (Connectivity connectivity : kVolumeConnectivities) {
         checkVolume(randomVolume(130, 70, 40, 0.55, 1, 1, ++seed), connectivity, Criterion::binary(),
-                    "binary, past a brick");
+                    "binary, past a patch");
         checkVolume(edgesAndCorners(70, 40, 33), connectivity, Criterion::binary(), "edges and corners");
         checkVolume(randomVolume(47, 19, 13, 0.8, 3, 1, ++seed), connectivity, Criterion::segments(), "segments");
     }

@@ -304,7 +304,7 @@ TEST_CASE("cuda volume nodes: shapes only an edge or a corner joins", "[volume][
                     }
 }
 
-TEST_CASE("cuda volume nodes: the nonzero bytes of a word, and local keys of bricks", "[volume][nodes]") {
+TEST_CASE("cuda volume nodes: the nonzero bytes of a word, and local keys of patches", "[volume][nodes]") {
     std::mt19937 rng(5);
     for (int i = 0; i < 100000; ++i) {
         std::uint32_t v = std::uint32_t(rng());
@@ -315,7 +315,7 @@ TEST_CASE("cuda volume nodes: the nonzero bytes of a word, and local keys of bri
             if (((v >> (8 * b)) & 0xFFu) != 0u) expected |= 1u << b;
         REQUIRE(volume::nonzeroBytes(v) == expected);
     }
-    using B = volume::Brick<26>;
+    using B = volume::Patch<26>;
     std::uint32_t last = 0;
     bool first = true;
     for (int z = 0; z < B::kZ; ++z)

@@ -63,3 +63,38 @@ TEST_CASE("reuse: components(out) and downloadLabels(out) fill caller storage li
         REQUIRE(comparison.identical());
     }
 }
+
+TEST_CASE("reuse: components(out) of frames of one count keeps the caller's storage", "[reuse]") {
+    // The engines' reuse contract: a frame whose component count is
+    // unchanged allocates nothing, so `out` keeps its storage.
+    const Image image = generateFamily("sparse_disks", 640, 480, 3);
+    const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+    REQUIRE(expected.count() > 1);
+    for (Backend backend : {Backend::Compute, Backend::Raster}) {
+        if (!whyUnavailable(backend, offscreen().context().info()).empty()) continue;
+        LabelOptions options;
+        options.backend = backend;
+        options.connectivity = Connectivity::Eight;
+        offscreen().makeCurrent();
+        const ImageTexture texture(image);
+        Labeler& labeler = offscreen().labeler();
+        std::vector<Component> table;
+        const Component* storage = nullptr;
+        std::size_t capacity = 0;
+        for (int frame = 0; frame < 3; ++frame) {
+            offscreen().makeCurrent();
+            labeler.label(texture.id(), options);
+            labeler.components(table);
+            INFO(backendName(backend) << " frame " << frame);
+            REQUIRE(table == expected.components);
+            if (frame == 0) {
+                storage = table.data();
+                capacity = table.capacity();
+            } else {
+                CHECK(table.data() == storage);
+                CHECK(table.capacity() == capacity);
+            }
+        }
+        labeler.forget(texture.id());
+    }
+}

@@ -1,6 +1,6 @@
 // Host transfers (engine/src/transfer.hpp): images uploaded and labels
 // downloaded in pipelined bands through persistently mapped pixel buffers,
-// copied by several threads (engine/src/parallel_copy.hpp). Every labeling
+// copied by several threads (host/internal/parallel_copy.hpp). Every labeling
 // is compared with the CPU reference on the host image, and every uploaded
 // image read back byte for byte: odd sizes, bands that do not divide the
 // image, one row per band, sizes repeated, changed and repeated again, both
@@ -41,20 +41,16 @@ namespace {
 
 
 struct Variant {
-    const char* readback;
     const char* buffers;
     const char* bandBytes;
-    std::string describe() const {
-        return std::string(readback) + ", " + buffers + " buffers, bands of " + bandBytes + " bytes";
-    }
+    std::string describe() const { return std::string(buffers) + " buffers, bands of " + bandBytes + " bytes"; }
 };
 
 // Bands of one byte are one row each; 3000 bytes split rows of every test
 // width unevenly; 64K holds several rows of the wide images and all of the
 // small ones.
 const Variant kVariants[] = {
-    {"readpixels", "2", "1"},   {"readpixels", "3", "3000"}, {"readpixels", "2", "64K"},
-    {"subimage", "2", "3000"},  {"subimage", "3", "1"},      {"subimage", "3", "64K"},
+    {"2", "1"}, {"3", "3000"}, {"2", "64K"}, {"2", "3000"}, {"3", "1"}, {"3", "64K"},
 };
 
 void requireReference(const Image& image, const LabelOptions& options, const Labeling& actual, const std::string& what) {
@@ -111,11 +107,9 @@ TEST_CASE("transfer: copy threads copy every byte of large and odd-sized blocks,
     std::vector<unsigned char> source(22 * kCopyPieceBytes + 16);
     for (std::size_t i = 0; i < source.size(); ++i) source[i] = static_cast<unsigned char>((i * 2654435761u) >> 13);
     std::vector<unsigned char> destination(source.size() + 16);
-    for (const char* stores : {"stream", "plain"})
     for (int threads : {1, 2, 3, 8}) {
-        ScopedTuning knobs{{"copyStores", stores}};
         for (std::size_t bytes : sizes) {
-            INFO(stores << " stores, " << threads << " threads, " << bytes << " bytes");
+            INFO(threads << " threads, " << bytes << " bytes");
             std::fill(destination.begin(), destination.end(), 0xA5);
             // Unaligned ends on both sides.
             copier.copy(destination.data() + 3, source.data() + 1, bytes, threads);
@@ -196,10 +190,9 @@ TEST_CASE("transfer: banded uploads and downloads label like the reference at od
                                          {1531, 1013}, {1, 37}, {37, 1},      {3, 5}};
     for (const Variant& variant : kVariants) {
         ScopedTuning knobs{{"transfer", "bands"},
-                                      {"transferReadback", variant.readback},
-                                      {"transferBuffers", variant.buffers},
-                                      {"transferBandBytes", variant.bandBytes},
-                                      {"copyThreads", "3"}};
+                           {"transferBuffers", variant.buffers},
+                           {"transferBandBytes", variant.bandBytes},
+                           {"copyThreads", "3"}};
         LabelOptions options;
         options.backend = Backend::Cpu;  // the same label texture and download as every backend, fast on llvmpipe
         Labeling out;
@@ -400,13 +393,11 @@ TEST_CASE("transfer: a malformed setting is an error naming the knob, and leaves
           "[transfer]") {
     const Image image = generateFamily("noise50", 40, 30, 1);
     const std::pair<const char*, const char*> settings[] = {{"transfer", "fast"},
-                                                            {"transferReadback", "dma"},
                                                             {"transferBuffers", "1"},
                                                             {"transferBandBytes", "0"},
                                                             {"transferBandBytes", "12Q"},
-                                                            {"transferClientStorage", "yes"},
                                                             {"copyThreads", "0"},
-                                                            {"copyStores", "fast"}};
+                                                            {"computeParents", "texture"}};
     const std::string before = tuning().describe();
     for (const auto& [name, value] : settings) {
         INFO(name << "=" << value);
@@ -441,30 +432,26 @@ TEST_CASE("transfer: every knob set from text reads back as set, and the default
           "[transfer]") {
     const Tuning defaults;
     CHECK(defaults.transfer == Tuning::Transfer::Auto);
-    CHECK(defaults.transferReadback == Tuning::Readback::TextureSubImage);
     CHECK(defaults.transferBandBytes == std::size_t(32) << 20);
     CHECK(defaults.transferBuffers == 3);
-    CHECK(defaults.transferClientStorage == Tuning::ClientStorage::Download);
     CHECK(defaults.copyThreads == 0);
-    CHECK(defaults.copyStores == Tuning::CopyStores::Stream);
     CHECK(defaults.computeParents == Tuning::ComputeParents::Auto);
-    CHECK(defaults.computeVolumes == Tuning::ComputeVolumes::Nodes);
-    CHECK(defaults.cudaKernels == Tuning::CudaKernels::Blocks);
     Tuning chosen;
     const std::pair<const char*, const char*> knobs[] = {
-        {"transfer", "bands"},           {"transferReadback", "readpixels"}, {"transferBandBytes", "64K"},
-        {"transferBuffers", "8"},        {"transferClientStorage", "both"},  {"copyThreads", "5"},
-        {"copyStores", "plain"},         {"computeParents", "image"},        {"computeVolumes", "grid"},
-        {"cudaSyncEachKernel", "1"},     {"cudaKernels", "tiles"}};
+        {"transfer", "bands"},   {"transferBandBytes", "64K"},  {"transferBuffers", "8"},
+        {"copyThreads", "5"},    {"computeParents", "image"}};
     for (const auto& [name, value] : knobs) chosen.set(name, value);
     CHECK(chosen.describe() ==
-          "transfer=bands transferReadback=readpixels transferBandBytes=65536 transferBuffers=8 "
-          "transferClientStorage=both copyThreads=5 copyStores=plain computeParents=image computeVolumes=grid "
-          "cudaSyncEachKernel=1 cudaKernels=tiles");
+          "transfer=bands transferBandBytes=65536 transferBuffers=8 copyThreads=5 computeParents=image");
     chosen.set("copyThreads", "auto");
     CHECK(chosen.copyThreads == 0);
     CHECK_THROWS_WITH(chosen.set("transferSpeed", "fast"),
                       Catch::StartsWith("glccl::Tuning::set(): unknown knob 'transferSpeed'"));
+    // The knobs of the variants that left the library are unknown too.
+    for (const char* gone : {"transferReadback", "transferClientStorage", "copyStores", "computeVolumes", "cudaKernels",
+                             "cudaSyncEachKernel"})
+        CHECK_THROWS_WITH(chosen.set(gone, "auto"),
+                          Catch::StartsWith("glccl::Tuning::set(): unknown knob '" + std::string(gone) + "'"));
 }
 
 TEST_CASE("transfer: a view of the caller's pixels labels into the caller's labels like the reference",
@@ -574,20 +561,16 @@ TEST_CASE("transfer: a volume texture goes up and comes down in slabs byte for b
     // 37 * 11 = 407 bytes a slice: 1000 is two slices a slab (a remainder
     // of none), 300 bands of 8 rows, 1 one row a slab.
     for (const char* slabBytes : {"1000", "300", "1", "64K"}) {
-        for (const char* readback : {"subimage", "readpixels"}) {
-            INFO("slabs of " << slabBytes << " bytes, " << readback);
-            const ScopedTuning knobs{{"transfer", "bands"},
-                                     {"transferBandBytes", slabBytes},
-                                     {"transferReadback", readback}};
-            const gl::Texture texture = gl::Texture::allocateVolume(GL_R8, width, height, depth, "a test volume");
-            REQUIRE(texture.target() == GLenum(GL_TEXTURE_3D));
-            transfer::TextureUploader uploader;
-            uploader.upload(texture, voxels.data(), GL_RED, GL_UNSIGNED_BYTE, 1, "uploading a test volume");
-            std::vector<std::uint8_t> back(voxels.size(), 0xA5);
-            transfer::TextureDownloader downloader;
-            downloader.download(texture, back.data(), GL_RED, GL_UNSIGNED_BYTE, 1, "downloading a test volume");
-            CHECK(back == voxels);
-            CHECK(glGetError() == GL_NO_ERROR);
-        }
+        INFO("slabs of " << slabBytes << " bytes");
+        const ScopedTuning knobs{{"transfer", "bands"}, {"transferBandBytes", slabBytes}};
+        const gl::Texture texture = gl::Texture::allocateVolume(GL_R8, width, height, depth, "a test volume");
+        REQUIRE(texture.target() == GLenum(GL_TEXTURE_3D));
+        transfer::TextureUploader uploader;
+        uploader.upload(texture, voxels.data(), GL_RED, GL_UNSIGNED_BYTE, 1, "uploading a test volume");
+        std::vector<std::uint8_t> back(voxels.size(), 0xA5);
+        transfer::TextureDownloader downloader;
+        downloader.download(texture, back.data(), GL_RED, GL_UNSIGNED_BYTE, 1, "downloading a test volume");
+        CHECK(back == voxels);
+        CHECK(glGetError() == GL_NO_ERROR);
     }
 }

@@ -1,14 +1,15 @@
 // The compute engine's binary volumes over bundle nodes (the *_volume.comp
 // passes, glsl/volume_nodes.glsl) against the CPU reference, labels and
 // table byte for byte: random volumes whose widths lie around multiples of
-// the 32-voxel word, volumes past one brick along every axis, chains that
-// only corners or edges join across word edges and brick faces, the most
+// the 32-voxel word, volumes past one patch along every axis, chains that
+// only corners or edges join across word edges and patch faces, the most
 // runs a word can hold, one-line and one-slice shapes, every sample format
 // with binary and binary:L, bundle nodes and the node grid taking turns on
 // one labeler, and a host's texture labeled with its bindings left as they
-// were. Each case chooses bundle nodes (Tuning::computeVolumes nodes) and
-// checks that its shapes take them, so that the tests keep aiming at them
-// whatever the sizes in compute_constants.hpp.
+// were. Each case checks that its shapes take bundle nodes, so that the
+// tests keep aiming at them whatever the sizes in compute_constants.hpp;
+// binary volumes too narrow for them take the node grid, and one case
+// checks that they do and label like the reference.
 
 #include <catch2/catch.hpp>
 
@@ -27,7 +28,6 @@
 #include "volume_support.hpp"
 
 using namespace glccl;
-using glccl::test::ScopedTuning;
 using glccl::test::requireSameLabeling;
 using glccl::test::kVolumeConnectivities;
 using glccl::test::offscreen;
@@ -125,17 +125,17 @@ TEST_CASE("volume nodes: keys divided by the width and lines by the height are e
 }
 
 TEST_CASE("volume nodes: work group counts stay within every context's along each axis", "[gl][compute][volume]") {
-    // Dispatches are three-dimensional: bricks and label bricks along each
+    // Dispatches are three-dimensional: patches and label patches along each
     // axis, count_roots' rows and slices. Every OpenGL 4.3 context runs
     // 65535 work groups along each axis; the largest volumes the router
     // allows (sides up to 32768, 2^30 voxels) stay below it however long
-    // and thin, where a one-dimensional count of bricks would not.
+    // and thin, where a one-dimensional count of patches would not.
     for (auto [w, h, d] : {std::tuple{32768, 32768, 1}, std::tuple{32768, 1, 32768}, std::tuple{1, 32768, 32768},
                            std::tuple{1024, 1024, 1024}, std::tuple{64, 4096, 4096}})
         for (Connectivity connectivity : kVolumeConnectivities) {
             compute::ComputeResources resources;
             resources.nodes = compute::VolumeNodeGrid::of(w, h, d, connectivity);
-            for (const compute::GroupCount& groups : {compute::bricks(resources), compute::labelBricks(resources)}) {
+            for (const compute::GroupCount& groups : {compute::bundlePatches(resources), compute::bundleLabelPatches(resources)}) {
                 INFO(w << "x" << h << "x" << d << " at " << int(connectivity));
                 CHECK(groups.x <= 65535);
                 CHECK(groups.y <= 65535);
@@ -149,7 +149,6 @@ TEST_CASE("volume nodes: work group counts stay within every context's along eac
 }
 
 TEST_CASE("volume nodes: random volumes with widths around multiples of 32", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     std::mt19937_64 seeds(41);
     const double densities[] = {0.05, 0.15, 0.3, 0.45, 0.6, 0.9};
     int i = 0;
@@ -161,18 +160,16 @@ TEST_CASE("volume nodes: random volumes with widths around multiples of 32", "[g
     }
 }
 
-TEST_CASE("volume nodes: past one brick along every axis, sparse and dense", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
-    // Bricks are 64 voxels wide, 32 high (16 at 6) and 16 deep (8 at 18 and
+TEST_CASE("volume nodes: past one patch along every axis, sparse and dense", "[gl][compute][volume]") {
+    // Patches are 64 voxels wide, 32 high (16 at 6) and 16 deep (8 at 18 and
     // 6): these cross two or more faces along each axis.
     std::mt19937_64 seeds(42);
     for (double density : {0.08, 0.35, 0.7})
         for (Connectivity connectivity : kVolumeConnectivities)
-            requireBundlesMatchReference(randomTestVolume(141, 67, 37, density, seeds()), connectivity, "bricks");
+            requireBundlesMatchReference(randomTestVolume(141, 67, 37, density, seeds()), connectivity, "patches");
 }
 
 TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Past 2^20 slots, parents kept in an image (--tune computeParents=image,
     // or past a storage block) reach its second slice (volume_nodes.glsl,
     // parentTexel).
@@ -183,16 +180,15 @@ TEST_CASE("volume nodes: more node slots than a slice of the parents image", "[g
     requireBundlesMatchReference(volume, Connectivity::Six, "slots");
 }
 
-TEST_CASE("volume nodes: chains that only corners or edges join cross word edges and brick faces",
+TEST_CASE("volume nodes: chains that only corners or edges join cross word edges and patch faces",
           "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Parallel chains of voxels, each step along a diagonal: corners only
     // (all three axes), or edges only (two). A chain is one component where
     // the connectivity joins its steps, single voxels where it does not.
     // Chains of one volume lie 3 apart across the axis they keep (z for
     // corner chains: two of them come no closer than 2 along some axis),
     // so they never touch; their starts move along x so that they cross
-    // word edges and brick faces at every parity of position.
+    // word edges and patch faces at every parity of position.
     const int w = 100, h = 50, d = 40;
     const int directions[][3] = {{1, 1, 1}, {-1, 1, 1}, {1, -1, 1}, {-1, -1, 1}, {1, 1, 0},
                                  {-1, 1, 0}, {1, 0, 1},  {-1, 0, 1}, {0, 1, 1},  {0, -1, 1}};
@@ -220,7 +216,6 @@ TEST_CASE("volume nodes: chains that only corners or edges join cross word edges
 }
 
 TEST_CASE("volume nodes: the most runs a word holds, and links past a work group's queue", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Every other voxel of every line: 16 nodes a word, each linked to a
     // node of every bundle around it (at 26 and 18); a 3-D checkerboard,
     // joined by edges (18) and corners (26) alone. Either asks local_merge
@@ -239,7 +234,6 @@ TEST_CASE("volume nodes: the most runs a word holds, and links past a work group
 }
 
 TEST_CASE("volume nodes: one-line and one-slice shapes, all-0 and all-1", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Narrower volumes (1 x N, a few voxels wide) take the node grid: the
     // volume compute tests cover them.
     std::mt19937_64 seeds(43);
@@ -254,7 +248,6 @@ TEST_CASE("volume nodes: one-line and one-slice shapes, all-0 and all-1", "[gl][
 }
 
 TEST_CASE("volume nodes: every sample format, binary and binary:L", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // Values spread over each format's range, so that a level cuts through
     // them; 64-bit samples above 2^32 count as above any level. Only
     // local_merge reads samples, and it reads them the same way at every
@@ -284,8 +277,27 @@ TEST_CASE("volume nodes: every sample format, binary and binary:L", "[gl][comput
         requireBundlesMatchReference(wide, connectivity(), "GL_RG32UI", criterion);
 }
 
+TEST_CASE("volume nodes: binary volumes narrower than their node slots take the node grid", "[gl][compute][volume]") {
+    // A bundle word has 16 node slots whatever the width: at 26 a bundle
+    // holds 4 lines, at 18 two, at 6 one, so volumes under 4, 8 and 16
+    // voxels wide have more slots than voxels and label on the node grid's
+    // 2x2x2, 2x2x1 and 2x1x1 blocks (the *_volume_grid.comp passes).
+    std::mt19937_64 seeds(46);
+    const std::pair<Connectivity, int> narrowest[] = {
+        {Connectivity::TwentySix, 3}, {Connectivity::Eighteen, 7}, {Connectivity::Six, 15}};
+    for (const auto& [connectivity, widest] : narrowest)
+        for (int width : {1, 2, widest})
+            for (double density : {0.3, 0.6}) {
+                const Image volume = randomTestVolume(width, 37, 29, density, seeds(), 8, 3);
+                INFO(describe(volume, connectivity, Criterion::binary()) << " density " << density);
+                REQUIRE_FALSE(takesBundles(volume, connectivity));
+                requireSameLabeling(labelReference(volume, connectivity, Criterion::binary()),
+                                    glccl::test::labelWith(Backend::Compute, volume, connectivity,
+                                                           Criterion::binary()));
+            }
+}
+
 TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labeler", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // One size, binary (bundle nodes) and segments (the node grid) in turn,
     // connectivities changing, an image between them: each labeling leaves
     // the next its resources and table to reuse or replace.
@@ -305,7 +317,6 @@ TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labele
 }
 
 TEST_CASE("volume nodes: a host's GL_TEXTURE_3D, its storage and image bindings restored", "[gl][compute][volume]") {
-    const ScopedTuning nodes{{"computeVolumes", "nodes"}};  // the bundle-node passes
     // The bundle-node passes bind storage buffers 0-5 and image units 0, 2
     // and 3 (compute_constants.hpp): the host's bindings there come back,
     // at 6-connectivity too, where one buffer serves two bindings.

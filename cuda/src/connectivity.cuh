@@ -1,6 +1,6 @@
 #pragma once
 // The one device-side test of which neighbouring pixels belong together,
-// used by every kernel that reads the image (solve_tiles, merge_tiles), and
+// used by every kernel that reads the image (solve_patches, merge_patches), and
 // the neighbourhoods of images and volumes.
 // Mirrors glccl::isForeground / glccl::areConnected of the CPU reference:
 //   Binary:    nonzero is foreground; foreground neighbours connect.

@@ -38,8 +38,8 @@ struct LineCounts {
 
 // Before the ranks: every node's parent becomes its root, so that
 // count_roots finds the roots by one comparison and final_labels takes
-// every number in one step (merge_borders leaves chains of brick-local
-// roots as long as the bricks a component crosses). Each thread writes its
+// every number in one step (merge_borders leaves chains of patch-local
+// roots as long as the patches a component crosses). Each thread writes its
 // own nodes' entries only: a halving walk would store a grandparent into
 // another node's entry after that node's thread had stored the root.
 template <int Connectivity>

@@ -1,23 +1,38 @@
 #include "cuda_check.hpp"
 
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+
+#include "glccl/cuda_labeler.hpp"
 #include "glccl/error.hpp"
-#include "glccl/tuning.hpp"
 
 namespace glccl::cuda {
 namespace {
 
-// Builds without NDEBUG always synchronise; release builds where the
-// process's Tuning asks for it (Tuning::cudaSyncEachKernel, whose default is
-// the GLCCL_CUDA_SYNC debug switch).
+std::atomic<bool>& syncSetting() {
+    static std::atomic<bool> sync = [] {
+        const char* value = std::getenv("GLCCL_CUDA_SYNC");
+        return value != nullptr && std::strcmp(value, "1") == 0;
+    }();
+    return sync;
+}
+
+// Builds without NDEBUG always synchronise; release builds where asked
+// (setSyncEachKernel, whose default is the GLCCL_CUDA_SYNC debug switch).
 bool syncRequested() {
 #ifndef NDEBUG
     return true;
 #else
-    return tuning().cudaSyncEachKernel;
+    return syncEachKernel();
 #endif
 }
 
 }  // namespace
+
+void setSyncEachKernel(bool sync) { syncSetting().store(sync); }
+
+bool syncEachKernel() { return syncSetting().load(); }
 
 std::string describeCudaError(cudaError_t status) {
     return std::string(cudaGetErrorString(status)) + " (" + cudaGetErrorName(status) + ")";

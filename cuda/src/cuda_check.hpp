@@ -16,7 +16,7 @@ class CudaCheck {
 public:
     // entry: the public function as a string literal, "glccl::cuda::labelImage"
     // (no parentheses); it must outlive the check. Kernels are followed by a
-    // stream synchronisation when Tuning::cudaSyncEachKernel is set (its
+    // stream synchronisation when syncEachKernel() (cuda_labeler.hpp; its
     // default: GLCCL_CUDA_SYNC=1 in the environment), or always in builds
     // without NDEBUG, so that an asynchronous fault is reported by the
     // kernel that caused it.

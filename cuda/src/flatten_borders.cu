@@ -1,4 +1,4 @@
-// Kernel 3 of Stava & Benes (Sec. 35.3.4): between two levels of merge_tiles,
+// Kernel 3 of Stava & Benes (Sec. 35.3.4): between two levels of merge_patches,
 // points the pixels on both sides of every border the next levels will merge
 // across straight at their roots (FindRoot of Fig. 35.4). Unions at those
 // borders then start one step from the root instead of walking trees that
@@ -23,7 +23,7 @@ constexpr unsigned kMaxBlocks = 1u << 16;
 __device__ __forceinline__ void flattenPixel(std::uint32_t* labels, std::size_t p) {
     const std::uint32_t parent = labels[p];
     if (parent == kBackground || parent == p) return;
-    labels[p] = findRoot(labels, parent);
+    labels[p] = indexForest(labels).rootOf(parent);
 }
 
 __global__ void __launch_bounds__(kThreads)

@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(kThreads) flattenLabelsKernel(std::uint32_t* l
         if (parent == kBackground || parent == p) continue;
         // Most pixels already point at their root (a patch root that no
         // merge moved): those cost a read, not a write.
-        const std::uint32_t root = findRoot(labels, parent);
+        const std::uint32_t root = indexForest(labels).rootOf(parent);
         if (root != parent) labels[p] = root;
     }
 }

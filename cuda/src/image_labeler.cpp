@@ -101,7 +101,7 @@ public:
         pipeline_.inputBuffer(check, channels);
         pipeline_.labelBuffer(check);
         pipeline_.reserveTable(check, kReservedTableComponents);
-        if (pipeline_.kernels() == Kernels::Blocks) pipeline_.reserveBlocks(check);
+        pipeline_.reserveBlocks(check);
         pipeline_.reserveLines(check, height, 1);
         // The labels are the larger transfer (4 bytes against 1 or 4).
         staging_.reserve(check, pixelCount * sizeof(std::uint32_t), pipeline_.counts());
@@ -290,7 +290,6 @@ public:
 
     ResourceCounts counts() const { return pipeline_.counts(); }
     const std::vector<Component>& table() const { return pipeline_.table(); }
-    void setKernels(Kernels kernels) { pipeline_.setKernels(kernels); }
 
 private:
     // Upload, label, table, and (if wanted) the download of the labels:
@@ -396,8 +395,6 @@ const std::vector<std::uint32_t>& ImageLabeler::componentCounts() {
     const CudaCheck check("glccl::cuda::ImageLabeler::componentCounts");
     return impl_->core.componentCounts(check);
 }
-
-void ImageLabeler::setKernels(Kernels kernels) { impl_->core.setKernels(kernels); }
 
 const std::vector<Component>& ImageLabeler::table() const { return impl_->core.table(); }
 

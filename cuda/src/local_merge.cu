@@ -41,20 +41,25 @@ constexpr int kLinkQueue = 128;
 static_assert(kThreads % 32 == 0, "whole warps");
 
 // Parents in shared memory change under the patch's concurrent unions
-// (steps 3 and 4), so every access there is an atomic: a load is an atomic
-// or of nothing, a path-halving store an atomicMin (the grandparent is
-// smaller than the parent it replaces; a smaller value already there is an
-// ancestor too). The algorithm needs no ordering (a stale parent is still
-// an ancestor, and an atomicMin's result drives every retry); atomics keep
-// the accesses free of data races (compute-sanitizer's racecheck).
-__device__ __forceinline__ std::uint32_t loadParent(std::uint32_t* word) { return atomicOr(word, 0u); }
+// (steps 3 and 4), so every access there is an atomic (union_find.cuh,
+// SharedEntries).
+
+// A local key's slot in the patch (Patch::localKey): its node.
+template <int NodeH>
+struct PatchSlots {
+    static constexpr int kSideBits = 5;
+    static_assert(kNodePatchSide == 1 << kSideBits, "a local key's x is its low kSideBits bits");
+    __device__ __forceinline__ int slotOf(std::uint32_t key) const {
+        if constexpr (NodeH == 2) return int(((key >> (kSideBits + 1)) << kSideBits) | (key & (kNodePatchSide - 1)));
+        return int(key);
+    }
+};
 
 // The patch in shared memory: parents (local keys, see localKey), masks and,
 // for single-pixel nodes, the pixels' values.
 template <typename Pixel, int NodeW, int NodeH>
 struct Patch {
-    static constexpr int kSideBits = 5;
-    static_assert(kNodePatchSide == 1 << kSideBits, "a local key's x is its low kSideBits bits");
+    static constexpr int kSideBits = PatchSlots<NodeH>::kSideBits;
 
     NodeImage<NodeW, NodeH> im;
     int originX, originY;  // node coordinates of the patch's first node
@@ -73,45 +78,15 @@ struct Patch {
         const int line = ly * NodeH + (NodeH == 2 && (mask & 3u) == 0u ? 1 : 0);
         return std::uint32_t(line << kSideBits) | std::uint32_t(lx);
     }
-    __device__ __forceinline__ int localIndexOfKey(std::uint32_t key) const {
-        if constexpr (NodeH == 2) return int(((key >> (kSideBits + 1)) << kSideBits) | (key & (kNodePatchSide - 1)));
-        return int(key);
-    }
+    __device__ __forceinline__ int localIndexOfKey(std::uint32_t key) const { return PatchSlots<NodeH>{}.slotOf(key); }
+    // The patch's forest over local keys (union_find.cuh).
+    __device__ __forceinline__ KeyForest<PatchSlots<NodeH>, SharedEntries> forest() const { return {{}, {parents}}; }
     // The image's key of the node of local key `key`.
     __device__ __forceinline__ std::uint32_t imageKey(std::uint32_t key) const {
         const int i = localIndexOfKey(key);
         return im.ownKey(originX + (i & (kNodePatchSide - 1)), originY + (i >> kSideBits), masks[i]);
     }
 
-    // Path halving (see Forest::rootHalving) on the patch's shared copy.
-    __device__ __forceinline__ std::uint32_t localRoot(std::uint32_t key) const {
-        for (;;) {
-            const std::uint32_t parent = loadParent(&parents[localIndexOfKey(key)]);
-            if (parent == key) return key;
-            const std::uint32_t grandparent = loadParent(&parents[localIndexOfKey(parent)]);
-            if (grandparent == parent) return parent;
-            atomicMin(&parents[localIndexOfKey(key)], grandparent);
-            key = grandparent;
-        }
-    }
-
-    // Forest::unite on the patch's shared copy.
-    __device__ __forceinline__ void uniteLocal(std::uint32_t a, std::uint32_t b) const {
-        for (;;) {
-            a = localRoot(a);
-            b = localRoot(b);
-            if (a == b) return;
-            if (a < b) {
-                const std::uint32_t old = atomicMin(&parents[localIndexOfKey(b)], a);
-                if (old == b) return;
-                b = old;
-            } else {
-                const std::uint32_t old = atomicMin(&parents[localIndexOfKey(a)], b);
-                if (old == a) return;
-                a = old;
-            }
-        }
-    }
 
     // Does node (lx, ly) (mask m) link to its in-patch backward neighbour d?
     __device__ __forceinline__ bool linksInPatch(int lx, int ly, std::uint32_t m, int d) const {
@@ -227,7 +202,7 @@ struct Patch {
                 std::uint32_t target = kNone;
                 if (has) {
                     const int2 o = backwardNode(d);
-                    target = loadParent(&parents[(fy + o.y) * kNodePatchSide + lx + o.x]);
+                    target = forest().load((fy + o.y) * kNodePatchSide + lx + o.x);
                     has = target != lastTarget;
                     if (has) lastTarget = target;
                 }
@@ -246,7 +221,7 @@ struct Patch {
 #pragma unroll
         for (int j = 0; j < kPasses; ++j) {
             if (runKeys[j] == kNone) continue;
-            if ((joinedBits & (1u << j)) == 0u) root = localRoot(runKeys[j]);
+            if ((joinedBits & (1u << j)) == 0u) root = forest().rootHalving(runKeys[j]);
             atomicMin(&parents[fy * kNodePatchSide + fx + j], root);
         }
     }
@@ -321,7 +296,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t joinedBits = patch.joinRuns(segmentX, segmentY, runKeys);
     __syncthreads();
     WarpLinks<uint2, kLinkQueue> links{sQueue[t / 32], t % 32};
-    auto unite = [&](const uint2& link) { patch.uniteLocal(link.x, link.y); };
+    auto unite = [&](const uint2& link) { patch.forest().unite(link.x, link.y); };
     patch.uniteSegment(segmentX, segmentY, joinedBits, runKeys, links, unite);
     links.flush(unite);
     __syncthreads();

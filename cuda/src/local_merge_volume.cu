@@ -1,18 +1,18 @@
 // local_merge, for a binary volume: the sibling of local_merge.cu over the
 // nodes of volume_nodes.cuh, and the only stage that reads the input. One
-// thread block per brick, one thread per bundle word:
+// thread block per patch, one thread per bundle word:
 //   1. the word's lines, a bit per voxel, into bits, and their OR (the
 //      bundle's foreground) into foreground;
 //   2. its nodes, the runs of the OR: found by bit operations, no atomics;
 //      each starts as its own parent, known by its first voxel's local key;
-//   3. the links to the nodes of the bundle words before it in the brick
+//   3. the links to the nodes of the bundle words before it in the patch
 //      (volume_nodes.cuh's relations, and the word before in its own
 //      bundle), as lock-free unions in shared memory keeping the smaller
 //      key, the warp's lanes finding links in step and uniting them
 //      together (volume_forest.cuh, WarpLinks);
-//   4. every node leaves with its brick-local root, as a volume key, in
+//   4. every node leaves with its patch-local root, as a volume key, in
 //      parents.
-// Links that leave the brick are merge_borders' work.
+// Links that leave the patch are merge_borders' work.
 
 #include <type_traits>
 
@@ -27,7 +27,7 @@ using namespace volume;
 constexpr int kWarp = 32;
 // Links per warp (WarpLinks): node slots, u | v << 16. 96 rather than 64:
 // a larger queue unites more rounds of links per flush; 96 is the most that
-// the 26-connected brick's shared memory leaves room for.
+// the 26-connected patch's shared memory leaves room for.
 constexpr int kQueue = 96;
 
 // The 32 samples of word wx of line (y, z), a bit each: 16-byte loads where
@@ -58,10 +58,10 @@ __device__ __forceinline__ std::uint32_t loadLineWord(const std::uint8_t* __rest
 }
 
 template <int Connectivity, int Vector>
-__global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
-    localMergeVolumeKernel(const std::uint8_t* __restrict__ samples, VolumeNodes nodes, unsigned bricksX,
-                           unsigned bricksY) {
-    using B = Brick<Connectivity>;
+__global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
+    localMergeVolumeKernel(const std::uint8_t* __restrict__ samples, VolumeNodes nodes, unsigned patchesX,
+                           unsigned patchesY) {
+    using B = Patch<Connectivity>;
     constexpr int kLines = B::kLines;
     constexpr Bundle kBundle = B::kBundle;
     __shared__ std::uint32_t sLines[kLines][B::kThreads];
@@ -71,7 +71,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     static_assert(B::kThreads * kRunsPerWord <= 0x10000 && B::kThreads % kWarp == 0, "a link is two 16-bit slots");
 
     const NodeGrid& g = nodes.grid;
-    const BrickPlace<Connectivity> place(bricksX, bricksY);
+    const PatchPlace<Connectivity> place(patchesX, patchesY);
     const int t = place.t, w = place.w, by = place.by, bz = place.bz;
     const std::uint32_t wx = place.wx, gby = place.gby, gbz = place.gbz;
     const bool inside = place.inside(g);
@@ -104,11 +104,11 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     }
     __syncthreads();
 
-    // 3. The links inside the brick, found by each lane over its word's
+    // 3. The links inside the patch, found by each lane over its word's
     // relations, the warp in step, and united through the warp's queue
     // (WarpLinks). A link whose nodes read one parent (one tree), or the
     // two parents the lane's last link read (united then), is not queued.
-    const BrickForest<Connectivity> forest{{sForeground}, sParents};
+    const PatchForest<Connectivity> forest{{sForeground}, sParents};
     auto slotAt = [&](int thread, int bit) { return runAt(sForeground[thread], bit) * B::kThreads + thread; };
     WarpLinks<std::uint32_t, kQueue> links{sQueue[t / kWarp], t % kWarp};
     auto unite = [&](std::uint32_t link) {
@@ -132,9 +132,9 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
         constexpr Relation kRelation = relationOf(Connectivity, decltype(index)::value);
         constexpr int kTerms = kRelation.terms;
         const int vby = by + kRelation.dy, vbz = bz + kRelation.dz;
-        // V in another brick: merge_borders' link.
-        const bool inBrick = p != 0u && vby >= 0 && vby < B::kBundlesY && vbz >= 0;
-        const int tv = inBrick ? B::threadOf(w, vby, vbz) : t;
+        // V in another patch: merge_borders' link.
+        const bool inPatch = p != 0u && vby >= 0 && vby < B::kBundlesY && vbz >= 0;
+        const int tv = inPatch ? B::threadOf(w, vby, vbz) : t;
         std::uint32_t fu[kTerms], fv[kTerms];
         bool across[kTerms];
         TermLinks asked[kTerms];
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
 #pragma unroll
             for (int l = 0; l < kLines; ++l) {
                 if ((kRelation.term[k].uLines >> l) & 1u) fu[k] |= lines[l];
-                if (inBrick && ((kRelation.term[k].vLines >> l) & 1u)) fv[k] |= sLines[l][tv];
+                if (inPatch && ((kRelation.term[k].vLines >> l) & 1u)) fv[k] |= sLines[l][tv];
             }
             asked[k] = termLinks(fu[k], fv[k], across[k]);
             asking |= asked[k].fromU | asked[k].fromV;
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
             std::uint32_t before = 0u, after = 0u;
 #pragma unroll
             for (int l = 0; l < kLines; ++l) {
-                if (!inBrick || ((kRelation.term[k].vLines >> l) & 1u) == 0u) continue;
+                if (!inPatch || ((kRelation.term[k].vLines >> l) & 1u) == 0u) continue;
                 if (w > 0) before |= sLines[l][tv - 1];
                 if (w + 1 < B::kWords) after |= sLines[l][tv + 1];
             }
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
             bool low = false, high = false;
 #pragma unroll
             for (int l = 0; l < kLines; ++l) {
-                if (!inBrick || ((kRelation.kissLines >> l) & 1u) == 0u) continue;
+                if (!inPatch || ((kRelation.kissLines >> l) & 1u) == 0u) continue;
                 const std::uint32_t v = sLines[l][tv];
                 touchUV |= lines[l] & (v >> 1);
                 touchVU |= v & (lines[l] >> 1);
@@ -197,16 +197,16 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
             }
             offer(low, low ? slotAt(t, 0) : 0, low ? slotAt(tv - 1, 31) : 0);
             offer(high, high ? slotAt(t, 31) : 0, high ? slotAt(tv + 1, 0) : 0);
-            offerKisses(kissesOf(p, inBrick ? sForeground[tv] : 0u, touchUV, touchVU), offer,
+            offerKisses(kissesOf(p, inPatch ? sForeground[tv] : 0u, touchUV, touchVU), offer,
                         [&](int x) { return slotAt(t, x); }, [&](int x) { return slotAt(tv, x); });
         }
     });
     links.flush(unite);
     __syncthreads();
 
-    // 4. Every node's brick-local root, as a volume key.
+    // 4. Every node's patch-local root, as a volume key.
     if (!inside) return;
-    const std::uint32_t x0 = place.brickX * B::kX, y0 = place.brickY * B::kY, z0 = place.brickZ * B::kZ;
+    const std::uint32_t x0 = place.patchX * B::kX, y0 = place.patchY * B::kY, z0 = place.patchZ * B::kZ;
     const std::size_t word = g.bundleWord(wx, gby, gbz);
     const int runs = popCount(runStarts(p));
     for (int r = 0; r < runs; ++r) {
@@ -228,12 +228,12 @@ void LocalMergePass::run(const PassContext& context, const std::uint8_t* d_volum
     const int vector = address % 16 == 0 && g.width % 16 == 0 ? 16 : address % 4 == 0 && g.width % 4 == 0 ? 4 : 1;
     withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
         constexpr int C = decltype(connectivity)::value;
-        const BrickLaunch<C> launch = BrickLaunch<C>::of(g);
-        const unsigned threads = Brick<C>::kThreads;
+        const PatchLaunch<C> launch = PatchLaunch<C>::of(g);
+        const unsigned threads = Patch<C>::kThreads;
         auto kernel = vector == 16 ? localMergeVolumeKernel<C, 16>
                       : vector == 4 ? localMergeVolumeKernel<C, 4>
                                     : localMergeVolumeKernel<C, 1>;
-        kernel<<<launch.blocks, threads, 0, context.stream>>>(d_volume, nodes, launch.bricksX, launch.bricksY);
+        kernel<<<launch.blocks, threads, 0, context.stream>>>(d_volume, nodes, launch.patchesX, launch.patchesY);
     });
     context.check.launched("localMerge (volume)", context.stream);
 }

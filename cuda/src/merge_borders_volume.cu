@@ -1,10 +1,10 @@
 // merge_borders, for a binary volume: the sibling of merge_borders.cu. One
-// thread block per brick of local_merge_volume, one thread per bundle word;
+// thread block per patch of local_merge_volume, one thread per bundle word;
 // each unites, in the global forest (volume_forest.cuh), the links of its
-// word that local_merge left because they leave the brick: to the bundles
-// of its relations outside the brick, to the words beside theirs across the
-// brick's x faces, and to the word before it in its own bundle across the
-// brick's low x face. Warps with no word on a face return at once. As in
+// word that local_merge left because they leave the patch: to the bundles
+// of its relations outside the patch, to the words beside theirs across the
+// patch's x faces, and to the word before it in its own bundle across the
+// patch's low x face. Warps with no word on a face return at once. As in
 // local_merge, the lanes find links in step and the whole warp unites them
 // (WarpLinks); a link whose two nodes read the same parent (one tree), or
 // the two parents the lane's last link read, is skipped. The union of
@@ -25,18 +25,18 @@ constexpr int kWarp = 32;
 constexpr int kQueue = 128;
 
 template <int Connectivity>
-__global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
-    mergeBordersVolumeKernel(VolumeNodes nodes, unsigned bricksX, unsigned bricksY) {
-    using B = Brick<Connectivity>;
+__global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
+    mergeBordersVolumeKernel(VolumeNodes nodes, unsigned patchesX, unsigned patchesY) {
+    using B = Patch<Connectivity>;
     constexpr int kLines = B::kLines;
     __shared__ uint2 sQueue[B::kThreads / kWarp][kQueue];  // each warp's links (WarpLinks)
 
     const NodeGrid& g = nodes.grid;
-    const BrickPlace<Connectivity> place(bricksX, bricksY);
+    const PatchPlace<Connectivity> place(patchesX, patchesY);
     const int t = place.t, w = place.w, by = place.by, bz = place.bz;
     const std::uint32_t wx = place.wx, gby = place.gby, gbz = place.gbz;
     const bool inside = place.inside(g);
-    // Only the brick's faces have links out: its first and last word, its
+    // Only the patch's faces have links out: its first and last word, its
     // first and last bundle row, its first bundle slice.
     const bool lowX = w == 0 && wx > 0, highX = w == B::kWords - 1 && wx + 1 < g.wordsX;
     const bool onFace = inside && (lowX || highX || by == 0 || by == B::kBundlesY - 1 || bz == 0);
@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
         links.push(has, make_uint2(u, v), unite);
     };
 
-    // The word before in the same bundle, across the brick's low x face.
+    // The word before in the same bundle, across the patch's low x face.
     {
         const std::uint32_t before = lowX && (p & 1u) != 0u ? __ldg(&nodes.foreground[word - 1]) : 0u;
         const bool has = (before >> 31) != 0u;
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
     forEachIndex<0, relationCount(Connectivity)>([&](auto index) {
         constexpr Relation kRelation = relationOf(Connectivity, decltype(index)::value);
         constexpr int kTerms = kRelation.terms;
-        const int vby = by + kRelation.dy, vbz = bz + kRelation.dz;  // in the brick's bundles
+        const int vby = by + kRelation.dy, vbz = bz + kRelation.dz;  // in the patch's bundles
         const std::int64_t gvby = std::int64_t(gby) + kRelation.dy, gvbz = std::int64_t(gbz) + kRelation.dz;
         const bool inVolume = p != 0u && gvby >= 0 && gvby < std::int64_t(g.bundlesY) && gvbz >= 0;
         const bool vOutside = inVolume && (vby < 0 || vby >= B::kBundlesY || vbz < 0);
@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(Brick<Connectivity>::kThreads)
                   low ? slotAt(vWord - 1, __ldg(&nodes.foreground[vWord - 1]), 31) : 0u);
             offer(high, high ? slotAt(word, p, 31) : 0u,
                   high ? slotAt(vWord + 1, __ldg(&nodes.foreground[vWord + 1]), 0) : 0u);
-            // pv is 0 unless V is outside the brick.
+            // pv is 0 unless V is outside the patch.
             offerKisses(kissesOf(p, pv, touchUV, touchVU), offer, [&](int x) { return slotAt(word, p, x); },
                         [&](int x) { return slotAt(vWord, pv, x); });
         }
@@ -179,9 +179,9 @@ void MergeBordersPass::run(const PassContext& context, const VolumeNodes& nodes)
     const NodeGrid& g = nodes.grid;
     withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
         constexpr int C = decltype(connectivity)::value;
-        const BrickLaunch<C> launch = BrickLaunch<C>::of(g);
-        mergeBordersVolumeKernel<C><<<launch.blocks, Brick<C>::kThreads, 0, context.stream>>>(nodes, launch.bricksX,
-                                                                                               launch.bricksY);
+        const PatchLaunch<C> launch = PatchLaunch<C>::of(g);
+        mergeBordersVolumeKernel<C><<<launch.blocks, Patch<C>::kThreads, 0, context.stream>>>(nodes, launch.patchesX,
+                                                                                               launch.patchesY);
     });
     context.check.launched("mergeBorders (volume)", context.stream);
 }

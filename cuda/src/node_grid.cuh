@@ -1,7 +1,8 @@
 #pragma once
 // Shared by the block kernels (local_merge, merge_borders, count_roots,
-// final_labels): nodes, keys, and the union-find over keys. The same design
-// as the compute engine's (glsl/compute_common.glsl), in CUDA.
+// final_labels): nodes, keys, and the forest over keys (union_find.cuh's).
+// The same design as the compute engine's (glsl/compute_common.glsl), in
+// CUDA.
 //
 // Nodes. The kernels label a grid of nodes, blocks of NodeW x NodeH pixels
 // whose foreground pixels always touch one another: 2 x 2 for binary images
@@ -41,6 +42,7 @@
 
 #include "connectivity.cuh"
 #include "passes.hpp"
+#include "union_find.cuh"
 
 namespace glccl::cuda {
 
@@ -149,58 +151,38 @@ __device__ __forceinline__ bool pixelLinks(const NodeImage<1, 1>& im, const Pixe
     return isForeground(w, rule) && areConnected(v, w, rule);
 }
 
+// A key's entry in the forest of one image: its node's index in the grid.
+template <int NodeW, int NodeH>
+struct GridSlots {
+    NodeImage<NodeW, NodeH> im;
+    __device__ __forceinline__ std::uint32_t slotOf(std::uint32_t key) const { return im.nodeOfKey(key); }
+};
+
 // The global forest of one image: parents[nodeIndex] holds keys.
 template <int NodeW, int NodeH>
 struct Forest {
     NodeImage<NodeW, NodeH> im;
     std::uint32_t* parents;
 
-    __device__ __forceinline__ std::uint32_t parentOf(std::uint32_t key) const { return parents[im.nodeOfKey(key)]; }
+    __device__ __forceinline__ KeyForest<GridSlots<NodeW, NodeH>, PlainEntries> keys() const {
+        return {{im}, {parents}};
+    }
 
-    // The root of the node of `key`. Parents only decrease and stay in the
-    // component, so a stale read is still an ancestor: the walk ends.
+    // The root of the node of `key` while count_roots numbers the forest: a
+    // walk stops at a root's own key or at the rank (kRankFlag) that
+    // replaced it. Parents only decrease and stay in the component, so a
+    // stale read is still an ancestor: the walk ends.
     __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
         for (;;) {
-            const std::uint32_t parent = parentOf(key);
+            const std::uint32_t parent = parents[im.nodeOfKey(key)];
             if (parent == key || (parent & kRankFlag) != 0u) return key;
             key = parent;
         }
     }
 
-    // The root of the node of `key`, halving the path on the way. A plain
-    // store is safe: a node that is not a root never becomes one again, and
-    // a grandparent is an ancestor with a smaller key. Only before
-    // count_roots: its rank flags must never be copied into another node.
-    __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
-        for (;;) {
-            const std::uint32_t parent = parentOf(key);
-            if (parent == key) return key;
-            const std::uint32_t grandparent = parentOf(parent);
-            if (grandparent == parent) return parent;
-            parents[im.nodeOfKey(key)] = grandparent;
-            key = grandparent;
-        }
-    }
-
-    // Joins the trees of two keys (Playne & Hawick's lock-free union): the
-    // larger root is pointed at the smaller; a lost race returns the value
-    // that won, and the walk goes on from there.
-    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
-        for (;;) {
-            a = rootHalving(a);
-            b = rootHalving(b);
-            if (a == b) return;
-            if (a < b) {
-                const std::uint32_t old = atomicMin(&parents[im.nodeOfKey(b)], a);
-                if (old == b) return;
-                b = old;
-            } else {
-                const std::uint32_t old = atomicMin(&parents[im.nodeOfKey(a)], b);
-                if (old == a) return;
-                a = old;
-            }
-        }
-    }
+    // union_find.cuh's union, halving paths. Only before count_roots: its
+    // rank flags must never be copied into another node.
+    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const { keys().unite(a, b); }
 };
 
 // The grid's node size as compile-time constants, for the launches of the

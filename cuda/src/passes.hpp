@@ -1,25 +1,26 @@
 #pragma once
 // The passes of the CUDA path, one class per .cu file of the same name and
-// one timer key each (solve_tiles.cu <-> SolveTilesPass <-> "solve_tiles").
+// one timer key each (solve_patches.cu <-> SolvePatchesPass <-> "solve_patches").
 // Each run() brackets its launches for the stage timer and checks them
 // through the context's CudaCheck. Plain C++ so that the pipeline, compiled
 // by the host compiler, can list them.
 //
 // The vocabulary of the CUDA passes:
 //   patch   kPatchSide x kPatchSide pixels, the square one thread block of
-//           solve_tiles labels in shared memory (Stava & Benes' "tile").
-//   block   at each level of merge_tiles, the square of patches (a patch at
+//           solve_patches labels in shared memory (Stava & Benes' "tile").
+//   block   at each level of merge_patches, the square of patches (a patch at
 //           the first level) whose inner borders that level merges.
 //   volume patch  kVolumePatchX x kVolumePatchY x kVolumePatchZ voxels, what
-//           one thread block of solve_tiles labels in shared memory in a
-//           volume; merge_tiles then unites across all patch faces at once.
-// The stage names solve_tiles and merge_tiles keep the paper's word, since
-// the benchmark tools key by them; "tile" otherwise names the pieces of a
-// huge image (tiles/).
+//           one thread block of solve_patches labels in shared memory in a
+//           volume; merge_patches then unites across all patch faces at once.
+//   patch of a binary volume  a box of bundle words, what one thread block
+//           of local_merge and merge_borders covers (volume_nodes.cuh, Patch).
+// The paper's "tile" is a patch here: "tile" and "brick" name only the
+// pieces of a huge image or volume (tiles/).
 //
 // Labels in device memory are a union-find forest over linear pixel indices
-// (y * width + x; (z * height + y) * width + x in a volume): a foreground pixel holds the index of its parent, a root
-// holds its own index, background holds kBackground. Parents always have a
+// (y * width + x; (z * height + y) * width + x in a volume): a foreground
+// pixel holds the index of its parent, a root holds its own index, background holds kBackground. Parents always have a
 // smaller index than their children, so every root is the first pixel of its
 // tree in raster order (see union_find.cuh).
 
@@ -39,15 +40,16 @@ constexpr std::uint32_t kBackground = 0xFFFFFFFFu;
 // Largest pixel (or voxel) count: indices and kBackground must fit in 32 bits.
 constexpr std::uint64_t kMaxPixels = 0xFFFFFFFEull;
 
-// Side of the patch that one thread block of solve_tiles labels in shared
+// Side of the patch that one thread block of solve_patches labels in shared
 // memory (Stava & Benes Fig. 35.5a): 32 x 32 pixels, one thread each.
 constexpr int kPatchSide = 32;
 
-// Sub-blocks merged per side by one level of merge_tiles: 4 x 4 blocks of
-// the previous level become one (Fig. 35.9 merges 16 tiles per block).
+// Sub-blocks merged per side by one level of merge_patches: 4 x 4 blocks of
+// the previous level become one (Fig. 35.9 merges 16 of the paper's tiles per
+// block).
 constexpr int kMergeFactor = 4;
 
-// The patch of one thread block of solve_tiles in a volume: 32 x 8 x 8
+// The patch of one thread block of solve_patches in a volume: 32 x 8 x 8
 // voxels (2048), a warp per row so that loads and stores are whole lines,
 // handled by 32 x 8 x kVolumeThreadsZ threads, each taking every
 // kVolumeThreadsZ-th slice of its column. Shared memory: 2048 samples and
@@ -56,7 +58,7 @@ constexpr int kMergeFactor = 4;
 //        +--------------------+   z: kVolumePatchZ slices
 //       /  32 voxels (x)     /|   Faces: 1/32 of the voxels lie on a patch's
 //      +--------------------+ |   low x face, 1/8 on its low y face and 1/8
-//      | 8 rows (y)         | +   on its low z face; merge_tiles visits those.
+//      | 8 rows (y)         | +   on its low z face; merge_patches visits those.
 //      +--------------------+/
 constexpr int kVolumePatchX = 32;
 constexpr int kVolumePatchY = 8;
@@ -118,7 +120,8 @@ BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule);
 
 // Whether the block kernels take this grid: keys below 2^31 (the rank flag),
 // node lines of at most kLineThreads * 32 nodes (count_roots), and launch
-// grids within CUDA's limits. Images that do not fit go to the tile kernels.
+// grids within CUDA's limits. Images that do not fit go to Stava & Benes'
+// kernels (solve_patches, merge_patches, ...).
 bool blockGridFits(const BlockGrid& grid);
 
 // One labeling's volume nodes in device memory (volume_nodes.cuh):
@@ -146,9 +149,9 @@ struct PassContext {
 
 // Kernel 1 (Fig. 35.8): labels every patch in shared memory and writes the
 // patch-local forests (roots at each component's first pixel in the patch).
-class SolveTilesPass {
+class SolvePatchesPass {
 public:
-    static constexpr const char* kStage = "solve_tiles";
+    static constexpr const char* kStage = "solve_patches";
     template <typename Pixel>
     void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
              PixelRule rule);
@@ -162,9 +165,9 @@ public:
 // Kernel 2 (Fig. 35.10): unites the trees across the borders between the
 // subBlockSize-sized blocks inside every group of kMergeFactor x kMergeFactor
 // of them, for the whole image at once.
-class MergeTilesPass {
+class MergePatchesPass {
 public:
-    static constexpr const char* kStage = "merge_tiles";
+    static constexpr const char* kStage = "merge_patches";
     template <typename Pixel>
     void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
              PixelRule rule, int subBlockSize);
@@ -267,9 +270,9 @@ public:
     template <typename Pixel>
     void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, std::uint8_t* d_masks,
              const BlockGrid& grid, const PixelRule& rule);
-    // A binary volume (local_merge_volume.cu): every brick's nodes found and
+    // A binary volume (local_merge_volume.cu): every patch's nodes found and
     // united in shared memory; bits, foreground and each node's
-    // brick-local root (as a volume key) in parents.
+    // patch-local root (as a volume key) in parents.
     void run(const PassContext& context, const std::uint8_t* d_volume, const VolumeNodes& nodes);
 };
 
@@ -281,7 +284,7 @@ public:
     void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, const std::uint8_t* d_masks,
              const BlockGrid& grid, const PixelRule& rule);
     // A binary volume (merge_borders_volume.cu): the links that leave each
-    // brick, as global unions.
+    // patch, as global unions.
     void run(const PassContext& context, const VolumeNodes& nodes);
 };
 

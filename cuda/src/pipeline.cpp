@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "glccl/tuning.hpp"
 
 namespace glccl::cuda {
 namespace {
@@ -21,8 +20,9 @@ PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
     return rule;
 }
 
-// At most one component per two pixels (4-connected checkerboard).
-// Segments and threshold can make every pixel a component of its own.
+// At most one component per pixel: binary images make at most one per two
+// pixels (a 4-connected checkerboard), but segments and threshold can make
+// every pixel a component of its own.
 std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
 }  // namespace
@@ -54,11 +54,6 @@ std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& 
     const std::string problem = criterion.problemForSampleBits(sampleBits);
     if (!problem.empty()) return problem;
     return {};
-}
-
-Kernels LabelPipeline::kernels() const {
-    if (kernels_) return *kernels_;
-    return tuning().cudaKernels == Tuning::CudaKernels::Tiles ? Kernels::Tiles : Kernels::Blocks;
 }
 
 BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) {
@@ -249,7 +244,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
 
     bool labeled = false;
     if (request.dimensions == 3 && request.channels == 1 && request.images == 1 &&
-        request.rule.kind == PixelRuleKind::Binary && kernels() == Kernels::Blocks) {
+        request.rule.kind == PixelRuleKind::Binary) {
         labeled = findVolumeLabels(check, d_pixels, d_labels);
         if (labeled && d_counts != nullptr) {
             check(cudaMemcpyAsync(d_counts, deviceCounts_.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
@@ -257,7 +252,7 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
                   "cudaMemcpyAsync (component count to the caller)");
         }
     }
-    if (request.dimensions == 2 && kernels() == Kernels::Blocks) {
+    if (request.dimensions == 2) {
         const BlockGrid grid = blockGridOf(request.width, request.height, request.images, request.rule);
         if (blockGridFits(grid)) {
             reserveBlocks(check);
@@ -314,14 +309,16 @@ void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& gri
     finalLabels_.run(context, parents_.get(), masks_.get(), lineOffsets_.get(), d_labels, grid);
 }
 
-// A binary volume's nodes (volume_nodes.cuh): bricks in shared memory, the
+// A binary volume's nodes (volume_nodes.cuh): patches in shared memory, the
 // links between them, the roots numbered line by line, every voxel its
-// number.
+// number. The four passes of findBlockLabels, apart because a volume's
+// nodes are runs of bundle words, not cells of a grid of blocks, and live
+// in buffers of their own (VolumeNodes).
 bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels) {
     const volume::NodeGrid grid = volume::NodeGrid::of(std::uint32_t(current_.width), std::uint32_t(current_.height),
                                                        std::uint32_t(current_.depth), current_.rule.connectivity);
     // Narrow volumes (a few voxels wide) have more node slots than voxels:
-    // the tile kernels take them.
+    // Stava & Benes' kernels take them.
     if (grid.slots() > pixelCount_) return false;
     reserveBlocks(check);
     const std::size_t lines = std::size_t(grid.height) * grid.depth;
@@ -344,7 +341,7 @@ bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t*
     nodes.lineOffsets = lineOffsets_.get();
 
     const PassContext context{stream(), check, timer_};
-    localMerge_.run(context, d_volume, nodes);     // bricks in shared memory
+    localMerge_.run(context, d_volume, nodes);     // patches in shared memory
     mergeBorders_.run(context, nodes);             // and the links between them
     countRoots_.run(context, nodes, deviceCounts_.get(), scanScratch_.get(), scanScratch_.bytes());
     finalLabels_.run(context, nodes, d_labels);    // every voxel's number
@@ -365,18 +362,18 @@ void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image,
         // Volume patches in shared memory, every face between them in one
         // merge, every voxel to its root.
         const int depth = current_.depth;
-        solveTiles_.run(context, d_image, d_labels, width, height, depth, current_.rule);
-        mergeTiles_.run(context, d_image, d_labels, width, height, depth, current_.rule);
+        solvePatches_.run(context, d_image, d_labels, width, height, depth, current_.rule);
+        mergePatches_.run(context, d_image, d_labels, width, height, depth, current_.rule);
         flattenLabels_.run(context, d_labels, current_.imagePixelCount());
         return;
     }
-    solveTiles_.run(context, d_image, d_labels, width, height, current_.rule);  // patches in shared memory
+    solvePatches_.run(context, d_image, d_labels, width, height, current_.rule);  // patches in shared memory
 
     const std::int64_t side = std::max(width, height);
     for (std::int64_t subBlock = kPatchSide; subBlock < side; subBlock *= kMergeFactor) {
         // Trees shortened along the borders the level merges across.
         if (subBlock > kPatchSide) flattenBorders_.run(context, d_labels, width, height, int(subBlock));
-        mergeTiles_.run(context, d_image, d_labels, width, height, current_.rule, int(subBlock));
+        mergePatches_.run(context, d_image, d_labels, width, height, current_.rule, int(subBlock));
     }
 
     flattenLabels_.run(context, d_labels, current_.imagePixelCount());  // every pixel to its root

@@ -6,15 +6,16 @@
 // GL texture, a caller's device array) is the entries' business
 // (image_labeler.cpp, texture_labeler.cpp).
 //
-// Two sets of kernels find the labels of a 2-D image (Kernels, cuda_labeler.hpp):
-// the block kernels (local_merge, merge_borders, count_roots, final_labels;
-// the default, and the only ones that take a batch in one launch sequence)
-// and the tile kernels (solve_tiles, merge_tiles, flatten_borders,
-// flatten_labels, relabel; volumes, and images whose keys do not fit 31
-// bits). Both leave the canonical labels and each image's count on the
-// device; componentTable() builds the table from the labels. Binary volumes
-// take the block kernels' volume siblings (*_volume.cu); other volumes the
-// tile kernels.
+// Two sets of kernels find the labels, chosen per call (findLabels()): the
+// block kernels (local_merge, merge_borders, count_roots, final_labels),
+// which label 2-D images and batches of them in one launch sequence, and
+// their volume siblings (*_volume.cu) binary volumes; Stava & Benes'
+// kernels (solve_patches, merge_patches, flatten_borders, flatten_labels,
+// relabel) what those do not take: images whose keys do not fit 31 bits or
+// whose node lines are too long for count_roots, volumes under segments or
+// threshold, and binary volumes a few voxels wide. Both leave the canonical
+// labels and each image's count on the device; componentTable() builds the
+// table.
 //
 // Memory, after reserve() for a pixel count P (bytes):
 //   parents + masks       5 P: one key and one mask per node, room for the
@@ -130,10 +131,6 @@ public:
     // (made by the first labeling that needs them otherwise).
     void reserveBlocks(const CudaCheck& check);
 
-    void setKernels(Kernels kernels) { kernels_ = kernels; }
-    // The kernels set here, else the process's Tuning::cudaKernels.
-    Kernels kernels() const;
-
     cudaStream_t stream() const { return stream_.get(); }
     int device() const { return device_; }
     ResourceCounts& counts() { return counts_; }
@@ -194,8 +191,8 @@ private:
     template <typename Pixel>
     void findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
                          std::uint32_t* d_labels, std::uint32_t* d_callerCounts);
-    // The volume kernels (binary volumes, Kernels::Blocks) where their nodes
-    // fit the block buffers; false otherwise, and nothing is queued.
+    // The volume kernels (binary volumes) where their nodes fit the block
+    // buffers; false otherwise, and nothing is queued.
     bool findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels);
     void numberComponents(const CudaCheck& check, std::uint32_t* d_labels, std::uint32_t* d_count);
     void numberComponents(const CudaCheck& check);
@@ -208,7 +205,6 @@ private:
     Stream stream_;
     int device_ = -1;
     Event countReady_;  // the component counts have reached countHost_
-    std::optional<Kernels> kernels_;  // setKernels(); unset: the Tuning's
     std::size_t pixelCount_ = 0;
     int inputChannels_ = 0;
     DeviceBuffer<std::uint8_t> input_;
@@ -226,8 +222,8 @@ private:
     PinnedBuffer<std::uint32_t> countHost_;
     PinnedBuffer<unsigned char> tableHost_;
     StageTimer timer_;
-    SolveTilesPass solveTiles_;
-    MergeTilesPass mergeTiles_;
+    SolvePatchesPass solvePatches_;
+    MergePatchesPass mergePatches_;
     FlattenBordersPass flattenBorders_;
     FlattenLabelsPass flattenLabels_;
     RelabelPass relabel_;

@@ -1,6 +1,6 @@
 #pragma once
 // Device time per stage, measured with CUDA events around each launch and
-// summed per stage name (merge_tiles runs once per level). Does nothing when
+// summed per stage name (merge_patches runs once per level). Does nothing when
 // the caller asked for no timings, so the common path records no events. The
 // events are kept from one labeling to the next: a labeler that is timed on
 // every frame creates them once.
@@ -25,7 +25,7 @@ public:
     void start(bool enabled, cudaStream_t stream, const CudaCheck& check);
 
     // Brackets the launches of one stage from here to the end of the scope:
-    // auto scope = timer.scope("merge_tiles"); stage is a string literal.
+    // auto scope = timer.scope("merge_patches"); stage is a string literal.
     // A scope left by an exception records nothing more: the labeling has
     // failed, and a failing record must not throw during the unwinding.
     class Scope {

@@ -46,7 +46,7 @@ public:
         pipeline_.inputBuffer(check, channels);
         pipeline_.labelBuffer(check);
         pipeline_.reserveTable(check, kReservedTableComponents);
-        if (pipeline_.kernels() == Kernels::Blocks) pipeline_.reserveBlocks(check);
+        pipeline_.reserveBlocks(check);
         pipeline_.reserveLines(check, height, 1);
     }
 
@@ -104,7 +104,6 @@ public:
     }
 
     ResourceCounts counts() const { return pipeline_.counts(); }
-    void setKernels(Kernels kernels) { pipeline_.setKernels(kernels); }
     const std::vector<Component>& table() const { return pipeline_.table(); }
 
 private:
@@ -210,8 +209,6 @@ void TextureLabeler::forget(unsigned texture) { impl_->core.forget(texture); }
 const std::vector<Component>& TextureLabeler::table() const { return impl_->core.table(); }
 
 ResourceCounts TextureLabeler::resourceCounts() const { return impl_->core.counts(); }
-
-void TextureLabeler::setKernels(Kernels kernels) { impl_->core.setKernels(kernels); }
 
 std::vector<Component> labelGlTexture(unsigned inputTexture, unsigned labelTexture, int width, int height,
                                       int channels, Connectivity connectivity, Criterion criterion,

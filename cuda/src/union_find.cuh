@@ -1,79 +1,151 @@
 #pragma once
-// FindRoot and Union of Stava & Benes Fig. 35.4 on the global label forest,
-// made safe for many threads at once.
+// The lock-free union-find of every CUDA kernel, written once: a forest of
+// keys whose parents only ever decrease, FindRoot and Union of Stava &
+// Benes Fig. 35.4 made safe for many threads at once (Playne & Hawick's
+// lock-free union). What differs from kernel to kernel is a policy, not a
+// copy:
+//   Slots    where a key's entry lives: the key itself (linear indices of
+//            pixels or voxels), its node in the grid of 2-D nodes
+//            (node_grid.cuh), a node slot of a patch in shared memory, a
+//            run of a bundle word (volume_forest.cuh);
+//   Entries  how an entry is read and written: PlainEntries (device memory,
+//            and Stava & Benes' patches in shared memory) or SharedEntries
+//            (every access an atomic, for the block kernels' patches).
 //
-// Invariant: labels[i] <= i for every foreground pixel i, so following
-// parents only ever goes to smaller indices, there are no cycles, and the
-// root of a tree is its smallest index: the component's first pixel in
-// raster order once the tree covers the component. That is what lets
-// relabel number components by counting roots (passes.hpp).
+// Invariant: a key's parent is a key of the same component no larger than
+// its own, and a root holds its own key. Following parents only ever goes
+// to smaller keys, so there are no cycles and the root of a tree is its
+// smallest key: the component's first pixel in raster order once the tree
+// covers the component, which is what every numbering here relies on. A
+// stale read of a parent is still an ancestor, so every walk ends.
 
+#include <cstddef>
 #include <cstdint>
 
 namespace glccl::cuda {
 
-__device__ __forceinline__ std::uint32_t findRoot(const std::uint32_t* labels, std::uint32_t i) {
-    std::uint32_t parent = labels[i];
-    while (parent != i) {
-        i = parent;
-        parent = labels[i];
+// Plain loads and stores; a union's atomicMin. A stale parent is still an
+// ancestor, and path halving's plain store is safe: a node that is not a
+// root never becomes one again, and a grandparent is an ancestor with a
+// smaller key (a store racing with a union's atomicMin on the same entry
+// can only follow one that lowered a root, and that union goes on with the
+// old parent's tree).
+struct PlainEntries {
+    std::uint32_t* at;
+    template <typename Slot>
+    __device__ __forceinline__ std::uint32_t load(Slot slot) const {
+        return at[slot];
     }
-    return i;
-}
-
-// Joins the trees of pixels a and b, always hanging the larger root under the
-// smaller one (Fig. 35.4). The paper re-runs kernel 2 until no thread links
-// anything, because two threads may link the same root at once and one link
-// is lost. Here the link is an atomicMin on the larger root, and its result
-// says what happened: if the old value was that root itself, the link is in
-// place; otherwise another thread changed that entry first, and the entry's
-// old parent (possibly just detached from it by our atomicMin) still has to
-// join our tree, so the loop goes on with it. Each retry starts from a value
-// the atomic returned, so the loop makes progress even when plain loads see
-// stale parents, and a union is complete when the launch ends: one pass per
-// level, no host round trip and no changed flag.
-// FindRoot that halves the path it walks: each visited entry is pointed at
-// its grandparent. For the volume merge, which unites all patch faces in one
-// launch: there the roots of a large component's patch pieces would
-// otherwise hang in chains as long as the patches it crosses, walked again
-// by every later union and by flatten_labels. Safe beside concurrent unions:
-// the stored grandparent is an ancestor read moments before, smaller than
-// the entry (the invariant holds), and trees only ever merge, so an entry
-// pointed at a former ancestor stays in its tree; an entry that a union's
-// atomicMin just lowered was not a root then (a root's entry only changes by
-// that atomicMin), and that union goes on with the old parent's tree.
-__device__ __forceinline__ std::uint32_t findRootHalving(std::uint32_t* labels, std::uint32_t i) {
-    for (;;) {
-        const std::uint32_t parent = labels[i];
-        if (parent == i) return i;
-        const std::uint32_t grandparent = labels[parent];
-        if (grandparent == parent) return parent;
-        labels[i] = grandparent;
-        i = grandparent;
+    template <typename Slot>
+    __device__ __forceinline__ void halve(Slot slot, std::uint32_t grandparent) const {
+        at[slot] = grandparent;
     }
-}
+    template <typename Slot>
+    __device__ __forceinline__ std::uint32_t lower(Slot slot, std::uint32_t key) const {
+        return atomicMin(&at[slot], key);
+    }
+};
 
-template <bool kHalving>
-__device__ __forceinline__ std::uint32_t rootOf(std::uint32_t* labels, std::uint32_t i) {
-    return kHalving ? findRootHalving(labels, i) : findRoot(labels, i);
-}
+// Entries in shared memory that the block's unions change under every
+// walk: each access an atomic (a load an atomic OR of nothing, path
+// halving's store an atomicMin: the grandparent is smaller than the parent
+// it replaces, and a smaller value already there is an ancestor too). The
+// algorithm needs no ordering; atomics keep the accesses free of data races
+// (compute-sanitizer's racecheck).
+struct SharedEntries {
+    std::uint32_t* at;
+    template <typename Slot>
+    __device__ __forceinline__ std::uint32_t load(Slot slot) const {
+        return atomicOr(&at[slot], 0u);
+    }
+    template <typename Slot>
+    __device__ __forceinline__ std::uint32_t lower(Slot slot, std::uint32_t key) const {
+        return atomicMin(&at[slot], key);
+    }
+    template <typename Slot>
+    __device__ __forceinline__ void halve(Slot slot, std::uint32_t grandparent) const {
+        lower(slot, grandparent);
+    }
+};
 
-// kHalving: walk with findRootHalving (the volume merge).
-template <bool kHalving = false>
-__device__ __forceinline__ void unite(std::uint32_t* labels, std::uint32_t a, std::uint32_t b) {
-    a = rootOf<kHalving>(labels, a);
-    b = rootOf<kHalving>(labels, b);
-    while (a != b) {
-        if (a > b) {
-            const std::uint32_t t = a;
-            a = b;
-            b = t;
+// Keys that are their own slots: linear pixel or voxel indices (Stava &
+// Benes' label arrays).
+struct IndexSlots {
+    __device__ __forceinline__ std::uint32_t slotOf(std::uint32_t key) const { return key; }
+};
+
+// A key forest over slots: Slots::slotOf(key) the entry of a key's node,
+// Entries how entries are read and written.
+template <class Slots, class Entries>
+struct KeyForest {
+    Slots slots;
+    Entries parents;
+
+    __device__ __forceinline__ auto slotOf(std::uint32_t key) const { return slots.slotOf(key); }
+    template <typename Slot>
+    __device__ __forceinline__ std::uint32_t load(Slot slot) const {
+        return parents.load(slot);
+    }
+
+    // The root of a key's node, reading only.
+    __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
+        for (;;) {
+            const std::uint32_t parent = parents.load(slotOf(key));
+            if (parent == key) return key;
+            key = parent;
         }
-        const std::uint32_t old = atomicMin(&labels[b], a);
-        if (old == b) return;
-        b = rootOf<kHalving>(labels, old);
-        a = rootOf<kHalving>(labels, a);
     }
-}
+
+    // The root of a key's node, halving the path on the way: each visited
+    // entry is pointed at its grandparent, so that trees stay shallow for
+    // the unions after it and for the numbering.
+    __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
+        for (;;) {
+            const auto slot = slotOf(key);
+            const std::uint32_t parent = parents.load(slot);
+            if (parent == key) return key;
+            const std::uint32_t grandparent = parents.load(slotOf(parent));
+            if (grandparent == parent) return parent;
+            parents.halve(slot, grandparent);
+            key = grandparent;
+        }
+    }
+
+    // Joins the trees of keys a and b: the larger root is pointed at the
+    // smaller by an atomicMin, whose result says what happened. If the old
+    // value was that root itself, the link is in place; otherwise another
+    // thread changed that entry first, and its old parent (possibly just
+    // detached by our atomicMin) still has to join our tree, so the loop
+    // goes on from there. Each retry starts from a value the atomic
+    // returned, so the loop makes progress even when plain loads see stale
+    // parents, and a union is complete when its thread returns: no pass
+    // repeated until nothing changes, unlike the paper's kernel 2.
+    // kHalving false walks without writing (rootOf): Stava & Benes' 2-D
+    // merge, whose flatten_borders shortens the trees between levels, and
+    // their volume patches' voxels, whose trees one barrier later are read
+    // once.
+    template <bool kHalving = true>
+    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
+        for (;;) {
+            a = kHalving ? rootHalving(a) : rootOf(a);
+            b = kHalving ? rootHalving(b) : rootOf(b);
+            if (a == b) return;
+            if (a > b) {
+                const std::uint32_t t = a;
+                a = b;
+                b = t;
+            }
+            const std::uint32_t old = parents.lower(slotOf(b), a);
+            if (old == b) return;
+            b = old;
+        }
+    }
+};
+
+// A forest of linear indices (Stava & Benes' labels: a foreground pixel
+// holds its parent's index, a root its own).
+using IndexForest = KeyForest<IndexSlots, PlainEntries>;
+
+__device__ __forceinline__ IndexForest indexForest(std::uint32_t* labels) { return {{}, {labels}}; }
 
 }  // namespace glccl::cuda

@@ -1,93 +1,16 @@
 #pragma once
 // The union-find of a binary volume's nodes (volume_nodes.cuh) over keys,
-// in shared memory (local_merge_volume's brick) and in device memory (the
+// in shared memory (local_merge_volume's patch) and in device memory (the
 // global forest of merge_borders_volume, count_roots_volume,
 // final_labels_volume and component_stats_volume): parents[slot] holds a
-// key, a root its own; a key's node is its word's run (NodeSlots::slotOf).
-// The union is node_grid.cuh's (Playne & Hawick's lock-free union keeping
-// the smaller key, path halving on the way), on volume keys.
+// key, a root its own; a key's node is its word's run (the slots below).
+// The forest is union_find.cuh's, on volume keys.
 
 #include "passes.hpp"
+#include "union_find.cuh"
 #include "warp_links.cuh"
 
 namespace glccl::cuda::volume {
-
-// The entries of a forest in device memory: plain loads and stores (a
-// stale parent is still an ancestor; path halving's store is safe, see
-// node_grid.cuh's Forest::rootHalving).
-struct DeviceEntries {
-    std::uint32_t* at;
-    __device__ __forceinline__ std::uint32_t load(std::size_t slot) const { return at[slot]; }
-    __device__ __forceinline__ void halve(std::size_t slot, std::uint32_t grandparent) const { at[slot] = grandparent; }
-    __device__ __forceinline__ std::uint32_t lower(std::size_t slot, std::uint32_t key) const {
-        return atomicMin(&at[slot], key);
-    }
-};
-
-// The entries of a brick's forest in shared memory, where the block's
-// unions change them under every walk: each access an atomic (a load an
-// atomic OR of nothing, path halving's store an atomicMin: the grandparent
-// is smaller than the parent it replaces, and a smaller value already there
-// is an ancestor too), as local_merge.cu's patch does, so that the accesses
-// are free of data races (compute-sanitizer's racecheck).
-struct SharedEntries {
-    std::uint32_t* at;
-    __device__ __forceinline__ std::uint32_t load(int slot) const { return atomicOr(&at[slot], 0u); }
-    __device__ __forceinline__ std::uint32_t lower(int slot, std::uint32_t key) const { return atomicMin(&at[slot], key); }
-    __device__ __forceinline__ void halve(int slot, std::uint32_t grandparent) const { lower(slot, grandparent); }
-};
-
-// A key forest over node slots: Slots::slotOf(key) the entry of a key's
-// node, Entries how entries are read and written (DeviceEntries,
-// SharedEntries).
-template <class Slots, class Entries>
-struct KeyForest {
-    Slots slots;
-    Entries parents;
-
-    __device__ __forceinline__ auto slotOf(std::uint32_t key) const { return slots.slotOf(key); }
-    template <typename Slot>
-    __device__ __forceinline__ std::uint32_t load(Slot slot) const { return parents.load(slot); }
-
-    // The root of a key's node, reading only.
-    __device__ __forceinline__ std::uint32_t rootOf(std::uint32_t key) const {
-        for (;;) {
-            const std::uint32_t parent = parents.load(slotOf(key));
-            if (parent == key) return key;
-            key = parent;
-        }
-    }
-
-    // The root of a key's node, halving the path (node_grid.cuh's
-    // Forest::rootHalving says why a plain store is safe).
-    __device__ __forceinline__ std::uint32_t rootHalving(std::uint32_t key) const {
-        for (;;) {
-            const auto slot = slotOf(key);
-            const std::uint32_t parent = parents.load(slot);
-            if (parent == key) return key;
-            const std::uint32_t grandparent = parents.load(slotOf(parent));
-            if (grandparent == parent) return parent;
-            parents.halve(slot, grandparent);
-            key = grandparent;
-        }
-    }
-
-    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
-        for (;;) {
-            a = rootHalving(a);
-            b = rootHalving(b);
-            if (a == b) return;
-            if (a > b) {
-                const std::uint32_t t = a;
-                a = b;
-                b = t;
-            }
-            const std::uint32_t old = parents.lower(slotOf(b), a);
-            if (old == b) return;
-            b = old;
-        }
-    }
-};
 
 // The nodes of the whole volume: a key's voxel is a division away, then its
 // bundle word and the run of the word's foreground that holds the voxel
@@ -107,15 +30,15 @@ struct VolumeSlots {
 };
 
 template <int Connectivity>
-using VolumeForest = KeyForest<VolumeSlots<Connectivity>, DeviceEntries>;
+using VolumeForest = KeyForest<VolumeSlots<Connectivity>, PlainEntries>;
 
-// A brick's nodes in shared memory (local_merge_volume): a key's thread,
+// A patch's nodes in shared memory (local_merge_volume): a key's thread,
 // the run of its foreground that holds the voxel; run r of thread t at
 // r * kThreads + t, so that a warp's threads reach their r-th nodes in
 // consecutive banks.
 template <int Connectivity>
-struct BrickSlots {
-    using B = Brick<Connectivity>;
+struct PatchSlots {
+    using B = Patch<Connectivity>;
     const volatile std::uint32_t* foreground;
 
     __device__ __forceinline__ int slotOf(std::uint32_t key) const {
@@ -125,46 +48,46 @@ struct BrickSlots {
 };
 
 template <int Connectivity>
-using BrickForest = KeyForest<BrickSlots<Connectivity>, SharedEntries>;
+using PatchForest = KeyForest<PatchSlots<Connectivity>, SharedEntries>;
 
-// Where a thread of a brick's block stands (local_merge_volume,
-// merge_borders_volume: one block per brick, a 1-D grid, one thread per
-// bundle word): its bundle word in the brick and in the volume.
+// Where a thread of a patch's block stands (local_merge_volume,
+// merge_borders_volume: one block per patch, a 1-D grid, one thread per
+// bundle word): its bundle word in the patch and in the volume.
 template <int Connectivity>
-struct BrickPlace {
-    using B = Brick<Connectivity>;
-    unsigned brickX, brickY, brickZ;
-    int t, w, by, bz;               // the thread, its word and bundle in the brick
+struct PatchPlace {
+    using B = Patch<Connectivity>;
+    unsigned patchX, patchY, patchZ;
+    int t, w, by, bz;               // the thread, its word and bundle in the patch
     std::uint32_t wx, gby, gbz;     // and in the volume
 
-    __device__ __forceinline__ BrickPlace(unsigned bricksX, unsigned bricksY)
-        : brickX(blockIdx.x % bricksX),
-          brickY(blockIdx.x / bricksX % bricksY),
-          brickZ(blockIdx.x / bricksX / bricksY),
+    __device__ __forceinline__ PatchPlace(unsigned patchesX, unsigned patchesY)
+        : patchX(blockIdx.x % patchesX),
+          patchY(blockIdx.x / patchesX % patchesY),
+          patchZ(blockIdx.x / patchesX / patchesY),
           t(int(threadIdx.x)),
           w(B::wordOf(t)),
           by(B::bundleYOf(t)),
           bz(B::bundleZOf(t)),
-          wx(brickX * B::kWords + std::uint32_t(w)),
-          gby(brickY * B::kBundlesY + std::uint32_t(by)),
-          gbz(brickZ * B::kBundlesZ + std::uint32_t(bz)) {}
+          wx(patchX * B::kWords + std::uint32_t(w)),
+          gby(patchY * B::kBundlesY + std::uint32_t(by)),
+          gbz(patchZ * B::kBundlesZ + std::uint32_t(bz)) {}
     __device__ __forceinline__ bool inside(const NodeGrid& g) const {
         return wx < g.wordsX && gby < g.bundlesY && gbz < g.bundlesZ;
     }
 };
 
-// The launch of one block per brick.
+// The launch of one block per patch.
 template <int Connectivity>
-struct BrickLaunch {
-    using B = Brick<Connectivity>;
-    unsigned bricksX, bricksY, blocks;
-    static BrickLaunch of(const NodeGrid& g) {
-        BrickLaunch launch;
-        launch.bricksX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
-        launch.bricksY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
-        const std::uint64_t bricksZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
-        // One-dimensional grid: at most 2^32 voxels make far fewer bricks than 2^31.
-        launch.blocks = unsigned(std::uint64_t(launch.bricksX) * launch.bricksY * bricksZ);
+struct PatchLaunch {
+    using B = Patch<Connectivity>;
+    unsigned patchesX, patchesY, blocks;
+    static PatchLaunch of(const NodeGrid& g) {
+        PatchLaunch launch;
+        launch.patchesX = unsigned((g.wordsX + B::kWords - 1) / B::kWords);
+        launch.patchesY = unsigned((g.bundlesY + B::kBundlesY - 1) / B::kBundlesY);
+        const std::uint64_t patchesZ = (g.bundlesZ + B::kBundlesZ - 1) / B::kBundlesZ;
+        // One-dimensional grid: at most 2^32 voxels make far fewer patches than 2^31.
+        launch.blocks = unsigned(std::uint64_t(launch.patchesX) * launch.patchesY * patchesZ);
         return launch;
     }
 };

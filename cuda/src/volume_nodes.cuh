@@ -277,9 +277,9 @@ GLCCL_NODES_HD FirstVoxel firstVoxelOf(const std::uint32_t (&lines)[Lines], std:
 }
 
 // ---------------------------------------------------------------------------
-// Bricks: what one thread block of local_merge and merge_borders covers, a
+// Patches: what one thread block of local_merge and merge_borders covers, a
 // box of kWords x kBundlesY x kBundlesZ bundle words, one thread each
-// (words fastest, so that a warp reads whole lines). Inside a brick a node
+// (words fastest, so that a warp reads whole lines). Inside a patch a node
 // is known by its local key, the same raster order in bits:
 // (z << (kXBits + kYBits)) | (y << kXBits) | x.
 //
@@ -289,7 +289,7 @@ GLCCL_NODES_HD FirstVoxel firstVoxelOf(const std::uint32_t (&lines)[Lines], std:
 //      | 16 bundles (y)  | +      6: 64 x 16 x 16 (single lines)
 //      +-----------------+/      16 bundles deep (z)
 template <int Connectivity>
-struct Brick {
+struct Patch {
     static constexpr Bundle kBundle = bundleOf(Connectivity);
     static constexpr int kLines = kBundle.lines();
     static constexpr int kWords = 2;
@@ -301,10 +301,10 @@ struct Brick {
     static constexpr int kZ = kBundlesZ * kBundle.depth;
     static constexpr int kXBits = kX == 64 ? 6 : kX == 128 ? 7 : 5;
     static constexpr int kYBits = kY == 32 ? 5 : kY == 16 ? 4 : kY == 64 ? 6 : 3;
-    static_assert((1 << kXBits) == kX && (1 << kYBits) == kY, "brick sides are powers of two");
+    static_assert((1 << kXBits) == kX && (1 << kYBits) == kY, "patch sides are powers of two");
     static_assert(kThreads <= 1024, "one thread per bundle word");
 
-    // Thread t's bundle word in the brick.
+    // Thread t's bundle word in the patch.
     GLCCL_NODES_HD static int wordOf(int t) { return t % kWords; }
     GLCCL_NODES_HD static int bundleYOf(int t) { return t / kWords % kBundlesY; }
     GLCCL_NODES_HD static int bundleZOf(int t) { return t / (kWords * kBundlesY); }

@@ -21,18 +21,25 @@ namespace glccl::gl {
 
 namespace {
 
+// Compute programs take the union-find of every compute stage between their
+// common file and the stage file.
+constexpr const char* kForest = "union_find.glsl";
+
 // Source strings are numbered with #line so the driver's log names them:
 // 0 = the generated prologue, 1 = criterion.glsl, 2 = the backend's common
-// file, 3 = the stage file.
-std::string sourceNames(const char* common) {
-    return std::string("source 0 is the prologue, 1 is criterion.glsl, 2 is ") + common + ", 3 is the stage file";
+// file, then (compute) 3 = union_find.glsl, and the stage file last.
+std::string sourceNames(const char* common, bool compute) {
+    return std::string("source 0 is the prologue, 1 is criterion.glsl, 2 is ") + common +
+           (compute ? std::string(", 3 is ") + kForest + ", 4 is the stage file" : ", 3 is the stage file");
 }
 
 // The prologue's defines, then the shared files and the stage file, each
 // numbered for the driver's log.
-std::string assemble(const std::string& prologue, const char* common, const std::string& body) {
-    return prologue + "#line 1 1\n" + detail::shaderSource("criterion.glsl") + "\n#line 1 2\n" +
-           detail::shaderSource(common) + "\n#line 1 3\n" + body;
+std::string assemble(const std::string& prologue, const char* common, const std::string& body, bool compute) {
+    std::string text = prologue + "#line 1 1\n" + detail::shaderSource("criterion.glsl") + "\n#line 1 2\n" +
+                       detail::shaderSource(common);
+    if (compute) text += std::string("\n#line 1 3\n") + detail::shaderSource(kForest);
+    return text + "\n#line 1 " + (compute ? "4" : "3") + "\n" + body;
 }
 
 std::string infoLog(GLuint object, bool isProgram) {
@@ -48,7 +55,7 @@ std::string infoLog(GLuint object, bool isProgram) {
 
 // Compiles one shader; the returned wrapper owns it.
 Object<ShaderTraits> compile(GLenum type, const std::string& text, const std::string& stage, const std::string& file,
-                             const char* common) {
+                             const char* common, bool compute) {
     auto shader = Object<ShaderTraits>::adopt(glCreateShader(type));
     if (!shader) throw Error("stage " + stage + ": glCreateShader failed");
     const char* source = text.c_str();
@@ -57,7 +64,7 @@ Object<ShaderTraits> compile(GLenum type, const std::string& text, const std::st
     GLint ok = GL_FALSE;
     glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
     if (!ok)
-        throw Error("stage " + stage + ": compiling " + file + " failed (" + sourceNames(common) + "):\n" +
+        throw Error("stage " + stage + ": compiling " + file + " failed (" + sourceNames(common, compute) + "):\n" +
                     infoLog(shader.id(), false));
     return shader;
 }
@@ -77,8 +84,9 @@ Program ProgramBuilder::build() const {
     std::string linked;
     if (!computeFile_.empty()) {
         const char* common = computeCommon_.c_str();
-        const std::string text = assemble("#version 430 core\n" + defines, common, detail::shaderSource(computeFile_));
-        shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, common));
+        const std::string text =
+            assemble("#version 430 core\n" + defines, common, detail::shaderSource(computeFile_), true);
+        shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, common, true));
         linked = computeFile_;
     } else {
         constexpr const char* kCommon = "common.glsl";
@@ -87,11 +95,12 @@ Program ProgramBuilder::build() const {
         const std::string fragmentName = fragmentFile_.empty() ? "<fragment source>" : fragmentFile_;
         const std::string vertexBody = vertexFile_.empty() ? vertexText_ : detail::shaderSource(vertexFile_);
         const std::string fragmentBody = fragmentFile_.empty() ? fragmentText_ : detail::shaderSource(fragmentFile_);
-        shaders.push_back(compile(GL_VERTEX_SHADER, assemble(prologue + "#define STAGE_VERTEX 1\n", kCommon, vertexBody),
-                                  stage_, vertexName, kCommon));
+        shaders.push_back(compile(GL_VERTEX_SHADER,
+                                  assemble(prologue + "#define STAGE_VERTEX 1\n", kCommon, vertexBody, false), stage_,
+                                  vertexName, kCommon, false));
         shaders.push_back(compile(GL_FRAGMENT_SHADER,
-                                  assemble(prologue + "#define STAGE_FRAGMENT 1\n", kCommon, fragmentBody), stage_,
-                                  fragmentName, kCommon));
+                                  assemble(prologue + "#define STAGE_FRAGMENT 1\n", kCommon, fragmentBody, false),
+                                  stage_, fragmentName, kCommon, false));
         for (std::size_t i = 0; i < outputs_.size(); ++i)
             glBindFragDataLocation(program.id(), GLuint(i), outputs_[i].c_str());
         linked = vertexName + " + " + fragmentName;

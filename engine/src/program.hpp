@@ -2,9 +2,10 @@
 // Builds programs from glsl/ files: "#version" + defines + the shared
 // include files + the stage file. Render programs (GLSL 3.30) include
 // criterion.glsl and common.glsl, compute programs (GLSL 4.30)
-// criterion.glsl and compute_common.glsl (a binary volume's passes
-// volume_nodes.glsl instead). Compile and link failures throw
-// glccl::Error with the stage name, the file and line, and the driver's log.
+// criterion.glsl, compute_common.glsl (a binary volume's passes
+// volume_nodes.glsl instead) and union_find.glsl. Compile and link failures
+// throw glccl::Error with the stage name, the file and line, and the
+// driver's log.
 
 #include <string>
 #include <utility>

@@ -23,15 +23,9 @@ Settings Settings::current() {
     settings.mode = tuning.transfer == Tuning::Transfer::Plain   ? Mode::Plain
                     : tuning.transfer == Tuning::Transfer::Bands ? Mode::Bands
                                                                  : Mode::Auto;
-    settings.readback =
-        tuning.transferReadback == Tuning::Readback::ReadPixels ? Readback::ReadPixels : Readback::TextureSubImage;
     settings.bandBytes = tuning.transferBandBytes;
     settings.buffers = tuning.transferBuffers;
-    const Tuning::ClientStorage client = tuning.transferClientStorage;
-    settings.clientStorageUpload = client == Tuning::ClientStorage::Upload || client == Tuning::ClientStorage::Both;
-    settings.clientStorageDownload = client == Tuning::ClientStorage::Download || client == Tuning::ClientStorage::Both;
     settings.copyThreads = glccl::copyThreads(tuning);
-    settings.streamingStores = glccl::streamingStores(tuning);
     return settings;
 }
 
@@ -41,11 +35,7 @@ std::string Settings::describe() const {
     const std::string band = bandBytes % mebibyte == 0 ? std::to_string(bandBytes / mebibyte) + "M"
                                                        : std::to_string(bandBytes) + "B";
     return std::string(mode == Mode::Bands ? "bands " : "auto bands ") + band + " x" + std::to_string(buffers) +
-           ", " + (readback == Readback::ReadPixels ? "readpixels" : "subimage") + ", " +
-           std::to_string(copyThreads) + (copyThreads == 1 ? " thread" : " threads") +
-           (streamingStores ? " streaming" : " plain") +
-           ", client storage " +
-           (clientStorageUpload ? (clientStorageDownload ? "both" : "upload") : (clientStorageDownload ? "download" : "none"));
+           ", " + std::to_string(copyThreads) + (copyThreads == 1 ? " thread" : " threads");
 }
 
 Capabilities Capabilities::ofCurrentContext() {
@@ -166,8 +156,7 @@ void TextureUploader::upload(const gl::Texture& texture, const void* pixels, GLe
         return;
     }
     const SlabPlan plan(height, depth, rowBytes, pipelinedBandBytes(total, settings.bandBytes));
-    ring_.ensure(GL_PIXEL_UNPACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_WRITE_BIT,
-                 settings.clientStorageUpload, what);
+    ring_.ensure(GL_PIXEL_UNPACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_WRITE_BIT, false, what);
     const auto* source = static_cast<const unsigned char*>(pixels);
     for (int k = 0; k < plan.count(); ++k) {
         const Slab slab = plan[k];
@@ -191,50 +180,25 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
     const std::size_t total = rowBytes * std::size_t(height) * std::size_t(depth);
     gl::TransferStateGuard guard;
     const Capabilities capabilities = Capabilities::ofCurrentContext();
-    // glGetTexImage reads whole levels only: a slab is read either from the
-    // texture on a framebuffer (any OpenGL; 2-D textures here) or with
-    // glGetTextureSubImage (4.5).
-    const bool subImage = settings.readback == Settings::Readback::TextureSubImage && capabilities.textureSubImage;
-    // Slabs are read with glGetTextureSubImage (OpenGL 4.5); where it is
-    // missing, auto mode takes one glGetTexImage. glReadPixels into a pack
-    // buffer is used only when asked for by name (Tuning transfer=bands, or
-    // transferReadback=readpixels): NVIDIA's driver stalls in it, where
-    // glGetTexImage and slabs of glGetTextureSubImage move the same labels
-    // at the bus's speed (bench/transfer_probe.cpp --anatomy, glccl bench).
-    const bool banded = usesBands(settings, capabilities, total) &&
-                        (subImage || (settings.mode == Settings::Mode::Bands && texture.target() == GL_TEXTURE_2D));
-    if (!banded) {
+    // glGetTexImage reads whole levels only: slabs are read with
+    // glGetTextureSubImage (OpenGL 4.5), and without it the whole level in
+    // one call (the top of transfer.hpp says why not glReadPixels).
+    if (!capabilities.textureSubImage || !usesBands(settings, capabilities, total)) {
         glBindTexture(texture.target(), texture.id());
         glGetTexImage(texture.target(), 0, format, type, pixels);
         checkGlError(what);
         return;
     }
     const SlabPlan plan(height, depth, rowBytes, pipelinedBandBytes(total, settings.bandBytes));
-    ring_.ensure(GL_PIXEL_PACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_READ_BIT,
-                 settings.clientStorageDownload, what);
-    if (!subImage) {
-        if (!framebuffer_) framebuffer_ = gl::Framebuffer::create();
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer_.id());
-        glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
-        glReadBuffer(GL_COLOR_ATTACHMENT0);
-        const GLenum status = glCheckFramebufferStatus(GL_READ_FRAMEBUFFER);
-        if (status != GL_FRAMEBUFFER_COMPLETE) {
-            glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
-            throw Error(what + ": the texture cannot be read through a framebuffer (status " + std::to_string(status) +
-                        ")");
-        }
-    }
+    ring_.ensure(GL_PIXEL_PACK_BUFFER, plan.largestBytes(), settings.buffers, GL_MAP_READ_BIT, true, what);
     const int slabs = plan.count();
     const int slots = int(ring_.size());
     const auto issue = [&](int k) {
         const Slab slab = plan[k];
         BufferRing::Slot& slot = ring_[std::size_t(k % slots)];
         glBindBuffer(GL_PIXEL_PACK_BUFFER, slot.buffer.id());
-        if (subImage)
-            glGetTextureSubImage(texture.id(), 0, 0, slab.y, slab.z, width, slab.rows, slab.slices, format, type,
-                                 GLsizei(plan.bytes(slab)), nullptr);
-        else
-            glReadPixels(0, slab.y, width, slab.rows, format, type, nullptr);
+        glGetTextureSubImage(texture.id(), 0, 0, slab.y, slab.z, width, slab.rows, slab.slices, format, type,
+                             GLsizei(plan.bytes(slab)), nullptr);
         slot.fence = gl::Fence::insert();
         glFlush();  // the GPU starts on this slab while the host copies the last
     };
@@ -248,9 +212,6 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
         const Slab slab = plan[k];
         copier_.copy(destination + plan.offset(slab), slot.mapped, plan.bytes(slab), settings.copyThreads);
     }
-    // The framebuffer keeps no texture alive: a label texture deleted later
-    // must free its storage.
-    if (!subImage) glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, 0, 0);
     checkGlError(what);
 }
 

@@ -11,8 +11,8 @@
 //     host:  copy 0 | copy 1 | copy 2 | copy 3 |
 //     GPU:           | tex 0  | tex 1  | tex 2  | tex 3      (glTexSubImage2D/3D from the buffer)
 //   download (TextureDownloader):
-//     GPU:   read 0 | read 1 | read 2 | read 3 |            (glGetTextureSubImage, or
-//     host:           | copy 0 | copy 1 | copy 2 | copy 3     glReadPixels, into the buffer)
+//     GPU:   read 0 | read 1 | read 2 | read 3 |            (glGetTextureSubImage into
+//     host:           | copy 0 | copy 1 | copy 2 | copy 3     the buffer)
 //
 // A fence after each slab says when its buffer may be copied out or
 // refilled. The buffers are kept from one call to the next (a batch of
@@ -31,13 +31,17 @@
 // GL_ARB_buffer_storage), on a software rasterizer (its textures are host
 // memory already: a band would be one more copy), and in auto mode for
 // transfers below kMinBandedBytes, where a fence costs more than it saves,
-// and for downloads where glGetTextureSubImage (OpenGL 4.5) is missing:
-// glReadPixels into a pack buffer stalls NVIDIA's driver, so it runs only
-// when asked for.
+// and for downloads wherever glGetTextureSubImage (OpenGL 4.5) is missing:
+// the other way to read a band, glReadPixels into a pack buffer, stalls
+// NVIDIA's driver, where glGetTexImage moves the same labels at the bus's
+// speed (bench/transfer_probe.cpp --anatomy).
+//
+// Download buffers ask for GL_CLIENT_STORAGE_BIT (cached host memory, which
+// the host's copies read fastest), upload buffers do not; the host's copies
+// store around the caches where the processor can (parallel_copy.hpp).
 //
 // Settings come from the process's Tuning (glccl/tuning.hpp: transfer,
-// transferReadback, transferBandBytes, transferBuffers,
-// transferClientStorage, copyThreads, copyStores) at the start of every
+// transferBandBytes, transferBuffers, copyThreads) at the start of every
 // transfer, so that a program (and the transfer probe,
 // bench/transfer_probe.cpp) can compare variants between calls.
 
@@ -56,19 +60,14 @@ constexpr std::size_t kMinBandedBytes = std::size_t(1) << 20;
 
 struct Settings {
     enum class Mode { Auto, Plain, Bands };
-    enum class Readback { ReadPixels, TextureSubImage };
     Mode mode = Mode::Auto;
-    Readback readback = Readback::TextureSubImage;
     std::size_t bandBytes = Tuning::kDefaultTransferBandBytes;
     int buffers = Tuning::kDefaultTransferBuffers;
     int copyThreads = 1;
-    bool streamingStores = false;  // Tuning::copyStores, where the processor has them
-    bool clientStorageUpload = false;
-    bool clientStorageDownload = true;
 
     // The settings the process's Tuning asks for (glccl::tuning()).
     static Settings current();
-    // "bands 32M x3, subimage, 16 threads streaming" or "plain", for reports.
+    // "bands 32M x3, 16 threads" or "plain", for reports.
     std::string describe() const;
 };
 
@@ -173,22 +172,20 @@ private:
 };
 
 // Downloads whole textures into host memory. One per label texture (or any
-// stream of downloads); its buffers and framebuffer are kept between calls.
+// stream of downloads); its buffers are kept between calls.
 class TextureDownloader {
 public:
     // Downloads level 0 of `texture` (2-D or 3-D) into `pixels` (rows
     // tightly packed, row 0 of slice 0 first), waiting for the GPU work that
-    // writes it. `texture` must be color-renderable for the readpixels
-    // readback (every format the engine downloads is); a 3-D texture is read
-    // in slabs only through glGetTextureSubImage, else in one glGetTexImage. Leaves the GL state as it found it. Throws
-    // glccl::Error naming `what` on a GL error.
+    // writes it; in slabs through glGetTextureSubImage, else in one
+    // glGetTexImage. Leaves the GL state as it found it. Throws glccl::Error
+    // naming `what` on a GL error.
     void download(const gl::Texture& texture, void* pixels, GLenum format, GLenum type, std::size_t bytesPerPixel,
                   const std::string& what);
     std::size_t bufferBytes() const { return ring_.totalBytes(); }
 
 private:
     BufferRing ring_;
-    gl::Framebuffer framebuffer_;
     CopyThreads copier_;
 };
 

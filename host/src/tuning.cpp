@@ -1,7 +1,6 @@
 #include "glccl/tuning.hpp"
 
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 
 #include "glccl/error.hpp"
@@ -51,12 +50,7 @@ Enum parseChoice(const std::string& name, const std::string& text, const char* c
 }
 
 const char* const kTransfers[] = {"auto", "plain", "bands"};
-const char* const kReadbacks[] = {"subimage", "readpixels"};
-const char* const kClientStorages[] = {"download", "upload", "both", "none"};
-const char* const kCopyStores[] = {"stream", "plain"};
 const char* const kComputeParents[] = {"auto", "buffer", "image"};
-const char* const kComputeVolumes[] = {"grid", "nodes"};
-const char* const kCudaKernels[] = {"blocks", "tiles"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -70,56 +64,32 @@ Tuning& processTuning() {
 
 }  // namespace
 
-bool Tuning::debugSyncRequested() {
-    static const bool requested = [] {
-        const char* value = std::getenv("GLCCL_CUDA_SYNC");
-        return value != nullptr && std::strcmp(value, "1") == 0;
-    }();
-    return requested;
-}
-
 void Tuning::set(const std::string& name, const std::string& value) {
     if (name == "transfer") {
         transfer = parseChoice<Transfer>(name, value, kTransfers);
-    } else if (name == "transferReadback") {
-        transferReadback = parseChoice<Readback>(name, value, kReadbacks);
     } else if (name == "transferBandBytes") {
         transferBandBytes = parseBytes(name, value);
     } else if (name == "transferBuffers") {
         transferBuffers = parseCount(name, value, 2, kMaxTransferBuffers,
                                      "a buffer count 2.." + std::to_string(kMaxTransferBuffers));
-    } else if (name == "transferClientStorage") {
-        transferClientStorage = parseChoice<ClientStorage>(name, value, kClientStorages);
     } else if (name == "copyThreads") {
         copyThreads = value == "auto" ? 0
                                       : parseCount(name, value, 1, kMaxCopyThreads,
                                                    "auto or a thread count 1.." + std::to_string(kMaxCopyThreads));
-    } else if (name == "copyStores") {
-        copyStores = parseChoice<CopyStores>(name, value, kCopyStores);
     } else if (name == "computeParents") {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
-    } else if (name == "computeVolumes") {
-        computeVolumes = parseChoice<ComputeVolumes>(name, value, kComputeVolumes);
-    } else if (name == "cudaSyncEachKernel") {
-        cudaSyncEachKernel = parseCount(name, value, 0, 1, "0 or 1") == 1;
-    } else if (name == "cudaKernels") {
-        cudaKernels = parseChoice<CudaKernels>(name, value, kCudaKernels);
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
-                    "'; expected transfer, transferReadback, transferBandBytes, transferBuffers, "
-                    "transferClientStorage, copyThreads, copyStores, computeParents, computeVolumes, "
-                    "cudaSyncEachKernel or cudaKernels");
+                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads or computeParents");
     }
 }
 
 std::string Tuning::describe() const {
-    return std::string("transfer=") + kTransfers[int(transfer)] + " transferReadback=" +
-           kReadbacks[int(transferReadback)] + " transferBandBytes=" + std::to_string(transferBandBytes) +
-           " transferBuffers=" + std::to_string(transferBuffers) + " transferClientStorage=" +
-           kClientStorages[int(transferClientStorage)] +
+    return std::string("transfer=") + kTransfers[int(transfer)] +
+           " transferBandBytes=" + std::to_string(transferBandBytes) +
+           " transferBuffers=" + std::to_string(transferBuffers) +
            " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
-           " copyStores=" + kCopyStores[int(copyStores)] + " computeParents=" + kComputeParents[int(computeParents)] +
-           " computeVolumes=" + kComputeVolumes[int(computeVolumes)] + " cudaSyncEachKernel=" + (cudaSyncEachKernel ? "1" : "0") + " cudaKernels=" + kCudaKernels[int(cudaKernels)];
+           " computeParents=" + kComputeParents[int(computeParents)];
 }
 
 void setTuning(const Tuning& tuning) {

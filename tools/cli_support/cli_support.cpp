@@ -21,17 +21,12 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[10] = {
+const TuningVariable kTuningVariables[5] = {
     {"GLCCL_TRANSFER", "transfer"},
-    {"GLCCL_TRANSFER_READBACK", "transferReadback"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
-    {"GLCCL_TRANSFER_CLIENT_STORAGE", "transferClientStorage"},
     {"GLCCL_COPY_THREADS", "copyThreads"},
-    {"GLCCL_COPY_STORES", "copyStores"},
     {"GLCCL_COMPUTE_PARENTS", "computeParents"},
-    {"GLCCL_COMPUTE_VOLUMES", "computeVolumes"},
-    {"GLCCL_CUDA_KERNELS", "cudaKernels"},
 };
 
 Tuning tuningFromEnvironment(Tuning tuning) {

@@ -52,17 +52,15 @@ private:
 
 // The environment variables the command-line programs (glccl, glccl-mpi,
 // the device probes) map onto the library's Tuning at start-up, so that
-// device scripts choose variants per run: GLCCL_TRANSFER, GLCCL_TRANSFER_READBACK,
-// GLCCL_TRANSFER_BAND_BYTES, GLCCL_TRANSFER_BUFFERS,
-// GLCCL_TRANSFER_CLIENT_STORAGE, GLCCL_COPY_THREADS, GLCCL_COPY_STORES,
-// GLCCL_COMPUTE_PARENTS, GLCCL_COMPUTE_VOLUMES and GLCCL_CUDA_KERNELS,
-// each setting the knob of the same meaning with
+// device scripts choose variants per run: GLCCL_TRANSFER,
+// GLCCL_TRANSFER_BAND_BYTES, GLCCL_TRANSFER_BUFFERS, GLCCL_COPY_THREADS and
+// GLCCL_COMPUTE_PARENTS, each setting the knob of the same meaning with
 // the values Tuning::set takes. The library itself reads none of them.
 struct TuningVariable {
     const char* variable;  // "GLCCL_TRANSFER"
     const char* knob;      // "transfer": a name Tuning::set takes
 };
-extern const TuningVariable kTuningVariables[10];
+extern const TuningVariable kTuningVariables[5];
 
 // `tuning` with every knob whose variable the environment sets (and is not
 // empty); throws glccl::Error("GLCCL_TRANSFER is 'fast'; expected auto,

@@ -67,12 +67,9 @@ const char kGeneralHelp[] =
     "Run 'glccl COMMAND --help' or 'glccl help COMMAND' for the options of a command.\n"
     "\n"
     "environment (the library's tuning knobs, read once at start-up; none changes a\n"
-    "result): GLCCL_TRANSFER auto|plain|bands, GLCCL_TRANSFER_READBACK\n"
-    "subimage|readpixels, GLCCL_TRANSFER_BAND_BYTES (e.g. 32M), GLCCL_TRANSFER_BUFFERS\n"
-    "2..8, GLCCL_TRANSFER_CLIENT_STORAGE download|upload|both|none, GLCCL_COPY_THREADS\n"
-    "auto|1..64, GLCCL_COPY_STORES stream|plain, GLCCL_COMPUTE_PARENTS\n"
-    "auto|buffer|image, GLCCL_COMPUTE_VOLUMES grid|nodes, GLCCL_CUDA_KERNELS\n"
-    "blocks|tiles; GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel.\n";
+    "result): GLCCL_TRANSFER auto|plain|bands, GLCCL_TRANSFER_BAND_BYTES (e.g. 32M),\n"
+    "GLCCL_TRANSFER_BUFFERS 2..8, GLCCL_COPY_THREADS auto|1..64, GLCCL_COMPUTE_PARENTS\n"
+    "auto|buffer|image; GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel.\n";
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"

@@ -61,19 +61,28 @@ std::string deviceName();
 // call. whyNotHere is available()'s reason. Cheap after the first call.
 EngineCapabilities capabilities();
 
-// Which kernels label a 2-D image (volumes always take the tile kernels).
-//   Blocks  the default: 2 x 2 blocks of pixels as nodes, each patch of
-//           32 x 32 nodes solved in shared memory, the links between
+// Whether release builds synchronise after each kernel and check it, so that
+// an asynchronous fault is reported by the kernel that caused it (builds
+// without NDEBUG always do). Default: whether the environment has
+// GLCCL_CUDA_SYNC=1, read once, the library's one read of the environment.
+// Holds for every call that starts after it returns; thread-safe.
+void setSyncEachKernel(bool sync);
+bool syncEachKernel();
+
+// Which kernels label what (chosen per call, nothing to set):
+//   block kernels  2-D images: 2 x 2 blocks of pixels as nodes, each patch
+//           of 32 x 32 nodes solved in shared memory, the links between
 //           patches united in one pass, roots numbered line by line on the
-//           device (the compute engine's design, in CUDA). Batches of images
-//           run as one launch sequence. Images whose keys need more than 31
-//           bits (height x width rounded up to a power of two above 2^31)
-//           or wider than 32768 nodes take the tile kernels.
-//   Tiles   Stava & Benes' kernels as the paper has them: 32 x 32 tiles in
-//           shared memory, their borders merged level by level, then a
-//           scan numbers the roots. Kept to compare against, and for what
-//           the block kernels do not take.
-enum class Kernels { Blocks, Tiles };
+//           device (the compute engine's design, in CUDA); batches of
+//           images run as one launch sequence. Their volume siblings label
+//           binary volumes over bundle nodes.
+//   Stava & Benes' kernels, as the paper has them: 32 x 32 patches in
+//           shared memory, their borders merged level by level, then a scan
+//           numbers the roots. What the block kernels do not take: images
+//           whose keys need more than 31 bits (height x width rounded up to
+//           a power of two above 2^31) or wider than 32768 nodes, volumes
+//           under segments or threshold, and binary volumes a few voxels
+//           wide (more node slots than voxels).
 
 // What an object has allocated and registered since it was made: constant
 // from call to call once its sizes are reserved, which is what a host that
@@ -144,9 +153,6 @@ public:
 
     // The table of the last successful label() (empty before the first).
     const std::vector<Component>& table() const;
-
-    // Which kernels label the textures (default Kernels::Blocks).
-    void setKernels(Kernels kernels);
 
     // The labels of the last successful label() (what it wrote into the
     // label texture, from its device buffer, not from the texture) into
@@ -257,9 +263,6 @@ public:
     // (one per image, one for a volume): downloads them once and waits for
     // the labeling. Valid until the next call.
     const std::vector<std::uint32_t>& componentCounts();
-
-    // Which kernels label 2-D images (default Kernels::Blocks).
-    void setKernels(Kernels kernels);
 
     // The table of the last successful call (empty before the first).
     const std::vector<Component>& table() const;

@@ -20,7 +20,7 @@
 // patches are boxes of nodes); its passes are the <stage>_volume_grid.comp
 // siblings of the 2-D ones, under the same stage names and timer keys. A
 // binary volume has nodes of its own, runs of bundles of lines (words,
-// bundles, bricks: volume_nodes.glsl), labeled by the <stage>_volume.comp
+// bundles, patches: volume_nodes.glsl), labeled by the <stage>_volume.comp
 // passes, again under the same names.
 //
 //   the node grid, from its top-left corner:
@@ -129,7 +129,8 @@ struct WordBox {
     constexpr int threads() const { return words * bundlesY * bundlesZ; }
 };
 
-// A brick: what one work group of local_merge and merge_borders covers.
+// A bundle patch: what one work group of local_merge and merge_borders
+// covers in a binary volume.
 //
 //        +-----------------+     26: 64 x 32 x 16 voxels (2 words, 16 x 8
 //       / 2 words (x)     /|         bundles of 2 x 2 lines)
@@ -137,27 +138,27 @@ struct WordBox {
 //      | 16 bundles (y)  | +      6: 64 x 16 x 8 (single lines)
 //      +-----------------+/      8 bundles deep (z)
 //
-// Half the CUDA engine's bricks (16 bundles deep): local_merge keeps 16
+// Half the CUDA engine's patches (16 bundles deep): local_merge keeps 16
 // node slots per thread in shared memory, and 512 threads' slots alone
 // would fill the 32 KiB every OpenGL 4.3 context has (llvmpipe has no more).
 // With 256 threads the slots, the lines, their ORs and the link queue fit.
-constexpr WordBox kVolumeBrick{2, 16, 8};
+constexpr WordBox kBundlePatch{2, 16, 8};
 // The work group's link queues (local_merge_volume.comp): local_merge's
 // links are two 16-bit slots (4 bytes), merge_borders' two global slots (8
 // bytes). local_merge's queue is short: a full queue is united and refilled
 // (a few more barriers), while the shared memory it would hold keeps other
-// bricks off the multiprocessor, and the pass waits on shared-memory loads
-// that only more resident bricks hide.
-constexpr int kBrickLinks = 512;
+// patches off the multiprocessor, and the pass waits on shared-memory loads
+// that only more resident patches hide.
+constexpr int kBundlePatchLinks = 512;
 constexpr int kBorderLinks = 1024;
-// final_labels: a label brick of 128 words. Its shared memory holds the
+// final_labels: a label patch of 128 words. Its shared memory holds the
 // node numbers of its words (16 a word), their lines and the table's
 // 2^kVolumeTableSlotBits hash slots of 10 words. Its coordinate sums stay
 // below 2^32: at most 2^14 voxels of coordinates below 2^15.
-constexpr WordBox kVolumeLabelBrick{2, 8, 8};
+constexpr WordBox kBundleLabelPatch{2, 8, 8};
 // Hash slots of final_labels_volume.comp: fewer than the 2-D pass's. Every
-// slot is cleared and scanned by each label brick, and its shared memory
-// decides how many label bricks a multiprocessor holds at once; a number
+// slot is cleared and scanned by each label patch, and its shared memory
+// decides how many label patches a multiprocessor holds at once; a number
 // that finds no slot goes to the global table directly.
 constexpr int kVolumeTableSlotBits = 7;
 // count_roots: work groups of kCountRootsThreads, a bundle row to each
@@ -174,16 +175,16 @@ inline int countRootsRowThreads(int wordsX) {
 constexpr int kParentsSideBits = 10;
 
 constexpr int log2Of(int n) { return n <= 1 ? 0 : 1 + log2Of(n / 2); }
-static_assert(kVolumeBrick.threads() * kRunsPerWord <= 0x10000, "local_merge: a link is two 16-bit slots");
-static_assert(kVolumeBrick.threads() * (4 + 1 + kRunsPerWord) * 4 + kBrickLinks * 4 + 16 <= 32768 &&
+static_assert(kBundlePatch.threads() * kRunsPerWord <= 0x10000, "local_merge: a link is two 16-bit slots");
+static_assert(kBundlePatch.threads() * (4 + 1 + kRunsPerWord) * 4 + kBundlePatchLinks * 4 + 16 <= 32768 &&
                   kBorderLinks * 8 + 16 <= 32768,
               "local_merge and merge_borders: shared memory within the 32 KiB of OpenGL 4.3");
-static_assert(kRunsPerWord * (kVolumeLabelBrick.threads() + 1) * 4 + kVolumeLabelBrick.threads() * (4 + 1) * 4 +
+static_assert(kRunsPerWord * (kBundleLabelPatch.threads() + 1) * 4 + kBundleLabelPatch.threads() * (4 + 1) * 4 +
                       10 * (1 << kVolumeTableSlotBits) * 4 <=
                   32768,
               "final_labels: shared memory within the 32 KiB of OpenGL 4.3");
-static_assert(kVolumeLabelBrick.threads() % 32 == 0, "final_labels writes a word's voxels with 32 threads");
-static_assert(kVolumeLabelBrick.threads() * kWordBits * 4 <= (1 << 14), "final_labels: a label brick's sums fit 32 bits");
+static_assert(kBundleLabelPatch.threads() % 32 == 0, "final_labels writes a word's voxels with 32 threads");
+static_assert(kBundleLabelPatch.threads() * kWordBits * 4 <= (1 << 14), "final_labels: a label patch's sums fit 32 bits");
 
 // Division by an invariant divisor d (1 <= d < 2^32), exact for every 32-bit
 // dividend (Granlund and Montgomery, "Division by invariant integers using
@@ -336,19 +337,19 @@ inline void volumeNodeDefines(gl::ProgramBuilder& builder, Connectivity connecti
         .define("RUNS_PER_WORD", kRunsPerWord)
         .define("BUNDLE_H", bundle.height)
         .define("BUNDLE_D", bundle.depth)
-        .define("BRICK_WORDS", kVolumeBrick.words)
-        .define("BRICK_BUNDLES_Y", kVolumeBrick.bundlesY)
-        .define("BRICK_BUNDLES_Z", kVolumeBrick.bundlesZ)
-        .define("BRICK_THREADS", kVolumeBrick.threads())
-        .define("BRICK_X_BITS", log2Of(kVolumeBrick.words * kWordBits))
-        .define("BRICK_Y_BITS", log2Of(kVolumeBrick.bundlesY * bundle.height))
-        .define("BRICK_LINKS", kBrickLinks)
+        .define("PATCH_WORDS", kBundlePatch.words)
+        .define("PATCH_BUNDLES_Y", kBundlePatch.bundlesY)
+        .define("PATCH_BUNDLES_Z", kBundlePatch.bundlesZ)
+        .define("PATCH_THREADS", kBundlePatch.threads())
+        .define("PATCH_X_BITS", log2Of(kBundlePatch.words * kWordBits))
+        .define("PATCH_Y_BITS", log2Of(kBundlePatch.bundlesY * bundle.height))
+        .define("PATCH_LINKS", kBundlePatchLinks)
         .define("BORDER_LINKS", kBorderLinks)
-        .define("LABEL_BRICK_WORDS", kVolumeLabelBrick.words)
-        .define("LABEL_BRICK_BUNDLES_Y", kVolumeLabelBrick.bundlesY)
-        .define("LABEL_BRICK_BUNDLES_Z", kVolumeLabelBrick.bundlesZ)
-        .define("LABEL_BRICK_THREADS", kVolumeLabelBrick.threads())
-        .define("LABEL_BRICK_SLOT_BITS", kVolumeTableSlotBits)
+        .define("LABEL_PATCH_WORDS", kBundleLabelPatch.words)
+        .define("LABEL_PATCH_BUNDLES_Y", kBundleLabelPatch.bundlesY)
+        .define("LABEL_PATCH_BUNDLES_Z", kBundleLabelPatch.bundlesZ)
+        .define("LABEL_PATCH_THREADS", kBundleLabelPatch.threads())
+        .define("LABEL_PATCH_SLOT_BITS", kVolumeTableSlotBits)
         .define("COUNT_ROOTS_THREADS", kCountRootsThreads)
         .define("PARENTS_SIDE_BITS", kParentsSideBits)
         .define("BITS_BUFFER", kBitsBuffer)

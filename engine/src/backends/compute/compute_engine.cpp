@@ -11,22 +11,22 @@
 //   download_table   components(): the table's entries to the host
 //
 // A GL_TEXTURE_3D input is a volume: into a 3-D label texture, and the
-// table has the z fields. With Tuning::computeVolumes nodes (the default),
-// a binary volume is labeled over bundle nodes, runs of the OR of a few lines
-// (volume_nodes.glsl, the CUDA engine's design), by the passes'
-// <stage>_volume siblings:
+// table has the z fields. A binary volume is labeled over bundle nodes, runs
+// of the OR of a few lines (volume_nodes.glsl, the CUDA engine's design), by
+// the passes' <stage>_volume siblings:
 //
 //   local_merge      the voxels to bits; each bundle word's runs are its nodes;
-//                    union-find inside each brick (shared memory, a link queue)
-//   merge_borders    the links between bricks, as global lock-free unions
+//                    union-find inside each patch (shared memory, a link queue)
+//   merge_borders    the links between patches, as global lock-free unions
 //   count_roots      every node's entry pointed at its root; each bundle row
 //                    ranks its roots per line; the last work group numbers the
 //                    lines
 //   final_labels     every voxel takes its component's number; the table summed
 //
-// Other volumes (segments, threshold, delta; binary ones a few voxels wide;
-// every volume with computeVolumes grid) run the
-// <stage>_volume_grid siblings over a grid of 3-D nodes.
+// Other volumes (segments, threshold, delta: a run of a line could hold two
+// components; binary ones a few voxels wide, which would have more node
+// slots than voxels) run the <stage>_volume_grid siblings over a grid of
+// 3-D nodes.
 //
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.
@@ -35,7 +35,6 @@
 #include "backends/pass_check.hpp"
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
-#include "glccl/tuning.hpp"
 
 namespace glccl::backends {
 
@@ -43,12 +42,9 @@ namespace {
 
 using namespace compute;
 
-// Whether a binary volume may take bundle nodes (Tuning::computeVolumes,
-// read at every labeling so that a change reaches a labeler that exists).
-bool bundleNodes(const LabelOptions& options) {
-    return options.criterion.kind == Criterion::Kind::Binary &&
-           tuning().computeVolumes == Tuning::ComputeVolumes::Nodes;
-}
+// Whether a volume may take bundle nodes: a binary one (ComputeResources
+// decides whether its shape does).
+bool bundleNodes(const LabelOptions& options) { return options.criterion.kind == Criterion::Kind::Binary; }
 
 // glGetTextureSubImage: OpenGL 4.5.
 bool subImageReads(const ContextInfo& context) {
@@ -86,20 +82,15 @@ public:
         // unless a nearest sampler is bound with it; the sampler also gives
         // the gathers of local_merge a zero border.
         glBindSampler(kInputUnit, inputSampler_.id());
+        // The passes take the programs of the nodes the resources were
+        // reserved for: an image's, a volume's grid or a binary volume's
+        // bundles (the top of this file).
         const PassContext passes = context(timer);
-        if (resources_.bundles) {
-            localMerge_.runVolume(passes, input);         // bits and nodes; union-find inside each brick
-            mergeBorders_.runVolume(passes);              // and across brick faces
-            count_ = countRoots_.runVolume(passes);       // roots numbered 1..N in raster order
-            resources_.reserveTable(count_, clearTextures_);
-            finalLabels_.runVolume(passes, labels, count_);  // every voxel's number; the table summed
-        } else {
-            localMerge_.run(passes, input);               // union-find inside each patch
-            mergeBorders_.run(passes, input);             // and across patch borders
-            count_ = countRoots_.run(passes);             // roots numbered 1..N in raster order
-            resources_.reserveTable(count_, clearTextures_);
-            finalLabels_.run(passes, labels, count_);     // every pixel's number; the table summed
-        }
+        localMerge_.run(passes, input);            // nodes; union-find inside each patch
+        mergeBorders_.run(passes, input);          // and across patch borders
+        count_ = countRoots_.run(passes);          // roots numbered 1..N in raster order
+        resources_.reserveTable(count_, clearTextures_);
+        finalLabels_.run(passes, labels, count_);  // every pixel's number; the table summed
         glBindSampler(kInputUnit, 0);
         // The host reads the labels as a texture, by download or by
         // framebuffer, and components() reads the table.

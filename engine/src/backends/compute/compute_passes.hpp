@@ -77,9 +77,9 @@ void dispatch(const GroupCount& groups);
 // an image or a volume: one work group each.
 GroupCount patches(const ComputeResources& resources);
 GroupCount labelPatches(const ComputeResources& resources);
-// Bricks and label bricks over a binary volume's bundle words.
-GroupCount bricks(const ComputeResources& resources);
-GroupCount labelBricks(const ComputeResources& resources);
+// Patches and label patches over a binary volume's bundle words.
+GroupCount bundlePatches(const ComputeResources& resources);
+GroupCount bundleLabelPatches(const ComputeResources& resources);
 // `texture` (2-D or 3-D) on an image unit: all its slices for a volume.
 void bindImage(int unit, const gl::Texture& texture, GLenum access, GLenum format);
 // The input on its texture unit, for `program`.
@@ -90,13 +90,13 @@ void bindNodeData(const ComputeResources& resources);
 
 // local_merge (local_merge.comp): foreground masks, union-find inside each
 // patch.
+// An image, a volume on the node grid (local_merge_volume_grid.comp) or a
+// binary volume's bundle nodes (local_merge_volume.comp), as the resources
+// were reserved: every pass takes the program of their kind.
 class LocalMergePass {
 public:
     static constexpr const char* kStage = "local_merge";
     void run(const PassContext& context, const gl::Texture& input);
-    // A binary volume (local_merge_volume.cpp, .comp): its bits and bundle
-    // nodes, united inside each brick.
-    void runVolume(const PassContext& context, const gl::Texture& input);
 };
 
 // merge_borders (merge_borders.comp): the links between patches.
@@ -104,9 +104,6 @@ class MergeBordersPass {
 public:
     static constexpr const char* kStage = "merge_borders";
     void run(const PassContext& context, const gl::Texture& input);
-    // A binary volume (merge_borders_volume.cpp, .comp): the links between
-    // bricks.
-    void runVolume(const PassContext& context);
 };
 
 // count_roots (count_roots.comp): roots ranked per line and numbered in
@@ -115,11 +112,10 @@ class CountRootsPass {
 public:
     static constexpr const char* kStage = "count_roots";
     std::uint32_t run(const PassContext& context);
-    // A binary volume (count_roots_volume.cpp, .comp): its bundle nodes'
-    // roots.
-    std::uint32_t runVolume(const PassContext& context);
 
 private:
+    // A binary volume's bundle nodes (count_roots_volume.cpp, .comp).
+    std::uint32_t runBundles(const PassContext& context);
     // The count the last work group wrote after the line offsets.
     static std::uint32_t readCount(const ComputeResources& resources);
 };
@@ -129,15 +125,9 @@ private:
 class FinalLabelsPass {
 public:
     static constexpr const char* kStage = "final_labels";
+    // The table's entries below count (and their z fields, for a volume)
+    // are left for local_merge to zero.
     void run(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
-    // A binary volume (final_labels_volume.cpp, .comp).
-    void runVolume(const PassContext& context, const gl::Texture& labels, std::uint32_t count);
-
-private:
-    // Either entry: `program` over `groups`, the table's entries below count
-    // (and their z fields, for a volume) left for local_merge to zero.
-    static void label(const PassContext& context, const ProgramSpec& program, GroupCount groups,
-                      const gl::Texture& labels, std::uint32_t count);
 };
 
 // download_table: the table's first `count` entries into `table`.

@@ -146,8 +146,8 @@ static GroupCount groupsOver(const VolumeNodeGrid& g, WordBox box) {
     return {ceilDiv(int(g.wordsX), box.words), ceilDiv(int(g.bundlesY), box.bundlesY),
             ceilDiv(int(g.bundlesZ), box.bundlesZ)};
 }
-GroupCount bricks(const ComputeResources& r) { return groupsOver(r.nodes, kVolumeBrick); }
-GroupCount labelBricks(const ComputeResources& r) { return groupsOver(r.nodes, kVolumeLabelBrick); }
+GroupCount bundlePatches(const ComputeResources& r) { return groupsOver(r.nodes, kBundlePatch); }
+GroupCount bundleLabelPatches(const ComputeResources& r) { return groupsOver(r.nodes, kBundleLabelPatch); }
 
 void bindInput(gl::Program& program, const gl::Texture& input) {
     program.set("inputImage", kInputUnit);

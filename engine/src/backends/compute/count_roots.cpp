@@ -15,11 +15,14 @@ const ProgramSpec kCountRootsVolume{CountRootsPass::kStage,
                                     "count_roots_volume_grid.comp"};
 }  // namespace
 
-// glsl/count_roots.comp: one work group per node line ranks its roots; the
-// last group to finish numbers the lines. The count is read back: label()
-// returns it, and the table is sized by it.
+// glsl/count_roots.comp (count_roots_volume_grid.comp): one work group per
+// node line ranks its roots; the last group to finish numbers the lines. The
+// count is read back: label() returns it, and the table is sized by it.
 std::uint32_t CountRootsPass::run(const PassContext& context) {
     const ComputeResources& r = context.resources;
+    // Bundle nodes are a word's runs, not one node per grid cell: their roots
+    // are flattened first and ranked a bundle row at a time.
+    if (r.bundles) return runBundles(context);
     {
         auto scope = context.timer.scope(kStage);
         context.programs.use(r.volume ? kCountRootsVolume : kCountRoots, r, countRootsThreads(r.gridWidth));

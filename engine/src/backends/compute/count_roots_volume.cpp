@@ -19,7 +19,7 @@ constexpr int kFlattenGroups = 4096;
 // glsl/count_roots_volume.comp: the roots of a binary volume's bundle rows,
 // ranked per line; the last work group to finish numbers the lines. The
 // count is read back: label() returns it, and the table is sized by it.
-std::uint32_t CountRootsPass::runVolume(const PassContext& context) {
+std::uint32_t CountRootsPass::runBundles(const PassContext& context) {
     const ComputeResources& r = context.resources;
     {
         auto scope = context.timer.scope(kStage);

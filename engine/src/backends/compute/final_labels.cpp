@@ -13,19 +13,20 @@ const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
                                          builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
                                      },
                                      "final_labels_volume_grid.comp"};
+// Bundle nodes: each word's runs numbered through their roots, the table
+// summed by bit operations on the word's lines (no samples read).
+const ProgramSpec kFinalLabelsBundles{FinalLabelsPass::kStage,
+                                      [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_READONLY"); },
+                                      "final_labels_volume.comp", "volume_nodes.glsl", false};
 }  // namespace
 
-// glsl/final_labels.comp: every pixel takes its component's number, and the
-// component table is summed on the way (reduced per label patch first).
+// glsl/final_labels.comp (final_labels_volume_grid.comp,
+// final_labels_volume.comp): every pixel takes its component's number, and
+// the component table is summed on the way (reduced per label patch first).
 void FinalLabelsPass::run(const PassContext& context, const gl::Texture& labels, std::uint32_t count) {
-    const ComputeResources& r = context.resources;
-    label(context, r.volume ? kFinalLabelsVolume : kFinalLabels, labelPatches(r), labels, count);
-}
-
-void FinalLabelsPass::label(const PassContext& context, const ProgramSpec& program, GroupCount groups,
-                            const gl::Texture& labels, std::uint32_t count) {
     auto scope = context.timer.scope(kStage);
     ComputeResources& r = context.resources;
+    const ProgramSpec& program = r.bundles ? kFinalLabelsBundles : r.volume ? kFinalLabelsVolume : kFinalLabels;
     r.tableDirty = count;
     if (r.volume) r.tableDirtyZ = count;
     context.programs.use(program, r);
@@ -33,7 +34,7 @@ void FinalLabelsPass::label(const PassContext& context, const ProgramSpec& progr
     bindImage(kLabelsImage, labels, GL_WRITE_ONLY, GL_R32UI);
     glBindImageTexture(kTableImage, r.table.id(), 0, GL_TRUE, 0, GL_READ_WRITE, GL_R32UI);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-    dispatch(groups);
+    dispatch(r.bundles ? bundleLabelPatches(r) : labelPatches(r));
     context.checkPass(kStage);
 }
 

@@ -22,9 +22,9 @@ const ProgramSpec kFold{"component_bits_fold", "fullscreen.vert", "component_bit
                          {"totals[4]", 12}, {"totals[5]", 13}, {"totals[6]", 14}, {"totals[7]", 15}}};
 }  // namespace
 
-std::vector<std::uint64_t> ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
-                                                  const TableTargets& table, LargeSumTargets& sums,
-                                                  const std::vector<std::uint32_t>& largeLabels, int bandPixels) {
+void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
+                            LargeSumTargets& sums, const std::vector<std::uint32_t>& largeLabels, int bandPixels,
+                            std::vector<std::uint64_t>& counters) {
     auto scope = context.timer.scope(kStage);
     const int count = int(largeLabels.size());
     const GLuint zeroU[4] = {0, 0, 0, 0};
@@ -32,10 +32,10 @@ std::vector<std::uint64_t> ComponentBitsPass::run(const PassContext& context, co
     setRenderState({});
 
     // Which table entries are large, and where they go in the large table.
-    std::vector<std::uint32_t> padded(std::size_t(sums.list.width()) * sums.list.height(), largeLabels.front());
+    list_.assign(std::size_t(sums.list.width()) * sums.list.height(), largeLabels.front());
     for (int i = 0; i < count; ++i)
-        padded[std::size_t(i / sums.listWidth) * sums.list.width() + i % sums.listWidth] = largeLabels[i];
-    sums.list.upload(padded.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+        list_[std::size_t(i / sums.listWidth) * sums.list.width() + i % sums.listWidth] = largeLabels[i];
+    sums.list.upload(list_.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
     beginPass(sums.index);
     glClearBufferuiv(GL_COLOR, 0, zeroU);
     auto& mark = context.programs.use(kMark);
@@ -89,16 +89,15 @@ std::vector<std::uint64_t> ComponentBitsPass::run(const PassContext& context, co
 
     // The totals of the listed labels.
     constexpr int kCounters = 4 * kBitCounterTargets;
-    std::vector<std::uint64_t> counters(std::size_t(count) * kCounters, 0);
-    std::vector<std::uint32_t> texels(std::size_t(sums.listWidth) * sums.listHeight * 4);
+    counters.assign(std::size_t(count) * kCounters, 0);
+    texels_.resize(std::size_t(sums.listWidth) * sums.listHeight * 4);
     for (int t = 0; t < kBitCounterTargets; ++t) {
         gl::readTextureRect(sums.totals[side][t], 0, 0, sums.listWidth, sums.listHeight, GL_RGBA_INTEGER,
-                            GL_UNSIGNED_INT, texels.data());
+                            GL_UNSIGNED_INT, texels_.data());
         for (int i = 0; i < count; ++i)
-            for (int c = 0; c < 4; ++c) counters[std::size_t(i) * kCounters + 4 * t + c] = texels[std::size_t(i) * 4 + c];
+            for (int c = 0; c < 4; ++c) counters[std::size_t(i) * kCounters + 4 * t + c] = texels_[std::size_t(i) * 4 + c];
     }
     context.checkPass(kStage);
-    return counters;
 }
 
 }  // namespace glccl::raster

@@ -16,14 +16,15 @@ public:
     static constexpr const char* kStage = "component_bits";
     ComponentBitsPass() : query_(gl::Query::create()) {}
     // `sums` reserved for `largeLabels` (RasterResources::reserveLargeSums).
-    // Returns 32 counters per listed label (label i of the list at 32 * i):
-    // the area, then 15 bit counts of x, then 15 of y.
-    std::vector<std::uint64_t> run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
-                                   LargeSumTargets& sums, const std::vector<std::uint32_t>& largeLabels,
-                                   int bandPixels);
+    // Writes 32 counters per listed label into `counters` (label i of the
+    // list at 32 * i): the area, then 15 bit counts of x, then 15 of y.
+    void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, LargeSumTargets& sums,
+             const std::vector<std::uint32_t>& largeLabels, int bandPixels, std::vector<std::uint64_t>& counters);
 
 private:
     gl::Query query_;
+    // The list's upload and the totals' read-back, kept from call to call.
+    std::vector<std::uint32_t> list_, texels_;
 };
 
 }  // namespace glccl::raster

@@ -2,9 +2,9 @@
 
 namespace glccl::raster {
 
-DownloadedTable DownloadTablePass::run(const PassContext& context, const TableTargets& table, std::uint32_t count) {
+void DownloadTablePass::run(const PassContext& context, const TableTargets& table, std::uint32_t count,
+                            DownloadedTable& block) {
     auto scope = context.timer.scope(kStage);
-    DownloadedTable block;
     block.count = count;
     block.width = table.width;
     const int rows = ceilDiv(int(count), table.width);
@@ -15,7 +15,6 @@ DownloadedTable DownloadTablePass::run(const PassContext& context, const TableTa
     gl::readTextureRect(table.sums.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.sums.data());
     gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
     context.checkPass(kStage);
-    return block;
 }
 
 }  // namespace glccl::raster

@@ -18,11 +18,12 @@ struct DownloadedTable {
     std::vector<std::uint32_t> roots;
 };
 
-// download_table: the compact block of `count` entries, no more.
+// download_table: the compact block of `count` entries, no more, into
+// `block`, whose storage is kept from call to call.
 class DownloadTablePass {
 public:
     static constexpr const char* kStage = "download_table";
-    DownloadedTable run(const PassContext& context, const TableTargets& table, std::uint32_t count);
+    void run(const PassContext& context, const TableTargets& table, std::uint32_t count, DownloadedTable& block);
 };
 
 }  // namespace glccl::raster

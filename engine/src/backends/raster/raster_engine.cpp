@@ -16,7 +16,7 @@ public:
                         StageTimer& timer) override {
         return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);
     }
-    void components(std::vector<Component>& out, StageTimer& timer) override { out = pipeline_.components(timer); }
+    void components(std::vector<Component>& out, StageTimer& timer) override { pipeline_.components(out, timer); }
 
 private:
     RasterPipeline pipeline_;

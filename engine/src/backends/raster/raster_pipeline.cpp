@@ -5,7 +5,6 @@
 #include <string>
 
 #include "gl_error.hpp"
-#include "table_decoding.hpp"
 
 namespace glccl {
 
@@ -62,22 +61,27 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     return roots;
 }
 
-std::vector<Component> RasterPipeline::components(StageTimer& timer) {
-    if (count_ == 0) return {};
+void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) {
+    if (count_ == 0) {
+        out.clear();
+        return;
+    }
     RasterResources& r = resources_;
     r.reserveTable(count_);
     const PassContext context{programs_, timer, options_.checkEachPass};
     glBindVertexArray(emptyVertexArray_.id());
 
     componentTable_.run(context, r.labeled(), r.table);  // boxes, sums and roots scattered into the compact table
-    DecodedTable table = decodeTable(downloadTable_.run(context, r.table, count_), r.grid.width, r.grid.height);
-    if (!table.largeLabels.empty()) {                     // exact sums where floats were not
-        r.reserveLargeSums(int(table.largeLabels.size()));
-        applyBitCounters(table, componentBits_.run(context, r.labeled(), r.table, r.largeSums, table.largeLabels,
-                                                   options_.bandPixels));
+    downloadTable_.run(context, r.table, count_, downloaded_);
+    decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
+    if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not
+        r.reserveLargeSums(int(sums_.largeLabels.size()));
+        componentBits_.run(context, r.labeled(), r.table, r.largeSums, sums_.largeLabels, options_.bandPixels,
+                           bitCounters_);
+        applyBitCounters(bitCounters_, out, sums_);
     }
+    addCentroids(out, sums_);
     checkGlError("glccl::RasterPipeline::components()");
-    return withCentroids(std::move(table));
 }
 
 }  // namespace glccl

@@ -26,6 +26,7 @@
 #include "route_roots.hpp"
 #include "scan_roots.hpp"
 #include "stage_timer.hpp"
+#include "table_decoding.hpp"
 #include "vertical_runs.hpp"
 
 namespace glccl {
@@ -67,8 +68,15 @@ public:
                         Criterion criterion, StageTimer& timer);
 
     // The component table of the last label() call (label i + 1 at index i),
-    // computed on the GPU and downloaded as a compact block.
-    std::vector<Component> components(StageTimer& timer);
+    // computed on the GPU and downloaded as a compact block into `out`. A
+    // table of a count met before allocates nothing: `out` and the
+    // pipeline's download and decoding storage keep their capacity.
+    void components(std::vector<Component>& out, StageTimer& timer);
+    std::vector<Component> components(StageTimer& timer) {
+        std::vector<Component> out;
+        components(out, timer);
+        return out;
+    }
 
     // Merge rounds the exactness loop needed in the last call (diagnostics).
     int resolveRounds() const { return resolveRounds_; }
@@ -96,6 +104,11 @@ private:
     raster::ComponentTablePass componentTable_;
     raster::DownloadTablePass downloadTable_;
     raster::ComponentBitsPass componentBits_;
+
+    // components()' storage, kept from call to call.
+    raster::DownloadedTable downloaded_;
+    raster::DecodedSums sums_;
+    std::vector<std::uint64_t> bitCounters_;
 };
 
 }  // namespace glccl

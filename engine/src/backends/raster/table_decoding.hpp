@@ -11,23 +11,27 @@
 
 namespace glccl::raster {
 
-// Components without centroids yet, and the 64-bit coordinate sums they come from.
-struct DecodedTable {
-    std::vector<Component> components;
+// The 64-bit coordinate sums of decoded components without centroids yet.
+// Kept by the pipeline from call to call, like the components themselves,
+// so that a table of a count met before is decoded without allocating.
+struct DecodedSums {
     std::vector<std::int64_t> sumX, sumY;
     // Labels whose float sums are not exact (area, area * (width - 1) or
     // area * (height - 1) reached 2^24): component_bits counts these.
     std::vector<std::uint32_t> largeLabels;
 };
 
-// Decodes a table of an image of width x height pixels.
-DecodedTable decodeTable(const DownloadedTable& block, int width, int height);
+// Decodes a table of an image of width x height pixels into `components`
+// (every field of every entry written) and `sums`.
+void decodeTable(const DownloadedTable& block, int width, int height, std::vector<Component>& components,
+                 DecodedSums& sums);
 
-// Replaces the area and sums of decoded.largeLabels[j] with the exact counts
+// Replaces the area and sums of sums.largeLabels[j] with the exact counts
 // at counters[32 * j] (ComponentBitsPass::run).
-void applyBitCounters(DecodedTable& decoded, const std::vector<std::uint64_t>& counters);
+void applyBitCounters(const std::vector<std::uint64_t>& counters, std::vector<Component>& components,
+                      DecodedSums& sums);
 
-// The components with their centroids.
-std::vector<Component> withCentroids(DecodedTable decoded);
+// The components' centroids from their sums.
+void addCentroids(std::vector<Component>& components, const DecodedSums& sums);
 
 }  // namespace glccl::raster

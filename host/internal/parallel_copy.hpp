@@ -12,10 +12,10 @@
 // millisecond or so, and starting threads per band would cost more than the
 // copy saves.
 //
-// Header-only, because glccl_cuda (built below the engine library, which
-// links it) includes it too: it has no link dependency of its own. Both
-// reach it through the build-only glccl_internal target
-// (engine/CMakeLists.txt).
+// Header-only, on the ground floor under both the engine library and
+// glccl_cuda (which the engine links): it has no link dependency of its own,
+// and every layer reaches it through the build-only glccl_host_internal
+// target (host/CMakeLists.txt).
 
 #include <algorithm>
 #include <atomic>
@@ -99,25 +99,13 @@ inline int tableThreads(std::size_t entries) {
     return entries >= kParallelTableEntries ? copyThreads(tuning()) : 1;
 }
 
-// Whether large copies store around the caches (Tuning::CopyStores::Stream,
-// where the processor has streaming stores) or through them (plain:
-// memcpy). A plain store of a line the cache lacks first reads the line
-// from memory, so a copy of labels out of a mapped buffer moves three bytes
-// of memory traffic per byte copied; a streaming store writes the line
-// whole, and the copy moves two.
-inline bool streamingStores(const Tuning& tuning) {
-#if defined(__SSE2__)
-    return tuning.copyStores == Tuning::CopyStores::Stream;
-#else
-    (void)tuning;
-    return false;
-#endif
-}
-
 // memcpy with streaming (non-temporal) stores where the processor has them:
 // the destination is written in aligned 64-byte lines without being read
-// into the caches first. The caller's later reads of it come from memory,
-// which a copy far larger than the caches would do anyway.
+// into the caches first. A plain store of a line the cache lacks first
+// reads the line from memory, so a copy of labels out of a mapped buffer
+// would move three bytes of memory traffic per byte copied; streaming
+// stores move two. The caller's later reads of it come from memory, which a
+// copy far larger than the caches would do anyway.
 inline void streamingCopy(unsigned char* destination, const unsigned char* source, std::size_t bytes) {
 #if defined(__SSE2__)
     const std::size_t head = std::min(bytes, (64 - (reinterpret_cast<std::uintptr_t>(destination) & 63)) & 63);
@@ -165,8 +153,8 @@ public:
     // Copies `bytes` from `source` to `destination` (which must not
     // overlap) with up to `threads` threads, the caller included: one
     // memcpy below kParallelCopyBytes, else pieces of at least
-    // kCopyPieceBytes, one per thread, with streaming stores unless
-    // Tuning::CopyStores::Plain.
+    // kCopyPieceBytes, one per thread, with streaming stores
+    // (streamingCopy).
     void copy(void* destination, const void* source, std::size_t bytes, int threads) {
         const std::size_t pieces =
             bytes < kParallelCopyBytes ? 1 : std::min<std::size_t>(std::size_t(std::max(threads, 1)), bytes / kCopyPieceBytes);
@@ -179,12 +167,9 @@ public:
         const std::size_t piece = ((bytes / pieces) + 63) / 64 * 64;
         auto* to = static_cast<unsigned char*>(destination);
         const auto* from = static_cast<const unsigned char*>(source);
-        const bool streaming = streamingStores(tuning());
         forEach((bytes + piece - 1) / piece, threads, [=](std::size_t i) {
             const std::size_t offset = i * piece;
-            const std::size_t length = std::min(piece, bytes - offset);
-            if (streaming) streamingCopy(to + offset, from + offset, length);
-            else std::memcpy(to + offset, from + offset, length);
+            streamingCopy(to + offset, from + offset, std::min(piece, bytes - offset));
         });
     }
 

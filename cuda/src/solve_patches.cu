@@ -9,7 +9,8 @@
 // decrease and always name a pixel of the same component, and the smallest
 // index of a component never changes, so every component of the patch ends
 // labelled with its smallest patch-local index: its first pixel in raster
-// order, which becomes a root of the global forest (union_find.cuh).
+// order, which becomes a root of the global forest (union_find.cuh,
+// IndexForest).
 //
 // Volumes: the sibling kernel below labels one volume patch per block. There
 // the fixed point above would take an iteration per step along the longest
@@ -44,18 +45,9 @@ namespace {
 constexpr int kPatchPixels = kPatchSide * kPatchSide;
 constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
 
-__device__ __forceinline__ std::uint32_t findPatchRoot(const std::uint32_t* sLabels, std::uint32_t i) {
-    std::uint32_t parent = sLabels[i];
-    while (parent != i) {
-        i = parent;
-        parent = sLabels[i];
-    }
-    return i;
-}
-
 template <typename Pixel>
 __global__ void __launch_bounds__(kPatchPixels)
-    solveTilesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width, int height,
+    solvePatchesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width, int height,
                      int patchesX, PixelRule rule) {
     __shared__ Pixel sPixels[kPatchPixels];
     __shared__ std::uint32_t sLabels[kPatchPixels];
@@ -111,7 +103,7 @@ __global__ void __launch_bounds__(kPatchPixels)
         if (changed) atomicMin(&sLabels[label], smallest);
         if (!__syncthreads_or(changed)) break;
         // Pass 2: follow the (possibly new) parents to the root.
-        if (foreground) label = findPatchRoot(sLabels, label);
+        if (foreground) label = indexForest(sLabels).rootOf(label);
         __syncthreads();
     }
 
@@ -159,7 +151,7 @@ struct VolumePatchColumn {
 
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
-    solveTilesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
+    solvePatchesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
                            int height, int depth, unsigned patchesX, unsigned patchesY, PixelRule rule) {
     __shared__ Pixel sVoxels[kVolumePatchVoxels];
     __shared__ std::uint32_t sLabels[kVolumePatchVoxels];
@@ -200,7 +192,8 @@ __global__ void __launch_bounds__(kVolumeThreads)
             // dz <= 0: the neighbour's slice is in the volume when this one is.
             if (column.patchX + nx >= width || column.patchY + ny >= height) continue;
             const std::uint32_t neighbour = std::uint32_t((nz * kVolumePatchY + ny) * kVolumePatchX + nx);
-            if (areConnected(values[s], sVoxels[neighbour], rule)) unite(sLabels, local, neighbour);
+            if (areConnected(values[s], sVoxels[neighbour], rule))
+                indexForest(sLabels).unite<false>(local, neighbour);
         }
     }
     __syncthreads();
@@ -214,7 +207,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
         std::uint32_t global = kBackground;
         if (foreground[s]) {
             const std::uint32_t local = std::uint32_t((lz * kVolumePatchY + ly) * kVolumePatchX + lx);
-            global = column.globalOf(findRoot(sLabels, local), width, height);
+            global = column.globalOf(indexForest(sLabels).rootOf(local), width, height);
         }
         labels[(std::size_t(z) * height + y) * width + x] = global;
     }
@@ -319,51 +312,25 @@ __device__ __forceinline__ void forEachIndex(F&& f) {
     }
 }
 
-// The patch's node union-find: parents hold keys, patch-local voxel indices
-// ((z * kVolumePatchY + y) * kVolumePatchX + x), so that the smaller key is
-// the earlier voxel in raster order; a key's node is where its parent lives.
+// The patch's node union-find (union_find.cuh): parents hold keys,
+// patch-local voxel indices ((z * kVolumePatchY + y) * kVolumePatchX + x),
+// so that the smaller key is the earlier voxel in raster order; a key's
+// node is where its parent lives.
 template <int Connectivity>
-__device__ __forceinline__ int nodeOfKey(std::uint32_t key) {
-    using N = VolumeNode<Connectivity>;
-    const int x = int(key % kVolumePatchX), y = int(key / kVolumePatchX % kVolumePatchY);
-    const int z = int(key / (kVolumePatchX * kVolumePatchY));
-    return ((z / N::kD) * N::kY + y / N::kH) * N::kX + x / N::kW;
-}
-
-// The root of a key's node, halving the path on the way (union_find.cuh).
-template <int Connectivity>
-__device__ __forceinline__ std::uint32_t nodeRoot(std::uint32_t* parents, std::uint32_t key) {
-    for (;;) {
-        const std::uint32_t parent = parents[nodeOfKey<Connectivity>(key)];
-        if (parent == key) return key;
-        const std::uint32_t grandparent = parents[nodeOfKey<Connectivity>(parent)];
-        if (grandparent == parent) return parent;
-        parents[nodeOfKey<Connectivity>(key)] = grandparent;
-        key = grandparent;
+struct VolumeNodeSlots {
+    __device__ __forceinline__ int slotOf(std::uint32_t key) const {
+        using N = VolumeNode<Connectivity>;
+        const int x = int(key % kVolumePatchX), y = int(key / kVolumePatchX % kVolumePatchY);
+        const int z = int(key / (kVolumePatchX * kVolumePatchY));
+        return ((z / N::kD) * N::kY + y / N::kH) * N::kX + x / N::kW;
     }
-}
-
-// union_find.cuh's unite, on keys.
+};
 template <int Connectivity>
-__device__ __forceinline__ void uniteKeys(std::uint32_t* parents, std::uint32_t a, std::uint32_t b) {
-    a = nodeRoot<Connectivity>(parents, a);
-    b = nodeRoot<Connectivity>(parents, b);
-    while (a != b) {
-        if (a > b) {
-            const std::uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        const std::uint32_t old = atomicMin(&parents[nodeOfKey<Connectivity>(b)], a);
-        if (old == b) return;
-        b = nodeRoot<Connectivity>(parents, old);
-        a = nodeRoot<Connectivity>(parents, a);
-    }
-}
+using VolumeNodeForest = KeyForest<VolumeNodeSlots<Connectivity>, PlainEntries>;
 
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
-    solveTilesVolumeNodesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
+    solvePatchesVolumeNodesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
                                 int height, int depth, unsigned patchesX, unsigned patchesY) {
     using N = VolumeNode<Connectivity>;
     constexpr int kNodesPerThread = (N::kCount + kVolumeThreads - 1) / kVolumeThreads;
@@ -453,7 +420,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
                 const std::uint32_t target = sParents[neighbour];
                 if (target == lastTarget) return;
                 lastTarget = target;
-                uniteKeys<Connectivity>(sParents, keys[k], target);
+                VolumeNodeForest<Connectivity>{{}, {sParents}}.unite(keys[k], target);
             }
         });
     }
@@ -463,7 +430,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
     std::uint32_t roots[kNodesPerThread];
 #pragma unroll
     for (int k = 0; k < kNodesPerThread; ++k)
-        roots[k] = masks[k] != 0 ? nodeRoot<Connectivity>(sParents, keys[k]) : kNoLabel;
+        roots[k] = masks[k] != 0 ? VolumeNodeForest<Connectivity>{{}, {sParents}}.rootHalving(keys[k]) : kNoLabel;
     __syncthreads();
 #pragma unroll
     for (int k = 0; k < kNodesPerThread; ++k) {
@@ -486,7 +453,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
 }
 
 template <typename Pixel, int Connectivity>
-void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void launchSolvePatchesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                             int height, int depth, PixelRule rule) {
     auto patches = [](int extent, int patch) { return (std::uint64_t(extent) + patch - 1) / std::uint64_t(patch); };
     const unsigned patchesX = unsigned(patches(width, kVolumePatchX));
@@ -497,52 +464,52 @@ void launchSolveTilesVolume(const PassContext& context, const Pixel* d_image, st
     const std::uint64_t blocks = std::uint64_t(patchesX) * patchesY * patchesZ;
     const dim3 threads(kVolumePatchX, kVolumePatchY, kVolumeThreadsZ);
     if (rule.kind == PixelRuleKind::Binary)
-        solveTilesVolumeNodesKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+        solvePatchesVolumeNodesKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
             d_image, d_labels, width, height, depth, patchesX, patchesY);
     else
-        solveTilesVolumeKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+        solvePatchesVolumeKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
             d_image, d_labels, width, height, depth, patchesX, patchesY, rule);
-    context.check.launched("solveTiles (volume)", context.stream);
+    context.check.launched("solvePatches (volume)", context.stream);
 }
 
 }  // namespace
 
 template <typename Pixel>
-void SolveTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void SolvePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                          int height, int depth, PixelRule rule) {
     auto scope = context.timer.scope(kStage);
     switch (rule.connectivity) {
-        case 6: launchSolveTilesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
-        case 18: launchSolveTilesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
-        default: launchSolveTilesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 6: launchSolvePatchesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 18: launchSolvePatchesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
+        default: launchSolvePatchesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
     }
 }
 
-template void SolveTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+template void SolvePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
                                                 int, PixelRule);
-template void SolveTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
+template void SolvePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
                                           PixelRule);
 
 template <typename Pixel>
-void SolveTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void SolvePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                          int height, PixelRule rule) {
     auto scope = context.timer.scope(kStage);
     const int patchesX = (width + kPatchSide - 1) / kPatchSide;
     const int patchesY = (height + kPatchSide - 1) / kPatchSide;
     // One-dimensional grid: gridDim.y would cap the height at 65535 patches.
     const unsigned blocks = unsigned(patchesX) * unsigned(patchesY);
-    solveTilesKernel<Pixel><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(d_image, d_labels, width,
+    solvePatchesKernel<Pixel><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(d_image, d_labels, width,
                                                                                          height, patchesX, rule);
-    context.check.launched("solveTiles", context.stream);
+    context.check.launched("solvePatches", context.stream);
 }
 
-template void SolveTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+template void SolvePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
                                                 PixelRule);
-template void SolveTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule);
+template void SolvePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule);
 
 cudaError_t probeKernelImage() {
     cudaFuncAttributes attributes{};
-    return cudaFuncGetAttributes(&attributes, solveTilesKernel<std::uint8_t>);
+    return cudaFuncGetAttributes(&attributes, solvePatchesKernel<std::uint8_t>);
 }
 
 }  // namespace glccl::cuda

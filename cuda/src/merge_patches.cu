@@ -68,12 +68,13 @@ __device__ __forceinline__ int lastBeforeBorder(std::uint32_t j, int subBlockSiz
 template <typename Pixel, bool kHalving = false>
 __device__ __forceinline__ void uniteIfConnected(const Pixel* image, std::uint32_t* labels, Pixel value,
                                                  std::size_t p, std::size_t q, const PixelRule& rule) {
-    if (areConnected(value, image[q], rule)) unite<kHalving>(labels, std::uint32_t(p), std::uint32_t(q));
+    if (areConnected(value, image[q], rule))
+        indexForest(labels).unite<kHalving>(std::uint32_t(p), std::uint32_t(q));
 }
 
 template <typename Pixel>
 __global__ void __launch_bounds__(kThreads)
-    mergeTilesKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, PixelRule rule,
+    mergePatchesKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, PixelRule rule,
                      int subBlockSize, std::uint64_t verticalItems, std::uint64_t totalItems) {
     const int maxOffset = rule.connectivity == 8 ? 1 : 0;
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
@@ -116,7 +117,7 @@ struct VolumeFaces {
 
 template <typename Pixel, int Connectivity>
 __global__ void __launch_bounds__(kThreads)
-    mergeTilesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, int depth,
+    mergePatchesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, int depth,
                            PixelRule rule, VolumeFaces faces) {
     // Every face run and every plane holds fewer than 2^32 voxels (the
     // pipeline's limit): 32-bit divisions, far cheaper than 64-bit ones.
@@ -170,7 +171,7 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 template <typename Pixel, int Connectivity>
-void launchMergeTilesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void launchMergePatchesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                             int height, int depth, PixelRule rule) {
     const std::uint64_t w = std::uint64_t(width), h = std::uint64_t(height), d = std::uint64_t(depth);
     // Patch boundaries inside the volume along each axis.
@@ -181,31 +182,31 @@ void launchMergeTilesVolume(const PassContext& context, const Pixel* d_image, st
     if (total == 0) return;
     const std::uint64_t wanted = (total + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxVolumeBlocks ? wanted : kMaxVolumeBlocks);
-    mergeTilesVolumeKernel<Pixel, Connectivity>
+    mergePatchesVolumeKernel<Pixel, Connectivity>
         <<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, depth, rule, faces);
-    context.check.launched("mergeTiles (volume)", context.stream);
+    context.check.launched("mergePatches (volume)", context.stream);
 }
 
 }  // namespace
 
 template <typename Pixel>
-void MergeTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void MergePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                          int height, int depth, PixelRule rule) {
     auto scope = context.timer.scope(kStage);
     switch (rule.connectivity) {
-        case 6: launchMergeTilesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
-        case 18: launchMergeTilesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
-        default: launchMergeTilesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 6: launchMergePatchesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
+        case 18: launchMergePatchesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
+        default: launchMergePatchesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
     }
 }
 
-template void MergeTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+template void MergePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
                                                 int, PixelRule);
-template void MergeTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
+template void MergePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
                                           PixelRule);
 
 template <typename Pixel>
-void MergeTilesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
+void MergePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
                          int height, PixelRule rule, int subBlockSize) {
     auto scope = context.timer.scope(kStage);
     const int blocksX = (width + subBlockSize - 1) / subBlockSize;
@@ -216,14 +217,14 @@ void MergeTilesPass::run(const PassContext& context, const Pixel* d_image, std::
     if (totalItems == 0) return;
     const std::uint64_t wanted = (totalItems + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    mergeTilesKernel<Pixel><<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, rule,
+    mergePatchesKernel<Pixel><<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, rule,
                                                                      subBlockSize, verticalItems, totalItems);
-    context.check.launched("mergeTiles", context.stream);
+    context.check.launched("mergePatches", context.stream);
 }
 
-template void MergeTilesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
+template void MergePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
                                                 PixelRule, int);
-template void MergeTilesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule,
+template void MergePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule,
                                           int);
 
 }  // namespace glccl::cuda
