@@ -16,6 +16,7 @@ namespace glccl {
 namespace {
 
 constexpr int kMaxSide = 32768;  // generateFamily: an Image in memory
+constexpr std::uint64_t kMaxRandomPixels = std::uint64_t(1) << 31;  // randomImage
 constexpr std::uint8_t kOn = 255;
 constexpr const char* kFamilyForms =
     "noise<P> (P = 0..100, e.g. noise50), granularity<G> (G = 1..16, e.g. granularity4), large, dense_disks, "
@@ -423,9 +424,11 @@ std::vector<std::string> generatedFamilies() {
 
 Image randomImage(int width, int height, double density, int levels, int channels, std::uint64_t seed) {
     const std::string where = "glccl::randomImage(): ";
-    if (width < 1 || height < 1 || width > kMaxSide || height > kMaxSide) {
+    // Any shape in memory, the images past the GPU engines' widths included
+    // (a 65601x3 image reaches the CUDA engine's Stava & Benes kernels).
+    if (width < 1 || height < 1 || std::uint64_t(width) * std::uint64_t(height) > kMaxRandomPixels) {
         throw Error(where + "size " + std::to_string(width) + "x" + std::to_string(height) +
-                    " is outside 1..32768 on a side");
+                    " is not 1x1 .. 2^31 pixels");
     }
     if (!(density >= 0.0 && density <= 1.0)) {
         throw Error(where + "density " + std::to_string(density) + " is outside 0..1");

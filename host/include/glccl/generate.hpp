@@ -75,7 +75,8 @@ std::vector<std::string> generatedVolumeFamilies();
 Image randomVolume(int width, int height, int depth, double density, int levels, std::uint64_t seed);
 
 // Random image for fuzz-like tests: `levels` distinct values (2 = binary
-// 0/255) with the given probability of a nonzero pixel, `channels` 1 or 4.
+// 0/255) with the given probability of a nonzero pixel, `channels` 1 or 4;
+// any sides of 1 or more, at most 2^31 pixels in all.
 Image randomImage(int width, int height, double density, int levels, int channels, std::uint64_t seed);
 
 }  // namespace glccl
