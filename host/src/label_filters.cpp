@@ -215,17 +215,21 @@ std::uint64_t newValueBeyondTable(LabelRecords& records, std::uint64_t label) {
     return record == nullptr ? 0 : record[0];
 }
 
+// A function of its own, walked by pointers (an input of stride 0 is read
+// again and again, so the count ends the loop): inlined into the walk, the
+// compiler ran out of registers and read the table's address from the stack
+// for every element.
 template <typename T, bool Packed>
-void rewritePiece(const char* in, std::ptrdiff_t inStride, char* out, std::ptrdiff_t outStride,
-                  std::uint64_t length, LabelRecords& records) {
+[[gnu::noinline]] void rewritePiece(const char* in, std::ptrdiff_t inStride, char* out, std::ptrdiff_t outStride,
+                                   std::uint64_t length, LabelRecords& records) {
     const std::ptrdiff_t inStep = Packed ? std::ptrdiff_t(sizeof(T)) : inStride;
     const std::ptrdiff_t outStep = Packed ? std::ptrdiff_t(sizeof(T)) : outStride;
     const std::uint64_t* table = records.table();
     const std::uint64_t tableLabels = records.tableLabels();
-    for (std::uint64_t i = 0; i < length; ++i) {
-        const std::uint64_t label = std::uint64_t(loadLabel<T>(in + std::ptrdiff_t(i) * inStep));
+    for (std::uint64_t i = 0; i < length; ++i, in += inStep, out += outStep) {
+        const std::uint64_t label = std::uint64_t(loadLabel<T>(in));
         const std::uint64_t value = label < tableLabels ? table[label] : newValueBeyondTable(records, label);
-        storeLabel<T>(out + std::ptrdiff_t(i) * outStep, T(value));
+        storeLabel<T>(out, T(value));
     }
 }
 
