@@ -15,7 +15,8 @@
 //                 axis (find_objects' boxes)
 //   labelRange    the largest and the smallest label
 // 0 is the background; every other value is a label, with or without gaps,
-// in any order. Negative labels are refused (NegativeLabels).
+// in any order. Negative labels are refused (NegativeLabels); labelRange
+// reports the smallest.
 //
 // Labels: a LabelArrayView, of any integer type of 8 to 64 bits, signed or
 // unsigned, in native byte order, of any number of dimensions (0-d is one
@@ -25,10 +26,11 @@
 // Cost: each entry is one pass over the elements (labelExtents, labelRange)
 // or two (the filters: count, then rewrite), on the calling thread, plus
 // work per label present (keepLargest: a selection, linear in the labels).
-// The per-label records are a table indexed by label for labels below about
-// twice the element count (8 bytes a label for the filters, 8 * (1 + 2 *
-// axes) for labelExtents), and a hash map beyond: a sparse label such as
-// 2^40 costs one entry, not a table of 2^40.
+// The per-label records (8 bytes a label for the filters, 8 * (1 + 2 *
+// axes) for labelExtents) are a table indexed by label of at most about 16
+// bytes an element (the filters': labels below twice the element count),
+// and never fewer than 2^16 labels; a hash map beyond: a sparse label such
+// as 2^40 costs one entry, not a table of 2^40.
 //
 // Cancellation: `stop`, where given, is asked before each piece of
 // kPieceElements elements of a pass (a piece of a row); once it returns true
