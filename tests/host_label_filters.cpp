@@ -325,13 +325,13 @@ void checkElementType() {
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("host label filters: every entry against the oracles, every layout", "[label_filters]",
+TEMPLATE_TEST_CASE("label filters: every entry against the oracles, every layout", "[label_filters]",
                    std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t,
                    std::uint64_t) {
     checkElementType<TestType>();
 }
 
-TEST_CASE("host label filters: sparse huge labels, thousands of them, grow the hash map", "[label_filters]") {
+TEST_CASE("label filters: sparse huge labels, thousands of them, grow the hash map", "[label_filters]") {
     // 2^63 and up as uint64, 2^40 and up as int64, 2^20 and up as uint32:
     // no table indexed by label could hold them; labels 1 and 2 beside them
     // are in the table.
@@ -351,7 +351,7 @@ TEST_CASE("host label filters: sparse huge labels, thousands of them, grow the h
     }
 }
 
-TEST_CASE("host label filters: rows longer than a piece, and broadcast axes", "[label_filters]") {
+TEST_CASE("label filters: rows longer than a piece, and broadcast axes", "[label_filters]") {
     std::mt19937_64 random(9);
     // A row of more than two pieces, in two layouts: runs across the ends of
     // the pieces count once per label, and boxes span pieces.
@@ -372,7 +372,7 @@ TEST_CASE("host label filters: rows longer than a piece, and broadcast axes", "[
     checkEveryEntry(Stored{{}, broadcast}, values9, {9, 30});
 }
 
-TEST_CASE("host label filters: in place, out the labels themselves", "[label_filters]") {
+TEST_CASE("label filters: in place, out the labels themselves", "[label_filters]") {
     std::mt19937_64 random(3);
     const Shape shape = {17, 29};
     const Values values = runsOf(countOf(shape), {9, 4, 4000, 12, 3}, random);
@@ -398,7 +398,7 @@ TEST_CASE("host label filters: in place, out the labels themselves", "[label_fil
     CHECK(cOrdered == std::vector<std::uint32_t>{0, 1, 1, 0, 0, 2, 2, 2, 0, 0, 1, 1});
 }
 
-TEST_CASE("host label filters: negative labels are refused, the smallest named", "[label_filters]") {
+TEST_CASE("label filters: negative labels are refused, the smallest named", "[label_filters]") {
     const Values values = {0, 3, -2, -7, 1, 1, -7, 5};
     const Shape shape = {2, 4};
     for (const LabelElement element : {LabelElement::Int8, LabelElement::Int16, LabelElement::Int32,
@@ -433,7 +433,7 @@ TEST_CASE("host label filters: negative labels are refused, the smallest named",
     CHECK(glccl::labelRange(scalar.view).largest == 0);
 }
 
-TEST_CASE("host label filters: views that do not fit are refused in the entry's name", "[label_filters]") {
+TEST_CASE("label filters: views that do not fit are refused in the entry's name", "[label_filters]") {
     std::vector<std::int32_t> values(12, 1);
     const LabelArrayView labels = LabelArrayView::cOrdered(values.data(), {3, 4});
     std::vector<std::int32_t> other(12);
@@ -457,7 +457,7 @@ TEST_CASE("host label filters: views that do not fit are refused in the entry's 
     CHECK(glccl::labelExtents(empty).labels().empty());
 }
 
-TEST_CASE("host label filters: stop is asked every piece and cancels the entry", "[label_filters]") {
+TEST_CASE("label filters: stop is asked every piece and cancels the entry", "[label_filters]") {
     std::mt19937_64 random(4);
     const Shape shape = {3 * glccl::kPieceElements + 5};
     const Values values = runsOf(countOf(shape), {1, 2, 3}, random);
