@@ -1,8 +1,10 @@
 #pragma once
 // The helpers on label arrays (glccl/_helpers.py: relabel, remove_small,
 // keep_largest, find_objects, and cc3d.statistics' per-label extents): the
-// module's entries for numpy arrays (host_label_filters.cpp) and for device
-// arrays (label_filters.cpp), and what the two share.
+// module's entries for numpy arrays (host_label_filters.cpp, over the host
+// library's glccl/label_filters.hpp) and for device arrays
+// (label_filters.cpp, over glccl/cuda_label_filters.hpp), and what the two
+// share.
 
 #include <pybind11/pybind11.h>
 

@@ -4,6 +4,7 @@
 //   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8|6|18|26]
 //                     (INPUT an image, or a volume: a 3-D .npy or a TIFF stack)
 //                     [--criterion binary|binary:L|segments|threshold:T]
+//                     [--min-size N] [--keep-largest K]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--label-image OUT.png|OUT.tif]
 //                     [--out-dir DIR --labels --stats --color --label-image] [--force]
@@ -16,12 +17,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <new>
 #include <optional>
@@ -36,8 +41,10 @@
 #include "commands.hpp"
 #include "tiled.hpp"
 #include "glccl/backend.hpp"
+#include "glccl/canonical.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/label_filters.hpp"
 #include "glccl/output_transaction.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
@@ -118,6 +125,17 @@ const char kLabelHelp[] =
     "                                               they differ by at most D (cc3d's delta)\n"
     "                                L and T are in the units of the samples: 0..255 for 8-bit,\n"
     "                                0..65535 for 16-bit, 0..4294967295 for 32-bit images\n"
+    "  --min-size N                  drop the components of fewer than N elements (pixels,\n"
+    "                                or voxels of a volume), as cc3d.dust and scikit-image's\n"
+    "                                remove_small_objects do, and number the rest 1..m in\n"
+    "                                raster order; every output and the summary describe\n"
+    "                                the components kept (N 0 or 1 keeps all)\n"
+    "  --keep-largest K              keep the K components with the most elements (equal\n"
+    "                                counts: the lower label), numbered 1..m in raster order,\n"
+    "                                as cc3d.largest_k; with --min-size, the K largest of\n"
+    "                                those it keeps. Neither applies to labeling in tiles\n"
+    "                                (\"huge images\"), whose labels are streamed to the\n"
+    "                                file, never held whole: refused there\n"
     "\n"
     "outputs of one INPUT:\n"
     "  --labels OUT.npy              write the labels: uint32 array of shape (height, width),\n"
@@ -182,6 +200,70 @@ const char kLabelHelp[] =
     "  glccl label a.png b.png --json --timing --table > summary.json\n"
     "  glccl label volume.npy --connectivity 6 --labels labels.npy --color slices.png\n"
     "  glccl label stack.tif --criterion segments --label-image labels.tif --stats stats.csv\n";
+
+// Which components `glccl label` keeps: --min-size N, --keep-largest K.
+struct ComponentFilter {
+    std::optional<std::uint64_t> minSize, keepLargest;
+
+    bool given() const { return minSize || keepLargest; }
+    // " --min-size N --keep-largest K", as given.
+    std::string options() const {
+        return (minSize ? " --min-size " + std::to_string(*minSize) : std::string()) +
+               (keepLargest ? " --keep-largest " + std::to_string(*keepLargest) : std::string());
+    }
+};
+
+// The N of --min-size N (`what` "elements") and --keep-largest K
+// ("components"): a whole number, 0..2^64-1.
+std::uint64_t parseComponentCount(const std::string& option, const std::string& text, const char* what) {
+    const bool digits =
+        !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    errno = 0;
+    const unsigned long long value = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+    if (!digits || errno == ERANGE)
+        throw UsageError(option + ": '" + text + "' is not a whole number of " + what + " (0.." +
+                         std::to_string(std::numeric_limits<std::uint64_t>::max()) + ")");
+    return value;
+}
+
+// Takes --min-size and --keep-largest out of `args` (those after "label"):
+// the label and tiled parsers never see them.
+ComponentFilter takeComponentFilter(std::vector<std::string>& args) {
+    ComponentFilter filter;
+    std::vector<std::string> rest;
+    ArgumentCursor cursor(std::move(args));
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        const auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        std::optional<std::uint64_t>* count =
+            name == "--min-size" ? &filter.minSize : name == "--keep-largest" ? &filter.keepLargest : nullptr;
+        if (count == nullptr) {
+            rest.push_back(arg);
+            continue;
+        }
+        if (*count) throw UsageError("option " + name + " is given twice");
+        *count = parseComponentCount(name, cursor.valueOf(name, inlineValue),
+                                     count == &filter.minSize ? "elements" : "components");
+    }
+    args = std::move(rest);
+    return filter;
+}
+
+// The labeling with the components `filter` drops set to 0 and the others
+// numbered 1..m in raster order (glccl/label_filters.hpp, in place), and
+// its table computed again from those labels, so that every output
+// describes the components kept.
+void keepComponents(const ComponentFilter& filter, Labeling& labeling) {
+    KeptLabels kept;
+    kept.minSize = filter.minSize.value_or(0);
+    kept.largest = filter.keepLargest.value_or(kept.largest);
+    // The labels lie in raster order: one axis walks them in that order.
+    const LabelArrayView labels = LabelArrayView::cOrdered(labeling.labels.data(), {labeling.labels.size()});
+    const std::uint64_t count = filterLabels(labels, kept, labels);
+    // Every component kept: the labels were canonical and are unchanged.
+    if (count == labeling.count()) return;
+    labeling.components = computeComponents(labeling.shape(), labeling.labels, std::uint32_t(count));
+}
 
 bool isFolder(const std::string& path) {
     std::error_code error;
@@ -336,6 +418,7 @@ struct LabeledInput {
     Shape shape;                // of the image or volume read
     Connectivity connectivity;  // the one it was labeled with
     const BackendRun& run;
+    std::size_t labeledComponents = 0;  // before --min-size and --keep-largest
     PhaseSeconds seconds;                                      // this input's phases
     std::vector<std::pair<const char*, std::string>> written;  // output kind, path
 };
@@ -425,12 +508,15 @@ void printTiming(const BackendRun& run) {
     printAlignedTable(std::cout, rows, {1});
 }
 
-void printText(const LabelCommand& options, const LabeledInput& result, bool batch) {
+void printText(const LabelCommand& options, const ComponentFilter& filter, const LabeledInput& result, bool batch) {
     const Labeling& labeling = result.run.labeling;
     const Shape& shape = result.shape;
     std::cout << result.input << ": " << shape.width << 'x' << shape.height
               << (shape.dimensions == 3 ? "x" + std::to_string(shape.depth) : std::string()) << ", " << labeling.count()
-              << (labeling.count() == 1 ? " component, " : " components, ") << formatted("%.2f", result.run.milliseconds)
+              << (labeling.count() == 1 ? " component" : " components")
+              << (filter.given() ? " (of " + std::to_string(result.labeledComponents) + ";" + filter.options() + ")"
+                                 : std::string())
+              << ", " << formatted("%.2f", result.run.milliseconds)
               << " ms (" << backendName(result.run.backend) << ", " << result.run.device << ")\n";
     if (options.timing) printTiming(result.run);
     if (labeling.count() > 0 && (!batch || options.table)) printComponentTable(labeling);
@@ -438,7 +524,8 @@ void printText(const LabelCommand& options, const LabeledInput& result, bool bat
 }
 
 // One element of the --json array.
-void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput& result) {
+void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFilter& filter,
+               const LabeledInput& result) {
     const Labeling& labeling = result.run.labeling;
     json.beginObject();
     json.key("input").string(result.input);
@@ -447,6 +534,7 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const LabeledInput
     json.key("height").integer(std::uint64_t(result.shape.height));
     if (volume) json.key("depth").integer(std::uint64_t(result.shape.depth));
     json.key("components").integer(labeling.count());
+    if (filter.given()) json.key("labeled_components").integer(result.labeledComponents);
     json.key("milliseconds").number(std::stod(formatted("%.3f", result.run.milliseconds)));
     json.key("backend").string(backendName(result.run.backend));
     json.key("device").string(result.run.device);
@@ -485,9 +573,9 @@ void reportError(const std::string& message) { std::cerr << "glccl: " << message
 // input and a batch take the same route: the one the router chooses for the
 // image (LabelSession::label, Session::label), tiles past one call
 // included.
-LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const std::string& input,
-                        const OutputPaths& paths, BackendRun& run, PhaseSeconds& total) {
-    LabeledInput result{input, {}, options.connectivity, run, {}, {}};
+LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const ComponentFilter& filter,
+                        const std::string& input, const OutputPaths& paths, BackendRun& run, PhaseSeconds& total) {
+    LabeledInput result{input, {}, options.connectivity, run, 0, {}, {}};
     PhaseSeconds& seconds = result.seconds;
     // Added to the batch's totals however this input ends.
     struct AddToTotal {
@@ -534,6 +622,8 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
             run.backend = session.lastBackend();
             run.stages.clear();
         }
+        result.labeledComponents = run.labeling.count();
+        if (filter.given()) keepComponents(filter, run.labeling);
     }
     if (run.device.empty() || options.timing) run.device = session.device(run.backend);
     // The input is not needed for writing: its memory goes back first.
@@ -545,7 +635,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     return result;
 }
 
-int runLabel(ArgumentCursor& cursor) {
+int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
     const auto batchStart = Clock::now();
     const LabelCommand options = parseLabelCommand(cursor);
     const std::vector<std::string> inputs = expandInputs(options.arguments);
@@ -602,16 +692,16 @@ int runLabel(ArgumentCursor& cursor) {
             progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
                              options.progress);
         try {
-            const LabeledInput result = labelInput(session, options, input, plan[i], run, phases);
+            const LabeledInput result = labelInput(session, options, filter, input, plan[i], run, phases);
             if (progress) progress->clear();
             ++labeled;
             if (options.json) {
                 JsonWriter json;
-                writeJson(json, options, result);
+                writeJson(json, options, filter, result);
                 std::cout << (anyJsonElement ? ",\n" : "\n") << json.take();
                 anyJsonElement = true;
             } else {
-                printText(options, result, batch);
+                printText(options, filter, result, batch);
             }
         } catch (const std::bad_alloc&) {
             if (progress) progress->clear();
@@ -682,10 +772,17 @@ int dispatch(int argc, char** argv) {
                 return 0;
             }
         }
-        // Images past one backend call, or tiled options: tiled.cpp.
-        if (const std::optional<int> status = runTiledLabelIfNeeded(std::vector<std::string>(argv + 2, argv + argc)))
-            return *status;
-        return runLabel(cursor);
+        std::vector<std::string> args(argv + 2, argv + argc);
+        const ComponentFilter filter = takeComponentFilter(args);
+        // Images past one backend call, or tiled options: tiled.cpp. Its
+        // parser gets the filter's options back, as --option=N, and refuses
+        // them in its words: tiles stream their labels, never held whole.
+        std::vector<std::string> tiledArgs = args;
+        if (filter.minSize) tiledArgs.push_back("--min-size=" + std::to_string(*filter.minSize));
+        if (filter.keepLargest) tiledArgs.push_back("--keep-largest=" + std::to_string(*filter.keepLargest));
+        if (const std::optional<int> status = runTiledLabelIfNeeded(tiledArgs)) return *status;
+        ArgumentCursor labelCursor(std::move(args));
+        return runLabel(labelCursor, filter);
     }
     for (const Command& subcommand : subcommands())
         if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));
