@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 #include <tuple>
@@ -115,6 +116,57 @@ std::pair<int, int> parseSize(const std::string& option, const std::string& text
     }
     return {parseInteger(option, text.substr(0, cross), 1, largest),
             parseInteger(option, text.substr(cross + 1), 1, largest)};
+}
+
+TileSize parseTileSize(const std::string& option, const std::string& text) {
+    const auto crosses = std::count(text.begin(), text.end(), 'x');
+    if (crosses > 2)
+        throw UsageError(option + ": '" + text + "' is not a tile size; expected WxH, N (a square) or WxHxD (the "
+                         "bricks of a volume), e.g. 4096x4096 or 256x256x256");
+    TileSize tile;
+    if (crosses < 2) {
+        const auto [width, height] = parseSize(option, text, true);
+        tile.width = std::uint32_t(width);
+        tile.height = std::uint32_t(height);
+        return tile;
+    }
+    const std::size_t first = text.find('x'), second = text.find('x', first + 1);
+    tile.width = std::uint32_t(parseInteger(option, text.substr(0, first), 1, INT32_MAX));
+    tile.height = std::uint32_t(parseInteger(option, text.substr(first + 1, second - first - 1), 1, INT32_MAX));
+    tile.depth = std::uint32_t(parseInteger(option, text.substr(second + 1), 1, INT32_MAX));
+    return tile;
+}
+
+std::uint64_t parseMemorySize(const std::string& option, const std::string& text) {
+    std::uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [rest, error] = std::from_chars(text.data(), end, value);
+    std::uint64_t unit = 1;
+    const std::string suffix(rest, end);
+    if (suffix == "K" || suffix == "k") unit = std::uint64_t(1) << 10;
+    else if (suffix == "M" || suffix == "m") unit = std::uint64_t(1) << 20;
+    else if (suffix == "G" || suffix == "g") unit = std::uint64_t(1) << 30;
+    else if (suffix == "T" || suffix == "t") unit = std::uint64_t(1) << 40;
+    else if (!suffix.empty()) unit = 0;
+    if (error != std::errc() || rest == text.data() || unit == 0 || value == 0 || value > UINT64_MAX / unit)
+        throw UsageError(option + ": '" + text + "' is not a memory size; expected bytes or a number with K, M, G "
+                         "or T, e.g. 8G");
+    return value * unit;
+}
+
+std::vector<int> parseDevices(const std::string& option, const std::string& text) {
+    std::vector<int> devices;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (entry.empty())
+            throw UsageError(option + ": '" + text + "' has an empty entry; expected device numbers separated by "
+                             "commas, e.g. 0,1");
+        devices.push_back(parseInteger(option, entry, 0, 1023));
+        if (comma == std::string::npos) return devices;
+        start = comma + 1;
+    }
 }
 
 std::string GeneratedInput::name() const { return family + "@" + std::to_string(width) + "x" + std::to_string(height); }

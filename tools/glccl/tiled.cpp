@@ -24,15 +24,16 @@ namespace glccl::tools {
 const char kTiledLabelHelp[] =
     "\n"
     "huge images (tiled labeling; one INPUT; docs/huge-images.md):\n"
-    "  An INPUT .npy or TIFF larger than one backend call takes (a side past 32768,\n"
-    "  or past the GPU's texture size) is labeled in tiles (.npy memory-mapped, TIFF\n"
-    "  read strip by strip or tile by tile), with the labels streamed into --labels;\n"
-    "  so is any INPUT given one of these options. The output is the one-piece\n"
-    "  labeling's, byte for byte.\n"
+    "  An INPUT .npy or TIFF (a TIFF stack is a volume) larger than one backend call\n"
+    "  takes (a side past 32768, or past the GPU's texture size), or than half the\n"
+    "  memory holds in one piece, is labeled in tiles or bricks (.npy memory-mapped,\n"
+    "  TIFF read strip by strip or tile by tile), with the labels streamed into\n"
+    "  --labels; so is any INPUT given one of these options. The output is the\n"
+    "  one-piece labeling's, byte for byte.\n"
     "  --tile WxH                    tile size (default: the largest the backend and the\n"
     "                                memory limit allow, at most 16384 a side)\n"
     "  --tile WxHxD                  brick size of a volume (a 3-D .npy: depth, height,\n"
-    "                                width; default: at most 512 a side)\n"
+    "                                width; or a TIFF stack; default: at most 512 a side)\n"
     "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
     "                                the physical memory): tiles and bands of labels are\n"
     "                                sized to fit it\n"
@@ -76,55 +77,6 @@ struct TiledCommand {
     bool connectivityGiven = false;
 };
 
-// "8G", "512M", "64K", "1000" (bytes); binary units.
-std::uint64_t parseMemorySize(const std::string& option, const std::string& text) {
-    std::uint64_t value = 0;
-    const char* end = text.data() + text.size();
-    const auto [rest, error] = std::from_chars(text.data(), end, value);
-    std::uint64_t unit = 1;
-    const std::string suffix(rest, end);
-    if (suffix == "K" || suffix == "k") unit = std::uint64_t(1) << 10;
-    else if (suffix == "M" || suffix == "m") unit = std::uint64_t(1) << 20;
-    else if (suffix == "G" || suffix == "g") unit = std::uint64_t(1) << 30;
-    else if (suffix == "T" || suffix == "t") unit = std::uint64_t(1) << 40;
-    else if (!suffix.empty()) unit = 0;
-    if (error != std::errc() || rest == text.data() || unit == 0 || value == 0 || value > UINT64_MAX / unit)
-        throw UsageError(option + ": '" + text + "' is not a memory size; expected bytes or a number with K, M, G "
-                         "or T, e.g. 8G");
-    return value * unit;
-}
-
-// "WxH", "N" (a square) or, for the bricks of a volume, "WxHxD".
-void parseTileSize(const std::string& option, const std::string& text, TiledOptions& options) {
-    const std::size_t first = text.find('x'), second = first == std::string::npos ? first : text.find('x', first + 1);
-    if (second == std::string::npos) {
-        const auto [width, height] = parseSize(option, text, true);
-        options.tileWidth = std::uint32_t(width);
-        options.tileHeight = std::uint32_t(height);
-        return;
-    }
-    options.tileWidth = std::uint32_t(parseInteger(option, text.substr(0, first), 1, INT32_MAX));
-    options.tileHeight = std::uint32_t(parseInteger(option, text.substr(first + 1, second - first - 1), 1, INT32_MAX));
-    options.tileDepth = std::uint32_t(parseInteger(option, text.substr(second + 1), 1, INT32_MAX));
-}
-
-// "0,1,1": device numbers, each 0..1023; an empty entry ("0,,1", "0,") is
-// refused rather than skipped, since it is most likely a number left out.
-std::vector<int> parseDevices(const std::string& option, const std::string& text) {
-    std::vector<int> devices;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', start);
-        const std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (entry.empty())
-            throw UsageError(option + ": '" + text + "' has an empty entry; expected device numbers separated by "
-                             "commas, e.g. 0,1");
-        devices.push_back(parseInteger(option, entry, 0, 1023));
-        if (comma == std::string::npos) return devices;
-        start = comma + 1;
-    }
-}
-
 TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     TiledCommand command;
     TiledOptions& options = command.options;
@@ -150,7 +102,10 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
             command.stats = cursor.valueOf(name, inlineValue);
             checkOutputExtension(name, command.stats, {".csv"}, "the component table is");
         } else if (name == "--tile") {
-            parseTileSize(name, cursor.valueOf(name, inlineValue), options);
+            const TileSize tile = parseTileSize(name, cursor.valueOf(name, inlineValue));
+            options.tileWidth = tile.width;
+            options.tileHeight = tile.height;
+            options.tileDepth = tile.depth;
         } else if (name == "--memory-limit") {
             options.memoryLimit = parseMemorySize(name, cursor.valueOf(name, inlineValue));
         } else if (name == "--devices") {
@@ -182,14 +137,24 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     return command;
 }
 
+// Would labeling `shape` in one piece take more host memory than the
+// default memory limit of tiled runs (half the physical memory)? One piece
+// holds the input, its labels (4 bytes an element) and the engine's own
+// memory while it labels, counted as tiled runs count a worker's (12 bytes
+// an element): a file past that is streamed in tiles or bricks, planned
+// within the limit, rather than read whole.
+bool exceedsDefaultMemory(const Shape& shape, int pixelBytes) {
+    const std::uint64_t physical = physicalMemoryBytes();
+    return physical != 0 && shape.count() * std::uint64_t(pixelBytes + 4 + 12) > physical / 2;
+}
+
 // Does this volume need bricks streamed from its file? Past what readImage
 // reads whole, always; past a 2048 side or 2^31 voxels (the smallest limits
 // of the GPU engines' one call), when the route says so (its probe costs a
 // context, so smaller volumes leave it to the label path, whose own route
 // cuts them in memory).
-bool volumeNeedsBricks(const NpyShape& npy, Backend backend) {
-    const Shape shape = Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth));
-    const std::uint64_t largest = std::max({npy.width, npy.height, npy.depth});
+bool volumeNeedsBricks(const Shape& shape, Backend backend) {
+    const std::uint64_t largest = std::uint64_t(std::max({shape.width, shape.height, shape.depth}));
     if (largest > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels) return true;
     if (largest <= 2048 && shape.count() <= (std::uint64_t(1) << 31)) return false;
     try {
@@ -199,23 +164,31 @@ bool volumeNeedsBricks(const NpyShape& npy, Backend backend) {
     }
 }
 
-// Does this .npy or TIFF need more than one call of `backend`? Sides past
-// what readImage takes always do; past 16384 the backend may (its largest
-// side is asked only then, since for the GL backends it costs a context).
-// Files read whole are tiled in memory where their route says so
-// (OffscreenLabeler::label); these are streamed from the file instead.
+// Does this .npy or TIFF (an image, or a volume: a 3-D .npy or a TIFF stack)
+// need more than one call of `backend`, or more memory than one call should
+// take? Sides past what readImage takes always do; past 16384 the backend
+// may (its largest side is asked only then, since for the GL backends it
+// costs a context). Files read whole are tiled in memory where their route
+// says so (OffscreenLabeler::label); these are streamed from the file
+// instead.
 bool needsTiles(const std::string& path, Backend backend, NpyChannelAxis channelAxis) {
-    std::uint64_t width = 0, height = 0;
+    Shape shape;
+    int pixelBytes = 1;
     if (isNpyFile(path)) {
-        const NpyShape shape = peekNpyShape(path, channelAxis, NpyVolumes::Read);
-        if (shape.dimensions == 3) return volumeNeedsBricks(shape, backend);
-        width = shape.width;
-        height = shape.height;
+        const NpyShape npy = peekNpyShape(path, channelAxis, NpyVolumes::Read);
+        shape = npy.dimensions == 3 ? Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth))
+                                    : Shape::image(std::int64_t(npy.width), std::int64_t(npy.height));
+        pixelBytes = int(npy.channels == 1 ? 1 : 4) * npy.sampleBits / 8;
     } else {
-        const TiffImageSource tiff(path, ChannelMode::Gray);  // the header and strip places only
-        width = tiff.width();
-        height = tiff.height();
+        // The page headers and strip places only; a stack's pages in one walk.
+        const TiffImageSource tiff(path, ChannelMode::Gray);
+        shape = tiff.dimensions() == 3 ? Shape::volume(tiff.width(), tiff.height(), tiff.depth())
+                                       : Shape::image(tiff.width(), tiff.height());
+        pixelBytes = tiff.channels() * tiff.sampleBits() / 8;
     }
+    if (exceedsDefaultMemory(shape, pixelBytes)) return true;
+    if (shape.dimensions == 3) return volumeNeedsBricks(shape, backend);
+    const std::uint64_t width = std::uint64_t(shape.width), height = std::uint64_t(shape.height);
     const std::uint64_t largest = std::max(width, height);
     if (largest > std::uint64_t(kMaxImageDimension) || width * height > kMaxImagePixels) return true;
     if (largest <= 16384) return false;
@@ -443,21 +416,6 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
     // Looked at before any file is opened: a FIFO would block it.
     if (inputs.size() == 1 || asked)
         for (const std::string& input : inputs) checkInputFile(input);
-    // A TIFF stack is a volume, which the tiled path reads from .npy only.
-    if (inputs.size() == 1 && isTiffFile(inputs[0])) {
-        std::size_t slices = 1;
-        try {
-            slices = countTiffSlices(inputs[0]);
-        } catch (const Error&) {
-            return std::nullopt;  // the ordinary reader says why
-        }
-        if (slices > 1 && asked)
-            throw Error("'" + inputs[0] + "' is a TIFF stack of " + std::to_string(slices) +
-                             " slices, a volume; labeling in tiles (--tile, --memory-limit, --devices, --label-type) "
-                             "reads 2-D images and 3-D .npy files; a TIFF stack is read whole (label it "
-                             "without those options, or as a 3-D .npy)");
-        if (slices > 1) return std::nullopt;
-    }
     TiledCommand command;
     if (asked) {
         command = parseTiledCommand(args);
