@@ -3,22 +3,25 @@
 # writes all of its outputs or none, never over an input or over something
 # that is not a regular file, and leaves no temporary behind, whether it
 # fails (a full disk, simulated by ulimit -f), is refused, or is ended by
-# SIGINT, SIGTERM or SIGHUP. Also the limits and messages around outputs.
+# SIGINT, SIGTERM, SIGHUP or SIGPIPE. Also the limits and messages around
+# outputs, and that glccl-mpi reads every input glccl label reads.
 #
 #   cli_outputs_test.sh GLCCL GLCCL_MPI|- SCRATCH [SECTION...]
 #
 # SECTION: transaction, identity, special, signals, leftovers, npy, limits,
-# messages, mpi (all by default). Every case runs the cpu backend, so no GPU
-# or GL context is needed. Signals are sent at a chosen point through the
-# tools' test hook GLCCL_TEST_PAUSE_BEFORE_COMMIT (tools/cli_support). The
-# mpi section runs glccl-mpi under mpirun -n 2 --oversubscribe and skips
-# with a printed reason where mpirun or glccl-mpi is missing.
+# messages, mpi, mpi_inputs (all by default). Every case runs the cpu
+# backend, so no GPU or GL context is needed. Signals are sent at a chosen
+# point through the tools' test hooks GLCCL_TEST_PAUSE_BEFORE_COMMIT and
+# GLCCL_TEST_PAUSE_IN_COMMIT (tools/cli_support). The mpi sections run
+# glccl-mpi under mpirun -n 2 --oversubscribe and skip with a printed reason
+# where mpirun or glccl-mpi is missing.
 set -u
 glccl=$1
 mpi=$2
 scratch=$3
 shift 3
-sections=${*:-transaction identity special signals leftovers npy limits messages mpi}
+sections=${*:-transaction identity special signals leftovers npy limits messages mpi mpi_inputs}
+data=$(cd "$(dirname "$0")/data" && pwd)
 
 rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || exit 1
 failures=0
@@ -57,23 +60,25 @@ no_temporaries() {
     return 0
 }
 
-# with_default_signals COMMAND...: runs COMMAND with SIGINT, SIGTERM and
-# SIGHUP at their default action. A shell starts background jobs with SIGINT
-# ignored, and the tools keep a signal ignored that they start with ignored.
+# with_default_signals COMMAND...: runs COMMAND with SIGINT, SIGTERM, SIGHUP
+# and SIGPIPE at their default action. A shell starts background jobs with
+# SIGINT ignored, Python ignores SIGPIPE, and the tools keep a signal ignored
+# that they start with ignored.
 with_default_signals() {
     exec python3 -c 'import os, signal, sys
-for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
     signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
-# signal_before_commit SIGNAL TRIES: waits (TRIES times 0.1 s at the most)
-# for the run just started in the background ($!) to say in run.err that it
-# pauses before its commit, sends it SIGNAL, and returns its exit status.
+# signal_before_commit SIGNAL TRIES [WHERE]: waits (TRIES times 0.1 s at the
+# most) for the run just started in the background ($!) to say in run.err
+# that it pauses before its commit (WHERE "in": in its commit), sends it
+# SIGNAL, and returns its exit status.
 signal_before_commit() {
-    local signal=$1 tries=$2 pid=$!
+    local signal=$1 tries=$2 where=${3:-before} pid=$!
     for _ in $(seq "$tries"); do
-        grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+        grep -q "test hook: pausing $where the commit" run.err 2>/dev/null && break
         sleep 0.1
     done
     kill -s "$signal" "$pid"
@@ -135,6 +140,32 @@ for section in $sections; do
             --tile 256 --labels l.npy --stats s.csv --force" "$glccl" &&
             same s.csv keep && same l.npy keep && no_temporaries &&
             pass "a full disk leaves the files a tiled --force run was to replace"
+        # The same with SIGXFSZ at its default action, as a shell leaves it:
+        # the tools ignore it, so the write fails with EFBIG and the run
+        # cleans up rather than dies of the signal with its temporaries.
+        for extra in "" "--tile 256"; do
+            expect 1 "File too large" bash -c "ulimit -f 100; exec \"\$0\" label mid.npy --backend cpu $extra \
+                --labels l.npy --stats s.csv --force" "$glccl" &&
+                same s.csv keep && same l.npy keep && no_temporaries &&
+                pass "ulimit -f without SIGXFSZ ignored (${extra:-one piece}): a write error, every file kept, no temporary"
+        done
+        # --force into a folder that takes no new file: refused before any
+        # labeling, as without --force (the new file is written beside the
+        # old one). Root writes anywhere: the run is made as nobody there.
+        as_user=()
+        if [ "$(id -u)" = 0 ]; then
+            as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+        fi
+        readonly_folder=$(mktemp -d) && chmod 755 "$readonly_folder" && cp mid.npy "$readonly_folder/in.npy" &&
+            echo keep > "$readonly_folder/l.npy" && chmod 666 "$readonly_folder/l.npy" && chmod 555 "$readonly_folder"
+        for extra in "" "--tile 256"; do
+            expect 1 "cannot replace '$readonly_folder/l.npy': folder '$readonly_folder' is not writable" \
+                "${as_user[@]}" "$glccl" label "$readonly_folder/in.npy" --backend cpu $extra \
+                --labels "$readonly_folder/l.npy" --force &&
+                same "$readonly_folder/l.npy" keep && no_temporaries "$readonly_folder" &&
+                pass "--force into a read-only folder (${extra:-one piece}): refused before labeling"
+        done
+        chmod 755 "$readonly_folder" && rm -rf "$readonly_folder"
         # The outputs of a run that succeeds are all there.
         expect 0 "wrote s.csv" "$glccl" label small.png --backend cpu --labels l.npy --stats s.csv --color c.png \
             --force && [ -s l.npy ] && [ -s c.png ] && head -1 s.csv | grep -q '^label,' && no_temporaries &&
@@ -196,7 +227,7 @@ for section in $sections; do
     signals)
         # SIGINT, SIGTERM, SIGHUP before the commit: the earlier files as
         # they were, no temporary behind, the status of the signal (item 6).
-        for signal in INT TERM HUP; do
+        for signal in INT TERM HUP PIPE; do
             for mode in one tiled; do
                 echo keep > s.csv
                 echo keep > l.npy
@@ -214,6 +245,29 @@ for section in $sections; do
                     pass "SIG$signal before the commit ($mode run) leaves the earlier files and no temporary"
                 fi
             done
+        done
+        # SIGINT during the commit waits for its end: every output is
+        # written, and the run says so before it ends with 130.
+        for mode in one tiled; do
+            echo keep > s.csv
+            echo keep > l.npy
+            extra=""
+            [ "$mode" = tiled ] && extra="--tile 256"
+            GLCCL_TEST_PAUSE_IN_COMMIT=3 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
+                --labels l.npy --stats s.csv --force >run.out 2>run.err &
+            signal_before_commit INT 300 in
+            status=$?
+            if [ "$status" -ne 130 ]; then
+                fail "SIGINT in the commit ($mode): exit status $status, expected 130"
+                cat run.err
+            elif ! grep -q "SIGINT arrived while the outputs took their names; every output was written first" run.err; then
+                fail "SIGINT in the commit ($mode): no word that the outputs were written"
+                cat run.err
+            elif head -1 s.csv | grep -q '^label,' && [ "$(head -c 6 l.npy | tail -c 5)" = NUMPY ] && no_temporaries; then
+                pass "SIGINT in the commit ($mode run): every output written, said so, status 130"
+            else
+                fail "SIGINT in the commit ($mode): the outputs are not the new ones"
+            fi
         done
         # Started with SIGHUP ignored (nohup), the run ignores it and completes.
         rm -f nohup.csv
@@ -368,6 +422,69 @@ EOF
             pass "SIGTERM to mpirun before the commit leaves the earlier files and no temporary"
         fi
         rm -rf in.npy sub q.csv q.npy q2.npy r.npy pipe.csv s.csv l.npy run.out run.err
+        ;;
+    mpi_inputs)
+        # glccl-mpi reads every input glccl label reads, with the same labels
+        # (glccl label's cpu backend, the reference): PNG, JPEG, PGM, PPM, a
+        # TIFF, a TIFF stack, .npy images, volumes and colour.
+        if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
+            echo "skip: mpi_inputs: glccl-mpi is not built"
+            continue
+        fi
+        if ! command -v mpirun >/dev/null; then
+            echo "skip: mpi_inputs: mpirun is not installed"
+            continue
+        fi
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        python3 - <<'PYEOF'
+import struct
+def npy(path, descr, shape, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data)
+state = 7
+def noise(count, levels):
+    global state
+    out = bytearray()
+    for _ in range(count):
+        state = (state * 1103515245 + 12345) % 2**31
+        out.append((state >> 16) % levels * (250 // max(1, levels - 1)))
+    return bytes(out)
+npy("image.npy", "|u1", "(23, 31)", noise(23 * 31, 2))
+npy("volume.npy", "|u1", "(6, 11, 13)", noise(6 * 11 * 13, 2))
+npy("color.npy", "|u1", "(12, 17, 3)", noise(12 * 17 * 3, 3))
+with open("gray.pgm", "wb") as f:
+    f.write(b"P5 19 14 255\n" + noise(19 * 14, 3))
+with open("rgb.ppm", "wb") as f:
+    f.write(b"P6 15 9 255\n" + noise(15 * 9 * 3, 2))
+PYEOF
+        # TIFFs as glccl writes label images: a 32-bit page, a 32-bit stack.
+        "$glccl" label small.png --backend cpu --label-image image.tif --force >/dev/null &&
+            "$glccl" label volume.npy --backend cpu --label-image stack.tif --force >/dev/null || fail "cannot write the TIFFs"
+        cp "$data/quadrants.jpg" photo.jpg
+        for input in small.png photo.jpg gray.pgm rgb.ppm image.tif "stack.tif --criterion segments" \
+                     "stack.tif --criterion segments --connectivity 6" image.npy volume.npy \
+                     "volume.npy --connectivity 18" "color.npy --channel-axis -1 --criterion threshold:60" \
+                     "rgb.ppm --criterion threshold:100"; do
+            rm -f r.npy m.npy
+            # shellcheck disable=SC2086
+            if ! "$glccl" label $input --backend cpu --labels r.npy --force >r.out 2>&1; then
+                fail "glccl label $input failed"
+                cat r.out
+                continue
+            fi
+            # shellcheck disable=SC2086
+            if timeout 120 mpirun -n 2 --oversubscribe "$mpi" label $input --backend cpu --labels m.npy --force \
+                    >m.out 2>&1 && cmp -s r.npy m.npy &&
+                    [ "$(head -1 r.out | cut -d, -f1-2)" = "$(head -1 m.out | cut -d, -f1-2)" ]; then
+                pass "glccl-mpi labels $input as glccl label does"
+            else
+                fail "glccl-mpi on $input differs from glccl label"
+                head -3 r.out m.out
+            fi
+        done
+        rm -f image.npy volume.npy color.npy gray.pgm rgb.ppm image.tif stack.tif photo.jpg r.npy m.npy r.out m.out
         ;;
     *)
         echo "unknown section $section"

@@ -193,12 +193,20 @@ void checkOutputPath(const std::string& path, bool force) {
     const std::string kind = notReplaceableKind(path);
     if (!kind.empty()) throw Error("output '" + path + "' is " + kind + "; only a regular file is replaced");
     struct stat info {};
+    std::string folder = parentDirectory(path);
     if (stat(path.c_str(), &info) == 0) {
         if (!force) throw Error("output '" + path + "' exists; use --force to overwrite it");
         if (access(path.c_str(), W_OK) != 0) throw Error("output '" + path + "' is not writable");
+        // Replaced by a temporary beside the file (the file a link names),
+        // renamed over it: its folder must take new files too.
+        std::error_code error;
+        const std::filesystem::path target = std::filesystem::canonical(path, error);
+        if (!error) folder = target.parent_path().string();
+        if (access(folder.c_str(), W_OK) != 0)
+            throw Error("cannot replace '" + path + "': folder '" + folder + "' is not writable (the new file is "
+                        "written beside the old one, then takes its name)");
         return;
     }
-    const std::string folder = parentDirectory(path);
     if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
         throw Error("cannot write '" + path + "': folder '" + folder + "' does not exist");
     if (access(folder.c_str(), W_OK) != 0)
@@ -249,6 +257,16 @@ void pauseBeforeCommitForTests() {
     std::cerr << "glccl: test hook: pausing before the commit" << std::endl;
     const double wait = std::strtod(seconds, nullptr);
     if (wait > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+}
+
+void installCommitPauseForTests() {
+    const char* seconds = std::getenv("GLCCL_TEST_PAUSE_IN_COMMIT");
+    if (seconds == nullptr || *seconds == '\0') return;
+    const double wait = std::strtod(seconds, nullptr);
+    setCommitPauseForTests([wait] {
+        std::cerr << "glccl: test hook: pausing in the commit" << std::endl;
+        if (wait > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    });
 }
 
 void printOutputNotes(const std::string& program, const std::vector<std::string>& notes) {

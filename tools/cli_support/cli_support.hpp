@@ -165,6 +165,14 @@ void checkOutputExtension(const std::string& option, const std::string& path,
 // send a signal at that point. Does nothing without the variable.
 void pauseBeforeCommitForTests();
 
+// The second test hook, read by the command-line tools only: with
+// GLCCL_TEST_PAUSE_IN_COMMIT=SECONDS in the environment, every commit prints
+// "glccl: test hook: pausing in the commit" on stderr and waits that long
+// once it has begun (glccl::setCommitPauseForTests), so that a test can send
+// a signal during a commit. Call once at start-up; does nothing without the
+// variable.
+void installCommitPauseForTests();
+
 // Prints the notes of a committed (or failed) transaction on stderr, one
 // "PROGRAM: note: ..." line each.
 void printOutputNotes(const std::string& program, const std::vector<std::string>& notes);

@@ -317,8 +317,10 @@ int main(int argc, char** argv) {
     int status = 0;
     try {
         glccl::tools::applyTuningEnvironment();
-        // SIGINT, SIGTERM and SIGHUP leave no temporary of glccl's writers.
+        // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary of glccl's
+        // writers; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();
+        glccl::tools::installCommitPauseForTests();
         status = run(parse(argc, argv), rank);
     } catch (const UsageError& error) {
         if (rank == 0) std::cerr << "glccl-mpi: " << error.what() << '\n';

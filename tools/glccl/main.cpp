@@ -693,8 +693,10 @@ int main(int argc, char** argv) {
     using namespace glccl::tools;
     try {
         applyTuningEnvironment();
-        // SIGINT, SIGTERM and SIGHUP leave no temporary and no half-committed outputs.
+        // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary and no
+        // half-committed outputs; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();
+        installCommitPauseForTests();
         return dispatch(argc, argv);
     } catch (const UsageError& error) {
         reportError(error.what());
