@@ -113,6 +113,19 @@ elif [ $((tiffPeak3 - npyPeak3)) -gt $((24 * 1024)) ]; then
 else
     same=$((same + 1))
 fi
+# Without the option, a stack whose one-piece labeling would take more
+# than half the machine's memory is labeled in bricks within that half, by
+# itself: a machine of 720 MiB (the tools' test hook) for a volume that
+# takes about 430 MiB in one piece by the command's reckoning.
+GLCCL_TEST_PHYSICAL_MEMORY=720M "$glccl" label blobs_stack.tif --backend cpu --json --labels b3.npy --force \
+    > auto.json 2> run.txt
+planned=$("$python" -c "import json; t = json.load(open('auto.json'))[0]['tiled']; print(t['automatic'], t['memory_planned_mib'])")
+if ! cmp -s b1.npy b3.npy || [ "${planned% *}" != 1 ] || ! "$python" -c "import sys; sys.exit(float('${planned#* }') > 360)"; then
+    echo "FAILED: the stack past half the memory was not labeled in bricks within it ($planned)"
+    cat auto.json run.txt; different=$((different + 1))
+else
+    same=$((same + 1))
+fi
 echo "$same identical, $different different"
 echo "peak memory: striped TIFF $((tiffPeak / 1024)) MiB, memory-mapped .npy $((npyPeak / 1024)) MiB, image 57 MiB;" \
      "TIFF stack $((tiffPeak3 / 1024)) MiB, .npy volume $((npyPeak3 / 1024)) MiB in bricks under --memory-limit 320M"

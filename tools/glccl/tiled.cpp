@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -137,6 +138,15 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     return command;
 }
 
+// The machine's memory as the command plans for it: physicalMemoryBytes(),
+// or, for tests, GLCCL_TEST_PHYSICAL_MEMORY (a size: "512M"), read by the
+// tools only, so that a test can show the planning on a small input.
+std::uint64_t plannedPhysicalMemory() {
+    const char* size = std::getenv("GLCCL_TEST_PHYSICAL_MEMORY");
+    if (size == nullptr || *size == '\0') return physicalMemoryBytes();
+    return parseMemorySize("GLCCL_TEST_PHYSICAL_MEMORY", size);
+}
+
 // Would labeling `shape` in one piece take more host memory than the
 // default memory limit of tiled runs (half the physical memory)? One piece
 // holds the input, its labels (4 bytes an element) and the engine's own
@@ -144,7 +154,7 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
 // an element): a file past that is streamed in tiles or bricks, planned
 // within the limit, rather than read whole.
 bool exceedsDefaultMemory(const Shape& shape, int pixelBytes) {
-    const std::uint64_t physical = physicalMemoryBytes();
+    const std::uint64_t physical = plannedPhysicalMemory();
     return physical != 0 && shape.count() * std::uint64_t(pixelBytes + 4 + 12) > physical / 2;
 }
 
@@ -234,6 +244,9 @@ int runTiled(const TiledCommand& command) {
     checkDecodeFitsMemoryLimit(command.input, command.options.memoryLimit);
     const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode, command.channelAxis);
     TiledOptions options = command.options;
+    // The default limit, half the memory, of the memory planned for.
+    if (options.memoryLimit == 0 && std::getenv("GLCCL_TEST_PHYSICAL_MEMORY") != nullptr)
+        options.memoryLimit = plannedPhysicalMemory() / 2;
     const std::string raised = raiseTinyTiles(options.tileWidth, options.tileHeight, options.tileDepth, source->width(),
                                               source->height(), source->depth());
     if (!raised.empty()) std::cerr << "glccl: note: " << raised << '\n';
