@@ -347,6 +347,9 @@ EOF
             pass "--memory-limit 1K is reported as 1 KiB"
         expect 2 "--devices: '0,,0' has an empty entry" "$glccl" label mid.npy --backend cpu --tile 64 --devices 0,,0 &&
             pass "--devices 0,,0 is refused"
+        expect 2 "--tile: '16x16x16x16' is not a tile size; expected WxH, N \(a square\) or WxHxD" \
+            "$glccl" label mid.npy --backend cpu --tile 16x16x16x16 &&
+            pass "--tile of four sides is refused as a tile size, not as one of its parts"
         expect 2 "option --labels is given twice" "$glccl" label small.png --labels a.npy --labels b.npy &&
             expect 2 "option --stats is given twice" "$glccl" label small.png --stats a.csv --stats b.csv &&
             expect 2 "option --color is given twice" "$glccl" label small.png --color a.png --color b.png &&
@@ -403,6 +406,11 @@ EOF
         expect 1 "is a FIFO \(named pipe\); only a regular file is replaced" \
             timeout 60 mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu --stats pipe.csv --force &&
             pass "glccl-mpi refuses a FIFO output"
+        # The options glccl label takes, parsed by the same rules.
+        expect 2 "--tile: '16x16x16x16' is not a tile size" run_mpi label in.npy --backend cpu --tile 16x16x16x16 &&
+            expect 2 "--devices: '0,,0' has an empty entry" run_mpi label in.npy --backend cpu --devices 0,,0 &&
+            expect 2 "--memory-limit: '8Q' is not a memory size" run_mpi label in.npy --backend cpu --memory-limit 8Q &&
+            pass "glccl-mpi refuses --tile, --devices and --memory-limit as glccl label does"
         expect 0 "wrote q2.npy" run_mpi label in.npy --backend cpu --labels q2.npy --force &&
             "$glccl" label in.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s q2.npy r.npy &&
             pass "glccl-mpi still writes its labels"
