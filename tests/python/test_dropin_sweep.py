@@ -360,3 +360,33 @@ def test_cc3d_dust_and_largest_k_keep_the_dtype(dtype):
             renumbered = np.zeros(n + 1, np.int64)
             renumbered[ranked] = np.arange(1, k + 1)
             assert np.array_equal(got, renumbered[want])
+
+
+@pytest.mark.parametrize("shape", CC3D_SHAPES, ids=str)
+def test_cc3d_statistics_on_every_dtype_and_shape(shape):
+    # cc3d takes a 1-D array as one column of a 2-D one; its tables are per
+    # label 0..N: counts, boxes (as scipy's find_objects of labels + 1),
+    # centroids (as scipy's center_of_mass, NaN for an absent label).
+    rng = np.random.default_rng(len(shape) * 47 + sum(shape))
+    for dtype in INTEGERS + [bool]:
+        labels = label_arrays(rng, shape, dtype)
+        what = f"{np.dtype(dtype)} {shape}"
+        planar = labels.reshape(labels.shape + (1,) * (2 - labels.ndim)).astype(np.int64)
+        top = int(planar.max())
+        if top > labels.size:  # cc3d's limit: labels up to the element count
+            got = outcome(cc3d.statistics, labels)
+            assert got[0] is ValueError and "lower than the number of voxels" in got[1], what
+            continue
+        stats = cc3d.statistics(labels)
+        counts = np.bincount(planar.ravel(), minlength=top + 1)
+        assert stats["voxel_counts"].dtype == np.uint32 and np.array_equal(stats["voxel_counts"], counts), what
+        assert stats["bounding_boxes"] == ndimage.find_objects(planar + 1), what
+        with np.errstate(invalid="ignore"):
+            centroids = np.array(ndimage.center_of_mass(np.ones(planar.shape), planar, np.arange(top + 1)))
+        np.testing.assert_allclose(stats["centroids"], centroids.reshape(top + 1, planar.ndim), rtol=1e-12,
+                                   equal_nan=True, err_msg=what)
+        if np.dtype(dtype).kind == "i" and labels.size:
+            negative = labels.copy()
+            negative.ravel()[0] = -1
+            got = outcome(cc3d.statistics, negative)
+            assert got[0] is ValueError and "values >= 0" in got[1], what
