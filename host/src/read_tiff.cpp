@@ -1,10 +1,12 @@
-// TIFF and BigTIFF through libtiff: the first image of the file, striped or
-// tiled (whole, or one strip or tile at a time for tiled labeling),
-// contiguous samples, 8- or 16-bit gray (with or without an extra
-// sample), RGB or RGBA, and 32-bit unsigned gray (label images), either byte
-// order. Compressions: none, LZW, Deflate, PackBits and ZSTD, with or
-// without a predictor. The Orientation tag is not applied (pixels are
-// labeled as stored).
+// TIFF and BigTIFF through libtiff: the full-resolution image of the file,
+// or its pages as the slices of a volume (a stack), striped or tiled (whole,
+// or one strip or tile at a time for tiled labeling), contiguous samples,
+// 8- or 16-bit gray (with or without an extra sample), RGB or RGBA, and
+// 32-bit unsigned gray (label images), either byte order. Compressions:
+// none, LZW, Deflate, PackBits and ZSTD, with or without a predictor. The
+// Orientation tag is not applied (pixels are labeled as stored). The pages
+// are found in one walk over the directories (readTiffPages), then reached
+// by their offsets.
 
 #include <tiffio.h>
 
