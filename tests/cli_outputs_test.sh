@@ -98,6 +98,20 @@ signal_before_commit() {
     wait "$pid"
 }
 
+# start_force_run HOOK=SECONDS MODE: 'keep' in s.csv and l.npy, then, in the
+# background ($!), a --force run over them of mid.npy in one piece (MODE
+# one) or in tiles (tiled), with the test hook HOOK and the signals at their
+# default action; its output in run.out and run.err.
+start_force_run() {
+    echo keep > s.csv
+    echo keep > l.npy
+    local extra=""
+    [ "$2" = tiled ] && extra="--tile 256"
+    # shellcheck disable=SC2086
+    (export "$1"; with_default_signals "$glccl" label mid.npy --backend cpu $extra --labels l.npy --stats s.csv \
+        --force) >run.out 2>run.err &
+}
+
 # descendants PID: the processes below PID, deepest first.
 descendants() {
     local child
@@ -105,6 +119,20 @@ descendants() {
         descendants "$child"
         echo "$child"
     done
+}
+
+# mpi_runs SECTION: whether glccl-mpi can run here (else says why SECTION
+# is skipped); mpirun refuses root without the variables it sets.
+mpi_runs() {
+    if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
+        echo "skip: $1: glccl-mpi is not built"
+        return 1
+    fi
+    if ! command -v mpirun >/dev/null; then
+        echo "skip: $1: mpirun is not installed"
+        return 1
+    fi
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 }
 
 # same FILE TEXT: FILE still holds exactly TEXT.
@@ -229,12 +257,7 @@ for section in $sections; do
         # they were, no temporary behind, the status of the signal (item 6).
         for signal in INT TERM HUP PIPE; do
             for mode in one tiled; do
-                echo keep > s.csv
-                echo keep > l.npy
-                extra=""
-                [ "$mode" = tiled ] && extra="--tile 256"
-                GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
-                    --labels l.npy --stats s.csv --force >run.out 2>run.err &
+                start_force_run GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 "$mode"
                 signal_before_commit "$signal" 300
                 status=$?
                 number=$(kill -l "$signal")
@@ -249,12 +272,7 @@ for section in $sections; do
         # SIGINT during the commit waits for its end: every output is
         # written, and the run says so before it ends with 130.
         for mode in one tiled; do
-            echo keep > s.csv
-            echo keep > l.npy
-            extra=""
-            [ "$mode" = tiled ] && extra="--tile 256"
-            GLCCL_TEST_PAUSE_IN_COMMIT=3 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
-                --labels l.npy --stats s.csv --force >run.out 2>run.err &
+            start_force_run GLCCL_TEST_PAUSE_IN_COMMIT=3 "$mode"
             signal_before_commit INT 300 in
             status=$?
             if [ "$status" -ne 130 ]; then
@@ -383,15 +401,7 @@ EOF
         rm -f onestrip.tif
         ;;
     mpi)
-        if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
-            echo "skip: mpi: glccl-mpi is not built"
-            continue
-        fi
-        if ! command -v mpirun >/dev/null; then
-            echo "skip: mpi: mpirun is not installed"
-            continue
-        fi
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        mpi_runs mpi || continue
         run_mpi() { timeout 120 mpirun -n 2 --oversubscribe "$mpi" "$@"; }
         # glccl-mpi never writes over its input (item 3).
         cp mid.npy in.npy && mkdir -p sub
@@ -435,15 +445,7 @@ EOF
         # glccl-mpi reads every input glccl label reads, with the same labels
         # (glccl label's cpu backend, the reference): PNG, JPEG, PGM, PPM, a
         # TIFF, a TIFF stack, .npy images, volumes and colour.
-        if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
-            echo "skip: mpi_inputs: glccl-mpi is not built"
-            continue
-        fi
-        if ! command -v mpirun >/dev/null; then
-            echo "skip: mpi_inputs: mpirun is not installed"
-            continue
-        fi
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        mpi_runs mpi_inputs || continue
         python3 - <<'PYEOF'
 import struct
 def npy(path, descr, shape, data):

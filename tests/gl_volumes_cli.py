@@ -68,6 +68,16 @@ def table_of(labels, n):
     return rows
 
 
+def expected_labels(volume, criterion, connectivity):
+    """(labels, n) of scikit-image (segments: regions of equal value, 0
+    background) or scipy (binary) at the connectivity's structure."""
+    if criterion == "segments":
+        from skimage import measure
+        labels = measure.label(volume.astype(np.int64), background=0, connectivity=RANKS[connectivity])
+        return labels, int(labels.max())
+    return ndimage.label(volume != 0, ndimage.generate_binary_structure(3, RANKS[connectivity]))
+
+
 rng = np.random.default_rng(25)
 noise = (rng.random((9, 23, 31)) < 0.35).astype(np.uint8)
 segments = (rng.integers(0, 4, (7, 19, 13)) * 300 * (rng.random((7, 19, 13)) < 0.8)).astype(np.uint16)
@@ -100,12 +110,7 @@ for path, foreground, criterion in cases:
         if result.returncode != 0:
             report(name, False, result.stderr)
             continue
-        if criterion == "segments":
-            from skimage import measure
-            expected = measure.label(volume.astype(np.int64), background=0, connectivity=RANKS[connectivity])
-            n = int(expected.max())
-        else:
-            expected, n = ndimage.label(volume != 0, ndimage.generate_binary_structure(3, RANKS[connectivity]))
+        expected, n = expected_labels(volume, criterion, connectivity)
         d, h, w = volume.shape
         summary = f"{path}: {w}x{h}x{d}, {n} component"
         report(name + " summary", result.stdout.startswith(summary), result.stdout.splitlines()[:1])
@@ -165,12 +170,7 @@ for stack in [name for name, written in stacks.items() if written]:
         if result.returncode != 0:
             report(name, False, result.stderr)
             continue
-        if criterion == "segments":
-            from skimage import measure
-            expected = measure.label(volume.astype(np.int64), background=0, connectivity=RANKS[connectivity])
-            n = int(expected.max())
-        else:
-            expected, n = ndimage.label(volume != 0, ndimage.generate_binary_structure(3, RANKS[connectivity]))
+        expected, n = expected_labels(volume, criterion, connectivity)
         report(name + " labels", np.array_equal(np.load("l.npy"), expected) and "tiled: " in result.stdout,
                result.stdout)
         with open("s.csv") as f:

@@ -233,6 +233,11 @@ std::uint64_t bytesReadByProcess() {
     return 0;
 }
 
+// Skips the test where /proc does not count the bytes read.
+void requireByteCounts() {
+    if (bytesReadByProcess() == 0) glccl::test::skipTest("/proc/self/io does not count the bytes read here");
+}
+
 // The bytes read while readImage reads (or refuses) `path`.
 std::uint64_t bytesToRead(const std::string& path) {
     const std::uint64_t before = bytesReadByProcess();
@@ -247,7 +252,7 @@ std::uint64_t bytesToRead(const std::string& path) {
 
 TEST_CASE("volume io: a TIFF stack is read in one walk over its pages: twice the pages, twice the bytes read",
           "[host]") {
-    if (bytesReadByProcess() == 0) glccl::test::skipTest("/proc/self/io does not count the bytes read here");
+    requireByteCounts();
     // Seeking each page from the first directory (TIFFSetDirectory) reads
     // a stack's directories over and over: quadratic in its pages.
     const TempDir dir;
@@ -264,7 +269,7 @@ TEST_CASE("volume io: a TIFF stack is read in one walk over its pages: twice the
 
 TEST_CASE("volume io: a TIFF stack past 32768 pages is refused at page 32769, the pages after it never read",
           "[host]") {
-    if (bytesReadByProcess() == 0) glccl::test::skipTest("/proc/self/io does not count the bytes read here");
+    requireByteCounts();
     const TempDir dir;
     writeBytes(dir.file("40k.tif"), onePixelStack(40000));
     writeBytes(dir.file("80k.tif"), onePixelStack(80000));
