@@ -110,13 +110,13 @@ void endCommit(bool committed) {
     const int signal = gPendingSignal.exchange(0);
     int expected = 0;
     if (signal == 0 || !gCommitState.compare_exchange_strong(expected, 2)) return;
-    const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP"
-                                                                                    : "SIGPIPE";
-    if (signal != SIGPIPE)
+    // SIGPIPE ends a run quietly, as by default; the others are said.
+    const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "";
+    const char* outcome = committed ? "every output was written first"
+                                    : "the commit failed and every earlier file was put back first";
+    if (*name != '\0')
         std::fprintf(stderr, "%s: %s arrived while the outputs took their names; %s, then the run ends by it\n",
-                     program_invocation_short_name, name,
-                     committed ? "every output was written first" : "the commit failed and every earlier file was "
-                                                                    "put back first");
+                     program_invocation_short_name, name, outcome);
     endBySignal(signal);
 }
 
