@@ -81,6 +81,10 @@ signal_before_commit() {
         grep -q "test hook: pausing $where the commit" run.err 2>/dev/null && break
         sleep 0.1
     done
+    # mpirun's ranks get the signal from it and may end after it: they are
+    # waited for too, before the files are looked at.
+    local family status
+    family=$(descendants "$pid")
     kill -s "$signal" "$pid"
     # The run must end soon after the signal. One still there after 90 s is
     # reported with its processes and what it printed, then killed with its
@@ -96,6 +100,14 @@ signal_before_commit() {
         for victim in $(descendants "$pid") "$pid"; do kill -s KILL "$victim" 2>/dev/null; done
     fi
     wait "$pid"
+    status=$?
+    for child in $family; do
+        for _ in $(seq 300); do
+            kill -0 "$child" 2>/dev/null || break
+            sleep 0.1
+        done
+    done
+    return "$status"
 }
 
 # start_force_run HOOK=SECONDS MODE: 'keep' in s.csv and l.npy, then, in the
