@@ -56,6 +56,20 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
         throw py::value_error(where + ": a stack must be (N, H, W), or (N, H, W, C) for color; got " +
                               std::to_string(array.ndim()) + "-D");
     const py::ssize_t images = array.shape(0), height = array.shape(1), width = array.shape(2);
+    // Colour images carry their channels last, 1, 3 or 4 of them, and only
+    // the threshold criterion compares colours: said for the stack, before
+    // any image.
+    const bool color = array.ndim() == 4;
+    if (color) {
+        const py::ssize_t channels = array.shape(3);
+        if (channels != 1 && channels != 3 && channels != 4)
+            throw py::value_error(where + ": a stack of colour images is (N, H, W, C) with C 1, 3 or 4; got C = " +
+                                  std::to_string(channels));
+        if (channels != 1 && parsedCriterion.kind != Criterion::Kind::Threshold)
+            throw py::value_error(where + ": a stack of colour images (N, H, W, " + std::to_string(channels) +
+                                  ") is only for criterion=(\"threshold\", T); binary and segments take a stack "
+                                  "(N, H, W)");
+    }
     // A clear error for 6, 18 or 26 before any image.
     checkConnectivityFits(parseConnectivity(connectivity, 2, where), Shape::image(width, height), where);
     // Made by numpy itself, so that they do not depend on how this module
@@ -66,11 +80,25 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
     py::list tables;
     if (images > 0) {
         const py::object labeler = py::module_::import("glccl").attr("Labeler")(connectivity, criterion, backend);
+        const py::object channelAxis = color ? py::object(py::int_(-1)) : py::object(py::none());
         for (py::ssize_t i = 0; i < images; ++i) {
-            const py::tuple result = labeler.attr("label")(host[py::int_(i)], py::arg("out") = labels[py::int_(i)],
-                                                           py::arg("return_table") = returnTable);
-            counts[py::int_(i)] = result[1];
-            if (returnTable) tables.append(result[2]);
+            try {
+                const py::tuple result =
+                    labeler.attr("label")(host[py::int_(i)], py::arg("out") = labels[py::int_(i)],
+                                          py::arg("return_table") = returnTable, py::arg("channel_axis") = channelAxis);
+                counts[py::int_(i)] = result[1];
+                if (returnTable) tables.append(result[2]);
+            } catch (py::error_already_set& error) {
+                // The image's error in the words of this call, with its place
+                // in the stack.
+                if (!error.matches(PyExc_ValueError) && !error.matches(PyExc_TypeError)) throw;
+                std::string message = py::str(error.value());
+                const std::string labelerWhere = "glccl.Labeler.label(): ";
+                if (message.rfind(labelerWhere, 0) == 0) message.erase(0, labelerWhere.size());
+                const std::string text = where + ": image " + std::to_string(i) + " of the stack: " + message;
+                if (error.matches(PyExc_TypeError)) throw py::type_error(text);
+                throw py::value_error(text);
+            }
         }
     }
     if (!returnTable) return py::make_tuple(labels, counts);

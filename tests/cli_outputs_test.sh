@@ -3,22 +3,25 @@
 # writes all of its outputs or none, never over an input or over something
 # that is not a regular file, and leaves no temporary behind, whether it
 # fails (a full disk, simulated by ulimit -f), is refused, or is ended by
-# SIGINT, SIGTERM or SIGHUP. Also the limits and messages around outputs.
+# SIGINT, SIGTERM, SIGHUP or SIGPIPE. Also the limits and messages around
+# outputs, and that glccl-mpi reads every input glccl label reads.
 #
 #   cli_outputs_test.sh GLCCL GLCCL_MPI|- SCRATCH [SECTION...]
 #
 # SECTION: transaction, identity, special, signals, leftovers, npy, limits,
-# messages, mpi (all by default). Every case runs the cpu backend, so no GPU
-# or GL context is needed. Signals are sent at a chosen point through the
-# tools' test hook GLCCL_TEST_PAUSE_BEFORE_COMMIT (tools/cli_support). The
-# mpi section runs glccl-mpi under mpirun -n 2 --oversubscribe and skips
-# with a printed reason where mpirun or glccl-mpi is missing.
+# messages, mpi, mpi_inputs (all by default). Every case runs the cpu
+# backend, so no GPU or GL context is needed. Signals are sent at a chosen
+# point through the tools' test hooks GLCCL_TEST_PAUSE_BEFORE_COMMIT and
+# GLCCL_TEST_PAUSE_IN_COMMIT (tools/cli_support). The mpi sections run
+# glccl-mpi under mpirun -n 2 --oversubscribe and skip with a printed reason
+# where mpirun or glccl-mpi is missing.
 set -u
 glccl=$1
 mpi=$2
 scratch=$3
 shift 3
-sections=${*:-transaction identity special signals leftovers npy limits messages mpi}
+sections=${*:-transaction identity special signals leftovers npy limits messages mpi mpi_inputs}
+data=$(cd "$(dirname "$0")/data" && pwd)
 
 rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || exit 1
 failures=0
@@ -57,25 +60,31 @@ no_temporaries() {
     return 0
 }
 
-# with_default_signals COMMAND...: runs COMMAND with SIGINT, SIGTERM and
-# SIGHUP at their default action. A shell starts background jobs with SIGINT
-# ignored, and the tools keep a signal ignored that they start with ignored.
+# with_default_signals COMMAND...: runs COMMAND with SIGINT, SIGTERM, SIGHUP
+# and SIGPIPE at their default action. A shell starts background jobs with
+# SIGINT ignored, Python ignores SIGPIPE, and the tools keep a signal ignored
+# that they start with ignored.
 with_default_signals() {
     exec python3 -c 'import os, signal, sys
-for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGPIPE):
     signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
-# signal_before_commit SIGNAL TRIES: waits (TRIES times 0.1 s at the most)
-# for the run just started in the background ($!) to say in run.err that it
-# pauses before its commit, sends it SIGNAL, and returns its exit status.
+# signal_before_commit SIGNAL TRIES [WHERE]: waits (TRIES times 0.1 s at the
+# most) for the run just started in the background ($!) to say in run.err
+# that it pauses before its commit (WHERE "in": in its commit), sends it
+# SIGNAL, and returns its exit status.
 signal_before_commit() {
-    local signal=$1 tries=$2 pid=$!
+    local signal=$1 tries=$2 where=${3:-before} pid=$!
     for _ in $(seq "$tries"); do
-        grep -q "test hook: pausing before the commit" run.err 2>/dev/null && break
+        grep -q "test hook: pausing $where the commit" run.err 2>/dev/null && break
         sleep 0.1
     done
+    # mpirun's ranks get the signal from it and may end after it: they are
+    # waited for too, before the files are looked at.
+    local family status
+    family=$(descendants "$pid")
     kill -s "$signal" "$pid"
     # The run must end soon after the signal. One still there after 90 s is
     # reported with its processes and what it printed, then killed with its
@@ -91,6 +100,28 @@ signal_before_commit() {
         for victim in $(descendants "$pid") "$pid"; do kill -s KILL "$victim" 2>/dev/null; done
     fi
     wait "$pid"
+    status=$?
+    for child in $family; do
+        for _ in $(seq 300); do
+            kill -0 "$child" 2>/dev/null || break
+            sleep 0.1
+        done
+    done
+    return "$status"
+}
+
+# start_force_run HOOK=SECONDS MODE: 'keep' in s.csv and l.npy, then, in the
+# background ($!), a --force run over them of mid.npy in one piece (MODE
+# one) or in tiles (tiled), with the test hook HOOK and the signals at their
+# default action; its output in run.out and run.err.
+start_force_run() {
+    echo keep > s.csv
+    echo keep > l.npy
+    local extra=""
+    [ "$2" = tiled ] && extra="--tile 256"
+    # shellcheck disable=SC2086
+    (export "$1"; with_default_signals "$glccl" label mid.npy --backend cpu $extra --labels l.npy --stats s.csv \
+        --force) >run.out 2>run.err &
 }
 
 # descendants PID: the processes below PID, deepest first.
@@ -100,6 +131,20 @@ descendants() {
         descendants "$child"
         echo "$child"
     done
+}
+
+# mpi_runs SECTION: whether glccl-mpi can run here (else says why SECTION
+# is skipped); mpirun refuses root without the variables it sets.
+mpi_runs() {
+    if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
+        echo "skip: $1: glccl-mpi is not built"
+        return 1
+    fi
+    if ! command -v mpirun >/dev/null; then
+        echo "skip: $1: mpirun is not installed"
+        return 1
+    fi
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 }
 
 # same FILE TEXT: FILE still holds exactly TEXT.
@@ -135,6 +180,32 @@ for section in $sections; do
             --tile 256 --labels l.npy --stats s.csv --force" "$glccl" &&
             same s.csv keep && same l.npy keep && no_temporaries &&
             pass "a full disk leaves the files a tiled --force run was to replace"
+        # The same with SIGXFSZ at its default action, as a shell leaves it:
+        # the tools ignore it, so the write fails with EFBIG and the run
+        # cleans up rather than dies of the signal with its temporaries.
+        for extra in "" "--tile 256"; do
+            expect 1 "File too large" bash -c "ulimit -f 100; exec \"\$0\" label mid.npy --backend cpu $extra \
+                --labels l.npy --stats s.csv --force" "$glccl" &&
+                same s.csv keep && same l.npy keep && no_temporaries &&
+                pass "ulimit -f without SIGXFSZ ignored (${extra:-one piece}): a write error, every file kept, no temporary"
+        done
+        # --force into a folder that takes no new file: refused before any
+        # labeling, as without --force (the new file is written beside the
+        # old one). Root writes anywhere: the run is made as nobody there.
+        as_user=()
+        if [ "$(id -u)" = 0 ]; then
+            as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+        fi
+        readonly_folder=$(mktemp -d) && chmod 755 "$readonly_folder" && cp mid.npy "$readonly_folder/in.npy" &&
+            echo keep > "$readonly_folder/l.npy" && chmod 666 "$readonly_folder/l.npy" && chmod 555 "$readonly_folder"
+        for extra in "" "--tile 256"; do
+            expect 1 "cannot replace '$readonly_folder/l.npy': folder '$readonly_folder' is not writable" \
+                "${as_user[@]}" "$glccl" label "$readonly_folder/in.npy" --backend cpu $extra \
+                --labels "$readonly_folder/l.npy" --force &&
+                same "$readonly_folder/l.npy" keep && no_temporaries "$readonly_folder" &&
+                pass "--force into a read-only folder (${extra:-one piece}): refused before labeling"
+        done
+        chmod 755 "$readonly_folder" && rm -rf "$readonly_folder"
         # The outputs of a run that succeeds are all there.
         expect 0 "wrote s.csv" "$glccl" label small.png --backend cpu --labels l.npy --stats s.csv --color c.png \
             --force && [ -s l.npy ] && [ -s c.png ] && head -1 s.csv | grep -q '^label,' && no_temporaries &&
@@ -196,14 +267,9 @@ for section in $sections; do
     signals)
         # SIGINT, SIGTERM, SIGHUP before the commit: the earlier files as
         # they were, no temporary behind, the status of the signal (item 6).
-        for signal in INT TERM HUP; do
+        for signal in INT TERM HUP PIPE; do
             for mode in one tiled; do
-                echo keep > s.csv
-                echo keep > l.npy
-                extra=""
-                [ "$mode" = tiled ] && extra="--tile 256"
-                GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 with_default_signals "$glccl" label mid.npy --backend cpu $extra \
-                    --labels l.npy --stats s.csv --force >run.out 2>run.err &
+                start_force_run GLCCL_TEST_PAUSE_BEFORE_COMMIT=20 "$mode"
                 signal_before_commit "$signal" 300
                 status=$?
                 number=$(kill -l "$signal")
@@ -214,6 +280,24 @@ for section in $sections; do
                     pass "SIG$signal before the commit ($mode run) leaves the earlier files and no temporary"
                 fi
             done
+        done
+        # SIGINT during the commit waits for its end: every output is
+        # written, and the run says so before it ends with 130.
+        for mode in one tiled; do
+            start_force_run GLCCL_TEST_PAUSE_IN_COMMIT=3 "$mode"
+            signal_before_commit INT 300 in
+            status=$?
+            if [ "$status" -ne 130 ]; then
+                fail "SIGINT in the commit ($mode): exit status $status, expected 130"
+                cat run.err
+            elif ! grep -q "SIGINT arrived while the outputs took their names; every output was written first" run.err; then
+                fail "SIGINT in the commit ($mode): no word that the outputs were written"
+                cat run.err
+            elif head -1 s.csv | grep -q '^label,' && [ "$(head -c 6 l.npy | tail -c 5)" = NUMPY ] && no_temporaries; then
+                pass "SIGINT in the commit ($mode run): every output written, said so, status 130"
+            else
+                fail "SIGINT in the commit ($mode): the outputs are not the new ones"
+            fi
         done
         # Started with SIGHUP ignored (nohup), the run ignores it and completes.
         rm -f nohup.csv
@@ -293,6 +377,9 @@ EOF
             pass "--memory-limit 1K is reported as 1 KiB"
         expect 2 "--devices: '0,,0' has an empty entry" "$glccl" label mid.npy --backend cpu --tile 64 --devices 0,,0 &&
             pass "--devices 0,,0 is refused"
+        expect 2 "--tile: '16x16x16x16' is not a tile size; expected WxH, N \(a square\) or WxHxD" \
+            "$glccl" label mid.npy --backend cpu --tile 16x16x16x16 &&
+            pass "--tile of four sides is refused as a tile size, not as one of its parts"
         expect 2 "option --labels is given twice" "$glccl" label small.png --labels a.npy --labels b.npy &&
             expect 2 "option --stats is given twice" "$glccl" label small.png --stats a.csv --stats b.csv &&
             expect 2 "option --color is given twice" "$glccl" label small.png --color a.png --color b.png &&
@@ -326,15 +413,7 @@ EOF
         rm -f onestrip.tif
         ;;
     mpi)
-        if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
-            echo "skip: mpi: glccl-mpi is not built"
-            continue
-        fi
-        if ! command -v mpirun >/dev/null; then
-            echo "skip: mpi: mpirun is not installed"
-            continue
-        fi
-        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        mpi_runs mpi || continue
         run_mpi() { timeout 120 mpirun -n 2 --oversubscribe "$mpi" "$@"; }
         # glccl-mpi never writes over its input (item 3).
         cp mid.npy in.npy && mkdir -p sub
@@ -349,6 +428,11 @@ EOF
         expect 1 "is a FIFO \(named pipe\); only a regular file is replaced" \
             timeout 60 mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu --stats pipe.csv --force &&
             pass "glccl-mpi refuses a FIFO output"
+        # The options glccl label takes, parsed by the same rules.
+        expect 2 "--tile: '16x16x16x16' is not a tile size" run_mpi label in.npy --backend cpu --tile 16x16x16x16 &&
+            expect 2 "--devices: '0,,0' has an empty entry" run_mpi label in.npy --backend cpu --devices 0,,0 &&
+            expect 2 "--memory-limit: '8Q' is not a memory size" run_mpi label in.npy --backend cpu --memory-limit 8Q &&
+            pass "glccl-mpi refuses --tile, --devices and --memory-limit as glccl label does"
         expect 0 "wrote q2.npy" run_mpi label in.npy --backend cpu --labels q2.npy --force &&
             "$glccl" label in.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s q2.npy r.npy &&
             pass "glccl-mpi still writes its labels"
@@ -368,6 +452,61 @@ EOF
             pass "SIGTERM to mpirun before the commit leaves the earlier files and no temporary"
         fi
         rm -rf in.npy sub q.csv q.npy q2.npy r.npy pipe.csv s.csv l.npy run.out run.err
+        ;;
+    mpi_inputs)
+        # glccl-mpi reads every input glccl label reads, with the same labels
+        # (glccl label's cpu backend, the reference): PNG, JPEG, PGM, PPM, a
+        # TIFF, a TIFF stack, .npy images, volumes and colour.
+        mpi_runs mpi_inputs || continue
+        python3 - <<'PYEOF'
+import struct
+def npy(path, descr, shape, data):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + data)
+state = 7
+def noise(count, levels):
+    global state
+    out = bytearray()
+    for _ in range(count):
+        state = (state * 1103515245 + 12345) % 2**31
+        out.append((state >> 16) % levels * (250 // max(1, levels - 1)))
+    return bytes(out)
+npy("image.npy", "|u1", "(23, 31)", noise(23 * 31, 2))
+npy("volume.npy", "|u1", "(6, 11, 13)", noise(6 * 11 * 13, 2))
+npy("color.npy", "|u1", "(12, 17, 3)", noise(12 * 17 * 3, 3))
+with open("gray.pgm", "wb") as f:
+    f.write(b"P5 19 14 255\n" + noise(19 * 14, 3))
+with open("rgb.ppm", "wb") as f:
+    f.write(b"P6 15 9 255\n" + noise(15 * 9 * 3, 2))
+PYEOF
+        # TIFFs as glccl writes label images: a 32-bit page, a 32-bit stack.
+        "$glccl" label small.png --backend cpu --label-image image.tif --force >/dev/null &&
+            "$glccl" label volume.npy --backend cpu --label-image stack.tif --force >/dev/null || fail "cannot write the TIFFs"
+        cp "$data/quadrants.jpg" photo.jpg
+        for input in small.png photo.jpg gray.pgm rgb.ppm image.tif "stack.tif --criterion segments" \
+                     "stack.tif --criterion segments --connectivity 6" image.npy volume.npy \
+                     "volume.npy --connectivity 18" "color.npy --channel-axis -1 --criterion threshold:60" \
+                     "rgb.ppm --criterion threshold:100"; do
+            rm -f r.npy m.npy
+            # shellcheck disable=SC2086
+            if ! "$glccl" label $input --backend cpu --labels r.npy --force >r.out 2>&1; then
+                fail "glccl label $input failed"
+                cat r.out
+                continue
+            fi
+            # shellcheck disable=SC2086
+            if timeout 120 mpirun -n 2 --oversubscribe "$mpi" label $input --backend cpu --labels m.npy --force \
+                    >m.out 2>&1 && cmp -s r.npy m.npy &&
+                    [ "$(head -1 r.out | cut -d, -f1-2)" = "$(head -1 m.out | cut -d, -f1-2)" ]; then
+                pass "glccl-mpi labels $input as glccl label does"
+            else
+                fail "glccl-mpi on $input differs from glccl label"
+                head -3 r.out m.out
+            fi
+        done
+        rm -f image.npy volume.npy color.npy gray.pgm rgb.ppm image.tif stack.tif photo.jpg r.npy m.npy r.out m.out
         ;;
     *)
         echo "unknown section $section"

@@ -202,12 +202,8 @@ struct TiffSpec {
     bool extraAlpha = false;            // an ExtraSamples tag for the last sample
 };
 
-inline void writeTiffWithLibtiff(const std::string& path, const TiffSpec& spec, const Bytes& data) {
-    std::string mode = "w";
-    if (spec.bigTiff) mode += "8";
-    mode += spec.bigEndian ? "b" : "l";
-    TIFF* tiff = TIFFOpen(path.c_str(), mode.c_str());
-    REQUIRE(tiff != nullptr);
+// One page of `spec` into the open `tiff`; false when libtiff fails.
+inline bool writeTiffPageWithLibtiff(TIFF* tiff, const TiffSpec& spec, const Bytes& data) {
     TIFFSetField(tiff, TIFFTAG_IMAGEWIDTH, spec.width);
     TIFFSetField(tiff, TIFFTAG_IMAGELENGTH, spec.height);
     TIFFSetField(tiff, TIFFTAG_SAMPLESPERPIXEL, spec.samples);
@@ -244,8 +240,29 @@ inline void writeTiffWithLibtiff(const std::string& path, const TiffSpec& spec, 
             ok = ok && TIFFWriteScanline(tiff, row.data(), y, 0) == 1;
         }
     }
+    return ok;
+}
+
+// A stack: page i of `specs[i]` holding `data[i]`, in one file (the byte
+// order and BigTIFF of the first spec).
+inline void writeTiffStackWithLibtiff(const std::string& path, const std::vector<TiffSpec>& specs,
+                                      const std::vector<Bytes>& data) {
+    REQUIRE(!specs.empty());
+    REQUIRE(specs.size() == data.size());
+    std::string mode = "w";
+    if (specs.front().bigTiff) mode += "8";
+    mode += specs.front().bigEndian ? "b" : "l";
+    TIFF* tiff = TIFFOpen(path.c_str(), mode.c_str());
+    REQUIRE(tiff != nullptr);
+    bool ok = true;
+    for (std::size_t page = 0; page < specs.size(); ++page)
+        ok = ok && writeTiffPageWithLibtiff(tiff, specs[page], data[page]) && TIFFWriteDirectory(tiff) == 1;
     TIFFClose(tiff);
     REQUIRE(ok);
+}
+
+inline void writeTiffWithLibtiff(const std::string& path, const TiffSpec& spec, const Bytes& data) {
+    writeTiffStackWithLibtiff(path, {spec}, {data});
 }
 
 // ---- JPEG through libjpeg-turbo. `data` holds 8-bit samples,

@@ -19,6 +19,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/reference.hpp"
 #include "host_io_support.hpp"
+#include "skip.hpp"
 
 using Catch::Matchers::Contains;
 using glccl::ChannelMode;
@@ -187,9 +188,100 @@ TEST_CASE("volume io: a multi-page TIFF is a volume, a page a slice; mismatched 
     writeStack(path, {PageSpec{9, 8}});
     CHECK(glccl::readImage(path).dimensions == 2);
     writeStack(path, {PageSpec{9, 8}, PageSpec{9, 8}, PageSpec{9, 7}});
-    REQUIRE_THROWS_WITH(glccl::readImage(path), Contains("page 2 of the 3-page stack is 9x7") && Contains("9x8"));
+    REQUIRE_THROWS_WITH(glccl::readImage(path), Contains("page 2 of the stack is 9x7") && Contains("9x8"));
     writeStack(path, {PageSpec{9, 8}, PageSpec{9, 8, 16}});
-    REQUIRE_THROWS_WITH(glccl::readImage(path), Contains("page 1 of the 2-page stack") && Contains("16 bits"));
+    REQUIRE_THROWS_WITH(glccl::readImage(path), Contains("page 1 of the stack") && Contains("16 bits"));
+}
+
+namespace {
+
+// A stack of `pages` uncompressed 8-bit pages of one pixel each, written
+// byte by byte (TIFF 6.0, little-endian): an IFD of 9 entries and the
+// pixel, page z holding 1 + z % 3, each IFD linking to the next.
+Bytes onePixelStack(std::size_t pages) {
+    constexpr std::uint32_t kEntries = 9, kIfdBytes = 2 + 12 * kEntries + 4, kPageBytes = kIfdBytes + 2;
+    Bytes bytes = {'I', 'I', 42, 0};
+    appendLe32(bytes, 8);
+    bytes.reserve(8 + pages * kPageBytes);
+    for (std::size_t z = 0; z < pages; ++z) {
+        const std::uint32_t ifd = std::uint32_t(bytes.size()), pixel = ifd + kIfdBytes;
+        appendLe16(bytes, kEntries);
+        // tag, type (3 SHORT, 4 LONG), count 1, value in place
+        const std::uint32_t entries[kEntries][3] = {{256, 3, 1}, {257, 3, 1}, {258, 3, 8}, {259, 3, 1}, {262, 3, 1},
+                                                    {273, 4, pixel}, {277, 3, 1}, {278, 3, 1}, {279, 4, 1}};
+        for (const auto& entry : entries) {
+            appendLe16(bytes, entry[0]);
+            appendLe16(bytes, entry[1]);
+            appendLe32(bytes, 1);
+            appendLe32(bytes, entry[2]);  // a SHORT in the low half of the field (little-endian)
+        }
+        appendLe32(bytes, z + 1 < pages ? pixel + 2 : 0);
+        append(bytes, {int(1 + z % 3), 0});
+    }
+    return bytes;
+}
+
+// The bytes this process has read through read(2) so far (rchar of
+// /proc/self/io): what reading a file costs in I/O, whatever the machine's
+// speed. 0 where /proc does not say.
+std::uint64_t bytesReadByProcess() {
+    std::ifstream io("/proc/self/io");
+    std::string key;
+    std::uint64_t value = 0;
+    while (io >> key >> value)
+        if (key == "rchar:") return value;
+    return 0;
+}
+
+// Skips the test where /proc does not count the bytes read.
+void requireByteCounts() {
+    if (bytesReadByProcess() == 0) glccl::test::skipTest("/proc/self/io does not count the bytes read here");
+}
+
+// The bytes read while readImage reads (or refuses) `path`.
+std::uint64_t bytesToRead(const std::string& path) {
+    const std::uint64_t before = bytesReadByProcess();
+    try {
+        glccl::readImage(path);
+    } catch (const glccl::Error&) {
+    }
+    return bytesReadByProcess() - before;
+}
+
+}  // namespace
+
+TEST_CASE("volume io: a TIFF stack is read in one walk over its pages: twice the pages, twice the bytes read",
+          "[host]") {
+    requireByteCounts();
+    // Seeking each page from the first directory (TIFFSetDirectory) reads
+    // a stack's directories over and over: quadratic in its pages.
+    const TempDir dir;
+    writeBytes(dir.file("s.tif"), onePixelStack(2000));
+    writeBytes(dir.file("d.tif"), onePixelStack(4000));
+    const Image stack = glccl::readImage(dir.file("d.tif"));
+    REQUIRE(stack.shape() == Shape::volume(1, 1, 4000));
+    for (int z = 0; z < 4000; ++z) REQUIRE(stack.sampleAt(0, 0, z) == std::uint32_t(1 + z % 3));
+    const std::uint64_t single = bytesToRead(dir.file("s.tif")), twice = bytesToRead(dir.file("d.tif"));
+    INFO(single << " bytes read for 2000 pages, " << twice << " for 4000");
+    CHECK(twice < single * 5 / 2);
+    CHECK(glccl::countTiffSlices(dir.file("d.tif")) == 4000);
+}
+
+TEST_CASE("volume io: a TIFF stack past 32768 pages is refused at page 32769, the pages after it never read",
+          "[host]") {
+    requireByteCounts();
+    const TempDir dir;
+    writeBytes(dir.file("40k.tif"), onePixelStack(40000));
+    writeBytes(dir.file("80k.tif"), onePixelStack(80000));
+    REQUIRE_THROWS_WITH(glccl::readImage(dir.file("40k.tif")),
+                        Contains("the stack of 1x1 pages is 1x1x32769 but the largest accepted side is 32768") &&
+                            Contains("the pages past the limit are not read"));
+    // Refusing twice the pages reads no more: the walk stops at the limit.
+    const std::uint64_t refused = bytesToRead(dir.file("40k.tif")), refusedTwice = bytesToRead(dir.file("80k.tif"));
+    INFO(refused << " bytes read to refuse 40000 pages, " << refusedTwice << " to refuse 80000");
+    CHECK(refusedTwice < refused + refused / 10);
+    // Within the voxel limit too: 2^30 voxels in pages of 2^16 is 16384 pages.
+    REQUIRE_THROWS_WITH(glccl::readImage(dir.file("40k.tif")), Contains("32769"));
 }
 
 TEST_CASE("volume io: a volume's labels as .npy, TIFF stack and CSV read back; PNG refused", "[host]") {

@@ -7,6 +7,7 @@
 // Files are written by libtiff itself (host_io_support.hpp).
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "glccl/error.hpp"
@@ -233,4 +234,98 @@ TEST_CASE("truncated and hostile TIFFs are refused with the reason", "[tiles]") 
         iotest::writeBytes(dir.file("png.tif"), Bytes{0x89, 'P', 'N', 'G'});
         REQUIRE_FALSE(isTiffFile(dir.file("png.tif")));
     }
+}
+
+TEST_CASE("a TIFF stack reads as the volume readImage reads, its lines across pages, and labels in bricks like the "
+          "reference",
+          "[tiles][volume]") {
+    // Pages of one size and type in every layout, one after the other in a
+    // file: strips of 3 and of 1 row, tiles of 16 and 32, compressed or not.
+    const iotest::TempDir dir;
+    const std::string path = dir.file("stack.tif");
+    for (const int bits : {8, 16}) {
+        INFO(bits << "-bit pages");
+        std::vector<TiffSpec> specs;
+        std::vector<Bytes> data;
+        const int layouts[][3] = {{COMPRESSION_ADOBE_DEFLATE, 0, 3}, {COMPRESSION_NONE, 16, 0},
+                                  {COMPRESSION_LZW, 0, 1},           {COMPRESSION_ZSTD, 32, 0},
+                                  {COMPRESSION_PACKBITS, 0, 29},     {COMPRESSION_NONE, 0, 5}};
+        for (int z = 0; z < 11; ++z) {
+            const int* layout = layouts[z % 6];
+            TiffSpec spec;
+            spec.width = 37, spec.height = 29, spec.bits = bits, spec.compression = layout[0];
+            spec.tiled = layout[1] != 0, spec.tileSize = std::uint32_t(layout[1]), spec.rowsPerStrip = std::uint32_t(layout[2]);
+            specs.push_back(spec);
+            data.push_back(samplesFor(spec, std::uint64_t(z + 1)));
+        }
+        iotest::writeTiffStackWithLibtiff(path, specs, data);
+        const Image volume = readImage(path, ChannelMode::Gray);
+        REQUIRE(volume.shape() == Shape::volume(37, 29, 11));
+        const std::unique_ptr<ImageSource> source = openImageSource(path, ChannelMode::Gray);
+        REQUIRE(source->dimensions() == 3);
+        REQUIRE(source->depth() == 11);
+        REQUIRE_THAT(source->describe(), Contains("stack of 11 pages") && Contains("other pages otherwise"));
+        // Every line at once, then rectangles across page boundaries with
+        // the lines above released, then a released line again.
+        Image lines;
+        source->read(0, 0, 37, 29 * 11, lines);
+        REQUIRE(lines.pixels == volume.pixels);
+        Image part;
+        for (std::uint32_t y0 = 0; y0 + 40 <= 29 * 11; y0 += 23) {
+            source->read(3, y0, 30, 40, part);
+            for (int y = 0; y < 40; ++y)
+                for (int x = 0; x < 30; ++x)
+                    if (part.sample(x, y, 0) != lines.sample(x + 3, int(y0) + y, 0)) FAIL("line " << y0 + y << ", " << x + 3);
+            source->release(0, y0);
+        }
+        source->read(5, 1, 1, 1, part);
+        REQUIRE(part.sample(0, 0, 0) == lines.sample(5, 1, 0));
+        // In bricks of odd shapes, on two readers at once.
+        for (const Connectivity connectivity : {Connectivity::Six, Connectivity::TwentySix})
+            for (const auto& [bw, bh, bd] : std::vector<std::array<std::uint32_t, 3>>{{16, 16, 4}, {37, 7, 3}, {5, 29, 11}}) {
+                TiledOptions options = glccl::test::cpuTiles(connectivity, Criterion::segments(), bw, bh);
+                options.tileDepth = bd;
+                options.devices = {0, 0};
+                LabelingSink sink;
+                labelTiled(*source, options, sink);
+                const Comparison comparison =
+                    compareLabelings(labelReference(volume, connectivity, Criterion::segments()), sink.labeling());
+                INFO("bricks " << bw << "x" << bh << "x" << bd << ", connectivity " << neighbourCount(connectivity)
+                               << ": " << comparison.describe());
+                REQUIRE(comparison.identical());
+            }
+    }
+}
+
+TEST_CASE("a TIFF stack's decoded pages join the memory a brick plan counts, and a limit is kept", "[tiles][volume]") {
+    const iotest::TempDir dir;
+    TiffSpec spec;
+    spec.width = 300, spec.height = 200, spec.rowsPerStrip = 8, spec.compression = COMPRESSION_ADOBE_DEFLATE;
+    const Bytes zeros(std::size_t(spec.width) * spec.height, 0);
+    iotest::writeTiffStackWithLibtiff(dir.file("zeros.tif"), std::vector<TiffSpec>(40, spec),
+                                      std::vector<Bytes>(40, zeros));
+    const TiffImageSource source(dir.file("zeros.tif"), ChannelMode::Gray);
+    // A band of 3 pages' lines touches 3 pages and the one below: 4 pages
+    // of 200 rows (25 strips of 8) of 300 pixels.
+    REQUIRE(source.bandBytes(3 * 200) == 4 * 200 * 300);
+    const BackendLimits limits = glccl::test::limitsFor(Backend::Cpu, 3);
+    TiledOptions options = glccl::test::cpuTiles(Connectivity::TwentySix, Criterion::binary(), 0, 0);
+    for (const std::uint64_t limit : {std::uint64_t(56) << 20, std::uint64_t(80) << 20, std::uint64_t(1) << 30}) {
+        options.memoryLimit = limit;
+        std::uint64_t estimate = 0;
+        const TilePlan plan = planTiles(source, options, limits, 1, &estimate);
+        INFO("limit " << limit << ": bricks " << plan.tileWidth() << "x" << plan.tileHeight() << "x" << plan.tileDepth()
+                      << ", estimate " << estimate);
+        REQUIRE(plan.isVolume());
+        REQUIRE(estimate <= limit);
+    }
+    // The model holds the decoded pages of the layers in flight: more than
+    // for the same volume in memory, in the same bricks.
+    const Image inMemory(Shape::volume(300, 200, 40));
+    const ImageMemorySource memory(inMemory);
+    options.tileWidth = 150, options.tileHeight = 100, options.tileDepth = 8;
+    std::uint64_t fromFile = 0, fromMemory = 0;
+    planTiles(source, options, limits, 1, &fromFile);
+    planTiles(memory, options, limits, 1, &fromMemory);
+    REQUIRE(fromFile >= fromMemory + source.bandBytes(8 * 200));
 }

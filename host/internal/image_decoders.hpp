@@ -39,15 +39,21 @@ Image decodeNpy(const ReadContext& context);
 // The full-resolution pages of a TIFF (glccl::countTiffSlices).
 std::size_t countTiffSlices(const ReadContext& context);
 
-// The first image of a TIFF or BigTIFF file, one strip or tile at a time
-// (libtiff's TIFFReadEncodedStrip / TIFFReadEncodedTile), for tiled labeling
-// of files past memory: the files, layouts and checks of decodeTiff, the
-// same samples, but sides up to kMaxStreamedSide, the image never whole in
-// memory, and each strip or tile at most kMaxStrileBytes decoded. Throws
+// A TIFF or BigTIFF file, one strip or tile at a time (libtiff's
+// TIFFReadEncodedStrip / TIFFReadEncodedTile), for tiled labeling of files
+// past memory: the image, or every page of a stack (a volume, a page a
+// slice), with the files, layouts and checks of decodeTiff and the same
+// samples, but sides up to kMaxStreamedSide, a stack of up to
+// kMaxStreamedLines rows in all (pages x height), the image never whole in
+// memory, and each strip or tile at most kMaxStrileBytes decoded. The pages
+// are found in one walk over the file's directories, which stops at the
+// first page past those limits; a page is then reached by its offset. Throws
 // glccl::Error ("WHERE'PATH': TIFF: why") for what decodeTiff refuses, and
 // for strips or tiles too large to read one at a time. Not thread-safe: one
-// reader per thread (each has its own file handle and libtiff state).
+// reader per thread (each has its own file handle and libtiff state), made
+// by another().
 constexpr std::uint32_t kMaxStreamedSide = 0x7FFFFFFF;
+constexpr std::uint64_t kMaxStreamedLines = 0xFFFFFFFF;
 constexpr std::uint64_t kMaxStrileBytes = std::uint64_t(256) << 20;
 class TiffStrileReader {
 public:
@@ -56,22 +62,30 @@ public:
     TiffStrileReader(const TiffStrileReader&) = delete;
     TiffStrileReader& operator=(const TiffStrileReader&) = delete;
 
-    std::uint32_t width() const;
+    // Another reader of the same file, for another thread, with the pages
+    // this one found: the directories are not walked again.
+    std::unique_ptr<TiffStrileReader> another() const;
+
+    std::uint32_t width() const;  // of every page
     std::uint32_t height() const;
+    std::uint32_t pages() const;  // full-resolution pages: 1 for an image, the slices of a stack
     int channels() const;  // of the Image, as decodeTiff gives it in the reader's mode
     int sampleBits() const;
-    bool tiled() const;
-    // A tile, or a strip: the image width by the rows a strip holds (the
-    // last strip or a tile on the edge may hold fewer inside the image).
-    std::uint32_t strileWidth() const;
-    std::uint32_t strileHeight() const;
-    // Decodes the strip or tile whose top-left pixel is (x0, y0), multiples
-    // of the strile sides: its pixels inside the image, as an Image.
-    void read(std::uint32_t x0, std::uint32_t y0, Image& out);
-    // "tiled BigTIFF (256x256 tiles, Deflate)", "striped TIFF (32 rows a strip, none)".
+    // Page `page`'s layout (pages of a stack may differ): a tile, or a
+    // strip: the image width by the rows a strip holds (the last strip or a
+    // tile on the edge may hold fewer inside the image).
+    bool tiled(std::uint32_t page) const;
+    std::uint32_t strileWidth(std::uint32_t page) const;
+    std::uint32_t strileHeight(std::uint32_t page) const;
+    // Decodes the strip or tile of page `page` whose top-left pixel is (x0,
+    // y0), multiples of the page's strile sides: its pixels inside the
+    // image, as an Image.
+    void read(std::uint32_t page, std::uint32_t x0, std::uint32_t y0, Image& out);
+    // "tiled BigTIFF (256x256 tiles, Deflate)", "striped TIFF stack of 64 pages (32 rows a strip, none)".
     std::string describe() const;
 
 private:
+    TiffStrileReader();
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

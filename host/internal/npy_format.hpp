@@ -37,16 +37,18 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
                         const std::function<Error(const std::string&)>& fail);
 
 // "(A, B, ...)" -> {A, B, ...}; false when it is not a tuple of at most four
-// integers.
+// integers as numpy writes it (and numpy reads: "(4)", "(4,,)" and "(04, 5)"
+// are refused).
 bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides);
 
 // Why an array of `sides` (its shape) is not a 2-D image under the
-// convention `channelAxis` (glccl/image_io.hpp), "" when it is one (the
-// readers of 2-D images only: readImage reads a volume before asking):
+// convention `channelAxis` (glccl/image_io.hpp), "" when it is one:
 // (height, width) without a channel axis, (height, width, 1|3|4) with the
-// last axis named. `shape` is the header's text, for the message.
+// last axis named. `volumes`: the reader takes volumes (depth, height,
+// width) too, asked before this, and its message names them. `shape` is the
+// header's text, for the message.
 std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const std::string& shape,
-                                 NpyChannelAxis channelAxis);
+                                 NpyChannelAxis channelAxis, bool volumes);
 
 // The dtypes an .npy image may hold and the sampleBits each becomes: every
 // dtype numpy writes by default, in either byte order. Integers keep their

@@ -169,7 +169,7 @@ Image decodeNpy(const ReadContext& context) {
     if (!parseNpySides(npy.shape, sides)) sides.clear();
     if (sides.size() == 3 && context.channelAxis == NpyChannelAxis::None)
         return decodeNpyVolume(context, npy, *dtype, sides);
-    const std::string shapeProblem = npyImageShapeProblem(sides, npy.shape, context.channelAxis);
+    const std::string shapeProblem = npyImageShapeProblem(sides, npy.shape, context.channelAxis, true);
     if (!shapeProblem.empty()) throw fail(shapeProblem);
     const std::uint64_t height = sides[0], width = sides[1], planes = sides.size() == 3 ? sides[2] : 1;
     const std::string problem = dimensionProblem(width, height);

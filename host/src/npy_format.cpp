@@ -11,7 +11,8 @@ namespace glccl::detail {
 namespace {
 
 // The value after 'key': in the header dict, up to the next ',' outside
-// parentheses (or the closing brace); "" when the key is missing.
+// parentheses, brackets, braces and quotes (a structured descr is a list of
+// tuples of quoted names), or the closing brace; "" when the key is missing.
 std::string npyHeaderValue(const std::string& header, const std::string& key) {
     const std::size_t at = header.find("'" + key + "'");
     if (at == std::string::npos) return {};
@@ -22,9 +23,15 @@ std::string npyHeaderValue(const std::string& header, const std::string& key) {
     std::size_t end = start;
     for (; end < header.size(); ++end) {
         const char c = header[end];
-        if (c == '(') ++depth;
-        if (c == ')') --depth;
-        if ((c == ',' && depth == 0) || c == '}') break;
+        if (c == '\'' || c == '"') {
+            const std::size_t close = header.find(c, end + 1);
+            if (close == std::string::npos) break;
+            end = close;
+            continue;
+        }
+        if (c == '(' || c == '[' || c == '{') ++depth;
+        if (c == ')' || c == ']' || (c == '}' && depth > 0)) --depth;
+        else if ((c == ',' && depth == 0) || c == '}') break;
     }
     std::string value = header.substr(start, end - start);
     const auto first = value.find_first_not_of(' ');
@@ -96,6 +103,10 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
     std::string header(headerLength, '\0');
     const std::uint64_t headerStart = sizeof preamble + lengthBytes;
     if (readAt(header.data(), headerLength, headerStart) != headerLength) throw fail("ends inside its header");
+    // numpy reads the header as one Python dict literal.
+    const std::size_t open = header.find_first_not_of(' '), close = header.find_last_not_of(" \n");
+    if (open == std::string::npos || header[open] != '{' || header[close] != '}')
+        throw fail("has a header that is not a dict ({'descr': ..., 'fortran_order': ..., 'shape': ...})");
     // numpy reads the header as a Python dict, in which a repeated key keeps
     // its last value, and refuses keys other than these three; a header
     // numpy would not write is refused rather than read differently.
@@ -115,25 +126,50 @@ NpyHeader readNpyHeader(const std::function<std::size_t(void*, std::size_t, std:
 }
 
 bool parseNpySides(const std::string& text, std::vector<std::uint64_t>& sides) {
-    if (text.size() < 2 || text.front() != '(' || text.back() != ')') return false;
+    // numpy reads the shape as a Python literal (ast.literal_eval) and takes
+    // a tuple of ints: "()", "(4,)", "(4, 5)", "(4, 5,)". Not "(4)" (an
+    // int), "(4,,)" or "(,)" (syntax errors), "04" (a syntax error in
+    // Python 3); other spellings of an int that Python reads (0x10, 1_000)
+    // numpy never writes, and are refused too.
     sides.clear();
-    std::size_t at = 1;
-    while (at < text.size() - 1) {
-        while (at < text.size() - 1 && (text[at] == ' ' || text[at] == ',')) ++at;
-        if (at >= text.size() - 1) break;
+    std::size_t at = 0;
+    const auto skipSpace = [&] {
+        while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
+    };
+    skipSpace();
+    if (at >= text.size() || text[at] != '(') return false;
+    ++at;
+    skipSpace();
+    bool closed = at < text.size() && text[at] == ')';
+    while (!closed) {
+        const std::size_t digits = at;
+        while (at < text.size() && text[at] >= '0' && text[at] <= '9') ++at;
+        if (at == digits || (text[digits] == '0' && at - digits > 1) || sides.size() == 4) return false;
         std::uint64_t side = 0;
-        const auto result = std::from_chars(text.data() + at, text.data() + text.size() - 1, side);
-        if (result.ec != std::errc() || sides.size() == 4) return false;
+        const auto parsed = std::from_chars(text.data() + digits, text.data() + at, side);
+        if (parsed.ec != std::errc()) return false;
         sides.push_back(side);
-        at = std::size_t(result.ptr - text.data());
+        skipSpace();
+        if (at < text.size() && text[at] == ',') {
+            ++at;
+            skipSpace();
+            closed = at < text.size() && text[at] == ')';
+        } else if (at < text.size() && text[at] == ')') {
+            if (sides.size() == 1) return false;  // "(4)" is an int, not a tuple
+            closed = true;
+        } else {
+            return false;
+        }
     }
-    return true;
+    ++at;
+    skipSpace();
+    return at == text.size();
 }
 
 std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const std::string& shape,
-                                 NpyChannelAxis channelAxis) {
+                                 NpyChannelAxis channelAxis, bool volumes) {
     const bool named = channelAxis == NpyChannelAxis::Last;
-    if (sides.size() == 3 && !named)
+    if (sides.size() == 3 && !named && !volumes)
         return "shape " + shape +
                " is a volume (depth, height, width), as scikit-image and scipy read a 3-D array, and a 2-D image "
                "is expected here (this reader takes 2-D images); a color image (height, width, 1|3|4) "
@@ -141,8 +177,9 @@ std::string npyImageShapeProblem(const std::vector<std::uint64_t>& sides, const 
     if (sides.size() == 2 && named)
         return "shape " + shape + " is 2-D but a channel axis was named; expected (height, width, 1|3|4)";
     if (sides.size() == 2 || (sides.size() == 3 && (sides[2] == 1 || sides[2] == 3 || sides[2] == 4))) return {};
-    return "shape " + shape + " is not read; images are (height, width), or (height, width, 1|3|4) with the "
-           "channel axis named";
+    return "shape " + shape + " is not read; images are (height, width), " +
+           (volumes ? std::string("volumes (depth, height, width), ") : std::string()) +
+           "or (height, width, 1|3|4) with the channel axis named";
 }
 
 const NpyDtype* findNpyImageDtype(const std::string& descr) {

@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <tuple>
@@ -94,11 +96,28 @@ void beginCommit() {
     }
 }
 
-void endCommit() {
+// Runs inside every commit when a program set it (setCommitPauseForTests).
+std::function<void()>& commitPauseForTests() {
+    static std::function<void()> pause;
+    return pause;
+}
+
+// A signal that waited for the commit ends the process only now, after
+// every output took its name: said on stderr, since the status alone (130
+// for SIGINT) reads as "nothing was written".
+void endCommit(bool committed) {
     gCommitState.store(0);
     const int signal = gPendingSignal.exchange(0);
     int expected = 0;
-    if (signal != 0 && gCommitState.compare_exchange_strong(expected, 2)) endBySignal(signal);
+    if (signal == 0 || !gCommitState.compare_exchange_strong(expected, 2)) return;
+    // SIGPIPE ends a run quietly, as by default; the others are said.
+    const char* name = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : signal == SIGHUP ? "SIGHUP" : "";
+    const char* outcome = committed ? "every output was written first"
+                                    : "the commit failed and every earlier file was put back first";
+    if (*name != '\0')
+        std::fprintf(stderr, "%s: %s arrived while the outputs took their names; %s, then the run ends by it\n",
+                     program_invocation_short_name, name, outcome);
+    endBySignal(signal);
 }
 
 // ---------------------------------------------------------------- the open transaction
@@ -147,6 +166,7 @@ void commitStaged(const std::string& where, std::vector<StagedFile>& staged) {
     std::vector<std::string> backups;
     std::string failure;
     beginCommit();
+    if (commitPauseForTests()) commitPauseForTests()();
     // What can be checked is checked before the first rename.
     for (const StagedFile& file : staged) {
         const std::string kind = notReplaceableKind(file.target);
@@ -193,7 +213,7 @@ void commitStaged(const std::string& where, std::vector<StagedFile>& staged) {
     }
     for (const std::string& backup : backups) ::unlink(backup.c_str());
     discardStaged(staged);  // link() leaves the temporaries; rename() left none
-    endCommit();
+    endCommit(failure.empty());
     if (!failure.empty()) throw Error(where + failure);
 }
 
@@ -350,13 +370,21 @@ void installOutputSignalHandlers() {
     action.sa_flags = SA_RESTART;
     sigemptyset(&action.sa_mask);
     // A signal the process was started with ignored stays ignored: nohup's
-    // SIGHUP, SIGINT of a job a shell started in the background.
-    for (const int signal : {SIGINT, SIGTERM, SIGHUP}) {
+    // SIGHUP, SIGINT of a job a shell started in the background. SIGPIPE (a
+    // reader of stdout gone) ends the run as quietly as by default, but
+    // without a temporary left.
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE}) {
         struct sigaction current {};
         if (::sigaction(signal, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
         ::sigaction(signal, &action, nullptr);
     }
+    // A file past the size limit (ulimit -f) is a write error, EFBIG, which
+    // the writer reports and the transaction cleans up after, rather than a
+    // signal that kills the process with its temporaries.
+    ::signal(SIGXFSZ, SIG_IGN);
 }
+
+void setCommitPauseForTests(std::function<void()> pause) { commitPauseForTests() = std::move(pause); }
 
 // ---------------------------------------------------------------- one file
 

@@ -1,10 +1,12 @@
-// TIFF and BigTIFF through libtiff: the first image of the file, striped or
-// tiled (whole, or one strip or tile at a time for tiled labeling),
-// contiguous samples, 8- or 16-bit gray (with or without an extra
-// sample), RGB or RGBA, and 32-bit unsigned gray (label images), either byte
-// order. Compressions: none, LZW, Deflate, PackBits and ZSTD, with or
-// without a predictor. The Orientation tag is not applied (pixels are
-// labeled as stored).
+// TIFF and BigTIFF through libtiff: the full-resolution image of the file,
+// or its pages as the slices of a volume (a stack), striped or tiled (whole,
+// or one strip or tile at a time for tiled labeling), contiguous samples,
+// 8- or 16-bit gray (with or without an extra sample), RGB or RGBA, and
+// 32-bit unsigned gray (label images), either byte order. Compressions:
+// none, LZW, Deflate, PackBits and ZSTD, with or without a predictor. The
+// Orientation tag is not applied (pixels are labeled as stored). The pages
+// are found in one walk over the directories (readTiffPages), then reached
+// by their offsets.
 
 #include <tiffio.h>
 
@@ -12,6 +14,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -175,19 +178,35 @@ struct TiffHeader {
     std::size_t pixelStride() const { return std::size_t(layout.fileSamples) * std::size_t(layout.bytesPerSample); }
 };
 
-// Reads and checks everything but the image's size against readImage's
-// limits and memory (the caller's choice): the layout, the codec, every
-// strip or tile inside the file, and enough coded bytes for the pixels.
-TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) {
+// A full-resolution page: where its directory starts in the file, and its
+// checked header.
+struct TiffPage {
+    std::uint64_t directory = 0;
+    TiffHeader header;
+};
+
+// What is wrong with a stack of `pages` pages like `first`, "" for nothing.
+using TiffPageLimit = std::function<std::string(const TiffHeader& first, std::size_t pages)>;
+
+// Reads and checks the current directory's header, everything but the
+// image's size against readImage's limits and memory (the caller's choice):
+// the layout, the codec, every strip or tile inside the file, and enough
+// coded bytes for the pixels. `page` is the page's number in a stack, named
+// in the messages of every page but the first.
+TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle, std::size_t page = 0) {
     TIFF* t = handle.get();
     ByteSource& source = context.source;
+    const std::string which = page == 0 ? std::string() : "page " + std::to_string(page) + " of the stack: ";
+    const auto fail = [&](const std::string& why) { return context.fail("TIFF: " + which + why); };
+    const auto failWithLibtiff = [&](const std::string& why) { return handle.fail(which + why); };
     TiffHeader header;
     if (TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &header.width) != 1 ||
         TIFFGetField(t, TIFFTAG_IMAGELENGTH, &header.height) != 1)
-        throw handle.fail("the first image has no ImageWidth or ImageLength");
+        throw failWithLibtiff(page == 0 ? "the first image has no ImageWidth or ImageLength"
+                                        : "the page has no ImageWidth or ImageLength");
     if (header.width == 0 || header.height == 0)
-        throw context.fail("TIFF: the image has no pixels (" + std::to_string(header.width) + "x" +
-                           std::to_string(header.height) + ")");
+        throw fail("the image has no pixels (" + std::to_string(header.width) + "x" + std::to_string(header.height) +
+                   ")");
 
     std::uint16_t bits = 1, samples = 1, sampleFormat = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG,
                   compression = COMPRESSION_NONE, photometric = 0;
@@ -202,25 +221,25 @@ TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) 
     for (const Codec& c : kCodecs)
         if (c.id == compression) header.codec = &c;
     if (header.codec == nullptr)
-        throw context.fail("TIFF: compression " + std::to_string(compression) +
-                           " is not read; glccl reads uncompressed, LZW, Deflate, PackBits and ZSTD TIFFs");
+        throw fail("compression " + std::to_string(compression) +
+                   " is not read; glccl reads uncompressed, LZW, Deflate, PackBits and ZSTD TIFFs");
     if (photometric != PHOTOMETRIC_MINISBLACK && photometric != PHOTOMETRIC_RGB)
-        throw context.fail("TIFF: photometric interpretation " + std::to_string(photometric) +
-                           " is not read; glccl reads gray (MinIsBlack) and RGB TIFFs");
+        throw fail("photometric interpretation " + std::to_string(photometric) +
+                   " is not read; glccl reads gray (MinIsBlack) and RGB TIFFs");
     if (planar != PLANARCONFIG_CONTIG)
-        throw context.fail("TIFF: its samples are stored in separate planes; glccl reads contiguous (chunky) TIFFs");
+        throw fail("its samples are stored in separate planes; glccl reads contiguous (chunky) TIFFs");
     if (sampleFormat != SAMPLEFORMAT_UINT && sampleFormat != SAMPLEFORMAT_VOID)
-        throw context.fail("TIFF: sample format " + std::to_string(sampleFormat) +
-                           " (signed or floating point) is not read; samples must be unsigned integers");
+        throw fail("sample format " + std::to_string(sampleFormat) +
+                   " (signed or floating point) is not read; samples must be unsigned integers");
     TiffLayout& layout = header.layout;
     layout.fileSamples = samples;
     layout.color = photometric == PHOTOMETRIC_RGB;
     const bool grayOk = !layout.color && (samples == 1 || samples == 2) && (bits == 8 || bits == 16 || (bits == 32 && samples == 1));
     const bool colorOk = layout.color && (samples == 3 || samples == 4) && (bits == 8 || bits == 16);
     if (!grayOk && !colorOk)
-        throw context.fail("TIFF: " + std::to_string(samples) + " samples of " + std::to_string(bits) + " bits per " +
-                           (layout.color ? "RGB" : "gray") + " pixel are not read; glccl reads 8- or 16-bit gray "
-                           "(1 sample, or 2 with alpha), RGB or RGBA, and 32-bit gray");
+        throw fail(std::to_string(samples) + " samples of " + std::to_string(bits) + " bits per " +
+                   (layout.color ? "RGB" : "gray") + " pixel are not read; glccl reads 8- or 16-bit gray "
+                   "(1 sample, or 2 with alpha), RGB or RGBA, and 32-bit gray");
     layout.alpha = layout.color && samples == 4;
     layout.bytesPerSample = bits / 8;
     layout.channels = (layout.color && context.mode == ChannelMode::Natural) ? 4 : 1;
@@ -232,17 +251,18 @@ TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) 
     // from the header, before the pixels are allocated.
     header.tiled = TIFFIsTiled(t) != 0;
     const std::uint32_t striles = header.tiled ? TIFFNumberOfTiles(t) : TIFFNumberOfStrips(t);
-    if (striles == 0) throw handle.fail("the image has no strips or tiles");
+    if (striles == 0) throw failWithLibtiff("the image has no strips or tiles");
     std::uint64_t coded = 0;
     for (std::uint32_t i = 0; i < striles; ++i) {
         int offsetError = 0, countError = 0;
         const std::uint64_t offset = TIFFGetStrileOffsetWithErr(t, i, &offsetError);
         const std::uint64_t count = TIFFGetStrileByteCountWithErr(t, i, &countError);
-        if (offsetError != 0 || countError != 0) throw handle.fail("cannot read the place of strip or tile " + std::to_string(i));
+        if (offsetError != 0 || countError != 0)
+            throw failWithLibtiff("cannot read the place of strip or tile " + std::to_string(i));
         if (offset > source.size() || count > source.size() - offset)
-            throw context.fail("TIFF: truncated: " + std::string(header.tiled ? "tile " : "strip ") + std::to_string(i) +
-                               " (" + std::to_string(count) + " bytes at " + std::to_string(offset) +
-                               ") lies past the end of the " + std::to_string(source.size()) + "-byte file");
+            throw fail("truncated: " + std::string(header.tiled ? "tile " : "strip ") + std::to_string(i) + " (" +
+                       std::to_string(count) + " bytes at " + std::to_string(offset) + ") lies past the end of the " +
+                       std::to_string(source.size()) + "-byte file");
         coded += count;
     }
     const std::uint64_t pixelBytes = std::uint64_t(header.width) * header.height * header.pixelStride();
@@ -253,10 +273,9 @@ TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) 
         TIFFGetField(t, TIFFTAG_TILELENGTH, &header.strileHeight);
         const std::uint64_t tileBytes = std::uint64_t(header.strileWidth) * header.strileHeight * header.pixelStride();
         if (header.strileWidth == 0 || header.strileHeight == 0 || tileBytes > kMaxTileBytes)
-            throw context.fail("TIFF: tiles of " + std::to_string(header.strileWidth) + "x" +
-                               std::to_string(header.strileHeight) + " pixels are not read (at most " +
-                               std::to_string(kMaxTileBytes) + " bytes each)");
-        if (TIFFTileSize64(t) != tileBytes) throw handle.fail("libtiff's tile size does not match the tile's pixels");
+            throw fail("tiles of " + std::to_string(header.strileWidth) + "x" + std::to_string(header.strileHeight) +
+                       " pixels are not read (at most " + std::to_string(kMaxTileBytes) + " bytes each)");
+        if (TIFFTileSize64(t) != tileBytes) throw failWithLibtiff("libtiff's tile size does not match the tile's pixels");
     } else {
         std::uint32_t rowsPerStrip = 0;
         TIFFGetFieldDefaulted(t, TIFFTAG_ROWSPERSTRIP, &rowsPerStrip);
@@ -264,7 +283,7 @@ TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle) 
         header.strileHeight = std::max<std::uint32_t>(1, std::min(rowsPerStrip, header.height));
         const tmsize_t lineBytes = TIFFScanlineSize(t);
         if (lineBytes <= 0 || std::uint64_t(lineBytes) != std::uint64_t(header.width) * header.pixelStride())
-            throw handle.fail("libtiff's scanline size does not match the image");
+            throw failWithLibtiff("libtiff's scanline size does not match the image");
     }
     header.striles = striles;
     return header;
@@ -311,23 +330,6 @@ void decodePage(const TiffHandle& handle, const TiffHeader& header, Image& image
     }
 }
 
-// The directories of the file's full-resolution pages, in file order: a
-// stack as Fiji, tifffile and OME-TIFF write it has one a slice. Reduced-
-// resolution pages (NewSubfileType bit 0: thumbnails, pyramid levels) are
-// not slices and are left out. libtiff stops at a directory loop.
-std::vector<tdir_t> fullResolutionPages(const TiffHandle& handle) {
-    TIFF* t = handle.get();
-    std::vector<tdir_t> pages;
-    tdir_t directory = 0;
-    do {
-        std::uint32_t subfileType = 0;
-        TIFFGetFieldDefaulted(t, TIFFTAG_SUBFILETYPE, &subfileType);
-        if ((subfileType & FILETYPE_REDUCEDIMAGE) == 0) pages.push_back(directory);
-        ++directory;
-    } while (TIFFReadDirectory(t) == 1);
-    return pages;
-}
-
 // Why page `page` cannot be a slice beside the first page, "" when it can.
 std::string pageMismatch(const TiffHeader& first, const TiffHeader& page) {
     const auto describe = [](const TiffHeader& h) {
@@ -340,6 +342,56 @@ std::string pageMismatch(const TiffHeader& first, const TiffHeader& page) {
     return same ? std::string() : describe(page) + " but the first page is " + describe(first);
 }
 
+// The full-resolution pages of the file open in `handle`, in file order: a
+// stack as Fiji, tifffile and OME-TIFF write it has one a slice. Reduced-
+// resolution pages (NewSubfileType bit 0: thumbnails, pyramid levels) are
+// not slices and are left out; a file of reduced-resolution pages only has
+// its first page. The directories are walked once, from the first, with
+// TIFFReadDirectory (libtiff's TIFFSetDirectory walks from the first
+// directory again for each page, which makes a stack quadratic in its
+// pages), and each page's header is read and checked as it is reached
+// (readTiffHeader, pageMismatch). After each page, `limit(first, pages)`
+// says what is wrong with a stack of that many pages like the first ("" for
+// nothing); the walk stops there with that error, so a stack past the limit
+// is refused after reading the headers up to the limit, none beyond it and
+// no strip. libtiff stops at a directory loop.
+std::vector<TiffPage> readTiffPages(const ReadContext& context, const TiffHandle& handle, const TiffPageLimit& limit) {
+    TIFF* t = handle.get();
+    std::vector<TiffPage> pages;
+    do {
+        std::uint32_t subfileType = 0;
+        TIFFGetFieldDefaulted(t, TIFFTAG_SUBFILETYPE, &subfileType);
+        if ((subfileType & FILETYPE_REDUCEDIMAGE) != 0) continue;
+        pages.push_back({TIFFCurrentDirOffset(t), readTiffHeader(context, handle, pages.size())});
+        const std::string mismatch = pageMismatch(pages.front().header, pages.back().header);
+        if (!mismatch.empty())
+            throw context.fail("TIFF: page " + std::to_string(pages.size() - 1) + " of the stack is " + mismatch +
+                               "; a stack's pages are slices of one size and type");
+        const std::string problem = limit(pages.front().header, pages.size());
+        if (!problem.empty())
+            throw context.fail("TIFF: " + problem + " (the pages past the limit are not read)");
+    } while (TIFFReadDirectory(t) == 1);
+    if (pages.empty()) {
+        // Reduced-resolution pages only: the first is the image.
+        if (TIFFSetDirectory(t, 0) != 1) throw handle.fail("cannot read its first image");
+        pages.push_back({TIFFCurrentDirOffset(t), readTiffHeader(context, handle)});
+    }
+    return pages;
+}
+
+// Makes `page` (number `number` of the stack) the current directory, by its
+// offset: no walk from the first directory.
+void selectTiffPage(const TiffHandle& handle, const TiffPage& page, std::size_t number) {
+    TIFF* t = handle.get();
+    if (TIFFCurrentDirOffset(t) == page.directory) return;
+    std::uint32_t width = 0, height = 0;
+    if (TIFFSetSubDirectory(t, page.directory) != 1 || TIFFGetField(t, TIFFTAG_IMAGEWIDTH, &width) != 1 ||
+        TIFFGetField(t, TIFFTAG_IMAGELENGTH, &height) != 1)
+        throw handle.fail("cannot read page " + std::to_string(number));
+    if (width != page.header.width || height != page.header.height)
+        throw handle.fail("page " + std::to_string(number) + " changed while the file was read");
+}
+
 }  // namespace
 
 Image decodeTiff(const ReadContext& context) {
@@ -350,109 +402,158 @@ Image decodeTiff(const ReadContext& context) {
         const std::string problem = dimensionProblem(width, height);
         if (!problem.empty()) throw context.fail("TIFF: the image " + problem);
     }
-    const std::vector<tdir_t> pages = fullResolutionPages(handle);
-    if (pages.size() <= 1) {
+    // A volume is within readImage's limits: the walk stops at the first
+    // page past them.
+    const std::vector<TiffPage> pages =
+        readTiffPages(context, handle, [](const TiffHeader& first, std::size_t count) {
+            if (count <= 1) return std::string();
+            const std::string problem = volumeProblem(first.width, first.height, count);
+            return problem.empty() ? problem : "the stack of " + std::to_string(first.width) + "x" +
+                                                   std::to_string(first.height) + " pages " + problem;
+        });
+    const TiffHeader& first = pages.front().header;
+    if (pages.size() == 1) {
         // One page (beside any reduced-resolution ones): a 2-D image.
-        if (TIFFSetDirectory(t, pages.empty() ? 0 : pages[0]) != 1) throw handle.fail("cannot read its first image");
-        const TiffHeader header = readTiffHeader(context, handle);
-        checkClaimedSize(context, "TIFF", header.width, header.height, header.layout.channels, header.bits);
-        Image image(int(header.width), int(header.height), header.layout.channels, header.bits);
-        decodePage(handle, header, image, 0);
+        checkClaimedSize(context, "TIFF", first.width, first.height, first.layout.channels, first.bits);
+        selectTiffPage(handle, pages.front(), 0);
+        Image image(int(first.width), int(first.height), first.layout.channels, first.bits);
+        decodePage(handle, first, image, 0);
         return image;
     }
-
-    // A stack, a page a slice. Every page's header is read and checked
-    // (strips or tiles inside the file, enough coded bytes) before the
-    // volume is allocated.
-    std::vector<TiffHeader> headers;
-    headers.reserve(pages.size());
+    // A stack, a page a slice: every page's header was checked (strips or
+    // tiles inside the file, enough coded bytes) before the volume is
+    // allocated.
+    checkClaimedVolumeSize(context, "TIFF", first.width, first.height, pages.size(), first.bits * first.layout.channels);
+    Image image(Shape::volume(first.width, first.height, std::int64_t(pages.size())), first.layout.channels, first.bits);
     for (std::size_t z = 0; z < pages.size(); ++z) {
-        if (TIFFSetDirectory(t, pages[z]) != 1) throw handle.fail("cannot read page " + std::to_string(z));
-        headers.push_back(readTiffHeader(context, handle));
-        const std::string mismatch = pageMismatch(headers.front(), headers.back());
-        if (!mismatch.empty())
-            throw context.fail("TIFF: page " + std::to_string(z) + " of the " + std::to_string(pages.size()) +
-                               "-page stack is " + mismatch + "; a stack's pages are slices of one size and type");
-    }
-    const TiffHeader& first = headers.front();
-    checkClaimedVolumeSize(context, "TIFF", first.width, first.height, pages.size(),
-                           first.bits * first.layout.channels);
-    Image image(Shape::volume(first.width, first.height, std::int64_t(pages.size())), first.layout.channels,
-                first.bits);
-    for (std::size_t z = 0; z < pages.size(); ++z) {
-        if (TIFFSetDirectory(t, pages[z]) != 1) throw handle.fail("cannot read page " + std::to_string(z));
-        decodePage(handle, headers[z], image, std::uint32_t(z));
+        selectTiffPage(handle, pages[z], z);
+        decodePage(handle, pages[z].header, image, std::uint32_t(z));
     }
     return image;
 }
 
 std::size_t countTiffSlices(const ReadContext& context) {
     const TiffHandle handle(context);
-    return fullResolutionPages(handle).size();
+    TIFF* t = handle.get();
+    std::size_t slices = 0;
+    do {
+        std::uint32_t subfileType = 0;
+        TIFFGetFieldDefaulted(t, TIFFTAG_SUBFILETYPE, &subfileType);
+        if ((subfileType & FILETYPE_REDUCEDIMAGE) == 0) ++slices;
+    } while (TIFFReadDirectory(t) == 1);
+    return slices;
 }
 
 // ---------------------------------------------------------------- strips and tiles
 
-struct TiffStrileReader::Impl {
-    ByteSource source;
-    ReadContext context;
-    TiffHandle handle;
-    TiffHeader header;
-    std::vector<std::uint8_t> coded;  // one decoded strip or tile, as libtiff gives it
+namespace {
 
-    Impl(const std::string& where, const std::string& path, ChannelMode mode)
-        : source(where, path), context{where, source, mode}, handle(context), header(readTiffHeader(context, handle)) {}
-};
-
-TiffStrileReader::TiffStrileReader(const std::string& where, const std::string& path, ChannelMode mode)
-    : impl_(std::make_unique<Impl>(where, path, mode)) {
-    const TiffHeader& header = impl_->header;
-    if (header.width > kMaxStreamedSide || header.height > kMaxStreamedSide)
-        throw impl_->context.fail("TIFF: the image is " + std::to_string(header.width) + "x" +
-                                  std::to_string(header.height) + "; sides up to " + std::to_string(kMaxStreamedSide) +
-                                  " are read");
+// Why the streamed reader cannot read `header` (page `page`), "" when it can:
+// its strips or tiles are found by position and read whole.
+std::string strileProblem(const TiffHeader& header, std::size_t page) {
+    const std::string which = page == 0 ? std::string() : "page " + std::to_string(page) + " of the stack: ";
     // Strips or tiles are found by position (TIFFComputeStrip, TIFFComputeTile):
     // there must be exactly one for each.
     const std::uint64_t across = (std::uint64_t(header.width) + header.strileWidth - 1) / header.strileWidth;
     const std::uint64_t down = (std::uint64_t(header.height) + header.strileHeight - 1) / header.strileHeight;
     if (across * down != header.striles)
-        throw impl_->context.fail("TIFF: the file has " + std::to_string(header.striles) +
-                                  (header.tiled ? " tiles" : " strips") + ", but its " + std::to_string(header.width) +
-                                  "x" + std::to_string(header.height) + " pixels make " + std::to_string(across * down));
+        return which + "the file has " + std::to_string(header.striles) + (header.tiled ? " tiles" : " strips") +
+               ", but its " + std::to_string(header.width) + "x" + std::to_string(header.height) + " pixels make " +
+               std::to_string(across * down);
     const std::uint64_t strileBytes = std::uint64_t(header.strileWidth) * header.strileHeight * header.pixelStride();
     if (strileBytes > kMaxStrileBytes)
-        throw impl_->context.fail(
-            "TIFF: its strips of " + std::to_string(header.strileHeight) + " rows of " + std::to_string(header.width) +
-            " pixels decode to " + std::to_string(strileBytes) + " bytes each; strips and tiles are read whole, "
-            "and at most " + std::to_string(kMaxStrileBytes) + " bytes each (write the file with fewer rows a strip, "
-            "or tiled, e.g. tifffile's tile=(256, 256))");
+        return which + "its strips of " + std::to_string(header.strileHeight) + " rows of " +
+               std::to_string(header.width) + " pixels decode to " + std::to_string(strileBytes) +
+               " bytes each; strips and tiles are read whole, and at most " + std::to_string(kMaxStrileBytes) +
+               " bytes each (write the file with fewer rows a strip, or tiled, e.g. tifffile's tile=(256, 256))";
+    return {};
 }
 
+}  // namespace
+
+struct TiffStrileReader::Impl {
+    ByteSource source;
+    ReadContext context;
+    TiffHandle handle;
+    // The pages the first reader found, shared by the readers it opened.
+    std::shared_ptr<const std::vector<TiffPage>> pages;
+    std::vector<std::uint8_t> coded;  // one decoded strip or tile, as libtiff gives it
+
+    Impl(const std::string& where, const std::string& path, ChannelMode mode)
+        : source(where, path), context{where, source, mode}, handle(context) {}
+};
+
+TiffStrileReader::TiffStrileReader(const std::string& where, const std::string& path, ChannelMode mode)
+    : impl_(std::make_unique<Impl>(where, path, mode)) {
+    Impl& impl = *impl_;
+    // Sides up to kMaxStreamedSide, the stack's lines (pages x height)
+    // counted in 32 bits.
+    impl.pages = std::make_shared<const std::vector<TiffPage>>(
+        readTiffPages(impl.context, impl.handle, [](const TiffHeader& first, std::size_t count) {
+            const std::string size = std::to_string(first.width) + "x" + std::to_string(first.height);
+            if (first.width > kMaxStreamedSide || first.height > kMaxStreamedSide)
+                return "the image is " + size + "; sides up to " + std::to_string(kMaxStreamedSide) + " are read";
+            if (std::uint64_t(first.height) * count > kMaxStreamedLines)
+                return "the stack of " + size + " pages has more than " + std::to_string(count - 1) +
+                       " of them; a stack of up to " + std::to_string(kMaxStreamedLines) + " rows in all is read";
+            return std::string();
+        }));
+    for (std::size_t page = 0; page < impl.pages->size(); ++page) {
+        const std::string problem = strileProblem((*impl.pages)[page].header, page);
+        if (!problem.empty()) throw impl.context.fail("TIFF: " + problem);
+    }
+}
+
+std::unique_ptr<TiffStrileReader> TiffStrileReader::another() const {
+    const Impl& impl = *impl_;
+    std::unique_ptr<TiffStrileReader> reader(new TiffStrileReader());
+    reader->impl_ = std::make_unique<Impl>(impl.context.where, impl.source.name(), impl.context.mode);
+    reader->impl_->pages = impl.pages;
+    return reader;
+}
+
+TiffStrileReader::TiffStrileReader() = default;
 TiffStrileReader::~TiffStrileReader() = default;
 
-std::uint32_t TiffStrileReader::width() const { return impl_->header.width; }
-std::uint32_t TiffStrileReader::height() const { return impl_->header.height; }
-int TiffStrileReader::channels() const { return impl_->header.layout.channels; }
-int TiffStrileReader::sampleBits() const { return impl_->header.bits; }
-bool TiffStrileReader::tiled() const { return impl_->header.tiled; }
-std::uint32_t TiffStrileReader::strileWidth() const { return impl_->header.strileWidth; }
-std::uint32_t TiffStrileReader::strileHeight() const { return impl_->header.strileHeight; }
-
-std::string TiffStrileReader::describe() const {
-    const TiffHeader& header = impl_->header;
-    return std::string(header.tiled ? "tiled " : "striped ") + (header.bigTiff ? "BigTIFF" : "TIFF") + " (" +
-           (header.tiled ? std::to_string(header.strileWidth) + "x" + std::to_string(header.strileHeight) + " tiles"
-                         : std::to_string(header.strileHeight) + (header.strileHeight == 1 ? " row" : " rows") +
-                               " a strip") +
-           ", " + header.codec->name + ")";
+std::uint32_t TiffStrileReader::width() const { return impl_->pages->front().header.width; }
+std::uint32_t TiffStrileReader::height() const { return impl_->pages->front().header.height; }
+std::uint32_t TiffStrileReader::pages() const { return std::uint32_t(impl_->pages->size()); }
+int TiffStrileReader::channels() const { return impl_->pages->front().header.layout.channels; }
+int TiffStrileReader::sampleBits() const { return impl_->pages->front().header.bits; }
+bool TiffStrileReader::tiled(std::uint32_t page) const { return impl_->pages->at(page).header.tiled; }
+std::uint32_t TiffStrileReader::strileWidth(std::uint32_t page) const { return impl_->pages->at(page).header.strileWidth; }
+std::uint32_t TiffStrileReader::strileHeight(std::uint32_t page) const {
+    return impl_->pages->at(page).header.strileHeight;
 }
 
-void TiffStrileReader::read(std::uint32_t x0, std::uint32_t y0, Image& out) {
+std::string TiffStrileReader::describe() const {
+    const std::vector<TiffPage>& pages = *impl_->pages;
+    const TiffHeader& header = pages.front().header;
+    const bool mixed = std::any_of(pages.begin(), pages.end(), [&](const TiffPage& page) {
+        return page.header.tiled != header.tiled || page.header.strileWidth != header.strileWidth ||
+               page.header.strileHeight != header.strileHeight ||
+               std::strcmp(page.header.codec->name, header.codec->name) != 0;
+    });
+    const std::string layout =
+        header.tiled ? std::to_string(header.strileWidth) + "x" + std::to_string(header.strileHeight) + " tiles"
+                     : std::to_string(header.strileHeight) + (header.strileHeight == 1 ? " row" : " rows") + " a strip";
+    return std::string(header.tiled ? "tiled " : "striped ") + (header.bigTiff ? "BigTIFF" : "TIFF") +
+           (pages.size() > 1 ? " stack of " + std::to_string(pages.size()) + " pages" : std::string()) + " (" +
+           layout + ", " + header.codec->name + (mixed ? "; other pages otherwise" : "") + ")";
+}
+
+void TiffStrileReader::read(std::uint32_t page, std::uint32_t x0, std::uint32_t y0, Image& out) {
     Impl& impl = *impl_;
-    const TiffHeader& header = impl.header;
-    TIFF* t = impl.handle.get();
+    if (page >= impl.pages->size())
+        throw impl.context.fail("TIFF: no page " + std::to_string(page) + " in a stack of " +
+                                std::to_string(impl.pages->size()));
+    const TiffHeader& header = (*impl.pages)[page].header;
+    const std::string where = impl.pages->size() > 1 ? " of page " + std::to_string(page) : std::string();
     if (x0 >= header.width || y0 >= header.height || x0 % header.strileWidth != 0 || y0 % header.strileHeight != 0)
-        throw impl.context.fail("TIFF: no strip or tile starts at (" + std::to_string(x0) + ", " + std::to_string(y0) + ")");
+        throw impl.context.fail("TIFF: no strip or tile starts at (" + std::to_string(x0) + ", " +
+                                std::to_string(y0) + ")" + where);
+    selectTiffPage(impl.handle, (*impl.pages)[page], page);
+    TIFF* t = impl.handle.get();
     const std::uint32_t columns = std::min(header.strileWidth, header.width - x0);
     const std::uint32_t rows = std::min(header.strileHeight, header.height - y0);
     const std::size_t stride = header.pixelStride();
@@ -466,7 +567,7 @@ void TiffStrileReader::read(std::uint32_t x0, std::uint32_t y0, Image& out) {
                      : TIFFReadEncodedStrip(t, TIFFComputeStrip(t, y0, 0), impl.coded.data(), tmsize_t(expected));
     if (decoded != tmsize_t(expected))
         throw impl.handle.fail("cannot decode the " + std::string(header.tiled ? "tile" : "strip") + " at (" +
-                               std::to_string(x0) + ", " + std::to_string(y0) + ")");
+                               std::to_string(x0) + ", " + std::to_string(y0) + ")" + where);
     out = Image(int(columns), int(rows), header.layout.channels, header.bits);
     const std::size_t rowBytes = std::size_t(header.tiled ? header.strileWidth : header.width) * stride;
     for (std::uint32_t r = 0; r < rows; ++r)

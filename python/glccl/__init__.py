@@ -109,7 +109,8 @@ def _warn_if_segments(image, where):
     joins into one component where scikit-image separates them. Judged on
     at most about 65536 evenly spaced elements, so it costs little beside the
     labeling; masks (0 and one value) never warn."""
-    if not isinstance(image, _np.ndarray) or image.dtype.kind not in "iu" or image.size == 0:
+    # A 0-d array is refused by the labeling itself, in its words.
+    if not isinstance(image, _np.ndarray) or image.dtype.kind not in "iu" or image.size == 0 or image.ndim == 0:
         return
     step = max(1, int((image.size / 65536) ** (1.0 / image.ndim)))
     sample = image[(slice(None, None, step),) * image.ndim]

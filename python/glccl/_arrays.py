@@ -1,6 +1,6 @@
-"""What the drop-ins share: any array of 1 to 3 dimensions labeled through
-glccl.label(), and integer values turned into segment ids that the engines
-take (0 the background, equal values equal ids)."""
+"""What the drop-ins share: any array of at most 3 axes longer than 1
+labeled through glccl.label(), and integer values turned into segment ids
+that the engines take (0 the background, equal values equal ids)."""
 
 import numpy as np
 
@@ -9,26 +9,34 @@ _UINT32_MAX = int(np.iinfo(np.uint32).max)
 
 def hops_to_connectivity(hops, ndim):
     """scikit-image's and scipy's connectivity (neighbours at most `hops`
-    orthogonal steps away) as glccl's for an array of `ndim` (1 to 3)
-    dimensions; a 1-D array is labeled as one row."""
+    orthogonal steps away) as glccl's for an array of `ndim` (0 to 3)
+    dimensions; an array of 0 or 1 dimensions is labeled as one row."""
+    hops = min(hops, max(ndim, 1))
     if ndim <= 2:
         return 4 if hops == 1 else 8
     return {1: 6, 2: 18, 3: 26}[hops]
 
 
-def label_nd(image, connectivity, criterion, where):
-    """glccl.label() of a 1-, 2- or 3-D host array at a glccl connectivity of
-    its dimensions (a 1-D array as one row; an empty one gives no labels):
-    (uint32 labels of image's shape, n)."""
+def label_nd(image, hops, criterion, where):
+    """glccl.label() of a host array at `hops` (scipy's and scikit-image's
+    connectivity: neighbours at most that many orthogonal steps away):
+    (uint32 labels of image's shape, n). Axes of length 1 change neither
+    which elements are neighbours nor their raster order, so they are left
+    out first: an array of any dimensions with at most three axes longer
+    than 1 is an image or a volume (one of at most one such axis a row); an
+    empty one gives no labels. ValueError for more than three axes longer
+    than 1: glccl's engines label images and volumes."""
     from . import label
 
     image = np.asarray(image)
     if image.size == 0:
         return np.zeros(image.shape, np.uint32), 0
-    if image.ndim not in (1, 2, 3):
-        raise ValueError(f"{where}: glccl labels arrays of 1, 2 or 3 dimensions; this one has {image.ndim}")
-    shaped = image.reshape(1, -1) if image.ndim == 1 else image
-    labels, n = label(shaped, connectivity=connectivity, criterion=criterion)
+    kept = image.reshape([side for side in image.shape if side != 1])
+    if kept.ndim > 3:
+        raise ValueError(f"{where}: glccl labels arrays of at most 3 axes longer than 1 (images and volumes); this "
+                         f"one is {image.shape}")
+    shaped = kept.reshape(1, -1) if kept.ndim <= 1 else kept
+    labels, n = label(shaped, connectivity=hops_to_connectivity(hops, kept.ndim), criterion=criterion)
     return labels.reshape(image.shape), n
 
 

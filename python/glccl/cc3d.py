@@ -12,7 +12,16 @@ cc3d scans the array's memory (raster order for C-ordered arrays, axis 0
 first for Fortran-ordered ones), in the dtype cc3d picks (uint16, uint32 or
 uint64 from its estimate of the label count, or out_dtype), in the array's
 order. 2-D and 3-D arrays (1-D as one row). Not available: periodic_boundary,
-delta on float images."""
+delta on float images.
+
+Where cc3d's build and its documentation differ, glccl follows the
+documentation: delta compares signed values by their difference (-1 and 1
+differ by 2; cc3d's build compares the bits of signed arrays as unsigned
+values, 255 and 1), and dust returns the image's own dtype when it removes
+nothing (cc3d's build returns the unsigned view of a signed image then).
+Floats are compared by value: NaN elements are never joined (NaN equals
+nothing), -0.0 is background, float16 included (cc3d's build compares
+float16 bits)."""
 
 import os
 
@@ -52,12 +61,13 @@ def _estimated_labels(data):
     return starts + int(changes)
 
 
-def _glccl_connectivity(connectivity, dims):
+def _hops(connectivity, dims):
+    """cc3d's connectivity as scipy's hops: 6 faces (1), 18 and edges (2),
+    26 and corners (3); a 2-D (or 1-D) array is one slice, where 4 and 6
+    join edges (1) and 8, 18 and 26 corners too (2)."""
     if dims == 3:
-        return int(connectivity)
-    # A 2-D (or 1-D) array is one slice: 6 joins faces (4), 18 and 26 edges
-    # and corners (8).
-    return {4: 4, 8: 8, 6: 4, 18: 8, 26: 8}[int(connectivity)]
+        return {6: 1, 18: 2, 26: 3}[int(connectivity)]
+    return 1 if int(connectivity) in (4, 6) else 2
 
 
 def _as_unsigned(array):
@@ -66,17 +76,64 @@ def _as_unsigned(array):
     return array
 
 
+def _smallest_unsigned(largest):
+    """The smallest unsigned dtype that holds 0..largest."""
+    for dtype in (np.uint8, np.uint16, np.uint32, np.uint64):
+        if largest <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    raise OverflowError(largest)
+
+
 def _float_ids(values):
-    """Equal float values as equal ids, 0.0 (and -0.0) as 0."""
-    unique, inverse = np.unique(values, return_inverse=True)
-    ids = inverse.reshape(values.shape).astype(np.uint32) + np.uint32(1)
+    """Equal float values as equal ids, 0.0 (and -0.0) as 0, and each NaN
+    an id of its own: NaN equals no value, not even NaN, so cc3d never joins
+    a NaN element to a neighbour (and, being nonzero, labels it)."""
+    nan = np.isnan(values)
+    unique, inverse = np.unique(values[~nan], return_inverse=True)
+    nans = int(np.count_nonzero(nan))
+    dtype = _smallest_unsigned(max(len(unique) + nans, np.iinfo(np.uint32).max))
+    ids = np.zeros(values.shape, dtype)
+    ids[~nan] = inverse.astype(dtype) + dtype.type(1)
+    ids[nan] = np.arange(len(unique) + 1, len(unique) + 1 + nans, dtype=dtype)
     ids[values == 0] = 0
     return ids
 
 
-def _label_scanned(data, connectivity, criterion):
+def _delta_samples(image, delta):
+    """Samples of an integer array that glccl's delta criterion (nonzero
+    neighbours join when their samples differ by at most delta; 0 the
+    background) labels as cc3d documents delta on `image`: by the values'
+    own differences, signed ones included (-1 and 1 differ by 2; cc3d's
+    build compares the bits of signed arrays as unsigned, against its
+    documentation). Values of no negative one are their own samples. Else
+    each nonzero value v becomes v - low + 1 (low the smallest nonzero),
+    which keeps every difference, in the smallest unsigned dtype that holds
+    them; where they span every int64, the gaps between consecutive values
+    wider than delta shrink to delta + 1 instead, which keeps whether any
+    two differ by more than delta."""
+    if image.dtype.kind != "i" or not np.any(image < 0):
+        return _as_unsigned(image)
+    foreground = image != 0
+    low, high = int(image[foreground].min()), int(image[foreground].max())
+    if high - low + 1 <= np.iinfo(np.uint64).max:
+        dtype = _smallest_unsigned(high - low + 1)
+        if image.dtype.itemsize < 8:
+            shifted = image.astype(np.int64) - (low - 1)
+        else:
+            # v - (low - 1) modulo 2**64: exact, every result in 1..2**64 - 1.
+            shifted = image.view(np.uint64) - np.uint64((low - 1) % 2**64)
+        return np.where(foreground, shifted, 0).astype(dtype)
+    unique, inverse = np.unique(image[foreground], return_inverse=True)
+    gaps = np.diff(unique).view(np.uint64)  # exact modulo 2**64: consecutive values differ by less
+    positions = np.concatenate(([0], np.cumsum(np.minimum(gaps, np.uint64(delta + 1)), dtype=np.uint64)))
+    samples = np.zeros(image.shape, np.uint64)
+    samples[foreground] = positions[inverse] + np.uint64(1)
+    return samples
+
+
+def _label_scanned(data, hops, criterion):
     """Labels of a C-contiguous array in raster order."""
-    return label_nd(data, connectivity, criterion, _WHERE)
+    return label_nd(data, hops, criterion, _WHERE)
 
 
 def connected_components(data, max_labels=-1, connectivity=26, return_N=False, delta=0, out_dtype=None,
@@ -132,7 +189,10 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     if data.dtype == np.float16:
         if delta != 0:
             raise TypeError("float16 is not supported for continuous images (delta != 0).")
-        data = data.view(np.uint16)
+        # Compared by value, as every float (cc3d's build compares the bits,
+        # so that -0.0 is foreground there and equal NaNs join): float32
+        # holds every float16 exactly.
+        data = data.astype(np.float32, order=order)
 
     sx, sy, sz = (data.shape[::-1] if order == "C" else data.shape)
     voxels = sx * sy * sz
@@ -143,14 +203,18 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     binary_image = bool(binary_image) or dtype == bool
     epl = voxels if binary_image else _estimated_labels(data)
     estimate = min(epl, voxels)
+    # cc3d takes a delta of the dtype's largest value for a binary image, in
+    # its estimate too. For labeling, a signed image is binary only past
+    # every difference of its values (below).
+    estimate_binary = binary_image
     if dtype.kind == "f":
         delta = float(delta)
-        binary_image = binary_image or delta == np.finfo(dtype).max
+        binary_image = estimate_binary = binary_image or delta == np.finfo(dtype).max
     elif dtype != bool:
         delta = int(delta)
-        binary_image = binary_image or delta == np.iinfo(dtype).max
+        estimate_binary = binary_image or delta == np.iinfo(dtype).max
     union_find_voxels = _even_ceil(data.shape[0]) * _even_ceil(data.shape[1]) * _even_ceil(data.shape[2])
-    if binary_image:
+    if estimate_binary:
         # cc3d's bound: half the elements for 4 and 6, an eighth otherwise.
         estimate = min(estimate, union_find_voxels // (2 if connectivity in (4, 6) else 8) + 1)
 
@@ -173,20 +237,31 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     # transpose, which is C-ordered.
     scanned = data if order == "C" else data.T
     image = scanned.reshape(scanned.shape[3 - dims:]) if dims < 3 else scanned
-    glccl_connectivity = _glccl_connectivity(connectivity, dims)
-    if binary_image:
-        values = image if image.dtype in (np.bool_, np.uint8) else image != 0
-        labels, n = _label_scanned(values, glccl_connectivity, "binary")
-    elif delta == 0:
-        values = _float_ids(image) if image.dtype.kind == "f" else segment_ids(_as_unsigned(image), 0)
-        labels, n = _label_scanned(values, glccl_connectivity, "segments")
-    else:
+    hops = _hops(connectivity, dims)
+    if delta != 0 and not binary_image:
         if image.dtype.kind == "f":
             raise TypeError(f"{_WHERE}: delta on a float image is not available in glccl (its delta criterion "
                             f"compares integer samples); use an integer image")
-        if delta < 0:
-            raise ValueError(f"{_WHERE}: delta must be >= 0, not {delta}")
-        labels, n = _label_scanned(_as_unsigned(image), glccl_connectivity, ("delta", delta))
+        info = np.iinfo(image.dtype)
+        if not 0 <= delta <= info.max - info.min:
+            raise ValueError(f"{_WHERE}: delta must be in 0..{info.max - info.min}, the differences of "
+                             f"{image.dtype} values; got {delta}")
+        foreground = image[image != 0]
+        # Past the differences of the values there are: every nonzero
+        # neighbour joins.
+        binary_image = foreground.size == 0 or delta >= int(foreground.max()) - int(foreground.min())
+    if binary_image:
+        values = image if image.dtype in (np.bool_, np.uint8) else image != 0
+        labels, n = _label_scanned(values, hops, "binary")
+    elif delta == 0:
+        values = _float_ids(image) if image.dtype.kind == "f" else segment_ids(_as_unsigned(image), 0)
+        labels, n = _label_scanned(values, hops, "segments")
+    else:
+        samples = _delta_samples(image, delta)
+        if samples.dtype.itemsize == 8 and delta > np.iinfo(np.uint32).max:
+            raise ValueError(f"{_WHERE}: delta {delta} on values that take 64 bits is past glccl's delta "
+                             f"criterion, which takes deltas up to {np.iinfo(np.uint32).max} there")
+        labels, n = _label_scanned(samples, hops, ("delta", delta))
 
     out_labels = labels.astype(out_dtype)
     if order == "F":
@@ -287,6 +362,9 @@ def dust(img, threshold, connectivity=26, in_place=False, binary_image=False, pr
     if len(goes) == 0:
         if invert:
             img = np.zeros(img.shape, dtype=img.dtype, order="F")
+        # In the image's own dtype, as cc3d documents (its build returns the
+        # unsigned view of a signed image here).
+        img = img.view(original_dtype)
         return (img, left) if return_N else img
     mask = np.isin(cc_labels, goes, assume_unique=True, invert=invert)
     img[mask] = 0

@@ -7,14 +7,16 @@ with
     from glccl.ndimage import label
 
 and the same call gives the same labels (values, dtype and shape) and count,
-or fills the same output array. Nonzero elements are foreground. Arrays of 1,
-2 and 3 dimensions; the structures scipy.ndimage.generate_binary_structure
-makes for them (the cross, the full square or cube, and in 3-D the 18
-neighbours of faces and edges), which are glccl's connectivities."""
+or fills the same output array. Nonzero elements are foreground. Arrays of
+any dimensions of which at most three are longer than 1 (others raise
+ValueError: glccl labels images and volumes); the structures
+scipy.ndimage.generate_binary_structure makes for them (the cross, the full
+square or cube, and in 3-D the 18 neighbours of faces and edges), which are
+glccl's connectivities."""
 
 import numpy as np
 
-from ._arrays import hops_to_connectivity, label_nd
+from ._arrays import label_nd
 
 __all__ = ["label"]
 
@@ -40,7 +42,8 @@ def label(input, structure=None, output=None):
     Parameters
     ----------
     input : array_like
-        Array of 1 to 3 dimensions; nonzero elements are features.
+        Array of any dimensions, at most three of them longer than 1;
+        nonzero elements are features.
     structure : array_like, optional
         The neighbourhood, 3 along every axis: the cross (the default,
         generate_binary_structure(input.ndim, 1)), the full square or cube
@@ -82,10 +85,12 @@ def label(input, structure=None, output=None):
         output[...] = count
         return count if caller_provided_output else (output, count)
 
+    if input.dtype == np.float16:
+        raise TypeError("No matching signature found")  # scipy's label has no float16 loop
     hops = _structure_hops(structure, input.ndim)
     if input.dtype != bool:
         input = input != 0
-    labels, count = label_nd(input, hops_to_connectivity(hops, input.ndim), "binary", "glccl.ndimage.label()")
+    labels, count = label_nd(input, hops, "binary", "glccl.ndimage.label()")
     if output.dtype.kind in "iu" and count > np.iinfo(output.dtype).max:
         raise RuntimeError("insufficient bit-depth in requested output type")
     output[...] = labels

@@ -6,17 +6,38 @@ with
 
     from glccl.skimage import label
 
-and the same call gives the same array (values, dtype and shape) and count.
-Like scikit-image, it labels regions of equal value (glccl's "segments"
-criterion); glccl.label's own default, "binary", joins every nonzero pixel.
-Arrays of 1, 2 and 3 dimensions (scikit-image labels boolean arrays of more
-through scipy; glccl refuses them)."""
+and the same call gives the same array (values, dtype, shape and memory
+order) and count. Like scikit-image, it labels regions of equal value
+(glccl's "segments" criterion); glccl.label's own default, "binary", joins
+every nonzero pixel. Arrays of 1, 2 and 3 dimensions, and boolean arrays of
+more whose axes longer than 1 are at most three (scikit-image labels
+boolean arrays of any dimensions through scipy; glccl refuses the others
+with ValueError)."""
 
 import numpy as np
 
-from ._arrays import hops_to_connectivity, label_nd, segment_ids
+from ._arrays import label_nd, segment_ids
 
 __all__ = ["label"]
+
+
+def _scan_swap(shape):
+    """The two axes scikit-image's label swaps before it scans a
+    non-boolean array, or None. It moves axes of length 1 to the front by
+    pairing them, last first, with the longer axes, first first, while the
+    axis of length 1 comes later; of those swaps it applies the last (each
+    to the original array), and swaps back after labeling. In up to three
+    dimensions there is at most one: an (a, b, 1) array is labeled as its
+    (1, b, a) swap, so its labels follow the raster order of that swap,
+    axis 0 fastest."""
+    ones = [axis for axis, side in enumerate(shape) if side == 1][::-1]
+    longer = [axis for axis, side in enumerate(shape) if side > 1]
+    swap = None
+    for one, axis in zip(ones, longer):
+        if one < axis:
+            break
+        swap = (one, axis)
+    return swap
 
 
 def label(label_image, background=None, return_num=False, connectivity=None):
@@ -27,8 +48,9 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     Parameters
     ----------
     label_image : ndarray
-        Image to label, of 1 to 3 dimensions. A float image is truncated to
-        integers first, as scikit-image does.
+        Image to label, of 1 to 3 dimensions (boolean: any dimensions of
+        which at most three are longer than 1). A float image is truncated
+        to integers first, as scikit-image does.
     background : int, optional
         Pixels of this value are background, labeled 0. By default, 0. For a
         boolean image, background=1 labels the False pixels.
@@ -42,8 +64,9 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     -------
     labels : ndarray
         int64 (intp) labels, 1..num in raster order of each region's first
-        pixel; int32 for a boolean image (scipy.ndimage's, which scikit-image
-        calls for those).
+        pixel (of the array as scikit-image scans it: an (a, b, 1) array
+        axis 0 fastest); int32 for a boolean image (scipy.ndimage's, which
+        scikit-image calls for those).
     num : int, optional
         Number of labels, returned if return_num is True.
     """
@@ -55,8 +78,8 @@ def label(label_image, background=None, return_num=False, connectivity=None):
         hops = image.ndim if connectivity is None else connectivity
         if not 1 <= hops <= image.ndim:
             raise ValueError(f"Connectivity for {image.ndim}D image should be in [1, ..., {image.ndim}]. "
-                             f"Got {connectivity}.")
-        labels, n = label_nd(image, hops_to_connectivity(hops, image.ndim), "binary", where)
+                             f"Got {hops}.")
+        labels, n = label_nd(image, hops, "binary", where)
         dtype = np.intp if image.size >= 2**31 - 2 else np.int32
     else:
         if not 1 <= image.ndim <= 3:
@@ -71,8 +94,11 @@ def label(label_image, background=None, return_num=False, connectivity=None):
                                 f"{image.dtype}")
             image = image.astype(np.intp)
         value = 0 if background is None else int(background)
-        labels, n = label_nd(segment_ids(image, value), hops_to_connectivity(hops, image.ndim), "segments",
-                             where)
+        swap = _scan_swap(image.shape)
+        scanned = image if swap is None else image.swapaxes(*swap)
+        labels, n = label_nd(segment_ids(scanned, value), hops, "segments", where)
+        if swap is not None:
+            labels = labels.swapaxes(*swap)
         dtype = np.intp
     labels = labels.astype(dtype)
     if return_num:

@@ -90,6 +90,34 @@ def test_bad_stacks_are_refused_with_the_entry():
         glccl.label_batch(np.zeros((4, 4), np.uint8))
     with pytest.raises(ValueError, match=r"glccl\.label_batch\(\)"):
         glccl.label_batch(np.zeros((2, 4, 4), np.uint8), connectivity=26)
+    # A 4-D stack is colour, channels last: refused in the batch's words,
+    # not glccl.Labeler.label()'s.
+    with pytest.raises(ValueError, match=r"^glccl\.label_batch\(\): a stack of colour images is \(N, H, W, C\) "
+                                         r"with C 1, 3 or 4; got C = 2$"):
+        glccl.label_batch(np.zeros((2, 2, 2, 2), np.uint8))
+    with pytest.raises(ValueError, match=r"^glccl\.label_batch\(\): a stack of colour images \(N, H, W, 3\) is only "
+                                         r"for criterion=\(\"threshold\", T\)"):
+        glccl.label_batch(np.zeros((2, 4, 4, 3), np.uint8))
+    # An image's own error names the batch and the image.
+    stack = np.zeros((3, 4, 5), np.int16)
+    stack[2, 1, 3] = -7
+    with pytest.raises(ValueError, match=r"^glccl\.label_batch\(\): image 2 of the stack: the value -7 at \[1, 3\]"):
+        glccl.label_batch(stack)
+
+
+@pytest.mark.parametrize("channels", [1, 3, 4])
+def test_colour_stacks_match_labeling_each_image_alone(channels):
+    rng = np.random.default_rng(channels)
+    stack = (rng.integers(0, 3, size=(3, 17, 13, channels)) * 60).astype(np.uint8)
+    labels, counts = glccl.label_batch(stack, 4, criterion=("threshold", 59))
+    assert labels.shape == (3, 17, 13)
+    for i, image in enumerate(stack):
+        # Colour regions: equal colours (channels 60 apart) are scikit-image's
+        # regions of equal value, every pixel foreground.
+        codes = image.astype(np.int64) @ (256 ** np.arange(channels))
+        expected, n = skimage_labels(codes + 1, 4, segments=True)
+        assert counts[i] == n
+        np.testing.assert_array_equal(labels[i], expected)
 
 
 class HostDlpack:

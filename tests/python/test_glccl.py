@@ -195,6 +195,9 @@ def test_table_empty():
     (np.ones(5, np.uint8), {}, ValueError),
     (np.ones((2, 2, 2, 2), np.uint8), {}, ValueError),
     (np.uint8(1), {}, ValueError),
+    (np.array(1, np.uint8), {}, ValueError),  # 0-d arrays: not a ZeroDivisionError of the segments warning
+    (np.array(7, np.int32), {}, ValueError),
+    (np.array(True), {}, ValueError),
     (np.full((3, 3), -2**40, np.int64), {}, ValueError),
     (np.full((3, 3), 2.0**64, np.float64), {}, ValueError),
     (np.full((3, 3), -1, np.int32), {}, ValueError),
@@ -228,6 +231,12 @@ def test_table_empty():
 def test_wrong_input(image, kwargs, error):
     with pytest.raises(error):
         glccl.label(image, **kwargs)
+
+
+def test_a_0d_array_is_refused_for_its_dimensions():
+    for image in (np.array(1, np.uint8), np.array(300, np.int64), np.array(True), 5):
+        with pytest.raises(ValueError, match=r"^glccl\.label\(\): image must be 2-D .* got 0-D$"):
+            glccl.label(image)
 
 
 def test_unavailable_backend_is_runtime_error():

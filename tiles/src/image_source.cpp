@@ -82,7 +82,8 @@ NpyLayout checkedLayout(int descriptor, const std::string& path, const std::stri
             throw fail("is " + layout.size() + "; bricks take volumes of width and height x depth up to " +
                        std::to_string(kMaxSide) + " and 2^32 - 1");
     } else {
-        const std::string shapeProblem = detail::npyImageShapeProblem(sides, npy.shape, channelAxis);
+        const std::string shapeProblem =
+            detail::npyImageShapeProblem(sides, npy.shape, channelAxis, volumes == NpyVolumes::Read);
         if (!shapeProblem.empty()) throw fail("holds an array of " + shapeProblem);
         layout.height = sides[0];
         layout.width = sides[1];

@@ -197,9 +197,11 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
 
 // The host memory of a run with bricks bw x bh x bd, as memoryModel for
 // tiles: tilesModel with a layer of bricks for a band; parts on the six
-// faces of every brick; and the two faces of whole slices between layers of
-// bricks.
-std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned workers, const TiledOptions& options) {
+// faces of every brick; the two faces of whole slices between layers of
+// bricks; and what the source holds for the layers in flight (a TIFF
+// stack's decoded pages).
+std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned workers, const TiledOptions& options,
+                               const ImageSource& source) {
     const std::uint64_t brickVoxels = std::uint64_t(plan.tileWidth()) * plan.tileHeight() * plan.tileDepth();
     const std::uint64_t slice = std::uint64_t(plan.imageWidth()) * plan.imageHeight();
     const std::uint64_t faces = std::uint64_t(plan.tileWidth()) * plan.tileHeight() +
@@ -207,7 +209,12 @@ std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned wo
                                 std::uint64_t(plan.tileHeight()) * plan.tileDepth();
     const std::uint64_t borders = plan.tileCount() * faces * 128 + plan.lineCount() * plan.tilesX() * 16 +
                                   2 * slice * std::uint64_t(8 + pixelBytes);
-    return tilesModel(brickVoxels, slice * plan.tileDepth(), pixelBytes, workers, options) + borders;
+    const std::uint64_t layersInFlight =
+        (tilesInFlight(options, workers) + plan.tilesPerBand() - 1) / plan.tilesPerBand() + 1;
+    const std::uint64_t sourceLines =
+        std::min(plan.lineCount(), layersInFlight * plan.tileDepth() * std::uint64_t(plan.imageHeight()));
+    return tilesModel(brickVoxels, slice * plan.tileDepth(), pixelBytes, workers, options) + borders +
+           source.bandBytes(std::uint32_t(std::min<std::uint64_t>(sourceLines, UINT32_MAX)));
 }
 
 TilePlan planBricks(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
@@ -237,7 +244,7 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
         if (!takes(plan))
             throw Error(where + "bricks of " + brickText(plan) + " are more than one call of the " +
                         backendName(limits.backend) + " backend takes here" + deviceText(limits));
-        if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, options);
+        if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, options, source);
         return plan;
     }
     // Candidates from the largest brick down, the depth halved first while
@@ -250,7 +257,7 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
     std::uint64_t smallest = UINT64_MAX;
     for (;;) {
         const TilePlan plan(shape, sides[0], sides[1], sides[2]);
-        const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, options);
+        const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, options, source);
         const bool bandFits = slice * sides[2] * 4 <= kDefaultBandBytes || sides[2] <= 1;
         if (takes(plan)) {
             if (estimate <= limit && bandFits) {

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 #include <tuple>
@@ -112,6 +113,57 @@ std::pair<int, int> parseSize(const std::string& option, const std::string& text
             parseInteger(option, text.substr(cross + 1), 1, largest)};
 }
 
+TileSize parseTileSize(const std::string& option, const std::string& text) {
+    const auto crosses = std::count(text.begin(), text.end(), 'x');
+    if (crosses > 2)
+        throw UsageError(option + ": '" + text + "' is not a tile size; expected WxH, N (a square) or WxHxD (the "
+                         "bricks of a volume), e.g. 4096x4096 or 256x256x256");
+    TileSize tile;
+    if (crosses < 2) {
+        const auto [width, height] = parseSize(option, text, true);
+        tile.width = std::uint32_t(width);
+        tile.height = std::uint32_t(height);
+        return tile;
+    }
+    const std::size_t first = text.find('x'), second = text.find('x', first + 1);
+    tile.width = std::uint32_t(parseInteger(option, text.substr(0, first), 1, INT32_MAX));
+    tile.height = std::uint32_t(parseInteger(option, text.substr(first + 1, second - first - 1), 1, INT32_MAX));
+    tile.depth = std::uint32_t(parseInteger(option, text.substr(second + 1), 1, INT32_MAX));
+    return tile;
+}
+
+std::uint64_t parseMemorySize(const std::string& option, const std::string& text) {
+    std::uint64_t value = 0;
+    const char* end = text.data() + text.size();
+    const auto [rest, error] = std::from_chars(text.data(), end, value);
+    std::uint64_t unit = 1;
+    const std::string suffix(rest, end);
+    if (suffix == "K" || suffix == "k") unit = std::uint64_t(1) << 10;
+    else if (suffix == "M" || suffix == "m") unit = std::uint64_t(1) << 20;
+    else if (suffix == "G" || suffix == "g") unit = std::uint64_t(1) << 30;
+    else if (suffix == "T" || suffix == "t") unit = std::uint64_t(1) << 40;
+    else if (!suffix.empty()) unit = 0;
+    if (error != std::errc() || rest == text.data() || unit == 0 || value == 0 || value > UINT64_MAX / unit)
+        throw UsageError(option + ": '" + text + "' is not a memory size; expected bytes or a number with K, M, G "
+                         "or T, e.g. 8G");
+    return value * unit;
+}
+
+std::vector<int> parseDevices(const std::string& option, const std::string& text) {
+    std::vector<int> devices;
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t comma = text.find(',', start);
+        const std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (entry.empty())
+            throw UsageError(option + ": '" + text + "' has an empty entry; expected device numbers separated by "
+                             "commas, e.g. 0,1");
+        devices.push_back(parseInteger(option, entry, 0, 1023));
+        if (comma == std::string::npos) return devices;
+        start = comma + 1;
+    }
+}
+
 std::string GeneratedInput::name() const { return family + "@" + std::to_string(width) + "x" + std::to_string(height); }
 
 GeneratedInput parseGeneratedInput(const std::string& option, const std::string& text) {
@@ -136,12 +188,20 @@ void checkOutputPath(const std::string& path, bool force) {
     const std::string kind = notReplaceableKind(path);
     if (!kind.empty()) throw Error("output '" + path + "' is " + kind + "; only a regular file is replaced");
     struct stat info {};
+    std::string folder = parentDirectory(path);
     if (stat(path.c_str(), &info) == 0) {
         if (!force) throw Error("output '" + path + "' exists; use --force to overwrite it");
         if (access(path.c_str(), W_OK) != 0) throw Error("output '" + path + "' is not writable");
+        // Replaced by a temporary beside the file (the file a link names),
+        // renamed over it: its folder must take new files too.
+        std::error_code error;
+        const std::filesystem::path target = std::filesystem::canonical(path, error);
+        if (!error) folder = target.parent_path().string();
+        if (access(folder.c_str(), W_OK) != 0)
+            throw Error("cannot replace '" + path + "': folder '" + folder + "' is not writable (the new file is "
+                        "written beside the old one, then takes its name)");
         return;
     }
-    const std::string folder = parentDirectory(path);
     if (stat(folder.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
         throw Error("cannot write '" + path + "': folder '" + folder + "' does not exist");
     if (access(folder.c_str(), W_OK) != 0)
@@ -192,6 +252,16 @@ void pauseBeforeCommitForTests() {
     std::cerr << "glccl: test hook: pausing before the commit" << std::endl;
     const double wait = std::strtod(seconds, nullptr);
     if (wait > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+}
+
+void installCommitPauseForTests() {
+    const char* seconds = std::getenv("GLCCL_TEST_PAUSE_IN_COMMIT");
+    if (seconds == nullptr || *seconds == '\0') return;
+    const double wait = std::strtod(seconds, nullptr);
+    setCommitPauseForTests([wait] {
+        std::cerr << "glccl: test hook: pausing in the commit" << std::endl;
+        if (wait > 0.0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+    });
 }
 
 void printOutputNotes(const std::string& program, const std::vector<std::string>& notes) {

@@ -101,6 +101,23 @@ int parseInteger(const std::string& option, const std::string& text, int min, in
 std::pair<int, int> parseSize(const std::string& option, const std::string& text, bool allowSquare,
                               int largest = kMaxImageDimension);
 
+// The --tile of glccl label and glccl-mpi: "WxH" or "N" (a square), each
+// side 1..kMaxImageDimension, or "WxHxD", the bricks of a volume (each side
+// 1..2^31 - 1; depth 0 for the others); throws UsageError naming `option`.
+struct TileSize {
+    std::uint32_t width = 0, height = 0, depth = 0;
+};
+TileSize parseTileSize(const std::string& option, const std::string& text);
+
+// --memory-limit: "8G", "512M", "64K" (binary units, either case) or bytes
+// ("1000"); throws UsageError naming `option` for anything else or 0.
+std::uint64_t parseMemorySize(const std::string& option, const std::string& text);
+
+// --devices: "0,1,1", device numbers 0..1023; an empty entry ("0,,1", "0,")
+// is refused rather than skipped, since it is most likely a number left
+// out. Throws UsageError naming `option`.
+std::vector<int> parseDevices(const std::string& option, const std::string& text);
+
 // "name@WxH" of a generated input, e.g. "noise50@1024x768".
 struct GeneratedInput {
     std::string family;
@@ -145,6 +162,14 @@ void checkOutputExtension(const std::string& option, const std::string& path,
 // that long before the outputs of a run are committed, so that a test can
 // send a signal at that point. Does nothing without the variable.
 void pauseBeforeCommitForTests();
+
+// The second test hook, read by the command-line tools only: with
+// GLCCL_TEST_PAUSE_IN_COMMIT=SECONDS in the environment, every commit prints
+// "glccl: test hook: pausing in the commit" on stderr and waits that long
+// once it has begun (glccl::setCommitPauseForTests), so that a test can send
+// a signal during a commit. Call once at start-up; does nothing without the
+// variable.
+void installCommitPauseForTests();
 
 // Prints the notes of a committed (or failed) transaction on stderr, one
 // "PROGRAM: note: ..." line each.

@@ -6,7 +6,6 @@
 
 #include <mpi.h>
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -26,8 +25,9 @@ namespace {
 const char kHelp[] =
     "usage: mpirun -n P glccl-mpi label INPUT [options]\n"
     "\n"
-    "Labels INPUT (an .npy of any size, memory-mapped by every rank; or an image\n"
-    "glccl label reads) across P MPI ranks: each rank labels its block of tile rows\n"
+    "Labels INPUT (an .npy of any size, memory-mapped by every rank; a TIFF read\n"
+    "strip by strip, a stack of pages as a volume; or any other image glccl label\n"
+    "reads) across P MPI ranks: each rank labels its block of tile rows\n"
     "with its own workers, block borders are merged up a binary tree of ranks, the\n"
     "components are numbered by an exclusive scan, and every rank writes its rows of\n"
     "--labels (MPI-IO). The output is glccl label's, byte for byte.\n"
@@ -39,13 +39,16 @@ const char kHelp[] =
     "                                for 2-D images; 6, 18 and 26 for volumes\n"
     "  --channel-axis -1             a 3-D .npy is (height, width, 1|3|4), as with glccl\n"
     "                                label; without it, a volume (depth, height, width)\n"
-    "                                labeled in bricks, each rank a slab of slices\n"
-    "  --criterion C                 binary, binary:L, segments or threshold:T (default binary)\n"
+    "                                labeled in bricks, each rank a slab of slices (so is\n"
+    "                                a TIFF stack)\n"
+    "  --criterion C                 binary, binary:L, segments, threshold:T or delta:D\n"
+    "                                (default binary; see glccl label --help)\n"
     "  --labels OUT.npy              write the labels (uint32 or uint64, see --label-type)\n"
     "  --stats OUT.csv               write the component table\n"
     "  --force                       overwrite existing outputs\n"
     "  --tile WxH                    tile size (default: chosen by rank 0 for the backend)\n"
-    "  --tile WxHxD                  brick size of a volume (a 3-D .npy; ranks take slabs)\n"
+    "  --tile WxHxD                  brick size of a volume (a 3-D .npy or a TIFF stack;\n"
+    "                                ranks take slabs)\n"
     "  --memory-limit SIZE           host memory per rank to plan for, e.g. 8G\n"
     "  --devices LIST                workers of each rank, e.g. 0,1 (default for cuda,\n"
     "                                compute and raster: one worker, on the GPU numbered\n"
@@ -59,9 +62,8 @@ const char kHelp[] =
     "example (as root in a container add --allow-run-as-root):\n"
     "  mpirun -n 4 --oversubscribe glccl-mpi label huge.npy --backend cpu --labels labels.npy\n";
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
+// A mistake in the command line (exit status 2), as glccl's.
+using glccl::tools::UsageError;
 
 struct Command {
     std::string input, labels, stats;
@@ -69,14 +71,6 @@ struct Command {
     glccl::NpyChannelAxis channelAxis = glccl::NpyChannelAxis::None;
     bool force = false, timing = false, json = false, devicesGiven = false, connectivityGiven = false;
 };
-
-std::uint64_t parseUnsigned(const std::string& option, const std::string& text) {
-    std::uint64_t value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (error != std::errc() || end != text.data() + text.size())
-        throw UsageError(option + ": '" + text + "' is not a whole number");
-    return value;
-}
 
 Command parse(int argc, char** argv) {
     if (argc < 2 || std::string(argv[1]) != "label")
@@ -117,37 +111,14 @@ Command parse(int argc, char** argv) {
             else if (arg == "--json") command.json = true;
             else if (arg == "--label-type") options.labelType = glccl::parseLabelType(next());
             else if (arg == "--tile") {
-                // WxH, N (a square), or WxHxD for the bricks of a volume.
-                const std::string size = next();
-                const std::size_t x = size.find('x');
-                const std::size_t x2 = x == std::string::npos ? x : size.find('x', x + 1);
-                const std::uint64_t width = parseUnsigned(arg, size.substr(0, x));
-                const std::uint64_t height =
-                    x == std::string::npos ? width : parseUnsigned(arg, size.substr(x + 1, x2 == std::string::npos ? x2 : x2 - x - 1));
-                const std::uint64_t depth = x2 == std::string::npos ? 0 : parseUnsigned(arg, size.substr(x2 + 1));
-                if (width < 1 || height < 1 || width > glccl::kMaxTileSide || height > glccl::kMaxTileSide ||
-                    (x2 != std::string::npos && (depth < 1 || depth > glccl::kMaxTileSide)))
-                    throw UsageError("--tile: each side must be 1.." + std::to_string(glccl::kMaxTileSide));
-                options.tileWidth = std::uint32_t(width);
-                options.tileHeight = std::uint32_t(height);
-                options.tileDepth = std::uint32_t(depth);
+                const glccl::tools::TileSize tile = glccl::tools::parseTileSize(arg, next());
+                options.tileWidth = tile.width;
+                options.tileHeight = tile.height;
+                options.tileDepth = tile.depth;
             } else if (arg == "--memory-limit") {
-                std::string size = next();
-                std::uint64_t unit = 1;
-                const char suffix = size.empty() ? '\0' : size.back();
-                if (suffix == 'K' || suffix == 'M' || suffix == 'G' || suffix == 'T') {
-                    unit = std::uint64_t(1) << (suffix == 'K' ? 10 : suffix == 'M' ? 20 : suffix == 'G' ? 30 : 40);
-                    size.pop_back();
-                }
-                options.memoryLimit = parseUnsigned(arg, size) * unit;
+                options.memoryLimit = glccl::tools::parseMemorySize(arg, next());
             } else if (arg == "--devices") {
-                const std::string list = next();
-                std::size_t start = 0;
-                while (start <= list.size()) {
-                    const std::size_t comma = std::min(list.find(',', start), list.size());
-                    options.devices.push_back(int(parseUnsigned(arg, list.substr(start, comma - start))));
-                    start = comma + 1;
-                }
+                options.devices = glccl::tools::parseDevices(arg, next());
                 command.devicesGiven = true;
             } else if (arg.size() > 1 && arg[0] == '-') {
                 throw UsageError("unknown option '" + arg + "' (see glccl-mpi --help)");
@@ -305,16 +276,18 @@ int run(const Command& command, int rank) {
         printJson(command, result, milliseconds);
         return 0;
     }
+    // The summary line of glccl label.
+    const char* components = result.count == 1 ? "component" : "components";
     if (plan.isVolume()) {
-        std::printf("%s: %ux%ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
-                    plan.imageHeight(), plan.imageDepth(), static_cast<unsigned long long>(result.count), milliseconds,
-                    glccl::backendName(result.local.backend), result.local.device.c_str());
+        std::printf("%s: %ux%ux%u, %llu %s, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
+                    plan.imageHeight(), plan.imageDepth(), static_cast<unsigned long long>(result.count), components,
+                    milliseconds, glccl::backendName(result.local.backend), result.local.device.c_str());
         std::printf("  %d ranks, %ux%ux%u bricks of %ux%ux%u, %u worker(s) a rank, labels %s\n", result.ranks,
                     plan.tilesX(), plan.tilesY(), plan.tilesZ(), plan.tileWidth(), plan.tileHeight(), plan.tileDepth(),
                     result.local.workers, glccl::labelTypeName(result.labelType));
     } else {
-        std::printf("%s: %ux%u, %llu components, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
-                    plan.imageHeight(), static_cast<unsigned long long>(result.count), milliseconds,
+        std::printf("%s: %ux%u, %llu %s, %.2f ms (%s, %s)\n", command.input.c_str(), plan.imageWidth(),
+                    plan.imageHeight(), static_cast<unsigned long long>(result.count), components, milliseconds,
                     glccl::backendName(result.local.backend), result.local.device.c_str());
         std::printf("  %d ranks, %ux%u tiles of %ux%u, %u worker(s) a rank, labels %s\n", result.ranks, plan.tilesX(),
                     plan.tilesY(), plan.tileWidth(), plan.tileHeight(), result.local.workers,
@@ -356,8 +329,10 @@ int main(int argc, char** argv) {
     int status = 0;
     try {
         glccl::tools::applyTuningEnvironment();
-        // SIGINT, SIGTERM and SIGHUP leave no temporary of glccl's writers.
+        // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary of glccl's
+        // writers; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();
+        glccl::tools::installCommitPauseForTests();
         status = run(parse(argc, argv), rank);
     } catch (const UsageError& error) {
         if (rank == 0) std::cerr << "glccl-mpi: " << error.what() << '\n';

@@ -174,10 +174,11 @@ const char kLabelHelp[] =
     "\n"
     "Every output path is checked before anything is labeled: never an input or\n"
     "another output (by file identity), only regular files replaced. Outputs are\n"
-    "written to hidden temporaries and committed together: a failed run, or one\n"
-    "ended by Ctrl-C, SIGTERM or SIGHUP, leaves earlier files as they were (each\n"
-    "input of a batch is one such set). A batch goes on past an input that fails\n"
-    "(the error is printed on stderr), ends with the line\n"
+    "written to hidden temporaries and committed together: a failed run (a full\n"
+    "disk, ulimit -f), or one ended by Ctrl-C, SIGTERM, SIGHUP or SIGPIPE, leaves\n"
+    "earlier files as they were (each input of a batch is one such set). A batch\n"
+    "goes on past an input that fails (the error is printed on stderr), ends with\n"
+    "the line\n"
     "'N inputs, M labeled, F failed, total T ms' and exits with status 1 if any failed.\n"
     "\n"
     "Labels are 0 for background and 1..N in raster order of each component's\n"
@@ -188,8 +189,9 @@ const char kLabelHelp[] =
     "  column: labels equal scipy.ndimage.label's and scikit-image's. The summary\n"
     "  line says WxHxD, --table and --json add front, depth and centroid_z. Every\n"
     "  criterion applies. Volumes are labeled by the engines that take them (the\n"
-    "  router picks; the cpu reference takes every volume of one call) and at most\n"
-    "  32768 a side and 2^30 voxels.\n"
+    "  router picks; the cpu reference takes every volume of one call). A 3-D .npy\n"
+    "  or a TIFF stack past one call, past 32768 a side or 2^30 voxels, or past half\n"
+    "  the memory in one piece, is labeled in bricks (see \"huge images\").\n"
     "\n"
     "examples:\n"
     "  glccl label mask.png --color labels.png --stats stats.csv\n"
@@ -796,8 +798,10 @@ int main(int argc, char** argv) {
     using namespace glccl::tools;
     try {
         applyTuningEnvironment();
-        // SIGINT, SIGTERM and SIGHUP leave no temporary and no half-committed outputs.
+        // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary and no
+        // half-committed outputs; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();
+        installCommitPauseForTests();
         return dispatch(argc, argv);
     } catch (const UsageError& error) {
         reportError(error.what());

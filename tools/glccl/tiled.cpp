@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 
@@ -25,15 +26,16 @@ namespace glccl::tools {
 const char kTiledLabelHelp[] =
     "\n"
     "huge images (tiled labeling; one INPUT; docs/huge-images.md):\n"
-    "  An INPUT .npy or TIFF larger than one backend call takes (a side past 32768,\n"
-    "  or past the GPU's texture size) is labeled in tiles (.npy memory-mapped, TIFF\n"
-    "  read strip by strip or tile by tile), with the labels streamed into --labels;\n"
-    "  so is any INPUT given one of these options. The output is the one-piece\n"
-    "  labeling's, byte for byte.\n"
+    "  An INPUT .npy or TIFF (a TIFF stack is a volume) larger than one backend call\n"
+    "  takes (a side past 32768, or past the GPU's texture size), or than half the\n"
+    "  memory holds in one piece, is labeled in tiles or bricks (.npy memory-mapped,\n"
+    "  TIFF read strip by strip or tile by tile), with the labels streamed into\n"
+    "  --labels; so is any INPUT given one of these options. The output is the\n"
+    "  one-piece labeling's, byte for byte.\n"
     "  --tile WxH                    tile size (default: the largest the backend and the\n"
     "                                memory limit allow, at most 16384 a side)\n"
     "  --tile WxHxD                  brick size of a volume (a 3-D .npy: depth, height,\n"
-    "                                width; default: at most 512 a side)\n"
+    "                                width; or a TIFF stack; default: at most 512 a side)\n"
     "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
     "                                the physical memory): tiles and bands of labels are\n"
     "                                sized to fit it\n"
@@ -77,55 +79,6 @@ struct TiledCommand {
     bool connectivityGiven = false;
 };
 
-// "8G", "512M", "64K", "1000" (bytes); binary units.
-std::uint64_t parseMemorySize(const std::string& option, const std::string& text) {
-    std::uint64_t value = 0;
-    const char* end = text.data() + text.size();
-    const auto [rest, error] = std::from_chars(text.data(), end, value);
-    std::uint64_t unit = 1;
-    const std::string suffix(rest, end);
-    if (suffix == "K" || suffix == "k") unit = std::uint64_t(1) << 10;
-    else if (suffix == "M" || suffix == "m") unit = std::uint64_t(1) << 20;
-    else if (suffix == "G" || suffix == "g") unit = std::uint64_t(1) << 30;
-    else if (suffix == "T" || suffix == "t") unit = std::uint64_t(1) << 40;
-    else if (!suffix.empty()) unit = 0;
-    if (error != std::errc() || rest == text.data() || unit == 0 || value == 0 || value > UINT64_MAX / unit)
-        throw UsageError(option + ": '" + text + "' is not a memory size; expected bytes or a number with K, M, G "
-                         "or T, e.g. 8G");
-    return value * unit;
-}
-
-// "WxH", "N" (a square) or, for the bricks of a volume, "WxHxD".
-void parseTileSize(const std::string& option, const std::string& text, TiledOptions& options) {
-    const std::size_t first = text.find('x'), second = first == std::string::npos ? first : text.find('x', first + 1);
-    if (second == std::string::npos) {
-        const auto [width, height] = parseSize(option, text, true);
-        options.tileWidth = std::uint32_t(width);
-        options.tileHeight = std::uint32_t(height);
-        return;
-    }
-    options.tileWidth = std::uint32_t(parseInteger(option, text.substr(0, first), 1, INT32_MAX));
-    options.tileHeight = std::uint32_t(parseInteger(option, text.substr(first + 1, second - first - 1), 1, INT32_MAX));
-    options.tileDepth = std::uint32_t(parseInteger(option, text.substr(second + 1), 1, INT32_MAX));
-}
-
-// "0,1,1": device numbers, each 0..1023; an empty entry ("0,,1", "0,") is
-// refused rather than skipped, since it is most likely a number left out.
-std::vector<int> parseDevices(const std::string& option, const std::string& text) {
-    std::vector<int> devices;
-    std::size_t start = 0;
-    while (true) {
-        const std::size_t comma = text.find(',', start);
-        const std::string entry = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        if (entry.empty())
-            throw UsageError(option + ": '" + text + "' has an empty entry; expected device numbers separated by "
-                             "commas, e.g. 0,1");
-        devices.push_back(parseInteger(option, entry, 0, 1023));
-        if (comma == std::string::npos) return devices;
-        start = comma + 1;
-    }
-}
-
 TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     TiledCommand command;
     TiledOptions& options = command.options;
@@ -151,7 +104,10 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
             command.stats = cursor.valueOf(name, inlineValue);
             checkOutputExtension(name, command.stats, {".csv"}, "the component table is");
         } else if (name == "--tile") {
-            parseTileSize(name, cursor.valueOf(name, inlineValue), options);
+            const TileSize tile = parseTileSize(name, cursor.valueOf(name, inlineValue));
+            options.tileWidth = tile.width;
+            options.tileHeight = tile.height;
+            options.tileDepth = tile.depth;
         } else if (name == "--memory-limit") {
             options.memoryLimit = parseMemorySize(name, cursor.valueOf(name, inlineValue));
         } else if (name == "--devices") {
@@ -183,15 +139,35 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     return command;
 }
 
-// The route of `path` as the labeling of one call would see it (no pieces
-// forced), where its route streams it in pieces; nullopt where the file is
-// read whole (labeled by the ordinary command, whose own route may still
-// cut it in memory). Files past what readImage reads whole always stream.
-// Smaller ones stream where one call of the route's engine does not take
-// them: an image past 16384 a side, a volume past 2048 a side or 2^31
-// voxels (the smallest limits of the GPU engines' one call); below those,
-// nothing is routed here, so that a GL context is made only where one may
-// be needed.
+// The machine's memory as the command plans for it: physicalMemoryBytes(),
+// or, for tests, GLCCL_TEST_PHYSICAL_MEMORY (a size: "512M"), read by the
+// tools only, so that a test can show the planning on a small input.
+std::uint64_t plannedPhysicalMemory() {
+    const char* size = std::getenv("GLCCL_TEST_PHYSICAL_MEMORY");
+    if (size == nullptr || *size == '\0') return physicalMemoryBytes();
+    return parseMemorySize("GLCCL_TEST_PHYSICAL_MEMORY", size);
+}
+
+// Would labeling `shape` in one piece take more host memory than the
+// default memory limit of tiled runs (half the physical memory)? One piece
+// holds the input, its labels (4 bytes an element) and the engine's own
+// memory while it labels, counted as tiled runs count a worker's (12 bytes
+// an element): a file past that is streamed in tiles or bricks, planned
+// within the limit, rather than read whole.
+bool exceedsDefaultMemory(const Shape& shape, int pixelBytes) {
+    const std::uint64_t physical = plannedPhysicalMemory();
+    return physical != 0 && shape.count() * std::uint64_t(pixelBytes + 4 + 12) > physical / 2;
+}
+
+// The route of `path` (an .npy or a TIFF: an image, or a volume, a 3-D .npy
+// or a TIFF stack) where its route streams it in pieces; nullopt where the
+// file is read whole (labeled by the ordinary command, whose own route may
+// still cut it in memory). Files past what readImage reads whole, or past
+// what one piece should take of the memory, always stream. Smaller ones
+// stream where one call of the route's engine does not take them: an image
+// past 16384 a side, a volume past 2048 a side or 2^31 voxels (the smallest
+// limits of the GPU engines' one call); below those, nothing is routed
+// here, so that a GL context is made only where one may be needed.
 std::optional<Route> streamedRoute(Session& session, const std::string& path, Backend backend,
                                    NpyChannelAxis channelAxis) {
     Shape shape;
@@ -201,16 +177,21 @@ std::optional<Route> streamedRoute(Session& session, const std::string& path, Ba
         shape = npy.dimensions == 3
                     ? Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth))
                     : Shape::image(std::int64_t(npy.width), std::int64_t(npy.height));
+        channels = npy.channels == 1 ? 1 : 4;
         sampleBits = npy.sampleBits;
     } else {
-        const TiffImageSource tiff(path, ChannelMode::Gray);  // the header and strip places only
-        shape = Shape::image(tiff.width(), tiff.height());
+        // The page headers and strip places only; a stack's pages in one walk.
+        const TiffImageSource tiff(path, ChannelMode::Gray);
+        shape = tiff.dimensions() == 3 ? Shape::volume(tiff.width(), tiff.height(), tiff.depth())
+                                       : Shape::image(tiff.width(), tiff.height());
+        channels = tiff.channels();
         sampleBits = tiff.sampleBits();
     }
     std::int64_t largest = 0;
     for (int axis = 0; axis < shape.dimensions; ++axis) largest = std::max(largest, shape.extent(axis));
     InputDescription input = InputDescription::host(shape, channels, sampleBits);
-    input.streamed = std::uint64_t(largest) > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels;
+    input.streamed = std::uint64_t(largest) > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels ||
+                     exceedsDefaultMemory(shape, channels * sampleBits / 8);
     const bool small = shape.dimensions == 3 ? largest <= 2048 && shape.count() <= (std::uint64_t(1) << 31)
                                              : largest <= 16384;
     if (!input.streamed && small) return std::nullopt;
@@ -264,6 +245,9 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     checkDecodeFitsMemoryLimit(command.input, command.options.memoryLimit);
     const std::unique_ptr<ImageSource> source = openImageSource(command.input, mode, command.channelAxis);
     TiledOptions options = command.options;
+    // The default limit, half the memory, of the memory planned for.
+    if (options.memoryLimit == 0 && std::getenv("GLCCL_TEST_PHYSICAL_MEMORY") != nullptr)
+        options.memoryLimit = plannedPhysicalMemory() / 2;
     const std::string raised = raiseTinyTiles(options.tileWidth, options.tileHeight, options.tileDepth, source->width(),
                                               source->height(), source->depth());
     if (!raised.empty()) std::cerr << "glccl: note: " << raised << '\n';
@@ -447,21 +431,6 @@ std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
     // Looked at before any file is opened: a FIFO would block it.
     if (inputs.size() == 1 || asked)
         for (const std::string& input : inputs) checkInputFile(input);
-    // A TIFF stack is a volume, which the tiled path reads from .npy only.
-    if (inputs.size() == 1 && isTiffFile(inputs[0])) {
-        std::size_t slices = 1;
-        try {
-            slices = countTiffSlices(inputs[0]);
-        } catch (const Error&) {
-            return std::nullopt;  // the ordinary reader says why
-        }
-        if (slices > 1 && asked)
-            throw Error("'" + inputs[0] + "' is a TIFF stack of " + std::to_string(slices) +
-                             " slices, a volume; labeling in tiles (--tile, --memory-limit, --devices, --label-type) "
-                             "reads 2-D images and 3-D .npy files; a TIFF stack is read whole (label it "
-                             "without those options, or as a 3-D .npy)");
-        if (slices > 1) return std::nullopt;
-    }
     TiledCommand command;
     Session session;
     std::optional<Route> route;

@@ -21,6 +21,7 @@
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/output_transaction.hpp"
 #include "glccl/route.hpp"
 #include "glccl/texture.hpp"
 #include "cli_support.hpp"
@@ -383,6 +384,10 @@ int run(const Options& options) {
 
 int main(int argc, char** argv) {
     try {
+        // The screenshot and the dumps are outputs as glccl label's are:
+        // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary, and a file
+        // past ulimit -f is a write error.
+        glccl::installOutputSignalHandlers();
         return glccl::viewer::run(glccl::viewer::parseOptions(argc, argv));
     } catch (const glccl::viewer::UsageError& error) {
         std::fprintf(stderr, "glccl_viewer: %s\n%s", error.what(), glccl::viewer::kUsage);

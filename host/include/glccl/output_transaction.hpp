@@ -13,8 +13,8 @@
 //     the targets) happens before the first rename;
 //   - each replaced file is first hard-linked to a hidden backup, so that a
 //     rename failing half-way restores the files already replaced;
-//   - SIGINT, SIGTERM and SIGHUP (with installOutputSignalHandlers) wait for
-//     the end of a commit before the process ends.
+//   - SIGINT, SIGTERM, SIGHUP and SIGPIPE (with installOutputSignalHandlers)
+//     wait for the end of a commit before the process ends.
 // What is left is a process killed outright (SIGKILL, power loss) between
 // two renames of one commit, a window of a few system calls: some targets
 // new, some old, and the backups of the old ones as hidden files
@@ -26,6 +26,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,11 +97,20 @@ private:
 // cannot be written.
 void writeTextFile(const std::string& path, std::string_view text, bool overwrite);
 
-// For programs: SIGINT, SIGTERM and SIGHUP remove this process's output
-// temporaries, then end the process by the same signal (its exit status says
-// so); a signal arriving during a commit takes effect after it. A signal the
-// process started with ignored (nohup's SIGHUP) stays ignored. Installs
+// For programs: SIGINT, SIGTERM, SIGHUP and SIGPIPE remove this process's
+// output temporaries, then end the process by the same signal (its exit
+// status says so); a signal arriving during a commit takes effect after it,
+// and says on stderr ("PROGRAM: SIGINT arrived while the outputs took their
+// names; every output was written first, ...") that the outputs were
+// written. A signal the process started with ignored (nohup's SIGHUP) stays
+// ignored. SIGXFSZ is ignored, so that a file past `ulimit -f` fails its
+// write with EFBIG and the run cleans up as after any write error. Installs
 // handlers process-wide; call once at start-up. The library never calls it.
 void installOutputSignalHandlers();
+
+// For tests of programs: `pause` runs inside every commit, once the signals
+// above wait for its end and before the first output takes its name, so
+// that a test can send a signal during a commit. Empty (the default): none.
+void setCommitPauseForTests(std::function<void()> pause);
 
 }  // namespace glccl

@@ -122,15 +122,21 @@ private:
 // A TIFF or BigTIFF file, read strip by strip or tile by tile through
 // libtiff: only the strips or tiles under the rows being labeled are
 // decoded and held (each once, shared by the tiles that need it, dropped on
-// release()), so host memory is bounded by a band, not the image. The
-// files and samples glccl::readImage takes (8- and 16-bit gray, 32-bit
-// gray, RGB/RGBA read as readImage reads them in `mode`; uncompressed, LZW,
-// Deflate, PackBits, ZSTD), with sides up to 2^31 - 1 and strips or tiles of
-// at most 256 MiB decoded each (detail::kMaxStrileBytes). Thread-safe: up to
-// one libtiff handle per reading thread. Throws glccl::Error
+// release()), so host memory is bounded by a band, not the image. A file of
+// several full-resolution pages is a stack, a volume of a page a slice (its
+// lines z * height + y, as a 3-D .npy's): a layer of bricks reads its range
+// of pages. The files and samples glccl::readImage takes (8- and 16-bit
+// gray, 32-bit gray, RGB/RGBA read as readImage reads them in `mode`;
+// uncompressed, LZW, Deflate, PackBits, ZSTD; a stack's pages of one size
+// and type), with sides up to 2^31 - 1, a stack of up to 2^32 - 1 rows in
+// all, and strips or tiles of at most 256 MiB decoded each
+// (detail::kMaxStrileBytes). The pages are found in one walk over the
+// file's directories, each header checked as it is reached. Thread-safe: up
+// to one libtiff handle per reading thread. Throws glccl::Error
 // ("glccl::TiffImageSource: 'PATH': TIFF: ...") for a file readImage would
-// refuse (truncated, corrupt, unsupported) and for strips too large; a
-// strip or tile that fails to decode fails the read() that needs it.
+// refuse (truncated, corrupt, unsupported, pages that differ) and for
+// strips too large; a strip or tile that fails to decode fails the read()
+// that needs it.
 class TiffImageSource : public ImageSource {
 public:
     TiffImageSource(const std::string& path, ChannelMode mode);
@@ -140,8 +146,11 @@ public:
 
     std::uint32_t width() const override;
     std::uint32_t height() const override;
+    std::uint32_t depth() const override;  // pages: 1 for an image
+    int dimensions() const override;       // 3 for a stack
     int channels() const override;
     int sampleBits() const override;
+    // A rectangle of an image, or of the lines of a stack (z * height + y).
     void readInto(std::uint32_t x0, std::uint32_t y0, std::uint32_t width, std::uint32_t height,
                   std::uint8_t* pixels) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
@@ -173,8 +182,9 @@ bool isNpyFile(const std::string& path);
 
 // The source for an input file: a memory-mapped NpyImageSource for .npy (a
 // 3-D array without a named channel axis read as a volume), a
-// TiffImageSource for TIFF and BigTIFF, else the whole image read by
-// glccl::readImage into memory (held by the returned source).
+// TiffImageSource for TIFF and BigTIFF (a stack read as a volume), else the
+// whole image read by glccl::readImage into memory (held by the returned
+// source).
 std::unique_ptr<ImageSource> openImageSource(const std::string& path, ChannelMode mode,
                                              NpyChannelAxis channelAxis = NpyChannelAxis::None);
 
