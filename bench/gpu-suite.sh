@@ -12,7 +12,7 @@
 #             up to 2048 a side, 300 random volumes up to 96 a side at 6, 18
 #             and 26 (binary), 100 random volumes of segments, each 10 times
 #   stages    per-stage device times of this build and of the glccl in
-#             $BEFORE (a build of the commit before), three runs each,
+#             $BEFORE (a build of the commit before), $ROUNDS runs each (3),
 #             alternated, at 8- and 4-connectivity and on 512^3 volumes,
 #             compared by bench/stage_diff.py (stages.md)
 #   python    the Python tests that need a GPU (CuPy, torch, batches), with
@@ -55,7 +55,7 @@ run_validate() {
 run_stages() {
   [ -x "${BEFORE:-}" ] || { echo "stages: BEFORE names no glccl of the build before" >&2; return 2; }
   local code=0 round binary tag
-  for round in 1 2 3; do
+  for round in $(seq 1 "${ROUNDS:-3}"); do
     for tag in before after; do
       binary=$glccl
       [ $tag = before ] && binary=$BEFORE
