@@ -296,7 +296,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t joinedBits = patch.joinRuns(segmentX, segmentY, runKeys);
     __syncthreads();
     WarpLinks<uint2, kLinkQueue> links{sQueue[t / 32], t % 32};
-    auto unite = [&](const uint2& link) { patch.forest().unite(link.x, link.y); };
+    auto unite = [&](const uint2& link) { patch.forest().template unite<true, LinkSite::Either>(link.x, link.y); };
     patch.uniteSegment(segmentX, segmentY, joinedBits, runKeys, links, unite);
     links.flush(unite);
     __syncthreads();

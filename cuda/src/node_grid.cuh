@@ -182,7 +182,10 @@ struct Forest {
 
     // union_find.cuh's union, halving paths. Only before count_roots: its
     // rank flags must never be copied into another node.
-    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const { keys().unite(a, b); }
+    // The 2-D block kernels' form (union_find.cuh, LinkSite).
+    __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
+        keys().template unite<true, LinkSite::Either>(a, b);
+    }
 };
 
 // The grid's node size as compile-time constants, for the launches of the

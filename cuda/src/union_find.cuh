@@ -68,6 +68,14 @@ struct SharedEntries {
     }
 };
 
+// Where a union's code writes its link, at the larger root either way:
+//   Ordered  the roots ordered first, one atomic site (the least code: the
+//            volume kernels and Stava & Benes' kernels);
+//   Either   a branch for each order, an atomic site in each (the 2-D block
+//            kernels local_merge and merge_borders, where it measured faster
+//            on the densest images).
+enum class LinkSite { Ordered, Either };
+
 // Keys that are their own slots: linear pixel or voxel indices (Stava &
 // Benes' label arrays).
 struct IndexSlots {
@@ -123,21 +131,32 @@ struct KeyForest {
     // kHalving false walks without writing (rootOf): Stava & Benes' 2-D
     // merge, whose flatten_borders shortens the trees between levels, and
     // their volume patches' voxels, whose trees one barrier later are read
-    // once.
-    template <bool kHalving = true>
+    // once. kSite says where the code writes the link (the same unions
+    // either way; each kernel takes the form measured faster for it).
+    template <bool kHalving = true, LinkSite kSite = LinkSite::Ordered>
     __device__ __forceinline__ void unite(std::uint32_t a, std::uint32_t b) const {
         for (;;) {
             a = kHalving ? rootHalving(a) : rootOf(a);
             b = kHalving ? rootHalving(b) : rootOf(b);
             if (a == b) return;
-            if (a > b) {
-                const std::uint32_t t = a;
-                a = b;
-                b = t;
+            if constexpr (kSite == LinkSite::Ordered) {
+                if (a > b) {
+                    const std::uint32_t t = a;
+                    a = b;
+                    b = t;
+                }
+                const std::uint32_t old = parents.lower(slotOf(b), a);
+                if (old == b) return;
+                b = old;
+            } else if (a < b) {
+                const std::uint32_t old = parents.lower(slotOf(b), a);
+                if (old == b) return;
+                b = old;
+            } else {
+                const std::uint32_t old = parents.lower(slotOf(a), b);
+                if (old == a) return;
+                a = old;
             }
-            const std::uint32_t old = parents.lower(slotOf(b), a);
-            if (old == b) return;
-            b = old;
         }
     }
 };
