@@ -380,8 +380,16 @@ Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const 
         if (backend != Backend::Auto && !capabilitiesOf(backend, nullptr).reaches(Residence::CudaDevice))
             throw py::value_error(why + "; device arrays (__cuda_array_interface__, DLPack) are labeled by the cuda "
                                         "backend, numpy arrays by every backend");
-        if (!capabilitiesOf(Backend::Cuda, nullptr).takesSampleBits(described.sampleBits))
-            throw py::type_error(why + " (a device array of typestr '" + input.typestr + "')");
+        const EngineCapabilities cuda = capabilitiesOf(Backend::Cuda, nullptr);
+        if (!cuda.takesSampleBits(described.sampleBits)) {
+            // The dtypes of the samples it takes, as numpy names them.
+            std::string dtypes;
+            for (const int bits : cuda.sampleBits)
+                dtypes += (dtypes.empty() ? "" : ", ") + std::string(bits == 8 ? "bool, " : "") + "uint" +
+                          std::to_string(bits);
+            throw py::type_error(why + " (a device array of typestr '" + input.typestr + "'; device arrays are " +
+                                 dtypes + ")");
+        }
         throw std::runtime_error(why);
     }
 }
