@@ -64,7 +64,7 @@ DeviceLabelers::~DeviceLabelers() = default;
 bool builtWithCuda() { return false; }
 
 py::tuple labelDeviceArray(const py::handle&, const py::handle&, Connectivity, const Criterion&, Backend, bool,
-                           DeviceLabelers&, const std::string& where) {
+                           DeviceLabelers&, const std::string& where, Backend*) {
     throw py::type_error(where + ": this glccl module was built without CUDA, so it does not take device arrays "
                                  "(__cuda_array_interface__, e.g. CuPy); pass a numpy array (cupy.asnumpy(a)) or "
                                  "rebuild glccl with a CUDA compiler");
@@ -398,7 +398,7 @@ Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const 
 
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable, DeviceLabelers& labelers,
-                           const std::string& where) {
+                           const std::string& where, Backend* ran) {
     DeviceView input = readDeviceArray(image, "the image", where);
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
     const bool volume = dimensionsOf(connectivity) == 3;
@@ -426,6 +426,7 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
     const Shape shape = volume ? Shape::volume(width, height, depth) : Shape::image(width, height);
     const Route route =
         routeDeviceArray(labelers, input, shape, planes == 1 ? 1 : 4, connectivity, criterion, backend, where);
+    if (ran) *ran = route.backend;
     checkCriterionForSampleBits(criterion, 8, where);
     const int device = deviceOf(input.data, "the image", where);
 

@@ -64,9 +64,10 @@ public:
 // no CuPy to allocate the output), ValueError (shape, layout, memory that is
 // not on a device, another backend), RuntimeError (no CUDA device, the cuda
 // backend's own refusals, e.g. binary with a level).
+// `ran`, if given, receives the backend that labeled it (its route's).
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable,
-                           DeviceLabelers& labelers, const std::string& where);
+                           DeviceLabelers& labelers, const std::string& where, Backend* ran = nullptr);
 
 // A stack of N 2-D images in device memory, (N, H, W) bool or uint8, or
 // (N, H, W, 4) uint8 for threshold, labeled as one batch (one launch

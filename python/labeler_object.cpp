@@ -49,9 +49,10 @@ public:
         const std::unique_lock<std::mutex> lock = lockWithoutGil(mutex_);
         if (isDeviceArray(image)) {
             checkDeviceArrayShape(image, options_.connectivity, channelAxis, where);
+            Backend ran = Backend::Auto;
             py::tuple result = labelDeviceArray(image, out, options_.connectivity, options_.criterion,
-                                                options_.backend, returnTable, device_, where);
-            lastBackend_ = Backend::Cuda;
+                                                options_.backend, returnTable, device_, where, &ran);
+            lastBackend_ = ran;
             return result;
         }
         if (!out.is_none() && isDeviceArray(out))
