@@ -217,6 +217,11 @@ std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned wo
            source.bandBytes(std::uint32_t(std::min<std::uint64_t>(sourceLines, UINT32_MAX)));
 }
 
+// Apart from planTilesFor because the two are bounded differently: a tile
+// by the engine's largest side (a GPU texture), with rows kept wide for the
+// bands written from the top; a brick by what one call of the engine takes
+// of a volume (exceedsOneCall: a 3-D texture's side and 2^30 voxels) and by
+// exact coordinate sums, halving its longest side.
 TilePlan planBricks(const ImageSource& source, const TiledOptions& options, const BackendLimits& limits,
                     unsigned workers, std::uint64_t* memoryEstimate) {
     const std::string where = "glccl::labelTiled(): ";
