@@ -75,7 +75,7 @@ void requireTiledLikeReference(const ImageSource& source, const Image& whole, co
         for (const auto& [tw, th] : std::vector<std::pair<std::uint32_t, std::uint32_t>>{{5, 4}, {17, 9}, {64, 1}}) {
             LabelingSink sink;
             TiledOptions options = glccl::test::cpuTiles(connectivity, criterion, tw, th);
-            options.devices = {0, 0};  // two readers at once
+            options.devices.assign(2, 0);  // two readers at once
             labelTiled(source, options, sink);
             const Comparison comparison =
                 compareLabelings(labelReference(whole, connectivity, criterion), sink.labeling());
@@ -285,7 +285,7 @@ TEST_CASE("a TIFF stack reads as the volume readImage reads, its lines across pa
             for (const auto& [bw, bh, bd] : std::vector<std::array<std::uint32_t, 3>>{{16, 16, 4}, {37, 7, 3}, {5, 29, 11}}) {
                 TiledOptions options = glccl::test::cpuTiles(connectivity, Criterion::segments(), bw, bh);
                 options.tileDepth = bd;
-                options.devices = {0, 0};
+                options.devices.assign(2, 0);
                 LabelingSink sink;
                 labelTiled(*source, options, sink);
                 const Comparison comparison =
