@@ -155,12 +155,24 @@ Criterion parseCriterion(const py::handle& value, const std::string& where) {
 
 Backend parseBackend(const py::handle& value, const std::string& where) {
     if (!py::isinstance<py::str>(value))
-        throw py::type_error(where + ": backend must be a str: auto, compute, raster, cuda or cpu");
+        throw py::type_error(where + ": backend must be a str: auto, compute, raster, cuda, cpu or reference");
     try {
         return glccl::parseBackend(value.cast<std::string>());
     } catch (const Error& error) {
         throw py::value_error(where + ": " + error.what());
     }
+}
+
+int parseThreads(const py::handle& value, const std::string& where) {
+    if (value.is_none()) return 0;
+    const std::optional<py::int_> integer = integerOf(value);
+    if (!integer)
+        throw py::type_error(where + ": threads must be None or an int, not " +
+                             std::string(py::str(py::type::of(value).attr("__name__"))));
+    if (*integer < py::int_(1) || *integer > py::int_(kMostThreads))
+        throw py::value_error(where + ": threads must be None (every core this process may run on) or 1.." +
+                              std::to_string(kMostThreads) + ", not " + std::string(py::str(value)));
+    return integer->cast<int>();
 }
 
 void checkCriterionForSampleBits(const Criterion& criterion, int sampleBits, const std::string& where) {

@@ -54,8 +54,15 @@ void checkDeviceArrayShape(const py::handle& image, Connectivity connectivity, s
 // against the image's sampleBits once the image is known (checkCriterionForSampleBits).
 Criterion parseCriterion(const py::handle& value, const std::string& where);
 
-// "auto", "compute", "raster", "cuda" or "cpu".
+// "auto", "compute", "raster", "cuda", "cpu" or "reference".
 Backend parseBackend(const py::handle& value, const std::string& where);
+
+// The most threads a call may ask the cpu engine for.
+constexpr int kMostThreads = 1024;
+
+// The cpu engine's threads: None (0: every core this process may run on) or
+// an int in 1..kMostThreads (TypeError, ValueError otherwise).
+int parseThreads(const py::handle& value, const std::string& where);
 
 // ValueError when the criterion's threshold or level exceeds what samples of
 // `sampleBits` bits hold (a threshold of 300 on uint8 images).

@@ -36,10 +36,11 @@ labels (N, H, W) uint32, counts (N,) uint32, tables a list of N table dicts
     return_table asks for the tables.)doc";
 
 py::tuple labelBatch(const py::object& stack, const py::object& connectivity, const py::object& criterion,
-                     bool returnTable, const py::object& backend) {
+                     bool returnTable, const py::object& backend, const py::object& threads) {
     const std::string where = "glccl.label_batch()";
     const Criterion parsedCriterion = parseCriterion(criterion, where);
     const Backend parsedBackend = parseBackend(backend, where);
+    parseThreads(threads, where);  // refused here, in this call's words
     if (isDeviceArray(stack)) {
         const Connectivity parsed = parseConnectivity(connectivity, 2, where);
         if (dimensionsOf(parsed) != 2)
@@ -79,7 +80,8 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
     py::object counts = numpy.attr("zeros")(images, uint32);
     py::list tables;
     if (images > 0) {
-        const py::object labeler = py::module_::import("glccl").attr("Labeler")(connectivity, criterion, backend);
+        const py::object labeler =
+            py::module_::import("glccl").attr("Labeler")(connectivity, criterion, backend, py::arg("threads") = threads);
         const py::object channelAxis = color ? py::object(py::int_(-1)) : py::object(py::none());
         for (py::ssize_t i = 0; i < images; ++i) {
             try {
@@ -110,6 +112,7 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
 void bindLabelBatch(py::module_& m) {
     m.def("label_batch", &labelBatch, py::arg("stack"), py::arg("connectivity") = 8,
           py::arg("criterion") = "binary", py::arg("return_table") = false, py::arg("backend") = "auto",
+          py::arg("threads").none() = py::none(),
           kLabelBatchDoc);
 }
 

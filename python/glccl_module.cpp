@@ -107,11 +107,12 @@ void labelHostCall(HostCall& call, const std::string& where) {
 
 py::tuple label(const py::object& image, const py::object& connectivity, const py::object& criterion,
                 const py::object& backend, bool returnTable, const py::object& channelAxisArgument,
-                const py::object& progress) {
+                const py::object& progress, const py::object& threads) {
     const std::string where = "glccl.label()";
     LabelOptions options;
     options.criterion = parseCriterion(criterion, where);
     options.backend = parseBackend(backend, where);
+    options.threads = parseThreads(threads, where);
     const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
     if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
         throw py::type_error(where + ": progress must be None or a callable taking (stage, seconds), not " +
@@ -186,7 +187,8 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
 
     m.def("label", &label, py::arg("image"), py::arg("connectivity").none() = py::none(),
           py::arg("criterion") = "binary", py::arg("backend") = "auto", py::arg("return_table") = false,
-          py::arg("channel_axis").none() = py::none(), py::arg("progress").none() = py::none(), kLabelDoc);
+          py::arg("channel_axis").none() = py::none(), py::arg("progress").none() = py::none(),
+          py::arg("threads").none() = py::none(), kLabelDoc);
     m.def("backends", &backends, R"doc(backends()
 
 The labeling engines and whether they run in this process: a list of dicts

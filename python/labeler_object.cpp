@@ -33,13 +33,15 @@ std::unique_lock<std::mutex> lockWithoutGil(std::mutex& mutex) {
 
 class Labeler {
 public:
-    Labeler(const py::object& connectivity, const py::object& criterion, const py::object& backend) {
+    Labeler(const py::object& connectivity, const py::object& criterion, const py::object& backend,
+            const py::object& threads) {
         const std::string where = "glccl.Labeler()";
         options_.connectivity = parseConnectivity(connectivity, 2, where);
         // A glccl.Labeler labels 2-D images: the rule of every 2-D shape.
         checkConnectivityFits(options_.connectivity, Shape{}, where);
         options_.criterion = parseCriterion(criterion, where);
         options_.backend = parseBackend(backend, where);
+        options_.threads = parseThreads(threads, where);
     }
 
     py::tuple label(const py::object& image, const py::object& out, bool returnTable,
@@ -211,8 +213,9 @@ RuntimeError when the backend cannot run or labeling fails.)doc";
 
 void bindLabeler(py::module_& module) {
     py::class_<Labeler>(module, "Labeler", kClassDoc)
-        .def(py::init<const py::object&, const py::object&, const py::object&>(), py::arg("connectivity") = 8,
-             py::arg("criterion") = "binary", py::arg("backend") = "auto")
+        .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&>(),
+             py::arg("connectivity") = 8, py::arg("criterion") = "binary", py::arg("backend") = "auto",
+             py::arg("threads").none() = py::none())
         .def("label", &Labeler::label, py::arg("image"), py::arg("out") = py::none(),
              py::arg("return_table") = false, py::arg("channel_axis") = py::none(), kLabelDoc)
         .def_property_readonly("connectivity", &Labeler::connectivity, "4, 8, 6, 18 or 26.")

@@ -160,7 +160,7 @@ def _deliver(labels, n, dtype, out, where):
 
 
 def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto", return_table=False, channel_axis=None,
-          *, out=None, dtype=None, progress=None, **unknown):
+          *, out=None, dtype=None, progress=None, threads=None, **unknown):
     """Connected-component labeling of a 2-D image or a 3-D volume.
 
     Parameters
@@ -238,6 +238,11 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         copied, "label" while it is labeled) and once with "done" at the end.
         An exception it raises ends the call with that exception, as Ctrl-C
         does with KeyboardInterrupt.
+    threads : int or None (keyword only)
+        Threads of the CPU engine (backend "cpu", and "auto" where it picks
+        that engine): None (the default) for every core this process may run
+        on, else 1 to 1024. The labels and table are the same for every
+        count.
 
     Returns
     -------
@@ -298,7 +303,7 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     wanted = _label_dtype(dtype, where)
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
-    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress)
+    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress, threads)
     labels = _deliver(result[0], result[1], wanted, out, where)
     if return_table:
         return labels, result[1], ComponentTable.from_columns(result[2])
@@ -308,9 +313,9 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
 class Labeler(_glccl.Labeler):
     __doc__ = _glccl.Labeler.__doc__
 
-    def __init__(self, connectivity=8, criterion="binary", backend="auto", **unknown):
+    def __init__(self, connectivity=8, criterion="binary", backend="auto", *, threads=None, **unknown):
         _refuse_unknown(unknown, "glccl.Labeler()")
-        super().__init__(connectivity, criterion, backend)
+        super().__init__(connectivity, criterion, backend, threads)
 
     def label(self, image, out=None, return_table=False, channel_axis=None, **unknown):
         _refuse_unknown(unknown, "glccl.Labeler.label()")
@@ -322,9 +327,10 @@ class Labeler(_glccl.Labeler):
     label.__doc__ = _glccl.Labeler.label.__doc__
 
 
-def label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto", **unknown):
+def label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto", *, threads=None,
+                **unknown):
     _refuse_unknown(unknown, "glccl.label_batch()")
-    result = _glccl.label_batch(stack, connectivity, criterion, bool(return_table), backend)
+    result = _glccl.label_batch(stack, connectivity, criterion, bool(return_table), backend, threads)
     if not return_table:
         return result
     labels, counts, tables = result

@@ -79,6 +79,7 @@ def label(
     out: Optional[Any] = None,
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
 ) -> Tuple[Any, int]: ...
 @overload
 def label(
@@ -92,6 +93,7 @@ def label(
     out: Optional[Any] = None,
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
 ) -> Tuple[Any, int, ComponentTable]: ...
 @overload
 def label(
@@ -105,6 +107,7 @@ def label(
     out: Optional[Any] = None,
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
 ) -> Tuple[Labels, int]: ...
 @overload
 def label(
@@ -118,6 +121,7 @@ def label(
     out: Optional[Any] = None,
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 @overload
 def label(
@@ -131,6 +135,7 @@ def label(
     out: Optional[Any] = None,
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 def backends() -> list[BackendInfo]: ...
 
@@ -162,6 +167,8 @@ class Labeler:
         connectivity: Connectivity = 8,
         criterion: Criterion = "binary",
         backend: BackendName = "auto",
+        *,
+        threads: Optional[int] = None,
     ) -> None: ...
     @overload
     def label(
@@ -220,6 +227,8 @@ def label_batch(
     criterion: Criterion = "binary",
     return_table: Literal[False] = False,
     backend: BackendName = "auto",
+    *,
+    threads: Optional[int] = None,
 ) -> Tuple[Any, Any]: ...
 @overload
 def label_batch(
@@ -229,4 +238,5 @@ def label_batch(
     *,
     return_table: Literal[True],
     backend: BackendName = "auto",
+    threads: Optional[int] = None,
 ) -> Tuple[Any, Any, list[ComponentTable]]: ...
