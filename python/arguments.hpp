@@ -57,9 +57,6 @@ Criterion parseCriterion(const py::handle& value, const std::string& where);
 // "auto", "compute", "raster", "cuda", "cpu" or "reference".
 Backend parseBackend(const py::handle& value, const std::string& where);
 
-// The most threads a call may ask the cpu engine for.
-constexpr int kMostThreads = 1024;
-
 // The cpu engine's threads: None (0: every core this process may run on) or
 // an int in 1..kMostThreads (TypeError, ValueError otherwise).
 int parseThreads(const py::handle& value, const std::string& where);

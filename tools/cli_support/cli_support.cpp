@@ -18,6 +18,7 @@
 
 #include "byte_size_text.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/labeler.hpp"
 #include "glccl/output_transaction.hpp"
 
 namespace glccl::tools {
@@ -707,6 +708,8 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
         };
         if (name == "--backend") {
             options.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
+        } else if (name == "--threads") {
+            options.threads = parseInteger(name, cursor.valueOf(name, inlineValue), 1, kMostThreads);
         } else if (name == "--connectivity") {
             options.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
             options.connectivityGiven = true;

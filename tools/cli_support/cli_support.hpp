@@ -321,6 +321,7 @@ struct OutputPaths {
 struct LabelCommand {
     std::vector<std::string> arguments;  // INPUT and FOLDER arguments as given
     Backend backend = Backend::Auto;
+    int threads = 0;  // --threads: the cpu engine's (0: every core this process may run on)
     // --connectivity, or the default of each input: 8 for a 2-D image, 26
     // for a volume (connectivityFor).
     Connectivity connectivity = Connectivity::Eight;

@@ -107,6 +107,9 @@ const char kLabelHelp[] =
     "                                           CUDA directly, without a texture)\n"
     "                                  cpu      the CPU engine: every core, no GL context\n"
     "                                  reference  the union-find oracle: one thread, slow\n"
+    "  --threads N                   threads of the cpu engine (default: every core this\n"
+    "                                process may run on); the labels are the same for\n"
+    "                                every count\n"
     "  --connectivity 4|8|6|18|26    neighbourhood: 4 or 8 for 2-D images (default 8);\n"
     "                                6 (faces), 18 (and edges) or 26 (and corners) for\n"
     "                                volumes (default 26, as cc3d and scikit-image)\n"
@@ -611,6 +614,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     labelOptions.connectivity = result.connectivity;
     labelOptions.criterion = options.criterion;
     labelOptions.timings = options.timing;
+    labelOptions.threads = options.threads;
     {
         const PhaseTimer timer(seconds.labeling);
         if (options.timing) {
@@ -665,6 +669,7 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
         warmUp.backend = session.resolve(options.backend, InputDescription::host(Shape::image(16384, 16384), 1, 8));
         warmUp.connectivity = options.connectivity;
         warmUp.criterion = options.criterion;
+        warmUp.threads = options.threads;
         // A level or threshold past 8 bits is for deeper inputs: those warm
         // up on 16 or 32 bits, so that the level is checked against the
         // input's own sampleBits, not the warm-up's.

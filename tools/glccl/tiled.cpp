@@ -63,7 +63,8 @@ bool isTiledOption(const std::string& name) {
 // Options of glccl label that take a value, so that the value is not taken
 // for an INPUT when looking for one.
 bool takesValue(const std::string& name) {
-    return isTiledOption(name) || name == "--backend" || name == "--connectivity" || name == "--criterion" ||
+    return isTiledOption(name) || name == "--backend" || name == "--threads" || name == "--connectivity" ||
+           name == "--criterion" ||
            name == "--channel-axis" ||
            name == "--labels" || name == "--stats" || name == "--color" || name == "--label-image" ||
            name == "--out-dir";
@@ -88,6 +89,8 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
         if (name == "--backend") {
             options.label.backend = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseBackend);
+        } else if (name == "--threads") {
+            options.label.threads = parseInteger(name, cursor.valueOf(name, inlineValue), 1, kMostThreads);
         } else if (name == "--connectivity") {
             options.label.connectivity = parseOptionValue(name, cursor.valueOf(name, inlineValue), parseConnectivity);
             command.connectivityGiven = true;

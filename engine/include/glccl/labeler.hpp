@@ -36,6 +36,9 @@ namespace glccl {
 
 struct Route;  // glccl/route.hpp
 
+// The most threads a call may ask the cpu engine for (LabelOptions::threads).
+constexpr int kMostThreads = 1024;
+
 struct LabelOptions {
     Connectivity connectivity = Connectivity::Eight;
     Criterion criterion = Criterion::binary();
@@ -45,8 +48,8 @@ struct LabelOptions {
     // Per-stage GPU times (timer queries) in stageTimings(). Costs a glFinish
     // before the first stage, so that the host's pending work is not counted.
     bool timings = false;
-    // Threads of the cpu engine: 0 for the cores this process may run on.
-    // Its labels and table are the same for every count.
+    // Threads of the cpu engine: 0 for the cores this process may run on,
+    // else 1..kMostThreads. Its labels and table are the same for every count.
     int threads = 0;
 };
 
