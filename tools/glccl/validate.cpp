@@ -71,6 +71,11 @@ const char kValidateHelp[] =
     "                                same COUNT@SIDE gives the same images every run\n"
     "  --random-volumes COUNT@SIDE   COUNT random volumes (repeatable), each of a random\n"
     "                                size up to SIDE a side and a random density\n"
+    "  --threads LIST                thread counts of the cpu engine, e.g. 1,2,3,7,16,all\n"
+    "                                (all: every core this process may run on, the\n"
+    "                                default): each count labels every input, a\n"
+    "                                comparison of its own (its labels are the same for\n"
+    "                                every count)\n"
     "  --repeat N                    label every input N times with each backend; every\n"
     "                                repetition must equal the reference (races in a\n"
     "                                GPU backend's atomics show up here; default 1)\n"
@@ -137,6 +142,9 @@ struct ValidateOptions {
     std::vector<RandomInputs> random;
     std::vector<RandomInputs> randomVolumes;
     int repeat = 1;
+    // --threads: the counts the cpu engine labels every input with, each a
+    // comparison of its own (0: every core this process may run on).
+    std::vector<int> threads = {0};
     std::vector<Backend> backends;  // the backends compared with the reference (auto resolved later)
     bool backendsNamed = false;     // --backends was given: a backend that cannot run is an error
     std::vector<Connectivity> connectivities = {Connectivity::Eight};
@@ -187,6 +195,10 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
             (name == "--random" ? options.random : options.randomVolumes).push_back(random);
         } else if (name == "--repeat") {
             options.repeat = parseInteger(name, cursor.valueOf(name, inlineValue), 1, 100000);
+        } else if (name == "--threads") {
+            options.threads.clear();
+            for (const std::string& count : splitList(name, cursor.valueOf(name, inlineValue)))
+                options.threads.push_back(count == "all" ? 0 : parseInteger(name, count, 1, kMostThreads));
         } else if (name == "--connectivity") {
             const std::string value = cursor.valueOf(name, inlineValue);
             if (value == "both") {
@@ -446,25 +458,34 @@ private:
                         ")";
                 continue;
             }
-            progress_.update(where + " " + backendName(backend), false);
-            Outcome outcome = runAndJudge(backend, fromHost ? nullptr : texture, fromHost ? &image : nullptr,
-                                          uploadError, connectivity, reference);
-            ++tally_.comparisons;
-            switch (outcome.kind) {
-                case Outcome::Kind::Identical:
-                    ++tally_.identical;
-                    break;
-                case Outcome::Kind::Renumbered:
-                case Outcome::Kind::Different:
-                    ++tally_.different;
-                    break;
-                case Outcome::Kind::Failed:
-                    ++tally_.failed;
-                    break;
+            // The cpu engine once per thread count; the others once.
+            const std::vector<int> counts = backend == Backend::Cpu ? options_.threads : std::vector<int>{0};
+            for (const int threads : counts) {
+                const std::string name = std::string(backendName(backend)) +
+                                         (counts.size() > 1 ? "/" + (threads == 0 ? std::string("all")
+                                                                                  : std::to_string(threads))
+                                                            : "");
+                progress_.update(where + " " + name, false);
+                Outcome outcome = runAndJudge(backend, threads, fromHost ? nullptr : texture,
+                                              fromHost ? &image : nullptr, uploadError, connectivity, reference);
+                ++tally_.comparisons;
+                switch (outcome.kind) {
+                    case Outcome::Kind::Identical:
+                        ++tally_.identical;
+                        break;
+                    case Outcome::Kind::Renumbered:
+                    case Outcome::Kind::Different:
+                        ++tally_.different;
+                        break;
+                    case Outcome::Kind::Failed:
+                        ++tally_.failed;
+                        break;
+                }
+                line += "  " + name + " " + outcome.text;
+                if (outcome.kind != Outcome::Kind::Failed)
+                    line += " " + formatted("%.2f", outcome.milliseconds) + " ms";
+                if (!lastDiff_.empty()) notes.push_back(lastDiff_);
             }
-            line += "  " + std::string(backendName(backend)) + " " + outcome.text;
-            if (outcome.kind != Outcome::Kind::Failed) line += " " + formatted("%.2f", outcome.milliseconds) + " ms";
-            if (!lastDiff_.empty()) notes.push_back(lastDiff_);
         }
         progress_.clear();
         std::cout << line << '\n';
@@ -498,7 +519,7 @@ private:
 
     // Labels the texture, or where hostImage is given that image from host
     // memory, options_.repeat times, and judges every labeling.
-    Outcome runAndJudge(Backend backend, const ImageTexture* texture, const Image* hostImage,
+    Outcome runAndJudge(Backend backend, int threads, const ImageTexture* texture, const Image* hostImage,
                         const std::string& uploadError, Connectivity connectivity, const Labeling& reference) {
         lastDiff_.clear();
         BackendRun run;
@@ -508,6 +529,7 @@ private:
             options.backend = backend;
             options.connectivity = connectivity;
             options.criterion = options_.criterion;
+            options.threads = threads;
             auto labelOnce = [&] {
                 return hostImage ? session_.label(*hostImage, options) : session_.label(*texture, options);
             };
