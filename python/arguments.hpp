@@ -10,6 +10,7 @@
 #include <string>
 
 #include "glccl/backend.hpp"
+#include "glccl/labeler.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::python {

@@ -90,10 +90,12 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
     std::lock_guard<std::mutex> lock(s.mutex);
     Session& session = sessionLocked(s);
     ReleaseOnExit release;
-    // A labeling in pieces stops when its call is abandoned (Ctrl-C).
-    session.setTiledProgress([](const TiledProgress&) { return !callAbandoned(); });
+    // A labeling stops when its call is abandoned (Ctrl-C): in pieces
+    // between rounds of tiles, the cpu engine between its stripes.
+    LabelOptions stoppable = options;
+    stoppable.cancelled = [] { return callAbandoned(); };
     try {
-        session.label(image, options, labels, components);
+        session.label(image, stoppable, labels, components);
     } catch (const Error& error) {
         throw Error(where + ": " + error.what());
     }

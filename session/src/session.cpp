@@ -124,11 +124,16 @@ struct Session::Impl : Place {
         return withPrefix(where, [&] { return Place::route(input, options); });
     }
 
+    // A labeling in pieces of one call: the call's options, its progress
+    // told to tiledProgress, and stopped where the call is cancelled.
     TiledOptions piecesOf(const LabelOptions& options) const {
         TiledOptions tiled;
         tiled.label = options;
         tiled.label.timings = false;
-        tiled.progress = tiledProgress;
+        tiled.progress = [progress = tiledProgress, cancelled = options.cancelled](const TiledProgress& at) {
+            if (cancelled && cancelled()) return false;
+            return !progress || progress(at);
+        };
         return tiled;
     }
 };

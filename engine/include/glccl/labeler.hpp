@@ -25,6 +25,7 @@
 // buffer binding. Errors: no GL error is left behind by a call.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct LabelOptions {
     // Threads of the cpu engine: 0 for the cores this process may run on,
     // else 1..kMostThreads. Its labels and table are the same for every count.
     int threads = 0;
+    // Polled by what can stop part-way (the cpu engine between its stages
+    // and stripes, tiles between rounds); true ends the call with
+    // glccl::Cancelled, before anything more is written. Empty: never.
+    std::function<bool()> cancelled;
 };
 
 class Labeler {
