@@ -1,0 +1,234 @@
+#pragma once
+// What the cpu engine's stages share: the input, the stripes with their
+// forests of runs, the workers' scratch, and the two union-finds (inside a
+// stripe, and across stripes).
+//
+// A stripe's runs are numbered 0, 1, ... in raster order. Run k's entry is
+// element k of the stripe's own stretch of the label array (a stripe of E
+// elements has at most E runs, so the entries fit where its labels will go):
+// the label array is the forest, and no other per-element memory is needed.
+// An entry holds, by stage:
+//   scan, merge   the run's parent: a smaller run of the stripe, or itself
+//                 for a root; or kExternal | j for a root that merge joined
+//                 to a run of an earlier stripe, external[j]
+//   number        the run's code: its root's rank among the stripe's roots
+//                 (1, 2, ...), or kExternal | j
+//   final         the labels themselves, written over the codes from the end
+//                 (a run's entry never lies after its first element, so the
+//                 codes still to be read are never overwritten)
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "geometry.hpp"
+#include "glccl/error.hpp"
+#include "glccl/types.hpp"
+#include "row_runs.hpp"
+#include "thread_pool.hpp"
+
+namespace glccl::cpu::detail {
+
+constexpr std::uint32_t kExternal = 0x80000000u;
+// A stripe's elements at most: its runs and their codes stay below kExternal.
+constexpr std::uint64_t kMaxStripeElements = kExternal - 1;
+
+// A run anywhere: its stripe in the high 32 bits, its number in the low.
+// Ordered as the raster order of the runs' first elements.
+using Node = std::uint64_t;
+inline Node nodeOf(std::uint64_t stripe, std::uint32_t run) { return (stripe << 32) | run; }
+inline std::uint32_t stripeOf(Node n) { return std::uint32_t(n >> 32); }
+inline std::uint32_t runOf(Node n) { return std::uint32_t(n); }
+
+struct Stripe {
+    std::int64_t firstRow = 0, endRow = 0;
+    std::uint32_t* entries = nullptr;  // the label array from the stripe's first element on
+    std::uint32_t runCount = 0;
+    std::uint32_t rootCount = 0;  // components whose first run is here
+    std::uint64_t firstLabel = 0;  // labels of the stripes before: its roots are firstLabel + 1, ...
+    std::vector<Node> external;  // merge: where its joined roots went; number: their global roots
+    std::vector<std::uint32_t> externalLabel;  // number: the label of external[j]
+    std::vector<Component> externalTable;  // final: what its runs add to external[j]'s component
+};
+
+// A worker's scratch: the runs of the rows a row links to (one slot per row
+// it may look at: itself and four neighbours), and for volumes the run
+// numbers of the rows since a slice back.
+struct WorkerScratch {
+    RowRuns slots[5];
+    std::vector<std::uint32_t> firstRuns;  // scan: first run number of row r at r % size
+    std::vector<std::uint32_t> rowFirst, rowStripe;  // merge: the rows before a border, their first run and stripe
+
+    void reserve(std::int64_t maxRuns, std::int64_t backRows) {
+        for (RowRuns& slot : slots) slot.reserve(maxRuns);
+        if (firstRuns.size() < std::size_t(backRows + 1)) firstRuns.resize(std::size_t(backRows + 1));
+    }
+};
+
+struct EngineContext {
+    const std::uint8_t* pixels = nullptr;
+    std::size_t elementBytes = 0;
+    Geometry geometry;
+    StripePlan plan;
+    std::uint32_t* labels = nullptr;
+    std::vector<Stripe>* stripes = nullptr;
+    std::vector<WorkerScratch>* workers = nullptr;
+    ThreadPool* pool = nullptr;
+    int threads = 1;
+    std::vector<Component>* table = nullptr;
+    std::uint64_t componentCount = 0;
+    const std::function<bool()>* cancelled = nullptr;
+    StageTimings* timings = nullptr;
+    const char* entry = "glccl::cpu::Labeler::label(): ";
+
+    const std::uint8_t* row(std::int64_t r) const {
+        return pixels + std::size_t(r) * std::size_t(geometry.width) * elementBytes;
+    }
+    std::uint32_t* labelRow(std::int64_t r) const { return labels + std::size_t(r) * std::size_t(geometry.width); }
+    Stripe& stripe(std::size_t s) const { return (*stripes)[s]; }
+
+    // Throws glccl::Cancelled when the caller's callback asks to stop.
+    void checkCancelled() const {
+        if (cancelled && *cancelled && (*cancelled)()) throw Cancelled(std::string(entry) + "cancelled");
+    }
+    // task(i, scratch) for i in 0..count-1 on the threads; the calling
+    // thread polls the callback before each task it takes.
+    void parallel(std::size_t count, const std::function<void(std::size_t, WorkerScratch&)>& task) const {
+        checkCancelled();
+        std::atomic<bool> stop{false};
+        pool->run(count, threads, [&](std::size_t i, int worker) {
+            if (stop.load(std::memory_order_relaxed)) return;
+            if (worker == 0 && cancelled && *cancelled && (*cancelled)()) {
+                stop.store(true, std::memory_order_relaxed);
+                return;
+            }
+            task(i, (*workers)[std::size_t(worker)]);
+        });
+        if (stop.load()) throw Cancelled(std::string(entry) + "cancelled");
+    }
+};
+
+// The root of run i of one stripe, halving the path on the way: every parent
+// is a smaller run, so the root is the stripe's first run of the tree.
+// Stops at a root that merge joined elsewhere (kExternal).
+inline std::uint32_t findLocal(std::uint32_t* entries, std::uint32_t i) {
+    for (;;) {
+        const std::uint32_t parent = entries[i];
+        if (parent == i || (parent & kExternal)) return i;
+        const std::uint32_t grandparent = entries[parent];
+        if (grandparent & kExternal) return parent;
+        entries[i] = grandparent;
+        i = grandparent;
+    }
+}
+
+// Joins the trees of runs a and b of one stripe (no external roots yet):
+// the larger root becomes a child of the smaller.
+inline void uniteLocal(std::uint32_t* entries, std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t ra = findLocal(entries, a);
+    const std::uint32_t rb = findLocal(entries, b);
+    if (ra < rb) entries[rb] = ra;
+    else if (rb < ra) entries[ra] = rb;
+}
+
+// The global root of node n: the local root, then on through the stripes
+// merge joined it to.
+inline Node findGlobal(const EngineContext& ctx, Node n) {
+    for (;;) {
+        Stripe& s = ctx.stripe(stripeOf(n));
+        const std::uint32_t root = findLocal(s.entries, runOf(n));
+        const std::uint32_t entry = s.entries[root];
+        if (!(entry & kExternal)) return nodeOf(stripeOf(n), root);
+        n = s.external[entry & ~kExternal];
+    }
+}
+
+// Joins the components of nodes a and b: the larger root becomes a child of
+// the smaller, through the external table where they lie in different stripes.
+inline void uniteGlobal(const EngineContext& ctx, Node a, Node b) {
+    const Node ra = findGlobal(ctx, a);
+    const Node rb = findGlobal(ctx, b);
+    if (ra == rb) return;
+    const Node low = std::min(ra, rb), high = std::max(ra, rb);
+    Stripe& s = ctx.stripe(stripeOf(high));
+    if (stripeOf(low) == stripeOf(high)) {
+        s.entries[runOf(high)] = runOf(low);
+    } else {
+        s.entries[runOf(high)] = kExternal | std::uint32_t(s.external.size());
+        s.external.push_back(low);
+    }
+}
+
+// The rows a row links to that `accept` takes, as slots of the worker's
+// scratch holding their runs: slot 0 the row itself.
+template <class Rule>
+struct RowWindow {
+    const Rule& rule;
+    const EngineContext& ctx;
+    WorkerScratch& scratch;
+
+    // Makes slot 0 row r's runs, and returns in `rows` the slot of each
+    // neighbour q (-1 where it is outside the input or not accepted).
+    template <class Accept>
+    void prepare(std::int64_t r, Accept&& accept, int rows[4]) {
+        const Geometry& g = ctx.geometry;
+        const std::int64_t y = r % g.height, z = r / g.height;
+        std::int64_t wanted[5] = {r, -1, -1, -1, -1};
+        for (int q = 0; q < g.neighbourCount; ++q) {
+            const std::int64_t n = g.neighbourOf(r, y, z, g.neighbours[q]);
+            wanted[q + 1] = n >= 0 && accept(n) ? n : -1;
+        }
+        // Keep the slots of wanted rows, refill the others.
+        bool kept[5] = {};
+        int slotOf[5] = {-1, -1, -1, -1, -1};
+        for (int w = 0; w < 5; ++w) {
+            if (wanted[w] < 0) continue;
+            for (int s = 0; s < 5; ++s) {
+                if (scratch.slots[s].row == wanted[w]) {
+                    slotOf[w] = s;
+                    kept[s] = true;
+                }
+            }
+        }
+        for (int w = 0; w < 5; ++w) {
+            if (wanted[w] < 0 || slotOf[w] >= 0) continue;
+            int s = 0;
+            while (kept[s]) ++s;
+            kept[s] = true;
+            slotOf[w] = s;
+            extractRuns(rule, ctx.row(wanted[w]), g.width, scratch.slots[s]);
+            scratch.slots[s].row = wanted[w];
+        }
+        // Slot 0 is row r (swapped into place, vectors moved not copied).
+        if (slotOf[0] != 0) {
+            std::swap(scratch.slots[0], scratch.slots[slotOf[0]]);
+            for (int w = 1; w < 5; ++w) {
+                if (slotOf[w] == 0) slotOf[w] = slotOf[0];
+            }
+            slotOf[0] = 0;
+        }
+        for (int q = 0; q < 4; ++q) rows[q] = slotOf[q + 1];
+    }
+};
+
+// For every pair of connected runs of row a (`runsA`, numbered from firstA)
+// and of its neighbour row b (from firstB) at most `reach` apart along x:
+// link(firstA + i, firstB + j). A two-pointer walk over both lists.
+template <class Rule, class Link>
+void linkRows(const Rule& rule, const RowRuns& runsA, const std::uint8_t* rowA, std::uint32_t firstA,
+              const RowRuns& runsB, const std::uint8_t* rowB, std::uint32_t firstB, int reach, Link&& link) {
+    std::uint32_t j = 0;
+    const std::uint32_t countB = runsB.count;
+    for (std::uint32_t i = 0; i < runsA.count && j < countB; ++i) {
+        const std::int64_t from = std::int64_t(runsA.first[i]) - reach;
+        const std::int64_t to = std::int64_t(runsA.last[i]) + reach;
+        while (j < countB && std::int64_t(runsB.last[j]) < from) ++j;
+        for (std::uint32_t k = j; k < countB && std::int64_t(runsB.first[k]) <= to; ++k) {
+            if (rule.runsConnect(rowA, runsA.span(i), rowB, runsB.span(k), reach)) link(firstA + i, firstB + k);
+        }
+    }
+}
+
+}  // namespace glccl::cpu::detail
