@@ -3,7 +3,7 @@
 // finished once every run is in: while accumulating, width holds the
 // rightmost x, height the lowest row y, depth the last slice z, and the three
 // centroids hold the exact 64-bit sums of x, y and z (as bits: a double does
-// not hold every such sum exactly). area 0 marks an entry no run reached yet.
+// not hold every such sum exactly).
 // The same exact sums as canonical.cpp's computeComponents, so that the
 // centroids are the same one rounding of sum / area.
 
@@ -23,31 +23,36 @@ inline std::uint64_t sumIn(double slot) {
 
 inline void setSum(double& slot, std::uint64_t sum) { std::memcpy(&slot, &sum, sizeof sum); }
 
-// Adds the run [first, last] of row y of slice z.
-inline void addRun(Component& c, std::uint32_t first, std::uint32_t last, std::uint32_t y, std::uint32_t z) {
+// The sum of x over the run [first, last]: first + last is even when the
+// length is odd, so the halving is exact.
+inline std::uint64_t sumOfX(std::uint32_t first, std::uint32_t last) {
+    return (std::uint64_t(first) + last) * (std::uint64_t(last) - first + 1) / 2;
+}
+
+// Adds the run [first, last] of row y of slice z. Runs come in raster order,
+// so an entry's first run holds its front slice and each later one its last
+// slice so far (its rows are no order across slices). `starts`: this is the entry's
+// first run, whatever the entry held before (masks, not branches: the
+// first runs of noise come in no order a predictor learns).
+inline void addRun(Component& c, bool starts, std::uint32_t first, std::uint32_t last, std::uint32_t y,
+                   std::uint32_t z) {
     const std::uint64_t length = std::uint64_t(last) - first + 1;
-    const std::uint64_t sumX = (std::uint64_t(first) + last) * length / 2;  // even: first + last is even when length is odd
-    if (c.area == 0) {
-        c.left = first;
-        c.width = last;
-        c.top = c.height = y;
-        c.front = c.depth = z;
-        c.area = length;
-        setSum(c.centroidX, sumX);
-        setSum(c.centroidY, std::uint64_t(y) * length);
-        setSum(c.centroidZ, std::uint64_t(z) * length);
-        return;
-    }
-    c.left = std::min(c.left, first);
-    c.width = std::max(c.width, last);
-    c.top = std::min(c.top, y);
-    c.height = std::max(c.height, y);
-    c.front = std::min(c.front, z);
-    c.depth = std::max(c.depth, z);
-    c.area += length;
-    setSum(c.centroidX, sumIn(c.centroidX) + sumX);
-    setSum(c.centroidY, sumIn(c.centroidY) + std::uint64_t(y) * length);
-    setSum(c.centroidZ, sumIn(c.centroidZ) + std::uint64_t(z) * length);
+    // Masks rather than conditions: compilers turn `starts ? a : b` of
+    // loaded fields into branches.
+    const std::uint32_t keep32 = std::uint32_t(starts) - 1u;  // all ones for an entry that goes on
+    const std::uint64_t keep = std::uint64_t(starts) - 1u;
+    const std::uint32_t far = ~keep32;                          // all ones for a new entry
+    c.left = std::min(c.left | far, first);
+    c.width = std::max(c.width & keep32, last);
+    c.top = std::min(c.top | far, y);
+    c.height = std::max(c.height & keep32, y);
+    c.front = (c.front & keep32) | (z & far);
+    c.depth = z;
+    const std::uint64_t area = c.area, sumX = sumIn(c.centroidX), sumY = sumIn(c.centroidY), sumZ = sumIn(c.centroidZ);
+    c.area = (area & keep) + length;
+    setSum(c.centroidX, (sumX & keep) + sumOfX(first, last));
+    setSum(c.centroidY, (sumY & keep) + std::uint64_t(y) * length);
+    setSum(c.centroidZ, (sumZ & keep) + std::uint64_t(z) * length);
 }
 
 // Adds what another part of the input accumulated for the same component.

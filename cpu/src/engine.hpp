@@ -12,11 +12,13 @@
 //                 for a root; or kExternal | j for a root that merge joined
 //                 to a run of an earlier stripe, external[j]
 //   number        the run's code: its root's rank among the stripe's roots
-//                 (1, 2, ...), or kExternal | j
-//   final         the labels themselves, written over the codes from the end
-//                 (a run's entry never lies after its first element, so the
-//                 codes still to be read are never overwritten)
-
+//                 (1, 2, ...), or kExternal | j; then the codes move to the
+//                 end of the stretch (codes), run k to E - R + k of a stripe
+//                 of E elements and R runs
+//   final         the labels, written forwards over the codes: the runs after
+//                 run k have at least R - 1 - k elements after its last one,
+//                 so its last element lies at E - R + k or before, and no code
+//                 is overwritten before it is read
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -45,6 +47,7 @@ inline std::uint32_t runOf(Node n) { return std::uint32_t(n); }
 struct Stripe {
     std::int64_t firstRow = 0, endRow = 0;
     std::uint32_t* entries = nullptr;  // the label array from the stripe's first element on
+    std::uint32_t* codes = nullptr;    // number, final: where the codes moved
     std::uint32_t runCount = 0;
     std::uint32_t rootCount = 0;  // components whose first run is here
     std::uint64_t firstLabel = 0;  // labels of the stripes before: its roots are firstLabel + 1, ...
@@ -61,8 +64,8 @@ struct WorkerScratch {
     std::vector<std::uint32_t> firstRuns;  // scan: first run number of row r at r % size
     std::vector<std::uint32_t> rowFirst, rowStripe;  // merge: the rows before a border, their first run and stripe
 
-    void reserve(std::int64_t maxRuns, std::int64_t backRows) {
-        for (RowRuns& slot : slots) slot.reserve(maxRuns);
+    void reserve(std::int64_t maxRuns, std::int64_t width, bool words, std::int64_t backRows) {
+        for (RowRuns& slot : slots) slot.reserve(maxRuns, width, words);
         if (firstRuns.size() < std::size_t(backRows + 1)) firstRuns.resize(std::size_t(backRows + 1));
     }
 };

@@ -115,6 +115,11 @@ int Labeler::threads() const { return state_->threads; }
 std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, const Criterion& criterion,
                              std::uint32_t* labels, std::vector<Component>& table, const Options& options) {
     validate(image, connectivity, criterion, labels);
+#if defined(GLCCL_CPU_NEEDS_POPCNT)
+    if (!__builtin_cpu_supports("popcnt"))
+        throw Error(std::string(kEntry) + "this processor lacks POPCNT, which this build of the cpu engine needs "
+                                          "(build with -DGLCCL_CPU_POPCNT=OFF)");
+#endif
     State& state = *state_;
     const int threads = options.threads > 0 ? options.threads : state.threads;
     state.pool.grow(threads);
@@ -144,7 +149,8 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
     }
     if (state.workers.size() < std::size_t(threads)) state.workers.resize(std::size_t(threads));
     const std::int64_t maxRuns = detail::maxRunsPerRow(ctx.geometry.width, isBinaryRule(criterion));
-    for (detail::WorkerScratch& worker : state.workers) worker.reserve(maxRuns, ctx.geometry.backRows);
+    for (detail::WorkerScratch& worker : state.workers)
+        worker.reserve(maxRuns, ctx.geometry.width, isBinaryRule(criterion), ctx.geometry.backRows);
     ctx.stripes = &state.stripes;
     ctx.workers = &state.workers;
 

@@ -7,22 +7,46 @@
 // thread, the labels before each stripe (a sum over the stripes) and the
 // label of each external root.
 
+#include <cstring>
 #include <string>
 
 #include "engine.hpp"
 
 namespace glccl::cpu::detail {
 
-inline void codeStripe(Stripe& stripe) {
+// The codes go to the end of the stripe's stretch, so that final can write
+// labels forwards over them (engine.hpp). Run k's code is its parent's, and
+// the parent is a smaller run, whose code is already known.
+inline void codeStripe(const EngineContext& ctx, Stripe& stripe) {
     std::uint32_t* entries = stripe.entries;
+    const std::uint32_t runs = stripe.runCount;
+    const std::size_t elements = std::size_t(stripe.endRow - stripe.firstRow) * std::size_t(ctx.geometry.width);
+    std::uint32_t* codes = entries + (elements - runs);
     std::uint32_t roots = 0;
-    for (std::uint32_t k = 0; k < stripe.runCount; ++k) {
-        const std::uint32_t parent = entries[k];
-        if (parent & kExternal) continue;
-        // A parent is a smaller run, whose entry is already its code.
-        entries[k] = parent == k ? ++roots : entries[parent];
+    if (2 * std::size_t(runs) <= elements) {
+        // Apart: each entry read once, each code written once; selects
+        // rather than branches (roots come in no order a predictor learns).
+        for (std::uint32_t k = 0; k < runs; ++k) {
+            const std::uint32_t parent = entries[k];
+            const bool root = parent == k;
+            roots += root;
+            // A root reads code 0 (or, as run 0, what lies there): masked off.
+            const std::uint32_t own = (parent & kExternal) | std::uint32_t(root);
+            const std::uint32_t ownMask = 0u - std::uint32_t(own != 0);
+            const std::uint32_t inherited = codes[parent & ~ownMask];
+            const std::uint32_t rootMask = 0u - std::uint32_t(root);
+            codes[k] = (inherited & ~ownMask) | (parent & ownMask & ~rootMask) | (roots & rootMask);
+        }
+    } else {
+        // Overlapping (runs of one or two elements): coded in place, then moved.
+        for (std::uint32_t k = 0; k < runs; ++k) {
+            const std::uint32_t parent = entries[k];
+            if (!(parent & kExternal)) entries[k] = parent == k ? ++roots : entries[parent];
+        }
+        std::memmove(codes, entries, std::size_t(runs) * sizeof(std::uint32_t));
     }
     stripe.rootCount = roots;
+    stripe.codes = codes;
 }
 
 // "the image WxH" / "the volume WxHxD".
@@ -35,7 +59,7 @@ inline std::string describeInput(const Geometry& g, int dimensions) {
 
 inline void numberComponents(const EngineContext& ctx, int dimensions) {
     const std::size_t stripes = ctx.plan.stripes();
-    ctx.parallel(stripes, [&](std::size_t s, WorkerScratch&) { codeStripe(ctx.stripe(s)); });
+    ctx.parallel(stripes, [&](std::size_t s, WorkerScratch&) { codeStripe(ctx, ctx.stripe(s)); });
 
     std::uint64_t labels = 0;
     for (std::size_t s = 0; s < stripes; ++s) {
@@ -51,7 +75,7 @@ inline void numberComponents(const EngineContext& ctx, int dimensions) {
         stripe.externalLabel.resize(stripe.external.size());
         for (std::size_t j = 0; j < stripe.external.size(); ++j) {
             const Stripe& home = ctx.stripe(stripeOf(stripe.external[j]));
-            stripe.externalLabel[j] = std::uint32_t(home.firstLabel + home.entries[runOf(stripe.external[j])]);
+            stripe.externalLabel[j] = std::uint32_t(home.firstLabel + home.codes[runOf(stripe.external[j])]);
         }
     }
     ctx.table->resize(std::size_t(labels));

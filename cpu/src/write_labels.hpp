@@ -1,55 +1,89 @@
 #pragma once
-// Stage "final": each stripe, on its own thread, writes its labels from the
-// last row up and from the right (so that the codes still to be read lie
-// before what is written; engine.hpp) and adds each run to the table: its
-// own components' rows directly (no other stripe writes them), the
-// components first met in earlier stripes into a small table of its own.
+// Stage "final": each stripe, on its own thread, writes its labels over its
+// codes (engine.hpp) and adds each run to the table: its own components'
+// rows directly (no other stripe writes them; they are met in label order,
+// which the caches follow), the components first met in earlier stripes into
+// a small table of its own.
 // Then those small tables are added in, on the calling thread, and the
 // table is finished in parallel.
 
 #include <algorithm>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "component_sums.hpp"
 #include "engine.hpp"
 
 namespace glccl::cpu::detail {
 
+// Stores `value` at out[0..7].
+inline void storeEight(std::uint32_t* out, std::uint32_t value) {
+#if defined(__SSE2__)
+    const __m128i v = _mm_set1_epi32(int(value));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 4), v);
+#else
+    for (int i = 0; i < 8; ++i) out[i] = value;
+#endif
+}
+
+// Writes `value` over [from, to), where the eight elements from `from` on
+// may be written whatever `to` is (they are written again later, and no
+// code lies there): the short runs and gaps that noise is made of then cost
+// two stores and no loop whose length a predictor guesses.
+inline void fillShort(std::uint32_t* from, std::uint32_t* to, std::uint32_t value) {
+    storeEight(from, value);
+    if (to - from > 8) std::fill(from + 8, to, value);
+}
+
 template <class Rule>
 void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, WorkerScratch& scratch) {
     const Geometry& g = ctx.geometry;
     RowRuns& runs = scratch.slots[0];
     runs.row = -1;
-    const std::uint32_t* entries = stripe.entries;
+    const std::uint32_t* codes = stripe.codes;
     Component* table = ctx.table->data();
-    const std::uint32_t firstLabel = std::uint32_t(stripe.firstLabel);
+    const auto firstLabel = std::uint32_t(stripe.firstLabel);
+    // A component's first run is met before its others, and ranks come in
+    // order: the run whose code is the next rank starts the component's row.
+    std::uint32_t nextRank = 1;
     stripe.externalTable.assign(stripe.external.size(), Component{});
-    // The stripe's own rows of the table start empty (a reused table keeps
-    // the previous call's rows).
-    for (std::uint32_t i = 0; i < stripe.rootCount; ++i) table[firstLabel + i].area = 0;
-    std::uint32_t next = stripe.runCount;
-    for (std::int64_t r = stripe.endRow - 1; r >= stripe.firstRow; --r) {
+    std::uint32_t next = 0;
+    for (std::int64_t r = stripe.firstRow; r < stripe.endRow; ++r) {
         const auto y = std::uint32_t(r % g.height), z = std::uint32_t(r / g.height);
-        extractRuns(rule, ctx.row(r), g.width, runs);
-        next -= runs.count;
+        extractRuns<false>(rule, ctx.row(r), g.width, runs);
         std::uint32_t* out = ctx.labelRow(r);
-        std::uint32_t end = std::uint32_t(g.width);  // written from here on
-        for (std::uint32_t i = runs.count; i-- > 0;) {
-            const std::uint32_t code = entries[next + i];
+        std::uint32_t* written = out;
+        for (std::uint32_t i = 0; i < runs.count; ++i) {
+            const std::uint32_t k = next + i;
+            const std::uint32_t code = codes[k];
             const std::uint32_t first = runs.first[i], last = runs.last[i];
-            std::fill(out + last + 1, out + end, 0u);
             std::uint32_t label;
             if (code & kExternal) {
-                const std::uint32_t j = code & ~kExternal;
-                label = stripe.externalLabel[j];
-                addRun(stripe.externalTable[j], first, last, y, z);
+                Component& part = stripe.externalTable[code & ~kExternal];
+                label = stripe.externalLabel[code & ~kExternal];
+                addRun(part, part.area == 0, first, last, y, z);
             } else {
                 label = firstLabel + code;
-                addRun(table[label - 1], first, last, y, z);
+                const bool starts = code == nextRank;
+                nextRank += starts;
+                addRun(table[label - 1], starts, first, last, y, z);
             }
-            std::fill(out + first, out + last + 1, label);
-            end = first;
+            // Up to the next run's code everything may be written (engine.hpp).
+            std::uint32_t* const run = out + first;
+            if (run + 8 <= codes + k + 1) {
+                fillShort(written, run, 0);
+                fillShort(run, out + last + 1, label);
+            } else {
+                std::fill(written, run, 0u);
+                std::fill(run, out + last + 1, label);
+            }
+            written = out + last + 1;
         }
-        std::fill(out, out + end, 0u);
+        std::fill(written, out + g.width, 0u);
+        next += runs.count;
     }
 }
 
