@@ -44,6 +44,20 @@ inline Node nodeOf(std::uint64_t stripe, std::uint32_t run) { return (stripe << 
 inline std::uint32_t stripeOf(Node n) { return std::uint32_t(n >> 32); }
 inline std::uint32_t runOf(Node n) { return std::uint32_t(n); }
 
+// A link scan found from run `run` of a stripe to run `index` of a row of an
+// earlier stripe (counted in its row: that stripe's numbers are not known
+// while the stripes are scanned side by side). The row is its group's.
+struct BorderLink {
+    std::uint32_t run;
+    std::uint32_t index;
+};
+
+// The links to one row of an earlier stripe: they end at linkEnd.
+struct BorderRow {
+    std::int64_t row;
+    std::size_t linkEnd;
+};
+
 struct Stripe {
     std::int64_t firstRow = 0, endRow = 0;
     std::uint32_t* entries = nullptr;  // the label array from the stripe's first element on
@@ -51,18 +65,20 @@ struct Stripe {
     std::uint32_t runCount = 0;
     std::uint32_t rootCount = 0;  // components whose first run is here
     std::uint64_t firstLabel = 0;  // labels of the stripes before: its roots are firstLabel + 1, ...
+    std::vector<BorderLink> borderLinks;       // scan: links of its first rows to earlier stripes,
+    std::vector<BorderRow> borderRows;         // in groups by the row they reach
+    std::vector<std::uint32_t> tailFirstRuns;  // scan: the first run of each of its last rows (up to backRows)
     std::vector<Node> external;  // merge: where its joined roots went; number: their global roots
     std::vector<std::uint32_t> externalLabel;  // number: the label of external[j]
     std::vector<Component> externalTable;  // final: what its runs add to external[j]'s component
 };
 
 // A worker's scratch: the runs of the rows a row links to (one slot per row
-// it may look at: itself and four neighbours), and for volumes the run
-// numbers of the rows since a slice back.
+// it may look at: itself and four neighbours), and the run numbers of the
+// rows since the farthest a link reaches back.
 struct WorkerScratch {
     RowRuns slots[5];
     std::vector<std::uint32_t> firstRuns;  // scan: first run number of row r at r % size
-    std::vector<std::uint32_t> rowFirst, rowStripe;  // merge: the rows before a border, their first run and stripe
 
     void reserve(std::int64_t maxRuns, std::int64_t width, bool words, std::int64_t backRows) {
         for (RowRuns& slot : slots) slot.reserve(maxRuns, width, words);
@@ -164,8 +180,8 @@ inline void uniteGlobal(const EngineContext& ctx, Node a, Node b) {
     }
 }
 
-// The rows a row links to that `accept` takes, as slots of the worker's
-// scratch holding their runs: slot 0 the row itself.
+// The rows a row links to, as slots of the worker's scratch holding their
+// runs: slot 0 the row itself.
 template <class Rule>
 struct RowWindow {
     const Rule& rule;
@@ -173,15 +189,14 @@ struct RowWindow {
     WorkerScratch& scratch;
 
     // Makes slot 0 row r's runs, and returns in `rows` the slot of each
-    // neighbour q (-1 where it is outside the input or not accepted).
-    template <class Accept>
-    void prepare(std::int64_t r, Accept&& accept, int rows[4]) {
+    // neighbour q (-1 where it is outside the input).
+    void prepare(std::int64_t r, int rows[4]) {
         const Geometry& g = ctx.geometry;
         const std::int64_t y = r % g.height, z = r / g.height;
         std::int64_t wanted[5] = {r, -1, -1, -1, -1};
         for (int q = 0; q < g.neighbourCount; ++q) {
             const std::int64_t n = g.neighbourOf(r, y, z, g.neighbours[q]);
-            wanted[q + 1] = n >= 0 && accept(n) ? n : -1;
+            wanted[q + 1] = n;
         }
         // Keep the slots of wanted rows, refill the others.
         bool kept[5] = {};
@@ -215,23 +230,5 @@ struct RowWindow {
         for (int q = 0; q < 4; ++q) rows[q] = slotOf[q + 1];
     }
 };
-
-// For every pair of connected runs of row a (`runsA`, numbered from firstA)
-// and of its neighbour row b (from firstB) at most `reach` apart along x:
-// link(firstA + i, firstB + j). A two-pointer walk over both lists.
-template <class Rule, class Link>
-void linkRows(const Rule& rule, const RowRuns& runsA, const std::uint8_t* rowA, std::uint32_t firstA,
-              const RowRuns& runsB, const std::uint8_t* rowB, std::uint32_t firstB, int reach, Link&& link) {
-    std::uint32_t j = 0;
-    const std::uint32_t countB = runsB.count;
-    for (std::uint32_t i = 0; i < runsA.count && j < countB; ++i) {
-        const std::int64_t from = std::int64_t(runsA.first[i]) - reach;
-        const std::int64_t to = std::int64_t(runsA.last[i]) + reach;
-        while (j < countB && std::int64_t(runsB.last[j]) < from) ++j;
-        for (std::uint32_t k = j; k < countB && std::int64_t(runsB.first[k]) <= to; ++k) {
-            if (rule.runsConnect(rowA, runsA.span(i), rowB, runsB.span(k), reach)) link(firstA + i, firstB + k);
-        }
-    }
-}
 
 }  // namespace glccl::cpu::detail

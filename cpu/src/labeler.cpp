@@ -82,18 +82,27 @@ std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Con
     const detail::Geometry g = detail::makeGeometry(shape, connectivity);
     const detail::StripePlan plan = detail::planStripes(g, threads, detail::kMaxStripeElements);
     const auto maxRuns = std::uint64_t(detail::maxRunsPerRow(g.width, isBinaryRule(criterion)));
+    const auto words = std::uint64_t((g.width + 63) / 64);
     const auto back = std::uint64_t(g.backRows);
     const std::uint64_t stripes = plan.stripes();
-    // Each worker: five rows of runs (first and last, 4 bytes each), the ring
-    // of first runs and the merge's numbers of the rows before a border.
-    const std::uint64_t worker = 5 * maxRuns * 8 + (back + 1) * 4 + back * 8 + sizeof(detail::WorkerScratch);
-    // Each union across a border re-parents one root: at most the runs of the
-    // rows a border looks back at. Each such root: its node, label and part
-    // of the table.
-    const std::uint64_t externals = (stripes - 1) * back * maxRuns;
+    // Each worker: five rows of runs (first and last, 4 bytes each, and the
+    // words of binary rows: 20 bytes each) and the ring of first runs.
+    const std::uint64_t worker = 5 * ((maxRuns + detail::kSlack) * 8 + words * 20) + (back + 1) * 4 +
+                                 sizeof(detail::WorkerScratch);
+    // Each stripe after the first: the links of its first `back` rows, each
+    // row to at most four rows of earlier stripes and each such row reached
+    // from at most four, and between two rows at most as many links as both
+    // have runs; their row groups; the first runs of its last rows.
+    const std::uint64_t links = 8 * back * maxRuns;
+    const std::uint64_t perStripe = links * sizeof(detail::BorderLink) + 4 * back * sizeof(detail::BorderRow) +
+                                    back * 4 + sizeof(detail::Stripe);
+    // Each union across a border joins two trees of the runs of its rows
+    // (`back` rows on either side) and re-parents one root: its node,
+    // label and part of the table.
+    const std::uint64_t externals = 2 * back * maxRuns;
     const std::uint64_t perExternal = sizeof(detail::Node) + sizeof(std::uint32_t) + sizeof(Component);
-    return std::uint64_t(std::min<std::uint64_t>(std::uint64_t(threads), stripes)) * worker +
-           stripes * sizeof(detail::Stripe) + externals * perExternal;
+    return std::min<std::uint64_t>(std::uint64_t(threads), stripes) * worker + stripes * perStripe +
+           (stripes - 1) * externals * perExternal;
 }
 
 struct Labeler::State {
@@ -146,6 +155,8 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
         stripe.entries = ctx.labelRow(stripe.firstRow);
         stripe.runCount = stripe.rootCount = 0;
         stripe.external.clear();
+        stripe.borderLinks.clear();
+        stripe.borderRows.clear();
     }
     if (state.workers.size() < std::size_t(threads)) state.workers.resize(std::size_t(threads));
     const std::int64_t maxRuns = detail::maxRunsPerRow(ctx.geometry.width, isBinaryRule(criterion));

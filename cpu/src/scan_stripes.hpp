@@ -2,24 +2,69 @@
 // Stage "scan": each stripe, on its own thread, numbers its runs in raster
 // order and joins the connected ones of its own rows in a union-find over
 // run numbers, kept in the stripe's stretch of the label array (engine.hpp).
-// Links to rows of earlier stripes are left to merge.
+// The links of its first rows to rows of earlier stripes are found here too
+// (in parallel, reading the input there) but only recorded, by the run's
+// place in its row: merge joins them once every stripe has its numbers.
 
 #include "engine.hpp"
 
 namespace glccl::cpu::detail {
 
-// The neighbour rows of a row in the stripe, as linkRuns reads them.
+// Neighbour rows of a row, as the scan links to them.
 struct AboveRows {
     const RowRuns* runs[4];
-    std::uint32_t first[4];  // number of the first run of each
+    std::uint32_t first[4];  // inside the stripe: the number of each row's first run
     std::uint32_t reach[4];
     int count = 0;
 };
 
+// Calls visit(j) for every run j of row b (runs `b`, input `rowB`) that run i
+// of row a connects to, their elements at most `reach` apart along x.
+// Binary runs connect whenever they touch, and the touching ones are counted
+// from b's start bits; other criteria test the pairs, walking b from
+// `cursor` (0 for a row's first run), which moves on for the next run.
+template <class Rule, class Visit>
+inline void forEachConnectedRun(const Rule& rule, const RowRuns& a, const std::uint8_t* rowA, std::uint32_t i,
+                                const RowRuns& b, const std::uint8_t* rowB, std::uint32_t reach,
+                                std::uint32_t lastElement, std::uint32_t& cursor, Visit&& visit) {
+    if constexpr (Rule::kBinary) {
+        const std::uint32_t from = a.first[i] - std::min(a.first[i], reach);
+        const std::uint32_t to = std::min(a.last[i] + reach, lastElement);
+        std::uint32_t begin, end;
+        b.touching(from, to, begin, end);
+        for (std::uint32_t j = begin; j < end; ++j) visit(j);
+    } else {
+        const std::int64_t from = std::int64_t(a.first[i]) - reach, to = std::int64_t(a.last[i]) + reach;
+        std::uint32_t j = cursor;
+        while (j < b.count && std::int64_t(b.last[j]) < from) ++j;
+        // Runs of these criteria may lie side by side and share the runs
+        // they touch: the next run starts from the first that touched.
+        cursor = j;
+        for (; j < b.count && std::int64_t(b.first[j]) <= to; ++j) {
+            if (rule.runsConnect(rowA, a.span(i), rowB, b.span(j), int(reach))) visit(j);
+        }
+    }
+}
+
+// The root of run i in a stripe being scanned (no external roots yet),
+// halving the path on the way without storing where nothing changes.
+inline std::uint32_t findInScan(std::uint32_t* entries, std::uint32_t i) {
+    for (;;) {
+        const std::uint32_t parent = entries[i];
+        if (parent == i) return i;
+        const std::uint32_t grandparent = entries[parent];
+        if (grandparent == parent) return parent;
+        entries[i] = grandparent;
+        i = grandparent;
+    }
+}
+
 // Joins the tree of run `other` to the tree being built for new run k,
 // whose smallest root so far is `root` (k itself while it has none).
 inline void joinTree(std::uint32_t* entries, std::uint32_t k, std::uint32_t& root, std::uint32_t other) {
-    other = findLocal(entries, other);
+    // Most neighbours of a run in a large component hang right under its root.
+    if (entries[other] == root) return;
+    other = findInScan(entries, other);
     if (other < root) {
         if (root != k) entries[root] = other;
         root = other;
@@ -36,43 +81,35 @@ template <int Rows, class Rule>
 void linkRuns(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::uint32_t first,
               std::uint32_t* entries, const RowRuns& runs, const AboveRows& above) {
     const auto lastElement = std::uint32_t(ctx.geometry.width - 1);
-    if constexpr (Rule::kBinary) {
-        // Every run a binary run touches connects: the touching ones are
-        // counted from the neighbour row's start bits, without a search.
-        for (std::uint32_t i = 0; i < runs.count; ++i) {
-            const std::uint32_t k = first + i;
-            std::uint32_t root = k;
-            for (int q = 0; q < Rows; ++q) {
-                const std::uint32_t from = runs.first[i] - std::min(runs.first[i], above.reach[q]);
-                const std::uint32_t to = std::min(runs.last[i] + above.reach[q], lastElement);
-                std::uint32_t begin, end;
-                above.runs[q]->touching(from, to, begin, end);
-                for (std::uint32_t j = begin; j < end; ++j) joinTree(entries, k, root, above.first[q] + j);
-            }
-            entries[k] = root;
+    const std::uint8_t* row = ctx.row(r);
+    std::uint32_t cursor[4] = {};
+    for (std::uint32_t i = 0; i < runs.count; ++i) {
+        const std::uint32_t k = first + i;
+        std::uint32_t root = k;
+        for (int q = 0; q < Rows; ++q) {
+            const RowRuns& b = *above.runs[q];
+            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), above.reach[q], lastElement, cursor[q],
+                                [&](std::uint32_t j) { joinTree(entries, k, root, above.first[q] + j); });
         }
-    } else {
-        const std::uint8_t* row = ctx.row(r);
-        std::uint32_t next[4] = {};
+        entries[k] = root;
+    }
+}
+
+// Records the links of the runs of row r (numbered from `first`) to the runs
+// of its neighbour rows in earlier stripes.
+template <class Rule>
+void recordBorderLinks(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::uint32_t first,
+                       const RowRuns& runs, const AboveRows& outside, Stripe& stripe) {
+    const auto lastElement = std::uint32_t(ctx.geometry.width - 1);
+    const std::uint8_t* row = ctx.row(r);
+    for (int q = 0; q < outside.count; ++q) {
+        const RowRuns& b = *outside.runs[q];
+        std::uint32_t cursor = 0;
         for (std::uint32_t i = 0; i < runs.count; ++i) {
-            const std::uint32_t k = first + i;
-            std::uint32_t root = k;
-            for (int q = 0; q < Rows; ++q) {
-                const RowRuns& b = *above.runs[q];
-                const std::int64_t from = std::int64_t(runs.first[i]) - above.reach[q];
-                const std::int64_t to = std::int64_t(runs.last[i]) + above.reach[q];
-                std::uint32_t j = next[q];
-                while (j < b.count && std::int64_t(b.last[j]) < from) ++j;
-                // Runs of these criteria may lie side by side and share the
-                // runs they touch: the next run starts from the first that touched.
-                next[q] = j;
-                for (; j < b.count && std::int64_t(b.first[j]) <= to; ++j) {
-                    if (rule.runsConnect(row, runs.span(i), ctx.row(b.row), b.span(j), int(above.reach[q])))
-                        joinTree(entries, k, root, above.first[q] + j);
-                }
-            }
-            entries[k] = root;
+            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), outside.reach[q], lastElement, cursor,
+                                [&](std::uint32_t j) { stripe.borderLinks.push_back({first + i, j}); });
         }
+        stripe.borderRows.push_back({b.row, stripe.borderLinks.size()});
     }
 }
 
@@ -82,32 +119,41 @@ void scanStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Work
     for (RowRuns& slot : scratch.slots) slot.row = -1;
     RowWindow<Rule> window{rule, ctx, scratch};
     const std::size_t ring = scratch.firstRuns.size();
+    stripe.borderLinks.clear();
+    stripe.borderRows.clear();
     std::uint32_t next = 0;
     for (std::int64_t r = stripe.firstRow; r < stripe.endRow; ++r) {
         int neighbourSlot[4];
-        window.prepare(r, [&](std::int64_t n) { return n >= stripe.firstRow; }, neighbourSlot);
+        window.prepare(r, neighbourSlot);
         scratch.firstRuns[std::size_t(r) % ring] = next;
-        AboveRows above;
+        AboveRows inside, outside;
         for (int q = 0; q < g.neighbourCount; ++q) {
             if (neighbourSlot[q] < 0) continue;
             const RowRuns& runs = scratch.slots[neighbourSlot[q]];
-            above.runs[above.count] = &runs;
-            above.first[above.count] = scratch.firstRuns[std::size_t(runs.row) % ring];
-            above.reach[above.count] = std::uint32_t(g.neighbours[q].reach);
-            ++above.count;
+            AboveRows& rows = runs.row >= stripe.firstRow ? inside : outside;
+            rows.runs[rows.count] = &runs;
+            rows.first[rows.count] = scratch.firstRuns[std::size_t(runs.row) % ring];
+            rows.reach[rows.count] = std::uint32_t(g.neighbours[q].reach);
+            ++rows.count;
         }
         const RowRuns& runs = scratch.slots[0];
         std::uint32_t* entries = stripe.entries;
-        switch (above.count) {
-            case 0: linkRuns<0>(rule, ctx, r, next, entries, runs, above); break;
-            case 1: linkRuns<1>(rule, ctx, r, next, entries, runs, above); break;
-            case 2: linkRuns<2>(rule, ctx, r, next, entries, runs, above); break;
-            case 3: linkRuns<3>(rule, ctx, r, next, entries, runs, above); break;
-            default: linkRuns<4>(rule, ctx, r, next, entries, runs, above); break;
+        switch (inside.count) {
+            case 0: linkRuns<0>(rule, ctx, r, next, entries, runs, inside); break;
+            case 1: linkRuns<1>(rule, ctx, r, next, entries, runs, inside); break;
+            case 2: linkRuns<2>(rule, ctx, r, next, entries, runs, inside); break;
+            case 3: linkRuns<3>(rule, ctx, r, next, entries, runs, inside); break;
+            default: linkRuns<4>(rule, ctx, r, next, entries, runs, inside); break;
         }
+        if (outside.count > 0) recordBorderLinks(rule, ctx, r, next, runs, outside, stripe);
         next += runs.count;
     }
     stripe.runCount = next;
+    // The first run of each of its last rows, for the links of later stripes.
+    const std::int64_t tail = std::min(g.backRows, stripe.endRow - stripe.firstRow);
+    stripe.tailFirstRuns.resize(std::size_t(tail));
+    for (std::int64_t t = 0; t < tail; ++t)
+        stripe.tailFirstRuns[std::size_t(t)] = scratch.firstRuns[std::size_t(stripe.endRow - tail + t) % ring];
 }
 
 template <class Rule>

@@ -26,7 +26,7 @@ void timeStage(const EngineContext& ctx, const char* name, Stage&& stage) {
 template <class Rule>
 std::uint32_t runStages(const Rule& rule, const EngineContext& ctx, int dimensions) {
     timeStage(ctx, "scan", [&] { scanStripes(rule, ctx); });
-    timeStage(ctx, "merge", [&] { mergeStripes(rule, ctx); });
+    timeStage(ctx, "merge", [&] { mergeStripes(ctx); });
     timeStage(ctx, "number", [&] { numberComponents(ctx, dimensions); });
     timeStage(ctx, "final", [&] { writeLabels(rule, ctx); });
     return std::uint32_t(ctx.table->size());
