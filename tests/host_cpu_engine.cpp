@@ -19,6 +19,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
 #include "labeler_detail.hpp"
+#include "thread_pool.hpp"
 #include "sample_support.hpp"
 
 using glccl::Component;
@@ -206,6 +207,22 @@ TEST_CASE("cpu engine: the generated families at sizes with many rows a stripe",
     for (const char* family : {"noise30", "balls", "blobs"}) {
         const Image volume = glccl::generateVolumeFamily(family, 45, 38, 41, 2);
         for (Connectivity c : connectivitiesOf(volume)) checkAllThreadCounts(volume, c, Criterion::binary());
+    }
+}
+
+TEST_CASE("cpu engine: labels written with non-temporal stores (inputs of 64 MiB of labels and more)", "[host][cpu]") {
+    glccl::cpu::detail::ScopedStreamedLabels streamed;
+    std::uint64_t seed = 90;
+    for (const Shape& shape : {Shape::image(1, 1), Shape::image(131, 77), Shape::image(3, 50), Shape::volume(21, 17, 9)}) {
+        for (double density : {0.2, 0.6, 1.0}) {
+            const Image image = shape.dimensions == 3
+                                    ? glccl::randomVolume(int(shape.width), int(shape.height), int(shape.depth),
+                                                          density, 2, seed++)
+                                    : glccl::randomImage(int(shape.width), int(shape.height), density, 2, 1, seed++);
+            for (Connectivity c : connectivitiesOf(image)) checkAllThreadCounts(image, c, Criterion::binary());
+        }
+        const Image values = nearCentres(shape, 8, seed++, 1);
+        for (Connectivity c : connectivitiesOf(values)) checkAllThreadCounts(values, c, Criterion::segments());
     }
 }
 
@@ -416,6 +433,33 @@ TEST_CASE("cpu engine: cancellation throws glccl::Cancelled, and a callback that
     CHECK(count == expected.count());
     CHECK(labels == expected.labels);
     CHECK(table == expected.components);
+}
+
+TEST_CASE("cpu engine: the thread pool runs every task once, back to back, and passes on a failure", "[host][cpu]") {
+    glccl::cpu::detail::ThreadPool pool(3);
+    pool.grow(6);
+    CHECK(pool.threads() == 6);
+    glccl::test::XorShift random(5, kSalt);
+    for (int run = 0; run < 3000; ++run) {
+        const std::size_t count = random.next() % 40;
+        const int width = 1 + int(random.next() % 8);
+        std::vector<std::atomic<int>> done(count);
+        std::atomic<int> outside{0};
+        pool.run(count, width, [&](std::size_t i, int worker) {
+            done[i].fetch_add(1);
+            if (worker >= std::min(width, 6)) outside.fetch_add(1);
+        });
+        for (std::size_t i = 0; i < count; ++i) REQUIRE(done[i].load() == 1);
+        REQUIRE(outside.load() == 0);
+    }
+    std::atomic<int> ran{0};
+    CHECK_THROWS_WITH(pool.run(10, 6,
+                               [&](std::size_t i, int) {
+                                   ran.fetch_add(1);
+                                   if (i == 4) throw glccl::Error("task 4 failed");
+                               }),
+                      "task 4 failed");
+    CHECK(ran.load() == 10);
 }
 
 TEST_CASE("cpu engine: stage timings, thread defaults and scratch bounds", "[host][cpu]") {

@@ -79,10 +79,12 @@ struct Stripe {
 struct WorkerScratch {
     RowRuns slots[5];
     std::vector<std::uint32_t> firstRuns;  // scan: first run number of row r at r % size
+    std::vector<std::uint32_t> rowLabels;  // final: a row of labels before it is streamed out
 
     void reserve(std::int64_t maxRuns, std::int64_t width, bool words, std::int64_t backRows) {
         for (RowRuns& slot : slots) slot.reserve(maxRuns, width, words);
         if (firstRuns.size() < std::size_t(backRows + 1)) firstRuns.resize(std::size_t(backRows + 1));
+        if (rowLabels.size() < std::size_t(width) + kSlack) rowLabels.resize(std::size_t(width) + kSlack);
     }
 };
 
@@ -98,6 +100,7 @@ struct EngineContext {
     int threads = 1;
     std::vector<Component>* table = nullptr;
     std::uint64_t componentCount = 0;
+    bool streamLabels = false;  // final writes the labels with non-temporal stores
     const std::function<bool()>* cancelled = nullptr;
     StageTimings* timings = nullptr;
     const char* entry = "glccl::cpu::Labeler::label(): ";

@@ -18,6 +18,12 @@ constexpr const char* kEntry = "glccl::cpu::Labeler::label(): ";
 
 thread_local std::uint64_t stripeLimit = detail::kMaxStripeElements;
 
+// Labels of this many bytes and more are written with non-temporal stores:
+// beyond what the caches hold, reading each line before overwriting it
+// doubles the traffic of the final pass.
+constexpr std::uint64_t kStreamLabelBytes = std::uint64_t(64) << 20;
+thread_local bool alwaysStream = false;
+
 std::string describe(const ImageView& image) {
     std::string text = std::to_string(image.width) + "x" + std::to_string(image.height);
     if (image.dimensions == 3) text += "x" + std::to_string(image.depth);
@@ -145,6 +151,7 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
     ctx.cancelled = &options.cancelled;
     ctx.timings = options.timings;
     ctx.entry = kEntry;
+    ctx.streamLabels = alwaysStream || image.shape().count() * sizeof(std::uint32_t) >= kStreamLabelBytes;
 
     const std::size_t stripeCount = ctx.plan.stripes();
     state.stripes.resize(stripeCount);
@@ -192,6 +199,10 @@ ScopedStripeLimit::ScopedStripeLimit(std::uint64_t elements) : previous_(stripeL
 }
 
 ScopedStripeLimit::~ScopedStripeLimit() { stripeLimit = previous_; }
+
+ScopedStreamedLabels::ScopedStreamedLabels() : previous_(alwaysStream) { alwaysStream = true; }
+
+ScopedStreamedLabels::~ScopedStreamedLabels() { alwaysStream = previous_; }
 
 }  // namespace detail
 

@@ -21,4 +21,18 @@ private:
     std::uint64_t previous_;
 };
 
+// While alive, labelers called on this thread write their labels with
+// non-temporal stores whatever the input's size (they do so from
+// kStreamLabelBytes of labels on), so that small inputs test that path.
+class ScopedStreamedLabels {
+public:
+    ScopedStreamedLabels();
+    ~ScopedStreamedLabels();
+    ScopedStreamedLabels(const ScopedStreamedLabels&) = delete;
+    ScopedStreamedLabels& operator=(const ScopedStreamedLabels&) = delete;
+
+private:
+    bool previous_;
+};
+
 }  // namespace glccl::cpu::detail

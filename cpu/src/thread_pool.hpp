@@ -1,12 +1,18 @@
 #pragma once
 // A small team of persistent threads for the cpu engine's stages: each stage
 // is one run() of independent tasks (stripes, borders), the calling thread
-// taking tasks too. Plain std::thread, mutex and condition variables, so
-// that ThreadSanitizer sees every synchronisation (an OpenMP runtime built
-// without it reports false races).
+// taking tasks too. Plain std::thread, atomics, mutex and condition
+// variables, so that ThreadSanitizer sees every synchronisation (an OpenMP
+// runtime built without it reports false races).
+//
+// A call's stages follow each other within microseconds, so an idle worker
+// spins on the run counter for a while before it sleeps: waking a sleeping
+// thread costs more than a small stage. Between calls the workers sleep.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -35,20 +41,30 @@ public:
     void run(std::size_t count, int width, const std::function<void(std::size_t task, int worker)>& task);
 
 private:
-    void work(int worker, unsigned seen);
+    void work(int worker, std::uint64_t seen);
     void takeTasks(int worker);
 
     std::vector<std::thread> threads_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    std::condition_variable finished_;
-    // The current run, guarded by mutex_ (next_ too: tasks are coarse, a
-    // lock per task costs nothing beside them).
+    // The current run: written by run() before it bumps `runs_` (release),
+    // read by its workers after they see it (acquire); run() waits for them
+    // before it writes the next. `runs_` counts the runs in its high bits
+    // and holds the current run's width in its low kWidthBits, so that a
+    // worker left out of a run learns so without reading what the next run
+    // may be writing.
+    static constexpr int kWidthBits = 16;
     const std::function<void(std::size_t, int)>* task_ = nullptr;
-    std::size_t count_ = 0, next_ = 0;
-    int width_ = 0, busy_ = 0;
-    unsigned generation_ = 0;
-    bool stopping_ = false;
+    std::size_t count_ = 0;
+    std::atomic<std::uint64_t> runs_{0};
+    std::atomic<std::size_t> next_{0};  // the next task to take
+    std::atomic<int> pending_{0};       // workers of this run still taking tasks
+    std::atomic<bool> stopping_{false};
+
+    // Sleeping, on either side, and the first failure of a run.
+    std::mutex mutex_;
+    std::condition_variable wake_;      // workers wait for a run
+    std::condition_variable finished_;  // the caller waits for the workers
+    int sleepers_ = 0;
+    bool callerSleeps_ = false;
     std::exception_ptr failure_;
 };
 

@@ -38,6 +38,19 @@ inline void fillShort(std::uint32_t* from, std::uint32_t* to, std::uint32_t valu
     if (to - from > 8) std::fill(from + 8, to, value);
 }
 
+// Copies `count` labels of a row to `out` with non-temporal stores where the
+// row is aligned for them: labels larger than the caches would otherwise be
+// read into them before they are overwritten, twice the memory traffic.
+inline void streamRow(std::uint32_t* out, const std::uint32_t* row, std::size_t count) {
+    std::size_t i = 0;
+#if defined(__SSE2__)
+    for (; i < count && (reinterpret_cast<std::uintptr_t>(out + i) & 15) != 0; ++i) out[i] = row[i];
+    for (; i + 4 <= count; i += 4)
+        _mm_stream_si128(reinterpret_cast<__m128i*>(out + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i)));
+#endif
+    for (; i < count; ++i) out[i] = row[i];
+}
+
 template <class Rule>
 void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, WorkerScratch& scratch) {
     const Geometry& g = ctx.geometry;
@@ -54,7 +67,8 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
     for (std::int64_t r = stripe.firstRow; r < stripe.endRow; ++r) {
         const auto y = std::uint32_t(r % g.height), z = std::uint32_t(r / g.height);
         extractRuns<false>(rule, ctx.row(r), g.width, runs);
-        std::uint32_t* out = ctx.labelRow(r);
+        // Streamed rows are made in the worker's row first, where no code lies.
+        std::uint32_t* out = ctx.streamLabels ? scratch.rowLabels.data() : ctx.labelRow(r);
         std::uint32_t* written = out;
         for (std::uint32_t i = 0; i < runs.count; ++i) {
             const std::uint32_t k = next + i;
@@ -73,7 +87,7 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
             }
             // Up to the next run's code everything may be written (engine.hpp).
             std::uint32_t* const run = out + first;
-            if (run + 8 <= codes + k + 1) {
+            if (ctx.streamLabels || run + 8 <= codes + k + 1) {
                 fillShort(written, run, 0);
                 fillShort(run, out + last + 1, label);
             } else {
@@ -83,8 +97,12 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
             written = out + last + 1;
         }
         std::fill(written, out + g.width, 0u);
+        if (ctx.streamLabels) streamRow(ctx.labelRow(r), out, std::size_t(g.width));
         next += runs.count;
     }
+#if defined(__SSE2__)
+    if (ctx.streamLabels) _mm_sfence();  // the streamed stores before the stage ends
+#endif
 }
 
 template <class Rule>
