@@ -85,11 +85,16 @@ struct StripePlan {
     std::size_t stripes() const { return firstRow.size() - 1; }
 };
 
-// As many stripes as threads, each at least backRows rows where the input
-// has that many, and none over maxStripeElements elements (a stripe's runs
-// are numbered in 31 bits): more stripes than threads for inputs that large.
+// A stripe a thread, each of at least backRows rows where the input has
+// that many. Images get up to four a thread, of 32 rows or more, so that
+// threads which finish early take another (a stripe's cost follows its
+// content, not its rows); their borders cost a row each. Volumes keep one a
+// thread: a border there costs a slice, in time and in the scratch bound.
+// None over maxStripeElements elements (a stripe's runs are numbered in 31
+// bits).
 inline StripePlan planStripes(const Geometry& g, int threads, std::uint64_t maxStripeElements) {
     std::int64_t stripes = std::max<std::int64_t>(1, std::min<std::int64_t>(threads, g.rows / g.backRows));
+    if (threads > 1 && g.backRows == 1) stripes = std::max(stripes, std::min<std::int64_t>(4 * std::int64_t(threads), g.rows / 32));
     const std::int64_t rowsCap = std::max<std::int64_t>(1, std::int64_t(maxStripeElements / std::uint64_t(g.width)));
     stripes = std::max(stripes, (g.rows + rowsCap - 1) / rowsCap);
     StripePlan plan;

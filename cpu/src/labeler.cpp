@@ -100,15 +100,14 @@ std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Con
     // from at most four, and between two rows at most as many links as both
     // have runs; their row groups; the first runs of its last rows.
     const std::uint64_t links = 8 * back * maxRuns;
-    const std::uint64_t perStripe = links * sizeof(detail::BorderLink) + 4 * back * sizeof(detail::BorderRow) +
-                                    back * 4 + sizeof(detail::Stripe);
+    const std::uint64_t perStripe = links * sizeof(detail::BorderLink) + 4 * back * sizeof(detail::BorderRow) + back * 4;
     // Each union across a border joins two trees of the runs of its rows
     // (`back` rows on either side) and re-parents one root: its node,
     // label and part of the table.
     const std::uint64_t externals = 2 * back * maxRuns;
     const std::uint64_t perExternal = sizeof(detail::Node) + sizeof(std::uint32_t) + sizeof(Component);
-    return std::min<std::uint64_t>(std::uint64_t(threads), stripes) * worker + stripes * perStripe +
-           (stripes - 1) * externals * perExternal;
+    return std::min<std::uint64_t>(std::uint64_t(threads), stripes) * worker + stripes * sizeof(detail::Stripe) +
+           (stripes - 1) * (perStripe + externals * perExternal);
 }
 
 struct Labeler::State {
