@@ -31,13 +31,15 @@ glccl::cpu::Labeler::label() on a labeler kept across repetitions (its
 threads and scratch made before the first timed one).
 
 input (one of):
-  --input FILE          a PNG, JPEG, TIFF, PGM/PPM or .npy image (a 3-D .npy: a volume)
+  --input FILE          a PNG, JPEG, TIFF, PGM/PPM or .npy image (a 3-D .npy: a volume,
+                        or with --channels-last an image of (height, width, channels))
   --generate FAMILY     a generated binary input (0/255) of --size:
                         2-D: noise<P> (noise50), sparse_disks, dense_disks, large,
                              granularity<g>, spiral, comb, checkerboard, ...
                         3-D: noise<P> (noise30), balls, blobs, hilbert
   --size WxH | WxHxD    the generated input's size (WxHxD: a volume)
   --seed N              the generator's seed (default 1, as `glccl generate`)
+  --channels-last       a 3-D .npy is an image with its channels last (1, 3 or 4)
 
 options:
   --connectivity N      4 or 8 (images), 6, 18 or 26 (volumes); default 8 / 26
@@ -103,7 +105,7 @@ int main(int argc, char** argv) {
     std::string input, family, sizeText, writeInput, criterionText = "binary", connectivityText;
     int threads = 0, reps = 7, warmup = 1;
     std::uint64_t seed = 1;
-    bool check = false;
+    bool check = false, channelsLast = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         auto value = [&]() -> std::string {
@@ -124,6 +126,7 @@ int main(int argc, char** argv) {
         else if (arg == "--warmup") warmup = parseInt(arg, value());
         else if (arg == "--write-input") writeInput = value();
         else if (arg == "--check") check = true;
+        else if (arg == "--channels-last") channelsLast = true;
         else fail("unknown option '" + arg + "' (--help lists them)");
     }
     if (input.empty() == family.empty()) fail("give --input FILE or --generate FAMILY (--help)");
@@ -138,7 +141,8 @@ int main(int argc, char** argv) {
                                       : glccl::generateFamily(family, sides[0], sides[1], seed);
             name = family;
         } else {
-            image = glccl::readImage(input);
+            image = glccl::readImage(input, glccl::ChannelMode::Natural,
+                                     channelsLast ? glccl::NpyChannelAxis::Last : glccl::NpyChannelAxis::None);
         }
         if (!writeInput.empty()) glccl::writeImageNpy(writeInput, image, true);
 

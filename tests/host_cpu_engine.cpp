@@ -245,8 +245,10 @@ TEST_CASE("cpu engine: segments, delta and gray threshold, every sample width", 
     std::uint64_t seed = 20;
     for (int bits : {8, 16, 32, 64}) {
         const std::uint64_t top = std::min<std::uint64_t>(Image::largestSample(bits), 0xFFFFFFFFu);
+        // Widths past 128 take the 64-element vector tests (every chunk but a row's first and a short last).
         for (const Shape& shape : {Shape::image(1, 1), Shape::image(77, 41), Shape::image(1, 60), Shape::image(60, 1),
-                                   Shape::volume(15, 12, 9), Shape::volume(9, 1, 8)}) {
+                                   Shape::image(200, 23), Shape::volume(15, 12, 9), Shape::volume(9, 1, 8),
+                                   Shape::volume(131, 6, 5)}) {
             for (std::uint64_t spread : {0, 2}) {
                 const Image image = nearCentres(shape, bits, seed++, spread);
                 for (Connectivity c : connectivitiesOf(image)) {
@@ -264,14 +266,15 @@ TEST_CASE("cpu engine: segments, delta and gray threshold, every sample width", 
 TEST_CASE("cpu engine: colour threshold on 4 channels, every sample width", "[host][cpu]") {
     std::uint64_t seed = 40;
     for (int bits : {8, 16, 32, 64}) {
-        for (const Shape& shape : {Shape::image(53, 37), Shape::image(1, 31), Shape::volume(11, 9, 7)}) {
+        for (const Shape& shape : {Shape::image(53, 37), Shape::image(1, 31), Shape::image(197, 21),
+                                   Shape::volume(11, 9, 7), Shape::volume(130, 5, 4)}) {
             const Image image = colourNearCentres(shape, bits, seed++, 3);
             for (Connectivity c : connectivitiesOf(image)) {
                 for (std::int64_t t : {0, 1, 3, 100}) checkAllThreadCounts(image, c, Criterion::thresholded(t));
             }
         }
     }
-    const Image rgba = glccl::randomImage(71, 43, 0.6, 5, 4, 9);
+    const Image rgba = glccl::randomImage(171, 43, 0.6, 5, 4, 9);
     for (Connectivity c : connectivitiesOf(rgba))
         for (std::int64_t t : {0, 60, 255}) checkAllThreadCounts(rgba, c, Criterion::thresholded(t));
 }

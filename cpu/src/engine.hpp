@@ -81,8 +81,8 @@ struct WorkerScratch {
     std::vector<std::uint32_t> firstRuns;  // scan: first run number of row r at r % size
     std::vector<std::uint32_t> rowLabels;  // final: a row of labels before it is streamed out
 
-    void reserve(std::int64_t maxRuns, std::int64_t width, bool words, std::int64_t backRows) {
-        for (RowRuns& slot : slots) slot.reserve(maxRuns, width, words);
+    void reserve(std::int64_t maxRuns, std::int64_t width, std::int64_t backRows) {
+        for (RowRuns& slot : slots) slot.reserve(maxRuns, width);
         if (firstRuns.size() < std::size_t(backRows + 1)) firstRuns.resize(std::size_t(backRows + 1));
         if (rowLabels.size() < std::size_t(width) + kSlack) rowLabels.resize(std::size_t(width) + kSlack);
     }

@@ -91,8 +91,8 @@ std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Con
     const auto words = std::uint64_t((g.width + 63) / 64);
     const auto back = std::uint64_t(g.backRows);
     const std::uint64_t stripes = plan.stripes();
-    // Each worker: five rows of runs (first and last, 4 bytes each, and the
-    // words of binary rows: 20 bytes each) and the ring of first runs.
+    // Each worker: five rows of runs (first and last, 4 bytes each, and
+    // their words: 20 bytes each) and the ring of first runs.
     const std::uint64_t worker = 5 * ((maxRuns + detail::kSlack) * 8 + words * 20) + (back + 1) * 4 +
                                  sizeof(detail::WorkerScratch);
     // Each stripe after the first: the links of its first `back` rows, each
@@ -167,7 +167,7 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
     if (state.workers.size() < std::size_t(threads)) state.workers.resize(std::size_t(threads));
     const std::int64_t maxRuns = detail::maxRunsPerRow(ctx.geometry.width, isBinaryRule(criterion));
     for (detail::WorkerScratch& worker : state.workers)
-        worker.reserve(maxRuns, ctx.geometry.width, isBinaryRule(criterion), ctx.geometry.backRows);
+        worker.reserve(maxRuns, ctx.geometry.width, ctx.geometry.backRows);
     ctx.stripes = &state.stripes;
     ctx.workers = &state.workers;
 

@@ -51,18 +51,18 @@ struct RowRuns {
     std::int64_t row = -1;  // the row they are of; -1: none yet
     std::uint32_t count = 0;
     std::vector<std::uint32_t> first, last;
-    // Binary rules also keep the row's words: foreground and start bits, and
-    // before each word the runs that start in the words before it, so that
-    // the runs touching a stretch are counted, not searched (touching()).
+    // And the row's words: foreground and start bits, and before each word
+    // the runs that start in the words before it, so that the runs touching
+    // a stretch are counted, not searched (touching()).
     std::vector<std::uint64_t> foreground, starts;
     std::vector<std::uint32_t> startsBefore;
 
-    void reserve(std::int64_t maxRuns, std::int64_t width, bool words) {
+    void reserve(std::int64_t maxRuns, std::int64_t width) {
         if (first.size() < std::size_t(maxRuns) + kSlack) {
             first.resize(std::size_t(maxRuns) + kSlack);
             last.resize(std::size_t(maxRuns) + kSlack);
         }
-        const std::size_t wordCount = words ? std::size_t((width + 63) / 64) : 0;
+        const std::size_t wordCount = std::size_t((width + 63) / 64);
         if (foreground.size() < wordCount) {
             foreground.resize(wordCount);
             starts.resize(wordCount);
@@ -92,11 +92,17 @@ template <class Rule, class Visit>
 void forEachRunWord(const Rule& rule, const std::uint8_t* row, std::int64_t width, Visit&& visit) {
     const std::int64_t words = (width + 63) / 64;
     auto chunk = [&](std::int64_t w) { return int(std::min<std::int64_t>(64, width - 64 * w)); };
+    // A join needs both elements foreground, whatever a rule says: then
+    // every start has its end, and the run arrays hold what was counted.
     std::uint64_t fg = 0, join = 0;
     rule.masks(row, 0, chunk(0), fg, join);
+    join &= fg & (fg << 1);
     for (std::int64_t w = 0; w < words; ++w) {
         std::uint64_t nextFg = 0, nextJoin = 0;
-        if (w + 1 < words) rule.masks(row, 64 * (w + 1), chunk(w + 1), nextFg, nextJoin);
+        if (w + 1 < words) {
+            rule.masks(row, 64 * (w + 1), chunk(w + 1), nextFg, nextJoin);
+            nextJoin &= nextFg & ((nextFg << 1) | (fg >> 63));
+        }
         const std::uint64_t starts = fg & ~join;
         const std::uint64_t ends = fg & ~((join >> 1) | (nextJoin << 63));
         visit(w, fg, starts, ends);
@@ -105,14 +111,14 @@ void forEachRunWord(const Rule& rule, const std::uint8_t* row, std::int64_t widt
     }
 }
 
-// The runs of `row` (width elements) into out, and for binary rules its
-// words where `words` (for rows that others look up); returns their count.
+// The runs of `row` (width elements) into out, and its words where `words`
+// (for rows that others look up); returns their count.
 template <bool words = true, class Rule>
 std::uint32_t extractRuns(const Rule& rule, const std::uint8_t* row, std::int64_t width, RowRuns& out) {
     std::uint32_t* first = out.first.data();
     std::uint32_t* last = out.last.data();
     forEachRunWord(rule, row, width, [&](std::int64_t w, std::uint64_t fg, std::uint64_t starts, std::uint64_t ends) {
-        if constexpr (Rule::kBinary && words) {
+        if constexpr (words) {
             out.startsBefore[std::size_t(w)] = std::uint32_t(first - out.first.data());
             out.starts[std::size_t(w)] = starts;
             out.foreground[std::size_t(w)] = fg;

@@ -19,30 +19,19 @@ struct AboveRows {
 };
 
 // Calls visit(j) for every run j of row b (runs `b`, input `rowB`) that run i
-// of row a connects to, their elements at most `reach` apart along x.
-// Binary runs connect whenever they touch, and the touching ones are counted
-// from b's start bits; other criteria test the pairs, walking b from
-// `cursor` (0 for a row's first run), which moves on for the next run.
+// of row a connects to, their elements at most `reach` apart along x. The
+// runs that touch are counted from b's start bits, not searched; binary runs
+// connect whenever they touch, other criteria test the pair.
 template <class Rule, class Visit>
 inline void forEachConnectedRun(const Rule& rule, const RowRuns& a, const std::uint8_t* rowA, std::uint32_t i,
                                 const RowRuns& b, const std::uint8_t* rowB, std::uint32_t reach,
-                                std::uint32_t lastElement, std::uint32_t& cursor, Visit&& visit) {
-    if constexpr (Rule::kBinary) {
-        const std::uint32_t from = a.first[i] - std::min(a.first[i], reach);
-        const std::uint32_t to = std::min(a.last[i] + reach, lastElement);
-        std::uint32_t begin, end;
-        b.touching(from, to, begin, end);
-        for (std::uint32_t j = begin; j < end; ++j) visit(j);
-    } else {
-        const std::int64_t from = std::int64_t(a.first[i]) - reach, to = std::int64_t(a.last[i]) + reach;
-        std::uint32_t j = cursor;
-        while (j < b.count && std::int64_t(b.last[j]) < from) ++j;
-        // Runs of these criteria may lie side by side and share the runs
-        // they touch: the next run starts from the first that touched.
-        cursor = j;
-        for (; j < b.count && std::int64_t(b.first[j]) <= to; ++j) {
-            if (rule.runsConnect(rowA, a.span(i), rowB, b.span(j), int(reach))) visit(j);
-        }
+                                std::uint32_t lastElement, Visit&& visit) {
+    const std::uint32_t from = a.first[i] - std::min(a.first[i], reach);
+    const std::uint32_t to = std::min(a.last[i] + reach, lastElement);
+    std::uint32_t begin, end;
+    b.touching(from, to, begin, end);
+    for (std::uint32_t j = begin; j < end; ++j) {
+        if (Rule::kBinary || rule.runsConnect(rowA, a.span(i), rowB, b.span(j), int(reach))) visit(j);
     }
 }
 
@@ -82,13 +71,12 @@ void linkRuns(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::u
               std::uint32_t* entries, const RowRuns& runs, const AboveRows& above) {
     const auto lastElement = std::uint32_t(ctx.geometry.width - 1);
     const std::uint8_t* row = ctx.row(r);
-    std::uint32_t cursor[4] = {};
     for (std::uint32_t i = 0; i < runs.count; ++i) {
         const std::uint32_t k = first + i;
         std::uint32_t root = k;
         for (int q = 0; q < Rows; ++q) {
             const RowRuns& b = *above.runs[q];
-            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), above.reach[q], lastElement, cursor[q],
+            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), above.reach[q], lastElement,
                                 [&](std::uint32_t j) { joinTree(entries, k, root, above.first[q] + j); });
         }
         entries[k] = root;
@@ -104,9 +92,8 @@ void recordBorderLinks(const Rule& rule, const EngineContext& ctx, std::int64_t 
     const std::uint8_t* row = ctx.row(r);
     for (int q = 0; q < outside.count; ++q) {
         const RowRuns& b = *outside.runs[q];
-        std::uint32_t cursor = 0;
         for (std::uint32_t i = 0; i < runs.count; ++i) {
-            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), outside.reach[q], lastElement, cursor,
+            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), outside.reach[q], lastElement,
                                 [&](std::uint32_t j) { stripe.borderLinks.push_back({first + i, j}); });
         }
         stripe.borderRows.push_back({b.row, stripe.borderLinks.size()});
