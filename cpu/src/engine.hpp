@@ -19,6 +19,7 @@
 //                 run k have at least R - 1 - k elements after its last one,
 //                 so its last element lies at E - R + k or before, and no code
 //                 is overwritten before it is read
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -92,14 +93,13 @@ struct EngineContext {
     const std::uint8_t* pixels = nullptr;
     std::size_t elementBytes = 0;
     Geometry geometry;
-    StripePlan plan;
+    const StripePlan* stripePlan = nullptr;
     std::uint32_t* labels = nullptr;
     std::vector<Stripe>* stripes = nullptr;
     std::vector<WorkerScratch>* workers = nullptr;
     ThreadPool* pool = nullptr;
     int threads = 1;
     std::vector<Component>* table = nullptr;
-    std::uint64_t componentCount = 0;
     bool streamLabels = false;  // final writes the labels with non-temporal stores
     const std::function<bool()>* cancelled = nullptr;
     StageTimings* timings = nullptr;
@@ -117,17 +117,19 @@ struct EngineContext {
     }
     // task(i, scratch) for i in 0..count-1 on the threads; the calling
     // thread polls the callback before each task it takes.
-    void parallel(std::size_t count, const std::function<void(std::size_t, WorkerScratch&)>& task) const {
+    template <class Task>
+    void parallel(std::size_t count, const Task& task) const {
         checkCancelled();
         std::atomic<bool> stop{false};
-        pool->run(count, threads, [&](std::size_t i, int worker) {
+        const auto guarded = [&](std::size_t i, int worker) {
             if (stop.load(std::memory_order_relaxed)) return;
             if (worker == 0 && cancelled && *cancelled && (*cancelled)()) {
                 stop.store(true, std::memory_order_relaxed);
                 return;
             }
             task(i, (*workers)[std::size_t(worker)]);
-        });
+        };
+        pool->run(count, threads, guarded);
         if (stop.load()) throw Cancelled(std::string(entry) + "cancelled");
     }
 };

@@ -92,19 +92,18 @@ struct StripePlan {
 // thread: a border there costs a slice, in time and in the scratch bound.
 // None over maxStripeElements elements (a stripe's runs are numbered in 31
 // bits).
-inline StripePlan planStripes(const Geometry& g, int threads, std::uint64_t maxStripeElements) {
+// Plans into `plan`, reusing its storage.
+inline void planStripes(const Geometry& g, int threads, std::uint64_t maxStripeElements, StripePlan& plan) {
     std::int64_t stripes = std::max<std::int64_t>(1, std::min<std::int64_t>(threads, g.rows / g.backRows));
     if (threads > 1 && g.backRows == 1) stripes = std::max(stripes, std::min<std::int64_t>(4 * std::int64_t(threads), g.rows / 32));
     const std::int64_t rowsCap = std::max<std::int64_t>(1, std::int64_t(maxStripeElements / std::uint64_t(g.width)));
     stripes = std::max(stripes, (g.rows + rowsCap - 1) / rowsCap);
-    StripePlan plan;
     plan.firstRow.resize(std::size_t(stripes) + 1);
     for (std::int64_t s = 0; s <= stripes; ++s) {
         // rows * s may pass 63 bits only for inputs no machine holds; split in two steps anyway
         plan.firstRow[std::size_t(s)] = (g.rows / stripes) * s + (g.rows % stripes) * s / stripes;
     }
     plan.adjacentOnly = g.rows / stripes >= g.backRows;
-    return plan;
 }
 
 }  // namespace glccl::cpu::detail

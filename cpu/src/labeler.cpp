@@ -34,35 +34,35 @@ std::string describe(const ImageView& image) {
 // pointers a view may lack.
 void validate(const ImageView& image, Connectivity connectivity, const Criterion& criterion,
               const std::uint32_t* labels) {
-    const std::string where = kEntry;
+    const auto where = [] { return std::string(kEntry); };  // built on the way out only
     const std::string misfit = whyConnectivityDoesNotFit(connectivity, image.shape());
-    if (!misfit.empty()) throw Error(where + misfit);
+    if (!misfit.empty()) throw Error(where() + misfit);
     if (image.width <= 0 || image.height <= 0 || image.depth <= 0) {
-        throw Error(where + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is empty (" +
+        throw Error(where() + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is empty (" +
                     describe(image) + ")");
     }
     if (image.channels != 1 && image.channels != 4) {
-        throw Error(where + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
+        throw Error(where() + "the image has " + std::to_string(image.channels) + " channels; expected 1 or 4");
     }
     if (!Image::isSampleBits(image.sampleBits)) {
-        throw Error(where + "the image has " + std::to_string(image.sampleBits) +
+        throw Error(where() + "the image has " + std::to_string(image.sampleBits) +
                     "-bit samples; expected 8, 16, 32 or 64");
     }
     if (image.dimensions == 2 && image.depth != 1) {
-        throw Error(where + "a 2-D image has depth 1, this one " + std::to_string(image.depth));
+        throw Error(where() + "a 2-D image has depth 1, this one " + std::to_string(image.depth));
     }
     if (criterion.kind != Criterion::Kind::Binary && criterion.kind != Criterion::Kind::Segments &&
         criterion.kind != Criterion::Kind::Threshold && criterion.kind != Criterion::Kind::Delta) {
-        throw Error(where + "unknown criterion kind " + std::to_string(int(criterion.kind)));
+        throw Error(where() + "unknown criterion kind " + std::to_string(int(criterion.kind)));
     }
     if (criterion.kind != Criterion::Kind::Threshold && image.channels != 1) {
-        throw Error(where + "criterion '" + criterion.toString() +
+        throw Error(where() + "criterion '" + criterion.toString() +
                     "' needs a 1-channel image but this one has 4 channels (convert it to gray first)");
     }
     const std::string problem = criterion.problemForSampleBits(image.sampleBits);
-    if (!problem.empty()) throw Error(where + problem);
-    if (image.pixels == nullptr) throw Error(where + "the image's pixels are null");
-    if (labels == nullptr) throw Error(where + "the labels are null");
+    if (!problem.empty()) throw Error(where() + problem);
+    if (image.pixels == nullptr) throw Error(where() + "the image's pixels are null");
+    if (labels == nullptr) throw Error(where() + "the labels are null");
 }
 
 bool isBinaryRule(const Criterion& criterion) { return criterion.kind == Criterion::Kind::Binary; }
@@ -86,7 +86,8 @@ std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Con
     if (shape.count() == 0 || !whyConnectivityDoesNotFit(connectivity, shape).empty()) return 0;
     if (threads <= 0) threads = defaultThreads();
     const detail::Geometry g = detail::makeGeometry(shape, connectivity);
-    const detail::StripePlan plan = detail::planStripes(g, threads, detail::kMaxStripeElements);
+    detail::StripePlan plan;
+    detail::planStripes(g, threads, detail::kMaxStripeElements, plan);
     const auto maxRuns = std::uint64_t(detail::maxRunsPerRow(g.width, isBinaryRule(criterion)));
     const auto words = std::uint64_t((g.width + 63) / 64);
     const auto back = std::uint64_t(g.backRows);
@@ -113,6 +114,7 @@ std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Con
 struct Labeler::State {
     detail::ThreadPool pool;
     int threads;
+    detail::StripePlan plan;
     std::vector<detail::Stripe> stripes;
     std::vector<detail::WorkerScratch> workers;
 
@@ -142,7 +144,8 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
     ctx.pixels = image.pixels;
     ctx.elementBytes = std::size_t(image.channels) * std::size_t(image.sampleBits / 8);
     ctx.geometry = detail::makeGeometry(image.shape(), connectivity);
-    ctx.plan = detail::planStripes(ctx.geometry, threads, stripeLimit);
+    detail::planStripes(ctx.geometry, threads, stripeLimit, state.plan);
+    ctx.stripePlan = &state.plan;
     ctx.labels = labels;
     ctx.pool = &state.pool;
     ctx.threads = threads;
@@ -152,12 +155,12 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
     ctx.entry = kEntry;
     ctx.streamLabels = alwaysStream || image.shape().count() * sizeof(std::uint32_t) >= kStreamLabelBytes;
 
-    const std::size_t stripeCount = ctx.plan.stripes();
+    const std::size_t stripeCount = state.plan.stripes();
     state.stripes.resize(stripeCount);
     for (std::size_t s = 0; s < stripeCount; ++s) {
         detail::Stripe& stripe = state.stripes[s];
-        stripe.firstRow = ctx.plan.firstRow[s];
-        stripe.endRow = ctx.plan.firstRow[s + 1];
+        stripe.firstRow = state.plan.firstRow[s];
+        stripe.endRow = state.plan.firstRow[s + 1];
         stripe.entries = ctx.labelRow(stripe.firstRow);
         stripe.runCount = stripe.rootCount = 0;
         stripe.external.clear();

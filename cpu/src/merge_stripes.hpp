@@ -32,8 +32,8 @@ inline void mergeBorder(const EngineContext& ctx, std::size_t b) {
 }
 
 inline void mergeStripes(const EngineContext& ctx) {
-    const std::size_t stripes = ctx.plan.stripes();
-    if (ctx.plan.adjacentOnly) {
+    const std::size_t stripes = ctx.stripePlan->stripes();
+    if (ctx.stripePlan->adjacentOnly) {
         for (std::size_t step = 1; step < stripes; step *= 2) {
             const std::size_t borders = (stripes - 1 - step) / (2 * step) + 1;
             ctx.parallel(borders, [&](std::size_t i, WorkerScratch&) { mergeBorder(ctx, step * (2 * i + 1)); });

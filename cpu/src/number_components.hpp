@@ -58,7 +58,7 @@ inline std::string describeInput(const Geometry& g, int dimensions) {
 }
 
 inline void numberComponents(const EngineContext& ctx, int dimensions) {
-    const std::size_t stripes = ctx.plan.stripes();
+    const std::size_t stripes = ctx.stripePlan->stripes();
     ctx.parallel(stripes, [&](std::size_t s, WorkerScratch&) { codeStripe(ctx, ctx.stripe(s)); });
 
     std::uint64_t labels = 0;

@@ -145,7 +145,7 @@ void scanStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Work
 
 template <class Rule>
 void scanStripes(const Rule& rule, const EngineContext& ctx) {
-    ctx.parallel(ctx.plan.stripes(), [&](std::size_t s, WorkerScratch& scratch) {
+    ctx.parallel(ctx.stripePlan->stripes(), [&](std::size_t s, WorkerScratch& scratch) {
         scanStripe(rule, ctx, ctx.stripe(s), scratch);
     });
 }

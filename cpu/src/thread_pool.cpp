@@ -46,7 +46,7 @@ void ThreadPool::grow(int threads) {
     }
 }
 
-void ThreadPool::run(std::size_t count, int width, const std::function<void(std::size_t, int)>& task) {
+void ThreadPool::run(std::size_t count, int width, TaskRef task) {
     if (count == 0) return;
     const int most = (1 << kWidthBits) - 1;
     width = std::max(1, std::min({width, threads(), most, int(std::min<std::size_t>(count, std::size_t(most)))}));
@@ -80,7 +80,7 @@ void ThreadPool::run(std::size_t count, int width, const std::function<void(std:
 }
 
 void ThreadPool::takeTasks(int worker) {
-    const std::function<void(std::size_t, int)>& task = *task_;
+    const TaskRef& task = *task_;
     for (;;) {
         const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
         if (i >= count_) return;

@@ -14,12 +14,25 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace glccl::cpu::detail {
+
+// A callable task(i, worker) passed by reference, without the allocation a
+// std::function of a capturing lambda may make on every stage.
+class TaskRef {
+public:
+    template <class Task>
+    TaskRef(const Task& task)  // NOLINT(google-explicit-constructor): a reference to any task
+        : task_(&task), call_([](const void* t, std::size_t i, int worker) { (*static_cast<const Task*>(t))(i, worker); }) {}
+    void operator()(std::size_t i, int worker) const { call_(task_, i, worker); }
+
+private:
+    const void* task_;
+    void (*call_)(const void*, std::size_t, int);
+};
 
 class ThreadPool {
 public:
@@ -38,7 +51,7 @@ public:
     // no particular order, and returns when all have finished. A task's
     // exception is rethrown here (the first one); the other tasks still run.
     // Not reentrant: one run at a time.
-    void run(std::size_t count, int width, const std::function<void(std::size_t task, int worker)>& task);
+    void run(std::size_t count, int width, TaskRef task);
 
 private:
     void work(int worker, std::uint64_t seen);
@@ -52,7 +65,7 @@ private:
     // worker left out of a run learns so without reading what the next run
     // may be writing.
     static constexpr int kWidthBits = 16;
-    const std::function<void(std::size_t, int)>* task_ = nullptr;
+    const TaskRef* task_ = nullptr;
     std::size_t count_ = 0;
     std::atomic<std::uint64_t> runs_{0};
     std::atomic<std::size_t> next_{0};  // the next task to take

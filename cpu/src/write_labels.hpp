@@ -107,7 +107,7 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
 
 template <class Rule>
 void writeLabels(const Rule& rule, const EngineContext& ctx) {
-    const std::size_t stripes = ctx.plan.stripes();
+    const std::size_t stripes = ctx.stripePlan->stripes();
     ctx.parallel(stripes, [&](std::size_t s, WorkerScratch& scratch) {
         writeStripe(rule, ctx, ctx.stripe(s), scratch);
     });
