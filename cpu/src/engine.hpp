@@ -81,11 +81,13 @@ struct WorkerScratch {
     RowRuns slots[5];
     std::vector<std::uint32_t> firstRuns;  // scan: first run number of row r at r % size
     std::vector<std::uint32_t> rowLabels;  // final: a row of labels before it is streamed out
+    std::vector<std::uint32_t> overlaps;   // scan: where a row and a neighbour row start to overlap
 
     void reserve(std::int64_t maxRuns, std::int64_t width, std::int64_t backRows) {
         for (RowRuns& slot : slots) slot.reserve(maxRuns, width);
         if (firstRuns.size() < std::size_t(backRows + 1)) firstRuns.resize(std::size_t(backRows + 1));
         if (rowLabels.size() < std::size_t(width) + kSlack) rowLabels.resize(std::size_t(width) + kSlack);
+        if (overlaps.size() < std::size_t(maxRuns) + kSlack) overlaps.resize(std::size_t(maxRuns) + kSlack);
     }
 };
 

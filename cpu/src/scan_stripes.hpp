@@ -62,13 +62,74 @@ inline void joinTree(std::uint32_t* entries, std::uint32_t k, std::uint32_t& roo
     }
 }
 
+// Joins the trees of runs a and b of a stripe being scanned: the larger
+// root becomes a child of the smaller.
+inline void uniteInScan(std::uint32_t* entries, std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t ra = findInScan(entries, a), rb = findInScan(entries, b);
+    if (ra < rb) entries[rb] = ra;
+    else if (rb < ra) entries[ra] = rb;
+}
+
+// Links binary runs to the runs of a neighbour row that they touch, found
+// from the rows' words rather than run by run. Where both rows are
+// foreground, each stretch lies in one run of either row, and each pair of
+// runs that overlap overlaps in one such stretch: the stretches' first
+// elements name the pairs. At reach 1 (8, 18, 26) runs also touch at a
+// corner: a run of one row that ends where a run of the other starts one
+// element later. Only the pairs that touch cost a count (no run that touches
+// nothing costs anything), and the positions come 64 at a time.
+inline void linkTouchingPairs(std::uint32_t* entries, std::uint32_t first, const RowRuns& runs,
+                              const RowRuns& above, std::uint32_t aboveFirst, std::uint32_t reach, std::size_t words,
+                              std::uint32_t* positions) {
+    const auto unitePairs = [&](const std::uint32_t* end, std::uint32_t rowShift, std::uint32_t aboveShift) {
+        for (const std::uint32_t* x = positions; x < end; ++x)
+            uniteInScan(entries, first + runs.startsUpTo(*x + rowShift) - 1,
+                        aboveFirst + above.startsUpTo(*x + aboveShift) - 1);
+    };
+    std::uint32_t* end = positions;
+    std::uint64_t carry = 0;
+    for (std::size_t w = 0; w < words; ++w) {
+        const std::uint64_t both = runs.foreground[w] & above.foreground[w];
+        end = writeBitPositions(both & ~((both << 1) | carry), std::uint32_t(64 * w), end);
+        carry = both >> 63;
+    }
+    unitePairs(end, 0, 0);
+    if (reach == 0) return;
+    // Corners: bit x of `ends & (starts >> 1)`, one row's run ending at x and
+    // the other's starting at x + 1.
+    const auto ends = [](const RowRuns& r, std::size_t w, std::size_t words) {
+        const std::uint64_t next = w + 1 < words ? r.foreground[w + 1] : 0;
+        return r.foreground[w] & ~((r.foreground[w] >> 1) | (next << 63));
+    };
+    const auto startsAfter = [](const RowRuns& r, std::size_t w, std::size_t words) {
+        const std::uint64_t next = w + 1 < words ? r.starts[w + 1] : 0;
+        return (r.starts[w] >> 1) | (next << 63);
+    };
+    end = positions;
+    for (std::size_t w = 0; w < words; ++w)
+        end = writeBitPositions(ends(runs, w, words) & startsAfter(above, w, words), std::uint32_t(64 * w), end);
+    unitePairs(end, 0, 1);
+    end = positions;
+    for (std::size_t w = 0; w < words; ++w)
+        end = writeBitPositions(ends(above, w, words) & startsAfter(runs, w, words), std::uint32_t(64 * w), end);
+    unitePairs(end, 1, 0);
+}
+
 // Links the new runs of row r (numbered from `first`) to the runs of the
 // `Rows` neighbour rows in `above`: each run takes the smallest root among
 // those it connects to (its own number when none) and joins the others to
 // it. Rows is a template argument so that the loops over rows unroll.
 template <int Rows, class Rule>
 void linkRuns(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::uint32_t first,
-              std::uint32_t* entries, const RowRuns& runs, const AboveRows& above) {
+              std::uint32_t* entries, const RowRuns& runs, const AboveRows& above, WorkerScratch& scratch) {
+    if constexpr (Rule::kBinary) {
+        for (std::uint32_t i = 0; i < runs.count; ++i) entries[first + i] = first + i;
+        const std::size_t words = std::size_t((ctx.geometry.width + 63) / 64);
+        for (int q = 0; q < Rows; ++q)
+            linkTouchingPairs(entries, first, runs, *above.runs[q], above.first[q], above.reach[q], words,
+                              scratch.overlaps.data());
+        return;
+    }
     const auto lastElement = std::uint32_t(ctx.geometry.width - 1);
     const std::uint8_t* row = ctx.row(r);
     for (std::uint32_t i = 0; i < runs.count; ++i) {
@@ -126,11 +187,11 @@ void scanStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Work
         const RowRuns& runs = scratch.slots[0];
         std::uint32_t* entries = stripe.entries;
         switch (inside.count) {
-            case 0: linkRuns<0>(rule, ctx, r, next, entries, runs, inside); break;
-            case 1: linkRuns<1>(rule, ctx, r, next, entries, runs, inside); break;
-            case 2: linkRuns<2>(rule, ctx, r, next, entries, runs, inside); break;
-            case 3: linkRuns<3>(rule, ctx, r, next, entries, runs, inside); break;
-            default: linkRuns<4>(rule, ctx, r, next, entries, runs, inside); break;
+            case 0: linkRuns<0>(rule, ctx, r, next, entries, runs, inside, scratch); break;
+            case 1: linkRuns<1>(rule, ctx, r, next, entries, runs, inside, scratch); break;
+            case 2: linkRuns<2>(rule, ctx, r, next, entries, runs, inside, scratch); break;
+            case 3: linkRuns<3>(rule, ctx, r, next, entries, runs, inside, scratch); break;
+            default: linkRuns<4>(rule, ctx, r, next, entries, runs, inside, scratch); break;
         }
         if (outside.count > 0) recordBorderLinks(rule, ctx, r, next, runs, outside, stripe);
         next += runs.count;
