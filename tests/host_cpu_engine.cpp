@@ -241,7 +241,8 @@ TEST_CASE("cpu engine: binary above a level, every sample width", "[host][cpu]")
     }
 }
 
-TEST_CASE("cpu engine: segments, delta and gray threshold, every sample width", "[host][cpu]") {
+// [sweep]: the threads are those of every other case; ThreadSanitizer runs skip it (run-tests.sh).
+TEST_CASE("cpu engine: segments, delta and gray threshold, every sample width", "[host][cpu][sweep]") {
     std::uint64_t seed = 20;
     for (int bits : {8, 16, 32, 64}) {
         const std::uint64_t top = std::min<std::uint64_t>(Image::largestSample(bits), 0xFFFFFFFFu);

@@ -116,9 +116,10 @@ inline void linkTouchingPairs(std::uint32_t* entries, std::uint32_t first, const
 }
 
 // Links the new runs of row r (numbered from `first`) to the runs of the
-// `Rows` neighbour rows in `above`: each run takes the smallest root among
-// those it connects to (its own number when none) and joins the others to
-// it. Rows is a template argument so that the loops over rows unroll.
+// `Rows` neighbour rows in `above`. Binary runs: the touching pairs, from
+// the rows' words. Other criteria: each run takes the smallest root among
+// the runs it connects to (its own number when none) and joins the others
+// to it. Rows is a template argument so that the loops over rows unroll.
 template <int Rows, class Rule>
 void linkRuns(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::uint32_t first,
               std::uint32_t* entries, const RowRuns& runs, const AboveRows& above, WorkerScratch& scratch) {
