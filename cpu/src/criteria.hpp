@@ -204,49 +204,51 @@ struct BinaryRule {
     bool runsConnect(const std::uint8_t*, Span, const std::uint8_t*, Span, int) const { return true; }
 };
 
-// Segments: nonzero ids; neighbours of equal ids connect. A run holds one id.
-template <class Sample>
-struct SegmentsRule {
+// Segments and delta: foreground where the sample is nonzero; a sample of
+// at most 32 bits goes in vectors. Rule is the derived rule (its connect
+// tests), whose masks come from vectorMasks.
+template <class Sample, class Rule>
+struct NonzeroForeground {
     static constexpr std::size_t kElementBytes = sizeof(Sample);
     static constexpr bool kBinary = false;
     static constexpr int kVectorLane = sizeof(Sample) <= 4 ? int(sizeof(Sample)) : 0;
     using Lane = Sample;
 
     bool foreground(const std::uint8_t* e) const { return loadSample<Sample>(e) != 0; }
-    bool connect(const std::uint8_t* a, const std::uint8_t* b) const {
-        return loadSample<Sample>(a) == loadSample<Sample>(b);
-    }
 #if defined(__SSE2__)
     __m128i foregroundLanes(__m128i v) const {
         return _mm_xor_si128(lanesEqual<Sample>(v, _mm_setzero_si128()), _mm_set1_epi8(-1));
     }
-    __m128i connectLanes(__m128i before, __m128i v) const { return lanesEqual<Sample>(before, v); }
 #endif
     void masks(const std::uint8_t* row, std::int64_t x, int n, std::uint64_t& fg, std::uint64_t& join) const {
-        vectorMasks(*this, row, x, n, fg, join);
+        vectorMasks(static_cast<const Rule&>(*this), row, x, n, fg, join);
     }
+};
+
+// Segments: nonzero ids; neighbours of equal ids connect. A run holds one id.
+template <class Sample>
+struct SegmentsRule : NonzeroForeground<Sample, SegmentsRule<Sample>> {
+    bool connect(const std::uint8_t* a, const std::uint8_t* b) const {
+        return loadSample<Sample>(a) == loadSample<Sample>(b);
+    }
+#if defined(__SSE2__)
+    __m128i connectLanes(__m128i before, __m128i v) const { return lanesEqual<Sample>(before, v); }
+#endif
     bool runsConnect(const std::uint8_t* rowA, Span a, const std::uint8_t* rowB, Span b, int) const {
-        return connect(rowA + std::size_t(a.first) * kElementBytes, rowB + std::size_t(b.first) * kElementBytes);
+        return connect(rowA + std::size_t(a.first) * sizeof(Sample), rowB + std::size_t(b.first) * sizeof(Sample));
     }
 };
 
 // Delta: nonzero values; neighbours at most `delta` apart connect.
 template <class Sample>
-struct DeltaRule {
-    static constexpr std::size_t kElementBytes = sizeof(Sample);
-    static constexpr bool kBinary = false;
-    static constexpr int kVectorLane = sizeof(Sample) <= 4 ? int(sizeof(Sample)) : 0;
-    using Lane = Sample;
+struct DeltaRule : NonzeroForeground<Sample, DeltaRule<Sample>> {
     std::uint64_t delta = 0;
 
-    bool foreground(const std::uint8_t* e) const { return loadSample<Sample>(e) != 0; }
+    explicit DeltaRule(std::uint64_t d) : delta(d) {}
     bool connect(const std::uint8_t* a, const std::uint8_t* b) const {
         return sampleDistance(loadSample<Sample>(a), loadSample<Sample>(b)) <= delta;
     }
 #if defined(__SSE2__)
-    __m128i foregroundLanes(__m128i v) const {
-        return _mm_xor_si128(lanesEqual<Sample>(v, _mm_setzero_si128()), _mm_set1_epi8(-1));
-    }
     // Within delta and the element before foreground (this one is, where it counts).
     __m128i connectLanes(__m128i before, __m128i v) const {
         const __m128i far = lanesAbove<Sample>(lanesDistance<Sample>(before, v), lanesOf<Sample>(delta));
@@ -254,9 +256,6 @@ struct DeltaRule {
                                 _mm_set1_epi8(-1));
     }
 #endif
-    void masks(const std::uint8_t* row, std::int64_t x, int n, std::uint64_t& fg, std::uint64_t& join) const {
-        vectorMasks(*this, row, x, n, fg, join);
-    }
     bool runsConnect(const std::uint8_t* rowA, Span a, const std::uint8_t* rowB, Span b, int reach) const {
         return someElementsConnect(*this, rowA, a, rowB, b, reach);
     }
