@@ -93,8 +93,11 @@ std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Con
     const auto back = std::uint64_t(g.backRows);
     const std::uint64_t stripes = plan.stripes();
     // Each worker: five rows of runs (first and last, 4 bytes each, and
-    // their words: 20 bytes each) and the ring of first runs.
+    // their words: 20 bytes each), the ring of first runs, the positions of
+    // a row's touching pairs and a row of labels (4 bytes each).
+    const auto width = std::uint64_t(g.width);
     const std::uint64_t worker = 5 * ((maxRuns + detail::kSlack) * 8 + words * 20) + (back + 1) * 4 +
+                                 (maxRuns + detail::kSlack) * 4 + (width + detail::kSlack) * 4 +
                                  sizeof(detail::WorkerScratch);
     // Each stripe after the first: the links of its first `back` rows, each
     // row to at most four rows of earlier stripes and each such row reached
