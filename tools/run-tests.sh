@@ -8,7 +8,8 @@
 # sanitizers: tools:, host: outputs, and the tiles: and gl: ones that run
 # the commands), the replay
 # of the fuzz seeds and regressions, and a short run of each libFuzzer
-# harness (FUZZ_SECONDS each, 15 by default; 0 skips it).
+# harness (FUZZ_SECONDS each, 15 by default; 0 skips it). And the cpu
+# engine's tests under ThreadSanitizer (build-tsan/).
 # Installs missing packages first: CI machines start fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,13 +32,22 @@ ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=err
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R "$cli_tests"
 
-# A short fuzz run per reader, from the seeds, in a scratch corpus. A finding
+# The cpu engine's threads under ThreadSanitizer: its tests, at every thread
+# count they take, but the sweep of criteria and sample widths (the same
+# threads as the rest, ten times slower under TSan). libgomp is not
+# instrumented, so the engine uses plain std::thread, which TSan sees whole;
+# any report fails the run.
+bash tools/build.sh tsan
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep]"
+
+# A short fuzz run per reader (and for the cpu engine against the reference),
+# from the seeds, in a scratch corpus. A finding
 # fails the run; its input is left in the scratch folder: add it to
 # tests/data/fuzz-regressions/<reader>/ with the fix.
 fuzz_seconds=${FUZZ_SECONDS:-15}
 if ((fuzz_seconds > 0)); then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/glccl-fuzz.XXXXXX")
-  for kind in png jpeg tiff npy pnm options; do
+  for kind in png jpeg tiff npy pnm options cpu; do
     mkdir -p "$scratch/$kind"
     echo "fuzz_$kind: ${fuzz_seconds} s"
     if ! build-asan/fuzz/fuzz_$kind -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 \

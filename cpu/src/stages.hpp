@@ -1,0 +1,54 @@
+#pragma once
+// The cpu engine's stages in order, for one criterion rule. Instantiated once
+// per rule by the engine_*.cpp files.
+
+#include <chrono>
+
+#include "engine.hpp"
+#include "merge_stripes.hpp"
+#include "number_components.hpp"
+#include "scan_stripes.hpp"
+#include "write_labels.hpp"
+
+namespace glccl::cpu::detail {
+
+template <class Stage>
+void timeStage(const EngineContext& ctx, const char* name, Stage&& stage) {
+    const auto start = std::chrono::steady_clock::now();
+    stage();
+    if (ctx.timings) {
+        const std::chrono::duration<double, std::milli> elapsed = std::chrono::steady_clock::now() - start;
+        addStageTime(*ctx.timings, name, elapsed.count());
+    }
+}
+
+// scan -> merge -> number -> final; returns the component count.
+template <class Rule>
+std::uint32_t runStages(const Rule& rule, const EngineContext& ctx, int dimensions) {
+    timeStage(ctx, "scan", [&] { scanStripes(rule, ctx); });
+    timeStage(ctx, "merge", [&] { mergeStripes(ctx); });
+    timeStage(ctx, "number", [&] { numberComponents(ctx, dimensions); });
+    timeStage(ctx, "final", [&] { writeLabels(rule, ctx); });
+    return std::uint32_t(ctx.table->size());
+}
+
+// The engine for each criterion, on samples of `sampleBits` bits (and, for
+// threshold, `channels` channels): one file each, compiled side by side.
+std::uint32_t labelBinary(const EngineContext& ctx, int dimensions, int sampleBits, std::uint64_t level);
+std::uint32_t labelSegments(const EngineContext& ctx, int dimensions, int sampleBits);
+std::uint32_t labelThreshold(const EngineContext& ctx, int dimensions, int sampleBits, int channels,
+                             std::uint64_t threshold);
+std::uint32_t labelDelta(const EngineContext& ctx, int dimensions, int sampleBits, std::uint64_t delta);
+
+// Calls f(Sample()) with the unsigned type of `sampleBits` bits.
+template <class F>
+auto withSampleType(int sampleBits, F&& f) {
+    switch (sampleBits) {
+        case 8: return f(std::uint8_t());
+        case 16: return f(std::uint16_t());
+        case 32: return f(std::uint32_t());
+        default: return f(std::uint64_t());
+    }
+}
+
+}  // namespace glccl::cpu::detail
