@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "gl.hpp"
+#include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
 #ifdef GLCCL_HAVE_CUDA
@@ -76,12 +77,6 @@ EngineCapabilities cudaEngine() {
 #endif
 }
 
-// The cpu engine: host memory, every sample, criterion and dimension, no GL.
-EngineCapabilities cpuEngine() {
-    EngineCapabilities engine = referenceCapabilities();
-    engine.backend = Backend::Cpu;
-    return engine;
-}
 
 bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
 
@@ -135,7 +130,7 @@ EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, c
             return engine;
         }
         case Backend::Cuda: return cudaEngine();
-        case Backend::Cpu: return cpuEngine();
+        case Backend::Cpu: return cpu::capabilities();
         case Backend::Reference: return referenceCapabilities();
         case Backend::Auto: break;
     }

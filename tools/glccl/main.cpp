@@ -502,7 +502,10 @@ void printTiming(const BackendRun& run) {
         return;
     }
     // A leading empty column indents the table by its two-space separator.
-    std::vector<std::vector<std::string>> rows = {{"", "stage", "gpu ms"}};
+    // The cpu engine's stages are wall times on the host; the others', the
+    // device's.
+    const char* unit = run.backend == Backend::Cpu ? "ms" : "gpu ms";
+    std::vector<std::vector<std::string>> rows = {{"", "stage", unit}};
     double sum = 0.0;
     for (const StageTime& stage : stages) {
         rows.push_back({"", stage.stage, formatted("%.3f", stage.milliseconds)});

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "glccl/capabilities.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::cpu {
@@ -36,6 +37,12 @@ struct Options {
     // numbering), "final" (labels written and the table accumulated).
     StageTimings* timings = nullptr;
 };
+
+// What the cpu engine takes (the cpu backend's declaration, which the
+// router reads): host memory (a GL texture by a download), every sample
+// width, criterion, connectivity and dimension, any extent. whyNotHere is
+// set only where the processor lacks what the build needs (POPCNT).
+EngineCapabilities capabilities();
 
 // The cores this process may run on: the CPUs of its affinity mask (what a
 // container grants), else std::thread::hardware_concurrency(); at least 1.
