@@ -12,10 +12,18 @@ glccl.label(image, backend=B) with a Labeler-free call as a user makes it
 (a new label array each call). Prints, per family and size, the times, the
 faster of cpu and the best GPU engine, what auto chose (glccl.Labeler's
 last_backend for images; the backend that ran) and auto over the faster:
-the router's rule (engine/include/glccl/route.hpp, kGpuImageElements and
-kGpuVolumeElements) should keep that at or below 1.10. The last lines give
+the router's rule (engine/include/glccl/route.hpp, cpuPredictedFaster)
+should keep that at or below 1.10. The last lines give
 the smallest size from which the GPU engine is faster in every family:
 the crossover to put in the router.
+
+The router's rule for host memory compares two predicted times, each linear
+in the elements and in the runs (row stretches that join along the row,
+which the Session samples), the cpu engine's scaled by the thread count it
+runs with (kCpuSerialFraction, Amdahl's law). The last lines fit those
+constants to this run (least squares, each cell weighted by the inverse of
+its faster time), for images and for volumes, in the form route.hpp
+declares them, and say what auto over the faster would be under them.
 """
 
 import argparse
@@ -50,6 +58,39 @@ def generated(glccl, folder, family, size):
     return np.load(path)
 
 
+SERIAL_FRACTION = 0.04  # route.hpp's kCpuSerialFraction
+MIN_ELEMENTS_PER_THREAD = 1 << 16  # cpu_labeler.hpp's kMinElementsPerThread
+
+
+def runs_per_element(image):
+    """Stretches of foreground along the rows (the last axis), per element."""
+    foreground = image != 0
+    starts = np.count_nonzero(foreground[..., 1:] & ~foreground[..., :-1]) + np.count_nonzero(foreground[..., 0])
+    return starts / image.size
+
+
+def fit(cells, threads):
+    """route.hpp's HostCost constants for the cpu engine on one thread and for
+    the GPU route, from cells (elements, runs, cpu ms, gpu ms)."""
+    def used(elements):  # cpu::threadsFor
+        return max(1, min(threads, elements // MIN_ELEMENTS_PER_THREAD))
+
+    def scale(elements):
+        return SERIAL_FRACTION + (1 - SERIAL_FRACTION) / used(elements)
+
+    design = np.array([[1.0, e / 1e6, r / 1e6] for e, r, _, _ in cells])
+    threaded = np.array([[1.0, scale(e) * e / 1e6, scale(e) * r / 1e6] for e, r, _, _ in cells])
+    weight = np.array([1.0 / min(c, g) for _, _, c, g in cells])
+    cpu = np.linalg.lstsq(threaded * weight[:, None], np.array([c for _, _, c, _ in cells]) * weight, rcond=None)[0]
+    gpu = np.linalg.lstsq(design * weight[:, None], np.array([g for _, _, _, g in cells]) * weight, rcond=None)[0]
+    cpu, gpu = np.maximum(cpu, 0), np.maximum(gpu, 0)
+    worst = 1.0
+    for (e, r, c, g), cpu_row, gpu_row in zip(cells, threaded, design):
+        pick = c if cpu_row @ cpu < gpu_row @ gpu else g
+        worst = max(worst, pick / min(c, g))
+    return cpu, gpu, worst
+
+
 def timed(glccl_module, image, backend, connectivity, reps):
     glccl_module.label(image, connectivity, backend=backend)  # warm-up: engine, context, buffers
     times = []
@@ -79,6 +120,7 @@ def main():
     gpus = [b for b in args.gpu.split(",") if b in available]
     rows = []
     crossover = {}
+    cells = {"image": [], "volume": []}
     with tempfile.TemporaryDirectory() as folder:
         work = [(family, "%sx%s" % (s, s), args.connectivity) for s in args.sizes.split(",")
                 for family in args.families.split(",")]
@@ -96,6 +138,8 @@ def main():
             rows.append(row)
             print("%-12s %-15s cpu %9.3f  %-7s %9.3f  auto %9.3f (%s)  auto/faster %.2f" % row, flush=True)
             kind = "volume" if "x" in size[size.index("x") + 1:] else "image"
+            if best_gpu:
+                cells[kind].append((image.size, image.size * runs_per_element(image), times["cpu"], times[best_gpu]))
             if best_gpu and times[best_gpu] < times["cpu"]:
                 crossover.setdefault((kind, family), size)
     print()
@@ -108,6 +152,15 @@ def main():
         print("first %s size where the GPU engine was faster: %s %s" % (kind, family, size))
     worst = max(rows, key=lambda r: r[-1])
     print("worst auto / faster: %.2f (%s %s)" % (worst[-1], worst[0], worst[1]))
+    threads = len(os.sched_getaffinity(0))
+    for kind, found in cells.items():
+        if len(found) < 3:
+            continue
+        cpu, gpu, worst = fit(found, threads)
+        name = "Volume" if kind == "volume" else "Image"
+        print("fitted on %d %ss, %d threads: kCpu%sCost{%.4f, %.4f, %.3f}, kGpu%sCost{%.4f, %.4f, %.3f}"
+              " (ms, ms per million elements, ms per million runs); auto / faster under them at most %.2f"
+              % (len(found), kind, threads, name, *cpu, name, *gpu, worst))
 
 
 if __name__ == "__main__":

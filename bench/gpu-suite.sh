@@ -17,6 +17,15 @@
 #             compared by bench/stage_diff.py (stages.md)
 #   python    the Python tests that need a GPU (CuPy, torch, batches), with
 #             the module in $PYTHON_MODULE (bench/python-module-for.sh)
+#   cpu       the cpu engine on this host's cores: glccl validate at thread
+#             counts 1,2,3,7,16 and all (images and volumes, every
+#             criterion's corpus the CLI generates), then bench/cpu_peers.py
+#             (OpenCV at 1 and all threads, scikit-image, scipy) on the 2-D
+#             families at 2048^2 and 8192^2 and volumes at 256^3 and 512^3
+#             (cpu_peers.csv, cpu_peers_volumes.csv)
+#   crossover bench/auto_crossover.py: glccl.label on numpy with the cpu
+#             engine, cuda, compute and auto, 256^2 to 16384^2 and 32^3 to
+#             512^3, with the module in $PYTHON_MODULE (crossover.log)
 #
 # Each step's log is OUT_DIR/STEP.log; a short table of the steps' exit
 # statuses ends the run (OUT_DIR/summary.md). Exits 1 when a step failed.
@@ -80,8 +89,28 @@ run_python() {
     "$here/../tests/python/test_depths.py" "$here/../tests/python/test_route.py"
 }
 
+run_cpu() {
+  local code=0 cpuBench=$build/bench/glccl_cpu_bench
+  "$glccl" validate --backends cpu --threads 1,2,3,7,16,all --connectivity both --random 300@2048 | tail -n 2 || code=1
+  "$glccl" validate --backends cpu --threads 1,2,3,7,16,all --connectivity all3d --random-volumes 100@96 | tail -n 2 ||
+    code=1
+  "$glccl" validate --backends cpu --threads 1,7,all --connectivity all3d --criterion segments \
+    --random-volumes 60@96 | tail -n 2 || code=1
+  python3 "$here/cpu_peers.py" --bench "$cpuBench" --volume-families '' --csv "$out/cpu_peers.csv" || code=1
+  python3 "$here/cpu_peers.py" --bench "$cpuBench" --families '' --volume-sizes 256,512 --no-skimage --reps 3 \
+    --csv "$out/cpu_peers_volumes.csv" || code=1
+  return $code
+}
+
+run_crossover() {
+  [ -d "${PYTHON_MODULE:-}" ] || { echo "crossover: PYTHON_MODULE names no module folder" >&2; return 2; }
+  python3 "$here/auto_crossover.py" --glccl "$glccl" --module-dir "$PYTHON_MODULE"
+}
+
 for name in "$@"; do
   case $name in
+    cpu) step cpu run_cpu || status=1 ;;
+    crossover) step crossover run_crossover || status=1 ;;
     tests) step tests run_tests || status=1 ;;
     validate) step validate run_validate || status=1 ;;
     stages) step stages run_stages || status=1 ;;

@@ -43,6 +43,11 @@ LabelOptions withBackend(Backend backend, Criterion criterion = Criterion::binar
 
 const InputDescription kSmallGray = InputDescription::hostImage(640, 480, 1, 8);
 
+InputDescription withRuns(InputDescription input, double runsPerElement) {
+    input.runsPerElement = runsPerElement;
+    return input;
+}
+
 }  // namespace
 
 TEST_CASE("route: auto takes cpu on a software renderer, compute on OpenGL 4.3, raster on 3.3", "[route]") {
@@ -57,20 +62,34 @@ TEST_CASE("route: auto takes cpu on a software renderer, compute on OpenGL 4.3, 
     CHECK(chooseRoute(texture, autoBackend, &gpu43).backend == Backend::Compute);
     CHECK(chooseRoute(texture, autoBackend, &gpu33).backend == Backend::Raster);
     CHECK(chooseRoute(InputDescription::texture(64, 64, GL_R16), autoBackend, &gpu43).backend == Backend::Compute);
-    // A host image past the GPU engines' crossover: cuda where it runs, else
-    // compute on a GPU's GL 4.3 context; the cpu engine on a software
-    // renderer and where neither runs.
-    const InputDescription large = InputDescription::hostImage(8192, 8192, 1, 8);
-    REQUIRE(large.shape.count() >= kGpuImageElements);
+    // A host image the GPU route is predicted to label faster (large, and
+    // noise: many runs): cuda where it runs, else compute on a GPU's GL 4.3
+    // context; the cpu engine on a software renderer and where neither runs.
+    InputDescription large = InputDescription::hostImage(8192, 8192, 1, 8);
+    large.runsPerElement = 0.25;
+    REQUIRE_FALSE(cpuPredictedFaster(large, 0));
     CHECK(chooseRoute(large, autoBackend, &software).backend == (cudaRuns ? Backend::Cuda : Backend::Cpu));
     CHECK(chooseRoute(large, autoBackend, &gpu43).backend == (cudaRuns ? Backend::Cuda : Backend::Compute));
     CHECK(chooseRoute(large, autoBackend, &gpu33).backend == (cudaRuns ? Backend::Cuda : Backend::Cpu));
-    // Below it, the cpu engine wherever it runs.
-    if (kGpuImageElements > 1) {
-        const InputDescription small = InputDescription::hostImage(1, int(kGpuImageElements - 1), 1, 8);
-        for (const ContextInfo* context : {&software, &gpu43, &gpu33})
-            CHECK(chooseRoute(small, autoBackend, context).backend == Backend::Cpu);
+    // One the cpu engine is predicted to label faster (small, or sparse: few
+    // runs), the cpu engine wherever it runs, at every thread count.
+    for (const InputDescription& cpuFaster :
+         {InputDescription::hostImage(64, 48, 1, 8), withRuns(InputDescription::hostImage(2048, 2048, 1, 8), 0.0005)}) {
+        for (int threads : {0, 1, 2, 16}) {
+            LabelOptions options = autoBackend;
+            options.threads = threads;
+            if (!cpuPredictedFaster(cpuFaster, threads)) continue;
+            for (const ContextInfo* context : {&software, &gpu43, &gpu33})
+                CHECK(chooseRoute(cpuFaster, options, context).backend == Backend::Cpu);
+        }
     }
+    // More threads never turn the prediction from the cpu engine to the GPU;
+    // a noise image of 4096^2 goes to the GPU even with 16 threads.
+    const InputDescription sparse = withRuns(InputDescription::hostImage(4096, 4096, 1, 8), 0.001);
+    const InputDescription noisy = withRuns(InputDescription::hostImage(4096, 4096, 1, 8), 0.25);
+    CHECK(cpuPredictedFaster(InputDescription::hostImage(64, 48, 1, 8), 1));
+    CHECK_FALSE(cpuPredictedFaster(noisy, 16));
+    CHECK((!cpuPredictedFaster(sparse, 1) || cpuPredictedFaster(sparse, 16)));
     for (const ContextInfo* context : {&software, &gpu43, &gpu33}) {
         for (const InputDescription& input : {texture, kSmallGray, large}) {
             const Route route = chooseRoute(input, autoBackend, context);
@@ -221,9 +240,12 @@ TEST_CASE("route: a Session that makes no context labels with cpu and auto, and 
     options.noContext = "no GL in this test";
     Session labeler(options);
     const Image image = generateFamily("dense_disks", 301, 203, 5);
-    // Auto: the cpu engine, or cuda (which needs no GL) past the crossover where it runs.
-    const bool cudaTakesIt = capabilitiesOf(Backend::Cuda, nullptr).whyNotHere.empty() &&
-                             image.shape().count() >= kGpuImageElements;
+    // Auto: the cpu engine, or cuda (which needs no GL) where it runs and is
+    // predicted faster.
+    InputDescription described = InputDescription::host(image.shape(), image.channels, image.sampleBits);
+    described.runsPerElement = sampleRunsPerElement(image, Criterion::binary());
+    const bool cudaTakesIt =
+        capabilitiesOf(Backend::Cuda, nullptr).whyNotHere.empty() && !cpuPredictedFaster(described, 0);
     for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
         const Labeling expected = labelReference(image, connectivity, Criterion::binary());
         for (Backend backend : {Backend::Auto, Backend::Cpu, Backend::Reference}) {
@@ -251,7 +273,9 @@ TEST_CASE("route: the cpu engine and the reference make no GL context, and auto 
         CHECK(compareLabelings(expected, labeler.label(image, withBackend(backend))).identical());
         CHECK_FALSE(labeler.hasContext());
     }
-    if (image.shape().count() < kGpuImageElements) {
+    InputDescription described = InputDescription::host(image.shape(), image.channels, image.sampleBits);
+    described.runsPerElement = sampleRunsPerElement(image, Criterion::binary());
+    if (cpuPredictedFaster(described, 0)) {
         CHECK(compareLabelings(expected, labeler.label(image, withBackend(Backend::Auto))).identical());
         CHECK(labeler.backend() == Backend::Cpu);
         CHECK_FALSE(labeler.hasContext());

@@ -79,12 +79,18 @@ int defaultThreads() {
     return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+int threadsFor(std::uint64_t elements, int threads) {
+    const std::uint64_t useful = std::max<std::uint64_t>(1, elements / kMinElementsPerThread);
+    return int(std::max<std::uint64_t>(1, std::min<std::uint64_t>(std::uint64_t(std::max(threads, 1)), useful)));
+}
+
 std::uint64_t scratchBytes(const Shape& shape, int channels, int sampleBits, Connectivity connectivity,
                            const Criterion& criterion, int threads) {
     (void)channels;
     (void)sampleBits;
     if (shape.count() == 0 || !whyConnectivityDoesNotFit(connectivity, shape).empty()) return 0;
     if (threads <= 0) threads = defaultThreads();
+    threads = threadsFor(shape.count(), threads);
     const detail::Geometry g = detail::makeGeometry(shape, connectivity);
     detail::StripePlan plan;
     detail::planStripes(g, threads, detail::kMaxStripeElements, plan);
@@ -140,7 +146,7 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
                                           "(build with -DGLCCL_CPU_POPCNT=OFF)");
 #endif
     State& state = *state_;
-    const int threads = options.threads > 0 ? options.threads : state.threads;
+    const int threads = threadsFor(image.shape().count(), options.threads > 0 ? options.threads : state.threads);
     state.pool.grow(threads);
 
     detail::EngineContext ctx;

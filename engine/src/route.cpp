@@ -219,7 +219,8 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
 }
 
 // Auto's candidates for the input, in the order of the rule (route.hpp).
-std::vector<Backend> autoOrder(const InputDescription& input, Place& place, std::string& note) {
+std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions& options, Place& place,
+                               std::string& note) {
     switch (input.residence) {
         case Residence::CudaDevice: return {Backend::Cuda};
         case Residence::GlTexture: {
@@ -230,8 +231,7 @@ std::vector<Backend> autoOrder(const InputDescription& input, Place& place, std:
         }
         case Residence::HostMemory: break;
     }
-    const std::uint64_t gpuFrom = input.shape.dimensions == 3 ? kGpuVolumeElements : kGpuImageElements;
-    if (input.shape.count() != 0 && input.shape.count() < gpuFrom) return {Backend::Cpu};
+    if (input.shape.count() != 0 && cpuPredictedFaster(input, options.threads)) return {Backend::Cpu};
     std::vector<Backend> order;
     const bool cudaRuns = cudaEngine().whyNotHere.empty();
     if (cudaRuns) order.push_back(Backend::Cuda);
@@ -255,6 +255,18 @@ std::string whyRefused(const EngineCapabilities& capabilities, const InputDescri
     return "";
 }
 
+bool cpuPredictedFaster(const InputDescription& input, int threads) {
+    const auto elements = input.shape.count();
+    const bool volume = input.shape.dimensions == 3;
+    const double runs =
+        double(elements) * (input.runsPerElement >= 0.0 ? input.runsPerElement : kUnsampledRunsPerElement);
+    const int used = cpu::threadsFor(elements, threads > 0 ? threads : cpu::defaultThreads());
+    const double scale = kCpuSerialFraction + (1.0 - kCpuSerialFraction) / double(used);
+    const double cpuMs = (volume ? kCpuVolumeCost : kCpuImageCost).at(double(elements), runs, scale);
+    const double gpuMs = (volume ? kGpuVolumeCost : kGpuImageCost).at(double(elements), runs);
+    return cpuMs < gpuMs;
+}
+
 Route chooseRoute(const InputDescription& input, const LabelOptions& options, Place& place) {
     auto routeOf = [&](EngineCapabilities engine) {
         Route route;
@@ -271,7 +283,7 @@ Route chooseRoute(const InputDescription& input, const LabelOptions& options, Pl
     }
     std::string note;
     std::string reasons;
-    for (Backend backend : autoOrder(input, place, note)) {
+    for (Backend backend : autoOrder(input, options, place, note)) {
         EngineCapabilities engine = capabilitiesAt(backend, place);
         const std::string why = whyRefused(engine, input, options);
         if (why.empty()) {

@@ -6,6 +6,7 @@
 #include <GL/glcorearb.h>  // GL's numbers for texture formats only: the host library calls no GL
 
 #include <algorithm>
+#include <cstring>
 
 namespace glccl {
 
@@ -102,6 +103,84 @@ bool exceedsOneCall(const EngineCapabilities& capabilities, const Shape& shape) 
     for (int axis = 0; axis < shape.dimensions; ++axis)
         if (shape.extent(axis) > largestExtent) return true;
     return shape.count() > (volume ? capabilities.largestVolumeCount : capabilities.largestCount);
+}
+
+
+namespace {
+
+template <typename Sample>
+std::uint64_t runStarts(const std::uint8_t* row, std::int64_t from, std::int64_t to, int channels,
+                        const Criterion& criterion) {
+    const auto at = [&](std::int64_t x) {
+        Sample value;
+        std::memcpy(&value, row + std::size_t(x) * std::size_t(channels) * sizeof(Sample), sizeof(Sample));
+        return std::uint64_t(value);
+    };
+    std::uint64_t starts = 0;
+    switch (criterion.kind) {
+        case Criterion::Kind::Binary: {
+            const auto level = std::uint64_t(criterion.level);
+            bool before = from > 0 && at(from - 1) > level;
+            for (std::int64_t x = from; x < to; ++x) {
+                const bool inside = at(x) > level;
+                starts += std::uint64_t(inside && !before);
+                before = inside;
+            }
+            break;
+        }
+        case Criterion::Kind::Segments:
+        case Criterion::Kind::Delta: {
+            const auto delta = std::uint64_t(criterion.kind == Criterion::Kind::Delta ? criterion.delta : 0);
+            std::uint64_t before = from > 0 ? at(from - 1) : 0;
+            for (std::int64_t x = from; x < to; ++x) {
+                const std::uint64_t value = at(x);
+                const std::uint64_t step = value > before ? value - before : before - value;
+                starts += std::uint64_t(value != 0 && (before == 0 || step > delta));
+                before = value;
+            }
+            break;
+        }
+        case Criterion::Kind::Threshold: {
+            const auto threshold = std::uint64_t(criterion.threshold);
+            std::uint64_t before = at(from > 0 ? from - 1 : 0);
+            starts = from > 0 ? 0 : 1;
+            for (std::int64_t x = from > 0 ? from : 1; x < to; ++x) {
+                const std::uint64_t value = at(x);
+                starts += std::uint64_t((value > before ? value - before : before - value) > threshold);
+                before = value;
+            }
+            break;
+        }
+    }
+    return starts;
+}
+
+}  // namespace
+
+double sampleRunsPerElement(const ImageView& image, const Criterion& criterion) {
+    const Shape shape = image.shape();
+    const auto rows = std::int64_t(shape.height) * std::int64_t(shape.depth);
+    if (image.pixels == nullptr || shape.width <= 0 || rows <= 0) return 0.0;
+    const std::int64_t sampled = std::min<std::int64_t>(rows, kRunSampleRows);
+    const std::int64_t window = std::min<std::int64_t>(shape.width, kRunSampleWidth);
+    const std::size_t rowBytes = std::size_t(shape.width) * std::size_t(image.channels) * std::size_t(image.sampleBits / 8);
+    std::uint64_t starts = 0;
+    for (std::int64_t i = 0; i < sampled; ++i) {
+        // Row i of `sampled` spread over all rows: the middle of its share;
+        // on it a window spread over the width (eight places in turn).
+        const std::int64_t row = (2 * i + 1) * rows / (2 * sampled);
+        const std::int64_t from = (shape.width - window) * (2 * (i % 8) + 1) / 16;
+        const std::uint8_t* pixels = image.pixels + std::size_t(row) * rowBytes;
+        const int c = image.channels;
+        switch (image.sampleBits) {
+            case 8: starts += runStarts<std::uint8_t>(pixels, from, from + window, c, criterion); break;
+            case 16: starts += runStarts<std::uint16_t>(pixels, from, from + window, c, criterion); break;
+            case 32: starts += runStarts<std::uint32_t>(pixels, from, from + window, c, criterion); break;
+            case 64: starts += runStarts<std::uint64_t>(pixels, from, from + window, c, criterion); break;
+            default: return -1.0;
+        }
+    }
+    return double(starts) / (double(sampled) * double(window));
 }
 
 }  // namespace glccl

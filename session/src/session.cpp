@@ -148,7 +148,9 @@ Route Session::route(const InputDescription& input, const LabelOptions& options)
 
 Route Session::route(const ImageView& image, const LabelOptions& options) {
     impl_->checkImage(image, options);
-    return route(InputDescription::host(image.shape(), image.channels, image.sampleBits), options);
+    InputDescription input = InputDescription::host(image.shape(), image.channels, image.sampleBits);
+    if (options.backend == Backend::Auto) input.runsPerElement = sampleRunsPerElement(image, options.criterion);
+    return route(input, options);
 }
 
 void Session::label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,

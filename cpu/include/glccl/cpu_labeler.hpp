@@ -48,6 +48,13 @@ EngineCapabilities capabilities();
 // container grants), else std::thread::hardware_concurrency(); at least 1.
 int defaultThreads();
 
+// The threads a labeling of `elements` elements runs on when given
+// `threads`: at most one per kMinElementsPerThread elements (below that,
+// waking a worker and merging its stripe cost more than the rows it would
+// label), at least 1.
+constexpr std::uint64_t kMinElementsPerThread = std::uint64_t(1) << 16;
+int threadsFor(std::uint64_t elements, int threads);
+
 // Bytes a call allocates beyond the caller's input, labels and table, at the
 // most, for an input of this kind labeled with `threads` threads (0:
 // defaultThreads()): what a memory limit checks before labeling. It grows

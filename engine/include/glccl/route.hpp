@@ -29,11 +29,36 @@ struct Route;
 // allows: their IDs and keys keep 15 bits per coordinate (common.glsl).
 constexpr int kLargestTextureSide = 32768;
 
-// Host images and volumes of fewer elements than these are labeled by the
-// cpu engine even where a GPU engine runs: below them the bus, not the
-// labeling, sets a GPU engine's time (docs/benchmarks.md, "auto").
-constexpr std::uint64_t kGpuImageElements = std::uint64_t(0);
-constexpr std::uint64_t kGpuVolumeElements = std::uint64_t(0);
+// Auto's rule for host memory where a GPU engine runs: the predicted time of
+// the cpu engine against that of the GPU route (upload, labeling, table and
+// download), each a fixed part plus parts per million elements and per
+// million runs (InputDescription::runsPerElement), in milliseconds. The cpu
+// engine's parts per element and per run are for one thread, scaled to the
+// threads it runs with (cpu::threadsFor) by Amdahl's law with
+// kCpuSerialFraction; the fixed parts are the call's own. Fitted to
+// glccl.label on numpy by bench/auto_crossover.py (docs/benchmarks.md,
+// "auto"); the bus sets most of the GPU route's time.
+struct HostCost {
+    double fixedMs = 0.0;
+    double msPerMillionElements = 0.0;
+    double msPerMillionRuns = 0.0;
+    // `scale`: the share of the one-thread time that the threads take.
+    constexpr double at(double elements, double runs, double scale = 1.0) const {
+        return fixedMs + scale * (msPerMillionElements * elements * 1e-6 + msPerMillionRuns * runs * 1e-6);
+    }
+};
+constexpr double kCpuSerialFraction = 0.04;
+constexpr HostCost kCpuImageCost{0.0819, 1.1187, 32.057};
+constexpr HostCost kGpuImageCost{0.2014, 0.1703, 0.253};
+constexpr HostCost kCpuVolumeCost{0.4665, 1.9328, 50.401};
+constexpr HostCost kGpuVolumeCost{0.2295, 0.1482, 0.137};
+// The runs per element assumed of host memory whose samples were not looked
+// at (a file streamed in pieces): between sparse shapes and noise.
+constexpr double kUnsampledRunsPerElement = 0.02;
+
+// Is the cpu engine predicted to label this host input, with `threads`
+// threads (0: every core), faster than the GPU route (HostCost)?
+bool cpuPredictedFaster(const InputDescription& input, int threads);
 
 // Where a call is labeled, as the router sees it: the GL context its GL
 // engines would label in, asked for only when a GL engine is a candidate.
@@ -106,12 +131,13 @@ struct Route {
 //                       (through CUDA-GL interop); on a software rasterizer
 //                       the cpu engine, whose download of the texture costs
 //                       less than shaders that run on the CPU;
-//   host memory         the cpu engine where no GPU engine runs here, and
-//                       for inputs below kGpuImageElements (volumes:
-//                       kGpuVolumeElements), where the bus costs more than
-//                       the labeling; above, cuda (its host route, no GL),
-//                       then compute on a GPU's GL context, then the cpu
-//                       engine.
+//   host memory         the cpu engine where it is predicted faster than
+//                       the GPU route (cpuPredictedFaster: small inputs,
+//                       and sparse ones, whose labels the bus takes longer
+//                       to carry than the cores to write) and where no GPU
+//                       engine runs here; else cuda (its host route, no
+//                       GL), then compute on a GPU's GL context, then the
+//                       cpu engine.
 // The reference is never chosen by auto. The GL context is asked for only
 // when a GL engine is a candidate. Throws glccl::Error "the <name> backend
 // cannot run here: <why>" where the backend does not run here, or

@@ -36,6 +36,10 @@ struct InputDescription {
     // A file read piece by piece (too large for host memory, or asked to
     // go in tiles): labeled in tiles or bricks, whatever the engine takes.
     bool streamed = false;
+    // Host memory whose samples were looked at (sampleRunsPerElement): the
+    // runs per element, what the cpu engine's time grows with beyond the
+    // element count. Negative: not looked at.
+    double runsPerElement = -1.0;
 
     static InputDescription hostImage(int width, int height, int channels, int sampleBits);
     // A GL_TEXTURE_2D of that internal format (a GLenum: channels and
@@ -102,5 +106,17 @@ struct EngineCapabilities {
 // Does the input exceed one call of the engine (an extent or the element
 // count past its largest)?
 bool exceedsOneCall(const EngineCapabilities& capabilities, const Shape& shape);
+
+// The runs per element of a sample of the image's rows (at most
+// kRunSampleRows of them, spread evenly over all rows of all slices, and of
+// each at most kRunSampleWidth elements, spread over the width): a run
+// starts at an element that belongs to a component and does not join its
+// left neighbour under the criterion (foreground after background for
+// binary; for segments and delta a nonzero value other than its left
+// neighbour's; for threshold a first channel that steps by more than T).
+// Reads a few rows, not the image: what auto's host-memory rule needs.
+constexpr int kRunSampleRows = 64;
+constexpr int kRunSampleWidth = 256;
+double sampleRunsPerElement(const ImageView& image, const Criterion& criterion);
 
 }  // namespace glccl
