@@ -59,8 +59,18 @@ def _unique_keys(faces):
 def _first_elements(labels):
     """Flat indices of the first element of labels 1..n (raster-numbered):
     where the running maximum rises."""
-    running = np.maximum.accumulate(labels.reshape(-1))
-    return np.flatnonzero(np.diff(running, prepend=running.dtype.type(0)))
+    flat = labels.reshape(-1)
+    running = np.maximum.accumulate(flat)
+    rises = np.flatnonzero(running[1:] != running[:-1]) + 1
+    return np.concatenate([[0], rises]) if flat[0] else rises
+
+
+def _roots(keys, final):
+    """Which of a chunk's keys (sorted) are final: not moved by `final`,
+    whose keys are among them."""
+    is_root = np.ones(len(keys), bool)
+    is_root[np.searchsorted(keys, final[0])] = False
+    return is_root
 
 
 def _rows(keys, start, shape, sides):
@@ -70,11 +80,11 @@ def _rows(keys, start, shape, sides):
     return np.ravel_multi_index(tuple(c - s for c, s in zip(coords[:-1], start[:-1])), sides[:-1])
 
 
-def _values(block, spec):
-    """The samples the criterion compares across faces, as uint64 (every
+def _face_values(block, axis, index, spec):
+    """The samples of a face that the criterion compares, as uint64 (every
     sample glccl labels is an unsigned integer, checked by the chunk's
     labeling), or None where the keys say all (binary)."""
-    return None if spec["kind"] == "binary" else block.astype(np.uint64)
+    return None if spec["kind"] == "binary" else block.take(index, axis=axis).astype(np.uint64)
 
 
 def label_chunk(block, start, shape, spec):
@@ -93,12 +103,10 @@ def label_chunk(block, start, shape, spec):
     local = np.unravel_index(first, labels.shape)
     keys = np.ravel_multi_index(tuple(c + s for c, s in zip(local, start)), shape).astype(np.int64) + 1
     key_of = np.concatenate([[0], keys])
-    values = _values(block, spec)
     faces = {}
     for axis, side in _inner_sides(start, labels.shape, shape):
         index = 0 if side == 0 else labels.shape[axis] - 1
-        faces[axis, side] = (key_of[labels.take(index, axis=axis)],
-                             None if values is None else values.take(index, axis=axis))
+        faces[axis, side] = (key_of[labels.take(index, axis=axis)], _face_values(block, axis, index, spec))
     stats = _chunk_stats(labels, n, result[2], start) if spec["table"] else None
     # Two parts, taken apart by the graph: the faces are dropped once merged.
     return {"labels": labels, "keys": keys, "face_keys": _unique_keys(faces), "stats": stats}, faces
@@ -320,7 +328,7 @@ def resolve(parent_final, parent_remap, face_keys):
 def count_roots(keys, final, start, shape, sides):
     """How many of a chunk's components start in each of its rows (every
     axis but the last): its keys that are final (roots)."""
-    roots = keys[~_lookup(final[0], keys)[0]]
+    roots = keys[_roots(keys, final)]
     rows = int(np.prod(sides[:-1]))
     return np.bincount(_rows(roots, start, shape, sides), minlength=rows).astype(np.int64).reshape(sides[:-1])
 
@@ -347,7 +355,7 @@ def rank_roots(keys, final, row_starts, face_keys, start, shape, sides):
     before it in its row, plus one): the chunk's lookup table with 0 where
     the key is not a root, and (keys, labels) of its roots on its faces,
     which other chunks' keys may resolve to."""
-    is_root = ~_lookup(final[0], keys)[0]
+    is_root = _roots(keys, final)
     rows = _rows(keys[is_root], start, shape, sides)
     counts = np.bincount(rows, minlength=int(np.prod(sides[:-1])))
     before_row = np.cumsum(counts) - counts

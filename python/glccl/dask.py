@@ -502,7 +502,7 @@ def _ndmeasure_label(image, structure=None, wrap_axes=None):
         structure = np.asarray(structure, dtype=bool)
         if structure.ndim != image.ndim:
             raise RuntimeError("structure and input must have equal rank")
-        hops = _structure_hops(structure, image.ndim)
+        hops = _structure_hops(structure, image.ndim, where)
     dtype = np.intp if image.size >= 2**31 - 2 else np.int32
     flat = image.ndim == 1
     features = (image != 0)
