@@ -17,7 +17,9 @@ balls_2048.npy`) is written into OUT/volume.zarr in chunks of --chunks
                   same run, on a fresh LocalCluster of --workers processes;
                   then compared with reference.npy chunk by chunk, byte for
                   byte (values and dtype; the labels' dtype is asked to be
-                  the reference's).
+                  the reference's). Twice (--relabel): the chunks' labels
+                  kept in memory between the passes (keep_labels=True), and
+                  read and labeled again (keep_labels=False).
   dask-image      dask-image's algorithm, written out here: scipy.ndimage.label
                   per chunk with int32 labels offset by a serial sum of the
                   chunks' counts, the label pairs across every chunk face
@@ -50,9 +52,20 @@ def parse_chunks(text, ndim):
     return tuple(sides * ndim if len(sides) == 1 else sides)
 
 
+def peak_rss():
+    """This process's peak RSS, bytes: VmHWM, which starts again at exec
+    (ru_maxrss keeps the parent's high-water mark across fork and exec, so
+    a worker started late would report the parent's)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
 def worker_peaks(client):
-    """Peak RSS of every worker process, bytes (ru_maxrss is in KiB)."""
-    peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    """Peak RSS of every worker process, bytes."""
+    peaks = client.run(peak_rss)
     return [peaks[address] for address in sorted(peaks)]
 
 
@@ -166,14 +179,15 @@ def run_cli(glccl, volume, connectivity, reference):
             "backend": summary["backend"], "peaks": [peak], "identical": "reference"}
 
 
-def run_glccl_dask(args, source, target, dtype):
+def run_glccl_dask(args, source, target, dtype, keep_labels):
     import dask.array as da
     import glccl.dask
 
     local, client = cluster(args.workers, args.threads_per_worker)
     try:
         start = time.perf_counter()
-        labels, n = glccl.dask.label(da.from_zarr(source), connectivity=args.connectivity, dtype=dtype)
+        labels, n = glccl.dask.label(da.from_zarr(source), connectivity=args.connectivity, dtype=dtype,
+                                     keep_labels=keep_labels)
         stored = labels.to_zarr(target, overwrite=True, compute=False)
         _, n = client.compute([stored, n], sync=True)
         wall = time.perf_counter() - start
@@ -181,7 +195,8 @@ def run_glccl_dask(args, source, target, dtype):
     finally:
         client.close()
         local.close()
-    return {"method": "glccl.dask", "wall_s": wall, "components": int(n), "peaks": peaks}
+    method = "glccl.dask" + (" (kept)" if keep_labels else " (again)")
+    return {"method": method, "wall_s": wall, "components": int(n), "peaks": peaks}
 
 
 def run_dask_image(args, source, target):
@@ -248,6 +263,9 @@ def main():
     parser.add_argument("--glccl", default="build/tools/glccl", help="the glccl command (default build/tools/glccl)")
     parser.add_argument("--module-dir", help="the folder holding the glccl package (build/python), for this "
                         "process and the workers")
+    parser.add_argument("--relabel", default="kept,again", help="glccl.dask runs: kept (keep_labels=True: the "
+                        "chunks' labels wait in memory), again (keep_labels=False: read and labeled again); "
+                        "default both")
     parser.add_argument("--skip-dask-image", action="store_true", help="leave dask-image's algorithm out")
     parser.add_argument("--json", help="write the rows here too")
     args = parser.parse_args()
@@ -260,16 +278,19 @@ def main():
     source = os.path.join(args.out, "volume.zarr")
     reference = os.path.join(args.out, "reference.npy")
 
+    # The command line first, while this process is small: its peak RSS is
+    # the child's ru_maxrss, which starts at this process's.
+    rows = [run_cli(args.glccl, args.volume, args.connectivity, reference)]
     shape, writing = write_zarr(args.volume, source, args.chunks)
     print(f"{args.volume}: {'x'.join(map(str, shape[::-1]))}, written to {source} in chunks of {args.chunks} "
           f"in {writing:.1f} s", flush=True)
-    rows = [run_cli(args.glccl, args.volume, args.connectivity, reference)]
     dtype = np.load(reference, mmap_mode="r").dtype.name
     print(f"glccl label: {rows[0]['wall_s']:.2f} s", flush=True)
-    rows.append(run_glccl_dask(args, source, os.path.join(args.out, "glccl.zarr"), dtype))
-    equal, note = same_as_reference(os.path.join(args.out, "glccl.zarr"), reference)
-    rows[-1]["identical"] = "yes" if equal else f"NO: {note}"
-    print(f"glccl.dask: {rows[-1]['wall_s']:.2f} s", flush=True)
+    for way in args.relabel.split(","):
+        rows.append(run_glccl_dask(args, source, os.path.join(args.out, "glccl.zarr"), dtype, way == "kept"))
+        equal, note = same_as_reference(os.path.join(args.out, "glccl.zarr"), reference)
+        rows[-1]["identical"] = "yes" if equal else f"NO: {note}"
+        print(f"{rows[-1]['method']}: {rows[-1]['wall_s']:.2f} s", flush=True)
     if not args.skip_dask_image:
         rows.append(run_dask_image(args, source, os.path.join(args.out, "dask_image.zarr")))
         same = rows[-1]["components"] == rows[0]["components"] and same_components(

@@ -87,29 +87,53 @@ def _face_values(block, axis, index, spec):
     return None if spec["kind"] == "binary" else block.take(index, axis=axis).astype(np.uint64)
 
 
-def label_chunk(block, start, shape, spec):
-    """Labels one chunk with glccl.label (the fastest engine on this worker)
-    and summarises it: its labels, its keys, its faces on inner sides, their
-    keys and, for the table, each label's box, area and coordinate sums."""
+def _labeled(block, spec):
+    """glccl.label of a chunk (the fastest engine on this worker)."""
     from . import label
 
-    result = label(block, spec["connectivity"], spec["criterion"], spec["backend"], spec["table"],
-                   spec["channel_axis"], threads=spec["threads"])
-    labels, n = result[0], result[1]
+    return label(block, spec["connectivity"], spec["criterion"], spec["backend"], spec["table"],
+                 spec["channel_axis"], threads=spec["threads"])
+
+
+def _keys(labels, n, start, shape, where):
+    """The keys of a chunk's labels 1..n: their first elements' global
+    linear indices + 1."""
     first = _first_elements(labels)
     if len(first) != n:
         raise RuntimeError(f"glccl.dask.label(): the chunk at {tuple(start)} has {n} labels but {len(first)} first "
-                           f"elements: its labels are not in raster order")
+                           f"elements {where}: its labels are not in raster order")
     local = np.unravel_index(first, labels.shape)
-    keys = np.ravel_multi_index(tuple(c + s for c, s in zip(local, start)), shape).astype(np.int64) + 1
+    return np.ravel_multi_index(tuple(c + s for c, s in zip(local, start)), shape).astype(np.int64) + 1
+
+
+def label_chunk(block, start, shape, spec):
+    """Labels one chunk and summarises it: its labels (unless they are
+    labeled again for the relabeling), its keys, the keys on its inner
+    faces and, for the table, each label's box, area and coordinate sums;
+    and apart, its faces."""
+    result = _labeled(block, spec)
+    labels, n = result[0], result[1]
+    keys = _keys(labels, n, start, shape, "")
     key_of = np.concatenate([[0], keys])
     faces = {}
     for axis, side in _inner_sides(start, labels.shape, shape):
         index = 0 if side == 0 else labels.shape[axis] - 1
         faces[axis, side] = (key_of[labels.take(index, axis=axis)], _face_values(block, axis, index, spec))
     stats = _chunk_stats(labels, n, result[2], start) if spec["table"] else None
+    summary = {"labels": labels if spec["keep_labels"] else None, "keys": keys, "face_keys": _unique_keys(faces),
+               "stats": stats}
     # Two parts, taken apart by the graph: the faces are dropped once merged.
-    return {"labels": labels, "keys": keys, "face_keys": _unique_keys(faces), "stats": stats}, faces
+    return summary, faces
+
+
+def relabel_again(block, keys, lut, start, shape, spec, dtype, count=None):
+    """The chunk's final labels from the chunk itself, labeled again (the
+    first labeling's keys checked: the same labels)."""
+    labels, n = _labeled(block, dict(spec, table=False))
+    if n != len(keys) or not np.array_equal(_keys(labels, n, start, shape, "when labeled again"), keys):
+        raise RuntimeError(f"glccl.dask.label(): the chunk at {tuple(start)} labeled again differs from its first "
+                           f"labeling ({n} labels, {len(keys)} before): its values changed between the reads")
+    return relabel(labels, lut, dtype, count)
 
 
 def _inner_sides(start, sides, shape):

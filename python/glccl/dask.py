@@ -40,6 +40,7 @@ try:
     import dask.array as da
     from dask.base import tokenize
     from dask.delayed import Delayed
+    from dask.graph_manipulation import bind
     from dask.highlevelgraph import HighLevelGraph
 except ImportError as _error:
     raise ImportError(
@@ -173,8 +174,8 @@ class _Graph:
     and scan along lines of chunks; rank per chunk, up and down the tree;
     lut and relabel per chunk; table rows joined in a tree."""
 
-    def __init__(self, array, spec, dtype, check_count, with_table):
-        self.array, self.spec = array, dict(spec, table=with_table)
+    def __init__(self, array, spec, dtype, check_count, with_table, keep_labels):
+        self.array, self.spec = array, dict(spec, table=with_table, keep_labels=keep_labels)
         self.spatial = array.ndim - (1 if spec["channels"] else 0)
         self.shape = array.shape[:self.spatial]
         self.chunks = array.chunks[:self.spatial]
@@ -191,10 +192,7 @@ class _Graph:
         self.total = self._number()
         self._rank()
         self.labels_name = self.name("relabel")
-        self.labels_dsk = {
-            (self.labels_name,) + block: (tasks.relabel, self.summary(block, "labels"), (self.name("lut"),) + block,
-                                          np.dtype(dtype).str, self.total if check_count else None)
-            for block in self.blocks}
+        self.dtype, self.check_count = np.dtype(dtype).str, check_count
         if with_table:
             self._table()
 
@@ -361,9 +359,28 @@ class _Graph:
         self.dsk[key] = (tasks.combine_rows,) + tuple(parts)
         return key
 
-    def graph(self, name, dsk):
-        """A HighLevelGraph of the array's layers, this labeling's tasks and
-        the layer `name` (dsk) on top of them."""
+    def relabel(self, again=None):
+        """The relabel layer: each chunk's kept labels through its lookup
+        table, or, with `again` (the input read again), its labels made
+        again."""
+        count = self.total if self.check_count else None
+        channel = (0,) if self.spec["channels"] else ()
+        dsk = {}
+        for block in self.blocks:
+            lut = (self.name("lut"),) + block
+            if again is None:
+                dsk[(self.labels_name,) + block] = (tasks.relabel, self.summary(block, "labels"), lut, self.dtype,
+                                                   count)
+            else:
+                dsk[(self.labels_name,) + block] = (
+                    tasks.relabel_again, (again.name,) + block + channel, self.summary(block, "keys"), lut,
+                    self.start(block), self.shape, self.spec, self.dtype, count)
+        return dsk
+
+    def graph(self, name, dsk, beside=None):
+        """A HighLevelGraph of the array's layers, this labeling's tasks,
+        the layers of the collection `beside` and the layer `name` (dsk) on
+        top of them."""
         internal = f"glccl-{self.token}"
         layers = dict(self.array.dask.layers)
         dependencies = dict(self.array.dask.dependencies)
@@ -371,17 +388,27 @@ class _Graph:
         dependencies[internal] = set(self.array.__dask_layers__())
         layers[name] = dsk
         dependencies[name] = {internal}
+        if beside is not None:
+            layers.update(beside.dask.layers)
+            dependencies.update(beside.dask.dependencies)
+            dependencies[name] |= set(beside.__dask_layers__())
         return HighLevelGraph(layers, dependencies)
 
 
-def _lazy(array, spec, dtype, check_count, with_table, count_dtype):
+def _lazy(array, spec, dtype, check_count, with_table, count_dtype, keep_labels=True):
     """(labels, n[, table]) of the array as Dask collections."""
-    graph = _Graph(array, spec, dtype, check_count, with_table)
-    labels = da.Array(graph.graph(graph.labels_name, graph.labels_dsk), graph.labels_name, graph.chunks,
-                      dtype=dtype)
+    graph = _Graph(array, spec, dtype, check_count, with_table, keep_labels)
     total_name = graph.name("total")
     n = da.Array(graph.graph(total_name, {(total_name,): (tasks.count_array, graph.total, count_dtype)}), total_name,
                  (), dtype=count_dtype)
+    if keep_labels:
+        labels_graph = graph.graph(graph.labels_name, graph.relabel())
+    else:
+        # The input's graph again (a Zarr array: its chunks read again),
+        # started once the count is known, so no chunk waits in memory.
+        again = bind(graph.array, n)
+        labels_graph = graph.graph(graph.labels_name, graph.relabel(again), beside=again)
+    labels = da.Array(labels_graph, graph.labels_name, graph.chunks, dtype=dtype)
     if not with_table:
         return labels, n
     table = Delayed(graph.table_name, graph.graph(graph.table_name, graph.table_dsk))
@@ -389,7 +416,7 @@ def _lazy(array, spec, dtype, check_count, with_table, count_dtype):
 
 
 def label(array, connectivity=None, criterion="binary", backend="auto", return_table=False, channel_axis=None, *,
-          dtype=None, threads=None, **unknown):
+          dtype=None, threads=None, keep_labels=True, **unknown):
     """Connected-component labeling of a 2-D or 3-D Dask array, lazily.
 
     Parameters
@@ -411,6 +438,16 @@ def label(array, connectivity=None, criterion="binary", backend="auto", return_t
         (no count can pass it), else uint64, since the dtype is fixed before
         the count is known. "uint32" for a larger array raises
         OverflowError when computed if the count does not fit.
+    keep_labels : bool (keyword only)
+        True (the default): each chunk's labels wait in the workers' memory
+        from its labeling to its relabeling (4 bytes an element, 8 for a
+        chunk of 2**32 elements or more), which Dask spills to disk when
+        memory runs short. False: the relabeling reads each chunk again
+        (the input's graph is run again: a Zarr chunk is read again,
+        once the count is known) and labels it again, checked to give the
+        same labels; a worker then holds the chunks in flight and the
+        summaries (a key per component of its chunks, the faces in merge),
+        for a second read and labeling.
 
     Returns
     -------
@@ -432,9 +469,8 @@ def label(array, connectivity=None, criterion="binary", backend="auto", return_t
     Cost
     ----
     A glccl.label call per chunk; per chunk or box of chunks, numpy work in
-    the size of its faces. Between the labeling and the relabeling each
-    chunk's labels (4 bytes an element, 8 with uint64 chunk labels) wait in
-    the workers' memory, which Dask spills to disk when it runs short.
+    the size of its faces; see keep_labels for what waits between the
+    labeling and the relabeling.
     """
     where = "glccl.dask.label()"
     refuse_unknown(unknown, where)
@@ -443,11 +479,12 @@ def label(array, connectivity=None, criterion="binary", backend="auto", return_t
     elements = int(np.prod(array.shape[:array.ndim - (1 if spec["channels"] else 0)]))
     fits32 = elements < 2**32
     dtype = wanted or (np.uint32 if fits32 else np.uint64)
-    return _lazy(array, spec, dtype, not fits32 and np.dtype(dtype) == np.uint32, bool(return_table), np.int64)
+    return _lazy(array, spec, dtype, not fits32 and np.dtype(dtype) == np.uint32, bool(return_table), np.int64,
+                 bool(keep_labels))
 
 
 def label_zarr(source, target, connectivity=None, criterion="binary", backend="auto", *, dtype=None, threads=None,
-               overwrite=False, **unknown):
+               keep_labels=True, overwrite=False, **unknown):
     """Labels a Zarr array (a path, a store or a zarr.Array) into a Zarr
     array of its chunks, chunk by chunk, and returns the count: the labels
     and the count computed together (one run of the graph), on the Dask
@@ -459,7 +496,7 @@ def label_zarr(source, target, connectivity=None, criterion="binary", backend="a
     import dask
 
     array = source if isinstance(source, da.Array) else da.from_zarr(source)
-    labels, n = label(array, connectivity, criterion, backend, dtype=dtype, threads=threads)
+    labels, n = label(array, connectivity, criterion, backend, dtype=dtype, threads=threads, keep_labels=keep_labels)
     stored = labels.to_zarr(target, overwrite=overwrite, compute=False)
     _, count = dask.compute(stored, n)
     return int(count)

@@ -223,6 +223,31 @@ def test_tables_equal_glccl_label(compute):
     check(spiral(33), (4, 7), 4, table=True, compute=compute)
 
 
+def test_labeled_again_instead_of_kept(compute):
+    """keep_labels=False: the input read and labeled again for the
+    relabeling, its tasks started once the count is known."""
+    volume = random_image((10, 12, 14), 0.4, 9)
+    array = da.from_array(volume, chunks=(4, 5, 6))
+    labels, n, table = glccl.dask.label(array, connectivity=18, return_table=True, keep_labels=False)
+    labels, n, table = compute(labels, n, table)
+    expected, count, expected_table = glccl.label(volume, connectivity=18, return_table=True)
+    np.testing.assert_array_equal(labels, expected)
+    assert n == count and np.array_equal(table["centroid_z"], expected_table["centroid_z"])
+
+
+def test_values_changed_between_the_reads():
+    reads = []
+
+    def changing(block, block_info=None):
+        reads.append(1)
+        return block if len(reads) <= 4 else 1 - block
+
+    array = da.from_array(serpentine(8, 8), chunks=4).map_blocks(changing, dtype=np.uint8)
+    labels, n = glccl.dask.label(array, connectivity=4, keep_labels=False)
+    with pytest.raises(RuntimeError, match="differs from its first labeling"):
+        dask.compute(labels, n, scheduler="sync")
+
+
 def test_no_component():
     labels, n, table = dask.compute(*glccl.dask.label(da.zeros((8, 9), np.uint8, chunks=3), return_table=True),
                                     scheduler="threads")
