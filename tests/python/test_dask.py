@@ -7,6 +7,7 @@ scheduler and a two-process dask.distributed cluster; the table, dask-image's
 ndmeasure.label call, Zarr stores, and what the graph holds."""
 
 import importlib
+import importlib.util
 import os
 import pathlib
 import subprocess
@@ -378,6 +379,23 @@ def test_zarr_round_trip(tmp_path):
     with dask.config.set(scheduler="threads"):
         assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), str(tmp_path / "again.zarr"), 6) == count
     np.testing.assert_array_equal(zarr.open(str(tmp_path / "again.zarr"), mode="r")[:], expected)
+
+
+def test_zarr_example(tmp_path):
+    """python/examples/dask_zarr_volume.py (the example of docs/python.md),
+    small: its labels are scipy's and its picture is written."""
+    zarr = pytest.importorskip("zarr", reason="zarr cannot be imported; tools/install-deps.sh installs python3-zarr")
+    pytest.importorskip("matplotlib", reason="matplotlib cannot be imported (python3-matplotlib)")
+    path = pathlib.Path(__file__).resolve().parents[2] / "python" / "examples" / "dask_zarr_volume.py"
+    spec = importlib.util.spec_from_file_location("dask_zarr_volume", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    with dask.config.set(scheduler="threads"):
+        n, cells, labels, picture = example.main(str(tmp_path), shape=(24, 70, 90), chunks=32)
+    expected, count = scipy_labels(zarr.open(cells, mode="r")[:], 6)
+    assert n == count > 10
+    np.testing.assert_array_equal(zarr.open(labels, mode="r")[:], expected)
+    assert pathlib.Path(picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 # ---- without Dask -----------------------------------------------------------------------------------------
