@@ -179,15 +179,15 @@ def run_cli(glccl, volume, connectivity, reference):
             "backend": summary["backend"], "peaks": [peak], "identical": "reference"}
 
 
-def run_glccl_dask(args, source, target, dtype, keep_labels):
+def run_on_cluster(args, method, labeling, source, target):
+    """labeling(da.from_zarr(source)) -> (labels, n) written to `target`
+    with the count computed in the same run, on a fresh LocalCluster."""
     import dask.array as da
-    import glccl.dask
 
     local, client = cluster(args.workers, args.threads_per_worker)
     try:
         start = time.perf_counter()
-        labels, n = glccl.dask.label(da.from_zarr(source), connectivity=args.connectivity, dtype=dtype,
-                                     keep_labels=keep_labels)
+        labels, n = labeling(da.from_zarr(source))
         stored = labels.to_zarr(target, overwrite=True, compute=False)
         _, n = client.compute([stored, n], sync=True)
         wall = time.perf_counter() - start
@@ -195,25 +195,30 @@ def run_glccl_dask(args, source, target, dtype, keep_labels):
     finally:
         client.close()
         local.close()
-    method = "glccl.dask" + (" (kept)" if keep_labels else " (again)")
     return {"method": method, "wall_s": wall, "components": int(n), "peaks": peaks}
 
 
-def run_dask_image(args, source, target):
-    import dask.array as da
+def run_glccl_dask(args, source, target, dtype, keep_labels):
+    import glccl.dask
 
-    local, client = cluster(args.workers, args.threads_per_worker)
-    try:
-        start = time.perf_counter()
-        labels, n = dask_image_label(da.from_zarr(source) != 0, {6: 1, 18: 2, 26: 3}[args.connectivity])
-        stored = labels.to_zarr(target, overwrite=True, compute=False)
-        _, n = client.compute([stored, n], sync=True)
-        wall = time.perf_counter() - start
-        peaks = worker_peaks(client)
-    finally:
-        client.close()
-        local.close()
-    return {"method": "dask-image's algorithm", "wall_s": wall, "components": int(n), "peaks": peaks}
+    def labeling(volume):
+        return glccl.dask.label(volume, connectivity=args.connectivity, dtype=dtype, keep_labels=keep_labels)
+
+    method = "glccl.dask" + (" (kept)" if keep_labels else " (again)")
+    return run_on_cluster(args, method, labeling, source, target)
+
+
+def run_dask_image(args, source, target):
+    hops = {6: 1, 18: 2, 26: 3}[args.connectivity]
+    return run_on_cluster(args, "dask-image's algorithm", lambda volume: dask_image_label(volume != 0, hops),
+                          source, target)
+
+
+def zarr_chunks(labels):
+    """The regions of a Zarr array's chunks."""
+    grid = [range(0, side, chunk) for side, chunk in zip(labels.shape, labels.chunks)]
+    for corner in np.ndindex(*[len(r) for r in grid]):
+        yield tuple(slice(r[i], r[i] + c) for r, i, c in zip(grid, corner, labels.chunks))
 
 
 def same_as_reference(store, reference):
@@ -224,9 +229,7 @@ def same_as_reference(store, reference):
     expected = np.load(reference, mmap_mode="r")
     if labels.shape != expected.shape or labels.dtype != expected.dtype:
         return False, f"{labels.shape} {labels.dtype} against {expected.shape} {expected.dtype}"
-    grid = [range(0, side, chunk) for side, chunk in zip(labels.shape, labels.chunks)]
-    for corner in np.ndindex(*[len(r) for r in grid]):
-        region = tuple(slice(r[i], r[i] + c) for r, i, c in zip(grid, corner, labels.chunks))
+    for region in zarr_chunks(labels):
         if not np.array_equal(labels[region], expected[region]):
             return False, f"differs in the chunk at {tuple(s.start for s in region)}"
     return True, ""
@@ -240,10 +243,8 @@ def same_components(store, reference, n):
 
     labels = zarr.open(store, mode="r")
     expected = np.load(reference, mmap_mode="r")
-    grid = [range(0, side, chunk) for side, chunk in zip(labels.shape, labels.chunks)]
     pairs = []
-    for corner in np.ndindex(*[len(r) for r in grid]):
-        region = tuple(slice(r[i], r[i] + c) for r, i, c in zip(grid, corner, labels.chunks))
+    for region in zarr_chunks(labels):
         keys = expected[region].astype(np.uint64) << np.uint64(32) | labels[region].astype(np.uint64)
         pairs.append(np.unique(keys))
     pairs = np.unique(np.concatenate(pairs))

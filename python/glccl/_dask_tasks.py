@@ -101,7 +101,7 @@ def _keys(labels, n, start, shape, where):
     first = _first_elements(labels)
     if len(first) != n:
         raise RuntimeError(f"glccl.dask.label(): the chunk at {tuple(start)} has {n} labels but {len(first)} first "
-                           f"elements {where}: its labels are not in raster order")
+                           f"elements{where}: its labels are not in raster order")
     local = np.unravel_index(first, labels.shape)
     return np.ravel_multi_index(tuple(c + s for c, s in zip(local, start)), shape).astype(np.int64) + 1
 
@@ -130,7 +130,7 @@ def relabel_again(block, keys, lut, start, shape, spec, dtype, count=None):
     """The chunk's final labels from the chunk itself, labeled again (the
     first labeling's keys checked: the same labels)."""
     labels, n = _labeled(block, dict(spec, table=False))
-    if n != len(keys) or not np.array_equal(_keys(labels, n, start, shape, "when labeled again"), keys):
+    if n != len(keys) or not np.array_equal(_keys(labels, n, start, shape, " when labeled again"), keys):
         raise RuntimeError(f"glccl.dask.label(): the chunk at {tuple(start)} labeled again differs from its first "
                            f"labeling ({n} labels, {len(keys)} before): its values changed between the reads")
     return relabel(labels, lut, dtype, count)
@@ -203,11 +203,11 @@ def combine_rows(*parts):
     """Rows (label, lows, highs, area, sums) of several parts joined per
     label: the smallest lows, largest highs, summed area and sums."""
     label, lows, highs, area, sums = (np.concatenate(column) for column in zip(*parts))
-    order = np.argsort(label, kind="stable")
-    label = label[order]
-    starts = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]])) if len(label) else _EMPTY
     if not len(label):
         return label, lows, highs, area, sums
+    order = np.argsort(label, kind="stable")
+    label = label[order]
+    starts = np.flatnonzero(np.concatenate([[True], label[1:] != label[:-1]]))
     return (label[starts], np.minimum.reduceat(lows[order], starts, axis=0),
             np.maximum.reduceat(highs[order], starts, axis=0), np.add.reduceat(area[order], starts),
             np.add.reduceat(sums[order], starts, axis=0))
@@ -218,17 +218,12 @@ def table_columns(rows, n, ndim):
     label, lows, highs, area, sums = rows
     if len(label) != n or (n and (label[0] != 1 or label[-1] != n)):
         raise RuntimeError(f"glccl.dask.label(): the table has {len(label)} rows for {n} labels")
-    columns = {}
-    names = _AXIS_COLUMNS[ndim]
-    for axis in reversed(range(ndim)):  # x first: left, top, width, height, as glccl.label
-        low, extent, _ = names[axis]
+    columns = {"area": area.astype(np.uint64)}
+    for axis, (low, extent, centroid) in enumerate(_AXIS_COLUMNS[ndim]):
         columns[low] = lows[:, axis].astype(np.uint32)
-    for axis in reversed(range(ndim)):
-        low, extent, _ = names[axis]
         columns[extent] = (highs[:, axis] - lows[:, axis] + 1).astype(np.uint32)
-    columns["area"] = area.astype(np.uint64)
-    for axis in reversed(range(ndim)):
-        columns[names[axis][2]] = sums[:, axis].astype(np.float64) / area.astype(np.float64)
+        # glccl's centroid: the exact sum and the area as doubles, divided once.
+        columns[centroid] = sums[:, axis].astype(np.float64) / area.astype(np.float64)
     order = ["left", "top", "width", "height", "area", "centroid_x", "centroid_y", "front", "depth", "centroid_z"]
     return {name: columns[name] for name in order if name in columns}
 
@@ -276,7 +271,7 @@ def face_pairs(low, high, spec):
             first, second = first[new], second[new]
         firsts.append(first)
         seconds.append(second)
-    return np.concatenate(firsts) if firsts else _EMPTY, np.concatenate(seconds) if seconds else _EMPTY
+    return np.concatenate(firsts), np.concatenate(seconds)
 
 
 def _smallest_roots(u, v, n):

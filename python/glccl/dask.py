@@ -65,7 +65,8 @@ def _probe(array, connectivity, criterion, channel_axis, threads, where):
     array's dtype (the cpu engine: no GL context in this process), so that
     a wrong one is refused now, in glccl.label's words, and not on a worker
     later."""
-    sample = np.zeros((1, 1, array.shape[-1]) if channel_axis is not None else (1,) * array.ndim, array.dtype)
+    sides = (1,) * (array.ndim - 1) + ((array.shape[-1],) if channel_axis is not None else (1,))
+    sample = np.zeros(sides, array.dtype)
     try:
         _label_numpy(sample, connectivity, criterion, "cpu", False, channel_axis, threads=threads)
     except (TypeError, ValueError) as error:
@@ -130,8 +131,9 @@ def _checked(array, connectivity, criterion, backend, channel_axis, threads, whe
 
 
 class _Node:
-    """A box of chunks in the merge tree: a chunk (leaf, `block` its index)
-    or two halves side by side along `axis`."""
+    """A box of chunks in the merge tree: a chunk (a leaf, keyed by the
+    chunk's index) or two halves side by side along `axis` (keyed by
+    (number,))."""
 
     def __init__(self, box, parent):
         self.box, self.parent = box, parent
