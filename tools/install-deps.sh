@@ -18,6 +18,7 @@ packages=(
   python3-pytest python3-skimage                  # its tests (tests/python/, against scikit-image)
   python3-opencv                                  # OpenCV, the second reference: labels and tables (tests/python/), luma (tests/gl_image_formats.py)
   python3-matplotlib                              # the Python example (python/examples/) and bench/plot_bench.py
+  python3-dask python3-distributed python3-zarr   # glccl.dask: Dask arrays, a dask.distributed cluster, Zarr stores (tests/python/test_dask.py, bench/dask_volume.py)
   python3-venv python3-pip python3-setuptools python3-wheel python3-build  # pip install . into a venv, and a wheel (pyproject.toml, setup.py)
   libopenmpi-dev openmpi-bin                      # glccl-mpi: tiled labeling across MPI ranks (tiles/mpi/)
   procps                                          # ps and pgrep: the output tests report and end a run that outlives its signal

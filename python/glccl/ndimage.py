@@ -21,10 +21,9 @@ from ._arrays import label_nd
 __all__ = ["label"]
 
 
-def _structure_hops(structure, ndim):
+def _structure_hops(structure, ndim, where="glccl.ndimage.label()"):
     """The hops of `structure` (generate_binary_structure(ndim, hops)), or
     ValueError for a structure glccl has no connectivity for."""
-    where = "glccl.ndimage.label()"
     grid = np.indices((3,) * ndim) - 1
     steps = np.abs(grid).sum(axis=0)
     for hops in range(1, max(ndim, 1) + 1):

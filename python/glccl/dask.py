@@ -1,0 +1,570 @@
+"""glccl for Dask arrays: 2-D images and 3-D volumes of any size and any
+chunking, labeled chunk by chunk on Dask's own schedulers (threads, or a
+dask.distributed cluster), with the labels of glccl.label on the whole
+array, byte for byte.
+
+    import dask.array as da
+    import glccl.dask
+
+    volume = da.from_zarr("cells.zarr")                       # (D, H, W), chunked
+    labels, n = glccl.dask.label(volume, connectivity=6)      # lazy: dask arrays
+    labels.to_zarr("labels.zarr")                             # chunk by chunk
+    n = glccl.dask.label_zarr("cells.zarr", "labels.zarr")    # the same, and the count
+
+    from glccl.dask import ndmeasure                          # dask_image.ndmeasure's label
+    labels, n = ndmeasure.label(image)
+
+How. Each chunk is labeled by glccl.label on its worker (the fastest engine
+there: a GPU engine where the worker has one, the CPU engine otherwise), and
+each component is named by the position of its first element (its key). A
+binary tree of merge tasks joins boxes of chunks side by side: each links
+the shared face of its halves under the criterion and connectivity (edge
+and corner neighbours too) and passes up its own faces. Final keys come
+back down the tree, each chunk counts its components' first elements per
+row, and prefix sums over lines of chunks (trees of additions) number them
+in raster order; the labels of components that cross chunks go up and down
+the tree once more. No task holds more than one chunk, or the faces of one
+box of chunks (at most about a plane of the array); none holds all
+equivalences or all offsets.
+
+Tasks are named glccl-label-*, glccl-merge-*, glccl-resolve-*, glccl-count-*,
+glccl-scan-*, glccl-rank-*, glccl-lut-*, glccl-relabel-* and glccl-table-*,
+which Dask's progress bar and dashboard show.
+"""
+
+import operator
+import sys
+import types
+
+try:
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.delayed import Delayed
+    from dask.graph_manipulation import bind
+    from dask.highlevelgraph import HighLevelGraph
+except ImportError as _error:
+    raise ImportError(
+        f"glccl.dask needs Dask, which {sys.executable} cannot import ({_error}); install Debian's python3-dask "
+        f"(and python3-distributed for a cluster, python3-zarr for Zarr stores): "
+        f"apt-get install python3-dask python3-distributed python3-zarr") from None
+
+import numpy as np
+
+from . import _dask_tasks as tasks
+from . import _label_dtype, backends
+from . import label as _label_numpy
+from ._keywords import refuse_unknown
+
+__all__ = ["label", "label_zarr", "ndmeasure"]
+
+_HOPS = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
+
+
+def _probe(array, connectivity, criterion, channel_axis, threads, where):
+    """The arguments checked by glccl.label itself on one element of the
+    array's dtype (the cpu engine: no GL context in this process), so that
+    a wrong one is refused now, in glccl.label's words, and not on a worker
+    later."""
+    sides = (1,) * (array.ndim - 1) + ((array.shape[-1],) if channel_axis is not None else (1,))
+    sample = np.zeros(sides, array.dtype)
+    try:
+        _label_numpy(sample, connectivity, criterion, "cpu", False, channel_axis, threads=threads)
+    except (TypeError, ValueError) as error:
+        raise type(error)(str(error).replace("glccl.label()", where)) from None
+
+
+def _connectivity(connectivity, volume):
+    """glccl's connectivity (4, 8, 6, 18, 26) of a value glccl.label took."""
+    if connectivity is None:
+        return 26 if volume else 8
+    value = operator.index(connectivity)
+    return {1: 6 if volume else 4, 2: 18 if volume else 8, 3: 26}.get(value, value)
+
+
+def _criterion(criterion, where):
+    """(kind, number) of a criterion glccl.label took: binary (its level is
+    in the keys: a background element has none), segments, threshold, delta."""
+    if isinstance(criterion, tuple):
+        kind, number = criterion[0], int(criterion[1])
+    else:
+        kind, _, number = criterion.partition(":")
+        number = int(number) if number else 0
+    if kind not in ("binary", "segments", "threshold", "delta"):
+        raise ValueError(f"{where}: criterion {criterion!r} is not one glccl.dask compares across chunks "
+                         f"(binary, segments, threshold, delta)")
+    return kind, number
+
+
+def _checked(array, connectivity, criterion, backend, channel_axis, threads, where):
+    """The array ready to label (the channel axis in one chunk, no empty
+    chunks) and the spec its tasks share, or TypeError / ValueError."""
+    if not isinstance(array, da.Array):
+        raise TypeError(f"{where}: array must be a dask.array.Array, not {type(array).__name__}; label a numpy "
+                        f"array with glccl.label(), or make it a Dask array first "
+                        f"(dask.array.from_array(image, chunks=...))")
+    if array.ndim not in (2, 3):
+        raise ValueError(f"{where}: array must be 2-D (H, W), a volume (D, H, W), or (H, W, C) with "
+                         f"channel_axis=-1; got {array.ndim}-D")
+    if any(np.isnan(side) for side in array.shape):
+        raise ValueError(f"{where}: the array's chunk sizes are unknown; call array.compute_chunk_sizes() first")
+    if array.size == 0:
+        raise ValueError(f"{where}: array is empty (its shape has a zero)")
+    if not isinstance(backend, str):
+        raise TypeError(f"{where}: backend must be a str: auto, compute, raster, cuda, cpu or reference")
+    if backend not in [entry["name"] for entry in backends()]:
+        raise ValueError(f"{where}: unknown backend {backend!r}; expected auto, compute, raster, cuda, cpu or "
+                         f"reference")
+    _probe(array, connectivity, criterion, channel_axis, threads, where)
+    channels = channel_axis is not None
+    volume = array.ndim == 3 and not channels
+    connectivity = _connectivity(connectivity, volume)
+    kind, number = _criterion(criterion, where)
+    # The channels of an element in one chunk; no chunk of length 0.
+    chunks = tuple(tuple(side for side in sides if side) for sides in array.chunks)
+    if channels:
+        chunks = chunks[:-1] + ((array.shape[-1],),)
+    if chunks != array.chunks:
+        array = array.rechunk(chunks)
+    spec = {"connectivity": connectivity, "criterion": criterion, "backend": backend, "channel_axis": channel_axis,
+            "threads": threads, "kind": kind, "number": number, "hops": _HOPS[connectivity], "channels": channels}
+    return array, spec
+
+
+class _Node:
+    """A box of chunks in the merge tree: a chunk (a leaf, keyed by the
+    chunk's index) or two halves side by side along `axis` (keyed by
+    (number,))."""
+
+    def __init__(self, box, parent):
+        self.box, self.parent = box, parent
+        self.axis = self.low = self.high = None
+        self.key = None
+
+    @property
+    def leaf(self):
+        return self.axis is None
+
+
+def _tree(offsets):
+    """The merge tree over the chunk grid: each box is halved along its
+    axis of the most elements that has two chunks or more, so that the
+    faces passed up stay small (the top merge holds about one plane)."""
+    nodes = []
+
+    def build(box, parent):
+        node = _Node(box, parent)
+        split = [axis for axis, (low, high) in enumerate(box) if high - low > 1]
+        if split:
+            node.axis = max(split, key=lambda a: (offsets[a][box[a][1]] - offsets[a][box[a][0]], -a))
+            low, high = box[node.axis]
+            middle = (low + high) // 2
+            node.low = build(box[:node.axis] + ((low, middle),) + box[node.axis + 1:], node)
+            node.high = build(box[:node.axis] + ((middle, high),) + box[node.axis + 1:], node)
+            node.key = (len(nodes),)
+        else:
+            node.key = tuple(low for low, _ in box)
+        nodes.append(node)
+        return node
+
+    root = build(tuple((0, len(sides) - 1) for sides in offsets), None)
+    return root, nodes
+
+
+class _Graph:
+    """The tasks of one labeling, in a dict keyed by (stage name, ...):
+    label per chunk; merge up the tree and resolve down it; count per chunk
+    and scan along lines of chunks; rank per chunk, up and down the tree;
+    lut and relabel per chunk; table rows joined in a tree."""
+
+    def __init__(self, array, spec, dtype, check_count, with_table, keep_labels):
+        self.array, self.spec = array, dict(spec, table=with_table, keep_labels=keep_labels)
+        self.spatial = array.ndim - (1 if spec["channels"] else 0)
+        self.shape = array.shape[:self.spatial]
+        self.chunks = array.chunks[:self.spatial]
+        self.numblocks = [len(sides) for sides in self.chunks]
+        self.offsets = [np.concatenate([[0], np.cumsum(sides)]).astype(int).tolist() for sides in self.chunks]
+        self.token = tokenize(array.name, self.spec, np.dtype(dtype).str)
+        self.dsk = {}
+        self.blocks = list(np.ndindex(*self.numblocks))
+        self.root, self.nodes = _tree(self.offsets)
+        self.leaves = {node.key: node for node in self.nodes if node.leaf}
+        self._label()
+        self._merge()
+        self._resolve()
+        self.total = self._number()
+        self._rank()
+        self.labels_name = self.name("relabel")
+        self.dtype, self.check_count = np.dtype(dtype).str, check_count
+        if with_table:
+            self._table()
+
+    def name(self, stage):
+        return f"glccl-{stage}-{self.token}"
+
+    def start(self, block):
+        return tuple(self.offsets[axis][index] for axis, index in enumerate(block))
+
+    def sides(self, block):
+        return tuple(self.chunks[axis][index] for axis, index in enumerate(block))
+
+    def summary(self, block, part):
+        return (operator.getitem, (self.name("label-summary"),) + block, part)
+
+    def faces(self, node):
+        return (self.name("label-faces" if node.leaf else "merge-faces"),) + node.key
+
+    def face_keys(self, node):
+        return self.summary(node.key, "face_keys") if node.leaf else (self.name("merge-keys"),) + node.key
+
+    def final(self, node):
+        return (self.name("resolve"),) + node.key
+
+    def ranked(self, block, part):
+        return (operator.getitem, (self.name("rank"),) + block, part)
+
+    def rank_up(self, node):
+        return self.ranked(node.key, 1) if node.leaf else (self.name("rank-up"),) + node.key
+
+    def rank_down(self, node):
+        return (self.name("rank-down"),) + node.key
+
+    def _label(self):
+        """A task per chunk: glccl.label, and the chunk's summary and faces
+        taken apart (the faces are dropped once merged)."""
+        channel = (0,) if self.spec["channels"] else ()
+        for block in self.blocks:
+            key = (self.name("label"),) + block
+            self.dsk[key] = (tasks.label_chunk, (self.array.name,) + block + channel, self.start(block), self.shape,
+                             self.spec)
+            self.dsk[(self.name("label-summary"),) + block] = (operator.getitem, key, 0)
+            self.dsk[(self.name("label-faces"),) + block] = (operator.getitem, key, 1)
+
+    def _merge(self):
+        """Up the tree: a task per pair of halves links their shared face."""
+        for node in self.nodes:  # children before parents
+            if not node.leaf:
+                key = (self.name("merge"),) + node.key
+                self.dsk[key] = (tasks.merge, self.faces(node.low), self.faces(node.high), node.axis, self.spec)
+                for part in ("faces", "remap", "keys"):
+                    self.dsk[(self.name("merge-" + part),) + node.key] = (operator.getitem, key, part)
+
+    def _resolve(self):
+        """Down the tree: the final key of every key on a box's faces."""
+        self.dsk[self.final(self.root)] = (tasks.no_map,)
+        for node in reversed(self.nodes):  # parents before children
+            if node.parent is not None:
+                self.dsk[self.final(node)] = (tasks.resolve, self.final(node.parent),
+                                              (self.name("merge-remap"),) + node.parent.key, self.face_keys(node))
+
+    def _sum(self, level, line, items, low, high):
+        """The key of items[low:high] summed in a tree of additions."""
+        if high - low == 1:
+            return items[low]
+        key = (self.name("scan"), level) + line + (low, high)
+        if key not in self.dsk:
+            middle = (low + high) // 2
+            self.dsk[key] = (tasks.add, self._sum(level, line, items, low, middle),
+                             self._sum(level, line, items, middle, high))
+        return key
+
+    def _starts(self, level, line, items, first, low, high, starts):
+        """starts[i] for i in low..high-1: `first` plus items[low:i], down
+        the tree of _sum."""
+        if high - low == 1:
+            starts.append(first)
+            return starts
+        middle = (low + high) // 2
+        self._starts(level, line, items, first, low, middle, starts)
+        key = (self.name("scan-start"), level) + line + (middle,)
+        self.dsk[key] = (tasks.add, first, self._sum(level, line, items, low, middle))
+        return self._starts(level, line, items, key, middle, high, starts)
+
+    def _number(self):
+        """Each chunk's row starts (the components that start before each
+        of its rows): root counts per row of each chunk, summed along the
+        lines of chunks of the last axis; those totals' rows summed along
+        the next axis's lines, and so on to one number, the count; then the
+        starts come back down, a line's positions after its start. Returns
+        the key of the count."""
+        d = self.spatial
+        for block in self.blocks:
+            self.dsk[(self.name("count"),) + block] = (
+                tasks.count_roots, self.summary(block, "keys"), self.final(self.leaves[block]), self.start(block),
+                self.shape, self.sides(block))
+        items, totals = {}, {}
+        for level in reversed(range(d)):  # along the last axis first
+            for line in np.ndindex(*self.numblocks[:level]):
+                positions = [line + (index,) for index in range(self.numblocks[level])]
+                if level == d - 1:
+                    line_items = [(self.name("count"),) + position for position in positions]
+                else:
+                    line_items = [(self.name("scan-item"), level) + position for position in positions]
+                    for key, position in zip(line_items, positions):
+                        self.dsk[key] = (tasks.rows_total, totals[level + 1, position])
+                items[level, line] = line_items
+                totals[level, line] = self._sum(level, line, line_items, 0, len(line_items))
+        position_starts = {(): 0}
+        for level in range(d):
+            starts = {}
+            for line in np.ndindex(*self.numblocks[:level]):
+                first = 0
+                if level:
+                    first = (self.name("scan-line"), level) + line
+                    self.dsk[first] = (tasks.line_start, position_starts[line], totals[level, line])
+                line_items = items[level, line]
+                for index, start in enumerate(self._starts(level, line, line_items, first, 0, len(line_items), [])):
+                    starts[line + (index,)] = start
+            position_starts = starts
+        self.row_starts = position_starts
+        return totals[0, ()]
+
+    def _rank(self):
+        """Labels of the roots in each chunk; then, for the keys that
+        resolve to a root elsewhere, its label: roots on a box's faces go up
+        the tree, the labels each box's final keys need come down."""
+        for block in self.blocks:
+            self.dsk[(self.name("rank"),) + block] = (
+                tasks.rank_roots, self.summary(block, "keys"), self.final(self.leaves[block]),
+                self.row_starts[block], self.summary(block, "face_keys"), self.start(block), self.shape,
+                self.sides(block))
+        for node in self.nodes:
+            if not node.leaf and node.parent is not None:
+                self.dsk[self.rank_up(node)] = (tasks.ranks_up, self.rank_up(node.low), self.rank_up(node.high),
+                                                self.face_keys(node))
+        self.dsk[self.rank_down(self.root)] = (tasks.no_map,)
+        for node in reversed(self.nodes):
+            if node.parent is not None:
+                parent = node.parent
+                self.dsk[self.rank_down(node)] = (tasks.ranks_down, self.rank_down(parent),
+                                                  self.rank_up(parent.low), self.rank_up(parent.high),
+                                                  self.final(node))
+        for block in self.blocks:
+            leaf = self.leaves[block]
+            self.dsk[(self.name("lut"),) + block] = (tasks.chunk_lut, self.summary(block, "keys"),
+                                                     self.ranked(block, 0), self.final(leaf), self.rank_down(leaf))
+
+    def _table(self):
+        """Each chunk's rows under their final labels, joined per label in
+        a tree of eight at a time, then the table of rows 1..n."""
+        level = [(self.name("table"),) + block for block in self.blocks]
+        for key, block in zip(level, self.blocks):
+            self.dsk[key] = (tasks.table_rows, self.summary(block, "stats"), (self.name("lut"),) + block)
+        depth = 0
+        while len(level) > 1:
+            depth += 1
+            level = [self._joined_rows(depth, index, level[index:index + 8]) for index in range(0, len(level), 8)]
+        self.table_name = self.name("table-final")
+        self.table_dsk = {self.table_name: (tasks.component_table, level[0], self.total, self.spatial)}
+
+    def _joined_rows(self, depth, index, parts):
+        key = (self.name("table-merge"), depth, index // 8)
+        self.dsk[key] = (tasks.combine_rows,) + tuple(parts)
+        return key
+
+    def relabel(self, again=None):
+        """The relabel layer: each chunk's kept labels through its lookup
+        table, or, with `again` (the input read again), its labels made
+        again."""
+        count = self.total if self.check_count else None
+        channel = (0,) if self.spec["channels"] else ()
+        dsk = {}
+        for block in self.blocks:
+            lut = (self.name("lut"),) + block
+            if again is None:
+                dsk[(self.labels_name,) + block] = (tasks.relabel, self.summary(block, "labels"), lut, self.dtype,
+                                                   count)
+            else:
+                dsk[(self.labels_name,) + block] = (
+                    tasks.relabel_again, (again.name,) + block + channel, self.summary(block, "keys"), lut,
+                    self.start(block), self.shape, self.spec, self.dtype, count)
+        return dsk
+
+    def graph(self, name, dsk, beside=None):
+        """A HighLevelGraph of the array's layers, this labeling's tasks,
+        the layers of the collection `beside` and the layer `name` (dsk) on
+        top of them."""
+        internal = f"glccl-{self.token}"
+        layers = dict(self.array.dask.layers)
+        dependencies = dict(self.array.dask.dependencies)
+        layers[internal] = self.dsk
+        dependencies[internal] = set(self.array.__dask_layers__())
+        layers[name] = dsk
+        dependencies[name] = {internal}
+        if beside is not None:
+            layers.update(beside.dask.layers)
+            dependencies.update(beside.dask.dependencies)
+            dependencies[name] |= set(beside.__dask_layers__())
+        return HighLevelGraph(layers, dependencies)
+
+
+def _lazy(array, spec, dtype, check_count, with_table, count_dtype, keep_labels=True):
+    """(labels, n[, table]) of the array as Dask collections."""
+    graph = _Graph(array, spec, dtype, check_count, with_table, keep_labels)
+    total_name = graph.name("total")
+    n = da.Array(graph.graph(total_name, {(total_name,): (tasks.count_array, graph.total, count_dtype)}), total_name,
+                 (), dtype=count_dtype)
+    if keep_labels:
+        labels_graph = graph.graph(graph.labels_name, graph.relabel())
+    else:
+        # The input's graph again (a Zarr array: its chunks read again),
+        # started once the count is known, so no chunk waits in memory.
+        again = bind(graph.array, n)
+        labels_graph = graph.graph(graph.labels_name, graph.relabel(again), beside=again)
+    labels = da.Array(labels_graph, graph.labels_name, graph.chunks, dtype=dtype)
+    if not with_table:
+        return labels, n
+    table = Delayed(graph.table_name, graph.graph(graph.table_name, graph.table_dsk))
+    return labels, n, table
+
+
+def label(array, connectivity=None, criterion="binary", backend="auto", return_table=False, channel_axis=None, *,
+          dtype=None, threads=None, keep_labels=True, **unknown):
+    """Connected-component labeling of a 2-D or 3-D Dask array, lazily.
+
+    Parameters
+    ----------
+    array : dask.array.Array
+        (H, W), a volume (D, H, W), or (H, W, C) colour with channel_axis=-1
+        (threshold); any chunking, any dtype glccl.label takes, with the
+        values glccl.label takes (checked chunk by chunk when computed).
+    connectivity, criterion, backend, channel_axis, threads
+        As glccl.label: 4 or 8, 6, 18 or 26 (scikit-image's 1..3 too; None:
+        8 or 26); "binary", ("binary", L), "segments", ("threshold", T),
+        ("delta", D); the engine of each chunk's glccl.label ("auto": the
+        fastest on the worker); threads of the CPU engine per chunk.
+    return_table : bool
+        Also the component table, as a dask.delayed object that computes to
+        the glccl.ComponentTable glccl.label gives.
+    dtype : None, "auto", "uint32" or "uint64" (keyword only)
+        None and "auto": uint32 for an array of fewer than 2**32 elements
+        (no count can pass it), else uint64, since the dtype is fixed before
+        the count is known. "uint32" for a larger array raises
+        OverflowError when computed if the count does not fit.
+    keep_labels : bool (keyword only)
+        True (the default): each chunk's labels wait in the workers' memory
+        from its labeling to its relabeling (4 bytes an element, 8 for a
+        chunk of 2**32 elements or more), which Dask spills to disk when
+        memory runs short. False: the relabeling reads each chunk again
+        (the input's graph is run again: a Zarr chunk is read again,
+        once the count is known) and labels it again, checked to give the
+        same labels; a worker then holds the chunks in flight and the
+        summaries (a key per component of its chunks, the faces in merge),
+        for a second read and labeling.
+
+    Returns
+    -------
+    (labels, n) or (labels, n, table)
+        labels: a Dask array of the array's shape (without the channel
+        axis) and chunks, 0 for background and 1..n in raster order of each
+        component's first element: glccl.label's labels of the whole array,
+        byte for byte. n: a 0-d Dask array (int64). Compute them together
+        (dask.compute(labels, n), or labels.to_zarr(...) and n) so the
+        shared tasks run once.
+
+    Raises
+    ------
+    TypeError for an array that is no Dask array or a wrong argument type,
+    ValueError for a wrong shape or value, as glccl.label (its own check,
+    run now on one element of the array's dtype); errors of a chunk's
+    labeling (a negative value, an engine that cannot run) when computed.
+
+    Cost
+    ----
+    A glccl.label call per chunk; per chunk or box of chunks, numpy work in
+    the size of its faces; see keep_labels for what waits between the
+    labeling and the relabeling.
+    """
+    where = "glccl.dask.label()"
+    refuse_unknown(unknown, where)
+    wanted = _label_dtype(dtype, where)
+    array, spec = _checked(array, connectivity, criterion, backend, channel_axis, threads, where)
+    elements = int(np.prod(array.shape[:array.ndim - (1 if spec["channels"] else 0)]))
+    fits32 = elements < 2**32
+    dtype = wanted or (np.uint32 if fits32 else np.uint64)
+    return _lazy(array, spec, dtype, not fits32 and np.dtype(dtype) == np.uint32, bool(return_table), np.int64,
+                 bool(keep_labels))
+
+
+def label_zarr(source, target, connectivity=None, criterion="binary", backend="auto", *, dtype=None, threads=None,
+               keep_labels=True, overwrite=False, **unknown):
+    """Labels a Zarr array (a path, a store or a zarr.Array) into a Zarr
+    array of its chunks, chunk by chunk, and returns the count: the labels
+    and the count computed together (one run of the graph), on the Dask
+    scheduler in use (a dask.distributed Client where one is active).
+    `target` is a path, a store or a zarr.Array; an existing one is refused
+    unless overwrite=True. The other arguments are glccl.dask.label's."""
+    where = "glccl.dask.label_zarr()"
+    refuse_unknown(unknown, where)
+    import dask
+
+    array = source if isinstance(source, da.Array) else da.from_zarr(source)
+    labels, n = label(array, connectivity, criterion, backend, dtype=dtype, threads=threads, keep_labels=keep_labels)
+    stored = labels.to_zarr(target, overwrite=overwrite, compute=False)
+    _, count = dask.compute(stored, n)
+    return int(count)
+
+
+def _ndmeasure_label(image, structure=None, wrap_axes=None):
+    """Label features in a Dask array, as dask_image.ndmeasure.label (and
+    scipy.ndimage.label), by glccl.
+
+    Parameters
+    ----------
+    image : array_like
+        1-D, 2-D or 3-D (dask.array.asarray makes a Dask array of others);
+        nonzero elements are features.
+    structure : array_like, optional
+        The cross (the default), the full square or cube, or in 3-D the 18
+        neighbours: scipy.ndimage.generate_binary_structure(ndim, c), as
+        glccl.ndimage.label takes; others raise ValueError.
+    wrap_axes : None
+        Periodic boundaries are not taken (ValueError).
+
+    Returns
+    -------
+    (label, num_features): a lazy int32 Dask array (intp for 2**31 - 2
+    elements or more, as scipy) and a 0-d Dask array of the count, of the
+    labels' dtype; numbered in raster order, as scipy.ndimage.label.
+    """
+    from .ndimage import _structure_hops
+    from ._arrays import hops_to_connectivity
+
+    where = "glccl.dask.ndmeasure.label()"
+    if wrap_axes is not None:
+        raise ValueError(f"{where}: wrap_axes (periodic boundaries) is not taken by glccl; pass wrap_axes=None")
+    image = da.asarray(image)
+    if image.ndim not in (1, 2, 3):
+        raise ValueError(f"{where}: glccl labels 1-D, 2-D and 3-D arrays; this one is {image.ndim}-D")
+    if structure is None:
+        hops = 1
+    else:
+        structure = np.asarray(structure, dtype=bool)
+        if structure.ndim != image.ndim:
+            raise RuntimeError("structure and input must have equal rank")
+        hops = _structure_hops(structure, image.ndim, where)
+    dtype = np.intp if image.size >= 2**31 - 2 else np.int32
+    flat = image.ndim == 1
+    features = (image != 0)
+    if flat:
+        features = features[None, :]
+    array, spec = _checked(features, hops_to_connectivity(hops, image.ndim), "binary", "auto", None, None, where)
+    labels, n = _lazy(array, spec, dtype, False, False, dtype)
+    return (labels[0] if flat else labels), n
+
+
+ndmeasure = types.ModuleType("glccl.dask.ndmeasure", """dask_image.ndmeasure's label, by glccl: replace
+
+    from dask_image.ndmeasure import label
+
+with
+
+    from glccl.dask.ndmeasure import label
+
+and label(image, structure=None) gives (labels, num_features) as Dask
+collections, the labels numbered as scipy.ndimage.label numbers the whole
+array (in raster order).""")
+ndmeasure.label = _ndmeasure_label
+ndmeasure.__all__ = ["label"]
+_ndmeasure_label.__module__ = ndmeasure.__name__
+_ndmeasure_label.__name__ = _ndmeasure_label.__qualname__ = "label"
+sys.modules[ndmeasure.__name__] = ndmeasure

@@ -1,0 +1,420 @@
+"""glccl.dask on Dask arrays: the labels of the whole array, byte for byte,
+whatever the chunking (one chunk, chunks of 1, uneven last chunks, chunks
+that cut a spiral or a serpentine many times, diagonal neighbours across
+chunk corners), against scipy.ndimage.label (binary) and glccl.label (the
+criteria scipy has not), at every connectivity, on Dask's threaded
+scheduler and a two-process dask.distributed cluster; the table, dask-image's
+ndmeasure.label call, Zarr stores, and what the graph holds."""
+
+import importlib
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+import glccl
+
+dask = pytest.importorskip("dask", reason="dask cannot be imported; tools/install-deps.sh installs python3-dask")
+da = pytest.importorskip("dask.array", reason="dask.array cannot be imported (python3-dask)")
+import glccl.dask  # noqa: E402
+from glccl import _dask_tasks  # noqa: E402
+
+# glccl's connectivity -> scipy's structure of the same neighbours.
+STRUCTURES = {4: (2, 1), 8: (2, 2), 6: (3, 1), 18: (3, 2), 26: (3, 3)}
+
+
+def scipy_labels(image, connectivity):
+    return ndimage.label(np.asarray(image) != 0, ndimage.generate_binary_structure(*STRUCTURES[connectivity]))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes of one thread (they import glccl through the
+    PYTHONPATH they inherit), for the whole module."""
+    distributed = pytest.importorskip("distributed", reason="dask.distributed cannot be imported; "
+                                                            "tools/install-deps.sh installs python3-distributed")
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as local:
+        with distributed.Client(local, set_as_default=False) as client:
+            yield client
+
+
+@pytest.fixture(params=["threads", "distributed"])
+def compute(request):
+    """dask.compute on the threaded scheduler, or on the cluster."""
+    if request.param == "threads":
+        run = lambda *collections: dask.compute(*collections, scheduler="threads")  # noqa: E731
+    else:
+        client = request.getfixturevalue("cluster")
+        run = lambda *collections: tuple(client.compute(list(collections), sync=True))  # noqa: E731
+    run.scheduler = request.param
+    return run
+
+
+def check(image, chunks, connectivity, criterion="binary", compute=None, table=False):
+    """glccl.dask.label of image in `chunks` equals the whole array's
+    labeling: scipy's for binary, glccl.label's for every criterion."""
+    compute = compute or (lambda *c: dask.compute(*c, scheduler="threads"))
+    array = da.from_array(image, chunks=chunks)
+    result = glccl.dask.label(array, connectivity=connectivity, criterion=criterion, return_table=table)
+    assert isinstance(result[0], da.Array) and result[0].chunks == array.chunks[:result[0].ndim]
+    computed = compute(*result)
+    labels, n = computed[0], int(computed[1])
+    expected = glccl.label(image, connectivity=connectivity, criterion=criterion, return_table=table)
+    assert labels.dtype == expected[0].dtype == np.uint32
+    np.testing.assert_array_equal(labels, expected[0])
+    assert n == expected[1]
+    if criterion == "binary":
+        reference, count = scipy_labels(image, connectivity)
+        np.testing.assert_array_equal(labels, reference)
+        assert n == count
+    if table:
+        assert list(computed[2]) == list(expected[2])
+        for name, column in expected[2].items():
+            assert computed[2][name].dtype == column.dtype, name
+            np.testing.assert_array_equal(computed[2][name], column, err_msg=name)
+    return labels, n
+
+
+# ---- generated arrays ------------------------------------------------------------------------------------
+
+def spiral(side):
+    """A square spiral one pixel wide, its turns two apart: one component
+    that crosses every chunk boundary many times. Ring k (rows and columns
+    k..side-1-k) is open at (k + 1, k) and goes on to ring k + 2 through
+    (k + 2, k + 1)."""
+    image = np.zeros((side, side), np.uint8)
+    for k in range(0, side // 2, 2):
+        last = side - 1 - k
+        if last - k < 2:
+            break
+        image[k, k:last + 1] = image[k:last + 1, last] = image[last, k:last + 1] = 1
+        image[k + 2:last + 1, k] = 1
+        if last - k >= 6:
+            image[k + 2, k + 1] = 1
+    return image
+
+
+def serpentine(height, width):
+    """Rows joined at alternate ends: one path through every row."""
+    image = np.zeros((height, width), np.uint8)
+    image[::2] = 1
+    image[1::4, -1] = 1
+    image[3::4, 0] = 1
+    return image
+
+
+def serpentine_volume(depth, height, width):
+    """Serpentine slices joined at alternate corners, through every slice."""
+    volume = np.zeros((depth, height, width), np.uint8)
+    volume[::2] = serpentine(height, width)
+    volume[1::4, -1, -1] = 1
+    volume[3::4, 0, 0] = 1
+    return volume
+
+
+def random_image(shape, density, seed, values=1):
+    rng = np.random.default_rng(seed)
+    return ((rng.random(shape) < density) * rng.integers(1, values + 1, shape)).astype(np.uint8)
+
+
+# ---- exact against scipy and glccl.label ---------------------------------------------------------------
+
+@pytest.mark.parametrize("criterion", ["binary", "segments"])
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_images_every_chunking(compute, connectivity, criterion):
+    image = random_image((23, 31), 0.55, connectivity, values=3 if criterion == "segments" else 1)
+    for chunks in [(23, 31), (1, 31), (23, 1), (4, 5), (7, 30), (22, 3)]:
+        check(image, chunks, connectivity, criterion, compute)
+
+
+# On the cluster fewer chunkings: each chunk is a score of small tasks there.
+VOLUME_CHUNKS = [(9, 11, 13), (1, 11, 13), ((1, 5, 3), (11,), (2, 2, 9)), (8, 10, 12)]
+
+
+@pytest.mark.parametrize("criterion", ["binary", "segments"])
+@pytest.mark.parametrize("connectivity", [6, 18, 26])
+def test_volumes_every_chunking(compute, connectivity, criterion):
+    volume = random_image((9, 11, 13), 0.4, connectivity, values=3 if criterion == "segments" else 1)
+    more = [(4, 1, 5), (2, 3, 4)] if compute.scheduler == "threads" else []
+    for chunks in VOLUME_CHUNKS + more:
+        check(volume, chunks, connectivity, criterion, compute)
+
+
+def test_chunks_of_one_everywhere(compute):
+    check(random_image((6, 7), 0.6, 1), 1, 8, compute=compute)
+    check(random_image((4, 5, 3), 0.5, 2), 1, 26, compute=compute)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_shapes_and_chunks(seed):
+    rng = np.random.default_rng(seed)
+    for ndim, connectivities in ((2, (4, 8)), (3, (6, 18, 26))):
+        shape = tuple(int(side) for side in rng.integers(2, 30 if ndim == 2 else 12, ndim))
+        image = random_image(shape, (0.2, 0.4, 0.6, 0.8)[seed], seed, values=2)
+        chunks = tuple(int(rng.integers(1, side + 1)) for side in shape)
+        for connectivity in connectivities:
+            for criterion in ("binary", "segments", ("delta", 1), ("threshold", 1), ("binary", 1)):
+                check(image, chunks, connectivity, criterion, table=criterion == "binary")
+
+
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_spiral_and_serpentine_across_many_chunks(connectivity):
+    image = spiral(41)
+    labels, n = check(image, (5, 6), connectivity)
+    assert n == 1
+    labels, n = check(serpentine(29, 33), (4, 7), connectivity)
+    assert n == 1
+
+
+@pytest.mark.parametrize("connectivity", [6, 18, 26])
+def test_serpentine_volume(connectivity):
+    labels, n = check(serpentine_volume(9, 10, 11), (2, 3, 4), connectivity)
+    assert n == 1
+
+
+def test_diagonal_neighbours_across_chunk_corners():
+    """Components joined only through chunk corners and edges: a
+    checkerboard and diagonal lines, at 4/8 and 6/18/26."""
+    board = np.indices((12, 14)).sum(axis=0) % 2
+    assert check(board, (3, 5), 8)[1] == 1
+    assert check(board, (3, 5), 4)[1] == board.sum()
+    line = np.zeros((10, 10, 10), np.uint8)
+    line[np.arange(10), np.arange(10), np.arange(10)] = 1                 # corners only: 26
+    line[np.arange(10), np.arange(10), 0] = 2                             # edges: 18 and 26
+    counts = [check(line, (3, 3, 3), connectivity)[1] for connectivity in (6, 18, 26)]
+    assert counts[0] > counts[1] > counts[2] == 1
+    cube = np.indices((6, 6, 6)).sum(axis=0) % 2
+    assert check(cube, (2, 3, 4), 18)[1] == 1
+    assert check(cube, (2, 3, 4), 26)[1] == 1
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint16, np.int16, np.uint32, np.int64, np.float32, np.uint64])
+def test_dtypes(dtype):
+    rng = np.random.default_rng(5)
+    image = rng.integers(0, 3, (17, 19)).astype(dtype)
+    check(image, (5, 4), 8, "binary")
+    if dtype != np.bool_:
+        check(image, (5, 4), 4, "segments")
+        check(image, (6, 5), 8, ("delta", 1))
+
+
+def test_large_segment_ids_and_colour():
+    ids = np.full((12, 12), 2**40, np.uint64)
+    ids[:, 6:] += 1
+    ids[5] = 0
+    check(ids, (5, 5), 4, "segments")
+    rgb = np.random.default_rng(3).integers(0, 40, (15, 18, 3)).astype(np.uint8)
+    array = da.from_array(rgb, chunks=(4, 5, 2))
+    labels, n = glccl.dask.label(array, connectivity=8, criterion=("threshold", 12), channel_axis=-1)
+    labels, n = dask.compute(labels, n, scheduler="threads")
+    expected, count = glccl.label(rgb, connectivity=8, criterion=("threshold", 12), channel_axis=-1)
+    np.testing.assert_array_equal(labels, expected)
+    assert n == count
+
+
+def test_tables_equal_glccl_label(compute):
+    check(random_image((40, 37), 0.5, 7), (9, 8), 8, table=True, compute=compute)
+    check(random_image((10, 12, 11), 0.35, 8), (3, 5, 4), 6, table=True, compute=compute)
+    check(spiral(33), (4, 7), 4, table=True, compute=compute)
+
+
+def test_labeled_again_instead_of_kept(compute):
+    """keep_labels=False: the input read and labeled again for the
+    relabeling, its tasks started once the count is known."""
+    volume = random_image((10, 12, 14), 0.4, 9)
+    array = da.from_array(volume, chunks=(4, 5, 6))
+    labels, n, table = glccl.dask.label(array, connectivity=18, return_table=True, keep_labels=False)
+    labels, n, table = compute(labels, n, table)
+    expected, count, expected_table = glccl.label(volume, connectivity=18, return_table=True)
+    np.testing.assert_array_equal(labels, expected)
+    assert n == count and np.array_equal(table["centroid_z"], expected_table["centroid_z"])
+
+
+def test_values_changed_between_the_reads():
+    reads = []
+
+    def changing(block, block_info=None):
+        reads.append(1)
+        return block if len(reads) <= 4 else 1 - block
+
+    array = da.from_array(serpentine(8, 8), chunks=4).map_blocks(changing, dtype=np.uint8)
+    labels, n = glccl.dask.label(array, connectivity=4, keep_labels=False)
+    with pytest.raises(RuntimeError, match="differs from its first labeling"):
+        dask.compute(labels, n, scheduler="sync")
+
+
+def test_no_component():
+    labels, n, table = dask.compute(*glccl.dask.label(da.zeros((8, 9), np.uint8, chunks=3), return_table=True),
+                                    scheduler="threads")
+    assert n == 0 and not labels.any() and len(table["label"]) == 0 and "centroid_y" in table
+
+
+# ---- the merge is what joins chunks ------------------------------------------------------------------------
+
+def test_skipping_the_merge_changes_the_labels(monkeypatch):
+    image = spiral(31)
+    array = da.from_array(image, chunks=(8, 8))
+    monkeypatch.setattr(_dask_tasks, "joined_remap", lambda firsts, seconds: _dask_tasks.NO_MAP)
+    labels, n = dask.compute(*glccl.dask.label(array, connectivity=4), scheduler="threads")
+    reference, count = scipy_labels(image, 4)
+    assert count == 1 and n > 1
+    assert not np.array_equal(labels, reference)
+
+
+def test_graph_spreads_the_work(monkeypatch):
+    """Task names readable by Dask's diagnostics; a merge task per pair of
+    boxes; no task with more than eight inputs; each merge sees faces of
+    at most a plane of the array."""
+    from dask.utils import key_split
+
+    volume = random_image((12, 15, 18), 0.3, 4)
+    array = da.from_array(volume, chunks=(3, 5, 6))
+    sizes = []
+    merge = _dask_tasks.merge
+
+    def recording(low, high, axis, spec):
+        sizes.append(max(plane.size for plane, _ in list(low.values()) + list(high.values())))
+        return merge(low, high, axis, spec)
+
+    monkeypatch.setattr(_dask_tasks, "merge", recording)
+    labels, n, table = glccl.dask.label(array, connectivity=26, return_table=True)
+    graph = dict(dask.base.collections_to_dsk([labels, n, table], optimize_graph=False))
+    names = {key_split(key) for key in graph}
+    assert {"glccl-label", "glccl-merge", "glccl-relabel", "glccl-resolve", "glccl-rank-up", "glccl-table"} <= names
+    merges = [key for key in graph if key_split(key) == "glccl-merge"]
+    assert len(merges) == array.npartitions - 1
+    assert max(len(dask.core.get_dependencies(graph, key)) for key in graph) <= 8
+    computed = dask.compute(labels, n, scheduler="sync")
+    assert len(sizes) == array.npartitions - 1 and max(sizes) <= 15 * 18
+    np.testing.assert_array_equal(computed[0], scipy_labels(volume, 26)[0])
+
+
+def test_lazy_until_computed():
+    def fail(block):
+        raise RuntimeError("computed")
+
+    array = da.zeros((8, 8), np.uint8, chunks=4).map_blocks(fail, dtype=np.uint8)
+    labels, n = glccl.dask.label(array)
+    with pytest.raises(RuntimeError, match="computed"):
+        n.compute(scheduler="threads")
+
+
+# ---- dtypes, errors ---------------------------------------------------------------------------------------
+
+def test_label_dtype():
+    array = da.from_array(random_image((9, 9), 0.5, 1), chunks=4)
+    labels, _ = glccl.dask.label(array, dtype="uint64")
+    assert labels.dtype == np.uint64 and labels.compute(scheduler="threads").dtype == np.uint64
+    assert glccl.dask.label(array)[0].dtype == np.uint32
+    assert glccl.dask.label(da.zeros((2**16, 2**16 + 1), bool, chunks=2**14))[0].dtype == np.uint64
+
+
+@pytest.mark.parametrize("call,error,text", [
+    (lambda: glccl.dask.label(np.ones((4, 4))), TypeError, "must be a dask.array.Array"),
+    (lambda: glccl.dask.label(da.ones(5, chunks=2)), ValueError, "got 1-D"),
+    (lambda: glccl.dask.label(da.ones((2, 2, 2, 2), chunks=1)), ValueError, "got 4-D"),
+    (lambda: glccl.dask.label(da.ones((4, 4), dtype=np.complex64, chunks=2)), TypeError, "complex"),
+    (lambda: glccl.dask.label(da.ones((4, 4, 4), chunks=2), connectivity=4), ValueError, "connectivity"),
+    (lambda: glccl.dask.label(da.ones((4, 4), chunks=2), connectivity=5), ValueError, "connectivity"),
+    (lambda: glccl.dask.label(da.ones((4, 4), chunks=2), criterion="nearby"), ValueError, "criterion"),
+    (lambda: glccl.dask.label(da.ones((4, 4), chunks=2), backend="gpu"), ValueError, "backend"),
+    (lambda: glccl.dask.label(da.ones((4, 4), chunks=2), structure=None), TypeError, "structure"),
+    (lambda: glccl.dask.label(da.ones((0, 4), chunks=2)), ValueError, "empty"),
+])
+def test_wrong_input(call, error, text):
+    with pytest.raises(error, match=r"^glccl\.dask\.label\(\)") as raised:
+        call()
+    assert text in str(raised.value)
+
+
+def test_bad_values_are_refused_when_computed():
+    array = da.from_array(np.array([[0, 1], [-1, 1]], np.int16), chunks=1)
+    labels, n = glccl.dask.label(array)
+    with pytest.raises(ValueError, match="not an unsigned integer"):
+        dask.compute(labels, n, scheduler="threads")
+
+
+# ---- dask-image's call, Zarr --------------------------------------------------------------------------------
+
+def test_ndmeasure_label_as_dask_image_calls_it():
+    from glccl.dask.ndmeasure import label
+
+    volume = random_image((8, 9, 10), 0.4, 11)
+    array = da.from_array(volume, chunks=(3, 4, 5))
+    for structure in (None, ndimage.generate_binary_structure(3, 2), np.ones((3, 3, 3), bool)):
+        labels, num_features = label(array, structure)
+        assert isinstance(labels, da.Array) and isinstance(num_features, da.Array)
+        labels, num_features = dask.compute(labels, num_features, scheduler="threads")
+        expected, count = ndimage.label(volume, structure)
+        assert labels.dtype == expected.dtype == np.int32
+        np.testing.assert_array_equal(labels, expected)
+        assert num_features == count and num_features.dtype == np.int32
+    labels, count = label(np.array([1, 1, 0, 1]))
+    np.testing.assert_array_equal(labels.compute(scheduler="threads"), [1, 1, 0, 2])
+    with pytest.raises(ValueError, match="structure"):
+        label(array, np.ones((3, 3, 3), bool) & (np.arange(3) != 1))
+    assert importlib.import_module("glccl.dask.ndmeasure").label is label
+
+
+def test_zarr_round_trip(tmp_path):
+    zarr = pytest.importorskip("zarr", reason="zarr cannot be imported; tools/install-deps.sh installs python3-zarr")
+    volume = random_image((14, 15, 16), 0.35, 12)
+    source = zarr.open(str(tmp_path / "volume.zarr"), mode="w", shape=volume.shape, chunks=(5, 6, 7),
+                       dtype=volume.dtype)
+    source[:] = volume
+    labels, n = glccl.dask.label(da.from_zarr(str(tmp_path / "volume.zarr")), connectivity=6)
+    stored = labels.to_zarr(str(tmp_path / "labels.zarr"), compute=False)
+    _, n = dask.compute(stored, n, scheduler="threads")
+    written = zarr.open(str(tmp_path / "labels.zarr"), mode="r")
+    assert written.chunks == (5, 6, 7) and written.dtype == np.uint32
+    expected, count = scipy_labels(volume, 6)
+    np.testing.assert_array_equal(written[:], expected)
+    assert n == count
+    with dask.config.set(scheduler="threads"):
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), str(tmp_path / "again.zarr"), 6) == count
+    np.testing.assert_array_equal(zarr.open(str(tmp_path / "again.zarr"), mode="r")[:], expected)
+
+
+def test_zarr_example(tmp_path):
+    """python/examples/dask_zarr_volume.py (the example of docs/python.md),
+    small: its labels are scipy's and its picture is written."""
+    zarr = pytest.importorskip("zarr", reason="zarr cannot be imported; tools/install-deps.sh installs python3-zarr")
+    pytest.importorskip("matplotlib", reason="matplotlib cannot be imported (python3-matplotlib)")
+    path = pathlib.Path(__file__).resolve().parents[2] / "python" / "examples" / "dask_zarr_volume.py"
+    spec = importlib.util.spec_from_file_location("dask_zarr_volume", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    with dask.config.set(scheduler="threads"):
+        n, cells, labels, picture = example.main(str(tmp_path), shape=(24, 70, 90), chunks=32)
+    expected, count = scipy_labels(zarr.open(cells, mode="r")[:], 6)
+    assert n == count > 10
+    np.testing.assert_array_equal(zarr.open(labels, mode="r")[:], expected)
+    assert pathlib.Path(picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# ---- without Dask -----------------------------------------------------------------------------------------
+
+def test_without_dask_glccl_imports_and_glccl_dask_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "dask", None)
+    monkeypatch.setitem(sys.modules, "dask.array", None)
+    monkeypatch.delitem(sys.modules, "glccl.dask")
+    with pytest.raises(ImportError, match="python3-dask") as error:
+        importlib.import_module("glccl.dask")
+    assert "python3-distributed" in str(error.value) and "python3-zarr" in str(error.value)
+    code = """
+        import sys
+        sys.modules["dask"] = None
+        import glccl, numpy
+        print(glccl.label(numpy.eye(3, dtype=bool))[1])
+    """
+    environment = dict(os.environ, PYTHONPATH=str(pathlib.Path(glccl.__file__).resolve().parents[1]))
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                            timeout=120, cwd="/", env=environment)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "1"
