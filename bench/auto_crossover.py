@@ -7,7 +7,8 @@ generate` from small to large, the same arrays for every backend.
     source .gl/prelude.sh && python3 bench/auto_crossover.py \\
         --glccl BUILD/tools/glccl --module-dir MODULE [--sizes 256,...] [--volumes 64,...]
 
-Each cell is the median of --reps calls after one warm-up, of
+Each cell is the median of --reps calls after one warm-up (the backends'
+calls interleaved, round by round), of
 glccl.label(image, backend=B) with a Labeler-free call as a user makes it
 (a new label array each call). Prints, per family and size, the times, the
 faster of cpu and the best GPU engine, what auto chose (glccl.Labeler's
@@ -46,7 +47,7 @@ def parse_args():
     parser.add_argument("--volumes", default="32,48,64,96,128,192,256,384,512", help="cube sides of the volumes")
     parser.add_argument("--volume-families", default="noise30,balls")
     parser.add_argument("--connectivity", type=int, default=8)
-    parser.add_argument("--reps", type=int, default=5)
+    parser.add_argument("--reps", type=int, default=9)
     parser.add_argument("--gpu", default="cuda,compute", help="the GPU engines to time")
     return parser.parse_args()
 
@@ -91,14 +92,19 @@ def fit(cells, threads):
     return cpu, gpu, worst
 
 
-def timed(glccl_module, image, backend, connectivity, reps):
-    glccl_module.label(image, connectivity, backend=backend)  # warm-up: engine, context, buffers
-    times = []
+def timed(glccl_module, image, backends, connectivity, reps):
+    """Median ms of each backend, the calls interleaved (one of each backend
+    per round) so that a drift of the machine's clock or load falls on all
+    of them alike."""
+    for backend in backends:
+        glccl_module.label(image, connectivity, backend=backend)  # warm-up: engine, context, buffers
+    times = {backend: [] for backend in backends}
     for _ in range(reps):
-        start = time.perf_counter()
-        glccl_module.label(image, connectivity, backend=backend)
-        times.append((time.perf_counter() - start) * 1000.0)
-    return statistics.median(times)
+        for backend in backends:
+            start = time.perf_counter()
+            glccl_module.label(image, connectivity, backend=backend)
+            times[backend].append((time.perf_counter() - start) * 1000.0)
+    return {backend: statistics.median(values) for backend, values in times.items()}
 
 
 def chosen(glccl_module, image, connectivity):
@@ -128,8 +134,7 @@ def main():
                  for family in args.volume_families.split(",")]
         for family, size, connectivity in work:
             image = generated(args.glccl, folder, family, size)
-            times = {b: timed(glccl, image, b, connectivity, args.reps) for b in ["cpu"] + gpus}
-            times["auto"] = timed(glccl, image, "auto", connectivity, args.reps)
+            times = timed(glccl, image, ["cpu"] + gpus + ["auto"], connectivity, args.reps)
             best_gpu = min(gpus, key=lambda b: times[b]) if gpus else None
             faster = min(times["cpu"], times[best_gpu]) if best_gpu else times["cpu"]
             ratio = times["auto"] / faster
