@@ -49,7 +49,8 @@ const char kValidateHelp[] =
     "its images where no GL context can be made, from host memory).\n"
     "Prints one line per input and connectivity and a summary; the exit status is\n"
     "1 when any backend differs from the reference or fails, or when nothing could\n"
-    "be compared (no backend runs here; the reasons are printed).\n"
+    "be compared (no backend runs here, or no criterion applies to any input; the\n"
+    "reasons are printed).\n"
     "Times are wall times of one labeling call (downloads included; a backend's\n"
     "first call also compiles its shaders or kernels).\n"
     "\n"
@@ -803,7 +804,8 @@ int runValidate(const std::vector<std::string>& args) {
     if (tally.failed > 0) std::cout << ", " << tally.failed << " failed";
     if (options.repeat > 1) std::cout << " (each labeled " << options.repeat << " times)";
     std::cout << '\n';
-    return tally.different == 0 && tally.failed == 0 ? 0 : 1;
+    // Every comparison skipped (no criterion applied to any input) proves nothing.
+    return tally.different == 0 && tally.failed == 0 && tally.comparisons > 0 ? 0 : 1;
 }
 
 }  // namespace glccl::tools
