@@ -228,7 +228,7 @@ def test_cupy_segment_ids_of_every_width(dtype, connectivity):
         np.testing.assert_array_equal(cupy.asnumpy(labels), want)
         np.testing.assert_array_equal(table["area"], np.bincount(want.ravel())[1:])
         # Binary reads the same bits: nonzero is foreground.
-        labels, n = glccl.label(cupy.asarray(image), connectivity=connectivity)
+        labels, n = glccl.label(cupy.asarray(image), connectivity=connectivity, criterion="binary")
         want, want_n = measure.label(image != 0, background=0, connectivity=1 if connectivity == 4 else 2,
                                      return_num=True)
         assert n == want_n
@@ -341,9 +341,10 @@ def test_torch_segment_ids(dtype, connectivity):
     wanted = torch_dtype(dtype)
     rng = np.random.default_rng(170 + connectivity)
     image = segment_map(rng, (53, 71), dtype)
-    # Through int64 (or the bits of uint64): torch builds few unsigned tensors from numpy.
-    host = torch.from_numpy(image.view(np.int64) if dtype == "uint64" else image.astype(np.int64))
-    tensor = (host.view(wanted) if dtype == "uint64" else host.to(wanted)).cuda()
+    # Unsigned ids travel as the signed integers of their bits and are viewed
+    # as unsigned on the GPU: torch builds few unsigned tensors from numpy.
+    signed = np.dtype(dtype.replace("uint", "int"))
+    tensor = torch.from_numpy(image.view(signed)).cuda().view(wanted)
     labels, n = glccl.label(tensor, connectivity=connectivity, criterion="segments")
     want, want_n = skimage_segments(image, connectivity)
     assert isinstance(labels, torch.Tensor) and labels.device == tensor.device
