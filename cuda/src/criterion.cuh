@@ -26,11 +26,20 @@
 // threshold.
 
 #include <cstdint>
+#include <cstdlib>
 #include <type_traits>
 
 #include <vector_types.h>
 
 #include "passes.hpp"
+
+// Host and device code: the same functions are checked on the host against
+// the CPU reference (tests/cuda_criterion.cpp, which needs no GPU).
+#if defined(__CUDACC__)
+#define GLCCL_CRITERION_HD __host__ __device__ __forceinline__
+#else
+#define GLCCL_CRITERION_HD inline
+#endif
 
 namespace glccl::cuda {
 
@@ -40,28 +49,28 @@ namespace sample {
 
 // |a - b| of unsigned samples, in their own width (never negative, never wrapped).
 template <typename T>
-__device__ __forceinline__ T distance(T a, T b) {
+GLCCL_CRITERION_HD T distance(T a, T b) {
     return a > b ? a - b : b - a;
 }
 
 // Whether every channel of a and b differs by at most `largest`.
 template <typename T>
-__device__ __forceinline__ bool within(T a, T b, std::uint32_t largest) {
+GLCCL_CRITERION_HD bool within(T a, T b, std::uint32_t largest) {
     if constexpr (sizeof(T) <= 2) {
         return abs(int(a) - int(b)) <= int(largest);
     } else {
         return std::uint64_t(distance(a, b)) <= std::uint64_t(largest);
     }
 }
-__device__ __forceinline__ bool within(uchar4 a, uchar4 b, std::uint32_t largest) {
+GLCCL_CRITERION_HD bool within(uchar4 a, uchar4 b, std::uint32_t largest) {
     return within(a.x, b.x, largest) && within(a.y, b.y, largest) && within(a.z, b.z, largest) &&
            within(a.w, b.w, largest);
 }
-__device__ __forceinline__ bool within(ushort4 a, ushort4 b, std::uint32_t largest) {
+GLCCL_CRITERION_HD bool within(ushort4 a, ushort4 b, std::uint32_t largest) {
     return within(a.x, b.x, largest) && within(a.y, b.y, largest) && within(a.z, b.z, largest) &&
            within(a.w, b.w, largest);
 }
-__device__ __forceinline__ bool within(uint4 a, uint4 b, std::uint32_t largest) {
+GLCCL_CRITERION_HD bool within(uint4 a, uint4 b, std::uint32_t largest) {
     return within(a.x, b.x, largest) && within(a.y, b.y, largest) && within(a.z, b.z, largest) &&
            within(a.w, b.w, largest);
 }
@@ -86,11 +95,11 @@ struct SampleCriterion {
     std::uint32_t number = 0;
 
     // The criterion of `rule` (its kind and samples are this type's).
-    __host__ __device__ __forceinline__ static SampleCriterion of(const PixelRule& rule) {
+    static GLCCL_CRITERION_HD SampleCriterion of(const PixelRule& rule) {
         return {Rule == CriterionRule::Above ? rule.level : rule.largestDifference};
     }
 
-    __device__ __forceinline__ bool isForeground(Sample v) const {
+    GLCCL_CRITERION_HD bool isForeground(Sample v) const {
         if constexpr (Rule == CriterionRule::Threshold) {
             return true;
         } else if constexpr (Rule == CriterionRule::Above) {
@@ -102,7 +111,7 @@ struct SampleCriterion {
 
     // Do the neighbouring samples a and b belong to one component? False
     // whenever either is background.
-    __device__ __forceinline__ bool connects(Sample a, Sample b) const {
+    GLCCL_CRITERION_HD bool connects(Sample a, Sample b) const {
         if constexpr (kBinary) {
             return isForeground(a) && isForeground(b);
         } else if constexpr (Rule == CriterionRule::Segments) {
