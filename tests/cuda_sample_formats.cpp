@@ -343,3 +343,21 @@ TEST_CASE("cuda: a labeler moves between sample widths and back, exact every tim
         }
     CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
 }
+
+TEST_CASE("cuda: a small mix of sample widths and criteria, for the sanitizers", "[cuda][depth][sanitize]") {
+    glccl::test::requireCudaOrSkip();
+    // The kernels built per sample type that the other mixes do not reach:
+    // single-pixel blocks of 64-bit samples, binary:L blocks of 16-bit ones,
+    // a binary volume's line bits, delta on a volume, color at 32 bits.
+    std::uint64_t seed = 800;
+    const Image wide = edgeSamples(Shape::image(150, 70), 64, 1, seed++);
+    checkHost(wide, Connectivity::Eight, Criterion::withinDelta(1), "64-bit delta");
+    checkHost(wide, Connectivity::Four, Criterion::segments(), "64-bit segments");
+    const Image half = edgeSamples(Shape::image(150, 70), 16, 1, seed++);
+    checkHost(half, Connectivity::Eight, Criterion::binaryAbove(std::int64_t(levelFor(16))), "16-bit binary:L");
+    const Image volume = glccl::test::randomTestVolume(70, 33, 12, 0.5, seed++, 32, 3);
+    checkHost(volume, Connectivity::TwentySix, Criterion::binary(), "32-bit binary volume");
+    checkHost(volume, Connectivity::Six, Criterion::withinDelta(1), "32-bit delta volume");
+    checkHost(edgeSamples(Shape::image(90, 50), 32, 4, seed++, 1), Connectivity::Eight, Criterion::thresholded(1),
+              "32-bit color");
+}
