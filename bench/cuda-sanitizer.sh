@@ -4,8 +4,9 @@
 # registration left behind by a destroyed labeler shows as a leak), then
 # racecheck, initcheck and synccheck over the small mixes of every pass
 # ("[sanitize]": tests/cuda_labeler.cpp, tests/cuda_blocks.cpp for the
-# block kernels, both kernel sets and a batch, and tests/cuda_volume.cpp for
-# the volume kernels).
+# block kernels, both kernel sets and a batch, tests/cuda_volume.cpp for
+# the volume kernels, and tests/cuda_sample_formats.cpp for the kernels of
+# samples past 8 bits and the criteria past binary).
 #
 #   bash bench/cuda-sanitizer.sh [CUDA_TESTS] [OUT_DIR]
 #

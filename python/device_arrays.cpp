@@ -196,7 +196,7 @@ DeviceView readDlpack(const py::handle& object, CUstream_st* stream, const std::
     const DLDataType dtype = tensor.dtype;
     if (dtype.lanes != 1 || dtype.bits % 8 != 0)
         throw py::type_error(where + ": " + what + " has a DLPack dtype of " + std::to_string(dtype.bits) +
-                             " bits in " + std::to_string(dtype.lanes) + " lanes; expected bool or uint8");
+                             " bits in " + std::to_string(dtype.lanes) + " lanes; expected bool or an integer dtype");
     const int itemSize = dtype.bits / 8;
     view.typestr = std::string(dtype.code == 6 ? "|b" : dtype.code == 1 ? "|u" : dtype.code == 0 ? "|i" : "|f") +
                    std::to_string(itemSize);
@@ -279,11 +279,18 @@ py::object onCupyDevice(const py::module_& cupy, int device, F&& call) {
     return result;
 }
 
-// Rows of packed pixels (planes bytes each, channels consecutive), any pitch:
-// what labelDevice reads in place.
+// Bytes of one element of the view's dtype.
+int itemSizeOf(const DeviceView& view) {
+    return view.typestr.size() > 2 ? std::stoi(view.typestr.substr(2)) : 1;
+}
+
+// Rows of packed pixels (planes samples each, channels consecutive), any
+// pitch: what labelDevice reads in place.
 bool hasPackedRows(const DeviceView& view, int planes) {
-    const bool packedPixels = view.strides[1] == planes && (view.shape.size() == 2 || view.strides[2] == 1);
-    return packedPixels && view.strides[0] >= view.shape[1] * planes;
+    const py::ssize_t item = itemSizeOf(view);
+    const bool packedPixels =
+        view.strides[1] == planes * item && (view.shape.size() == 2 || view.strides[2] == item);
+    return packedPixels && view.strides[0] >= view.shape[1] * planes * item;
 }
 
 }  // namespace
@@ -348,6 +355,21 @@ std::string shapeText(const std::vector<py::ssize_t>& shape) {
 
 namespace {
 
+// The samples a device array holds, as glccl describes them: unsigned
+// integers (and bool) are samples of their width; a signed integer dtype is
+// taken as the unsigned samples of its bits where the criterion reads only
+// equality and zero (segments, binary as nonzero), so that negative ids are
+// ids like any other (skimage.measure.label's reading of them); 0 (no
+// samples any engine compares) otherwise, and for floats.
+int deviceSampleBits(const DeviceView& view, const Criterion& criterion) {
+    const int bits = 8 * itemSizeOf(view);
+    const char kind = view.typestr.size() > 1 ? view.typestr[1] : '?';
+    if (kind == 'u' || kind == 'b') return bits;
+    const bool bitsSuffice = criterion.kind == Criterion::Kind::Segments ||
+                             (criterion.kind == Criterion::Kind::Binary && criterion.level == 0);
+    return kind == 'i' && bitsSuffice ? bits : 0;
+}
+
 // The route of a device array here (the labelers' Session asks the router,
 // which reads the engines' declarations), its refusals raised as the
 // Python error of their kind: another backend than one that reads device
@@ -357,15 +379,17 @@ namespace {
 Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const Shape& shape, int channels,
                        Connectivity connectivity, const Criterion& criterion, Backend backend,
                        const std::string& where) {
-    const int itemBits = input.typestr.size() > 2 ? 8 * std::stoi(input.typestr.substr(2)) : 8;
-    const bool integers = input.typestr.size() > 1 && (input.typestr[1] == 'u' || input.typestr[1] == 'b');
+    if (input.typestr.size() > 2 && input.typestr[0] == '>' && itemSizeOf(input) > 1)
+        throw py::type_error(where + ": the device array is big-endian (typestr '" + input.typestr +
+                             "'); pass one in the machine's byte order");
     LabelOptions options;
     options.backend = backend;
     options.connectivity = connectivity;
     options.criterion = criterion;
-    // Floats and signed integers are no samples any engine compares: they
-    // are described by a width no engine takes, so the router refuses them.
-    const InputDescription described = InputDescription::cudaDevice(shape, channels, integers ? itemBits : 0);
+    // Floats, and signed integers under criteria that compare values, are
+    // described by a width no engine takes, so the router refuses them.
+    const InputDescription described =
+        InputDescription::cudaDevice(shape, channels, deviceSampleBits(input, criterion));
     std::string why;
     {
         py::gil_scoped_release noGil;
@@ -381,6 +405,12 @@ Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const 
             throw py::value_error(why + "; device arrays (__cuda_array_interface__, DLPack) are labeled by the cuda "
                                         "backend, numpy arrays by every backend");
         const EngineCapabilities cuda = capabilitiesOf(Backend::Cuda, nullptr);
+        const bool signedIds = input.typestr.size() > 1 && input.typestr[1] == 'i';
+        if (signedIds && described.sampleBits == 0)
+            throw py::type_error(why + " (a device array of typestr '" + input.typestr +
+                                 "': signed integers are taken as segment ids and by binary, which read only "
+                                 "equality and zero; '" + criterion.toString() +
+                                 "' compares values, which are unsigned: pass an unsigned dtype)");
         if (!cuda.takesSampleBits(described.sampleBits)) {
             // The dtypes of the samples it takes, as numpy names them.
             std::string dtypes;
@@ -388,7 +418,7 @@ Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const 
                 dtypes += (dtypes.empty() ? "" : ", ") + std::string(bits == 8 ? "bool, " : "") + "uint" +
                           std::to_string(bits);
             throw py::type_error(why + " (a device array of typestr '" + input.typestr + "'; device arrays are " +
-                                 dtypes + ")");
+                                 dtypes + ", and int8 to int64 for segments and binary)");
         }
         throw std::runtime_error(why);
     }
@@ -427,11 +457,13 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
     const Route route =
         routeDeviceArray(labelers, input, shape, planes == 1 ? 1 : 4, connectivity, criterion, backend, where);
     if (ran) *ran = route.backend;
-    checkCriterionForSampleBits(criterion, 8, where);
+    const int sampleBits = deviceSampleBits(input, criterion);
+    checkCriterionForSampleBits(criterion, sampleBits, where);
     const int device = deviceOf(input.data, "the image", where);
 
     // Layouts the labeler cannot read in place: copied on the device, once.
-    const bool packedPixels = volume ? input.strides[2] == 1 && input.strides[1] >= width &&
+    const py::ssize_t item = itemSizeOf(input);
+    const bool packedPixels = volume ? input.strides[2] == item && input.strides[1] >= width * item &&
                                            input.strides[0] >= input.strides[1] * height
                                      : hasPackedRows(input, planes);
     if (planes == 3) {
@@ -440,9 +472,14 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         CUstream_st* stream = input.stream;
         const py::module_ cupy = importCupy("a device image that is not row-major with packed pixels", where);
         py::object rgba = onCupyDevice(cupy, device, [&]() -> py::object {
-            py::object padded = cupy.attr("empty")(py::make_tuple(height, width, 4), cupy.attr("uint8"));
-            padded[py::make_tuple(py::ellipsis(), py::slice(0, 3, 1))] = cupy.attr("asarray")(input.owner);
-            padded[py::make_tuple(py::ellipsis(), 3)] = 255;  // opaque alpha: never separates neighbours
+            // bool as uint8, as host images take it; alpha the dtype's largest value.
+            const py::object color = cupy.attr("asarray")(input.owner);
+            const bool flags = input.typestr.size() > 1 && input.typestr[1] == 'b';
+            const py::object dtype = flags ? cupy.attr("uint8") : color.attr("dtype");
+            py::object padded = cupy.attr("empty")(py::make_tuple(height, width, 4), dtype);
+            padded[py::make_tuple(py::ellipsis(), py::slice(0, 3, 1))] = color;
+            // Opaque alpha: equal everywhere, it never separates neighbours.
+            padded[py::make_tuple(py::ellipsis(), 3)] = cupy.attr("iinfo")(dtype).attr("max");
             return padded;
         });
         input = readInterface(rgba, "the image", where);
@@ -478,15 +515,16 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         throw py::value_error(where + ": out is on another device than the image");
 
     const DeviceVolume pixels{reinterpret_cast<const void*>(input.data),
-                                    std::size_t(input.strides[rowAxis]),
-                                    volume ? std::size_t(input.strides[0]) : 0,
-                                    width,
-                                    height,
-                                    depth,
-                                    channels};
+                              std::size_t(input.strides[rowAxis]),
+                              volume ? std::size_t(input.strides[0]) : 0,
+                              width,
+                              height,
+                              depth,
+                              channels,
+                              sampleBits};
     const DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
-                                          std::size_t(labels.strides[rowAxis]),
-                                          volume ? std::size_t(labels.strides[0]) : 0};
+                                    std::size_t(labels.strides[rowAxis]),
+                                    volume ? std::size_t(labels.strides[0]) : 0};
     CUstream_st* stream = input.stream ? input.stream : labels.stream;
     std::vector<Component> table;
     std::size_t count = 0;
@@ -530,10 +568,12 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
     // One route for the batch: every image has this shape.
     const Route route = routeDeviceArray(labelers, input, Shape::image(width, height), channels, connectivity, criterion,
                                          backend, where);
-    checkCriterionForSampleBits(criterion, 8, where);
+    const int sampleBits = deviceSampleBits(input, criterion);
+    checkCriterionForSampleBits(criterion, sampleBits, where);
     const int device = deviceOf(input.data, "the stack", where);
-    if (input.strides[2] != channels || (ndim == 4 && input.strides[3] != 1) ||
-        input.strides[1] < py::ssize_t(width) * channels || input.strides[0] < input.strides[1] * height)
+    const py::ssize_t item = itemSizeOf(input);
+    if (input.strides[2] != channels * item || (ndim == 4 && input.strides[3] != item) ||
+        input.strides[1] < py::ssize_t(width) * channels * item || input.strides[0] < input.strides[1] * height)
         input = contiguousCopy(stack, input, device, "the stack", where);
 
     py::object labelsObject = emptyLabels(stack, {images, height, width}, device, where);
@@ -552,10 +592,16 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
     }
     const DeviceView labels = writableView(labelsObject, "the labels", where);
     const DeviceView counts = writableView(countsObject, "the counts", where);
-    const DeviceVolume pixels{reinterpret_cast<const void*>(input.data), std::size_t(input.strides[1]),
-                                    std::size_t(input.strides[0]), width, height, images, channels};
-    const DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data),
-                                          std::size_t(labels.strides[1]), std::size_t(labels.strides[0])};
+    const DeviceVolume pixels{reinterpret_cast<const void*>(input.data),
+                              std::size_t(input.strides[1]),
+                              std::size_t(input.strides[0]),
+                              width,
+                              height,
+                              images,
+                              channels,
+                              sampleBits};
+    const DeviceVolumeLabels target{reinterpret_cast<std::uint32_t*>(labels.data), std::size_t(labels.strides[1]),
+                                    std::size_t(labels.strides[0])};
     CUstream_st* stream = input.stream;
     std::vector<std::vector<Component>> tables;
     {

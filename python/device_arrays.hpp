@@ -51,26 +51,30 @@ public:
     std::unique_ptr<Impl> impl_;
 };
 
-// Labels a device array: 2-D (H, W) or (H, W, 1) bool or uint8; (H, W, 3|4)
-// uint8 for the threshold criterion. Rows may have any pitch; other layouts
-// (Fortran order, a column step) are made contiguous with CuPy first, and
-// an (H, W, 3) array is given an opaque alpha with CuPy. The labels go into
+// Labels a device array: 2-D (H, W) or (H, W, 1), or a volume (D, H, W), of
+// bool or unsigned integers of 8 to 64 bits (signed ones under segments and
+// binary: their bits are the ids); (H, W, 3|4) of 8 to 32 bits for the
+// threshold criterion. Rows may have any pitch; other layouts (Fortran
+// order, a column step) are made contiguous with CuPy first, and an
+// (H, W, 3) array is given an opaque alpha with CuPy. The labels go into
 // `out` (a device uint32 array of shape (H, W), rows of any pitch) or, when
 // it is None, into a new cupy.empty((H, W), cupy.uint32). The work is
 // ordered after the input's stream (the interface's "stream" entry) and done
 // when this returns. `backend` must be auto or cuda. Returns (labels, n) or
 // (labels, n, table), the table in host numpy arrays.
-// Errors: TypeError (a dtype other than bool/uint8, a module without CUDA,
-// no CuPy to allocate the output), ValueError (shape, layout, memory that is
-// not on a device, another backend), RuntimeError (no CUDA device, the cuda
-// backend's own refusals, e.g. binary with a level).
+// Errors: TypeError (a float or big-endian dtype, a signed one under a
+// criterion that compares values, a module without CUDA, no CuPy to
+// allocate the output), ValueError (shape, layout, memory that is not on a
+// device, another backend, a criterion's number past the samples' range),
+// RuntimeError (no CUDA device, the cuda backend's own refusals, e.g.
+// 64-bit color).
 // `ran`, if given, receives the backend that labeled it (its route's).
 py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Connectivity connectivity,
                            const Criterion& criterion, Backend backend, bool returnTable,
                            DeviceLabelers& labelers, const std::string& where, Backend* ran = nullptr);
 
-// A stack of N 2-D images in device memory, (N, H, W) bool or uint8, or
-// (N, H, W, 4) uint8 for threshold, labeled as one batch (one launch
+// A stack of N 2-D images in device memory, (N, H, W) of the dtypes above,
+// or (N, H, W, 4) for threshold, labeled as one batch (one launch
 // sequence) by the cuda backend, each image numbered 1..n_i in its own
 // raster order. Returns (labels, counts) as arrays of the input's kind on
 // its device (torch in, torch out; CuPy otherwise): labels (N, H, W)

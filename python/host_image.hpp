@@ -12,7 +12,7 @@
 // non-finite or too large value is a ValueError naming it and its place,
 // never a rounding. The sampleBits follows the dtype, not the values: a uint16
 // array of values below 256 is still a 16-bit image (its threshold range is
-// 0..65535, and the cuda backend, which reads 8-bit samples, refuses it).
+// 0..65535).
 //
 // What is copied when. An array whose memory already is an Image's pixels
 // is labeled where it is, through an ImageView (imageViewOf): C-contiguous,

@@ -1,7 +1,8 @@
 // The CUDA path on GL textures through CUDA-GL interop (TextureLabeler and
 // the one-call labelGlTexture), in a headless EGL context, checked against
 // the CPU reference by reading the label texture back through GL: every
-// criterion and channel count, refused textures, frames that reuse the
+// criterion, channel count and texture format the engine reads, refused
+// textures, frames that reuse the
 // labeler's buffers and registrations, textures deleted and re-created
 // between calls, and a labeler's destruction giving everything back.
 //
@@ -22,6 +23,7 @@
 #include "glccl/cuda_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
+#include "sample_support.hpp"
 
 using glccl::Connectivity;
 using glccl::Criterion;
@@ -39,8 +41,9 @@ TEST_CASE("cuda: TextureLabeler refuses bad arguments before any CUDA or GL call
             labeler.label(input, format, labels, width, height, Connectivity::Eight, criterion);
         });
     };
-    const unsigned r8 = 0x8229, rgba8 = 0x8058, r32ui = 0x8236;  // GL_R8, GL_RGBA8, GL_R32UI
-    CHECK_THAT(label(1, r32ui, 2, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("GL_R8"));
+    const unsigned r8 = 0x8229, rgba8 = 0x8058, r32f = 0x822E;  // GL_R8, GL_RGBA8, GL_R32F
+    CHECK_THAT(label(1, r32f, 2, 8, 8, Criterion::binary()),
+               Catch::StartsWith(entry) && Catch::Contains("GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI"));
     CHECK_THAT(label(1, rgba8, 2, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("binary"));
     CHECK_THAT(label(1, r8, 2, 0, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("0x8"));
     CHECK_THAT(label(0, r8, 2, 8, 8, Criterion::binary()), Catch::StartsWith(entry) && Catch::Contains("inputTexture"));
@@ -89,6 +92,59 @@ TEST_CASE("cuda: labelGlTexture labels GL textures like the reference", "[cuda][
         GLCCL_CHECK_NO_GL_ERROR();
         glccl::test::checkMatchesReference(image, c.connectivity, c.criterion, actual, "labelGlTexture");
     }
+}
+
+TEST_CASE("cuda: TextureLabeler labels every texture format it reads like the reference", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+    const int width = 157, height = 93;
+    TextureLabeler labeler;
+    const TestTexture labelTexture(GL_R32UI, width, height);
+    auto check = [&](GLuint texture, unsigned format, const Image& image, Criterion criterion) {
+        for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+            INFO("format " << format << ", " << image.sampleBits << "-bit, " << image.channels << " channel(s)");
+            const std::vector<glccl::Component> table = labeler.label(
+                texture, format, labelTexture.name(), width, height, connectivity, criterion);
+            const glccl::Labeling actual = glccl::test::readLabeling(labelTexture.name(), width, height, table);
+            GLCCL_CHECK_NO_GL_ERROR();
+            glccl::test::checkMatchesReference(image, connectivity, criterion, actual, "TextureLabeler");
+        }
+    };
+    // GL_R8, GL_R16, GL_R32UI and GL_RG32UI (glccl::ImageTexture's formats),
+    // samples at the edges of their range.
+    std::uint64_t seed = 40;
+    for (int bits : {8, 16, 32, 64}) {
+        const std::uint64_t top = Image::largestSample(bits), half = std::uint64_t(1) << (bits - 1);
+        const Image image = glccl::test::samplesNearCentres(glccl::Shape::image(width, height), bits, seed++, 0x7E,
+                                                            {0, 1, half - 1, half, top - 1, top}, 1);
+        const glccl::ImageTexture texture(image);
+        for (const Criterion& criterion : {Criterion::binary(), Criterion::binaryAbove(1), Criterion::segments(),
+                                           Criterion::thresholded(1), Criterion::withinDelta(1)})
+            check(texture.id(), texture.internalFormat(), image, criterion);
+    }
+    // GL_R8UI: an integer texture, filled by hand.
+    {
+        const Image image = glccl::randomImage(width, height, 0.7, 5, 1, seed++);
+        const TestTexture texture(GL_R8UI, width, height);
+        glBindTexture(GL_TEXTURE_2D, texture.name());
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, GL_RED_INTEGER, GL_UNSIGNED_BYTE, image.pixels.data());
+        glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+        glBindTexture(GL_TEXTURE_2D, 0);
+        for (const Criterion& criterion : {Criterion::segments(), Criterion::binaryAbove(100)})
+            check(texture.name(), GL_R8UI, image, criterion);
+    }
+    // GL_RGBA16 under threshold.
+    {
+        Image image(width, height, 4, 16);
+        glccl::test::XorShift random(seed++, 0x7F);
+        for (std::size_t i = 0; i < image.shape().count(); ++i)
+            for (int c = 0; c < 4; ++c) image.setSample(i, c, 65530 + random.next() % 6);
+        const glccl::ImageTexture texture(image);
+        CHECK(texture.internalFormat() == GL_RGBA16);
+        for (int threshold : {0, 2, 5}) check(texture.id(), GL_RGBA16, image, Criterion::thresholded(threshold));
+    }
+    CHECK(glccl::test::cudaErrorNow() == "cudaSuccess");
 }
 
 TEST_CASE("cuda: labelGlTexture refuses textures of the wrong format or size", "[cuda][interop]") {

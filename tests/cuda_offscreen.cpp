@@ -1,5 +1,5 @@
-// The Session with the cuda backend: host images of 8-bit samples go to
-// CUDA directly (no texture, no interop, no GL context). They must equal the
+// The Session with the cuda backend: host images go to CUDA directly (no
+// texture, no interop, no GL context). They must equal the
 // CPU reference; a batch of frames of one size, another, the first again
 // reuses its buffers; what the cuda backend cannot label is refused in the
 // texture route's words; the Session's destruction gives back the device
@@ -83,16 +83,38 @@ TEST_CASE("cuda: the Session labels host images through CUDA like the reference,
     CHECK(test::cudaErrorNow() == "cudaSuccess");
 }
 
+TEST_CASE("cuda: the Session takes deeper samples, binary:L and delta to CUDA, like the reference",
+          "[cuda][offscreen]") {
+    const auto offscreen = sessionOrSkip();
+    std::mt19937_64 random(2027);
+    Labeling out;
+    for (int bits : {16, 32, 64}) {
+        // Random levels 0..4 spread over the range: 4 * step apart, step a
+        // quarter of the top (and 0 stays 0).
+        const Image levels = randomImage(211, 97, 0.7, 5, 1, random());
+        Image image(levels.width, levels.height, 1, bits);
+        const std::uint64_t step = Image::largestSample(bits) / 4;
+        for (std::size_t i = 0; i < image.shape().count(); ++i) image.setSample(i, 0, levels.sample(i) % 5 * step);
+        for (const Criterion& criterion :
+             {Criterion::segments(), Criterion::binaryAbove(3), Criterion::withinDelta(0), Criterion::thresholded(7)})
+            for (const Connectivity connectivity : {Connectivity::Eight, Connectivity::Four}) {
+                offscreen->label(image, cudaOptions(connectivity, criterion), out);
+                CHECK(offscreen->backend() == Backend::Cuda);
+                test::checkMatchesReference(image, connectivity, criterion, out, std::to_string(bits) + "-bit");
+            }
+    }
+}
+
 TEST_CASE("cuda: the Session refuses what the cuda backend cannot label, in the texture route's words",
           "[cuda][offscreen]") {
     const auto offscreen = sessionOrSkip();
-    Image deep(40, 30, 1, 16);
-    for (std::size_t i = 0; i < deep.pixels.size(); ++i) deep.pixels[i] = std::uint8_t(i % 5 ? 0 : 9);
-    CHECK_THROWS_WITH(offscreen->label(deep, cudaOptions(Connectivity::Eight, Criterion::binary())),
-                      Catch::Contains("the cuda backend labels 8-bit input"));
+    Image color(40, 30, 4, 64);
+    for (std::size_t i = 0; i < color.pixels.size(); ++i) color.pixels[i] = std::uint8_t(i % 5 ? 0 : 9);
+    CHECK_THROWS_WITH(offscreen->label(color, cudaOptions(Connectivity::Eight, Criterion::thresholded(3))),
+                      Catch::Contains("the cuda backend labels color of 8-, 16- or 32-bit samples, not 64-bit"));
     const Image image = randomImage(40, 30, 0.5, 2, 1, 5);
-    CHECK_THROWS_WITH(offscreen->label(image, cudaOptions(Connectivity::Eight, Criterion::binaryAbove(3))),
-                      Catch::Contains("binary as nonzero only"));
+    CHECK_THROWS_WITH(offscreen->label(image, cudaOptions(Connectivity::Eight, Criterion::thresholded(300))),
+                      Catch::Contains("the threshold 300 is outside 0..255"));
     // A refused call leaves the next one exact.
     Labeling out;
     offscreen->label(image, cudaOptions(Connectivity::Eight, Criterion::binary()), out);

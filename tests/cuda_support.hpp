@@ -27,6 +27,7 @@
 
 #include "glccl/context.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/texture.hpp"
 #endif
 
 namespace glccl::test {

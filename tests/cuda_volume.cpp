@@ -141,7 +141,7 @@ int repeatsFromEnvironment() {
 
 }  // namespace
 
-TEST_CASE("cuda: a volume with a 2-D connectivity, 2-D images with a 3-D one, and deep samples are refused",
+TEST_CASE("cuda: a volume with a 2-D connectivity, 2-D images with a 3-D one, and 64-bit color are refused",
           "[cuda][volume]") {
     const std::string entry = "glccl::cuda::labelImage(): ";
     const Image volume = randomVolume(9, 7, 5, 0.5, 1, 1, 1);
@@ -154,11 +154,12 @@ TEST_CASE("cuda: a volume with a 2-D connectivity, 2-D images with a 3-D one, an
         CHECK_THAT(errorOf(image, connectivity, Criterion::binary()),
                    Catch::StartsWith(entry) && Catch::Contains("connectivity"));
     }
-    Image deep(Shape::volume(9, 7, 5), 1, 16);
-    CHECK_THAT(errorOf(deep, Connectivity::Six, Criterion::binary()),
-               Catch::StartsWith(entry) && Catch::Contains("16-bit samples") && Catch::Contains("8-bit volumes"));
-    CHECK_THAT(errorOf(volume, Connectivity::Six, Criterion::binaryAbove(3)),
-               Catch::StartsWith(entry) && Catch::Contains("binary as nonzero"));
+    Image color(Shape::volume(9, 7, 5), 4, 64);
+    CHECK_THAT(errorOf(color, Connectivity::Six, Criterion::thresholded(3)),
+               Catch::StartsWith(entry) && Catch::Contains("4 channels of 64-bit samples") &&
+                   Catch::Contains("color of 8-, 16- or 32-bit samples"));
+    CHECK_THAT(errorOf(volume, Connectivity::Six, Criterion::binaryAbove(256)),
+               Catch::StartsWith(entry) && Catch::Contains("the binary level 256 is outside 0..255"));
     Image torn = volume;
     torn.pixels.pop_back();
     CHECK_THAT(errorOf(torn, Connectivity::Six, Criterion::binary()),
@@ -194,8 +195,17 @@ TEST_CASE("cuda: volumes match the reference with every criterion the engine tak
     glccl::test::requireCudaOrSkip();
     std::uint64_t seed = 500;
     for (Connectivity connectivity : kVolumeConnectivities) {
-        // Binary on values 1..255: every nonzero value is foreground.
+        // Binary on values 1..255: every nonzero value is foreground; above
+        // a level, the values past it.
         checkVolume(randomVolume(47, 19, 13, 0.4, 255, 1, ++seed), connectivity, Criterion::binary(), "binary");
+        checkVolume(randomVolume(47, 19, 13, 0.6, 255, 1, ++seed), connectivity, Criterion::binaryAbove(100),
+                    "binary:100");
+        checkVolume(randomVolume(5, 19, 13, 0.6, 255, 1, ++seed), connectivity, Criterion::binaryAbove(100),
+                    "binary:100, narrow");
+        // Delta: nonzero neighbours within D connect.
+        for (int delta : {0, 1, 3})
+            checkVolume(randomVolume(43, 17, 12, 0.8, 6, 1, ++seed), connectivity, Criterion::withinDelta(delta),
+                        "delta");
         // Segments: equal values connect, 0 is background.
         checkVolume(randomVolume(47, 19, 13, 0.8, 3, 1, ++seed), connectivity, Criterion::segments(), "segments");
         checkVolume(randomVolume(35, 11, 21, 1.0, 2, 1, ++seed), connectivity, Criterion::segments(),

@@ -170,7 +170,21 @@ TEST_CASE("criteria: delta on 8-, 16- and 32-bit images and volumes matches the 
     }
 }
 
-TEST_CASE("criteria: the router sends 64-bit samples and delta past cuda", "[gl][route]") {
+namespace {
+
+// What of the input an engine refuses, whether or not it runs here (the
+// refusal comes first in whyRefused).
+std::string whyInputRefused(const EngineCapabilities& engine, const InputDescription& input,
+                            const LabelOptions& options) {
+    EngineCapabilities runs = engine;
+    runs.whyNotHere.clear();
+    return whyRefused(runs, input, options);
+}
+
+}  // namespace
+
+TEST_CASE("criteria: the router takes 64-bit samples and delta to every engine, float textures past cuda",
+          "[gl][route]") {
     LabelOptions options;
     const InputDescription wide = InputDescription::hostImage(40, 30, 1, 64);
     const ContextInfo& info = offscreen().context().info();
@@ -180,16 +194,16 @@ TEST_CASE("criteria: the router sends 64-bit samples and delta past cuda", "[gl]
     CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), InputDescription::texture(40, 30, 0x823C /* GL_RG32UI */),
                      options)
               .empty());
-    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), InputDescription::texture(40, 30, 0x823C), options) ==
-          "the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this texture is GL_RG32UI (64-bit "
-          "samples): use the compute, raster or cpu backend");
-    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), wide, options) ==
-          "the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this image has 64-bit samples: use "
-          "the compute, raster or cpu backend");
-    CHECK(chooseRoute(wide, options, &info).backend != Backend::Cuda);
+    // cuda's declaration: every sample width and criterion, textures of
+    // integer formats (whyNotHere apart: it may not run here).
+    const EngineCapabilities cuda = capabilitiesOf(Backend::Cuda, nullptr);
+    CHECK(whyInputRefused(cuda, InputDescription::texture(40, 30, 0x823C), options).empty());
+    CHECK(whyInputRefused(cuda, wide, options).empty());
+    CHECK(whyInputRefused(cuda, InputDescription::texture(40, 30, 0x822E /* GL_R32F */), options) ==
+          "the cuda backend reads GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_RGBA8 and GL_RGBA16 textures; this "
+          "texture is GL_R32F (32-bit float samples): use the compute or raster backend");
     options.criterion = Criterion::withinDelta(3);
-    CHECK(whyRefused(capabilitiesOf(Backend::Cuda, nullptr), InputDescription::hostImage(40, 30, 1, 8), options) ==
-          "the cuda backend does not take the delta criterion ('delta:3'): use the compute, raster or cpu backend");
+    CHECK(whyInputRefused(cuda, InputDescription::hostImage(40, 30, 1, 8), options).empty());
     CHECK(whyRefused(capabilitiesOf(Backend::Raster, &info), InputDescription::hostImage(40, 30, 1, 8), options)
               .empty());
     // A delta beyond the samples is the engines' error, in the criterion's words.

@@ -3,7 +3,8 @@ float64, bool, big-endian, uint64 segment ids past 2^32) against scipy:
 binary against scipy.ndimage.label, segments against scikit-image's label,
 delta:D against connected components of the graph of nonzero neighbours
 within D (scipy.sparse.csgraph), numbered in raster order; on every backend
-that takes the file, and the refusals of values a criterion cannot take.
+that takes the file (cuda where it runs), and the refusals of values a
+criterion cannot take.
 
     gl_npy_dtypes_cli.py GLCCL SCRATCH
 
@@ -93,7 +94,11 @@ files = {
 for path, (array, _) in files.items():
     np.save(path, array)
 
-backends = ["cpu", "compute", "raster"]
+# cuda where it runs (elsewhere it says that it cannot, and is left out).
+probe = run("label", "f8.npy", "--backend", "cuda", "--labels", "l.npy", "--force")
+report("cuda labels or says why it cannot run", probe.returncode == 0 or "cannot run here" in probe.stderr,
+       probe.stderr)
+backends = ["cpu", "compute", "raster"] + (["cuda"] if probe.returncode == 0 else [])
 for path, (array, values) in files.items():
     volume = array.ndim == 3
     for criterion in ("binary", "segments", "delta:0", "delta:1", "delta:2"):
@@ -133,9 +138,5 @@ np.save("u1.npy", small.astype(np.uint8))
 result = run("label", "u1.npy", "--criterion", "delta:256")
 report("delta past 8-bit samples refused", result.returncode == 1 and "the delta 256 is outside 0..255" in result.stderr,
        result.stderr)
-# cuda refuses delta (where it runs; elsewhere it cannot run at all).
-result = run("label", "u1.npy", "--criterion", "delta:3", "--backend", "cuda")
-report("delta on cuda refused", result.returncode == 1 and ("does not take the delta criterion" in result.stderr
-                                                            or "cannot run here" in result.stderr), result.stderr)
 
 check.finish()

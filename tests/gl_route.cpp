@@ -112,28 +112,39 @@ TEST_CASE("route: auto takes cpu on a software renderer, compute on OpenGL 4.3, 
                       "3.3 (test); the raster backend runs there");
 }
 
-TEST_CASE("route: cuda's capabilities refuse what its kernels do not compare, in the Labeler's words", "[route]") {
+TEST_CASE("route: cuda's capabilities take every sample width and criterion, and refuse the rest in their words",
+          "[route]") {
     const EngineCapabilities cuda = capabilitiesOf(Backend::Cuda, nullptr);
-    CHECK(cuda.sampleBits == std::vector<int>{8});
-    CHECK_FALSE(cuda.binaryLevel);
+    CHECK(cuda.sampleBits == std::vector<int>{8, 16, 32, 64});
+    CHECK(cuda.colorSampleBits == std::vector<int>{8, 16, 32});
+    CHECK(cuda.binaryLevel);
+    CHECK(cuda.delta);
     CHECK(cuda.takes(Residence::CudaDevice));
     CHECK(cuda.takes(Residence::HostMemory));
+    // The input's refusals come before availability: the same words where
+    // CUDA runs and where it does not; taken input is refused only there.
     const LabelOptions options = withBackend(Backend::Cuda);
-    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_R16), options)
-              .rfind("the cuda backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); this texture is GL_R16 "
-                     "(16-bit samples): use the compute, raster or cpu backend",
-                     0) == 0);
-    CHECK(whyRefused(cuda, InputDescription::hostImage(40, 30, 1, 16), options)
-              .rfind("the cuda backend labels 8-bit input", 0) == 0);
-    CHECK(whyRefused(cuda, kSmallGray, withBackend(Backend::Cuda, Criterion::binaryAbove(3)))
-              .rfind("the cuda backend labels binary as nonzero only, not 'binary:3': use the compute, raster or cpu "
-                     "backend",
-                     0) == 0);
-    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_RGBA8), options) ==
-          "the cuda backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion)");
-    // The refusal comes before availability: the same words where CUDA runs and where it does not.
-    CHECK_THROWS_WITH(chooseRoute(InputDescription::hostImage(40, 30, 1, 16), options, nullptr),
-                      Catch::StartsWith("the cuda backend labels 8-bit input"));
+    const std::string notHere =
+        cuda.whyNotHere.empty() ? "" : "the cuda backend cannot run here: " + cuda.whyNotHere;
+    for (unsigned format : {GL_R8, GL_R16, GL_R32UI, GL_RG32UI, GL_R8UI})
+        CHECK(whyRefused(cuda, InputDescription::texture(40, 30, format), options) == notHere);
+    for (int bits : {8, 16, 32, 64})
+        CHECK(whyRefused(cuda, InputDescription::hostImage(40, 30, 1, bits), options) == notHere);
+    for (const Criterion& criterion : {Criterion::binaryAbove(3), Criterion::segments(), Criterion::thresholded(2),
+                                       Criterion::withinDelta(4)})
+        CHECK(whyRefused(cuda, kSmallGray, withBackend(Backend::Cuda, criterion)) == notHere);
+    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_R32F), options) ==
+          "the cuda backend reads GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_RGBA8 and GL_RGBA16 textures; this "
+          "texture is GL_R32F (32-bit float samples): use the compute or raster backend");
+    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_RGBA16), options) ==
+          "the cuda backend reads color textures for the threshold criterion only; 'binary' takes one-channel "
+          "textures");
+    const LabelOptions threshold = withBackend(Backend::Cuda, Criterion::thresholded(9));
+    CHECK(whyRefused(cuda, InputDescription::texture(40, 30, GL_RGBA16), threshold) == notHere);
+    CHECK(whyRefused(cuda, InputDescription::hostImage(40, 30, 4, 64), threshold) ==
+          "the cuda backend labels color of 8-, 16- or 32-bit samples, not 64-bit");
+    CHECK_THROWS_WITH(chooseRoute(InputDescription::hostImage(40, 30, 1, 12), options, nullptr),
+                      "the cuda backend labels 8-, 16-, 32- or 64-bit samples, not 12-bit");
     // Samples an engine does not compare: skipped by auto, refused when named.
     CHECK(whyRefused(capabilitiesOf(Backend::Cpu, nullptr), InputDescription::hostImage(4, 4, 1, 12),
                      withBackend(Backend::Cpu)) == "the cpu backend labels 8-, 16-, 32- or 64-bit samples, not 12-bit");

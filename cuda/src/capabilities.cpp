@@ -3,6 +3,7 @@
 // (whySamplesAreRefused, pipeline.cpp).
 
 #include <GL/gl.h>
+#include <GL/glext.h>
 
 #include <climits>
 #include <cstdint>
@@ -23,14 +24,18 @@ EngineCapabilities declaration() {
     engine.backend = Backend::Cuda;
     if (!available(&engine.whyNotHere) && engine.whyNotHere.empty()) engine.whyNotHere = "no usable CUDA device";
     engine.residences = {Residence::GlTexture, Residence::HostMemory, Residence::CudaDevice};
-    // The kernels compare 8-bit samples (GL_R8, GL_RGBA8 for threshold),
-    // binary as nonzero: anything else would be a silently wrong answer.
-    engine.sampleBits = {8};
-    engine.textureFormats = {GL_R8, GL_RGBA8};
+    // The kernels are built per sample type and criterion (criterion.cuh):
+    // unsigned samples of 8, 16, 32 and 64 bits, color (RGBA, for
+    // threshold) of 8, 16 and 32, every criterion. Textures of those
+    // formats are read as their samples, a GL_RG32UI texel as one 64-bit
+    // sample (red the low half); float textures are not.
+    engine.sampleBits = {8, 16, 32, 64};
+    engine.colorSampleBits = {8, 16, 32};
+    engine.textureFormats = {GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_RGBA8, GL_RGBA16};
     engine.channels = {1};
     engine.thresholdChannels = {1, 4};
-    engine.binaryLevel = false;
-    engine.delta = false;
+    engine.binaryLevel = true;
+    engine.delta = true;
     engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
                              Connectivity::TwentySix};
     engine.dimensions = {2, 3};

@@ -54,7 +54,7 @@ cudaArray_t MappedTextures::array(int i) const {
 }
 
 std::string describeMismatch(cudaArray_t array, const GraphicsResource& resource, int width, int height,
-                             int channels, int bits) {
+                             int channels, int bits, const char* formatName) {
     // Built only for a message: this runs on every frame.
     auto name = [&] { return std::string(resource.what()) + " " + std::to_string(resource.key().texture); };
     cudaChannelFormatDesc format{};
@@ -75,17 +75,19 @@ std::string describeMismatch(cudaArray_t array, const GraphicsResource& resource
         ++formatChannels;
         uniform = uniform && b == bits;
     }
-    // GL_R8 / GL_RGBA8 may map as plain unsigned or as unsigned normalized;
-    // both are the same bytes for a copy.
+    // GL_R8, GL_RGBA8, GL_R16 and GL_RGBA16 may map as plain unsigned or as
+    // unsigned normalized; both are the same bytes for a copy.
     const bool unsignedInt = format.f == cudaChannelFormatKindUnsigned ||
                              (bits == 8 && (format.f == cudaChannelFormatKindUnsignedNormalized8X1 ||
                                             format.f == cudaChannelFormatKindUnsignedNormalized8X2 ||
-                                            format.f == cudaChannelFormatKindUnsignedNormalized8X4));
+                                            format.f == cudaChannelFormatKindUnsignedNormalized8X4)) ||
+                             (bits == 16 && (format.f == cudaChannelFormatKindUnsignedNormalized16X1 ||
+                                             format.f == cudaChannelFormatKindUnsignedNormalized16X2 ||
+                                             format.f == cudaChannelFormatKindUnsignedNormalized16X4));
     if (formatChannels != channels || !uniform || !unsignedInt) {
         return name() + " holds " + std::to_string(formatChannels) + " channel(s) of " + std::to_string(format.x) +
                " bits" + (unsignedInt ? "" : " (not unsigned)") + "; expected " + std::to_string(channels) +
-               " unsigned channel(s) of " + std::to_string(bits) + " bits (" +
-               (bits == 32 ? "GL_R32UI" : channels == 1 ? "GL_R8" : "GL_RGBA8") + ")";
+               " unsigned channel(s) of " + std::to_string(bits) + " bits (" + formatName + ")";
     }
     if (extent.width != std::size_t(width) || extent.height != std::size_t(height)) {
         return name() + " is " + std::to_string(extent.width) + "x" + std::to_string(extent.height) +

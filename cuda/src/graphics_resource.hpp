@@ -84,9 +84,10 @@ private:
 };
 
 // Empty when `array` is width x height with `channels` unsigned channels of
-// `bits` bits each (8-bit normalized counts as unsigned: the same bytes);
-// otherwise what it is instead, for an error message about resource.what().
+// `bits` bits each (8- and 16-bit normalized count as unsigned: the same
+// bytes); otherwise what it is instead, for an error message about
+// resource.what() that names the expected format (`formatName`).
 std::string describeMismatch(cudaArray_t array, const GraphicsResource& resource, int width, int height,
-                             int channels, int bits);
+                             int channels, int bits, const char* formatName);
 
 }  // namespace glccl::cuda

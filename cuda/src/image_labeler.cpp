@@ -35,9 +35,8 @@ void requireDeviceMemory(const CudaCheck& check, const void* pointer, const char
     }
 }
 
-// A host image's or volume's request: 8-bit samples (checked first: the
-// byte count below is the 8-bit one, and a 16-bit image could pass it while
-// being read as bytes), a buffer of the size its fields call for, a
+// A host image's or volume's request: samples the kernels take (checked
+// first, in the image's words), a buffer of the size its fields call for, a
 // dimensions field that matches the depth, then checkedRequest().
 LabelRequest checkedHostRequest(const CudaCheck& check, const ImageView& image, std::size_t bytes,
                                 Connectivity connectivity, Criterion criterion) {
@@ -50,8 +49,8 @@ LabelRequest checkedHostRequest(const CudaCheck& check, const ImageView& image, 
         check.fail("the image has dimensions 2 and depth " + std::to_string(image.depth) +
                    "; a 2-D image has depth 1 (a volume has dimensions 3)");
     }
-    // The samples first: the byte count below is the 8-bit one, and a
-    // 16-bit image could pass it while being read as bytes.
+    // The samples first: a sample width the kernels do not read says so,
+    // rather than that the byte count is off.
     const std::string refused = whySamplesAreRefused(image.sampleBits, image.channels, criterion, volume);
     if (!refused.empty()) check.fail(refused);
     const std::size_t expectedBytes = Image::byteCount(image.shape(), image.channels, image.sampleBits);
@@ -61,7 +60,7 @@ LabelRequest checkedHostRequest(const CudaCheck& check, const ImageView& image, 
         check.fail(what + " is " + size + "x" + std::to_string(image.channels) + " but holds " +
                    std::to_string(bytes) + " bytes");
     }
-    return checkedRequest(check, image.shape(), image.channels, connectivity, criterion);
+    return checkedRequest(check, image.shape(), image.channels, image.sampleBits, connectivity, criterion);
 }
 
 // Copies `depth` slices of `height` rows of rowBytes bytes between pitched
@@ -98,12 +97,13 @@ public:
     void reserve(const CudaCheck& check, int width, int height, int channels) {
         const std::size_t pixelCount = checkedPixelCount(check, width, height, channels);
         pipeline_.reserve(check, pixelCount);
-        pipeline_.inputBuffer(check, channels);
+        pipeline_.inputBuffer(check, std::size_t(channels));
         pipeline_.labelBuffer(check);
         pipeline_.reserveTable(check, kReservedTableComponents);
         pipeline_.reserveBlocks(check);
         pipeline_.reserveLines(check, height, 1);
-        // The labels are the larger transfer (4 bytes against 1 or 4).
+        // The labels are the larger transfer for 8-bit samples (4 bytes
+        // against 1 or 4); deeper samples grow the chunks when they come.
         staging_.reserve(check, pixelCount * sizeof(std::uint32_t), pipeline_.counts());
     }
 
@@ -154,7 +154,7 @@ public:
     const std::vector<Component>& label(const CudaCheck& check, const std::uint8_t* pixels, int width, int height,
                                         int channels, Connectivity connectivity, Criterion criterion,
                                         std::uint32_t* labels, StageTimings* timings) {
-        const LabelRequest request = checkedRequest(check, width, height, channels, connectivity, criterion);
+        const LabelRequest request = checkedRequest(check, width, height, channels, 8, connectivity, criterion);
         if (pixels == nullptr) check.fail("pixels is null");
         auto* out = reinterpret_cast<unsigned char*>(labels);
         return labelHost(check, pixels, request, labels != nullptr, labels,
@@ -179,7 +179,8 @@ public:
         // A 2-D connectivity labels each slice as an image of its own.
         const Shape shape = volume ? Shape::volume(voxels.width, voxels.height, voxels.depth)
                                    : Shape::image(voxels.width, voxels.height);
-        LabelRequest request = checkedRequest(check, shape, voxels.channels, connectivity, criterion);
+        LabelRequest request =
+            checkedRequest(check, shape, voxels.channels, voxels.sampleBits, connectivity, criterion);
         if (!volume) request.images = voxels.depth;
         if (request.pixelCount() > kMaxPixels) {
             check.fail("the batch holds " + std::to_string(request.pixelCount()) +
@@ -187,7 +188,10 @@ public:
                        " in one call (32-bit indices): label it in parts");
         }
         const char* what = volume ? "voxels" : "pixels";
-        const std::size_t voxelRow = std::size_t(voxels.width) * std::size_t(voxels.channels);
+        // An element's bytes, and the alignment its loads need (a sample;
+        // four for color: uchar4, ushort4, uint4).
+        const std::size_t elementBytes = request.rule.bytesPerElement();
+        const std::size_t voxelRow = std::size_t(voxels.width) * elementBytes;
         const std::size_t labelRow = std::size_t(voxels.width) * sizeof(std::uint32_t);
         const std::size_t voxelSlice = voxelRow * std::size_t(voxels.height);
         const std::size_t labelSlice = labelRow * std::size_t(voxels.height);
@@ -204,7 +208,8 @@ public:
             check.fail(std::string(what) + ".rowPitch is " + std::to_string(voxels.rowPitch) + " and " + what +
                        ".slicePitch " + std::to_string(voxels.slicePitch) + " bytes; a row of " +
                        std::to_string(voxels.width) + " " + what + " of " + std::to_string(voxels.channels) +
-                       " channel(s) needs a row pitch of at least " + std::to_string(voxelRow) +
+                       " channel(s) of " + std::to_string(voxels.sampleBits) +
+                       "-bit samples needs a row pitch of at least " + std::to_string(voxelRow) +
                        ", a slice a pitch of at least height x rowPitch");
         }
         if (labels.rowPitch < labelRow || labels.rowPitch % sizeof(std::uint32_t) != 0 ||
@@ -233,8 +238,8 @@ public:
         // are packed into the pipeline's own buffers first.
         const void* d_voxels = voxels.data;
         if (voxels.rowPitch != voxelRow || (voxels.depth > 1 && voxelSlicePitch != voxelSlice) ||
-            !aligned(voxels.data, std::size_t(voxels.channels))) {
-            std::uint8_t* d_input = pipeline_.inputBuffer(check, voxels.channels);
+            !aligned(voxels.data, elementBytes)) {
+            std::uint8_t* d_input = pipeline_.inputBuffer(check, elementBytes);
             copySlices(check, d_input, voxelRow, voxelSlice, voxels.data, voxels.rowPitch, voxelSlicePitch,
                        voxelRow, voxels.height, voxels.depth, stream, what);
             d_voxels = d_input;
@@ -242,8 +247,7 @@ public:
         const bool labelsInPlace = labels.rowPitch == labelRow && (voxels.depth == 1 || labelSlicePitch == labelSlice);
         std::uint32_t* d_labels = labelsInPlace ? labels.data : pipeline_.labelBuffer(check);
 
-        pipeline_.findLabels(check, request, static_cast<const std::uint8_t*>(d_voxels), d_labels,
-                             timings != nullptr, d_counts, table);
+        pipeline_.findLabels(check, request, d_voxels, d_labels, timings != nullptr, d_counts, table);
         countsOnHost_ = table;
         if (!labelsInPlace) {
             copySlices(check, labels.data, labels.rowPitch, labelSlicePitch, d_labels, labelRow, labelSlice,
@@ -301,12 +305,12 @@ private:
                                             Consume&& consume, StageTimings* timings) {
         const std::size_t pixelCount = request.pixelCount();
         pipeline_.reserve(check, pixelCount);
-        std::uint8_t* d_input = pipeline_.inputBuffer(check, request.channels);
+        const std::size_t elementBytes = request.rule.bytesPerElement();
+        std::uint8_t* d_input = pipeline_.inputBuffer(check, elementBytes);
         std::uint32_t* d_labels = pipeline_.labelBuffer(check);
         const cudaStream_t stream = pipeline_.stream();
 
-        staging_.upload(check, pixels, d_input, pixelCount * std::size_t(request.channels), stream,
-                        pipeline_.counts());
+        staging_.upload(check, pixels, d_input, pixelCount * elementBytes, stream, pipeline_.counts());
         pipeline_.findLabels(check, request, d_input, d_labels, timings != nullptr);
         if (!wantLabels) return pipeline_.componentTable(check, timings);
         // The labels leave on a stream of their own while the table's kernel

@@ -17,8 +17,6 @@
 // glsl/local_merge.comp, but for the keys in shared memory (Patch::localKey)
 // and step 4's walk per run rather than per node.
 
-#include <type_traits>
-
 #include "node_grid.cuh"
 #include "stage_timer.hpp"
 #include "warp_links.cuh"
@@ -57,16 +55,18 @@ struct PatchSlots {
 
 // The patch in shared memory: parents (local keys, see localKey), masks and,
 // for single-pixel nodes, the pixels' values.
-template <typename Pixel, int NodeW, int NodeH>
+template <class Criterion, int NodeW, int NodeH>
 struct Patch {
+    using Sample = typename Criterion::Sample;
     static constexpr int kSideBits = PatchSlots<NodeH>::kSideBits;
 
     NodeImage<NodeW, NodeH> im;
     int originX, originY;  // node coordinates of the patch's first node
     std::uint32_t* parents;
     const std::uint8_t* masks;
-    const Pixel* values;  // single-pixel nodes only
+    const Sample* values;  // single-pixel nodes only
     PixelRule rule;
+    Criterion criterion;
 
     // A node's key inside the patch: its first pixel's line in the patch,
     // then its node column, (line << kSideBits) | lx. Local keys order like
@@ -100,7 +100,7 @@ struct Patch {
             return masksLink<NodeW, NodeH>(m, neighbourMask, d);
         } else {
             if (rule.connectivity == 4 && (d & 1) == 1) return false;
-            return areConnected(values[ly * kNodePatchSide + lx], values[by * kNodePatchSide + bx], rule);
+            return criterion.connects(values[ly * kNodePatchSide + lx], values[by * kNodePatchSide + bx]);
         }
     }
 
@@ -127,7 +127,7 @@ struct Patch {
     }
 
     // Whether neighboursLinked may prune: 8-connected 2 x 2 blocks, or
-    // segments (transitive); never threshold or 4-connectivity.
+    // segments (transitive); never threshold, delta or 4-connectivity.
     __device__ __forceinline__ bool prunes() const {
         return rule.connectivity == 8 && (NodeH == 2 || rule.kind == PixelRuleKind::Segments);
     }
@@ -240,14 +240,15 @@ struct Patch {
     }
 };
 
-template <typename Pixel, int NodeW, int NodeH>
+template <class Criterion, int NodeW, int NodeH>
 __global__ void __launch_bounds__(kThreads)
-    localMergeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ parents,
+    localMergeKernel(const typename Criterion::Sample* __restrict__ image, std::uint32_t* __restrict__ parents,
                      std::uint8_t* __restrict__ masks, BlockGrid grid, PixelRule rule) {
+    using Sample = typename Criterion::Sample;
     constexpr bool kPixelNodes = NodeW * NodeH == 1;
     __shared__ std::uint32_t sParents[kPatchNodes];
     __shared__ std::uint8_t sMasks[kPatchNodes];
-    __shared__ Pixel sValues[kPixelNodes ? kPatchNodes : 1];
+    __shared__ Sample sValues[kPixelNodes ? kPatchNodes : 1];
     __shared__ uint2 sQueue[kThreads / 32][kLinkQueue];  // each warp's links (WarpLinks)
 
     const std::size_t imageIndex = blockIdx.z;
@@ -255,17 +256,19 @@ __global__ void __launch_bounds__(kThreads)
     parents += imageIndex * grid.nodesPerImage();
     masks += imageIndex * grid.nodesPerImage();
 
-    const Patch<Pixel, NodeW, NodeH> patch{NodeImage<NodeW, NodeH>{grid},
-                                           int(blockIdx.x) * kNodePatchSide,
-                                           int(blockIdx.y) * kNodePatchSide,
-                                           sParents,
-                                           sMasks,
-                                           sValues,
-                                           rule};
+    const Patch<Criterion, NodeW, NodeH> patch{NodeImage<NodeW, NodeH>{grid},
+                                               int(blockIdx.x) * kNodePatchSide,
+                                               int(blockIdx.y) * kNodePatchSide,
+                                               sParents,
+                                               sMasks,
+                                               sValues,
+                                               rule,
+                                               Criterion::of(rule)};
     const NodeImage<NodeW, NodeH>& im = patch.im;
-    // Whole 16-bit pairs per node row (binaryNodeMask): every image of a
-    // batch then starts aligned too.
-    const bool pairs = grid.width % 2 == 0 && (reinterpret_cast<std::uintptr_t>(image) & 1u) == 0;
+    // Whole pairs of samples per node row (binaryNodeMask): every image of
+    // a batch then starts aligned too.
+    const bool pairs =
+        grid.width % 2 == 0 && (reinterpret_cast<std::uintptr_t>(image) & (2 * sizeof(Sample) - 1)) == 0;
     const int tx = int(threadIdx.x);
     const int ty = int(threadIdx.y);
 
@@ -278,11 +281,11 @@ __global__ void __launch_bounds__(kThreads)
         const bool inside = im.insideGrid(nx, ny);
         std::uint32_t mask = 0;
         if constexpr (kPixelNodes) {
-            const Pixel value = inside ? image[std::size_t(ny) * std::size_t(grid.width) + std::size_t(nx)] : Pixel{};
+            const Sample value = inside ? image[std::size_t(ny) * std::size_t(grid.width) + std::size_t(nx)] : Sample{};
             sValues[ly * kNodePatchSide + tx] = value;
-            mask = inside && isForeground(value, rule) ? 1u : 0u;
+            mask = inside && patch.criterion.isForeground(value) ? 1u : 0u;
         } else {
-            if (inside) mask = binaryNodeMask<NodeW, NodeH>(im, reinterpret_cast<const std::uint8_t*>(image), nx, ny, pairs);
+            if (inside) mask = binaryNodeMask(im, image, nx, ny, pairs, patch.criterion);
         }
         sMasks[ly * kNodePatchSide + tx] = std::uint8_t(mask);
     }
@@ -319,32 +322,30 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-template <typename Pixel, int NodeW, int NodeH>
-void launchLocalMerge(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
+template <class Criterion, int NodeW, int NodeH>
+void launchLocalMerge(const PassContext& context, const void* d_samples, std::uint32_t* d_parents,
                       std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
     const dim3 blocks(unsigned((grid.gridWidth + kNodePatchSide - 1) / kNodePatchSide),
                       unsigned((grid.gridHeight + kNodePatchSide - 1) / kNodePatchSide), unsigned(grid.images));
     const dim3 threads(kNodePatchSide, kNodePatchLinesPerPass);
-    localMergeKernel<Pixel, NodeW, NodeH><<<blocks, threads, 0, context.stream>>>(d_image, d_parents, d_masks, grid,
-                                                                                   rule);
+    localMergeKernel<Criterion, NodeW, NodeH><<<blocks, threads, 0, context.stream>>>(
+        static_cast<const typename Criterion::Sample*>(d_samples), d_parents, d_masks, grid, rule);
     context.check.launched("localMerge", context.stream);
 }
 
 }  // namespace
 
-template <typename Pixel>
-void LocalMergePass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
+void LocalMergePass::run(const PassContext& context, const void* d_samples, std::uint32_t* d_parents,
                          std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
-    withNodeShape<std::is_same_v<Pixel, std::uint8_t>>(grid, [&](auto shape) {
-        using Shape = decltype(shape);
-        launchLocalMerge<Pixel, Shape::width, Shape::height>(context, d_image, d_parents, d_masks, grid, rule);
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        withCriterionNodeShape<Criterion>(grid, [&](auto shape) {
+            using Shape = decltype(shape);
+            launchLocalMerge<Criterion, Shape::width, Shape::height>(context, d_samples, d_parents, d_masks, grid,
+                                                                     rule);
+        });
     });
 }
-
-template void LocalMergePass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*,
-                                                std::uint8_t*, const BlockGrid&, const PixelRule&);
-template void LocalMergePass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, std::uint8_t*,
-                                          const BlockGrid&, const PixelRule&);
 
 }  // namespace glccl::cuda

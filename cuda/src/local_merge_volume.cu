@@ -2,7 +2,10 @@
 // nodes of volume_nodes.cuh, and the only stage that reads the input. One
 // thread block per patch, one thread per bundle word:
 //   1. the word's lines, a bit per voxel, into bits, and their OR (the
-//      bundle's foreground) into foreground;
+//      bundle's foreground) into foreground. Bytes under binary as nonzero
+//      are read here; other samples and binary:L are turned into the bits
+//      first by lineBitsKernel (a warp per line word, a lane per voxel, one
+//      ballot), and this step reads those;
 //   2. its nodes, the runs of the OR: found by bit operations, no atomics;
 //      each starts as its own parent, known by its first voxel's local key;
 //   3. the links to the nodes of the bundle words before it in the patch
@@ -14,8 +17,10 @@
 //      parents.
 // Links that leave the patch are merge_borders' work.
 
+#include <algorithm>
 #include <type_traits>
 
+#include "criterion.cuh"
 #include "stage_timer.hpp"
 #include "volume_forest.cuh"
 
@@ -29,6 +34,9 @@ constexpr int kWarp = 32;
 // a larger queue unites more rounds of links per flush; 96 is the most that
 // the 26-connected patch's shared memory leaves room for.
 constexpr int kQueue = 96;
+constexpr int kLineBitsThreads = 256;
+// lineBitsKernel's blocks at most: a grid-stride loop covers the rest.
+constexpr unsigned kMostLineBitsBlocks = 1u << 20;
 
 // The 32 samples of word wx of line (y, z), a bit each: 16-byte loads where
 // every line starts 16-byte aligned (Vector 16), 4-byte loads where lines
@@ -57,6 +65,29 @@ __device__ __forceinline__ std::uint32_t loadLineWord(const std::uint8_t* __rest
     return bits;
 }
 
+// The bits of every line of the volume under `criterion`, into bits: a warp
+// per word, lane i testing voxel 32 * wx + i (neighbouring lanes read
+// neighbouring samples), the word a ballot; past the width, 0.
+template <class Criterion>
+__global__ void __launch_bounds__(kLineBitsThreads)
+    lineBitsKernel(const typename Criterion::Sample* __restrict__ samples, std::uint32_t* __restrict__ bits,
+                   NodeGrid g, PixelRule rule) {
+    const Criterion criterion = Criterion::of(rule);
+    const int lane = int(threadIdx.x) % kWarp;
+    const std::uint64_t words = g.lineWords();
+    const std::uint64_t warps = std::uint64_t(gridDim.x) * (kLineBitsThreads / kWarp);
+    for (std::uint64_t word = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / kWarp; word < words;
+         word += warps) {
+        const std::uint64_t line = word / g.wordsX;
+        const std::uint32_t x = std::uint32_t(word % g.wordsX) * kWordBits + std::uint32_t(lane);
+        const bool foreground = x < g.width && criterion.isForeground(__ldg(samples + line * g.width + x));
+        const std::uint32_t ballot = __ballot_sync(0xFFFFFFFFu, foreground);
+        if (lane == 0) bits[word] = ballot;
+    }
+}
+
+// Vector 16, 4, 1: the samples are bytes, read by loadLineWord; 0: the
+// bits are in nodes.bits already (lineBitsKernel).
 template <int Connectivity, int Vector>
 __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
     localMergeVolumeKernel(const std::uint8_t* __restrict__ samples, VolumeNodes nodes, unsigned patchesX,
@@ -84,8 +115,12 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
         const std::uint32_t y = gby * kBundle.height + std::uint32_t(l % kBundle.height);
         const std::uint32_t z = gbz * kBundle.depth + std::uint32_t(l / kBundle.height);
         const bool inVolume = inside && y < g.height && z < g.depth;
-        lines[l] = inVolume ? loadLineWord<Vector>(samples, g, wx, y, z) : 0u;
-        if (inVolume) nodes.bits[g.lineWord(wx, y, z)] = lines[l];
+        if constexpr (Vector == 0) {
+            lines[l] = inVolume ? nodes.bits[g.lineWord(wx, y, z)] : 0u;
+        } else {
+            lines[l] = inVolume ? loadLineWord<Vector>(samples, g, wx, y, z) : 0u;
+            if (inVolume) nodes.bits[g.lineWord(wx, y, z)] = lines[l];
+        }
         sLines[l][t] = lines[l];
         p |= lines[l];
     }
@@ -219,21 +254,35 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
 
 }  // namespace
 
-void LocalMergePass::run(const PassContext& context, const std::uint8_t* d_volume, const VolumeNodes& nodes) {
+void LocalMergePass::run(const PassContext& context, const void* d_samples, const VolumeNodes& nodes,
+                         const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
     const NodeGrid& g = nodes.grid;
+    const auto* bytes = static_cast<const std::uint8_t*>(d_samples);
     // 16-byte loads where every line starts 16-byte aligned, 4-byte ones
-    // where every line starts 4-byte aligned.
-    const auto address = reinterpret_cast<std::uintptr_t>(d_volume);
-    const int vector = address % 16 == 0 && g.width % 16 == 0 ? 16 : address % 4 == 0 && g.width % 4 == 0 ? 4 : 1;
+    // where every line starts 4-byte aligned; 0: the bits come first.
+    const auto address = reinterpret_cast<std::uintptr_t>(d_samples);
+    int vector = address % 16 == 0 && g.width % 16 == 0 ? 16 : address % 4 == 0 && g.width % 4 == 0 ? 4 : 1;
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        if constexpr (Criterion::kBinary && !std::is_same_v<Criterion, NonzeroBytes>) {
+            const std::uint64_t wanted = (g.lineWords() * kWarp + kLineBitsThreads - 1) / kLineBitsThreads;
+            const unsigned blocks = unsigned(std::min<std::uint64_t>(wanted, kMostLineBitsBlocks));
+            lineBitsKernel<Criterion><<<blocks, kLineBitsThreads, 0, context.stream>>>(
+                static_cast<const typename Criterion::Sample*>(d_samples), nodes.bits, g, rule);
+            context.check.launched("lineBits", context.stream);
+            vector = 0;
+        }
+    });
     withVolumeConnectivity(g.connectivity, [&](auto connectivity) {
         constexpr int C = decltype(connectivity)::value;
         const PatchLaunch<C> launch = PatchLaunch<C>::of(g);
         const unsigned threads = Patch<C>::kThreads;
-        auto kernel = vector == 16 ? localMergeVolumeKernel<C, 16>
+        auto kernel = vector == 16  ? localMergeVolumeKernel<C, 16>
                       : vector == 4 ? localMergeVolumeKernel<C, 4>
-                                    : localMergeVolumeKernel<C, 1>;
-        kernel<<<launch.blocks, threads, 0, context.stream>>>(d_volume, nodes, launch.patchesX, launch.patchesY);
+                      : vector == 1 ? localMergeVolumeKernel<C, 1>
+                                    : localMergeVolumeKernel<C, 0>;
+        kernel<<<launch.blocks, threads, 0, context.stream>>>(bytes, nodes, launch.patchesX, launch.patchesY);
     });
     context.check.launched("localMerge (volume)", context.stream);
 }

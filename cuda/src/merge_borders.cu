@@ -4,9 +4,10 @@
 // block per patch walks the patch's border nodes (its top row, its left and
 // right columns); each link of theirs to a node of another patch is one
 // global union, unless the border node before it shows the union implied
-// (redundantLink). Binary blocks link by their masks; pixels (segments,
-// threshold) by the criterion on the input. The same steps as
-// glsl/merge_borders.comp.
+// (redundantLink). Binary blocks link by their masks alone, so one kernel
+// (NonzeroBytes') serves every binary criterion and sample width; pixels
+// (segments, threshold, delta) by the criterion on the input. The same
+// steps as glsl/merge_borders.comp.
 //
 //        top row: x = 0 .. 31, y = 0 (links L, UL, U, UR out of the patch)
 //       +--------------------------------+
@@ -15,8 +16,6 @@
 //       |                                |         right column: x = 31,
 //       +--------------------------------+         y = 1 .. 31 (UR)
 // Links into the patch below or to the right are those patches' own.
-
-#include <type_traits>
 
 #include "node_grid.cuh"
 #include "stage_timer.hpp"
@@ -47,12 +46,13 @@ __device__ __forceinline__ bool outsidePatch(int2 local, int d) {
     return mx < 0 || my < 0 || mx >= kNodePatchSide;
 }
 
-template <typename Pixel, int NodeW, int NodeH>
+template <class Criterion, int NodeW, int NodeH>
 struct Border {
     Forest<NodeW, NodeH> forest;
-    const Pixel* image;
+    const typename Criterion::Sample* image;
     const std::uint8_t* masks;
     PixelRule rule;
+    Criterion criterion;
 
     // Does node (nx, ny) (patch coordinates `local`, mask `mask`) link to
     // its backward neighbour d, a node of another patch?
@@ -63,8 +63,8 @@ struct Border {
         if constexpr (NodeW * NodeH > 1) {
             return masksLink<NodeW, NodeH>(mask, masks[im.nodeIndex(nx + o.x, ny + o.y)], d);
         } else {
-            const Pixel v = image[std::size_t(ny) * std::size_t(im.grid.width) + std::size_t(nx)];
-            return pixelLinks(im, image, nx, ny, v, d, rule);
+            const typename Criterion::Sample v = image[std::size_t(ny) * std::size_t(im.grid.width) + std::size_t(nx)];
+            return pixelLinks(im, image, nx, ny, v, d, rule, criterion);
         }
     }
 
@@ -94,14 +94,15 @@ struct Border {
     }
 };
 
-template <typename Pixel, int NodeW, int NodeH>
+template <class Criterion, int NodeW, int NodeH>
 __global__ void __launch_bounds__(kBorderThreads)
-    mergeBordersKernel(const Pixel* __restrict__ image, std::uint32_t* parents, const std::uint8_t* __restrict__ masks,
-                       BlockGrid grid, PixelRule rule) {
+    mergeBordersKernel(const typename Criterion::Sample* __restrict__ image, std::uint32_t* parents,
+                       const std::uint8_t* __restrict__ masks, BlockGrid grid, PixelRule rule) {
     const std::size_t imageIndex = blockIdx.z;
-    const Border<Pixel, NodeW, NodeH> border{
+    const Border<Criterion, NodeW, NodeH> border{
         Forest<NodeW, NodeH>{NodeImage<NodeW, NodeH>{grid}, parents + imageIndex * grid.nodesPerImage()},
-        image + imageIndex * grid.pixelsPerImage(), masks + imageIndex * grid.nodesPerImage(), rule};
+        image + imageIndex * grid.pixelsPerImage(), masks + imageIndex * grid.nodesPerImage(), rule,
+        Criterion::of(rule)};
     const NodeImage<NodeW, NodeH>& im = border.forest.im;
     const int originX = int(blockIdx.x) * kNodePatchSide;
     const int originY = int(blockIdx.y) * kNodePatchSide;
@@ -124,31 +125,34 @@ __global__ void __launch_bounds__(kBorderThreads)
     }
 }
 
-template <typename Pixel, int NodeW, int NodeH>
-void launchMergeBorders(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
+template <class Criterion, int NodeW, int NodeH>
+void launchMergeBorders(const PassContext& context, const void* d_samples, std::uint32_t* d_parents,
                         const std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
     const dim3 blocks(unsigned((grid.gridWidth + kNodePatchSide - 1) / kNodePatchSide),
                       unsigned((grid.gridHeight + kNodePatchSide - 1) / kNodePatchSide), unsigned(grid.images));
-    mergeBordersKernel<Pixel, NodeW, NodeH><<<blocks, kBorderThreads, 0, context.stream>>>(d_image, d_parents,
-                                                                                            d_masks, grid, rule);
+    mergeBordersKernel<Criterion, NodeW, NodeH><<<blocks, kBorderThreads, 0, context.stream>>>(
+        static_cast<const typename Criterion::Sample*>(d_samples), d_parents, d_masks, grid, rule);
     context.check.launched("mergeBorders", context.stream);
 }
 
 }  // namespace
 
-template <typename Pixel>
-void MergeBordersPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents,
+void MergeBordersPass::run(const PassContext& context, const void* d_samples, std::uint32_t* d_parents,
                            const std::uint8_t* d_masks, const BlockGrid& grid, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
-    withNodeShape<std::is_same_v<Pixel, std::uint8_t>>(grid, [&](auto shape) {
-        using Shape = decltype(shape);
-        launchMergeBorders<Pixel, Shape::width, Shape::height>(context, d_image, d_parents, d_masks, grid, rule);
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        if constexpr (Criterion::kBinary) {
+            // Blocks link by their masks: the samples are not read.
+            withCriterionNodeShape<Criterion>(grid, [&](auto shape) {
+                using Shape = decltype(shape);
+                launchMergeBorders<NonzeroBytes, Shape::width, Shape::height>(context, d_samples, d_parents, d_masks,
+                                                                              grid, rule);
+            });
+        } else {
+            launchMergeBorders<Criterion, 1, 1>(context, d_samples, d_parents, d_masks, grid, rule);
+        }
     });
 }
-
-template void MergeBordersPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*,
-                                                  const std::uint8_t*, const BlockGrid&, const PixelRule&);
-template void MergeBordersPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, const std::uint8_t*,
-                                            const BlockGrid&, const PixelRule&);
 
 }  // namespace glccl::cuda

@@ -65,17 +65,20 @@ __device__ __forceinline__ int lastBeforeBorder(std::uint32_t j, int subBlockSiz
     return int((k + 1) * std::uint32_t(subBlockSize)) - 1;
 }
 
-template <typename Pixel, bool kHalving = false>
-__device__ __forceinline__ void uniteIfConnected(const Pixel* image, std::uint32_t* labels, Pixel value,
-                                                 std::size_t p, std::size_t q, const PixelRule& rule) {
-    if (areConnected(value, image[q], rule))
-        indexForest(labels).unite<kHalving>(std::uint32_t(p), std::uint32_t(q));
+template <bool kHalving = false, class Criterion>
+__device__ __forceinline__ void uniteIfConnected(const typename Criterion::Sample* image, std::uint32_t* labels,
+                                                 typename Criterion::Sample value, std::size_t p, std::size_t q,
+                                                 const Criterion& criterion) {
+    if (criterion.connects(value, image[q])) indexForest(labels).unite<kHalving>(std::uint32_t(p), std::uint32_t(q));
 }
 
-template <typename Pixel>
+template <class Criterion>
 __global__ void __launch_bounds__(kThreads)
-    mergePatchesKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, PixelRule rule,
-                     int subBlockSize, std::uint64_t verticalItems, std::uint64_t totalItems) {
+    mergePatchesKernel(const typename Criterion::Sample* __restrict__ image, std::uint32_t* labels, int width,
+                       int height, PixelRule rule, int subBlockSize, std::uint64_t verticalItems,
+                       std::uint64_t totalItems) {
+    using Sample = typename Criterion::Sample;
+    const Criterion criterion = Criterion::of(rule);
     const int maxOffset = rule.connectivity == 8 ? 1 : 0;
     const std::uint64_t stride = std::uint64_t(gridDim.x) * blockDim.x;
     for (std::uint64_t item = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x; item < totalItems;
@@ -85,12 +88,12 @@ __global__ void __launch_bounds__(kThreads)
             const int x = lastBeforeBorder(std::uint32_t(item / std::uint64_t(height)), subBlockSize);
             const int y = int(item % std::uint64_t(height));
             const std::size_t p = std::size_t(y) * width + x;
-            const Pixel value = image[p];
-            if (!isForeground(value, rule)) continue;
+            const Sample value = image[p];
+            if (!criterion.isForeground(value)) continue;
             for (int d = -maxOffset; d <= maxOffset; ++d) {
                 const int ny = y + d;
                 if (ny < 0 || ny >= height) continue;
-                uniteIfConnected(image, labels, value, p, std::size_t(ny) * width + x + 1, rule);
+                uniteIfConnected(image, labels, value, p, std::size_t(ny) * width + x + 1, criterion);
             }
         } else {
             // (x, y) above a horizontal border, with (x + d, y + 1).
@@ -98,12 +101,12 @@ __global__ void __launch_bounds__(kThreads)
             const int y = lastBeforeBorder(std::uint32_t(h / std::uint64_t(width)), subBlockSize);
             const int x = int(h % std::uint64_t(width));
             const std::size_t p = std::size_t(y) * width + x;
-            const Pixel value = image[p];
-            if (!isForeground(value, rule)) continue;
+            const Sample value = image[p];
+            if (!criterion.isForeground(value)) continue;
             for (int d = -maxOffset; d <= maxOffset; ++d) {
                 const int nx = x + d;
                 if (nx < 0 || nx >= width) continue;
-                uniteIfConnected(image, labels, value, p, std::size_t(y + 1) * width + nx, rule);
+                uniteIfConnected(image, labels, value, p, std::size_t(y + 1) * width + nx, criterion);
             }
         }
     }
@@ -115,10 +118,12 @@ struct VolumeFaces {
     std::uint64_t zItems, yItems, xItems;
 };
 
-template <typename Pixel, int Connectivity>
+template <class Criterion, int Connectivity>
 __global__ void __launch_bounds__(kThreads)
-    mergePatchesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* labels, int width, int height, int depth,
-                           PixelRule rule, VolumeFaces faces) {
+    mergePatchesVolumeKernel(const typename Criterion::Sample* __restrict__ image, std::uint32_t* labels, int width,
+                             int height, int depth, PixelRule rule, VolumeFaces faces) {
+    using Sample = typename Criterion::Sample;
+    const Criterion criterion = Criterion::of(rule);
     // Every face run and every plane holds fewer than 2^32 voxels (the
     // pipeline's limit): 32-bit divisions, far cheaper than 64-bit ones.
     const std::uint32_t w = std::uint32_t(width);
@@ -152,8 +157,8 @@ __global__ void __launch_bounds__(kThreads)
             axis = 0;
         }
         const std::size_t p = (std::size_t(z) * h + y) * w + x;
-        const Pixel value = image[p];
-        if (!isForeground(value, rule)) continue;
+        const Sample value = image[p];
+        if (!criterion.isForeground(value)) continue;
         // Neighbours (a, b) steps along the two other axes, one step back on `axis`.
 #pragma unroll
         for (int a = -1; a <= 1; ++a) {
@@ -164,15 +169,15 @@ __global__ void __launch_bounds__(kThreads)
                 const int ny = axis == 1 ? y - 1 : axis == 0 ? y + a : y + b;
                 const int nz = axis == 2 ? z - 1 : z + b;
                 if (nx < 0 || ny < 0 || nz < 0 || nx >= width || ny >= height || nz >= depth) continue;
-                uniteIfConnected<Pixel, true>(image, labels, value, p, (std::size_t(nz) * h + ny) * w + nx, rule);
+                uniteIfConnected<true>(image, labels, value, p, (std::size_t(nz) * h + ny) * w + nx, criterion);
             }
         }
     }
 }
 
-template <typename Pixel, int Connectivity>
-void launchMergePatchesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
-                            int height, int depth, PixelRule rule) {
+template <class Criterion, int Connectivity>
+void launchMergePatchesVolume(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width,
+                              int height, int depth, const PixelRule& rule) {
     const std::uint64_t w = std::uint64_t(width), h = std::uint64_t(height), d = std::uint64_t(depth);
     // Patch boundaries inside the volume along each axis.
     auto boundaries = [](std::uint64_t extent, int patch) { return (extent - 1) / std::uint64_t(patch); };
@@ -182,32 +187,34 @@ void launchMergePatchesVolume(const PassContext& context, const Pixel* d_image, 
     if (total == 0) return;
     const std::uint64_t wanted = (total + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxVolumeBlocks ? wanted : kMaxVolumeBlocks);
-    mergePatchesVolumeKernel<Pixel, Connectivity>
-        <<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, depth, rule, faces);
+    mergePatchesVolumeKernel<Criterion, Connectivity><<<blocks, kThreads, 0, context.stream>>>(
+        static_cast<const typename Criterion::Sample*>(d_samples), d_labels, width, height, depth, rule, faces);
     context.check.launched("mergePatches (volume)", context.stream);
 }
 
 }  // namespace
 
-template <typename Pixel>
-void MergePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
-                         int height, int depth, PixelRule rule) {
+void MergePatchesPass::run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width,
+                           int height, int depth, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
-    switch (rule.connectivity) {
-        case 6: launchMergePatchesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
-        case 18: launchMergePatchesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
-        default: launchMergePatchesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
-    }
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        switch (rule.connectivity) {
+            case 6:
+                launchMergePatchesVolume<Criterion, 6>(context, d_samples, d_labels, width, height, depth, rule);
+                break;
+            case 18:
+                launchMergePatchesVolume<Criterion, 18>(context, d_samples, d_labels, width, height, depth, rule);
+                break;
+            default:
+                launchMergePatchesVolume<Criterion, 26>(context, d_samples, d_labels, width, height, depth, rule);
+                break;
+        }
+    });
 }
 
-template void MergePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
-                                                int, PixelRule);
-template void MergePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
-                                          PixelRule);
-
-template <typename Pixel>
-void MergePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
-                         int height, PixelRule rule, int subBlockSize) {
+void MergePatchesPass::run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width,
+                           int height, const PixelRule& rule, int subBlockSize) {
     auto scope = context.timer.scope(kStage);
     const int blocksX = (width + subBlockSize - 1) / subBlockSize;
     const int blocksY = (height + subBlockSize - 1) / subBlockSize;
@@ -217,14 +224,13 @@ void MergePatchesPass::run(const PassContext& context, const Pixel* d_image, std
     if (totalItems == 0) return;
     const std::uint64_t wanted = (totalItems + kThreads - 1) / kThreads;
     const unsigned blocks = unsigned(wanted < kMaxBlocks ? wanted : kMaxBlocks);
-    mergePatchesKernel<Pixel><<<blocks, kThreads, 0, context.stream>>>(d_image, d_labels, width, height, rule,
-                                                                     subBlockSize, verticalItems, totalItems);
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        mergePatchesKernel<Criterion><<<blocks, kThreads, 0, context.stream>>>(
+            static_cast<const typename Criterion::Sample*>(d_samples), d_labels, width, height, rule, subBlockSize,
+            verticalItems, totalItems);
+    });
     context.check.launched("mergePatches", context.stream);
 }
-
-template void MergePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
-                                                PixelRule, int);
-template void MergePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule,
-                                          int);
 
 }  // namespace glccl::cuda

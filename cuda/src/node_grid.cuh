@@ -37,10 +37,12 @@
 // template arguments so that such a sibling shares them.
 
 #include <cstdint>
+#include <type_traits>
 
 #include <vector_types.h>
 
 #include "connectivity.cuh"
+#include "criterion.cuh"
 #include "passes.hpp"
 #include "union_find.cuh"
 
@@ -94,28 +96,43 @@ struct NodeImage {
     }
 };
 
-// The foreground mask of binary node (nx, ny): pixels past the image are
-// background. A node's row is one 16-bit load where the image's rows and
-// the pointer keep pairs aligned (pairs: width even and data 2-byte
-// aligned), else a byte per pixel.
-template <int NodeW, int NodeH>
+// Two neighbouring samples of a row, loaded as one.
+template <typename Sample>
+struct alignas(2 * sizeof(Sample)) SamplePair {
+    Sample first, second;
+};
+
+// The foreground mask of binary node (nx, ny) under `criterion` (Nonzero
+// or Above): pixels past the image are background. A node's row is one
+// load of both samples where the image's rows and the pointer keep pairs
+// aligned (pairs: width even and data aligned to two samples), else a
+// sample per pixel.
+template <class Criterion, int NodeW, int NodeH>
 __device__ __forceinline__ std::uint32_t binaryNodeMask(const NodeImage<NodeW, NodeH>& im,
-                                                        const std::uint8_t* __restrict__ pixels, int nx, int ny,
-                                                        bool pairs) {
+                                                        const typename Criterion::Sample* __restrict__ pixels, int nx,
+                                                        int ny, bool pairs, const Criterion& criterion) {
+    using Sample = typename Criterion::Sample;
     std::uint32_t mask = 0;
 #pragma unroll
     for (int r = 0; r < NodeH; ++r) {
         const int y = ny * NodeH + r;
         if (y >= im.grid.height) break;
         const int x = nx * NodeW;
-        const std::uint8_t* row = pixels + std::size_t(y) * std::size_t(im.grid.width);
+        const Sample* row = pixels + std::size_t(y) * std::size_t(im.grid.width);
         if (NodeW == 2 && pairs) {
-            const unsigned pair = *reinterpret_cast<const unsigned short*>(row + x);
-            mask |= (((pair & 0xFFu) != 0u ? 1u : 0u) | ((pair >> 8) != 0u ? 2u : 0u)) << (r * NodeW);
+            if constexpr (std::is_same_v<Criterion, NonzeroBytes>) {
+                const unsigned pair = *reinterpret_cast<const unsigned short*>(row + x);
+                mask |= (((pair & 0xFFu) != 0u ? 1u : 0u) | ((pair >> 8) != 0u ? 2u : 0u)) << (r * NodeW);
+            } else {
+                const SamplePair<Sample> pair = *reinterpret_cast<const SamplePair<Sample>*>(row + x);
+                mask |= ((criterion.isForeground(pair.first) ? 1u : 0u) |
+                         (criterion.isForeground(pair.second) ? 2u : 0u))
+                        << (r * NodeW);
+            }
         } else {
 #pragma unroll
             for (int i = 0; i < NodeW; ++i) {
-                if (x + i < im.grid.width && row[x + i] != 0) mask |= 1u << (r * NodeW + i);
+                if (x + i < im.grid.width && criterion.isForeground(row[x + i])) mask |= 1u << (r * NodeW + i);
             }
         }
     }
@@ -139,16 +156,17 @@ __device__ __forceinline__ bool masksLink(std::uint32_t m, std::uint32_t b, int 
 }
 
 // Does foreground pixel (x, y) (value v) connect to its backward neighbour d?
-template <typename Pixel>
-__device__ __forceinline__ bool pixelLinks(const NodeImage<1, 1>& im, const Pixel* __restrict__ pixels, int x, int y,
-                                           Pixel v, int d, const PixelRule& rule) {
+template <class Criterion>
+__device__ __forceinline__ bool pixelLinks(const NodeImage<1, 1>& im,
+                                           const typename Criterion::Sample* __restrict__ pixels, int x, int y,
+                                           typename Criterion::Sample v, int d, const PixelRule& rule,
+                                           const Criterion& criterion) {
     if (rule.connectivity == 4 && (d & 1) == 1) return false;
     const int2 o = backwardNode(d);
     const int qx = x + o.x;
     const int qy = y + o.y;
     if (!im.insideImage(qx, qy)) return false;
-    const Pixel w = pixels[std::size_t(qy) * std::size_t(im.grid.width) + std::size_t(qx)];
-    return isForeground(w, rule) && areConnected(v, w, rule);
+    return criterion.connects(v, pixels[std::size_t(qy) * std::size_t(im.grid.width) + std::size_t(qx)]);
 }
 
 // A key's entry in the forest of one image: its node's index in the grid.
@@ -204,6 +222,18 @@ void withNodeShape(const BlockGrid& grid, Launch&& launch) {
         if (grid.nodeWidth == 2) return launch(NodeShape<2, 1>{});
     }
     launch(NodeShape<1, 1>{});
+}
+
+// The passes that read samples know the criterion at compile time: a
+// binary one's blocks (2 x 2 or 2 x 1), else single pixels.
+template <class Criterion, class Launch>
+void withCriterionNodeShape(const BlockGrid& grid, Launch&& launch) {
+    if constexpr (Criterion::kBinary) {
+        if (grid.nodeHeight == 2) return launch(NodeShape<2, 2>{});
+        launch(NodeShape<2, 1>{});
+    } else {
+        launch(NodeShape<1, 1>{});
+    }
 }
 
 }  // namespace glccl::cuda

@@ -91,13 +91,18 @@ constexpr int kNarrowGridWidth = 1024;
 constexpr int kLabelThreadsX = 32;  // final_labels: one thread per node
 constexpr int kLabelThreadsY = 8;
 
-// Which neighbouring pixels belong together, as the kernels see it;
-// connectivity.cuh holds the one device-side test.
-enum class PixelRuleKind : int { Binary, Segments, Threshold };
+// Which neighbouring pixels belong together, as the kernels see it, and
+// the samples they read; criterion.cuh holds the one device-side test
+// (SampleCriterion), chosen from this by withSampleCriterion().
+enum class PixelRuleKind : int { Binary, Segments, Threshold, Delta };
 struct PixelRule {
     int connectivity = 8;  // 4 or 8 for images, 6, 18 or 26 for volumes
     PixelRuleKind kind = PixelRuleKind::Binary;
-    int threshold = 0;     // Threshold: largest per-channel difference that connects
+    std::uint32_t largestDifference = 0;  // Threshold, Delta: the largest (per-channel) difference that connects
+    std::uint32_t level = 0;              // Binary: foreground above it (0: nonzero)
+    int sampleBits = 8;                   // 8, 16, 32 or 64 (unsigned integers, little-endian)
+    int channels = 1;                     // 1, or 4 (RGBA) for threshold
+    std::size_t bytesPerElement() const { return std::size_t(channels) * std::size_t(sampleBits / 8); }
 };
 
 // The node grid of one image of a batch of `images` images of width x height
@@ -135,8 +140,9 @@ struct VolumeNodes {
     std::uint32_t* lineOffsets; // height * depth + 1: roots in the lines before, then the count
 };
 
-// Pixels are std::uint8_t (1 channel) or uchar4 (RGBA); every pass that reads
-// the image is instantiated for both.
+// Passes that read the samples take them as `const void*`: packed elements
+// of rule.bytesPerElement() bytes, read as the SampleCriterion of the rule
+// (criterion.cuh), for which each such pass instantiates its kernels.
 
 class StageTimer;
 
@@ -152,14 +158,12 @@ struct PassContext {
 class SolvePatchesPass {
 public:
     static constexpr const char* kStage = "solve_patches";
-    template <typename Pixel>
-    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
-             PixelRule rule);
+    void run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width, int height,
+             const PixelRule& rule);
     // A volume: one volume patch per block, solved by a union-find in shared
     // memory (roots at each component's first voxel in the patch).
-    template <typename Pixel>
-    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
-             int depth, PixelRule rule);
+    void run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width, int height,
+             int depth, const PixelRule& rule);
 };
 
 // Kernel 2 (Fig. 35.10): unites the trees across the borders between the
@@ -168,14 +172,12 @@ public:
 class MergePatchesPass {
 public:
     static constexpr const char* kStage = "merge_patches";
-    template <typename Pixel>
-    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
-             PixelRule rule, int subBlockSize);
+    void run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width, int height,
+             const PixelRule& rule, int subBlockSize);
     // A volume: unites the trees across every face between volume patches
     // (and so across their edges and corners) in one launch.
-    template <typename Pixel>
-    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width, int height,
-             int depth, PixelRule rule);
+    void run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width, int height,
+             int depth, const PixelRule& rule);
 };
 
 // Kernel 3: points the pixels on both sides of every border between
@@ -267,21 +269,21 @@ private:
 class LocalMergePass {
 public:
     static constexpr const char* kStage = "local_merge";
-    template <typename Pixel>
-    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, std::uint8_t* d_masks,
+    void run(const PassContext& context, const void* d_samples, std::uint32_t* d_parents, std::uint8_t* d_masks,
              const BlockGrid& grid, const PixelRule& rule);
     // A binary volume (local_merge_volume.cu): every patch's nodes found and
     // united in shared memory; bits, foreground and each node's
-    // patch-local root (as a volume key) in parents.
-    void run(const PassContext& context, const std::uint8_t* d_volume, const VolumeNodes& nodes);
+    // patch-local root (as a volume key) in parents. Samples other than
+    // bytes under binary as nonzero are first turned into the bits by a
+    // kernel of their own (line_bits), under the same stage.
+    void run(const PassContext& context, const void* d_samples, const VolumeNodes& nodes, const PixelRule& rule);
 };
 
 // merge_borders: unites the trees of the links that leave each patch.
 class MergeBordersPass {
 public:
     static constexpr const char* kStage = "merge_borders";
-    template <typename Pixel>
-    void run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_parents, const std::uint8_t* d_masks,
+    void run(const PassContext& context, const void* d_samples, std::uint32_t* d_parents, const std::uint8_t* d_masks,
              const BlockGrid& grid, const PixelRule& rule);
     // A binary volume (merge_borders_volume.cu): the links that leave each
     // patch, as global unions.

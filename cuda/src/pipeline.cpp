@@ -7,21 +7,33 @@
 namespace glccl::cuda {
 namespace {
 
-PixelRule pixelRule(Connectivity connectivity, Criterion criterion) {
+// The criterion's numbers are in 0..2^32 - 1 (Criterion::parse,
+// problemForSampleBits, checked before).
+PixelRule pixelRule(Connectivity connectivity, const Criterion& criterion, int sampleBits, int channels) {
     PixelRule rule;
     rule.connectivity = neighbourCount(connectivity);
     switch (criterion.kind) {
-        case Criterion::Kind::Binary: rule.kind = PixelRuleKind::Binary; break;
+        case Criterion::Kind::Binary:
+            rule.kind = PixelRuleKind::Binary;
+            rule.level = std::uint32_t(criterion.level);
+            break;
         case Criterion::Kind::Segments: rule.kind = PixelRuleKind::Segments; break;
-        case Criterion::Kind::Threshold: rule.kind = PixelRuleKind::Threshold; break;
-        case Criterion::Kind::Delta: break;  // refused first (whySamplesAreRefused)
+        case Criterion::Kind::Threshold:
+            rule.kind = PixelRuleKind::Threshold;
+            rule.largestDifference = std::uint32_t(criterion.threshold);
+            break;
+        case Criterion::Kind::Delta:
+            rule.kind = PixelRuleKind::Delta;
+            rule.largestDifference = std::uint32_t(criterion.delta);
+            break;
     }
-    rule.threshold = criterion.threshold;
+    rule.sampleBits = sampleBits;
+    rule.channels = channels;
     return rule;
 }
 
 // At most one component per pixel: binary images make at most one per two
-// pixels (a 4-connected checkerboard), but segments and threshold can make
+// pixels (a 4-connected checkerboard), but the other criteria can make
 // every pixel a component of its own.
 std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 
@@ -31,17 +43,28 @@ std::size_t mostComponents(std::size_t pixelCount) { return pixelCount; }
 // them (capabilities()), in the words of a host or device image.
 std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume) {
     static const EngineCapabilities declared = capabilities();
-    const char* what = volume ? "volume" : "image";
+    const std::string what = volume ? "volume" : "image";
+    // "8-, 16- or 32-bit", as the router words it.
+    auto listed = [](const std::vector<int>& bits) {
+        std::string text;
+        for (std::size_t i = 0; i < bits.size(); ++i)
+            text += (i == 0 ? "" : i + 1 == bits.size() ? " or " : ", ") + std::to_string(bits[i]) + "-";
+        return text + "bit";
+    };
     if (!declared.takesSampleBits(sampleBits)) {
-        return std::string("the ") + what + " has " + std::to_string(sampleBits) +
-               "-bit samples; the cuda backend labels 8-bit " + what + "s (1 channel, or 4 for threshold): use "
-               "the compute, raster or cpu backend";
+        return "the " + what + " has " + std::to_string(sampleBits) + "-bit samples; the cuda backend labels " +
+               listed(declared.sampleBits) + " samples";
     }
     const bool threshold = criterion.kind == Criterion::Kind::Threshold;
     const std::vector<int>& taken = threshold ? declared.thresholdChannels : declared.channels;
     if (std::find(taken.begin(), taken.end(), channels) == taken.end()) {
         return "criterion " + criterion.toString() + " needs 1-channel samples, this " + what + " has " +
                std::to_string(channels) + " channels (use threshold:T for color)";
+    }
+    if (channels > 1 && !declared.takesColorSampleBits(sampleBits)) {
+        return "the " + what + " has " + std::to_string(channels) + " channels of " + std::to_string(sampleBits) +
+               "-bit samples; the cuda backend labels color of " + listed(declared.colorSampleBits) +
+               " samples: use the cpu backend";
     }
     if (criterion.kind == Criterion::Kind::Delta && !declared.delta) {
         return "the cuda backend does not label '" + criterion.toString() +
@@ -51,9 +74,7 @@ std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& 
         return "the cuda backend labels binary as nonzero only, not '" + criterion.toString() +
                "': use the compute, raster or cpu backend";
     }
-    const std::string problem = criterion.problemForSampleBits(sampleBits);
-    if (!problem.empty()) return problem;
-    return {};
+    return criterion.problemForSampleBits(sampleBits);
 }
 
 BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) {
@@ -61,8 +82,8 @@ BlockGrid blockGridOf(int width, int height, int images, const PixelRule& rule) 
     grid.width = width;
     grid.height = height;
     grid.images = images;
-    // Binary blocks always hold pixels that touch; segments and threshold
-    // could put two components in one block.
+    // Binary blocks always hold pixels that touch; the other criteria could
+    // put two components in one block.
     if (rule.kind == PixelRuleKind::Binary) {
         grid.nodeWidth = 2;
         grid.nodeHeight = rule.connectivity == 8 ? 2 : 1;
@@ -114,20 +135,19 @@ std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int
     return checkedPixelCount(check, Shape::image(width, height), channels);
 }
 
-LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
-                            Criterion criterion) {
-    return checkedRequest(check, Shape::image(width, height), channels, connectivity, criterion);
+LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, int sampleBits,
+                            Connectivity connectivity, const Criterion& criterion) {
+    return checkedRequest(check, Shape::image(width, height), channels, sampleBits, connectivity, criterion);
 }
 
-LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int channels, Connectivity connectivity,
-                            Criterion criterion) {
+LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int channels, int sampleBits,
+                            Connectivity connectivity, const Criterion& criterion) {
     checkedPixelCount(check, shape, channels);
     // The image kernels join 4 or 8 neighbours in one slice, the volume
     // kernels 6, 18 or 26: anything else would be a silently wrong answer.
     const std::string misfit = whyConnectivityDoesNotFit(connectivity, shape);
     if (!misfit.empty()) check.fail(misfit);
-    // Callers of this overload hand over bytes.
-    const std::string refused = whySamplesAreRefused(8, channels, criterion, shape.dimensions == 3);
+    const std::string refused = whySamplesAreRefused(sampleBits, channels, criterion, shape.dimensions == 3);
     if (!refused.empty()) check.fail(refused);
     LabelRequest request;
     request.width = int(shape.width);
@@ -135,7 +155,8 @@ LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int chan
     request.depth = int(shape.depth);
     request.dimensions = shape.dimensions;
     request.channels = channels;
-    request.rule = pixelRule(connectivity, criterion);
+    request.sampleBits = sampleBits;
+    request.rule = pixelRule(connectivity, criterion, sampleBits, channels);
     return request;
 }
 
@@ -166,7 +187,7 @@ void LabelPipeline::reserve(const CudaCheck& check, std::size_t pixelCount) {
     check(cudaStreamSynchronize(stream()), "cudaStreamSynchronize (before reallocating)");
     pixelCount_ = 0;
     input_ = {};
-    inputChannels_ = 0;
+    inputElementBytes_ = 0;
     labels_ = {};
     tableOverflow_ = {};
     parents_ = {};
@@ -207,10 +228,10 @@ void LabelPipeline::reserveLines(const CudaCheck& check, int height, int images)
     }
 }
 
-std::uint8_t* LabelPipeline::inputBuffer(const CudaCheck& check, int channels) {
-    if (channels > inputChannels_) {
-        allocate(input_, pixelCount_ * std::size_t(channels), check);
-        inputChannels_ = channels;
+std::uint8_t* LabelPipeline::inputBuffer(const CudaCheck& check, std::size_t elementBytes) {
+    if (elementBytes > inputElementBytes_) {
+        allocate(input_, pixelCount_ * elementBytes, check);
+        inputElementBytes_ = elementBytes;
     }
     return input_.get();
 }
@@ -231,7 +252,7 @@ void LabelPipeline::reserveTable(const CudaCheck& check, std::size_t components,
 // The whole algorithm up to the labels and counts: the block kernels where
 // they take the image, else Stava & Benes Fig. 35.6 and the output
 // contract's numbering, image by image; componentTable() does the rest.
-void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
+void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& request, const void* d_samples,
                                std::uint32_t* d_labels, bool timed, std::uint32_t* d_counts, bool countsToHost) {
     reserve(check, request.pixelCount());
     reserveLines(check, request.height, request.images);
@@ -240,12 +261,11 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
     volumeNodes_.reset();
     queuedTable_ = -1;
     timer_.start(timed, stream(), check);
-    const auto* d_colors = reinterpret_cast<const uchar4*>(d_pixels);
 
     bool labeled = false;
     if (request.dimensions == 3 && request.channels == 1 && request.images == 1 &&
         request.rule.kind == PixelRuleKind::Binary) {
-        labeled = findVolumeLabels(check, d_pixels, d_labels);
+        labeled = findVolumeLabels(check, d_samples, d_labels);
         if (labeled && d_counts != nullptr) {
             check(cudaMemcpyAsync(d_counts, deviceCounts_.get(), sizeof(std::uint32_t), cudaMemcpyDeviceToDevice,
                                   stream()),
@@ -256,23 +276,16 @@ void LabelPipeline::findLabels(const CudaCheck& check, const LabelRequest& reque
         const BlockGrid grid = blockGridOf(request.width, request.height, request.images, request.rule);
         if (blockGridFits(grid)) {
             reserveBlocks(check);
-            if (request.channels == 1) {
-                findBlockLabels(check, grid, d_pixels, d_labels, d_counts);
-            } else {
-                findBlockLabels(check, grid, d_colors, d_labels, d_counts);
-            }
+            findBlockLabels(check, grid, d_samples, d_labels, d_counts);
             labeled = true;
         }
     }
     if (!labeled) {
         const std::size_t pixels = request.imagePixelCount();
+        const std::size_t imageBytes = pixels * request.rule.bytesPerElement();
         for (int i = 0; i < request.images; ++i) {
             std::uint32_t* labels = d_labels + std::size_t(i) * pixels;
-            if (request.channels == 1) {
-                findComponents(check, d_pixels + std::size_t(i) * pixels, labels);
-            } else {
-                findComponents(check, d_colors + std::size_t(i) * pixels, labels);
-            }
+            findComponents(check, static_cast<const unsigned char*>(d_samples) + std::size_t(i) * imageBytes, labels);
             numberComponents(check, labels, deviceCounts_.get() + i);
         }
         if (d_counts != nullptr) {
@@ -298,12 +311,11 @@ const std::uint32_t* LabelPipeline::hostCounts(const CudaCheck& check) {
 
 // The compute engine's passes: patches in shared memory, their borders,
 // the roots numbered line by line, every pixel its number.
-template <typename Pixel>
-void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
+void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const void* d_samples,
                                     std::uint32_t* d_labels, std::uint32_t* d_callerCounts) {
     const PassContext context{stream(), check, timer_};
-    localMerge_.run(context, d_image, parents_.get(), masks_.get(), grid, current_.rule);
-    mergeBorders_.run(context, d_image, parents_.get(), masks_.get(), grid, current_.rule);
+    localMerge_.run(context, d_samples, parents_.get(), masks_.get(), grid, current_.rule);
+    mergeBorders_.run(context, d_samples, parents_.get(), masks_.get(), grid, current_.rule);
     countRoots_.run(context, parents_.get(), masks_.get(), lineCounts_.get(), lineOffsets_.get(), groupsDone_.get(),
                     deviceCounts_.get(), d_callerCounts, grid);
     finalLabels_.run(context, parents_.get(), masks_.get(), lineOffsets_.get(), d_labels, grid);
@@ -314,7 +326,7 @@ void LabelPipeline::findBlockLabels(const CudaCheck& check, const BlockGrid& gri
 // number. The four passes of findBlockLabels, apart because a volume's
 // nodes are runs of bundle words, not cells of a grid of blocks, and live
 // in buffers of their own (VolumeNodes).
-bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels) {
+bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const void* d_samples, std::uint32_t* d_labels) {
     const volume::NodeGrid grid = volume::NodeGrid::of(std::uint32_t(current_.width), std::uint32_t(current_.height),
                                                        std::uint32_t(current_.depth), current_.rule.connectivity);
     // Narrow volumes (a few voxels wide) have more node slots than voxels:
@@ -341,11 +353,11 @@ bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t*
     nodes.lineOffsets = lineOffsets_.get();
 
     const PassContext context{stream(), check, timer_};
-    localMerge_.run(context, d_volume, nodes);     // patches in shared memory
-    mergeBorders_.run(context, nodes);             // and the links between them
+    localMerge_.run(context, d_samples, nodes, current_.rule);  // patches in shared memory
+    mergeBorders_.run(context, nodes);                          // and the links between them
     countRoots_.run(context, nodes, deviceCounts_.get(), scanScratch_.get(), scanScratch_.bytes());
-    finalLabels_.run(context, nodes, d_labels);    // every voxel's number
-    volumeNodes_ = nodes;                          // for the table
+    finalLabels_.run(context, nodes, d_labels);                 // every voxel's number
+    volumeNodes_ = nodes;                                       // for the table
     return true;
 }
 
@@ -353,8 +365,7 @@ bool LabelPipeline::findVolumeLabels(const CudaCheck& check, const std::uint8_t*
 // before each level but the first), then kernel 4: afterwards every
 // foreground pixel of the image at d_labels holds its component's first
 // pixel.
-template <typename Pixel>
-void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image, std::uint32_t* d_labels) {
+void LabelPipeline::findComponents(const CudaCheck& check, const void* d_samples, std::uint32_t* d_labels) {
     const PassContext context{stream(), check, timer_};
     const int width = current_.width;
     const int height = current_.height;
@@ -362,18 +373,18 @@ void LabelPipeline::findComponents(const CudaCheck& check, const Pixel* d_image,
         // Volume patches in shared memory, every face between them in one
         // merge, every voxel to its root.
         const int depth = current_.depth;
-        solvePatches_.run(context, d_image, d_labels, width, height, depth, current_.rule);
-        mergePatches_.run(context, d_image, d_labels, width, height, depth, current_.rule);
+        solvePatches_.run(context, d_samples, d_labels, width, height, depth, current_.rule);
+        mergePatches_.run(context, d_samples, d_labels, width, height, depth, current_.rule);
         flattenLabels_.run(context, d_labels, current_.imagePixelCount());
         return;
     }
-    solvePatches_.run(context, d_image, d_labels, width, height, current_.rule);  // patches in shared memory
+    solvePatches_.run(context, d_samples, d_labels, width, height, current_.rule);  // patches in shared memory
 
     const std::int64_t side = std::max(width, height);
     for (std::int64_t subBlock = kPatchSide; subBlock < side; subBlock *= kMergeFactor) {
         // Trees shortened along the borders the level merges across.
         if (subBlock > kPatchSide) flattenBorders_.run(context, d_labels, width, height, int(subBlock));
-        mergePatches_.run(context, d_image, d_labels, width, height, current_.rule, int(subBlock));
+        mergePatches_.run(context, d_samples, d_labels, width, height, current_.rule, int(subBlock));
     }
 
     flattenLabels_.run(context, d_labels, current_.imagePixelCount());  // every pixel to its root

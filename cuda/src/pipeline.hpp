@@ -12,14 +12,16 @@
 // their volume siblings (*_volume.cu) binary volumes; Stava & Benes'
 // kernels (solve_patches, merge_patches, flatten_borders, flatten_labels,
 // relabel) what those do not take: images whose keys do not fit 31 bits or
-// whose node lines are too long for count_roots, volumes under segments or
-// threshold, and binary volumes a few voxels wide. Both leave the canonical
+// whose node lines are too long for count_roots, volumes under segments,
+// threshold or delta, and binary volumes a few voxels wide. Every kernel
+// that reads samples is built per sample type and criterion
+// (criterion.cuh). Both leave the canonical
 // labels and each image's count on the device; componentTable() builds the
 // table.
 //
 // Memory, after reserve() for a pixel count P (bytes):
 //   parents + masks       5 P: one key and one mask per node, room for the
-//                         single-pixel nodes of segments and threshold (a
+//                         single-pixel nodes of the criteria but binary (a
 //                         binary volume's node slots take the parents: at
 //                         most P / 2 of them, P / 8 at 26)
 //   volume words          a binary volume's bits, bundle foreground and
@@ -28,9 +30,10 @@
 //   rank + scan scratch   4 (P + 1) + CUB's scratch; the component table is
 //                         built in the rank array once relabel is done with
 //                         it (40 bytes per component: P / 10 components fit)
-//   own input / labels    P * channels and 4 P, made only for entries that
-//                         need them (a caller's packed device array is used
-//                         in place)
+//   own input / labels    P * bytes per element (channels x sampleBits / 8:
+//                         8 P for 64-bit samples) and 4 P, made only for
+//                         entries that need them (a caller's packed device
+//                         array is used in place)
 //   table overflow        40 bytes per component past P / 10, made when an
 //                         image has that many, then kept (a volume's table:
 //                         56 bytes per component, P / 14 in the rank array)
@@ -63,8 +66,9 @@ struct LabelRequest {
     int depth = 1;       // slices: 1 for an image
     int dimensions = 2;  // 2 for an image, 3 for a volume
     int channels = 1;
+    int sampleBits = 8;  // 8, 16, 32 or 64
     int images = 1;      // a batch: images of width x height, packed one after another
-    PixelRule rule;
+    PixelRule rule;      // the criterion, connectivity and samples as the kernels take them
     std::size_t imagePixelCount() const { return std::size_t(width) * std::size_t(height) * std::size_t(depth); }
     std::size_t pixelCount() const { return imagePixelCount() * std::size_t(images); }
 };
@@ -79,20 +83,20 @@ std::size_t checkedPixelCount(const CudaCheck& check, int width, int height, int
 std::size_t checkedPixelCount(const CudaCheck& check, const Shape& shape, int channels);
 
 // Why the cuda kernels do not take samples of `sampleBits` bits and
-// `channels` channels under `criterion` ("" when they do): 8-bit samples,
-// 1 channel (4 for threshold), binary as nonzero only, thresholds 0..255.
-// The only place in this library that states the rule.
+// `channels` channels under `criterion` ("" when they do), read from
+// capabilities(): 8-, 16-, 32- or 64-bit samples, 1 channel (4 for
+// threshold, of 8, 16 or 32 bits), every criterion, its number within the
+// samples' range. The only place in this library that applies the rule.
 std::string whySamplesAreRefused(int sampleBits, int channels, const Criterion& criterion, bool volume);
 
 // Throws glccl::Error (message starting with check.entry()) for sizes below
 // 1 or above kMaxPixels pixels, channels other than 1 and 4, a connectivity
-// that does not fit the shape (4/8 for images, 6/18/26 for volumes),
-// binary/segments on 4 channels or a threshold outside 0..255. Makes no
-// CUDA call.
-LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int channels, Connectivity connectivity,
-                            Criterion criterion);
-LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, Connectivity connectivity,
-                            Criterion criterion);
+// that does not fit the shape (4/8 for images, 6/18/26 for volumes), and
+// samples or a criterion whySamplesAreRefused() refuses. Makes no CUDA call.
+LabelRequest checkedRequest(const CudaCheck& check, const Shape& shape, int channels, int sampleBits,
+                            Connectivity connectivity, const Criterion& criterion);
+LabelRequest checkedRequest(const CudaCheck& check, int width, int height, int channels, int sampleBits,
+                            Connectivity connectivity, const Criterion& criterion);
 
 // Components that a reserve() makes page-locked room for up front: tables up
 // to this size download without allocating (2.5 MiB of page-locked memory).
@@ -113,10 +117,10 @@ public:
     // Creates the stream on the first call, on the current device.
     void reserve(const CudaCheck& check, std::size_t pixelCount);
 
-    // The pipeline's own input (reserved pixels x channels bytes) and label
+    // The pipeline's own input (reserved pixels x elementBytes) and label
     // buffers, made on first request at the reserved size; the input grows
-    // when more channels are asked for.
-    std::uint8_t* inputBuffer(const CudaCheck& check, int channels);
+    // when more bytes per element are asked for.
+    std::uint8_t* inputBuffer(const CudaCheck& check, std::size_t elementBytes);
     std::uint32_t* labelBuffer(const CudaCheck& check);
 
     // Page-locked room for a table of `components` rows of an image's (2) or
@@ -136,8 +140,10 @@ public:
     ResourceCounts& counts() { return counts_; }
     const ResourceCounts& counts() const { return counts_; }
 
-    // Labels the request's pixels at d_pixels (rows and slices packed, 1 byte
-    // or uchar4 per pixel) into d_labels (packed, one uint32 per pixel), queued on
+    // Labels the request's samples at d_samples (rows and slices packed,
+    // request.rule.bytesPerElement() bytes per element, aligned to a
+    // sample, or to 4 samples for color) into d_labels (packed, one uint32
+    // per pixel), queued on
     // stream() after whatever is queued there: when the stream gets past it,
     // d_labels holds the canonical labels. Reserves the request's pixel
     // count; waits for nothing. timed: record per-kernel events. A batch
@@ -146,7 +152,7 @@ public:
     // pipeline's own device memory and also written to d_counts when it is
     // given (device memory); countsToHost queues their download for
     // componentTable() and hostCounts().
-    void findLabels(const CudaCheck& check, const LabelRequest& request, const std::uint8_t* d_pixels,
+    void findLabels(const CudaCheck& check, const LabelRequest& request, const void* d_samples,
                     std::uint32_t* d_labels, bool timed, std::uint32_t* d_counts = nullptr,
                     bool countsToHost = true);
 
@@ -186,14 +192,12 @@ public:
     void synchronize() const;
 
 private:
-    template <typename Pixel>
-    void findComponents(const CudaCheck& check, const Pixel* d_image, std::uint32_t* d_labels);
-    template <typename Pixel>
-    void findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const Pixel* d_image,
+    void findComponents(const CudaCheck& check, const void* d_samples, std::uint32_t* d_labels);
+    void findBlockLabels(const CudaCheck& check, const BlockGrid& grid, const void* d_samples,
                          std::uint32_t* d_labels, std::uint32_t* d_callerCounts);
     // The volume kernels (binary volumes) where their nodes fit the block
     // buffers; false otherwise, and nothing is queued.
-    bool findVolumeLabels(const CudaCheck& check, const std::uint8_t* d_volume, std::uint32_t* d_labels);
+    bool findVolumeLabels(const CudaCheck& check, const void* d_samples, std::uint32_t* d_labels);
     void numberComponents(const CudaCheck& check, std::uint32_t* d_labels, std::uint32_t* d_count);
     void numberComponents(const CudaCheck& check);
     unsigned char* tableStorage(const CudaCheck& check, std::size_t bytes);
@@ -206,7 +210,7 @@ private:
     int device_ = -1;
     Event countReady_;  // the component counts have reached countHost_
     std::size_t pixelCount_ = 0;
-    int inputChannels_ = 0;
+    std::size_t inputElementBytes_ = 0;
     DeviceBuffer<std::uint8_t> input_;
     DeviceBuffer<std::uint32_t> labels_;
     DeviceBuffer<std::uint32_t> rank_;  // pixelCount_ + 1 entries, then the table

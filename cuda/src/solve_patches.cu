@@ -29,7 +29,8 @@
 // first foreground voxel, so roots are still each component's first voxel.
 //
 // Past the paper: pixels outside the image (partial patches on the right and
-// bottom edges) are background, and the criterion and connectivity come from
+// bottom edges) are background, and the criterion (criterion.cuh: every
+// kernel is built per sample type and criterion) and connectivity come from
 // connectivity.cuh instead of "equal segment values, Moore neighbourhood".
 
 #include <type_traits>
@@ -45,11 +46,13 @@ namespace {
 constexpr int kPatchPixels = kPatchSide * kPatchSide;
 constexpr std::uint32_t kNoLabel = 0xFFFFFFFFu;
 
-template <typename Pixel>
+template <class Criterion>
 __global__ void __launch_bounds__(kPatchPixels)
-    solvePatchesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width, int height,
-                     int patchesX, PixelRule rule) {
-    __shared__ Pixel sPixels[kPatchPixels];
+    solvePatchesKernel(const typename Criterion::Sample* __restrict__ image, std::uint32_t* __restrict__ labels,
+                       int width, int height, int patchesX, PixelRule rule) {
+    using Sample = typename Criterion::Sample;
+    const Criterion criterion = Criterion::of(rule);
+    __shared__ Sample sPixels[kPatchPixels];
     __shared__ std::uint32_t sLabels[kPatchPixels];
 
     const int patchX = int(blockIdx.x % unsigned(patchesX)) * kPatchSide;
@@ -63,13 +66,13 @@ __global__ void __launch_bounds__(kPatchPixels)
     const std::uint32_t local = std::uint32_t(ly * kPatchSide + lx);
 
     // Load the patch; pixels outside the image never connect to anything.
-    const Pixel value = inImage ? image[pixel] : Pixel{};
+    const Sample value = inImage ? image[pixel] : Sample{};
     sPixels[local] = value;
     __syncthreads();
 
     // Which neighbours in the patch connect, one bit per neighbourOffset: the
     // criterion is evaluated once, not in every iteration.
-    const bool foreground = inImage && isForeground(value, rule);
+    const bool foreground = inImage && criterion.isForeground(value);
     unsigned links = 0;
     if (foreground) {
 #pragma unroll
@@ -80,7 +83,7 @@ __global__ void __launch_bounds__(kPatchPixels)
             const int ny = ly + o.dy;
             if (nx < 0 || ny < 0 || nx >= kPatchSide || ny >= kPatchSide) continue;
             if (patchX + nx >= width || patchY + ny >= height) continue;
-            if (areConnected(value, sPixels[ny * kPatchSide + nx], rule)) links |= 1u << i;
+            if (criterion.connects(value, sPixels[ny * kPatchSide + nx])) links |= 1u << i;
         }
     }
 
@@ -149,11 +152,13 @@ struct VolumePatchColumn {
     }
 };
 
-template <typename Pixel, int Connectivity>
+template <class Criterion, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
-    solvePatchesVolumeKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
-                           int height, int depth, unsigned patchesX, unsigned patchesY, PixelRule rule) {
-    __shared__ Pixel sVoxels[kVolumePatchVoxels];
+    solvePatchesVolumeKernel(const typename Criterion::Sample* __restrict__ image, std::uint32_t* __restrict__ labels,
+                             int width, int height, int depth, unsigned patchesX, unsigned patchesY, PixelRule rule) {
+    using Sample = typename Criterion::Sample;
+    const Criterion criterion = Criterion::of(rule);
+    __shared__ Sample sVoxels[kVolumePatchVoxels];
     __shared__ std::uint32_t sLabels[kVolumePatchVoxels];
 
     const VolumePatchColumn column(patchesX, patchesY, width, height);
@@ -161,7 +166,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
     const bool inRow = column.inRow;
 
     // Load this thread's voxels; those outside the volume never connect.
-    Pixel values[kSlicesPerThread];
+    Sample values[kSlicesPerThread];
     bool foreground[kSlicesPerThread];
 #pragma unroll
     for (int s = 0; s < kSlicesPerThread; ++s) {
@@ -169,8 +174,8 @@ __global__ void __launch_bounds__(kVolumeThreads)
         const int z = patchZ + lz;
         const bool inVolume = inRow && z < depth;
         const std::uint32_t local = std::uint32_t((lz * kVolumePatchY + ly) * kVolumePatchX + lx);
-        values[s] = inVolume ? image[(std::size_t(z) * height + y) * width + x] : Pixel{};
-        foreground[s] = inVolume && isForeground(values[s], rule);
+        values[s] = inVolume ? image[(std::size_t(z) * height + y) * width + x] : Sample{};
+        foreground[s] = inVolume && criterion.isForeground(values[s]);
         sVoxels[local] = values[s];
         sLabels[local] = foreground[s] ? local : kNoLabel;
     }
@@ -192,7 +197,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
             // dz <= 0: the neighbour's slice is in the volume when this one is.
             if (column.patchX + nx >= width || column.patchY + ny >= height) continue;
             const std::uint32_t neighbour = std::uint32_t((nz * kVolumePatchY + ny) * kVolumePatchX + nx);
-            if (areConnected(values[s], sVoxels[neighbour], rule))
+            if (criterion.connects(values[s], sVoxels[neighbour]))
                 indexForest(sLabels).unite<false>(local, neighbour);
         }
     }
@@ -328,11 +333,13 @@ struct VolumeNodeSlots {
 template <int Connectivity>
 using VolumeNodeForest = KeyForest<VolumeNodeSlots<Connectivity>, PlainEntries>;
 
-template <typename Pixel, int Connectivity>
+template <class Criterion, int Connectivity>
 __global__ void __launch_bounds__(kVolumeThreads)
-    solvePatchesVolumeNodesKernel(const Pixel* __restrict__ image, std::uint32_t* __restrict__ labels, int width,
-                                int height, int depth, unsigned patchesX, unsigned patchesY) {
+    solvePatchesVolumeNodesKernel(const typename Criterion::Sample* __restrict__ image,
+                                  std::uint32_t* __restrict__ labels, int width, int height, int depth,
+                                  unsigned patchesX, unsigned patchesY, PixelRule rule) {
     using N = VolumeNode<Connectivity>;
+    const Criterion criterion = Criterion::of(rule);
     constexpr int kNodesPerThread = (N::kCount + kVolumeThreads - 1) / kVolumeThreads;
     __shared__ std::uint8_t sForeground[kVolumePatchVoxels];
     __shared__ std::uint8_t sMasks[N::kCount];
@@ -350,7 +357,7 @@ __global__ void __launch_bounds__(kVolumeThreads)
     for (int s = 0; s < kSlicesPerThread; ++s) {
         const int lz = int(threadIdx.z) + s * kVolumeThreadsZ;
         const int z = patchZ + lz;
-        foreground[s] = inRow && z < depth && isNonzero(image[(std::size_t(z) * height + y) * width + x]);
+        foreground[s] = inRow && z < depth && criterion.isForeground(image[(std::size_t(z) * height + y) * width + x]);
         sForeground[(lz * kVolumePatchY + ly) * kVolumePatchX + lx] = foreground[s];
     }
     __syncthreads();
@@ -452,9 +459,9 @@ __global__ void __launch_bounds__(kVolumeThreads)
     }
 }
 
-template <typename Pixel, int Connectivity>
-void launchSolvePatchesVolume(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
-                            int height, int depth, PixelRule rule) {
+template <class Criterion, int Connectivity>
+void launchSolvePatchesVolume(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width,
+                              int height, int depth, const PixelRule& rule) {
     auto patches = [](int extent, int patch) { return (std::uint64_t(extent) + patch - 1) / std::uint64_t(patch); };
     const unsigned patchesX = unsigned(patches(width, kVolumePatchX));
     const unsigned patchesY = unsigned(patches(height, kVolumePatchY));
@@ -463,53 +470,55 @@ void launchSolvePatchesVolume(const PassContext& context, const Pixel* d_image, 
     // voxel limit keeps the patch count far below gridDim.x's 2^31 - 1.
     const std::uint64_t blocks = std::uint64_t(patchesX) * patchesY * patchesZ;
     const dim3 threads(kVolumePatchX, kVolumePatchY, kVolumeThreadsZ);
-    if (rule.kind == PixelRuleKind::Binary)
-        solvePatchesVolumeNodesKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
-            d_image, d_labels, width, height, depth, patchesX, patchesY);
+    const auto* samples = static_cast<const typename Criterion::Sample*>(d_samples);
+    if constexpr (Criterion::kBinary)
+        solvePatchesVolumeNodesKernel<Criterion, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+            samples, d_labels, width, height, depth, patchesX, patchesY, rule);
     else
-        solvePatchesVolumeKernel<Pixel, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
-            d_image, d_labels, width, height, depth, patchesX, patchesY, rule);
+        solvePatchesVolumeKernel<Criterion, Connectivity><<<unsigned(blocks), threads, 0, context.stream>>>(
+            samples, d_labels, width, height, depth, patchesX, patchesY, rule);
     context.check.launched("solvePatches (volume)", context.stream);
 }
 
 }  // namespace
 
-template <typename Pixel>
-void SolvePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
-                         int height, int depth, PixelRule rule) {
+void SolvePatchesPass::run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width,
+                           int height, int depth, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
-    switch (rule.connectivity) {
-        case 6: launchSolvePatchesVolume<Pixel, 6>(context, d_image, d_labels, width, height, depth, rule); break;
-        case 18: launchSolvePatchesVolume<Pixel, 18>(context, d_image, d_labels, width, height, depth, rule); break;
-        default: launchSolvePatchesVolume<Pixel, 26>(context, d_image, d_labels, width, height, depth, rule); break;
-    }
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        switch (rule.connectivity) {
+            case 6:
+                launchSolvePatchesVolume<Criterion, 6>(context, d_samples, d_labels, width, height, depth, rule);
+                break;
+            case 18:
+                launchSolvePatchesVolume<Criterion, 18>(context, d_samples, d_labels, width, height, depth, rule);
+                break;
+            default:
+                launchSolvePatchesVolume<Criterion, 26>(context, d_samples, d_labels, width, height, depth, rule);
+                break;
+        }
+    });
 }
 
-template void SolvePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
-                                                int, PixelRule);
-template void SolvePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, int,
-                                          PixelRule);
-
-template <typename Pixel>
-void SolvePatchesPass::run(const PassContext& context, const Pixel* d_image, std::uint32_t* d_labels, int width,
-                         int height, PixelRule rule) {
+void SolvePatchesPass::run(const PassContext& context, const void* d_samples, std::uint32_t* d_labels, int width,
+                           int height, const PixelRule& rule) {
     auto scope = context.timer.scope(kStage);
     const int patchesX = (width + kPatchSide - 1) / kPatchSide;
     const int patchesY = (height + kPatchSide - 1) / kPatchSide;
     // One-dimensional grid: gridDim.y would cap the height at 65535 patches.
     const unsigned blocks = unsigned(patchesX) * unsigned(patchesY);
-    solvePatchesKernel<Pixel><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(d_image, d_labels, width,
-                                                                                         height, patchesX, rule);
+    withSampleCriterion(rule, [&](auto criterion) {
+        using Criterion = decltype(criterion);
+        solvePatchesKernel<Criterion><<<blocks, dim3(kPatchSide, kPatchSide), 0, context.stream>>>(
+            static_cast<const typename Criterion::Sample*>(d_samples), d_labels, width, height, patchesX, rule);
+    });
     context.check.launched("solvePatches", context.stream);
 }
 
-template void SolvePatchesPass::run<std::uint8_t>(const PassContext&, const std::uint8_t*, std::uint32_t*, int, int,
-                                                PixelRule);
-template void SolvePatchesPass::run<uchar4>(const PassContext&, const uchar4*, std::uint32_t*, int, int, PixelRule);
-
 cudaError_t probeKernelImage() {
     cudaFuncAttributes attributes{};
-    return cudaFuncGetAttributes(&attributes, solvePatchesKernel<std::uint8_t>);
+    return cudaFuncGetAttributes(&attributes, solvePatchesKernel<NonzeroBytes>);
 }
 
 }  // namespace glccl::cuda

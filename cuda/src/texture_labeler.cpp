@@ -3,7 +3,7 @@
 // header's "Texture lifetime" says what a host must do for that to be safe).
 //
 // One frame:  map both textures -> copy the input's level 0 into the input
-// buffer -> findLabels -> copy the labels into the label texture -> table
+// buffer (its texels are the samples: inputFormatOf) -> findLabels -> copy the labels into the label texture -> table
 // -> unmap. The label copy is queued before the host waits for the count, so
 // it runs while the host is busy with the table.
 
@@ -11,6 +11,7 @@
 
 // cuda_gl_interop.h uses GL's types and expects them declared first.
 #include <GL/gl.h>
+#include <GL/glext.h>
 #include <cuda_gl_interop.h>
 
 #include "glccl/cuda_labeler.hpp"
@@ -21,14 +22,32 @@
 namespace glccl::cuda {
 namespace {
 
-// The internal formats the input may have, by channel count.
-unsigned formatOf(int channels) { return channels == 4 ? GL_RGBA8 : GL_R8; }
+// An input texture's samples, and its texels as CUDA maps them.
+struct InputFormat {
+    unsigned format;   // the GL internal format
+    int channels;      // samples per pixel: 1, or 4 (RGBA)
+    int sampleBits;    // bits of one sample
+    int texelChannels; // channels of the mapped array (GL_RG32UI: 2)
+    int channelBits;   // bits of one of them
+    const char* name;
+};
 
-int channelsOf(const CudaCheck& check, unsigned format) {
-    if (format == GL_R8) return 1;
-    if (format == GL_RGBA8) return 4;
-    check.fail("inputFormat is " + std::to_string(format) + "; expected GL_R8 (" + std::to_string(GL_R8) +
-               ") or GL_RGBA8 (" + std::to_string(GL_RGBA8) + ")");
+// The internal formats the input may have (capabilities()'s textureFormats):
+// each texel copied as it is is the pixel's samples, little-endian; a
+// GL_RG32UI texel (red the low, green the high 32 bits) one 64-bit sample.
+InputFormat inputFormatOf(const CudaCheck& check, unsigned format) {
+    switch (format) {
+        case GL_R8: return {format, 1, 8, 1, 8, "GL_R8"};
+        case GL_R8UI: return {format, 1, 8, 1, 8, "GL_R8UI"};
+        case GL_R16: return {format, 1, 16, 1, 16, "GL_R16"};
+        case GL_R32UI: return {format, 1, 32, 1, 32, "GL_R32UI"};
+        case GL_RG32UI: return {format, 1, 64, 2, 32, "GL_RG32UI"};
+        case GL_RGBA8: return {format, 4, 8, 4, 8, "GL_RGBA8"};
+        case GL_RGBA16: return {format, 4, 16, 4, 16, "GL_RGBA16"};
+        default: break;
+    }
+    check.fail("inputFormat is " + std::to_string(format) +
+               "; expected GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_RGBA8 or GL_RGBA16");
 }
 
 }  // namespace
@@ -43,17 +62,18 @@ public:
 
     void reserve(const CudaCheck& check, int width, int height, int channels) {
         pipeline_.reserve(check, checkedPixelCount(check, width, height, channels));
-        pipeline_.inputBuffer(check, channels);
+        pipeline_.inputBuffer(check, std::size_t(channels));
         pipeline_.labelBuffer(check);
         pipeline_.reserveTable(check, kReservedTableComponents);
         pipeline_.reserveBlocks(check);
         pipeline_.reserveLines(check, height, 1);
     }
 
-    const std::vector<Component>& label(const CudaCheck& check, unsigned inputTexture, int channels,
+    const std::vector<Component>& label(const CudaCheck& check, unsigned inputTexture, const InputFormat& format,
                                         unsigned labelTexture, int width, int height, Connectivity connectivity,
                                         Criterion criterion, StageTimings* timings) {
-        const LabelRequest request = checkedRequest(check, width, height, channels, connectivity, criterion);
+        const LabelRequest request =
+            checkedRequest(check, width, height, format.channels, format.sampleBits, connectivity, criterion);
         if (inputTexture == 0) check.fail("inputTexture is 0; expected a GL texture name");
         if (labelTexture == 0) check.fail("labelTexture is 0; expected a GL texture name");
         if (inputTexture == labelTexture) {
@@ -64,17 +84,18 @@ public:
         requireTexture(check, labels_, labelTexture);
 
         pipeline_.reserve(check, request.pixelCount());
-        std::uint8_t* d_input = pipeline_.inputBuffer(check, channels);
+        const std::size_t elementBytes = request.rule.bytesPerElement();
+        std::uint8_t* d_input = pipeline_.inputBuffer(check, elementBytes);
         std::uint32_t* d_labels = pipeline_.labelBuffer(check);
         const cudaStream_t stream = pipeline_.stream();
 
         MappedTextures mapped;
         cudaArray_t arrays[2] = {};
-        const TextureKey inputKey{inputTexture, width, height, formatOf(channels)};
+        const TextureKey inputKey{inputTexture, width, height, format.format};
         const TextureKey labelKey{labelTexture, width, height, GL_R32UI};
-        mapTextures(check, inputKey, labelKey, channels, mapped, arrays);
+        mapTextures(check, inputKey, labelKey, format, mapped, arrays);
 
-        const std::size_t inputRow = std::size_t(width) * std::size_t(channels);
+        const std::size_t inputRow = std::size_t(width) * elementBytes;
         check(cudaMemcpy2DFromArrayAsync(d_input, inputRow, arrays[0], 0, 0, inputRow, std::size_t(height),
                                          cudaMemcpyDeviceToDevice, stream),
               "cudaMemcpy2DFromArrayAsync (inputTexture)");
@@ -130,11 +151,12 @@ private:
     // since been replaced: it is made once more, and only a mismatch of a
     // registration made in this call is an error. A failed call leaves the
     // offending registration dropped and nothing mapped.
-    void mapTextures(const CudaCheck& check, const TextureKey& inputKey, const TextureKey& labelKey, int channels,
-                     MappedTextures& mapped, cudaArray_t (&arrays)[2]) {
+    void mapTextures(const CudaCheck& check, const TextureKey& inputKey, const TextureKey& labelKey,
+                     const InputFormat& format, MappedTextures& mapped, cudaArray_t (&arrays)[2]) {
         GraphicsResource* const roles[2] = {&input_, &labels_};
-        const int roleChannels[2] = {channels, 1};
-        const int roleBits[2] = {8, 32};
+        const int roleChannels[2] = {format.texelChannels, 1};
+        const int roleBits[2] = {format.channelBits, 32};
+        const char* roleFormats[2] = {format.name, "GL_R32UI"};
         for (int attempt = 0;; ++attempt) {
             const bool fresh[2] = {registerIfNeeded(input_, inputKey, check),
                                    registerIfNeeded(labels_, labelKey, check)};
@@ -154,7 +176,7 @@ private:
             for (int i = 0; i < 2; ++i) {
                 arrays[i] = mapped.array(i);
                 problems[i] = describeMismatch(arrays[i], *roles[i], inputKey.width, inputKey.height,
-                                               roleChannels[i], roleBits[i]);
+                                               roleChannels[i], roleBits[i], roleFormats[i]);
             }
             if (problems[0].empty() && problems[1].empty()) return;
             mapped.unmap();
@@ -195,7 +217,7 @@ const std::vector<Component>& TextureLabeler::label(unsigned inputTexture, unsig
                                                     Connectivity connectivity, Criterion criterion,
                                                     StageTimings* timings) {
     const CudaCheck check("glccl::cuda::TextureLabeler::label");
-    return impl_->core.label(check, inputTexture, channelsOf(check, inputFormat), labelTexture, width, height,
+    return impl_->core.label(check, inputTexture, inputFormatOf(check, inputFormat), labelTexture, width, height,
                              connectivity, criterion, timings);
 }
 
@@ -214,8 +236,12 @@ std::vector<Component> labelGlTexture(unsigned inputTexture, unsigned labelTextu
                                       int channels, Connectivity connectivity, Criterion criterion,
                                       StageTimings* timings) {
     const CudaCheck check("glccl::cuda::labelGlTexture");
+    if (channels != 1 && channels != 4) {
+        check.fail("channels is " + std::to_string(channels) + "; expected 1 (GL_R8) or 4 (GL_RGBA8)");
+    }
     TextureLabelerCore core;
-    return core.label(check, inputTexture, channels, labelTexture, width, height, connectivity, criterion, timings);
+    return core.label(check, inputTexture, inputFormatOf(check, channels == 4 ? GL_RGBA8 : GL_R8), labelTexture,
+                      width, height, connectivity, criterion, timings);
 }
 
 }  // namespace glccl::cuda

@@ -182,19 +182,16 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     // A texture is read at its format's samples where the engine reads
     // textures itself; one it downloads arrives as host samples.
     const bool readsTexture = input.residence == Residence::GlTexture && engine.takes(Residence::GlTexture);
-    const bool textureTaken = engine.textureFormats.empty() || contains(engine.textureFormats, input.textureFormat);
-    const bool samplesTaken = readsTexture ? textureTaken : engine.takesSampleBits(input.sampleBits);
-    // An engine of 8-bit samples only (cuda) says so in the words its users
-    // know from the Labeler.
-    if (!samplesTaken && engine.sampleBits == std::vector<int>{8}) {
-        const std::string what = input.residence == Residence::GlTexture
-                                     ? std::string("this texture is ") + textureFormatName(input.textureFormat) + " (" +
-                                           sampleDescription(input.textureFormat) + ")"
-                                     : "this image has " + std::to_string(input.sampleBits) + "-bit samples";
-        return "the " + name + " backend labels 8-bit input (GL_R8, or GL_RGBA8 for threshold); " + what +
-               ": use the compute, raster or cpu backend";
+    if (readsTexture && !engine.textureFormats.empty() && !contains(engine.textureFormats, input.textureFormat)) {
+        std::string formats;
+        for (std::size_t i = 0; i < engine.textureFormats.size(); ++i)
+            formats += (i == 0 ? "" : i + 1 == engine.textureFormats.size() ? " and " : ", ") +
+                       std::string(textureFormatName(engine.textureFormats[i]));
+        return "the " + name + " backend reads " + formats + " textures; this texture is " +
+               textureFormatName(input.textureFormat) + " (" + sampleDescription(input.textureFormat) +
+               "): use the compute or raster backend";
     }
-    if (!samplesTaken) {
+    if (!readsTexture && !engine.takesSampleBits(input.sampleBits)) {
         std::string bits;
         for (std::size_t i = 0; i < engine.sampleBits.size(); ++i)
             bits += (i == 0 ? "" : i + 1 == engine.sampleBits.size() ? " or " : ", ") +
@@ -204,10 +201,19 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     }
     const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
     if (!contains(threshold ? engine.thresholdChannels : engine.channels, input.channels)) {
-        if (input.residence == Residence::GlTexture)
-            return "the " + name + " backend reads GL_R8 textures (and GL_RGBA8 for the threshold criterion)";
+        if (readsTexture)
+            return "the " + name + " backend reads color textures for the threshold criterion only; '" +
+                   options.criterion.toString() + "' takes one-channel textures";
         return "the " + name + " backend does not label " + std::to_string(input.channels) +
                "-channel images with the " + options.criterion.toString() + " criterion";
+    }
+    if (!readsTexture && input.channels > 1 && !engine.takesColorSampleBits(input.sampleBits)) {
+        std::string bits;
+        for (std::size_t i = 0; i < engine.colorSampleBits.size(); ++i)
+            bits += (i == 0 ? "" : i + 1 == engine.colorSampleBits.size() ? " or " : ", ") +
+                    std::to_string(engine.colorSampleBits[i]) + "-";
+        return "the " + name + " backend labels color of " + bits + "bit samples, not " +
+               std::to_string(input.sampleBits) + "-bit";
     }
     if (!engine.binaryLevel && options.criterion.kind == Criterion::Kind::Binary && options.criterion.level != 0)
         return "the " + name + " backend labels binary as nonzero only, not '" + options.criterion.toString() +

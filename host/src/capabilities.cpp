@@ -89,6 +89,9 @@ InputDescription InputDescription::cudaDeviceImage(int width, int height, int ch
 bool EngineCapabilities::takes(Residence residence) const { return contains(residences, residence); }
 bool EngineCapabilities::takes(Connectivity connectivity) const { return contains(connectivities, connectivity); }
 bool EngineCapabilities::takesSampleBits(int bits) const { return contains(sampleBits, bits); }
+bool EngineCapabilities::takesColorSampleBits(int bits) const {
+    return takesSampleBits(bits) && (colorSampleBits.empty() || contains(colorSampleBits, bits));
+}
 bool EngineCapabilities::takesDimensions(int count) const { return contains(dimensions, count); }
 
 bool EngineCapabilities::reaches(Residence residence) const {

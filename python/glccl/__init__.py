@@ -185,9 +185,14 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         scipy, of the same dtypes and any memory layout; every criterion
         applies. Volumes are labeled in host memory (the router picks an
         engine that takes them; the cpu reference takes any).
-        A device array (__cuda_array_interface__: CuPy) of bool or uint8 is
-        labeled on its GPU by the cuda backend and the labels come back as a
-        CuPy array on that device, without a trip through host memory.
+        A device array (CuPy, a torch CUDA tensor, a CUDA DLPack producer) is
+        labeled on its GPU by the cuda backend and the labels come back as
+        the same kind of array on that device, without a trip through host
+        memory. Its dtype is read as it is: bool and uint8 to uint64 under
+        every criterion, int8 to int64 under "segments" and "binary" (which
+        read only equality and zero: negative ids are ids like any other);
+        floats, and signed arrays under binary:L, threshold and delta, raise
+        TypeError.
     connectivity : int or None
         4 or 8 for a 2-D image, 6 (faces), 18 (and edges) or 26 (and corners)
         for a volume, a Python or a numpy integer (np.int64(4)); one of the
@@ -216,10 +221,9 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         "auto" (the fastest engine that runs here for the array: the CPU
         engine for small images and where no GPU engine runs, else cuda or
         compute), "compute", "raster", "cuda", "cpu" (the CPU engine, no GL
-        context) or "reference" (the one-thread oracle). The cuda backend
-        reads 8-bit samples only and refuses deeper images with
-        RuntimeError; compute, raster, cpu and reference take every
-        sampleBits (32-bit color is for cpu and reference only).
+        context) or "reference" (the one-thread oracle). Every backend takes
+        every sampleBits; 32-bit color is for cuda, cpu and reference,
+        64-bit color for cpu and reference (RuntimeError elsewhere).
     return_table : bool
         Also return the component table (glccl.ComponentTable).
     channel_axis : int or None

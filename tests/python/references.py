@@ -34,8 +34,8 @@ def backend_params(names):
 
 
 BACKENDS = ["auto"] + backend_params(("compute", "raster"))
-# Every backend that takes 16- and 32-bit samples (cuda reads 8-bit ones).
-DEEP_BACKENDS = backend_params(("cpu", "compute", "raster"))
+# Every backend that takes 16-, 32- and 64-bit samples: all of them.
+DEEP_BACKENDS = backend_params(("cpu", "compute", "raster", "cuda"))
 # Every backend by name: cpu, the GL engines (llvmpipe in CI) and cuda (skipped
 # with its reason where there is no GPU or no CUDA build).
 EVERY_BACKEND = backend_params(("cpu", "raster", "compute", "cuda"))

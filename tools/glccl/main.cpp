@@ -103,8 +103,8 @@ const char kLabelHelp[] =
     "                                           all); above, cuda, then compute on a GPU\n"
     "                                  compute  GLSL compute shaders (OpenGL 4.3)\n"
     "                                  raster   GLSL render passes (OpenGL 3.3)\n"
-    "                                  cuda     union-find in CUDA (8-bit images; they go to\n"
-    "                                           CUDA directly, without a texture)\n"
+    "                                  cuda     union-find in CUDA (images go to CUDA\n"
+    "                                           directly, without a texture)\n"
     "                                  cpu      the CPU engine: every core, no GL context\n"
     "                                  reference  the union-find oracle: one thread, slow\n"
     "  --threads N                   threads of the cpu engine (default: every core this\n"
@@ -681,8 +681,8 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
         try {
             session.label(Image(1, 1, 1, sampleBits), warmUp);
         } catch (const Error&) {
-            // An engine that refuses the warm-up (cuda and a level past 8
-            // bits) says why for the first input, in that input's words.
+            // An engine that refuses the warm-up says why for the first
+            // input, in that input's words.
         }
     }
 

@@ -49,7 +49,8 @@ const char kValidateHelp[] =
     "its images where no GL context can be made, from host memory).\n"
     "Prints one line per input and connectivity and a summary; the exit status is\n"
     "1 when any backend differs from the reference or fails, or when nothing could\n"
-    "be compared (no backend runs here; the reasons are printed).\n"
+    "be compared (no backend runs here, or no criterion applies to any input; the\n"
+    "reasons are printed).\n"
     "Times are wall times of one labeling call (downloads included; a backend's\n"
     "first call also compiles its shaders or kernels).\n"
     "\n"
@@ -83,8 +84,17 @@ const char kValidateHelp[] =
     "                                or all3d for volumes (default 26); repeatable, one\n"
     "                                of each. Volumes go to the backends that take them\n"
     "                                (the others are listed as skipped on the line)\n"
-    "  --criterion C                 binary, segments or threshold:T (default binary;\n"
-    "                                see glccl label --help)\n"
+    "  --criterion LIST              comma-separated criteria, each a comparison of its\n"
+    "                                own: binary, binary:L, segments, threshold:T or\n"
+    "                                delta:D (default binary; see glccl label --help)\n"
+    "  --sample-bits LIST            comma-separated 8, 16, 32, 64: every input is also\n"
+    "                                labeled widened to each of these sample widths, 0\n"
+    "                                kept 0 and a nonzero value v of an n-bit input\n"
+    "                                becoming 2^bits - 2^n + v, at the top of the range\n"
+    "                                (values past 2^63 at 64 bits), so that nonzero\n"
+    "                                values differ as in the input (default: each\n"
+    "                                input's own width; an input wider than a width\n"
+    "                                listed is labeled at its own)\n"
     "  --diff-dir DIR                folder for difference images (default: the current\n"
     "                                folder), one per mismatch, named\n"
     "                                validate_diff_<input>_<backend>_c<4|8>.png: red\n"
@@ -149,7 +159,8 @@ struct ValidateOptions {
     bool backendsNamed = false;     // --backends was given: a backend that cannot run is an error
     std::vector<Connectivity> connectivities = {Connectivity::Eight};
     std::vector<Connectivity> volumeConnectivities = {Connectivity::TwentySix};
-    Criterion criterion = Criterion::binary();
+    std::vector<Criterion> criteria = {Criterion::binary()};
+    std::vector<int> sampleBits;  // --sample-bits: the widths every input is widened to (empty: as it is)
     std::string diffDir = ".";
     bool diffDirNamed = false;  // a named folder must exist before any work
     bool force = false;
@@ -210,7 +221,17 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
                 (dimensionsOf(connectivity) == 3 ? options.volumeConnectivities : options.connectivities) = {connectivity};
             }
         } else if (name == "--criterion") {
-            options.criterion = parseOptionValue(name, cursor.valueOf(name, inlineValue), Criterion::parse);
+            options.criteria.clear();
+            for (const std::string& text : splitList(name, cursor.valueOf(name, inlineValue)))
+                options.criteria.push_back(parseOptionValue(name, text, Criterion::parse));
+        } else if (name == "--sample-bits") {
+            options.sampleBits.clear();
+            for (const std::string& text : splitList(name, cursor.valueOf(name, inlineValue))) {
+                const int bits = parseInteger(name, text, 8, 64);
+                if (!Image::isSampleBits(bits))
+                    throw UsageError(name + " takes 8, 16, 32 or 64, not '" + text + "'");
+                options.sampleBits.push_back(bits);
+            }
         } else if (name == "--diff-dir") {
             options.diffDir = cursor.valueOf(name, inlineValue);
             options.diffDirNamed = true;
@@ -288,6 +309,23 @@ Image loadInput(const Input& input, const Criterion& criterion) {
     return readImage(input.name, mode);
 }
 
+// The image widened to `bits`-bit samples (--sample-bits): 0 stays 0, a
+// nonzero value v of n-bit samples becomes 2^bits - 2^n + v, so nonzero
+// values keep their differences and order at the top of the wider range.
+// An image already `bits` wide or wider is returned as it is.
+Image widened(Image image, int bits) {
+    if (bits <= image.sampleBits) return image;
+    Image wide(image.shape(), image.channels, bits);
+    const std::uint64_t offset = Image::largestSample(bits) - Image::largestSample(image.sampleBits);
+    const std::size_t elements = std::size_t(image.shape().count());
+    for (std::size_t i = 0; i < elements; ++i)
+        for (int c = 0; c < image.channels; ++c) {
+            const std::uint64_t value = image.sample(i, c);
+            wide.setSample(i, c, value == 0 ? 0 : offset + value);
+        }
+    return wide;
+}
+
 // The outcome of one backend on one input and connectivity.
 struct Outcome {
     enum class Kind { Identical, Renumbered, Different, Failed };
@@ -357,6 +395,10 @@ Outcome judgeVolume(const Labeling& expected, const Labeling& actual) {
     return outcome;
 }
 
+bool allOfKind(const std::vector<Criterion>& criteria, Criterion::Kind kind) {
+    return std::all_of(criteria.begin(), criteria.end(), [&](const Criterion& c) { return c.kind == kind; });
+}
+
 Outcome judgeAny(const Labeling& expected, const Labeling& actual) {
     return expected.dimensions == 3 ? judgeVolume(expected, actual) : judge(expected, actual);
 }
@@ -380,10 +422,14 @@ public:
 
     void run(const std::vector<Input>& inputs) {
         for (const Input& input : inputs) {
-            nameWidth_ = std::max(nameWidth_, input.name.size());
-            steps_ += connectivitiesOf(input).size();
+            for (const Criterion& criterion : options_.criteria)
+                for (const int bits : widths())
+                    nameWidth_ = std::max(nameWidth_, titleOf(input, criterion, bits).size());
+            steps_ += connectivitiesOf(input).size() * options_.criteria.size() * widths().size();
         }
-        for (const Input& input : inputs) validateInput(input);
+        for (const Input& input : inputs)
+            for (const Criterion& criterion : options_.criteria)
+                for (const int bits : widths()) validateInput(input, criterion, bits);
         progress_.clear();
     }
 
@@ -394,11 +440,23 @@ private:
         return input.volume ? options_.volumeConnectivities : options_.connectivities;
     }
 
-    void validateInput(const Input& input) {
-        progress_.update(
-            "[" + std::to_string(step_ + 1) + "/" + std::to_string(steps_) + "] " + input.name + " loading", false);
-        const Image image = loadInput(input, options_.criterion);
-        currentStem_ = input.fileStem;
+    // The sample widths of --sample-bits; 0 alone: each input as it is.
+    std::vector<int> widths() const { return options_.sampleBits.empty() ? std::vector<int>{0} : options_.sampleBits; }
+
+    // The input's name on its line: with the width and the criterion where
+    // several are compared.
+    std::string titleOf(const Input& input, const Criterion& criterion, int bits) const {
+        return input.name + (bits != 0 ? " u" + std::to_string(bits) : "") +
+               (options_.criteria.size() > 1 ? " " + criterion.toString() : "");
+    }
+
+    void validateInput(const Input& input, const Criterion& criterion, int bits) {
+        const std::string title = titleOf(input, criterion, bits);
+        progress_.update("[" + std::to_string(step_ + 1) + "/" + std::to_string(steps_) + "] " + title + " loading",
+                         false);
+        const Image image = widened(loadInput(input, criterion), bits);
+        currentStem_ = safeFileStem(input.fileStem + (bits != 0 ? "_u" + std::to_string(bits) : "") +
+                                    (options_.criteria.size() > 1 ? "_" + criterion.toString() : ""));
 
         // One upload for every backend and connectivity, where a backend
         // reads textures.
@@ -407,7 +465,7 @@ private:
         const bool readsTextures = std::any_of(compared_.begin(), compared_.end(), [&](Backend backend) {
             return readsTexture(backend);
         });
-        if (readsTextures) {
+        if (readsTextures && hasTexture(image)) {
             try {
                 texture.emplace(session_, image);
             } catch (const Error& error) {
@@ -416,24 +474,37 @@ private:
         }
         for (const Connectivity connectivity : connectivitiesOf(input)) {
             ++step_;
-            validateConnectivity(input, image, texture ? &**texture : nullptr, uploadError, connectivity);
+            validateConnectivity(title, image, texture ? &**texture : nullptr, uploadError, connectivity, criterion);
         }
     }
 
-    void validateConnectivity(const Input& input, const Image& image, const ImageTexture* texture,
-                              const std::string& uploadError, Connectivity connectivity) {
-        const std::string where = "[" + std::to_string(step_) + "/" + std::to_string(steps_) + "] " + input.name +
-                                  " c" + std::to_string(neighbourCount(connectivity));
+    void validateConnectivity(const std::string& title, const Image& image, const ImageTexture* texture,
+                              const std::string& uploadError, Connectivity connectivity, const Criterion& criterion) {
+        const std::string where = "[" + std::to_string(step_) + "/" + std::to_string(steps_) + "] " + title + " c" +
+                                  std::to_string(neighbourCount(connectivity));
         progress_.update(where, isLongStep(image));
         const auto start = Clock::now();
-        const Labeling reference = labelReference(image, connectivity, options_.criterion);
+        // An input the criterion does not apply to (a number past its
+        // samples' range, color under a criterion of one channel): nothing
+        // to compare, said on its line.
+        std::string inapplicable = criterion.problemForSampleBits(image.sampleBits);
+        if (inapplicable.empty() && image.channels != 1 && criterion.kind != Criterion::Kind::Threshold)
+            inapplicable = "'" + criterion.toString() + "' needs 1-channel input, this one has " +
+                           std::to_string(image.channels);
+        if (!inapplicable.empty()) {
+            progress_.clear();
+            std::cout << padRight(title, nameWidth_) << "  c" << neighbourCount(connectivity)
+                      << "  skipped: " << inapplicable << '\n';
+            return;
+        }
+        const Labeling reference = labelReference(image, connectivity, criterion);
         const double referenceMs = millisecondsSince(start);
 
         const bool volume = image.dimensions == 3;
         const std::string size = std::to_string(image.width) + "x" + std::to_string(image.height) +
                                  (volume ? "x" + std::to_string(image.depth) : "");
         const std::string count = std::to_string(reference.count());
-        std::string line = padRight(input.name, nameWidth_) + "  " + padRight(size, 11) + "  c" +
+        std::string line = padRight(title, nameWidth_) + "  " + padRight(size, 11) + "  c" +
                            std::to_string(neighbourCount(connectivity)) + "  " + padLeft(count, 8) +
                            (reference.count() == 1 ? " component " : " components") + "  reference " +
                            formatted("%.2f", referenceMs) + " ms";
@@ -446,10 +517,20 @@ private:
             bool fromHost = !readsTexture(backend);
             std::string refused = volume && !fromHost ? whyVolumeRefused(backend, image,
                                                                          texture ? texture->internalFormat() : 0u,
-                                                                         connectivity)
+                                                                         connectivity, criterion)
                                                       : "";
-            if (!refused.empty() && whyVolumeRefused(backend, image, std::nullopt, connectivity).empty()) {
+            if (!refused.empty() && whyVolumeRefused(backend, image, std::nullopt, connectivity, criterion).empty()) {
                 refused.clear();
+                fromHost = true;
+            }
+            // Color with no GL texture: from host memory where the backend
+            // reads it, as the router would take it there.
+            if (!fromHost && !hasTexture(image)) {
+                refused = session_.capabilities(backend).takes(Residence::HostMemory)
+                              ? whyRefused(session_.capabilities(backend),
+                                           InputDescription::host(image.shape(), image.channels, image.sampleBits),
+                                           optionsOf(backend, connectivity, criterion))
+                              : "color of " + std::to_string(image.sampleBits) + "-bit samples has no GL texture";
                 fromHost = true;
             }
             if (!refused.empty()) {
@@ -467,7 +548,8 @@ private:
                                                             : "");
                 progress_.update(where + " " + name, false);
                 Outcome outcome = runAndJudge(backend, threads, fromHost ? nullptr : texture,
-                                              fromHost ? &image : nullptr, uploadError, connectivity, reference);
+                                              fromHost ? &image : nullptr, uploadError, connectivity, criterion,
+                                              reference);
                 ++tally_.comparisons;
                 switch (outcome.kind) {
                     case Outcome::Kind::Identical:
@@ -502,14 +584,26 @@ private:
         return !engine.takes(Residence::HostMemory) || session_.hasContext();
     }
 
-    // Why `backend` does not label this volume as a texture of
-    // `textureFormat`, or from host memory where that is nullopt; "" when it does.
-    std::string whyVolumeRefused(Backend backend, const Image& image, std::optional<unsigned> textureFormat,
-                                 Connectivity connectivity) const {
+    // Whether the image has a GL texture to be uploaded into: GL textures
+    // of color hold 8- or 16-bit samples (GL_RGBA8, GL_RGBA16).
+    static bool hasTexture(const Image& image) { return image.channels == 1 || image.sampleBits <= 16; }
+
+    static LabelOptions optionsOf(Backend backend, Connectivity connectivity, const Criterion& criterion) {
         LabelOptions options;
         options.backend = backend;
         options.connectivity = connectivity;
-        options.criterion = options_.criterion;
+        options.criterion = criterion;
+        return options;
+    }
+
+    // Why `backend` does not label this volume as a texture of
+    // `textureFormat`, or from host memory where that is nullopt; "" when it does.
+    std::string whyVolumeRefused(Backend backend, const Image& image, std::optional<unsigned> textureFormat,
+                                 Connectivity connectivity, const Criterion& criterion) const {
+        LabelOptions options;
+        options.backend = backend;
+        options.connectivity = connectivity;
+        options.criterion = criterion;
         InputDescription input =
             textureFormat ? InputDescription::volumeTexture(image.width, image.height, image.depth, *textureFormat)
                           : InputDescription::hostImage(image.width, image.height, image.channels, image.sampleBits);
@@ -520,7 +614,8 @@ private:
     // Labels the texture, or where hostImage is given that image from host
     // memory, options_.repeat times, and judges every labeling.
     Outcome runAndJudge(Backend backend, int threads, const ImageTexture* texture, const Image* hostImage,
-                        const std::string& uploadError, Connectivity connectivity, const Labeling& reference) {
+                        const std::string& uploadError, Connectivity connectivity, const Criterion& criterion,
+                        const Labeling& reference) {
         lastDiff_.clear();
         BackendRun run;
         try {
@@ -528,7 +623,7 @@ private:
             LabelOptions options;
             options.backend = backend;
             options.connectivity = connectivity;
-            options.criterion = options_.criterion;
+            options.criterion = criterion;
             options.threads = threads;
             auto labelOnce = [&] {
                 return hostImage ? session_.label(*hostImage, options) : session_.label(*texture, options);
@@ -622,8 +717,10 @@ int runValidate(const std::vector<std::string>& args) {
     for (const RandomInputs& random : options.random) {
         // Seeded by COUNT and SIDE alone: a failing image can be run again.
         std::mt19937_64 draw(std::uint64_t(random.count) * 1000003u + std::uint64_t(random.side));
-        const bool binary = options.criterion.kind == Criterion::Kind::Binary;
-        const bool threshold = options.criterion.kind == Criterion::Kind::Threshold;
+        // Two levels where every criterion is binary; color where every
+        // one is threshold (the others need one channel).
+        const bool binary = allOfKind(options.criteria, Criterion::Kind::Binary);
+        const bool threshold = allOfKind(options.criteria, Criterion::Kind::Threshold);
         for (int i = 0; i < random.count; ++i) {
             RandomImage image;
             image.width = 1 + int(draw() % std::uint64_t(random.side));
@@ -647,7 +744,7 @@ int runValidate(const std::vector<std::string>& args) {
     for (const RandomInputs& random : options.randomVolumes) {
         // Seeded by COUNT and SIDE alone, apart from --random's images.
         std::mt19937_64 draw(std::uint64_t(random.count) * 1000033u + std::uint64_t(random.side) + 7u);
-        const bool binary = options.criterion.kind == Criterion::Kind::Binary;
+        const bool binary = allOfKind(options.criteria, Criterion::Kind::Binary);
         for (int i = 0; i < random.count; ++i) {
             VolumeInput volume;
             volume.width = 1 + int(draw() % std::uint64_t(random.side));
@@ -707,7 +804,8 @@ int runValidate(const std::vector<std::string>& args) {
     if (tally.failed > 0) std::cout << ", " << tally.failed << " failed";
     if (options.repeat > 1) std::cout << " (each labeled " << options.repeat << " times)";
     std::cout << '\n';
-    return tally.different == 0 && tally.failed == 0 ? 0 : 1;
+    // Every comparison skipped (no criterion applied to any input) proves nothing.
+    return tally.different == 0 && tally.failed == 0 && tally.comparisons > 0 ? 0 : 1;
 }
 
 }  // namespace glccl::tools

@@ -55,10 +55,12 @@ bool available(std::string* why = nullptr);
 std::string deviceName();
 
 // What the cuda engine takes (the cuda backend's declaration, which the
-// router reads): 8-bit samples, binary as nonzero, segments and threshold
-// (1 or 4 channels), no delta; images and volumes from host and device
-// memory, images from GL textures (GL_R8, GL_RGBA8); up to 2^32 elements a
-// call. whyNotHere is available()'s reason. Cheap after the first call.
+// router reads): unsigned samples of 8, 16, 32 and 64 bits, every criterion
+// (binary, binary:L, segments, threshold, delta), color (4 channels, for
+// threshold) of 8, 16 and 32 bits; images and volumes from host and device
+// memory, images from GL textures (GL_R8, GL_R8UI, GL_R16, GL_R32UI,
+// GL_RG32UI, GL_RGBA8, GL_RGBA16); up to 2^32 elements a call. whyNotHere
+// is available()'s reason. Cheap after the first call.
 EngineCapabilities capabilities();
 
 // Whether release builds synchronise after each kernel and check it, so that
@@ -81,8 +83,11 @@ bool syncEachKernel();
 //           numbers the roots. What the block kernels do not take: images
 //           whose keys need more than 31 bits (height x width rounded up to
 //           a power of two above 2^31) or wider than 32768 nodes, volumes
-//           under segments or threshold, and binary volumes a few voxels
-//           wide (more node slots than voxels).
+//           under segments, threshold or delta, and binary volumes a few
+//           voxels wide (more node slots than voxels).
+// Every kernel that reads samples is built per sample width and criterion,
+// so a labeling compares samples as the CPU reference does, byte for byte
+// the same labels and table.
 
 // What an object has allocated and registered since it was made: constant
 // from call to call once its sizes are reserved, which is what a host that
@@ -136,12 +141,16 @@ public:
     // Allocates the device buffers for width x height textures of `channels`
     // channels (1: GL_R8, 4: GL_RGBA8) now, and page-locked room for tables
     // of up to 65536 components. Reallocates only when the pixel count
-    // changes or more channels are needed. Registers nothing (the textures
-    // are not known yet): each texture's first label() registers it.
+    // changes or more bytes per pixel are needed (a texture of deeper
+    // samples grows the input buffer on its first label()). Registers
+    // nothing (the textures are not known yet): each texture's first
+    // label() registers it.
     void reserve(int width, int height, int channels);
 
     // Labels `inputTexture` (GL_TEXTURE_2D, internal format `inputFormat`:
-    // GL_R8, or GL_RGBA8 for the threshold criterion; width x height) into
+    // GL_R8, GL_R8UI, GL_R16, GL_R32UI or GL_RG32UI (one 64-bit sample, red
+    // the low half), or GL_RGBA8 or GL_RGBA16 for the threshold criterion;
+    // width x height; read as the integers the texels hold) into
     // `labelTexture` (GL_TEXTURE_2D, GL_R32UI, the same size). Returns the
     // table (label i + 1 at index i), kept by the labeler and valid until
     // its next call. Makes no GL call but glIsTexture: GL state is untouched.
@@ -190,13 +199,15 @@ public:
     ImageLabeler(const ImageLabeler&) = delete;
     ImageLabeler& operator=(const ImageLabeler&) = delete;
 
-    // Allocates the device buffers for width x height x channels images, the
-    // page-locked staging and room for tables of up to 65536 components now.
-    // Reallocates only when the pixel count changes or more channels are
-    // needed; images of a reserved size allocate nothing.
+    // Allocates the device buffers for width x height x channels images of
+    // 8-bit samples, the page-locked staging and room for tables of up to
+    // 65536 components now. Reallocates only when the pixel count changes or
+    // more bytes per pixel are needed (deeper samples grow the input buffer
+    // once); images of a reserved size and depth allocate nothing.
     void reserve(int width, int height, int channels);
 
-    // Labels a host image or volume (1 or 4 channels; a volume has
+    // Labels a host image or volume (1 channel of 8-, 16-, 32- or 64-bit
+    // samples, or 4 of 8, 16 or 32 bits for threshold; a volume has
     // dimensions 3 and takes connectivity 6, 18 or 26) into `result`,
     // reusing its storage: a result of the same size is overwritten in
     // place; a volume's table has front, depth and centroidZ. Timings,
@@ -225,10 +236,11 @@ public:
     // volume (connectivity 6, 18 or 26) in device memory into labels in
     // device memory (both on this labeler's device; the two may not
     // overlap). The work is ordered after what `stream` holds when it is
-    // called (null: the default stream), and done when it returns. Packed
-    // arrays (rowPitch == width * channels, resp. width * 4, slices packed,
-    // and 4-byte aligned for RGBA) are used in place; other layouts cost one
-    // device copy each way. Returns the table (a volume's with front, depth,
+    // called (null: the default stream), and done when it returns. The
+    // samples are voxels.sampleBits wide (8, 16, 32 or 64; color 8, 16 or
+    // 32). Packed arrays (rowPitch == width * channels * sampleBits / 8,
+    // resp. width * 4, slices packed, data aligned to an element) are used
+    // in place; other layouts cost one device copy each way. Returns the table (a volume's with front, depth,
     // centroidZ), valid until the next call. Throws for more than 2^32 - 2
     // elements (32-bit indices; the tiles layer labels larger volumes in
     // bricks).

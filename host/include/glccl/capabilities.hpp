@@ -76,6 +76,9 @@ struct EngineCapabilities {
     // Channels per criterion: 1 for binary and segments, 1 or 4 for threshold.
     std::vector<int> channels;
     std::vector<int> thresholdChannels;
+    // Bits of the samples of color (4-channel) input in host or device
+    // memory, where fewer than sampleBits (empty: as sampleBits).
+    std::vector<int> colorSampleBits;
     // A binary level other than 0 (binaryAbove); false: binary is nonzero.
     bool binaryLevel = true;
     // The delta criterion (Criterion::withinDelta).
@@ -98,6 +101,8 @@ struct EngineCapabilities {
     bool takes(Residence residence) const;
     bool takes(Connectivity connectivity) const;
     bool takesSampleBits(int bits) const;
+    // Samples of `bits` bits in color input (colorSampleBits, else sampleBits).
+    bool takesColorSampleBits(int bits) const;
     bool takesDimensions(int count) const;
     // Reads input that lives there: in place, or by an upload or a download.
     bool reaches(Residence residence) const;
