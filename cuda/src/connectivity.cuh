@@ -11,6 +11,7 @@
 //        6 3 7
 
 #include <cstdint>
+#include <type_traits>
 
 #include <vector_types.h>
 
@@ -55,6 +56,15 @@ __host__ __device__ constexpr int backwardNeighbourCount(int connectivity) {
 // corner) are neighbours under 6-, 18- or 26-connectivity.
 __host__ __device__ constexpr bool joinsAcross(int connectivity, int nonzeroAxes) {
     return nonzeroAxes <= (connectivity == 6 ? 1 : connectivity == 18 ? 2 : 3);
+}
+
+// The connectivity of a volume (6, 18, else 26) as a compile-time constant,
+// for the volume launches.
+template <class Launch>
+void withVolumeConnectivity(int connectivity, Launch&& launch) {
+    if (connectivity == 6) return launch(std::integral_constant<int, 6>{});
+    if (connectivity == 18) return launch(std::integral_constant<int, 18>{});
+    launch(std::integral_constant<int, 26>{});
 }
 
 }  // namespace glccl::cuda

@@ -199,17 +199,10 @@ void MergePatchesPass::run(const PassContext& context, const void* d_samples, st
     auto scope = context.timer.scope(kStage);
     withSampleCriterion(rule, [&](auto criterion) {
         using Criterion = decltype(criterion);
-        switch (rule.connectivity) {
-            case 6:
-                launchMergePatchesVolume<Criterion, 6>(context, d_samples, d_labels, width, height, depth, rule);
-                break;
-            case 18:
-                launchMergePatchesVolume<Criterion, 18>(context, d_samples, d_labels, width, height, depth, rule);
-                break;
-            default:
-                launchMergePatchesVolume<Criterion, 26>(context, d_samples, d_labels, width, height, depth, rule);
-                break;
-        }
+        withVolumeConnectivity(rule.connectivity, [&](auto connectivity) {
+            launchMergePatchesVolume<Criterion, decltype(connectivity)::value>(context, d_samples, d_labels, width, height, depth,
+                                                                       rule);
+        });
     });
 }
 

@@ -487,17 +487,10 @@ void SolvePatchesPass::run(const PassContext& context, const void* d_samples, st
     auto scope = context.timer.scope(kStage);
     withSampleCriterion(rule, [&](auto criterion) {
         using Criterion = decltype(criterion);
-        switch (rule.connectivity) {
-            case 6:
-                launchSolvePatchesVolume<Criterion, 6>(context, d_samples, d_labels, width, height, depth, rule);
-                break;
-            case 18:
-                launchSolvePatchesVolume<Criterion, 18>(context, d_samples, d_labels, width, height, depth, rule);
-                break;
-            default:
-                launchSolvePatchesVolume<Criterion, 26>(context, d_samples, d_labels, width, height, depth, rule);
-                break;
-        }
+        withVolumeConnectivity(rule.connectivity, [&](auto connectivity) {
+            launchSolvePatchesVolume<Criterion, decltype(connectivity)::value>(context, d_samples, d_labels, width, height, depth,
+                                                                       rule);
+        });
     });
 }
 

@@ -6,6 +6,7 @@
 // key, a root its own; a key's node is its word's run (the slots below).
 // The forest is union_find.cuh's, on volume keys.
 
+#include "connectivity.cuh"
 #include "passes.hpp"
 #include "union_find.cuh"
 #include "warp_links.cuh"
@@ -133,14 +134,6 @@ __device__ __forceinline__ void forEachIndex(F&& f) {
         f(std::integral_constant<int, First>{});
         forEachIndex<First + 1, Last>(f);
     }
-}
-
-// The connectivity as a compile-time constant, for the volume launches.
-template <class Launch>
-void withVolumeConnectivity(int connectivity, Launch&& launch) {
-    if (connectivity == 6) return launch(std::integral_constant<int, 6>{});
-    if (connectivity == 18) return launch(std::integral_constant<int, 18>{});
-    launch(std::integral_constant<int, 26>{});
 }
 
 }  // namespace glccl::cuda::volume

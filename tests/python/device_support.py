@@ -29,3 +29,17 @@ except Exception as error:
 
 needs_cupy = pytest.mark.skipif(bool(WHY_NO_CUPY), reason=WHY_NO_CUPY or "-")
 needs_torch = pytest.mark.skipif(bool(WHY_NO_TORCH), reason=WHY_NO_TORCH or "-")
+
+
+def torch_dtype(name):
+    """torch's dtype of that name where this torch has it and exports it
+    through DLPack (uint16, uint32 and uint64 need torch 2.3 or later); skips
+    the test where it does not."""
+    dtype = getattr(torch, name, None)
+    if dtype is None:
+        pytest.skip(f"torch {torch.__version__} has no {name}")
+    try:
+        torch.utils.dlpack.to_dlpack(torch.zeros(1, dtype=dtype, device="cuda"))
+    except Exception as error:  # the dtype exists but not for DLPack
+        pytest.skip(f"torch {torch.__version__} cannot export {name} through DLPack: {error}")
+    return dtype

@@ -11,7 +11,7 @@ import pytest
 from skimage import measure
 
 import glccl
-from device_support import WHY_NO_TORCH, torch
+from device_support import WHY_NO_TORCH, torch, torch_dtype
 from references import AVAILABLE, check_device_labels, random_binary, skimage_labels
 
 try:
@@ -320,18 +320,6 @@ def test_cupy_color_of_16_and_32_bits_under_threshold():
 
 needs_torch_and_cuda = pytest.mark.skipif(bool(WHY_NO_TORCH), reason=WHY_NO_TORCH or "-")
 
-
-def torch_dtype(name):
-    """torch's dtype of that name where this torch has it and exports it
-    through DLPack (uint16, uint32 and uint64 need torch 2.3 or later)."""
-    dtype = getattr(torch, name, None)
-    if dtype is None:
-        pytest.skip(f"torch {torch.__version__} has no {name}")
-    try:
-        torch.utils.dlpack.to_dlpack(torch.zeros(1, dtype=dtype, device="cuda"))
-    except Exception as error:  # the dtype exists but not for DLPack
-        pytest.skip(f"torch {torch.__version__} cannot export {name} through DLPack: {error}")
-    return dtype
 
 
 @needs_torch_and_cuda

@@ -17,7 +17,7 @@ from scipy import ndimage
 from skimage import morphology
 
 import glccl
-from device_support import CUDA_RUNS, cupy, cupyx_ndimage, needs_cupy, needs_torch, torch
+from device_support import CUDA_RUNS, cupy, cupyx_ndimage, needs_cupy, needs_torch, torch, torch_dtype
 from references import as_is, at_least, largest, numbered, present, skimage_removes_fewer_than_min_size
 
 DTYPES = ["int32", "uint32", "int64", "uint64"]
@@ -294,18 +294,6 @@ def test_cupy_refusals():
 
 
 # ---- torch ------------------------------------------------------------------------------------
-
-def torch_dtype(name):
-    """torch's dtype of that name where this torch has it and exports it
-    through DLPack (uint32 and uint64 need torch 2.3 or later)."""
-    dtype = getattr(torch, name, None)
-    if dtype is None:
-        pytest.skip(f"torch {torch.__version__} has no {name}")
-    try:
-        torch.utils.dlpack.to_dlpack(torch.zeros(1, dtype=dtype, device="cuda"))
-    except Exception as error:  # the dtype exists but not for DLPack
-        pytest.skip(f"torch {torch.__version__} cannot export {name} through DLPack: {error}")
-    return dtype
 
 
 def torch_to_numpy(tensor, dtype):
