@@ -8,7 +8,7 @@ generate` from small to large, the same arrays for every backend.
         --glccl BUILD/tools/glccl --module-dir MODULE [--sizes 256,...] [--volumes 64,...]
 
 Each cell is the median of --reps calls after one warm-up (the backends'
-calls interleaved, round by round), of
+calls interleaved, in an order shuffled each round), of
 glccl.label(image, backend=B) with a Labeler-free call as a user makes it
 (a new label array each call). Prints, per family and size, the times, the
 faster of cpu and the best GPU engine, what auto chose (glccl.Labeler's
@@ -29,6 +29,7 @@ declares them, and say what auto over the faster would be under them.
 
 import argparse
 import os
+import random
 import statistics
 import subprocess
 import sys
@@ -47,7 +48,7 @@ def parse_args():
     parser.add_argument("--volumes", default="32,48,64,96,128,192,256,384,512", help="cube sides of the volumes")
     parser.add_argument("--volume-families", default="noise30,balls")
     parser.add_argument("--connectivity", type=int, default=8)
-    parser.add_argument("--reps", type=int, default=9)
+    parser.add_argument("--reps", type=int, default=15)
     parser.add_argument("--gpu", default="cuda,compute", help="the GPU engines to time")
     return parser.parse_args()
 
@@ -94,13 +95,18 @@ def fit(cells, threads):
 
 def timed(glccl_module, image, backends, connectivity, reps):
     """Median ms of each backend, the calls interleaved (one of each backend
-    per round) so that a drift of the machine's clock or load falls on all
-    of them alike."""
+    per round, in an order shuffled each round) so that a drift of the
+    machine's clock or load, and what one call leaves to the next (the cpu
+    engine's threads asleep after a GPU call and awake after one of their
+    own, the GPU switched between GL and CUDA), fall on all of them alike."""
     for backend in backends:
         glccl_module.label(image, connectivity, backend=backend)  # warm-up: engine, context, buffers
     times = {backend: [] for backend in backends}
+    order = list(backends)
+    shuffle = random.Random(len(backends) * 1000 + reps)
     for _ in range(reps):
-        for backend in backends:
+        shuffle.shuffle(order)
+        for backend in order:
             start = time.perf_counter()
             glccl_module.label(image, connectivity, backend=backend)
             times[backend].append((time.perf_counter() - start) * 1000.0)

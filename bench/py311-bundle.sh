@@ -128,11 +128,12 @@ cp -a "$REPO"/python/glccl/*.py "$REPO"/python/glccl/*.pyi "$REPO"/python/glccl/
 
 # ---- shared libraries ---------------------------------------------------------------------------
 # Everything ldd resolves for the interpreter and every extension module (recursively,
-# as ldd does), less the C and C++ runtimes and zlib, which every Ubuntu 24.04 has
-# (newer than Debian 12's: carrying ours would shadow them). Not the GL libraries
+# as ldd does), less the C and C++ runtimes, zlib and libtinfo (bash's), which every
+# Ubuntu 24.04 has, newer than Debian 12's: carrying ours would shadow them for every
+# program started under env.sh. Not the GL libraries
 # (the prelude's) and not those of lib-dynload modules nothing here imports
 # (_dbm, _sqlite3, nis, readline, _curses_panel): those would fail only when imported.
-system='^(linux-vdso|ld-linux|libc|libm|libmvec|libdl|libpthread|librt|libresolv|libutil|libcrypt|libgcc_s|libstdc\+\+|libz)\.so'
+system='^(linux-vdso|ld-linux|libc|libm|libmvec|libdl|libpthread|librt|libresolv|libutil|libcrypt|libgcc_s|libstdc\+\+|libz|libtinfo)\.so'
 gl='^(libEGL|libGL|libGLX|libGLdispatch|libOpenGL|libGLEW|libGLESv2)\.so'
 skip_dynload='/(_dbm|_sqlite3|nis|readline|_curses_panel)\.'
 objects() {

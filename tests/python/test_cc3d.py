@@ -20,20 +20,6 @@ from glccl import cc3d
 HOPS = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
 
 
-def why_no_delta():
-    """'' when the engines take the delta criterion, else the reason to skip."""
-    try:
-        glccl.label(np.ones((2, 2), np.uint8), criterion="delta:1")
-    except ValueError as error:
-        if "unknown criterion" in str(error):
-            return f"the engines lack the delta criterion here ({error})"
-        raise
-    return ""
-
-
-WHY_NO_DELTA = why_no_delta()
-
-
 def skimage_hops(connectivity, ndim):
     """scikit-image's connectivity for cc3d's on an array of ndim dimensions
     (2-D arrays: 6 is 4, 18 and 26 are 8)."""
@@ -166,7 +152,6 @@ def test_delta_reference_is_sound():
         np.testing.assert_array_equal(labels, want)
 
 
-@pytest.mark.skipif(bool(WHY_NO_DELTA), reason=WHY_NO_DELTA or "delta criterion present")
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32, np.int64])
 def test_delta_against_search(dtype):
     rng = np.random.default_rng(6)
@@ -183,14 +168,6 @@ def test_delta_zero_is_equal_values():
     image = np.random.default_rng(7).integers(0, 4, size=(20, 20)).astype(np.uint8)
     np.testing.assert_array_equal(cc3d.connected_components(image, connectivity=8, delta=0),
                                   measure.label(image, connectivity=2))
-
-
-def test_delta_without_the_criterion_says_so():
-    if not WHY_NO_DELTA:
-        pytest.skip("the engines take the delta criterion here")
-    print(f"skipped: {WHY_NO_DELTA}")
-    with pytest.raises(ValueError, match="unknown criterion 'delta:2'"):
-        cc3d.connected_components(np.eye(3, dtype=np.uint8), connectivity=4, delta=2)
 
 
 def test_statistics_against_scipy():

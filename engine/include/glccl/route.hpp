@@ -50,8 +50,8 @@ struct HostCost {
 constexpr double kCpuSerialFraction = 0.04;
 constexpr HostCost kCpuImageCost{0.0819, 1.1187, 32.057};
 constexpr HostCost kGpuImageCost{0.2014, 0.1703, 0.253};
-constexpr HostCost kCpuVolumeCost{0.4665, 1.9328, 50.401};
-constexpr HostCost kGpuVolumeCost{0.2295, 0.1482, 0.137};
+constexpr HostCost kCpuVolumeCost{0.6311, 1.8397, 53.199};
+constexpr HostCost kGpuVolumeCost{0.4249, 0.1374, 0.171};
 // The runs per element assumed of host memory whose samples were not looked
 // at (a file streamed in pieces): between sparse shapes and noise.
 constexpr double kUnsampledRunsPerElement = 0.02;
