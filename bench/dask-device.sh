@@ -18,7 +18,7 @@
 #   small      balls 256^3 (26, chunks 64) and noise30 256^3 (6, chunks 64): seconds
 #   noise1024  noise30 1024^3, connectivity 6, chunks 256
 #   balls2048  balls 2048^3, connectivity 26, chunks 512 (8 GiB in, 32 GiB of labels),
-#              all four runs: more than one run's 600 s may allow (see below)
+#              all four runs: likely past one call's 600 s (see Time)
 #   balls2048-glccl       the same without dask-image's algorithm (--skip-dask-image)
 #   balls2048-dask-image  glccl label, glccl.dask (kept) and dask-image's algorithm
 #                         (--relabel kept): the rest of balls2048 in another call
@@ -46,6 +46,14 @@
 #                  environment the workers inherit); auto does so where MemTotal < 100 GiB
 #   DASK_CARRY     the bundle's folder (default dask-carry); PY311_ROOT where it is
 #                  unpacked (default /tmp/py311)
+#
+# Time, estimated from runs on 2 cores without a GPU (H200 not measured yet): env 10 s,
+# small 20 s, noise1024 100-200 s, balls2048-glccl 200-400 s, balls2048-dask-image
+# 300-550 s. dask_volume.py's checks run in its main process, one thread:
+# same_components (dask-image's labels against glccl label's, np.unique of every
+# chunk) takes about 25 s a Gi-voxel, same_as_reference up to about 10 s a Gi-voxel
+# each. dask_volume.py writes OUT/STEP.json at its end only; a step stopped at its
+# limit shows the runs it finished in the table, from its log.
 set -uo pipefail
 
 OUT=${1:?usage: bash bench/dask-device.sh OUT [STEP...]}
@@ -219,7 +227,7 @@ run_step() {
     elif [[ $name != env ]]; then   # the runs that ended before the limit or the failure
         note="no rows; $(grep -E '^[0-9:]+ (glccl label|glccl.dask \(|wrote|.*written to)' "$OUT/$name.log" |
             sed -E 's/^[0-9:]+ //; s/^wrote .*/generated/; s/^.*written to .* in ([0-9.]+ s)$/zarr \1/' | tr '\n' ';')"
-        note+=" then: $(grep -v '^[0-9:]* *$' "$OUT/$name.log" | tail -1 | cut -c10-100)"
+        note+=" then: $(grep -v -e '^[0-9:]* *$' -e $'\t' "$OUT/$name.log" | tail -1 | cut -c10-100)"
     fi
     SUMMARY+=("$(printf '%-20s %8d %6d  %s' "$name" $((SECONDS - start)) "$rc" "$note")")
 }

@@ -11,7 +11,8 @@
 #                 /tmp/py311):
 #                   usr/bin/python3.11              Debian's interpreter (libpython linked in)
 #                   usr/lib/python3.11/             the stdlib with lib-dynload, less tests,
-#                                                   idlelib, tkinter, ensurepip, config-*
+#                                                   idlelib, tkinter, ensurepip, lib2to3,
+#                                                   pydoc_data, config-*
 #                   usr/lib/python3/dist-packages/  the packages below (Debian's site.py
 #                                                   adds PREFIX/lib/python3/dist-packages)
 #                   glccl-py/glccl/                 glccl for 3.11 (--module-dir glccl-py)
@@ -28,10 +29,10 @@
 # main process and of the workers (top-level packages; see DIST_PACKAGES). scipy is cut
 # to the subpackages that loaded; tests/ go everywhere.
 #
-# glccl's package: build-h200/python/glccl's compiled module and _build.py, with the
-# Python files of python/glccl/ over the build's (the build predates glccl.dask;
-# CMake copies those files as they are, COPYONLY, so this is what a reconfigure
-# would give without recompiling the module).
+# glccl's package: build-h200/python/glccl as it is (less __pycache__). A build older
+# than glccl.dask (no dask.py) gets the Python files of python/glccl/ over its own:
+# CMake copies them as they are (COPYONLY), so that is what a reconfigure would give
+# without recompiling the module.
 #
 # --test unpacks the tarball into a temporary folder and imports everything there
 # under `env -i`, with nothing of this machine's Python on sys.path.
@@ -43,7 +44,7 @@ TEST=0
 for arg in "$@"; do
     case $arg in
         --test) TEST=1 ;;
-        -h|--help) sed -n '2,38p' "$0"; exit 0 ;;
+        -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0"; exit 0 ;;
         *) OUT=$arg ;;
     esac
 done
@@ -88,7 +89,7 @@ ln -s python3.11 "$ROOT/usr/bin/python3"
 tar -C /usr/lib --dereference \
     --exclude='python3.11/test' --exclude='python3.11/idlelib' --exclude='python3.11/tkinter' \
     --exclude='python3.11/ensurepip' --exclude='python3.11/turtledemo' --exclude='python3.11/turtle.py' \
-    --exclude='python3.11/config-3.11-*' --exclude='python3.11/lib2to3/tests' \
+    --exclude='python3.11/config-3.11-*' --exclude='python3.11/lib2to3' --exclude='python3.11/pydoc_data' \
     --exclude='python3.11/site-packages' --exclude='python3.11/dist-packages' \
     --exclude='__pycache__' --exclude='*/lib-dynload/_test*' --exclude='*/lib-dynload/_tkinter*' \
     --exclude='*/lib-dynload/xxlimited*' --exclude='*/lib-dynload/_xx*' --exclude='*/lib-dynload/_ctypes_test*' \
@@ -114,6 +115,9 @@ for entry in "${DIST_PACKAGES[@]}"; do
     for m in "${meta[@]}"; do cp -a "$m" "$dist/"; done
 done
 for drop in "${NUMPY_DROP[@]}"; do rm -rf "${dist:?}/numpy/$drop"; done
+# Nothing here imports dask.dataframe (it needs pandas, absent) or serves the dashboard
+# (dask_volume.py starts its clusters with dashboard_address=None; bokeh is absent).
+rm -rf "$dist/dask/dataframe" "$dist/distributed/http/static" "$dist/distributed/dashboard"
 rm -rf "$dist/numpy/core/include"
 find "$dist" \( -name __pycache__ -o -name tests \) -prune -exec rm -rf {} +
 find "$dist" \( -name '*.pyx' -o -name '*.pxd' -o -name '*.pxi' \) -delete
@@ -123,8 +127,11 @@ find "$dist" -type l | while read -r link; do
 done
 
 # ---- glccl's package ----------------------------------------------------------------------------
-cp -a "${module[0]}" "$BUILD/python/glccl/_build.py" "$ROOT/glccl-py/glccl/"
-cp -a "$REPO"/python/glccl/*.py "$REPO"/python/glccl/*.pyi "$REPO"/python/glccl/py.typed "$ROOT/glccl-py/glccl/"
+tar -C "$BUILD/python" --exclude=__pycache__ -cf - glccl | tar -C "$ROOT/glccl-py" -xf -
+if [[ ! -e $BUILD/python/glccl/dask.py ]]; then
+    echo "py311-bundle: $BUILD/python/glccl has no dask.py: python/glccl's Python files go over the build's"
+    cp -a "$REPO"/python/glccl/*.py "$REPO"/python/glccl/*.pyi "$REPO"/python/glccl/py.typed "$ROOT/glccl-py/glccl/"
+fi
 
 # ---- shared libraries ---------------------------------------------------------------------------
 # Everything ldd resolves for the interpreter and every extension module (recursively,
