@@ -33,6 +33,8 @@ which Dask's progress bar and dashboard show.
 """
 
 import operator
+import os
+import subprocess
 import sys
 import types
 
@@ -55,7 +57,7 @@ from . import _label_dtype, backends
 from . import label as _label_numpy
 from ._keywords import refuse_unknown
 
-__all__ = ["label", "label_zarr", "ndmeasure"]
+__all__ = ["gpu_cluster", "label", "label_zarr", "ndmeasure"]
 
 _HOPS = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
 
@@ -502,6 +504,52 @@ def label_zarr(source, target, connectivity=None, criterion="binary", backend="a
     stored = labels.to_zarr(target, overwrite=overwrite, compute=False)
     _, count = dask.compute(stored, n)
     return int(count)
+
+
+def gpu_cluster(gpus=None, threads_per_worker=4, **worker_options):
+    """A dask.distributed cluster on this machine with one worker process per
+    GPU, each seeing only its own (CUDA_VISIBLE_DEVICES set before the
+    process starts, so every glccl call in it labels on that GPU), for
+    glccl.dask.label on several GPUs: `Client(glccl.dask.gpu_cluster())`.
+
+    gpus: the CUDA device numbers, one worker each (default: every device
+    nvidia-smi lists; none found is a RuntimeError). threads_per_worker: the
+    chunks a worker labels at once (their numpy passes run meanwhile).
+    Other keywords go to each worker (distributed.Nanny), memory_limit for
+    one. Close it (or use it in a `with`) when done."""
+    where = "glccl.dask.gpu_cluster()"
+    try:
+        from distributed import Nanny, Scheduler, SpecCluster
+    except ImportError as error:
+        raise ImportError(f"{where} needs dask.distributed ({error}); install Debian's python3-distributed") from None
+    if gpus is None:
+        gpus = _visible_gpus(where)
+    gpus = [int(g) for g in gpus]
+    if not gpus or len(set(gpus)) != len(gpus) or min(gpus) < 0:
+        raise ValueError(f"{where}: gpus must name distinct CUDA devices (0, 1, ...), not {gpus!r}")
+    if not isinstance(threads_per_worker, int) or threads_per_worker < 1:
+        raise ValueError(f"{where}: threads_per_worker must be a positive int, not {threads_per_worker!r}")
+    env = dict(worker_options.pop("env", None) or {})
+    workers = {
+        f"gpu-{gpu}": {"cls": Nanny, "options": {**worker_options, "nthreads": threads_per_worker,
+                                                 "env": {**env, "CUDA_VISIBLE_DEVICES": str(gpu)}}}
+        for gpu in gpus}
+    return SpecCluster(workers=workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": ":0"}})
+
+
+def _visible_gpus(where):
+    """The CUDA devices this process may use: CUDA_VISIBLE_DEVICES where it
+    lists numbers, else those nvidia-smi lists."""
+    listed = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if listed is not None and all(part.strip().isdigit() for part in listed.split(",") if part.strip()):
+        return [int(part) for part in listed.split(",") if part.strip()]
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=index", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError) as error:
+        raise RuntimeError(f"{where}: no GPU found here (nvidia-smi: {error}); name them with gpus=[0, 1, ...]") \
+            from None
+    return [int(line) for line in out.split() if line.strip().isdigit()]
 
 
 def _ndmeasure_label(image, structure=None, wrap_axes=None):

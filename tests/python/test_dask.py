@@ -418,3 +418,25 @@ def test_without_dask_glccl_imports_and_glccl_dask_says_what_to_install(monkeypa
                             timeout=120, cwd="/", env=environment)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "1"
+
+
+def test_gpu_cluster_gives_each_worker_its_own_device():
+    # Named devices, whether or not this machine has them: each worker
+    # process starts with only its own visible, and labels exactly.
+    distributed = pytest.importorskip("distributed", reason="dask.distributed cannot be imported (python3-distributed)")
+    with glccl.dask.gpu_cluster(gpus=[0, 1], threads_per_worker=1) as local:
+        with distributed.Client(local, set_as_default=False) as client:
+            seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+            assert sorted(seen.values()) == ["0", "1"]
+            volume = (np.random.default_rng(5).random((24, 30, 28)) < 0.35).astype(np.uint8)
+            labels, n = glccl.dask.label(da.from_array(volume, chunks=(7, 11, 9)), 26)
+            labels, n = client.compute([labels, n], sync=True)
+            want, want_n = scipy_labels(volume, 26)
+            assert n == want_n
+            np.testing.assert_array_equal(labels, want)
+
+
+@pytest.mark.parametrize("gpus, threads", [([0, 0], 1), ([-1], 1), ([], 1), ([0], 0)])
+def test_gpu_cluster_refuses_bad_arguments(gpus, threads):
+    with pytest.raises(ValueError):
+        glccl.dask.gpu_cluster(gpus=gpus, threads_per_worker=threads)
