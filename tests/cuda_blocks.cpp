@@ -29,16 +29,8 @@ using glccl::cuda::ImageLabeler;
 
 namespace {
 
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-using DeviceMemory = std::unique_ptr<void, CudaFree>;
-
-DeviceMemory deviceAllocate(std::size_t bytes) {
-    void* p = nullptr;
-    REQUIRE(cudaMalloc(&p, bytes == 0 ? 1 : bytes) == cudaSuccess);
-    return DeviceMemory(p);
-}
+using glccl::test::DeviceMemory;
+using glccl::test::deviceAllocate;
 
 struct StreamOwner {
     cudaStream_t stream = nullptr;

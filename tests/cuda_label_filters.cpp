@@ -133,22 +133,14 @@ LabelBoxes boxesOf(const std::vector<T>& labels, const Shape& shape, std::uint64
 
 // ---- the device side --------------------------------------------------------------------
 
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-using DeviceMemory = std::unique_ptr<void, CudaFree>;
-
-DeviceMemory deviceBytes(std::size_t bytes) {
-    void* p = nullptr;
-    REQUIRE(cudaMalloc(&p, bytes == 0 ? 1 : bytes) == cudaSuccess);
-    return DeviceMemory(p);
-}
+using glccl::test::DeviceMemory;
+using glccl::test::deviceAllocate;
 
 // Labels copied to the device, with room for an output of their size.
 template <typename T>
 struct OnDevice {
     OnDevice(const std::vector<T>& host, const Shape& shape)
-        : labels(deviceBytes(host.size() * sizeof(T))), out(deviceBytes(host.size() * sizeof(T))) {
+        : labels(deviceAllocate(host.size() * sizeof(T))), out(deviceAllocate(host.size() * sizeof(T))) {
         REQUIRE(cudaMemcpy(labels.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice) == cudaSuccess);
         array.data = labels.get();
         array.type = labelTypeOf<T>();

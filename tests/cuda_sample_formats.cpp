@@ -77,16 +77,8 @@ void checkHost(const Image& image, Connectivity connectivity, Criterion criterio
                                        glccl::cuda::labelImage(image, connectivity, criterion), what);
 }
 
-struct CudaFree {
-    void operator()(void* p) const { cudaFree(p); }
-};
-using DeviceMemory = std::unique_ptr<void, CudaFree>;
-
-DeviceMemory deviceAllocate(std::size_t bytes) {
-    void* p = nullptr;
-    REQUIRE(cudaMalloc(&p, bytes == 0 ? 1 : bytes) == cudaSuccess);
-    return DeviceMemory(p);
-}
+using glccl::test::DeviceMemory;
+using glccl::test::deviceAllocate;
 
 }  // namespace
 

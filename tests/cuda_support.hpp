@@ -32,6 +32,18 @@
 
 namespace glccl::test {
 
+// Device memory a test allocates, freed when it goes out of scope.
+struct CudaFree {
+    void operator()(void* p) const { cudaFree(p); }
+};
+using DeviceMemory = std::unique_ptr<void, CudaFree>;
+
+inline DeviceMemory deviceAllocate(std::size_t bytes) {
+    void* p = nullptr;
+    REQUIRE(cudaMalloc(&p, bytes == 0 ? 1 : bytes) == cudaSuccess);
+    return DeviceMemory(p);
+}
+
 // The message of the glccl::Error `call` throws, or "no error".
 template <class Call>
 std::string messageOf(Call&& call) {
