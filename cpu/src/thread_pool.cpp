@@ -1,5 +1,8 @@
 #include "thread_pool.hpp"
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -37,6 +40,14 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::grow(int threads) {
+    if (this->threads() >= threads) return;
+    // The workers block every signal (a thread starts with its creator's
+    // mask): a signal for the process reaches the threads of the program,
+    // whose handlers (a tool's cleanup of its temporaries) were written
+    // for them, never a worker in the middle of a stripe.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
     while (this->threads() < threads) {
         // The runs the thread has seen are those before it exists: a run
         // that starts before the thread does is still its to join.
@@ -44,6 +55,7 @@ void ThreadPool::grow(int threads) {
         const std::uint64_t seen = runs_.load();
         threads_.emplace_back([this, worker, seen] { work(worker, seen); });
     }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
 void ThreadPool::run(std::size_t count, int width, TaskRef task) {
