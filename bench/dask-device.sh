@@ -47,12 +47,11 @@
 #   DASK_CARRY     the bundle's folder (default dask-carry); PY311_ROOT where it is
 #                  unpacked (default /tmp/py311)
 #
-# Time, estimated from runs on 2 cores without a GPU (H200 not measured yet): env 10 s,
-# small 20 s, noise1024 100-200 s, balls2048-glccl 200-400 s, balls2048-dask-image
-# 300-550 s. dask_volume.py's checks run in its main process, one thread:
-# same_components (dask-image's labels against glccl label's, np.unique of every
-# chunk) takes about 25 s a Gi-voxel, same_as_reference up to about 10 s a Gi-voxel
-# each. dask_volume.py writes OUT/STEP.json at its end only; a step stopped at its
+# Each step runs under its own timeout; balls2048 whole outlasts one device
+# command, so it comes in two steps (balls2048-glccl, balls2048-dask-image).
+# dask_volume.py's checks run in its main process, on one thread
+# (same_components: np.unique of every chunk; same_as_reference), and take
+# longer than the labelings at 2048^3. dask_volume.py writes OUT/STEP.json at its end only; a step stopped at its
 # limit shows the runs it finished in the table, from its log.
 set -uo pipefail
 
