@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <random>
 
 #include "gl_objects.hpp"
@@ -201,5 +203,45 @@ TEST_CASE("compute: an OpenGL 4.3 context labels like the reference", "[gl][comp
         INFO(glccl::test::describeCase(image, connectivity, Criterion::binary()) << ": "
                                                                                  << compareLabelings(expected, actual).describe());
         REQUIRE(compareLabelings(expected, actual).identical());
+    }
+}
+
+TEST_CASE("compute: Tuning::shaderDir replaces a built-in shader file, and only where the folder has one",
+          "[gl][compute]") {
+    namespace fs = std::filesystem;
+    const fs::path folder = fs::temp_directory_path() / ("glccl_shader_dir_" + std::to_string(std::random_device{}()));
+    fs::create_directories(folder);
+    const Tuning before = tuning();
+    struct Restore {
+        Tuning tuning;
+        fs::path folder;
+        ~Restore() {
+            setTuning(tuning);
+            std::error_code ignored;
+            fs::remove_all(folder, ignored);
+        }
+    } restore{before, folder};
+    const Image image = randomImage(70, 45, 0.5, 2, 1, 7);
+
+    // A folder without the stage's file: the built-in shaders label as before.
+    Tuning withFolder = before;
+    withFolder.shaderDir = folder.string();
+    setTuning(withFolder);
+    {
+        HeadlessContext context;
+        Labeler labeler;
+        ImageTexture texture(image);
+        labeler.label(texture.id(), computeOptions(Connectivity::Eight, Criterion::binary()));
+        const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+        REQUIRE(compareLabelings(expected, labeler.result()).identical());
+    }
+    // A local_merge.comp there is compiled instead of the built-in one.
+    std::ofstream(folder / "local_merge.comp") << "this is not GLSL\n";
+    {
+        HeadlessContext context;
+        Labeler labeler;
+        ImageTexture texture(image);
+        REQUIRE_THROWS_WITH(labeler.label(texture.id(), computeOptions(Connectivity::Eight, Criterion::binary())),
+                            Catch::Contains("local_merge"));
     }
 }

@@ -13,7 +13,9 @@ struct EmbeddedShader {
 extern const EmbeddedShader kEmbeddedShaders[];
 extern const std::size_t kEmbeddedShaderCount;
 
-// The source of glsl/<name>; throws glccl::Error if there is no such file.
-const char* shaderSource(const std::string& name);
+// The source of glsl/<name> (or of the file of that name in
+// Tuning::shaderDir, where it has one); throws glccl::Error if there is no
+// such file.
+std::string shaderSource(const std::string& name);
 
 }  // namespace glccl::detail

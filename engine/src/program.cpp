@@ -1,15 +1,36 @@
 #include "program.hpp"
 
 #include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
 #include <vector>
 
 #include "embedded_shaders.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl::detail {
 
-const char* shaderSource(const std::string& name) {
+namespace {
+
+// Tuning::shaderDir, for work on the shaders: a file of that folder
+// replaces the embedded one of its name, read whenever a program is built.
+std::optional<std::string> overriddenSource(const std::string& name) {
+    const std::string folder = tuning().shaderDir;
+    if (folder.empty()) return std::nullopt;
+    std::ifstream file(folder + "/" + name, std::ios::binary);
+    if (!file) return std::nullopt;
+    std::ostringstream text;
+    text << file.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+std::string shaderSource(const std::string& name) {
+    if (std::optional<std::string> text = overriddenSource(name)) return *text;
     for (std::size_t i = 0; i < kEmbeddedShaderCount; ++i)
         if (name == kEmbeddedShaders[i].name) return kEmbeddedShaders[i].source;
     throw Error("no shader file glsl/" + name + " is embedded in this build");
@@ -24,6 +45,17 @@ namespace {
 // Compute programs take the union-find of every compute stage between their
 // common file and the stage file.
 constexpr const char* kForest = "union_find.glsl";
+
+// Compute programs ask for the subgroup operations where the context has
+// them: a stage that uses them tests the extension's macro
+// (GL_KHR_shader_subgroup_ballot, ...) and keeps a path without them, the
+// one contexts without these extensions (llvmpipe) compile. Enabling an
+// extension a context lacks is a warning, not an error.
+constexpr const char* kSubgroupExtensions =
+    "#extension GL_KHR_shader_subgroup_basic : enable\n"
+    "#extension GL_KHR_shader_subgroup_vote : enable\n"
+    "#extension GL_KHR_shader_subgroup_ballot : enable\n"
+    "#extension GL_KHR_shader_subgroup_arithmetic : enable\n";
 
 // Source strings are numbered with #line so the driver's log names them:
 // 0 = the generated prologue, 1 = criterion.glsl, 2 = the backend's common
@@ -85,7 +117,8 @@ Program ProgramBuilder::build() const {
     if (!computeFile_.empty()) {
         const char* common = computeCommon_.c_str();
         const std::string text =
-            assemble("#version 430 core\n" + defines, common, detail::shaderSource(computeFile_), true);
+            assemble("#version 430 core\n" + std::string(kSubgroupExtensions) + defines, common,
+                     detail::shaderSource(computeFile_), true);
         shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, common, true));
         linked = computeFile_;
     } else {

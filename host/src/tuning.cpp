@@ -78,9 +78,12 @@ void Tuning::set(const std::string& name, const std::string& value) {
                                                    "auto or a thread count 1.." + std::to_string(kMaxCopyThreads));
     } else if (name == "computeParents") {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
+    } else if (name == "shaderDir") {
+        shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
-                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads or computeParents");
+                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents or "
+                    "shaderDir");
     }
 }
 
@@ -89,7 +92,8 @@ std::string Tuning::describe() const {
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
            " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
-           " computeParents=" + kComputeParents[int(computeParents)];
+           " computeParents=" + kComputeParents[int(computeParents)] +
+           (shaderDir.empty() ? std::string() : " shaderDir=" + shaderDir);
 }
 
 void setTuning(const Tuning& tuning) {

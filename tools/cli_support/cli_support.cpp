@@ -23,12 +23,13 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[5] = {
+const TuningVariable kTuningVariables[6] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
     {"GLCCL_COPY_THREADS", "copyThreads"},
     {"GLCCL_COMPUTE_PARENTS", "computeParents"},
+    {"GLCCL_SHADER_DIR", "shaderDir"},
 };
 
 Tuning tuningFromEnvironment(Tuning tuning) {

@@ -64,6 +64,12 @@ struct Tuning {
     int copyThreads = 0;
     // The compute engine's parents: auto (default), buffer or image.
     ComputeParents computeParents = ComputeParents::Auto;
+    // For work on the shaders: a folder whose files replace the embedded
+    // GLSL files of their names in every program built afterwards, so a
+    // variant runs without a rebuild. Empty (default): the embedded files.
+    // The one knob that can change a result: the shaders are then whatever
+    // that folder holds.
+    std::string shaderDir;
 
     // Sets one knob from text, as a command line gives it: name is a field
     // above ("transfer", "transferBandBytes", ...), value one of the values
