@@ -26,9 +26,13 @@ layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint g
 shared uint partial[LINE_THREADS];
 shared bool lastGroup;
 
+#ifndef CR_SUBGROUP
+#define CR_SUBGROUP 1
+#endif
 // The inclusive sum of `own` over the threads up to this one (Hillis &
-// Steele); every thread of the work group calls it.
-uint scanGroup(uint own) {
+// Steele); every thread of the work group calls it. scannedTotal() is then
+// the sum over the work group.
+uint hillisSteele(uint own) {
     const int t = int(gl_LocalInvocationID.x);
     partial[t] = own;
     barrier();
@@ -40,6 +44,30 @@ uint scanGroup(uint own) {
     }
     return partial[t];
 }
+
+#if CR_SUBGROUP && defined(GL_KHR_shader_subgroup_arithmetic)
+// Where subgroups add up in one step: each subgroup scans itself, the first
+// scans the subgroups' sums, two barriers in all (Hillis & Steele takes two
+// a step). Needs no more subgroups than a subgroup has invocations.
+bool subgroupScans() { return gl_NumSubgroups <= gl_SubgroupSize; }
+uint scanGroup(uint own) {
+    if (!subgroupScans()) return hillisSteele(own);
+    uint inclusive = subgroupInclusiveAdd(own);
+    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) partial[gl_SubgroupID] = inclusive;
+    barrier();
+    if (gl_SubgroupID == 0u) {
+        uint sum = gl_SubgroupInvocationID < gl_NumSubgroups ? partial[gl_SubgroupInvocationID] : 0u;
+        sum = subgroupInclusiveAdd(sum);
+        if (gl_SubgroupInvocationID < gl_NumSubgroups) partial[gl_SubgroupInvocationID] = sum;
+    }
+    barrier();
+    return inclusive + (gl_SubgroupID > 0u ? partial[gl_SubgroupID - 1u] : 0u);
+}
+uint scannedTotal() { return partial[subgroupScans() ? gl_NumSubgroups - 1u : uint(LINE_THREADS - 1)]; }
+#else
+uint scanGroup(uint own) { return hillisSteele(own); }
+uint scannedTotal() { return partial[LINE_THREADS - 1]; }
+#endif
 
 // lineOffsets[y] = the roots whose first pixel is in a line above y;
 // lineOffsets[height] = the component count. Each thread sums a run of
@@ -101,7 +129,7 @@ void main() {
             ++rank;
         }
     }
-    uint total = partial[LINE_THREADS - 1];
+    uint total = scannedTotal();
     if (t < NODE_H && y * NODE_H + t < imageSize.y)
         lineCounts[y * NODE_H + t] = (total >> (16u * uint(t))) & 0xFFFFu;
 
