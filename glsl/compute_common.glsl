@@ -205,15 +205,21 @@ uint ownKey(NodeCoord n, uint mask) { return keyOf(firstPixel(n, mask)); }
 // atomics and finds, are mostly that). A grid larger than the
 // context's storage blocks (GL_MAX_SHADER_STORAGE_BLOCK_SIZE: 128 MiB on
 // llvmpipe) keeps them in that image instead (PARENTS_IN_IMAGE).
-// Stages that change parents while others read them see every write
-// (coherent); local_merge only writes them, the later stages only read them,
-// through the caches.
+// local_merge only writes them and final_labels only reads them.
+// merge_borders and count_roots change parents while other work groups walk
+// them, and read them through the caches all the same (no `coherent`): a
+// stale parent is still an ancestor (union_find.glsl), every change is an
+// atomic or a store of an ancestor, and the atomics return what is current,
+// so a walk on stale reads still ends at a node of its tree and a union
+// still joins the right trees. Every write is seen by the next stage (the
+// barrier between dispatches). Uncached reads ran merge_borders up to 1.8
+// times as long on images of few large components.
 #if defined(PARENTS_READONLY)
 #define PARENTS_ACCESS readonly
 #elif defined(PARENTS_WRITEONLY)
 #define PARENTS_ACCESS writeonly
 #else
-#define PARENTS_ACCESS coherent
+#define PARENTS_ACCESS
 #endif
 #ifdef PARENTS_IN_IMAGE
 #if DIMENSIONS == 3

@@ -266,8 +266,9 @@ uint lineOfKey(uint key) { return quotient(byWidth, key); }
 // line, and the same buffer is bound to both) and `parents` (a key per node
 // slot; count_roots leaves every root kRankFlag | its rank). local_merge
 // writes them (NODES_WRITEONLY, PARENTS_WRITEONLY); merge_borders and
-// count_roots change parents while other work groups read them (coherent);
-// final_labels only reads (PARENTS_READONLY).
+// count_roots change parents while other work groups read them, through the
+// caches (compute_common.glsl says why stale reads are safe); final_labels
+// only reads (PARENTS_READONLY).
 #ifdef NODES_WRITEONLY
 #define NODES_ACCESS writeonly
 #else
@@ -281,7 +282,7 @@ layout(binding = FOREGROUND_BUFFER, std430) NODES_ACCESS buffer Foreground { uin
 #elif defined(PARENTS_WRITEONLY)
 #define PARENTS_ACCESS writeonly
 #else
-#define PARENTS_ACCESS coherent
+#define PARENTS_ACCESS
 #endif
 #ifdef PARENTS_IN_IMAGE
 // Slots past a storage block (GL_MAX_SHADER_STORAGE_BLOCK_SIZE) live in a
