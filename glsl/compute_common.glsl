@@ -212,8 +212,8 @@ uint ownKey(NodeCoord n, uint mask) { return keyOf(firstPixel(n, mask)); }
 // atomic or a store of an ancestor, and the atomics return what is current,
 // so a walk on stale reads still ends at a node of its tree and a union
 // still joins the right trees. Every write is seen by the next stage (the
-// barrier between dispatches). Uncached reads ran merge_borders up to 1.8
-// times as long on images of few large components.
+// barrier between dispatches). Uncached reads slowed merge_borders most on
+// images of few large components, whose unions walk long paths.
 #if defined(PARENTS_READONLY)
 #define PARENTS_ACCESS readonly
 #elif defined(PARENTS_WRITEONLY)
