@@ -26,12 +26,8 @@ layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint g
 shared uint partial[LINE_THREADS];
 shared bool lastGroup;
 
-#ifndef CR_SUBGROUP
-#define CR_SUBGROUP 1
-#endif
 // The inclusive sum of `own` over the threads up to this one (Hillis &
-// Steele); every thread of the work group calls it. scannedTotal() is then
-// the sum over the work group.
+// Steele); every thread of the work group calls it.
 uint hillisSteele(uint own) {
     const int t = int(gl_LocalInvocationID.x);
     partial[t] = own;
@@ -45,7 +41,9 @@ uint hillisSteele(uint own) {
     return partial[t];
 }
 
-#if CR_SUBGROUP && defined(GL_KHR_shader_subgroup_arithmetic)
+// scanGroup: the same sum, by whichever scan the context runs;
+// scannedTotal() is then the sum over the work group.
+#ifdef GL_KHR_shader_subgroup_arithmetic
 // Where subgroups add up in one step: each subgroup scans itself, the first
 // scans the subgroups' sums, two barriers in all (Hillis & Steele takes two
 // a step). Needs no more subgroups than a subgroup has invocations.

@@ -275,12 +275,14 @@ TEST_CASE("cuda: a batch and a volume of deeper samples in device memory match t
         DeviceMemory counts = deviceAllocate(images * 4);
         REQUIRE(cudaMemcpy(pixels.get(), stack.pixels.data(), stack.pixels.size(), cudaMemcpyHostToDevice) ==
                 cudaSuccess);
+        // The stack in device memory, and room for its labels: a batch of
+        // images, then one volume.
+        const glccl::cuda::DeviceVolume in{pixels.get(), std::size_t(width) * sampleBytes, slice * sampleBytes, width,
+                                           height, images, 1, bits};
+        const glccl::cuda::DeviceVolumeLabels out{static_cast<std::uint32_t*>(labels.get()), std::size_t(width) * 4,
+                                                  slice * 4};
         for (const Criterion& criterion : criteriaFor(bits)) {
             INFO(bits << "-bit batch, " << criterion.toString());
-            const glccl::cuda::DeviceVolume in{pixels.get(), std::size_t(width) * sampleBytes,
-                                               slice * sampleBytes, width, height, images, 1, bits};
-            const glccl::cuda::DeviceVolumeLabels out{static_cast<std::uint32_t*>(labels.get()),
-                                                      std::size_t(width) * 4, slice * 4};
             labeler.labelDeviceAsync(in, out, Connectivity::Four, criterion, nullptr,
                                      static_cast<std::uint32_t*>(counts.get()));
             std::vector<std::uint32_t> hostLabels(slice * images);
@@ -305,10 +307,6 @@ TEST_CASE("cuda: a batch and a volume of deeper samples in device memory match t
         for (Connectivity connectivity : kVolumeConnectivities)
             for (const Criterion& criterion : criteriaFor(bits)) {
                 INFO(bits << "-bit volume, " << criterion.toString());
-                const glccl::cuda::DeviceVolume in{pixels.get(), std::size_t(width) * sampleBytes,
-                                                   slice * sampleBytes, width, height, images, 1, bits};
-                const glccl::cuda::DeviceVolumeLabels out{static_cast<std::uint32_t*>(labels.get()),
-                                                          std::size_t(width) * 4, slice * 4};
                 Labeling actual;
                 actual.width = width, actual.height = height, actual.depth = images, actual.dimensions = 3;
                 actual.components = glccl::cuda::labelDeviceVolume(in, out, connectivity, criterion);

@@ -48,13 +48,11 @@ constexpr const char* kForest = "union_find.glsl";
 
 // Compute programs ask for the subgroup operations where the context has
 // them: a stage that uses them tests the extension's macro
-// (GL_KHR_shader_subgroup_ballot, ...) and keeps a path without them, the
+// (GL_KHR_shader_subgroup_arithmetic) and keeps a path without them, the
 // one contexts without these extensions (llvmpipe) compile. Enabling an
 // extension a context lacks is a warning, not an error.
 constexpr const char* kSubgroupExtensions =
     "#extension GL_KHR_shader_subgroup_basic : enable\n"
-    "#extension GL_KHR_shader_subgroup_vote : enable\n"
-    "#extension GL_KHR_shader_subgroup_ballot : enable\n"
     "#extension GL_KHR_shader_subgroup_arithmetic : enable\n";
 
 // Source strings are numbered with #line so the driver's log names them:

@@ -73,12 +73,12 @@ const char kGeneralHelp[] =
     "\n"
     "Run 'glccl COMMAND --help' or 'glccl help COMMAND' for the options of a command.\n"
     "\n"
-    "environment (the library's tuning knobs, read once at start-up; none changes a\n"
-    "result): GLCCL_TRANSFER auto|plain|bands, GLCCL_TRANSFER_BAND_BYTES (e.g. 32M),\n"
-    "GLCCL_TRANSFER_BUFFERS 2..8, GLCCL_COPY_THREADS auto|1..64, GLCCL_COMPUTE_PARENTS\n"
-    "auto|buffer|image; GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel. For\n"
-    "work on the shaders, GLCCL_SHADER_DIR=FOLDER: its GLSL files replace the built-in\n"
-    "ones of their names.\n";
+    "environment (the library's tuning knobs, read once at start-up; none but\n"
+    "GLCCL_SHADER_DIR changes a result): GLCCL_TRANSFER auto|plain|bands,\n"
+    "GLCCL_TRANSFER_BAND_BYTES (e.g. 32M), GLCCL_TRANSFER_BUFFERS 2..8,\n"
+    "GLCCL_COPY_THREADS auto|1..64, GLCCL_COMPUTE_PARENTS auto|buffer|image;\n"
+    "GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel. For work on the shaders,\n"
+    "GLCCL_SHADER_DIR=FOLDER: its GLSL files replace the built-in ones of their names.\n";
 
 const char kLabelHelp[] =
     "usage: glccl label INPUT [options]\n"
