@@ -16,56 +16,15 @@
 // On the way it shortens the trees: a node whose parent lies in another patch
 // (a patch-local root that merge_borders linked away) is pointed straight at
 // its root, so final_labels walks two or three steps.
-layout(local_size_x = LINE_THREADS) in;  // countRootsThreads (compute_constants.hpp)
+// Work groups of LINE_THREADS (countRootsThreads, compute_constants.hpp), declared
+// in group_scan.glsl as GROUP_SCAN_THREADS.
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 layout(binding = LINE_COUNTS_BUFFER, std430) coherent buffer LineCounts { uint lineCounts[]; };
 layout(binding = LINE_OFFSETS_BUFFER, std430) writeonly buffer LineOffsets { uint lineOffsets[]; };
 layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint groupsDone; };
 
-shared uint partial[LINE_THREADS];
 shared bool lastGroup;
-
-// The inclusive sum of `own` over the threads up to this one (Hillis &
-// Steele); every thread of the work group calls it.
-uint hillisSteele(uint own) {
-    const int t = int(gl_LocalInvocationID.x);
-    partial[t] = own;
-    barrier();
-    for (int step = 1; step < LINE_THREADS; step <<= 1) {
-        uint add = t >= step ? partial[t - step] : 0u;
-        barrier();
-        partial[t] += add;
-        barrier();
-    }
-    return partial[t];
-}
-
-// scanGroup: the same sum, by whichever scan the context runs;
-// scannedTotal() is then the sum over the work group.
-#ifdef GL_KHR_shader_subgroup_arithmetic
-// Where subgroups add up in one step: each subgroup scans itself, the first
-// scans the subgroups' sums, two barriers in all (Hillis & Steele takes two
-// a step). Needs no more subgroups than a subgroup has invocations.
-bool subgroupScans() { return gl_NumSubgroups <= gl_SubgroupSize; }
-uint scanGroup(uint own) {
-    if (!subgroupScans()) return hillisSteele(own);
-    uint inclusive = subgroupInclusiveAdd(own);
-    if (gl_SubgroupInvocationID == gl_SubgroupSize - 1u) partial[gl_SubgroupID] = inclusive;
-    barrier();
-    if (gl_SubgroupID == 0u) {
-        uint sum = gl_SubgroupInvocationID < gl_NumSubgroups ? partial[gl_SubgroupInvocationID] : 0u;
-        sum = subgroupInclusiveAdd(sum);
-        if (gl_SubgroupInvocationID < gl_NumSubgroups) partial[gl_SubgroupInvocationID] = sum;
-    }
-    barrier();
-    return inclusive + (gl_SubgroupID > 0u ? partial[gl_SubgroupID - 1u] : 0u);
-}
-uint scannedTotal() { return partial[subgroupScans() ? gl_NumSubgroups - 1u : uint(LINE_THREADS - 1)]; }
-#else
-uint scanGroup(uint own) { return hillisSteele(own); }
-uint scannedTotal() { return partial[LINE_THREADS - 1]; }
-#endif
 
 // lineOffsets[y] = the roots whose first pixel is in a line above y;
 // lineOffsets[height] = the component count. Each thread sums a run of

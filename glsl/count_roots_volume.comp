@@ -6,16 +6,13 @@
 // parent is its own key; its first voxel lies in one of the bundle's lines,
 // and within a line roots order like their words and runs (runs are
 // disjoint along x). Each root's rank among the roots of its line replaces
-// its key (kRankFlag | rank); lineCounts gets every line's count. The last
-// work group to finish numbers the lines (count_roots.comp, scanLines): the
-// roots in the lines before each line, and the count after the last. So a
-// component's number is its first voxel's line offset plus its rank plus
-// one, with no scan dispatch of its own and the one readback of the count.
+// its key (kRankFlag | rank); lineCounts gets every line's count, which
+// scan_lines.comp turns into line offsets (the roots in the lines before
+// each line, and the count after the last). So a component's number is its
+// first voxel's line offset plus its rank plus one.
 layout(local_size_x = COUNT_ROOTS_THREADS) in;
 
-layout(binding = LINE_COUNTS_BUFFER, std430) coherent buffer LineCounts { uint lineCounts[]; };
-layout(binding = LINE_OFFSETS_BUFFER, std430) writeonly buffer LineOffsets { uint lineOffsets[]; };
-layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint groupsDone; };
+layout(binding = LINE_COUNTS_BUFFER, std430) writeonly buffer LineCounts { uint lineCounts[]; };
 
 // A power of two from 32 to COUNT_ROOTS_THREADS (compute_constants.hpp,
 // countRootsRowThreads).
@@ -23,7 +20,6 @@ uniform int rowThreads;
 // Roots per line of a bundle, packed two to a word (16 bits each: a line of
 // at most 2^15 voxels holds at most 2^14 roots).
 shared uvec2 partial[COUNT_ROOTS_THREADS];
-shared bool lastGroup;
 
 uint countOf(uvec2 counts, uint line) { return ((line < 2u ? counts.x : counts.y) >> (16u * (line & 1u))) & 0xFFFFu; }
 // One more root in `line`, in the packed counts (no array indexed by a
@@ -49,36 +45,6 @@ uvec2 scanRow(uvec2 own) {
         barrier();
     }
     return partial[t];
-}
-
-// lineOffsets[line] = the roots whose first voxel is in a line before it;
-// lineOffsets[lines] = the component count. Each thread sums a run of
-// consecutive lines, the work group scans those sums, and each thread
-// writes its lines' offsets.
-shared uint linePartial[COUNT_ROOTS_THREADS];
-void scanLines() {
-    const int t = int(gl_LocalInvocationID.x);
-    const int total = imageSize.y * imageSize.z;
-    const int lines = (total + COUNT_ROOTS_THREADS - 1) / COUNT_ROOTS_THREADS;
-    const int first = t * lines;
-    const int end = min(first + lines, total);
-    uint own = 0u;
-    for (int line = first; line < end; ++line) own += lineCounts[line];
-    linePartial[t] = own;
-    barrier();
-    for (int step = 1; step < COUNT_ROOTS_THREADS; step <<= 1) {
-        uint add = t >= step ? linePartial[t - step] : 0u;
-        barrier();
-        linePartial[t] += add;
-        barrier();
-    }
-    uint offset = linePartial[t];
-    if (t == COUNT_ROOTS_THREADS - 1) lineOffsets[total] = offset;
-    offset -= own;
-    for (int line = first; line < end; ++line) {
-        lineOffsets[line] = offset;
-        offset += lineCounts[line];
-    }
 }
 
 // The roots of word wx of bundle row (by, bz) with `lines`: bit r is set
@@ -141,13 +107,4 @@ void main() {
         uint z = bz * uint(kBundleDepth) + uint(lane / kBundleHeight);
         if (y < volumeHeight() && z < volumeDepth()) lineCounts[z * volumeHeight() + y] = countOf(total, uint(lane));
     }
-
-    memoryBarrierBuffer();
-    barrier();
-    if (t == 0) lastGroup = atomicAdd(groupsDone, 1u) == gl_NumWorkGroups.x * gl_NumWorkGroups.y - 1u;
-    barrier();
-    if (!lastGroup) return;
-    memoryBarrierBuffer();
-    if (t == 0) groupsDone = 0u;
-    scanLines();
 }

@@ -7,21 +7,18 @@
 // (slot (dz, dy)), and within a pixel line roots order like their nodes.
 // Each root's rank among the roots of its pixel line replaces its key
 // (kRankFlag | rank); lineCounts gets the count of every pixel line, line z *
-// height + y. The last work group to finish numbers the lines (scanLines),
-// and nodes whose parent lies in another patch are pointed at their root on
-// the way, as in 2-D.
+// height + y, which scan_lines.comp turns into line offsets; nodes whose
+// parent lies in another patch are pointed at their root on the way, as in
+// 2-D.
 layout(local_size_x = LINE_THREADS) in;  // countRootsThreads (compute_constants.hpp)
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
-layout(binding = LINE_COUNTS_BUFFER, std430) coherent buffer LineCounts { uint lineCounts[]; };
-layout(binding = LINE_OFFSETS_BUFFER, std430) writeonly buffer LineOffsets { uint lineOffsets[]; };
-layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint groupsDone; };
+layout(binding = LINE_COUNTS_BUFFER, std430) writeonly buffer LineCounts { uint lineCounts[]; };
 
 // Pixel lines per node line, their counts packed two to a word (16 bits
 // each: a line holds at most 32768 roots).
 const int kSlots = NODE_H * NODE_D;
 shared uvec2 partial[LINE_THREADS];
-shared bool lastGroup;
 
 uint countOf(uvec2 counts, int slot) { return (counts[slot / 2] >> (16u * uint(slot % 2))) & 0xFFFFu; }
 
@@ -38,33 +35,6 @@ uvec2 scanGroup(uvec2 own) {
         barrier();
     }
     return partial[t];
-}
-
-// count_roots.comp's scanLines over the height x depth pixel lines.
-shared uint linePartial[LINE_THREADS];
-void scanLines() {
-    const int t = int(gl_LocalInvocationID.x);
-    const int total = imageSize.y * imageSize.z;
-    const int lines = (total + LINE_THREADS - 1) / LINE_THREADS;
-    const int first = t * lines;
-    const int end = min(first + lines, total);
-    uint own = 0u;
-    for (int line = first; line < end; ++line) own += lineCounts[line];
-    linePartial[t] = own;
-    barrier();
-    for (int step = 1; step < LINE_THREADS; step <<= 1) {
-        uint add = t >= step ? linePartial[t - step] : 0u;
-        barrier();
-        linePartial[t] += add;
-        barrier();
-    }
-    uint offset = linePartial[t];
-    if (t == LINE_THREADS - 1) lineOffsets[total] = offset;
-    offset -= own;
-    for (int line = first; line < end; ++line) {
-        lineOffsets[line] = offset;
-        offset += lineCounts[line];
-    }
 }
 
 ivec3 patchOf(ivec3 n) { return n / ivec3(PATCH_W, PATCH_H, PATCH_D); }
@@ -109,13 +79,4 @@ void main() {
         if (pixelLine.x < imageSize.y && pixelLine.y < imageSize.z)
             lineCounts[pixelLine.y * imageSize.y + pixelLine.x] = countOf(total, t);
     }
-
-    memoryBarrierBuffer();
-    barrier();
-    if (t == 0) lastGroup = atomicAdd(groupsDone, 1u) == gl_NumWorkGroups.x * gl_NumWorkGroups.y - 1u;
-    barrier();
-    if (!lastGroup) return;
-    memoryBarrierBuffer();
-    if (t == 0) groupsDone = 0u;
-    scanLines();
 }

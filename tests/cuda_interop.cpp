@@ -235,6 +235,33 @@ TEST_CASE("cuda: TextureLabeler reuses its buffers and registrations across fram
     GLCCL_CHECK_NO_GL_ERROR();
 }
 
+TEST_CASE("cuda: TextureLabeler times the texture copies around the kernels", "[cuda][interop]") {
+    glccl::test::requireCudaOrSkip();
+    const auto context = glccl::test::contextOrSkip();
+    // A renderer's call costs the copies between its textures and the
+    // pipeline's buffers as well as the kernels: its timings name them
+    // first and last, and its labels are still the reference's.
+    const Image image = glccl::randomImage(300, 200, 0.5, 2, 1, 77);
+    TestTexture input(glccl::test::formatFor(1), image.width, image.height);
+    TestTexture labels(GL_R32UI, image.width, image.height);
+    glccl::test::fill(input.name(), image);
+    TextureLabeler labeler;
+    glccl::StageTimings timings;
+    const auto& table = labeler.label(input.name(), glccl::test::formatFor(1), labels.name(), image.width,
+                                      image.height, Connectivity::Eight, Criterion::binary(), &timings);
+    glccl::test::checkMatchesReference(image, Connectivity::Eight, Criterion::binary(),
+                                       glccl::test::readLabeling(labels.name(), image.width, image.height, table),
+                                       "timed");
+    std::vector<std::string> names;
+    for (const glccl::StageTime& t : timings) {
+        names.push_back(t.stage);
+        CHECK(t.milliseconds >= 0.0);
+    }
+    const std::vector<std::string> expected = {"copy_input",   "local_merge",     "merge_borders", "count_roots",
+                                               "final_labels", "component_stats", "copy_labels"};
+    CHECK(names == expected);
+}
+
 TEST_CASE("cuda: TextureLabeler allocates nothing per frame after reserve()", "[cuda][interop]") {
     glccl::test::requireCudaOrSkip();
     const auto context = glccl::test::contextOrSkip();

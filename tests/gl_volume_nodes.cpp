@@ -297,6 +297,19 @@ TEST_CASE("volume nodes: binary volumes narrower than their node slots take the 
             }
 }
 
+TEST_CASE("volume nodes: more lines than scan_lines' blocks fill a row of its work groups",
+          "[gl][compute][volume]") {
+    // scan_lines.comp numbers a volume's height x depth lines in blocks of
+    // kScanLinesBlock, its work groups over x then y: over a million lines
+    // make more blocks than one row holds. A volume 5 voxels wide keeps the
+    // voxels few and still takes bundle nodes at 26. (The node grid's
+    // count_roots hands its lines to the same scan: every volume of the
+    // node grid in these tests goes through it, in one row.)
+    const int h = 1030, d = 1028;
+    REQUIRE(h * d > compute::kScanGroupsX * compute::kScanLinesBlock);
+    requireBundlesMatchReference(randomTestVolume(5, h, d, 0.5, 47), Connectivity::TwentySix, "thin");
+}
+
 TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labeler", "[gl][compute][volume]") {
     // One size, binary (bundle nodes) and segments (the node grid) in turn,
     // connectivities changing, an image between them: each labeling leaves
@@ -317,7 +330,7 @@ TEST_CASE("volume nodes: bundle nodes and the node grid take turns on one labele
 }
 
 TEST_CASE("volume nodes: a host's GL_TEXTURE_3D, its storage and image bindings restored", "[gl][compute][volume]") {
-    // The bundle-node passes bind storage buffers 0-5 and image units 0, 2
+    // The bundle-node passes bind storage buffers 0-6 and image units 0, 2
     // and 3 (compute_constants.hpp): the host's bindings there come back,
     // at 6-connectivity too, where one buffer serves two bindings.
     offscreen().makeCurrent();

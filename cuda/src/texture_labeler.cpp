@@ -3,9 +3,11 @@
 // header's "Texture lifetime" says what a host must do for that to be safe).
 //
 // One frame:  map both textures -> copy the input's level 0 into the input
-// buffer (its texels are the samples: inputFormatOf) -> findLabels -> copy the labels into the label texture -> table
-// -> unmap. The label copy is queued before the host waits for the count, so
-// it runs while the host is busy with the table.
+// buffer (its texels are the samples: inputFormatOf) -> findLabels -> copy
+// the labels into the label texture -> table -> unmap. With timings, the two
+// copies are stages of their own (copy_input, copy_labels). The label copy
+// is queued before the host waits for the count, so it runs while the host
+// is busy with the table.
 
 #include <string>
 
@@ -49,6 +51,10 @@ InputFormat inputFormatOf(const CudaCheck& check, unsigned format) {
     check.fail("inputFormat is " + std::to_string(format) +
                "; expected GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_RGBA8 or GL_RGBA16");
 }
+
+// The stages of the copies between the textures and the pipeline's buffers.
+constexpr const char* kCopyInputStage = "copy_input";
+constexpr const char* kCopyLabelsStage = "copy_labels";
 
 }  // namespace
 
@@ -95,16 +101,34 @@ public:
         const TextureKey labelKey{labelTexture, width, height, GL_R32UI};
         mapTextures(check, inputKey, labelKey, format, mapped, arrays);
 
+        // The copies between the textures and the pipeline's buffers are
+        // device work of this call like the kernels, and timed as stages.
+        copyTimer_.start(timings != nullptr, stream, check);
         const std::size_t inputRow = std::size_t(width) * elementBytes;
-        check(cudaMemcpy2DFromArrayAsync(d_input, inputRow, arrays[0], 0, 0, inputRow, std::size_t(height),
-                                         cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpy2DFromArrayAsync (inputTexture)");
+        {
+            auto scope = copyTimer_.scope(kCopyInputStage);
+            check(cudaMemcpy2DFromArrayAsync(d_input, inputRow, arrays[0], 0, 0, inputRow, std::size_t(height),
+                                             cudaMemcpyDeviceToDevice, stream),
+                  "cudaMemcpy2DFromArrayAsync (inputTexture)");
+        }
         pipeline_.findLabels(check, request, d_input, d_labels, timings != nullptr);
         const std::size_t labelRow = std::size_t(width) * sizeof(std::uint32_t);
-        check(cudaMemcpy2DToArrayAsync(arrays[1], 0, 0, d_labels, labelRow, labelRow, std::size_t(height),
-                                       cudaMemcpyDeviceToDevice, stream),
-              "cudaMemcpy2DToArrayAsync (labelTexture)");
+        {
+            auto scope = copyTimer_.scope(kCopyLabelsStage);
+            check(cudaMemcpy2DToArrayAsync(arrays[1], 0, 0, d_labels, labelRow, labelRow, std::size_t(height),
+                                           cudaMemcpyDeviceToDevice, stream),
+                  "cudaMemcpy2DToArrayAsync (labelTexture)");
+        }
         const std::vector<Component>& table = pipeline_.componentTable(check, timings);
+        if (timings != nullptr) {
+            // The input's copy first, the labels' after the kernels.
+            StageTimings copies;
+            copyTimer_.collect(copies);
+            for (const StageTime& copy : copies) {
+                if (copy.stage == kCopyInputStage) timings->insert(timings->begin(), copy);
+                else timings->push_back(copy);
+            }
+        }
         labeledPixels_ = request.pixelCount();
         return table;
     }
@@ -192,6 +216,7 @@ private:
 
     // Declared first, destroyed last.
     LabelPipeline pipeline_;
+    StageTimer copyTimer_;           // the copies to and from the textures, with timings
     HostStaging staging_;            // downloadLabels(): made on its first call
     std::size_t labeledPixels_ = 0;  // of the last successful label(); 0 before
     GraphicsResource input_{"inputTexture", cudaGraphicsRegisterFlagsReadOnly};

@@ -42,9 +42,10 @@ namespace glccl::gl {
 
 namespace {
 
-// Compute programs take the union-find of every compute stage between their
-// common file and the stage file.
+// Compute programs take the union-find of every compute stage and the work
+// group's scan between their common file and the stage file.
 constexpr const char* kForest = "union_find.glsl";
+constexpr const char* kGroupScan = "group_scan.glsl";
 
 // Compute programs ask for the subgroup operations where the context has
 // them: a stage that uses them tests the extension's macro
@@ -57,10 +58,12 @@ constexpr const char* kSubgroupExtensions =
 
 // Source strings are numbered with #line so the driver's log names them:
 // 0 = the generated prologue, 1 = criterion.glsl, 2 = the backend's common
-// file, then (compute) 3 = union_find.glsl, and the stage file last.
+// file, then (compute) 3 = union_find.glsl and 4 = group_scan.glsl, and the
+// stage file last.
 std::string sourceNames(const char* common, bool compute) {
     return std::string("source 0 is the prologue, 1 is criterion.glsl, 2 is ") + common +
-           (compute ? std::string(", 3 is ") + kForest + ", 4 is the stage file" : ", 3 is the stage file");
+           (compute ? std::string(", 3 is ") + kForest + ", 4 is " + kGroupScan + ", 5 is the stage file"
+                    : ", 3 is the stage file");
 }
 
 // The prologue's defines, then the shared files and the stage file, each
@@ -68,8 +71,11 @@ std::string sourceNames(const char* common, bool compute) {
 std::string assemble(const std::string& prologue, const char* common, const std::string& body, bool compute) {
     std::string text = prologue + "#line 1 1\n" + detail::shaderSource("criterion.glsl") + "\n#line 1 2\n" +
                        detail::shaderSource(common);
-    if (compute) text += std::string("\n#line 1 3\n") + detail::shaderSource(kForest);
-    return text + "\n#line 1 " + (compute ? "4" : "3") + "\n" + body;
+    if (compute) {
+        text += std::string("\n#line 1 3\n") + detail::shaderSource(kForest) + "\n#line 1 4\n" +
+                detail::shaderSource(kGroupScan);
+    }
+    return text + "\n#line 1 " + (compute ? "5" : "3") + "\n" + body;
 }
 
 std::string infoLog(GLuint object, bool isProgram) {

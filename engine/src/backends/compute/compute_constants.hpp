@@ -156,11 +156,13 @@ constexpr int kBorderLinks = 1024;
 // 2^kVolumeTableSlotBits hash slots of 10 words. Its coordinate sums stay
 // below 2^32: at most 2^14 voxels of coordinates below 2^15.
 constexpr WordBox kBundleLabelPatch{2, 8, 8};
-// Hash slots of final_labels_volume.comp: fewer than the 2-D pass's. Every
-// slot is cleared and scanned by each label patch, and its shared memory
-// decides how many label patches a multiprocessor holds at once; a number
-// that finds no slot goes to the global table directly.
-constexpr int kVolumeTableSlotBits = 7;
+// Hash slots of final_labels_volume.comp: far fewer than the 2-D pass's.
+// Every slot is cleared and scanned by each label patch (a few threads of
+// its 128 suffice for 32), and a number that finds no slot goes to the
+// global table directly. Large components, the ones whose atomics the slots
+// save, are few in any label patch; more slots only cost time, at every
+// connectivity and on every family of the benchmarks (docs/benchmarks.md).
+constexpr int kVolumeTableSlotBits = 5;
 // count_roots: work groups of kCountRootsThreads, a bundle row to each
 // countRootsRowThreads(wordsX) of them (each thread a run of words), so that
 // narrow volumes put several rows in a group rather than idle threads.
@@ -170,6 +172,14 @@ inline int countRootsRowThreads(int wordsX) {
     while (threads < wordsX && threads < kCountRootsThreads) threads *= 2;
     return threads;
 }
+// scan_lines (a volume's line offsets): work groups of kScanLinesThreads,
+// each thread kScanLinesPerThread consecutive lines of a block.
+constexpr int kScanLinesThreads = 256;
+constexpr int kScanLinesPerThread = 16;
+constexpr int kScanLinesBlock = kScanLinesThreads * kScanLinesPerThread;
+// Its work groups per row (x) of a dispatch, before the blocks go on in
+// rows along y.
+constexpr int kScanGroupsX = 256;
 // Parents past a storage block: a 3-D image 2^10 texels wide and high
 // (volume_nodes.glsl, parentTexel).
 constexpr int kParentsSideBits = 10;
@@ -246,6 +256,7 @@ constexpr int kGroupsDoneBuffer = 2;
 constexpr int kParentsBuffer = 3;
 constexpr int kBitsBuffer = 4;        // binary volumes: the voxels, a bit each
 constexpr int kForegroundBuffer = 5;  // binary volumes: each bundle word's OR of its lines
+constexpr int kBlockSumsBuffer = 6;   // volumes: scan_lines' sums of blocks of lines
 constexpr int kInputUnit = 0;
 
 static_assert(kPatch.width % kTableRun == 0 && kPatch.height % kPatchLinesPerPass == 0, "patch shape");
@@ -326,6 +337,7 @@ inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
         .define("LINE_COUNTS_BUFFER", kLineCountsBuffer)
         .define("LINE_OFFSETS_BUFFER", kLineOffsetsBuffer)
         .define("GROUPS_DONE_BUFFER", kGroupsDoneBuffer)
+        .define("BLOCK_SUMS_BUFFER", kBlockSumsBuffer)
         .define("PARENTS_BUFFER", kParentsBuffer);
 }
 

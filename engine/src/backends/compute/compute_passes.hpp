@@ -116,7 +116,10 @@ public:
 private:
     // A binary volume's bundle nodes (count_roots_volume.cpp, .comp).
     std::uint32_t runBundles(const PassContext& context);
-    // The count the last work group wrote after the line offsets.
+    // A volume's line counts into line offsets and the count
+    // (scan_lines.comp), inside count_roots' stage.
+    static void scanLines(const PassContext& context);
+    // The count written after the line offsets.
     static std::uint32_t readCount(const ComputeResources& resources);
 };
 

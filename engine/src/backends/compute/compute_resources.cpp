@@ -92,6 +92,7 @@ void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, Connecti
     lineOffsets = storageBuffer((lineCount + 1) * 4, what);
     const std::uint32_t zero = 0;
     if (!groupsDone) groupsDone = storageBuffer(4, what, &zero);
+    if (v) blockSums = storageBuffer((lineCount + kScanLinesBlock - 1) / kScanLinesBlock * 4, what);
     width = w;
     height = h;
     depth = v ? d : 1;

@@ -44,6 +44,7 @@ struct ComputeResources {
     gl::Buffer lineCounts;              // uint per pixel line (a volume's: height x depth): roots whose first pixel is there
     gl::Buffer lineOffsets;             // uint per pixel line + 1: the exclusive scan, then the total
     gl::Buffer groupsDone;              // uint: count_roots' work groups done (0 between labelings)
+    gl::Buffer blockSums;               // volumes: uint per block of kScanLinesBlock lines (scan_lines.comp)
     gl::Object<gl::TextureTraits> table;  // R32UI 2-D array (compute_constants.hpp, TableField)
     int tableRows = 0;                  // rows of kTableWidth entries the table holds
     // Entries from the first that may hold sums of the last labeling; every

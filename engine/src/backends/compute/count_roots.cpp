@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
 
@@ -6,18 +8,26 @@ namespace glccl::compute {
 namespace {
 // Its work group size follows the grid's width (countRootsThreads).
 const ProgramSpec kCountRoots{CountRootsPass::kStage, [](gl::ProgramBuilder& builder, int lineThreads) {
-                                  builder.define("LINE_THREADS", lineThreads);
+                                  builder.define("LINE_THREADS", lineThreads).define("GROUP_SCAN_THREADS", lineThreads);
                               }};
 const ProgramSpec kCountRootsVolume{CountRootsPass::kStage,
                                     [](gl::ProgramBuilder& builder, int lineThreads) {
                                         builder.define("LINE_THREADS", lineThreads);
                                     },
                                     "count_roots_volume_grid.comp"};
+void scanLinesDefines(gl::ProgramBuilder& builder, int) {
+    builder.define("GROUP_SCAN_THREADS", kScanLinesThreads).define("SCAN_LINES_PER_THREAD", kScanLinesPerThread);
+}
+// Reads no samples, over whichever common file the volume's nodes take.
+const ProgramSpec kScanLines{CountRootsPass::kStage, scanLinesDefines, "scan_lines.comp", nullptr, false};
+const ProgramSpec kScanLinesBundles{CountRootsPass::kStage, scanLinesDefines, "scan_lines.comp", "volume_nodes.glsl",
+                                    false};
 }  // namespace
 
 // glsl/count_roots.comp (count_roots_volume_grid.comp): one work group per
-// node line ranks its roots; the last group to finish numbers the lines. The
-// count is read back: label() returns it, and the table is sized by it.
+// node line ranks its roots; an image's last group to finish numbers the
+// lines, a volume's are numbered by scan_lines. The count is read back:
+// label() returns it, and the table is sized by it.
 std::uint32_t CountRootsPass::run(const PassContext& context) {
     const ComputeResources& r = context.resources;
     // Bundle nodes are a word's runs, not one node per grid cell: their roots
@@ -32,9 +42,30 @@ std::uint32_t CountRootsPass::run(const PassContext& context) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());
         // A volume: one work group per node line (y, z).
         dispatch(r.gridHeight, r.gridDepth);
+        if (r.volume) scanLines(context);
         context.checkPass(kStage);
     }
     return readCount(r);
+}
+
+// glsl/scan_lines.comp: the blocks' own scans, the blocks' offsets, then
+// each block's offset added to its lines.
+void CountRootsPass::scanLines(const PassContext& context) {
+    const ComputeResources& r = context.resources;
+    gl::Program& program = context.programs.use(r.bundles ? kScanLinesBundles : kScanLines, r);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineCountsBuffer, r.lineCounts.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBlockSumsBuffer, r.blockSums.id());
+    const int lines = r.lines();
+    program.set("lineCount", unsigned(lines));
+    const int blocks = (lines + kScanLinesBlock - 1) / kScanLinesBlock;
+    const int groupsX = std::min(blocks, kScanGroupsX);
+    const int groupsY = (blocks + groupsX - 1) / groupsX;
+    for (int phase = 0; phase < 3; ++phase) {
+        program.set("phase", phase);
+        if (phase == 1) dispatch(1, 1);
+        else dispatch(groupsX, groupsY);
+    }
 }
 
 std::uint32_t CountRootsPass::readCount(const ComputeResources& r) {

@@ -17,7 +17,7 @@ constexpr int kFlattenGroups = 4096;
 }  // namespace
 
 // glsl/count_roots_volume.comp: the roots of a binary volume's bundle rows,
-// ranked per line; the last work group to finish numbers the lines. The
+// ranked per line; scan_lines numbers the lines. The
 // count is read back: label() returns it, and the table is sized by it.
 std::uint32_t CountRootsPass::runBundles(const PassContext& context) {
     const ComputeResources& r = context.resources;
@@ -34,11 +34,10 @@ std::uint32_t CountRootsPass::runBundles(const PassContext& context) {
         context.programs.use(kCountRootsVolume, r).set("rowThreads", rowThreads);
         bindNodeData(r);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineCountsBuffer, r.lineCounts.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());
         // kCountRootsThreads / rowThreads bundle rows of one slice per work group.
         const int rows = kCountRootsThreads / rowThreads;
         dispatch((int(r.nodes.bundlesY) + rows - 1) / rows, int(r.nodes.bundlesZ));
+        scanLines(context);
         context.checkPass(kStage);
     }
     return readCount(r);
