@@ -20,6 +20,7 @@
 #include "graphics_resource.hpp"
 #include "host_staging.hpp"
 #include "pipeline.hpp"
+#include "texture_surface.hpp"
 
 namespace glccl::cuda {
 namespace {
@@ -112,12 +113,10 @@ public:
                   "cudaMemcpy2DFromArrayAsync (inputTexture)");
         }
         pipeline_.findLabels(check, request, d_input, d_labels, timings != nullptr);
-        const std::size_t labelRow = std::size_t(width) * sizeof(std::uint32_t);
+        const ArraySurface labelSurface(check, arrays[1], stream);
         {
             auto scope = copyTimer_.scope(kCopyLabelsStage);
-            check(cudaMemcpy2DToArrayAsync(arrays[1], 0, 0, d_labels, labelRow, labelRow, std::size_t(height),
-                                           cudaMemcpyDeviceToDevice, stream),
-                  "cudaMemcpy2DToArrayAsync (labelTexture)");
+            labelSurface.write(check, d_labels, width, height);
         }
         const std::vector<Component>& table = pipeline_.componentTable(check, timings);
         if (timings != nullptr) {
@@ -220,7 +219,9 @@ private:
     HostStaging staging_;            // downloadLabels(): made on its first call
     std::size_t labeledPixels_ = 0;  // of the last successful label(); 0 before
     GraphicsResource input_{"inputTexture", cudaGraphicsRegisterFlagsReadOnly};
-    GraphicsResource labels_{"labelTexture", cudaGraphicsRegisterFlagsWriteDiscard};
+    // Written through a surface (texture_surface.cu), never read by CUDA.
+    GraphicsResource labels_{"labelTexture",
+                             cudaGraphicsRegisterFlagsWriteDiscard | cudaGraphicsRegisterFlagsSurfaceLoadStore};
 };
 
 struct TextureLabeler::Impl {
