@@ -38,11 +38,16 @@ std::uint32_t CountRootsPass::run(const PassContext& context) {
         context.programs.use(r.volume ? kCountRootsVolume : kCountRoots, r, countRootsThreads(r.gridWidth));
         bindNodeData(r);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineCountsBuffer, r.lineCounts.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());
-        // A volume: one work group per node line (y, z).
-        dispatch(r.gridHeight, r.gridDepth);
-        if (r.volume) scanLines(context);
+        if (r.volume) {
+            // One work group per node line (y, z); then the lines numbered.
+            dispatch(r.gridHeight, r.gridDepth);
+            scanLines(context);
+        } else {
+            // The last work group numbers the lines.
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineOffsetsBuffer, r.lineOffsets.id());
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kGroupsDoneBuffer, r.groupsDone.id());
+            dispatch(r.gridHeight, 1);
+        }
         context.checkPass(kStage);
     }
     return readCount(r);

@@ -17,8 +17,8 @@ constexpr int kFlattenGroups = 4096;
 }  // namespace
 
 // glsl/count_roots_volume.comp: the roots of a binary volume's bundle rows,
-// ranked per line; scan_lines numbers the lines. The
-// count is read back: label() returns it, and the table is sized by it.
+// ranked per line; scan_lines numbers the lines. The count is read back:
+// label() returns it, and the table is sized by it.
 std::uint32_t CountRootsPass::runBundles(const PassContext& context) {
     const ComputeResources& r = context.resources;
     {
