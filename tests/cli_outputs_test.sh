@@ -94,9 +94,16 @@ signal_before_commit() {
         sleep 0.1
     done
     if kill -0 "$pid" 2>/dev/null; then
-        fail "the run did not end within 90 s of SIG$signal"
-        ps -o pid,ppid,stat,etime,args -p "$pid" $(descendants "$pid" | sed 's/^/-p /') 2>/dev/null
-        cat run.err
+        # mpirun itself was seen to hang on a loaded machine after its ranks
+        # had ended (they stay as zombies it never reaps): Open MPI's, not
+        # glccl-mpi's. The run fails only while a process of ours still runs.
+        if [ "$(ps -o comm= -p "$pid")" = mpirun ] && ! live_descendants "$pid"; then
+            echo "note: mpirun outlived its ranks by 90 s after SIG$signal; killed"
+        else
+            fail "the run did not end within 90 s of SIG$signal"
+            ps -o pid,ppid,stat,etime,args -p "$pid" $(descendants "$pid" | sed 's/^/-p /') 2>/dev/null
+            cat run.err
+        fi
         for victim in $(descendants "$pid") "$pid"; do kill -s KILL "$victim" 2>/dev/null; done
     fi
     wait "$pid"
@@ -131,6 +138,19 @@ descendants() {
         descendants "$child"
         echo "$child"
     done
+}
+
+# live_descendants PID: whether any process below PID has not ended (one
+# that has ended and is not yet reaped is a zombie, state Z).
+live_descendants() {
+    local child
+    for child in $(descendants "$1"); do
+        case "$(ps -o stat= -p "$child" 2>/dev/null)" in
+            Z* | "") ;;
+            *) return 0 ;;
+        esac
+    done
+    return 1
 }
 
 # mpi_runs SECTION: whether glccl-mpi can run here (else says why SECTION
