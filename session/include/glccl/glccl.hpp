@@ -7,10 +7,10 @@
 // Connectivity, Criterion), the CPU reference, comparison and image I/O.
 // It sits with the Session, above every layer it gathers.
 //
-// Link glccl::glccl_session (CMake) or `pkg-config --libs glccl`. The CUDA
-// path is a separate library, glccl::glccl_cuda; its header
-// glccl/cuda_labeler.hpp is included here when it is on the include path,
-// i.e. when glccl was built and installed with CUDA.
+// Link glccl::glccl (CMake) or `pkg-config --libs glccl`: both bring every
+// library below, the CUDA path's too where glccl was built with it. Its
+// header glccl/cuda_labeler.hpp is included here when it is on the include
+// path, i.e. when glccl was built and installed with CUDA.
 
 #include "glccl/backend.hpp"
 #include "glccl/canonical.hpp"
