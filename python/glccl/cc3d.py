@@ -11,8 +11,26 @@ documentation and code give on the same call: labels numbered in the order
 cc3d scans the array's memory (raster order for C-ordered arrays, axis 0
 first for Fortran-ordered ones), in the dtype cc3d picks (uint16, uint32 or
 uint64 from its estimate of the label count, or out_dtype), in the array's
-order. 2-D and 3-D arrays (1-D as one row). Not available: periodic_boundary,
-delta on float images.
+order. 2-D and 3-D arrays (1-D as one row), of either byte order.
+
+The labels always hold every component: where cc3d's estimate of the label
+count picks a dtype too small for the components found (its estimate for a
+binary volume at 18-connectivity is an eighth of the voxels, where a
+quarter can be components), the labels come in the next of uint32 and
+uint64; an out_dtype too small for them is a ValueError.
+
+periodic_boundary=True makes the array a torus: an element on a face
+neighbours, by the connectivity's steps, the elements across that face on
+the opposite one. glccl labels the array as it is, then joins the
+components that such wrapped neighbours connect (a union-find over their
+labels) and numbers the result again in memory order; it takes every
+connectivity and criterion (cc3d takes 4, 8 and 6, without delta).
+
+delta on float images joins neighbours whose values are equal or differ by
+at most delta, the difference taken in the image's precision as cc3d takes
+it: glccl labels the equal values, then joins the labels of neighbours
+within delta in the same union-find (on the host, in numpy). float16 is
+refused under delta, as cc3d refuses it.
 
 Where cc3d's build and its documentation differ, glccl follows the
 documentation: delta compares signed values by their difference (-1 and 1
@@ -23,6 +41,7 @@ Floats are compared by value: NaN elements are never joined (NaN equals
 nothing), -0.0 is background, float16 included (cc3d's build compares
 float16 bits)."""
 
+import itertools
 import os
 
 import numpy as np
@@ -136,6 +155,85 @@ def _label_scanned(data, hops, criterion):
     return label_nd(data, hops, criterion, _WHERE)
 
 
+def _half_neighbourhood(hops, ndim):
+    """One of each two opposite steps to the neighbours at most `hops`
+    orthogonal steps away (the other is its negative): those whose first
+    nonzero step is +1."""
+    return [step for step in itertools.product((-1, 0, 1), repeat=ndim)
+            if 0 < sum(map(abs, step)) <= hops and next(s for s in step if s) > 0]
+
+
+def _inside_pairs(array, step):
+    """(array at p, array at p + step) over every p whose neighbour p + step
+    is in the array."""
+    here = tuple(slice(max(0, -s), side - max(0, s)) for s, side in zip(step, array.shape))
+    there = tuple(slice(max(0, s), side - max(0, -s)) for s, side in zip(step, array.shape))
+    return array[here], array[there]
+
+
+def _wrapped_pairs(array, step):
+    """(array at p, array at p + step modulo the shape) over every p whose
+    neighbour p + step lies past a face of the array: on the torus, p and
+    its neighbour on the opposite face. One pair of slabs per face the step
+    crosses (an element on an edge or corner comes once per face)."""
+    for axis, s in enumerate(step):
+        if s == 0:
+            continue
+        last = array.shape[axis] - 1
+        here = np.take(array, [last if s > 0 else 0], axis=axis)
+        there = np.take(array, [0 if s > 0 else last], axis=axis)
+        across = [(other, -t) for other, t in enumerate(step) if other != axis and t != 0]
+        if across:
+            there = np.roll(there, [shift for _, shift in across], [other for other, _ in across])
+        yield here, there
+
+
+def _merged(labels, n, first, second):
+    """labels with the components first[i] and second[i] joined, numbered
+    1..m in the order of each joined set's lowest label, and m. A
+    union-find over the labels in numpy: each round joins every root met in
+    a pair to a lower root of that pair, then points every label at its
+    root, until no pair spans two roots. A root is the lowest label of its
+    set, and labels numbered in memory order by their first element keep
+    that order through the set's lowest label."""
+    parent = np.arange(n + 1, dtype=np.int64)
+    first = np.concatenate(first).astype(np.int64)
+    second = np.concatenate(second).astype(np.int64)
+    while first.size:
+        # The pairs' roots, where they differ.
+        first, second = parent[first], parent[second]
+        apart = first != second
+        first, second = first[apart], second[apart]
+        # A root met in several pairs takes any one of their lower roots:
+        # each is of its set.
+        parent[np.maximum(first, second)] = np.minimum(first, second)
+        while True:
+            grandparent = parent[parent]
+            if np.array_equal(grandparent, parent):
+                break
+            parent = grandparent
+    roots = parent == np.arange(n + 1)
+    numbers = np.cumsum(roots) - 1
+    return numbers[parent][labels], int(numbers[-1])
+
+
+def _joined_across(labels, n, compared, joins, steps, wrapped):
+    """labels (n of them) with the components joined that neighbours p and
+    p + step connect, for every step in steps, where joins(compared at p,
+    compared at p + step) holds: the neighbours inside the array, or
+    (wrapped) those across its faces on the torus of periodic_boundary."""
+    pairs = _wrapped_pairs if wrapped else lambda array, step: [_inside_pairs(array, step)]
+    first, second = [], []
+    for step in steps:
+        for (here, there), (a, b) in zip(pairs(labels, step), pairs(compared, step)):
+            join = joins(a, b) & (here != there)
+            first.append(here[join])
+            second.append(there[join])
+    if sum(len(labels_here) for labels_here in first) == 0:
+        return labels, n
+    return _merged(labels, n, first, second)
+
+
 def connected_components(data, max_labels=-1, connectivity=26, return_N=False, delta=0, out_dtype=None,
                          out_file=None, periodic_boundary=False, binary_image=False):
     """Connected components of a 2-D or 3-D image, as cc3d.connected_components.
@@ -149,13 +247,16 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     connectivity: 4 or 8 for 2-D images (6 is 4 there, 18 and 26 are 8); 6,
       18 or 26 for volumes.
     return_N: also return the number of components.
-    delta: >= 0; 0 labels equal values. Needs glccl's delta criterion
-      (criterion "delta:D"), on integer images.
+    delta: >= 0; 0 labels equal values. glccl's delta criterion
+      (criterion "delta:D") on integer images; on float images (not
+      float16) equal values and values at most delta apart join.
     out_dtype: None (cc3d's choice: uint16, uint32 or uint64 from its
-      estimate), or np.uint16, np.uint32, np.uint64.
+      estimate, widened where the components found need more), or
+      np.uint16, np.uint32, np.uint64 (ValueError when it cannot hold them).
     out_file: a file name or file object; the labels are written to a
       memory-mapped file there and returned as that np.memmap.
-    periodic_boundary: not available in glccl (ValueError when True).
+    periodic_boundary: the array is a torus: elements on opposite faces
+      that the connectivity's steps reach across a face are neighbours.
     binary_image: treat the image as binary (nonzero is foreground); a bool
       image always is.
 
@@ -174,14 +275,14 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
                          + str(connectivity))
     elif dims != 2 and connectivity not in (6, 18, 26):
         raise ValueError("Only 6, 18, and 26 connectivities are supported for 3D images. Got: " + str(connectivity))
-    if periodic_boundary:
-        raise ValueError(f"{_WHERE}: periodic_boundary is not available in glccl; label without it")
-
     if data.size == 0:
         out_labels = np.zeros(shape=(0,), dtype=data.dtype if out_dtype is None else out_dtype)
         return (out_labels, 0) if return_N else out_labels
 
     order = "F" if data.flags.f_contiguous else "C"
+    if not data.dtype.isnative:
+        # The same values in this machine's byte order, in the same layout.
+        data = data.astype(data.dtype.newbyteorder("="), order="K")
     while data.ndim < 3:
         data = data[np.newaxis, ...] if order == "C" else data[..., np.newaxis]
     if not data.flags.c_contiguous and not data.flags.f_contiguous:
@@ -197,7 +298,7 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     sx, sy, sz = (data.shape[::-1] if order == "C" else data.shape)
     voxels = sx * sy * sz
     dtype = data.dtype
-    if dtype.kind not in "biuf":
+    if dtype.kind not in "biuf" or (dtype.kind == "f" and dtype.itemsize > 8):
         raise TypeError(f"Type {dtype} is not currently supported. Supported: bool, int8, int16, int32, int64, "
                         f"uint8, uint16, uint32, uint64, float16, float32, float64")
     binary_image = bool(binary_image) or dtype == bool
@@ -209,6 +310,8 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     estimate_binary = binary_image
     if dtype.kind == "f":
         delta = float(delta)
+        if not delta >= 0:
+            raise ValueError(f"{_WHERE}: delta must be >= 0 on a {dtype} image; got {delta}")
         binary_image = estimate_binary = binary_image or delta == np.finfo(dtype).max
     elif dtype != bool:
         delta = int(delta)
@@ -218,6 +321,7 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
         # cc3d's bound: half the elements for 4 and 6, an eighth otherwise.
         estimate = min(estimate, union_find_voxels // (2 if connectivity in (4, 6) else 8) + 1)
 
+    explicit_dtype = out_dtype is not None
     if out_dtype is not None:
         out_dtype = np.dtype(out_dtype)
         if out_dtype not in (np.uint16, np.uint32, np.uint64):
@@ -238,10 +342,8 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     scanned = data if order == "C" else data.T
     image = scanned.reshape(scanned.shape[3 - dims:]) if dims < 3 else scanned
     hops = _hops(connectivity, dims)
-    if delta != 0 and not binary_image:
-        if image.dtype.kind == "f":
-            raise TypeError(f"{_WHERE}: delta on a float image is not available in glccl (its delta criterion "
-                            f"compares integer samples); use an integer image")
+    steps = _half_neighbourhood(hops, image.ndim)
+    if delta != 0 and not binary_image and image.dtype.kind in "iu":
         info = np.iinfo(image.dtype)
         if not 0 <= delta <= info.max - info.min:
             raise ValueError(f"{_WHERE}: delta must be in 0..{info.max - info.min}, the differences of "
@@ -250,19 +352,44 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
         # Past the differences of the values there are: every nonzero
         # neighbour joins.
         binary_image = foreground.size == 0 or delta >= int(foreground.max()) - int(foreground.min())
+    # compared and joins: what periodic_boundary's wrapped neighbours are
+    # joined by, as the engines join neighbours inside.
     if binary_image:
-        values = image if image.dtype in (np.bool_, np.uint8) else image != 0
-        labels, n = _label_scanned(values, hops, "binary")
+        compared = image if image.dtype in (np.bool_, np.uint8) else image != 0
+        labels, n = _label_scanned(compared, hops, "binary")
+        joins = lambda a, b: (a != 0) & (b != 0)
     elif delta == 0:
-        values = _float_ids(image) if image.dtype.kind == "f" else segment_ids(_as_unsigned(image), 0)
-        labels, n = _label_scanned(values, hops, "segments")
+        compared = _float_ids(image) if image.dtype.kind == "f" else segment_ids(_as_unsigned(image), 0)
+        labels, n = _label_scanned(compared, hops, "segments")
+        joins = lambda a, b: (a == b) & (a != 0)
+    elif image.dtype.kind == "f":
+        # Equal values on the engines; then the components of neighbours
+        # within delta joined, the difference in the image's precision.
+        labels, n = _label_scanned(_float_ids(image), hops, "segments")
+        compared, within = image, image.dtype.type(delta)
+
+        def joins(a, b):
+            with np.errstate(over="ignore", invalid="ignore"):
+                return (a != 0) & (b != 0) & ((a == b) | (np.abs(a - b) <= within))
+        labels, n = _joined_across(labels, n, compared, joins, steps, wrapped=False)
     else:
-        samples = _delta_samples(image, delta)
-        if samples.dtype.itemsize == 8 and delta > np.iinfo(np.uint32).max:
+        compared = _delta_samples(image, delta)
+        if compared.dtype.itemsize == 8 and delta > np.iinfo(np.uint32).max:
             raise ValueError(f"{_WHERE}: delta {delta} on values that take 64 bits is past glccl's delta "
                              f"criterion, which takes deltas up to {np.iinfo(np.uint32).max} there")
-        labels, n = _label_scanned(samples, hops, ("delta", delta))
+        labels, n = _label_scanned(compared, hops, ("delta", delta))
+        within = compared.dtype.type(delta)
+        joins = lambda a, b: (a != 0) & (b != 0) & (np.maximum(a, b) - np.minimum(a, b) <= within)
+    if periodic_boundary:
+        labels, n = _joined_across(labels, n, compared, joins, steps, wrapped=True)
 
+    # The count is known now: labels that cc3d's estimate would not hold
+    # come in a wider dtype, or are refused in the one asked for.
+    if n > np.iinfo(out_dtype).max:
+        if explicit_dtype:
+            raise ValueError(f"{_WHERE}: out_dtype {out_dtype} cannot hold the {n} components found (at most "
+                             f"{np.iinfo(out_dtype).max}); use np.uint32 or np.uint64, or leave out_dtype out")
+        out_dtype = np.dtype(np.uint32 if n <= np.iinfo(np.uint32).max else np.uint64)
     out_labels = labels.astype(out_dtype)
     if order == "F":
         out_labels = out_labels.T

@@ -35,6 +35,22 @@ def _structure_hops(structure, ndim, where="glccl.ndimage.label()"):
                      f"{structure.astype(int).tolist()}")
 
 
+def _labelable(input):
+    """input as scipy's label reads it, or TypeError where scipy has no
+    loop for its dtype: bool, integers, float32 and float64 are labeled
+    (nonzero is foreground), one-byte strings as their bytes; float16,
+    longdouble, strings, datetimes, objects and the rest are refused. Either
+    byte order: scipy refuses big-endian arrays (ValueError), glccl labels
+    their values."""
+    dtype = input.dtype
+    if dtype.kind == "S" and dtype.itemsize == 1:
+        return input.view(np.uint8)
+    if dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize in (4, 8)):
+        return input
+    raise TypeError(f"glccl.ndimage.label(): No matching signature found for input of dtype {dtype.str} "
+                    f"({dtype}): scipy.ndimage.label takes bool, integer, float32 and float64 arrays")
+
+
 def label(input, structure=None, output=None):
     """Label features in an array, as scipy.ndimage.label.
 
@@ -59,7 +75,7 @@ def label(input, structure=None, output=None):
     """
     input = np.asarray(input)
     if np.iscomplexobj(input):
-        raise TypeError("Complex type not supported")
+        raise TypeError("glccl.ndimage.label(): Complex type not supported")
     if structure is None:
         structure = np.indices((3,) * input.ndim)
         structure = (np.abs(structure - 1).sum(axis=0) <= 1) if input.ndim else np.array(True)
@@ -84,8 +100,7 @@ def label(input, structure=None, output=None):
         output[...] = count
         return count if caller_provided_output else (output, count)
 
-    if input.dtype == np.float16:
-        raise TypeError("No matching signature found")  # scipy's label has no float16 loop
+    input = _labelable(input)
     hops = _structure_hops(structure, input.ndim)
     if input.dtype != bool:
         input = input != 0

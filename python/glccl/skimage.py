@@ -12,7 +12,13 @@ order) and count. Like scikit-image, it labels regions of equal value
 every nonzero pixel. Arrays of 1, 2 and 3 dimensions, and boolean arrays of
 more whose axes longer than 1 are at most three (scikit-image labels
 boolean arrays of any dimensions through scipy; glccl refuses the others
-with ValueError)."""
+with ValueError). Values and background are read as scikit-image reads
+them, as intp: a uint64 value of 2**63 or more is negative there (so
+background=-1 is 2**64 - 1), floats, datetimes and complex numbers are cast
+(strings of digits parsed), a float background is truncated, and one past
+intp is an OverflowError."""
+
+import operator
 
 import numpy as np
 
@@ -40,6 +46,26 @@ def _scan_swap(shape):
     return swap
 
 
+def _background_intp(background, where):
+    """background as scikit-image reads it: a C integer (intp). None is 0;
+    a float is truncated (NaN and infinities refused as int() refuses
+    them); a value outside intp's range is an OverflowError."""
+    if background is None:
+        return 0
+    try:
+        value = operator.index(background)
+    except TypeError:
+        if not hasattr(type(background), "__int__"):
+            raise TypeError(f"{where}: background must be a number; an integer is required, not "
+                            f"{type(background).__name__}") from None
+        value = int(background)
+    info = np.iinfo(np.intp)
+    if not info.min <= value <= info.max:
+        raise OverflowError(f"{where}: background {value} is outside intp ({info.min}..{info.max}), where "
+                            f"scikit-image reads it: Python int too large to convert to C long")
+    return value
+
+
 def label(label_image, background=None, return_num=False, connectivity=None):
     """Label connected regions of an integer array, as skimage.measure.label.
 
@@ -49,11 +75,13 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     ----------
     label_image : ndarray
         Image to label, of 1 to 3 dimensions (boolean: any dimensions of
-        which at most three are longer than 1). A float image is truncated
-        to integers first, as scikit-image does.
+        which at most three are longer than 1). Its values are read as
+        intp, as scikit-image reads them: a float image is truncated to
+        integers, a uint64 value of 2**63 or more is negative.
     background : int, optional
-        Pixels of this value are background, labeled 0. By default, 0. For a
-        boolean image, background=1 labels the False pixels.
+        Pixels of this value are background, labeled 0. By default, 0. Read
+        as intp (a float truncated; OverflowError past intp). For a boolean
+        image, background=1 labels the False pixels.
     return_num : bool, optional
         Also return the number of labels.
     connectivity : int, optional
@@ -84,16 +112,16 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     else:
         if not 1 <= image.ndim <= 3:
             raise NotImplementedError(f"Only for images of dimension 1-3 are supported, got a {image.ndim}D one")
+        kind, itemsize = image.dtype.kind, image.dtype.itemsize
+        if kind not in "iu" or (kind == "u" and itemsize >= np.dtype(np.intp).itemsize):
+            # scikit-image's cast: uint64 wraps, floats truncate, strings
+            # of digits parse, others raise as numpy raises.
+            image = image.astype(np.intp)
+        value = _background_intp(background, where)
         hops = image.ndim if connectivity is None else connectivity
         if not 1 <= hops <= image.ndim:
             raise ValueError(f"Connectivity for {image.ndim}D image should be in [1, ..., {image.ndim}]. "
                              f"Got {connectivity}.")
-        if image.dtype.kind not in "iu":
-            if image.dtype.kind in "cOSUV":
-                raise TypeError(f"{where}: label_image must be an integer, boolean or float array, not "
-                                f"{image.dtype}")
-            image = image.astype(np.intp)
-        value = 0 if background is None else int(background)
         swap = _scan_swap(image.shape)
         scanned = image if swap is None else image.swapaxes(*swap)
         labels, n = label_nd(segment_ids(scanned, value), hops, "segments", where)

@@ -104,8 +104,11 @@ def test_arguments_and_errors():
         cc3d.connected_components(np.zeros((2, 2, 2)), connectivity=8)
     with pytest.raises(ValueError, match=r"Only 4, 8, and 6, 18, 26 connectivities are supported for 2D"):
         cc3d.connected_components(np.zeros((2, 2)), connectivity=5)
-    with pytest.raises(ValueError, match=r"^glccl.cc3d.connected_components\(\): periodic_boundary"):
-        cc3d.connected_components(image, connectivity=4, periodic_boundary=True)
+    with pytest.raises(ValueError, match=r"^glccl.cc3d.connected_components\(\): delta must be >= 0"):
+        cc3d.connected_components(image.astype(np.float32), connectivity=4, delta=-1.0)
+    if np.dtype(np.longdouble).itemsize > 8:
+        with pytest.raises(TypeError, match=r"^Type float\d+ is not currently supported"):
+            cc3d.connected_components(image.astype(np.longdouble), connectivity=4)
 
 
 def test_out_file(tmp_path):
