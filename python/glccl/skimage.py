@@ -110,13 +110,14 @@ def label(label_image, background=None, return_num=False, connectivity=None):
         labels, n = label_nd(image, hops, "binary", where)
         dtype = np.intp if image.size >= 2**31 - 2 else np.int32
     else:
-        if not 1 <= image.ndim <= 3:
-            raise NotImplementedError(f"Only for images of dimension 1-3 are supported, got a {image.ndim}D one")
         kind, itemsize = image.dtype.kind, image.dtype.itemsize
         if kind not in "iu" or (kind == "u" and itemsize >= np.dtype(np.intp).itemsize):
-            # scikit-image's cast: uint64 wraps, floats truncate, strings
-            # of digits parse, others raise as numpy raises.
+            # scikit-image's cast, before anything else: uint64 wraps,
+            # floats truncate, strings of digits parse, others raise as
+            # numpy raises.
             image = image.astype(np.intp)
+        if not 1 <= image.ndim <= 3:
+            raise NotImplementedError(f"Only for images of dimension 1-3 are supported, got a {image.ndim}D one")
         value = _background_intp(background, where)
         hops = image.ndim if connectivity is None else connectivity
         if not 1 <= hops <= image.ndim:
