@@ -318,7 +318,9 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
         estimate_binary = binary_image or delta == np.iinfo(dtype).max
     union_find_voxels = _even_ceil(data.shape[0]) * _even_ceil(data.shape[1]) * _even_ceil(data.shape[2])
     if estimate_binary:
-        # cc3d's bound: half the elements for 4 and 6, an eighth otherwise.
+        # cc3d's estimate: half the elements for 4 and 6, an eighth
+        # otherwise (at 18 a quarter can be components: the count widens
+        # the dtype below).
         estimate = min(estimate, union_find_voxels // (2 if connectivity in (4, 6) else 8) + 1)
 
     explicit_dtype = out_dtype is not None
