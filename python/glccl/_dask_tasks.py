@@ -20,6 +20,8 @@ criterion compares them.
     ......|......          maps each key it joins to the smallest key of
                            its component (the remap)."""
 
+import re
+
 import numpy as np
 
 from ._table import ComponentTable
@@ -87,12 +89,32 @@ def _face_values(block, axis, index, spec):
     return None if spec["kind"] == "binary" else block.take(index, axis=axis).astype(np.uint64)
 
 
-def _labeled(block, spec):
-    """glccl.label of a chunk (the fastest engine on this worker)."""
+def _labeled(block, start, spec):
+    """glccl.label of a chunk (the fastest engine on this worker); a value
+    it refuses is reported at its place in the whole array."""
     from . import label
 
-    return label(block, spec["connectivity"], spec["criterion"], spec["backend"], spec["table"],
-                 spec["channel_axis"], threads=spec["threads"])
+    try:
+        return label(block, spec["connectivity"], spec["criterion"], spec["backend"], spec["table"],
+                     spec["channel_axis"], threads=spec["threads"])
+    except ValueError as error:
+        raise ValueError(placed(str(error), start, spec["where"])) from None
+
+
+_PLACE = re.compile(r" at \[(\d+(?:, \d+)*)\]")
+
+
+def placed(message, start, where):
+    """glccl.label's message about a chunk, from the entry `where`, with
+    the place it names ("at [y, x]", channel last) moved to the whole
+    array's coordinates; without one, the chunk's place added."""
+    message = message.replace("glccl.label()", where, 1)
+    found = _PLACE.search(message)
+    if found is None:
+        return f"{message} (in the chunk at {list(start)})"
+    place = [int(value) for value in found.group(1).split(", ")]
+    place[:len(start)] = [value + offset for value, offset in zip(place, start)]
+    return f"{message[:found.start()]} at [{', '.join(map(str, place))}]{message[found.end():]}"
 
 
 def _keys(labels, n, start, shape, where):
@@ -111,7 +133,7 @@ def label_chunk(block, start, shape, spec):
     labeled again for the relabeling), its keys, the keys on its inner
     faces and, for the table, each label's box, area and coordinate sums;
     and apart, its faces."""
-    result = _labeled(block, spec)
+    result = _labeled(block, start, spec)
     labels, n = result[0], result[1]
     keys = _keys(labels, n, start, shape, "")
     key_of = np.concatenate([[0], keys])
@@ -129,11 +151,11 @@ def label_chunk(block, start, shape, spec):
 def relabel_again(block, keys, lut, start, shape, spec, dtype, count=None):
     """The chunk's final labels from the chunk itself, labeled again (the
     first labeling's keys checked: the same labels)."""
-    labels, n = _labeled(block, dict(spec, table=False))
+    labels, n = _labeled(block, start, dict(spec, table=False))
     if n != len(keys) or not np.array_equal(_keys(labels, n, start, shape, " when labeled again"), keys):
         raise RuntimeError(f"glccl.dask.label(): the chunk at {tuple(start)} labeled again differs from its first "
                            f"labeling ({n} labels, {len(keys)} before): its values changed between the reads")
-    return relabel(labels, lut, dtype, count)
+    return relabel(labels, lut, dtype, count, spec["where"])
 
 
 def _inner_sides(start, sides, shape):
@@ -419,12 +441,12 @@ def chunk_lut(keys, lut, final, down):
     return lut
 
 
-def relabel(labels, lut, dtype, count=None):
+def relabel(labels, lut, dtype, count=None, where="glccl.dask.label()"):
     """The chunk's final labels; `count`, where given, is checked to fit
     the dtype."""
     dtype = np.dtype(dtype)
     if count is not None and int(count) > np.iinfo(dtype).max:
-        raise OverflowError(f"glccl.dask.label(): {int(count)} components do not fit dtype {dtype.name}")
+        raise OverflowError(f"{where}: {int(count)} components do not fit dtype {dtype.name}")
     return lut.astype(dtype)[labels]
 
 

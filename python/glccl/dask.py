@@ -9,7 +9,7 @@ array, byte for byte.
     volume = da.from_zarr("cells.zarr")                       # (D, H, W), chunked
     labels, n = glccl.dask.label(volume, connectivity=6)      # lazy: dask arrays
     labels.to_zarr("labels.zarr")                             # chunk by chunk
-    n = glccl.dask.label_zarr("cells.zarr", "labels.zarr")    # the same, and the count
+    n = glccl.dask.label_zarr("cells.zarr", "labels2.zarr")   # the same, all or nothing, and the count
 
     from glccl.dask import ndmeasure                          # dask_image.ndmeasure's label
     labels, n = ndmeasure.label(image)
@@ -34,9 +34,13 @@ which Dask's progress bar and dashboard show.
 
 import operator
 import os
+import secrets
+import shutil
 import subprocess
 import sys
+import threading
 import types
+from collections.abc import MutableMapping
 
 try:
     import dask.array as da
@@ -128,7 +132,8 @@ def _checked(array, connectivity, criterion, backend, channel_axis, threads, whe
     if chunks != array.chunks:
         array = array.rechunk(chunks)
     spec = {"connectivity": connectivity, "criterion": criterion, "backend": backend, "channel_axis": channel_axis,
-            "threads": threads, "kind": kind, "number": number, "hops": _HOPS[connectivity], "channels": channels}
+            "threads": threads, "kind": kind, "number": number, "hops": _HOPS[connectivity], "channels": channels,
+            "where": where}
     return array, spec
 
 
@@ -374,7 +379,7 @@ class _Graph:
             lut = (self.name("lut"),) + block
             if again is None:
                 dsk[(self.labels_name,) + block] = (tasks.relabel, self.summary(block, "labels"), lut, self.dtype,
-                                                   count)
+                                                   count, self.spec["where"])
             else:
                 dsk[(self.labels_name,) + block] = (
                     tasks.relabel_again, (again.name,) + block + channel, self.summary(block, "keys"), lut,
@@ -489,21 +494,412 @@ def label(array, connectivity=None, criterion="binary", backend="auto", return_t
 
 def label_zarr(source, target, connectivity=None, criterion="binary", backend="auto", *, dtype=None, threads=None,
                keep_labels=True, overwrite=False, **unknown):
-    """Labels a Zarr array (a path, a store or a zarr.Array) into a Zarr
-    array of its chunks, chunk by chunk, and returns the count: the labels
-    and the count computed together (one run of the graph), on the Dask
-    scheduler in use (a dask.distributed Client where one is active).
-    `target` is a path, a store or a zarr.Array; an existing one is refused
-    unless overwrite=True. The other arguments are glccl.dask.label's."""
+    """Labels a Zarr array into another, chunk by chunk, all or nothing, and
+    returns the count: the labels and the count computed together (one run
+    of the graph), on the Dask scheduler in use (a dask.distributed Client
+    where one is active).
+
+    Parameters
+    ----------
+    source : path, Zarr store, zarr.Array or dask.array.Array
+        A 2-D image or a volume; any dtype and values glccl.dask.label takes.
+    target : path, Zarr store or zarr.Array
+        Where the labels go. A path or a store: a new array of the source's
+        chunks and the labels' dtype (uint32, or `dtype`). A zarr.Array:
+        written in its own chunks, compressor and dtype; its shape must be
+        the source's and its dtype an integer one, and a count it cannot
+        hold is an OverflowError that leaves it as it was.
+    overwrite : bool (keyword only)
+        An existing array or group at the target is refused unless True;
+        a folder of other files, or a file, is refused always.
+    connectivity, criterion, backend, dtype, threads, keep_labels
+        As glccl.dask.label.
+
+    All or nothing: the labels are written into a new array beside the
+    target (a hidden `.NAME.glccl-partial-*` folder, or keys of that name
+    in the target's store) and moved into its place only once every chunk
+    is written, so a call that fails or is interrupted leaves the target
+    as it was and removes what it wrote. A target that is the source, holds
+    it (a group) or lies inside it, by whatever path or link, is refused.
+
+    Raises
+    ------
+    TypeError or ValueError for a source, target or argument it does not
+    take (nothing written); OverflowError for a count the target's dtype
+    cannot hold; a chunk's error (a value glccl does not take, at its
+    place in the whole array; a read that fails) when computed.
+    """
     where = "glccl.dask.label_zarr()"
     refuse_unknown(unknown, where)
     import dask
 
-    array = source if isinstance(source, da.Array) else da.from_zarr(source)
-    labels, n = label(array, connectivity, criterion, backend, dtype=dtype, threads=threads, keep_labels=keep_labels)
-    stored = labels.to_zarr(target, overwrite=overwrite, compute=False)
-    _, count = dask.compute(stored, n)
+    try:
+        import zarr
+    except ImportError as error:
+        raise ImportError(f"{where} needs Zarr ({error}); install Debian's python3-zarr") from None
+    array, read = _zarr_source(source, zarr, where)
+    place = _Target(target, zarr, where)
+    for source_array in read:
+        place.refuse_overlap(source_array)
+    if place.occupied():
+        place.refuse_replacing(overwrite)
+    wanted = _label_dtype(dtype, where)
+    array, spec = _checked(array, connectivity, criterion, backend, None, threads, where)
+    elements = int(np.prod(array.shape))
+    if place.template is None:
+        out_dtype = np.dtype(wanted or (np.uint32 if elements < 2**32 else np.uint64))
+    else:
+        out_dtype = place.checked_template(array.shape, wanted)
+    labels, n = _lazy(array, spec, out_dtype, np.iinfo(out_dtype).max < elements, False, np.int64,
+                      bool(keep_labels))
+    partial = place.start(labels)
+    try:
+        _, count = dask.compute(labels.to_zarr(partial, compute=False), n)
+        place.finish()
+    except BaseException:
+        place.abandon()
+        raise
     return int(count)
+
+
+def _zarr_source(source, zarr, where):
+    """The source as a Dask array, and the Zarr arrays it reads."""
+    if isinstance(source, da.Array):
+        return source, _zarr_arrays_read(source, zarr)
+    if isinstance(source, zarr.Array):
+        return da.from_zarr(source), [source]
+    if not isinstance(source, (str, os.PathLike, MutableMapping)):
+        raise TypeError(f"{where}: source must be a path, a Zarr store, a zarr.Array or a dask.array.Array, not "
+                        f"{type(source).__name__}")
+    name = repr(os.fspath(source)) if isinstance(source, (str, os.PathLike)) else type(source).__name__
+    try:
+        opened = zarr.open_array(source, mode="r")
+    except (ValueError, KeyError, OSError) as error:
+        try:
+            zarr.open_group(source, mode="r")
+        except (ValueError, KeyError, OSError):
+            raise ValueError(f"{where}: source {name} holds no Zarr array ({type(error).__name__}: {error})") \
+                from None
+        raise ValueError(f"{where}: source {name} is a Zarr group; name one of its arrays (the group's path "
+                         f"and the array's name)") from None
+    return da.from_zarr(opened), [opened]
+
+
+def _zarr_arrays_read(array, zarr):
+    """The zarr.Arrays in a Dask array's graph (those da.from_zarr reads)."""
+    found, seen = [], set()
+
+    def visit(value, depth):
+        if isinstance(value, zarr.Array):
+            if id(value) not in seen:
+                seen.add(id(value))
+                found.append(value)
+        elif isinstance(value, (tuple, list)) and depth < 4:
+            for item in value:
+                visit(item, depth + 1)
+
+    for value in dict(array.__dask_graph__()).values():
+        visit(value, 0)
+    return found
+
+
+def _inner_store(store):
+    """A Zarr store without the wrappers zarr puts around a mapping."""
+    while True:
+        inner = getattr(store, "_mutable_mapping", None)
+        if inner is None:
+            inner = getattr(store, "_store", None)
+        if inner is None or inner is store:
+            return store
+        store = inner
+
+
+def _folder_of(store, path, zarr):
+    """The folder a store keeps `path` in (a DirectoryStore's, or a local
+    fsspec store's), resolved through links; None for other stores."""
+    if isinstance(store, zarr.storage.DirectoryStore):
+        root = store.path
+    else:
+        fs, root = getattr(store, "fs", None), getattr(store, "path", None)
+        protocols = np.atleast_1d(getattr(fs, "protocol", ())).tolist()
+        if not isinstance(root, str) or not {"file", "local"} & set(protocols):
+            return None
+    return os.path.realpath(os.path.join(root, path))
+
+
+def _folders_overlap(a, b):
+    """Whether folder a is b, or lies inside it, or holds it: by name and
+    through the file system (bind mounts, links)."""
+    if a == b or a.startswith(b.rstrip(os.sep) + os.sep) or b.startswith(a.rstrip(os.sep) + os.sep):
+        return True
+    for inner, outer in ((a, b), (b, a)):
+        if not os.path.exists(outer):
+            continue
+        path = inner
+        while True:
+            if os.path.exists(path) and os.path.samefile(path, outer):
+                return True
+            parent = os.path.dirname(path)
+            if parent == path:
+                break
+            path = parent
+    return False
+
+
+def _paths_overlap(a, b):
+    return a == b or not a or not b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+class _Guarded(MutableMapping):
+    """The keys of a store under `prefix` (all its keys without one), as a
+    store that takes writes until closed: close() waits for the writes
+    under way (a failed run's tasks may still be running on the
+    scheduler's threads) and refuses any after, so nothing lands in a
+    partial array once it is removed. A copy sent to another process is a
+    guard of its own."""
+
+    def __init__(self, store, prefix=""):
+        self.store, self.prefix = store, prefix + "/" if prefix else ""
+        self._lock = threading.Condition()
+        self._writing = 0
+        self._closed = False
+
+    def __reduce__(self):
+        return _Guarded, (self.store, self.prefix[:-1])
+
+    def _change(self, change, key, *value):
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("glccl.dask.label_zarr(): the labeling has ended; no more chunks are written")
+            self._writing += 1
+        try:
+            change(self.prefix + key, *value)
+        finally:
+            with self._lock:
+                self._writing -= 1
+                self._lock.notify_all()
+
+    def __setitem__(self, key, value):
+        self._change(self.store.__setitem__, key, value)
+
+    def __delitem__(self, key):
+        self._change(self.store.__delitem__, key)
+
+    def __getitem__(self, key):
+        return self.store[self.prefix + key]
+
+    def __contains__(self, key):
+        return self.prefix + key in self.store
+
+    def __iter__(self):
+        return (key[len(self.prefix):] for key in list(self.store.keys()) if key.startswith(self.prefix))
+
+    def __len__(self):
+        return sum(1 for _ in self)
+
+    def close(self):
+        with self._lock:
+            self._closed = True
+            while self._writing:
+                self._lock.wait()
+
+
+class _Target:
+    """Where label_zarr writes: a folder of a DirectoryStore (the labels
+    written into a folder beside it, renamed into its place), or a path in
+    another store (written under a path beside it, its keys moved into
+    place)."""
+
+    def __init__(self, target, zarr, where):
+        self.zarr, self.where, self.template = zarr, where, None
+        if isinstance(target, zarr.Array):
+            if target._chunk_store is not None:
+                raise TypeError(f"{where}: target is a zarr.Array with a separate chunk store, which glccl cannot "
+                                f"replace all at once; pass a path or a store")
+            if target.read_only:
+                raise ValueError(f"{where}: target is a read-only zarr.Array; open it with mode='r+' (or pass its "
+                                 f"path) to write the labels there")
+            self.template, store, path = target, target.store, target.path
+            self.name = f"(the zarr.Array {'/' + path!r} of a {type(_inner_store(store)).__name__})"
+        elif isinstance(target, (str, os.PathLike)):
+            text = os.fspath(target)
+            if not isinstance(text, str):
+                raise TypeError(f"{where}: target must be a str path, not {type(text).__name__}")
+            self.name = repr(text)
+            if os.path.lexists(text) and not os.path.isdir(text):
+                raise ValueError(f"{where}: target {self.name} is a file, not a folder for a Zarr array; name a "
+                                 f"new path (or a Zarr store, or a zarr.Array)")
+            if text.endswith(".zip"):
+                raise ValueError(f"{where}: target {self.name} names a zip store, whose entries cannot be "
+                                 f"replaced; label into a folder and zip it after")
+            store, path = zarr.storage.normalize_store_arg(text, mode="a"), ""
+        elif isinstance(target, MutableMapping):
+            store, path = target, ""
+            self.name = f"(a {type(_inner_store(store)).__name__})"
+        else:
+            raise TypeError(f"{where}: target must be a path, a Zarr store or a zarr.Array, not "
+                            f"{type(target).__name__}")
+        self.store, self.path = store, path
+        if isinstance(_inner_store(store), zarr.storage.ZipStore):
+            raise ValueError(f"{where}: target {self.name} is a zip store, whose entries cannot be replaced; label "
+                             f"into a folder and zip it after")
+        self.folder = _folder_of(store, path, zarr) if isinstance(store, zarr.storage.DirectoryStore) else None
+        self.partial = self.aside = self.guard = self.created = None
+
+    def refuse_overlap(self, source):
+        """ValueError where the target is the source array, holds it or
+        lies inside it."""
+        source_store, target_store = _inner_store(source.store), _inner_store(self.store)
+        source_folder = _folder_of(source_store, source.path, self.zarr)
+        target_folder = self.folder or _folder_of(target_store, self.path, self.zarr)
+        if source_folder is not None and target_folder is not None:
+            overlap = _folders_overlap(source_folder, target_folder)
+        else:
+            overlap = source_store is target_store and _paths_overlap(source.path, self.path)
+        if overlap:
+            raise ValueError(f"{self.where}: target {self.name} is the source array, holds it or lies inside it; "
+                             f"its labels would overwrite the array being read: write them to another place")
+
+    def occupied(self):
+        """Whether anything is at the target."""
+        if self.folder is not None:
+            return os.path.isdir(self.folder) and bool(os.listdir(self.folder))
+        return bool(self._keys_at(_inner_store(self.store), self.path))
+
+    def refuse_replacing(self, overwrite):
+        holds = self.zarr.storage.contains_array(self.store, self.path) or \
+            self.zarr.storage.contains_group(self.store, self.path)
+        if not holds:
+            raise ValueError(f"{self.where}: target {self.name} holds files but no Zarr array or group; glccl "
+                             f"replaces only those (with overwrite=True): name a new path")
+        if not overwrite:
+            kind = "array" if self.zarr.storage.contains_array(self.store, self.path) else "group"
+            raise ValueError(f"{self.where}: target {self.name} holds a Zarr {kind}; pass overwrite=True to "
+                             f"replace it")
+
+    def checked_template(self, shape, wanted):
+        """The labels' dtype in a zarr.Array target, checked against the
+        source's shape."""
+        template = self.template
+        if tuple(template.shape) != tuple(shape):
+            raise ValueError(f"{self.where}: target is a {tuple(template.shape)} array; the labels of a "
+                             f"{tuple(shape)} source need one of that shape")
+        dtype = np.dtype(template.dtype)
+        if dtype.kind not in "iu":
+            raise TypeError(f"{self.where}: target's dtype {dtype.name} does not hold labels; an integer one does "
+                            f"(uint32, uint64, int32, ...)")
+        if wanted is not None and np.dtype(wanted) != dtype:
+            raise ValueError(f"{self.where}: dtype={np.dtype(wanted).name} differs from the target's dtype "
+                             f"{dtype.name}; leave dtype out to write in the target's")
+        return dtype
+
+    def _beside(self, kind):
+        token = secrets.token_hex(4)
+        if self.folder is not None:
+            parent, name = os.path.split(self.folder)
+            return os.path.join(parent, f".{name}.glccl-{kind}-{token}")
+        parent, _, name = self.path.rpartition("/")
+        return (parent + "/" if parent else "") + (f".{name}." if name else ".") + f"glccl-{kind}-{token}"
+
+    def start(self, labels):
+        """The partial array, beside the target, that the labels go to."""
+        zarr = self.zarr
+        if self.template is not None:
+            template = self.template
+            layout = {"shape": template.shape, "chunks": template.chunks, "dtype": template.dtype,
+                      "compressor": template.compressor, "filters": template.filters, "order": template.order,
+                      "fill_value": template.fill_value,
+                      "dimension_separator": getattr(template, "_dimension_separator", None)}
+        else:
+            layout = {"shape": labels.shape, "chunks": tuple(max(sides) for sides in labels.chunks),
+                      "dtype": labels.dtype,
+                      "dimension_separator": getattr(_inner_store(self.store), "_dimension_separator", None)}
+        if self.folder is not None:
+            self.partial = self._beside("partial")
+            self.created = []
+            parent = os.path.dirname(self.partial)
+            while not os.path.isdir(parent):
+                self.created.append(parent)
+                parent = os.path.dirname(parent)
+            self.guard = _Guarded(type(self.store)(self.partial))
+            array = zarr.open_array(self.guard, mode="w-", **layout)
+        else:
+            self.partial = self._beside("partial")
+            self.guard = _Guarded(_inner_store(self.store), self.partial)
+            array = zarr.open_array(self.guard, mode="w-", **layout)
+        if self.template is not None:
+            array.attrs.update(self.template.attrs.asdict())
+        return array
+
+    def finish(self):
+        """Every chunk written: the partial array takes the target's place
+        (what was there moved aside first, and back if that fails)."""
+        self.guard.close()
+        if self.folder is not None:
+            if not os.path.lexists(self.folder):
+                os.rename(self.partial, self.folder)
+                return
+            self.aside = self._beside("replaced")
+            os.rename(self.folder, self.aside)
+            try:
+                os.rename(self.partial, self.folder)
+            except BaseException:
+                os.rename(self.aside, self.folder)
+                raise
+            shutil.rmtree(self.aside, ignore_errors=True)
+            return
+        store = _inner_store(self.store)
+        self.aside = self._beside("replaced")
+        self._move(store, self.path, self.aside)
+        try:
+            self._move(store, self.partial, self.path)
+        except BaseException:
+            self._remove(store, self.path)
+            self._move(store, self.aside, self.path)
+            raise
+        self._remove(store, self.aside)
+
+    def abandon(self):
+        """The call failed: what it wrote is removed, the target untouched."""
+        if self.guard is None:
+            return
+        self.guard.close()
+        if self.folder is not None:
+            shutil.rmtree(self.partial, ignore_errors=True)
+            for folder in self.created:
+                try:
+                    os.rmdir(folder)
+                except OSError:
+                    break
+        else:
+            self._remove(_inner_store(self.store), self.partial)
+
+    def _keys_at(self, store, path):
+        """The keys under `path`; at the root, all but this call's own."""
+        if path:
+            return [key for key in list(store.keys()) if key.startswith(path + "/")]
+        ours = tuple(own + "/" for own in (self.partial, self.aside) if own)
+        return [key for key in list(store.keys()) if not ours or not key.startswith(ours)]
+
+    def _move(self, store, src, dst):
+        for key in self._keys_at(store, src):
+            rest = key[len(src) + 1:] if src else key
+            store[dst + "/" + rest if dst else rest] = store[key]
+            del store[key]
+        self._prune(store, src)
+
+    def _remove(self, store, path):
+        for key in self._keys_at(store, path):
+            del store[key]
+        self._prune(store, path)
+
+    def _prune(self, store, path):
+        """The emptied path's own entry gone (a MemoryStore keeps one)."""
+        if path:
+            try:
+                self.zarr.storage.rmdir(store, path)
+            except (KeyError, OSError):
+                pass
 
 
 def gpu_cluster(gpus=None, threads_per_worker=4, **worker_options):
@@ -552,6 +948,19 @@ def _visible_gpus(where):
     return [int(line) for line in out.split() if line.strip().isdigit()]
 
 
+def _structure_hops(structure, ndim, where):
+    """The hops of `structure` (generate_binary_structure(ndim, hops)): the
+    neighbourhoods glccl.dask joins across chunks; ValueError for others."""
+    steps = np.abs(np.indices((3,) * ndim) - 1).sum(axis=0)
+    for hops in range(1, max(ndim, 1) + 1):
+        if np.array_equal(structure, steps <= hops):
+            return hops
+    raise ValueError(f"{where}: structure must be one of generate_binary_structure({ndim}, c) for c in "
+                     f"1..{max(ndim, 1)} (the cross, the full {'square' if ndim == 2 else 'cube'}"
+                     f"{', or the 18 neighbours' if ndim == 3 else ''}), the neighbourhoods glccl.dask joins "
+                     f"across chunks; got {structure.astype(int).tolist()}")
+
+
 def _ndmeasure_label(image, structure=None, wrap_axes=None):
     """Label features in a Dask array, as dask_image.ndmeasure.label (and
     scipy.ndimage.label), by glccl.
@@ -563,8 +972,8 @@ def _ndmeasure_label(image, structure=None, wrap_axes=None):
         nonzero elements are features.
     structure : array_like, optional
         The cross (the default), the full square or cube, or in 3-D the 18
-        neighbours: scipy.ndimage.generate_binary_structure(ndim, c), as
-        glccl.ndimage.label takes; others raise ValueError.
+        neighbours: scipy.ndimage.generate_binary_structure(ndim, c); others
+        raise ValueError.
     wrap_axes : None
         Periodic boundaries are not taken (ValueError).
 
@@ -574,7 +983,6 @@ def _ndmeasure_label(image, structure=None, wrap_axes=None):
     elements or more, as scipy) and a 0-d Dask array of the count, of the
     labels' dtype; numbered in raster order, as scipy.ndimage.label.
     """
-    from .ndimage import _structure_hops
     from ._arrays import hops_to_connectivity
 
     where = "glccl.dask.ndmeasure.label()"

@@ -398,6 +398,292 @@ def test_zarr_example(tmp_path):
     assert pathlib.Path(picture).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+# ---- label_zarr: refused or all written, never half ------------------------------------------------------
+
+def zarr_module():
+    return pytest.importorskip("zarr", reason="zarr cannot be imported; tools/install-deps.sh installs python3-zarr")
+
+
+def files(path):
+    """Every file under `path` (or the file itself), relative path -> bytes;
+    None where nothing is there."""
+    path = pathlib.Path(path)
+    if not path.exists() and not path.is_symlink():
+        return None
+    if not path.is_dir():
+        return {".": path.read_bytes()}
+    return {str(item.relative_to(path)): item.read_bytes() for item in sorted(path.rglob("*")) if item.is_file()}
+
+
+def stored_volume(zarr, path, seed=12, shape=(14, 15, 16), chunks=(5, 6, 7), density=0.35):
+    volume = random_image(shape, density, seed)
+    array = zarr.open(str(path), mode="w", shape=volume.shape, chunks=chunks, dtype=volume.dtype)
+    array[:] = volume
+    return volume
+
+
+def fenced(tmp_path):
+    """A folder of the test's, with what else lies there (to see nothing
+    is left beside a target)."""
+    (tmp_path / "out").mkdir()
+    return tmp_path / "out"
+
+
+def test_label_zarr_refuses_an_existing_target_without_overwrite(tmp_path):
+    zarr = zarr_module()
+    stored_volume(zarr, tmp_path / "volume.zarr")
+    old = zarr.open(str(tmp_path / "old.zarr"), mode="w", shape=(14, 15, 16), chunks=(5, 6, 7), dtype=np.uint8)
+    old[:] = 5
+    zarr.open_group(str(tmp_path / "group.zarr"), mode="w").zeros("a", shape=(2, 2))
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "keep.txt").write_text("mine")
+    for target in (str(tmp_path / "old.zarr"), tmp_path / "old.zarr", old, str(tmp_path / "group.zarr"),
+                   str(tmp_path / "notes")):
+        before = {name: files(tmp_path / name) for name in ("old.zarr", "group.zarr", "notes")}
+        with pytest.raises(ValueError, match=r"^glccl\.dask\.label_zarr\(\): target .*(overwrite=True|no Zarr)"):
+            glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6)
+        assert {name: files(tmp_path / name) for name in before} == before
+    # overwrite=True replaces a Zarr array or group, never a folder of other files
+    with pytest.raises(ValueError, match=r"^glccl\.dask\.label_zarr\(\): target .*no Zarr array or group"):
+        glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), str(tmp_path / "notes"), 6, overwrite=True)
+    assert (tmp_path / "notes" / "keep.txt").read_text() == "mine"
+
+
+def test_label_zarr_overwrite_replaces_and_never_wraps(tmp_path):
+    """A path's array is replaced by the labels' own; a zarr.Array keeps its
+    chunks and dtype, which must hold the count: a uint8 one cannot hold
+    more than 255 labels (OverflowError, nothing written)."""
+    zarr = zarr_module()
+    volume = stored_volume(zarr, tmp_path / "volume.zarr", shape=(20, 30, 30), chunks=(7, 8, 9), density=0.3)
+    expected, count = scipy_labels(volume, 6)
+    assert count > 255
+    narrow = zarr.open(str(tmp_path / "narrow.zarr"), mode="w", shape=volume.shape, chunks=(7, 8, 9), dtype=np.uint8)
+    narrow[:] = 5
+    before = files(tmp_path / "narrow.zarr")
+    with dask.config.set(scheduler="threads"):
+        with pytest.raises(OverflowError, match=f"{count} components do not fit dtype uint8"):
+            glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), narrow, 6, overwrite=True)
+        assert files(tmp_path / "narrow.zarr") == before
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["narrow.zarr", "volume.zarr"]
+        # a path: the array there is replaced by the labels' (uint32, the source's chunks)
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), str(tmp_path / "narrow.zarr"), 6,
+                                     overwrite=True) == count
+        written = zarr.open(str(tmp_path / "narrow.zarr"), mode="r")
+        assert written.dtype == np.uint32 and written.chunks == (7, 8, 9)
+        np.testing.assert_array_equal(written[:], expected)
+        # a zarr.Array of another chunking and a signed dtype: written in them
+        wide = zarr.open(str(tmp_path / "wide.zarr"), mode="w", shape=volume.shape, chunks=(4, 30, 11), dtype=np.int32)
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), wide, 6, overwrite=True) == count
+        reread = zarr.open(str(tmp_path / "wide.zarr"), mode="r")
+        assert reread.dtype == np.int32 and reread.chunks == (4, 30, 11)
+        np.testing.assert_array_equal(reread[:], expected)
+        np.testing.assert_array_equal(wide[:], expected)
+
+
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_label_zarr_refuses_its_source_as_target(tmp_path, overwrite):
+    """The source by its own path, another path, a symlink, a zarr.Array of
+    it, a Dask array read from it, the group that holds it, or a path inside
+    it: refused, and the source's bytes unchanged."""
+    zarr = zarr_module()
+    group = zarr.open_group(str(tmp_path / "data.zarr"), mode="w")
+    volume = random_image((10, 11, 12), 0.4, 3)
+    group.array("volume", volume, chunks=(4, 5, 6))
+    source = tmp_path / "data.zarr" / "volume"
+    (tmp_path / "link.zarr").symlink_to(source, target_is_directory=True)
+    before = files(tmp_path / "data.zarr")
+    cases = [(str(source), str(source)), (str(source), str(tmp_path / "data.zarr" / "." / "volume")),
+             (str(source), str(tmp_path / "link.zarr")), (str(tmp_path / "link.zarr"), source),
+             (str(source), zarr.open(str(source), mode="r+")), (zarr.open(str(source), mode="r"), str(source)),
+             (da.from_zarr(str(source)), str(tmp_path / "link.zarr")),
+             (str(source), str(tmp_path / "data.zarr")), (str(source), str(source / "labels"))]
+    for src, target in cases:
+        with pytest.raises(ValueError, match=r"^glccl\.dask\.label_zarr\(\): .*the source"):
+            glccl.dask.label_zarr(src, target, 6, overwrite=overwrite)
+        assert files(tmp_path / "data.zarr") == before
+    with dask.config.set(scheduler="threads"):
+        assert glccl.dask.label_zarr(str(tmp_path / "link.zarr"), str(tmp_path / "labels.zarr"), 6) == \
+            scipy_labels(volume, 6)[1]
+
+
+class FailingStore(dict):
+    """A Zarr store in memory whose chunk `fail` raises `error` when read."""
+
+    def __init__(self, fail, error):
+        super().__init__()
+        self.fail, self.error = fail, error
+
+    def __getitem__(self, key):
+        if key == self.fail:
+            raise self.error
+        return super().__getitem__(key)
+
+
+@pytest.mark.parametrize("scheduler", ["sync", "threads"])
+@pytest.mark.parametrize("failure", ["source chunk", "relabel", "interrupt"])
+@pytest.mark.parametrize("existing", [False, True])
+def test_label_zarr_failing_leaves_the_target_as_it_was(tmp_path, monkeypatch, scheduler, failure, existing):
+    """A labeling that fails while computing (a chunk that cannot be read, a
+    task that raises, Ctrl-C in a task) writes nothing: an earlier target
+    keeps every byte, a new one does not appear, nothing is left beside
+    it; the same call then succeeds."""
+    zarr = zarr_module()
+    volume = random_image((12, 13, 14), 0.4, 21)
+    store = FailingStore("1.1.1" if failure == "source chunk" else None, OSError("disk gone"))
+    source = zarr.open_array(store, mode="w", shape=volume.shape, chunks=(4, 5, 6), dtype=volume.dtype)
+    source[:] = volume
+    out = fenced(tmp_path)
+    target = out / "labels.zarr"
+    if existing:
+        earlier = zarr.open(str(target), mode="w", shape=(3, 4), chunks=(2, 2), dtype=np.uint16)
+        earlier[:] = 7
+    before, listing = files(target), sorted(path.name for path in out.iterdir())
+    relabel = _dask_tasks.relabel
+    calls = []
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt if failure == "interrupt" else RuntimeError("a task failed")
+        return relabel(*args)
+
+    if failure != "source chunk":
+        monkeypatch.setattr(_dask_tasks, "relabel", failing)
+    error = {"source chunk": OSError, "relabel": RuntimeError, "interrupt": KeyboardInterrupt}[failure]
+    with dask.config.set(scheduler=scheduler), pytest.raises(error):
+        glccl.dask.label_zarr(source, str(target), 6, overwrite=existing)
+    assert files(target) == before
+    assert sorted(path.name for path in out.iterdir()) == listing
+    monkeypatch.setattr(_dask_tasks, "relabel", relabel)
+    store.fail = None
+    with dask.config.set(scheduler=scheduler):
+        n = glccl.dask.label_zarr(source, str(target), 6, overwrite=existing)
+    expected, count = scipy_labels(volume, 6)
+    assert n == count
+    np.testing.assert_array_equal(zarr.open(str(target), mode="r")[:], expected)
+    assert sorted(path.name for path in out.iterdir()) == ["labels.zarr"]
+
+
+def test_label_zarr_into_a_store_in_memory(tmp_path, monkeypatch):
+    """A store that is no folder (zarr.MemoryStore): the store itself (its
+    root array replaced) and a zarr.Array in a group of it (written in its
+    chunks and dtype), each replaced only when every chunk is written."""
+    zarr = zarr_module()
+    volume = stored_volume(zarr, tmp_path / "volume.zarr")
+    expected, count = scipy_labels(volume, 6)
+    for path in ("", "group/labels"):
+        store = zarr.MemoryStore()
+        shape = (2, 2) if not path else volume.shape
+        earlier = zarr.open_array(store, path=path, mode="w", shape=shape, chunks=(2, 2, 3)[:len(shape)],
+                                  dtype=np.int64)
+        earlier[:] = 9
+        target = store if not path else earlier
+        keys = {key: bytes(store[key]) for key in store.keys()}
+        with dask.config.set(scheduler="threads"):
+            with pytest.raises(ValueError, match="overwrite=True"):
+                glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6)
+            monkeypatch.setattr(_dask_tasks, "relabel", lambda *args: (_ for _ in ()).throw(RuntimeError("failed")))
+            with pytest.raises(RuntimeError, match="failed"):
+                glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6, overwrite=True)
+            assert {key: bytes(store[key]) for key in store.keys()} == keys
+            monkeypatch.undo()
+            assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6, overwrite=True) == count
+        written = zarr.open_array(store, path=path, mode="r")
+        assert written.dtype == (np.uint32 if not path else np.int64)
+        np.testing.assert_array_equal(written[:], expected)
+        assert not [key for key in store.keys() if "glccl" in key]
+        assert not [name for name in zarr.storage.listdir(store, path.rpartition("/")[0]) if "glccl" in name]
+
+
+def test_label_zarr_says_what_it_expected(tmp_path):
+    zarr = zarr_module()
+    stored_volume(zarr, tmp_path / "volume.zarr")
+    (tmp_path / "afile").write_text("mine")
+    flat = zarr.open(str(tmp_path / "flat.zarr"), mode="w", shape=(3, 3), dtype=np.uint32)
+    floats = zarr.open(str(tmp_path / "floats.zarr"), mode="w", shape=(14, 15, 16), dtype=np.float32)
+    zarr.open_group(str(tmp_path / "group.zarr"), mode="w")
+    source = str(tmp_path / "volume.zarr")
+    cases = [
+        (lambda: glccl.dask.label_zarr(source, str(tmp_path / "afile"), 6), ValueError, "is a file"),
+        (lambda: glccl.dask.label_zarr(source, str(tmp_path / "afile"), 6, overwrite=True), ValueError, "is a file"),
+        (lambda: glccl.dask.label_zarr(source, flat, 6, overwrite=True), ValueError, "(3, 3)"),
+        (lambda: glccl.dask.label_zarr(source, floats, 6, overwrite=True), TypeError, "float32"),
+        (lambda: glccl.dask.label_zarr(source, 42, 6), TypeError, "target must be"),
+        (lambda: glccl.dask.label_zarr(source, str(tmp_path / "o.zip"), 6), ValueError, "zip"),
+        (lambda: glccl.dask.label_zarr(source, zarr.open(str(tmp_path / "flat.zarr"), mode="r"), 6, overwrite=True),
+         ValueError, "read-only"),
+        (lambda: glccl.dask.label_zarr(source, str(tmp_path / "o.zarr"), 6, dtype="int8"), ValueError, "dtype"),
+        (lambda: glccl.dask.label_zarr(str(tmp_path / "missing.zarr"), str(tmp_path / "o.zarr")), ValueError,
+         "no Zarr array"),
+        (lambda: glccl.dask.label_zarr(str(tmp_path / "afile"), str(tmp_path / "o.zarr")), ValueError, "no Zarr array"),
+        (lambda: glccl.dask.label_zarr(str(tmp_path / "group.zarr"), str(tmp_path / "o.zarr")), ValueError, "group"),
+        (lambda: glccl.dask.label_zarr(3.5, str(tmp_path / "o.zarr")), TypeError, "source must be"),
+        (lambda: glccl.dask.label_zarr(source, str(tmp_path / "o.zarr"), 4), ValueError, "connectivity"),
+    ]
+    for call, error, text in cases:
+        with pytest.raises(error, match=r"^glccl\.dask\.label_zarr\(\)") as raised:
+            call()
+        assert text in str(raised.value), str(raised.value)
+    assert (tmp_path / "afile").read_text() == "mine"
+    assert not (tmp_path / "o.zarr").exists() and not (tmp_path / "o.zip").exists()
+
+
+def test_label_zarr_failing_removes_the_folders_it_made(tmp_path, monkeypatch):
+    zarr = zarr_module()
+    stored_volume(zarr, tmp_path / "volume.zarr")
+    out = fenced(tmp_path)
+    monkeypatch.setattr(_dask_tasks, "relabel", lambda *args: (_ for _ in ()).throw(RuntimeError("failed")))
+    with dask.config.set(scheduler="threads"), pytest.raises(RuntimeError, match="failed"):
+        glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), str(out / "a" / "b" / "labels.zarr"), 6)
+    assert list(out.iterdir()) == []
+
+def test_label_zarr_on_a_cluster(tmp_path, cluster):
+    """The partial array's store goes to the worker processes and back
+    into place; an existing target replaced, a failing run leaves it."""
+    zarr = zarr_module()
+    volume = stored_volume(zarr, tmp_path / "volume.zarr")
+    expected, count = scipy_labels(volume, 6)
+    target = str(tmp_path / "labels.zarr")
+    with dask.config.set(scheduler=cluster):
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6) == count
+        np.testing.assert_array_equal(zarr.open(target, mode="r")[:], expected)
+        before = files(target)
+        broken = da.from_zarr(str(tmp_path / "volume.zarr")).map_blocks(
+            lambda block: block if block.shape[0] == 5 else block.astype(np.int8) - 1, dtype=np.int8)
+        with pytest.raises(ValueError, match="is not an unsigned integer"):
+            glccl.dask.label_zarr(broken, target, 6, overwrite=True)
+        assert files(target) == before
+        assert sorted(path.name for path in tmp_path.iterdir()) == ["labels.zarr", "volume.zarr"]
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 26, overwrite=True) == \
+            scipy_labels(volume, 26)[1]
+    np.testing.assert_array_equal(zarr.open(target, mode="r")[:], scipy_labels(volume, 26)[0])
+
+
+@pytest.mark.parametrize("image, chunks, options, place", [
+    (np.array([[0, 1, 0, 0], [1, 1, 0, -1], [0, 0, 0, 0]], np.int16), (2, 2), {}, "[1, 3]"),
+    (np.array([[0, 1, 0], [1, 1, 0], [0, 0, np.nan]], np.float32), 1, {}, "[2, 2]"),
+    (np.array([[0, 3], [0, 1], [0.5, 0]], np.float64), (2, 1), {"criterion": "segments"}, "[2, 0]"),
+    (np.pad(np.array([[[-2]]], np.int64), ((3, 0), (1, 2), (4, 0))), (2, 2, 3), {"connectivity": 26},
+     "[3, 1, 4]"),
+    (np.pad(np.array([[[0, -7, 0]]], np.int8), ((2, 0), (3, 0), (0, 0))), (2, 2, 3),
+     {"criterion": ("threshold", 1), "channel_axis": -1}, "[2, 3, 1]"),
+])
+def test_bad_values_are_placed_in_the_whole_array(image, chunks, options, place):
+    """A chunk's value glccl does not take is reported at its place in the
+    whole array (glccl.label's own place on the whole array), not in the
+    chunk."""
+    whole = None
+    try:
+        glccl.label(image, **options)
+    except ValueError as error:
+        whole = str(error)
+    assert whole is not None and f" at {place} " in whole
+    labels, n = glccl.dask.label(da.from_array(image, chunks=chunks), **options)
+    with pytest.raises(ValueError) as raised:
+        dask.compute(labels, n, scheduler="sync")
+    assert str(raised.value) == whole.replace("glccl.label()", "glccl.dask.label()")
+
+
 # ---- without Dask -----------------------------------------------------------------------------------------
 
 def test_without_dask_glccl_imports_and_glccl_dask_says_what_to_install(monkeypatch):
