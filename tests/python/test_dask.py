@@ -10,9 +10,12 @@ import importlib
 import importlib.util
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -507,7 +510,8 @@ def test_label_zarr_refuses_its_source_as_target(tmp_path, overwrite):
 
 
 class FailingStore(dict):
-    """A Zarr store in memory whose chunk `fail` raises `error` when read."""
+    """A Zarr store in memory whose chunk `fail` raises `error` when read,
+    or, for error None, sends this process SIGINT (Ctrl-C) as it is read."""
 
     def __init__(self, fail, error):
         super().__init__()
@@ -515,12 +519,16 @@ class FailingStore(dict):
 
     def __getitem__(self, key):
         if key == self.fail:
-            raise self.error
+            if self.error is None:
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.5)
+            else:
+                raise self.error
         return super().__getitem__(key)
 
 
 @pytest.mark.parametrize("scheduler", ["sync", "threads"])
-@pytest.mark.parametrize("failure", ["source chunk", "relabel", "interrupt"])
+@pytest.mark.parametrize("failure", ["source chunk", "relabel", "interrupt", "ctrl-c"])
 @pytest.mark.parametrize("existing", [False, True])
 def test_label_zarr_failing_leaves_the_target_as_it_was(tmp_path, monkeypatch, scheduler, failure, existing):
     """A labeling that fails while computing (a chunk that cannot be read, a
@@ -529,7 +537,8 @@ def test_label_zarr_failing_leaves_the_target_as_it_was(tmp_path, monkeypatch, s
     it; the same call then succeeds."""
     zarr = zarr_module()
     volume = random_image((12, 13, 14), 0.4, 21)
-    store = FailingStore("1.1.1" if failure == "source chunk" else None, OSError("disk gone"))
+    store = FailingStore("1.1.1" if failure in ("source chunk", "ctrl-c") else None,
+                         None if failure == "ctrl-c" else OSError("disk gone"))
     source = zarr.open_array(store, mode="w", shape=volume.shape, chunks=(4, 5, 6), dtype=volume.dtype)
     source[:] = volume
     out = fenced(tmp_path)
@@ -547,9 +556,10 @@ def test_label_zarr_failing_leaves_the_target_as_it_was(tmp_path, monkeypatch, s
             raise KeyboardInterrupt if failure == "interrupt" else RuntimeError("a task failed")
         return relabel(*args)
 
-    if failure != "source chunk":
+    if failure in ("relabel", "interrupt"):
         monkeypatch.setattr(_dask_tasks, "relabel", failing)
-    error = {"source chunk": OSError, "relabel": RuntimeError, "interrupt": KeyboardInterrupt}[failure]
+    error = {"source chunk": OSError, "relabel": RuntimeError, "interrupt": KeyboardInterrupt,
+             "ctrl-c": KeyboardInterrupt}[failure]
     with dask.config.set(scheduler=scheduler), pytest.raises(error):
         glccl.dask.label_zarr(source, str(target), 6, overwrite=existing)
     assert files(target) == before
@@ -562,6 +572,39 @@ def test_label_zarr_failing_leaves_the_target_as_it_was(tmp_path, monkeypatch, s
     assert n == count
     np.testing.assert_array_equal(zarr.open(str(target), mode="r")[:], expected)
     assert sorted(path.name for path in out.iterdir()) == ["labels.zarr"]
+
+
+def test_label_zarr_failing_waits_for_the_writes_under_way(tmp_path, monkeypatch):
+    """A chunk still being written when another task fails is waited for,
+    and chunks that come after are refused: nothing is left beside the
+    target once the call has raised."""
+    zarr = zarr_module()
+    stored_volume(zarr, tmp_path / "volume.zarr")
+    out = fenced(tmp_path)
+    writing = threading.Event()
+    write = zarr.storage.DirectoryStore.__setitem__
+
+    def slow(store, key, value):
+        if not key.rpartition("/")[2].startswith("."):
+            writing.set()
+            time.sleep(0.5)
+        write(store, key, value)
+
+    relabel, calls = _dask_tasks.relabel, []
+
+    def failing(*args):
+        calls.append(1)
+        if len(calls) == 2:
+            writing.wait(10)
+            raise RuntimeError("a task failed")
+        return relabel(*args)
+
+    monkeypatch.setattr(zarr.storage.DirectoryStore, "__setitem__", slow)
+    monkeypatch.setattr(_dask_tasks, "relabel", failing)
+    with dask.config.set(scheduler="threads", num_workers=4), pytest.raises(RuntimeError, match="a task failed"):
+        glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), str(out / "labels.zarr"), 6)
+    time.sleep(1.5)
+    assert list(out.iterdir()) == []
 
 
 def test_label_zarr_into_a_store_in_memory(tmp_path, monkeypatch):
