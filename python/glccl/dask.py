@@ -473,7 +473,8 @@ def label(array, connectivity=None, criterion="binary", backend="auto", return_t
     TypeError for an array that is no Dask array or a wrong argument type,
     ValueError for a wrong shape or value, as glccl.label (its own check,
     run now on one element of the array's dtype); errors of a chunk's
-    labeling (a negative value, an engine that cannot run) when computed.
+    labeling when computed (a value glccl does not take, named at its
+    place in the whole array; an engine that cannot run).
 
     Cost
     ----
@@ -552,8 +553,8 @@ def label_zarr(source, target, connectivity=None, criterion="binary", backend="a
         out_dtype = place.checked_template(array.shape, wanted)
     labels, n = _lazy(array, spec, out_dtype, np.iinfo(out_dtype).max < elements, False, np.int64,
                       bool(keep_labels))
-    partial = place.start(labels)
     try:
+        partial = place.start(labels)
         _, count = dask.compute(labels.to_zarr(partial, compute=False), n)
         place.finish()
     except BaseException:
