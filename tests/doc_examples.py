@@ -137,11 +137,12 @@ def read_blocks(source, page):
         markers, above = [], i - 1
         while above >= 0 and not lines[above].strip():
             above -= 1
-        while above >= 0:
+        while above >= 0 and lines[above].strip().startswith("<!--"):
             match = MARKER.match(lines[above].strip())
-            if not match or match.group(1) == "not run on this page":
+            if match and match.group(1) == "not run on this page":
                 break
-            markers.insert(0, (match.group(1), match.group(2) or ""))
+            # A comment this test does not know is reported, not ignored.
+            markers.insert(0, (match.group(1), match.group(2) or "") if match else ("unknown", lines[above].strip()))
             above -= 1
         end = i + 1
         while end < len(lines) and not lines[end].startswith(fence.group(1)):
@@ -419,7 +420,9 @@ def examples(source, build, scratch):
         prelude, last_output, last_runnable = [], None, None
         for block in runnable:
             reason = page_skip or block.marker("not run")
-            if reason is not None and block.kind != "output":
+            if block.marker("unknown"):
+                report.result(block, [f"an unknown marker above the block: {block.marker('unknown')}"], 0.0)
+            elif reason is not None and block.kind != "output":
                 report.skip(block, reason or "(no reason given)")
                 last_output = last_runnable = None
             elif block.kind in ("python", "doctest") and not module_built:

@@ -22,7 +22,7 @@ prefix=$work/prefix
 step "cmake --install $build --prefix $prefix"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "install"; }
 
-for file in include/glccl/glccl.hpp include/glccl/labeler.hpp include/glccl/version.hpp \
+for file in include/glccl/glccl.hpp include/glccl/labeler.hpp include/glccl/session.hpp include/glccl/version.hpp \
             include/glccl/types.hpp include/glccl/image_io.hpp bin/glccl; do
   [[ -e "$prefix/$file" ]] || fail "the install has no $file"
 done
