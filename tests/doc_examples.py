@@ -40,8 +40,9 @@ page. The run prints every block with its result, and how many ran and how
 many were skipped, by reason.
 
 paths: every repository path the pages name (`bench/plot_bench.py`,
-`tests/python/`, globs such as `tests/python/test_*.py`) exists, and every
-relative link of a page leads to a file of the repository and, with
+`tests/python/`, globs such as `tests/python/test_*.py`) exists, every
+public header they name (`glccl/session.hpp`) is in a layer's include/, and
+every relative link of a page leads to a file of the repository and, with
 `#anchor`, to a heading of that page.
 """
 
@@ -512,6 +513,7 @@ def paths(source):
     source = os.path.abspath(source)
     tops = tracked_tops(source)
     named = re.compile(r"(?<![\w./~$-])((?:%s)/[\w.*/+-]*)" % "|".join(re.escape(top) for top in tops))
+    header = re.compile(r"(?<![\w/])(glccl/\w+\.hpp)\b")
     link = re.compile(r"\]\(([^)\s]+)\)")
     problems, checked = [], 0
     for page in pages(source):
@@ -523,6 +525,11 @@ def paths(source):
             if path.rstrip("/") in MADE_LATER or glob.glob(os.path.join(source, path)):
                 continue
             problems.append(f"{page}:{line}: {path} is not in the repository")
+        for match in header.finditer(text):
+            checked += 1
+            if not glob.glob(os.path.join(source, "*", "include", match.group(1))):
+                line = text.count("\n", 0, match.start()) + 1
+                problems.append(f"{page}:{line}: no layer has the header {match.group(1)}")
         for match in link.finditer(text):
             target = match.group(1)
             if re.match(r"^[a-z]+:", target):
