@@ -39,6 +39,9 @@ CODE first, for names the example leaves to the reader (`frames`), and
 page. The run prints every block with its result, and how many ran and how
 many were skipped, by reason.
 
+The Python names the pages use in text (`glccl.dask.label_zarr`,
+`glccl.Labeler.label`) must exist in the module too.
+
 paths: every repository path the pages name (`bench/plot_bench.py`,
 `tests/python/`, globs such as `tests/python/test_*.py`) exists, every
 public header they name (`glccl/session.hpp`) is in a layer's include/, and
@@ -471,12 +474,50 @@ def examples(source, build, scratch):
         if python:
             python.close()
 
+    if module_built:
+        names_started = time.monotonic()
+        problems = python_names(source, env)
+        print(f"python names in the pages: {'FAILED' if problems else 'ok'} "
+              f"({time.monotonic() - names_started:.1f} s)")
+        for problem in problems:
+            print("    " + problem)
+        report.failed += bool(problems)
+
     skipped = sum(len(where) for where in report.skipped.values())
     print(f"\n{report.ran} blocks ran ({report.compared} outputs compared), {report.failed} failed, "
           f"{skipped} skipped, in {time.monotonic() - started:.0f} s")
     for reason, where in sorted(report.skipped.items(), key=lambda item: -len(item[1])):
         print(f"  skipped {len(where)}: {reason} ({', '.join(where)})")
     return 1 if report.failed else 0
+
+
+def python_names(source, env):
+    """The `glccl.…` names of the pages that the module lacks."""
+    named = set()
+    for page in pages(source):
+        text = open(os.path.join(source, page), encoding="utf-8").read()
+        for match in re.finditer(r"(?<![\w./:-])glccl(?:\.[A-Za-z_]\w*)+", text):
+            if not re.search(r"\.(hpp|pc|md|py|so|cmake)$", match.group(0)):
+                named.add((match.group(0), page))
+    script = """
+import importlib, json, sys
+missing = []
+for name, page in json.load(sys.stdin):
+    parts = name.split(".")
+    try:
+        found = importlib.import_module(parts[0])
+        for depth, part in enumerate(parts[1:], 2):
+            found = getattr(found, part) if hasattr(found, part) else \\
+                importlib.import_module(".".join(parts[:depth]))
+    except Exception as error:
+        missing.append(f"{page}: {name}: {type(error).__name__}: {error}")
+print(json.dumps(missing))
+"""
+    done = subprocess.run([sys.executable, "-c", script], input=json.dumps(sorted(named)), env=env,
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return [f"could not import glccl: {done.stderr.strip()}"]
+    return json.loads(done.stdout.strip().split("\n")[-1])
 
 
 # --- The paths test -------------------------------------------------------------
