@@ -7,7 +7,8 @@ OUT_DIR is what bench/run-bench.sh wrote (bench_*.csv, peers.csv).
 Prints: throughput per image and size for every backend and peer; milliseconds
 and ratios of the GPU backends against the peers; the per-stage split of every
 glccl backend that reported stages (glccl bench --steps), with the stages named
-and ordered as the backend reported them;
+and ordered as the backend reported them; a time that was not measured (an
+empty median_ms, or the 0 of an older CSV) is left out, never read as 0 ms;
 the raster pipeline against the paper's 91 ms at 2048² and in full-screen-pass
 equivalents (the fullscreen_pass rows of glccl bench); and what a user waits
 for: per backend, image and size the device time, the wall time, the transfer
@@ -54,10 +55,20 @@ def load(folder):
     return rows
 
 
+def measured(row):
+    """Whether the row's device time was measured: glccl bench leaves
+    median_ms empty where the driver did not time the work, and a CSV
+    written before it did so holds 0 there (a GPU does nothing in 0 ms)."""
+    try:
+        return float(row.get("median_ms") or 0) > 0
+    except ValueError:
+        return False
+
+
 def lookup(rows, backend, family, size, stage=WHOLE, key="median_ms", connectivity="8"):
     for r in rows:
         if r["backend"] == backend and r["family"] == family and r["width"] == size and \
-                (r.get("stage") or WHOLE) == stage and r.get(key) and \
+                (r.get("stage") or WHOLE) == stage and r.get(key) and measured(r) and \
                 (r.get("connectivity") or "8") == connectivity:
             return float(r[key])
     return None
@@ -177,7 +188,8 @@ def wall_against_floor(rows):
     print("|---|---|---|---:|---:|---:|---:|---:|---|")
     for backend in WALL_BACKENDS:
         for r in cells(rows, backend):
-            device, wall, floor = number(r, "median_ms"), number(r, "wall_median_ms"), number(r, "transfer_floor_ms")
+            device = number(r, "median_ms") if measured(r) else None
+            wall, floor = number(r, "wall_median_ms"), number(r, "transfer_floor_ms")
             if floor is None and backend == "cupyx" and bandwidth:
                 pixels = int(r["width"]) * int(r["height"])
                 floor = (pixels / bandwidth[0] + 4 * pixels / bandwidth[1]) * 1e-6
@@ -205,7 +217,7 @@ def frames(rows):
                     r["height"] == plain["height"] and r.get("connectivity") == plain.get("connectivity")]
             total = next((r for r in same if (r.get("stage") or WHOLE) == WHOLE), None)
             table = next((r for r in same if r.get("stage") == FRAME_STAGES[1]), None)
-            if total is None or table is None:
+            if total is None or table is None or not measured(total):
                 continue
             device, with_table = number(total, "median_ms"), number(table, "wall_median_ms")
             over = with_table - device

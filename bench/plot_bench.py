@@ -32,7 +32,10 @@ def read_rows(paths):
     for path in paths:
         with open(path, newline="") as source:
             for row in csv.DictReader(source):
-                if row.get("stage", "total") != "total" or not row.get("mpix_per_s"):
+                # Rows without a measured device time (an empty median_ms,
+                # or the 0 of an older CSV) have no throughput to plot.
+                if row.get("stage", "total") != "total" or not row.get("mpix_per_s") or \
+                        float(row.get("median_ms") or 0) <= 0 or float(row["mpix_per_s"]) <= 0:
                     continue
                 rows.append(row)
     return rows

@@ -141,7 +141,7 @@ report("--json depth", '"depth":9' in result.stdout and '"centroid_z"' in result
 # Refusals: a 2-D connectivity, a PNG label image of a volume (nothing
 # written), mismatched pages.
 result = run("label", "noise.npy", "--connectivity", "8")
-report("--connectivity 8 refused", result.returncode == 1 and "--connectivity: connectivity 8 is for 2-D images"
+report("--connectivity 8 refused", result.returncode == 2 and "--connectivity: connectivity 8 is for 2-D images"
        in result.stderr, result.stderr)
 for leftover in ("l.npy", "l.png"):
     if os.path.exists(leftover):

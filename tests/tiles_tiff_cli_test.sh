@@ -73,7 +73,7 @@ EOF
 rm -f cut.npy
 "$glccl" label cut.tif --backend "$backend" --tile 64x64 --labels cut.npy > run.txt 2>&1
 status=$?
-if [ "$status" -ne 1 ] || ! grep -q "glccl::TiffImageSource: 'cut.tif': TIFF: truncated" run.txt || [ -e cut.npy ]; then
+if [ "$status" -ne 1 ] || ! grep -q "^glccl: 'cut.tif': TIFF: truncated" run.txt || [ -e cut.npy ]; then
     echo "FAILED: truncated TIFF (exit $status)"; cat run.txt; different=$((different + 1))
 fi
 

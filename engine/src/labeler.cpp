@@ -246,7 +246,7 @@ void Labeler::components(std::vector<Component>& out) {
         StateGuard guard;
         StageTimer timer(impl_->timingsOn);
         impl_->engine(impl_->last).components(out, timer);
-        for (const StageTime& t : timer.collect()) addStageTime(impl_->timings, t.stage, t.milliseconds);
+        for (const StageTime& t : timer.collect()) addStageTime(impl_->timings, t.stage, t.milliseconds, t.measured);
         checkGlError(std::string("the ") + backendName(impl_->last) + " backend's table");
     });
 }

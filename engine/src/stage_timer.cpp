@@ -19,12 +19,23 @@ StageTimer::Scope::~Scope() {
 
 StageTimings StageTimer::collect() {
     StageTimings timings;
+    // A counter of 0 bits times nothing. Every stage dispatches or draws, and
+    // no GPU runs one in under kLeastNanoseconds (a launch alone costs more):
+    // a query that reads less was not timed by the driver, and its stage is
+    // reported as not measured rather than as free. llvmpipe times the
+    // draws of its rasterizer threads only; for a compute dispatch, which
+    // runs outside them, its query reads 1 ns (the wrapped difference of two
+    // timestamps it never took).
+    constexpr GLuint64 kLeastNanoseconds = 100;
+    GLint counterBits = 0;
+    if (!samples_.empty()) glGetQueryiv(GL_TIME_ELAPSED, GL_QUERY_COUNTER_BITS, &counterBits);
     for (const Sample& sample : samples_) {
         GLuint64 nanoseconds = 0;
         glGetQueryObjectui64v(sample.query.id(), GL_QUERY_RESULT, &nanoseconds);
-        addStageTime(timings, sample.stage, double(nanoseconds) * 1e-6);
+        addStageTime(timings, sample.stage, double(nanoseconds) * 1e-6,
+                     counterBits > 0 && nanoseconds >= kLeastNanoseconds);
     }
-    for (const StageTime& time : measured_) addStageTime(timings, time.stage, time.milliseconds);
+    for (const StageTime& time : measured_) addStageTime(timings, time.stage, time.milliseconds, time.measured);
     samples_.clear();
     measured_.clear();
     return timings;

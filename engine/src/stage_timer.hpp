@@ -1,7 +1,8 @@
 #pragma once
 // GPU time per named stage from GL_TIME_ELAPSED queries. Results are read
 // once at the end (collect), so timing adds no stall between passes; a stage
-// run several times (a loop) accumulates under its one name.
+// run several times (a loop) accumulates under its one name. A stage whose
+// query the driver did not time is reported with measured false.
 
 #include <string>
 #include <vector>

@@ -30,6 +30,11 @@ std::int64_t parseSampleValue(std::string_view digits) {
 Criterion Criterion::parse(std::string_view text) {
     if (text == "binary") return binary();
     if (text == "segments") return segments();
+    // The criteria that take a number, named without it.
+    if (text == "threshold" || text == "delta")
+        throw Error("glccl::Criterion::parse(): " + inQuotes(text) + " needs its number: " + std::string(text) +
+                    (text == "threshold" ? ":T" : ":D") + " (e.g. " + std::string(text) +
+                    ":10), in 0..4294967295 in the units of the image's samples");
 
     const auto numberAfter = [&](std::string_view prefix, const char* what) -> std::int64_t {
         const std::int64_t value = parseSampleValue(text.substr(prefix.size()));
@@ -97,13 +102,14 @@ std::string whyConnectivityDoesNotFit(Connectivity connectivity, const Shape& sh
     return {};
 }
 
-void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds) {
+void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds, bool measured) {
     for (StageTime& time : timings)
         if (time.stage == stage) {
             time.milliseconds += milliseconds;
+            time.measured = time.measured && measured;
             return;
         }
-    timings.push_back({stage, milliseconds});
+    timings.push_back({stage, milliseconds, measured});
 }
 
 }  // namespace glccl

@@ -71,6 +71,81 @@ std::string ArgumentCursor::valueOf(const std::string& option, std::optional<std
 
 bool isHelpFlag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
 
+std::string userMessage(const std::string& message) {
+    // "glccl::readImage(): ", "glccl::cpu::Labeler::label(): " and the
+    // classes' "glccl::TiffImageSource: ": the namespace and names up to
+    // "(): " or ": ".
+    std::string text = message;
+    for (std::size_t at = text.find("glccl::"); at != std::string::npos; at = text.find("glccl::", at)) {
+        std::size_t end = at + 7;
+        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' ||
+                                     text.compare(end, 2, "::") == 0))
+            end += text.compare(end, 2, "::") == 0 ? 2 : 1;
+        if (text.compare(end, 4, "(): ") == 0) text.erase(at, end + 4 - at);
+        else if (text.compare(end, 2, ": ") == 0) text.erase(at, end + 2 - at);
+        else at = end;
+    }
+    return text;
+}
+
+std::string inputMessage(const std::string& input, const std::string& message) {
+    std::string text = userMessage(message);
+    const std::string quoted = "'" + input + "': ";
+    if (text.rfind(quoted, 0) == 0) text.erase(0, quoted.size());
+    return text;
+}
+
+namespace {
+
+// Edits that turn `a` into `b`: insertions, deletions, substitutions and
+// swaps of two neighbouring letters (optimal string alignment).
+std::size_t editDistance(const std::string& a, const std::string& b) {
+    std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1, 0));
+    for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+    for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i)
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return d[a.size()][b.size()];
+}
+
+}  // namespace
+
+std::string didYouMean(const std::string& given, const std::vector<std::string>& known) {
+    const std::string name = ArgumentCursor::splitOption(given).first;
+    const std::size_t letters = name.size() - std::min(name.find_first_not_of('-'), name.size());
+    std::string best;
+    std::size_t bestDistance = 3;  // at most two edits, and fewer than a third of the letters
+    std::vector<std::string> extending;
+    for (const std::string& candidate : known) {
+        const std::size_t distance = editDistance(name, candidate);
+        if (distance < bestDistance && distance * 3 <= letters) {
+            best = candidate;
+            bestDistance = distance;
+        }
+        if (letters >= 3 && candidate.size() > name.size() && candidate.rfind(name, 0) == 0)
+            extending.push_back(candidate);
+    }
+    if (best.empty() && extending.size() == 1) best = extending.front();
+    return best.empty() ? "" : "; did you mean '" + best + "'?";
+}
+
+UsageError unknownOption(const std::string& arg, const std::string& command, const std::vector<std::string>& known) {
+    return UsageError("unknown option '" + arg + "' for " + command + didYouMean(arg, known) + " (see glccl " +
+                      command + " --help)");
+}
+
+const std::vector<std::string>& labelOptions() {
+    static const std::vector<std::string> options = {
+        "--backend", "--threads", "--connectivity", "--channel-axis", "--criterion", "--min-size", "--keep-largest",
+        "--labels", "--stats", "--color", "--label-image", "--out-dir", "--force", "--json", "--timing", "--table",
+        "--progress", "--tile", "--memory-limit", "--devices", "--label-type", "--help"};
+    return options;
+}
+
 bool hasHelpFlag(const std::vector<std::string>& args) {
     return std::any_of(args.begin(), args.end(), [](const std::string& arg) { return isHelpFlag(arg); });
 }
@@ -414,10 +489,55 @@ std::string raiseTinyTiles(std::uint32_t& tileWidth, std::uint32_t& tileHeight, 
            std::to_string(kMaxTinyTiles) + " pieces)";
 }
 
+namespace {
+
+// What an existing `path` that is not a folder is, for "'x' is ..., not a
+// folder".
+std::string kindOf(const std::string& path) {
+    const std::string kind = notReplaceableKind(path);
+    return kind.empty() ? "a regular file" : kind;
+}
+
+}  // namespace
+
 void checkOutputFolder(const std::string& path) {
     struct stat info {};
-    if (stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) throw Error("folder '" + path + "' does not exist");
+    if (stat(path.c_str(), &info) != 0) {
+        if (lstat(path.c_str(), &info) == 0) throw Error("'" + path + "' is " + kindOf(path) + ", not a folder");
+        throw Error("folder '" + path + "' does not exist");
+    }
+    if (!S_ISDIR(info.st_mode)) throw Error("'" + path + "' is " + kindOf(path) + ", not a folder");
     if (access(path.c_str(), W_OK) != 0) throw Error("folder '" + path + "' is not writable");
+}
+
+void checkFolderCanBeMade(const std::string& path) {
+    struct stat info {};
+    if (lstat(path.c_str(), &info) == 0) {
+        checkOutputFolder(path);
+        return;
+    }
+    // The nearest ancestor that exists must be a folder new ones can go into
+    // ("." at the latest, "/" for an absolute path).
+    for (std::filesystem::path ancestor = std::filesystem::path(path).parent_path();;
+         ancestor = ancestor.parent_path()) {
+        const std::string name = ancestor.empty() ? "." : ancestor.string();
+        if (lstat(name.c_str(), &info) != 0) {
+            if (ancestor.empty() || ancestor == ancestor.root_path())
+                throw Error("cannot make folder '" + path + "': no folder above it exists");
+            continue;
+        }
+        if (stat(name.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
+            throw Error("cannot make folder '" + path + "': '" + name + "' is " + kindOf(name) + ", not a folder");
+        if (access(name.c_str(), W_OK) != 0)
+            throw Error("cannot make folder '" + path + "': folder '" + name + "' is not writable");
+        return;
+    }
+}
+
+void makeFolders(const std::string& path) {
+    std::error_code error;
+    std::filesystem::create_directories(path, error);
+    if (error) throw Error("cannot make folder '" + path + "': " + error.message());
 }
 
 std::string formatted(const char* format, double value) {
@@ -577,6 +697,12 @@ JsonWriter& JsonWriter::number(double value) {
 JsonWriter& JsonWriter::integer(std::uint64_t value) {
     beforeValue();
     text_ += std::to_string(value);
+    return *this;
+}
+
+JsonWriter& JsonWriter::null() {
+    beforeValue();
+    text_ += "null";
     return *this;
 }
 
@@ -744,7 +870,7 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
         } else if (name == "--progress" && !inlineValue) {
             options.progress = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            throw UsageError("unknown option '" + arg + "' for label (see glccl label --help)");
+            throw unknownOption(arg, "label", labelOptions());
         } else {
             options.arguments.push_back(arg);
         }

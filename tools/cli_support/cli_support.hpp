@@ -73,15 +73,39 @@ void applyTuningEnvironment();
 bool isHelpFlag(std::string_view arg);
 bool hasHelpFlag(const std::vector<std::string>& args);
 
+// A library message as the command line prints it: the library's messages
+// start with the API entry that failed ("glccl::readImage(): "), which
+// names C++, not anything the user typed; every such entry is taken out.
+std::string userMessage(const std::string& message);
+
+// The message of an error about `input`, after "INPUT: " and without the
+// API entry: "'in.png': not an image" becomes "not an image", the path said
+// once.
+std::string inputMessage(const std::string& input, const std::string& message);
+
+// "; did you mean '--criterion'?" for `given` (an option, its "=value"
+// ignored, or a command) close to one of `known` (a letter or two off, or
+// the start of only one of them), "" otherwise.
+std::string didYouMean(const std::string& given, const std::vector<std::string>& known);
+
+// The UsageError for an option `command` does not take: "unknown option
+// '--critrion' for label; did you mean '--criterion'? (see glccl label
+// --help)".
+UsageError unknownOption(const std::string& arg, const std::string& command, const std::vector<std::string>& known);
+
+// Every option of glccl label: those of one piece, of tiles
+// (kTiledLabelHelp) and --min-size and --keep-largest.
+const std::vector<std::string>& labelOptions();
+
 // Parses an option's value with the library's own parser, so that the
-// accepted forms are defined in one place; its message, which names the API
-// that refused the value, follows the option's name.
+// accepted forms are defined in one place; its message follows the
+// option's name, without the library's API entry.
 template <typename Parse>
 auto parseOptionValue(const std::string& option, const std::string& text, Parse parse) {
     try {
         return parse(text);
     } catch (const Error& error) {
-        throw UsageError(option + ": " + error.what());
+        throw UsageError(option + ": " + userMessage(error.what()));
     }
 }
 
@@ -218,8 +242,19 @@ constexpr std::uint64_t kMaxTinyTiles = 1024;
 std::string raiseTinyTiles(std::uint32_t& tileWidth, std::uint32_t& tileHeight, std::uint32_t& tileDepth,
                            std::uint64_t width, std::uint64_t height, std::uint64_t depth);
 
-// Throws glccl::Error unless `path` is an existing, writable folder.
+// Throws glccl::Error unless `path` is an existing, writable folder; a
+// path that is something else says what it is ("'out' is a regular file,
+// not a folder").
 void checkOutputFolder(const std::string& path);
+
+// Throws glccl::Error unless `path` is a writable folder or can be made
+// one: its nearest existing ancestor is a writable folder (makeFolders
+// makes it when a file is first written there).
+void checkFolderCanBeMade(const std::string& path);
+
+// Makes `path` and the folders above it that do not exist yet; throws
+// glccl::Error saying which could not be made.
+void makeFolders(const std::string& path);
 
 std::string formatted(const char* format, double value);
 
@@ -276,6 +311,7 @@ public:
     JsonWriter& string(std::string_view text);
     JsonWriter& number(double value);
     JsonWriter& integer(std::uint64_t value);
+    JsonWriter& null();
 
     // Takes the text written so far, leaving the writer's nesting as it is,
     // so that a long array can be printed element by element.

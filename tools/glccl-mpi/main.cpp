@@ -121,14 +121,19 @@ Command parse(int argc, char** argv) {
                 options.devices = glccl::tools::parseDevices(arg, next());
                 command.devicesGiven = true;
             } else if (arg.size() > 1 && arg[0] == '-') {
-                throw UsageError("unknown option '" + arg + "' (see glccl-mpi --help)");
+                throw UsageError("unknown option '" + arg + "'" +
+                                 glccl::tools::didYouMean(arg, {"--backend", "--connectivity", "--channel-axis",
+                                                                "--criterion", "--labels", "--stats", "--force",
+                                                                "--tile", "--memory-limit", "--devices",
+                                                                "--label-type", "--timing", "--json", "--help"}) +
+                                 " (see glccl-mpi --help)");
             } else if (command.input.empty()) {
                 command.input = arg;
             } else {
                 throw UsageError("one INPUT, not '" + command.input + "' and '" + arg + "'");
             }
         } catch (const glccl::Error& error) {
-            throw UsageError(arg + ": " + error.what());
+            throw UsageError(arg + ": " + glccl::tools::userMessage(error.what()));
         }
     }
     if (command.input.empty()) throw UsageError("label needs an INPUT (see glccl-mpi --help)");
@@ -262,7 +267,7 @@ int run(const Command& command, int rank) {
         input.streamed = true;
         return session.route(input, options.label);
     };
-    const glccl::MpiTiledResult result = glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, route, command.labels,
+    glccl::MpiTiledResult result = glccl::labelTiledMpi(MPI_COMM_WORLD, *source, options, route, command.labels,
                                                               command.stats, command.force);
     if (rank == 0) {
         glccl::tools::printOutputNotes("glccl-mpi", transaction.notes());
@@ -271,6 +276,9 @@ int run(const Command& command, int rank) {
     transaction.commit();
     const double milliseconds = (MPI_Wtime() - start) * 1000.0;
     if (rank != 0) return 0;
+    // Rank 0 may have had no band of its own to label (fewer bands than
+    // ranks): its device is then the one its route names.
+    if (result.local.device.empty()) result.local.device = session.device(result.local.backend);
     const glccl::TilePlan& plan = result.local.plan;
     if (command.json) {
         printJson(command, result, milliseconds);
@@ -340,7 +348,7 @@ int main(int argc, char** argv) {
     } catch (const glccl::OtherRankFailed&) {
         status = 1;
     } catch (const std::exception& error) {
-        std::cerr << "glccl-mpi: rank " << rank << ": " << error.what() << '\n';
+        std::cerr << "glccl-mpi: rank " << rank << ": " << glccl::tools::userMessage(error.what()) << '\n';
         status = 1;
     }
     std::cout.flush();

@@ -13,7 +13,10 @@
 // (device + floor) is then the share of the wait that is glccl's own. With
 // --frames, one resident texture is labeled as a renderer labels its frames.
 // A backend that reports no stages (cpu) is charged its wall time as GPU
-// time. Medians, minima and maxima are over the timed repetitions; the
+// time. A device time the driver did not measure (a timer query that read
+// 0 ns: llvmpipe's compute dispatches) is no time: the cell's GPU time, its
+// throughput and the ratios built on it are "n/a" in the table and empty in
+// the CSV. Medians, minima and maxima are over the timed repetitions; the
 // warm-up runs before them (first-use allocation, shader compilation) are not
 // counted.
 
@@ -62,7 +65,10 @@ const char kBenchHelp[] =
     "             (download_*); a backend that measures no stages (cpu) is charged\n"
     "             its wall time. Taken on a texture already on the GPU (the driver\n"
     "             moves an upload there at its first use, which would count the\n"
-    "             bus transfer in the first stage).\n"
+    "             bus transfer in the first stage). Where the driver does not\n"
+    "             time a stage (its timer query reads 0 ns, as llvmpipe's do for\n"
+    "             compute dispatches), GPU time, Mpix/s and the ratios on it are\n"
+    "             n/a, and empty in the CSV.\n"
     "  wall       upload, label, labels and table downloaded into buffers reused\n"
     "             across repetitions: one OffscreenLabeler::label(image, options,\n"
     "             labeling) call into one Labeling per backend and image, as a\n"
@@ -130,7 +136,8 @@ const char kBenchHelp[] =
     "'frame_wall', 'frame_wall_table' (and 'frame_interop_floor') follow it: median_ms, min_ms, max_ms\n"
     "and wall_median_ms are per-frame wall times, transfer_floor_ms their floor,\n"
     "reps the number of frames (the GPU time to compare with is the total row's\n"
-    "median_ms). With --steps every stage the backend reports follows in its\n"
+    "median_ms). median_ms, min_ms, max_ms and mpix_per_s are empty where the\n"
+    "device time was not measured. With --steps every stage the backend reports follows in its\n"
     "own row, named as the Labeler names it (its device time; mpix_per_s,\n"
     "wall_median_ms and transfer_floor_ms empty). family is the family name or\n"
     "the IMAGE path; a volume's is FAMILY/depth=D (width and height are its\n"
@@ -286,7 +293,9 @@ BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
         } else if (name == "--force" && !inlineValue) {
             options.force = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            throw UsageError("unknown option '" + arg + "' for bench (see glccl bench --help)");
+            throw unknownOption(arg, "bench",
+                                {"--backends", "--families", "--sizes", "--reps", "--warmup", "--frames",
+                                 "--floor-mib", "--connectivity", "--csv", "--steps", "--force", "--help"});
         } else {
             options.images.push_back(arg);
         }
@@ -305,23 +314,51 @@ double median(std::vector<double> values) {
 // download_table) are transfers: listed with --steps, not counted as GPU time.
 bool isTransfer(const std::string& stage) { return stage.rfind("download", 0) == 0; }
 
-// The device time of one run: the sum of its stages but the transfers. A
-// backend that reported no stage times is charged its wall time.
-double gpuMilliseconds(const BackendRun& run) {
+// The device time of one run: the sum of its stages but the transfers;
+// nothing where one of them was not measured. A backend that reported no
+// stage times is charged its wall time.
+std::optional<double> gpuMilliseconds(const BackendRun& run) {
     double sum = 0.0;
     bool any = false;
     for (const StageTime& stage : run.stages) {
         if (isTransfer(stage.stage)) continue;
+        if (!stage.measured) return std::nullopt;
         sum += stage.milliseconds;
         any = true;
     }
     return any ? sum : run.milliseconds;
 }
 
+// Median, minimum and maximum of times every one of which was measured;
+// nothing otherwise.
+struct Spread {
+    double median = 0.0, min = 0.0, max = 0.0;
+};
+std::optional<Spread> spreadOf(const std::vector<std::optional<double>>& times) {
+    std::vector<double> values;
+    for (const std::optional<double>& time : times) {
+        if (!time) return std::nullopt;
+        values.push_back(*time);
+    }
+    if (values.empty()) return std::nullopt;
+    return Spread{median(values), *std::min_element(values.begin(), values.end()),
+                  *std::max_element(values.begin(), values.end())};
+}
+
+// A time of the table, "n/a" where it was not measured.
+std::string tableTime(const std::optional<Spread>& spread, double Spread::*field) {
+    return spread ? formatted("%.3f", (*spread).*field) : "n/a";
+}
+// A time of the CSV, empty where it was not measured.
+std::string csvTime(const std::optional<Spread>& spread, double Spread::*field) {
+    return spread ? formatted("%.4f", (*spread).*field) : "";
+}
+
 // The repetitions of one backend on one image.
 struct Measurement {
-    std::vector<double> gpu, wall;
-    std::vector<std::pair<std::string, std::vector<double>>> stages;  // in the order they first ran
+    std::vector<std::optional<double>> gpu;  // nothing for a run whose device time was not measured
+    std::vector<double> wall;
+    std::vector<std::pair<std::string, std::vector<std::optional<double>>>> stages;  // in the order they first ran
     std::optional<bench::FrameTimes> frames;                          // with --frames
     std::size_t components = 0;
     std::string device;
@@ -336,10 +373,10 @@ struct Measurement {
             auto found =
                 std::find_if(stages.begin(), stages.end(), [&](const auto& s) { return s.first == stage.stage; });
             if (found == stages.end()) {
-                stages.push_back({stage.stage, std::vector<double>(rep, 0.0)});
+                stages.push_back({stage.stage, std::vector<std::optional<double>>(rep, 0.0)});
                 found = stages.end() - 1;
             }
-            found->second.push_back(stage.milliseconds);
+            found->second.push_back(stage.measured ? std::optional<double>(stage.milliseconds) : std::nullopt);
         }
         for (auto& stage : stages) stage.second.resize(gpu.size(), 0.0);  // a stage that did not run this time
     }
@@ -421,7 +458,7 @@ private:
 
     void fail(const std::string& what, const std::string& message) {
         progress_.clear();
-        std::cerr << "glccl: " << what << ": " << message << '\n';
+        std::cerr << "glccl: " << what << ": " << inputMessage(what, message) << '\n';
         ++failures_;
     }
 
@@ -555,7 +592,8 @@ private:
                          "", "", ""});
         Measurement none;
         none.device = session_.device(Backend::Raster);
-        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", milliseconds, "", "", "", "", "", options_.reps);
+        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", formatted("%.4f", milliseconds), "", "", "", "", "",
+                    options_.reps);
     }
 
     // The floor of moving `upBytes` to the device and `downBytes` back, when
@@ -567,31 +605,35 @@ private:
     }
 
     // The table's cells beside a wall time: floor, wall / (GPU + floor),
-    // wall - (GPU + floor); empty without a floor.
-    static std::vector<std::string> againstFloor(double wallMs, double gpuMs, std::optional<double> floorMs) {
+    // wall - (GPU + floor); empty without a floor, n/a without a GPU time.
+    static std::vector<std::string> againstFloor(double wallMs, std::optional<double> gpuMs,
+                                                 std::optional<double> floorMs) {
         if (!floorMs) return {"", "", ""};
-        const double bound = gpuMs + *floorMs;
+        if (!gpuMs) return {formatted("%.3f", *floorMs), "n/a", "n/a"};
+        const double bound = *gpuMs + *floorMs;
         return {formatted("%.3f", *floorMs), bound > 0.0 ? formatted("%.2f", wallMs / bound) : "",
                 formatted("%.3f", wallMs - bound)};
     }
 
     void record(Backend backend, const Workload& workload, const Measurement& m, std::size_t inputBytes) {
         const double pixels = double(workload.width) * double(workload.height) * double(workload.depth);
-        const double medianMs = median(m.gpu);
-        const double minMs = *std::min_element(m.gpu.begin(), m.gpu.end());
-        const double maxMs = *std::max_element(m.gpu.begin(), m.gpu.end());
-        const double mpixPerSecond = medianMs > 0.0 ? pixels / (medianMs * 1e3) : 0.0;
+        // Nothing where a repetition's device time was not measured.
+        const std::optional<Spread> gpu = spreadOf(m.gpu);
+        const std::optional<double> medianMs = gpu ? std::optional<double>(gpu->median) : std::nullopt;
+        const std::optional<double> mpixPerSecond =
+            gpu && gpu->median > 0.0 ? std::optional<double>(pixels / (gpu->median * 1e3)) : std::nullopt;
         const double wallMs = median(m.wall);
         const std::optional<double> floorMs = floorMilliseconds(double(inputBytes), 4.0 * pixels);
         std::vector<std::string> row = {backendName(backend), workload.family, sizeText(workload),
-                                        std::to_string(m.components), formatted("%.3f", medianMs),
-                                        formatted("%.3f", minMs), formatted("%.3f", maxMs),
-                                        formatted("%.1f", mpixPerSecond), formatted("%.3f", wallMs)};
+                                        std::to_string(m.components), tableTime(gpu, &Spread::median),
+                                        tableTime(gpu, &Spread::min), tableTime(gpu, &Spread::max),
+                                        mpixPerSecond ? formatted("%.1f", *mpixPerSecond) : "n/a",
+                                        formatted("%.3f", wallMs)};
         for (std::string& cell : againstFloor(wallMs, medianMs, floorMs)) row.push_back(std::move(cell));
         rows_.push_back(std::move(row));
-        writeCsvRow(backend, workload, m, kWholeLabeling, medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs),
-                    formatted("%.3f", mpixPerSecond), formatted("%.4f", wallMs),
-                    floorMs ? formatted("%.4f", *floorMs) : "", options_.reps);
+        writeCsvRow(backend, workload, m, kWholeLabeling, csvTime(gpu, &Spread::median), csvTime(gpu, &Spread::min),
+                    csvTime(gpu, &Spread::max), mpixPerSecond ? formatted("%.3f", *mpixPerSecond) : "",
+                    formatted("%.4f", wallMs), floorMs ? formatted("%.4f", *floorMs) : "", options_.reps);
         logCell(backend, workload, m, medianMs, wallMs);
         if (m.frames) {
             // A frame moves no pixels over the bus; with the table, the
@@ -604,32 +646,35 @@ private:
         }
         if (!options_.steps) return;
         for (const auto& [stage, times] : m.stages) {
-            const double stageMedian = median(times);
-            const double stageMin = *std::min_element(times.begin(), times.end());
-            const double stageMax = *std::max_element(times.begin(), times.end());
-            rows_.push_back({"", "  " + stage, "", "", formatted("%.3f", stageMedian), formatted("%.3f", stageMin),
-                             formatted("%.3f", stageMax), "", "", "", "", ""});
-            writeCsvRow(backend, workload, m, stage, stageMedian, formatted("%.4f", stageMin),
-                        formatted("%.4f", stageMax), "", "", "", options_.reps);
+            const std::optional<Spread> spread = spreadOf(times);
+            rows_.push_back({"", "  " + stage, "", "", tableTime(spread, &Spread::median),
+                             tableTime(spread, &Spread::min), tableTime(spread, &Spread::max), "", "", "", "", ""});
+            writeCsvRow(backend, workload, m, stage, csvTime(spread, &Spread::median), csvTime(spread, &Spread::min),
+                        csvTime(spread, &Spread::max), "", "", "", options_.reps);
         }
     }
 
     // Each cell's result on stderr as soon as it is measured, stage medians
     // included: the table and the CSV come at the end, so a run cut off
     // before then still shows what it measured.
-    void logCell(Backend backend, const Workload& workload, const Measurement& m, double medianMs, double wallMs) {
+    void logCell(Backend backend, const Workload& workload, const Measurement& m, std::optional<double> medianMs,
+                 double wallMs) {
         progress_.clear();
         std::string line = std::string("measured ") + backendName(backend) + " " + workload.family + " " +
-                           sizeText(workload) + ": " + formatted("%.3f", medianMs) + " ms device (median of " +
-                           std::to_string(m.gpu.size()) + "), " + formatted("%.3f", wallMs) + " ms wall, " +
-                           std::to_string(m.components) + " components";
-        for (const auto& [stage, times] : m.stages) line += "; " + stage + " " + formatted("%.3f", median(times));
+                           sizeText(workload) + ": " +
+                           (medianMs ? formatted("%.3f", *medianMs) + " ms device (median of " +
+                                           std::to_string(m.gpu.size()) + ")"
+                                     : std::string("device time not measured")) +
+                           ", " + formatted("%.3f", wallMs) + " ms wall, " + std::to_string(m.components) +
+                           " components";
+        for (const auto& [stage, times] : m.stages)
+            line += "; " + stage + " " + tableTime(spreadOf(times), &Spread::median);
         std::cerr << line << std::endl;
     }
 
     // One --frames row: per-frame wall times against the cell's GPU time.
     void recordFrames(Backend backend, const Workload& workload, const Measurement& m, const char* stage,
-                      const std::vector<double>& times, double gpuMs, double downBytes) {
+                      const std::vector<double>& times, std::optional<double> gpuMs, double downBytes) {
         const double medianMs = median(times);
         const double minMs = *std::min_element(times.begin(), times.end());
         const double maxMs = *std::max_element(times.begin(), times.end());
@@ -639,18 +684,20 @@ private:
                                         formatted("%.3f", medianMs)};
         for (std::string& cell : againstFloor(medianMs, gpuMs, floorMs)) row.push_back(std::move(cell));
         rows_.push_back(std::move(row));
-        writeCsvRow(backend, workload, m, stage, medianMs, formatted("%.4f", minMs), formatted("%.4f", maxMs), "",
-                    formatted("%.4f", medianMs), floorMs ? formatted("%.4f", *floorMs) : "", int(times.size()));
+        writeCsvRow(backend, workload, m, stage, formatted("%.4f", medianMs), formatted("%.4f", minMs),
+                    formatted("%.4f", maxMs), "", formatted("%.4f", medianMs), floorMs ? formatted("%.4f", *floorMs) : "",
+                    int(times.size()));
     }
 
     void writeCsvRow(Backend backend, const Workload& workload, const Measurement& m, const std::string& stage,
-                     double medianMs, const std::string& minMs, const std::string& maxMs, const std::string& mpix,
+                     const std::string& medianMs, const std::string& minMs, const std::string& maxMs,
+                     const std::string& mpix,
                      const std::string& wall, const std::string& floor, int reps) {
         const std::string family = workload.volume ? workload.family + "/depth=" + std::to_string(workload.depth)
                                                    : workload.family;
         writeCsvLine({backendName(backend), csvField(family), std::to_string(workload.width),
                       std::to_string(workload.height), m.gpu.empty() ? std::string() : std::to_string(m.components),
-                      formatted("%.4f", medianMs), minMs, maxMs, mpix, wall, floor, csvField(stage),
+                      medianMs, minMs, maxMs, mpix, wall, floor, csvField(stage),
                       std::to_string(neighbourCount(options_.connectivity)), std::to_string(reps), csvField(m.device)});
     }
 
@@ -773,7 +820,7 @@ int runGenerate(const std::vector<std::string>& args) {
         } else if (name == "--force" && !inlineValue) {
             force = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            throw UsageError("unknown option '" + arg + "' for generate (see glccl generate --help)");
+            throw unknownOption(arg, "generate", {"--seed", "--force", "--help"});
         } else {
             positional.push_back(arg);
         }

@@ -1,9 +1,10 @@
 // The glccl command line: label image files with one of the backends and
 // write the labels, the component table and a colored picture.
 //
-//   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu] [--connectivity 4|8|6|18|26]
+//   glccl label INPUT... | FOLDER [--backend auto|compute|raster|cuda|cpu|reference] [--threads N]
 //                     (INPUT an image, or a volume: a 3-D .npy or a TIFF stack)
-//                     [--criterion binary|binary:L|segments|threshold:T]
+//                     [--connectivity 4|8|6|18|26] [--channel-axis -1]
+//                     [--criterion binary|binary:L|segments|threshold:T|delta:D]
 //                     [--min-size N] [--keep-largest K]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--label-image OUT.png|OUT.tif]
@@ -86,7 +87,8 @@ const char kLabelHelp[] =
     "                                     [options]\n"
     "\n"
     "Labels the connected components of each INPUT (PNG, JPEG, TIFF, binary PGM/PPM,\n"
-    ".npy; 8-, 16- or 32-bit samples, read without reduction), prints a summary\n"
+    ".npy; 8-, 16-, 32- or 64-bit samples, read without reduction: 64-bit from int64,\n"
+    "uint64 and float64 .npy files), prints a summary\n"
     "line and the first rows of the component table, and writes the requested\n"
     "outputs. A volume is a 3-D .npy (depth, height, width) or a multi-page TIFF\n"
     "stack (a page a slice, all pages of one size and type): see \"volumes\"\n"
@@ -94,7 +96,8 @@ const char kLabelHelp[] =
     "texture limit, 32768 on most GPUs) is labeled in tiles: see \"huge images\"\n"
     "below. A FOLDER stands for its files with an extension\n"
     ".png .jpg .jpeg .tif .tiff .pgm .ppm (any case), in name order, not its\n"
-    "subfolders nor names starting with '.'.\n"
+    "subfolders nor names starting with '.'; one with such a name that is no regular\n"
+    "file (a FIFO, a dangling link) fails as it would named alone.\n"
     "\n"
     "options:\n"
     "  --backend B                   labeling backend (default auto); the summary line\n"
@@ -124,14 +127,15 @@ const char kLabelHelp[] =
     "  --criterion C                 which neighbours belong together (default binary)\n"
     "                                  binary       nonzero is foreground (color is read as luma)\n"
     "                                  binary:L     foreground where the value is above L\n"
-    "                                  segments     the values are segment ids (8, 16 or 32 bits),\n"
+    "                                  segments     the values are segment ids (8 to 64 bits),\n"
     "                                               0 is background, neighbours connect when equal\n"
     "                                  threshold:T  every pixel is foreground; neighbours connect\n"
     "                                               when each channel differs by at most T\n"
     "                                  delta:D      0 is background; nonzero neighbours connect when\n"
     "                                               they differ by at most D (cc3d's delta)\n"
-    "                                L and T are in the units of the samples: 0..255 for 8-bit,\n"
-    "                                0..65535 for 16-bit, 0..4294967295 for 32-bit images\n"
+    "                                L, T and D are in the units of the samples: 0..255 for\n"
+    "                                8-bit, 0..65535 for 16-bit, 0..4294967295 for 32- and\n"
+    "                                64-bit images\n"
     "  --min-size N                  drop the components of fewer than N elements (pixels,\n"
     "                                or voxels of a volume), as cc3d.dust and scikit-image's\n"
     "                                remove_small_objects do, and number the rest 1..m in\n"
@@ -151,7 +155,8 @@ const char kLabelHelp[] =
     "                                front, depth and centroid_z)\n"
     "  --color OUT.png               write the labels as a colored PNG (background black);\n"
     "                                of a volume, its middle xy, xz and zy slices side by side\n"
-    "  --label-image OUT.png|OUT.tif write the labels as an image other programs open:\n"
+    "  --label-image OUT.png|OUT.tif\n"
+    "                                write the labels as an image other programs open:\n"
     "                                .png a 16-bit PNG (past 65535 labels an error,\n"
     "                                found after labeling, before anything is written),\n"
     "                                .tif a 32-bit TIFF (a volume: a page a slice,\n"
@@ -166,8 +171,11 @@ const char kLabelHelp[] =
     "  --force                       overwrite existing output files\n"
     "\n"
     "reporting:\n"
-    "  --timing                      after each summary, the GPU time of every stage and the\n"
-    "                                wall time (the cpu backend measures no stages)\n"
+    "  --timing                      after each summary, the time of every stage (the GPU's;\n"
+    "                                the cpu engine's on the host clock; n/a where the\n"
+    "                                driver does not time it, as llvmpipe's compute\n"
+    "                                dispatches) and the wall time (the reference measures\n"
+    "                                no stages)\n"
     "  --table                       with several inputs, print each component table too\n"
     "                                (one input: always printed); with --json, add the\n"
     "                                first 10 rows to each object\n"
@@ -185,8 +193,9 @@ const char kLabelHelp[] =
     "disk, ulimit -f), or one ended by Ctrl-C, SIGTERM, SIGHUP or SIGPIPE, leaves\n"
     "earlier files as they were (each input of a batch is one such set). A batch\n"
     "goes on past an input that fails (the error is printed on stderr), ends with\n"
-    "the line\n"
-    "'N inputs, M labeled, F failed, total T ms' and exits with status 1 if any failed.\n"
+    "the line 'N inputs, M labeled, F failed, total T s: reading R s, labeling L s,\n"
+    "writing W s, other O s (P %)' and exits with status 1 if any failed (2 if an\n"
+    "option does not fit an input: a connectivity of images for a volume).\n"
     "\n"
     "Labels are 0 for background and 1..N in raster order of each component's\n"
     "first pixel (the numbering of OpenCV's SAUF and scikit-image's label).\n"
@@ -279,8 +288,10 @@ bool isFolder(const std::string& path) {
     return std::filesystem::is_directory(path, error);
 }
 
-// The image files of `folder`: regular files (or links to them) with a
-// supported extension, not hidden, sorted by name; not recursive.
+// The image files of `folder`: the entries with a supported extension, not
+// hidden, sorted by name; not recursive. Subfolders are left out; any other
+// entry that is no regular file (a FIFO, a device, a dangling link) is kept,
+// so that it fails as it would named alone rather than go unseen.
 std::vector<std::string> imagesInFolder(const std::string& folder) {
     std::vector<std::string> files;
     std::error_code error;
@@ -288,7 +299,7 @@ std::vector<std::string> imagesInFolder(const std::string& folder) {
          entry.increment(error)) {
         const std::string name = entry->path().filename().string();
         std::error_code typeError;
-        if (name.empty() || name[0] == '.' || !hasImageExtension(name) || !entry->is_regular_file(typeError))
+        if (name.empty() || name[0] == '.' || !hasImageExtension(name) || entry->is_directory(typeError))
             continue;
         files.push_back(folder.back() == '/' ? folder + name : folder + '/' + name);
     }
@@ -511,13 +522,16 @@ void printTiming(const BackendRun& run) {
     const char* unit = run.backend == Backend::Cpu ? "ms" : "gpu ms";
     std::vector<std::vector<std::string>> rows = {{"", "stage", unit}};
     double sum = 0.0;
+    bool allMeasured = true;
     for (const StageTime& stage : stages) {
-        rows.push_back({"", stage.stage, formatted("%.3f", stage.milliseconds)});
+        rows.push_back({"", stage.stage, stage.measured ? formatted("%.3f", stage.milliseconds) : "n/a"});
         sum += stage.milliseconds;
+        allMeasured = allMeasured && stage.measured;
     }
-    rows.push_back({"", "sum of stages", formatted("%.3f", sum)});
+    rows.push_back({"", "sum of stages", allMeasured ? formatted("%.3f", sum) : "n/a"});
     rows.push_back({"", "wall", wall});
     printAlignedTable(std::cout, rows, {1});
+    if (!allMeasured) std::cout << "  n/a: not measured (the driver did not time the stage: its timer query read next to nothing)\n";
 }
 
 void printText(const LabelCommand& options, const ComponentFilter& filter, const LabeledInput& result, bool batch) {
@@ -559,8 +573,11 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFil
     json.endObject();
     if (options.timing) {
         json.key("stages").beginObject();
-        for (const StageTime& stage : result.run.stages)
-            json.key(stage.stage).number(std::stod(formatted("%.3f", stage.milliseconds)));
+        for (const StageTime& stage : result.run.stages) {
+            json.key(stage.stage);
+            if (stage.measured) json.number(std::stod(formatted("%.6f", stage.milliseconds)));
+            else json.null();
+        }
         json.endObject();
     }
     json.key("outputs").beginObject();
@@ -576,9 +593,9 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFil
     json.endObject();
 }
 
-// Every message leaves with one "glccl: " in front, the tool's own prefix;
-// the messages of the library start with the API entry that failed.
-void reportError(const std::string& message) { std::cerr << "glccl: " << message << '\n'; }
+// Every message leaves with one "glccl: " in front, the tool's own prefix,
+// and without the API entry the library's messages start with.
+void reportError(const std::string& message) { std::cerr << "glccl: " << userMessage(message) << '\n'; }
 
 // Reads, labels and writes one input into `run`, whose labeling storage the
 // batch reuses; the time of each phase is added to `total` as well. One
@@ -615,7 +632,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     result.connectivity = connectivityFor(options, image.shape());
     // Said for the option, before any engine refuses it in its own words.
     const std::string misfit = whyConnectivityDoesNotFit(result.connectivity, image.shape());
-    if (!misfit.empty()) throw Error("--connectivity: " + misfit);
+    if (!misfit.empty()) throw UsageError("--connectivity: " + misfit);
     LabelOptions labelOptions;
     labelOptions.backend = options.backend;
     labelOptions.connectivity = result.connectivity;
@@ -698,6 +715,7 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
     if (options.json) std::cout << '[';
 
     std::size_t labeled = 0;
+    bool misfit = false;  // an option that does not fit an input: exit status 2
     PhaseSeconds phases;
     BackendRun run;  // its labeling's storage goes from input to input
     for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -720,11 +738,15 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
         } catch (const std::bad_alloc&) {
             if (progress) progress->clear();
             reportError(input + ": out of memory");
+        } catch (const UsageError& error) {
+            if (progress) progress->clear();
+            reportError(input + ": " + error.what());
+            misfit = true;
         } catch (const std::exception& error) {
             // glccl::Error from reading, labeling or writing this input; the
             // batch goes on with the next one.
             if (progress) progress->clear();
-            reportError(input + ": " + error.what());
+            reportError(input + ": " + inputMessage(input, error.what()));
         }
         std::cout.flush();
     }
@@ -735,13 +757,13 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
         const double total = secondsSince(batchStart);
         const double other = std::max(0.0, total - phases.reading - phases.labeling - phases.writing);
         (options.json ? std::cerr : std::cout)
-            << inputs.size() << " inputs, " << labeled << " labeled, " << failed << " failed, total "
+            << inputs.size() << (inputs.size() == 1 ? " input, " : " inputs, ") << labeled << " labeled, " << failed << " failed, total "
             << formatted("%.3f", total) << " s: reading " << formatted("%.3f", phases.reading) << " s, labeling "
             << formatted("%.3f", phases.labeling) << " s, writing " << formatted("%.3f", phases.writing)
             << " s, other " << formatted("%.3f", other) << " s ("
             << formatted("%.1f", total > 0.0 ? 100.0 * other / total : 0.0) << " %)\n";
     }
-    return failed == 0 ? 0 : 1;
+    return misfit ? 2 : failed == 0 ? 0 : 1;
 }
 
 int runHelp(ArgumentCursor& cursor) {
@@ -800,7 +822,9 @@ int dispatch(int argc, char** argv) {
     }
     for (const Command& subcommand : subcommands())
         if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));
-    throw UsageError("unknown command '" + command + "' (see glccl --help)");
+    std::vector<std::string> commands = {"label", "help"};
+    for (const Command& subcommand : subcommands()) commands.push_back(subcommand.name);
+    throw UsageError("unknown command '" + command + "'" + didYouMean(command, commands) + " (see glccl --help)");
 }
 
 }  // namespace

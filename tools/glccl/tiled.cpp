@@ -128,6 +128,8 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         } else if (name == "--progress" && !inlineValue) {
             command.progress = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
+            const auto& known = labelOptions();
+            if (std::find(known.begin(), known.end(), name) == known.end()) throw unknownOption(arg, "label", known);
             throw UsageError("option " + name + " is not available for tiled labeling, which writes --labels (.npy) "
                              "and --stats (.csv) (see glccl label --help, \"huge images\")");
         } else if (command.input.empty()) {
@@ -257,6 +259,11 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     options.deviceTimings = command.timing;
     // A volume's default connectivity is 26, as the label path's (scipy's full structure).
     if (source->dimensions() == 3 && !command.connectivityGiven) options.label.connectivity = Connectivity::TwentySix;
+    // A connectivity given for the other dimensions is the command line's mistake.
+    const Shape shape = source->dimensions() == 3 ? Shape::volume(source->width(), source->height(), source->depth())
+                                                  : Shape::image(source->width(), source->height());
+    const std::string misfit = whyConnectivityDoesNotFit(options.label.connectivity, shape);
+    if (!misfit.empty()) throw UsageError(command.input + ": --connectivity: " + misfit);
     const std::size_t kept = command.json && !command.table ? 0 : 10;
     NpyLabelSink sink(command.labels, command.stats, command.force, kept);
     // Where the run is: rewritten in place on a terminal; with --progress a

@@ -96,7 +96,8 @@ const char kValidateHelp[] =
     "                                input's own width; an input wider than a width\n"
     "                                listed is labeled at its own)\n"
     "  --diff-dir DIR                folder for difference images (default: the current\n"
-    "                                folder), one per mismatch, named\n"
+    "                                folder; made with the first one when it does not\n"
+    "                                exist), one per mismatch, named\n"
     "                                validate_diff_<input>_<backend>_c<4|8>.png: red\n"
     "                                where the labels differ, gray where they agree\n"
     "  --force                       overwrite difference images that exist\n"
@@ -238,7 +239,9 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
         } else if (name == "--force" && !inlineValue) {
             options.force = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
-            throw UsageError("unknown option '" + arg + "' for validate (see glccl validate --help)");
+            throw unknownOption(arg, "validate",
+                                {"--backends", "--generate", "--random", "--random-volumes", "--threads", "--repeat",
+                                 "--connectivity", "--criterion", "--sample-bits", "--diff-dir", "--force", "--help"});
         } else {
             options.files.push_back(arg);
         }
@@ -306,7 +309,11 @@ Image loadInput(const Input& input, const Criterion& criterion) {
         return generateFamily(input.generated->family, input.generated->width, input.generated->height);
     // As glccl label reads files: color is luma except for the threshold criterion.
     const ChannelMode mode = criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
-    return readImage(input.name, mode);
+    try {
+        return readImage(input.name, mode);
+    } catch (const Error& error) {
+        throw Error(input.name + ": " + inputMessage(input.name, error.what()));
+    }
 }
 
 // The image widened to `bits`-bit samples (--sample-bits): 0 stays 0, a
@@ -469,7 +476,7 @@ private:
             try {
                 texture.emplace(session_, image);
             } catch (const Error& error) {
-                uploadError = error.what();
+                uploadError = userMessage(error.what());
             }
         }
         for (const Connectivity connectivity : connectivitiesOf(input)) {
@@ -643,7 +650,7 @@ private:
             }
         } catch (const Error& error) {
             Outcome failed;
-            failed.text = std::string("FAILED: ") + error.what();
+            failed.text = "FAILED: " + userMessage(error.what());
             return failed;
         }
         const Labeling& actual = run.labeling;
@@ -672,6 +679,8 @@ private:
         if (!options_.force && access(path.c_str(), F_OK) == 0)
             return "no difference image: '" + path + "' exists; use --force to overwrite it";
         try {
+            // The folder --diff-dir names is made with the first image it holds.
+            if (!folder.empty()) makeFolders(options_.diffDir);
             const FileIdentity identity = fileIdentity(path);
             if (std::find(written_.begin(), written_.end(), identity) != written_.end())
                 return "no difference image: '" + path + "' was written for another input of this run";
@@ -679,7 +688,7 @@ private:
             written_.push_back(fileIdentity(path));
             return "wrote " + path;
         } catch (const Error& error) {
-            return std::string("no difference image: ") + error.what();
+            return "no difference image: " + userMessage(error.what());
         }
     }
 
@@ -760,7 +769,15 @@ int runValidate(const std::vector<std::string>& args) {
                               std::nullopt, volume});
         }
     }
-    if (options.diffDirNamed) checkOutputFolder(options.diffDir);
+    // The folder for difference images exists or can be made: it is made
+    // when the first one is written, so a run without differences makes none.
+    if (options.diffDirNamed) {
+        try {
+            checkFolderCanBeMade(options.diffDir);
+        } catch (const Error& error) {
+            throw Error(std::string("--diff-dir: ") + error.what());
+        }
+    }
 
     // Which backends run: auto stands for the one it resolves to here; a
     // backend named by --backends must run, one there by default is skipped

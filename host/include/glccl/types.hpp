@@ -237,15 +237,20 @@ struct Labeling {
     std::uint32_t at(int x, int y, int z) const { return labels[(std::size_t(z) * height + y) * width + x]; }
 };
 
-// GPU time of one named stage (the name is the pass / kernel name).
+// GPU time of one named stage (the name is the pass / kernel name). A stage
+// the device ran but could not time (a driver whose timer query reads next to
+// nothing, as llvmpipe's 1 ns for compute dispatches) has measured false:
+// its milliseconds are no time.
 struct StageTime {
     std::string stage;
     double milliseconds = 0.0;
+    bool measured = true;
 };
 using StageTimings = std::vector<StageTime>;
 
 // Adds `milliseconds` to the entry of `stage` (a stage run several times, a
-// loop, accumulates under its one name), or appends it in first-run order.
-void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds);
+// loop, accumulates under its one name), or appends it in first-run order;
+// the entry is measured while every time added to it was.
+void addStageTime(StageTimings& timings, const std::string& stage, double milliseconds, bool measured = true);
 
 }  // namespace glccl

@@ -1,0 +1,137 @@
+"""What the `glccl` and `glccl-mpi` commands say when something is wrong, run as
+
+    cli_messages.py GLCCL SCRATCH [GLCCL_MPI|-]
+
+- no message names a C++ entry (`glccl::readImage():`); a file's path is
+  said once;
+- a criterion without its number says which number it needs;
+- a misspelled option or command gets "did you mean" with the right one;
+- a connectivity that does not fit a volume is a usage error (exit 2), in
+  one piece or in bricks;
+- --out-dir naming a file says it is a file; validate --diff-dir may name
+  a folder that does not exist yet;
+- a folder's dangling links and FIFOs with an image's name are reported as
+  failures, as the same paths named one by one are;
+- counts read "1 input", and glccl-mpi names the device it ran on.
+
+The cpu backend only: no GL context is needed."""
+
+import os
+import re
+import subprocess
+import sys
+
+from cli_check import CliCheck
+
+CPP_NAME = re.compile(r"glccl::|\w+::\w+\(\)")
+
+
+def main():
+    mpi = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] != "-" else None
+    check = CliCheck()
+
+    def says(name, args, status, pattern, also=None):
+        """`glccl ARGS` exits with `status` and says a line matching `pattern`,
+        and no C++ name."""
+        run = check.run(*args) if also is None else also(args)
+        said = run.stdout + run.stderr
+        ok = run.returncode == status and re.search(pattern, said, re.M) is not None
+        check.report(name, ok, f"(glccl {' '.join(args)}: exit {run.returncode}, expected {status} and "
+                               f"/{pattern}/: {said.strip()!r})")
+        check.report(name + ": no C++ name", CPP_NAME.search(run.stderr) is None, f"({run.stderr.strip()!r})")
+        return run
+
+    check.run("generate", "noise50", "64x48", "a.png")
+    check.run("generate", "blobs", "16x16x16", "v.npy")
+    with open("bad.png", "w") as f:
+        f.write("junk")
+
+    # Library messages reach the user without the C++ entry, the path once.
+    run = says("unreadable input", ["label", "bad.png", "--backend", "cpu"], 1,
+               r"^glccl: bad\.png: not an image in a supported format")
+    says("unreadable input in validate", ["validate", "bad.png", "--backends", "cpu"], 1,
+         r"^glccl: bad\.png: not an image in a supported format")
+    says("unknown criterion", ["label", "a.png", "--criterion", "foo"], 2,
+         r"^glccl: --criterion: unknown criterion 'foo'; expected .*delta:D")
+    says("criterion without its number: threshold", ["label", "a.png", "--criterion", "threshold"], 2,
+         r"^glccl: --criterion: 'threshold' needs its number: threshold:T")
+    says("criterion without its number: delta", ["label", "a.png", "--criterion", "delta"], 2,
+         r"^glccl: --criterion: 'delta' needs its number: delta:D")
+    says("unknown backend", ["label", "a.png", "--backend", "vulkan"], 2, r"^glccl: --backend: unknown backend")
+
+    # Did you mean.
+    says("misspelled label option", ["label", "a.png", "--critrion", "binary"], 2,
+         r"^glccl: unknown option '--critrion' for label; did you mean '--criterion'\?")
+    says("misspelled filter option", ["label", "a.png", "--min-sise", "3"], 2, r"did you mean '--min-size'\?")
+    says("misspelled tiled option", ["label", "a.png", "--tiel", "64"], 2, r"did you mean '--tile'\?")
+    says("misspelled option of a tiled run", ["label", "v.npy", "--tile", "8x8x8", "--critrion", "binary"], 2,
+         r"did you mean '--criterion'\?")
+    says("misspelled bench option", ["bench", "--rep", "3"], 2, r"did you mean '--reps'\?")
+    says("misspelled validate option", ["validate", "--backend", "cpu"], 2, r"did you mean '--backends'\?")
+    says("misspelled generate option", ["generate", "noise50", "8x8", "x.png", "--sed", "3"], 2,
+         r"did you mean '--seed'\?")
+    says("misspelled command", ["lable", "a.png"], 2, r"^glccl: unknown command 'lable'; did you mean 'label'\?")
+    run = check.run("label", "a.png", "--zzzz")
+    check.report("no suggestion for a stranger", "did you mean" not in run.stderr and run.returncode == 2,
+                 f"({run.stderr.strip()!r})")
+
+    # A connectivity that does not fit a volume: a usage error.
+    says("image connectivity for a volume", ["label", "v.npy", "--connectivity", "8", "--backend", "cpu"], 2,
+         r"^glccl: v\.npy: --connectivity: connectivity 8 is for 2-D images; a volume takes 6, 18 or 26")
+    says("image connectivity for a volume in bricks",
+         ["label", "v.npy", "--tile", "8x8x8", "--connectivity", "8", "--backend", "cpu"], 2,
+         r"--connectivity: connectivity 8 is for 2-D images; a volume takes 6, 18 or 26")
+
+    # Folders that are not.
+    with open("afile", "w") as f:
+        f.write("x")
+    says("--out-dir a file", ["label", "a.png", "--out-dir", "afile", "--labels"], 1,
+         r"^glccl: --out-dir: 'afile' is a regular file, not a folder")
+    says("--diff-dir a file", ["validate", "--backends", "cpu", "--generate", "noise50@8x8", "--diff-dir", "afile"],
+         1, r"^glccl: --diff-dir: 'afile' is a regular file, not a folder")
+    says("--diff-dir not there yet", ["validate", "--backends", "cpu", "--generate", "noise50@8x8", "--diff-dir",
+                                      "new/diffs"], 0, r"^1 input, 1 comparison: 1 identical, 0 different$")
+    says("--diff-dir under a file", ["validate", "--backends", "cpu", "--generate", "noise50@8x8", "--diff-dir",
+                                     "afile/diffs"], 1, r"^glccl: --diff-dir: .*'afile' is a regular file")
+
+    # A folder's odd entries are failures, as the same paths named one by one.
+    os.makedirs("folder")
+    check.run("generate", "spiral", "40x30", "folder/b.png")
+    os.symlink("nothing-here.png", "folder/dangling.png")
+    os.mkfifo("folder/pipe.png")
+    os.makedirs("folder/sub.png")
+    says("folder with a dangling link and a FIFO", ["label", "folder", "--backend", "cpu"], 1,
+         r"^3 inputs, 1 labeled, 2 failed, total")
+    run = check.run("label", "folder", "--backend", "cpu")
+    check.report("folder's dangling link named", "folder/dangling.png" in run.stderr, f"({run.stderr.strip()!r})")
+    check.report("folder's FIFO named", "folder/pipe.png: input 'folder/pipe.png' is a FIFO" in run.stderr,
+                 f"({run.stderr.strip()!r})")
+    alone = check.run("label", "folder/dangling.png", "folder/pipe.png", "--backend", "cpu")
+    check.report("named one by one, the same failures", alone.returncode == run.returncode and
+                 sorted(alone.stderr.splitlines()) == sorted(run.stderr.splitlines()),
+                 f"(folder: {run.stderr!r}; named: {alone.stderr!r})")
+
+    # Counts.
+    os.makedirs("one")
+    check.run("generate", "comb", "40x30", "one/c.png")
+    says("one input", ["label", "one", "--backend", "cpu"], 0, r"^1 input, 1 labeled, 0 failed, total")
+
+    if mpi:
+        check.run("generate", "noise50", "64x48", "m.npy")
+        env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        for ranks in ("1", "2"):
+            run = subprocess.run(["mpirun", "-n", ranks, "--oversubscribe", mpi, "label", "m.npy", "--backend", "cpu"],
+                                 capture_output=True, text=True, env=env)
+            device = re.search(r"^m\.npy: 64x48, \d+ components, [0-9.]+ ms \(cpu, (.*)\)$", run.stdout, re.M)
+            check.report(f"glccl-mpi names its device ({ranks} ranks)",
+                         run.returncode == 0 and device is not None and device.group(1).startswith("CPU"),
+                         f"({run.stdout.strip()!r} {run.stderr.strip()!r})")
+        run = subprocess.run(["mpirun", "-n", "1", mpi, "label", "m.npy", "--tiel", "64"], capture_output=True,
+                             text=True, env=env)
+        check.report("glccl-mpi: did you mean", "did you mean '--tile'?" in run.stderr and run.returncode == 2,
+                     f"({run.stderr.strip()!r})")
+    check.finish()
+
+
+if __name__ == "__main__":
+    main()
