@@ -1,8 +1,9 @@
 #include "host_image.hpp"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
-#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -20,6 +21,10 @@ namespace {
 
 // ---- one element -> one sample -------------------------------------------------
 
+// 2^bits of a sample type To, exactly, as a double.
+template <class To>
+constexpr double kBeyond = 2.0 * double(std::numeric_limits<To>::max() / 2 + 1);
+
 // Whether an element is an unsigned integer that a sample of type To holds
 // (0..2^sampleBits - 1). Written branch-free so that the loops below vectorize;
 // the first invalid element is looked up again for the message.
@@ -29,13 +34,14 @@ bool isSample(From value) {
     if constexpr (std::is_same_v<From, bool>) {
         return true;
     } else if constexpr (std::is_floating_point_v<From>) {
-        // In double, so that 2^32 (a float32 value) is not rounded into
-        // range; NaN fails the comparisons. Whole when adding and removing
-        // 2^52 (which rounds away any fraction of a value below 2^52) leaves
-        // it unchanged: floor() would not vectorize without SSE4.1.
+        // In double, below 2^bits (exact in a double, where the largest
+        // sample, 2^64 - 1, is not); NaN fails the comparisons. Every double
+        // from 2^52 on is whole; below, whole when adding and removing 2^52
+        // (which rounds away any fraction) leaves it unchanged: floor() would
+        // not vectorize without SSE4.1.
         const double v = double(value);
         const double whole = (v + 0x1p52) - 0x1p52;
-        return (v >= 0.0) & (v <= double(kLargest)) & (whole == v);
+        return (v >= 0.0) & (v < kBeyond<To>) & ((whole == v) | (v >= 0x1p52));
     } else if constexpr (std::is_signed_v<From>) {
         if constexpr (sizeof(From) <= sizeof(To)) return value >= 0;
         else return (value >= 0) & (value <= From(kLargest));
@@ -51,7 +57,7 @@ template <class From, class To>
 To toSample(From value) {
     if constexpr (std::is_floating_point_v<From>) {
         const double v = double(value);
-        return To(v >= 0.0 && v <= double(std::numeric_limits<To>::max()) ? v : 0.0);
+        return To(v >= 0.0 && v < kBeyond<To> ? v : 0.0);
     } else {
         return To(value);
     }
@@ -100,8 +106,12 @@ bool convertRun(const char* source, py::ssize_t stride, int count, To* target, i
 template <class From>
 std::string valueText(From value) {
     char text[64];
-    if constexpr (std::is_floating_point_v<From>) std::snprintf(text, sizeof text, "%.9g", double(value));
-    else if constexpr (std::is_signed_v<From>) std::snprintf(text, sizeof text, "%lld", (long long)value);
+    if constexpr (std::is_floating_point_v<From>) {
+        // The shortest text that reads back as the value, as Python's repr
+        // and the command line's .npy reader write it ("2.5", "nan").
+        const auto written = std::to_chars(text, text + sizeof text, value);
+        return std::string(text, written.ptr);
+    } else if constexpr (std::is_signed_v<From>) std::snprintf(text, sizeof text, "%lld", (long long)value);
     else std::snprintf(text, sizeof text, "%llu", (unsigned long long)value);
     return text;
 }
@@ -202,17 +212,14 @@ void copyFrom(const HostArray& source, Image& image, const std::string& where) {
     }
 }
 
-// The sampleBits a dtype's values need, 0 for a dtype that is not an image.
+// The sampleBits of a dtype's samples, 0 for a dtype that is not an image:
+// as many bits as its elements have (bool: 8), the rule of the command
+// line's .npy reader (docs/formats.md, "Sample widths").
 int sampleBitsOf(char kind, int itemSize) {
-    if (kind == 'b' && itemSize == 1) return 8;
-    if (kind == 'u' || kind == 'i') {
-        if (itemSize == 1) return 8;
-        if (itemSize == 2) return 16;
-        if (itemSize == 4) return 32;
-        if (itemSize == 8) return 64;  // connectomics segment ids are uint64
-    }
-    if (kind == 'f' && (itemSize == 4 || itemSize == 8)) return 32;
-    return 0;
+    const bool width = itemSize == 1 || itemSize == 2 || itemSize == 4 || itemSize == 8;
+    const bool image = (kind == 'b' && itemSize == 1) || ((kind == 'u' || kind == 'i') && width) ||
+                       (kind == 'f' && (itemSize == 4 || itemSize == 8));
+    return image ? 8 * itemSize : 0;
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #pragma once
-// numpy arrays in host memory -> glccl::Image, at the sampleBits the dtype holds
-// and never reduced:
+// numpy arrays in host memory -> glccl::Image, with samples as wide as the
+// dtype's elements (docs/formats.md#sample-widths) and never reduced:
 //
 //   bool, uint8, int8                         8-bit samples
 //   uint16, int16                             16-bit samples
-//   uint32, int32, float32,
-//   uint64, int64, float64                    32-bit samples
+//   uint32, int32, float32                    32-bit samples
+//   uint64, int64, float64                    64-bit samples
 //
 // Every value must be an unsigned integer the sampleBits holds (the rules of the
 // command line's .npy reader, host/src/npy.cpp): a negative, fractional,

@@ -169,15 +169,16 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         2-D (H, W) array in any memory layout (C, Fortran, strided views), of
         any size (an image past one call of the backend, e.g. 8 x 40000 on a
         GPU whose textures end at 32768, is labeled in tiles with the same
-        result). Its dtype sets the sampleBits of the samples glccl labels,
-        and no value is ever reduced or rounded:
+        result). A sample is as wide as the dtype's element, as in the
+        command line's .npy reader (docs/formats.md#sample-widths), and no
+        value is ever reduced or rounded:
           bool, uint8, int8                      8-bit samples (0..255)
           uint16, int16                          16-bit samples (0..65535)
-          uint32, int32, float32,
-          uint64, int64, float64                 32-bit samples (0..2**32-1)
-        Every value must be an unsigned integer of its sampleBits: a negative,
+          uint32, int32, float32                 32-bit samples (0..2**32-1)
+          uint64, int64, float64                 64-bit samples (0..2**64-1)
+        Every value must be an unsigned integer of its width: a negative,
         fractional, NaN or too large value raises ValueError naming it and
-        its place. A float32 image must hold whole numbers.
+        its place. A float image must hold whole numbers.
         For criterion=("threshold", T) also (H, W, 3) or (H, W, 4) color of
         8- or 16-bit samples (an RGB image gets an opaque alpha), with
         channel_axis=-1; (H, W, 1) with channel_axis=-1 is gray. Without

@@ -36,8 +36,9 @@ LabelDtype = Union[None, Literal["auto", "uint32", "uint64"], type, np.dtype]
 Progress = Callable[[str, float], Any]
 BackendName = Literal["auto", "compute", "raster", "cuda", "cpu", "reference"]
 
-# bool, uint8, int8 (8-bit samples); uint16, int16 (16-bit); uint32, int32,
-# float32, uint64, int64, float64 (32-bit); values unsigned integers of the sampleBits.
+# Samples as wide as the dtype's element (docs/formats.md#sample-widths): bool,
+# uint8, int8 (8-bit); uint16, int16 (16-bit); uint32, int32, float32 (32-bit);
+# uint64, int64, float64 (64-bit); values unsigned integers of that width.
 # C-contiguous bool, uint8, uint16 and uint32 arrays are labeled in place, the
 # others copied once.
 HostImage = npt.ArrayLike

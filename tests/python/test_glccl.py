@@ -205,7 +205,7 @@ def test_table_empty():
     (np.full((3, 3), -1.0, np.float32), {}, ValueError),
     (np.full((3, 3), 0.5, np.float32), {}, ValueError),
     (np.full((3, 3), 2.0**32, np.float32), {}, ValueError),
-    (np.full((3, 3), 2.0**32, np.float64), {}, ValueError),
+    (np.full((3, 3), 0.5 + 2**51, np.float64), {}, ValueError),
     (np.full((3, 3), np.nan, np.float32), {}, ValueError),
     (np.full((3, 3), np.inf, np.float64), {}, ValueError),
     (np.ones((3, 3), np.uint8), {"criterion": "blobs"}, ValueError),
