@@ -293,6 +293,37 @@ bool hasPackedRows(const DeviceView& view, int planes) {
     return packedPixels && view.strides[0] >= view.shape[1] * planes * item;
 }
 
+// Whether two device arrays may share memory: the ranges of bytes their
+// elements span intersect (numpy's may_share_memory, on device pointers).
+bool mayShareMemory(const DeviceView& a, const DeviceView& b) {
+    const auto range = [](const DeviceView& view) {
+        std::uintptr_t first = view.data, end = view.data;
+        for (std::size_t axis = 0; axis < view.shape.size(); ++axis) {
+            if (view.shape[axis] == 0) return std::pair<std::uintptr_t, std::uintptr_t>(first, first);
+            const py::ssize_t step = (view.shape[axis] - 1) * view.strides[axis];
+            if (step < 0) first -= std::uintptr_t(-step);
+            else end += std::uintptr_t(step);
+        }
+        return std::pair<std::uintptr_t, std::uintptr_t>(first, end + std::uintptr_t(itemSizeOf(view)));
+    };
+    const auto [aFirst, aEnd] = range(a);
+    const auto [bFirst, bEnd] = range(b);
+    return aFirst < aEnd && bFirst < bEnd && aFirst < bEnd && bFirst < aEnd;
+}
+
+// A C-ordered copy of a device array in memory of its own (CuPy's copy(),
+// torch's clone()), even where the array is C-ordered already.
+DeviceView freshCopy(const py::handle& array, const DeviceView& view, int device, const std::string& what,
+                     const std::string& where) {
+    if (isTorchTensor(array))
+        return readDlpack(array.attr("contiguous")().attr("clone")(), view.stream, what, where);
+    const py::module_ cupy = importCupy("an image that shares memory with out", where);
+    DeviceView copy = readInterface(
+        onCupyDevice(cupy, device, [&] { return cupy.attr("asarray")(view.owner).attr("copy")(); }), what, where);
+    if (!copy.stream) copy.stream = view.stream;
+    return copy;
+}
+
 }  // namespace
 
 py::object emptyLabels(const py::handle& like, const std::vector<py::ssize_t>& shape, int device,
@@ -513,6 +544,8 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         throw py::value_error(where + ": out must hold rows of packed uint32 labels (C order, any row pitch)");
     if (deviceOf(labels.data, "out", where) != device)
         throw py::value_error(where + ": out is on another device than the image");
+    // Labels written over pixels still to be read would be read as pixels.
+    if (mayShareMemory(input, labels)) input = freshCopy(image, input, device, "the image", where);
 
     const DeviceVolume pixels{reinterpret_cast<const void*>(input.data),
                               std::size_t(input.strides[rowAxis]),

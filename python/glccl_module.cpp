@@ -83,7 +83,9 @@ SpareComponents& spareComponents() { return processWide<SpareComponents>(); }
 struct HostCall {
     HostArray source;
     LabelOptions options;
-    std::vector<std::uint32_t> labels;  // storage of a label array numpy freed, where one has this size
+    LabelStorage labels;  // storage of a label array numpy freed, where one has this size
+    std::uint32_t* out = nullptr;  // or the caller's out=, where the labels are written straight into it
+    bool copyFirst = false;        // out may share memory with the array: label a copy of the array
     std::vector<Component> components;
     std::atomic<const char*> stage{"read"};  // what the progress callback is told
 };
@@ -92,8 +94,9 @@ struct HostCall {
 // call.components. Needs no GIL.
 void labelHostCall(HostCall& call, const std::string& where) {
     const std::size_t count = std::size_t(call.source.shape().count());
-    BufferPool<std::uint32_t>::Lease labelStorage(releasedLabels(), call.labels, count);
-    std::optional<ImageView> view = imageViewOf(call.source, call.options.criterion);
+    LabelPool::Lease labelStorage(releasedLabels(), call.labels, call.out ? 0 : count);
+    std::optional<ImageView> view;
+    if (!call.copyFirst) view = imageViewOf(call.source, call.options.criterion);
     Image copy;  // where the array is not labeled in place: storage from, and back to, releasedPixels()
     BufferPool<std::uint8_t>::Lease copyStorage(releasedPixels(), copy.pixels, view ? 0 : call.source.imageBytes());
     if (!view) {
@@ -101,13 +104,13 @@ void labelHostCall(HostCall& call, const std::string& where) {
         view = ImageView(copy);
     }
     call.stage = "label";
-    labelHostImage(*view, call.options, call.labels.data(), call.components, where);
+    labelHostImage(*view, call.options, call.out ? call.out : call.labels.data(), call.components, where);
     labelStorage.release();  // the array returned owns it
 }
 
 py::tuple label(const py::object& image, const py::object& connectivity, const py::object& criterion,
                 const py::object& backend, bool returnTable, const py::object& channelAxisArgument,
-                const py::object& progress, const py::object& threads) {
+                const py::object& progress, const py::object& threads, const py::object& out) {
     const std::string where = "glccl.label()";
     LabelOptions options;
     options.criterion = parseCriterion(criterion, where);
@@ -132,6 +135,8 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     checkConnectivityFits(options.connectivity, shape, where);
     checkCriterionForSampleBits(options.criterion, call->source.sampleBits, where);
     call->options = options;
+    call->out = labelsInto(out, shape);
+    call->copyFirst = call->out && mayShareMemory(py::reinterpret_borrow<py::array>(out), call->source.array);
     // glccl::Error is a std::runtime_error: pybind11 raises it as
     // RuntimeError with glccl's message, on the calling thread with the GIL.
     if (progress.is_none() && shape.count() < kInterruptibleElements) {
@@ -140,11 +145,12 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     } else {
         PythonReferences keepAlive;
         keepAlive.push_back(py::reinterpret_steal<py::object>(call->source.array.release()));
+        if (call->out) keepAlive.push_back(out);
         runInterruptibly([call, where] { labelHostCall(*call, where); }, [call] { return call->stage.load(); },
                          progress, std::move(keepAlive));
     }
-    py::tuple result = labelResult(adoptLabels(std::move(call->labels), shape), call->components, returnTable,
-                                   shape.dimensions == 3);
+    py::tuple result = labelResult(call->out ? out : adoptLabels(std::move(call->labels), shape), call->components,
+                                   returnTable, shape.dimensions == 3);
     spareComponents().giveBack(std::move(call->components));
     return result;
 }
@@ -167,7 +173,8 @@ py::list backends() {
 }
 
 constexpr const char* kLabelDoc = R"doc(The compiled entry of glccl.label() (see help(glccl.label)): the same
-arguments but out and dtype, and (labels, n) or (labels, n, dict of columns).)doc";
+arguments but dtype, out= only where the labels go into it as they are (else
+ignored), and (labels, n) or (labels, n, dict of columns).)doc";
 
 }  // namespace
 
@@ -188,7 +195,7 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.def("label", &label, py::arg("image"), py::arg("connectivity").none() = py::none(),
           py::arg("criterion") = "binary", py::arg("backend") = "auto", py::arg("return_table") = false,
           py::arg("channel_axis").none() = py::none(), py::arg("progress").none() = py::none(),
-          py::arg("threads").none() = py::none(), kLabelDoc);
+          py::arg("threads").none() = py::none(), py::arg("out").none() = py::none(), kLabelDoc);
     m.def("backends", &backends, R"doc(backends()
 
 The labeling engines and whether they run in this process: a list of dicts

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <utility>
 
 #include "arguments.hpp"
 #include "glccl/image_io.hpp"
@@ -227,6 +228,29 @@ int sampleBitsOf(char kind, int itemSize) {
 bool isPacked(const py::array& array) {
     const int packedFlags = py::array::c_style | py::detail::npy_api::NPY_ARRAY_ALIGNED_;
     return (array.flags() & packedFlags) == packedFlags;
+}
+
+namespace {
+
+// [first, end) of the bytes an array's elements span; empty for no elements.
+std::pair<std::uintptr_t, std::uintptr_t> byteRange(const py::array& array) {
+    auto first = reinterpret_cast<std::uintptr_t>(array.data());
+    std::uintptr_t end = first;
+    for (py::ssize_t axis = 0; axis < array.ndim(); ++axis) {
+        if (array.shape(axis) == 0) return {first, first};
+        const py::ssize_t step = (array.shape(axis) - 1) * array.strides(axis);
+        if (step < 0) first -= std::uintptr_t(-step);
+        else end += std::uintptr_t(step);
+    }
+    return {first, end + std::uintptr_t(array.itemsize())};
+}
+
+}  // namespace
+
+bool mayShareMemory(const py::array& a, const py::array& b) {
+    const auto [aFirst, aEnd] = byteRange(a);
+    const auto [bFirst, bEnd] = byteRange(b);
+    return aFirst < aEnd && bFirst < bEnd && aFirst < bEnd && bFirst < aEnd;
 }
 
 HostArray describeHostArray(const py::handle& object, const Criterion& criterion, std::optional<int> channelAxis,

@@ -16,11 +16,11 @@
 //
 // What is copied when. An array whose memory already is an Image's pixels
 // is labeled where it is, through an ImageView (imageViewOf): C-contiguous,
-// aligned, of bool, uint8, uint16 or uint32 (the sample types), gray (H, W)
-// or (H, W, 1), or (H, W, 4) color of 8- or 16-bit samples (the last two
-// with channel_axis=-1). Every other
-// array (signed or float dtypes, whose values are checked; Fortran order,
-// strided views, RGB, 64-bit dtypes) is copied into an Image (copyToImage).
+// aligned, of bool, uint8, uint16, uint32 or uint64 (the sample types), gray
+// (H, W) or (H, W, 1), or (H, W, 4) color of 8- or 16-bit samples (the last
+// two with channel_axis=-1). Every other array (signed or float dtypes, whose
+// values are checked; Fortran order, strided views, RGB) is copied into an
+// Image (copyToImage), and so is one that shares memory with the labels' out=.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -58,6 +58,11 @@ struct HostArray {
 // Whether an array's elements are C-ordered and aligned: its memory is its
 // values row by row, read and written as native integers.
 bool isPacked(const py::array& array);
+
+// Whether two arrays may share memory: numpy's may_share_memory, the ranges
+// of bytes their elements span intersect. Labels written into an array that
+// may share memory with the image are written after the image is copied.
+bool mayShareMemory(const py::array& a, const py::array& b);
 
 // Checks the array's shape and dtype against the criterion: 2-D (H, W), or,
 // with channelAxis (the last axis, parseChannelAxis), (H, W, 1), and

@@ -1,5 +1,6 @@
 #include "label_arrays.hpp"
 
+#include <climits>
 #include <cstring>
 #include <utility>
 
@@ -12,17 +13,17 @@ namespace {
 
 // The array over a heap vector; its capsule runs `release` on the vector
 // when numpy frees the array.
-py::array wrap(std::vector<std::uint32_t>* labels, int height, int width, void (*release)(void*)) {
+py::array wrap(LabelStorage* labels, int height, int width, void (*release)(void*)) {
     py::capsule owner(labels, release);
     const auto rowBytes = py::ssize_t(width) * py::ssize_t(sizeof(std::uint32_t));
     return py::array_t<std::uint32_t>({py::ssize_t(height), py::ssize_t(width)},
                                       {rowBytes, py::ssize_t(sizeof(std::uint32_t))}, labels->data(), owner);
 }
 
-void deleteLabels(void* labels) { delete static_cast<std::vector<std::uint32_t>*>(labels); }
+void deleteLabels(void* labels) { delete static_cast<LabelStorage*>(labels); }
 
 void recycleLabels(void* p) {
-    auto* labels = static_cast<std::vector<std::uint32_t>*>(p);
+    auto* labels = static_cast<LabelStorage*>(p);
     releasedLabels().giveBack(std::move(*labels));
     delete labels;
 }
@@ -37,15 +38,15 @@ py::array_t<T> column(const std::vector<Component>& table, T (*get)(const Compon
 
 }  // namespace
 
-BufferPool<std::uint32_t>& releasedLabels() { return processWide<BufferPool<std::uint32_t>>(); }
+LabelPool& releasedLabels() { return processWide<LabelPool>(); }
 
-py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width) {
-    return wrap(new std::vector<std::uint32_t>(std::move(labels)), height, width, recycleLabels);
+py::array adoptLabels(LabelStorage&& labels, int height, int width) {
+    return wrap(new LabelStorage(std::move(labels)), height, width, recycleLabels);
 }
 
-py::array adoptLabels(std::vector<std::uint32_t>&& labels, const Shape& shape) {
+py::array adoptLabels(LabelStorage&& labels, const Shape& shape) {
     if (shape.dimensions != 3) return adoptLabels(std::move(labels), int(shape.height), int(shape.width));
-    auto* storage = new std::vector<std::uint32_t>(std::move(labels));
+    auto* storage = new LabelStorage(std::move(labels));
     py::capsule owner(storage, recycleLabels);
     const auto element = py::ssize_t(sizeof(std::uint32_t));
     return py::array_t<std::uint32_t>({py::ssize_t(shape.depth), py::ssize_t(shape.height), py::ssize_t(shape.width)},
@@ -95,7 +96,22 @@ std::uint32_t* packedLabels(const py::array& out) {
     return static_cast<std::uint32_t*>(const_cast<void*>(out.data()));
 }
 
-void copyLabels(const std::vector<std::uint32_t>& labels, const py::array& out) {
+std::uint32_t* labelsInto(const py::handle& out, const Shape& shape) {
+    if (out.is_none() || !py::isinstance<py::array>(out)) return nullptr;
+    const auto array = py::reinterpret_borrow<py::array>(out);
+    const py::dtype dtype = array.dtype();
+    const bool unsignedLabels = dtype.is(py::dtype::of<std::uint32_t>());
+    const bool signedLabels = dtype.is(py::dtype::of<std::int32_t>());
+    if (!(unsignedLabels || (signedLabels && shape.count() <= std::uint64_t(INT32_MAX))) || !array.writeable() ||
+        !isPacked(array) || array.ndim() != shape.dimensions)
+        return nullptr;
+    const std::int64_t sides[3] = {shape.depth, shape.height, shape.width};
+    for (int axis = 0; axis < shape.dimensions; ++axis)
+        if (array.shape(axis) != sides[3 - shape.dimensions + axis]) return nullptr;
+    return static_cast<std::uint32_t*>(const_cast<void*>(array.data()));
+}
+
+void copyLabels(const LabelStorage& labels, const py::array& out) {
     const py::ssize_t height = out.shape(0), width = out.shape(1);
     const py::ssize_t rowStride = out.strides(0), columnStride = out.strides(1);
     auto* base = static_cast<char*>(const_cast<void*>(out.data()));
@@ -125,8 +141,8 @@ LabelArrays::Slot* LabelArrays::find(const py::handle& array) {
     return nullptr;
 }
 
-LabelArrays::Slot& LabelArrays::keep(std::vector<std::uint32_t>&& labels, int height, int width) {
-    auto* storage = new std::vector<std::uint32_t>(std::move(labels));
+LabelArrays::Slot& LabelArrays::keep(LabelStorage&& labels, int height, int width) {
+    auto* storage = new LabelStorage(std::move(labels));
     Slot slot{wrap(storage, height, width, deleteLabels), storage};
     if (slots_.size() >= kKept) slots_.pop_front();
     slots_.push_back(std::move(slot));

@@ -23,14 +23,14 @@ namespace py = pybind11;
 // The storage of glccl.label()'s label arrays once numpy frees them (the
 // array and every view of it gone): at most 2 buffers and 2 GiB, taken
 // again by the next call of that pixel count.
-BufferPool<std::uint32_t>& releasedLabels();
+LabelPool& releasedLabels();
 
 // A uint32 (height, width) C-ordered array over `labels`, which it takes
 // over: when numpy frees the array, the vector goes to releasedLabels()
 // (or is freed, beyond its bounds). No copy.
-py::array adoptLabels(std::vector<std::uint32_t>&& labels, int height, int width);
+py::array adoptLabels(LabelStorage&& labels, int height, int width);
 // The same of any shape: (height, width), or (depth, height, width) for a volume.
-py::array adoptLabels(std::vector<std::uint32_t>&& labels, const Shape& shape);
+py::array adoptLabels(LabelStorage&& labels, const Shape& shape);
 
 // The table as the command line's CSV columns: left, top, width, height
 // (uint32), area (uint64), centroid_x, centroid_y (float64), and for a
@@ -50,8 +50,15 @@ py::array checkOutArray(const py::handle& out, int height, int width, const std:
 // (then copyLabels). Needs no GIL.
 std::uint32_t* packedLabels(const py::array& out);
 
+// Where glccl.label() writes labels of `shape` straight into `out`: its data
+// when out is a writeable, C-contiguous, aligned numpy array of `shape` of
+// native 4-byte integers (uint32, or int32 where every label fits: at most
+// 2^31 - 1 elements); nullptr for anything else (None included), which the
+// Python wrapper checks and fills from the labels. Needs the GIL.
+std::uint32_t* labelsInto(const py::handle& out, const Shape& shape);
+
 // Copies row-major labels into `out` (any strides). Needs no GIL.
-void copyLabels(const std::vector<std::uint32_t>& labels, const py::array& out);
+void copyLabels(const LabelStorage& labels, const py::array& out);
 
 // The label arrays a glccl.Labeler has handed out, at most kKept of them.
 // A video loop `labels, n = labeler.label(frame)` holds the previous frame's
@@ -65,7 +72,7 @@ public:
 
     struct Slot {
         py::array array;                          // (height, width) uint32 over *storage
-        std::vector<std::uint32_t>* storage = nullptr;  // owned by the array's capsule
+        LabelStorage* storage = nullptr;  // owned by the array's capsule
     };
 
     // A kept array of this shape that nobody else refers to, or nullptr.
@@ -74,7 +81,7 @@ public:
     Slot* find(const py::handle& array);
     // Wraps `labels` (moved in) as a new kept array, dropping the oldest
     // beyond kKept; returns it.
-    Slot& keep(std::vector<std::uint32_t>&& labels, int height, int width);
+    Slot& keep(LabelStorage&& labels, int height, int width);
 
 private:
     std::deque<Slot> slots_;

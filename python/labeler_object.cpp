@@ -80,14 +80,20 @@ public:
         } else {
             slot = arrays_.reusable(source.height, source.width);
         }
+        // An out that is the image, or overlaps it, is written only once the
+        // image is copied: labels written while the image is read would be
+        // read as pixels.
+        const bool overlaps = (slot && mayShareMemory(slot->array, source.array)) ||
+                              (foreign && mayShareMemory(*foreign, source.array));
         const std::size_t count = std::size_t(source.width) * std::size_t(source.height);
         std::uint32_t* target = slot ? slot->storage->data() : foreign ? packedLabels(*foreign) : nullptr;
         const bool strided = foreign && !target;
-        std::vector<std::uint32_t> fresh;  // a new kept array's storage
+        LabelStorage fresh;  // a new kept array's storage
         Backend ran = Backend::Auto;
         {
             py::gil_scoped_release noGil;
-            std::optional<ImageView> view = imageViewOf(source, options_.criterion);
+            std::optional<ImageView> view;
+            if (!overlaps) view = imageViewOf(source, options_.criterion);
             if (!view) {
                 copyToImage(source, image_, where);
                 view = ImageView(image_);
@@ -127,7 +133,7 @@ private:
     std::mutex mutex_;           // one call at a time on this object's buffers
     LabelOptions options_;
     Image image_;                // the host copy of an image that needs one, reused while the size and sampleBits repeat
-    std::vector<std::uint32_t> scratch_;    // labels on their way to a strided out
+    LabelStorage scratch_;       // labels on their way to a strided out
     std::vector<Component> components_;     // the table, reused
     LabelArrays arrays_;         // label arrays handed out, refilled once released
     DeviceLabelers device_;      // device arrays: this object's cuda labelers
@@ -194,7 +200,8 @@ out : numpy.ndarray of uint32, shape (H, W), optional
     one, is filled in place (the labels are downloaded into its memory);
     any other writeable uint32 array of the shape (Fortran order, strided
     views) receives a copy of the labels. For a device image, a device uint32 array
-    (C order, any row pitch) filled in place.
+    (C order, any row pitch) filled in place. out may be the image itself or
+    overlap it: the image is then copied before any label is written.
 return_table : bool
     Also return the component table (dict of numpy arrays, as glccl.label).
 channel_axis : int or None

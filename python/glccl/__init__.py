@@ -146,7 +146,10 @@ def _deliver(labels, n, dtype, out, where):
             kind = None
         if kind is None or kind not in "ui" or (n > 0 and _np.iinfo(name).max < n):
             raise TypeError(f"{where}: out must have an integer dtype that holds {n} labels, not {name}")
-        out[...] = labels
+        if isinstance(out, _np.ndarray) and not out.flags.writeable:
+            raise ValueError(f"{where}: out is read-only")
+        if labels is not out:  # the labels were not written into out as they are
+            out[...] = labels
         return out
     if dtype is None:
         dtype = _np.uint32 if n <= _np.iinfo(_np.uint32).max else _np.uint64
@@ -233,7 +236,11 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     out : array, optional (keyword only)
         Where the labels go: an array of the labels' shape and an integer
         dtype that holds n (uint32, uint64, int32, int64, ...), returned as
-        the labels.
+        the labels. A C-contiguous uint32 (or int32) numpy array is written
+        directly, the fastest way to label into memory of one's own; others
+        get the labels converted in one more pass. out may be the image
+        itself, or overlap it: the image is then copied before any label is
+        written.
     dtype : None, "auto", "uint32" or "uint64" (keyword only)
         The labels' dtype: None and "auto" the smallest of uint32 and uint64
         that holds n (uint32 for every labeling in memory), or the one named.
@@ -288,7 +295,8 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     those copies) that numpy has freed is kept for the next call of that
     size, at most two buffers and 2 GiB of each, so that a loop allocates no
     fresh memory; an array that is still referenced, if only by a view, is
-    never reused. dtype="uint64" and out= cost one more pass over the
+    never reused. dtype="uint64", and out= of another dtype than uint32
+    and int32 or another layout than C order, cost one more pass over the
     labels. For many images of one size, glccl.Labeler also keeps the GPU
     buffers and writes into an array of yours (out=) directly.
 
@@ -308,7 +316,8 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     wanted = _label_dtype(dtype, where)
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
-    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress, threads)
+    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress, threads,
+                          out)
     labels = _deliver(result[0], result[1], wanted, out, where)
     if return_table:
         return labels, result[1], ComponentTable.from_columns(result[2])
