@@ -4,6 +4,8 @@
 #include <optional>
 #include <vector>
 
+#include <pybind11/numpy.h>
+
 #include "glccl/error.hpp"
 
 namespace glccl::python {
@@ -71,6 +73,45 @@ Connectivity parseConnectivity(const py::handle& value, int dimensions, const st
     if (integer->equal(py::int_(26))) return Connectivity::TwentySix;
     throw py::value_error(where + ": connectivity must be 4 or 8 for 2-D images (or scikit-image's 1 or 2), or 6, "
                                   "18 or 26 for volumes (or 1, 2 or 3), not " + std::string(py::str(value)));
+}
+
+void parseNeighbours(const py::handle& value, int dimensions, LabelOptions& options, const std::string& where) {
+    const bool listed = py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value);
+    if (!listed && !(py::isinstance<py::array>(value) && py::reinterpret_borrow<py::array>(value).ndim() > 0)) {
+        options.connectivity = parseConnectivity(value, dimensions, where);
+        options.neighbourhood.reset();
+        return;
+    }
+    const py::array mask = py::module_::import("numpy").attr("asarray")(value);
+    const char kind = mask.dtype().kind();
+    if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f')
+        throw py::type_error(where + ": a connectivity mask holds bools or numbers (nonzero: the neighbour at that "
+                                     "offset joins), not " + std::string(py::str(mask.dtype())));
+    std::string sides;
+    for (py::ssize_t axis = 0; axis < mask.ndim(); ++axis)
+        sides += (axis ? ", " : "") + std::to_string(mask.shape(axis));
+    bool threes = mask.ndim() == dimensions;
+    for (py::ssize_t axis = 0; axis < mask.ndim(); ++axis) threes = threes && mask.shape(axis) == 3;
+    if (!threes)
+        throw py::value_error(where + ": a connectivity mask of this " + (dimensions == 3 ? "volume" : "image") +
+                              " is " + (dimensions == 3 ? "3x3x3 (its D, H and W axes)" : "3x3 (its H and W axes)") +
+                              ", not of shape (" + sides + ")");
+    // Offset (dx, dy, dz) is element [dz + 1][dy + 1][dx + 1] (no dz in 2-D), in C order.
+    const py::array_t<bool> joins = py::module_::import("numpy").attr("ascontiguousarray")(
+        py::reinterpret_borrow<py::object>(mask).attr("__ne__")(0));
+    std::uint32_t bits = 0;
+    for (int i = 0; i < (dimensions == 3 ? 27 : 9); ++i) {
+        const int dx = i % 3 - 1, dy = i / 3 % 3 - 1, dz = dimensions == 3 ? i / 9 - 1 : 0;
+        if (joins.data()[i]) bits |= std::uint32_t(1) << Neighbourhood::bitOf(dx, dy, dz);
+    }
+    try {
+        options = neighbourhoodOptions(options, Neighbourhood::fromMask(dimensions, bits));
+    } catch (const Error& error) {
+        const std::string message = error.what();
+        const std::size_t cause = message.find("(): ");  // after fromMask()'s own entry
+        throw py::value_error(where + ": connectivity: " +
+                              (cause == std::string::npos ? message : message.substr(cause + 4)));
+    }
 }
 
 void checkConnectivityFits(Connectivity connectivity, const Shape& shape, const std::string& where) {

@@ -24,6 +24,16 @@ namespace py = pybind11;
 // named one fits the input is checked apart (checkConnectivityFits).
 Connectivity parseConnectivity(const py::handle& value, int dimensions, const std::string& where);
 
+// connectivity= of glccl.label() on a host array: parseConnectivity's ints
+// and None, or a neighbourhood mask: an array (or nested lists) of 3 along
+// each of the input's `dimensions` axes ((H, W), or (D, H, W) for a volume),
+// symmetric about its centre, nonzero where the neighbour at that offset
+// joins (scipy.ndimage's structure). Sets options.connectivity, and
+// options.neighbourhood for a mask that is none of the named
+// connectivities (neighbourhoodOptions). Whether a named one fits the input
+// is checked apart (checkConnectivityFits).
+void parseNeighbours(const py::handle& value, int dimensions, LabelOptions& options, const std::string& where);
+
 // ValueError when `connectivity` cannot join the elements of `shape`
 // (glccl::whyConnectivityDoesNotFit: 6, 18 and 26 are for volumes).
 void checkConnectivityFits(Connectivity connectivity, const Shape& shape, const std::string& where);

@@ -9,7 +9,9 @@
 //   join        bit i: element x + i is foreground and connects to x + i - 1
 //               (bit 0 looks at element x - 1; none when x is 0)
 // and says whether two runs of neighbouring rows connect (runsConnect). A run
-// is a maximal stretch of a row whose consecutive elements connect.
+// is a maximal stretch of a row whose consecutive elements connect. kStepped
+// marks the rule of a neighbourhood other than the named connectivities
+// (neighbourhood_rule.hpp), whose runs connect at given steps (runsConnectAt).
 
 #include <algorithm>
 #include <cstdint>
@@ -192,6 +194,7 @@ template <class Sample>
 struct BinaryRule {
     static constexpr std::size_t kElementBytes = sizeof(Sample);
     static constexpr bool kBinary = true;
+    static constexpr bool kStepped = false;
     std::uint64_t level = 0;
 
     bool foreground(const std::uint8_t* e) const { return loadSample<Sample>(e) > level; }
@@ -211,6 +214,7 @@ template <class Sample, class Rule>
 struct NonzeroForeground {
     static constexpr std::size_t kElementBytes = sizeof(Sample);
     static constexpr bool kBinary = false;
+    static constexpr bool kStepped = false;
     static constexpr int kVectorLane = sizeof(Sample) <= 4 ? int(sizeof(Sample)) : 0;
     using Lane = Sample;
 
@@ -267,6 +271,7 @@ template <class Sample, int Channels>
 struct ThresholdRule {
     static constexpr std::size_t kElementBytes = sizeof(Sample) * Channels;
     static constexpr bool kBinary = false;
+    static constexpr bool kStepped = false;
     // Vectors of gray samples up to 32 bits, and of RGBA pixels of 8 bits
     // (a pixel a 32-bit lane).
     static constexpr int kVectorLane = Channels == 1 && sizeof(Sample) <= 4 ? int(sizeof(Sample))

@@ -18,8 +18,13 @@ namespace glccl::cpu::detail {
 // and these rows':
 //      dz = 0: (y - 1)                    2-D 4 and 8, and a volume's slice
 //      dz = -1: (y - 1), (y), (y + 1)     the slice before (6: only y)
+// `steps` says exactly which: bit dx + 1 set where element x joins element
+// x + dx of that row. The named connectivities join all within the reach
+// (0b010 or 0b111); another neighbourhood may join any of them (0b001: only
+// the element up and to the left), which its rule reads (NeighbourhoodRule).
 struct NeighbourRow {
     int dy, dz, reach;
+    std::uint32_t steps;
 };
 
 struct Geometry {
@@ -38,13 +43,26 @@ struct Geometry {
     }
 };
 
+// The farthest neighbour row back from any row (Geometry::backRows).
+inline void setBackRows(Geometry& g) {
+    g.backRows = 1;
+    if (g.depth > 1) {
+        for (int q = 0; q < g.neighbourCount; ++q) {
+            const NeighbourRow& n = g.neighbours[q];
+            g.backRows = std::max<std::int64_t>(g.backRows, -(n.dz * g.height + n.dy));
+        }
+    }
+}
+
 inline Geometry makeGeometry(const Shape& shape, Connectivity connectivity) {
     Geometry g;
     g.width = shape.width;
     g.height = shape.height;
     g.depth = shape.depth;
     g.rows = shape.height * shape.depth;
-    auto add = [&](int dy, int dz, int reach) { g.neighbours[g.neighbourCount++] = {dy, dz, reach}; };
+    auto add = [&](int dy, int dz, int reach) {
+        g.neighbours[g.neighbourCount++] = {dy, dz, reach, reach == 1 ? 0b111u : 0b010u};
+    };
     switch (connectivity) {
         case Connectivity::Four: add(-1, 0, 0); break;
         case Connectivity::Eight: add(-1, 0, 1); break;
@@ -65,13 +83,26 @@ inline Geometry makeGeometry(const Shape& shape, Connectivity connectivity) {
             add(1, -1, 1);
             break;
     }
-    g.backRows = 1;
-    if (g.depth > 1) {
-        for (int q = 0; q < g.neighbourCount; ++q) {
-            const NeighbourRow& n = g.neighbours[q];
-            g.backRows = std::max<std::int64_t>(g.backRows, -(n.dz * g.height + n.dy));
+    setBackRows(g);
+    return g;
+}
+
+// The geometry of any neighbourhood: each earlier row that some offset
+// reaches, with the steps along x that join it.
+inline Geometry makeGeometry(const Shape& shape, const Neighbourhood& neighbourhood) {
+    Geometry g;
+    g.width = shape.width;
+    g.height = shape.height;
+    g.depth = shape.depth;
+    g.rows = shape.height * shape.depth;
+    for (int dz = neighbourhood.dimensions() == 3 ? -1 : 0; dz <= 0; ++dz) {
+        for (int dy = -1; dy <= (dz < 0 ? 1 : -1); ++dy) {
+            std::uint32_t steps = 0;
+            for (int dx = -1; dx <= 1; ++dx) steps |= std::uint32_t(neighbourhood.joins(dx, dy, dz)) << (dx + 1);
+            if (steps != 0) g.neighbours[g.neighbourCount++] = {dy, dz, (steps & 0b101u) ? 1 : 0, steps};
         }
     }
+    setBackRows(g);
     return g;
 }
 

@@ -32,10 +32,10 @@ std::string describe(const ImageView& image) {
 
 // The reference's refusals (reference.cpp's validate), in its order, and the
 // pointers a view may lack.
-void validate(const ImageView& image, Connectivity connectivity, const Criterion& criterion,
+void validate(const ImageView& image, const Neighbourhood& neighbourhood, const Criterion& criterion,
               const std::uint32_t* labels) {
     const auto where = [] { return std::string(kEntry); };  // built on the way out only
-    const std::string misfit = whyConnectivityDoesNotFit(connectivity, image.shape());
+    const std::string misfit = whyNeighbourhoodDoesNotFit(neighbourhood, image.shape());
     if (!misfit.empty()) throw Error(where() + misfit);
     if (image.width <= 0 || image.height <= 0 || image.depth <= 0) {
         throw Error(where() + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is empty (" +
@@ -139,7 +139,12 @@ int Labeler::threads() const { return state_->threads; }
 
 std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, const Criterion& criterion,
                              std::uint32_t* labels, std::vector<Component>& table, const Options& options) {
-    validate(image, connectivity, criterion, labels);
+    return label(image, Neighbourhood(connectivity), criterion, labels, table, options);
+}
+
+std::uint32_t Labeler::label(const ImageView& image, const Neighbourhood& neighbourhood, const Criterion& criterion,
+                             std::uint32_t* labels, std::vector<Component>& table, const Options& options) {
+    validate(image, neighbourhood, criterion, labels);
 #if defined(GLCCL_CPU_NEEDS_POPCNT)
     if (!__builtin_cpu_supports("popcnt"))
         throw Error(std::string(kEntry) + "this processor lacks POPCNT, which this build of the cpu engine needs "
@@ -152,7 +157,13 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
     detail::EngineContext ctx;
     ctx.pixels = image.pixels;
     ctx.elementBytes = std::size_t(image.channels) * std::size_t(image.sampleBits / 8);
-    ctx.geometry = detail::makeGeometry(image.shape(), connectivity);
+    // A named connectivity takes the rules of its criterion as they are;
+    // another neighbourhood wraps them (NeighbourhoodRule), its runs joined
+    // along x only where it joins x neighbours.
+    const bool named = neighbourhood.isNamed();
+    const bool joinsAlongX = neighbourhood.joins(-1, 0, 0);
+    ctx.geometry = named ? detail::makeGeometry(image.shape(), neighbourhood.named())
+                         : detail::makeGeometry(image.shape(), neighbourhood);
     detail::planStripes(ctx.geometry, threads, stripeLimit, state.plan);
     ctx.stripePlan = &state.plan;
     ctx.labels = labels;
@@ -177,13 +188,15 @@ std::uint32_t Labeler::label(const ImageView& image, Connectivity connectivity, 
         stripe.borderRows.clear();
     }
     if (state.workers.size() < std::size_t(threads)) state.workers.resize(std::size_t(threads));
-    const std::int64_t maxRuns = detail::maxRunsPerRow(ctx.geometry.width, isBinaryRule(criterion));
+    const std::int64_t maxRuns = detail::maxRunsPerRow(ctx.geometry.width, isBinaryRule(criterion) && joinsAlongX);
     for (detail::WorkerScratch& worker : state.workers)
         worker.reserve(maxRuns, ctx.geometry.width, ctx.geometry.backRows);
     ctx.stripes = &state.stripes;
     ctx.workers = &state.workers;
 
     const int dimensions = image.dimensions;
+    if (!named)
+        return detail::labelNeighbourhood(ctx, dimensions, image.sampleBits, image.channels, criterion, joinsAlongX);
     switch (criterion.kind) {
         case Criterion::Kind::Binary:
             return detail::labelBinary(ctx, dimensions, image.sampleBits, std::uint64_t(criterion.level));
@@ -201,6 +214,12 @@ std::uint32_t label(const ImageView& image, Connectivity connectivity, const Cri
                     std::uint32_t* labels, std::vector<Component>& table, const Options& options) {
     Labeler labeler(options.threads);
     return labeler.label(image, connectivity, criterion, labels, table, options);
+}
+
+std::uint32_t label(const ImageView& image, const Neighbourhood& neighbourhood, const Criterion& criterion,
+                    std::uint32_t* labels, std::vector<Component>& table, const Options& options) {
+    Labeler labeler(options.threads);
+    return labeler.label(image, neighbourhood, criterion, labels, table, options);
 }
 
 namespace detail {

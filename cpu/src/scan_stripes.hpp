@@ -15,23 +15,29 @@ struct AboveRows {
     const RowRuns* runs[4];
     std::uint32_t first[4];  // inside the stripe: the number of each row's first run
     std::uint32_t reach[4];
+    std::uint32_t steps[4];  // NeighbourRow::steps
     int count = 0;
 };
 
 // Calls visit(j) for every run j of row b (runs `b`, input `rowB`) that run i
-// of row a connects to, their elements at most `reach` apart along x. The
-// runs that touch are counted from b's start bits, not searched; binary runs
-// connect whenever they touch, other criteria test the pair.
+// of row a connects to, their elements at most `reach` apart along x (and
+// of those, at the `steps` a neighbourhood's rule joins). The runs that
+// touch are counted from b's start bits, not searched; binary runs connect
+// whenever they touch, other criteria test the pair.
 template <class Rule, class Visit>
 inline void forEachConnectedRun(const Rule& rule, const RowRuns& a, const std::uint8_t* rowA, std::uint32_t i,
                                 const RowRuns& b, const std::uint8_t* rowB, std::uint32_t reach,
-                                std::uint32_t lastElement, Visit&& visit) {
+                                std::uint32_t steps, std::uint32_t lastElement, Visit&& visit) {
     const std::uint32_t from = a.first[i] - std::min(a.first[i], reach);
     const std::uint32_t to = std::min(a.last[i] + reach, lastElement);
     std::uint32_t begin, end;
     b.touching(from, to, begin, end);
     for (std::uint32_t j = begin; j < end; ++j) {
-        if (Rule::kBinary || rule.runsConnect(rowA, a.span(i), rowB, b.span(j), int(reach))) visit(j);
+        if constexpr (Rule::kStepped) {
+            if (rule.runsConnectAt(rowA, a.span(i), rowB, b.span(j), steps)) visit(j);
+        } else if (Rule::kBinary || rule.runsConnect(rowA, a.span(i), rowB, b.span(j), int(reach))) {
+            visit(j);
+        }
     }
 }
 
@@ -138,7 +144,7 @@ void linkRuns(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::u
         std::uint32_t root = k;
         for (int q = 0; q < Rows; ++q) {
             const RowRuns& b = *above.runs[q];
-            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), above.reach[q], lastElement,
+            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), above.reach[q], above.steps[q], lastElement,
                                 [&](std::uint32_t j) { joinTree(entries, k, root, above.first[q] + j); });
         }
         entries[k] = root;
@@ -155,7 +161,8 @@ void recordBorderLinks(const Rule& rule, const EngineContext& ctx, std::int64_t 
     for (int q = 0; q < outside.count; ++q) {
         const RowRuns& b = *outside.runs[q];
         for (std::uint32_t i = 0; i < runs.count; ++i) {
-            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), outside.reach[q], lastElement,
+            forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), outside.reach[q], outside.steps[q],
+                                lastElement,
                                 [&](std::uint32_t j) { stripe.borderLinks.push_back({first + i, j}); });
         }
         stripe.borderRows.push_back({b.row, stripe.borderLinks.size()});
@@ -183,6 +190,7 @@ void scanStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Work
             rows.runs[rows.count] = &runs;
             rows.first[rows.count] = scratch.firstRuns[std::size_t(runs.row) % ring];
             rows.reach[rows.count] = std::uint32_t(g.neighbours[q].reach);
+            rows.steps[rows.count] = g.neighbours[q].steps;
             ++rows.count;
         }
         const RowRuns& runs = scratch.slots[0];

@@ -39,6 +39,10 @@ std::uint32_t labelSegments(const EngineContext& ctx, int dimensions, int sample
 std::uint32_t labelThreshold(const EngineContext& ctx, int dimensions, int sampleBits, int channels,
                              std::uint64_t threshold);
 std::uint32_t labelDelta(const EngineContext& ctx, int dimensions, int sampleBits, std::uint64_t delta);
+// Any criterion under a neighbourhood other than the named connectivities
+// (NeighbourhoodRule; ctx.geometry made from that neighbourhood).
+std::uint32_t labelNeighbourhood(const EngineContext& ctx, int dimensions, int sampleBits, int channels,
+                                 const Criterion& criterion, bool joinsAlongX);
 
 // Calls f(Sample()) with the unsigned type of `sampleBits` bits.
 template <class F>

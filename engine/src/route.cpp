@@ -221,6 +221,13 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     if (!engine.delta && options.criterion.kind == Criterion::Kind::Delta)
         return "the " + name + " backend does not take the delta criterion ('" + options.criterion.toString() +
                "'): use the compute, raster or cpu backend";
+    if (options.neighbourhood && !engine.neighbourhoods)
+        return "the " + name + " backend labels the connectivities 4, 8, 6, 18 and 26, not the neighbourhood " +
+               options.neighbourhood->toString() + ": use the cpu or reference backend";
+    // Pieces are joined along their borders at the named connectivities only.
+    if (options.neighbourhood && (input.streamed || exceedsOneCall(engine, input.shape)))
+        return "a neighbourhood other than the connectivities 4, 8, 6, 18 and 26 (" +
+               options.neighbourhood->toString() + ") is labeled in one call, and this input goes in pieces";
     return "";
 }
 
@@ -250,6 +257,22 @@ std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions
 }
 
 }  // namespace
+
+LabelOptions neighbourhoodOptions(LabelOptions options, const Neighbourhood& neighbourhood) {
+    if (neighbourhood.isNamed()) {
+        options.connectivity = neighbourhood.named();
+        options.neighbourhood.reset();
+    } else {
+        options.connectivity = neighbourhood.dimensions() == 3 ? Connectivity::TwentySix : Connectivity::Eight;
+        options.neighbourhood = neighbourhood;
+    }
+    return options;
+}
+
+std::string whyNeighboursDoNotFit(const LabelOptions& options, const Shape& shape) {
+    return options.neighbourhood ? whyNeighbourhoodDoesNotFit(*options.neighbourhood, shape)
+                                 : whyConnectivityDoesNotFit(options.connectivity, shape);
+}
 
 std::string whyRefused(const EngineCapabilities& capabilities, const InputDescription& input,
                        const LabelOptions& options) {

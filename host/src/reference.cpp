@@ -108,9 +108,9 @@ std::string describe(const Image& image) {
     return text;
 }
 
-void validate(const Image& image, Connectivity connectivity, const Criterion& criterion) {
+void validate(const Image& image, const Neighbourhood& neighbourhood, const Criterion& criterion) {
     const std::string where = "glccl::labelReference(): ";
-    const std::string misfit = whyConnectivityDoesNotFit(connectivity, image.shape());
+    const std::string misfit = whyNeighbourhoodDoesNotFit(neighbourhood, image.shape());
     if (!misfit.empty()) throw Error(where + misfit);
     if (image.width <= 0 || image.height <= 0 || image.depth <= 0) {
         throw Error(where + "the " + std::string(image.dimensions == 3 ? "volume" : "image") + " is empty (" +
@@ -157,7 +157,8 @@ namespace {
 
 // The neighbours a raster scan has already visited when it reaches an
 // element, as offsets (dx, dy, dz): those whose linear index is smaller. The
-// rest of the neighbourhood is visited from the other side. In 2-D:
+// rest of the neighbourhood is visited from the other side (a neighbourhood
+// is symmetric). In 2-D, at 8-connectivity:
 //     NW N NE
 //     W  *
 // In 3-D the slice before holds the 9 of the 3x3 square at 26-connectivity,
@@ -167,19 +168,13 @@ struct Offset {
     int dx, dy, dz;
 };
 
-std::vector<Offset> visitedNeighbours(Connectivity connectivity) {
-    const int dimensions = dimensionsOf(connectivity);
-    // How many coordinates may differ at once: 4 and 6 join faces (1), 18
-    // faces and edges (2), 8 and 26 every corner (2 in 2-D, 3 in 3-D).
-    const int reach = connectivity == Connectivity::Four || connectivity == Connectivity::Six ? 1
-                      : connectivity == Connectivity::Eighteen                                   ? 2
-                                                                                                 : dimensions;
+std::vector<Offset> visitedNeighbours(const Neighbourhood& neighbourhood) {
     std::vector<Offset> offsets;
-    for (int dz = dimensions == 3 ? -1 : 0; dz <= 0; ++dz) {
+    for (int dz = neighbourhood.dimensions() == 3 ? -1 : 0; dz <= 0; ++dz) {
         for (int dy = -1; dy <= 1; ++dy) {
             for (int dx = -1; dx <= 1; ++dx) {
                 const bool before = dz < 0 || (dz == 0 && (dy < 0 || (dy == 0 && dx < 0)));
-                if (before && std::abs(dx) + std::abs(dy) + std::abs(dz) <= reach) offsets.push_back({dx, dy, dz});
+                if (before && neighbourhood.joins(dx, dy, dz)) offsets.push_back({dx, dy, dz});
             }
         }
     }
@@ -187,13 +182,13 @@ std::vector<Offset> visitedNeighbours(Connectivity connectivity) {
 }
 
 template <class Sample, class Index>
-Labeling labelSamples(const Image& image, Connectivity connectivity, const Criterion& criterion) {
+Labeling labelSamples(const Image& image, const Neighbourhood& neighbourhood, const Criterion& criterion) {
     const std::int64_t width = image.width, height = image.height, depth = image.depth;
     const int channels = image.channels;
     const std::size_t pixelBytes = std::size_t(channels) * sizeof(Sample);
     const std::uint8_t* pixels = image.pixels.data();
     const std::size_t elementCount = image.shape().count();
-    const std::vector<Offset> neighbours = visitedNeighbours(connectivity);
+    const std::vector<Offset> neighbours = visitedNeighbours(neighbourhood);
 
     // The equivalence forest of pass 1; with 32-bit indices it becomes the
     // label array in pass 2. Background elements are marked so that pass 2
@@ -264,6 +259,7 @@ EngineCapabilities referenceCapabilities() {
     engine.thresholdChannels = {1, 4};
     engine.connectivities = {Connectivity::Four, Connectivity::Eight, Connectivity::Six, Connectivity::Eighteen,
                              Connectivity::TwentySix};
+    engine.neighbourhoods = true;
     engine.dimensions = {2, 3};
     engine.largestExtent = std::numeric_limits<int>::max();
     engine.largestCount = std::numeric_limits<std::uint64_t>::max();
@@ -271,17 +267,26 @@ EngineCapabilities referenceCapabilities() {
 }
 
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion) {
+    return labelReference(image, Neighbourhood(connectivity), criterion);
+}
+
+Labeling labelReference(const Image& image, const Neighbourhood& neighbourhood, Criterion criterion) {
     // 32-bit indices where they reach every element (UINT32_MAX marks the
     // background), 64-bit past that.
-    return detail::labelReference(image, connectivity, criterion, image.shape().count() >= std::uint64_t(UINT32_MAX));
+    return detail::labelReference(image, neighbourhood, criterion, image.shape().count() >= std::uint64_t(UINT32_MAX));
 }
 
 Labeling detail::labelReference(const Image& image, Connectivity connectivity, Criterion criterion, bool wide) {
-    validate(image, connectivity, criterion);
+    return labelReference(image, Neighbourhood(connectivity), criterion, wide);
+}
+
+Labeling detail::labelReference(const Image& image, const Neighbourhood& neighbourhood, Criterion criterion,
+                                bool wide) {
+    validate(image, neighbourhood, criterion);
     return withSampleType(image.sampleBits, [&](auto sample) {
         using Sample = decltype(sample);
-        return wide ? labelSamples<Sample, std::uint64_t>(image, connectivity, criterion)
-                    : labelSamples<Sample, std::uint32_t>(image, connectivity, criterion);
+        return wide ? labelSamples<Sample, std::uint64_t>(image, neighbourhood, criterion)
+                    : labelSamples<Sample, std::uint32_t>(image, neighbourhood, criterion);
     });
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 
 #include "glccl/error.hpp"
 
@@ -97,6 +98,93 @@ std::string whyConnectivityDoesNotFit(Connectivity connectivity, const Shape& sh
         return "connectivity " + std::to_string(n) + " is for volumes; a 2-D image takes 4 or 8";
     if (shape.dimensions == 3 && dimensionsOf(connectivity) == 2)
         return "connectivity " + std::to_string(n) + " is for 2-D images; a volume takes 6, 18 or 26";
+    if (shape.dimensions != 2 && shape.dimensions != 3)
+        return "the input has " + std::to_string(shape.dimensions) + " dimensions; glccl labels 2 or 3";
+    return {};
+}
+
+namespace {
+
+// The offsets of a 3x3x3 block, dz slowest, as Neighbourhood numbers its bits.
+template <class Visit>
+void forEachOffset(int dimensions, Visit&& visit) {
+    for (int dz = dimensions == 3 ? -1 : 0; dz <= (dimensions == 3 ? 1 : 0); ++dz)
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) visit(dx, dy, dz);
+}
+
+constexpr std::uint32_t kCentreBit = std::uint32_t(1) << Neighbourhood::bitOf(0, 0, 0);
+
+}  // namespace
+
+Neighbourhood::Neighbourhood(Connectivity connectivity) : dimensions_(dimensionsOf(connectivity)) {
+    // Neighbours at most `reach` coordinates away: 1 (4, 6), 2 (8, 18), 3 (26).
+    const int reach = connectivity == Connectivity::Four || connectivity == Connectivity::Six ? 1
+                      : connectivity == Connectivity::TwentySix                                 ? 3
+                                                                                                : 2;
+    forEachOffset(dimensions_, [&](int dx, int dy, int dz) {
+        if (std::abs(dx) + std::abs(dy) + std::abs(dz) <= reach) mask_ |= std::uint32_t(1) << bitOf(dx, dy, dz);
+    });
+    mask_ &= ~kCentreBit;
+}
+
+Neighbourhood Neighbourhood::fromMask(int dimensions, std::uint32_t mask) {
+    const std::string where = "glccl::Neighbourhood::fromMask(): ";
+    if (dimensions != 2 && dimensions != 3)
+        throw Error(where + "a neighbourhood has 2 or 3 dimensions, not " + std::to_string(dimensions));
+    std::uint32_t block = 0;
+    forEachOffset(dimensions, [&](int dx, int dy, int dz) { block |= std::uint32_t(1) << bitOf(dx, dy, dz); });
+    if (mask & ~block)
+        throw Error(where + "the mask has bits outside the " + (dimensions == 3 ? "3x3x3" : "3x3") + " block");
+    const Neighbourhood neighbourhood(dimensions, mask & ~kCentreBit);
+    std::string asymmetric;
+    forEachOffset(dimensions, [&](int dx, int dy, int dz) {
+        if (asymmetric.empty() && neighbourhood.joins(dx, dy, dz) && !neighbourhood.joins(-dx, -dy, -dz))
+            asymmetric = "(" + std::to_string(dx) + ", " + std::to_string(dy) +
+                         (dimensions == 3 ? ", " + std::to_string(dz) : "") + ")";
+    });
+    if (!asymmetric.empty())
+        throw Error(where + "the neighbourhood " + neighbourhood.toString() + " is not symmetric: the offset (dx, dy" +
+                    (dimensions == 3 ? ", dz" : "") + ") " + asymmetric + " joins but its opposite does not");
+    return neighbourhood;
+}
+
+bool Neighbourhood::isNamed() const {
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
+                                      Connectivity::Eighteen, Connectivity::TwentySix})
+        if (Neighbourhood(connectivity) == *this) return true;
+    return false;
+}
+
+Connectivity Neighbourhood::named() const {
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight, Connectivity::Six,
+                                      Connectivity::Eighteen, Connectivity::TwentySix})
+        if (Neighbourhood(connectivity) == *this) return connectivity;
+    throw Error("glccl::Neighbourhood::named(): " + toString() + " is none of the named connectivities");
+}
+
+std::string Neighbourhood::toString() const {
+    if (isNamed()) return std::to_string(neighbourCount(named()));
+    const auto row = [&](int dy, int dz) {
+        std::string text = "[";
+        for (int dx = -1; dx <= 1; ++dx) text += std::string(dx > -1 ? ", " : "") + (joins(dx, dy, dz) ? "1" : "0");
+        return text + "]";
+    };
+    const auto slice = [&](int dz) {
+        std::string text = "[";
+        for (int dy = -1; dy <= 1; ++dy) text += (dy > -1 ? ", " : "") + row(dy, dz);
+        return text + "]";
+    };
+    if (dimensions_ == 2) return slice(0);
+    return "[" + slice(-1) + ", " + slice(0) + ", " + slice(1) + "]";
+}
+
+std::string whyNeighbourhoodDoesNotFit(const Neighbourhood& neighbourhood, const Shape& shape) {
+    if (neighbourhood.isNamed()) return whyConnectivityDoesNotFit(neighbourhood.named(), shape);
+    if (shape.dimensions == 2 && neighbourhood.dimensions() == 3)
+        return "the neighbourhood " + neighbourhood.toString() + " is 3x3x3, for volumes; a 2-D image takes a 3x3 one";
+    if (shape.dimensions == 3 && neighbourhood.dimensions() == 2)
+        return "the neighbourhood " + neighbourhood.toString() + " is 3x3, for 2-D images; a volume takes a 3x3x3 one";
     if (shape.dimensions != 2 && shape.dimensions != 3)
         return "the input has " + std::to_string(shape.dimensions) + " dimensions; glccl labels 2 or 3";
     return {};

@@ -17,15 +17,17 @@ def hops_to_connectivity(hops, ndim):
     return {1: 6, 2: 18, 3: 26}[hops]
 
 
-def label_nd(image, hops, criterion, where):
+def label_nd(image, hops, criterion, where, structure=None):
     """glccl.label() of a host array at `hops` (scipy's and scikit-image's
-    connectivity: neighbours at most that many orthogonal steps away):
-    (uint32 labels of image's shape, n). Axes of length 1 change neither
-    which elements are neighbours nor their raster order, so they are left
-    out first: an array of any dimensions with at most three axes longer
-    than 1 is an image or a volume (one of at most one such axis a row); an
-    empty one gives no labels. ValueError for more than three axes longer
-    than 1: glccl's engines label images and volumes."""
+    connectivity: neighbours at most that many orthogonal steps away), or
+    with `structure` (scipy's: a bool array of 3 along each of image's axes,
+    symmetric) in its place: (uint32 labels of image's shape, n). Axes of
+    length 1 change neither which elements are neighbours nor their raster
+    order, so they are left out first, and the structure's offsets along
+    them with them: an array of any dimensions with at most three axes
+    longer than 1 is an image or a volume (one of at most one such axis a
+    row); an empty one gives no labels. ValueError for more than three axes
+    longer than 1: glccl's engines label images and volumes."""
     from . import label
 
     image = np.asarray(image)
@@ -36,7 +38,18 @@ def label_nd(image, hops, criterion, where):
         raise ValueError(f"{where}: glccl labels arrays of at most 3 axes longer than 1 (images and volumes); this "
                          f"one is {image.shape}")
     shaped = kept.reshape(1, -1) if kept.ndim <= 1 else kept
-    labels, n = label(shaped, connectivity=hops_to_connectivity(hops, kept.ndim), criterion=criterion)
+    if structure is None:
+        connectivity = hops_to_connectivity(hops, kept.ndim)
+    else:
+        # The structure's middle along every left-out axis; a row's in the
+        # middle of a 3x3 one.
+        connectivity = np.asarray(structure, dtype=bool)[tuple(slice(None) if side != 1 else 1
+                                                               for side in image.shape)]
+        if connectivity.ndim <= 1:
+            row = connectivity
+            connectivity = np.zeros((3, 3), dtype=bool)
+            connectivity[1] = row
+    labels, n = label(shaped, connectivity=connectivity, criterion=criterion)
     return labels.reshape(image.shape), n
 
 

@@ -7,8 +7,8 @@ _EQUIVALENTS = {
                   "glccl.skimage.label(image, background=...)",
     "return_num": "glccl.label() always returns (labels, n); drop return_num",
     "return_N": "glccl.label() always returns (labels, n); drop return_N",
-    "structure": "pass connectivity=4 or 8 (6, 18 or 26 for volumes), or call glccl.ndimage.label(image, "
-                 "structure)",
+    "structure": "pass the structure as connectivity= (a symmetric 3x3 or, for volumes, 3x3x3 mask), or "
+                 "connectivity=4 or 8 (6, 18 or 26 for volumes)",
     "output": "pass out= (an array) or dtype= ('uint32', 'uint64')",
     "out_dtype": "pass dtype= ('uint32', 'uint64' or 'auto')",
     "binary_image": "criterion='binary' (the default) labels nonzero pixels; criterion='segments' labels equal values",

@@ -110,7 +110,7 @@ struct Session::Impl : Place {
     void checkImage(const ImageView& image, const LabelOptions& options) const {
         if (image.width < 1 || image.height < 1 || image.depth < 1 || image.pixels == nullptr)
             throw Error(kWhere + "the image is empty");
-        if (const std::string misfit = whyConnectivityDoesNotFit(options.connectivity, image.shape()); !misfit.empty())
+        if (const std::string misfit = whyNeighboursDoNotFit(options, image.shape()); !misfit.empty())
             throw Error(kWhere + misfit);
         if (image.channels != 1 && image.channels != 4)
             throw Error(kWhere + "images have 1 or 4 channels, not " + std::to_string(image.channels));

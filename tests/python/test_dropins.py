@@ -199,13 +199,6 @@ def test_ndimage_label_errors_as_scipy():
         assert_same(glccl.ndimage.label(scalar), ndimage.label(scalar))
 
 
-def test_ndimage_label_refuses_structures_glccl_lacks():
-    for structure in ([[0, 1, 0], [1, 1, 1], [0, 0, 0]], [[1, 0, 0], [0, 1, 0], [0, 0, 1]]):
-        with pytest.raises(ValueError, match=r"^glccl.ndimage.label\(\): structure must be one of "
-                                             r"generate_binary_structure\(2, c\)"):
-            glccl.ndimage.label(np.eye(4), structure)
-
-
 # ---- helpers ---------------------------------------------------------------------------------
 
 def test_find_objects_as_scipy():

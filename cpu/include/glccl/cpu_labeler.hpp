@@ -40,7 +40,7 @@ struct Options {
 
 // What the cpu engine takes (the cpu backend's declaration, which the
 // router reads): host memory (a GL texture by a download), every sample
-// width, criterion, connectivity and dimension, any extent. whyNotHere is
+// width, criterion, connectivity, neighbourhood and dimension, any extent. whyNotHere is
 // set only where the processor lacks what the build needs (POPCNT).
 EngineCapabilities capabilities();
 
@@ -98,6 +98,15 @@ public:
     // per run of connected elements along x rather than per element.
     std::uint32_t label(const ImageView& image, Connectivity connectivity, const Criterion& criterion,
                         std::uint32_t* labels, std::vector<Component>& table, const Options& options = {});
+    // The same with the neighbours of `neighbourhood`: a named
+    // connectivity's as above, any other symmetric 3x3 or 3x3x3 block
+    // (scipy.ndimage's structure: a vertical line, one diagonal) by the same
+    // stages on runs that join along x only where it joins x neighbours.
+    // Byte-identical to glccl::labelReference(image, neighbourhood,
+    // criterion), whatever the thread count. Throws as above, and where the
+    // neighbourhood does not fit the dimensions (whyNeighbourhoodDoesNotFit).
+    std::uint32_t label(const ImageView& image, const Neighbourhood& neighbourhood, const Criterion& criterion,
+                        std::uint32_t* labels, std::vector<Component>& table, const Options& options = {});
 
     // The threads a call with options.threads 0 uses.
     int threads() const;
@@ -110,6 +119,8 @@ private:
 // One call with a labeler of its own (Labeler(options.threads).label(...)):
 // threads are started and ended, scratch allocated and freed, in the call.
 std::uint32_t label(const ImageView& image, Connectivity connectivity, const Criterion& criterion,
+                    std::uint32_t* labels, std::vector<Component>& table, const Options& options = {});
+std::uint32_t label(const ImageView& image, const Neighbourhood& neighbourhood, const Criterion& criterion,
                     std::uint32_t* labels, std::vector<Component>& table, const Options& options = {});
 
 }  // namespace glccl::cpu

@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "glccl/backend.hpp"
@@ -42,6 +44,13 @@ constexpr int kMostThreads = 1024;
 
 struct LabelOptions {
     Connectivity connectivity = Connectivity::Eight;
+    // Where set, the neighbours that join in place of `connectivity`'s: any
+    // symmetric 3x3 or 3x3x3 block (scipy.ndimage's structure), labeled only
+    // by the engines that declare neighbourhoods (the cpu engine, the
+    // reference; auto takes the cpu engine). A block that is a named
+    // connectivity is better given as `connectivity`, which every engine
+    // labels (neighbourhoodOptions() does so).
+    std::optional<Neighbourhood> neighbourhood;
     Criterion criterion = Criterion::binary();
     // Which engine labels (glccl/backend.hpp); auto picks the fastest that
     // runs in the context, and backend() says which one it was.
@@ -57,6 +66,15 @@ struct LabelOptions {
     // glccl::Cancelled, before anything more is written. Empty: never.
     std::function<bool()> cancelled;
 };
+
+// Options whose neighbours are `neighbourhood`: `connectivity` where the
+// block is a named one, else `neighbourhood` set (and `connectivity` the full
+// one of its dimensions, 8 or 26).
+LabelOptions neighbourhoodOptions(LabelOptions options, const Neighbourhood& neighbourhood);
+
+// Why the neighbours of `options` (its neighbourhood where set, else its
+// connectivity) cannot join the elements of `shape`, "" when they can.
+std::string whyNeighboursDoNotFit(const LabelOptions& options, const Shape& shape);
 
 class Labeler {
 public:

@@ -138,6 +138,8 @@ struct Route {
 //                       engine runs here; else cuda (its host route, no
 //                       GL), then compute on a GPU's GL context, then the
 //                       cpu engine.
+// A neighbourhood other than the named connectivities (LabelOptions::
+// neighbourhood) goes to the cpu engine, the one of these that labels it.
 // The reference is never chosen by auto. The GL context is asked for only
 // when a GL engine is a candidate. Throws glccl::Error "the <name> backend
 // cannot run here: <why>" where the backend does not run here, or

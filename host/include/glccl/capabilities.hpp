@@ -86,6 +86,9 @@ struct EngineCapabilities {
     // Connectivities it labels. Whether a connectivity fits the input's
     // dimensions is the entries' question (their own words), not the router's.
     std::vector<Connectivity> connectivities;
+    // Neighbourhoods other than the named connectivities
+    // (LabelOptions::neighbourhood: a vertical line, a diagonal, ...).
+    bool neighbourhoods = false;
     std::vector<int> dimensions;
     // Where a volume may live, where that is narrower than `residences`
     // (empty: wherever the engine reads).

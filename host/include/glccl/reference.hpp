@@ -20,16 +20,21 @@ bool areConnected(const Image& image, std::size_t a, std::size_t b, const Criter
 // Cost: linear in the element count; one uint32 per element of extra memory,
 // 12 bytes per element from 2^32 - 1 elements on (a 64-bit forest, then the labels).
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion);
+// The same with the neighbours of `neighbourhood` (any symmetric 3x3 or
+// 3x3x3 block; whyNeighbourhoodDoesNotFit for its dimensions).
+Labeling labelReference(const Image& image, const Neighbourhood& neighbourhood, Criterion criterion);
 
 // What the reference takes (the reference backend's declaration): host
 // memory (a GL texture by a download), every sample width, criterion,
-// connectivity and dimension, any extent.
+// connectivity, neighbourhood and dimension, any extent.
 EngineCapabilities referenceCapabilities();
 
 namespace detail {
 // labelReference with the 64-bit forest (`wideIndices`) or the 32-bit one,
 // whatever the size: the tests run the 64-bit one on small inputs.
 Labeling labelReference(const Image& image, Connectivity connectivity, Criterion criterion, bool wideIndices);
+Labeling labelReference(const Image& image, const Neighbourhood& neighbourhood, Criterion criterion,
+                        bool wideIndices);
 }  // namespace detail
 
 }  // namespace glccl

@@ -21,6 +21,44 @@ constexpr int dimensionsOf(Connectivity connectivity) {
     return connectivity == Connectivity::Four || connectivity == Connectivity::Eight ? 2 : 3;
 }
 
+// Which neighbours of an element join it, as offsets (dx, dy, dz), each in
+// -1..1: a 3x3 block around the element in 2-D (dz 0), a 3x3x3 block in
+// 3-D; scipy.ndimage's `structure`. Symmetric about the element (an offset
+// joins where its opposite does), so that "a joins b" is "b joins a"; the
+// element itself is no neighbour. Each named connectivity is one
+// (Neighbourhood(Connectivity::Four) is the cross); the others (a vertical
+// line, one diagonal, ...) are labeled by the engines that declare
+// neighbourhoods (EngineCapabilities::neighbourhoods: the cpu engine and the
+// reference).
+class Neighbourhood {
+public:
+    // The neighbours of a named connectivity.
+    explicit Neighbourhood(Connectivity connectivity);
+    // Bit bitOf(dx, dy, dz) of `mask` set: that offset joins. The centre's bit
+    // is ignored. Throws glccl::Error for dimensions other than 2 or 3, a bit
+    // outside the 3x3 block of dz 0 in 2-D or past the 27 of 3-D, or a mask
+    // that is not symmetric.
+    static Neighbourhood fromMask(int dimensions, std::uint32_t mask);
+    static constexpr int bitOf(int dx, int dy, int dz = 0) { return (dz + 1) * 9 + (dy + 1) * 3 + (dx + 1); }
+
+    int dimensions() const { return dimensions_; }
+    std::uint32_t mask() const { return mask_; }
+    bool joins(int dx, int dy, int dz = 0) const { return (mask_ >> bitOf(dx, dy, dz)) & 1u; }
+    // The named connectivity of exactly these neighbours, if one is.
+    bool isNamed() const;
+    Connectivity named() const;  // only where isNamed()
+    // A named one's number ("8"), else the block as rows of 0 and 1, slices
+    // first in 3-D, as numpy prints it: "[[0, 1, 0], [0, 0, 0], [0, 1, 0]]".
+    std::string toString() const;
+    bool operator==(const Neighbourhood& o) const { return dimensions_ == o.dimensions_ && mask_ == o.mask_; }
+    bool operator!=(const Neighbourhood& o) const { return !(*this == o); }
+
+private:
+    Neighbourhood(int dimensions, std::uint32_t mask) : dimensions_(dimensions), mask_(mask) {}
+    int dimensions_ = 2;
+    std::uint32_t mask_ = 0;
+};
+
 // The extents of an image or a volume, x fastest: width elements a line,
 // height lines a slice, depth slices. A 2-D image is dimensions 2 and depth
 // 1; a volume is dimensions 3, whatever its depth (a one-slice volume
@@ -93,6 +131,10 @@ Connectivity parseConnectivity(std::string_view text);
 // and entry applies; callers put their own entry in front ("connectivity 6
 // is for volumes; a 2-D image takes 4 or 8").
 std::string whyConnectivityDoesNotFit(Connectivity connectivity, const Shape& shape);
+
+// Why `neighbourhood` cannot join the elements of `shape`, "" when it can: a
+// 3x3 one connects 2-D images, a 3x3x3 one volumes.
+std::string whyNeighbourhoodDoesNotFit(const Neighbourhood& neighbourhood, const Shape& shape);
 
 // An image or a volume: `depth` slices of `height` rows of `width` pixels,
 // row 0 of slice 0 first, x fastest, then y, then z, tightly packed. A 2-D

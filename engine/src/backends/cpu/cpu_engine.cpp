@@ -24,7 +24,10 @@ public:
         call.cancelled = options.cancelled;
         if (timings) timings->clear();
         call.timings = timings;
-        labeler_.label(image, options.connectivity, options.criterion, labels, table, call);
+        if (options.neighbourhood)
+            labeler_.label(image, *options.neighbourhood, options.criterion, labels, table, call);
+        else
+            labeler_.label(image, options.connectivity, options.criterion, labels, table, call);
     }
 
 private:

@@ -17,7 +17,9 @@ public:
                std::vector<Component>& table, StageTimings* timings) override {
         Image image(view.shape(), view.channels, view.sampleBits);
         std::copy(view.pixels, view.pixels + view.byteCount(), image.pixels.begin());
-        Labeling labeling = labelReference(image, options.connectivity, options.criterion);
+        Labeling labeling = labelReference(
+            image, options.neighbourhood ? *options.neighbourhood : Neighbourhood(options.connectivity),
+            options.criterion);
         std::copy(labeling.labels.begin(), labeling.labels.end(), labels);
         table = std::move(labeling.components);
         if (timings) timings->clear();
