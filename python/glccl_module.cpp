@@ -131,7 +131,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     call->components = spareComponents().take();
     call->source = describeHostArray(image, options.criterion, channelAxis, where);
     const Shape shape = call->source.shape();
-    options.connectivity = parseConnectivity(connectivity, shape.dimensions, where);
+    parseNeighbours(connectivity, shape.dimensions, options, where);
     checkConnectivityFits(options.connectivity, shape, where);
     checkCriterionForSampleBits(options.criterion, call->source.sampleBits, where);
     call->options = options;

@@ -204,7 +204,11 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         too: 1 and 2 are 4 and 8 on a 2-D image, 6 and 18 on a volume, and 3
         is 26 (volumes only). None (the default): the full connectivity, 8
         for a 2-D image and 26 for a volume, as scikit-image's
-        connectivity=None.
+        connectivity=None. Or a mask (array_like) of the neighbours that
+        join, 3x3 for an image and 3x3x3 for a volume, symmetric about its
+        centre (scipy.ndimage's structure): a named connectivity's is taken
+        as it, any other (a vertical line, one diagonal) is labeled by the
+        cpu backend (auto's choice) or the reference.
     criterion : str or tuple
         "binary" (the default): nonzero pixels are foreground and connect to
         foreground neighbours; an integer image of segment ids is therefore
