@@ -9,7 +9,8 @@ to nothing, as llvmpipe's 1 ns for compute dispatches), and the text says
 "n/a" where the JSON says null;
 `glccl bench --csv` leaves median_ms, min_ms, max_ms and mpix_per_s empty
 where the device time was not measured and otherwise gives a median above
-0 and mpix_per_s = pixels / median; bench/bench_tables.py and
+0 and mpix_per_s = pixels / median; labeling in tiles gives its summed
+device times as null or "n/a" where a stage was not measured; bench/bench_tables.py and
 bench/plot_bench.py leave out rows whose device time was not measured
 (empty, or the 0 of a CSV written before) rather than print a throughput.
 Exits 77 (skipped) where no GL context can be made."""
@@ -52,6 +53,29 @@ def main():
             check.report(f"{backend} {stage}: text says n/a where not measured",
                          shown is not None and (shown == "n/a") == (ms is None) and shown != "0.000",
                          f"({stage}: json {ms}, text {shown!r})")
+
+    # In tiles: the device time summed over the tiles, null or "n/a" where a
+    # stage was not measured.
+    check.run("generate", "noise50", "64x48", "a.npy")
+    for backend in backends:
+        run = check.run("label", "a.npy", "--backend", backend, "--tile", "32", "--timing", "--json")
+        stages = json.loads(run.stdout)[0]["stages"] if run.returncode == 0 else {}
+        # The second pass labels no tile again where it kept the first's
+        # labels (relabel_calls 0): its device time is then no time at all.
+        calls = {"device": stages.get("label_calls"), "relabel_device": stages.get("relabel_calls")}
+        for key in ("device", "relabel_device"):
+            ms = stages.get(key, "absent")
+            check.report(f"{backend} tiled {key}: measured or null",
+                         ms is None or (ms != "absent" and (ms > 0.0 or (ms == 0 and calls[key] == 0))),
+                         f"({key}: {ms}; {run.stderr.strip()})")
+        text = check.run("label", "a.npy", "--backend", backend, "--tile", "32", "--timing").stdout
+        shown = re.findall(r"^    device \(sum over tiles\) +(\S+)$", text, re.M)
+        # The first pass labels every tile in both runs (the second may not:
+        # --json without --table keeps no rows to relabel).
+        expected = "n/a" if stages.get("device") is None else "measured"
+        check.report(f"{backend} tiled device in the text", len(shown) == 2 and
+                     ("n/a" if shown[0] == "n/a" else "measured") == expected and shown[0] != "0.000",
+                     f"({shown}, the first against {expected})")
 
     run = check.run("bench", "--backends", ",".join(backends + ["cpu"]), "--families", "noise50", "--sizes", "64x48",
                     "--reps", "2", "--floor-mib", "1", "--steps", "--csv", "bench.csv")

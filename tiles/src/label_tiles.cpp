@@ -18,6 +18,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -167,7 +169,8 @@ TileRect TilePipeline::Impl::readAndLabel(TileWorkerPool& pool, detail::TileBuff
                                                       buffers.table, options.deviceTimings ? &buffers.timings : nullptr);
     double device = 0.0;
     if (options.deviceTimings)
-        for (const StageTime& stage : buffers.timings) device += stage.milliseconds;
+        for (const StageTime& stage : buffers.timings)
+            device += stage.measured ? stage.milliseconds : std::numeric_limits<double>::quiet_NaN();
     const std::lock_guard<std::mutex> lock(timingMutex);
     PassTimes& times = passTimes[pass];
     times.labelCallMilliseconds += call.milliseconds;
@@ -229,7 +232,7 @@ double TilePipeline::deviceMilliseconds(int pass) const { return impl_->passTime
 double TilePipeline::busiestDeviceMilliseconds(int pass) const {
     double busiest = 0.0;
     for (const auto& [worker, milliseconds] : impl_->passTimes[pass].workerDeviceMilliseconds)
-        busiest = std::max(busiest, milliseconds);
+        busiest = std::isnan(milliseconds) ? milliseconds : std::max(busiest, milliseconds);
     return busiest;
 }
 

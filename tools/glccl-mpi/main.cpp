@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli_support.hpp"
@@ -175,8 +176,12 @@ void printJson(const Command& command, const glccl::MpiTiledResult& result, doub
         json.key("number_components").number(rounded(result.numberMilliseconds));
         json.key("relabel_tiles").number(rounded(result.writeMilliseconds));
         if (result.local.backend != glccl::Backend::Cpu) {
-            json.key("device").number(rounded(result.deviceMilliseconds));
-            json.key("device_busiest_worker").number(rounded(result.busiestDeviceMilliseconds));
+            // Null where a stage was not measured (NaN).
+            for (const auto& [name, milliseconds] : {std::pair{"device", result.deviceMilliseconds},
+                                                     std::pair{"device_busiest_worker", result.busiestDeviceMilliseconds}}) {
+                if (std::isnan(milliseconds)) json.key(name).null();
+                else json.key(name).number(rounded(milliseconds));
+            }
         }
         json.endObject();
     }
@@ -308,7 +313,9 @@ int run(const Command& command, int rank) {
         std::printf("  number_components   %10.3f\n", result.numberMilliseconds);
         std::printf("  relabel_tiles       %10.3f\n", result.writeMilliseconds);
         if (result.local.backend != glccl::Backend::Cpu)
-            std::printf("  device (all tiles)  %10.3f\n", result.deviceMilliseconds);
+            std::printf("  device (all tiles)  %10s\n", std::isnan(result.deviceMilliseconds)
+                                                               ? "n/a"
+                                                               : glccl::tools::formatted("%.3f", result.deviceMilliseconds).c_str());
     }
     if (!command.labels.empty()) std::printf("wrote %s\n", command.labels.c_str());
     if (!command.stats.empty()) std::printf("wrote %s\n", command.stats.c_str());

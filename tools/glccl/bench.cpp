@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -605,12 +606,12 @@ private:
     }
 
     // The table's cells beside a wall time: floor, wall / (GPU + floor),
-    // wall - (GPU + floor); empty without a floor, n/a without a GPU time.
-    static std::vector<std::string> againstFloor(double wallMs, std::optional<double> gpuMs,
-                                                 std::optional<double> floorMs) {
+    // wall - (GPU + floor); empty without a floor, n/a without a GPU time
+    // (NaN: not measured).
+    static std::vector<std::string> againstFloor(double wallMs, double gpuMs, std::optional<double> floorMs) {
         if (!floorMs) return {"", "", ""};
-        if (!gpuMs) return {formatted("%.3f", *floorMs), "n/a", "n/a"};
-        const double bound = *gpuMs + *floorMs;
+        if (std::isnan(gpuMs)) return {formatted("%.3f", *floorMs), "n/a", "n/a"};
+        const double bound = gpuMs + *floorMs;
         return {formatted("%.3f", *floorMs), bound > 0.0 ? formatted("%.2f", wallMs / bound) : "",
                 formatted("%.3f", wallMs - bound)};
     }
@@ -619,20 +620,21 @@ private:
         const double pixels = double(workload.width) * double(workload.height) * double(workload.depth);
         // Nothing where a repetition's device time was not measured.
         const std::optional<Spread> gpu = spreadOf(m.gpu);
-        const std::optional<double> medianMs = gpu ? std::optional<double>(gpu->median) : std::nullopt;
-        const std::optional<double> mpixPerSecond =
-            gpu && gpu->median > 0.0 ? std::optional<double>(pixels / (gpu->median * 1e3)) : std::nullopt;
+        // NaN: not measured.
+        const double medianMs = gpu ? gpu->median : std::numeric_limits<double>::quiet_NaN();
+        const bool throughput = gpu && gpu->median > 0.0;
+        const double mpixPerSecond = throughput ? pixels / (gpu->median * 1e3) : 0.0;
         const double wallMs = median(m.wall);
         const std::optional<double> floorMs = floorMilliseconds(double(inputBytes), 4.0 * pixels);
         std::vector<std::string> row = {backendName(backend), workload.family, sizeText(workload),
                                         std::to_string(m.components), tableTime(gpu, &Spread::median),
                                         tableTime(gpu, &Spread::min), tableTime(gpu, &Spread::max),
-                                        mpixPerSecond ? formatted("%.1f", *mpixPerSecond) : "n/a",
+                                        throughput ? formatted("%.1f", mpixPerSecond) : "n/a",
                                         formatted("%.3f", wallMs)};
         for (std::string& cell : againstFloor(wallMs, medianMs, floorMs)) row.push_back(std::move(cell));
         rows_.push_back(std::move(row));
         writeCsvRow(backend, workload, m, kWholeLabeling, csvTime(gpu, &Spread::median), csvTime(gpu, &Spread::min),
-                    csvTime(gpu, &Spread::max), mpixPerSecond ? formatted("%.3f", *mpixPerSecond) : "",
+                    csvTime(gpu, &Spread::max), throughput ? formatted("%.3f", mpixPerSecond) : "",
                     formatted("%.4f", wallMs), floorMs ? formatted("%.4f", *floorMs) : "", options_.reps);
         logCell(backend, workload, m, medianMs, wallMs);
         if (m.frames) {
@@ -657,12 +659,11 @@ private:
     // Each cell's result on stderr as soon as it is measured, stage medians
     // included: the table and the CSV come at the end, so a run cut off
     // before then still shows what it measured.
-    void logCell(Backend backend, const Workload& workload, const Measurement& m, std::optional<double> medianMs,
-                 double wallMs) {
+    void logCell(Backend backend, const Workload& workload, const Measurement& m, double medianMs, double wallMs) {
         progress_.clear();
         std::string line = std::string("measured ") + backendName(backend) + " " + workload.family + " " +
                            sizeText(workload) + ": " +
-                           (medianMs ? formatted("%.3f", *medianMs) + " ms device (median of " +
+                           (!std::isnan(medianMs) ? formatted("%.3f", medianMs) + " ms device (median of " +
                                            std::to_string(m.gpu.size()) + ")"
                                      : std::string("device time not measured")) +
                            ", " + formatted("%.3f", wallMs) + " ms wall, " + std::to_string(m.components) +
@@ -674,7 +675,7 @@ private:
 
     // One --frames row: per-frame wall times against the cell's GPU time.
     void recordFrames(Backend backend, const Workload& workload, const Measurement& m, const char* stage,
-                      const std::vector<double>& times, std::optional<double> gpuMs, double downBytes) {
+                      const std::vector<double>& times, double gpuMs, double downBytes) {
         const double medianMs = median(times);
         const double minMs = *std::min_element(times.begin(), times.end());
         const double maxMs = *std::max_element(times.begin(), times.end());

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -322,8 +323,10 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
         json.key("peak_rss_mib").number(std::stod(formatted("%.1f", mebibytes(peakResidentBytes()))));
         json.endObject();
         if (command.timing) {
+            // A device time that was not measured (NaN) is null.
             const auto stage = [&json](const char* name, double milliseconds) {
-                json.key(name).number(std::stod(formatted("%.3f", milliseconds)));
+                if (std::isnan(milliseconds)) json.key(name).null();
+                else json.key(name).number(std::stod(formatted("%.3f", milliseconds)));
             };
             json.key("stages").beginObject();
             stage("label_tiles", run.labelMilliseconds);
@@ -369,21 +372,24 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
               << labelTypeName(run.labelType) << ", " << source->describe()
               << ", " << run.tilesInFlight << " in flight" << '\n';
     if (command.timing) {
+        const auto device = [](double milliseconds) {
+            return std::isnan(milliseconds) ? std::string("n/a") : formatted("%.3f", milliseconds);
+        };
         std::vector<std::vector<std::string>> rows = {{"", "stage", "ms"}};
         rows.push_back({"", "label_tiles", formatted("%.3f", run.labelMilliseconds)});
         rows.push_back({"", "  label calls (sum over tiles)", formatted("%.3f", run.labelCallMilliseconds)});
         rows.push_back({"", "  merge_borders", formatted("%.3f", run.mergeMilliseconds)});
         if (run.backend != Backend::Cpu) {
-            rows.push_back({"", "  device (sum over tiles)", formatted("%.3f", run.deviceMilliseconds)});
+            rows.push_back({"", "  device (sum over tiles)", device(run.deviceMilliseconds)});
             if (run.workers > 1)
-                rows.push_back({"", "  device (busiest worker)", formatted("%.3f", run.busiestDeviceMilliseconds)});
+                rows.push_back({"", "  device (busiest worker)", device(run.busiestDeviceMilliseconds)});
         }
         rows.push_back({"", "number_components", formatted("%.3f", run.numberMilliseconds)});
         rows.push_back({"", "relabel_tiles", formatted("%.3f", run.writeMilliseconds)});
         rows.push_back({"", "  label calls (sum over tiles)", formatted("%.3f", run.relabelCallMilliseconds)});
         rows.push_back({"", "  writing (the sink's)", formatted("%.3f", run.sinkMilliseconds)});
         if (run.backend != Backend::Cpu)
-            rows.push_back({"", "  device (sum over tiles)", formatted("%.3f", run.relabelDeviceMilliseconds)});
+            rows.push_back({"", "  device (sum over tiles)", device(run.relabelDeviceMilliseconds)});
         rows.push_back({"", "wall", formatted("%.3f", milliseconds)});
         printAlignedTable(std::cout, rows, {1});
         std::cout << "  " << run.borderParts << " border parts; host memory planned for about "

@@ -112,6 +112,7 @@ struct TiledResult {
     // written, and on the disk (NpyLabelSink); of which the sink's writing
     // (the calling thread's).
     double writeMilliseconds = 0.0, sinkMilliseconds = 0.0;
+    // Device times are NaN where a stage was not measured (StageTime::measured).
     double deviceMilliseconds = 0.0;   // pass 1: sum of stage times of all tiles (deviceTimings)
     // The same for the busiest worker's tiles alone: the device time of
     // pass 1 when the workers run on devices of their own.
