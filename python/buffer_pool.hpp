@@ -10,10 +10,11 @@
 // the GIL released, and numpy arrays give theirs back from their capsule's
 // destructor, with the GIL held.
 //
-// Label storage (LabelStorage) is not zero-filled when it is made: every
-// engine writes every label, and the cpu engine's threads then touch the
-// fresh pages of their own stripes in parallel, where a zero fill would
-// fault all of them on one thread first. Storage of kHugeBytes and more is
+// Label storage (LabelStorage) and host copies of images (PixelStorage) are
+// not zero-filled when they are made: every engine writes every label and
+// every copy every sample. A zero fill would fault all the fresh pages on
+// one thread first; without it the cpu engine's threads fault those of
+// their own stripes of labels, in parallel. Storage of kHugeBytes and more is
 // mapped on its own, aligned to and advised for 2 MiB pages (the kernel's
 // transparent huge pages, where they are enabled): one fault a 2 MiB page
 // instead of one a 4 KiB page.
@@ -162,5 +163,8 @@ private:
 // The storage of label arrays (glccl.label()'s, a glccl.Labeler's) and its pool.
 using LabelStorage = std::vector<std::uint32_t, FreshPages<std::uint32_t>>;
 using LabelPool = BufferPool<std::uint32_t, FreshPages<std::uint32_t>>;
+// The storage of host copies of images (samples of 8 to 64 bits) and its pool.
+using PixelStorage = std::vector<std::uint8_t, FreshPages<std::uint8_t>>;
+using PixelPool = BufferPool<std::uint8_t, FreshPages<std::uint8_t>>;
 
 }  // namespace glccl::python

@@ -97,12 +97,9 @@ void labelHostCall(HostCall& call, const std::string& where) {
     LabelPool::Lease labelStorage(releasedLabels(), call.labels, call.out ? 0 : count);
     std::optional<ImageView> view;
     if (!call.copyFirst) view = imageViewOf(call.source, call.options.criterion);
-    Image copy;  // where the array is not labeled in place: storage from, and back to, releasedPixels()
-    BufferPool<std::uint8_t>::Lease copyStorage(releasedPixels(), copy.pixels, view ? 0 : call.source.imageBytes());
-    if (!view) {
-        copyToImage(call.source, copy, where);
-        view = ImageView(copy);
-    }
+    PixelStorage copy;  // where the array is not labeled in place: storage from, and back to, releasedPixels()
+    PixelPool::Lease copyStorage(releasedPixels(), copy, view ? 0 : call.source.imageBytes());
+    if (!view) view = copyToPixels(call.source, copy, where);
     call.stage = "label";
     labelHostImage(*view, call.options, call.out ? call.out : call.labels.data(), call.components, where);
     labelStorage.release();  // the array returned owns it

@@ -190,26 +190,49 @@ void copyByTiles(const HostArray& source, int z, To* samples, const std::string&
 // Slice by slice (a 2-D image is one slice): each slice is an image of
 // its own in the array, whatever the order of the slices' strides.
 template <class From, class To>
-void copyAs(const HostArray& source, Image& image, const std::string& where) {
+void copyAs(const HostArray& source, std::uint8_t* pixels, const std::string& where) {
     const auto magnitude = [](py::ssize_t stride) { return stride < 0 ? -stride : stride; };
-    const std::size_t sliceSamples =
-        std::size_t(source.width) * std::size_t(source.height) * std::size_t(image.channels);
+    const int channels = source.channels();
+    const std::size_t sliceSamples = std::size_t(source.width) * std::size_t(source.height) * std::size_t(channels);
     for (int z = 0; z < source.depth; ++z) {
-        To* samples = reinterpret_cast<To*>(image.pixels.data()) + std::size_t(z) * sliceSamples;
+        To* samples = reinterpret_cast<To*>(pixels) + std::size_t(z) * sliceSamples;
         if (source.planes == 1 && source.height > 1 && magnitude(source.rowStride) < magnitude(source.columnStride))
             copyByTiles<From, To>(source, z, samples, where);
         else
-            copyByRows<From, To>(source, z, samples, image.channels, where);
+            copyByRows<From, To>(source, z, samples, channels, where);
     }
 }
 
 template <class From>
-void copyFrom(const HostArray& source, Image& image, const std::string& where) {
+void copyFrom(const HostArray& source, std::uint8_t* pixels, const std::string& where) {
     switch (source.sampleBits) {
-        case 8: return copyAs<From, std::uint8_t>(source, image, where);
-        case 16: return copyAs<From, std::uint16_t>(source, image, where);
-        case 32: return copyAs<From, std::uint32_t>(source, image, where);
-        default: return copyAs<From, std::uint64_t>(source, image, where);
+        case 8: return copyAs<From, std::uint8_t>(source, pixels, where);
+        case 16: return copyAs<From, std::uint16_t>(source, pixels, where);
+        case 32: return copyAs<From, std::uint32_t>(source, pixels, where);
+        default: return copyAs<From, std::uint64_t>(source, pixels, where);
+    }
+}
+
+void copySamples(const HostArray& source, std::uint8_t* pixels, const std::string& where) {
+    switch (source.kind) {
+        case 'b': return copyFrom<bool>(source, pixels, where);
+        case 'u':
+            switch (source.itemSize) {
+                case 1: return copyFrom<std::uint8_t>(source, pixels, where);
+                case 2: return copyFrom<std::uint16_t>(source, pixels, where);
+                case 4: return copyFrom<std::uint32_t>(source, pixels, where);
+                default: return copyFrom<std::uint64_t>(source, pixels, where);
+            }
+        case 'i':
+            switch (source.itemSize) {
+                case 1: return copyFrom<std::int8_t>(source, pixels, where);
+                case 2: return copyFrom<std::int16_t>(source, pixels, where);
+                case 4: return copyFrom<std::int32_t>(source, pixels, where);
+                default: return copyFrom<std::int64_t>(source, pixels, where);
+            }
+        default:
+            if (source.itemSize == 4) return copyFrom<float>(source, pixels, where);
+            return copyFrom<double>(source, pixels, where);
     }
 }
 
@@ -333,40 +356,13 @@ std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& c
     return ImageView(source.shape(), source.channels(), source.sampleBits, source.data);
 }
 
-BufferPool<std::uint8_t>& releasedPixels() { return processWide<BufferPool<std::uint8_t>>(); }
+PixelPool& releasedPixels() { return processWide<PixelPool>(); }
 
-void copyToImage(const HostArray& source, Image& image, const std::string& where) {
-    const int channels = source.channels();
-    if (image.shape() != source.shape() || image.channels != channels || image.sampleBits != source.sampleBits) {
-        image.width = source.width;
-        image.height = source.height;
-        image.depth = source.depth;
-        image.dimensions = source.volume ? 3 : 2;
-        image.channels = channels;
-        image.sampleBits = source.sampleBits;
-        // Every byte is written below: resize, not a zero-filled new Image.
-        image.pixels.resize(source.imageBytes());
-    }
-    switch (source.kind) {
-        case 'b': return copyFrom<bool>(source, image, where);
-        case 'u':
-            switch (source.itemSize) {
-                case 1: return copyFrom<std::uint8_t>(source, image, where);
-                case 2: return copyFrom<std::uint16_t>(source, image, where);
-                case 4: return copyFrom<std::uint32_t>(source, image, where);
-                default: return copyFrom<std::uint64_t>(source, image, where);
-            }
-        case 'i':
-            switch (source.itemSize) {
-                case 1: return copyFrom<std::int8_t>(source, image, where);
-                case 2: return copyFrom<std::int16_t>(source, image, where);
-                case 4: return copyFrom<std::int32_t>(source, image, where);
-                default: return copyFrom<std::int64_t>(source, image, where);
-            }
-        default:
-            if (source.itemSize == 4) return copyFrom<float>(source, image, where);
-            return copyFrom<double>(source, image, where);
-    }
+ImageView copyToPixels(const HostArray& source, PixelStorage& pixels, const std::string& where) {
+    // Every byte is written below: a new size gets fresh storage, not a copy of the old.
+    if (pixels.size() != source.imageBytes()) pixels = PixelStorage(source.imageBytes());
+    copySamples(source, pixels.data(), where);
+    return ImageView(source.shape(), source.channels(), source.sampleBits, pixels.data());
 }
 
 }  // namespace glccl::python

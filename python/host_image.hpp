@@ -1,5 +1,5 @@
 #pragma once
-// numpy arrays in host memory -> glccl::Image, with samples as wide as the
+// numpy arrays in host memory -> the images glccl labels, with samples as wide as the
 // dtype's elements (docs/formats.md#sample-widths) and never reduced:
 //
 //   bool, uint8, int8                         8-bit samples
@@ -19,8 +19,9 @@
 // aligned, of bool, uint8, uint16, uint32 or uint64 (the sample types), gray
 // (H, W) or (H, W, 1), or (H, W, 4) color of 8- or 16-bit samples (the last
 // two with channel_axis=-1). Every other array (signed or float dtypes, whose
-// values are checked; Fortran order, strided views, RGB) is copied into an
-// Image (copyToImage), and so is one that shares memory with the labels' out=.
+// values are checked; Fortran order, strided views, RGB) is copied into
+// storage of glccl's (copyToPixels), and so is one that shares memory with
+// the labels' out=.
 
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -82,16 +83,17 @@ HostArray describeHostArray(const py::handle& object, const Criterion& criterion
 // Needs no GIL; the view is valid while `source` lives.
 std::optional<ImageView> imageViewOf(const HostArray& source, const Criterion& criterion);
 
-// Copies the samples into `image` (its storage reused when the size, channels
-// and sampleBits are unchanged): 1 channel, or 4 for color (an RGB array gets an
-// opaque alpha, equal everywhere, which never separates neighbours). Checks
-// every value; needs no GIL. Cost: one pass over the array, a plain copy for
-// packed rows whose dtype is the sample type.
-void copyToImage(const HostArray& source, Image& image, const std::string& where);
+// Copies the samples into `pixels` (resized to the image's bytes, its
+// storage reused when that is unchanged, never zero-filled) and returns the
+// image they are: 1 channel, or 4 for color (an RGB array gets an opaque
+// alpha, equal everywhere, which never separates neighbours). Checks every
+// value; needs no GIL. Cost: one pass over the array, a plain copy for packed
+// rows whose dtype is the sample type.
+ImageView copyToPixels(const HostArray& source, PixelStorage& pixels, const std::string& where);
 
 // The storage of glccl.label()'s host copies once a call is done, for the
 // next call whose copy has that many bytes: at most 2 buffers and 2 GiB. A
 // call takes its own buffer, so calls from several threads never share one.
-BufferPool<std::uint8_t>& releasedPixels();
+PixelPool& releasedPixels();
 
 }  // namespace glccl::python

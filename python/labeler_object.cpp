@@ -94,10 +94,7 @@ public:
             py::gil_scoped_release noGil;
             std::optional<ImageView> view;
             if (!overlaps) view = imageViewOf(source, options_.criterion);
-            if (!view) {
-                copyToImage(source, image_, where);
-                view = ImageView(image_);
-            }
+            if (!view) view = copyToPixels(source, image_, where);
             if (strided) {
                 scratch_.resize(count);
                 target = scratch_.data();
@@ -132,7 +129,7 @@ public:
 private:
     std::mutex mutex_;           // one call at a time on this object's buffers
     LabelOptions options_;
-    Image image_;                // the host copy of an image that needs one, reused while the size and sampleBits repeat
+    PixelStorage image_;         // the host copy of an image that needs one, reused while its size repeats
     LabelStorage scratch_;       // labels on their way to a strided out
     std::vector<Component> components_;     // the table, reused
     LabelArrays arrays_;         // label arrays handed out, refilled once released
