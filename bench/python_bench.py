@@ -157,7 +157,7 @@ def main():
         except Exception as error:  # ImportError, or a CuPy that finds no CUDA
             cupy, why_no_cupy = None, "CuPy cannot be imported (%s: %s)" % (type(error).__name__, error)
         else:
-            if not glccl.has_cuda:
+            if not glccl.built_with_cuda:
                 cupy, why_no_cupy = None, "this glccl module is built without CUDA"
             elif not available["cuda"]["available"]:
                 cupy, why_no_cupy = None, "the cuda backend cannot run: " + available["cuda"]["reason"]

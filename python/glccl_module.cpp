@@ -87,21 +87,31 @@ struct HostCall {
     std::uint32_t* out = nullptr;  // or the caller's out=, where the labels are written straight into it
     bool copyFirst = false;        // out may share memory with the array: label a copy of the array
     std::vector<Component> components;
-    std::atomic<const char*> stage{"read"};  // what the progress callback is told
+    LabelProgress progress;  // what the progress callback is told
 };
+
+// The share of a call that copies its array (a layout or sample width the
+// engines do not read in place) before labeling it: one pass over the
+// elements, against the several of labeling.
+constexpr double kCopyShare = 0.1;
 
 // Reads (copies, where it must) and labels call.source into call.labels and
 // call.components. Needs no GIL.
 void labelHostCall(HostCall& call, const std::string& where) {
     const std::size_t count = std::size_t(call.source.shape().count());
-    LabelPool::Lease labelStorage(releasedLabels(), call.labels, call.out ? 0 : count);
     std::optional<ImageView> view;
     if (!call.copyFirst) view = imageViewOf(call.source, call.options.criterion);
+    const double readShare = view ? 0.0 : kCopyShare;
+    call.progress.beginStage("read", 0.0, readShare);
+    LabelPool::Lease labelStorage(releasedLabels(), call.labels, call.out ? 0 : count);
     PixelStorage copy;  // where the array is not labeled in place: storage from, and back to, releasedPixels()
     PixelPool::Lease copyStorage(releasedPixels(), copy, view ? 0 : call.source.imageBytes());
     if (!view) view = copyToPixels(call.source, copy, where);
-    call.stage = "label";
-    labelHostImage(*view, call.options, call.out ? call.out : call.labels.data(), call.components, where);
+    call.progress.endStage();
+    call.progress.setSpan(readShare, 1.0);
+    LabelOptions options = call.options;
+    options.progress = &call.progress;
+    labelHostImage(*view, options, call.out ? call.out : call.labels.data(), call.components, where);
     labelStorage.release();  // the array returned owns it
 }
 
@@ -114,9 +124,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     options.backend = parseBackend(backend, where);
     options.threads = parseThreads(threads, where);
     const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
-    if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
-        throw py::type_error(where + ": progress must be None or a callable taking (stage, seconds), not " +
-                             std::string(py::str(py::type::of(progress).attr("__name__"))));
+    const ProgressCallback progressCallback(progress, where);
     if (isDeviceArray(image)) {
         options.connectivity = parseConnectivity(connectivity, deviceArrayDimensions(image, channelAxis), where);
         checkDeviceArrayShape(image, options.connectivity, channelAxis, where);
@@ -125,6 +133,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     }
 
     auto call = std::make_shared<HostCall>();
+    call->progress.beginStage("read", 0.0, 0.0);
     call->components = spareComponents().take();
     call->source = describeHostArray(image, options.criterion, channelAxis, where);
     const Shape shape = call->source.shape();
@@ -143,8 +152,9 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
         PythonReferences keepAlive;
         keepAlive.push_back(py::reinterpret_steal<py::object>(call->source.array.release()));
         if (call->out) keepAlive.push_back(out);
-        runInterruptibly([call, where] { labelHostCall(*call, where); }, [call] { return call->stage.load(); },
-                         progress, std::move(keepAlive));
+        runInterruptibly([call, where] { labelHostCall(*call, where); },
+                         std::shared_ptr<const LabelProgress>(call, &call->progress), progressCallback,
+                         std::move(keepAlive));
     }
     py::tuple result = labelResult(call->out ? out : adoptLabels(std::move(call->labels), shape), call->components,
                                    returnTable, shape.dimensions == 3);
@@ -153,20 +163,29 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
 }
 
 py::list backends() {
-    std::vector<BackendRow> rows;
+    std::vector<BackendReport> reports;
     {
         py::gil_scoped_release noGil;
-        rows = backendRows();
+        reports = backendReports();
     }
     py::list out;
-    for (const BackendRow& row : rows) {
+    for (const BackendReport& report : reports) {
         py::dict entry;
-        entry["name"] = row.name;
-        entry["available"] = row.whyNot.empty();
-        entry["reason"] = row.whyNot;
+        entry["name"] = backendName(report.backend);
+        entry["available"] = report.whyNot.empty();
+        entry["reason"] = report.whyNot;
+        entry["device"] = report.device;
+        entry["gpu"] = report.gpu;
+        entry["software_renderer"] = report.softwareRenderer;
+        entry["note"] = report.note;
         out.append(entry);
     }
     return out;
+}
+
+bool cudaRunsHere() {
+    py::gil_scoped_release noGil;
+    return cudaRuns();
 }
 
 constexpr const char* kLabelDoc = R"doc(The compiled entry of glccl.label() (see help(glccl.label)): the same
@@ -187,7 +206,8 @@ the life of the process; it is used from one thread at a time under a lock,
 and every function releases the GIL while it labels, so all of glccl is
 thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.attr("__version__") = glccl::versionString();
-    m.attr("has_cuda") = builtWithCuda();
+    m.attr("built_with_cuda") = builtWithCuda();
+    m.def("cuda_runs", &cudaRunsHere, "Whether the cuda backend runs here (glccl.has_cuda).");
 
     m.def("label", &label, py::arg("image"), py::arg("connectivity").none() = py::none(),
           py::arg("criterion") = "binary", py::arg("backend") = "auto", py::arg("return_table") = false,
@@ -195,10 +215,22 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
           py::arg("threads").none() = py::none(), py::arg("out").none() = py::none(), kLabelDoc);
     m.def("backends", &backends, R"doc(backends()
 
-The labeling engines and whether they run in this process: a list of dicts
-{"name": str, "available": bool, "reason": str}, "reason" saying why not
-("" when available). "auto" is always available. Creates the shared GL
-context on first use.)doc");
+The labeling engines, whether they run in this process, on what, and what
+to expect of them: a list of dicts, "auto" first, with the keys
+  name               the backend= value
+  available          whether it runs here
+  reason             why not ("" when available)
+  device             where it labels: "CPU (8 threads)", the GL renderer and
+                     its EGL platform, the CUDA device ("" for auto and
+                     where it cannot run)
+  gpu                whether it labels on a GPU
+  software_renderer  a GL engine (compute, raster) on a renderer that runs
+                     on the CPU, such as Mesa's llvmpipe: available, but
+                     many times slower than the cpu backend, and never
+                     chosen by auto
+  note               what to expect, in a sentence ("" where nothing
+                     needs saying): for auto, the backend it chooses here
+"auto" is always available. Creates the shared GL context on first use.)doc");
     bindLabeler(m);
     bindLabelBatch(m);
     bindLabelFilters(m);

@@ -68,7 +68,7 @@ LabelArrayView viewOf(const py::array& array) {
 // holding `arrays` until it is done; `stop` says whether the call was
 // abandoned. A negative label is the ValueError that names the smallest, as
 // glccl's helpers name it on every array.
-void runWithoutGil(std::uint64_t elements, const char* stage, const std::string& where,
+void runWithoutGil(std::uint64_t elements, const std::string& where,
                    const std::function<void(const StopRequested&)>& work, PythonReferences arrays) {
     try {
         if (elements < kInterruptibleElements) {
@@ -76,8 +76,7 @@ void runWithoutGil(std::uint64_t elements, const char* stage, const std::string&
             work({});
             return;
         }
-        runInterruptibly([work] { work([] { return callAbandoned(); }); }, [stage] { return stage; }, py::none(),
-                         std::move(arrays));
+        runInterruptibly([work] { work([] { return callAbandoned(); }); }, std::move(arrays));
     } catch (const NegativeLabels& error) {
         throw py::value_error(where + ": labels must be 0 (background) or positive; the smallest is " +
                               std::to_string(error.smallest()));
@@ -102,7 +101,7 @@ py::tuple filterOnHost(const py::array& labels, const KeptLabels& rule, const st
         std::uint64_t kept = 0;
     };
     auto call = std::make_shared<Call>(Call{viewOf(labels), viewOf(out), rule});
-    runWithoutGil(labels.size(), "filter", where, [call](const StopRequested& stop) {
+    runWithoutGil(labels.size(), where, [call](const StopRequested& stop) {
         call->kept = filterLabels(call->labels, call->rule, call->out, stop);
     }, {labels, out});
     return py::make_tuple(std::move(out), py::int_(call->kept));
@@ -136,7 +135,7 @@ std::shared_ptr<LabelExtents> measureOnHost(const py::array& labels, std::uint64
         std::shared_ptr<LabelExtents> extents;
     };
     auto call = std::make_shared<Call>(Call{viewOf(labels), nullptr});
-    runWithoutGil(labels.size(), "measure", where, [call, top, background](const StopRequested& stop) {
+    runWithoutGil(labels.size(), where, [call, top, background](const StopRequested& stop) {
         call->extents = std::make_shared<LabelExtents>(labelExtents(call->labels, top, background, stop));
     }, {labels});
     return call->extents;

@@ -113,8 +113,51 @@ void releaseHere(std::vector<PyObject*>& references) {
 
 bool callAbandoned() { return currentRun != nullptr && currentRun->cancelled.load(); }
 
-void runInterruptibly(const std::function<void()>& work, const std::function<const char*()>& stage,
-                      const py::object& progress, PythonReferences keepAlive) {
+ProgressCallback::ProgressCallback(const py::object& progress, const std::string& where) {
+    if (progress.is_none()) return;
+    const std::string name = py::str(py::type::of(progress).attr("__name__"));
+    if (!PyCallable_Check(progress.ptr()))
+        throw py::type_error(where + ": progress must be None or a callable taking (stage, seconds, fraction), not " +
+                             name);
+    // The positional arguments its signature takes: two or three, or any
+    // number (*args). A callable whose signature Python cannot tell (some
+    // built-ins) is called with two, as before fractions were given.
+    int positional = 0;
+    bool anyNumber = false;
+    bool known = true;
+    try {
+        const py::object inspect = py::module_::import("inspect");
+        const py::object parameter = inspect.attr("Parameter");
+        const py::object signature = inspect.attr("signature")(progress);
+        for (const py::handle item : signature.attr("parameters").attr("values")()) {
+            const py::object kind = item.attr("kind");
+            if (kind.equal(parameter.attr("VAR_POSITIONAL"))) anyNumber = true;
+            else if (kind.equal(parameter.attr("POSITIONAL_ONLY")) ||
+                     kind.equal(parameter.attr("POSITIONAL_OR_KEYWORD")))
+                ++positional;
+        }
+    } catch (const py::error_already_set&) {
+        known = false;
+    }
+    if (known && !anyNumber && positional < 2)
+        throw py::type_error(where + ": progress must take (stage, seconds, fraction) or (stage, seconds); " +
+                             std::string(py::repr(progress)) + " takes " + std::to_string(positional) +
+                             " positional argument" + (positional == 1 ? "" : "s"));
+    callable_ = progress;
+    takesFraction_ = known && (anyNumber || positional >= 3);
+}
+
+void ProgressCallback::operator()(const char* stage, double seconds, double fraction) const {
+    if (takesFraction_) callable_(stage, seconds, fraction);
+    else callable_(stage, seconds);
+}
+
+void runInterruptibly(const std::function<void()>& work, PythonReferences keepAlive) {
+    runInterruptibly(work, std::make_shared<LabelProgress>(), ProgressCallback(), std::move(keepAlive));
+}
+
+void runInterruptibly(const std::function<void()>& work, std::shared_ptr<const LabelProgress> where,
+                      const ProgressCallback& progress, PythonReferences keepAlive) {
     auto run = std::make_shared<Run>();
     run->work = work;
     for (py::object& object : keepAlive) run->references.push_back(object.release().ptr());
@@ -165,9 +208,9 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
             abandon();
             throw py::error_already_set();
         }
-        if (!progress.is_none()) {
+        if (progress.given()) {
             try {
-                progress(stage(), seconds());
+                progress(where->stage(), seconds(), where->fraction());
             } catch (...) {
                 abandon();
                 throw;
@@ -181,7 +224,7 @@ void runInterruptibly(const std::function<void()>& work, const std::function<con
     }
     releaseHere(run->references);
     if (run->error) std::rethrow_exception(run->error);
-    if (!progress.is_none()) progress("done", seconds());
+    if (progress.given()) progress("done", seconds(), 1.0);
 }
 
 }  // namespace glccl::python

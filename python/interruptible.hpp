@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "glccl/progress.hpp"
+
 namespace glccl::python {
 
 namespace py = pybind11;
@@ -47,14 +49,35 @@ constexpr std::uint64_t kInterruptibleElements = std::uint64_t(1) << 20;
 // or from the worker through Py_AddPendingCall when the call was abandoned.
 using PythonReferences = std::vector<py::object>;
 
+// A progress= argument: None, or a callable called as progress(stage,
+// seconds, fraction), or as progress(stage, seconds) where it takes only two
+// positional arguments (its signature says so; one whose signature Python
+// cannot tell gets two). Raises TypeError starting with `where` for anything
+// else, a callable that cannot take two positional arguments included.
+class ProgressCallback {
+public:
+    ProgressCallback() = default;
+    ProgressCallback(const py::object& progress, const std::string& where);
+    bool given() const { return !callable_.is_none(); }
+    // With the GIL.
+    void operator()(const char* stage, double seconds, double fraction) const;
+
+private:
+    py::object callable_ = py::none();
+    bool takesFraction_ = false;
+};
+
 // Runs work() on a worker thread (see the top) and returns when it is done,
-// rethrowing its exception on the calling thread. `progress` (None, or a
-// callable taking (stage, seconds)) is called from the calling thread with
-// the GIL about every kPollMilliseconds with the stage `stage()` reports and
-// the seconds since the start. Call with the GIL held; `keepAlive` is held
-// for as long as the worker runs. Raises KeyboardInterrupt (or the
-// callback's exception) when interrupted.
-void runInterruptibly(const std::function<void()>& work, const std::function<const char*()>& stage,
-                      const py::object& progress, PythonReferences keepAlive);
+// rethrowing its exception on the calling thread. `progress` is called from
+// the calling thread with the GIL about every kPollMilliseconds with the
+// stage and fraction that `where` (written by the work) holds and the
+// seconds since the start, and once more as ("done", seconds, 1.0) when the
+// work has succeeded. Call with the GIL held; `keepAlive` is held for as
+// long as the worker runs. Raises KeyboardInterrupt (or the callback's
+// exception) when interrupted.
+void runInterruptibly(const std::function<void()>& work, std::shared_ptr<const LabelProgress> where,
+                      const ProgressCallback& progress, PythonReferences keepAlive);
+// The same without a progress callback.
+void runInterruptibly(const std::function<void()>& work, PythonReferences keepAlive);
 
 }  // namespace glccl::python

@@ -114,14 +114,14 @@ Route routeInput(const InputDescription& input, const LabelOptions& options, con
     }
 }
 
-std::vector<BackendRow> backendRows() {
+std::vector<BackendReport> backendReports() {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
     Session& session = sessionLocked(s);
     ReleaseOnExit release;
-    std::vector<BackendRow> rows{{backendName(Backend::Auto), ""}};
-    for (Backend b : concreteBackends()) rows.push_back({backendName(b), session.whyUnavailable(b)});
-    return rows;
+    return describeBackends(session);
 }
+
+bool cudaRuns() { return capabilitiesOf(Backend::Cuda, nullptr).whyNotHere.empty(); }
 
 }  // namespace glccl::python

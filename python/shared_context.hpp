@@ -17,6 +17,7 @@
 
 #include "glccl/labeler.hpp"
 #include "glccl/route.hpp"
+#include "glccl/session.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::python {
@@ -37,11 +38,12 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
 // errors are glccl::Error starting with `where`.
 Route routeInput(const InputDescription& input, const LabelOptions& options, const std::string& where);
 
-// Every backend (auto first) with why it cannot run here, "" when it can.
-struct BackendRow {
-    std::string name;
-    std::string whyNot;
-};
-std::vector<BackendRow> backendRows();
+// Every backend (auto first) as the process's Session finds it here:
+// whether it runs, on what, and what to expect (describeBackends).
+std::vector<BackendReport> backendReports();
+
+// Whether the cuda backend runs here: built with CUDA, and a driver and a
+// device usable.
+bool cudaRuns();
 
 }  // namespace glccl::python

@@ -28,6 +28,7 @@
 
 #include "geometry.hpp"
 #include "glccl/error.hpp"
+#include "glccl/progress.hpp"
 #include "glccl/types.hpp"
 #include "row_runs.hpp"
 #include "thread_pool.hpp"
@@ -35,6 +36,8 @@
 namespace glccl::cpu::detail {
 
 constexpr std::uint32_t kExternal = 0x80000000u;
+// Rows a stripe's scan and final do between two reports of progress.
+constexpr std::int64_t kProgressRows = 64;
 // A stripe's elements at most: its runs and their codes stay below kExternal.
 constexpr std::uint64_t kMaxStripeElements = kExternal - 1;
 
@@ -105,6 +108,7 @@ struct EngineContext {
     bool streamLabels = false;  // final writes the labels with non-temporal stores
     const std::function<bool()>* cancelled = nullptr;
     StageTimings* timings = nullptr;
+    LabelProgress* progress = nullptr;
     const char* entry = "glccl::cpu::Labeler::label(): ";
 
     const std::uint8_t* row(std::int64_t r) const {
@@ -112,6 +116,12 @@ struct EngineContext {
     }
     std::uint32_t* labelRow(std::int64_t r) const { return labels + std::size_t(r) * std::size_t(geometry.width); }
     Stripe& stripe(std::size_t s) const { return (*stripes)[s]; }
+
+    // `rows` more rows of the current stage done (any thread): scan and final
+    // tell it every kProgressRows rows of a stripe.
+    void rowsDone(std::int64_t rows) const {
+        if (progress) progress->advance(std::uint64_t(rows));
+    }
 
     // Throws glccl::Cancelled when the caller's callback asks to stop.
     void checkCancelled() const {

@@ -172,6 +172,7 @@ std::uint32_t Labeler::label(const ImageView& image, const Neighbourhood& neighb
     ctx.table = &table;
     ctx.cancelled = &options.cancelled;
     ctx.timings = options.timings;
+    ctx.progress = options.progress;
     ctx.entry = kEntry;
     ctx.streamLabels = alwaysStream || image.shape().count() * sizeof(std::uint32_t) >= kStreamLabelBytes;
 

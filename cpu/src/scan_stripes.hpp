@@ -204,7 +204,9 @@ void scanStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Work
         }
         if (outside.count > 0) recordBorderLinks(rule, ctx, r, next, runs, outside, stripe);
         next += runs.count;
+        if ((r - stripe.firstRow) % kProgressRows == kProgressRows - 1) ctx.rowsDone(kProgressRows);
     }
+    ctx.rowsDone((stripe.endRow - stripe.firstRow) % kProgressRows);
     stripe.runCount = next;
     // The first run of each of its last rows, for the links of later stripes.
     const std::int64_t tail = std::min(g.backRows, stripe.endRow - stripe.firstRow);

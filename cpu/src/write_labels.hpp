@@ -99,7 +99,9 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
         std::fill(written, out + g.width, 0u);
         if (ctx.streamLabels) streamRow(ctx.labelRow(r), out, std::size_t(g.width));
         next += runs.count;
+        if ((r - stripe.firstRow) % kProgressRows == kProgressRows - 1) ctx.rowsDone(kProgressRows);
     }
+    ctx.rowsDone((stripe.endRow - stripe.firstRow) % kProgressRows);
 #if defined(__SSE2__)
     if (ctx.streamLabels) _mm_sfence();  // the streamed stores before the stage ends
 #endif

@@ -74,8 +74,27 @@ from ._keywords import refuse_unknown as _refuse_unknown  # noqa: E402
 from ._helpers import find_objects, keep_largest, relabel, remove_small  # noqa: E402
 
 __version__ = _glccl.__version__
-has_cuda = _glccl.has_cuda
+# Whether this module was built with CUDA (it then takes device arrays);
+# has_cuda says whether CUDA can run here too.
+built_with_cuda = _glccl.built_with_cuda
 backends = _glccl.backends
+_has_cuda = None
+
+
+def __getattr__(name):
+    # glccl.has_cuda: whether the cuda backend runs here (built with CUDA,
+    # and a CUDA driver and device usable), asked of the driver on first use
+    # rather than at import, so that importing glccl starts no CUDA.
+    global _has_cuda
+    if name == "has_cuda":
+        if _has_cuda is None:
+            _has_cuda = bool(_glccl.cuda_runs())
+        return _has_cuda
+    raise AttributeError(f"module 'glccl' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"has_cuda"})
 
 _LABEL_DTYPES = {"uint32": _np.uint32, "uint64": _np.uint64}
 
@@ -249,11 +268,20 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         The labels' dtype: None and "auto" the smallest of uint32 and uint64
         that holds n (uint32 for every labeling in memory), or the one named.
     progress : callable or None (keyword only)
-        Called as progress(stage, seconds) from the calling thread about
-        every 50 ms while a call runs ("read" while the array is read or
-        copied, "label" while it is labeled) and once with "done" at the end.
-        An exception it raises ends the call with that exception, as Ctrl-C
-        does with KeyboardInterrupt.
+        Called as progress(stage, seconds, fraction) from the calling thread
+        about every 50 ms while a call runs, and once as ("done", seconds,
+        1.0) when it has succeeded. stage: "read" while the array is copied
+        (where it is not labeled in place), "label" as labeling starts, then
+        the engine's own stages where it reports them (the cpu engine's
+        "scan", "merge", "number", "final"; "label" and "write" for an array
+        labeled in tiles). fraction: the part of the work done, 0 to 1, from
+        the stages finished (each weighted by its cost) and the rows or
+        tiles finished inside the current one; it never goes back. The GL
+        and cuda engines run their stages on the device, so their fraction
+        stays where labeling started until they are done. A callable that
+        takes only two positional arguments is called as progress(stage,
+        seconds). An exception it raises ends the call with that exception,
+        as Ctrl-C does with KeyboardInterrupt.
     threads : int or None (keyword only)
         Threads of the CPU engine (backend "cpu", and "auto" where it picks
         that engine): None (the default) for every core this process may run
@@ -360,5 +388,6 @@ label_batch.__doc__ = _glccl.label_batch.__doc__
 
 from . import cc3d, ndimage, skimage  # noqa: E402  (they use label() above)
 
-__all__ = ["label", "label_batch", "Labeler", "ComponentTable", "backends", "has_cuda", "remove_small", "keep_largest",
+__all__ = ["label", "label_batch", "Labeler", "ComponentTable", "backends", "has_cuda", "built_with_cuda",
+           "remove_small", "keep_largest",
            "find_objects", "relabel", "skimage", "ndimage", "cc3d", "__version__"]

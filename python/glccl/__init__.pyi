@@ -8,8 +8,11 @@ import numpy.typing as npt
 from . import cc3d as cc3d, ndimage as ndimage, skimage as skimage
 
 __version__: str
-# Whether this module was built with CUDA: device arrays (CuPy) are accepted.
+# Whether the cuda backend runs here: built with CUDA, and a CUDA driver and
+# device usable (asked of the driver on first use).
 has_cuda: bool
+# Whether this module was built with CUDA: device arrays (CuPy) are accepted.
+built_with_cuda: bool
 
 # 4 or 8 for 2-D images, 6, 18 and 26 for volumes (each refused on the other
 # dimension); scikit-image's 1 and 2 (4 and 8, or 6 and 18 on a volume) and 3
@@ -32,8 +35,10 @@ Criterion = Union[
 # The labels' dtype: None and "auto" the smallest of uint32 and uint64 that
 # holds the count.
 LabelDtype = Union[None, Literal["auto", "uint32", "uint64"], type, np.dtype]
-# progress(stage, seconds): "read", "label", then "done".
-Progress = Callable[[str, float], Any]
+# progress(stage, seconds, fraction), or progress(stage, seconds) for a
+# callable of two positional arguments: "read", "label", the engine's stages,
+# then "done" with fraction 1.0.
+Progress = Union[Callable[[str, float, float], Any], Callable[[str, float], Any]]
 BackendName = Literal["auto", "compute", "raster", "cuda", "cpu", "reference"]
 
 # Samples as wide as the dtype's element (docs/formats.md#sample-widths): bool,
@@ -64,6 +69,10 @@ class BackendInfo(TypedDict):
     name: str
     available: bool
     reason: str
+    device: str
+    gpu: bool
+    software_renderer: bool
+    note: str
 
 # Device images first: a numpy array has no __cuda_array_interface__. Their
 # labels are a CuPy uint32 array on the image's device (typed Any: CuPy is

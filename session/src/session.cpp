@@ -2,9 +2,12 @@
 
 #include "glccl/session.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
+#include <memory>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "glccl/error.hpp"
@@ -125,13 +128,29 @@ struct Session::Impl : Place {
     }
 
     // A labeling in pieces of one call: the call's options, its progress
-    // told to tiledProgress, and stopped where the call is cancelled.
+    // told to tiledProgress and to the call's LabelProgress (the tiles
+    // labeled, then the bands written; the pieces' own engines report
+    // nothing), and stopped where the call is cancelled.
     TiledOptions piecesOf(const LabelOptions& options) const {
         TiledOptions tiled;
         tiled.label = options;
         tiled.label.timings = false;
-        tiled.progress = [progress = tiledProgress, cancelled = options.cancelled](const TiledProgress& at) {
+        tiled.label.progress = nullptr;
+        auto reported = std::make_shared<TiledProgress>();  // the last report, for the units since
+        tiled.progress = [progress = tiledProgress, cancelled = options.cancelled, call = options.progress,
+                          reported](const TiledProgress& at) {
             if (cancelled && cancelled()) return false;
+            if (call) {
+                if (std::string_view(at.phase) != reported->phase) {
+                    // Labeling a tile reads its pixels and writes its labels;
+                    // writing a band only maps labels already made.
+                    const bool labeling = std::string_view(at.phase) == "label";
+                    call->beginStage(at.phase, labeling ? 0.0 : 0.8, labeling ? 0.8 : 1.0, at.total);
+                    *reported = TiledProgress{at.phase, 0, at.total};
+                }
+                call->advance(at.done - std::min(at.done, reported->done));
+                reported->done = std::max(reported->done, at.done);
+            }
             return !progress || progress(at);
         };
         return tiled;
@@ -171,8 +190,11 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
         labelInPieces(source, route, impl_->piecesOf(options), sink);
         if (timings) timings->clear();
     } else {
+        // An engine that reports no stages of its own is one stage.
+        if (options.progress) options.progress->beginStage("label", 0.0, 1.0);
         withPrefix(kWhere, [&] { impl_->engine(route.backend).label(image, options, labels, table, timings); });
     }
+    if (options.progress) options.progress->endStage();
     impl_->last = route.backend;
 }
 
@@ -268,6 +290,43 @@ OffscreenLabeler& Session::offscreen() {
 
 bool Session::hasContext() const { return impl_->offscreen != nullptr; }
 const std::string& Session::whyNoContext() const { return impl_->noContextReason; }
+
+std::vector<BackendReport> describeBackends(Session& session) {
+    std::vector<BackendReport> reports;
+    BackendReport automatic;
+    // Auto's choice for a large noisy image, the input a GPU engine is
+    // chosen for where one runs; small and sparse ones go to the cpu engine.
+    InputDescription large = InputDescription::host(Shape::image(8192, 8192), 1, 8);
+    large.runsPerElement = 0.25;
+    LabelOptions options;
+    const Backend gpuChoice = session.route(large, options).backend;
+    automatic.note = gpuChoice == Backend::Cpu
+                         ? std::string("labels host memory with the cpu backend here: no engine runs on a GPU")
+                         : std::string("chooses per input: ") + backendName(gpuChoice) +
+                               " for large inputs, cpu for small and sparse ones";
+    reports.push_back(automatic);
+    for (Backend backend : concreteBackends()) {
+        BackendReport report;
+        report.backend = backend;
+        report.whyNot = session.whyUnavailable(backend);
+        if (report.whyNot.empty()) {
+            report.device = session.device(backend);
+            if (isGlEngine(backend)) {
+                report.softwareRenderer = isSoftwareRenderer(session.offscreen().context().info());
+                report.gpu = !report.softwareRenderer;
+            } else {
+                report.gpu = backend == Backend::Cuda;
+            }
+        }
+        if (report.softwareRenderer)
+            report.note = "a software renderer: the shaders run on the CPU, many times slower than the cpu "
+                          "backend; auto does not choose it";
+        else if (backend == Backend::Reference)
+            report.note = "the one-thread oracle the engines are checked against, slower than the cpu backend";
+        reports.push_back(std::move(report));
+    }
+    return reports;
+}
 
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink) {
     Session session;

@@ -8,8 +8,8 @@ import pytest
 import glccl
 from references import AVAILABLE
 
-CUDA_RUNS = glccl.has_cuda and AVAILABLE["cuda"]["available"]
-WHY_NO_CUDA = ("this glccl is built without CUDA" if not glccl.has_cuda
+CUDA_RUNS = glccl.built_with_cuda and AVAILABLE["cuda"]["available"]
+WHY_NO_CUDA = ("this glccl is built without CUDA" if not glccl.built_with_cuda
                else "the cuda backend cannot run here: " + AVAILABLE["cuda"]["reason"])
 
 try:

@@ -21,10 +21,10 @@ except Exception as error:  # ImportError, or a CuPy that finds no CUDA at impor
     cupy = None
     WHY_NO_CUPY = f"CuPy cannot be imported here ({type(error).__name__}: {error})"
 
-CUDA_RUNS = glccl.has_cuda and AVAILABLE["cuda"]["available"]
+CUDA_RUNS = glccl.built_with_cuda and AVAILABLE["cuda"]["available"]
 needs_cupy_and_cuda = pytest.mark.skipif(
     cupy is None or not CUDA_RUNS,
-    reason=WHY_NO_CUPY or ("this glccl is built without CUDA" if not glccl.has_cuda
+    reason=WHY_NO_CUPY or ("this glccl is built without CUDA" if not glccl.built_with_cuda
                            else "the cuda backend cannot run here: " + AVAILABLE["cuda"]["reason"]))
 
 
@@ -39,20 +39,20 @@ class StandIn:
 
 # ---- refused everywhere -------------------------------------------------------------------
 
-@pytest.mark.skipif(glccl.has_cuda, reason="this glccl is built with CUDA")
+@pytest.mark.skipif(glccl.built_with_cuda, reason="this glccl is built with CUDA")
 def test_build_without_cuda_says_so():
     for call in (lambda: glccl.label(StandIn()), lambda: glccl.Labeler().label(StandIn())):
         with pytest.raises(TypeError, match="without CUDA"):
             call()
 
 
-@pytest.mark.skipif(not glccl.has_cuda or CUDA_RUNS, reason="needs a CUDA build where the cuda backend cannot run")
+@pytest.mark.skipif(not glccl.built_with_cuda or CUDA_RUNS, reason="needs a CUDA build where the cuda backend cannot run")
 def test_no_cuda_device_is_runtime_error():
     with pytest.raises(RuntimeError, match="cuda backend cannot run"):
         glccl.label(StandIn())
 
 
-@pytest.mark.skipif(not glccl.has_cuda, reason="this glccl is built without CUDA")
+@pytest.mark.skipif(not glccl.built_with_cuda, reason="this glccl is built without CUDA")
 def test_device_arrays_need_the_cuda_backend():
     with pytest.raises(ValueError, match="cuda backend"):
         glccl.label(StandIn(), backend="compute")
@@ -150,7 +150,7 @@ def test_cupy_refusals():
         glccl.label(cupy.ones((4, 4, 4), cupy.uint64), criterion=("threshold", 1), channel_axis=-1)
 
 
-@pytest.mark.skipif(cupy is None or glccl.has_cuda, reason=WHY_NO_CUPY or "this glccl is built with CUDA")
+@pytest.mark.skipif(cupy is None or glccl.built_with_cuda, reason=WHY_NO_CUPY or "this glccl is built with CUDA")
 def test_cupy_array_in_a_build_without_cuda():
     with pytest.raises(TypeError, match="without CUDA"):
         glccl.label(cupy.ones((4, 4), cupy.uint8))

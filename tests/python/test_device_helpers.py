@@ -55,14 +55,14 @@ def labelings(rng, shape):
 
 # ---- refused everywhere -------------------------------------------------------------------------
 
-@pytest.mark.skipif(glccl.has_cuda, reason="this glccl is built with CUDA")
+@pytest.mark.skipif(glccl.built_with_cuda, reason="this glccl is built with CUDA")
 @pytest.mark.parametrize("helper", HELPERS)
 def test_build_without_cuda_says_so(helper):
     with pytest.raises(TypeError, match="without CUDA"):
         call(helper, StandIn())
 
 
-@pytest.mark.skipif(not glccl.has_cuda, reason="this glccl is built without CUDA")
+@pytest.mark.skipif(not glccl.built_with_cuda, reason="this glccl is built without CUDA")
 @pytest.mark.parametrize("helper", HELPERS)
 @pytest.mark.parametrize("typestr, words", [
     ("|u1", r"device labels must be int32, uint32, int64 or uint64, not uint8"),
@@ -84,7 +84,7 @@ def test_device_keep_largest_refuses_negative_k(standin):
         glccl.keep_largest(standin, -1)
 
 
-@pytest.mark.skipif(not glccl.has_cuda or CUDA_RUNS, reason="needs a CUDA build where the cuda backend cannot run")
+@pytest.mark.skipif(not glccl.built_with_cuda or CUDA_RUNS, reason="needs a CUDA build where the cuda backend cannot run")
 @pytest.mark.parametrize("helper", HELPERS)
 def test_no_cuda_device_is_runtime_error(helper):
     with pytest.raises(RuntimeError, match=r"filtered with CUDA, which cannot run here"):

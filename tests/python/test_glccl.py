@@ -253,7 +253,7 @@ def test_backends():
     assert rows[0]["name"] == "auto"
     assert sorted(r["name"] for r in rows) == ["auto", "compute", "cpu", "cuda", "raster", "reference"]
     for r in rows:
-        assert set(r) == {"name", "available", "reason"}
+        assert set(r) == {"name", "available", "reason", "device", "gpu", "software_renderer", "note"}
         assert isinstance(r["available"], bool) and isinstance(r["reason"], str)
         assert r["available"] == (r["reason"] == "")
     assert AVAILABLE["auto"]["available"] and AVAILABLE["cpu"]["available"] and AVAILABLE["reference"]["available"]

@@ -142,7 +142,7 @@ const std::vector<std::string>& labelOptions() {
     static const std::vector<std::string> options = {
         "--backend", "--threads", "--connectivity", "--channel-axis", "--criterion", "--min-size", "--keep-largest",
         "--labels", "--stats", "--color", "--label-image", "--out-dir", "--force", "--json", "--timing", "--table",
-        "--progress", "--tile", "--memory-limit", "--devices", "--label-type", "--help"};
+        "--progress", "--quiet", "--tile", "--memory-limit", "--devices", "--label-type", "--help"};
     return options;
 }
 
@@ -869,6 +869,8 @@ LabelCommand parseLabelCommand(ArgumentCursor& cursor) {
             options.table = true;
         } else if (name == "--progress" && !inlineValue) {
             options.progress = true;
+        } else if (name == "--quiet" && !inlineValue) {
+            options.quiet = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             throw unknownOption(arg, "label", labelOptions());
         } else {

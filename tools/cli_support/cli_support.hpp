@@ -372,6 +372,7 @@ struct LabelCommand {
     bool timing = false;
     bool table = false;
     bool progress = false;
+    bool quiet = false;  // no progress line on a terminal
 };
 
 // The connectivity `command` labels an input of `shape` with: the one

@@ -24,6 +24,10 @@ extern const char kBenchHelp[];
 int runGenerate(const std::vector<std::string>& args);
 extern const char kGenerateHelp[];
 
+// glccl backends: what runs here, on what (backends_command.cpp).
+int runBackends(const std::vector<std::string>& args);
+extern const char kBackendsHelp[];
+
 struct Command {
     const char* name;
     const char* help;
@@ -35,6 +39,7 @@ inline const std::vector<Command>& subcommands() {
         {"validate", kValidateHelp, runValidate},
         {"bench", kBenchHelp, runBench},
         {"generate", kGenerateHelp, runGenerate},
+        {"backends", kBackendsHelp, runBackends},
     };
     return commands;
 }

@@ -9,7 +9,7 @@
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--label-image OUT.png|OUT.tif]
 //                     [--out-dir DIR --labels --stats --color --label-image] [--force]
-//                     [--json] [--timing] [--table] [--progress]
+//                     [--json] [--timing] [--table] [--progress] [--quiet]
 //
 // Exit status: 0 success, 1 runtime error (unreadable input, existing or
 // unwritable output, backend unavailable; in a batch: any input failed),
@@ -40,6 +40,7 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "progress_line.hpp"
 #include "tiled.hpp"
 #include "glccl/backend.hpp"
 #include "glccl/canonical.hpp"
@@ -67,6 +68,7 @@ const char kGeneralHelp[] =
     "  validate [INPUT...]       check the GPU backends against the CPU reference\n"
     "  bench [IMAGE...]          time the backends on generated images and files\n"
     "  generate FAMILY WxH OUT   write a generated test image\n"
+    "  backends                  which backends run here, on what, and what to expect\n"
     "  help [COMMAND]            show this help or the help of COMMAND\n"
     "\n"
     "  glccl --help              show this help\n"
@@ -185,6 +187,9 @@ const char kLabelHelp[] =
     "                                tiled run's tiles labeled and bands written (a line\n"
     "                                each when stderr is not a terminal); without it,\n"
     "                                shown only on a terminal, for several inputs or tiles\n"
+    "  --quiet                       no progress line on a terminal (by default a labeling\n"
+    "                                that runs past a second shows its stage and the\n"
+    "                                percentage done on stderr while it runs)\n"
     "  -h, --help                    show this help\n"
     "\n"
     "Every output path is checked before anything is labeled: never an input or\n"
@@ -641,6 +646,8 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     labelOptions.threads = options.threads;
     {
         const PhaseTimer timer(seconds.labeling);
+        LabelProgressLine line(input, showProgressLine(options.quiet));
+        labelOptions.progress = line.progress();
         if (options.timing) {
             // The per-stage times come with a labeling of its own.
             run = session.label(image, labelOptions);

@@ -76,7 +76,7 @@ struct TiledCommand {
     TiledOptions options;
     NpyChannelAxis channelAxis = NpyChannelAxis::None;
     std::string labels, stats;
-    bool force = false, json = false, timing = false, table = false, progress = false;
+    bool force = false, json = false, timing = false, table = false, progress = false, quiet = false;
     bool automatic = false;  // chosen for the input's size, not by an option
     bool connectivityGiven = false;
 };
@@ -128,6 +128,8 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
             command.table = true;
         } else if (name == "--progress" && !inlineValue) {
             command.progress = true;
+        } else if (name == "--quiet" && !inlineValue) {
+            command.quiet = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             const auto& known = labelOptions();
             if (std::find(known.begin(), known.end(), name) == known.end()) throw unknownOption(arg, "label", known);
@@ -271,6 +273,7 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     // line a report in a log too.
     ProgressLine line;
     options.progress = [&](const TiledProgress& at) {
+        if (command.quiet && !command.progress) return true;
         line.update(std::string("tiled: ") + at.phase + " " + std::to_string(at.done) + "/" + std::to_string(at.total) +
                         (std::string(at.phase) == "label" ? " tiles" : " bands"),
                     command.progress);

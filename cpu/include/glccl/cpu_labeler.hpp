@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "glccl/capabilities.hpp"
+#include "glccl/progress.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl::cpu {
@@ -36,6 +37,9 @@ struct Options {
     // (stripes labeled as runs), "merge" (stripe borders), "number" (final
     // numbering), "final" (labels written and the table accumulated).
     StageTimings* timings = nullptr;
+    // When set, told each stage as it starts and the rows its threads have
+    // done (glccl/progress.hpp).
+    LabelProgress* progress = nullptr;
 };
 
 // What the cpu engine takes (the cpu backend's declaration, which the

@@ -33,6 +33,7 @@
 
 #include "glccl/backend.hpp"
 #include "glccl/context.hpp"
+#include "glccl/progress.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -65,6 +66,10 @@ struct LabelOptions {
     // and stripes, tiles between rounds); true ends the call with
     // glccl::Cancelled, before anything more is written. Empty: never.
     std::function<bool()> cancelled;
+    // When set, told where the call is (glccl/progress.hpp), for another
+    // thread to show: the cpu engine its stages and rows, a call in pieces
+    // its tiles and bands, the other engines their start and end.
+    LabelProgress* progress = nullptr;
 };
 
 // Options whose neighbours are `neighbourhood`: `connectivity` where the

@@ -137,6 +137,27 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// What a backend is here, for someone choosing one (glccl.backends(), the
+// command line's `glccl backends`).
+struct BackendReport {
+    Backend backend = Backend::Auto;
+    std::string whyNot;  // why it cannot run here, "" where it can
+    // Where it labels: "CPU (16 threads)", "<GL renderer> (<EGL platform>)",
+    // the CUDA device; "" for auto and where it cannot run.
+    std::string device;
+    bool gpu = false;  // it labels on a GPU
+    // A GL engine whose context is a software renderer (Mesa's llvmpipe):
+    // its shaders run on the CPU, far slower than the cpu engine.
+    bool softwareRenderer = false;
+    // What to expect of it here, in a sentence: auto's choice, a software
+    // renderer's cost, the reference's purpose; "" where nothing needs saying.
+    std::string note;
+};
+
+// Every backend, auto first, as `session` finds them here. Makes the
+// headless GL context to answer for the GL engines, and their engines.
+std::vector<BackendReport> describeBackends(Session& session);
+
 // Session::labelTiled through a Session of its own, for one call (its
 // engines and its context go with it).
 TiledResult labelTiled(const ImageSource& source, const TiledOptions& options, LabelSink& sink);

@@ -22,6 +22,7 @@ public:
         cpu::Options call;
         call.threads = options.threads;
         call.cancelled = options.cancelled;
+        call.progress = options.progress;
         if (timings) timings->clear();
         call.timings = timings;
         if (options.neighbourhood)
