@@ -67,7 +67,7 @@ def measured(row):
 
 def lookup(rows, backend, family, size, stage=WHOLE, key="median_ms", connectivity="8"):
     for r in rows:
-        if r["backend"] == backend and r["family"] == family and r["width"] == size and \
+        if r["backend"] == backend and r["family"] == family and r["width"] == size and r["height"] == size and \
                 (r.get("stage") or WHOLE) == stage and r.get(key) and measured(r) and \
                 (r.get("connectivity") or "8") == connectivity:
             return float(r[key])
@@ -75,7 +75,9 @@ def lookup(rows, backend, family, size, stage=WHOLE, key="median_ms", connectivi
 
 
 def sizes_of(rows):
-    return sorted({r["width"] for r in rows if r["family"] in FAMILIES}, key=int)
+    """The sides of the square images (the tables keyed by one side); other
+    shapes, such as the 1920×1080 frames, have tables of their own."""
+    return sorted({r["width"] for r in rows if r["family"] in FAMILIES and r["width"] == r["height"]}, key=int)
 
 
 def fmt(value, pattern):

@@ -106,13 +106,21 @@ def main(argv):
         ax.set_xlabel("image size (pixels)")
         ax.set_ylabel("throughput (Mpixel/s, median)")
         ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize="small")
     for index in range(len(families), lines * columns):
         axes[index // columns][index % columns].set_visible(False)
     connectivities = sorted({r.get("connectivity", "") for r in rows if r.get("connectivity")})
     figure.suptitle("Connected-component labeling throughput" +
                     (" (connectivity %s)" % ", ".join(connectivities) if connectivities else ""))
-    figure.tight_layout()
+    # One legend for every panel, below them, so that no line is hidden.
+    handles, names = {}, []
+    for ax in axes.flat:
+        for handle, name in zip(*ax.get_legend_handles_labels()):
+            if name not in handles:
+                handles[name] = handle
+                names.append(name)
+    figure.legend([handles[n] for n in names], names, loc="lower center", ncol=min(4, len(names)),
+                  fontsize="small", frameon=False)
+    figure.tight_layout(rect=(0, 0.04 + 0.025 * math.ceil(len(names) / 4), 1, 1))
     figure.savefig(output, dpi=110)
     print("wrote %s" % output)
     return 0
