@@ -184,14 +184,15 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
     if (labels == nullptr) throw Error(kWhere + "no storage for the labels");
     LabelOptions options = requested;
     options.backend = route.backend;
+    // An engine that reports no stages of its own is one stage; pieces
+    // report their tiles and bands (Impl::piecesOf).
+    if (options.progress) options.progress->beginStage("label", 0.0, 1.0);
     if (route.pieces) {
         const ImageMemorySource source(image);
         LabelStorageSink sink(labels, table);
         labelInPieces(source, route, impl_->piecesOf(options), sink);
         if (timings) timings->clear();
     } else {
-        // An engine that reports no stages of its own is one stage.
-        if (options.progress) options.progress->beginStage("label", 0.0, 1.0);
         withPrefix(kWhere, [&] { impl_->engine(route.backend).label(image, options, labels, table, timings); });
     }
     if (options.progress) options.progress->endStage();
