@@ -9,18 +9,18 @@ from scipy import ndimage
 import glccl
 from references import random_binary
 
-# Large enough for several of the callback's 50 ms polls on the cpu engine
-# of a 2-core machine.
-SHAPE = (3000, 3000)
+# Large enough for several of the callback's 50 ms polls on one thread of
+# the cpu engine.
+LONG = (6000, 6000)
 EIGHT = np.ones((3, 3), bool)
 
 
-def noisy_image(shape=SHAPE, seed=5):
+def noisy_image(shape=(2000, 2000), seed=5):
     return random_binary(np.random.default_rng(seed), *shape, p=0.5)
 
 
 def test_fraction_rises_to_one_with_the_cpu_engines_stages():
-    image = noisy_image()
+    image = noisy_image(LONG)
     calls = []
     labels, n = glccl.label(image, backend="cpu", threads=1,
                             progress=lambda stage, seconds, fraction: calls.append((stage, seconds, fraction)))
