@@ -3,6 +3,7 @@ what the command does, run as
 
     cli_help_docs.py GLCCL SCRATCH DOCS
 
+- every command `glccl --help` lists has a section in DOCS;
 - every option a command's --help lists is in the command's section of
   DOCS (docs/command-line.md), and every option that section names is in
   the help; an option whose value the help spells as a choice (4|8|6|18|26)
@@ -47,11 +48,11 @@ def doc_section(doc, command):
     return doc[start:end if end >= 0 else len(doc)]
 
 
-def own_options(section, command):
+def own_options(section, command, commands):
     """The options a section names as its command's: not those it quotes of
     another command or script (`bench --csv`, `bench_tables.py OUT_DIR --wall`)
     or in a message (`glccl: unknown option '--critrion' ...`)."""
-    others = "|".join(c for c in COMMANDS + [r"\S+\.py"] if c != command)
+    others = "|".join(c for c in commands + [r"\S+\.py"] if c != command)
     quoted = re.sub(r"`(?:glccl )?(?:%s)\b[^`]*`" % others, "", section)
     quoted = re.sub(r"`glccl: [^`]*`", "", quoted)
     return set(DOC_OPTION.findall(quoted))
@@ -81,11 +82,19 @@ def main():
         doc = f.read()
     check = CliCheck()
 
-    for command in COMMANDS:
+    # The commands glccl --help lists, each with its section in the docs.
+    general = check.run("--help").stdout
+    listed = re.findall(r"^  ([a-z]+)\b", general.split("commands:", 1)[1].split("\n\n", 1)[0], re.M)
+    commands = [c for c in listed if c != "help"]
+    check.report("glccl --help lists the commands", set(COMMANDS) <= set(commands), str(commands))
+    for command in commands:
+        check.report(f"{command} has a section in the docs", f"\n## glccl {command}\n" in doc, command)
+        if f"\n## glccl {command}\n" not in doc:
+            continue
         text = check.run(command, "--help").stdout
         options = help_options(text)
         section = doc_section(doc, command)
-        documented = own_options(section, command)
+        documented = own_options(section, command, commands)
         for option, values in sorted(options.items()):
             # -h and --help are documented once, for every command, at the top.
             check.report(f"{command} {option} in docs", option in documented or option == "--help",
