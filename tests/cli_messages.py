@@ -71,6 +71,8 @@ def main():
     says("misspelled generate option", ["generate", "noise50", "8x8", "x.png", "--sed", "3"], 2,
          r"did you mean '--seed'\?")
     says("misspelled command", ["lable", "a.png"], 2, r"^glccl: unknown command 'lable'; did you mean 'label'\?")
+    says("misspelled help topic", ["help", "valdiate"], 2,
+         r"^glccl: no help for unknown command 'valdiate'; did you mean 'validate'\?")
     run = check.run("label", "a.png", "--zzzz")
     check.report("no suggestion for a stranger", "did you mean" not in run.stderr and run.returncode == 2,
                  f"({run.stderr.strip()!r})")

@@ -783,13 +783,15 @@ int runHelp(ArgumentCursor& cursor) {
         std::cout << kLabelHelp << kTiledLabelHelp;
         return 0;
     }
+    std::vector<std::string> commands = {"label"};
     for (const Command& command : subcommands()) {
         if (topic == command.name) {
             std::cout << command.help;
             return 0;
         }
+        commands.push_back(command.name);
     }
-    throw UsageError("no help for unknown command '" + topic + "'");
+    throw UsageError("no help for unknown command '" + topic + "'" + didYouMean(topic, commands));
 }
 
 int dispatch(int argc, char** argv) {
