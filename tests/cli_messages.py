@@ -118,6 +118,15 @@ def main():
     check.run("generate", "comb", "40x30", "one/c.png")
     says("one input", ["label", "one", "--backend", "cpu"], 0, r"^1 input, 1 labeled, 0 failed, total")
 
+    # Without a GL context: the reasons given are in the same words.
+    no_gl = dict(os.environ, __EGL_VENDOR_LIBRARY_FILENAMES=os.path.abspath("no_such_vendor.json"))
+    for args in (["validate", "--generate", "noise50@8x8"], ["label", "a.png"], ["label", "a.png", "--backend", "raster"],
+                 ["bench", "--backends", "cpu", "--families", "noise50", "--sizes", "16", "--reps", "1",
+                  "--floor-mib", "1"]):
+        run = subprocess.run([check.glccl, *args], capture_output=True, text=True, env=no_gl)
+        said = run.stdout + run.stderr
+        check.report(f"no GL context, glccl {args[0]}: no C++ name", CPP_NAME.search(said) is None, said.strip())
+
     if mpi:
         check.run("generate", "noise50", "64x48", "m.npy")
         env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")

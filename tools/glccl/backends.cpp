@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "cli_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/route.hpp"
 
@@ -32,9 +33,9 @@ const ContextInfo* LabelSession::contextInfo() {
     }
 }
 
-const std::string& LabelSession::whyNoContext() {
+std::string LabelSession::whyNoContext() {
     contextInfo();
-    return session_.whyNoContext();
+    return userMessage(session_.whyNoContext());
 }
 
 EngineCapabilities LabelSession::capabilities(Backend backend) {
@@ -42,7 +43,7 @@ EngineCapabilities LabelSession::capabilities(Backend backend) {
     return capabilitiesOf(backend, gl ? contextInfo() : nullptr, gl ? whyNoContext() : std::string());
 }
 
-std::string LabelSession::whyUnavailable(Backend backend) { return session_.whyUnavailable(backend); }
+std::string LabelSession::whyUnavailable(Backend backend) { return userMessage(session_.whyUnavailable(backend)); }
 
 Backend LabelSession::resolve(Backend requested, const InputDescription& input) {
     if (requested != Backend::Auto) return requested;
@@ -56,7 +57,7 @@ std::string LabelSession::fallbackNote(Backend requested, const InputDescription
     LabelOptions options;
     options.backend = requested;
     const std::string note = session_.route(input, options).note;
-    return note.empty() ? note : "note: " + note;
+    return note.empty() ? note : "note: " + userMessage(note);
 }
 
 std::string LabelSession::device(Backend backend) { return session_.device(backend); }

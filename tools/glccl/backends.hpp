@@ -39,10 +39,11 @@ public:
     Session& session() { return session_; }
 
     // The headless context, made now where it is not yet: whether one can
-    // be made, its description (nullptr without one) and why not.
+    // be made, its description (nullptr without one) and why not. The
+    // reasons here are in the command line's words (userMessage).
     bool hasContext();
     const ContextInfo* contextInfo();
-    const std::string& whyNoContext();
+    std::string whyNoContext();
 
     // What `backend` takes here (the GL backends make the context to say).
     EngineCapabilities capabilities(Backend backend);
