@@ -19,6 +19,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
 #include "labeler_detail.hpp"
+#include "labeling_check.hpp"
 #include "thread_pool.hpp"
 #include "sample_support.hpp"
 
@@ -68,30 +69,7 @@ void requireLikeReference(const Labeling& expected, const Image& image, Connecti
     options.threads = threads;
     glccl::cpu::Labeler& with = labeler ? *labeler : labelerWith(threads);
     const std::uint32_t count = with.label(image, connectivity, criterion, labels.data(), table, options);
-    REQUIRE(count == expected.count());
-    REQUIRE(table.size() == expected.count());
-    // Whole-array comparisons first (fast), then the first difference for the report.
-    if (labels != expected.labels) {
-        for (std::size_t i = 0; i < labels.size(); ++i) {
-            INFO("element " << i);
-            REQUIRE(labels[i] == expected.labels[i]);
-        }
-    }
-    if (table != expected.components) {
-        for (std::size_t i = 0; i < table.size(); ++i) {
-            INFO("component " << i + 1);
-            REQUIRE(table[i].left == expected.components[i].left);
-            REQUIRE(table[i].top == expected.components[i].top);
-            REQUIRE(table[i].front == expected.components[i].front);
-            REQUIRE(table[i].width == expected.components[i].width);
-            REQUIRE(table[i].height == expected.components[i].height);
-            REQUIRE(table[i].depth == expected.components[i].depth);
-            REQUIRE(table[i].area == expected.components[i].area);
-            REQUIRE(table[i].centroidX == expected.components[i].centroidX);
-            REQUIRE(table[i].centroidY == expected.components[i].centroidY);
-            REQUIRE(table[i].centroidZ == expected.components[i].centroidZ);
-        }
-    }
+    glccl::test::requireSameLabeling(expected, labels, table, count);
 }
 
 void checkAllThreadCounts(const Image& image, Connectivity connectivity, const Criterion& criterion) {

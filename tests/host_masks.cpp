@@ -17,6 +17,7 @@
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"
 #include "labeler_detail.hpp"
+#include "labeling_check.hpp"
 #include "sample_support.hpp"
 
 using glccl::Component;
@@ -24,6 +25,7 @@ using glccl::Connectivity;
 using glccl::Criterion;
 using glccl::Image;
 using glccl::Labeling;
+using glccl::test::requireSameLabeling;
 using glccl::Neighbourhood;
 using glccl::Shape;
 
@@ -132,33 +134,6 @@ std::vector<Shape> imageShapes() {
 std::vector<Shape> volumeShapes() {
     return {Shape::volume(1, 1, 1), Shape::volume(1, 1, 9), Shape::volume(9, 1, 1), Shape::volume(1, 7, 3),
             Shape::volume(7, 6, 5), Shape::volume(13, 4, 9), Shape::volume(66, 3, 4), Shape::volume(2, 2, 12)};
-}
-
-void requireSameLabeling(const Labeling& expected, const std::vector<std::uint32_t>& labels,
-                         const std::vector<Component>& table, std::uint32_t count) {
-    REQUIRE(count == expected.count());
-    REQUIRE(table.size() == expected.count());
-    if (labels != expected.labels) {
-        for (std::size_t i = 0; i < labels.size(); ++i) {
-            INFO("element " << i);
-            REQUIRE(labels[i] == expected.labels[i]);
-        }
-    }
-    if (table != expected.components) {
-        for (std::size_t i = 0; i < table.size(); ++i) {
-            INFO("component " << i + 1);
-            REQUIRE(table[i].left == expected.components[i].left);
-            REQUIRE(table[i].top == expected.components[i].top);
-            REQUIRE(table[i].front == expected.components[i].front);
-            REQUIRE(table[i].width == expected.components[i].width);
-            REQUIRE(table[i].height == expected.components[i].height);
-            REQUIRE(table[i].depth == expected.components[i].depth);
-            REQUIRE(table[i].area == expected.components[i].area);
-            REQUIRE(table[i].centroidX == expected.components[i].centroidX);
-            REQUIRE(table[i].centroidY == expected.components[i].centroidY);
-            REQUIRE(table[i].centroidZ == expected.components[i].centroidZ);
-        }
-    }
 }
 
 std::string describe(const Image& image, const Neighbourhood& neighbourhood, const Criterion& criterion) {
