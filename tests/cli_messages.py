@@ -122,7 +122,7 @@ def main():
     no_gl = dict(os.environ, __EGL_VENDOR_LIBRARY_FILENAMES=os.path.abspath("no_such_vendor.json"))
     for args in (["validate", "--generate", "noise50@8x8"], ["label", "a.png"], ["label", "a.png", "--backend", "raster"],
                  ["bench", "--backends", "cpu", "--families", "noise50", "--sizes", "16", "--reps", "1",
-                  "--floor-mib", "1"]):
+                  "--floor-mib", "1"], ["backends"]):
         run = subprocess.run([check.glccl, *args], capture_output=True, text=True, env=no_gl)
         said = run.stdout + run.stderr
         check.report(f"no GL context, glccl {args[0]}: no C++ name", CPP_NAME.search(said) is None, said.strip())

@@ -45,7 +45,7 @@ int runBackends(const std::vector<std::string>& args) {
                                : report.gpu                   ? "GPU"
                                                               : "CPU";
         rows.push_back({backendName(report.backend), runs ? "yes" : "no", on,
-                        report.device.empty() ? "-" : report.device, runs ? report.note : report.whyNot});
+                        report.device.empty() ? "-" : report.device, userMessage(runs ? report.note : report.whyNot)});
     }
     printAlignedTable(std::cout, rows, {0, 1, 2, 3, 4});
     return 0;

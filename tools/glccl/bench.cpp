@@ -500,7 +500,7 @@ private:
         try {
             measurementContext_ = std::make_unique<OffscreenLabeler>();
         } catch (const Error& error) {
-            whyNoMeasurementContext_ = std::string("no headless GL context: ") + error.what();
+            whyNoMeasurementContext_ = "no headless GL context: " + userMessage(error.what());
         }
         return measurementContext_.get();
     }
