@@ -387,13 +387,13 @@ with open("zeros.png", "wb") as f:
     f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)) +
             chunk(b"IDAT", data) + chunk(b"IEND", b""))
 EOF
-        expect 1 "decoded whole, its samples take 256 MiB, more than --memory-limit 64 MiB" \
+        expect 2 "decoded whole, its samples take 256 MiB, more than --memory-limit 64 MiB" \
             "$glccl" label zeros.png --backend cpu --memory-limit 64M &&
             pass "--memory-limit refuses a PNG whose decoding exceeds it"
         rm -f in.png zeros.png t.npy r.npy
         ;;
     messages)
-        expect 1 "the memory limit of 1 KiB is too small" "$glccl" label mid.npy --backend cpu --memory-limit 1K &&
+        expect 2 "the memory limit of 1 KiB is too small" "$glccl" label mid.npy --backend cpu --memory-limit 1K &&
             pass "--memory-limit 1K is reported as 1 KiB"
         expect 2 "--devices: '0,,0' has an empty entry" "$glccl" label mid.npy --backend cpu --tile 64 --devices 0,,0 &&
             pass "--devices 0,,0 is refused"

@@ -240,7 +240,7 @@ TEST_CASE("the memory limit shrinks tiles, and a limit too small is refused", "[
     // A small limit on a small image still labels exactly, in small tiles.
     const Image image = randomImage(300, 200, 0.5, 2, 1, 9);
     TiledOptions run = glccl::test::cpuTiles(Connectivity::Eight, Criterion::binary(), 0, 0);
-    run.memoryLimit = 1u << 20;
+    run.memoryLimit = 3u << 20;
     TiledResult result;
     labelTiled(image, run, &result);
     REQUIRE(result.plan.tileCount() > 1);

@@ -310,7 +310,7 @@ TEST_CASE("a TIFF stack's decoded pages join the memory a brick plan counts, and
     REQUIRE(source.bandBytes(3 * 200) == 4 * 200 * 300);
     const BackendLimits limits = glccl::test::limitsFor(Backend::Cpu, 3);
     TiledOptions options = glccl::test::cpuTiles(Connectivity::TwentySix, Criterion::binary(), 0, 0);
-    for (const std::uint64_t limit : {std::uint64_t(56) << 20, std::uint64_t(80) << 20, std::uint64_t(1) << 30}) {
+    for (const std::uint64_t limit : {std::uint64_t(96) << 20, std::uint64_t(128) << 20, std::uint64_t(1) << 30}) {
         options.memoryLimit = limit;
         std::uint64_t estimate = 0;
         const TilePlan plan = planTiles(source, options, limits, 1, &estimate);

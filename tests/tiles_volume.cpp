@@ -173,9 +173,13 @@ TEST_CASE("bricks on several workers, with several in flight and sized automatic
         const TiledResult run = requireBricksMatchReference(volume, several, "3 workers, 5 in flight");
         CHECK(run.workers == 3);
         CHECK(run.tilesInFlight == 5);
-        // No brick size: a memory limit that holds only small bricks.
+        // No brick size: a memory limit just below what the volume in one
+        // brick needs, which only smaller bricks hold.
+        std::uint64_t oneBrick = 0;
+        planTiles(ImageMemorySource(larger), bricks(connectivity, Criterion::binary(), 64, 61, 59),
+                  glccl::test::limitsFor(Backend::Cpu, 3), 1, &oneBrick);
         TiledOptions automatic = bricks(connectivity, Criterion::binary(), 0, 0, 0);
-        automatic.memoryLimit = 10u << 20;
+        automatic.memoryLimit = oneBrick - 1;
         const TiledResult sized = requireBricksMatchReference(larger, automatic, "automatic");
         CHECK(sized.plan.isVolume());
         CHECK(sized.plan.tileCount() > 1);

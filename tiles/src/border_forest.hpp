@@ -14,6 +14,13 @@ namespace glccl::detail {
 
 class BorderForest {
 public:
+    // Room for `nodes` nodes, made at once: the nodes added later take
+    // memory as they come, never a copy beside the old ones.
+    void reserve(std::uint64_t nodes) {
+        parent_.reserve(std::size_t(nodes));
+        keys_.reserve(std::size_t(nodes));
+        stats_.reserve(std::size_t(nodes));
+    }
     std::uint64_t add(const PartKey& key, const PartStats& stats) {
         parent_.push_back(parent_.size());
         keys_.push_back(key);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -410,6 +411,15 @@ void NpyImageSource::prefetch(std::uint32_t y0, std::uint32_t y1) const {
     // A hint: where the kernel declines it, the reads fault the pages in as before.
     if (end > begin)
         ::madvise(const_cast<std::uint8_t*>(impl.map) + begin, std::size_t(end - begin), MADV_WILLNEED);
+}
+
+std::uint64_t NpyImageSource::bandBytes(std::uint32_t rows) const {
+    const Impl& impl = *impl_;
+    // A Fortran-order file keeps every page it has touched mapped.
+    if (impl.layout.fortran) return impl.mapBytes;
+    // The rows' pages and a page shared at either end.
+    const std::uint64_t rowBytes = impl.layout.width * impl.layout.planes * impl.layout.dtype->size;
+    return std::min<std::uint64_t>(impl.mapBytes, std::uint64_t(rows) * rowBytes + 2 * impl.pageBytes);
 }
 
 NpyShape peekNpyShape(const std::string& path, NpyChannelAxis channelAxis, NpyVolumes volumes) {

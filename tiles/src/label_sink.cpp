@@ -149,12 +149,16 @@ namespace {
 
 std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
 
+// The buffer of each file, for rows that arrive in bands of megabytes, and
+// the table's text gathered before it is written.
+constexpr std::size_t kFileBufferBytes = std::size_t(1) << 22;
+constexpr std::size_t kTableTextBytes = std::size_t(1) << 20;
+
 // A file written all or nothing, as glccl's other writers do
-// (host/src/output_file.hpp), with a buffer for rows that arrive in bands of
-// megabytes.
+// (host/src/output_file.hpp), with a buffer of kFileBufferBytes.
 std::unique_ptr<detail::OutputFile> stagedFile(const std::string& path, bool overwrite) {
     auto file = std::make_unique<detail::OutputFile>("glccl::NpyLabelSink: ", path, overwrite);
-    std::setvbuf(file->stream(), nullptr, _IOFBF, std::size_t(1) << 22);
+    std::setvbuf(file->stream(), nullptr, _IOFBF, kFileBufferBytes);
     return file;
 }
 
@@ -230,6 +234,15 @@ struct NpyLabelSink::Impl {
 
 std::string NpyLabelSink::labelsFile() const { return impl_->labelsPath; }
 
+std::uint64_t NpyLabelSink::bufferBytes() const {
+    // A row of text past the gathered bytes before they are written, and
+    // the string's doubling: twice the text.
+    const Impl& impl = *impl_;
+    return (impl.labelsPath.empty() ? 0 : kFileBufferBytes) +
+           (impl.statsPath.empty() ? 0 : kFileBufferBytes + 2 * kTableTextBytes) +
+           impl.keptComponents * sizeof(Component);
+}
+
 NpyLabelSink::NpyLabelSink(std::string labelsPath, std::string statsPath, bool overwrite, std::size_t keptComponents)
     : impl_(std::make_unique<Impl>()) {
     impl_->labelsPath = std::move(labelsPath);
@@ -293,7 +306,7 @@ void NpyLabelSink::writeComponents(std::uint64_t firstLabel, const std::vector<C
         if (!impl.stats) continue;
         if (impl.volume) appendVolumeStatsCsvRow(impl.text, firstLabel + i, components[i]);
         else appendStatsCsvRow(impl.text, firstLabel + i, components[i]);
-        if (impl.text.size() >= (std::size_t(1) << 20)) {
+        if (impl.text.size() >= kTableTextBytes) {
             impl.stats->write(impl.text.data(), impl.text.size());
             impl.text.clear();
         }

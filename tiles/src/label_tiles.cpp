@@ -165,6 +165,12 @@ TileRect TilePipeline::Impl::readAndLabel(TileWorkerPool& pool, detail::TileBuff
     }
     source.readBrick(tile, buffers.pixels);
     buffers.labels.reserve(std::size_t(tile.pixels()) * sizeof(std::uint32_t));
+    // Room for the most rows the tile can have, made once: the engine's
+    // table never grows by a copy beside the old rows, and only the rows
+    // written take memory.
+    buffers.table.clear();
+    buffers.table.reserve(std::size_t(
+        detail::maxComponents(plan.tileWidth(), plan.tileHeight(), plan.tileDepth(), options.label)));
     const TileWorkerPool::LabelCall call = pool.label(buffers.pixels, buffers.labels.as<std::uint32_t>(),
                                                       buffers.table, options.deviceTimings ? &buffers.timings : nullptr);
     double device = 0.0;
@@ -185,6 +191,7 @@ void TilePipeline::labelTiles(TileWorkerPool& pool) {
     const std::uint32_t perBand = plan.tilesPerBand();
     const std::uint32_t bands = s.endBand - s.firstBand;
     s.tiles.assign(std::size_t(bands) * perBand, detail::TileState());
+    s.forest.reserve(std::uint64_t(s.tiles.size()) * detail::maxPartsOfTile(plan, s.options.label));
     std::vector<detail::TileSummary> summaries(s.tiles.size());
     detail::TileFlow flow(s.tiles.size(), perBand, tilesInFlight(s.options, pool.size()),
                           [&](detail::TileBuffers& buffers, std::size_t i) {
@@ -194,7 +201,7 @@ void TilePipeline::labelTiles(TileWorkerPool& pool) {
                           });
     // Tiles of the two bands after the one being merged are labeled
     // meanwhile: enough to keep the workers busy, few summaries waiting.
-    constexpr std::uint32_t kBandsAhead = 2;
+    using detail::kBandsAhead;
     flow.allowBands(1 + kBandsAhead);
     BorderFace previousBottom;
     for (std::uint32_t b = 0; b < bands; ++b) {

@@ -16,6 +16,17 @@
 
 namespace glccl::detail {
 
+// Pass 1 labels the tiles of this many bands after the one being merged.
+constexpr std::uint32_t kBandsAhead = 2;
+// Pass 2 fills one band of final labels while it writes another.
+constexpr std::uint32_t kBandSlots = 2;
+
+// The most components a tile (a brick) of w x h x d elements can hold under
+// `label`'s connectivity and criterion, whatever its content (tiled.cpp).
+std::uint64_t maxComponents(std::uint64_t w, std::uint64_t h, std::uint64_t d, const LabelOptions& label);
+// The most parts (labels on its sides) a tile of `plan` can have (tiled.cpp).
+std::uint64_t maxPartsOfTile(const TilePlan& plan, const LabelOptions& label);
+
 // A tile after pass 1: small, O(tile lines + parts). Its labels are not
 // kept: pass 2 labels the tile again and checks the labeling against
 // `count` and `tableFingerprint`.

@@ -23,8 +23,7 @@ namespace glccl {
 
 namespace {
 
-// Bands being filled or written at once.
-constexpr std::uint32_t kBandSlots = 2;
+using detail::kBandSlots;
 // Bytes of labels handed to the sink at once: it writes them back to the
 // disk while the next ones are handed over.
 constexpr std::uint64_t kWriteBytes = std::uint64_t(32) << 20;
@@ -122,6 +121,13 @@ void TilePipeline::writeLabels(TileWorkerPool& pool, LabelSink& sink, LabelType 
     static_assert(kBandSlots == sizeof s.bandLabels / sizeof s.bandLabels[0], "one buffer a slot");
     if (s.bandPreparation.joinable()) s.bandPreparation.join();
     BandSlot slots[kBandSlots] = {{s.bandLabels[0], {}}, {s.bandLabels[1], {}}};
+    // Each slot's table holds the most rows a band has, made once: a band of
+    // more rows than the one before never grows it by a copy.
+    std::uint64_t largestBand = 0;
+    for (std::uint32_t b = 0; b < bands; ++b)
+        largestBand = std::max(largestBand, s.bandLabelsEnd[b] - s.bandLabelsBefore[b]);
+    if (table)
+        for (BandSlot& slot : slots) slot.table.reserve(std::size_t(largestBand));
     const auto prepare = [&](std::uint32_t b) {
         BandSlot& slot = slots[b % kBandSlots];
         if (labels) slot.labels.reserve(std::size_t(width * plan.bandHeight(s.firstBand + b) * bytes));

@@ -15,6 +15,7 @@
 #include "byte_size_text.hpp"
 #include "glccl/error.hpp"
 #include "glccl/tile_pipeline.hpp"
+#include "pipeline_state.hpp"
 
 namespace glccl {
 
@@ -58,48 +59,116 @@ std::string limitDescription(const TiledOptions& options) {
     return "the default memory limit of " + roundedSize(effectiveMemoryLimit(options)) + " (half the physical memory)";
 }
 
-// Bytes of a final label as the run plans for them: 8 when uint64 is
-// asked for, else 4 (a run that turns out to need uint64 labels takes
-// twice the bands' memory the model counted).
-std::uint64_t plannedLabelBytes(const TiledOptions& options) { return options.labelType == LabelType::Uint64 ? 8 : 4; }
-
-// The host memory of a run with tiles of `tilePixels` pixels (voxels), in
-// bytes, without the borders. A model, not a bound: it assumes at most one
-// component per 4 pixels of a tile, where the tables' share stays a few
-// bytes a pixel; images with more components use more (see
-// docs/huge-images.md).
-//   per tile in flight: its pixels, its labels, its table and final-label
-//                       map: pixel bytes + 24 bytes a pixel
-//   per worker:         the backend's own memory while it labels (the
-//                       reference's forest and labels): 12 bytes a pixel
-//   pass 2:             the bands of final labels being filled and written
-std::uint64_t tilesModel(std::uint64_t tilePixels, std::uint64_t bandPixels, int pixelBytes, unsigned workers,
-                         const TiledOptions& options) {
-    const unsigned inFlight = tilesInFlight(options, workers);
-    return std::uint64_t(inFlight) * std::uint64_t(pixelBytes + 24) * tilePixels +
-           std::uint64_t(workers) * 12 * tilePixels + 2 * bandPixels * plannedLabelBytes(options);
+// What a plan needs, for messages: its bound, what of it is held already
+// and what the bound assumes.
+std::string needText(std::uint64_t bound, const TiledOptions& options) {
+    return mib(bound) + (options.memoryInUse != 0 ? " (" + mib(options.memoryInUse) + " of it held already)" : "") +
+           " with as many components as the " + (options.label.criterion.kind == Criterion::Kind::Binary
+                                                     ? "connectivity"
+                                                     : "criterion") +
+           " lets the tiles hold";
 }
 
-// The host memory of a run with tiles tw x th, in bytes: tilesModel, and
-//   borders: one part per two tile edge pixels (binary images have no
-//            more at 4-connectivity) of 128 bytes (its union-find node, key,
-//            stats, owner, component totals and final label), and 16 bytes
-//            per tile row (first labels and row bases)
-//   source:  what the source holds for the bands of tiles in flight
-//            (ImageSource::bandBytes: a TIFF's decoded strips or tiles)
-std::uint64_t memoryModel(std::uint32_t width, std::uint32_t height, int pixelBytes, std::uint32_t tw,
-                          std::uint32_t th, unsigned workers, const TiledOptions& options, const ImageSource* source) {
-    const TilePlan plan(width, height, tw, th);
-    const std::uint64_t tilePixels = std::uint64_t(plan.tileWidth()) * plan.tileHeight();
-    const std::uint64_t bandsInFlight = (tilesInFlight(options, workers) + plan.tilesX() - 1) / plan.tilesX() + 1;
+// Bytes of a final label as the run plans for them: 8 where uint64 is
+// asked for, or where auto may need it (the image can hold more components
+// than uint32 holds), else 4.
+std::uint64_t plannedLabelBytes(const TiledOptions& options, const Shape& shape) {
+    if (options.labelType == LabelType::Uint64) return 8;
+    const bool mayWiden = options.labelType == LabelType::Auto &&
+                          detail::maxComponents(std::uint64_t(shape.width), std::uint64_t(shape.height),
+                                        std::uint64_t(shape.depth), options.label) > options.uint32Limit;
+    return mayWiden ? 8 : 4;
+}
+
+// Bytes that grow with one component of a tile in flight: its table row,
+// and in pass 1 its part index (summarizeTile), in pass 2 its final label
+// and the copy of it in the label type (relabel_tiles.cpp).
+std::uint64_t tileBytesPerComponent(std::uint64_t labelBytes) {
+    return sizeof(Component) + std::max<std::uint64_t>(sizeof(std::uint32_t), sizeof(std::uint64_t) + labelBytes);
+}
+// Bytes of a part (a label on a tile's side) from pass 1 to the end: its
+// union-find node, key and stats (room for the most parts made at once:
+// BorderForest::reserve), its owner, component totals and final label
+// (ResolveRootsPass), and its label in the tile's state.
+constexpr std::uint64_t kBytesPerPart = sizeof(std::uint64_t) + sizeof(PartKey) + sizeof(PartStats) +
+                                        sizeof(std::uint64_t) + sizeof(PartStats) + sizeof(std::uint64_t) +
+                                        sizeof(std::uint32_t);
+// A part in a tile's summary while its band waits to be merged.
+constexpr std::uint64_t kBytesPerWaitingPart = sizeof(PartKey) + sizeof(PartStats) + sizeof(std::uint32_t);
+// An engine's own host memory while it labels a tile, besides the labels
+// and table it hands back, in bytes an element and a component.
+struct EngineMemory {
+    std::uint64_t perElement = 0, perComponent = 0;
+};
+EngineMemory engineMemory(Backend backend) {
+    switch (backend) {
+        // Its stripes' scratch, a few rows a thread: the labels are the tile's.
+        case Backend::Cpu: return {4, 0};
+        // Its copy of the tile, its forest and labels and their canonical
+        // copy; its sums and tables a component, the last of which takes the
+        // tile's table's place when it is done.
+        case Backend::Reference: return {16, 3 * sizeof(Component)};
+        // The GPU engines: what they read back besides the labels and table.
+        default: return {12, sizeof(Component)};
+    }
+}
+// Faces of the width of the image (a slice of a volume) held at once: the
+// region's outer rows, the row above the band being merged, the band's own
+// first and last lines, and the strip that joins two of them.
+constexpr std::uint64_t kFacesHeld = 6;
+
+// The host memory of a run with tiles (bricks) of `plan`, in bytes, with
+// as many components as its tiles can hold (maxComponents): a bound for
+// every content, not a model of a typical one.
+//   tiles in flight: the tile's pixels and labels, and its components
+//                    (tileBytesPerComponent)
+//   per worker:      the engine's own memory (engineMemory)
+//   bands:           pass 2's kBandSlots bands of final labels and of
+//                    table rows
+//   tiles:           each tile's state, 16 bytes a tile line (first
+//                    labels, row bases, the parts numbered elsewhere)
+//   parts:           the labels on every tile's sides (kBytesPerPart), and
+//                    the summaries of the bands waiting to be merged
+//   faces:           kFacesHeld lines (slices) of node ids and pixels
+//   source:          what the source holds for the bands in flight
+//                    (ImageSource::bandBytes: a TIFF's decoded strips or
+//                    tiles, an .npy's mapped pages)
+//   in use:          TiledOptions::memoryInUse
+std::uint64_t memoryBound(const TilePlan& plan, int pixelBytes, unsigned workers, const TiledOptions& options,
+                          const BackendLimits& limits, const ImageSource* source) {
+    const LabelOptions& label = options.label;
+    const std::uint64_t tw = plan.tileWidth(), th = plan.tileHeight(), td = plan.tileDepth();
+    const std::uint64_t width = plan.imageWidth(), height = plan.imageHeight();
+    const bool volume = plan.isVolume();
+    const std::uint64_t labelBytes = plannedLabelBytes(options, plan.shape());
+    const std::uint64_t elements = tw * th * td, components = detail::maxComponents(tw, th, td, label);
+    const std::uint64_t inFlight = tilesInFlight(options, workers);
+    const EngineMemory engine = engineMemory(limits.backend);
+    const std::uint64_t tiles =
+        inFlight * (elements * (std::uint64_t(pixelBytes) + sizeof(std::uint32_t)) +
+                    components * tileBytesPerComponent(labelBytes)) +
+        std::uint64_t(workers) * (elements * engine.perElement + components * engine.perComponent);
+    // A band: the tiles' rows over the image width, or a layer of bricks.
+    const std::uint64_t bandElements = volume ? width * height * td : width * th;
+    const std::uint64_t bandComponents = volume ? detail::maxComponents(width, height, td, label)
+                                                : detail::maxComponents(width, th, 1, label);
+    const std::uint64_t bands = detail::kBandSlots * (bandElements * labelBytes + bandComponents * sizeof(Component));
+    const std::uint64_t states = plan.tileCount() * (sizeof(detail::TileState) + sizeof(detail::TileSummary)) +
+                                 plan.lineCount() * plan.tilesX() * 16;
+    const std::uint64_t sideElements = 2 * td * (tw + th) + (plan.tilesZ() > 1 ? 2 * th * tw : 0);
+    const std::uint64_t partsOfTile = detail::maxPartsOfTile(plan, label);
+    const std::uint64_t waitingTiles =
+        std::min<std::uint64_t>(plan.tileCount(), (1 + detail::kBandsAhead) * std::uint64_t(plan.tilesPerBand()));
+    const std::uint64_t parts =
+        plan.tileCount() * partsOfTile * kBytesPerPart +
+        waitingTiles * (partsOfTile * kBytesPerWaitingPart + sideElements * (sizeof(std::uint32_t) + pixelBytes));
+    const std::uint64_t faceElements = volume ? width * height : width;
+    const std::uint64_t faces = kFacesHeld * faceElements * (sizeof(std::uint64_t) + std::uint64_t(pixelBytes));
+    const std::uint64_t bandLines = volume ? td * height : th;
+    const std::uint64_t sourceLines = std::min(plan.lineCount(), (1 + detail::kBandsAhead) * bandLines);
     const std::uint64_t sourceBytes =
-        source ? source->bandBytes(std::uint32_t(std::min<std::uint64_t>(height, bandsInFlight * plan.tileHeight())))
-               : 0;
-    const std::uint64_t borders =
-        plan.tileCount() * (std::uint64_t(plan.tileWidth()) + plan.tileHeight()) * 128 +
-        std::uint64_t(height) * plan.tilesX() * 16;
-    return tilesModel(tilePixels, std::uint64_t(width) * plan.tileHeight(), pixelBytes, workers, options) + borders +
-           sourceBytes;
+        source ? source->bandBytes(std::uint32_t(std::min<std::uint64_t>(sourceLines, UINT32_MAX))) : 0;
+    return tiles + bands + states + parts + faces + sourceBytes + options.memoryInUse;
 }
 
 Shape shapeOf(const ImageSource& source) {
@@ -128,6 +197,40 @@ void checkOptions(const ImageSource& source, const TiledOptions& options) {
 
 }  // namespace
 
+namespace detail {
+
+// The most components a tile (a brick) of w x h x d elements can hold,
+// whatever its content. Binary components never touch, so at 4 and 6 at
+// most every other element is one (a checkerboard), at 8 one in every 2x2
+// block, at 18 one in every 2x2 block of each slice (the elements whose
+// coordinates are all even or all odd), at 26 one in every 2x2x2 block.
+// Under the other criteria neighbours of different values part: every
+// element can be a component.
+std::uint64_t maxComponents(std::uint64_t w, std::uint64_t h, std::uint64_t d, const LabelOptions& label) {
+    const auto half = [](std::uint64_t n) { return (n + 1) / 2; };
+    if (label.criterion.kind != Criterion::Kind::Binary) return w * h * d;
+    switch (label.connectivity) {
+        case Connectivity::Four:
+        case Connectivity::Six: return half(w * h * d);
+        case Connectivity::Eight:
+        case Connectivity::Eighteen: return half(w) * half(h) * d;
+        case Connectivity::TwentySix: return half(w) * half(h) * half(d);
+    }
+    return w * h * d;
+}
+
+// The most parts (labels on its sides) a tile of `plan` can have: on each
+// side, a line of a tile or a face of a brick, as many as components of
+// that side alone (where neighbours on a face join as they do in a slice).
+std::uint64_t maxPartsOfTile(const TilePlan& plan, const LabelOptions& label) {
+    const std::uint64_t tw = plan.tileWidth(), th = plan.tileHeight(), td = plan.tileDepth();
+    std::uint64_t parts = 2 * (maxComponents(tw, td, 1, label) + maxComponents(th, td, 1, label));
+    if (plan.tilesZ() > 1) parts += 2 * maxComponents(tw, th, 1, label);
+    return parts;
+}
+
+}  // namespace detail
+
 unsigned tilesInFlight(const TiledOptions& options, unsigned workers) {
     if (options.hostThreads != 0) return options.hostThreads;
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -137,6 +240,17 @@ unsigned tilesInFlight(const TiledOptions& options, unsigned workers) {
 std::uint64_t physicalMemoryBytes() {
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
+}
+
+std::uint64_t residentMemoryBytes() {
+    // statm: total program size, then resident pages.
+    std::FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr) return 0;
+    unsigned long long size = 0, resident = 0;
+    const bool read = std::fscanf(statm, "%llu %llu", &size, &resident) == 2;
+    std::fclose(statm);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    return read && page > 0 ? std::uint64_t(resident) * std::uint64_t(page) : 0;
 }
 
 namespace {
@@ -162,59 +276,58 @@ TilePlan planTilesFor(std::uint32_t width, std::uint32_t height, int pixelBytes,
                              ? " (GL_MAX_TEXTURE_SIZE" + (limits.device.empty() ? "" : " of " + limits.device) + ")"
                              : ""));
         const TilePlan plan(width, height, tw, th);
-        if (memoryEstimate) *memoryEstimate = memoryModel(width, height, pixelBytes, tw, th, workers, options, source);
+        const std::uint64_t bound = memoryBound(plan, pixelBytes, workers, options, limits, source);
+        // Tiles given with a limit given: the limit holds, or nothing runs.
+        if (options.memoryLimit != 0 && bound > limit)
+            throw MemoryLimitError(where + limitDescription(options) + " does not hold tiles of " +
+                                   std::to_string(tw) + "x" + std::to_string(th) + " of a " + std::to_string(width) +
+                                   "x" + std::to_string(height) + " image with " + std::to_string(workers) +
+                                   " worker(s): they need up to " + needText(bound, options) +
+                                   "; leave the tile size out (--tile) to have tiles chosen within it");
+        if (memoryEstimate) *memoryEstimate = bound;
         return plan;
     }
-    // Candidates from the largest tile down, the height halved first (the
-    // band, width x tile height, shrinks with it), then the width; the
-    // first that fits, with its band within kDefaultBandBytes, wins.
-    // Smaller is not always leaner: the border data grows as tiles shrink.
-    std::uint32_t tw = std::min(width, std::min(limits.maxSide, kDefaultTileSide));
-    std::uint32_t th = std::min(height, std::min(limits.maxSide, kDefaultTileSide));
-    std::uint64_t smallest = UINT64_MAX;
-    std::uint32_t smallestWidth = tw, smallestHeight = th;
-    for (;;) {
-        const std::uint64_t estimate = memoryModel(width, height, pixelBytes, tw, th, workers, options, source);
-        const bool bandFits = std::uint64_t(width) * th * 4 <= kDefaultBandBytes || th <= kMinAutomaticSide;
-        if (estimate <= limit && bandFits) {
-            if (memoryEstimate) *memoryEstimate = estimate;
-            return TilePlan(width, height, tw, th);
+    // Every tile of power-of-two sides from kMinAutomaticSide up to the
+    // largest is a candidate; of those within the limit, with a band within
+    // kDefaultBandBytes, the one of most pixels wins, the wider of two
+    // (the band, width x tile height, is lower). Smaller is not always
+    // leaner: the border data grows as tiles shrink, the bands as they grow.
+    const auto sides = [](std::uint32_t largest) {
+        std::vector<std::uint32_t> candidates;
+        for (std::uint32_t side = largest;; side = std::max(kMinAutomaticSide, side / 2)) {
+            candidates.push_back(side);
+            if (side <= kMinAutomaticSide) break;
         }
-        if (estimate < smallest) {
-            smallest = estimate;
-            smallestWidth = tw;
-            smallestHeight = th;
+        return candidates;
+    };
+    std::uint64_t smallest = UINT64_MAX, best = 0, bestEstimate = 0;
+    std::uint32_t smallestWidth = 0, smallestHeight = 0, bestWidth = 0, bestHeight = 0;
+    for (const std::uint32_t th : sides(std::min(height, std::min(limits.maxSide, kDefaultTileSide))))
+        for (const std::uint32_t tw : sides(std::min(width, std::min(limits.maxSide, kDefaultTileSide)))) {
+            const std::uint64_t estimate =
+                memoryBound(TilePlan(width, height, tw, th), pixelBytes, workers, options, limits, source);
+            if (estimate < smallest) {
+                smallest = estimate;
+                smallestWidth = tw;
+                smallestHeight = th;
+            }
+            const bool bandFits = std::uint64_t(width) * th * 4 <= kDefaultBandBytes || th <= kMinAutomaticSide;
+            const std::uint64_t pixels = std::uint64_t(tw) * th;
+            if (estimate <= limit && bandFits && (pixels > best || (pixels == best && tw > bestWidth))) {
+                best = pixels;
+                bestWidth = tw;
+                bestHeight = th;
+                bestEstimate = estimate;
+            }
         }
-        if (tw <= kMinAutomaticSide && th <= kMinAutomaticSide) break;
-        if (!bandFits || (th >= tw && th > kMinAutomaticSide)) th = std::max(kMinAutomaticSide, th / 2);
-        else tw = std::max(kMinAutomaticSide, tw / 2);
+    if (best != 0) {
+        if (memoryEstimate) *memoryEstimate = bestEstimate;
+        return TilePlan(width, height, bestWidth, bestHeight);
     }
-    throw Error(where + limitDescription(options) + " is too small for a " + std::to_string(width) + "x" +
-                std::to_string(height) + " image: the leanest tiles, " + std::to_string(smallestWidth) + "x" +
-                std::to_string(smallestHeight) + " with " + std::to_string(workers) + " worker(s), need about " +
-                mib(smallest));
-}
-
-// The host memory of a run with bricks bw x bh x bd, as memoryModel for
-// tiles: tilesModel with a layer of bricks for a band; parts on the six
-// faces of every brick; the two faces of whole slices between layers of
-// bricks; and what the source holds for the layers in flight (a TIFF
-// stack's decoded pages).
-std::uint64_t brickMemoryModel(const TilePlan& plan, int pixelBytes, unsigned workers, const TiledOptions& options,
-                               const ImageSource& source) {
-    const std::uint64_t brickVoxels = std::uint64_t(plan.tileWidth()) * plan.tileHeight() * plan.tileDepth();
-    const std::uint64_t slice = std::uint64_t(plan.imageWidth()) * plan.imageHeight();
-    const std::uint64_t faces = std::uint64_t(plan.tileWidth()) * plan.tileHeight() +
-                                std::uint64_t(plan.tileWidth()) * plan.tileDepth() +
-                                std::uint64_t(plan.tileHeight()) * plan.tileDepth();
-    const std::uint64_t borders = plan.tileCount() * faces * 128 + plan.lineCount() * plan.tilesX() * 16 +
-                                  2 * slice * std::uint64_t(8 + pixelBytes);
-    const std::uint64_t layersInFlight =
-        (tilesInFlight(options, workers) + plan.tilesPerBand() - 1) / plan.tilesPerBand() + 1;
-    const std::uint64_t sourceLines =
-        std::min(plan.lineCount(), layersInFlight * plan.tileDepth() * std::uint64_t(plan.imageHeight()));
-    return tilesModel(brickVoxels, slice * plan.tileDepth(), pixelBytes, workers, options) + borders +
-           source.bandBytes(std::uint32_t(std::min<std::uint64_t>(sourceLines, UINT32_MAX)));
+    throw MemoryLimitError(where + limitDescription(options) + " is too small for a " + std::to_string(width) + "x" +
+                           std::to_string(height) + " image: the leanest tiles, " + std::to_string(smallestWidth) +
+                           "x" + std::to_string(smallestHeight) + " with " + std::to_string(workers) +
+                           " worker(s), need up to " + needText(smallest, options));
 }
 
 // Apart from planTilesFor because the two are bounded differently: a tile
@@ -249,42 +362,59 @@ TilePlan planBricks(const ImageSource& source, const TiledOptions& options, cons
         if (!takes(plan))
             throw Error(where + "bricks of " + brickText(plan) + " are more than one call of the " +
                         backendName(limits.backend) + " backend takes here" + deviceText(limits));
-        if (memoryEstimate) *memoryEstimate = brickMemoryModel(plan, pixelBytes, workers, options, source);
+        const std::uint64_t bound = memoryBound(plan, pixelBytes, workers, options, limits, &source);
+        if (options.memoryLimit != 0 && bound > limit)
+            throw MemoryLimitError(where + limitDescription(options) + " does not hold bricks of " + brickText(plan) +
+                                   " with " + std::to_string(workers) + " worker(s): they need up to " +
+                                   needText(bound, options) +
+                                   "; leave the brick size out (--tile) to have bricks chosen within it");
+        if (memoryEstimate) *memoryEstimate = bound;
         return plan;
     }
-    // Candidates from the largest brick down, the depth halved first while
-    // a layer of bricks is past kDefaultBandBytes, else the longest side;
-    // the first that one call takes and the memory limit holds wins.
-    std::uint32_t sides[3];
-    for (int axis = 0; axis < 3; ++axis)
-        sides[axis] = std::uint32_t(std::min<std::int64_t>(shape.extent(axis), kDefaultBrickSide));
-    const std::uint64_t slice = std::uint64_t(shape.width) * std::uint64_t(shape.height);
-    std::uint64_t smallest = UINT64_MAX;
-    for (;;) {
-        const TilePlan plan(shape, sides[0], sides[1], sides[2]);
-        const std::uint64_t estimate = brickMemoryModel(plan, pixelBytes, workers, options, source);
-        const bool bandFits = slice * sides[2] * 4 <= kDefaultBandBytes || sides[2] <= 1;
-        if (takes(plan)) {
-            if (estimate <= limit && bandFits) {
-                if (memoryEstimate) *memoryEstimate = estimate;
-                return plan;
-            }
-            smallest = std::min(smallest, estimate);
+    // Every brick of sides halved from the largest (at most
+    // kDefaultBrickSide) is a candidate; of those one call takes, within
+    // the limit, with a layer of bricks within kDefaultBandBytes, the one of
+    // most voxels wins, the leaner of two. Smaller is not always leaner:
+    // the faces' parts grow as bricks shrink, the layers as they deepen.
+    const auto halvings = [](std::int64_t extent) {
+        std::vector<std::uint32_t> sides;
+        for (std::uint32_t side = std::uint32_t(std::min<std::int64_t>(extent, kDefaultBrickSide));; side /= 2) {
+            sides.push_back(side);
+            if (side <= 1) break;
         }
-        int halved = 0;
-        for (int axis = 1; axis < 3; ++axis)
-            if (sides[axis] > sides[halved]) halved = axis;
-        if (!bandFits) halved = 2;
-        if (sides[halved] <= 1) break;
-        sides[halved] = std::max<std::uint32_t>(1, sides[halved] / 2);
+        return sides;
+    };
+    const std::uint64_t slice = std::uint64_t(shape.width) * std::uint64_t(shape.height);
+    std::uint64_t smallest = UINT64_MAX, best = 0, bestEstimate = 0;
+    TilePlan chosen;
+    for (const std::uint32_t bd : halvings(shape.depth))
+        for (const std::uint32_t bh : halvings(shape.height))
+            for (const std::uint32_t bw : halvings(shape.width)) {
+                const TilePlan plan(shape, bw, bh, bd);
+                if (!takes(plan)) continue;
+                const std::uint64_t estimate = memoryBound(plan, pixelBytes, workers, options, limits, &source);
+                smallest = std::min(smallest, estimate);
+                const bool bandFits = slice * bd * 4 <= kDefaultBandBytes || bd <= 1;
+                const std::uint64_t voxels = std::uint64_t(bw) * bh * bd;
+                if (estimate <= limit && bandFits &&
+                    (voxels > best || (voxels == best && estimate < bestEstimate))) {
+                    best = voxels;
+                    bestEstimate = estimate;
+                    chosen = plan;
+                }
+            }
+    if (best != 0) {
+        if (memoryEstimate) *memoryEstimate = bestEstimate;
+        return chosen;
     }
     const std::string size = std::to_string(shape.width) + "x" + std::to_string(shape.height) + "x" +
                              std::to_string(shape.depth);
     if (smallest == UINT64_MAX)
         throw Error(where + "no brick of the " + size + " volume is one call of the " + backendName(limits.backend) +
                     " backend here" + deviceText(limits));
-    throw Error(where + limitDescription(options) + " is too small for a " + size + " volume: the " +
-                "leanest bricks with " + std::to_string(workers) + " worker(s) need about " + mib(smallest));
+    throw MemoryLimitError(where + limitDescription(options) + " is too small for a " + size + " volume: the " +
+                           "leanest bricks with " + std::to_string(workers) + " worker(s) need up to " +
+                           needText(smallest, options));
 }
 
 }  // namespace
@@ -331,7 +461,10 @@ TiledResult labelInPieces(const ImageSource& source, const Route& route, const T
 
     checkFreeSpace(where, sink.labelsFile(), shapeOf(source).count() * 4);
     const BackendLimits limits = limitsOf(route);
-    const TilePlan plan = planTiles(source, options, limits, result.workers, &result.memoryEstimate);
+    // The sink's buffers are held while the run writes: planned for too.
+    TiledOptions planned = options;
+    planned.memoryInUse += sink.bufferBytes();
+    const TilePlan plan = planTiles(source, planned, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
     result.tilesInFlight = tilesInFlight(options, result.workers);
 
@@ -339,7 +472,7 @@ TiledResult labelInPieces(const ImageSource& source, const Route& route, const T
     // The workers (and their GL contexts or GPU memory) serve both passes.
     TileWorkerPool pool(limits, options.label, options.devices);
     result.device = pool.describeDevices();
-    if (sink.wantsLabels()) pipeline.prepareBands(options.labelType == LabelType::Uint64 ? 8 : 4);
+    if (sink.wantsLabels()) pipeline.prepareBands(plannedLabelBytes(options, plan.shape()));
     auto start = Clock::now();
     pipeline.labelTiles(pool);
     result.labelMilliseconds = millisecondsSince(start);

@@ -454,10 +454,10 @@ void checkDecodeFitsMemoryLimit(const std::string& path, std::uint64_t memoryLim
     if (memoryLimit == 0) return;
     const std::optional<WholeDecode> decode = wholeDecodeSize(path);
     if (!decode || decode->bytes <= memoryLimit) return;
-    throw Error("'" + path + "' is " + decode->description + ": decoded whole, its samples take " +
-                exactSize(decode->bytes) + ", more than --memory-limit " + exactSize(memoryLimit) +
-                "; PNG and JPEG files are decoded whole (tiles stream .npy and TIFF files): convert it to .npy "
-                "or TIFF, or raise the limit");
+    throw UsageError("'" + path + "' is " + decode->description + ": decoded whole, its samples take " +
+                     exactSize(decode->bytes) + ", more than --memory-limit " + exactSize(memoryLimit) +
+                     "; PNG and JPEG files are decoded whole (tiles stream .npy and TIFF files): convert it to "
+                     ".npy or TIFF, or raise the limit");
 }
 
 std::string exactSize(std::uint64_t bytes) {

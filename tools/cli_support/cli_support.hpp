@@ -219,9 +219,9 @@ std::optional<WholeDecode> wholeDecodeSize(const std::string& path);
 // be read (the reader says why).
 std::optional<std::pair<std::uint64_t, std::uint64_t>> tiffSize(const std::string& path);
 
-// Throws glccl::Error, before anything is allocated, when `path` is decoded
-// whole (wholeDecodeSize) and its samples alone exceed `memoryLimit` bytes
-// (0: no limit).
+// Throws UsageError (a limit the input cannot be held to), before anything
+// is allocated, when `path` is decoded whole (wholeDecodeSize) and its
+// samples alone exceed `memoryLimit` bytes (0: no limit).
 void checkDecodeFitsMemoryLimit(const std::string& path, std::uint64_t memoryLimit);
 
 // A size in bytes exactly, in the largest binary unit that divides it:

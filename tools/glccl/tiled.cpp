@@ -37,9 +37,10 @@ const char kTiledLabelHelp[] =
     "                                memory limit allow, at most 16384 a side)\n"
     "  --tile WxHxD                  brick size of a volume (a 3-D .npy: depth, height,\n"
     "                                width; or a TIFF stack; default: at most 512 a side)\n"
-    "  --memory-limit SIZE           host memory to plan for, e.g. 8G, 512M (default: half\n"
-    "                                the physical memory): tiles and bands of labels are\n"
-    "                                sized to fit it\n"
+    "  --memory-limit SIZE           host memory of the whole run, e.g. 8G, 512M (default:\n"
+    "                                half the physical memory): tiles are sized so that it\n"
+    "                                holds whatever the image holds; a limit no tiles hold\n"
+    "                                is refused before anything is read\n"
     "  --devices LIST                one worker per entry, e.g. 0,1 (cuda: CUDA devices;\n"
     "                                GL backends: EGL devices, numbered as CUDA numbers\n"
     "                                them where the driver says, e.g. NVIDIA); 0,0 runs\n"
@@ -158,13 +159,19 @@ std::uint64_t plannedPhysicalMemory() {
 
 // Would labeling `shape` in one piece take more host memory than the
 // default memory limit of tiled runs (half the physical memory)? One piece
-// holds the input, its labels (4 bytes an element) and the engine's own
+// holds the input, its labels (4 bytes an element), the engine's own
 // memory while it labels, counted as tiled runs count a worker's (12 bytes
-// an element): a file past that is streamed in tiles or bricks, planned
-// within the limit, rather than read whole.
+// an element), and the table of as many components as the default
+// connectivity (8, or 26 for a volume) lets it hold: a file past that is
+// streamed in tiles or bricks, planned within the limit, rather than read
+// whole.
 bool exceedsDefaultMemory(const Shape& shape, int pixelBytes) {
     const std::uint64_t physical = plannedPhysicalMemory();
-    return physical != 0 && shape.count() * std::uint64_t(pixelBytes + 4 + 12) > physical / 2;
+    const auto half = [](std::int64_t extent) { return (std::uint64_t(extent) + 1) / 2; };
+    const std::uint64_t components =
+        half(shape.width) * half(shape.height) * (shape.dimensions == 3 ? half(shape.depth) : 1);
+    return physical != 0 &&
+           shape.count() * std::uint64_t(pixelBytes + 4 + 12) + components * sizeof(Component) > physical / 2;
 }
 
 // The route of `path` (an .npy or a TIFF: an image, or a volume, a 3-D .npy
@@ -279,8 +286,17 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
                     command.progress);
         return true;
     };
-    const TiledResult run = route ? session.labelTiled(*source, *route, options, sink)
-                                  : session.labelTiled(*source, options, sink);
+    // The limit is the whole process's: what it holds already (code,
+    // libraries, a decoded input) is taken off it.
+    options.memoryInUse = residentMemoryBytes();
+    const TiledResult run = [&] {
+        try {
+            return route ? session.labelTiled(*source, *route, options, sink)
+                         : session.labelTiled(*source, options, sink);
+        } catch (const MemoryLimitError& error) {
+            throw UsageError(error.what());  // no plan holds the limit: nothing ran
+        }
+    }();
     line.clear();
     printOutputNotes("glccl", transaction.notes());
     pauseBeforeCommitForTests();

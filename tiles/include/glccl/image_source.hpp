@@ -49,9 +49,9 @@ public:
     // read-ahead does not foresee) find them in memory.
     virtual void prefetch(std::uint32_t y0, std::uint32_t y1) const { (void)y0, (void)y1; }
     // Host memory (bytes) the source itself holds while a band of `rows`
-    // rows is read, before its release(): decoded strips or tiles of a TIFF;
-    // 0 for a mapped file (its pages are the page cache's) or an image in
-    // memory. For the memory model that sizes tiles.
+    // rows is read, before its release(): decoded strips or tiles of a TIFF,
+    // the mapped pages of an .npy (resident in the process while mapped);
+    // 0 for an image in memory. For the memory model that sizes tiles.
     virtual std::uint64_t bandBytes(std::uint32_t rows) const { (void)rows; return 0; }
     // "uint8 .npy (memory-mapped)", "image in memory", for summaries.
     virtual std::string describe() const = 0;
@@ -112,6 +112,7 @@ public:
                   std::uint8_t* pixels) const override;
     void release(std::uint32_t y0, std::uint32_t y1) const override;
     void prefetch(std::uint32_t y0, std::uint32_t y1) const override;
+    std::uint64_t bandBytes(std::uint32_t rows) const override;
     std::string describe() const override;
 
 private:

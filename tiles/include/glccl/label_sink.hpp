@@ -54,6 +54,9 @@ public:
     // The file the labels go to, "" for a sink in memory: labelTiled checks
     // that its folder has room for them before labeling anything.
     virtual std::string labelsFile() const { return {}; }
+    // Host memory it holds while it writes (its buffers), which the run's
+    // memory limit counts; storage the caller gave it is not counted.
+    virtual std::uint64_t bufferBytes() const { return 0; }
 };
 
 // Into storage the caller owns: width x height (x depth) uint32 labels
@@ -120,6 +123,7 @@ public:
     void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override;
     void finish() override;
     std::string labelsFile() const override;
+    std::uint64_t bufferBytes() const override;
     const std::vector<Component>& firstComponents() const { return kept_; }
 
 private:

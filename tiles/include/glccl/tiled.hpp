@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "glccl/error.hpp"
 #include "glccl/image_source.hpp"
 #include "glccl/label_sink.hpp"
 #include "glccl/labeler.hpp"
@@ -57,7 +58,14 @@ struct TiledOptions {
     // most kDefaultBrickSide a side).
     std::uint32_t tileWidth = 0, tileHeight = 0, tileDepth = 0;
     // Host memory the run may use, in bytes; 0 is half the physical memory.
+    // The plan holds it whatever the content: it counts every component a
+    // tile could hold (a checkerboard's, one a pixel for segments and
+    // delta), not a typical image's.
     std::uint64_t memoryLimit = 0;
+    // Bytes of the limit taken already, by the process before the run (its
+    // code and libraries, the input's decoding: the glccl command gives its
+    // resident memory, residentMemoryBytes()); the run plans within the rest.
+    std::uint64_t memoryInUse = 0;
     // One tile worker per entry, on that device; entries may repeat (two
     // workers on one device). cuda: the CUDA device. GL backends: the EGL
     // device that reports that CUDA device (EGL_NV_device_cuda: the same GPU
@@ -95,6 +103,13 @@ constexpr std::uint32_t kDefaultBrickSide = 512;
 // writing a band only once all of its tiles are labeled.
 constexpr std::uint64_t kDefaultBandBytes = std::uint64_t(1) << 30;
 
+// A memory limit that no plan of tiles or bricks holds for the input:
+// thrown before anything is labeled, with the leanest plan's need.
+class MemoryLimitError : public Error {
+public:
+    using Error::Error;
+};
+
 struct TiledResult {
     std::uint64_t count = 0;           // components
     LabelType labelType = LabelType::Uint32;   // the type written
@@ -104,7 +119,7 @@ struct TiledResult {
     unsigned workers = 1;
     unsigned tilesInFlight = 1;        // host threads of the passes (TiledOptions::hostThreads)
     std::uint64_t borderParts = 0;     // union-find nodes: labels on tile edges
-    std::uint64_t memoryEstimate = 0;  // bytes, the model planTiles sized tiles by
+    std::uint64_t memoryEstimate = 0;  // bytes, the bound planTiles sized tiles by (memoryInUse included)
     double labelMilliseconds = 0.0;    // pass 1: read, label, summarize, border merges
     double mergeMilliseconds = 0.0;    // of which the border merges (the calling thread's)
     double numberMilliseconds = 0.0;   // roots resolved, components numbered
@@ -144,8 +159,8 @@ BackendLimits limitsOf(const Route& route, const std::string& device = "");
 // backend's texture size, a brick past one call of the backend, a
 // connectivity that does not fit the source's dimensions, a memory limit
 // too small for any tile, a uint32 label type for more components than it
-// holds: before anything is written), or the error of the engine, source or
-// sink. Thread-safety: call from one thread; it starts its own worker
+// holds: before anything is written; glccl::MemoryLimitError for the limit),
+// or the error of the engine, source or sink. Thread-safety: call from one thread; it starts its own worker
 // threads. Host memory: see docs/huge-images.md.
 TiledResult labelInPieces(const ImageSource& source, const Route& route, const TiledOptions& options,
                           LabelSink& sink);
@@ -175,5 +190,8 @@ unsigned tilesInFlight(const TiledOptions& options, unsigned workers);
 
 // Bytes of physical memory (sysconf), 0 when unknown.
 std::uint64_t physicalMemoryBytes();
+// Bytes of this process's resident memory now (/proc/self/statm), 0 when
+// unknown.
+std::uint64_t residentMemoryBytes();
 
 }  // namespace glccl
