@@ -177,8 +177,9 @@ void printJson(const Command& command, const glccl::MpiTiledResult& result, doub
         json.key("relabel_tiles").number(rounded(result.writeMilliseconds));
         if (result.local.backend != glccl::Backend::Cpu) {
             // Null where a stage was not measured (NaN).
-            for (const auto& [name, milliseconds] : {std::pair{"device", result.deviceMilliseconds},
-                                                     std::pair{"device_busiest_worker", result.busiestDeviceMilliseconds}}) {
+            const std::pair<const char*, double> devices[] = {
+                {"device", result.deviceMilliseconds}, {"device_busiest_worker", result.busiestDeviceMilliseconds}};
+            for (const auto& [name, milliseconds] : devices) {
                 if (std::isnan(milliseconds)) json.key(name).null();
                 else json.key(name).number(rounded(milliseconds));
             }
@@ -313,9 +314,10 @@ int run(const Command& command, int rank) {
         std::printf("  number_components   %10.3f\n", result.numberMilliseconds);
         std::printf("  relabel_tiles       %10.3f\n", result.writeMilliseconds);
         if (result.local.backend != glccl::Backend::Cpu)
-            std::printf("  device (all tiles)  %10s\n", std::isnan(result.deviceMilliseconds)
-                                                               ? "n/a"
-                                                               : glccl::tools::formatted("%.3f", result.deviceMilliseconds).c_str());
+            std::printf("  device (all tiles)  %10s\n",
+                        std::isnan(result.deviceMilliseconds)
+                            ? "n/a"
+                            : glccl::tools::formatted("%.3f", result.deviceMilliseconds).c_str());
     }
     if (!command.labels.empty()) std::printf("wrote %s\n", command.labels.c_str());
     if (!command.stats.empty()) std::printf("wrote %s\n", command.stats.c_str());

@@ -686,7 +686,8 @@ private:
         for (std::string& cell : againstFloor(medianMs, gpuMs, floorMs)) row.push_back(std::move(cell));
         rows_.push_back(std::move(row));
         writeCsvRow(backend, workload, m, stage, formatted("%.4f", medianMs), formatted("%.4f", minMs),
-                    formatted("%.4f", maxMs), "", formatted("%.4f", medianMs), floorMs ? formatted("%.4f", *floorMs) : "",
+                    formatted("%.4f", maxMs), "", formatted("%.4f", medianMs),
+                    floorMs ? formatted("%.4f", *floorMs) : "",
                     int(times.size()));
     }
 

@@ -536,7 +536,8 @@ void printTiming(const BackendRun& run) {
     rows.push_back({"", "sum of stages", allMeasured ? formatted("%.3f", sum) : "n/a"});
     rows.push_back({"", "wall", wall});
     printAlignedTable(std::cout, rows, {1});
-    if (!allMeasured) std::cout << "  n/a: not measured (the driver did not time the stage: its timer query read next to nothing)\n";
+    if (!allMeasured)
+        std::cout << "  n/a: not measured (the driver did not time the stage: its timer query read next to nothing)\n";
 }
 
 void printText(const LabelCommand& options, const ComponentFilter& filter, const LabeledInput& result, bool batch) {
@@ -764,7 +765,8 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
         const double total = secondsSince(batchStart);
         const double other = std::max(0.0, total - phases.reading - phases.labeling - phases.writing);
         (options.json ? std::cerr : std::cout)
-            << inputs.size() << (inputs.size() == 1 ? " input, " : " inputs, ") << labeled << " labeled, " << failed << " failed, total "
+            << inputs.size() << (inputs.size() == 1 ? " input, " : " inputs, ") << labeled << " labeled, " << failed
+            << " failed, total "
             << formatted("%.3f", total) << " s: reading " << formatted("%.3f", phases.reading) << " s, labeling "
             << formatted("%.3f", phases.labeling) << " s, writing " << formatted("%.3f", phases.writing)
             << " s, other " << formatted("%.3f", other) << " s ("
