@@ -189,7 +189,9 @@ public:
     // before the first.
     Backend backend() const;
 
-    // Per-stage GPU times of the last label() + components() with timings on.
+    // Per-stage GPU times of the last label() + components() with timings on;
+    // a stage the driver did not time (llvmpipe's compute dispatches) has
+    // StageTime::measured false.
     const StageTimings& stageTimings() const;
     const ContextInfo& contextInfo() const;
 
