@@ -13,7 +13,7 @@ namespace glccl::python {
 namespace {
 
 constexpr const char* kCriterionChoices =
-    "\"binary\", \"segments\", (\"threshold\", T) or (\"binary\", L)";
+    "\"binary\", \"segments\", (\"threshold\", T), (\"delta\", D) or (\"binary\", L), or the strings \"threshold:T\", \"delta:D\", \"binary:L\"";
 constexpr std::int64_t kLargestSample = 0xFFFFFFFFll;
 
 // A Python int, or an integer that indexes like one (numpy's np.int64(4),
@@ -107,10 +107,7 @@ void parseNeighbours(const py::handle& value, int dimensions, LabelOptions& opti
     try {
         options = neighbourhoodOptions(options, Neighbourhood::fromMask(dimensions, bits));
     } catch (const Error& error) {
-        const std::string message = error.what();
-        const std::size_t cause = message.find("(): ");  // after fromMask()'s own entry
-        throw py::value_error(where + ": connectivity: " +
-                              (cause == std::string::npos ? message : message.substr(cause + 4)));
+        throw py::value_error(where + ": connectivity: " + userMessage(error.what()));
     }
 }
 
@@ -178,7 +175,7 @@ Criterion parseCriterion(const py::handle& value, const std::string& where) {
         try {
             return Criterion::parse(text);
         } catch (const Error& error) {
-            throw py::value_error(where + ": " + error.what());
+            throw py::value_error(where + ": " + userMessage(error.what()));
         }
     };
     if (py::isinstance<py::str>(value)) return parsed(value.cast<std::string>());
@@ -200,7 +197,7 @@ Backend parseBackend(const py::handle& value, const std::string& where) {
     try {
         return glccl::parseBackend(value.cast<std::string>());
     } catch (const Error& error) {
-        throw py::value_error(where + ": " + error.what());
+        throw py::value_error(where + ": " + userMessage(error.what()));
     }
 }
 

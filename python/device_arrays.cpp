@@ -428,7 +428,7 @@ Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const 
         try {
             return labelers.impl_->session.route(described, options);
         } catch (const Error& error) {
-            why = where + ": " + error.what();
+            why = where + ": " + userMessage(error.what());
         }
     }
     {

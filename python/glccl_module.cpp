@@ -34,6 +34,7 @@
 #include "arguments.hpp"
 #include "buffer_pool.hpp"
 #include "device_arrays.hpp"
+#include "glccl/error.hpp"
 #include "glccl/version.hpp"
 #include "host_image.hpp"
 #include "interruptible.hpp"
@@ -205,6 +206,15 @@ One headless OpenGL context (EGL) is created on the first call and kept for
 the life of the process; it is used from one thread at a time under a lock,
 and every function releases the GIL while it labels, so all of glccl is
 thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
+    // The library's errors reach Python as RuntimeError, in the user's words:
+    // without the C++ entries their messages start with.
+    py::register_exception_translator([](std::exception_ptr thrown) {
+        try {
+            if (thrown) std::rethrow_exception(thrown);
+        } catch (const glccl::Error& error) {
+            PyErr_SetString(PyExc_RuntimeError, glccl::userMessage(error.what()).c_str());
+        }
+    });
     m.attr("__version__") = glccl::versionString();
     m.attr("built_with_cuda") = builtWithCuda();
     m.def("cuda_runs", &cudaRunsHere, "Whether the cuda backend runs here (glccl.has_cuda).");

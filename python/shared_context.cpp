@@ -97,7 +97,7 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
     try {
         session.label(image, stoppable, labels, components);
     } catch (const Error& error) {
-        throw Error(where + ": " + error.what());
+        throw Error(where + ": " + userMessage(error.what()));
     }
     return session.backend();
 }
@@ -110,7 +110,7 @@ Route routeInput(const InputDescription& input, const LabelOptions& options, con
     try {
         return session.route(input, options);
     } catch (const Error& error) {
-        throw Error(where + ": " + error.what());
+        throw Error(where + ": " + userMessage(error.what()));
     }
 }
 

@@ -71,23 +71,6 @@ std::string ArgumentCursor::valueOf(const std::string& option, std::optional<std
 
 bool isHelpFlag(std::string_view arg) { return arg == "--help" || arg == "-h"; }
 
-std::string userMessage(const std::string& message) {
-    // "glccl::readImage(): ", "glccl::cpu::Labeler::label(): " and the
-    // classes' "glccl::TiffImageSource: ": the namespace and names up to
-    // "(): " or ": ".
-    std::string text = message;
-    for (std::size_t at = text.find("glccl::"); at != std::string::npos; at = text.find("glccl::", at)) {
-        std::size_t end = at + 7;
-        while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_' ||
-                                     text.compare(end, 2, "::") == 0))
-            end += text.compare(end, 2, "::") == 0 ? 2 : 1;
-        if (text.compare(end, 4, "(): ") == 0) text.erase(at, end + 4 - at);
-        else if (text.compare(end, 2, ": ") == 0) text.erase(at, end + 2 - at);
-        else at = end;
-    }
-    return text;
-}
-
 std::string inputMessage(const std::string& input, const std::string& message) {
     std::string text = userMessage(message);
     const std::string quoted = "'" + input + "': ";

@@ -73,10 +73,8 @@ void applyTuningEnvironment();
 bool isHelpFlag(std::string_view arg);
 bool hasHelpFlag(const std::vector<std::string>& args);
 
-// A library message as the command line prints it: the library's messages
-// start with the API entry that failed ("glccl::readImage(): "), which
-// names C++, not anything the user typed; every such entry is taken out.
-std::string userMessage(const std::string& message);
+// A library message as the command line prints it: glccl::userMessage.
+using glccl::userMessage;
 
 // The message of an error about `input`, after "INPUT: " and without the
 // API entry: "'in.png': not an image" becomes "not an image", the path said

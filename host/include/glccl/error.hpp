@@ -19,4 +19,10 @@ public:
     using Error::Error;
 };
 
+// A message as a user reads it, without the C++ API entries in it
+// ("glccl::readImage(): ", "glccl::cpu::Labeler::label(): ", a class's
+// "glccl::TiffImageSource: "): they name C++, not anything the user typed
+// or called. The command line and Python print messages through it.
+std::string userMessage(const std::string& message);
+
 }  // namespace glccl
