@@ -463,17 +463,34 @@ TiledResult labelInPieces(const ImageSource& source, const Route& route, const T
 
     checkFreeSpace(where, sink.labelsFile(), shapeOf(source).count() * 4);
     const BackendLimits limits = limitsOf(route);
-    // The sink's buffers are held while the run writes: planned for too.
+    // The workers (and their GL contexts or GPU memory) serve both passes.
+    // They are made first, and one labels a corner of the input, so that
+    // the plan counts what an engine holds once it has labeled (a context,
+    // its compiled programs) for every worker, as it counts the sink's
+    // buffers.
+    const std::uint64_t beforeWorkers = residentMemoryBytes();
+    TileWorkerPool pool(limits, options.label, options.devices);
+    result.device = pool.describeDevices();
+    {
+        TileRect corner;
+        corner.width = std::min<std::uint32_t>(source.width(), 16);
+        corner.height = std::min<std::uint32_t>(source.height(), 16);
+        corner.depth = source.dimensions() == 3 ? std::min<std::uint32_t>(source.depth(), 16) : 1;
+        Image pixels;
+        source.readBrick(corner, pixels);
+        std::vector<std::uint32_t> labels(std::size_t(corner.pixels()));
+        std::vector<Component> table;
+        pool.label(pixels, labels.data(), table, nullptr);
+    }
+    const std::uint64_t afterWorkers = residentMemoryBytes();
     TiledOptions planned = options;
-    planned.memoryInUse += sink.bufferBytes();
+    planned.memoryInUse +=
+        sink.bufferBytes() + (afterWorkers > beforeWorkers ? afterWorkers - beforeWorkers : 0) * result.workers;
     const TilePlan plan = planTiles(source, planned, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
     result.tilesInFlight = tilesInFlight(options, result.workers);
 
     TilePipeline pipeline(source, plan, options, 0, plan.bands());
-    // The workers (and their GL contexts or GPU memory) serve both passes.
-    TileWorkerPool pool(limits, options.label, options.devices);
-    result.device = pool.describeDevices();
     if (sink.wantsLabels()) pipeline.prepareBands(plannedLabelBytes(options, plan.shape()));
     auto start = Clock::now();
     pipeline.labelTiles(pool);

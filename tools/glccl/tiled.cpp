@@ -40,7 +40,7 @@ const char kTiledLabelHelp[] =
     "  --memory-limit SIZE           host memory of the whole run, e.g. 8G, 512M (default:\n"
     "                                half the physical memory): tiles are sized so that it\n"
     "                                holds whatever the image holds; a limit no tiles hold\n"
-    "                                is refused before anything is read\n"
+    "                                is refused before the tiles are labeled\n"
     "  --devices LIST                one worker per entry, e.g. 0,1 (cuda: CUDA devices;\n"
     "                                GL backends: EGL devices, numbered as CUDA numbers\n"
     "                                them where the driver says, e.g. NVIDIA); 0,0 runs\n"

@@ -64,7 +64,9 @@ struct TiledOptions {
     std::uint64_t memoryLimit = 0;
     // Bytes of the limit taken already, by the process before the run (its
     // code and libraries, the input's decoding: the glccl command gives its
-    // resident memory, residentMemoryBytes()); the run plans within the rest.
+    // resident memory, residentMemoryBytes()); the run plans within the rest,
+    // less its sink's buffers and what its workers hold once one has labeled
+    // a corner of the input (a context and its programs), for each worker.
     std::uint64_t memoryInUse = 0;
     // One tile worker per entry, on that device; entries may repeat (two
     // workers on one device). cuda: the CUDA device. GL backends: the EGL
