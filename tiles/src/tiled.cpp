@@ -206,11 +206,12 @@ namespace detail {
 // most every other element is one (a checkerboard), at 8 one in every 2x2
 // block, at 18 one in every 2x2 block of each slice (the elements whose
 // coordinates are all even or all odd), at 26 one in every 2x2x2 block.
-// Under the other criteria neighbours of different values part: every
-// element can be a component.
+// Under the other criteria neighbours of different values part, and under
+// a neighbourhood of fewer neighbours they may not join: every element can
+// be a component.
 std::uint64_t maxComponents(std::uint64_t w, std::uint64_t h, std::uint64_t d, const LabelOptions& label) {
     const auto half = [](std::uint64_t n) { return (n + 1) / 2; };
-    if (label.criterion.kind != Criterion::Kind::Binary) return w * h * d;
+    if (label.criterion.kind != Criterion::Kind::Binary || label.neighbourhood) return w * h * d;
     switch (label.connectivity) {
         case Connectivity::Four:
         case Connectivity::Six: return half(w * h * d);
