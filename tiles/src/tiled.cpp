@@ -108,10 +108,11 @@ EngineMemory engineMemory(Backend backend) {
         // copy; its sums and tables a component, the last of which takes the
         // tile's table's place when it is done.
         case Backend::Reference: return {16, 3 * sizeof(Component)};
-        // The GPU engines: their host copies of the labels where they stage
-        // them, and per component the rows they read back (room grown by
-        // doubling) and their own table, which the tile's is copied from.
-        default: return {12, 3 * sizeof(Component)};
+        // The GPU engines: their pinned copies of the pixels and labels
+        // where they stage them (room grown by doubling), and per component
+        // the rows they read back (likewise) and their own table, which the
+        // tile's is copied from.
+        default: return {24, 3 * sizeof(Component)};
     }
 }
 // Faces of the width of the image (a slice of a volume) held at once: the
