@@ -41,6 +41,11 @@ def parse_size(text):
     return tuple(int(p) for p in parts)
 
 
+def number(value):
+    """A bar's value as written on it: whole above 100, three digits below."""
+    return "%.0f" % value if value >= 100 else "%.3g" % value
+
+
 def bars(plt, groups, series, values, ylabel, title, output, unit_format):
     """groups: family names; series: [(key, label)]; values[(group, key)] -> number."""
     series = [(k, label) for k, label in series if any((g, k) in values for g in groups)]
@@ -101,7 +106,7 @@ def gpu(plt, output, size, paths):
     title = ("%d×%d, 8-connectivity, one %s\nglccl: labels and component table; peers: labels"
              % (width, height, ", ".join(sorted(devices)) or "GPU"))
     bars(plt, groups, [(key, labels[key]) for key, _ in GPU_ORDER], values, "Gpixel/s (median, device time; higher is faster)", title, output,
-         lambda v: "%.3g" % v)
+         number)
     return 0
 
 
@@ -129,7 +134,7 @@ def cpu(plt, output, size, paths):
     title = "%s, 8-connectivity, %d CPU cores, no GPU\nglccl: labels and component table; peers: labels" % (
         "×".join(str(s) for s in size), max(threads))
     bars(plt, groups, series, values, "milliseconds (median; lower is faster)", title, output,
-         lambda v: "%.3g" % v)
+         number)
     return 0
 
 

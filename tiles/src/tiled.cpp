@@ -469,26 +469,38 @@ TiledResult labelInPieces(const ImageSource& source, const Route& route, const T
     // They are made first, and one labels a corner of the input, so that
     // the plan counts what an engine holds once it has labeled (a context,
     // its compiled programs) for every worker, as it counts the sink's
-    // buffers.
+    // buffers. A GPU engine picks its programs and kernels by the size it
+    // labels (work-group widths, where its parents live), and a driver holds
+    // host memory for each it builds or loads: such an engine labels a
+    // corner of the planned tile's size too, and the plan is made again with
+    // what that added.
     const std::uint64_t beforeWorkers = residentMemoryBytes();
     TileWorkerPool pool(limits, options.label, options.devices);
     result.device = pool.describeDevices();
-    {
+    const auto labelCorner = [&](std::uint64_t width, std::uint64_t height, std::uint64_t depth) {
         TileRect corner;
-        corner.width = std::min<std::uint32_t>(source.width(), 16);
-        corner.height = std::min<std::uint32_t>(source.height(), 16);
-        corner.depth = source.dimensions() == 3 ? std::min<std::uint32_t>(source.depth(), 16) : 1;
+        corner.width = std::uint32_t(std::min<std::uint64_t>(source.width(), width));
+        corner.height = std::uint32_t(std::min<std::uint64_t>(source.height(), height));
+        corner.depth = source.dimensions() == 3 ? std::uint32_t(std::min<std::uint64_t>(source.depth(), depth)) : 1;
         Image pixels;
         source.readBrick(corner, pixels);
         std::vector<std::uint32_t> labels(std::size_t(corner.pixels()));
         std::vector<Component> table;
         pool.label(pixels, labels.data(), table, nullptr);
+    };
+    const auto planAfterCorner = [&] {
+        const std::uint64_t afterWorkers = residentMemoryBytes();
+        TiledOptions planned = options;
+        planned.memoryInUse +=
+            sink.bufferBytes() + (afterWorkers > beforeWorkers ? afterWorkers - beforeWorkers : 0) * result.workers;
+        return planTiles(source, planned, limits, result.workers, &result.memoryEstimate);
+    };
+    labelCorner(16, 16, 16);
+    TilePlan plan = planAfterCorner();
+    if (limits.backend != Backend::Cpu && limits.backend != Backend::Reference) {
+        labelCorner(plan.tileWidth(), plan.tileHeight(), plan.tileDepth());
+        plan = planAfterCorner();
     }
-    const std::uint64_t afterWorkers = residentMemoryBytes();
-    TiledOptions planned = options;
-    planned.memoryInUse +=
-        sink.bufferBytes() + (afterWorkers > beforeWorkers ? afterWorkers - beforeWorkers : 0) * result.workers;
-    const TilePlan plan = planTiles(source, planned, limits, result.workers, &result.memoryEstimate);
     result.plan = plan;
     result.tilesInFlight = tilesInFlight(options, result.workers);
 
