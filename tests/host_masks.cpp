@@ -216,32 +216,36 @@ TEST_CASE("neighbourhoods: the named connectivities are blocks, and blocks are c
                       Catch::Contains("is 3x3x3, for volumes; a 2-D image takes a 3x3 one"));
 }
 
+namespace {
+
+void requireLikeFloodFill(const Image& image, const Neighbourhood& neighbourhood, const Criterion& criterion,
+                          int density) {
+    INFO(describe(image, neighbourhood, criterion) << ", " << density << "% foreground");
+    std::uint32_t count = 0;
+    const std::vector<std::uint32_t> expected = floodFill(image, neighbourhood, criterion, count);
+    const Labeling labeling = glccl::labelReference(image, neighbourhood, criterion);
+    REQUIRE(labeling.count() == count);
+    REQUIRE(labeling.labels == expected);
+}
+
+}  // namespace
+
 TEST_CASE("neighbourhoods: the reference equals a flood fill over every block", "[host]") {
     std::uint64_t seed = 1;
     for (const Criterion& criterion : {Criterion::binary(), Criterion::segments()}) {
         for (const Shape& shape : imageShapes()) {
             for (const Neighbourhood& neighbourhood : imageNeighbourhoods()) {
                 for (int density : {30, 60, 90}) {
-                    const Image image = randomImage(shape, 8, density, 4, ++seed);
-                    INFO(describe(image, neighbourhood, criterion) << ", " << density << "% foreground");
-                    std::uint32_t count = 0;
-                    const std::vector<std::uint32_t> expected = floodFill(image, neighbourhood, criterion, count);
-                    const Labeling labeling = glccl::labelReference(image, neighbourhood, criterion);
-                    REQUIRE(labeling.count() == count);
-                    REQUIRE(labeling.labels == expected);
+                    requireLikeFloodFill(randomImage(shape, 8, density, 4, ++seed), neighbourhood, criterion,
+                                         density);
                 }
             }
         }
         for (const Shape& shape : volumeShapes()) {
             for (const Neighbourhood& neighbourhood : volumeNeighbourhoods(12, seed)) {
                 for (int density : {30, 70}) {
-                    const Image image = randomImage(shape, 8, density, 4, ++seed);
-                    INFO(describe(image, neighbourhood, criterion) << ", " << density << "% foreground");
-                    std::uint32_t count = 0;
-                    const std::vector<std::uint32_t> expected = floodFill(image, neighbourhood, criterion, count);
-                    const Labeling labeling = glccl::labelReference(image, neighbourhood, criterion);
-                    REQUIRE(labeling.count() == count);
-                    REQUIRE(labeling.labels == expected);
+                    requireLikeFloodFill(randomImage(shape, 8, density, 4, ++seed), neighbourhood, criterion,
+                                         density);
                 }
             }
         }
