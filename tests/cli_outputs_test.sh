@@ -14,7 +14,8 @@
 # point through the tools' test hooks GLCCL_TEST_PAUSE_BEFORE_COMMIT and
 # GLCCL_TEST_PAUSE_IN_COMMIT (tools/cli_support). The mpi sections run
 # glccl-mpi under mpirun -n 2 --oversubscribe and skip with a printed reason
-# where mpirun or glccl-mpi is missing.
+# where mpirun or glccl-mpi is missing; where every section asked for was
+# skipped the exit status is 77 (ctest's SKIP_RETURN_CODE), not 0.
 set -u
 glccl=$1
 mpi=$2
@@ -25,6 +26,8 @@ data=$(cd "$(dirname "$0")/data" && pwd)
 
 rm -rf "$scratch" && mkdir -p "$scratch" && cd "$scratch" || exit 1
 failures=0
+ran=0
+skipped=0
 pass() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -158,10 +161,12 @@ live_descendants() {
 mpi_runs() {
     if [ "$mpi" = - ] || [ ! -x "$mpi" ]; then
         echo "skip: $1: glccl-mpi is not built"
+        skipped=$((skipped + 1))
         return 1
     fi
     if ! command -v mpirun >/dev/null; then
         echo "skip: $1: mpirun is not installed"
+        skipped=$((skipped + 1))
         return 1
     fi
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -180,6 +185,7 @@ same() {
 "$glccl" generate spiral 40x30 small.png >/dev/null || exit 1
 
 for section in $sections; do
+    ran=$((ran + 1))
     case $section in
     transaction)
         # A full disk half-way through a --force run (the table fits, the
@@ -539,5 +545,9 @@ no_temporaries
 if [ "$failures" -ne 0 ]; then
     echo "$failures failed"
     exit 1
+fi
+if [ "$skipped" -eq "$ran" ]; then
+    echo "every section asked for was skipped"
+    exit 77
 fi
 echo "all passed"
