@@ -7,7 +7,6 @@
 #include <set>
 
 #include "glccl/context.hpp"
-#include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "skip.hpp"
 #include "tiles_support.hpp"
@@ -69,11 +68,7 @@ TEST_CASE("an EGL device index past the list is an error naming the devices", "[
 
 TEST_CASE("GL tile workers on listed EGL devices label like the reference", "[tiles][gl]") {
     const std::vector<HeadlessDevice> devices = devicesOrSkip();
-    try {
-        glccl::test::limitsFor(Backend::Compute);
-    } catch (const Error& error) {
-        glccl::test::skipTest(std::string("the compute backend cannot label here: ") + error.what());
-    }
+    glccl::test::limitsOrSkip(Backend::Compute);
     // Two workers on device 0 (what CI has), then one worker on every device.
     // Entries are CUDA numbers where the EGL devices report them.
     const int first = devices[0].cudaDevice >= 0 ? devices[0].cudaDevice : 0;

@@ -5,24 +5,15 @@
 
 #include <random>
 
-#include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "skip.hpp"
 #include "tiles_support.hpp"
 
 using namespace glccl;
+using glccl::test::limitsOrSkip;
 using glccl::test::requireTiledMatchesReference;
 
 namespace {
-
-// The backend's limits here, or the test is skipped with the reason.
-BackendLimits limitsOrSkip(Backend backend) {
-    try {
-        return glccl::test::limitsFor(backend);
-    } catch (const Error& error) {
-        glccl::test::skipTest(std::string("the ") + backendName(backend) + " backend cannot label here: " + error.what());
-    }
-}
 
 TiledOptions tilesWith(Backend backend, Connectivity connectivity, const Criterion& criterion, std::uint32_t tw,
                        std::uint32_t th) {

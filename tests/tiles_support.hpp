@@ -16,6 +16,7 @@
 #include "glccl/reference.hpp"
 #include "glccl/session.hpp"
 #include "glccl/tiled.hpp"
+#include "skip.hpp"
 
 namespace glccl::test {
 
@@ -54,19 +55,34 @@ inline void requireTiledMatchesReference(const Image& image, const TiledOptions&
     REQUIRE(run.count == expected.count());
 }
 
+// The Session the tiles tests route and ask about backends with.
+inline Session& testSession() {
+    static Session* shared = new Session;  // never destroyed: see gl_support.hpp
+    return *shared;
+}
+
 // What one call of `backend` takes here for tiles (a volume's bricks where
 // `dimensions` is 3), as a Session routes a streamed input of any size:
 // throws glccl::Error where the backend cannot run here, with the reason.
 inline BackendLimits limitsFor(Backend backend, int dimensions = 2,
                                Connectivity connectivity = Connectivity::TwentySix) {
-    static Session* shared = new Session;  // never destroyed: see gl_support.hpp
     LabelOptions options;
     options.backend = backend;
     if (dimensions == 3) options.connectivity = connectivity;
     InputDescription input = InputDescription::host(dimensions == 3 ? Shape::volume(0, 0, 0) : Shape(), 1, 8);
     input.streamed = true;
-    const Route route = shared->route(input, options);
-    return limitsOf(route, shared->device(route.backend));
+    const Route route = testSession().route(input, options);
+    return limitsOf(route, testSession().device(route.backend));
+}
+
+// limitsFor(), or a skip where `backend` does not run here, with its
+// engine's own reason (Session::whyUnavailable, what `glccl backends`
+// prints). Where it runs, every error of the router fails the test.
+inline BackendLimits limitsOrSkip(Backend backend, int dimensions = 2,
+                                  Connectivity connectivity = Connectivity::TwentySix) {
+    const std::string whyNot = testSession().whyUnavailable(backend);
+    if (!whyNot.empty()) skipTest(std::string("the ") + backendName(backend) + " backend cannot run here: " + whyNot);
+    return limitsFor(backend, dimensions, connectivity);
 }
 
 // A fresh folder under the build's temporary directory.

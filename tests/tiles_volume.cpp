@@ -298,20 +298,10 @@ TEST_CASE("bricks refuse what does not fit a volume, by name", "[tiles][volume]"
 
 namespace {
 
-// The backend's limits for volumes here, or the test is skipped with the reason.
-BackendLimits volumeLimitsOrSkip(Backend backend) {
-    try {
-        return glccl::test::limitsFor(backend, 3, Connectivity::TwentySix);
-    } catch (const Error& error) {
-        glccl::test::skipTest(std::string("the ") + backendName(backend) + " backend does not label volumes here: " +
-                              error.what());
-    }
-}
-
 // Bricks labeled by `backend` (each brick one call of it) against the
 // reference: random volumes, a helix and a comb, 6/18/26.
 void requireBackendBricksMatchReference(Backend backend) {
-    const BackendLimits limits = volumeLimitsOrSkip(backend);
+    const BackendLimits limits = glccl::test::limitsOrSkip(backend, 3, Connectivity::TwentySix);
     REQUIRE(limits.backend == backend);
     const std::vector<Image> volumes = {randomTestVolume(23, 17, 13, 0.3, 41), randomTestVolume(23, 17, 13, 0.6, 42),
                                         helixVolume(21, 40), combVolume(19, 6, 23)};
@@ -335,7 +325,7 @@ TEST_CASE("cuda bricks label volumes like the reference", "[tiles][volume][cuda]
 
 TEST_CASE("a volume past llvmpipe's 3-D texture size is labeled in compute bricks like the reference",
           "[tiles][volume][gl]") {
-    const BackendLimits limits = volumeLimitsOrSkip(Backend::Compute);
+    const BackendLimits limits = glccl::test::limitsOrSkip(Backend::Compute, 3, Connectivity::TwentySix);
     if (!exceedsOneCall(limits.engine, Shape::volume(2100, 3, 3)))
         glccl::test::skipTest("the compute backend labels a 2100x3x3 volume in one call here");
     const Image volume = randomTestVolume(2100, 3, 3, 0.6, 5);
