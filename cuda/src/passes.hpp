@@ -31,6 +31,7 @@
 #include <vector_types.h>
 
 #include "cuda_check.hpp"
+#include "node_grid_sizes.hpp"
 #include "volume_nodes.cuh"
 
 namespace glccl::cuda {
@@ -79,15 +80,14 @@ constexpr int kVolumeThreadsZ = 2;
 //   +-------+-------+-------+--
 //
 // A batch is one such grid per image, images packed one after another.
-constexpr int kNodePatchSide = 32;
-constexpr int kNodePatchLinesPerPass = 8;  // local_merge: 32 x 8 threads, 4 nodes each
-constexpr int kBorderThreads = 128;        // merge_borders: a patch has 94 border nodes
-// count_roots: threads per node line, each ranking a run of at most 32
-// nodes; grids up to kNarrowGridWidth nodes wide take kNarrowLineThreads,
-// where a block of 1024 spends more on its scan than on nodes.
-constexpr int kLineThreads = 1024;
-constexpr int kNarrowLineThreads = 256;
-constexpr int kNarrowGridWidth = 1024;
+// The patch and the threads of local_merge, merge_borders and count_roots:
+// the compute engine's sizes, shared with it (node_grid_sizes.hpp).
+using detail::kNodePatchSide;
+using detail::kNodePatchLinesPerPass;
+using detail::kBorderThreads;
+using detail::kLineThreads;
+using detail::kNarrowLineThreads;
+using detail::kNarrowGridWidth;
 constexpr int kLabelThreadsX = 32;  // final_labels: one thread per node
 constexpr int kLabelThreadsY = 8;
 

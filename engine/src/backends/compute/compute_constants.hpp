@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "glccl/types.hpp"
+#include "node_grid_sizes.hpp"
 #include "program.hpp"
 
 namespace glccl::compute {
@@ -48,20 +49,16 @@ struct NodeBox {
     constexpr int nodes() const { return width * height * depth; }
 };
 
-// A patch: 32 x 32 nodes keep its border under a tenth of its nodes.
-constexpr NodeBox kPatch{32, 32, 1};
-constexpr int kPatchLinesPerPass = 8;  // local_merge: 32 x 8 threads, 4 nodes each (a column, a line segment)
-// merge_borders: threads per patch, one per border node (94 of them); 128
-// threads ran the stage faster than 64 on large and on small images.
-constexpr int kBorderThreads = 128;
-// count_roots: threads per node line, each ranking a run of at most 32
-// nodes. Grids up to kNarrowGridWidth nodes wide take kNarrowLineThreads:
-// there a group of 1024 spends more on its scan's barriers than on nodes;
-// on wider grids 256 threads were slower.
-constexpr int kLineThreads = 1024;
-constexpr int kNarrowLineThreads = 256;
-constexpr int kNarrowGridWidth = 1024;
-inline int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWidth ? kNarrowLineThreads : kLineThreads; }
+// A patch, local_merge's lines per pass, merge_borders' threads and
+// count_roots' threads per node line: the CUDA engine's block kernels use
+// the same, written once in node_grid_sizes.hpp.
+using detail::kNodePatchLinesPerPass;
+using detail::kBorderThreads;
+using detail::kLineThreads;
+using detail::kNarrowLineThreads;
+using detail::kNarrowGridWidth;
+using detail::countRootsThreads;
+constexpr NodeBox kPatch{detail::kNodePatchSide, detail::kNodePatchSide, 1};
 // A label patch: 64 x 64 nodes with 64 x 16 threads. final_labels reduces
 // the table over four times the nodes of a patch before its global atomics,
 // which made it faster, while local_merge on such patches was slower (its
@@ -259,9 +256,9 @@ constexpr int kForegroundBuffer = 5;  // binary volumes: each bundle word's OR o
 constexpr int kBlockSumsBuffer = 6;   // volumes: scan_lines' sums of blocks of lines
 constexpr int kInputUnit = 0;
 
-static_assert(kPatch.width % kTableRun == 0 && kPatch.height % kPatchLinesPerPass == 0, "patch shape");
-// local_merge: a thread's line segment of kPatch.height / kPatchLinesPerPass nodes.
-static_assert(kPatch.width % (kPatch.height / kPatchLinesPerPass) == 0, "segments cover the lines");
+static_assert(kPatch.width % kTableRun == 0 && kPatch.height % kNodePatchLinesPerPass == 0, "patch shape");
+// local_merge: a thread's line segment of kPatch.height / kNodePatchLinesPerPass nodes.
+static_assert(kPatch.width % (kPatch.height / kNodePatchLinesPerPass) == 0, "segments cover the lines");
 // final_labels: each of the patch's threads walks one run of kTableRun nodes.
 static_assert(kLabelPatch.width % kTableRun == 0 && kLabelPatch.height % kLabelLinesPerPass == 0, "label patch shape");
 static_assert(kLabelLinesPerPass * kTableRun == kLabelPatch.height, "table runs cover the label patch");
@@ -313,7 +310,7 @@ inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
             .define("FIELD_SUM_Z", kSumZLow);
     } else {
         builder.define("DIMENSIONS", 2)
-            .define("PATCH_LINES_PER_PASS", kPatchLinesPerPass)
+            .define("PATCH_LINES_PER_PASS", kNodePatchLinesPerPass)
             .define("LABEL_LINES_PER_PASS", kLabelLinesPerPass)
             .define("TABLE_FIELDS", kTableFields);
     }

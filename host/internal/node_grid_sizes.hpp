@@ -1,0 +1,31 @@
+#pragma once
+// The sizes of the node grid's passes that the compute engine and the CUDA
+// engine's block kernels share (docs/design.md, The compute engine, stage by
+// stage; The CUDA path): one patch of nodes to each work group (thread block)
+// of local_merge and merge_borders, and count_roots' threads per node line.
+// Written once here; compute_constants.hpp hands them to the shaders as
+// #defines, cuda/src/passes.hpp to the kernels.
+
+namespace glccl::detail {
+
+// A patch: kNodePatchSide x kNodePatchSide nodes keep its border under a
+// tenth of its nodes.
+constexpr int kNodePatchSide = 32;
+// local_merge: kNodePatchSide x kNodePatchLinesPerPass threads, 4 nodes each
+// (a column, a line segment).
+constexpr int kNodePatchLinesPerPass = 8;
+// merge_borders: threads per patch, one per border node (94 of them); 128
+// threads ran the stage faster than 64 on large and on small images.
+constexpr int kBorderThreads = 128;
+static_assert(kBorderThreads >= kNodePatchSide + 2 * (kNodePatchSide - 1), "merge_borders: a thread per border node");
+// count_roots: threads per node line, each ranking a run of at most 32
+// nodes. Grids up to kNarrowGridWidth nodes wide take kNarrowLineThreads:
+// there a group of 1024 spends more on its scan's barriers than on nodes;
+// on wider grids 256 threads were slower.
+constexpr int kLineThreads = 1024;
+constexpr int kNarrowLineThreads = 256;
+constexpr int kNarrowGridWidth = 1024;
+static_assert(kNarrowLineThreads * 32 >= kNarrowGridWidth, "count_roots: narrow grids' runs fit 32-bit masks");
+constexpr int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWidth ? kNarrowLineThreads : kLineThreads; }
+
+}  // namespace glccl::detail
