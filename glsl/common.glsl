@@ -55,8 +55,8 @@ bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(less
 // maximum" then leaves exactly the roots the output contract numbers. (A
 // node above or left of that node holds none of the component's pixels
 // before it.) kIdBase keeps every ID a normal float: blending flushes
-// denormals to zero (GPU-NOTES.md), and the largest ID, 2^23 + 2^30 - 1,
-// stays far below the infinities (0x7F800000).
+// denormals to zero (docs/design.md, The raster pipeline), and the largest
+// ID, 2^23 + 2^30 - 1, stays far below the infinities (0x7F800000).
 // ---------------------------------------------------------------------------
 const uint kIdBase = ID_BASE;
 const int kIdCoordinateBits = ID_COORDINATE_BITS;

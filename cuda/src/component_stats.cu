@@ -1,5 +1,6 @@
-// The component table (ARCHITECTURE.md: left, top, width, height, area,
-// centroid) from a canonical labeling, with atomics into the table.
+// The component table (docs/formats.md, the output contract: left, top,
+// width, height, area, centroid) from a canonical labeling, with atomics
+// into the table.
 //
 // One atomic per pixel, or per horizontal run, serialises on components with
 // many pixels or runs (an 8-connected checkerboard is one component of

@@ -1,9 +1,10 @@
 #pragma once
-// CUDA objects that own themselves (STYLE.md): device buffers, page-locked
-// host buffers, a stream and events are released in their destructors;
-// moved-from and default-constructed wrappers hold nothing. Destructors ignore
-// errors: they may run while an exception from a failed call is already on
-// its way, and a sticky error would only repeat it.
+// CUDA objects that own themselves (docs/design.md, The CUDA path): device
+// buffers, page-locked host buffers, a stream and events are released in
+// their destructors; moved-from and default-constructed wrappers hold
+// nothing. Destructors ignore errors: they may run while an exception from
+// a failed call is already on its way, and a sticky error would only repeat
+// it.
 
 #include <cstddef>
 #include <utility>

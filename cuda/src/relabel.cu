@@ -1,4 +1,4 @@
-// The canonical numbering of ARCHITECTURE.md on the device. After
+// The output contract's numbering (docs/formats.md) on the device. After
 // flattenLabels every foreground pixel holds its root, and the root is the
 // component's first pixel in raster order (union_find.cuh). So numbering
 // components by first pixel is numbering roots by index:

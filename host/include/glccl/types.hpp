@@ -1,6 +1,6 @@
 #pragma once
 // Vocabulary shared by every backend: connectivity, criterion, images,
-// labelings and the component table (the output contract of ARCHITECTURE.md).
+// labelings and the component table (the output contract of docs/formats.md).
 
 #include <cstdint>
 #include <string>
