@@ -5,23 +5,14 @@ and the reference run on the CPU.
 
 usage: cli_backends_test.py GLCCL"""
 
-import ctypes
-import glob
+import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "python"))
+from machine_facts import cuda_driver_devices, gpu_device_nodes  # noqa: E402
+
 GLCCL = sys.argv[1]
-
-
-def cuda_driver_devices():
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
 
 
 def main():
@@ -47,7 +38,7 @@ def main():
             failures.append(f"{name} does not run on the CPU: {line}")
     if cuda_driver_devices() == 0 and rows.get("cuda", ("",))[0] != "no":
         failures.append(f"cuda runs where the CUDA driver reports no device: {rows.get('cuda')}")
-    if not glob.glob("/dev/dri/renderD*") + glob.glob("/dev/nvidia[0-9]*"):
+    if not gpu_device_nodes():
         for name in ("compute", "raster"):
             runs, line = rows.get(name, ("", ""))
             if runs == "yes" and "software renderer" not in line:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import glccl
+from machine_facts import cuda_driver_devices, gpu_device_nodes
 from references import AVAILABLE, assert_tables_equal, backend_params, random_binary, skimage_labels, skimage_table
 
 
@@ -21,27 +22,6 @@ def test_past_one_call(backend, shape):
 
 
 # ---- what runs here, on what ----------------------------------------------------------------
-
-def cuda_driver_devices():
-    """CUDA devices the driver itself reports (libcuda's cuInit and
-    cuDeviceGetCount), 0 where there is no driver or it fails."""
-    import ctypes
-    try:
-        cuda = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    count = ctypes.c_int(0)
-    if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
-
-
-def gpu_device_nodes():
-    """Device nodes a GPU's GL or CUDA driver opens: none means every GL
-    context here is a software renderer."""
-    import glob
-    return glob.glob("/dev/dri/renderD*") + glob.glob("/dev/nvidia[0-9]*")
-
 
 def test_has_cuda_says_whether_cuda_runs_here():
     assert isinstance(glccl.built_with_cuda, bool) and isinstance(glccl.has_cuda, bool)
