@@ -85,3 +85,27 @@ def segment_ids(values, background):
     ids = inverse.reshape(values.shape).astype(np.uint32) + np.uint32(1)
     ids[values == background] = 0
     return ids
+
+
+def smallest_roots(u, v, n):
+    """For nodes 0..n-1 joined by edges (u, v): the smallest node of each
+    one's component. Roots hook to the smallest root they meet, then every
+    path is compressed; repeated until no edge joins two roots."""
+    parent = np.arange(n)
+    while len(u):
+        pu, pv = parent[u], parent[v]
+        apart = pu != pv
+        u, v, pu, pv = u[apart], v[apart], pu[apart], pv[apart]
+        if not len(u):
+            break
+        low, high = np.minimum(pu, pv), np.maximum(pu, pv)
+        order = np.lexsort((low, high))
+        high, low = high[order], low[order]
+        first = np.concatenate([[True], high[1:] != high[:-1]])
+        parent[high[first]] = low[first]
+        while True:
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+    return parent

@@ -24,6 +24,7 @@ import re
 
 import numpy as np
 
+from ._arrays import smallest_roots
 from ._table import ComponentTable
 
 _EMPTY = np.zeros(0, np.int64)
@@ -296,37 +297,13 @@ def face_pairs(low, high, spec):
     return np.concatenate(firsts), np.concatenate(seconds)
 
 
-def _smallest_roots(u, v, n):
-    """For nodes 0..n-1 joined by edges (u, v): the smallest node of each
-    one's component. Roots hook to the smallest root they meet, then every
-    path is compressed; repeated until no edge joins two roots."""
-    parent = np.arange(n)
-    while len(u):
-        pu, pv = parent[u], parent[v]
-        apart = pu != pv
-        u, v, pu, pv = u[apart], v[apart], pu[apart], pv[apart]
-        if not len(u):
-            break
-        low, high = np.minimum(pu, pv), np.maximum(pu, pv)
-        order = np.lexsort((low, high))
-        high, low = high[order], low[order]
-        first = np.concatenate([[True], high[1:] != high[:-1]])
-        parent[high[first]] = low[first]
-        while True:
-            grand = parent[parent]
-            if np.array_equal(grand, parent):
-                break
-            parent = grand
-    return parent
-
-
 def joined_remap(firsts, seconds):
     """(src, dst): every key the pairs join mapped to the smallest key of
     its component, where that is another key; src sorted."""
     if not len(firsts):
         return NO_MAP
     nodes = np.unique(np.concatenate([firsts, seconds]))
-    roots = _smallest_roots(np.searchsorted(nodes, firsts), np.searchsorted(nodes, seconds), len(nodes))
+    roots = smallest_roots(np.searchsorted(nodes, firsts), np.searchsorted(nodes, seconds), len(nodes))
     moved = roots != np.arange(len(nodes))
     return nodes[moved], nodes[roots[moved]]
 

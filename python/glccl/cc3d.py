@@ -46,7 +46,7 @@ import os
 
 import numpy as np
 
-from ._arrays import label_nd, segment_ids
+from ._arrays import label_nd, segment_ids, smallest_roots
 from ._helpers import label_extents
 
 __all__ = ["DimensionError", "connected_components", "dust", "largest_k", "statistics"]
@@ -190,28 +190,10 @@ def _wrapped_pairs(array, step):
 
 def _merged(labels, n, first, second):
     """labels with the components first[i] and second[i] joined, numbered
-    1..m in the order of each joined set's lowest label, and m. A
-    union-find over the labels in numpy: each round joins every root met in
-    a pair to a lower root of that pair, then points every label at its
-    root, until no pair spans two roots. A root is the lowest label of its
-    set, and labels numbered in memory order by their first element keep
-    that order through the set's lowest label."""
-    parent = np.arange(n + 1, dtype=np.int64)
-    first = np.concatenate(first).astype(np.int64)
-    second = np.concatenate(second).astype(np.int64)
-    while first.size:
-        # The pairs' roots, where they differ.
-        first, second = parent[first], parent[second]
-        apart = first != second
-        first, second = first[apart], second[apart]
-        # A root met in several pairs takes any one of their lower roots:
-        # each is of its set.
-        parent[np.maximum(first, second)] = np.minimum(first, second)
-        while True:
-            grandparent = parent[parent]
-            if np.array_equal(grandparent, parent):
-                break
-            parent = grandparent
+    1..m in the order of each joined set's lowest label, and m: each label
+    goes to its set's lowest label (smallest_roots), and labels numbered in
+    memory order by their first element keep that order through it."""
+    parent = smallest_roots(np.concatenate(first).astype(np.int64), np.concatenate(second).astype(np.int64), n + 1)
     roots = parent == np.arange(n + 1)
     numbers = np.cumsum(roots) - 1
     return numbers[parent][labels], int(numbers[-1])
