@@ -72,6 +72,7 @@ except ImportError as _error:
 from ._table import ComponentTable  # noqa: E402
 from ._keywords import refuse_unknown as _refuse_unknown  # noqa: E402
 from ._helpers import find_objects, keep_largest, relabel, remove_small  # noqa: E402
+from . import _measure  # noqa: E402
 
 __version__ = _glccl.__version__
 # Whether this module was built with CUDA (it then takes device arrays);
@@ -182,7 +183,8 @@ def _deliver(labels, n, dtype, out, where):
 
 
 def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto", return_table=False, channel_axis=None,
-          *, out=None, dtype=None, progress=None, threads=None, **unknown):
+          *, out=None, dtype=None, progress=None, threads=None, properties=None, intensity_image=None, spacing=None,
+          **unknown):
     """Connected-component labeling of a 2-D image or a 3-D volume.
 
     Parameters
@@ -287,6 +289,18 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         that engine): None (the default) for every core this process may run
         on, else 1 to 1024. The labels and table are the same for every
         count.
+    properties : sequence of str, optional (keyword only)
+        Measure these region properties of the labels made (scikit-image's
+        names, as glccl.regionprops_table takes them) and return them as the
+        table: (labels, n, table), table a glccl.ComponentTable holding
+        exactly regionprops_table's columns, row i for label i + 1. Host
+        images only; not with return_table.
+    intensity_image : ndarray, optional (keyword only)
+        With properties: the intensity the intensity properties read, of
+        the image's shape (plus a last channel axis).
+    spacing : sequence of float, optional (keyword only)
+        With properties: the element's size along each axis, as
+        regionprops_table's spacing.
 
     Returns
     -------
@@ -346,14 +360,93 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     _refuse_unknown(unknown, "glccl.label()")
     where = "glccl.label()"
     wanted = _label_dtype(dtype, where)
+    if properties is None and (intensity_image is not None or spacing is not None):
+        raise ValueError(f"{where}: intensity_image and spacing are for the properties measured; pass properties=[...] "
+                         f"too")
+    if properties is not None and return_table:
+        raise ValueError(f"{where}: return_table and properties both ask for a table; pass one of them")
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
     result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress, threads,
                           out)
     labels = _deliver(result[0], result[1], wanted, out, where)
+    if properties is not None:
+        return labels, result[1], _measured(labels, intensity_image, properties, spacing, threads, where)
     if return_table:
         return labels, result[1], ComponentTable.from_columns(result[2])
     return labels, result[1]
+
+
+def _measured(labels, intensity_image, properties, spacing, threads, where):
+    """The table of label()'s properties= : regionprops_table's columns of
+    the labels just made, rows for labels 1..n."""
+    if not isinstance(labels, _np.ndarray):
+        raise TypeError(f"{where}: properties are measured on host labels; label a numpy image (the labels of a "
+                        f"device array are on its GPU)")
+    return ComponentTable(_measure.regionprops_table(labels, intensity_image, properties, spacing=spacing,
+                                                     threads=threads, where=where))
+
+
+def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",
+                      extra_properties=None, spacing=None, threads=None):
+    """Measure the regions of a label image, as skimage.measure.regionprops_table.
+
+    Parameters
+    ----------
+    label_image : (M, N) or (P, M, N) ndarray of integers
+        Labels of any integer dtype and memory layout; 0 is background.
+        Labels need not be consecutive nor their regions connected, and may
+        be any non-negative integer (past 2**32 too); negative labels raise
+        ValueError, boolean and float images TypeError.
+    intensity_image : ndarray, optional
+        The labels' shape, or that shape and a last channel axis (each
+        channel measured on its own: columns "intensity_mean-0", ...); bool,
+        integers, float32 or float64.
+    properties : sequence of str
+        Property names as scikit-image names them (and its earlier names):
+        label, num_pixels, area, bbox, area_bbox, extent, centroid,
+        centroid_local, equivalent_diameter_area, moments, moments_central,
+        moments_normalized, moments_hu (2-D), inertia_tensor,
+        inertia_tensor_eigvals, orientation (2-D), axis_major_length,
+        axis_minor_length, eccentricity (2-D), perimeter (2-D),
+        perimeter_crofton (2-D), euler_number; with an intensity image
+        intensity_mean, intensity_min, intensity_max, intensity_std,
+        centroid_weighted, centroid_weighted_local, moments_weighted,
+        moments_weighted_central, moments_weighted_normalized,
+        moments_weighted_hu (2-D), and glccl's intensity_sum,
+        intensity_variance, intensity_min_position and
+        intensity_max_position (the first element in raster order holding
+        the extreme). These are measured for every region in one pass over
+        the labels. Computed per region from its crop, as scikit-image
+        does: slice, image, coords, coords_scaled, image_intensity,
+        image_filled, area_filled, image_convex, area_convex, solidity,
+        feret_diameter_max, intensity_median (image_filled and area_filled
+        need scipy; the convex ones and feret_diameter_max scikit-image).
+    cache : bool
+        Accepted for scikit-image's signature; every value is computed once.
+    separator : str
+        Between a property's name and an element's indices in the column
+        names ("moments_central-1-2").
+    extra_properties : sequence of callables
+        Functions of a region's mask (and its intensity crop, when they take
+        two arguments), named by __name__, as scikit-image calls them.
+    spacing : sequence of float, optional
+        The element's size along each axis (numpy's axis order), as
+        scikit-image's spacing= (0.20 and later): areas in squared units,
+        centroids and moments in scaled coordinates. moments_hu refuses a
+        spacing other than 1, perimeter an anisotropic one (ValueError).
+    threads : int or None
+        Threads of the measuring pass (None: every core); the results are
+        the same for every count.
+
+    Returns
+    -------
+    dict of numpy arrays, one row per label present, in ascending label
+    order, columns in the order of `properties` then `extra_properties`.
+    Rows of an image without regions: 0, with the same columns.
+    """
+    return _measure.regionprops_table(label_image, intensity_image, properties, cache=cache, separator=separator,
+                                      extra_properties=extra_properties, spacing=spacing, threads=threads)
 
 
 class Labeler(_glccl.Labeler):
@@ -389,5 +482,5 @@ label_batch.__doc__ = _glccl.label_batch.__doc__
 from . import cc3d, ndimage, skimage  # noqa: E402  (they use label() above)
 
 __all__ = ["label", "label_batch", "Labeler", "ComponentTable", "backends", "has_cuda", "built_with_cuda",
-           "remove_small", "keep_largest",
+           "remove_small", "keep_largest", "regionprops_table",
            "find_objects", "relabel", "skimage", "ndimage", "cc3d", "__version__"]

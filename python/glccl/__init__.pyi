@@ -1,6 +1,6 @@
 # Type hints for the package glccl (python/glccl/__init__.py over the compiled
 # module, python/glccl_module.cpp and python/labeler_object.cpp).
-from typing import Any, Callable, Dict, List, Literal, Optional, Protocol, Tuple, TypedDict, Union, overload
+from typing import Any, Callable, Dict, List, Literal, Optional, Protocol, Sequence, Tuple, TypedDict, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -147,7 +147,42 @@ def label(
     progress: Optional[Progress] = None,
     threads: Optional[int] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
+# properties= measures those region properties of the labels made (host
+# images): the table then holds regionprops_table's columns.
+@overload
+def label(
+    image: HostImage,
+    connectivity: Optional[Connectivity] = None,
+    criterion: Criterion = "binary",
+    backend: BackendName = "auto",
+    return_table: Literal[False] = False,
+    channel_axis: ChannelAxis = None,
+    *,
+    out: Optional[Any] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
+    properties: Sequence[str],
+    intensity_image: Optional[npt.ArrayLike] = None,
+    spacing: Optional[Sequence[float]] = None,
+) -> Tuple[Labels, int, ComponentTable]: ...
 def backends() -> list[BackendInfo]: ...
+
+# Region properties of a label image (any non-negative integers, 2-D or 3-D),
+# as skimage.measure.regionprops_table: {column name: numpy column}, rows in
+# ascending label order. extra_properties: functions of a region's mask (and
+# intensity crop).
+def regionprops_table(
+    label_image: npt.ArrayLike,
+    intensity_image: Optional[npt.ArrayLike] = None,
+    properties: Sequence[str] = ("label", "bbox"),
+    *,
+    cache: bool = True,
+    separator: str = "-",
+    extra_properties: Optional[Sequence[Callable[..., Any]]] = None,
+    spacing: Optional[Sequence[float]] = None,
+    threads: Optional[int] = None,
+) -> Dict[str, npt.NDArray[Any]]: ...
 
 # Helpers on label arrays (0 background): numpy arrays of any integer dtype,
 # or device arrays (CuPy, torch CUDA tensors) of int32, uint32, int64 or

@@ -1,0 +1,468 @@
+"""Region measurements as scikit-image's regionprops_table and regionprops
+name them, for label images glccl made or any other.
+
+The properties computed from per-region totals (counts, boxes, sums of
+coordinate powers, intensity sums and extrema, local configurations: the
+compiled module's term_properties()) come from one pass of the compiled
+module's measure_regions over the labels, for every region at once. The
+others (image, coords, image_convex, solidity, feret_diameter_max, ...) and
+extra_properties are computed per region from its crop, the box that pass
+gives, as scikit-image computes them; those need scikit-image (or scipy)
+only where they are asked for."""
+
+import inspect
+import math
+import numbers
+
+import numpy as np
+
+from . import _glccl
+
+# Properties measured from totals, where the compiled module does not say.
+_TERMS = frozenset((
+    "label", "num_pixels", "area", "bbox", "area_bbox", "extent", "centroid", "centroid_local",
+    "equivalent_diameter_area", "moments", "moments_central", "moments_normalized", "moments_hu", "inertia_tensor",
+    "inertia_tensor_eigvals", "orientation", "axis_major_length", "axis_minor_length", "eccentricity", "perimeter",
+    "perimeter_crofton", "euler_number", "intensity_mean", "intensity_min", "intensity_max", "intensity_std",
+    "intensity_sum", "intensity_variance", "intensity_min_position", "intensity_max_position", "centroid_weighted",
+    "centroid_weighted_local", "moments_weighted", "moments_weighted_central", "moments_weighted_normalized",
+    "moments_weighted_hu"))
+
+# Properties computed from each region's crop.
+_CROP = frozenset(("slice", "image", "coords", "coords_scaled", "image_intensity", "image_filled", "area_filled",
+                   "image_convex", "area_convex", "solidity", "feret_diameter_max", "intensity_median"))
+# Crop properties whose values are arrays of varying size: one object column each.
+_OBJECT_COLUMNS = frozenset(("slice", "image", "coords", "coords_scaled", "image_intensity", "image_filled",
+                             "image_convex"))
+_ONLY_2D = frozenset(("moments_hu", "moments_weighted_hu", "orientation", "eccentricity", "perimeter",
+                      "perimeter_crofton"))
+_NEEDS_INTENSITY = frozenset((
+    "intensity_mean", "intensity_min", "intensity_max", "intensity_std", "intensity_sum", "intensity_variance",
+    "intensity_min_position", "intensity_max_position", "centroid_weighted", "centroid_weighted_local",
+    "moments_weighted", "moments_weighted_central", "moments_weighted_normalized", "moments_weighted_hu",
+    "image_intensity", "intensity_median"))
+# Integer columns among scikit-image's properties (the others are float64).
+_INTEGER_COLUMNS = frozenset(("label", "bbox", "num_pixels", "euler_number"))
+# What each crop property needs imported, for the message where it cannot be.
+_CROP_NEEDS = {"image_filled": "scipy", "area_filled": "scipy", "image_convex": "scikit-image",
+               "area_convex": "scikit-image", "solidity": "scikit-image", "feret_diameter_max": "scikit-image"}
+
+# scikit-image's earlier names of its properties, still taken by its
+# regionprops_table (the columns keep the name asked for).
+OLD_NAMES = {
+    "Area": "area", "BoundingBox": "bbox", "BoundingBoxArea": "area_bbox", "bbox_area": "area_bbox",
+    "CentralMoments": "moments_central", "Centroid": "centroid", "ConvexArea": "area_convex",
+    "convex_area": "area_convex", "ConvexImage": "image_convex", "convex_image": "image_convex",
+    "Coordinates": "coords", "Eccentricity": "eccentricity", "EquivDiameter": "equivalent_diameter_area",
+    "equivalent_diameter": "equivalent_diameter_area", "EulerNumber": "euler_number", "Extent": "extent",
+    "FeretDiameter": "feret_diameter_max", "FeretDiameterMax": "feret_diameter_max", "FilledArea": "area_filled",
+    "filled_area": "area_filled", "FilledImage": "image_filled", "filled_image": "image_filled",
+    "HuMoments": "moments_hu", "Image": "image", "InertiaTensor": "inertia_tensor",
+    "InertiaTensorEigvals": "inertia_tensor_eigvals", "IntensityImage": "image_intensity",
+    "intensity_image": "image_intensity", "Label": "label", "LocalCentroid": "centroid_local",
+    "local_centroid": "centroid_local", "MajorAxisLength": "axis_major_length",
+    "major_axis_length": "axis_major_length", "MaxIntensity": "intensity_max", "max_intensity": "intensity_max",
+    "MeanIntensity": "intensity_mean", "mean_intensity": "intensity_mean", "MinIntensity": "intensity_min",
+    "min_intensity": "intensity_min", "MinorAxisLength": "axis_minor_length",
+    "minor_axis_length": "axis_minor_length", "Moments": "moments", "NormalizedMoments": "moments_normalized",
+    "Orientation": "orientation", "Perimeter": "perimeter", "CroftonPerimeter": "perimeter_crofton",
+    "Slice": "slice", "Solidity": "solidity", "WeightedCentralMoments": "moments_weighted_central",
+    "weighted_moments_central": "moments_weighted_central", "WeightedCentroid": "centroid_weighted",
+    "weighted_centroid": "centroid_weighted", "WeightedHuMoments": "moments_weighted_hu",
+    "weighted_moments_hu": "moments_weighted_hu", "WeightedLocalCentroid": "centroid_weighted_local",
+    "weighted_local_centroid": "centroid_weighted_local", "WeightedMoments": "moments_weighted",
+    "weighted_moments": "moments_weighted", "WeightedNormalizedMoments": "moments_weighted_normalized",
+    "weighted_moments_normalized": "moments_weighted_normalized",
+}
+
+
+def term_properties():
+    """The properties the compiled module measures from totals."""
+    entry = getattr(_glccl, "term_properties", None)
+    return frozenset(entry()) if entry is not None else _TERMS
+
+
+def known_properties():
+    """Every property name taken, scikit-image's earlier names included."""
+    return term_properties() | _CROP | frozenset(OLD_NAMES)
+
+
+# --- Checking the arguments ---------------------------------------------------------------------------------------
+
+def checked_labels(label_image, where):
+    """label_image as a C-contiguous native integer array of 2 or 3
+    dimensions, as scikit-image's regionprops takes it."""
+    labels = np.asarray(label_image)
+    if labels.ndim not in (2, 3):
+        raise TypeError(f"{where}: label_image must have 2 dimensions (rows, columns) or 3 (planes, rows, "
+                        f"columns), not {labels.ndim} (shape {labels.shape})")
+    if labels.dtype == bool:
+        raise TypeError(f"{where}: label_image is boolean, which is ambiguous: label it first (glccl.label, "
+                        f"glccl.skimage.label) to measure its connected components, or pass "
+                        f"label_image.astype(np.uint8) to measure the True pixels as one region")
+    if labels.dtype.kind not in "iu":
+        raise TypeError(f"{where}: label_image must hold integers (any width, signed or not), not {labels.dtype}; "
+                        f"non-integer labels are ambiguous")
+    if not labels.dtype.isnative:
+        labels = labels.astype(labels.dtype.newbyteorder("="))
+    labels = np.ascontiguousarray(labels)
+    if labels.dtype.kind == "i" and labels.size and labels.min() < 0:
+        raise ValueError(f"{where}: label_image must hold 0 (background) and positive labels; the smallest is "
+                         f"{labels.min()}")
+    return labels
+
+
+def checked_intensity(intensity_image, labels, where):
+    """intensity_image as a C-contiguous native array of the labels' shape
+    (plus a trailing channel axis) in a dtype the module reads, or None."""
+    if intensity_image is None:
+        return None
+    intensity = np.asarray(intensity_image)
+    if intensity.shape[:labels.ndim] != labels.shape or intensity.ndim not in (labels.ndim, labels.ndim + 1):
+        raise ValueError(f"{where}: intensity_image must have the labels' shape {labels.shape}, or that shape and "
+                         f"one channel axis last, not {intensity.shape}")
+    kind, size = intensity.dtype.kind, intensity.dtype.itemsize
+    if kind == "f" and size < 4:
+        intensity = intensity.astype(np.float32)  # every float16 exactly
+    elif not (kind in "biu" or (kind == "f" and size in (4, 8))):
+        raise TypeError(f"{where}: intensity_image must hold booleans, integers, float32 or float64, not "
+                        f"{intensity.dtype}")
+    if not intensity.dtype.isnative:
+        intensity = intensity.astype(intensity.dtype.newbyteorder("="))
+    return np.ascontiguousarray(intensity)
+
+
+def checked_spacing(spacing, ndim, where):
+    """spacing as a tuple of ndim positive finite floats, or None."""
+    if spacing is None:
+        return None
+    try:
+        values = tuple(float(value) for value in np.asarray(spacing, dtype=float).ravel())
+    except (TypeError, ValueError):
+        raise TypeError(f"{where}: spacing must be a sequence of {ndim} numbers, not {spacing!r}") from None
+    if len(values) != ndim or np.ndim(spacing) > 1:
+        raise ValueError(f"{where}: spacing must have one value per axis of the labels ({ndim}), not {spacing!r}")
+    if not all(math.isfinite(value) and value > 0 for value in values):
+        raise ValueError(f"{where}: spacing must be positive and finite, not {spacing!r}")
+    return values
+
+
+def _unit(spacing):
+    return spacing is None or all(value == 1.0 for value in spacing)
+
+
+def checked_properties(properties, ndim, has_intensity, where):
+    """[(name asked for, canonical name)], or TypeError / ValueError naming
+    the first property that is unknown, not defined in ndim dimensions or
+    needs an intensity image absent."""
+    if isinstance(properties, (str, bytes)):
+        raise TypeError(f"{where}: properties must be a list of property names, e.g. ({properties!r},), not "
+                        f"one string")
+    try:
+        names = list(properties)
+    except TypeError:
+        raise TypeError(f"{where}: properties must be a list of property names, not "
+                        f"{type(properties).__name__}") from None
+    terms = term_properties()
+    checked = []
+    for name in names:
+        if not isinstance(name, str):
+            raise TypeError(f"{where}: property names are strings, not {name!r}")
+        canonical = OLD_NAMES.get(name, name)
+        if canonical not in terms and canonical not in _CROP:
+            raise ValueError(f"{where}: unknown property {name!r}; the properties are "
+                             f"{', '.join(sorted(terms | _CROP))}")
+        if canonical in _ONLY_2D and ndim != 2:
+            raise ValueError(f"{where}: property {name!r} is defined for 2-D label images only, not {ndim}-D ones")
+        if canonical in _NEEDS_INTENSITY and not has_intensity:
+            raise ValueError(f"{where}: property {name!r} needs an intensity_image")
+        checked.append((name, canonical))
+    return checked
+
+
+def checked_extras(extra_properties, where):
+    """extra_properties as a list of callables (each named by its __name__)."""
+    if extra_properties is None:
+        return []
+    try:
+        extras = list(extra_properties)
+    except TypeError:
+        raise TypeError(f"{where}: extra_properties must be a list of functions, not "
+                        f"{type(extra_properties).__name__}") from None
+    for function in extras:
+        if not callable(function) or not hasattr(function, "__name__"):
+            raise TypeError(f"{where}: extra_properties must be functions (named by their __name__), not "
+                            f"{function!r}")
+    return extras
+
+
+def checked_threads(threads, where):
+    if threads is None:
+        return None
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
+        raise ValueError(f"{where}: threads must be None or a non-negative integer, not {threads!r}")
+    return int(threads)
+
+
+# --- The table ----------------------------------------------------------------------------------------------------
+
+def _group(columns, names, separator):
+    """The module's columns (named with '-') of each canonical name, renamed
+    for `separator` and the name asked for: {canonical: [(suffix indices, column)]}."""
+    groups = {name: [] for name in names}
+    for column, values in columns.items():
+        base, _, suffix = column.partition("-")
+        if base in groups:
+            groups[base].append((tuple(int(part) for part in suffix.split("-")) if suffix else (), values))
+    return groups
+
+
+def _term_column(canonical, values):
+    """A column of the module in scikit-image's dtype: int64 for its integer
+    properties (labels past int64 stay uint64), float64 for the others; the
+    properties scikit-image lacks keep the module's dtype."""
+    values = np.asarray(values)
+    if canonical in _INTEGER_COLUMNS:
+        if values.dtype == np.uint64 and values.size and values.max() > np.iinfo(np.int64).max:
+            return values
+        return values.astype(np.int64, copy=False)
+    if canonical in ("intensity_sum", "intensity_variance", "intensity_min_position", "intensity_max_position"):
+        return values
+    return values.astype(np.float64, copy=False)
+
+
+def measure_terms(labels, intensity, canonicals, spacing, threads, background=False):
+    """One pass of the module: {column name with '-': column} of the term
+    properties `canonicals` (plus those already asked), rows in ascending
+    label order."""
+    return _glccl.measure_regions(labels, intensity, list(canonicals), spacing, "-", threads, bool(background))
+
+
+def _crop_slices(bbox_columns, ndim):
+    """Each row's box as a tuple of slices, from the module's bbox columns."""
+    starts = [np.asarray(bbox_columns[(axis,)], dtype=np.int64) for axis in range(ndim)]
+    stops = [np.asarray(bbox_columns[(ndim + axis,)], dtype=np.int64) for axis in range(ndim)]
+    return [tuple(slice(int(starts[axis][row]), int(stops[axis][row])) for axis in range(ndim))
+            for row in range(len(starts[0]) if starts else 0)]
+
+
+def _required_arguments(function):
+    """How many arguments a function needs (scikit-image's test of whether
+    an extra property takes the intensity image)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return 1
+    return sum(1 for p in parameters
+               if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+
+
+class Crop:
+    """One region seen through its box: the values of the properties
+    computed from the crop, as scikit-image computes them (with its newest
+    spacing rules: areas scaled by the element's volume, coords_scaled and
+    feret_diameter_max in physical units)."""
+
+    def __init__(self, labels, intensity, label, box, spacing, extras):
+        self._labels, self._intensity, self.label, self.slice = labels, intensity, label, box
+        self._spacing = np.ones(labels.ndim) if spacing is None else np.asarray(spacing, dtype=float)
+        self._extras = {function.__name__: function for function in extras}
+        self._cache = {}
+
+    def _cached(self, name, compute):
+        if name not in self._cache:
+            self._cache[name] = compute()
+        return self._cache[name]
+
+    @property
+    def multichannel(self):
+        return self._intensity is not None and self._intensity.ndim > self._labels.ndim
+
+    @property
+    def image(self):
+        return self._cached("image", lambda: self._labels[self.slice] == self.label)
+
+    @property
+    def image_intensity(self):
+        def compute():
+            mask = self.image[..., np.newaxis] if self.multichannel else self.image
+            return self._intensity[self.slice] * mask
+        return self._cached("image_intensity", compute)
+
+    @property
+    def coords(self):
+        return self._cached("coords", lambda: np.argwhere(self.image) + [s.start for s in self.slice])
+
+    @property
+    def coords_scaled(self):
+        return self.coords * self._spacing
+
+    @property
+    def image_filled(self):
+        def compute():
+            ndimage = _imported("scipy.ndimage", "image_filled")
+            return ndimage.binary_fill_holes(self.image, np.ones((3,) * self.image.ndim))
+        return self._cached("image_filled", compute)
+
+    @property
+    def area_filled(self):
+        return float(np.count_nonzero(self.image_filled)) * float(np.prod(self._spacing))
+
+    @property
+    def image_convex(self):
+        def compute():
+            morphology = _imported("skimage.morphology", "image_convex")
+            return morphology.convex_hull_image(self.image)
+        return self._cached("image_convex", compute)
+
+    @property
+    def area_convex(self):
+        return float(np.count_nonzero(self.image_convex)) * float(np.prod(self._spacing))
+
+    @property
+    def solidity(self):
+        return np.count_nonzero(self.image) / np.count_nonzero(self.image_convex)
+
+    @property
+    def feret_diameter_max(self):
+        measure = _imported("skimage.measure", "feret_diameter_max")
+        hull = np.pad(self.image_convex, 2, mode="constant", constant_values=0)
+        if hull.ndim == 2:
+            points = np.vstack(measure.find_contours(hull, 0.5, fully_connected="high"))
+        else:
+            points = measure.marching_cubes(hull, level=0.5)[0]
+        points = points * self._spacing
+        distance = _imported("scipy.spatial.distance", "feret_diameter_max")
+        return math.sqrt(np.max(distance.pdist(points, "sqeuclidean")))
+
+    @property
+    def intensity_median(self):
+        return np.median(self._intensity[self.slice][self.image], axis=0).astype(np.float64)
+
+    def extra(self, name):
+        function = self._extras[name]
+        if _required_arguments(function) == 2 and self._intensity is not None:
+            if self.multichannel:
+                return np.stack([function(self.image, self.image_intensity[..., channel])
+                                 for channel in range(self.image_intensity.shape[-1])], axis=-1)
+            return function(self.image, self.image_intensity)
+        return function(self.image)
+
+    def value(self, name):
+        return self.extra(name) if name in self._extras else getattr(self, name)
+
+
+def _imported(module, prop):
+    """The module a crop property needs, or ImportError naming the property."""
+    import importlib
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        package = "scikit-image" if module.startswith("skimage") else module.split(".")[0]
+        raise ImportError(f"glccl: property {prop!r} is computed from each region's crop by {package}, which this "
+                          f"interpreter cannot import") from None
+
+
+def _extra_dtype(function, has_intensity, ndim):
+    """The column dtype of an extra property, inferred as scikit-image
+    infers it: by calling it on two small sample regions; one array shape
+    for both gives that array's dtype (and columns per element), else an
+    object column."""
+    small = np.pad(np.ones((1,) * ndim, dtype=int), (0, 1))
+    large = np.pad(np.ones((2,) * ndim, dtype=int), (1, 0))
+    rng = np.random.default_rng(0)
+    if has_intensity and _required_arguments(function) == 2:
+        values = [function(mask, rng.random(mask.shape)) for mask in (small, large)]
+    else:
+        values = [function(mask) for mask in (small, large)]
+    if (np.isscalar(values[0]) and np.isscalar(values[1])) or np.shape(values[0]) == np.shape(values[1]):
+        return np.array(values[0]).dtype.type
+    return np.object_
+
+
+def _crop_columns(out, name, values, dtype, separator, as_object):
+    """Columns of one crop property into out, laid out as scikit-image's
+    regionprops_table lays them: one column for scalars and objects, one
+    per element for arrays of one shape."""
+    n = len(values)
+    first = values[0]
+    if as_object or dtype is np.object_ or np.isscalar(first):
+        column = np.empty(n, dtype=dtype)
+        for row, value in enumerate(values):
+            column[row] = value
+        out[name] = column
+        return
+    shape = np.shape(first)
+    for index in np.ndindex(shape):
+        out[separator.join(map(str, (name,) + index))] = np.array(
+            [np.asarray(value)[index] for value in values], dtype=dtype)
+
+
+def _sample(labels, intensity):
+    """scikit-image's sample for the layout of a table without regions: one
+    element of label 1 in the middle of a 3 (x 3) zero image."""
+    sample = np.zeros((3,) * labels.ndim, dtype=labels.dtype)
+    sample[(1,) * labels.ndim] = 1
+    if intensity is not None:
+        intensity = np.zeros(sample.shape + intensity.shape[labels.ndim:], dtype=intensity.dtype)
+    return sample, intensity
+
+
+def table(labels, intensity, properties, spacing, separator, extras, threads, where):
+    """regionprops_table's dict for checked arguments (checked_* above)."""
+    asked = checked_properties(properties, labels.ndim, intensity is not None, where)
+    terms = term_properties()
+    term_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in terms))
+    crop_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in _CROP))
+    for canonical in crop_names:
+        if canonical in _CROP_NEEDS:
+            _imported({"scipy": "scipy.ndimage", "scikit-image": "skimage.morphology"}[_CROP_NEEDS[canonical]],
+                      canonical)
+    if crop_names or extras:
+        needed = term_names + [name for name in ("label", "bbox") if name not in term_names]
+    else:
+        needed = term_names
+    if not needed:
+        needed = ["label"]
+    columns = measure_terms(labels, intensity, needed, spacing, threads)
+    groups = _group(columns, needed, "-")
+    rows = len(next(iter(columns.values()))) if columns else 0
+    if rows == 0 and (crop_names or extras):
+        # Crop properties lay out their columns from a region's values.
+        sample, sample_intensity = _sample(labels, intensity)
+        full = table(sample, sample_intensity, properties, spacing, separator, extras, threads, where)
+        return {name: column[:0] for name, column in full.items()}
+
+    crops = []
+    if crop_names or extras:
+        slices = _crop_slices(dict(groups["bbox"]), labels.ndim)
+        crops = [Crop(labels, intensity, int(label), box, spacing, extras)
+                 for label, box in zip(dict(groups["label"])[()], slices)]
+
+    out = {}
+    for name, canonical in asked:
+        if canonical in terms:
+            for suffix, values in groups[canonical]:
+                out[separator.join((name,) + tuple(map(str, suffix)))] = _term_column(canonical, values)
+        else:
+            dtype = object if canonical in _OBJECT_COLUMNS else np.float64
+            _crop_columns(out, name, [crop.value(canonical) for crop in crops], dtype, separator,
+                          canonical in _OBJECT_COLUMNS)
+    for function in extras:
+        dtype = _extra_dtype(function, intensity is not None, labels.ndim)
+        _crop_columns(out, function.__name__, [crop.extra(function.__name__) for crop in crops], dtype, separator,
+                      False)
+    return out
+
+
+def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",
+                      extra_properties=None, spacing=None, threads=None, where="glccl.regionprops_table()"):
+    """Region properties as a dict of columns, as
+    skimage.measure.regionprops_table (glccl.regionprops_table's body)."""
+    labels = checked_labels(label_image, where)
+    intensity = checked_intensity(intensity_image, labels, where)
+    spacing = checked_spacing(spacing, labels.ndim, where)
+    extras = checked_extras(extra_properties, where)
+    if not isinstance(separator, str):
+        raise TypeError(f"{where}: separator must be a string, not {type(separator).__name__}")
+    return table(labels, intensity, properties, spacing, separator, extras, checked_threads(threads, where), where)
