@@ -151,10 +151,12 @@ def _unit(spacing):
     return spacing is None or all(value == 1.0 for value in spacing)
 
 
-def checked_properties(properties, ndim, has_intensity, where):
+def checked_properties(properties, ndim, has_intensity, where, spacing=None):
     """[(name asked for, canonical name)], or TypeError / ValueError naming
-    the first property that is unknown, not defined in ndim dimensions or
-    needs an intensity image absent."""
+    the first property that is unknown, not defined in ndim dimensions,
+    needs an intensity image absent, or is not defined for the spacing (Hu
+    moments for a spacing other than 1, perimeters for an anisotropic one,
+    as scikit-image refuses them)."""
     if isinstance(properties, (str, bytes)):
         raise TypeError(f"{where}: properties must be a list of property names, e.g. ({properties!r},), not "
                         f"one string")
@@ -176,6 +178,11 @@ def checked_properties(properties, ndim, has_intensity, where):
             raise ValueError(f"{where}: property {name!r} is defined for 2-D label images only, not {ndim}-D ones")
         if canonical in _NEEDS_INTENSITY and not has_intensity:
             raise ValueError(f"{where}: property {name!r} needs an intensity_image")
+        if canonical in ("moments_hu", "moments_weighted_hu") and not _unit(spacing):
+            raise ValueError(f"{where}: property {name!r} is defined for a spacing of 1 only, not {spacing}")
+        if canonical in ("perimeter", "perimeter_crofton") and spacing is not None and len(set(spacing)) > 1:
+            raise ValueError(f"{where}: property {name!r} takes an isotropic spacing only (one value on every "
+                             f"axis), not {spacing}")
         checked.append((name, canonical))
     return checked
 
@@ -410,7 +417,7 @@ def _sample(labels, intensity):
 
 def table(labels, intensity, properties, spacing, separator, extras, threads, where):
     """regionprops_table's dict for checked arguments (checked_* above)."""
-    asked = checked_properties(properties, labels.ndim, intensity is not None, where)
+    asked = checked_properties(properties, labels.ndim, intensity is not None, where, spacing)
     terms = term_properties()
     term_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in terms))
     crop_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in _CROP))
@@ -466,3 +473,133 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     if not isinstance(separator, str):
         raise TypeError(f"{where}: separator must be a string, not {type(separator).__name__}")
     return table(labels, intensity, properties, spacing, separator, extras, checked_threads(threads, where), where)
+
+
+# --- regionprops: region objects over one shared measurement -----------------------------------------------------
+
+# Properties whose value scikit-image gives as a tuple (the others of several
+# elements as arrays).
+_TUPLES = frozenset(("bbox", "centroid", "centroid_local", "centroid_weighted", "intensity_min_position",
+                     "intensity_max_position"))
+
+
+class Regions:
+    """What the regions of one regionprops call share: the labels, boxes and
+    areas (one pass), and each term property's values for every region,
+    measured in one pass on the first access of that property."""
+
+    def __init__(self, labels, intensity, spacing, extras, cache, threads):
+        self.labels_image, self.intensity, self.spacing = labels, intensity, spacing
+        self.extras, self.cache, self.threads = extras, cache, threads
+        groups = _group(measure_terms(labels, intensity, ["label", "bbox", "area"], spacing, threads),
+                        ["label", "bbox", "area"], "-")
+        self.labels = [int(label) for label in dict(groups["label"])[()]]
+        self.slices = _crop_slices(dict(groups["bbox"]), labels.ndim)
+        self.areas = [float(area) for area in dict(groups["area"])[()]]
+        self._values = {}
+
+    def __len__(self):
+        return len(self.labels)
+
+    def values(self, canonical):
+        """The values of a term property, one per region, as scikit-image
+        gives them: numbers, tuples, or arrays (the channels last)."""
+        if canonical not in self._values:
+            columns = measure_terms(self.labels_image, self.intensity, [canonical], self.spacing, self.threads)
+            parts = _group(columns, [canonical], "-")[canonical]
+            rows = len(self.labels)
+            if len(parts) == 1 and parts[0][0] == ():
+                values = list(_term_column(canonical, parts[0][1]))
+            else:
+                shape = tuple(max(suffix[axis] for suffix, _ in parts) + 1 for axis in range(len(parts[0][0])))
+                dtype = _term_column(canonical, parts[0][1]).dtype
+                array = np.zeros((rows,) + shape, dtype=dtype)
+                for suffix, column in parts:
+                    array[(slice(None),) + suffix] = _term_column(canonical, column)
+                if canonical in _TUPLES and len(shape) == 1:
+                    values = [tuple(row) for row in array.tolist()]
+                else:
+                    values = list(array)
+            self._values[canonical] = values
+        return self._values[canonical]
+
+
+class RegionProperties:
+    """One region of glccl.skimage.regionprops: scikit-image's properties as
+    attributes (region.area) and items (region['area']). label, bbox, slice
+    and area are known from the start; a term property is measured for every
+    region at once on its first access, the others computed from this
+    region's crop (and kept when cache is True)."""
+
+    def __init__(self, regions, row):
+        self._regions, self._row, self._crop = regions, row, None
+
+    @property
+    def label(self):
+        return self._regions.labels[self._row]
+
+    @property
+    def slice(self):
+        return self._regions.slices[self._row]
+
+    @property
+    def bbox(self):
+        box = self.slice
+        return tuple(s.start for s in box) + tuple(s.stop for s in box)
+
+    @property
+    def area(self):
+        return self._regions.areas[self._row]
+
+    def _crop_of(self):
+        regions = self._regions
+        crop = self._crop or Crop(regions.labels_image, regions.intensity, self.label, self.slice, regions.spacing,
+                                  regions.extras)
+        if regions.cache:
+            self._crop = crop
+        return crop
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        regions = self._regions
+        if name in {function.__name__ for function in regions.extras}:
+            return self._crop_of().extra(name)
+        canonical = OLD_NAMES.get(name, name)
+        terms = term_properties()
+        if canonical not in terms and canonical not in _CROP:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        if canonical in _ONLY_2D and regions.labels_image.ndim != 2:
+            raise NotImplementedError(f"Property {canonical} is not implemented for 3D images")
+        if canonical in _NEEDS_INTENSITY and regions.intensity is None:
+            raise AttributeError("No intensity image specified.")
+        if canonical in terms:
+            if canonical in ("moments_hu", "moments_weighted_hu") and not _unit(regions.spacing):
+                raise NotImplementedError(f"`{canonical}` supports spacing = (1, 1) only")
+            return regions.values(canonical)[self._row]
+        return self._crop_of().value(canonical)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __iter__(self):
+        ndim = self._regions.labels_image.ndim
+        has_intensity = self._regions.intensity is not None
+        names = (term_properties() | _CROP) - {"intensity_median"}
+        return iter(sorted(name for name in names
+                           if (ndim == 2 or name not in _ONLY_2D) and (has_intensity or name not in _NEEDS_INTENSITY)))
+
+    def __repr__(self):
+        return f"<glccl RegionProperties label={self.label} bbox={self.bbox}>"
+
+
+def regionprops(label_image, intensity_image=None, cache=True, *, extra_properties=None, spacing=None, threads=None,
+                where="glccl.skimage.regionprops()"):
+    """The regions of a label image as a list of RegionProperties, as
+    skimage.measure.regionprops (glccl.skimage.regionprops's body)."""
+    labels = checked_labels(label_image, where)
+    intensity = checked_intensity(intensity_image, labels, where)
+    spacing = checked_spacing(spacing, labels.ndim, where)
+    extras = checked_extras(extra_properties, where)
+    regions = Regions(labels, intensity, spacing, extras, bool(cache), checked_threads(threads, where))
+    return [RegionProperties(regions, row) for row in range(len(regions))]

@@ -1,13 +1,13 @@
-"""scikit-image's label, by glccl: replace
+"""scikit-image's label, regionprops and regionprops_table, by glccl: replace
 
-    from skimage.measure import label
+    from skimage.measure import label, regionprops, regionprops_table
 
 with
 
-    from glccl.skimage import label
+    from glccl.skimage import label, regionprops, regionprops_table
 
-and the same call gives the same array (values, dtype, shape and memory
-order) and count. Like scikit-image, it labels regions of equal value
+and the same call gives the same result. label: the same array (values,
+dtype, shape and memory order) and count. Like scikit-image, it labels regions of equal value
 (glccl's "segments" criterion); glccl.label's own default, "binary", joins
 every nonzero pixel. Arrays of 1, 2 and 3 dimensions, and boolean arrays of
 more whose axes longer than 1 are at most three (scikit-image labels
@@ -16,7 +16,12 @@ with ValueError). Values and background are read as scikit-image reads
 them, as intp: a uint64 value of 2**63 or more is negative there (so
 background=-1 is 2**64 - 1), floats, datetimes and complex numbers are cast
 (strings of digits parsed), a float background is truncated, and one past
-intp is an OverflowError."""
+intp is an OverflowError.
+
+regionprops and regionprops_table: the properties and columns of
+scikit-image's newest release (spacing= included, area in float64,
+num_pixels, intensity_std), the properties computed from totals measured for
+every region in one pass over the labels (see glccl.regionprops_table)."""
 
 import operator
 
@@ -24,7 +29,9 @@ import numpy as np
 
 from ._arrays import label_nd, segment_ids
 
-__all__ = ["label"]
+from . import _measure
+
+__all__ = ["label", "regionprops", "regionprops_table"]
 
 
 def _scan_swap(shape):
@@ -133,3 +140,29 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     if return_num:
         return labels, n
     return labels
+
+
+def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",
+                      extra_properties=None, spacing=None):
+    """Region properties as a dict of columns, as skimage.measure.regionprops_table
+    (see glccl.regionprops_table): the same column names, in the same order,
+    rows in ascending label order, scikit-image's newest definitions
+    (spacing= included)."""
+    return _measure.regionprops_table(label_image, intensity_image, properties, cache=cache, separator=separator,
+                                      extra_properties=extra_properties, spacing=spacing,
+                                      where="glccl.skimage.regionprops_table()")
+
+
+def regionprops(label_image, intensity_image=None, cache=True, *, extra_properties=None, spacing=None):
+    """The regions of a label image as a list of region objects, as
+    skimage.measure.regionprops: region.area, region["area"], every
+    property of regionprops_table and extra_properties, in ascending label
+    order.
+
+    label, bbox, slice and area come from one pass over the labels; a
+    property computed from totals (moments, centroid, intensity_mean, ...)
+    is measured for every region at once on its first access of any region;
+    the others (image, coords, image_convex, solidity, ...) are computed
+    from the region's crop on access, and kept when cache is True."""
+    return _measure.regionprops(label_image, intensity_image, cache, extra_properties=extra_properties,
+                                spacing=spacing)
