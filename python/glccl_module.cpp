@@ -18,6 +18,7 @@
 //                    the helpers of glccl/_helpers.py on numpy arrays
 //   device_relabel() and the other device_* entries: label_filters.cpp, the
 //                    helpers of glccl/_helpers.py on device arrays
+//   measure_regions() measure_binding.cpp: region properties (glccl/_measure.py)
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -41,6 +42,7 @@
 #include "label_arrays.hpp"
 #include "label_filters.hpp"
 #include "labeler_object.hpp"
+#include "measure_binding.hpp"
 #include "process_wide.hpp"
 #include "shared_context.hpp"
 
@@ -245,4 +247,5 @@ to expect of them: a list of dicts, "auto" first, with the keys
     bindLabelBatch(m);
     bindLabelFilters(m);
     bindHostLabelFilters(m);
+    bindMeasure(m);
 }

@@ -1,0 +1,189 @@
+#pragma once
+// Region properties: scikit-image's regionprops measurements, each declared
+// once (docs/measuring.md).
+//
+// A property is computed in two steps. An accumulator (the cpu engine's, in
+// glccl/measure.hpp) walks the labels once and gathers per-region totals, the
+// terms: counts, boxes, sums of coordinate powers, intensity sums and
+// extrema, counts of local 2x2 (2x2x2) configurations. A finalizer then turns
+// one region's totals into the property's values on the host. A property
+// declares which terms it needs (TermRequest) and its finalizer; the column
+// names, the command line's --properties, Python and C++ all read the same
+// declaration (propertyDeclarations()).
+//
+// Terms are exact: spatial sums are integers of 256 bits, integer intensities
+// too; only floating-point intensities are summed in floating point (a
+// double-double, in a fixed order, so that every thread count gives the same
+// totals).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace glccl {
+
+// A signed 256-bit integer in two's complement, little-endian 64-bit limbs:
+// room for any sum of coordinate powers (up to x^3 y^3 z^3) or of integer
+// intensities times them over any image glccl takes.
+struct Int256 {
+    std::array<std::uint64_t, 4> limb{};
+
+    static Int256 of(__int128 value);
+    Int256& operator+=(const Int256& o);
+    Int256& operator+=(__int128 value) { return *this += of(value); }
+    bool negative() const { return (limb[3] >> 63) != 0; }
+    // The value rounded to the nearest double pair (hi + lo), as exact as
+    // 106 bits of mantissa hold it.
+    void toDoubleDouble(double& hi, double& lo) const;
+    double toDouble() const;
+    bool operator==(const Int256& o) const { return limb == o.limb; }
+};
+// The low 256 bits of a product, a difference (exact where the result fits).
+Int256 operator*(const Int256& a, const Int256& b);
+Int256 operator-(const Int256& a, const Int256& b);
+
+// A double-double: hi + lo, |lo| <= ulp(hi) / 2. Sums of floating-point
+// intensities, and the finalizers' central moments, are carried in it.
+struct DoubleDouble {
+    double hi = 0.0, lo = 0.0;
+    DoubleDouble() = default;
+    DoubleDouble(double h, double l = 0.0) : hi(h), lo(l) {}  // NOLINT(google-explicit-constructor)
+    DoubleDouble& operator+=(const DoubleDouble& o);
+    double value() const { return hi + lo; }
+};
+DoubleDouble operator+(DoubleDouble a, const DoubleDouble& b);
+DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b);
+DoubleDouble operator*(const DoubleDouble& a, const DoubleDouble& b);
+DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b);
+
+// How an intensity's samples are read.
+enum class SampleKind { Unsigned, Signed, Float };
+
+// Which terms an accumulation gathers. Built from a property list by
+// termsFor(); an accumulator gathers exactly these, nothing when a request
+// asks only for label, bbox, area, centroid (the engines' table has them).
+struct TermRequest {
+    int dimensions = 2;
+    // Sums of local coordinate powers (coordinates relative to the region's
+    // box): 0 none, 1 to 3 every exponent tuple of total order <= that, 4
+    // every exponent 0..3 on each axis (scikit-image's 4x4 (4x4x4) moment
+    // arrays). exponents() lists them.
+    int momentLevel = 0;
+    bool perimeter = false;  // 2-D: border pixels by how their border neighbours lie
+    bool crofton = false;    // 2-D: 2x2 configurations by Crofton class
+    bool euler = false;      // 2x2 (2x2x2) configurations' Euler contributions
+    // Intensity channels (0: no intensity image) and what is gathered of each.
+    int channels = 0;
+    SampleKind intensityKind = SampleKind::Unsigned;
+    int intensityBits = 8;
+    bool intensityChannelAxis = false;  // the intensity has a channel axis (columns get a channel index)
+    bool intensitySums = false;      // sum, sum of squares
+    bool intensityExtrema = false;   // minimum, maximum, their first positions
+    int weightedMomentLevel = 0;     // as momentLevel, of intensity-weighted sums
+
+    bool any() const {
+        return momentLevel > 0 || perimeter || crofton || euler || intensitySums || intensityExtrema ||
+               weightedMomentLevel > 0;
+    }
+    // The exponent tuples (axis 0 = x, 1 = y, 2 = z) of a level, in the
+    // order the totals hold them.
+    static std::vector<std::array<int, 3>> exponents(int level, int dimensions);
+    // Where exponent tuple (ex, ey, ez) sits in exponents(level, dims) (-1 if absent).
+    static int exponentIndex(int level, int dimensions, int ex, int ey, int ez);
+};
+
+// Per-region totals of a measurement, structure of arrays, row r for the
+// region of labels[r] (ascending labels).
+struct RegionTotals {
+    TermRequest request;
+    std::size_t regions = 0;
+    std::vector<std::uint64_t> labels;
+    std::vector<std::int64_t> imageExtents;  // the image's extents in numpy order (planes, rows, columns)
+    std::vector<std::uint64_t> counts;
+    // Box per region: min and max (inclusive) along x, y, z.
+    std::vector<std::array<std::int64_t, 3>> boxMin, boxMax;
+    // Moment sums: regions x exponents(momentLevel).
+    std::vector<Int256> moments;
+    // Perimeter: regions x 3 (border pixels of weight 1, sqrt 2, (1 + sqrt 2) / 2).
+    std::vector<std::uint64_t> perimeterClasses;
+    // Crofton: regions x 5 (2x2 configurations of the five nonzero coefficients).
+    std::vector<std::uint64_t> croftonClasses;
+    // Euler: 4 (2-D) or 8 (3-D) times the Euler number, per region.
+    std::vector<std::int64_t> eulerTimes;
+    // Intensity, regions x channels: sums of samples and of their squares
+    // (integers exactly, floats as double-doubles), extrema and their first
+    // raster positions (flat element index), and intensity-weighted moment
+    // sums (regions x channels x exponents(weightedMomentLevel)).
+    std::vector<Int256> intensitySum, intensitySquares;
+    std::vector<DoubleDouble> intensitySumFloat, intensitySquaresFloat;
+    std::vector<double> intensityMin, intensityMax;
+    std::vector<std::uint64_t> intensityMinBits, intensityMaxBits;  // the raw 64-bit samples (exact past 2^53)
+    std::vector<std::uint64_t> intensityMinAt, intensityMaxAt;
+    std::vector<Int256> weightedMoments;
+    std::vector<DoubleDouble> weightedMomentsFloat;
+};
+
+// One column of a property table, named as scikit-image's regionprops_table
+// names it ("bbox-0", "moments_central-1-2", "intensity_mean-0").
+struct PropertyColumn {
+    enum class Type { Int64, UInt64, Float64 };
+    std::string name;
+    Type type = Type::Float64;
+    std::vector<std::int64_t> ints;
+    std::vector<std::uint64_t> uints;
+    std::vector<double> reals;
+};
+
+struct PropertyTable {
+    std::size_t rows = 0;
+    std::vector<PropertyColumn> columns;
+    const PropertyColumn* find(const std::string& name) const;
+};
+
+// A measurement's choices beyond the labels and the intensity.
+struct PropertyOptions {
+    std::vector<std::string> properties;
+    // Element spacing per array axis, slowest first as in numpy ((rows,
+    // columns) in 2-D, (planes, rows, columns) in 3-D); empty: all 1.
+    std::vector<double> spacing;
+    std::string separator = "-";
+};
+
+class RegionMeasure;  // one region's totals and what finalizers derive from them
+
+// One declared property: scikit-image's name, where it is defined, whether
+// it needs an intensity image, what it needs gathered, the shape of its
+// values (their column names: name, then each index joined by the
+// separator, C order), and its finalizer, which computes one region's
+// values in that order (integers into `ints` for an integer property).
+struct PropertyDeclaration {
+    const char* name;
+    bool in2d, in3d;
+    bool needsIntensity;
+    bool integer;
+    void (*addTerms)(TermRequest& request);
+    std::vector<int> (*shape)(const TermRequest& request);
+    void (*finalize)(RegionMeasure& region, std::vector<double>& reals, std::vector<std::int64_t>& ints);
+};
+
+// Every property computed from terms, in one list.
+const std::vector<PropertyDeclaration>& propertyDeclarations();
+const PropertyDeclaration* findProperty(const std::string& name);
+
+// The terms a property list needs, or glccl::Error naming a property that is
+// unknown, not defined in `dimensions` or needs an intensity image absent
+// (channels 0). Names computed from crops (image, coords, solidity, ...) are
+// not term properties: callers that take them (Python) ask isTermProperty().
+TermRequest termsFor(const std::vector<std::string>& properties, int dimensions, int channels,
+                     SampleKind intensityKind = SampleKind::Unsigned, int intensityBits = 8);
+bool isTermProperty(const std::string& name);
+
+// The properties' columns, from the totals (row r for totals.labels[r]).
+// Throws glccl::Error for a spacing of the wrong length or not positive and
+// finite, and where scikit-image refuses a spacing (moments_hu off 1,
+// perimeter with anisotropic spacing).
+PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options);
+
+}  // namespace glccl

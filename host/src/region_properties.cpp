@@ -1,0 +1,831 @@
+// Region properties: the exact integer and double-double arithmetic of the
+// terms, every property's declaration and its finalizer.
+
+#include <glccl/error.hpp>
+#include <glccl/region_properties.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <optional>
+
+namespace glccl {
+
+// --- Int256 -------------------------------------------------------------------
+
+Int256 Int256::of(__int128 value) {
+    Int256 r;
+    const auto u = static_cast<unsigned __int128>(value);
+    r.limb[0] = std::uint64_t(u);
+    r.limb[1] = std::uint64_t(u >> 64);
+    const std::uint64_t fill = value < 0 ? ~std::uint64_t(0) : 0;
+    r.limb[2] = fill;
+    r.limb[3] = fill;
+    return r;
+}
+
+Int256& Int256::operator+=(const Int256& o) {
+    unsigned carry = 0;
+    for (int i = 0; i < 4; ++i) {
+        const unsigned __int128 s = (unsigned __int128)limb[i] + o.limb[i] + carry;
+        limb[i] = std::uint64_t(s);
+        carry = unsigned(s >> 64);
+    }
+    return *this;
+}
+
+namespace {
+
+Int256 negated(const Int256& a) {
+    Int256 r;
+    for (int i = 0; i < 4; ++i) r.limb[i] = ~a.limb[i];
+    r += Int256::of(1);
+    return r;
+}
+
+// The low 256 bits of a * b (the product of two magnitudes that fits).
+Int256 multiplied(const Int256& a, const Int256& b) {
+    const bool negative = a.negative() != b.negative();
+    const Int256 x = a.negative() ? negated(a) : a;
+    const Int256 y = b.negative() ? negated(b) : b;
+    Int256 r;
+    for (int i = 0; i < 4; ++i) {
+        std::uint64_t carry = 0;
+        for (int j = 0; i + j < 4; ++j) {
+            const unsigned __int128 p = (unsigned __int128)x.limb[i] * y.limb[j] + r.limb[i + j] + carry;
+            r.limb[i + j] = std::uint64_t(p);
+            carry = std::uint64_t(p >> 64);
+        }
+    }
+    return negative ? negated(r) : r;
+}
+
+
+}  // namespace
+
+Int256 operator*(const Int256& a, const Int256& b) { return multiplied(a, b); }
+Int256 operator-(const Int256& a, const Int256& b) {
+    Int256 r = a;
+    return r += negated(b);
+}
+
+namespace {
+
+// Error-free transformations (Knuth's two-sum, the fused multiply's product).
+inline void twoSum(double a, double b, double& s, double& e) {
+    s = a + b;
+    const double bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+}
+inline void twoProduct(double a, double b, double& p, double& e) {
+    p = a * b;
+    e = std::fma(a, b, -p);
+}
+
+}  // namespace
+
+void Int256::toDoubleDouble(double& hi, double& lo) const {
+    const bool neg = negative();
+    const Int256 m = neg ? negated(*this) : *this;
+    DoubleDouble value;
+    const double two32 = 4294967296.0;
+    for (int i = 3; i >= 0; --i) {
+        value = value * DoubleDouble(two32 * two32);
+        value += DoubleDouble(double(m.limb[i] >> 32) * two32);
+        value += DoubleDouble(double(m.limb[i] & 0xffffffffu));
+    }
+    hi = neg ? -value.hi : value.hi;
+    lo = neg ? -value.lo : value.lo;
+}
+
+double Int256::toDouble() const {
+    double hi = 0.0, lo = 0.0;
+    toDoubleDouble(hi, lo);
+    return hi + lo;
+}
+
+// --- DoubleDouble -------------------------------------------------------------
+
+DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
+    double s, e;
+    twoSum(hi, o.hi, s, e);
+    double t, f;
+    twoSum(lo, o.lo, t, f);
+    e += t;
+    double h;
+    twoSum(s, e, h, e);
+    e += f;
+    twoSum(h, e, hi, lo);
+    return *this;
+}
+
+DoubleDouble operator+(DoubleDouble a, const DoubleDouble& b) { return a += b; }
+DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b) { return a + DoubleDouble(-b.hi, -b.lo); }
+
+DoubleDouble operator*(const DoubleDouble& a, const DoubleDouble& b) {
+    double p, e;
+    twoProduct(a.hi, b.hi, p, e);
+    e += a.hi * b.lo + a.lo * b.hi;
+    double h, l;
+    twoSum(p, e, h, l);
+    return {h, l};
+}
+
+DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) {
+    const double q1 = a.hi / b.hi;
+    const DoubleDouble r = a - b * DoubleDouble(q1);
+    const double q2 = r.hi / b.hi;
+    const DoubleDouble r2 = r - b * DoubleDouble(q2);
+    const double q3 = r2.hi / b.hi;
+    DoubleDouble q(q1);
+    q += DoubleDouble(q2);
+    q += DoubleDouble(q3);
+    return q;
+}
+
+// --- Exponents ----------------------------------------------------------------
+
+std::vector<std::array<int, 3>> TermRequest::exponents(int level, int dimensions) {
+    std::vector<std::array<int, 3>> list;
+    if (level <= 0) return list;
+    const int zMax = dimensions == 3 ? 3 : 0;
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex)
+                if (level == 4 || ex + ey + ez <= level) list.push_back({ex, ey, ez});
+    return list;
+}
+
+int TermRequest::exponentIndex(int level, int dimensions, int ex, int ey, int ez) {
+    const auto list = exponents(level, dimensions);
+    for (std::size_t i = 0; i < list.size(); ++i)
+        if (list[i][0] == ex && list[i][1] == ey && list[i][2] == ez) return int(i);
+    return -1;
+}
+
+// --- One region ---------------------------------------------------------------
+
+// One region's totals, with what several finalizers share (raw and central
+// moments in numpy's axis order, the inertia tensor and its eigenvalues)
+// computed once on first use. Axis a of numpy's order is glccl's axis
+// dims - 1 - a (numpy's last axis is x).
+class RegionMeasure {
+public:
+    RegionMeasure(const RegionTotals& totals, const std::vector<double>& spacing)
+        : t_(totals), spacing_(spacing), dims_(totals.request.dimensions) {
+        const auto& req = totals.request;
+        momentExponents_ = TermRequest::exponents(req.momentLevel, dims_);
+        weightedExponents_ = TermRequest::exponents(req.weightedMomentLevel, dims_);
+    }
+    void select(std::size_t row) {
+        row_ = row;
+        moments_.reset();
+        central_.reset();
+        tensor_.reset();
+        eigen_.reset();
+        weighted_.clear();
+        weightedCentral_.clear();
+    }
+
+    const RegionTotals& totals() const { return t_; }
+    std::size_t row() const { return row_; }
+    int dims() const { return dims_; }
+    int channels() const { return t_.request.channels; }
+    double spacing(int numpyAxis) const { return spacing_[std::size_t(numpyAxis)]; }
+    int axisOf(int numpyAxis) const { return dims_ - 1 - numpyAxis; }
+    std::uint64_t count() const { return t_.counts[row_]; }
+    double pixelArea() const {
+        double a = 1.0;
+        for (double s : spacing_) a *= s;
+        return a;
+    }
+    std::int64_t boxMin(int numpyAxis) const { return t_.boxMin[row_][std::size_t(axisOf(numpyAxis))]; }
+    std::int64_t boxMax(int numpyAxis) const { return t_.boxMax[row_][std::size_t(axisOf(numpyAxis))]; }
+    std::int64_t boxElements() const {
+        std::int64_t n = 1;
+        for (int a = 0; a < dims_; ++a) n *= boxMax(a) - boxMin(a) + 1;
+        return n;
+    }
+
+    // Index of numpy powers p[0..dims) in the cube arrays (4^dims entries, C order).
+    static int cubeIndex(const int* p, int dims) {
+        int i = 0;
+        for (int a = 0; a < dims; ++a) i = i * 4 + p[a];
+        return i;
+    }
+    int cubeSize() const { return dims_ == 3 ? 64 : 16; }
+
+    // Raw moments in numpy order, scaled by the spacing (scikit-image's
+    // `moments`): entry cubeIndex(p) = sum of prod_a (coordinate_a s_a)^p_a,
+    // for the exponent tuples gathered (the others NaN).
+    const std::vector<DoubleDouble>& moments() {
+        if (!moments_) moments_ = scaledRaw(momentExponents_, momentAt());
+        return *moments_;
+    }
+    // Central moments in numpy order, scaled (scikit-image's moments_central).
+    const std::vector<DoubleDouble>& central() {
+        if (!central_) central_ = centralOf(moments());
+        return *central_;
+    }
+    const std::vector<DoubleDouble>& weighted(int channel) {
+        if (weighted_.empty()) weighted_.resize(std::size_t(std::max(channels(), 1)));
+        auto& w = weighted_[std::size_t(channel)];
+        if (w.empty()) w = scaledRaw(weightedExponents_, weightedAt(channel));
+        return w;
+    }
+    const std::vector<DoubleDouble>& weightedCentral(int channel) {
+        if (weightedCentral_.empty()) weightedCentral_.resize(std::size_t(std::max(channels(), 1)));
+        auto& w = weightedCentral_[std::size_t(channel)];
+        if (w.empty()) w = centralOf(weighted(channel));
+        return w;
+    }
+
+    // scikit-image's inertia tensor of the central moments mu (dims x dims, row major).
+    static std::vector<double> inertiaTensorOf(const std::vector<DoubleDouble>& mu, int dims) {
+        std::vector<double> t(std::size_t(dims * dims), 0.0);
+        const double mu0 = mu[0].value();
+        int p[3] = {0, 0, 0};
+        std::vector<double> second(static_cast<std::size_t>(dims));
+        double sum = 0.0;
+        for (int a = 0; a < dims; ++a) {
+            std::fill(p, p + 3, 0);
+            p[a] = 2;
+            second[std::size_t(a)] = mu[std::size_t(cubeIndex(p, dims))].value();
+            sum += second[std::size_t(a)];
+        }
+        for (int a = 0; a < dims; ++a) t[std::size_t(a * dims + a)] = (sum - second[std::size_t(a)]) / mu0;
+        for (int a = 0; a < dims; ++a)
+            for (int b = a + 1; b < dims; ++b) {
+                std::fill(p, p + 3, 0);
+                p[a] = 1;
+                p[b] = 1;
+                const double v = -mu[std::size_t(cubeIndex(p, dims))].value() / mu0;
+                t[std::size_t(a * dims + b)] = v;
+                t[std::size_t(b * dims + a)] = v;
+            }
+        return t;
+    }
+    const std::vector<double>& inertiaTensor() {
+        if (!tensor_) tensor_ = inertiaTensorOf(central(), dims_);
+        return *tensor_;
+    }
+    // Eigenvalues of the inertia tensor, clipped at 0, largest first.
+    const std::vector<double>& eigenvalues() {
+        if (!eigen_) eigen_ = symmetricEigenvalues(inertiaTensor(), dims_);
+        return *eigen_;
+    }
+
+    // Raw weighted/spatial totals of exponent tuple e (glccl axes), as a double-double.
+    using TotalAt = std::function<DoubleDouble(std::size_t exponent)>;
+
+private:
+    TotalAt momentAt() const {
+        return [this](std::size_t e) {
+            const std::size_t n = momentExponents_.size();
+            double hi, lo;
+            t_.moments[row_ * n + e].toDoubleDouble(hi, lo);
+            return DoubleDouble(hi, lo);
+        };
+    }
+    TotalAt weightedAt(int channel) const {
+        return [this, channel](std::size_t e) {
+            const std::size_t n = weightedExponents_.size();
+            const std::size_t i = (row_ * std::size_t(channels()) + std::size_t(channel)) * n + e;
+            if (t_.request.intensityKind == SampleKind::Float) return t_.weightedMomentsFloat[i];
+            double hi, lo;
+            t_.weightedMoments[i].toDoubleDouble(hi, lo);
+            return DoubleDouble(hi, lo);
+        };
+    }
+
+    // The cube in numpy order (NaN where a tuple was not gathered), scaled
+    // by spacing^power along each axis.
+    std::vector<DoubleDouble> scaledRaw(const std::vector<std::array<int, 3>>& exps, const TotalAt& at) const {
+        std::vector<DoubleDouble> cube(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
+        for (std::size_t e = 0; e < exps.size(); ++e) {
+            int p[3] = {0, 0, 0};
+            DoubleDouble v = at(e);
+            for (int a = 0; a < dims_; ++a) {
+                p[a] = exps[e][std::size_t(axisOf(a))];
+                for (int k = 0; k < p[a]; ++k) v = v * DoubleDouble(spacing(a));
+            }
+            cube[std::size_t(cubeIndex(p, dims_))] = v;
+        }
+        return cube;
+    }
+
+    // Central moments of a raw cube (numpy order) about its centroid
+    // (raw[e_a] / raw[0]): the binomial expansion, in double-doubles.
+    std::vector<DoubleDouble> centralOf(const std::vector<DoubleDouble>& raw) const {
+        std::vector<DoubleDouble> mu(raw.size(), DoubleDouble(std::nan("")));
+        const DoubleDouble m0 = raw[0];
+        DoubleDouble centre[3];
+        for (int a = 0; a < dims_; ++a) {
+            int p[3] = {0, 0, 0};
+            p[a] = 1;
+            centre[a] = raw[std::size_t(cubeIndex(p, dims_))] / m0;
+        }
+        static const int binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
+        const int n = cubeSize();
+        for (int idx = 0; idx < n; ++idx) {
+            int p[3] = {0, 0, 0};
+            for (int a = dims_ - 1, rest = idx; a >= 0; --a, rest /= 4) p[a] = rest % 4;
+            if (std::isnan(raw[std::size_t(idx)].hi)) continue;
+            DoubleDouble sum;
+            int q[3] = {0, 0, 0};
+            const int qz = dims_ == 3 ? p[2] : 0;
+            for (q[0] = 0; q[0] <= p[0]; ++q[0])
+                for (q[1] = 0; q[1] <= p[1]; ++q[1])
+                    for (q[2] = 0; q[2] <= qz; ++q[2]) {
+                        DoubleDouble term = raw[std::size_t(cubeIndex(q, dims_))];
+                        for (int a = 0; a < dims_; ++a) {
+                            term = term * DoubleDouble(double(binomial[p[a]][q[a]]));
+                            for (int k = 0; k < p[a] - q[a]; ++k) term = term * DoubleDouble(-centre[a].hi, -centre[a].lo);
+                        }
+                        sum += term;
+                    }
+            mu[std::size_t(idx)] = sum;
+        }
+        return mu;
+    }
+
+    static std::vector<double> symmetricEigenvalues(std::vector<double> m, int n) {
+        std::vector<double> values(static_cast<std::size_t>(n));
+        if (n == 2) {
+            const double a = m[0], b = m[1], c = m[3];
+            const double mean = 0.5 * (a + c);
+            const double radius = std::hypot(0.5 * (a - c), b);
+            values = {mean + radius, mean - radius};
+        } else {
+            // Cyclic Jacobi rotations until the off-diagonal vanishes.
+            for (int sweep = 0; sweep < 100; ++sweep) {
+                double off = 0.0;
+                for (int i = 0; i < n; ++i)
+                    for (int j = i + 1; j < n; ++j) off += m[std::size_t(i * n + j)] * m[std::size_t(i * n + j)];
+                if (off == 0.0) break;
+                for (int p = 0; p < n; ++p)
+                    for (int q = p + 1; q < n; ++q) {
+                        const double apq = m[std::size_t(p * n + q)];
+                        if (apq == 0.0) continue;
+                        const double app = m[std::size_t(p * n + p)], aqq = m[std::size_t(q * n + q)];
+                        const double theta = (aqq - app) / (2.0 * apq);
+                        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1.0));
+                        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+                        for (int k = 0; k < n; ++k) {
+                            const double akp = m[std::size_t(k * n + p)], akq = m[std::size_t(k * n + q)];
+                            m[std::size_t(k * n + p)] = c * akp - s * akq;
+                            m[std::size_t(k * n + q)] = s * akp + c * akq;
+                        }
+                        for (int k = 0; k < n; ++k) {
+                            const double apk = m[std::size_t(p * n + k)], aqk = m[std::size_t(q * n + k)];
+                            m[std::size_t(p * n + k)] = c * apk - s * aqk;
+                            m[std::size_t(q * n + k)] = s * apk + c * aqk;
+                        }
+                    }
+            }
+            for (int i = 0; i < n; ++i) values[std::size_t(i)] = m[std::size_t(i * n + i)];
+        }
+        for (double& v : values) v = std::max(v, 0.0);
+        std::sort(values.begin(), values.end(), std::greater<double>());
+        return values;
+    }
+
+    const RegionTotals& t_;
+    const std::vector<double>& spacing_;
+    int dims_;
+    std::size_t row_ = 0;
+    std::vector<std::array<int, 3>> momentExponents_, weightedExponents_;
+    std::optional<std::vector<DoubleDouble>> moments_, central_;
+    std::optional<std::vector<double>> tensor_, eigen_;
+    std::vector<std::vector<DoubleDouble>> weighted_, weightedCentral_;
+};
+
+namespace {
+
+constexpr double kPi = 3.141592653589793238462643383279502884;
+
+// Normalized central moments (scikit-image's moments_normalized): NaN below
+// order 2, mu / min(spacing)^order / mu0^(order / dims + 1) above.
+std::vector<double> normalizedOf(const std::vector<DoubleDouble>& mu, int dims, double scale) {
+    std::vector<double> nu(mu.size(), std::nan(""));
+    const double mu0 = mu[0].value();
+    for (std::size_t idx = 0; idx < mu.size(); ++idx) {
+        int order = 0;
+        for (std::size_t rest = idx, a = 0; a < std::size_t(dims); ++a, rest /= 4) order += int(rest % 4);
+        if (order < 2) continue;
+        nu[idx] = (mu[idx].value() / std::pow(scale, order)) / std::pow(mu0, double(order) / dims + 1.0);
+    }
+    return nu;
+}
+
+// Hu's seven invariants of 2-D normalized moments nu[i * 4 + j] (i the row power).
+std::array<double, 7> huOf(const std::vector<double>& nu) {
+    const double n20 = nu[8], n02 = nu[2], n11 = nu[5], n30 = nu[12], n03 = nu[3], n21 = nu[9], n12 = nu[6];
+    const double a = n30 + n12, b = n21 + n03;
+    const double c = n30 - 3 * n12, d = 3 * n21 - n03;
+    std::array<double, 7> h{};
+    h[0] = n20 + n02;
+    h[1] = (n20 - n02) * (n20 - n02) + 4 * n11 * n11;
+    h[2] = c * c + d * d;
+    h[3] = a * a + b * b;
+    h[4] = c * a * (a * a - 3 * b * b) + d * b * (3 * a * a - b * b);
+    h[5] = (n20 - n02) * (a * a - b * b) + 4 * n11 * a * b;
+    h[6] = d * a * (a * a - 3 * b * b) - c * b * (3 * a * a - b * b);
+    return h;
+}
+
+double minSpacing(const RegionMeasure& r) {
+    double s = r.spacing(0);
+    for (int a = 1; a < r.dims(); ++a) s = std::min(s, r.spacing(a));
+    return s;
+}
+
+// Intensity helpers, channel c.
+std::size_t at(const RegionMeasure& r, int c) { return r.row() * std::size_t(r.channels()) + std::size_t(c); }
+bool floatIntensity(const RegionMeasure& r) { return r.totals().request.intensityKind == SampleKind::Float; }
+DoubleDouble intensitySum(const RegionMeasure& r, int c) {
+    if (floatIntensity(r)) return r.totals().intensitySumFloat[at(r, c)];
+    double hi, lo;
+    r.totals().intensitySum[at(r, c)].toDoubleDouble(hi, lo);
+    return {hi, lo};
+}
+double intensityVariance(const RegionMeasure& r, int c) {
+    const double n = double(r.count());
+    if (floatIntensity(r)) {
+        const DoubleDouble mean = r.totals().intensitySumFloat[at(r, c)] / DoubleDouble(n);
+        const DoubleDouble v = r.totals().intensitySquaresFloat[at(r, c)] / DoubleDouble(n) - mean * mean;
+        return std::max(v.value(), 0.0);
+    }
+    // (n * sum of squares - sum^2) / n^2, the numerator exactly.
+    const Int256& s = r.totals().intensitySum[at(r, c)];
+    const Int256 numerator = Int256::of(__int128(r.count())) * r.totals().intensitySquares[at(r, c)] - s * s;
+    double hi, lo;
+    numerator.toDoubleDouble(hi, lo);
+    return (DoubleDouble(hi, lo) / (DoubleDouble(n) * DoubleDouble(n))).value();
+}
+
+// Shapes of values.
+std::vector<int> scalarShape(const TermRequest&) { return {}; }
+std::vector<int> axesShape(const TermRequest& q) { return {q.dimensions}; }
+std::vector<int> boxShape(const TermRequest& q) { return {2 * q.dimensions}; }
+std::vector<int> cubeShape(const TermRequest& q) { return std::vector<int>(std::size_t(q.dimensions), 4); }
+std::vector<int> tensorShape(const TermRequest& q) { return {q.dimensions, q.dimensions}; }
+std::vector<int> huShape(const TermRequest&) { return {7}; }
+// Intensity properties gain a last index, the channel, where the intensity has a channel axis.
+std::vector<int> withChannel(std::vector<int> shape, const TermRequest& q) {
+    if (q.intensityChannelAxis) shape.push_back(q.channels);
+    return shape;
+}
+std::vector<int> channelShape(const TermRequest& q) { return withChannel({}, q); }
+std::vector<int> channelAxesShape(const TermRequest& q) { return withChannel({q.dimensions}, q); }
+std::vector<int> channelCubeShape(const TermRequest& q) { return withChannel(cubeShape(q), q); }
+std::vector<int> channelHuShape(const TermRequest& q) { return withChannel({7}, q); }
+
+// Values of a per-channel property: values(c) for each channel, laid out
+// with the channel index last.
+template <class PerChannel>
+void perChannel(RegionMeasure& r, std::vector<double>& out, PerChannel values) {
+    const int channels = r.channels();
+    std::vector<std::vector<double>> all;
+    for (int c = 0; c < channels; ++c) all.push_back(values(c));
+    for (std::size_t i = 0; i < all[0].size(); ++i)
+        for (int c = 0; c < channels; ++c) out.push_back(all[std::size_t(c)][i]);
+}
+
+// Term requests.
+void needCounts(TermRequest&) {}
+void needMoments(TermRequest& q, int level) { q.momentLevel = std::max(q.momentLevel, level); }
+void needWeighted(TermRequest& q, int level) { q.weightedMomentLevel = std::max(q.weightedMomentLevel, level); }
+
+using D = PropertyDeclaration;
+const std::vector<PropertyDeclaration> kDeclarations = {
+    // label: written by finalizeProperties from the totals' labels (uint64).
+    D{"label", true, true, false, true, needCounts, scalarShape, [](RegionMeasure&, std::vector<double>&, std::vector<std::int64_t>&) {}},
+    D{"num_pixels", true, true, false, true, needCounts, scalarShape,
+      [](RegionMeasure& r, std::vector<double>&, std::vector<std::int64_t>& i) { i.push_back(std::int64_t(r.count())); }},
+    D{"area", true, true, false, false, needCounts, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { v.push_back(double(r.count()) * r.pixelArea()); }},
+    D{"bbox", true, true, false, true, needCounts, boxShape,
+      [](RegionMeasure& r, std::vector<double>&, std::vector<std::int64_t>& i) {
+          for (int a = 0; a < r.dims(); ++a) i.push_back(r.boxMin(a));
+          for (int a = 0; a < r.dims(); ++a) i.push_back(r.boxMax(a) + 1);
+      }},
+    D{"area_bbox", true, true, false, false, needCounts, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { v.push_back(double(r.boxElements()) * r.pixelArea()); }},
+    D{"extent", true, true, false, false, needCounts, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          v.push_back((double(r.count()) * r.pixelArea()) / (double(r.boxElements()) * r.pixelArea()));
+      }},
+    D{"equivalent_diameter_area", true, true, false, false, needCounts, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          v.push_back(std::pow(2.0 * r.dims() * double(r.count()) * r.pixelArea() / kPi, 1.0 / r.dims()));
+      }},
+    D{"centroid", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto& m = r.moments();
+          for (int a = 0; a < r.dims(); ++a) {
+              int p[3] = {0, 0, 0};
+              p[a] = 1;
+              v.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value() + double(r.boxMin(a)) * r.spacing(a));
+          }
+      }},
+    D{"centroid_local", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto& m = r.moments();
+          for (int a = 0; a < r.dims(); ++a) {
+              int p[3] = {0, 0, 0};
+              p[a] = 1;
+              v.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value());
+          }
+      }},
+    D{"moments", true, true, false, false, [](TermRequest& q) { needMoments(q, 4); }, cubeShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          for (const auto& m : r.moments()) v.push_back(m.value());
+      }},
+    D{"moments_central", true, true, false, false, [](TermRequest& q) { needMoments(q, 4); }, cubeShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          for (const auto& m : r.central()) v.push_back(m.value());
+      }},
+    D{"moments_normalized", true, true, false, false, [](TermRequest& q) { needMoments(q, 4); }, cubeShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          for (double x : normalizedOf(r.central(), r.dims(), minSpacing(r))) v.push_back(x);
+      }},
+    D{"moments_hu", true, false, false, false, [](TermRequest& q) { needMoments(q, 3); }, huShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          for (double x : huOf(normalizedOf(r.central(), 2, 1.0))) v.push_back(x);
+      }},
+    D{"inertia_tensor", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, tensorShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          for (double x : r.inertiaTensor()) v.push_back(x);
+      }},
+    D{"inertia_tensor_eigvals", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, axesShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          for (double x : r.eigenvalues()) v.push_back(x);
+      }},
+    D{"orientation", true, false, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto& t = r.inertiaTensor();
+          const double a = t[0], b = t[1], c = t[3];
+          // The limit of 0.5 * atan2(-2b, c - a) as c - a reaches 0.
+          if (a - c == 0) v.push_back(b < 0 ? kPi / 4.0 : -kPi / 4.0);
+          else v.push_back(0.5 * std::atan2(-2 * b, c - a));
+      }},
+    D{"axis_major_length", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto& e = r.eigenvalues();
+          if (r.dims() == 2) v.push_back(4 * std::sqrt(e[0]));
+          else v.push_back(std::sqrt(std::max(0.0, 10 * (e[0] + e[1] - e[2]))));
+      }},
+    D{"axis_minor_length", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto& e = r.eigenvalues();
+          if (r.dims() == 2) v.push_back(4 * std::sqrt(e[1]));
+          else v.push_back(std::sqrt(std::max(0.0, 10 * (-e[0] + e[1] + e[2]))));
+      }},
+    D{"eccentricity", true, false, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto& e = r.eigenvalues();
+          v.push_back(e[0] == 0 ? 0.0 : std::sqrt(1 - e[1] / e[0]));
+      }},
+    D{"perimeter", true, false, false, false, [](TermRequest& q) { q.perimeter = true; }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto* k = &r.totals().perimeterClasses[r.row() * 3];
+          const double sqrt2 = std::sqrt(2.0);
+          v.push_back((double(k[0]) + sqrt2 * double(k[1]) + (1 + sqrt2) / 2 * double(k[2])) * r.spacing(0));
+      }},
+    D{"perimeter_crofton", true, false, false, false, [](TermRequest& q) { q.crofton = true; }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const auto* k = &r.totals().croftonClasses[r.row() * 5];
+          const double sqrt2 = std::sqrt(2.0);
+          const double coefficient[5] = {kPi / 4 * (1 + 1 / sqrt2), kPi / (4 * sqrt2), kPi / (2 * sqrt2), kPi / 4, kPi / 2};
+          double p = 0.0;
+          for (int i = 0; i < 5; ++i) p += coefficient[i] * double(k[i]);
+          v.push_back(p * r.spacing(0));
+      }},
+    D{"euler_number", true, true, false, true, [](TermRequest& q) { q.euler = true; }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>&, std::vector<std::int64_t>& i) {
+          i.push_back(r.totals().eulerTimes[r.row()] / (r.dims() == 3 ? 8 : 4));
+      }},
+    // Intensity.
+    D{"intensity_mean", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return std::vector<double>{(intensitySum(r, c) / DoubleDouble(double(r.count()))).value()}; });
+      }},
+    D{"intensity_sum", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return std::vector<double>{intensitySum(r, c).value()}; });
+      }},
+    D{"intensity_variance", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return std::vector<double>{intensityVariance(r, c)}; });
+      }},
+    D{"intensity_std", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return std::vector<double>{std::sqrt(intensityVariance(r, c))}; });
+      }},
+    D{"intensity_min", true, true, true, false, [](TermRequest& q) { q.intensityExtrema = true; }, channelShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return std::vector<double>{r.totals().intensityMin[at(r, c)]}; });
+      }},
+    D{"intensity_max", true, true, true, false, [](TermRequest& q) { q.intensityExtrema = true; }, channelShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return std::vector<double>{r.totals().intensityMax[at(r, c)]}; });
+      }},
+    D{"intensity_min_position", true, true, true, true, [](TermRequest& q) { q.intensityExtrema = true; }, channelAxesShape,
+      nullptr},
+    D{"intensity_max_position", true, true, true, true, [](TermRequest& q) { q.intensityExtrema = true; }, channelAxesShape,
+      nullptr},
+    D{"centroid_weighted_local", true, true, true, false, [](TermRequest& q) { needWeighted(q, 1); }, channelAxesShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) {
+              const auto& m = r.weighted(c);
+              std::vector<double> out;
+              for (int a = 0; a < r.dims(); ++a) {
+                  int p[3] = {0, 0, 0};
+                  p[a] = 1;
+                  out.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value());
+              }
+              return out;
+          });
+      }},
+    D{"centroid_weighted", true, true, true, false, [](TermRequest& q) { needWeighted(q, 1); }, channelAxesShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) {
+              const auto& m = r.weighted(c);
+              std::vector<double> out;
+              for (int a = 0; a < r.dims(); ++a) {
+                  int p[3] = {0, 0, 0};
+                  p[a] = 1;
+                  out.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value() +
+                                double(r.boxMin(a)) * r.spacing(a));
+              }
+              return out;
+          });
+      }},
+    D{"moments_weighted", true, true, true, false, [](TermRequest& q) { needWeighted(q, 4); }, channelCubeShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) {
+              std::vector<double> out;
+              for (const auto& m : r.weighted(c)) out.push_back(m.value());
+              return out;
+          });
+      }},
+    D{"moments_weighted_central", true, true, true, false, [](TermRequest& q) { needWeighted(q, 4); }, channelCubeShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) {
+              std::vector<double> out;
+              for (const auto& m : r.weightedCentral(c)) out.push_back(m.value());
+              return out;
+          });
+      }},
+    D{"moments_weighted_normalized", true, true, true, false, [](TermRequest& q) { needWeighted(q, 4); }, channelCubeShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) { return normalizedOf(r.weightedCentral(c), r.dims(), minSpacing(r)); });
+      }},
+    D{"moments_weighted_hu", true, false, true, false, [](TermRequest& q) { needWeighted(q, 3); }, channelHuShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          perChannel(r, v, [&](int c) {
+              const auto h = huOf(normalizedOf(r.weightedCentral(c), 2, 1.0));
+              return std::vector<double>(h.begin(), h.end());
+          });
+      }},
+};
+
+// Positions of the extrema: numpy indices of the first element (raster
+// order) holding the value, channel last.
+void extremumPosition(RegionMeasure& r, std::vector<std::int64_t>& out, bool maximum, const std::vector<std::int64_t>& extents) {
+    const int channels = r.channels();
+    std::vector<std::vector<std::int64_t>> all;
+    for (int c = 0; c < channels; ++c) {
+        std::uint64_t flat = (maximum ? r.totals().intensityMaxAt : r.totals().intensityMinAt)[at(r, c)];
+        std::vector<std::int64_t> index(std::size_t(r.dims()));
+        for (int a = r.dims() - 1; a >= 0; --a) {
+            const auto e = std::uint64_t(extents[std::size_t(a)]);
+            index[std::size_t(a)] = std::int64_t(flat % e);
+            flat /= e;
+        }
+        all.push_back(index);
+    }
+    for (int a = 0; a < r.dims(); ++a)
+        for (int c = 0; c < channels; ++c) out.push_back(all[std::size_t(c)][std::size_t(a)]);
+}
+
+std::string columnName(const std::string& name, const std::vector<int>& index, const std::string& separator) {
+    std::string s = name;
+    for (int i : index) s += separator + std::to_string(i);
+    return s;
+}
+
+}  // namespace
+
+const std::vector<PropertyDeclaration>& propertyDeclarations() { return kDeclarations; }
+
+const PropertyDeclaration* findProperty(const std::string& name) {
+    for (const auto& d : kDeclarations)
+        if (name == d.name) return &d;
+    return nullptr;
+}
+
+bool isTermProperty(const std::string& name) { return findProperty(name) != nullptr; }
+
+TermRequest termsFor(const std::vector<std::string>& properties, int dimensions, int channels, SampleKind intensityKind,
+                     int intensityBits) {
+    if (dimensions != 2 && dimensions != 3)
+        throw Error("glccl::termsFor(): regions are measured in 2-D and 3-D, not in " + std::to_string(dimensions) + "-D");
+    TermRequest q;
+    q.dimensions = dimensions;
+    q.channels = channels;
+    q.intensityKind = intensityKind;
+    q.intensityBits = intensityBits;
+    for (const auto& name : properties) {
+        const PropertyDeclaration* d = findProperty(name);
+        if (!d) {
+            std::string known;
+            for (const auto& k : kDeclarations) known += (known.empty() ? "" : ", ") + std::string(k.name);
+            throw Error("glccl::termsFor(): unknown property '" + name + "' (properties: " + known + ")");
+        }
+        if ((dimensions == 2 && !d->in2d) || (dimensions == 3 && !d->in3d))
+            throw Error("glccl::termsFor(): property '" + name + "' is defined for 2-D images only");
+        if (d->needsIntensity && channels == 0)
+            throw Error("glccl::termsFor(): property '" + name + "' needs an intensity image");
+        d->addTerms(q);
+    }
+    return q;
+}
+
+const PropertyColumn* PropertyTable::find(const std::string& name) const {
+    for (const auto& c : columns)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options) {
+    const TermRequest& q = totals.request;
+    const int dims = q.dimensions;
+    std::vector<double> spacing = options.spacing;
+    if (spacing.empty()) spacing.assign(std::size_t(dims), 1.0);
+    if (int(spacing.size()) != dims)
+        throw Error("glccl::finalizeProperties(): spacing has " + std::to_string(spacing.size()) + " entries for a " +
+                    std::to_string(dims) + "-D image");
+    for (double s : spacing)
+        if (!(s > 0) || !std::isfinite(s))
+            throw Error("glccl::finalizeProperties(): every spacing must be positive and finite");
+    const bool unit = std::all_of(spacing.begin(), spacing.end(), [](double s) { return s == 1.0; });
+    const bool isotropic = std::all_of(spacing.begin(), spacing.end(), [&](double s) { return s == spacing[0]; });
+
+    PropertyTable table;
+    table.rows = totals.regions;
+    RegionMeasure region(totals, spacing);
+    for (const auto& name : options.properties) {
+        const PropertyDeclaration* d = findProperty(name);
+        if (!d) throw Error("glccl::finalizeProperties(): unknown property '" + name + "'");
+        if ((name == "moments_hu" || name == "moments_weighted_hu") && !unit)
+            throw Error("glccl::finalizeProperties(): '" + name + "' is defined for a spacing of 1 only");
+        if ((name == "perimeter" || name == "perimeter_crofton") && !isotropic)
+            throw Error("glccl::finalizeProperties(): '" + name + "' is defined for an isotropic spacing only");
+        const std::vector<int> shape = d->shape(q);
+        std::size_t width = 1;
+        for (int e : shape) width *= std::size_t(e);
+        const std::size_t first = table.columns.size();
+        std::vector<int> index(shape.size(), 0);
+        for (std::size_t k = 0; k < width; ++k) {
+            PropertyColumn column;
+            column.name = columnName(name, index, options.separator);
+            column.type = name == std::string("label") ? PropertyColumn::Type::UInt64
+                          : d->integer                 ? PropertyColumn::Type::Int64
+                                                       : PropertyColumn::Type::Float64;
+            table.columns.push_back(std::move(column));
+            for (int a = int(shape.size()) - 1; a >= 0; --a) {
+                if (++index[std::size_t(a)] < shape[std::size_t(a)]) break;
+                index[std::size_t(a)] = 0;
+            }
+        }
+        if (name == std::string("label")) {
+            table.columns[first].uints = totals.labels;
+            continue;
+        }
+        for (std::size_t k = 0; k < width; ++k) {
+            auto& c = table.columns[first + k];
+            if (d->integer) c.ints.reserve(totals.regions);
+            else c.reals.reserve(totals.regions);
+        }
+        std::vector<double> reals;
+        std::vector<std::int64_t> ints;
+        for (std::size_t row = 0; row < totals.regions; ++row) {
+            region.select(row);
+            reals.clear();
+            ints.clear();
+            if (d->finalize) d->finalize(region, reals, ints);
+            else extremumPosition(region, ints, name == std::string("intensity_max_position"), totals.imageExtents);
+            for (std::size_t k = 0; k < width; ++k) {
+                auto& c = table.columns[first + k];
+                if (d->integer) c.ints.push_back(ints[k]);
+                else c.reals.push_back(reals[k]);
+            }
+        }
+    }
+    return table;
+}
+
+}  // namespace glccl
