@@ -328,7 +328,9 @@ class Crop:
 
     @property
     def solidity(self):
-        return np.count_nonzero(self.image) / np.count_nonzero(self.image_convex)
+        # A hull of no volume (one voxel in 3-D) gives inf, as in scikit-image.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.float64(np.count_nonzero(self.image)) / np.float64(np.count_nonzero(self.image_convex))
 
     @property
     def feret_diameter_max(self):
@@ -387,19 +389,19 @@ def _extra_dtype(function, has_intensity, ndim):
     return np.object_
 
 
-def _crop_columns(out, name, values, dtype, separator, as_object):
+def _crop_columns(out, name, values, dtype, separator, as_object, shape=None):
     """Columns of one crop property into out, laid out as scikit-image's
     regionprops_table lays them: one column for scalars and objects, one
-    per element for arrays of one shape."""
+    per element for arrays of one shape (that of the first value, or
+    `shape` where there are no values)."""
     n = len(values)
-    first = values[0]
-    if as_object or dtype is np.object_ or np.isscalar(first):
+    shape = np.shape(values[0]) if values else shape
+    if as_object or dtype is np.object_ or shape == ():
         column = np.empty(n, dtype=dtype)
         for row, value in enumerate(values):
             column[row] = value
         out[name] = column
         return
-    shape = np.shape(first)
     for index in np.ndindex(shape):
         out[separator.join(map(str, (name,) + index))] = np.array(
             [np.asarray(value)[index] for value in values], dtype=dtype)
@@ -433,32 +435,36 @@ def table(labels, intensity, properties, spacing, separator, extras, threads, wh
         needed = ["label"]
     columns = measure_terms(labels, intensity, needed, spacing, threads)
     groups = _group(columns, needed, "-")
-    rows = len(next(iter(columns.values()))) if columns else 0
-    if rows == 0 and (crop_names or extras):
-        # Crop properties lay out their columns from a region's values.
-        sample, sample_intensity = _sample(labels, intensity)
-        full = table(sample, sample_intensity, properties, spacing, separator, extras, threads, where)
-        return {name: column[:0] for name, column in full.items()}
-
     crops = []
     if crop_names or extras:
         slices = _crop_slices(dict(groups["bbox"]), labels.ndim)
         crops = [Crop(labels, intensity, int(label), box, spacing, extras)
                  for label, box in zip(dict(groups["label"])[()], slices)]
+    if not crops:
+        # No regions: the columns are laid out from scikit-image's sample
+        # region (one element of label 1 in a 3 (x 3) image).
+        sample, sample_intensity = _sample(labels, intensity)
+        layout = Crop(sample, sample_intensity, 1, (slice(1, 2),) * labels.ndim, spacing, extras)
 
     out = {}
     for name, canonical in asked:
         if canonical in terms:
             for suffix, values in groups[canonical]:
                 out[separator.join((name,) + tuple(map(str, suffix)))] = _term_column(canonical, values)
+        elif canonical in _OBJECT_COLUMNS:
+            _crop_columns(out, name, [crop.value(canonical) for crop in crops], object, separator, True)
+        elif crops:
+            _crop_columns(out, name, [crop.value(canonical) for crop in crops], np.float64, separator, False)
         else:
-            dtype = object if canonical in _OBJECT_COLUMNS else np.float64
-            _crop_columns(out, name, [crop.value(canonical) for crop in crops], dtype, separator,
-                          canonical in _OBJECT_COLUMNS)
+            channels = intensity.shape[-1] if canonical == "intensity_median" and layout.multichannel else 0
+            _crop_columns(out, name, [], np.float64, separator, False, (channels,) if channels else ())
     for function in extras:
         dtype = _extra_dtype(function, intensity is not None, labels.ndim)
-        _crop_columns(out, function.__name__, [crop.extra(function.__name__) for crop in crops], dtype, separator,
-                      False)
+        name = function.__name__
+        if crops:
+            _crop_columns(out, name, [crop.extra(name) for crop in crops], dtype, separator, False)
+        else:
+            _crop_columns(out, name, [], dtype, separator, False, np.shape(layout.extra(name)))
     return out
 
 
