@@ -1,13 +1,13 @@
-"""scipy.ndimage's label, by glccl: replace
+"""scipy.ndimage's label and measurements, by glccl: replace
 
-    from scipy.ndimage import label
+    from scipy.ndimage import label, find_objects, sum_labels, mean, maximum_position, center_of_mass
 
 with
 
-    from glccl.ndimage import label
+    from glccl.ndimage import label, find_objects, sum_labels, mean, maximum_position, center_of_mass
 
-and the same call gives the same labels (values, dtype and shape) and count,
-or fills the same output array. Nonzero elements are foreground. Arrays of
+and the same call gives the same result. label: the same labels (values,
+dtype and shape) and count, or fills the same output array. label: nonzero elements are foreground. Arrays of
 any dimensions of which at most three are longer than 1 (others raise
 ValueError: glccl labels images and volumes), with any structure scipy takes: 3 along every axis, symmetric about its centre.
 generate_binary_structure's (the cross, the full square or cube, and in 3-D
@@ -19,7 +19,11 @@ import numpy as np
 
 from ._arrays import label_nd
 
-__all__ = ["label"]
+from . import _measure
+from ._helpers import find_objects
+
+__all__ = ["label", "find_objects", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
+           "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass"]
 
 
 def _labelable(input):
@@ -98,3 +102,271 @@ def label(input, structure=None, output=None):
         raise RuntimeError("insufficient bit-depth in requested output type")
     output[...] = labels
     return count if caller_provided_output else (output, count)
+
+
+# --- Measurements ---------------------------------------------------------------------------------------------------
+#
+# With labels and a sequence of labels as index, every label's statistics come
+# from one pass of glccl's region measurement over the labels (label 0 measured
+# too where the index names it); labels that are not non-negative integers up
+# to the element count are renumbered first by numpy.unique, as scipy does.
+# Without labels, or with a single label as index, the one group is reduced by
+# numpy, as scipy reduces it. Results, their types and the values of labels
+# absent (0, or NaN for a mean) are scipy's. Where several elements hold a
+# region's extreme, its position is the first in raster order (scipy's for a
+# single group; for a sequence of labels scipy's sort leaves it unspecified).
+
+
+def _safely_castable_to_int(dtype):
+    """scipy's test: labels it counts with bincount as they are."""
+    size = np.dtype(int).itemsize
+    return ((np.issubdtype(dtype, np.signedinteger) and dtype.itemsize <= size)
+            or (np.issubdtype(dtype, np.unsignedinteger) and dtype.itemsize < size))
+
+
+def _measurable(input, where):
+    """input as the measurement reads it: bool, integers, float32 or float64
+    (float16 as float32, which holds it exactly)."""
+    kind, size = input.dtype.kind, input.dtype.itemsize
+    if kind == "f" and size < 4:
+        return input.astype(np.float32)
+    if kind in "biu" or (kind == "f" and size in (4, 8)):
+        return input
+    raise TypeError(f"{where}: input of dtype {input.dtype} is not measured by glccl (bool, integers, float16, "
+                    f"float32 and float64 are)")
+
+
+def _measured_shape(input):
+    """The shape input is measured in: its own in 2-D and 3-D, else rows of
+    its last axis (which keeps every element's flat index)."""
+    if 2 <= input.ndim <= 3:
+        return input.shape
+    if input.ndim == 0:
+        return (1, 1)
+    return (input.size // input.shape[-1] if input.shape[-1] else 0, input.shape[-1])
+
+
+def _grouped(input, labels, index, properties, where):
+    """For a sequence `index`: (table, rows, present, flat_shape), table the
+    measurement of `properties` of every label of `labels` (2-D or 3-D,
+    other arrays as rows of their last axis), rows[i] the table's row of
+    index.flat[i], valid where present[i]."""
+    index = np.asanyarray(index)
+    if (not _safely_castable_to_int(labels.dtype) or labels.min() < 0 or labels.max() > labels.size):
+        unique, ids = np.unique(labels, return_inverse=True)
+        ids = ids.reshape(labels.shape)
+        wanted = np.searchsorted(unique, index)
+        wanted[wanted >= unique.size] = 0
+        found = unique[wanted] == index
+    else:
+        ids = labels
+        wanted = np.asanyarray(index, np.int_).copy()
+        found = (wanted >= 0) & (wanted <= labels.max())
+    wanted, found = wanted.ravel(), found.ravel()
+    shape = _measured_shape(input)
+    table = _measure.measure_terms(np.ascontiguousarray(ids.reshape(shape)),
+                                   np.ascontiguousarray(_measurable(input, where).reshape(shape)),
+                                   ["label"] + properties, None, None, background=bool(np.any(wanted[found] == 0)))
+    measured = table["label"].astype(np.int64)
+    rows = np.minimum(np.searchsorted(measured, wanted), max(len(measured) - 1, 0))
+    present = found & (len(measured) > 0)
+    present[present] = measured[rows[present]] == wanted[present]
+    return table, rows, present, index.shape
+
+
+def _column(table, name, rows, present, shape, dtype=np.float64):
+    values = np.zeros(len(rows), dtype)
+    values[present] = table[name][rows[present]]
+    return values.reshape(shape)
+
+
+def _inputs(input, labels):
+    input = np.asanyarray(input)
+    if labels is None:
+        return input, None
+    input, labels = np.broadcast_arrays(input, np.asanyarray(labels))
+    return input, labels
+
+
+def _statistics(input, labels, index, centered, where):
+    """scipy's _stats: (count, sum) or (count, sum, centred sum of squares)."""
+    def single_group(values):
+        if centered:
+            centred = values - values.mean()
+            return values.size, values.sum(), (centred * centred.conjugate()).sum()
+        return values.size, values.sum()
+    input, labels = _inputs(input, labels)
+    if labels is None:
+        return single_group(input)
+    if index is None:
+        return single_group(input[labels > 0])
+    if np.isscalar(index):
+        return single_group(input[labels == index])
+    properties = ["num_pixels", "intensity_sum"] + (["intensity_variance"] if centered else [])
+    table, rows, present, shape = _grouped(input, labels, index, properties, where)
+    counts = _column(table, "num_pixels", rows, present, shape, np.int64)
+    sums = _column(table, "intensity_sum", rows, present, shape)
+    if not centered:
+        return counts, sums
+    return counts, sums, _column(table, "intensity_variance", rows, present, shape) * counts
+
+
+def sum_labels(input, labels=None, index=None):
+    """The sum of input over each labeled region, as scipy.ndimage.sum_labels.
+
+    labels: None (the whole array), or labels broadcastable to input's shape;
+    index: None (every element of a label > 0 as one group), one label (a
+    number), or a sequence of labels (an array of float64 sums, 0 for a label
+    absent)."""
+    return _statistics(input, labels, index, False, "glccl.ndimage.sum_labels()")[1]
+
+
+def sum(input, labels=None, index=None):
+    """scipy.ndimage.sum: sum_labels."""
+    return sum_labels(input, labels, index)
+
+
+def mean(input, labels=None, index=None):
+    """The mean of input over each labeled region, as scipy.ndimage.mean
+    (NaN for a label absent)."""
+    count, total = _statistics(input, labels, index, False, "glccl.ndimage.mean()")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / np.asanyarray(count).astype(np.float64)
+
+
+def variance(input, labels=None, index=None):
+    """The population variance of input over each labeled region, as
+    scipy.ndimage.variance (NaN for a label absent)."""
+    count, _, centred = _statistics(input, labels, index, True, "glccl.ndimage.variance()")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return centred / np.asanyarray(count).astype(float)
+
+
+def standard_deviation(input, labels=None, index=None):
+    """The population standard deviation of input over each labeled region,
+    as scipy.ndimage.standard_deviation."""
+    return np.sqrt(variance(input, labels, index))
+
+
+def _select(input, labels, index, wanted, where):
+    """scipy's _select for wanted, a list of "min", "min_position", "max",
+    "max_position": per wanted item, one value (a single group) or an array
+    over index (0 for a label absent); positions are flat indices."""
+    input, labels = _inputs(input, labels)
+
+    def single_group(values, positions):
+        result = []
+        for item in wanted:
+            extreme = values.min() if item.startswith("min") else values.max()
+            result.append(positions[values == extreme][0] if item.endswith("position") else extreme)
+        return result
+    positions = np.arange(input.size).reshape(input.shape)
+    if labels is None:
+        return single_group(input, positions)
+    if index is None:
+        mask = labels > 0
+        return single_group(input[mask], positions[mask])
+    if np.isscalar(index):
+        mask = labels == index
+        return single_group(input[mask], positions[mask])
+    names = {"min": "intensity_min_position", "max": "intensity_max_position"}
+    properties = sorted({names[item[:3]] for item in wanted})
+    table, rows, present, shape = _grouped(input, labels, index, properties, where)
+    measured_shape = _measured_shape(input)
+    flat = {}
+    for prefix, name in names.items():
+        if name in properties:
+            axes = [table[f"{name}-{axis}"] for axis in range(len(measured_shape))]
+            at = np.ravel_multi_index([np.asarray(a, np.int64) for a in axes], measured_shape) if len(axes[0]) \
+                else np.zeros(0, np.int64)
+            flat[prefix] = _column({"at": at}, "at", rows, present, shape, np.int64)
+    result = []
+    for item in wanted:
+        at = flat[item[:3]]
+        if item.endswith("position"):
+            result.append(at)
+        else:
+            values = input.ravel()[at.ravel()].reshape(at.shape)
+            values[~present.reshape(at.shape)] = 0
+            result.append(values)
+    return result
+
+
+def _index_tuples(positions, shape):
+    """Flat indices as scipy gives them: one tuple of numpy ints, or a list
+    of them."""
+    dims = np.array(shape)
+    dim_prod = np.cumprod([1] + list(dims[:0:-1]))[::-1]
+    if np.isscalar(positions):
+        return tuple((positions // dim_prod) % dims)
+    return [tuple(v) for v in (np.asarray(positions).reshape(-1, 1) // dim_prod) % dims]
+
+
+def minimum(input, labels=None, index=None):
+    """The minimum of input over each labeled region, as
+    scipy.ndimage.minimum: in input's dtype, 0 for a label absent."""
+    return _select(input, labels, index, ["min"], "glccl.ndimage.minimum()")[0]
+
+
+def maximum(input, labels=None, index=None):
+    """The maximum of input over each labeled region, as
+    scipy.ndimage.maximum: in input's dtype, 0 for a label absent."""
+    return _select(input, labels, index, ["max"], "glccl.ndimage.maximum()")[0]
+
+
+def minimum_position(input, labels=None, index=None):
+    """Where input is smallest in each labeled region, as
+    scipy.ndimage.minimum_position: an index tuple (a list of them for a
+    sequence of labels), the first in raster order."""
+    shape = np.asarray(input).shape
+    return _index_tuples(_select(input, labels, index, ["min_position"], "glccl.ndimage.minimum_position()")[0],
+                         shape)
+
+
+def maximum_position(input, labels=None, index=None):
+    """Where input is largest in each labeled region, as
+    scipy.ndimage.maximum_position (the first in raster order)."""
+    shape = np.asarray(input).shape
+    return _index_tuples(_select(input, labels, index, ["max_position"], "glccl.ndimage.maximum_position()")[0],
+                         shape)
+
+
+def extrema(input, labels=None, index=None):
+    """(minimums, maximums, min_positions, max_positions) of input over each
+    labeled region, as scipy.ndimage.extrema."""
+    shape = np.asarray(input).shape
+    low, low_at, high, high_at = _select(input, labels, index, ["min", "min_position", "max", "max_position"],
+                                         "glccl.ndimage.extrema()")
+    return low, high, _index_tuples(low_at, shape), _index_tuples(high_at, shape)
+
+
+def center_of_mass(input, labels=None, index=None):
+    """The centre of mass of input over each labeled region, as
+    scipy.ndimage.center_of_mass: a tuple of coordinates (a list of them for
+    a sequence of labels); NaN (or inf) where a region's values sum to 0."""
+    where = "glccl.ndimage.center_of_mass()"
+    input = np.asarray(input)
+    if labels is None or index is None or np.isscalar(index) or not 2 <= input.ndim <= 3:
+        normalizer = sum_labels(input, labels, index)
+        grids = np.ogrid[[slice(0, side) for side in input.shape]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            results = [sum_labels(input * grids[axis].astype(float), labels, index) / normalizer
+                       for axis in range(input.ndim)]
+        if np.isscalar(results[0]):
+            return tuple(results)
+        return [tuple(v) for v in np.array(results).T]
+    input, labels = _inputs(input, labels)
+    table, rows, present, shape = _grouped(input, labels, index, ["intensity_sum", "centroid_weighted"], where)
+    totals = _column(table, "intensity_sum", rows, present, shape)
+    results = []
+    for axis in range(input.ndim):
+        centre = _column(table, f"centroid_weighted-{axis}", rows, present, shape)
+        # A region whose values sum to 0 (or a label absent): scipy's 0 / 0 or x / 0.
+        zero = totals == 0
+        if np.any(zero):
+            grid = np.ogrid[[slice(0, side) for side in input.shape]][axis].astype(float)
+            moment = sum_labels(input * grid, labels, np.asanyarray(index).ravel()[zero.ravel()])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                centre[zero] = np.asarray(moment).reshape(-1) / 0.0
+        results.append(centre)
+    return [tuple(v) for v in np.array(results).T]
