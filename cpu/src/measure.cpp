@@ -411,8 +411,18 @@ struct Boxes {
 };
 
 // Everything a chunk of pass 3 reads.
+// The elements a measurement counts, as array ranges [begin, end) along
+// x, y, z: the whole array, or the part of a piece it owns (measurePiece).
+// The 2x2 (2x2x2) windows counted are those whose far corner is owned, and
+// where the owned part reaches the array's end, those past it too.
+struct Owned {
+    std::array<std::int64_t, 3> begin{0, 0, 0}, end{0, 0, 0};
+    bool element(std::int64_t y, std::int64_t z) const { return y >= begin[1] && y < end[1] && z >= begin[2] && z < end[2]; }
+};
+
 struct Context {
     Grid grid;
+    Owned owned;
     const TermRequest& q;
     const Boxes& boxes;
     const std::function<void(std::int64_t, std::int64_t*)>& fillRow;
@@ -423,6 +433,7 @@ struct Context {
 // The rows of the windows and elements a region's terms come from: its
 // own rows, and the row (slice) after, whose windows hold its last row (slice).
 std::pair<std::int64_t, std::int64_t> span(const Grid& g, const Boxes& b, std::size_t r) {
+    if (b.counts[r] == 0) return {0, g.rows};  // a region only a piece's margin holds: its windows' terms
     const std::int64_t first = b.min[r][2] * g.h + b.min[r][1];
     const std::int64_t z = std::min(b.max[r][2] + (g.dims == 3 ? 1 : 0), g.d - 1);
     const std::int64_t y = std::min(b.max[r][1] + 1, g.h - 1);
@@ -435,6 +446,7 @@ void accumulateChunk(const Context& cx, std::size_t chunk, ChunkTable<Acc>& tabl
     const TermRequest& q = cx.q;
     RowIndices rows(g, cx.fillRow);
     const auto& conf = configurations();
+    const Owned& own = cx.owned;
     const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
 
     // Border flags of row (y, z) for the perimeter: an element of a region
@@ -468,7 +480,8 @@ void accumulateChunk(const Context& cx, std::size_t chunk, ChunkTable<Acc>& tabl
             far[0] = rows.row(y - 1, z - 1);
             far[1] = rows.row(y, z - 1);
         }
-        for (std::int64_t x = 0; x <= g.w; ++x) {
+        const std::int64_t xEnd = own.end[0] == g.w ? g.w : own.end[0] - 1;
+        for (std::int64_t x = own.begin[0]; x <= xEnd; ++x) {
             std::int64_t v[8];
             int count = g.dims == 3 ? 8 : 4;
             auto get = [&](const std::int64_t* row, std::int64_t xx) { return row && xx >= 0 && xx < g.w ? row[xx] : kNoRegion; };
@@ -505,20 +518,24 @@ void accumulateChunk(const Context& cx, std::size_t chunk, ChunkTable<Acc>& tabl
     const int channels = q.channels;
     const bool floats = q.intensityKind == SampleKind::Float;
 
+    auto ownedWindow = [&](std::int64_t v, int axis, std::int64_t extent) {
+        return (v >= own.begin[std::size_t(axis)] && v < own.end[std::size_t(axis)]) ||
+               (v == extent && own.end[std::size_t(axis)] == extent);
+    };
     for (std::int64_t flat = begin; flat < end; ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
         const std::int64_t* row = rows.row(y, z);
         const bool pixelTerms = nm > 0 || channels > 0;
-        if (pixelTerms || q.perimeter) {
+        if ((pixelTerms || q.perimeter) && own.element(y, z)) {
             const char* b0 = q.perimeter ? border(y - 1, z) : nullptr;
             const char* b1 = q.perimeter ? border(y, z) : nullptr;
             const char* b2 = q.perimeter ? border(y + 1, z) : nullptr;
             const std::int64_t* up = q.perimeter ? rows.row(y - 1, z) : nullptr;
             const std::int64_t* down = q.perimeter ? rows.row(y + 1, z) : nullptr;
-            for (std::int64_t x = 0; x < g.w;) {
+            for (std::int64_t x = own.begin[0]; x < own.end[0];) {
                 const std::int64_t r = row[x];
                 std::int64_t x1 = x + 1;
-                while (x1 < g.w && row[x1] == r) ++x1;
+                while (x1 < own.end[0] && row[x1] == r) ++x1;
                 if (r == kNoRegion) {
                     x = x1;
                     continue;
@@ -596,12 +613,12 @@ void accumulateChunk(const Context& cx, std::size_t chunk, ChunkTable<Acc>& tabl
             }
         }
         if (q.euler || q.crofton) {
-            window(y, z);
-            if (y == g.h - 1) window(g.h, z);
-            if (g.dims == 3 && z == g.d - 1) {
-                window(y, g.d);
-                if (y == g.h - 1) window(g.h, g.d);
-            }
+            const bool zOwned = ownedWindow(z, 2, g.d), zLast = g.dims == 3 && z == g.d - 1 && ownedWindow(g.d, 2, g.d);
+            const bool yOwned = ownedWindow(y, 1, g.h), yLast = y == g.h - 1 && ownedWindow(g.h, 1, g.h);
+            if (zOwned && yOwned) window(y, z);
+            if (zOwned && yLast) window(g.h, z);
+            if (zLast && yOwned) window(y, g.d);
+            if (zLast && yLast) window(g.h, g.d);
         }
     }
 }
@@ -737,21 +754,25 @@ IntensityReader readerOf(const IntensitySamples& s, const Shape& shape) {
 }
 
 // Pass 3 and the totals, for regions whose counts and boxes are known.
-RegionTotals gatherTerms(const Grid& g, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
+RegionTotals gatherTerms(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
                          const std::function<void(std::int64_t, std::int64_t*)>& fillRow, const IntensityReader* intensity,
-                         ThreadPool& pool, int threads, const Shape& shape) {
+                         ThreadPool& pool, int threads, const Shape& shape, const PiecePlace* piece) {
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
     totals.labels = std::move(labels);
-    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
+    const Shape whole = piece ? piece->whole : shape;
+    for (int a = whole.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(whole.extent(a));
     if (q.any()) {
-        Context cx{g, q, boxes, fillRow, intensity, TermRequest::exponents(q.momentLevel, g.dims),
+        Context cx{g, owned, q, boxes, fillRow, intensity, TermRequest::exponents(q.momentLevel, g.dims),
                    TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         // Which accumulator holds every sum a chunk reaches.
         std::int64_t extent = 1;
         for (std::size_t r = 0; r < totals.regions; ++r)
-            for (int a = 0; a < 3; ++a) extent = std::max(extent, boxes.max[r][std::size_t(a)] - boxes.min[r][std::size_t(a)] + 1);
+            for (int a = 0; a < 3 && boxes.counts[r] > 0; ++a)
+                extent = std::max(extent, boxes.max[r][std::size_t(a)] - boxes.min[r][std::size_t(a)] + 1);
+        if (piece)  // pieces' totals are re-centred on boxes as large as the whole image
+            for (int a = 0; a < whole.dimensions; ++a) extent = std::max(extent, whole.extent(a));
         auto degreeOf = [&](int level) { return level == 4 ? 3 * g.dims : level; };
         const int coordinateBits = bitLength((unsigned __int128)extent) * std::max(degreeOf(q.momentLevel), degreeOf(q.weightedMomentLevel));
         if (coordinateBits > 120)
@@ -765,13 +786,29 @@ RegionTotals gatherTerms(const Grid& g, const TermRequest& q, Boxes boxes, std::
     totals.counts = std::move(boxes.counts);
     totals.boxMin = std::move(boxes.min);
     totals.boxMax = std::move(boxes.max);
+    if (piece) {
+        // Boxes and the extrema's positions in the whole image's coordinates.
+        for (std::size_t r = 0; r < totals.regions; ++r)
+            for (int a = 0; a < 3 && totals.counts[r] > 0; ++a) {
+                totals.boxMin[r][std::size_t(a)] += piece->origin[std::size_t(a)];
+                totals.boxMax[r][std::size_t(a)] += piece->origin[std::size_t(a)];
+            }
+        auto toWhole = [&](std::uint64_t flat) {
+            const std::int64_t x = std::int64_t(flat % std::uint64_t(g.w)) + piece->origin[0];
+            const std::int64_t y = std::int64_t(flat / std::uint64_t(g.w) % std::uint64_t(g.h)) + piece->origin[1];
+            const std::int64_t z = std::int64_t(flat / std::uint64_t(g.w * g.h)) + piece->origin[2];
+            return std::uint64_t((z * whole.height + y) * whole.width + x);
+        };
+        for (auto& at : totals.intensityMinAt) at = toWhole(at);
+        for (auto& at : totals.intensityMaxAt) at = toWhole(at);
+    }
     return totals;
 }
 
 }  // namespace
 
 RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* intensity, const TermRequest& request,
-                          int threads, bool backgroundIsRegion) {
+                          int threads, bool backgroundIsRegion, const PiecePlace* piece) {
     checkShape(labels.shape);
     if (!labels.data) throw Error(where() + "the labels are null");
     if (labels.bytes != 1 && labels.bytes != 2 && labels.bytes != 4 && labels.bytes != 8)
@@ -781,6 +818,19 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     if (request.channels > 0 && !intensity) throw Error(where() + "the properties asked need an intensity image");
 
     const Grid g(labels.shape);
+    Owned owned;
+    owned.end = {g.w, g.h, g.d};
+    if (piece) {
+        for (int a = 0; a < 3; ++a) {
+            const std::int64_t extent = a == 0 ? g.w : a == 1 ? g.h : g.d;
+            if (piece->ownBegin[std::size_t(a)] < 0 || piece->ownBegin[std::size_t(a)] > piece->ownEnd[std::size_t(a)] ||
+                piece->ownEnd[std::size_t(a)] > extent)
+                throw Error(where() + "the owned range of a piece must lie inside it");
+            owned.begin[std::size_t(a)] = piece->ownBegin[std::size_t(a)];
+            owned.end[std::size_t(a)] = piece->ownEnd[std::size_t(a)];
+        }
+        checkShape(piece->whole);
+    }
     if (threads <= 0) threads = cpu::defaultThreads();
     threads = int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), g.chunks)));
     ThreadPool pool(threads);
@@ -875,12 +925,13 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
             auto& out = parts[chunk];
             std::int64_t* row = rowBuffers[std::size_t(worker)].data();
             for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
-                fillRow(flat, row);
                 const std::int64_t y = flat % g.h, z = flat / g.h;
-                for (std::int64_t x = 0; x < g.w;) {
+                if (!owned.element(y, z)) continue;
+                fillRow(flat, row);
+                for (std::int64_t x = owned.begin[0]; x < owned.end[0];) {
                     const std::int64_t r = row[x];
                     std::int64_t x1 = x + 1;
-                    while (x1 < g.w && row[x1] == r) ++x1;
+                    while (x1 < owned.end[0] && row[x1] == r) ++x1;
                     if (r != kNoRegion) {
                         auto [it, added] = slot.emplace(r, out.size());
                         if (added) out.push_back({r, 0, {x, y, z}, {x1 - 1, y, z}});
@@ -906,8 +957,8 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
             chunkParts.shrink_to_fit();
         }
     }
-    return gatherTerms(g, request, std::move(boxes), std::move(present), fillRow, reader ? &*reader : nullptr, pool,
-                       threads, labels.shape);
+    return gatherTerms(g, owned, request, std::move(boxes), std::move(present), fillRow, reader ? &*reader : nullptr, pool,
+                       threads, labels.shape, piece);
 }
 
 namespace {
@@ -929,6 +980,190 @@ TermRequest requestOf(const MeasureOptions& options, int dimensions, const Inten
 }
 
 }  // namespace
+
+namespace {
+
+// Sums of powers of coordinates relative to an old origin, re-centred on a
+// new one d below it along each axis: sum (c + d)^e expanded binomially.
+template <class T, class Scale>
+void recentre(const std::vector<std::array<int, 3>>& exps, const T* sums, T* out, const std::array<std::int64_t, 3>& d,
+              Scale scale) {
+    static const int binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
+    int where[4][4][4];
+    for (auto& a : where)
+        for (auto& b : a)
+            for (int& c : b) c = -1;
+    for (std::size_t e = 0; e < exps.size(); ++e) where[exps[e][0]][exps[e][1]][exps[e][2]] = int(e);
+    for (std::size_t e = 0; e < exps.size(); ++e) {
+        const auto& ex = exps[e];
+        T total{};
+        for (int p = 0; p <= ex[0]; ++p)
+            for (int q = 0; q <= ex[1]; ++q)
+                for (int r = 0; r <= ex[2]; ++r) {
+                    __int128 factor = __int128(binomial[ex[0]][p]) * binomial[ex[1]][q] * binomial[ex[2]][r];
+                    for (int k = 0; k < ex[0] - p; ++k) factor *= d[0];
+                    for (int k = 0; k < ex[1] - q; ++k) factor *= d[1];
+                    for (int k = 0; k < ex[2] - r; ++k) factor *= d[2];
+                    total += scale(sums[where[p][q][r]], factor);
+                }
+        out[e] = total;
+    }
+}
+
+Int256 scaledInt(const Int256& v, __int128 f) { return v * Int256::of(f); }
+DoubleDouble scaledDD(const DoubleDouble& v, __int128 f) { return v * exactDD(f); }
+
+bool sampleLess(SampleKind kind, double a, std::uint64_t aBits, double b, std::uint64_t bBits) {
+    switch (kind) {
+    case SampleKind::Float: return a < b || (std::isnan(a) && !std::isnan(b));
+    case SampleKind::Signed: return std::int64_t(aBits) < std::int64_t(bBits);
+    default: return aBits < bBits;
+    }
+}
+
+}  // namespace
+
+void mergeTotals(RegionTotals& into, const RegionTotals& from) {
+    const TermRequest& q = into.request;
+    const TermRequest& f = from.request;
+    if (q.dimensions != f.dimensions || q.momentLevel != f.momentLevel || q.weightedMomentLevel != f.weightedMomentLevel ||
+        q.perimeter != f.perimeter || q.crofton != f.crofton || q.euler != f.euler || q.channels != f.channels ||
+        q.intensityKind != f.intensityKind || q.intensitySums != f.intensitySums || q.intensityExtrema != f.intensityExtrema ||
+        into.imageExtents != from.imageExtents)
+        throw Error("glccl::mergeTotals(): the totals were gathered for different requests or images");
+    const auto momentExps = TermRequest::exponents(q.momentLevel, q.dimensions);
+    const auto weightedExps = TermRequest::exponents(q.weightedMomentLevel, q.dimensions);
+    const std::size_t nm = momentExps.size(), nw = weightedExps.size(), channels = std::size_t(q.channels);
+    const bool floats = q.intensityKind == SampleKind::Float;
+
+    RegionTotals out;
+    out.request = q;
+    out.imageExtents = into.imageExtents;
+    std::size_t i = 0, j = 0;
+    auto appendRegion = [&](const RegionTotals* a, std::size_t ia, const RegionTotals* b, std::size_t ib) {
+        const std::uint64_t label = a ? a->labels[ia] : b->labels[ib];
+        const std::uint64_t ca = a ? a->counts[ia] : 0, cb = b ? b->counts[ib] : 0;
+        std::array<std::int64_t, 3> lo{std::numeric_limits<std::int64_t>::max(), std::numeric_limits<std::int64_t>::max(),
+                                       std::numeric_limits<std::int64_t>::max()};
+        std::array<std::int64_t, 3> hi{-1, -1, -1};
+        for (int side = 0; side < 2; ++side) {
+            const RegionTotals* t = side ? b : a;
+            const std::size_t r = side ? ib : ia;
+            if (!t || t->counts[r] == 0) continue;
+            for (std::size_t k = 0; k < 3; ++k) {
+                lo[k] = std::min(lo[k], t->boxMin[r][k]);
+                hi[k] = std::max(hi[k], t->boxMax[r][k]);
+            }
+        }
+        out.labels.push_back(label);
+        out.counts.push_back(ca + cb);
+        out.boxMin.push_back(lo);
+        out.boxMax.push_back(hi);
+        // Each side's sums re-centred on the merged box, then added (a first).
+        auto shiftOf = [&](const RegionTotals* t, std::size_t r) {
+            std::array<std::int64_t, 3> d{0, 0, 0};
+            if (t->counts[r] > 0)
+                for (std::size_t k = 0; k < 3; ++k) d[k] = t->boxMin[r][k] - lo[k];
+            return d;
+        };
+        const std::size_t base = out.moments.size();
+        out.moments.resize(base + nm);
+        std::vector<Int256> shifted(std::max(nm, nw));
+        std::vector<DoubleDouble> shiftedFloat(nw);
+        for (int side = 0; side < 2; ++side) {
+            const RegionTotals* t = side ? b : a;
+            const std::size_t r = side ? ib : ia;
+            if (!t) continue;
+            const auto d = shiftOf(t, r);
+            if (nm) {
+                recentre(momentExps, &t->moments[r * nm], shifted.data(), d, scaledInt);
+                for (std::size_t e = 0; e < nm; ++e) out.moments[base + e] += shifted[e];
+            }
+        }
+        if (q.perimeter) {
+            for (std::size_t k = 0; k < 3; ++k)
+                out.perimeterClasses.push_back((a ? a->perimeterClasses[ia * 3 + k] : 0) + (b ? b->perimeterClasses[ib * 3 + k] : 0));
+        }
+        if (q.crofton) {
+            for (std::size_t k = 0; k < 5; ++k)
+                out.croftonClasses.push_back((a ? a->croftonClasses[ia * 5 + k] : 0) + (b ? b->croftonClasses[ib * 5 + k] : 0));
+        }
+        if (q.euler) out.eulerTimes.push_back((a ? a->eulerTimes[ia] : 0) + (b ? b->eulerTimes[ib] : 0));
+        for (std::size_t c = 0; c < channels; ++c) {
+            if (q.intensitySums) {
+                if (floats) {
+                    DoubleDouble sum, squares;
+                    if (a) { sum += a->intensitySumFloat[ia * channels + c]; squares += a->intensitySquaresFloat[ia * channels + c]; }
+                    if (b) { sum += b->intensitySumFloat[ib * channels + c]; squares += b->intensitySquaresFloat[ib * channels + c]; }
+                    out.intensitySumFloat.push_back(sum);
+                    out.intensitySquaresFloat.push_back(squares);
+                } else {
+                    Int256 sum, squares;
+                    if (a) { sum += a->intensitySum[ia * channels + c]; squares += a->intensitySquares[ia * channels + c]; }
+                    if (b) { sum += b->intensitySum[ib * channels + c]; squares += b->intensitySquares[ib * channels + c]; }
+                    out.intensitySum.push_back(sum);
+                    out.intensitySquares.push_back(squares);
+                }
+            }
+            if (q.intensityExtrema) {
+                // The smaller (larger) value; of equal ones, the first position.
+                const RegionTotals* minFrom = nullptr;
+                const RegionTotals* maxFrom = nullptr;
+                std::size_t minRow = 0, maxRow = 0;
+                for (int side = 0; side < 2; ++side) {
+                    const RegionTotals* t = side ? b : a;
+                    const std::size_t r = side ? ib : ia;
+                    if (!t || t->counts[r] == 0) continue;
+                    const std::size_t k = r * channels + c;
+                    if (!minFrom) { minFrom = maxFrom = t; minRow = maxRow = k; continue; }
+                    const std::size_t m = minRow, x = maxRow;
+                    const bool below = sampleLess(q.intensityKind, t->intensityMin[k], t->intensityMinBits[k], minFrom->intensityMin[m], minFrom->intensityMinBits[m]);
+                    const bool above = sampleLess(q.intensityKind, minFrom->intensityMin[m], minFrom->intensityMinBits[m], t->intensityMin[k], t->intensityMinBits[k]);
+                    if (below || (!above && t->intensityMinAt[k] < minFrom->intensityMinAt[m])) { minFrom = t; minRow = k; }
+                    const bool over = sampleLess(q.intensityKind, maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x], t->intensityMax[k], t->intensityMaxBits[k]);
+                    const bool under = sampleLess(q.intensityKind, t->intensityMax[k], t->intensityMaxBits[k], maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x]);
+                    if (over || (!under && t->intensityMaxAt[k] < maxFrom->intensityMaxAt[x])) { maxFrom = t; maxRow = k; }
+                }
+                out.intensityMin.push_back(minFrom ? minFrom->intensityMin[minRow] : 0.0);
+                out.intensityMinBits.push_back(minFrom ? minFrom->intensityMinBits[minRow] : 0);
+                out.intensityMinAt.push_back(minFrom ? minFrom->intensityMinAt[minRow] : 0);
+                out.intensityMax.push_back(maxFrom ? maxFrom->intensityMax[maxRow] : 0.0);
+                out.intensityMaxBits.push_back(maxFrom ? maxFrom->intensityMaxBits[maxRow] : 0);
+                out.intensityMaxAt.push_back(maxFrom ? maxFrom->intensityMaxAt[maxRow] : 0);
+            }
+            if (nw) {
+                const std::size_t base = floats ? out.weightedMomentsFloat.size() : out.weightedMoments.size();
+                if (floats) out.weightedMomentsFloat.resize(base + nw);
+                else out.weightedMoments.resize(base + nw);
+                for (int side = 0; side < 2; ++side) {
+                    const RegionTotals* t = side ? b : a;
+                    const std::size_t r = side ? ib : ia;
+                    if (!t) continue;
+                    const auto d = shiftOf(t, r);
+                    const std::size_t k = (r * channels + c) * nw;
+                    if (floats) {
+                        recentre(weightedExps, &t->weightedMomentsFloat[k], shiftedFloat.data(), d, scaledDD);
+                        for (std::size_t e = 0; e < nw; ++e) out.weightedMomentsFloat[base + e] += shiftedFloat[e];
+                    } else {
+                        recentre(weightedExps, &t->weightedMoments[k], shifted.data(), d, scaledInt);
+                        for (std::size_t e = 0; e < nw; ++e) out.weightedMoments[base + e] += shifted[e];
+                    }
+                }
+            }
+        }
+    };
+    while (i < into.regions || j < from.regions) {
+        if (j >= from.regions || (i < into.regions && into.labels[i] < from.labels[j])) appendRegion(&into, i++, nullptr, 0);
+        else if (i >= into.regions || from.labels[j] < into.labels[i]) appendRegion(nullptr, 0, &from, j++);
+        else {
+            appendRegion(&into, i, &from, j);
+            ++i;
+            ++j;
+        }
+    }
+    out.regions = out.labels.size();
+    into = std::move(out);
+}
 
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity, const MeasureOptions& options) {
     const TermRequest q = requestOf(options, labels.shape.dimensions, intensity, options.intensityChannelAxis);
@@ -966,8 +1201,10 @@ PropertyTable measureLabeling(const Labeling& labeling, const IntensitySamples* 
         const std::uint32_t* in = labeling.labels.data() + std::size_t(flatRow * g.w);
         for (std::int64_t x = 0; x < g.w; ++x) out[x] = index.of(in[x]);
     };
-    const RegionTotals totals =
-        gatherTerms(g, q, std::move(boxes), std::move(labels), fillRow, reader ? &*reader : nullptr, pool, threads, shape);
+    Owned owned;
+    owned.end = {g.w, g.h, g.d};
+    const RegionTotals totals = gatherTerms(g, owned, q, std::move(boxes), std::move(labels), fillRow,
+                                            reader ? &*reader : nullptr, pool, threads, shape, nullptr);
     return finalizeProperties(totals, options.properties);
 }
 

@@ -10,6 +10,8 @@
 #include <glccl/region_properties.hpp>
 #include <glccl/types.hpp>
 
+#include <array>
+
 namespace glccl {
 
 // Labels of a label image: integers of 1, 2, 4 or 8 bytes, signed or not,
@@ -46,11 +48,30 @@ struct MeasureOptions {
     bool intensityChannelAxis = false;
 };
 
+// Where a piece of a larger image lies, for measuring the image piece by
+// piece (Dask chunks): the piece's array holds the part it owns and a margin
+// of up to 2 elements from its neighbours on every side (the perimeter's
+// border pixels look 2 elements away); only owned elements, and the 2x2
+// (2x2x2) windows whose far corner is owned, are counted, so that the
+// pieces' totals merged (mergeTotals) are the whole image's.
+struct PiecePlace {
+    std::array<std::int64_t, 3> origin{0, 0, 0};  // the whole image's x, y, z of the array's first element
+    std::array<std::int64_t, 3> ownBegin{0, 0, 0}, ownEnd{0, 0, 0};  // the owned part, in the array's x, y, z
+    Shape whole;
+};
+
 // The totals of every region (ascending labels) for `request`; counts and
 // boxes always. Throws glccl::Error for negative labels, an intensity of
-// another shape, or an image too large for its sums (sides past 2^24).
+// another shape, or an image too large for its sums (sides past 2^24). For
+// a piece, a region only its margin holds is listed with a count of 0.
 RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* intensity,
-                          const TermRequest& request, int threads, bool backgroundIsRegion = false);
+                          const TermRequest& request, int threads, bool backgroundIsRegion = false,
+                          const PiecePlace* piece = nullptr);
+
+// `from`'s totals added to `into`'s: regions matched by label, sums re-centred
+// exactly on the merged boxes. Both of one request. Floating-point sums are
+// added in the order of the calls.
+void mergeTotals(RegionTotals& into, const RegionTotals& from);
 
 // The property table of a label image: termsFor + measureTerms + finalizeProperties.
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity,
