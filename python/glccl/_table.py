@@ -17,6 +17,9 @@ class ComponentTable(dict):
 
     As a dict, pandas.DataFrame(table) has a label column beside its index
     0..n-1; to_pandas() indexes the rows by label instead.
+
+    glccl.label(..., properties=[...]) gives a table of those region
+    properties instead: regionprops_table's columns, row i for label i + 1.
     """
 
     @classmethod
@@ -31,7 +34,7 @@ class ComponentTable(dict):
     def to_records(self):
         """The table as a numpy structured array, one record per component."""
         names = list(self)
-        n = len(self["label"]) if "label" in self else 0
+        n = len(next(iter(self.values()))) if self else 0
         records = np.empty(n, dtype=[(name, self[name].dtype) for name in names])
         for name in names:
             records[name] = self[name]
@@ -45,6 +48,8 @@ class ComponentTable(dict):
         except ImportError:
             raise ImportError("ComponentTable.to_pandas() needs pandas, which this interpreter cannot import; "
                               "to_records() gives a numpy structured array") from None
+        if "label" not in self:  # a table of properties without label (glccl.label(properties=...))
+            return pandas.DataFrame(dict(self))
         frame = pandas.DataFrame({name: column for name, column in self.items() if name != "label"},
                                  index=pandas.Index(self["label"], name="label"))
         return frame

@@ -464,6 +464,7 @@ def test_label_returns_the_properties_table():
             assert_close(table[column], values, scales(want, column.split("-")[0]), column)
     labels, n, table = glccl.label(image, properties=["area"], spacing=(2.0, 3.0))
     assert list(table) == ["area"] and list(table["area"]) == [6.0 * a for a in want["area"]]
+    assert list(table.to_records()["area"]) == list(table["area"])  # a table without a label column
 
 
 def test_regionprops_objects_against_skimage():
