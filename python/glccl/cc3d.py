@@ -47,6 +47,7 @@ import os
 import numpy as np
 
 from ._arrays import label_nd, segment_ids, smallest_roots
+from . import _measure
 from ._helpers import label_extents
 
 __all__ = ["DimensionError", "connected_components", "dust", "largest_k", "statistics"]
@@ -390,6 +391,36 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     return (out_labels, n) if return_N else out_labels
 
 
+def _measured_extents(labels, top):
+    """Per label 0..top of 2-D or 3-D labels, from one pass of glccl's
+    region measurement (label 0 included): counts, and per axis the first
+    and last index (where counts > 0) and the mean index of the labels
+    present. A Fortran-ordered array is measured as its C-ordered
+    transpose, without a copy."""
+    transposed = labels.flags.f_contiguous and not labels.flags.c_contiguous
+    measured = labels.T if transposed else labels
+    if measured.dtype.kind not in "iu":
+        measured = measured.astype(np.intp)
+    elif not measured.dtype.isnative:
+        measured = measured.astype(measured.dtype.newbyteorder("="))
+    table = _measure.measure_terms(np.ascontiguousarray(measured), None, ["label", "num_pixels", "bbox", "centroid"],
+                                   None, None, background=True)
+    rows = table["label"].astype(np.intp)
+    counts = np.zeros(top + 1, np.int64)
+    counts[rows] = table["num_pixels"]
+    ndim = labels.ndim
+    lows, highs, means = [], [], []
+    for axis in range(ndim):
+        column = ndim - 1 - axis if transposed else axis
+        low, high = np.zeros(top + 1, np.int64), np.zeros(top + 1, np.int64)
+        low[rows] = table[f"bbox-{column}"]
+        high[rows] = table[f"bbox-{ndim + column}"] - 1
+        lows.append(low)
+        highs.append(high)
+        means.append(np.asarray(table[f"centroid-{column}"], dtype=np.float64))
+    return counts, lows, highs, means
+
+
 def statistics(out_labels, no_slice_conversion=False):
     """Per label 0..N (N the largest label), as cc3d.statistics: a dict of
     voxel_counts (uint32, N+1), bounding_boxes (a list of tuples of slices
@@ -416,17 +447,23 @@ def statistics(out_labels, no_slice_conversion=False):
             raise ValueError(f"Statistics can only be computed on volumes containing labels with values >= 0. "
                              f"Min: {low}")
     box_dtype = np.uint32 if any(side > np.iinfo(np.uint16).max for side in out_labels.shape) else np.uint16
-    counts, lows, highs = label_extents(out_labels, top)
-    present = counts > 0
     boxes = np.zeros((top + 1, 2 * out_labels.ndim), dtype=box_dtype)
     centroids = np.full((top + 1, out_labels.ndim), np.nan)
-    flat = out_labels.ravel().astype(np.intp, copy=False)
-    for axis, coordinate in enumerate(np.indices(out_labels.shape, sparse=True)):
+    if out_labels.ndim in (2, 3):
+        counts, lows, highs, means = _measured_extents(out_labels, top)
+        present = counts > 0
+    else:
+        counts, lows, highs = label_extents(out_labels, top)
+        present = counts > 0
+        flat = out_labels.ravel().astype(np.intp, copy=False)
+        means = []
+        for coordinate in np.indices(out_labels.shape, sparse=True):
+            sums = np.bincount(flat, weights=np.broadcast_to(coordinate, out_labels.shape).ravel(), minlength=top + 1)
+            means.append(sums[present] / counts[present])
+    for axis in range(out_labels.ndim):
         boxes[:, 2 * axis] = np.where(present, lows[axis], np.iinfo(box_dtype).max)
         boxes[:, 2 * axis + 1] = np.where(present, highs[axis], 0)
-        sums = np.bincount(flat, weights=np.broadcast_to(coordinate, out_labels.shape).ravel(),
-                           minlength=top + 1)
-        centroids[present, axis] = sums[present] / counts[present]
+        centroids[present, axis] = means[axis]
     output = {"voxel_counts": counts.astype(np.uint32), "bounding_boxes": boxes, "centroids": centroids}
     if no_slice_conversion:
         return output
