@@ -125,7 +125,8 @@ const std::vector<std::string>& labelOptions() {
     static const std::vector<std::string> options = {
         "--backend", "--threads", "--connectivity", "--channel-axis", "--criterion", "--min-size", "--keep-largest",
         "--labels", "--stats", "--color", "--label-image", "--out-dir", "--force", "--json", "--timing", "--table",
-        "--progress", "--quiet", "--tile", "--memory-limit", "--devices", "--label-type", "--help"};
+        "--progress", "--quiet", "--tile", "--memory-limit", "--devices", "--label-type", "--properties",
+        "--intensity", "--spacing", "--help"};
     return options;
 }
 

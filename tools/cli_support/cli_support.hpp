@@ -92,7 +92,8 @@ std::string didYouMean(const std::string& given, const std::vector<std::string>&
 UsageError unknownOption(const std::string& arg, const std::string& command, const std::vector<std::string>& known);
 
 // Every option of glccl label: those of one piece, of tiles
-// (kTiledLabelHelp) and --min-size and --keep-largest.
+// (kTiledLabelHelp), --min-size and --keep-largest, and the measuring
+// options (--properties, --intensity, --spacing).
 const std::vector<std::string>& labelOptions();
 
 // Parses an option's value with the library's own parser, so that the

@@ -28,6 +28,11 @@ extern const char kGenerateHelp[];
 int runBackends(const std::vector<std::string>& args);
 extern const char kBackendsHelp[];
 
+// glccl measure: region properties of a label image made elsewhere
+// (measure_command.cpp).
+int runMeasure(const std::vector<std::string>& args);
+extern const char kMeasureHelp[];
+
 struct Command {
     const char* name;
     const char* help;
@@ -36,6 +41,7 @@ struct Command {
 
 inline const std::vector<Command>& subcommands() {
     static const std::vector<Command> commands = {
+        {"measure", kMeasureHelp, runMeasure},
         {"validate", kValidateHelp, runValidate},
         {"bench", kBenchHelp, runBench},
         {"generate", kGenerateHelp, runGenerate},

@@ -8,6 +8,7 @@
 //                     [--min-size N] [--keep-largest K]
 //                     [--labels OUT.npy] [--stats OUT.csv] [--color OUT.png]
 //                     [--label-image OUT.png|OUT.tif]
+//                     [--properties LIST [--intensity IMAGE] [--spacing LIST]]
 //                     [--out-dir DIR --labels --stats --color --label-image] [--force]
 //                     [--json] [--timing] [--table] [--progress] [--quiet]
 //
@@ -40,6 +41,7 @@
 #include "backends.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "measure_command.hpp"
 #include "progress_line.hpp"
 #include "tiled.hpp"
 #include "glccl/backend.hpp"
@@ -65,6 +67,8 @@ const char kGeneralHelp[] =
     "\n"
     "commands:\n"
     "  label INPUT... [options]  label image files or folders, print the component table\n"
+    "  measure LABELS [options]  region properties (scikit-image's regionprops) of a\n"
+    "                            label image made elsewhere\n"
     "  validate [INPUT...]       check the GPU backends against the CPU reference\n"
     "  bench [IMAGE...]          time the backends on generated images and files\n"
     "  generate FAMILY WxH OUT   write a generated test image\n"
@@ -172,6 +176,23 @@ const char kLabelHelp[] =
     "                                (<stem>: the input's file name without its extension)\n"
     "  --force                       overwrite existing output files\n"
     "\n"
+    "measuring (scikit-image's regionprops of the components labeled; glccl measure\n"
+    "measures a label image made elsewhere):\n"
+    "  --properties LIST             --stats holds these region properties instead of the\n"
+    "                                component table: regionprops_table's columns, named\n"
+    "                                as it names them (label,area,bbox,centroid,\n"
+    "                                orientation,perimeter,euler_number,intensity_mean,\n"
+    "                                ...), a row a component kept; an unknown name is\n"
+    "                                refused with the list of those measured\n"
+    "  --intensity IMAGE             the intensity image of the intensity properties, of\n"
+    "                                the INPUT's size: a .npy of any numeric dtype (the\n"
+    "                                INPUT's shape, or that and a last axis of channels),\n"
+    "                                or a PNG, JPEG, TIFF (a stack for a volume), PGM/PPM\n"
+    "                                (color as 3 channels, alpha left out); one INPUT\n"
+    "  --spacing LIST                an element's size along each axis, in numpy's order\n"
+    "                                (rows,columns; planes,rows,columns), e.g. 1.5,1\n"
+    "                                (default 1 on every axis)\n"
+    "\n"
     "reporting:\n"
     "  --timing                      after each summary, the time of every stage (the GPU's;\n"
     "                                the cpu engine's on the host clock; n/a where the\n"
@@ -222,7 +243,8 @@ const char kLabelHelp[] =
     "  glccl label masks/ --backend raster --out-dir out --labels --stats\n"
     "  glccl label a.png b.png --json --timing --table > summary.json\n"
     "  glccl label volume.npy --connectivity 6 --labels labels.npy --color slices.png\n"
-    "  glccl label stack.tif --criterion segments --label-image labels.tif --stats stats.csv\n";
+    "  glccl label stack.tif --criterion segments --label-image labels.tif --stats stats.csv\n"
+    "  glccl label mask.png --stats props.csv --properties label,area,centroid,orientation\n";
 
 // Which components `glccl label` keeps: --min-size N, --keep-largest K.
 struct ComponentFilter {
@@ -334,7 +356,7 @@ std::vector<std::string> expandInputs(const std::vector<std::string>& arguments)
 // nothing exists unless --force, the folders exist and are writable, and no
 // two outputs share a path.
 std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vector<std::string>& inputs,
-                                     bool batch) {
+                                     bool batch, const MeasureRequest& measure) {
     std::vector<OutputPaths> plan;
     if (options.outDir.empty()) {
         const bool anyPath = !options.paths.labels.empty() || !options.paths.stats.empty() ||
@@ -402,8 +424,10 @@ std::vector<OutputPaths> planOutputs(const LabelCommand& options, const std::vec
                              *path + "' (same file name stem)");
         }
     }
-    // Never over an input, whatever --force says.
-    checkOutputs(outputs, inputs, options.force);
+    // Never over an input (the intensity image included), whatever --force says.
+    std::vector<std::string> read = inputs;
+    if (!measure.intensity.empty()) read.push_back(measure.intensity);
+    checkOutputs(outputs, read, options.force);
     return plan;
 }
 
@@ -452,7 +476,10 @@ struct LabeledInput {
 // the usual problems; should a write still fail (disk full, a file system
 // that refuses the name) or a signal end the run before the commit, every
 // earlier file of this input's outputs stays as it was.
+// With --properties, the CSV holds `properties` (the table measured)
+// instead of the component table.
 std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths& paths, const Labeling& labeling,
+                                                             const std::optional<PropertyTable>& properties,
                                                              bool force) {
     // The label image's format first: a 16-bit PNG asked for labels past
     // 65535 fails the input before any of its outputs is written.
@@ -470,7 +497,8 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
         written.emplace_back("labels", paths.labels);
     }
     if (!paths.stats.empty()) {
-        writeStatsCsv(paths.stats, labeling, force);
+        if (properties) writeTextFile(paths.stats, propertyCsv(*properties), force);
+        else writeStatsCsv(paths.stats, labeling, force);
         written.emplace_back("stats", paths.stats);
     }
     if (!paths.color.empty()) {
@@ -609,7 +637,8 @@ void reportError(const std::string& message) { std::cerr << "glccl: " << userMes
 // image (LabelSession::label, Session::label), tiles past one call
 // included.
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const ComponentFilter& filter,
-                        const std::string& input, const OutputPaths& paths, BackendRun& run, PhaseSeconds& total) {
+                        const MeasureRequest& measure, const std::string& input, const OutputPaths& paths,
+                        BackendRun& run, PhaseSeconds& total) {
     LabeledInput result{input, {}, options.connectivity, run, 0, {}, {}};
     PhaseSeconds& seconds = result.seconds;
     // Added to the batch's totals however this input ends.
@@ -629,16 +658,24 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     const ChannelMode mode =
         options.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural : ChannelMode::Gray;
     Image image;
+    std::optional<IntensityImage> intensity;
     {
         const PhaseTimer timer(seconds.reading);
         checkInputFile(input);
         image = readImage(input, mode, options.channelAxis);
+        if (!measure.intensity.empty()) {
+            checkInputFile(measure.intensity);
+            intensity = readIntensity(measure.intensity, image.shape());
+        }
     }
     result.shape = image.shape();
     result.connectivity = connectivityFor(options, image.shape());
     // Said for the option, before any engine refuses it in its own words.
     const std::string misfit = whyConnectivityDoesNotFit(result.connectivity, image.shape());
     if (!misfit.empty()) throw UsageError("--connectivity: " + misfit);
+    // The properties, before any labeling: each defined in these
+    // dimensions, with the intensity and spacing they need.
+    if (measure.given()) checkMeasurement(measure, image.shape().dimensions, intensity ? &*intensity : nullptr);
     LabelOptions labelOptions;
     labelOptions.backend = options.backend;
     labelOptions.connectivity = result.connectivity;
@@ -663,23 +700,36 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
         result.labeledComponents = run.labeling.count();
         if (filter.given()) keepComponents(filter, run.labeling);
     }
+    // The properties of the components kept, measured on their labels.
+    std::optional<PropertyTable> properties;
+    if (measure.given()) {
+        const PhaseTimer timer(seconds.labeling);
+        const IntensitySamples samples = intensity ? intensity->view() : IntensitySamples();
+        properties = measureLabeling(run.labeling, intensity ? &samples : nullptr,
+                                     measureOptions(measure, options.threads, intensity ? &*intensity : nullptr));
+        intensity.reset();
+    }
     if (run.device.empty() || options.timing) run.device = session.device(run.backend);
     // The input is not needed for writing: its memory goes back first.
     image = Image();
     {
         const PhaseTimer timer(seconds.writing);
-        result.written = writeOutputs(paths, run.labeling, options.force);
+        result.written = writeOutputs(paths, run.labeling, properties, options.force);
     }
     return result;
 }
 
-int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
+int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter, const MeasureRequest& measure) {
     const auto batchStart = Clock::now();
     const LabelCommand options = parseLabelCommand(cursor);
+    if (measure.given() && options.paths.stats.empty() && !options.writeStats)
+        throw UsageError("--properties names the columns of --stats: give --stats OUT.csv (or --stats with --out-dir)");
     const std::vector<std::string> inputs = expandInputs(options.arguments);
     const bool batch = inputs.size() > 1 ||
                        std::any_of(options.arguments.begin(), options.arguments.end(), isFolder);
-    const std::vector<OutputPaths> plan = planOutputs(options, inputs, batch);
+    if (batch && !measure.intensity.empty())
+        throw UsageError("--intensity is the intensity of one INPUT: give one INPUT, not several or a folder");
+    const std::vector<OutputPaths> plan = planOutputs(options, inputs, batch, measure);
 
     // A backend that cannot run here (not built, no device, no GL context)
     // fails the whole run once, before any input, rather than every input
@@ -732,7 +782,7 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter) {
             progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
                              options.progress);
         try {
-            const LabeledInput result = labelInput(session, options, filter, input, plan[i], run, phases);
+            const LabeledInput result = labelInput(session, options, filter, measure, input, plan[i], run, phases);
             if (progress) progress->clear();
             ++labeled;
             if (options.json) {
@@ -821,15 +871,18 @@ int dispatch(int argc, char** argv) {
         }
         std::vector<std::string> args(argv + 2, argv + argc);
         const ComponentFilter filter = takeComponentFilter(args);
+        const MeasureRequest measure = takeMeasureRequest(args);
         // Images past one backend call, or tiled options: tiled.cpp. Its
-        // parser gets the filter's options back, as --option=N, and refuses
-        // them in its words: tiles stream their labels, never held whole.
+        // parser gets the filter's and the measuring options back, as
+        // --option=VALUE, and refuses them in its words: tiles stream their
+        // labels, never held whole.
         std::vector<std::string> tiledArgs = args;
         if (filter.minSize) tiledArgs.push_back("--min-size=" + std::to_string(*filter.minSize));
         if (filter.keepLargest) tiledArgs.push_back("--keep-largest=" + std::to_string(*filter.keepLargest));
+        for (const std::string& option : measure.asArguments()) tiledArgs.push_back(option);
         if (const std::optional<int> status = runTiledLabelIfNeeded(tiledArgs)) return *status;
         ArgumentCursor labelCursor(std::move(args));
-        return runLabel(labelCursor, filter);
+        return runLabel(labelCursor, filter, measure);
     }
     for (const Command& subcommand : subcommands())
         if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));

@@ -1,0 +1,609 @@
+// glccl measure: the region properties of a label image made anywhere
+// (glccl::measureRegions), and what glccl label's --properties shares with
+// it: the property list, the intensity image, the spacing and the CSV.
+
+#include "measure_command.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "glccl/error.hpp"
+#include "glccl/image_io.hpp"
+#include "glccl/image_source.hpp"
+#include "glccl/labeler.hpp"
+#include "glccl/output_transaction.hpp"
+#include "glccl/tiled.hpp"
+#include "npy_format.hpp"
+
+namespace glccl::tools {
+
+const char kMeasureHelp[] =
+    "usage: glccl measure LABELS --properties LIST [--intensity IMAGE] [--spacing LIST]\n"
+    "                     [--stats OUT.csv] [options]\n"
+    "\n"
+    "Measures the regions of a label image made elsewhere (a segmentation, a hand\n"
+    "annotation, glccl label --labels): scikit-image's regionprops_table, one row a\n"
+    "label in ascending order, its columns named as scikit-image names them. LABELS\n"
+    "is read as integers, never thresholded: a .npy of any integer dtype, 2-D\n"
+    "(rows, columns) or 3-D (planes, rows, columns); a TIFF of 8-, 16- or 32-bit\n"
+    "samples (a stack: a volume); a gray PNG of 8 or 16 bits. 0 is background;\n"
+    "regions need not be connected nor their labels consecutive (any up to 2^64-1).\n"
+    "The CSV goes to --stats, else to stdout. glccl label --properties measures the\n"
+    "components it labels the same way.\n"
+    "\n"
+    "options:\n"
+    "  --properties LIST             scikit-image's property names, comma-separated\n"
+    "                                (default label,bbox, as regionprops_table); a\n"
+    "                                property of several values takes several columns\n"
+    "                                (bbox-0 ... bbox-3); an unknown name is refused with\n"
+    "                                the list of those measured\n"
+    "  --intensity IMAGE             the intensity image of the intensity properties\n"
+    "                                (intensity_mean, ...): a .npy of any numeric dtype,\n"
+    "                                the labels' shape or that and a last axis of\n"
+    "                                channels; or a PNG, TIFF, JPEG, PGM/PPM of the\n"
+    "                                labels' size (color as 3 channels, alpha left out).\n"
+    "                                Columns of several channels end in -0, -1, ...\n"
+    "  --spacing LIST                the size of an element along each axis, numpy\n"
+    "                                order (rows,columns; planes,rows,columns), e.g.\n"
+    "                                1.5,1 (default 1 on every axis)\n"
+    "  --stats OUT.csv               write the table as CSV (default: print it on stdout)\n"
+    "  --threads N                   threads (default: every core this process may run\n"
+    "                                on); the table is the same for every count\n"
+    "  --memory-limit SIZE           host memory the inputs may take, e.g. 8G, 512M\n"
+    "                                (default: half the physical memory); LABELS and\n"
+    "                                IMAGE are read whole, and a pair past the limit is\n"
+    "                                refused before either is read\n"
+    "  --force                       overwrite OUT.csv if it exists\n"
+    "  --progress                    print each step (reading, measuring, writing) on\n"
+    "                                stderr, a line each when stderr is not a terminal\n"
+    "  --quiet                       no step line on a terminal\n"
+    "  -h, --help                    show this help\n"
+    "\n"
+    "With --stats, prints a summary line ('LABELS: WxH, N regions, C columns, T ms')\n"
+    "and 'wrote OUT.csv'. Exit status: 0 success, 1 a file that cannot be read or\n"
+    "written, 2 a usage error (an unknown property, an intensity of another size,\n"
+    "labels that are no integers, inputs past --memory-limit).\n"
+    "\n"
+    "examples:\n"
+    "  glccl measure labels.npy --properties label,area,centroid,orientation --stats t.csv\n"
+    "  glccl measure cells.tif --intensity stain.tif --properties label,intensity_mean\n"
+    "  glccl measure volume_labels.npy --properties label,area,bbox --spacing 2,1,1\n";
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// ------------------------------------------------------------------ .npy
+
+// An .npy file's header: its dtype, shape (numpy order) and data.
+struct NpyArray {
+    std::string path;
+    const detail::NpyDtype* dtype = nullptr;
+    std::string descr, shapeText;
+    std::vector<std::uint64_t> sides;
+    std::uint64_t dataOffset = 0;
+
+    std::uint64_t count() const {
+        std::uint64_t n = 1;
+        for (std::uint64_t side : sides) n *= side;
+        return n;
+    }
+    std::uint64_t bytes() const { return count() * dtype->size; }
+};
+
+// Reads the header of `path`; throws glccl::Error for a file that is not a
+// C-ordered .npy of a numeric dtype.
+NpyArray peekNpy(const std::string& path) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+    if (!file) throw Error("cannot open '" + path + "': " + std::strerror(errno));
+    const auto fail = [&](const std::string& why) { return Error("'" + path + "' " + why); };
+    const detail::NpyHeader header = detail::readNpyHeader(
+        [&](void* out, std::size_t size, std::uint64_t offset) -> std::size_t {
+            if (std::fseek(file.get(), long(offset), SEEK_SET) != 0) return 0;
+            return std::fread(out, 1, size, file.get());
+        },
+        fail);
+    NpyArray array;
+    array.path = path;
+    array.descr = header.descr;
+    array.shapeText = header.shape;
+    array.dataOffset = header.dataOffset;
+    array.dtype = detail::findNpyImageDtype(header.descr);
+    if (array.dtype == nullptr)
+        throw fail("holds dtype " + header.descr +
+                   "; read are bool, integers of 1 to 8 bytes, float32 and float64, in either byte order");
+    if (header.fortranOrder != "False")
+        throw fail("is in Fortran order; save a C-ordered array (numpy.ascontiguousarray)");
+    if (!detail::parseNpySides(header.shape, array.sides))
+        throw fail("has the shape " + header.shape + ", which is not a tuple of at most 4 sides");
+    for (std::uint64_t side : array.sides)
+        if (side == 0) throw fail("is empty (shape " + header.shape + ")");
+    return array;
+}
+
+// The samples of `array`, little-endian whatever the file's byte order.
+std::vector<std::uint8_t> readNpyData(const NpyArray& array) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(array.path.c_str(), "rb"), std::fclose);
+    if (!file) throw Error("cannot open '" + array.path + "': " + std::strerror(errno));
+    std::vector<std::uint8_t> data(array.bytes());
+    if (std::fseek(file.get(), long(array.dataOffset), SEEK_SET) != 0 ||
+        std::fread(data.data(), 1, data.size(), file.get()) != data.size())
+        throw Error("'" + array.path + "' ends before its " + std::to_string(array.bytes()) + " bytes of samples");
+    if (array.dtype->bigEndian && array.dtype->size > 1)
+        for (std::size_t at = 0; at < data.size(); at += array.dtype->size)
+            std::reverse(data.begin() + std::ptrdiff_t(at), data.begin() + std::ptrdiff_t(at + array.dtype->size));
+    return data;
+}
+
+// Shape of numpy sides (rows, columns) or (planes, rows, columns).
+Shape shapeOfSides(const std::vector<std::uint64_t>& sides) {
+    if (sides.size() == 3)
+        return Shape::volume(std::int64_t(sides[2]), std::int64_t(sides[1]), std::int64_t(sides[0]));
+    return Shape::image(std::int64_t(sides[1]), std::int64_t(sides[0]));
+}
+
+// "64x48" or "64x48x20" (width x height x depth), as the summaries say.
+std::string describeShape(const Shape& shape) {
+    return std::to_string(shape.width) + 'x' + std::to_string(shape.height) +
+           (shape.dimensions == 3 ? 'x' + std::to_string(shape.depth) : std::string());
+}
+
+// numpy's order: "(48, 64)" or "(20, 48, 64)".
+std::string numpyShape(const Shape& shape) {
+    return shape.dimensions == 3 ? "(" + std::to_string(shape.depth) + ", " + std::to_string(shape.height) + ", " +
+                                       std::to_string(shape.width) + ")"
+                                 : "(" + std::to_string(shape.height) + ", " + std::to_string(shape.width) + ")";
+}
+
+bool startsWith(const std::string& path, const unsigned char* magic, std::size_t size) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+    if (!file) return false;
+    unsigned char head[8] = {};
+    return std::fread(head, 1, size, file.get()) == size && std::memcmp(head, magic, size) == 0;
+}
+
+bool isJpegFile(const std::string& path) {
+    static const unsigned char magic[3] = {0xFF, 0xD8, 0xFF};
+    return startsWith(path, magic, 3);
+}
+
+// The bytes of an image file once decoded (1 or 4 channels), from its header.
+std::uint64_t decodedImageBytes(const std::string& path) {
+    if (isTiffFile(path)) {
+        const TiffImageSource tiff(path, ChannelMode::Natural);
+        return std::uint64_t(tiff.width()) * tiff.height() * tiff.depth() * std::uint64_t(tiff.channels()) *
+               std::uint64_t(tiff.sampleBits() / 8);
+    }
+    const std::optional<WholeDecode> decode = wholeDecodeSize(path);
+    return decode ? decode->bytes : 0;
+}
+
+// ---------------------------------------------------------------- labels
+
+// A label image as read: integer samples of 1, 2, 4 or 8 bytes.
+struct LabelFile {
+    Shape shape;
+    int bytes = 4;
+    bool isSigned = false;
+    std::string type;  // "uint16", "int64", "16-bit TIFF", ...
+    std::vector<std::uint8_t> samples;
+
+    LabelSamples view() const {
+        LabelSamples labels;
+        labels.shape = shape;
+        labels.data = samples.data();
+        labels.bytes = bytes;
+        labels.isSigned = isSigned;
+        return labels;
+    }
+};
+
+std::uint64_t labelFileBytes(const std::string& path) {
+    if (isNpyFile(path)) return peekNpy(path).bytes();
+    return decodedImageBytes(path);
+}
+
+LabelFile readLabelFile(const std::string& path) {
+    LabelFile labels;
+    if (isNpyFile(path)) {
+        const NpyArray array = peekNpy(path);
+        const detail::NpyKind kind = array.dtype->kind;
+        labels.type = detail::npyTypeName(*array.dtype);
+        if (kind == detail::NpyKind::Float || kind == detail::NpyKind::Bool)
+            throw UsageError("'" + path + "' holds " + labels.type +
+                             " values; labels are integers (numpy: labels.astype(numpy.int64); a mask is labeled "
+                             "by glccl label)");
+        if (array.sides.size() != 2 && array.sides.size() != 3)
+            throw UsageError("'" + path + "' has the shape " + array.shapeText +
+                             "; labels are 2-D (rows, columns) or 3-D (planes, rows, columns)");
+        labels.shape = shapeOfSides(array.sides);
+        labels.bytes = int(array.dtype->size);
+        labels.isSigned = kind == detail::NpyKind::Signed;
+        labels.samples = readNpyData(array);
+        return labels;
+    }
+    if (isJpegFile(path))
+        throw UsageError("'" + path + "' is a JPEG, whose compression changes values: it holds no labels "
+                         "(save them as .npy, TIFF or PNG)");
+    Image image = readImage(path, ChannelMode::Natural);
+    if (image.channels != 1)
+        throw UsageError("'" + path + "' is a color image; labels are one channel of integers");
+    labels.shape = image.shape();
+    labels.bytes = image.bytesPerSample();
+    labels.type = std::to_string(image.sampleBits) + "-bit";
+    labels.samples = std::move(image.pixels);
+    return labels;
+}
+
+std::uint64_t defaultMemoryLimit() { return physicalMemoryBytes() / 2; }
+
+// ------------------------------------------------------------------ CSV
+
+std::string realText(double value) {
+    if (std::isnan(value)) return "nan";
+    if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+    char text[32];
+    const std::to_chars_result written = std::to_chars(text, text + sizeof text, value);
+    return std::string(text, written.ptr);
+}
+
+// ------------------------------------------------------------- the command
+
+struct MeasureCommand {
+    std::string labels;
+    MeasureRequest request;
+    std::string stats;
+    int threads = 0;
+    std::uint64_t memoryLimit = 0;  // 0: defaultMemoryLimit()
+    bool force = false, progress = false, quiet = false;
+};
+
+const std::vector<std::string>& measureOptionNames() {
+    static const std::vector<std::string> names = {"--properties", "--intensity", "--spacing", "--stats",
+                                                   "--threads",    "--memory-limit", "--force", "--progress",
+                                                   "--quiet",      "--help"};
+    return names;
+}
+
+MeasureCommand parseMeasureCommand(const std::vector<std::string>& args) {
+    MeasureCommand command;
+    ArgumentCursor cursor(args);
+    const auto once = [](bool given, const std::string& name) {
+        if (given) throw UsageError("option " + name + " is given twice");
+    };
+    bool threadsGiven = false;
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        const auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        if (name == "--properties") {
+            once(command.request.given(), name);
+            command.request.properties = parsePropertyList(name, cursor.valueOf(name, inlineValue));
+        } else if (name == "--intensity") {
+            once(!command.request.intensity.empty(), name);
+            command.request.intensity = cursor.valueOf(name, inlineValue);
+        } else if (name == "--spacing") {
+            once(!command.request.spacing.empty(), name);
+            command.request.spacing = parseSpacing(name, cursor.valueOf(name, inlineValue));
+        } else if (name == "--stats") {
+            once(!command.stats.empty(), name);
+            command.stats = cursor.valueOf(name, inlineValue);
+            checkOutputExtension(name, command.stats, {".csv"}, "the table is");
+        } else if (name == "--threads") {
+            once(threadsGiven, name);
+            threadsGiven = true;
+            command.threads = parseInteger(name, cursor.valueOf(name, inlineValue), 1, kMostThreads);
+        } else if (name == "--memory-limit") {
+            once(command.memoryLimit != 0, name);
+            command.memoryLimit = parseMemorySize(name, cursor.valueOf(name, inlineValue));
+        } else if (name == "--force" && !inlineValue) {
+            command.force = true;
+        } else if (name == "--progress" && !inlineValue) {
+            command.progress = true;
+        } else if (name == "--quiet" && !inlineValue) {
+            command.quiet = true;
+        } else if (arg.size() > 1 && arg[0] == '-') {
+            throw unknownOption(arg, "measure", measureOptionNames());
+        } else if (command.labels.empty()) {
+            command.labels = arg;
+        } else {
+            throw UsageError("measure takes one LABELS image, not '" + command.labels + "' and '" + arg +
+                             "' (see glccl measure --help)");
+        }
+    }
+    if (command.labels.empty()) throw UsageError("measure needs a LABELS image (see glccl measure --help)");
+    if (!command.request.given()) command.request.properties = {"label", "bbox"};
+    return command;
+}
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- shared
+
+std::vector<std::string> MeasureRequest::asArguments() const {
+    if (!given()) return {};
+    std::string list;
+    for (const std::string& name : properties) list += (list.empty() ? "" : ",") + name;
+    std::vector<std::string> arguments = {"--properties=" + list};
+    if (!intensity.empty()) arguments.push_back("--intensity=" + intensity);
+    if (!spacing.empty()) {
+        std::string values;
+        for (double value : spacing) values += (values.empty() ? "" : ",") + realText(value);
+        arguments.push_back("--spacing=" + values);
+    }
+    return arguments;
+}
+
+std::vector<std::string> propertyNames() {
+    std::vector<std::string> names = {"label"};
+    for (const PropertyDeclaration& declaration : propertyDeclarations())
+        if (std::find(names.begin(), names.end(), declaration.name) == names.end()) names.emplace_back(declaration.name);
+    return names;
+}
+
+std::vector<std::string> parsePropertyList(const std::string& option, const std::string& text) {
+    const std::vector<std::string> names = splitList(option, text);
+    const std::vector<std::string> known = propertyNames();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const std::string& name = names[i];
+        if (std::find(names.begin(), names.begin() + std::ptrdiff_t(i), name) != names.begin() + std::ptrdiff_t(i))
+            throw UsageError(option + ": '" + name + "' is given twice");
+        if (name == "label" || findProperty(name) != nullptr) continue;
+        std::string list;
+        for (const std::string& candidate : known) list += (list.empty() ? "" : ", ") + candidate;
+        throw UsageError(option + ": unknown property '" + name + "'" + didYouMean(name, known) +
+                         " (measured are: " + list + ")");
+    }
+    return names;
+}
+
+std::vector<double> parseSpacing(const std::string& option, const std::string& text) {
+    std::vector<double> spacing;
+    for (const std::string& item : splitList(option, text)) {
+        double value = 0.0;
+        const std::from_chars_result parsed = std::from_chars(item.data(), item.data() + item.size(), value);
+        if (parsed.ec != std::errc() || parsed.ptr != item.data() + item.size() || !std::isfinite(value) ||
+            value <= 0.0)
+            throw UsageError(option + ": '" + item + "' is not a positive number (e.g. " + option + " 1.5,1)");
+        spacing.push_back(value);
+    }
+    return spacing;
+}
+
+MeasureRequest takeMeasureRequest(std::vector<std::string>& args) {
+    MeasureRequest request;
+    std::vector<std::string> rest;
+    ArgumentCursor cursor(std::move(args));
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        const auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        if (name == "--properties") {
+            if (request.given()) throw UsageError("option --properties is given twice");
+            request.properties = parsePropertyList(name, cursor.valueOf(name, inlineValue));
+        } else if (name == "--intensity") {
+            if (!request.intensity.empty()) throw UsageError("option --intensity is given twice");
+            request.intensity = cursor.valueOf(name, inlineValue);
+        } else if (name == "--spacing") {
+            if (!request.spacing.empty()) throw UsageError("option --spacing is given twice");
+            request.spacing = parseSpacing(name, cursor.valueOf(name, inlineValue));
+        } else {
+            rest.push_back(arg);
+        }
+    }
+    args = std::move(rest);
+    if (!request.given() && !request.intensity.empty())
+        throw UsageError("--intensity is measured by --properties: name the properties (e.g. --properties "
+                         "label,intensity_mean)");
+    if (!request.given() && !request.spacing.empty())
+        throw UsageError("--spacing applies to --properties: name the properties (e.g. --properties label,area)");
+    return request;
+}
+
+IntensitySamples IntensityImage::view() const {
+    IntensitySamples view;
+    view.shape = shape;
+    view.channels = channels;
+    view.data = samples.data();
+    view.bytes = bytes;
+    view.kind = kind;
+    return view;
+}
+
+std::uint64_t intensityBytes(const std::string& path) {
+    if (isNpyFile(path)) return peekNpy(path).bytes();
+    return decodedImageBytes(path);
+}
+
+IntensityImage readIntensity(const std::string& path, const Shape& labels) {
+    IntensityImage intensity;
+    const auto misfit = [&](const std::string& what) {
+        return UsageError("--intensity '" + path + "' is " + what + ", the labels " + describeShape(labels) +
+                          " (numpy " + numpyShape(labels) + "); it must be of their size");
+    };
+    if (isNpyFile(path)) {
+        const NpyArray array = peekNpy(path);
+        const std::size_t axes = std::size_t(labels.dimensions);
+        if (array.sides.size() != axes && array.sides.size() != axes + 1)
+            throw misfit("of numpy shape " + array.shapeText);
+        const std::vector<std::uint64_t> spatial(array.sides.begin(), array.sides.begin() + std::ptrdiff_t(axes));
+        if (shapeOfSides(spatial) != labels) throw misfit("of numpy shape " + array.shapeText);
+        intensity.shape = labels;
+        intensity.channelAxis = array.sides.size() == axes + 1;
+        intensity.channels = intensity.channelAxis ? int(array.sides.back()) : 1;
+        intensity.bytes = int(array.dtype->size);
+        intensity.kind = array.dtype->kind == detail::NpyKind::Signed  ? SampleKind::Signed
+                         : array.dtype->kind == detail::NpyKind::Float ? SampleKind::Float
+                                                                       : SampleKind::Unsigned;
+        intensity.samples = readNpyData(array);
+        return intensity;
+    }
+    Image image = readImage(path, ChannelMode::Natural);
+    if (image.shape() != labels) throw misfit(describeShape(image.shape()));
+    intensity.shape = labels;
+    intensity.bytes = image.bytesPerSample();
+    intensity.kind = SampleKind::Unsigned;
+    if (image.channels == 1) {
+        intensity.samples = std::move(image.pixels);
+        return intensity;
+    }
+    // A color file reads as RGBA: its red, green and blue are measured.
+    intensity.channels = 3;
+    intensity.channelAxis = true;
+    const std::size_t sample = std::size_t(intensity.bytes);
+    const std::size_t elements = labels.count();
+    intensity.samples.resize(elements * 3 * sample);
+    for (std::size_t i = 0; i < elements; ++i)
+        std::memcpy(&intensity.samples[i * 3 * sample], &image.pixels[i * 4 * sample], 3 * sample);
+    return intensity;
+}
+
+void checkMeasurement(const MeasureRequest& request, int dimensions, const IntensityImage* intensity) {
+    if (!request.spacing.empty() && request.spacing.size() != std::size_t(dimensions))
+        throw UsageError("--spacing: " + std::to_string(request.spacing.size()) + " value" +
+                         (request.spacing.size() == 1 ? "" : "s") + " for " +
+                         (dimensions == 3 ? "a volume: give 3 (planes, rows, columns)"
+                                          : "a 2-D image: give 2 (rows, columns)"));
+    const int channels = intensity ? intensity->channels : 0;
+    RegionTotals empty;
+    try {
+        empty.request = termsFor(request.properties, dimensions, channels,
+                                 intensity ? intensity->kind : SampleKind::Unsigned,
+                                 intensity ? 8 * intensity->bytes : 8);
+        empty.request.intensityChannelAxis = intensity && intensity->channelAxis;
+    } catch (const Error& error) {
+        throw UsageError("--properties: " + userMessage(error.what()));
+    }
+    // The spacing scikit-image refuses for these properties (moments_hu
+    // off 1, perimeter with an anisotropic one), said before any work.
+    try {
+        finalizeProperties(empty, measureOptions(request, 1, intensity).properties);
+    } catch (const Error& error) {
+        throw UsageError("--spacing: " + userMessage(error.what()));
+    }
+}
+
+MeasureOptions measureOptions(const MeasureRequest& request, int threads, const IntensityImage* intensity) {
+    MeasureOptions options;
+    options.properties.properties = request.properties;
+    options.properties.spacing = request.spacing;
+    options.threads = threads;
+    options.intensityChannelAxis = intensity && intensity->channelAxis;
+    return options;
+}
+
+std::string propertyCsv(const PropertyTable& table) {
+    std::string csv;
+    for (std::size_t c = 0; c < table.columns.size(); ++c)
+        csv += (c == 0 ? "" : ",") + csvField(table.columns[c].name);
+    csv += '\n';
+    for (std::size_t row = 0; row < table.rows; ++row) {
+        for (std::size_t c = 0; c < table.columns.size(); ++c) {
+            const PropertyColumn& column = table.columns[c];
+            if (c > 0) csv += ',';
+            switch (column.type) {
+                case PropertyColumn::Type::Int64: csv += std::to_string(column.ints[row]); break;
+                case PropertyColumn::Type::UInt64: csv += std::to_string(column.uints[row]); break;
+                case PropertyColumn::Type::Float64: csv += realText(column.reals[row]); break;
+            }
+        }
+        csv += '\n';
+    }
+    return csv;
+}
+
+// ---------------------------------------------------------- glccl measure
+
+int runMeasure(const std::vector<std::string>& args) {
+    if (hasHelpFlag(args)) {
+        std::cout << kMeasureHelp;
+        return 0;
+    }
+    const auto start = Clock::now();
+    const MeasureCommand command = parseMeasureCommand(args);
+    const std::string& intensityPath = command.request.intensity;
+    std::vector<std::string> inputs = {command.labels};
+    if (!intensityPath.empty()) inputs.push_back(intensityPath);
+    // Looked at before anything is opened: a FIFO would block.
+    for (const std::string& input : inputs) checkInputFile(input);
+    if (!command.stats.empty()) checkOutputs({{"--stats", command.stats}}, inputs, command.force);
+
+    ProgressLine line;
+    const bool steps = command.progress;
+    const bool shown = command.progress || !command.quiet;
+    const auto step = [&](const std::string& text) {
+        if (shown) line.update(text, steps);
+    };
+
+    // Both inputs are read whole: refused before either is read where they
+    // would take more than the limit.
+    const std::uint64_t limit = command.memoryLimit != 0 ? command.memoryLimit : defaultMemoryLimit();
+    const std::uint64_t labelBytes = labelFileBytes(command.labels);
+    const std::uint64_t imageBytes = intensityPath.empty() ? 0 : intensityBytes(intensityPath);
+    if (limit != 0 && labelBytes + imageBytes > limit)
+        throw UsageError("'" + command.labels + "'" + (intensityPath.empty() ? " takes " : " and '" + intensityPath + "' take ") +
+                         exactSize(labelBytes + imageBytes) + " read whole, more than the memory limit " +
+                         exactSize(limit) + (command.memoryLimit != 0 ? " (--memory-limit)" : " (half the memory)") +
+                         "; glccl measure reads its inputs whole (measuring in pieces is not available)");
+
+    step("measure: reading " + command.labels);
+    const LabelFile labels = readLabelFile(command.labels);
+    std::optional<IntensityImage> intensity;
+    if (!intensityPath.empty()) {
+        step("measure: reading " + intensityPath);
+        intensity = readIntensity(intensityPath, labels.shape);
+    }
+    checkMeasurement(command.request, labels.shape.dimensions, intensity ? &*intensity : nullptr);
+
+    step("measure: measuring " + command.labels);
+    const auto measureStart = Clock::now();
+    const IntensitySamples samples = intensity ? intensity->view() : IntensitySamples();
+    const PropertyTable table = [&] {
+        try {
+            return measureRegions(labels.view(), intensity ? &samples : nullptr,
+                                  measureOptions(command.request, command.threads, intensity ? &*intensity : nullptr));
+        } catch (const Error& error) {
+            throw Error("'" + command.labels + "': " + inputMessage(command.labels, error.what()));
+        }
+    }();
+    const double measureMilliseconds = millisecondsSince(measureStart);
+    const std::string csv = propertyCsv(table);
+    if (command.stats.empty()) {
+        line.clear();
+        std::cout << csv;
+        return 0;
+    }
+    step("measure: writing " + command.stats);
+    {
+        OutputTransaction transaction;
+        writeTextFile(command.stats, csv, command.force);
+        printOutputNotes("glccl", transaction.notes());
+        pauseBeforeCommitForTests();
+        transaction.commit();
+    }
+    line.clear();
+    std::cout << command.labels << ": " << describeShape(labels.shape) << ", " << table.rows
+              << (table.rows == 1 ? " region, " : " regions, ") << table.columns.size()
+              << (table.columns.size() == 1 ? " column, " : " columns, ") << formatted("%.2f", measureMilliseconds)
+              << " ms measuring, " << formatted("%.2f", millisecondsSince(start)) << " ms in all\n";
+    std::cout << "wrote " << command.stats << '\n';
+    return 0;
+}
+
+}  // namespace glccl::tools

@@ -1,0 +1,86 @@
+#pragma once
+// Region properties on the command line (glccl/measure.hpp): the
+// --properties, --intensity and --spacing of `glccl label`, and what
+// `glccl measure` shares with it: reading an intensity image of any sample
+// type, checking a property list before any work, and the table as CSV.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "glccl/measure.hpp"
+#include "glccl/region_properties.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl::tools {
+
+// --properties LIST, --intensity IMAGE and --spacing LIST as given.
+struct MeasureRequest {
+    std::vector<std::string> properties;  // scikit-image's names; empty: not asked
+    std::string intensity;                // a file; empty: none
+    std::vector<double> spacing;          // numpy axis order; empty: 1 on every axis
+    bool given() const { return !properties.empty(); }
+    // The options as "--name=value" arguments, to hand on to another parser.
+    std::vector<std::string> asArguments() const;
+};
+
+// The names --properties takes: "label" and the declared properties
+// (glccl::propertyDeclarations), in that order.
+std::vector<std::string> propertyNames();
+
+// "a,b,c" as a property list; throws UsageError naming `option` for an
+// unknown name ("unknown property 'aera'; did you mean 'area'? Properties:
+// ...") or a name given twice.
+std::vector<std::string> parsePropertyList(const std::string& option, const std::string& text);
+
+// "1.5,1" as spacing: positive finite numbers; throws UsageError naming `option`.
+std::vector<double> parseSpacing(const std::string& option, const std::string& text);
+
+// Takes --properties, --intensity and --spacing out of `args` (those after
+// "label"): the label parsers never see them. Throws UsageError for a
+// malformed value, a second one, or --intensity or --spacing without
+// --properties.
+MeasureRequest takeMeasureRequest(std::vector<std::string>& args);
+
+// An intensity image as its file holds it: samples of 1, 2, 4 or 8 bytes,
+// unsigned, signed or floating point, `channels` interleaved.
+struct IntensityImage {
+    Shape shape;
+    int channels = 1;
+    // A last axis of channels, even of one: the columns of intensity
+    // properties end in the channel (intensity_mean-0), as scikit-image's.
+    bool channelAxis = false;
+    int bytes = 1;
+    SampleKind kind = SampleKind::Unsigned;
+    std::vector<std::uint8_t> samples;
+    IntensitySamples view() const;
+};
+
+// The bytes an intensity file's samples take once read (from its header
+// only; 0 where it cannot tell: the reader says why).
+std::uint64_t intensityBytes(const std::string& path);
+
+// Reads `path` as the intensity of labels of `labels`: a .npy of any
+// numeric dtype (shape the labels', or the labels' and a last axis of
+// channels), or an image file the label command reads (PNG, JPEG, TIFF and
+// TIFF stacks, PGM/PPM; gray, or color as 3 channels, an alpha left out).
+// Throws UsageError for another shape or a dtype that is no number, and
+// glccl::Error for a file that cannot be read.
+IntensityImage readIntensity(const std::string& path, const Shape& labels);
+
+// Checks before any measuring that the properties can be measured on
+// labels of `dimensions` with this intensity (nullptr: none) and spacing:
+// each defined in those dimensions, an intensity where one is needed, a
+// spacing of one positive value per axis that scikit-image takes for them.
+// Throws UsageError saying which.
+void checkMeasurement(const MeasureRequest& request, int dimensions, const IntensityImage* intensity);
+
+// The measuring options of a request, with `intensity` (nullptr: none).
+MeasureOptions measureOptions(const MeasureRequest& request, int threads, const IntensityImage* intensity);
+
+// The table as CSV: a header of the column names, then a row a region;
+// integers as integers, reals as the shortest decimal that reads back to
+// the same double ("nan", "inf" and "-inf" as numpy writes them).
+std::string propertyCsv(const PropertyTable& table);
+
+}  // namespace glccl::tools
