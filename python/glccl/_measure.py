@@ -82,11 +82,6 @@ def term_properties():
     return frozenset(entry()) if entry is not None else _TERMS
 
 
-def known_properties():
-    """Every property name taken, scikit-image's earlier names included."""
-    return term_properties() | _CROP | frozenset(OLD_NAMES)
-
-
 # --- Checking the arguments ---------------------------------------------------------------------------------------
 
 def checked_labels(label_image, where):
@@ -204,6 +199,7 @@ def checked_extras(extra_properties, where):
 
 
 def checked_threads(threads, where):
+    """threads as the module takes it: None (every core) or a count."""
     if threads is None:
         return None
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
@@ -213,14 +209,14 @@ def checked_threads(threads, where):
 
 # --- The table ----------------------------------------------------------------------------------------------------
 
-def _group(columns, names, separator):
-    """The module's columns (named with '-') of each canonical name, renamed
-    for `separator` and the name asked for: {canonical: [(suffix indices, column)]}."""
+def _group(columns, names, separator="-"):
+    """The module's columns (named with `separator`) of each canonical name:
+    {canonical: [(element indices, column)]}, in the module's order."""
     groups = {name: [] for name in names}
     for column, values in columns.items():
-        base, _, suffix = column.partition("-")
+        base, _, suffix = column.partition(separator)
         if base in groups:
-            groups[base].append((tuple(int(part) for part in suffix.split("-")) if suffix else (), values))
+            groups[base].append((tuple(int(part) for part in suffix.split(separator)) if suffix else (), values))
     return groups
 
 
@@ -239,9 +235,9 @@ def _term_column(canonical, values):
 
 
 def measure_terms(labels, intensity, canonicals, spacing, threads, background=False):
-    """One pass of the module: {column name with '-': column} of the term
-    properties `canonicals` (plus those already asked), rows in ascending
-    label order."""
+    """One pass of the module over the labels: {column name with '-':
+    column} of the term properties `canonicals`, a row per label present in
+    ascending order (label 0 first, where background and present)."""
     return _glccl.measure_regions(labels, intensity, list(canonicals), spacing, "-", threads, bool(background))
 
 
@@ -287,7 +283,8 @@ class Crop:
 
     @property
     def image(self):
-        return self._cached("image", lambda: self._labels[self.slice] == self.label)
+        label = self._labels.dtype.type(self.label)  # compared in the labels' own dtype
+        return self._cached("image", lambda: self._labels[self.slice] == label)
 
     @property
     def image_intensity(self):
