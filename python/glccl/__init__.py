@@ -9,8 +9,8 @@ CUDA) or the CPU, for numpy and CuPy images and volumes.
 Drop-ins with the signatures, defaults, dtypes and results of the libraries
 they replace:
 
-    from glccl.skimage import label            # skimage.measure.label
-    from glccl.ndimage import label            # scipy.ndimage.label
+    from glccl.skimage import label            # skimage.measure.label (regionprops, regionprops_table too)
+    from glccl.ndimage import label            # scipy.ndimage.label (sum_labels, mean, extrema, ... too)
     from glccl import cc3d                     # cc3d.connected_components, dust, largest_k, statistics
 
 glccl.label's own criterion is "binary" (nonzero pixels): an integer image
@@ -19,6 +19,8 @@ glccl.skimage.label) separate regions of equal value; pass
 criterion="segments" for that.
 
 Helpers on label arrays: remove_small, keep_largest, find_objects, relabel.
+Region measurements: regionprops_table (scikit-image's, for any label
+image), and label(..., properties=[...]) for the components found.
 
 One headless OpenGL context (EGL) is created on the first call and kept for
 the life of the process; it is used from one thread at a time under a lock,

@@ -494,6 +494,10 @@ def test_regionprops_objects_against_skimage():
     with pytest.raises(NotImplementedError):
         glccl.skimage.regionprops(np.ones((2, 3, 4), np.uint8))[0].perimeter
     assert glccl.skimage.regionprops(np.zeros((5, 6), np.uint8)) == []
+    scaled = glccl.skimage.regionprops(labels, spacing=(2.0, 0.5))
+    assert [region.area for region in scaled] == [float(reference.area) for reference in want]
+    assert [region.coords_scaled.tolist() for region in scaled] == \
+        [(reference.coords * [2.0, 0.5]).tolist() for reference in want]
 
 
 def test_skimage_regionprops_table_is_the_same_table():
