@@ -545,3 +545,18 @@ def test_label_refuses_measuring_options_without_properties():
         glccl.label(np.ones((4, 4), np.uint8), intensity_image=np.ones((4, 4)))
     with pytest.raises(ValueError, match=r"^glccl\.label\(\): .*intensity_image"):
         glccl.label(np.ones((4, 4), np.uint8), properties=["intensity_mean"])
+
+
+def test_a_crop_property_names_what_it_needs(monkeypatch):
+    """Without scikit-image's morphology (or scipy's ndimage), the
+    properties that need it raise ImportError naming the property; the
+    term properties need neither."""
+    import sys
+    labels = adversarial_2d(big=False)
+    monkeypatch.setitem(sys.modules, "skimage.morphology", None)
+    monkeypatch.setitem(sys.modules, "scipy.ndimage", None)
+    for name in ["solidity", "image_convex", "area_filled"]:
+        with pytest.raises(ImportError, match=repr(name)):
+            glccl.regionprops_table(labels, properties=["label", name])
+    got = glccl.regionprops_table(labels, properties=["label", "area", "image"])
+    assert list(got["area"]) == [float(np.count_nonzero(labels == label)) for label in got["label"]]
