@@ -95,6 +95,7 @@ struct NpyArray {
     const detail::NpyDtype* dtype = nullptr;
     std::string descr, shapeText;
     std::vector<std::uint64_t> sides;
+    bool fortran = false;  // first axis fastest in the file
     std::uint64_t dataOffset = 0;
 
     std::uint64_t count() const {
@@ -105,8 +106,8 @@ struct NpyArray {
     std::uint64_t bytes() const { return count() * dtype->size; }
 };
 
-// Reads the header of `path`; throws glccl::Error for a file that is not a
-// C-ordered .npy of a numeric dtype.
+// Reads the header of `path`; throws glccl::Error for a file that is not an
+// .npy of a numeric dtype.
 NpyArray peekNpy(const std::string& path) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
     if (!file) throw Error("cannot open '" + path + "': " + std::strerror(errno));
@@ -126,8 +127,9 @@ NpyArray peekNpy(const std::string& path) {
     if (array.dtype == nullptr)
         throw fail("holds dtype " + header.descr +
                    "; read are bool, integers of 1 to 8 bytes, float32 and float64, in either byte order");
-    if (header.fortranOrder != "False")
-        throw fail("is in Fortran order; save a C-ordered array (numpy.ascontiguousarray)");
+    if (header.fortranOrder != "False" && header.fortranOrder != "True")
+        throw fail("has no fortran_order in its header");
+    array.fortran = header.fortranOrder == "True";
     if (!detail::parseNpySides(header.shape, array.sides))
         throw fail("has the shape " + header.shape + ", which is not a tuple of at most 4 sides");
     for (std::uint64_t side : array.sides)
@@ -146,7 +148,24 @@ std::vector<std::uint8_t> readNpyData(const NpyArray& array) {
     if (array.dtype->bigEndian && array.dtype->size > 1)
         for (std::size_t at = 0; at < data.size(); at += array.dtype->size)
             std::reverse(data.begin() + std::ptrdiff_t(at), data.begin() + std::ptrdiff_t(at + array.dtype->size));
-    return data;
+    if (!array.fortran || array.sides.size() < 2) return data;
+    // Fortran order (numpy.save of a transposed array): the first axis is
+    // the fastest in the file; in C order, the last.
+    const std::size_t size = array.dtype->size, axes = array.sides.size();
+    std::vector<std::uint64_t> stride(axes, 1);
+    for (std::size_t a = 1; a < axes; ++a) stride[a] = stride[a - 1] * array.sides[a - 1];
+    std::vector<std::uint8_t> ordered(data.size());
+    std::vector<std::uint64_t> index(axes, 0);
+    for (std::uint64_t c = 0, count = array.count(); c < count; ++c) {
+        std::uint64_t f = 0;
+        for (std::size_t a = 0; a < axes; ++a) f += index[a] * stride[a];
+        std::memcpy(&ordered[c * size], &data[f * size], size);
+        for (std::size_t a = axes; a-- > 0;) {
+            if (++index[a] < array.sides[a]) break;
+            index[a] = 0;
+        }
+    }
+    return ordered;
 }
 
 // Shape of numpy sides (rows, columns) or (planes, rows, columns).
