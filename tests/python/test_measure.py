@@ -72,6 +72,27 @@ def adversarial_2d(big=True):
     return labels
 
 
+def adversarial_3d():
+    """20 x 24 x 28 labels: a shell on every face, one-voxel regions, lines
+    along each axis and a diagonal through the volume, a hollow cube (a
+    cavity), a region in two pieces, labels past 2**32."""
+    labels = np.zeros((20, 24, 28), np.uint64)
+    shell = 2**36 + 1
+    labels[0], labels[-1], labels[:, 0], labels[:, -1], labels[:, :, 0], labels[:, :, -1] = (shell,) * 6
+    labels[2, 2, 2] = 7
+    labels[17, 21, 25] = 2**33
+    labels[3, 3, 4:20] = 3
+    labels[4:16, 5, 5] = 4
+    labels[5, 6:20, 7] = 5
+    for i in range(12):
+        labels[4 + i, 6 + i, 8 + i] = 6
+    labels[8:14, 14:20, 2:8] = 9
+    labels[10:12, 16:18, 4:6] = 0                            # its cavity
+    labels[15:17, 2:4, 20:22] = 11
+    labels[2:4, 18:20, 22:24] = 11                           # its second piece
+    return labels
+
+
 def intensities(rng, shape, dtype, channels=None):
     shape = shape + ((channels,) if channels else ())
     if dtype == np.float32 or dtype == np.float64:
@@ -248,6 +269,16 @@ def test_adversarial_regions(big):
         layouts += [labels.astype(np.uint8), labels.astype(np.int16)[::-1][::-1], np.pad(labels, 1)[1:-1, 1:-1]]
     for layout in layouts:
         assert_table(glccl.regionprops_table(layout, intensity, properties), want)
+
+
+def test_adversarial_regions_3d():
+    rng = np.random.default_rng(4)
+    labels = adversarial_3d()
+    intensity = intensities(rng, labels.shape, np.uint16)
+    properties = SPATIAL + INTENSITY
+    want = expected_table(labels, intensity, properties)
+    for layout in (labels, np.asfortranarray(labels)):
+        assert_table(glccl.regionprops_table(layout, intensity, properties, threads=3), want)
 
 
 def test_orientation_where_the_diagonal_is_equal():
