@@ -55,7 +55,8 @@ const char kMeasureHelp[] =
     "                                (intensity_mean, ...): a .npy of any numeric dtype,\n"
     "                                the labels' shape or that and a last axis of\n"
     "                                channels; or a PNG, TIFF, JPEG, PGM/PPM of the\n"
-    "                                labels' size (color as 3 channels, alpha left out).\n"
+    "                                labels' size, of unsigned samples (color as 3\n"
+    "                                channels, alpha left out).\n"
     "                                Columns of several channels end in -0, -1, ...\n"
     "  --spacing LIST                the size of an element along each axis, numpy\n"
     "                                order (rows,columns; planes,rows,columns), e.g.\n"
@@ -126,7 +127,8 @@ NpyArray peekNpy(const std::string& path) {
     array.dtype = detail::findNpyImageDtype(header.descr);
     if (array.dtype == nullptr)
         throw fail("holds dtype " + header.descr +
-                   "; read are bool, integers of 1 to 8 bytes, float32 and float64, in either byte order");
+                   "; the dtypes read are bool, integers of 1 to 8 bytes, float32 and float64, in either byte "
+                   "order");
     if (header.fortranOrder != "False" && header.fortranOrder != "True")
         throw fail("has no fortran_order in its header");
     array.fortran = header.fortranOrder == "True";
