@@ -260,15 +260,14 @@ def _select(input, labels, index, wanted, where):
             extreme = values.min() if item.startswith("min") else values.max()
             result.append(positions[values == extreme][0] if item.endswith("position") else extreme)
         return result
-    positions = np.arange(input.size).reshape(input.shape)
-    if labels is None:
-        return single_group(input, positions)
-    if index is None:
-        mask = labels > 0
-        return single_group(input[mask], positions[mask])
-    if np.isscalar(index):
-        mask = labels == index
-        return single_group(input[mask], positions[mask])
+    if labels is None or index is None or np.isscalar(index):
+        positions = None
+        if any(item.endswith("position") for item in wanted):
+            positions = np.arange(input.size).reshape(input.shape)
+        if labels is None:
+            return single_group(input, positions)
+        mask = labels > 0 if index is None else labels == index
+        return single_group(input[mask], None if positions is None else positions[mask])
     names = {"min": "intensity_min_position", "max": "intensity_max_position"}
     properties = sorted({names[item[:3]] for item in wanted})
     table, rows, present, shape = _grouped(input, labels, index, properties, where)
