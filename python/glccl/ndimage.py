@@ -6,20 +6,26 @@ with
 
     from glccl.ndimage import label, find_objects, sum_labels, mean, maximum_position, center_of_mass
 
-and the same call gives the same result. label: the same labels (values,
-dtype and shape) and count, or fills the same output array. label: nonzero elements are foreground. Arrays of
-any dimensions of which at most three are longer than 1 (others raise
-ValueError: glccl labels images and volumes), with any structure scipy takes: 3 along every axis, symmetric about its centre.
+and the same call gives the same result.
+
+label gives the same labels (values, dtype and shape) and count, or fills
+the same output array; nonzero elements are foreground. Arrays of any
+dimensions of which at most three are longer than 1 (others raise
+ValueError: glccl labels images and volumes), with any structure scipy
+takes: 3 along every axis, symmetric about its centre.
 generate_binary_structure's (the cross, the full square or cube, and in 3-D
 the 18 neighbours of faces and edges) are glccl's connectivities, which every
 backend labels; any other (a vertical line, one diagonal) is labeled by the
-cpu backend."""
+cpu backend.
+
+The measurements (sum_labels, mean, variance, minimum, maximum, their
+positions, extrema, center_of_mass) give scipy's values and types; a
+sequence of labels is measured in one pass over the labels (below)."""
 
 import numpy as np
 
-from ._arrays import label_nd
-
 from . import _measure
+from ._arrays import label_nd
 from ._helpers import find_objects
 
 __all__ = ["label", "find_objects", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
