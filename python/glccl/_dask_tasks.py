@@ -440,3 +440,139 @@ def no_map():
 def component_table(rows, n, ndim):
     """The glccl.ComponentTable of the joined rows of labels 1..n."""
     return ComponentTable.from_columns(table_columns(rows, int(n), ndim))
+
+
+# --- Measuring regions: glccl.dask.regionprops_table and ndmeasure ------------------------------------------------
+#
+# A chunk's terms are gathered from the chunk and a margin of up to
+# MARGIN elements of its neighbours on every side (a border pixel of the
+# perimeter is told by its neighbours' neighbours); only the chunk's own
+# elements, and the 2x2 (2x2x2) windows whose far corner it owns, are
+# counted, so the chunks' terms merged are the whole array's.
+#
+#     . . . . . . . .        o: the chunk's own elements
+#     . . . . . . . .        .: its margin, read from the neighbours
+#     . . o o o o . .
+#     . . o o o o . .
+#     . . . . . . . .
+#     . . . . . . . .
+
+MARGIN = 2
+
+
+def _assembled(parts, places, shape, dtype):
+    """One array of `shape` from the pieces of the chunks it spans."""
+    out = np.empty(shape, dtype)
+    for part, place in zip(parts, places):
+        out[place] = part
+    return out
+
+
+def _selected(labels, start, spec):
+    """The labels the terms are gathered under: the labels themselves
+    (refused where negative, named at their place in the whole array, the
+    labels' first element at `start`), those > 0 as one region 1, or the
+    position + 1 of each label among the sorted values of `select` (0 where
+    absent)."""
+    select = spec.get("select")
+    if spec.get("positive"):
+        return (labels > 0).astype(np.uint8)
+    if select is not None:
+        where = np.searchsorted(select, labels)
+        where[where == len(select)] = 0
+        found = select[where] == labels if len(select) else np.zeros(labels.shape, bool)
+        return np.where(found, where + 1, 0).astype(np.uint32 if len(select) < 2**32 - 1 else np.uint64)
+    if labels.dtype == bool:
+        labels = labels.view(np.uint8)
+    if labels.dtype.kind == "i" and labels.size:
+        low = labels.min()
+        if low < 0:
+            place = [int(c) + s for c, s in zip(np.unravel_index(int(np.argmin(labels)), labels.shape), start)]
+            raise ValueError(f"{spec['where']}: label_image must hold 0 (background) and positive labels; it holds "
+                             f"{int(low)} at {place}")
+    if not labels.dtype.isnative:
+        labels = labels.astype(labels.dtype.newbyteorder("="))
+    return np.ascontiguousarray(labels)
+
+
+def _measured_intensity(intensity):
+    """An intensity piece in a dtype the compiled module reads."""
+    if intensity.dtype.kind == "f" and intensity.dtype.itemsize < 4:
+        intensity = intensity.astype(np.float32)
+    if not intensity.dtype.isnative:
+        intensity = intensity.astype(intensity.dtype.newbyteorder("="))
+    return np.ascontiguousarray(intensity)
+
+
+def chunk_terms(label_parts, intensity_parts, places, box, own, spec):
+    """The terms of the regions of one chunk: the chunk and its margin
+    assembled from the pieces of the chunks they span (`places`: where each
+    piece goes), `box` the (start, stop) of that array in the whole array,
+    `own` the (start, stop) of the chunk. Labels absent (label_image=None):
+    one region over everything."""
+    from . import _glccl
+
+    shape = tuple(stop - start for start, stop in box)
+    if label_parts is None:
+        labels = np.ones(shape, np.uint8)
+    else:
+        labels = _selected(_assembled(label_parts, places, shape, label_parts[0].dtype), [s for s, _ in box], spec)
+    intensity = None
+    if intensity_parts is not None:
+        channels = intensity_parts[0].shape[len(shape):]
+        intensity = _measured_intensity(_assembled(intensity_parts, [place + (slice(None),) * len(channels)
+                                                                     for place in places],
+                                                   shape + channels, intensity_parts[0].dtype))
+    return _glccl.measure_terms(labels, intensity, spec["properties"], [start for start, _ in box],
+                                [start for start, _ in own], [stop for _, stop in own], spec["threads"],
+                                spec["background"])
+
+
+def merged_terms(*parts):
+    """The terms of several boxes of chunks merged into one record."""
+    from . import _glccl
+
+    return parts[0] if len(parts) == 1 else _glccl.merge_terms(list(parts))
+
+
+def finalized(terms, properties, spacing):
+    """The columns (named with '-') of `properties` from merged terms."""
+    from . import _glccl
+
+    return _glccl.finalize_terms(terms, list(properties), spacing, "-")
+
+
+def property_table(columns, asked, separator):
+    """regionprops_table's dict: the module's columns of each property
+    asked (name asked, canonical name), named with `separator`, in
+    scikit-image's dtypes."""
+    from . import _measure
+
+    groups = _measure._group(columns, list(dict.fromkeys(canonical for _, canonical in asked)), "-")
+    out = {}
+    for name, canonical in asked:
+        for suffix, values in groups[canonical]:
+            out[separator.join((name,) + tuple(map(str, suffix)))] = _measure._term_column(canonical, values)
+    return out
+
+
+def per_index(columns, terms, column, count, inverse, shape, axes, dtype, default):
+    """dask_image.ndmeasure's values of one measurement: the values of
+    `column` (its columns "column-a" for a in `axes`, last, where given) of
+    the regions 1..count, `default` for those absent, taken at `inverse`
+    and shaped `shape`. Integer extrema are read from the terms' raw
+    samples, exact past 2**53."""
+    dtype = np.dtype(dtype)
+    rows = np.asarray(columns["label"], dtype=np.int64) - 1
+    if axes is None:
+        values = np.asarray(columns[column])
+        if column in ("intensity_min", "intensity_max") and dtype.kind in "iub":
+            raw = np.asarray(terms[column + "_bits"], dtype=np.uint64).reshape(-1)
+            order = np.searchsorted(np.asarray(terms["labels"], dtype=np.uint64).reshape(-1), rows + 1)
+            values = raw[order].view(np.int64 if dtype.kind == "i" else np.uint64)
+        out = np.full(count, default, dtype)
+    else:
+        values = np.stack([np.asarray(columns[f"{column}-{axis}"]) for axis in axes], axis=-1)
+        out = np.full((count, len(axes)), default, dtype)
+    out[rows] = values.astype(dtype) if dtype.kind != "b" else values != 0
+    return out[inverse].reshape(shape + out.shape[1:])

@@ -56,12 +56,14 @@ except ImportError as _error:
 
 import numpy as np
 
+from . import _dask_measure
 from . import _dask_tasks as tasks
 from . import _label_dtype, backends
 from . import label as _label_numpy
+from ._dask_measure import regionprops_table
 from ._keywords import refuse_unknown
 
-__all__ = ["gpu_cluster", "label", "label_zarr", "ndmeasure"]
+__all__ = ["gpu_cluster", "label", "label_zarr", "ndmeasure", "regionprops_table"]
 
 _HOPS = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
 
@@ -1009,19 +1011,26 @@ def _ndmeasure_label(image, structure=None, wrap_axes=None):
     return (labels[0] if flat else labels), n
 
 
-ndmeasure = types.ModuleType("glccl.dask.ndmeasure", """dask_image.ndmeasure's label, by glccl: replace
+ndmeasure = types.ModuleType("glccl.dask.ndmeasure", """dask_image.ndmeasure's label and measurements, by glccl: replace
 
-    from dask_image.ndmeasure import label
+    from dask_image.ndmeasure import label, mean
 
 with
 
-    from glccl.dask.ndmeasure import label
+    from glccl.dask.ndmeasure import label, mean
 
 and label(image, structure=None) gives (labels, num_features) as Dask
 collections, the labels numbered as scipy.ndimage.label numbers the whole
-array (in raster order).""")
+array (in raster order); area, center_of_mass, extrema, maximum, mean,
+minimum, standard_deviation, sum_labels and variance (image,
+label_image=None, index=None) give Dask arrays of dask-image's shapes and
+dtypes, measured chunk by chunk and merged exactly (1-D, 2-D and 3-D
+images).""")
 ndmeasure.label = _ndmeasure_label
-ndmeasure.__all__ = ["label"]
-_ndmeasure_label.__module__ = ndmeasure.__name__
 _ndmeasure_label.__name__ = _ndmeasure_label.__qualname__ = "label"
+for _entry in (_ndmeasure_label,) + tuple(getattr(_dask_measure, name) for name in _dask_measure.NDMEASURE):
+    setattr(ndmeasure, _entry.__name__, _entry)
+    _entry.__module__ = ndmeasure.__name__
+del _entry
+ndmeasure.__all__ = ["label", *_dask_measure.NDMEASURE]
 sys.modules[ndmeasure.__name__] = ndmeasure
