@@ -390,7 +390,9 @@ std::vector<std::string> parsePropertyList(const std::string& option, const std:
         std::string list;
         for (const std::string& candidate : known) list += (list.empty() ? "" : ", ") + candidate;
         throw UsageError(option + ": unknown property '" + name + "'" + didYouMean(name, known) +
-                         " (measured are: " + list + ")");
+                         " (measured here: " + list +
+                         "; those computed from each region's crop, as solidity, and the old names, as "
+                         "major_axis_length, are Python's glccl.regionprops_table)");
     }
     return names;
 }
