@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,21 +95,17 @@ using Clock = std::chrono::steady_clock;
 struct NpyArray {
     std::string path;
     const detail::NpyDtype* dtype = nullptr;
-    std::string descr, shapeText;
+    std::string shapeText;
     std::vector<std::uint64_t> sides;
     bool fortran = false;  // first axis fastest in the file
     std::uint64_t dataOffset = 0;
+    std::uint64_t count = 1;  // elements (checked against the file's size)
 
-    std::uint64_t count() const {
-        std::uint64_t n = 1;
-        for (std::uint64_t side : sides) n *= side;
-        return n;
-    }
-    std::uint64_t bytes() const { return count() * dtype->size; }
+    std::uint64_t bytes() const { return count * dtype->size; }
 };
 
 // Reads the header of `path`; throws glccl::Error for a file that is not an
-// .npy of a numeric dtype.
+// .npy of a numeric dtype, or is shorter than its header says.
 NpyArray peekNpy(const std::string& path) {
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
     if (!file) throw Error("cannot open '" + path + "': " + std::strerror(errno));
@@ -121,7 +118,6 @@ NpyArray peekNpy(const std::string& path) {
         fail);
     NpyArray array;
     array.path = path;
-    array.descr = header.descr;
     array.shapeText = header.shape;
     array.dataOffset = header.dataOffset;
     array.dtype = detail::findNpyImageDtype(header.descr);
@@ -134,8 +130,16 @@ NpyArray peekNpy(const std::string& path) {
     array.fortran = header.fortranOrder == "True";
     if (!detail::parseNpySides(header.shape, array.sides))
         throw fail("has the shape " + header.shape + ", which is not a tuple of at most 4 sides");
-    for (std::uint64_t side : array.sides)
+    for (std::uint64_t side : array.sides) {
         if (side == 0) throw fail("is empty (shape " + header.shape + ")");
+        if (side > std::uint64_t(std::numeric_limits<std::int64_t>::max()) ||
+            __builtin_mul_overflow(array.count, side, &array.count))
+            throw fail("has the shape " + header.shape + ", more elements than a file holds");
+    }
+    std::uint64_t bytes = 0, end = 0;
+    if (std::fseek(file.get(), 0, SEEK_END) != 0 || __builtin_mul_overflow(array.count, array.dtype->size, &bytes) ||
+        __builtin_add_overflow(bytes, array.dataOffset, &end) || std::uint64_t(std::ftell(file.get())) < end)
+        throw fail("ends before the " + std::to_string(array.count) + " elements of its shape " + header.shape);
     return array;
 }
 
@@ -158,7 +162,7 @@ std::vector<std::uint8_t> readNpyData(const NpyArray& array) {
     for (std::size_t a = 1; a < axes; ++a) stride[a] = stride[a - 1] * array.sides[a - 1];
     std::vector<std::uint8_t> ordered(data.size());
     std::vector<std::uint64_t> index(axes, 0);
-    for (std::uint64_t c = 0, count = array.count(); c < count; ++c) {
+    for (std::uint64_t c = 0; c < array.count; ++c) {
         std::uint64_t f = 0;
         for (std::size_t a = 0; a < axes; ++a) f += index[a] * stride[a];
         std::memcpy(&ordered[c * size], &data[f * size], size);
