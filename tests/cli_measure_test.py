@@ -364,6 +364,18 @@ def main():
     one_line_error(check, "measure negative spacing", run, ["--spacing", "-2"])
     run = check.run("measure", "volume.npy", "--memory-limit", "1K")
     one_line_error(check, "measure past --memory-limit", run, ["--memory-limit", "volume.npy"])
+    # A file that is no label image fails (exit 1) in one line too.
+    np.save("negative.npy", np.where(plane > 0, plane - 20, 0).astype(np.int32))
+    run = check.run("measure", "negative.npy")
+    check.report("measure negative labels: exit 1, one line", run.returncode == 1
+                 and run.stderr.count("\n") == 1 and "negative" in run.stderr, run.stderr.strip())
+    with open("plane_int64.npy", "rb") as f:
+        data = f.read()
+    with open("truncated.npy", "wb") as f:
+        f.write(data[:-8])
+    run = check.run("measure", "truncated.npy")
+    check.report("measure truncated .npy: exit 1, one line", run.returncode == 1
+                 and run.stderr.count("\n") == 1 and "ends before" in run.stderr, run.stderr.strip())
     run = check.run("label", "mask.png", "--stats", "x.csv", "--intensity", "rgb.png")
     one_line_error(check, "label --intensity without --properties", run, ["--properties"])
     run = check.run("label", "mask.png", "--properties", "area")
