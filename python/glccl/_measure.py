@@ -63,7 +63,7 @@ OLD_NAMES = {
     "local_centroid": "centroid_local", "MajorAxisLength": "axis_major_length",
     "major_axis_length": "axis_major_length", "MaxIntensity": "intensity_max", "max_intensity": "intensity_max",
     "MeanIntensity": "intensity_mean", "mean_intensity": "intensity_mean", "MinIntensity": "intensity_min",
-    "min_intensity": "intensity_min", "MinorAxisLength": "axis_minor_length",
+    "min_intensity": "intensity_min", "std_intensity": "intensity_std", "MinorAxisLength": "axis_minor_length",
     "minor_axis_length": "axis_minor_length", "Moments": "moments", "NormalizedMoments": "moments_normalized",
     "Orientation": "orientation", "Perimeter": "perimeter", "CroftonPerimeter": "perimeter_crofton",
     "Slice": "slice", "Solidity": "solidity", "WeightedCentralMoments": "moments_weighted_central",
