@@ -14,7 +14,8 @@ terms of the regions of one box of chunks; only the last merge holds every
 region's.
 
 Tasks are named glccl-measure-margin-*, glccl-measure-terms-*,
-glccl-measure-merge-*, glccl-measure-table-* and glccl-ndmeasure-*."""
+glccl-measure-merge-*, glccl-measure-finalize-*, glccl-measure-table-* and
+glccl-ndmeasure-*."""
 
 import operator
 import warnings

@@ -508,8 +508,8 @@ def chunk_terms(label_parts, intensity_parts, places, box, own, spec):
     """The terms of the regions of one chunk: the chunk and its margin
     assembled from the pieces of the chunks they span (`places`: where each
     piece goes), `box` the (start, stop) of that array in the whole array,
-    `own` the (start, stop) of the chunk. Labels absent (label_image=None):
-    one region over everything."""
+    `own` the (start, stop) of the chunk, spec["shape"] the whole array's.
+    Labels absent (label_image=None): one region over everything."""
     from . import _glccl
 
     shape = tuple(stop - start for start, stop in box)
@@ -523,9 +523,11 @@ def chunk_terms(label_parts, intensity_parts, places, box, own, spec):
         intensity = _measured_intensity(_assembled(intensity_parts, [place + (slice(None),) * len(channels)
                                                                      for place in places],
                                                    shape + channels, intensity_parts[0].dtype))
-    return _glccl.measure_terms(labels, intensity, spec["properties"], [start for start, _ in box],
-                                [start for start, _ in own], [stop for _, stop in own], spec["threads"],
-                                spec["background"])
+    origin = [start for start, _ in box]
+    return _glccl.measure_terms(labels, intensity, spec["properties"], origin,
+                                [start - first for (start, _), first in zip(own, origin)],
+                                [stop - first for (_, stop), first in zip(own, origin)], list(spec["shape"]),
+                                spec["threads"], spec["background"])
 
 
 def merged_terms(*parts):
