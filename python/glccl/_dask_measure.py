@@ -71,7 +71,7 @@ class _Terms:
     everything) and intensity (or None) Dask arrays of one spatial shape and
     chunking, the intensity maybe with a channel axis last."""
 
-    def __init__(self, labels, intensity, properties, spec, token):
+    def __init__(self, labels, intensity, properties, spec, token, select=None):
         self.grid = labels if labels is not None else intensity
         self.labels, self.intensity = labels, intensity
         self.spatial = self.grid.ndim if labels is not None else len(spec["shape"])
@@ -80,6 +80,11 @@ class _Terms:
         self.chunks = self.grid.chunks[:self.spatial]
         self.offsets = [np.concatenate([[0], np.cumsum(sides)]).astype(int).tolist() for sides in self.chunks]
         self.dsk = {}
+        self.select = None
+        if select is not None:
+            # The labels measured, in the graph once (not in every chunk's task).
+            self.select = (self.name("measure-index"),)
+            self.dsk[self.select] = select
         blocks = list(np.ndindex(*[len(sides) for sides in self.chunks]))
         level = [self._chunk(block) for block in _z_order(blocks)]
         depth = 0
@@ -120,7 +125,7 @@ class _Terms:
         if self.intensity is not None:
             intensity_keys, places = self._pieces(self.intensity, block, spans)
         key = (self.name("measure-terms"),) + block
-        self.dsk[key] = (tasks.chunk_terms, label_keys, intensity_keys, places, box, own, self.spec)
+        self.dsk[key] = (tasks.chunk_terms, label_keys, intensity_keys, places, box, own, self.spec, self.select)
         return key
 
     def _merge(self, depth, index, parts):
@@ -288,6 +293,8 @@ def _ndmeasure_inputs(image, label_image, index, where):
                               stacklevel=3)
             unique, inverse = np.unique(index, return_inverse=True)
             select, shape, count = {"select": unique}, index.shape, len(unique)
+            if unique.dtype.kind not in "biuf":
+                raise TypeError(f"{where}: index must hold integers (labels), not {unique.dtype}")
     if image.size == 0:
         raise ValueError(f"{where}: image is empty (its shape {image.shape} has a zero)")
     flat = image.ndim == 1
@@ -306,11 +313,13 @@ def _measured(where, image, label_image, index, properties, outputs):
     default) of the regions of `index`, from one run of the terms of
     `properties`."""
     image, labels, flat, select, (shape, inverse, count) = _ndmeasure_inputs(image, label_image, index, where)
-    spec = dict(select, background=False, threads=None, where=where, shape=image.shape)
+    spec = dict(positive=select.get("positive", False), background=False, threads=None, where=where,
+                shape=image.shape)
     token = tokenize(image.name, None if labels is None else labels.name, properties, select.get("positive"),
                      select.get("select"), shape, inverse, outputs)
     needs_image = labels is None or any(name.startswith(("intensity", "centroid_weighted")) for name in properties)
-    terms = _Terms(labels, image if needs_image else None, ["label"] + list(properties), spec, token)
+    terms = _Terms(labels, image if needs_image else None, ["label"] + list(properties), spec, token,
+                   select.get("select"))
     columns = terms.name("measure-finalize")
     dsk = {columns: (tasks.finalized, terms.terms, ["label"] + list(properties), None)}
     axes = list(range(1 if flat else 0, image.ndim))

@@ -468,22 +468,27 @@ def _assembled(parts, places, shape, dtype):
     return out
 
 
-def _selected(labels, start, spec):
+def _selected(labels, start, spec, select=None):
     """The labels the terms are gathered under: the labels themselves
     (refused where negative, named at their place in the whole array, the
     labels' first element at `start`), those > 0 as one region 1, or the
-    position + 1 of each label among the sorted values of `select` (0 where
-    absent)."""
-    select = spec.get("select")
+    position + 1 of each label among `select` (sorted, unique; 0 for the
+    others)."""
+    if labels.dtype == bool:
+        labels = labels.view(np.uint8)
     if spec.get("positive"):
         return (labels > 0).astype(np.uint8)
     if select is not None:
+        ids = np.arange(1, len(select) + 1, dtype=np.uint64)
+        if labels.dtype.kind in "iu" and select.dtype.kind in "iu" and select.dtype != labels.dtype:
+            # Compared in the labels' dtype (not through float64, inexact past 2**53).
+            have, want = np.iinfo(select.dtype), np.iinfo(labels.dtype)
+            fits = (select >= max(have.min, want.min)) & (select <= min(have.max, want.max))
+            ids, select = ids[fits], select[fits].astype(labels.dtype)
         where = np.searchsorted(select, labels)
         where[where == len(select)] = 0
         found = select[where] == labels if len(select) else np.zeros(labels.shape, bool)
-        return np.where(found, where + 1, 0).astype(np.uint32 if len(select) < 2**32 - 1 else np.uint64)
-    if labels.dtype == bool:
-        labels = labels.view(np.uint8)
+        return np.where(found, ids[where] if len(ids) else 0, 0).astype(np.uint64)
     if labels.dtype.kind == "i" and labels.size:
         low = labels.min()
         if low < 0:
@@ -504,19 +509,20 @@ def _measured_intensity(intensity):
     return np.ascontiguousarray(intensity)
 
 
-def chunk_terms(label_parts, intensity_parts, places, box, own, spec):
+def chunk_terms(label_parts, intensity_parts, places, box, own, spec, select=None):
     """The terms of the regions of one chunk: the chunk and its margin
     assembled from the pieces of the chunks they span (`places`: where each
     piece goes), `box` the (start, stop) of that array in the whole array,
     `own` the (start, stop) of the chunk, spec["shape"] the whole array's.
-    Labels absent (label_image=None): one region over everything."""
+    Labels absent (label_image=None): one region over everything; `select`:
+    the labels measured (see _selected)."""
     from . import _glccl
 
     shape = tuple(stop - start for start, stop in box)
     if label_parts is None:
         labels = np.ones(shape, np.uint8)
     else:
-        labels = _selected(_assembled(label_parts, places, shape, label_parts[0].dtype), [s for s, _ in box], spec)
+        labels = _selected(_assembled(label_parts, places, shape, label_parts[0].dtype), [s for s, _ in box], spec, select)
     intensity = None
     if intensity_parts is not None:
         channels = intensity_parts[0].shape[len(shape):]
