@@ -237,8 +237,12 @@ def _term_column(canonical, values):
 def measure_terms(labels, intensity, canonicals, spacing, threads, background=False):
     """One pass of the module over the labels: {column name with '-':
     column} of the term properties `canonicals`, a row per label present in
-    ascending order (label 0 first, where background and present)."""
-    return _glccl.measure_regions(labels, intensity, list(canonicals), spacing, "-", threads, bool(background))
+    ascending order (label 0 first, where background and present). The
+    intensity is read only where a property needs it."""
+    canonicals = list(canonicals)
+    if not any(name in _NEEDS_INTENSITY for name in canonicals):
+        intensity = None
+    return _glccl.measure_regions(labels, intensity, canonicals, spacing, "-", threads, bool(background))
 
 
 def _crop_slices(bbox_columns, ndim):
