@@ -6,7 +6,9 @@
 #include "backends/texture_engine.hpp"
 #include "gl.hpp"
 #include "gl_error.hpp"
+#include "measure_terms.hpp"
 #include "glccl/error.hpp"
+#include "glccl/measure.hpp"
 #include "glccl/route.hpp"
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
@@ -35,6 +37,7 @@ struct Labeler::Impl {
     gl::Texture labels;  // GL_R32UI, the output of every backend; GL_TEXTURE_3D for a volume
     // Its pixel-pack buffers and framebuffer, kept from one download to the next.
     std::unique_ptr<transfer::TextureDownloader> labelDownloader = std::make_unique<transfer::TextureDownloader>();
+    std::unique_ptr<measure::TermGatherer> termGatherer;  // measureTerms()'s programs and buffers, made on first use
     StageTimings timings;
     bool timingsOn = false;
     bool labeled = false;
@@ -127,6 +130,7 @@ Labeler::~Labeler() {
     StateGuard guard;
     for (auto& engine : impl_->engines) engine.reset();
     impl_->labelDownloader.reset();
+    impl_->termGatherer.reset();
     impl_->labels = {};
     clearGlErrors();
 }
@@ -306,6 +310,35 @@ Labeling Labeler::result() {
     Labeling labeling;
     result(labeling);
     return labeling;
+}
+
+RegionTotals Labeler::measureTerms(const TermRequest& request) {
+    const char* entry = "glccl::Labeler::measureTerms()";
+    const bool compute = withPrefix(entry, [&] {
+        if (!impl_->labeled) throw Error("nothing was labeled yet");
+        const gl::Texture& texture = impl_->labels;
+        measure::checkRequest(request, texture.target() == GL_TEXTURE_3D ? 3 : 2);
+        const ContextInfo& info = impl_->info;
+        return info.major > 4 || (info.major == 4 && info.minor >= 3);
+    });
+    if (!compute) {
+        // No compute shaders: the host's accumulator on the downloaded labels.
+        const std::vector<std::uint32_t> labels = downloadLabels();
+        const gl::Texture& texture = impl_->labels;
+        LabelSamples samples;
+        samples.shape = texture.target() == GL_TEXTURE_3D
+                            ? Shape::volume(texture.width(), texture.height(), texture.depth())
+                            : Shape::image(texture.width(), texture.height());
+        samples.data = labels.data();
+        return withPrefix(entry, [&] { return glccl::measureTerms(samples, nullptr, request, 0); });
+    }
+    std::vector<Component> table;
+    components(table);
+    return withPrefix(entry, [&] {
+        StateGuard guard;
+        if (!impl_->termGatherer) impl_->termGatherer = std::make_unique<measure::TermGatherer>();
+        return impl_->termGatherer->gather(impl_->labels, table, request);
+    });
 }
 
 void Labeler::forget(unsigned texture) {

@@ -34,6 +34,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/context.hpp"
 #include "glccl/progress.hpp"
+#include "glccl/region_properties.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -173,6 +174,27 @@ public:
     // (downloadLabels() and components()); the overload reuses `out`.
     Labeling result();
     void result(Labeling& out);
+
+    // The terms `request` asks (glccl/region_properties.hpp) of the regions
+    // of the last call, labels 1..N, gathered on the GPU from the label
+    // texture without downloading it; finalizeProperties() turns them into
+    // columns, the same as glccl::measureTerms of the downloaded labels gives.
+    // Counts and boxes come from the table (components()). Moments,
+    // perimeter and Crofton classes (2-D) and Euler sums (2-D and 3-D) are
+    // gathered; intensity terms are not (measure them with
+    // glccl::measureTerms, glccl/measure.hpp, on the host). A request for
+    // no terms (TermRequest::any() false) costs the table's download alone.
+    // Cost: one or two dispatches over the labels (glsl/measure_terms.comp
+    // for moments and perimeter, glsl/measure_windows.comp for Crofton and
+    // Euler), the boxes' upload (16 bytes a region) and one readback of the
+    // totals (4 bytes a 32-bit limb: 2 to 8 limbs a moment sum, as wide as
+    // the largest box needs, 16 (64) sums at moment level 4, 10 words of
+    // perimeter, Crofton and Euler counts); before OpenGL 4.3, the labels
+    // are downloaded and measured on the host. Throws glccl::Error when nothing
+    // was labeled, for intensity terms, for a request of the other
+    // dimension, for perimeter or Crofton terms of a volume, and for totals
+    // past GL_MAX_SHADER_STORAGE_BLOCK_SIZE.
+    RegionTotals measureTerms(const TermRequest& request);
 
     // Tells the Labeler that `texture`, which it has labeled, is about to be
     // deleted or given new storage (glDeleteTextures, or glTexImage2D /

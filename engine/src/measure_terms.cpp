@@ -1,0 +1,207 @@
+#include "measure_terms.hpp"
+
+#include <algorithm>
+#include <cstdint>
+
+#include "gl_error.hpp"
+#include "glccl/error.hpp"
+#include "program.hpp"
+
+namespace glccl::measure {
+
+namespace {
+
+int ceilDiv(std::int64_t a, std::int64_t b) { return int((a + b - 1) / b); }
+
+int bitLength(std::uint64_t v) {
+    int bits = 0;
+    for (; v; v >>= 1) ++bits;
+    return bits;
+}
+
+// The record of `request`, its moment sums wide enough for every region of
+// the table: a sum is at most count x (extent - 1)^degree.
+RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q) {
+    RecordLayout layout;
+    layout.momentTerms = int(TermRequest::exponents(q.momentLevel, q.dimensions).size());
+    if (layout.momentTerms > 0) {
+        std::uint64_t extent = 1, count = 1;
+        for (const Component& c : table) {
+            extent = std::max<std::uint64_t>({extent, c.width, c.height, c.depth});
+            count = std::max<std::uint64_t>(count, c.area);
+        }
+        const int degree = q.momentLevel == 4 ? 3 * q.dimensions : q.momentLevel;
+        const int bits = bitLength(extent - 1) * degree + bitLength(count);
+        layout.limbs = std::max(2, (bits + 31) / 32);
+        if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
+    }
+    int at = 0;
+    layout.momentsAt = at;
+    at += layout.momentTerms * layout.limbs;
+    layout.perimeterAt = at;
+    at += q.perimeter ? 3 : 0;
+    layout.croftonAt = at;
+    at += q.crofton ? 5 : 0;
+    layout.eulerAt = at;
+    at += q.euler ? 2 : 0;
+    layout.words = at;
+    return layout;
+}
+
+// Replaces the storage of `buffer` (grown when too small) with `bytes` of
+// `data`, or zeros where data is null.
+void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const void* data) {
+    if (!buffer) buffer = gl::Buffer::create();
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.id());
+    if (bytes > capacity) {
+        glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
+        capacity = bytes;
+    }
+    if (data) glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
+    else glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, GLsizeiptr(bytes), GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+}
+
+}  // namespace
+
+void checkRequest(const TermRequest& q, int dimensions) {
+    if (q.dimensions != dimensions)
+        throw Error("the request is for " + std::to_string(q.dimensions) + "-D regions, the labels are " +
+                    std::to_string(dimensions) + "-D");
+    if (q.channels > 0 || q.intensitySums || q.intensityExtrema || q.weightedMomentLevel > 0)
+        throw Error("intensity terms are gathered on the host (glccl::measureTerms of glccl/measure.hpp)");
+    if (dimensions == 3 && (q.perimeter || q.crofton)) throw Error("perimeter and Crofton terms are 2-D terms");
+}
+
+RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
+    RegionTotals totals;
+    totals.request = request;
+    totals.regions = table.size();
+    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
+    totals.labels.resize(table.size());
+    totals.counts.resize(table.size());
+    totals.boxMin.resize(table.size());
+    totals.boxMax.resize(table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const Component& c = table[i];
+        totals.labels[i] = i + 1;
+        totals.counts[i] = c.area;
+        totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
+        totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
+                            std::int64_t(c.front) + std::int64_t(c.depth) - 1};
+    }
+    return totals;
+}
+
+gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q) {
+    const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
+                            std::to_string(layout.limbs) + "/" + std::to_string(q.perimeter) +
+                            std::to_string(q.crofton) + std::to_string(q.euler);
+    auto found = programs_.find(key);
+    if (found == programs_.end()) {
+        gl::ProgramBuilder builder(stage);
+        builder.define("DIMENSIONS", q.dimensions)
+            .define("MEASURE_LABELS_IMAGE", kLabelsImage)
+            .define("MEASURE_BOXES_BUFFER", kBoxesBuffer)
+            .define("MEASURE_TOTALS_BUFFER", kTotalsBuffer)
+            .define("MEASURE_GROUP", kGroupThreads)
+            .define("MEASURE_SEGMENT", kSegment)
+            .define("LIMBS", layout.limbs)
+            .define("MOMENT_LEVEL", q.momentLevel)
+            .define("RECORD_WORDS", layout.words)
+            .define("MOMENTS_AT", layout.momentsAt)
+            .define("PERIMETER_AT", layout.perimeterAt)
+            .define("CROFTON_AT", layout.croftonAt)
+            .define("EULER_AT", layout.eulerAt);
+        if (layout.momentTerms > 0) builder.define("GATHER_MOMENTS");
+        if (q.perimeter) builder.define("GATHER_PERIMETER");
+        if (q.crofton) builder.define("GATHER_CROFTON");
+        if (q.euler) builder.define("GATHER_EULER");
+        builder.compute(stage + ".comp", "measure_common.glsl");
+        found = programs_.emplace(key, builder.build()).first;
+    }
+    return found->second;
+}
+
+RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<Component>& table,
+                                  const TermRequest& q) {
+    const bool volume = labels.target() == GL_TEXTURE_3D;
+    const Shape shape = volume ? Shape::volume(labels.width(), labels.height(), labels.depth())
+                               : Shape::image(labels.width(), labels.height());
+    checkRequest(q, shape.dimensions);
+    RegionTotals totals = totalsOfTable(shape, table, q);
+    const std::size_t n = table.size();
+    if (!q.any() || n == 0) {
+        const RecordLayout none = layoutOf({}, q);
+        totals.moments.assign(n * std::size_t(none.momentTerms), Int256{});
+        if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
+        if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
+        if (q.euler) totals.eulerTimes.assign(n, 0);
+        return totals;
+    }
+    const RecordLayout layout = layoutOf(table, q);
+    const std::size_t words = n * std::size_t(layout.words);
+    GLint64 largestBlock = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largestBlock);
+    if (words > 0xffffffffu || std::int64_t(words * 4) > std::int64_t(largestBlock) ||
+        std::int64_t(n * 16) > std::int64_t(largestBlock))
+        throw Error(std::to_string(n) + " regions' totals need " + std::to_string(words * 4) +
+                    " bytes, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is " + std::to_string(largestBlock));
+
+    // The boxes' least corners, and the records zeroed.
+    std::vector<std::int32_t> corners(n * 4, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+        corners[i * 4] = std::int32_t(table[i].left);
+        corners[i * 4 + 1] = std::int32_t(table[i].top);
+        corners[i * 4 + 2] = std::int32_t(table[i].front);
+    }
+    fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
+    fill(totals_, totalsBytes_, words * 4, nullptr);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
+    glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+
+    auto run = [&](const std::string& stage, int width, int height, int depth) {
+        gl::Program& p = program(stage, layout, q);
+        p.use();
+        if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
+        else p.set("imageSize", labels.width(), labels.height());
+        glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, kSegment), kGroupThreads)), GLuint(height), GLuint(depth));
+        checkGlError("stage " + stage);
+    };
+    // Elements: one row (y, z) per invocation row; windows: one more row,
+    // column and slice, the windows past the image's far sides.
+    if (layout.momentTerms > 0 || q.perimeter) run("measure_terms", labels.width(), labels.height(), labels.depth());
+    if (q.crofton || q.euler)
+        run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+
+    std::vector<std::uint32_t> records(words);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, totals_.id());
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words * 4), records.data());
+    checkGlError("reading the region totals");
+
+    // Records into the totals' arrays (moment sums are not negative: local
+    // coordinates are).
+    const std::size_t terms = std::size_t(layout.momentTerms);
+    totals.moments.assign(n * terms, Int256{});
+    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
+    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
+    if (q.euler) totals.eulerTimes.assign(n, 0);
+    for (std::size_t r = 0; r < n; ++r) {
+        const std::uint32_t* record = records.data() + r * std::size_t(layout.words);
+        for (std::size_t t = 0; t < terms; ++t) {
+            Int256& sum = totals.moments[r * terms + t];
+            const std::uint32_t* limbs = record + layout.momentsAt + t * std::size_t(layout.limbs);
+            for (int k = 0; k < layout.limbs; ++k)
+                sum.limb[std::size_t(k / 2)] |= std::uint64_t(limbs[k]) << (32 * (k % 2));
+        }
+        for (int c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + std::size_t(c)] = record[layout.perimeterAt + c];
+        for (int c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + std::size_t(c)] = record[layout.croftonAt + c];
+        if (q.euler)
+            totals.eulerTimes[r] = std::int64_t(std::uint64_t(record[layout.eulerAt]) |
+                                                std::uint64_t(record[layout.eulerAt + 1]) << 32);
+    }
+    return totals;
+}
+
+}  // namespace glccl::measure

@@ -1,0 +1,72 @@
+// Shared by measure_terms.comp and measure_windows.comp: the label image,
+// the regions' boxes and their totals, each total a sum added exactly by
+// 32-bit atomics (engine/src/measure_terms.hpp sets the defines).
+//
+//   DIMENSIONS       2 or 3 (criterion.glsl: PixelCoord, imageSize)
+//   MEASURE_GROUP    work group size; MEASURE_SEGMENT elements (windows) per invocation
+//   LIMBS            32-bit limbs of one moment sum, lowest first
+//   MOMENT_LEVEL     TermRequest::momentLevel, 0 .. 4
+//   RECORD_WORDS     words of one region's record in `totals`:
+//
+//     | moments: terms x LIMBS | perimeter: 3 | crofton: 5 | euler: 2 (int64) |
+//       MOMENTS_AT             PERIMETER_AT   CROFTON_AT   EULER_AT
+//
+//   a part only where its GATHER_MOMENTS, GATHER_PERIMETER, GATHER_CROFTON
+//   or GATHER_EULER is defined. Region r is label r + 1.
+
+#if DIMENSIONS == 3
+layout(r32ui, binding = MEASURE_LABELS_IMAGE) uniform readonly uimage3D labelImage;
+#else
+layout(r32ui, binding = MEASURE_LABELS_IMAGE) uniform readonly uimage2D labelImage;
+#endif
+
+// Per region, the least x, y, z of its box (w unused).
+layout(std430, binding = MEASURE_BOXES_BUFFER) readonly buffer RegionBoxes { ivec4 boxMin[]; };
+layout(std430, binding = MEASURE_TOTALS_BUFFER) buffer RegionTotals { uint totals[]; };
+
+// The label at p, 0 outside the image.
+uint labelAt(PixelCoord p) {
+    if (any(lessThan(p, PixelCoord(0))) || any(greaterThanEqual(p, imageSize))) return 0u;
+    return imageLoad(labelImage, p).r;
+}
+
+uint recordOf(uint label) { return (label - 1u) * uint(RECORD_WORDS); }
+
+// Adds v (LIMBS limbs) to the sum at totals[at]. Each limb's atomicAdd
+// returns the limb before it, so the carry out of limb k is known and goes
+// into limb k + 1 with the next addend: the sum is exact modulo
+// 2^(32 LIMBS), whatever order the invocations add in.
+void addWide(uint at, uint v[LIMBS]) {
+    uint carry = 0u;
+    for (int k = 0; k < LIMBS; ++k) {
+        const uint addend = v[k] + carry;
+        carry = addend < carry ? 1u : 0u;  // v[k] = 2^32 - 1 and a carry in: a carry on, nothing added here
+        if (addend != 0u) {
+            const uint before = atomicAdd(totals[at + uint(k)], addend);
+            carry += before + addend < before ? 1u : 0u;
+        }
+    }
+}
+
+// Adds a signed value to the 64-bit two's-complement sum at totals[at] (the
+// same carry as addWide, modulo 2^64).
+void addSigned64(uint at, int value) {
+    if (value == 0) return;
+    const uint low = uint(value);
+    const uint before = atomicAdd(totals[at], low);
+    const uint high = (value < 0 ? 0xffffffffu : 0u) + (before + low < before ? 1u : 0u);
+    if (high != 0u) atomicAdd(totals[at + 1u], high);
+}
+
+// v *= factor, in LIMBS limbs (the totals bound every product: no overflow).
+void multiplyWide(inout uint v[LIMBS], uint factor) {
+    uint carry = 0u;
+    for (int k = 0; k < LIMBS; ++k) {
+        uint high, low;
+        umulExtended(v[k], factor, high, low);
+        low += carry;
+        high += low < carry ? 1u : 0u;
+        v[k] = low;
+        carry = high;
+    }
+}

@@ -1,0 +1,140 @@
+// measure_terms: the element terms of every region, its moments (sums of
+// powers of coordinates local to its box) and its perimeter's border
+// elements by class, added into `totals` (measure_common.glsl).
+//
+// An invocation walks MEASURE_SEGMENT elements of one row (y, z) and sums
+// the run of each label it meets on the way, so that a region's totals take
+// one atomic add per run and term, not one per element:
+//
+//   row y:  . . 3 3 3 3 . 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
+//               <-- run -->   <- run ->
+
+layout(local_size_x = MEASURE_GROUP) in;
+
+// One run's sums: sum of lx^e (e = 0..3) as 64-bit (low, high) pairs, and
+// its border elements of each perimeter class.
+struct Run {
+    uint label;
+    PixelCoord origin;  // the region's box's least corner
+    uvec2 powers[4];
+    uvec3 perimeter;
+};
+
+uvec2 add64(uvec2 a, uvec2 b) {
+    uint carry;
+    const uint low = uaddCarry(a.x, b.x, carry);
+    return uvec2(low, a.y + b.y + carry);
+}
+
+Run startRun(uint label) {
+    Run run;
+    run.label = label;
+#if DIMENSIONS == 3
+    run.origin = label != 0u ? boxMin[label - 1u].xyz : ivec3(0);
+#else
+    run.origin = label != 0u ? boxMin[label - 1u].xy : ivec2(0);
+#endif
+    for (int e = 0; e < 4; ++e) run.powers[e] = uvec2(0u);
+    run.perimeter = uvec3(0u);
+    return run;
+}
+
+#ifdef GATHER_PERIMETER
+// An element of region `label` with a 4-neighbour outside it or outside the
+// image (scikit-image's perimeter reads the region's inner border).
+bool isBorder(ivec2 p, uint label) {
+    return p.x == 0 || p.y == 0 || p.x == imageSize.x - 1 || p.y == imageSize.y - 1 ||
+           labelAt(p - ivec2(1, 0)) != label || labelAt(p + ivec2(1, 0)) != label ||
+           labelAt(p - ivec2(0, 1)) != label || labelAt(p + ivec2(0, 1)) != label;
+}
+bool borderOf(ivec2 p, uint label) { return labelAt(p) == label && isBorder(p, label); }
+
+// The class of border element p by its border neighbours of the same
+// region along the edges and at the corners: scikit-image's weights 1 for
+// (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
+// (1, 2); -1 for the weight 0.
+int perimeterClass(ivec2 p, uint label) {
+    const int edges = int(borderOf(p - ivec2(1, 0), label)) + int(borderOf(p + ivec2(1, 0), label)) +
+                      int(borderOf(p - ivec2(0, 1), label)) + int(borderOf(p + ivec2(0, 1), label));
+    const int corners = int(borderOf(p + ivec2(-1, -1), label)) + int(borderOf(p + ivec2(1, -1), label)) +
+                        int(borderOf(p + ivec2(-1, 1), label)) + int(borderOf(p + ivec2(1, 1), label));
+    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
+    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
+    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
+    return -1;
+}
+#endif
+
+// The run's sums into its region's totals.
+void flush(Run run, PixelCoord row) {
+    if (run.label == 0u) return;
+    const uint record = recordOf(run.label);
+#ifdef GATHER_MOMENTS
+    const uint ly = uint(row.y - run.origin.y);
+#if DIMENSIONS == 3
+    const uint lz = uint(row.z - run.origin.z);
+    const int zMax = 3;
+#else
+    const uint lz = 0u;
+    const int zMax = 0;
+#endif
+    // TermRequest::exponents' order: z slowest, then y, then x.
+    uint term = 0u;
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                uint sum[LIMBS];
+                for (int k = 0; k < LIMBS; ++k) sum[k] = 0u;
+                sum[0] = run.powers[ex].x;
+                sum[1] = run.powers[ex].y;
+                for (int i = 0; i < ey; ++i) multiplyWide(sum, ly);
+                for (int i = 0; i < ez; ++i) multiplyWide(sum, lz);
+                addWide(record + uint(MOMENTS_AT) + term * uint(LIMBS), sum);
+                ++term;
+            }
+#endif
+#ifdef GATHER_PERIMETER
+    for (int c = 0; c < 3; ++c)
+        if (run.perimeter[c] != 0u) atomicAdd(totals[record + uint(PERIMETER_AT + c)], run.perimeter[c]);
+#endif
+}
+
+void main() {
+    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
+    if (x0 >= imageSize.x) return;
+    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
+#if DIMENSIONS == 3
+    const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
+#else
+    const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
+#endif
+    Run run = startRun(0u);
+    for (int x = x0; x < x1; ++x) {
+        PixelCoord p = row;
+        p.x = x;
+        const uint label = imageLoad(labelImage, p).r;
+        if (label != run.label) {
+            flush(run, row);
+            run = startRun(label);
+        }
+        if (label == 0u) continue;
+#ifdef GATHER_MOMENTS
+        // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
+        const uint lx = uint(x - run.origin.x);
+        uint high, low;
+        umulExtended(lx * lx, lx, high, low);
+        run.powers[0] = add64(run.powers[0], uvec2(1u, 0u));
+        run.powers[1] = add64(run.powers[1], uvec2(lx, 0u));
+        run.powers[2] = add64(run.powers[2], uvec2(lx * lx, 0u));
+        run.powers[3] = add64(run.powers[3], uvec2(low, high));
+#endif
+#ifdef GATHER_PERIMETER
+        if (isBorder(p, label)) {
+            const int c = perimeterClass(p, label);
+            if (c >= 0) run.perimeter[c] += 1u;
+        }
+#endif
+    }
+    flush(run, row);
+}
