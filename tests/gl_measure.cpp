@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gl.hpp"
+#include "gl_objects.hpp"
 #include "gl_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
@@ -231,5 +232,55 @@ TEST_CASE("measure: a request for no terms, and the requests refused", "[gl][com
     volume.perimeter = true;
     CHECK_THROWS_WITH(labeler.measureTerms(volume),
                       "glccl::Labeler::measureTerms(): perimeter and Crofton terms are 2-D terms");
+    REQUIRE(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("measure: the host's program, image unit and storage buffer bindings are restored", "[gl][compute][measure]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    const Image image = randomImage(33, 21, 0.5, 2, 1, 9);
+    ImageTexture texture(image);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    labeler.label(texture.id(), options);
+
+    // The host's own objects bound where the passes bind theirs.
+    gl::Buffer first = gl::Buffer::create(), second = gl::Buffer::create();
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, first.id());
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 64, nullptr, GL_STATIC_DRAW);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, second.id());
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 64, nullptr, GL_STATIC_DRAW);
+    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, second.id(), 16, 32);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, first.id());
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, first.id());
+    const gl::Texture mine = gl::Texture::allocate(GL_R32UI, 4, 4, "the host's image");
+    glBindImageTexture(0, mine.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
+    REQUIRE(glGetError() == GL_NO_ERROR);
+    auto snapshot = [] {
+        std::vector<GLint64> s;
+        GLint64 v = 0;
+        for (GLenum pname : {GL_CURRENT_PROGRAM, GL_SHADER_STORAGE_BUFFER_BINDING}) {
+            glGetInteger64v(pname, &v);
+            s.push_back(v);
+        }
+        for (GLuint i = 0; i < 2; ++i)
+            for (GLenum pname : {GL_SHADER_STORAGE_BUFFER_BINDING, GL_SHADER_STORAGE_BUFFER_START,
+                                 GL_SHADER_STORAGE_BUFFER_SIZE}) {
+                glGetInteger64i_v(pname, i, &v);
+                s.push_back(v);
+            }
+        for (GLenum pname : {GL_IMAGE_BINDING_NAME, GL_IMAGE_BINDING_ACCESS, GL_IMAGE_BINDING_FORMAT,
+                             GL_IMAGE_BINDING_LAYERED}) {
+            glGetInteger64i_v(pname, 0, &v);
+            s.push_back(v);
+        }
+        return s;
+    };
+    const std::vector<GLint64> before = snapshot();
+    TermRequest q;
+    q.momentLevel = 2;
+    q.perimeter = q.crofton = q.euler = true;
+    labeler.measureTerms(q);
+    CHECK(snapshot() == before);
     REQUIRE(glGetError() == GL_NO_ERROR);
 }
