@@ -125,24 +125,6 @@ PropertyOptions propertyOptions(const std::vector<std::string>& properties, cons
     return options;
 }
 
-py::dict measureRegions(const py::array& labels, const py::object& intensityObject, const std::vector<std::string>& properties,
-                        const std::optional<std::vector<double>>& spacing, const std::string& separator,
-                        const std::optional<int>& threads, bool background) {
-    Samples samples = samplesOf(labels, intensityObject);
-    MeasureOptions options;
-    options.properties = propertyOptions(properties, spacing, separator);
-    options.threads = threads.value_or(0);
-    options.backgroundIsRegion = background;
-    options.intensityChannelAxis = samples.channelAxis;
-    auto table = std::make_shared<PropertyTable>();
-    const LabelSamples l = samples.labels;
-    const std::optional<IntensitySamples> i = samples.intensity;
-    runMeasurement(std::uint64_t(labels.size()), [table, l, i, options] {
-        *table = glccl::measureRegions(l, i ? &*i : nullptr, options);
-    }, std::move(samples.keep));
-    return columnsOf(*table);
-}
-
 // --- Terms as numpy arrays (a picklable record for Dask's tasks) -----------------------------
 
 template <class T>
@@ -180,6 +162,49 @@ std::vector<DoubleDouble> doubleDoublesOf(const py::dict& d, const char* key) {
     std::vector<DoubleDouble> v(pairs.size() / 2);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = DoubleDouble(pairs[2 * i], pairs[2 * i + 1]);
     return v;
+}
+
+py::dict measureRegions(const py::array& labels, const py::object& intensityObject, const std::vector<std::string>& properties,
+                        const std::optional<std::vector<double>>& spacing, const std::string& separator,
+                        const std::optional<int>& threads, bool background, const py::object& componentsObject) {
+    Samples samples = samplesOf(labels, intensityObject);
+    MeasureOptions options;
+    options.properties = propertyOptions(properties, spacing, separator);
+    options.threads = threads.value_or(0);
+    options.backgroundIsRegion = background;
+    options.intensityChannelAxis = samples.channelAxis;
+    // glccl's own labels 1..n with their component table: boxes and areas from it.
+    auto components = std::make_shared<std::vector<Component>>();
+    const bool fromTable = !componentsObject.is_none();
+    if (fromTable) {
+        if (background) throw py::value_error(std::string(kWhere) + ": components= measures labels 1..n, not the background");
+        const py::dict columns = py::reinterpret_borrow<py::dict>(componentsObject);
+        const auto left = vectorOf<std::int64_t>(columns, "left"), top = vectorOf<std::int64_t>(columns, "top");
+        const auto width = vectorOf<std::int64_t>(columns, "width"), height = vectorOf<std::int64_t>(columns, "height");
+        const auto area = vectorOf<std::uint64_t>(columns, "area");
+        const bool volume = columns.contains("front");
+        const auto front = volume ? vectorOf<std::int64_t>(columns, "front") : std::vector<std::int64_t>(left.size(), 0);
+        const auto depth = volume ? vectorOf<std::int64_t>(columns, "depth") : std::vector<std::int64_t>(left.size(), 1);
+        for (std::size_t k = 0; k < left.size(); ++k) {
+            Component c;
+            c.left = std::uint32_t(left[k]);
+            c.top = std::uint32_t(top[k]);
+            c.width = std::uint32_t(width[k]);
+            c.height = std::uint32_t(height[k]);
+            c.area = area[k];
+            c.front = std::uint32_t(front[k]);
+            c.depth = std::uint32_t(depth[k]);
+            components->push_back(c);
+        }
+    }
+    auto table = std::make_shared<PropertyTable>();
+    const LabelSamples l = samples.labels;
+    const std::optional<IntensitySamples> i = samples.intensity;
+    runMeasurement(std::uint64_t(labels.size()), [table, l, i, options, components, fromTable] {
+        *table = fromTable ? glccl::measureComponents(l, *components, i ? &*i : nullptr, options)
+                           : glccl::measureRegions(l, i ? &*i : nullptr, options);
+    }, std::move(samples.keep));
+    return columnsOf(*table);
 }
 
 py::dict recordOf(const RegionTotals& t) {
@@ -345,16 +370,18 @@ std::vector<std::string> termProperties() {
 void bindMeasure(py::module_& m) {
     m.def("measure_regions", &measureRegions, py::arg("labels"), py::arg("intensity").none() = py::none(),
           py::arg("properties"), py::arg("spacing").none() = py::none(), py::arg("separator") = "-",
-          py::arg("threads").none() = py::none(), py::arg("background") = false,
-          R"doc(measure_regions(labels, intensity, properties, spacing=None, separator="-", threads=None, background=False)
+          py::arg("threads").none() = py::none(), py::arg("background") = false, py::arg("components").none() = py::none(),
+          R"doc(measure_regions(labels, intensity, properties, spacing=None, separator="-", threads=None, background=False, components=None)
 
 The columns of regionprops_table for `properties` (every one a name of
 term_properties()), measured by the cpu engine: a dict of 1-D arrays, rows
 in ascending label order. labels: a C-contiguous 2-D or 3-D array of an
 integer (or bool) dtype; intensity: None or a C-contiguous array of the
 labels' shape, with or without a trailing channel axis. background: label 0
-is measured too, as the first row. glccl.regionprops_table is the entry to
-call.)doc");
+is measured too, as the first row. components: the component table glccl
+made with these labels (a dict with left, top, width, height, area and, for
+a volume, front and depth): labels are 1..n, and boxes and areas are taken
+from it instead of gathered. glccl.regionprops_table is the entry to call.)doc");
     m.def("measure_terms", &measureTermsEntry, py::arg("labels"), py::arg("intensity").none(), py::arg("properties"),
           py::arg("origin"), py::arg("own_begin"), py::arg("own_end"), py::arg("shape"), py::arg("threads").none() = py::none(),
           py::arg("background") = false,

@@ -72,20 +72,17 @@ Int256 operator-(const Int256& a, const Int256& b) {
 
 namespace {
 
-// Error-free transformations (Knuth's two-sum, the fused multiply's product).
-inline void twoSum(double a, double b, double& s, double& e) {
-    s = a + b;
-    const double bb = s - a;
-    e = (a - (s - bb)) + (b - bb);
-}
-inline void twoProduct(double a, double b, double& p, double& e) {
-    p = a * b;
-    e = std::fma(a, b, -p);
-}
-
 }  // namespace
 
 void Int256::toDoubleDouble(double& hi, double& lo) const {
+    // Most totals fit in 128 bits (the upper limbs only repeat the sign).
+    const std::uint64_t sign = (limb[1] >> 63) ? ~std::uint64_t(0) : 0;
+    if (limb[2] == sign && limb[3] == sign) {
+        const __int128 v = __int128((unsigned __int128)limb[1] << 64 | limb[0]);
+        hi = double(v);
+        lo = double(v - __int128(hi));
+        return;
+    }
     const bool neg = negative();
     const Int256 m = neg ? negated(*this) : *this;
     DoubleDouble value;
@@ -106,31 +103,6 @@ double Int256::toDouble() const {
 }
 
 // --- DoubleDouble -------------------------------------------------------------
-
-DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
-    double s, e;
-    twoSum(hi, o.hi, s, e);
-    double t, f;
-    twoSum(lo, o.lo, t, f);
-    e += t;
-    double h;
-    twoSum(s, e, h, e);
-    e += f;
-    twoSum(h, e, hi, lo);
-    return *this;
-}
-
-DoubleDouble operator+(DoubleDouble a, const DoubleDouble& b) { return a += b; }
-DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b) { return a + DoubleDouble(-b.hi, -b.lo); }
-
-DoubleDouble operator*(const DoubleDouble& a, const DoubleDouble& b) {
-    double p, e;
-    twoProduct(a.hi, b.hi, p, e);
-    e += a.hi * b.lo + a.lo * b.hi;
-    double h, l;
-    twoSum(p, e, h, l);
-    return {h, l};
-}
 
 DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) {
     const double q1 = a.hi / b.hi;
@@ -308,7 +280,8 @@ private:
             DoubleDouble v = at(e);
             for (int a = 0; a < dims_; ++a) {
                 p[a] = exps[e][std::size_t(axisOf(a))];
-                for (int k = 0; k < p[a]; ++k) v = v * DoubleDouble(spacing(a));
+                if (spacing(a) != 1.0)
+                    for (int k = 0; k < p[a]; ++k) v = v * DoubleDouble(spacing(a));
             }
             cube[std::size_t(cubeIndex(p, dims_))] = v;
         }
@@ -316,36 +289,39 @@ private:
     }
 
     // Central moments of a raw cube (numpy order) about its centroid
-    // (raw[e_a] / raw[0]): the binomial expansion, in double-doubles.
+    // (raw[e_a] / raw[0]), in double-doubles: the binomial shift along one
+    // axis at a time, sum_k C(p, k) (-c)^(p - k) m_k.
     std::vector<DoubleDouble> centralOf(const std::vector<DoubleDouble>& raw) const {
-        std::vector<DoubleDouble> mu(raw.size(), DoubleDouble(std::nan("")));
         const DoubleDouble m0 = raw[0];
-        DoubleDouble centre[3];
+        DoubleDouble minusCentre[3];
         for (int a = 0; a < dims_; ++a) {
             int p[3] = {0, 0, 0};
             p[a] = 1;
-            centre[a] = raw[std::size_t(cubeIndex(p, dims_))] / m0;
+            const DoubleDouble c = raw[std::size_t(cubeIndex(p, dims_))] / m0;
+            minusCentre[a] = DoubleDouble(-c.hi, -c.lo);
         }
-        static const int binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
+        static const double binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
+        std::vector<DoubleDouble> mu = raw;
         const int n = cubeSize();
-        for (int idx = 0; idx < n; ++idx) {
-            int p[3] = {0, 0, 0};
-            for (int a = dims_ - 1, rest = idx; a >= 0; --a, rest /= 4) p[a] = rest % 4;
-            if (std::isnan(raw[std::size_t(idx)].hi)) continue;
-            DoubleDouble sum;
-            int q[3] = {0, 0, 0};
-            const int qz = dims_ == 3 ? p[2] : 0;
-            for (q[0] = 0; q[0] <= p[0]; ++q[0])
-                for (q[1] = 0; q[1] <= p[1]; ++q[1])
-                    for (q[2] = 0; q[2] <= qz; ++q[2]) {
-                        DoubleDouble term = raw[std::size_t(cubeIndex(q, dims_))];
-                        for (int a = 0; a < dims_; ++a) {
-                            term = term * DoubleDouble(double(binomial[p[a]][q[a]]));
-                            for (int k = 0; k < p[a] - q[a]; ++k) term = term * DoubleDouble(-centre[a].hi, -centre[a].lo);
-                        }
-                        sum += term;
-                    }
-            mu[std::size_t(idx)] = sum;
+        for (int a = 0; a < dims_; ++a) {
+            DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre[a], minusCentre[a] * minusCentre[a], DoubleDouble()};
+            power[3] = power[2] * minusCentre[a];
+            const int stride = dims_ == 3 ? (a == 0 ? 16 : a == 1 ? 4 : 1) : (a == 0 ? 4 : 1);
+            std::vector<DoubleDouble> next(mu.size(), DoubleDouble(std::nan("")));
+            for (int idx = 0; idx < n; ++idx) {
+                if (std::isnan(mu[std::size_t(idx)].hi)) continue;
+                const int pa = (idx / stride) % 4;
+                const int base = idx - pa * stride;
+                DoubleDouble sum;
+                bool known = true;
+                for (int k = 0; k <= pa; ++k) {
+                    const DoubleDouble& m = mu[std::size_t(base + k * stride)];
+                    if (std::isnan(m.hi)) { known = false; break; }
+                    sum += m * power[pa - k] * DoubleDouble(binomial[pa][k]);
+                }
+                if (known) next[std::size_t(idx)] = sum;
+            }
+            mu.swap(next);
         }
         return mu;
     }
@@ -774,9 +750,17 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     const bool unit = std::all_of(spacing.begin(), spacing.end(), [](double s) { return s == 1.0; });
     const bool isotropic = std::all_of(spacing.begin(), spacing.end(), [&](double s) { return s == spacing[0]; });
 
+    // Every property's columns first, then one pass over the regions, so
+    // that what finalizers share (central moments, the inertia tensor) is
+    // computed once per region.
     PropertyTable table;
     table.rows = totals.regions;
-    RegionMeasure region(totals, spacing);
+    struct Placed {
+        const PropertyDeclaration* declaration;
+        std::size_t first, width;
+        bool label, position, maximum;
+    };
+    std::vector<Placed> placed;
     for (const auto& name : options.properties) {
         const PropertyDeclaration* d = findProperty(name);
         if (!d) throw Error("glccl::finalizeProperties(): unknown property '" + name + "'");
@@ -787,40 +771,37 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
         const std::vector<int> shape = d->shape(q);
         std::size_t width = 1;
         for (int e : shape) width *= std::size_t(e);
-        const std::size_t first = table.columns.size();
+        const bool label = name == "label";
+        placed.push_back({d, table.columns.size(), width, label, d->finalize == nullptr, name == "intensity_max_position"});
         std::vector<int> index(shape.size(), 0);
         for (std::size_t k = 0; k < width; ++k) {
             PropertyColumn column;
             column.name = columnName(name, index, options.separator);
-            column.type = name == std::string("label") ? PropertyColumn::Type::UInt64
-                          : d->integer                 ? PropertyColumn::Type::Int64
-                                                       : PropertyColumn::Type::Float64;
+            column.type = label ? PropertyColumn::Type::UInt64 : d->integer ? PropertyColumn::Type::Int64 : PropertyColumn::Type::Float64;
+            if (label) column.uints = totals.labels;
+            else if (d->integer) column.ints.reserve(totals.regions);
+            else column.reals.reserve(totals.regions);
             table.columns.push_back(std::move(column));
             for (int a = int(shape.size()) - 1; a >= 0; --a) {
                 if (++index[std::size_t(a)] < shape[std::size_t(a)]) break;
                 index[std::size_t(a)] = 0;
             }
         }
-        if (name == std::string("label")) {
-            table.columns[first].uints = totals.labels;
-            continue;
-        }
-        for (std::size_t k = 0; k < width; ++k) {
-            auto& c = table.columns[first + k];
-            if (d->integer) c.ints.reserve(totals.regions);
-            else c.reals.reserve(totals.regions);
-        }
-        std::vector<double> reals;
-        std::vector<std::int64_t> ints;
-        for (std::size_t row = 0; row < totals.regions; ++row) {
-            region.select(row);
+    }
+    RegionMeasure region(totals, spacing);
+    std::vector<double> reals;
+    std::vector<std::int64_t> ints;
+    for (std::size_t row = 0; row < totals.regions; ++row) {
+        region.select(row);
+        for (const Placed& p : placed) {
+            if (p.label) continue;
             reals.clear();
             ints.clear();
-            if (d->finalize) d->finalize(region, reals, ints);
-            else extremumPosition(region, ints, name == std::string("intensity_max_position"), totals.imageExtents);
-            for (std::size_t k = 0; k < width; ++k) {
-                auto& c = table.columns[first + k];
-                if (d->integer) c.ints.push_back(ints[k]);
+            if (p.position) extremumPosition(region, ints, p.maximum, totals.imageExtents);
+            else p.declaration->finalize(region, reals, ints);
+            for (std::size_t k = 0; k < p.width; ++k) {
+                auto& c = table.columns[p.first + k];
+                if (p.declaration->integer) c.ints.push_back(ints[k]);
                 else c.reals.push_back(reals[k]);
             }
         }

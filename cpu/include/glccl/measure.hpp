@@ -77,8 +77,14 @@ void mergeTotals(RegionTotals& into, const RegionTotals& from);
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity,
                              const MeasureOptions& options);
 
-// The property table of an engine's labeling (labels 1..n, rows in label
-// order): its table's boxes and areas are used, not gathered again.
+// The property table of labels 1..n (unsigned, 4 or 8 bytes) whose
+// component table an engine made (components[i] for label i + 1): its boxes
+// and areas are used, not gathered again.
+PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,
+                                const IntensitySamples* intensity, const MeasureOptions& options);
+
+// The property table of an engine's labeling (measureComponents of its
+// labels and table).
 PropertyTable measureLabeling(const Labeling& labeling, const IntensitySamples* intensity,
                               const MeasureOptions& options);
 

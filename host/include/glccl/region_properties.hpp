@@ -50,12 +50,42 @@ struct DoubleDouble {
     double hi = 0.0, lo = 0.0;
     DoubleDouble() = default;
     DoubleDouble(double h, double l = 0.0) : hi(h), lo(l) {}  // NOLINT(google-explicit-constructor)
-    DoubleDouble& operator+=(const DoubleDouble& o);
+    inline DoubleDouble& operator+=(const DoubleDouble& o);
     double value() const { return hi + lo; }
 };
-DoubleDouble operator+(DoubleDouble a, const DoubleDouble& b);
-DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b);
-DoubleDouble operator*(const DoubleDouble& a, const DoubleDouble& b);
+
+namespace dd_detail {
+// Error-free transformations: Knuth's two-sum, the fused multiply's product.
+inline void twoSum(double a, double b, double& s, double& e) {
+    s = a + b;
+    const double bb = s - a;
+    e = (a - (s - bb)) + (b - bb);
+}
+inline void twoProduct(double a, double b, double& p, double& e) {
+    p = a * b;
+    e = __builtin_fma(a, b, -p);
+}
+}  // namespace dd_detail
+
+inline DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
+    double s, e, t, f, h;
+    dd_detail::twoSum(hi, o.hi, s, e);
+    dd_detail::twoSum(lo, o.lo, t, f);
+    e += t;
+    dd_detail::twoSum(s, e, h, e);
+    e += f;
+    dd_detail::twoSum(h, e, hi, lo);
+    return *this;
+}
+inline DoubleDouble operator+(DoubleDouble a, const DoubleDouble& b) { return a += b; }
+inline DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b) { return a + DoubleDouble(-b.hi, -b.lo); }
+inline DoubleDouble operator*(const DoubleDouble& a, const DoubleDouble& b) {
+    double p, e, h, l;
+    dd_detail::twoProduct(a.hi, b.hi, p, e);
+    e += a.hi * b.lo + a.lo * b.hi;
+    dd_detail::twoSum(p, e, h, l);
+    return {h, l};
+}
 DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b);
 
 // How an intensity's samples are read.

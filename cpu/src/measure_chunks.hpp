@@ -1,0 +1,586 @@
+#pragma once
+// The cpu engine's third measuring pass: the requested terms of every
+// region, chunk by chunk, in coordinates local to each region's box.
+//
+// A chunk gathers the totals of the regions it touches in slots. A region
+// whose span (the rows its elements and windows lie in) is inside the chunk
+// gets those as its totals; the slots of a region spanning chunks are kept
+// and added chunk by chunk in chunk order afterwards. Integer sums are exact
+// in any order and floating-point ones are added in a fixed order, so every
+// thread count gives the same totals.
+//
+// Templates over the accumulator (Acc: __int128 where every sum a chunk
+// reaches fits, Int256 otherwise) and the intensity's element type.
+
+#include <glccl/region_properties.hpp>
+
+#include "measure_grid.hpp"
+#include "thread_pool.hpp"
+
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+#include <unordered_map>
+
+namespace glccl::cpu::measure {
+
+// The accumulators' arithmetic, for both kinds of Acc.
+inline void add(__int128& a, __int128 v) { a += v; }
+inline void add(Int256& a, __int128 v) { a += v; }
+inline void add(Int256& a, const Int256& v) { a += v; }
+inline __int128 times(__int128 a, __int128 b, const __int128*) { return a * b; }
+inline Int256 times(__int128 a, __int128 b, const Int256*) { return Int256::of(a) * Int256::of(b); }
+inline __int128 times(__int128 a, __int128 b) { return a * b; }
+inline Int256 times(const Int256& a, __int128 b) { return a * Int256::of(b); }
+inline Int256 widen(__int128 v) { return Int256::of(v); }
+inline Int256 widen(const Int256& v) { return v; }
+inline DoubleDouble exactDD(__int128 v) {
+    const double hi = double(v);
+    return {hi, double(v - __int128(hi))};
+}
+
+// Sums of x^0..x^3 over x = a..b (Faulhaber), exactly: in 64 bits where
+// they fit (a division of 128-bit integers costs more than the run).
+inline void powerSums(std::int64_t a, std::int64_t b, __int128 s[4]) {
+    if (b < (std::int64_t(1) << 20)) {
+        auto f1 = [](std::int64_t m) { return m * (m + 1) / 2; };
+        auto f2 = [](std::int64_t m) { return m * (m + 1) * (2 * m + 1) / 6; };
+        const std::int64_t a1 = f1(a - 1), b1 = f1(b);
+        s[0] = b - a + 1;
+        s[1] = b1 - a1;
+        s[2] = f2(b) - f2(a - 1);
+        s[3] = __int128(b1) * b1 - __int128(a1) * a1;
+        return;
+    }
+    auto f1 = [](__int128 m) { return m * (m + 1) / 2; };
+    auto f2 = [](__int128 m) { return m * (m + 1) * (2 * m + 1) / 6; };
+    s[0] = b - a + 1;
+    s[1] = f1(b) - f1(a - 1);
+    s[2] = f2(b) - f2(a - 1);
+    s[3] = f1(b) * f1(b) - f1(a - 1) * f1(a - 1);
+}
+
+// An intensity image read as its element type T (none: no intensity).
+struct NoIntensity {
+    static constexpr bool present = false, floating = false;
+    using Value = __int128;
+    int channels = 0;
+    Value at(std::size_t, int) const { return 0; }
+};
+template <class T>
+struct Intensity {
+    static constexpr bool present = true, floating = std::is_floating_point_v<T>;
+    using Value = std::conditional_t<floating, double, __int128>;
+    const T* data = nullptr;
+    int channels = 1;
+    Value at(std::size_t element, int c) const { return Value(data[element * std::size_t(channels) + std::size_t(c)]); }
+};
+// a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
+inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
+inline bool below(__int128 a, __int128 b) { return a < b; }
+
+// What a measurement gathers, per slot.
+struct Layout {
+    std::size_t moments = 0, weighted = 0, channels = 0;
+    bool floats = false;
+};
+
+// Totals of regions, one slot each, in flat arrays.
+template <class Acc>
+struct Slots {
+    Layout layout;
+    std::vector<std::int64_t> region;
+    std::vector<Acc> moments;                  // x layout.moments
+    std::vector<std::uint64_t> perimeter;      // x 3
+    std::vector<std::uint64_t> crofton;        // x 5
+    std::vector<std::int64_t> euler;           // x 1
+    std::vector<Acc> sum, squares;             // x channels, integer intensities
+    std::vector<DoubleDouble> sumF, squaresF;  // x channels, floating-point ones
+    std::vector<__int128> minI, maxI;          // x channels
+    std::vector<double> minF, maxF;            // x channels
+    std::vector<std::uint64_t> minAt, maxAt;   // x channels
+    std::vector<char> seen;                    // x 1: extrema set
+    std::vector<Acc> weighted;                 // x channels x layout.weighted
+    std::vector<DoubleDouble> weightedF;
+
+    std::size_t size() const { return region.size(); }
+    void clear() {
+        region.clear();
+        moments.clear(); perimeter.clear(); crofton.clear(); euler.clear();
+        sum.clear(); squares.clear(); sumF.clear(); squaresF.clear();
+        minI.clear(); maxI.clear(); minF.clear(); maxF.clear(); minAt.clear(); maxAt.clear(); seen.clear();
+        weighted.clear(); weightedF.clear();
+    }
+    // A new slot, every total zero.
+    std::size_t add(std::int64_t r) {
+        const Layout& l = layout;
+        region.push_back(r);
+        moments.resize(moments.size() + l.moments);
+        perimeter.resize(perimeter.size() + 3);
+        crofton.resize(crofton.size() + 5);
+        euler.push_back(0);
+        seen.push_back(0);
+        if (l.channels) {
+            if (l.floats) {
+                sumF.resize(sumF.size() + l.channels);
+                squaresF.resize(squaresF.size() + l.channels);
+                weightedF.resize(weightedF.size() + l.channels * l.weighted);
+                minF.resize(minF.size() + l.channels);
+                maxF.resize(maxF.size() + l.channels);
+            } else {
+                sum.resize(sum.size() + l.channels);
+                squares.resize(squares.size() + l.channels);
+                weighted.resize(weighted.size() + l.channels * l.weighted);
+                minI.resize(minI.size() + l.channels);
+                maxI.resize(maxI.size() + l.channels);
+            }
+            minAt.resize(minAt.size() + l.channels);
+            maxAt.resize(maxAt.size() + l.channels);
+        }
+        return region.size() - 1;
+    }
+    // Slot s of `from` copied to a new slot.
+    void append(const Slots& from, std::size_t s) {
+        const Layout& l = layout;
+        auto copy = [s](auto& to, const auto& src, std::size_t width) {
+            to.insert(to.end(), src.begin() + std::ptrdiff_t(s * width), src.begin() + std::ptrdiff_t((s + 1) * width));
+        };
+        region.push_back(from.region[s]);
+        copy(moments, from.moments, l.moments);
+        copy(perimeter, from.perimeter, 3);
+        copy(crofton, from.crofton, 5);
+        copy(euler, from.euler, 1);
+        copy(seen, from.seen, 1);
+        if (l.channels) {
+            if (l.floats) {
+                copy(sumF, from.sumF, l.channels);
+                copy(squaresF, from.squaresF, l.channels);
+                copy(weightedF, from.weightedF, l.channels * l.weighted);
+                copy(minF, from.minF, l.channels);
+                copy(maxF, from.maxF, l.channels);
+            } else {
+                copy(sum, from.sum, l.channels);
+                copy(squares, from.squares, l.channels);
+                copy(weighted, from.weighted, l.channels * l.weighted);
+                copy(minI, from.minI, l.channels);
+                copy(maxI, from.maxI, l.channels);
+            }
+            copy(minAt, from.minAt, l.channels);
+            copy(maxAt, from.maxAt, l.channels);
+        }
+    }
+};
+
+// A worker's slots for the chunk it gathers, found by region.
+template <class Acc>
+class ChunkTable {
+public:
+    // Regions up to this many are found through a dense index (4 bytes each
+    // per worker), more through a hash map.
+    static constexpr std::size_t kDenseRegions = std::size_t(1) << 22;
+
+    ChunkTable(const Layout& layout, std::size_t regions) {
+        slots.layout = layout;
+        if (regions <= kDenseRegions) dense_.assign(regions, -1);
+    }
+    std::size_t of(std::int64_t r) {
+        if (r == last_) return lastSlot_;
+        std::size_t s;
+        if (!dense_.empty()) {
+            std::int32_t& d = dense_[std::size_t(r)];
+            if (d < 0) d = std::int32_t(slots.add(r));
+            s = std::size_t(d);
+        } else {
+            const auto found = sparse_.find(r);
+            if (found != sparse_.end()) s = found->second;
+            else sparse_.emplace(r, s = slots.add(r));
+        }
+        last_ = r;
+        lastSlot_ = s;
+        return s;
+    }
+    void clear() {
+        if (!dense_.empty())
+            for (std::int64_t r : slots.region) dense_[std::size_t(r)] = -1;
+        sparse_.clear();
+        slots.clear();
+        last_ = kNoRegion;
+    }
+    Slots<Acc> slots;
+
+private:
+    std::vector<std::int32_t> dense_;
+    std::unordered_map<std::int64_t, std::size_t> sparse_;
+    std::int64_t last_ = kNoRegion;
+    std::size_t lastSlot_ = 0;
+};
+
+// What pass 3 reads.
+struct Pass {
+    const Grid& grid;
+    const Owned& owned;
+    const TermRequest& q;
+    const Boxes& boxes;
+    const RowFill& fill;
+    std::vector<std::array<int, 3>> momentExponents, weightedExponents;
+};
+
+// The rows a region's terms come from: its own, and the row (slice) after,
+// whose windows hold its last row (slice).
+inline std::pair<std::int64_t, std::int64_t> span(const Grid& g, const Boxes& b, std::size_t r) {
+    if (b.counts[r] == 0) return {0, g.rows};  // a region a piece's margin alone holds: windows only
+    const std::int64_t first = b.min[r][2] * g.h + b.min[r][1];
+    const std::int64_t z = std::min(b.max[r][2] + (g.dims == 3 ? 1 : 0), g.d - 1);
+    const std::int64_t y = std::min(b.max[r][1] + 1, g.h - 1);
+    return {first, std::max(first, z * g.h + y)};
+}
+
+template <class Acc, class In>
+void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<Acc>& table) {
+    const Grid& g = pass.grid;
+    const TermRequest& q = pass.q;
+    const Owned& own = pass.owned;
+    Slots<Acc>& S = table.slots;
+    RowIndices rows(g, pass.fill);
+    const Configurations& conf = configurations();
+    const std::size_t nm = pass.momentExponents.size(), nw = pass.weightedExponents.size();
+    const int channels = In::present ? in.channels : 0;
+
+    // Border flags of row (y, z) for the perimeter: an element of a region
+    // with a 4-neighbour outside it (or outside the image).
+    std::array<std::vector<char>, 3> borderRows;
+    for (auto& b : borderRows) b.resize(std::size_t(g.w));
+    std::array<std::int64_t, 3> borderIds{-1, -1, -1};
+    auto border = [&](std::int64_t y, std::int64_t z) -> const char* {
+        if (y < 0 || y >= g.h) return nullptr;
+        const std::int64_t id = z * g.h + y;
+        const std::size_t slot = std::size_t(id % 3);
+        char* out = borderRows[slot].data();
+        if (borderIds[slot] == id) return out;
+        borderIds[slot] = id;
+        const std::int64_t* up = rows.row(y - 1, z);
+        const std::int64_t* down = rows.row(y + 1, z);
+        const std::int64_t* row = rows.row(y, z);
+        for (std::int64_t x = 0; x < g.w; ++x) {
+            const std::int64_t r = row[x];
+            out[x] = r != kNoRegion && (x == 0 || x == g.w - 1 || !up || !down || row[x - 1] != r || row[x + 1] != r ||
+                                        up[x] != r || down[x] != r);
+        }
+        return out;
+    };
+
+    // The 2x2 (2x2x2) windows whose far corner is on row (y, z).
+    auto windows = [&](std::int64_t y, std::int64_t z) {
+        const std::int64_t* near0 = rows.row(y - 1, z);
+        const std::int64_t* near1 = rows.row(y, z);
+        const std::int64_t* far0 = g.dims == 3 ? rows.row(y - 1, z - 1) : nullptr;
+        const std::int64_t* far1 = g.dims == 3 ? rows.row(y, z - 1) : nullptr;
+        const int count = g.dims == 3 ? 8 : 4;
+        auto get = [&](const std::int64_t* row, std::int64_t x) { return row && x >= 0 && x < g.w ? row[x] : kNoRegion; };
+        const std::int64_t xEnd = own.end[0] == g.w ? g.w : own.end[0] - 1;
+        for (std::int64_t x = own.begin[0]; x <= xEnd; ++x) {
+            std::int64_t v[8];
+            v[0] = get(near1, x);
+            v[1] = get(near0, x);
+            v[2] = get(near1, x - 1);
+            v[3] = get(near0, x - 1);
+            bool uniform = v[0] == v[1] && v[0] == v[2] && v[0] == v[3];
+            if (count == 8) {
+                v[4] = get(far1, x);
+                v[5] = get(far0, x);
+                v[6] = get(far1, x - 1);
+                v[7] = get(far0, x - 1);
+                uniform = uniform && v[0] == v[4] && v[0] == v[5] && v[0] == v[6] && v[0] == v[7];
+            }
+            if (uniform) continue;  // inside one region, or none: every share is 0
+            for (int i = 0; i < count; ++i) {
+                const std::int64_t r = v[i];
+                if (r == kNoRegion) continue;
+                bool earlier = false;
+                for (int j = 0; j < i; ++j) earlier |= v[j] == r;
+                if (earlier) continue;
+                int config = 0;
+                for (int j = i; j < count; ++j) config |= int(v[j] == r) << j;
+                const std::size_t s = table.of(r);
+                if (q.euler) S.euler[s] += count == 8 ? conf.euler3[std::size_t(config)] : conf.euler2[std::size_t(config)];
+                if (q.crofton) {
+                    const int k = conf.crofton[std::size_t(config)];
+                    if (k >= 0) ++S.crofton[s * 5 + std::size_t(k)];
+                }
+            }
+        }
+    };
+
+    // Sums of x^0..x^3 (and intensity times them) of a row's elements by
+    // region: multiplied by the row's y and z powers once per region and
+    // row, not once per run.
+    using Weighted = std::conditional_t<In::floating, DoubleDouble, Acc>;
+    std::vector<std::int32_t> entryOf;
+    std::vector<std::size_t> entrySlot;
+    std::vector<__int128> entryPowers;   // entries x 4
+    std::vector<Weighted> entryWeighted;  // entries x channels x 4
+    const std::size_t weightedWidth = std::size_t(channels) * 4;
+    auto entry = [&](std::size_t s) {
+        if (entryOf.size() <= s) entryOf.resize(s + 1 + entryOf.size(), -1);
+        if (entryOf[s] < 0) {
+            entryOf[s] = std::int32_t(entrySlot.size());
+            entrySlot.push_back(s);
+            if (nm) entryPowers.resize(entryPowers.size() + 4);
+            if (nw) entryWeighted.resize(entryWeighted.size() + weightedWidth);
+        }
+        return std::size_t(entryOf[s]);
+    };
+    auto flushRow = [&](std::int64_t y, std::int64_t z) {
+        for (std::size_t e = 0; e < entrySlot.size(); ++e) {
+            const std::size_t s = entrySlot[e];
+            const auto& lo = pass.boxes.min[std::size_t(S.region[s])];
+            const __int128 ly = y - lo[1], lz = z - lo[2];
+            const __int128 py[4] = {1, ly, ly * ly, ly * ly * ly};
+            const __int128 pz[4] = {1, lz, lz * lz, lz * lz * lz};
+            if (nm) {
+                Acc* m = &S.moments[s * nm];
+                const __int128* sx = &entryPowers[e * 4];
+                for (std::size_t i = 0; i < nm; ++i) {
+                    const auto& ex = pass.momentExponents[i];
+                    add(m[i], times(times(sx[ex[0]], py[ex[1]], (const Acc*)nullptr), pz[ex[2]]));
+                }
+            }
+            for (std::size_t c = 0; nw && c < std::size_t(channels); ++c) {
+                const Weighted* run = &entryWeighted[e * weightedWidth + c * 4];
+                for (std::size_t i = 0; i < nw; ++i) {
+                    const auto& ex = pass.weightedExponents[i];
+                    const __int128 yz = py[ex[1]] * pz[ex[2]];
+                    const std::size_t at = (s * std::size_t(channels) + c) * nw + i;
+                    if constexpr (In::floating) S.weightedF[at] += run[ex[0]] * exactDD(yz);
+                    else add(S.weighted[at], times(run[ex[0]], yz));
+                }
+            }
+            entryOf[s] = -1;
+        }
+        entrySlot.clear();
+        entryPowers.clear();
+        entryWeighted.clear();
+    };
+
+    for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
+        const std::int64_t y = flat % g.h, z = flat / g.h;
+        if ((nm > 0 || channels > 0 || q.perimeter) && own.row(y, z)) {
+            const std::int64_t* row = rows.row(y, z);
+            const char* b0 = q.perimeter ? border(y - 1, z) : nullptr;
+            const char* b1 = q.perimeter ? border(y, z) : nullptr;
+            const char* b2 = q.perimeter ? border(y + 1, z) : nullptr;
+            const std::int64_t* up = q.perimeter ? rows.row(y - 1, z) : nullptr;
+            const std::int64_t* down = q.perimeter ? rows.row(y + 1, z) : nullptr;
+            for (std::int64_t x = own.begin[0]; x < own.end[0];) {
+                const std::int64_t r = row[x];
+                std::int64_t x1 = x + 1;
+                while (x1 < own.end[0] && row[x1] == r) ++x1;
+                if (r == kNoRegion) {
+                    x = x1;
+                    continue;
+                }
+                const std::size_t s = table.of(r);
+                const auto& lo = pass.boxes.min[std::size_t(r)];
+                const std::size_t e = nm || nw ? entry(s) : 0;
+                if (nm > 0) {
+                    __int128 sx[4];
+                    powerSums(x - lo[0], x1 - 1 - lo[0], sx);
+                    for (int k = 0; k < 4; ++k) entryPowers[e * 4 + std::size_t(k)] += sx[k];
+                }
+                if constexpr (In::present) {
+                    const std::size_t element0 = std::size_t(flat * g.w);
+                    const bool fresh = !S.seen[s];  // the region's first elements in this chunk
+                    for (int c = 0; c < channels; ++c) {
+                        bool first = fresh;
+                        const std::size_t ci = s * std::size_t(channels) + std::size_t(c);
+                        Weighted* run = nw ? &entryWeighted[e * weightedWidth + std::size_t(c) * 4] : nullptr;
+                        Weighted sum{}, squares{};
+                        for (std::int64_t xx = x; xx < x1; ++xx) {
+                            const std::size_t element = element0 + std::size_t(xx);
+                            const auto v = in.at(element, c);
+                            if (q.intensitySums) {
+                                if constexpr (In::floating) {
+                                    sum += DoubleDouble(v);
+                                    squares += DoubleDouble(v) * DoubleDouble(v);
+                                } else {
+                                    add(sum, v);
+                                    add(squares, times(v, v, (const Acc*)nullptr));
+                                }
+                            }
+                            if (q.intensityExtrema) {
+                                if constexpr (In::floating) {
+                                    if (first || below(v, S.minF[ci])) { S.minF[ci] = v; S.minAt[ci] = element; }
+                                    if (first || below(S.maxF[ci], v)) { S.maxF[ci] = v; S.maxAt[ci] = element; }
+                                } else {
+                                    if (first || v < S.minI[ci]) { S.minI[ci] = v; S.minAt[ci] = element; }
+                                    if (first || S.maxI[ci] < v) { S.maxI[ci] = v; S.maxAt[ci] = element; }
+                                }
+                                first = false;
+                            }
+                            if (nw > 0) {
+                                const __int128 lx = xx - lo[0];
+                                const __int128 px[4] = {1, lx, lx * lx, lx * lx * lx};
+                                for (int k = 0; k < 4; ++k) {
+                                    if constexpr (In::floating) run[k] += DoubleDouble(v) * exactDD(px[k]);
+                                    else add(run[k], times(v, px[k], (const Acc*)nullptr));
+                                }
+                            }
+                        }
+                        if (q.intensitySums) {
+                            if constexpr (In::floating) {
+                                S.sumF[ci] += sum;
+                                S.squaresF[ci] += squares;
+                            } else {
+                                add(S.sum[ci], sum);
+                                add(S.squares[ci], squares);
+                            }
+                        }
+                    }
+                    if (q.intensityExtrema) S.seen[s] = 1;
+                }
+                if (q.perimeter) {
+                    std::uint64_t* k = &S.perimeter[s * 3];
+                    auto same = [&](const std::int64_t* rr, const char* bb, std::int64_t xn) {
+                        return rr && bb && xn >= 0 && xn < g.w && rr[xn] == r && bb[xn];
+                    };
+                    for (std::int64_t xx = x; xx < x1; ++xx) {
+                        if (!b1[xx]) continue;
+                        // Border neighbours of the same region, along the edges and at the corners;
+                        // scikit-image's weights: 1 for (2 or 3 edges, up to 2 corners), sqrt 2 for
+                        // (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and (1, 2).
+                        const int edges = same(row, b1, xx - 1) + same(row, b1, xx + 1) + same(up, b0, xx) + same(down, b2, xx);
+                        const int corners = same(up, b0, xx - 1) + same(up, b0, xx + 1) + same(down, b2, xx - 1) +
+                                            same(down, b2, xx + 1);
+                        if ((edges == 2 || edges == 3) && corners <= 2) ++k[0];
+                        else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) ++k[1];
+                        else if (edges == 1 && (corners == 1 || corners == 2)) ++k[2];
+                    }
+                }
+                x = x1;
+            }
+            flushRow(y, z);
+        }
+        if (q.euler || q.crofton) {
+            const bool zOwned = own.window(z, 2, g.d), zLast = g.dims == 3 && z == g.d - 1 && own.window(g.d, 2, g.d);
+            const bool yOwned = own.window(y, 1, g.h), yLast = y == g.h - 1 && own.window(g.h, 1, g.h);
+            if (zOwned && yOwned) windows(y, z);
+            if (zOwned && yLast) windows(g.h, z);
+            if (zLast && yOwned) windows(y, g.d);
+            if (zLast && yLast) windows(g.h, g.d);
+        }
+    }
+}
+
+// Slot s's totals added to region r's (`seen` says whether r's extrema are set).
+template <class Acc>
+void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<Acc>& S, std::size_t s) {
+    const Layout& l = S.layout;
+    const TermRequest& q = t.request;
+    for (std::size_t e = 0; e < l.moments; ++e) t.moments[r * l.moments + e] += widen(S.moments[s * l.moments + e]);
+    if (q.perimeter)
+        for (std::size_t k = 0; k < 3; ++k) t.perimeterClasses[r * 3 + k] += S.perimeter[s * 3 + k];
+    if (q.crofton)
+        for (std::size_t k = 0; k < 5; ++k) t.croftonClasses[r * 5 + k] += S.crofton[s * 5 + k];
+    if (q.euler) t.eulerTimes[r] += S.euler[s];
+    for (std::size_t c = 0; c < l.channels; ++c) {
+        const std::size_t i = r * l.channels + c, j = s * l.channels + c;
+        if (l.floats) {
+            t.intensitySumFloat[i] += S.sumF[j];
+            t.intensitySquaresFloat[i] += S.squaresF[j];
+            for (std::size_t e = 0; e < l.weighted; ++e) t.weightedMomentsFloat[i * l.weighted + e] += S.weightedF[j * l.weighted + e];
+        } else {
+            t.intensitySum[i] += widen(S.sum[j]);
+            t.intensitySquares[i] += widen(S.squares[j]);
+            for (std::size_t e = 0; e < l.weighted; ++e) t.weightedMoments[i * l.weighted + e] += widen(S.weighted[j * l.weighted + e]);
+        }
+        if (q.intensityExtrema && S.seen[s]) {
+            // A later chunk's extremum wins only when strictly beyond: the first position is kept.
+            bool lower, higher;
+            if (l.floats) {
+                lower = !seen[r] || below(S.minF[j], t.intensityMin[i]);
+                higher = !seen[r] || below(t.intensityMax[i], S.maxF[j]);
+                if (lower) { t.intensityMin[i] = S.minF[j]; std::memcpy(&t.intensityMinBits[i], &S.minF[j], 8); }
+                if (higher) { t.intensityMax[i] = S.maxF[j]; std::memcpy(&t.intensityMaxBits[i], &S.maxF[j], 8); }
+            } else {
+                const bool isSigned = q.intensityKind == SampleKind::Signed;
+                auto value = [&](std::uint64_t bits) { return isSigned ? __int128(std::int64_t(bits)) : __int128(bits); };
+                lower = !seen[r] || S.minI[j] < value(t.intensityMinBits[i]);
+                higher = !seen[r] || value(t.intensityMaxBits[i]) < S.maxI[j];
+                if (lower) { t.intensityMin[i] = double(S.minI[j]); t.intensityMinBits[i] = std::uint64_t(S.minI[j]); }
+                if (higher) { t.intensityMax[i] = double(S.maxI[j]); t.intensityMaxBits[i] = std::uint64_t(S.maxI[j]); }
+            }
+            if (lower) t.intensityMinAt[i] = S.minAt[j];
+            if (higher) t.intensityMaxAt[i] = S.maxAt[j];
+        }
+    }
+    if (q.intensityExtrema && S.seen[s]) seen[r] = 1;
+}
+
+// Pass 3 over every chunk on `threads` workers, into `totals` (whose
+// arrays it sizes).
+template <class Acc, class In>
+void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int threads, RegionTotals& totals) {
+    const Grid& g = pass.grid;
+    const TermRequest& q = pass.q;
+    const std::size_t n = totals.regions;
+    Layout layout;
+    layout.moments = pass.momentExponents.size();
+    layout.weighted = pass.weightedExponents.size();
+    layout.channels = In::present ? std::size_t(in.channels) : 0;
+    layout.floats = In::floating;
+    const std::size_t nm = layout.moments, nw = layout.weighted, channels = layout.channels;
+    if (nm) totals.moments.assign(n * nm, Int256{});
+    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
+    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
+    if (q.euler) totals.eulerTimes.assign(n, 0);
+    if (channels) {
+        if (layout.floats) {
+            if (q.intensitySums) {
+                totals.intensitySumFloat.assign(n * channels, {});
+                totals.intensitySquaresFloat.assign(n * channels, {});
+            }
+            totals.weightedMomentsFloat.assign(n * channels * nw, {});
+        } else {
+            if (q.intensitySums) {
+                totals.intensitySum.assign(n * channels, Int256{});
+                totals.intensitySquares.assign(n * channels, Int256{});
+            }
+            totals.weightedMoments.assign(n * channels * nw, Int256{});
+        }
+        if (q.intensityExtrema) {
+            totals.intensityMin.assign(n * channels, 0.0);
+            totals.intensityMax.assign(n * channels, 0.0);
+            totals.intensityMinBits.assign(n * channels, 0);
+            totals.intensityMaxBits.assign(n * channels, 0);
+            totals.intensityMinAt.assign(n * channels, 0);
+            totals.intensityMaxAt.assign(n * channels, 0);
+        }
+    }
+    std::vector<char> seen(n, 0);
+
+    std::vector<ChunkTable<Acc>> tables;
+    for (int t = 0; t < threads; ++t) tables.emplace_back(layout, n);
+    std::vector<Slots<Acc>> spanning(g.chunks);
+    std::vector<std::vector<std::int64_t>> spanningRegions(g.chunks);
+    pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
+        ChunkTable<Acc>& table = tables[std::size_t(worker)];
+        table.clear();
+        gatherChunk<Acc, In>(pass, in, chunk, table);
+        const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
+        Slots<Acc>& keep = spanning[chunk];
+        keep.layout = layout;
+        for (std::size_t s = 0; s < table.slots.size(); ++s) {
+            const std::size_t r = std::size_t(table.slots.region[s]);
+            const auto [first, last] = span(g, pass.boxes, r);
+            if (first >= begin && last < end) addTo(totals, seen, r, table.slots, s);  // this chunk's alone
+            else keep.append(table.slots, s);
+        }
+    });
+    for (std::size_t chunk = 0; chunk < g.chunks; ++chunk) {
+        Slots<Acc>& keep = spanning[chunk];
+        for (std::size_t s = 0; s < keep.size(); ++s) addTo(totals, seen, std::size_t(keep.region[s]), keep, s);
+        keep = Slots<Acc>();
+    }
+}
+
+}  // namespace glccl::cpu::measure

@@ -1,0 +1,116 @@
+#pragma once
+// What the cpu engine's measuring passes share: the image cut into chunks of
+// rows, the part of it a measurement counts, the region index of every
+// element row by row, and the local configurations' contributions.
+
+#include <glccl/types.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace glccl::cpu::measure {
+
+constexpr std::int64_t kNoRegion = -1;
+// Elements per chunk (at least one row): fixed, never derived from the
+// thread count, so that the order floating-point sums are added in is too.
+constexpr std::int64_t kChunkElements = std::int64_t(1) << 16;
+
+// The image's geometry and its chunks: blocks of consecutive rows (rows of
+// every slice in turn, row (y, z) being row z * h + y).
+struct Grid {
+    std::int64_t w = 0, h = 0, d = 1;
+    int dims = 2;
+    std::int64_t rows = 0;  // h * d
+    std::int64_t rowsPerChunk = 1;
+    std::size_t chunks = 0;
+    explicit Grid(const Shape& s) : w(s.width), h(s.height), d(s.dimensions == 3 ? s.depth : 1), dims(s.dimensions) {
+        rows = h * d;
+        rowsPerChunk = std::max<std::int64_t>(1, kChunkElements / std::max<std::int64_t>(w, 1));
+        chunks = std::size_t((rows + rowsPerChunk - 1) / rowsPerChunk);
+    }
+    std::int64_t chunkBegin(std::size_t c) const { return std::int64_t(c) * rowsPerChunk; }
+    std::int64_t chunkEnd(std::size_t c) const { return std::min(rows, chunkBegin(c) + rowsPerChunk); }
+};
+
+// The elements a measurement counts, as array ranges [begin, end) along x,
+// y, z: the whole array, or the part of a piece it owns (PiecePlace). The
+// 2x2 (2x2x2) windows counted are those whose far corner is owned, and where
+// the owned part reaches the array's end, those past it too.
+struct Owned {
+    std::array<std::int64_t, 3> begin{0, 0, 0}, end{0, 0, 0};
+    bool row(std::int64_t y, std::int64_t z) const { return y >= begin[1] && y < end[1] && z >= begin[2] && z < end[2]; }
+    bool window(std::int64_t v, int axis, std::int64_t extent) const {
+        const auto a = std::size_t(axis);
+        return (v >= begin[a] && v < end[a]) || (v == extent && end[a] == extent);
+    }
+};
+
+// Element counts and boxes (inclusive, x y z) by region; a region a piece's
+// margin alone holds has count 0 and an empty box.
+struct Boxes {
+    std::vector<std::uint64_t> counts;
+    std::vector<std::array<std::int64_t, 3>> min, max;
+};
+
+// Writes the region indices of row `flatRow` (kNoRegion for elements of no region).
+using RowFill = std::function<void(std::int64_t flatRow, std::int64_t* out)>;
+
+// Region indices of rows, computed once and kept while a chunk reads around
+// them. Holds more rows than a chunk's loop keeps at once (5 in 2-D, 4 in
+// 3-D), so that a row handed out stays valid for the loop's iteration.
+class RowIndices {
+public:
+    RowIndices(const Grid& g, const RowFill& fill) : g_(g), fill_(fill) {
+        for (auto& s : slots_) s.values.resize(std::size_t(g.w));
+    }
+    // The row's indices, or nullptr outside the image.
+    const std::int64_t* row(std::int64_t y, std::int64_t z) {
+        if (y < 0 || y >= g_.h || z < 0 || z >= g_.d) return nullptr;
+        const std::int64_t id = z * g_.h + y;
+        for (auto& s : slots_)
+            if (s.id == id) return s.values.data();
+        Slot& s = slots_[next_];
+        next_ = (next_ + 1) % slots_.size();
+        s.id = id;
+        fill_(id, s.values.data());
+        return s.values.data();
+    }
+
+private:
+    struct Slot {
+        std::int64_t id = -1;
+        std::vector<std::int64_t> values;
+    };
+    const Grid& g_;
+    const RowFill& fill_;
+    std::array<Slot, 10> slots_;
+    std::size_t next_ = 0;
+};
+
+// Bits of a 2x2 window whose far corner is element (x, y): 1 (x, y),
+// 2 (x, y - 1), 4 (x - 1, y), 8 (x - 1, y - 1); in 3-D the window's slice
+// z - 1 adds the same four, four bits up.
+//
+// The Euler number counts a region as a union of closed unit squares
+// (cubes), which touch where 8-connected (26-connected) elements do: its
+// Euler characteristic V - E + F (- C) is a sum over the grid's vertices,
+// each window holding one vertex at its centre and a share of the edges,
+// faces and cubes around it (an edge has 2 vertices, a face 4, a cube 8).
+// euler2/euler3 hold 4 (2-D) or 8 (3-D) times each configuration's share.
+// crofton holds the class of a 2-D configuration's coefficient in Crofton's
+// formula with 4 directions (finalized in region_properties.cpp), -1 for 0.
+struct Configurations {
+    std::array<int, 16> euler2{};
+    std::array<int, 256> euler3{};
+    std::array<int, 16> crofton{};
+    Configurations();
+    // The bit of the element at (x - 1 + dx, y - 1 + dy, z - 1 + dz) in a
+    // window whose far corner is (x, y, z).
+    static int bit(int dx, int dy, int dz) { return (dz ? 0 : 4) + (dx ? 0 : 2) + (dy ? 0 : 1); }
+};
+const Configurations& configurations();
+
+}  // namespace glccl::cpu::measure
