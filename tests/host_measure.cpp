@@ -1,0 +1,284 @@
+// Region measurements of the cpu engine (glccl/measure.hpp): moments and
+// intensity sums against exact sums written here, boxes and areas against
+// the reference labeler's table, Euler numbers against components and holes
+// counted by the reference labeler; the same table at every thread count;
+// an image measured in pieces with margins equal to it measured whole; and
+// the refusals. (Every property against scikit-image: tests/python.)
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "glccl/error.hpp"
+#include "glccl/measure.hpp"
+#include "glccl/reference.hpp"
+
+using glccl::Image;
+using glccl::IntensitySamples;
+using glccl::LabelSamples;
+using glccl::MeasureOptions;
+using glccl::PropertyTable;
+using glccl::Shape;
+
+namespace {
+
+// Random labels 0..regions on a w x h (x d) grid: blobs of a few labels
+// with holes and strays, so regions are unconnected, touch the borders and
+// interleave.
+std::vector<std::uint32_t> randomLabels(std::int64_t w, std::int64_t h, std::int64_t d, std::uint32_t regions, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::uint32_t> labels(std::size_t(w * h * d));
+    std::uniform_int_distribution<std::uint32_t> label(0, regions);
+    std::uniform_int_distribution<int> keep(0, 9);
+    std::uint32_t current = label(rng);
+    for (auto& v : labels) {
+        if (keep(rng) == 0) current = label(rng);
+        v = current;
+    }
+    return labels;
+}
+
+LabelSamples samplesOf(const std::vector<std::uint32_t>& labels, const Shape& shape) {
+    LabelSamples s;
+    s.shape = shape;
+    s.data = labels.data();
+    s.bytes = 4;
+    return s;
+}
+
+const glccl::PropertyColumn& column(const PropertyTable& t, const std::string& name) {
+    const auto* c = t.find(name);
+    REQUIRE(c != nullptr);
+    return *c;
+}
+
+bool sameTables(const PropertyTable& a, const PropertyTable& b) {
+    if (a.rows != b.rows || a.columns.size() != b.columns.size()) return false;
+    for (std::size_t i = 0; i < a.columns.size(); ++i) {
+        const auto& x = a.columns[i];
+        const auto& y = b.columns[i];
+        if (x.name != y.name || x.ints != y.ints || x.uints != y.uints || x.reals.size() != y.reals.size()) return false;
+        for (std::size_t k = 0; k < x.reals.size(); ++k)
+            if (!(x.reals[k] == y.reals[k] || (std::isnan(x.reals[k]) && std::isnan(y.reals[k])))) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("measure: raw moments and intensity sums equal exact sums, local to each region's box", "[measure]") {
+    const std::int64_t w = 301, h = 233;  // two chunks and a partial one
+    const auto labels = randomLabels(w, h, 1, 40, 11);
+    std::vector<std::int16_t> intensity(labels.size());
+    std::mt19937 rng(5);
+    for (auto& v : intensity) v = std::int16_t(int(rng() % 20001) - 10000);
+    IntensitySamples in;
+    in.shape = Shape::image(w, h);
+    in.data = intensity.data();
+    in.bytes = 2;
+    in.kind = glccl::SampleKind::Signed;
+    MeasureOptions options;
+    options.properties.properties = {"label", "bbox", "moments", "intensity_sum", "intensity_min", "intensity_max", "moments_weighted"};
+    options.threads = 3;
+    const PropertyTable t = glccl::measureRegions(samplesOf(labels, in.shape), &in, options);
+
+    // Exact sums here, per label: boxes first, then powers of local coordinates.
+    const std::size_t n = t.rows;
+    REQUIRE(n == 40);
+    const auto& label = column(t, "label").uints;
+    for (std::size_t r = 0; r < n; ++r) {
+        const std::uint32_t l = std::uint32_t(label[r]);
+        std::int64_t x0 = w, y0 = h;
+        long double sum = 0;
+        int lo = 1 << 20, hi = -(1 << 20);
+        for (std::int64_t y = 0; y < h; ++y)
+            for (std::int64_t x = 0; x < w; ++x)
+                if (labels[std::size_t(y * w + x)] == l) {
+                    x0 = std::min(x0, x);
+                    y0 = std::min(y0, y);
+                    const int v = intensity[std::size_t(y * w + x)];
+                    sum += v;
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+        CHECK(column(t, "bbox-0").ints[r] == y0);
+        CHECK(column(t, "bbox-1").ints[r] == x0);
+        CHECK(column(t, "intensity_sum").reals[r] == double(sum));
+        CHECK(column(t, "intensity_min").reals[r] == lo);
+        CHECK(column(t, "intensity_max").reals[r] == hi);
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) {
+                __int128 m = 0, mw = 0;
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x)
+                        if (labels[std::size_t(y * w + x)] == l) {
+                            __int128 p = 1;
+                            for (int k = 0; k < i; ++k) p *= (y - y0);
+                            for (int k = 0; k < j; ++k) p *= (x - x0);
+                            m += p;
+                            mw += p * intensity[std::size_t(y * w + x)];
+                        }
+                const std::string index = std::to_string(i) + "-" + std::to_string(j);
+                CHECK(column(t, "moments-" + index).reals[r] == double(m));
+                CHECK(column(t, "moments_weighted-" + index).reals[r] == double(mw));
+            }
+    }
+}
+
+TEST_CASE("measure: areas, boxes and centroids of connected components equal the reference labeler's table", "[measure]") {
+    for (int dims : {2, 3}) {
+        const Shape shape = dims == 2 ? Shape::image(257, 300) : Shape::volume(33, 40, 61);
+        Image image(shape, 1, 8);
+        std::mt19937 rng{std::uint32_t(dims)};
+        for (std::size_t i = 0; i < shape.count(); ++i) image.setSample(i, 0, rng() % 3 == 0);
+        const auto connectivity = dims == 2 ? glccl::Connectivity::Eight : glccl::Connectivity::TwentySix;
+        const glccl::Labeling ref = glccl::labelReference(image, connectivity, glccl::Criterion::binary());
+        MeasureOptions options;
+        options.properties.properties = {"label", "area", "bbox", "centroid"};
+        options.threads = 2;
+        const PropertyTable t = glccl::measureRegions(samplesOf(ref.labels, shape), nullptr, options);
+        REQUIRE(t.rows == ref.count());
+        for (std::size_t r = 0; r < t.rows; ++r) {
+            const glccl::Component& c = ref.components[r];
+            CHECK(column(t, "label").uints[r] == r + 1);
+            CHECK(column(t, "area").reals[r] == double(c.area));
+            const int z = dims == 3 ? 1 : 0;
+            CHECK(column(t, "bbox-" + std::to_string(dims - 1)).ints[r] == c.left);
+            CHECK(column(t, "bbox-" + std::to_string(dims - 2)).ints[r] == c.top);
+            CHECK(column(t, "bbox-" + std::to_string(2 * dims - 1)).ints[r] == c.left + c.width);
+            CHECK(column(t, "centroid-" + std::to_string(dims - 1)).reals[r] == Approx(c.centroidX).epsilon(1e-12));
+            CHECK(column(t, "centroid-" + std::to_string(dims - 2)).reals[r] == Approx(c.centroidY).epsilon(1e-12));
+            if (z) CHECK(column(t, "centroid-0").reals[r] == Approx(c.centroidZ).epsilon(1e-12));
+        }
+    }
+}
+
+TEST_CASE("measure: a region's Euler number is its 8-connected pieces less its 4-connected holes", "[measure]") {
+    const std::int64_t w = 90, h = 70;
+    const auto labels = randomLabels(w, h, 1, 6, 3);
+    MeasureOptions options;
+    options.properties.properties = {"label", "euler_number"};
+    const PropertyTable t = glccl::measureRegions(samplesOf(labels, Shape::image(w, h)), nullptr, options);
+    for (std::size_t r = 0; r < t.rows; ++r) {
+        const std::uint32_t l = std::uint32_t(column(t, "label").uints[r]);
+        // The region and its complement in a frame one element wider: holes
+        // are the complement's 4-connected components but the outer one.
+        Image mask(Shape::image(w + 2, h + 2), 1, 8), rest(Shape::image(w + 2, h + 2), 1, 8);
+        for (std::int64_t y = 0; y < h + 2; ++y)
+            for (std::int64_t x = 0; x < w + 2; ++x) {
+                const bool in = x > 0 && y > 0 && x <= w && y <= h && labels[std::size_t((y - 1) * w + x - 1)] == l;
+                mask.setSample(int(x), int(y), 0, in);
+                rest.setSample(int(x), int(y), 0, !in);
+            }
+        const auto pieces = glccl::labelReference(mask, glccl::Connectivity::Eight, glccl::Criterion::binary()).count();
+        const auto holes = glccl::labelReference(rest, glccl::Connectivity::Four, glccl::Criterion::binary()).count() - 1;
+        CHECK(column(t, "euler_number").ints[r] == std::int64_t(pieces) - std::int64_t(holes));
+    }
+}
+
+TEST_CASE("measure: every thread count gives the same table, floating-point intensities included", "[measure]") {
+    for (int dims : {2, 3}) {
+        const Shape shape = dims == 2 ? Shape::image(311, 500) : Shape::volume(41, 47, 53);
+        const auto labels = randomLabels(shape.width, shape.height, shape.depth, 300, 7 + std::uint32_t(dims));
+        std::vector<double> intensity(labels.size() * 2);
+        std::mt19937_64 rng(9);
+        std::uniform_real_distribution<double> u(-1e6, 1e6);
+        for (auto& v : intensity) v = u(rng);
+        IntensitySamples in;
+        in.shape = shape;
+        in.channels = 2;
+        in.data = intensity.data();
+        in.bytes = 8;
+        in.kind = glccl::SampleKind::Float;
+        MeasureOptions options;
+        options.intensityChannelAxis = true;
+        options.properties.properties = {"label", "moments_central", "inertia_tensor_eigvals", "euler_number", "intensity_mean",
+                                         "intensity_std", "intensity_min_position", "moments_weighted_central", "centroid_weighted"};
+        if (dims == 2) options.properties.properties.push_back("perimeter");
+        if (dims == 2) options.properties.properties.push_back("perimeter_crofton");
+        options.threads = 1;
+        const PropertyTable one = glccl::measureRegions(samplesOf(labels, shape), &in, options);
+        for (int threads : {2, 3, 5, 8}) {
+            options.threads = threads;
+            CHECK(sameTables(glccl::measureRegions(samplesOf(labels, shape), &in, options), one));
+        }
+    }
+}
+
+TEST_CASE("measure: an image measured in pieces with margins of 2, merged, equals it measured whole", "[measure]") {
+    const std::int64_t w = 37, h = 29;
+    const auto labels = randomLabels(w, h, 1, 9, 21);
+    std::vector<std::uint16_t> intensity(labels.size());
+    for (std::size_t i = 0; i < intensity.size(); ++i) intensity[i] = std::uint16_t((i * 7919) % 65536);
+    const std::vector<std::string> properties = {"label", "bbox", "moments_central", "perimeter", "perimeter_crofton", "euler_number",
+                                                 "intensity_mean", "intensity_max", "intensity_max_position", "moments_weighted_central"};
+    const glccl::TermRequest q = glccl::termsFor(properties, 2, 1, glccl::SampleKind::Unsigned, 16);
+    IntensitySamples whole;
+    whole.shape = Shape::image(w, h);
+    whole.data = intensity.data();
+    whole.bytes = 2;
+    glccl::PropertyOptions po;
+    po.properties = properties;
+    const PropertyTable expected =
+        glccl::finalizeProperties(glccl::measureTerms(samplesOf(labels, whole.shape), &whole, q, 1), po);
+
+    for (std::int64_t step : {1, 5, 13}) {
+        glccl::RegionTotals merged;
+        bool first = true;
+        for (std::int64_t y0 = 0; y0 < h; y0 += step)
+            for (std::int64_t x0 = 0; x0 < w; x0 += 2 * step) {
+                const std::int64_t y1 = std::min(h, y0 + step), x1 = std::min(w, x0 + 2 * step);
+                const std::int64_t ay = std::max<std::int64_t>(0, y0 - 2), by = std::min(h, y1 + 2);
+                const std::int64_t ax = std::max<std::int64_t>(0, x0 - 2), bx = std::min(w, x1 + 2);
+                std::vector<std::uint32_t> pl;
+                std::vector<std::uint16_t> pi;
+                for (std::int64_t y = ay; y < by; ++y)
+                    for (std::int64_t x = ax; x < bx; ++x) {
+                        pl.push_back(labels[std::size_t(y * w + x)]);
+                        pi.push_back(intensity[std::size_t(y * w + x)]);
+                    }
+                glccl::PiecePlace place;
+                place.origin = {ax, ay, 0};
+                place.ownBegin = {x0 - ax, y0 - ay, 0};
+                place.ownEnd = {x1 - ax, y1 - ay, 1};
+                place.whole = whole.shape;
+                IntensitySamples piece = whole;
+                piece.shape = Shape::image(bx - ax, by - ay);
+                piece.data = pi.data();
+                auto totals = glccl::measureTerms(samplesOf(pl, piece.shape), &piece, q, 1, false, &place);
+                if (first) merged = std::move(totals);
+                else glccl::mergeTotals(merged, totals);
+                first = false;
+            }
+        INFO("pieces of " << step << " rows");
+        CHECK(sameTables(glccl::finalizeProperties(merged, po), expected));
+    }
+}
+
+TEST_CASE("measure: mistakes are errors that say what is wrong", "[measure]") {
+    const std::vector<std::int32_t> negative = {0, 1, -2, 3};
+    LabelSamples s;
+    s.shape = Shape::image(2, 2);
+    s.data = negative.data();
+    s.bytes = 4;
+    s.isSigned = true;
+    MeasureOptions options;
+    options.properties.properties = {"area"};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(s, nullptr, options), Catch::Contains("negative"));
+    const std::vector<std::uint32_t> labels = {0, 1, 1, 2};
+    options.properties.properties = {"centroid", "solidity"};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("unknown property 'solidity'"));
+    options.properties.properties = {"intensity_mean"};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("needs an intensity image"));
+    options.properties.properties = {"perimeter"};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, Shape::volume(2, 2, 1)), nullptr, options), Catch::Contains("2-D"));
+    options.properties.properties = {"moments_hu"};
+    options.properties.spacing = {1.0, 2.0};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("spacing of 1"));
+    options.properties.spacing = {1.0};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("spacing has 1"));
+}
