@@ -485,12 +485,16 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
     for (std::size_t c = 0; c < l.channels; ++c) {
         const std::size_t i = r * l.channels + c, j = s * l.channels + c;
         if (l.floats) {
-            t.intensitySumFloat[i] += S.sumF[j];
-            t.intensitySquaresFloat[i] += S.squaresF[j];
+            if (q.intensitySums) {
+                t.intensitySumFloat[i] += S.sumF[j];
+                t.intensitySquaresFloat[i] += S.squaresF[j];
+            }
             for (std::size_t e = 0; e < l.weighted; ++e) t.weightedMomentsFloat[i * l.weighted + e] += S.weightedF[j * l.weighted + e];
         } else {
-            t.intensitySum[i] += widen(S.sum[j]);
-            t.intensitySquares[i] += widen(S.squares[j]);
+            if (q.intensitySums) {
+                t.intensitySum[i] += widen(S.sum[j]);
+                t.intensitySquares[i] += widen(S.squares[j]);
+            }
             for (std::size_t e = 0; e < l.weighted; ++e) t.weightedMoments[i * l.weighted + e] += widen(S.weighted[j * l.weighted + e]);
         }
         if (q.intensityExtrema && S.seen[s]) {
