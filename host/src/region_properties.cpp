@@ -411,6 +411,14 @@ std::array<double, 7> huOf(const std::vector<double>& nu) {
     return h;
 }
 
+// The length of the major (minor) axis of the ellipse (ellipsoid) with the
+// region's second moments.
+double axisLength(RegionMeasure& r, bool major) {
+    const auto& e = r.eigenvalues();
+    if (r.dims() == 2) return 4 * std::sqrt(major ? e[0] : e[1]);
+    return std::sqrt(std::max(0.0, 10 * (major ? e[0] + e[1] - e[2] : -e[0] + e[1] + e[2])));
+}
+
 double minSpacing(const RegionMeasure& r) {
     double s = r.spacing(0);
     for (int a = 1; a < r.dims(); ++a) s = std::min(s, r.spacing(a));
@@ -548,17 +556,9 @@ const std::vector<PropertyDeclaration> kDeclarations = {
           else v.push_back(0.5 * std::atan2(-2 * b, c - a));
       }},
     D{"axis_major_length", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          const auto& e = r.eigenvalues();
-          if (r.dims() == 2) v.push_back(4 * std::sqrt(e[0]));
-          else v.push_back(std::sqrt(std::max(0.0, 10 * (e[0] + e[1] - e[2]))));
-      }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { v.push_back(axisLength(r, true)); }},
     D{"axis_minor_length", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          const auto& e = r.eigenvalues();
-          if (r.dims() == 2) v.push_back(4 * std::sqrt(e[1]));
-          else v.push_back(std::sqrt(std::max(0.0, 10 * (-e[0] + e[1] + e[2]))));
-      }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { v.push_back(axisLength(r, false)); }},
     D{"eccentricity", true, false, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           const auto& e = r.eigenvalues();
