@@ -559,6 +559,11 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { v.push_back(axisLength(r, true)); }},
     D{"axis_minor_length", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { v.push_back(axisLength(r, false)); }},
+    D{"axis_ratio", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
+          const double major = axisLength(r, true);
+          v.push_back(major == 0 ? 0.0 : axisLength(r, false) / major);
+      }},
     D{"eccentricity", true, false, false, false, [](TermRequest& q) { needMoments(q, 2); }, scalarShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           const auto& e = r.eigenvalues();
