@@ -121,8 +121,11 @@ class Block:
 
 
 def pages(source):
+    """Every page, or those GLCCL_DOC_PAGES names (comma-separated, e.g. "docs/measuring.md")."""
     docs = os.path.join(source, "docs")
-    return ["README.md"] + sorted("docs/" + name for name in os.listdir(docs) if name.endswith(".md"))
+    every = ["README.md"] + sorted("docs/" + name for name in os.listdir(docs) if name.endswith(".md"))
+    asked = [p for p in os.environ.get("GLCCL_DOC_PAGES", "").split(",") if p]
+    return [p for p in every if p in asked] if asked else every
 
 
 def read_blocks(source, page):
