@@ -38,7 +38,7 @@ ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 # instrumented, so the engine uses plain std::thread, which TSan sees whole;
 # any report fails the run.
 bash tools/build.sh tsan
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep]"
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep],[measure]"
 
 # A short fuzz run per reader (and for the cpu engine against the reference),
 # from the seeds, in a scratch corpus. A finding
