@@ -74,7 +74,7 @@ class _Terms:
     def __init__(self, labels, intensity, properties, spec, token, select=None):
         self.grid = labels if labels is not None else intensity
         self.labels, self.intensity = labels, intensity
-        self.spatial = self.grid.ndim if labels is not None else len(spec["shape"])
+        self.spatial = len(spec["shape"])
         self.spec = dict(spec, properties=list(properties))
         self.token = token
         self.chunks = self.grid.chunks[:self.spatial]
@@ -135,9 +135,9 @@ class _Terms:
         self.dsk[key] = (tasks.merged_terms,) + tuple(parts)
         return key
 
-    def graph(self, name, dsk):
-        """A HighLevelGraph of the arrays' layers, these tasks and the layer
-        `name` (dsk) on top."""
+    def graph(self, tops):
+        """A HighLevelGraph of the arrays' layers, these tasks and the layers
+        `tops` ({name: dsk}) on top of them."""
         inner = self.name("measure")
         layers, dependencies = {}, {}
         for array in (self.labels, self.intensity):
@@ -147,8 +147,9 @@ class _Terms:
         layers[inner] = self.dsk
         dependencies[inner] = set().union(*(set(array.__dask_layers__()) for array in (self.labels, self.intensity)
                                             if array is not None))
-        layers[name] = dsk
-        dependencies[name] = {inner}
+        for name, dsk in tops.items():
+            layers[name] = dsk
+            dependencies[name] = {inner}
         return HighLevelGraph(layers, dependencies)
 
 
@@ -257,12 +258,11 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         intensity = _without_empty_chunks(intensity.rechunk(labels.chunks + intensity.shape[labels.ndim:]),
                                           labels.ndim)
     spec = {"background": False, "threads": threads, "where": where, "shape": labels.shape}
-    token = tokenize(labels.name, None if intensity is None else intensity.name, canonicals, spacing, threads)
+    token = tokenize(labels.name, None if intensity is None else intensity.name, asked, separator, spacing, threads)
     terms = _Terms(labels, intensity, canonicals, spec, token)
     columns, table = terms.name("measure-finalize"), terms.name("measure-table")
-    dsk = {columns: (tasks.finalized, terms.terms, canonicals, spacing),
-           table: (tasks.property_table, columns, asked, separator)}
-    return Delayed(table, terms.graph(table, dsk))
+    terms.dsk[columns] = (tasks.finalized, terms.terms, canonicals, spacing)
+    return Delayed(table, terms.graph({table: {table: (tasks.property_table, columns, asked, separator)}}))
 
 
 # --- dask_image.ndmeasure's measurements --------------------------------------------------------------------------
@@ -321,17 +321,17 @@ def _measured(where, image, label_image, index, properties, outputs):
     terms = _Terms(labels, image if needs_image else None, ["label"] + list(properties), spec, token,
                    select.get("select"))
     columns = terms.name("measure-finalize")
-    dsk = {columns: (tasks.finalized, terms.terms, ["label"] + list(properties), None)}
+    terms.dsk[columns] = (tasks.finalized, terms.terms, ["label"] + list(properties), None)
     axes = list(range(1 if flat else 0, image.ndim))
-    results = []
+    tops, results = {}, []
     for number, (column, by_axis, dtype, default) in enumerate(outputs):
         dtype = image.dtype if dtype is None else np.dtype(dtype)
         name = terms.name(f"ndmeasure-{number}")
         out_shape = shape + ((len(axes),) if by_axis else ())
-        dsk[(name,) + (0,) * len(out_shape)] = (tasks.per_index, columns, terms.terms, column, count, inverse, shape,
-                                                axes if by_axis else None, dtype.str, default)
+        tops[name] = {(name,) + (0,) * len(out_shape): (tasks.per_index, columns, terms.terms, column, count, inverse,
+                                                        shape, axes if by_axis else None, dtype.str, default)}
         results.append((name, out_shape, dtype))
-    graph = terms.graph(terms.name("ndmeasure"), dsk)
+    graph = terms.graph(tops)
     return [da.Array(graph, name, tuple((side,) for side in out_shape), dtype=dtype)
             for name, out_shape, dtype in results]
 

@@ -522,7 +522,8 @@ def chunk_terms(label_parts, intensity_parts, places, box, own, spec, select=Non
     if label_parts is None:
         labels = np.ones(shape, np.uint8)
     else:
-        labels = _selected(_assembled(label_parts, places, shape, label_parts[0].dtype), [s for s, _ in box], spec, select)
+        labels = _assembled(label_parts, places, shape, label_parts[0].dtype)
+        labels = _selected(labels, [start for start, _ in box], spec, select)
     intensity = None
     if intensity_parts is not None:
         channels = intensity_parts[0].shape[len(shape):]
