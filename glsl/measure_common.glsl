@@ -4,20 +4,49 @@
 //
 //   DIMENSIONS       2 or 3 (criterion.glsl: PixelCoord, imageSize)
 //   MEASURE_GROUP    work group size; MEASURE_SEGMENT elements (windows) per invocation
-//   LIMBS            32-bit limbs of one moment sum, lowest first
+//   LIMBS            32-bit limbs of one wide sum, lowest first
 //   MOMENT_LEVEL     TermRequest::momentLevel, 0 .. 4
+//   WEIGHTED_LEVEL   TermRequest::weightedMomentLevel, 0 .. 4
 //   RECORD_WORDS     words of one region's record in `totals`:
 //
 //     | moments: terms x LIMBS | perimeter: 3 | crofton: 5 | euler: 2 (int64) |
 //       MOMENTS_AT             PERIMETER_AT   CROFTON_AT   EULER_AT
+//     | sum: LIMBS | squares: LIMBS | ~min, max: 2 | ~first positions: 2 | weighted: terms x LIMBS |
+//       SUM_AT       SQUARES_AT      EXTREMA_AT     POSITIONS_AT          WEIGHTED_AT
 //
-//   a part only where its GATHER_MOMENTS, GATHER_PERIMETER, GATHER_CROFTON
-//   or GATHER_EULER is defined. Region r is label r + 1.
+//   a part only where its GATHER_MOMENTS, GATHER_PERIMETER, GATHER_CROFTON,
+//   GATHER_EULER, GATHER_SUMS, GATHER_EXTREMA (both extrema parts) or
+//   GATHER_WEIGHTED is defined. Region r is label r + 1. The least sample
+//   and the first positions are kept complemented, so that atomicMax over
+//   a zeroed record finds them.
+//
+// An intensity (GATHER_SUMS, GATHER_EXTREMA or GATHER_WEIGHTED) is read
+// from image unit MEASURE_INTENSITY_IMAGE in INTENSITY_FORMAT (r8ui, r16ui,
+// r32ui; r8 and r16 with INTENSITY_SCALE 255.0 and 65535.0, read in the
+// format's units).
 
 #if DIMENSIONS == 3
 layout(r32ui, binding = MEASURE_LABELS_IMAGE) uniform readonly uimage3D labelImage;
 #else
 layout(r32ui, binding = MEASURE_LABELS_IMAGE) uniform readonly uimage2D labelImage;
+#endif
+
+#if defined(GATHER_SUMS) || defined(GATHER_EXTREMA) || defined(GATHER_WEIGHTED)
+#define GATHER_INTENSITY 1
+#if DIMENSIONS == 3
+#define INTENSITY_IMAGE_TYPE image3D
+#define INTENSITY_UIMAGE_TYPE uimage3D
+#else
+#define INTENSITY_IMAGE_TYPE image2D
+#define INTENSITY_UIMAGE_TYPE uimage2D
+#endif
+#ifdef INTENSITY_SCALE
+layout(INTENSITY_FORMAT, binding = MEASURE_INTENSITY_IMAGE) uniform readonly INTENSITY_IMAGE_TYPE intensityImage;
+uint sampleAt(PixelCoord p) { return uint(round(imageLoad(intensityImage, p).r * INTENSITY_SCALE)); }
+#else
+layout(INTENSITY_FORMAT, binding = MEASURE_INTENSITY_IMAGE) uniform readonly INTENSITY_UIMAGE_TYPE intensityImage;
+uint sampleAt(PixelCoord p) { return imageLoad(intensityImage, p).r; }
+#endif
 #endif
 
 // Per region, the least x, y, z of its box (w unused).

@@ -1,6 +1,8 @@
 // measure_terms: the element terms of every region, its moments (sums of
-// powers of coordinates local to its box) and its perimeter's border
-// elements by class, added into `totals` (measure_common.glsl).
+// powers of coordinates local to its box), its perimeter's border elements
+// by class, and of an integer intensity its sum, sum of squares, extrema
+// and weighted moments, added into `totals` (measure_common.glsl).
+// measure_extrema finds the extrema's first positions after it.
 //
 // An invocation walks MEASURE_SEGMENT elements of one row (y, z) and sums
 // the run of each label it meets on the way, so that a region's totals take
@@ -11,19 +13,51 @@
 
 layout(local_size_x = MEASURE_GROUP) in;
 
-// One run's sums: sum of lx^e (e = 0..3) as 64-bit (low, high) pairs, and
-// its border elements of each perimeter class.
+// One run's sums: of lx^e (e = 0..3) as 64-bit (low, high) pairs, its
+// border elements of each perimeter class; of the intensity I, the sums of
+// I, I^2 and I lx^e (64 and 96 bits: a run is at most MEASURE_SEGMENT
+// elements) and the extrema.
 struct Run {
     uint label;
     PixelCoord origin;  // the region's box's least corner
     uvec2 powers[4];
     uvec3 perimeter;
+    uvec2 sum;
+    uvec3 squares;
+    uvec3 weighted[4];
+    uint least, most;
 };
 
 uvec2 add64(uvec2 a, uvec2 b) {
     uint carry;
     const uint low = uaddCarry(a.x, b.x, carry);
     return uvec2(low, a.y + b.y + carry);
+}
+
+uvec3 add96(uvec3 a, uvec3 b) {
+    uint carry0, carry1, carry2;
+    const uint low = uaddCarry(a.x, b.x, carry0);
+    uint middle = uaddCarry(a.y, b.y, carry1);
+    middle = uaddCarry(middle, carry0, carry2);
+    return uvec3(low, middle, a.z + b.z + carry1 + carry2);
+}
+
+// a x b of a 64-bit a and a 32-bit b.
+uvec3 multiply64(uvec2 a, uint b) {
+    uint high0, low0, high1, low1, carry;
+    umulExtended(a.x, b, high0, low0);
+    umulExtended(a.y, b, high1, low1);
+    const uint middle = uaddCarry(high0, low1, carry);
+    return uvec3(low0, middle, high1 + carry);
+}
+
+// A run's power sum, times ly^ey lz^ez, into the wide sum at totals[at].
+void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
+    uint sum[LIMBS];
+    for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
+    for (int i = 0; i < ey; ++i) multiplyWide(sum, ly);
+    for (int i = 0; i < ez; ++i) multiplyWide(sum, lz);
+    addWide(at, sum);
 }
 
 Run startRun(uint label) {
@@ -34,8 +68,15 @@ Run startRun(uint label) {
 #else
     run.origin = label != 0u ? boxMin[label - 1u].xy : ivec2(0);
 #endif
-    for (int e = 0; e < 4; ++e) run.powers[e] = uvec2(0u);
+    for (int e = 0; e < 4; ++e) {
+        run.powers[e] = uvec2(0u);
+        run.weighted[e] = uvec3(0u);
+    }
     run.perimeter = uvec3(0u);
+    run.sum = uvec2(0u);
+    run.squares = uvec3(0u);
+    run.least = 0xffffffffu;
+    run.most = 0u;
     return run;
 }
 
@@ -69,7 +110,6 @@ int perimeterClass(ivec2 p, uint label) {
 void flush(Run run, PixelCoord row) {
     if (run.label == 0u) return;
     const uint record = recordOf(run.label);
-#ifdef GATHER_MOMENTS
     const uint ly = uint(row.y - run.origin.y);
 #if DIMENSIONS == 3
     const uint lz = uint(row.z - run.origin.z);
@@ -79,20 +119,33 @@ void flush(Run run, PixelCoord row) {
     const int zMax = 0;
 #endif
     // TermRequest::exponents' order: z slowest, then y, then x.
+#ifdef GATHER_MOMENTS
     uint term = 0u;
     for (int ez = 0; ez <= zMax; ++ez)
         for (int ey = 0; ey <= 3; ++ey)
             for (int ex = 0; ex <= 3; ++ex) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
-                uint sum[LIMBS];
-                for (int k = 0; k < LIMBS; ++k) sum[k] = 0u;
-                sum[0] = run.powers[ex].x;
-                sum[1] = run.powers[ex].y;
-                for (int i = 0; i < ey; ++i) multiplyWide(sum, ly);
-                for (int i = 0; i < ez; ++i) multiplyWide(sum, lz);
-                addWide(record + uint(MOMENTS_AT) + term * uint(LIMBS), sum);
+                addScaled(record + uint(MOMENTS_AT) + term * uint(LIMBS), uvec3(run.powers[ex], 0u), ly, ey, lz, ez);
                 ++term;
             }
+#endif
+#ifdef GATHER_WEIGHTED
+    uint weightedTerm = 0u;
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
+                addScaled(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), run.weighted[ex], ly, ey, lz, ez);
+                ++weightedTerm;
+            }
+#endif
+#ifdef GATHER_SUMS
+    addScaled(record + uint(SUM_AT), uvec3(run.sum, 0u), 0u, 0, 0u, 0);
+    addScaled(record + uint(SQUARES_AT), run.squares, 0u, 0, 0u, 0);
+#endif
+#ifdef GATHER_EXTREMA
+    atomicMax(totals[record + uint(EXTREMA_AT)], ~run.least);
+    atomicMax(totals[record + uint(EXTREMA_AT + 1)], run.most);
 #endif
 #ifdef GATHER_PERIMETER
     for (int c = 0; c < 3; ++c)
@@ -119,15 +172,27 @@ void main() {
             run = startRun(label);
         }
         if (label == 0u) continue;
-#ifdef GATHER_MOMENTS
         // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
         const uint lx = uint(x - run.origin.x);
         uint high, low;
         umulExtended(lx * lx, lx, high, low);
-        run.powers[0] = add64(run.powers[0], uvec2(1u, 0u));
-        run.powers[1] = add64(run.powers[1], uvec2(lx, 0u));
-        run.powers[2] = add64(run.powers[2], uvec2(lx * lx, 0u));
-        run.powers[3] = add64(run.powers[3], uvec2(low, high));
+        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
+#ifdef GATHER_MOMENTS
+        for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
+#endif
+#ifdef GATHER_INTENSITY
+        const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+        run.sum = add64(run.sum, uvec2(value, 0u));
+        run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+        run.least = min(run.least, value);
+        run.most = max(run.most, value);
+#endif
+#ifdef GATHER_WEIGHTED
+        for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
 #ifdef GATHER_PERIMETER
         if (isBorder(p, label)) {

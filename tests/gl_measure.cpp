@@ -50,6 +50,18 @@ void requireSameTotals(const RegionTotals& expected, const RegionTotals& actual)
     REQUIRE(actual.perimeterClasses == expected.perimeterClasses);
     REQUIRE(actual.croftonClasses == expected.croftonClasses);
     REQUIRE(actual.eulerTimes == expected.eulerTimes);
+    REQUIRE(actual.intensitySum == expected.intensitySum);
+    REQUIRE(actual.intensitySquares == expected.intensitySquares);
+    REQUIRE(actual.intensitySumFloat.size() == expected.intensitySumFloat.size());
+    REQUIRE(actual.intensitySquaresFloat.size() == expected.intensitySquaresFloat.size());
+    REQUIRE(actual.intensityMin == expected.intensityMin);
+    REQUIRE(actual.intensityMax == expected.intensityMax);
+    REQUIRE(actual.intensityMinBits == expected.intensityMinBits);
+    REQUIRE(actual.intensityMaxBits == expected.intensityMaxBits);
+    REQUIRE(actual.intensityMinAt == expected.intensityMinAt);
+    REQUIRE(actual.intensityMaxAt == expected.intensityMaxAt);
+    REQUIRE(actual.weightedMoments == expected.weightedMoments);
+    REQUIRE(actual.weightedMomentsFloat.size() == expected.weightedMomentsFloat.size());
 }
 
 // Values the same bit for bit (NaN where scikit-image gives NaN too).
@@ -118,6 +130,84 @@ void requireGpuTermsMatchCpu(const Image& image, Connectivity connectivity, cons
     requireSameTable(fromLabeling, finalizeProperties(gpu, measure.properties));
     requireSameTable(finalizeProperties(measureTerms(samples, nullptr, gpu.request, 1), measure.properties),
                      finalizeProperties(gpu, measure.properties));
+}
+
+// Random unsigned samples of `bits`, the format's largest value among them.
+Image randomIntensity(const Shape& shape, int bits, std::uint64_t seed) {
+    Image image(shape, 1, bits);
+    std::mt19937_64 random(seed);
+    const std::uint64_t largest = bits == 32 ? 0xffffffffu : (std::uint64_t(1) << bits) - 1;
+    for (std::size_t i = 0; i < shape.count(); ++i) {
+        const std::uint64_t r = random();
+        image.setSample(i, 0, std::uint32_t(r % 5 == 0 ? largest : r % 7 == 0 ? 0 : (r >> 8) & largest));
+    }
+    return image;
+}
+
+// The intensity as a texture of `format`, 2-D or 3-D as the image.
+gl::Texture intensityTexture(const Image& image, GLenum format) {
+    const bool volume = image.dimensions == 3;
+    gl::Texture texture = volume ? gl::Texture::allocateVolume(format, image.width, image.height, image.depth, "an intensity")
+                                 : gl::Texture::allocate(format, image.width, image.height, "an intensity");
+    const bool integer = format == GL_R8UI || format == GL_R16UI || format == GL_R32UI;
+    const GLenum type = image.sampleBits == 8 ? GL_UNSIGNED_BYTE : image.sampleBits == 16 ? GL_UNSIGNED_SHORT : GL_UNSIGNED_INT;
+    texture.upload(image.pixels.data(), integer ? GL_RED_INTEGER : GL_RED, type);
+    return texture;
+}
+
+// Labels `labelImage` with the compute engine and requires the GPU's
+// intensity terms of `intensity` (a texture of `format`) to be the cpu
+// accumulator's, and the finalized tables measureLabeling's.
+void requireGpuIntensityTermsMatchCpu(const Image& labelImage, Connectivity connectivity, const Image& intensity,
+                                      GLenum format, const std::string& name) {
+    const bool volume = labelImage.dimensions == 3;
+    INFO(name << " " << labelImage.width << "x" << labelImage.height << "x" << labelImage.depth << " format "
+              << textureFormatName(format));
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    ImageTexture texture = volume ? ImageTexture::volume(labelImage) : ImageTexture(labelImage);
+    const gl::Texture samples = intensityTexture(intensity, format);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.connectivity = connectivity;
+    labeler.label(texture.id(), options);
+    const Labeling labeling = labeler.result();
+    LabelSamples labels;
+    labels.shape = labeling.shape();
+    labels.data = labeling.labels.data();
+    IntensitySamples host;
+    host.shape = intensity.shape();
+    host.data = intensity.pixels.data();
+    host.bytes = intensity.sampleBits / 8;
+    std::vector<std::string> properties = {"intensity_mean", "intensity_std", "intensity_min", "intensity_max",
+                                           "intensity_min_position", "intensity_max_position", "moments_weighted",
+                                           "moments_weighted_central", "moments", "euler_number"};
+    if (!volume) properties.push_back("moments_weighted_hu");
+    const TermRequest all = termsFor(properties, labelImage.dimensions, 1, SampleKind::Unsigned, intensity.sampleBits);
+    std::vector<TermRequest> requests = {all};
+    for (int level = 1; level <= 3; ++level) {
+        TermRequest q;
+        q.dimensions = labelImage.dimensions;
+        q.channels = 1;
+        q.intensityBits = intensity.sampleBits;
+        q.weightedMomentLevel = level;
+        q.intensitySums = level == 2;
+        q.intensityExtrema = level == 3;
+        requests.push_back(q);
+    }
+    for (const TermRequest& q : requests) {
+        INFO("weighted level " << q.weightedMomentLevel << ", sums " << q.intensitySums << ", extrema "
+                               << q.intensityExtrema);
+        const RegionTotals expected = measureTerms(labels, &host, q, 1);
+        const RegionTotals actual = labeler.measureTerms(q, samples.id());
+        REQUIRE(glGetError() == GL_NO_ERROR);
+        requireSameTotals(expected, actual);
+        requireSameTotals(actual, labeler.measureTerms(q, samples.id()));
+    }
+    MeasureOptions measure;
+    measure.properties.properties = properties;
+    requireSameTable(measureLabeling(labeling, &host, measure),
+                     finalizeProperties(labeler.measureTerms(all, samples.id()), measure.properties));
 }
 
 void setPixel(Image& image, int x, int y) { image.setSample(std::size_t(y) * std::size_t(image.width) + std::size_t(x), 0, 255); }
@@ -219,8 +309,23 @@ TEST_CASE("measure: a request for no terms, and the requests refused", "[gl][com
     intensity.channels = 1;
     intensity.intensitySums = true;
     CHECK_THROWS_WITH(labeler.measureTerms(intensity),
-                      "glccl::Labeler::measureTerms(): intensity terms are gathered on the host (glccl::measureTerms "
-                      "of glccl/measure.hpp)");
+                      "glccl::Labeler::measureTerms(): the request has intensity terms and no intensity texture is "
+                      "given");
+    CHECK_THROWS_WITH(labeler.measureTerms(none, texture.id()),
+                      "glccl::Labeler::measureTerms(): an intensity texture is given to a request without intensity "
+                      "terms (channels 1 and sums, extrema or weighted moments)");
+    intensity.intensityKind = SampleKind::Float;
+    CHECK_THROWS_WITH(labeler.measureTerms(intensity, texture.id()),
+                      "glccl::Labeler::measureTerms(): intensity terms are gathered here of one channel of unsigned "
+                      "samples; others on the host (glccl::measureTerms of glccl/measure.hpp)");
+    intensity.intensityKind = SampleKind::Unsigned;
+    ImageTexture other(randomImage(41, 30, 0.5, 2, 1, 8));
+    CHECK_THROWS_WITH(labeler.measureTerms(intensity, other.id()),
+                      "glccl::Labeler::measureTerms(): the intensity texture is 41x30, the labels are 40x30");
+    const gl::Texture floats = gl::Texture::allocate(GL_R32F, 40, 30, "a float intensity");
+    CHECK_THROWS_WITH(labeler.measureTerms(intensity, floats.id()),
+                      "glccl::Labeler::measureTerms(): the intensity texture is GL_R32F; intensity terms are gathered "
+                      "of GL_R8, GL_R8UI, GL_R16, GL_R16UI and GL_R32UI textures");
     TermRequest volume;
     volume.dimensions = 3;
     volume.euler = true;
@@ -283,4 +388,30 @@ TEST_CASE("measure: the host's program, image unit and storage buffer bindings a
     labeler.measureTerms(q);
     CHECK(snapshot() == before);
     REQUIRE(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("measure: the GPU's intensity terms are the cpu accumulator's", "[gl][compute][measure][intensity]") {
+    std::mt19937_64 seeds(63);
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{23, 1}, std::pair{37, 29}, std::pair{130, 40}})
+        for (double density : {0.3, 1.0})
+            for (auto [format, bits] : {std::pair{GLenum(GL_R8), 8}, std::pair{GLenum(GL_R8UI), 8},
+                                        std::pair{GLenum(GL_R16), 16}, std::pair{GLenum(GL_R16UI), 16},
+                                        std::pair{GLenum(GL_R32UI), 32}})
+                requireGpuIntensityTermsMatchCpu(randomImage(w, h, density, 2, 1, seeds()), Connectivity::Eight,
+                                                 randomIntensity(Shape::image(w, h), bits, seeds()), format, "image");
+    // One region filling a wide image: sums of squares and weighted moments
+    // of 32-bit samples past 128 bits.
+    Image full(500, 200);
+    std::fill(full.pixels.begin(), full.pixels.end(), std::uint8_t(255));
+    requireGpuIntensityTermsMatchCpu(full, Connectivity::Four, randomIntensity(full.shape(), 32, 5), GL_R32UI, "full");
+    // Rows wider than 1625: x^3 takes two limbs, and so does each sample
+    // times it.
+    Image wide(2100, 3);
+    std::fill(wide.pixels.begin(), wide.pixels.end(), std::uint8_t(255));
+    requireGpuIntensityTermsMatchCpu(wide, Connectivity::Four, randomIntensity(wide.shape(), 32, 6), GL_R32UI, "wide");
+    for (auto [w, h, d] : {std::tuple{1, 1, 1}, std::tuple{17, 13, 11}, std::tuple{40, 9, 21}})
+        for (auto [format, bits] : {std::pair{GLenum(GL_R8), 8}, std::pair{GLenum(GL_R32UI), 32}})
+            requireGpuIntensityTermsMatchCpu(glccl::test::randomTestVolume(w, h, d, 0.5, seeds()),
+                                             Connectivity::TwentySix,
+                                             randomIntensity(Shape::volume(w, h, d), bits, seeds()), format, "volume");
 }

@@ -312,14 +312,16 @@ Labeling Labeler::result() {
     return labeling;
 }
 
-RegionTotals Labeler::measureTerms(const TermRequest& request) {
+RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensity) {
     const char* entry = "glccl::Labeler::measureTerms()";
     const bool compute = withPrefix(entry, [&] {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
         const gl::Texture& texture = impl_->labels;
-        measure::checkRequest(request, texture.target() == GL_TEXTURE_3D ? 3 : 2);
+        measure::checkRequest(request, texture.target() == GL_TEXTURE_3D ? 3 : 2, intensity != 0);
         const ContextInfo& info = impl_->info;
-        return info.major > 4 || (info.major == 4 && info.minor >= 3);
+        const bool here = info.major > 4 || (info.major == 4 && info.minor >= 3);
+        if (!here && intensity != 0) throw Error("intensity terms are gathered in OpenGL 4.3 contexts, this is " + info.version);
+        return here;
     });
     if (!compute) {
         // No compute shaders: the host's accumulator on the downloaded labels.
@@ -337,7 +339,9 @@ RegionTotals Labeler::measureTerms(const TermRequest& request) {
     return withPrefix(entry, [&] {
         StateGuard guard;
         if (!impl_->termGatherer) impl_->termGatherer = std::make_unique<measure::TermGatherer>();
-        return impl_->termGatherer->gather(impl_->labels, table, request);
+        const measure::Intensity samples =
+            intensity ? measure::intensityOf(intensity, impl_->labels) : measure::Intensity{};
+        return impl_->termGatherer->gather(impl_->labels, table, request, samples);
     });
 }
 

@@ -6,6 +6,7 @@
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
 #include "program.hpp"
+#include "glccl/capabilities.hpp"
 
 namespace glccl::measure {
 
@@ -19,22 +20,27 @@ int bitLength(std::uint64_t v) {
     return bits;
 }
 
-// The record of `request`, its moment sums wide enough for every region of
-// the table: a sum is at most count x (extent - 1)^degree.
-RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q) {
+// The record of `request`, its wide sums wide enough for every region of
+// the table: a moment sum is at most count x (extent - 1)^degree, times
+// the intensity's largest sample for a weighted one, the sum of squares
+// count x sample^2.
+RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q, int intensityBits) {
     RecordLayout layout;
     layout.momentTerms = int(TermRequest::exponents(q.momentLevel, q.dimensions).size());
-    if (layout.momentTerms > 0) {
-        std::uint64_t extent = 1, count = 1;
-        for (const Component& c : table) {
-            extent = std::max<std::uint64_t>({extent, c.width, c.height, c.depth});
-            count = std::max<std::uint64_t>(count, c.area);
-        }
-        const int degree = q.momentLevel == 4 ? 3 * q.dimensions : q.momentLevel;
-        const int bits = bitLength(extent - 1) * degree + bitLength(count);
-        layout.limbs = std::max(2, (bits + 31) / 32);
-        if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
+    layout.weightedTerms = int(TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size());
+    std::uint64_t extent = 1, count = 1;
+    for (const Component& c : table) {
+        extent = std::max<std::uint64_t>({extent, c.width, c.height, c.depth});
+        count = std::max<std::uint64_t>(count, c.area);
     }
+    auto degree = [&](int level) { return level == 4 ? 3 * q.dimensions : level; };
+    int bits = 0;
+    if (layout.momentTerms > 0) bits = bitLength(extent - 1) * degree(q.momentLevel) + bitLength(count);
+    if (layout.weightedTerms > 0)
+        bits = std::max(bits, bitLength(extent - 1) * degree(q.weightedMomentLevel) + intensityBits + bitLength(count));
+    if (q.intensitySums) bits = std::max(bits, 2 * intensityBits + bitLength(count));
+    layout.limbs = std::max(2, (bits + 31) / 32);
+    if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
     int at = 0;
     layout.momentsAt = at;
     at += layout.momentTerms * layout.limbs;
@@ -44,6 +50,16 @@ RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q)
     at += q.crofton ? 5 : 0;
     layout.eulerAt = at;
     at += q.euler ? 2 : 0;
+    layout.sumAt = at;
+    at += q.intensitySums ? layout.limbs : 0;
+    layout.squaresAt = at;
+    at += q.intensitySums ? layout.limbs : 0;
+    layout.extremaAt = at;
+    at += q.intensityExtrema ? 2 : 0;
+    layout.positionsAt = at;
+    at += q.intensityExtrema ? 2 : 0;
+    layout.weightedAt = at;
+    at += layout.weightedTerms * layout.limbs;
     layout.words = at;
     return layout;
 }
@@ -63,13 +79,56 @@ void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const vo
 
 }  // namespace
 
-void checkRequest(const TermRequest& q, int dimensions) {
+void checkRequest(const TermRequest& q, int dimensions, bool intensityGiven) {
     if (q.dimensions != dimensions)
         throw Error("the request is for " + std::to_string(q.dimensions) + "-D regions, the labels are " +
                     std::to_string(dimensions) + "-D");
-    if (q.channels > 0 || q.intensitySums || q.intensityExtrema || q.weightedMomentLevel > 0)
-        throw Error("intensity terms are gathered on the host (glccl::measureTerms of glccl/measure.hpp)");
     if (dimensions == 3 && (q.perimeter || q.crofton)) throw Error("perimeter and Crofton terms are 2-D terms");
+    const bool intensityTerms = q.intensitySums || q.intensityExtrema || q.weightedMomentLevel > 0;
+    if (q.channels > 1 || q.intensityKind != SampleKind::Unsigned)
+        throw Error("intensity terms are gathered here of one channel of unsigned samples; others on the host "
+                    "(glccl::measureTerms of glccl/measure.hpp)");
+    if ((q.channels > 0 || intensityTerms) && !intensityGiven)
+        throw Error("the request has intensity terms and no intensity texture is given");
+    if (intensityGiven && (q.channels != 1 || !intensityTerms))
+        throw Error("an intensity texture is given to a request without intensity terms (channels 1 and sums, "
+                    "extrema or weighted moments)");
+}
+
+Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
+    if (texture == 0 || !glIsTexture(texture))
+        throw Error("intensity texture " + std::to_string(texture) + " is not a texture of the current context");
+    const GLenum target = labels.target();
+    glActiveTexture(GL_TEXTURE0);
+    clearGlErrors();
+    glBindTexture(target, texture);
+    if (glGetError() != GL_NO_ERROR)
+        throw Error(std::string("the intensity texture is not a ") + (target == GL_TEXTURE_3D ? "3-D" : "2-D") +
+                    " texture as the labels are");
+    GLint width = 0, height = 0, depth = 1, format = 0;
+    glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &width);
+    glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &height);
+    if (target == GL_TEXTURE_3D) glGetTexLevelParameteriv(target, 0, GL_TEXTURE_DEPTH, &depth);
+    glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
+    auto size = [](int w, int h, int d, bool volume) {
+        return std::to_string(w) + "x" + std::to_string(h) + (volume ? "x" + std::to_string(d) : "");
+    };
+    const bool volume = target == GL_TEXTURE_3D;
+    if (width != labels.width() || height != labels.height() || depth != labels.depth())
+        throw Error("the intensity texture is " + size(width, height, depth, volume) + ", the labels are " +
+                    size(labels.width(), labels.height(), labels.depth(), volume));
+    Intensity intensity;
+    intensity.texture = texture;
+    intensity.format = GLenum(format);
+    switch (format) {
+        case GL_R8: case GL_R8UI: intensity.bits = 8; break;
+        case GL_R16: case GL_R16UI: intensity.bits = 16; break;
+        case GL_R32UI: intensity.bits = 32; break;
+        default:
+            throw Error(std::string("the intensity texture is ") + textureFormatName(unsigned(format)) +
+                        "; intensity terms are gathered of GL_R8, GL_R8UI, GL_R16, GL_R16UI and GL_R32UI textures");
+    }
+    return intensity;
 }
 
 RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
@@ -92,10 +151,13 @@ RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& tab
     return totals;
 }
 
-gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q) {
+gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
+                                   const Intensity& intensity) {
     const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
-                            std::to_string(layout.limbs) + "/" + std::to_string(q.perimeter) +
-                            std::to_string(q.crofton) + std::to_string(q.euler);
+                            std::to_string(q.weightedMomentLevel) + "/" + std::to_string(layout.limbs) + "/" +
+                            std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
+                            std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) + "/" +
+                            std::to_string(intensity.format);
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
@@ -111,11 +173,30 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MOMENTS_AT", layout.momentsAt)
             .define("PERIMETER_AT", layout.perimeterAt)
             .define("CROFTON_AT", layout.croftonAt)
-            .define("EULER_AT", layout.eulerAt);
+            .define("EULER_AT", layout.eulerAt)
+            .define("WEIGHTED_LEVEL", q.weightedMomentLevel)
+            .define("SUM_AT", layout.sumAt)
+            .define("SQUARES_AT", layout.squaresAt)
+            .define("EXTREMA_AT", layout.extremaAt)
+            .define("POSITIONS_AT", layout.positionsAt)
+            .define("WEIGHTED_AT", layout.weightedAt)
+            .define("MEASURE_INTENSITY_IMAGE", kIntensityImage);
         if (layout.momentTerms > 0) builder.define("GATHER_MOMENTS");
         if (q.perimeter) builder.define("GATHER_PERIMETER");
         if (q.crofton) builder.define("GATHER_CROFTON");
         if (q.euler) builder.define("GATHER_EULER");
+        if (intensity.texture) {
+            if (q.intensitySums) builder.define("GATHER_SUMS");
+            if (q.intensityExtrema) builder.define("GATHER_EXTREMA");
+            if (layout.weightedTerms > 0) builder.define("GATHER_WEIGHTED");
+            switch (intensity.format) {
+                case GL_R8: builder.define("INTENSITY_FORMAT", "r8").define("INTENSITY_SCALE", "255.0"); break;
+                case GL_R16: builder.define("INTENSITY_FORMAT", "r16").define("INTENSITY_SCALE", "65535.0"); break;
+                case GL_R8UI: builder.define("INTENSITY_FORMAT", "r8ui"); break;
+                case GL_R16UI: builder.define("INTENSITY_FORMAT", "r16ui"); break;
+                default: builder.define("INTENSITY_FORMAT", "r32ui"); break;
+            }
+        }
         builder.compute(stage + ".comp", "measure_common.glsl");
         found = programs_.emplace(key, builder.build()).first;
     }
@@ -123,22 +204,39 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
 }
 
 RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<Component>& table,
-                                  const TermRequest& q) {
+                                  const TermRequest& q, const Intensity& intensity) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const Shape shape = volume ? Shape::volume(labels.width(), labels.height(), labels.depth())
                                : Shape::image(labels.width(), labels.height());
-    checkRequest(q, shape.dimensions);
+    checkRequest(q, shape.dimensions, intensity.texture != 0);
     RegionTotals totals = totalsOfTable(shape, table, q);
     const std::size_t n = table.size();
-    if (!q.any() || n == 0) {
-        const RecordLayout none = layoutOf({}, q);
-        totals.moments.assign(n * std::size_t(none.momentTerms), Int256{});
+    const RecordLayout layout = layoutOf(table, q, intensity.bits);
+    // The arrays the request has, as the cpu accumulator sizes them.
+    const std::size_t terms = std::size_t(layout.momentTerms), weightedTerms = std::size_t(layout.weightedTerms);
+    const std::size_t channels = std::size_t(q.channels);
+    if (q.any()) {
+        totals.moments.assign(n * terms, Int256{});
         if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
         if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
         if (q.euler) totals.eulerTimes.assign(n, 0);
-        return totals;
+        if (channels) {
+            if (q.intensitySums) {
+                totals.intensitySum.assign(n, Int256{});
+                totals.intensitySquares.assign(n, Int256{});
+            }
+            totals.weightedMoments.assign(n * weightedTerms, Int256{});
+            if (q.intensityExtrema) {
+                totals.intensityMin.assign(n, 0.0);
+                totals.intensityMax.assign(n, 0.0);
+                totals.intensityMinBits.assign(n, 0);
+                totals.intensityMaxBits.assign(n, 0);
+                totals.intensityMinAt.assign(n, 0);
+                totals.intensityMaxAt.assign(n, 0);
+            }
+        }
     }
-    const RecordLayout layout = layoutOf(table, q);
+    if (!q.any() || n == 0) return totals;
     const std::size_t words = n * std::size_t(layout.words);
     GLint64 largestBlock = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largestBlock);
@@ -159,9 +257,12 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+    if (intensity.texture)
+        glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
+                           intensity.format);
 
     auto run = [&](const std::string& stage, int width, int height, int depth) {
-        gl::Program& p = program(stage, layout, q);
+        gl::Program& p = program(stage, layout, q, intensity);
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
@@ -170,7 +271,13 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,
     // column and slice, the windows past the image's far sides.
-    if (layout.momentTerms > 0 || q.perimeter) run("measure_terms", labels.width(), labels.height(), labels.depth());
+    const bool intensityTerms = intensity.texture != 0;
+    if (layout.momentTerms > 0 || q.perimeter || intensityTerms)
+        run("measure_terms", labels.width(), labels.height(), labels.depth());
+    if (intensityTerms && q.intensityExtrema) {
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the extrema, complete
+        run("measure_extrema", labels.width(), labels.height(), labels.depth());
+    }
     if (q.crofton || q.euler)
         run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
@@ -180,20 +287,33 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words * 4), records.data());
     checkGlError("reading the region totals");
 
-    // Records into the totals' arrays (moment sums are not negative: local
-    // coordinates are).
-    const std::size_t terms = std::size_t(layout.momentTerms);
-    totals.moments.assign(n * terms, Int256{});
-    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
-    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
-    if (q.euler) totals.eulerTimes.assign(n, 0);
+    // Records into the totals' arrays (wide sums are not negative: local
+    // coordinates and samples are not).
+    auto wide = [&](const std::uint32_t* limbs) {
+        Int256 sum;
+        for (int k = 0; k < layout.limbs; ++k) sum.limb[std::size_t(k / 2)] |= std::uint64_t(limbs[k]) << (32 * (k % 2));
+        return sum;
+    };
     for (std::size_t r = 0; r < n; ++r) {
         const std::uint32_t* record = records.data() + r * std::size_t(layout.words);
-        for (std::size_t t = 0; t < terms; ++t) {
-            Int256& sum = totals.moments[r * terms + t];
-            const std::uint32_t* limbs = record + layout.momentsAt + t * std::size_t(layout.limbs);
-            for (int k = 0; k < layout.limbs; ++k)
-                sum.limb[std::size_t(k / 2)] |= std::uint64_t(limbs[k]) << (32 * (k % 2));
+        for (std::size_t t = 0; t < terms; ++t)
+            totals.moments[r * terms + t] = wide(record + layout.momentsAt + t * std::size_t(layout.limbs));
+        if (intensityTerms) {
+            for (std::size_t t = 0; t < weightedTerms; ++t)
+                totals.weightedMoments[r * weightedTerms + t] =
+                    wide(record + layout.weightedAt + t * std::size_t(layout.limbs));
+            if (q.intensitySums) {
+                totals.intensitySum[r] = wide(record + layout.sumAt);
+                totals.intensitySquares[r] = wide(record + layout.squaresAt);
+            }
+            if (q.intensityExtrema) {
+                totals.intensityMinBits[r] = ~record[layout.extremaAt];
+                totals.intensityMaxBits[r] = record[layout.extremaAt + 1];
+                totals.intensityMin[r] = double(totals.intensityMinBits[r]);
+                totals.intensityMax[r] = double(totals.intensityMaxBits[r]);
+                totals.intensityMinAt[r] = ~record[layout.positionsAt];
+                totals.intensityMaxAt[r] = ~record[layout.positionsAt + 1];
+            }
         }
         for (int c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + std::size_t(c)] = record[layout.perimeterAt + c];
         for (int c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + std::size_t(c)] = record[layout.croftonAt + c];

@@ -2,7 +2,9 @@
 // Region terms (glccl/region_properties.hpp) gathered on the GPU from a
 // label texture, for Labeler::measureTerms(). Two passes over the labels,
 // each run only where the request asks for its terms:
-//   measure_terms    (glsl/measure_terms.comp)    moments, perimeter classes
+//   measure_terms    (glsl/measure_terms.comp)    moments, perimeter classes,
+//                                                 intensity sums, extrema, weighted moments
+//   measure_extrema  (glsl/measure_extrema.comp)  the extrema's first positions
 //   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums
 // Both add into one storage buffer of per-region records with 32-bit
 // atomics, exactly (a carry goes into the next limb); the records are read
@@ -23,21 +25,39 @@ namespace glccl::measure {
 constexpr int kLabelsImage = 0;
 constexpr int kBoxesBuffer = 0;
 constexpr int kTotalsBuffer = 1;
+constexpr int kIntensityImage = 1;
 constexpr int kGroupThreads = 64;
 constexpr int kSegment = 16;  // elements (windows) of a row per invocation
 
 // Where each term sits in a region's record of 32-bit words.
 struct RecordLayout {
-    int limbs = 2;  // of a moment sum
-    int momentTerms = 0;
+    int limbs = 2;  // of a wide sum
+    int momentTerms = 0, weightedTerms = 0;
     int momentsAt = 0, perimeterAt = 0, croftonAt = 0, eulerAt = 0;
+    int sumAt = 0, squaresAt = 0, extremaAt = 0, positionsAt = 0, weightedAt = 0;
     int words = 0;
 };
 
-// Throws glccl::Error for what the GPU does not gather: intensity terms,
-// a request of other dimensions than the labels', perimeter or Crofton
-// terms of a volume.
-void checkRequest(const TermRequest& request, int dimensions);
+// An intensity for the terms: a texture of the current context of the
+// labels' target and size, GL_R8, GL_R8UI, GL_R16, GL_R16UI or GL_R32UI
+// (unsigned samples of 8, 16 or 32 bits, the normalized formats read in
+// their units, 0..255 and 0..65535).
+struct Intensity {
+    unsigned texture = 0;
+    GLenum format = 0;
+    int bits = 0;
+};
+
+// Throws glccl::Error for what the GPU does not gather: a request of other
+// dimensions than the labels', perimeter or Crofton terms of a volume,
+// intensity terms of other than one channel of unsigned samples, or
+// without an intensity texture (or one given to a request without them).
+void checkRequest(const TermRequest& request, int dimensions, bool intensityGiven);
+
+// `texture` as an intensity for `labels`; binds it on unit 0 (the caller
+// guards the state). Throws glccl::Error for a texture of another size or
+// target, or of another format.
+Intensity intensityOf(unsigned texture, const gl::Texture& labels);
 
 // The totals with only what the table gives: labels 1..n, counts and boxes
 // (a request that asks for no terms needs nothing else).
@@ -46,14 +66,18 @@ RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& tab
 class TermGatherer {
 public:
     // The totals of `request` for labels 1..table.size() of `labels`
-    // (GL_R32UI, GL_TEXTURE_2D or GL_TEXTURE_3D; table[i] is label i + 1).
+    // (GL_R32UI, GL_TEXTURE_2D or GL_TEXTURE_3D; table[i] is label i + 1),
+    // intensity terms of `intensity` (intensityOf()).
     // OpenGL 4.3. Throws glccl::Error as checkRequest() does, and for
     // records past GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Changes program, image
-    // unit 0 and the storage buffer bindings (the caller guards the state).
-    RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request);
+    // units 0 and 1 and the storage buffer bindings (the caller guards the
+    // state).
+    RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
+                        const Intensity& intensity = {});
 
 private:
-    gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request);
+    gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
+                         const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
     gl::Buffer boxes_, totals_;

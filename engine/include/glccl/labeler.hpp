@@ -181,20 +181,29 @@ public:
     // columns, the same as glccl::measureTerms of the downloaded labels gives.
     // Counts and boxes come from the table (components()). Moments,
     // perimeter and Crofton classes (2-D) and Euler sums (2-D and 3-D) are
-    // gathered; intensity terms are not (measure them with
-    // glccl::measureTerms, glccl/measure.hpp, on the host). A request for
-    // no terms (TermRequest::any() false) costs the table's download alone.
-    // Cost: one or two dispatches over the labels (glsl/measure_terms.comp
-    // for moments and perimeter, glsl/measure_windows.comp for Crofton and
-    // Euler), the boxes' upload (16 bytes a region) and one readback of the
-    // totals (4 bytes a 32-bit limb: 2 to 8 limbs a moment sum, as wide as
-    // the largest box needs, 16 (64) sums at moment level 4, 10 words of
-    // perimeter, Crofton and Euler counts); before OpenGL 4.3, the labels
-    // are downloaded and measured on the host. Throws glccl::Error when nothing
-    // was labeled, for intensity terms, for a request of the other
-    // dimension, for perimeter or Crofton terms of a volume, and for totals
-    // past GL_MAX_SHADER_STORAGE_BLOCK_SIZE.
-    RegionTotals measureTerms(const TermRequest& request);
+    // gathered; intensity terms (sums, extrema and their first positions,
+    // weighted moments) of `intensity`, a texture of the current context of
+    // the labels' size and target holding one channel of unsigned integers:
+    // GL_R8, GL_R8UI, GL_R16, GL_R16UI or GL_R32UI, the normalized formats
+    // in their units (0..255, 0..65535), for a request of channels 1 and
+    // SampleKind::Unsigned. Floating-point, signed, 64-bit and many-channel
+    // intensities are measured on the host (glccl::measureTerms,
+    // glccl/measure.hpp). A request for no terms (TermRequest::any() false)
+    // costs the table's download alone.
+    // Cost: one to three dispatches over the labels (glsl/measure_terms.comp
+    // for moments, perimeter and intensity, glsl/measure_extrema.comp for the
+    // extrema's positions, glsl/measure_windows.comp for Crofton and Euler),
+    // the boxes' upload (16 bytes a region) and one readback of the totals
+    // (4 bytes a 32-bit limb: 2 to 8 limbs a wide sum, as wide as the largest
+    // box and the samples need, 16 (64) sums at moment level 4, 10 words of
+    // perimeter, Crofton and Euler counts, 4 of extrema); before OpenGL 4.3
+    // the labels are downloaded and measured on the host, and an intensity
+    // is refused. Throws glccl::Error when nothing was labeled, for a
+    // request of the other dimension, for perimeter or Crofton terms of a
+    // volume, for intensity terms without an intensity texture (or of
+    // other samples), for an intensity texture of another size or format,
+    // and for totals past GL_MAX_SHADER_STORAGE_BLOCK_SIZE.
+    RegionTotals measureTerms(const TermRequest& request, unsigned intensity = 0);
 
     // Tells the Labeler that `texture`, which it has labeled, is about to be
     // deleted or given new storage (glDeleteTextures, or glTexImage2D /

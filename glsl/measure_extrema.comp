@@ -1,0 +1,46 @@
+// measure_extrema: the first raster position (flat element index) of each
+// region's least and greatest intensity, once measure_terms has found
+// them: every element that holds its region's extremum offers its index,
+// and atomicMax over the complemented index keeps the smallest
+// (measure_common.glsl's record).
+
+layout(local_size_x = MEASURE_GROUP) in;
+
+void main() {
+    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
+    if (x0 >= imageSize.x) return;
+    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
+#if DIMENSIONS == 3
+    const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
+    const uint rowStart = (uint(row.z) * uint(imageSize.y) + uint(row.y)) * uint(imageSize.x);
+#else
+    const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
+    const uint rowStart = uint(row.y) * uint(imageSize.x);
+#endif
+    uint label = 0u, least = 0u, most = 0u, record = 0u;
+    bool leastFound = false, mostFound = false;  // the run's first offer is its best
+    for (int x = x0; x < x1; ++x) {
+        PixelCoord p = row;
+        p.x = x;
+        const uint here = imageLoad(labelImage, p).r;
+        if (here != label) {
+            label = here;
+            if (label == 0u) continue;
+            record = recordOf(label);
+            least = ~totals[record + uint(EXTREMA_AT)];
+            most = totals[record + uint(EXTREMA_AT + 1)];
+            leastFound = mostFound = false;
+        }
+        if (label == 0u) continue;
+        const uint value = sampleAt(p);
+        const uint element = rowStart + uint(x);
+        if (!leastFound && value == least) {
+            atomicMax(totals[record + uint(POSITIONS_AT)], ~element);
+            leastFound = true;
+        }
+        if (!mostFound && value == most) {
+            atomicMax(totals[record + uint(POSITIONS_AT + 1)], ~element);
+            mostFound = true;
+        }
+    }
+}
