@@ -1,7 +1,6 @@
 """axis_ratio, a property glccl declares beyond scikit-image's: the minor
 axis's length over the major's, against scikit-image's axis lengths, in
-regionprops_table, glccl.label(properties=) and the command line's
-property list, 2-D and 3-D."""
+regionprops_table and glccl.label(properties=), 2-D and 3-D."""
 
 import numpy as np
 import pytest
