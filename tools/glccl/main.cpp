@@ -469,6 +469,7 @@ struct LabeledInput {
     Connectivity connectivity;  // the one it was labeled with
     const BackendRun& run;
     std::size_t labeledComponents = 0;  // before --min-size and --keep-largest
+    double measureMilliseconds = -1.0;  // measuring --properties (-1: none asked)
     PhaseSeconds seconds;                                      // this input's phases
     std::vector<std::pair<const char*, std::string>> written;  // output kind, path
 };
@@ -578,7 +579,10 @@ void printText(const LabelCommand& options, const ComponentFilter& filter, const
               << (filter.given() ? " (of " + std::to_string(result.labeledComponents) + ";" + filter.options() + ")"
                                  : std::string())
               << ", " << formatted("%.2f", result.run.milliseconds)
-              << " ms (" << backendName(result.run.backend) << ", " << result.run.device << ")\n";
+              << " ms (" << backendName(result.run.backend) << ", " << result.run.device << ")"
+              << (result.measureMilliseconds >= 0 ? ", properties measured in " + formatted("%.2f", result.measureMilliseconds) + " ms"
+                                                  : std::string())
+              << "\n";
     if (options.timing) printTiming(result.run);
     if (labeling.count() > 0 && (!batch || options.table)) printComponentTable(labeling);
     for (const auto& output : result.written) std::cout << "wrote " << output.second << '\n';
@@ -597,6 +601,8 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFil
     json.key("components").integer(labeling.count());
     if (filter.given()) json.key("labeled_components").integer(result.labeledComponents);
     json.key("milliseconds").number(std::stod(formatted("%.3f", result.run.milliseconds)));
+    if (result.measureMilliseconds >= 0)
+        json.key("measure_milliseconds").number(std::stod(formatted("%.3f", result.measureMilliseconds)));
     json.key("backend").string(backendName(result.run.backend));
     json.key("device").string(result.run.device);
     json.key("connectivity").integer(std::uint64_t(neighbourCount(result.connectivity)));
@@ -706,8 +712,10 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     if (measure.given()) {
         const PhaseTimer timer(seconds.labeling);
         const IntensitySamples samples = intensity ? intensity->view() : IntensitySamples();
+        const auto start = std::chrono::steady_clock::now();
         properties = measureLabeling(run.labeling, intensity ? &samples : nullptr,
                                      measureOptions(measure, options.threads, intensity ? &*intensity : nullptr));
+        result.measureMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         intensity.reset();
     }
     if (run.device.empty() || options.timing) run.device = session.device(run.backend);
