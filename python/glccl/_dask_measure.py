@@ -253,6 +253,8 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
                          f"computes {'it' if len(crops) == 1 else 'them'} on a numpy array. glccl.dask measures "
                          f"{', '.join(sorted(_measure.term_properties()))}")
     canonicals = list(dict.fromkeys(canonical for _, canonical in asked)) or ["label"]
+    if not any(canonical in _measure._NEEDS_INTENSITY for canonical in canonicals):
+        intensity = None  # not read where no property needs it
     labels = _without_empty_chunks(labels, labels.ndim)
     if intensity is not None:
         intensity = _without_empty_chunks(intensity.rechunk(labels.chunks + intensity.shape[labels.ndim:]),

@@ -13,6 +13,10 @@ array, byte for byte.
 
     from glccl.dask import ndmeasure                          # dask_image.ndmeasure's label
     labels, n = ndmeasure.label(image)
+    means = ndmeasure.mean(image, labels, [1, 2, 3])          # and its measurements
+
+    table = glccl.dask.regionprops_table(labels, image, ["label", "area", "intensity_mean"])
+    table.compute()                                           # skimage.measure.regionprops_table's dict
 
 How. Each chunk is labeled by glccl.label on its worker (the fastest engine
 there: a GPU engine where the worker has one, the CPU engine otherwise), and
@@ -29,7 +33,8 @@ equivalences or all offsets.
 
 Tasks are named glccl-label-*, glccl-merge-*, glccl-resolve-*, glccl-count-*,
 glccl-scan-*, glccl-rank-*, glccl-lut-*, glccl-relabel-* and glccl-table-*,
-which Dask's progress bar and dashboard show.
+which Dask's progress bar and dashboard show. Measurements (regionprops_table,
+ndmeasure's mean, ...) are described in glccl._dask_measure.
 """
 
 import operator
