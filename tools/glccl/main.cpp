@@ -646,7 +646,7 @@ void reportError(const std::string& message) { std::cerr << "glccl: " << userMes
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const ComponentFilter& filter,
                         const MeasureRequest& measure, const std::string& input, const OutputPaths& paths,
                         BackendRun& run, PhaseSeconds& total) {
-    LabeledInput result{input, {}, options.connectivity, run, 0, {}, {}};
+    LabeledInput result{input, {}, options.connectivity, run, 0, -1.0, {}, {}};
     PhaseSeconds& seconds = result.seconds;
     // Added to the batch's totals however this input ends.
     struct AddToTotal {
