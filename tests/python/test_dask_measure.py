@@ -251,3 +251,11 @@ def test_ndmeasure_ties_give_the_first_position_in_raster_order():
         first = [np.argwhere(labels == label)[0] for label in [3, 2, 1]]
         np.testing.assert_array_equal(got[2], first)
         np.testing.assert_array_equal(got[3], first)
+
+
+def test_ndmeasure_index_as_a_dask_array():
+    labels = np.kron(np.array([[1, 2], [2, 3]]), np.ones((3, 4), int))
+    image = np.arange(labels.size, dtype=np.float32).reshape(labels.shape)
+    index = da.from_array(np.array([3, 0, 2]), chunks=2)
+    got = ndmeasure.mean(da.from_array(image, chunks=4), da.from_array(labels, chunks=4), index)
+    np.testing.assert_allclose(got.compute(scheduler="sync"), scipy_values("mean", image, labels, [3, 0, 2]), rtol=1e-12)
