@@ -258,4 +258,5 @@ def test_ndmeasure_index_as_a_dask_array():
     image = np.arange(labels.size, dtype=np.float32).reshape(labels.shape)
     index = da.from_array(np.array([3, 0, 2]), chunks=2)
     got = ndmeasure.mean(da.from_array(image, chunks=4), da.from_array(labels, chunks=4), index)
-    np.testing.assert_allclose(got.compute(scheduler="sync"), scipy_values("mean", image, labels, [3, 0, 2]), rtol=1e-12)
+    want = scipy_values("mean", image, labels, [3, 0, 2])
+    np.testing.assert_allclose(got.compute(scheduler="sync"), want, rtol=1e-12)
