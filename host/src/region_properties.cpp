@@ -105,6 +105,16 @@ double Int256::toDouble() const {
 // --- DoubleDouble -------------------------------------------------------------
 
 DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) {
+    if (b.lo == 0.0) {
+        // By a double (a count, an integer total below 2^53): one correction step.
+        const double q1 = a.hi / b.hi;
+        double p, e;
+        dd_detail::twoProduct(q1, b.hi, p, e);
+        const double q2 = (((a.hi - p) - e) + a.lo) / b.hi;
+        DoubleDouble q;
+        dd_detail::twoSum(q1, q2, q.hi, q.lo);
+        return q;
+    }
     const double q1 = a.hi / b.hi;
     const DoubleDouble r = a - b * DoubleDouble(q1);
     const double q2 = r.hi / b.hi;
@@ -152,12 +162,9 @@ public:
     }
     void select(std::size_t row) {
         row_ = row;
-        moments_.reset();
-        central_.reset();
-        tensor_.reset();
-        eigen_.reset();
-        weighted_.clear();
-        weightedCentral_.clear();
+        haveMoments_ = haveCentral_ = haveTensor_ = haveEigen_ = false;
+        for (auto& w : weighted_) w.clear();
+        for (auto& w : weightedCentral_) w.clear();
     }
 
     const RegionTotals& totals() const { return t_; }
@@ -192,18 +199,35 @@ public:
     // `moments`): entry cubeIndex(p) = sum of prod_a (coordinate_a s_a)^p_a,
     // for the exponent tuples gathered (the others NaN).
     const std::vector<DoubleDouble>& moments() {
-        if (!moments_) moments_ = scaledRaw(momentExponents_, momentAt());
-        return *moments_;
+        if (!haveMoments_) {
+            const std::size_t n = momentExponents_.size();
+            scaledRaw(momentExponents_, [&](std::size_t e) {
+                double hi, lo;
+                t_.moments[row_ * n + e].toDoubleDouble(hi, lo);
+                return DoubleDouble(hi, lo);
+            }, moments_);
+            haveMoments_ = true;
+        }
+        return moments_;
     }
     // Central moments in numpy order, scaled (scikit-image's moments_central).
     const std::vector<DoubleDouble>& central() {
-        if (!central_) central_ = centralOf(moments());
-        return *central_;
+        if (!haveCentral_) central_ = centralOf(moments()), haveCentral_ = true;
+        return central_;
     }
     const std::vector<DoubleDouble>& weighted(int channel) {
         if (weighted_.empty()) weighted_.resize(std::size_t(std::max(channels(), 1)));
         auto& w = weighted_[std::size_t(channel)];
-        if (w.empty()) w = scaledRaw(weightedExponents_, weightedAt(channel));
+        if (w.empty()) {
+            const std::size_t n = weightedExponents_.size();
+            const std::size_t base = (row_ * std::size_t(channels()) + std::size_t(channel)) * n;
+            scaledRaw(weightedExponents_, [&](std::size_t e) {
+                if (t_.request.intensityKind == SampleKind::Float) return t_.weightedMomentsFloat[base + e];
+                double hi, lo;
+                t_.weightedMoments[base + e].toDoubleDouble(hi, lo);
+                return DoubleDouble(hi, lo);
+            }, w);
+        }
         return w;
     }
     const std::vector<DoubleDouble>& weightedCentral(int channel) {
@@ -239,42 +263,21 @@ public:
         return t;
     }
     const std::vector<double>& inertiaTensor() {
-        if (!tensor_) tensor_ = inertiaTensorOf(central(), dims_);
-        return *tensor_;
+        if (!haveTensor_) tensor_ = inertiaTensorOf(central(), dims_), haveTensor_ = true;
+        return tensor_;
     }
     // Eigenvalues of the inertia tensor, clipped at 0, largest first.
     const std::vector<double>& eigenvalues() {
-        if (!eigen_) eigen_ = symmetricEigenvalues(inertiaTensor(), dims_);
-        return *eigen_;
+        if (!haveEigen_) eigen_ = symmetricEigenvalues(inertiaTensor(), dims_), haveEigen_ = true;
+        return eigen_;
     }
-
-    // Raw weighted/spatial totals of exponent tuple e (glccl axes), as a double-double.
-    using TotalAt = std::function<DoubleDouble(std::size_t exponent)>;
 
 private:
-    TotalAt momentAt() const {
-        return [this](std::size_t e) {
-            const std::size_t n = momentExponents_.size();
-            double hi, lo;
-            t_.moments[row_ * n + e].toDoubleDouble(hi, lo);
-            return DoubleDouble(hi, lo);
-        };
-    }
-    TotalAt weightedAt(int channel) const {
-        return [this, channel](std::size_t e) {
-            const std::size_t n = weightedExponents_.size();
-            const std::size_t i = (row_ * std::size_t(channels()) + std::size_t(channel)) * n + e;
-            if (t_.request.intensityKind == SampleKind::Float) return t_.weightedMomentsFloat[i];
-            double hi, lo;
-            t_.weightedMoments[i].toDoubleDouble(hi, lo);
-            return DoubleDouble(hi, lo);
-        };
-    }
-
     // The cube in numpy order (NaN where a tuple was not gathered), scaled
     // by spacing^power along each axis.
-    std::vector<DoubleDouble> scaledRaw(const std::vector<std::array<int, 3>>& exps, const TotalAt& at) const {
-        std::vector<DoubleDouble> cube(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
+    template <class TotalAt>
+    void scaledRaw(const std::vector<std::array<int, 3>>& exps, const TotalAt& at, std::vector<DoubleDouble>& cube) const {
+        cube.assign(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
         for (std::size_t e = 0; e < exps.size(); ++e) {
             int p[3] = {0, 0, 0};
             DoubleDouble v = at(e);
@@ -285,7 +288,6 @@ private:
             }
             cube[std::size_t(cubeIndex(p, dims_))] = v;
         }
-        return cube;
     }
 
     // Central moments of a raw cube (numpy order) about its centroid
@@ -372,8 +374,10 @@ private:
     int dims_;
     std::size_t row_ = 0;
     std::vector<std::array<int, 3>> momentExponents_, weightedExponents_;
-    std::optional<std::vector<DoubleDouble>> moments_, central_;
-    std::optional<std::vector<double>> tensor_, eigen_;
+    // What finalizers share, computed on first use for the selected region.
+    std::vector<DoubleDouble> moments_, central_;
+    std::vector<double> tensor_, eigen_;
+    bool haveMoments_ = false, haveCentral_ = false, haveTensor_ = false, haveEigen_ = false;
     std::vector<std::vector<DoubleDouble>> weighted_, weightedCentral_;
 };
 
@@ -468,6 +472,12 @@ std::vector<int> channelHuShape(const TermRequest& q) { return withChannel({7}, 
 
 // Values of a per-channel property: values(c) for each channel, laid out
 // with the channel index last.
+// A per-channel property of one value per channel.
+template <class PerChannel>
+void perChannelValue(RegionMeasure& r, std::vector<double>& out, PerChannel value) {
+    for (int c = 0; c < r.channels(); ++c) out.push_back(value(c));
+}
+
 template <class PerChannel>
 void perChannel(RegionMeasure& r, std::vector<double>& out, PerChannel values) {
     const int channels = r.channels();
@@ -591,27 +601,27 @@ const std::vector<PropertyDeclaration> kDeclarations = {
     // Intensity.
     D{"intensity_mean", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannel(r, v, [&](int c) { return std::vector<double>{(intensitySum(r, c) / DoubleDouble(double(r.count()))).value()}; });
+          perChannelValue(r, v, [&](int c) { return (intensitySum(r, c) / DoubleDouble(double(r.count()))).value(); });
       }},
     D{"intensity_sum", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannel(r, v, [&](int c) { return std::vector<double>{intensitySum(r, c).value()}; });
+          perChannelValue(r, v, [&](int c) { return intensitySum(r, c).value(); });
       }},
     D{"intensity_variance", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannel(r, v, [&](int c) { return std::vector<double>{intensityVariance(r, c)}; });
+          perChannelValue(r, v, [&](int c) { return intensityVariance(r, c); });
       }},
     D{"intensity_std", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannel(r, v, [&](int c) { return std::vector<double>{std::sqrt(intensityVariance(r, c))}; });
+          perChannelValue(r, v, [&](int c) { return std::sqrt(intensityVariance(r, c)); });
       }},
     D{"intensity_min", true, true, true, false, [](TermRequest& q) { q.intensityExtrema = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannel(r, v, [&](int c) { return std::vector<double>{r.totals().intensityMin[at(r, c)]}; });
+          perChannelValue(r, v, [&](int c) { return r.totals().intensityMin[at(r, c)]; });
       }},
     D{"intensity_max", true, true, true, false, [](TermRequest& q) { q.intensityExtrema = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannel(r, v, [&](int c) { return std::vector<double>{r.totals().intensityMax[at(r, c)]}; });
+          perChannelValue(r, v, [&](int c) { return r.totals().intensityMax[at(r, c)]; });
       }},
     D{"intensity_min_position", true, true, true, true, [](TermRequest& q) { q.intensityExtrema = true; }, channelAxesShape,
       nullptr},
