@@ -23,15 +23,14 @@ void main() {
         PixelCoord p = row;
         p.x = x;
         const uint here = imageLoad(labelImage, p).r;
+        if (here == 0u) continue;
         if (here != label) {
             label = here;
-            if (label == 0u) continue;
             record = recordOf(label);
             least = ~totals[record + uint(EXTREMA_AT)];
             most = totals[record + uint(EXTREMA_AT + 1)];
             leastFound = mostFound = false;
         }
-        if (label == 0u) continue;
         const uint value = sampleAt(p);
         const uint element = rowStart + uint(x);
         if (!leastFound && value == least) {

@@ -5,10 +5,11 @@
 // measure_extrema finds the extrema's first positions after it.
 //
 // An invocation walks MEASURE_SEGMENT elements of one row (y, z) and sums
-// the run of each label it meets on the way, so that a region's totals take
-// one atomic add per run and term, not one per element:
+// the run of each label it meets on the way (background between elements
+// of one label does not end a run), so that a region's totals take one
+// atomic add per run and term, not one per element:
 //
-//   row y:  . . 3 3 3 3 . 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
+//   row y:  . . 3 3 . 3 3 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
 //               <-- run -->   <- run ->
 
 layout(local_size_x = MEASURE_GROUP) in;
@@ -167,11 +168,11 @@ void main() {
         PixelCoord p = row;
         p.x = x;
         const uint label = imageLoad(labelImage, p).r;
+        if (label == 0u) continue;
         if (label != run.label) {
             flush(run, row);
             run = startRun(label);
         }
-        if (label == 0u) continue;
         // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
         const uint lx = uint(x - run.origin.x);
         uint high, low;

@@ -81,6 +81,58 @@ int eulerTimes(uint config) {
 #define FULL_WINDOW 15u
 #endif
 
+// The shares of the two regions met last, added up here and flushed into
+// `totals` when a third one takes a slot or the segment ends: a region's
+// border windows take one atomic add per segment, not one per window.
+// Slot 0 holds the region met last.
+uint slotLabel[2];
+int slotEuler[2];
+uint slotCrofton[2 * 5];
+
+void clearSlot(int s) {
+    slotLabel[s] = 0u;
+    slotEuler[s] = 0;
+    for (int c = 0; c < 5; ++c) slotCrofton[s * 5 + c] = 0u;
+}
+
+void flushSlot(int s) {
+    if (slotLabel[s] == 0u) return;
+    const uint record = recordOf(slotLabel[s]);
+#ifdef GATHER_EULER
+    addSigned64(record + uint(EULER_AT), slotEuler[s]);
+#endif
+#ifdef GATHER_CROFTON
+    for (int c = 0; c < 5; ++c)
+        if (slotCrofton[s * 5 + c] != 0u) atomicAdd(totals[record + uint(CROFTON_AT + c)], slotCrofton[s * 5 + c]);
+#endif
+    clearSlot(s);
+}
+
+void swapSlots() {
+    const uint label = slotLabel[0];
+    slotLabel[0] = slotLabel[1];
+    slotLabel[1] = label;
+    const int euler = slotEuler[0];
+    slotEuler[0] = slotEuler[1];
+    slotEuler[1] = euler;
+    for (int c = 0; c < 5; ++c) {
+        const uint count = slotCrofton[c];
+        slotCrofton[c] = slotCrofton[5 + c];
+        slotCrofton[5 + c] = count;
+    }
+}
+
+// Slot 0 for `label`: found, or freed by flushing the region met least
+// recently.
+void takeSlot(uint label) {
+    if (slotLabel[0] == label) return;
+    if (slotLabel[1] != label) {
+        flushSlot(1);
+        slotLabel[1] = label;
+    }
+    swapSlots();
+}
+
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
     if (x0 > imageSize.x) return;
@@ -90,6 +142,8 @@ void main() {
 #else
     const ivec2 corner = ivec2(0, gl_GlobalInvocationID.y);
 #endif
+    clearSlot(0);
+    clearSlot(1);
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = corner;
         p.x = x;
@@ -118,14 +172,24 @@ void main() {
             uint config = 0u;
             for (int j = i; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
             if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
-            const uint record = recordOf(label);
-#ifdef GATHER_EULER
-            addSigned64(record + uint(EULER_AT), eulerTimes(config));
-#endif
 #ifdef GATHER_CROFTON
             const int c = kCroftonClass[config];
-            if (c >= 0) atomicAdd(totals[record + uint(CROFTON_AT + c)], 1u);
+#else
+            const int c = -1;
+#endif
+#ifdef GATHER_EULER
+            const int euler = eulerTimes(config);
+#else
+            const int euler = 0;
+#endif
+            if (c < 0 && euler == 0) continue;
+            takeSlot(label);
+            slotEuler[0] += euler;
+#ifdef GATHER_CROFTON
+            if (c >= 0) slotCrofton[c] += 1u;
 #endif
         }
     }
+    flushSlot(0);
+    flushSlot(1);
 }
