@@ -8,7 +8,9 @@
 #include <utility>
 
 #include "glccl/cuda_labeler.hpp"
+#include "glccl/region_properties.hpp"
 #include "host_staging.hpp"
+#include "measure_terms.hpp"
 #include "pipeline.hpp"
 
 namespace glccl::cuda {
@@ -171,6 +173,7 @@ public:
                                               const DeviceVolumeLabels& labels, Connectivity connectivity,
                                               Criterion criterion, cudaStream_t callerStream,
                                               std::uint32_t* d_counts, bool table, StageTimings* timings) {
+        hostLabels_ = false;
         const bool volume = dimensionsOf(connectivity) == 3;
         if (voxels.depth < 1) {
             check.fail("voxels.depth is " + std::to_string(voxels.depth) + "; expected at least 1 (" +
@@ -295,6 +298,20 @@ public:
     ResourceCounts counts() const { return pipeline_.counts(); }
     const std::vector<Component>& table() const { return pipeline_.table(); }
 
+    // The terms of the last host labeling, from its labels in the pipeline's buffer.
+    RegionTotals measureTerms(const CudaCheck& check, const TermRequest& request, const IntensitySamples* intensity) {
+        if (!hostLabels_) {
+            check.fail(pipeline_.request().width == 0
+                           ? "nothing has been labeled yet"
+                           : "the last call labeled device memory; gather its terms with glccl::cuda::gatherTerms()");
+        }
+        const LabelRequest& last = pipeline_.request();
+        const Shape shape = last.dimensions == 3 ? Shape::volume(last.width, last.height, last.depth)
+                                                 : Shape::image(last.width, last.height);
+        return measure::gatherTerms(check, pipeline_.labelBuffer(check), shape, pipeline_.table(), request, intensity,
+                                    pipeline_.stream());
+    }
+
 private:
     // Upload, label, table, and (if wanted) the download of the labels:
     // into `direct` by the device when that is page-locked memory, otherwise
@@ -303,6 +320,7 @@ private:
     const std::vector<Component>& labelHost(const CudaCheck& check, const std::uint8_t* pixels,
                                             const LabelRequest& request, bool wantLabels, std::uint32_t* direct,
                                             Consume&& consume, StageTimings* timings) {
+        hostLabels_ = false;
         const std::size_t pixelCount = request.pixelCount();
         pipeline_.reserve(check, pixelCount);
         const std::size_t elementBytes = request.rule.bytesPerElement();
@@ -312,7 +330,11 @@ private:
 
         staging_.upload(check, pixels, d_input, pixelCount * elementBytes, stream, pipeline_.counts());
         pipeline_.findLabels(check, request, d_input, d_labels, timings != nullptr);
-        if (!wantLabels) return pipeline_.componentTable(check, timings);
+        if (!wantLabels) {
+            const std::vector<Component>& table = pipeline_.componentTable(check, timings);
+            hostLabels_ = true;
+            return table;
+        }
         // The labels leave on a stream of their own while the table's kernel
         // and download run on the pipeline's: the host copies labels out
         // instead of waiting for the table.
@@ -325,7 +347,9 @@ private:
         pipeline_.queueComponentTable(check);
         staging_.download(check, d_labels, pixelCount * sizeof(std::uint32_t), labelsStream_.get(), direct,
                           pipeline_.counts(), std::forward<Consume>(consume));
-        return pipeline_.componentTable(check, timings);
+        const std::vector<Component>& table = pipeline_.componentTable(check, timings);
+        hostLabels_ = true;
+        return table;
     }
 
     // Declared first, destroyed last.
@@ -336,6 +360,7 @@ private:
     Event callerReady_;  // the caller's stream reached labelDevice()
     Event done_;         // the pipeline's stream is past a labelDevice()
     bool countsOnHost_ = false;              // the last labeling's counts were downloaded
+    bool hostLabels_ = false;                // the last call labeled a host image: its labels are in labelBuffer()
     std::vector<std::uint32_t> counts_;      // componentCounts()
 };
 
@@ -401,6 +426,11 @@ const std::vector<std::uint32_t>& ImageLabeler::componentCounts() {
 }
 
 const std::vector<Component>& ImageLabeler::table() const { return impl_->core.table(); }
+
+RegionTotals ImageLabeler::measureTerms(const TermRequest& request, const IntensitySamples* intensity) {
+    const CudaCheck check("glccl::cuda::ImageLabeler::measureTerms");
+    return impl_->core.measureTerms(check, request, intensity);
+}
 
 ResourceCounts ImageLabeler::resourceCounts() const { return impl_->core.counts(); }
 

@@ -45,6 +45,12 @@
 #include "glccl/device_volume.hpp"
 #include "glccl/types.hpp"
 
+namespace glccl {
+struct RegionTotals;      // glccl/region_properties.hpp
+struct TermRequest;       // glccl/region_properties.hpp
+struct IntensitySamples;  // glccl/measure.hpp
+}  // namespace glccl
+
 namespace glccl::cuda {
 
 // True when a CUDA driver and at least one device are usable; otherwise false
@@ -279,12 +285,45 @@ public:
     // The table of the last successful call (empty before the first).
     const std::vector<Component>& table() const;
 
+    // The terms `request` asks of the regions of the last successful
+    // label() of a host image or volume, gathered on the GPU from its
+    // labels, which stay on the device: gatherTerms() of them and table().
+    // Throws glccl::Error as gatherTerms() does, and when the last call was
+    // not a host label() (device labels: gatherTerms() on them).
+    RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity = nullptr);
+
     ResourceCounts resourceCounts() const;
 
 private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// The terms `request` asks (glccl/region_properties.hpp) of labels 1..N of
+// an image or volume of `shape` whose labels are in device memory (one
+// uint32 per element, x fastest, packed; table[i] describes label i + 1, as
+// a labeling's table does), gathered on the GPU, exactly: the totals equal
+// glccl::measureTerms' (glccl/measure.hpp) of the same labels, limb for
+// limb; finalizeProperties() turns them into columns. Counts and boxes come
+// from the table. Moments (every level), perimeter and Crofton classes
+// (2-D), Euler sums (2-D and 3-D), and of an integer intensity of one
+// channel (`hostIntensity`, host memory of `shape`'s elements, 8 to 64 bits,
+// signed or not; uploaded) sums, sums of squares, extrema with their first
+// positions and weighted moments. A request for no terms launches nothing.
+// The work is ordered after what `stream` holds (null: the default stream)
+// and done when it returns. Cost: the intensity's upload, one to five
+// passes over the labels (moments, perimeter, intensity, the extrema's
+// positions, the 2x2 (2x2x2) windows), one download of the totals (8 bytes a
+// word: 4 words a wide sum, 16 (64) sums at moment level 4, 9 words of
+// perimeter, Crofton and Euler counts, 4 of extrema, per region).
+// Throws glccl::Error for a request of the other dimension, perimeter or
+// Crofton terms of a volume, intensity terms without an intensity, of
+// several channels or of floating-point samples (measured on the host:
+// glccl::measureTerms), an intensity of another shape, sides past 2^24,
+// moments past what 256 bits hold, labels past the table, and CUDA errors.
+RegionTotals gatherTerms(const std::uint32_t* deviceLabels, const Shape& shape, const std::vector<Component>& table,
+                         const TermRequest& request, const IntensitySamples* hostIntensity = nullptr,
+                         CUstream_st* stream = nullptr);
 
 // One call: ImageLabeler::labelDevice on a volume with a new labeler (its
 // device buffers are allocated and freed in the call).

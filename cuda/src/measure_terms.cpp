@@ -1,0 +1,312 @@
+// glccl::cuda::gatherTerms: checks the request, lays out the records,
+// uploads the boxes (and an intensity), runs the passes of measure_terms.cu
+// the request needs and reads the records back into RegionTotals, sized as
+// the cpu engine's accumulator sizes them.
+
+#include "measure_terms.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "device_memory.hpp"
+#include "glccl/cuda_labeler.hpp"
+#include "glccl/error.hpp"
+#include "glccl/measure.hpp"
+#include "glccl/region_properties.hpp"
+
+namespace glccl::cuda {
+namespace measure {
+
+namespace {
+
+int bitLength(std::uint64_t v) {
+    int bits = 0;
+    for (; v; v >>= 1) ++bits;
+    return bits;
+}
+
+RecordLayout layoutOf(const TermRequest& q, bool intensityTerms) {
+    RecordLayout l;
+    l.momentTerms = int(TermRequest::exponents(q.momentLevel, q.dimensions).size());
+    l.weightedTerms = intensityTerms ? int(TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size()) : 0;
+    l.extrema = intensityTerms && q.intensityExtrema;
+    int at = 0;
+    l.momentsAt = at;
+    at += l.momentTerms * kLimbs;
+    l.perimeterAt = at;
+    at += q.perimeter ? 3 : 0;
+    l.croftonAt = at;
+    at += q.crofton ? 5 : 0;
+    l.eulerAt = at;
+    at += q.euler ? 1 : 0;
+    l.sumAt = at;
+    at += intensityTerms && q.intensitySums ? kLimbs : 0;
+    l.squaresAt = at;
+    at += intensityTerms && q.intensitySums ? kLimbs : 0;
+    l.extremaAt = at;
+    at += l.extrema ? 2 : 0;
+    l.positionsAt = at;
+    at += l.extrema ? 2 : 0;
+    l.weightedAt = at;
+    at += l.weightedTerms * kLimbs;
+    l.words = at;
+    return l;
+}
+
+Exponents exponentsOf(int level, int dimensions) {
+    Exponents out;
+    for (const auto& e : TermRequest::exponents(level, dimensions)) {
+        for (int a = 0; a < 3; ++a) out.e[out.count][a] = static_cast<unsigned char>(e[std::size_t(a)]);
+        ++out.count;
+    }
+    return out;
+}
+
+void checkRequest(const CudaCheck& check, const Shape& shape, const TermRequest& q, const IntensitySamples* intensity) {
+    if (shape.dimensions != 2 && shape.dimensions != 3) check.fail("regions are measured in 2-D and 3-D images");
+    if (shape.dimensions == 2 && shape.depth != 1) check.fail("a 2-D shape has depth 1");
+    for (int a = 0; a < shape.dimensions; ++a)
+        if (shape.extent(a) <= 0 || shape.extent(a) > (std::int64_t(1) << 24))
+            check.fail("every side must be 1 to 2^24 elements, not " + std::to_string(shape.extent(a)));
+    if (q.dimensions != shape.dimensions)
+        check.fail("the request is for " + std::to_string(q.dimensions) + "-D regions, the labels are " +
+                   std::to_string(shape.dimensions) + "-D");
+    if (shape.dimensions == 3 && (q.perimeter || q.crofton)) check.fail("perimeter and Crofton terms are 2-D terms");
+    if (q.momentLevel < 0 || q.momentLevel > 4 || q.weightedMomentLevel < 0 || q.weightedMomentLevel > 4)
+        check.fail("moment levels are 0 to 4");
+    if (q.channels == 0) return;
+    if (!intensity) check.fail("the properties asked need an intensity image");
+    if (q.channels != 1 || intensity->channels != 1)
+        check.fail("intensity terms are gathered on the GPU of one channel; more on the host (glccl::measureTerms "
+                   "of glccl/measure.hpp)");
+    if (q.intensityKind == SampleKind::Float || intensity->kind == SampleKind::Float)
+        check.fail("floating-point intensities are measured on the host (glccl::measureTerms of glccl/measure.hpp)");
+    if (q.intensityKind != intensity->kind)
+        check.fail(std::string("the request's samples are ") +
+                   (q.intensityKind == SampleKind::Signed ? "signed" : "unsigned") + ", the intensity's are not");
+    if (intensity->shape != shape) check.fail("the intensity image's shape differs from the labels'");
+    if (!intensity->data) check.fail("the intensity samples are null");
+    if (intensity->bytes != 1 && intensity->bytes != 2 && intensity->bytes != 4 && intensity->bytes != 8)
+        check.fail("intensity samples of " + std::to_string(intensity->bytes) + " bytes are not read");
+}
+
+// The totals of what the table gives: labels 1..n, counts and boxes.
+RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
+    RegionTotals totals;
+    totals.request = request;
+    totals.regions = table.size();
+    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
+    totals.labels.resize(table.size());
+    totals.counts.resize(table.size());
+    totals.boxMin.resize(table.size());
+    totals.boxMax.resize(table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const Component& c = table[i];
+        totals.labels[i] = i + 1;
+        totals.counts[i] = c.area;
+        totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
+        totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
+                            std::int64_t(c.front) + std::int64_t(c.depth) - 1};
+    }
+    return totals;
+}
+
+Int256 wideAt(const unsigned long long* limbs) {
+    Int256 v;
+    for (int k = 0; k < kLimbs; ++k) v.limb[std::size_t(k)] = limbs[k];
+    return v;
+}
+
+}  // namespace
+
+const Configurations& configurations() {
+    // The cpu engine's tables (cpu/src/measure.cpp), computed the same way.
+    static const Configurations tables = [] {
+        Configurations c;
+        for (int config = 0; config < 16; ++config) {
+            const int br = config & 1, tr = (config >> 1) & 1, bl = (config >> 2) & 1, tl = (config >> 3) & 1;
+            const int pixels = br + tr + bl + tl;
+            const int edges = (tl | tr) + (bl | br) + (tl | bl) + (tr | br);
+            c.euler2[config] = 4 * (pixels > 0) - 2 * edges + pixels;
+        }
+        auto bit = [](int dx, int dy, int dz) { return (dz ? 0 : 4) + (dx ? 0 : 2) + (dy ? 0 : 1); };
+        for (int config = 0; config < 256; ++config) {
+            auto set = [&](const int v[3]) { return (config >> bit(v[0], v[1], v[2])) & 1; };
+            int voxels = 0;
+            for (int i = 0; i < 8; ++i) voxels += (config >> i) & 1;
+            int edges = 0;  // six edges from the centre, each amid the four voxels on its side
+            for (int axis = 0; axis < 3; ++axis)
+                for (int side = 0; side < 2; ++side) {
+                    int any = 0;
+                    for (int a = 0; a < 2; ++a)
+                        for (int b = 0; b < 2; ++b) {
+                            int v[3];
+                            v[axis] = side;
+                            v[(axis + 1) % 3] = a;
+                            v[(axis + 2) % 3] = b;
+                            any |= set(v);
+                        }
+                    edges += any;
+                }
+            int faces = 0;  // twelve faces at the centre, each between two voxels
+            for (int axis = 0; axis < 3; ++axis)
+                for (int a = 0; a < 2; ++a)
+                    for (int b = 0; b < 2; ++b) {
+                        int v[3], u[3];
+                        v[axis] = 0;
+                        u[axis] = 1;
+                        v[(axis + 1) % 3] = u[(axis + 1) % 3] = a;
+                        v[(axis + 2) % 3] = u[(axis + 2) % 3] = b;
+                        faces += set(v) | set(u);
+                    }
+            c.euler3[config] = 8 * (voxels > 0) - 4 * edges + 2 * faces - voxels;
+        }
+        for (int& k : c.crofton) k = -1;
+        for (int config : {1, 5}) c.crofton[config] = 0;
+        for (int config : {2, 7, 10, 11}) c.crofton[config] = 1;
+        c.crofton[3] = 2;
+        for (int config : {8, 12}) c.crofton[config] = 3;
+        for (int config : {9, 13}) c.crofton[config] = 4;
+        return c;
+    }();
+    return tables;
+}
+
+RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, const Shape& shape,
+                         const std::vector<Component>& table, const TermRequest& q, const IntensitySamples* intensity,
+                         cudaStream_t stream) {
+    checkRequest(check, shape, q, intensity);
+    const std::size_t n = table.size();
+    if (n > 0xFFFFFFFFu) check.fail("labels are 32-bit: at most 2^32 - 1 regions");
+    // As the cpu accumulator: sums of powers up to degree 9 exact where
+    // the coordinates' bits times the degree stay within 120.
+    std::int64_t extent = 1;
+    for (const Component& c : table)
+        extent = std::max<std::int64_t>({extent, std::int64_t(c.width), std::int64_t(c.height), std::int64_t(c.depth)});
+    auto degreeOf = [&](int level) { return level == 4 ? 3 * q.dimensions : level; };
+    if (bitLength(std::uint64_t(extent)) * std::max(degreeOf(q.momentLevel), degreeOf(q.weightedMomentLevel)) > 120)
+        check.fail("the moments of a region " + std::to_string(extent) + " elements across exceed what is summed exactly");
+
+    RegionTotals totals = totalsOfTable(shape, table, q);
+    if (!q.any()) return totals;
+    const bool intensityTerms = q.channels > 0;
+    const RecordLayout layout = layoutOf(q, intensityTerms);
+    const std::size_t nm = std::size_t(layout.momentTerms), nw = std::size_t(layout.weightedTerms);
+    // The arrays, as the cpu accumulator sizes them.
+    if (nm) totals.moments.assign(n * nm, Int256{});
+    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
+    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
+    if (q.euler) totals.eulerTimes.assign(n, 0);
+    if (intensityTerms) {
+        if (q.intensitySums) {
+            totals.intensitySum.assign(n, Int256{});
+            totals.intensitySquares.assign(n, Int256{});
+        }
+        totals.weightedMoments.assign(n * nw, Int256{});
+        if (q.intensityExtrema) {
+            totals.intensityMin.assign(n, 0.0);
+            totals.intensityMax.assign(n, 0.0);
+            totals.intensityMinBits.assign(n, 0);
+            totals.intensityMaxBits.assign(n, 0);
+            totals.intensityMinAt.assign(n, 0);
+            totals.intensityMaxAt.assign(n, 0);
+        }
+    }
+    if (n == 0 || layout.words == 0) return totals;
+    if (d_labels == nullptr) check.fail("the labels are null");
+
+    // The boxes' least corners, the records, the flag, the intensity.
+    std::vector<int> corners(n * 3);
+    for (std::size_t i = 0; i < n; ++i) {
+        corners[i * 3] = int(table[i].left);
+        corners[i * 3 + 1] = int(table[i].top);
+        corners[i * 3 + 2] = int(table[i].front);
+    }
+    const std::size_t words = n * std::size_t(layout.words);
+    DeviceBuffer<int> boxes(corners.size(), check);
+    DeviceBuffer<unsigned long long> records(words, check);
+    DeviceBuffer<unsigned int> pastTable(1, check);
+    DeviceBuffer<unsigned char> samples;
+    check(cudaMemcpyAsync(boxes.get(), corners.data(), corners.size() * sizeof(int), cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (boxes)");
+    check(cudaMemsetAsync(pastTable.get(), 0, sizeof(unsigned int), stream), "cudaMemsetAsync (flag)");
+    Passes p;
+    p.labels = d_labels;
+    p.width = int(shape.width);
+    p.height = int(shape.height);
+    p.depth = int(shape.depth);
+    p.dimensions = shape.dimensions;
+    p.regions = std::uint32_t(n);
+    p.boxMin = boxes.get();
+    p.records = records.get();
+    p.pastTable = pastTable.get();
+    p.layout = layout;
+    if (intensityTerms) {
+        const std::size_t bytes = shape.count() * std::size_t(intensity->bytes);
+        samples = DeviceBuffer<unsigned char>(bytes, check);
+        check(cudaMemcpyAsync(samples.get(), intensity->data, bytes, cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (intensity)");
+        p.samples.data = samples.get();
+        p.samples.bytes = intensity->bytes;
+        p.samples.isSigned = intensity->kind == SampleKind::Signed;
+    }
+
+    startRecords(check, stream, p);
+    if (nm) gatherMoments(check, stream, p, exponentsOf(q.momentLevel, q.dimensions));
+    if (q.perimeter) gatherPerimeter(check, stream, p);
+    if (intensityTerms && (q.intensitySums || q.intensityExtrema || nw)) {
+        gatherIntensity(check, stream, p, exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions),
+                        q.intensitySums, q.intensityExtrema);
+        if (q.intensityExtrema) gatherExtremaPositions(check, stream, p);  // after the extrema are complete
+    }
+    if (q.crofton || q.euler) gatherWindows(check, stream, p, configurations(), q.crofton, q.euler);
+
+    std::vector<unsigned long long> host(words);
+    unsigned int past = 0;
+    check(cudaMemcpyAsync(host.data(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (region totals)");
+    check(cudaMemcpyAsync(&past, pastTable.get(), sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (flag)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (region totals)");
+    if (past != 0)
+        check.fail("the labels hold labels past the table's " + std::to_string(n) + " regions");
+
+    // Records into the totals' arrays.
+    const bool isSigned = intensityTerms && intensity->kind == SampleKind::Signed;
+    auto sampleOf = [&](unsigned long long key, std::uint64_t& bits, double& value) {
+        bits = isSigned ? key ^ (std::uint64_t(1) << 63) : key;
+        value = isSigned ? double(std::int64_t(bits)) : double(bits);
+    };
+    for (std::size_t r = 0; r < n; ++r) {
+        const unsigned long long* record = host.data() + r * std::size_t(layout.words);
+        for (std::size_t t = 0; t < nm; ++t) totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
+        for (std::size_t c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + c] = record[layout.perimeterAt + int(c)];
+        for (std::size_t c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + c] = record[layout.croftonAt + int(c)];
+        if (q.euler) totals.eulerTimes[r] = std::int64_t(record[layout.eulerAt]);
+        if (!intensityTerms) continue;
+        if (q.intensitySums) {
+            totals.intensitySum[r] = wideAt(record + layout.sumAt);
+            totals.intensitySquares[r] = wideAt(record + layout.squaresAt);
+        }
+        if (q.intensityExtrema) {
+            sampleOf(record[layout.extremaAt], totals.intensityMinBits[r], totals.intensityMin[r]);
+            sampleOf(record[layout.extremaAt + 1], totals.intensityMaxBits[r], totals.intensityMax[r]);
+            totals.intensityMinAt[r] = record[layout.positionsAt];
+            totals.intensityMaxAt[r] = record[layout.positionsAt + 1];
+        }
+        for (std::size_t t = 0; t < nw; ++t)
+            totals.weightedMoments[r * nw + t] = wideAt(record + layout.weightedAt + t * kLimbs);
+    }
+    return totals;
+}
+
+}  // namespace measure
+
+RegionTotals gatherTerms(const std::uint32_t* deviceLabels, const Shape& shape, const std::vector<Component>& table,
+                         const TermRequest& request, const IntensitySamples* hostIntensity, CUstream_st* stream) {
+    const CudaCheck check("glccl::cuda::gatherTerms");
+    return measure::gatherTerms(check, deviceLabels, shape, table, request, hostIntensity, stream);
+}
+
+}  // namespace glccl::cuda

@@ -1,0 +1,506 @@
+// The passes of measure_terms.hpp: region terms added into per-region
+// records with exact multi-limb atomics.
+
+#include "measure_terms.hpp"
+
+namespace glccl::cuda::measure {
+namespace {
+
+using Word = unsigned long long;  // the type 64-bit atomicAdd, atomicMin and atomicMax take
+
+// A wide sum: kLimbs 64-bit limbs, lowest first, in two's complement modulo
+// 2^256 (as Int256 holds it).
+struct Wide {
+    Word limb[kLimbs];
+};
+
+__device__ __forceinline__ Wide wideOf(Word v) {
+    Wide w;
+    w.limb[0] = v;
+    for (int k = 1; k < kLimbs; ++k) w.limb[k] = 0;
+    return w;
+}
+
+// a += b.
+__device__ __forceinline__ void add(Wide& a, const Wide& b) {
+    Word carry = 0;
+    for (int k = 0; k < kLimbs; ++k) {
+        const Word s = a.limb[k] + b.limb[k];
+        const Word t = s + carry;
+        carry = Word(s < a.limb[k]) + Word(t < s);  // at most one of the two
+        a.limb[k] = t;
+    }
+}
+
+// a x f.
+__device__ __forceinline__ Wide times(const Wide& a, Word f) {
+    Wide r;
+    Word carry = 0;
+    for (int k = 0; k < kLimbs; ++k) {
+        Word low = a.limb[k] * f;
+        Word high = __umul64hi(a.limb[k], f);  // at most 2^64 - 2: the carry fits
+        low += carry;
+        high += Word(low < carry);
+        r.limb[k] = low;
+        carry = high;
+    }
+    return r;
+}
+
+// -a (~a + 1).
+__device__ __forceinline__ Wide negated(const Wide& a) {
+    Wide r;
+    Word carry = 1;
+    for (int k = 0; k < kLimbs; ++k) {
+        r.limb[k] = ~a.limb[k] + carry;
+        carry = carry != 0 && r.limb[k] == 0 ? 1 : 0;
+    }
+    return r;
+}
+
+// Adds v to the wide sum at `at`. Each limb's atomicAdd returns the limb
+// before it, so the carry out of limb k is known and goes into limb k + 1
+// with the next addend: the sum is exact modulo 2^256 whatever order the
+// threads add in.
+__device__ __forceinline__ void atomicAddWide(Word* at, const Wide& v) {
+    Word carry = 0;
+    for (int k = 0; k < kLimbs; ++k) {
+        const Word addend = v.limb[k] + carry;
+        carry = Word(addend < carry);  // v = 2^64 - 1 and a carry in: the carry goes on, nothing added here
+        if (addend != 0) {
+            const Word before = atomicAdd(at + k, addend);
+            carry += Word(before + addend < before);
+        }
+    }
+}
+
+// ly^ey lz^ez times v.
+__device__ __forceinline__ Wide scaled(Wide v, Word ly, int ey, Word lz, int ez) {
+    for (int i = 0; i < ey; ++i) v = times(v, ly);
+    for (int i = 0; i < ez; ++i) v = times(v, lz);
+    return v;
+}
+
+// lx^0 .. lx^3 (lx < 2^24: lx^2 fits 64 bits, lx^3 takes two limbs).
+__device__ __forceinline__ void powersOf(Word lx, Wide power[4]) {
+    power[0] = wideOf(1);
+    power[1] = wideOf(lx);
+    power[2] = wideOf(lx * lx);
+    power[3] = times(power[2], lx);
+}
+
+__device__ __forceinline__ bool inTable(const Passes& p, std::uint32_t label) {
+    if (label == 0) return false;
+    if (label > p.regions) {
+        *p.pastTable = 1u;
+        return false;
+    }
+    return true;
+}
+
+__device__ __forceinline__ Word* recordOf(const Passes& p, std::uint32_t label) {
+    return p.records + Word(label - 1) * Word(p.layout.words);
+}
+
+// The label at (x, y, z), 0 outside the image.
+__device__ __forceinline__ std::uint32_t labelAt(const Passes& p, int x, int y, int z) {
+    if (x < 0 || y < 0 || z < 0 || x >= p.width || y >= p.height || z >= p.depth) return 0;
+    return p.labels[(Word(z) * Word(p.height) + Word(y)) * Word(p.width) + Word(x)];
+}
+
+// One thread's segment: elements x0 .. x1 - 1 of row (y, z).
+struct Segment {
+    int x0, x1, y, z;
+    Word rowStart;  // the flat index of (0, y, z)
+};
+
+struct Segments {
+    Word perRow, total;
+};
+
+Segments segmentsOf(const Passes& p) {
+    const Word perRow = (Word(p.width) + kSegment - 1) / kSegment;
+    return {perRow, perRow * Word(p.height) * Word(p.depth)};
+}
+
+__device__ __forceinline__ Segment segmentAt(const Passes& p, const Segments& s, Word i) {
+    const Word row = i / s.perRow;
+    Segment segment;
+    segment.x0 = int(i % s.perRow) * kSegment;
+    segment.x1 = min(segment.x0 + kSegment, p.width);
+    segment.y = int(row % Word(p.height));
+    segment.z = int(row / Word(p.height));
+    segment.rowStart = row * Word(p.width);
+    return segment;
+}
+
+#define FOR_EACH_ITEM(i, total) \
+    for (Word i = Word(blockIdx.x) * blockDim.x + threadIdx.x; i < (total); i += Word(gridDim.x) * blockDim.x)
+
+// --- measure_start ----------------------------------------------------------
+
+__global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
+    const RecordLayout& l = p.layout;
+    FOR_EACH_ITEM(i, Word(p.regions) * Word(l.words)) {
+        const Word w = i % Word(l.words);
+        // The least key and both positions are found by atomicMin.
+        const bool byMin = l.extrema && (w == Word(l.extremaAt) || w == Word(l.positionsAt) || w == Word(l.positionsAt) + 1);
+        p.records[i] = byMin ? ~Word(0) : Word(0);
+    }
+}
+
+// --- measure_moments --------------------------------------------------------
+
+// One run's sums of lx^0 .. lx^3.
+struct PowerRun {
+    std::uint32_t label;
+    bool counted;  // a label of the table
+    int originX;
+    Wide powers[4];
+};
+
+__device__ __forceinline__ PowerRun startPowerRun(const Passes& p, std::uint32_t label) {
+    PowerRun run;
+    run.label = label;
+    run.counted = inTable(p, label);
+    run.originX = run.counted ? p.boxMin[Word(label - 1) * 3] : 0;
+    for (int e = 0; e < 4; ++e) run.powers[e] = wideOf(0);
+    return run;
+}
+
+// The run's power sums times ly^ey lz^ez, per exponent tuple, into its region's moments.
+__device__ void flushMoments(const Passes& p, const Exponents& exponents, const PowerRun& run, int y, int z) {
+    if (!run.counted) return;
+    const int* box = p.boxMin + Word(run.label - 1) * 3;
+    const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
+    Word* moments = recordOf(p, run.label) + p.layout.momentsAt;
+    for (int t = 0; t < exponents.count; ++t) {
+        const Wide v = scaled(run.powers[exponents.e[t][0]], ly, exponents.e[t][1], lz, exponents.e[t][2]);
+        atomicAddWide(moments + t * kLimbs, v);
+    }
+}
+
+__global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
+    FOR_EACH_ITEM(i, segments.total) {
+        const Segment s = segmentAt(p, segments, i);
+        PowerRun run = startPowerRun(p, 0);
+        for (int x = s.x0; x < s.x1; ++x) {
+            const std::uint32_t label = p.labels[s.rowStart + Word(x)];
+            if (label != run.label) {
+                flushMoments(p, exponents, run, s.y, s.z);
+                run = startPowerRun(p, label);
+            }
+            if (!run.counted) continue;
+            Wide power[4];
+            powersOf(Word(x - run.originX), power);
+            for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
+        }
+        flushMoments(p, exponents, run, s.y, s.z);
+    }
+}
+
+// --- measure_perimeter (2-D) ------------------------------------------------
+
+// An element of `label` with a 4-neighbour outside it or outside the image
+// (scikit-image's perimeter reads the region's inner border).
+__device__ __forceinline__ bool isBorder(const Passes& p, int x, int y, std::uint32_t label) {
+    return x == 0 || y == 0 || x == p.width - 1 || y == p.height - 1 || labelAt(p, x - 1, y, 0) != label ||
+           labelAt(p, x + 1, y, 0) != label || labelAt(p, x, y - 1, 0) != label || labelAt(p, x, y + 1, 0) != label;
+}
+
+__device__ __forceinline__ int borderOf(const Passes& p, int x, int y, std::uint32_t label) {
+    return labelAt(p, x, y, 0) == label && isBorder(p, x, y, label) ? 1 : 0;
+}
+
+// The class of border element (x, y) by its border neighbours of the same
+// region along the edges and at the corners: scikit-image's weights 1 for
+// (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
+// (1, 2); -1 for the weight 0.
+__device__ int perimeterClass(const Passes& p, int x, int y, std::uint32_t label) {
+    const int edges = borderOf(p, x - 1, y, label) + borderOf(p, x + 1, y, label) + borderOf(p, x, y - 1, label) +
+                      borderOf(p, x, y + 1, label);
+    const int corners = borderOf(p, x - 1, y - 1, label) + borderOf(p, x + 1, y - 1, label) +
+                        borderOf(p, x - 1, y + 1, label) + borderOf(p, x + 1, y + 1, label);
+    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
+    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
+    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
+    return -1;
+}
+
+__device__ __forceinline__ void flushPerimeter(const Passes& p, std::uint32_t label, bool counted, const Word classes[3]) {
+    if (!counted) return;
+    Word* perimeter = recordOf(p, label) + p.layout.perimeterAt;
+    for (int c = 0; c < 3; ++c)
+        if (classes[c] != 0) atomicAdd(perimeter + c, classes[c]);
+}
+
+__global__ void __launch_bounds__(kThreads) perimeterKernel(Passes p, Segments segments) {
+    FOR_EACH_ITEM(i, segments.total) {
+        const Segment s = segmentAt(p, segments, i);
+        std::uint32_t runLabel = 0;
+        bool counted = false;
+        Word classes[3] = {0, 0, 0};
+        for (int x = s.x0; x < s.x1; ++x) {
+            const std::uint32_t label = p.labels[s.rowStart + Word(x)];
+            if (label != runLabel) {
+                flushPerimeter(p, runLabel, counted, classes);
+                runLabel = label;
+                counted = inTable(p, label);
+                classes[0] = classes[1] = classes[2] = 0;
+            }
+            if (!counted || !isBorder(p, x, s.y, label)) continue;
+            const int c = perimeterClass(p, x, s.y, label);
+            if (c >= 0) ++classes[c];
+        }
+        flushPerimeter(p, runLabel, counted, classes);
+    }
+}
+
+// --- measure_intensity ------------------------------------------------------
+
+// The sample of element i: its bits, a signed sample sign-extended to 64.
+__device__ __forceinline__ Word sampleBits(const Samples& s, Word i) {
+    switch (s.bytes) {
+        case 1:
+            return s.isSigned ? Word(static_cast<long long>(static_cast<const signed char*>(s.data)[i]))
+                              : Word(static_cast<const unsigned char*>(s.data)[i]);
+        case 2:
+            return s.isSigned ? Word(static_cast<long long>(static_cast<const short*>(s.data)[i]))
+                              : Word(static_cast<const unsigned short*>(s.data)[i]);
+        case 4:
+            return s.isSigned ? Word(static_cast<long long>(static_cast<const int*>(s.data)[i]))
+                              : Word(static_cast<const unsigned int*>(s.data)[i]);
+        default: return static_cast<const Word*>(s.data)[i];
+    }
+}
+
+// A key that orders samples as unsigned integers do.
+__device__ __forceinline__ Word keyOf(const Samples& s, Word bits) {
+    return s.isSigned ? bits ^ (Word(1) << 63) : bits;
+}
+
+// One run's intensity sums.
+struct IntensityRun {
+    std::uint32_t label;
+    bool counted;
+    int originX;
+    Wide sum, squares;
+    Word least, most;  // keys
+    Wide weighted[4];  // of I lx^e
+};
+
+__device__ __forceinline__ IntensityRun startIntensityRun(const Passes& p, std::uint32_t label) {
+    IntensityRun run;
+    run.label = label;
+    run.counted = inTable(p, label);
+    run.originX = run.counted ? p.boxMin[Word(label - 1) * 3] : 0;
+    run.sum = run.squares = wideOf(0);
+    run.least = ~Word(0);
+    run.most = 0;
+    for (int e = 0; e < 4; ++e) run.weighted[e] = wideOf(0);
+    return run;
+}
+
+__device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
+                               const IntensityRun& run, int y, int z) {
+    if (!run.counted) return;
+    const RecordLayout& l = p.layout;
+    Word* record = recordOf(p, run.label);
+    if (sums) {
+        atomicAddWide(record + l.sumAt, run.sum);
+        atomicAddWide(record + l.squaresAt, run.squares);
+    }
+    if (extrema) {
+        atomicMin(record + l.extremaAt, run.least);
+        atomicMax(record + l.extremaAt + 1, run.most);
+    }
+    if (weighted.count > 0) {
+        const int* box = p.boxMin + Word(run.label - 1) * 3;
+        const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
+        for (int t = 0; t < weighted.count; ++t) {
+            const Wide v = scaled(run.weighted[weighted.e[t][0]], ly, weighted.e[t][1], lz, weighted.e[t][2]);
+            atomicAddWide(record + l.weightedAt + t * kLimbs, v);
+        }
+    }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
+    FOR_EACH_ITEM(i, segments.total) {
+        const Segment s = segmentAt(p, segments, i);
+        IntensityRun run = startIntensityRun(p, 0);
+        for (int x = s.x0; x < s.x1; ++x) {
+            const Word element = s.rowStart + Word(x);
+            const std::uint32_t label = p.labels[element];
+            if (label != run.label) {
+                flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
+                run = startIntensityRun(p, label);
+            }
+            if (!run.counted) continue;
+            // A signed sample as its magnitude and sign: products of the
+            // magnitude, negated where the sample is negative.
+            const Word bits = sampleBits(p.samples, element);
+            const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
+            const Word magnitude = negative ? Word(0) - bits : bits;
+            if (sums) {
+                const Wide v = wideOf(magnitude);
+                add(run.sum, negative ? negated(v) : v);
+                Wide square = wideOf(magnitude * magnitude);
+                square.limb[1] = __umul64hi(magnitude, magnitude);
+                add(run.squares, square);
+            }
+            if (extrema) {
+                const Word key = keyOf(p.samples, bits);
+                run.least = min(run.least, key);
+                run.most = max(run.most, key);
+            }
+            if (weighted.count > 0) {
+                Wide power[4];
+                powersOf(Word(x - run.originX), power);
+                for (int e = 0; e < 4; ++e) {
+                    const Wide v = times(power[e], magnitude);
+                    add(run.weighted[e], negative ? negated(v) : v);
+                }
+            }
+        }
+        flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
+    }
+}
+
+// --- measure_extrema --------------------------------------------------------
+
+// Every element holding its region's least (greatest) key offers its flat
+// index; atomicMin keeps the first. A run offers its first such element only.
+__global__ void __launch_bounds__(kThreads) extremaKernel(Passes p, Segments segments) {
+    const RecordLayout& l = p.layout;
+    FOR_EACH_ITEM(i, segments.total) {
+        const Segment s = segmentAt(p, segments, i);
+        std::uint32_t runLabel = 0;
+        bool counted = false, leastFound = false, mostFound = false;
+        Word least = 0, most = 0;
+        Word* record = nullptr;
+        for (int x = s.x0; x < s.x1; ++x) {
+            const Word element = s.rowStart + Word(x);
+            const std::uint32_t label = p.labels[element];
+            if (label != runLabel) {
+                runLabel = label;
+                counted = inTable(p, label);
+                if (counted) {
+                    record = recordOf(p, label);
+                    least = record[l.extremaAt];
+                    most = record[l.extremaAt + 1];
+                    leastFound = mostFound = false;
+                }
+            }
+            if (!counted) continue;
+            const Word key = keyOf(p.samples, sampleBits(p.samples, element));
+            if (!leastFound && key == least) {
+                atomicMin(record + l.positionsAt, element);
+                leastFound = true;
+            }
+            if (!mostFound && key == most) {
+                atomicMin(record + l.positionsAt + 1, element);
+                mostFound = true;
+            }
+        }
+    }
+}
+
+// --- measure_windows --------------------------------------------------------
+
+// The window whose far corner is (x, y, z), for x in 0..width, y in
+// 0..height, z in 0..depth (a volume) or 0 (an image); elements outside the
+// image are empty. For each region in it, its configuration's Euler share
+// and Crofton class:
+//
+//        x-1   x
+//   y-1 [ 8 ][ 2 ]     slice z; slice z - 1 the same bits times 16
+//   y   [ 4 ][ 1 ]
+__global__ void __launch_bounds__(kThreads)
+    windowsKernel(Passes p, Configurations tables, bool crofton, bool euler, Word windowsX, Word windowsY,
+                  Word windows) {
+    const int count = p.dimensions == 3 ? 8 : 4;
+    const unsigned full = p.dimensions == 3 ? 255u : 15u;
+    FOR_EACH_ITEM(i, windows) {
+        const int x = int(i % windowsX);
+        const int y = int(i / windowsX % windowsY);
+        const int z = int(i / windowsX / windowsY);
+        std::uint32_t v[8];
+        for (int slice = 0; slice < count / 4; ++slice) {
+            const int zz = z - slice;
+            v[4 * slice + 0] = labelAt(p, x, y, zz);
+            v[4 * slice + 1] = labelAt(p, x, y - 1, zz);
+            v[4 * slice + 2] = labelAt(p, x - 1, y, zz);
+            v[4 * slice + 3] = labelAt(p, x - 1, y - 1, zz);
+        }
+        for (int k = 0; k < count; ++k) {
+            const std::uint32_t label = v[k];
+            if (!inTable(p, label)) continue;
+            bool earlier = false;
+            for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
+            if (earlier) continue;
+            unsigned config = 0;
+            for (int j = k; j < count; ++j) config |= v[j] == label ? 1u << j : 0u;
+            if (config == full) break;  // inside the region: no share
+            Word* record = recordOf(p, label);
+            if (euler) {
+                const int share = count == 8 ? tables.euler3[config] : tables.euler2[config];
+                if (share != 0) atomicAdd(record + p.layout.eulerAt, Word(static_cast<long long>(share)));
+            }
+            if (crofton) {
+                const int c = tables.crofton[config];
+                if (c >= 0) atomicAdd(record + p.layout.croftonAt + c, Word(1));
+            }
+        }
+    }
+}
+
+#undef FOR_EACH_ITEM
+
+unsigned blocksFor(Word items) {
+    const Word blocks = (items + kThreads - 1) / kThreads;
+    return unsigned(blocks < (Word(1) << 16) ? (blocks == 0 ? 1 : blocks) : (Word(1) << 16));
+}
+
+}  // namespace
+
+void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) {
+    startKernel<<<blocksFor(Word(p.regions) * Word(p.layout.words)), kThreads, 0, stream>>>(p);
+    check.launched("measure_start", stream);
+}
+
+void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents) {
+    const Segments segments = segmentsOf(p);
+    momentsKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, segments);
+    check.launched("measure_moments", stream);
+}
+
+void gatherPerimeter(const CudaCheck& check, cudaStream_t stream, const Passes& p) {
+    const Segments segments = segmentsOf(p);
+    perimeterKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, segments);
+    check.launched("measure_perimeter", stream);
+}
+
+void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
+                     bool sums, bool extrema) {
+    const Segments segments = segmentsOf(p);
+    intensityKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, weighted, sums, extrema, segments);
+    check.launched("measure_intensity", stream);
+}
+
+void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const Passes& p) {
+    const Segments segments = segmentsOf(p);
+    extremaKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, segments);
+    check.launched("measure_extrema", stream);
+}
+
+void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
+                   bool crofton, bool euler) {
+    const Word windowsX = Word(p.width) + 1, windowsY = Word(p.height) + 1;
+    const Word windows = windowsX * windowsY * (p.dimensions == 3 ? Word(p.depth) + 1 : 1);
+    windowsKernel<<<blocksFor(windows), kThreads, 0, stream>>>(p, tables, crofton, euler, windowsX, windowsY,
+                                                                windows);
+    check.launched("measure_windows", stream);
+}
+
+}  // namespace glccl::cuda::measure

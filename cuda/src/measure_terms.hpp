@@ -1,0 +1,126 @@
+#pragma once
+// Region terms (glccl/region_properties.hpp) gathered on the GPU from labels
+// in device memory: glccl::cuda::gatherTerms and ImageLabeler::measureTerms.
+// The compute engine's gatherer (engine/src/measure_terms.hpp) in CUDA; the
+// specification is the cpu engine's accumulator (cpu/src/measure_chunks.hpp):
+// moments of coordinates local to each region's box, perimeter border
+// elements and Crofton configurations by class, Euler sums of the 2x2
+// (2x2x2) windows, sums and extrema of an integer intensity.
+//
+// Passes (measure_terms.cu), each launched only where the request asks for
+// its terms:
+//   measure_start      the records: zero, the least key and the positions at ~0
+//   measure_moments    moments
+//   measure_perimeter  perimeter classes (2-D)
+//   measure_intensity  intensity sums, sums of squares, extrema, weighted moments
+//   measure_extrema    the extrema's first raster positions (after measure_intensity)
+//   measure_windows    Crofton classes (2-D), Euler sums
+// Each adds into one record of 64-bit words per region (RecordLayout) with
+// atomics, exactly: a wide sum is kLimbs 64-bit limbs, and each limb's
+// atomicAdd returns the limb before it, so a carry out of it is known and
+// goes into the next limb; the totals are the same whatever order the
+// threads add in. Counts and boxes come from the component table.
+//
+// measure_moments, measure_perimeter, measure_intensity and measure_extrema
+// give each thread kSegment elements of one row and add once per run of a
+// label in it, not once per element:
+//
+//   row y:  . . 3 3 3 3 . 5 5 | 5 5 . .     one thread's segment: runs 3 and 5
+//               <-- run -->   <- run ->
+//
+// measure_windows gives each thread one window.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_check.hpp"
+#include "glccl/types.hpp"
+
+namespace glccl {
+struct RegionTotals;
+struct TermRequest;
+struct IntensitySamples;
+}  // namespace glccl
+
+namespace glccl::cuda::measure {
+
+constexpr int kLimbs = 4;        // 64-bit limbs of a wide sum: 256 bits, as Int256
+constexpr int kMaxTerms = 64;    // exponent tuples at moment level 4 of a volume (4 x 4 x 4)
+constexpr int kSegment = 32;     // elements of a row per thread
+constexpr int kThreads = 256;    // threads per block
+
+// Where each term sits in a region's record of 64-bit words:
+//
+//   | moments: terms x kLimbs | perimeter: 3 | crofton: 5 | euler: 1 (int64) |
+//   | sum: kLimbs | squares: kLimbs | least, greatest key: 2 | their first positions: 2 |
+//   | weighted moments: terms x kLimbs |
+//
+// a part only where the request asks for it. Samples are kept as keys that
+// order as unsigned integers (a signed sample's sign bit flipped).
+struct RecordLayout {
+    int momentTerms = 0, weightedTerms = 0;
+    int momentsAt = 0, perimeterAt = 0, croftonAt = 0, eulerAt = 0;
+    int sumAt = 0, squaresAt = 0, extremaAt = 0, positionsAt = 0, weightedAt = 0;
+    int words = 0;
+    bool extrema = false;  // extremaAt and positionsAt hold something
+};
+
+// Exponent tuples (x, y, z) in TermRequest::exponents() order.
+struct Exponents {
+    int count = 0;
+    unsigned char e[kMaxTerms][3] = {};
+};
+
+// The configurations' contributions (the cpu engine's, measure_grid.hpp):
+// 4 (2-D) or 8 (3-D) times a window configuration's Euler share, and a 2-D
+// configuration's Crofton class (-1 for none). Bits of a window whose far
+// corner is (x, y, z): 1 (x, y), 2 (x, y - 1), 4 (x - 1, y), 8 (x - 1, y - 1);
+// slice z - 1 the same four bits up.
+struct Configurations {
+    int euler2[16] = {};
+    int euler3[256] = {};
+    int crofton[16] = {};
+};
+const Configurations& configurations();
+
+// An intensity in device memory: one sample per element, `bytes` wide.
+struct Samples {
+    const void* data = nullptr;
+    int bytes = 0;
+    bool isSigned = false;
+};
+
+// What every pass reads and where it adds.
+struct Passes {
+    const std::uint32_t* labels = nullptr;     // width x height x depth, x fastest
+    int width = 0, height = 0, depth = 1;      // each at most 2^24
+    int dimensions = 2;
+    std::uint32_t regions = 0;                 // labels 1..regions; larger ones are flagged
+    const int* boxMin = nullptr;               // regions x 3: the least x, y, z of each box
+    unsigned long long* records = nullptr;     // regions x layout.words
+    unsigned int* pastTable = nullptr;         // set to 1 where a label past `regions` is met
+    RecordLayout layout;
+    Samples samples;
+};
+
+void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents);
+void gatherPerimeter(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
+                     bool sums, bool extrema);
+void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
+                   bool crofton, bool euler);
+
+// The terms of `request` for labels 1..table.size() of `d_labels` (device
+// memory of the current device, `shape`'s elements), queued on `stream` after
+// what it holds; returns when they are on the host. Throws glccl::Error
+// (check.entry()) as cuda_labeler.hpp's gatherTerms says.
+RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, const Shape& shape,
+                         const std::vector<Component>& table, const TermRequest& request,
+                         const IntensitySamples* intensity, cudaStream_t stream);
+
+}  // namespace glccl::cuda::measure
