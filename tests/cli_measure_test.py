@@ -362,8 +362,13 @@ def main():
     one_line_error(check, "measure spacing of 2 for a volume", run, ["--spacing"])
     run = check.run("measure", "plane_int64.npy", "--properties", "area", "--spacing", "1,-2")
     one_line_error(check, "measure negative spacing", run, ["--spacing", "-2"])
-    run = check.run("measure", "volume.npy", "--memory-limit", "1K")
-    one_line_error(check, "measure past --memory-limit", run, ["--memory-limit", "volume.npy"])
+    # A C-ordered little-endian .npy is mapped, not read whole: measured past
+    # any limit; a Fortran-ordered one is read whole, and refused past it.
+    run = check.run("measure", "volume.npy", "--memory-limit", "1K", "--properties", "label,area,bbox")
+    compare(check, "measure a mapped .npy past --memory-limit", run.stdout,
+            reference(volume, properties=["label", "area", "bbox"]))
+    run = check.run("measure", "volume_fortran.npy", "--memory-limit", "1K")
+    one_line_error(check, "measure past --memory-limit", run, ["--memory-limit", "volume_fortran.npy"])
     # A file that is no label image fails (exit 1) in one line too.
     np.save("negative.npy", np.where(plane > 0, plane - 20, 0).astype(np.int32))
     run = check.run("measure", "negative.npy")

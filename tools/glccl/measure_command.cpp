@@ -30,6 +30,10 @@
 #include "glccl/tiled.hpp"
 #include "npy_format.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 namespace glccl::tools {
 
 const char kMeasureHelp[] =
@@ -66,8 +70,9 @@ const char kMeasureHelp[] =
     "  --threads N                   threads (default: every core this process may run\n"
     "                                on); the table is the same for every count\n"
     "  --memory-limit SIZE           host memory the inputs may take, e.g. 8G, 512M\n"
-    "                                (default: half the physical memory); LABELS and\n"
-    "                                IMAGE are read whole, and a pair past the limit is\n"
+    "                                (default: half the physical memory): a C-ordered\n"
+    "                                little-endian .npy is mapped, any size; other\n"
+    "                                inputs are read whole, and a pair past the limit is\n"
     "                                refused before either is read\n"
     "  --force                       overwrite OUT.csv if it exists\n"
     "  --progress                    print each step (reading, measuring, writing) on\n"
@@ -141,6 +146,23 @@ NpyArray peekNpy(const std::string& path) {
         __builtin_add_overflow(bytes, array.dataOffset, &end) || std::uint64_t(std::ftell(file.get())) < end)
         throw fail("ends before the " + std::to_string(array.count) + " elements of its shape " + header.shape);
     return array;
+}
+
+// The samples of a C-ordered .npy of native (little-endian) or 1-byte
+// elements, where they lie in the file: mapped read-only, so that an array
+// past memory is measured from the page cache, never read whole.
+bool mappable(const NpyArray& array) { return !array.fortran && (!array.dtype->bigEndian || array.dtype->size == 1); }
+
+std::shared_ptr<const std::uint8_t> mapNpyData(const NpyArray& array) {
+    const int fd = ::open(array.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw Error("cannot open '" + array.path + "': " + std::strerror(errno));
+    const std::size_t bytes = std::size_t(array.dataOffset + array.bytes());
+    void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, 0);
+    const int error = errno;
+    ::close(fd);
+    if (map == MAP_FAILED) throw Error("cannot map '" + array.path + "': " + std::strerror(error));
+    const auto* base = static_cast<const std::uint8_t*>(map);
+    return std::shared_ptr<const std::uint8_t>(base + array.dataOffset, [map, bytes](const std::uint8_t*) { ::munmap(map, bytes); });
 }
 
 // The samples of `array`, little-endian whatever the file's byte order.
@@ -226,11 +248,12 @@ struct LabelFile {
     bool isSigned = false;
     std::string type;  // "uint16", "int64", "16-bit TIFF", ...
     std::vector<std::uint8_t> samples;
+    std::shared_ptr<const std::uint8_t> mapped;  // in place of samples: a mapped .npy's
 
     LabelSamples view() const {
         LabelSamples labels;
         labels.shape = shape;
-        labels.data = samples.data();
+        labels.data = mapped ? mapped.get() : samples.data();
         labels.bytes = bytes;
         labels.isSigned = isSigned;
         return labels;
@@ -238,7 +261,10 @@ struct LabelFile {
 };
 
 std::uint64_t labelFileBytes(const std::string& path) {
-    if (isNpyFile(path)) return peekNpy(path).bytes();
+    if (isNpyFile(path)) {
+        const NpyArray array = peekNpy(path);
+        return mappable(array) ? 0 : array.bytes();
+    }
     return decodedImageBytes(path);
 }
 
@@ -258,7 +284,8 @@ LabelFile readLabelFile(const std::string& path) {
         labels.shape = shapeOfSides(array.sides);
         labels.bytes = int(array.dtype->size);
         labels.isSigned = kind == detail::NpyKind::Signed;
-        labels.samples = readNpyData(array);
+        if (mappable(array)) labels.mapped = mapNpyData(array);
+        else labels.samples = readNpyData(array);
         return labels;
     }
     if (isJpegFile(path))
@@ -447,14 +474,17 @@ IntensitySamples IntensityImage::view() const {
     IntensitySamples view;
     view.shape = shape;
     view.channels = channels;
-    view.data = samples.data();
+    view.data = mapped ? mapped.get() : samples.data();
     view.bytes = bytes;
     view.kind = kind;
     return view;
 }
 
 std::uint64_t intensityBytes(const std::string& path) {
-    if (isNpyFile(path)) return peekNpy(path).bytes();
+    if (isNpyFile(path)) {
+        const NpyArray array = peekNpy(path);
+        return mappable(array) ? 0 : array.bytes();
+    }
     return decodedImageBytes(path);
 }
 
@@ -478,7 +508,8 @@ IntensityImage readIntensity(const std::string& path, const Shape& labels) {
         intensity.kind = array.dtype->kind == detail::NpyKind::Signed  ? SampleKind::Signed
                          : array.dtype->kind == detail::NpyKind::Float ? SampleKind::Float
                                                                        : SampleKind::Unsigned;
-        intensity.samples = readNpyData(array);
+        if (mappable(array)) intensity.mapped = mapNpyData(array);
+        else intensity.samples = readNpyData(array);
         return intensity;
     }
     Image image = readImage(path, ChannelMode::Natural);
@@ -578,8 +609,9 @@ int runMeasure(const std::vector<std::string>& args) {
         if (shown) line.update(text, steps);
     };
 
-    // Both inputs are read whole: refused before either is read where they
-    // would take more than the limit.
+    // Inputs read whole (all but C-ordered little-endian .npy files, which are
+    // mapped) are refused before either is read where they would take more
+    // than the limit.
     const std::uint64_t limit = command.memoryLimit != 0 ? command.memoryLimit : defaultMemoryLimit();
     const std::uint64_t labelBytes = labelFileBytes(command.labels);
     const std::uint64_t imageBytes = intensityPath.empty() ? 0 : intensityBytes(intensityPath);
@@ -587,7 +619,8 @@ int runMeasure(const std::vector<std::string>& args) {
         throw UsageError("'" + command.labels + "'" + (intensityPath.empty() ? " takes " : " and '" + intensityPath + "' take ") +
                          exactSize(labelBytes + imageBytes) + " read whole, more than the memory limit " +
                          exactSize(limit) + (command.memoryLimit != 0 ? " (--memory-limit)" : " (half the memory)") +
-                         "; glccl measure reads its inputs whole (measuring in pieces is not available)");
+                         "; a C-ordered little-endian .npy is mapped instead, at any size (numpy: "
+                         "numpy.save(path, numpy.ascontiguousarray(labels)))");
 
     step("measure: reading " + command.labels);
     const LabelFile labels = readLabelFile(command.labels);

@@ -5,6 +5,7 @@
 // type, checking a property list before any work, and the table as CSV.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ struct IntensityImage {
     int bytes = 1;
     SampleKind kind = SampleKind::Unsigned;
     std::vector<std::uint8_t> samples;
+    std::shared_ptr<const std::uint8_t> mapped;  // in place of samples: a mapped .npy's
     IntensitySamples view() const;
 };
 
