@@ -380,7 +380,10 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         const T smallest = *std::min_element(chunkMin.begin(), chunkMin.end());
         if (smallest < T(0)) throw Error(where() + "labels must not be negative; the smallest is " + std::to_string(std::int64_t(smallest)));
         const std::uint64_t maxLabel = std::uint64_t(*std::max_element(chunkMax.begin(), chunkMax.end()));
-        if (maxLabel <= std::max<std::uint64_t>(std::uint64_t(1) << 20, labels.shape.count() / 2)) {
+        // A table by label value where it is small beside the image (at most
+        // 2^27 entries: a label image past memory, mapped, needs no more).
+        const std::uint64_t denseEntries = std::min<std::uint64_t>(std::uint64_t(1) << 27, labels.shape.count() / 2);
+        if (maxLabel <= std::max<std::uint64_t>(std::uint64_t(1) << 20, denseEntries)) {
             std::vector<std::atomic<unsigned char>> seen(std::size_t(maxLabel) + 1);
             pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
                 const auto [a, b] = rangeOf(chunk);
