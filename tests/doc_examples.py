@@ -73,6 +73,7 @@ INPUTS = [
     ("a.png b.png c.png", "glccl generate noise50 64x48 a.png && glccl generate rings 64x48 b.png"
                           " && glccl generate comb 64x48 c.png"),
     ("cells.npy, volume.npy", "glccl generate blobs 48x40x24 cells.npy && glccl generate balls 40x32x20 volume.npy"),
+    ("big.npy (a small one)", "glccl generate dense_disks 300x200 big.npy"),
     ("cells.tif, stack.tif (TIFF stacks)",
      "glccl label cells.npy --label-image cells.tif >/dev/null && glccl label volume.npy --label-image stack.tif >/dev/null"),
     ("cells.zarr (chunks of 16)",

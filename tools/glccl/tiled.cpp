@@ -134,6 +134,10 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         } else if (arg.size() > 1 && arg[0] == '-') {
             const auto& known = labelOptions();
             if (std::find(known.begin(), known.end(), name) == known.end()) throw unknownOption(arg, "label", known);
+            if (name == "--properties" || name == "--intensity" || name == "--spacing")
+                throw UsageError("option " + name + " is not available for tiled labeling: write the labels with "
+                                 "--labels L.npy, then measure them with glccl measure L.npy --properties ..., which "
+                                 "maps the .npy and measures it at any size");
             throw UsageError("option " + name + " is not available for tiled labeling, which writes --labels (.npy) "
                              "and --stats (.csv) (see glccl label --help, \"huge images\")");
         } else if (command.input.empty()) {
