@@ -340,7 +340,7 @@ TEST_CASE("measure: a request for no terms, and the requests refused", "[gl][com
     REQUIRE(glGetError() == GL_NO_ERROR);
 }
 
-TEST_CASE("measure: the host's program, image unit and storage buffer bindings are restored", "[gl][compute][measure]") {
+TEST_CASE("measure: the host's program, image unit, storage and pixel-pack buffer bindings are restored", "[gl][compute][measure]") {
     offscreen().makeCurrent();
     Labeler& labeler = offscreen().labeler();
     const Image image = randomImage(33, 21, 0.5, 2, 1, 9);
@@ -358,13 +358,14 @@ TEST_CASE("measure: the host's program, image unit and storage buffer bindings a
     glBindBufferRange(GL_SHADER_STORAGE_BUFFER, 0, second.id(), 16, 32);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, first.id());
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, first.id());
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, second.id());
     const gl::Texture mine = gl::Texture::allocate(GL_R32UI, 4, 4, "the host's image");
     glBindImageTexture(0, mine.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
     REQUIRE(glGetError() == GL_NO_ERROR);
     auto snapshot = [] {
         std::vector<GLint64> s;
         GLint64 v = 0;
-        for (GLenum pname : {GL_CURRENT_PROGRAM, GL_SHADER_STORAGE_BUFFER_BINDING}) {
+        for (GLenum pname : {GL_CURRENT_PROGRAM, GL_SHADER_STORAGE_BUFFER_BINDING, GL_PIXEL_PACK_BUFFER_BINDING}) {
             glGetInteger64v(pname, &v);
             s.push_back(v);
         }
@@ -387,6 +388,7 @@ TEST_CASE("measure: the host's program, image unit and storage buffer bindings a
     q.perimeter = q.crofton = q.euler = true;
     labeler.measureTerms(q);
     CHECK(snapshot() == before);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     REQUIRE(glGetError() == GL_NO_ERROR);
 }
 

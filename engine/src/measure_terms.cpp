@@ -14,6 +14,8 @@ namespace {
 
 int ceilDiv(std::int64_t a, std::int64_t b) { return int((a + b - 1) / b); }
 
+int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
+
 int bitLength(std::uint64_t v) {
     int bits = 0;
     for (; v; v >>= 1) ++bits;
@@ -39,7 +41,9 @@ RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q,
     if (layout.weightedTerms > 0)
         bits = std::max(bits, bitLength(extent - 1) * degree(q.weightedMomentLevel) + intensityBits + bitLength(count));
     if (q.intensitySums) bits = std::max(bits, 2 * intensityBits + bitLength(count));
-    layout.limbs = std::max(2, (bits + 31) / 32);
+    // 2, 4 or 8 limbs: few programs to build.
+    layout.limbs = 2;
+    while (layout.limbs * 32 < bits) layout.limbs *= 2;
     if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
     int at = 0;
     layout.momentsAt = at;
@@ -166,7 +170,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_BOXES_BUFFER", kBoxesBuffer)
             .define("MEASURE_TOTALS_BUFFER", kTotalsBuffer)
             .define("MEASURE_GROUP", kGroupThreads)
-            .define("MEASURE_SEGMENT", kSegment)
+            .define("MEASURE_SEGMENT", segmentOf(stage))
             .define("LIMBS", layout.limbs)
             .define("MOMENT_LEVEL", q.momentLevel)
             .define("RECORD_WORDS", layout.words)
@@ -261,12 +265,14 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
                            intensity.format);
 
+    // A stage's invocations: one per segment of a row (y, z).
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         gl::Program& p = program(stage, layout, q, intensity);
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
-        glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, kSegment), kGroupThreads)), GLuint(height), GLuint(depth));
+        glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, segmentOf(stage)), kGroupThreads)), GLuint(height),
+                          GLuint(depth));
         checkGlError("stage " + stage);
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,
@@ -282,10 +288,22 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
 
-    std::vector<std::uint32_t> records(words);
+    // The records copied into a buffer the host reads (on the pixel-pack
+    // target, which the caller's guard restores) and read where it is mapped.
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, totals_.id());
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(words * 4), records.data());
-    checkGlError("reading the region totals");
+    if (!readback_) readback_ = gl::Buffer::create();
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, readback_.id());
+    if (words * 4 > readbackBytes_) {
+        glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(words * 4), nullptr, GL_STREAM_READ);
+        readbackBytes_ = words * 4;
+    }
+    glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(words * 4));
+    const auto* records =
+        static_cast<const std::uint32_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(words * 4), GL_MAP_READ_BIT));
+    if (!records) {
+        checkGlError("mapping the region totals");
+        throw Error("mapping the region totals failed");
+    }
 
     // Records into the totals' arrays (wide sums are not negative: local
     // coordinates and samples are not).
@@ -295,7 +313,7 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         return sum;
     };
     for (std::size_t r = 0; r < n; ++r) {
-        const std::uint32_t* record = records.data() + r * std::size_t(layout.words);
+        const std::uint32_t* record = records + r * std::size_t(layout.words);
         for (std::size_t t = 0; t < terms; ++t)
             totals.moments[r * terms + t] = wide(record + layout.momentsAt + t * std::size_t(layout.limbs));
         if (intensityTerms) {
@@ -321,6 +339,8 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
             totals.eulerTimes[r] = std::int64_t(std::uint64_t(record[layout.eulerAt]) |
                                                 std::uint64_t(record[layout.eulerAt + 1]) << 32);
     }
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    checkGlError("reading the region totals");
     return totals;
 }
 

@@ -7,8 +7,8 @@
 //   measure_extrema  (glsl/measure_extrema.comp)  the extrema's first positions
 //   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums
 // Both add into one storage buffer of per-region records with 32-bit
-// atomics, exactly (a carry goes into the next limb); the records are read
-// back once. Counts and boxes come from the component table.
+// atomics, exactly (a carry goes into the next limb); the records are
+// copied into a buffer the host maps and read once. Counts and boxes come from the component table.
 
 #include <cstddef>
 #include <map>
@@ -27,9 +27,12 @@ constexpr int kBoxesBuffer = 0;
 constexpr int kTotalsBuffer = 1;
 constexpr int kIntensityImage = 1;
 constexpr int kGroupThreads = 64;
-// Elements (windows) of a row per invocation: fewer invocations flush a
-// region's sums more rarely; a run's sums of 64 and 96 bits hold up to 2^19.
-constexpr int kSegment = 64;
+// Elements (windows) of a row per invocation. A longer segment flushes a
+// large region's sums more rarely (fewer atomic adds on the same words);
+// a shorter one spreads the neighbourhood reads of borders and windows
+// over more invocations. A run's sums of 64 and 96 bits hold up to 2^19.
+constexpr int kElementSegment = 256;  // measure_terms, measure_extrema
+constexpr int kWindowSegment = 64;    // measure_windows
 
 // Where each term sits in a region's record of 32-bit words.
 struct RecordLayout {
@@ -72,8 +75,8 @@ public:
     // intensity terms of `intensity` (intensityOf()).
     // OpenGL 4.3. Throws glccl::Error as checkRequest() does, and for
     // records past GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Changes program, image
-    // units 0 and 1 and the storage buffer bindings (the caller guards the
-    // state).
+    // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
+    // guards the state).
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {});
 
@@ -82,8 +85,8 @@ private:
                          const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
-    gl::Buffer boxes_, totals_;
-    std::size_t boxesBytes_ = 0, totalsBytes_ = 0;
+    gl::Buffer boxes_, totals_, readback_;
+    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, readbackBytes_ = 0;
 };
 
 }  // namespace glccl::measure
