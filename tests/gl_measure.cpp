@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -416,4 +417,42 @@ TEST_CASE("measure: the GPU's intensity terms are the cpu accumulator's", "[gl][
             requireGpuIntensityTermsMatchCpu(glccl::test::randomTestVolume(w, h, d, 0.5, seeds()),
                                              Connectivity::TwentySix,
                                              randomIntensity(Shape::volume(w, h, d), bits, seeds()), format, "volume");
+    // A box 600 voxels long: weighted moments of level 4 sized for 8 limbs.
+    Image rod(Shape::volume(600, 2, 3));
+    std::fill(rod.pixels.begin(), rod.pixels.end(), std::uint8_t(255));
+    requireGpuIntensityTermsMatchCpu(rod, Connectivity::Six, randomIntensity(rod.shape(), 32, 7), GL_R32UI, "rod");
+}
+
+TEST_CASE("measure: a context without compute shaders measures the downloaded labels on the host",
+          "[gl][measure][.mesa33]") {
+    // Registered by tests/CMakeLists.txt under MESA_GL_VERSION_OVERRIDE=3.3
+    // (Mesa answers a 3.3 request with its newest version otherwise).
+    HeadlessContext::Options contextOptions;
+    contextOptions.major = 3;
+    contextOptions.minor = 3;
+    HeadlessContext context(contextOptions);
+    const ContextInfo& info = context.info();
+    const char* pinned = std::getenv("MESA_GL_VERSION_OVERRIDE");
+    if (pinned && std::string(pinned) == "3.3" && info.vendor.find("Mesa") != std::string::npos)
+        REQUIRE(info.major == 3);
+    if (info.major != 3) {
+        WARN("the context is " << info.version << ", not 3.3: nothing to check here");
+        return;
+    }
+    Labeler labeler;
+    const Image image = randomImage(45, 31, 0.5, 2, 1, 12);
+    ImageTexture texture(image);
+    LabelOptions options;
+    options.backend = Backend::Raster;
+    labeler.label(texture.id(), options);
+    const Labeling labeling = labeler.result();
+    LabelSamples samples;
+    samples.shape = labeling.shape();
+    samples.data = labeling.labels.data();
+    const TermRequest q = termsFor(kProperties2d, 2, 0);
+    requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
+    const TermRequest intensity = termsFor({"intensity_mean"}, 2, 1);
+    CHECK_THROWS_WITH(labeler.measureTerms(intensity, texture.id()),
+                      Catch::Contains("intensity terms are gathered in OpenGL 4.3 contexts, this is 3.3"));
+    REQUIRE(glGetError() == GL_NO_ERROR);
 }
