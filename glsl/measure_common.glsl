@@ -16,7 +16,7 @@
 //
 //   a part only where its GATHER_MOMENTS, GATHER_PERIMETER, GATHER_CROFTON,
 //   GATHER_EULER, GATHER_SUMS, GATHER_EXTREMA (both extrema parts) or
-//   GATHER_WEIGHTED is defined. Region r is label r + 1. The least sample
+//   GATHER_WEIGHTED is defined. The least sample
 //   and the first positions are kept complemented, so that atomicMax over
 //   a zeroed record finds them.
 //
@@ -49,7 +49,7 @@ uint sampleAt(PixelCoord p) { return imageLoad(intensityImage, p).r; }
 #endif
 #endif
 
-// Per region, the least x, y, z of its box (w unused).
+// Per region of the batch, the least x, y, z of its box (w unused).
 layout(std430, binding = MEASURE_BOXES_BUFFER) readonly buffer RegionBoxes { ivec4 boxMin[]; };
 layout(std430, binding = MEASURE_TOTALS_BUFFER) buffer RegionTotals { uint totals[]; };
 
@@ -59,7 +59,14 @@ uint labelAt(PixelCoord p) {
     return imageLoad(labelImage, p).r;
 }
 
-uint recordOf(uint label) { return (label - 1u) * uint(RECORD_WORDS); }
+// The regions of this dispatch: labels firstLabel .. firstLabel + batchLabels - 1
+// (all of them but where their records pass one storage block).
+uniform uint firstLabel;
+uniform uint batchLabels;
+
+bool inBatch(uint label) { return label - firstLabel < batchLabels; }  // label 0 wraps past every batch
+uint recordOf(uint label) { return (label - firstLabel) * uint(RECORD_WORDS); }
+ivec4 boxOf(uint label) { return boxMin[label - firstLabel]; }
 
 // Adds v (LIMBS limbs) to the sum at totals[at]. Each limb's atomicAdd
 // returns the limb before it, so the carry out of limb k is known and goes

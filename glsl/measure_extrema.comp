@@ -23,7 +23,7 @@ void main() {
         PixelCoord p = row;
         p.x = x;
         const uint here = imageLoad(labelImage, p).r;
-        if (here == 0u) continue;
+        if (!inBatch(here)) continue;
         if (here != label) {
             label = here;
             record = recordOf(label);

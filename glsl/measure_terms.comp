@@ -5,8 +5,8 @@
 // measure_extrema finds the extrema's first positions after it.
 //
 // An invocation walks MEASURE_SEGMENT elements of one row (y, z) and sums
-// the run of each label it meets on the way (background between elements
-// of one label does not end a run), so that a region's totals take one
+// the run of each label it meets on the way (background, and labels of
+// other batches, between elements of one label do not end a run), so that a region's totals take one
 // atomic add per run and term, not one per element:
 //
 //   row y:  . . 3 3 . 3 3 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
@@ -65,9 +65,9 @@ Run startRun(uint label) {
     Run run;
     run.label = label;
 #if DIMENSIONS == 3
-    run.origin = label != 0u ? boxMin[label - 1u].xyz : ivec3(0);
+    run.origin = label != 0u ? boxOf(label).xyz : ivec3(0);
 #else
-    run.origin = label != 0u ? boxMin[label - 1u].xy : ivec2(0);
+    run.origin = label != 0u ? boxOf(label).xy : ivec2(0);
 #endif
     for (int e = 0; e < 4; ++e) {
         run.powers[e] = uvec2(0u);
@@ -168,7 +168,7 @@ void main() {
         PixelCoord p = row;
         p.x = x;
         const uint label = imageLoad(labelImage, p).r;
-        if (label == 0u) continue;
+        if (!inBatch(label)) continue;
         if (label != run.label) {
             flush(run, row);
             run = startRun(label);

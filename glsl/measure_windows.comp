@@ -165,7 +165,7 @@ void main() {
 #endif
         for (int i = 0; i < WINDOW; ++i) {
             const uint label = v[i];
-            if (label == 0u) continue;
+            if (!inBatch(label)) continue;
             bool earlier = false;
             for (int j = 0; j < i; ++j) earlier = earlier || v[j] == label;
             if (earlier) continue;

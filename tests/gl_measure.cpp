@@ -17,6 +17,8 @@
 
 #include "gl.hpp"
 #include "gl_objects.hpp"
+#include "measure_terms.hpp"
+#include "state_guard.hpp"
 #include "gl_support.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
@@ -455,4 +457,49 @@ TEST_CASE("measure: a context without compute shaders measures the downloaded la
     CHECK_THROWS_WITH(labeler.measureTerms(intensity, texture.id()),
                       Catch::Contains("intensity terms are gathered in OpenGL 4.3 contexts, this is 3.3"));
     REQUIRE(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("measure: regions gathered in batches give the same totals", "[gl][compute][measure]") {
+    // Batches of a few regions each stand for a labeling whose records pass
+    // one storage block (millions of regions).
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    std::mt19937_64 seeds(64);
+    for (bool volume : {false, true}) {
+        const Image image = volume ? glccl::test::randomTestVolume(21, 17, 9, 0.3, seeds())
+                                   : randomImage(67, 45, 0.35, 2, 1, seeds());
+        const Image intensity = randomIntensity(image.shape(), 16, seeds());
+        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
+        const gl::Texture samples = intensityTexture(intensity, GL_R16UI);
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = volume ? Connectivity::Six : Connectivity::Four;
+        labeler.label(texture.id(), options);
+        const Labeling labeling = labeler.result();
+        REQUIRE(labeling.components.size() > 50);
+        LabelSamples labels;
+        labels.shape = labeling.shape();
+        labels.data = labeling.labels.data();
+        IntensitySamples host;
+        host.shape = intensity.shape();
+        host.data = intensity.pixels.data();
+        host.bytes = 2;
+        std::vector<std::string> properties = {"moments", "euler_number", "intensity_mean", "intensity_min",
+                                               "intensity_max_position", "moments_weighted"};
+        if (!volume) properties.insert(properties.end(), {"perimeter", "perimeter_crofton"});
+        const TermRequest q = termsFor(properties, image.dimensions, 1, SampleKind::Unsigned, 16);
+        const RegionTotals expected = measureTerms(labels, &host, q, 1);
+        const gl::Texture borrowed =
+            volume ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
+                   : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+        measure::TermGatherer gatherer;
+        for (std::size_t bytes : {std::size_t(3000), std::size_t(20000), std::size_t(0)}) {
+            INFO((volume ? "volume" : "image") << ", batches of at most " << bytes << " bytes");
+            gatherer.setLargestBatch(bytes);
+            const StateGuard guard;  // as Labeler::measureTerms() guards the passes
+            const measure::Intensity given = measure::intensityOf(samples.id(), borrowed);
+            requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q, given));
+        }
+        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
 }

@@ -241,29 +241,46 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         }
     }
     if (!q.any() || n == 0) return totals;
-    const std::size_t words = n * std::size_t(layout.words);
+
+    // Regions in batches whose records and boxes fit one storage block; each
+    // batch reads the labels again (one batch but for millions of regions).
     GLint64 largestBlock = 0;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largestBlock);
-    if (words > 0xffffffffu || std::int64_t(words * 4) > std::int64_t(largestBlock) ||
-        std::int64_t(n * 16) > std::int64_t(largestBlock))
-        throw Error(std::to_string(n) + " regions' totals need " + std::to_string(words * 4) +
+    std::uint64_t blockBytes = std::uint64_t(std::max<GLint64>(largestBlock, 0));
+    if (largestBatchBytes_ > 0) blockBytes = std::min<std::uint64_t>(blockBytes, largestBatchBytes_);
+    const std::uint64_t recordBytes = std::uint64_t(layout.words) * 4;
+    const std::size_t batch = std::size_t(std::min<std::uint64_t>(
+        {std::uint64_t(n), blockBytes / recordBytes, blockBytes / 16, 0xffffffffu / std::uint64_t(layout.words)}));
+    if (batch == 0)
+        throw Error("one region's totals take " + std::to_string(recordBytes) +
                     " bytes, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is " + std::to_string(largestBlock));
 
+    glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+    if (intensity.texture)
+        glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
+                           intensity.format);
+    for (std::size_t first = 0; first < n; first += batch)
+        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), totals);
+    return totals;
+}
+
+void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
+                               const Intensity& intensity, const RecordLayout& layout, std::size_t first,
+                               std::size_t count, RegionTotals& totals) {
+    const bool volume = labels.target() == GL_TEXTURE_3D;
+    const std::size_t words = count * std::size_t(layout.words);
     // The boxes' least corners, and the records zeroed.
-    std::vector<std::int32_t> corners(n * 4, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-        corners[i * 4] = std::int32_t(table[i].left);
-        corners[i * 4 + 1] = std::int32_t(table[i].top);
-        corners[i * 4 + 2] = std::int32_t(table[i].front);
+    std::vector<std::int32_t> corners(count * 4, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+        const Component& c = table[first + i];
+        corners[i * 4] = std::int32_t(c.left);
+        corners[i * 4 + 1] = std::int32_t(c.top);
+        corners[i * 4 + 2] = std::int32_t(c.front);
     }
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
     fill(totals_, totalsBytes_, words * 4, nullptr);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
-    glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-    if (intensity.texture)
-        glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
-                           intensity.format);
 
     // A stage's invocations: one per segment of a row (y, z).
     auto run = [&](const std::string& stage, int width, int height, int depth) {
@@ -271,6 +288,8 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
+        p.set("firstLabel", unsigned(first + 1));
+        p.set("batchLabels", unsigned(count));
         glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, segmentOf(stage)), kGroupThreads)), GLuint(height),
                           GLuint(depth));
         checkGlError("stage " + stage);
@@ -312,8 +331,10 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         for (int k = 0; k < layout.limbs; ++k) sum.limb[std::size_t(k / 2)] |= std::uint64_t(limbs[k]) << (32 * (k % 2));
         return sum;
     };
-    for (std::size_t r = 0; r < n; ++r) {
-        const std::uint32_t* record = records + r * std::size_t(layout.words);
+    const std::size_t terms = std::size_t(layout.momentTerms), weightedTerms = std::size_t(layout.weightedTerms);
+    for (std::size_t i = 0; i < count; ++i) {
+        const std::size_t r = first + i;
+        const std::uint32_t* record = records + i * std::size_t(layout.words);
         for (std::size_t t = 0; t < terms; ++t)
             totals.moments[r * terms + t] = wide(record + layout.momentsAt + t * std::size_t(layout.limbs));
         if (intensityTerms) {
@@ -341,7 +362,6 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     }
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     checkGlError("reading the region totals");
-    return totals;
 }
 
 }  // namespace glccl::measure

@@ -73,20 +73,30 @@ public:
     // The totals of `request` for labels 1..table.size() of `labels`
     // (GL_R32UI, GL_TEXTURE_2D or GL_TEXTURE_3D; table[i] is label i + 1),
     // intensity terms of `intensity` (intensityOf()).
-    // OpenGL 4.3. Throws glccl::Error as checkRequest() does, and for
-    // records past GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Changes program, image
+    // OpenGL 4.3. Regions whose records pass GL_MAX_SHADER_STORAGE_BLOCK_SIZE
+    // are gathered in batches, each reading the labels again. Throws
+    // glccl::Error as checkRequest() does. Changes program, image
     // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
     // guards the state).
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {});
 
+    // Batches of at most `bytes` of records (0: GL_MAX_SHADER_STORAGE_BLOCK_SIZE),
+    // for tests of a labeling of many batches.
+    void setLargestBatch(std::size_t bytes) { largestBatchBytes_ = bytes; }
+
 private:
+    // The regions first .. first + count - 1 (rows of `totals`).
+    void gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
+                     const Intensity& intensity, const RecordLayout& layout, std::size_t first, std::size_t count,
+                     RegionTotals& totals);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
     gl::Buffer boxes_, totals_, readback_;
     std::size_t boxesBytes_ = 0, totalsBytes_ = 0, readbackBytes_ = 0;
+    std::size_t largestBatchBytes_ = 0;
 };
 
 }  // namespace glccl::measure
