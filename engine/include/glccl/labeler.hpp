@@ -196,13 +196,14 @@ public:
     // the boxes' upload (16 bytes a region) and one readback of the totals
     // (4 bytes a 32-bit limb: 2 to 8 limbs a wide sum, as wide as the largest
     // box and the samples need, 16 (64) sums at moment level 4, 10 words of
-    // perimeter, Crofton and Euler counts, 4 of extrema); before OpenGL 4.3
-    // the labels are downloaded and measured on the host, and an intensity
-    // is refused. Throws glccl::Error when nothing was labeled, for a
-    // request of the other dimension, for perimeter or Crofton terms of a
-    // volume, for intensity terms without an intensity texture (or of
-    // other samples), for an intensity texture of another size or format,
-    // and for totals past GL_MAX_SHADER_STORAGE_BLOCK_SIZE.
+    // perimeter, Crofton and Euler counts, 4 of extrema); where the totals
+    // pass GL_MAX_SHADER_STORAGE_BLOCK_SIZE (millions of regions), the
+    // regions go in batches, each reading the labels again. Before OpenGL
+    // 4.3 the labels are downloaded and measured on the host, and an
+    // intensity is refused. Throws glccl::Error when nothing was labeled,
+    // for a request of the other dimension, for perimeter or Crofton terms
+    // of a volume, for intensity terms without an intensity texture (or of
+    // other samples), and for an intensity texture of another size or format.
     RegionTotals measureTerms(const TermRequest& request, unsigned intensity = 0);
 
     // Tells the Labeler that `texture`, which it has labeled, is about to be
