@@ -503,3 +503,27 @@ TEST_CASE("measure: regions gathered in batches give the same totals", "[gl][com
         REQUIRE(glGetError() == GL_NO_ERROR);
     }
 }
+
+TEST_CASE("measure: the labels of every backend that runs here are measured on the GPU", "[gl][measure]") {
+    // Each backend leaves its labels in the Labeler's label texture (the
+    // host engines upload theirs), which the passes read.
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    const ContextInfo& info = labeler.contextInfo();
+    REQUIRE((info.major > 4 || (info.major == 4 && info.minor >= 3)));
+    const Image image = randomImage(83, 52, 0.45, 3, 1, 13);
+    const TermRequest q = termsFor(kProperties2d, 2, 0);
+    for (Backend backend : glccl::test::backendsHere()) {
+        INFO(backendName(backend));
+        ImageTexture texture(image);
+        LabelOptions options;
+        options.backend = backend;
+        options.criterion = backend == Backend::Cuda ? Criterion::binary() : Criterion::segments();
+        labeler.label(texture.id(), options);
+        const Labeling labeling = labeler.result();
+        LabelSamples samples;
+        samples.shape = labeling.shape();
+        samples.data = labeling.labels.data();
+        requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
+    }
+}
