@@ -4,9 +4,9 @@
 #include <cstdint>
 
 #include "gl_error.hpp"
+#include "glccl/capabilities.hpp"
 #include "glccl/error.hpp"
 #include "program.hpp"
-#include "glccl/capabilities.hpp"
 
 namespace glccl::measure {
 
