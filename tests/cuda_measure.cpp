@@ -287,7 +287,9 @@ void requireGpuIntensityTermsMatchCpu(const Labels& l, const Intensity& intensit
                             &intensity.samples, name);
 }
 
-void setPixel(Image& image, int x, int y) { image.setSample(std::size_t(y) * std::size_t(image.width) + std::size_t(x), 0, 255); }
+void setPixel(Image& image, int x, int y) {
+    image.setSample(std::size_t(y) * std::size_t(image.width) + std::size_t(x), 0, 255);
+}
 
 const std::string kEntry = "glccl::cuda::gatherTerms(): ";
 
@@ -367,7 +369,8 @@ TEST_CASE("cuda measure: labels written directly, regions of many pieces and reg
         for (int y = 0; y < h; ++y)
             for (int x = 0; x < w; ++x) {
                 const bool hole = x % 7 == 3 && y % 5 == 2;
-                values[std::size_t(y) * std::size_t(w) + std::size_t(x)] = hole ? 0u : std::uint32_t((x / 3 + y / 5) % 4 + 1);
+                values[std::size_t(y) * std::size_t(w) + std::size_t(x)] =
+                    hole ? 0u : std::uint32_t((x / 3 + y / 5) % 4 + 1);
             }
         requireGpuTermsMatchCpu(labelsOf(shape, values), "tiles");
     }
@@ -457,7 +460,8 @@ TEST_CASE("cuda measure: ImageLabeler::measureTerms gathers from the labels it k
     LabelSamples samples;
     samples.shape = l.shape;
     samples.data = l.labels.data();
-    for (const TermRequest& q : requestsFor(kProperties2d, 2)) requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
+    for (const TermRequest& q : requestsFor(kProperties2d, 2))
+        requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
     const Intensity intensity = randomIntensity(l.shape, 2, false, 76);
     for (const TermRequest& q : intensityRequests({"intensity_mean", "intensity_max_position"}, 2, intensity.samples))
         requireSameTotals(measureTerms(samples, &intensity.samples, q, 1), labeler.measureTerms(q, &intensity.samples));
@@ -467,7 +471,8 @@ TEST_CASE("cuda measure: ImageLabeler::measureTerms gathers from the labels it k
     const Labels v = labelsOf(labeling);
     samples.shape = v.shape;
     samples.data = v.labels.data();
-    for (const TermRequest& q : requestsFor(kProperties3d, 3)) requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
+    for (const TermRequest& q : requestsFor(kProperties3d, 3))
+        requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
 
     // Labels in the caller's device memory: gatherTerms on them.
     const auto d_pixels = test::deviceAllocate(image.pixels.size());

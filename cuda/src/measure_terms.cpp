@@ -186,7 +186,8 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         extent = std::max<std::int64_t>({extent, std::int64_t(c.width), std::int64_t(c.height), std::int64_t(c.depth)});
     auto degreeOf = [&](int level) { return level == 4 ? 3 * q.dimensions : level; };
     if (bitLength(std::uint64_t(extent)) * std::max(degreeOf(q.momentLevel), degreeOf(q.weightedMomentLevel)) > 120)
-        check.fail("the moments of a region " + std::to_string(extent) + " elements across exceed what is summed exactly");
+        check.fail("the moments of a region " + std::to_string(extent) +
+                   " elements across exceed what is summed exactly");
 
     RegionTotals totals = totalsOfTable(shape, table, q);
     if (!q.any()) return totals;
@@ -264,7 +265,8 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
 
     std::vector<unsigned long long> host(words);
     unsigned int past = 0;
-    check(cudaMemcpyAsync(host.data(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream),
+    check(cudaMemcpyAsync(host.data(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                          stream),
           "cudaMemcpyAsync (region totals)");
     check(cudaMemcpyAsync(&past, pastTable.get(), sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (flag)");
@@ -280,9 +282,12 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     };
     for (std::size_t r = 0; r < n; ++r) {
         const unsigned long long* record = host.data() + r * std::size_t(layout.words);
-        for (std::size_t t = 0; t < nm; ++t) totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
-        for (std::size_t c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + c] = record[layout.perimeterAt + int(c)];
-        for (std::size_t c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + c] = record[layout.croftonAt + int(c)];
+        for (std::size_t t = 0; t < nm; ++t)
+            totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
+        for (std::size_t c = 0; c < 3 && q.perimeter; ++c)
+            totals.perimeterClasses[r * 3 + c] = record[layout.perimeterAt + int(c)];
+        for (std::size_t c = 0; c < 5 && q.crofton; ++c)
+            totals.croftonClasses[r * 5 + c] = record[layout.croftonAt + int(c)];
         if (q.euler) totals.eulerTimes[r] = std::int64_t(record[layout.eulerAt]);
         if (!intensityTerms) continue;
         if (q.intensitySums) {

@@ -134,6 +134,33 @@ __device__ __forceinline__ Segment segmentAt(const Passes& p, const Segments& s,
     return segment;
 }
 
+// The runs of labels of the table that begin in segment s, each whole:
+// f(label, begin, end) with `end` the run's end in the row, past the
+// segment where the run goes on. A run that goes on from an earlier
+// segment is that segment's thread's, so each run of a row is summed by one
+// thread and added once:
+//
+//   segments:  |. . 3 3 3 3|3 3 3 . 5 5|5 . . . . .|
+//   runs:           '-- 3: first thread --'   '5: second thread'
+template <class F>
+__device__ __forceinline__ void forEachRun(const Passes& p, const Segment& s, F&& f) {
+    const std::uint32_t* row = p.labels + s.rowStart;
+    int x = s.x0;
+    if (x > 0)
+        while (x < s.x1 && row[x] == row[s.x0 - 1]) ++x;  // an earlier thread's
+    while (x < s.x1) {
+        const std::uint32_t label = row[x];
+        int end = x + 1;
+        if (inTable(p, label)) {
+            while (end < p.width && row[end] == label) ++end;
+            f(label, x, end);
+        } else {
+            while (end < s.x1 && row[end] == label) ++end;
+        }
+        x = end;
+    }
+}
+
 #define FOR_EACH_ITEM(i, total) \
     for (Word i = Word(blockIdx.x) * blockDim.x + threadIdx.x; i < (total); i += Word(gridDim.x) * blockDim.x)
 
@@ -144,7 +171,8 @@ __global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
     FOR_EACH_ITEM(i, Word(p.regions) * Word(l.words)) {
         const Word w = i % Word(l.words);
         // The least key and both positions are found by atomicMin.
-        const bool byMin = l.extrema && (w == Word(l.extremaAt) || w == Word(l.positionsAt) || w == Word(l.positionsAt) + 1);
+        const bool byMin =
+            l.extrema && (w == Word(l.extremaAt) || w == Word(l.positionsAt) || w == Word(l.positionsAt) + 1);
         p.records[i] = byMin ? ~Word(0) : Word(0);
     }
 }
@@ -183,19 +211,15 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
 __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
     FOR_EACH_ITEM(i, segments.total) {
         const Segment s = segmentAt(p, segments, i);
-        PowerRun run = startPowerRun(p, 0);
-        for (int x = s.x0; x < s.x1; ++x) {
-            const std::uint32_t label = p.labels[s.rowStart + Word(x)];
-            if (label != run.label) {
-                flushMoments(p, exponents, run, s.y, s.z);
-                run = startPowerRun(p, label);
+        forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
+            PowerRun run = startPowerRun(p, label);
+            for (int x = begin; x < end; ++x) {
+                Wide power[4];
+                powersOf(Word(x - run.originX), power);
+                for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
             }
-            if (!run.counted) continue;
-            Wide power[4];
-            powersOf(Word(x - run.originX), power);
-            for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
-        }
-        flushMoments(p, exponents, run, s.y, s.z);
+            flushMoments(p, exponents, run, s.y, s.z);
+        });
     }
 }
 
@@ -227,7 +251,8 @@ __device__ int perimeterClass(const Passes& p, int x, int y, std::uint32_t label
     return -1;
 }
 
-__device__ __forceinline__ void flushPerimeter(const Passes& p, std::uint32_t label, bool counted, const Word classes[3]) {
+__device__ __forceinline__ void flushPerimeter(const Passes& p, std::uint32_t label, bool counted,
+                                               const Word classes[3]) {
     if (!counted) return;
     Word* perimeter = recordOf(p, label) + p.layout.perimeterAt;
     for (int c = 0; c < 3; ++c)
@@ -328,42 +353,38 @@ __global__ void __launch_bounds__(kThreads)
     intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
     FOR_EACH_ITEM(i, segments.total) {
         const Segment s = segmentAt(p, segments, i);
-        IntensityRun run = startIntensityRun(p, 0);
-        for (int x = s.x0; x < s.x1; ++x) {
-            const Word element = s.rowStart + Word(x);
-            const std::uint32_t label = p.labels[element];
-            if (label != run.label) {
-                flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
-                run = startIntensityRun(p, label);
-            }
-            if (!run.counted) continue;
-            // A signed sample as its magnitude and sign: products of the
-            // magnitude, negated where the sample is negative.
-            const Word bits = sampleBits(p.samples, element);
-            const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
-            const Word magnitude = negative ? Word(0) - bits : bits;
-            if (sums) {
-                const Wide v = wideOf(magnitude);
-                add(run.sum, negative ? negated(v) : v);
-                Wide square = wideOf(magnitude * magnitude);
-                square.limb[1] = __umul64hi(magnitude, magnitude);
-                add(run.squares, square);
-            }
-            if (extrema) {
-                const Word key = keyOf(p.samples, bits);
-                run.least = min(run.least, key);
-                run.most = max(run.most, key);
-            }
-            if (weighted.count > 0) {
-                Wide power[4];
-                powersOf(Word(x - run.originX), power);
-                for (int e = 0; e < 4; ++e) {
-                    const Wide v = times(power[e], magnitude);
-                    add(run.weighted[e], negative ? negated(v) : v);
+        forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
+            IntensityRun run = startIntensityRun(p, label);
+            for (int x = begin; x < end; ++x) {
+                const Word element = s.rowStart + Word(x);
+                // A signed sample as its magnitude and sign: products of the
+                // magnitude, negated where the sample is negative.
+                const Word bits = sampleBits(p.samples, element);
+                const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
+                const Word magnitude = negative ? Word(0) - bits : bits;
+                if (sums) {
+                    const Wide v = wideOf(magnitude);
+                    add(run.sum, negative ? negated(v) : v);
+                    Wide square = wideOf(magnitude * magnitude);
+                    square.limb[1] = __umul64hi(magnitude, magnitude);
+                    add(run.squares, square);
+                }
+                if (extrema) {
+                    const Word key = keyOf(p.samples, bits);
+                    run.least = min(run.least, key);
+                    run.most = max(run.most, key);
+                }
+                if (weighted.count > 0) {
+                    Wide power[4];
+                    powersOf(Word(x - run.originX), power);
+                    for (int e = 0; e < 4; ++e) {
+                        const Wide v = times(power[e], magnitude);
+                        add(run.weighted[e], negative ? negated(v) : v);
+                    }
                 }
             }
-        }
-        flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
+            flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
+        });
     }
 }
 

@@ -23,10 +23,15 @@
 //
 // measure_moments, measure_perimeter, measure_intensity and measure_extrema
 // give each thread kSegment elements of one row and add once per run of a
-// label in it, not once per element:
+// label, not once per element: measure_moments and measure_intensity sum
+// each run of a row whole, in the thread where it begins (a run that goes
+// on past the segment is followed to its end, and the next segments' threads
+// leave it alone), so that a large region costs one addition per row it
+// crosses; measure_perimeter and measure_extrema add once per run in a
+// segment, and only where it has something to add:
 //
 //   row y:  . . 3 3 3 3 . 5 5 | 5 5 . .     one thread's segment: runs 3 and 5
-//               <-- run -->   <- run ->
+//               <-- run -->   <-- run -->   (5 summed whole by this thread)
 //
 // measure_windows gives each thread one window.
 
