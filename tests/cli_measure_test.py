@@ -260,6 +260,25 @@ def main():
     if os.path.exists("mask.csv"):
         with open("mask.csv") as f:
             compare(check, "label --properties", f.read(), reference(components, properties=PLANE))
+    # Every engine that runs here measures the labels it made (the GL engines
+    # on the GPU, from their label texture, with an unsigned intensity
+    # uploaded): the same table, scikit-image's.
+    glow16 = rng.integers(0, 65536, mask.shape).astype(np.uint16)
+    np.save("glow16.npy", glow16)
+    gathered = PLANE + ["intensity_mean", "intensity_min", "intensity_max", "centroid_weighted",
+                        "moments_weighted_central"]
+    for backend in ("cpu", "compute", "raster"):
+        run = check.run("label", "mask.png", "--backend", backend, "--stats", f"mask_{backend}.csv",
+                        "--properties", ",".join(gathered), "--intensity", "glow16.npy")
+        if run.returncode != 0 and "cannot run here" in run.stderr:
+            print(f"label --backend {backend} --properties: skipped, {run.stderr.strip()}")
+            continue
+        check.report(f"label --backend {backend} --properties --intensity: exit 0", run.returncode == 0,
+                     run.stderr.strip())
+        if os.path.exists(f"mask_{backend}.csv"):
+            with open(f"mask_{backend}.csv") as f:
+                compare(check, f"label --backend {backend} --properties --intensity", f.read(),
+                        reference(components, intensity_image=glow16, properties=gathered))
     rgb_mask = rng.integers(0, 256, mask.shape + (3,)).astype(np.uint8)
     Image.fromarray(rgb_mask, "RGB").save("mask_rgb.png")
     run = check.run("label", "mask.png", "--backend", "cpu", "--stats", "mask_rgb.csv", "--intensity",

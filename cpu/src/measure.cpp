@@ -433,16 +433,16 @@ PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples*
     return finalizeProperties(totals, options.properties);
 }
 
-PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,
-                                const IntensitySamples* intensity, const MeasureOptions& options) {
+RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector<Component>& components,
+                                   const IntensitySamples* intensity, const TermRequest& request, int threads) {
     const Shape shape = labels.shape;
     checkShape(shape);
     if (!labels.data || labels.isSigned || (labels.bytes != 4 && labels.bytes != 8))
-        throw Error("glccl::measureComponents(): the labels must be unsigned 32- or 64-bit");
+        throw Error("glccl::measureComponentTerms(): the labels must be unsigned 32- or 64-bit");
     if (intensity) checkIntensity(*intensity, shape);
-    const TermRequest q = requestOf(options, shape.dimensions, intensity);
+    if (request.channels > 0 && !intensity) throw Error(where() + "the properties asked need an intensity image");
     const Grid g(shape);
-    const int threads = teamSize(options.threads, g);
+    threads = teamSize(threads, g);
     ThreadPool pool(threads);
     const std::size_t n = components.size();
     Boxes boxes;
@@ -464,9 +464,13 @@ PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Co
     };
     Owned owned;
     owned.end = {g.w, g.h, g.d};
-    const RegionTotals totals =
-        totalsOf(g, owned, q, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, shape, nullptr);
-    return finalizeProperties(totals, options.properties);
+    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, shape, nullptr);
+}
+
+PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,
+                                const IntensitySamples* intensity, const MeasureOptions& options) {
+    const TermRequest q = requestOf(options, labels.shape.dimensions, intensity);
+    return finalizeProperties(measureComponentTerms(labels, components, intensity, q, options.threads), options.properties);
 }
 
 PropertyTable measureLabeling(const Labeling& labeling, const IntensitySamples* intensity, const MeasureOptions& options) {

@@ -50,6 +50,7 @@ struct Session::Impl : Place {
     std::array<std::unique_ptr<Engine>, kBackendCount> engines;
     std::map<int, std::unique_ptr<Engine>> deviceEngines;
     Backend last = Backend::Auto;
+    bool lastInPieces = false;  // the last label() went in pieces: no engine holds its labels
     std::function<bool(const TiledProgress&)> tiledProgress;
 
     explicit Impl(Options chosen) : options(std::move(chosen)) {
@@ -197,6 +198,14 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
     }
     if (options.progress) options.progress->endStage();
     impl_->last = route.backend;
+    impl_->lastInPieces = route.pieces;
+}
+
+RegionTotals Session::measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+                                   const std::vector<Component>& table, int threads) {
+    if (impl_->last == Backend::Auto || impl_->lastInPieces)
+        return measureComponentTerms(labels, table, intensity, request, threads);
+    return impl_->engine(impl_->last).measureTerms(request, intensity, labels, table, threads);
 }
 
 void Session::label(const Image& image, const LabelOptions& options, Labeling& out, StageTimings* timings) {

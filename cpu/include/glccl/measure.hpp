@@ -77,6 +77,11 @@ void mergeTotals(RegionTotals& into, const RegionTotals& from);
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity,
                              const MeasureOptions& options);
 
+// The terms of `request` for labels 1..n (unsigned, 4 or 8 bytes) whose
+// component table an engine made: counts and boxes from the table.
+RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector<Component>& components,
+                                   const IntensitySamples* intensity, const TermRequest& request, int threads = 0);
+
 // The property table of labels 1..n (unsigned, 4 or 8 bytes) whose
 // component table an engine made (components[i] for label i + 1): its boxes
 // and areas are used, not gathered again.

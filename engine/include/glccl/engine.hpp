@@ -23,6 +23,7 @@
 #include "glccl/context.hpp"
 #include "glccl/device_volume.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/measure.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -79,6 +80,17 @@ public:
     virtual const std::vector<Component>& deviceTable(int image);
     // The component counts of the last labelDevice(), one per image; waits.
     virtual const std::vector<std::uint32_t>& deviceCounts();
+
+    // The region terms of `request` (glccl/region_properties.hpp) for the
+    // labeling the last label() made, whose labels (1..n, host memory) and
+    // table are `labels` and `table`: gathered on the device from the
+    // engine's own labels where it can (compute and raster: Labeler::
+    // measureTerms; cuda: ImageLabeler::measureTerms; an intensity of one
+    // channel of unsigned integers), else by the cpu engine's threads on
+    // `labels` (the default; floating-point, signed and several-channel
+    // intensities too). The same totals either way.
+    virtual RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity,
+                                      const LabelSamples& labels, const std::vector<Component>& table, int threads);
 };
 
 // An engine of `backend` (not auto) at `place`: its resources are made on

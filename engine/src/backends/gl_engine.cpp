@@ -6,6 +6,7 @@
 
 #include "backends/host_engines.hpp"
 #include "glccl/context.hpp"
+#include "glccl/texture.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -26,6 +27,21 @@ public:
     void label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
                std::vector<Component>& table, StageTimings* timings) override {
         offscreen_->label(image, backend_, options, labels, table, timings);
+    }
+
+    // From the Labeler's label texture; an intensity the GPU reads (one
+    // channel of unsigned integers up to 32 bits) uploaded into a texture.
+    RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+                              const std::vector<Component>& table, int threads) override {
+        const bool intensityTerms = intensity && request.channels > 0;
+        if (intensityTerms &&
+            !(intensity->kind == SampleKind::Unsigned && intensity->channels == 1 && intensity->bytes <= 4))
+            return Engine::measureTerms(request, intensity, labels, table, threads);
+        offscreen_->makeCurrent();
+        if (!intensityTerms) return offscreen_->labeler().measureTerms(request);
+        const ImageView view(labels.shape, 1, intensity->bytes * 8, intensity->data);
+        const ImageTexture texture = labels.shape.dimensions == 3 ? ImageTexture::volume(view) : ImageTexture(view);
+        return offscreen_->labeler().measureTerms(request, texture.id());
     }
 
 private:

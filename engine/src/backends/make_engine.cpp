@@ -10,6 +10,11 @@ const std::vector<Component>* Engine::labelDevice(const DeviceVolume&, const Dev
     throw Error(std::string("the ") + backendName(backend()) + " backend does not read CUDA device memory");
 }
 
+RegionTotals Engine::measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+                                  const std::vector<Component>& table, int threads) {
+    return measureComponentTerms(labels, table, intensity, request, threads);
+}
+
 const std::vector<Component>& Engine::deviceTable(int) {
     throw Error(std::string("the ") + backendName(backend()) + " backend does not read CUDA device memory");
 }

@@ -112,6 +112,15 @@ public:
     // (false stops them with glccl::Cancelled); empty: none.
     void setTiledProgress(std::function<bool(const TiledProgress&)> progress);
 
+    // The region terms of `request` (glccl/region_properties.hpp) for the
+    // labels and table the last label() gave (`labels` 1..n in host memory,
+    // `table` its table): gathered by the engine that labeled them, on the
+    // GPU where it can (Engine::measureTerms), else on the host; the same
+    // totals either way. A labeling in pieces is measured on the host.
+    // finalizeProperties() turns the totals into columns.
+    RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+                              const std::vector<Component>& table, int threads = 0);
+
     // The backend of the last label() (Backend::Auto before the first).
     Backend backend() const;
     // Where `backend` labels here, for summaries: "CPU (16 threads)", the GL

@@ -110,6 +110,17 @@ public:
         return labeler_.componentCounts();
     }
 
+    // From the labels the last label() left on the device; an intensity of
+    // one channel of integers uploaded.
+    RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+                              const std::vector<Component>& table, int threads) override {
+        const bool intensityTerms = intensity && request.channels > 0;
+        if (intensityTerms && (intensity->kind == SampleKind::Float || intensity->channels != 1))
+            return Engine::measureTerms(request, intensity, labels, table, threads);
+        selectDevice();
+        return labeler_.measureTerms(request, intensityTerms ? intensity : nullptr);
+    }
+
 private:
     // The labeler works on the device that is current when it first
     // allocates; a caller may have made another current since.
