@@ -20,60 +20,6 @@
 #include <unordered_map>
 
 namespace glccl {
-namespace cpu::measure {
-
-Configurations::Configurations() {
-    for (int c = 0; c < 16; ++c) {
-        const int br = c & 1, tr = (c >> 1) & 1, bl = (c >> 2) & 1, tl = (c >> 3) & 1;
-        const int pixels = br + tr + bl + tl;
-        const int edges = (tl | tr) + (bl | br) + (tl | bl) + (tr | br);  // the four edges from the centre
-        euler2[std::size_t(c)] = 4 * (pixels > 0) - 2 * edges + pixels;
-    }
-    for (int c = 0; c < 256; ++c) {
-        auto set = [&](const int v[3]) { return (c >> bit(v[0], v[1], v[2])) & 1; };
-        int voxels = 0;
-        for (int i = 0; i < 8; ++i) voxels += (c >> i) & 1;
-        int edges = 0;  // six edges from the centre, each amid the four voxels on its side
-        for (int axis = 0; axis < 3; ++axis)
-            for (int side = 0; side < 2; ++side) {
-                int any = 0;
-                for (int a = 0; a < 2; ++a)
-                    for (int b = 0; b < 2; ++b) {
-                        int v[3];
-                        v[axis] = side;
-                        v[(axis + 1) % 3] = a;
-                        v[(axis + 2) % 3] = b;
-                        any |= set(v);
-                    }
-                edges += any;
-            }
-        int faces = 0;  // twelve faces at the centre, each between two voxels
-        for (int axis = 0; axis < 3; ++axis)
-            for (int a = 0; a < 2; ++a)
-                for (int b = 0; b < 2; ++b) {
-                    int v[3], u[3];
-                    v[axis] = 0;
-                    u[axis] = 1;
-                    v[(axis + 1) % 3] = u[(axis + 1) % 3] = a;
-                    v[(axis + 2) % 3] = u[(axis + 2) % 3] = b;
-                    faces += set(v) | set(u);
-                }
-        euler3[std::size_t(c)] = 8 * (voxels > 0) - 4 * edges + 2 * faces - voxels;
-    }
-    crofton.fill(-1);
-    for (int c : {1, 5}) crofton[std::size_t(c)] = 0;
-    for (int c : {2, 7, 10, 11}) crofton[std::size_t(c)] = 1;
-    crofton[3] = 2;
-    for (int c : {8, 12}) crofton[std::size_t(c)] = 3;
-    for (int c : {9, 13}) crofton[std::size_t(c)] = 4;
-}
-
-const Configurations& configurations() {
-    static const Configurations c;
-    return c;
-}
-
-}  // namespace cpu::measure
 
 namespace {
 

@@ -242,7 +242,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const Owned& own = pass.owned;
     Slots<Acc>& S = table.slots;
     RowIndices rows(g, pass.fill);
-    const Configurations& conf = configurations();
+    const WindowShares& conf = windowShares();
     const std::size_t nm = pass.momentExponents.size(), nw = pass.weightedExponents.size();
     const int channels = In::present ? in.channels : 0;
 

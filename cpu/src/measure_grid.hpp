@@ -90,27 +90,5 @@ private:
     std::size_t next_ = 0;
 };
 
-// Bits of a 2x2 window whose far corner is element (x, y): 1 (x, y),
-// 2 (x, y - 1), 4 (x - 1, y), 8 (x - 1, y - 1); in 3-D the window's slice
-// z - 1 adds the same four, four bits up.
-//
-// The Euler number counts a region as a union of closed unit squares
-// (cubes), which touch where 8-connected (26-connected) elements do: its
-// Euler characteristic V - E + F (- C) is a sum over the grid's vertices,
-// each window holding one vertex at its centre and a share of the edges,
-// faces and cubes around it (an edge has 2 vertices, a face 4, a cube 8).
-// euler2/euler3 hold 4 (2-D) or 8 (3-D) times each configuration's share.
-// crofton holds the class of a 2-D configuration's coefficient in Crofton's
-// formula with 4 directions (finalized in region_properties.cpp), -1 for 0.
-struct Configurations {
-    std::array<int, 16> euler2{};
-    std::array<int, 256> euler3{};
-    std::array<int, 16> crofton{};
-    Configurations();
-    // The bit of the element at (x - 1 + dx, y - 1 + dy, z - 1 + dz) in a
-    // window whose far corner is (x, y, z).
-    static int bit(int dx, int dy, int dz) { return (dz ? 0 : 4) + (dx ? 0 : 2) + (dy ? 0 : 1); }
-};
-const Configurations& configurations();
 
 }  // namespace glccl::cpu::measure

@@ -92,25 +92,6 @@ void checkRequest(const CudaCheck& check, const Shape& shape, const TermRequest&
 }
 
 // The totals of what the table gives: labels 1..n, counts and boxes.
-RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
-    RegionTotals totals;
-    totals.request = request;
-    totals.regions = table.size();
-    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
-    totals.labels.resize(table.size());
-    totals.counts.resize(table.size());
-    totals.boxMin.resize(table.size());
-    totals.boxMax.resize(table.size());
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        const Component& c = table[i];
-        totals.labels[i] = i + 1;
-        totals.counts[i] = c.area;
-        totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
-        totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
-                            std::int64_t(c.front) + std::int64_t(c.depth) - 1};
-    }
-    return totals;
-}
 
 Int256 wideAt(const unsigned long long* limbs) {
     Int256 v;
@@ -121,53 +102,13 @@ Int256 wideAt(const unsigned long long* limbs) {
 }  // namespace
 
 const Configurations& configurations() {
-    // The cpu engine's tables (cpu/src/measure.cpp), computed the same way.
+    // The host's tables (glccl::windowShares), as plain arrays for a kernel's argument.
     static const Configurations tables = [] {
         Configurations c;
-        for (int config = 0; config < 16; ++config) {
-            const int br = config & 1, tr = (config >> 1) & 1, bl = (config >> 2) & 1, tl = (config >> 3) & 1;
-            const int pixels = br + tr + bl + tl;
-            const int edges = (tl | tr) + (bl | br) + (tl | bl) + (tr | br);
-            c.euler2[config] = 4 * (pixels > 0) - 2 * edges + pixels;
-        }
-        auto bit = [](int dx, int dy, int dz) { return (dz ? 0 : 4) + (dx ? 0 : 2) + (dy ? 0 : 1); };
-        for (int config = 0; config < 256; ++config) {
-            auto set = [&](const int v[3]) { return (config >> bit(v[0], v[1], v[2])) & 1; };
-            int voxels = 0;
-            for (int i = 0; i < 8; ++i) voxels += (config >> i) & 1;
-            int edges = 0;  // six edges from the centre, each amid the four voxels on its side
-            for (int axis = 0; axis < 3; ++axis)
-                for (int side = 0; side < 2; ++side) {
-                    int any = 0;
-                    for (int a = 0; a < 2; ++a)
-                        for (int b = 0; b < 2; ++b) {
-                            int v[3];
-                            v[axis] = side;
-                            v[(axis + 1) % 3] = a;
-                            v[(axis + 2) % 3] = b;
-                            any |= set(v);
-                        }
-                    edges += any;
-                }
-            int faces = 0;  // twelve faces at the centre, each between two voxels
-            for (int axis = 0; axis < 3; ++axis)
-                for (int a = 0; a < 2; ++a)
-                    for (int b = 0; b < 2; ++b) {
-                        int v[3], u[3];
-                        v[axis] = 0;
-                        u[axis] = 1;
-                        v[(axis + 1) % 3] = u[(axis + 1) % 3] = a;
-                        v[(axis + 2) % 3] = u[(axis + 2) % 3] = b;
-                        faces += set(v) | set(u);
-                    }
-            c.euler3[config] = 8 * (voxels > 0) - 4 * edges + 2 * faces - voxels;
-        }
-        for (int& k : c.crofton) k = -1;
-        for (int config : {1, 5}) c.crofton[config] = 0;
-        for (int config : {2, 7, 10, 11}) c.crofton[config] = 1;
-        c.crofton[3] = 2;
-        for (int config : {8, 12}) c.crofton[config] = 3;
-        for (int config : {9, 13}) c.crofton[config] = 4;
+        const WindowShares& w = windowShares();
+        std::copy(w.euler2.begin(), w.euler2.end(), c.euler2);
+        std::copy(w.euler3.begin(), w.euler3.end(), c.euler3);
+        std::copy(w.crofton.begin(), w.crofton.end(), c.crofton);
         return c;
     }();
     return tables;
@@ -189,7 +130,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         check.fail("the moments of a region " + std::to_string(extent) +
                    " elements across exceed what is summed exactly");
 
-    RegionTotals totals = totalsOfTable(shape, table, q);
+    RegionTotals totals = tableTotals(shape, table, q);
     if (!q.any()) return totals;
     const bool intensityTerms = q.channels > 0;
     const RecordLayout layout = layoutOf(q, intensityTerms);

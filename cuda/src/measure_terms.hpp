@@ -79,11 +79,8 @@ struct Exponents {
     unsigned char e[kMaxTerms][3] = {};
 };
 
-// The configurations' contributions (the cpu engine's, measure_grid.hpp):
-// 4 (2-D) or 8 (3-D) times a window configuration's Euler share, and a 2-D
-// configuration's Crofton class (-1 for none). Bits of a window whose far
-// corner is (x, y, z): 1 (x, y), 2 (x, y - 1), 4 (x - 1, y), 8 (x - 1, y - 1);
-// slice z - 1 the same four bits up.
+// glccl::windowShares() (glccl/region_properties.hpp) as plain arrays, which
+// a kernel takes by value.
 struct Configurations {
     int euler2[16] = {};
     int euler3[256] = {};

@@ -135,25 +135,6 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
     return intensity;
 }
 
-RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
-    RegionTotals totals;
-    totals.request = request;
-    totals.regions = table.size();
-    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
-    totals.labels.resize(table.size());
-    totals.counts.resize(table.size());
-    totals.boxMin.resize(table.size());
-    totals.boxMax.resize(table.size());
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        const Component& c = table[i];
-        totals.labels[i] = i + 1;
-        totals.counts[i] = c.area;
-        totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
-        totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
-                            std::int64_t(c.front) + std::int64_t(c.depth) - 1};
-    }
-    return totals;
-}
 
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
                                    const Intensity& intensity) {
@@ -213,7 +194,7 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     const Shape shape = volume ? Shape::volume(labels.width(), labels.height(), labels.depth())
                                : Shape::image(labels.width(), labels.height());
     checkRequest(q, shape.dimensions, intensity.texture != 0);
-    RegionTotals totals = totalsOfTable(shape, table, q);
+    RegionTotals totals = tableTotals(shape, table, q);
     const std::size_t n = table.size();
     const RecordLayout layout = layoutOf(table, q, intensity.bits);
     // The arrays the request has, as the cpu accumulator sizes them.

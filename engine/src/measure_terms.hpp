@@ -64,9 +64,6 @@ void checkRequest(const TermRequest& request, int dimensions, bool intensityGive
 // target, or of another format.
 Intensity intensityOf(unsigned texture, const gl::Texture& labels);
 
-// The totals with only what the table gives: labels 1..n, counts and boxes
-// (a request that asks for no terms needs nothing else).
-RegionTotals totalsOfTable(const Shape& shape, const std::vector<Component>& table, const TermRequest& request);
 
 class TermGatherer {
 public:

@@ -126,6 +126,79 @@ DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) {
     return q;
 }
 
+// --- Windows and tables -------------------------------------------------------
+
+const WindowShares& windowShares() {
+    static const WindowShares shares = [] {
+        WindowShares w;
+        for (int c = 0; c < 16; ++c) {
+            const int br = c & 1, tr = (c >> 1) & 1, bl = (c >> 2) & 1, tl = (c >> 3) & 1;
+            const int pixels = br + tr + bl + tl;
+            const int edges = (tl | tr) + (bl | br) + (tl | bl) + (tr | br);  // the four edges from the centre
+            w.euler2[std::size_t(c)] = 4 * (pixels > 0) - 2 * edges + pixels;
+        }
+        for (int c = 0; c < 256; ++c) {
+            auto set = [&](const int v[3]) { return (c >> WindowShares::bit(v[0], v[1], v[2])) & 1; };
+            int voxels = 0;
+            for (int i = 0; i < 8; ++i) voxels += (c >> i) & 1;
+            int edges = 0;  // six edges from the centre, each amid the four voxels on its side
+            for (int axis = 0; axis < 3; ++axis)
+                for (int side = 0; side < 2; ++side) {
+                    int any = 0;
+                    for (int a = 0; a < 2; ++a)
+                        for (int b = 0; b < 2; ++b) {
+                            int v[3];
+                            v[axis] = side;
+                            v[(axis + 1) % 3] = a;
+                            v[(axis + 2) % 3] = b;
+                            any |= set(v);
+                        }
+                    edges += any;
+                }
+            int faces = 0;  // twelve faces at the centre, each between two voxels
+            for (int axis = 0; axis < 3; ++axis)
+                for (int a = 0; a < 2; ++a)
+                    for (int b = 0; b < 2; ++b) {
+                        int v[3], u[3];
+                        v[axis] = 0;
+                        u[axis] = 1;
+                        v[(axis + 1) % 3] = u[(axis + 1) % 3] = a;
+                        v[(axis + 2) % 3] = u[(axis + 2) % 3] = b;
+                        faces += set(v) | set(u);
+                    }
+            w.euler3[std::size_t(c)] = 8 * (voxels > 0) - 4 * edges + 2 * faces - voxels;
+        }
+        w.crofton.fill(-1);
+        for (int c : {1, 5}) w.crofton[std::size_t(c)] = 0;
+        for (int c : {2, 7, 10, 11}) w.crofton[std::size_t(c)] = 1;
+        w.crofton[3] = 2;
+        for (int c : {8, 12}) w.crofton[std::size_t(c)] = 3;
+        for (int c : {9, 13}) w.crofton[std::size_t(c)] = 4;
+        return w;
+    }();
+    return shares;
+}
+
+RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
+    RegionTotals totals;
+    totals.request = request;
+    totals.regions = table.size();
+    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
+    totals.labels.resize(table.size());
+    totals.counts.resize(table.size());
+    totals.boxMin.resize(table.size());
+    totals.boxMax.resize(table.size());
+    for (std::size_t i = 0; i < table.size(); ++i) {
+        const Component& c = table[i];
+        totals.labels[i] = i + 1;
+        totals.counts[i] = c.area;
+        totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
+        totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
+                            std::int64_t(c.front) + std::int64_t(c.depth) - 1};
+    }
+    return totals;
+}
+
 // --- Exponents ----------------------------------------------------------------
 
 std::vector<std::array<int, 3>> TermRequest::exponents(int level, int dimensions) {

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "glccl/types.hpp"
+
 namespace glccl {
 
 // A signed 256-bit integer in two's complement, little-endian 64-bit limbs:
@@ -154,6 +156,36 @@ struct RegionTotals {
     std::vector<Int256> weightedMoments;
     std::vector<DoubleDouble> weightedMomentsFloat;
 };
+
+// What one 2x2 (2x2x2) window of the labels gives the region it holds, by
+// configuration: the bits of a window whose far corner is element (x, y)
+// are 1 (x, y), 2 (x, y - 1), 4 (x - 1, y), 8 (x - 1, y - 1); in 3-D the
+// window's slice z - 1 adds the same four, four bits up (bit()).
+//
+// The Euler number counts a region as a union of closed unit squares
+// (cubes), which touch where 8-connected (26-connected) elements do: its
+// Euler characteristic V - E + F (- C) is a sum over the grid's vertices,
+// each window holding one vertex at its centre and a share of the edges,
+// faces and cubes around it (an edge has 2 vertices, a face 4, a cube 8).
+// euler2 and euler3 hold 4 (2-D) or 8 (3-D) times each configuration's
+// share. crofton holds the class of a 2-D configuration's coefficient in
+// Crofton's formula with 4 directions (the classes' coefficients are the
+// perimeter_crofton finalizer's), -1 for a coefficient of 0. Every engine's
+// gatherer reads these tables.
+struct WindowShares {
+    std::array<int, 16> euler2{};
+    std::array<int, 256> euler3{};
+    std::array<int, 16> crofton{};
+    // The bit of the element at (x - 1 + dx, y - 1 + dy, z - 1 + dz) in a
+    // window whose far corner is (x, y, z).
+    static constexpr int bit(int dx, int dy, int dz) { return (dz ? 0 : 4) + (dx ? 0 : 2) + (dy ? 0 : 1); }
+};
+const WindowShares& windowShares();
+
+// The totals the component table of labels 1..n gives (labels, counts,
+// boxes), of a request whose terms a gatherer adds: the start of every
+// engine's gathering from its own labeling.
+RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request);
 
 // One column of a property table, named as scikit-image's regionprops_table
 // names it ("bbox-0", "moments_central-1-2", "intensity_mean-0").
