@@ -496,6 +496,17 @@ double axisLength(RegionMeasure& r, bool major) {
     return std::sqrt(std::max(0.0, 10 * (major ? e[0] + e[1] - e[2] : -e[0] + e[1] + e[2])));
 }
 
+// The centroid of raw moments m (numpy order): m[e_a] / m[0] along each
+// axis, in the box's coordinates or (global) the image's.
+void centroidOf(const RegionMeasure& r, const std::vector<DoubleDouble>& m, bool global, std::vector<double>& out) {
+    for (int a = 0; a < r.dims(); ++a) {
+        int p[3] = {0, 0, 0};
+        p[a] = 1;
+        out.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value() +
+                      (global ? double(r.boxMin(a)) * r.spacing(a) : 0.0));
+    }
+}
+
 double minSpacing(const RegionMeasure& r) {
     double s = r.spacing(0);
     for (int a = 1; a < r.dims(); ++a) s = std::min(s, r.spacing(a));
@@ -589,23 +600,9 @@ const std::vector<PropertyDeclaration> kDeclarations = {
           v.push_back(std::pow(2.0 * r.dims() * double(r.count()) * r.pixelArea() / kPi, 1.0 / r.dims()));
       }},
     D{"centroid", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          const auto& m = r.moments();
-          for (int a = 0; a < r.dims(); ++a) {
-              int p[3] = {0, 0, 0};
-              p[a] = 1;
-              v.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value() + double(r.boxMin(a)) * r.spacing(a));
-          }
-      }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(), true, v); }},
     D{"centroid_local", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          const auto& m = r.moments();
-          for (int a = 0; a < r.dims(); ++a) {
-              int p[3] = {0, 0, 0};
-              p[a] = 1;
-              v.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value());
-          }
-      }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(), false, v); }},
     D{"moments", true, true, false, false, [](TermRequest& q) { needMoments(q, 4); }, cubeShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           for (const auto& m : r.moments()) v.push_back(m.value());
@@ -703,27 +700,16 @@ const std::vector<PropertyDeclaration> kDeclarations = {
     D{"centroid_weighted_local", true, true, true, false, [](TermRequest& q) { needWeighted(q, 1); }, channelAxesShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
-              const auto& m = r.weighted(c);
               std::vector<double> out;
-              for (int a = 0; a < r.dims(); ++a) {
-                  int p[3] = {0, 0, 0};
-                  p[a] = 1;
-                  out.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value());
-              }
+              centroidOf(r, r.weighted(c), false, out);
               return out;
           });
       }},
     D{"centroid_weighted", true, true, true, false, [](TermRequest& q) { needWeighted(q, 1); }, channelAxesShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
-              const auto& m = r.weighted(c);
               std::vector<double> out;
-              for (int a = 0; a < r.dims(); ++a) {
-                  int p[3] = {0, 0, 0};
-                  p[a] = 1;
-                  out.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value() +
-                                double(r.boxMin(a)) * r.spacing(a));
-              }
+              centroidOf(r, r.weighted(c), true, out);
               return out;
           });
       }},
