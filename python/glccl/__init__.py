@@ -369,24 +369,26 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         raise ValueError(f"{where}: return_table and properties both ask for a table; pass one of them")
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
-    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress, threads,
-                          out)
+    # With properties, the table's boxes and areas are measured with the labels, not gathered again.
+    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table) or properties is not None,
+                          channel_axis, progress, threads, out)
     labels = _deliver(result[0], result[1], wanted, out, where)
     if properties is not None:
-        return labels, result[1], _measured(labels, intensity_image, properties, spacing, threads, where)
+        return labels, result[1], _measured(labels, intensity_image, properties, spacing, threads, where,
+                                            result[2] if len(result) > 2 else None)
     if return_table:
         return labels, result[1], ComponentTable.from_columns(result[2])
     return labels, result[1]
 
 
-def _measured(labels, intensity_image, properties, spacing, threads, where):
+def _measured(labels, intensity_image, properties, spacing, threads, where, components=None):
     """The table of label()'s properties= : regionprops_table's columns of
-    the labels just made, rows for labels 1..n."""
+    the labels just made, rows for labels 1..n (components: their table)."""
     if not isinstance(labels, _np.ndarray):
         raise TypeError(f"{where}: properties are measured on host labels; label a numpy image (the labels of a "
                         f"device array are on its GPU)")
     return ComponentTable(_measure.regionprops_table(labels, intensity_image, properties, spacing=spacing,
-                                                     threads=threads, where=where))
+                                                     threads=threads, where=where, components=components))
 
 
 def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",

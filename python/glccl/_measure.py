@@ -234,14 +234,18 @@ def _term_column(canonical, values):
     return values.astype(np.float64, copy=False)
 
 
-def measure_terms(labels, intensity, canonicals, spacing, threads, background=False):
+def measure_terms(labels, intensity, canonicals, spacing, threads, background=False, components=None):
     """One pass of the module over the labels: {column name with '-':
     column} of the term properties `canonicals`, a row per label present in
     ascending order (label 0 first, where background and present). The
-    intensity is read only where a property needs it."""
+    intensity is read only where a property needs it. components: the
+    component table glccl made with these labels (1..n, uint32 or uint64),
+    whose boxes and areas are taken instead of gathered."""
     canonicals = list(canonicals)
     if not any(name in _NEEDS_INTENSITY for name in canonicals):
         intensity = None
+    if components is not None and labels.dtype in (np.uint32, np.uint64) and not background:
+        return _glccl.measure_regions(labels, intensity, canonicals, spacing, "-", threads, False, components)
     return _glccl.measure_regions(labels, intensity, canonicals, spacing, "-", threads, bool(background))
 
 
@@ -418,8 +422,9 @@ def _sample(labels, intensity):
     return sample, intensity
 
 
-def table(labels, intensity, properties, spacing, separator, extras, threads, where):
-    """regionprops_table's dict for checked arguments (checked_* above)."""
+def table(labels, intensity, properties, spacing, separator, extras, threads, where, components=None):
+    """regionprops_table's dict for checked arguments (checked_* above);
+    components as measure_terms takes them."""
     asked = checked_properties(properties, labels.ndim, intensity is not None, where, spacing)
     terms = term_properties()
     term_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in terms))
@@ -434,7 +439,7 @@ def table(labels, intensity, properties, spacing, separator, extras, threads, wh
         needed = term_names
     if not needed:
         needed = ["label"]
-    columns = measure_terms(labels, intensity, needed, spacing, threads)
+    columns = measure_terms(labels, intensity, needed, spacing, threads, components=components)
     groups = _group(columns, needed, "-")
     crops = []
     if crop_names or extras:
@@ -470,16 +475,19 @@ def table(labels, intensity, properties, spacing, separator, extras, threads, wh
 
 
 def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",
-                      extra_properties=None, spacing=None, threads=None, where="glccl.regionprops_table()"):
+                      extra_properties=None, spacing=None, threads=None, where="glccl.regionprops_table()",
+                      components=None):
     """Region properties as a dict of columns, as
-    skimage.measure.regionprops_table (glccl.regionprops_table's body)."""
+    skimage.measure.regionprops_table (glccl.regionprops_table's body);
+    components: the table glccl made with these labels (measure_terms)."""
     labels = checked_labels(label_image, where)
     intensity = checked_intensity(intensity_image, labels, where)
     spacing = checked_spacing(spacing, labels.ndim, where)
     extras = checked_extras(extra_properties, where)
     if not isinstance(separator, str):
         raise TypeError(f"{where}: separator must be a string, not {type(separator).__name__}")
-    return table(labels, intensity, properties, spacing, separator, extras, checked_threads(threads, where), where)
+    return table(labels, intensity, properties, spacing, separator, extras, checked_threads(threads, where), where,
+                 components)
 
 
 # --- regionprops: region objects over one shared measurement -----------------------------------------------------
