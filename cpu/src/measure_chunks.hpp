@@ -525,41 +525,13 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
 template <class Acc, class In>
 void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int threads, RegionTotals& totals) {
     const Grid& g = pass.grid;
-    const TermRequest& q = pass.q;
     const std::size_t n = totals.regions;
     Layout layout;
     layout.moments = pass.momentExponents.size();
     layout.weighted = pass.weightedExponents.size();
     layout.channels = In::present ? std::size_t(in.channels) : 0;
     layout.floats = In::floating;
-    const std::size_t nm = layout.moments, nw = layout.weighted, channels = layout.channels;
-    if (nm) totals.moments.assign(n * nm, Int256{});
-    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
-    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
-    if (q.euler) totals.eulerTimes.assign(n, 0);
-    if (channels) {
-        if (layout.floats) {
-            if (q.intensitySums) {
-                totals.intensitySumFloat.assign(n * channels, {});
-                totals.intensitySquaresFloat.assign(n * channels, {});
-            }
-            totals.weightedMomentsFloat.assign(n * channels * nw, {});
-        } else {
-            if (q.intensitySums) {
-                totals.intensitySum.assign(n * channels, Int256{});
-                totals.intensitySquares.assign(n * channels, Int256{});
-            }
-            totals.weightedMoments.assign(n * channels * nw, Int256{});
-        }
-        if (q.intensityExtrema) {
-            totals.intensityMin.assign(n * channels, 0.0);
-            totals.intensityMax.assign(n * channels, 0.0);
-            totals.intensityMinBits.assign(n * channels, 0);
-            totals.intensityMaxBits.assign(n * channels, 0);
-            totals.intensityMinAt.assign(n * channels, 0);
-            totals.intensityMaxAt.assign(n * channels, 0);
-        }
-    }
+    zeroTerms(totals);
     std::vector<char> seen(n, 0);
 
     std::vector<ChunkTable<Acc>> tables;

@@ -135,26 +135,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     const bool intensityTerms = q.channels > 0;
     const RecordLayout layout = layoutOf(q, intensityTerms);
     const std::size_t nm = std::size_t(layout.momentTerms), nw = std::size_t(layout.weightedTerms);
-    // The arrays, as the cpu accumulator sizes them.
-    if (nm) totals.moments.assign(n * nm, Int256{});
-    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
-    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
-    if (q.euler) totals.eulerTimes.assign(n, 0);
-    if (intensityTerms) {
-        if (q.intensitySums) {
-            totals.intensitySum.assign(n, Int256{});
-            totals.intensitySquares.assign(n, Int256{});
-        }
-        totals.weightedMoments.assign(n * nw, Int256{});
-        if (q.intensityExtrema) {
-            totals.intensityMin.assign(n, 0.0);
-            totals.intensityMax.assign(n, 0.0);
-            totals.intensityMinBits.assign(n, 0);
-            totals.intensityMaxBits.assign(n, 0);
-            totals.intensityMinAt.assign(n, 0);
-            totals.intensityMaxAt.assign(n, 0);
-        }
-    }
+    zeroTerms(totals);
     if (n == 0 || layout.words == 0) return totals;
     if (d_labels == nullptr) check.fail("the labels are null");
 

@@ -197,30 +197,7 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     RegionTotals totals = tableTotals(shape, table, q);
     const std::size_t n = table.size();
     const RecordLayout layout = layoutOf(table, q, intensity.bits);
-    // The arrays the request has, as the cpu accumulator sizes them.
-    const std::size_t terms = std::size_t(layout.momentTerms), weightedTerms = std::size_t(layout.weightedTerms);
-    const std::size_t channels = std::size_t(q.channels);
-    if (q.any()) {
-        totals.moments.assign(n * terms, Int256{});
-        if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
-        if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
-        if (q.euler) totals.eulerTimes.assign(n, 0);
-        if (channels) {
-            if (q.intensitySums) {
-                totals.intensitySum.assign(n, Int256{});
-                totals.intensitySquares.assign(n, Int256{});
-            }
-            totals.weightedMoments.assign(n * weightedTerms, Int256{});
-            if (q.intensityExtrema) {
-                totals.intensityMin.assign(n, 0.0);
-                totals.intensityMax.assign(n, 0.0);
-                totals.intensityMinBits.assign(n, 0);
-                totals.intensityMaxBits.assign(n, 0);
-                totals.intensityMinAt.assign(n, 0);
-                totals.intensityMaxAt.assign(n, 0);
-            }
-        }
-    }
+    if (q.any()) zeroTerms(totals);
     if (!q.any() || n == 0) return totals;
 
     // Regions in batches whose records and boxes fit one storage block; each

@@ -199,6 +199,39 @@ RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table
     return totals;
 }
 
+void zeroTerms(RegionTotals& totals) {
+    const TermRequest& q = totals.request;
+    const std::size_t n = totals.regions, channels = std::size_t(q.channels);
+    const std::size_t moments = TermRequest::exponents(q.momentLevel, q.dimensions).size();
+    const std::size_t weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
+    if (moments) totals.moments.assign(n * moments, Int256{});
+    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
+    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
+    if (q.euler) totals.eulerTimes.assign(n, 0);
+    if (!channels) return;
+    if (q.intensityKind == SampleKind::Float) {
+        if (q.intensitySums) {
+            totals.intensitySumFloat.assign(n * channels, {});
+            totals.intensitySquaresFloat.assign(n * channels, {});
+        }
+        totals.weightedMomentsFloat.assign(n * channels * weighted, {});
+    } else {
+        if (q.intensitySums) {
+            totals.intensitySum.assign(n * channels, Int256{});
+            totals.intensitySquares.assign(n * channels, Int256{});
+        }
+        totals.weightedMoments.assign(n * channels * weighted, Int256{});
+    }
+    if (q.intensityExtrema) {
+        totals.intensityMin.assign(n * channels, 0.0);
+        totals.intensityMax.assign(n * channels, 0.0);
+        totals.intensityMinBits.assign(n * channels, 0);
+        totals.intensityMaxBits.assign(n * channels, 0);
+        totals.intensityMinAt.assign(n * channels, 0);
+        totals.intensityMaxAt.assign(n * channels, 0);
+    }
+}
+
 // --- Exponents ----------------------------------------------------------------
 
 std::vector<std::array<int, 3>> TermRequest::exponents(int level, int dimensions) {

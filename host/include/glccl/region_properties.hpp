@@ -187,6 +187,10 @@ const WindowShares& windowShares();
 // engine's gathering from its own labeling.
 RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request);
 
+// Sizes every array of the terms totals.request asks for, for
+// totals.regions regions, each total zero: where a gatherer adds.
+void zeroTerms(RegionTotals& totals);
+
 // One column of a property table, named as scikit-image's regionprops_table
 // names it ("bbox-0", "moments_central-1-2", "intensity_mean-0").
 struct PropertyColumn {
