@@ -136,15 +136,11 @@ __global__ void __launch_bounds__(kThreads)
 
     Share share{};
     share.number = 0u;
-    std::uint32_t starts = runStarts(p);
     int r = 0;
-    for (;;) {
-        const bool has = starts != 0u;
-        if (!__any_sync(kFullWarp, has)) break;
+    forEachPositionInStep(runStarts(p), [&](bool has, int start) {
         Share node{};
         node.number = 0u;
         if (has) {
-            const int start = lowestBit(starts);
             const std::uint32_t run = runFrom(p, start);
             std::uint32_t rootKey, rank;
             if ((roots >> r) & 1u) {
@@ -176,7 +172,6 @@ __global__ void __launch_bounds__(kThreads)
                 node.sumY += count * Sum(y);
                 node.sumZ += count * Sum(z);
             }
-            starts &= starts - 1u;
             ++r;
         }
         // A node of the component the thread sums joins it; another number
@@ -190,7 +185,7 @@ __global__ void __launch_bounds__(kThreads)
         } else if (!joins) {
             share = node;
         }
-    }
+    });
     if (__any_sync(kFullWarp, share.number != 0u)) gather(share);
     __syncthreads();
 

@@ -173,7 +173,6 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
         std::uint32_t fu[kTerms], fv[kTerms];
         bool across[kTerms];
         TermLinks asked[kTerms];
-        std::uint32_t asking = 0;
 #pragma unroll
         for (int k = 0; k < kTerms; ++k) {
             fu[k] = fv[k] = 0u;
@@ -184,22 +183,10 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
                 if (inPatch && ((kRelation.term[k].vLines >> l) & 1u)) fv[k] |= sLines[l][tv];
             }
             asked[k] = termLinks(fu[k], fv[k], across[k]);
-            asking |= asked[k].fromU | asked[k].fromV;
         }
-        // The positions that ask, one per lane and round (forEachLinkInWord's order).
-        for (;;) {
-            const bool has = asking != 0u;
-            if (!__any_sync(kFullWarp, has)) break;
-            const int x = has ? lowestBit(asking) : 0;
-            asking &= asking - 1u;
-#pragma unroll
-            for (int k = 0; k < kTerms; ++k) {
-                const bool fromU = has && ((asked[k].fromU >> x) & 1u) != 0u;
-                offer(fromU, fromU ? slotAt(t, x) : 0, fromU ? slotAt(tv, partnerOf(fv[k], x, across[k])) : 0);
-                const bool fromV = has && ((asked[k].fromV >> x) & 1u) != 0u;
-                offer(fromV, fromV ? slotAt(t, partnerOf(fu[k], x, across[k])) : 0, fromV ? slotAt(tv, x) : 0);
-            }
-        }
+        auto uSlot = [&](int x) { return slotAt(t, x); };
+        auto vSlot = [&](int x) { return slotAt(tv, x); };
+        offerTermLinks(asked, fu, fv, across, offer, uSlot, vSlot);
         // One step across the word's edges, to the words beside V's.
 #pragma unroll
         for (int k = 0; k < kTerms; ++k) {
@@ -232,8 +219,7 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
             }
             offer(low, low ? slotAt(t, 0) : 0, low ? slotAt(tv - 1, 31) : 0);
             offer(high, high ? slotAt(t, 31) : 0, high ? slotAt(tv + 1, 0) : 0);
-            offerKisses(kissesOf(p, inPatch ? sForeground[tv] : 0u, touchUV, touchVU), offer,
-                        [&](int x) { return slotAt(t, x); }, [&](int x) { return slotAt(tv, x); });
+            offerKisses(kissesOf(p, inPatch ? sForeground[tv] : 0u, touchUV, touchVU), offer, uSlot, vSlot);
         }
     });
     links.flush(unite);

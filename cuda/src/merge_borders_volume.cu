@@ -96,31 +96,18 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
 #pragma unroll
         for (int l = 0; l < kLines; ++l) v[l] = 0u;
         if (vOutside) loadBundleLines<Connectivity>(g, nodes.bits, wx, std::uint32_t(gvby), std::uint32_t(gvbz), v);
-        std::uint32_t asking = 0;
 #pragma unroll
         for (int k = 0; k < kTerms; ++k) {
             fu[k] = linesOf(lines, kRelation.term[k].uLines);
             fv[k] = linesOf(v, kRelation.term[k].vLines);
             across[k] = kRelation.term[k].across;
             asked[k] = termLinks(fu[k], fv[k], across[k]);
-            asking |= asked[k].fromU | asked[k].fromV;
         }
+        // pv is 0 unless V is outside the patch.
         const std::uint32_t pv = vOutside ? __ldg(&nodes.foreground[vWord]) : 0u;
-        for (;;) {
-            const bool has = asking != 0u;
-            if (!__any_sync(kFullWarp, has)) break;
-            const int x = has ? lowestBit(asking) : 0;
-            asking &= asking - 1u;
-#pragma unroll
-            for (int k = 0; k < kTerms; ++k) {
-                const bool fromU = has && ((asked[k].fromU >> x) & 1u) != 0u;
-                offer(fromU, fromU ? slotAt(word, p, x) : 0u,
-                      fromU ? slotAt(vWord, pv, partnerOf(fv[k], x, across[k])) : 0u);
-                const bool fromV = has && ((asked[k].fromV >> x) & 1u) != 0u;
-                offer(fromV, fromV ? slotAt(word, p, partnerOf(fu[k], x, across[k])) : 0u,
-                      fromV ? slotAt(vWord, pv, x) : 0u);
-            }
-        }
+        auto uSlot = [&](int x) { return slotAt(word, p, x); };
+        auto vSlot = [&](int x) { return slotAt(vWord, pv, x); };
+        offerTermLinks(asked, fu, fv, across, offer, uSlot, vSlot);
         // One step across the word's edges, to the words beside V's.
 #pragma unroll
         for (int k = 0; k < kTerms; ++k) {
@@ -164,9 +151,7 @@ __global__ void __launch_bounds__(Patch<Connectivity>::kThreads)
                   low ? slotAt(vWord - 1, __ldg(&nodes.foreground[vWord - 1]), 31) : 0u);
             offer(high, high ? slotAt(word, p, 31) : 0u,
                   high ? slotAt(vWord + 1, __ldg(&nodes.foreground[vWord + 1]), 0) : 0u);
-            // pv is 0 unless V is outside the patch.
-            offerKisses(kissesOf(p, pv, touchUV, touchVU), offer, [&](int x) { return slotAt(word, p, x); },
-                        [&](int x) { return slotAt(vWord, pv, x); });
+            offerKisses(kissesOf(p, pv, touchUV, touchVU), offer, uSlot, vSlot);
         }
     });
     links.flush(unite);

@@ -108,23 +108,56 @@ __device__ __forceinline__ void loadBundleLines(const NodeGrid& grid, const std:
     }
 }
 
+// The warp's lanes in step over positions: every lane calls
+// step(has, x) once a round, x the lowest position left in its own
+// `positions` (has) or 0 (no position left, !has), until no lane of the
+// warp has one. The links a round finds are then offered by all 32 lanes at
+// once (WarpLinks::push), whichever lanes bring one.
+template <class Step>
+__device__ __forceinline__ void forEachPositionInStep(std::uint32_t positions, Step&& step) {
+    for (;;) {
+        const bool has = positions != 0u;
+        if (!__any_sync(kFullWarp, has)) break;
+        const int x = has ? lowestBit(positions) : 0;
+        positions &= positions - 1u;
+        step(has, x);
+    }
+}
+
+// The links a relation's terms ask for (termLinks of the faces fu and fv),
+// offered by the warp's lanes in step, a position a round in
+// forEachLinkInWord's order: at each x every term, U's link then V's.
+// offer(has, u, v) takes node slots; uSlot(x) and vSlot(x) are the slots
+// of position x in U's and V's word.
+template <int Terms, class Offer, class USlot, class VSlot>
+__device__ __forceinline__ void offerTermLinks(const TermLinks (&asked)[Terms], const std::uint32_t (&fu)[Terms],
+                                               const std::uint32_t (&fv)[Terms], const bool (&across)[Terms],
+                                               Offer&& offer, USlot&& uSlot, VSlot&& vSlot) {
+    std::uint32_t asking = 0u;
+#pragma unroll
+    for (int k = 0; k < Terms; ++k) asking |= asked[k].fromU | asked[k].fromV;
+    forEachPositionInStep(asking, [&](bool has, int x) {
+#pragma unroll
+        for (int k = 0; k < Terms; ++k) {
+            const bool fromU = has && ((asked[k].fromU >> x) & 1u) != 0u;
+            offer(fromU, fromU ? uSlot(x) : 0, fromU ? vSlot(partnerOf(fv[k], x, across[k])) : 0);
+            const bool fromV = has && ((asked[k].fromV >> x) & 1u) != 0u;
+            offer(fromV, fromV ? uSlot(partnerOf(fu[k], x, across[k])) : 0, fromV ? vSlot(x) : 0);
+        }
+    });
+}
+
 // The links where runs of a relation's U and V kiss (kissesOf), offered by
-// the warp's lanes in step, a position a round until no lane has one left:
-// U at x with V at x + 1 (uToV), U at x + 1 with V at x (vToU). uSlot(x)
-// and vSlot(x) are the node slots of position x in U's and V's word.
+// the warp's lanes in step, a position a round: U at x with V at x + 1
+// (uToV), U at x + 1 with V at x (vToU). uSlot(x) and vSlot(x) as above.
 template <class Offer, class USlot, class VSlot>
 __device__ __forceinline__ void offerKisses(Kisses kisses, Offer&& offer, USlot&& uSlot, VSlot&& vSlot) {
-    std::uint32_t kissing = kisses.uToV | kisses.vToU;
-    for (;;) {
-        const bool has = kissing != 0u;
-        if (!__any_sync(kFullWarp, has)) break;
-        const int x = has ? lowestBit(kissing) : 0;
-        kissing &= kissing - 1u;
+    forEachPositionInStep(kisses.uToV | kisses.vToU, [&](bool has, int x) {
         const bool uToV = has && ((kisses.uToV >> x) & 1u) != 0u;
         offer(uToV, uToV ? uSlot(x) : 0, uToV ? vSlot(x + 1) : 0);
         const bool vToU = has && ((kisses.vToU >> x) & 1u) != 0u;
         offer(vToU, vToU ? uSlot(x + 1) : 0, vToU ? vSlot(x) : 0);
-    }
+    });
 }
 
 // Calls f(std::integral_constant<int, I>) for I = First .. Last - 1.
