@@ -9,10 +9,6 @@ order, and with sparse huge values (the module's hash map beyond its
 per-label tables); as C, Fortran, strided, reversed, byte-swapped and
 unaligned arrays. Also the refusals, and Ctrl-C during a long call."""
 
-import os
-import subprocess
-import sys
-import textwrap
 import warnings
 
 import numpy as np
@@ -22,6 +18,7 @@ from skimage import morphology, segmentation
 
 import glccl
 from glccl import _helpers
+from interrupt_support import interrupt_call
 from references import as_is, at_least, largest, numbered, present, skimage_removes_fewer_than_min_size
 
 DTYPES = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -281,39 +278,16 @@ def test_negative_labels_before_negative_k():
 
 # ---- long calls --------------------------------------------------------------------------------
 
-INTERRUPTED = """
-import os, signal, threading, time
+INTERRUPTED_SETUP = """
 import numpy as np
 import glccl
 labels = np.broadcast_to(np.array(1, np.uint32), (2**37,))  # one element, read 2**37 times
-sent, delivered = [], []
-def interrupt():
-    sent.append(time.monotonic())
-    os.kill(os.getpid(), signal.SIGINT)
-    delivered.append(time.monotonic())
-threading.Timer(0.5, interrupt).start()
-start = time.monotonic()
-try:
-    glccl.find_objects(labels)
-    end = time.monotonic()
-    # "after": the signal had come (os.kill returned) while the call ran.
-    print("finished", end - start, "after" if delivered and end > delivered[0] else "before", flush=True)
-except KeyboardInterrupt:
-    print("interrupted", time.monotonic() - sent[0], flush=True)
-os._exit(0)  # the abandoned pass need not finish
 """
 
 
 def test_ctrl_c_interrupts_a_long_pass():
-    result = subprocess.run([sys.executable, "-c", textwrap.dedent(INTERRUPTED)], capture_output=True, text=True,
-                            timeout=120, cwd="/", env=os.environ)
-    assert result.returncode == 0, result.stderr
-    words = result.stdout.split()
-    if words[0] == "finished" and words[2] == "before":
-        pytest.skip(f"the call ended before the signal ({words[1]} s): nothing to interrupt")
-    assert words[0] != "finished", f"the call went on past SIGINT and finished ({words[1]} s) without KeyboardInterrupt"
-    assert words[0] == "interrupted", result.stdout
-    assert float(words[1]) < 1.0
+    seconds = interrupt_call(INTERRUPTED_SETUP, "glccl.find_objects(labels)")
+    assert seconds < 1.0, f"KeyboardInterrupt came {seconds:.2f} s after SIGINT"
 
 
 def test_long_calls_on_a_worker_match_the_references():
