@@ -24,7 +24,7 @@
 // the frames, the label texture and the copied input are read back and
 // checked. Prints "interop,VARIANT,median_ms,min_ms,max_ms,checked" lines.
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include <cuda.h>
 #include <cuda_gl_interop.h>
@@ -38,6 +38,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "glccl/error.hpp"
@@ -73,6 +74,27 @@ Function driverEntry(const char* name) {
 #endif
     if (function == nullptr || found != cudaDriverEntryPointSuccess) throw Error(std::string("no driver entry ") + name);
     return reinterpret_cast<Function>(function);
+}
+
+// GL_EXT_memory_object(_fd): no core functions, so not among the engine's
+// entry points; this probe, their only user, finds them itself once the
+// context is current and lists the extension.
+constexpr GLenum kHandleTypeOpaqueFd = 0x9586;  // GL_HANDLE_TYPE_OPAQUE_FD_EXT
+void(APIENTRY* glCreateMemoryObjectsEXT)(GLsizei, GLuint*) = nullptr;
+void(APIENTRY* glDeleteMemoryObjectsEXT)(GLsizei, const GLuint*) = nullptr;
+void(APIENTRY* glImportMemoryFdEXT)(GLuint, GLuint64, GLenum, GLint) = nullptr;
+void(APIENTRY* glBufferStorageMemEXT)(GLenum, GLsizeiptr, GLuint, GLuint64) = nullptr;
+
+// True when the context lists GL_EXT_memory_object_fd and gives its functions.
+bool loadMemoryObjects() {
+    if (!gl::hasExtension("GL_EXT_memory_object_fd")) return false;
+    auto find = [](auto& function, const char* name) {
+        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(gl::procAddress(name));
+        return function != nullptr;
+    };
+    return find(glCreateMemoryObjectsEXT, "glCreateMemoryObjectsEXT") &&
+           find(glDeleteMemoryObjectsEXT, "glDeleteMemoryObjectsEXT") &&
+           find(glImportMemoryFdEXT, "glImportMemoryFdEXT") && find(glBufferStorageMemEXT, "glBufferStorageMemEXT");
 }
 
 // GL_EXT_memory_object: memory CUDA exported, imported as the storage of
@@ -135,7 +157,7 @@ Shared makeShared(std::size_t want) {
     int fd = -1;
     checkDriver(exportHandle(&fd, shared.handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "export");
     shared.memory = MemoryObject::create();
-    glImportMemoryFdEXT(shared.memory.id(), shared.bytes, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);  // GL owns fd now
+    glImportMemoryFdEXT(shared.memory.id(), shared.bytes, kHandleTypeOpaqueFd, fd);  // GL owns fd now
     checkGl("glImportMemoryFdEXT");
     shared.buffer = gl::Buffer::create();
     glBindBuffer(GL_COPY_WRITE_BUFFER, shared.buffer.id());
@@ -194,11 +216,12 @@ int run(int argc, char** argv) {
             return 2;
         }
     }
-    OffscreenLabeler offscreen;  // the context, and GLEW loaded
+    OffscreenLabeler offscreen;  // the context, and the engine's entry points found
     offscreen.makeCurrent();
+    const bool memoryObjects = loadMemoryObjects();
     std::printf("# %s, %s; %dx%d, %d frames; GL_EXT_memory_object_fd %s\n", offscreen.context().info().renderer.c_str(),
                 offscreen.context().info().version.c_str(), s.width, s.height, frames,
-                GLEW_EXT_memory_object_fd ? "listed" : "not listed");
+                memoryObjects ? "listed" : "not listed");
     const Image image = generateFamily("noise50", s.width, s.height, 1);
     const ImageTexture input(image);
     const ImageTexture labels(Image(s.width, s.height, 1, 32));
@@ -293,7 +316,7 @@ int run(int argc, char** argv) {
         cudaGraphicsUnregisterResource(resources[1]);
     }
 
-    if (!GLEW_EXT_memory_object_fd) {
+    if (!memoryObjects) {
         std::printf("interop,external,,,,GL_EXT_memory_object_fd missing\n");
         return 0;
     }

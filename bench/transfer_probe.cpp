@@ -42,7 +42,7 @@
 // mismatches, exit status 1). Used by bench/wall-probe.sh; a small
 // run is a ctest (tests/CMakeLists.txt).
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include <algorithm>
 #include <chrono>

@@ -7,12 +7,12 @@
 
 #include "interruptible.hpp"
 
-#include <EGL/egl.h>
 #include <pthread.h>
 
 #include <mutex>
 
 #include "glccl/backend.hpp"
+#include "glccl/context.hpp"
 #include "glccl/error.hpp"
 #include "glccl/route.hpp"
 #include "glccl/session.hpp"
@@ -57,13 +57,6 @@ Shared& shared() {
     return *sharedInstance();
 }
 
-// Releases the context from this thread: EGL refuses to make a context
-// current on one thread while it is current on another.
-void releaseCurrentContext() {
-    EGLDisplay display = eglGetCurrentDisplay();
-    if (display != EGL_NO_DISPLAY) eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-}
-
 // Leaves no context current on this thread when the scope ends, errors included.
 struct ReleaseOnExit {
     ~ReleaseOnExit() { releaseCurrentContext(); }
@@ -96,6 +89,25 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
     stoppable.cancelled = [] { return callAbandoned(); };
     try {
         session.label(image, stoppable, labels, components);
+    } catch (const Error& error) {
+        throw Error(where + ": " + userMessage(error.what()));
+    }
+    return session.backend();
+}
+
+Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                       std::vector<Component>& components, const std::string& where,
+                       const std::function<void(Session&, const Route&)>& then) {
+    Shared& s = shared();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    Session& session = sessionLocked(s);
+    ReleaseOnExit release;
+    LabelOptions stoppable = options;
+    stoppable.cancelled = [] { return callAbandoned(); };
+    try {
+        const Route route = session.route(image, stoppable);
+        session.label(image, route, stoppable, labels, components);
+        then(session, route);
     } catch (const Error& error) {
         throw Error(where + ": " + userMessage(error.what()));
     }

@@ -5,7 +5,7 @@
 // destroyed Labeler leaves nothing registered or allocated.
 #include <catch2/catch.hpp>
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include <cstdint>
 #include <string>

@@ -23,7 +23,8 @@
 
 #if __has_include("glccl/context.hpp")
 #define GLCCL_CUDA_TEST_HAVE_CONTEXT 1
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
+using namespace glccl::gl_functions;
 
 #include "glccl/context.hpp"
 #include "glccl/labeler.hpp"

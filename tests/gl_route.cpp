@@ -10,7 +10,7 @@
 #include <memory>
 #include <random>
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include "gl_support.hpp"
 #include "glccl/compare.hpp"

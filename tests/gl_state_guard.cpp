@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include "gl_error.hpp"
 #include "glccl/compare.hpp"

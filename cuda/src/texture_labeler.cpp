@@ -9,6 +9,8 @@
 // is queued before the host waits for the count, so it runs while the host
 // is busy with the table.
 
+#include <dlfcn.h>
+
 #include <string>
 
 // cuda_gl_interop.h uses GL's types and expects them declared first.
@@ -24,6 +26,22 @@
 
 namespace glccl::cuda {
 namespace {
+
+// glIsTexture, the one GL call made here, found at run time as the engine
+// finds its entry points (engine/src/gl_runtime.cpp): glccl links no GL
+// library. Null where the process has no GL library, and then no context
+// can be current and no name is a texture.
+using IsTexture = GLboolean (*)(GLuint);
+IsTexture isTextureFunction() {
+    static const IsTexture found = [] {
+        for (const char* library : {"libOpenGL.so.0", "libGL.so.1"}) {
+            if (void* handle = dlopen(library, RTLD_LAZY | RTLD_LOCAL))
+                return reinterpret_cast<IsTexture>(dlsym(handle, "glIsTexture"));
+        }
+        return IsTexture(nullptr);
+    }();
+    return found;
+}
 
 // An input texture's samples, and its texels as CUDA maps them.
 struct InputFormat {
@@ -155,7 +173,8 @@ private:
     // would read the deleted texture's storage, so it goes, and the call is
     // an error. glIsTexture is a name lookup, without a pipeline stall.
     void requireTexture(const CudaCheck& check, const GraphicsResource& role, unsigned texture) {
-        if (glIsTexture(texture) == GL_TRUE) return;
+        const IsTexture isTexture = isTextureFunction();
+        if (isTexture && isTexture(texture) == GL_TRUE) return;
         forget(texture);
         check.fail(std::string(role.what()) + " " + std::to_string(texture) +
                    " is not a texture of the current GL context (deleted, or another context is current)");

@@ -1,13 +1,11 @@
 #include "glccl/context.hpp"
 
-#include <EGL/egl.h>
-#include <EGL/eglext.h>
-
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "egl.hpp"
 #include "gl.hpp"
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
@@ -75,6 +73,10 @@ struct EglDevices {
 
 EglDevices listEglDevices() {
     EglDevices list;
+    if (!loadEgl(&list.why)) {
+        list.why = "no EGL library (" + list.why + ")";
+        return list;
+    }
     const char* clientExtensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
     if (!hasExtension(clientExtensions, "EGL_EXT_device_enumeration") &&
         !hasExtension(clientExtensions, "EGL_EXT_device_base")) {
@@ -148,26 +150,6 @@ std::vector<HeadlessDevice> headlessDevices(std::string* why) {
 
 int headlessDeviceCount() { return int(listEglDevices().handles.size()); }
 
-void loadGlFunctions() {
-    glewExperimental = GL_TRUE;
-    const GLenum status = glewInit();
-    // Debian's GLEW is a GLX build: under EGL it reports the missing GLX
-    // display after loading every GL entry point (see the header).
-    if (status == GLEW_ERROR_NO_GL_VERSION)
-        throw Error("glccl::loadGlFunctions(): no OpenGL context is current on this thread");
-    if (status != GLEW_OK && status != GLEW_ERROR_NO_GLX_DISPLAY) {
-        throw Error(std::string("glccl::loadGlFunctions(): glewInit failed: ") +
-                    reinterpret_cast<const char*>(glewGetErrorString(status)));
-    }
-    // glewInit's probing can leave GL_INVALID_ENUM behind in core profiles.
-    while (glGetError() != GL_NO_ERROR) {
-    }
-    if (!glCreateShader || !glBindFramebuffer || !glBeginQuery || !glDrawArraysInstanced ||
-        !glGetString(GL_VERSION)) {
-        throw Error("glccl::loadGlFunctions(): no current OpenGL context, or its core entry points are missing");
-    }
-}
-
 ContextInfo currentContextInfo() {
     ContextInfo info;
     auto text = [](GLenum name) {
@@ -210,6 +192,9 @@ struct HeadlessContext::Impl {
     // the requested version. Otherwise that EGL device or an error.
     void open(const Options& options) {
         std::string failures;
+        std::string why = gl::runtimeMissing();
+        if (why.empty() && !loadEgl(&why)) why = "no EGL library was found on this machine (" + why + ")";
+        if (!why.empty()) throw Error("glccl::HeadlessContext: " + why);
         const char* clientExtensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
         auto getPlatformDisplay = eglProc<PFNEGLGETPLATFORMDISPLAYEXTPROC>("eglGetPlatformDisplayEXT");
         if (!getPlatformDisplay) throw Error("glccl::HeadlessContext: EGL has no eglGetPlatformDisplayEXT");

@@ -1,14 +1,30 @@
 #pragma once
-// The one place the engine includes the GL loader.
-#include <GL/glew.h>
+// The one place the engine includes OpenGL. The headers give types and
+// numbers only: every entry point is a pointer in namespace glccl, resolved
+// at run time (gl_runtime.cpp), so nothing of glccl links an OpenGL, EGL or
+// loader library and a machine without them runs the cpu engine.
+#include <GL/glcorearb.h>
 
 #include <cstring>
+#include <string>
+
+#include "gl_entry_points.hpp"
+
+// glccl::glBindTexture and so on. Code outside namespace glccl (tests,
+// tools) names them with `using namespace glccl::gl_functions;`.
+namespace glccl {
+inline namespace gl_functions {
+
+#define GLCCL_DECLARE_GL_ENTRY_POINT(type, name) extern type name;
+GLCCL_GL_ENTRY_POINTS(GLCCL_DECLARE_GL_ENTRY_POINT)
+#undef GLCCL_DECLARE_GL_ENTRY_POINT
+
+}  // namespace gl_functions
+}  // namespace glccl
 
 namespace glccl::gl {
 
-// Whether the current context lists `name` among its extensions. GLEW's own
-// flags are no proof: with glewExperimental (context.cpp) GLEW raises a flag
-// whenever the extension's entry points load, listed or not.
+// Whether the current context lists `name` among its extensions.
 inline bool hasExtension(const char* name) {
     GLint count = 0;
     glGetIntegerv(GL_NUM_EXTENSIONS, &count);
@@ -18,5 +34,13 @@ inline bool hasExtension(const char* name) {
     }
     return false;
 }
+
+// The address of any GL entry point for the current context (an extension's
+// too), null where there is none; after loadGlFunctions().
+void* procAddress(const char* name);
+
+// Empty where the system's OpenGL library opens; else what the loader said,
+// for an error message.
+std::string runtimeMissing();
 
 }  // namespace glccl::gl

@@ -8,7 +8,7 @@ namespace {
 
 thread_local std::string pendingDebugMessage;
 
-void GLAPIENTRY onDebugMessage(GLenum, GLenum type, GLuint, GLenum severity, GLsizei, const GLchar* message,
+void APIENTRY onDebugMessage(GLenum, GLenum type, GLuint, GLenum severity, GLsizei, const GLchar* message,
                                const void*) {
     if (type == GL_DEBUG_TYPE_ERROR || severity == GL_DEBUG_SEVERITY_HIGH) {
         if (pendingDebugMessage.empty()) pendingDebugMessage = message ? message : "";

@@ -23,6 +23,14 @@ int main(int argc, char** argv) try {
 
     {
         glccl::HeadlessContext context;
+        // The application's own GL loader. Debian's GLEW is a GLX build:
+        // under EGL it loads every entry point, then reports the missing
+        // GLX display.
+        const GLenum loaded = glewInit();
+        if (loaded != GLEW_OK && loaded != GLEW_ERROR_NO_GLX_DISPLAY) {
+            std::printf("glewInit failed: %s\n", reinterpret_cast<const char*>(glewGetErrorString(loaded)));
+            return 1;
+        }
         // The application's own texture, as a renderer would have it.
         GLuint mask = 0;
         glGenTextures(1, &mask);

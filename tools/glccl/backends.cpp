@@ -1,6 +1,5 @@
 #include "backends.hpp"
 
-#include <GL/glew.h>
 
 #include <chrono>
 

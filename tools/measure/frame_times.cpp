@@ -1,6 +1,6 @@
 #include "frame_times.hpp"
 
-#include <GL/glew.h>
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include <chrono>
 

@@ -198,7 +198,7 @@ TransferBandwidth measureGlTransferBandwidth(std::size_t bytes, int tries, int m
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
-    if ((major < 4 || (major == 4 && minor < 4)) && !GLEW_ARB_buffer_storage)
+    if ((major < 4 || (major == 4 && minor < 4)) && !gl::hasExtension("GL_ARB_buffer_storage"))
         throw Error("glccl bench: transfer floor: the GL context (" + std::to_string(major) + "." +
                     std::to_string(minor) + ") has no buffer storage (OpenGL 4.4 or GL_ARB_buffer_storage)");
 

@@ -268,7 +268,13 @@ int run(const Options& options) {
     Controls controls;
     glfwSetWindowUserPointer(window.get(), &controls);
     glfwSetKeyCallback(window.get(), onKey);
-    loadGlFunctions();
+    // The viewer's own GL calls go through GLEW; glccl finds its own
+    // entry points (Labeler does so itself).
+    glewExperimental = GL_TRUE;
+    if (const GLenum status = glewInit(); status != GLEW_OK)
+        throw Error(std::string("glewInit() failed: ") + reinterpret_cast<const char*>(glewGetErrorString(status)));
+    while (glGetError() != GL_NO_ERROR) {  // glewInit's probing leaves GL_INVALID_ENUM in core profiles
+    }
 
     // Everything GL lives in this scope, so it is deleted before the window's context.
     {

@@ -39,19 +39,22 @@ struct HeadlessDevice {
 std::vector<HeadlessDevice> headlessDevices(std::string* why = nullptr);
 int headlessDeviceCount();
 
-// Loads the GL entry points for the context current on this thread (GLEW).
-// Call once per context before using glccl in a context the host made.
-// Throws glccl::Error when no context is current or loading fails.
-//
-// Debian's GLEW is built for GLX. Under an EGL context glewInit() returns
-// GLEW_ERROR_NO_GLX_DISPLAY although every GL entry point was loaded (GLEW
-// only failed to query GLX extensions). That one code is accepted, and only
-// after checking that the core entry points glccl needs are present; every
-// other GLEW error is reported.
+// Finds the GL entry points, once per process: glccl links no GL library
+// and opens the system's (libOpenGL.so.0, else libGL.so.1) the first time a
+// context is used. Call with a context current before using glccl in a
+// context the host made (Labeler does so itself). Throws glccl::Error when
+// there is no OpenGL library, no context is current, or core entry points
+// are missing. It loads glccl's own pointers only: a host that calls GL
+// itself loads its own (GLEW, glad, ...).
 void loadGlFunctions();
 
 // Describes the current context; requires loadGlFunctions() first.
 ContextInfo currentContextInfo();
+
+// Makes no EGL context current on this thread (nothing where EGL was never
+// opened): EGL refuses to make a context current on one thread while it is
+// current on another.
+void releaseCurrentContext();
 
 // An OpenGL core-profile context with no surface, through EGL: the EGL device
 // platform first (finds NVIDIA GPUs on headless machines), then Mesa's
