@@ -18,7 +18,8 @@
 //                    the helpers of glccl/_helpers.py on numpy arrays
 //   device_relabel() and the other device_* entries: label_filters.cpp, the
 //                    helpers of glccl/_helpers.py on device arrays
-//   measure_regions() measure_binding.cpp: region properties (glccl/_measure.py)
+//   measure_regions() measure_binding.cpp: region properties (glccl/_measure.py);
+//                    label(measure=) gathers them with the labeling's engine
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -91,6 +92,9 @@ struct HostCall {
     bool copyFirst = false;        // out may share memory with the array: label a copy of the array
     std::vector<Component> components;
     LabelProgress progress;  // what the progress callback is told
+    // glccl.label(properties=): measured by the engine that labeled, under
+    // the same hold of the Session; null: nothing measured.
+    std::shared_ptr<LabelingMeasurement> measurement;
 };
 
 // The share of a call that copies its array (a layout or sample width the
@@ -114,13 +118,22 @@ void labelHostCall(HostCall& call, const std::string& where) {
     call.progress.setSpan(readShare, 1.0);
     LabelOptions options = call.options;
     options.progress = &call.progress;
-    labelHostImage(*view, options, call.out ? call.out : call.labels.data(), call.components, where);
+    std::uint32_t* labels = call.out ? call.out : call.labels.data();
+    if (call.measurement) {
+        const Shape shape = call.source.shape();
+        labelHostImage(*view, options, labels, call.components, where, [&](Session& session, const Route& route) {
+            measureLabeling(session, route, *call.measurement, labels, shape, call.components);
+        });
+    } else {
+        labelHostImage(*view, options, labels, call.components, where);
+    }
     labelStorage.release();  // the array returned owns it
 }
 
 py::tuple label(const py::object& image, const py::object& connectivity, const py::object& criterion,
                 const py::object& backend, bool returnTable, const py::object& channelAxisArgument,
-                const py::object& progress, const py::object& threads, const py::object& out) {
+                const py::object& progress, const py::object& threads, const py::object& out,
+                const py::object& measure) {
     const std::string where = "glccl.label()";
     LabelOptions options;
     options.criterion = parseCriterion(criterion, where);
@@ -129,6 +142,8 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
     const ProgressCallback progressCallback(progress, where);
     if (isDeviceArray(image)) {
+        if (!measure.is_none())
+            throw py::type_error(where + ": properties are measured on host labels; label a numpy image");
         options.connectivity = parseConnectivity(connectivity, deviceArrayDimensions(image, channelAxis), where);
         checkDeviceArrayShape(image, options.connectivity, channelAxis, where);
         return labelDeviceArray(image, py::none(), options.connectivity, options.criterion, options.backend,
@@ -146,6 +161,9 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     call->options = options;
     call->out = labelsInto(out, shape);
     call->copyFirst = call->out && mayShareMemory(py::reinterpret_borrow<py::array>(out), call->source.array);
+    PythonReferences measured;  // the intensity the measurement reads
+    call->measurement = labelingMeasurement(measure, shape, measured, where);
+    if (call->measurement) call->measurement->threads = options.threads;
     // glccl::Error is a std::runtime_error: pybind11 raises it as
     // RuntimeError with glccl's message, on the calling thread with the GIL.
     if (progress.is_none() && shape.count() < kInterruptibleElements) {
@@ -155,12 +173,16 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
         PythonReferences keepAlive;
         keepAlive.push_back(py::reinterpret_steal<py::object>(call->source.array.release()));
         if (call->out) keepAlive.push_back(out);
+        for (auto& reference : measured) keepAlive.push_back(std::move(reference));
         runInterruptibly([call, where] { labelHostCall(*call, where); },
                          std::shared_ptr<const LabelProgress>(call, &call->progress), progressCallback,
                          std::move(keepAlive));
     }
-    py::tuple result = labelResult(call->out ? out : adoptLabels(std::move(call->labels), shape), call->components,
-                                   returnTable, shape.dimensions == 3);
+    py::object labels = call->out ? out : adoptLabels(std::move(call->labels), shape);
+    py::tuple result = call->measurement
+                           ? py::make_tuple(std::move(labels), call->components.size(), measuredColumns(*call->measurement),
+                                            backendName(call->measurement->gatherer))
+                           : labelResult(std::move(labels), call->components, returnTable, shape.dimensions == 3);
     spareComponents().giveBack(std::move(call->components));
     return result;
 }
@@ -193,7 +215,11 @@ bool cudaRunsHere() {
 
 constexpr const char* kLabelDoc = R"doc(The compiled entry of glccl.label() (see help(glccl.label)): the same
 arguments but dtype, out= only where the labels go into it as they are (else
-ignored), and (labels, n) or (labels, n, dict of columns).)doc";
+ignored), and (labels, n) or (labels, n, dict of columns). measure: None, or
+(term properties, intensity or None, spacing or None) as glccl/_measure.py
+checks them, gathered by the engine that labeled (on its GPU where it can):
+then (labels, n, dict of the properties' columns, name of the engine whose
+gatherer ran: compute, raster, cuda, or cpu for the host's).)doc";
 
 }  // namespace
 
@@ -224,7 +250,8 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.def("label", &label, py::arg("image"), py::arg("connectivity").none() = py::none(),
           py::arg("criterion") = "binary", py::arg("backend") = "auto", py::arg("return_table") = false,
           py::arg("channel_axis").none() = py::none(), py::arg("progress").none() = py::none(),
-          py::arg("threads").none() = py::none(), py::arg("out").none() = py::none(), kLabelDoc);
+          py::arg("threads").none() = py::none(), py::arg("out").none() = py::none(),
+          py::arg("measure").none() = py::none(), kLabelDoc);
     m.def("backends", &backends, R"doc(backends()
 
 The labeling engines, whether they run in this process, on what, and what

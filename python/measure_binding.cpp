@@ -49,6 +49,32 @@ struct Samples {
     PythonReferences keep;
 };
 
+// An intensity array checked against labels of `labelsShape` (numpy order)
+// and `shape`: the same shape, plus perhaps a channel axis.
+IntensitySamples intensitySamplesOf(const py::array& intensity, const std::vector<py::ssize_t>& labelsShape,
+                                    const Shape& shape, bool& channelAxis, const std::string& where) {
+    requireContiguous(intensity, "intensity image");
+    const auto dims = py::ssize_t(labelsShape.size());
+    bool sameShape = intensity.ndim() == dims || intensity.ndim() == dims + 1;
+    for (py::ssize_t a = 0; sameShape && a < dims; ++a) sameShape = intensity.shape(a) == labelsShape[std::size_t(a)];
+    if (!sameShape)
+        throw py::value_error(where + ": the intensity image's shape must be the labels' (plus a channel axis)");
+    IntensitySamples s;
+    s.shape = shape;
+    channelAxis = intensity.ndim() == dims + 1;
+    s.channels = channelAxis ? int(intensity.shape(dims)) : 1;
+    s.data = intensity.data();
+    s.bytes = int(intensity.dtype().itemsize());
+    const char k = intensity.dtype().kind();
+    if (k == 'f') s.kind = SampleKind::Float;
+    else if (k == 'i') s.kind = SampleKind::Signed;
+    else if (k == 'u' || k == 'b') s.kind = SampleKind::Unsigned;
+    else
+        throw py::type_error(where + ": intensity of dtype " + std::string(py::str(intensity.attr("dtype"))) +
+                             " is not measured");
+    return s;
+}
+
 Samples samplesOf(const py::array& labels, const py::object& intensityObject) {
     requireContiguous(labels, "labels");
     const char kind = labels.dtype().kind();
@@ -63,26 +89,8 @@ Samples samplesOf(const py::array& labels, const py::object& intensityObject) {
     out.keep.push_back(labels);
     if (intensityObject.is_none()) return out;
     const py::array intensity = py::reinterpret_borrow<py::array>(intensityObject);
-    requireContiguous(intensity, "intensity image");
-    const int dims = int(labels.ndim());
-    bool sameShape = intensity.ndim() == dims || intensity.ndim() == dims + 1;
-    for (int a = 0; sameShape && a < dims; ++a) sameShape = intensity.shape(a) == labels.shape(a);
-    if (!sameShape)
-        throw py::value_error(std::string(kWhere) + ": the intensity image's shape must be the labels' (plus a channel axis)");
-    IntensitySamples s;
-    s.shape = out.labels.shape;
-    out.channelAxis = intensity.ndim() == dims + 1;
-    s.channels = out.channelAxis ? int(intensity.shape(dims)) : 1;
-    s.data = intensity.data();
-    s.bytes = int(intensity.dtype().itemsize());
-    const char k = intensity.dtype().kind();
-    if (k == 'f') s.kind = SampleKind::Float;
-    else if (k == 'i') s.kind = SampleKind::Signed;
-    else if (k == 'u' || k == 'b') s.kind = SampleKind::Unsigned;
-    else
-        throw py::type_error(std::string(kWhere) + ": intensity of dtype " + std::string(py::str(intensity.attr("dtype"))) +
-                             " is not measured");
-    out.intensity = s;
+    const std::vector<py::ssize_t> labelsShape(labels.shape(), labels.shape() + labels.ndim());
+    out.intensity = intensitySamplesOf(intensity, labelsShape, out.labels.shape, out.channelAxis, kWhere);
     out.keep.push_back(intensity);
     return out;
 }
@@ -365,7 +373,72 @@ std::vector<std::string> termProperties() {
     return names;
 }
 
+// The engine whose gatherer Session::measureTerms runs for a labeling by
+// `route` (the engines' measureTerms, glccl/engine.hpp): a GPU engine that
+// labeled in one call, for an intensity it reads there (GL: one channel of
+// unsigned integers up to 32 bits; cuda: one channel of integers); the cpu
+// engine's accumulator on the host labels otherwise.
+Backend gathererOf(const Route& route, const TermRequest& request, const IntensitySamples* intensity) {
+    if (route.pieces) return Backend::Cpu;
+    const bool intensityTerms = intensity && request.channels > 0;
+    switch (route.backend) {
+    case Backend::Compute:
+    case Backend::Raster:
+        if (intensityTerms && !(intensity->kind == SampleKind::Unsigned && intensity->channels == 1 && intensity->bytes <= 4))
+            return Backend::Cpu;
+        return route.backend;
+    case Backend::Cuda:
+        if (intensityTerms && (intensity->kind == SampleKind::Float || intensity->channels != 1)) return Backend::Cpu;
+        return route.backend;
+    default: return Backend::Cpu;
+    }
+}
+
 }  // namespace
+
+std::shared_ptr<LabelingMeasurement> labelingMeasurement(const py::handle& measure, const Shape& shape,
+                                                         PythonReferences& keep, const std::string& where) {
+    if (measure.is_none()) return nullptr;
+    const auto spec = py::reinterpret_borrow<py::tuple>(measure);
+    if (spec.size() != 3) throw py::value_error(where + ": measure is (properties, intensity, spacing)");
+    auto m = std::make_shared<LabelingMeasurement>();
+    const auto properties = spec[0].cast<std::vector<std::string>>();
+    const auto spacing = spec[2].cast<std::optional<std::vector<double>>>();
+    m->properties = propertyOptions(properties, spacing, "-");
+    int channels = 0, bits = 8;
+    SampleKind kind = SampleKind::Unsigned;
+    bool channelAxis = false;
+    if (!spec[1].is_none()) {
+        const auto intensity = py::reinterpret_borrow<py::array>(spec[1]);
+        std::vector<py::ssize_t> labelsShape{py::ssize_t(shape.height), py::ssize_t(shape.width)};
+        if (shape.dimensions == 3) labelsShape.insert(labelsShape.begin(), py::ssize_t(shape.depth));
+        m->intensity = intensitySamplesOf(intensity, labelsShape, shape, channelAxis, where);
+        channels = m->intensity->channels;
+        kind = m->intensity->kind;
+        bits = m->intensity->bytes * 8;
+        keep.push_back(intensity);
+    }
+    try {
+        m->request = termsFor(properties, shape.dimensions, channels, kind, bits);
+    } catch (const Error& error) {
+        throw py::value_error(where + ": " + userMessage(error.what()));
+    }
+    m->request.intensityChannelAxis = channelAxis;
+    return m;
+}
+
+void measureLabeling(Session& session, const Route& route, LabelingMeasurement& m, const std::uint32_t* labels,
+                     const Shape& shape, const std::vector<Component>& table) {
+    LabelSamples samples;
+    samples.shape = shape;
+    samples.data = labels;
+    samples.bytes = 4;
+    const IntensitySamples* intensity = m.intensity ? &*m.intensity : nullptr;
+    m.table = finalizeProperties(session.measureTerms(m.request, intensity, samples, table, m.threads), m.properties);
+    m.gatherer = gathererOf(route, m.request, intensity);
+}
+
+py::dict measuredColumns(const LabelingMeasurement& m) { return columnsOf(m.table); }
 
 void bindMeasure(py::module_& m) {
     m.def("measure_regions", &measureRegions, py::arg("labels"), py::arg("intensity").none() = py::none(),

@@ -12,6 +12,7 @@
 // for while holding the GIL, and no Python object is touched under it.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ namespace glccl::python {
 // ran.
 Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
                        std::vector<Component>& components, const std::string& where);
+
+// labelHostImage, then `then(session, route)` under the same hold of the
+// Session, `route` the one the image was labeled by: no other call labels
+// between, so what `then` reads of the last labeling (Session::measureTerms)
+// is this image's. Errors of either as labelHostImage's.
+Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+                       std::vector<Component>& components, const std::string& where,
+                       const std::function<void(Session&, const Route&)>& then);
 
 // The route of an input (a device array's) here, by the process's Session;
 // errors are glccl::Error starting with `where`.
