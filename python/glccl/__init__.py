@@ -295,8 +295,16 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         Measure these region properties of the labels made (scikit-image's
         names, as glccl.regionprops_table takes them) and return them as the
         table: (labels, n, table), table a glccl.ComponentTable holding
-        exactly regionprops_table's columns, row i for label i + 1. Host
-        images only; not with return_table.
+        exactly regionprops_table's columns, row i for label i + 1. The
+        per-region totals are gathered by the engine that labeled, on its
+        GPU for compute, raster and cuda, except an intensity it does not
+        read there (GL engines: one channel of unsigned integers up to 32
+        bits; cuda: one channel of integers) or an image labeled in tiles,
+        gathered by the cpu engine from the host labels; the table is the
+        same either way, and table.measured_by names the engine whose
+        gatherer ran ("compute", "raster", "cuda" or "cpu"). Host images
+        only (a device array is a TypeError naming what to pass); not with
+        return_table.
     intensity_image : ndarray, optional (keyword only)
         With properties: the intensity the intensity properties read, of
         the image's shape (plus a last channel axis).
@@ -369,26 +377,41 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         raise ValueError(f"{where}: return_table and properties both ask for a table; pass one of them")
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
-    # With properties, the table's boxes and areas are measured with the labels, not gathered again.
-    result = _glccl.label(image, connectivity, criterion, backend, bool(return_table) or properties is not None,
-                          channel_axis, progress, threads, out)
-    labels = _deliver(result[0], result[1], wanted, out, where)
-    if properties is not None:
-        return labels, result[1], _measured(labels, intensity_image, properties, spacing, threads, where,
-                                            result[2] if len(result) > 2 else None)
-    if return_table:
-        return labels, result[1], ComponentTable.from_columns(result[2])
-    return labels, result[1]
+    if properties is None:
+        result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress,
+                              threads, out)
+        labels = _deliver(result[0], result[1], wanted, out, where)
+        if return_table:
+            return labels, result[1], ComponentTable.from_columns(result[2])
+        return labels, result[1]
+    # The term properties are gathered by the engine that labels, on its GPU
+    # where it can, before the labels leave it.
+    measuring = _measuring(image, channel_axis, properties, intensity_image, spacing, where)
+    labels, n, columns, gatherer = _glccl.label(image, connectivity, criterion, backend, False, channel_axis,
+                                                progress, threads, out, measuring[:3])
+    labels = _deliver(labels, n, wanted, out, where)
+    table = ComponentTable(_measure.table(labels, measuring[3], properties, measuring[2], "-", [], threads, where,
+                                          columns=columns))
+    table.measured_by = gatherer
+    return labels, n, table
 
 
-def _measured(labels, intensity_image, properties, spacing, threads, where, components=None):
-    """The table of label()'s properties= : regionprops_table's columns of
-    the labels just made, rows for labels 1..n (components: their table)."""
-    if not isinstance(labels, _np.ndarray):
-        raise TypeError(f"{where}: properties are measured on host labels; label a numpy image (the labels of a "
-                        f"device array are on its GPU)")
-    return ComponentTable(_measure.regionprops_table(labels, intensity_image, properties, spacing=spacing,
-                                                     threads=threads, where=where, components=components))
+def _measuring(image, channel_axis, properties, intensity_image, spacing, where):
+    """What label(properties=) asks the compiled label() to measure:
+    (term properties, the intensity they read or None, spacing) and the
+    intensity the crops read, checked against the labels to come."""
+    if _measure.on_device(image):
+        raise TypeError(f"{where}: properties are measured on host labels, and this image is in GPU memory: label "
+                        f"the numpy image with properties= (cupy.asnumpy(image), image.cpu().numpy() for torch), "
+                        f"or label it here without properties= and measure its labels with "
+                        f"glccl.regionprops_table(cupy.asnumpy(labels), ...)")
+    shape = _np.shape(image)
+    if channel_axis is not None:
+        shape = shape[:-1] if channel_axis in (-1, len(shape) - 1) else shape
+    intensity = _measure.checked_intensity_of_shape(intensity_image, shape, where)
+    spacing = _measure.checked_spacing(spacing, len(shape), where)
+    needed = _measure.terms_needed(properties, len(shape), intensity is not None, spacing, [], where)[1]
+    return needed, intensity if _measure.reads_intensity(needed) else None, spacing, intensity
 
 
 def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",

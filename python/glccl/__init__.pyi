@@ -60,6 +60,9 @@ class ComponentTable(Dict[str, npt.NDArray[Any]]):
     centroid_x, centroid_y (float64); for volumes also front, depth (uint32)
     and centroid_z (float64). Row i describes label i + 1."""
 
+    # A table of glccl.label(properties=) only: the engine whose gatherer
+    # gathered its terms ("compute", "raster", "cuda", or "cpu").
+    measured_by: str
     @classmethod
     def from_columns(cls, columns: Dict[str, npt.NDArray[Any]]) -> "ComponentTable": ...
     def to_records(self) -> npt.NDArray[np.void]: ...
@@ -148,7 +151,8 @@ def label(
     threads: Optional[int] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
 # properties= measures those region properties of the labels made (host
-# images): the table then holds regionprops_table's columns.
+# images), by the engine that labeled (on its GPU where it can): the table
+# then holds regionprops_table's columns.
 @overload
 def label(
     image: HostImage,

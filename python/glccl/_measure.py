@@ -84,9 +84,26 @@ def term_properties():
 
 # --- Checking the arguments ---------------------------------------------------------------------------------------
 
+def on_device(array):
+    """Whether array is in GPU memory (CuPy, a torch CUDA tensor, any CUDA
+    array interface or DLPack producer), which numpy cannot read."""
+    return not isinstance(array, np.ndarray) and _glccl.is_device_array(array)
+
+
+def refuse_device(array, what, where):
+    """TypeError for a device array where host arrays are measured, naming
+    what to pass instead."""
+    if on_device(array):
+        raise TypeError(f"{where}: {what} is in GPU memory, and glccl measures host arrays: pass it as a numpy array "
+                        f"(cupy.asnumpy(a), or t.cpu().numpy() for a torch tensor), the labels of a device array "
+                        f"included (glccl.label(image) on the device, then "
+                        f"glccl.regionprops_table(cupy.asnumpy(labels), ...))")
+
+
 def checked_labels(label_image, where):
     """label_image as a C-contiguous native integer array of 2 or 3
     dimensions, as scikit-image's regionprops takes it."""
+    refuse_device(label_image, "label_image", where)
     labels = np.asarray(label_image)
     if labels.ndim not in (2, 3):
         raise TypeError(f"{where}: label_image must have 2 dimensions (rows, columns) or 3 (planes, rows, "
@@ -110,11 +127,18 @@ def checked_labels(label_image, where):
 def checked_intensity(intensity_image, labels, where):
     """intensity_image as a C-contiguous native array of the labels' shape
     (plus a trailing channel axis) in a dtype the module reads, or None."""
+    return checked_intensity_of_shape(intensity_image, labels.shape, where)
+
+
+def checked_intensity_of_shape(intensity_image, shape, where):
+    """checked_intensity for labels of `shape` (labels to come)."""
     if intensity_image is None:
         return None
+    refuse_device(intensity_image, "intensity_image", where)
     intensity = np.asarray(intensity_image)
-    if intensity.shape[:labels.ndim] != labels.shape or intensity.ndim not in (labels.ndim, labels.ndim + 1):
-        raise ValueError(f"{where}: intensity_image must have the labels' shape {labels.shape}, or that shape and "
+    ndim = len(shape)
+    if intensity.shape[:ndim] != tuple(shape) or intensity.ndim not in (ndim, ndim + 1):
+        raise ValueError(f"{where}: intensity_image must have the labels' shape {tuple(shape)}, or that shape and "
                          f"one channel axis last, not {intensity.shape}")
     kind, size = intensity.dtype.kind, intensity.dtype.itemsize
     if kind == "f" and size < 4:
@@ -422,10 +446,12 @@ def _sample(labels, intensity):
     return sample, intensity
 
 
-def table(labels, intensity, properties, spacing, separator, extras, threads, where, components=None):
-    """regionprops_table's dict for checked arguments (checked_* above);
-    components as measure_terms takes them."""
-    asked = checked_properties(properties, labels.ndim, intensity is not None, where, spacing)
+def terms_needed(properties, ndim, has_intensity, spacing, extras, where):
+    """(checked_properties's list, the term properties (canonical names) a
+    table of `properties` and extras is made from: those asked, and the
+    label and box the crops are cut by); checks too that what the crop
+    properties need imports."""
+    asked = checked_properties(properties, ndim, has_intensity, where, spacing)
     terms = term_properties()
     term_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in terms))
     crop_names = list(dict.fromkeys(canonical for _, canonical in asked if canonical in _CROP))
@@ -437,9 +463,24 @@ def table(labels, intensity, properties, spacing, separator, extras, threads, wh
         needed = term_names + [name for name in ("label", "bbox") if name not in term_names]
     else:
         needed = term_names
-    if not needed:
-        needed = ["label"]
-    columns = measure_terms(labels, intensity, needed, spacing, threads, components=components)
+    return asked, needed or ["label"]
+
+
+def reads_intensity(needed):
+    """Whether any of the term properties `needed` reads the intensity."""
+    return any(name in _NEEDS_INTENSITY for name in needed)
+
+
+def table(labels, intensity, properties, spacing, separator, extras, threads, where, components=None, columns=None):
+    """regionprops_table's dict for checked arguments (checked_* above);
+    components as measure_terms takes them. columns: the term properties'
+    columns (terms_needed's, named with '-'), measured already with the
+    labels (glccl.label(properties=)); None: measured here."""
+    asked, needed = terms_needed(properties, labels.ndim, intensity is not None, spacing, extras, where)
+    terms = term_properties()
+    crop_names = [canonical for _, canonical in asked if canonical in _CROP]
+    if columns is None:
+        columns = measure_terms(labels, intensity, needed, spacing, threads, components=components)
     groups = _group(columns, needed, "-")
     crops = []
     if crop_names or extras:
