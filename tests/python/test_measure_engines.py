@@ -1,0 +1,139 @@
+"""glccl.label(properties=) on each engine: the labels against
+scikit-image's label, the table against scikit-image's regionprops_table
+(and the exact computations of test_measure.py where its release lacks a
+property), 2-D and 3-D, with intensities the GPU gatherers read and ones
+they leave to the cpu engine's; and the table's measured_by, the engine
+whose gatherer gathered the terms, as docs/python.md states the rule.
+
+Integer columns are compared exactly, floats to 1e-9 relative (test_measure's
+assert_close)."""
+
+import numpy as np
+import pytest
+from skimage import measure
+
+import glccl
+from test_measure import assert_close, expected_table, intensities, scales
+
+AVAILABLE = {entry["name"]: entry["available"] for entry in glccl.backends()}
+
+SPATIAL = ["label", "num_pixels", "area", "bbox", "centroid", "moments_central", "inertia_tensor_eigvals",
+           "euler_number"]
+SPATIAL_2D = ["perimeter", "perimeter_crofton", "orientation", "eccentricity", "moments_hu"]
+INTENSITY = ["intensity_mean", "intensity_min", "intensity_max", "intensity_std", "intensity_sum",
+             "intensity_max_position", "centroid_weighted", "moments_weighted_central"]
+
+# (intensity dtype or None, channels) -> the engine whose gatherer gathers
+# the terms, for each backend: a GL engine reads one channel of unsigned
+# integers up to 32 bits, cuda one channel of integers; the cpu engine's
+# accumulator takes the rest.
+INTENSITY_CASES = [
+    (None, None, {"compute": "compute", "cuda": "cuda"}),
+    (np.uint8, None, {"compute": "compute", "cuda": "cuda"}),
+    (np.uint16, None, {"compute": "compute", "cuda": "cuda"}),
+    (np.int16, None, {"compute": "cpu", "cuda": "cuda"}),
+    (np.float32, None, {"compute": "cpu", "cuda": "cpu"}),
+    (np.uint8, 3, {"compute": "cpu", "cuda": "cpu"}),
+]
+
+
+def runs(backend):
+    if not AVAILABLE.get(backend):
+        pytest.skip(f"the {backend} backend does not run here")
+
+
+def assert_table(table, want):
+    assert list(table) == list(want)
+    for column, values in want.items():
+        got = np.asarray(table[column])
+        if values.dtype.kind in "iu":
+            assert got.dtype.kind in "iu", column
+            np.testing.assert_array_equal(got, values, err_msg=column)
+        else:
+            assert_close(got, values, scales(want, column.split("-")[0]), column)
+
+
+@pytest.mark.parametrize("backend", ["compute", "cuda", "cpu"])
+@pytest.mark.parametrize("ndim", [2, 3])
+@pytest.mark.parametrize("dtype, channels, gatherers", INTENSITY_CASES)
+def test_label_measures_with_the_engine_that_labeled(backend, ndim, dtype, channels, gatherers):
+    runs(backend)
+    rng = np.random.default_rng([ndim, np.dtype(dtype).num if dtype else 0, channels or 1])
+    shape = (40, 52) if ndim == 2 else (10, 12, 14)
+    image = rng.random(shape) < (0.4 if ndim == 2 else 0.25)
+    intensity = None if dtype is None else intensities(rng, shape, dtype, channels)
+    if intensity is not None and intensity.dtype.kind == "u":
+        # No region of zero weight, whose weighted moments are 0 / 0.
+        intensity = np.maximum(intensity, 1)
+    properties = SPATIAL + (SPATIAL_2D if ndim == 2 else []) + (INTENSITY if dtype is not None else [])
+    labels, n, table = glccl.label(image, connectivity=1, backend=backend, properties=properties,
+                                   intensity_image=intensity)
+    want_labels = measure.label(image, connectivity=1)
+    np.testing.assert_array_equal(labels, want_labels)
+    assert n == want_labels.max() and n > 1
+    assert_table(table, expected_table(want_labels, intensity, properties))
+    assert table.measured_by == gatherers.get(backend, "cpu")
+
+
+def test_auto_measures_with_the_engine_it_chose():
+    rng = np.random.default_rng(7)
+    image = rng.random((30, 44)) < 0.4
+    intensity = intensities(rng, image.shape, np.uint8)
+    properties = ["label", "area", "bbox", "moments_central", "perimeter", "intensity_mean", "intensity_max"]
+    labels, n, table = glccl.label(image, connectivity=2, properties=properties, intensity_image=intensity)
+    want_labels = measure.label(image, connectivity=2)
+    np.testing.assert_array_equal(labels, want_labels)
+    assert_table(table, expected_table(want_labels, intensity, properties))
+    assert table.measured_by in ("cpu", "compute", "raster", "cuda")
+
+
+@pytest.mark.parametrize("backend", ["compute", "cpu"])
+def test_crops_spacing_and_out_on_the_engine_route(backend):
+    """Crop properties beside the gathered ones, spacing, and labels written
+    into out= of another dtype: the same table as scikit-image's."""
+    runs(backend)
+    rng = np.random.default_rng(8)
+    image = rng.random((36, 40)) < 0.45
+    intensity = intensities(rng, image.shape, np.uint8)
+    out = np.empty(image.shape, np.int64)
+    properties = ["label", "bbox", "image", "solidity", "intensity_mean", "image_intensity"]
+    labels, n, table = glccl.label(image, connectivity=2, backend=backend, properties=properties,
+                                   intensity_image=intensity, out=out)
+    assert labels is out
+    want_labels = measure.label(image, connectivity=2)
+    np.testing.assert_array_equal(out, want_labels)
+    want = measure.regionprops_table(want_labels, intensity, properties)
+    assert list(table) == list(want)
+    for column in ["image", "image_intensity"]:
+        assert all(np.array_equal(g, w) for g, w in zip(table[column], want[column])), column
+    for column in ["label", "bbox-0", "bbox-1", "bbox-2", "bbox-3"]:
+        np.testing.assert_array_equal(table[column], want[column], err_msg=column)
+    for column in ["solidity", "intensity_mean"]:
+        assert_close(table[column], want[column], scales(want, column), column)
+    spacing = (2.0, 0.5)
+    _, _, scaled = glccl.label(image, connectivity=2, backend=backend, properties=["area", "centroid"],
+                               spacing=spacing)
+    unscaled = measure.regionprops_table(want_labels, properties=["area", "centroid"])
+    assert list(scaled["area"]) == [float(area) * 1.0 for area in unscaled["area"]]
+    for axis in range(2):
+        assert_close(scaled[f"centroid-{axis}"], unscaled[f"centroid-{axis}"] * spacing[axis],
+                     np.abs(unscaled[f"centroid-{axis}"] * spacing[axis]), f"centroid-{axis}")
+
+
+class _DeviceArray:
+    """What glccl takes for an array in GPU memory (CUDA's array interface),
+    without a GPU: the refusals come before any memory is read."""
+    __cuda_array_interface__ = {"shape": (4, 6), "typestr": "|u1", "data": (0, False), "version": 3}
+    shape = (4, 6)
+    ndim = 2
+    dtype = np.dtype(np.uint8)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: glccl.regionprops_table(_DeviceArray()),
+    lambda: glccl.regionprops_table(np.ones((4, 6), np.uint8), _DeviceArray(), properties=["intensity_mean"]),
+    lambda: glccl.label(_DeviceArray(), properties=["area"]),
+])
+def test_device_arrays_are_refused_with_the_entry_to_use(call):
+    with pytest.raises(TypeError, match=r"GPU memory.*numpy.*regionprops_table\(cupy\.asnumpy"):
+        call()
