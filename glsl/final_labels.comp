@@ -5,23 +5,17 @@
 // of nodes (neighbouring threads write neighbouring pixels) and keeps the
 // labels in shared memory; then each thread walks a run of TABLE_RUN nodes
 // of one line and adds up consecutive nodes of one label in registers; runs
-// meet in a small hash table in shared memory, keyed by label; each label of
-// the label patch then goes to the global table with one atomic per field. A
-// component of 10^8 pixels thus costs one atomic per label patch, not one
-// per pixel. (A label that finds no slot within TABLE_PROBES goes to the
-// global table directly: only label patches with many small components get
-// there, and their labels differ.)
-//
-// Sums are 64 bits without 64-bit atomics: a low word, and a high word that
-// counts the low word's wrap-arounds (each add that wraps adds 1 to it).
+// meet in the label patch's hash table, and each label of the label patch
+// goes to the global table with one atomic per field (label_table.glsl).
 layout(local_size_x = LABEL_PATCH_W, local_size_y = LABEL_LINES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage2D labels;
-layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
 
-const int kSlots = TABLE_SLOTS;
 const int kThreads = LABEL_PATCH_W * LABEL_LINES_PER_PASS;
+const int kSlotBits = TABLE_SLOT_BITS;
+#include "label_table.glsl"
+
 const int kPasses = LABEL_PATCH_H / LABEL_LINES_PER_PASS;
 // Per node of the label patch, its label and its foreground mask in one word,
 // (label - 1) << kNodePixels | mask, 0 for background: labels count nodes,
@@ -31,17 +25,6 @@ shared uint patchNodes[LABEL_PATCH_W * LABEL_PATCH_H];
 uint packNode(uint label, uint mask) { return mask == 0u ? 0u : ((label - 1u) << uint(kNodePixels)) | mask; }
 uint labelOfPacked(uint node) { return node == 0u ? 0u : (node >> uint(kNodePixels)) + 1u; }
 uint maskOfPacked(uint node) { return node & ((1u << uint(kNodePixels)) - 1u); }
-shared uint slotLabel[kSlots];
-shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
-shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
-
-// A label's sums over part of a label patch. No minimum y: the root writes
-// the top line (main).
-struct Stats {
-    uint minX, maxX, maxY, area, sumX, sumY;
-};
-
-Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
 
 // The node's foreground pixels added to s. Within a label patch every sum
 // fits 32 bits: LABEL_PATCH_W * LABEL_PATCH_H * 4 pixels of coordinates below 2^15.
@@ -58,61 +41,9 @@ void addNode(inout Stats s, ivec2 n, uint mask) {
     }
 }
 
-ivec3 entry(uint label, int field) {
-    uint i = label - 1u;
-    return ivec3(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)), field);
-}
-
-void addWide(uint label, int low, uint value) {
-    uint old = imageAtomicAdd(table, entry(label, low), value);
-    if (old + value < old) imageAtomicAdd(table, entry(label, low + 1), 1u);
-}
-
-void addToTable(uint label, Stats s) {
-    imageAtomicMax(table, entry(label, FIELD_MIN_X), ~s.minX);  // zero is "none yet"
-    imageAtomicMax(table, entry(label, FIELD_MAX_X), s.maxX);
-    imageAtomicMax(table, entry(label, FIELD_MAX_Y), s.maxY);
-    imageAtomicAdd(table, entry(label, FIELD_AREA), s.area);
-    addWide(label, FIELD_SUM_X, s.sumX);
-    addWide(label, FIELD_SUM_Y, s.sumY);
-}
-
-uint slotOf(uint label) {
-    uint slot = (label * 2654435761u) >> (32u - uint(TABLE_SLOT_BITS));
-    for (int probe = 0; probe < TABLE_PROBES; ++probe) {
-        uint held = atomicCompSwap(slotLabel[slot], 0u, label);
-        if (held == 0u || held == label) return slot;
-        slot = (slot + 1u) & uint(kSlots - 1);
-    }
-    return kNone;
-}
-
-void flush(uint label, Stats s) {
-    if (label == 0u) return;
-    uint slot = slotOf(label);
-    if (slot == kNone) {
-        addToTable(label, s);
-        return;
-    }
-    atomicMin(slotMinX[slot], s.minX);
-    atomicMax(slotMaxX[slot], s.maxX);
-    atomicMax(slotMaxY[slot], s.maxY);
-    atomicAdd(slotArea[slot], s.area);
-    atomicAdd(slotSumX[slot], s.sumX);
-    atomicAdd(slotSumY[slot], s.sumY);
-}
-
 void main() {
     const int t = int(gl_LocalInvocationIndex);
-    for (int slot = t; slot < kSlots; slot += kThreads) {
-        slotLabel[slot] = 0u;
-        slotMinX[slot] = kNone;
-        slotMaxX[slot] = 0u;
-        slotMaxY[slot] = 0u;
-        slotArea[slot] = 0u;
-        slotSumX[slot] = 0u;
-        slotSumY[slot] = 0u;
-    }
+    clearSlots();
     barrier();
 
     ivec2 origin = ivec2(gl_WorkGroupID.xy) * ivec2(LABEL_PATCH_W, LABEL_PATCH_H);
@@ -149,11 +80,5 @@ void main() {
     }
     flush(runLabel, run);
     barrier();
-
-    for (int slot = t; slot < kSlots; slot += kThreads) {
-        uint label = slotLabel[slot];
-        if (label != 0u)
-            addToTable(label, Stats(slotMinX[slot], slotMaxX[slot], slotMaxY[slot], slotArea[slot],
-                                    slotSumX[slot], slotSumY[slot]));
-    }
+    addSlotsToTable();
 }

@@ -8,40 +8,25 @@
 // LABEL_PATCH_H x LABEL_PATCH_D nodes: each thread labels LABEL_PATCH_D /
 // LABEL_SLICES_PER_PASS nodes (threads of a node line write consecutive
 // voxels) and keeps labels and masks in shared memory; then runs of
-// TABLE_RUN nodes of one node line are added up in registers, meet in a
-// small hash table in shared memory keyed by label, and each label of the
-// label patch goes to the global table with one atomic per field (a label
-// that finds no slot within TABLE_PROBES goes there directly).
-//
-// The front of a component is its first voxel's z, written once by its root;
-// the other minimums are atomicMax of the inverted coordinate (zero is "none
-// yet"). Sums are 64 bits as in 2-D: a low word and a high word that counts
-// its wrap-arounds.
+// TABLE_RUN nodes of one node line are added up in registers, meet in the
+// label patch's hash table, and each label of the label patch goes to
+// the global table with one atomic per field (label_table.glsl).
 layout(local_size_x = LABEL_PATCH_W, local_size_y = LABEL_PATCH_H, local_size_z = LABEL_SLICES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform uimage3D labels;
-layout(binding = TABLE_IMAGE, r32ui) coherent uniform uimage2DArray table;
 
-const int kSlots = TABLE_SLOTS;
 const int kThreads = LABEL_PATCH_W * LABEL_PATCH_H * LABEL_SLICES_PER_PASS;
+const int kSlotBits = TABLE_SLOT_BITS;
+#include "label_table.glsl"
+
 const int kPasses = LABEL_PATCH_D / LABEL_SLICES_PER_PASS;
 const int kPatchNodes = LABEL_PATCH_W * LABEL_PATCH_H * LABEL_PATCH_D;
 const int kRuns = kPatchNodes / TABLE_RUN;  // runs lie within a node line: LABEL_PATCH_W % TABLE_RUN == 0
 shared uint patchLabels[kPatchNodes];
 shared uint patchMasks[kPatchNodes];
-shared uint slotLabel[kSlots];
-shared uint slotMinX[kSlots], slotMinY[kSlots], slotMaxX[kSlots], slotMaxY[kSlots], slotMaxZ[kSlots];
-shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots], slotSumZ[kSlots];
 
-// A label's sums over part of a label patch; within a label patch every sum
-// fits 32 bits (compute_constants.hpp). No minimum z: the root writes it.
-struct Stats {
-    uint minX, minY, maxX, maxY, maxZ, area, sumX, sumY, sumZ;
-};
-
-Stats noStats() { return Stats(kNone, kNone, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
-
+// The node's foreground voxels added to s.
 void addNode(inout Stats s, ivec3 n, uint mask) {
     for (uint bits = mask; bits != 0u; bits &= bits - 1u) {
         uvec3 p = uvec3(pixelOfNode(n, findLSB(bits)));
@@ -57,70 +42,9 @@ void addNode(inout Stats s, ivec3 n, uint mask) {
     }
 }
 
-ivec3 entry(uint label, int field) {
-    uint i = label - 1u;
-    return ivec3(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)), field);
-}
-
-void addWide(uint label, int low, uint value) {
-    uint old = imageAtomicAdd(table, entry(label, low), value);
-    if (old + value < old) imageAtomicAdd(table, entry(label, low + 1), 1u);
-}
-
-void addToTable(uint label, Stats s) {
-    imageAtomicMax(table, entry(label, FIELD_MIN_X), ~s.minX);
-    imageAtomicMax(table, entry(label, FIELD_MIN_Y), ~s.minY);
-    imageAtomicMax(table, entry(label, FIELD_MAX_X), s.maxX);
-    imageAtomicMax(table, entry(label, FIELD_MAX_Y), s.maxY);
-    imageAtomicMax(table, entry(label, FIELD_MAX_Z), s.maxZ);
-    imageAtomicAdd(table, entry(label, FIELD_AREA), s.area);
-    addWide(label, FIELD_SUM_X, s.sumX);
-    addWide(label, FIELD_SUM_Y, s.sumY);
-    addWide(label, FIELD_SUM_Z, s.sumZ);
-}
-
-uint slotOf(uint label) {
-    uint slot = (label * 2654435761u) >> (32u - uint(TABLE_SLOT_BITS));
-    for (int probe = 0; probe < TABLE_PROBES; ++probe) {
-        uint held = atomicCompSwap(slotLabel[slot], 0u, label);
-        if (held == 0u || held == label) return slot;
-        slot = (slot + 1u) & uint(kSlots - 1);
-    }
-    return kNone;
-}
-
-void flush(uint label, Stats s) {
-    if (label == 0u) return;
-    uint slot = slotOf(label);
-    if (slot == kNone) {
-        addToTable(label, s);
-        return;
-    }
-    atomicMin(slotMinX[slot], s.minX);
-    atomicMin(slotMinY[slot], s.minY);
-    atomicMax(slotMaxX[slot], s.maxX);
-    atomicMax(slotMaxY[slot], s.maxY);
-    atomicMax(slotMaxZ[slot], s.maxZ);
-    atomicAdd(slotArea[slot], s.area);
-    atomicAdd(slotSumX[slot], s.sumX);
-    atomicAdd(slotSumY[slot], s.sumY);
-    atomicAdd(slotSumZ[slot], s.sumZ);
-}
-
 void main() {
     const int t = int(gl_LocalInvocationIndex);
-    for (int slot = t; slot < kSlots; slot += kThreads) {
-        slotLabel[slot] = 0u;
-        slotMinX[slot] = kNone;
-        slotMinY[slot] = kNone;
-        slotMaxX[slot] = 0u;
-        slotMaxY[slot] = 0u;
-        slotMaxZ[slot] = 0u;
-        slotArea[slot] = 0u;
-        slotSumX[slot] = 0u;
-        slotSumY[slot] = 0u;
-        slotSumZ[slot] = 0u;
-    }
+    clearSlots();
     barrier();
 
     const ivec3 origin = ivec3(gl_WorkGroupID) * ivec3(LABEL_PATCH_W, LABEL_PATCH_H, LABEL_PATCH_D);
@@ -163,11 +87,5 @@ void main() {
         flush(runLabel, run);
     }
     barrier();
-
-    for (int slot = t; slot < kSlots; slot += kThreads) {
-        uint label = slotLabel[slot];
-        if (label != 0u)
-            addToTable(label, Stats(slotMinX[slot], slotMinY[slot], slotMaxX[slot], slotMaxY[slot], slotMaxZ[slot],
-                                    slotArea[slot], slotSumX[slot], slotSumY[slot], slotSumZ[slot]));
-    }
+    addSlotsToTable();
 }
