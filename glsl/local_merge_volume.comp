@@ -10,30 +10,13 @@
 //      (the relations, and the word before in its own bundle), as lock-free
 //      unions in shared memory keeping the smaller key: each thread finds
 //      its links and queues them, and the whole work group unites the queue
-//      (queueLinks, uniteQueued);
+//      (link_queue.glsl; queueLinks, uniteQueued);
 //   4. every node leaves with its patch-local root, as a volume key, in
 //      parents.
 // Links that leave the patch are merge_borders' work. Before all that the
 // work groups zero the first clearCount entries of the component table (z
 // fields included), the ones the last labelings summed into, for
 // final_labels.
-//
-// The link queue. Finding links is bit operations, the same few steps in
-// every thread; uniting walks trees whose depths vary, so a thread that
-// united its own links would leave the others of its warp idle through
-// each walk. The CUDA engine packs a warp's links into a queue with a
-// ballot and unites them with every lane (warp_links.cuh, WarpLinks).
-// GLSL has no warp: ARB_shader_ballot's subgroups are 32 invocations on
-// NVIDIA but 8 or 16 on llvmpipe, and nothing ties a subgroup to
-// neighbouring invocations. The same idea at the work group's scale runs on
-// every OpenGL 4.3 context: a round of link finding appends every link to a
-// queue in shared memory (an atomicAdd on a shared count), a barrier, and
-// every thread unites every kThreads-th link of the queue. A round is one
-// relation; a thread that finds the queue full keeps its place and goes on
-// in another round of the same relation, so no link is united outside the
-// queue, whatever the volume. Barriers sit in uniform control flow: every
-// thread runs every round, and whether another round follows is read by
-// all from shared memory after a barrier.
 layout(local_size_x = PATCH_THREADS) in;
 
 layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
@@ -43,8 +26,12 @@ const int kThreads = kPatchThreads;
 shared uint sLines[kLines * kThreads];             // line l of thread t's word at l * kThreads + t
 shared uint sForeground[kThreads];                 // each word's OR of its lines
 shared uint sParents[kRunsPerWord * kThreads];     // local keys: run r of thread t at r * kThreads + t
-shared uint sQueue[PATCH_LINKS];                   // links: two slots, u | v << 16
-shared uint sQueued[2], sUnfinished[2];            // per round parity: links offered, threads not done
+
+// The link queue's links: two slots, u | v << 16.
+const int kQueueLinks = PATCH_LINKS;
+#define LINK_SLOT int
+#define LINK uint
+#include "link_queue.glsl"
 
 // The patch's union-find in shared memory: parents hold local keys (a root
 // its own), a key's node is its thread's run (one load of that thread's
@@ -63,43 +50,11 @@ uint forestLoad(int slot) { return sParents[slot]; }
 void forestHalve(int slot, uint grandparent) { sParents[slot] = grandparent; }
 uint forestLower(int slot, uint key) { return atomicMin(sParents[slot], key); }
 
+uint linkParent(int slot) { return sParents[slot]; }
+uint packLink(int u, int v) { return uint(u) | (uint(v) << 16u); }
 void uniteLink(uint link) {
     uint a = sParents[link & 0xFFFFu], b = sParents[link >> 16u];
     if (a != b) unite(a, b);
-}
-
-// The link queue (see the top of this file). A link whose nodes read one
-// parent (one tree), or the two parents the thread's last queued link read
-// (united by then), is not queued. offerLink returns false when the queue
-// had no room: the caller keeps the link for the next round.
-uint lastA = kNoKey, lastB = kNoKey;
-bool offerLink(int round, int u, int v) {
-    uint a = sParents[u], b = sParents[v];
-    if (a == b || (a == lastA && b == lastB)) return true;
-    uint at = atomicAdd(sQueued[round & 1], 1u);
-    if (at >= uint(PATCH_LINKS)) return false;
-    sQueue[at] = uint(u) | (uint(v) << 16u);
-    lastA = a;
-    lastB = b;
-    return true;
-}
-
-// Ends a round, in every thread: the queue united by the whole work group.
-// Returns whether any thread has links left, the same in every thread.
-bool uniteQueued(int round, bool finished) {
-    const int parity = round & 1;
-    if (!finished) atomicAdd(sUnfinished[parity], 1u);
-    barrier();
-    const uint queued = min(sQueued[parity], uint(PATCH_LINKS));
-    const bool again = sUnfinished[parity] != 0u;
-    // The next round's counts: last read before this round's first barrier.
-    if (gl_LocalInvocationIndex == 0u) {
-        sQueued[1 - parity] = 0u;
-        sUnfinished[1 - parity] = 0u;
-    }
-    for (uint i = gl_LocalInvocationIndex; i < queued; i += uint(kThreads)) uniteLink(sQueue[i]);
-    barrier();
-    return again;
 }
 
 // One relation of this thread's word U (the word before in its bundle with
@@ -244,10 +199,7 @@ void main() {
                          bz * kBundleDepth + first.x / kBundleHeight);
         }
     }
-    if (t == 0) {
-        sQueued[0] = 0u;
-        sUnfinished[0] = 0u;
-    }
+    if (t == 0) startLinkQueue();
     barrier();
 
     // 3. The links inside the patch, a relation a round (or more where the

@@ -9,48 +9,24 @@
 // patch's low x face. A patch with no foreground word on a face returns at
 // once. As in local_merge, the threads find links and queue them in shared
 // memory, a relation a round, and the whole work group unites the queue
-// (local_merge_volume.comp says why); a link whose two nodes read the same
-// parent (one tree), or the two parents the thread's last queued link read,
-// is skipped. The union is complete when its thread finishes, so one
+// (link_queue.glsl). The union is complete when its thread finishes, so one
 // dispatch merges every face.
 layout(local_size_x = PATCH_THREADS) in;
 
 const int kThreads = kPatchThreads;
-shared uvec2 sQueue[BORDER_LINKS];       // links: two node slots
-shared uint sQueued[2], sUnfinished[2];  // per round parity: links offered, threads not done
-shared uint sOnFace;                     // any word on a face with foreground
+shared uint sOnFace;  // any word on a face with foreground
 
+// The link queue's links: two node slots.
+const int kQueueLinks = BORDER_LINKS;
+#define LINK_SLOT uint
+#define LINK uvec2
+#include "link_queue.glsl"
+
+uint linkParent(uint slot) { return loadParent(slot); }
+uvec2 packLink(uint u, uint v) { return uvec2(u, v); }
 void uniteLink(uvec2 link) {
     uint a = loadParent(link.x), b = loadParent(link.y);
     if (a != b) unite(a, b);
-}
-
-// The link queue (local_merge_volume.comp, offerLink and uniteQueued).
-uint lastA = kNoKey, lastB = kNoKey;
-bool offerLink(int round, uint u, uint v) {
-    uint a = loadParent(u), b = loadParent(v);
-    if (a == b || (a == lastA && b == lastB)) return true;
-    uint at = atomicAdd(sQueued[round & 1], 1u);
-    if (at >= uint(BORDER_LINKS)) return false;
-    sQueue[at] = uvec2(u, v);
-    lastA = a;
-    lastB = b;
-    return true;
-}
-
-bool uniteQueued(int round, bool finished) {
-    const int parity = round & 1;
-    if (!finished) atomicAdd(sUnfinished[parity], 1u);
-    barrier();
-    const uint queued = min(sQueued[parity], uint(BORDER_LINKS));
-    const bool again = sUnfinished[parity] != 0u;
-    if (gl_LocalInvocationIndex == 0u) {
-        sQueued[1 - parity] = 0u;
-        sUnfinished[1 - parity] = 0u;
-    }
-    for (uint i = gl_LocalInvocationIndex; i < queued; i += uint(kThreads)) uniteLink(sQueue[i]);
-    barrier();
-    return again;
 }
 
 // The node slot holding position `bit` of a bundle word with foreground p.
@@ -159,8 +135,7 @@ void main() {
     const uint p = onFace ? foreground[word] : 0u;
     if (t == 0) {
         sOnFace = 0u;
-        sQueued[0] = 0u;
-        sUnfinished[0] = 0u;
+        startLinkQueue();
     }
     barrier();
     if (p != 0u) atomicOr(sOnFace, 1u);
