@@ -4,18 +4,12 @@
 // (already processed) and scatters it to the root of its own vertical run;
 // GL_MAX blending keeps the largest. The paper ran right to left because its
 // largest IDs were bottom-right; ours are top-left, so columns run left to right.
-uniform sampler2D columns;   // run tops, and the labels of processed columns
-uniform int blockWidth;
-uniform int columnInBlock;
-flat out float scatterValue;
+#include "column_processing.glsl"
 
 void main() {
-    int block = gl_VertexID / gridSize.y;
-    ivec2 n = ivec2(block * blockWidth + columnInBlock, gl_VertexID % gridSize.y);
-    gl_Position = kClipped;
-    scatterValue = 0.0;
-    if (n.x >= gridSize.x) return;
-    uint bits = nodeBits(n);
+    ivec2 n;
+    uint bits;
+    if (!columnNode(n, bits)) return;
     float best = 0.0;
     if (linksTo(bits, kLeft)) best = texelFetch(columns, n + kNeighbours[kLeft], 0).r;
 #if CONNECTIVITY == 8

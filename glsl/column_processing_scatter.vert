@@ -6,18 +6,12 @@
 // 8-connectivity up to three neighbours qualify; one vertex per node serves
 // the smallest and leaves the others to the exactness loop (resolve_links),
 // which costs less on GPUs where vertex throughput bounds these draws.
-uniform sampler2D columns;
-uniform int blockWidth;
-uniform int columnInBlock;
-flat out float scatterValue;
+#include "column_processing.glsl"
 
 void main() {
-    int block = gl_VertexID / gridSize.y;
-    ivec2 n = ivec2(block * blockWidth + columnInBlock, gl_VertexID % gridSize.y);
-    gl_Position = kClipped;
-    scatterValue = 0.0;
-    if (n.x >= gridSize.x) return;
-    uint bits = nodeBits(n);
+    ivec2 n;
+    uint bits;
+    if (!columnNode(n, bits)) return;
 #if CONNECTIVITY == 8
     const uint kLeftLinks = (1u << uint(kLeft)) | (1u << uint(kUpLeft)) | (1u << uint(kDownLeft));
 #else
