@@ -140,7 +140,7 @@ struct WordBox {
 // would fill the 32 KiB every OpenGL 4.3 context has (llvmpipe has no more).
 // With 256 threads the slots, the lines, their ORs and the link queue fit.
 constexpr WordBox kBundlePatch{2, 16, 8};
-// The work group's link queues (local_merge_volume.comp): local_merge's
+// The work group's link queues (link_queue.glsl): local_merge's
 // links are two 16-bit slots (4 bytes), merge_borders' two global slots (8
 // bytes). local_merge's queue is short: a full queue is united and refilled
 // (a few more barriers), while the shared memory it would hold keeps other
@@ -317,7 +317,6 @@ inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
     builder.define("BORDER_THREADS", kBorderThreads)
         .define("TABLE_RUN", kTableRun)
         .define("TABLE_SLOT_BITS", kTableSlotBits)
-        .define("TABLE_SLOTS", 1 << kTableSlotBits)
         .define("TABLE_PROBES", kTableProbes)
         .define("TABLE_WIDTH", kTableWidth)
         .define("FIELD_MIN_X", kMinX)
