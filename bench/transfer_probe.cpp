@@ -64,6 +64,7 @@
 #include "cli_support.hpp"
 #include "gl_error.hpp"
 #include "parallel_copy.hpp"
+#include "known_route.hpp"
 #include "transfer.hpp"
 
 namespace {

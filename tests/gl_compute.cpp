@@ -12,6 +12,7 @@
 
 #include "gl_objects.hpp"
 #include "gl_support.hpp"
+#include "known_route.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/texture.hpp"
 

@@ -17,6 +17,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/route.hpp"
+#include "known_route.hpp"
 
 using namespace glccl;
 using glccl::test::offscreen;

@@ -20,6 +20,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/route.hpp"
+#include "known_route.hpp"
 #include "volume_support.hpp"
 
 using namespace glccl;

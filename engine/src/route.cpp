@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "gl.hpp"
+#include "known_route.hpp"
 #include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/reference.hpp"

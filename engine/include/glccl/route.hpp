@@ -146,19 +146,10 @@ struct Route {
 // whyRefused()'s words where it does not take the input; callers add their
 // entry's prefix.
 Route chooseRoute(const InputDescription& input, const LabelOptions& options, Place& place);
-// The same where the context is known (KnownPlace): `context`, or none with
-// `whyNoContext`.
-Route chooseRoute(const InputDescription& input, const LabelOptions& options, const ContextInfo* context,
-                  const std::string& whyNoContext = "");
 
 // Why `backend` cannot label a texture of the context described by
 // `context`, or "" when it can (auto always can).
 std::string whyUnavailable(Backend backend, const ContextInfo& context);
-
-// The backend `requested` stands for on a texture of that context: itself,
-// or auto's choice there (compute on a GPU with OpenGL 4.3, raster on an
-// older GPU context, cpu on a software rasterizer).
-Backend resolveBackend(Backend requested, const ContextInfo& context);
 
 // Is the context's renderer one that runs on the CPU (Mesa's llvmpipe or
 // softpipe, SwiftShader)?
