@@ -114,18 +114,6 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
     return session.backend();
 }
 
-Route routeInput(const InputDescription& input, const LabelOptions& options, const std::string& where) {
-    Shared& s = shared();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    Session& session = sessionLocked(s);
-    ReleaseOnExit release;
-    try {
-        return session.route(input, options);
-    } catch (const Error& error) {
-        throw Error(where + ": " + userMessage(error.what()));
-    }
-}
-
 std::vector<BackendReport> backendReports() {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);

@@ -43,10 +43,6 @@ Backend labelHostImage(const ImageView& image, const LabelOptions& options, std:
                        std::vector<Component>& components, const std::string& where,
                        const std::function<void(Session&, const Route&)>& then);
 
-// The route of an input (a device array's) here, by the process's Session;
-// errors are glccl::Error starting with `where`.
-Route routeInput(const InputDescription& input, const LabelOptions& options, const std::string& where);
-
 // Every backend (auto first) as the process's Session finds it here:
 // whether it runs, on what, and what to expect (describeBackends).
 std::vector<BackendReport> backendReports();
