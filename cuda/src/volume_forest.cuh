@@ -111,8 +111,9 @@ __device__ __forceinline__ void loadBundleLines(const NodeGrid& grid, const std:
 // The warp's lanes in step over positions: every lane calls
 // step(has, x) once a round, x the lowest position left in its own
 // `positions` (has) or 0 (no position left, !has), until no lane of the
-// warp has one. The links a round finds are then offered by all 32 lanes at
-// once (WarpLinks::push), whichever lanes bring one.
+// warp has one. A step runs in all 32 lanes, so that what a round finds
+// (links for WarpLinks::push, sums to gather) is taken by the whole warp at
+// once, whichever lanes bring some.
 template <class Step>
 __device__ __forceinline__ void forEachPositionInStep(std::uint32_t positions, Step&& step) {
     for (;;) {
