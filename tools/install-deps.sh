@@ -22,6 +22,7 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-wheel python3-build  # pip install . into a venv, and a wheel (pyproject.toml, setup.py)
   libopenmpi-dev openmpi-bin                      # glccl-mpi: tiled labeling across MPI ranks (tiles/mpi/)
   procps                                          # ps and pgrep: the output tests report and end a run that outlives its signal
+  util-linux mount                                # unshare and mount: the test that hides the GL libraries (tests/no_gl_test.sh)
 )
 
 missing=()
