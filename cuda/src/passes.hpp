@@ -82,12 +82,12 @@ constexpr int kVolumeThreadsZ = 2;
 // A batch is one such grid per image, images packed one after another.
 // The patch and the threads of local_merge, merge_borders and count_roots:
 // the compute engine's sizes, shared with it (node_grid_sizes.hpp).
-using detail::kNodePatchSide;
-using detail::kNodePatchLinesPerPass;
-using detail::kBorderThreads;
-using detail::kLineThreads;
-using detail::kNarrowLineThreads;
-using detail::kNarrowGridWidth;
+using ::glccl::detail::kNodePatchSide;
+using ::glccl::detail::kNodePatchLinesPerPass;
+using ::glccl::detail::kBorderThreads;
+using ::glccl::detail::kLineThreads;
+using ::glccl::detail::kNarrowLineThreads;
+using ::glccl::detail::kNarrowGridWidth;
 constexpr int kLabelThreadsX = 32;  // final_labels: one thread per node
 constexpr int kLabelThreadsY = 8;
 

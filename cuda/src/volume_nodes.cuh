@@ -59,6 +59,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "node_grid_sizes.hpp"
+
 #if defined(__CUDACC__)
 #define GLCCL_NODES_HD __host__ __device__ __forceinline__
 #else
@@ -67,8 +69,10 @@
 
 namespace glccl::cuda::volume {
 
-constexpr int kWordBits = 32;
-constexpr int kRunsPerWord = 16;  // runs alternate with gaps: at most 16 in 32 bits
+// Voxels per word and nodes per bundle word, at most: the compute engine's
+// too (node_grid_sizes.hpp).
+using ::glccl::detail::kWordBits;
+using ::glccl::detail::kRunsPerWord;
 constexpr std::uint32_t kNoKey = 0xFFFFFFFFu;
 
 GLCCL_NODES_HD int popCount(std::uint32_t v) {

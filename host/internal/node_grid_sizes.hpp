@@ -3,8 +3,9 @@
 // engine's block kernels share (docs/design.md, The compute engine, stage by
 // stage; The CUDA path): one patch of nodes to each work group (thread block)
 // of local_merge and merge_borders, and count_roots' threads per node line.
-// Written once here; compute_constants.hpp hands them to the shaders as
-// #defines, cuda/src/passes.hpp to the kernels.
+// Written once here, with the words of a binary volume's bundle nodes;
+// compute_constants.hpp hands them to the shaders as #defines,
+// cuda/src/passes.hpp and cuda/src/volume_nodes.cuh to the kernels.
 
 namespace glccl::detail {
 
@@ -27,5 +28,12 @@ constexpr int kNarrowLineThreads = 256;
 constexpr int kNarrowGridWidth = 1024;
 static_assert(kNarrowLineThreads * 32 >= kNarrowGridWidth, "count_roots: narrow grids' runs fit 32-bit masks");
 constexpr int countRootsThreads(int gridWidth) { return gridWidth <= kNarrowGridWidth ? kNarrowLineThreads : kLineThreads; }
+
+// A binary volume's bundle nodes (cuda/src/volume_nodes.cuh,
+// glsl/volume_nodes.glsl): a line is cut into words of kWordBits voxels, a
+// bit each, and the runs of a bundle word's foreground are its nodes, at
+// most kRunsPerWord of them (runs alternate with gaps).
+constexpr int kWordBits = 32;
+constexpr int kRunsPerWord = kWordBits / 2;
 
 }  // namespace glccl::detail

@@ -106,10 +106,11 @@ static_assert(kVolumeLabelPatch.depth % kVolumeLabelSlicesPerPass == 0 && kVolum
 
 // Binary volumes over bundle nodes: the *_volume.comp passes and their
 // common file volume_nodes.glsl, the CUDA engine's cuda/src/volume_nodes.cuh
-// in GLSL. The sizes that header fixes are copied here under its names and
-// reach the shaders as defines (volumeNodeDefines).
-constexpr int kWordBits = 32;     // volume_nodes.cuh, kWordBits: voxels per word
-constexpr int kRunsPerWord = 16;  // volume_nodes.cuh, kRunsPerWord: nodes per bundle word, at most
+// in GLSL. Voxels per word and nodes per bundle word are that header's too
+// (node_grid_sizes.hpp); they reach the shaders as defines
+// (volumeNodeDefines).
+using detail::kWordBits;
+using detail::kRunsPerWord;
 
 // Lines along y and z whose runs are nodes (volume_nodes.cuh, bundleOf).
 struct Bundle {
@@ -264,8 +265,7 @@ static_assert(kLabelPatch.width % kTableRun == 0 && kLabelPatch.height % kLabelL
 static_assert(kLabelLinesPerPass * kTableRun == kLabelPatch.height, "table runs cover the label patch");
 static_assert(kLabelPatch.width * kLabelLinesPerPass <= 1024, "a work group every OpenGL 4.3 context runs");
 // count_roots: a thread's run of nodes is one 32-bit mask (sides up to 32768).
-static_assert(kLineThreads * 32 >= 32768 && kNarrowLineThreads * 32 >= kNarrowGridWidth,
-              "count_roots covers the widest image");
+static_assert(kLineThreads * 32 >= 32768, "count_roots covers the widest image");
 
 // The bits of a key's x (compute_common.glsl): the smallest b with 2^b >=
 // width, so that a key's line is a shift away.
