@@ -898,8 +898,8 @@ int dispatch(int argc, char** argv) {
         const MeasureRequest measure = takeMeasureRequest(args);
         // Images past one backend call, or tiled options: tiled.cpp. Its
         // parser gets the filter's and the measuring options back, as
-        // --option=VALUE, and refuses them in its words: tiles stream their
-        // labels, never held whole.
+        // --option=VALUE: it measures as the labels stream, and refuses the
+        // filter in its words (tiles stream their labels, never held whole).
         std::vector<std::string> tiledArgs = args;
         if (filter.minSize) tiledArgs.push_back("--min-size=" + std::to_string(*filter.minSize));
         if (filter.keepLargest) tiledArgs.push_back("--keep-largest=" + std::to_string(*filter.keepLargest));

@@ -586,6 +586,98 @@ std::string propertyCsv(const PropertyTable& table) {
     return csv;
 }
 
+// ------------------------------------------------------ streamed labels
+
+namespace {
+
+// The most labels one add() brings that are not a whole line or plane (a
+// tiled labeling writes its rows in pieces of 32 MiB).
+constexpr std::uint64_t kAddBytes = std::uint64_t(32) << 20;
+// The margin PiecePlace asks for, in lines (planes).
+constexpr std::uint64_t kMargin = 2;
+
+}  // namespace
+
+StreamedMeasurement::StreamedMeasurement(const Shape& whole, int labelBytes, const IntensityImage* intensity,
+                                         TermRequest request, int threads)
+    : whole_(whole),
+      labelBytes_(std::size_t(labelBytes)),
+      intensity_(intensity),
+      request_(std::move(request)),
+      threads_(threads),
+      unitElements_(std::uint64_t(whole.width) * (whole.dimensions == 3 ? std::uint64_t(whole.height) : 1)),
+      units_(std::uint64_t(whole.dimensions == 3 ? whole.depth : whole.height)) {}
+
+std::uint64_t StreamedMeasurement::heldBytes(const Shape& whole, int labelBytes) {
+    const std::uint64_t unit =
+        std::uint64_t(whole.width) * (whole.dimensions == 3 ? std::uint64_t(whole.height) : 1) * std::uint64_t(labelBytes);
+    // What one add() brings, the units before it that the margins take and
+    // the unit in part before it; never more than the whole image.
+    const std::uint64_t units = std::uint64_t(whole.dimensions == 3 ? whole.depth : whole.height);
+    return std::min(units * unit, std::max(kAddBytes, unit) + (2 * kMargin + 1) * unit);
+}
+
+void StreamedMeasurement::add(const void* labels, std::uint64_t lines) {
+    const std::uint64_t elements = lines * std::uint64_t(whole_.width);
+    const auto* bytes = static_cast<const std::uint8_t*>(labels);
+    buffer_.insert(buffer_.end(), bytes, bytes + elements * labelBytes_);
+    received_ += elements;
+    const std::uint64_t complete = received_ / unitElements_;
+    // A piece as soon as the units after it that its margin takes are here:
+    // the labels held are what one add() brings and the margins.
+    if (complete >= measured_ + kMargin + 1) measure(complete - kMargin);
+}
+
+void StreamedMeasurement::measure(std::uint64_t ownEnd) {
+    const std::uint64_t first = measured_ > kMargin ? measured_ - kMargin : 0;
+    const std::uint64_t end = std::min(units_, ownEnd + kMargin);
+    const std::uint64_t count = end - first;
+    const bool volume = whole_.dimensions == 3;
+    const Shape shape = volume ? Shape::volume(whole_.width, whole_.height, std::int64_t(count))
+                               : Shape::image(whole_.width, std::int64_t(count));
+    LabelSamples labels;
+    labels.shape = shape;
+    labels.data = buffer_.data() + (first - bufferFirst_) * unitElements_ * labelBytes_;
+    labels.bytes = int(labelBytes_);
+    PiecePlace place;
+    const std::size_t axis = volume ? 2 : 1;
+    place.origin[axis] = std::int64_t(first);
+    place.ownEnd = {whole_.width, whole_.height, 1};
+    place.ownBegin[axis] = std::int64_t(measured_ - first);
+    place.ownEnd[axis] = std::int64_t(ownEnd - first);
+    place.whole = whole_;
+    IntensitySamples samples;
+    if (intensity_) {
+        samples = intensity_->view();
+        samples.shape = shape;
+        samples.data = static_cast<const std::uint8_t*>(samples.data) +
+                       first * unitElements_ * std::uint64_t(samples.channels) * std::uint64_t(samples.bytes);
+    }
+    runs_.emplace_back(measureTerms(labels, intensity_ ? &samples : nullptr, request_, threads_, false, &place), 1);
+    while (runs_.size() >= 2 && runs_[runs_.size() - 2].second == runs_.back().second) {
+        mergeTotals(runs_[runs_.size() - 2].first, runs_.back().first);
+        runs_[runs_.size() - 2].second *= 2;
+        runs_.pop_back();
+    }
+    measured_ = ownEnd;
+    // The margin the next piece takes stays, with any unit in part.
+    const std::uint64_t keep = measured_ > kMargin ? measured_ - kMargin : 0;
+    buffer_.erase(buffer_.begin(), buffer_.begin() + std::ptrdiff_t((keep - bufferFirst_) * unitElements_ * labelBytes_));
+    bufferFirst_ = keep;
+}
+
+RegionTotals StreamedMeasurement::finish() {
+    if (received_ != unitElements_ * units_)
+        throw Error("the measurement of streamed labels got " + std::to_string(received_) + " of " +
+                    std::to_string(unitElements_ * units_) + " labels");
+    if (measured_ < units_) measure(units_);
+    buffer_ = {};
+    RegionTotals totals = std::move(runs_.front().first);
+    for (std::size_t i = 1; i < runs_.size(); ++i) mergeTotals(totals, runs_[i].first);
+    runs_.clear();
+    return totals;
+}
+
 // ---------------------------------------------------------- glccl measure
 
 int runMeasure(const std::vector<std::string>& args) {

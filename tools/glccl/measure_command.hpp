@@ -80,6 +80,49 @@ void checkMeasurement(const MeasureRequest& request, int dimensions, const Inten
 // The measuring options of a request, with `intensity` (nullptr: none).
 MeasureOptions measureOptions(const MeasureRequest& request, int threads, const IntensityImage* intensity);
 
+// The terms of a label image that arrives line by line from the top (the
+// rows of a tiled labeling: lines z * height + y of a volume), measured in
+// pieces of whole lines (whole planes of a volume) as they come, each with
+// the margin of 2 lines (planes) that glccl::PiecePlace asks for, and the
+// pieces' totals merged (glccl::mergeTotals): the whole image's totals,
+// with no more of its labels held than what one add() brings and the
+// margins.
+class StreamedMeasurement {
+public:
+    // Labels of `whole`'s shape, unsigned of `labelBytes` (4 or 8);
+    // `intensity` (nullptr: none; kept by the caller until finish()) of the
+    // same shape.
+    StreamedMeasurement(const Shape& whole, int labelBytes, const IntensityImage* intensity, TermRequest request,
+                        int threads);
+    // The next `lines` lines, width labels each.
+    void add(const void* labels, std::uint64_t lines);
+    // After the last line: the whole image's totals. Throws glccl::Error
+    // when not every line came.
+    RegionTotals finish();
+    // The host memory it holds between pieces at most (labels; the totals
+    // grow with the regions and are not counted).
+    static std::uint64_t heldBytes(const Shape& whole, int labelBytes);
+
+private:
+    void measure(std::uint64_t ownEnd);
+
+    Shape whole_;
+    std::size_t labelBytes_;
+    const IntensityImage* intensity_;
+    TermRequest request_;
+    int threads_;
+    std::uint64_t unitElements_;         // a line, or a plane of a volume
+    std::uint64_t units_;                // lines, or planes
+    std::vector<std::uint8_t> buffer_;   // units from bufferFirst_ on, and a unit in part
+    std::uint64_t bufferFirst_ = 0;
+    std::uint64_t received_ = 0;         // elements
+    std::uint64_t measured_ = 0;         // units owned by the pieces measured
+    // Totals of runs of pieces, merged in pairs of equal runs (a binary
+    // counter), so that each region's totals are merged a logarithmic
+    // number of times.
+    std::vector<std::pair<RegionTotals, std::uint64_t>> runs_;
+};
+
 // The table as CSV: a header of the column names, then a row a region;
 // integers as integers, reals as the shortest decimal that reads back to
 // the same double ("nan", "inf" and "-inf" as numpy writes them).

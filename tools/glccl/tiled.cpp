@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cli_support.hpp"
+#include "measure_command.hpp"
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
@@ -51,7 +52,9 @@ const char kTiledLabelHelp[] =
     "                                component count fits, else uint64); uint32 with more\n"
     "                                components is an error before anything is written\n"
     "  Tiled labeling writes --labels (.npy) and --stats (.csv); not --color,\n"
-    "  --label-image or --out-dir.\n";
+    "  --label-image or --out-dir. With --properties (and --intensity, --spacing),\n"
+    "  --stats holds the region properties, measured band by band as the labels\n"
+    "  are written: the columns glccl measure gives of the labels.\n";
 
 namespace {
 
@@ -69,12 +72,13 @@ bool takesValue(const std::string& name) {
            name == "--criterion" ||
            name == "--channel-axis" ||
            name == "--labels" || name == "--stats" || name == "--color" || name == "--label-image" ||
-           name == "--out-dir";
+           name == "--out-dir" || name == "--properties" || name == "--intensity" || name == "--spacing";
 }
 
 struct TiledCommand {
     std::string input;
     TiledOptions options;
+    MeasureRequest measure;
     NpyChannelAxis channelAxis = NpyChannelAxis::None;
     std::string labels, stats;
     bool force = false, json = false, timing = false, table = false, progress = false, quiet = false;
@@ -82,9 +86,10 @@ struct TiledCommand {
     bool connectivityGiven = false;
 };
 
-TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
+TiledCommand parseTiledCommand(std::vector<std::string> args) {
     TiledCommand command;
     TiledOptions& options = command.options;
+    command.measure = takeMeasureRequest(args);
     ArgumentCursor cursor(args);
     while (!cursor.done()) {
         const std::string arg = cursor.take();
@@ -134,10 +139,6 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
         } else if (arg.size() > 1 && arg[0] == '-') {
             const auto& known = labelOptions();
             if (std::find(known.begin(), known.end(), name) == known.end()) throw unknownOption(arg, "label", known);
-            if (name == "--properties" || name == "--intensity" || name == "--spacing")
-                throw UsageError("option " + name + " is not available for tiled labeling: write the labels with "
-                                 "--labels L.npy, then measure them with glccl measure L.npy --properties ..., which "
-                                 "maps the .npy and measures it at any size");
             throw UsageError("option " + name + " is not available for tiled labeling, which writes --labels (.npy) "
                              "and --stats (.csv) (see glccl label --help, \"huge images\")");
         } else if (command.input.empty()) {
@@ -149,6 +150,8 @@ TiledCommand parseTiledCommand(const std::vector<std::string>& args) {
     if (command.input.empty()) throw UsageError("label needs an INPUT image (see glccl label --help)");
     if (!command.labels.empty() && command.labels == command.stats)
         throw UsageError("--labels and --stats both name '" + command.labels + "'");
+    if (command.measure.given() && command.stats.empty())
+        throw UsageError("--properties names the columns of --stats: give --stats OUT.csv");
     return command;
 }
 
@@ -239,6 +242,54 @@ std::vector<std::string> volumeTableRow(std::uint64_t label, const Component& c)
             formatted("%.2f", c.centroidX), formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
 }
 
+// The tiled labeling's sink with --properties: the rows go on to the .npy
+// sink (which keeps them only with --labels) and are measured as they pass,
+// so that no labels file is needed to measure them, nor read back.
+class MeasuringSink : public LabelSink {
+public:
+    MeasuringSink(NpyLabelSink& out, const Shape& shape, LabelType labelType, const IntensityImage* intensity,
+                  TermRequest request, int threads)
+        : out_(out), shape_(shape), labelType_(labelType), intensity_(intensity), request_(std::move(request)),
+          threads_(threads) {}
+    void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override {
+        begin(Shape::image(width, height), type, count);
+    }
+    void begin(const Shape& shape, LabelType type, std::uint64_t count) override {
+        out_.begin(shape, type, count);
+        measurement_.emplace(shape, int(labelBytes(type)), intensity_, request_, threads_);
+    }
+    void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override {
+        out_.writeRows(y0, rows, labels);
+        measurement_->add(labels, rows);
+    }
+    bool wantsLabels() const override { return true; }
+    bool wantsTable() const override { return out_.wantsTable(); }
+    void writeComponents(std::uint64_t firstLabel, const std::vector<Component>& components) override {
+        out_.writeComponents(firstLabel, components);
+    }
+    void finish() override {
+        totals_ = measurement_->finish();
+        out_.finish();
+    }
+    std::string labelsFile() const override { return out_.labelsFile(); }
+    std::uint64_t bufferBytes() const override {
+        // Auto writes uint32 while the count fits.
+        const int bytes = labelType_ == LabelType::Uint64 ? 8 : 4;
+        return out_.bufferBytes() + StreamedMeasurement::heldBytes(shape_, bytes);
+    }
+    const RegionTotals& totals() const { return totals_; }
+
+private:
+    NpyLabelSink& out_;
+    Shape shape_;
+    LabelType labelType_;
+    const IntensityImage* intensity_;
+    TermRequest request_;
+    int threads_;
+    std::optional<StreamedMeasurement> measurement_;
+    RegionTotals totals_;
+};
+
 double mebibytes(std::uint64_t bytes) { return double(bytes) / double(1 << 20); }
 
 // The process's peak resident memory so far (getrusage: Linux counts KiB).
@@ -278,8 +329,41 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
                                                   : Shape::image(source->width(), source->height());
     const std::string misfit = whyConnectivityDoesNotFit(options.label.connectivity, shape);
     if (!misfit.empty()) throw UsageError(command.input + ": --connectivity: " + misfit);
+    // The properties, before any labeling: each defined in these
+    // dimensions, with the intensity and spacing they need. An intensity
+    // read whole is read before the memory in use is taken (below), so that
+    // the tiles are planned around it.
+    const MeasureRequest& measure = command.measure;
+    std::optional<IntensityImage> intensity;
+    if (!measure.intensity.empty()) {
+        checkInputFile(measure.intensity);
+        const std::uint64_t limit = options.memoryLimit != 0 ? options.memoryLimit : plannedPhysicalMemory() / 2;
+        const std::uint64_t bytes = intensityBytes(measure.intensity);
+        if (limit != 0 && bytes > limit)
+            throw UsageError("--intensity '" + measure.intensity + "' takes " + exactSize(bytes) +
+                             " read whole, more than the memory limit " + exactSize(limit) +
+                             "; a C-ordered little-endian .npy is mapped instead, at any size (numpy: "
+                             "numpy.save(path, numpy.ascontiguousarray(image)))");
+        intensity = readIntensity(measure.intensity, shape);
+    }
+    std::optional<MeasureOptions> measuring;
+    TermRequest request;
+    if (measure.given()) {
+        const IntensityImage* image = intensity ? &*intensity : nullptr;
+        checkMeasurement(measure, shape.dimensions, image);
+        measuring = measureOptions(measure, options.label.threads, image);
+        request = termsFor(measure.properties, shape.dimensions, image ? image->channels : 0,
+                           image ? image->kind : SampleKind::Unsigned, image ? 8 * image->bytes : 8);
+        request.intensityChannelAxis = measuring->intensityChannelAxis;
+    }
     const std::size_t kept = command.json && !command.table ? 0 : 10;
-    NpyLabelSink sink(command.labels, command.stats, command.force, kept);
+    // With --properties, --stats is the properties' table, written below.
+    NpyLabelSink sink(command.labels, measuring ? std::string() : command.stats, command.force, kept);
+    std::optional<MeasuringSink> measuringSink;
+    if (measuring)
+        measuringSink.emplace(sink, shape, options.labelType, intensity ? &*intensity : nullptr, request,
+                              options.label.threads);
+    LabelSink& output = measuringSink ? static_cast<LabelSink&>(*measuringSink) : sink;
     // Where the run is: rewritten in place on a terminal; with --progress a
     // line a report in a log too.
     ProgressLine line;
@@ -295,12 +379,15 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     options.memoryInUse = residentMemoryBytes();
     const TiledResult run = [&] {
         try {
-            return route ? session.labelTiled(*source, *route, options, sink)
-                         : session.labelTiled(*source, options, sink);
+            return route ? session.labelTiled(*source, *route, options, output)
+                         : session.labelTiled(*source, options, output);
         } catch (const MemoryLimitError& error) {
             throw UsageError(error.what());  // no plan holds the limit: nothing ran
         }
     }();
+    if (measuringSink)
+        writeTextFile(command.stats, propertyCsv(finalizeProperties(measuringSink->totals(), measuring->properties)),
+                      command.force);
     line.clear();
     printOutputNotes("glccl", transaction.notes());
     pauseBeforeCommitForTests();
