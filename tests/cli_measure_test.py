@@ -4,8 +4,9 @@
 
 `glccl measure LABELS` on label images written here (.npy of several
 integer dtypes, 2-D and 3-D, labels past 2^32, 16-bit PNG, TIFF and TIFF
-stacks), and `glccl label INPUT --properties` on masks, each CSV compared
-with skimage.measure.regionprops_table on the same arrays: the same columns
+stacks), and `glccl label INPUT --properties` on masks, in one piece and in
+tiles and bricks, each CSV compared with skimage.measure.regionprops_table
+on the same arrays (labeled by scipy.ndimage.label): the same columns
 in the same order, integers equal, reals within 1e-9 relative (an absolute
 floor of 1e-9 times the region's largest value of that property, for values
 that are zero in exact arithmetic). The spacing, which scikit-image 0.19 does not take, is
@@ -19,6 +20,7 @@ import os
 import warnings
 
 import numpy as np
+from scipy import ndimage
 from skimage.measure import label as sk_label
 from skimage.measure import regionprops_table
 from skimage.morphology import remove_small_objects
@@ -351,12 +353,93 @@ def main():
         else:
             check.report(f"label --out-dir --properties {name}", False, run.stderr.strip())
 
+    # --- glccl label --properties in tiles and bricks ----------------------
+    # Tiles forced on small inputs: the labels stream to --labels (or
+    # nowhere) and are measured as they pass. scipy labels the masks (full
+    # structure: 8- and 26-connectivity), in the raster order glccl numbers
+    # in; the labels file is checked against it first.
+    tiled_mask = (rng.random((150, 190)) < 0.45).astype(np.uint8)
+    np.save("tiled_mask.npy", tiled_mask)
+    tiled_labels, _ = ndimage.label(tiled_mask, structure=np.ones((3, 3)))
+    tiled_glow = rng.normal(100.0, 20.0, tiled_mask.shape)
+    np.save("tiled_glow.npy", tiled_glow)
+    tiled_stains = rng.integers(0, 60000, tiled_mask.shape + (2,)).astype(np.uint16)
+    np.save("tiled_stains.npy", tiled_stains)
+    tiled_volume = (rng.random((20, 30, 26)) < 0.3).astype(np.uint8)
+    np.save("tiled_volume.npy", tiled_volume)
+    volume_labels, _ = ndimage.label(tiled_volume, structure=np.ones((3, 3, 3)))
+    volume_glow = rng.integers(0, 4000, tiled_volume.shape).astype(np.uint16)
+    np.save("tiled_volume_glow.npy", volume_glow)
+    volume_properties = VOLUME + INTENSITY[1:]
+    channel_properties = [name for name in CHANNELS if name != "label"]
+    for name, labels, arguments, outputs, expected in (
+            ("2-D in tiles of 64 with --labels, float64 intensity", tiled_labels,
+             ["tiled_mask.npy", "--tile", "64", "--labels", "tiled_labels.npy", "--intensity", "tiled_glow.npy",
+              "--properties", ",".join(PLANE + INTENSITY_PLANE[1:])],
+             ["tiled_labels.npy"],
+             reference(tiled_labels, intensity_image=tiled_glow, properties=PLANE + INTENSITY_PLANE[1:])),
+            ("2-D in tiles of 50x40 without --labels, 2 uint16 channels", tiled_labels,
+             ["tiled_mask.npy", "--tile", "50x40", "--intensity", "tiled_stains.npy",
+              "--properties", ",".join(["label", "area", "perimeter"] + channel_properties)],
+             [],
+             reference(tiled_labels, intensity_image=tiled_stains,
+                       properties=["label", "area", "perimeter"] + channel_properties)),
+            ("2-D under --memory-limit without --labels", tiled_labels,
+             ["tiled_mask.npy", "--memory-limit", "64M", "--properties", ",".join(PLANE)],
+             [],
+             reference(tiled_labels, properties=PLANE)),
+            ("3-D in bricks of 16x16x8 with --labels, uint16 intensity", volume_labels,
+             ["tiled_volume.npy", "--tile", "16x16x8", "--labels", "tiled_volume_labels.npy",
+              "--intensity", "tiled_volume_glow.npy", "--properties", ",".join(volume_properties)],
+             ["tiled_volume_labels.npy"],
+             reference(volume_labels, intensity_image=volume_glow, properties=volume_properties)),
+            ("3-D in bricks of 13x11x3 without --labels", volume_labels,
+             ["tiled_volume.npy", "--tile", "13x11x3", "--properties", ",".join(VOLUME)],
+             [],
+             reference(volume_labels, properties=VOLUME))):
+        before = set(os.listdir("."))
+        run = check.run("label", *arguments, "--backend", "cpu", "--stats", "tiled.csv", "--force")
+        check.report(f"label --properties {name}: exit 0", run.returncode == 0, run.stderr.strip())
+        check.report(f"label --properties {name}: tiled", "  tiled: " in run.stdout, run.stdout[:300])
+        # Exactly the outputs asked for: no temporary left behind.
+        new = set(os.listdir(".")) - before
+        check.report(f"label --properties {name}: writes its outputs, nothing else",
+                     new == ({"tiled.csv"} | set(outputs)) - before, f"({sorted(new)})")
+        for written in outputs:
+            if os.path.exists(written):
+                check.report(f"label --properties {name}: {written} is scipy's labeling",
+                             np.array_equal(np.load(written), labels))
+        if os.path.exists("tiled.csv"):
+            with open("tiled.csv") as f:
+                compare(check, f"label --properties {name}", f.read(), expected)
+        for path in ["tiled.csv"] + outputs:
+            if os.path.exists(path):
+                os.remove(path)
+    run = check.run("label", "tiled_mask.npy", "--tile", "64", "--backend", "cpu", "--stats", "tiled.csv",
+                    "--properties", "label,area,centroid", "--spacing", "0.5,3")
+    if os.path.exists("tiled.csv"):
+        with open("tiled.csv") as f:
+            table = reference(tiled_labels, properties=["label", "area", "centroid"])
+            table["area"] = table["area"] * 1.5
+            table["centroid-0"] = table["centroid-0"] * 0.5
+            table["centroid-1"] = table["centroid-1"] * 3
+            compare(check, "label --spacing 0.5,3 in tiles", f.read(), table)
+        os.remove("tiled.csv")
+    else:
+        check.report("label --spacing in tiles: exit 0", False, run.stderr.strip())
+
     # --- mistakes: exit 2, one line ---------------------------------------
-    run = check.run("label", "mask.png", "--tile", "64", "--labels", "tiled.npy", "--stats", "tiled.csv",
-                    "--properties", "area")
-    one_line_error(check, "label --properties in tiles", run, ["--properties", "tiled"])
-    check.report("label --properties in tiles writes nothing",
-                 not os.path.exists("tiled.npy") and not os.path.exists("tiled.csv"))
+    before = set(os.listdir("."))
+    run = check.run("label", "tiled_mask.npy", "--tile", "64", "--labels", "tiled.npy", "--properties", "area")
+    one_line_error(check, "label --properties in tiles without --stats", run, ["--properties", "--stats"])
+    run = check.run("label", "tiled_mask.npy", "--tile", "64", "--labels", "tiled.npy", "--stats", "tiled.csv",
+                    "--intensity", "glow.npy", "--properties", "intensity_mean")
+    one_line_error(check, "label in tiles with an intensity of another shape", run, ["glow.npy", "(150, 190)"])
+    run = check.run("label", "tiled_volume.npy", "--tile", "16x16x8", "--labels", "tiled.npy", "--stats",
+                    "tiled.csv", "--properties", "label,perimeter")
+    one_line_error(check, "label 2-D property of a volume in bricks", run, ["perimeter"])
+    check.report("label --properties in tiles, refused: writes nothing", set(os.listdir(".")) == before,
+                 f"({sorted(set(os.listdir('.')) - before)})")
     run = check.run("measure", "plane_uint8.npy", "--properties", "label,aera")
     one_line_error(check, "measure unknown property", run, ["'aera'", "area", "orientation", "intensity_mean"])
     run = check.run("label", "mask.png", "--stats", "x.csv", "--properties", "label,solidity")
