@@ -17,6 +17,8 @@ import csv
 import io
 import math
 import os
+import signal
+import subprocess
 import warnings
 
 import numpy as np
@@ -427,6 +429,33 @@ def main():
         os.remove("tiled.csv")
     else:
         check.report("label --spacing in tiles: exit 0", False, run.stderr.strip())
+
+    # All or nothing: an existing --stats without --force is refused before
+    # any labeling, and a run ended by SIGTERM just before its commit leaves
+    # neither output nor a temporary.
+    with open("tiled.csv", "w") as f:
+        f.write("kept\n")
+    before = set(os.listdir("."))
+    run = check.run("label", "tiled_mask.npy", "--tile", "64", "--backend", "cpu", "--labels", "tiled.npy",
+                    "--stats", "tiled.csv", "--properties", "label,area")
+    with open("tiled.csv") as f:
+        kept = f.read()
+    check.report("label --properties in tiles onto an existing --stats: exit 1, nothing written",
+                 run.returncode == 1 and kept == "kept\n" and set(os.listdir(".")) == before,
+                 f"(exit {run.returncode}: {run.stderr.strip()})")
+    os.remove("tiled.csv")
+    before = set(os.listdir("."))
+    ended = subprocess.Popen([check.glccl, "label", "tiled_mask.npy", "--tile", "64", "--backend", "cpu",
+                              "--labels", "tiled.npy", "--stats", "tiled.csv", "--properties", "label,area"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, GLCCL_TEST_PAUSE_BEFORE_COMMIT="60"))
+    paused = ended.stderr.readline()
+    ended.send_signal(signal.SIGTERM)
+    ended.communicate()
+    check.report("label --properties in tiles ended before its commit: no output, no temporary",
+                 "pausing before the commit" in paused and ended.returncode in (-signal.SIGTERM, 128 + signal.SIGTERM)
+                 and set(os.listdir(".")) == before,
+                 f"({paused.strip()!r}, exit {ended.returncode}, {sorted(set(os.listdir('.')) ^ before)})")
 
     # --- mistakes: exit 2, one line ---------------------------------------
     before = set(os.listdir("."))
