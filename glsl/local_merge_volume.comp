@@ -27,10 +27,11 @@ shared uint sLines[kLines * kThreads];             // line l of thread t's word 
 shared uint sForeground[kThreads];                 // each word's OR of its lines
 shared uint sParents[kRunsPerWord * kThreads];     // local keys: run r of thread t at r * kThreads + t
 
-// The link queue's links: two slots, u | v << 16.
+// The link queue's links: two slots, u | v << 16; a word is its thread.
 const int kQueueLinks = PATCH_LINKS;
 #define LINK_SLOT int
 #define LINK uint
+#define LINK_WORD int
 #include "link_queue.glsl"
 
 // The patch's union-find in shared memory: parents hold local keys (a root
@@ -42,7 +43,9 @@ int patchSlotOf(uint key) {
     int t = threadOfLocalKey(key);
     return runAt(sForeground[t], xOfLocalKey(key) % kWordBits) * kThreads + t;
 }
-int slotAt(int thread, int bit) { return runAt(sForeground[thread], bit) * kThreads + thread; }
+int slotIn(int thread, int bit) { return runAt(sForeground[thread], bit) * kThreads + thread; }
+int wordBefore(int thread) { return thread - 1; }
+int wordAfter(int thread) { return thread + 1; }
 
 // The forest of union_find.glsl on these slots, path halving's store plain.
 int forestSlot(uint key) { return patchSlotOf(key); }
@@ -57,83 +60,31 @@ void uniteLink(uint link) {
     if (a != b) unite(a, b);
 }
 
-// One relation of this thread's word U (the word before in its bundle with
-// it, for the first): the faces of its terms, where they ask for unions,
-// and what is left to offer.
-struct Faces {
-    int tv;                        // V's thread (this one where V leaves the patch: no faces)
-    uint fu[kMostTerms], fv[kMostTerms];
-    uvec2 asked[kMostTerms];       // termLinks
-    uint asking;                   // the positions whose links are left to offer
-    uint edges;                    // bit 2k (2k + 1): term k's link across the low (high) word edge;
-                                   // bit 2 kMostTerms: the word before in this bundle
-};
-const uint kBeforeEdge = 1u << uint(2 * kMostTerms);
-
+// One relation of this thread's word U: V's thread (this one where V
+// leaves the patch: no faces).
 Faces facesOf(int relation, int t, int w, int by, int bz, uint lines[kLines], uint p) {
     Relation rel = kRelations[relation];
-    Faces f;
     int vby = by + rel.dy, vbz = bz + rel.dz;
     bool inPatch = p != 0u && vby >= 0 && vby < kPatchBundlesY && vbz >= 0;
-    f.tv = inPatch ? patchThreadOf(w, vby, vbz) : t;
-    f.asking = 0u;
-    f.edges = 0u;
+    const int tv = inPatch ? patchThreadOf(w, vby, vbz) : t;
+    Faces f = facesTo(tv);
     if (relation == 0 && w > 0 && (p & 1u) != 0u && (sForeground[t - 1] >> 31u) != 0u) f.edges |= kBeforeEdge;
     for (int k = 0; k < kMostTerms; ++k) {
-        f.fu[k] = 0u;
-        f.fv[k] = 0u;
-        f.asked[k] = uvec2(0u);
         if (k >= rel.terms) continue;
         FaceTerm term = rel.term[k];
-        f.fu[k] = linesOf(lines, term.uLines);
-        uint before = 0u, after = 0u;
+        uint fu = linesOf(lines, term.uLines), fv = 0u, before = 0u, after = 0u;
         for (int l = 0; l < kLines; ++l) {
             if (!inPatch || ((term.vLines >> uint(l)) & 1u) == 0u) continue;
-            f.fv[k] |= sLines[l * kThreads + f.tv];
-            if (w > 0) before |= sLines[l * kThreads + f.tv - 1];
-            if (w + 1 < kPatchWords) after |= sLines[l * kThreads + f.tv + 1];
+            fv |= sLines[l * kThreads + tv];
+            if (w > 0) before |= sLines[l * kThreads + tv - 1];
+            if (w + 1 < kPatchWords) after |= sLines[l * kThreads + tv + 1];
         }
-        f.asked[k] = termLinks(f.fu[k], f.fv[k], term.across);
-        f.asking |= f.asked[k].x | f.asked[k].y;
+        addTerm(f, k, fu, fv, term.across);
         // One step across the word's edges, to the words beside V's.
-        if (term.across && (f.fu[k] & 1u) != 0u && (before >> 31u) != 0u) f.edges |= 1u << uint(2 * k);
-        if (term.across && (f.fu[k] >> 31u) != 0u && (after & 1u) != 0u) f.edges |= 2u << uint(2 * k);
+        if (term.across && (fu & 1u) != 0u && (before >> 31u) != 0u) f.edges |= 1u << uint(2 * k);
+        if (term.across && (fu >> 31u) != 0u && (after & 1u) != 0u) f.edges |= 2u << uint(2 * k);
     }
     return f;
-}
-
-// Offers the links left in f, in forEachLinkInWord's order: the asking
-// positions from the lowest, every term at each, then the word edges.
-// Returns false when the queue filled up; f keeps what is left (a position
-// is dropped only when all its links are queued, so a few may be offered
-// twice, which unites nothing twice). One exit, at the end: f is written
-// back once, with what this round queued taken out (returning from inside
-// the loops lost links on one driver).
-bool queueLinks(int round, int relation, int t, inout Faces f) {
-    Relation rel = kRelations[relation];
-    bool room = true;
-    if ((f.edges & kBeforeEdge) != 0u) {
-        room = offerLink(round, slotAt(t, 0), slotAt(t - 1, 31));
-        if (room) f.edges &= ~kBeforeEdge;
-    }
-    while (room && f.asking != 0u) {
-        int x = lowestBit(f.asking);
-        for (int k = 0; k < kMostTerms; ++k) {
-            bool across = rel.term[k].across;
-            if (room && ((f.asked[k].x >> uint(x)) & 1u) != 0u)
-                room = offerLink(round, slotAt(t, x), slotAt(f.tv, partnerOf(f.fv[k], x, across)));
-            if (room && ((f.asked[k].y >> uint(x)) & 1u) != 0u)
-                room = offerLink(round, slotAt(t, partnerOf(f.fu[k], x, across)), slotAt(f.tv, x));
-        }
-        if (room) f.asking &= f.asking - 1u;
-    }
-    while (room && f.edges != 0u) {
-        int edge = lowestBit(f.edges);
-        bool low = (edge & 1) == 0;
-        room = offerLink(round, slotAt(t, low ? 0 : 31), slotAt(low ? f.tv - 1 : f.tv + 1, low ? 31 : 0));
-        if (room) f.edges &= f.edges - 1u;
-    }
-    return room;
 }
 
 // The 32 voxels of word wx of line (y, z), a bit each by the criterion;

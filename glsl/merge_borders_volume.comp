@@ -16,10 +16,12 @@ layout(local_size_x = PATCH_THREADS) in;
 const int kThreads = kPatchThreads;
 shared uint sOnFace;  // any word on a face with foreground
 
-// The link queue's links: two node slots.
+// The link queue's links: two node slots; a word is its index and its
+// foreground.
 const int kQueueLinks = BORDER_LINKS;
 #define LINK_SLOT uint
 #define LINK uvec2
+#define LINK_WORD uvec2
 #include "link_queue.glsl"
 
 uint linkParent(uint slot) { return loadParent(slot); }
@@ -29,52 +31,34 @@ void uniteLink(uvec2 link) {
     if (a != b) unite(a, b);
 }
 
-// The node slot holding position `bit` of a bundle word with foreground p.
-uint slotAt(uint bundleWord, uint p, int bit) { return slotOf(bundleWord, runAt(p, bit)); }
+// The node slot holding position `bit` of bundle word w.x with foreground w.y.
+uint slotIn(uvec2 w, int bit) { return slotOf(w.x, runAt(w.y, bit)); }
+uvec2 wordBefore(uvec2 w) { return uvec2(w.x - 1u, foreground[w.x - 1u]); }
+uvec2 wordAfter(uvec2 w) { return uvec2(w.x + 1u, foreground[w.x + 1u]); }
 
 // One relation of this thread's word U where V, or the words beside V's,
-// lie outside the patch (the word before in its own bundle with the
-// first): the faces of its terms, where they ask for unions, and what is
-// left to offer.
-struct Faces {
-    uint vWord, pv;                // V's bundle word and its foreground (0 where V is in the patch)
-    uint fu[kMostTerms], fv[kMostTerms];
-    uvec2 asked[kMostTerms];       // termLinks
-    uint asking;                   // the positions whose links are left to offer
-    uint edges;                    // bit 2k (2k + 1): term k's link across the low (high) word edge;
-                                   // bit 2 kMostTerms: the word before in this bundle
-};
-const uint kBeforeEdge = 1u << uint(2 * kMostTerms);
-
+// lie outside the patch: V's word and its foreground (0 where V is in the
+// patch).
 Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, uint word, bool lowX,
               uint lines[kLines], uint p) {
     Relation rel = kRelations[relation];
-    Faces f;
     int vby = by + rel.dy, vbz = bz + rel.dz;  // in the patch's bundles
     int gvby = int(gby) + rel.dy, gvbz = int(gbz) + rel.dz;
     bool inVolume = p != 0u && gvby >= 0 && gvby < int(bundlesY) && gvbz >= 0;
     bool vOutside = inVolume && (vby < 0 || vby >= kPatchBundlesY || vbz < 0);
     bool beforeOutside = inVolume && wx > 0u && (vOutside || w == 0);
     bool afterOutside = inVolume && wx + 1u < wordsX && (vOutside || w == kPatchWords - 1);
-    f.vWord = inVolume ? bundleWord(wx, uint(gvby), uint(gvbz)) : 0u;
-    f.pv = vOutside ? foreground[f.vWord] : 0u;
+    const uint vWord = inVolume ? bundleWord(wx, uint(gvby), uint(gvbz)) : 0u;
+    Faces f = facesTo(uvec2(vWord, vOutside ? foreground[vWord] : 0u));
     uint v[kLines];
     for (int l = 0; l < kLines; ++l) v[l] = 0u;
     if (vOutside) loadBundleLines(wx, uint(gvby), uint(gvbz), v);
-    f.asking = 0u;
-    f.edges = 0u;
     // The word before in the same bundle, across the patch's low x face.
     if (relation == 0 && lowX && (p & 1u) != 0u && (foreground[word - 1u] >> 31u) != 0u) f.edges |= kBeforeEdge;
     for (int k = 0; k < kMostTerms; ++k) {
-        f.fu[k] = 0u;
-        f.fv[k] = 0u;
-        f.asked[k] = uvec2(0u);
         if (k >= rel.terms) continue;
         FaceTerm term = rel.term[k];
-        f.fu[k] = linesOf(lines, term.uLines);
-        f.fv[k] = linesOf(v, term.vLines);
-        f.asked[k] = termLinks(f.fu[k], f.fv[k], term.across);
-        f.asking |= f.asked[k].x | f.asked[k].y;
+        addTerm(f, k, linesOf(lines, term.uLines), linesOf(v, term.vLines), term.across);
         if (!term.across) continue;
         // One step across the word's edges, to the words beside V's.
         uint b[kLines], a[kLines];
@@ -88,35 +72,6 @@ Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, 
         }
     }
     return f;
-}
-
-// Offers the links left in f (local_merge_volume.comp, queueLinks: one exit,
-// at the end).
-bool queueLinks(int round, int relation, uint word, uint p, inout Faces f) {
-    Relation rel = kRelations[relation];
-    bool room = true;
-    if ((f.edges & kBeforeEdge) != 0u) {
-        room = offerLink(round, slotAt(word, p, 0), slotAt(word - 1u, foreground[word - 1u], 31));
-        if (room) f.edges &= ~kBeforeEdge;
-    }
-    while (room && f.asking != 0u) {
-        int x = lowestBit(f.asking);
-        for (int k = 0; k < kMostTerms; ++k) {
-            bool across = rel.term[k].across;
-            if (room && ((f.asked[k].x >> uint(x)) & 1u) != 0u)
-                room = offerLink(round, slotAt(word, p, x), slotAt(f.vWord, f.pv, partnerOf(f.fv[k], x, across)));
-            if (room && ((f.asked[k].y >> uint(x)) & 1u) != 0u)
-                room = offerLink(round, slotAt(word, p, partnerOf(f.fu[k], x, across)), slotAt(f.vWord, f.pv, x));
-        }
-        if (room) f.asking &= f.asking - 1u;
-    }
-    while (room && f.edges != 0u) {
-        bool low = (lowestBit(f.edges) & 1) == 0;
-        uint beside = low ? f.vWord - 1u : f.vWord + 1u;
-        room = offerLink(round, slotAt(word, p, low ? 0 : 31), slotAt(beside, foreground[beside], low ? 31 : 0));
-        if (room) f.edges &= f.edges - 1u;
-    }
-    return room;
 }
 
 void main() {
@@ -151,7 +106,7 @@ void main() {
         Faces f = facesOf(relation, w, by, bz, wx, gby, gbz, word, lowX, lines, p);
         bool finished = false;
         for (bool again = true; again; ++round) {
-            if (!finished) finished = queueLinks(round, relation, word, p, f);
+            if (!finished) finished = queueLinks(round, relation, uvec2(word, p), f);
             again = uniteQueued(round, finished);
         }
     }
