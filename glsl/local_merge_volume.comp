@@ -115,13 +115,10 @@ void clearTable() {
 
 void main() {
     clearTable();
-    const int t = int(gl_LocalInvocationIndex);
-    const int w = patchWordOf(t), by = patchBundleYOf(t), bz = patchBundleZOf(t);
-    const uvec3 group = gl_WorkGroupID;  // the patch
-    const uint wx = group.x * uint(kPatchWords) + uint(w);
-    const uint gby = group.y * uint(kPatchBundlesY) + uint(by);
-    const uint gbz = group.z * uint(kPatchBundlesZ) + uint(bz);
-    const bool inside = wx < wordsX && gby < bundlesY && gbz < bundlesZ;
+    const PatchPlace at = patchPlace();
+    const int t = at.t, w = at.w, by = at.by, bz = at.bz;
+    const uint wx = at.wx, gby = at.gby, gbz = at.gbz;
+    const bool inside = at.inside;
 
     // 1. The lines, their bits and their OR.
     uint lines[kLines];
@@ -167,6 +164,7 @@ void main() {
 
     // 4. Every node's patch-local root, as a volume key.
     if (!inside) return;
+    const uvec3 group = gl_WorkGroupID;  // the patch
     const uint x0 = group.x * uint(kPatchX), y0 = group.y * uint(kPatchY), z0 = group.z * uint(kPatchZ);
     const uint word = bundleWord(wx, gby, gbz);
     const int runs = popCount(runStarts(p));

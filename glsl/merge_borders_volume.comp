@@ -75,13 +75,10 @@ Faces facesOf(int relation, int w, int by, int bz, uint wx, uint gby, uint gbz, 
 }
 
 void main() {
-    const int t = int(gl_LocalInvocationIndex);
-    const int w = patchWordOf(t), by = patchBundleYOf(t), bz = patchBundleZOf(t);
-    const uvec3 group = gl_WorkGroupID;  // the patch
-    const uint wx = group.x * uint(kPatchWords) + uint(w);
-    const uint gby = group.y * uint(kPatchBundlesY) + uint(by);
-    const uint gbz = group.z * uint(kPatchBundlesZ) + uint(bz);
-    const bool inside = wx < wordsX && gby < bundlesY && gbz < bundlesZ;
+    const PatchPlace at = patchPlace();
+    const int t = at.t, w = at.w, by = at.by, bz = at.bz;
+    const uint wx = at.wx, gby = at.gby, gbz = at.gbz;
+    const bool inside = at.inside;
     // Only the patch's faces have links out: its first and last word, its
     // first and last bundle row, its first bundle slice.
     const bool lowX = w == 0 && wx > 0u, highX = w == kPatchWords - 1 && wx + 1u < wordsX;

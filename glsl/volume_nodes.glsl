@@ -249,6 +249,28 @@ uint slotOf(uint bundleWord, int run) {
 uint lineWord(uint wx, uint y, uint z) { return (z * volumeHeight() + y) * wordsX + wx; }
 // Word wx of bundle (by, bz).
 uint bundleWord(uint wx, uint by, uint bz) { return (bz * bundlesY + by) * wordsX + wx; }
+
+// Where a thread of a patch's work group stands (local_merge_volume.comp,
+// merge_borders_volume.comp: one work group per patch, one thread per
+// bundle word; volume_forest.cuh, PatchPlace): its bundle word in the patch
+// (w, by, bz) and in the volume (wx, gby, gbz).
+struct PatchPlace {
+    int t, w, by, bz;
+    uint wx, gby, gbz;
+    bool inside;  // the word is one of the volume's
+};
+PatchPlace patchPlace() {
+    PatchPlace at;
+    at.t = int(gl_LocalInvocationIndex);
+    at.w = patchWordOf(at.t);
+    at.by = patchBundleYOf(at.t);
+    at.bz = patchBundleZOf(at.t);
+    at.wx = gl_WorkGroupID.x * uint(kPatchWords) + uint(at.w);
+    at.gby = gl_WorkGroupID.y * uint(kPatchBundlesY) + uint(at.by);
+    at.gbz = gl_WorkGroupID.z * uint(kPatchBundlesZ) + uint(at.bz);
+    at.inside = at.wx < wordsX && at.gby < bundlesY && at.gbz < bundlesZ;
+    return at;
+}
 uint keyOf(uint x, uint y, uint z) { return (z * volumeHeight() + y) * volumeWidth() + x; }
 
 // The voxel of a key.
