@@ -1,5 +1,8 @@
-// Names of the backends (no GL here: the options fuzzer links the host
-// library alone). Which of them runs is the router's: engine/src/route.cpp.
+// Names of the backends, one entry each (no GL here: the options fuzzer
+// links the host library alone). What each engine is, the router, the
+// factory and the Labeler read from its entry in
+// engine/src/backends/registry.cpp; which of them runs is the router's
+// (engine/src/route.cpp).
 
 #include "glccl/backend.hpp"
 
@@ -11,34 +14,49 @@ namespace glccl {
 
 namespace {
 
-constexpr Backend kEveryBackend[] = {Backend::Auto, Backend::Compute, Backend::Raster,
-                                     Backend::Cuda, Backend::Cpu,     Backend::Reference};
-static_assert(sizeof(kEveryBackend) / sizeof(kEveryBackend[0]) == kBackendCount);
+struct BackendName {
+    Backend backend;
+    const char* name;  // as users spell it
+    int listed;        // its place in summaries (concreteBackends()); -1 for auto
+};
+
+// Every backend, in the enum's order, which is the order messages name them.
+constexpr BackendName kBackends[] = {
+    {Backend::Auto, "auto", -1}, {Backend::Compute, "compute", 0}, {Backend::Raster, "raster", 2},
+    {Backend::Cuda, "cuda", 1},  {Backend::Cpu, "cpu", 3},         {Backend::Reference, "reference", 4},
+};
+static_assert(sizeof(kBackends) / sizeof(kBackends[0]) == kBackendCount);
+
+constexpr bool inEnumOrder() {
+    for (int i = 0; i < kBackendCount; ++i)
+        if (int(kBackends[i].backend) != i) return false;
+    return true;
+}
+static_assert(inEnumOrder(), "backendName() indexes kBackends by the enum");
 
 }  // namespace
 
 const char* backendName(Backend backend) {
-    switch (backend) {
-        case Backend::Auto: return "auto";
-        case Backend::Compute: return "compute";
-        case Backend::Raster: return "raster";
-        case Backend::Cuda: return "cuda";
-        case Backend::Cpu: return "cpu";
-        case Backend::Reference: return "reference";
-    }
-    return "?";
+    const int index = int(backend);
+    return index >= 0 && index < kBackendCount ? kBackends[index].name : "?";
 }
 
 Backend parseBackend(std::string_view name) {
-    for (Backend backend : kEveryBackend)
-        if (name == backendName(backend)) return backend;
-    throw Error("unknown backend '" + std::string(name) +
-                "' (expected auto, compute, raster, cuda, cpu or reference)");
+    std::string choices;
+    for (int i = 0; i < kBackendCount; ++i) {
+        if (name == kBackends[i].name) return kBackends[i].backend;
+        choices += (i == 0 ? "" : i + 1 == kBackendCount ? " or " : ", ") + std::string(kBackends[i].name);
+    }
+    throw Error("unknown backend '" + std::string(name) + "' (expected " + choices + ")");
 }
 
 const std::vector<Backend>& concreteBackends() {
-    static const std::vector<Backend> all = {Backend::Compute, Backend::Cuda, Backend::Raster, Backend::Cpu,
-                                             Backend::Reference};
+    static const std::vector<Backend> all = [] {
+        std::vector<Backend> listed(kBackendCount - 1);
+        for (const BackendName& entry : kBackends)
+            if (entry.listed >= 0) listed.at(std::size_t(entry.listed)) = entry.backend;
+        return listed;
+    }();
     return all;
 }
 
