@@ -1,33 +1,22 @@
-// The router: the GL engines' declarations, and the one choice made from
-// every engine's.
+// The router: the one choice made from every engine's declaration (the
+// engines' entries: backends/registry.cpp).
 
 #include "glccl/route.hpp"
 
 #include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 
+#include "backends/registry.hpp"
 #include "gl.hpp"
 #include "known_route.hpp"
 #include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
-#include "glccl/reference.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include "glccl/cuda_labeler.hpp"
-#endif
 
 namespace glccl {
 
 namespace {
-
-// The compute engine's voxel keys stay below 2^31, its rank flag
-// (compute_common.glsl): 2^30 voxels, whose width rounded up to a power of
-// two at most doubles the keys' range; the division of lines by the height
-// is exact below 2^30 too.
-constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
-
-bool atLeast(const ContextInfo& context, int major, int minor) {
-    return context.major > major || (context.major == major && context.minor >= minor);
-}
 
 // What a texel of a format holds, for messages.
 const char* sampleDescription(unsigned format) {
@@ -46,45 +35,10 @@ bool contains(const std::vector<T>& list, const T& value) {
     return std::find(list.begin(), list.end(), value) != list.end();
 }
 
-// The GL engines: every format the Labeler accepts, 2-D, up to the
-// context's texture size.
-EngineCapabilities glEngine(Backend backend, const ContextInfo* context) {
-    EngineCapabilities engine;
-    engine.backend = backend;
-    engine.residences = {Residence::GlTexture};
-    engine.hostUpload = true;
-    // 64-bit samples as GL_RG32UI, both halves compared (criterion.glsl).
-    engine.sampleBits = {8, 16, 32, 64};
-    // Binary and segments read the red channel of a color texture.
-    engine.channels = {1, 4};
-    engine.thresholdChannels = {1, 4};
-    engine.connectivities = {Connectivity::Four, Connectivity::Eight};
-    engine.dimensions = {2};
-    if (context) {
-        engine.largestExtent = std::min(context->maxTextureSize, kLargestTextureSide);
-        engine.largestCount = std::uint64_t(engine.largestExtent) * std::uint64_t(engine.largestExtent);
-    }
-    return engine;
-}
-
-EngineCapabilities cudaEngine() {
-#ifdef GLCCL_HAVE_CUDA
-    return cuda::capabilities();
-#else
-    EngineCapabilities engine;
-    engine.backend = Backend::Cuda;
-    engine.whyNotHere = "it is not built into this glccl (no CUDA compiler was found at build time)";
-    return engine;
-#endif
-}
-
-
-bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
-
 // The declaration of `backend` at `place`: the GL engines' ask for its
 // context (and may make one), the others never do.
 EngineCapabilities capabilitiesAt(Backend backend, Place& place) {
-    if (!isGlEngine(backend)) return capabilitiesOf(backend, nullptr);
+    if (!backends::engineEntry(backend).gl) return capabilitiesOf(backend, nullptr);
     const ContextInfo* context = place.context();
     return capabilitiesOf(backend, context, context ? std::string() : place.whyNoContext());
 }
@@ -107,45 +61,18 @@ bool KnownPlace::gpuContext(std::string* why) {
 }
 
 EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, const std::string& whyNoContext) {
-    const std::string noContext = whyNoContext.empty() ? "no GL context could be made" : whyNoContext;
-    switch (backend) {
-        case Backend::Compute: {
-            EngineCapabilities engine = glEngine(backend, context);
-            // Volumes: GL_TEXTURE_3D up to the context's 3-D size, 2^30 voxels.
-            engine.connectivities.insert(engine.connectivities.end(),
-                                         {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
-            engine.dimensions = {2, 3};
-            engine.largestVolumeCount = kLargestComputeVolumeCount;
-            if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
-            if (!context) engine.whyNotHere = noContext;
-            else if (!atLeast(*context, 4, 3))
-                engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
-                                    "; the raster backend runs there";
-            return engine;
-        }
-        case Backend::Raster: {
-            EngineCapabilities engine = glEngine(backend, context);
-            if (!context) engine.whyNotHere = noContext;
-            else if (!atLeast(*context, 3, 3))
-                engine.whyNotHere = "it needs OpenGL 3.3, the context is " + context->version;
-            return engine;
-        }
-        case Backend::Cuda: return cudaEngine();
-        case Backend::Cpu: return cpu::capabilities();
-        case Backend::Reference: return referenceCapabilities();
-        case Backend::Auto: break;
-    }
-    throw Error("auto is not an engine: resolve it with chooseRoute()");
+    return backends::engineEntry(backend).declaration(context, whyNoContext);
 }
 
 namespace {
 
-// The engines that label a volume that lives where `residence` says, but
-// `refusing`: "compute or cpu", for the refusals' advice.
+// The engines auto may choose that label a volume that lives where
+// `residence` says, but `refusing`: "compute or cpu", for the refusals'
+// advice.
 std::string volumeEngines(Backend refusing, Residence residence) {
     std::vector<std::string> names;
-    for (Backend backend : {Backend::Compute, Backend::Cuda, Backend::Cpu}) {
-        if (backend == refusing) continue;
+    for (Backend backend : concreteBackends()) {
+        if (backend == refusing || !backends::engineEntry(backend).autoRanks.any()) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
         const bool reached = contains(from, residence) || (residence == Residence::GlTexture && engine.textureDownload);
@@ -232,28 +159,47 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
     return "";
 }
 
-// Auto's candidates for the input, in the order of the rule (route.hpp).
+// Auto's candidates for the input, in the order of the rule (route.hpp):
+// the engines' ranks (backends/registry.cpp).
 std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions& options, Place& place,
                                std::string& note) {
-    switch (input.residence) {
-        case Residence::CudaDevice: return {Backend::Cuda};
-        case Residence::GlTexture: {
-            const ContextInfo* context = place.context();
-            if (context && isSoftwareRenderer(*context))
-                return {Backend::Cpu, Backend::Compute, Backend::Raster, Backend::Cuda};
-            return {Backend::Compute, Backend::Raster, Backend::Cuda, Backend::Cpu};
-        }
-        case Residence::HostMemory: break;
+    const bool host = input.residence == Residence::HostMemory;
+    if (host && input.shape.count() != 0 && cpuPredictedFaster(input, options.threads)) return {Backend::Cpu};
+    bool software = false;
+    if (input.residence == Residence::GlTexture) {
+        const ContextInfo* context = place.context();
+        software = context && isSoftwareRenderer(*context);
     }
-    if (input.shape.count() != 0 && cpuPredictedFaster(input, options.threads)) return {Backend::Cpu};
+    std::vector<std::pair<int, Backend>> ranked;
+    for (Backend backend : concreteBackends()) {
+        const backends::AutoRanks& ranks = backends::engineEntry(backend).autoRanks;
+        int rank = ranks.hostMemory;
+        if (input.residence == Residence::GlTexture) rank = software ? ranks.softwareTexture : ranks.glTexture;
+        if (input.residence == Residence::CudaDevice) rank = ranks.cudaDevice;
+        if (rank != backends::kNotAuto) ranked.emplace_back(rank, backend);
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<Backend> order;
-    const bool cudaRuns = cudaEngine().whyNotHere.empty();
-    if (cudaRuns) order.push_back(Backend::Cuda);
+    // Host memory: the engines before the last (the GPU engines) where they
+    // run, a GL engine on a GPU's context (asked of the place once), any
+    // other where its declaration says so; the last, the cpu engine, stays,
+    // so that its refusal says why nothing runs.
     std::string whyNoGpuContext;
-    if (place.gpuContext(&whyNoGpuContext)) order.push_back(Backend::Compute);
-    order.push_back(Backend::Cpu);
+    bool gpuAsked = false, gpu = false;
+    for (std::size_t i = 0; i < ranked.size(); ++i) {
+        const backends::EngineEntry& entry = backends::engineEntry(ranked[i].second);
+        if (host && i + 1 < ranked.size()) {
+            if (entry.gl && !gpuAsked) {
+                gpu = place.gpuContext(&whyNoGpuContext);
+                gpuAsked = true;
+            }
+            if (entry.gl ? !gpu : !entry.declaration(nullptr, "").whyNotHere.empty()) continue;
+        }
+        order.push_back(entry.backend);
+    }
     // No GPU engine at all, and no GL either (not a software rasterizer): say why.
-    if (!cudaRuns && !whyNoGpuContext.empty()) note = whyNoGpuContext + "; auto runs the cpu backend";
+    if (host && order.size() == 1 && !whyNoGpuContext.empty())
+        note = whyNoGpuContext + "; auto runs the " + backendName(order.front()) + " backend";
     return order;
 }
 
