@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "backends/host_engines.hpp"
+#include "backends/registry.hpp"
 #include "backends/texture_engine.hpp"
 #include "gl.hpp"
 #include "gl_error.hpp"
@@ -90,14 +90,7 @@ struct Labeler::Impl {
         if (!slot) {
             const std::string why = whyUnavailable(backend, info);
             if (!why.empty()) throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " + why);
-            switch (backend) {
-                case Backend::Compute: slot = backends::makeComputeEngine(info); break;
-                case Backend::Raster: slot = backends::makeRasterEngine(info); break;
-                case Backend::Cuda: slot = backends::makeCudaTextureEngine(info); break;
-                case Backend::Cpu: slot = backends::hostEngineOnTextures(backends::makeCpuEngine({})); break;
-                case Backend::Reference: slot = backends::hostEngineOnTextures(backends::makeReferenceEngine()); break;
-                case Backend::Auto: throw Error("auto is not an engine");
-            }
+            slot = backends::engineEntry(backend).onTextures(info);
         }
         return *slot;
     }

@@ -1,6 +1,7 @@
 // makeEngine(): one engine of a backend at a place (glccl/engine.hpp).
 
 #include "backends/host_engines.hpp"
+#include "backends/registry.hpp"
 #include "glccl/error.hpp"
 
 namespace glccl {
@@ -24,25 +25,11 @@ const std::vector<std::uint32_t>& Engine::deviceCounts() {
 }
 
 std::unique_ptr<Engine> makeEngine(Backend backend, const EnginePlace& place) {
-    switch (backend) {
-        case Backend::Cpu: return backends::makeCpuEngine(place);
-        case Backend::Reference: return backends::makeReferenceEngine();
-        case Backend::Cuda: return backends::makeCudaEngine(place);
-        case Backend::Compute:
-        case Backend::Raster: {
-            HeadlessContext::Options context = place.context;
-            context.device = backends::eglDeviceOf(place.device);
-            auto offscreen = std::make_shared<OffscreenLabeler>(context);
-            backends::holdComputeClock(offscreen->context().info().cudaDevice);
-            return backends::makeGlEngine(backend, std::move(offscreen));
-        }
-        case Backend::Auto: break;
-    }
-    throw Error("auto is not an engine: resolve it with chooseRoute()");
+    return backends::engineEntry(backend).make(place);
 }
 
 std::unique_ptr<Engine> makeEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen) {
-    if (backend != Backend::Compute && backend != Backend::Raster)
+    if (backend == Backend::Auto || !backends::engineEntry(backend).gl)
         throw Error(std::string("the ") + backendName(backend) + " backend does not label in a GL context");
     return backends::makeGlEngine(backend, std::move(offscreen));
 }
