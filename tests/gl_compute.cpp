@@ -236,6 +236,18 @@ TEST_CASE("compute: Tuning::shaderDir replaces a built-in shader file, and only 
         const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
         REQUIRE(compareLabelings(expected, labeler.result()).identical());
     }
+    // A stage file that includes shared code (final_labels.comp: #include
+    // "label_table.glsl"), copied there from the sources as it is, labels as
+    // the built-in one: the folder's files are expanded as the build does.
+    fs::copy_file(fs::path(GLCCL_TEST_DATA) / ".." / ".." / "glsl" / "final_labels.comp", folder / "final_labels.comp");
+    {
+        HeadlessContext context;
+        Labeler labeler;
+        ImageTexture texture(image);
+        labeler.label(texture.id(), computeOptions(Connectivity::Eight, Criterion::binary()));
+        const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+        REQUIRE(compareLabelings(expected, labeler.result()).identical());
+    }
     // A local_merge.comp there is compiled instead of the built-in one.
     std::ofstream(folder / "local_merge.comp") << "this is not GLSL\n";
     {

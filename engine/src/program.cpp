@@ -29,8 +29,31 @@ std::optional<std::string> overriddenSource(const std::string& name) {
 
 }  // namespace
 
+// A shader folder's file with its `#include "name.glsl"` lines replaced as
+// the build replaces them in the embedded files (cmake/EmbedShaders.cmake):
+// the included file's text, its lines numbered 10001, ... (20001, ... for a
+// second include), then the stage file's next line number again.
+std::string expandIncludes(const std::string& text) {
+    std::istringstream lines(text);
+    std::string out, line;
+    int number = 0, included = 0;
+    while (std::getline(lines, line)) {
+        ++number;
+        const std::string prefix = "#include \"";
+        if (line.rfind(prefix, 0) == 0 && line.find('"', prefix.size()) != std::string::npos) {
+            const std::string file = line.substr(prefix.size(), line.find('"', prefix.size()) - prefix.size());
+            std::string inserted = shaderSource(file);
+            if (inserted.empty() || inserted.back() != '\n') inserted += '\n';
+            out += "#line " + std::to_string(++included) + "0001\n" + inserted + "#line " + std::to_string(number + 1) + "\n";
+        } else {
+            out += line + '\n';
+        }
+    }
+    return out;
+}
+
 std::string shaderSource(const std::string& name) {
-    if (std::optional<std::string> text = overriddenSource(name)) return *text;
+    if (std::optional<std::string> text = overriddenSource(name)) return expandIncludes(*text);
     for (std::size_t i = 0; i < kEmbeddedShaderCount; ++i)
         if (name == kEmbeddedShaders[i].name) return kEmbeddedShaders[i].source;
     throw Error("no shader file glsl/" + name + " is embedded in this build");
