@@ -223,31 +223,25 @@ TEST_CASE("compute: Tuning::shaderDir replaces a built-in shader file, and only 
         }
     } restore{before, folder};
     const Image image = randomImage(70, 45, 0.5, 2, 1, 7);
+    auto labelsLikeTheReference = [&image] {
+        HeadlessContext context;
+        Labeler labeler;
+        ImageTexture texture(image);
+        labeler.label(texture.id(), computeOptions(Connectivity::Eight, Criterion::binary()));
+        const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
+        REQUIRE(compareLabelings(expected, labeler.result()).identical());
+    };
 
     // A folder without the stage's file: the built-in shaders label as before.
     Tuning withFolder = before;
     withFolder.shaderDir = folder.string();
     setTuning(withFolder);
-    {
-        HeadlessContext context;
-        Labeler labeler;
-        ImageTexture texture(image);
-        labeler.label(texture.id(), computeOptions(Connectivity::Eight, Criterion::binary()));
-        const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
-        REQUIRE(compareLabelings(expected, labeler.result()).identical());
-    }
+    labelsLikeTheReference();
     // A stage file that includes shared code (final_labels.comp: #include
     // "label_table.glsl"), copied there from the sources as it is, labels as
     // the built-in one: the folder's files are expanded as the build does.
     fs::copy_file(fs::path(GLCCL_TEST_DATA) / ".." / ".." / "glsl" / "final_labels.comp", folder / "final_labels.comp");
-    {
-        HeadlessContext context;
-        Labeler labeler;
-        ImageTexture texture(image);
-        labeler.label(texture.id(), computeOptions(Connectivity::Eight, Criterion::binary()));
-        const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
-        REQUIRE(compareLabelings(expected, labeler.result()).identical());
-    }
+    labelsLikeTheReference();
     // A local_merge.comp there is compiled instead of the built-in one.
     std::ofstream(folder / "local_merge.comp") << "this is not GLSL\n";
     {
