@@ -121,8 +121,8 @@ void labelHostCall(HostCall& call, const std::string& where) {
     std::uint32_t* labels = call.out ? call.out : call.labels.data();
     if (call.measurement) {
         const Shape shape = call.source.shape();
-        labelHostImage(*view, options, labels, call.components, where, [&](Session& session, const Route& route) {
-            measureLabeling(session, route, *call.measurement, labels, shape, call.components);
+        labelHostImage(*view, options, labels, call.components, where, [&](Session& session, const Route&) {
+            measureLabeling(session, *call.measurement, labels, shape, call.components);
         });
     } else {
         labelHostImage(*view, options, labels, call.components, where);

@@ -373,26 +373,6 @@ std::vector<std::string> termProperties() {
     return names;
 }
 
-// The engine whose gatherer Session::measureTerms runs for a labeling by
-// `route` (the engines' measureTerms, glccl/engine.hpp): a GPU engine that
-// labeled in one call, for an intensity it reads there (GL: one channel of
-// unsigned integers up to 32 bits; cuda: one channel of integers); the cpu
-// engine's accumulator on the host labels otherwise.
-Backend gathererOf(const Route& route, const TermRequest& request, const IntensitySamples* intensity) {
-    if (route.pieces) return Backend::Cpu;
-    const bool intensityTerms = intensity && request.channels > 0;
-    switch (route.backend) {
-    case Backend::Compute:
-    case Backend::Raster:
-        if (intensityTerms && !(intensity->kind == SampleKind::Unsigned && intensity->channels == 1 && intensity->bytes <= 4))
-            return Backend::Cpu;
-        return route.backend;
-    case Backend::Cuda:
-        if (intensityTerms && (intensity->kind == SampleKind::Float || intensity->channels != 1)) return Backend::Cpu;
-        return route.backend;
-    default: return Backend::Cpu;
-    }
-}
 
 }  // namespace
 
@@ -427,15 +407,16 @@ std::shared_ptr<LabelingMeasurement> labelingMeasurement(const py::handle& measu
     return m;
 }
 
-void measureLabeling(Session& session, const Route& route, LabelingMeasurement& m, const std::uint32_t* labels,
-                     const Shape& shape, const std::vector<Component>& table) {
+void measureLabeling(Session& session, LabelingMeasurement& m, const std::uint32_t* labels, const Shape& shape,
+                     const std::vector<Component>& table) {
     LabelSamples samples;
     samples.shape = shape;
     samples.data = labels;
     samples.bytes = 4;
     const IntensitySamples* intensity = m.intensity ? &*m.intensity : nullptr;
-    m.table = finalizeProperties(session.measureTerms(m.request, intensity, samples, table, m.threads), m.properties);
-    m.gatherer = gathererOf(route, m.request, intensity);
+    const RegionTotals totals = session.measureTerms(m.request, intensity, samples, table, m.threads);
+    m.gatherer = totals.gatheredBy;
+    m.table = finalizeProperties(totals, m.properties);
 }
 
 py::dict measuredColumns(const LabelingMeasurement& m) { return columnsOf(m.table); }

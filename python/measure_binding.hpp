@@ -46,11 +46,12 @@ std::shared_ptr<LabelingMeasurement> labelingMeasurement(const pybind11::handle&
                                                          PythonReferences& keep, const std::string& where);
 
 // Gathers `m`'s terms by the engine that just labeled `labels` (1..n,
-// uint32, `shape`) with `table` by `route` (Session::measureTerms: on its
-// GPU where it can, else on the host) and finalizes them into m.table.
-// Runs under the Session's hold (labelHostImage's `then`); needs no GIL.
-void measureLabeling(Session& session, const Route& route, LabelingMeasurement& m, const std::uint32_t* labels,
-                     const Shape& shape, const std::vector<Component>& table);
+// uint32, `shape`) with `table` (Session::measureTerms: on its GPU where it
+// can, else on the host), finalizes them into m.table, and notes in
+// m.gatherer whose gatherer ran (RegionTotals::gatheredBy). Runs under the
+// Session's hold (labelHostImage's `then`); needs no GIL.
+void measureLabeling(Session& session, LabelingMeasurement& m, const std::uint32_t* labels, const Shape& shape,
+                     const std::vector<Component>& table);
 
 // The columns of m.table as numpy arrays. Needs the GIL.
 pybind11::dict measuredColumns(const LabelingMeasurement& m);

@@ -131,6 +131,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
                    " elements across exceed what is summed exactly");
 
     RegionTotals totals = tableTotals(shape, table, q);
+    totals.gatheredBy = Backend::Cuda;
     if (!q.any()) return totals;
     const bool intensityTerms = q.channels > 0;
     const RecordLayout layout = layoutOf(q, intensityTerms);

@@ -334,7 +334,9 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         if (!impl_->termGatherer) impl_->termGatherer = std::make_unique<measure::TermGatherer>();
         const measure::Intensity samples =
             intensity ? measure::intensityOf(intensity, impl_->labels) : measure::Intensity{};
-        return impl_->termGatherer->gather(impl_->labels, table, request, samples);
+        RegionTotals totals = impl_->termGatherer->gather(impl_->labels, table, request, samples);
+        totals.gatheredBy = impl_->last;
+        return totals;
     });
 }
 

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "glccl/backend.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -131,6 +132,10 @@ struct TermRequest {
 struct RegionTotals {
     TermRequest request;
     std::size_t regions = 0;
+    // The engine whose gatherer added these terms: compute or raster (the
+    // GL gatherer, on the labels that engine made), cuda, or cpu (the host's
+    // accumulator, also where a GPU engine hands its labels to it).
+    Backend gatheredBy = Backend::Cpu;
     std::vector<std::uint64_t> labels;
     std::vector<std::int64_t> imageExtents;  // the image's extents in numpy order (planes, rows, columns)
     std::vector<std::uint64_t> counts;
