@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
 """glccl.dask on one GPU and on every GPU of the machine: one worker process
-per GPU (glccl.dask.gpu_cluster), the labels against `glccl label` on the
-same .npy byte for byte, the wall time of each, the workers' devices, and
+per GPU (glccl.dask.gpu_cluster), the labels compared with `glccl label`'s on
+the same .npy byte for byte, the wall time of each, the workers' devices, and
 nvidia-smi's compute processes (each worker on its own GPU).
 
-    python3 bench/dask_gpus.py VOLUME.npy GLCCL [GPU,...]
+    python3 bench/dask_gpus.py VOLUME.npy GLCCL [GPU,...] [--chunks N] [--json OUT.json]
 
-VOLUME.npy: a volume from `glccl generate` (e.g. balls 1024x1024x1024);
-GLCCL: the glccl command; the GPUs default to 0 and 1. On the GPU machine
-with the bundle of bench/py311-bundle.sh: after `bash bench/dask-device.sh
-OUT env`, run it with the bundle's variables (`source /tmp/py311/env.sh
-dask-carry`) and /tmp/py311/usr/bin/python3.11.
+VOLUME.npy: a volume from `glccl generate` (e.g. balls 2048x2048x2048);
+GLCCL: the glccl command; the GPUs default to 0 and 1; chunks default to 512
+a side. The workers read their chunks from the .npy themselves (memory-mapped),
+so no chunk passes through the client; the labels stay in the workers
+(persisted) and each chunk is compared there with the same block of `glccl
+label`'s labels. The wall time of a run is from the input's graph to the
+labels persisted in the workers and the component count known.
+
+On the GPU machine with the bundle of bench/py311-bundle.sh: after `bash
+bench/dask-device.sh OUT env`, run it with the bundle's variables (`source
+/tmp/py311/env.sh /tmp/py311 dask-carry`) and /tmp/py311/usr/bin/python3.11.
 """
+import argparse
+import json
 import os
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -25,35 +32,82 @@ import glccl
 import glccl.dask
 
 
+def read_block(path, block_info=None):
+    """The block of the .npy at `path` that block_info locates (run in a worker)."""
+    where = tuple(slice(a, b) for a, b in block_info[None]["array-location"])
+    return np.ascontiguousarray(np.load(path, mmap_mode="r")[where])
+
+
+def same_block(labels, path, block_info=None):
+    """Whether a block of labels equals the same block of the .npy at `path`."""
+    where = tuple(slice(a, b) for a, b in block_info[0]["array-location"])
+    want = np.load(path, mmap_mode="r")[where]
+    return np.full((1,) * labels.ndim, labels.dtype == want.dtype and np.array_equal(labels, want))
+
+
+def compute_apps():
+    try:
+        return subprocess.run(["nvidia-smi", "--query-compute-apps=pid,gpu_bus_id,used_memory",
+                               "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    except OSError as error:
+        return f"(nvidia-smi: {error})"
+
+
 def main():
-    volume_path, glccl_cli = sys.argv[1], sys.argv[2]
-    all_gpus = [int(g) for g in (sys.argv[3] if len(sys.argv) > 3 else "0,1").split(",")]
-    volume = np.load(volume_path, mmap_mode="r")
-    array = da.from_array(volume, chunks=256)
-    reference = volume_path + ".labels.npy"
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("volume")
+    parser.add_argument("glccl")
+    parser.add_argument("gpus", nargs="?", default="0,1")
+    parser.add_argument("--chunks", type=int, default=512)
+    parser.add_argument("--threads", type=int, default=8, help="threads of each worker (default 8)")
+    parser.add_argument("--connectivity", type=int, default=26)
+    parser.add_argument("--json", help="write the rows here")
+    args = parser.parse_args()
+    all_gpus = [int(g) for g in args.gpus.split(",")]
+    volume = np.load(args.volume, mmap_mode="r")
+    reference = args.volume + ".labels.npy"
     t = time.perf_counter()
-    subprocess.run([glccl_cli, "label", volume_path, "--connectivity", "26", "--labels", reference, "--force"],
-                   check=True, stdout=subprocess.DEVNULL)
-    print(f"glccl label (.npy): {time.perf_counter() - t:.2f} s", flush=True)
-    want = np.load(reference, mmap_mode="r")
-    rows = []
+    subprocess.run([args.glccl, "label", args.volume, "--connectivity", str(args.connectivity), "--labels", reference,
+                    "--force"], check=True, stdout=subprocess.DEVNULL)
+    rows = [{"run": "glccl label (.npy to .npy)", "wall_s": round(time.perf_counter() - t, 2)}]
+    print(f"glccl label (.npy to .npy): {rows[0]['wall_s']:.2f} s", flush=True)
+    chunks = (args.chunks,) * volume.ndim
     for gpus in (all_gpus[:1], all_gpus):
-        with glccl.dask.gpu_cluster(gpus=gpus, threads_per_worker=8) as cluster, distributed.Client(cluster) as client:
-            client.run(lambda: glccl.backends())  # start each worker's engines
-            labels, n = glccl.dask.label(array, 26)
+        with glccl.dask.gpu_cluster(gpus=gpus, threads_per_worker=args.threads) as cluster, \
+                distributed.Client(cluster) as client:
+            client.wait_for_workers(len(gpus))
+            client.run(lambda: glccl.backends())  # start each worker's engines before the clock
+            array = da.map_blocks(read_block, os.path.abspath(args.volume), chunks=da.core.normalize_chunks(
+                chunks, volume.shape), dtype=volume.dtype, meta=np.empty((0,) * volume.ndim, volume.dtype))
             t = time.perf_counter()
-            labels, n = client.compute([labels, n], sync=True)
+            labels, n = glccl.dask.label(array, args.connectivity)
+            labels, n = client.persist([labels, n])
+            distributed.wait([labels, n])
+            n = int(n.compute())
             wall = time.perf_counter() - t
-            seen = client.run(lambda: (os.getpid(), os.environ.get("CUDA_VISIBLE_DEVICES")))
-            try:
-                apps = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,gpu_bus_id,used_memory",
-                                       "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
-            except OSError as error:
-                apps = f"(nvidia-smi: {error})"
-            same = bool(np.array_equal(labels, want))
-            print(f"gpus {gpus}: {wall:.2f} s, {int(n)} components, identical to glccl label: {same}", flush=True)
-            print(f"  workers (pid, CUDA_VISIBLE_DEVICES): {sorted(seen.values())}", flush=True)
-            print("  nvidia-smi compute apps (pid, bus, memory):\n    " + apps.replace("\n", "\n    "), flush=True)
+            apps = compute_apps()
+            seen = client.run(lambda: (os.getpid(), os.environ.get("CUDA_VISIBLE_DEVICES"), glccl.backends()))
+            t = time.perf_counter()
+            same = bool(labels.map_blocks(same_block, os.path.abspath(reference), dtype=bool,
+                                          chunks=tuple((1,) * len(c) for c in labels.chunks)).all().compute())
+            check_s = time.perf_counter() - t
+            del labels
+        row = {"run": f"glccl.dask on GPUs {gpus}", "gpus": gpus, "wall_s": round(wall, 2), "components": n,
+               "identical_to_glccl_label": same, "check_s": round(check_s, 1),
+               "workers": sorted((pid, dev) for pid, dev, _ in seen.values()),
+               "worker_backends": sorted({str(b) for _, _, b in seen.values()}), "nvidia_smi_apps": apps}
+        rows.append(row)
+        print(f"GPUs {gpus}: {wall:.2f} s, {n} components, identical to glccl label: {same} "
+              f"(checked in {check_s:.1f} s)", flush=True)
+        print(f"  workers (pid, CUDA_VISIBLE_DEVICES): {row['workers']}", flush=True)
+        print("  nvidia-smi compute apps while the labels were held (pid, bus, memory):\n    "
+              + apps.replace("\n", "\n    "), flush=True)
+    if len(rows) == 3:
+        print(f"speed-up of {len(all_gpus)} GPUs over 1: {rows[1]['wall_s'] / rows[2]['wall_s']:.2f}x", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    os.remove(reference)
 
 
 if __name__ == "__main__":

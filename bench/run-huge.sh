@@ -37,13 +37,15 @@
 #               runs each of cuda and compute on GPU 0 (about 1 min)
 #   bench32k    noise50 32768^2 in tiles of 16384^2, cuda and compute on GPU 0
 #   bench65k    noise50 65536^2, the same (about 3 min)
-#   multi65k    noise50 65536^2 on every GPU (cuda, and compute through EGL
-#               devices); with one GPU, two workers share it (about 2 min)
+#   multi65k    noise50 65536^2 on GPU 0, then on every GPU (cuda, and
+#               compute through EGL devices; with one GPU, two workers share
+#               it), labels written by both and compared (about 5 min)
 #   memory65k   noise50 65536^2, cuda, labels and table written: peak host
 #               memory with the default limit and with --memory-limit 4G
 #               (about 4 min)
 #   mpi-strong  mpirun -n 1, 2, 4 glccl-mpi (cuda, ranks on the GPUs in turn)
-#               on noise50 32768^2 (about 3 min)
+#               on noise50 32768^2, each run's labels compared with glccl
+#               label's (about 3 min)
 #   mpi-weak    the same with 32768 x (16384 * ranks) (about 4 min)
 #   report      bench.md from OUT_DIR/bench.jsonl only
 #   clean       removes the images
@@ -59,6 +61,7 @@
 #   GLCCL_BENCH_TILE    16384
 #   GLCCL_MPI_TILE      8192 (four bands of a 32768^2 image: one per rank at -n 4)
 #   GLCCL_MPI_BACKEND   cuda
+#   GLCCL_MPI_RANKS     "1 2 4" (the rank counts of mpi-strong and mpi-weak)
 #   MPIRUN              the mpirun command (default: mpirun on PATH)
 #   PYTHON              python3 (numpy: image generation and the report)
 # and for a dry run elsewhere (llvmpipe, no CUDA):
@@ -79,6 +82,7 @@ side() { echo $(($1 / divisor)); }
 benchTile=$(side "${GLCCL_BENCH_TILE:-16384}")
 mpiTile=$(side "${GLCCL_MPI_TILE:-8192}")
 mpiBackend=${GLCCL_MPI_BACKEND:-cuda}
+mpiRanks=${GLCCL_MPI_RANKS:-1 2 4}
 backends=${GLCCL_BACKENDS:-cuda compute}
 cudaFirst=${backends%% *}  # the backend of memory65k
 glccl=$build/tools/glccl
@@ -285,17 +289,38 @@ mpi() {  # mpi STEP "RANKS..." HEIGHT_PER_RANK (0: a fixed 32768^2 image)
     for n in $ranks; do
         local height=$((perRank == 0 ? $(side 32768) : $(side "$perRank") * n)) input
         input=$(image noise50 "$(side 32768)" "$height") || return
+        if [ ! -f "$images/labels_mpi_reference.npy" ] || [ "$(cat "$images/labels_mpi_reference.for" 2>/dev/null)" != "$input" ]; then
+            log "$step: glccl label $(basename "$input") --backend $mpiBackend: the labels each run is compared with"
+            "$glccl" label "$input" --backend "$mpiBackend" --labels "$images/labels_mpi_reference.npy" --force \
+                > /dev/null 2>> "$logfile" || { fail "$step: glccl label $(basename "$input")"; return; }
+            echo "$input" > "$images/labels_mpi_reference.for"
+        fi
         log "$step: mpirun -n $n glccl-mpi label $(basename "$input") --backend $mpiBackend --tile ${mpiTile}x$mpiTile"
         if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $mpirun --allow-run-as-root --oversubscribe -n "$n" \
                 "$glcclMpi" label "$input" --backend "$mpiBackend" --tile "${mpiTile}x$mpiTile" \
                 --labels "$images/labels_mpi.npy" --json --timing --force < /dev/null > "$images/run.json" 2>> "$logfile"; then
             cat "$images/run.json" >> "$logfile"
             record "$step" "$n ranks" "$images/run.json"
+            same "$step" "$n ranks: labels of glccl-mpi and glccl label" \
+                "$images/labels_mpi_reference.npy" "$images/labels_mpi.npy"
         else
             fail "$step: mpirun -n $n"
         fi
         rm -f "$images/labels_mpi.npy"
     done
+    rm -f "$images/labels_mpi_reference.npy" "$images/labels_mpi_reference.for"
+}
+
+# same STEP WHAT FILE_A FILE_B: notes whether two label files are identical
+# byte for byte (cmp); a difference or a missing file fails the run
+same() {
+    if cmp -s "$3" "$4"; then
+        log "$1: $2: identical"
+        note "$1" "$2: identical (cmp)"
+    else
+        fail "$1: $2 differ"
+        note "$1" "$2: DIFFER"
+    fi
 }
 
 for step in $steps; do
@@ -337,8 +362,15 @@ for step in $steps; do
     multi65k)
         input=$(image noise50 "$(side 65536)") || continue
         for backend in $backends; do
-            label multi65k "$backend devices $allDevices" "$input" --backend "$backend" --devices "$allDevices" \
-                --tile "${benchTile}x$benchTile"
+            # One worker on GPU 0, then one on every GPU, labels written by
+            # both and compared byte for byte.
+            for devices in 0 "$allDevices"; do
+                label multi65k "$backend devices $devices" "$input" --backend "$backend" --devices "$devices" \
+                    --tile "${benchTile}x$benchTile" --labels "$images/multi_$devices.npy"
+            done
+            same "multi65k" "$backend: labels of devices 0 and devices $allDevices" \
+                "$images/multi_0.npy" "$images/multi_$allDevices.npy"
+            rm -f "$images"/multi_*.npy
         done
         ;;
     memory65k)
@@ -357,8 +389,8 @@ for step in $steps; do
             rm -f "$images/labels.npy" "$images/stats.csv"
         done
         ;;
-    mpi-strong) mpi mpi-strong "1 2 4" 0 ;;
-    mpi-weak) mpi mpi-weak "1 2 4" 16384 ;;
+    mpi-strong) mpi mpi-strong "$mpiRanks" 0 ;;
+    mpi-weak) mpi mpi-weak "$mpiRanks" 16384 ;;
     report) ;;
     clean) rm -rf "$images" ;;
     *) echo "run-huge.sh: unknown step '$step'; $usage" >&2; status=2; continue ;;
