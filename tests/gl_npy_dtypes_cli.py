@@ -10,6 +10,8 @@ criterion cannot take.
 
 Reports through cli_check.py."""
 
+import os
+
 import numpy as np
 from scipy import ndimage, sparse
 from scipy.sparse import csgraph
@@ -99,26 +101,37 @@ probe = run("label", "f8.npy", "--backend", "cuda", "--labels", "l.npy", "--forc
 report("cuda labels or says why it cannot run", probe.returncode == 0 or "cannot run here" in probe.stderr,
        probe.stderr)
 backends = ["cpu", "compute", "raster"] + (["cuda"] if probe.returncode == 0 else [])
-for path, (array, values) in files.items():
-    volume = array.ndim == 3
+# One run of the command labels every file of a kind (the 2-D ones, the
+# volume) into an output folder: a process and a GL context per criterion,
+# connectivity and backend rather than per file as well.
+images = [path for path, (array, _) in files.items() if array.ndim == 2]
+volumes = [path for path, (array, _) in files.items() if array.ndim == 3]
+for paths, connectivities in ((images, (4, 8)), (volumes, (6, 26))):
+    volume = paths is volumes
     for criterion in ("binary", "segments", "delta:0", "delta:1", "delta:2"):
-        for connectivity in ((6, 26) if volume else (4, 8)):
-            expected = expected_labels(values, criterion, connectivity)
-            for backend in backends + (["auto"] if path == "i8.npy" else []):
-                name = f"{path} {criterion} {connectivity} {backend}"
-                result = run("label", path, "--criterion", criterion, "--connectivity", str(connectivity),
-                             "--backend", backend, "--labels", "l.npy", "--force")
+        for connectivity in connectivities:
+            expected = {path: expected_labels(files[path][1], criterion, connectivity) for path in paths}
+            # auto on the 2-D files: the backend it picks takes every dtype.
+            for backend in backends + ([] if volume else ["auto"]):
+                what = f"{criterion} {connectivity} {backend}"
+                out = f"out {what}".replace(" ", "_").replace(":", "")
+                os.makedirs(out)
+                result = run("label", *paths, "--criterion", criterion, "--connectivity", str(connectivity),
+                             "--backend", backend, "--out-dir", out, "--labels")
                 if backend == "raster" and volume:
                     # Volumes are refused there, in one sentence.
-                    report(name + " refused", result.returncode == 1 and "raster backend" in result.stderr,
-                           result.stderr)
+                    report(f"{paths[0]} {what} refused",
+                           result.returncode == 1 and "raster backend" in result.stderr, result.stderr)
                     continue
-                if result.returncode != 0:
-                    report(name, False, result.stderr)
-                    continue
-                labels = np.load("l.npy")
-                report(name, labels.shape == values.shape and np.array_equal(labels, expected),
-                       f"{int(labels.max())} components, expected {int(expected.max())}")
+                report(f"{what} exit status", result.returncode == 0, result.stderr)
+                for path in paths:
+                    labels_path = os.path.join(out, path[:-len(".npy")] + "_labels.npy")
+                    if not os.path.exists(labels_path):
+                        report(f"{path} {what}", False, "no labels written")
+                        continue
+                    labels, values = np.load(labels_path), files[path][1]
+                    report(f"{path} {what}", labels.shape == values.shape and np.array_equal(labels, expected[path]),
+                           f"{int(labels.max())} components, expected {int(expected[path].max())}")
 
 # Values a criterion cannot take: refused with the value and its position.
 negative = np.zeros((3, 4), "<i8")
