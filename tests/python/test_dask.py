@@ -128,15 +128,22 @@ def random_image(shape, density, seed, values=1):
 
 # ---- exact against scipy and glccl.label ---------------------------------------------------------------
 
+# On the cluster fewer chunkings: each chunk is a score of small tasks there.
+# One chunk, uneven chunks on both axes, narrow ones; rows and columns of
+# one and a grid of small chunks on the threaded scheduler (chunks of one on
+# the cluster: test_chunks_of_one_everywhere).
+IMAGE_CHUNKS = [(23, 31), (7, 30), (22, 3)]
+
+
 @pytest.mark.parametrize("criterion", ["binary", "segments"])
 @pytest.mark.parametrize("connectivity", [4, 8])
 def test_images_every_chunking(compute, connectivity, criterion):
     image = random_image((23, 31), 0.55, connectivity, values=3 if criterion == "segments" else 1)
-    for chunks in [(23, 31), (1, 31), (23, 1), (4, 5), (7, 30), (22, 3)]:
+    more = [(1, 31), (23, 1), (4, 5)] if compute.scheduler == "threads" else []
+    for chunks in IMAGE_CHUNKS + more:
         check(image, chunks, connectivity, criterion, compute)
 
 
-# On the cluster fewer chunkings: each chunk is a score of small tasks there.
 VOLUME_CHUNKS = [(9, 11, 13), (1, 11, 13), ((1, 5, 3), (11,), (2, 2, 9)), (8, 10, 12)]
 
 
