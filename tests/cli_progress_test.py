@@ -6,6 +6,7 @@ the end, and erased before the results; none when stderr is a pipe or with
 usage: cli_progress_test.py GLCCL WORKDIR"""
 
 import json
+import math
 import os
 import pty
 import re
@@ -17,9 +18,13 @@ import numpy as np
 from scipy import ndimage
 
 GLCCL, WORK = sys.argv[1], sys.argv[2]
-# One thread of the cpu engine labels this noise for well over a second on
-# the machines CI runs on.
-SIZE = "14000x14000"
+# The noise is sized for about 2.5 s of one thread of the cpu engine (a
+# progress line shows past a second), from the time that thread takes on a
+# smaller one: the same margin on a fast machine and in a sanitizer build,
+# where every pixel costs several times more. Never past LARGEST.
+TARGET_MILLISECONDS = 2500
+CALIBRATION = 3000
+LARGEST = 14000
 
 
 def run(arguments, terminal):
@@ -50,11 +55,28 @@ def run(arguments, terminal):
     return process.returncode, out, err.decode(errors="replace")
 
 
+def generate(path, side):
+    subprocess.run([GLCCL, "generate", "noise50", f"{side}x{side}", path, "--force"], check=True,
+                   capture_output=True)
+
+
+def side_for_target(image):
+    """The side of a square of noise one thread labels in about
+    TARGET_MILLISECONDS, from its time on a CALIBRATION-sided one."""
+    generate(image, CALIBRATION)
+    done = subprocess.run([GLCCL, "label", image, "--backend", "cpu", "--threads", "1", "--json"],
+                          capture_output=True, timeout=300, check=True)
+    milliseconds = max(json.loads(done.stdout)[0]["milliseconds"], 1.0)
+    side = int(CALIBRATION * math.sqrt(TARGET_MILLISECONDS / milliseconds))
+    print(f"{CALIBRATION}x{CALIBRATION} labeled in {milliseconds:.0f} ms: {side}x{side} for the test")
+    return min(max(side, CALIBRATION), LARGEST)
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     image = os.path.join(WORK, "noise.npy")
     labels = os.path.join(WORK, "labels.npy")
-    subprocess.run([GLCCL, "generate", "noise50", SIZE, image, "--force"], check=True, capture_output=True)
+    generate(image, side_for_target(image))
     label = ["label", image, "--backend", "cpu", "--threads", "1", "--json"]
 
     failures = []
