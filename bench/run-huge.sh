@@ -295,6 +295,7 @@ mpi() {  # mpi STEP "RANKS..." HEIGHT_PER_RANK (0: a fixed 32768^2 image)
                 > /dev/null 2>> "$logfile" || { fail "$step: glccl label $(basename "$input")"; return; }
             echo "$input" > "$images/labels_mpi_reference.for"
         fi
+        sync
         log "$step: mpirun -n $n glccl-mpi label $(basename "$input") --backend $mpiBackend --tile ${mpiTile}x$mpiTile"
         if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 $mpirun --allow-run-as-root --oversubscribe -n "$n" \
                 "$glcclMpi" label "$input" --backend "$mpiBackend" --tile "${mpiTile}x$mpiTile" \
@@ -365,6 +366,7 @@ for step in $steps; do
             # One worker on GPU 0, then one on every GPU, labels written by
             # both and compared byte for byte.
             for devices in 0 "$allDevices"; do
+                sync  # the previous run's labels written back before this one starts
                 label multi65k "$backend devices $devices" "$input" --backend "$backend" --devices "$devices" \
                     --tile "${benchTile}x$benchTile" --labels "$images/multi_$devices.npy"
             done
