@@ -34,6 +34,11 @@ except ImportError as error:  # ctest reports the test as skipped (exit 77)
 
 GLCCL, WORK = sys.argv[1], sys.argv[2]
 BACKENDS = ("cpu", "raster", "compute")
+# glccl built with AddressSanitizer (tools/run-tests.sh runs this test in that
+# build too, for the decoders' memory): there the luma of each color file is
+# checked at one level, which decodes every file once; the plain build checks
+# every level, which pins every pixel's value.
+SANITIZED = subprocess.run(["grep", "-q", "__asan_init", GLCCL]).returncode == 0
 rng = np.random.default_rng(15)
 failures = []
 
@@ -312,9 +317,17 @@ def check_luma_against_opencv():
         return level, masks, run
 
     runs = []
-    for level in sorted(set().union(*levels_of.values())):
-        names = [name for name in expected if level in levels_of[name]]
-        runs.append((level, names))
+    if SANITIZED:
+        # Each file at the middle one of its levels, files of a level in one run.
+        middles = {}
+        for name in expected:
+            levels = sorted(levels_of[name])
+            middles.setdefault(levels[len(levels) // 2], []).append(name)
+        runs = sorted(middles.items())
+    else:
+        for level in sorted(set().union(*levels_of.values())):
+            names = [name for name in expected if level in levels_of[name]]
+            runs.append((level, names))
     levels = set(level for level, _ in runs)
     mismatches = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
