@@ -16,7 +16,7 @@ labels persisted in the workers and the component count known.
 
 On the GPU machine with the bundle of bench/py311-bundle.sh: after `bash
 bench/dask-device.sh OUT env`, run it with the bundle's variables (`source
-/tmp/py311/env.sh /tmp/py311 dask-carry`) and /tmp/py311/usr/bin/python3.11.
+/tmp/py311/env.sh dask-carry`) and /tmp/py311/usr/bin/python3.11.
 """
 import argparse
 import json
@@ -61,7 +61,9 @@ def main():
     parser.add_argument("glccl")
     parser.add_argument("gpus", nargs="?", default="0,1")
     parser.add_argument("--chunks", type=int, default=512)
-    parser.add_argument("--threads", type=int, default=8, help="threads of each worker (default 8)")
+    parser.add_argument("--threads", type=int, default=16,
+                        help="threads in all, shared by the workers, so that runs differ in GPUs only (default 16)")
+    parser.add_argument("--every-first", action="store_true", help="run on every GPU first, then on one")
     parser.add_argument("--connectivity", type=int, default=26)
     parser.add_argument("--rounds", type=int, default=1,
                         help="times the pair of runs (one GPU, every GPU) is made, to see the order's effect")
@@ -78,8 +80,9 @@ def main():
     print(f"glccl label (.npy to .npy): {rows[0]['wall_s']:.2f} s", flush=True)
     chunks = (args.chunks,) * volume.ndim
     reference_dtype = str(np.load(reference, mmap_mode="r").dtype)
-    for gpus in (all_gpus[:1], all_gpus) * args.rounds:
-        with glccl.dask.gpu_cluster(gpus=gpus, threads_per_worker=args.threads) as cluster, \
+    pair = (all_gpus, all_gpus[:1]) if args.every_first else (all_gpus[:1], all_gpus)
+    for gpus in pair * args.rounds:
+        with glccl.dask.gpu_cluster(gpus=gpus, threads_per_worker=max(1, args.threads // len(gpus))) as cluster, \
                 distributed.Client(cluster) as client:
             client.wait_for_workers(len(gpus))
             client.run(lambda: glccl.backends())  # start each worker's engines before the clock
@@ -99,7 +102,7 @@ def main():
             check_s = time.perf_counter() - t
             dtype = str(labels.dtype)
             del labels
-        row = {"run": f"glccl.dask on GPUs {gpus}", "gpus": gpus, "wall_s": round(wall, 2), "components": n,
+        row = {"run": f"glccl.dask on GPUs {gpus}", "gpus": gpus, "threads_per_worker": max(1, args.threads // len(gpus)), "wall_s": round(wall, 2), "components": n,
                "identical_to_glccl_label": same, "dtype": dtype, "glccl_label_dtype": reference_dtype,
                "check_s": round(check_s, 1),
                "workers": sorted((pid, dev) for pid, dev, _ in seen.values()),
@@ -110,8 +113,9 @@ def main():
         print(f"  workers (pid, CUDA_VISIBLE_DEVICES): {row['workers']}", flush=True)
         print("  nvidia-smi compute apps while the labels were held (pid, bus, memory):\n    "
               + apps.replace("\n", "\n    "), flush=True)
-    for first, every in zip(rows[1::2], rows[2::2]):
-        print(f"speed-up of {len(all_gpus)} GPUs over 1: {first['wall_s'] / every['wall_s']:.2f}x", flush=True)
+    for a, b in zip(rows[1::2], rows[2::2]):
+        one, every = (b, a) if args.every_first else (a, b)
+        print(f"speed-up of {len(all_gpus)} GPUs over 1: {one['wall_s'] / every['wall_s']:.2f}x", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=1)
