@@ -370,11 +370,7 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     _refuse_unknown(unknown, "glccl.label()")
     where = "glccl.label()"
     wanted = _label_dtype(dtype, where)
-    if properties is None and (intensity_image is not None or spacing is not None):
-        raise ValueError(f"{where}: intensity_image and spacing are for the properties measured; pass properties=[...] "
-                         f"too")
-    if properties is not None and return_table:
-        raise ValueError(f"{where}: return_table and properties both ask for a table; pass one of them")
+    _check_measuring_arguments(properties, intensity_image, spacing, return_table, where)
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
     if properties is None:
@@ -394,6 +390,14 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
                                           columns=columns))
     table.measured_by = gatherer
     return labels, n, table
+
+
+def _check_measuring_arguments(properties, intensity_image, spacing, return_table, where):
+    if properties is None and (intensity_image is not None or spacing is not None):
+        raise ValueError(f"{where}: intensity_image and spacing are for the properties measured; pass properties=[...] "
+                         f"too")
+    if properties is not None and return_table:
+        raise ValueError(f"{where}: return_table and properties both ask for a table; pass one of them")
 
 
 def _measuring(image, channel_axis, properties, intensity_image, spacing, where):
@@ -482,15 +486,43 @@ class Labeler(_glccl.Labeler):
     def __init__(self, connectivity=8, criterion="binary", backend="auto", *, threads=None, **unknown):
         _refuse_unknown(unknown, "glccl.Labeler()")
         super().__init__(connectivity, criterion, backend, threads)
+        self._threads = threads
 
-    def label(self, image, out=None, return_table=False, channel_axis=None, **unknown):
-        _refuse_unknown(unknown, "glccl.Labeler.label()")
-        result = super().label(image, out, bool(return_table), channel_axis)
-        if return_table:
-            return result[0], result[1], ComponentTable.from_columns(result[2])
-        return result
+    def label(self, image, out=None, return_table=False, channel_axis=None, *, properties=None, intensity_image=None,
+              spacing=None, **unknown):
+        where = "glccl.Labeler.label()"
+        _refuse_unknown(unknown, where)
+        _check_measuring_arguments(properties, intensity_image, spacing, return_table, where)
+        if properties is None:
+            result = super().label(image, out, bool(return_table), channel_axis)
+            if return_table:
+                return result[0], result[1], ComponentTable.from_columns(result[2])
+            return result
+        measuring = _measuring(image, channel_axis, properties, intensity_image, spacing, where)
+        labels, n, components = super().label(image, out, True, channel_axis)
+        # Measured on the host from the labels and their component table
+        # (boxes and areas taken from it): the cpu engine's gatherer.
+        table = ComponentTable(_measure.table(labels, measuring[3], properties, measuring[2], "-", [], self._threads,
+                                              where, components=components))
+        table.measured_by = "cpu"
+        return labels, n, table
 
-    label.__doc__ = _glccl.Labeler.label.__doc__
+    label.__doc__ = _glccl.Labeler.label.__doc__ + """
+Measuring
+---------
+properties : sequence of str, optional (keyword only)
+    Measure these region properties of the labels made, as glccl.label()
+    does: the third value returned is then the table of scikit-image's
+    regionprops_table columns instead of the component table (pass one of
+    return_table and properties). Measured on the host, from the labels and
+    their component table (table.measured_by is "cpu"); images in GPU memory
+    are refused (TypeError).
+intensity_image : array, optional (keyword only)
+    The intensity the intensity properties read, of the image's shape
+    (a trailing channel axis allowed).
+spacing : sequence of float, optional (keyword only)
+    The element's size along each axis.
+"""
 
 
 def label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto", *, threads=None,

@@ -260,6 +260,20 @@ class Labeler:
         self, image: HostImage, out: Optional[Labels], return_table: Literal[True],
         channel_axis: ChannelAxis = None
     ) -> Tuple[Labels, int, ComponentTable]: ...
+    # properties= measures those region properties of the labels made, on
+    # the host (table.measured_by == "cpu"), as glccl.label(properties=).
+    @overload
+    def label(
+        self,
+        image: HostImage,
+        out: Optional[Labels] = None,
+        return_table: Literal[False] = False,
+        channel_axis: ChannelAxis = None,
+        *,
+        properties: Sequence[str],
+        intensity_image: Optional[npt.ArrayLike] = None,
+        spacing: Optional[Sequence[float]] = None,
+    ) -> Tuple[Labels, int, ComponentTable]: ...
     @property
     def connectivity(self) -> Literal[4, 8, 6, 18, 26]: ...
     @property
