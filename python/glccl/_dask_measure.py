@@ -200,7 +200,8 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     separator, spacing
         As scikit-image's regionprops_table (keyword only).
     threads : int, optional
-        Threads of each chunk's measurement (None: every core).
+        Threads of each chunk's measurement (None: the process's cores
+        shared among the tasks a worker runs at once).
 
     Returns
     -------

@@ -20,6 +20,7 @@ criterion compares them.
     ......|......          maps each key it joins to the smallest key of
                            its component (the remap)."""
 
+import os
 import re
 
 import numpy as np
@@ -90,6 +91,27 @@ def _face_values(block, axis, index, spec):
     return None if spec["kind"] == "binary" else block.take(index, axis=axis).astype(np.uint64)
 
 
+def task_threads(threads):
+    """The threads of one task's glccl call: `threads` where the caller gave
+    them, else this process's cores shared among the tasks that run at once
+    (a distributed worker's threads, or the local threaded scheduler's), so
+    that a worker of T threads runs T calls of cores / T threads each, not T
+    calls of every core."""
+    if threads is not None:
+        return threads
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+        at_once = getattr(getattr(worker, "state", None), "nthreads", None) or worker.nthreads
+    except (ImportError, ValueError, AttributeError):
+        import dask
+
+        at_once = dask.config.get("num_workers", None) or cores
+    return max(1, cores // max(1, int(at_once)))
+
+
 def _labeled(block, start, spec):
     """glccl.label of a chunk (the fastest engine on this worker); a value
     it refuses is reported at its place in the whole array."""
@@ -97,7 +119,7 @@ def _labeled(block, start, spec):
 
     try:
         return label(block, spec["connectivity"], spec["criterion"], spec["backend"], spec["table"],
-                     spec["channel_axis"], threads=spec["threads"])
+                     spec["channel_axis"], threads=task_threads(spec["threads"]))
     except ValueError as error:
         raise ValueError(placed(str(error), start, spec["where"])) from None
 
@@ -534,7 +556,7 @@ def chunk_terms(label_parts, intensity_parts, places, box, own, spec, select=Non
     return _glccl.measure_terms(labels, intensity, spec["properties"], origin,
                                 [start - first for (start, _), first in zip(own, origin)],
                                 [stop - first for (_, stop), first in zip(own, origin)], list(spec["shape"]),
-                                spec["threads"], spec["background"])
+                                task_threads(spec["threads"]), spec["background"])
 
 
 def merged_terms(*parts):

@@ -445,7 +445,8 @@ def label(array, connectivity=None, criterion="binary", backend="auto", return_t
         As glccl.label: 4 or 8, 6, 18 or 26 (scikit-image's 1..3 too; None:
         8 or 26); "binary", ("binary", L), "segments", ("threshold", T),
         ("delta", D); the engine of each chunk's glccl.label ("auto": the
-        fastest on the worker); threads of the CPU engine per chunk.
+        fastest on the worker); threads of the CPU engine per chunk (None:
+        the process's cores shared among the tasks a worker runs at once).
     return_table : bool
         Also the component table, as a dask.delayed object that computes to
         the glccl.ComponentTable glccl.label gives.
