@@ -20,6 +20,13 @@ bash tools/build.sh
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error
 
 bash tools/build.sh sanitize
+# Sweeps that prove nothing more under the sanitizers at full size run lighter
+# in this build, each test deciding so itself: the label filters' layout sweep
+# pairwise (every layout with every shape and labeling, not every triple:
+# tests/host_label_filters.cpp), each colour file's luma at one level instead
+# of all (gl_image_formats.py), --memory-limit at each input's smallest limit
+# only, its peaks unchecked here (tiles_memory_limit_test.py), and the
+# progress line's noise sized for the sanitized speed (cli_progress_test.py).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cli_tests='^(host: outputs|tools:|tiles:(glccl|mpirun)|gl: (every input format|glccl label on volumes))'
