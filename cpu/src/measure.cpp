@@ -333,13 +333,9 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
             std::vector<std::atomic<unsigned char>> seen(std::size_t(maxLabel) + 1);
             pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
                 const auto [a, b] = rangeOf(chunk);
-                T last = data[a];
-                seen[std::size_t(last)].store(1, std::memory_order_relaxed);
-                for (std::size_t i = a; i < b; ++i)
-                    if (data[i] != last) {
-                        last = data[i];
-                        seen[std::size_t(last)].store(1, std::memory_order_relaxed);
-                    }
+                // A store for every element, no branch: labels that change
+                // at random (noise, tiny regions) would mispredict one.
+                for (std::size_t i = a; i < b; ++i) seen[std::size_t(data[i])].store(1, std::memory_order_relaxed);
             });
             index.mode = RegionIndex::Mode::Dense;
             index.table.assign(std::size_t(maxLabel) + 1, kNoRegion);
