@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <deque>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -63,16 +62,18 @@ OracleResult floodFill(const Image& image, Connectivity connectivity, const Crit
     std::vector<std::pair<int, int>> steps = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}};
     if (connectivity == Connectivity::Eight) steps.insert(steps.end(), {{1, 1}, {1, -1}, {-1, 1}, {-1, -1}});
 
+    // Breadth-first: a component's pixels in the order reached, taken from
+    // `head` on (one buffer for every component).
+    std::vector<std::pair<int, int>> queue;
     for (int sy = 0; sy < h; ++sy) {
         for (int sx = 0; sx < w; ++sx) {
             if (result.labels[std::size_t(sy) * w + sx] != 0 || !oracleForeground(image, sx, sy, criterion)) continue;
             const auto label = std::uint32_t(result.components.size() + 1);
             OracleComponent c{sx, sy, sx, sy, 0, 0, 0};
-            std::deque<std::pair<int, int>> queue = {{sx, sy}};
+            queue.assign(1, {sx, sy});
             result.labels[std::size_t(sy) * w + sx] = label;
-            while (!queue.empty()) {
-                const auto [x, y] = queue.front();
-                queue.pop_front();
+            for (std::size_t head = 0; head < queue.size(); ++head) {
+                const auto [x, y] = queue[head];
                 c.minX = std::min(c.minX, x);
                 c.maxX = std::max(c.maxX, x);
                 c.minY = std::min(c.minY, y);
