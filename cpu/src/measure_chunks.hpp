@@ -263,7 +263,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         const std::int64_t* row = rows.row(y, z);
         // The first and last columns, and every column of the first and
         // last rows, are borders; between them, no bounds to check.
-        const bool inside = up && down && g.w > 2;
+        const bool inside = up && down;
         for (std::int64_t x : {std::int64_t(0), g.w - 1}) out[x] = row[x] != kNoRegion;
         for (std::int64_t x = 1; x < g.w - 1; ++x) {
             const std::int64_t r = row[x];
@@ -458,31 +458,21 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 }
                 if (q.perimeter) {
                     std::uint64_t* k = &S.perimeter[s * 3];
-                    // A neighbour of the same region that is a border too. Inside the
-                    // image's rows and columns it is read without bounds checks.
-                    auto same = [&](const std::int64_t* rr, const char* bb, std::int64_t xn) {
-                        return int(rr && bb && xn >= 0 && xn < g.w && rr[xn] == r && bb[xn]);
-                    };
-                    auto sameInside = [&](const std::int64_t* rr, const char* bb, std::int64_t xn) {
-                        return int(rr[xn] == r && bb[xn]);
-                    };
                     const bool rowsInside = up && down && b0 && b2;
                     for (std::int64_t xx = x; xx < x1; ++xx) {
                         if (!b1[xx]) continue;
+                        // A neighbour of the same region that is a border too; inside the
+                        // image's rows and columns it is read without bounds checks.
+                        const bool inside = rowsInside && xx >= 1 && xx < g.w - 1;
+                        auto same = [&](const std::int64_t* rr, const char* bb, std::int64_t xn) {
+                            return int((inside || (rr && bb && xn >= 0 && xn < g.w)) && rr[xn] == r && bb[xn]);
+                        };
                         // Border neighbours of the same region, along the edges and at the corners;
                         // scikit-image's weights: 1 for (2 or 3 edges, up to 2 corners), sqrt 2 for
                         // (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and (1, 2).
-                        int edges, corners;
-                        if (rowsInside && xx >= 1 && xx < g.w - 1) {
-                            edges = sameInside(row, b1, xx - 1) + sameInside(row, b1, xx + 1) + sameInside(up, b0, xx) +
-                                    sameInside(down, b2, xx);
-                            corners = sameInside(up, b0, xx - 1) + sameInside(up, b0, xx + 1) + sameInside(down, b2, xx - 1) +
-                                      sameInside(down, b2, xx + 1);
-                        } else {
-                            edges = same(row, b1, xx - 1) + same(row, b1, xx + 1) + same(up, b0, xx) + same(down, b2, xx);
-                            corners = same(up, b0, xx - 1) + same(up, b0, xx + 1) + same(down, b2, xx - 1) +
-                                      same(down, b2, xx + 1);
-                        }
+                        const int edges = same(row, b1, xx - 1) + same(row, b1, xx + 1) + same(up, b0, xx) + same(down, b2, xx);
+                        const int corners = same(up, b0, xx - 1) + same(up, b0, xx + 1) + same(down, b2, xx - 1) +
+                                            same(down, b2, xx + 1);
                         if ((edges == 2 || edges == 3) && corners <= 2) ++k[0];
                         else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) ++k[1];
                         else if (edges == 1 && (corners == 1 || corners == 2)) ++k[2];

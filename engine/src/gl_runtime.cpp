@@ -2,7 +2,7 @@
 // engine and everything around it start on a machine that has none, and the
 // GL engines open the system's libraries the first time a context is used.
 // Under libglvnd (every current Linux driver) libOpenGL.so.0 exports each
-// core function as a stub that calls the driver of whichever context is
+// core function as a dispatcher into the driver of whichever context is
 // current, EGL or GLX, so one set of pointers serves every context.
 
 #include <dlfcn.h>
