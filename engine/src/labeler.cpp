@@ -28,6 +28,40 @@ auto withPrefix(const char* entry, Step&& step) -> decltype(step()) {
     }
 }
 
+// Properties computed from each region's pixels (a crop), which no
+// accumulation of terms gives: scikit-image's, measured by the Python
+// module from the downloaded labels.
+constexpr const char* kCropProperties[] = {"slice",        "image",         "coords",       "coords_scaled",
+                                           "image_intensity", "image_filled", "area_filled", "image_convex",
+                                           "area_convex",  "solidity",      "feret_diameter_max", "intensity_median"};
+
+// Runs `step`; a glccl::Error whose message starts with `prefix` (the host
+// function's own entry) loses it, so that the caller's entry prefixes once.
+template <class Step>
+auto without(const std::string& prefix, Step&& step) -> decltype(step()) {
+    try {
+        return step();
+    } catch (const Error& error) {
+        const std::string what = error.what();
+        if (what.compare(0, prefix.size(), prefix) == 0) throw Error(what.substr(prefix.size()));
+        throw;
+    }
+}
+
+// The term properties' names, for the messages that list them.
+std::string termPropertyNames() {
+    std::string names;
+    for (const PropertyDeclaration& d : propertyDeclarations()) names += (names.empty() ? "" : ", ") + std::string(d.name);
+    return names;
+}
+
+// What label() measures beyond the labeling: the terms, the intensity
+// texture they read (0: none).
+struct MeasurePlan {
+    TermRequest request;
+    unsigned intensity = 0;
+};
+
 }  // namespace
 
 struct Labeler::Impl {
@@ -42,6 +76,7 @@ struct Labeler::Impl {
     bool timingsOn = false;
     bool labeled = false;
     Backend last = Backend::Auto;
+    PropertyTable properties;  // of the last label(), what its options.measure named
 
     // The label texture and the engine's resources for this size.
     void reserve(int width, int height, const LabelOptions& options, Backend backend) {
@@ -106,7 +141,55 @@ struct Labeler::Impl {
     InputDescription describe(unsigned texture, GLenum& target);
     std::uint32_t run(unsigned texture, GLenum target, const InputDescription& described, const Route& route,
                       const LabelOptions& options);
+    // The terms options.measure needs of a labeling of `described`
+    // (bound as `target`), checked before anything is labeled.
+    MeasurePlan plan(const LabelOptions& options, unsigned texture, GLenum target, const InputDescription& described);
 };
+
+MeasurePlan Labeler::Impl::plan(const LabelOptions& options, unsigned texture, GLenum target,
+                                const InputDescription& described) {
+    const PropertyOptions& measure = options.measure;
+    const int dimensions = target == GL_TEXTURE_3D ? 3 : 2;
+    bool intensityNeeded = false;
+    for (const std::string& name : measure.properties) {
+        const PropertyDeclaration* declaration = findProperty(name);
+        if (!declaration) {
+            for (const char* crop : kCropProperties)
+                if (name == crop)
+                    throw Error("property '" + name +
+                                "' is computed from each region's pixels, which the Labeler does not measure "
+                                "(glccl.regionprops of the Python module does); it measures " + termPropertyNames());
+            throw Error("unknown property '" + name + "' (properties: " + termPropertyNames() + ")");
+        }
+        if (dimensions == 3 && !declaration->in3d)
+            throw Error("property '" + name + "' is defined for 2-D images only, the texture is a volume");
+        if (declaration->needsIntensity && options.intensity == 0)
+            throw Error("property '" + name + "' needs an intensity texture (LabelOptions::intensity)");
+        intensityNeeded = intensityNeeded || declaration->needsIntensity;
+    }
+    MeasurePlan plan;
+    int bits = 8;
+    if (intensityNeeded) {
+        if (info.major < 4 || (info.major == 4 && info.minor < 3))
+            throw Error("intensity properties are measured in OpenGL 4.3 contexts, this is " + info.version);
+        // Checked against the input, whose size and target the labels take.
+        const Shape& shape = described.shape;
+        const gl::Texture input =
+            target == GL_TEXTURE_3D
+                ? gl::Texture::borrowVolume(texture, GLenum(described.textureFormat), int(shape.width), int(shape.height),
+                                            int(shape.depth))
+                : gl::Texture::borrow(texture, GLenum(described.textureFormat), int(shape.width), int(shape.height));
+        bits = measure::intensityOf(options.intensity, input).bits;
+        plan.intensity = options.intensity;
+    }
+    plan.request = without("glccl::termsFor(): ", [&] {
+        return termsFor(measure.properties, dimensions, intensityNeeded ? 1 : 0, SampleKind::Unsigned, bits);
+    });
+    // The spacing and what finalizeProperties() refuses of it, on no regions.
+    without("glccl::finalizeProperties(): ",
+            [&] { finalizeProperties(tableTotals(described.shape, {}, plan.request), measure); });
+    return plan;
+}
 
 Labeler::Labeler() : impl_(std::make_unique<Impl>()) {
     withPrefix("glccl::Labeler", [&] {
@@ -191,6 +274,7 @@ std::uint32_t Labeler::Impl::run(unsigned texture, GLenum target, const InputDes
         reserve(width, height, options, backend);
     }
     labeled = false;
+    properties = {};
     const GLenum format = GLenum(described.textureFormat);
     auto input = volume ? gl::Texture::borrowVolume(texture, format, width, height, depth)
                         : gl::Texture::borrow(texture, format, width, height);
@@ -218,7 +302,12 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         // engine's samples and criteria, a volume for a 2-D engine) before
         // anything is reserved for it.
         const Route route = impl_->route(described, options);
-        return impl_->run(texture, target, described, route, options);
+        const bool measuring = !options.measure.properties.empty();
+        const MeasurePlan plan = measuring ? impl_->plan(options, texture, target, described) : MeasurePlan{};
+        const std::uint32_t count = impl_->run(texture, target, described, route, options);
+        if (measuring)
+            impl_->properties = finalizeProperties(measureTerms(plan.request, plan.intensity), options.measure);
+        return count;
     });
 }
 
@@ -236,6 +325,11 @@ std::uint32_t Labeler::label(unsigned texture, const Route& route, const LabelOp
 }
 
 unsigned Labeler::labelTexture() const { return impl_->labels.id(); }
+
+const PropertyTable& Labeler::properties() const {
+    if (!impl_->labeled) throw Error("glccl::Labeler::properties(): nothing was labeled yet");
+    return impl_->properties;
+}
 
 void Labeler::components(std::vector<Component>& out) {
     withPrefix("glccl::Labeler::components()", [&] {

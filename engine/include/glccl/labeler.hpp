@@ -71,6 +71,21 @@ struct LabelOptions {
     // thread to show: the cpu engine its stages and rows, a call in pieces
     // its tiles and bands, the other engines their start and end.
     LabelProgress* progress = nullptr;
+    // Region properties measured with the labeling, their table in
+    // Labeler::properties(): scikit-image's names (the term properties of
+    // glccl/region_properties.hpp: label, bbox, area, centroid, moments,
+    // orientation, axis lengths, perimeter, euler_number, intensity_mean,
+    // ...; docs/measuring.md lists them), the spacing and the columns'
+    // separator. Empty: nothing is measured, and a call costs what a
+    // labeling costs. Read by Labeler::label(texture, options) alone (the
+    // route overload, the Session and the tiles leave it unread).
+    PropertyOptions measure;
+    // The intensity texture of the properties that need one (intensity_*,
+    // centroid_weighted*, moments_weighted*): a GL name of the current
+    // context, of the input's size and target, GL_R8, GL_R8UI, GL_R16,
+    // GL_R16UI or GL_R32UI (read in its units). 0: none. Read only where a
+    // property of `measure` needs it.
+    unsigned intensity = 0;
 };
 
 // Options whose neighbours are `neighbourhood`: `connectivity` where the
@@ -126,6 +141,15 @@ public:
 //            a download of the texture, the engine on the host, an upload of labels
     // Thread-safety: one Labeler per context, used from the thread on which
     // that context is current.
+    // With options.measure naming properties, the call measures them too
+    // (properties()), as measureTerms() and glccl::finalizeProperties() do,
+    // at their cost. The properties are checked before anything is labeled:
+    // glccl::Error names an unknown property, one computed from each
+    // region's pixels rather than from terms (image, coords, solidity, ...:
+    // the message lists those measured here), one of 2-D images only for a
+    // volume, one that needs an intensity without options.intensity, an
+    // intensity texture of another size, target or format (or in a context
+    // before OpenGL 4.3), and a spacing finalizeProperties() refuses.
     std::uint32_t label(unsigned texture, const LabelOptions& options = {});
 
     // The same by a route chosen before (chooseRoute, glccl/route.hpp) for
@@ -134,6 +158,14 @@ public:
     // router would. For the callers that route once and carry the route
     // down (OffscreenLabeler).
     std::uint32_t label(unsigned texture, const Route& route, const LabelOptions& options);
+
+    // The properties options.measure named, of the regions of the last
+    // label() call (row i for label i + 1, columns as scikit-image's
+    // regionprops_table names them); empty (no rows, no columns) where it
+    // named none. Owned by the Labeler, valid until the next call; costs
+    // nothing (label() measured them). Throws glccl::Error when nothing was
+    // labeled.
+    const PropertyTable& properties() const;
 
     // GL_R32UI texture with the labels of the last call (0 background,
     // 1..N), owned by the Labeler and valid until the next call: a
