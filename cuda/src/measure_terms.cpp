@@ -116,7 +116,7 @@ const Configurations& configurations() {
 
 RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, const Shape& shape,
                          const std::vector<Component>& table, const TermRequest& q, const IntensitySamples* intensity,
-                         cudaStream_t stream) {
+                         cudaStream_t stream, bool intensityOnDevice) {
     checkRequest(check, shape, q, intensity);
     const std::size_t n = table.size();
     if (n > 0xFFFFFFFFu) check.fail("labels are 32-bit: at most 2^32 - 1 regions");
@@ -166,7 +166,11 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     p.records = records.get();
     p.pastTable = pastTable.get();
     p.layout = layout;
-    if (intensityTerms) {
+    if (intensityTerms && intensityOnDevice) {
+        p.samples.data = intensity->data;
+        p.samples.bytes = intensity->bytes;
+        p.samples.isSigned = intensity->kind == SampleKind::Signed;
+    } else if (intensityTerms) {
         const std::size_t bytes = shape.count() * std::size_t(intensity->bytes);
         samples = DeviceBuffer<unsigned char>(bytes, check);
         check(cudaMemcpyAsync(samples.get(), intensity->data, bytes, cudaMemcpyHostToDevice, stream),
@@ -235,6 +239,13 @@ RegionTotals gatherTerms(const std::uint32_t* deviceLabels, const Shape& shape, 
                          const TermRequest& request, const IntensitySamples* hostIntensity, CUstream_st* stream) {
     const CudaCheck check("glccl::cuda::gatherTerms");
     return measure::gatherTerms(check, deviceLabels, shape, table, request, hostIntensity, stream);
+}
+
+RegionTotals gatherTermsOfDeviceIntensity(const std::uint32_t* deviceLabels, const Shape& shape,
+                                          const std::vector<Component>& table, const TermRequest& request,
+                                          const IntensitySamples* deviceIntensity, CUstream_st* stream) {
+    const CudaCheck check("glccl::cuda::gatherTermsOfDeviceIntensity");
+    return measure::gatherTerms(check, deviceLabels, shape, table, request, deviceIntensity, stream, true);
 }
 
 }  // namespace glccl::cuda

@@ -119,10 +119,12 @@ void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p,
 
 // The terms of `request` for labels 1..table.size() of `d_labels` (device
 // memory of the current device, `shape`'s elements), queued on `stream` after
-// what it holds; returns when they are on the host. Throws glccl::Error
-// (check.entry()) as cuda_labeler.hpp's gatherTerms says.
+// what it holds; returns when they are on the host. The intensity's samples
+// are in host memory (uploaded) or, with intensityOnDevice, in device memory
+// (read where they are). Throws glccl::Error (check.entry()) as
+// cuda_labeler.hpp's gatherTerms says.
 RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, const Shape& shape,
                          const std::vector<Component>& table, const TermRequest& request,
-                         const IntensitySamples* intensity, cudaStream_t stream);
+                         const IntensitySamples* intensity, cudaStream_t stream, bool intensityOnDevice = false);
 
 }  // namespace glccl::cuda::measure

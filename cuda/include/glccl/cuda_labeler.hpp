@@ -325,6 +325,69 @@ RegionTotals gatherTerms(const std::uint32_t* deviceLabels, const Shape& shape, 
                          const TermRequest& request, const IntensitySamples* hostIntensity = nullptr,
                          CUstream_st* stream = nullptr);
 
+// gatherTerms() of an intensity that is in device memory already
+// (`deviceIntensity->data` on the labels' device, `shape`'s elements, packed,
+// one channel of an integer type of 8 to 64 bits): nothing uploaded, the
+// totals the same, limb for limb. The intensity is read in stream order on
+// `stream`. Throws as gatherTerms().
+RegionTotals gatherTermsOfDeviceIntensity(const std::uint32_t* deviceLabels, const Shape& shape,
+                                          const std::vector<Component>& table, const TermRequest& request,
+                                          const IntensitySamples* deviceIntensity, CUstream_st* stream = nullptr);
+
+// Labels in device memory made anywhere (a segmentation's output, a
+// relabeling, ids past 2^32): integers of 1, 2, 4 or 8 bytes, signed or not,
+// packed in C order (x fastest), `shape`'s elements on the current device.
+// 0 is the background; every other value is a region, connected or not, the
+// values in any order and with gaps. Negative labels are refused.
+struct DeviceLabelSamples {
+    Shape shape;
+    const void* data = nullptr;
+    int bytes = 4;
+    bool isSigned = false;
+};
+
+// The regions of such labels as regionprops sees them: every distinct
+// positive label (and 0 too where backgroundIsRegion) is one region, the
+// regions in ascending order of label. ids[i] is the label of region i + 1;
+// table[i] its element count (area) and box (centroids are left 0: the
+// moments give them).
+struct DeviceLabelTable {
+    std::vector<std::uint64_t> ids;
+    std::vector<Component> table;
+};
+
+// Numbers the regions of `labels` 1..n in ascending order of their labels
+// into `denseLabels` (n = result.ids.size(); device memory, `labels.shape`'s
+// uint32 elements, packed; 0 stays 0 unless backgroundIsRegion), and counts
+// and boxes them: what gatherTerms() takes. Deterministic: a presence table
+// and a prefix sum where the largest label is below about twice the element
+// count, else a radix sort of the labels and a binary search; the counts
+// and boxes by integer atomics. Cost: one pass to find the largest label
+// (and refuse negative ones), the numbering (the table: two passes over
+// labels up to the largest; the sort: 16 bytes of scratch per element), one
+// pass that writes the numbers and adds each row's runs into the table, and
+// the download of ids and table (40 bytes a region). Queued on `stream`
+// after what it holds; returns when the table is on the host.
+// Throws glccl::Error for negative labels, more than 2^32 - 1 regions, a
+// sort of 2^31 elements or more, labels of another width, and CUDA errors.
+DeviceLabelTable numberRegions(const DeviceLabelSamples& labels, std::uint32_t* denseLabels,
+                               bool backgroundIsRegion = false, CUstream_st* stream = nullptr);
+
+// The terms `request` asks of every region of `labels` (numberRegions()'s
+// regions, ascending labels; RegionTotals::labels the labels themselves),
+// gathered on the GPU where they are: numberRegions() into scratch device
+// memory, then gatherTermsOfDeviceIntensity(). The totals equal
+// glccl::measureTerms' (glccl/measure.hpp) of the same labels copied to the
+// host, limb for limb; finalizeProperties() turns them into regionprops
+// columns. An intensity, if any, is in device memory (as
+// gatherTermsOfDeviceIntensity() takes it); floating-point intensities and
+// several channels are refused (their sums are double-double sums in the
+// host's order: glccl::measureTerms measures them). A shape with no element
+// gives no region. Throws as numberRegions() and gatherTerms() do.
+RegionTotals measureDeviceLabels(const DeviceLabelSamples& labels, const TermRequest& request,
+                                 const IntensitySamples* deviceIntensity = nullptr, bool backgroundIsRegion = false,
+                                 CUstream_st* stream = nullptr);
+
 // One call: ImageLabeler::labelDevice on a volume with a new labeler (its
 // device buffers are allocated and freed in the call).
 std::vector<Component> labelDeviceVolume(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
