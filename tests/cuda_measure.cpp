@@ -19,6 +19,7 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -572,5 +573,321 @@ TEST_CASE("cuda measure: labels past the table are refused", "[cuda][measure]") 
     q.momentLevel = 1;
     CHECK(test::messageOf([&] { cuda::gatherTerms(device.get(), l.shape, l.table, q); }) ==
           kEntry + "the labels hold labels past the table's " + std::to_string(l.table.size()) + " regions");
+    CHECK(test::cudaErrorNow() == "cudaSuccess");
+}
+
+// --- Labels made anywhere, measured where they are: numberRegions and
+// measureDeviceLabels against the cpu accumulator of the same labels on the
+// host (and the regions' ids, counts and boxes against a table counted here).
+
+namespace {
+
+// Labels of any integer type, as raw bytes (little-endian), with the shape.
+struct AnyLabels {
+    Shape shape;
+    std::vector<unsigned char> bytes;
+    int width = 4;  // bytes per label
+    bool isSigned = false;
+
+    std::uint64_t at(std::size_t i) const {
+        std::uint64_t v = 0;
+        std::memcpy(&v, &bytes[i * std::size_t(width)], std::size_t(width));
+        if (isSigned && width < 8 && (v >> (width * 8 - 1)) != 0) v |= ~std::uint64_t(0) << (width * 8);
+        return v;
+    }
+};
+
+// dense's labels 1..n given the values ids[0..n-1] (0 stays 0), as labels of
+// `width` bytes.
+AnyLabels withIds(const Labels& dense, const std::vector<std::uint64_t>& ids, int width, bool isSigned) {
+    AnyLabels out;
+    out.shape = dense.shape;
+    out.width = width;
+    out.isSigned = isSigned;
+    out.bytes.resize(dense.labels.size() * std::size_t(width));
+    for (std::size_t i = 0; i < dense.labels.size(); ++i) {
+        const std::uint64_t v = dense.labels[i] == 0 ? 0 : ids[dense.labels[i] - 1];
+        std::memcpy(&out.bytes[i * std::size_t(width)], &v, std::size_t(width));
+    }
+    return out;
+}
+
+// n distinct positive values up to `largest`, in random order.
+std::vector<std::uint64_t> distinctIds(std::size_t n, std::uint64_t smallest, std::uint64_t largest,
+                                       std::uint64_t seed) {
+    std::mt19937_64 random(seed);
+    std::vector<std::uint64_t> ids;
+    std::map<std::uint64_t, bool> taken;
+    const std::uint64_t span = largest - smallest;
+    while (ids.size() < n) {
+        const std::uint64_t v = smallest + (span == ~std::uint64_t(0) ? random() : random() % (span + 1));
+        if (v == 0 || taken.count(v)) continue;
+        taken[v] = true;
+        ids.push_back(v);
+    }
+    return ids;
+}
+
+// The regions counted here: every distinct value (0 where background), ascending.
+cuda::DeviceLabelTable countedRegions(const AnyLabels& l, bool background) {
+    std::map<std::uint64_t, Component> regions;
+    const auto w = std::uint64_t(l.shape.width), h = std::uint64_t(l.shape.height);
+    for (std::size_t i = 0; i < l.shape.count(); ++i) {
+        const std::uint64_t v = l.at(i);
+        if (v == 0 && !background) continue;
+        const auto x = std::uint32_t(i % w), y = std::uint32_t(i / w % h), z = std::uint32_t(i / w / h);
+        auto found = regions.find(v);
+        if (found == regions.end()) {
+            Component c;
+            c.left = x;
+            c.top = y;
+            c.front = z;
+            c.width = c.height = c.depth = 0;  // the greatest x, y, z meanwhile
+            found = regions.emplace(v, c).first;
+        }
+        Component& c = found->second;
+        c.left = std::min(c.left, x);
+        c.top = std::min(c.top, y);
+        c.front = std::min(c.front, z);
+        c.width = std::max(c.width, x);
+        c.height = std::max(c.height, y);
+        c.depth = std::max(c.depth, z);
+        ++c.area;
+    }
+    cuda::DeviceLabelTable out;
+    for (auto& [id, c] : regions) {
+        c.width = c.width - c.left + 1;
+        c.height = c.height - c.top + 1;
+        c.depth = c.depth - c.front + 1;
+        out.ids.push_back(id);
+        out.table.push_back(c);
+    }
+    return out;
+}
+
+void requireSameRegions(const cuda::DeviceLabelTable& expected, const cuda::DeviceLabelTable& actual) {
+    REQUIRE(actual.ids == expected.ids);
+    REQUIRE(actual.table.size() == expected.table.size());
+    for (std::size_t r = 0; r < expected.table.size(); ++r) {
+        INFO("region " << r << " (label " << expected.ids[r] << ")");
+        REQUIRE(actual.table[r] == expected.table[r]);
+    }
+}
+
+struct DeviceCopy {
+    test::DeviceMemory memory;
+    explicit DeviceCopy(const std::vector<unsigned char>& bytes) : memory(test::deviceAllocate(bytes.size())) {
+        if (!bytes.empty())
+            REQUIRE(cudaMemcpy(memory.get(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice) == cudaSuccess);
+    }
+};
+
+// numberRegions' ids, table and numbers, then measureDeviceLabels' totals of
+// every request, each the same as the host's, on every repeat.
+void requireDeviceLabelsMatchCpu(const AnyLabels& l, const Intensity* intensity, bool background,
+                                 const std::string& name) {
+    INFO(name << " " << l.shape.width << "x" << l.shape.height << "x" << l.shape.depth << ", "
+              << (l.isSigned ? "signed " : "unsigned ") << l.width * 8 << "-bit labels, background "
+              << background);
+    const DeviceCopy labels(l.bytes);
+    cuda::DeviceLabelSamples device;
+    device.shape = l.shape;
+    device.data = labels.memory.get();
+    device.bytes = l.width;
+    device.isSigned = l.isSigned;
+    LabelSamples host;
+    host.shape = l.shape;
+    host.data = l.bytes.data();
+    host.bytes = l.width;
+    host.isSigned = l.isSigned;
+
+    // The regions and each element's number.
+    const cuda::DeviceLabelTable expected = countedRegions(l, background);
+    const test::DeviceMemory dense = test::deviceAllocate(l.shape.count() * 4);
+    const auto denseLabels = static_cast<std::uint32_t*>(dense.get());
+    for (int repeat = 0; repeat < kRepeats; ++repeat) {
+        INFO("repeat " << repeat);
+        requireSameRegions(expected, cuda::numberRegions(device, denseLabels, background));
+        std::vector<std::uint32_t> numbers(l.shape.count());
+        REQUIRE(cudaMemcpy(numbers.data(), denseLabels, numbers.size() * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        for (std::size_t i = 0; i < numbers.size(); ++i) {
+            const std::uint64_t v = l.at(i);
+            const auto at = std::lower_bound(expected.ids.begin(), expected.ids.end(), v);
+            const std::uint32_t want =
+                v == 0 && !background ? 0u : std::uint32_t(at - expected.ids.begin()) + 1u;
+            if (numbers[i] != want) {
+                INFO("element " << i << ", label " << v);
+                REQUIRE(numbers[i] == want);
+            }
+        }
+    }
+
+    std::unique_ptr<DeviceCopy> samples;
+    IntensitySamples deviceIntensity;
+    std::vector<std::string> properties(kProperties2d);
+    if (l.shape.dimensions == 3) properties = kProperties3d;
+    std::vector<TermRequest> requests = requestsFor(properties, l.shape.dimensions);
+    if (intensity) {
+        samples = std::make_unique<DeviceCopy>(intensity->bytes);
+        deviceIntensity = intensity->samples;
+        deviceIntensity.data = samples->memory.get();
+        properties = {"intensity_mean", "intensity_std", "intensity_min", "intensity_max", "intensity_min_position",
+                      "intensity_max_position", "moments_weighted", "moments", "euler_number", "centroid_weighted"};
+        requests = intensityRequests(properties, l.shape.dimensions, intensity->samples);
+    }
+    requests.push_back(termsFor({"label", "bbox", "area"}, l.shape.dimensions, 0));
+    const IntensitySamples* hostIntensity = intensity ? &intensity->samples : nullptr;
+    const IntensitySamples* onDevice = intensity ? &deviceIntensity : nullptr;
+    for (const TermRequest& q : requests) {
+        INFO("moment level " << q.momentLevel << ", perimeter " << q.perimeter << ", crofton " << q.crofton
+                             << ", euler " << q.euler << ", channels " << q.channels << ", sums " << q.intensitySums
+                             << ", extrema " << q.intensityExtrema << ", weighted level " << q.weightedMomentLevel);
+        const RegionTotals want = measureTerms(host, hostIntensity, q, 1, background);
+        const RegionTotals first = cuda::measureDeviceLabels(device, q, onDevice, background);
+        requireSameTotals(want, first);
+        for (int repeat = 1; repeat < kRepeats; ++repeat) {
+            INFO("repeat " << repeat);
+            requireSameTotals(first, cuda::measureDeviceLabels(device, q, onDevice, background));
+        }
+    }
+    PropertyOptions options;
+    options.properties = properties;
+    const TermRequest q = termsFor(properties, l.shape.dimensions, intensity ? 1 : 0,
+                                   intensity ? intensity->samples.kind : SampleKind::Unsigned,
+                                   intensity ? intensity->samples.bytes * 8 : 8);
+    requireSameTable(finalizeProperties(measureTerms(host, hostIntensity, q, 1, background), options),
+                     finalizeProperties(cuda::measureDeviceLabels(device, q, onDevice, background), options));
+}
+
+// Element i of a shape holding its own label: one-element regions.
+Labels everyElementItsOwn(const Shape& shape, std::uint64_t seed) {
+    std::vector<std::uint32_t> values(shape.count());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::uint32_t(i + 1);
+    std::mt19937_64 random(seed);
+    std::shuffle(values.begin(), values.end(), random);
+    for (std::size_t i = 0; i < values.size(); i += 7) values[i] = 0;
+    return labelsOf(shape, values);
+}
+
+// Regions of many pieces: a few values scattered at random.
+Labels scattered(const Shape& shape, std::uint32_t values, std::uint64_t seed) {
+    std::vector<std::uint32_t> v(shape.count());
+    std::mt19937_64 random(seed);
+    for (auto& label : v) label = std::uint32_t(random() % (values + 1));
+    return labelsOf(shape, v);
+}
+
+}  // namespace
+
+TEST_CASE("cuda measure: device labels of every integer type, ids with gaps and past 2^32, as the host measures them",
+          "[cuda][measure][device_labels]") {
+    test::requireCudaOrSkip();
+    std::mt19937_64 seeds(91);
+    std::vector<Labels> images = {
+        referenceLabels(randomImage(37, 29, 0.5, 2, 1, seeds()), Connectivity::Eight),
+        referenceLabels(randomImage(130, 41, 0.3, 2, 1, seeds()), Connectivity::Four),
+        everyElementItsOwn(Shape::image(33, 17), seeds()),
+        scattered(Shape::image(45, 31), 6, seeds()),
+        referenceLabels(randomImage(1, 1, 1.0, 2, 1, seeds()), Connectivity::Four),
+    };
+    for (const Labels& dense : images) {
+        const std::size_t n = dense.table.size();
+        for (bool background : {false, true}) {
+            // The presence table's range, and labels the sort numbers.
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1, 3 * n + 5, seeds()), 4, false), nullptr,
+                                        background, "uint32, small ids");
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1, 0x7FFFFFFF, seeds()), 4, true), nullptr,
+                                        background, "int32, ids up to 2^31");
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 3000000000ull, 0xFFFFFFFFull, seeds()), 4, false),
+                                        nullptr, background, "uint32, ids past 2^31");
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1ull << 32, 1ull << 40, seeds()), 8, false),
+                                        nullptr, background, "uint64, ids past 2^32");
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1, ~std::uint64_t(0), seeds()), 8, false),
+                                        nullptr, background, "uint64, ids up to 2^64 - 1");
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1ull << 40, 0x7FFFFFFFFFFFFFFFull, seeds()), 8,
+                                                true),
+                                        nullptr, background, "int64, ids past 2^40");
+            if (n < 120) {
+                requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1, 127, seeds()), 1, true), nullptr,
+                                            background, "int8");
+                requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1, 65535, seeds()), 2, false), nullptr,
+                                            background, "uint16");
+            }
+        }
+    }
+    // Every element background; and one label that is the type's largest.
+    const Labels zeros = labelsOf(Shape::image(9, 4), std::vector<std::uint32_t>(36, 0));
+    for (bool background : {false, true})
+        requireDeviceLabelsMatchCpu(withIds(zeros, {}, 8, false), nullptr, background, "background only");
+    const Labels one = labelsOf(Shape::image(5, 3), std::vector<std::uint32_t>(15, 1));
+    requireDeviceLabelsMatchCpu(withIds(one, {~std::uint64_t(0)}, 8, false), nullptr, false, "2^64 - 1");
+    requireDeviceLabelsMatchCpu(withIds(one, {0xFFFFFFFFull}, 4, false), nullptr, false, "2^32 - 1");
+}
+
+TEST_CASE("cuda measure: device labels of volumes, as the host measures them",
+          "[cuda][measure][device_labels][volume]") {
+    test::requireCudaOrSkip();
+    std::mt19937_64 seeds(92);
+    for (auto [w, h, d] : {std::tuple{17, 13, 11}, std::tuple{40, 9, 21}, std::tuple{1, 1, 1}}) {
+        const Labels dense = referenceLabels(test::randomTestVolume(w, h, d, 0.4, seeds()), Connectivity::TwentySix);
+        const std::size_t n = dense.table.size();
+        for (bool background : {false, true}) {
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1, 2 * n + 3, seeds()), 4, false), nullptr,
+                                        background, "volume, uint32");
+            requireDeviceLabelsMatchCpu(withIds(dense, distinctIds(n, 1ull << 33, 1ull << 50, seeds()), 8, false),
+                                        nullptr, background, "volume, uint64 past 2^32");
+        }
+    }
+    requireDeviceLabelsMatchCpu(withIds(scattered(Shape::volume(12, 10, 8), 5, seeds()),
+                                        distinctIds(5, 1, 1000000000, seeds()), 4, true),
+                                nullptr, false, "volume, regions of many pieces");
+}
+
+TEST_CASE("cuda measure: device labels with a device intensity of every integer type, as the host measures them",
+          "[cuda][measure][device_labels][intensity]") {
+    test::requireCudaOrSkip();
+    std::mt19937_64 seeds(93);
+    const Labels image = referenceLabels(randomImage(61, 37, 0.5, 2, 1, seeds()), Connectivity::Eight);
+    const Labels volume = referenceLabels(test::randomTestVolume(15, 12, 9, 0.5, seeds()), Connectivity::TwentySix);
+    const Labels pieces = scattered(Shape::image(50, 20), 4, seeds());
+    for (const Labels* dense : {&image, &volume, &pieces}) {
+        const std::size_t n = dense->table.size();
+        for (int bytes : {1, 2, 4, 8})
+            for (bool isSigned : {false, true}) {
+                const Intensity intensity = randomIntensity(dense->shape, bytes, isSigned, seeds());
+                requireDeviceLabelsMatchCpu(withIds(*dense, distinctIds(n, 1ull << 32, 1ull << 44, seeds()), 8, false),
+                                            &intensity, bytes == 4, "intensity, uint64 ids");
+                requireDeviceLabelsMatchCpu(withIds(*dense, distinctIds(n, 1, 4 * n, seeds()), 4, true), &intensity,
+                                            false, "intensity, int32 ids");
+            }
+    }
+}
+
+TEST_CASE("cuda measure: device labels refused: negative ones; no element measures nothing",
+          "[cuda][measure][device_labels]") {
+    // No element: no region, and nothing reaches the device (runs without a GPU).
+    cuda::DeviceLabelSamples none;
+    none.shape = Shape::image(0, 5);
+    const TermRequest q = termsFor({"label", "area", "moments", "euler_number"}, 2, 0);
+    const RegionTotals totals = cuda::measureDeviceLabels(none, q);
+    CHECK(totals.regions == 0);
+    CHECK(totals.labels.empty());
+    CHECK(totals.moments.empty());
+    CHECK(cuda::numberRegions(none, nullptr).ids.empty());
+
+    test::requireCudaOrSkip();
+    std::vector<std::int32_t> values(24, 3);
+    values[17] = -5;
+    values[4] = -2;
+    std::vector<unsigned char> bytes(values.size() * 4);
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    const DeviceCopy labels(bytes);
+    cuda::DeviceLabelSamples device;
+    device.shape = Shape::image(6, 4);
+    device.data = labels.memory.get();
+    device.bytes = 4;
+    device.isSigned = true;
+    CHECK(test::messageOf([&] { cuda::measureDeviceLabels(device, q); }) ==
+          "glccl::cuda::measureDeviceLabels(): labels must be 0 (background) or positive; the smallest is -5");
     CHECK(test::cudaErrorNow() == "cudaSuccess");
 }
