@@ -20,6 +20,7 @@
 //                    helpers of glccl/_helpers.py on device arrays
 //   measure_regions() measure_binding.cpp: region properties (glccl/_measure.py);
 //                    label(measure=) gathers them with the labeling's engine
+//   device_measure_regions() device_measure.cpp: the same of device labels, on their GPU
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -36,6 +37,7 @@
 #include "arguments.hpp"
 #include "buffer_pool.hpp"
 #include "device_arrays.hpp"
+#include "device_measure.hpp"
 #include "glccl/error.hpp"
 #include "glccl/version.hpp"
 #include "host_image.hpp"
@@ -275,4 +277,5 @@ to expect of them: a list of dicts, "auto" first, with the keys
     bindLabelFilters(m);
     bindHostLabelFilters(m);
     bindMeasure(m);
+    bindDeviceMeasure(m);
 }
