@@ -302,9 +302,11 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         bits; cuda: one channel of integers) or an image labeled in tiles,
         gathered by the cpu engine from the host labels; the table is the
         same either way, and table.measured_by names the engine whose
-        gatherer ran ("compute", "raster", "cuda" or "cpu"). Host images
-        only (a device array is a TypeError naming what to pass); not with
-        return_table.
+        gatherer ran ("compute", "raster", "cuda" or "cpu"). A device image
+        (CuPy, torch) is labeled on its GPU and its labels measured there,
+        as glccl.regionprops_table measures device labels (measured_by
+        "cuda"); where CUDA does not run it is a TypeError naming what to
+        pass. Not with return_table.
     intensity_image : ndarray, optional (keyword only)
         With properties: the intensity the intensity properties read, of
         the image's shape (plus a last channel axis).
@@ -380,6 +382,14 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         if return_table:
             return labels, result[1], ComponentTable.from_columns(result[2])
         return labels, result[1]
+    if _measure.on_device(image) and _measure.device_measurable():
+        # A device image's labels stay on its GPU and are measured there.
+        labels, n = _glccl.label(image, connectivity, criterion, backend, False, channel_axis, progress, threads, out)
+        labels = _deliver(labels, n, wanted, out, where)
+        table = ComponentTable(_measure.device_table(labels, intensity_image, properties, spacing, "-", [], threads,
+                                                     where))
+        table.measured_by = "cuda"
+        return labels, n, table
     # The term properties are gathered by the engine that labels, on its GPU
     # where it can, before the labels leave it.
     measuring = _measuring(image, channel_axis, properties, intensity_image, spacing, where)
@@ -475,6 +485,21 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     dict of numpy arrays, one row per label present, in ascending label
     order, columns in the order of `properties` then `extra_properties`.
     Rows of an image without regions: 0, with the same columns.
+
+    Device arrays
+    -------------
+    A label_image in GPU memory (CuPy, a torch CUDA tensor, any
+    __cuda_array_interface__ or CUDA DLPack producer) of integers of 1 to 8
+    bytes is measured on its GPU, on its stream: the regions numbered,
+    counted and boxed there and their totals gathered exactly, only the
+    totals coming back; the columns (numpy, as above) are those of the
+    labels copied to the host. An intensity_image on the device of one
+    channel of integers or booleans is read there too; an intensity of
+    floats (whose sums glccl adds as double-doubles in the host's order) or
+    of several channels is measured on the host after one copy of the labels
+    and the intensity, and so are the crop properties and extra_properties.
+    Where CUDA does not run (or the module was built without it), a device
+    array is a TypeError naming what to pass.
     """
     return _measure.regionprops_table(label_image, intensity_image, properties, cache=cache, separator=separator,
                                       extra_properties=extra_properties, spacing=spacing, threads=threads)

@@ -170,15 +170,35 @@ def label(
     intensity_image: Optional[npt.ArrayLike] = None,
     spacing: Optional[Sequence[float]] = None,
 ) -> Tuple[Labels, int, ComponentTable]: ...
+# A device image with properties=: labeled on its GPU, its labels (a device
+# array) measured there; the table's columns are numpy arrays.
+@overload
+def label(
+    image: CudaArray,
+    connectivity: Optional[Connectivity] = None,
+    criterion: Criterion = "binary",
+    backend: BackendName = "auto",
+    return_table: Literal[False] = False,
+    channel_axis: ChannelAxis = None,
+    *,
+    out: Optional[CudaArray] = None,
+    dtype: LabelDtype = None,
+    progress: Optional[Progress] = None,
+    threads: Optional[int] = None,
+    properties: Sequence[str],
+    intensity_image: Optional[Union[npt.ArrayLike, CudaArray]] = None,
+    spacing: Optional[Sequence[float]] = None,
+) -> Tuple[Any, int, ComponentTable]: ...
 def backends() -> list[BackendInfo]: ...
 
 # Region properties of a label image (any non-negative integers, 2-D or 3-D),
 # as skimage.measure.regionprops_table: {column name: numpy column}, rows in
 # ascending label order. extra_properties: functions of a region's mask (and
-# intensity crop).
+# intensity crop). Device arrays (CuPy, torch CUDA tensors) are measured on
+# their GPU; the columns are numpy arrays either way.
 def regionprops_table(
-    label_image: npt.ArrayLike,
-    intensity_image: Optional[npt.ArrayLike] = None,
+    label_image: Union[npt.ArrayLike, CudaArray],
+    intensity_image: Optional[Union[npt.ArrayLike, CudaArray]] = None,
     properties: Sequence[str] = ("label", "bbox"),
     *,
     cache: bool = True,

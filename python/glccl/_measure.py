@@ -8,7 +8,18 @@ module's measure_regions over the labels, for every region at once. The
 others (image, coords, image_convex, solidity, feret_diameter_max, ...) and
 extra_properties are computed per region from its crop, the box that pass
 gives, as scikit-image computes them; those need scikit-image (or scipy)
-only where they are asked for."""
+only where they are asked for.
+
+Labels in GPU memory (CuPy, torch CUDA tensors, any __cuda_array_interface__
+or CUDA DLPack producer) are measured on their GPU where the module was built
+with CUDA (its device_measure_regions): the regions numbered, counted, boxed
+and their totals gathered there, only the totals coming back, the columns
+the same as of the labels copied to the host. What the GPU does not gather
+is measured on the host after one copy of the arrays it reads: an intensity
+of floating-point samples (its sums are double-double sums in the host's
+order) or of several channels, and the crop properties and extra_properties
+(the labels, and the intensity they read, copied once). A module built
+without CUDA refuses device arrays, naming what to pass instead."""
 
 import inspect
 import math
@@ -91,13 +102,99 @@ def on_device(array):
 
 
 def refuse_device(array, what, where):
-    """TypeError for a device array where host arrays are measured, naming
-    what to pass instead."""
+    """TypeError for a device array where it is not measured on its GPU
+    (device_measurable() is False), naming what to pass instead."""
     if on_device(array):
-        raise TypeError(f"{where}: {what} is in GPU memory, and glccl measures host arrays: pass it as a numpy array "
-                        f"(cupy.asnumpy(a), or t.cpu().numpy() for a torch tensor), the labels of a device array "
-                        f"included (glccl.label(image) on the device, then "
+        why = "CUDA does not run here" if hasattr(_glccl, "device_measure_regions") else \
+            "this module was built without CUDA"
+        raise TypeError(f"{where}: {what} is in GPU memory, and glccl measures host arrays here ({why}): pass it as a "
+                        f"numpy array (cupy.asnumpy(a), or t.cpu().numpy() for a torch tensor), the labels of a device "
+                        f"array included (glccl.label(image) on the device, then "
                         f"glccl.regionprops_table(cupy.asnumpy(labels), ...))")
+
+
+def device_measurable():
+    """Whether this module measures device arrays on their GPU: built with
+    CUDA, and CUDA runs here."""
+    global _DEVICE_MEASURABLE
+    if _DEVICE_MEASURABLE is None:
+        _DEVICE_MEASURABLE = hasattr(_glccl, "device_measure_regions") and bool(_glccl.cuda_runs())
+    return _DEVICE_MEASURABLE
+
+
+_DEVICE_MEASURABLE = None
+
+
+def device_dtype(array):
+    """The numpy dtype of a device array (CuPy's own, torch's by name)."""
+    dtype = getattr(array, "dtype", None)
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        pass
+    name = str(dtype)
+    if name.startswith("torch."):
+        return np.dtype({"torch.bool": "bool"}.get(name, name[len("torch."):]))
+    return np.dtype(array.__cuda_array_interface__["typestr"])
+
+
+def to_host(array):
+    """A device array copied to a numpy array (numpy arrays and None as they are)."""
+    if array is None or not on_device(array):
+        return array
+    if type(array).__module__.split(".")[0] == "torch":
+        return array.detach().cpu().numpy()
+    if hasattr(array, "get") and type(array).__module__.split(".")[0] == "cupy":
+        return array.get()
+    import cupy
+    return cupy.asnumpy(cupy.asarray(array))
+
+
+def _gathered_on_gpu(intensity, ndim):
+    """Whether the GPU gathers the terms of this intensity: one channel of
+    integers or booleans (None: no intensity read)."""
+    if intensity is None:
+        return True
+    return len(intensity.shape) == ndim and device_dtype(intensity).kind in "biu"
+
+
+def checked_device_labels(label_image, where):
+    """label_image, a device array, checked as checked_labels checks host
+    labels (negative labels are refused by the pass over them)."""
+    ndim = len(label_image.shape)
+    if ndim not in (2, 3):
+        raise TypeError(f"{where}: label_image must have 2 dimensions (rows, columns) or 3 (planes, rows, "
+                        f"columns), not {ndim} (shape {tuple(label_image.shape)})")
+    dtype = device_dtype(label_image)
+    if dtype == bool:
+        raise TypeError(f"{where}: label_image is boolean, which is ambiguous: label it first (glccl.label, "
+                        f"glccl.skimage.label) to measure its connected components, or pass "
+                        f"label_image.astype(cupy.uint8) to measure the True pixels as one region")
+    if dtype.kind not in "iu":
+        raise TypeError(f"{where}: label_image must hold integers (any width, signed or not), not {dtype}; "
+                        f"non-integer labels are ambiguous")
+    return label_image
+
+
+def checked_device_intensity(intensity_image, labels, where):
+    """intensity_image, a device array, checked against device labels as
+    checked_intensity checks a host one."""
+    if intensity_image is None:
+        return None
+    shape = tuple(int(side) for side in labels.shape)
+    got = tuple(int(side) for side in intensity_image.shape)
+    if got[:len(shape)] != shape or len(got) not in (len(shape), len(shape) + 1):
+        raise ValueError(f"{where}: intensity_image must have the labels' shape {shape}, or that shape and one "
+                         f"channel axis last, not {got}")
+    dtype = device_dtype(intensity_image)
+    if not (dtype.kind in "biu" or (dtype.kind == "f" and dtype.itemsize in (2, 4, 8))):
+        raise TypeError(f"{where}: intensity_image must hold booleans, integers, float32 or float64, not {dtype}")
+    return intensity_image
+
+
+def _mixed(label_image, intensity_image):
+    """Whether a call has arrays on the device (measured there)."""
+    return on_device(label_image) or (intensity_image is not None and on_device(intensity_image))
 
 
 def checked_labels(label_image, where):
@@ -268,9 +365,26 @@ def measure_terms(labels, intensity, canonicals, spacing, threads, background=Fa
     canonicals = list(canonicals)
     if not any(name in _NEEDS_INTENSITY for name in canonicals):
         intensity = None
+    if on_device(labels):
+        return device_measure_terms(labels, intensity, canonicals, spacing, background)
     if components is not None and labels.dtype in (np.uint32, np.uint64) and not background:
         return _glccl.measure_regions(labels, intensity, canonicals, spacing, "-", threads, False, components)
     return _glccl.measure_regions(labels, intensity, canonicals, spacing, "-", threads, bool(background))
+
+
+def device_measure_terms(labels, intensity, canonicals, spacing, background=False,
+                         where="glccl.regionprops_table()"):
+    """measure_terms of device labels (checked_device_labels): on their GPU
+    where the intensity read is one there of integers (or none), else on the
+    host after copying both."""
+    if intensity is not None and not any(name in _NEEDS_INTENSITY for name in canonicals):
+        intensity = None
+    if intensity is None or (on_device(intensity) and _gathered_on_gpu(intensity, len(labels.shape))):
+        return _glccl.device_measure_regions(labels, intensity, list(canonicals), spacing, "-", bool(background),
+                                             where)
+    host_labels = checked_labels(to_host(labels), where)
+    host_intensity = checked_intensity(to_host(intensity), host_labels, where)
+    return measure_terms(host_labels, host_intensity, canonicals, spacing, None, background)
 
 
 def _crop_slices(bbox_columns, ndim):
@@ -521,6 +635,11 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     """Region properties as a dict of columns, as
     skimage.measure.regionprops_table (glccl.regionprops_table's body);
     components: the table glccl made with these labels (measure_terms)."""
+    if _mixed(label_image, intensity_image) and device_measurable():
+        if not isinstance(separator, str):
+            raise TypeError(f"{where}: separator must be a string, not {type(separator).__name__}")
+        return device_table(label_image, intensity_image, properties, spacing, separator, extra_properties,
+                            checked_threads(threads, where), where)
     labels = checked_labels(label_image, where)
     intensity = checked_intensity(intensity_image, labels, where)
     spacing = checked_spacing(spacing, labels.ndim, where)
@@ -529,6 +648,44 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         raise TypeError(f"{where}: separator must be a string, not {type(separator).__name__}")
     return table(labels, intensity, properties, spacing, separator, extras, checked_threads(threads, where), where,
                  components)
+
+
+def device_table(label_image, intensity_image, properties, spacing, separator, extra_properties, threads, where):
+    """regionprops_table's dict where an array is in GPU memory: the term
+    properties gathered on the GPU (device_measure_terms), the crop
+    properties and extra_properties computed on host copies of the labels
+    (and intensity), made once where they are asked for. Labels on the host
+    with an intensity on the device are measured on the host."""
+    if not on_device(label_image):
+        labels = checked_labels(label_image, where)
+        intensity = checked_intensity(to_host(intensity_image), labels, where)
+        return table(labels, intensity, properties, checked_spacing(spacing, labels.ndim, where), separator,
+                     checked_extras(extra_properties, where), threads, where)
+    labels = checked_device_labels(label_image, where)
+    ndim = len(labels.shape)
+    if intensity_image is not None and not on_device(intensity_image):
+        intensity_image = checked_intensity(intensity_image, np.empty(tuple(labels.shape), np.uint8), where)
+    intensity = checked_device_intensity(intensity_image, labels, where) if on_device(intensity_image) \
+        else intensity_image
+    spacing = checked_spacing(spacing, ndim, where)
+    extras = checked_extras(extra_properties, where)
+    asked, needed = terms_needed(properties, ndim, intensity is not None, spacing, extras, where)
+    if intensity is not None and not on_device(intensity) and reads_intensity(needed):
+        # A host intensity with device labels: the terms measured on the host.
+        columns = measure_terms(checked_labels(to_host(labels), where), intensity, needed, spacing, threads)
+    else:
+        columns = device_measure_terms(labels, intensity, needed, spacing, False, where)
+    if any(canonical not in term_properties() for _, canonical in asked) or extras:
+        host_labels = checked_labels(to_host(labels), where)
+        host_intensity = None if intensity is None else checked_intensity(to_host(intensity), host_labels, where)
+    else:
+        # No crop is cut: what the table reads of the arrays is their
+        # dimensions and dtypes (the layout of a table without regions).
+        host_labels = np.zeros((1,) * ndim, device_dtype(labels))
+        host_intensity = None if intensity is None else np.zeros(
+            (1,) * ndim + tuple(int(side) for side in intensity.shape[ndim:]), device_dtype(intensity))
+    return table(host_labels, host_intensity, properties, spacing, separator, extras, threads, where,
+                 columns=columns)
 
 
 # --- regionprops: region objects over one shared measurement -----------------------------------------------------
@@ -544,15 +701,36 @@ class Regions:
     areas (one pass), and each term property's values for every region,
     measured in one pass on the first access of that property."""
 
-    def __init__(self, labels, intensity, spacing, extras, cache, threads):
-        self.labels_image, self.intensity, self.spacing = labels, intensity, spacing
-        self.extras, self.cache, self.threads = extras, cache, threads
-        groups = _group(measure_terms(labels, intensity, ["label", "bbox", "area"], spacing, threads),
-                        ["label", "bbox", "area"], "-")
+    def __init__(self, labels, intensity, spacing, extras, cache, threads, where="glccl.skimage.regionprops()"):
+        # Device labels (and intensity) are measured where they are; the
+        # crops are cut from host copies, made on the first crop.
+        self._measured, self._measured_intensity = labels, intensity
+        self._host = None if on_device(labels) or (intensity is not None and on_device(intensity)) \
+            else (labels, intensity)
+        self.ndim, self.where = len(labels.shape), where
+        self.has_intensity = intensity is not None
+        self.spacing, self.extras, self.cache, self.threads = spacing, extras, cache, threads
+        groups = _group(self._measure(["label", "bbox", "area"]), ["label", "bbox", "area"], "-")
         self.labels = [int(label) for label in dict(groups["label"])[()]]
-        self.slices = _crop_slices(dict(groups["bbox"]), labels.ndim)
+        self.slices = _crop_slices(dict(groups["bbox"]), self.ndim)
         self.areas = [float(area) for area in dict(groups["area"])[()]]
         self._values = {}
+
+    def _measure(self, canonicals):
+        if on_device(self._measured):
+            return device_measure_terms(self._measured, self._measured_intensity, canonicals, self.spacing, False,
+                                        self.where)
+        return measure_terms(self._measured, to_host(self._measured_intensity), canonicals, self.spacing,
+                             self.threads)
+
+    def host_arrays(self):
+        """(labels, intensity) on the host, copied once from the device."""
+        if self._host is None:
+            labels = checked_labels(to_host(self._measured), self.where)
+            intensity = self._measured_intensity
+            self._host = (labels, None if intensity is None else checked_intensity(to_host(intensity), labels,
+                                                                                   self.where))
+        return self._host
 
     def __len__(self):
         return len(self.labels)
@@ -561,7 +739,7 @@ class Regions:
         """The values of a term property, one per region, as scikit-image
         gives them: numbers, tuples, or arrays (the channels last)."""
         if canonical not in self._values:
-            columns = measure_terms(self.labels_image, self.intensity, [canonical], self.spacing, self.threads)
+            columns = self._measure([canonical])
             parts = _group(columns, [canonical], "-")[canonical]
             rows = len(self.labels)
             if len(parts) == 1 and parts[0][0] == ():
@@ -609,8 +787,8 @@ class RegionProperties:
 
     def _crop_of(self):
         regions = self._regions
-        crop = self._crop or Crop(regions.labels_image, regions.intensity, self.label, self.slice, regions.spacing,
-                                  regions.extras)
+        labels, intensity = regions.host_arrays() if self._crop is None else (None, None)
+        crop = self._crop or Crop(labels, intensity, self.label, self.slice, regions.spacing, regions.extras)
         if regions.cache:
             self._crop = crop
         return crop
@@ -625,9 +803,9 @@ class RegionProperties:
         terms = term_properties()
         if canonical not in terms and canonical not in _CROP:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-        if canonical in _ONLY_2D and regions.labels_image.ndim != 2:
+        if canonical in _ONLY_2D and regions.ndim != 2:
             raise NotImplementedError(f"Property {canonical} is not implemented for 3D images")
-        if canonical in _NEEDS_INTENSITY and regions.intensity is None:
+        if canonical in _NEEDS_INTENSITY and not regions.has_intensity:
             raise AttributeError("No intensity image specified.")
         if canonical in terms:
             if canonical in ("moments_hu", "moments_weighted_hu") and not _unit(regions.spacing):
@@ -639,8 +817,8 @@ class RegionProperties:
         return getattr(self, key)
 
     def __iter__(self):
-        ndim = self._regions.labels_image.ndim
-        has_intensity = self._regions.intensity is not None
+        ndim = self._regions.ndim
+        has_intensity = self._regions.has_intensity
         names = (term_properties() | _CROP) - {"intensity_median"}
         return iter(sorted(name for name in names
                            if (ndim == 2 or name not in _ONLY_2D) and (has_intensity or name not in _NEEDS_INTENSITY)))
@@ -652,10 +830,26 @@ class RegionProperties:
 def regionprops(label_image, intensity_image=None, cache=True, *, extra_properties=None, spacing=None, threads=None,
                 where="glccl.skimage.regionprops()"):
     """The regions of a label image as a list of RegionProperties, as
-    skimage.measure.regionprops (glccl.skimage.regionprops's body)."""
+    skimage.measure.regionprops (glccl.skimage.regionprops's body). Device
+    labels are measured on their GPU (the term properties; the crops are cut
+    from one host copy); a device intensity with host labels is copied to
+    the host."""
+    if _mixed(label_image, intensity_image) and device_measurable():
+        if on_device(label_image):
+            labels = checked_device_labels(label_image, where)
+            intensity = intensity_image
+            if intensity is not None and on_device(intensity):
+                intensity = checked_device_intensity(intensity, labels, where)
+            elif intensity is not None:
+                intensity = checked_intensity(intensity, np.empty(tuple(labels.shape), np.uint8), where)
+            spacing = checked_spacing(spacing, len(labels.shape), where)
+            extras = checked_extras(extra_properties, where)
+            regions = Regions(labels, intensity, spacing, extras, bool(cache), checked_threads(threads, where), where)
+            return [RegionProperties(regions, row) for row in range(len(regions))]
+        intensity_image = to_host(intensity_image)
     labels = checked_labels(label_image, where)
     intensity = checked_intensity(intensity_image, labels, where)
     spacing = checked_spacing(spacing, labels.ndim, where)
     extras = checked_extras(extra_properties, where)
-    regions = Regions(labels, intensity, spacing, extras, bool(cache), checked_threads(threads, where))
+    regions = Regions(labels, intensity, spacing, extras, bool(cache), checked_threads(threads, where), where)
     return [RegionProperties(regions, row) for row in range(len(regions))]

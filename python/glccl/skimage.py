@@ -147,7 +147,8 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     """Region properties as a dict of columns, as skimage.measure.regionprops_table
     (see glccl.regionprops_table): the same column names, in the same order,
     rows in ascending label order, scikit-image's newest definitions
-    (spacing= included)."""
+    (spacing= included). Device arrays (CuPy, torch CUDA tensors) are
+    measured on their GPU, as glccl.regionprops_table says."""
     return _measure.regionprops_table(label_image, intensity_image, properties, cache=cache, separator=separator,
                                       extra_properties=extra_properties, spacing=spacing,
                                       where="glccl.skimage.regionprops_table()")
@@ -163,6 +164,10 @@ def regionprops(label_image, intensity_image=None, cache=True, *, extra_properti
     property computed from totals (moments, centroid, intensity_mean, ...)
     is measured for every region at once on its first access of any region;
     the others (image, coords, image_convex, solidity, ...) are computed
-    from the region's crop on access, and kept when cache is True."""
+    from the region's crop on access, and kept when cache is True.
+    Device labels (CuPy, torch CUDA tensors) are measured on their GPU, as
+    glccl.regionprops_table says; the crops are cut from one host copy of
+    the labels (and intensity), made on the first access of a crop
+    property."""
     return _measure.regionprops(label_image, intensity_image, cache, extra_properties=extra_properties,
                                 spacing=spacing)
