@@ -20,7 +20,10 @@ cpu backend.
 
 The measurements (sum_labels, mean, variance, minimum, maximum, their
 positions, extrema, center_of_mass) give scipy's values and types; a
-sequence of labels is measured in one pass over the labels (below)."""
+sequence of labels is measured in one pass over the labels (below). Arrays
+in GPU memory (CuPy, torch CUDA tensors) are measured on their GPU by
+glccl.cupyx, with its results (cupyx.scipy.ndimage's types), and
+find_objects finds their boxes there."""
 
 import numpy as np
 
@@ -121,6 +124,18 @@ def label(input, structure=None, output=None):
 # absent (0, or NaN for a mean) are scipy's. Where several elements hold a
 # region's extreme, its position is the first in raster order (scipy's for a
 # single group; for a sequence of labels scipy's sort leaves it unspecified).
+
+
+def _on_device(input, labels):
+    """Whether input or labels is in GPU memory: measured by glccl.cupyx."""
+    return any(array is not None and not isinstance(array, np.ndarray) and _measure.on_device(array)
+               for array in (input, labels))
+
+
+def _on_gpu(name, input, labels, index):
+    """glccl.cupyx's function `name` of device arrays."""
+    from . import cupyx
+    return getattr(cupyx, name)(input, labels, index)
 
 
 def _safely_castable_to_int(dtype):
@@ -224,6 +239,8 @@ def sum_labels(input, labels=None, index=None):
     index: None (every element of a label > 0 as one group), one label (a
     number), or a sequence of labels (an array of float64 sums, 0 for a label
     absent)."""
+    if _on_device(input, labels):
+        return _on_gpu("sum_labels", input, labels, index)
     return _statistics(input, labels, index, False, "glccl.ndimage.sum_labels()")[1]
 
 
@@ -235,6 +252,8 @@ def sum(input, labels=None, index=None):
 def mean(input, labels=None, index=None):
     """The mean of input over each labeled region, as scipy.ndimage.mean
     (NaN for a label absent)."""
+    if _on_device(input, labels):
+        return _on_gpu("mean", input, labels, index)
     count, total = _statistics(input, labels, index, False, "glccl.ndimage.mean()")
     with np.errstate(invalid="ignore", divide="ignore"):
         return total / np.asanyarray(count).astype(np.float64)
@@ -243,6 +262,8 @@ def mean(input, labels=None, index=None):
 def variance(input, labels=None, index=None):
     """The population variance of input over each labeled region, as
     scipy.ndimage.variance (NaN for a label absent)."""
+    if _on_device(input, labels):
+        return _on_gpu("variance", input, labels, index)
     count, _, centred = _statistics(input, labels, index, True, "glccl.ndimage.variance()")
     with np.errstate(invalid="ignore", divide="ignore"):
         return centred / np.asanyarray(count).astype(float)
@@ -251,6 +272,8 @@ def variance(input, labels=None, index=None):
 def standard_deviation(input, labels=None, index=None):
     """The population standard deviation of input over each labeled region,
     as scipy.ndimage.standard_deviation."""
+    if _on_device(input, labels):
+        return _on_gpu("standard_deviation", input, labels, index)
     return np.sqrt(variance(input, labels, index))
 
 
@@ -310,12 +333,16 @@ def _index_tuples(positions, shape):
 def minimum(input, labels=None, index=None):
     """The minimum of input over each labeled region, as
     scipy.ndimage.minimum: in input's dtype, 0 for a label absent."""
+    if _on_device(input, labels):
+        return _on_gpu("minimum", input, labels, index)
     return _select(input, labels, index, ["min"], "glccl.ndimage.minimum()")[0]
 
 
 def maximum(input, labels=None, index=None):
     """The maximum of input over each labeled region, as
     scipy.ndimage.maximum: in input's dtype, 0 for a label absent."""
+    if _on_device(input, labels):
+        return _on_gpu("maximum", input, labels, index)
     return _select(input, labels, index, ["max"], "glccl.ndimage.maximum()")[0]
 
 
@@ -323,6 +350,8 @@ def minimum_position(input, labels=None, index=None):
     """Where input is smallest in each labeled region, as
     scipy.ndimage.minimum_position: an index tuple (a list of them for a
     sequence of labels), the first in raster order."""
+    if _on_device(input, labels):
+        return _on_gpu("minimum_position", input, labels, index)
     shape = np.asarray(input).shape
     return _index_tuples(_select(input, labels, index, ["min_position"], "glccl.ndimage.minimum_position()")[0],
                          shape)
@@ -331,6 +360,8 @@ def minimum_position(input, labels=None, index=None):
 def maximum_position(input, labels=None, index=None):
     """Where input is largest in each labeled region, as
     scipy.ndimage.maximum_position (the first in raster order)."""
+    if _on_device(input, labels):
+        return _on_gpu("maximum_position", input, labels, index)
     shape = np.asarray(input).shape
     return _index_tuples(_select(input, labels, index, ["max_position"], "glccl.ndimage.maximum_position()")[0],
                          shape)
@@ -339,6 +370,8 @@ def maximum_position(input, labels=None, index=None):
 def extrema(input, labels=None, index=None):
     """(minimums, maximums, min_positions, max_positions) of input over each
     labeled region, as scipy.ndimage.extrema."""
+    if _on_device(input, labels):
+        return _on_gpu("extrema", input, labels, index)
     shape = np.asarray(input).shape
     low, low_at, high, high_at = _select(input, labels, index, ["min", "min_position", "max", "max_position"],
                                          "glccl.ndimage.extrema()")
@@ -349,6 +382,8 @@ def center_of_mass(input, labels=None, index=None):
     """The centre of mass of input over each labeled region, as
     scipy.ndimage.center_of_mass: a tuple of coordinates (a list of them for
     a sequence of labels); NaN (or inf) where a region's values sum to 0."""
+    if _on_device(input, labels):
+        return _on_gpu("center_of_mass", input, labels, index)
     where = "glccl.ndimage.center_of_mass()"
     input = np.asarray(input)
     if labels is None or index is None or np.isscalar(index) or not 2 <= input.ndim <= 3:
