@@ -10,6 +10,7 @@
 #include "glccl/measure.hpp"
 #include "glccl/route.hpp"
 #include "measure_terms.hpp"
+#include "region_rows.hpp"
 #include "stage_timer.hpp"
 #include "state_guard.hpp"
 #include "transfer.hpp"
@@ -77,6 +78,12 @@ struct Labeler::Impl {
     bool labeled = false;
     Backend last = Backend::Auto;
     PropertyTable properties;  // of the last label(), what its options.measure named
+    std::uint32_t count = 0;   // of the last call
+    // regionBuffer()'s rows, its pass and whether they are the last call's.
+    gl::Buffer regionRows;
+    std::size_t regionRowsBytes = 0;
+    std::unique_ptr<measure::RegionRowWriter> rowWriter;
+    bool rowsWritten = false;
 
     // The label texture and the engine's resources for this size.
     void reserve(int width, int height, const LabelOptions& options, Backend backend) {
@@ -207,6 +214,8 @@ Labeler::~Labeler() {
     for (auto& engine : impl_->engines) engine.reset();
     impl_->labelDownloader.reset();
     impl_->termGatherer.reset();
+    impl_->rowWriter.reset();
+    impl_->regionRows = {};
     impl_->labels = {};
     clearGlErrors();
 }
@@ -274,6 +283,7 @@ std::uint32_t Labeler::Impl::run(unsigned texture, GLenum target, const InputDes
         reserve(width, height, options, backend);
     }
     labeled = false;
+    rowsWritten = false;
     properties = {};
     const GLenum format = GLenum(described.textureFormat);
     auto input = volume ? gl::Texture::borrowVolume(texture, format, width, height, depth)
@@ -287,6 +297,7 @@ std::uint32_t Labeler::Impl::run(unsigned texture, GLenum target, const InputDes
     timings = timer.collect();
     timingsOn = options.timings;
     labeled = true;
+    this->count = count;
     last = backend;
     checkGlError(std::string("the ") + backendName(backend) + " backend");
     return count;
@@ -432,6 +443,43 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         totals.gatheredBy = impl_->last;
         return totals;
     });
+}
+
+unsigned Labeler::regionBuffer() {
+    const char* entry = "glccl::Labeler::regionBuffer()";
+    Impl& impl = *impl_;
+    withPrefix(entry, [&] {
+        if (!impl.labeled) throw Error("nothing was labeled yet");
+    });
+    if (impl.rowsWritten) return impl.regionRows.id();
+    const gl::Texture& labels = impl.labels;
+    const int dimensions = labels.target() == GL_TEXTURE_3D ? 3 : 2;
+    const backends::TextureEngine::GpuTable table = impl.engine(impl.last).gpuTable();
+    const bool compute = impl.info.major > 4 || (impl.info.major == 4 && impl.info.minor >= 3);
+    if (table.texture != 0 && compute) {
+        withPrefix(entry, [&] {
+            StateGuard guard;
+            if (!impl.termGatherer) impl.termGatherer = std::make_unique<measure::TermGatherer>();
+            if (!impl.rowWriter) impl.rowWriter = std::make_unique<measure::RegionRowWriter>();
+            impl.rowWriter->writeOnGpu(labels, table.texture, table.volume, impl.count, *impl.termGatherer,
+                                       impl.regionRows, impl.regionRowsBytes);
+            checkGlError("writing the region rows");
+        });
+    } else {
+        // The table is on the host (or no compute shaders run here): the
+        // rows are finalized there and uploaded.
+        PropertyOptions rows;
+        rows.properties = measure::RegionRowWriter::rowProperties(dimensions);
+        const PropertyTable properties =
+            finalizeProperties(measureTerms(termsFor(rows.properties, dimensions, 0)), rows);
+        withPrefix(entry, [&] {
+            StateGuard guard;
+            measure::RegionRowWriter::upload(measure::RegionRowWriter::rowsOf(properties, dimensions), impl.regionRows,
+                                             impl.regionRowsBytes);
+        });
+    }
+    impl.rowsWritten = true;
+    return impl.regionRows.id();
 }
 
 void Labeler::forget(unsigned texture) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 
 #include "gl_error.hpp"
 #include "glccl/capabilities.hpp"
@@ -22,19 +23,28 @@ int bitLength(std::uint64_t v) {
     return bits;
 }
 
-// The record of `request`, its wide sums wide enough for every region of
-// the table: a moment sum is at most count x (extent - 1)^degree, times
-// the intensity's largest sample for a weighted one, the sum of squares
-// count x sample^2.
+// The record of `request`, for the regions of `table`.
 RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q, int intensityBits) {
-    RecordLayout layout;
-    layout.momentTerms = int(TermRequest::exponents(q.momentLevel, q.dimensions).size());
-    layout.weightedTerms = int(TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size());
     std::uint64_t extent = 1, count = 1;
     for (const Component& c : table) {
         extent = std::max<std::uint64_t>({extent, c.width, c.height, c.depth});
         count = std::max<std::uint64_t>(count, c.area);
     }
+    return recordLayout(extent, count, q, intensityBits);
+}
+
+}  // namespace
+
+// The record of `request`, its wide sums wide enough for every region of
+// at most `extent` elements across and `count` elements: a moment sum is
+// at most count x (extent - 1)^degree, times the intensity's largest sample
+// for a weighted one, the sum of squares count x sample^2.
+RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermRequest& q, int intensityBits) {
+    RecordLayout layout;
+    layout.momentTerms = int(TermRequest::exponents(q.momentLevel, q.dimensions).size());
+    layout.weightedTerms = int(TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size());
+    extent = std::max<std::uint64_t>(extent, 1);
+    count = std::max<std::uint64_t>(count, 1);
     auto degree = [&](int level) { return level == 4 ? 3 * q.dimensions : level; };
     int bits = 0;
     if (layout.momentTerms > 0) bits = bitLength(extent - 1) * degree(q.momentLevel) + bitLength(count);
@@ -67,6 +77,8 @@ RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q,
     layout.words = at;
     return layout;
 }
+
+namespace {
 
 // Replaces the storage of `buffer` (grown when too small) with `bytes` of
 // `data`, or zeros where data is null.
@@ -222,21 +234,10 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     return totals;
 }
 
-void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
-                               const Intensity& intensity, const RecordLayout& layout, std::size_t first,
-                               std::size_t count, RegionTotals& totals) {
+void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
+                            const RecordLayout& layout, std::size_t first, std::size_t count) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
-    const std::size_t words = count * std::size_t(layout.words);
-    // The boxes' least corners, and the records zeroed.
-    std::vector<std::int32_t> corners(count * 4, 0);
-    for (std::size_t i = 0; i < count; ++i) {
-        const Component& c = table[first + i];
-        corners[i * 4] = std::int32_t(c.left);
-        corners[i * 4 + 1] = std::int32_t(c.top);
-        corners[i * 4 + 2] = std::int32_t(c.front);
-    }
-    fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
-    fill(totals_, totalsBytes_, words * 4, nullptr);
+    const bool intensityTerms = intensity.texture != 0;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
 
@@ -254,7 +255,6 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,
     // column and slice, the windows past the image's far sides.
-    const bool intensityTerms = intensity.texture != 0;
     if (layout.momentTerms > 0 || q.perimeter || intensityTerms)
         run("measure_terms", labels.width(), labels.height(), labels.depth());
     if (intensityTerms && q.intensityExtrema) {
@@ -263,7 +263,38 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     }
     if (q.crofton || q.euler)
         run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
-    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, const RecordLayout& layout,
+                               std::size_t first, std::size_t count,
+                               const std::function<void(const gl::Buffer& corners)>& writeCorners) {
+    const bool volume = labels.target() == GL_TEXTURE_3D;
+    checkRequest(q, volume ? 3 : 2, false);
+    fill(boxes_, boxesBytes_, count * 16, nullptr);
+    fill(totals_, totalsBytes_, count * std::size_t(layout.words) * 4, nullptr);
+    writeCorners(boxes_);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
+    glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+    dispatch(labels, q, Intensity{}, layout, first, count);
+}
+
+void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
+                               const Intensity& intensity, const RecordLayout& layout, std::size_t first,
+                               std::size_t count, RegionTotals& totals) {
+    const std::size_t words = count * std::size_t(layout.words);
+    // The boxes' least corners, and the records zeroed.
+    std::vector<std::int32_t> corners(count * 4, 0);
+    for (std::size_t i = 0; i < count; ++i) {
+        const Component& c = table[first + i];
+        corners[i * 4] = std::int32_t(c.left);
+        corners[i * 4 + 1] = std::int32_t(c.top);
+        corners[i * 4 + 2] = std::int32_t(c.front);
+    }
+    fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
+    fill(totals_, totalsBytes_, words * 4, nullptr);
+    dispatch(labels, q, intensity, layout, first, count);
+    const bool intensityTerms = intensity.texture != 0;
 
     // The records copied into a buffer the host reads (on the pixel-pack
     // target, which the caller's guard restores) and read where it is mapped.

@@ -1,6 +1,7 @@
 #pragma once
 // Region terms (glccl/region_properties.hpp) gathered on the GPU from a
-// label texture, for Labeler::measureTerms(). Two passes over the labels,
+// label texture, for Labeler::measureTerms() (and, left on the GPU, for
+// Labeler::regionBuffer(): region_rows.hpp). Passes over the labels,
 // each run only where the request asks for its terms:
 //   measure_terms    (glsl/measure_terms.comp)    moments, perimeter classes,
 //                                                 intensity sums, extrema, weighted moments
@@ -11,6 +12,8 @@
 // copied into a buffer the host maps and read once. Counts and boxes come from the component table.
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -53,6 +56,12 @@ struct Intensity {
     int bits = 0;
 };
 
+// The record of `request` for regions of at most `extent` elements along
+// any axis and of at most `count` elements, its wide sums wide enough for
+// any such region (of intensity samples of `intensityBits`). Throws
+// glccl::Error past 256 bits.
+RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermRequest& request, int intensityBits);
+
 // Throws glccl::Error for what the GPU does not gather: a request of other
 // dimensions than the labels', perimeter or Crofton terms of a volume,
 // intensity terms of other than one channel of unsigned samples, or
@@ -78,6 +87,19 @@ public:
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {});
 
+    // The records of `request` (no intensity terms) of labels first + 1 ..
+    // first + count, gathered and left on the GPU in records() (`layout`,
+    // from recordLayout() for the labels' extents), for passes that read
+    // them there. `writeCorners` writes the boxes' least corners into the
+    // buffer it is given (one ivec4 a region, x, y, z, from label first + 1,
+    // count of them; sized for it), on the GPU. The caller keeps the
+    // records within GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Changes what gather()
+    // does.
+    void gatherOnGpu(const gl::Texture& labels, const TermRequest& request, const RecordLayout& layout,
+                     std::size_t first, std::size_t count,
+                     const std::function<void(const gl::Buffer& corners)>& writeCorners);
+    const gl::Buffer& records() const { return totals_; }
+
     // Batches of at most `bytes` of records (0: GL_MAX_SHADER_STORAGE_BLOCK_SIZE),
     // for tests of a labeling of many batches.
     void setLargestBatch(std::size_t bytes) { largestBatchBytes_ = bytes; }
@@ -87,6 +109,10 @@ private:
     void gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                      const Intensity& intensity, const RecordLayout& layout, std::size_t first, std::size_t count,
                      RegionTotals& totals);
+    // The passes `request` needs over the labels, into totals_ from the
+    // corners in boxes_ (both sized, totals_ zeroed).
+    void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
+                  const RecordLayout& layout, std::size_t first, std::size_t count);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 

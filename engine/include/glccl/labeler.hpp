@@ -97,6 +97,28 @@ LabelOptions neighbourhoodOptions(LabelOptions options, const Neighbourhood& nei
 // connectivity) cannot join the elements of `shape`, "" when they can.
 std::string whyNeighboursDoNotFit(const LabelOptions& options, const Shape& shape);
 
+// One row of Labeler::regionBuffer(), 64 bytes, as a shader declares it
+// (std430 and std140 lay it out alike):
+//   struct RegionRow { vec4 boxMin; vec4 boxMax; vec4 centre; vec4 ellipse; };
+// Coordinates are the label texture's texels, element (x, y, z) covering
+// [x, x + 1) x [y, y + 1) x [z, z + 1) (divided by the texture's size they
+// are texture coordinates); a 2-D labeling is the slice z = 0.
+struct RegionRow {
+    // x, y, z: the box's least corner (scikit-image's bbox minimum); w: the
+    // area in elements (a float: exact up to 2^24).
+    float boxMin[4];
+    // x, y, z: one past the box's greatest element (bbox maximum); w: 0.
+    float boxMax[4];
+    // x, y, z: the mean of the elements' centres, scikit-image's centroid
+    // plus 0.5 along each axis; w: 0.
+    float centre[4];
+    // The ellipse of the second central moments, scikit-image's measures:
+    // 2-D (orientation, axis_major_length, axis_minor_length, 0), the major
+    // axis along (x, y) = (sin orientation, cos orientation); 3-D (0,
+    // axis_major_length, axis_minor_length, 0).
+    float ellipse[4];
+};
+
 class Labeler {
 public:
     // Uses the context current on this thread (OpenGL 3.3 core or newer) and
@@ -166,6 +188,25 @@ public:
     // nothing (label() measured them). Throws glccl::Error when nothing was
     // labeled.
     const PropertyTable& properties() const;
+
+    // A GL buffer object holding one RegionRow per region of the last
+    // label() call, row i for label i + 1 (count rows, count label()'s
+    // return; the buffer may hold more, and holds one row's bytes where
+    // there are none), for a renderer to bind as a shader storage buffer
+    // or as instanced vertex attributes and draw the boxes or ellipses of
+    // the components without reading anything back. Owned by the Labeler,
+    // valid until the next call; made on the first request after a call,
+    // then the same name. Cost: where the component table stays on the GPU
+    // (the compute engine, OpenGL 4.3) written there, by one pass over the
+    // labels (glsl/measure_terms.comp, moments of level 2) and two
+    // dispatches of one invocation per region (glsl/region_rows.comp),
+    // nothing read back (where the moment sums pass
+    // GL_MAX_SHADER_STORAGE_BLOCK_SIZE, millions of regions, in batches,
+    // each reading the labels again); elsewhere (raster, cpu, reference, cuda) a copy:
+    // the properties measured as measureTerms() does and finalized on the
+    // host, 64 bytes a region uploaded. Throws glccl::Error when nothing
+    // was labeled.
+    unsigned regionBuffer();
 
     // GL_R32UI texture with the labels of the last call (0 background,
     // 1..N), owned by the Labeler and valid until the next call: a

@@ -50,6 +50,15 @@ public:
     // engines in host memory, where a copy reaches the bus's (or memory's)
     // speed; glGetTexImage is several times slower.
     virtual bool downloadLabels(std::uint32_t* /*out*/, std::size_t /*count*/) { return false; }
+    // The last label() call's component table where it stays on the GPU,
+    // for passes that read it there (Labeler::regionBuffer()): the compute
+    // engine's R32UI 2-D array (backends/compute/compute_constants.hpp,
+    // TableField). A texture of 0: the table is the engine's on the host.
+    struct GpuTable {
+        unsigned texture = 0;
+        bool volume = false;  // with the z fields
+    };
+    virtual GpuTable gpuTable() const { return {}; }
 };
 
 // One constructor per backend folder. Each needs the context that will label

@@ -105,6 +105,8 @@ public:
         downloadTable_.run(context(timer), count_, out);
     }
 
+    GpuTable gpuTable() const override { return {labeled_ ? resources_.table.id() : 0u, resources_.volume}; }
+
 private:
     PassContext context(StageTimer& timer) { return {resources_, programs_, timer, kCheckEachPass}; }
 
