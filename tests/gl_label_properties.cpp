@@ -14,9 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "backends/texture_engine.hpp"
 #include "gl.hpp"
 #include "gl_objects.hpp"
 #include "gl_support.hpp"
+#include "region_rows.hpp"
+#include "state_guard.hpp"
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/measure.hpp"
@@ -532,4 +535,49 @@ TEST_CASE("region buffer: a context without compute shaders uploads the host's r
                       Catch::StartsWith("glccl::Labeler::label(): intensity properties are measured in OpenGL 4.3 "
                                         "contexts, this is 3.3"));
     REQUIRE(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("region buffer: rows written on the GPU in batches are the same", "[gl][compute][measure][region buffer]") {
+    // Batches of a few regions each stand for a labeling whose moment sums
+    // pass one storage block (millions of regions).
+    offscreen().makeCurrent();
+    const ContextInfo& info = offscreen().context().info();
+    std::mt19937_64 seeds(75);
+    for (bool volume : {false, true}) {
+        INFO((volume ? "volume" : "image"));
+        const Image image = volume ? glccl::test::randomTestVolume(21, 17, 9, 0.3, seeds())
+                                   : randomImage(67, 45, 0.35, 2, 1, seeds());
+        const Connectivity connectivity = volume ? Connectivity::Six : Connectivity::Four;
+        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
+        const StateGuard guard;  // as the Labeler guards its passes
+        const std::unique_ptr<backends::TextureEngine> engine = backends::makeComputeEngine(info);
+        const gl::Texture labels =
+            volume ? gl::Texture::allocateVolume(GL_R32UI, image.width, image.height, image.depth, "labels")
+                   : gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
+        const gl::Texture input = volume ? gl::Texture::borrowVolume(texture.id(), GL_R8, image.width, image.height,
+                                                                     image.depth)
+                                         : gl::Texture::borrow(texture.id(), GL_R8, image.width, image.height);
+        LabelOptions options;
+        options.connectivity = connectivity;
+        StageTimer timer(false);
+        const std::uint32_t count = engine->label(input, labels, options, timer);
+        REQUIRE(count > 50);
+        const backends::TextureEngine::GpuTable table = engine->gpuTable();
+        REQUIRE(table.texture != 0);
+        REQUIRE(table.volume == volume);
+        PropertyOptions measure;
+        measure.properties = volume ? kRowProperties3d : kRowProperties2d;
+        const PropertyTable host = hostTable(image, connectivity, nullptr, measure);
+        measure::TermGatherer gatherer;
+        measure::RegionRowWriter writer;
+        for (std::size_t bytes : {std::size_t(1000), std::size_t(4096), std::size_t(0)}) {
+            INFO("batches of at most " << bytes << " bytes");
+            writer.setLargestBatch(bytes);
+            gl::Buffer rows;
+            std::size_t capacity = 0;
+            writer.writeOnGpu(labels, table.texture, table.volume, count, gatherer, rows, capacity);
+            REQUIRE(glGetError() == GL_NO_ERROR);
+            requireRowsMatchHost(readRows(rows.id(), count), host, image.dimensions);
+        }
+    }
 }

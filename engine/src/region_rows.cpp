@@ -156,7 +156,8 @@ void RegionRowWriter::writeOnGpu(const gl::Texture& labels, unsigned table, bool
     GLint alignment = 1;
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &largestBlock);
     glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &alignment);
-    const std::uint64_t block = std::uint64_t(std::max<GLint64>(largestBlock, 0));
+    std::uint64_t block = std::uint64_t(std::max<GLint64>(largestBlock, 0));
+    if (largestBatchBytes_ > 0) block = std::min<std::uint64_t>(block, largestBatchBytes_);
     const std::uint64_t recordBytes = std::uint64_t(layout.words) * 4;
     const std::size_t step = std::size_t(std::max<GLint>(alignment, 1)) > kRowBytes
                                  ? std::size_t(alignment) / kRowBytes

@@ -41,10 +41,16 @@ public:
     void writeOnGpu(const gl::Texture& labels, unsigned table, bool volume, std::uint32_t count,
                     TermGatherer& gatherer, gl::Buffer& buffer, std::size_t& capacity);
 
+    // Batches of at most `bytes` of moment sums or rows (0:
+    // GL_MAX_SHADER_STORAGE_BLOCK_SIZE), for tests of a labeling of many
+    // batches.
+    void setLargestBatch(std::size_t bytes) { largestBatchBytes_ = bytes; }
+
 private:
     gl::Program& program(const std::string& stage, int dimensions, const RecordLayout& layout);
 
     std::map<std::string, gl::Program> programs_;
+    std::size_t largestBatchBytes_ = 0;
 };
 
 }  // namespace glccl::measure
