@@ -150,8 +150,8 @@ py::dict deviceMeasureRegions(const py::handle& labelsObject, const py::object& 
                 cudaStreamSynchronize(intensityView.stream) != cudaSuccess) {
                 failure = std::string("waiting for the intensity's stream: ") + cudaGetErrorString(cudaGetLastError());
             } else {
-                const RegionTotals totals = cuda::measureDeviceLabels(samples, request, intensity ? &*intensity : nullptr,
-                                                                      background, stream);
+                const IntensitySamples* read = intensity ? &*intensity : nullptr;
+                const RegionTotals totals = cuda::measureDeviceLabels(samples, request, read, background, stream);
                 table = finalizeProperties(totals, options);
             }
         } catch (const Error& error) {

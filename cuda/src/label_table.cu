@@ -239,6 +239,10 @@ private:
         return b;
     }
 
+    StreamBuffer<unsigned char> scratchOf(std::size_t bytes, const char* what) {
+        return buffer<unsigned char>(std::max<std::size_t>(bytes, 1), what);
+    }
+
     Range rangeOf() {
         StreamBuffer<Range> range = buffer<Range>(1, "label range");
         check_(cudaMemsetAsync(range.get(), 0, sizeof(Range), stream_), "cudaMemsetAsync (label range)");
@@ -260,7 +264,7 @@ private:
         std::size_t scratchBytes = 0;
         check_(cub::DeviceScan::InclusiveSum(nullptr, scratchBytes, present.get(), rank.get(), int(values), stream_),
                "cub::DeviceScan::InclusiveSum (size)");
-        StreamBuffer<unsigned char> scratch = buffer<unsigned char>(std::max<std::size_t>(scratchBytes, 1), "scan scratch");
+        StreamBuffer<unsigned char> scratch = scratchOf(scratchBytes, "scan scratch");
         check_(cub::DeviceScan::InclusiveSum(scratch.get(), scratchBytes, present.get(), rank.get(), int(values),
                                              stream_),
                "cub::DeviceScan::InclusiveSum");
@@ -293,7 +297,7 @@ private:
         // The unique values go into the buffer the sort leaves free.
         Word* sortedKeys = nullptr;
         {
-            StreamBuffer<unsigned char> scratch = buffer<unsigned char>(std::max<std::size_t>(sortBytes, 1), "sort scratch");
+            StreamBuffer<unsigned char> scratch = scratchOf(sortBytes, "sort scratch");
             check_(cub::DeviceRadixSort::SortKeys(scratch.get(), sortBytes, both, items, 0, bits, stream_),
                    "cub::DeviceRadixSort::SortKeys");
             sortedKeys = both.Current();
@@ -302,7 +306,7 @@ private:
         check_(cub::DeviceSelect::Unique(nullptr, uniqueBytes, sortedKeys, unique, selected.get(), items, stream_),
                "cub::DeviceSelect::Unique (size)");
         {
-            StreamBuffer<unsigned char> scratch = buffer<unsigned char>(std::max<std::size_t>(uniqueBytes, 1), "unique scratch");
+            StreamBuffer<unsigned char> scratch = scratchOf(uniqueBytes, "unique scratch");
             check_(cub::DeviceSelect::Unique(scratch.get(), uniqueBytes, sortedKeys, unique, selected.get(), items,
                                              stream_),
                    "cub::DeviceSelect::Unique");
@@ -417,7 +421,8 @@ RegionTotals measureDeviceLabels(const DeviceLabelSamples& labels, const TermReq
         zeroTerms(totals);
         return totals;
     }
-    StreamBuffer<std::uint32_t> dense = StreamBuffer<std::uint32_t>::unlessOutOfMemory(labels.shape.count(), stream, check);
+    StreamBuffer<std::uint32_t> dense =
+        StreamBuffer<std::uint32_t>::unlessOutOfMemory(labels.shape.count(), stream, check);
     if (dense.get() == nullptr) check.fail("the regions' numbers do not fit in device memory");
     const DeviceLabelTable regions = numberWith(check, labels, dense.get(), backgroundIsRegion, stream);
     RegionTotals totals =
