@@ -20,7 +20,10 @@ With labels and a sequence of labels as index, every label's statistics
 come from one measurement of the labels on their GPU (glccl.regionprops_table's
 device path): the labels numbered, counted and boxed there and the sums,
 extrema and their positions gathered exactly, in integers, whatever the
-order the GPU adds in; only the per-label totals come back. Without labels,
+order the GPU adds in; only the per-label totals come back. An index of up
+to 65536 labels without 0 is measured alone (the other labels set to 0 on
+the device first), so that its cost does not grow with the labels not
+asked; cupyx's own kernels scan the index once per element instead. Without labels,
 or with one label as index, the one group is reduced by CuPy on the device,
 as cupyx reduces it. input, labels and index may be CuPy arrays, torch CUDA
 tensors (read through CuPy) or, for index, any sequence of numbers.
@@ -115,10 +118,37 @@ def _rows(measured, wanted):
     return rows, present
 
 
+# An index of at most this many labels (without 0) is measured alone: the
+# other labels are set to 0 on the device first (one search of the sorted
+# index per element), so that the regions measured and the totals read back
+# are those asked, not every region of the labels.
+_ALONE = 1 << 16
+
+
+def _only_asked(labels, wanted, cupy):
+    """labels with every label not in `wanted` (the integer values of the
+    labels' dtype among them) set to 0; labels as they are where wanted holds
+    floats."""
+    asked = np.asarray(wanted)
+    if asked.dtype.kind not in "biu":
+        return labels
+    top = np.iinfo(labels.dtype).max
+    if asked.dtype.kind == "u":
+        keep = (asked >= 1) & (asked <= np.uint64(top))
+    else:
+        keep = (asked.astype(np.int64) >= 1) & (asked.astype(np.int64) <= min(top, np.iinfo(np.int64).max))
+    asked = np.unique(asked[keep].astype(labels.dtype))
+    if asked.size == 0:
+        return cupy.zeros_like(labels)
+    table = cupy.asarray(asked)
+    at = cupy.minimum(cupy.searchsorted(table, labels), asked.size - 1)
+    return labels * (table[at] == labels)
+
+
 def _grouped(input, labels, index, properties, where, cupy):
     """glccl.ndimage's _grouped on the GPU: (table, rows, present, shape) for
     a sequence `index` (on the host), the table measured of the labels on
-    their GPU."""
+    their GPU (of the labels asked alone, for a small index)."""
     index = np.asanyarray(index)
     if _ndimage._safely_castable_to_int(labels.dtype):
         wanted = np.asanyarray(index, np.int_).ravel()
@@ -131,8 +161,10 @@ def _grouped(input, labels, index, properties, where, cupy):
     values = cupy.ascontiguousarray(input.reshape(shape))
     if values.dtype == bool:
         values = values.view(cupy.uint8)
-    table = _measure.device_measure_terms(ids, values, ["label"] + properties, None, bool(np.any(wanted == 0)),
-                                          where)
+    background = bool(np.any(wanted == 0))
+    if not background and wanted.size <= _ALONE:
+        ids = _only_asked(ids, wanted, cupy)
+    table = _measure.device_measure_terms(ids, values, ["label"] + properties, None, background, where)
     rows, present = _rows(table["label"], wanted)
     return table, rows, present, index.shape
 

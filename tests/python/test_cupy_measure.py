@@ -227,7 +227,7 @@ def test_cupyx_measurements_are_scipys(dtype, input_dtype):
     # Distinct values: no ties, so every position is scipy's.
     values = rng.permutation(labels.size).reshape(labels.shape) % np.iinfo(np.int16).max
     image = values.astype(input_dtype)
-    indexes = [np.arange(0, n + 3), [3, 0, 1, n + 7, 2], np.array([[1, 2], [3, 4]])]
+    indexes = [np.arange(0, n + 3), [3, 0, 1, n + 7, 2], np.array([[1, 2], [3, 4]]), [5, 1, n + 2, 2]]
     for index in indexes:
         for name in NDIMAGE:
             if name == "center_of_mass" and np.ndim(index) > 1:
@@ -313,6 +313,9 @@ def stand_in(monkeypatch):
     fake.stack = lambda a, axis=0: _device(np.stack([np.asarray(x) for x in a], axis=axis))
     fake.sqrt = lambda a: _device(np.sqrt(np.asarray(a)))
     fake.uint8 = np.uint8
+    fake.zeros_like = lambda a: _device(np.zeros_like(np.asarray(a)))
+    fake.minimum = lambda a, b: _device(np.minimum(np.asarray(a), b))
+    fake.searchsorted = lambda a, v: _device(np.searchsorted(np.asarray(a), np.asarray(v)))
     monkeypatch.setitem(sys.modules, "cupy", fake)
     monkeypatch.setattr(_measure, "on_device", lambda a: isinstance(a, _StandIn))
     monkeypatch.setattr(_measure, "_DEVICE_MEASURABLE", True)
@@ -345,6 +348,12 @@ def test_stand_in_ndimage_semantics_are_scipys(stand_in):
         (np.where(labels > 0, labels.astype(np.uint64) + np.uint64(2**63), 0).astype(np.uint64),
          np.array([0, 2**63 + 1, 2**63 + 5, 2**64 - 1, 7], np.uint64)),
         (labels.astype(np.int64) * 10**12, [0, 10**12, 3 * 10**12, 5]),
+        # Without 0: the labels asked measured alone.
+        (labels, [1, n, n + 4, -1, 3]),
+        (labels.astype(np.int8) % 50, [1, 49, 51, 3, 300]),
+        (np.where(labels > 0, labels.astype(np.uint64) + np.uint64(2**63), 0).astype(np.uint64),
+         np.array([2**63 + 1, 2**63 + 5, 2**64 - 1, 7], np.uint64)),
+        (labels.astype(np.uint32), [n + 10]),
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
