@@ -1,13 +1,16 @@
 """glccl.cupyx's mean, maximum and center_of_mass against
 cupyx.scipy.ndimage's on the same CuPy arrays: noise labels of scipy.ndimage.label
-(every label as index) and an intensity, timed by CUDA events on CuPy's
+and an intensity, labels 1..K as index (K of --index-sizes; every label
+with "all", which cupyx is timed for only with --cupyx-all: its sum and
+mean kernels scan the index once per element), timed by CUDA events on CuPy's
 current stream (device time, which includes what glccl waits for between
 its passes) and by the wall clock (the call until its result is complete),
 side by side, median of --repeats after one warm-up call; the results
 compared with cupyx's (and, with --scipy, with scipy.ndimage's on host
 copies). Prints a table; exits 1 where a result differs.
 
-    PYTHONPATH=BUILD/python python3 bench/cupy-measure-check.py [--sizes 2048 8192] [--repeats 5]
+    PYTHONPATH=BUILD/python python3 bench/cupy-measure-check.py [--sizes 2048 8192] [--index-sizes 16 256 all]
+        [--repeats 3] [--scipy] [--cupyx-all]
 
 Intensities: int32 (measured on the GPU; one of the dtypes of cupyx's
 atomic kernels, so that neither side takes a slow path) and float32 (which glccl.cupyx
@@ -59,8 +62,13 @@ def same(a, b, exact):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2048, 8192])
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--index-sizes", nargs="+", default=["16", "256", "all"],
+                        help="labels 1..K as index, or 'all' (every label)")
+    parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--scipy", action="store_true", help="compare with scipy.ndimage on host copies too")
+    parser.add_argument("--cupyx-all", action="store_true",
+                        help="time cupyx with every label as index too (its sum and mean kernels scan the index "
+                             "once per element: hours for millions of labels)")
     arguments = parser.parse_args()
 
     import cupy
@@ -75,35 +83,46 @@ def main():
     print(f"# glccl {glccl.__version__}, CuPy {cupy.__version__}, "
           f"{cupy.cuda.runtime.getDeviceProperties(cupy.cuda.Device().id)['name'].decode()}")
     print()
-    print("| size | regions | function | input | glccl device ms | glccl wall ms | cupyx device ms | "
-          "cupyx wall ms | cupyx / glccl (wall) | same as cupyx |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| size | regions | function | input | index | glccl device ms | glccl wall ms | cupyx device ms | "
+          "cupyx wall ms | cupyx / glccl (wall) | same as |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     failed = False
     for side in arguments.sizes:
         rng = np.random.default_rng(side)
         labels, n = ndi.label(rng.random((side, side)) < 0.5)
         d_labels = cupy.asarray(labels)
-        index = cupy.arange(1, n + 1)
         for input_name, values in (("int32", rng.integers(0, 65535, labels.shape, dtype=np.int32)),
                                    ("float32", rng.random(labels.shape, dtype=np.float32))):
             d_values = cupy.asarray(values)
-            for name in ("mean", "maximum", "center_of_mass"):
-                ours = getattr(glccl.cupyx, name)
-                theirs = getattr(cupyx_ndimage, name)
-                got, ours_device, ours_wall = timed(lambda: ours(d_values, d_labels, index), cupy, arguments.repeats)
-                want, their_device, their_wall = timed(lambda: theirs(d_values, d_labels, index), cupy,
-                                                       arguments.repeats)
-                exact = name == "maximum"
-                equal = same(as_host(got, cupy), as_host(want, cupy), exact)
-                if arguments.scipy:
-                    reference = getattr(ndi, name)(values, labels, np.arange(1, n + 1))
-                    equal = equal and same(as_host(got, cupy), np.asarray(reference, dtype=float), exact)
-                failed = failed or not equal
-                print(f"| {side}² | {n} | {name} | {input_name} | {ours_device:.2f} | {ours_wall:.2f} | "
-                      f"{their_device:.2f} | {their_wall:.2f} | {their_wall / ours_wall:.1f}x | "
-                      f"{'yes' if equal else 'NO'} |", flush=True)
+            for size in arguments.index_sizes:
+                count = n if size == "all" else min(int(size), n)
+                index = cupy.arange(1, count + 1)
+                for name in ("mean", "maximum", "center_of_mass"):
+                    ours = getattr(glccl.cupyx, name)
+                    got, ours_device, ours_wall = timed(lambda: ours(d_values, d_labels, index), cupy,
+                                                        arguments.repeats)
+                    exact = name == "maximum"
+                    checked, equal = [], True
+                    if size != "all" or arguments.cupyx_all:
+                        theirs = getattr(cupyx_ndimage, name)
+                        want, their_device, their_wall = timed(lambda: theirs(d_values, d_labels, index), cupy,
+                                                               arguments.repeats)
+                        equal = same(as_host(got, cupy), as_host(want, cupy), exact)
+                        checked.append("cupyx")
+                        timing = f"{their_device:.2f} | {their_wall:.2f} | {their_wall / ours_wall:.1f}x"
+                    else:
+                        timing = "- | - | -"
+                    if arguments.scipy:
+                        reference = getattr(ndi, name)(values, labels, np.arange(1, count + 1))
+                        equal = equal and same(as_host(got, cupy), np.asarray(reference, dtype=float), exact)
+                        checked.append("scipy")
+                    failed = failed or not equal
+                    verdict = (" and ".join(checked) if equal else "NOT " + " and ".join(checked)) if checked \
+                        else "(unchecked)"
+                    print(f"| {side}² | {n} | {name} | {input_name} | {count} | {ours_device:.2f} | "
+                          f"{ours_wall:.2f} | {timing} | {verdict} |", flush=True)
             del d_values
-        del d_labels, index
+        del d_labels
         cupy.get_default_memory_pool().free_all_blocks()
     return 1 if failed else 0
 
