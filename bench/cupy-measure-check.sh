@@ -25,8 +25,11 @@
 #               result types), then the host measuring tests, unchanged
 #   3. bench    bench/cupy-measure-check.py --scipy: glccl.cupyx's mean,
 #               maximum and center_of_mass against cupyx.scipy.ndimage's on
-#               2048^2 and 8192^2 noise labels (every label as index), CUDA
-#               event and wall times side by side, results compared
+#               2048^2 and 8192^2 noise labels, labels 1..16, 1..256 and
+#               every label as index (cupyx, whose kernels scan the index
+#               once per element, timed for the first two), int32 and
+#               float32 intensities, CUDA event and wall times side by side,
+#               results compared with cupyx's and scipy's
 # and a short summary at the end (also OUT_DIR/summary.md). Exits 0 when
 # every step passed; the timings assert nothing.
 set -uo pipefail
@@ -47,7 +50,7 @@ step python env PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" 
   "$here/../tests/python/test_cupy_measure.py" "$here/../tests/python/test_measure.py" \
   "$here/../tests/python/test_ndimage_measure.py" "$here/../tests/python/test_measure_engines.py" || status=1
 step bench env PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}" "$python" "$here/cupy-measure-check.py" \
-  --sizes 2048 8192 --repeats 5 --scipy || status=1
+  --sizes 2048 8192 --index-sizes 16 256 all --repeats 3 --scipy || status=1
 
 {
   echo "# cupy-measure-check $(date -u +%Y-%m-%dT%H:%MZ) on $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
