@@ -563,8 +563,8 @@ def label_batch(stack, connectivity=8, criterion="binary", return_table=False, b
 label_batch.__doc__ = _glccl.label_batch.__doc__
 
 
-from . import cc3d, ndimage, skimage  # noqa: E402  (they use label() above)
+from . import cc3d, cupyx, ndimage, skimage  # noqa: E402  (they use label() above; cupyx imports CuPy when called)
 
 __all__ = ["label", "label_batch", "Labeler", "ComponentTable", "backends", "has_cuda", "built_with_cuda",
            "remove_small", "keep_largest", "regionprops_table",
-           "find_objects", "relabel", "skimage", "ndimage", "cc3d", "__version__"]
+           "find_objects", "relabel", "skimage", "ndimage", "cupyx", "cc3d", "__version__"]

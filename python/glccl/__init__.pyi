@@ -5,7 +5,7 @@ from typing import Any, Callable, Dict, List, Literal, Optional, Protocol, Seque
 import numpy as np
 import numpy.typing as npt
 
-from . import cc3d as cc3d, ndimage as ndimage, skimage as skimage
+from . import cc3d as cc3d, cupyx as cupyx, ndimage as ndimage, skimage as skimage
 
 __version__: str
 # Whether the cuda backend runs here: built with CUDA, and a CUDA driver and
