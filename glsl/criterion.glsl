@@ -3,8 +3,8 @@
 //   CONNECTIVITY 4 or 8 (6, 18 or 26 with DIMENSIONS 3: a volume, compute only)
 //   CRITERION_BINARY (with BINARY_LEVEL for "binary:L"), CRITERION_SEGMENTS,
 //   CRITERION_THRESHOLD (with THRESHOLD) or CRITERION_DELTA (with DELTA); the
-//   numbers are literals in the input's units, unsigned ("300u") for
-//   INPUT_UINT and INPUT_UINT64, float ("300.0") else
+//   numbers are the uniform criterionNumber, in the input's units, unsigned
+//   for INPUT_UINT and INPUT_UINT64, float else
 //   INPUT_UNORM8, INPUT_UNORM16, INPUT_FLOAT, INPUT_UINT or INPUT_UINT64: the
 //   input's format
 
@@ -33,6 +33,17 @@
 #endif
 #if defined(INPUT_UINT) || defined(INPUT_UINT64)
 #define INTEGER_INPUT 1
+#endif
+
+// The criterion's number (BINARY_LEVEL, THRESHOLD and DELTA name it), set by
+// the backends before each use: one program serves every number of a kind.
+// Unsigned for integer textures, a float in the units of the others.
+#if defined(BINARY_LEVEL) || defined(CRITERION_THRESHOLD) || defined(CRITERION_DELTA)
+#ifdef INTEGER_INPUT
+uniform uint criterionNumber;
+#else
+uniform float criterionNumber;
+#endif
 #endif
 
 // The host's texture: GL_R8 / GL_RGBA8 (INPUT_UNORM8), GL_R16 / GL_RGBA16

@@ -37,34 +37,61 @@ void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, con
                      GLenum inputFormat) {
     const std::string problem = criterion.problemForSampleBits(sampleDepth(inputFormat));
     if (!problem.empty()) throw Error("criterion '" + criterion.toString() + "': " + problem);
-    // The numbers as literals of the type they are compared in: unsigned
-    // for integer textures (32-bit values exceed a float's exact range),
-    // float otherwise.
-    const std::string format = inputFormatDefine(inputFormat);
-    const bool integer = format == "INPUT_UINT" || format == "INPUT_UINT64";
-    const auto literal = [&](std::int64_t value) { return std::to_string(value) + (integer ? "u" : ".0"); };
+    // The criterion's number is a uniform (setCriterionNumber), not a
+    // literal: one program serves every threshold, level and delta, so that
+    // a host moving a threshold builds nothing new.
     builder.define("CONNECTIVITY", neighbourCount(connectivity));
     builder.define(inputFormatDefine(inputFormat));
     switch (criterion.kind) {
         case Criterion::Kind::Binary:
             builder.define("CRITERION_BINARY");
-            if (criterion.level != 0) builder.define("BINARY_LEVEL", literal(criterion.level));
+            if (criterion.level != 0) builder.define("BINARY_LEVEL", "criterionNumber");
             break;
         case Criterion::Kind::Segments: builder.define("CRITERION_SEGMENTS"); break;
         case Criterion::Kind::Threshold:
             builder.define("CRITERION_THRESHOLD");
-            builder.define("THRESHOLD", literal(criterion.threshold));
+            builder.define("THRESHOLD", "criterionNumber");
             break;
         case Criterion::Kind::Delta:
             builder.define("CRITERION_DELTA");
-            builder.define("DELTA", literal(criterion.delta));
+            builder.define("DELTA", "criterionNumber");
             break;
     }
 }
 
+void setCriterionNumber(gl::Program& program, const Criterion& criterion, GLenum inputFormat) {
+    std::int64_t number = 0;
+    switch (criterion.kind) {
+        case Criterion::Kind::Binary: number = criterion.level; break;
+        case Criterion::Kind::Segments: return;
+        case Criterion::Kind::Threshold: number = criterion.threshold; break;
+        case Criterion::Kind::Delta: number = criterion.delta; break;
+    }
+    if (number == 0 && criterion.kind == Criterion::Kind::Binary) return;
+    // Compared as unsigned for integer textures (32-bit values exceed a
+    // float's exact range), as a float otherwise (at most 65535 for the
+    // normalized formats, exact; a float texture's own rounding for GL_R32F).
+    const std::string format = inputFormatDefine(inputFormat);
+    if (format == "INPUT_UINT" || format == "INPUT_UINT64") {
+        program.set("criterionNumber", unsigned(number));
+    } else {
+        program.set("criterionNumber", float(number));
+    }
+}
+
 std::string criterionVariant(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat) {
+    // The kind, not the number, which is a uniform: "binary" and "binary:L"
+    // differ in text (a level of 0 means nonzero, which is not "> 0" for a
+    // float texture's negative values), every level L > 0 shares one program.
+    std::string kind;
+    switch (criterion.kind) {
+        case Criterion::Kind::Binary: kind = criterion.level != 0 ? "binary:level" : "binary"; break;
+        case Criterion::Kind::Segments: kind = "segments"; break;
+        case Criterion::Kind::Threshold: kind = "threshold"; break;
+        case Criterion::Kind::Delta: kind = "delta"; break;
+    }
     return std::string(inputFormatDefine(inputFormat)) + "/" + std::to_string(neighbourCount(connectivity)) + "/" +
-           criterion.toString();
+           kind;
 }
 
 NodeSize NodeSize::of(Connectivity connectivity, const Criterion& criterion) {

@@ -10,13 +10,20 @@
 
 namespace glccl::backends {
 
-// CONNECTIVITY, CRITERION_* (and THRESHOLD or BINARY_LEVEL), INPUT_* for
-// this input format. Throws glccl::Error when the criterion's threshold or
-// level is beyond the values of the format's samples.
+// CONNECTIVITY, CRITERION_* (and THRESHOLD, DELTA or BINARY_LEVEL, which
+// read the uniform criterionNumber), INPUT_* for this input format. Throws
+// glccl::Error when the criterion's threshold or level is beyond the values
+// of the format's samples.
 void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
                      GLenum inputFormat);
 
-// A short key naming that variant, for caches of built programs.
+// Sets criterionNumber, the threshold, delta or binary level, in `program`
+// (built with defineCriterion for this criterion's kind and this format),
+// before each use: programs are shared by every number of a kind.
+void setCriterionNumber(gl::Program& program, const Criterion& criterion, GLenum inputFormat);
+
+// A short key naming that variant, for caches of built programs: the
+// criterion's kind, not its number.
 std::string criterionVariant(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat);
 
 // Blocks whose foreground pixels always touch (the "Nodes" of both GL

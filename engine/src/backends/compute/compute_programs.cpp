@@ -88,6 +88,7 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
     }
     gl::Program& program = found->second;
     program.use();
+    if (spec.readsInput) backends::setCriterionNumber(program, criterion_, inputFormat_);
     if (volume_) {
         program.set("imageSize", resources.width, resources.height, resources.depth);
     } else {

@@ -43,6 +43,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     program.set("imageSize", grid_.width, grid_.height);
     program.set("gridSize", grid_.gridWidth, grid_.gridHeight);
     program.set("scanSize", grid_.scanWidth(), grid_.scanHeight());
+    backends::setCriterionNumber(program, criterion_, inputFormat_);
     return program;
 }
 
