@@ -54,17 +54,35 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep],[mea
 fuzz_seconds=${FUZZ_SECONDS:-15}
 if ((fuzz_seconds > 0)); then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/glccl-fuzz.XXXXXX")
-  for kind in png jpeg tiff npy pnm options cpu; do
+  fuzz() {
+    local kind=$1
     mkdir -p "$scratch/$kind"
-    echo "fuzz_$kind: ${fuzz_seconds} s"
-    if ! build-asan/fuzz/fuzz_$kind -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 \
-        -print_final_stats=1 -artifact_prefix="$scratch/$kind/" "$scratch/$kind" "fuzz/corpus/$kind" \
-        >"$scratch/$kind.log" 2>&1; then
-      tail -n 60 "$scratch/$kind.log"
-      echo "fuzz_$kind found a problem; its input is in $scratch/$kind/ (crash-*, leak-*, timeout-*, oom-*)" >&2
-      exit 1
-    fi
-    grep -E 'number_of_executed_units' "$scratch/$kind.log" || true
+    build-asan/fuzz/fuzz_$kind -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 -timeout=10 -max_len=16384 \
+      -print_final_stats=1 -artifact_prefix="$scratch/$kind/" "$scratch/$kind" "fuzz/corpus/$kind" \
+      >"$scratch/$kind.log" 2>&1
+  }
+  # As many harnesses at once as there are cores: each is one process on
+  # one core, for the same seconds as alone.
+  kinds=(png jpeg tiff npy pnm options cpu)
+  parallel=$(nproc)
+  failed=()
+  for ((i = 0; i < ${#kinds[@]}; i += parallel)); do
+    batch=("${kinds[@]:i:parallel}")
+    pids=()
+    for kind in "${batch[@]}"; do
+      echo "fuzz_$kind: ${fuzz_seconds} s"
+      fuzz "$kind" &
+      pids+=($!)
+    done
+    for j in "${!batch[@]}"; do
+      if ! wait "${pids[$j]}"; then failed+=("${batch[$j]}"); fi
+      grep -E 'number_of_executed_units' "$scratch/${batch[$j]}.log" || true
+    done
   done
+  for kind in "${failed[@]}"; do
+    tail -n 60 "$scratch/$kind.log"
+    echo "fuzz_$kind found a problem; its input is in $scratch/$kind/ (crash-*, leak-*, timeout-*, oom-*)" >&2
+  done
+  ((${#failed[@]} == 0)) || exit 1
   rm -rf "$scratch"
 fi
