@@ -161,9 +161,12 @@ ContextInfo currentContextInfo() {
     info.version = text(GL_VERSION);
     glGetIntegerv(GL_MAJOR_VERSION, &info.major);
     glGetIntegerv(GL_MINOR_VERSION, &info.minor);
+    info.es = info.version.rfind("OpenGL ES", 0) == 0;
     GLint mask = 0;
-    if (info.major > 3 || (info.major == 3 && info.minor >= 2)) glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
+    if (!info.es && (info.major > 3 || (info.major == 3 && info.minor >= 2))) glGetIntegerv(GL_CONTEXT_PROFILE_MASK, &mask);
     info.coreProfile = (mask & GL_CONTEXT_CORE_PROFILE_BIT) != 0;
+    info.floatTargets = !info.es || gl::hasExtension("GL_EXT_color_buffer_float");
+    info.floatBlend = !info.es || gl::hasExtension("GL_EXT_float_blend");
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &info.maxTextureSize);
     glGetIntegerv(GL_MAX_3D_TEXTURE_SIZE, &info.max3DTextureSize);
     return info;
@@ -198,7 +201,9 @@ struct HeadlessContext::Impl {
         const char* clientExtensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
         auto getPlatformDisplay = eglProc<PFNEGLGETPLATFORMDISPLAYEXTPROC>("eglGetPlatformDisplayEXT");
         if (!getPlatformDisplay) throw Error("glccl::HeadlessContext: EGL has no eglGetPlatformDisplayEXT");
-        const std::string version = std::to_string(options.major) + "." + std::to_string(options.minor);
+        const std::string version = std::string(options.es ? "ES " : "") + std::to_string(options.major) + "." +
+                                    std::to_string(options.minor);
+        const char* kind = options.es ? " context" : " core context";
 
         const EglDevices list = listEglDevices();
         if (options.device >= 0) {
@@ -214,8 +219,8 @@ struct HeadlessContext::Impl {
             if (candidate == EGL_NO_DISPLAY) failures = eglFailure("eglGetPlatformDisplayEXT") + "; ";
             else if (tryDisplay(candidate, options, device, failures)) return;
             throw Error("glccl::HeadlessContext: EGL device " + std::to_string(options.device) +
-                        (device.name.empty() ? "" : " (" + device.name + ")") + " gives no OpenGL " + version +
-                        " core context: " + failures.substr(0, failures.size() - 2));
+                        (device.name.empty() ? "" : " (" + device.name + ")") + " gives no OpenGL " + version + kind +
+                        ": " + failures.substr(0, failures.size() - 2));
         }
         for (std::size_t i = 0; i < list.handles.size(); ++i) {
             EGLDisplay candidate = getPlatformDisplay(EGL_PLATFORM_DEVICE_EXT, list.handles[i], nullptr);
@@ -225,7 +230,7 @@ struct HeadlessContext::Impl {
             EGLDisplay candidate = getPlatformDisplay(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
             if (tryDisplay(candidate, options, std::nullopt, failures)) return;
         }
-        throw Error("glccl::HeadlessContext: no EGL display gives an OpenGL " + version + " core context" +
+        throw Error("glccl::HeadlessContext: no EGL display gives an OpenGL " + version + kind +
                     (failures.empty() ? "" : ": " + failures.substr(0, failures.size() - 2)));
     }
 
@@ -242,12 +247,14 @@ struct HeadlessContext::Impl {
         }
         ++displayUsers()[candidate];
         const char* extensions = eglQueryString(candidate, EGL_EXTENSIONS);
-        if (!hasExtension(extensions, "EGL_KHR_surfaceless_context") || !eglBindAPI(EGL_OPENGL_API)) {
-            failures += std::string(name) + ": no surfaceless OpenGL; ";
+        if (!hasExtension(extensions, "EGL_KHR_surfaceless_context") ||
+            !eglBindAPI(options.es ? EGL_OPENGL_ES_API : EGL_OPENGL_API)) {
+            failures += std::string(name) + (options.es ? ": no surfaceless OpenGL ES; " : ": no surfaceless OpenGL; ");
             releaseDisplay(candidate);
             return false;
         }
-        const EGLint configAttributes[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
+        const EGLint configAttributes[] = {EGL_RENDERABLE_TYPE, options.es ? EGL_OPENGL_ES3_BIT : EGL_OPENGL_BIT,
+                                           EGL_NONE};
         EGLConfig config = nullptr;
         EGLint configCount = 0;
         if (!eglChooseConfig(candidate, configAttributes, &config, 1, &configCount) || configCount == 0) {
@@ -258,11 +265,17 @@ struct HeadlessContext::Impl {
             }
             config = EGL_NO_CONFIG_KHR;
         }
-        const EGLint contextAttributes[] = {EGL_CONTEXT_MAJOR_VERSION, options.major,
+        // ES has no profiles: the profile attribute is desktop's only.
+        const EGLint desktopAttributes[] = {EGL_CONTEXT_MAJOR_VERSION, options.major,
                                             EGL_CONTEXT_MINOR_VERSION, options.minor,
                                             EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                             EGL_CONTEXT_OPENGL_DEBUG, options.debug ? EGL_TRUE : EGL_FALSE,
                                             EGL_NONE};
+        const EGLint esAttributes[] = {EGL_CONTEXT_MAJOR_VERSION, options.major,
+                                       EGL_CONTEXT_MINOR_VERSION, options.minor,
+                                       EGL_CONTEXT_OPENGL_DEBUG, options.debug ? EGL_TRUE : EGL_FALSE,
+                                       EGL_NONE};
+        const EGLint* contextAttributes = options.es ? esAttributes : desktopAttributes;
         EGLContext created = eglCreateContext(candidate, config, EGL_NO_CONTEXT, contextAttributes);
         if (created == EGL_NO_CONTEXT) {
             failures += std::string(name) + ": " + eglFailure("eglCreateContext") + "; ";
