@@ -9,7 +9,7 @@
 uniform sampler2D ids;
 flat in ivec2 scatterSegment;
 flat in float scatterRoot;
-out vec4 counters[BIT_COUNTER_TARGETS];
+layout(location = 0) out vec4 counters[BIT_COUNTER_TARGETS];
 #if BIT_COUNTER_TARGETS != 8
 #error "main() writes counters[0..7] one by one"
 #endif

@@ -3,7 +3,7 @@
 // allows only constant indices into sampler arrays, hence the unrolled lines.
 uniform sampler2D bandCounts[BIT_COUNTER_TARGETS];
 uniform usampler2D totals[BIT_COUNTER_TARGETS];
-out uvec4 newTotals[BIT_COUNTER_TARGETS];
+layout(location = 0) out uvec4 newTotals[BIT_COUNTER_TARGETS];
 #if BIT_COUNTER_TARGETS != 8
 #error "main() folds targets 0..7 one by one"
 #endif

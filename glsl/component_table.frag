@@ -14,9 +14,9 @@
 uniform sampler2D ids;
 flat in ivec2 scatterNode;
 flat in float scatterRoot;
-out vec4 box;
-out vec4 sums;
-out vec4 root;
+layout(location = 0) out vec4 box;
+layout(location = 1) out vec4 sums;
+layout(location = 2) out vec4 root;
 
 void main() {
     ivec2 rootPixel = decodeId(scatterRoot);

@@ -5,6 +5,11 @@
 // clipped. At most 255 roots: the stencil has 8 bits.
 uniform sampler2D ids;
 flat out float scatterValue;
+#ifdef GL_ES
+// ES sizes points in the vertex stage only (glPointSize is desktop's).
+uniform float pointSize;
+#define POINT_SIZE pointSize
+#endif
 
 void main() {
     ivec2 n = ivec2(gl_VertexID % gridSize.x, gl_VertexID / gridSize.x);

@@ -35,6 +35,21 @@ inline bool hasExtension(const char* name) {
     return false;
 }
 
+// Whether the current context is OpenGL ES (GL_VERSION "OpenGL ES ..."):
+// the raster engine replaces there what ES lacks.
+inline bool isEs() {
+    const auto* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+    return version != nullptr && std::strncmp(version, "OpenGL ES", 9) == 0;
+}
+
+// Pixel stores ES does not have (byte swapping, bit order, packed images):
+// querying or setting them there is an error, and their neutral values are
+// the only ones ES knows.
+inline bool desktopOnlyPixelStore(GLenum name) {
+    return name == GL_PACK_SWAP_BYTES || name == GL_PACK_LSB_FIRST || name == GL_PACK_IMAGE_HEIGHT ||
+           name == GL_PACK_SKIP_IMAGES || name == GL_UNPACK_SWAP_BYTES || name == GL_UNPACK_LSB_FIRST;
+}
+
 // The address of any GL entry point for the current context (an extension's
 // too), null where there is none; after loadGlFunctions().
 void* procAddress(const char* name);

@@ -37,6 +37,7 @@
     X(PFNGLCLEARBUFFERUIVPROC, glClearBufferuiv) \
     X(PFNGLCLEARCOLORPROC, glClearColor) \
     X(PFNGLCLEARDEPTHPROC, glClearDepth) \
+    X(PFNGLCLEARDEPTHFPROC, glClearDepthf) \
     X(PFNGLCLEARSTENCILPROC, glClearStencil) \
     X(PFNGLCLEARTEXIMAGEPROC, glClearTexImage) \
     X(PFNGLCLIENTWAITSYNCPROC, glClientWaitSync) \
@@ -62,6 +63,7 @@
     X(PFNGLDEPTHFUNCPROC, glDepthFunc) \
     X(PFNGLDEPTHMASKPROC, glDepthMask) \
     X(PFNGLDEPTHRANGEPROC, glDepthRange) \
+    X(PFNGLDEPTHRANGEFPROC, glDepthRangef) \
     X(PFNGLDETACHSHADERPROC, glDetachShader) \
     X(PFNGLDISABLEPROC, glDisable) \
     X(PFNGLDISABLEIPROC, glDisablei) \

@@ -1,5 +1,8 @@
 #include "gl_objects.hpp"
 
+#include <cstdint>
+#include <vector>
+
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
 
@@ -58,7 +61,9 @@ TransferStateGuard::TransferStateGuard() {
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &readFramebuffer_);
+    es_ = isEs();
     for (std::size_t i = 0; i < kPixelStores.size(); ++i) {
+        if (es_ && desktopOnlyPixelStore(kPixelStores[i].name)) continue;
         glGetIntegerv(kPixelStores[i].name, &pixelStore_[i]);
         glPixelStorei(kPixelStores[i].name, transferValue(kPixelStores[i]));
     }
@@ -70,7 +75,8 @@ TransferStateGuard::~TransferStateGuard() {
     glBindTexture(GL_TEXTURE_2D, GLuint(texture_));
     glBindTexture(GL_TEXTURE_3D, GLuint(texture3d_));
     glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(textureArray_));
-    for (std::size_t i = 0; i < kPixelStores.size(); ++i) glPixelStorei(kPixelStores[i].name, pixelStore_[i]);
+    for (std::size_t i = 0; i < kPixelStores.size(); ++i)
+        if (!es_ || !desktopOnlyPixelStore(kPixelStores[i].name)) glPixelStorei(kPixelStores[i].name, pixelStore_[i]);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
     glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
     glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(readFramebuffer_));
@@ -174,6 +180,11 @@ void Texture::upload(const void* pixels, GLenum format, GLenum type) const {
 }
 
 void Texture::download(void* pixels, GLenum format, GLenum type) const {
+    // ES has no glGetTexImage: a 2-D texture is read from a framebuffer.
+    if (target_ == GL_TEXTURE_2D && isEs()) {
+        readTextureRect(*this, 0, 0, width(), height(), format, type, pixels);
+        return;
+    }
     TransferStateGuard guard;
     glBindTexture(target_, id());
     glGetTexImage(target_, 0, format, type, pixels);
@@ -190,7 +201,19 @@ void readTextureRect(const Texture& texture, int x, int y, int width, int height
     glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
     glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
     glReadBuffer(GL_COLOR_ATTACHMENT0);
-    glReadPixels(x, y, width, height, format, type, pixels);
+    // ES reads one channel of a 32-bit target only through the
+    // implementation's own format: the guaranteed one (RGBA, RGBA_INTEGER)
+    // is read and its first channel kept.
+    const bool oneChannel = format == GL_RED || format == GL_RED_INTEGER;
+    const bool fourBytes = type == GL_FLOAT || type == GL_UNSIGNED_INT || type == GL_INT;
+    if (oneChannel && fourBytes && isEs()) {
+        std::vector<std::uint32_t> texels(std::size_t(width) * std::size_t(height) * 4);
+        glReadPixels(x, y, width, height, format == GL_RED ? GL_RGBA : GL_RGBA_INTEGER, type, texels.data());
+        auto* out = static_cast<std::uint32_t*>(pixels);
+        for (std::size_t i = 0; i < texels.size() / 4; ++i) out[i] = texels[i * 4];
+    } else {
+        glReadPixels(x, y, width, height, format, type, pixels);
+    }
     glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
     checkGlError("glccl: reading back a texture rectangle");
 }

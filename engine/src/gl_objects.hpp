@@ -145,6 +145,7 @@ public:
 private:
     GLint texture_ = 0, texture3d_ = 0, textureArray_ = 0, unpackBuffer_ = 0, packBuffer_ = 0, readFramebuffer_ = 0;
     std::array<GLint, kPixelStores.size()> pixelStore_{};
+    bool es_ = false;  // ES lacks some pixel stores (gl_objects.cpp)
 };
 
 // A fence in the GL command stream (glFenceSync), waited for by the host.

@@ -203,8 +203,10 @@ Labeler::Labeler() : impl_(std::make_unique<Impl>()) {
         loadGlFunctions();
         impl_->info = currentContextInfo();
         const ContextInfo& info = impl_->info;
-        if (info.major < 3 || (info.major == 3 && info.minor < 3))
-            throw Error("needs OpenGL 3.3 or newer, the current context is " + info.version);
+        // OpenGL ES 3.0 is the raster engine's other floor (WebGL2's level).
+        const bool supported = info.es ? info.major >= 3 : info.major > 3 || (info.major == 3 && info.minor >= 3);
+        if (!supported)
+            throw Error("needs OpenGL 3.3 or OpenGL ES 3.0 or newer, the current context is " + info.version);
     });
 }
 
@@ -249,7 +251,12 @@ InputDescription Labeler::Impl::describe(unsigned texture, GLenum& target) {
     glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &height);
     if (target == GL_TEXTURE_3D) glGetTexLevelParameteriv(target, 0, GL_TEXTURE_DEPTH, &depth);
     glGetTexLevelParameteriv(target, 0, GL_TEXTURE_INTERNAL_FORMAT, &format);
-    if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
+    if (glGetError() != GL_NO_ERROR) {
+        if (info.es && info.major == 3 && info.minor == 0)
+            throw Error("an OpenGL ES 3.0 context cannot say a texture's size and format (glGetTexLevelParameteriv "
+                        "is OpenGL ES 3.1)");
+        throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
+    }
     // Binary and segments read the red channel of GL_RGBA8 (a mask
     // rendered into a color target); threshold compares all four channels.
     // GL_RG32UI holds 64-bit samples as two halves (ImageTexture).

@@ -79,6 +79,35 @@ constexpr const char* kSubgroupExtensions =
     "#extension GL_KHR_shader_subgroup_basic : enable\n"
     "#extension GL_KHR_shader_subgroup_arithmetic : enable\n";
 
+// OpenGL ES 3.0 (and WebGL2) shaders: GLSL ES 3.00, whose fragment stage
+// has no default float precision and no stage a default one for integer
+// samplers. highp everywhere: IDs are float bit patterns and labels 32-bit
+// integers, exact only at full precision.
+constexpr const char* kEsPrologue =
+    "#version 300 es\n"
+    "precision highp float;\n"
+    "precision highp int;\n"
+    "precision highp sampler2D;\n"
+    "precision highp usampler2D;\n"
+    "precision highp isampler2D;\n"
+    "precision highp sampler3D;\n"
+    "precision highp usampler3D;\n";
+
+// ES leaves a point's size undefined unless the vertex stage writes
+// gl_PointSize (desktop takes glPointSize's): the stage's main is renamed
+// and wrapped by one that writes POINT_SIZE, 1 unless the stage file
+// defines it.
+constexpr const char* kEsVertexRename = "#define main glcclStageMain\n";
+constexpr const char* kEsVertexWrapper =
+    "\n#undef main\n"
+    "#ifndef POINT_SIZE\n"
+    "#define POINT_SIZE 1.0\n"
+    "#endif\n"
+    "void main() {\n"
+    "    glcclStageMain();\n"
+    "    gl_PointSize = POINT_SIZE;\n"
+    "}\n";
+
 // Source strings are numbered with #line so the driver's log names them:
 // 0 = the generated prologue, 1 = criterion.glsl, 2 = the backend's common
 // file, then (compute) 3 = union_find.glsl and 4 = group_scan.glsl, and the
@@ -150,19 +179,25 @@ Program ProgramBuilder::build() const {
         linked = computeFile_;
     } else {
         constexpr const char* kCommon = "common.glsl";
-        const std::string prologue = "#version 330 core\n" + defines;
+        const bool es = isEs();
+        const std::string prologue = (es ? std::string(kEsPrologue) : std::string("#version 330 core\n")) + defines;
         const std::string vertexName = vertexFile_.empty() ? "<vertex source>" : vertexFile_;
         const std::string fragmentName = fragmentFile_.empty() ? "<fragment source>" : fragmentFile_;
         const std::string vertexBody = vertexFile_.empty() ? vertexText_ : detail::shaderSource(vertexFile_);
         const std::string fragmentBody = fragmentFile_.empty() ? fragmentText_ : detail::shaderSource(fragmentFile_);
-        shaders.push_back(compile(GL_VERTEX_SHADER,
-                                  assemble(prologue + "#define STAGE_VERTEX 1\n", kCommon, vertexBody, false), stage_,
-                                  vertexName, kCommon, false));
+        const std::string vertexText =
+            es ? assemble(prologue + "#define STAGE_VERTEX 1\n" + kEsVertexRename, kCommon, vertexBody, false) +
+                     kEsVertexWrapper
+               : assemble(prologue + "#define STAGE_VERTEX 1\n", kCommon, vertexBody, false);
+        shaders.push_back(compile(GL_VERTEX_SHADER, vertexText, stage_, vertexName, kCommon, false));
         shaders.push_back(compile(GL_FRAGMENT_SHADER,
                                   assemble(prologue + "#define STAGE_FRAGMENT 1\n", kCommon, fragmentBody, false),
                                   stage_, fragmentName, kCommon, false));
-        for (std::size_t i = 0; i < outputs_.size(); ++i)
-            glBindFragDataLocation(program.id(), GLuint(i), outputs_[i].c_str());
+        // ES has no glBindFragDataLocation: there the stage files' layout
+        // qualifiers, which say the same, place the outputs.
+        if (!es)
+            for (std::size_t i = 0; i < outputs_.size(); ++i)
+                glBindFragDataLocation(program.id(), GLuint(i), outputs_[i].c_str());
         linked = vertexName + " + " + fragmentName;
     }
     for (const auto& shader : shaders) glAttachShader(program.id(), shader.id());

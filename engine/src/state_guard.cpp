@@ -23,17 +23,36 @@ void restoreIndexedBuffer(GLenum target, GLuint index, GLint buffer, GLint64 sta
     else glBindBufferBase(target, index, GLuint(buffer));
 }
 
+// Capabilities ES 3.0 does not have: querying or setting them there is an
+// error. Logic ops, sRGB writes, depth clamping, clip distances and the
+// desktop forms of point sizing and primitive restart are desktop's only.
+bool desktopCapability(GLenum name) {
+    switch (name) {
+        case GL_PROGRAM_POINT_SIZE:
+        case GL_COLOR_LOGIC_OP:
+        case GL_FRAMEBUFFER_SRGB:
+        case GL_MULTISAMPLE:
+        case GL_DEPTH_CLAMP:
+        case GL_PRIMITIVE_RESTART: return true;
+        default: return name >= GL_CLIP_DISTANCE0 && name < GL_CLIP_DISTANCE0 + 8;
+    }
+}
+
 }  // namespace
+
+bool StateGuard::has(GLenum capability) const { return !es_ || !desktopCapability(capability); }
+bool StateGuard::hasPixelStore(GLenum name) const { return !es_ || !gl::desktopOnlyPixelStore(name); }
 
 StateGuard::StateGuard() {
     GLint major = 0, minor = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
     glGetIntegerv(GL_MINOR_VERSION, &minor);
-    perDrawBufferBlend_ = major >= 4;
-    computeState_ = major > 4 || (major == 4 && minor >= 3);
+    es_ = gl::isEs();
+    perDrawBufferBlend_ = !es_ && major >= 4;
+    computeState_ = !es_ && (major > 4 || (major == 4 && minor >= 3));
 
     for (std::size_t i = 0; i < kCapabilities.size(); ++i)
-        capabilities_[i] = {kCapabilities[i], glIsEnabled(kCapabilities[i])};
+        capabilities_[i] = {kCapabilities[i], has(kCapabilities[i]) ? glIsEnabled(kCapabilities[i]) : GLboolean(GL_FALSE)};
     glGetIntegerv(GL_CURRENT_PROGRAM, &program_);
     glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &vertexArray_);
     glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &drawFramebuffer_);
@@ -43,8 +62,18 @@ StateGuard::StateGuard() {
     glGetFloatv(GL_BLEND_COLOR, blendColor_);
     glGetIntegerv(GL_DEPTH_FUNC, &depthFunc_);
     glGetBooleanv(GL_DEPTH_WRITEMASK, &depthMask_);
-    glGetDoublev(GL_DEPTH_RANGE, depthRange_);
-    glGetDoublev(GL_DEPTH_CLEAR_VALUE, &depthClear_);
+    if (es_) {
+        // ES has the float forms only.
+        GLfloat range[2] = {0, 1}, clear = 1;
+        glGetFloatv(GL_DEPTH_RANGE, range);
+        glGetFloatv(GL_DEPTH_CLEAR_VALUE, &clear);
+        depthRange_[0] = range[0];
+        depthRange_[1] = range[1];
+        depthClear_ = clear;
+    } else {
+        glGetDoublev(GL_DEPTH_RANGE, depthRange_);
+        glGetDoublev(GL_DEPTH_CLEAR_VALUE, &depthClear_);
+    }
     auto readStencil = [](Stencil& s, GLenum func, GLenum ref, GLenum valueMask, GLenum fail, GLenum depthFail,
                           GLenum depthPass, GLenum writeMask) {
         glGetIntegerv(func, &s.func);
@@ -75,29 +104,39 @@ StateGuard::StateGuard() {
     glActiveTexture(GL_TEXTURE0);
     glGetIntegerv(GL_TEXTURE_BINDING_3D, &texture3d_);
     glGetIntegerv(GL_TEXTURE_BINDING_2D_ARRAY, &textureArray_);
-    glGetFloatv(GL_POINT_SIZE, &pointSize_);
-    glGetIntegerv(GL_POLYGON_MODE, polygonMode_);
-    for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i) glGetIntegerv(gl::kPixelStores[i].name, &pixelStore_[i]);
+    if (!es_) {  // ES has neither: points are sized by the vertex stage, polygons always filled
+        glGetFloatv(GL_POINT_SIZE, &pointSize_);
+        glGetIntegerv(GL_POLYGON_MODE, polygonMode_);
+    }
+    for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i)
+        if (hasPixelStore(gl::kPixelStores[i].name)) glGetIntegerv(gl::kPixelStores[i].name, &pixelStore_[i]);
     glGetIntegerv(GL_PIXEL_PACK_BUFFER_BINDING, &packBuffer_);
     glGetIntegerv(GL_PIXEL_UNPACK_BUFFER_BINDING, &unpackBuffer_);
     saveDrawBuffers();
     saveBufferAndImageBindings();
 
     // The neutral state every pass starts from.
-    for (GLenum name : kCapabilities) glDisable(name);
+    for (GLenum name : kCapabilities)
+        if (has(name)) glDisable(name);
     glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
     glDepthMask(GL_FALSE);
     glStencilMask(0xFF);
-    glDepthRange(0.0, 1.0);
-    glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
-    glPointSize(1.0f);
-    for (const gl::PixelStore& p : gl::kPixelStores) glPixelStorei(p.name, p.initial);
+    if (es_) {
+        glDepthRangef(0.0f, 1.0f);
+    } else {
+        glDepthRange(0.0, 1.0);
+        glPolygonMode(GL_FRONT_AND_BACK, GL_FILL);
+        glPointSize(1.0f);
+    }
+    for (const gl::PixelStore& p : gl::kPixelStores)
+        if (hasPixelStore(p.name)) glPixelStorei(p.name, p.initial);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
 }
 
 StateGuard::~StateGuard() {
-    for (const Capability& c : capabilities_) setCapability(c.name, c.enabled == GL_TRUE);
+    for (const Capability& c : capabilities_)
+        if (has(c.name)) setCapability(c.name, c.enabled == GL_TRUE);
     restoreDrawBuffers();
     glUseProgram(GLuint(program_));
     glBindVertexArray(GLuint(vertexArray_));
@@ -108,8 +147,13 @@ StateGuard::~StateGuard() {
     glBlendColor(blendColor_[0], blendColor_[1], blendColor_[2], blendColor_[3]);
     glDepthFunc(GLenum(depthFunc_));
     glDepthMask(depthMask_);
-    glDepthRange(depthRange_[0], depthRange_[1]);
-    glClearDepth(depthClear_);
+    if (es_) {
+        glDepthRangef(GLfloat(depthRange_[0]), GLfloat(depthRange_[1]));
+        glClearDepthf(GLfloat(depthClear_));
+    } else {
+        glDepthRange(depthRange_[0], depthRange_[1]);
+        glClearDepth(depthClear_);
+    }
     auto writeStencil = [](GLenum face, const Stencil& s) {
         glStencilFuncSeparate(face, GLenum(s.func), s.ref, GLuint(s.valueMask));
         glStencilOpSeparate(face, GLenum(s.fail), GLenum(s.depthFail), GLenum(s.depthPass));
@@ -128,15 +172,32 @@ StateGuard::~StateGuard() {
     glBindTexture(GL_TEXTURE_3D, GLuint(texture3d_));
     glBindTexture(GL_TEXTURE_2D_ARRAY, GLuint(textureArray_));
     glActiveTexture(GLenum(activeTexture_));
-    glPointSize(pointSize_);
-    glPolygonMode(GL_FRONT_AND_BACK, GLenum(polygonMode_[0]));
-    for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i) glPixelStorei(gl::kPixelStores[i].name, pixelStore_[i]);
+    if (!es_) {
+        glPointSize(pointSize_);
+        glPolygonMode(GL_FRONT_AND_BACK, GLenum(polygonMode_[0]));
+    }
+    for (std::size_t i = 0; i < gl::kPixelStores.size(); ++i)
+        if (hasPixelStore(gl::kPixelStores[i].name)) glPixelStorei(gl::kPixelStores[i].name, pixelStore_[i]);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, GLuint(packBuffer_));
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, GLuint(unpackBuffer_));
     restoreBufferAndImageBindings();
 }
 
 void StateGuard::saveDrawBuffers() {
+    if (es_) {
+        // ES 3.0 has one blend enable, mask, equation and function for
+        // every draw buffer (the indexed forms are ES 3.2's).
+        DrawBuffer& d = drawBuffers_[0];
+        d.blend = glIsEnabled(GL_BLEND);
+        glGetBooleanv(GL_COLOR_WRITEMASK, d.colorMask);
+        glGetIntegerv(GL_BLEND_EQUATION_RGB, &d.equationRgb);
+        glGetIntegerv(GL_BLEND_EQUATION_ALPHA, &d.equationAlpha);
+        glGetIntegerv(GL_BLEND_SRC_RGB, &d.srcRgb);
+        glGetIntegerv(GL_BLEND_DST_RGB, &d.dstRgb);
+        glGetIntegerv(GL_BLEND_SRC_ALPHA, &d.srcAlpha);
+        glGetIntegerv(GL_BLEND_DST_ALPHA, &d.dstAlpha);
+        return;
+    }
     for (int i = 0; i < kDrawBuffersSaved; ++i) {
         DrawBuffer& d = drawBuffers_[std::size_t(i)];
         const auto index = GLuint(i);
@@ -169,6 +230,7 @@ void StateGuard::restoreDrawBuffers() const {
     glBlendEquationSeparate(GLenum(first.equationRgb), GLenum(first.equationAlpha));
     glBlendFuncSeparate(GLenum(first.srcRgb), GLenum(first.dstRgb), GLenum(first.srcAlpha), GLenum(first.dstAlpha));
     glColorMask(first.colorMask[0], first.colorMask[1], first.colorMask[2], first.colorMask[3]);
+    if (es_) return;  // the blend enable is among the capabilities
     for (int i = 0; i < kDrawBuffersSaved; ++i) {
         const DrawBuffer& d = drawBuffers_[std::size_t(i)];
         const auto index = GLuint(i);

@@ -55,6 +55,9 @@ private:
         GLint64 start = 0, size = 0;
     };
 
+    // Whether the context has this capability or pixel store (ES lacks some).
+    bool has(GLenum capability) const;
+    bool hasPixelStore(GLenum name) const;
     void saveDrawBuffers();
     void restoreDrawBuffers() const;
     void saveBufferAndImageBindings();
@@ -89,6 +92,7 @@ private:
     std::array<GLint, gl::kPixelStores.size()> pixelStore_{};  // the passes assume the initial values
 
     // The context's version decides which of the state below exists.
+    bool es_ = false;                  // OpenGL ES 3: the state desktop GL alone has is left alone
     bool perDrawBufferBlend_ = false;  // OpenGL 4.0: glBlendEquationi, glBlendFunci
     bool computeState_ = false;        // OpenGL 4.3: image units, storage buffers, indirect dispatch
     std::array<DrawBuffer, kDrawBuffersSaved> drawBuffers_{};

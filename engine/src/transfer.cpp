@@ -183,6 +183,12 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
     // glGetTexImage reads whole levels only: slabs are read with
     // glGetTextureSubImage (OpenGL 4.5), and without it the whole level in
     // one call (the top of transfer.hpp says why not glReadPixels).
+    if (texture.target() == GL_TEXTURE_2D && gl::isEs()) {
+        // ES has no glGetTexImage: the texture is read from a framebuffer.
+        gl::readTextureRect(texture, 0, 0, width, height, format, type, pixels);
+        checkGlError(what);
+        return;
+    }
     if (!capabilities.textureSubImage || !usesBands(settings, capabilities, total)) {
         glBindTexture(texture.target(), texture.id());
         glGetTexImage(texture.target(), 0, format, type, pixels);

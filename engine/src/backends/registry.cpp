@@ -65,7 +65,7 @@ EngineCapabilities computeDeclaration(const ContextInfo* context, const std::str
     engine.largestVolumeCount = kLargestComputeVolumeCount;
     if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
     if (!context) engine.whyNotHere = noContextReason(whyNoContext);
-    else if (!atLeast(*context, 4, 3))
+    else if (context->es || !atLeast(*context, 4, 3))
         engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
                             "; the raster backend runs there";
     return engine;
@@ -74,7 +74,10 @@ EngineCapabilities computeDeclaration(const ContextInfo* context, const std::str
 EngineCapabilities rasterDeclaration(const ContextInfo* context, const std::string& whyNoContext) {
     EngineCapabilities engine = glEngine(Backend::Raster, context);
     if (!context) engine.whyNotHere = noContextReason(whyNoContext);
-    else if (!atLeast(*context, 3, 3))
+    else if (context->es && (context->major < 3 || !context->floatTargets || !context->floatBlend))
+        engine.whyNotHere = "it needs OpenGL ES 3.0 with EXT_color_buffer_float and EXT_float_blend, the context is " +
+                            context->version;
+    else if (!context->es && !atLeast(*context, 3, 3))
         engine.whyNotHere = "it needs OpenGL 3.3, the context is " + context->version;
     return engine;
 }

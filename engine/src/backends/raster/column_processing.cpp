@@ -29,8 +29,10 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
     // No root is marked yet: scatter-back marks at depth 1.0.
     beginPass(roots);
     setRenderState({GL_NONE, GL_NONE, true});
-    glClearDepth(0.0);
-    glClear(GL_DEPTH_BUFFER_BIT);
+    // glClearBufferfv rather than glClearDepth: ES has only glClearDepthf,
+    // which desktop 3.3 lacks.
+    const float unmarked = 0.0f;
+    glClearBufferfv(GL_DEPTH, 0, &unmarked);
     // Gather's state; the loop switches what update column and scatter-back change.
     setRenderState({GL_MAX, GL_NONE, false});
     glDepthFunc(GL_ALWAYS);

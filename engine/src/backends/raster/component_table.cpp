@@ -13,7 +13,8 @@ constexpr GLuint kBoxes = 0, kSums = 1, kRoots = 2;
 ComponentTablePass::ComponentTablePass() {
     GLint major = 0;
     glGetIntegerv(GL_MAJOR_VERSION, &major);
-    perDrawBufferBlend_ = major >= 4;
+    es_ = gl::isEs();
+    perDrawBufferBlend_ = !es_ && major >= 4;
 }
 
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table) {
@@ -34,6 +35,19 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         glBlendEquationi(kSums, GL_FUNC_ADD);
         glBlendEquationi(kRoots, GL_MAX);
         drawPoints(nodes);
+    } else if (es_) {
+        // ES 3.0 has neither per-draw-buffer blending nor per-draw-buffer
+        // masks: the draw buffers themselves say which targets each draw
+        // writes.
+        const GLenum boxesAndRoots[] = {GL_COLOR_ATTACHMENT0, GL_NONE, GL_COLOR_ATTACHMENT2};
+        const GLenum sumsAlone[] = {GL_NONE, GL_COLOR_ATTACHMENT1, GL_NONE};
+        const GLenum all[] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1, GL_COLOR_ATTACHMENT2};
+        glDrawBuffers(3, boxesAndRoots);
+        drawPoints(nodes);
+        glBlendEquation(GL_FUNC_ADD);
+        glDrawBuffers(3, sumsAlone);
+        drawPoints(nodes);
+        glDrawBuffers(3, all);
     } else {
         // Boxes and roots with the sums masked, then the sums alone.
         glColorMaski(kSums, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);

@@ -16,6 +16,7 @@ public:
 
 private:
     bool perDrawBufferBlend_ = false;  // glBlendEquationi: OpenGL 4.0
+    bool es_ = false;                  // OpenGL ES: draw buffers select the targets
 };
 
 }  // namespace glccl::raster

@@ -65,6 +65,8 @@ struct PassContext {
     RasterPrograms& programs;
     StageTimer& timer;
     bool checkEachPass;
+    // An OpenGL ES context: passes take their replacements for what ES lacks.
+    bool es = false;
     // With checkEachPass: waits for the pass and throws glccl::Error naming
     // the stage and the GL error, if any.
     void checkPass(const char* stage) const;

@@ -10,10 +10,21 @@ namespace glccl {
 
 using namespace raster;
 
+namespace {
+// ES's query of the point sizes it draws; desktop core headers omit it.
+constexpr GLenum kAliasedPointSizeRange = 0x846D;
+}  // namespace
+
 RasterPipeline::RasterPipeline() : RasterPipeline(Options()) {}
 
 RasterPipeline::RasterPipeline(const Options& options) : emptyVertexArray_(gl::VertexArray::create()) {
     setOptions(options);
+    es_ = gl::isEs();
+    if (es_) {
+        GLfloat range[2] = {1, 1};
+        glGetFloatv(kAliasedPointSizeRange, range);
+        routing_ = range[1] >= float(kRoutingSide);
+    }
 }
 
 void RasterPipeline::setOptions(const Options& options) {
@@ -40,7 +51,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     reserve(input.width(), input.height(), NodeSize::of(connectivity, criterion));
     RasterResources& r = resources_;
     programs_.select(connectivity, criterion, input.internalFormat(), r.grid);
-    const PassContext context{programs_, timer, options_.checkEachPass};
+    const PassContext context{programs_, timer, options_.checkEachPass, es_};
     const int columns = blockWidth();
     const gl::Texture& nodeGraph = r.nodeGraph.texture;
     glBindVertexArray(emptyVertexArray_.id());
@@ -51,14 +62,21 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     postColumnProcessing_.run(context, r.ids, r.idScratch);                 // marked roots, then every node, to their roots
     mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch);  // roots linked across block borders
     resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch);  // until no connected neighbours differ: exact
-    const std::uint32_t roots = countRoots_.run(context, r.ids, r.idScratch);
-    if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);
-    else scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
+    if (!es_) {
+        const std::uint32_t roots = countRoots_.run(context, r.ids, r.idScratch);
+        if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);
+        else scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
+        count_ = roots;
+    } else {
+        const std::uint32_t roots = scanRoots_.count(context, r.ids, r.scanLevels, r.rootLabels);
+        if (routing_ && roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);
+        else scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);
+        count_ = roots;
+    }
     finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));     // every pixel takes its node's root's number
 
-    count_ = roots;
     checkGlError("glccl::RasterPipeline::label()");
-    return roots;
+    return count_;
 }
 
 void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) {
@@ -68,7 +86,7 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     }
     RasterResources& r = resources_;
     r.reserveTable(count_);
-    const PassContext context{programs_, timer, options_.checkEachPass};
+    const PassContext context{programs_, timer, options_.checkEachPass, es_};
     glBindVertexArray(emptyVertexArray_.id());
 
     componentTable_.run(context, r.labeled(), r.table);  // boxes, sums and roots scattered into the compact table

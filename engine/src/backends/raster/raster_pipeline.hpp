@@ -90,6 +90,13 @@ private:
     gl::VertexArray emptyVertexArray_;  // every pass draws without attributes
     std::uint32_t count_ = 0;
     int resolveRounds_ = 0;
+    // The context is OpenGL ES: roots are counted by the scan's up-sweep
+    // (ES occlusion queries say any or none, not how many).
+    bool es_ = false;
+    // Stencil routing draws points kRoutingSide wide; ES guarantees points
+    // of 1 only (GL_ALIASED_POINT_SIZE_RANGE), and without wider ones every
+    // count takes the scan.
+    bool routing_ = true;
 
     raster::NodeGraphPass nodeGraph_;
     raster::VerticalRunsPass verticalRuns_;

@@ -35,15 +35,20 @@ void RouteRootsPass::run(const PassContext& context, const gl::RenderTarget& ids
     glDisable(GL_SCISSOR_TEST);
 
     // Every root a point over the whole block: the stencil lets one through per texel.
-    context.programs.use(kRoute);
+    auto& route = context.programs.use(kRoute);
     bindTexture(kIdsSlot, ids.texture);
     glViewport(0, 0, side, side);
     glEnable(GL_STENCIL_TEST);
     glStencilFunc(GL_EQUAL, 1, 0xFF);
     glStencilOp(GL_DECR, GL_DECR, GL_DECR);
-    glPointSize(float(side));
-    drawPoints(std::int64_t(ids.width()) * ids.height());
-    glPointSize(1.0f);
+    if (context.es) {
+        route.set("pointSize", float(side));
+        drawPoints(std::int64_t(ids.width()) * ids.height());
+    } else {
+        glPointSize(float(side));
+        drawPoints(std::int64_t(ids.width()) * ids.height());
+        glPointSize(1.0f);
+    }
     glDisable(GL_STENCIL_TEST);
 
     // Each routed root's rank in raster order: its label.

@@ -15,9 +15,8 @@ const ProgramSpec kOffsets{"scan_roots_offsets", "fullscreen.vert", "scan_roots_
                            {kCountsSlot, kParentOffsetsSlot}};
 }  // namespace
 
-void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
-                        const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels) {
-    auto scope = context.timer.scope(kStage);
+void ScanRootsPass::upSweep(const PassContext& context, const gl::RenderTarget& ids,
+                            const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
     setRenderState({});
     auto& reduce = context.programs.use(kReduce);
     bindTexture(kScanIdsSlot, ids.texture);
@@ -39,6 +38,32 @@ void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids,
         }
         drawFullscreen();
     }
+}
+
+std::uint32_t ScanRootsPass::count(const PassContext& context, const gl::RenderTarget& ids,
+                                   const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
+    auto scope = context.timer.scope("count_roots");
+    upSweep(context, ids, levels, rootLabels);
+    // The top is 1x1: a count, or level 0's mask where the scan grid fits
+    // one block. Integer targets are read as RGBA_INTEGER, the format ES
+    // guarantees for them.
+    GLuint top[4] = {0, 0, 0, 0};
+    gl::readTextureRect(levels.back().counts.texture, 0, 0, 1, 1, GL_RGBA_INTEGER, GL_UNSIGNED_INT, top);
+    context.checkPass("count_roots");
+    std::uint32_t roots = top[0];
+    if (levels.size() == 1) {
+        std::uint32_t ones = 0;
+        for (; roots != 0; roots &= roots - 1) ++ones;
+        roots = ones;
+    }
+    return roots;
+}
+
+void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
+                        const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels, bool upSwept) {
+    auto scope = context.timer.scope(kStage);
+    if (!upSwept) upSweep(context, ids, levels, rootLabels);
+    setRenderState({});
     // Down-sweep: a level's parent is the level above; its offsets are
     // exclusive counts of everything before it in raster order.
     auto& offsets = context.programs.use(kOffsets);

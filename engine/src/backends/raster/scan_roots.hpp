@@ -17,9 +17,18 @@ namespace glccl::raster {
 class ScanRootsPass {
 public:
     static constexpr const char* kStage = "scan_roots";
-    // Writes each root's label into `rootLabels` (0 elsewhere).
+    // Writes each root's label into `rootLabels` (0 elsewhere). `upSwept`:
+    // count() ran on these IDs, its up-sweep is reused.
     void run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
-             const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels);
+             const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels, bool upSwept = false);
+    // The number of roots from the up-sweep's top texel: count_roots where
+    // occlusion queries only say any or none (OpenGL ES).
+    std::uint32_t count(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
+                        const gl::RenderTarget& rootLabels);
+
+private:
+    void upSweep(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
+                 const gl::RenderTarget& rootLabels);
 };
 
 }  // namespace glccl::raster
