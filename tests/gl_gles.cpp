@@ -220,3 +220,56 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     }
     CHECK(glGetError() == GL_NO_ERROR);
 }
+
+TEST_CASE("raster on GLES 3.0: a labeling restores the host's ES state and leaves no GL error", "[gl][gles]") {
+    std::unique_ptr<HeadlessContext> context;
+    try {
+        context = std::make_unique<HeadlessContext>(esOptions());
+    } catch (const Error& error) {
+        test::skipTest(std::string("no OpenGL ES 3 context here: ") + error.what());
+    }
+    const Image image = generateFamily("noise50", 70, 50, 2);
+    auto texture = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
+    texture.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    Labeler labeler;
+    // Values no pass leaves behind, each set as an ES host would.
+    glEnable(GL_BLEND);
+    glBlendEquation(GL_FUNC_REVERSE_SUBTRACT);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_GEQUAL);
+    glViewport(3, 4, 5, 6);
+    glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_FALSE);
+    glClearDepthf(0.25f);
+    glDepthRangef(0.125f, 0.75f);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 9);
+    REQUIRE(glGetError() == GL_NO_ERROR);
+    LabelOptions options;
+    options.backend = Backend::Raster;
+    const std::uint32_t count = labeler.label(texture.id(), options);
+    CHECK(count == labelReference(image, Connectivity::Eight, Criterion::binary()).count());
+    CHECK(glGetError() == GL_NO_ERROR);
+    CHECK(glIsEnabled(GL_BLEND) == GL_TRUE);
+    CHECK(glIsEnabled(GL_DEPTH_TEST) == GL_TRUE);
+    GLint value = 0;
+    glGetIntegerv(GL_BLEND_EQUATION_RGB, &value);
+    CHECK(value == GL_FUNC_REVERSE_SUBTRACT);
+    glGetIntegerv(GL_DEPTH_FUNC, &value);
+    CHECK(value == GL_GEQUAL);
+    GLint viewport[4] = {};
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    CHECK((viewport[0] == 3 && viewport[1] == 4 && viewport[2] == 5 && viewport[3] == 6));
+    GLboolean mask[4] = {};
+    glGetBooleanv(GL_COLOR_WRITEMASK, mask);
+    CHECK((mask[0] == GL_TRUE && mask[1] == GL_FALSE && mask[2] == GL_TRUE && mask[3] == GL_FALSE));
+    GLfloat depth = 0, range[2] = {};
+    glGetFloatv(GL_DEPTH_CLEAR_VALUE, &depth);
+    glGetFloatv(GL_DEPTH_RANGE, range);
+    CHECK(depth == 0.25f);
+    CHECK((range[0] == 0.125f && range[1] == 0.75f));
+    glGetIntegerv(GL_PACK_ALIGNMENT, &value);
+    CHECK(value == 1);
+    glGetIntegerv(GL_UNPACK_ROW_LENGTH, &value);
+    CHECK(value == 9);
+    CHECK(glGetError() == GL_NO_ERROR);
+}
