@@ -193,7 +193,11 @@ int teamSize(int threads, const Grid& g) {
     return int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), g.chunks)));
 }
 
-// Pass 2: counts and boxes of the owned elements.
+// Pass 2: counts and boxes of the owned elements. Each worker gathers the
+// regions of every chunk it takes in one set of slots, kept from chunk to
+// chunk (no table per chunk: with many tiny regions, fresh tables cost more
+// than the counting); counts add and boxes widen in any order, so the
+// workers' slots are merged in any order too.
 Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& fill, ThreadPool& pool, int threads) {
     Boxes boxes;
     boxes.counts.assign(n, 0);
@@ -204,19 +208,28 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
         std::vector<std::int64_t> region;
         std::vector<std::uint64_t> count;
         std::vector<std::array<std::int64_t, 3>> min, max;
+        std::vector<std::int32_t> slotOf;  // dense: by region
+        std::unordered_map<std::int64_t, std::size_t> sparse;
+        std::vector<std::int64_t> row;
     };
-    std::vector<Part> parts(g.chunks);
-    std::vector<std::vector<std::int64_t>> rowBuffers(std::size_t(threads), std::vector<std::int64_t>(std::size_t(g.w)));
+    std::vector<Part> parts(static_cast<std::size_t>(threads));
     const bool dense = n <= ChunkTable<__int128>::kDenseRegions;
-    std::vector<std::vector<std::int32_t>> slotOf(static_cast<std::size_t>(threads));
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
-        Part& p = parts[chunk];
-        std::int64_t* row = rowBuffers[std::size_t(worker)].data();
-        std::vector<std::int32_t>& slots = slotOf[std::size_t(worker)];
-        if (dense && slots.size() != n) slots.assign(n, -1);
-        std::unordered_map<std::int64_t, std::int32_t> sparse;
+        Part& p = parts[std::size_t(worker)];
+        if (p.row.empty()) {
+            p.row.resize(std::size_t(g.w));
+            if (dense) p.slotOf.assign(n, -1);
+            // About the share of regions one worker meets, so that the
+            // slots rarely grow.
+            const std::size_t guess = std::min<std::size_t>(n, n / std::size_t(threads) + 1024);
+            p.region.reserve(guess);
+            p.count.reserve(guess);
+            p.min.reserve(guess);
+            p.max.reserve(guess);
+        }
+        std::int64_t* row = p.row.data();
         std::int64_t last = kNoRegion;
-        std::int32_t lastSlot = 0;
+        std::size_t lastSlot = 0;
         for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
             const std::int64_t y = flat % g.h, z = flat / g.h;
             if (!owned.row(y, z)) continue;
@@ -227,18 +240,23 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
                 while (x1 < owned.end[0] && row[x1] == r) ++x1;
                 if (r != kNoRegion) {
                     if (r != last) {
-                        std::int32_t* found = dense ? &slots[std::size_t(r)] : &sparse.emplace(r, -1).first->second;
-                        if (*found < 0) {
-                            *found = std::int32_t(p.region.size());
+                        const std::size_t fresh = p.region.size();
+                        if (dense) {
+                            std::int32_t& found = p.slotOf[std::size_t(r)];
+                            if (found < 0) found = std::int32_t(fresh);
+                            lastSlot = std::size_t(found);
+                        } else {
+                            lastSlot = p.sparse.emplace(r, fresh).first->second;
+                        }
+                        if (lastSlot == fresh) {
                             p.region.push_back(r);
                             p.count.push_back(0);
                             p.min.push_back({x, y, z});
                             p.max.push_back({x1 - 1, y, z});
                         }
                         last = r;
-                        lastSlot = *found;
                     }
-                    const std::size_t s = std::size_t(lastSlot);
+                    const std::size_t s = lastSlot;
                     p.count[s] += std::uint64_t(x1 - x);
                     p.min[s] = {std::min(p.min[s][0], x), std::min(p.min[s][1], y), std::min(p.min[s][2], z)};
                     p.max[s] = {std::max(p.max[s][0], x1 - 1), std::max(p.max[s][1], y), std::max(p.max[s][2], z)};
@@ -246,8 +264,6 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
                 x = x1;
             }
         }
-        if (dense)
-            for (std::int64_t r : p.region) slots[std::size_t(r)] = -1;
     });
     for (Part& p : parts) {
         for (std::size_t s = 0; s < p.region.size(); ++s) {

@@ -83,6 +83,9 @@ inline bool below(__int128 a, __int128 b) { return a < b; }
 struct Layout {
     std::size_t moments = 0, weighted = 0, channels = 0;
     bool floats = false;
+    // Terms without a slot where not requested: a slot's fewer arrays grow
+    // for each of very many tiny regions.
+    bool perimeter = false, crofton = false, euler = false, extrema = false;
 };
 
 // Totals of regions, one slot each, in flat arrays.
@@ -115,27 +118,33 @@ struct Slots {
     std::size_t add(std::int64_t r) {
         const Layout& l = layout;
         region.push_back(r);
-        moments.resize(moments.size() + l.moments);
-        perimeter.resize(perimeter.size() + 3);
-        crofton.resize(crofton.size() + 5);
-        euler.push_back(0);
+        if (l.moments) moments.resize(moments.size() + l.moments);
+        if (l.perimeter) perimeter.resize(perimeter.size() + 3);
+        if (l.crofton) crofton.resize(crofton.size() + 5);
+        if (l.euler) euler.push_back(0);
         seen.push_back(0);
         if (l.channels) {
             if (l.floats) {
                 sumF.resize(sumF.size() + l.channels);
                 squaresF.resize(squaresF.size() + l.channels);
-                weightedF.resize(weightedF.size() + l.channels * l.weighted);
-                minF.resize(minF.size() + l.channels);
-                maxF.resize(maxF.size() + l.channels);
+                if (l.weighted) weightedF.resize(weightedF.size() + l.channels * l.weighted);
+                if (l.extrema) {
+                    minF.resize(minF.size() + l.channels);
+                    maxF.resize(maxF.size() + l.channels);
+                }
             } else {
                 sum.resize(sum.size() + l.channels);
                 squares.resize(squares.size() + l.channels);
-                weighted.resize(weighted.size() + l.channels * l.weighted);
-                minI.resize(minI.size() + l.channels);
-                maxI.resize(maxI.size() + l.channels);
+                if (l.weighted) weighted.resize(weighted.size() + l.channels * l.weighted);
+                if (l.extrema) {
+                    minI.resize(minI.size() + l.channels);
+                    maxI.resize(maxI.size() + l.channels);
+                }
             }
-            minAt.resize(minAt.size() + l.channels);
-            maxAt.resize(maxAt.size() + l.channels);
+            if (l.extrema) {
+                minAt.resize(minAt.size() + l.channels);
+                maxAt.resize(maxAt.size() + l.channels);
+            }
         }
         return region.size() - 1;
     }
@@ -147,26 +156,32 @@ struct Slots {
         };
         region.push_back(from.region[s]);
         copy(moments, from.moments, l.moments);
-        copy(perimeter, from.perimeter, 3);
-        copy(crofton, from.crofton, 5);
-        copy(euler, from.euler, 1);
+        if (l.perimeter) copy(perimeter, from.perimeter, 3);
+        if (l.crofton) copy(crofton, from.crofton, 5);
+        if (l.euler) copy(euler, from.euler, 1);
         copy(seen, from.seen, 1);
         if (l.channels) {
             if (l.floats) {
                 copy(sumF, from.sumF, l.channels);
                 copy(squaresF, from.squaresF, l.channels);
                 copy(weightedF, from.weightedF, l.channels * l.weighted);
-                copy(minF, from.minF, l.channels);
-                copy(maxF, from.maxF, l.channels);
+                if (l.extrema) {
+                    copy(minF, from.minF, l.channels);
+                    copy(maxF, from.maxF, l.channels);
+                }
             } else {
                 copy(sum, from.sum, l.channels);
                 copy(squares, from.squares, l.channels);
                 copy(weighted, from.weighted, l.channels * l.weighted);
-                copy(minI, from.minI, l.channels);
-                copy(maxI, from.maxI, l.channels);
+                if (l.extrema) {
+                    copy(minI, from.minI, l.channels);
+                    copy(maxI, from.maxI, l.channels);
+                }
             }
-            copy(minAt, from.minAt, l.channels);
-            copy(maxAt, from.maxAt, l.channels);
+            if (l.extrema) {
+                copy(minAt, from.minAt, l.channels);
+                copy(maxAt, from.maxAt, l.channels);
+            }
         }
     }
 };
@@ -553,6 +568,10 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     layout.weighted = pass.weightedExponents.size();
     layout.channels = In::present ? std::size_t(in.channels) : 0;
     layout.floats = In::floating;
+    layout.perimeter = pass.q.perimeter;
+    layout.crofton = pass.q.crofton;
+    layout.euler = pass.q.euler;
+    layout.extrema = In::present && pass.q.intensityExtrema;
     zeroTerms(totals);
     std::vector<char> seen(n, 0);
 
