@@ -173,7 +173,9 @@ def _grouped(input, labels, index, properties, where):
     other arrays as rows of their last axis), rows[i] the table's row of
     index.flat[i], valid where present[i]."""
     index = np.asanyarray(index)
-    if (not _safely_castable_to_int(labels.dtype) or labels.min() < 0 or labels.max() > labels.size):
+    castable = _safely_castable_to_int(labels.dtype)
+    top = labels.max() if castable and labels.size else 0
+    if not castable or labels.min() < 0 or top > labels.size:
         unique, ids = np.unique(labels, return_inverse=True)
         ids = ids.reshape(labels.shape)
         wanted = np.searchsorted(unique, index)
@@ -182,7 +184,7 @@ def _grouped(input, labels, index, properties, where):
     else:
         ids = labels
         wanted = np.asanyarray(index, np.int_).copy()
-        found = (wanted >= 0) & (wanted <= labels.max())
+        found = (wanted >= 0) & (wanted <= top)
     wanted, found = wanted.ravel(), found.ravel()
     shape = _measured_shape(input)
     table = _measure.measure_terms(np.ascontiguousarray(ids.reshape(shape)),
@@ -409,4 +411,8 @@ def center_of_mass(input, labels=None, index=None):
             with np.errstate(invalid="ignore", divide="ignore"):
                 centre[zero] = np.asarray(moment).reshape(-1) / 0.0
         results.append(centre)
+    if len(shape) == 1:
+        # Tuples of numpy.float64, as scipy's, zipped from the columns: the
+        # same elements, made faster than tuples of a 2-D array's rows.
+        return list(zip(*results))
     return [tuple(v) for v in np.array(results).T]
