@@ -59,6 +59,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "invariant_divisor.hpp"
 #include "node_grid_sizes.hpp"
 
 #if defined(__CUDACC__)
@@ -339,33 +340,9 @@ GLCCL_NODES_HD std::uint32_t nonzeroBytes(std::uint32_t v) {
     return (ones * 0x01020408u) >> 24;
 }
 
-// ---------------------------------------------------------------------------
-// Division by an invariant divisor d (1 <= d < 2^32), exact for every 32-bit
-// dividend (Granlund and Montgomery, "Division by invariant integers using
-// multiplication", fig. 4.1): q = (t + ((n - t) >> shift1)) >> shift2 with
-// t the high word of multiplier * n.
-struct Divisor {
-    std::uint32_t divisor = 1, multiplier = 1, shift1 = 0, shift2 = 0;
-
-    static Divisor of(std::uint32_t d) {
-        Divisor out;
-        out.divisor = d;
-        int l = 0;
-        while (l < 32 && (std::uint64_t(1) << l) < d) ++l;
-        out.multiplier = std::uint32_t(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << l) - d)) / d + 1);
-        out.shift1 = l < 1 ? l : 1;
-        out.shift2 = l > 1 ? l - 1 : 0;
-        return out;
-    }
-    GLCCL_NODES_HD std::uint32_t quotient(std::uint32_t n) const {
-#if defined(__CUDA_ARCH__)
-        const std::uint32_t t = __umulhi(multiplier, n);
-#else
-        const std::uint32_t t = std::uint32_t((std::uint64_t(multiplier) * n) >> 32);
-#endif
-        return (t + ((n - t) >> shift1)) >> shift2;
-    }
-};
+// Node keys divided by the width and lines by the height with a multiply
+// and shifts: invariant_divisor.hpp.
+using detail::Divisor;
 
 // ---------------------------------------------------------------------------
 // The node grid of one volume.

@@ -37,6 +37,7 @@
 #include <cstdint>
 
 #include "glccl/types.hpp"
+#include "invariant_divisor.hpp"
 #include "node_grid_sizes.hpp"
 #include "program.hpp"
 
@@ -194,27 +195,10 @@ static_assert(kRunsPerWord * (kBundleLabelPatch.threads() + 1) * 4 + kBundleLabe
 static_assert(kBundleLabelPatch.threads() % 32 == 0, "final_labels writes a word's voxels with 32 threads");
 static_assert(kBundleLabelPatch.threads() * kWordBits * 4 <= (1 << 14), "final_labels: a label patch's sums fit 32 bits");
 
-// Division by an invariant divisor d (1 <= d < 2^32), exact for every 32-bit
-// dividend (Granlund and Montgomery, "Division by invariant integers using
-// multiplication", fig. 4.1): q = (t + ((n - t) >> shift1)) >> shift2 with
-// t the high word of multiplier * n. volume_nodes.cuh's Divisor, copied.
-struct Divisor {
-    std::uint32_t multiplier = 1, shift1 = 0, shift2 = 0;
-
-    static Divisor of(std::uint32_t d) {
-        Divisor out;
-        int l = 0;
-        while (l < 32 && (std::uint64_t(1) << l) < d) ++l;
-        out.multiplier = std::uint32_t(((std::uint64_t(1) << 32) * ((std::uint64_t(1) << l) - d)) / d + 1);
-        out.shift1 = l < 1 ? std::uint32_t(l) : 1u;
-        out.shift2 = l > 1 ? std::uint32_t(l - 1) : 0u;
-        return out;
-    }
-    std::uint32_t quotient(std::uint32_t n) const {
-        const auto t = std::uint32_t((std::uint64_t(multiplier) * n) >> 32);
-        return (t + ((n - t) >> shift1)) >> shift2;
-    }
-};
+// Node keys divided by the width and lines by the height with a multiply
+// and shifts (invariant_divisor.hpp), which volume_nodes.glsl takes as
+// uniforms.
+using detail::Divisor;
 
 // The words, bundles and node slots of one binary volume (volume_nodes.cuh,
 // NodeGrid).
