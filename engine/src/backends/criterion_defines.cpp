@@ -33,10 +33,13 @@ int sampleDepth(GLenum internalFormat) {
 
 }  // namespace
 
-void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
-                     GLenum inputFormat) {
+void checkCriterion(const Criterion& criterion, GLenum inputFormat) {
     const std::string problem = criterion.problemForSampleBits(sampleDepth(inputFormat));
     if (!problem.empty()) throw Error("criterion '" + criterion.toString() + "': " + problem);
+}
+
+void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
+                     GLenum inputFormat) {
     // The criterion's number is a uniform (setCriterionNumber), not a
     // literal: one program serves every threshold, level and delta, so that
     // a host moving a threshold builds nothing new.

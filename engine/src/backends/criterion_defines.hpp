@@ -10,10 +10,15 @@
 
 namespace glccl::backends {
 
+// Throws glccl::Error when the criterion's threshold, level or delta is
+// beyond the values of the format's samples. Called for every labeling
+// (the programs' select()), not where a program is built: a program is
+// shared by every number of its kind, so one built for a number in range
+// serves a later call whose number is not.
+void checkCriterion(const Criterion& criterion, GLenum inputFormat);
+
 // CONNECTIVITY, CRITERION_* (and THRESHOLD, DELTA or BINARY_LEVEL, which
-// read the uniform criterionNumber), INPUT_* for this input format. Throws
-// glccl::Error when the criterion's threshold or level is beyond the values
-// of the format's samples.
+// read the uniform criterionNumber), INPUT_* for this input format.
 void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
                      GLenum inputFormat);
 

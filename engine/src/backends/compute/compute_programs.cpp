@@ -49,6 +49,7 @@ void defineVolumeLinks(gl::ProgramBuilder& builder, Connectivity connectivity, N
 
 void ComputePrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, NodeSize node,
                              bool volume) {
+    backends::checkCriterion(criterion, inputFormat);
     connectivity_ = connectivity;
     criterion_ = criterion;
     inputFormat_ = inputFormat;

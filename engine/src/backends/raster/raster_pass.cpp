@@ -13,6 +13,7 @@ void bindTexture(TextureSlot slot, const gl::Texture& texture) {
 
 void RasterPrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat,
                             const RasterGrid& grid) {
+    backends::checkCriterion(criterion, inputFormat);
     connectivity_ = connectivity;
     criterion_ = criterion;
     inputFormat_ = inputFormat;
