@@ -34,8 +34,10 @@
 #include "glccl/reference.hpp"
 #include "glccl/region_properties.hpp"
 #include "volume_support.hpp"
+#include "measure_support.hpp"
 
 using namespace glccl;
+using glccl::test::requireSameTable;
 
 namespace {
 
@@ -142,21 +144,6 @@ void requireSameTotals(const RegionTotals& expected, const RegionTotals& actual)
     REQUIRE(actual.intensityMaxAt == expected.intensityMaxAt);
 }
 
-// Values the same bit for bit (NaN where scikit-image gives NaN too).
-void requireSameTable(const PropertyTable& expected, const PropertyTable& actual) {
-    REQUIRE(actual.rows == expected.rows);
-    REQUIRE(actual.columns.size() == expected.columns.size());
-    for (std::size_t c = 0; c < expected.columns.size(); ++c) {
-        const PropertyColumn& e = expected.columns[c];
-        const PropertyColumn& a = actual.columns[c];
-        INFO("column " << e.name);
-        REQUIRE(a.name == e.name);
-        REQUIRE(a.type == e.type);
-        REQUIRE(a.ints == e.ints);
-        REQUIRE(a.uints == e.uints);
-        REQUIRE(bitsOf(a.reals) == bitsOf(e.reals));
-    }
-}
 
 // The labels in device memory, freed with it.
 struct DeviceLabels {

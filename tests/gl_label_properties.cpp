@@ -27,9 +27,11 @@
 #include "glccl/region_properties.hpp"
 #include "glccl/texture.hpp"
 #include "volume_support.hpp"
+#include "measure_support.hpp"
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::requireSameTable;
 
 namespace {
 
@@ -61,23 +63,6 @@ gl::Texture samplesTexture(const Image& image) {
     return texture;
 }
 
-// Every column the same, values bit for bit: the GPU's totals are exact,
-// and the same finalizer turns them into values.
-void requireSameTable(const PropertyTable& expected, const PropertyTable& actual) {
-    REQUIRE(actual.rows == expected.rows);
-    REQUIRE(actual.columns.size() == expected.columns.size());
-    for (std::size_t c = 0; c < expected.columns.size(); ++c) {
-        const PropertyColumn& e = expected.columns[c];
-        const PropertyColumn& a = actual.columns[c];
-        INFO("column " << e.name);
-        REQUIRE(a.name == e.name);
-        REQUIRE(a.type == e.type);
-        REQUIRE(a.ints == e.ints);
-        REQUIRE(a.uints == e.uints);
-        REQUIRE(a.reals.size() == e.reals.size());
-        REQUIRE(std::memcmp(a.reals.data(), e.reals.data(), e.reals.size() * sizeof(double)) == 0);
-    }
-}
 
 // The host's table of `measure` for the reference's labels of `image`,
 // with `intensity` where given.

@@ -26,9 +26,11 @@
 #include "glccl/region_properties.hpp"
 #include "glccl/texture.hpp"
 #include "volume_support.hpp"
+#include "measure_support.hpp"
 
 using namespace glccl;
 using glccl::test::offscreen;
+using glccl::test::requireSameTable;
 
 namespace {
 
@@ -67,22 +69,6 @@ void requireSameTotals(const RegionTotals& expected, const RegionTotals& actual)
     REQUIRE(actual.weightedMomentsFloat.size() == expected.weightedMomentsFloat.size());
 }
 
-// Values the same bit for bit (NaN where scikit-image gives NaN too).
-void requireSameTable(const PropertyTable& expected, const PropertyTable& actual) {
-    REQUIRE(actual.rows == expected.rows);
-    REQUIRE(actual.columns.size() == expected.columns.size());
-    for (std::size_t c = 0; c < expected.columns.size(); ++c) {
-        const PropertyColumn& e = expected.columns[c];
-        const PropertyColumn& a = actual.columns[c];
-        INFO("column " << e.name);
-        REQUIRE(a.name == e.name);
-        REQUIRE(a.type == e.type);
-        REQUIRE(a.ints == e.ints);
-        REQUIRE(a.uints == e.uints);
-        REQUIRE(a.reals.size() == e.reals.size());
-        REQUIRE(std::memcmp(a.reals.data(), e.reals.data(), e.reals.size() * sizeof(double)) == 0);
-    }
-}
 
 // Labels `image` (2-D or a volume) with the compute engine, then requires
 // the GPU's totals of `properties`' terms (and of `request` where given)

@@ -254,21 +254,8 @@ def _select(input, labels, index, wanted, where):
     _refuse_complex(input, where)
     input, labels = _broadcast(input, labels, cupy)
     index = _index(index, cupy)
-
-    def single_group(values, positions):
-        result = []
-        for item in wanted:
-            extreme = values.min() if item.startswith("min") else values.max()
-            result.append(positions[values == extreme][0] if item.endswith("position") else extreme)
-        return result
     if labels is None or index is None or np.isscalar(index):
-        positions = None
-        if any(item.endswith("position") for item in wanted):
-            positions = cupy.arange(input.size).reshape(input.shape)
-        if labels is None:
-            return single_group(input, positions)
-        mask = labels > 0 if index is None else labels == index
-        return single_group(input[mask], None if positions is None else positions[mask])
+        return _ndimage._select_one_group(cupy, input, labels, index, wanted)
     if not _measured_on_gpu(input, labels):
         return [cupy.asarray(part) for part in _ndimage._select(input.get(), labels.get(), index, wanted, where)]
     names = {"min": "intensity_min_position", "max": "intensity_max_position"}

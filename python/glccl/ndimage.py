@@ -279,26 +279,31 @@ def standard_deviation(input, labels=None, index=None):
     return np.sqrt(variance(input, labels, index))
 
 
+def _select_one_group(xp, input, labels, index, wanted):
+    """_select where the elements form one group (no labels, index None or
+    one label), on numpy or CuPy arrays (xp): each wanted extreme, or the
+    flat index of its first element in raster order."""
+    positions = None
+    if any(item.endswith("position") for item in wanted):
+        positions = xp.arange(input.size).reshape(input.shape)
+    if labels is not None:
+        mask = labels > 0 if index is None else labels == index
+        input = input[mask]
+        positions = None if positions is None else positions[mask]
+    result = []
+    for item in wanted:
+        extreme = input.min() if item.startswith("min") else input.max()
+        result.append(positions[input == extreme][0] if item.endswith("position") else extreme)
+    return result
+
+
 def _select(input, labels, index, wanted, where):
     """scipy's _select for wanted, a list of "min", "min_position", "max",
     "max_position": per wanted item, one value (a single group) or an array
     over index (0 for a label absent); positions are flat indices."""
     input, labels = _inputs(input, labels)
-
-    def single_group(values, positions):
-        result = []
-        for item in wanted:
-            extreme = values.min() if item.startswith("min") else values.max()
-            result.append(positions[values == extreme][0] if item.endswith("position") else extreme)
-        return result
     if labels is None or index is None or np.isscalar(index):
-        positions = None
-        if any(item.endswith("position") for item in wanted):
-            positions = np.arange(input.size).reshape(input.shape)
-        if labels is None:
-            return single_group(input, positions)
-        mask = labels > 0 if index is None else labels == index
-        return single_group(input[mask], None if positions is None else positions[mask])
+        return _select_one_group(np, input, labels, index, wanted)
     names = {"min": "intensity_min_position", "max": "intensity_max_position"}
     properties = sorted({names[item[:3]] for item in wanted})
     table, rows, present, shape = _grouped(input, labels, index, properties, where)
