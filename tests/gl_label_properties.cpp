@@ -216,6 +216,10 @@ TEST_CASE("label properties: what is refused, before anything is labeled", "[gl]
                       "glccl::Labeler::label(): property 'orientation' is defined for 2-D images only, the texture is "
                       "a volume");
     CHECK(labeler.downloadLabels() == labels);
+    // Through a route (OffscreenLabeler, the Session, tiles) the properties
+    // are refused, not skipped.
+    CHECK_THROWS_WITH(offscreen().label(image, options),
+                      Catch::Contains("LabelOptions::measure is measured by label(texture, options) alone"));
     // An intensity no property reads is not looked at.
     options.intensity = floats.id();
     labeler.label(texture.id(), options);

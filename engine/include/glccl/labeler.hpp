@@ -77,8 +77,8 @@ struct LabelOptions {
     // orientation, axis lengths, perimeter, euler_number, intensity_mean,
     // ...; docs/measuring.md lists them), the spacing and the columns'
     // separator. Empty: nothing is measured, and a call costs what a
-    // labeling costs. Read by Labeler::label(texture, options) alone (the
-    // route overload, the Session and the tiles leave it unread).
+    // labeling costs. Measured by Labeler::label(texture, options) alone:
+    // the route overload (OffscreenLabeler, the Session, tiles) refuses it.
     PropertyOptions measure;
     // The intensity texture of the properties that need one (intensity_*,
     // centroid_weighted*, moments_weighted*): a GL name of the current
