@@ -218,7 +218,7 @@ TEST_CASE("label properties: what is refused, before anything is labeled", "[gl]
     CHECK(labeler.downloadLabels() == labels);
     // Through a route (OffscreenLabeler, the Session, tiles) the properties
     // are refused, not skipped.
-    CHECK_THROWS_WITH(offscreen().label(image, options),
+    CHECK_THROWS_WITH(glccl::test::session().label(image, options),
                       Catch::Contains("LabelOptions::measure is measured by label(texture, options) alone"));
     // An intensity no property reads is not looked at.
     options.intensity = floats.id();
