@@ -388,8 +388,11 @@ void main() {
 }
 )";
 
-GLuint compileShader(GLenum type, const char* source) {
-    const GLuint shader = glCreateShader(type);
+// A shader owned as the engine owns its own (gl_objects.hpp), so that a
+// failed check leaves nothing behind in the shared context.
+gl::Object<gl::ShaderTraits> compileShader(GLenum type, const char* source) {
+    auto owned = gl::Object<gl::ShaderTraits>::adopt(glCreateShader(type));
+    const GLuint shader = owned.id();
     glShaderSource(shader, 1, &source, nullptr);
     glCompileShader(shader);
     GLint ok = GL_FALSE;
@@ -398,7 +401,7 @@ GLuint compileShader(GLenum type, const char* source) {
     glGetShaderInfoLog(shader, sizeof log, nullptr, log);
     INFO(log);
     REQUIRE(ok == GL_TRUE);
-    return shader;
+    return owned;
 }
 
 }  // namespace
@@ -440,19 +443,19 @@ TEST_CASE("region buffer: the boxes drawn from it are the host's boxes", "[gl][m
             for (std::int64_t x = left; x <= right; ++x)
                 if (y == top || y == bottom || x == left || x == right) expected[std::size_t(y * width + x)] = 255;
     }
-    const GLuint program = glCreateProgram();
-    const GLuint vertex = compileShader(GL_VERTEX_SHADER, kOutlineVertex);
-    const GLuint fragment = compileShader(GL_FRAGMENT_SHADER, kOutlineFragment);
-    glAttachShader(program, vertex);
-    glAttachShader(program, fragment);
+    const auto owned = gl::Object<gl::ProgramTraits>::create();
+    const GLuint program = owned.id();
+    const auto vertex = compileShader(GL_VERTEX_SHADER, kOutlineVertex);
+    const auto fragment = compileShader(GL_FRAGMENT_SHADER, kOutlineFragment);
+    glAttachShader(program, vertex.id());
+    glAttachShader(program, fragment.id());
     glLinkProgram(program);
     GLint linked = GL_FALSE;
     glGetProgramiv(program, GL_LINK_STATUS, &linked);
     REQUIRE(linked == GL_TRUE);
     const gl::Texture target = gl::Texture::allocate(GL_R8, width, height, "the outlines");
-    GLuint framebuffer = 0, vertexArray = 0;
-    glGenFramebuffers(1, &framebuffer);
-    glGenVertexArrays(1, &vertexArray);
+    const gl::Framebuffer framebuffer = gl::Framebuffer::create();
+    const gl::VertexArray vertexArray = gl::VertexArray::create();
     for (Backend backend : backendsFor(2)) {
         INFO(backendName(backend));
         ImageTexture texture(image);
@@ -461,7 +464,7 @@ TEST_CASE("region buffer: the boxes drawn from it are the host's boxes", "[gl][m
         const std::uint32_t count = labeler.label(texture.id(), options);
         REQUIRE(count == host.rows);
         // The renderer's frame: the buffer bound as storage, one quad per region.
-        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+        glBindFramebuffer(GL_FRAMEBUFFER, framebuffer.id());
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, target.id(), 0);
         REQUIRE(glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE);
         glViewport(0, 0, width, height);
@@ -469,7 +472,7 @@ TEST_CASE("region buffer: the boxes drawn from it are the host's boxes", "[gl][m
         glClear(GL_COLOR_BUFFER_BIT);
         glUseProgram(program);
         glUniform2f(glGetUniformLocation(program, "labelSize"), float(width), float(height));
-        glBindVertexArray(vertexArray);
+        glBindVertexArray(vertexArray.id());
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, labeler.regionBuffer());
         glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, GLsizei(count));
         std::vector<std::uint8_t> drawn(expected.size(), 0);
@@ -484,11 +487,6 @@ TEST_CASE("region buffer: the boxes drawn from it are the host's boxes", "[gl][m
         for (std::size_t i = 0; i < drawn.size(); ++i) differ += drawn[i] != expected[i];
         CHECK(differ == 0);
     }
-    glDeleteVertexArrays(1, &vertexArray);
-    glDeleteFramebuffers(1, &framebuffer);
-    glDeleteProgram(program);
-    glDeleteShader(vertex);
-    glDeleteShader(fragment);
     {
         Labeler fresh;
         CHECK_THROWS_WITH(fresh.regionBuffer(), "glccl::Labeler::regionBuffer(): nothing was labeled yet");
