@@ -205,22 +205,6 @@ std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions
 
 }  // namespace
 
-LabelOptions neighbourhoodOptions(LabelOptions options, const Neighbourhood& neighbourhood) {
-    if (neighbourhood.isNamed()) {
-        options.connectivity = neighbourhood.named();
-        options.neighbourhood.reset();
-    } else {
-        options.connectivity = neighbourhood.dimensions() == 3 ? Connectivity::TwentySix : Connectivity::Eight;
-        options.neighbourhood = neighbourhood;
-    }
-    return options;
-}
-
-std::string whyNeighboursDoNotFit(const LabelOptions& options, const Shape& shape) {
-    return options.neighbourhood ? whyNeighbourhoodDoesNotFit(*options.neighbourhood, shape)
-                                 : whyConnectivityDoesNotFit(options.connectivity, shape);
-}
-
 std::string whyRefused(const EngineCapabilities& capabilities, const InputDescription& input,
                        const LabelOptions& options) {
     const std::string why = whyInputRefused(capabilities, input, options);
