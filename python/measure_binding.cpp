@@ -416,7 +416,7 @@ void measureLabeling(Session& session, LabelingMeasurement& m, const std::uint32
     const IntensitySamples* intensity = m.intensity ? &*m.intensity : nullptr;
     const RegionTotals totals = session.measureTerms(m.request, intensity, samples, table, m.threads);
     m.gatherer = totals.gatheredBy;
-    m.table = finalizeProperties(totals, m.properties);
+    m.table = finalizeProperties(totals, m.properties, m.threads);
 }
 
 py::dict measuredColumns(const LabelingMeasurement& m) { return columnsOf(m.table); }

@@ -388,7 +388,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity, const MeasureOptions& options) {
     const TermRequest q = requestOf(options, labels.shape.dimensions, intensity);
     const RegionTotals totals = measureTerms(labels, intensity, q, options.threads, options.backgroundIsRegion);
-    return finalizeProperties(totals, options.properties);
+    return finalizeProperties(totals, options.properties, options.threads);
 }
 
 RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector<Component>& components,
@@ -428,7 +428,8 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,
                                 const IntensitySamples* intensity, const MeasureOptions& options) {
     const TermRequest q = requestOf(options, labels.shape.dimensions, intensity);
-    return finalizeProperties(measureComponentTerms(labels, components, intensity, q, options.threads), options.properties);
+    return finalizeProperties(measureComponentTerms(labels, components, intensity, q, options.threads), options.properties,
+                              options.threads);
 }
 
 PropertyTable measureLabeling(const Labeling& labeling, const IntensitySamples* intensity, const MeasureOptions& options) {

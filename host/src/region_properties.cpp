@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <functional>
 #include <limits>
 #include <optional>
+#include <thread>
 
 namespace glccl {
 
@@ -36,6 +38,10 @@ Int256& Int256::operator+=(const Int256& o) {
 }
 
 namespace {
+
+// Rows a finalizing thread takes at the least: fewer cost more to start a
+// thread for than to finalize.
+constexpr std::size_t kRowsPerThread = 2048;
 
 Int256 negated(const Int256& a) {
     Int256 r;
@@ -843,7 +849,7 @@ const PropertyColumn* PropertyTable::find(const std::string& name) const {
     return nullptr;
 }
 
-PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options) {
+PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options, int threads) {
     const TermRequest& q = totals.request;
     const int dims = q.dimensions;
     std::vector<double> spacing = options.spacing;
@@ -886,8 +892,8 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             column.name = columnName(name, index, options.separator);
             column.type = label ? PropertyColumn::Type::UInt64 : d->integer ? PropertyColumn::Type::Int64 : PropertyColumn::Type::Float64;
             if (label) column.uints = totals.labels;
-            else if (d->integer) column.ints.reserve(totals.regions);
-            else column.reals.reserve(totals.regions);
+            else if (d->integer) column.ints.resize(totals.regions);
+            else column.reals.resize(totals.regions);
             table.columns.push_back(std::move(column));
             for (int a = int(shape.size()) - 1; a >= 0; --a) {
                 if (++index[std::size_t(a)] < shape[std::size_t(a)]) break;
@@ -895,24 +901,50 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     }
-    RegionMeasure region(totals, spacing);
-    std::vector<double> reals;
-    std::vector<std::int64_t> ints;
-    for (std::size_t row = 0; row < totals.regions; ++row) {
-        region.select(row);
-        for (const Placed& p : placed) {
-            if (p.label) continue;
-            reals.clear();
-            ints.clear();
-            if (p.position) extremumPosition(region, ints, p.maximum, totals.imageExtents);
-            else p.declaration->finalize(region, reals, ints);
-            for (std::size_t k = 0; k < p.width; ++k) {
-                auto& c = table.columns[p.first + k];
-                if (p.declaration->integer) c.ints.push_back(ints[k]);
-                else c.reals.push_back(reals[k]);
+    // Rows first..last: each region's values depend on its own totals only,
+    // so rows split among threads give the same table at every thread count.
+    auto finalizeRows = [&](std::size_t first, std::size_t last) {
+        RegionMeasure region(totals, spacing);
+        std::vector<double> reals;
+        std::vector<std::int64_t> ints;
+        for (std::size_t row = first; row < last; ++row) {
+            region.select(row);
+            for (const Placed& p : placed) {
+                if (p.label) continue;
+                reals.clear();
+                ints.clear();
+                if (p.position) extremumPosition(region, ints, p.maximum, totals.imageExtents);
+                else p.declaration->finalize(region, reals, ints);
+                for (std::size_t k = 0; k < p.width; ++k) {
+                    auto& c = table.columns[p.first + k];
+                    if (p.declaration->integer) c.ints[row] = ints[k];
+                    else c.reals[row] = reals[k];
+                }
             }
         }
+    };
+    const std::size_t most = threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers = std::min(most, (totals.regions + kRowsPerThread - 1) / kRowsPerThread);
+    if (workers <= 1) {
+        finalizeRows(0, totals.regions);
+        return table;
     }
+    std::vector<std::exception_ptr> failures(workers);
+    {
+        std::vector<std::thread> pool;
+        pool.reserve(workers);
+        for (std::size_t w = 0; w < workers; ++w)
+            pool.emplace_back([&, w] {
+                try {
+                    finalizeRows(totals.regions * w / workers, totals.regions * (w + 1) / workers);
+                } catch (...) {
+                    failures[w] = std::current_exception();
+                }
+            });
+        for (std::thread& t : pool) t.join();
+    }
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
     return table;
 }
 

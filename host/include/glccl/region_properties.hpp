@@ -254,7 +254,8 @@ bool isTermProperty(const std::string& name);
 // The properties' columns, from the totals (row r for totals.labels[r]).
 // Throws glccl::Error for a spacing of the wrong length or not positive and
 // finite, and where scikit-image refuses a spacing (moments_hu off 1,
-// perimeter with anisotropic spacing).
-PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options);
+// perimeter with anisotropic spacing). threads: how many finalize the rows
+// (0: as many as the machine has); the table is the same at every count.
+PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options, int threads = 0);
 
 }  // namespace glccl
