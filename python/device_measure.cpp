@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device_arrays.hpp"
@@ -162,6 +163,91 @@ py::dict deviceMeasureRegions(const py::handle& labelsObject, const py::object& 
     return columnsOf(table);
 }
 
+// sumsByLabel for CuPy arrays: labels and values C-ordered on one device,
+// the sorted list int64 (uint64 for uint64 labels), outputs (name -> array)
+// written in place: counts, minimums, minimum_at, maximums, maximum_at as
+// int64; sums, centred, centre-0.. as float64; each of the list's length.
+void deviceSumsByLabel(const py::handle& labelsObject, const py::object& valuesObject, const py::handle& listObject,
+                       unsigned terms, const py::dict& outputs, const std::string& where) {
+    DeviceView labels = readDeviceArray(labelsObject, "labels", where);
+    const ElementType labelType = elementTypeOf(labels);
+    if (!integerType(labelType) || !isCContiguous(labels))
+        throw py::type_error(where + ": labels must be C-ordered integers of 1 to 8 bytes, not typestr '" +
+                             labels.typestr + "'");
+    const std::size_t axes = labels.shape.size();
+    if (axes < 1 || axes > 3) throw py::value_error(where + ": labels of 1 to 3 axes, not " + std::to_string(axes));
+    std::string why;
+    if (!cuda::available(&why))
+        throw std::runtime_error(where + ": device labels are measured with CUDA, which cannot run here: " + why);
+    const int device = deviceOfArray(labelsObject, labels, "labels", where);
+    auto side = [&](std::size_t axis) { return axis < axes ? int(labels.shape[axes - 1 - axis]) : 1; };
+    cuda::DeviceLabelSamples labelSamples;
+    labelSamples.shape = axes == 3 ? Shape::volume(side(0), side(1), side(2)) : Shape::image(side(0), side(1));
+    labelSamples.data = reinterpret_cast<const void*>(labels.data);
+    labelSamples.bytes = labelType.bytes;
+    labelSamples.isSigned = labelType.kind == 'i';
+
+    cuda::DeviceLabelSamples valueSamples;
+    DeviceView values;
+    if (!valuesObject.is_none()) {
+        values = readDeviceArray(valuesObject, "input", where);
+        const ElementType t = elementTypeOf(values);
+        if (values.shape != labels.shape || !isCContiguous(values) || !integerType(t) || t.bytes > 4)
+            throw py::type_error(where + ": input must be C-ordered integers or booleans of 1 to 4 bytes of the "
+                                         "labels' shape, not typestr '" + values.typestr + "' of shape " +
+                                 shapeText(values.shape));
+        if (deviceOfArray(valuesObject, values, "input", where) != device)
+            throw py::value_error(where + ": input is on another device than labels");
+        valueSamples.shape = labelSamples.shape;
+        valueSamples.data = reinterpret_cast<const void*>(values.data);
+        valueSamples.bytes = t.bytes;
+        valueSamples.isSigned = t.kind == 'i';
+    }
+    const DeviceView list = readDeviceArray(listObject, "index", where);
+    const char listKind = labelType.kind == 'u' && labelType.bytes == 8 ? 'u' : 'i';
+    if (list.shape.size() != 1 || !isCContiguous(list) || list.typestr != std::string("<") + listKind + "8")
+        throw py::type_error(where + ": the sorted labels must be a 1-D " + (listKind == 'u' ? "uint64" : "int64") +
+                             " array, not typestr '" + list.typestr + "'");
+    const std::size_t count = std::size_t(list.shape[0]);
+
+    cuda::LabelSumsOutput out;
+    auto output = [&](const char* name, const char* typestr, auto*& pointer) {
+        if (!outputs.contains(name)) return;
+        const DeviceView view = writableView(outputs[name], name, where);
+        if (view.typestr != typestr || view.shape.size() != 1 || std::size_t(view.shape[0]) != count ||
+            !isCContiguous(view))
+            throw py::type_error(where + ": output '" + name + "' must be a C-ordered " + typestr + " array of " +
+                                 std::to_string(count) + " elements");
+        pointer = reinterpret_cast<std::remove_reference_t<decltype(pointer)>>(view.data);
+    };
+    output("counts", "<i8", out.counts);
+    output("sums", "<f8", out.sums);
+    output("centred", "<f8", out.centred);
+    output("minimums", "<i8", out.minimums);
+    output("minimum_at", "<i8", out.minimumAt);
+    output("maximums", "<i8", out.maximums);
+    output("maximum_at", "<i8", out.maximumAt);
+    const char* centres[3] = {"centre-0", "centre-1", "centre-2"};
+    for (std::size_t axis = 0; axis < axes; ++axis) output(centres[axis], "<f8", out.centres[axis]);
+
+    CUstream_st* stream = labels.stream ? labels.stream : values.stream;
+    std::string failure;
+    {
+        py::gil_scoped_release noGil;
+        CurrentDevice current(device);
+        try {
+            if (values.stream && values.stream != stream && cudaStreamSynchronize(values.stream) != cudaSuccess)
+                failure = std::string("waiting for the input's stream: ") + cudaGetErrorString(cudaGetLastError());
+            else
+                cuda::sumsByLabel(labelSamples, int(axes), valueSamples, reinterpret_cast<const void*>(list.data),
+                                  count, terms, out, stream);
+        } catch (const Error& error) {
+            failure = userMessage(error.what());
+        }
+    }
+    if (!failure.empty()) throw py::value_error(where + ": " + failure);
+}
+
 }  // namespace
 
 void bindDeviceMeasure(py::module_& m) {
@@ -180,6 +266,19 @@ labels' shape holding integers or booleans (one channel; floating-point
 intensities are measured on the host: glccl/_measure.py copies them there).
 Only the table of totals comes back to the host. where: the entry named in
 errors. glccl.regionprops_table is the entry to call.)doc");
+    m.def("device_sums_by_label", &deviceSumsByLabel, py::arg("labels"), py::arg("values").none(),
+          py::arg("sorted_labels"), py::arg("terms"), py::arg("outputs"), py::arg("where"),
+          R"doc(device_sums_by_label(labels, values, sorted_labels, terms, outputs, where)
+
+scipy.ndimage's reductions over labels for a list of labels, on the GPU
+where the arrays are (glccl::cuda::sumsByLabel): labels C-ordered integers
+of 1 to 8 bytes (1 to 3 axes), values None or C-ordered integers/booleans of
+1 to 4 bytes of the same shape, sorted_labels the distinct labels asked in
+ascending order (int64; uint64 for uint64 labels), terms the bits count 1,
+sum 2, squares 4, extrema 8, centre 16. outputs: name -> device array of
+sorted_labels' length written in place (counts, minimums, minimum_at,
+maximums, maximum_at: int64; sums, centred, centre-0..: float64). Queued on
+the labels' stream. glccl.cupyx's functions are the entries to call.)doc");
 }
 
 }  // namespace glccl::python

@@ -16,30 +16,34 @@ of the arrays copied to the host (labels absent: 0, NaN for a mean; a
 region's extreme at its first element in raster order). glccl.ndimage's
 measurement functions give the same for device arrays.
 
-With labels and a sequence of labels as index, every label's statistics
-come from one measurement of the labels on their GPU (glccl.regionprops_table's
-device path): the labels numbered, counted and boxed there and the sums,
-extrema and their positions gathered exactly, in integers, whatever the
-order the GPU adds in; only the per-label totals come back. An index of up
-to 65536 labels without 0 is measured alone (the other labels set to 0 on
-the device first), so that its cost does not grow with the labels not
-asked; cupyx's own kernels scan the index once per element instead. Without labels,
-or with one label as index, the one group is reduced by CuPy on the device,
-as cupyx reduces it. input, labels and index may be CuPy arrays, torch CUDA
-tensors (read through CuPy) or, for index, any sequence of numbers.
+With labels and a sequence of labels as index, the labels asked are
+measured in one pass over labels and input on their GPU (a run of equal
+labels adds once, its label found by a binary search of the sorted index,
+its totals in shared memory where the index is short): counts,
+sums, sums of squares, extrema and coordinate sums as exact integers
+(128-bit), whatever the order the GPU adds in; only the quotients are
+floating point. An input of 8-byte integers goes through
+glccl.regionprops_table's device path instead (the labels numbered, counted
+and boxed on the GPU, an index of up to 65536 labels without 0 measured
+alone). cupyx's own kernels scan the index once per element. Without
+labels, or with one label as index, the one group is reduced by CuPy on
+the device, as cupyx reduces it. input, labels and index may be CuPy
+arrays, torch CUDA tensors (read through CuPy) or, for index, any sequence
+of numbers.
 
-What the GPU measures: labels of integers (or booleans), 0 and positive,
-and an input of integers or booleans. An input of floats is measured on the
-host after one copy of input and labels (its sums are the double-double sums
-of glccl.ndimage, which a GPU's atomics would add in no fixed order), and so
-are labels of floats or negative labels; the results are returned as above.
+What the GPU measures: labels of integers or booleans (negative ones too
+where input has at most 4 bytes) and an input of integers or booleans. An
+input of floats is measured on the host after one copy of input and labels
+(its sums are the double-double sums of glccl.ndimage, which a GPU's
+atomics would add in no fixed order), and so are labels of floats and
+negative labels beside 8-byte input; the results are returned as above.
 In a module where CUDA does not run, device arrays are a TypeError naming
 what to pass. find_objects is glccl.find_objects (boxes found on the GPU,
 scipy's list of slices)."""
 
 import numpy as np
 
-from . import _measure
+from . import _glccl, _measure
 from . import ndimage as _ndimage
 from ._helpers import find_objects
 
@@ -169,6 +173,71 @@ def _grouped(input, labels, index, properties, where, cupy):
     return table, rows, present, index.shape
 
 
+# Bits of what glccl::cuda::sumsByLabel gathers (glccl/cuda_labeler.hpp).
+_COUNT, _SUM, _SQUARES, _EXTREMA, _CENTRE = 1, 2, 4, 8, 16
+
+
+def _summed_on_gpu(input, labels, index):
+    """Whether one pass of sumsByLabel measures these (CuPy) arrays for a
+    sequence `index`: integer or boolean labels, an integer or boolean input
+    of at most 4 bytes, 1 to 3 axes, fewer than 2**32 elements."""
+    return (index is not None and not np.isscalar(index) and labels.dtype.kind in "biu"
+            and input.dtype.kind in "biu" and input.dtype.itemsize <= 4 and 1 <= input.ndim <= 3
+            and input.size < 2 ** 32)
+
+
+def _label_sums(input, labels, index, terms, where, cupy):
+    """For a sequence `index` of labels: dict of CuPy arrays of index's shape
+    (counts, sums, centred, minimums, minimum_at, maximums, maximum_at,
+    centre-<axis> as `terms` asks), every label's totals gathered in one pass
+    over labels and input on their GPU (glccl::cuda::sumsByLabel), exactly in
+    integers; None where index holds labels that pass cannot take (negative
+    labels asked of uint64 labels), which _grouped measures then."""
+    if labels.dtype == bool:
+        labels = labels.view(cupy.uint8)
+    if input.dtype == bool:
+        input = input.view(cupy.uint8)
+    labels = cupy.ascontiguousarray(labels)
+    values = cupy.ascontiguousarray(input)
+    shape = np.shape(index)
+    key = np.uint64 if labels.dtype == np.uint64 else np.int64
+    if isinstance(index, cupy.ndarray) and index.dtype.kind in "iu":
+        wanted = index.ravel()
+    else:
+        wanted = np.asanyarray(index)
+        if wanted.dtype.kind not in "iu":
+            wanted = wanted.astype(np.int_)
+        wanted = cupy.asarray(wanted.ravel())
+    if key == np.uint64 and wanted.dtype.kind == "i":
+        if wanted.size and bool((wanted < 0).any()):
+            return None
+    elif key == np.int64 and wanted.dtype == np.uint64:
+        # Labels asked past 2**63 - 1 are in no label of these dtypes: absent.
+        if wanted.size and bool((wanted > np.uint64(np.iinfo(np.int64).max)).any()):
+            return None
+    wanted = wanted.astype(key, copy=False)
+    if wanted.size < 2 or bool((wanted[1:] > wanted[:-1]).all()):
+        listed, inverse = cupy.ascontiguousarray(wanted), None
+    else:
+        listed, inverse = cupy.unique(wanted, return_inverse=True)
+    outputs = {}
+    names = [("counts", np.int64)]
+    if terms & _SUM:
+        names.append(("sums", np.float64))
+    if terms & _SQUARES:
+        names.append(("centred", np.float64))
+    if terms & _EXTREMA:
+        names += [("minimums", np.int64), ("minimum_at", np.int64), ("maximums", np.int64), ("maximum_at", np.int64)]
+    if terms & _CENTRE:
+        names += [(f"centre-{axis}", np.float64) for axis in range(input.ndim)]
+    for name, dtype in names:
+        outputs[name] = cupy.empty(listed.size, dtype)
+    _glccl.device_sums_by_label(labels, values if terms != _COUNT else None, listed, terms, outputs, where)
+    if inverse is not None:
+        outputs = {name: column[inverse.ravel()] for name, column in outputs.items()}
+    return {name: column.reshape(shape) for name, column in outputs.items()}
+
+
 def _broadcast(input, labels, cupy):
     if labels is None:
         return input, None
@@ -196,6 +265,12 @@ def _statistics(input, labels, index, centered, where):
         return _single_statistics(input[labels > 0], centered, cupy)
     if np.isscalar(index):
         return _single_statistics(input[labels == index], centered, cupy)
+    if _summed_on_gpu(input, labels, index):
+        sums = _label_sums(input, labels, index, _COUNT | _SUM | (_SQUARES if centered else 0), where, cupy)
+        if sums is not None:
+            if not centered:
+                return sums["counts"], sums["sums"]
+            return sums["counts"], sums["sums"], sums["centred"]
     if not _measured_on_gpu(input, labels):
         result = _ndimage._statistics(input.get(), labels.get(), index, centered, where)
         return tuple(cupy.asarray(part) for part in result)
@@ -256,6 +331,13 @@ def _select(input, labels, index, wanted, where):
     index = _index(index, cupy)
     if labels is None or index is None or np.isscalar(index):
         return _ndimage._select_one_group(cupy, input, labels, index, wanted)
+    if _summed_on_gpu(input, labels, index):
+        sums = _label_sums(input, labels, index, _COUNT | _EXTREMA, where, cupy)
+        if sums is not None:
+            names = {"min": "minimums", "min_position": "minimum_at", "max": "maximums",
+                     "max_position": "maximum_at"}
+            return [sums[names[item]] if item.endswith("position") else sums[names[item]].astype(input.dtype)
+                    for item in wanted]
     if not _measured_on_gpu(input, labels):
         return [cupy.asarray(part) for part in _ndimage._select(input.get(), labels.get(), index, wanted, where)]
     names = {"min": "intensity_min_position", "max": "intensity_max_position"}
@@ -346,6 +428,11 @@ def center_of_mass(input, labels=None, index=None):
             return tuple(results)
         return list(cupy.stack(results, axis=-1))
     input, labels = _broadcast(input, labels, cupy)
+    if _summed_on_gpu(input, labels, index):
+        sums = _label_sums(input, labels, index, _COUNT | _SUM | _CENTRE, where, cupy)
+        if sums is not None:
+            centres = cupy.stack([sums[f"centre-{axis}"].ravel() for axis in range(input.ndim)], axis=-1)
+            return list(centres)
     if not _measured_on_gpu(input, labels):
         centres = _ndimage.center_of_mass(input.get(), labels.get(), index)
         return list(cupy.asarray(np.array(centres, dtype=np.float64).reshape(len(centres), input.ndim)))

@@ -286,6 +286,89 @@ def test_torch_labels_and_intensity_are_measured_on_their_gpu():
     same_columns(got, skimage_measure.regionprops_table(labels, intensity, properties=TERMS + INTENSITY))
 
 
+def exact_sums(labels, values, listed, outputs):
+    """What glccl::cuda::sumsByLabel writes, computed here in Python integers
+    and fractions: outputs (name -> array of listed's length) filled for
+    the labels of `listed`."""
+    from fractions import Fraction
+    shape = np.shape(labels)
+    flat = np.asarray(labels).ravel()
+    v = None if values is None else np.asarray(values).ravel()
+    for i, key in enumerate(np.asarray(listed)):
+        at = np.flatnonzero(flat == key)
+        n = len(at)
+        taken = [] if v is None else [int(x) for x in v[at]]
+        total = sum(taken)
+        row = {"counts": n, "sums": float(total),
+               "centred": float(Fraction(n * sum(x * x for x in taken) - total * total, n)) if n else 0.0}
+        if v is not None:
+            low = at[np.argmin(v[at])] if n else 0
+            high = at[np.argmax(v[at])] if n else 0
+            row.update(minimums=int(v[low]) if n else 0, minimum_at=int(low),
+                       maximums=int(v[high]) if n else 0, maximum_at=int(high))
+            coordinates = np.unravel_index(at, shape)
+            for axis in range(len(shape)):
+                moment = sum(x * int(c) for x, c in zip(taken, coordinates[axis]))
+                row[f"centre-{axis}"] = float(Fraction(moment, total)) if total else \
+                    (np.nan if moment == 0 else np.copysign(np.inf, moment))
+        for name, column in outputs.items():
+            np.asarray(column)[i] = row[name]
+
+
+def _sums_outputs(listed, ndim, cupy_module):
+    names = {"counts": np.int64, "sums": np.float64, "centred": np.float64, "minimums": np.int64,
+             "minimum_at": np.int64, "maximums": np.int64, "maximum_at": np.int64}
+    names.update({f"centre-{axis}": np.float64 for axis in range(ndim)})
+    return {name: cupy_module.zeros(len(listed), dtype) for name, dtype in names.items()}
+
+
+@needs_cupy
+def test_sums_by_label_are_exact_and_repeat():
+    # Adversarial labels and values: negative labels, ids past 2**63, values
+    # at the ends of 32-bit ranges (sums and moments past 64 bits), ties of
+    # extrema (the first position wins), short lists (totals in shared
+    # memory) and long ones (in global memory), 1 to 3 axes.
+    rng = np.random.default_rng(40)
+    every = (1 + 2 + 4 + 8 + 16)
+    cases = []
+    blobs, n = noise_labels((300, 257), 41, 0.6)
+    cases.append((blobs.astype(np.int32) - 3, rng.integers(-2**31, 2**31, blobs.shape, dtype=np.int64)
+                  .astype(np.int32), np.arange(-4, n)))
+    cases.append((blobs.astype(np.uint16), np.full(blobs.shape, 2**32 - 1, np.uint32), np.array([0, 1, 2, 5, 9])))
+    cases.append((np.where(blobs > 0, blobs.astype(np.uint64) + np.uint64(2**63), 0).astype(np.uint64),
+                  rng.integers(0, 3, blobs.shape).astype(np.uint8),
+                  np.array([0, 2**63 + 1, 2**63 + 2, 2**64 - 1], np.uint64)))
+    volume, m = noise_labels((30, 31, 29), 42, 0.3)
+    cases.append((volume.astype(np.int64), rng.integers(-2**15, 2**15, volume.shape).astype(np.int16),
+                  np.arange(0, m + 1)))
+    cases.append((rng.integers(-2, 3, 5000).astype(np.int8), rng.integers(0, 2, 5000).astype(bool),
+                  np.array([-2, -1, 0, 1, 2, 7])))
+    for labels, values, listed in cases:
+        key = np.uint64 if labels.dtype == np.uint64 else np.int64
+        listed = np.asarray(listed).astype(key)
+        want = _sums_outputs(listed, labels.ndim, np)
+        exact_sums(labels, values, listed, want)
+        d_labels, d_values, d_listed = cupy.asarray(labels), cupy.asarray(values), cupy.asarray(listed)
+        if values.dtype == bool:
+            d_values = d_values.view(cupy.uint8)
+        first = None
+        for repeat in range(20):
+            got = _sums_outputs(listed, labels.ndim, cupy)
+            _glccl.device_sums_by_label(d_labels, d_values, d_listed, every, got, "test")
+            got = {name: column.get() for name, column in got.items()}
+            if first is None:
+                first = got
+                for name in want:
+                    if want[name].dtype == np.int64:
+                        np.testing.assert_array_equal(got[name], want[name], err_msg=name)
+                    else:
+                        np.testing.assert_allclose(got[name], want[name], rtol=1e-12, atol=0, equal_nan=True,
+                                                   err_msg=name)
+            else:
+                for name in first:  # every repeat bit for bit the first
+                    assert first[name].tobytes() == got[name].tobytes(), (name, repeat)
+
+
 # --- The Python side on a stand-in (runs everywhere) ---------------------------------------------------------------
 
 
@@ -324,6 +407,10 @@ def stand_in(monkeypatch):
     fake.zeros_like = lambda a: _device(np.zeros_like(np.asarray(a)))
     fake.minimum = lambda a, b: _device(np.minimum(np.asarray(a), b))
     fake.searchsorted = lambda a, v: _device(np.searchsorted(np.asarray(a), np.asarray(v)))
+    fake.empty = lambda n, dtype=float: _device(np.empty(n, dtype))
+    fake.zeros = lambda n, dtype=float: _device(np.zeros(n, dtype))
+    fake.unique = lambda a, return_inverse=False: tuple(_device(x) for x in
+                                                        np.unique(np.asarray(a), return_inverse=True))
     monkeypatch.setitem(sys.modules, "cupy", fake)
     monkeypatch.setattr(_measure, "on_device", lambda a: isinstance(a, _StandIn))
     monkeypatch.setattr(_measure, "_DEVICE_MEASURABLE", True)
@@ -343,6 +430,19 @@ def stand_in(monkeypatch):
                                properties, spacing, separator, None, background)
 
     monkeypatch.setattr(_glccl, "device_measure_regions", gatherer, raising=False)
+
+    def sums_by_label(labels, values, listed, terms, outputs, where):
+        # As glccl::cuda::sumsByLabel, in exact host arithmetic; the arguments
+        # checked as the compiled entry checks them.
+        assert isinstance(labels, _StandIn) and labels.dtype.kind in "iu" and 1 <= labels.ndim <= 3
+        assert values is None or (isinstance(values, _StandIn) and values.dtype.kind in "iu"
+                                  and values.dtype.itemsize <= 4 and values.shape == labels.shape)
+        assert listed.dtype == (np.uint64 if labels.dtype == np.uint64 else np.int64)
+        assert np.all(np.asarray(listed)[1:] > np.asarray(listed)[:-1])
+        calls.append(["sums", terms])
+        exact_sums(labels, values, listed, outputs)
+
+    monkeypatch.setattr(_glccl, "device_sums_by_label", sums_by_label, raising=False)
     return calls
 
 
@@ -370,7 +470,8 @@ def test_stand_in_ndimage_semantics_are_scipys(stand_in):
                 want = getattr(ndi, name)(image, case_labels, index)
                 _same_result(getattr(glccl.cupyx, name)(_device(image), _device(case_labels), index), want, name)
                 _same_result(getattr(glccl.ndimage, name)(_device(image), _device(case_labels), index), want, name)
-        assert stand_in  # the grouped measurements went to the gatherer
+        # Integer inputs: one pass of the sums by label, nothing numbered.
+        assert stand_in and all(call[0] == "sums" for call in stand_in)
         calls = len(stand_in)
         # Float inputs and float labels: the host's measurement, no gatherer.
         floats = image.astype(np.float64) / 7

@@ -388,6 +388,49 @@ RegionTotals measureDeviceLabels(const DeviceLabelSamples& labels, const TermReq
                                  const IntensitySamples* deviceIntensity = nullptr, bool backgroundIsRegion = false,
                                  CUstream_st* stream = nullptr);
 
+// What sumsByLabel() gathers for each label of a list, bits of `terms`.
+namespace LabelSums {
+enum : unsigned {
+    Count = 1u,     // elements with the label
+    Sum = 2u,       // the sum of their values
+    Squares = 4u,   // with Sum: the centred sum of squares Σ(v − mean)²
+    Extrema = 8u,   // the smallest and largest value, each at its first position in C order
+    Centre = 16u,   // with Sum: the centre of mass Σ v·coordinate / Σ v on each axis
+};
+}
+
+// Where sumsByLabel() writes, device memory of the list's length each (null:
+// not written). Positions are flat indices in C order; a label with no
+// element gets count 0, sum 0, centred 0, extrema and positions 0 and
+// centres 0/0 (NaN), as scipy.ndimage gives for a label absent.
+struct LabelSumsOutput {
+    long long* counts = nullptr;
+    double* sums = nullptr;
+    double* centred = nullptr;
+    long long* minimums = nullptr;
+    long long* minimumAt = nullptr;
+    long long* maximums = nullptr;
+    long long* maximumAt = nullptr;
+    double* centres[3] = {nullptr, nullptr, nullptr};  // one per axis of the array, in its order
+};
+
+// scipy.ndimage's reductions over labels for a list of labels, on the GPU
+// where labels and values are, in one pass: the labels (any integers of 1,
+// 2, 4 or 8 bytes, negative ones too, values in any order) and the values
+// (integers or booleans of 1, 2 or 4 bytes; may be null where `terms` is
+// Count) have `labels.shape`'s elements (fewer than 2^32) in C order of an
+// array of `axes` (1 to 3) axes. sortedList holds listCount distinct labels
+// in ascending order, as int64 (as uint64 for labels of uint64), in device
+// memory; output i is of sortedList[i]. The totals are exact integers
+// (128-bit sums), the same whatever order the GPU adds in; the outputs are
+// their double quotients. Cost: one read of labels and values (the list's
+// totals in shared memory where they fit, for short lists), then one thread
+// per label. Queued on `stream`; throws glccl::Error for arguments outside
+// the above.
+void sumsByLabel(const DeviceLabelSamples& labels, int axes, const DeviceLabelSamples& values,
+                 const void* sortedList, std::size_t listCount, unsigned terms, const LabelSumsOutput& out,
+                 CUstream_st* stream = nullptr);
+
 // One call: ImageLabeler::labelDevice on a volume with a new labeler (its
 // device buffers are allocated and freed in the call).
 std::vector<Component> labelDeviceVolume(const DeviceVolume& voxels, const DeviceVolumeLabels& labels,
