@@ -1,7 +1,7 @@
 #pragma once
 // What the cpu engine's stages share: the input, the stripes with their
-// forests of runs, the workers' scratch, and the two union-finds (inside a
-// stripe, and across stripes).
+// forests of runs, the workers' scratch, and the entries of the two
+// union-finds (inside a stripe, and across stripes).
 //
 // A stripe's runs are numbered 0, 1, ... in raster order. Run k's entry is
 // element k of the stripe's own stretch of the label array (a stripe of E
@@ -28,6 +28,7 @@
 
 #include "geometry.hpp"
 #include "glccl/error.hpp"
+#include "glccl/key_forest.hpp"
 #include "glccl/progress.hpp"
 #include "glccl/types.hpp"
 #include "row_runs.hpp"
@@ -146,56 +147,52 @@ struct EngineContext {
     }
 };
 
-// The root of run i of one stripe, halving the path on the way: every parent
-// is a smaller run, so the root is the stripe's first run of the tree.
-// Stops at a root that merge joined elsewhere (kExternal).
-inline std::uint32_t findLocal(std::uint32_t* entries, std::uint32_t i) {
-    for (;;) {
-        const std::uint32_t parent = entries[i];
-        if (parent == i || (parent & kExternal)) return i;
-        const std::uint32_t grandparent = entries[parent];
-        if (grandparent & kExternal) return parent;
-        entries[i] = grandparent;
-        i = grandparent;
-    }
-}
+// The union-find inside a stripe being scanned (glccl/key_forest.hpp): its
+// runs' entries in the stripe's stretch of the label array, parents smaller
+// runs. Scan joins nothing across stripes, so no entry is external yet.
+struct StripeRuns {
+    using Key = std::uint32_t;
+    std::uint32_t* entries;
+    std::uint32_t parent(std::uint32_t run) const { return entries[run]; }
+    void halve(std::uint32_t run, std::uint32_t grandparent) const { entries[run] = grandparent; }
+    void link(std::uint32_t root, std::uint32_t to) const { entries[root] = to; }
+    static bool earlier(std::uint32_t a, std::uint32_t b) { return a < b; }
+};
+using RunForest = glccl::detail::KeyForest<StripeRuns>;
+inline RunForest runForest(std::uint32_t* entries) { return {{entries}}; }
 
-// Joins the trees of runs a and b of one stripe (no external roots yet):
-// the larger root becomes a child of the smaller.
-inline void uniteLocal(std::uint32_t* entries, std::uint32_t a, std::uint32_t b) {
-    const std::uint32_t ra = findLocal(entries, a);
-    const std::uint32_t rb = findLocal(entries, b);
-    if (ra < rb) entries[rb] = ra;
-    else if (rb < ra) entries[ra] = rb;
-}
-
-// The global root of node n: the local root, then on through the stripes
-// merge joined it to.
-inline Node findGlobal(const EngineContext& ctx, Node n) {
-    for (;;) {
-        Stripe& s = ctx.stripe(stripeOf(n));
-        const std::uint32_t root = findLocal(s.entries, runOf(n));
-        const std::uint32_t entry = s.entries[root];
-        if (!(entry & kExternal)) return nodeOf(stripeOf(n), root);
-        n = s.external[entry & ~kExternal];
+// The union-find across stripes (glccl/key_forest.hpp) over every run as a
+// Node. A run's entry names a run of its own stripe, so a root that merge
+// joins to a run of an earlier stripe holds kExternal | j instead, its
+// parent the stripe's external[j]; a halving that would point a run at
+// another stripe's run where its entry is not external keeps the old parent.
+struct StripeNodes {
+    using Key = Node;
+    const EngineContext* ctx;
+    Node parent(Node n) const {
+        const Stripe& s = ctx->stripe(stripeOf(n));
+        const std::uint32_t entry = s.entries[runOf(n)];
+        return entry & kExternal ? s.external[entry & ~kExternal] : nodeOf(stripeOf(n), entry);
     }
-}
-
-// Joins the components of nodes a and b: the larger root becomes a child of
-// the smaller, through the external table where they lie in different stripes.
-inline void uniteGlobal(const EngineContext& ctx, Node a, Node b) {
-    const Node ra = findGlobal(ctx, a);
-    const Node rb = findGlobal(ctx, b);
-    if (ra == rb) return;
-    const Node low = std::min(ra, rb), high = std::max(ra, rb);
-    Stripe& s = ctx.stripe(stripeOf(high));
-    if (stripeOf(low) == stripeOf(high)) {
-        s.entries[runOf(high)] = runOf(low);
-    } else {
-        s.entries[runOf(high)] = kExternal | std::uint32_t(s.external.size());
-        s.external.push_back(low);
+    void halve(Node n, Node grandparent) const {
+        Stripe& s = ctx->stripe(stripeOf(n));
+        std::uint32_t& entry = s.entries[runOf(n)];
+        if (entry & kExternal) s.external[entry & ~kExternal] = grandparent;
+        else if (stripeOf(grandparent) == stripeOf(n)) entry = runOf(grandparent);
     }
-}
+    void link(Node root, Node to) const {
+        Stripe& s = ctx->stripe(stripeOf(root));
+        if (stripeOf(to) == stripeOf(root)) {
+            s.entries[runOf(root)] = runOf(to);
+        } else {
+            s.entries[runOf(root)] = kExternal | std::uint32_t(s.external.size());
+            s.external.push_back(to);
+        }
+    }
+    static bool earlier(Node a, Node b) { return a < b; }
+};
+using NodeForest = glccl::detail::KeyForest<StripeNodes>;
+inline NodeForest nodeForest(const EngineContext& ctx) { return {{&ctx}}; }
 
 // The rows a row links to, as slots of the worker's scratch holding their
 // runs: slot 0 the row itself.

@@ -1,7 +1,7 @@
 #pragma once
 // Stage "merge": the links scan recorded from the first rows of each stripe
 // (up to a slice and a row in a volume) to runs of earlier stripes, joined
-// in the union-find across stripes (uniteGlobal). Where every stripe holds
+// in the union-find across stripes (NodeForest). Where every stripe holds
 // at least the rows a link reaches back, a border touches its two stripes
 // only and the borders are merged as a tree: 1, 3, 5, ... at once, then 2,
 // 6, 10, ..., then 4, 12, ...; each round's borders join disjoint groups of
@@ -14,6 +14,7 @@ namespace glccl::cpu::detail {
 
 inline void mergeBorder(const EngineContext& ctx, std::size_t b) {
     const Stripe& stripe = ctx.stripe(b);
+    const NodeForest forest = nodeForest(ctx);
     std::size_t t = b - 1;
     std::size_t link = 0;
     for (const BorderRow& group : stripe.borderRows) {
@@ -26,7 +27,7 @@ inline void mergeBorder(const EngineContext& ctx, std::size_t b) {
         const std::uint32_t first = other.tailFirstRuns[std::size_t(group.row - tailRow)];
         for (; link < group.linkEnd; ++link) {
             const BorderLink& l = stripe.borderLinks[link];
-            uniteGlobal(ctx, nodeOf(b, l.run), nodeOf(t, first + l.index));
+            forest.unite(nodeOf(b, l.run), nodeOf(t, first + l.index));
         }
     }
 }
@@ -46,8 +47,9 @@ inline void mergeStripes(const EngineContext& ctx) {
     }
     // External roots to global roots; the stripes before are resolved by
     // then, so each find is one hop past the local root.
+    const NodeForest forest = nodeForest(ctx);
     for (std::size_t s = 1; s < stripes; ++s) {
-        for (Node& n : ctx.stripe(s).external) n = findGlobal(ctx, n);
+        for (Node& n : ctx.stripe(s).external) n = forest.find(n);
     }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Stage "scan": each stripe, on its own thread, numbers its runs in raster
 // order and joins the connected ones of its own rows in a union-find over
-// run numbers, kept in the stripe's stretch of the label array (engine.hpp).
+// run numbers (RunForest), kept in the stripe's stretch of the label array
+// (engine.hpp).
 // The links of its first rows to rows of earlier stripes are found here too
 // (in parallel, reading the input there) but only recorded, by the run's
 // place in its row: merge joins them once every stripe has its numbers.
@@ -41,39 +42,15 @@ inline void forEachConnectedRun(const Rule& rule, const RowRuns& a, const std::u
     }
 }
 
-// The root of run i in a stripe being scanned (no external roots yet),
-// halving the path on the way without storing where nothing changes.
-inline std::uint32_t findInScan(std::uint32_t* entries, std::uint32_t i) {
-    for (;;) {
-        const std::uint32_t parent = entries[i];
-        if (parent == i) return i;
-        const std::uint32_t grandparent = entries[parent];
-        if (grandparent == parent) return parent;
-        entries[i] = grandparent;
-        i = grandparent;
-    }
-}
-
 // Joins the tree of run `other` to the tree being built for new run k,
-// whose smallest root so far is `root` (k itself while it has none).
-inline void joinTree(std::uint32_t* entries, std::uint32_t k, std::uint32_t& root, std::uint32_t other) {
+// whose smallest root so far is `root` (k itself while it has none). k's
+// own entry is written once its neighbours are joined, and every run it
+// links to comes earlier: while it is its own root it takes other's.
+inline void joinTree(const RunForest& forest, std::uint32_t k, std::uint32_t& root, std::uint32_t other) {
     // Most neighbours of a run in a large component hang right under its root.
-    if (entries[other] == root) return;
-    other = findInScan(entries, other);
-    if (other < root) {
-        if (root != k) entries[root] = other;
-        root = other;
-    } else if (other > root) {
-        entries[other] = root;
-    }
-}
-
-// Joins the trees of runs a and b of a stripe being scanned: the larger
-// root becomes a child of the smaller.
-inline void uniteInScan(std::uint32_t* entries, std::uint32_t a, std::uint32_t b) {
-    const std::uint32_t ra = findInScan(entries, a), rb = findInScan(entries, b);
-    if (ra < rb) entries[rb] = ra;
-    else if (rb < ra) entries[ra] = rb;
+    if (forest.entries.parent(other) == root) return;
+    other = forest.find(other);
+    root = root == k ? other : forest.linkRoots(root, other);
 }
 
 // Links binary runs to the runs of a neighbour row that they touch, found
@@ -84,13 +61,12 @@ inline void uniteInScan(std::uint32_t* entries, std::uint32_t a, std::uint32_t b
 // corner: a run of one row that ends where a run of the other starts one
 // element later. Only the pairs that touch cost a count (no run that touches
 // nothing costs anything), and the positions come 64 at a time.
-inline void linkTouchingPairs(std::uint32_t* entries, std::uint32_t first, const RowRuns& runs,
+inline void linkTouchingPairs(const RunForest& forest, std::uint32_t first, const RowRuns& runs,
                               const RowRuns& above, std::uint32_t aboveFirst, std::uint32_t reach, std::size_t words,
                               std::uint32_t* positions) {
     const auto unitePairs = [&](const std::uint32_t* end, std::uint32_t rowShift, std::uint32_t aboveShift) {
         for (const std::uint32_t* x = positions; x < end; ++x)
-            uniteInScan(entries, first + runs.startsUpTo(*x + rowShift) - 1,
-                        aboveFirst + above.startsUpTo(*x + aboveShift) - 1);
+            forest.unite(first + runs.startsUpTo(*x + rowShift) - 1, aboveFirst + above.startsUpTo(*x + aboveShift) - 1);
     };
     std::uint32_t* end = positions;
     std::uint64_t carry = 0;
@@ -133,19 +109,20 @@ void linkRuns(const Rule& rule, const EngineContext& ctx, std::int64_t r, std::u
         for (std::uint32_t i = 0; i < runs.count; ++i) entries[first + i] = first + i;
         const std::size_t words = std::size_t((ctx.geometry.width + 63) / 64);
         for (int q = 0; q < Rows; ++q)
-            linkTouchingPairs(entries, first, runs, *above.runs[q], above.first[q], above.reach[q], words,
+            linkTouchingPairs(runForest(entries), first, runs, *above.runs[q], above.first[q], above.reach[q], words,
                               scratch.overlaps.data());
         return;
     }
     const auto lastElement = std::uint32_t(ctx.geometry.width - 1);
     const std::uint8_t* row = ctx.row(r);
+    const RunForest forest = runForest(entries);
     for (std::uint32_t i = 0; i < runs.count; ++i) {
         const std::uint32_t k = first + i;
         std::uint32_t root = k;
         for (int q = 0; q < Rows; ++q) {
             const RowRuns& b = *above.runs[q];
             forEachConnectedRun(rule, runs, row, i, b, ctx.row(b.row), above.reach[q], above.steps[q], lastElement,
-                                [&](std::uint32_t j) { joinTree(entries, k, root, above.first[q] + j); });
+                                [&](std::uint32_t j) { joinTree(forest, k, root, above.first[q] + j); });
         }
         entries[k] = root;
     }

@@ -83,6 +83,9 @@ auto withSampleType(int sampleBits, F&& f) {
 // its child (Stava & Benes Fig. 35.4 links the larger root to the smaller).
 // Hence the root of a tree is the first pixel of its component in raster
 // order, which is what makes the canonical numbering fall out of pass 2.
+// Written here on its own, not taken from the engines' union-find
+// (glccl/key_forest.hpp): the reference is the independent oracle every
+// engine is checked against, and shares no labeling code with them.
 // Index: uint32_t, or uint64_t for 2^32 elements and more.
 template <class Index>
 Index findRoot(std::vector<Index>& parent, Index i) {
