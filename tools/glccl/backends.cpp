@@ -5,6 +5,7 @@
 
 #include "cli_support.hpp"
 #include "glccl/error.hpp"
+#include "glccl/offscreen.hpp"
 #include "glccl/route.hpp"
 
 namespace glccl::tools {
@@ -102,6 +103,21 @@ BackendRun LabelSession::label(const Image& image, const LabelOptions& options, 
 double LabelSession::label(const Image& image, const LabelOptions& options, Labeling& out) {
     const auto start = Clock::now();
     session_.label(image, options, out);
+    return millisecondsSince(start);
+}
+
+double LabelSession::label(const Image& image, const Route& route, const LabelOptions& options, Labeling& out,
+                          StageTimings* stages) {
+    const auto start = Clock::now();
+    // Every element is overwritten: a vector of this size already is reused
+    // as it is (resize() would zero-fill only a new size).
+    const std::size_t count = std::size_t(image.shape().count());
+    if (out.labels.size() != count) out.labels.resize(count);
+    session_.label(ImageView(image), route, options, out.labels.data(), out.components, stages);
+    out.width = image.width;
+    out.height = image.height;
+    out.depth = image.depth;
+    out.dimensions = image.dimensions;
     return millisecondsSince(start);
 }
 

@@ -79,6 +79,11 @@ public:
     // milliseconds of the call (upload, labeling, download of labels and
     // table).
     double label(const Image& image, const LabelOptions& options, Labeling& out);
+    // The same by `route`, chosen for this image (Session::route): nothing
+    // is chosen again. `stages`, if given, receives the per-stage device
+    // times.
+    double label(const Image& image, const Route& route, const LabelOptions& options, Labeling& out,
+                 StageTimings* stages = nullptr);
     // The backend the last label() of a host image ran (auto resolved).
     Backend lastBackend() const;
 

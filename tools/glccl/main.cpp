@@ -638,14 +638,40 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFil
 // and without the API entry the library's messages start with.
 void reportError(const std::string& message) { std::cerr << "glccl: " << userMessage(message) << '\n'; }
 
+// The backends whose engines the run has made: the first labeling of each
+// makes its engine (the GL context's shaders, cuda's buffers, the cpu
+// engine's threads) on a one-element image first, so that this does not
+// count in an input's time.
+using WarmBackends = std::vector<Backend>;
+
+void warmUp(LabelSession& session, const Route& route, const LabelOptions& options, const Image& like,
+            WarmBackends& warm) {
+    if (std::find(warm.begin(), warm.end(), route.backend) != warm.end()) return;
+    warm.push_back(route.backend);
+    const Image tiny(like.dimensions == 3 ? Shape::volume(1, 1, 1) : Shape::image(1, 1), like.channels,
+                     like.sampleBits);
+    LabelOptions tinyOptions = options;
+    tinyOptions.progress = nullptr;
+    tinyOptions.timings = false;
+    Route whole = route;  // the engine itself, not pieces of one element
+    whole.pieces = false;
+    Labeling labeling;
+    try {
+        session.label(tiny, whole, tinyOptions, labeling);
+    } catch (const Error&) {
+        // An engine that refuses says why for the input, in its words.
+    }
+}
+
 // Reads, labels and writes one input into `run`, whose labeling storage the
-// batch reuses; the time of each phase is added to `total` as well. One
-// input and a batch take the same route: the one the router chooses for the
-// image (LabelSession::label, Session::label), tiles past one call
-// included.
+// batch reuses; the time of each phase is added to `total` as well. Each
+// input is routed once and labeled by its route (LabelSession::label,
+// Session::label), tiles past one call included: `fileRoute` where the
+// route was chosen from the file's header (routeFile), else the image read.
 LabeledInput labelInput(LabelSession& session, const LabelCommand& options, const ComponentFilter& filter,
                         const MeasureRequest& measure, const std::string& input, const OutputPaths& paths,
-                        BackendRun& run, PhaseSeconds& total) {
+                        const std::optional<FileRoute>& fileRoute, WarmBackends& warm, BackendRun& run,
+                        PhaseSeconds& total) {
     LabeledInput result{input, {}, options.connectivity, run, 0, -1.0, {}, {}};
     PhaseSeconds& seconds = result.seconds;
     // Added to the batch's totals however this input ends.
@@ -691,19 +717,21 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     labelOptions.threads = options.threads;
     {
         const PhaseTimer timer(seconds.labeling);
+        // The file's route where it was chosen for the image read (the same
+        // shape, channels and sample bits), else the image's.
+        const bool routed = fileRoute && fileRoute->input.shape == image.shape() &&
+                            fileRoute->input.channels == image.channels &&
+                            fileRoute->input.sampleBits == image.sampleBits;
+        const Route route = routed ? fileRoute->route : session.session().route(ImageView(image), labelOptions);
+        warmUp(session, route, labelOptions, image, warm);
         LabelProgressLine line(input, showProgressLine(options.quiet));
         labelOptions.progress = line.progress();
-        if (options.timing) {
-            // The per-stage times come with a labeling of its own.
-            run = session.label(image, labelOptions);
-        } else {
-            // Into the labels and table of the last input: no allocation for
-            // an input of the same size, no zero-fill of labels overwritten
-            // anyway.
-            run.milliseconds = session.label(image, labelOptions, run.labeling);
-            run.backend = session.lastBackend();
-            run.stages.clear();
-        }
+        // Into the labels and table of the last input: no allocation for an
+        // input of the same size, no zero-fill of labels overwritten anyway.
+        run.stages.clear();
+        run.milliseconds = session.label(image, route, labelOptions, run.labeling,
+                                         options.timing ? &run.stages : nullptr);
+        run.backend = route.backend;
         result.labeledComponents = run.labeling.count();
         if (filter.given()) keepComponents(filter, run.labeling);
     }
@@ -743,52 +771,42 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     return result;
 }
 
-int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter, const MeasureRequest& measure) {
+// `tiledArgs`: the command's arguments as runTiledLabel takes them, for an
+// INPUT that goes in pieces.
+int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter, const MeasureRequest& measure,
+             const std::vector<std::string>& tiledArgs) {
     const auto batchStart = Clock::now();
     const LabelCommand options = parseLabelCommand(cursor);
-    if (measure.given() && options.paths.stats.empty() && !options.writeStats)
-        throw UsageError("--properties names the columns of --stats: give --stats OUT.csv (or --stats with --out-dir)");
     const std::vector<std::string> inputs = expandInputs(options.arguments);
     const bool batch = inputs.size() > 1 ||
                        std::any_of(options.arguments.begin(), options.arguments.end(), isFolder);
+    LabelSession session;
+    // One INPUT, an .npy or a TIFF, is routed from its header: in pieces,
+    // the tiles read it from the file; otherwise it is read whole and
+    // labeled by the same route (labelInput).
+    std::optional<FileRoute> fileRoute;
+    if (!batch) {
+        // Looked at before any file is opened: a FIFO would block it.
+        checkInputFile(inputs.front());
+        fileRoute = routeFile(session.session(), inputs.front(), options);
+        if (fileRoute && fileRoute->route.pieces) return runTiledLabel(tiledArgs, session.session(), fileRoute->route);
+    }
+    if (measure.given() && options.paths.stats.empty() && !options.writeStats)
+        throw UsageError("--properties names the columns of --stats: give --stats OUT.csv (or --stats with --out-dir)");
     if (batch && !measure.intensity.empty())
         throw UsageError("--intensity is the intensity of one INPUT: give one INPUT, not several or a folder");
     const std::vector<OutputPaths> plan = planOutputs(options, inputs, batch, measure);
 
     // A backend that cannot run here (not built, no device, no GL context)
     // fails the whole run once, before any input, rather than every input
-    // of a batch. The context is made here and a 1x1 image labeled, so that
-    // neither it nor the first shader compilation counts in the first
-    // input's time.
-    LabelSession session;
+    // of a batch.
     const std::string why = session.whyUnavailable(options.backend);
     if (!why.empty()) throw Error(std::string("the ") + backendName(options.backend) + " backend cannot run here: " + why);
-    // Where auto finds no GPU engine at all, it says so once, for the run.
+    // Where auto finds no GPU engine at all, it says so once, for the run:
+    // the router asked of no input in particular.
     const InputDescription anyImage = InputDescription::host(Shape(), 1, 8);
     const std::string note = session.fallbackNote(options.backend, anyImage);
     if (!note.empty()) std::cerr << "glccl: " << note << '\n';
-    // The warm-up is a 2-D image: a connectivity of volumes is refused for
-    // each input instead, in the words of the option. It warms the engine
-    // the run's large images take (auto's choice for them).
-    if (dimensionsOf(options.connectivity) == 2) {
-        LabelOptions warmUp;
-        warmUp.backend = session.resolve(options.backend, InputDescription::host(Shape::image(16384, 16384), 1, 8));
-        warmUp.connectivity = options.connectivity;
-        warmUp.criterion = options.criterion;
-        warmUp.threads = options.threads;
-        // A level or threshold past 8 bits is for deeper inputs: those warm
-        // up on 16 or 32 bits, so that the level is checked against the
-        // input's own sampleBits, not the warm-up's.
-        int sampleBits = 8;
-        while (sampleBits < 32 && !options.criterion.problemForSampleBits(sampleBits).empty()) sampleBits *= 2;
-        try {
-            session.label(Image(1, 1, 1, sampleBits), warmUp);
-        } catch (const Error&) {
-            // An engine that refuses the warm-up says why for the first
-            // input, in that input's words.
-        }
-    }
-
     std::optional<ProgressLine> progress;
     if (options.progress || (batch && isatty(STDERR_FILENO) == 1)) progress.emplace();
     // The --json array is printed element by element, so that a consumer
@@ -800,13 +818,15 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter, const Measur
     bool misfit = false;  // an option that does not fit an input: exit status 2
     PhaseSeconds phases;
     BackendRun run;  // its labeling's storage goes from input to input
+    WarmBackends warm;
     for (std::size_t i = 0; i < inputs.size(); ++i) {
         const std::string& input = inputs[i];
         if (progress)
             progress->update("[" + std::to_string(i + 1) + "/" + std::to_string(inputs.size()) + "] " + input,
                              options.progress);
         try {
-            const LabeledInput result = labelInput(session, options, filter, measure, input, plan[i], run, phases);
+            const LabeledInput result =
+                labelInput(session, options, filter, measure, input, plan[i], fileRoute, warm, run, phases);
             if (progress) progress->clear();
             ++labeled;
             if (options.json) {
@@ -896,17 +916,18 @@ int dispatch(int argc, char** argv) {
         std::vector<std::string> args(argv + 2, argv + argc);
         const ComponentFilter filter = takeComponentFilter(args);
         const MeasureRequest measure = takeMeasureRequest(args);
-        // Images past one backend call, or tiled options: tiled.cpp. Its
-        // parser gets the filter's and the measuring options back, as
-        // --option=VALUE: it measures as the labels stream, and refuses the
-        // filter in its words (tiles stream their labels, never held whole).
+        // Tiled options, or one INPUT whose route goes in pieces (runLabel):
+        // tiled.cpp. Its parser gets the filter's and the measuring options
+        // back, as --option=VALUE: it measures as the labels stream, and
+        // refuses the filter in its words (tiles stream their labels, never
+        // held whole).
         std::vector<std::string> tiledArgs = args;
         if (filter.minSize) tiledArgs.push_back("--min-size=" + std::to_string(*filter.minSize));
         if (filter.keepLargest) tiledArgs.push_back("--keep-largest=" + std::to_string(*filter.keepLargest));
         for (const std::string& option : measure.asArguments()) tiledArgs.push_back(option);
-        if (const std::optional<int> status = runTiledLabelIfNeeded(tiledArgs)) return *status;
+        if (asksForTiles(tiledArgs)) return runTiledLabel(tiledArgs);
         ArgumentCursor labelCursor(std::move(args));
-        return runLabel(labelCursor, filter, measure);
+        return runLabel(labelCursor, filter, measure, tiledArgs);
     }
     for (const Command& subcommand : subcommands())
         if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));

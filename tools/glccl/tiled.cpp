@@ -181,54 +181,75 @@ bool exceedsDefaultMemory(const Shape& shape, int pixelBytes) {
            shape.count() * std::uint64_t(pixelBytes + 4 + 12) + components * sizeof(Component) > physical / 2;
 }
 
-// The route of `path` (an .npy or a TIFF: an image, or a volume, a 3-D .npy
-// or a TIFF stack) where its route streams it in pieces; nullopt where the
-// file is read whole (labeled by the ordinary command, whose own route may
-// still cut it in memory). Files past what readImage reads whole, or past
-// what one piece should take of the memory, always stream. Smaller ones
-// stream where one call of the route's engine does not take them: an image
-// past 16384 a side, a volume past 2048 a side or 2^31 voxels (the smallest
-// limits of the GPU engines' one call); below those, nothing is routed
-// here, so that a GL context is made only where one may be needed.
-std::optional<Route> streamedRoute(Session& session, const std::string& path, Backend backend,
-                                   NpyChannelAxis channelAxis) {
-    Shape shape;
-    int channels = 1, sampleBits = 8;
+// An .npy or TIFF as routeFile() describes it, from its header (a TIFF's
+// page headers and strip places; a stack's pages in one walk); `held`: the
+// bytes of a pixel one piece holds as the memory is planned (a colour
+// .npy's as 4 channels, a TIFF's as gray). Throws glccl::Error for a file
+// the tiles do not read.
+InputDescription describeFile(const std::string& path, const LabelCommand& command, ChannelMode mode, int& held) {
     if (isNpyFile(path)) {
-        const NpyShape npy = peekNpyShape(path, channelAxis, NpyVolumes::Read);
-        shape = npy.dimensions == 3
-                    ? Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth))
-                    : Shape::image(std::int64_t(npy.width), std::int64_t(npy.height));
-        channels = npy.channels == 1 ? 1 : 4;
-        sampleBits = npy.sampleBits;
-    } else {
-        // The page headers and strip places only; a stack's pages in one walk.
-        const TiffImageSource tiff(path, ChannelMode::Gray);
-        shape = tiff.dimensions() == 3 ? Shape::volume(tiff.width(), tiff.height(), tiff.depth())
-                                       : Shape::image(tiff.width(), tiff.height());
-        channels = tiff.channels();
-        sampleBits = tiff.sampleBits();
+        const NpyShape npy = peekNpyShape(path, command.channelAxis, NpyVolumes::Read);
+        const Shape shape =
+            npy.dimensions == 3
+                ? Shape::volume(std::int64_t(npy.width), std::int64_t(npy.height), std::int64_t(npy.depth))
+                : Shape::image(std::int64_t(npy.width), std::int64_t(npy.height));
+        const int channels = npy.channels == 1 ? 1 : 4;
+        held = channels * npy.sampleBits / 8;
+        return InputDescription::host(shape, mode == ChannelMode::Gray ? 1 : channels, npy.sampleBits);
     }
+    const TiffImageSource tiff(path, mode);
+    const Shape shape = tiff.dimensions() == 3 ? Shape::volume(tiff.width(), tiff.height(), tiff.depth())
+                                               : Shape::image(tiff.width(), tiff.height());
+    held = tiff.sampleBits() / 8;
+    return InputDescription::host(shape, tiff.channels(), tiff.sampleBits());
+}
+
+}  // namespace
+
+std::optional<FileRoute> routeFile(Session& session, const std::string& path, const LabelCommand& command) {
+    if (!isNpyFile(path) && !isTiffFile(path)) return std::nullopt;
+    const ChannelMode mode = command.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural
+                                                                                  : ChannelMode::Gray;
+    InputDescription input;
+    int held = 1;
+    try {
+        input = describeFile(path, command, mode, held);
+    } catch (const Error&) {
+        // A TIFF too large to read whole that the tiles cannot read either:
+        // their reason is the real one, not the size.
+        const std::optional<std::pair<std::uint64_t, std::uint64_t>> size = tiffSize(path);
+        if (size && (std::max(size->first, size->second) > std::uint64_t(kMaxImageDimension) ||
+                     size->first * size->second > kMaxImagePixels))
+            throw;
+        return std::nullopt;  // not an image the tiles read: the ordinary reader says why
+    }
+    const Shape& shape = input.shape;
     std::int64_t largest = 0;
     for (int axis = 0; axis < shape.dimensions; ++axis) largest = std::max(largest, shape.extent(axis));
-    InputDescription input = InputDescription::host(shape, channels, sampleBits);
     input.streamed = std::uint64_t(largest) > std::uint64_t(kMaxImageDimension) || shape.count() > kMaxImagePixels ||
-                     exceedsDefaultMemory(shape, channels * sampleBits / 8);
+                     exceedsDefaultMemory(shape, held);
     const bool small = shape.dimensions == 3 ? largest <= 2048 && shape.count() <= (std::uint64_t(1) << 31)
                                              : largest <= 16384;
     if (!input.streamed && small) return std::nullopt;
     LabelOptions options;
-    options.backend = backend;
-    if (shape.dimensions == 3) options.connectivity = Connectivity::TwentySix;
+    options.backend = command.backend;
+    options.connectivity = connectivityFor(command, shape);
+    // A connectivity given for the other dimensions is refused by the
+    // labeling that follows, in the words of the option: routed here with
+    // the input's default.
+    if (!whyConnectivityDoesNotFit(options.connectivity, shape).empty())
+        options.connectivity = shape.dimensions == 3 ? Connectivity::TwentySix : Connectivity::Eight;
+    options.criterion = command.criterion;
+    options.threads = command.threads;
     try {
-        const Route route = session.route(input, options);
-        if (route.pieces) return route;
-        return std::nullopt;
+        return FileRoute{session.route(input, options), input};
     } catch (const Error&) {
         if (input.streamed) throw;
         return std::nullopt;  // the ordinary command says why the backend cannot run
     }
 }
+
+namespace {
 
 std::vector<std::string> tableRow(std::uint64_t label, const Component& c) {
     return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
@@ -526,59 +547,33 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
 
 }  // namespace
 
-std::optional<int> runTiledLabelIfNeeded(const std::vector<std::string>& args) {
-    bool asked = false;
-    std::vector<std::string> inputs;
-    Backend backend = Backend::Auto;
-    NpyChannelAxis channelAxis = NpyChannelAxis::None;
+bool asksForTiles(const std::vector<std::string>& args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const auto [name, inlineValue] = ArgumentCursor::splitOption(args[i]);
-        if (isTiledOption(name)) asked = true;
-        if (name == "--backend" && (inlineValue || i + 1 < args.size())) {
-            try {
-                backend = parseBackend(inlineValue ? *inlineValue : args[i + 1]);
-            } catch (const Error&) {
-                return std::nullopt;  // the ordinary command reports it
-            }
-        }
-        if (name == "--channel-axis" && (inlineValue || i + 1 < args.size())) {
-            try {
-                channelAxis = parseChannelAxis(inlineValue ? *inlineValue : args[i + 1]);
-            } catch (const Error&) {
-                return std::nullopt;  // the ordinary command reports it
-            }
-        }
+        if (isTiledOption(name)) return true;
+        if (name.size() > 1 && name[0] == '-' && takesValue(name) && !inlineValue) ++i;
+    }
+    return false;
+}
+
+int runTiledLabel(const std::vector<std::string>& args) {
+    // Looked at before any file is opened: a FIFO would block it.
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const auto [name, inlineValue] = ArgumentCursor::splitOption(args[i]);
         if (name.size() > 1 && name[0] == '-') {
             if (takesValue(name) && !inlineValue) ++i;
             continue;
         }
-        inputs.push_back(args[i]);
+        checkInputFile(args[i]);
     }
-    // Looked at before any file is opened: a FIFO would block it.
-    if (inputs.size() == 1 || asked)
-        for (const std::string& input : inputs) checkInputFile(input);
-    TiledCommand command;
+    const TiledCommand command = parseTiledCommand(args);
     Session session;
-    std::optional<Route> route;
-    if (asked) {
-        command = parseTiledCommand(args);
-    } else {
-        if (inputs.size() != 1 || !(isNpyFile(inputs[0]) || isTiffFile(inputs[0]))) return std::nullopt;
-        try {
-            route = streamedRoute(session, inputs[0], backend, channelAxis);
-            if (!route) return std::nullopt;
-        } catch (const Error&) {
-            // A TIFF too large to read whole that the tiles cannot read
-            // either: their reason is the real one, not the size.
-            const std::optional<std::pair<std::uint64_t, std::uint64_t>> size = tiffSize(inputs[0]);
-            if (size && (std::max(size->first, size->second) > std::uint64_t(kMaxImageDimension) ||
-                         size->first * size->second > kMaxImagePixels))
-                throw;
-            return std::nullopt;  // not an image the tiles read: the ordinary reader says why
-        }
-        command = parseTiledCommand(args);
-        command.automatic = true;
-    }
+    return runTiled(command, session, std::nullopt);
+}
+
+int runTiledLabel(const std::vector<std::string>& args, Session& session, const Route& route) {
+    TiledCommand command = parseTiledCommand(args);
+    command.automatic = true;
     return runTiled(command, session, route);
 }
 
