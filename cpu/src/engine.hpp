@@ -168,31 +168,37 @@ inline RunForest runForest(std::uint32_t* entries) { return {{entries}}; }
 // another stripe's run where its entry is not external keeps the old parent.
 struct StripeNodes {
     using Key = Node;
-    const EngineContext* ctx;
+    std::uint32_t* const* runs;  // each stripe's entries
+    Stripe* stripes;
     Node parent(Node n) const {
-        const Stripe& s = ctx->stripe(stripeOf(n));
-        const std::uint32_t entry = s.entries[runOf(n)];
-        return entry & kExternal ? s.external[entry & ~kExternal] : nodeOf(stripeOf(n), entry);
+        const std::uint32_t entry = runs[stripeOf(n)][runOf(n)];
+        if (entry & kExternal) return stripes[stripeOf(n)].external[entry & ~kExternal];
+        return (n & ~Node(UINT32_MAX)) | entry;
     }
     void halve(Node n, Node grandparent) const {
-        Stripe& s = ctx->stripe(stripeOf(n));
-        std::uint32_t& entry = s.entries[runOf(n)];
-        if (entry & kExternal) s.external[entry & ~kExternal] = grandparent;
+        std::uint32_t& entry = runs[stripeOf(n)][runOf(n)];
+        if (entry & kExternal) stripes[stripeOf(n)].external[entry & ~kExternal] = grandparent;
         else if (stripeOf(grandparent) == stripeOf(n)) entry = runOf(grandparent);
     }
     void link(Node root, Node to) const {
-        Stripe& s = ctx->stripe(stripeOf(root));
+        std::uint32_t& entry = runs[stripeOf(root)][runOf(root)];
         if (stripeOf(to) == stripeOf(root)) {
-            s.entries[runOf(root)] = runOf(to);
+            entry = runOf(to);
         } else {
-            s.entries[runOf(root)] = kExternal | std::uint32_t(s.external.size());
-            s.external.push_back(to);
+            std::vector<Node>& external = stripes[stripeOf(root)].external;
+            entry = kExternal | std::uint32_t(external.size());
+            external.push_back(to);
         }
     }
     static bool earlier(Node a, Node b) { return a < b; }
 };
 using NodeForest = glccl::detail::KeyForest<StripeNodes>;
-inline NodeForest nodeForest(const EngineContext& ctx) { return {{&ctx}}; }
+// `runs`: each stripe's entries, kept by the caller while the forest is used.
+inline NodeForest nodeForest(const EngineContext& ctx, std::vector<std::uint32_t*>& runs) {
+    runs.resize(ctx.stripes->size());
+    for (std::size_t s = 0; s < runs.size(); ++s) runs[s] = ctx.stripe(s).entries;
+    return {{runs.data(), ctx.stripes->data()}};
+}
 
 // The rows a row links to, as slots of the worker's scratch holding their
 // runs: slot 0 the row itself.

@@ -12,9 +12,8 @@
 
 namespace glccl::cpu::detail {
 
-inline void mergeBorder(const EngineContext& ctx, std::size_t b) {
+inline void mergeBorder(const EngineContext& ctx, const NodeForest& forest, std::size_t b) {
     const Stripe& stripe = ctx.stripe(b);
-    const NodeForest forest = nodeForest(ctx);
     std::size_t t = b - 1;
     std::size_t link = 0;
     for (const BorderRow& group : stripe.borderRows) {
@@ -34,20 +33,21 @@ inline void mergeBorder(const EngineContext& ctx, std::size_t b) {
 
 inline void mergeStripes(const EngineContext& ctx) {
     const std::size_t stripes = ctx.stripePlan->stripes();
+    std::vector<std::uint32_t*> runs;
+    const NodeForest forest = nodeForest(ctx, runs);
     if (ctx.stripePlan->adjacentOnly) {
         for (std::size_t step = 1; step < stripes; step *= 2) {
             const std::size_t borders = (stripes - 1 - step) / (2 * step) + 1;
-            ctx.parallel(borders, [&](std::size_t i, WorkerScratch&) { mergeBorder(ctx, step * (2 * i + 1)); });
+            ctx.parallel(borders, [&](std::size_t i, WorkerScratch&) { mergeBorder(ctx, forest, step * (2 * i + 1)); });
         }
     } else {
         for (std::size_t b = 1; b < stripes; ++b) {
             ctx.checkCancelled();
-            mergeBorder(ctx, b);
+            mergeBorder(ctx, forest, b);
         }
     }
     // External roots to global roots; the stripes before are resolved by
     // then, so each find is one hop past the local root.
-    const NodeForest forest = nodeForest(ctx);
     for (std::size_t s = 1; s < stripes; ++s) {
         for (Node& n : ctx.stripe(s).external) n = forest.find(n);
     }
