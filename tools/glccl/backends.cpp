@@ -121,6 +121,4 @@ double LabelSession::label(const Image& image, const Route& route, const LabelOp
     return millisecondsSince(start);
 }
 
-Backend LabelSession::lastBackend() const { return session_.backend(); }
-
 }  // namespace glccl::tools

@@ -84,8 +84,6 @@ public:
     // times.
     double label(const Image& image, const Route& route, const LabelOptions& options, Labeling& out,
                  StageTimings* stages = nullptr);
-    // The backend the last label() of a host image ran (auto resolved).
-    Backend lastBackend() const;
 
 private:
     Session session_;
