@@ -4,8 +4,14 @@
 // Under libglvnd (every current Linux driver) libOpenGL.so.0 exports each
 // core function as a dispatcher into the driver of whichever context is
 // current, EGL or GLX, so one set of pointers serves every context.
+// Under Emscripten the context is WebGL2 and its functions are Emscripten's
+// bindings, found by name; there is no EGL and no desktop-only function.
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/html5_webgl.h>
+#else
 #include <dlfcn.h>
+#endif
 
 #include <mutex>
 #include <string>
@@ -26,6 +32,11 @@ GLCCL_EGL_ENTRY_POINTS(GLCCL_DEFINE_ENTRY_POINT)
 
 namespace {
 
+#ifdef __EMSCRIPTEN__
+bool glRuntimeFound() { return true; }
+
+void* findGlFunction(const char* name) { return emscripten_webgl_get_proc_address(name); }
+#else
 // A library opened once for the life of the process (never closed: drivers
 // do not survive being unloaded), or why it could not be.
 struct Library {
@@ -79,9 +90,16 @@ void* findGlFunction(const char* name) {
     return !eglCurrent && loadEgl() ? reinterpret_cast<void*>(eglGetProcAddress(name)) : nullptr;
 }
 
+bool glRuntimeFound() { return glLibrary().handle != nullptr; }
+#endif
+
 }  // namespace
 
 bool loadEgl(std::string* why) {
+#ifdef __EMSCRIPTEN__
+    if (why) *why = "a browser has no EGL";
+    return false;
+#else
     static std::once_flag once;
     static bool loaded = false;
     std::call_once(once, [] {
@@ -99,13 +117,14 @@ bool loadEgl(std::string* why) {
         *why = eglLibrary().handle ? "libEGL.so.1 lacks EGL 1.4's functions" : eglLibrary().why;
     }
     return loaded;
+#endif
 }
 
 
 void loadGlFunctions() {
     static std::once_flag once;
     std::call_once(once, [] {
-        if (!glLibrary().handle) return;
+        if (!glRuntimeFound()) return;
 #define GLCCL_LOAD_GL(type, name) name = reinterpret_cast<type>(findGlFunction(#name));
         GLCCL_GL_ENTRY_POINTS(GLCCL_LOAD_GL)
 #undef GLCCL_LOAD_GL
@@ -114,6 +133,11 @@ void loadGlFunctions() {
     if (!missing.empty()) throw Error("glccl::loadGlFunctions(): " + missing);
     if (!glGetString || !glCreateShader || !glBindFramebuffer || !glBeginQuery || !glDrawArraysInstanced)
         throw Error("glccl::loadGlFunctions(): the OpenGL library lacks core entry points glccl needs");
+#ifdef __EMSCRIPTEN__
+    // Emscripten's bindings call into a WebGL context that must exist.
+    if (emscripten_webgl_get_current_context() == 0)
+        throw Error("glccl::loadGlFunctions(): no WebGL context is current on this thread");
+#endif
     if (glGetString(GL_VERSION) == nullptr)
         throw Error("glccl::loadGlFunctions(): no OpenGL context is current on this thread");
     // A context made elsewhere may hold an error from the host's own calls;
@@ -133,8 +157,12 @@ namespace gl {
 void* procAddress(const char* name) { return findGlFunction(name); }
 
 std::string runtimeMissing() {
+#ifdef __EMSCRIPTEN__
+    return {};
+#else
     if (glLibrary().handle) return {};
     return "no OpenGL runtime was found on this machine (" + glLibrary().why + "); the cpu engine runs without one";
+#endif
 }
 
 }  // namespace gl

@@ -56,6 +56,19 @@ std::string termPropertyNames() {
     return names;
 }
 
+// The texture formats label() reads; throws naming any other. Binary and
+// segments read the red channel of GL_RGBA8 (a mask rendered into a color
+// target); threshold compares all four channels. GL_RG32UI holds 64-bit
+// samples as two halves (ImageTexture).
+void checkFormat(unsigned format) {
+    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
+                           format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 || format == GL_RGBA16;
+    if (!supported)
+        throw Error(std::string("the texture is ") + textureFormatName(format) +
+                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 "
+                    "textures");
+}
+
 // What label() measures beyond the labeling: the terms, the intensity
 // texture they read (0: none).
 struct MeasurePlan {
@@ -146,6 +159,8 @@ struct Labeler::Impl {
     // A texture of the current context, as the router describes it; binds
     // it to unit 0 (`target` says which target it took).
     InputDescription describe(unsigned texture, GLenum& target);
+    // The same for a 2-D texture of the size and format the caller gives.
+    InputDescription describe(unsigned texture, int width, int height, unsigned format);
     std::uint32_t run(unsigned texture, GLenum target, const InputDescription& described, const Route& route,
                       const LabelOptions& options);
     // The terms options.measure needs of a labeling of `described`
@@ -247,6 +262,10 @@ InputDescription Labeler::Impl::describe(unsigned texture, GLenum& target) {
             throw Error("texture " + std::to_string(texture) + " is neither a 2-D nor a 3-D texture");
     }
     clearGlErrors();
+    // WebGL2 has no such query at all (Emscripten gives no function).
+    if (glGetTexLevelParameteriv == nullptr)
+        throw Error("this context cannot say a texture's size and format (glGetTexLevelParameteriv is OpenGL ES "
+                    "3.1); pass them: label(texture, width, height, internalFormat, options)");
     glGetTexLevelParameteriv(target, 0, GL_TEXTURE_WIDTH, &width);
     glGetTexLevelParameteriv(target, 0, GL_TEXTURE_HEIGHT, &height);
     if (target == GL_TEXTURE_3D) glGetTexLevelParameteriv(target, 0, GL_TEXTURE_DEPTH, &depth);
@@ -257,18 +276,22 @@ InputDescription Labeler::Impl::describe(unsigned texture, GLenum& target) {
                         "is OpenGL ES 3.1)");
         throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
     }
-    // Binary and segments read the red channel of GL_RGBA8 (a mask
-    // rendered into a color target); threshold compares all four channels.
-    // GL_RG32UI holds 64-bit samples as two halves (ImageTexture).
-    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
-                           format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 || format == GL_RGBA16;
-    if (!supported)
-        throw Error(std::string("the texture is ") + textureFormatName(unsigned(format)) +
-                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 "
-                    "textures");
+    checkFormat(unsigned(format));
     if (width < 1 || height < 1 || depth < 1) throw Error("the texture has no level 0 image");
     return target == GL_TEXTURE_3D ? InputDescription::volumeTexture(width, height, depth, unsigned(format))
                                    : InputDescription::texture(width, height, unsigned(format));
+}
+
+InputDescription Labeler::Impl::describe(unsigned texture, int width, int height, unsigned format) {
+    if (texture == 0 || !glIsTexture(texture))
+        throw Error("texture " + std::to_string(texture) + " is not a texture of the current context");
+    glActiveTexture(GL_TEXTURE0);
+    glBindTexture(GL_TEXTURE_2D, texture);
+    if (glGetError() != GL_NO_ERROR) throw Error("texture " + std::to_string(texture) + " is not a 2-D texture");
+    checkFormat(format);
+    if (width < 1 || height < 1)
+        throw Error("a texture of " + std::to_string(width) + "x" + std::to_string(height) + " was given");
+    return InputDescription::texture(width, height, format);
 }
 
 std::uint32_t Labeler::Impl::run(unsigned texture, GLenum target, const InputDescription& described,
@@ -319,6 +342,23 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         // The router refuses what the backend cannot label (the cuda
         // engine's samples and criteria, a volume for a 2-D engine) before
         // anything is reserved for it.
+        const Route route = impl_->route(described, options);
+        const bool measuring = !options.measure.properties.empty();
+        const MeasurePlan plan = measuring ? impl_->plan(options, texture, target, described) : MeasurePlan{};
+        const std::uint32_t count = impl_->run(texture, target, described, route, options);
+        if (measuring)
+            impl_->properties = finalizeProperties(measureTerms(plan.request, plan.intensity), options.measure);
+        return count;
+    });
+}
+
+std::uint32_t Labeler::label(unsigned texture, int width, int height, unsigned internalFormat,
+                             const LabelOptions& options) {
+    return withPrefix("glccl::Labeler::label()", [&] {
+        StateGuard guard;
+        clearGlErrors();
+        const GLenum target = GL_TEXTURE_2D;
+        const InputDescription described = impl_->describe(texture, width, height, internalFormat);
         const Route route = impl_->route(described, options);
         const bool measuring = !options.measure.properties.empty();
         const MeasurePlan plan = measuring ? impl_->plan(options, texture, target, described) : MeasurePlan{};

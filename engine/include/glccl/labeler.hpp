@@ -116,6 +116,15 @@ public:
     // before OpenGL 4.3), and a spacing finalizeProperties() refuses.
     std::uint32_t label(unsigned texture, const LabelOptions& options = {});
 
+    // The same for a 2-D texture whose size and internal format the caller
+    // gives (one of the formats above), for contexts that cannot say them:
+    // OpenGL ES 3.0 and WebGL2, which lack glGetTexLevelParameteriv. GL is
+    // asked only whether `texture` is a 2-D texture of the current context;
+    // a size or format other than the texture's is the caller's error, not
+    // detected.
+    std::uint32_t label(unsigned texture, int width, int height, unsigned internalFormat,
+                        const LabelOptions& options = {});
+
     // The same by a route chosen before (chooseRoute, glccl/route.hpp) for
     // this texture: its backend labels, and nothing is chosen again. The
     // texture is checked against the route's engine (whyRefused) as the

@@ -72,7 +72,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
         // The k-th large component of every segment, until no segment has one.
         for (int rank = 0; rank < kSegment; ++rank) {
             bits.set("largeRank", rank);
-            if (!anySamplesPassed(query_, [&] { drawPoints(std::int64_t(segmentsPerRow) * rows); })) break;
+            if (!anySamplesPassed(context, query_, [&] { drawPoints(std::int64_t(segmentsPerRow) * rows); })) break;
         }
         glDisable(GL_BLEND);
 

@@ -27,7 +27,7 @@ void MergeBlockBordersPass::run(const PassContext& context, const gl::Texture& n
     // tells when a round linked nothing.
     const std::int64_t borderNodes = std::int64_t(blocks - 1) * 2 * ids.height();
     for (int round = 0; round < kMaxRounds; ++round) {
-        if (!linkRoots(link, ids, scratch, borderNodes, query_)) break;
+        if (!linkRoots(context, link, ids, scratch, borderNodes, query_)) break;
         PostColumnProcessingPass::compress(context, scratch, ids);
     }
     context.checkPass(kStage);

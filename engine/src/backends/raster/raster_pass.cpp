@@ -89,13 +89,85 @@ void copyTarget(const gl::RenderTarget& from, const gl::RenderTarget& to) {
                       GL_NEAREST);
 }
 
-bool anySamplesPassed(const gl::Query& query, const std::function<void()>& draw) {
+#ifdef __EMSCRIPTEN__
+namespace {
+
+const ProgramSpec kAnyFragment{"any_fragment", "fullscreen.vert", "any_fragment.frag", {"fragColor"}, {}};
+
+// The probe's stencil and marks, of the last viewport probed: one WebGL
+// context per page module.
+struct FragmentProbe {
+    gl::Renderbuffer stencil;
+    gl::RenderTarget marks;
+};
+
+bool anyFragmentInWebGl(const PassContext& context, const std::function<void()>& draw) {
+    draw();
+    GLint viewport[4] = {0, 0, 0, 0}, framebuffer = 0, program = 0;
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &framebuffer);
+    glGetIntegerv(GL_CURRENT_PROGRAM, &program);
+    const int width = viewport[2], height = viewport[3];
+    static FragmentProbe probe;
+    if (probe.marks.width() != width || probe.marks.height() != height) {
+        probe.marks = {};
+        probe.stencil = gl::allocateRenderbuffer(GL_DEPTH24_STENCIL8, width, height, "the fragment probe");
+        probe.marks = gl::RenderTarget::allocate(GL_R8, width, height, "the fragment probe", probe.stencil.id(),
+                                                 GL_DEPTH_STENCIL_ATTACHMENT);
+    }
+    GLboolean blend = glIsEnabled(GL_BLEND), mask[4] = {GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
+    glGetBooleanv(GL_COLOR_WRITEMASK, mask);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, probe.marks.framebuffer.id());
+    glViewport(0, 0, width, height);
+    const GLfloat zero[4] = {0, 0, 0, 0};
+    glClearBufferfv(GL_COLOR, 0, zero);
+    glStencilMask(0xFF);
+    glClearStencil(0);
+    glClear(GL_STENCIL_BUFFER_BIT);
+    // The same fragments mark the stencil (the callers' draws test no depth)...
+    glDisable(GL_BLEND);
+    glDisable(GL_DEPTH_TEST);
+    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    glEnable(GL_STENCIL_TEST);
+    glStencilFunc(GL_ALWAYS, 1, 0xFF);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_REPLACE);
+    draw();
+    // ...and become 1 in the marks, read back.
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glStencilFunc(GL_EQUAL, 1, 0xFF);
+    glStencilOp(GL_KEEP, GL_KEEP, GL_KEEP);
+    context.programs.use(kAnyFragment);
+    drawFullscreen();
+    glDisable(GL_STENCIL_TEST);
+    std::vector<std::uint8_t> texels(std::size_t(width) * std::size_t(height) * 4);
+    gl::readTextureRect(probe.marks.texture, 0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, texels.data());
+    bool any = false;
+    for (std::size_t i = 0; i < texels.size() && !any; i += 4) any = texels[i] != 0;
+    // The pass's own state back.
+    glUseProgram(GLuint(program));
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, GLuint(framebuffer));
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    glColorMask(mask[0], mask[1], mask[2], mask[3]);
+    if (blend) glEnable(GL_BLEND);
+    return any;
+}
+
+}  // namespace
+#endif
+
+bool anySamplesPassed(const PassContext& context, const gl::Query& query, const std::function<void()>& draw) {
+#ifdef __EMSCRIPTEN__
+    (void)query;
+    return anyFragmentInWebGl(context, draw);
+#else
+    (void)context;
     glBeginQuery(GL_ANY_SAMPLES_PASSED, query.id());
     draw();
     glEndQuery(GL_ANY_SAMPLES_PASSED);
     GLuint any = 0;
     glGetQueryObjectuiv(query.id(), GL_QUERY_RESULT, &any);
     return any != 0;
+#endif
 }
 
 }  // namespace glccl::raster

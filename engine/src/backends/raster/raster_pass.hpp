@@ -91,7 +91,10 @@ void drawFullscreen();
 void drawPoints(std::int64_t count);
 // Copies all of `from` into `to` (same size).
 void copyTarget(const gl::RenderTarget& from, const gl::RenderTarget& to);
-// Runs `draw` under an occlusion query: did any sample pass?
-bool anySamplesPassed(const gl::Query& query, const std::function<void()>& draw);
+// Runs `draw` under an occlusion query: did any sample pass? In WebGL
+// (Emscripten), which gives a query's result only after the page's task has
+// ended, the draw is made a second time into a stencil of the viewport's
+// size and the marks are read back (the program `draw` uses stays current).
+bool anySamplesPassed(const PassContext& context, const gl::Query& query, const std::function<void()>& draw);
 
 }  // namespace glccl::raster

@@ -10,14 +10,14 @@ const ProgramSpec kLink{"resolve_links_link", "resolve_links_link.vert", "write_
                         {kIdsSlot}};
 }  // namespace
 
-bool linkRoots(gl::Program& link, const gl::RenderTarget& ids, const gl::RenderTarget& scratch, std::int64_t points,
-               const gl::Query& query) {
+bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTarget& ids,
+               const gl::RenderTarget& scratch, std::int64_t points, const gl::Query& query) {
     copyTarget(ids, scratch);
     beginPass(scratch);
     bindTexture(kIdsSlot, ids.texture);
     link.use();
     setRenderState({GL_MAX});
-    return anySamplesPassed(query, [&] { drawPoints(points); });
+    return anySamplesPassed(context, query, [&] { drawPoints(points); });
 }
 
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
@@ -33,9 +33,9 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         bindTexture(kIdsSlot, ids.texture);
         count.use();
         setRenderState({GL_NONE, GL_NONE, false, false});
-        if (!anySamplesPassed(query_, drawFullscreen)) break;
+        if (!anySamplesPassed(context, query_, drawFullscreen)) break;
         ++rounds;
-        linkRoots(link, ids, scratch, std::int64_t(ids.width()) * ids.height(), query_);
+        linkRoots(context, link, ids, scratch, std::int64_t(ids.width()) * ids.height(), query_);
         PostColumnProcessingPass::compress(context, scratch, ids);
     }
     context.checkPass(kStage);

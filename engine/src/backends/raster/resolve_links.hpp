@@ -27,7 +27,7 @@ private:
 // `scratch`, then the points of `link` (common.glsl, linkToLargestNeighbour)
 // blended into it with GL_MAX, so roots move to larger connected labels.
 // Returns whether any point was drawn, i.e. whether anything was linked.
-bool linkRoots(gl::Program& link, const gl::RenderTarget& ids, const gl::RenderTarget& scratch, std::int64_t points,
-               const gl::Query& query);
+bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTarget& ids,
+               const gl::RenderTarget& scratch, std::int64_t points, const gl::Query& query);
 
 }  // namespace glccl::raster

@@ -30,6 +30,9 @@ void ScanRootsPass::upSweep(const PassContext& context, const gl::RenderTarget& 
         reduce.set(kAxis, levels[level].axis);
         if (fromRoots) {
             // Level 0 reads the scan grid (NODE_H node grids wide) from the IDs.
+            // WebGL checks every sampler of a program against its unit's
+            // texture, read or not: `counts` (unsigned) gets none here.
+            bindTexture(kCountsSlot, gl::Texture());
             reduce.set("inputSize", rootLabels.width(), rootLabels.height());
         } else {
             const gl::Texture& below = levels[level - 1].counts.texture;
