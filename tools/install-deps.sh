@@ -23,6 +23,7 @@ packages=(
   libopenmpi-dev openmpi-bin                      # glccl-mpi: tiled labeling across MPI ranks (tiles/mpi/)
   procps                                          # ps and pgrep: the output tests report and end a run that outlives its signal
   util-linux mount                                # unshare and mount: the test that hides the GL libraries (tests/no_gl_test.sh)
+  emscripten chromium                             # the WebGL2 build and its page's test in headless Chromium (web/)
 )
 
 missing=()
