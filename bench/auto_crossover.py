@@ -13,7 +13,7 @@ glccl.label(image, backend=B) with a Labeler-free call as a user makes it
 (a new label array each call). Prints, per family and size, the times, the
 faster of cpu and the best GPU engine, what auto chose (glccl.Labeler's
 last_backend for images; the backend that ran) and auto over the faster:
-the router's rule (engine/include/glccl/route.hpp, cpuPredictedFaster)
+the router's rule (core/include/glccl/route.hpp, cpuPredictedFaster)
 should keep that at or below 1.10. The last lines give
 the smallest size from which the GPU engine is faster in every family:
 the crossover to put in the router.

@@ -1,5 +1,5 @@
 // What the cpu engine takes: its declaration, which the router reads
-// (engine/src/route.cpp). It takes what the reference takes, every input
+// (core/src/route.cpp). It takes what the reference takes, every input
 // glccl has a contract for, byte for byte the same.
 
 #include "glccl/cpu_labeler.hpp"

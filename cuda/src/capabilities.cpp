@@ -1,5 +1,5 @@
 // What the cuda engine takes: its one declaration, read by the router
-// (engine/src/route.cpp) and by this library's own entries
+// (core/src/route.cpp) and by this library's own entries
 // (whySamplesAreRefused, pipeline.cpp).
 
 #include <GL/gl.h>

@@ -1,8 +1,8 @@
 // Names of the backends, one entry each (no GL here: the options fuzzer
 // links the host library alone). What each engine is, the router, the
 // factory and the Labeler read from its entry in
-// engine/src/backends/registry.cpp; which of them runs is the router's
-// (engine/src/route.cpp).
+// core/src/engine_registry.cpp; which of them runs is the router's
+// (core/src/route.cpp).
 
 #include "glccl/backend.hpp"
 

@@ -1,12 +1,12 @@
 // The vocabulary of engine declarations; the router that reads them is
-// engine/src/route.cpp.
+// core/src/route.cpp.
 
 #include "glccl/capabilities.hpp"
 
-#include <GL/glcorearb.h>  // GL's numbers for texture formats only: the host library calls no GL
-
 #include <algorithm>
 #include <cstring>
+
+#include "gl_formats.hpp"
 
 namespace glccl {
 

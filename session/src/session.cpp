@@ -10,7 +10,9 @@
 #include <string_view>
 #include <utility>
 
+#include "glccl/context.hpp"
 #include "glccl/error.hpp"
+#include "glccl/offscreen.hpp"
 
 namespace glccl {
 

@@ -6,28 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace glccl {
+#include "glccl/context_info.hpp"
 
-// What the current context is.
-struct ContextInfo {
-    std::string vendor, renderer, version;
-    int major = 0, minor = 0;  // of OpenGL, or of OpenGL ES where `es`
-    bool coreProfile = false;
-    bool es = false;  // an OpenGL ES context (GL_VERSION "OpenGL ES ...")
-    // Float color targets and blending on them, which the raster engine
-    // renders its IDs and table into: core in desktop OpenGL 3.0, in ES the
-    // extensions EXT_color_buffer_float and EXT_float_blend (WebGL2 offers
-    // both on most browsers).
-    bool floatTargets = false;
-    bool floatBlend = false;
-    int maxTextureSize = 0;
-    int max3DTextureSize = 0;  // GL_MAX_3D_TEXTURE_SIZE: the largest side of a volume
-    // Filled by HeadlessContext only (-1 elsewhere): the EGL device it runs
-    // on (an index into headlessDevices()) and that device's CUDA ordinal
-    // where the driver tells it (EGL_NV_device_cuda).
-    int eglDevice = -1;
-    int cudaDevice = -1;
-};
+namespace glccl {
 
 // One EGL device, as EGL_EXT_device_enumeration lists it.
 struct HeadlessDevice {
@@ -73,18 +54,7 @@ void releaseCurrentContext();
 // the devices there are).
 class HeadlessContext {
 public:
-    struct Options {
-        int major = 4;       // requested core-profile version (OpenGL ES version where `es`)
-        int minor = 5;
-        // An OpenGL ES context (EGL_OPENGL_ES_API) instead of desktop core
-        // profile: what phones and WebGL2 offer, for the raster engine.
-        bool es = false;
-        bool debug = false;  // a debug context (KHR_debug messages become errors)
-        // -1: the first EGL device that gives a context, else Mesa
-        // surfaceless. 0, 1, ...: that device of headlessDevices() only, with
-        // no fallback (an error where EGL lists no such device).
-        int device = -1;
-    };
+    using Options = HeadlessContextOptions;  // glccl/context_info.hpp
 
     HeadlessContext();
     explicit HeadlessContext(const Options& options);

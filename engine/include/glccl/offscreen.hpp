@@ -2,7 +2,7 @@
 // A headless GL context and the Labeler in it: where the GL engines (compute,
 // raster) label images in host memory. It does not route: glccl::Session
 // routes a host image once and hands it here when the route names a GL
-// engine (makeEngine(), glccl/engine.hpp), as the tiles' GL workers do with
+// engine (makeEngine(), glccl/engine.hpp and below), as the tiles' GL workers do with
 // each piece. It is also the context for labeling textures of one's own
 // with the Labeler (an ImageTexture uploaded once and labeled by several
 // backends: glccl validate, glccl bench).
@@ -14,6 +14,7 @@
 
 #include "glccl/backend.hpp"
 #include "glccl/context.hpp"
+#include "glccl/engine.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/types.hpp"
 
@@ -57,5 +58,11 @@ private:
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// compute or raster (glccl/engine.hpp's Engine) in the headless context of
+// `offscreen`, which the GL engines of one place share (glccl::Session's
+// two GL engines: one context, one Labeler). Use it on the thread that
+// makes that context current.
+std::unique_ptr<Engine> makeEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen);
 
 }  // namespace glccl

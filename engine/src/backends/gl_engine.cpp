@@ -4,7 +4,9 @@
 
 #include <utility>
 
-#include "backends/host_engines.hpp"
+#include "backends/gl_engines.hpp"
+#include "engine_registry.hpp"
+#include "glccl/error.hpp"
 #include "glccl/context.hpp"
 #include "glccl/texture.hpp"
 #ifdef GLCCL_HAVE_CUDA
@@ -83,3 +85,13 @@ std::unique_ptr<Engine> makeGlEngine(Backend backend, std::shared_ptr<OffscreenL
 }
 
 }  // namespace glccl::backends
+
+namespace glccl {
+
+std::unique_ptr<Engine> makeEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen) {
+    if (backend == Backend::Auto || !engines::engineEntry(backend).gl)
+        throw Error(std::string("the ") + backendName(backend) + " backend does not label in a GL context");
+    return backends::makeGlEngine(backend, std::move(offscreen));
+}
+
+}  // namespace glccl

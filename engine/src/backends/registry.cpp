@@ -1,97 +1,18 @@
-// The engines, one entry each (registry.hpp), and the GL engines'
-// declarations; the cpu engine, the reference and cuda declare themselves
-// in their own libraries.
+// The Labeler's engines of textures, one entry per backend (registry.hpp),
+// and the GL engines' constructor, handed to the core's registry when this
+// library is linked.
 
 #include "backends/registry.hpp"
 
-#include <algorithm>
-
-#include "backends/host_engines.hpp"
+#include "backends/gl_engines.hpp"
 #include "backends/texture_engine.hpp"
-#include "glccl/cpu_labeler.hpp"
+#include "engine_registry.hpp"
 #include "glccl/error.hpp"
 #include "glccl/offscreen.hpp"
-#include "glccl/reference.hpp"
-#include "glccl/route.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include "glccl/cuda_labeler.hpp"
-#endif
 
 namespace glccl::backends {
 
 namespace {
-
-// The compute engine's voxel keys stay below 2^31, its rank flag
-// (compute_common.glsl): 2^30 voxels, whose width rounded up to a power of
-// two at most doubles the keys' range; the division of lines by the height
-// is exact below 2^30 too.
-constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
-
-bool atLeast(const ContextInfo& context, int major, int minor) {
-    return context.major > major || (context.major == major && context.minor >= minor);
-}
-
-std::string noContextReason(const std::string& whyNoContext) {
-    return whyNoContext.empty() ? "no GL context could be made" : whyNoContext;
-}
-
-// The GL engines: every format the Labeler accepts, 2-D, up to the
-// context's texture size.
-EngineCapabilities glEngine(Backend backend, const ContextInfo* context) {
-    EngineCapabilities engine;
-    engine.backend = backend;
-    engine.residences = {Residence::GlTexture};
-    engine.hostUpload = true;
-    // 64-bit samples as GL_RG32UI, both halves compared (criterion.glsl).
-    engine.sampleBits = {8, 16, 32, 64};
-    // Binary and segments read the red channel of a color texture.
-    engine.channels = {1, 4};
-    engine.thresholdChannels = {1, 4};
-    engine.connectivities = {Connectivity::Four, Connectivity::Eight};
-    engine.dimensions = {2};
-    if (context) {
-        engine.largestExtent = std::min(context->maxTextureSize, kLargestTextureSide);
-        engine.largestCount = std::uint64_t(engine.largestExtent) * std::uint64_t(engine.largestExtent);
-    }
-    return engine;
-}
-
-EngineCapabilities computeDeclaration(const ContextInfo* context, const std::string& whyNoContext) {
-    EngineCapabilities engine = glEngine(Backend::Compute, context);
-    // Volumes: GL_TEXTURE_3D up to the context's 3-D size, 2^30 voxels.
-    engine.connectivities.insert(engine.connectivities.end(),
-                                 {Connectivity::Six, Connectivity::Eighteen, Connectivity::TwentySix});
-    engine.dimensions = {2, 3};
-    engine.largestVolumeCount = kLargestComputeVolumeCount;
-    if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
-    if (!context) engine.whyNotHere = noContextReason(whyNoContext);
-    else if (context->es || !atLeast(*context, 4, 3))
-        engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
-                            "; the raster backend runs there";
-    return engine;
-}
-
-EngineCapabilities rasterDeclaration(const ContextInfo* context, const std::string& whyNoContext) {
-    EngineCapabilities engine = glEngine(Backend::Raster, context);
-    if (!context) engine.whyNotHere = noContextReason(whyNoContext);
-    else if (context->es && (context->major < 3 || !context->floatTargets || !context->floatBlend))
-        engine.whyNotHere = "it needs OpenGL ES 3.0 with EXT_color_buffer_float and EXT_float_blend, the context is " +
-                            context->version;
-    else if (!context->es && !atLeast(*context, 3, 3))
-        engine.whyNotHere = "it needs OpenGL 3.3, the context is " + context->version;
-    return engine;
-}
-
-EngineCapabilities cudaDeclaration(const ContextInfo*, const std::string&) {
-#ifdef GLCCL_HAVE_CUDA
-    return cuda::capabilities();
-#else
-    EngineCapabilities engine;
-    engine.backend = Backend::Cuda;
-    engine.whyNotHere = "it is not built into this glccl (no CUDA compiler was found at build time)";
-    return engine;
-#endif
-}
 
 // A GL engine at a place: its own headless context on the place's device,
 // the GPU held at its compute clock meanwhile.
@@ -103,24 +24,12 @@ std::unique_ptr<Engine> glEngineAt(Backend backend, const EnginePlace& place) {
     return makeGlEngine(backend, std::move(offscreen));
 }
 
-// Each engine once. The ranks give auto's rule (glccl/route.hpp): a GL
-// texture goes to compute, raster, cuda, cpu (cpu first on a software
-// rasterizer), host memory to cuda, compute, cpu, CUDA device memory to cuda;
-// the reference is the oracle, never auto's.
 const EngineEntry kEngines[] = {
-    {Backend::Compute, true, computeDeclaration,
-     [](const EnginePlace& place) { return glEngineAt(Backend::Compute, place); }, makeComputeEngine,
-     AutoRanks{1, 0, 1, kNotAuto}},
-    {Backend::Raster, true, rasterDeclaration,
-     [](const EnginePlace& place) { return glEngineAt(Backend::Raster, place); }, makeRasterEngine,
-     AutoRanks{kNotAuto, 1, 2, kNotAuto}},
-    {Backend::Cuda, false, cudaDeclaration, makeCudaEngine, makeCudaTextureEngine, AutoRanks{0, 2, 3, 0}},
-    {Backend::Cpu, false, [](const ContextInfo*, const std::string&) { return cpu::capabilities(); },
-     makeCpuEngine, [](const ContextInfo&) { return hostEngineOnTextures(makeCpuEngine({})); },
-     AutoRanks{2, 3, 0, kNotAuto}},
-    {Backend::Reference, false, [](const ContextInfo*, const std::string&) { return referenceCapabilities(); },
-     [](const EnginePlace&) { return makeReferenceEngine(); },
-     [](const ContextInfo&) { return hostEngineOnTextures(makeReferenceEngine()); }, AutoRanks{}},
+    {Backend::Compute, makeComputeEngine},
+    {Backend::Raster, makeRasterEngine},
+    {Backend::Cuda, makeCudaTextureEngine},
+    {Backend::Cpu, [](const ContextInfo&) { return hostEngineOnTextures(makeEngine(Backend::Cpu)); }},
+    {Backend::Reference, [](const ContextInfo&) { return hostEngineOnTextures(makeEngine(Backend::Reference)); }},
 };
 
 }  // namespace
@@ -133,3 +42,11 @@ const EngineEntry& engineEntry(Backend backend) {
 }
 
 }  // namespace glccl::backends
+
+// Set before main, in every program this library is linked into: the
+// library's link interface names this symbol (engine/CMakeLists.txt), so the
+// linker keeps this file even where nothing else of it is called.
+extern "C" {
+extern const int glccl_gl_engines;
+const int glccl_gl_engines = (glccl::engines::setGlEngineMaker(glccl::backends::glEngineAt), 1);
+}

@@ -1,54 +1,24 @@
 #pragma once
-// The engines of glccl, one entry each: what the router (route.cpp),
-// makeEngine() and the Labeler know of an engine. Its name and its place in
-// summaries are the host's (host/src/backend.cpp); an engine is added by
-// its entry here (registry.cpp) and its name there.
+// The Labeler's engines of textures, one entry per backend: each engine's
+// texture engine in a current context (texture_engine.hpp). The engines
+// themselves, their declarations and constructors, are the core's registry
+// (core/internal/engine_registry.hpp), to which registry.cpp hands the GL
+// engines' constructor.
 
 #include <memory>
-#include <string>
 
 #include "glccl/backend.hpp"
-#include "glccl/capabilities.hpp"
 #include "glccl/context.hpp"
-#include "glccl/engine.hpp"
 
 namespace glccl::backends {
 
 class TextureEngine;
 
-// An engine's rank among auto's candidates for each kind of input, lowest
-// first (chooseRoute's rule, glccl/route.hpp); kNotAuto where auto never
-// takes it.
-constexpr int kNotAuto = -1;
-struct AutoRanks {
-    int hostMemory = kNotAuto;
-    int glTexture = kNotAuto;        // a texture of a GPU's context
-    int softwareTexture = kNotAuto;  // a texture of a software rasterizer's context
-    int cudaDevice = kNotAuto;
-
-    bool any() const {
-        return hostMemory != kNotAuto || glTexture != kNotAuto || softwareTexture != kNotAuto ||
-               cudaDevice != kNotAuto;
-    }
-};
-
 struct EngineEntry {
     Backend backend = Backend::Auto;
-    // Labels in a GL context: the router asks the place for it, and auto
-    // takes the engine for host memory only where that context is a GPU's.
-    bool gl = false;
-    // Its declaration (capabilitiesOf, glccl/route.hpp): `context` null
-    // where none could be made, `whyNoContext` saying why.
-    EngineCapabilities (*declaration)(const ContextInfo* context, const std::string& whyNoContext) = nullptr;
-    // An engine of it at a place (makeEngine, glccl/engine.hpp).
-    std::unique_ptr<Engine> (*make)(const EnginePlace& place) = nullptr;
     // Its texture engine in the current context (the Labeler's,
     // texture_engine.hpp).
     std::unique_ptr<TextureEngine> (*onTextures)(const ContextInfo& context) = nullptr;
-    // For host memory auto takes an engine ranked before the last only
-    // where it runs: a GL engine on a GPU's context, any other where its
-    // declaration says so.
-    AutoRanks autoRanks;
 };
 
 // The entry of `backend`; throws glccl::Error for auto, which is no engine.

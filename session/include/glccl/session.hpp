@@ -32,22 +32,24 @@
 #include <string>
 #include <vector>
 
+#include "glccl/context_info.hpp"
 #include "glccl/engine.hpp"
 #include "glccl/image_source.hpp"
+#include "glccl/label_options.hpp"
 #include "glccl/label_sink.hpp"
-#include "glccl/labeler.hpp"
-#include "glccl/offscreen.hpp"
 #include "glccl/route.hpp"
 #include "glccl/tiled.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
 
+class OffscreenLabeler;  // glccl/offscreen.hpp
+
 class Session {
 public:
     struct Options {
         // The headless context of the GL engines, when one is made.
-        HeadlessContext::Options context;
+        HeadlessContextOptions context;
         // The cpu engine's threads: 0 for the cores this process may run on.
         int threads = 0;
         // Non-empty: never make a GL context, and say this where a GL engine

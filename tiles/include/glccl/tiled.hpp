@@ -33,7 +33,7 @@
 #include "glccl/error.hpp"
 #include "glccl/image_source.hpp"
 #include "glccl/label_sink.hpp"
-#include "glccl/labeler.hpp"
+#include "glccl/label_options.hpp"
 #include "glccl/route.hpp"
 #include "glccl/tile_plan.hpp"
 #include "glccl/types.hpp"

@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "backends/host_engines.hpp"
+#include "engines/host_engines.hpp"
 #include "glccl/cpu_labeler.hpp"
 
-namespace glccl::backends {
+namespace glccl::engines {
 
 namespace {
 
@@ -39,4 +39,4 @@ private:
 
 std::unique_ptr<Engine> makeCpuEngine(const EnginePlace&) { return std::make_unique<CpuEngine>(); }
 
-}  // namespace glccl::backends
+}  // namespace glccl::engines

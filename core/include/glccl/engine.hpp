@@ -20,15 +20,13 @@
 #include <vector>
 
 #include "glccl/backend.hpp"
-#include "glccl/context.hpp"
+#include "glccl/context_info.hpp"
 #include "glccl/device_volume.hpp"
-#include "glccl/labeler.hpp"
+#include "glccl/label_options.hpp"
 #include "glccl/measure.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
-
-class OffscreenLabeler;  // glccl/offscreen.hpp
 
 // Where an engine runs.
 struct EnginePlace {
@@ -41,7 +39,7 @@ struct EnginePlace {
     int threads = 0;
     // compute and raster: the headless context asked for (its device is
     // `device`'s).
-    HeadlessContext::Options context;
+    HeadlessContextOptions context;
 };
 
 class Engine {
@@ -99,9 +97,5 @@ public:
 // and destroyed on that thread. Throws glccl::Error where the backend
 // cannot run there, with the reason.
 std::unique_ptr<Engine> makeEngine(Backend backend, const EnginePlace& place = {});
-// compute or raster in the headless context of `offscreen`, which the GL
-// engines of one place share (glccl::Session's two GL engines: one context,
-// one Labeler). Use it on the thread that makes that context current.
-std::unique_ptr<Engine> makeEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen);
 
 }  // namespace glccl

@@ -1,7 +1,7 @@
-// makeEngine(): one engine of a backend at a place (glccl/engine.hpp).
+// makeEngine(): one engine of a backend at a place (glccl/engine.hpp), and
+// what every engine does unless it does better.
 
-#include "backends/host_engines.hpp"
-#include "backends/registry.hpp"
+#include "engine_registry.hpp"
 #include "glccl/error.hpp"
 
 namespace glccl {
@@ -25,13 +25,13 @@ const std::vector<std::uint32_t>& Engine::deviceCounts() {
 }
 
 std::unique_ptr<Engine> makeEngine(Backend backend, const EnginePlace& place) {
-    return backends::engineEntry(backend).make(place);
-}
-
-std::unique_ptr<Engine> makeEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen) {
-    if (backend == Backend::Auto || !backends::engineEntry(backend).gl)
-        throw Error(std::string("the ") + backendName(backend) + " backend does not label in a GL context");
-    return backends::makeGlEngine(backend, std::move(offscreen));
+    const engines::EngineEntry& entry = engines::engineEntry(backend);
+    if (entry.make) return entry.make(place);
+    const engines::GlEngineMaker maker = engines::glEngineMaker();
+    if (!maker)
+        throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " +
+                    engines::whyNoGlEngines());
+    return maker(backend, place);
 }
 
 }  // namespace glccl

@@ -1,8 +1,6 @@
 #pragma once
-// The constructors of the engines makeEngine() hands out (glccl/engine.hpp),
-// one per backend folder: the engines of host memory (cpu, reference) and
-// cuda's host and device entry; compute and raster reach host memory
-// through an OffscreenLabeler (gl_engine.cpp).
+// compute and raster on host memory (gl_engine.cpp): an Engine
+// (glccl/engine.hpp) over an OffscreenLabeler, and what placing one takes.
 
 #include <memory>
 
@@ -11,9 +9,6 @@
 
 namespace glccl::backends {
 
-std::unique_ptr<Engine> makeCpuEngine(const EnginePlace& place);
-std::unique_ptr<Engine> makeReferenceEngine();
-std::unique_ptr<Engine> makeCudaEngine(const EnginePlace& place);
 // compute or raster on `offscreen`'s context, shared with the other GL
 // engine of the place.
 std::unique_ptr<Engine> makeGlEngine(Backend backend, std::shared_ptr<OffscreenLabeler> offscreen);

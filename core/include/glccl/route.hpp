@@ -17,8 +17,8 @@
 
 #include "glccl/backend.hpp"
 #include "glccl/capabilities.hpp"
-#include "glccl/context.hpp"
-#include "glccl/labeler.hpp"
+#include "glccl/context_info.hpp"
+#include "glccl/label_options.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {

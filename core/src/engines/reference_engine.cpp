@@ -2,10 +2,10 @@
 // one thread, obviously right. It reads an Image, so the caller's pixels are
 // copied once: the reference is never the fast path.
 
-#include "backends/host_engines.hpp"
+#include "engines/host_engines.hpp"
 #include "glccl/reference.hpp"
 
-namespace glccl::backends {
+namespace glccl::engines {
 
 namespace {
 
@@ -30,4 +30,4 @@ public:
 
 std::unique_ptr<Engine> makeReferenceEngine() { return std::make_unique<ReferenceEngine>(); }
 
-}  // namespace glccl::backends
+}  // namespace glccl::engines

@@ -1,5 +1,5 @@
 // The router: the one choice made from every engine's declaration (the
-// engines' entries: backends/registry.cpp).
+// engines' entries: engine_registry.cpp).
 
 #include "glccl/route.hpp"
 
@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "backends/registry.hpp"
-#include "gl.hpp"
-#include "known_route.hpp"
+#include "engine_registry.hpp"
+#include "gl_formats.hpp"
 #include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
+#include "known_route.hpp"
 
 namespace glccl {
 
@@ -38,7 +38,7 @@ bool contains(const std::vector<T>& list, const T& value) {
 // The declaration of `backend` at `place`: the GL engines' ask for its
 // context (and may make one), the others never do.
 EngineCapabilities capabilitiesAt(Backend backend, Place& place) {
-    if (!backends::engineEntry(backend).gl) return capabilitiesOf(backend, nullptr);
+    if (!engines::engineEntry(backend).gl) return capabilitiesOf(backend, nullptr);
     const ContextInfo* context = place.context();
     return capabilitiesOf(backend, context, context ? std::string() : place.whyNoContext());
 }
@@ -61,7 +61,7 @@ bool KnownPlace::gpuContext(std::string* why) {
 }
 
 EngineCapabilities capabilitiesOf(Backend backend, const ContextInfo* context, const std::string& whyNoContext) {
-    return backends::engineEntry(backend).declaration(context, whyNoContext);
+    return engines::engineEntry(backend).declaration(context, whyNoContext);
 }
 
 namespace {
@@ -72,7 +72,7 @@ namespace {
 std::string volumeEngines(Backend refusing, Residence residence) {
     std::vector<std::string> names;
     for (Backend backend : concreteBackends()) {
-        if (backend == refusing || !backends::engineEntry(backend).autoRanks.any()) continue;
+        if (backend == refusing || !engines::engineEntry(backend).autoRanks.any()) continue;
         const EngineCapabilities engine = capabilitiesOf(backend, nullptr);
         const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
         const bool reached = contains(from, residence) || (residence == Residence::GlTexture && engine.textureDownload);
@@ -160,7 +160,7 @@ std::string whyInputRefused(const EngineCapabilities& engine, const InputDescrip
 }
 
 // Auto's candidates for the input, in the order of the rule (route.hpp):
-// the engines' ranks (backends/registry.cpp).
+// the engines' ranks (engine_registry.cpp).
 std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions& options, Place& place,
                                std::string& note) {
     const bool host = input.residence == Residence::HostMemory;
@@ -172,11 +172,11 @@ std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions
     }
     std::vector<std::pair<int, Backend>> ranked;
     for (Backend backend : concreteBackends()) {
-        const backends::AutoRanks& ranks = backends::engineEntry(backend).autoRanks;
+        const engines::AutoRanks& ranks = engines::engineEntry(backend).autoRanks;
         int rank = ranks.hostMemory;
         if (input.residence == Residence::GlTexture) rank = software ? ranks.softwareTexture : ranks.glTexture;
         if (input.residence == Residence::CudaDevice) rank = ranks.cudaDevice;
-        if (rank != backends::kNotAuto) ranked.emplace_back(rank, backend);
+        if (rank != engines::kNotAuto) ranked.emplace_back(rank, backend);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<Backend> order;
@@ -187,7 +187,7 @@ std::vector<Backend> autoOrder(const InputDescription& input, const LabelOptions
     std::string whyNoGpuContext;
     bool gpuAsked = false, gpu = false;
     for (std::size_t i = 0; i < ranked.size(); ++i) {
-        const backends::EngineEntry& entry = backends::engineEntry(ranked[i].second);
+        const engines::EngineEntry& entry = engines::engineEntry(ranked[i].second);
         if (host && i + 1 < ranked.size()) {
             if (entry.gl && !gpuAsked) {
                 gpu = place.gpuContext(&whyNoGpuContext);
