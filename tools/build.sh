@@ -10,8 +10,11 @@
 #                                 command-line tools (glccl, glccl-mpi) for
 #                                 their tests; nothing of CUDA
 #   bash tools/build.sh tsan      build-tsan/ instead: clang with ThreadSanitizer,
-#                                 the cpu engine's tests only (cpu_tsan_tests:
-#                                 the engine, the host library, no GL)
+#                                 the cpu engine's tests (cpu_tsan_tests: the
+#                                 engine, the host library), in the CPU-only
+#                                 configuration (GLCCL_WITH_GL=OFF: nothing
+#                                 of GL or CUDA found), whose library stack
+#                                 up to the Session it builds too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -46,8 +49,8 @@ if [[ "${1:-}" == tsan ]]; then
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_FLAGS=-fsanitize=thread -DCMAKE_CXX_FLAGS=-fsanitize=thread \
     -DCMAKE_EXE_LINKER_FLAGS=-fsanitize=thread \
-    -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=OFF -DGLCCL_BUILD_PYTHON=OFF
-  cmake --build build-tsan -j "$(nproc)" --target cpu_tsan_tests
+    -DGLCCL_WITH_GL=OFF -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=OFF -DGLCCL_BUILD_PYTHON=OFF
+  cmake --build build-tsan -j "$(nproc)" --target cpu_tsan_tests glccl_session
   exit 0
 fi
 

@@ -9,7 +9,8 @@
 # the commands), the replay
 # of the fuzz seeds and regressions, and a short run of each libFuzzer
 # harness (FUZZ_SECONDS each, 15 by default; 0 skips it). And the cpu
-# engine's tests under ThreadSanitizer (build-tsan/).
+# engine's tests under ThreadSanitizer (build-tsan/), a CPU-only build
+# (GLCCL_WITH_GL=OFF) whose libraries up to the Session build there too.
 # Installs missing packages first: CI machines start fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
