@@ -3,10 +3,12 @@
 // mass) for a list of labels, in one pass over labels and values where they
 // are, with nothing numbered or sorted first.
 //
-// Each thread takes kSegment consecutive elements and keeps a run of one
-// label in registers, so a region's elements meet one lookup and one set of
-// atomics per run, not per element. The label's slot is a binary search of
-// the ascending list. Two ways to add a run:
+// Each thread takes kSegment consecutive elements, read into registers at
+// once, and keeps a run of one label there, so a region's elements meet one
+// lookup and one set of atomics per run, not per element. The label's slot
+// is a binary search of the ascending list (its distance from the first
+// label where the list is consecutive); a segment with no label between
+// the list's first and last reads no values. Two ways to add a run:
 //   shared  the list and one accumulator per label fit in a block's shared
 //           memory (short lists): runs add there, each block adds its
 //           non-empty slots to the global totals once at its end
@@ -19,6 +21,7 @@
 // threads run in; label_sums_finalize turns them into the outputs.
 
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "cuda_check.hpp"
@@ -33,7 +36,7 @@ using Wide = __int128;
 using UWide = unsigned __int128;
 
 constexpr int kThreads = 256;
-constexpr int kSegment = 32;
+constexpr int kSegment = 16;
 // A block's shared memory for the list and its accumulators: the default
 // limit of every device, so the kernel needs no opt-in and two blocks fit
 // on each multiprocessor.
@@ -82,17 +85,6 @@ __device__ __forceinline__ long long valueOfOrder(std::uint32_t order, bool isSi
     return isSigned ? (long long)std::int32_t(order ^ 0x80000000u) : (long long)order;
 }
 
-__device__ __forceinline__ long long loadValue(const void* values, int bytes, bool isSigned, Word i) {
-    switch (bytes) {
-        case 1: return isSigned ? (long long)static_cast<const std::int8_t*>(values)[i]
-                                : (long long)static_cast<const std::uint8_t*>(values)[i];
-        case 2: return isSigned ? (long long)static_cast<const std::int16_t*>(values)[i]
-                                : (long long)static_cast<const std::uint16_t*>(values)[i];
-        default: return isSigned ? (long long)static_cast<const std::int32_t*>(values)[i]
-                                 : (long long)static_cast<const std::uint32_t*>(values)[i];
-    }
-}
-
 // What one run of a label adds.
 struct Run {
     Word count;
@@ -122,29 +114,93 @@ __device__ __forceinline__ void addRun(Word* slot, const Run& run, const Layout&
         atomicMin(slot + layout.minimum, run.minimum);
         atomicMax(slot + layout.maximum, run.maximum);
     }
-    if (layout.weighted >= 0)
-        for (int axis = 0; axis < layout.axes; ++axis)
-            addWide(slot + layout.weighted + 2 * axis, run.weighted[3 - layout.axes + axis]);
+    // run.weighted is by z, y, x; the words by the array's axes, its last
+    // axes the y and x. (A fixed loop: indexing the run by a variable would
+    // move it out of registers.)
+    if (layout.weighted >= 0) {
+#pragma unroll
+        for (int k = 0; k < 3; ++k) {
+            const int axis = k - (3 - layout.axes);
+            if (axis >= 0) addWide(slot + layout.weighted + 2 * axis, run.weighted[k]);
+        }
+    }
 }
 
+// The list's first and last labels, and whether it holds every label
+// between them (an index of consecutive labels, as arange gives): then a
+// label's slot is its distance from the first, with no search.
 template <class Key>
-__device__ __forceinline__ int slotOf(const Key* list, int count, Key key) {
+struct ListBounds {
+    Key first, last;
+    bool consecutive;
+};
+
+template <class Key>
+__device__ __forceinline__ int slotOf(const Key* list, int count, const ListBounds<Key>& bounds, Key key) {
+    if (key < bounds.first || key > bounds.last) return -1;  // most labels of a short list
+    if (bounds.consecutive) return int(key - bounds.first);
     int low = 0, high = count;
     while (low < high) {
         const int middle = (low + high) >> 1;
         if (list[middle] < key) low = middle + 1;
         else high = middle;
     }
-    return low < count && list[low] == key ? low : -1;
+    return list[low] == key ? low : -1;
+}
+
+// A segment's labels (and values) are read into registers at once, with
+// 16-byte loads where the segment is whole and aligned: each thread's
+// kSegment elements are then one or a few sectors read back to back, so a
+// warp reads a contiguous span, not 32 strided ones over many iterations.
+template <class T>
+__device__ __forceinline__ void loadSegment(const T* from, Word begin, Word elements, bool wide, T (&out)[kSegment]) {
+    if (wide && begin + kSegment <= elements) {
+        constexpr int perLoad = 16 / int(sizeof(T));
+        const uint4* chunks = reinterpret_cast<const uint4*>(from + begin);
+#pragma unroll
+        for (int k = 0; k < kSegment / perLoad; ++k) {
+            const uint4 chunk = chunks[k];
+            memcpy(&out[k * perLoad], &chunk, 16);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < kSegment; ++j) out[j] = begin + j < elements ? from[begin + j] : T(0);
+    }
+}
+
+template <class T>
+__device__ __forceinline__ void widenSegment(const void* from, Word begin, Word elements, bool wide,
+                                             long long (&out)[kSegment]) {
+    T narrow[kSegment];
+    loadSegment(static_cast<const T*>(from), begin, elements, wide, narrow);
+#pragma unroll
+    for (int j = 0; j < kSegment; ++j) out[j] = (long long)narrow[j];
+}
+
+__device__ __forceinline__ void loadValues(const void* values, int bytes, bool isSigned, Word begin, Word elements,
+                                           bool wide, long long (&out)[kSegment]) {
+    switch (bytes * (isSigned ? -1 : 1)) {
+        case 1: widenSegment<std::uint8_t>(values, begin, elements, wide, out); break;
+        case -1: widenSegment<std::int8_t>(values, begin, elements, wide, out); break;
+        case 2: widenSegment<std::uint16_t>(values, begin, elements, wide, out); break;
+        case -2: widenSegment<std::int16_t>(values, begin, elements, wide, out); break;
+        case 4: widenSegment<std::uint32_t>(values, begin, elements, wide, out); break;
+        default: widenSegment<std::int32_t>(values, begin, elements, wide, out); break;
+    }
 }
 
 template <class Label, bool InShared>
 __global__ void __launch_bounds__(kThreads)
-    sumsKernel(const Label* labels, const void* values, int valueBytes, bool valuesSigned, Word elements,
+    sumsKernel(const Label* labels, const void* values, int valueBytes, bool valuesSigned, bool wide, Word elements,
                Shape3 shape, const std::conditional_t<std::is_same_v<Label, std::uint64_t>, Word, long long>* list,
                int listCount, Layout layout, unsigned terms, Word* totals) {
     using Key = std::conditional_t<std::is_same_v<Label, std::uint64_t>, Word, long long>;
     extern __shared__ Word shared[];
+    ListBounds<Key> bounds;
+    bounds.first = list[0];
+    bounds.last = list[listCount - 1];
+    // Distinct and ascending: consecutive exactly when they span listCount values.
+    bounds.consecutive = Word(bounds.last) - Word(bounds.first) == Word(listCount - 1);
     const Key* lookup = list;
     Word* slots = totals;
     if constexpr (InShared) {
@@ -162,45 +218,55 @@ __global__ void __launch_bounds__(kThreads)
     const bool wantSum = (terms & (LabelSums::Sum | LabelSums::Squares | LabelSums::Centre)) != 0;
     const bool wantSquares = (terms & LabelSums::Squares) != 0, wantCentre = (terms & LabelSums::Centre) != 0;
     const bool wantExtrema = (terms & LabelSums::Extrema) != 0;
+    const bool wantValues = wantSum || wantExtrema;
     const Word segments = (elements + kSegment - 1) / kSegment;
     for (Word segment = Word(blockIdx.x) * blockDim.x + threadIdx.x; segment < segments;
          segment += Word(gridDim.x) * blockDim.x) {
         const Word begin = segment * kSegment;
-        const Word end = begin + kSegment < elements ? begin + kSegment : elements;
+        Label ids[kSegment];
+        loadSegment(labels, begin, elements, wide, ids);
+        // The values are read only where a label of the segment may be listed.
+        bool listed = false;
+#pragma unroll
+        for (int j = 0; j < kSegment; ++j)
+            listed |= begin + j < elements && Key(ids[j]) >= bounds.first && Key(ids[j]) <= bounds.last;
+        if (!listed) continue;
+        long long v[kSegment];
+        if (wantValues) loadValues(values, valueBytes, valuesSigned, begin, elements, wide, v);
         Word x = begin % shape.width, y = (begin / shape.width) % shape.height, z = begin / shape.width / shape.height;
         Run run;
         run.clear();
-        Key current = Key(labels[begin]);
-        int slot = slotOf(lookup, listCount, current);
-        for (Word i = begin; i < end; ++i) {
-            const Key key = Key(labels[i]);
+        Key current = Key(ids[0]);
+        int slot = slotOf(lookup, listCount, bounds, current);
+#pragma unroll
+        for (int j = 0; j < kSegment; ++j) {
+            const Word i = begin + j;
+            if (i >= elements) break;
+            const Key key = Key(ids[j]);
             if (key != current) {
                 if (slot >= 0) addRun(slots + Word(slot) * layout.words, run, layout);
                 run.clear();
                 current = key;
-                slot = slotOf(lookup, listCount, key);
+                slot = slotOf(lookup, listCount, bounds, key);
             }
             if (slot >= 0) {
                 ++run.count;
-                if (wantSum || wantExtrema) {
-                    const long long v = loadValue(values, valueBytes, valuesSigned, i);
-                    if (wantSum) run.sum += v;
-                    if (wantSquares) {
-                        const Word magnitude = Word(v < 0 ? -v : v);
-                        run.squares += UWide(magnitude) * UWide(magnitude);
-                    }
-                    if (wantCentre) {
-                        run.weighted[0] += Wide(v) * Wide(z);
-                        run.weighted[1] += Wide(v) * Wide(y);
-                        run.weighted[2] += Wide(v) * Wide(x);
-                    }
-                    if (wantExtrema) {
-                        const Word order = orderOf(v, valuesSigned);
-                        const Word at = Word(std::uint32_t(i));
-                        const Word low = (order << 32) | at, high = (order << 32) | (0xFFFFFFFFull - at);
-                        run.minimum = low < run.minimum ? low : run.minimum;
-                        run.maximum = high > run.maximum ? high : run.maximum;
-                    }
+                if (wantSum) run.sum += v[j];
+                if (wantSquares) {
+                    const Word magnitude = Word(v[j] < 0 ? -v[j] : v[j]);
+                    run.squares += UWide(magnitude) * UWide(magnitude);
+                }
+                if (wantCentre) {
+                    run.weighted[0] += Wide(v[j]) * Wide(z);
+                    run.weighted[1] += Wide(v[j]) * Wide(y);
+                    run.weighted[2] += Wide(v[j]) * Wide(x);
+                }
+                if (wantExtrema) {
+                    const Word order = orderOf(v[j], valuesSigned);
+                    const Word at = Word(std::uint32_t(i));
+                    const Word low = (order << 32) | at, high = (order << 32) | (0xFFFFFFFFull - at);
+                    run.minimum = low < run.minimum ? low : run.minimum;
+                    run.maximum = high > run.maximum ? high : run.maximum;
                 }
             }
             if (++x == shape.width) {
@@ -227,8 +293,11 @@ __global__ void __launch_bounds__(kThreads)
                 run.minimum = from[layout.minimum];
                 run.maximum = from[layout.maximum];
             }
-            for (int axis = 0; layout.weighted >= 0 && axis < layout.axes; ++axis)
-                run.weighted[3 - layout.axes + axis] = wideAt(from + layout.weighted + 2 * axis);
+#pragma unroll
+            for (int k = 0; k < 3; ++k) {
+                const int axis = k - (3 - layout.axes);
+                if (layout.weighted >= 0 && axis >= 0) run.weighted[k] = wideAt(from + layout.weighted + 2 * axis);
+            }
             addRun(totals + Word(label) * layout.words, run, layout);
         }
     }
@@ -298,20 +367,24 @@ void launch(const CudaCheck& check, const DeviceLabelSamples& labels, const Devi
     const Word needed = (segments + kThreads - 1) / kThreads;
     const auto* typed = static_cast<const Label*>(labels.data);
     const auto* keys = static_cast<const Key*>(list);
+    // 16-byte loads where both arrays start on 16 bytes (a segment's bytes
+    // are then a multiple of 16 from there).
+    const bool wide = reinterpret_cast<std::uintptr_t>(labels.data) % 16 == 0 &&
+                      reinterpret_cast<std::uintptr_t>(values.data) % 16 == 0;
     if (sharedBytes <= kSharedBytes) {
         // Enough blocks to fill the device, few enough that each adds its
         // slots to the totals once for many segments.
         const Word most = Word(processors) * 4;
         const unsigned blocks = unsigned(needed < most ? needed : most);
         sumsKernel<Label, true><<<blocks, kThreads, sharedBytes, stream>>>(
-            typed, values.data, values.bytes, values.isSigned, elements, shape, keys, int(listCount), layout, terms,
-            totals);
+            typed, values.data, values.bytes, values.isSigned, wide, elements, shape, keys, int(listCount), layout,
+            terms, totals);
     } else {
         const Word most = Word(processors) * 16;
         const unsigned blocks = unsigned(needed < most ? needed : most);
         sumsKernel<Label, false><<<blocks, kThreads, 0, stream>>>(typed, values.data, values.bytes, values.isSigned,
-                                                                  elements, shape, keys, int(listCount), layout,
-                                                                  terms, totals);
+                                                                  wide, elements, shape, keys, int(listCount),
+                                                                  layout, terms, totals);
     }
     check.launched("label_sums", stream);
 }

@@ -201,25 +201,25 @@ def _label_sums(input, labels, index, terms, where, cupy):
     values = cupy.ascontiguousarray(input)
     shape = np.shape(index)
     key = np.uint64 if labels.dtype == np.uint64 else np.int64
-    if isinstance(index, cupy.ndarray) and index.dtype.kind in "iu":
-        wanted = index.ravel()
-    else:
-        wanted = np.asanyarray(index)
-        if wanted.dtype.kind not in "iu":
-            wanted = wanted.astype(np.int_)
-        wanted = cupy.asarray(wanted.ravel())
+    # The index is on the host (_index): sorted and checked there, sent once.
+    wanted = np.asanyarray(index)
+    if wanted.dtype.kind not in "iu":
+        wanted = wanted.astype(np.int_)
+    wanted = wanted.ravel()
     if key == np.uint64 and wanted.dtype.kind == "i":
-        if wanted.size and bool((wanted < 0).any()):
+        if wanted.size and wanted.min() < 0:
             return None
     elif key == np.int64 and wanted.dtype == np.uint64:
         # Labels asked past 2**63 - 1 are in no label of these dtypes: absent.
-        if wanted.size and bool((wanted > np.uint64(np.iinfo(np.int64).max)).any()):
+        if wanted.size and wanted.max() > np.uint64(np.iinfo(np.int64).max):
             return None
     wanted = wanted.astype(key, copy=False)
-    if wanted.size < 2 or bool((wanted[1:] > wanted[:-1]).all()):
-        listed, inverse = cupy.ascontiguousarray(wanted), None
+    if wanted.size < 2 or bool(np.all(wanted[1:] > wanted[:-1])):
+        listed, inverse = wanted, None
     else:
-        listed, inverse = cupy.unique(wanted, return_inverse=True)
+        listed, inverse = np.unique(wanted, return_inverse=True)
+        inverse = cupy.asarray(inverse.ravel())
+    listed = cupy.asarray(np.ascontiguousarray(listed))
     outputs = {}
     names = [("counts", np.int64)]
     if terms & _SUM:
@@ -234,7 +234,7 @@ def _label_sums(input, labels, index, terms, where, cupy):
         outputs[name] = cupy.empty(listed.size, dtype)
     _glccl.device_sums_by_label(labels, values if terms != _COUNT else None, listed, terms, outputs, where)
     if inverse is not None:
-        outputs = {name: column[inverse.ravel()] for name, column in outputs.items()}
+        outputs = {name: column[inverse] for name, column in outputs.items()}
     return {name: column.reshape(shape) for name, column in outputs.items()}
 
 
