@@ -6,6 +6,7 @@
 // (engine/src/backends/registry.cpp), handed here when it is linked; the
 // Labeler's engines of textures are listed there too.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,12 @@ struct EngineEntry {
     // where it runs: a GL engine on a GPU's context, any other where its
     // declaration says so.
     AutoRanks autoRanks;
+    // Its own host memory while it labels one call, besides the labels and
+    // table it hands back, in bytes an element and a component: what tiles
+    // budget for each of their workers (tiles/src/tiled.cpp, memoryBound).
+    struct HostMemory {
+        std::uint64_t perElement = 0, perComponent = 0;
+    } hostMemory;
 };
 
 // The entry of `backend`; throws glccl::Error for auto, which is no engine.

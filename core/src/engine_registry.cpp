@@ -95,18 +95,28 @@ EngineCapabilities cudaDeclaration(const ContextInfo*, const std::string&) {
 #endif
 }
 
+// The host memory of the GPU engines: their pinned copies of the pixels
+// and labels where they stage them (room grown by doubling), and per
+// component the rows they read back (likewise) and their own table, which
+// the caller's is copied from.
+constexpr EngineEntry::HostMemory kGpuHostMemory{24, 3 * sizeof(Component)};
+
 // Each engine once. The ranks give auto's rule (glccl/route.hpp): a GL
 // texture goes to compute, raster, cuda, cpu (cpu first on a software
 // rasterizer), host memory to cuda, compute, cpu, CUDA device memory to cuda;
-// the reference is the oracle, never auto's.
+// the reference is the oracle, never auto's. The cpu engine's own host
+// memory is its stripes' scratch, a few rows a thread (the labels are the
+// caller's); the reference's its copy of the input, its forest and labels
+// and their canonical copy, and its sums and tables a component, the last
+// of which takes the caller's table's place when it is done.
 const EngineEntry kEngines[] = {
-    {Backend::Compute, true, computeDeclaration, nullptr, AutoRanks{1, 0, 1, kNotAuto}},
-    {Backend::Raster, true, rasterDeclaration, nullptr, AutoRanks{kNotAuto, 1, 2, kNotAuto}},
-    {Backend::Cuda, false, cudaDeclaration, makeCudaEngine, AutoRanks{0, 2, 3, 0}},
+    {Backend::Compute, true, computeDeclaration, nullptr, AutoRanks{1, 0, 1, kNotAuto}, kGpuHostMemory},
+    {Backend::Raster, true, rasterDeclaration, nullptr, AutoRanks{kNotAuto, 1, 2, kNotAuto}, kGpuHostMemory},
+    {Backend::Cuda, false, cudaDeclaration, makeCudaEngine, AutoRanks{0, 2, 3, 0}, kGpuHostMemory},
     {Backend::Cpu, false, [](const ContextInfo*, const std::string&) { return cpu::capabilities(); },
-     makeCpuEngine, AutoRanks{2, 3, 0, kNotAuto}},
+     makeCpuEngine, AutoRanks{2, 3, 0, kNotAuto}, {4, 0}},
     {Backend::Reference, false, [](const ContextInfo*, const std::string&) { return referenceCapabilities(); },
-     [](const EnginePlace&) { return makeReferenceEngine(); }, AutoRanks{}},
+     [](const EnginePlace&) { return makeReferenceEngine(); }, AutoRanks{}, {16, 3 * sizeof(Component)}},
 };
 
 std::atomic<GlEngineMaker> glMaker{nullptr};

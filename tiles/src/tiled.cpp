@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "byte_size_text.hpp"
+#include "engine_registry.hpp"
 #include "glccl/error.hpp"
 #include "glccl/tile_pipeline.hpp"
 #include "pipeline_state.hpp"
@@ -95,26 +96,6 @@ constexpr std::uint64_t kBytesPerPart = sizeof(std::uint64_t) + sizeof(PartKey) 
                                         sizeof(std::uint32_t);
 // A part in a tile's summary while its band waits to be merged.
 constexpr std::uint64_t kBytesPerWaitingPart = sizeof(PartKey) + sizeof(PartStats) + sizeof(std::uint32_t);
-// An engine's own host memory while it labels a tile, besides the labels
-// and table it hands back, in bytes an element and a component.
-struct EngineMemory {
-    std::uint64_t perElement = 0, perComponent = 0;
-};
-EngineMemory engineMemory(Backend backend) {
-    switch (backend) {
-        // Its stripes' scratch, a few rows a thread: the labels are the tile's.
-        case Backend::Cpu: return {4, 0};
-        // Its copy of the tile, its forest and labels and their canonical
-        // copy; its sums and tables a component, the last of which takes the
-        // tile's table's place when it is done.
-        case Backend::Reference: return {16, 3 * sizeof(Component)};
-        // The GPU engines: their pinned copies of the pixels and labels
-        // where they stage them (room grown by doubling), and per component
-        // the rows they read back (likewise) and their own table, which the
-        // tile's is copied from.
-        default: return {24, 3 * sizeof(Component)};
-    }
-}
 // Faces of the width of the image (a slice of a volume) held at once: the
 // region's outer rows, the row above the band being merged, the band's own
 // first and last lines, and the strip that joins two of them.
@@ -125,7 +106,8 @@ constexpr std::uint64_t kFacesHeld = 6;
 // every content, not a model of a typical one.
 //   tiles in flight: the tile's pixels and labels, and its components
 //                    (tileBytesPerComponent)
-//   per worker:      the engine's own memory (engineMemory)
+//   per worker:      the engine's own memory (its registry entry's
+//                    hostMemory, core/internal/engine_registry.hpp)
 //   bands:           pass 2's kBandSlots bands of final labels and of
 //                    table rows
 //   tiles:           each tile's state, 16 bytes a tile line (first
@@ -146,7 +128,7 @@ std::uint64_t memoryBound(const TilePlan& plan, int pixelBytes, unsigned workers
     const std::uint64_t labelBytes = plannedLabelBytes(options, plan.shape());
     const std::uint64_t elements = tw * th * td, components = detail::maxComponents(tw, th, td, label);
     const std::uint64_t inFlight = tilesInFlight(options, workers);
-    const EngineMemory engine = engineMemory(limits.backend);
+    const engines::EngineEntry::HostMemory engine = engines::engineEntry(limits.backend).hostMemory;
     const std::uint64_t tiles =
         inFlight * (elements * (std::uint64_t(pixelBytes) + sizeof(std::uint32_t)) +
                     components * tileBytesPerComponent(labelBytes)) +
