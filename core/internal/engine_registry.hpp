@@ -6,6 +6,7 @@
 // (engine/src/backends/registry.cpp), handed here when it is linked; the
 // Labeler's engines of textures are listed there too.
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "glccl/capabilities.hpp"
 #include "glccl/context_info.hpp"
 #include "glccl/engine.hpp"
+#include "glccl/error.hpp"
 
 namespace glccl::engines {
 
@@ -58,6 +60,17 @@ struct EngineEntry {
 
 // The entry of `backend`; throws glccl::Error for auto, which is no engine.
 const EngineEntry& engineEntry(Backend backend);
+
+// The entry of `backend` in a table with one entry per engine (this
+// registry's, the GL engine's of texture engines); throws glccl::Error for
+// auto, which is no engine, and for a backend the table lacks.
+template <class Entry, std::size_t Count>
+const Entry& entryOf(const Entry (&table)[Count], Backend backend) {
+    for (const Entry& entry : table)
+        if (entry.backend == backend) return entry;
+    if (backend == Backend::Auto) throw Error("auto is not an engine: resolve it with chooseRoute()");
+    throw Error(std::string("the ") + backendName(backend) + " backend has no engine entry");
+}
 
 // The constructor of the GL engines (compute, raster) at a place: the GL
 // engine library's, set once when it is linked (before main); null in a

@@ -123,12 +123,7 @@ std::atomic<GlEngineMaker> glMaker{nullptr};
 
 }  // namespace
 
-const EngineEntry& engineEntry(Backend backend) {
-    for (const EngineEntry& entry : kEngines)
-        if (entry.backend == backend) return entry;
-    if (backend == Backend::Auto) throw Error("auto is not an engine: resolve it with chooseRoute()");
-    throw Error(std::string("the ") + backendName(backend) + " backend has no engine entry");
-}
+const EngineEntry& engineEntry(Backend backend) { return entryOf(kEngines, backend); }
 
 void setGlEngineMaker(GlEngineMaker maker) { glMaker.store(maker); }
 GlEngineMaker glEngineMaker() { return glMaker.load(); }

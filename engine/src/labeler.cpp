@@ -145,7 +145,7 @@ struct Labeler::Impl {
         if (!slot) {
             const std::string why = whyUnavailable(backend, info);
             if (!why.empty()) throw Error(std::string("the ") + backendName(backend) + " backend cannot run here: " + why);
-            slot = backends::engineEntry(backend).onTextures(info);
+            slot = backends::textureEngineEntry(backend).onTextures(info);
         }
         return *slot;
     }
@@ -166,6 +166,19 @@ struct Labeler::Impl {
     // The terms options.measure needs of a labeling of `described`
     // (bound as `target`), checked before anything is labeled.
     MeasurePlan plan(const LabelOptions& options, unsigned texture, GLenum target, const InputDescription& described);
+    // label(): routed, planned, run and measured. The router refuses what
+    // the backend cannot label (the cuda engine's samples and criteria, a
+    // volume for a 2-D engine) before anything is reserved for it.
+    std::uint32_t labelDescribed(Labeler& labeler, unsigned texture, GLenum target, const InputDescription& described,
+                                 const LabelOptions& options) {
+        const Route routed = route(described, options);
+        const bool measuring = !options.measure.properties.empty();
+        const MeasurePlan measured = measuring ? plan(options, texture, target, described) : MeasurePlan{};
+        const std::uint32_t count = run(texture, target, described, routed, options);
+        if (measuring)
+            properties = finalizeProperties(labeler.measureTerms(measured.request, measured.intensity), options.measure);
+        return count;
+    }
 };
 
 MeasurePlan Labeler::Impl::plan(const LabelOptions& options, unsigned texture, GLenum target,
@@ -339,16 +352,7 @@ std::uint32_t Labeler::label(unsigned texture, const LabelOptions& options) {
         clearGlErrors();
         GLenum target = GL_TEXTURE_2D;
         const InputDescription described = impl_->describe(texture, target);
-        // The router refuses what the backend cannot label (the cuda
-        // engine's samples and criteria, a volume for a 2-D engine) before
-        // anything is reserved for it.
-        const Route route = impl_->route(described, options);
-        const bool measuring = !options.measure.properties.empty();
-        const MeasurePlan plan = measuring ? impl_->plan(options, texture, target, described) : MeasurePlan{};
-        const std::uint32_t count = impl_->run(texture, target, described, route, options);
-        if (measuring)
-            impl_->properties = finalizeProperties(measureTerms(plan.request, plan.intensity), options.measure);
-        return count;
+        return impl_->labelDescribed(*this, texture, target, described, options);
     });
 }
 
@@ -357,15 +361,8 @@ std::uint32_t Labeler::label(unsigned texture, int width, int height, unsigned i
     return withPrefix("glccl::Labeler::label()", [&] {
         StateGuard guard;
         clearGlErrors();
-        const GLenum target = GL_TEXTURE_2D;
         const InputDescription described = impl_->describe(texture, width, height, internalFormat);
-        const Route route = impl_->route(described, options);
-        const bool measuring = !options.measure.properties.empty();
-        const MeasurePlan plan = measuring ? impl_->plan(options, texture, target, described) : MeasurePlan{};
-        const std::uint32_t count = impl_->run(texture, target, described, route, options);
-        if (measuring)
-            impl_->properties = finalizeProperties(measureTerms(plan.request, plan.intensity), options.measure);
-        return count;
+        return impl_->labelDescribed(*this, texture, GL_TEXTURE_2D, described, options);
     });
 }
 

@@ -24,7 +24,7 @@ std::unique_ptr<Engine> glEngineAt(Backend backend, const EnginePlace& place) {
     return makeGlEngine(backend, std::move(offscreen));
 }
 
-const EngineEntry kEngines[] = {
+const TextureEngineEntry kEngines[] = {
     {Backend::Compute, makeComputeEngine},
     {Backend::Raster, makeRasterEngine},
     {Backend::Cuda, makeCudaTextureEngine},
@@ -34,12 +34,7 @@ const EngineEntry kEngines[] = {
 
 }  // namespace
 
-const EngineEntry& engineEntry(Backend backend) {
-    for (const EngineEntry& entry : kEngines)
-        if (entry.backend == backend) return entry;
-    if (backend == Backend::Auto) throw Error("auto is not an engine: resolve it with chooseRoute()");
-    throw Error(std::string("the ") + backendName(backend) + " backend has no engine entry");
-}
+const TextureEngineEntry& textureEngineEntry(Backend backend) { return engines::entryOf(kEngines, backend); }
 
 }  // namespace glccl::backends
 

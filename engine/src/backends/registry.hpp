@@ -14,7 +14,7 @@ namespace glccl::backends {
 
 class TextureEngine;
 
-struct EngineEntry {
+struct TextureEngineEntry {
     Backend backend = Backend::Auto;
     // Its texture engine in the current context (the Labeler's,
     // texture_engine.hpp).
@@ -22,6 +22,6 @@ struct EngineEntry {
 };
 
 // The entry of `backend`; throws glccl::Error for auto, which is no engine.
-const EngineEntry& engineEntry(Backend backend);
+const TextureEngineEntry& textureEngineEntry(Backend backend);
 
 }  // namespace glccl::backends
