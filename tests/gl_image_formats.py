@@ -303,8 +303,8 @@ def check_luma_against_opencv():
         out = os.path.join(folder, "level_%d_%s" % (level, stem(names[0])))
         os.makedirs(out)
         # Levels past 255 reach the one-piece path too: its warm-up labels a
-        # 1x1 image as deep as the level needs, so that 16-bit inputs are not
-        # refused by an 8-bit warm-up.
+        # one-element image of the input's own route and sample bits, so that
+        # 16-bit inputs are not refused by an 8-bit warm-up.
         outputs = ["--out-dir", out, "--labels"]
         run = subprocess.run([GLCCL, "label", *(cases[name][0] for name in names), "--backend", "cpu",
                               "--connectivity", "4", "--criterion", "binary:%d" % level, *outputs],
