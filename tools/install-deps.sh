@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ninja-build  # ninja: the build's generator (tools/build.sh)
   libegl-dev libgl-dev libopengl-dev libglew-dev
   libegl-mesa0 libgl1-mesa-dri        # Mesa EGL + llvmpipe: headless GL without a GPU
   libglfw3-dev libglm-dev xvfb xauth  # the viewer example and its test (Xvfb)

@@ -15,22 +15,41 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/build.sh
+# Each phase's wall time, printed as it ends: where the suite's minutes go.
+phase_start=$SECONDS
+phase() {
+  echo "run-tests: $1 took $((SECONDS - phase_start)) s (total $SECONDS s)"
+  phase_start=$SECONDS
+}
 
+bash tools/build.sh
+phase "the build"
+
+# The command-line tests run once: against glccl and glccl-mpi built with the
+# sanitizers (below: the same sources, every memory error and undefined
+# behaviour failing them), but the three that run lighter there, which run
+# here at full strength only (the list below the sanitizers' build). Here
+# every other test, of the optimized build.
 # --no-tests=error: a suite that registered nothing is a failure, not a pass.
-ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error
+cli_tests='^(host: outputs|tools:|tiles:(glccl|mpirun)|gl: (every input format|glccl label on volumes))'
+full_strength='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line)'
+ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -E "$cli_tests"
+ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -R "$full_strength"
+phase "the tests"
 
 bash tools/build.sh sanitize
+phase "the sanitizers' build"
 # Sweeps that prove nothing more under the sanitizers at full size run lighter
 # in this build, each test deciding so itself: the label filters' layout sweep
 # pairwise (every layout with every shape and labeling, not every triple:
-# tests/host_label_filters.cpp), each colour file's luma at one level instead
-# of all (gl_image_formats.py), --memory-limit at each input's smallest limit
-# only, its peaks unchecked here (tiles_memory_limit_test.py), and the
-# progress line's noise sized for the sanitized speed (cli_progress_test.py).
+# tests/host_label_filters.cpp). Three command-line tests would run lighter
+# here too (each colour file's luma at one level instead of all,
+# gl_image_formats.py; --memory-limit at each input's smallest limit with its
+# peaks unchecked, tiles_memory_limit_test.py; the progress line's noise
+# sized for the sanitized speed, cli_progress_test.py): they ran above at
+# full strength instead ($full_strength).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-cli_tests='^(host: outputs|tools:|tiles:(glccl|mpirun)|gl: (every input format|glccl label on volumes))'
 ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R '^host:' -E "$cli_tests"
 # The command-line tests, glccl and glccl-mpi built with the sanitizers. They
 # load Mesa's EGL drivers and Open MPI, which are unloaded at exit with
@@ -38,7 +57,8 @@ ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=err
 # are checked by the host tests above only; every memory error and undefined
 # behaviour still fails these.
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R "$cli_tests"
+  ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R "$cli_tests" -E "$full_strength"
+phase "the tests under the sanitizers"
 
 # The cpu engine's threads under ThreadSanitizer: its tests, at every thread
 # count they take, but the sweep of criteria and sample widths (the same
@@ -47,6 +67,7 @@ ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 # any report fails the run.
 bash tools/build.sh tsan
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep],[measure]"
+phase "ThreadSanitizer's build and run"
 
 # A short fuzz run per reader (and for the cpu engine against the reference),
 # from the seeds, in a scratch corpus. A finding
@@ -86,4 +107,5 @@ if ((fuzz_seconds > 0)); then
   done
   ((${#failed[@]} == 0)) || exit 1
   rm -rf "$scratch"
+  phase "the fuzz runs"
 fi
