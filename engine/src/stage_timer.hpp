@@ -3,7 +3,14 @@
 // once at the end (collect), so timing adds no stall between passes; a stage
 // run several times (a loop) accumulates under its one name. A stage whose
 // query the driver did not time is reported with measured false.
+//
+// Desktop OpenGL has timer queries in its core (3.3). OpenGL ES has them
+// only with EXT_disjoint_timer_query: where an ES context lacks it, every
+// stage is listed as not measured; where it has it, a labeling during which
+// the GPU reported a disjoint event (a clock change, a power state: its
+// queries' results are undefined) has all its stages not measured.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -14,13 +21,9 @@ namespace glccl {
 
 class StageTimer {
 public:
-#ifdef __EMSCRIPTEN__
-    // WebGL gives a query's result only after the page's task has ended:
-    // nothing is timed there, and stageTimings() stays empty.
-    explicit StageTimer(bool) : enabled_(false) {}
-#else
-    explicit StageTimer(bool enabled) : enabled_(enabled) {}
-#endif
+    // Asks the current context what it times when `enabled`; nothing of GL
+    // is called otherwise.
+    explicit StageTimer(bool enabled);
 
     class Scope {
     public:
@@ -44,10 +47,20 @@ public:
 private:
     struct Sample {
         std::string stage;
-        gl::Query query;
+        gl::Query query;  // none where the context has no timer queries
     };
+    using GetQueryObjectui64v = void (*)(GLuint, GLenum, GLuint64*);
     bool enabled_;
     bool open_ = false;
+    // The context has timer queries: desktop, or ES with EXT_disjoint_timer_query.
+    bool queries_ = false;
+    // ES: the GPU_DISJOINT_EXT flag is read, and the extension's own entry
+    // point reads the results.
+    bool disjointChecked_ = false;
+    GetQueryObjectui64v getResult_ = nullptr;
+    // When the first query began, on the host's clock: no stage's GPU time
+    // can exceed what passed from then until its result was read.
+    std::chrono::steady_clock::time_point firstBegin_;
     std::vector<Sample> samples_;
     StageTimings measured_;
 };
