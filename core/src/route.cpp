@@ -22,6 +22,7 @@ namespace {
 const char* sampleDescription(unsigned format) {
     switch (format) {
         case GL_R16:
+        case GL_R16UI:
         case GL_RGBA16: return "16-bit samples";
         case GL_R32UI: return "32-bit samples";
         case GL_RG32UI: return "64-bit samples";

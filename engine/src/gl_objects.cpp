@@ -34,7 +34,8 @@ GLint transferValue(const PixelStore& p) {
     return p.name == GL_PACK_ALIGNMENT || p.name == GL_UNPACK_ALIGNMENT ? 1 : p.initial;
 }
 
-// Format and type glTexImage2D accepts for an internal format (data unused).
+// Format and type glTexImage2D accepts for an internal format (data unused):
+// OpenGL ES accepts only the pairs its table lists for each format.
 void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
     switch (internalFormat) {
         case GL_R8: format = GL_RED; type = GL_UNSIGNED_BYTE; return;
@@ -42,6 +43,7 @@ void transferFormatOf(GLenum internalFormat, GLenum& format, GLenum& type) {
         case GL_R16: format = GL_RED; type = GL_UNSIGNED_SHORT; return;
         case GL_R16UI: format = GL_RED_INTEGER; type = GL_UNSIGNED_SHORT; return;
         case GL_RGBA8: format = GL_RGBA; type = GL_UNSIGNED_BYTE; return;
+        case GL_RGBA16: format = GL_RGBA; type = GL_UNSIGNED_SHORT; return;
         case GL_R32F: format = GL_RED; type = GL_FLOAT; return;
         case GL_RG32F: format = GL_RG; type = GL_FLOAT; return;
         case GL_RGBA32F: format = GL_RGBA; type = GL_FLOAT; return;

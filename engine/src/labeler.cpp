@@ -59,14 +59,16 @@ std::string termPropertyNames() {
 // The texture formats label() reads; throws naming any other. Binary and
 // segments read the red channel of GL_RGBA8 (a mask rendered into a color
 // target); threshold compares all four channels. GL_RG32UI holds 64-bit
-// samples as two halves (ImageTexture).
+// samples as two halves (ImageTexture); GL_R16UI 16-bit ones where an
+// OpenGL ES context has no GL_R16 (no EXT_texture_norm16).
 void checkFormat(unsigned format) {
-    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R32F ||
-                           format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 || format == GL_RGBA16;
+    const bool supported = format == GL_R8 || format == GL_R8UI || format == GL_R16 || format == GL_R16UI ||
+                           format == GL_R32F || format == GL_R32UI || format == GL_RG32UI || format == GL_RGBA8 ||
+                           format == GL_RGBA16;
     if (!supported)
         throw Error(std::string("the texture is ") + textureFormatName(format) +
-                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and GL_RGBA16 "
-                    "textures");
+                    "; glccl labels GL_R8, GL_R8UI, GL_R16, GL_R16UI, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 and "
+                    "GL_RGBA16 textures");
 }
 
 // What label() measures beyond the labeling: the terms, the intensity

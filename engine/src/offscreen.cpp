@@ -89,7 +89,16 @@ void OffscreenLabeler::label(const ImageView& image, Backend backend, const Labe
     Route route;
     route.backend = backend;
     route.engine = capabilitiesOf(backend, &state.context->info());
-    labeler.label(state.input.id(), route, options);
+    const ContextInfo& info = state.context->info();
+    if (info.es && info.major == 3 && info.minor == 0 && image.dimensions != 3) {
+        // OpenGL ES 3.0 cannot say a texture's size and format
+        // (glGetTexLevelParameteriv is ES 3.1): the Labeler is told them,
+        // and routes the backend asked for itself.
+        labeler.label(state.input.id(), state.input.width(), state.input.height(), state.input.internalFormat(),
+                      options);
+    } else {
+        labeler.label(state.input.id(), route, options);
+    }
     labeler.components(table);
     labeler.downloadLabels(labels, std::size_t(image.shape().count()));
     if (timings) *timings = labeler.stageTimings();

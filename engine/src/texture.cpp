@@ -1,5 +1,6 @@
 #include "glccl/texture.hpp"
 
+#include "gl.hpp"
 #include "gl_error.hpp"
 #include "gl_objects.hpp"
 #include "glccl/error.hpp"
@@ -18,15 +19,27 @@ constexpr const char* kWhere = "glccl::ImageTexture";
 // integers (a float holds only 24 bits exactly), and 64-bit samples as two
 // unsigned 32-bit halves, red the low and green the high one (GL has no
 // 64-bit integer texel; a little-endian uint64 is those halves in order).
+// OpenGL ES has 16-bit normalized formats only with EXT_texture_norm16:
+// without it a 16-bit gray image goes up as GL_R16UI (core ES 3.0), read as
+// the unsigned integers it holds, and 16-bit color has no format (the
+// engines compare the channels of a color texture as normalized values).
 struct Layout {
     GLenum internalFormat = 0, format = 0, type = 0;
 };
 
-Layout layoutOf(int channels, int sampleBits) {
+// Errors start with `where`.
+Layout layoutOf(int channels, int sampleBits, const std::string& where) {
     const bool gray = channels == 1;
     switch (sampleBits) {
         case 8: return {gray ? GLenum(GL_R8) : GLenum(GL_RGBA8), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_BYTE};
         case 16:
+            if (gl::isEs() && !gl::hasExtension("GL_EXT_texture_norm16")) {
+                if (gray) return {GL_R16UI, GL_RED_INTEGER, GL_UNSIGNED_SHORT};
+                const auto* version = reinterpret_cast<const char*>(glGetString(GL_VERSION));
+                throw Error(where + "16-bit color images need GL_RGBA16, which an OpenGL ES context has only with "
+                            "EXT_texture_norm16, and this one (" + std::string(version ? version : "OpenGL ES") +
+                            ") lacks it (16-bit gray images go up as GL_R16UI there; color has no such way)");
+            }
             return {gray ? GLenum(GL_R16) : GLenum(GL_RGBA16), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_SHORT};
         case 32: return {GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT};
         default: return {GL_RG32UI, GL_RG_INTEGER, GL_UNSIGNED_INT};
@@ -46,11 +59,11 @@ struct ImageTexture::Impl {
     gl::Texture texture;
     int channels = 1;
     int sampleBits = 8;
+    Layout layout;  // the texture's, chosen for its context when it was made
     // Kept with the texture: update() after update() reuses its buffers.
     transfer::TextureUploader uploader;
 
     void upload(const ImageView& image, const std::string& what) {
-        const Layout layout = layoutOf(image.channels, image.sampleBits);
         // Samples are little-endian in the Image, the GL's native order on
         // the hosts glccl runs on.
         uploader.upload(texture, image.pixels, layout.format, layout.type,
@@ -105,10 +118,11 @@ std::unique_ptr<ImageTexture::Impl> ImageTexture::allocate(const ImageView& imag
         throw Error(where + (volume ? "the volume is " : "the image is ") + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + (volume ? "x" + std::to_string(image.depth) : "") + " but " +
                     (volume ? "GL_MAX_3D_TEXTURE_SIZE" : "GL_MAX_TEXTURE_SIZE") + " is " + std::to_string(largest));
-    const Layout layout = layoutOf(image.channels, image.sampleBits);
+    const Layout layout = layoutOf(image.channels, image.sampleBits, where);
     auto impl = std::make_unique<Impl>();
     impl->channels = image.channels;
     impl->sampleBits = image.sampleBits;
+    impl->layout = layout;
     const std::string what = std::string(kWhere) + ": the texture";
     impl->texture = volume ? gl::Texture::allocateVolume(layout.internalFormat, image.width, image.height,
                                                          image.depth, what)
@@ -150,8 +164,7 @@ Image ImageTexture::download() const {
     const bool volume = impl_->texture.target() == GL_TEXTURE_3D;
     Image image(volume ? Shape::volume(width(), height(), depth()) : Shape::image(width(), height()), impl_->channels,
                 impl_->sampleBits);
-    const Layout layout = layoutOf(impl_->channels, impl_->sampleBits);
-    impl_->texture.download(image.pixels.data(), layout.format, layout.type);
+    impl_->texture.download(image.pixels.data(), impl_->layout.format, impl_->layout.type);
     checkGlError(std::string(kWhere) + "::download()");
     return image;
 }

@@ -37,6 +37,7 @@ const char* textureFormatName(unsigned format) {
         case GL_RGBA16: return "GL_RGBA16";
         case GL_R32F: return "GL_R32F";
         case GL_R8UI: return "GL_R8UI";
+        case GL_R16UI: return "GL_R16UI";
         case GL_R32UI: return "GL_R32UI";
         case GL_RG32UI: return "GL_RG32UI";
         default: return "an unsupported format";
@@ -49,7 +50,7 @@ InputDescription InputDescription::texture(int width, int height, unsigned inter
     input.shape = Shape::image(width, height);
     const bool color = internalFormat == GL_RGBA8 || internalFormat == GL_RGBA16;
     input.channels = color ? 4 : 1;
-    input.sampleBits = internalFormat == GL_R16 || internalFormat == GL_RGBA16 ? 16
+    input.sampleBits = internalFormat == GL_R16 || internalFormat == GL_R16UI || internalFormat == GL_RGBA16 ? 16
                        : internalFormat == GL_R32UI || internalFormat == GL_R32F ? 32
                        : internalFormat == GL_RG32UI                             ? 64
                                                                                    : 8;

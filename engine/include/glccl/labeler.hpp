@@ -76,14 +76,15 @@ public:
     void reserve(int width, int height, const LabelOptions& options = {});
 
     // Labels the 2-D texture `texture` of the current context: GL_R8,
-    // GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 or GL_RGBA16
+    // GL_R8UI, GL_R16, GL_R16UI (16-bit samples where an OpenGL ES context
+    // has no GL_R16), GL_R32UI, GL_RG32UI, GL_R32F, GL_RGBA8 or GL_RGBA16
     // (binary, segments and delta read its red channel, threshold all four;
     // GL_RG32UI is one 64-bit sample, red its low and green its high 32 bits);
     // the cpu and reference backends read all but GL_R32F, the cuda backend GL_R8, and
     // GL_RGBA8 for threshold (other formats, binary with a level, and delta
     // are an error there).
     // Values are read in the units of the format (0..255, 0..65535 for
-    // GL_R16 and GL_RGBA16, 0..2^32-1 for GL_R32UI, 0..2^64-1 for GL_RG32UI,
+    // GL_R16, GL_R16UI and GL_RGBA16, 0..2^32-1 for GL_R32UI, 0..2^64-1 for GL_RG32UI,
     // compared as integers, the float for GL_R32F); a threshold, binary
     // level or delta is in those units and
     // beyond the format's range is an error. Any size

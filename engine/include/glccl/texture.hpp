@@ -12,7 +12,9 @@ namespace glccl {
 // Move-only owner of a 2-D texture holding an uploaded Image, in a format
 // that keeps every sample value exactly:
 //   8-bit:  GL_R8 (1 channel), GL_RGBA8 (4)
-//   16-bit: GL_R16 (1 channel), GL_RGBA16 (4)
+//   16-bit: GL_R16 (1 channel), GL_RGBA16 (4); in an OpenGL ES context
+//           without EXT_texture_norm16, GL_R16UI (1 channel; 4 channels
+//           are refused there)
 //   32-bit: GL_R32UI (1 channel only)
 //   64-bit: GL_RG32UI (1 channel only: red the low 32 bits, green the high)
 // Nearest filtering, one level. A moved-from or
@@ -25,7 +27,8 @@ public:
     // glccl::Error ("glccl::ImageTexture: ...") on an image whose pixel buffer
     // does not match its size, a channel count other than 1 or 4, a sampleBits
     // other than 8, 16, 32 or 64 (or 32- or 64-bit color), a size beyond
-    // GL_MAX_TEXTURE_SIZE, or a GL error (GL_OUT_OF_MEMORY). Cost:
+    // GL_MAX_TEXTURE_SIZE, 16-bit color in an OpenGL ES context without
+    // EXT_texture_norm16, or a GL error (GL_OUT_OF_MEMORY). Cost:
     // one allocation and one upload of the pixels (below).
     explicit ImageTexture(const Image& image);
     // The same from pixels the caller owns (no pixel-buffer size to check:
@@ -71,7 +74,7 @@ public:
     int depth() const;             // slices: 1 for a 2-D image
     int channels() const;          // 1 or 4
     int sampleBits() const;             // bits per sample: 8, 16 or 32
-    unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_RGBA16, GL_R32UI or GL_RG32UI; 0 when empty
+    unsigned internalFormat() const;  // GL_R8, GL_RGBA8, GL_R16, GL_R16UI, GL_RGBA16, GL_R32UI or GL_RG32UI; 0 when empty
 
     // The texture's current content (it may have been rendered into since
     // the upload) as an Image of the same channels and sampleBits. Throws glccl::Error on an

@@ -11,6 +11,7 @@ const char* inputFormatDefine(GLenum internalFormat) {
         case GL_R16: return "INPUT_UNORM16";
         case GL_R32F: return "INPUT_FLOAT";
         case GL_R8UI:
+        case GL_R16UI:
         case GL_R32UI: return "INPUT_UINT";
         case GL_RG32UI: return "INPUT_UINT64";
         case GL_RGBA16: return "INPUT_UNORM16";
@@ -23,6 +24,7 @@ const char* inputFormatDefine(GLenum internalFormat) {
 int sampleDepth(GLenum internalFormat) {
     switch (internalFormat) {
         case GL_R16:
+        case GL_R16UI:
         case GL_RGBA16: return 16;
         case GL_R32UI:
         case GL_R32F: return 32;

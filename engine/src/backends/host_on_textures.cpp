@@ -31,13 +31,14 @@ public:
             case GL_R8UI: layout = GL_RED_INTEGER; break;
             case GL_R16:
             case GL_RGBA16: sampleBits = 16, type = GL_UNSIGNED_SHORT; break;
+            case GL_R16UI: sampleBits = 16, layout = GL_RED_INTEGER, type = GL_UNSIGNED_SHORT; break;
             case GL_R32UI: sampleBits = 32, layout = GL_RED_INTEGER, type = GL_UNSIGNED_INT; break;
             // Two 32-bit halves, low first: a little-endian 64-bit sample.
             case GL_RG32UI: sampleBits = 64, layout = GL_RG_INTEGER, type = GL_UNSIGNED_INT; break;
             default:
                 throw Error(std::string("the ") + backendName(engine_->backend()) +
-                            " backend reads GL_R8, GL_R8UI, GL_R16, GL_R32UI, GL_RG32UI, GL_RGBA8 and GL_RGBA16 "
-                            "textures");
+                            " backend reads GL_R8, GL_R8UI, GL_R16, GL_R16UI, GL_R32UI, GL_RG32UI, GL_RGBA8 and "
+                            "GL_RGBA16 textures");
         }
         const Shape shape = input.target() == GL_TEXTURE_3D
                                 ? Shape::volume(input.width(), input.height(), input.depth())
