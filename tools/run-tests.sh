@@ -11,6 +11,7 @@
 # harness (FUZZ_SECONDS each, 15 by default; 0 skips it). And the cpu
 # engine's tests under ThreadSanitizer (build-tsan/), a CPU-only build
 # (GLCCL_WITH_GL=OFF) whose libraries up to the Session build there too.
+# The sanitizers' trees build beside the tests of the trees before them.
 # Installs missing packages first: CI machines start fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,6 +26,33 @@ phase() {
 bash tools/build.sh
 phase "the build"
 
+# The sanitizers' trees build at the lowest priority while the tests before
+# them run: the tests leave cores idle (processes starting, sleeping on
+# signals and timeouts, waiting on a browser), which the builds take, and
+# they yield to the tests otherwise. Each build's output goes to a log,
+# printed if it fails.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/glccl-run-tests.XXXXXX")
+builds=()
+stop_builds() {
+  for pid in "${builds[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  rm -rf "$logs"
+}
+trap stop_builds EXIT
+start_build() {
+  setsid --wait nice -n 19 bash tools/build.sh "$1" >"$logs/$1.log" 2>&1 &
+  builds+=($!)
+  declare -g "build_$1=$!"
+}
+finish_build() {
+  local pid_name=build_$1
+  if ! wait "${!pid_name}"; then
+    tail -n 100 "$logs/$1.log"
+    echo "run-tests: tools/build.sh $1 failed (the end of its output above)" >&2
+    exit 1
+  fi
+}
+start_build sanitize
+
 # The command-line tests run once: against glccl and glccl-mpi built with the
 # sanitizers (below: the same sources, every memory error and undefined
 # behaviour failing them), but the three that run lighter there, which run
@@ -37,8 +65,9 @@ ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -E
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -R "$full_strength"
 phase "the tests"
 
-bash tools/build.sh sanitize
-phase "the sanitizers' build"
+finish_build sanitize
+phase "the sanitizers' build, after the tests"
+start_build tsan
 # Sweeps that prove nothing more under the sanitizers at full size run lighter
 # in this build, each test deciding so itself: the label filters' layout sweep
 # pairwise (every layout with every shape and labeling, not every triple:
@@ -65,9 +94,9 @@ phase "the tests under the sanitizers"
 # threads as the rest, ten times slower under TSan). libgomp is not
 # instrumented, so the engine uses plain std::thread, which TSan sees whole;
 # any report fails the run.
-bash tools/build.sh tsan
+finish_build tsan
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep],[measure]"
-phase "ThreadSanitizer's build and run"
+phase "ThreadSanitizer's run"
 
 # A short fuzz run per reader (and for the cpu engine against the reference),
 # from the seeds, in a scratch corpus. A finding
