@@ -65,7 +65,10 @@ EngineCapabilities computeDeclaration(const ContextInfo* context, const std::str
     if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
     if (const std::string notBuilt = whyNoGlEngines(); !notBuilt.empty()) engine.whyNotHere = notBuilt;
     else if (!context) engine.whyNotHere = noContextReason(whyNoContext);
-    else if (context->es || !atLeast(*context, 4, 3))
+    else if (context->es)
+        engine.whyNotHere = "it runs in desktop OpenGL 4.3 contexts only (GLSL 4.30 compute shaders), and the "
+                            "context is " + context->version + ": in an OpenGL ES context the raster backend runs";
+    else if (!atLeast(*context, 4, 3))
         engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
                             "; the raster backend runs there";
     return engine;

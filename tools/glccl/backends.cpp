@@ -1,7 +1,7 @@
 #include "backends.hpp"
 
-
 #include <chrono>
+#include <utility>
 
 #include "cli_support.hpp"
 #include "glccl/error.hpp"
@@ -18,10 +18,73 @@ double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
+
+Session::Options sessionOptions(GlApi api) {
+    Session::Options options;
+    options.context = contextOptionsOf(api);
+    return options;
+}
+
 }  // namespace
 
-LabelSession::LabelSession() = default;
+HeadlessContextOptions contextOptionsOf(GlApi api) {
+    HeadlessContextOptions options;
+    if (api == GlApi::Es) {
+        // 3.0 is what the raster engine needs; EGL gives the newest ES
+        // that keeps 3.0's features (3.2 on Mesa).
+        options.es = true;
+        options.major = 3;
+        options.minor = 0;
+    }
+    return options;
+}
+
+GlApi parseGlApi(const std::string& option, const std::string& value) {
+    if (value == "desktop") return GlApi::Desktop;
+    if (value == "es") return GlApi::Es;
+    throw UsageError(option + ": '" + value + "' is not a GL context; expected desktop (OpenGL core profile) or es "
+                     "(OpenGL ES 3)");
+}
+
+GlApi takeGlApi(std::vector<std::string>& args) {
+    std::optional<GlApi> api;
+    std::vector<std::string> rest;
+    ArgumentCursor cursor(std::move(args));
+    while (!cursor.done()) {
+        const std::string arg = cursor.take();
+        const auto [name, inlineValue] = ArgumentCursor::splitOption(arg);
+        if (name != "--gl") {
+            rest.push_back(arg);
+            continue;
+        }
+        if (api) throw UsageError("option --gl is given twice");
+        api = parseGlApi(name, cursor.valueOf(name, inlineValue));
+    }
+    args = std::move(rest);
+    return api.value_or(GlApi::Desktop);
+}
+
+void checkGlApiFits(GlApi api, Backend backend) {
+    if (api != GlApi::Es || backend == Backend::Auto || isGlEngine(backend)) return;
+    throw UsageError(std::string("--gl es chooses the GL context of the compute and raster backends; the ") +
+                     backendName(backend) + " backend labels without one (give --backend raster, or leave out --gl)");
+}
+
+std::string contextDescription(const ContextInfo& info) {
+    // ES's GL_VERSION names the API itself ("OpenGL ES 3.2 Mesa ..."),
+    // desktop's starts with the number.
+    return info.es ? info.version : "OpenGL " + info.version;
+}
+
+LabelSession::LabelSession(GlApi api) : api_(api), session_(sessionOptions(api)) {}
 LabelSession::~LabelSession() = default;
+
+std::string LabelSession::context(Backend backend) {
+    if (!isGlEngine(backend)) return {};
+    const ContextInfo* info = contextInfo();
+    return info ? contextDescription(*info) : std::string();
+}
 
 bool LabelSession::hasContext() { return contextInfo() != nullptr; }
 
@@ -86,6 +149,7 @@ BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& 
     run.backend = labeler.backend();
     run.stages = labeler.stageTimings();
     run.device = device(run.backend);
+    run.context = context(run.backend);
     return run;
 }
 
@@ -97,6 +161,7 @@ BackendRun LabelSession::label(const Image& image, const LabelOptions& options, 
     run.backend = session_.backend();
     run.milliseconds = millisecondsSince(start);
     run.device = device(run.backend);
+    run.context = context(run.backend);
     return run;
 }
 

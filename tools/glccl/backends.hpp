@@ -27,11 +27,31 @@ struct BackendRun {
     double milliseconds = 0.0;        // wall time of the call (with the upload when it uploads)
     StageTimings stages;              // per-stage device times, as the Labeler keys them
     std::string device;               // "CPU", the GL renderer, or the CUDA device
+    std::string context;              // the GL context of compute and raster (contextDescription), else ""
 };
+
+// The GL context a run asks for: --gl desktop (the default: an OpenGL core
+// profile context) or --gl es (OpenGL ES 3.0 or newer, what phones, WebGL2
+// and embedded GPUs offer: the raster backend runs there, compute does not).
+enum class GlApi { Desktop, Es };
+
+// The headless context options of `api` (Session::Options::context).
+HeadlessContextOptions contextOptionsOf(GlApi api);
+// The --gl option's value: "desktop" or "es"; a UsageError otherwise.
+GlApi parseGlApi(const std::string& option, const std::string& value);
+// Takes --gl out of `args` (a command's arguments): its value, desktop where
+// it is not given; a UsageError where it is given twice or without a value.
+GlApi takeGlApi(std::vector<std::string>& args);
+// A UsageError where `backend` makes no GL context and --gl es was asked
+// for (the option would go unused): cpu, the reference, cuda.
+void checkGlApiFits(GlApi api, Backend backend);
+// The context a GL engine labels in, for summaries and --json:
+// "OpenGL ES 3.2 Mesa 22.3.6", "OpenGL 4.5 (Core Profile) Mesa 22.3.6".
+std::string contextDescription(const ContextInfo& info);
 
 class LabelSession {
 public:
-    LabelSession();
+    explicit LabelSession(GlApi api = GlApi::Desktop);
     ~LabelSession();
     LabelSession(const LabelSession&) = delete;
     LabelSession& operator=(const LabelSession&) = delete;
@@ -44,6 +64,12 @@ public:
     bool hasContext();
     const ContextInfo* contextInfo();
     std::string whyNoContext();
+    // The context asked for (--gl).
+    GlApi glApi() const { return api_; }
+    // contextDescription() of the context `backend` labels in: "" for the
+    // backends that make none (cpu, the reference, cuda) and where no
+    // context was made.
+    std::string context(Backend backend);
 
     // What `backend` takes here (the GL backends make the context to say).
     EngineCapabilities capabilities(Backend backend);
@@ -86,6 +112,7 @@ public:
                  StageTimings* stages = nullptr);
 
 private:
+    GlApi api_;
     Session session_;
 };
 

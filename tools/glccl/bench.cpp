@@ -127,6 +127,11 @@ const char kBenchHelp[] =
     "  --csv OUT.csv                 write the results as CSV (format below), whole at\n"
     "                                the end: an interrupted bench leaves an earlier file\n"
     "  --force                       overwrite OUT.csv if it exists\n"
+    "  --gl desktop|es               the GL context compute and raster label in, and the\n"
+    "                                measurements' context: desktop, OpenGL core profile\n"
+    "                                (default), or es, OpenGL ES 3.0 or newer, where\n"
+    "                                raster runs and compute does not; with --gl the\n"
+    "                                context is printed first\n"
     "  -h, --help                    show this help\n"
     "\n"
     "CSV: one row per backend, image and stage, with the header\n"
@@ -222,6 +227,8 @@ struct BenchOptions {
     bool steps = false;
     std::string csvPath;
     bool force = false;
+    GlApi gl = GlApi::Desktop;  // --gl
+    bool glNamed = false;
     std::vector<std::string> images;
 };
 
@@ -293,10 +300,14 @@ BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
             options.steps = true;
         } else if (name == "--force" && !inlineValue) {
             options.force = true;
+        } else if (name == "--gl") {
+            if (options.glNamed) throw UsageError("option --gl is given twice");
+            options.gl = parseGlApi(name, cursor.valueOf(name, inlineValue));
+            options.glNamed = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             throw unknownOption(arg, "bench",
                                 {"--backends", "--families", "--sizes", "--reps", "--warmup", "--frames",
-                                 "--floor-mib", "--connectivity", "--csv", "--steps", "--force", "--help"});
+                                 "--floor-mib", "--connectivity", "--csv", "--steps", "--force", "--gl", "--help"});
         } else {
             options.images.push_back(arg);
         }
@@ -498,7 +509,7 @@ private:
             return nullptr;
         }
         try {
-            measurementContext_ = std::make_unique<OffscreenLabeler>();
+            measurementContext_ = std::make_unique<OffscreenLabeler>(contextOptionsOf(session_.glApi()));
         } catch (const Error& error) {
             whyNoMeasurementContext_ = "no headless GL context: " + userMessage(error.what());
         }
@@ -746,7 +757,7 @@ int runBench(const std::vector<std::string>& args) {
     // Which backends run: every one named must run here; by default those
     // that cannot are left out with the reason. Auto is timed as the backend
     // it stands for, under that backend's name.
-    LabelSession session;
+    LabelSession session(options.gl);
     const std::vector<Backend> candidates = options.backendsNamed ? options.backends : concreteBackends();
     options.backends.clear();
     // Auto is timed as what it takes for the largest images.
@@ -768,6 +779,11 @@ int runBench(const std::vector<std::string>& args) {
         }
     }
 
+    if (options.glNamed) {
+        const ContextInfo* context = session.contextInfo();
+        std::cout << "GL context: " << (context ? contextDescription(*context) : "none, " + session.whyNoContext())
+                  << '\n';
+    }
     if (options.frames > 0 && !session.hasContext())
         std::cerr << "glccl: note: --frames labels a texture and is skipped: " << session.whyNoContext() << '\n';
 

@@ -10,7 +10,7 @@
 //                     [--label-image OUT.png|OUT.tif]
 //                     [--properties LIST [--intensity IMAGE] [--spacing LIST]]
 //                     [--out-dir DIR --labels --stats --color --label-image] [--force]
-//                     [--json] [--timing] [--table] [--progress] [--quiet]
+//                     [--json] [--timing] [--table] [--progress] [--quiet] [--gl desktop|es]
 //
 // Exit status: 0 success, 1 runtime error (unreadable input, existing or
 // unwritable output, backend unavailable; in a batch: any input failed),
@@ -120,6 +120,13 @@ const char kLabelHelp[] =
     "                                           directly, without a texture)\n"
     "                                  cpu      the CPU engine: every core, no GL context\n"
     "                                  reference  the union-find oracle: one thread, slow\n"
+    "  --gl desktop|es               the GL context of compute and raster: desktop, an\n"
+    "                                OpenGL core profile context (default), or es, an\n"
+    "                                OpenGL ES 3.0 or newer one (phones, WebGL2, embedded\n"
+    "                                GPUs): raster runs there, compute does not (it needs\n"
+    "                                desktop OpenGL 4.3); 16-bit color needs\n"
+    "                                EXT_texture_norm16 there. In one piece only: not with\n"
+    "                                the tiles' options nor an image past one call\n"
     "  --threads N                   threads of the cpu engine (default: every core this\n"
     "                                process may run on); the labels are the same for\n"
     "                                every count\n"
@@ -195,16 +202,19 @@ const char kLabelHelp[] =
     "                                (default 1 on every axis)\n"
     "\n"
     "reporting:\n"
-    "  --timing                      after each summary, the time of every stage (the GPU's;\n"
+    "  --timing                      after each summary, the GL context compute and raster\n"
+    "                                labeled in, the time of every stage (the GPU's;\n"
     "                                the cpu engine's on the host clock; n/a where the\n"
     "                                driver does not time it, as llvmpipe's compute\n"
-    "                                dispatches) and the wall time (the reference measures\n"
-    "                                no stages)\n"
+    "                                dispatches or an OpenGL ES context without\n"
+    "                                EXT_disjoint_timer_query) and the wall time (the\n"
+    "                                reference measures no stages)\n"
     "  --table                       with several inputs, print each component table too\n"
     "                                (one input: always printed); with --json, add the\n"
     "                                first 10 rows to each object\n"
     "  --json                        print one JSON array on stdout, one object per input,\n"
-    "                                instead of the text\n"
+    "                                instead of the text (\"context\": the GL context of\n"
+    "                                compute and raster, e.g. \"OpenGL ES 3.2 Mesa 22.3.6\")\n"
     "  --progress                    print '[i/n] INPUT' on stderr before each input, and a\n"
     "                                tiled run's tiles labeled and bands written (a line\n"
     "                                each when stderr is not a terminal); without it,\n"
@@ -242,6 +252,7 @@ const char kLabelHelp[] =
     "  glccl label photo.jpg --criterion threshold:12 --color regions.png\n"
     "  glccl label cells16.tif --criterion segments --label-image labels.tif\n"
     "  glccl label masks/ --backend raster --out-dir out --labels --stats\n"
+    "  glccl label mask.png --backend raster --gl es --labels labels.npy\n"
     "  glccl label a.png b.png --json --timing --table > summary.json\n"
     "  glccl label volume.npy --connectivity 6 --labels labels.npy --color slices.png\n"
     "  glccl label stack.tif --criterion segments --label-image labels.tif --stats stats.csv\n"
@@ -545,6 +556,7 @@ void printComponentTable(const Labeling& labeling) {
 
 void printTiming(const BackendRun& run) {
     const std::string wall = formatted("%.3f", run.milliseconds);
+    if (!run.context.empty()) std::cout << "  context: " << run.context << '\n';
     const StageTimings& stages = run.stages;
     if (stages.empty()) {
         std::cout << "  per-stage times are not measured by the " << backendName(run.backend) << " backend; wall "
@@ -605,6 +617,8 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFil
         json.key("measure_milliseconds").number(std::stod(formatted("%.3f", result.measureMilliseconds)));
     json.key("backend").string(backendName(result.run.backend));
     json.key("device").string(result.run.device);
+    // The GL context compute and raster labeled in (--gl); none elsewhere.
+    if (!result.run.context.empty()) json.key("context").string(result.run.context);
     json.key("connectivity").integer(std::uint64_t(neighbourCount(result.connectivity)));
     json.key("criterion").string(options.criterion.toString());
     json.key("seconds").beginObject();
@@ -637,6 +651,17 @@ void writeJson(JsonWriter& json, const LabelCommand& options, const ComponentFil
 // Every message leaves with one "glccl: " in front, the tool's own prefix,
 // and without the API entry the library's messages start with.
 void reportError(const std::string& message) { std::cerr << "glccl: " << userMessage(message) << '\n'; }
+
+// A GL engine's route in pieces goes to the tiles, whose workers make
+// desktop contexts of their own: with --gl es, refused rather than labeled
+// in a context the run did not ask for.
+void checkOnePiece(GlApi api, const Route& route) {
+    if (api != GlApi::Es || !route.pieces || (route.backend != Backend::Compute && route.backend != Backend::Raster))
+        return;
+    throw Error(std::string("--gl es labels in one piece, and this input goes to the ") + backendName(route.backend) +
+                " backend in pieces (past one call's texture size or memory), whose GL workers make desktop "
+                "contexts: label it without --gl es");
+}
 
 // The backends whose engines the run has made: the first labeling of each
 // makes its engine (the GL context's shaders, cuda's buffers, the cpu
@@ -723,6 +748,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
                             fileRoute->input.channels == image.channels &&
                             fileRoute->input.sampleBits == image.sampleBits;
         const Route route = routed ? fileRoute->route : session.session().route(ImageView(image), labelOptions);
+        checkOnePiece(session.glApi(), route);
         warmUp(session, route, labelOptions, image, warm);
         LabelProgressLine line(input, showProgressLine(options.quiet));
         labelOptions.progress = line.progress();
@@ -762,6 +788,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
         intensity.reset();
     }
     if (run.device.empty() || options.timing) run.device = session.device(run.backend);
+    run.context = session.context(run.backend);
     // The input is not needed for writing: its memory goes back first.
     image = Image();
     {
@@ -774,13 +801,14 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
 // `tiledArgs`: the command's arguments as runTiledLabel takes them, for an
 // INPUT that goes in pieces.
 int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter, const MeasureRequest& measure,
-             const std::vector<std::string>& tiledArgs) {
+             const std::vector<std::string>& tiledArgs, GlApi api) {
     const auto batchStart = Clock::now();
     const LabelCommand options = parseLabelCommand(cursor);
+    checkGlApiFits(api, options.backend);
     const std::vector<std::string> inputs = expandInputs(options.arguments);
     const bool batch = inputs.size() > 1 ||
                        std::any_of(options.arguments.begin(), options.arguments.end(), isFolder);
-    LabelSession session;
+    LabelSession session(api);
     // One INPUT, an .npy or a TIFF, is routed from its header: in pieces,
     // the tiles read it from the file; otherwise it is read whole and
     // labeled by the same route (labelInput).
@@ -789,7 +817,10 @@ int runLabel(ArgumentCursor& cursor, const ComponentFilter& filter, const Measur
         // Looked at before any file is opened: a FIFO would block it.
         checkInputFile(inputs.front());
         fileRoute = routeFile(session.session(), inputs.front(), options);
-        if (fileRoute && fileRoute->route.pieces) return runTiledLabel(tiledArgs, session.session(), fileRoute->route);
+        if (fileRoute && fileRoute->route.pieces) {
+            checkOnePiece(api, fileRoute->route);
+            return runTiledLabel(tiledArgs, session.session(), fileRoute->route);
+        }
     }
     if (measure.given() && options.paths.stats.empty() && !options.writeStats)
         throw UsageError("--properties names the columns of --stats: give --stats OUT.csv (or --stats with --out-dir)");
@@ -914,6 +945,7 @@ int dispatch(int argc, char** argv) {
             }
         }
         std::vector<std::string> args(argv + 2, argv + argc);
+        const GlApi api = takeGlApi(args);
         const ComponentFilter filter = takeComponentFilter(args);
         const MeasureRequest measure = takeMeasureRequest(args);
         // Tiled options, or one INPUT whose route goes in pieces (runLabel):
@@ -925,9 +957,14 @@ int dispatch(int argc, char** argv) {
         if (filter.minSize) tiledArgs.push_back("--min-size=" + std::to_string(*filter.minSize));
         if (filter.keepLargest) tiledArgs.push_back("--keep-largest=" + std::to_string(*filter.keepLargest));
         for (const std::string& option : measure.asArguments()) tiledArgs.push_back(option);
-        if (asksForTiles(tiledArgs)) return runTiledLabel(tiledArgs);
+        if (asksForTiles(tiledArgs)) {
+            if (api == GlApi::Es)
+                throw UsageError("--gl es labels in one piece: the tiles' GL workers make desktop contexts "
+                                 "(leave out --tile, --memory-limit, --devices and --label-type, or --gl es)");
+            return runTiledLabel(tiledArgs);
+        }
         ArgumentCursor labelCursor(std::move(args));
-        return runLabel(labelCursor, filter, measure, tiledArgs);
+        return runLabel(labelCursor, filter, measure, tiledArgs, api);
     }
     for (const Command& subcommand : subcommands())
         if (command == subcommand.name) return subcommand.run(std::vector<std::string>(argv + 2, argv + argc));

@@ -101,11 +101,16 @@ const char kValidateHelp[] =
     "                                validate_diff_<input>_<backend>_c<4|8>.png: red\n"
     "                                where the labels differ, gray where they agree\n"
     "  --force                       overwrite difference images that exist\n"
+    "  --gl desktop|es               the GL context compute and raster label in: desktop,\n"
+    "                                OpenGL core profile (default), or es, OpenGL ES 3.0\n"
+    "                                or newer, where raster runs and compute does not;\n"
+    "                                the header line names the context\n"
     "  -h, --help                    show this help\n"
     "\n"
     "examples:\n"
     "  glccl validate --generate noise50@1024x768,spiral@333x333 --connectivity both\n"
     "  glccl validate mask.png --backends raster,cpu --diff-dir /tmp/diffs\n"
+    "  glccl validate --generate spiral@333x333 --backends raster --gl es --sample-bits 8,16\n"
     "  glccl validate --random 500@1200 --repeat 20 --backends compute --connectivity both\n"
     "  glccl validate --random-volumes 300@160 --repeat 10 --connectivity all3d\n";
 
@@ -165,6 +170,8 @@ struct ValidateOptions {
     std::string diffDir = ".";
     bool diffDirNamed = false;  // a named folder must exist before any work
     bool force = false;
+    GlApi gl = GlApi::Desktop;  // --gl
+    bool glNamed = false;
 };
 
 void addBackends(std::vector<Backend>& backends, const std::string& option, const std::string& list) {
@@ -238,10 +245,15 @@ ValidateOptions parseValidateOptions(ArgumentCursor& cursor) {
             options.diffDirNamed = true;
         } else if (name == "--force" && !inlineValue) {
             options.force = true;
+        } else if (name == "--gl") {
+            if (options.glNamed) throw UsageError("option --gl is given twice");
+            options.gl = parseGlApi(name, cursor.valueOf(name, inlineValue));
+            options.glNamed = true;
         } else if (arg.size() > 1 && arg[0] == '-') {
             throw unknownOption(arg, "validate",
                                 {"--backends", "--generate", "--random", "--random-volumes", "--threads", "--repeat",
-                                 "--connectivity", "--criterion", "--sample-bits", "--diff-dir", "--force", "--help"});
+                                 "--connectivity", "--criterion", "--sample-bits", "--diff-dir", "--force", "--gl",
+                                 "--help"});
         } else {
             options.files.push_back(arg);
         }
@@ -782,7 +794,7 @@ int runValidate(const std::vector<std::string>& args) {
     // Which backends run: auto stands for the one it resolves to here; a
     // backend named by --backends must run, one there by default is skipped
     // with the reason.
-    LabelSession session;
+    LabelSession session(options.gl);
     std::vector<Backend> compared;
     std::vector<std::string> skipped;
     std::string header = "reference: reference on the host image";
@@ -801,6 +813,7 @@ int runValidate(const std::vector<std::string>& args) {
         }
         compared.push_back(backend);
         header += std::string("; ") + backendName(backend) + " on " + session.device(backend);
+        if (const std::string context = session.context(backend); !context.empty()) header += " in " + context;
         if (backend == Backend::Cuda && session.hasContext())
             header += ", reading the GL texture through CUDA-GL interop";
     }
