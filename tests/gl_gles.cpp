@@ -4,6 +4,11 @@
 // run short, and a Labeler made in a host's ES context on its GL_R8 and
 // GL_RGBA8 textures. tests/CMakeLists.txt runs the pipeline's own case
 // again with Mesa pinned to ES 3.0, so no ES 3.1 or 3.2 feature slips in.
+// Then what an ES context has only by extension: 16-bit gray images (GL_R16
+// with EXT_texture_norm16, else GL_R16UI, both labeled here), stage timings
+// (EXT_disjoint_timer_query), and the compute engine's refusal there. The
+// command line's --gl es runs without each extension in
+// tests/gl_image_formats.py (Mesa's MESA_EXTENSION_OVERRIDE).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -19,6 +24,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/texture.hpp"
 #include "skip.hpp"
 #include "stage_timer.hpp"
 
@@ -280,4 +286,112 @@ TEST_CASE("raster on GLES 3.0: a labeling restores the host's ES state and leave
     glGetIntegerv(GL_UNPACK_ROW_LENGTH, &value);
     CHECK(value == 9);
     CHECK(glGetError() == GL_NO_ERROR);
+}
+
+namespace {
+
+// A 16-bit gray image whose values differ only past 8 bits (255, 256, 257,
+// 65535 and 1): an engine that read 8 of them would merge or split its
+// components.
+Image sixteenBitImage(int width, int height, std::uint64_t seed) {
+    const std::uint64_t values[] = {1, 255, 256, 257, 65535};
+    std::mt19937_64 random(seed);
+    Image image(width, height, 1, 16);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+            image.setSample(x, y, 0, random() % 10 < 4 ? 0 : values[random() % 5]);
+    return image;
+}
+
+const Criterion kSixteenBitCriteria[] = {Criterion::binary(), Criterion::segments(), Criterion::binaryAbove(256),
+                                         Criterion::thresholded(1), Criterion::withinDelta(1)};
+
+}  // namespace
+
+TEST_CASE("GLES: 16-bit gray images label in an ES context, as GL_R16 with EXT_texture_norm16, else GL_R16UI",
+          "[gl][gles]") {
+    Session& session = esSession();
+    session.offscreen().makeCurrent();
+    const bool norm16 = gl::hasExtension("GL_EXT_texture_norm16");
+    INFO("context: " << session.offscreen().context().info().version << ", EXT_texture_norm16 "
+                     << (norm16 ? "offered" : "not offered"));
+    const Image image = sixteenBitImage(67, 45, 9);
+    {
+        const ImageTexture texture(image);
+        CHECK(texture.internalFormat() == (norm16 ? GLenum(GL_R16) : GLenum(GL_R16UI)));
+    }
+    for (const Criterion& criterion : kSixteenBitCriteria)
+        for (Connectivity connectivity : kBoth) requireRasterMatches(image, connectivity, criterion, "16-bit");
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("GLES: a Labeler in an ES context labels a GL_R16UI texture (16-bit samples without EXT_texture_norm16)",
+          "[gl][gles]") {
+    // The texture a host without EXT_texture_norm16 has for 16-bit samples,
+    // labeled whether or not this context offers the extension.
+    std::unique_ptr<HeadlessContext> context;
+    try {
+        context = std::make_unique<HeadlessContext>(esOptions());
+    } catch (const Error& error) {
+        test::skipTest(std::string("no OpenGL ES 3 context here: ") + error.what());
+    }
+    const Image image = sixteenBitImage(59, 41, 10);
+    auto texture = gl::Texture::allocate(GL_R16UI, image.width, image.height, "test");
+    texture.upload(image.pixels.data(), GL_RED_INTEGER, GL_UNSIGNED_SHORT);
+    Labeler labeler;
+    for (const Criterion& criterion : kSixteenBitCriteria) {
+        for (Connectivity connectivity : kBoth) {
+            LabelOptions options;
+            options.backend = Backend::Raster;
+            options.connectivity = connectivity;
+            options.criterion = criterion;
+            const std::uint32_t count = labeler.label(texture.id(), image.width, image.height, GL_R16UI, options);
+            const Labeling expected = labelReference(image, connectivity, criterion);
+            CHECK(count == expected.count());
+            const Labeling actual = test::downloadResult(labeler, image.width, image.height);
+            INFO("GL_R16UI " << criterion.toString() << " " << int(connectivity) << ": "
+                             << compareLabelings(expected, actual).describe());
+            CHECK(compareLabelings(expected, actual).identical());
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("GLES: stage timings in an ES context are measured with EXT_disjoint_timer_query, else not measured",
+          "[gl][gles]") {
+    Session& session = esSession();
+    session.offscreen().makeCurrent();
+    const bool timerQueries = gl::hasExtension("GL_EXT_disjoint_timer_query");
+    INFO("context: " << session.offscreen().context().info().version << ", EXT_disjoint_timer_query "
+                     << (timerQueries ? "offered" : "not offered"));
+    const Image image = generateFamily("noise50", 96, 64, 3);
+    LabelOptions options;
+    options.backend = Backend::Raster;
+    options.timings = true;
+    StageTimings stages;
+    const Labeling labeling = session.label(image, options, &stages);
+    CHECK(compareLabelings(labelReference(image, Connectivity::Eight, Criterion::binary()), labeling).identical());
+    REQUIRE(!stages.empty());
+    for (const StageTime& stage : stages) {
+        INFO(stage.stage << ": " << stage.milliseconds << " ms, measured " << stage.measured);
+        // Never a time of nothing: measured and at least the 100 ns no
+        // stage runs under, or not measured.
+        CHECK((!stage.measured || stage.milliseconds >= 1e-4));
+        if (!timerQueries) CHECK(!stage.measured);
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("GLES: compute is refused in an ES context, naming the raster backend that runs there", "[gl][gles]") {
+    Session& session = esSession();
+    CHECK(session.whyUnavailable(Backend::Raster).empty());
+    const std::string why = session.whyUnavailable(Backend::Compute);
+    INFO(why);
+    CHECK(why.find("desktop OpenGL 4.3") != std::string::npos);
+    CHECK(why.find("OpenGL ES") != std::string::npos);
+    CHECK(why.find("the raster backend runs") != std::string::npos);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    CHECK_THROWS_WITH(session.label(generateFamily("noise50", 16, 16, 1), options),
+                      Catch::Matchers::Contains("in an OpenGL ES context the raster backend runs"));
 }

@@ -9,14 +9,18 @@ the same arrays, which compares full sample values. The label images glccl
 writes (--label-image) are read back with Pillow and tifffile. Color PNG,
 JPEG, TIFF and PPM files read as luma are compared with OpenCV's
 cv2.imread(..., IMREAD_GRAYSCALE) pixel for pixel (skipped, with the reason,
-where cv2 cannot be imported).
+where cv2 cannot be imported). The raster backend in an OpenGL ES context
+(--gl es) labels the bundled sample and the 16-bit inputs, compared with the
+cpu backend's labels byte for byte, and its refusals are checked.
 
 usage: gl_image_formats.py GLCCL_COMMAND WORK_DIR
 """
 
 import concurrent.futures
 import io
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -165,6 +169,155 @@ for name, count in (("issue_ids16.png", 2), ("issue_mask16.png", 3)):
     criterion = "segments" if "ids" in name else "binary"
     if expected_labels(cases[name], criterion, 8).max() != count:
         failures.append("scikit-image does not count %d in %s" % (count, name))
+
+# ---- The raster backend in an OpenGL ES context (--gl es) -------------------
+# The bundled sample, the 16-bit inputs above and a 32-bit one (and a 16-bit
+# color TIFF for threshold) labeled with --backend raster --gl es, each labels file equal
+# byte for byte to the cpu backend's and to scikit-image: in the ES context
+# the driver gives, with EXT_texture_norm16 taken away (16-bit gray as
+# GL_R16UI), and in a true ES 3.0 context, on Mesa (MESA_EXTENSION_OVERRIDE,
+# MESA_GLES_VERSION_OVERRIDE; other drivers ignore both and run the first
+# again). Then what --json and --timing say of the context and its timer
+# queries, and the refusals: compute in ES, an option --gl es does not fit,
+# no ES 3 context, 16-bit color without EXT_texture_norm16.
+SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "samples", "blobs_and_text.png")
+
+
+def check_gles():
+    folder = os.path.join(WORK, "gles")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    rgb16 = blobs((19, 23), [300, 301, 65535]).astype(np.uint16)
+    rgb16 = np.stack([rgb16, np.roll(rgb16, 1, axis=1), rgb16], axis=2)
+    # tifffile writes 16-bit color, which Pillow's PNG writer does not.
+    rgb16_path = os.path.join(folder, "rgb16.tif")
+    tifffile.imwrite(rgb16_path, rgb16, photometric="rgb")
+    deep = [n for n in cases if n.startswith(("png16", "tif16", "pgm16", "issue_")) or
+            n in ("array_uint16.npy", "array_uint32.npy")]
+    inputs = [SAMPLE] + [os.path.join(inputs_folder, n) for n in deep]
+
+    def label(paths, backend, out, extra=(), env=None):
+        os.makedirs(out, exist_ok=True)
+        return subprocess.run([GLCCL, "label", *paths, "--backend", backend, "--out-dir", out, "--labels", *extra],
+                              capture_output=True, text=True, env=dict(os.environ, **(env or {})))
+
+    probe = subprocess.run([GLCCL, "label", SAMPLE, "--backend", "raster", "--gl", "es", "--json"],
+                           capture_output=True, text=True)
+    mesa = "Mesa" in subprocess.run([GLCCL, "label", SAMPLE, "--backend", "raster", "--json"],
+                                    capture_output=True, text=True).stdout
+    if probe.returncode != 0:
+        # Skipped where the driver gives no ES 3 context, but not on Mesa,
+        # which always offers one through EGL.
+        if mesa or "no headless GL context" not in probe.stderr:
+            failures.append("--gl es: the sample is not labeled: %s" % probe.stderr.strip())
+        else:
+            print("--gl es skipped: %s" % probe.stderr.strip())
+        return
+    context = json.loads(probe.stdout)[0].get("context", "")
+    if not context.startswith("OpenGL ES 3."):
+        failures.append("--gl es --json: context %r, not OpenGL ES 3.x" % context)
+
+    environments = {"es": {}, "es without EXT_texture_norm16": {"MESA_EXTENSION_OVERRIDE": "-GL_EXT_texture_norm16"},
+                    "es 3.0": {"MESA_GLES_VERSION_OVERRIDE": "3.0"}}
+    compared = 0
+    for connectivity in (4, 8):
+        for criterion in ("binary", "segments", "binary:256", "threshold:1"):
+            options = ("--connectivity", str(connectivity), "--criterion", criterion)
+            what = "%d-connectivity %s" % (connectivity, criterion)
+            paths = inputs + ([rgb16_path] if criterion.startswith("threshold") else [])
+            if criterion == "binary:256":
+                paths = paths[1:]  # past the sample's 8 bits
+            reference = os.path.join(folder, "cpu_%d_%s" % (connectivity, criterion.replace(":", "")))
+            run = label(paths, "cpu", reference, options)
+            if run.returncode != 0:
+                failures.append("--gl es, cpu %s: exit %d\n%s" % (what, run.returncode, run.stderr))
+                continue
+            for name, env in environments.items():
+                out = os.path.join(folder, "%s_%d_%s" % (name.replace(" ", "_"), connectivity,
+                                                         criterion.replace(":", "")))
+                es_paths = paths
+                if name != "es" and criterion.startswith("threshold"):
+                    # 16-bit color needs EXT_texture_norm16, which Mesa's ES
+                    # 3.0 lacks too: refused below.
+                    es_paths = paths[:-1]
+                run = label(es_paths, "raster", out, ("--gl", "es") + options, env)
+                if run.returncode != 0:
+                    failures.append("raster --gl es (%s), %s: exit %d\n%s" % (name, what, run.returncode, run.stderr))
+                    continue
+                for path in es_paths:
+                    stem_name = stem(path) + "_labels.npy"
+                    with open(os.path.join(reference, stem_name), "rb") as f:
+                        want = f.read()
+                    with open(os.path.join(out, stem_name), "rb") as f:
+                        got = f.read()
+                    if got != want:
+                        failures.append("raster --gl es (%s), %s, %s: the labels differ from the cpu backend's" %
+                                        (name, what, os.path.basename(path)))
+                        continue
+                    name_in_cases = os.path.basename(path)
+                    if name_in_cases in cases and not criterion.startswith("threshold"):
+                        expected = expected_labels(cases[name_in_cases], criterion, connectivity)
+                        if not np.array_equal(np.load(os.path.join(out, stem_name)), expected):
+                            failures.append("raster --gl es (%s), %s, %s: differs from scikit-image" %
+                                            (name, what, name_in_cases))
+                            continue
+                    compared += 1
+    print("--gl es: %d labelings by raster in OpenGL ES (%s) equal the cpu backend's byte for byte" %
+          (compared, ", ".join(environments)))
+
+    # --json and --timing: the context, and stage times measured (at least
+    # 100 ns) or null, never 0; without EXT_disjoint_timer_query all null.
+    for name, env in (("es", {}), ("es without EXT_disjoint_timer_query",
+                                   {"MESA_EXTENSION_OVERRIDE": "-GL_EXT_disjoint_timer_query"})):
+        run = subprocess.run([GLCCL, "label", SAMPLE, "--backend", "raster", "--gl", "es", "--json", "--timing"],
+                             capture_output=True, text=True, env=dict(os.environ, **env))
+        if run.returncode != 0:
+            failures.append("--gl es --timing (%s): exit %d: %s" % (name, run.returncode, run.stderr))
+            continue
+        printed = json.loads(run.stdout)[0]
+        stages = printed.get("stages", {})
+        if not printed.get("context", "").startswith("OpenGL ES") or not stages:
+            failures.append("--gl es --json --timing (%s): context %r, stages %r" % (name, printed.get("context"),
+                                                                                   stages))
+        for stage, ms in stages.items():
+            if not (ms is None or ms >= 1e-4) or ("disjoint" in name and mesa and ms is not None):
+                failures.append("--gl es --timing (%s): stage %s reads %r" % (name, stage, ms))
+        text = subprocess.run([GLCCL, "label", SAMPLE, "--backend", "raster", "--gl", "es", "--timing"],
+                              capture_output=True, text=True, env=dict(os.environ, **env)).stdout
+        if "  context: OpenGL ES" not in text or re.search(r"^  node_graph +0\.000$", text, re.M):
+            failures.append("--gl es --timing (%s): the text does not name the context, or reads 0:\n%s" %
+                            (name, text))
+
+    # Refusals, each in words that name what to do.
+    refusals = [
+        (["--backend", "compute", "--gl", "es"], {}, 1, "in an OpenGL ES context the raster backend runs"),
+        (["--backend", "cpu", "--gl", "es"], {}, 2, "the cpu backend labels without one"),
+        (["--backend", "raster", "--gl", "gles"], {}, 2, "expected desktop (OpenGL core profile) or es"),
+        (["--backend", "raster", "--gl", "es", "--gl", "es"], {}, 2, "option --gl is given twice"),
+        (["--backend", "raster", "--gl", "es", "--tile", "64"], {}, 2, "--gl es labels in one piece"),
+    ]
+    if mesa:
+        refusals += [
+            (["--backend", "raster", "--gl", "es"], {"MESA_GLES_VERSION_OVERRIDE": "2.0"}, 1,
+             "no EGL display gives an OpenGL ES 3.0 context"),
+            (["--backend", "raster", "--gl", "es", "--criterion", "threshold:1", "INPUT=" + rgb16_path],
+             {"MESA_EXTENSION_OVERRIDE": "-GL_EXT_texture_norm16"}, 1,
+             "16-bit color images need GL_RGBA16, which an OpenGL ES context has only with EXT_texture_norm16"),
+        ]
+    for args, env, status, words in refusals:
+        given = [a[len("INPUT="):] for a in args if a.startswith("INPUT=")]
+        args = [a for a in args if not a.startswith("INPUT=")]
+        run = subprocess.run([GLCCL, "label", *(given or [SAMPLE]), *args], capture_output=True, text=True,
+                             env=dict(os.environ, **env))
+        said = run.stderr.strip()
+        if run.returncode != status or words not in said or "glccl::" in said:
+            failures.append("glccl label %s (%s): exit %d, expected %d with %r: %s" %
+                            (" ".join(args), env, run.returncode, status, words, said))
+    print("--gl es: %d refusals checked" % len(refusals))
+
+
+inputs_folder = inputs
+check_gles()
 
 # ---- Color files read as luma, against OpenCV's IMREAD_GRAYSCALE ------------
 # glccl label reads a color file as one channel for binary, binary:L and
