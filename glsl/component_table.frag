@@ -1,5 +1,6 @@
 // The component's pixels in the row segment from scatterNode on, into its
-// table entry (component_table.vert):
+// table entry (component_table.vert); with TABLE_RUNS (component_table_runs.vert)
+// those of its run from scatterNode on:
 //   box:   (w-1-min x, h-1-min y, max x, max y), kept by GL_MAX blending per
 //          channel: 2 maxima and, inverted, the minima (the paper scattered
 //          every pixel into RGBA16F and stopped at 2048; R32F holds 2^15);
@@ -25,7 +26,13 @@ void main() {
     ivec2 sum = ivec2(0);
     for (int x = scatterNode.x; x < segmentEnd(scatterNode); ++x) {
         ivec2 m = ivec2(x, scatterNode.y);
-        if (texelFetch(ids, m, 0).r != scatterRoot) continue;
+        if (texelFetch(ids, m, 0).r != scatterRoot) {
+#ifdef TABLE_RUNS
+            break;  // the run ends; a later run of the root sends its own point
+#else
+            continue;
+#endif
+        }
         uint bits = nodeBits(m);
         for (int j = 0; j < NODE_H; ++j)
             for (int i = 0; i < NODE_W; ++i) {

@@ -200,36 +200,51 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
         REQUIRE(info.major == 3);
         REQUIRE(info.minor == 0);
     }
-    // Tiny bands: components past float precision take component_bits.
+    // Tiny bands: components past float precision take component_bits. The
+    // defaults, then every variant of glccl::Tuning's raster knobs at once,
+    // with small blocks and with one.
     RasterPipeline::Options options;
     options.bandPixels = 5000;
+    RasterPipeline::Options variants = options;
+    variants.resolveInFragments = !options.resolveInFragments;
+    variants.tableByRuns = !options.tableByRuns;
+    variants.fusedColumnPoints = !options.fusedColumnPoints;
+    variants.scanAlways = !options.scanAlways;
+    variants.borderRounds = 1;
+    variants.blockWidth = 3;
+    RasterPipeline::Options oneBlock = variants;
+    oneBlock.blockWidth = 1 << 14;
     RasterPipeline pipeline(options);
-    struct Case {
-        const char* family;
-        int width, height;
-    } cases[] = {{"noise50", 61, 47},       // many roots: the scan numbers them
-                 {"dense_disks", 120, 90},  // few roots: stencil routing
-                 {"spiral", 130, 67},       {"ones", 333, 257},  // one component past float sums
-                 {"noise90", 333, 257}};
-    for (const Case& c : cases) {
-        const Image image = generateFamily(c.family, c.width, c.height, 5);
-        for (Connectivity connectivity : kBoth) {
-            auto input = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
-            input.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
-            auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
-            StageTimer timer(false);
-            const std::uint32_t count = pipeline.label(input, labels, connectivity, Criterion::binary(), timer);
-            Labeling actual;
-            actual.width = image.width;
-            actual.height = image.height;
-            actual.labels.resize(std::size_t(image.width) * std::size_t(image.height));
-            labels.download(actual.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
-            actual.components = pipeline.components(timer);
-            const Labeling expected = labelReference(image, connectivity, Criterion::binary());
-            INFO(c.family << " " << test::describeCase(image, connectivity, Criterion::binary()) << ": "
-                          << compareLabelings(expected, actual).describe());
-            CHECK(count == expected.count());
-            CHECK(compareLabelings(expected, actual).identical());
+    for (const RasterPipeline::Options& chosen : {options, variants, oneBlock}) {
+        pipeline.setOptions(chosen);
+        INFO("blockWidth " << chosen.blockWidth << ", resolveInFragments " << chosen.resolveInFragments);
+        struct Case {
+            const char* family;
+            int width, height;
+        } cases[] = {{"noise50", 61, 47},       // many roots: the scan numbers them
+                     {"dense_disks", 120, 90},  // few roots: stencil routing
+                     {"spiral", 130, 67},       {"ones", 333, 257},  // one component past float sums
+                     {"noise90", 333, 257}};
+        for (const Case& c : cases) {
+            const Image image = generateFamily(c.family, c.width, c.height, 5);
+            for (Connectivity connectivity : kBoth) {
+                auto input = gl::Texture::allocate(GL_R8, image.width, image.height, "test");
+                input.upload(image.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+                auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
+                StageTimer timer(false);
+                const std::uint32_t count = pipeline.label(input, labels, connectivity, Criterion::binary(), timer);
+                Labeling actual;
+                actual.width = image.width;
+                actual.height = image.height;
+                actual.labels.resize(std::size_t(image.width) * std::size_t(image.height));
+                labels.download(actual.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+                actual.components = pipeline.components(timer);
+                const Labeling expected = labelReference(image, connectivity, Criterion::binary());
+                INFO(c.family << " " << test::describeCase(image, connectivity, Criterion::binary()) << ": "
+                              << compareLabelings(expected, actual).describe());
+                CHECK(count == expected.count());
+                CHECK(compareLabelings(expected, actual).identical());
+            }
         }
     }
     CHECK(glGetError() == GL_NO_ERROR);

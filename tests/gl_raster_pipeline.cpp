@@ -4,6 +4,7 @@
 // here ask for the raster backend by name.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -14,6 +15,7 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/tuning.hpp"
 #include "backends/raster/raster_pipeline.hpp"
 #include "embedded_shaders.hpp"
 #include "stage_timer.hpp"
@@ -423,4 +425,110 @@ TEST_CASE("raster: Labeler reads the red channel of GL_RGBA8 for binary and segm
         }
     }
     CHECK(glGetError() == GL_NO_ERROR);
+}
+
+namespace {
+
+// The pipeline's variants (glccl::Tuning's raster knobs): each alone beside
+// the defaults, then all together, with small blocks so that borders are
+// merged, and one block so that resolve_links does the merging.
+std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
+    std::vector<std::pair<std::string, RasterPipeline::Options>> variants;
+    RasterPipeline::Options options;
+    variants.emplace_back("defaults", options);
+    options.resolveInFragments = false;
+    variants.emplace_back("rasterResolve=vertex", options);
+    options = {};
+    options.tableByRuns = true;
+    variants.emplace_back("rasterTable=runs", options);
+    options = {};
+    options.fusedColumnPoints = false;
+    variants.emplace_back("rasterColumnDraws=3", options);
+    options = {};
+    options.scanAlways = true;
+    variants.emplace_back("rasterNumbering=scan", options);
+    options = {};
+    options.borderRounds = 1;
+    options.blockWidth = 3;
+    variants.emplace_back("rasterBorderRounds=1 rasterBlockWidth=3", options);
+    options.resolveInFragments = false;
+    options.tableByRuns = true;
+    options.fusedColumnPoints = false;
+    options.scanAlways = true;
+    variants.emplace_back("every variant, rasterBlockWidth=3", options);
+    options.blockWidth = 1 << 14;
+    variants.emplace_back("every variant, one block", options);
+    options = {};
+    options.blockWidth = 1 << 14;
+    variants.emplace_back("defaults, one block", options);
+    return variants;
+}
+
+// Labels `image` (one GL_R8 channel) with `pipeline` and requires the
+// reference's labels, count and table.
+void requirePipelineMatches(RasterPipeline& pipeline, const Image& image, Connectivity connectivity,
+                            const Criterion& criterion, const std::string& name) {
+    auto input = r8Texture(image);
+    auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
+    StageTimer timer(false);
+    Labeling actual;
+    actual.width = image.width;
+    actual.height = image.height;
+    const std::uint32_t count = pipeline.label(input, labels, connectivity, criterion, timer);
+    actual.components = pipeline.components(timer);
+    actual.labels.resize(std::size_t(image.width) * std::size_t(image.height));
+    labels.download(actual.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
+    const Labeling expected = labelReference(image, connectivity, criterion);
+    INFO(name << " " << glccl::test::describeCase(image, connectivity, criterion) << ": "
+              << compareLabelings(expected, actual).describe());
+    REQUIRE(count == expected.count());
+    REQUIRE(compareLabelings(expected, actual).identical());
+}
+
+}  // namespace
+
+TEST_CASE("raster: every variant of the raster tuning labels exactly", "[gl][raster]") {
+    HeadlessContext context;
+    for (const auto& [name, options] : rasterVariants()) {
+        INFO("variant: " << name);
+        RasterPipeline::Options withBands = options;
+        withBands.bandPixels = 5000;  // components past float precision take component_bits
+        RasterPipeline pipeline(withBands);
+        for (const char* family : {"noise50", "spiral", "comb", "ones"})
+            for (Connectivity connectivity : kBoth)
+                requirePipelineMatches(pipeline, generateFamily(family, 130, 67, 11), connectivity,
+                                       Criterion::binary(), family);
+        std::mt19937_64 random(53);
+        for (int i = 0; i < 16; ++i) {
+            const int width = 1 + int(random() % 90), height = 1 + int(random() % 90);
+            const double density = double(random() % 101) / 100.0;
+            requirePipelineMatches(pipeline, randomImage(width, height, density, 2, 1, random()), kBoth[i % 2],
+                                   Criterion::binary(), "random " + std::to_string(i));
+            requirePipelineMatches(pipeline, randomImage(width, height, 0.7, 3, 1, random()), kBoth[i % 2],
+                                   Criterion::segments(), "segments " + std::to_string(i));
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("raster: the process's Tuning picks the raster engine's variants", "[gl][raster]") {
+    // One dot is numbered by the stencil routing, unless the Tuning asks for
+    // the scan; the labels are the reference's either way.
+    Image image(40, 30);
+    image.at(7, 5) = 255;
+    const Tuning before = tuning();
+    for (const bool scan : {false, true}) {
+        Tuning chosen = before;
+        chosen.set("rasterNumbering", scan ? "scan" : "auto");
+        chosen.set("rasterTable", "runs");
+        chosen.set("rasterResolve", "vertex");
+        setTuning(chosen);
+        StageTimings timings;
+        requireMatchesReference(session(), image, Connectivity::Eight, Criterion::binary(), "one dot", &timings);
+        const std::vector<std::string> names = stageNames(timings);
+        INFO("scan: " << scan);
+        CHECK(std::count(names.begin(), names.end(), "scan_roots") == (scan ? 1 : 0));
+        CHECK(std::count(names.begin(), names.end(), "route_roots") == (scan ? 0 : 1));
+    }
+    setTuning(before);
 }

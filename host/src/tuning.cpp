@@ -51,6 +51,9 @@ Enum parseChoice(const std::string& name, const std::string& text, const char* c
 
 const char* const kTransfers[] = {"auto", "plain", "bands"};
 const char* const kComputeParents[] = {"auto", "buffer", "image"};
+const char* const kRasterWork[] = {"fragment", "vertex"};
+const char* const kRasterTable[] = {"segments", "runs"};
+const char* const kRasterNumbering[] = {"auto", "scan"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -78,22 +81,49 @@ void Tuning::set(const std::string& name, const std::string& value) {
                                                    "auto or a thread count 1.." + std::to_string(kMaxCopyThreads));
     } else if (name == "computeParents") {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
+    } else if (name == "rasterBlockWidth") {
+        rasterBlockWidth = value == "auto" ? 0 : parseCount(name, value, 2, 4096, "auto or a column count 2..4096");
+    } else if (name == "rasterResolve") {
+        rasterResolve = parseChoice<RasterWork>(name, value, kRasterWork);
+    } else if (name == "rasterTable") {
+        rasterTable = parseChoice<RasterTable>(name, value, kRasterTable);
+    } else if (name == "rasterColumnDraws") {
+        rasterColumnDraws = parseCount(name, value, 2, 3, "2 or 3");
+    } else if (name == "rasterNumbering") {
+        rasterNumbering = parseChoice<RasterNumbering>(name, value, kRasterNumbering);
+    } else if (name == "rasterBorderRounds") {
+        rasterBorderRounds = value == "auto" ? 0 : parseCount(name, value, 1, 64, "auto or a round count 1..64");
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
-                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents or "
+                    "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
+                    "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds or "
                     "shaderDir");
     }
 }
 
 std::string Tuning::describe() const {
+    // The raster engine's variants only where they differ from the defaults.
+    const Tuning defaults;
+    std::string raster;
+    if (rasterBlockWidth != defaults.rasterBlockWidth)
+        raster += " rasterBlockWidth=" + std::to_string(rasterBlockWidth);
+    if (rasterResolve != defaults.rasterResolve)
+        raster += std::string(" rasterResolve=") + kRasterWork[int(rasterResolve)];
+    if (rasterTable != defaults.rasterTable) raster += std::string(" rasterTable=") + kRasterTable[int(rasterTable)];
+    if (rasterColumnDraws != defaults.rasterColumnDraws)
+        raster += " rasterColumnDraws=" + std::to_string(rasterColumnDraws);
+    if (rasterNumbering != defaults.rasterNumbering)
+        raster += std::string(" rasterNumbering=") + kRasterNumbering[int(rasterNumbering)];
+    if (rasterBorderRounds != defaults.rasterBorderRounds)
+        raster += " rasterBorderRounds=" + std::to_string(rasterBorderRounds);
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
            " copyThreads=" + (copyThreads == 0 ? std::string("auto") : std::to_string(copyThreads)) +
            " computeParents=" + kComputeParents[int(computeParents)] +
-           (shaderDir.empty() ? std::string() : " shaderDir=" + shaderDir);
+           raster + (shaderDir.empty() ? std::string() : " shaderDir=" + shaderDir);
 }
 
 void setTuning(const Tuning& tuning) {
@@ -105,6 +135,15 @@ void setTuning(const Tuning& tuning) {
     if (tuning.copyThreads < 0 || tuning.copyThreads > Tuning::kMaxCopyThreads)
         throw Error("glccl::setTuning(): copyThreads is " + std::to_string(tuning.copyThreads) +
                     "; expected 0 (the hardware threads) or 1.." + std::to_string(Tuning::kMaxCopyThreads));
+    if (tuning.rasterBlockWidth != 0 && (tuning.rasterBlockWidth < 2 || tuning.rasterBlockWidth > 4096))
+        throw Error("glccl::setTuning(): rasterBlockWidth is " + std::to_string(tuning.rasterBlockWidth) +
+                    "; expected 0 (about sqrt(grid width)) or 2..4096");
+    if (tuning.rasterColumnDraws != 2 && tuning.rasterColumnDraws != 3)
+        throw Error("glccl::setTuning(): rasterColumnDraws is " + std::to_string(tuning.rasterColumnDraws) +
+                    "; expected 2 or 3");
+    if (tuning.rasterBorderRounds < 0 || tuning.rasterBorderRounds > 64)
+        throw Error("glccl::setTuning(): rasterBorderRounds is " + std::to_string(tuning.rasterBorderRounds) +
+                    "; expected 0 (until no link) or 1..64");
     std::lock_guard<std::mutex> lock(tuningMutex());
     processTuning() = tuning;
 }

@@ -64,6 +64,46 @@ struct Tuning {
     int copyThreads = 0;
     // The compute engine's parents: auto (default), buffer or image.
     ComputeParents computeParents = ComputeParents::Auto;
+    // The raster engine's variants, to compare them in one build (glccl
+    // bench --backends raster): where a stage's per-node work runs, how
+    // column processing is cut into blocks, how roots are numbered. Every
+    // variant labels exactly; only the defaults are what the Labeler is
+    // measured with.
+    enum class RasterWork {
+        Fragment,  // found by a full-screen fragment pass, each connected
+                   // pair once; the draw that scatters points reads one
+                   // texel a vertex
+        Vertex,    // found per node, every neighbour, in the vertex shader
+                   // of the draw itself
+    };
+    enum class RasterTable {
+        Segments,  // a point per component and row segment of 32 nodes,
+                   // found by walking the segment
+        Runs,      // a point per run of a component along a row segment,
+                   // found from two texels
+    };
+    enum class RasterNumbering {
+        Auto,  // stencil routing for up to 255 roots, the scan beyond
+        Scan,  // the scan's prefix count for any count (no draw of a vertex
+               // per node)
+    };
+    // Columns per block of column processing, 2..4096; 0 (default) about
+    // sqrt(grid width), between 4 and 64.
+    int rasterBlockWidth = 0;
+    // resolve_links' links across connections: fragment (default) or vertex.
+    RasterWork rasterResolve = RasterWork::Fragment;
+    // component_table's points: segments (default) or runs.
+    RasterTable rasterTable = RasterTable::Segments;
+    // Draws a column of column processing: 2 (default), scatter back and
+    // the next column's gather as one draw, or 3, apart.
+    int rasterColumnDraws = 2;
+    // How roots are numbered: auto (default) or scan.
+    RasterNumbering rasterNumbering = RasterNumbering::Auto;
+    // Link rounds across block borders, each a draw and a compression:
+    // 0 (default) until an occlusion query sees no link (a wait for the
+    // GPU each round); N: N rounds, unchecked, resolve_links linking what
+    // they leave.
+    int rasterBorderRounds = 0;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

@@ -13,17 +13,48 @@ const ProgramSpec kUpdate{"column_processing_update", "column_processing_update.
                           "column_processing_update.frag", {"fragColor"}, {kRootsSlot}};
 const ProgramSpec kScatter{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
                            {"fragColor"}, {kColumnsSlot}};
+const ProgramSpec kPoints{"column_processing_points", "column_processing_points.vert", "write_scatter.frag",
+                          {"fragColor"}, {kColumnsSlot}};
+
+// Update column: reads A, writes column `column` of every block into B.
+void updateColumn(gl::Program& update, int column, int blocks, const gl::RenderTarget& roots,
+                  const gl::RenderTarget& columns) {
+    beginPass(columns);
+    bindTexture(kRootsSlot, roots.texture);
+    glDisable(GL_BLEND);
+    update.use();
+    update.set(kColumnInBlock, column);
+    glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, blocks);
+}
+
+// Scatter back of column `column` (none for column 0) and gather neighbour of
+// column + 1 (none past the block) in one draw: reads B, blends into A and
+// marks every root it changes.
+void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t columnNodes,
+                     const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
+    beginPass(roots);
+    bindTexture(kColumnsSlot, columns.texture);
+    glEnable(GL_BLEND);
+    glEnable(GL_DEPTH_TEST);
+    glDepthMask(GL_TRUE);
+    points.use();
+    points.set(kColumnInBlock, column);
+    drawPoints((column > 0 ? columnNodes : 0) + (column + 1 < blockWidth ? columnNodes : 0));
+    glDepthMask(GL_FALSE);
+    glDisable(GL_DEPTH_TEST);
+}
 }  // namespace
 
 void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
-                               const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
+                               const gl::RenderTarget& roots, const gl::RenderTarget& columns, bool fusedPoints) {
     auto scope = context.timer.scope(kStage);
     const int blocks = ceilDiv(roots.width(), blockWidth);
     const std::int64_t columnNodes = std::int64_t(blocks) * roots.height();
     auto& gather = context.programs.use(kGather);
     auto& update = context.programs.use(kUpdate);
     auto& scatter = context.programs.use(kScatter);
-    for (auto* program : {&gather, &update, &scatter}) program->set(kBlockWidth, blockWidth);
+    auto& points = context.programs.use(kPoints);
+    for (auto* program : {&gather, &update, &scatter, &points}) program->set(kBlockWidth, blockWidth);
     bindTexture(kNodeGraphSlot, nodeGraph);
 
     // No root is marked yet: scatter-back marks at depth 1.0.
@@ -36,6 +67,15 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
     // Gather's state; the loop switches what update column and scatter-back change.
     setRenderState({GL_MAX, GL_NONE, false});
     glDepthFunc(GL_ALWAYS);
+    if (fusedPoints) {
+        drawFusedPoints(points, 0, blockWidth, columnNodes, roots, columns);
+        for (int column = 1; column < blockWidth; ++column) {
+            updateColumn(update, column, blocks, roots, columns);
+            drawFusedPoints(points, column, blockWidth, columnNodes, roots, columns);
+        }
+        context.checkPass(kStage);
+        return;
+    }
     for (int column = 1; column < blockWidth; ++column) {
         // Gather neighbour: reads B, blends into A.
         beginPass(roots);
@@ -45,13 +85,7 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
         gather.set(kColumnInBlock, column);
         drawPoints(columnNodes);
 
-        // Update column: reads A, writes the column into B.
-        beginPass(columns);
-        bindTexture(kRootsSlot, roots.texture);
-        glDisable(GL_BLEND);
-        update.use();
-        update.set(kColumnInBlock, column);
-        glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, blocks);
+        updateColumn(update, column, blocks, roots, columns);
 
         // Scatter back: reads B, blends into A and marks the changed roots.
         beginPass(roots);

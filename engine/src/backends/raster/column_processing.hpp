@@ -20,9 +20,12 @@ class ColumnProcessingPass {
 public:
     static constexpr const char* kStage = "column_processing";
     // `roots` and `columns` both hold the vertical runs on entry and share
-    // the depth buffer of root marks.
+    // the depth buffer of root marks. With `fusedPoints`, scatter back of
+    // column c and gather neighbour of column c + 1 are one draw
+    // (column_processing_points.vert, Tuning::rasterColumnDraws 2): two
+    // draws a column instead of three, the same vertices.
     void run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth, const gl::RenderTarget& roots,
-             const gl::RenderTarget& columns);
+             const gl::RenderTarget& columns, bool fusedPoints);
 };
 
 }  // namespace glccl::raster

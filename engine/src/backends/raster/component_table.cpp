@@ -6,6 +6,8 @@ namespace {
 constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
 const ProgramSpec kComponentTable{"component_table", "component_table.vert", "component_table.frag",
                                   {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot}};
+const ProgramSpec kComponentTableRuns{"component_table_runs", "component_table_runs.vert", "component_table.frag",
+                                      {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot}, {"TABLE_RUNS"}};
 // Draw buffers of the table's framebuffer.
 constexpr GLuint kBoxes = 0, kSums = 1, kRoots = 2;
 }  // namespace
@@ -17,17 +19,18 @@ ComponentTablePass::ComponentTablePass() {
     perDrawBufferBlend_ = !es_ && major >= 4;
 }
 
-void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table) {
+void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
+                             bool byRuns) {
     auto scope = context.timer.scope(kStage);
-    auto& program = context.programs.use(kComponentTable);
+    bindTexture(kNodeGraphSlot, grid.nodeGraph);
+    bindTexture(kIdsSlot, grid.ids);
+    auto& program = context.programs.use(byRuns ? kComponentTableRuns : kComponentTable);
     program.set("tableSize", table.width, table.height);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.framebuffer.id());
     glViewport(0, 0, table.width, table.height);
     setRenderState({GL_MAX});
     const float zero[4] = {0, 0, 0, 0};
     for (GLint target : {kBoxes, kSums, kRoots}) glClearBufferfv(GL_COLOR, target, zero);
-    bindTexture(kNodeGraphSlot, grid.nodeGraph);
-    bindTexture(kIdsSlot, grid.ids);
     bindTexture(kRootLabelsSlot, grid.rootLabels);
     const std::int64_t nodes = std::int64_t(grid.grid.gridWidth) * grid.grid.gridHeight;
     if (perDrawBufferBlend_) {

@@ -16,18 +16,19 @@ constexpr int kMaxRounds = 64;
 }  // namespace
 
 void MergeBlockBordersPass::run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
-                                const gl::RenderTarget& ids, const gl::RenderTarget& scratch) {
+                                const gl::RenderTarget& ids, const gl::RenderTarget& scratch, int rounds) {
     const int blocks = ceilDiv(ids.width(), blockWidth);
     if (blocks < 2) return;
     auto scope = context.timer.scope(kStage);
     auto& link = context.programs.use(kLinkBorders);
     link.set("blockWidth", blockWidth);
     bindTexture(kNodeGraphSlot, nodeGraph);
-    // Two columns of nodes per border; an occlusion query over the links
-    // tells when a round linked nothing.
+    // Two columns of nodes per border; without a bound, an occlusion query
+    // over the links tells when a round linked nothing.
     const std::int64_t borderNodes = std::int64_t(blocks - 1) * 2 * ids.height();
-    for (int round = 0; round < kMaxRounds; ++round) {
-        if (!linkRoots(context, link, ids, scratch, borderNodes, query_)) break;
+    const bool checked = rounds == 0;
+    for (int round = 0; round < (checked ? kMaxRounds : rounds); ++round) {
+        if (!linkRoots(context, link, ids, scratch, borderNodes, checked ? &query_ : nullptr)) break;
         PostColumnProcessingPass::compress(context, scratch, ids);
     }
     context.checkPass(kStage);

@@ -12,9 +12,12 @@ public:
     static constexpr const char* kStage = "merge_block_borders";
     MergeBlockBordersPass() : query_(gl::Query::create()) {}
     // Labels in `ids` (compressed) on entry and exit; `scratch` is the
-    // grid's size. Nothing to do with a single block.
+    // grid's size. Nothing to do with a single block. `rounds` 0: until a
+    // round links nothing (an occlusion query, a wait for the GPU each
+    // round); N: N rounds, unchecked (Tuning::rasterBorderRounds), and
+    // resolve_links links what they leave.
     void run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth, const gl::RenderTarget& ids,
-             const gl::RenderTarget& scratch);
+             const gl::RenderTarget& scratch, int rounds = 0);
 
 private:
     gl::Query query_;

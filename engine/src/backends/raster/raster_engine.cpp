@@ -1,6 +1,7 @@
 // The raster backend: O'Connell's pipeline as render passes (raster_pipeline.hpp).
 
 #include "backends/texture_engine.hpp"
+#include "glccl/tuning.hpp"
 #include "raster_pipeline.hpp"
 
 namespace glccl::backends {
@@ -14,6 +15,16 @@ public:
     }
     std::uint32_t label(const gl::Texture& input, const gl::Texture& labels, const LabelOptions& options,
                         StageTimer& timer) override {
+        // The process's Tuning picks the variants at every call.
+        const Tuning current = tuning();
+        RasterPipeline::Options variants = pipeline_.options();
+        variants.blockWidth = current.rasterBlockWidth;
+        variants.resolveInFragments = current.rasterResolve == Tuning::RasterWork::Fragment;
+        variants.tableByRuns = current.rasterTable == Tuning::RasterTable::Runs;
+        variants.scanAlways = current.rasterNumbering == Tuning::RasterNumbering::Scan;
+        variants.borderRounds = current.rasterBorderRounds;
+        variants.fusedColumnPoints = current.rasterColumnDraws == 2;
+        pipeline_.setOptions(variants);
         return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);
     }
     void components(std::vector<Component>& out, StageTimer& timer) override { pipeline_.components(out, timer); }

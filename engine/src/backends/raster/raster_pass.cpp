@@ -30,6 +30,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
         defineSharedConstants(builder);
+        for (const char* name : spec.defines) builder.define(name);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);
         for (const char* output : spec.outputs) builder.output(output);
         found = programs_.emplace(std::pair{&spec, variant_}, builder.build()).first;

@@ -39,6 +39,8 @@ struct ProgramSpec {
     const char* fragmentFile;
     std::vector<const char*> outputs;
     std::vector<TextureSlot> textures;
+    // Names #defined for this program alone: a variant of a shared file.
+    std::vector<const char*> defines = {};
 };
 
 // The programs of the pipeline, built on first use for each variant: the

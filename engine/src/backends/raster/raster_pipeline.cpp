@@ -31,6 +31,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_ = options;
     options_.blockWidth = std::max(0, options.blockWidth);
     options_.bandPixels = std::clamp(options.bandPixels, 1, kExactFloatSum);
+    options_.borderRounds = std::clamp(options.borderRounds, 0, 64);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
@@ -58,11 +59,16 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
 
     nodeGraph_.run(context, input, r.nodeGraph);                             // nodes, their links and foreground pixels
     verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch);              // every node -> the top of its vertical run
-    columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch);  // runs merged left to right, all blocks at once
-    postColumnProcessing_.run(context, r.ids, r.idScratch);                 // marked roots, then every node, to their roots
-    mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch);  // roots linked across block borders
-    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch);  // until no connected neighbours differ: exact
-    if (!es_) {
+    // Runs merged left to right, all blocks at once.
+    columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.fusedColumnPoints);
+    postColumnProcessing_.run(context, r.ids, r.idScratch);  // marked roots, then every node, to their roots
+    // Roots linked across block borders, then until no connected neighbours differ: exact.
+    mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
+    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues, options_.resolveInFragments);
+    if (options_.scanAlways) {
+        count_ = scanRoots_.count(context, r.ids, r.scanLevels, r.rootLabels);
+        scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);
+    } else if (!es_) {
         const std::uint32_t roots = countRoots_.run(context, r.ids, r.idScratch);
         if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);
         else scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
@@ -89,7 +95,8 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const PassContext context{programs_, timer, options_.checkEachPass, es_};
     glBindVertexArray(emptyVertexArray_.id());
 
-    componentTable_.run(context, r.labeled(), r.table);  // boxes, sums and roots scattered into the compact table
+    // Boxes, sums and roots scattered into the compact table.
+    componentTable_.run(context, r.labeled(), r.table, options_.tableByRuns);
     downloadTable_.run(context, r.table, count_, downloaded_);
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not

@@ -42,6 +42,23 @@ public:
         // Pixels per band of component_bits' exact sums; at most, and by
         // default, 2^24. Smaller bands only cost passes (tests).
         int bandPixels = raster::kExactFloatSum;
+        // The variants of Tuning (glccl/tuning.hpp), which the raster
+        // engine sets from it at every call; each labels exactly.
+        // resolve_links' links found by a fragment pass (rasterResolve
+        // fragment) or by the link draw's vertices.
+        bool resolveInFragments = true;
+        // component_table's points per run of a root along a row segment
+        // (rasterTable runs) or per root and segment.
+        bool tableByRuns = false;
+        // Roots numbered by the scan at any count (rasterNumbering scan),
+        // not routed by the stencil where 255 or fewer.
+        bool scanAlways = false;
+        // Column processing's scatter back and next gather as one draw
+        // (rasterColumnDraws 2), or apart (3).
+        bool fusedColumnPoints = true;
+        // Link rounds across block borders, unchecked; 0: until none links
+        // (rasterBorderRounds).
+        int borderRounds = 0;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

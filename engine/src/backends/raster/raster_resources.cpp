@@ -23,6 +23,7 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     rootMarks = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, gridWidth, gridHeight, what);
     ids = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
     idScratch = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
+    nodeValues = gl::RenderTarget::allocate(GL_RG32F, gridWidth, gridHeight, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
 
     // The scan pyramid: rows reduced by kScanBlock until one column is left,

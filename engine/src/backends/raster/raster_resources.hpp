@@ -84,6 +84,7 @@ struct RasterResources {
     gl::RenderTarget nodeGraph;      // R16UI: links and foreground pixels per node
     gl::Renderbuffer rootMarks;      // depth: roots changed by column processing, shared by both ID targets
     gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels are in `ids`
+    gl::RenderTarget nodeValues;     // RG32F, per node: what a fragment pass found for the next draw's vertices
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
     std::vector<ScanLevel> scanLevels;
     gl::RenderTarget scanZero;       // 1x1 zero: the offset above the top level

@@ -5,38 +5,72 @@
 namespace glccl::raster {
 
 namespace {
+constexpr TextureSlot kLinkValuesSlot{"linkValues", 2};
 const ProgramSpec kCount{"resolve_links_count", "fullscreen.vert", "resolve_links_count.frag", {}, {kIdsSlot}};
 const ProgramSpec kLink{"resolve_links_link", "resolve_links_link.vert", "write_scatter.frag", {"fragColor"},
                         {kIdsSlot}};
+const ProgramSpec kValues{"resolve_links_values", "fullscreen.vert", "resolve_links_values.frag", {"fragLink"},
+                          {kIdsSlot}};
+const ProgramSpec kScatter{"resolve_links_scatter", "resolve_links_scatter.vert", "write_scatter.frag",
+                           {"fragColor"}, {kLinkValuesSlot}};
 }  // namespace
 
 bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTarget& ids,
-               const gl::RenderTarget& scratch, std::int64_t points, const gl::Query& query) {
+               const gl::RenderTarget& scratch, std::int64_t points, const gl::Query* query) {
     copyTarget(ids, scratch);
     beginPass(scratch);
     bindTexture(kIdsSlot, ids.texture);
     link.use();
     setRenderState({GL_MAX});
-    return anySamplesPassed(context, query, [&] { drawPoints(points); });
+    if (query == nullptr) {
+        drawPoints(points);
+        return true;
+    }
+    return anySamplesPassed(context, *query, [&] { drawPoints(points); });
 }
 
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-                          const gl::RenderTarget& scratch) {
+                          const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments) {
     auto scope = context.timer.scope(kStage);
-    auto& count = context.programs.use(kCount);
-    auto& link = context.programs.use(kLink);
+    const std::int64_t nodes = std::int64_t(ids.width()) * ids.height();
     bindTexture(kNodeGraphSlot, nodeGraph);
     int rounds = 0;
-    for (;;) {
-        // Nodes with a connected neighbour of another label; nothing is written.
-        beginPass(scratch);
-        bindTexture(kIdsSlot, ids.texture);
-        count.use();
-        setRenderState({GL_NONE, GL_NONE, false, false});
-        if (!anySamplesPassed(context, query_, drawFullscreen)) break;
-        ++rounds;
-        linkRoots(context, link, ids, scratch, std::int64_t(ids.width()) * ids.height(), query_);
-        PostColumnProcessingPass::compress(context, scratch, ids);
+    if (linksInFragments) {
+        auto& find = context.programs.use(kValues);
+        auto& scatter = context.programs.use(kScatter);
+        const float zero[4] = {0, 0, 0, 0};
+        for (;;) {
+            // Each node's link, where a forward neighbour's label differs;
+            // any fragment written means a link is left.
+            beginPass(values);
+            setRenderState({});
+            glClearBufferfv(GL_COLOR, 0, zero);
+            bindTexture(kIdsSlot, ids.texture);
+            find.use();
+            if (!anySamplesPassed(context, query_, drawFullscreen)) break;
+            ++rounds;
+            copyTarget(ids, scratch);
+            beginPass(scratch);
+            bindTexture(kLinkValuesSlot, values.texture);
+            scatter.use();
+            setRenderState({GL_MAX});
+            drawPoints(nodes);
+            PostColumnProcessingPass::compress(context, scratch, ids);
+        }
+    } else {
+        auto& count = context.programs.use(kCount);
+        auto& link = context.programs.use(kLink);
+        for (;;) {
+            // Nodes with a connected neighbour of another label; nothing is written.
+            beginPass(scratch);
+            bindTexture(kIdsSlot, ids.texture);
+            count.use();
+            setRenderState({GL_NONE, GL_NONE, false, false});
+            if (!anySamplesPassed(context, query_, drawFullscreen)) break;
+            ++rounds;
+            linkRoots(context, link, ids, scratch, nodes, nullptr);
+            PostColumnProcessingPass::compress(context, scratch, ids);
+        }
     }
     context.checkPass(kStage);
     return rounds;

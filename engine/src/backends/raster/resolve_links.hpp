@@ -14,10 +14,14 @@ class ResolveLinksPass {
 public:
     static constexpr const char* kStage = "resolve_links";
     ResolveLinksPass() : query_(gl::Query::create()) {}
-    // Labels in `ids` (compressed) on entry and exit; `scratch` is the
-    // grid's size. Returns the rounds it needed.
+    // Labels in `ids` (compressed) on entry and exit; `scratch` and
+    // `values` are the grid's size. With `linksInFragments` a fragment
+    // pass finds each node's link into `values` and is the check
+    // (resolve_links_values.frag, Tuning::rasterResolve); otherwise a
+    // fragment pass checks and the link draw's vertices find the links.
+    // Returns the rounds it needed.
     int run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-            const gl::RenderTarget& scratch);
+            const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments);
 
 private:
     gl::Query query_;
@@ -26,8 +30,9 @@ private:
 // A link round of merge_block_borders and resolve_links: `ids` copied into
 // `scratch`, then the points of `link` (common.glsl, linkToLargestNeighbour)
 // blended into it with GL_MAX, so roots move to larger connected labels.
-// Returns whether any point was drawn, i.e. whether anything was linked.
+// With a query, returns whether any point was drawn, i.e. whether anything
+// was linked (a wait for the GPU); without, returns true.
 bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTarget& ids,
-               const gl::RenderTarget& scratch, std::int64_t points, const gl::Query& query);
+               const gl::RenderTarget& scratch, std::int64_t points, const gl::Query* query);
 
 }  // namespace glccl::raster
