@@ -198,7 +198,8 @@ def check_gles():
 
     def label(paths, backend, out, extra=(), env=None):
         os.makedirs(out, exist_ok=True)
-        return subprocess.run([GLCCL, "label", *paths, "--backend", backend, "--out-dir", out, "--labels", *extra],
+        return subprocess.run([GLCCL, "label", *paths, "--backend", backend, "--out-dir", out, "--labels", "--force",
+                               *extra],
                               capture_output=True, text=True, env=dict(os.environ, **(env or {})))
 
     probe = subprocess.run([GLCCL, "label", SAMPLE, "--backend", "raster", "--gl", "es", "--json"],
