@@ -2,18 +2,24 @@
 // intensity sums against exact sums written here, boxes and areas against
 // the reference labeler's table, Euler numbers against components and holes
 // counted by the reference labeler; the same table at every thread count;
-// an image measured in pieces with margins equal to it measured whole; and
-// the refusals. (Every property against scikit-image: tests/python.)
+// an image measured in pieces with margins equal to it measured whole; the
+// sums by label of a list (glccl/label_sums.hpp) against sums made serially
+// here, at several thread counts; and the refusals. (Every property against scikit-image: tests/python.)
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "glccl/error.hpp"
+#include "glccl/label_sums.hpp"
 #include "glccl/measure.hpp"
 #include "glccl/reference.hpp"
 
@@ -283,4 +289,146 @@ TEST_CASE("measure: mistakes are errors that say what is wrong", "[measure]") {
     REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("spacing of 1"));
     options.properties.spacing = {1.0};
     REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("spacing has 1"));
+}
+
+namespace {
+
+// A list's totals made here, one element after another: counts, exact sums
+// and squares, the first extremes in C order, coordinate-weighted sums.
+struct SerialSums {
+    std::vector<std::int64_t> counts, minAt, maxAt;
+    std::vector<__int128> sums, squares;
+    std::vector<std::array<__int128, 3>> moments;
+};
+
+template <class Label, class Value>
+SerialSums serialSums(const std::vector<Label>& labels, const std::vector<Value>& values,
+                      const std::vector<std::int64_t>& list, const std::array<std::uint64_t, 3>& extents) {
+    SerialSums s;
+    const std::size_t n = list.size();
+    s.counts.assign(n, 0);
+    s.minAt.assign(n, 0);
+    s.maxAt.assign(n, 0);
+    s.sums.assign(n, 0);
+    s.squares.assign(n, 0);
+    s.moments.assign(n, {0, 0, 0});
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const auto at = std::find(list.begin(), list.end(), std::int64_t(labels[i]));
+        if (at == list.end()) continue;
+        const std::size_t k = std::size_t(at - list.begin());
+        const std::array<std::uint64_t, 3> c{i / (extents[1] * extents[2]), i / extents[2] % extents[1], i % extents[2]};
+        if (s.counts[k] == 0 || values[i] < values[std::size_t(s.minAt[k])]) s.minAt[k] = std::int64_t(i);
+        if (s.counts[k] == 0 || values[i] > values[std::size_t(s.maxAt[k])]) s.maxAt[k] = std::int64_t(i);
+        ++s.counts[k];
+        // Values here are whole multiples of 2^-10 for doubles: scaled, they sum exactly.
+        const __int128 v = __int128(std::is_floating_point_v<Value> ? double(values[i]) * 1024.0 : double(values[i]));
+        s.sums[k] += v;
+        s.squares[k] += v * v;
+        for (int a = 0; a < 3; ++a) s.moments[k][std::size_t(a)] += v * __int128(c[std::size_t(a)]);
+    }
+    return s;
+}
+
+struct SumsColumns {
+    std::vector<std::int64_t> counts, minAt, maxAt;
+    std::vector<double> sums, variances;
+    std::array<std::vector<double>, 3> centres;
+    bool operator==(const SumsColumns& o) const {
+        auto bits = [](const std::vector<double>& a, const std::vector<double>& b) {
+            return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+        };
+        return counts == o.counts && minAt == o.minAt && maxAt == o.maxAt && bits(sums, o.sums) &&
+               bits(variances, o.variances) && bits(centres[0], o.centres[0]) && bits(centres[1], o.centres[1]) &&
+               bits(centres[2], o.centres[2]);
+    }
+};
+
+SumsColumns sumsOf(const glccl::LabelSumsInput& in, int threads) {
+    SumsColumns c;
+    const std::size_t n = in.listCount;
+    c.counts.assign(n, -1);
+    c.minAt.assign(n, -1);
+    c.maxAt.assign(n, -1);
+    c.sums.assign(n, -1.0);
+    c.variances.assign(n, -1.0);
+    glccl::LabelSumsOutput out;
+    out.counts = c.counts.data();
+    out.minimumAt = c.minAt.data();
+    out.maximumAt = c.maxAt.data();
+    out.sums = c.sums.data();
+    out.variances = c.variances.data();
+    for (int a = 0; a < in.axes; ++a) {
+        c.centres[std::size_t(a)].assign(n, -1.0);
+        out.centres[std::size_t(a)] = c.centres[std::size_t(a)].data();
+    }
+    using namespace glccl::HostLabelSums;
+    glccl::sumsByLabel(in, Count | Sum | Variance | Extrema | Centre, out, threads);
+    return c;
+}
+
+}  // namespace
+
+TEST_CASE("measure: sums by label of a list, on every thread count, equal sums made serially", "[measure]") {
+    // 48 x 51 x 59 elements: several fixed stripes, regions crossing them
+    // and their planes.
+    const std::array<std::uint64_t, 3> extents{48, 51, 59};
+    const auto raw = randomLabels(std::int64_t(extents[2]), std::int64_t(extents[1]), std::int64_t(extents[0]), 300, 21);
+    std::vector<std::int32_t> labels(raw.size());
+    for (std::size_t i = 0; i < raw.size(); ++i) labels[i] = std::int32_t(raw[i]) - 5;  // negative labels too
+    // Labels absent (301, 1000), background (0) and negative ones, not consecutive.
+    const std::vector<std::int64_t> list{-5, -2, 0, 1, 2, 3, 7, 50, 51, 120, 294, 295, 301, 1000};
+    std::mt19937 rng(5);
+    std::vector<std::int16_t> small(labels.size());
+    std::vector<double> fractions(labels.size());
+    std::uniform_int_distribution<int> value(-32768, 32767), few(0, 3);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        small[i] = std::int16_t(few(rng) == 0 ? few(rng) : value(rng));  // ties at 0..3
+        fractions[i] = double(value(rng)) / 1024.0;
+    }
+    glccl::LabelSumsInput in;
+    in.axes = 3;
+    in.extents = extents;
+    in.labels = labels.data();
+    in.labelBytes = 4;
+    in.labelsSigned = true;
+    in.sortedList = list.data();
+    in.listCount = list.size();
+    for (bool floats : {false, true}) {
+        INFO((floats ? "double values" : "int16 values"));
+        in.values = floats ? static_cast<const void*>(fractions.data()) : static_cast<const void*>(small.data());
+        in.valueBytes = floats ? 8 : 2;
+        in.valueKind = floats ? glccl::SampleKind::Float : glccl::SampleKind::Signed;
+        const SerialSums want = floats ? serialSums(labels, fractions, list, extents) : serialSums(labels, small, list, extents);
+        const double scale = floats ? 1024.0 : 1.0;
+        const SumsColumns one = sumsOf(in, 1);
+        for (std::size_t k = 0; k < list.size(); ++k) {
+            INFO("label " << list[k]);
+            const std::int64_t n = want.counts[k];
+            CHECK(one.counts[k] == n);
+            CHECK(one.sums[k] == double(want.sums[k]) / scale);
+            if (n == 0) {
+                CHECK(std::isnan(one.variances[k]));
+                CHECK(one.minAt[k] == 0);
+                CHECK(std::isnan(one.centres[0][k]));
+                continue;
+            }
+            CHECK(one.minAt[k] == want.minAt[k]);
+            CHECK(one.maxAt[k] == want.maxAt[k]);
+            // (n * squares - sum^2) / n^2 and moment / sum, both exact in
+            // long double's 64 bits here, rounded once.
+            const long double variance = (static_cast<long double>(n * want.squares[k] - want.sums[k] * want.sums[k]) /
+                                          (static_cast<long double>(n) * static_cast<long double>(n))) /
+                                         (static_cast<long double>(scale) * scale);
+            CHECK(std::fabs(one.variances[k] - double(variance)) <= std::fabs(double(variance)) * 1e-15);
+            for (int a = 0; a < 3 && want.sums[k] != 0; ++a) {
+                const double centre = double(static_cast<long double>(want.moments[k][std::size_t(a)]) /
+                                             static_cast<long double>(want.sums[k]));
+                CHECK(std::fabs(one.centres[std::size_t(a)][k] - centre) <= std::fabs(centre) * 1e-15);
+            }
+        }
+        for (int threads : {2, 3, 7, 0}) {  // 0: every core
+            INFO("threads " << threads);
+            CHECK(sumsOf(in, threads) == one);
+        }
+    }
 }
