@@ -41,6 +41,7 @@
 #include "glccl/error.hpp"
 #include "glccl/version.hpp"
 #include "host_image.hpp"
+#include "host_sums.hpp"
 #include "interruptible.hpp"
 #include "label_arrays.hpp"
 #include "label_filters.hpp"
@@ -278,4 +279,5 @@ to expect of them: a list of dicts, "auto" first, with the keys
     bindHostLabelFilters(m);
     bindMeasure(m);
     bindDeviceMeasure(m);
+    bindHostSums(m);
 }

@@ -27,7 +27,7 @@ find_objects finds their boxes there."""
 
 import numpy as np
 
-from . import _measure
+from . import _glccl, _measure
 from ._arrays import label_nd
 from ._helpers import find_objects
 
@@ -115,15 +115,22 @@ def label(input, structure=None, output=None):
 
 # --- Measurements ---------------------------------------------------------------------------------------------------
 #
-# With labels and a sequence of labels as index, every label's statistics come
-# from one pass of glccl's region measurement over the labels (label 0 measured
-# too where the index names it); labels that are not non-negative integers up
-# to the element count are renumbered first by numpy.unique, as scipy does.
-# Without labels, or with a single label as index, the one group is reduced by
-# numpy, as scipy reduces it. Results, their types and the values of labels
-# absent (0, or NaN for a mean) are scipy's. Where several elements hold a
-# region's extreme, its position is the first in raster order (scipy's for a
-# single group; for a sequence of labels scipy's sort leaves it unspecified).
+# With integer (or boolean) labels and a sequence of labels as index, every
+# label's statistics come from one pass over labels and input
+# (glccl::sumsByLabel, threads over fixed stripes of the array): each label
+# asked is found in the sorted index as its elements are read, nothing is
+# numbered or sorted first, so negative labels and labels past the element
+# count are measured as they are. Sums of integers are exact, sums of floats
+# double-doubles added in a fixed order (the same bits on every thread
+# count). Other labels (floats) and indices of fractional labels are measured
+# by glccl's region measurement after numbering by numpy.unique, as scipy
+# numbers them. Without labels, or with a single label as index, the one
+# group is reduced by numpy, as scipy reduces it. Results, their types and
+# the values of labels absent (0, or NaN for a mean) are scipy's. Where
+# several elements hold a region's extreme, its position is the first in
+# raster order (scipy's for a single group; for a sequence of labels scipy's
+# sort leaves it unspecified), and a NaN is larger than every number, as in
+# scipy's sort.
 
 
 def _on_device(input, labels):
@@ -211,6 +218,117 @@ def _inputs(input, labels):
     return input, labels
 
 
+# Bits of what glccl::sumsByLabel gathers (glccl/label_sums.hpp).
+_COUNT, _SUM, _VARIANCE, _EXTREMA, _CENTRE = 1, 2, 4, 8, 16
+
+
+def _one_pass_shape(shape):
+    """The shape the one pass reads: the array's own with 1 to 3 axes, else
+    rows of its last axis (which keeps every element's flat index)."""
+    if 1 <= len(shape) <= 3:
+        return shape
+    if not shape:
+        return (1,)
+    return (int(np.prod(shape[:-1])), shape[-1])
+
+
+def _one_pass_array(array, shape):
+    """array as the one pass reads it: C-ordered, native byte order,
+    booleans as bytes, float16 as float32 (which holds it exactly)."""
+    if array.dtype == bool:
+        array = array.view(np.uint8)
+    elif array.dtype.kind == "f" and array.dtype.itemsize < 4:
+        array = array.astype(np.float32)
+    elif not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    return np.ascontiguousarray(array).reshape(shape)
+
+
+def _index_keys(index, signed):
+    """The labels index names, as the one pass takes them: (keys, asked,
+    shape), keys int64 (signed labels) or uint64 (unsigned), asked a mask of
+    index.flat of the labels such labels can hold (None: all); None where
+    index holds fractional or non-finite numbers (scipy truncates them or
+    not by the labels' values) or no numbers at all."""
+    wanted = np.asanyarray(index)
+    shape = wanted.shape
+    flat = wanted.ravel()
+    if flat.dtype == bool:
+        flat = flat.astype(np.int64)
+    elif flat.dtype.kind == "f":
+        if flat.size and not (np.all(np.isfinite(flat)) and np.all(flat == np.trunc(flat))):
+            return None
+        low, high = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 0.0)
+        if low >= 0 and high < 2.0 ** 64:
+            flat = flat.astype(np.uint64 if high >= 2.0 ** 63 else np.int64)
+        elif high < 2.0 ** 63:
+            flat = flat.astype(np.int64)
+        else:
+            return None
+    elif flat.dtype.kind not in "iu":
+        return None
+    asked = None
+    if signed and flat.dtype == np.uint64:
+        asked = flat <= np.uint64(np.iinfo(np.int64).max)
+    elif not signed and flat.dtype.kind == "i":
+        asked = flat >= 0
+    if asked is not None and bool(asked.all()):
+        asked = None
+    keys = flat if asked is None else flat[asked]
+    return keys.astype(np.int64 if signed else np.uint64, copy=False), asked, shape
+
+
+# Where an index names no label the pass can hold (a negative label of
+# unsigned labels): what scipy gives for a label absent.
+_ABSENT = {"counts": 0, "sums": 0.0, "variances": np.nan, "minimum_at": 0, "maximum_at": 0}
+
+
+def _label_sums(input, labels, index, terms, where):
+    """For arrays input and labels of one shape and a sequence `index`: a
+    dict of arrays of index's shape (counts, sums, variances, minimum_at,
+    maximum_at, centre-<axis>, as `terms` asks) from one pass over labels
+    and input (glccl::sumsByLabel); None where that pass does not measure
+    them (labels empty or not integers or booleans, input not bool,
+    integers or floats, an index of fractional labels)."""
+    if labels.dtype.kind not in "biu" or labels.size == 0:
+        return None  # empty labels: scipy's labels.min() refuses them
+    kind, size = input.dtype.kind, input.dtype.itemsize
+    if not (kind in "biu" or (kind == "f" and size in (2, 4, 8))):
+        return None
+    keys = _index_keys(index, labels.dtype.kind == "i")
+    if keys is None:
+        return None
+    keys, asked, shape = keys
+    if keys.size < 2 or bool(np.all(keys[1:] > keys[:-1])):
+        listed, inverse = keys, None
+    else:
+        listed, inverse = np.unique(keys, return_inverse=True)
+    measured = _one_pass_shape(labels.shape)
+    columns = _glccl.host_sums_by_label(_one_pass_array(labels, measured),
+                                        _one_pass_array(input, measured) if terms != _COUNT else None,
+                                        np.ascontiguousarray(listed), terms, 0, where)
+    result = {}
+    for name, column in columns.items():
+        if inverse is not None:
+            column = column[inverse.ravel()]
+        if asked is not None:
+            full = np.full(asked.size, _ABSENT.get(name, np.nan), column.dtype)
+            full[asked] = column
+            column = full
+        result[name] = column.reshape(shape)
+    return result
+
+
+def _sums_by_label(input, labels, index, terms, where):
+    """_label_sums of broadcast input and labels, for a sequence `index`;
+    None where labels or index is None, index is one label, or the one pass
+    does not measure these arrays."""
+    if labels is None or index is None or np.isscalar(index):
+        return None
+    input, labels = _inputs(input, labels)
+    return _label_sums(input, labels, index, terms, where)
+
+
 def _statistics(input, labels, index, centered, where):
     """scipy's _stats: (count, sum) or (count, sum, centred sum of squares)."""
     def single_group(values):
@@ -225,6 +343,10 @@ def _statistics(input, labels, index, centered, where):
         return single_group(input[labels > 0])
     if np.isscalar(index):
         return single_group(input[labels == index])
+    if not centered:
+        sums = _label_sums(input, labels, index, _COUNT | _SUM, where)
+        if sums is not None:
+            return sums["counts"], sums["sums"]
     properties = ["num_pixels", "intensity_sum"] + (["intensity_variance"] if centered else [])
     table, rows, present, shape = _grouped(input, labels, index, properties, where)
     counts = _column(table, "num_pixels", rows, present, shape, np.int64)
@@ -266,6 +388,9 @@ def variance(input, labels=None, index=None):
     scipy.ndimage.variance (NaN for a label absent)."""
     if _on_device(input, labels):
         return _on_gpu("variance", input, labels, index)
+    sums = _sums_by_label(input, labels, index, _COUNT | _VARIANCE, "glccl.ndimage.variance()")
+    if sums is not None:
+        return sums["variances"]
     count, _, centred = _statistics(input, labels, index, True, "glccl.ndimage.variance()")
     with np.errstate(invalid="ignore", divide="ignore"):
         return centred / np.asanyarray(count).astype(float)
@@ -304,6 +429,19 @@ def _select(input, labels, index, wanted, where):
     input, labels = _inputs(input, labels)
     if labels is None or index is None or np.isscalar(index):
         return _select_one_group(np, input, labels, index, wanted)
+    sums = _label_sums(input, labels, index, _COUNT | _EXTREMA, where)
+    if sums is not None:
+        present = sums["counts"] > 0
+        result = []
+        for item in wanted:
+            at = sums["minimum_at" if item.startswith("min") else "maximum_at"]
+            if item.endswith("position"):
+                result.append(at)
+            else:
+                values = np.ravel(input)[at]
+                values[~present] = 0
+                result.append(values)
+        return result
     names = {"min": "intensity_min_position", "max": "intensity_max_position"}
     properties = sorted({names[item[:3]] for item in wanted})
     table, rows, present, shape = _grouped(input, labels, index, properties, where)
@@ -393,6 +531,14 @@ def center_of_mass(input, labels=None, index=None):
         return _on_gpu("center_of_mass", input, labels, index)
     where = "glccl.ndimage.center_of_mass()"
     input = np.asarray(input)
+    if labels is not None and index is not None and not np.isscalar(index):
+        values, ids = _inputs(input, labels)
+        sums = _label_sums(values, ids, index, _COUNT | _CENTRE, where) if 1 <= values.ndim <= 3 else None
+        if sums is not None:
+            results = [sums[f"centre-{axis}"] for axis in range(values.ndim)]
+            if sums["counts"].ndim == 1:
+                return list(zip(*results))
+            return [tuple(v) for v in np.array(results).T]
     if labels is None or index is None or np.isscalar(index) or not 2 <= input.ndim <= 3:
         normalizer = sum_labels(input, labels, index)
         grids = np.ogrid[[slice(0, side) for side in input.shape]]
