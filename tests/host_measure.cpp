@@ -313,8 +313,8 @@ SerialSums serialSums(const std::vector<Label>& labels, const std::vector<Value>
     s.squares.assign(n, 0);
     s.moments.assign(n, {0, 0, 0});
     for (std::size_t i = 0; i < labels.size(); ++i) {
-        const auto at = std::find(list.begin(), list.end(), std::int64_t(labels[i]));
-        if (at == list.end()) continue;
+        const auto at = std::lower_bound(list.begin(), list.end(), std::int64_t(labels[i]));
+        if (at == list.end() || *at != std::int64_t(labels[i])) continue;
         const std::size_t k = std::size_t(at - list.begin());
         const std::array<std::uint64_t, 3> c{i / (extents[1] * extents[2]), i / extents[2] % extents[1], i % extents[2]};
         if (s.counts[k] == 0 || values[i] < values[std::size_t(s.minAt[k])]) s.minAt[k] = std::int64_t(i);
@@ -368,67 +368,76 @@ SumsColumns sumsOf(const glccl::LabelSumsInput& in, int threads) {
 
 }  // namespace
 
-TEST_CASE("measure: sums by label of a list, on every thread count, equal sums made serially", "[measure]") {
+TEST_CASE("measure: sums by label of a list on every thread count equal sums made serially", "[measure]") {
     // 48 x 51 x 59 elements: several fixed stripes, regions crossing them
-    // and their planes.
-    const std::array<std::uint64_t, 3> extents{48, 51, 59};
-    const auto raw = randomLabels(std::int64_t(extents[2]), std::int64_t(extents[1]), std::int64_t(extents[0]), 300, 21);
-    std::vector<std::int32_t> labels(raw.size());
-    for (std::size_t i = 0; i < raw.size(); ++i) labels[i] = std::int32_t(raw[i]) - 5;  // negative labels too
-    // Labels absent (301, 1000), background (0) and negative ones, not consecutive.
-    const std::vector<std::int64_t> list{-5, -2, 0, 1, 2, 3, 7, 50, 51, 120, 294, 295, 301, 1000};
-    std::mt19937 rng(5);
-    std::vector<std::int16_t> small(labels.size());
-    std::vector<double> fractions(labels.size());
-    std::uniform_int_distribution<int> value(-32768, 32767), few(0, 3);
-    for (std::size_t i = 0; i < labels.size(); ++i) {
-        small[i] = std::int16_t(few(rng) == 0 ? few(rng) : value(rng));  // ties at 0..3
-        fractions[i] = double(value(rng)) / 1024.0;
-    }
-    glccl::LabelSumsInput in;
-    in.axes = 3;
-    in.extents = extents;
-    in.labels = labels.data();
-    in.labelBytes = 4;
-    in.labelsSigned = true;
-    in.sortedList = list.data();
-    in.listCount = list.size();
-    for (bool floats : {false, true}) {
-        INFO((floats ? "double values" : "int16 values"));
-        in.values = floats ? static_cast<const void*>(fractions.data()) : static_cast<const void*>(small.data());
-        in.valueBytes = floats ? 8 : 2;
-        in.valueKind = floats ? glccl::SampleKind::Float : glccl::SampleKind::Signed;
-        const SerialSums want = floats ? serialSums(labels, fractions, list, extents) : serialSums(labels, small, list, extents);
-        const double scale = floats ? 1024.0 : 1.0;
-        const SumsColumns one = sumsOf(in, 1);
-        for (std::size_t k = 0; k < list.size(); ++k) {
-            INFO("label " << list[k]);
-            const std::int64_t n = want.counts[k];
-            CHECK(one.counts[k] == n);
-            CHECK(one.sums[k] == double(want.sums[k]) / scale);
-            if (n == 0) {
-                CHECK(std::isnan(one.variances[k]));
-                CHECK(one.minAt[k] == 0);
-                CHECK(std::isnan(one.centres[0][k]));
-                continue;
-            }
-            CHECK(one.minAt[k] == want.minAt[k]);
-            CHECK(one.maxAt[k] == want.maxAt[k]);
-            // (n * squares - sum^2) / n^2 and moment / sum, both exact in
-            // long double's 64 bits here, rounded once.
-            const long double variance = (static_cast<long double>(n * want.squares[k] - want.sums[k] * want.sums[k]) /
-                                          (static_cast<long double>(n) * static_cast<long double>(n))) /
-                                         (static_cast<long double>(scale) * scale);
-            CHECK(std::fabs(one.variances[k] - double(variance)) <= std::fabs(double(variance)) * 1e-15);
-            for (int a = 0; a < 3 && want.sums[k] != 0; ++a) {
-                const double centre = double(static_cast<long double>(want.moments[k][std::size_t(a)]) /
-                                             static_cast<long double>(want.sums[k]));
-                CHECK(std::fabs(one.centres[std::size_t(a)][k] - centre) <= std::fabs(centre) * 1e-15);
-            }
+    // and their planes; a short list, and a long one (its slots merged in
+    // several buckets).
+    for (bool many : {false, true}) {
+        INFO((many ? "every other label of 20000" : "14 labels"));
+        const std::array<std::uint64_t, 3> extents{48, 51, 59};
+        const auto raw = randomLabels(std::int64_t(extents[2]), std::int64_t(extents[1]), std::int64_t(extents[0]),
+                                      many ? 20000 : 300, 21);
+        std::vector<std::int32_t> labels(raw.size());
+        for (std::size_t i = 0; i < raw.size(); ++i) labels[i] = std::int32_t(raw[i]) - 5;  // negative labels too
+        // Labels absent (301, 1000), background (0) and negative ones, not consecutive.
+        std::vector<std::int64_t> list{-5, -2, 0, 1, 2, 3, 7, 50, 51, 120, 294, 295, 301, 1000};
+        if (many) {
+            list.clear();
+            for (std::int64_t label = -5; label <= 20000; label += 2) list.push_back(label);
         }
-        for (int threads : {2, 3, 7, 0}) {  // 0: every core
-            INFO("threads " << threads);
-            CHECK(sumsOf(in, threads) == one);
+        std::mt19937 rng(5);
+        std::vector<std::int16_t> small(labels.size());
+        std::vector<double> fractions(labels.size());
+        std::uniform_int_distribution<int> value(-32768, 32767), few(0, 3);
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            small[i] = std::int16_t(few(rng) == 0 ? few(rng) : value(rng));  // ties at 0..3
+            fractions[i] = double(value(rng)) / 1024.0;
+        }
+        glccl::LabelSumsInput in;
+        in.axes = 3;
+        in.extents = extents;
+        in.labels = labels.data();
+        in.labelBytes = 4;
+        in.labelsSigned = true;
+        in.sortedList = list.data();
+        in.listCount = list.size();
+        for (bool floats : {false, true}) {
+            INFO((floats ? "double values" : "int16 values"));
+            in.values = floats ? static_cast<const void*>(fractions.data()) : static_cast<const void*>(small.data());
+            in.valueBytes = floats ? 8 : 2;
+            in.valueKind = floats ? glccl::SampleKind::Float : glccl::SampleKind::Signed;
+            const SerialSums want = floats ? serialSums(labels, fractions, list, extents) : serialSums(labels, small, list, extents);
+            const double scale = floats ? 1024.0 : 1.0;
+            const SumsColumns one = sumsOf(in, 1);
+            for (std::size_t k = 0; k < list.size(); ++k) {
+                INFO("label " << list[k]);
+                const std::int64_t n = want.counts[k];
+                CHECK(one.counts[k] == n);
+                CHECK(one.sums[k] == double(want.sums[k]) / scale);
+                if (n == 0) {
+                    CHECK(std::isnan(one.variances[k]));
+                    CHECK(one.minAt[k] == 0);
+                    CHECK(std::isnan(one.centres[0][k]));
+                    continue;
+                }
+                CHECK(one.minAt[k] == want.minAt[k]);
+                CHECK(one.maxAt[k] == want.maxAt[k]);
+                // (n * squares - sum^2) / n^2 and moment / sum, both exact in
+                // long double's 64 bits here, rounded once.
+                const long double variance = (static_cast<long double>(n * want.squares[k] - want.sums[k] * want.sums[k]) /
+                                              (static_cast<long double>(n) * static_cast<long double>(n))) /
+                                             (static_cast<long double>(scale) * scale);
+                CHECK(std::fabs(one.variances[k] - double(variance)) <= std::fabs(double(variance)) * 1e-15);
+                for (int a = 0; a < 3 && want.sums[k] != 0; ++a) {
+                    const double centre = double(static_cast<long double>(want.moments[k][std::size_t(a)]) /
+                                                 static_cast<long double>(want.sums[k]));
+                    CHECK(std::fabs(one.centres[std::size_t(a)][k] - centre) <= std::fabs(centre) * 1e-15);
+                }
+            }
+            for (int threads : {2, 3, 7, 0}) {  // 0: every core
+                INFO("threads " << threads);
+                CHECK(sumsOf(in, threads) == one);
+            }
         }
     }
 }

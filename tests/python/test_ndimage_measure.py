@@ -437,3 +437,19 @@ def test_one_pass_gives_the_same_bits_at_every_thread_count(shape):
         if mine.size:
             assert columns[0]["minimum_at"][k] == np.flatnonzero(flat_labels == label)[np.argmin(mine)]
             assert columns[0]["maximum_at"][k] == np.flatnonzero(flat_labels == label)[np.argmax(mine)]
+
+
+def test_one_pass_with_every_label_of_many_gives_the_same_bits_at_every_thread_count():
+    """An index of every label of a labeling of many regions (its totals
+    merged in several parts): the same bits on 1, 2, 3, 7 threads and every
+    core, and scipy's results."""
+    rng = np.random.default_rng(17)
+    labels, n = ndimage.label(rng.random((240, 300)) < 0.3)
+    assert n > 2 * 4096  # several parts of 4096 labels
+    values = rng.random(labels.shape)
+    index = np.arange(1, n + 1)
+    columns = [_glccl.host_sums_by_label(labels, values, index, 31, threads) for threads in [1, 2, 3, 7, 0]]
+    for other in columns[1:]:
+        for name, column in columns[0].items():
+            assert np.array_equal(column.view(np.int64), other[name].view(np.int64)), name
+    check_all(values, labels, [index], ["sum_labels", "variance", "maximum_position", "center_of_mass"])
