@@ -23,12 +23,18 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[6] = {
+const TuningVariable kTuningVariables[12] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
     {"GLCCL_COPY_THREADS", "copyThreads"},
     {"GLCCL_COMPUTE_PARENTS", "computeParents"},
+    {"GLCCL_RASTER_BLOCK_WIDTH", "rasterBlockWidth"},
+    {"GLCCL_RASTER_RESOLVE", "rasterResolve"},
+    {"GLCCL_RASTER_TABLE", "rasterTable"},
+    {"GLCCL_RASTER_COLUMN_DRAWS", "rasterColumnDraws"},
+    {"GLCCL_RASTER_NUMBERING", "rasterNumbering"},
+    {"GLCCL_RASTER_BORDER_ROUNDS", "rasterBorderRounds"},
     {"GLCCL_SHADER_DIR", "shaderDir"},
 };
 
@@ -126,7 +132,7 @@ const std::vector<std::string>& labelOptions() {
         "--backend", "--threads", "--connectivity", "--channel-axis", "--criterion", "--min-size", "--keep-largest",
         "--labels", "--stats", "--color", "--label-image", "--out-dir", "--force", "--json", "--timing", "--table",
         "--progress", "--quiet", "--tile", "--memory-limit", "--devices", "--label-type", "--properties",
-        "--intensity", "--spacing", "--help"};
+        "--intensity", "--spacing", "--gl", "--help"};
     return options;
 }
 

@@ -54,13 +54,14 @@ private:
 // the device probes) map onto the library's Tuning at start-up, so that
 // device scripts choose variants per run: GLCCL_TRANSFER,
 // GLCCL_TRANSFER_BAND_BYTES, GLCCL_TRANSFER_BUFFERS, GLCCL_COPY_THREADS,
-// GLCCL_COMPUTE_PARENTS and GLCCL_SHADER_DIR, each setting the knob of the
-// same meaning with the values Tuning::set takes. The library itself reads none of them.
+// GLCCL_COMPUTE_PARENTS, the raster engine's GLCCL_RASTER_* and
+// GLCCL_SHADER_DIR, each setting the knob of the same meaning with the
+// values Tuning::set takes. The library itself reads none of them.
 struct TuningVariable {
     const char* variable;  // "GLCCL_TRANSFER"
     const char* knob;      // "transfer": a name Tuning::set takes
 };
-extern const TuningVariable kTuningVariables[6];
+extern const TuningVariable kTuningVariables[12];
 
 // `tuning` with every knob whose variable the environment sets (and is not
 // empty); throws glccl::Error("GLCCL_TRANSFER is 'fast'; expected auto,

@@ -84,6 +84,10 @@ const char kGeneralHelp[] =
     "GLCCL_SHADER_DIR changes a result): GLCCL_TRANSFER auto|plain|bands,\n"
     "GLCCL_TRANSFER_BAND_BYTES (e.g. 32M), GLCCL_TRANSFER_BUFFERS 2..8,\n"
     "GLCCL_COPY_THREADS auto|1..64, GLCCL_COMPUTE_PARENTS auto|buffer|image;\n"
+    "the raster engine's variants: GLCCL_RASTER_RESOLVE fragment|vertex,\n"
+    "GLCCL_RASTER_TABLE segments|runs, GLCCL_RASTER_COLUMN_DRAWS 2|3,\n"
+    "GLCCL_RASTER_NUMBERING auto|scan, GLCCL_RASTER_BORDER_ROUNDS 0..64,\n"
+    "GLCCL_RASTER_BLOCK_WIDTH 0 (auto)|2..4096;\n"
     "GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel. For work on the shaders,\n"
     "GLCCL_SHADER_DIR=FOLDER: its GLSL files replace the built-in ones of their names.\n";
 
