@@ -448,6 +448,12 @@ void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int th
             auto& map = where[std::size_t(worker)];
             if (map.empty()) map.assign(listCount, kNoEntry);
             auto& mine = made[std::size_t(worker)];
+            // Room at once for twice its share of the list (or of the
+            // elements, where fewer: a stripe makes at most one entry per
+            // element); the pages are touched only as entries are made,
+            // where growing by doubling would copy the entries and touch
+            // their pages again.
+            if (mine.capacity() == 0) mine.reserve(std::size_t(2 * std::min(listCount, elements) / width + 4096));
             const std::size_t offset = mine.size();
             const std::uint64_t begin = s * stripeElements, end = std::min(elements, begin + stripeElements);
             gatherer.stripe(begin, end, map, mine);
