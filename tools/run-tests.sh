@@ -8,7 +8,7 @@
 # sanitizers: tools:, host: outputs, and the tiles: and gl: ones that run
 # the commands), the replay
 # of the fuzz seeds and regressions, and a short run of each libFuzzer
-# harness (FUZZ_SECONDS each, 15 by default; 0 skips it). And the cpu
+# harness (FUZZ_SECONDS each, 10 by default; 0 skips it). And the cpu
 # engine's tests under ThreadSanitizer (build-tsan/), a CPU-only build
 # (GLCCL_WITH_GL=OFF) whose libraries up to the Session build there too.
 # The sanitizers' trees build beside the tests of the trees before them.
@@ -102,7 +102,7 @@ phase "ThreadSanitizer's run"
 # from the seeds, in a scratch corpus. A finding
 # fails the run; its input is left in the scratch folder: add it to
 # tests/data/fuzz-regressions/<reader>/ with the fix.
-fuzz_seconds=${FUZZ_SECONDS:-15}
+fuzz_seconds=${FUZZ_SECONDS:-10}
 if ((fuzz_seconds > 0)); then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/glccl-fuzz.XXXXXX")
   fuzz() {
