@@ -496,10 +496,10 @@ void byMode(const LabelSumsInput& in, unsigned terms, const LabelSumsOutput& out
     else gatherAndMerge<L, T, Mode<true, true, true, true>>(in, out, threads);
 }
 
-// f(L()) for the labels' type.
+// f(T()) for the integer type of `bytes` bytes, signed or not.
 template <class F>
-void withLabelType(const LabelSumsInput& in, F&& f) {
-    switch (in.labelBytes * (in.labelsSigned ? -1 : 1)) {
+void withIntegerType(int bytes, bool isSigned, const char* what, F&& f) {
+    switch (bytes * (isSigned ? -1 : 1)) {
         case 1: f(std::uint8_t()); break;
         case 2: f(std::uint16_t()); break;
         case 4: f(std::uint32_t()); break;
@@ -508,8 +508,14 @@ void withLabelType(const LabelSumsInput& in, F&& f) {
         case -2: f(std::int16_t()); break;
         case -4: f(std::int32_t()); break;
         case -8: f(std::int64_t()); break;
-        default: throw Error(std::string(kWhere) + "labels of " + std::to_string(in.labelBytes) + " bytes are not read");
+        default: throw Error(std::string(kWhere) + what + " of " + std::to_string(bytes) + " bytes are not read");
     }
+}
+
+// f(L()) for the labels' type.
+template <class F>
+void withLabelType(const LabelSumsInput& in, F&& f) {
+    withIntegerType(int(in.labelBytes), in.labelsSigned, "labels", f);
 }
 
 template <class F>
@@ -520,17 +526,7 @@ void withValueType(const LabelSumsInput& in, F&& f) {
         else throw Error(std::string(kWhere) + "floating-point values of 4 or 8 bytes are read");
         return;
     }
-    switch (in.valueBytes * (in.valueKind == SampleKind::Signed ? -1 : 1)) {
-        case 1: f(std::uint8_t()); break;
-        case 2: f(std::uint16_t()); break;
-        case 4: f(std::uint32_t()); break;
-        case 8: f(std::uint64_t()); break;
-        case -1: f(std::int8_t()); break;
-        case -2: f(std::int16_t()); break;
-        case -4: f(std::int32_t()); break;
-        case -8: f(std::int64_t()); break;
-        default: throw Error(std::string(kWhere) + "values of " + std::to_string(in.valueBytes) + " bytes are not read");
-    }
+    withIntegerType(int(in.valueBytes), in.valueKind == SampleKind::Signed, "values", f);
 }
 
 }  // namespace

@@ -27,21 +27,28 @@ void updateColumn(gl::Program& update, int column, int blocks, const gl::RenderT
     glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, blocks);
 }
 
-// Scatter back of column `column` (none for column 0) and gather neighbour of
-// column + 1 (none past the block) in one draw: reads B, blends into A and
-// marks every root it changes.
-void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t columnNodes,
-                     const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
+// A draw of `count` points that reads B, blends into A and marks every root
+// it changes (depth 1.0): scatter back, or the fused draw below.
+void drawMarkingPoints(gl::Program& program, int column, std::int64_t count, const gl::RenderTarget& roots,
+                       const gl::RenderTarget& columns) {
     beginPass(roots);
     bindTexture(kColumnsSlot, columns.texture);
     glEnable(GL_BLEND);
     glEnable(GL_DEPTH_TEST);
     glDepthMask(GL_TRUE);
-    points.use();
-    points.set(kColumnInBlock, column);
-    drawPoints((column > 0 ? columnNodes : 0) + (column + 1 < blockWidth ? columnNodes : 0));
+    program.use();
+    program.set(kColumnInBlock, column);
+    drawPoints(count);
     glDepthMask(GL_FALSE);
     glDisable(GL_DEPTH_TEST);
+}
+
+// Scatter back of column `column` (none for column 0) and gather neighbour of
+// column + 1 (none past the block) in one draw.
+void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t columnNodes,
+                     const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
+    drawMarkingPoints(points, column,
+                      (column > 0 ? columnNodes : 0) + (column + 1 < blockWidth ? columnNodes : 0), roots, columns);
 }
 }  // namespace
 
@@ -87,17 +94,7 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
 
         updateColumn(update, column, blocks, roots, columns);
 
-        // Scatter back: reads B, blends into A and marks the changed roots.
-        beginPass(roots);
-        bindTexture(kColumnsSlot, columns.texture);
-        glEnable(GL_BLEND);
-        glEnable(GL_DEPTH_TEST);
-        glDepthMask(GL_TRUE);
-        scatter.use();
-        scatter.set(kColumnInBlock, column);
-        drawPoints(columnNodes);
-        glDepthMask(GL_FALSE);
-        glDisable(GL_DEPTH_TEST);
+        drawMarkingPoints(scatter, column, columnNodes, roots, columns);
     }
     context.checkPass(kStage);
 }
