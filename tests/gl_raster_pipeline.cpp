@@ -192,10 +192,12 @@ TEST_CASE("raster: the links O'Connell's column processing loses (Fig. 5.8) are 
     CHECK(glGetError() == GL_NO_ERROR);
 }
 
-TEST_CASE("raster: more than 255 components take the scan path, fewer the stencil routing", "[gl][raster]") {
+TEST_CASE("raster: with rasterNumbering auto, more than 255 components take the scan path, fewer the stencil routing",
+          "[gl][raster]") {
     // 255 and 256 isolated dots: both sides of the stencil routing limit.
     // The timings name the stages that ran, in order; a 64x64 image has
     // several column-processing blocks, so their borders are merged.
+    const test::ScopedTuning autoNumbering{{"rasterNumbering", "auto"}};
     for (int dots : {1, 254, 255, 256, 1000}) {
         Image image(64, 64);
         for (int i = 0; i < dots; ++i) image.at((i % 32) * 2, (i / 32) * 2) = 255;

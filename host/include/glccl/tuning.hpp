@@ -68,7 +68,7 @@ struct Tuning {
     // bench --backends raster): where a stage's per-node work runs, how
     // column processing is cut into blocks, how roots are numbered. Every
     // variant labels exactly; only the defaults are what the Labeler is
-    // measured with.
+    // measured with (docs/design.md: what each changes).
     enum class RasterWork {
         Fragment,  // found by a full-screen fragment pass, each connected
                    // pair once; the draw that scatters points reads one
@@ -90,20 +90,21 @@ struct Tuning {
     // Columns per block of column processing, 2..4096; 0 (default) about
     // sqrt(grid width), between 4 and 64.
     int rasterBlockWidth = 0;
-    // resolve_links' links across connections: fragment (default) or vertex.
-    RasterWork rasterResolve = RasterWork::Fragment;
+    // resolve_links' links across connections: vertex (default) or fragment.
+    RasterWork rasterResolve = RasterWork::Vertex;
     // component_table's points: segments (default) or runs.
     RasterTable rasterTable = RasterTable::Segments;
-    // Draws a column of column processing: 2 (default), scatter back and
-    // the next column's gather as one draw, or 3, apart.
-    int rasterColumnDraws = 2;
-    // How roots are numbered: auto (default) or scan.
-    RasterNumbering rasterNumbering = RasterNumbering::Auto;
+    // Draws a column of column processing: 3 (default), gather, update and
+    // scatter back apart, or 2, scatter back and the next column's gather
+    // as one draw.
+    int rasterColumnDraws = 3;
+    // How roots are numbered: scan (default) or auto.
+    RasterNumbering rasterNumbering = RasterNumbering::Scan;
     // Link rounds across block borders, each a draw and a compression:
-    // 0 (default) until an occlusion query sees no link (a wait for the
-    // GPU each round); N: N rounds, unchecked, resolve_links linking what
-    // they leave.
-    int rasterBorderRounds = 0;
+    // N (default 1) rounds, unchecked, resolve_links linking what they
+    // leave; 0 (auto) until an occlusion query sees no link (a wait for the
+    // GPU each round).
+    int rasterBorderRounds = 1;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.
