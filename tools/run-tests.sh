@@ -38,8 +38,14 @@ stop_builds() {
   rm -rf "$logs"
 }
 trap stop_builds EXIT
+# Job control for the start only: the build gets a process group of its own
+# (killed whole on exit) in this session. Not a session of its own: the
+# kernel's autogroups share the cores between sessions evenly, whatever
+# their nice values.
 start_build() {
-  setsid --wait nice -n 19 bash tools/build.sh "$1" >"$logs/$1.log" 2>&1 &
+  set -m
+  nice -n 19 bash tools/build.sh "$1" >"$logs/$1.log" 2>&1 &
+  set +m
   builds+=($!)
   declare -g "build_$1=$!"
 }

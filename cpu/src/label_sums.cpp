@@ -29,6 +29,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <new>
 #include <string>
@@ -411,8 +412,16 @@ private:
     bool consecutive_ = false;
 };
 
-template <class L, class T, class M>
-void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int threads) {
+// Gathers the entries of elements [begin, end) into `entries` (a
+// Gatherer's stripe()): the part that depends on the labels' type, called
+// once a stripe, so that what follows is made once per value type and mode.
+template <class T, class M>
+using GatherStripe = std::function<void(std::uint64_t begin, std::uint64_t end, LargeVector<std::uint32_t>& where,
+                                        LargeVector<Entry<T, M>>& entries)>;
+
+template <class T, class M>
+void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int threads,
+                    const GatherStripe<T, M>& gatherStripe) {
     using Item = Entry<T, M>;
     std::uint64_t elements = 1;
     for (int a = 0; a < in.axes; ++a) elements *= in.extents[std::size_t(a)];
@@ -443,7 +452,6 @@ void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int th
     std::vector<Span> spans(stripes);
     std::vector<std::vector<std::uint32_t>> order(stripes), starts(stripes);
     if (stripes > 0) {
-        const Gatherer<L, T, M> gatherer(in);
         pool.run(stripes, int(width), [&](std::size_t s, int worker) {
             auto& map = where[std::size_t(worker)];
             if (map.empty()) map.assign(listCount, kNoEntry);
@@ -456,7 +464,7 @@ void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int th
             if (mine.capacity() == 0) mine.reserve(std::size_t(2 * std::min(listCount, elements) / width + 4096));
             const std::size_t offset = mine.size();
             const std::uint64_t begin = s * stripeElements, end = std::min(elements, begin + stripeElements);
-            gatherer.stripe(begin, end, map, mine);
+            gatherStripe(begin, end, map, mine);
             spans[s] = {std::size_t(worker), offset};
             auto& start = starts[s];
             start.assign(buckets + 1, 0);
@@ -483,6 +491,14 @@ void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int th
         }
         for (std::uint64_t r = 0; r < count; ++r) finalize(sum[r], std::size_t(base + r), in.axes, out);
     });
+}
+
+template <class L, class T, class M>
+void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int threads) {
+    const Gatherer<L, T, M> gatherer(in);
+    gatherAndMerge<T, M>(in, out, threads,
+                         [&gatherer](std::uint64_t begin, std::uint64_t end, LargeVector<std::uint32_t>& where,
+                                     LargeVector<Entry<T, M>>& entries) { gatherer.stripe(begin, end, where, entries); });
 }
 
 template <class L, class T>
