@@ -301,23 +301,75 @@ void finalize(const Entry<T, M>& e, std::size_t slot, int axes, const LabelSumsO
     }
 }
 
-template <class L, class T, class M>
-class Gatherer {
+// A run of one label along a row: elements [begin, end), the label's slot.
+struct Run {
+    std::uint64_t begin = 0, end = 0, slot = 0;
+};
+// Runs handed from the labels' reader to the values' adder at a time.
+constexpr std::size_t kRunBatch = 512;
+
+// The part that reads the labels: the runs of a row whose label is listed.
+template <class L>
+class RunFinder {
 public:
     using Key = std::conditional_t<std::is_signed_v<L>, std::int64_t, std::uint64_t>;
-    using Item = Entry<T, M>;
 
-    Gatherer(const LabelSumsInput& in)
+    explicit RunFinder(const LabelSumsInput& in)
         : labels_(static_cast<const L*>(in.labels)),
-          values_(static_cast<const T*>(in.values)),
           list_(static_cast<const Key*>(in.sortedList)),
           listCount_(in.listCount) {
-        width_ = in.extents[std::size_t(in.axes - 1)];
-        height_ = in.axes >= 2 ? in.extents[std::size_t(in.axes - 2)] : 1;
         first_ = list_[0];
         last_ = list_[listCount_ - 1];
         // Distinct and ascending: consecutive exactly when they span listCount values.
         consecutive_ = std::uint64_t(last_) - std::uint64_t(first_) == std::uint64_t(listCount_ - 1);
+    }
+
+    // The listed runs from element i up to `end` (within one row), at most
+    // kRunBatch of them, into runs[0, found); returns where the next batch
+    // starts (`end` once the row is done).
+    std::uint64_t find(std::uint64_t i, std::uint64_t end, Run* runs, std::size_t& found) const {
+        found = 0;
+        while (i < end && found < kRunBatch) {
+            const L label = labels_[i];
+            std::uint64_t j = i + 1;
+            while (j < end && labels_[j] == label) ++j;
+            const std::int64_t slot = slotOf(Key(label));
+            if (slot >= 0) runs[found++] = {i, j, std::uint64_t(slot)};
+            i = j;
+        }
+        return i;
+    }
+
+private:
+    std::int64_t slotOf(Key key) const {
+        if (key < first_ || key > last_) return -1;
+        if (consecutive_) return std::int64_t(std::uint64_t(key) - std::uint64_t(first_));
+        const Key* at = std::lower_bound(list_, list_ + listCount_, key);
+        return *at == key ? std::int64_t(at - list_) : -1;
+    }
+
+    const L* labels_;
+    const Key* list_;
+    std::size_t listCount_;
+    Key first_{}, last_{};
+    bool consecutive_ = false;
+};
+
+// A RunFinder's find(), whatever the labels' type: the values' side below
+// is made once per value type and mode, not once per label type too.
+using FindRuns = std::function<std::uint64_t(std::uint64_t i, std::uint64_t end, Run* runs, std::size_t& found)>;
+
+// The part that reads the values: each run's values added to its slot's
+// entry in the stripe.
+template <class T, class M>
+class Gatherer {
+public:
+    using Item = Entry<T, M>;
+
+    Gatherer(const LabelSumsInput& in, const FindRuns& findRuns)
+        : values_(static_cast<const T*>(in.values)), findRuns_(findRuns) {
+        width_ = in.extents[std::size_t(in.axes - 1)];
+        height_ = in.axes >= 2 ? in.extents[std::size_t(in.axes - 2)] : 1;
     }
 
     // The entries of elements [begin, end) appended to `entries`, through
@@ -325,6 +377,7 @@ public:
     void stripe(std::uint64_t begin, std::uint64_t end, LargeVector<std::uint32_t>& where,
                 LargeVector<Item>& entries) const {
         const std::size_t first = entries.size();
+        Run runs[kRunBatch];
         std::uint64_t rowBase = begin - begin % width_;
         const std::uint64_t row = begin / width_;
         std::uint64_t y = row % height_, z = row / height_;
@@ -333,21 +386,18 @@ public:
             // A run never leaves its row: its y and z are the row's.
             const std::uint64_t rowEnd = std::min(end, rowBase + width_);
             while (i < rowEnd) {
-                const L label = labels_[i];
-                std::uint64_t j = i + 1;
-                while (j < rowEnd && labels_[j] == label) ++j;
-                const std::int64_t slot = slotOf(Key(label));
-                if (slot >= 0) {
-                    std::uint32_t& at = where[std::size_t(slot)];
+                std::size_t found = 0;
+                i = findRuns_(i, rowEnd, runs, found);
+                for (std::size_t r = 0; r < found; ++r) {
+                    std::uint32_t& at = where[std::size_t(runs[r].slot)];
                     if (at == kNoEntry) {
                         if (entries.size() >= kNoEntry) throw Error(std::string(kWhere) + "more than 2^32 - 2 entries for one thread");
                         at = std::uint32_t(entries.size());
                         entries.emplace_back();
-                        entries.back().slot = std::uint64_t(slot);
+                        entries.back().slot = runs[r].slot;
                     }
-                    addRun(entries[at], i, j, rowBase, y, z);
+                    addRun(entries[at], runs[r].begin, runs[r].end, rowBase, y, z);
                 }
-                i = j;
             }
             rowBase += width_;
             if (++y == height_) {
@@ -359,13 +409,6 @@ public:
     }
 
 private:
-    std::int64_t slotOf(Key key) const {
-        if (key < first_ || key > last_) return -1;
-        if (consecutive_) return std::int64_t(std::uint64_t(key) - std::uint64_t(first_));
-        const Key* at = std::lower_bound(list_, list_ + listCount_, key);
-        return *at == key ? std::int64_t(at - list_) : -1;
-    }
-
     void addRun(Item& e, std::uint64_t i, std::uint64_t j, std::uint64_t rowBase, std::uint64_t y,
                 std::uint64_t z) const {
         if constexpr (M::kExtrema) {
@@ -403,26 +446,15 @@ private:
         }
     }
 
-    const L* labels_;
     const T* values_;
-    const Key* list_;
-    std::size_t listCount_;
+    const FindRuns& findRuns_;
     std::uint64_t width_ = 1, height_ = 1;
-    Key first_{}, last_{};
-    bool consecutive_ = false;
 };
 
-// Gathers the entries of elements [begin, end) into `entries` (a
-// Gatherer's stripe()): the part that depends on the labels' type, called
-// once a stripe, so that what follows is made once per value type and mode.
 template <class T, class M>
-using GatherStripe = std::function<void(std::uint64_t begin, std::uint64_t end, LargeVector<std::uint32_t>& where,
-                                        LargeVector<Entry<T, M>>& entries)>;
-
-template <class T, class M>
-void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int threads,
-                    const GatherStripe<T, M>& gatherStripe) {
+void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int threads, const FindRuns& findRuns) {
     using Item = Entry<T, M>;
+    const Gatherer<T, M> gatherer(in, findRuns);
     std::uint64_t elements = 1;
     for (int a = 0; a < in.axes; ++a) elements *= in.extents[std::size_t(a)];
     const std::uint64_t listCount = in.listCount;
@@ -464,7 +496,7 @@ void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int th
             if (mine.capacity() == 0) mine.reserve(std::size_t(2 * std::min(listCount, elements) / width + 4096));
             const std::size_t offset = mine.size();
             const std::uint64_t begin = s * stripeElements, end = std::min(elements, begin + stripeElements);
-            gatherStripe(begin, end, map, mine);
+            gatherer.stripe(begin, end, map, mine);
             spans[s] = {std::size_t(worker), offset};
             auto& start = starts[s];
             start.assign(buckets + 1, 0);
@@ -493,23 +525,15 @@ void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int th
     });
 }
 
-template <class L, class T, class M>
-void gatherAndMerge(const LabelSumsInput& in, const LabelSumsOutput& out, int threads) {
-    const Gatherer<L, T, M> gatherer(in);
-    gatherAndMerge<T, M>(in, out, threads,
-                         [&gatherer](std::uint64_t begin, std::uint64_t end, LargeVector<std::uint32_t>& where,
-                                     LargeVector<Entry<T, M>>& entries) { gatherer.stripe(begin, end, where, entries); });
-}
-
-template <class L, class T>
-void byMode(const LabelSumsInput& in, unsigned terms, const LabelSumsOutput& out, int threads) {
+template <class T>
+void byMode(const LabelSumsInput& in, unsigned terms, const LabelSumsOutput& out, int threads, const FindRuns& findRuns) {
     const bool sum = (terms & HostLabelSums::Sum) != 0, squares = (terms & HostLabelSums::Variance) != 0,
                centre = (terms & HostLabelSums::Centre) != 0, extrema = (terms & HostLabelSums::Extrema) != 0;
-    if (!squares && !centre && !extrema) gatherAndMerge<L, T, Mode<true, false, false, false>>(in, out, threads);
-    else if (squares && !centre && !extrema) gatherAndMerge<L, T, Mode<true, true, false, false>>(in, out, threads);
-    else if (extrema && !sum && !squares && !centre) gatherAndMerge<L, T, Mode<false, false, false, true>>(in, out, threads);
-    else if (centre && !squares && !extrema) gatherAndMerge<L, T, Mode<true, false, true, false>>(in, out, threads);
-    else gatherAndMerge<L, T, Mode<true, true, true, true>>(in, out, threads);
+    if (!squares && !centre && !extrema) gatherAndMerge<T, Mode<true, false, false, false>>(in, out, threads, findRuns);
+    else if (squares && !centre && !extrema) gatherAndMerge<T, Mode<true, true, false, false>>(in, out, threads, findRuns);
+    else if (extrema && !sum && !squares && !centre) gatherAndMerge<T, Mode<false, false, false, true>>(in, out, threads, findRuns);
+    else if (centre && !squares && !extrema) gatherAndMerge<T, Mode<true, false, true, false>>(in, out, threads, findRuns);
+    else gatherAndMerge<T, Mode<true, true, true, true>>(in, out, threads, findRuns);
 }
 
 // f(T()) for the integer type of `bytes` bytes, signed or not.
@@ -559,12 +583,15 @@ void sumsByLabel(const LabelSumsInput& in, unsigned terms, const LabelSumsOutput
     if (anyValues && elements != 0 && in.values == nullptr)
         throw Error(std::string(kWhere) + "values are needed for sums, variances, extrema or centres");
     withLabelType(in, [&](auto label) {
-        using L = decltype(label);
+        const RunFinder<decltype(label)> finder(in);
+        const FindRuns findRuns = [&finder](std::uint64_t i, std::uint64_t end, Run* runs, std::size_t& found) {
+            return finder.find(i, end, runs, found);
+        };
         if (!anyValues) {
-            gatherAndMerge<L, std::uint8_t, Mode<false, false, false, false>>(in, out, threads);
+            gatherAndMerge<std::uint8_t, Mode<false, false, false, false>>(in, out, threads, findRuns);
             return;
         }
-        withValueType(in, [&](auto value) { byMode<L, decltype(value)>(in, terms, out, threads); });
+        withValueType(in, [&](auto value) { byMode<decltype(value)>(in, terms, out, threads, findRuns); });
     });
 }
 
