@@ -9,7 +9,9 @@ to nothing, as llvmpipe's 1 ns for compute dispatches), and the text says
 "n/a" where the JSON says null;
 `glccl bench --csv` leaves median_ms, min_ms, max_ms and mpix_per_s empty
 where the device time was not measured and otherwise gives a median above
-0 and mpix_per_s = pixels / median; labeling in tiles gives its summed
+0 and mpix_per_s = pixels / median; `glccl bench --gl es` gives the
+yardstick (the full-screen pass) no time where the ES context has no
+EXT_disjoint_timer_query (n/a in the table, empty in the CSV); labeling in tiles gives its summed
 device times as null or "n/a" where a stage was not measured; bench/bench_tables.py and
 bench/plot_bench.py leave out rows whose device time was not measured
 (empty, or the 0 of a CSV written before) rather than print a throughput.
@@ -101,6 +103,39 @@ def main():
         if fields and fields[0] in backends and len(fields) > 7:
             check.report(f"bench table {fields[0]}: no zero time", fields[4] != "0.000" and fields[7] != "0.0",
                          line)
+
+    # The yardstick (one full-screen pass) in an OpenGL ES context, whose
+    # device times come from EXT_disjoint_timer_query: taken away (Mesa's
+    # extension override; other drivers ignore it), the context times none
+    # of a raster labeling's stages, and the yardstick reads n/a (empty in
+    # the CSV), never a time of an unmeasured query; where the context does
+    # time them, the yardstick is a time above 0 or n/a.
+    def without_timer(*args):
+        env = dict(os.environ, MESA_EXTENSION_OVERRIDE="-GL_EXT_disjoint_timer_query")
+        return subprocess.run([check.glccl, *args], capture_output=True, text=True, env=env)
+
+    es = without_timer("label", "a.png", "--backend", "raster", "--gl", "es", "--timing", "--json")
+    if "raster" in backends and es.returncode == 0:
+        timed = any(ms is not None for ms in json.loads(es.stdout)[0]["stages"].values())
+        run = without_timer("bench", "--gl", "es", "--backends", "raster", "--families", "noise50", "--sizes",
+                            "64x48", "--reps", "2", "--floor-mib", "1", "--csv", "bench_es.csv")
+        check.report("bench --gl es ran", run.returncode == 0, run.stdout + run.stderr)
+        with open("bench_es.csv", newline="") as f:
+            passes = [r for r in csv.DictReader(f) if r["family"] == "fullscreen_pass"]
+        shown = [line.split() for line in run.stdout.splitlines() if line.split()[1:2] == ["fullscreen_pass"]]
+        check.report("bench --gl es: one yardstick row in the CSV and the table", len(passes) == 1 and len(shown) == 1,
+                     str(passes) + run.stdout)
+        if len(passes) == 1 and len(shown) == 1:
+            csv_ms, table_ms = passes[0]["median_ms"], shown[0][3]
+            check.report("bench --gl es: the yardstick is n/a in the table where empty in the CSV",
+                         (csv_ms == "") == (table_ms == "n/a"), f"(csv {csv_ms!r}, table {table_ms!r})")
+            if timed:
+                check.report("bench --gl es: a measured yardstick is above 0", csv_ms == "" or float(csv_ms) > 0.0,
+                             f"(csv {csv_ms!r})")
+            else:
+                check.report("bench --gl es: no stage timed, the yardstick not measured",
+                             csv_ms == "" and table_ms == "n/a", f"(csv {csv_ms!r}, table {table_ms!r}; label's "
+                                                                 f"stages {es.stdout.strip()})")
 
     # The scripts on what bench wrote, and on a row a bench before wrote as
     # a measured 0 (median 0.0000, no throughput or an absurd one).

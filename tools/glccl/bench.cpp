@@ -157,7 +157,8 @@ const char kBenchHelp[] =
     "empty, and a note on stderr says why.\n"
     "With the raster backend, each size also gets a row 'raster,fullscreen_pass'\n"
     "(stage fullscreen_pass): the median GPU time of one full-screen fragment\n"
-    "pass of that size, the yardstick of the raster pipeline's passes.\n"
+    "pass of that size, the yardstick of the raster pipeline's passes (n/a in\n"
+    "the table and empty in the CSV where the timer measured no pass).\n"
     "Generated images use seed 1, as glccl generate does by default.\n"
     "\n"
     "examples:\n"
@@ -589,7 +590,7 @@ private:
         if (std::find(passSizes_.begin(), passSizes_.end(), size) != passSizes_.end()) return;
         passSizes_.push_back(size);
         progress_.update("raster full-screen pass " + sizeText(workload), false);
-        double milliseconds = 0.0;
+        std::optional<double> milliseconds;  // none: the timer measured no pass
         try {
             OffscreenLabeler* offscreen = measurementContext();
             if (!offscreen) throw Error(whyNoMeasurementContext_);
@@ -600,12 +601,15 @@ private:
             return;
         }
         const Workload pass{"fullscreen_pass", workload.width, workload.height, false};
-        rows_.push_back({"raster", pass.family, sizeText(pass), "", formatted("%.3f", milliseconds), "", "", "", "",
-                         "", "", ""});
+        // n/a in the table and empty in the CSV where not measured, as the
+        // labelings' device times: a yardstick of no time would make any
+        // labeling look many passes long.
+        rows_.push_back({"raster", pass.family, sizeText(pass), "",
+                         milliseconds ? formatted("%.3f", *milliseconds) : "n/a", "", "", "", "", "", "", ""});
         Measurement none;
         none.device = session_.device(Backend::Raster);
-        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass", formatted("%.4f", milliseconds), "", "", "", "", "",
-                    options_.reps);
+        writeCsvRow(Backend::Raster, pass, none, "fullscreen_pass",
+                    milliseconds ? formatted("%.4f", *milliseconds) : "", "", "", "", "", "", options_.reps);
     }
 
     // The floor of moving `upBytes` to the device and `downBytes` back, when

@@ -29,7 +29,7 @@ std::optional<TransferBandwidth> transferBandwidth(OffscreenLabeler*, std::size_
     return std::nullopt;
 }
 
-double fullscreenPassMilliseconds(int, int, int) {
+std::optional<double> fullscreenPassMilliseconds(int, int, int) {
     throw Error(std::string("glccl::bench::fullscreenPassMilliseconds(): ") + kWithoutGl);
 }
 

@@ -13,7 +13,7 @@
 
 namespace glccl::bench {
 
-double fullscreenPassMilliseconds(int width, int height, int reps) {
+std::optional<double> fullscreenPassMilliseconds(int width, int height, int reps) {
     const std::string what = "glccl::bench::fullscreenPassMilliseconds()";
     GLint largest = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &largest);
@@ -44,9 +44,11 @@ double fullscreenPassMilliseconds(int width, int height, int reps) {
             auto scope = timer.scope("fullscreen_pass");
             glDrawArrays(GL_TRIANGLES, 0, 3);
         }
-        if (i > 0) times.push_back(timer.collect().front().milliseconds);
+        const StageTimings timed = timer.collect();
+        if (i > 0 && timed.front().measured) times.push_back(timed.front().milliseconds);
     }
     checkGlError(what);
+    if (times.empty()) return std::nullopt;
     std::sort(times.begin(), times.end());
     return times[times.size() / 2];
 }
