@@ -62,18 +62,24 @@ inline void powerSums(std::int64_t a, std::int64_t b, __int128 s[4]) {
 
 // An intensity image read as its element type T (none: no intensity).
 struct NoIntensity {
-    static constexpr bool present = false, floating = false;
+    static constexpr bool present = false, floating = false, narrow = false;
     using Value = __int128;
     int channels = 0;
     Value at(std::size_t, int) const { return 0; }
+    std::int64_t narrowAt(std::size_t, int) const { return 0; }
 };
 template <class T>
 struct Intensity {
     static constexpr bool present = true, floating = std::is_floating_point_v<T>;
+    // Integers of at most 16 bits, whose sums over a run fit 64 bits.
+    static constexpr bool narrow = !floating && sizeof(T) <= 2;
     using Value = std::conditional_t<floating, double, __int128>;
     const T* data = nullptr;
     int channels = 1;
     Value at(std::size_t element, int c) const { return Value(data[element * std::size_t(channels) + std::size_t(c)]); }
+    std::int64_t narrowAt(std::size_t element, int c) const {
+        return std::int64_t(data[element * std::size_t(channels) + std::size_t(c)]);
+    }
 };
 // a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
@@ -222,6 +228,15 @@ public:
         last_ = kNoRegion;
     }
     Slots<Acc> slots;
+    // What gatherChunk works in, kept from chunk to chunk (see RowIndices).
+    struct Scratch {
+        std::vector<std::int64_t> rows, border, noBorder;
+        std::vector<std::int32_t> entryOf;
+        std::vector<std::size_t> entrySlot;
+        std::vector<__int128> entryPowers;
+        std::vector<Acc> entryWeighted;
+        std::vector<DoubleDouble> entryWeightedF;
+    } scratch;
 
 private:
     std::vector<std::int32_t> dense_;
@@ -256,21 +271,28 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const TermRequest& q = pass.q;
     const Owned& own = pass.owned;
     Slots<Acc>& S = table.slots;
-    RowIndices rows(g, pass.fill);
+    auto& scratch = table.scratch;
+    RowIndices rows(g, pass.fill, scratch.rows);
     const WindowShares& conf = windowShares();
     const std::size_t nm = pass.momentExponents.size(), nw = pass.weightedExponents.size();
     const int channels = In::present ? in.channels : 0;
 
-    // Border flags of row (y, z) for the perimeter: an element of a region
-    // with a 4-neighbour outside it (or outside the image).
-    std::array<std::vector<char>, 3> borderRows;
-    for (auto& b : borderRows) b.resize(std::size_t(g.w));
+    // Border elements of row (y, z) for the perimeter: an element of a
+    // region with a 4-neighbour outside it (or outside the image) holds its
+    // region, every other element kNoRegion. Each row is padded with
+    // kNoRegion on both sides and a row outside the image is all kNoRegion,
+    // so that a neighbour is read without bounds checks.
+    const std::size_t paddedWidth = std::size_t(g.w) + 2;
+    if (q.perimeter && scratch.border.size() != 3 * paddedWidth) {
+        scratch.border.assign(3 * paddedWidth, kNoRegion);
+        scratch.noBorder.assign(paddedWidth, kNoRegion);
+    }
     std::array<std::int64_t, 3> borderIds{-1, -1, -1};
-    auto border = [&](std::int64_t y, std::int64_t z) -> const char* {
-        if (y < 0 || y >= g.h) return nullptr;
+    auto border = [&](std::int64_t y, std::int64_t z) -> const std::int64_t* {
+        if (y < 0 || y >= g.h) return scratch.noBorder.data() + 1;
         const std::int64_t id = z * g.h + y;
         const std::size_t slot = std::size_t(id % 3);
-        char* out = borderRows[slot].data();
+        std::int64_t* out = scratch.border.data() + slot * paddedWidth + 1;
         if (borderIds[slot] == id) return out;
         borderIds[slot] = id;
         const std::int64_t* up = rows.row(y - 1, z);
@@ -279,11 +301,11 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         // The first and last columns, and every column of the first and
         // last rows, are borders; between them, no bounds to check.
         const bool inside = up && down;
-        for (std::int64_t x : {std::int64_t(0), g.w - 1}) out[x] = row[x] != kNoRegion;
+        for (std::int64_t x : {std::int64_t(0), g.w - 1}) out[x] = row[x];
         for (std::int64_t x = 1; x < g.w - 1; ++x) {
             const std::int64_t r = row[x];
-            out[x] = r != kNoRegion &&
-                     (!inside || row[x - 1] != r || row[x + 1] != r || up[x] != r || down[x] != r);
+            const bool edge = !inside || row[x - 1] != r || row[x + 1] != r || up[x] != r || down[x] != r;
+            out[x] = edge ? r : kNoRegion;
         }
         return out;
     };
@@ -307,10 +329,34 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             if (near0[x] != a || near1[x - 1] != a || near0[x - 1] != a) return false;
             return count == 4 || (far1[x] == a && far0[x] == a && far1[x - 1] == a && far0[x - 1] == a);
         };
+        // A region's share of a window is added only where the
+        // configuration has one: in 2-D, windows of two side-by-side
+        // elements or of all four (most windows along a region's border)
+        // add nothing, and are not looked up in the table.
+        auto share = [&](std::int64_t r, int config) {
+            const std::size_t c = std::size_t(config);
+            const int e = count == 8 ? conf.euler3[c] : conf.euler2[c];
+            const int k = q.crofton ? conf.crofton[c] : -1;
+            if (!(q.euler && e != 0) && k < 0) return;
+            const std::size_t s = table.of(r);
+            if (q.euler) S.euler[s] += e;
+            if (k >= 0) ++S.crofton[s * 5 + std::size_t(k)];
+        };
         for (std::int64_t x = own.begin[0]; x <= xEnd; ++x) {
             if (allRows && x >= 1) {
                 while (x < interiorEnd && uniformAt(x)) ++x;
                 if (x > xEnd) break;
+                if (count == 4 && x < interiorEnd) {
+                    // A 2-D window inside the image: each region's
+                    // configuration from its first element on (the bits of
+                    // the elements before are of other regions).
+                    const std::int64_t a = near1[x], b = near0[x], c = near1[x - 1], d = near0[x - 1];
+                    if (a != kNoRegion) share(a, 1 | int(b == a) << 1 | int(c == a) << 2 | int(d == a) << 3);
+                    if (b != kNoRegion && b != a) share(b, 2 | int(c == b) << 2 | int(d == b) << 3);
+                    if (c != kNoRegion && c != a && c != b) share(c, 4 | int(d == c) << 3);
+                    if (d != kNoRegion && d != a && d != b && d != c) share(d, 8);
+                    continue;
+                }
             }
             std::int64_t v[8];
             v[0] = get(near1, x);
@@ -334,12 +380,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 if (earlier) continue;
                 int config = 0;
                 for (int j = i; j < count; ++j) config |= int(v[j] == r) << j;
-                const std::size_t s = table.of(r);
-                if (q.euler) S.euler[s] += count == 8 ? conf.euler3[std::size_t(config)] : conf.euler2[std::size_t(config)];
-                if (q.crofton) {
-                    const int k = conf.crofton[std::size_t(config)];
-                    if (k >= 0) ++S.crofton[s * 5 + std::size_t(k)];
-                }
+                share(r, config);
             }
         }
     };
@@ -348,10 +389,13 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // region: multiplied by the row's y and z powers once per region and
     // row, not once per run.
     using Weighted = std::conditional_t<In::floating, DoubleDouble, Acc>;
-    std::vector<std::int32_t> entryOf;
-    std::vector<std::size_t> entrySlot;
-    std::vector<__int128> entryPowers;   // entries x 4
-    std::vector<Weighted> entryWeighted;  // entries x channels x 4
+    std::vector<std::int32_t>& entryOf = scratch.entryOf;  // by slot; -1 between rows
+    std::vector<std::size_t>& entrySlot = scratch.entrySlot;
+    std::vector<__int128>& entryPowers = scratch.entryPowers;  // entries x 4
+    std::vector<Weighted>& entryWeighted = [&]() -> std::vector<Weighted>& {  // entries x channels x 4
+        if constexpr (In::floating) return scratch.entryWeightedF;
+        else return scratch.entryWeighted;
+    }();
     const std::size_t weightedWidth = std::size_t(channels) * 4;
     auto entry = [&](std::size_t s) {
         if (entryOf.size() <= s) entryOf.resize(s + 1 + entryOf.size(), -1);
@@ -399,11 +443,9 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         const std::int64_t y = flat % g.h, z = flat / g.h;
         if ((nm > 0 || channels > 0 || q.perimeter) && own.row(y, z)) {
             const std::int64_t* row = rows.row(y, z);
-            const char* b0 = q.perimeter ? border(y - 1, z) : nullptr;
-            const char* b1 = q.perimeter ? border(y, z) : nullptr;
-            const char* b2 = q.perimeter ? border(y + 1, z) : nullptr;
-            const std::int64_t* up = q.perimeter ? rows.row(y - 1, z) : nullptr;
-            const std::int64_t* down = q.perimeter ? rows.row(y + 1, z) : nullptr;
+            const std::int64_t* b0 = q.perimeter ? border(y - 1, z) : nullptr;
+            const std::int64_t* b1 = q.perimeter ? border(y, z) : nullptr;
+            const std::int64_t* b2 = q.perimeter ? border(y + 1, z) : nullptr;
             for (std::int64_t x = own.begin[0]; x < own.end[0];) {
                 const std::int64_t r = row[x];
                 std::int64_t x1 = x + 1;
@@ -424,48 +466,68 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     const std::size_t element0 = std::size_t(flat * g.w);
                     const bool fresh = !S.seen[s];  // the region's first elements in this chunk
                     for (int c = 0; c < channels; ++c) {
-                        bool first = fresh;
                         const std::size_t ci = s * std::size_t(channels) + std::size_t(c);
                         Weighted* run = nw ? &entryWeighted[e * weightedWidth + std::size_t(c) * 4] : nullptr;
-                        Weighted sum{}, squares{};
-                        for (std::int64_t xx = x; xx < x1; ++xx) {
-                            const std::size_t element = element0 + std::size_t(xx);
-                            const auto v = in.at(element, c);
-                            if (q.intensitySums) {
-                                if constexpr (In::floating) {
-                                    sum += DoubleDouble(v);
-                                    squares += DoubleDouble(v) * DoubleDouble(v);
-                                } else {
-                                    add(sum, v);
-                                    add(squares, times(v, v, (const Acc*)nullptr));
+                        if (q.intensitySums) {
+                            if constexpr (In::narrow) {
+                                // Samples of at most 16 bits: a run's sums fit
+                                // 64 bits (2^24 elements of squares below 2^32).
+                                std::int64_t sum = 0, squares = 0;
+                                for (std::int64_t xx = x; xx < x1; ++xx) {
+                                    const std::int64_t v = in.narrowAt(element0 + std::size_t(xx), c);
+                                    sum += v;
+                                    squares += v * v;
                                 }
-                            }
-                            if (q.intensityExtrema) {
-                                if constexpr (In::floating) {
-                                    if (first || below(v, S.minF[ci])) { S.minF[ci] = v; S.minAt[ci] = element; }
-                                    if (first || below(S.maxF[ci], v)) { S.maxF[ci] = v; S.maxAt[ci] = element; }
-                                } else {
-                                    if (first || v < S.minI[ci]) { S.minI[ci] = v; S.minAt[ci] = element; }
-                                    if (first || S.maxI[ci] < v) { S.maxI[ci] = v; S.maxAt[ci] = element; }
+                                add(S.sum[ci], __int128(sum));
+                                add(S.squares[ci], __int128(squares));
+                            } else {
+                                Weighted sum{}, squares{};
+                                for (std::int64_t xx = x; xx < x1; ++xx) {
+                                    const auto v = in.at(element0 + std::size_t(xx), c);
+                                    if constexpr (In::floating) {
+                                        sum += DoubleDouble(v);
+                                        squares += DoubleDouble(v) * DoubleDouble(v);
+                                    } else {
+                                        add(sum, v);
+                                        add(squares, times(v, v, (const Acc*)nullptr));
+                                    }
                                 }
-                                first = false;
-                            }
-                            if (nw > 0) {
-                                const __int128 lx = xx - lo[0];
-                                const __int128 px[4] = {1, lx, lx * lx, lx * lx * lx};
-                                for (int k = 0; k < 4; ++k) {
-                                    if constexpr (In::floating) run[k] += DoubleDouble(v) * exactDD(px[k]);
-                                    else add(run[k], times(v, px[k], (const Acc*)nullptr));
+                                if constexpr (In::floating) {
+                                    S.sumF[ci] += sum;
+                                    S.squaresF[ci] += squares;
+                                } else {
+                                    add(S.sum[ci], sum);
+                                    add(S.squares[ci], squares);
                                 }
                             }
                         }
-                        if (q.intensitySums) {
+                        if (q.intensityExtrema) {
+                            // The run's first smallest and largest, then the
+                            // slot's, which an equal value does not replace:
+                            // the first position in the chunk is kept.
+                            std::size_t minAt = element0 + std::size_t(x), maxAt = minAt;
+                            auto lowest = in.at(minAt, c), highest = lowest;
+                            for (std::int64_t xx = x + 1; xx < x1; ++xx) {
+                                const std::size_t element = element0 + std::size_t(xx);
+                                const auto v = in.at(element, c);
+                                if (below(v, lowest)) { lowest = v; minAt = element; }
+                                if (below(highest, v)) { highest = v; maxAt = element; }
+                            }
                             if constexpr (In::floating) {
-                                S.sumF[ci] += sum;
-                                S.squaresF[ci] += squares;
+                                if (fresh || below(lowest, S.minF[ci])) { S.minF[ci] = lowest; S.minAt[ci] = minAt; }
+                                if (fresh || below(S.maxF[ci], highest)) { S.maxF[ci] = highest; S.maxAt[ci] = maxAt; }
                             } else {
-                                add(S.sum[ci], sum);
-                                add(S.squares[ci], squares);
+                                if (fresh || lowest < S.minI[ci]) { S.minI[ci] = lowest; S.minAt[ci] = minAt; }
+                                if (fresh || S.maxI[ci] < highest) { S.maxI[ci] = highest; S.maxAt[ci] = maxAt; }
+                            }
+                        }
+                        for (std::int64_t xx = x; nw > 0 && xx < x1; ++xx) {
+                            const auto v = in.at(element0 + std::size_t(xx), c);
+                            const __int128 lx = xx - lo[0];
+                            const __int128 px[4] = {1, lx, lx * lx, lx * lx * lx};
+                            for (int k = 0; k < 4; ++k) {
+                                if constexpr (In::floating) run[k] += DoubleDouble(v) * exactDD(px[k]);
+                                else add(run[k], times(v, px[k], (const Acc*)nullptr));
                             }
                         }
                     }
@@ -473,21 +535,14 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 }
                 if (q.perimeter) {
                     std::uint64_t* k = &S.perimeter[s * 3];
-                    const bool rowsInside = up && down && b0 && b2;
                     for (std::int64_t xx = x; xx < x1; ++xx) {
-                        if (!b1[xx]) continue;
-                        // A neighbour of the same region that is a border too; inside the
-                        // image's rows and columns it is read without bounds checks.
-                        const bool inside = rowsInside && xx >= 1 && xx < g.w - 1;
-                        auto same = [&](const std::int64_t* rr, const char* bb, std::int64_t xn) {
-                            return int((inside || (rr && bb && xn >= 0 && xn < g.w)) && rr[xn] == r && bb[xn]);
-                        };
+                        if (b1[xx] != r) continue;
                         // Border neighbours of the same region, along the edges and at the corners;
                         // scikit-image's weights: 1 for (2 or 3 edges, up to 2 corners), sqrt 2 for
                         // (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and (1, 2).
-                        const int edges = same(row, b1, xx - 1) + same(row, b1, xx + 1) + same(up, b0, xx) + same(down, b2, xx);
-                        const int corners = same(up, b0, xx - 1) + same(up, b0, xx + 1) + same(down, b2, xx - 1) +
-                                            same(down, b2, xx + 1);
+                        const int edges = int(b1[xx - 1] == r) + int(b1[xx + 1] == r) + int(b0[xx] == r) + int(b2[xx] == r);
+                        const int corners = int(b0[xx - 1] == r) + int(b0[xx + 1] == r) + int(b2[xx - 1] == r) +
+                                            int(b2[xx + 1] == r);
                         if ((edges == 2 || edges == 3) && corners <= 2) ++k[0];
                         else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) ++k[1];
                         else if (edges == 1 && (corners == 1 || corners == 2)) ++k[2];

@@ -60,29 +60,32 @@ using RowFill = std::function<void(std::int64_t flatRow, std::int64_t* out)>;
 
 // Region indices of rows, computed once and kept while a chunk reads around
 // them. Holds more rows than a chunk's loop keeps at once (5 in 2-D, 4 in
-// 3-D), so that a row handed out stays valid for the loop's iteration.
+// 3-D), so that a row handed out stays valid for the loop's iteration. The
+// rows live in `storage`, which a worker keeps from chunk to chunk: a fresh
+// allocation a chunk costs page faults and the heap's trimming.
 class RowIndices {
 public:
-    RowIndices(const Grid& g, const RowFill& fill) : g_(g), fill_(fill) {
-        for (auto& s : slots_) s.values.resize(std::size_t(g.w));
+    RowIndices(const Grid& g, const RowFill& fill, std::vector<std::int64_t>& storage) : g_(g), fill_(fill) {
+        if (storage.size() < slots_.size() * std::size_t(g.w)) storage.resize(slots_.size() * std::size_t(g.w));
+        for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].values = storage.data() + i * std::size_t(g.w);
     }
     // The row's indices, or nullptr outside the image.
     const std::int64_t* row(std::int64_t y, std::int64_t z) {
         if (y < 0 || y >= g_.h || z < 0 || z >= g_.d) return nullptr;
         const std::int64_t id = z * g_.h + y;
         for (auto& s : slots_)
-            if (s.id == id) return s.values.data();
+            if (s.id == id) return s.values;
         Slot& s = slots_[next_];
         next_ = (next_ + 1) % slots_.size();
         s.id = id;
-        fill_(id, s.values.data());
-        return s.values.data();
+        fill_(id, s.values);
+        return s.values;
     }
 
 private:
     struct Slot {
         std::int64_t id = -1;
-        std::vector<std::int64_t> values;
+        std::int64_t* values = nullptr;
     };
     const Grid& g_;
     const RowFill& fill_;
