@@ -13,6 +13,7 @@
 #include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
 #include "known_route.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
@@ -31,10 +32,6 @@ const char* sampleDescription(unsigned format) {
     }
 }
 
-template <class T>
-bool contains(const std::vector<T>& list, const T& value) {
-    return std::find(list.begin(), list.end(), value) != list.end();
-}
 
 // The declaration of `backend` at `place`: the GL engines' ask for its
 // context (and may make one), the others never do.

@@ -8,12 +8,12 @@
 #include "glccl/capabilities.hpp"
 #include "glccl/error.hpp"
 #include "program.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl::measure {
 
 namespace {
 
-int ceilDiv(std::int64_t a, std::int64_t b) { return int((a + b - 1) / b); }
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
 

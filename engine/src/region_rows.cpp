@@ -6,6 +6,7 @@
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
 #include "program.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl::measure {
 
@@ -18,7 +19,6 @@ constexpr int kCornersBuffer = 2;
 constexpr int kRowsBuffer = 2;
 constexpr std::size_t kRowBytes = sizeof(RegionRow);
 
-int ceilDiv(std::size_t a, std::size_t b) { return int((a + b - 1) / b); }
 
 // The moment sums of level 2 that region_rows reads.
 TermRequest rowRequest(int dimensions) {
@@ -174,7 +174,7 @@ void RegionRowWriter::writeOnGpu(const gl::Texture& labels, unsigned table, bool
             p.use();
             p.set("firstLabel", unsigned(first + 1));
             p.set("batchLabels", unsigned(n));
-            glDispatchCompute(GLuint(ceilDiv(n, kGroupThreads)), 1, 1);
+            glDispatchCompute(GLuint(ceilDiv(n, std::size_t(kGroupThreads))), 1, 1);
             checkGlError("stage region_rows (" + stage + ")");
         };
         gatherer.gatherOnGpu(labels, q, layout, first, n, [&](const gl::Buffer& corners) {

@@ -13,7 +13,7 @@ namespace {
 
 constexpr GLbitfield kPersistent = GL_MAP_PERSISTENT_BIT | GL_MAP_COHERENT_BIT;
 
-bool contains(const char* text, const char* part) { return text != nullptr && std::strstr(text, part) != nullptr; }
+bool mentions(const char* text, const char* part) { return text != nullptr && std::strstr(text, part) != nullptr; }
 
 }  // namespace
 
@@ -51,8 +51,8 @@ Capabilities Capabilities::ofCurrentContext() {
     capabilities.textureSubImage =
         (version >= 45 || gl::hasExtension("GL_ARB_get_texture_sub_image")) && glGetTextureSubImage != nullptr;
     const char* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
-    capabilities.softwareRenderer = contains(renderer, "llvmpipe") || contains(renderer, "softpipe") ||
-                                    contains(renderer, "swrast") || contains(renderer, "SWR");
+    capabilities.softwareRenderer = mentions(renderer, "llvmpipe") || mentions(renderer, "softpipe") ||
+                                    mentions(renderer, "swrast") || mentions(renderer, "SWR");
     return capabilities;
 }
 

@@ -7,15 +7,12 @@
 #include <cstring>
 
 #include "gl_formats.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
 namespace {
 
-template <class T>
-bool contains(const std::vector<T>& list, const T& value) {
-    return std::find(list.begin(), list.end(), value) != list.end();
-}
 
 }  // namespace
 

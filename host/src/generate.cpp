@@ -15,7 +15,7 @@ namespace glccl {
 
 namespace {
 
-constexpr int kMaxSide = 32768;  // generateFamily: an Image in memory
+constexpr int kMaxGeneratedSide = 32768;  // generateFamily: an Image in memory
 constexpr std::uint64_t kMaxRandomPixels = std::uint64_t(1) << 31;  // randomImage
 constexpr std::uint8_t kOn = 255;
 constexpr const char* kFamilyForms =
@@ -378,7 +378,7 @@ std::unique_ptr<Family> makeFamily(const std::string& where, const std::string& 
 }  // namespace
 
 Image generateFamily(const std::string& family, int width, int height, std::uint64_t seed) {
-    if (width < 1 || height < 1 || width > kMaxSide || height > kMaxSide) {
+    if (width < 1 || height < 1 || width > kMaxGeneratedSide || height > kMaxGeneratedSide) {
         throw Error("glccl::generateFamily(): size " + std::to_string(width) + "x" + std::to_string(height) +
                     " is outside 1..32768 on a side");
     }
@@ -587,7 +587,7 @@ void hilbert(Image& volume) {
 
 Image generateVolumeFamily(const std::string& family, int width, int height, int depth, std::uint64_t seed) {
     const std::string where = "glccl::generateVolumeFamily(): ";
-    if (width < 1 || height < 1 || depth < 1 || width > kMaxSide || height > kMaxSide || depth > kMaxSide)
+    if (width < 1 || height < 1 || depth < 1 || width > kMaxGeneratedSide || height > kMaxGeneratedSide || depth > kMaxGeneratedSide)
         throw Error(where + "size " + std::to_string(width) + "x" + std::to_string(height) + "x" +
                     std::to_string(depth) + " is outside 1..32768 on a side");
     Image volume(Shape::volume(width, height, depth));
@@ -613,7 +613,7 @@ Image generateVolumeFamily(const std::string& family, int width, int height, int
 std::vector<std::string> generatedVolumeFamilies() { return {"noise30", "blobs", "balls", "hilbert"}; }
 
 Image randomVolume(int width, int height, int depth, double density, int levels, std::uint64_t seed) {
-    if (width < 1 || height < 1 || depth < 1 || width > kMaxSide || height > kMaxSide || depth > kMaxSide)
+    if (width < 1 || height < 1 || depth < 1 || width > kMaxGeneratedSide || height > kMaxGeneratedSide || depth > kMaxGeneratedSide)
         throw Error("glccl::randomVolume(): size " + std::to_string(width) + "x" + std::to_string(height) + "x" +
                     std::to_string(depth) + " is outside 1..32768 on a side");
     // Slice z is randomImage's of seed + z (its arguments' errors are its own).

@@ -13,12 +13,12 @@
 #include "image_decoders.hpp"
 #include "npy_format.hpp"
 #include "output_file.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
 namespace {
 
-std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
 
 std::string sizeText(std::uint64_t width, std::uint64_t height) {
     return std::to_string(width) + "x" + std::to_string(height);

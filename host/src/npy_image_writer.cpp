@@ -8,7 +8,7 @@ namespace glccl {
 
 namespace {
 
-constexpr std::int64_t kMaxSide = 0x7FFFFFFF;
+constexpr std::int64_t kMaxNpySide = 0x7FFFFFFF;
 
 }  // namespace
 
@@ -20,9 +20,9 @@ struct NpyImageWriter::File {
 NpyImageWriter::NpyImageWriter(const std::string& path, std::int64_t width, std::int64_t height, bool overwrite)
     : width_(width), height_(height) {
     const std::string where = "glccl::NpyImageWriter(): ";
-    if (width < 1 || height < 1 || width > kMaxSide || height > kMaxSide)
+    if (width < 1 || height < 1 || width > kMaxNpySide || height > kMaxNpySide)
         throw Error(where + "size " + std::to_string(width) + "x" + std::to_string(height) + " is outside 1.." +
-                    std::to_string(kMaxSide) + " on a side");
+                    std::to_string(kMaxNpySide) + " on a side");
     file_ = std::make_unique<File>(where, path, overwrite);
     file_->output.write(detail::npyHeaderBytes("|u1", "(" + std::to_string(height) + ", " + std::to_string(width) + ")"));
 }

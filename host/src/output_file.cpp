@@ -22,12 +22,12 @@
 
 #include "glccl/error.hpp"
 #include "glccl/output_transaction.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
 namespace {
 
-std::string inQuotes(const std::string& path) { return "'" + path + "'"; }
 
 // ---------------------------------------------------------------- temporaries
 // The temporaries of this process, in a table a signal handler can read:

@@ -15,12 +15,12 @@
 #include "glccl/error.hpp"
 #include "npy_format.hpp"
 #include "source_rectangle.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
 namespace {
 
-std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
 
 std::string sizeText(std::uint64_t width, std::uint64_t height) {
     return std::to_string(width) + "x" + std::to_string(height);

@@ -13,6 +13,7 @@
 #include "glccl/output_transaction.hpp"
 #include "npy_format.hpp"
 #include "output_file.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
@@ -147,7 +148,6 @@ void LabelingSink::begin(const Shape& shape, LabelType type, std::uint64_t count
 
 namespace {
 
-std::string inQuotes(const std::string& text) { return "'" + text + "'"; }
 
 // The buffer of each file, for rows that arrive in bands of megabytes, and
 // the table's text gathered before it is written.

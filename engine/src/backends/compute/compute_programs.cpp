@@ -1,11 +1,11 @@
 #include "backends/pass_check.hpp"
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl::compute {
 
 namespace {
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 // The 13 backward neighbours of a volume's node, in compute_common.glsl's
 // order (kBackward).

@@ -8,12 +8,12 @@
 #include "gl_error.hpp"
 #include "glccl/error.hpp"
 #include "glccl/tuning.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl::compute {
 
 namespace {
 
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 gl::Buffer storageBuffer(std::size_t bytes, const std::string& what, const void* data = nullptr) {
     clearGlErrors();

@@ -10,7 +10,7 @@ namespace {
 const ProgramSpec kCountRoots{CountRootsPass::kStage, [](gl::ProgramBuilder& builder, int lineThreads) {
                                   builder.define("LINE_THREADS", lineThreads).define("GROUP_SCAN_THREADS", lineThreads);
                               }};
-const ProgramSpec kCountRootsVolume{CountRootsPass::kStage,
+const ProgramSpec kCountRootsVolumeGrid{CountRootsPass::kStage,
                                     [](gl::ProgramBuilder& builder, int lineThreads) {
                                         builder.define("LINE_THREADS", lineThreads);
                                     },
@@ -35,7 +35,7 @@ std::uint32_t CountRootsPass::run(const PassContext& context) {
     if (r.bundles) return runBundles(context);
     {
         auto scope = context.timer.scope(kStage);
-        context.programs.use(r.volume ? kCountRootsVolume : kCountRoots, r, countRootsThreads(r.gridWidth));
+        context.programs.use(r.volume ? kCountRootsVolumeGrid : kCountRoots, r, countRootsThreads(r.gridWidth));
         bindNodeData(r);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kLineCountsBuffer, r.lineCounts.id());
         if (r.volume) {

@@ -11,7 +11,7 @@ const ProgramSpec kGather{"column_processing_gather", "column_processing_gather.
                           {"fragColor"}, {kColumnsSlot}};
 const ProgramSpec kUpdate{"column_processing_update", "column_processing_update.vert",
                           "column_processing_update.frag", {"fragColor"}, {kRootsSlot}};
-const ProgramSpec kScatter{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
+const ProgramSpec kColumnProcessingScatter{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
                            {"fragColor"}, {kColumnsSlot}};
 const ProgramSpec kPoints{"column_processing_points", "column_processing_points.vert", "write_scatter.frag",
                           {"fragColor"}, {kColumnsSlot}};
@@ -59,7 +59,7 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
     const std::int64_t columnNodes = std::int64_t(blocks) * roots.height();
     auto& gather = context.programs.use(kGather);
     auto& update = context.programs.use(kUpdate);
-    auto& scatter = context.programs.use(kScatter);
+    auto& scatter = context.programs.use(kColumnProcessingScatter);
     auto& points = context.programs.use(kPoints);
     for (auto* program : {&gather, &update, &scatter, &points}) program->set(kBlockWidth, blockWidth);
     bindTexture(kNodeGraphSlot, nodeGraph);

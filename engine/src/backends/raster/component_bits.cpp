@@ -6,12 +6,11 @@ namespace glccl::raster {
 
 namespace {
 constexpr TextureSlot kLargeListSlot{"largeList", 1};
-constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
 constexpr TextureSlot kLargeIndexSlot{"largeIndex", 3};
 constexpr const char* kTableSize = "tableSize";
 const ProgramSpec kMark{"component_bits_mark", "component_bits_mark.vert", "write_label.frag", {"fragLabel"},
                         {kLargeListSlot}};
-const ProgramSpec kCount{"component_bits", "component_bits.vert", "component_bits.frag", {"counters"},
+const ProgramSpec kComponentBits{"component_bits", "component_bits.vert", "component_bits.frag", {"counters"},
                          {kIdsSlot, kRootLabelsSlot, kLargeIndexSlot}};
 // The fold reads band t at unit t and totals t at unit kBitCounterTargets + t.
 static_assert(kBitCounterTargets == 8, "the fold's slots below name 8 targets");
@@ -46,7 +45,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
 
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sums.totalFramebuffers[0].id());
     for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferuiv(GL_COLOR, t, zeroU);
-    auto& bits = context.programs.use(kCount);
+    auto& bits = context.programs.use(kComponentBits);
     bits.set(kTableSize, table.width, table.height);
     bits.set("largeSize", sums.listWidth, sums.listHeight);
     auto& fold = context.programs.use(kFold);

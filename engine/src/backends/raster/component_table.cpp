@@ -3,7 +3,6 @@
 namespace glccl::raster {
 
 namespace {
-constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
 const ProgramSpec kComponentTable{"component_table", "component_table.vert", "component_table.frag",
                                   {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot}};
 const ProgramSpec kComponentTableRuns{"component_table_runs", "component_table_runs.vert", "component_table.frag",

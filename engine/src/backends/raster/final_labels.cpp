@@ -3,7 +3,6 @@
 namespace glccl::raster {
 
 namespace {
-constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
 const ProgramSpec kFinalLabels{"final_labels", "fullscreen.vert", "final_labels.frag", {"fragLabel"},
                                {kIdsSlot, kRootLabelsSlot}};
 }  // namespace

@@ -28,6 +28,8 @@ constexpr TextureSlot kInputSlot{"inputImage", 0};
 constexpr TextureSlot kNodeGraphSlot{"nodeGraph", 4};
 // Most passes read node IDs through a sampler named `ids` at unit 1.
 constexpr TextureSlot kIdsSlot{"ids", 1};
+// The passes that number components read each root's label at unit 2.
+constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
 
 void bindTexture(TextureSlot slot, const gl::Texture& texture);
 

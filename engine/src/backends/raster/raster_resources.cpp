@@ -3,10 +3,10 @@
 #include <algorithm>
 
 #include "gl_error.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl::raster {
 
-int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 RasterGrid RasterGrid::of(int width, int height, NodeSize shape) {
     return {width, height, shape, ceilDiv(width, shape.width), ceilDiv(height, shape.height)};

@@ -12,6 +12,7 @@
 #include "gl_objects.hpp"
 #include "glccl/types.hpp"
 #include "raster_constants.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl::raster {
 
@@ -110,6 +111,5 @@ private:
     GLuint labelTexture_ = 0;  // the texture labelFramebuffer_ draws into
 };
 
-int ceilDiv(int a, int b);
 
 }  // namespace glccl::raster

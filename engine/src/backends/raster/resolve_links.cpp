@@ -6,12 +6,12 @@ namespace glccl::raster {
 
 namespace {
 constexpr TextureSlot kLinkValuesSlot{"linkValues", 2};
-const ProgramSpec kCount{"resolve_links_count", "fullscreen.vert", "resolve_links_count.frag", {}, {kIdsSlot}};
+const ProgramSpec kResolveLinksCount{"resolve_links_count", "fullscreen.vert", "resolve_links_count.frag", {}, {kIdsSlot}};
 const ProgramSpec kLink{"resolve_links_link", "resolve_links_link.vert", "write_scatter.frag", {"fragColor"},
                         {kIdsSlot}};
 const ProgramSpec kValues{"resolve_links_values", "fullscreen.vert", "resolve_links_values.frag", {"fragLink"},
                           {kIdsSlot}};
-const ProgramSpec kScatter{"resolve_links_scatter", "resolve_links_scatter.vert", "write_scatter.frag",
+const ProgramSpec kResolveLinksScatter{"resolve_links_scatter", "resolve_links_scatter.vert", "write_scatter.frag",
                            {"fragColor"}, {kLinkValuesSlot}};
 }  // namespace
 
@@ -37,7 +37,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
     int rounds = 0;
     if (linksInFragments) {
         auto& find = context.programs.use(kValues);
-        auto& scatter = context.programs.use(kScatter);
+        auto& scatter = context.programs.use(kResolveLinksScatter);
         const float zero[4] = {0, 0, 0, 0};
         for (;;) {
             // Each node's link, where a forward neighbour's label differs;
@@ -58,7 +58,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             PostColumnProcessingPass::compress(context, scratch, ids);
         }
     } else {
-        auto& count = context.programs.use(kCount);
+        auto& count = context.programs.use(kResolveLinksCount);
         auto& link = context.programs.use(kLink);
         for (;;) {
             // Nodes with a connected neighbour of another label; nothing is written.

@@ -10,7 +10,7 @@ constexpr TextureSlot kRoutedLabelsSlot{"routedLabels", 2};
 constexpr const char* kSide = "side";
 const ProgramSpec kRoute{"route_roots", "route_roots.vert", "write_scatter.frag", {"fragColor"}, {kIdsSlot}};
 const ProgramSpec kRank{"route_roots_rank", "fullscreen.vert", "route_roots_rank.frag", {"fragLabel"}, {kRoutedSlot}};
-const ProgramSpec kScatter{"route_roots_scatter", "route_roots_scatter.vert", "write_label.frag", {"fragLabel"},
+const ProgramSpec kRouteRootsScatter{"route_roots_scatter", "route_roots_scatter.vert", "write_label.frag", {"fragLabel"},
                            {kRoutedSlot, kRoutedLabelsSlot}};
 }  // namespace
 
@@ -61,7 +61,7 @@ void RouteRootsPass::run(const PassContext& context, const gl::RenderTarget& ids
     drawFullscreen();
 
     // The labels back to the roots' places.
-    auto& scatter = context.programs.use(kScatter);
+    auto& scatter = context.programs.use(kRouteRootsScatter);
     scatter.set(kSide, side);
     beginPass(rootLabels);
     bindTexture(kRoutedSlot, routing.routed.texture);
