@@ -12,6 +12,10 @@
 #include <optional>
 #include <thread>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace glccl {
 
 // --- Int256 -------------------------------------------------------------------
@@ -205,36 +209,61 @@ RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table
     return totals;
 }
 
+namespace {
+
+// v as n copies of value. The totals of many regions take megabytes (512
+// bytes a region for the 2-D moments alone); such an array is asked as
+// transparent huge pages before it is first written, so that it is faulted
+// in a few faults rather than one every 4 KiB (where the kernel lends them
+// on request only, and most of all in a virtual machine, where each fault
+// is an exit).
+template <class T>
+void assignTerms(std::vector<T>& v, std::size_t n, const typename std::vector<T>::value_type& value = {}) {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    constexpr std::uintptr_t kHuge = std::uintptr_t(1) << 21;
+    if (n * sizeof(T) >= 2 * kHuge && v.capacity() < n) {
+        v = std::vector<T>();
+        v.reserve(n);
+        const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+        const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(v.data()) + n * sizeof(T)) & ~(kHuge - 1);
+        if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
+    }
+#endif
+    v.assign(n, value);
+}
+
+}  // namespace
+
 void zeroTerms(RegionTotals& totals) {
     const TermRequest& q = totals.request;
     const std::size_t n = totals.regions, channels = std::size_t(q.channels);
     const std::size_t moments = TermRequest::exponents(q.momentLevel, q.dimensions).size();
     const std::size_t weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
-    if (moments) totals.moments.assign(n * moments, Int256{});
-    if (q.perimeter) totals.perimeterClasses.assign(n * 3, 0);
-    if (q.crofton) totals.croftonClasses.assign(n * 5, 0);
-    if (q.euler) totals.eulerTimes.assign(n, 0);
+    if (moments) assignTerms(totals.moments, n * moments, Int256{});
+    if (q.perimeter) assignTerms(totals.perimeterClasses, n * 3, 0);
+    if (q.crofton) assignTerms(totals.croftonClasses, n * 5, 0);
+    if (q.euler) assignTerms(totals.eulerTimes, n, 0);
     if (!channels) return;
     if (q.intensityKind == SampleKind::Float) {
         if (q.intensitySums) {
-            totals.intensitySumFloat.assign(n * channels, {});
-            totals.intensitySquaresFloat.assign(n * channels, {});
+            assignTerms(totals.intensitySumFloat, n * channels);
+            assignTerms(totals.intensitySquaresFloat, n * channels);
         }
-        totals.weightedMomentsFloat.assign(n * channels * weighted, {});
+        assignTerms(totals.weightedMomentsFloat, n * channels * weighted);
     } else {
         if (q.intensitySums) {
-            totals.intensitySum.assign(n * channels, Int256{});
-            totals.intensitySquares.assign(n * channels, Int256{});
+            assignTerms(totals.intensitySum, n * channels, Int256{});
+            assignTerms(totals.intensitySquares, n * channels, Int256{});
         }
-        totals.weightedMoments.assign(n * channels * weighted, Int256{});
+        assignTerms(totals.weightedMoments, n * channels * weighted, Int256{});
     }
     if (q.intensityExtrema) {
-        totals.intensityMin.assign(n * channels, 0.0);
-        totals.intensityMax.assign(n * channels, 0.0);
-        totals.intensityMinBits.assign(n * channels, 0);
-        totals.intensityMaxBits.assign(n * channels, 0);
-        totals.intensityMinAt.assign(n * channels, 0);
-        totals.intensityMaxAt.assign(n * channels, 0);
+        assignTerms(totals.intensityMin, n * channels, 0.0);
+        assignTerms(totals.intensityMax, n * channels, 0.0);
+        assignTerms(totals.intensityMinBits, n * channels, 0);
+        assignTerms(totals.intensityMaxBits, n * channels, 0);
+        assignTerms(totals.intensityMinAt, n * channels, 0);
+        assignTerms(totals.intensityMaxAt, n * channels, 0);
     }
 }
 
