@@ -201,6 +201,25 @@ Backend parseBackend(const py::handle& value, const std::string& where) {
     }
 }
 
+GlContext parseGlContext(const py::handle& value, const std::string& where) {
+    constexpr const char* kChoices = "\"desktop\" (an OpenGL core profile context) or \"es\" (OpenGL ES 3)";
+    if (!py::isinstance<py::str>(value))
+        throw py::type_error(where + ": gl must be a str, " + kChoices + ", not " +
+                             std::string(py::str(py::type::of(value).attr("__name__"))));
+    const std::string name = value.cast<std::string>();
+    if (name == "desktop") return GlContext::Desktop;
+    if (name == "es") return GlContext::Es;
+    throw py::value_error(where + ": gl='" + name + "' is not a GL context; expected " + kChoices);
+}
+
+void checkGlContextFits(GlContext gl, Backend backend, const std::string& where) {
+    if (gl != GlContext::Es || backend == Backend::Auto || backend == Backend::Compute || backend == Backend::Raster)
+        return;
+    throw py::value_error(where + ": gl='es' chooses the GL context of the compute and raster backends; the " +
+                          backendName(backend) + " backend labels without one (pass backend='raster', or leave "
+                          "out gl)");
+}
+
 int parseThreads(const py::handle& value, const std::string& where) {
     if (value.is_none()) return 0;
     const std::optional<py::int_> integer = integerOf(value);

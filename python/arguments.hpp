@@ -12,6 +12,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/labeler.hpp"
 #include "glccl/types.hpp"
+#include "shared_context.hpp"
 
 namespace glccl::python {
 
@@ -67,6 +68,16 @@ Criterion parseCriterion(const py::handle& value, const std::string& where);
 
 // "auto", "compute", "raster", "cuda", "cpu" or "reference".
 Backend parseBackend(const py::handle& value, const std::string& where);
+
+// The gl keyword: "desktop" (an OpenGL core profile context) or "es" (an
+// OpenGL ES 3 one); TypeError for a non-str, ValueError naming the choices
+// for another str.
+GlContext parseGlContext(const py::handle& value, const std::string& where);
+
+// ValueError where gl="es" is asked of a backend that makes no GL context
+// (cpu, reference, cuda), as the command line's --gl es: the keyword would
+// go unused.
+void checkGlContextFits(GlContext gl, Backend backend, const std::string& where);
 
 // The cpu engine's threads: None (0: every core this process may run on) or
 // an int in 1..kMostThreads (TypeError, ValueError otherwise).

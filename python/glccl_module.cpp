@@ -90,6 +90,7 @@ SpareComponents& spareComponents() { return processWide<SpareComponents>(); }
 struct HostCall {
     HostArray source;
     LabelOptions options;
+    GlContext gl = GlContext::Desktop;  // the context compute and raster label in
     LabelStorage labels;  // storage of a label array numpy freed, where one has this size
     std::uint32_t* out = nullptr;  // or the caller's out=, where the labels are written straight into it
     bool copyFirst = false;        // out may share memory with the array: label a copy of the array
@@ -124,11 +125,11 @@ void labelHostCall(HostCall& call, const std::string& where) {
     std::uint32_t* labels = call.out ? call.out : call.labels.data();
     if (call.measurement) {
         const Shape shape = call.source.shape();
-        labelHostImage(*view, options, labels, call.components, where, [&](Session& session, const Route&) {
+        labelHostImage(*view, options, call.gl, labels, call.components, where, [&](Session& session, const Route&) {
             measureLabeling(session, *call.measurement, labels, shape, call.components);
         });
     } else {
-        labelHostImage(*view, options, labels, call.components, where);
+        labelHostImage(*view, options, call.gl, labels, call.components, where);
     }
     labelStorage.release();  // the array returned owns it
 }
@@ -136,17 +137,22 @@ void labelHostCall(HostCall& call, const std::string& where) {
 py::tuple label(const py::object& image, const py::object& connectivity, const py::object& criterion,
                 const py::object& backend, bool returnTable, const py::object& channelAxisArgument,
                 const py::object& progress, const py::object& threads, const py::object& out,
-                const py::object& measure) {
+                const py::object& measure, const py::object& glArgument) {
     const std::string where = "glccl.label()";
     LabelOptions options;
     options.criterion = parseCriterion(criterion, where);
     options.backend = parseBackend(backend, where);
     options.threads = parseThreads(threads, where);
+    const GlContext gl = parseGlContext(glArgument, where);
+    checkGlContextFits(gl, options.backend, where);
     const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
     const ProgressCallback progressCallback(progress, where);
     if (isDeviceArray(image)) {
         if (!measure.is_none())
             throw py::type_error(where + ": properties are measured on host labels; label a numpy image");
+        if (gl == GlContext::Es)
+            throw py::value_error(where + ": gl='es' chooses the GL context of the compute and raster backends, "
+                                          "which label host images; a device array is labeled by cuda (leave out gl)");
         options.connectivity = parseConnectivity(connectivity, deviceArrayDimensions(image, channelAxis), where);
         checkDeviceArrayShape(image, options.connectivity, channelAxis, where);
         return labelDeviceArray(image, py::none(), options.connectivity, options.criterion, options.backend,
@@ -162,6 +168,7 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     checkConnectivityFits(options.connectivity, shape, where);
     checkCriterionForSampleBits(options.criterion, call->source.sampleBits, where);
     call->options = options;
+    call->gl = gl;
     call->out = labelsInto(out, shape);
     call->copyFirst = call->out && mayShareMemory(py::reinterpret_borrow<py::array>(out), call->source.array);
     PythonReferences measured;  // the intensity the measurement reads
@@ -190,11 +197,12 @@ py::tuple label(const py::object& image, const py::object& connectivity, const p
     return result;
 }
 
-py::list backends() {
+py::list backends(const py::object& glArgument) {
+    const GlContext gl = parseGlContext(glArgument, "glccl.backends()");
     std::vector<BackendReport> reports;
     {
         py::gil_scoped_release noGil;
-        reports = backendReports();
+        reports = backendReports(gl);
     }
     py::list out;
     for (const BackendReport& report : reports) {
@@ -222,7 +230,8 @@ ignored), and (labels, n) or (labels, n, dict of columns). measure: None, or
 (term properties, intensity or None, spacing or None) as glccl/_measure.py
 checks them, gathered by the engine that labeled (on its GPU where it can):
 then (labels, n, dict of the properties' columns, name of the engine whose
-gatherer ran: compute, raster, cuda, or cpu for the host's).)doc";
+gatherer ran: compute, raster, cuda, or cpu for the host's). gl: "desktop" or
+"es", the GL context compute and raster label in.)doc";
 
 }  // namespace
 
@@ -234,7 +243,8 @@ PYBIND11_MODULE(_glccl, m) {
 its entries (help(glccl)).
 
 One headless OpenGL context (EGL) is created on the first call and kept for
-the life of the process; it is used from one thread at a time under a lock,
+the life of the process (and an OpenGL ES one beside it where gl="es" is
+asked for); they are used from one thread at a time under one lock,
 and every function releases the GIL while it labels, so all of glccl is
 thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     // The library's errors reach Python as RuntimeError, in the user's words:
@@ -254,8 +264,8 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
           py::arg("criterion") = "binary", py::arg("backend") = "auto", py::arg("return_table") = false,
           py::arg("channel_axis").none() = py::none(), py::arg("progress").none() = py::none(),
           py::arg("threads").none() = py::none(), py::arg("out").none() = py::none(),
-          py::arg("measure").none() = py::none(), kLabelDoc);
-    m.def("backends", &backends, R"doc(backends()
+          py::arg("measure").none() = py::none(), py::arg("gl") = "desktop", kLabelDoc);
+    m.def("backends", &backends, py::arg("gl") = "desktop", R"doc(backends(gl="desktop")
 
 The labeling engines, whether they run in this process, on what, and what
 to expect of them: a list of dicts, "auto" first, with the keys
@@ -272,7 +282,9 @@ to expect of them: a list of dicts, "auto" first, with the keys
                      chosen by auto
   note               what to expect, in a sentence ("" where nothing
                      needs saying): for auto, the backend it chooses here
-"auto" is always available. Creates the shared GL context on first use.)doc");
+"auto" is always available. Creates the shared GL context on first use.
+gl: the GL context compute and raster are asked about, "desktop" (an OpenGL
+core profile context) or "es" (OpenGL ES 3, as glccl.label(gl="es")).)doc");
     bindLabeler(m);
     bindLabelBatch(m);
     bindLabelFilters(m);

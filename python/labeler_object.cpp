@@ -34,7 +34,7 @@ std::unique_lock<std::mutex> lockWithoutGil(std::mutex& mutex) {
 class Labeler {
 public:
     Labeler(const py::object& connectivity, const py::object& criterion, const py::object& backend,
-            const py::object& threads) {
+            const py::object& threads, const py::object& gl) {
         const std::string where = "glccl.Labeler()";
         options_.connectivity = parseConnectivity(connectivity, 2, where);
         // A glccl.Labeler labels 2-D images: the rule of every 2-D shape.
@@ -42,6 +42,8 @@ public:
         options_.criterion = parseCriterion(criterion, where);
         options_.backend = parseBackend(backend, where);
         options_.threads = parseThreads(threads, where);
+        gl_ = parseGlContext(gl, where);
+        checkGlContextFits(gl_, options_.backend, where);
     }
 
     py::tuple label(const py::object& image, const py::object& out, bool returnTable,
@@ -50,6 +52,9 @@ public:
         const std::optional<int> channelAxis = parseChannelAxis(channelAxisArgument, where);
         const std::unique_lock<std::mutex> lock = lockWithoutGil(mutex_);
         if (isDeviceArray(image)) {
+            if (gl_ == GlContext::Es)
+                throw py::value_error(where + ": this Labeler labels in an OpenGL ES context (gl='es'), which "
+                                              "labels host images; a device array is labeled by cuda");
             checkDeviceArrayShape(image, options_.connectivity, channelAxis, where);
             Backend ran = Backend::Auto;
             py::tuple result = labelDeviceArray(image, out, options_.connectivity, options_.criterion,
@@ -102,7 +107,7 @@ public:
                 fresh.resize(count);
                 target = fresh.data();
             }
-            ran = labelHostImage(*view, options_, target, components_, where);
+            ran = labelHostImage(*view, options_, gl_, target, components_, where);
             if (strided) copyLabels(scratch_, *foreign);
         }
         lastBackend_ = ran;
@@ -117,18 +122,20 @@ public:
     int connectivity() const { return neighbourCount(options_.connectivity); }
     std::string criterion() const { return options_.criterion.toString(); }
     std::string backend() const { return backendName(options_.backend); }
+    std::string gl() const { return gl_ == GlContext::Es ? "es" : "desktop"; }
     py::object lastBackend() const {
         if (!lastBackend_) return py::none();
         return py::str(backendName(*lastBackend_));
     }
     std::string repr() const {
         return "glccl.Labeler(connectivity=" + std::to_string(connectivity()) + ", criterion='" + criterion() +
-               "', backend='" + backend() + "')";
+               "', backend='" + backend() + "'" + (gl_ == GlContext::Es ? ", gl='es'" : "") + ")";
     }
 
 private:
     std::mutex mutex_;           // one call at a time on this object's buffers
     LabelOptions options_;
+    GlContext gl_ = GlContext::Desktop;  // the context compute and raster label in
     PixelStorage image_;         // the host copy of an image that needs one, reused while its size repeats
     LabelStorage scratch_;       // labels on their way to a strided out
     std::vector<Component> components_;     // the table, reused
@@ -137,7 +144,7 @@ private:
     std::optional<Backend> lastBackend_;
 };
 
-constexpr const char* kClassDoc = R"doc(Labeler(connectivity=8, criterion="binary", backend="auto")
+constexpr const char* kClassDoc = R"doc(Labeler(connectivity=8, criterion="binary", backend="auto", gl="desktop")
 
 Labels many images with one connectivity, criterion and backend (the frames
 of a video, a batch of tiles), keeping its buffers from one call to the next.
@@ -164,11 +171,14 @@ the labels' way to it (4 bytes a pixel); delete the Labeler to free them.
 Arguments as for glccl.label(): connectivity 4 or 8 (or 1, 2; 6, 18 and 26
 are for volumes and refused on 2-D images when labeling), criterion
 "binary", "segments", ("threshold", T), ("binary", L), backend "auto",
-"compute", "raster", "cuda" or "cpu". Wrong values raise at construction.
+"compute", "raster", "cuda" or "cpu", gl "desktop" or "es" (the GL context
+compute and raster label in; with "es" raster runs, compute is refused).
+Wrong values raise at construction.
 
 Thread-safety. A Labeler is safe to call from several threads; its calls
-run one at a time. All Labelers and glccl.label() share the process's one
-headless GL context, which is used from one thread at a time under a lock,
+run one at a time. All Labelers and glccl.label() share the process's
+headless GL contexts (a desktop one, and an OpenGL ES one where gl="es" is
+asked for), which are used from one thread at a time under one lock,
 so GL labeling is serialized across the process (two Labelers of different
 sizes used in turns re-create the shared input texture on each switch). The
 GIL is released while an image is read (copied, where it needs a copy) and
@@ -217,9 +227,10 @@ RuntimeError when the backend cannot run or labeling fails.)doc";
 
 void bindLabeler(py::module_& module) {
     py::class_<Labeler>(module, "Labeler", kClassDoc)
-        .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&>(),
+        .def(py::init<const py::object&, const py::object&, const py::object&, const py::object&,
+                      const py::object&>(),
              py::arg("connectivity") = 8, py::arg("criterion") = "binary", py::arg("backend") = "auto",
-             py::arg("threads").none() = py::none())
+             py::arg("threads").none() = py::none(), py::arg("gl") = "desktop")
         .def("label", &Labeler::label, py::arg("image"), py::arg("out") = py::none(),
              py::arg("return_table") = false, py::arg("channel_axis") = py::none(), kLabelDoc)
         .def_property_readonly("connectivity", &Labeler::connectivity, "4, 8, 6, 18 or 26.")
@@ -227,6 +238,8 @@ void bindLabeler(py::module_& module) {
                                "The criterion in the command line's spelling: \"binary\", \"binary:L\", "
                                "\"segments\" or \"threshold:T\".")
         .def_property_readonly("backend", &Labeler::backend, "The backend asked for (\"auto\" stays \"auto\").")
+        .def_property_readonly("gl", &Labeler::gl,
+                               "The GL context compute and raster label in: \"desktop\" or \"es\".")
         .def_property_readonly("last_backend", &Labeler::lastBackend,
                                "The backend that ran the last call (what \"auto\" resolved to), None before "
                                "the first.")

@@ -1,5 +1,5 @@
-// One Session per process. It is created on first use and deliberately never
-// destroyed: NVIDIA's EGL tears itself down at process exit before static
+// One Session per process and GL context (desktop, and ES where asked for).
+// Each is created on first use and deliberately never destroyed: NVIDIA's EGL tears itself down at process exit before static
 // destructors run, so a destructor that released the Session's context then
 // would crash the interpreter on exit.
 
@@ -23,7 +23,8 @@ namespace {
 
 struct Shared {
     std::mutex mutex;
-    Session* session = nullptr;  // leaked on purpose (see top)
+    Session* session = nullptr;    // desktop context; leaked on purpose (see top)
+    Session* esSession = nullptr;  // OpenGL ES context; leaked too
     // This process was forked from one that had made the context: the copy
     // of it here belongs to the parent's driver, whose threads the child
     // lacks, and a GL call could wait for ever. The child labels on the host.
@@ -49,8 +50,9 @@ Shared& shared() {
         pthread_atfork(nullptr, nullptr, [] {
             const Shared* parent = sharedInstance();
             auto* child = new Shared;
-            child->forkedFromContext = (parent->session != nullptr && parent->session->hasContext()) ||
-                                       parent->forkedFromContext;
+            const auto madeContext = [](const Session* session) { return session && session->hasContext(); };
+            child->forkedFromContext =
+                madeContext(parent->session) || madeContext(parent->esSession) || parent->forkedFromContext;
             sharedInstance() = child;
         });
     });
@@ -62,62 +64,71 @@ struct ReleaseOnExit {
     ~ReleaseOnExit() { releaseCurrentContext(); }
 };
 
-// The Session, created on the first call. In a child forked from a process
-// that had made a GL context it never makes one: it labels with the engines
-// that need none, and says why the GL backends cannot run. Call with the
-// mutex held.
-Session& sessionLocked(Shared& s) {
-    if (!s.session) {
+// The Session of `gl`, created on its first call. In a child forked from a
+// process that had made a GL context it never makes one: it labels with the
+// engines that need none, and says why the GL backends cannot run. Call with
+// the mutex held.
+Session& sessionLocked(Shared& s, GlContext gl) {
+    Session*& session = gl == GlContext::Es ? s.esSession : s.session;
+    if (!session) {
         Session::Options options;
+        if (gl == GlContext::Es) {
+            // 3.0 is what the raster engine needs; EGL gives the newest ES
+            // that keeps 3.0's features.
+            options.context.es = true;
+            options.context.major = 3;
+            options.context.minor = 0;
+        }
         if (s.forkedFromContext) options.noContext = kForkedWhy;
-        s.session = new Session(options);
+        session = new Session(options);
     }
-    return *s.session;
+    return *session;
+}
+
+// A GL engine's route in pieces goes to the tiles, whose workers make
+// desktop contexts of their own: in the ES Session it is refused rather
+// than labeled in a context the call did not ask for.
+void checkOnePiece(GlContext gl, const Route& route) {
+    if (gl != GlContext::Es || !route.pieces || (route.backend != Backend::Compute && route.backend != Backend::Raster))
+        return;
+    throw Error(std::string("gl='es' labels in one piece, and this image goes to the ") + backendName(route.backend) +
+                " backend in pieces (past one call's texture size or memory), whose GL workers make desktop "
+                "contexts: label it with gl='desktop'");
 }
 
 }  // namespace
 
-Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
+Backend labelHostImage(const ImageView& image, const LabelOptions& options, GlContext gl, std::uint32_t* labels,
                        std::vector<Component>& components, const std::string& where) {
+    return labelHostImage(image, options, gl, labels, components, where, nullptr);
+}
+
+Backend labelHostImage(const ImageView& image, const LabelOptions& options, GlContext gl, std::uint32_t* labels,
+                       std::vector<Component>& components, const std::string& where,
+                       const std::function<void(Session&, const Route&)>& then) {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
-    Session& session = sessionLocked(s);
+    Session& session = sessionLocked(s, gl);
     ReleaseOnExit release;
     // A labeling stops when its call is abandoned (Ctrl-C): in pieces
     // between rounds of tiles, the cpu engine between its stripes.
     LabelOptions stoppable = options;
     stoppable.cancelled = [] { return callAbandoned(); };
     try {
-        session.label(image, stoppable, labels, components);
-    } catch (const Error& error) {
-        throw Error(where + ": " + userMessage(error.what()));
-    }
-    return session.backend();
-}
-
-Backend labelHostImage(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,
-                       std::vector<Component>& components, const std::string& where,
-                       const std::function<void(Session&, const Route&)>& then) {
-    Shared& s = shared();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    Session& session = sessionLocked(s);
-    ReleaseOnExit release;
-    LabelOptions stoppable = options;
-    stoppable.cancelled = [] { return callAbandoned(); };
-    try {
         const Route route = session.route(image, stoppable);
+        checkOnePiece(gl, route);
         session.label(image, route, stoppable, labels, components);
-        then(session, route);
+        if (then) then(session, route);
     } catch (const Error& error) {
         throw Error(where + ": " + userMessage(error.what()));
     }
     return session.backend();
 }
 
-std::vector<BackendReport> backendReports() {
+std::vector<BackendReport> backendReports(GlContext gl) {
     Shared& s = shared();
     std::lock_guard<std::mutex> lock(s.mutex);
-    Session& session = sessionLocked(s);
+    Session& session = sessionLocked(s, gl);
     ReleaseOnExit release;
     return describeBackends(session);
 }

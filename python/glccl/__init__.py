@@ -186,7 +186,7 @@ def _deliver(labels, n, dtype, out, where):
 
 def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto", return_table=False, channel_axis=None,
           *, out=None, dtype=None, progress=None, threads=None, properties=None, intensity_image=None, spacing=None,
-          **unknown):
+          gl="desktop", **unknown):
     """Connected-component labeling of a 2-D image or a 3-D volume.
 
     Parameters
@@ -291,6 +291,18 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         that engine): None (the default) for every core this process may run
         on, else 1 to 1024. The labels and table are the same for every
         count.
+    gl : "desktop" or "es" (keyword only)
+        The GL context the compute and raster backends label in, as the
+        command line's --gl: "desktop" (the default), an OpenGL core profile
+        context, or "es", an OpenGL ES 3.0 or newer one (what phones, WebGL2
+        and embedded GPUs offer), made on first use and kept beside the
+        desktop one. The raster backend runs there; compute does not (it
+        needs desktop OpenGL 4.3: RuntimeError naming raster), and "auto"
+        chooses among raster and the engines without a context. ValueError
+        for another value, with a backend that makes no context (cpu,
+        reference, cuda) or a device array; RuntimeError for an image that
+        raster labels in pieces (past one call's texture size), whose tiles
+        label in desktop contexts.
     properties : sequence of str, optional (keyword only)
         Measure these region properties of the labels made (scikit-image's
         names, as glccl.regionprops_table takes them) and return them as the
@@ -362,12 +374,12 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     -------------
     Safe to call from several threads. The GIL is released while the image
     is read (copied, where it needs a copy) and labeled, so another thread
-    must not write to it during the call. The process's one headless GL
-    context is shared by all calls and glccl.Labeler objects under a lock, so
-    GL labeling runs one call at a time. Ctrl-C ends the call at once; an
-    image labeled in tiles stops after the tiles or band under way, one
-    labeled in one call finishes in the background (the next GL call waits
-    for either).
+    must not write to it during the call. The process's headless GL contexts
+    (desktop, and ES for gl="es") are shared by all calls and glccl.Labeler
+    objects under one lock, so GL labeling runs one call at a time. Ctrl-C
+    ends the call at once; an image labeled in tiles stops after the tiles
+    or band under way, one labeled in one call finishes in the background
+    (the next GL call waits for either).
     """
     _refuse_unknown(unknown, "glccl.label()")
     where = "glccl.label()"
@@ -377,14 +389,15 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         _warn_if_segments(image, where)
     if properties is None:
         result = _glccl.label(image, connectivity, criterion, backend, bool(return_table), channel_axis, progress,
-                              threads, out)
+                              threads, out, None, gl)
         labels = _deliver(result[0], result[1], wanted, out, where)
         if return_table:
             return labels, result[1], ComponentTable.from_columns(result[2])
         return labels, result[1]
     if _measure.on_device(image) and _measure.device_measurable():
         # A device image's labels stay on its GPU and are measured there.
-        labels, n = _glccl.label(image, connectivity, criterion, backend, False, channel_axis, progress, threads, out)
+        labels, n = _glccl.label(image, connectivity, criterion, backend, False, channel_axis, progress, threads, out,
+                                 None, gl)
         labels = _deliver(labels, n, wanted, out, where)
         table = ComponentTable(_measure.device_table(labels, intensity_image, properties, spacing, "-", [], threads,
                                                      where))
@@ -394,7 +407,7 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     # where it can, before the labels leave it.
     measuring = _measuring(image, channel_axis, properties, intensity_image, spacing, where)
     labels, n, columns, gatherer = _glccl.label(image, connectivity, criterion, backend, False, channel_axis,
-                                                progress, threads, out, measuring[:3])
+                                                progress, threads, out, measuring[:3], gl)
     labels = _deliver(labels, n, wanted, out, where)
     table = ComponentTable(_measure.table(labels, measuring[3], properties, measuring[2], "-", [], threads, where,
                                           columns=columns))
@@ -508,9 +521,9 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
 class Labeler(_glccl.Labeler):
     __doc__ = _glccl.Labeler.__doc__
 
-    def __init__(self, connectivity=8, criterion="binary", backend="auto", *, threads=None, **unknown):
+    def __init__(self, connectivity=8, criterion="binary", backend="auto", *, threads=None, gl="desktop", **unknown):
         _refuse_unknown(unknown, "glccl.Labeler()")
-        super().__init__(connectivity, criterion, backend, threads)
+        super().__init__(connectivity, criterion, backend, threads, gl)
         self._threads = threads
 
     def label(self, image, out=None, return_table=False, channel_axis=None, *, properties=None, intensity_image=None,

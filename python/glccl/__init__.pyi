@@ -121,6 +121,7 @@ def label(
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
     threads: Optional[int] = None,
+    gl: Literal["desktop", "es"] = "desktop",
 ) -> Tuple[Labels, int]: ...
 @overload
 def label(
@@ -135,6 +136,7 @@ def label(
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
     threads: Optional[int] = None,
+    gl: Literal["desktop", "es"] = "desktop",
 ) -> Tuple[Labels, int, ComponentTable]: ...
 @overload
 def label(
@@ -149,6 +151,7 @@ def label(
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
     threads: Optional[int] = None,
+    gl: Literal["desktop", "es"] = "desktop",
 ) -> Tuple[Labels, int, ComponentTable]: ...
 # properties= measures those region properties of the labels made (host
 # images), by the engine that labeled (on its GPU where it can): the table
@@ -166,6 +169,7 @@ def label(
     dtype: LabelDtype = None,
     progress: Optional[Progress] = None,
     threads: Optional[int] = None,
+    gl: Literal["desktop", "es"] = "desktop",
     properties: Sequence[str],
     intensity_image: Optional[npt.ArrayLike] = None,
     spacing: Optional[Sequence[float]] = None,
@@ -189,7 +193,8 @@ def label(
     intensity_image: Optional[Union[npt.ArrayLike, CudaArray]] = None,
     spacing: Optional[Sequence[float]] = None,
 ) -> Tuple[Any, int, ComponentTable]: ...
-def backends() -> list[BackendInfo]: ...
+# gl: the GL context compute and raster are asked about (as glccl.label's).
+def backends(gl: Literal["desktop", "es"] = "desktop") -> list[BackendInfo]: ...
 
 # Region properties of a label image (any non-negative integers, 2-D or 3-D),
 # as skimage.measure.regionprops_table: {column name: numpy column}, rows in
@@ -238,6 +243,7 @@ class Labeler:
         backend: BackendName = "auto",
         *,
         threads: Optional[int] = None,
+        gl: Literal["desktop", "es"] = "desktop",
     ) -> None: ...
     @overload
     def label(
@@ -300,6 +306,9 @@ class Labeler:
     def criterion(self) -> str: ...
     @property
     def backend(self) -> BackendName: ...
+    # The GL context compute and raster label in (gl=).
+    @property
+    def gl(self) -> Literal["desktop", "es"]: ...
     @property
     def last_backend(self) -> Optional[Literal["compute", "raster", "cuda", "cpu", "reference"]]: ...
 

@@ -1,0 +1,111 @@
+"""gl="es": the raster backend labels in an OpenGL ES 3 context (as the
+command line's --gl es) with scipy's and scikit-image's labels; compute is
+refused there naming raster; a wrong gl is a ValueError naming the choices."""
+
+import numpy as np
+import pytest
+from scipy import ndimage
+
+import glccl
+from references import assert_tables_equal, random_binary, skimage_labels, skimage_table
+
+ES = {b["name"]: b for b in glccl.backends(gl="es")}
+needs_es_raster = pytest.mark.skipif(not ES["raster"]["available"],
+                                     reason=ES["raster"]["reason"] or "raster does not run in an ES context here")
+STRUCTURES = {4: ndimage.generate_binary_structure(2, 1), 8: ndimage.generate_binary_structure(2, 2)}
+
+
+@needs_es_raster
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_es_raster_labels_as_scipy(connectivity):
+    image = random_binary(np.random.default_rng(connectivity), 61, 77, p=0.55)
+    labels, n, table = glccl.label(image, connectivity=connectivity, backend="raster", return_table=True, gl="es")
+    want, want_n = ndimage.label(image, structure=STRUCTURES[connectivity])
+    assert n == want_n
+    assert np.array_equal(labels, want)
+    assert_tables_equal(table, skimage_table(want), "raster in ES")
+
+
+@needs_es_raster
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_es_raster_16_bit_samples(connectivity):
+    rng = np.random.default_rng(16 + connectivity)
+    # Values past 255 decide: ids 256 and 257 are two segments, and level 300
+    # parts samples that an 8-bit reading would make equal.
+    ids = rng.choice(np.array([0, 256, 257, 40000, 65535], dtype=np.uint16), size=(45, 52))
+    labels, n = glccl.label(ids, connectivity=connectivity, criterion="segments", backend="raster", gl="es")
+    want, want_n = skimage_labels(ids, connectivity, segments=True)
+    assert n == want_n
+    assert np.array_equal(labels, want)
+    levels = rng.integers(0, 600, size=(45, 52)).astype(np.uint16)
+    labels, n = glccl.label(levels, connectivity=connectivity, criterion=("binary", 300), backend="raster", gl="es")
+    want, want_n = ndimage.label(levels > 300, structure=STRUCTURES[connectivity])
+    assert n == want_n
+    assert np.array_equal(labels, want)
+
+
+@needs_es_raster
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_es_labeler_labels_as_scipy(connectivity):
+    labeler = glccl.Labeler(connectivity=connectivity, backend="raster", gl="es")
+    assert labeler.gl == "es"
+    assert "gl='es'" in repr(labeler)
+    rng = np.random.default_rng(100 + connectivity)
+    for shape in [(33, 40), (33, 40), (20, 64)]:
+        image = random_binary(rng, *shape, p=0.5)
+        labels, n = labeler.label(image)
+        want, want_n = ndimage.label(image, structure=STRUCTURES[connectivity])
+        assert n == want_n
+        assert np.array_equal(labels, want)
+    assert labeler.last_backend == "raster"
+
+
+def test_desktop_is_the_default():
+    assert glccl.Labeler().gl == "desktop"
+    assert glccl.Labeler(gl="desktop").gl == "desktop"
+    assert "gl=" not in repr(glccl.Labeler())
+
+
+@needs_es_raster
+def test_compute_in_es_is_refused_naming_raster():
+    assert not ES["compute"]["available"]
+    assert "raster" in ES["compute"]["reason"]
+    image = random_binary(np.random.default_rng(7), 16, 16)
+    with pytest.raises(RuntimeError, match="compute backend cannot run here.*OpenGL ES.*raster"):
+        glccl.label(image, backend="compute", gl="es")
+    with pytest.raises(RuntimeError, match="compute backend cannot run here.*OpenGL ES.*raster"):
+        glccl.Labeler(backend="compute", gl="es").label(image)
+
+
+@pytest.mark.parametrize("value", ["ES", "gles", "opengl", ""])
+def test_a_wrong_gl_names_the_choices(value):
+    image = np.zeros((4, 4), np.uint8)
+    for call in (lambda: glccl.label(image, gl=value), lambda: glccl.Labeler(gl=value),
+                 lambda: glccl.backends(gl=value)):
+        with pytest.raises(ValueError, match=r"is not a GL context; expected \"desktop\" .* or \"es\""):
+            call()
+
+
+def test_gl_must_be_a_str():
+    with pytest.raises(TypeError, match="gl must be a str"):
+        glccl.label(np.zeros((4, 4), np.uint8), gl=3)
+    with pytest.raises(TypeError, match="gl must be a str"):
+        glccl.Labeler(gl=None)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference", "cuda"])
+def test_es_with_a_backend_without_a_context(backend):
+    image = np.zeros((4, 4), np.uint8)
+    with pytest.raises(ValueError, match=f"the {backend} backend labels without one"):
+        glccl.label(image, backend=backend, gl="es")
+    with pytest.raises(ValueError, match=f"the {backend} backend labels without one"):
+        glccl.Labeler(backend=backend, gl="es")
+
+
+@needs_es_raster
+def test_es_labels_in_one_piece():
+    # Wider than a GL_MAX_TEXTURE_SIZE (16384 on llvmpipe, 32768 at most): raster
+    # labels it in tiles, whose GL workers make desktop contexts.
+    image = np.ones((2, 70000), np.uint8)
+    with pytest.raises(RuntimeError, match="gl='es' labels in one piece"):
+        glccl.label(image, backend="raster", gl="es")
