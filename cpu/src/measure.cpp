@@ -56,10 +56,14 @@ struct RegionIndex {
     template <class T>
     void fill(const T* in, std::int64_t w, std::int64_t* out) const {
         switch (mode) {
-        case Mode::Consecutive:
-            for (std::int64_t x = 0; x < w; ++x)
-                out[x] = in[x] == 0 ? (background ? 0 : kNoRegion) : std::int64_t(in[x]) - (background ? 0 : 1);
+        case Mode::Consecutive: {
+            // Label v is region v - 1, the background (0) kNoRegion (-1):
+            // one subtraction, no branch (noise's labels change at random).
+            static_assert(kNoRegion == -1);
+            const std::int64_t shift = background ? 0 : 1;
+            for (std::int64_t x = 0; x < w; ++x) out[x] = std::int64_t(in[x]) - shift;
             break;
+        }
         case Mode::Dense:
             for (std::int64_t x = 0; x < w; ++x) out[x] = table[std::size_t(in[x])];
             break;
@@ -150,6 +154,7 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
     if (q.any()) {
         Pass pass{g, owned, q, boxes, fill, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
+        pass.whole = piece == nullptr;
         // The accumulator that holds every sum a chunk reaches.
         std::int64_t extent = 1;
         for (std::size_t r = 0; r < totals.regions; ++r)
