@@ -2,9 +2,11 @@
 # The page in headless Chromium against the native build: builds web/ with
 # Emscripten (build-web/, or $GLCCL_WEB_BUILD), serves the page, loads it in
 # headless Chromium (WebGL2 by SwiftShader where there is no GPU), and checks
-# that its labels of the bundled sample, at 8- and at 4-connectivity, equal
-# byte for byte those that the native `glccl label` writes, and that the
-# page's own check against the reference labeler (in wasm) passed.
+# that its labels of the bundled sample (gray) and of a color PNG with a
+# gAMA chunk (tests/data/color_gamma.png, whose luma depends on libpng's
+# gamma), at 8- and at 4-connectivity, equal byte for byte those that the
+# native `glccl label` writes, and that the page's own check against the
+# reference labeler (in wasm) passed.
 #
 #   web/test.sh [path/to/native/glccl]     (default build/tools/glccl)
 #
@@ -19,6 +21,7 @@ build=${GLCCL_WEB_BUILD:-$root/build-web}
 chromium=${CHROMIUM:-chromium}
 timeout_s=${GLCCL_WEB_TIMEOUT:-120}
 sample=$root/samples/blobs_and_text.png
+color_sample=$root/tests/data/color_gamma.png
 
 work=$(mktemp -d)
 server=""
@@ -53,16 +56,21 @@ if ! cmake --build "$build" -j"${GLCCL_WEB_JOBS:-2}" >"$work/build.log" 2>&1; th
   tail -50 "$work/build.log" >&2
   exit 1
 fi
+# The color sample beside the page, which labels it when its address names it.
+cp "$color_sample" "$build/site/"
 
-# One connectivity: the native labels, then the page's, served until it
-# reports (result-C.json).
+# One image and connectivity: the native labels, then the page's, served
+# until it reports (result-NAME-C.json).
 label_both() {
-  local connectivity=$1
-  "$cli" label "$sample" --connectivity "$connectivity" --labels "$work/native-$connectivity.npy" --force \
+  local path=$1 connectivity=$2
+  local name
+  name=$(basename "$path")
+  local tag=$name-$connectivity
+  "$cli" label "$path" --connectivity "$connectivity" --labels "$work/native-$tag.npy" --force \
     >"$work/native.log"
   rm -f "$work/port"
   python3 "$root/web/serve.py" --dir "$build/site" --port 0 --port-file "$work/port" \
-    --result "$work/result-$connectivity.json" --once &
+    --result "$work/result-$tag.json" --once &
   server=$!
   for _ in $(seq 100); do [[ -s $work/port ]] && break; sleep 0.1; done
   # --no-sandbox: the page is this repository's, and Chromium's sandbox does
@@ -71,40 +79,48 @@ label_both() {
   # flags allow.
   setsid "$chromium" --headless=new --no-sandbox --use-angle=swiftshader --enable-unsafe-swiftshader \
     --no-first-run --no-default-browser-check --disable-extensions --user-data-dir="$work/profile" \
-    "http://127.0.0.1:$(cat "$work/port")/index.html?report&connectivity=$connectivity" >"$work/chromium.log" 2>&1 &
+    "http://127.0.0.1:$(cat "$work/port")/index.html?report&connectivity=$connectivity&sample=$name" \
+    >"$work/chromium.log" 2>&1 &
   browser=$!
-  for _ in $(seq $((timeout_s * 10))); do [[ -s $work/result-$connectivity.json ]] && break; sleep 0.1; done
+  for _ in $(seq $((timeout_s * 10))); do [[ -s $work/result-$tag.json ]] && break; sleep 0.1; done
   kill -- "-$browser" 2>/dev/null || true
   wait "$browser" 2>/dev/null || true
   browser=""
   wait "$server" 2>/dev/null || true
   server=""
-  if [[ ! -s $work/result-$connectivity.json ]]; then
-    echo "web test: the page reported nothing in ${timeout_s} s; Chromium said:" >&2
+  if [[ ! -s $work/result-$tag.json ]]; then
+    echo "web test: the page reported nothing on $name in ${timeout_s} s; Chromium said:" >&2
     tail -20 "$work/chromium.log" >&2
     exit 1
   fi
 }
 
-label_both 8
-label_both 4
+runs=()
+for path in "$sample" "$color_sample"; do
+  for connectivity in 8 4; do
+    label_both "$path" "$connectivity"
+    runs+=("$(basename "$path")-$connectivity")
+  done
+done
 
-python3 - "$work" <<'EOF'
+python3 - "$work" "${runs[@]}" <<'EOF'
 import array, ast, hashlib, json, os, sys
 
 work = sys.argv[1]
 failures = []
-for connectivity in (8, 4):
-    result = json.load(open(os.path.join(work, f"result-{connectivity}.json")))
+for tag in sys.argv[2:]:
+    name, connectivity = tag.rsplit("-", 1)
+    connectivity = int(connectivity)
+    result = json.load(open(os.path.join(work, f"result-{tag}.json")))
     if not result.get("webgl2"):
         print("web test: SKIP: this browser offers no WebGL2 (no GPU and no software WebGL)")
         sys.exit(77)
     if not result.get("ok"):
-        failures.append(f"connectivity {connectivity}: the page failed: " + result.get("error", "?"))
+        failures.append(f"{name}, connectivity {connectivity}: the page failed: " + result.get("error", "?"))
         continue
 
     # The native labels: a .npy of uint32, read without numpy.
-    data = open(os.path.join(work, f"native-{connectivity}.npy"), "rb").read()
+    data = open(os.path.join(work, f"native-{tag}.npy"), "rb").read()
     if data[:6] != b"\x93NUMPY":
         sys.exit("web test: the native labels are not a .npy file")
     size_bytes = 2 if data[6] == 1 else 4
@@ -116,17 +132,20 @@ for connectivity in (8, 4):
         sys.exit(f"web test: the native labels are {header}, the page's {shape} <u4")
     expected = hashlib.sha256(native).hexdigest()
     count = max(array.array("I", native)) if native else 0
-    print(f"web test: connectivity {connectivity}: page {result['count']} components, "
+    print(f"web test: {name}, connectivity {connectivity}: page {result['count']} components, "
           f"{result['ms']['label']:.2f} ms a labeling ({result['context']['renderer']}); native {count} components")
+    if result.get("name") != name:
+        failures.append(f"the page labeled {result.get('name')}, not {name}")
     if result["connectivity"] != connectivity:
         failures.append(f"the page labeled with connectivity {result['connectivity']}, not {connectivity}")
     if result["sha256"] != expected:
-        failures.append(f"connectivity {connectivity}: labels differ from the native build's: "
+        failures.append(f"{name}, connectivity {connectivity}: labels differ from the native build's: "
                         f"sha256 {result['sha256']} against {expected}")
     if result["count"] != count:
-        failures.append(f"connectivity {connectivity}: {result['count']} components against the native {count}")
+        failures.append(f"{name}, connectivity {connectivity}: {result['count']} components against the native "
+                        f"{count}")
     if not result["reference"]["same"]:
-        failures.append(f"connectivity {connectivity}: the page's labels or table differ from the reference "
+        failures.append(f"{name}, connectivity {connectivity}: the page's labels or table differ from the reference "
                         "labeler's in wasm")
 for failure in failures:
     print("web test: " + failure)

@@ -2,13 +2,15 @@
 // bundled sample, then any PNG dropped or chosen; shows the labels colored,
 // the component table and the timings. With ?report in the address it posts
 // its result to /result (web/serve.py), for web/test.sh; ?connectivity=4
-// labels the sample with 4-connectivity.
+// labels the sample with 4-connectivity, ?sample=NAME.png labels that file
+// of the page's folder instead of the bundled sample.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
 const report = query.has('report');
-const sampleName = 'blobs_and_text.png';
+// A file name of the page's own folder, nothing else.
+const sampleName = /^[\w.-]+\.png$/.test(query.get('sample') || '') ? query.get('sample') : 'blobs_and_text.png';
 let module = null;
 
 function setStatus(text, error) {
@@ -119,12 +121,14 @@ async function labelPng(bytes, name) {
   drawLabels(labels, result.width, result.height);
   showResult(result, name);
   result.sha256 = await sha256(labels);
+  result.name = name;
   setStatus(`${name} labeled. Drop another PNG to label it.`);
   return result;
 }
 
 async function labelSample() {
   const response = await fetch(sampleName);
+  if (!response.ok) throw new Error(`${sampleName}: HTTP ${response.status}`);
   return labelPng(new Uint8Array(await response.arrayBuffer()), sampleName);
 }
 

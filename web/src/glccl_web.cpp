@@ -14,10 +14,10 @@
 //
 // The PNG is read as `glccl label` reads it for the binary criterion
 // (host/src/read_png.cpp): a gray file as one channel of its samples; a
-// color file as its luma, with libpng's integer weights (0.299, 0.587,
-// 0.114; libpng's gamma correction of a file with a gAMA chunk is not
-// reproduced); alpha dropped. 16-bit samples go up as GL_R32UI, since WebGL2
-// has no GL_R16; the labels are those of the same samples.
+// color file as its luma as libpng gives it, its gamma (gAMA, sRGB) and
+// sBIT included (png_luma.hpp); alpha dropped. 16-bit samples go up as
+// GL_R32UI, since WebGL2 has no GL_R16; the labels are those of the same
+// samples.
 #include <emscripten/emscripten.h>
 #include <emscripten/html5.h>
 
@@ -32,6 +32,7 @@
 #include "glccl/labeler.hpp"
 #include "glccl/reference.hpp"
 #include "glccl/texture.hpp"
+#include "png_luma.hpp"
 
 #define STBI_ONLY_PNG
 #define STBI_NO_STDIO
@@ -69,10 +70,6 @@ int fail(const std::string& why) {
     return -1;
 }
 
-// libpng's png_set_rgb_to_gray(0.299, 0.587) as integers of 2^15: red and
-// green rounded, blue the rest.
-constexpr std::uint32_t kRed = 9798, kGreen = 19235, kBlue = 32768 - kRed - kGreen;
-
 // A decoded PNG as `glccl label` reads it for the binary criterion: one
 // channel, 8-bit, or 16-bit samples widened to 32 bits.
 glccl::Image decodePng(const std::uint8_t* bytes, int size) {
@@ -83,6 +80,10 @@ glccl::Image decodePng(const std::uint8_t* bytes, int size) {
     const bool color = fileChannels >= 3;
     const int channels = color ? 3 : 1;
     const std::size_t count = std::size_t(width) * std::size_t(height);
+    // stb_image gives the file's samples as they are; the luma is libpng's
+    // (a gray file's samples are taken as they are, and need no tables).
+    const glccl::web::ColorToLuma luma(color ? glccl::web::lumaRulesOf(bytes, std::size_t(size))
+                                             : glccl::web::LumaRules{});
     glccl::Image image(width, height, 1, wide ? 32 : 8);
     if (wide) {
         std::unique_ptr<stbi_us, void (*)(void*)> samples(
@@ -91,7 +92,7 @@ glccl::Image decodePng(const std::uint8_t* bytes, int size) {
         auto* out = reinterpret_cast<std::uint32_t*>(image.pixels.data());
         for (std::size_t i = 0; i < count; ++i) {
             const stbi_us* p = samples.get() + i * std::size_t(channels);
-            out[i] = color ? (kRed * p[0] + kGreen * p[1] + kBlue * p[2] + 16384) >> 15 : p[0];
+            out[i] = color ? luma.luma16(p[0], p[1], p[2]) : p[0];
         }
     } else {
         std::unique_ptr<stbi_uc, void (*)(void*)> samples(
@@ -100,8 +101,7 @@ glccl::Image decodePng(const std::uint8_t* bytes, int size) {
         std::uint8_t* out = image.pixels.data();
         for (std::size_t i = 0; i < count; ++i) {
             const stbi_uc* p = samples.get() + i * std::size_t(channels);
-            const bool gray = !color || (p[0] == p[1] && p[0] == p[2]);
-            out[i] = gray ? p[0] : std::uint8_t((kRed * p[0] + kGreen * p[1] + kBlue * p[2]) >> 15);
+            out[i] = color ? luma.luma8(p[0], p[1], p[2]) : p[0];
         }
     }
     return image;
