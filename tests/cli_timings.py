@@ -11,7 +11,8 @@ to nothing, as llvmpipe's 1 ns for compute dispatches), and the text says
 where the device time was not measured and otherwise gives a median above
 0 and mpix_per_s = pixels / median; `glccl bench --gl es` gives the
 yardstick (the full-screen pass) no time where the ES context has no
-EXT_disjoint_timer_query (n/a in the table, empty in the CSV); labeling in tiles gives its summed
+EXT_disjoint_timer_query (n/a in the table, empty in the CSV), and labels
+its textures in an OpenGL ES 3.0 context too; labeling in tiles gives its summed
 device times as null or "n/a" where a stage was not measured; bench/bench_tables.py and
 bench/plot_bench.py leave out rows whose device time was not measured
 (empty, or the 0 of a CSV written before) rather than print a throughput.
@@ -136,6 +137,29 @@ def main():
                 check.report("bench --gl es: no stage timed, the yardstick not measured",
                              csv_ms == "" and table_ms == "n/a", f"(csv {csv_ms!r}, table {table_ms!r}; label's "
                                                                  f"stages {es.stdout.strip()})")
+
+    # An OpenGL ES 3.0 context cannot say a texture's size and format: bench
+    # labels its resident textures there (and their frames) with the sizes
+    # it knows, and the raster cell has the components the cpu engine finds
+    # in the same generated image. Mesa's version override makes the
+    # context 3.0; elsewhere it is the newest ES.
+    if "raster" in backends and es.returncode == 0:
+        with open("bench.csv", newline="") as f:
+            cpu = [r["components"] for r in csv.DictReader(f)
+                   if r["backend"] == "cpu" and r["family"] == "noise50" and r["stage"] == "total"]
+        env = dict(os.environ, MESA_GLES_VERSION_OVERRIDE="3.0")
+        run = subprocess.run([check.glccl, "bench", "--gl", "es", "--backends", "raster", "--families", "noise50",
+                              "--sizes", "64x48", "--reps", "2", "--frames", "2", "--floor-mib", "1", "--csv",
+                              "bench_es30.csv"], capture_output=True, text=True, env=env)
+        check.report("bench --gl es in ES 3.0 ran", run.returncode == 0, run.stdout + run.stderr)
+        rows = []
+        if os.path.exists("bench_es30.csv"):
+            with open("bench_es30.csv", newline="") as f:
+                rows = [r for r in csv.DictReader(f) if r["backend"] == "raster" and r["family"] == "noise50"]
+        stages = {r["stage"]: r for r in rows}
+        check.report("bench --gl es in ES 3.0: the raster cell and its frames, with the cpu engine's components",
+                     "total" in stages and "frame_wall" in stages and cpu and stages["total"]["components"] == cpu[0],
+                     f"({[(r['stage'], r['components']) for r in rows]} against cpu {cpu})")
 
     # The scripts on what bench wrote, and on a row a bench before wrote as
     # a measured 0 (median 0.0000, no throughput or an absurd one).

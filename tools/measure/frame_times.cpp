@@ -3,6 +3,7 @@
 #include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include <chrono>
+#include <cstdint>
 
 #include "glccl/labeler.hpp"
 #include "glccl/offscreen.hpp"
@@ -15,6 +16,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Labels a texture the bench made. An OpenGL ES 3.0 context cannot say a
+// texture's size and format (glGetTexLevelParameteriv is ES 3.1): a 2-D
+// one is labeled with those the ImageTexture knows, as a renderer there
+// labels its own.
+std::uint32_t labelResident(Labeler& labeler, const ImageTexture& texture, const LabelOptions& options) {
+    const ContextInfo& info = labeler.contextInfo();
+    const bool describes = !info.es || info.major > 3 || (info.major == 3 && info.minor >= 1);
+    if (describes || texture.depth() != 1) return labeler.label(texture.id(), options);
+    return labeler.label(texture.id(), texture.width(), texture.height(), texture.internalFormat(), options);
+}
+
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -25,9 +37,9 @@ FrameTimes labelTexture(Labeler& labeler, const ImageTexture& texture, const Lab
     untimed.timings = false;  // timer queries cost a glFinish of their own
     labeler.reserve(texture.width(), texture.height(), untimed);
     std::vector<Component> table;
-    labeler.label(texture.id(), untimed);
+    labelResident(labeler, texture, untimed);
     glFinish();
-    labeler.label(texture.id(), untimed);
+    labelResident(labeler, texture, untimed);
     labeler.components(table);
     // Nothing of the bench's own may be pending when the first frame starts.
     glFinish();
@@ -39,12 +51,12 @@ FrameTimes labelTexture(Labeler& labeler, const ImageTexture& texture, const Lab
     times.labelAndTable.reserve(std::size_t(frames));
     for (int frame = 0; frame < frames; ++frame) {
         auto start = Clock::now();
-        labeler.label(texture.id(), untimed);
+        labelResident(labeler, texture, untimed);
         glFinish();
         times.label.push_back(millisecondsSince(start));
 
         start = Clock::now();
-        labeler.label(texture.id(), untimed);
+        labelResident(labeler, texture, untimed);
         labeler.components(table);
         glFinish();
         times.labelAndTable.push_back(millisecondsSince(start));
