@@ -1,7 +1,8 @@
 // One Session per process and GL context (desktop, and ES where asked for).
-// Each is created on first use and deliberately never destroyed: NVIDIA's EGL tears itself down at process exit before static
-// destructors run, so a destructor that released the Session's context then
-// would crash the interpreter on exit.
+// Each is created on first use and deliberately never destroyed: NVIDIA's
+// EGL tears itself down at process exit before static destructors run, so a
+// destructor that released a Session's context then would crash the
+// interpreter on exit.
 
 #include "shared_context.hpp"
 

@@ -172,7 +172,8 @@ public:
 
     // png_do_rgb_to_gray on 8-bit samples.
     std::uint8_t luma8(std::uint32_t r, std::uint32_t g, std::uint32_t b) const {
-        if (!tables_) return r == g && r == b ? std::uint8_t(r) : std::uint8_t((kRed * r + kGreen * g + kBlue * b) >> 15);
+        if (!tables_)
+            return r == g && r == b ? std::uint8_t(r) : std::uint8_t((kRed * r + kGreen * g + kBlue * b) >> 15);
         if (r == g && r == b) return equal8_[r];
         return fromLinear8_[(kRed * toLinear8_[r] + kGreen * toLinear8_[g] + kBlue * toLinear8_[b] + 16384) >> 15];
     }
@@ -216,7 +217,8 @@ private:
             for (unsigned j = 0; j < 256; ++j) {
                 std::uint32_t ig = (j << (8u - shift)) + i;
                 if (detail::significant(gamma)) {
-                    table[i * 256 + j] = std::uint16_t(std::floor(65535. * std::pow(ig * fmax, double(gamma) * .00001) + .5));
+                    const double linear = std::pow(ig * fmax, double(gamma) * .00001);
+                    table[i * 256 + j] = std::uint16_t(std::floor(65535. * linear + .5));
                 } else {
                     if (shift != 0) ig = (ig * 65535u + maxBy2) / max;
                     table[i * 256 + j] = std::uint16_t(ig);
