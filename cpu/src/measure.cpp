@@ -216,6 +216,7 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
         std::vector<std::int32_t> slotOf;  // dense: by region
         std::unordered_map<std::int64_t, std::size_t> sparse;
         std::vector<std::int64_t> row;
+        std::vector<std::uint64_t> runBits;
     };
     std::vector<Part> parts(static_cast<std::size_t>(threads));
     const bool dense = n <= ChunkTable<__int128>::kDenseRegions;
@@ -239,35 +240,29 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
             const std::int64_t y = flat % g.h, z = flat / g.h;
             if (!owned.row(y, z)) continue;
             fill(flat, row);
-            for (std::int64_t x = owned.begin[0]; x < owned.end[0];) {
-                const std::int64_t r = row[x];
-                std::int64_t x1 = x + 1;
-                while (x1 < owned.end[0] && row[x1] == r) ++x1;
-                if (r != kNoRegion) {
-                    if (r != last) {
-                        const std::size_t fresh = p.region.size();
-                        if (dense) {
-                            std::int32_t& found = p.slotOf[std::size_t(r)];
-                            if (found < 0) found = std::int32_t(fresh);
-                            lastSlot = std::size_t(found);
-                        } else {
-                            lastSlot = p.sparse.emplace(r, fresh).first->second;
-                        }
-                        if (lastSlot == fresh) {
-                            p.region.push_back(r);
-                            p.count.push_back(0);
-                            p.min.push_back({x, y, z});
-                            p.max.push_back({x1 - 1, y, z});
-                        }
-                        last = r;
+            forEachRun(row, owned.begin[0], owned.end[0], p.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t r) {
+                if (r != last) {
+                    const std::size_t fresh = p.region.size();
+                    if (dense) {
+                        std::int32_t& found = p.slotOf[std::size_t(r)];
+                        if (found < 0) found = std::int32_t(fresh);
+                        lastSlot = std::size_t(found);
+                    } else {
+                        lastSlot = p.sparse.emplace(r, fresh).first->second;
                     }
-                    const std::size_t s = lastSlot;
-                    p.count[s] += std::uint64_t(x1 - x);
-                    p.min[s] = {std::min(p.min[s][0], x), std::min(p.min[s][1], y), std::min(p.min[s][2], z)};
-                    p.max[s] = {std::max(p.max[s][0], x1 - 1), std::max(p.max[s][1], y), std::max(p.max[s][2], z)};
+                    if (lastSlot == fresh) {
+                        p.region.push_back(r);
+                        p.count.push_back(0);
+                        p.min.push_back({x, y, z});
+                        p.max.push_back({x1 - 1, y, z});
+                    }
+                    last = r;
                 }
-                x = x1;
-            }
+                const std::size_t s = lastSlot;
+                p.count[s] += std::uint64_t(x1 - x);
+                p.min[s] = {std::min(p.min[s][0], x), std::min(p.min[s][1], y), std::min(p.min[s][2], z)};
+                p.max[s] = {std::max(p.max[s][0], x1 - 1), std::max(p.max[s][1], y), std::max(p.max[s][2], z)};
+            });
         }
     });
     for (Part& p : parts) {

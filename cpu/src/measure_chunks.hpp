@@ -241,6 +241,7 @@ public:
             std::int64_t first, last, region;
         };
         std::vector<Run> runsAbove, runsHere;
+        std::vector<std::uint64_t> runBits;
     } scratch;
 
 private:
@@ -490,14 +491,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 runsHere.clear();
             }
             std::size_t above = 0;  // the first run above that may touch the next run here
-            for (std::int64_t x = own.begin[0]; x < own.end[0];) {
-                const std::int64_t r = row[x];
-                std::int64_t x1 = x + 1;
-                while (x1 < own.end[0] && row[x1] == r) ++x1;
-                if (r == kNoRegion) {
-                    x = x1;
-                    continue;
-                }
+            forEachRun(row, own.begin[0], own.end[0], scratch.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t r) {
                 const std::size_t s = table.of(r);
                 if (eulerByRuns) {
                     // Runs above touch [x, x1 - 1] where they reach x - 1 to x1.
@@ -601,8 +595,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                         else if (edges == 1 && (corners == 1 || corners == 2)) ++k[2];
                     }
                 }
-                x = x1;
-            }
+            });
             flushRow(y, z);
             if (eulerByRuns) {
                 std::swap(runsAbove, runsHere);

@@ -58,6 +58,45 @@ struct Boxes {
 // Writes the region indices of row `flatRow` (kNoRegion for elements of no region).
 using RowFill = std::function<void(std::int64_t flatRow, std::int64_t* out)>;
 
+// Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
+// kNoRegion) in row[begin, end), left to right. The runs' first elements
+// are marked in words of bits first, without a branch an element: the runs
+// of noise end at random, where a loop comparing element to element
+// mispredicts at every end.
+template <class F>
+inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
+    if (end <= begin) return;
+    const std::size_t words = std::size_t((end - begin + 63) / 64);
+    if (bits.size() < 2 * words) bits.resize(2 * words);
+    std::uint64_t* starts = bits.data();           // a run's first element
+    std::uint64_t* regionStarts = starts + words;  // a region's run's first element
+    for (std::size_t k = 0; k < words; ++k) {
+        const std::int64_t x0 = begin + std::int64_t(k) * 64, xEnd = std::min(end, x0 + 64);
+        std::uint64_t s = 0, rs = 0;
+        if (k == 0) {
+            s = 1;
+            rs = std::uint64_t(row[begin] != kNoRegion);
+        }
+        for (std::int64_t x = k == 0 ? begin + 1 : x0; x < xEnd; ++x) {
+            const std::uint64_t first = std::uint64_t(row[x] != row[x - 1]);
+            s |= first << (x - x0);
+            rs |= (first & std::uint64_t(row[x] != kNoRegion)) << (x - x0);
+        }
+        starts[k] = s;
+        regionStarts[k] = rs;
+    }
+    for (std::size_t k = 0; k < words; ++k)
+        for (std::uint64_t m = regionStarts[k]; m; m &= m - 1) {
+            const int b = __builtin_ctzll(m);
+            const std::int64_t x = begin + std::int64_t(k) * 64 + b;
+            // The next run's first element: after bit b of word k, or in a later word.
+            std::size_t j = k;
+            std::uint64_t later = b == 63 ? 0 : starts[k] >> (b + 1) << (b + 1);
+            while (!later && ++j < words) later = starts[j];
+            f(x, later ? begin + std::int64_t(j) * 64 + __builtin_ctzll(later) : end, row[x]);
+        }
+}
+
 // Region indices of rows, computed once and kept while a chunk reads around
 // them. Holds more rows than a chunk's loop keeps at once (5 in 2-D, 4 in
 // 3-D), so that a row handed out stays valid for the loop's iteration. The
