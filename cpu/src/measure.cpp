@@ -3,7 +3,8 @@
 //   1. labels: the largest, none negative, which are present (skipped for
 //      an engine's labeling, labels 1..n);
 //   2. element counts and boxes (skipped for an engine's labeling, whose
-//      table has them);
+//      table has them; for labels few beside the image, gathered with which
+//      are present, in pass 1's second read);
 //   3. the requested terms (measure_chunks.hpp).
 
 #include <glccl/cpu_labeler.hpp>
@@ -279,6 +280,83 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
     return boxes;
 }
 
+// Label values up to this many are counted by value in pass 1 (a worker's
+// table of them, about 60 bytes a value, is cleared and merged whole).
+constexpr std::size_t kFewLabels = std::size_t(1) << 16;
+
+// Which label values are present, and each one's count and box of owned
+// elements, by label value.
+struct ByValue {
+    std::vector<char> seen;
+    std::vector<std::uint64_t> count;
+    std::vector<std::array<std::int64_t, 3>> min, max;
+};
+
+// Passes 1 (second read) and 2 in one, for label values 0..values-1: one
+// read of the labels, as runs of equal values, where a pass marking every
+// element's label and a pass over region indices for the counts and boxes
+// read them twice. Counts add and boxes widen in any order, so the
+// workers' tables are merged in any order too.
+template <class T>
+ByValue countsByValue(const Grid& g, const Owned& owned, std::size_t values, const T* data, ThreadPool& pool, int threads) {
+    const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+    struct Part {
+        ByValue t;
+        std::vector<std::int64_t> row;
+        std::vector<std::uint64_t> runBits;
+    };
+    std::vector<Part> parts(static_cast<std::size_t>(threads));
+    pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
+        Part& p = parts[std::size_t(worker)];
+        if (p.row.empty()) {
+            p.row.resize(std::size_t(g.w));
+            p.t.seen.assign(values, 0);
+            p.t.count.assign(values, 0);
+            p.t.min.assign(values, {big, big, big});
+            p.t.max.assign(values, {-1, -1, -1});
+        }
+        std::int64_t* row = p.row.data();
+        for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
+            const std::int64_t y = flat % g.h, z = flat / g.h;
+            const T* in = data + flat * g.w;
+            for (std::int64_t x = 0; x < g.w; ++x) row[x] = std::int64_t(in[x]);
+            // Every element says which labels are present (a piece's margin
+            // too); the owned ones alone are counted.
+            const bool ownedRow = owned.row(y, z);
+            const std::int64_t ownBegin = owned.begin[0], ownEnd = owned.end[0];
+            forEachRun(row, 0, g.w, p.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t value) {
+                const std::size_t v = std::size_t(value);
+                p.t.seen[v] = 1;
+                const std::int64_t a = std::max(x, ownBegin), b = std::min(x1, ownEnd);
+                if (!ownedRow || a >= b) return;
+                p.t.count[v] += std::uint64_t(b - a);
+                auto& lo = p.t.min[v];
+                auto& hi = p.t.max[v];
+                lo = {std::min(lo[0], a), std::min(lo[1], y), std::min(lo[2], z)};
+                hi = {std::max(hi[0], b - 1), std::max(hi[1], y), std::max(hi[2], z)};
+            });
+        }
+    });
+    ByValue all;
+    all.seen.assign(values, 0);
+    all.count.assign(values, 0);
+    all.min.assign(values, {big, big, big});
+    all.max.assign(values, {-1, -1, -1});
+    for (Part& p : parts) {
+        if (p.row.empty()) continue;
+        for (std::size_t v = 0; v < values; ++v) {
+            all.seen[v] |= p.t.seen[v];
+            all.count[v] += p.t.count[v];
+            for (std::size_t a = 0; a < 3; ++a) {
+                all.min[v][a] = std::min(all.min[v][a], p.t.min[v][a]);
+                all.max[v][a] = std::max(all.max[v][a], p.t.max[v][a]);
+            }
+        }
+        p = Part();
+    }
+    return all;
+}
+
 TermRequest requestOf(const MeasureOptions& options, int dimensions, const IntensitySamples* intensity) {
     int bits = 8, channels = 0;
     SampleKind kind = SampleKind::Unsigned;
@@ -323,6 +401,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     RegionIndex index;
     index.background = backgroundIsRegion;
     std::vector<std::uint64_t> present;  // ascending
+    std::optional<ByValue> fused;        // passes 1 and 2 in one, for few labels
     withLabels(labels, [&](auto data) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
         auto rangeOf = [&](std::size_t chunk) {
@@ -345,7 +424,17 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         // A table by label value where it is small beside the image (at most
         // 2^27 entries: a label image past memory, mapped, needs no more).
         const std::uint64_t denseEntries = std::min<std::uint64_t>(std::uint64_t(1) << 27, labels.shape.count() / 2);
-        if (maxLabel <= std::max<std::uint64_t>(std::uint64_t(1) << 20, denseEntries)) {
+        const std::size_t values = std::size_t(std::min<std::uint64_t>(maxLabel, kFewLabels)) + 1;
+        if (maxLabel < kFewLabels && values * std::size_t(threads) <= labels.shape.count() / 4) {
+            index.mode = RegionIndex::Mode::Dense;
+            fused = countsByValue(g, owned, values, data, pool, threads);
+            index.table.assign(values, kNoRegion);
+            for (std::size_t v = 0; v < values; ++v)
+                if (fused->seen[v] && (v != 0 || backgroundIsRegion)) {
+                    index.table[v] = std::int64_t(present.size());
+                    present.push_back(v);
+                }
+        } else if (maxLabel <= std::max<std::uint64_t>(std::uint64_t(1) << 20, denseEntries)) {
             std::vector<std::atomic<unsigned char>> seen(std::size_t(maxLabel) + 1);
             pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
                 const auto [a, b] = rangeOf(chunk);
@@ -381,7 +470,22 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) {
         withLabels(labels, [&](auto data) { index.fill(data + flatRow * g.w, g.w, out); });
     };
-    Boxes boxes = boxesOf(g, owned, present.size(), fill, pool, threads);
+    Boxes boxes;
+    if (fused) {
+        const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+        boxes.counts.assign(present.size(), 0);
+        boxes.min.assign(present.size(), {big, big, big});
+        boxes.max.assign(present.size(), {-1, -1, -1});
+        for (std::size_t r = 0; r < present.size(); ++r) {
+            const std::size_t v = std::size_t(present[r]);
+            boxes.counts[r] = fused->count[v];
+            boxes.min[r] = fused->min[v];
+            boxes.max[r] = fused->max[v];
+        }
+        fused.reset();
+    } else {
+        boxes = boxesOf(g, owned, present.size(), fill, pool, threads);
+    }
     return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, intensity, pool, threads, labels.shape, piece);
 }
 
