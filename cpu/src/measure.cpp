@@ -3,9 +3,9 @@
 //   1. labels: the largest, none negative, which are present (skipped for
 //      an engine's labeling, labels 1..n);
 //   2. element counts and boxes (skipped for an engine's labeling, whose
-//      table has them; for labels few beside the image, gathered with which
-//      are present, in pass 1's second read);
+//      table has them);
 //   3. the requested terms (measure_chunks.hpp).
+// For labels few beside the image, passes 1 and 2 are one read of them.
 
 #include <glccl/cpu_labeler.hpp>
 #include <glccl/error.hpp>
@@ -280,8 +280,8 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
     return boxes;
 }
 
-// Label values up to this many are counted by value in pass 1 (a worker's
-// table of them, about 60 bytes a value, is cleared and merged whole).
+// Label values below this many are counted by value (a worker's table of
+// them, about 60 bytes a value, is cleared and merged whole).
 constexpr std::size_t kFewLabels = std::size_t(1) << 16;
 
 // Which label values are present, and each one's count and box of owned
@@ -290,42 +290,59 @@ struct ByValue {
     std::vector<char> seen;
     std::vector<std::uint64_t> count;
     std::vector<std::array<std::int64_t, 3>> min, max;
+    void grow(std::size_t values) {
+        const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+        seen.resize(values, 0);
+        count.resize(values, 0);
+        min.resize(values, {big, big, big});
+        max.resize(values, {-1, -1, -1});
+    }
 };
 
-// Passes 1 (second read) and 2 in one, for label values 0..values-1: one
-// read of the labels, as runs of equal values, where a pass marking every
-// element's label and a pass over region indices for the counts and boxes
-// read them twice. Counts add and boxes widen in any order, so the
-// workers' tables are merged in any order too.
+// Passes 1 and 2 in one, for labels all below `limit`: one read of the
+// labels, as runs of equal values, where the largest label, which are
+// present and the counts and boxes take three. Nothing where a label is
+// negative or `limit` or more (the workers stop at the first such row).
+// Counts add and boxes widen in any order, so the workers' tables are
+// merged in any order too.
 template <class T>
-ByValue countsByValue(const Grid& g, const Owned& owned, std::size_t values, const T* data, ThreadPool& pool, int threads) {
-    const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::size_t limit, const T* data, ThreadPool& pool,
+                                     int threads) {
     struct Part {
         ByValue t;
         std::vector<std::int64_t> row;
         std::vector<std::uint64_t> runBits;
     };
     std::vector<Part> parts(static_cast<std::size_t>(threads));
+    std::atomic<bool> beyond{false};
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         Part& p = parts[std::size_t(worker)];
         if (p.row.empty()) {
             p.row.resize(std::size_t(g.w));
-            p.t.seen.assign(values, 0);
-            p.t.count.assign(values, 0);
-            p.t.min.assign(values, {big, big, big});
-            p.t.max.assign(values, {-1, -1, -1});
+            p.t.grow(std::min<std::size_t>(limit, 1024));
         }
         std::int64_t* row = p.row.data();
         for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
+            if (beyond.load(std::memory_order_relaxed)) return;
             const std::int64_t y = flat % g.h, z = flat / g.h;
             const T* in = data + flat * g.w;
-            for (std::int64_t x = 0; x < g.w; ++x) row[x] = std::int64_t(in[x]);
+            // Negative labels wrap to beyond the limit too.
+            bool past = false;
+            for (std::int64_t x = 0; x < g.w; ++x) {
+                row[x] = std::int64_t(in[x]);
+                past |= std::uint64_t(row[x]) >= limit;
+            }
+            if (past) {
+                beyond.store(true, std::memory_order_relaxed);
+                return;
+            }
             // Every element says which labels are present (a piece's margin
             // too); the owned ones alone are counted.
             const bool ownedRow = owned.row(y, z);
             const std::int64_t ownBegin = owned.begin[0], ownEnd = owned.end[0];
             forEachRun(row, 0, g.w, p.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t value) {
                 const std::size_t v = std::size_t(value);
+                if (v >= p.t.seen.size()) p.t.grow(std::min(limit, std::max(v + 1, 2 * p.t.seen.size())));
                 p.t.seen[v] = 1;
                 const std::int64_t a = std::max(x, ownBegin), b = std::min(x1, ownEnd);
                 if (!ownedRow || a >= b) return;
@@ -337,14 +354,18 @@ ByValue countsByValue(const Grid& g, const Owned& owned, std::size_t values, con
             });
         }
     });
+    if (beyond) return std::nullopt;
+    std::size_t values = 1;
+    for (const Part& p : parts)
+        for (std::size_t v = p.t.seen.size(); v > values; --v)
+            if (p.t.seen[v - 1]) {
+                values = v;
+                break;
+            }
     ByValue all;
-    all.seen.assign(values, 0);
-    all.count.assign(values, 0);
-    all.min.assign(values, {big, big, big});
-    all.max.assign(values, {-1, -1, -1});
+    all.grow(values);
     for (Part& p : parts) {
-        if (p.row.empty()) continue;
-        for (std::size_t v = 0; v < values; ++v) {
+        for (std::size_t v = 0; v < std::min(values, p.t.seen.size()); ++v) {
             all.seen[v] |= p.t.seen[v];
             all.count[v] += p.t.count[v];
             for (std::size_t a = 0; a < 3; ++a) {
@@ -407,6 +428,25 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         auto rangeOf = [&](std::size_t chunk) {
             return std::pair<std::size_t, std::size_t>(std::size_t(g.chunkBegin(chunk) * g.w), std::size_t(g.chunkEnd(chunk) * g.w));
         };
+        // Labels few beside the image (a worker's table by value at most a
+        // quarter of the image's elements): passes 1 and 2 in one read,
+        // unless the last row already holds a label past them (noise,
+        // labels numbered in raster order).
+        const std::size_t limit = std::min<std::size_t>(kFewLabels, std::size_t(labels.shape.count()) / (4 * std::size_t(threads)));
+        bool few = limit > 0;
+        const T* lastRow = data + (g.rows - 1) * g.w;
+        for (std::int64_t x = 0; x < g.w; ++x) few &= std::uint64_t(std::int64_t(lastRow[x])) < limit;
+        if (few) fused = countsByValue(g, owned, limit, data, pool, threads);
+        if (fused) {
+            index.mode = RegionIndex::Mode::Dense;
+            index.table.assign(fused->seen.size(), kNoRegion);
+            for (std::size_t v = 0; v < fused->seen.size(); ++v)
+                if (fused->seen[v] && (v != 0 || backgroundIsRegion)) {
+                    index.table[v] = std::int64_t(present.size());
+                    present.push_back(v);
+                }
+            return;
+        }
         std::vector<T> chunkMax(g.chunks, 0), chunkMin(g.chunks, 0);
         pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
             const auto [a, b] = rangeOf(chunk);
@@ -424,17 +464,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         // A table by label value where it is small beside the image (at most
         // 2^27 entries: a label image past memory, mapped, needs no more).
         const std::uint64_t denseEntries = std::min<std::uint64_t>(std::uint64_t(1) << 27, labels.shape.count() / 2);
-        const std::size_t values = std::size_t(std::min<std::uint64_t>(maxLabel, kFewLabels)) + 1;
-        if (maxLabel < kFewLabels && values * std::size_t(threads) <= labels.shape.count() / 4) {
-            index.mode = RegionIndex::Mode::Dense;
-            fused = countsByValue(g, owned, values, data, pool, threads);
-            index.table.assign(values, kNoRegion);
-            for (std::size_t v = 0; v < values; ++v)
-                if (fused->seen[v] && (v != 0 || backgroundIsRegion)) {
-                    index.table[v] = std::int64_t(present.size());
-                    present.push_back(v);
-                }
-        } else if (maxLabel <= std::max<std::uint64_t>(std::uint64_t(1) << 20, denseEntries)) {
+        if (maxLabel <= std::max<std::uint64_t>(std::uint64_t(1) << 20, denseEntries)) {
             std::vector<std::atomic<unsigned char>> seen(std::size_t(maxLabel) + 1);
             pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
                 const auto [a, b] = rangeOf(chunk);
