@@ -310,28 +310,23 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
                                      int threads) {
     struct Part {
         ByValue t;
-        std::vector<std::int64_t> row;
-        std::vector<std::uint64_t> runBits;
+        bool started = false;
     };
     std::vector<Part> parts(static_cast<std::size_t>(threads));
     std::atomic<bool> beyond{false};
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         Part& p = parts[std::size_t(worker)];
-        if (p.row.empty()) {
-            p.row.resize(std::size_t(g.w));
+        if (!p.started) {
+            p.started = true;
             p.t.grow(std::min<std::size_t>(limit, 1024));
         }
-        std::int64_t* row = p.row.data();
         for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
             if (beyond.load(std::memory_order_relaxed)) return;
             const std::int64_t y = flat % g.h, z = flat / g.h;
             const T* in = data + flat * g.w;
             // Negative labels wrap to beyond the limit too.
             bool past = false;
-            for (std::int64_t x = 0; x < g.w; ++x) {
-                row[x] = std::int64_t(in[x]);
-                past |= std::uint64_t(row[x]) >= limit;
-            }
+            for (std::int64_t x = 0; x < g.w; ++x) past |= std::uint64_t(std::int64_t(in[x])) >= limit;
             if (past) {
                 beyond.store(true, std::memory_order_relaxed);
                 return;
@@ -340,8 +335,8 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
             // too); the owned ones alone are counted.
             const bool ownedRow = owned.row(y, z);
             const std::int64_t ownBegin = owned.begin[0], ownEnd = owned.end[0];
-            forEachRun(row, 0, g.w, p.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t value) {
-                const std::size_t v = std::size_t(value);
+            auto run = [&](std::int64_t x, std::int64_t x1) {
+                const std::size_t v = std::size_t(in[x]);
                 if (v >= p.t.seen.size()) p.t.grow(std::min(limit, std::max(v + 1, 2 * p.t.seen.size())));
                 p.t.seen[v] = 1;
                 const std::int64_t a = std::max(x, ownBegin), b = std::min(x1, ownEnd);
@@ -351,7 +346,23 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
                 auto& hi = p.t.max[v];
                 lo = {std::min(lo[0], a), std::min(lo[1], y), std::min(lo[2], z)};
                 hi = {std::max(hi[0], b - 1), std::max(hi[1], y), std::max(hi[2], z)};
-            });
+            };
+            // Runs from the labels as they are: where each starts, marked in
+            // words of bits without a branch an element (noise's runs end at
+            // random), then one call a run.
+            std::int64_t start = 0;
+            for (std::int64_t x0 = 0; x0 < g.w; x0 += 64) {
+                const std::int64_t xEnd = std::min(g.w, x0 + 64);
+                std::uint64_t starts = 0;
+                for (std::int64_t x = std::max<std::int64_t>(x0, 1); x < xEnd; ++x)
+                    starts |= std::uint64_t(in[x] != in[x - 1]) << (x - x0);
+                for (; starts; starts &= starts - 1) {
+                    const std::int64_t x = x0 + __builtin_ctzll(starts);
+                    run(start, x);
+                    start = x;
+                }
+            }
+            run(start, g.w);
         }
     });
     if (beyond) return std::nullopt;
