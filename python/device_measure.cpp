@@ -23,6 +23,7 @@
 #include "glccl/error.hpp"
 #include "glccl/measure.hpp"
 #include "glccl/region_properties.hpp"
+#include "measure_binding.hpp"
 
 namespace py = pybind11;
 
@@ -51,24 +52,6 @@ ElementType elementTypeOf(const DeviceView& view) {
 bool integerType(const ElementType& t) {
     return (t.kind == 'i' || t.kind == 'u' || t.kind == 'b') &&
            (t.bytes == 1 || t.bytes == 2 || t.bytes == 4 || t.bytes == 8);
-}
-
-py::dict columnsOf(const PropertyTable& table) {
-    py::dict columns;
-    for (const auto& c : table.columns) {
-        py::array column;
-        switch (c.type) {
-            case PropertyColumn::Type::Int64:
-                column = py::array_t<std::int64_t>(py::ssize_t(c.ints.size()), c.ints.data());
-                break;
-            case PropertyColumn::Type::UInt64:
-                column = py::array_t<std::uint64_t>(py::ssize_t(c.uints.size()), c.uints.data());
-                break;
-            default: column = py::array_t<double>(py::ssize_t(c.reals.size()), c.reals.data()); break;
-        }
-        columns[py::str(c.name)] = std::move(column);
-    }
-    return columns;
 }
 
 py::dict deviceMeasureRegions(const py::handle& labelsObject, const py::object& intensityObject,

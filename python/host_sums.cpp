@@ -11,15 +11,12 @@
 
 #include "glccl/error.hpp"
 #include "glccl/label_sums.hpp"
+#include "measure_binding.hpp"
 
 namespace py = pybind11;
 
 namespace glccl::python {
 namespace {
-
-bool nativeOrder(const py::dtype& dtype) {
-    return !(dtype.byteorder() == '>' || (dtype.byteorder() == '<' && !PY_LITTLE_ENDIAN));
-}
 
 void requireReadable(const py::array& a, const std::string& where, const char* what) {
     if (!(a.flags() & py::array::c_style))

@@ -190,7 +190,7 @@ is labeled on its device by the cuda backend (backend "auto" or "cuda"), with
 this Labeler's own cuda labeler, which keeps its device buffers between
 calls; the labels come back as a CuPy uint32 array, or in out=.)doc";
 
-constexpr const char* kLabelDoc = R"doc(label(image, out=None, return_table=False, channel_axis=None)
+constexpr const char* kLabelerLabelDoc = R"doc(label(image, out=None, return_table=False, channel_axis=None)
 
 Labels one image; see glccl.label() for the image's dtypes and shapes, the
 numbering and the table.
@@ -232,7 +232,7 @@ void bindLabeler(py::module_& module) {
              py::arg("connectivity") = 8, py::arg("criterion") = "binary", py::arg("backend") = "auto",
              py::arg("threads").none() = py::none(), py::arg("gl") = "desktop")
         .def("label", &Labeler::label, py::arg("image"), py::arg("out") = py::none(),
-             py::arg("return_table") = false, py::arg("channel_axis") = py::none(), kLabelDoc)
+             py::arg("return_table") = false, py::arg("channel_axis") = py::none(), kLabelerLabelDoc)
         .def_property_readonly("connectivity", &Labeler::connectivity, "4, 8, 6, 18 or 26.")
         .def_property_readonly("criterion", &Labeler::criterion,
                                "The criterion in the command line's spelling: \"binary\", \"binary:L\", "

@@ -25,7 +25,6 @@ namespace {
 
 const char* const kWhere = "glccl.measure_regions()";
 
-bool nativeOrder(const py::dtype& dtype) { return !(dtype.byteorder() == '>' || (dtype.byteorder() == '<' && !PY_LITTLE_ENDIAN)); }
 
 void requireContiguous(const py::array& a, const char* what) {
     if (!(a.flags() & py::array::c_style))
@@ -110,19 +109,6 @@ void runMeasurement(std::uint64_t elements, const std::function<void()>& work, P
     }
 }
 
-py::dict columnsOf(const PropertyTable& table) {
-    py::dict columns;
-    for (const auto& c : table.columns) {
-        py::array column;
-        switch (c.type) {
-        case PropertyColumn::Type::Int64: column = py::array_t<std::int64_t>(py::ssize_t(c.ints.size()), c.ints.data()); break;
-        case PropertyColumn::Type::UInt64: column = py::array_t<std::uint64_t>(py::ssize_t(c.uints.size()), c.uints.data()); break;
-        default: column = py::array_t<double>(py::ssize_t(c.reals.size()), c.reals.data()); break;
-        }
-        columns[py::str(c.name)] = std::move(column);
-    }
-    return columns;
-}
 
 PropertyOptions propertyOptions(const std::vector<std::string>& properties, const std::optional<std::vector<double>>& spacing,
                                 const std::string& separator) {
@@ -452,6 +438,24 @@ pieces' terms; finalize_terms() gives the columns.)doc");
           py::arg("separator") = "-", "The columns of regionprops_table from merged terms (as measure_regions returns).");
     m.def("term_properties", &termProperties,
           "The property names measure_regions computes (the others are computed from each region's crop).");
+}
+
+bool nativeOrder(const py::dtype& dtype) {
+    return !(dtype.byteorder() == '>' || (dtype.byteorder() == '<' && !PY_LITTLE_ENDIAN));
+}
+
+py::dict columnsOf(const PropertyTable& table) {
+    py::dict columns;
+    for (const auto& c : table.columns) {
+        py::array column;
+        switch (c.type) {
+        case PropertyColumn::Type::Int64: column = py::array_t<std::int64_t>(py::ssize_t(c.ints.size()), c.ints.data()); break;
+        case PropertyColumn::Type::UInt64: column = py::array_t<std::uint64_t>(py::ssize_t(c.uints.size()), c.uints.data()); break;
+        default: column = py::array_t<double>(py::ssize_t(c.reals.size()), c.reals.data()); break;
+        }
+        columns[py::str(c.name)] = std::move(column);
+    }
+    return columns;
 }
 
 }  // namespace glccl::python

@@ -56,4 +56,10 @@ void measureLabeling(Session& session, LabelingMeasurement& m, const std::uint32
 // The columns of m.table as numpy arrays. Needs the GIL.
 pybind11::dict measuredColumns(const LabelingMeasurement& m);
 
+// A table's columns as numpy arrays by name (int64, uint64 or float64).
+pybind11::dict columnsOf(const PropertyTable& table);
+
+// Whether an array of `dtype` is in this machine's byte order.
+bool nativeOrder(const pybind11::dtype& dtype);
+
 }  // namespace glccl::python

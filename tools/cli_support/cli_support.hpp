@@ -5,6 +5,7 @@
 // (exit status 2), anything else throws glccl::Error (exit status 1); main()
 // prints either as one line starting with "glccl: ".
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <ostream>
@@ -21,6 +22,11 @@
 #include "glccl/types.hpp"
 
 namespace glccl::tools {
+
+// Wall milliseconds from `start` to now, on the steady clock.
+inline double millisecondsSince(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 // A mistake in the command line itself; main() maps it to exit status 2.
 class UsageError : public std::runtime_error {

@@ -26,10 +26,6 @@ std::uint32_t labelResident(Labeler& labeler, const ImageTexture& texture, const
     return labeler.label(texture.id(), texture.width(), texture.height(), texture.internalFormat(), options);
 }
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
 
 Session::Options sessionOptions(GlApi api) {

@@ -381,10 +381,6 @@ MeasureCommand parseMeasureCommand(const std::vector<std::string>& args) {
     return command;
 }
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------- shared

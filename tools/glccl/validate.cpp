@@ -118,10 +118,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 // COUNT random images of sides up to SIDE (--random COUNT@SIDE).
 struct RandomInputs {
     int count = 0, side = 0;
