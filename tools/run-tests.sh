@@ -61,12 +61,17 @@ start_build sanitize
 
 # The command-line tests run once: against glccl and glccl-mpi built with the
 # sanitizers (below: the same sources, every memory error and undefined
-# behaviour failing them), but the three that run lighter there, which run
-# here at full strength only (the list below the sanitizers' build). Here
-# every other test, of the optimized build.
+# behaviour failing them), but those run here, in the optimized build, only:
+# the three that run lighter there, here at full strength (the list below
+# the sanitizers' build), and the tiled runs on the compute backend, whose
+# tiling code runs under the sanitizers on the cpu backend and whose engine
+# under them in the other GL commands' tests (there, Mesa's allocations
+# through the sanitizers' allocator in every process and context are most
+# of their time). Here every other test, of
+# the optimized build.
 # --no-tests=error: a suite that registered nothing is a failure, not a pass.
 cli_tests='^(host: outputs|tools:|tiles:(glccl|mpirun)|gl: (every input format|glccl label on volumes))'
-full_strength='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line)'
+full_strength='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line|tiles:.*[(]compute[)])'
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -E "$cli_tests"
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -R "$full_strength"
 phase "the tests"
