@@ -67,13 +67,12 @@ start_build sanitize
 # tiling code runs under the sanitizers on the cpu backend and whose engine
 # under them in the other GL commands' tests (there, Mesa's allocations
 # through the sanitizers' allocator in every process and context are most
-# of their time). Here every other test, of
-# the optimized build.
+# of their time). Here every other test, of the optimized build.
 # --no-tests=error: a suite that registered nothing is a failure, not a pass.
 cli_tests='^(host: outputs|tools:|tiles:(glccl|mpirun)|gl: (every input format|glccl label on volumes))'
-full_strength='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line|tiles:.*[(]compute[)])'
+optimized_only='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line|tiles:.*[(]compute[)])'
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -E "$cli_tests"
-ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -R "$full_strength"
+ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -R "$optimized_only"
 phase "the tests"
 
 finish_build sanitize
@@ -87,7 +86,7 @@ start_build tsan
 # gl_image_formats.py; --memory-limit at each input's smallest limit with its
 # peaks unchecked, tiles_memory_limit_test.py; the progress line's noise
 # sized for the sanitized speed, cli_progress_test.py): they ran above at
-# full strength instead ($full_strength).
+# full strength instead ($optimized_only).
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R '^host:' -E "$cli_tests"
@@ -97,7 +96,7 @@ ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=err
 # are checked by the host tests above only; every memory error and undefined
 # behaviour still fails these.
 ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R "$cli_tests" -E "$full_strength"
+  ctest --test-dir build-asan --output-on-failure -j2 --timeout 600 --no-tests=error -R "$cli_tests" -E "$optimized_only"
 phase "the tests under the sanitizers"
 
 # The cpu engine's threads under ThreadSanitizer: its tests, at every thread
