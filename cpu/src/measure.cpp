@@ -440,14 +440,21 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
             return std::pair<std::size_t, std::size_t>(std::size_t(g.chunkBegin(chunk) * g.w), std::size_t(g.chunkEnd(chunk) * g.w));
         };
         // Labels few beside the image (a worker's table by value at most a
-        // quarter of the image's elements): passes 1 and 2 in one read,
-        // unless the last row already holds a label past them (noise,
-        // labels numbered in raster order).
+        // quarter of the image's elements) in runs: passes 1 and 2 in one
+        // read, unless the last row already holds a label past them
+        // (labels numbered in raster order) or changes label more than
+        // once in 8 elements (noise, whose runs cost the one read what the
+        // passes over every element cost, and divide less well among
+        // threads).
         const std::size_t limit = std::min<std::size_t>(kFewLabels, std::size_t(labels.shape.count()) / (4 * std::size_t(threads)));
         bool few = limit > 0;
+        std::int64_t changes = 0;
         const T* lastRow = data + (g.rows - 1) * g.w;
-        for (std::int64_t x = 0; x < g.w; ++x) few &= std::uint64_t(std::int64_t(lastRow[x])) < limit;
-        if (few) fused = countsByValue(g, owned, limit, data, pool, threads);
+        for (std::int64_t x = 0; x < g.w; ++x) {
+            few &= std::uint64_t(std::int64_t(lastRow[x])) < limit;
+            changes += x > 0 && lastRow[x] != lastRow[x - 1];
+        }
+        if (few && changes * 8 <= g.w) fused = countsByValue(g, owned, limit, data, pool, threads);
         if (fused) {
             index.mode = RegionIndex::Mode::Dense;
             index.table.assign(fused->seen.size(), kNoRegion);
