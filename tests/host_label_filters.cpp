@@ -316,7 +316,8 @@ void checkEveryEntry(const Stored& labels, const Values& values, const Shape& sh
 
 // Built with AddressSanitizer (tools/run-tests.sh's sanitizer build), where
 // every entry's call costs about a millisecond in fresh pages: there the
-// sweep below is pairwise.
+// sweep below is pairwise, and each element type takes every other shape,
+// the signed and the unsigned type of a width the two halves.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kPairwise = true;
 #elif defined(__has_feature)
@@ -333,6 +334,7 @@ template <typename T>
 void checkElementType() {
     std::mt19937_64 random(std::uint64_t(glccl::labelElementOf<T>()) + 1);
     for (std::size_t s = 0; s < std::size(kShapes); ++s) {
+        if (kPairwise && (s + std::size_t(glccl::labelElementOf<T>())) % 2 != 0) continue;
         const Shape& shape = kShapes[s];
         const std::vector<Labeling> labelings = labelingsOf<T>(countOf(shape), random);
         for (std::size_t l = 0; l < labelings.size(); ++l) {
