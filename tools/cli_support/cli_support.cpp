@@ -719,6 +719,24 @@ void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& 
     json.endObject();
 }
 
+std::vector<std::string> componentTableHeader(bool volume) {
+    if (volume)
+        return {"label", "left", "top", "front", "width", "height", "depth", "area", "centroid_x", "centroid_y",
+                "centroid_z"};
+    return {"label", "left", "top", "width", "height", "area", "centroid_x", "centroid_y"};
+}
+
+std::vector<std::string> componentTableRow(std::uint64_t label, const Component& c, bool volume) {
+    if (volume)
+        return {std::to_string(label),    std::to_string(c.left),       std::to_string(c.top),
+                std::to_string(c.front),  std::to_string(c.width),      std::to_string(c.height),
+                std::to_string(c.depth),  std::to_string(c.area),       formatted("%.2f", c.centroidX),
+                formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
+    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
+            std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
+            formatted("%.2f", c.centroidY)};
+}
+
 JsonWriter& JsonWriter::open(char bracket) {
     beforeValue();
     text_ += bracket;

@@ -338,6 +338,12 @@ private:
 // of a volume adds front, depth and centroid_z.
 void writeComponentJson(JsonWriter& json, std::uint64_t label, const Component& c, bool volume = false);
 
+// The first lines of the component table glccl label prints (whole or in
+// tiles): the header, and the row of `label`; a volume's add front, depth
+// and centroid_z, as writeComponentJson does.
+std::vector<std::string> componentTableHeader(bool volume);
+std::vector<std::string> componentTableRow(std::uint64_t label, const Component& c, bool volume);
+
 // Whether a folder input's file has the extension of a format glccl reads:
 // .png .jpg .jpeg .tif .tiff .pgm .ppm (any case).
 bool hasImageExtension(const std::string& path);

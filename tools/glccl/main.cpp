@@ -532,28 +532,13 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
     return written;
 }
 
-std::vector<std::string> tableRow(std::size_t label, const Component& c, bool volume) {
-    if (volume)
-        return {std::to_string(label),    std::to_string(c.left),       std::to_string(c.top),
-                std::to_string(c.front),  std::to_string(c.width),      std::to_string(c.height),
-                std::to_string(c.depth),  std::to_string(c.area),       formatted("%.2f", c.centroidX),
-                formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
-    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
-            std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
-            formatted("%.2f", c.centroidY)};
-}
-
 // The first rows of the component table, columns right-aligned to their
 // widest cell.
 void printComponentTable(const Labeling& labeling) {
     const bool volume = labeling.dimensions == 3;
-    std::vector<std::vector<std::string>> rows = {
-        volume ? std::vector<std::string>{"label", "left", "top", "front", "width", "height", "depth", "area",
-                                          "centroid_x", "centroid_y", "centroid_z"}
-               : std::vector<std::string>{"label", "left", "top", "width", "height", "area", "centroid_x",
-                                          "centroid_y"}};
+    std::vector<std::vector<std::string>> rows = {componentTableHeader(volume)};
     const std::size_t shown = std::min(labeling.count(), kTableRows);
-    for (std::size_t i = 0; i < shown; ++i) rows.push_back(tableRow(i + 1, labeling.components[i], volume));
+    for (std::size_t i = 0; i < shown; ++i) rows.push_back(componentTableRow(i + 1, labeling.components[i], volume));
     printAlignedTable(std::cout, rows, {});
     if (labeling.count() > shown) std::cout << "... (" << labeling.count() - shown << " more)\n";
 }

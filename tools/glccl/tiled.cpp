@@ -251,18 +251,6 @@ std::optional<FileRoute> routeFile(Session& session, const std::string& path, co
 
 namespace {
 
-std::vector<std::string> tableRow(std::uint64_t label, const Component& c) {
-    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.width),
-            std::to_string(c.height), std::to_string(c.area), formatted("%.2f", c.centroidX),
-            formatted("%.2f", c.centroidY)};
-}
-
-std::vector<std::string> volumeTableRow(std::uint64_t label, const Component& c) {
-    return {std::to_string(label), std::to_string(c.left), std::to_string(c.top), std::to_string(c.front),
-            std::to_string(c.width), std::to_string(c.height), std::to_string(c.depth), std::to_string(c.area),
-            formatted("%.2f", c.centroidX), formatted("%.2f", c.centroidY), formatted("%.2f", c.centroidZ)};
-}
-
 // The tiled labeling's sink with --properties: the rows go on to the .npy
 // sink (which keeps them only with --labels) and are measured as they pass,
 // so that no labels file is needed to measure them, nor read back.
@@ -528,14 +516,9 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
                   << formatted("%.1f", mebibytes(peakResidentBytes())) << " MiB\n";
     }
     if (!sink.firstComponents().empty()) {
-        std::vector<std::vector<std::string>> rows = {
-            volume ? std::vector<std::string>{"label", "left", "top", "front", "width", "height", "depth", "area",
-                                              "centroid_x", "centroid_y", "centroid_z"}
-                   : std::vector<std::string>{"label", "left", "top", "width", "height", "area", "centroid_x",
-                                              "centroid_y"}};
+        std::vector<std::vector<std::string>> rows = {componentTableHeader(volume)};
         for (std::size_t i = 0; i < sink.firstComponents().size(); ++i)
-            rows.push_back(volume ? volumeTableRow(i + 1, sink.firstComponents()[i])
-                                  : tableRow(i + 1, sink.firstComponents()[i]));
+            rows.push_back(componentTableRow(i + 1, sink.firstComponents()[i], volume));
         printAlignedTable(std::cout, rows, {});
         if (run.count > sink.firstComponents().size())
             std::cout << "... (" << run.count - sink.firstComponents().size() << " more)\n";
