@@ -33,8 +33,9 @@ struct OffscreenLabeler::Impl {
     std::optional<Labeler> labeler;
     bool software = false;
     // The last image's texture, kept for the next image of the same size,
-    // channels and sampleBits.
+    // channels and sampleBits; the same for the last intensity measured.
     ImageTexture input;
+    ImageTexture intensity;
 
     explicit Impl(const HeadlessContext::Options& options) {
         const std::lock_guard<std::mutex> lock(contextMutex());
@@ -50,6 +51,7 @@ struct OffscreenLabeler::Impl {
         } catch (...) {
         }
         input = ImageTexture();
+        intensity = ImageTexture();
         labeler.reset();  // in its context, before the context goes
         context.reset();
     }
@@ -64,6 +66,18 @@ void OffscreenLabeler::makeCurrent() { impl_->context->makeCurrent(); }
 const HeadlessContext& OffscreenLabeler::context() const { return *impl_->context; }
 std::string OffscreenLabeler::device() const {
     return impl_->context->info().renderer + " (" + impl_->context->platform() + ")";
+}
+
+unsigned OffscreenLabeler::intensityTexture(const ImageView& image) {
+    Impl& state = *impl_;
+    state.context->makeCurrent();
+    if (image.dimensions != 3 && state.intensity.fits(image)) {
+        state.intensity.update(image);
+    } else {
+        state.intensity = ImageTexture();  // the old one goes first: peak GPU memory
+        state.intensity = image.dimensions == 3 ? ImageTexture::volume(image) : ImageTexture(image);
+    }
+    return state.intensity.id();
 }
 
 void OffscreenLabeler::label(const ImageView& image, Backend backend, const LabelOptions& requested,

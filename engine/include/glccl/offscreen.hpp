@@ -46,6 +46,12 @@ public:
     void label(const ImageView& image, Backend backend, const LabelOptions& options, std::uint32_t* labels,
                std::vector<Component>& table, StageTimings* timings = nullptr);
 
+    // An intensity image uploaded into a texture of the headless context for
+    // Labeler::measureTerms, kept (as the labeled image's texture is) for
+    // the next intensity of the same size, channels and sampleBits; its GL
+    // name, valid until the next call. Makes the context current.
+    unsigned intensityTexture(const ImageView& image);
+
     // The Labeler in the headless context (make the context current first).
     Labeler& labeler();
     // Makes the headless context current on this thread.

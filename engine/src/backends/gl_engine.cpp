@@ -8,7 +8,6 @@
 #include "engine_registry.hpp"
 #include "glccl/error.hpp"
 #include "glccl/context.hpp"
-#include "glccl/texture.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -32,7 +31,8 @@ public:
     }
 
     // From the Labeler's label texture; an intensity the GPU reads (one
-    // channel of unsigned integers up to 32 bits) uploaded into a texture.
+    // channel of unsigned integers up to 32 bits) uploaded into the
+    // offscreen context's intensity texture.
     RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
                               const std::vector<Component>& table, int threads) override {
         const bool intensityTerms = intensity && request.channels > 0;
@@ -41,9 +41,9 @@ public:
             return Engine::measureTerms(request, intensity, labels, table, threads);
         offscreen_->makeCurrent();
         if (!intensityTerms) return offscreen_->labeler().measureTerms(request);
-        const ImageView view(labels.shape, 1, intensity->bytes * 8, intensity->data);
-        const ImageTexture texture = labels.shape.dimensions == 3 ? ImageTexture::volume(view) : ImageTexture(view);
-        return offscreen_->labeler().measureTerms(request, texture.id());
+        const unsigned texture =
+            offscreen_->intensityTexture(ImageView(labels.shape, 1, intensity->bytes * 8, intensity->data));
+        return offscreen_->labeler().measureTerms(request, texture);
     }
 
 private:
