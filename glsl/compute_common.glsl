@@ -46,6 +46,9 @@ const ivec3 kBackward[13] = ivec3[13](ivec3(-1, 0, 0), ivec3(-1, -1, 0), ivec3(0
                                       ivec3(-1, 0, -1), ivec3(0, 0, -1), ivec3(1, 0, -1),
                                       ivec3(-1, 1, -1), ivec3(0, 1, -1), ivec3(1, 1, -1));
 uniform ivec3 gridSize;  // nodes: ceil(imageSize / kNode)
+const ivec3 kPatch = ivec3(PATCH_W, PATCH_H, PATCH_D);  // local_merge's patches, in nodes
+// The node grid's images (node_info) and the labels' image.
+#define UImageND uimage3D
 
 bool insideGrid(ivec3 n) { return all(greaterThanEqual(n, ivec3(0))) && all(lessThan(n, gridSize)); }
 bool insideImage(ivec3 p) { return all(greaterThanEqual(p, ivec3(0))) && all(lessThan(p, imageSize)); }
@@ -95,6 +98,8 @@ const ivec2 kNode = ivec2(NODE_W, NODE_H);
 const int kNodePixels = NODE_W * NODE_H;
 const ivec2 kBackward[4] = ivec2[4](ivec2(-1, 0), ivec2(-1, -1), ivec2(0, -1), ivec2(1, -1));
 uniform ivec2 gridSize;  // nodes: ceil(imageSize / kNode)
+const ivec2 kPatch = ivec2(PATCH_W, PATCH_H);  // local_merge's patches, in nodes
+#define UImageND uimage2D
 
 bool insideGrid(ivec2 n) { return all(greaterThanEqual(n, ivec2(0))) && all(lessThan(n, gridSize)); }
 bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, imageSize)); }

@@ -1,30 +1,98 @@
-// count_roots: numbers the roots of one node line. A root is a foreground
-// node whose parents texel is its own key; its first pixel lies in one of
-// the NODE_H pixel lines of the node line, and within a pixel line roots order
-// like their nodes. Each root's rank among the roots of its pixel line
-// replaces its key (kRankFlag | rank); lineCounts gets the count of every
-// pixel line. Each thread takes a run of consecutive nodes (at most 32), so
-// the work group scans once per line.
+// count_roots: numbers the roots of one node line, of an image or of a
+// volume on the node grid (DIMENSIONS 3; count_roots_volume.comp numbers
+// bundle nodes). A root is a foreground node whose parents entry is its own
+// key; its first pixel lies in one of the node line's pixel lines (NODE_H of
+// an image's, NODE_H x NODE_D of a volume's, slot (dz, dy)), and within a
+// pixel line roots order like their nodes. Each root's rank among the roots
+// of its pixel line replaces its key (kRankFlag | rank); lineCounts gets the
+// count of every pixel line (line z * height + y of a volume). Each thread
+// takes a run of consecutive nodes (at most 32), so the work group scans
+// once per line.
 //
-// The last work group to finish then numbers the lines (scanLines): every
-// line's offset, the roots in the lines above it, and the component count.
-// Each group writes its counts before it counts itself done on groupsDone,
-// so the last one reads them all; it sets groupsDone back to 0 for the next
-// labeling. One dispatch fewer than a scan of its own (at 1920x1080 a
-// dispatch's start and drain are a tenth of the labeling).
+// An image's last work group to finish then numbers the lines (scanLines):
+// every line's offset, the roots in the lines above it, and the component
+// count. Each group writes its counts before it counts itself done on
+// groupsDone, so the last one reads them all; it sets groupsDone back to 0
+// for the next labeling. One dispatch fewer than a scan of its own (at
+// 1920x1080 a dispatch's start and drain are a tenth of the labeling). A
+// volume's up to 2^30 lines are too many for one work group: scan_lines.comp
+// numbers them.
 //
 // On the way it shortens the trees: a node whose parent lies in another patch
 // (a patch-local root that merge_borders linked away) is pointed straight at
 // its root, so final_labels walks two or three steps.
-// Work groups of LINE_THREADS (countRootsThreads, compute_constants.hpp), declared
-// in group_scan.glsl as GROUP_SCAN_THREADS.
+// Work groups of LINE_THREADS (countRootsThreads, compute_constants.hpp),
+// declared in group_scan.glsl as GROUP_SCAN_THREADS for an image.
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
+layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform UImageND nodeInfo;
+
+#if DIMENSIONS == 3
+layout(local_size_x = LINE_THREADS) in;
+layout(binding = LINE_COUNTS_BUFFER, std430) writeonly buffer LineCounts { uint lineCounts[]; };
+
+// A node line's y and z in the node grid.
+#define NodeLine ivec2
+NodeLine nodeLine() { return ivec2(gl_WorkGroupID.xy); }
+// Pixel lines per node line, their counts packed two to a word (16 bits
+// each: a line holds at most 32768 roots).
+const int kSlots = NODE_H * NODE_D;
+#define Counts uvec2
+uint countOf(uvec2 counts, int slot) { return (counts[slot / 2] >> (16u * uint(slot % 2))) & 0xFFFFu; }
+void addCount(inout uvec2 counts, int slot, uint count) { counts[slot / 2] |= count << (16u * uint(slot % 2)); }
+
+// The slot of pixel line (p.y, p.z) in node line `line`.
+int slotOfPixel(NodeLine line, ivec3 p) { return (p.z - line.y * NODE_D) * NODE_H + (p.y - line.x * NODE_H); }
+
+shared uvec2 partial[LINE_THREADS];
+// The inclusive sum of `own` over the threads up to this one (Hillis &
+// Steele): group_scan.glsl's scanGroup, two words wide; every thread of the
+// work group calls it.
+uvec2 scanCounts(uvec2 own) {
+    const int t = int(gl_LocalInvocationID.x);
+    partial[t] = own;
+    barrier();
+    for (int step = 1; step < LINE_THREADS; step <<= 1) {
+        uvec2 add = t >= step ? partial[t - step] : uvec2(0u);
+        barrier();
+        partial[t] += add;
+        barrier();
+    }
+    return partial[t];
+}
+uvec2 scannedCounts() { return partial[LINE_THREADS - 1]; }
+
+// Slot t's count, total's, into lineCounts where its pixel line is in the
+// volume.
+void storeLineCount(NodeLine line, int t, uvec2 total) {
+    ivec2 pixelLine = line * ivec2(NODE_H, NODE_D) + ivec2(t % NODE_H, t / NODE_H);
+    if (pixelLine.x < imageSize.y && pixelLine.y < imageSize.z)
+        lineCounts[pixelLine.y * imageSize.y + pixelLine.x] = countOf(total, t);
+}
+#else
 layout(binding = LINE_COUNTS_BUFFER, std430) coherent buffer LineCounts { uint lineCounts[]; };
 layout(binding = LINE_OFFSETS_BUFFER, std430) writeonly buffer LineOffsets { uint lineOffsets[]; };
 layout(binding = GROUPS_DONE_BUFFER, std430) coherent buffer GroupsDone { uint groupsDone; };
 
 shared bool lastGroup;
+
+#define NodeLine int
+NodeLine nodeLine() { return int(gl_WorkGroupID.x); }
+// Roots per pixel line of the node line, packed: the upper line's count in
+// the low 16 bits, the lower line's in the high 16 (a line holds at most
+// 32768).
+const int kSlots = NODE_H;
+#define Counts uint
+uint countOf(uint counts, int slot) { return (counts >> (16u * uint(slot))) & 0xFFFFu; }
+void addCount(inout uint counts, int slot, uint count) { counts |= count << (16u * uint(slot)); }
+
+int slotOfPixel(NodeLine y, ivec2 p) { return p.y - y * NODE_H; }
+
+uint scanCounts(uint own) { return scanGroup(own); }
+uint scannedCounts() { return scannedTotal(); }
+
+void storeLineCount(NodeLine y, int t, uint total) {
+    if (y * NODE_H + t < imageSize.y) lineCounts[y * NODE_H + t] = countOf(total, t);
+}
 
 // lineOffsets[y] = the roots whose first pixel is in a line above y;
 // lineOffsets[height] = the component count. Each thread sums a run of
@@ -45,51 +113,48 @@ void scanLines() {
         offset += lineCounts[line];
     }
 }
+#endif
 
-ivec2 patchOf(ivec2 n) { return n / ivec2(PATCH_W, PATCH_H); }
+NodeCoord patchOf(NodeCoord n) { return n / kPatch; }
 
 void main() {
-    const int y = int(gl_WorkGroupID.x);
+    const NodeLine line = nodeLine();
     const int t = int(gl_LocalInvocationID.x);
     const int run = (gridSize.x + LINE_THREADS - 1) / LINE_THREADS;  // <= 32: sides are at most 32768
     const int first = t * run;
     const int end = min(first + run, gridSize.x);
 
     // Which nodes of the run are roots, and in which pixel line.
-    uint roots[NODE_H];
-    for (int s = 0; s < NODE_H; ++s) roots[s] = 0u;
+    uint roots[kSlots];
+    for (int s = 0; s < kSlots; ++s) roots[s] = 0u;
     for (int x = first; x < end; ++x) {
-        ivec2 n = ivec2(x, y);
+        NodeCoord n = NodeCoord(x, line);
         uint mask = imageLoad(nodeInfo, n).r & kMaskBits;
         if (mask == 0u) continue;
-        ivec2 p = firstPixel(n, mask);
+        NodeCoord p = firstPixel(n, mask);
         uint parent = loadParent(n);
         if (parent == keyOf(p)) {
-            roots[p.y - y * NODE_H] |= 1u << uint(x - first);
+            roots[slotOfPixel(line, p)] |= 1u << uint(x - first);
         } else if (patchOf(nodeOfKey(parent)) != patchOf(n)) {
             uint root = rootOf(parent);
             if (root != parent) storeParent(n, root);
         }
     }
-    // Roots per pixel line of the node line, packed: the upper line's count in
-    // the low 16 bits, the lower line's in the high 16 (a line holds at most
-    // 32768).
-    uint own = 0u;
-    for (int s = 0; s < NODE_H; ++s) own |= uint(bitCount(roots[s])) << (16u * uint(s));
-    uint before = scanGroup(own) - own;
+    Counts own = Counts(0u);
+    for (int s = 0; s < kSlots; ++s) addCount(own, s, uint(bitCount(roots[s])));
+    Counts before = scanCounts(own) - own;
 
-    for (int s = 0; s < NODE_H; ++s) {
-        uint rank = (before >> (16u * uint(s))) & 0xFFFFu;
+    for (int s = 0; s < kSlots; ++s) {
+        uint rank = countOf(before, s);
         for (uint bits = roots[s]; bits != 0u; bits &= bits - 1u) {
-            int x = first + findLSB(bits);
-            storeParent(ivec2(x, y), kRankFlag | rank);
+            storeParent(NodeCoord(first + findLSB(bits), line), kRankFlag | rank);
             ++rank;
         }
     }
-    uint total = scannedTotal();
-    if (t < NODE_H && y * NODE_H + t < imageSize.y)
-        lineCounts[y * NODE_H + t] = (total >> (16u * uint(t))) & 0xFFFFu;
+    Counts total = scannedCounts();
+    if (t < kSlots) storeLineCount(line, t, total);
 
+#if DIMENSIONS == 2
     memoryBarrierBuffer();
     barrier();
     if (t == 0) lastGroup = atomicAdd(groupsDone, 1u) == gl_NumWorkGroups.x - 1u;
@@ -98,4 +163,5 @@ void main() {
     memoryBarrierBuffer();
     if (t == 0) groupsDone = 0u;
     scanLines();
+#endif
 }

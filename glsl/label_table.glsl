@@ -1,6 +1,6 @@
-// The component table's sums over one label patch, for the three
-// final_labels stages (final_labels.comp, final_labels_volume_grid.comp,
-// final_labels_volume.comp), which take this file with #include after
+// The component table's sums over one label patch, for the final_labels
+// stages (final_labels.comp, of an image and of a volume on the node grid,
+// and final_labels_volume.comp), which take this file with #include after
 // declaring kThreads (their work group's threads) and kSlotBits (the hash
 // table's 2^kSlotBits slots); kNone is 0xFFFFFFFFu.
 //
@@ -37,6 +37,19 @@ struct Stats {
 };
 
 Stats noStats() { return Stats(kNone, kNone, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
+
+// Voxel p added to s.
+void addPixel(inout Stats s, uvec3 p) {
+    s.minX = min(s.minX, p.x);
+    s.minY = min(s.minY, p.y);
+    s.maxX = max(s.maxX, p.x);
+    s.maxY = max(s.maxY, p.y);
+    s.maxZ = max(s.maxZ, p.z);
+    s.area += 1u;
+    s.sumX += p.x;
+    s.sumY += p.y;
+    s.sumZ += p.z;
+}
 #else
 shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
@@ -47,6 +60,16 @@ struct Stats {
 };
 
 Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
+
+// Pixel p added to s.
+void addPixel(inout Stats s, uvec2 p) {
+    s.minX = min(s.minX, p.x);
+    s.maxX = max(s.maxX, p.x);
+    s.maxY = max(s.maxY, p.y);
+    s.area += 1u;
+    s.sumX += p.x;
+    s.sumY += p.y;
+}
 #endif
 
 ivec3 entry(uint label, int field) {

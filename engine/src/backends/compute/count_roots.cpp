@@ -10,11 +10,10 @@ namespace {
 const ProgramSpec kCountRoots{CountRootsPass::kStage, [](gl::ProgramBuilder& builder, int lineThreads) {
                                   builder.define("LINE_THREADS", lineThreads).define("GROUP_SCAN_THREADS", lineThreads);
                               }};
-const ProgramSpec kCountRootsVolumeGrid{CountRootsPass::kStage,
-                                    [](gl::ProgramBuilder& builder, int lineThreads) {
-                                        builder.define("LINE_THREADS", lineThreads);
-                                    },
-                                    "count_roots_volume_grid.comp"};
+// A volume's lines are numbered by scan_lines, not by a scan of its own.
+const ProgramSpec kCountRootsVolumeGrid{CountRootsPass::kStage, [](gl::ProgramBuilder& builder, int lineThreads) {
+                                            builder.define("LINE_THREADS", lineThreads);
+                                        }};
 void scanLinesDefines(gl::ProgramBuilder& builder, int) {
     builder.define("GROUP_SCAN_THREADS", kScanLinesThreads).define("SCAN_LINES_PER_THREAD", kScanLinesPerThread);
 }
@@ -24,9 +23,9 @@ const ProgramSpec kScanLinesBundles{CountRootsPass::kStage, scanLinesDefines, "s
                                     false};
 }  // namespace
 
-// glsl/count_roots.comp (count_roots_volume_grid.comp): one work group per
-// node line ranks its roots; an image's last group to finish numbers the
-// lines, a volume's are numbered by scan_lines. The count is read back:
+// glsl/count_roots.comp, of an image or a volume (DIMENSIONS): one work
+// group per node line ranks its roots; an image's last group to finish
+// numbers the lines, a volume's are numbered by scan_lines. The count is read back:
 // label() returns it, and the table is sized by it.
 std::uint32_t CountRootsPass::run(const PassContext& context) {
     const ComputeResources& r = context.resources;

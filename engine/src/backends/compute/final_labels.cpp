@@ -4,15 +4,11 @@
 namespace glccl::compute {
 
 namespace {
-// final_labels reads the finished parents and count_roots' line offsets.
+// final_labels reads the finished parents and count_roots' line offsets;
+// an image's and a volume's on the node grid (DIMENSIONS) alike.
 const ProgramSpec kFinalLabels{FinalLabelsPass::kStage, [](gl::ProgramBuilder& builder, int) {
                                    builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
                                }};
-const ProgramSpec kFinalLabelsVolume{FinalLabelsPass::kStage,
-                                     [](gl::ProgramBuilder& builder, int) {
-                                         builder.define("PARENTS_READONLY").define("USES_LINE_OFFSETS");
-                                     },
-                                     "final_labels_volume_grid.comp"};
 // Bundle nodes: each word's runs numbered through their roots, the table
 // summed by bit operations on the word's lines (no samples read).
 const ProgramSpec kFinalLabelsBundles{FinalLabelsPass::kStage,
@@ -20,13 +16,13 @@ const ProgramSpec kFinalLabelsBundles{FinalLabelsPass::kStage,
                                       "final_labels_volume.comp", "volume_nodes.glsl", false};
 }  // namespace
 
-// glsl/final_labels.comp (final_labels_volume_grid.comp,
-// final_labels_volume.comp): every pixel takes its component's number, and
+// glsl/final_labels.comp (final_labels_volume.comp over bundle nodes):
+// every pixel takes its component's number, and
 // the component table is summed on the way (reduced per label patch first).
 void FinalLabelsPass::run(const PassContext& context, const gl::Texture& labels, std::uint32_t count) {
     auto scope = context.timer.scope(kStage);
     ComputeResources& r = context.resources;
-    const ProgramSpec& program = r.bundles ? kFinalLabelsBundles : r.volume ? kFinalLabelsVolume : kFinalLabels;
+    const ProgramSpec& program = r.bundles ? kFinalLabelsBundles : kFinalLabels;
     r.tableDirty = count;
     if (r.volume) r.tableDirtyZ = count;
     context.programs.use(program, r);
