@@ -1,6 +1,8 @@
 // count_roots, for a binary volume: the sibling of count_roots.comp over the
 // bundle nodes of volume_nodes.glsl (the CUDA engine's
-// count_roots_volume.cu). rowThreads threads per bundle row (a bundle's
+// count_roots_volume.cu). A body of its own: a word holds up to 16 nodes,
+// its runs, each of whose first voxel lies in one of the bundle's lines,
+// not one node a grid cell. rowThreads threads per bundle row (a bundle's
 // lines, the whole width), COUNT_ROOTS_THREADS / rowThreads rows per work
 // group, each thread a run of consecutive words. A root is a node whose
 // parent is its own key; its first voxel lies in one of the bundle's lines,

@@ -1,7 +1,8 @@
-// final_labels: every pixel takes its component's number (compute_common.glsl,
-// labelOfNode), background pixels 0; on the way the component table is
-// summed: boxes, areas and coordinate sums (z included for a volume on the
-// node grid, DIMENSIONS 3; final_labels_volume.comp labels bundle nodes). One work group per label patch of LABEL_PATCH_W x
+// final_labels: every pixel takes its component's number
+// (compute_common.glsl, labelOfNode), background pixels 0; on the way the
+// component table is summed: boxes, areas and coordinate sums (z included
+// for a volume on the node grid, DIMENSIONS 3; final_labels_volume.comp
+// labels bundle nodes). One work group per label patch of LABEL_PATCH_W x
 // LABEL_PATCH_H (x LABEL_PATCH_D) nodes. First each thread labels a column
 // of nodes (neighbouring threads write neighbouring pixels) and keeps the
 // labels in shared memory; then each thread walks a run of TABLE_RUN nodes

@@ -1,10 +1,12 @@
 // final_labels, for a binary volume: the sibling of final_labels.comp over
 // the bundle nodes of volume_nodes.glsl (the CUDA engine's
-// final_labels_volume.cu). Every voxel takes its component's number,
-// background 0, and the component table is summed on the way: boxes, voxel
-// counts and exact coordinate sums, z included. One work group per label
-// patch of LABEL_PATCH_WORDS x LABEL_PATCH_BUNDLES_Y x LABEL_PATCH_BUNDLES_Z
-// bundle words:
+// final_labels_volume.cu). A body of its own: a node's sums come from bit
+// operations on its run in each line (popcounts, positionSum), not voxel by
+// voxel, and 32 threads write a word's voxels. Every voxel takes its
+// component's number, background 0, and the component table is summed on the
+// way: boxes, voxel counts and exact coordinate sums, z included. One work
+// group per label patch of LABEL_PATCH_WORDS x LABEL_PATCH_BUNDLES_Y x
+// LABEL_PATCH_BUNDLES_Z bundle words:
 //   1. each thread numbers the nodes of its word: a root (kRankFlag in its
 //      entry, count_roots) holds its rank, and its number is its first
 //      voxel's line offset plus the rank plus one; any other node's entry

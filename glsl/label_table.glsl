@@ -37,19 +37,6 @@ struct Stats {
 };
 
 Stats noStats() { return Stats(kNone, kNone, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
-
-// Voxel p added to s.
-void addPixel(inout Stats s, uvec3 p) {
-    s.minX = min(s.minX, p.x);
-    s.minY = min(s.minY, p.y);
-    s.maxX = max(s.maxX, p.x);
-    s.maxY = max(s.maxY, p.y);
-    s.maxZ = max(s.maxZ, p.z);
-    s.area += 1u;
-    s.sumX += p.x;
-    s.sumY += p.y;
-    s.sumZ += p.z;
-}
 #else
 shared uint slotMinX[kSlots], slotMaxX[kSlots], slotMaxY[kSlots];
 shared uint slotArea[kSlots], slotSumX[kSlots], slotSumY[kSlots];
@@ -60,17 +47,30 @@ struct Stats {
 };
 
 Stats noStats() { return Stats(kNone, 0u, 0u, 0u, 0u, 0u); }
+#endif
 
-// Pixel p added to s.
+// Pixel (voxel) p added to s.
+#if DIMENSIONS == 3
+void addPixel(inout Stats s, uvec3 p) {
+#else
 void addPixel(inout Stats s, uvec2 p) {
+#endif
     s.minX = min(s.minX, p.x);
+#if DIMENSIONS == 3
+    s.minY = min(s.minY, p.y);
+#endif
     s.maxX = max(s.maxX, p.x);
     s.maxY = max(s.maxY, p.y);
+#if DIMENSIONS == 3
+    s.maxZ = max(s.maxZ, p.z);
+#endif
     s.area += 1u;
     s.sumX += p.x;
     s.sumY += p.y;
-}
+#if DIMENSIONS == 3
+    s.sumZ += p.z;
 #endif
+}
 
 ivec3 entry(uint label, int field) {
     uint i = label - 1u;

@@ -32,14 +32,13 @@
 layout(local_size_x = PATCH_W, local_size_y = PATCH_LINES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage2D nodeInfo;
-layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
-uniform uint clearCount;
 
 #if PATCH_W != 32 || PATCH_H / PATCH_LINES_PER_PASS != 4
 #error "local_merge.comp: a local key's column is its low 5 bits; a thread's four masks fill a word"
 #endif
 const int kSideBits = 5;
 const int kThreads = PATCH_W * PATCH_LINES_PER_PASS;
+#include "clear_table.glsl"
 // Nodes per thread, in a line segment (steps 1, 2, 3) or a column (step 4).
 const int kPasses = PATCH_H / PATCH_LINES_PER_PASS;
 const int kSegmentsPerLine = PATCH_W / kPasses;
@@ -201,16 +200,6 @@ void storeRunRoots(ivec2 first, uint joinedBits, uint runKeys[kPasses]) {
         if (runKeys[j] == kNone) continue;
         if ((joinedBits & (1u << uint(j))) == 0u) root = rootHalving(runKeys[j]);
         atomicMin(patchParents[localIndexOf(first + ivec2(j, 0))], root);
-    }
-}
-
-// Entries i, i + stride, ... of the table below clearCount, each group its own.
-void clearTable() {
-    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * uint(kThreads);
-    uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(kThreads) + gl_LocalInvocationIndex;
-    for (; i < clearCount; i += stride) {
-        ivec2 entry = ivec2(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)));
-        for (int field = 0; field < TABLE_FIELDS; ++field) imageStore(table, ivec3(entry, field), uvec4(0u));
     }
 }
 

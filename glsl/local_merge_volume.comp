@@ -1,7 +1,10 @@
 // local_merge, for a binary volume: the sibling of local_merge.comp over the
 // bundle nodes of volume_nodes.glsl (the CUDA engine's
-// local_merge_volume.cu), and the only stage that reads the input. One work
-// group per patch, one thread per bundle word:
+// local_merge_volume.cu), and the only stage that reads the input. A body
+// of its own: a bundle node is a run of up to 32 voxels along x, found and
+// linked by bit operations on its word's lines, not a block of at most 8
+// voxels fetched one by one. One work group per patch, one thread per
+// bundle word:
 //   1. the word's lines, a bit per voxel by the criterion (criterion.glsl),
 //      into bits, and their OR (the bundle's foreground) into foreground;
 //   2. its nodes, the runs of the OR: found by bit operations, no atomics;
@@ -19,10 +22,8 @@
 // final_labels.
 layout(local_size_x = PATCH_THREADS) in;
 
-layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
-uniform uint clearCount;
-
 const int kThreads = kPatchThreads;
+#include "clear_table.glsl"
 shared uint sLines[kLines * kThreads];             // line l of thread t's word at l * kThreads + t
 shared uint sForeground[kThreads];                 // each word's OR of its lines
 shared uint sParents[kRunsPerWord * kThreads];     // local keys: run r of thread t at r * kThreads + t
@@ -101,16 +102,6 @@ uint inputLineWord(uint wx, uint y, uint z) {
     for (int i = 0; x0 + i < imageSize.x; ++i)
         if (isForegroundValue(pixelValue(ivec3(x0 + i, int(y), int(z))))) word |= 1u << uint(i);
     return word;
-}
-
-// Entries i, i + stride, ... of the table below clearCount, each group its own.
-void clearTable() {
-    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * uint(kThreads);
-    uint group = (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    for (uint i = group * uint(kThreads) + gl_LocalInvocationIndex; i < clearCount; i += stride) {
-        ivec2 entry = ivec2(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)));
-        for (int field = 0; field < TABLE_FIELDS; ++field) imageStore(table, ivec3(entry, field), uvec4(0u));
-    }
 }
 
 void main() {

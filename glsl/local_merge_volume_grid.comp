@@ -22,10 +22,9 @@
 layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_SLICES_PER_PASS) in;
 
 layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage3D nodeInfo;
-layout(binding = TABLE_IMAGE, r32ui) writeonly uniform uimage2DArray table;
-uniform uint clearCount;
 
 const int kThreads = PATCH_W * PATCH_H * PATCH_SLICES_PER_PASS;
+#include "clear_table.glsl"
 const int kPasses = PATCH_D / PATCH_SLICES_PER_PASS;  // nodes per thread
 const int kPatchNodes = PATCH_W * PATCH_H * PATCH_D;
 shared uint patchParents[kPatchNodes];  // keys, as in parents
@@ -123,16 +122,6 @@ void uniteNode(ivec3 local, uint key, uint mask) {
         if (target == lastTarget) continue;
         unite(key, target);
         lastTarget = target;
-    }
-}
-
-// Entries i, i + stride, ... of the table below clearCount, each group its own.
-void clearTable() {
-    const uint stride = gl_NumWorkGroups.x * gl_NumWorkGroups.y * gl_NumWorkGroups.z * uint(kThreads);
-    uint group = (gl_WorkGroupID.z * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
-    for (uint i = group * uint(kThreads) + gl_LocalInvocationIndex; i < clearCount; i += stride) {
-        ivec2 entry = ivec2(int(i % uint(TABLE_WIDTH)), int(i / uint(TABLE_WIDTH)));
-        for (int field = 0; field < TABLE_FIELDS; ++field) imageStore(table, ivec3(entry, field), uvec4(0u));
     }
 }
 

@@ -1,6 +1,8 @@
 // merge_borders, for a binary volume: the sibling of merge_borders.comp over
 // the bundle nodes of volume_nodes.glsl (the CUDA engine's
-// merge_borders_volume.cu). One work group per patch of
+// merge_borders_volume.cu). A body of its own: a bundle word's links leave
+// the patch by its relations' words and a word's runs, not by a border of
+// blocks. One work group per patch of
 // local_merge_volume.comp, one thread per bundle word; each unites, in the
 // global forest (union_find.glsl, unite), the links of its word that
 // local_merge left because they leave the patch: to the bundles of its
