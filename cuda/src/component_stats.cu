@@ -45,13 +45,6 @@ struct RowPart {
     Sum area, sumX;
 };
 
-// Sum of the lane indices in mask: bit b of the index, counted over the mask.
-__device__ __forceinline__ unsigned laneIndexSum(unsigned mask) {
-    return unsigned(__popc(mask & 0xAAAAAAAAu)) + 2u * unsigned(__popc(mask & 0xCCCCCCCCu)) +
-           4u * unsigned(__popc(mask & 0xF0F0F0F0u)) + 8u * unsigned(__popc(mask & 0xFF00FF00u)) +
-           16u * unsigned(__popc(mask & 0xFFFF0000u));
-}
-
 template <bool kVolume>
 __device__ __forceinline__ void addToTable(const DeviceComponentTable& table, const RowPart& part, int y, int z) {
     const std::uint32_t c = part.label - 1;
@@ -102,7 +95,7 @@ __global__ void __launch_bounds__(kWarp * kRowsPerBlock)
         const bool leads = label != 0 && (group & lanesBelow) == 0;
         const unsigned count = unsigned(__popc(group));
         const RowPart mine{label, base + __ffs(int(group)) - 1, base + kWarp - 1 - __clz(int(group)), Sum(count),
-                           Sum(count) * Sum(base) + Sum(laneIndexSum(group))};
+                           Sum(count) * Sum(base) + Sum(volume::positionSum(group))};
 
         const int lastLane = kWarp - 1 - __clz(int(foregroundLanes));
         const std::uint32_t lastLabel = __shfl_sync(kFullWarp, label, lastLane);

@@ -47,14 +47,6 @@ struct Share {
     }
 };
 
-// Sum of the positions of the set bits of v: bit b of each position,
-// counted over v.
-__device__ __forceinline__ std::uint32_t positionSum(std::uint32_t v) {
-    return std::uint32_t(__popc(v & 0xAAAAAAAAu)) + 2u * std::uint32_t(__popc(v & 0xCCCCCCCCu)) +
-           4u * std::uint32_t(__popc(v & 0xF0F0F0F0u)) + 8u * std::uint32_t(__popc(v & 0xFF00FF00u)) +
-           16u * std::uint32_t(__popc(v & 0xFFFF0000u));
-}
-
 // The block's table in shared memory: numbers (0: free) and their shares.
 struct BlockTable {
     std::uint32_t number[kSlots];

@@ -1,4 +1,6 @@
-// count_roots, for a binary volume: the sibling of count_roots.cu. First
+// count_roots, for a binary volume: the sibling of count_roots.cu. A body
+// of its own: a word holds up to 16 nodes, its runs, each ranked in the
+// line of its first voxel, not one node a grid cell. First
 // every node is pointed straight at its root (flattenNodesKernel), then one
 // warp per bundle row (a bundle's lines, the whole width), each lane a run of
 // consecutive words. A root is a node whose parent is its own key; its

@@ -1,4 +1,6 @@
-// final_labels, for a binary volume: the sibling of final_labels.cu. Every
+// final_labels, for a binary volume: the sibling of final_labels.cu. A body
+// of its own: a word's runs are numbered from its bits in roots, and a warp
+// writes 32 words' voxels line by line, not a thread a node's pixels. Every
 // voxel takes its component's number, background 0. One thread per bundle
 // word first numbers its nodes: a root (its bit in roots) holds its rank,
 // and its number is its first voxel's line offset plus the rank plus one;

@@ -1,6 +1,8 @@
 // local_merge, for a binary volume: the sibling of local_merge.cu over the
-// nodes of volume_nodes.cuh, and the only stage that reads the input. One
-// thread block per patch, one thread per bundle word:
+// nodes of volume_nodes.cuh, and the only stage that reads the input. A
+// body of its own: a bundle node is a run of up to 32 voxels along x, found
+// and linked by bit operations on its word's lines, not a block of the 2-D
+// node grid. One thread block per patch, one thread per bundle word:
 //   1. the word's lines, a bit per voxel, into bits, and their OR (the
 //      bundle's foreground) into foreground. Bytes under binary as nonzero
 //      are read here; other samples and binary:L are turned into the bits

@@ -1,5 +1,7 @@
-// merge_borders, for a binary volume: the sibling of merge_borders.cu. One
-// thread block per patch of local_merge_volume, one thread per bundle word;
+// merge_borders, for a binary volume: the sibling of merge_borders.cu. A
+// body of its own: a bundle word's links leave the patch by its relations'
+// words and a word's runs, not by a border of blocks. One thread block per
+// patch of local_merge_volume, one thread per bundle word;
 // each unites, in the global forest (volume_forest.cuh), the links of its
 // word that local_merge left because they leave the patch: to the bundles
 // of its relations outside the patch, to the words beside theirs across the

@@ -84,6 +84,14 @@ GLCCL_NODES_HD int popCount(std::uint32_t v) {
 #endif
 }
 
+// The sum of the positions of v's set bits (a run's x offsets in its word,
+// a warp's lane indices): bit b of each position, counted over v.
+GLCCL_NODES_HD std::uint32_t positionSum(std::uint32_t v) {
+    return std::uint32_t(popCount(v & 0xAAAAAAAAu)) + 2u * std::uint32_t(popCount(v & 0xCCCCCCCCu)) +
+           4u * std::uint32_t(popCount(v & 0xF0F0F0F0u)) + 8u * std::uint32_t(popCount(v & 0xFF00FF00u)) +
+           16u * std::uint32_t(popCount(v & 0xFFFF0000u));
+}
+
 // Position of the lowest (highest) set bit of v != 0.
 GLCCL_NODES_HD int lowestBit(std::uint32_t v) {
 #if defined(__CUDA_ARCH__)
