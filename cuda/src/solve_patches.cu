@@ -150,6 +150,23 @@ struct VolumePatchColumn {
         const std::size_t vz = std::size_t(patchZ) + local / (kVolumePatchX * kVolumePatchY);
         return std::uint32_t((vz * std::size_t(height) + vy) * std::size_t(width) + vx);
     }
+    // The labels of the column's voxels in the volume: a foreground voxel's
+    // is the global index of its patch-local root, rootIn(lz) for the voxel
+    // of patch slice lz; the others' kBackground.
+    template <class RootIn>
+    __device__ __forceinline__ void storeLabels(std::uint32_t* __restrict__ labels,
+                                                const bool (&foreground)[kSlicesPerThread], int width, int height,
+                                                int depth, RootIn rootIn) const {
+#pragma unroll
+        for (int s = 0; s < kSlicesPerThread; ++s) {
+            const int lz = int(threadIdx.z) + s * kVolumeThreadsZ;
+            const int z = patchZ + lz;
+            if (!inRow || z >= depth) continue;
+            std::uint32_t global = kBackground;
+            if (foreground[s]) global = globalOf(rootIn(lz), width, height);
+            labels[(std::size_t(z) * height + y) * width + x] = global;
+        }
+    }
 };
 
 template <class Criterion, int Connectivity>
@@ -204,18 +221,9 @@ __global__ void __launch_bounds__(kVolumeThreads)
     __syncthreads();
 
     // Patch-local root -> global index of the same voxel (same raster order).
-#pragma unroll
-    for (int s = 0; s < kSlicesPerThread; ++s) {
-        const int lz = int(threadIdx.z) + s * kVolumeThreadsZ;
-        const int z = patchZ + lz;
-        if (!inRow || z >= depth) continue;
-        std::uint32_t global = kBackground;
-        if (foreground[s]) {
-            const std::uint32_t local = std::uint32_t((lz * kVolumePatchY + ly) * kVolumePatchX + lx);
-            global = column.globalOf(indexForest(sLabels).rootOf(local), width, height);
-        }
-        labels[(std::size_t(z) * height + y) * width + x] = global;
-    }
+    column.storeLabels(labels, foreground, width, height, depth, [&](int lz) {
+        return indexForest(sLabels).rootOf(std::uint32_t((lz * kVolumePatchY + ly) * kVolumePatchX + lx));
+    });
 }
 
 // The nodes of a binary volume at a connectivity, and how many a patch holds.
@@ -445,18 +453,8 @@ __global__ void __launch_bounds__(kVolumeThreads)
         if (node < N::kCount) sParents[node] = roots[k];
     }
     __syncthreads();
-#pragma unroll
-    for (int s = 0; s < kSlicesPerThread; ++s) {
-        const int lz = int(threadIdx.z) + s * kVolumeThreadsZ;
-        const int z = patchZ + lz;
-        if (!inRow || z >= depth) continue;
-        std::uint32_t global = kBackground;
-        if (foreground[s]) {
-            const std::uint32_t root = sParents[((lz / N::kD) * N::kY + ly / N::kH) * N::kX + lx / N::kW];
-            global = column.globalOf(root, width, height);
-        }
-        labels[(std::size_t(z) * height + y) * width + x] = global;
-    }
+    column.storeLabels(labels, foreground, width, height, depth,
+                       [&](int lz) { return sParents[((lz / N::kD) * N::kY + ly / N::kH) * N::kX + lx / N::kW]; });
 }
 
 template <class Criterion, int Connectivity>
