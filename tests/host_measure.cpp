@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <type_traits>
@@ -439,5 +440,147 @@ TEST_CASE("measure: sums by label of a list on every thread count equal sums mad
                 CHECK(sumsOf(in, threads) == one);
             }
         }
+    }
+}
+
+namespace {
+
+// skimage.measure.perimeter of every label written here (index: label): its
+// border pixels (a 4-neighbour outside it or outside the image), each
+// weighted by how its border neighbours lie (1 + 2 x edges + 10 x corners:
+// 5, 7, 15, 17, 25, 27 weigh 1; 21, 33 sqrt 2; 13, 23 (1 + sqrt 2) / 2).
+template <class L>
+std::vector<double> perimetersOf(const std::vector<L>& labels, std::int64_t w, std::int64_t h, int regions) {
+    auto at = [&](std::int64_t x, std::int64_t y) { return labels[std::size_t(y * w + x)]; };
+    auto in = [&](std::int64_t x, std::int64_t y, L label) { return x >= 0 && y >= 0 && x < w && y < h && at(x, y) == label; };
+    auto border = [&](std::int64_t x, std::int64_t y, L label) {
+        return in(x, y, label) && !(in(x - 1, y, label) && in(x + 1, y, label) && in(x, y - 1, label) && in(x, y + 1, label));
+    };
+    std::vector<double> total(std::size_t(regions) + 1, 0.0);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) {
+            const L l = at(x, y);
+            if (l == 0 || !border(x, y, l)) continue;
+            const int edges = int(border(x - 1, y, l)) + int(border(x + 1, y, l)) + int(border(x, y - 1, l)) + int(border(x, y + 1, l));
+            const int corners = int(border(x - 1, y - 1, l)) + int(border(x + 1, y - 1, l)) + int(border(x - 1, y + 1, l)) +
+                                int(border(x + 1, y + 1, l));
+            const int code = 1 + 2 * edges + 10 * corners;
+            double& t = total[std::size_t(l)];
+            if (code == 5 || code == 7 || code == 15 || code == 17 || code == 25 || code == 27) t += 1;
+            else if (code == 21 || code == 33) t += std::sqrt(2.0);
+            else if (code == 13 || code == 23) t += (1 + std::sqrt(2.0)) / 2;
+        }
+    return total;
+}
+
+// Labels of type L, 0..regions, changing at random once in `every` elements.
+template <class L>
+std::vector<L> runsOfLabels(std::size_t count, int regions, int every, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<L> labels(count);
+    L current = 0;
+    for (auto& v : labels) {
+        if (int(rng() % std::uint32_t(every)) == 0) current = L(rng() % std::uint32_t(regions + 1));
+        v = current;
+    }
+    return labels;
+}
+
+constexpr std::int64_t kExtremaWidth = 203, kExtremaHeight = 1000;  // 3 chunks and part of a fourth
+constexpr int kExtremaRegions = 23;
+
+template <class L, class T>
+void checkExtremaAndPerimeters(const std::vector<L>& labels, const std::vector<double>& perimeters, int channels, int every) {
+    const std::int64_t w = kExtremaWidth, h = kExtremaHeight;
+    // Few values, the type's extremes among them: ties everywhere, so that
+    // the first position of an extremum is what is checked.
+    std::mt19937 rng(17 + std::uint32_t(sizeof(T)));
+    const T values[] = {std::numeric_limits<T>::lowest(), T(std::numeric_limits<T>::lowest() + 1), T(0), T(1),
+                        T(std::numeric_limits<T>::max() - 1), std::numeric_limits<T>::max()};
+    std::vector<T> intensity(labels.size() * std::size_t(channels));
+    for (auto& v : intensity) v = values[rng() % 6];
+    // The first (raster order) smallest and largest sample of each label and channel.
+    const std::size_t none = labels.size();
+    std::vector<std::size_t> lo(std::size_t(kExtremaRegions + 1) * std::size_t(channels), none), hi = lo;
+    auto sample = [&](std::size_t i, int c) { return intensity[i * std::size_t(channels) + std::size_t(c)]; };
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        for (int c = 0; c < channels; ++c) {
+            const std::size_t k = std::size_t(labels[i]) * std::size_t(channels) + std::size_t(c);
+            if (lo[k] == none || sample(i, c) < sample(lo[k], c)) lo[k] = i;
+            if (hi[k] == none || sample(i, c) > sample(hi[k], c)) hi[k] = i;
+        }
+
+    LabelSamples ls;
+    ls.shape = Shape::image(w, h);
+    ls.data = labels.data();
+    ls.bytes = int(sizeof(L));
+    ls.isSigned = std::is_signed_v<L>;
+    IntensitySamples in;
+    in.shape = ls.shape;
+    in.channels = channels;
+    in.data = intensity.data();
+    in.bytes = int(sizeof(T));
+    in.kind = std::is_signed_v<T> ? glccl::SampleKind::Signed : glccl::SampleKind::Unsigned;
+    MeasureOptions options;
+    options.intensityChannelAxis = channels > 1;
+    options.properties.properties = {"label", "intensity_min", "intensity_max", "intensity_min_position", "intensity_max_position",
+                                     "perimeter"};
+    for (int threads : {1, 2, 3, 7}) {
+        options.threads = threads;
+        const PropertyTable t = glccl::measureRegions(ls, &in, options);
+        const auto& label = column(t, "label").uints;
+        std::size_t r = 0;
+        for (int l = 1; l <= kExtremaRegions; ++l) {
+            if (lo[std::size_t(l) * std::size_t(channels)] == none) continue;  // absent
+            INFO("label " << l << ", threads " << threads << ", label bytes " << sizeof(L) << ", sample bytes " << sizeof(T)
+                          << ", channels " << channels << ", runs of " << every);
+            REQUIRE(r < t.rows);
+            REQUIRE(label[r] == std::uint64_t(l));
+            CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[std::size_t(l)]).epsilon(1e-12));
+            for (int c = 0; c < channels; ++c) {
+                const std::size_t k = std::size_t(l) * std::size_t(channels) + std::size_t(c);
+                const std::string ch = channels > 1 ? "-" + std::to_string(c) : "";
+                CHECK(column(t, "intensity_min" + ch).reals[r] == double(sample(lo[k], c)));
+                CHECK(column(t, "intensity_max" + ch).reals[r] == double(sample(hi[k], c)));
+                CHECK(column(t, "intensity_min_position-0" + ch).ints[r] == std::int64_t(lo[k]) / w);
+                CHECK(column(t, "intensity_min_position-1" + ch).ints[r] == std::int64_t(lo[k]) % w);
+                CHECK(column(t, "intensity_max_position-0" + ch).ints[r] == std::int64_t(hi[k]) / w);
+                CHECK(column(t, "intensity_max_position-1" + ch).ints[r] == std::int64_t(hi[k]) % w);
+            }
+            ++r;
+        }
+        CHECK(r == t.rows);
+    }
+}
+
+template <class L>
+void checkEveryIntensityType(int every) {
+    const auto labels = runsOfLabels<L>(std::size_t(kExtremaWidth * kExtremaHeight), kExtremaRegions, every, 3 + std::uint32_t(sizeof(L)));
+    const auto perimeters = perimetersOf(labels, kExtremaWidth, kExtremaHeight, kExtremaRegions);
+    for (int channels : {1, 3}) {
+        checkExtremaAndPerimeters<L, std::uint8_t>(labels, perimeters, channels, every);
+        checkExtremaAndPerimeters<L, std::int8_t>(labels, perimeters, channels, every);
+        checkExtremaAndPerimeters<L, std::uint16_t>(labels, perimeters, channels, every);
+        checkExtremaAndPerimeters<L, std::int16_t>(labels, perimeters, channels, every);
+        checkExtremaAndPerimeters<L, std::int32_t>(labels, perimeters, channels, every);
+        checkExtremaAndPerimeters<L, std::uint32_t>(labels, perimeters, channels, every);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("measure: intensity extrema, their first positions and perimeters equal ones found serially, every label and sample type",
+          "[measure]") {
+    // Runs of 12 elements on average (labels read as runs) and of 2 (noise,
+    // read element by element).
+    for (int every : {12, 2}) {
+        checkEveryIntensityType<std::uint8_t>(every);
+        checkEveryIntensityType<std::int8_t>(every);
+        checkEveryIntensityType<std::uint16_t>(every);
+        checkEveryIntensityType<std::int16_t>(every);
+        checkEveryIntensityType<std::uint32_t>(every);
+        checkEveryIntensityType<std::int32_t>(every);
+        checkEveryIntensityType<std::uint64_t>(every);
+        checkEveryIntensityType<std::int64_t>(every);
     }
 }

@@ -299,6 +299,50 @@ struct ByValue {
     }
 };
 
+// Whether a label of in[0, w) is `limit` or more (negative ones wrap to
+// beyond it). Labels of 4 bytes compared 4 at a time.
+template <class T>
+bool past(const T* in, std::int64_t w, std::size_t limit) {
+    std::int64_t x = 0;
+    bool beyond = false;
+#if defined(__SSE2__)
+    if constexpr (sizeof(T) == 4) {
+        if (limit <= (std::size_t(1) << 31)) {
+            // Unsigned v >= limit, as signed compares of v and limit - 1 with their top bits flipped.
+            const __m128i top = _mm_set1_epi32(std::int32_t(0x80000000u));
+            const __m128i last = _mm_set1_epi32(std::int32_t(std::uint32_t(limit - 1) ^ 0x80000000u));
+            __m128i any = _mm_setzero_si128();
+            for (; x + 4 <= w; x += 4) {
+                const __m128i v = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x)), top);
+                any = _mm_or_si128(any, _mm_cmpgt_epi32(v, last));
+            }
+            beyond = _mm_movemask_epi8(any) != 0;
+        }
+    }
+#endif
+    for (; x < w; ++x) beyond |= std::uint64_t(std::int64_t(in[x])) >= limit;
+    return beyond;
+}
+
+// Bits x - x0 set for x in [from, to) where in[x] != in[x - 1] (from >= 1,
+// to - x0 <= 64); labels of 4 bytes compared 4 at a time.
+template <class T>
+std::uint64_t runStarts(const T* in, std::int64_t from, std::int64_t to, std::int64_t x0) {
+    std::uint64_t starts = 0;
+    std::int64_t x = from;
+#if defined(__SSE2__)
+    if constexpr (sizeof(T) == 4)
+        for (; x + 4 <= to; x += 4) {
+            const __m128i here = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x));
+            const __m128i before = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + x - 1));
+            const std::uint64_t same = std::uint64_t(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(here, before))));
+            starts |= (~same & 15) << (x - x0);
+        }
+#endif
+    for (; x < to; ++x) starts |= std::uint64_t(in[x] != in[x - 1]) << (x - x0);
+    return starts;
+}
+
 // Passes 1 and 2 in one, for labels all below `limit`: one read of the
 // labels, as runs of equal values, where the largest label, which are
 // present and the counts and boxes take three. Nothing where a label is
@@ -324,10 +368,7 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
             if (beyond.load(std::memory_order_relaxed)) return;
             const std::int64_t y = flat % g.h, z = flat / g.h;
             const T* in = data + flat * g.w;
-            // Negative labels wrap to beyond the limit too.
-            bool past = false;
-            for (std::int64_t x = 0; x < g.w; ++x) past |= std::uint64_t(std::int64_t(in[x])) >= limit;
-            if (past) {
+            if (past(in, g.w, limit)) {
                 beyond.store(true, std::memory_order_relaxed);
                 return;
             }
@@ -353,9 +394,7 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
             std::int64_t start = 0;
             for (std::int64_t x0 = 0; x0 < g.w; x0 += 64) {
                 const std::int64_t xEnd = std::min(g.w, x0 + 64);
-                std::uint64_t starts = 0;
-                for (std::int64_t x = std::max<std::int64_t>(x0, 1); x < xEnd; ++x)
-                    starts |= std::uint64_t(in[x] != in[x - 1]) << (x - x0);
+                std::uint64_t starts = runStarts(in, std::max<std::int64_t>(x0, 1), xEnd, x0);
                 for (; starts; starts &= starts - 1) {
                     const std::int64_t x = x0 + __builtin_ctzll(starts);
                     run(start, x);

@@ -67,7 +67,6 @@ struct NoIntensity {
     using Value = __int128;
     int channels = 0;
     Value at(std::size_t, int) const { return 0; }
-    std::int64_t narrowAt(std::size_t, int) const { return 0; }
 };
 template <class T>
 struct Intensity {
@@ -75,13 +74,50 @@ struct Intensity {
     // Integers of at most 16 bits, whose sums over a run fit 64 bits.
     static constexpr bool narrow = !floating && sizeof(T) <= 2;
     using Value = std::conditional_t<floating, double, __int128>;
+    using Sample = T;
     const T* data = nullptr;
     int channels = 1;
     Value at(std::size_t element, int c) const { return Value(data[element * std::size_t(channels) + std::size_t(c)]); }
-    std::int64_t narrowAt(std::size_t element, int c) const {
-        return std::int64_t(data[element * std::size_t(channels) + std::size_t(c)]);
-    }
+    const T* samples(std::size_t element, int c) const { return data + element * std::size_t(channels) + std::size_t(c); }
 };
+// Sums of n integer samples of at most 16 bits, p[0], p[step], ..., and of
+// their squares: a square fits 32 bits, and a run's sums 64 bits (2^24
+// elements), so that a run of one channel (step 1) is summed in vectors.
+template <class T>
+inline void narrowSums(const T* p, std::int64_t n, std::ptrdiff_t step, std::int64_t& sum, std::int64_t& squares) {
+    static_assert(std::is_integral_v<T> && sizeof(T) <= 2);
+    using Wide = std::conditional_t<std::is_signed_v<T>, std::int32_t, std::uint32_t>;
+    std::int64_t s = 0;
+    std::uint64_t q = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+        const Wide v = Wide(p[i * step]);
+        s += v;
+        q += std::uint64_t(Wide(v * v));
+    }
+    sum = s;
+    squares = std::int64_t(q);
+}
+
+// The smallest and largest of n integer samples p[0], p[step], ..., as
+// their own type (compared in vectors for one channel), and the index of
+// the first sample equal to v.
+template <class T>
+inline std::pair<T, T> sampleRange(const T* p, std::int64_t n, std::ptrdiff_t step) {
+    T lo = p[0], hi = p[0];
+    for (std::int64_t i = 1; i < n; ++i) {
+        const T v = p[i * step];
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    return {lo, hi};
+}
+template <class T>
+inline std::int64_t firstEqual(const T* p, std::int64_t n, std::ptrdiff_t step, T v) {
+    std::int64_t i = 0;
+    while (i < n && p[i * step] != v) ++i;
+    return i;
+}
+
 // a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
 inline bool below(__int128 a, __int128 b) { return a < b; }
@@ -336,13 +372,24 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         const bool inside = up && down;
         for (std::int64_t x : {std::int64_t(0), g.w - 1}) out[x] = row[x];
         // No branch a comparison: the neighbours of noise differ at random.
-        if (inside)
-            for (std::int64_t x = 1; x < g.w - 1; ++x) {
+        if (inside) {
+            std::int64_t x = 1;
+#if defined(__SSE2__)
+            // r where a neighbour differs, else all ones (kNoRegion).
+            static_assert(kNoRegion == -1);
+            for (; x + 2 <= g.w - 1; x += 2) {
+                const __m128i r = load2(row + x);
+                const __m128i same = _mm_and_si128(_mm_and_si128(equal64(load2(row + x - 1), r), equal64(load2(row + x + 1), r)),
+                                                   _mm_and_si128(equal64(load2(up + x), r), equal64(load2(down + x), r)));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x), _mm_or_si128(r, same));
+            }
+#endif
+            for (; x < g.w - 1; ++x) {
                 const std::int64_t r = row[x];
                 const bool edge = (row[x - 1] != r) | (row[x + 1] != r) | (up[x] != r) | (down[x] != r);
                 out[x] = edge ? r : kNoRegion;
             }
-        else
+        } else
             for (std::int64_t x = 1; x < g.w - 1; ++x) out[x] = row[x];
         return out;
     };
@@ -517,14 +564,10 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                         Weighted* run = nw ? &entryWeighted[e * weightedWidth + std::size_t(c) * 4] : nullptr;
                         if (q.intensitySums) {
                             if constexpr (In::narrow) {
-                                // Samples of at most 16 bits: a run's sums fit
-                                // 64 bits (2^24 elements of squares below 2^32).
                                 std::int64_t sum = 0, squares = 0;
-                                for (std::int64_t xx = x; xx < x1; ++xx) {
-                                    const std::int64_t v = in.narrowAt(element0 + std::size_t(xx), c);
-                                    sum += v;
-                                    squares += v * v;
-                                }
+                                const auto* p = in.samples(element0 + std::size_t(x), c);
+                                if (channels == 1) narrowSums(p, x1 - x, 1, sum, squares);
+                                else narrowSums(p, x1 - x, channels, sum, squares);
                                 add(S.sum[ci], __int128(sum));
                                 add(S.squares[ci], __int128(squares));
                             } else {
@@ -548,7 +591,26 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 }
                             }
                         }
-                        if (q.intensityExtrema) {
+                        if constexpr (!In::floating) {
+                            if (q.intensityExtrema) {
+                                // The run's smallest and largest, which replace
+                                // the slot's only where strictly beyond (the
+                                // first position in the chunk is kept); the
+                                // first position of one in the run is looked
+                                // for only then.
+                                const auto* p = in.samples(element0 + std::size_t(x), c);
+                                const std::ptrdiff_t step = channels;
+                                const auto [lowest, highest] = channels == 1 ? sampleRange(p, x1 - x, 1) : sampleRange(p, x1 - x, step);
+                                if (fresh || __int128(lowest) < S.minI[ci]) {
+                                    S.minI[ci] = lowest;
+                                    S.minAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, lowest));
+                                }
+                                if (fresh || S.maxI[ci] < __int128(highest)) {
+                                    S.maxI[ci] = highest;
+                                    S.maxAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, highest));
+                                }
+                            }
+                        } else if (q.intensityExtrema) {
                             // The run's first smallest and largest, then the
                             // slot's, which an equal value does not replace:
                             // the first position in the chunk is kept.
@@ -582,8 +644,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 }
                 if (q.perimeter) {
                     std::uint64_t* k = &S.perimeter[s * 3];
-                    for (std::int64_t xx = x; xx < x1; ++xx) {
-                        if (b1[xx] != r) continue;
+                    for (std::int64_t xx = nextEqual(b1, x, x1, r); xx < x1; xx = nextEqual(b1, xx + 1, x1, r)) {
                         // Border neighbours of the same region, along the edges and at the corners;
                         // scikit-image's weights: 1 for (2 or 3 edges, up to 2 corners), sqrt 2 for
                         // (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and (1, 2).

@@ -11,7 +11,37 @@
 #include <functional>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace glccl::cpu::measure {
+
+#if defined(__SSE2__)
+// The lanes of two 64-bit integers that are equal (SSE2 compares 32-bit
+// halves only): all ones where both halves are.
+inline __m128i equal64(__m128i a, __m128i b) {
+    const __m128i e = _mm_cmpeq_epi32(a, b);
+    return _mm_and_si128(e, _mm_shuffle_epi32(e, _MM_SHUFFLE(2, 3, 0, 1)));
+}
+inline __m128i load2(const std::int64_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+// Bit i set where lane i of `mask` (a comparison's result) is.
+inline std::uint64_t bits2(__m128i mask) { return std::uint64_t(_mm_movemask_pd(_mm_castsi128_pd(mask))); }
+#endif
+
+// The first x in [x, end) with row[x] == v, or end.
+inline std::int64_t nextEqual(const std::int64_t* row, std::int64_t x, std::int64_t end, std::int64_t v) {
+#if defined(__SSE2__)
+    const __m128i want = _mm_set1_epi64x(v);
+    for (; x + 2 <= end; x += 2) {
+        const std::uint64_t m = bits2(equal64(load2(row + x), want));
+        if (m) return x + __builtin_ctzll(m);
+    }
+#endif
+    for (; x < end; ++x)
+        if (row[x] == v) return x;
+    return end;
+}
 
 constexpr std::int64_t kNoRegion = -1;
 // Elements per chunk (at least one row): fixed, never derived from the
@@ -77,7 +107,17 @@ inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t
             s = 1;
             rs = std::uint64_t(row[begin] != kNoRegion);
         }
-        for (std::int64_t x = k == 0 ? begin + 1 : x0; x < xEnd; ++x) {
+        std::int64_t x = k == 0 ? begin + 1 : x0;
+#if defined(__SSE2__)
+        const __m128i none = _mm_set1_epi64x(kNoRegion);
+        for (; x + 2 <= xEnd; x += 2) {
+            const __m128i here = load2(row + x);
+            const std::uint64_t first = ~bits2(equal64(here, load2(row + x - 1))) & 3;
+            s |= first << (x - x0);
+            rs |= (first & ~bits2(equal64(here, none))) << (x - x0);
+        }
+#endif
+        for (; x < xEnd; ++x) {
             const std::uint64_t first = std::uint64_t(row[x] != row[x - 1]);
             s |= first << (x - x0);
             rs |= (first & std::uint64_t(row[x] != kNoRegion)) << (x - x0);
