@@ -33,40 +33,25 @@ layout(binding = LINE_COUNTS_BUFFER, std430) writeonly buffer LineCounts { uint 
 // A node line's y and z in the node grid.
 #define NodeLine ivec2
 NodeLine nodeLine() { return ivec2(gl_WorkGroupID.xy); }
-// Pixel lines per node line, their counts packed two to a word (16 bits
-// each: a line holds at most 32768 roots).
+// Pixel lines per node line, their counts packed two to a word, and their
+// scan over the work group (a row of LINE_THREADS).
 const int kSlots = NODE_H * NODE_D;
 #define Counts uvec2
-uint countOf(uvec2 counts, int slot) { return (counts[slot / 2] >> (16u * uint(slot % 2))) & 0xFFFFu; }
-void addCount(inout uvec2 counts, int slot, uint count) { counts[slot / 2] |= count << (16u * uint(slot % 2)); }
+const int kRowScanThreads = LINE_THREADS;
+#include "line_counts.glsl"
 
 // The slot of pixel line (p.y, p.z) in node line `line`.
 int slotOfPixel(NodeLine line, ivec3 p) { return (p.z - line.y * NODE_D) * NODE_H + (p.y - line.x * NODE_H); }
 
-shared uvec2 partial[LINE_THREADS];
-// The inclusive sum of `own` over the threads up to this one (Hillis &
-// Steele): group_scan.glsl's scanGroup, two words wide; every thread of the
-// work group calls it.
-uvec2 scanCounts(uvec2 own) {
-    const int t = int(gl_LocalInvocationID.x);
-    partial[t] = own;
-    barrier();
-    for (int step = 1; step < LINE_THREADS; step <<= 1) {
-        uvec2 add = t >= step ? partial[t - step] : uvec2(0u);
-        barrier();
-        partial[t] += add;
-        barrier();
-    }
-    return partial[t];
-}
-uvec2 scannedCounts() { return partial[LINE_THREADS - 1]; }
+uvec2 scanCounts(uvec2 own) { return scanRow(own, LINE_THREADS); }
+uvec2 scannedCounts() { return rowTotal(LINE_THREADS); }
 
 // Slot t's count, total's, into lineCounts where its pixel line is in the
 // volume.
 void storeLineCount(NodeLine line, int t, uvec2 total) {
     ivec2 pixelLine = line * ivec2(NODE_H, NODE_D) + ivec2(t % NODE_H, t / NODE_H);
     if (pixelLine.x < imageSize.y && pixelLine.y < imageSize.z)
-        lineCounts[pixelLine.y * imageSize.y + pixelLine.x] = countOf(total, t);
+        lineCounts[pixelLine.y * imageSize.y + pixelLine.x] = countOf(total, uint(t));
 }
 #else
 layout(binding = LINE_COUNTS_BUFFER, std430) coherent buffer LineCounts { uint lineCounts[]; };
@@ -82,8 +67,8 @@ NodeLine nodeLine() { return int(gl_WorkGroupID.x); }
 // 32768).
 const int kSlots = NODE_H;
 #define Counts uint
-uint countOf(uint counts, int slot) { return (counts >> (16u * uint(slot))) & 0xFFFFu; }
-void addCount(inout uint counts, int slot, uint count) { counts |= count << (16u * uint(slot)); }
+uint countOf(uint counts, uint slot) { return (counts >> (16u * slot)) & 0xFFFFu; }
+void addCount(inout uint counts, uint slot, uint count) { counts |= count << (16u * slot); }
 
 int slotOfPixel(NodeLine y, ivec2 p) { return p.y - y * NODE_H; }
 
@@ -91,7 +76,7 @@ uint scanCounts(uint own) { return scanGroup(own); }
 uint scannedCounts() { return scannedTotal(); }
 
 void storeLineCount(NodeLine y, int t, uint total) {
-    if (y * NODE_H + t < imageSize.y) lineCounts[y * NODE_H + t] = countOf(total, t);
+    if (y * NODE_H + t < imageSize.y) lineCounts[y * NODE_H + t] = countOf(total, uint(t));
 }
 
 // lineOffsets[y] = the roots whose first pixel is in a line above y;
@@ -141,11 +126,11 @@ void main() {
         }
     }
     Counts own = Counts(0u);
-    for (int s = 0; s < kSlots; ++s) addCount(own, s, uint(bitCount(roots[s])));
+    for (int s = 0; s < kSlots; ++s) addCount(own, uint(s), uint(bitCount(roots[s])));
     Counts before = scanCounts(own) - own;
 
     for (int s = 0; s < kSlots; ++s) {
-        uint rank = countOf(before, s);
+        uint rank = countOf(before, uint(s));
         for (uint bits = roots[s]; bits != 0u; bits &= bits - 1u) {
             storeParent(NodeCoord(first + findLSB(bits), line), kRankFlag | rank);
             ++rank;

@@ -19,35 +19,9 @@ layout(binding = LINE_COUNTS_BUFFER, std430) writeonly buffer LineCounts { uint 
 // A power of two from 32 to COUNT_ROOTS_THREADS (compute_constants.hpp,
 // countRootsRowThreads).
 uniform int rowThreads;
-// Roots per line of a bundle, packed two to a word (16 bits each: a line of
-// at most 2^15 voxels holds at most 2^14 roots).
-shared uvec2 partial[COUNT_ROOTS_THREADS];
-
-uint countOf(uvec2 counts, uint line) { return ((line < 2u ? counts.x : counts.y) >> (16u * (line & 1u))) & 0xFFFFu; }
-// One more root in `line`, in the packed counts (no array indexed by a
-// variable, which would leave registers for memory).
-void countRoot(inout uvec2 counts, uint line) {
-    uint one = 1u << (16u * (line & 1u));
-    if (line < 2u) counts.x += one;
-    else counts.y += one;
-}
-
-// The inclusive sum of `own` over the threads of this row up to this one
-// (Hillis & Steele, every row at once); every thread of the work group
-// calls it.
-uvec2 scanRow(uvec2 own) {
-    const int t = int(gl_LocalInvocationID.x);
-    const int lane = t % rowThreads;
-    partial[t] = own;
-    barrier();
-    for (int step = 1; step < rowThreads; step <<= 1) {
-        uvec2 add = lane >= step ? partial[t - step] : uvec2(0u);
-        barrier();
-        partial[t] += add;
-        barrier();
-    }
-    return partial[t];
-}
+// Roots per line of a bundle, and their scan along a bundle row.
+const int kRowScanThreads = COUNT_ROOTS_THREADS;
+#include "line_counts.glsl"
 
 // The roots of word wx of bundle row (by, bz) with `lines`: bit r is set
 // where node r is a root, and bits 2r and 2r + 1 of firstLines hold its
@@ -86,10 +60,10 @@ void main() {
         loadBundleLines(wx, by, bz, lines);
         uint firstLines;
         for (uint roots = rootsOf(wx, by, bz, lines, firstLines); roots != 0u; roots &= roots - 1u)
-            countRoot(own, (firstLines >> uint(2 * lowestBit(roots))) & 3u);
+            addCount(own, (firstLines >> uint(2 * lowestBit(roots))) & 3u, 1u);
     }
-    uvec2 ranks = scanRow(own) - own;
-    uvec2 total = partial[t - lane + rowThreads - 1];
+    uvec2 ranks = scanRow(own, rowThreads) - own;
+    uvec2 total = rowTotal(rowThreads);
 
     // Each root's rank in its line, in place of its key.
     for (uint wx = first; wx < end; ++wx) {
@@ -101,7 +75,7 @@ void main() {
             int r = lowestBit(roots);
             uint line = (firstLines >> uint(2 * r)) & 3u;
             storeParent(slotOf(word, r), kRankFlag | countOf(ranks, line));
-            countRoot(ranks, line);
+            addCount(ranks, line, 1u);
         }
     }
     if (inVolume && lane < kLines) {
