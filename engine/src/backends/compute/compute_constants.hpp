@@ -17,11 +17,12 @@
 //                like raster positions (compute_common.glsl).
 // "Tile" is kept for the pieces of a huge image (tiles/), never for these.
 // A volume has the same words in 3-D (voxel for pixel, a line is one (y, z),
-// patches are boxes of nodes); its passes are the <stage>_volume_grid.comp
-// siblings of the 2-D ones, under the same stage names and timer keys. A
-// binary volume has nodes of its own, runs of bundles of lines (words,
-// bundles, patches: volume_nodes.glsl), labeled by the <stage>_volume.comp
-// passes, again under the same names.
+// patches are boxes of nodes); its passes are the 2-D ones with DIMENSIONS 3
+// (count_roots.comp, final_labels.comp) or, where the algorithm differs, a
+// <stage>_volume_grid.comp sibling (local_merge, merge_borders), under the same
+// stage names and timer keys. A binary volume has nodes of its own, runs of
+// bundles of lines (words, bundles, patches: volume_nodes.glsl), labeled by the
+// <stage>_volume.comp passes, again under the same names.
 //
 //   the node grid, from its top-left corner:
 //   +-------+-------+-------+--
@@ -83,17 +84,17 @@ enum TableField {
     kMinZ = kTableFields, kMaxZ, kSumZLow, kSumZHigh, kVolumeTableFields
 };
 
-// Volumes on the node grid (the *_volume_grid.comp passes). A patch: 16 x 8 x
-// 4 nodes, one thread each (512: every OpenGL 4.3 context runs 1024); a node
-// line of 16 nodes reads 32 consecutive voxels of a 2x2x2 node grid.
-// local_merge is written for patches deeper than its threads (each thread
-// taking the nodes of its (x, y) in every PATCH_SLICES_PER_PASS-th slice), and
-// deeper patches do send fewer links out to merge_borders, but local_merge's
-// shared-memory union-find over them ran several times slower than
-// merge_borders gained. A label patch: 16 x 8 x 8 nodes, two per thread; its
-// shared memory (labels and masks of 1024 nodes, 512 table slots of 10 words)
-// stays under the 32 KiB of llvmpipe, and its coordinate sums below 2^32 (8192
-// voxels of coordinates below 2^15).
+// Volumes on the node grid (DIMENSIONS 3). A patch: 16 x 8 x 4 nodes, one
+// thread each (512: every OpenGL 4.3 context runs 1024); a node line of 16
+// nodes reads 32 consecutive voxels of a 2x2x2 node grid. local_merge is
+// written for patches deeper than its threads (each thread taking the nodes of
+// its (x, y) in every PATCH_SLICES_PER_PASS-th slice), and deeper patches do
+// send fewer links out to merge_borders, but local_merge's shared-memory
+// union-find over them ran several times slower than merge_borders gained. A
+// label patch: 16 x 8 x 8 nodes, two per thread; its shared memory (labels and
+// masks of 1024 nodes, 512 table slots of 10 words) stays under the 32 KiB of
+// llvmpipe, and its coordinate sums below 2^32 (8192 voxels of coordinates
+// below 2^15).
 constexpr NodeBox kVolumePatch{16, 8, 4};
 constexpr int kVolumePatchSlicesPerPass = 4;
 constexpr NodeBox kVolumeLabelPatch{16, 8, 8};
@@ -277,7 +278,7 @@ struct KeyDivision {
     }
 };
 
-// `volume`: the sizes of the *_volume_grid.comp passes (DIMENSIONS 3).
+// `volume`: the sizes of the passes over a volume's node grid (DIMENSIONS 3).
 inline void computeDefines(gl::ProgramBuilder& builder, bool volume) {
     const NodeBox patch = patchOf(volume), label = labelPatchOf(volume);
     builder.define("PATCH_W", patch.width).define("PATCH_H", patch.height);

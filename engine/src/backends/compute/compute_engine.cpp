@@ -25,8 +25,9 @@
 //
 // Other volumes (segments, threshold, delta: a run of a line could hold two
 // components; binary ones a few voxels wide, which would have more node
-// slots than voxels) run the <stage>_volume_grid siblings over a grid of
-// 3-D nodes.
+// slots than voxels) run the passes of the node grid over a grid of 3-D
+// nodes (DIMENSIONS 3: the 2-D shaders, or their <stage>_volume_grid
+// siblings where the algorithm differs).
 //
 // The table's sums start from zero: local_merge zeroes what the last
 // labeling used.

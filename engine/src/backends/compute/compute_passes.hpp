@@ -22,8 +22,9 @@ namespace glccl::compute {
 // and the #defines only that stage takes (which parts of compute_common.glsl
 // it declares; its work group size where that varies, `groupThreads`). A
 // volume's sibling of a stage names its own file (`file`,
-// "<stage>_volume_grid.comp" on the node grid, "<stage>_volume.comp" over
-// bundle nodes, whose common file is volume_nodes.glsl) under the same stage.
+// "<stage>_volume_grid.comp" on the node grid where its algorithm is not the
+// 2-D one's, "<stage>_volume.comp" over bundle nodes, whose common file is
+// volume_nodes.glsl) under the same stage.
 struct ProgramSpec {
     const char* stage;
     void (*defines)(gl::ProgramBuilder& builder, int groupThreads);
