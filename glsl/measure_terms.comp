@@ -11,21 +11,13 @@
 //
 //   row y:  . . 3 3 . 3 3 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
 //               <-- run -->   <- run ->
-//
-// A work group's invocations take consecutive segments of one row, and
-// those that end their segments in the same region, side by side, add
-// their last runs together in shared memory before the first of them adds
-// the sum to the totals: a region that fills much of a noisy image is met
-// by nearly every invocation, and atomics at one address queue.
 
 layout(local_size_x = MEASURE_GROUP) in;
 
 // One run's sums: of lx^e (e = 0..3) as 64-bit (low, high) pairs, its
 // border elements of each perimeter class; of the intensity I, the sums of
-// I, I^2 and I lx^e (64 and 96 bits: a run, or the last runs of a work
-// group added together, is at most MEASURE_GROUP x MEASURE_SEGMENT = 2^11
-// elements, lx < 2^15 and I < 2^32, so lx^3 sums below 2^56, I lx^3 sums
-// below 2^88, I^2 sums below 2^75) and the extrema.
+// I, I^2 and I lx^e (64 and 96 bits: a run is at most MEASURE_SEGMENT
+// elements) and the extrema.
 struct Run {
     uint label;
     PixelCoord origin;  // the region's box's least corner
@@ -162,27 +154,9 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
-// a's sums with b's (of the same label) added.
-Run merged(Run a, Run b) {
-    for (int e = 0; e < 4; ++e) {
-        a.powers[e] = add64(a.powers[e], b.powers[e]);
-        a.weighted[e] = add96(a.weighted[e], b.weighted[e]);
-    }
-    a.perimeter += b.perimeter;
-    a.sum = add64(a.sum, b.sum);
-    a.squares = add96(a.squares, b.squares);
-    a.least = min(a.least, b.least);
-    a.most = max(a.most, b.most);
-    return a;
-}
-
-// Each invocation's last run, for its work group to add up.
-shared Run lastRuns[MEASURE_GROUP];
-
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
-    // Invocations past the row's end take part in the work group's sums
-    // with nothing (no early return before the barrier).
+    if (x0 >= imageSize.x) return;
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
 #if DIMENSIONS == 3
     const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
@@ -228,11 +202,5 @@ void main() {
         }
 #endif
     }
-    const uint me = gl_LocalInvocationID.x;
-    lastRuns[me] = run;
-    barrier();
-    if (run.label == 0u || (me > 0u && lastRuns[me - 1u].label == run.label)) return;
-    for (uint next = me + 1u; next < uint(MEASURE_GROUP) && lastRuns[next].label == run.label; ++next)
-        run = merged(run, lastRuns[next]);
     flush(run, row);
 }
