@@ -219,45 +219,17 @@ uint ownKey(NodeCoord n, uint mask) { return keyOf(firstPixel(n, mask)); }
 // still joins the right trees. Every write is seen by the next stage (the
 // barrier between dispatches). Uncached reads slowed merge_borders most on
 // images of few large components, whose unions walk long paths.
-#if defined(PARENTS_READONLY)
-#define PARENTS_ACCESS readonly
-#elif defined(PARENTS_WRITEONLY)
-#define PARENTS_ACCESS writeonly
-#else
-#define PARENTS_ACCESS
-#endif
-#ifdef PARENTS_IN_IMAGE
+// A node's place in the parents image, and in the buffer (raster order of
+// the node grid).
+#define ParentRef NodeCoord
+#define PARENTS_IMAGE_TYPE UImageND
+NodeCoord parentTexel(NodeCoord n) { return n; }
 #if DIMENSIONS == 3
-layout(binding = PARENTS_IMAGE, r32ui) PARENTS_ACCESS uniform uimage3D parents;
+int parentIndex(ivec3 n) { return (n.z * gridSize.y + n.y) * gridSize.x + n.x; }
 #else
-layout(binding = PARENTS_IMAGE, r32ui) PARENTS_ACCESS uniform uimage2D parents;
+int parentIndex(ivec2 n) { return n.y * gridSize.x + n.x; }
 #endif
-#ifndef PARENTS_READONLY
-void storeParent(NodeCoord n, uint parent) { imageStore(parents, n, uvec4(parent)); }
-#endif
-#ifndef PARENTS_WRITEONLY
-uint loadParent(NodeCoord n) { return imageLoad(parents, n).r; }
-#endif
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-uint atomicMinParent(NodeCoord n, uint key) { return imageAtomicMin(parents, n, key); }
-#endif
-#else
-layout(binding = PARENTS_BUFFER, std430) PARENTS_ACCESS buffer Parents { uint parents[]; };
-#if DIMENSIONS == 3
-int nodeIndex(ivec3 n) { return (n.z * gridSize.y + n.y) * gridSize.x + n.x; }
-#else
-int nodeIndex(ivec2 n) { return n.y * gridSize.x + n.x; }
-#endif
-#ifndef PARENTS_READONLY
-void storeParent(NodeCoord n, uint parent) { parents[nodeIndex(n)] = parent; }
-#endif
-#ifndef PARENTS_WRITEONLY
-uint loadParent(NodeCoord n) { return parents[nodeIndex(n)]; }
-#endif
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-uint atomicMinParent(NodeCoord n, uint key) { return atomicMin(parents[nodeIndex(n)], key); }
-#endif
-#endif
+#include "parents.glsl"
 
 #ifndef PARENTS_WRITEONLY
 uint parentOf(uint key) { return loadParent(nodeOfKey(key)); }

@@ -299,46 +299,22 @@ uint lineOfKey(uint key) { return quotient(byWidth, key); }
 layout(binding = BITS_BUFFER, std430) NODES_ACCESS buffer Bits { uint bits[]; };
 layout(binding = FOREGROUND_BUFFER, std430) NODES_ACCESS buffer Foreground { uint foreground[]; };
 
-#if defined(PARENTS_READONLY)
-#define PARENTS_ACCESS readonly
-#elif defined(PARENTS_WRITEONLY)
-#define PARENTS_ACCESS writeonly
-#else
-#define PARENTS_ACCESS
-#endif
+// A node's slot in the parents buffer. Slots past a storage block
+// (GL_MAX_SHADER_STORAGE_BLOCK_SIZE) live in a 3-D R32UI image of
+// 2^PARENTS_SIDE_BITS x 2^PARENTS_SIDE_BITS x n texels, slot s at (s's low
+// bits, its middle bits, the rest): every slot count the router allows fits
+// a 3-D texture of every GL 4.3 context (ComputeResources::reserve).
+#define ParentRef uint
+#define PARENTS_IMAGE_TYPE uimage3D
+uint parentIndex(uint slot) { return slot; }
 #ifdef PARENTS_IN_IMAGE
-// Slots past a storage block (GL_MAX_SHADER_STORAGE_BLOCK_SIZE) live in a
-// 3-D R32UI image of 2^PARENTS_SIDE_BITS x 2^PARENTS_SIDE_BITS x n texels,
-// slot s at (s's low bits, its middle bits, the rest): every slot count the
-// router allows fits a 3-D texture of every GL 4.3 context
-// (ComputeResources::reserve).
-layout(binding = PARENTS_IMAGE, r32ui) PARENTS_ACCESS uniform uimage3D parents;
 const uint kParentsSideMask = (1u << uint(PARENTS_SIDE_BITS)) - 1u;
 ivec3 parentTexel(uint slot) {
     return ivec3(int(slot & kParentsSideMask), int((slot >> uint(PARENTS_SIDE_BITS)) & kParentsSideMask),
                  int(slot >> uint(2 * PARENTS_SIDE_BITS)));
 }
-#ifndef PARENTS_READONLY
-void storeParent(uint slot, uint parent) { imageStore(parents, parentTexel(slot), uvec4(parent)); }
 #endif
-#ifndef PARENTS_WRITEONLY
-uint loadParent(uint slot) { return imageLoad(parents, parentTexel(slot)).r; }
-#endif
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-uint atomicMinParent(uint slot, uint key) { return imageAtomicMin(parents, parentTexel(slot), key); }
-#endif
-#else
-layout(binding = PARENTS_BUFFER, std430) PARENTS_ACCESS buffer Parents { uint parents[]; };
-#ifndef PARENTS_READONLY
-void storeParent(uint slot, uint parent) { parents[slot] = parent; }
-#endif
-#ifndef PARENTS_WRITEONLY
-uint loadParent(uint slot) { return parents[slot]; }
-#endif
-#if !defined(PARENTS_READONLY) && !defined(PARENTS_WRITEONLY)
-uint atomicMinParent(uint slot, uint key) { return atomicMin(parents[slot], key); }
-#endif
-#endif
+#include "parents.glsl"
 
 #ifndef NODES_WRITEONLY
 // The lines of bundle word (wx, by, bz) from the volume's bits; lines past
