@@ -224,6 +224,7 @@ uint ownKey(NodeCoord n, uint mask) { return keyOf(firstPixel(n, mask)); }
 #define ParentRef NodeCoord
 #define PARENTS_IMAGE_TYPE UImageND
 NodeCoord parentTexel(NodeCoord n) { return n; }
+NodeCoord entryOfKey(uint key) { return nodeOfKey(key); }
 #if DIMENSIONS == 3
 int parentIndex(ivec3 n) { return (n.z * gridSize.y + n.y) * gridSize.x + n.x; }
 #else
@@ -244,19 +245,6 @@ uint rootOf(uint key) {
     }
 }
 
-#endif
-// The forest of union_find.glsl: the global one, a key's entry its node's,
-// for the stages that unite and walk it; local_merge (PARENTS_WRITEONLY)
-// unites in its patch's copy in shared memory, whose entries its stage file
-// defines.
-#if defined(PARENTS_WRITEONLY)
-#define FOREST_SLOT int
-#elif !defined(PARENTS_READONLY)
-#define FOREST_SLOT NodeCoord
-NodeCoord forestSlot(uint key) { return nodeOfKey(key); }
-uint forestLoad(NodeCoord n) { return loadParent(n); }
-void forestHalve(NodeCoord n, uint grandparent) { storeParent(n, grandparent); }
-uint forestLower(NodeCoord n, uint key) { return atomicMinParent(n, key); }
 #endif
 
 #ifdef USES_LINE_OFFSETS

@@ -314,7 +314,6 @@ ivec3 parentTexel(uint slot) {
                  int(slot >> uint(2 * PARENTS_SIDE_BITS)));
 }
 #endif
-#include "parents.glsl"
 
 #ifndef NODES_WRITEONLY
 // The lines of bundle word (wx, by, bz) from the volume's bits; lines past
@@ -342,15 +341,9 @@ uint slotOfKey(uint key) {
 
 #endif
 
-// The forest of union_find.glsl: the global one over keys, for the stages
-// that unite and walk it; local_merge (PARENTS_WRITEONLY) unites in its
-// patch's copy in shared memory, whose entries its stage file defines.
-#if defined(PARENTS_WRITEONLY)
-#define FOREST_SLOT int
-#elif !defined(PARENTS_READONLY) && !defined(NODES_WRITEONLY)
-#define FOREST_SLOT uint
-uint forestSlot(uint key) { return slotOfKey(key); }
-uint forestLoad(uint slot) { return loadParent(slot); }
-void forestHalve(uint slot, uint grandparent) { storeParent(slot, grandparent); }
-uint forestLower(uint slot, uint key) { return atomicMinParent(slot, key); }
+// The parents store and the global forest over it (local_merge, which
+// writes the nodes, writes parents only and unites in shared memory).
+#ifndef NODES_WRITEONLY
+uint entryOfKey(uint key) { return slotOfKey(key); }
 #endif
+#include "parents.glsl"
