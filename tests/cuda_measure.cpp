@@ -433,6 +433,25 @@ TEST_CASE("cuda measure: intensity terms of every integer type are the cpu accum
             }
 }
 
+TEST_CASE("cuda measure: one region met by nearly every warp, its sums added in the warp first",
+          "[cuda][measure][intensity]") {
+    test::requireCudaOrSkip();
+    // Random images dense enough that one region spans most of them, and
+    // nearly every warp's lanes end their segments in it; small regions
+    // around and inside it.
+    std::mt19937_64 seeds(75);
+    const Labels image = referenceLabels(randomImage(1000, 700, 0.6, 2, 1, seeds()), Connectivity::Eight);
+    REQUIRE(std::any_of(image.table.begin(), image.table.end(), [](const Component& c) { return c.area > 300000; }));
+    requireGpuTermsMatchCpu(image, "one large region");
+    requireGpuIntensityTermsMatchCpu(image, randomIntensity(image.shape, 2, false, seeds()), "one large region");
+    requireGpuIntensityTermsMatchCpu(image, randomIntensity(image.shape, 8, true, seeds()), "one large region");
+    const Labels volume =
+        referenceLabels(test::randomTestVolume(100, 80, 70, 0.6, seeds()), Connectivity::TwentySix);
+    REQUIRE(std::any_of(volume.table.begin(), volume.table.end(), [](const Component& c) { return c.area > 300000; }));
+    requireGpuTermsMatchCpu(volume, "one large region of a volume");
+    requireGpuIntensityTermsMatchCpu(volume, randomIntensity(volume.shape, 4, false, seeds()), "one large region of a volume");
+}
+
 TEST_CASE("cuda measure: ImageLabeler::measureTerms gathers from the labels it keeps", "[cuda][measure]") {
     {
         cuda::ImageLabeler fresh;

@@ -118,6 +118,69 @@ struct Segments {
     Word perRow, total;
 };
 
+// --- adding a warp's values before the atomics ------------------------------
+//
+// A region met by many threads (the one large component of a noisy image)
+// takes the atomics of every one of them at the same few addresses, and the
+// atomics queue there. So each thread carries what it has for one region to
+// the end of its segment, and neighbouring lanes holding the same region
+// (and row) add theirs together first: the first lane of each such group
+// makes the atomics for the group.
+
+constexpr unsigned kFullWarp = 0xFFFFFFFFu;
+
+// The lanes from this one to `end` - 1 hold the same (label, row); `head`:
+// this lane is the first of them.
+struct LaneGroup {
+    bool head;
+    int end;
+};
+
+__device__ __forceinline__ int laneIndex() { return int(threadIdx.x & 31u); }
+
+// Every lane of the warp calls it.
+__device__ __forceinline__ LaneGroup laneGroupOf(std::uint32_t label, Word row) {
+    const int lane = laneIndex();
+    const std::uint32_t labelBefore = __shfl_up_sync(kFullWarp, label, 1);
+    const Word rowBefore = __shfl_up_sync(kFullWarp, row, 1);
+    const bool head = lane == 0 || labelBefore != label || rowBefore != row;
+    const unsigned heads = __ballot_sync(kFullWarp, head);
+    const unsigned later = lane == 31 ? 0u : heads & (~0u << (lane + 1));
+    return {head, later ? __ffs(later) - 1 : 32};
+}
+
+// Each group's sum into its head, in five steps: after the step of offset
+// d, a lane holds the sum of its own and the next 2d - 1 lanes' values of
+// its group. Every lane of the warp calls them.
+__device__ __forceinline__ void sumIntoHead(Wide& v, const LaneGroup& g) {
+    for (int d = 1; d < 32; d <<= 1) {
+        Wide other;
+        for (int k = 0; k < kLimbs; ++k) other.limb[k] = __shfl_down_sync(kFullWarp, v.limb[k], d);
+        if (laneIndex() + d < g.end) add(v, other);
+    }
+}
+
+__device__ __forceinline__ void sumIntoHead(Word& v, const LaneGroup& g) {
+    for (int d = 1; d < 32; d <<= 1) {
+        const Word other = __shfl_down_sync(kFullWarp, v, d);
+        if (laneIndex() + d < g.end) v += other;
+    }
+}
+
+__device__ __forceinline__ void leastIntoHead(Word& v, const LaneGroup& g) {
+    for (int d = 1; d < 32; d <<= 1) {
+        const Word other = __shfl_down_sync(kFullWarp, v, d);
+        if (laneIndex() + d < g.end) v = min(v, other);
+    }
+}
+
+__device__ __forceinline__ void mostIntoHead(Word& v, const LaneGroup& g) {
+    for (int d = 1; d < 32; d <<= 1) {
+        const Word other = __shfl_down_sync(kFullWarp, v, d);
+        if (laneIndex() + d < g.end) v = max(v, other);
+    }
+}
+
 Segments segmentsOf(const Passes& p) {
     const Word perRow = (Word(p.width) + kSegment - 1) / kSegment;
     return {perRow, perRow * Word(p.height) * Word(p.depth)};
@@ -164,6 +227,13 @@ __device__ __forceinline__ void forEachRun(const Passes& p, const Segment& s, F&
 #define FOR_EACH_ITEM(i, total) \
     for (Word i = Word(blockIdx.x) * blockDim.x + threadIdx.x; i < (total); i += Word(gridDim.x) * blockDim.x)
 
+// As FOR_EACH_ITEM, but the lanes of a warp go round the same number of
+// times (those past `total` with nothing to do), so that they can add their
+// values together at the end of each round.
+#define FOR_EACH_WARP_ITEM(i, total)                                                              \
+    for (Word i = Word(blockIdx.x) * blockDim.x + threadIdx.x; i - Word(laneIndex()) < (total); \
+         i += Word(gridDim.x) * blockDim.x)
+
 // --- measure_start ----------------------------------------------------------
 
 __global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
@@ -208,18 +278,30 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
     }
 }
 
+// A segment's runs of one label are summed together (their row is the
+// same); the runs of the label a thread ends its segment with are added
+// with its warp's (LaneGroup).
 __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
-    FOR_EACH_ITEM(i, segments.total) {
-        const Segment s = segmentAt(p, segments, i);
-        forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
-            PowerRun run = startPowerRun(p, label);
-            for (int x = begin; x < end; ++x) {
-                Wide power[4];
-                powersOf(Word(x - run.originX), power);
-                for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
-            }
-            flushMoments(p, exponents, run, s.y, s.z);
-        });
+    FOR_EACH_WARP_ITEM(i, segments.total) {
+        PowerRun run = startPowerRun(p, 0);
+        Segment s{0, 0, 0, 0, 0};
+        if (i < segments.total) {
+            s = segmentAt(p, segments, i);
+            forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
+                if (label != run.label) {
+                    flushMoments(p, exponents, run, s.y, s.z);
+                    run = startPowerRun(p, label);
+                }
+                for (int x = begin; x < end; ++x) {
+                    Wide power[4];
+                    powersOf(Word(x - run.originX), power);
+                    for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
+                }
+            });
+        }
+        const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
+        for (int e = 0; e < 4; ++e) sumIntoHead(run.powers[e], group);
+        if (group.head) flushMoments(p, exponents, run, s.y, s.z);
     }
 }
 
@@ -259,25 +341,31 @@ __device__ __forceinline__ void flushPerimeter(const Passes& p, std::uint32_t la
         if (classes[c] != 0) atomicAdd(perimeter + c, classes[c]);
 }
 
+// A segment's border elements of one label are counted together, whatever
+// lies between them; the counts of the label a thread ends its segment with
+// are added with its warp's (LaneGroup).
 __global__ void __launch_bounds__(kThreads) perimeterKernel(Passes p, Segments segments) {
-    FOR_EACH_ITEM(i, segments.total) {
-        const Segment s = segmentAt(p, segments, i);
+    FOR_EACH_WARP_ITEM(i, segments.total) {
         std::uint32_t runLabel = 0;
-        bool counted = false;
         Word classes[3] = {0, 0, 0};
-        for (int x = s.x0; x < s.x1; ++x) {
-            const std::uint32_t label = p.labels[s.rowStart + Word(x)];
-            if (label != runLabel) {
-                flushPerimeter(p, runLabel, counted, classes);
-                runLabel = label;
-                counted = inTable(p, label);
-                classes[0] = classes[1] = classes[2] = 0;
+        if (i < segments.total) {
+            const Segment s = segmentAt(p, segments, i);
+            for (int x = s.x0; x < s.x1; ++x) {
+                const std::uint32_t label = p.labels[s.rowStart + Word(x)];
+                if (label != runLabel) {
+                    if (!inTable(p, label)) continue;
+                    flushPerimeter(p, runLabel, runLabel != 0, classes);
+                    runLabel = label;
+                    classes[0] = classes[1] = classes[2] = 0;
+                }
+                if (!isBorder(p, x, s.y, label)) continue;
+                const int c = perimeterClass(p, x, s.y, label);
+                if (c >= 0) ++classes[c];
             }
-            if (!counted || !isBorder(p, x, s.y, label)) continue;
-            const int c = perimeterClass(p, x, s.y, label);
-            if (c >= 0) ++classes[c];
         }
-        flushPerimeter(p, runLabel, counted, classes);
+        const LaneGroup group = laneGroupOf(runLabel, i / segments.perRow);
+        for (int c = 0; c < 3; ++c) sumIntoHead(classes[c], group);
+        if (group.head) flushPerimeter(p, runLabel, runLabel != 0, classes);
     }
 }
 
@@ -336,8 +424,12 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
         atomicAddWide(record + l.squaresAt, run.squares);
     }
     if (extrema) {
-        atomicMin(record + l.extremaAt, run.least);
-        atomicMax(record + l.extremaAt + 1, run.most);
+        // The record's extrema only move one way: one read first spares the
+        // atomics of most runs of a large region (a stale read only costs an
+        // atomic that changes nothing).
+        Word* extremes = record + l.extremaAt;
+        if (run.least < extremes[0]) atomicMin(extremes, run.least);
+        if (run.most > extremes[1]) atomicMax(extremes + 1, run.most);
     }
     if (weighted.count > 0) {
         const int* box = p.boxMin + Word(run.label - 1) * 3;
@@ -351,10 +443,16 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
 
 __global__ void __launch_bounds__(kThreads)
     intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
-    FOR_EACH_ITEM(i, segments.total) {
-        const Segment s = segmentAt(p, segments, i);
-        forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
-            IntensityRun run = startIntensityRun(p, label);
+    FOR_EACH_WARP_ITEM(i, segments.total) {
+        IntensityRun run = startIntensityRun(p, 0);
+        Segment s{0, 0, 0, 0, 0};
+        if (i < segments.total) {
+          s = segmentAt(p, segments, i);
+          forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
+            if (label != run.label) {
+                flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
+                run = startIntensityRun(p, label);
+            }
             for (int x = begin; x < end; ++x) {
                 const Word element = s.rowStart + Word(x);
                 // A signed sample as its magnitude and sign: products of the
@@ -383,8 +481,20 @@ __global__ void __launch_bounds__(kThreads)
                     }
                 }
             }
-            flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
-        });
+          });
+        }
+        const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
+        if (sums) {
+            sumIntoHead(run.sum, group);
+            sumIntoHead(run.squares, group);
+        }
+        if (extrema) {
+            leastIntoHead(run.least, group);
+            mostIntoHead(run.most, group);
+        }
+        if (weighted.count > 0)
+            for (int e = 0; e < 4; ++e) sumIntoHead(run.weighted[e], group);
+        if (group.head) flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
     }
 }
 
@@ -437,46 +547,85 @@ __global__ void __launch_bounds__(kThreads) extremaKernel(Passes p, Segments seg
 //        x-1   x
 //   y-1 [ 8 ][ 2 ]     slice z; slice z - 1 the same bits times 16
 //   y   [ 4 ][ 1 ]
+//
+// A thread takes kSegment windows of one row of windows. It keeps one
+// region's shares to add at once (the region of the first window that had
+// one, until a window without it), and adds the other regions' at once;
+// the region it ends with is added with its warp's (LaneGroup).
+struct WindowShares {
+    std::uint32_t label = 0;
+    Word euler = 0;  // an int64 sum, two's complement
+    Word crofton[5] = {0, 0, 0, 0, 0};
+};
+
+__device__ __forceinline__ void flushWindows(const Passes& p, bool crofton, bool euler, const WindowShares& w) {
+    if (w.label == 0) return;
+    Word* record = recordOf(p, w.label);
+    if (euler && w.euler != 0) atomicAdd(record + p.layout.eulerAt, w.euler);
+    for (int c = 0; c < 5 && crofton; ++c)
+        if (w.crofton[c] != 0) atomicAdd(record + p.layout.croftonAt + c, w.crofton[c]);
+}
+
 __global__ void __launch_bounds__(kThreads)
     windowsKernel(Passes p, Configurations tables, bool crofton, bool euler, Word windowsX, Word windowsY,
-                  Word windows) {
+                  Word segmentsPerRow, Word total) {
     const int count = p.dimensions == 3 ? 8 : 4;
     const unsigned full = p.dimensions == 3 ? 255u : 15u;
-    FOR_EACH_ITEM(i, windows) {
-        const int x = int(i % windowsX);
-        const int y = int(i / windowsX % windowsY);
-        const int z = int(i / windowsX / windowsY);
-        std::uint32_t v[8];
-        for (int slice = 0; slice < count / 4; ++slice) {
-            const int zz = z - slice;
-            v[4 * slice + 0] = labelAt(p, x, y, zz);
-            v[4 * slice + 1] = labelAt(p, x, y - 1, zz);
-            v[4 * slice + 2] = labelAt(p, x - 1, y, zz);
-            v[4 * slice + 3] = labelAt(p, x - 1, y - 1, zz);
-        }
-        for (int k = 0; k < count; ++k) {
-            const std::uint32_t label = v[k];
-            if (!inTable(p, label)) continue;
-            bool earlier = false;
-            for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
-            if (earlier) continue;
-            unsigned config = 0;
-            for (int j = k; j < count; ++j) config |= v[j] == label ? 1u << j : 0u;
-            if (config == full) break;  // inside the region: no share
-            Word* record = recordOf(p, label);
-            if (euler) {
-                const int share = count == 8 ? tables.euler3[config] : tables.euler2[config];
-                if (share != 0) atomicAdd(record + p.layout.eulerAt, Word(static_cast<long long>(share)));
+    FOR_EACH_WARP_ITEM(i, total) {
+        WindowShares kept;
+        if (i < total) {
+            const Word row = i / segmentsPerRow;
+            const int y = int(row % windowsY);
+            const int z = int(row / windowsY);
+            const int x0 = int(i % segmentsPerRow) * kSegment;
+            const int x1 = int(min(Word(x0 + kSegment), windowsX));
+            for (int x = x0; x < x1; ++x) {
+                std::uint32_t v[8];
+                for (int slice = 0; slice < count / 4; ++slice) {
+                    const int zz = z - slice;
+                    v[4 * slice + 0] = labelAt(p, x, y, zz);
+                    v[4 * slice + 1] = labelAt(p, x, y - 1, zz);
+                    v[4 * slice + 2] = labelAt(p, x - 1, y, zz);
+                    v[4 * slice + 3] = labelAt(p, x - 1, y - 1, zz);
+                }
+                bool keptHere = false;
+                for (int k = 0; k < count; ++k) keptHere = keptHere || v[k] == kept.label;
+                if (!keptHere) {
+                    flushWindows(p, crofton, euler, kept);
+                    kept = WindowShares();
+                }
+                for (int k = 0; k < count; ++k) {
+                    const std::uint32_t label = v[k];
+                    if (!inTable(p, label)) continue;
+                    bool earlier = false;
+                    for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
+                    if (earlier) continue;
+                    unsigned config = 0;
+                    for (int j = k; j < count; ++j) config |= v[j] == label ? 1u << j : 0u;
+                    if (config == full) break;  // inside the region: no share
+                    const int share = count == 8 ? tables.euler3[config] : tables.euler2[config];
+                    const int c = crofton ? tables.crofton[config] : -1;
+                    if (kept.label == 0) kept.label = label;
+                    if (label == kept.label) {
+                        if (euler) kept.euler += Word(static_cast<long long>(share));
+                        if (crofton && c >= 0) ++kept.crofton[c];
+                        continue;
+                    }
+                    Word* record = recordOf(p, label);
+                    if (euler && share != 0) atomicAdd(record + p.layout.eulerAt, Word(static_cast<long long>(share)));
+                    if (crofton && c >= 0) atomicAdd(record + p.layout.croftonAt + c, Word(1));
+                }
             }
-            if (crofton) {
-                const int c = tables.crofton[config];
-                if (c >= 0) atomicAdd(record + p.layout.croftonAt + c, Word(1));
-            }
         }
+        const LaneGroup group = laneGroupOf(kept.label, i / segmentsPerRow);
+        sumIntoHead(kept.euler, group);
+        for (int c = 0; c < 5; ++c) sumIntoHead(kept.crofton[c], group);
+        if (group.head) flushWindows(p, crofton, euler, kept);
     }
 }
 
 #undef FOR_EACH_ITEM
+#undef FOR_EACH_WARP_ITEM
 
 unsigned blocksFor(Word items) {
     const Word blocks = (items + kThreads - 1) / kThreads;
@@ -518,9 +667,10 @@ void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const P
 void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
                    bool crofton, bool euler) {
     const Word windowsX = Word(p.width) + 1, windowsY = Word(p.height) + 1;
-    const Word windows = windowsX * windowsY * (p.dimensions == 3 ? Word(p.depth) + 1 : 1);
-    windowsKernel<<<blocksFor(windows), kThreads, 0, stream>>>(p, tables, crofton, euler, windowsX, windowsY,
-                                                                windows);
+    const Word segmentsPerRow = (windowsX + kSegment - 1) / kSegment;
+    const Word total = segmentsPerRow * windowsY * (p.dimensions == 3 ? Word(p.depth) + 1 : 1);
+    windowsKernel<<<blocksFor(total), kThreads, 0, stream>>>(p, tables, crofton, euler, windowsX, windowsY,
+                                                              segmentsPerRow, total);
     check.launched("measure_windows", stream);
 }
 

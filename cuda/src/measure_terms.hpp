@@ -33,7 +33,13 @@
 //   row y:  . . 3 3 3 3 . 5 5 | 5 5 . .     one thread's segment: runs 3 and 5
 //               <-- run -->   <-- run -->   (5 summed whole by this thread)
 //
-// measure_windows gives each thread one window.
+// measure_windows gives each thread kSegment windows of one row of windows.
+// In measure_moments, measure_perimeter, measure_intensity and
+// measure_windows a thread keeps one region's sums across what lies between
+// its runs, and the lanes of a warp that end their segments in the same
+// region and row add their sums together before one of them makes the
+// atomics: a region that fills much of a noisy image is met by nearly every
+// thread, and atomics at one address queue.
 
 #include <cstddef>
 #include <cstdint>
