@@ -69,6 +69,12 @@ for word in "${link[@]}"; do
             name=$(basename "$word" .cpp.o)
             c++ "${compile[@]}" -c "$source_dir/python/$name.cpp" -o "$objects/$name.o"
             command+=("$objects/$name.o") ;;
+        CMakeFiles/glccl_python.dir/Unity/*.cxx.o)
+            # A unity build's batch: the generated source that includes
+            # several of the module's sources.
+            name=$(basename "$word" .cxx.o)
+            c++ "${compile[@]}" -c "$target/Unity/$name.cxx" -o "$objects/$name.o"
+            command+=("$objects/$name.o") ;;
         glccl/_glccl*.so) command+=("$out/glccl/_glccl$suffix") ;;
         *) command+=("$word") ;;
     esac
