@@ -90,8 +90,7 @@ Session& sessionLocked(Shared& s, GlContext gl) {
 // desktop contexts of their own: in the ES Session it is refused rather
 // than labeled in a context the call did not ask for.
 void checkOnePiece(GlContext gl, const Route& route) {
-    if (gl != GlContext::Es || !route.pieces || (route.backend != Backend::Compute && route.backend != Backend::Raster))
-        return;
+    if (gl != GlContext::Es || !piecesMakeDesktopContexts(route)) return;
     throw Error(std::string("gl='es' labels in one piece, and this image goes to the ") + backendName(route.backend) +
                 " backend in pieces (past one call's texture size or memory), whose GL workers make desktop "
                 "contexts: label it with gl='desktop'");

@@ -270,6 +270,10 @@ Backend resolveBackend(Backend requested, const ContextInfo& context) {
     return KnownPlace(&context).route(texture, LabelOptions{}).backend;
 }
 
+bool piecesMakeDesktopContexts(const Route& route) {
+    return route.pieces && (route.backend == Backend::Compute || route.backend == Backend::Raster);
+}
+
 bool isSoftwareRenderer(const ContextInfo& context) {
     for (const char* name : {"llvmpipe", "softpipe", "SwiftShader", "Software Rasterizer"})
         if (context.renderer.find(name) != std::string::npos) return true;

@@ -645,8 +645,7 @@ void reportError(const std::string& message) { std::cerr << "glccl: " << userMes
 // desktop contexts of their own: with --gl es, refused rather than labeled
 // in a context the run did not ask for.
 void checkOnePiece(GlApi api, const Route& route) {
-    if (api != GlApi::Es || !route.pieces || (route.backend != Backend::Compute && route.backend != Backend::Raster))
-        return;
+    if (api != GlApi::Es || !piecesMakeDesktopContexts(route)) return;
     throw Error(std::string("--gl es labels in one piece, and this input goes to the ") + backendName(route.backend) +
                 " backend in pieces (past one call's texture size or memory), whose GL workers make desktop "
                 "contexts: label it without --gl es");

@@ -123,6 +123,11 @@ struct Route {
     std::string note;
 };
 
+// Whether the route labels in GL contexts the pieces' workers make: a GL
+// engine (compute, raster) in pieces. Those contexts are desktop OpenGL,
+// so a front end asked for an OpenGL ES context refuses such a route.
+bool piecesMakeDesktopContexts(const Route& route);
+
 // The one place that resolves a backend. A named backend is taken as named,
 // or refused. Auto takes the fastest engine that runs here and takes the
 // input, by one rule:
