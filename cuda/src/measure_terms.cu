@@ -278,27 +278,43 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
     }
 }
 
-// A segment's runs of one label are summed together (their row is the
-// same); the runs of the label a thread ends its segment with are added
-// with its warp's (LaneGroup).
+// The runs of thread i's segment (none past segments.total), each added
+// into a run of sums by addRun(run, begin, end); consecutive runs of one
+// label go into one run of sums (their row is the same), which goes to
+// flush(run) when the label changes. Returns the last one, unflushed, for
+// the warp's sums (LaneGroup); `s` is the segment.
+template <class Run, class Start, class AddRun, class Flush>
+__device__ __forceinline__ Run sumSegmentRuns(const Passes& p, const Segments& segments, Word i, Segment& s,
+                                              Start&& start, AddRun&& addRun, Flush&& flush) {
+    Run run = start(0u);
+    s = Segment{0, 0, 0, 0, 0};
+    if (i >= segments.total) return run;
+    s = segmentAt(p, segments, i);
+    forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
+        if (label != run.label) {
+            flush(run);
+            run = start(label);
+        }
+        addRun(run, begin, end);
+    });
+    return run;
+}
+
+__device__ __forceinline__ void addPowers(PowerRun& run, int begin, int end) {
+    for (int x = begin; x < end; ++x) {
+        Wide power[4];
+        powersOf(Word(x - run.originX), power);
+        for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
+    }
+}
+
 __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        PowerRun run = startPowerRun(p, 0);
-        Segment s{0, 0, 0, 0, 0};
-        if (i < segments.total) {
-            s = segmentAt(p, segments, i);
-            forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
-                if (label != run.label) {
-                    flushMoments(p, exponents, run, s.y, s.z);
-                    run = startPowerRun(p, label);
-                }
-                for (int x = begin; x < end; ++x) {
-                    Wide power[4];
-                    powersOf(Word(x - run.originX), power);
-                    for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
-                }
-            });
-        }
+        Segment s;
+        PowerRun run = sumSegmentRuns<PowerRun>(
+            p, segments, i, s, [&](std::uint32_t label) { return startPowerRun(p, label); },
+            [](PowerRun& r, int begin, int end) { addPowers(r, begin, end); },
+            [&](const PowerRun& done) { flushMoments(p, exponents, done, s.y, s.z); });
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
         for (int e = 0; e < 4; ++e) sumIntoHead(run.powers[e], group);
         if (group.head) flushMoments(p, exponents, run, s.y, s.z);
@@ -441,48 +457,48 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
     }
 }
 
+__device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
+                                           IntensityRun& run, Word rowStart, int begin, int end) {
+    for (int x = begin; x < end; ++x) {
+        const Word element = rowStart + Word(x);
+        // A signed sample as its magnitude and sign: products of the
+        // magnitude, negated where the sample is negative.
+        const Word bits = sampleBits(p.samples, element);
+        const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
+        const Word magnitude = negative ? Word(0) - bits : bits;
+        if (sums) {
+            const Wide v = wideOf(magnitude);
+            add(run.sum, negative ? negated(v) : v);
+            Wide square = wideOf(magnitude * magnitude);
+            square.limb[1] = __umul64hi(magnitude, magnitude);
+            add(run.squares, square);
+        }
+        if (extrema) {
+            const Word key = keyOf(p.samples, bits);
+            run.least = min(run.least, key);
+            run.most = max(run.most, key);
+        }
+        if (weighted.count > 0) {
+            Wide power[4];
+            powersOf(Word(x - run.originX), power);
+            for (int e = 0; e < 4; ++e) {
+                const Wide v = times(power[e], magnitude);
+                add(run.weighted[e], negative ? negated(v) : v);
+            }
+        }
+    }
+}
+
 __global__ void __launch_bounds__(kThreads)
     intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        IntensityRun run = startIntensityRun(p, 0);
-        Segment s{0, 0, 0, 0, 0};
-        if (i < segments.total) {
-          s = segmentAt(p, segments, i);
-          forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
-            if (label != run.label) {
-                flushIntensity(p, weighted, sums, extrema, run, s.y, s.z);
-                run = startIntensityRun(p, label);
-            }
-            for (int x = begin; x < end; ++x) {
-                const Word element = s.rowStart + Word(x);
-                // A signed sample as its magnitude and sign: products of the
-                // magnitude, negated where the sample is negative.
-                const Word bits = sampleBits(p.samples, element);
-                const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
-                const Word magnitude = negative ? Word(0) - bits : bits;
-                if (sums) {
-                    const Wide v = wideOf(magnitude);
-                    add(run.sum, negative ? negated(v) : v);
-                    Wide square = wideOf(magnitude * magnitude);
-                    square.limb[1] = __umul64hi(magnitude, magnitude);
-                    add(run.squares, square);
-                }
-                if (extrema) {
-                    const Word key = keyOf(p.samples, bits);
-                    run.least = min(run.least, key);
-                    run.most = max(run.most, key);
-                }
-                if (weighted.count > 0) {
-                    Wide power[4];
-                    powersOf(Word(x - run.originX), power);
-                    for (int e = 0; e < 4; ++e) {
-                        const Wide v = times(power[e], magnitude);
-                        add(run.weighted[e], negative ? negated(v) : v);
-                    }
-                }
-            }
-          });
-        }
+        Segment s;
+        IntensityRun run = sumSegmentRuns<IntensityRun>(
+            p, segments, i, s, [&](std::uint32_t label) { return startIntensityRun(p, label); },
+            [&](IntensityRun& r, int begin, int end) {
+                addSamples(p, weighted, sums, extrema, r, s.rowStart, begin, end);
+            },
+            [&](const IntensityRun& done) { flushIntensity(p, weighted, sums, extrema, done, s.y, s.z); });
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
         if (sums) {
             sumIntoHead(run.sum, group);
