@@ -309,7 +309,7 @@ public:
         const Shape shape = last.dimensions == 3 ? Shape::volume(last.width, last.height, last.depth)
                                                  : Shape::image(last.width, last.height);
         return measure::gatherTerms(check, pipeline_.labelBuffer(check), shape, pipeline_.table(), request, intensity,
-                                    pipeline_.stream());
+                                    pipeline_.stream(), false, &staging_, &pipeline_.counts());
     }
 
 private:

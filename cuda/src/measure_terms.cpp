@@ -7,9 +7,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "device_memory.hpp"
+#include "host_staging.hpp"
 #include "glccl/cuda_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/measure.hpp"
@@ -116,7 +118,7 @@ const Configurations& configurations() {
 
 RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, const Shape& shape,
                          const std::vector<Component>& table, const TermRequest& q, const IntensitySamples* intensity,
-                         cudaStream_t stream, bool intensityOnDevice) {
+                         cudaStream_t stream, bool intensityOnDevice, HostStaging* staging, ResourceCounts* counts) {
     checkRequest(check, shape, q, intensity);
     const std::size_t n = table.size();
     if (n > 0xFFFFFFFFu) check.fail("labels are 32-bit: at most 2^32 - 1 regions");
@@ -173,8 +175,11 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     } else if (intensityTerms) {
         const std::size_t bytes = shape.count() * std::size_t(intensity->bytes);
         samples = DeviceBuffer<unsigned char>(bytes, check);
-        check(cudaMemcpyAsync(samples.get(), intensity->data, bytes, cudaMemcpyHostToDevice, stream),
-              "cudaMemcpyAsync (intensity)");
+        if (staging)
+            staging->upload(check, intensity->data, samples.get(), bytes, stream, *counts);
+        else
+            check(cudaMemcpyAsync(samples.get(), intensity->data, bytes, cudaMemcpyHostToDevice, stream),
+                  "cudaMemcpyAsync (intensity)");
         p.samples.data = samples.get();
         p.samples.bytes = intensity->bytes;
         p.samples.isSigned = intensity->kind == SampleKind::Signed;
@@ -190,13 +195,17 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     }
     if (q.crofton || q.euler) gatherWindows(check, stream, p, configurations(), q.crofton, q.euler);
 
-    std::vector<unsigned long long> host(words);
+    // Every word is written by the copy: no zero-fill.
+    const std::unique_ptr<unsigned long long[]> host(new unsigned long long[words]);
     unsigned int past = 0;
-    check(cudaMemcpyAsync(host.data(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
-                          stream),
-          "cudaMemcpyAsync (region totals)");
     check(cudaMemcpyAsync(&past, pastTable.get(), sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (flag)");
+    if (staging)
+        staging->downloadTo(check, records.get(), words * sizeof(unsigned long long), stream, host.get(), *counts);
+    else
+        check(cudaMemcpyAsync(host.get(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                              stream),
+              "cudaMemcpyAsync (region totals)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (region totals)");
     if (past != 0)
         check.fail("the labels hold labels past the table's " + std::to_string(n) + " regions");
@@ -208,7 +217,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         value = isSigned ? double(std::int64_t(bits)) : double(bits);
     };
     for (std::size_t r = 0; r < n; ++r) {
-        const unsigned long long* record = host.data() + r * std::size_t(layout.words);
+        const unsigned long long* record = host.get() + r * std::size_t(layout.words);
         for (std::size_t t = 0; t < nm; ++t)
             totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
         for (std::size_t c = 0; c < 3 && q.perimeter; ++c)

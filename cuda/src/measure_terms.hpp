@@ -56,6 +56,11 @@ struct TermRequest;
 struct IntensitySamples;
 }  // namespace glccl
 
+namespace glccl::cuda {
+class HostStaging;
+struct ResourceCounts;
+}  // namespace glccl::cuda
+
 namespace glccl::cuda::measure {
 
 constexpr int kLimbs = 4;        // 64-bit limbs of a wide sum: 256 bits, as Int256
@@ -127,10 +132,14 @@ void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p,
 // memory of the current device, `shape`'s elements), queued on `stream` after
 // what it holds; returns when they are on the host. The intensity's samples
 // are in host memory (uploaded) or, with intensityOnDevice, in device memory
-// (read where they are). Throws glccl::Error (check.entry()) as
-// cuda_labeler.hpp's gatherTerms says.
+// (read where they are). With `staging` (and the `counts` it reports its
+// memory in), a host intensity goes up and the records come down through
+// its page-locked chunks, at the bus's speed, rather than through the
+// driver's staging of pageable memory. Throws glccl::Error (check.entry())
+// as cuda_labeler.hpp's gatherTerms says.
 RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, const Shape& shape,
                          const std::vector<Component>& table, const TermRequest& request,
-                         const IntensitySamples* intensity, cudaStream_t stream, bool intensityOnDevice = false);
+                         const IntensitySamples* intensity, cudaStream_t stream, bool intensityOnDevice = false,
+                         HostStaging* staging = nullptr, ResourceCounts* counts = nullptr);
 
 }  // namespace glccl::cuda::measure
