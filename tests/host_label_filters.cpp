@@ -23,6 +23,7 @@
 
 #include "glccl/error.hpp"
 #include "glccl/label_filters.hpp"
+#include "sanitizer_support.hpp"
 
 using glccl::KeptLabels;
 using glccl::LabelArrayView;
@@ -318,17 +319,7 @@ void checkEveryEntry(const Stored& labels, const Values& values, const Shape& sh
 // every entry's call costs about a millisecond in fresh pages: there the
 // sweep below is pairwise, and each element type takes every other shape,
 // the signed and the unsigned type of a width the two halves.
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPairwise = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kPairwise = true;
-#else
-constexpr bool kPairwise = false;
-#endif
-#else
-constexpr bool kPairwise = false;
-#endif
+constexpr bool kPairwise = glccl::test::kAddressSanitizer;
 
 template <typename T>
 void checkElementType() {

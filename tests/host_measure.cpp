@@ -23,6 +23,7 @@
 #include "glccl/label_sums.hpp"
 #include "glccl/measure.hpp"
 #include "glccl/reference.hpp"
+#include "sanitizer_support.hpp"
 
 using glccl::Image;
 using glccl::IntensitySamples;
@@ -492,17 +493,7 @@ constexpr std::int64_t kExtremaWidth = 203, kExtremaHeight = 1000;  // 3 chunks 
 // sanitizer builds), where each measuring costs tens of times as much: there
 // the runs of 12 take one channel and the noise three, at 1 and 7 threads
 // (every label and sample type still, and the pool's threads at work).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = glccl::test::kAddressSanitizer || glccl::test::kThreadSanitizer;
 constexpr int kExtremaRegions = 23;
 
 template <class L, class T>
