@@ -8,7 +8,7 @@
 # sanitizers: tools:, host: outputs, and the tiles: and gl: ones that run
 # the commands), the replay
 # of the fuzz seeds and regressions, and a short run of each libFuzzer
-# harness (FUZZ_SECONDS each, 10 by default; 0 skips it). And the cpu
+# harness (FUZZ_SECONDS each, 5 by default; 0 skips it). And the cpu
 # engine's tests under ThreadSanitizer (build-tsan/), a CPU-only build
 # (GLCCL_WITH_GL=OFF) whose libraries up to the Session build there too.
 # The sanitizers' trees build beside the tests of the trees before them.
@@ -104,15 +104,23 @@ phase "the tests under the sanitizers"
 # threads as the rest, ten times slower under TSan). libgomp is not
 # instrumented, so the engine uses plain std::thread, which TSan sees whole;
 # any report fails the run.
+# Two processes at once, one a core: the engine's cases (their output
+# printed after) and the measuring's.
 finish_build tsan
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep],[measure]"
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep]~[measure]" >"$logs/tsan-engine.log" 2>&1 &
+engine_run=$!
+tsan_status=0
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[measure]" || tsan_status=$?
+wait "$engine_run" || tsan_status=$?
+cat "$logs/tsan-engine.log"
+((tsan_status == 0)) || exit "$tsan_status"
 phase "ThreadSanitizer's run"
 
 # A short fuzz run per reader (and for the cpu engine against the reference),
 # from the seeds, in a scratch corpus. A finding
 # fails the run; its input is left in the scratch folder: add it to
 # tests/data/fuzz-regressions/<reader>/ with the fix.
-fuzz_seconds=${FUZZ_SECONDS:-10}
+fuzz_seconds=${FUZZ_SECONDS:-5}
 if ((fuzz_seconds > 0)); then
   scratch=$(mktemp -d "${TMPDIR:-/tmp}/glccl-fuzz.XXXXXX")
   fuzz() {

@@ -167,7 +167,8 @@ def test_random_shapes_and_chunks(seed):
     for ndim, connectivities in ((2, (4, 8)), (3, (6, 18, 26))):
         shape = tuple(int(side) for side in rng.integers(2, 30 if ndim == 2 else 12, ndim))
         image = random_image(shape, (0.2, 0.4, 0.6, 0.8)[seed], seed, values=2)
-        chunks = tuple(int(rng.integers(1, side + 1)) for side in shape)
+        # At most four chunks an axis (test_chunks_of_one_everywhere takes the smallest).
+        chunks = tuple(int(rng.integers(-(-side // 4), side + 1)) for side in shape)
         for connectivity in connectivities:
             for criterion in ("binary", "segments", ("delta", 1), ("threshold", 1), ("binary", 1)):
                 check(image, chunks, connectivity, criterion, table=criterion == "binary")
