@@ -144,8 +144,9 @@ void gatherWith(const Pass& pass, const IntensitySamples* s, ThreadPool& pool, i
 
 // Pass 3 and the totals, for regions whose counts and boxes are known.
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
-                      const RowFill& fill, const IntensitySamples* intensity, ThreadPool& pool, int threads, const Shape& shape,
-                      const PiecePlace* piece) {
+                      const RowFill& fill, const IntensitySamples* intensity, ThreadPool& pool, int threads,
+                      const LabelSamples& labelSamples, const PiecePlace* piece) {
+    const Shape& shape = labelSamples.shape;
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
@@ -156,6 +157,8 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
         Pass pass{g, owned, q, boxes, fill, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
+        pass.labels = labelSamples.data;
+        pass.labelBytes = std::size_t(labelSamples.bytes);
         // The accumulator that holds every sum a chunk reaches.
         std::int64_t extent = 1;
         for (std::size_t r = 0; r < totals.regions; ++r)
@@ -206,6 +209,9 @@ int teamSize(int threads, const Grid& g) {
 // workers' slots are merged in any order too.
 Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& fill, ThreadPool& pool, int threads) {
     Boxes boxes;
+    reserveMapped(boxes.counts, n);
+    reserveMapped(boxes.min, n);
+    reserveMapped(boxes.max, n);
     boxes.counts.assign(n, 0);
     const std::int64_t big = std::numeric_limits<std::int64_t>::max();
     boxes.min.assign(n, {big, big, big});
@@ -224,15 +230,19 @@ Boxes boxesOf(const Grid& g, const Owned& owned, std::size_t n, const RowFill& f
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         Part& p = parts[std::size_t(worker)];
         if (p.row.empty()) {
+            reserveMapped(p.row, std::size_t(g.w));
             p.row.resize(std::size_t(g.w));
-            if (dense) p.slotOf.assign(n, -1);
+            if (dense) {
+                reserveMapped(p.slotOf, n);
+                p.slotOf.assign(n, -1);
+            }
             // About the share of regions one worker meets, so that the
             // slots rarely grow.
             const std::size_t guess = std::min<std::size_t>(n, n / std::size_t(threads) + 1024);
-            p.region.reserve(guess);
-            p.count.reserve(guess);
-            p.min.reserve(guess);
-            p.max.reserve(guess);
+            reserveMapped(p.region, guess);
+            reserveMapped(p.count, guess);
+            reserveMapped(p.min, guess);
+            reserveMapped(p.max, guess);
         }
         std::int64_t* row = p.row.data();
         std::int64_t last = kNoRegion;
@@ -292,6 +302,10 @@ struct ByValue {
     std::vector<std::array<std::int64_t, 3>> min, max;
     void grow(std::size_t values) {
         const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+        reserveMapped(seen, values);
+        reserveMapped(count, values);
+        reserveMapped(min, values);
+        reserveMapped(max, values);
         seen.resize(values, 0);
         count.resize(values, 0);
         min.resize(values, {big, big, big});
@@ -364,6 +378,9 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
             p.started = true;
             p.t.grow(std::min<std::size_t>(limit, 1024));
         }
+        // The chunk's labels mapped at once (a mapped file's first read
+        // faults a page at a time otherwise).
+        populate(data + g.chunkBegin(chunk) * g.w, std::size_t((g.chunkEnd(chunk) - g.chunkBegin(chunk)) * g.w) * sizeof(T), false);
         for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
             if (beyond.load(std::memory_order_relaxed)) return;
             const std::int64_t y = flat % g.h, z = flat / g.h;
@@ -507,6 +524,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         std::vector<T> chunkMax(g.chunks, 0), chunkMin(g.chunks, 0);
         pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
             const auto [a, b] = rangeOf(chunk);
+            populate(data + a, (b - a) * sizeof(T), false);  // mapped at once, as in countsByValue
             T lo = data[a], hi = data[a];
             for (std::size_t i = a; i < b; ++i) {
                 lo = std::min(lo, data[i]);
@@ -573,7 +591,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     } else {
         boxes = boxesOf(g, owned, present.size(), fill, pool, threads);
     }
-    return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, intensity, pool, threads, labels.shape, piece);
+    return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, intensity, pool, threads, labels, piece);
 }
 
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity, const MeasureOptions& options) {
@@ -613,7 +631,7 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     };
     Owned owned;
     owned.end = {g.w, g.h, g.d};
-    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, shape, nullptr);
+    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, labels, nullptr);
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,

@@ -157,9 +157,44 @@ struct Slots {
         minI.clear(); maxI.clear(); minF.clear(); maxF.clear(); minAt.clear(); maxAt.clear(); seen.clear();
         weighted.clear(); weightedF.clear();
     }
+    // Room for `slots` slots in every array in use, each array's pages
+    // mapped at once (reserveMapped).
+    void reserve(std::size_t slots) {
+        const Layout& l = layout;
+        const std::size_t c = l.channels;
+        reserveMapped(region, slots);
+        reserveMapped(seen, slots);
+        if (l.moments) reserveMapped(moments, slots * l.moments);
+        if (l.perimeter) reserveMapped(perimeter, slots * 3);
+        if (l.crofton) reserveMapped(crofton, slots * 5);
+        if (l.euler) reserveMapped(euler, slots);
+        if (!c) return;
+        if (l.floats) {
+            reserveMapped(sumF, slots * c);
+            reserveMapped(squaresF, slots * c);
+            if (l.weighted) reserveMapped(weightedF, slots * c * l.weighted);
+            if (l.extrema) {
+                reserveMapped(minF, slots * c);
+                reserveMapped(maxF, slots * c);
+            }
+        } else {
+            reserveMapped(sum, slots * c);
+            reserveMapped(squares, slots * c);
+            if (l.weighted) reserveMapped(weighted, slots * c * l.weighted);
+            if (l.extrema) {
+                reserveMapped(minI, slots * c);
+                reserveMapped(maxI, slots * c);
+            }
+        }
+        if (l.extrema) {
+            reserveMapped(minAt, slots * c);
+            reserveMapped(maxAt, slots * c);
+        }
+    }
     // A new slot, every total zero.
     std::size_t add(std::int64_t r) {
         const Layout& l = layout;
+        if (region.size() == region.capacity()) reserve(2 * region.size() + 16);
         region.push_back(r);
         if (l.moments) moments.resize(moments.size() + l.moments);
         if (l.perimeter) perimeter.resize(perimeter.size() + 3);
@@ -239,7 +274,10 @@ public:
 
     ChunkTable(const Layout& layout, std::size_t regions) {
         slots.layout = layout;
-        if (regions <= kDenseRegions) dense_.assign(regions, -1);
+        if (regions <= kDenseRegions) {
+            reserveMapped(dense_, regions);
+            dense_.assign(regions, -1);
+        }
     }
     std::size_t of(std::int64_t r) {
         if (r == last_) return lastSlot_;
@@ -278,6 +316,7 @@ public:
         };
         std::vector<Run> runsAbove, runsHere;
         std::vector<std::uint64_t> runBits;
+        std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
 
 private:
@@ -299,6 +338,9 @@ struct Pass {
     // counted from runs, whose partial totals are not the windows' (the
     // pieces of one image must all count alike to be merged).
     bool whole = false;
+    // The labels, read through `fill`, whose pages each chunk maps first.
+    const void* labels = nullptr;
+    std::size_t labelBytes = 0;
 };
 
 // The rows a region's terms come from: its own, and the row (slice) after,
@@ -339,6 +381,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // lengths kept apart.
     std::size_t nAbove = 0, nHere = 0;
     if (eulerByRuns && runsAbove.size() < std::size_t(g.w)) {
+        reserveMapped(runsAbove, std::size_t(g.w));
+        reserveMapped(runsHere, std::size_t(g.w));
         runsAbove.resize(std::size_t(g.w));
         runsHere.resize(std::size_t(g.w));
     }
@@ -361,6 +405,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // so that a neighbour is read without bounds checks.
     const std::size_t paddedWidth = std::size_t(g.w) + 2;
     if (q.perimeter && scratch.border.size() != 3 * paddedWidth) {
+        reserveMapped(scratch.border, 3 * paddedWidth);
+        reserveMapped(scratch.noBorder, paddedWidth);
         scratch.border.assign(3 * paddedWidth, kNoRegion);
         scratch.noBorder.assign(paddedWidth, kNoRegion);
     }
@@ -734,6 +780,55 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
     if (q.intensityExtrema && S.seen[s]) seen[r] = 1;
 }
 
+// Room for the arrays zeroTerms() fills, their pages mapped by every worker
+// (populate) before it writes them; arrays of a few megabytes and more are
+// left to it (it asks for transparent huge pages, a fault each 2 MiB).
+inline void reserveTotals(RegionTotals& t, detail::ThreadPool& pool, int threads) {
+    const TermRequest& q = t.request;
+    const std::size_t n = t.regions, c = std::size_t(q.channels);
+    const std::size_t moments = TermRequest::exponents(q.momentLevel, q.dimensions).size();
+    const std::size_t weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
+    std::vector<std::pair<char*, std::size_t>> pieces;  // of at most kPiece bytes
+    constexpr std::size_t kPiece = std::size_t(1) << 16;
+    auto room = [&](auto& v, std::size_t count) {
+        const std::size_t bytes = count * sizeof(v[0]);
+        if (bytes >= (std::size_t(1) << 22) || v.capacity() >= count) return;
+        std::remove_reference_t<decltype(v)> fresh;
+        fresh.reserve(count);
+        v.swap(fresh);
+        for (std::size_t at = 0; at < bytes; at += kPiece)
+            pieces.emplace_back(reinterpret_cast<char*>(v.data()) + at, std::min(kPiece, bytes - at));
+    };
+    room(t.moments, n * moments);
+    if (q.perimeter) room(t.perimeterClasses, n * 3);
+    if (q.crofton) room(t.croftonClasses, n * 5);
+    if (q.euler) room(t.eulerTimes, n);
+    if (c) {
+        if (q.intensityKind == SampleKind::Float) {
+            if (q.intensitySums) {
+                room(t.intensitySumFloat, n * c);
+                room(t.intensitySquaresFloat, n * c);
+            }
+            room(t.weightedMomentsFloat, n * c * weighted);
+        } else {
+            if (q.intensitySums) {
+                room(t.intensitySum, n * c);
+                room(t.intensitySquares, n * c);
+            }
+            room(t.weightedMoments, n * c * weighted);
+        }
+        if (q.intensityExtrema) {
+            room(t.intensityMin, n * c);
+            room(t.intensityMax, n * c);
+            room(t.intensityMinBits, n * c);
+            room(t.intensityMaxBits, n * c);
+            room(t.intensityMinAt, n * c);
+            room(t.intensityMaxAt, n * c);
+        }
+    }
+    pool.run(pieces.size(), threads, [&](std::size_t i, int) { populate(pieces[i].first, pieces[i].second, true); });
+}
+
 // Pass 3 over every chunk on `threads` workers, into `totals` (whose
 // arrays it sizes).
 template <class Acc, class In>
@@ -749,6 +844,7 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     layout.crofton = pass.q.crofton;
     layout.euler = pass.q.euler;
     layout.extrema = In::present && pass.q.intensityExtrema;
+    reserveTotals(totals, pool, threads);
     zeroTerms(totals);
     std::vector<char> seen(n, 0);
 
@@ -759,16 +855,26 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         ChunkTable<Acc>& table = tables[std::size_t(worker)];
         table.clear();
+        // The chunk's rows of the inputs mapped at once (a mapped file's
+        // first read faults a page at a time otherwise).
+        const std::size_t at = std::size_t(g.chunkBegin(chunk) * g.w), elements = std::size_t(g.chunkEnd(chunk) * g.w) - at;
+        populate(static_cast<const char*>(pass.labels) + at * pass.labelBytes, elements * pass.labelBytes, false);
+        if constexpr (In::present)
+            populate(in.data + at * std::size_t(in.channels), elements * std::size_t(in.channels) * sizeof(*in.data), false);
         gatherChunk<Acc, In>(pass, in, chunk, table);
         const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
         Slots<Acc>& keep = spanning[chunk];
         keep.layout = layout;
+        std::vector<std::size_t>& kept = table.scratch.kept;
+        kept.clear();
         for (std::size_t s = 0; s < table.slots.size(); ++s) {
             const std::size_t r = std::size_t(table.slots.region[s]);
             const auto [first, last] = span(g, pass.boxes, r);
             if (first >= begin && last < end) addTo(totals, seen, r, table.slots, s);  // this chunk's alone
-            else keep.append(table.slots, s);
+            else kept.push_back(s);
         }
+        keep.reserve(kept.size());
+        for (std::size_t s : kept) keep.append(table.slots, s);
     });
     for (std::size_t chunk = 0; chunk < g.chunks; ++chunk) {
         Slots<Acc>& keep = spanning[chunk];

@@ -9,7 +9,13 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <iterator>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -41,6 +47,35 @@ inline std::int64_t nextEqual(const std::int64_t* row, std::int64_t x, std::int6
     for (; x < end; ++x)
         if (row[x] == v) return x;
     return end;
+}
+
+// Maps the pages of [p, p + bytes) in one call rather than a fault a page:
+// where each fault exits a virtual machine, a first read of a mapped file or
+// a first write of fresh memory costs several times the work on it. Advice
+// only: a kernel without it (before Linux 5.14), or a range it refuses,
+// faults the pages in as they are reached.
+inline void populate(const void* p, std::size_t bytes, bool write) {
+#if defined(__linux__) && defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
+    static const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    if (!p || bytes == 0) return;
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+    madvise(reinterpret_cast<void*>(begin), end - begin, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+#else
+    (void)p, (void)bytes, (void)write;
+#endif
+}
+
+// Room for n elements in v, its pages mapped at once (populate) where v
+// has to move; v's elements are kept.
+template <class T, class A>
+void reserveMapped(std::vector<T, A>& v, std::size_t n) {
+    if (v.capacity() >= n) return;
+    std::vector<T, A> fresh;
+    fresh.reserve(std::max(n, 2 * v.capacity()));
+    populate(fresh.data(), fresh.capacity() * sizeof(T), true);
+    fresh.insert(fresh.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+    v.swap(fresh);
 }
 
 constexpr std::int64_t kNoRegion = -1;
@@ -97,7 +132,10 @@ template <class F>
 inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
     if (end <= begin) return;
     const std::size_t words = std::size_t((end - begin + 63) / 64);
-    if (bits.size() < 2 * words) bits.resize(2 * words);
+    if (bits.size() < 2 * words) {
+        reserveMapped(bits, 2 * words);
+        bits.resize(2 * words);
+    }
     std::uint64_t* starts = bits.data();           // a run's first element
     std::uint64_t* regionStarts = starts + words;  // a region's run's first element
     for (std::size_t k = 0; k < words; ++k) {
@@ -145,7 +183,10 @@ inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t
 class RowIndices {
 public:
     RowIndices(const Grid& g, const RowFill& fill, std::vector<std::int64_t>& storage) : g_(g), fill_(fill) {
-        if (storage.size() < slots_.size() * std::size_t(g.w)) storage.resize(slots_.size() * std::size_t(g.w));
+        if (storage.size() < slots_.size() * std::size_t(g.w)) {
+            reserveMapped(storage, slots_.size() * std::size_t(g.w));
+            storage.resize(slots_.size() * std::size_t(g.w));
+        }
         for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].values = storage.data() + i * std::size_t(g.w);
     }
     // The row's indices, or nullptr outside the image.
