@@ -876,11 +876,24 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         keep.reserve(kept.size());
         for (std::size_t s : kept) keep.append(table.slots, s);
     });
-    for (std::size_t chunk = 0; chunk < g.chunks; ++chunk) {
-        Slots<Acc>& keep = spanning[chunk];
-        for (std::size_t s = 0; s < keep.size(); ++s) addTo(totals, seen, std::size_t(keep.region[s]), keep, s);
-        keep = Slots<Acc>();
-    }
+    // The slots of regions spanning chunks, added in chunk order region by
+    // region: blocks of regions on every worker, each block's regions
+    // reading the chunks in order (a region's totals, floating-point ones
+    // included, are added alike whichever block holds it).
+    std::size_t kept = 0;
+    for (const Slots<Acc>& keep : spanning) kept += keep.size();
+    const std::size_t blocks = kept < 512 ? 1 : std::min<std::size_t>(n, std::size_t(threads) * 4);
+    const std::size_t perBlock = (n + blocks - 1) / std::max<std::size_t>(blocks, 1);
+    pool.run(blocks, threads, [&](std::size_t block, int) {
+        const std::size_t lo = block * perBlock, hi = std::min(n, lo + perBlock);
+        for (std::size_t chunk = 0; chunk < g.chunks; ++chunk) {
+            const Slots<Acc>& keep = spanning[chunk];
+            for (std::size_t s = 0; s < keep.size(); ++s) {
+                const std::size_t r = std::size_t(keep.region[s]);
+                if (r >= lo && r < hi) addTo(totals, seen, r, keep, s);
+            }
+        }
+    });
 }
 
 }  // namespace glccl::cpu::measure
