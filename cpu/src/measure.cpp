@@ -17,8 +17,12 @@
 #include <algorithm>
 #include <atomic>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <unordered_map>
+
+#include <unistd.h>
 
 namespace glccl {
 
@@ -196,6 +200,42 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
     }
     return totals;
 }
+
+// The workers of one measurement: the process's team, kept from call to
+// call (starting a thread, and the first touches of its stack and heap,
+// cost about what a small image's pass does), or a team of its own where
+// another measurement holds that one. A child process (fork) starts a team
+// of its own: the parent's threads are not in it.
+class Team {
+public:
+    explicit Team(int threads) : lock_(mutex(), std::try_to_lock) {
+        if (lock_.owns_lock()) {
+            static ThreadPool* shared = nullptr;
+            static pid_t owner = 0;
+            if (!shared || owner != getpid()) {
+                // Left to the end of the process, its workers asleep (a
+                // forked child's copy holds no threads to end).
+                shared = new ThreadPool(threads);
+                owner = getpid();
+            }
+            shared->grow(threads);
+            pool_ = shared;
+        } else {
+            own_ = std::make_unique<ThreadPool>(threads);
+            pool_ = own_.get();
+        }
+    }
+    ThreadPool& pool() { return *pool_; }
+
+private:
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    std::unique_lock<std::mutex> lock_;
+    std::unique_ptr<ThreadPool> own_;
+    ThreadPool* pool_ = nullptr;
+};
 
 int teamSize(int threads, const Grid& g) {
     if (threads <= 0) threads = cpu::defaultThreads();
@@ -483,7 +523,8 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         checkShape(piece->whole);
     }
     threads = teamSize(threads, g);
-    ThreadPool pool(threads);
+    Team team(threads);
+    ThreadPool& pool = team.pool();
 
     // Pass 1: the largest label, none negative; which are present.
     RegionIndex index;
@@ -610,7 +651,8 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     if (request.channels > 0 && !intensity) throw Error(where() + "the properties asked need an intensity image");
     const Grid g(shape);
     threads = teamSize(threads, g);
-    ThreadPool pool(threads);
+    Team team(threads);
+    ThreadPool& pool = team.pool();
     const std::size_t n = components.size();
     Boxes boxes;
     boxes.counts.resize(n);
