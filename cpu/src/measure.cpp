@@ -560,6 +560,14 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
                     index.table[v] = std::int64_t(present.size());
                     present.push_back(v);
                 }
+            // Labels 1..n (0..n with the background), as a labeling numbers
+            // them: each one's region is the label less one, without the
+            // table's look-up an element.
+            const std::uint64_t first = backgroundIsRegion ? 0 : 1;
+            if (present.empty() || present.back() == first + present.size() - 1) {
+                index.mode = RegionIndex::Mode::Consecutive;
+                index.table = {};
+            }
             return;
         }
         std::vector<T> chunkMax(g.chunks, 0), chunkMin(g.chunks, 0);
