@@ -12,6 +12,7 @@
 
 #include "device_memory.hpp"
 #include "host_staging.hpp"
+#include "row_ranges.hpp"
 #include "glccl/cuda_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/measure.hpp"
@@ -195,8 +196,14 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     }
     if (q.crofton || q.euler) gatherWindows(check, stream, p, configurations(), q.crofton, q.euler);
 
-    // Every word is written by the copy: no zero-fill.
+    // Every word is written by the copy: no zero-fill. Its pages are mapped
+    // first, by several threads (FreshPages).
     const std::unique_ptr<unsigned long long[]> host(new unsigned long long[words]);
+    {
+        FreshPages fresh;
+        fresh.add(host.get(), words * sizeof(unsigned long long));
+        fresh.map();
+    }
     unsigned int past = 0;
     check(cudaMemcpyAsync(&past, pastTable.get(), sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (flag)");
@@ -216,29 +223,32 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         bits = isSigned ? key ^ (std::uint64_t(1) << 63) : key;
         value = isSigned ? double(std::int64_t(bits)) : double(bits);
     };
-    for (std::size_t r = 0; r < n; ++r) {
-        const unsigned long long* record = host.get() + r * std::size_t(layout.words);
-        for (std::size_t t = 0; t < nm; ++t)
-            totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
-        for (std::size_t c = 0; c < 3 && q.perimeter; ++c)
-            totals.perimeterClasses[r * 3 + c] = record[layout.perimeterAt + int(c)];
-        for (std::size_t c = 0; c < 5 && q.crofton; ++c)
-            totals.croftonClasses[r * 5 + c] = record[layout.croftonAt + int(c)];
-        if (q.euler) totals.eulerTimes[r] = std::int64_t(record[layout.eulerAt]);
-        if (!intensityTerms) continue;
-        if (q.intensitySums) {
-            totals.intensitySum[r] = wideAt(record + layout.sumAt);
-            totals.intensitySquares[r] = wideAt(record + layout.squaresAt);
+    // Rows split among threads: each region's record is its own.
+    forRowRanges(n, 0, [&](std::size_t first, std::size_t last) {
+        for (std::size_t r = first; r < last; ++r) {
+            const unsigned long long* record = host.get() + r * std::size_t(layout.words);
+            for (std::size_t t = 0; t < nm; ++t)
+                totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
+            for (std::size_t c = 0; c < 3 && q.perimeter; ++c)
+                totals.perimeterClasses[r * 3 + c] = record[layout.perimeterAt + int(c)];
+            for (std::size_t c = 0; c < 5 && q.crofton; ++c)
+                totals.croftonClasses[r * 5 + c] = record[layout.croftonAt + int(c)];
+            if (q.euler) totals.eulerTimes[r] = std::int64_t(record[layout.eulerAt]);
+            if (!intensityTerms) continue;
+            if (q.intensitySums) {
+                totals.intensitySum[r] = wideAt(record + layout.sumAt);
+                totals.intensitySquares[r] = wideAt(record + layout.squaresAt);
+            }
+            if (q.intensityExtrema) {
+                sampleOf(record[layout.extremaAt], totals.intensityMinBits[r], totals.intensityMin[r]);
+                sampleOf(record[layout.extremaAt + 1], totals.intensityMaxBits[r], totals.intensityMax[r]);
+                totals.intensityMinAt[r] = record[layout.positionsAt];
+                totals.intensityMaxAt[r] = record[layout.positionsAt + 1];
+            }
+            for (std::size_t t = 0; t < nw; ++t)
+                totals.weightedMoments[r * nw + t] = wideAt(record + layout.weightedAt + t * kLimbs);
         }
-        if (q.intensityExtrema) {
-            sampleOf(record[layout.extremaAt], totals.intensityMinBits[r], totals.intensityMin[r]);
-            sampleOf(record[layout.extremaAt + 1], totals.intensityMaxBits[r], totals.intensityMax[r]);
-            totals.intensityMinAt[r] = record[layout.positionsAt];
-            totals.intensityMaxAt[r] = record[layout.positionsAt + 1];
-        }
-        for (std::size_t t = 0; t < nw; ++t)
-            totals.weightedMoments[r * nw + t] = wideAt(record + layout.weightedAt + t * kLimbs);
-    }
+    });
     return totals;
 }
 

@@ -8,6 +8,7 @@
 #include "glccl/capabilities.hpp"
 #include "glccl/error.hpp"
 #include "program.hpp"
+#include "row_ranges.hpp"
 #include "small_helpers.hpp"
 
 namespace glccl::measure {
@@ -321,34 +322,38 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         return sum;
     };
     const std::size_t terms = std::size_t(layout.momentTerms), weightedTerms = std::size_t(layout.weightedTerms);
-    for (std::size_t i = 0; i < count; ++i) {
-        const std::size_t r = first + i;
-        const std::uint32_t* record = records + i * std::size_t(layout.words);
-        for (std::size_t t = 0; t < terms; ++t)
-            totals.moments[r * terms + t] = wide(record + layout.momentsAt + t * std::size_t(layout.limbs));
-        if (intensityTerms) {
-            for (std::size_t t = 0; t < weightedTerms; ++t)
-                totals.weightedMoments[r * weightedTerms + t] =
-                    wide(record + layout.weightedAt + t * std::size_t(layout.limbs));
-            if (q.intensitySums) {
-                totals.intensitySum[r] = wide(record + layout.sumAt);
-                totals.intensitySquares[r] = wide(record + layout.squaresAt);
+    // Rows split among threads (the mapped buffer is plain memory to them):
+    // each region's record is its own.
+    forRowRanges(count, 0, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            const std::size_t r = first + i;
+            const std::uint32_t* record = records + i * std::size_t(layout.words);
+            for (std::size_t t = 0; t < terms; ++t)
+                totals.moments[r * terms + t] = wide(record + layout.momentsAt + t * std::size_t(layout.limbs));
+            if (intensityTerms) {
+                for (std::size_t t = 0; t < weightedTerms; ++t)
+                    totals.weightedMoments[r * weightedTerms + t] =
+                        wide(record + layout.weightedAt + t * std::size_t(layout.limbs));
+                if (q.intensitySums) {
+                    totals.intensitySum[r] = wide(record + layout.sumAt);
+                    totals.intensitySquares[r] = wide(record + layout.squaresAt);
+                }
+                if (q.intensityExtrema) {
+                    totals.intensityMinBits[r] = ~record[layout.extremaAt];
+                    totals.intensityMaxBits[r] = record[layout.extremaAt + 1];
+                    totals.intensityMin[r] = double(totals.intensityMinBits[r]);
+                    totals.intensityMax[r] = double(totals.intensityMaxBits[r]);
+                    totals.intensityMinAt[r] = ~record[layout.positionsAt];
+                    totals.intensityMaxAt[r] = ~record[layout.positionsAt + 1];
+                }
             }
-            if (q.intensityExtrema) {
-                totals.intensityMinBits[r] = ~record[layout.extremaAt];
-                totals.intensityMaxBits[r] = record[layout.extremaAt + 1];
-                totals.intensityMin[r] = double(totals.intensityMinBits[r]);
-                totals.intensityMax[r] = double(totals.intensityMaxBits[r]);
-                totals.intensityMinAt[r] = ~record[layout.positionsAt];
-                totals.intensityMaxAt[r] = ~record[layout.positionsAt + 1];
-            }
+            for (int c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + std::size_t(c)] = record[layout.perimeterAt + c];
+            for (int c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + std::size_t(c)] = record[layout.croftonAt + c];
+            if (q.euler)
+                totals.eulerTimes[r] = std::int64_t(std::uint64_t(record[layout.eulerAt]) |
+                                                    std::uint64_t(record[layout.eulerAt + 1]) << 32);
         }
-        for (int c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + std::size_t(c)] = record[layout.perimeterAt + c];
-        for (int c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + std::size_t(c)] = record[layout.croftonAt + c];
-        if (q.euler)
-            totals.eulerTimes[r] = std::int64_t(std::uint64_t(record[layout.eulerAt]) |
-                                                std::uint64_t(record[layout.eulerAt + 1]) << 32);
-    }
+    });
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     checkGlError("reading the region totals");
 }

@@ -4,6 +4,8 @@
 #include <glccl/error.hpp>
 #include <glccl/region_properties.hpp>
 
+#include "row_ranges.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -11,10 +13,6 @@
 #include <limits>
 #include <optional>
 #include <thread>
-
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace glccl {
 
@@ -42,10 +40,6 @@ Int256& Int256::operator+=(const Int256& o) {
 }
 
 namespace {
-
-// Rows a finalizing thread takes at the least: fewer cost more to start a
-// thread for than to finalize.
-constexpr std::size_t kRowsPerThread = 2048;
 
 Int256 negated(const Int256& a) {
     Int256 r;
@@ -194,77 +188,69 @@ RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table
     totals.request = request;
     totals.regions = table.size();
     for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
-    totals.labels.resize(table.size());
-    totals.counts.resize(table.size());
-    totals.boxMin.resize(table.size());
-    totals.boxMax.resize(table.size());
-    for (std::size_t i = 0; i < table.size(); ++i) {
-        const Component& c = table[i];
-        totals.labels[i] = i + 1;
-        totals.counts[i] = c.area;
-        totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
-        totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
-                            std::int64_t(c.front) + std::int64_t(c.depth) - 1};
-    }
+    const std::size_t n = table.size();
+    FreshPages fresh;
+    fresh.reserve(totals.labels, n);
+    fresh.reserve(totals.counts, n);
+    fresh.reserve(totals.boxMin, n);
+    fresh.reserve(totals.boxMax, n);
+    fresh.map();
+    totals.labels.resize(n);
+    totals.counts.resize(n);
+    totals.boxMin.resize(n);
+    totals.boxMax.resize(n);
+    forRowRanges(n, 0, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            const Component& c = table[i];
+            totals.labels[i] = i + 1;
+            totals.counts[i] = c.area;
+            totals.boxMin[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
+            totals.boxMax[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1,
+                                std::int64_t(c.front) + std::int64_t(c.depth) - 1};
+        }
+    });
     return totals;
 }
-
-namespace {
-
-// v as n copies of value. The totals of many regions take megabytes (512
-// bytes a region for the 2-D moments alone); such an array is asked as
-// transparent huge pages before it is first written, so that it is faulted
-// in a few faults rather than one every 4 KiB (where the kernel lends them
-// on request only, and most of all in a virtual machine, where each fault
-// is an exit).
-template <class T>
-void assignTerms(std::vector<T>& v, std::size_t n, const typename std::vector<T>::value_type& value = {}) {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t kHuge = std::uintptr_t(1) << 21;
-    if (n * sizeof(T) >= 2 * kHuge && v.capacity() < n) {
-        v = std::vector<T>();
-        v.reserve(n);
-        const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
-        const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(v.data()) + n * sizeof(T)) & ~(kHuge - 1);
-        if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
-    }
-#endif
-    v.assign(n, value);
-}
-
-}  // namespace
 
 void zeroTerms(RegionTotals& totals) {
     const TermRequest& q = totals.request;
     const std::size_t n = totals.regions, channels = std::size_t(q.channels);
     const std::size_t moments = TermRequest::exponents(q.momentLevel, q.dimensions).size();
     const std::size_t weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
-    if (moments) assignTerms(totals.moments, n * moments, Int256{});
-    if (q.perimeter) assignTerms(totals.perimeterClasses, n * 3, 0);
-    if (q.crofton) assignTerms(totals.croftonClasses, n * 5, 0);
-    if (q.euler) assignTerms(totals.eulerTimes, n, 0);
-    if (!channels) return;
-    if (q.intensityKind == SampleKind::Float) {
-        if (q.intensitySums) {
-            assignTerms(totals.intensitySumFloat, n * channels);
-            assignTerms(totals.intensitySquaresFloat, n * channels);
+    // Every array the request has, f(array, elements): first reserved (the
+    // fresh pages of all of them mapped at once), then zeroed.
+    auto eachArray = [&](auto&& f) {
+        if (moments) f(totals.moments, n * moments);
+        if (q.perimeter) f(totals.perimeterClasses, n * 3);
+        if (q.crofton) f(totals.croftonClasses, n * 5);
+        if (q.euler) f(totals.eulerTimes, n);
+        if (!channels) return;
+        if (q.intensityKind == SampleKind::Float) {
+            if (q.intensitySums) {
+                f(totals.intensitySumFloat, n * channels);
+                f(totals.intensitySquaresFloat, n * channels);
+            }
+            f(totals.weightedMomentsFloat, n * channels * weighted);
+        } else {
+            if (q.intensitySums) {
+                f(totals.intensitySum, n * channels);
+                f(totals.intensitySquares, n * channels);
+            }
+            f(totals.weightedMoments, n * channels * weighted);
         }
-        assignTerms(totals.weightedMomentsFloat, n * channels * weighted);
-    } else {
-        if (q.intensitySums) {
-            assignTerms(totals.intensitySum, n * channels, Int256{});
-            assignTerms(totals.intensitySquares, n * channels, Int256{});
+        if (q.intensityExtrema) {
+            f(totals.intensityMin, n * channels);
+            f(totals.intensityMax, n * channels);
+            f(totals.intensityMinBits, n * channels);
+            f(totals.intensityMaxBits, n * channels);
+            f(totals.intensityMinAt, n * channels);
+            f(totals.intensityMaxAt, n * channels);
         }
-        assignTerms(totals.weightedMoments, n * channels * weighted, Int256{});
-    }
-    if (q.intensityExtrema) {
-        assignTerms(totals.intensityMin, n * channels, 0.0);
-        assignTerms(totals.intensityMax, n * channels, 0.0);
-        assignTerms(totals.intensityMinBits, n * channels, 0);
-        assignTerms(totals.intensityMaxBits, n * channels, 0);
-        assignTerms(totals.intensityMinAt, n * channels, 0);
-        assignTerms(totals.intensityMaxAt, n * channels, 0);
-    }
+    };
+    FreshPages fresh;
+    eachArray([&](auto& v, std::size_t count) { fresh.reserve(v, count); });
+    fresh.map();
+    eachArray([](auto& v, std::size_t count) { v.assign(count, {}); });
 }
 
 // --- Exponents ----------------------------------------------------------------
@@ -903,6 +889,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
         bool label, position, maximum;
     };
     std::vector<Placed> placed;
+    FreshPages fresh;  // the columns' (a column's buffer moves with it)
     for (const auto& name : options.properties) {
         const PropertyDeclaration* d = findProperty(name);
         if (!d) throw Error("glccl::finalizeProperties(): unknown property '" + name + "'");
@@ -921,8 +908,8 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             column.name = columnName(name, index, options.separator);
             column.type = label ? PropertyColumn::Type::UInt64 : d->integer ? PropertyColumn::Type::Int64 : PropertyColumn::Type::Float64;
             if (label) column.uints = totals.labels;
-            else if (d->integer) column.ints.resize(totals.regions);
-            else column.reals.resize(totals.regions);
+            else if (d->integer) fresh.reserve(column.ints, totals.regions);
+            else fresh.reserve(column.reals, totals.regions);
             table.columns.push_back(std::move(column));
             for (int a = int(shape.size()) - 1; a >= 0; --a) {
                 if (++index[std::size_t(a)] < shape[std::size_t(a)]) break;
@@ -930,6 +917,13 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     }
+    fresh.map();
+    for (const Placed& p : placed)
+        for (std::size_t k = 0; k < p.width && !p.label; ++k) {
+            auto& c = table.columns[p.first + k];
+            if (p.declaration->integer) c.ints.resize(totals.regions);
+            else c.reals.resize(totals.regions);
+        }
     // Rows first..last: each region's values depend on its own totals only,
     // so rows split among threads give the same table at every thread count.
     auto finalizeRows = [&](std::size_t first, std::size_t last) {
@@ -952,28 +946,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     };
-    const std::size_t most = threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t workers = std::min(most, (totals.regions + kRowsPerThread - 1) / kRowsPerThread);
-    if (workers <= 1) {
-        finalizeRows(0, totals.regions);
-        return table;
-    }
-    std::vector<std::exception_ptr> failures(workers);
-    {
-        std::vector<std::thread> pool;
-        pool.reserve(workers);
-        for (std::size_t w = 0; w < workers; ++w)
-            pool.emplace_back([&, w] {
-                try {
-                    finalizeRows(totals.regions * w / workers, totals.regions * (w + 1) / workers);
-                } catch (...) {
-                    failures[w] = std::current_exception();
-                }
-            });
-        for (std::thread& t : pool) t.join();
-    }
-    for (const std::exception_ptr& failure : failures)
-        if (failure) std::rethrow_exception(failure);
+    forRowRanges(totals.regions, threads, finalizeRows);
     return table;
 }
 

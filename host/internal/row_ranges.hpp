@@ -1,0 +1,131 @@
+#pragma once
+// Work over the rows of a region table split among threads, and fresh
+// memory mapped before it is written: the host's share of measuring, where
+// a table holds hundreds of thousands of regions. Each row depends on its own
+// inputs only, so rows split among threads give the same result at every
+// thread count.
+//
+// Why: a table's rows are converted, filled and finalized at memory speed
+// once the memory is there, but its pages come first, and a first write of
+// fresh memory faults a page at a time (in a virtual machine each fault is
+// an exit, several microseconds). Faults taken by several threads at once,
+// or a range mapped in one call, cost a fraction of one thread's faults.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+
+namespace glccl {
+
+// Rows a thread takes at the least: fewer cost more to start a thread for
+// than to work on.
+constexpr std::size_t kRowsPerThread = 2048;
+
+// task(first, last) over [0, count) in one contiguous range a thread, on
+// `threads` threads (0: every core) but at most one per `grain` elements,
+// the calling thread taking the first range; returns when all are done and
+// rethrows the first failure.
+template <class Task>
+void forRanges(std::size_t count, std::size_t grain, int threads, const Task& task) {
+    const std::size_t most = threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t workers =
+        std::max<std::size_t>(1, std::min(most, (count + std::max<std::size_t>(grain, 1) - 1) / std::max<std::size_t>(grain, 1)));
+    if (workers <= 1) {
+        task(std::size_t(0), count);
+        return;
+    }
+    std::vector<std::exception_ptr> failures(workers);
+    auto range = [&](std::size_t w) {
+        try {
+            task(count * w / workers, count * (w + 1) / workers);
+        } catch (...) {
+            failures[w] = std::current_exception();
+        }
+    };
+    {
+        std::vector<std::thread> pool;
+        pool.reserve(workers - 1);
+        for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(range, w);
+        range(0);
+        for (std::thread& t : pool) t.join();
+    }
+    for (const std::exception_ptr& failure : failures)
+        if (failure) std::rethrow_exception(failure);
+}
+
+// forRanges over a table's rows, kRowsPerThread rows a thread at the least.
+template <class Task>
+void forRowRanges(std::size_t rows, int threads, const Task& task) {
+    forRanges(rows, kRowsPerThread, threads, task);
+}
+
+// Maps the pages of [p, p + bytes) in one call rather than a fault a page.
+// Advice only: a kernel without it (before Linux 5.14), or a range it
+// refuses, faults the pages in as they are reached.
+inline void populate(const void* p, std::size_t bytes, bool write) {
+#if defined(__linux__) && defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
+    static const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
+    if (!p || bytes == 0) return;
+    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+    madvise(reinterpret_cast<void*>(begin), end - begin, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+#else
+    (void)p, (void)bytes, (void)write;
+#endif
+}
+
+// Fresh memory of several arrays, mapped at once by several threads before
+// it is first written: add() each array as it is reserved, then map().
+// The kernel clears each fresh page as it maps it, and several threads
+// clear several at once, whatever the arrays' sizes.
+class FreshPages {
+public:
+    // v with room for n elements, in fresh memory where v must grow (its
+    // elements are not kept), asked as transparent huge pages where it
+    // spans them (the kernel lends them on request only), and its pages to
+    // be mapped by map().
+    template <class T>
+    void reserve(std::vector<T>& v, std::size_t n) {
+        if (v.capacity() >= n) return;
+        v = std::vector<T>();
+        v.reserve(n);
+        const std::size_t bytes = n * sizeof(T);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        constexpr std::uintptr_t kHuge = std::uintptr_t(1) << 21;
+        const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(v.data()) + kHuge - 1) & ~(kHuge - 1);
+        const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(v.data()) + bytes) & ~(kHuge - 1);
+        if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // advice only: failure is harmless
+#endif
+        add(v.data(), bytes);
+    }
+
+    // [p, p + bytes), fresh memory, to be mapped by map().
+    void add(void* p, std::size_t bytes) {
+        char* at = static_cast<char*>(p);
+        for (std::size_t offset = 0; offset < bytes; offset += kPiece)
+            pieces_.emplace_back(at + offset, std::min(kPiece, bytes - offset));
+    }
+
+    // Maps every piece added, on `threads` threads (0: every core).
+    void map(int threads = 0) {
+        forRanges(pieces_.size(), kPiecesPerThread, threads, [&](std::size_t first, std::size_t last) {
+            for (std::size_t i = first; i < last; ++i) populate(pieces_[i].first, pieces_[i].second, true);
+        });
+        pieces_.clear();
+    }
+
+private:
+    static constexpr std::size_t kPiece = std::size_t(256) << 10, kPiecesPerThread = 8;
+    std::vector<std::pair<char*, std::size_t>> pieces_;
+};
+
+}  // namespace glccl
