@@ -148,9 +148,8 @@ void gatherWith(const Pass& pass, const IntensitySamples* s, ThreadPool& pool, i
 
 // Pass 3 and the totals, for regions whose counts and boxes are known.
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
-                      const RowFill& fill, const IntensitySamples* intensity, ThreadPool& pool, int threads,
-                      const LabelSamples& labelSamples, const PiecePlace* piece) {
-    const Shape& shape = labelSamples.shape;
+                      const RowFill& fill, const IntensitySamples* intensity, ThreadPool& pool, int threads, const Shape& shape,
+                      const PiecePlace* piece) {
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
@@ -161,8 +160,6 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
         Pass pass{g, owned, q, boxes, fill, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
-        pass.labels = labelSamples.data;
-        pass.labelBytes = std::size_t(labelSamples.bytes);
         // The accumulator that holds every sum a chunk reaches.
         std::int64_t extent = 1;
         for (std::size_t r = 0; r < totals.regions; ++r)
@@ -418,9 +415,6 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
             p.started = true;
             p.t.grow(std::min<std::size_t>(limit, 1024));
         }
-        // The chunk's labels mapped at once (a mapped file's first read
-        // faults a page at a time otherwise).
-        populate(data + g.chunkBegin(chunk) * g.w, std::size_t((g.chunkEnd(chunk) - g.chunkBegin(chunk)) * g.w) * sizeof(T), false);
         for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
             if (beyond.load(std::memory_order_relaxed)) return;
             const std::int64_t y = flat % g.h, z = flat / g.h;
@@ -573,7 +567,6 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
         std::vector<T> chunkMax(g.chunks, 0), chunkMin(g.chunks, 0);
         pool.run(g.chunks, threads, [&](std::size_t chunk, int) {
             const auto [a, b] = rangeOf(chunk);
-            populate(data + a, (b - a) * sizeof(T), false);  // mapped at once, as in countsByValue
             T lo = data[a], hi = data[a];
             for (std::size_t i = a; i < b; ++i) {
                 lo = std::min(lo, data[i]);
@@ -640,7 +633,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     } else {
         boxes = boxesOf(g, owned, present.size(), fill, pool, threads);
     }
-    return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, intensity, pool, threads, labels, piece);
+    return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, intensity, pool, threads, labels.shape, piece);
 }
 
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity, const MeasureOptions& options) {
@@ -681,7 +674,7 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     };
     Owned owned;
     owned.end = {g.w, g.h, g.d};
-    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, labels, nullptr);
+    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, shape, nullptr);
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,

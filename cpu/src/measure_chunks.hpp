@@ -338,9 +338,6 @@ struct Pass {
     // counted from runs, whose partial totals are not the windows' (the
     // pieces of one image must all count alike to be merged).
     bool whole = false;
-    // The labels, read through `fill`, whose pages each chunk maps first.
-    const void* labels = nullptr;
-    std::size_t labelBytes = 0;
 };
 
 // The rows a region's terms come from: its own, and the row (slice) after,
@@ -855,12 +852,6 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         ChunkTable<Acc>& table = tables[std::size_t(worker)];
         table.clear();
-        // The chunk's rows of the inputs mapped at once (a mapped file's
-        // first read faults a page at a time otherwise).
-        const std::size_t at = std::size_t(g.chunkBegin(chunk) * g.w), elements = std::size_t(g.chunkEnd(chunk) * g.w) - at;
-        populate(static_cast<const char*>(pass.labels) + at * pass.labelBytes, elements * pass.labelBytes, false);
-        if constexpr (In::present)
-            populate(in.data + at * std::size_t(in.channels), elements * std::size_t(in.channels) * sizeof(*in.data), false);
         gatherChunk<Acc, In>(pass, in, chunk, table);
         const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
         Slots<Acc>& keep = spanning[chunk];

@@ -50,10 +50,11 @@ inline std::int64_t nextEqual(const std::int64_t* row, std::int64_t x, std::int6
 }
 
 // Maps the pages of [p, p + bytes) in one call rather than a fault a page:
-// where each fault exits a virtual machine, a first read of a mapped file or
-// a first write of fresh memory costs several times the work on it. Advice
-// only: a kernel without it (before Linux 5.14), or a range it refuses,
-// faults the pages in as they are reached.
+// where each fault exits a virtual machine, the first writes of fresh memory
+// cost several times the work on it. Not for the inputs: walking pages
+// already mapped (an array in memory) costs about what it saves on a mapped
+// file's first read. Advice only: a kernel without it (before Linux 5.14),
+// or a range it refuses, faults the pages in as they are reached.
 inline void populate(const void* p, std::size_t bytes, bool write) {
 #if defined(__linux__) && defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
     static const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
