@@ -823,7 +823,13 @@ inline void reserveTotals(RegionTotals& t, detail::ThreadPool& pool, int threads
             room(t.intensityMaxAt, n * c);
         }
     }
-    pool.run(pieces.size(), threads, [&](std::size_t i, int) { populate(pieces[i].first, pieces[i].second, true); });
+    // A few pieces on this thread: waking the workers costs more.
+    auto map = [&](std::size_t i, int) { populate(pieces[i].first, pieces[i].second, true); };
+    if (pieces.size() < 4) {
+        for (std::size_t i = 0; i < pieces.size(); ++i) map(i, 0);
+    } else {
+        pool.run(pieces.size(), threads, map);
+    }
 }
 
 // Pass 3 over every chunk on `threads` workers, into `totals` (whose
@@ -875,7 +881,7 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     for (const Slots<Acc>& keep : spanning) kept += keep.size();
     const std::size_t blocks = kept < 512 ? 1 : std::min<std::size_t>(n, std::size_t(threads) * 4);
     const std::size_t perBlock = (n + blocks - 1) / std::max<std::size_t>(blocks, 1);
-    pool.run(blocks, threads, [&](std::size_t block, int) {
+    auto merge = [&](std::size_t block, int) {
         const std::size_t lo = block * perBlock, hi = std::min(n, lo + perBlock);
         for (std::size_t chunk = 0; chunk < g.chunks; ++chunk) {
             const Slots<Acc>& keep = spanning[chunk];
@@ -884,7 +890,9 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
                 if (r >= lo && r < hi) addTo(totals, seen, r, keep, s);
             }
         }
-    });
+    };
+    if (blocks == 1) merge(0, 0);  // few: waking the workers costs more
+    else pool.run(blocks, threads, merge);
 }
 
 }  // namespace glccl::cpu::measure
