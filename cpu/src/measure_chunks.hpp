@@ -777,9 +777,10 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
     if (q.intensityExtrema && S.seen[s]) seen[r] = 1;
 }
 
-// Room for the arrays zeroTerms() fills, their pages mapped by every worker
-// (populate) before it writes them; arrays of a few megabytes and more are
-// left to it (it asks for transparent huge pages, a fault each 2 MiB).
+// Room for the arrays zeroTerms() fills, the pages of the large ones mapped
+// by every worker (populate) before it writes them; arrays of a few
+// megabytes and more are left to it (it asks for transparent huge pages, a
+// fault each 2 MiB).
 inline void reserveTotals(RegionTotals& t, detail::ThreadPool& pool, int threads) {
     const TermRequest& q = t.request;
     const std::size_t n = t.regions, c = std::size_t(q.channels);
@@ -793,6 +794,7 @@ inline void reserveTotals(RegionTotals& t, detail::ThreadPool& pool, int threads
         std::remove_reference_t<decltype(v)> fresh;
         fresh.reserve(count);
         v.swap(fresh);
+        if (bytes < kPopulateBytes) return;
         for (std::size_t at = 0; at < bytes; at += kPiece)
             pieces.emplace_back(reinterpret_cast<char*>(v.data()) + at, std::min(kPiece, bytes - at));
     };

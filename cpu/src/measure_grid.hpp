@@ -67,14 +67,19 @@ inline void populate(const void* p, std::size_t bytes, bool write) {
 #endif
 }
 
+// Below this many bytes, memory is not populated: a small block most often
+// comes from pages the heap has mapped already, where the call costs more
+// than it saves.
+constexpr std::size_t kPopulateBytes = std::size_t(1) << 16;
+
 // Room for n elements in v, its pages mapped at once (populate) where v
-// has to move; v's elements are kept.
+// has to move to a large block; v's elements are kept.
 template <class T, class A>
 void reserveMapped(std::vector<T, A>& v, std::size_t n) {
     if (v.capacity() >= n) return;
     std::vector<T, A> fresh;
     fresh.reserve(std::max(n, 2 * v.capacity()));
-    populate(fresh.data(), fresh.capacity() * sizeof(T), true);
+    if (fresh.capacity() * sizeof(T) >= kPopulateBytes) populate(fresh.data(), fresh.capacity() * sizeof(T), true);
     fresh.insert(fresh.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
     v.swap(fresh);
 }
