@@ -777,63 +777,6 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
     if (q.intensityExtrema && S.seen[s]) seen[r] = 1;
 }
 
-// Room for the arrays zeroTerms() fills, the pages of the large ones mapped
-// by every worker (populate) before it writes them; arrays of a few
-// megabytes and more are left to it (it asks for transparent huge pages, a
-// fault each 2 MiB).
-inline void reserveTotals(RegionTotals& t, detail::ThreadPool& pool, int threads) {
-    const TermRequest& q = t.request;
-    const std::size_t n = t.regions, c = std::size_t(q.channels);
-    const std::size_t moments = TermRequest::exponents(q.momentLevel, q.dimensions).size();
-    const std::size_t weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
-    std::vector<std::pair<char*, std::size_t>> pieces;  // of at most kPiece bytes
-    constexpr std::size_t kPiece = std::size_t(1) << 16;
-    auto room = [&](auto& v, std::size_t count) {
-        const std::size_t bytes = count * sizeof(v[0]);
-        if (bytes >= (std::size_t(1) << 22) || v.capacity() >= count) return;
-        std::remove_reference_t<decltype(v)> fresh;
-        fresh.reserve(count);
-        v.swap(fresh);
-        if (bytes < kPopulateBytes) return;
-        for (std::size_t at = 0; at < bytes; at += kPiece)
-            pieces.emplace_back(reinterpret_cast<char*>(v.data()) + at, std::min(kPiece, bytes - at));
-    };
-    room(t.moments, n * moments);
-    if (q.perimeter) room(t.perimeterClasses, n * 3);
-    if (q.crofton) room(t.croftonClasses, n * 5);
-    if (q.euler) room(t.eulerTimes, n);
-    if (c) {
-        if (q.intensityKind == SampleKind::Float) {
-            if (q.intensitySums) {
-                room(t.intensitySumFloat, n * c);
-                room(t.intensitySquaresFloat, n * c);
-            }
-            room(t.weightedMomentsFloat, n * c * weighted);
-        } else {
-            if (q.intensitySums) {
-                room(t.intensitySum, n * c);
-                room(t.intensitySquares, n * c);
-            }
-            room(t.weightedMoments, n * c * weighted);
-        }
-        if (q.intensityExtrema) {
-            room(t.intensityMin, n * c);
-            room(t.intensityMax, n * c);
-            room(t.intensityMinBits, n * c);
-            room(t.intensityMaxBits, n * c);
-            room(t.intensityMinAt, n * c);
-            room(t.intensityMaxAt, n * c);
-        }
-    }
-    // A few pieces on this thread: waking the workers costs more.
-    auto map = [&](std::size_t i, int) { populate(pieces[i].first, pieces[i].second, true); };
-    if (pieces.size() < 4) {
-        for (std::size_t i = 0; i < pieces.size(); ++i) map(i, 0);
-    } else {
-        pool.run(pieces.size(), threads, map);
-    }
-}
-
 // Pass 3 over every chunk on `threads` workers, into `totals` (whose
 // arrays it sizes).
 template <class Acc, class In>
@@ -849,7 +792,6 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     layout.crofton = pass.q.crofton;
     layout.euler = pass.q.euler;
     layout.extrema = In::present && pass.q.intensityExtrema;
-    reserveTotals(totals, pool, threads);
     zeroTerms(totals);
     std::vector<char> seen(n, 0);
 
