@@ -12,10 +12,7 @@
 #include <iterator>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
+#include "row_ranges.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -49,23 +46,9 @@ inline std::int64_t nextEqual(const std::int64_t* row, std::int64_t x, std::int6
     return end;
 }
 
-// Maps the pages of [p, p + bytes) in one call rather than a fault a page:
-// where each fault exits a virtual machine, the first writes of fresh memory
-// cost several times the work on it. Not for the inputs: walking pages
-// already mapped (an array in memory) costs about what it saves on a mapped
-// file's first read. Advice only: a kernel without it (before Linux 5.14),
-// or a range it refuses, faults the pages in as they are reached.
-inline void populate(const void* p, std::size_t bytes, bool write) {
-#if defined(__linux__) && defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
-    static const std::uintptr_t page = std::uintptr_t(sysconf(_SC_PAGESIZE));
-    if (!p || bytes == 0) return;
-    const std::uintptr_t begin = reinterpret_cast<std::uintptr_t>(p) & ~(page - 1);
-    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + bytes;
-    madvise(reinterpret_cast<void*>(begin), end - begin, write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
-#else
-    (void)p, (void)bytes, (void)write;
-#endif
-}
+// populate() (row_ranges.hpp) is not for the inputs: walking pages already
+// mapped (an array in memory) costs about what it saves on a mapped file's
+// first read.
 
 // Below this many bytes, memory is not populated: a small block most often
 // comes from pages the heap has mapped already, where the call costs more

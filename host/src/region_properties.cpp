@@ -946,7 +946,10 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     };
-    forRowRanges(totals.regions, threads, finalizeRows);
+    // A region's finalizers take microseconds (eigenvalues, Hu moments), far
+    // more than a row's copy: a thread is worth starting for fewer rows.
+    constexpr std::size_t kFinalizedRowsPerThread = 256;
+    forRanges(totals.regions, kFinalizedRowsPerThread, threads, finalizeRows);
     return table;
 }
 
