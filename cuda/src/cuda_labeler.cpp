@@ -66,6 +66,14 @@ bool available(std::string* why) {
     return true;
 }
 
+bool kernelsOptimized() {
+#if defined(GLCCL_CUDA_KERNELS_UNOPTIMIZED)
+    return false;
+#else
+    return true;
+#endif
+}
+
 std::string deviceName() {
     const CudaCheck check("glccl::cuda::deviceName");
     int device = 0;

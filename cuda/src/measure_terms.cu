@@ -310,7 +310,7 @@ __device__ __forceinline__ void addPowers(PowerRun& run, int begin, int end) {
 
 __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        Segment s;
+        Segment s{};  // filled by sumSegmentRuns before any callback reads it
         PowerRun run = sumSegmentRuns<PowerRun>(
             p, segments, i, s, [&](std::uint32_t label) { return startPowerRun(p, label); },
             [](PowerRun& r, int begin, int end) { addPowers(r, begin, end); },
@@ -492,7 +492,7 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
 __global__ void __launch_bounds__(kThreads)
     intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        Segment s;
+        Segment s{};  // filled by sumSegmentRuns before any callback reads it
         IntensityRun run = sumSegmentRuns<IntensityRun>(
             p, segments, i, s, [&](std::uint32_t label) { return startIntensityRun(p, label); },
             [&](IntensityRun& r, int begin, int end) {

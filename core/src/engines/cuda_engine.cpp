@@ -28,7 +28,8 @@ public:
     Backend backend() const override { return Backend::Cuda; }
     std::string device() const override {
         selectDevice();
-        return cuda::deviceName() + " (CUDA device " + std::to_string(device_) + ")";
+        return cuda::deviceName() + " (CUDA device " + std::to_string(device_) + ")" +
+               (cuda::kernelsOptimized() ? "" : ", kernels unoptimized (GLCCL_CUDA_OPTIMIZE_KERNELS=OFF)");
     }
 
     void label(const ImageView& image, const LabelOptions& options, std::uint32_t* labels,

@@ -60,6 +60,10 @@ bool available(std::string* why = nullptr);
 // Name of the current device ("NVIDIA H200"), for logs.
 std::string deviceName();
 
+// False in a build whose kernels' device code is unoptimized
+// (GLCCL_CUDA_OPTIMIZE_KERNELS=OFF, a compile check: cuda/CMakeLists.txt).
+bool kernelsOptimized();
+
 // What the cuda engine takes (the cuda backend's declaration, which the
 // router reads): unsigned samples of 8, 16, 32 and 64 bits, every criterion
 // (binary, binary:L, segments, threshold, delta), color (4 channels, for
