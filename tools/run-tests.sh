@@ -63,14 +63,17 @@ start_build sanitize
 # sanitizers (below: the same sources, every memory error and undefined
 # behaviour failing them), but those run here, in the optimized build, only:
 # the three that run lighter there, here at full strength (the list below
-# the sanitizers' build), and the tiled runs on the compute backend, whose
+# the sanitizers' build), the tiled runs on the compute backend, whose
 # tiling code runs under the sanitizers on the cpu backend and whose engine
 # under them in the other GL commands' tests (there, Mesa's allocations
 # through the sanitizers' allocator in every process and context are most
-# of their time). Here every other test, of the optimized build.
+# of their time), and three whose code the sanitizers see elsewhere: the
+# .npy header's parser (fuzz_npy and the host tests), the stage times'
+# printing, and measuring (the host tests' [measure] cases). Here every
+# other test, of the optimized build.
 # --no-tests=error: a suite that registered nothing is a failure, not a pass.
 cli_tests='^(host: outputs|tools:|tiles:(glccl|mpirun)|gl: (every input format|glccl label on volumes))'
-optimized_only='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line|tiles:.*[(]compute[)])'
+optimized_only='^(tiles:glccl label --memory-limit|gl: every input format|tools: glccl label shows a progress line|tiles:.*[(]compute[)]|tools: glccl label reads a .npy header|tools: stage times|tools: glccl measure and label --properties)'
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -E "$cli_tests"
 ctest --test-dir build --output-on-failure -j2 --timeout 600 --no-tests=error -R "$optimized_only"
 phase "the tests"

@@ -4,9 +4,9 @@
 # headless Chromium (WebGL2 by SwiftShader where there is no GPU), and checks
 # that its labels of the bundled sample (gray) and of a color PNG with a
 # gAMA chunk (tests/data/color_gamma.png, whose luma depends on libpng's
-# gamma), at 8- and at 4-connectivity, equal byte for byte those that the
-# native `glccl label` writes, and that the page's own check against the
-# reference labeler (in wasm) passed.
+# gamma), the first at 8-connectivity and the second at 4, equal byte for
+# byte those that the native `glccl label` writes, and that the page's own
+# check against the reference labeler (in wasm) passed.
 #
 #   web/test.sh [path/to/native/glccl]     (default build/tools/glccl)
 #
@@ -95,12 +95,13 @@ label_both() {
   fi
 }
 
+# The sample at 8-connectivity, the color file at 4: each input and each
+# connectivity once (a page load each, seconds of Chromium's start).
 runs=()
-for path in "$sample" "$color_sample"; do
-  for connectivity in 8 4; do
-    label_both "$path" "$connectivity"
-    runs+=("$(basename "$path")-$connectivity")
-  done
+for case in "$sample 8" "$color_sample 4"; do
+  read -r path connectivity <<<"$case"
+  label_both "$path" "$connectivity"
+  runs+=("$(basename "$path")-$connectivity")
 done
 
 python3 - "$work" "${runs[@]}" <<'EOF'
