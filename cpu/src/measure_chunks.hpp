@@ -792,7 +792,7 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     layout.crofton = pass.q.crofton;
     layout.euler = pass.q.euler;
     layout.extrema = In::present && pass.q.intensityExtrema;
-    zeroTerms(totals);
+    zeroTerms(totals, threads);
     std::vector<char> seen(n, 0);
 
     std::vector<ChunkTable<Acc>> tables;

@@ -183,7 +183,8 @@ const WindowShares& windowShares() {
     return shares;
 }
 
-RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request) {
+RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request,
+                         int threads) {
     RegionTotals totals;
     totals.request = request;
     totals.regions = table.size();
@@ -194,12 +195,12 @@ RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table
     fresh.reserve(totals.counts, n);
     fresh.reserve(totals.boxMin, n);
     fresh.reserve(totals.boxMax, n);
-    fresh.map();
+    fresh.map(threads);
     totals.labels.resize(n);
     totals.counts.resize(n);
     totals.boxMin.resize(n);
     totals.boxMax.resize(n);
-    forRowRanges(n, 0, [&](std::size_t first, std::size_t last) {
+    forRowRanges(n, threads, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             const Component& c = table[i];
             totals.labels[i] = i + 1;
@@ -212,7 +213,7 @@ RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table
     return totals;
 }
 
-void zeroTerms(RegionTotals& totals) {
+void zeroTerms(RegionTotals& totals, int threads) {
     const TermRequest& q = totals.request;
     const std::size_t n = totals.regions, channels = std::size_t(q.channels);
     const std::size_t moments = TermRequest::exponents(q.momentLevel, q.dimensions).size();
@@ -249,7 +250,7 @@ void zeroTerms(RegionTotals& totals) {
     };
     FreshPages fresh;
     eachArray([&](auto& v, std::size_t count) { fresh.reserve(v, count); });
-    fresh.map();
+    fresh.map(threads);
     eachArray([](auto& v, std::size_t count) { v.assign(count, {}); });
 }
 
@@ -917,7 +918,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     }
-    fresh.map();
+    fresh.map(threads);
     for (const Placed& p : placed)
         for (std::size_t k = 0; k < p.width && !p.label; ++k) {
             auto& c = table.columns[p.first + k];

@@ -189,12 +189,15 @@ const WindowShares& windowShares();
 
 // The totals the component table of labels 1..n gives (labels, counts,
 // boxes), of a request whose terms a gatherer adds: the start of every
-// engine's gathering from its own labeling.
-RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request);
+// engine's gathering from its own labeling. Large tables are copied, and
+// their fresh memory mapped, by `threads` threads (0: every core).
+RegionTotals tableTotals(const Shape& shape, const std::vector<Component>& table, const TermRequest& request,
+                         int threads = 0);
 
 // Sizes every array of the terms totals.request asks for, for
-// totals.regions regions, each total zero: where a gatherer adds.
-void zeroTerms(RegionTotals& totals);
+// totals.regions regions, each total zero: where a gatherer adds. Their
+// fresh memory is mapped by `threads` threads (0: every core).
+void zeroTerms(RegionTotals& totals, int threads = 0);
 
 // One column of a property table, named as scikit-image's regionprops_table
 // names it ("bbox-0", "moments_central-1-2", "intensity_mean-0").
