@@ -117,14 +117,20 @@ public:
 
     // Maps every piece added, on `threads` threads (0: every core).
     void map(int threads = 0) {
-        forRanges(pieces_.size(), kPiecesPerThread, threads, [&](std::size_t first, std::size_t last) {
+        // A thread for each kBytesPerThread at the most: many small arrays
+        // (a small table's columns) are mapped on the calling thread.
+        std::size_t bytes = 0;
+        for (const auto& piece : pieces_) bytes += piece.second;
+        const std::size_t most = threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
+        const std::size_t workers = std::max<std::size_t>(1, std::min(most, bytes / kBytesPerThread));
+        forRanges(pieces_.size(), 1, int(workers), [&](std::size_t first, std::size_t last) {
             for (std::size_t i = first; i < last; ++i) populate(pieces_[i].first, pieces_[i].second, true);
         });
         pieces_.clear();
     }
 
 private:
-    static constexpr std::size_t kPiece = std::size_t(256) << 10, kPiecesPerThread = 8;
+    static constexpr std::size_t kPiece = std::size_t(256) << 10, kBytesPerThread = std::size_t(2) << 20;
     std::vector<std::pair<char*, std::size_t>> pieces_;
 };
 
