@@ -8,6 +8,12 @@
 // A call's stages follow each other within microseconds, so an idle worker
 // spins on the run counter for a while before it sleeps: waking a sleeping
 // thread costs more than a small stage. Between calls the workers sleep.
+//
+// A run waits for the workers that joined it, never for one still waking
+// or starting: once its tasks are all taken the run is closed, and a worker
+// that comes later leaves it to the workers that came. So a run costs what
+// its tasks do on the workers at hand, and a team's threads, started in a
+// tree (each new thread starts some of the others), join as they come.
 
 #include <atomic>
 #include <condition_variable>
@@ -42,8 +48,11 @@ public:
     ThreadPool(const ThreadPool&) = delete;
     ThreadPool& operator=(const ThreadPool&) = delete;
 
-    int threads() const { return int(threads_.size()) + 1; }
-    // Adds threads until the team has `threads` workers.
+    int threads() const { return size_; }
+    // Adds threads until the team has `threads` workers. Returns once the
+    // first of them is started; it starts the others (some of them, each
+    // starting the rest of its share), and each takes part in runs once
+    // it is running.
     void grow(int threads);
 
     // Runs task(i, worker) for every i in 0..count-1 on workers 0..width-1
@@ -54,28 +63,38 @@ public:
     void run(std::size_t count, int width, TaskRef task);
 
 private:
-    void work(int worker, std::uint64_t seen);
+    // Worker `first` of the workers [first, end) it starts.
+    void start(int first, int end, std::vector<std::thread>& into);
+    void work(int worker, int end);
     void takeTasks(int worker);
 
-    std::vector<std::thread> threads_;
-    // The current run: written by run() before it bumps `runs_` (release),
-    // read by its workers after they see it (acquire); run() waits for them
-    // before it writes the next. `runs_` counts the runs in its high bits
-    // and holds the current run's width in its low kWidthBits, so that a
-    // worker left out of a run learns so without reading what the next run
-    // may be writing.
-    static constexpr int kWidthBits = 16;
+    int size_ = 1;
+    std::vector<std::thread> threads_;  // the threads grow() started; each joins those it started
+
+    // The current run: written by run() before it publishes the run in
+    // `state_` (release), read by its workers after they join it (acquire);
+    // run() waits for them before it writes the next. `state_` holds the
+    // run's number, its width (a worker past it is not in the run), whether
+    // it is closed (no worker may join: its tasks are all taken) and the
+    // workers in it: a worker joins by one compare-and-swap of the run it
+    // saw, so it learns that it is too late, or not needed, without reading
+    // what the next run may be writing.
+    static constexpr int kCountBits = 16, kWidthBits = 16;
+    static constexpr std::uint64_t kCountMask = (std::uint64_t(1) << kCountBits) - 1;
+    static constexpr std::uint64_t kClosed = std::uint64_t(1) << (kCountBits + kWidthBits);
+    static constexpr int kRunShift = kCountBits + kWidthBits + 1;
+    static std::uint64_t runOf(std::uint64_t state) { return state >> kRunShift; }
+    static int widthOf(std::uint64_t state) { return int((state >> kCountBits) & ((1u << kWidthBits) - 1)); }
     const TaskRef* task_ = nullptr;
     std::size_t count_ = 0;
-    std::atomic<std::uint64_t> runs_{0};
+    std::atomic<std::uint64_t> state_{0};
     std::atomic<std::size_t> next_{0};  // the next task to take
-    std::atomic<int> pending_{0};       // workers of this run still taking tasks
     std::atomic<bool> stopping_{false};
 
     // Sleeping, on either side, and the first failure of a run.
     std::mutex mutex_;
     std::condition_variable wake_;      // workers wait for a run
-    std::condition_variable finished_;  // the caller waits for the workers
+    std::condition_variable finished_;  // the caller waits for the workers in a closed run
     int sleepers_ = 0;
     bool callerSleeps_ = false;
     std::exception_ptr failure_;
