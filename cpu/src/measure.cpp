@@ -10,6 +10,7 @@
 #include <glccl/cpu_labeler.hpp>
 #include <glccl/error.hpp>
 #include <glccl/measure.hpp>
+#include <glccl/measure_team.hpp>
 
 #include "measure_chunks.hpp"
 #include "thread_pool.hpp"
@@ -198,25 +199,39 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
     return totals;
 }
 
+// The process's team and the lock a measurement holds it by.
+struct SharedTeam {
+    std::mutex mutex;
+    ThreadPool* pool = nullptr;
+    pid_t owner = 0;
+
+    static SharedTeam& get() {
+        static SharedTeam team;
+        return team;
+    }
+    // The team of at least `threads` workers; the caller holds `mutex`. A
+    // child process (fork) starts a team of its own: the parent's threads
+    // are not in it. Left to the end of the process, its workers asleep (a
+    // forked child's copy holds no threads to end).
+    ThreadPool& grown(int threads) {
+        if (!pool || owner != getpid()) {
+            pool = new ThreadPool(threads);
+            owner = getpid();
+        }
+        pool->grow(threads);
+        return *pool;
+    }
+};
+
 // The workers of one measurement: the process's team, kept from call to
 // call (starting a thread, and the first touches of its stack and heap,
 // cost about what a small image's pass does), or a team of its own where
-// another measurement holds that one. A child process (fork) starts a team
-// of its own: the parent's threads are not in it.
+// another measurement holds that one.
 class Team {
 public:
-    explicit Team(int threads) : lock_(mutex(), std::try_to_lock) {
+    explicit Team(int threads) : lock_(SharedTeam::get().mutex, std::try_to_lock) {
         if (lock_.owns_lock()) {
-            static ThreadPool* shared = nullptr;
-            static pid_t owner = 0;
-            if (!shared || owner != getpid()) {
-                // Left to the end of the process, its workers asleep (a
-                // forked child's copy holds no threads to end).
-                shared = new ThreadPool(threads);
-                owner = getpid();
-            }
-            shared->grow(threads);
-            pool_ = shared;
+            pool_ = &SharedTeam::get().grown(threads);
         } else {
             own_ = std::make_unique<ThreadPool>(threads);
             pool_ = own_.get();
@@ -225,10 +240,6 @@ public:
     ThreadPool& pool() { return *pool_; }
 
 private:
-    static std::mutex& mutex() {
-        static std::mutex m;
-        return m;
-    }
     std::unique_lock<std::mutex> lock_;
     std::unique_ptr<ThreadPool> own_;
     ThreadPool* pool_ = nullptr;
@@ -493,6 +504,12 @@ TermRequest requestOf(const MeasureOptions& options, int dimensions, const Inten
 }
 
 }  // namespace
+
+void startMeasuringTeam(int threads) {
+    SharedTeam& team = SharedTeam::get();
+    std::unique_lock<std::mutex> lock(team.mutex, std::try_to_lock);
+    if (lock.owns_lock()) team.grown(threads > 0 ? threads : cpu::defaultThreads());
+}
 
 RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* intensity, const TermRequest& request,
                           int threads, bool backgroundIsRegion, const PiecePlace* piece) {

@@ -49,6 +49,7 @@
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/label_filters.hpp"
+#include "glccl/measure_team.hpp"
 #include "glccl/output_transaction.hpp"
 #include "glccl/types.hpp"
 #include "glccl/version.hpp"
@@ -707,6 +708,11 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
     std::optional<IntensityImage> intensity;
     {
         const PhaseTimer timer(seconds.reading);
+        // Properties measured on the host (the cpu engine's labels, or
+        // those kept and renumbered here): the measuring team starts while
+        // the inputs are read.
+        const bool cpuRoute = options.backend == Backend::Cpu || (fileRoute && fileRoute->route.backend == Backend::Cpu);
+        if (measure.given() && (filter.given() || cpuRoute)) startMeasuringTeam(options.threads);
         checkInputFile(input);
         image = readImage(input, mode, options.channelAxis);
         if (!measure.intensity.empty()) {

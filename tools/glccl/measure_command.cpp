@@ -26,6 +26,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/image_source.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/measure_team.hpp"
 #include "glccl/output_transaction.hpp"
 #include "glccl/tiled.hpp"
 #include "npy_format.hpp"
@@ -710,6 +711,8 @@ int runMeasure(const std::vector<std::string>& args) {
                          "; a C-ordered little-endian .npy is mapped instead, at any size (numpy: "
                          "numpy.save(path, numpy.ascontiguousarray(labels)))");
 
+    // The measuring team starts while the inputs are read.
+    startMeasuringTeam(command.threads);
     step("measure: reading " + command.labels);
     const LabelFile labels = readLabelFile(command.labels);
     std::optional<IntensityImage> intensity;
