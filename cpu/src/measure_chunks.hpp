@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -795,12 +796,15 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     zeroTerms(totals, threads);
     std::vector<char> seen(n, 0);
 
-    std::vector<ChunkTable<Acc>> tables;
-    for (int t = 0; t < threads; ++t) tables.emplace_back(layout, n);
+    // Each worker's table made on its first chunk, by the worker: its
+    // index by region (4 bytes a region) is fresh memory that the workers
+    // map and clear at once, not the caller one after another.
+    std::vector<std::unique_ptr<ChunkTable<Acc>>> tables(static_cast<std::size_t>(threads));
     std::vector<Slots<Acc>> spanning(g.chunks);
-    std::vector<std::vector<std::int64_t>> spanningRegions(g.chunks);
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
-        ChunkTable<Acc>& table = tables[std::size_t(worker)];
+        std::unique_ptr<ChunkTable<Acc>>& made = tables[std::size_t(worker)];
+        if (!made) made = std::make_unique<ChunkTable<Acc>>(layout, n);
+        ChunkTable<Acc>& table = *made;
         table.clear();
         gatherChunk<Acc, In>(pass, in, chunk, table);
         const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
