@@ -776,7 +776,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
             labels.bytes = 4;
             properties = finalizeProperties(session.session().measureTerms(request, intensity ? &samples : nullptr, labels,
                                                                            run.labeling.components, options.threads),
-                                            measuring.properties);
+                                            measuring.properties, options.threads);
         }
         result.measureMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         intensity.reset();

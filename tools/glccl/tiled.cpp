@@ -19,6 +19,7 @@
 #include "glccl/backend.hpp"
 #include "glccl/error.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/measure_team.hpp"
 #include "glccl/output_transaction.hpp"
 #include "glccl/session.hpp"
 #include "glccl/tiled.hpp"
@@ -343,6 +344,9 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     // read whole is read before the memory in use is taken (below), so that
     // the tiles are planned around it.
     const MeasureRequest& measure = command.measure;
+    // The pieces are measured on the host as they come: the measuring team
+    // starts now.
+    if (measure.given()) startMeasuringTeam(options.label.threads);
     std::optional<IntensityImage> intensity;
     if (!measure.intensity.empty()) {
         checkInputFile(measure.intensity);
@@ -395,7 +399,7 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
         }
     }();
     if (measuringSink)
-        writeTextFile(command.stats, propertyCsv(finalizeProperties(measuringSink->totals(), measuring->properties)),
+        writeTextFile(command.stats, propertyCsv(finalizeProperties(measuringSink->totals(), measuring->properties, options.label.threads)),
                       command.force);
     line.clear();
     printOutputNotes("glccl", transaction.notes());
