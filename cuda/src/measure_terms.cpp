@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <future>
 #include <memory>
 #include <string>
 
@@ -133,14 +134,16 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         check.fail("the moments of a region " + std::to_string(extent) +
                    " elements across exceed what is summed exactly");
 
-    RegionTotals totals = tableTotals(shape, table, q);
-    totals.gatheredBy = Backend::Cuda;
-    if (!q.any()) return totals;
     const bool intensityTerms = q.channels > 0;
     const RecordLayout layout = layoutOf(q, intensityTerms);
     const std::size_t nm = std::size_t(layout.momentTerms), nw = std::size_t(layout.weightedTerms);
-    zeroTerms(totals);
-    if (n == 0 || layout.words == 0) return totals;
+    auto makeTotals = [&] {
+        RegionTotals totals = tableTotals(shape, table, q);
+        totals.gatheredBy = Backend::Cuda;
+        if (q.any()) zeroTerms(totals);
+        return totals;
+    };
+    if (!q.any() || n == 0 || layout.words == 0) return makeTotals();
     if (d_labels == nullptr) check.fail("the labels are null");
 
     // The boxes' least corners, the records, the flag, the intensity.
@@ -195,6 +198,12 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         if (q.intensityExtrema) gatherExtremaPositions(check, stream, p);  // after the extrema are complete
     }
     if (q.crofton || q.euler) gatherWindows(check, stream, p, configurations(), q.crofton, q.euler);
+    // The totals' arrays (the table's labels, counts and boxes, every term
+    // array sized) are made on a thread of their own while the GPU gathers
+    // and the records come down: fresh memory mapped and written at the
+    // host's memory speed, which would otherwise come before the passes
+    // rather than during them.
+    std::future<RegionTotals> made = std::async(std::launch::async, makeTotals);
 
     // Every word is written by the copy: no zero-fill. Its pages are mapped
     // first, by several threads (FreshPages).
@@ -218,6 +227,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         check.fail("the labels hold labels past the table's " + std::to_string(n) + " regions");
 
     // Records into the totals' arrays.
+    RegionTotals totals = made.get();
     const bool isSigned = intensityTerms && intensity->kind == SampleKind::Signed;
     auto sampleOf = [&](unsigned long long key, std::uint64_t& bits, double& value) {
         bits = isSigned ? key ^ (std::uint64_t(1) << 63) : key;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <future>
+#include <utility>
 
 #include "gl_error.hpp"
 #include "glccl/capabilities.hpp"
@@ -207,11 +209,13 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     const Shape shape = volume ? Shape::volume(labels.width(), labels.height(), labels.depth())
                                : Shape::image(labels.width(), labels.height());
     checkRequest(q, shape.dimensions, intensity.texture != 0);
-    RegionTotals totals = tableTotals(shape, table, q);
     const std::size_t n = table.size();
     const RecordLayout layout = layoutOf(table, q, intensity.bits);
-    if (q.any()) zeroTerms(totals);
-    if (!q.any() || n == 0) return totals;
+    if (!q.any() || n == 0) {
+        RegionTotals totals = tableTotals(shape, table, q);
+        if (q.any()) zeroTerms(totals);
+        return totals;
+    }
 
     // Regions in batches whose records and boxes fit one storage block; each
     // batch reads the labels again (one batch but for millions of regions).
@@ -226,13 +230,28 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         throw Error("one region's totals take " + std::to_string(recordBytes) +
                     " bytes, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is " + std::to_string(largestBlock));
 
+    // The totals' arrays (the table's labels, counts and boxes, every term
+    // array sized) are made on a thread of their own while the GPU gathers:
+    // fresh memory mapped and written at the host's memory speed, which would
+    // otherwise come before or after the GPU's passes rather than during them.
+    std::future<RegionTotals> made = std::async(std::launch::async, [&] {
+        RegionTotals totals = tableTotals(shape, table, q);
+        zeroTerms(totals);
+        return totals;
+    });
+    RegionTotals totals;
+    bool have = false;
+    const std::function<RegionTotals&()> ready = [&]() -> RegionTotals& {
+        if (!have) totals = made.get(), have = true;
+        return totals;
+    };
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
     if (intensity.texture)
         glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
                            intensity.format);
     for (std::size_t first = 0; first < n; first += batch)
-        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), totals);
-    return totals;
+        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), ready);
+    return std::move(ready());
 }
 
 void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
@@ -282,7 +301,7 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
 
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
                                const Intensity& intensity, const RecordLayout& layout, std::size_t first,
-                               std::size_t count, RegionTotals& totals) {
+                               std::size_t count, const std::function<RegionTotals&()>& ready) {
     const std::size_t words = count * std::size_t(layout.words);
     // The boxes' least corners, and the records zeroed.
     std::vector<std::int32_t> corners(count * 4, 0);
@@ -307,6 +326,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         readbackBytes_ = words * 4;
     }
     glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(words * 4));
+    glFlush();  // the passes and the copy sent to the GPU before the host waits for its own arrays
+    RegionTotals& totals = ready();
     const auto* records =
         static_cast<const std::uint32_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(words * 4), GL_MAP_READ_BIT));
     if (!records) {

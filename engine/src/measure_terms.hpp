@@ -105,10 +105,11 @@ public:
     void setLargestBatch(std::size_t bytes) { largestBatchBytes_ = bytes; }
 
 private:
-    // The regions first .. first + count - 1 (rows of `totals`).
+    // The regions first .. first + count - 1 (rows of the totals ready()
+    // gives once the records are read back).
     void gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                      const Intensity& intensity, const RecordLayout& layout, std::size_t first, std::size_t count,
-                     RegionTotals& totals);
+                     const std::function<RegionTotals&()>& ready);
     // The passes `request` needs over the labels, into totals_ from the
     // corners in boxes_ (both sized, totals_ zeroed).
     void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
