@@ -711,7 +711,8 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
         // Properties measured on the host (the cpu engine's labels, or
         // those kept and renumbered here): the measuring team starts while
         // the inputs are read.
-        const bool cpuRoute = options.backend == Backend::Cpu || (fileRoute && fileRoute->route.backend == Backend::Cpu);
+        const bool cpuRoute =
+            options.backend == Backend::Cpu || (fileRoute && fileRoute->route.backend == Backend::Cpu);
         if (measure.given() && (filter.given() || cpuRoute)) startMeasuringTeam(options.threads);
         checkInputFile(input);
         image = readImage(input, mode, options.channelAxis);

@@ -399,7 +399,8 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
         }
     }();
     if (measuringSink)
-        writeTextFile(command.stats, propertyCsv(finalizeProperties(measuringSink->totals(), measuring->properties, options.label.threads)),
+        writeTextFile(command.stats,
+                      propertyCsv(finalizeProperties(measuringSink->totals(), measuring->properties, options.label.threads)),
                       command.force);
     line.clear();
     printOutputNotes("glccl", transaction.notes());
