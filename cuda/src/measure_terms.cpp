@@ -238,7 +238,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         for (std::size_t r = first; r < last; ++r) {
             const unsigned long long* record = host.get() + r * std::size_t(layout.words);
             for (std::size_t t = 0; t < nm; ++t)
-                totals.moments[r * nm + t] = wideAt(record + layout.momentsAt + t * kLimbs);
+                streamStore(totals.moments[r * nm + t], wideAt(record + layout.momentsAt + t * kLimbs));
             for (std::size_t c = 0; c < 3 && q.perimeter; ++c)
                 totals.perimeterClasses[r * 3 + c] = record[layout.perimeterAt + int(c)];
             for (std::size_t c = 0; c < 5 && q.crofton; ++c)
@@ -256,8 +256,9 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
                 totals.intensityMaxAt[r] = record[layout.positionsAt + 1];
             }
             for (std::size_t t = 0; t < nw; ++t)
-                totals.weightedMoments[r * nw + t] = wideAt(record + layout.weightedAt + t * kLimbs);
+                streamStore(totals.weightedMoments[r * nw + t], wideAt(record + layout.weightedAt + t * kLimbs));
         }
+        streamFence();
     });
     return totals;
 }

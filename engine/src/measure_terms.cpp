@@ -350,11 +350,11 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
             const std::size_t r = first + i;
             const std::uint32_t* record = records + i * std::size_t(layout.words);
             for (std::size_t t = 0; t < terms; ++t)
-                totals.moments[r * terms + t] = wide(record + layout.momentsAt + t * std::size_t(layout.limbs));
+                streamStore(totals.moments[r * terms + t], wide(record + layout.momentsAt + t * std::size_t(layout.limbs)));
             if (intensityTerms) {
                 for (std::size_t t = 0; t < weightedTerms; ++t)
-                    totals.weightedMoments[r * weightedTerms + t] =
-                        wide(record + layout.weightedAt + t * std::size_t(layout.limbs));
+                    streamStore(totals.weightedMoments[r * weightedTerms + t],
+                                wide(record + layout.weightedAt + t * std::size_t(layout.limbs)));
                 if (q.intensitySums) {
                     totals.intensitySum[r] = wide(record + layout.sumAt);
                     totals.intensitySquares[r] = wide(record + layout.squaresAt);
@@ -374,6 +374,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
                 totals.eulerTimes[r] = std::int64_t(std::uint64_t(record[layout.eulerAt]) |
                                                     std::uint64_t(record[layout.eulerAt + 1]) << 32);
         }
+        streamFence();
     });
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     checkGlError("reading the region totals");

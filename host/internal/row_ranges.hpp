@@ -14,10 +14,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -66,6 +72,33 @@ void forRanges(std::size_t count, std::size_t grain, int threads, const Task& ta
 template <class Task>
 void forRowRanges(std::size_t rows, int threads, const Task& task) {
     forRanges(rows, kRowsPerThread, threads, task);
+}
+
+// `value` stored into `to` past the caches. A table's wide totals (a row's
+// moment sums, hundreds of bytes) are written once, row after row, far
+// more of them than the caches hold, and read again only once the whole
+// table is written: a plain store first reads each line in from memory,
+// these write it without reading it. The thread that stores calls
+// streamFence() before its stores are read elsewhere.
+template <class T>
+inline void streamStore(T& to, const T& value) {
+    static_assert(std::is_trivially_copyable<T>::value && sizeof(T) % 8 == 0, "whole 64-bit words");
+#if defined(__x86_64__)
+    std::uint64_t words[sizeof(T) / 8];
+    std::memcpy(words, &value, sizeof(T));
+    auto* out = reinterpret_cast<long long*>(&to);
+    for (std::size_t k = 0; k < sizeof(T) / 8; ++k) _mm_stream_si64(out + k, static_cast<long long>(words[k]));
+#else
+    to = value;
+#endif
+}
+
+// Orders this thread's streamStore()s before what it does next (the end of
+// its share of rows).
+inline void streamFence() {
+#if defined(__x86_64__)
+    _mm_sfence();
+#endif
 }
 
 // Maps the pages of [p, p + bytes) in one call rather than a fault a page.
