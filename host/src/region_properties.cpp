@@ -251,7 +251,12 @@ void zeroTerms(RegionTotals& totals, int threads) {
     FreshPages fresh;
     eachArray([&](auto& v, std::size_t count) { fresh.reserve(v, count); });
     fresh.map(threads);
-    eachArray([](auto& v, std::size_t count) { v.assign(count, {}); });
+    // Value-initialized (zeroed as by memset), rather than each element a
+    // copy of a zero: the same totals, written at the speed of the memory.
+    eachArray([](auto& v, std::size_t count) {
+        v.clear();
+        v.resize(count);
+    });
 }
 
 // --- Exponents ----------------------------------------------------------------
