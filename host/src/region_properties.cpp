@@ -281,23 +281,41 @@ int TermRequest::exponentIndex(int level, int dimensions, int ex, int ey, int ez
 
 // --- One region ---------------------------------------------------------------
 
+// Orders of moments a finalizer reads (TermRequest's momentLevel scale: 1
+// to 3 every exponent tuple of total order <= that, 4 the whole cube of
+// powers 0..3 on each axis). A region's moments are derived at the order
+// its properties need and no further: the second-order properties read 6
+// (10) of the cube's 16 (64) central moments.
+struct MomentOrders {
+    int raw = 0, central = 0, weightedRaw = 0, weightedCentral = 0;
+};
+
 // One region's totals, with what several finalizers share (raw and central
 // moments in numpy's axis order, the inertia tensor and its eigenvalues)
-// computed once on first use. Axis a of numpy's order is glccl's axis
-// dims - 1 - a (numpy's last axis is x).
+// computed once on first use, at the orders the table's properties need
+// (a finalizer asks for the order it reads; `needed` names the highest any
+// property of the table asks, so that each is derived once a region).
+// Axis a of numpy's order is glccl's axis dims - 1 - a (numpy's last axis
+// is x).
 class RegionMeasure {
 public:
-    RegionMeasure(const RegionTotals& totals, const std::vector<double>& spacing)
-        : t_(totals), spacing_(spacing), dims_(totals.request.dimensions) {
+    RegionMeasure(const RegionTotals& totals, const std::vector<double>& spacing, const MomentOrders& needed = {})
+        : t_(totals), spacing_(spacing), dims_(totals.request.dimensions), needed_(needed) {
         const auto& req = totals.request;
         momentExponents_ = TermRequest::exponents(req.momentLevel, dims_);
         weightedExponents_ = TermRequest::exponents(req.weightedMomentLevel, dims_);
+        const std::size_t channels = std::size_t(std::max(req.channels, 1));
+        weighted_.resize(channels);
+        weightedCentral_.resize(channels);
+        weightedLevel_.assign(channels, 0);
+        weightedCentralLevel_.assign(channels, 0);
     }
     void select(std::size_t row) {
         row_ = row;
-        haveMoments_ = haveCentral_ = haveTensor_ = haveEigen_ = false;
-        for (auto& w : weighted_) w.clear();
-        for (auto& w : weightedCentral_) w.clear();
+        momentsLevel_ = centralLevel_ = 0;
+        haveTensor_ = haveEigen_ = false;
+        std::fill(weightedLevel_.begin(), weightedLevel_.end(), 0);
+        std::fill(weightedCentralLevel_.begin(), weightedCentralLevel_.end(), 0);
     }
 
     const RegionTotals& totals() const { return t_; }
@@ -327,34 +345,47 @@ public:
         return i;
     }
     int cubeSize() const { return dims_ == 3 ? 64 : 16; }
+    // Whether cube entry idx (or exponent tuple p) is of an order `level` holds.
+    bool inLevel(int idx, int level) const {
+        if (level >= 4) return true;
+        int order = 0;
+        for (int a = 0; a < dims_; ++a, idx /= 4) order += idx % 4;
+        return order <= level;
+    }
 
     // Raw moments in numpy order, scaled by the spacing (scikit-image's
     // `moments`): entry cubeIndex(p) = sum of prod_a (coordinate_a s_a)^p_a,
-    // for the exponent tuples gathered (the others NaN).
-    const std::vector<DoubleDouble>& moments() {
-        if (!haveMoments_) {
+    // for the exponent tuples gathered of the orders `level` holds (the
+    // others NaN).
+    const std::vector<DoubleDouble>& moments(int level = 4) {
+        if (momentsLevel_ < level) {
+            momentsLevel_ = std::max(level, needed_.raw);
             const std::size_t n = momentExponents_.size();
-            scaledRaw(momentExponents_, [&](std::size_t e) {
+            scaledRaw(momentExponents_, momentsLevel_, [&](std::size_t e) {
                 double hi, lo;
                 t_.moments[row_ * n + e].toDoubleDouble(hi, lo);
                 return DoubleDouble(hi, lo);
             }, moments_);
-            haveMoments_ = true;
         }
         return moments_;
     }
-    // Central moments in numpy order, scaled (scikit-image's moments_central).
-    const std::vector<DoubleDouble>& central() {
-        if (!haveCentral_) central_ = centralOf(moments()), haveCentral_ = true;
+    // Central moments in numpy order, scaled (scikit-image's
+    // moments_central), of the orders `level` holds (the others NaN).
+    const std::vector<DoubleDouble>& central(int level = 4) {
+        if (centralLevel_ < level) {
+            centralLevel_ = std::max(level, needed_.central);
+            centralOf(moments(centralLevel_), centralLevel_, central_);
+        }
         return central_;
     }
-    const std::vector<DoubleDouble>& weighted(int channel) {
-        if (weighted_.empty()) weighted_.resize(std::size_t(std::max(channels(), 1)));
+    const std::vector<DoubleDouble>& weighted(int channel, int level = 4) {
+        int& have = weightedLevel_[std::size_t(channel)];
         auto& w = weighted_[std::size_t(channel)];
-        if (w.empty()) {
+        if (have < level) {
+            have = std::max(level, needed_.weightedRaw);
             const std::size_t n = weightedExponents_.size();
             const std::size_t base = (row_ * std::size_t(channels()) + std::size_t(channel)) * n;
-            scaledRaw(weightedExponents_, [&](std::size_t e) {
+            scaledRaw(weightedExponents_, have, [&](std::size_t e) {
                 if (t_.request.intensityKind == SampleKind::Float) return t_.weightedMomentsFloat[base + e];
                 double hi, lo;
                 t_.weightedMoments[base + e].toDoubleDouble(hi, lo);
@@ -363,27 +394,31 @@ public:
         }
         return w;
     }
-    const std::vector<DoubleDouble>& weightedCentral(int channel) {
-        if (weightedCentral_.empty()) weightedCentral_.resize(std::size_t(std::max(channels(), 1)));
+    const std::vector<DoubleDouble>& weightedCentral(int channel, int level = 4) {
+        int& have = weightedCentralLevel_[std::size_t(channel)];
         auto& w = weightedCentral_[std::size_t(channel)];
-        if (w.empty()) w = centralOf(weighted(channel));
+        if (have < level) {
+            have = std::max(level, needed_.weightedCentral);
+            centralOf(weighted(channel, have), have, w);
+        }
         return w;
     }
 
-    // scikit-image's inertia tensor of the central moments mu (dims x dims, row major).
-    static std::vector<double> inertiaTensorOf(const std::vector<DoubleDouble>& mu, int dims) {
-        std::vector<double> t(std::size_t(dims * dims), 0.0);
+    // scikit-image's inertia tensor of the central moments mu (dims x dims,
+    // row major), into t.
+    static void inertiaTensorOf(const std::vector<DoubleDouble>& mu, int dims, std::vector<double>& t) {
+        t.assign(std::size_t(dims * dims), 0.0);
         const double mu0 = mu[0].value();
         int p[3] = {0, 0, 0};
-        std::vector<double> second(static_cast<std::size_t>(dims));
+        double second[3] = {0.0, 0.0, 0.0};
         double sum = 0.0;
         for (int a = 0; a < dims; ++a) {
             std::fill(p, p + 3, 0);
             p[a] = 2;
-            second[std::size_t(a)] = mu[std::size_t(cubeIndex(p, dims))].value();
-            sum += second[std::size_t(a)];
+            second[a] = mu[std::size_t(cubeIndex(p, dims))].value();
+            sum += second[a];
         }
-        for (int a = 0; a < dims; ++a) t[std::size_t(a * dims + a)] = (sum - second[std::size_t(a)]) / mu0;
+        for (int a = 0; a < dims; ++a) t[std::size_t(a * dims + a)] = (sum - second[a]) / mu0;
         for (int a = 0; a < dims; ++a)
             for (int b = a + 1; b < dims; ++b) {
                 std::fill(p, p + 3, 0);
@@ -393,25 +428,26 @@ public:
                 t[std::size_t(a * dims + b)] = v;
                 t[std::size_t(b * dims + a)] = v;
             }
-        return t;
     }
     const std::vector<double>& inertiaTensor() {
-        if (!haveTensor_) tensor_ = inertiaTensorOf(central(), dims_), haveTensor_ = true;
+        if (!haveTensor_) inertiaTensorOf(central(2), dims_, tensor_), haveTensor_ = true;
         return tensor_;
     }
     // Eigenvalues of the inertia tensor, clipped at 0, largest first.
     const std::vector<double>& eigenvalues() {
-        if (!haveEigen_) eigen_ = symmetricEigenvalues(inertiaTensor(), dims_), haveEigen_ = true;
+        if (!haveEigen_) symmetricEigenvalues(inertiaTensor(), dims_, eigen_), haveEigen_ = true;
         return eigen_;
     }
 
 private:
-    // The cube in numpy order (NaN where a tuple was not gathered), scaled
-    // by spacing^power along each axis.
+    // The cube in numpy order (NaN where a tuple was not gathered or is of
+    // an order past `level`), scaled by spacing^power along each axis.
     template <class TotalAt>
-    void scaledRaw(const std::vector<std::array<int, 3>>& exps, const TotalAt& at, std::vector<DoubleDouble>& cube) const {
+    void scaledRaw(const std::vector<std::array<int, 3>>& exps, int level, const TotalAt& at,
+                   std::vector<DoubleDouble>& cube) const {
         cube.assign(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
         for (std::size_t e = 0; e < exps.size(); ++e) {
+            if (level < 4 && exps[e][0] + exps[e][1] + exps[e][2] > level) continue;
             int p[3] = {0, 0, 0};
             DoubleDouble v = at(e);
             for (int a = 0; a < dims_; ++a) {
@@ -425,8 +461,12 @@ private:
 
     // Central moments of a raw cube (numpy order) about its centroid
     // (raw[e_a] / raw[0]), in double-doubles: the binomial shift along one
-    // axis at a time, sum_k C(p, k) (-c)^(p - k) m_k.
-    std::vector<DoubleDouble> centralOf(const std::vector<DoubleDouble>& raw) const {
+    // axis at a time, sum_k C(p, k) (-c)^(p - k) m_k, into mu for the
+    // entries of the orders `level` holds (the others NaN). An entry's
+    // shift reads entries of lower powers only, and the orders a level
+    // holds include every lower power of theirs: each entry is the same
+    // sum whatever the level.
+    void centralOf(const std::vector<DoubleDouble>& raw, int level, std::vector<DoubleDouble>& mu) const {
         const DoubleDouble m0 = raw[0];
         DoubleDouble minusCentre[3];
         for (int a = 0; a < dims_; ++a) {
@@ -436,39 +476,55 @@ private:
             minusCentre[a] = DoubleDouble(-c.hi, -c.lo);
         }
         static const double binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
-        std::vector<DoubleDouble> mu = raw;
         const int n = cubeSize();
+        int entries[64];
+        int count = 0;
+        for (int idx = 0; idx < n; ++idx)
+            if (inLevel(idx, level) && !std::isnan(raw[std::size_t(idx)].hi)) entries[count++] = idx;
+        DoubleDouble buffers[2][64];
+        DoubleDouble* from = buffers[0];
+        DoubleDouble* to = buffers[1];
+        for (int idx = 0; idx < n; ++idx) from[idx] = to[idx] = DoubleDouble(std::nan(""));
+        for (int i = 0; i < count; ++i) from[entries[i]] = raw[std::size_t(entries[i])];
         for (int a = 0; a < dims_; ++a) {
             DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre[a], minusCentre[a] * minusCentre[a], DoubleDouble()};
             power[3] = power[2] * minusCentre[a];
             const int stride = dims_ == 3 ? (a == 0 ? 16 : a == 1 ? 4 : 1) : (a == 0 ? 4 : 1);
-            std::vector<DoubleDouble> next(mu.size(), DoubleDouble(std::nan("")));
-            for (int idx = 0; idx < n; ++idx) {
-                if (std::isnan(mu[std::size_t(idx)].hi)) continue;
+            for (int i = 0; i < count; ++i) {
+                const int idx = entries[i];
+                DoubleDouble& out = to[idx];
+                if (std::isnan(from[idx].hi)) {
+                    out = DoubleDouble(std::nan(""));
+                    continue;
+                }
                 const int pa = (idx / stride) % 4;
                 const int base = idx - pa * stride;
                 DoubleDouble sum;
                 bool known = true;
                 for (int k = 0; k <= pa; ++k) {
-                    const DoubleDouble& m = mu[std::size_t(base + k * stride)];
+                    const DoubleDouble& m = from[base + k * stride];
                     if (std::isnan(m.hi)) { known = false; break; }
                     sum += m * power[pa - k] * DoubleDouble(binomial[pa][k]);
                 }
-                if (known) next[std::size_t(idx)] = sum;
+                out = known ? sum : DoubleDouble(std::nan(""));
             }
-            mu.swap(next);
+            std::swap(from, to);
         }
-        return mu;
+        mu.assign(std::size_t(n), DoubleDouble(std::nan("")));
+        for (int i = 0; i < count; ++i) mu[std::size_t(entries[i])] = from[entries[i]];
     }
 
-    static std::vector<double> symmetricEigenvalues(std::vector<double> m, int n) {
-        std::vector<double> values(static_cast<std::size_t>(n));
+    static void symmetricEigenvalues(const std::vector<double>& tensor, int n, std::vector<double>& values) {
+        values.resize(static_cast<std::size_t>(n));
         if (n == 2) {
-            const double a = m[0], b = m[1], c = m[3];
+            const double a = tensor[0], b = tensor[1], c = tensor[3];
             const double mean = 0.5 * (a + c);
             const double radius = std::hypot(0.5 * (a - c), b);
-            values = {mean + radius, mean - radius};
+            values[0] = mean + radius;
+            values[1] = mean - radius;
         } else {
+            double m[9];
+            std::copy(tensor.begin(), tensor.end(), m);
             // Cyclic Jacobi rotations until the off-diagonal vanishes.
             for (int sweep = 0; sweep < 100; ++sweep) {
                 double off = 0.0;
@@ -499,19 +555,22 @@ private:
         }
         for (double& v : values) v = std::max(v, 0.0);
         std::sort(values.begin(), values.end(), std::greater<double>());
-        return values;
     }
 
     const RegionTotals& t_;
     const std::vector<double>& spacing_;
     int dims_;
+    MomentOrders needed_;
     std::size_t row_ = 0;
     std::vector<std::array<int, 3>> momentExponents_, weightedExponents_;
-    // What finalizers share, computed on first use for the selected region.
+    // What finalizers share, computed on first use for the selected region
+    // (the orders held, 0 for none yet).
     std::vector<DoubleDouble> moments_, central_;
+    int momentsLevel_ = 0, centralLevel_ = 0;
     std::vector<double> tensor_, eigen_;
-    bool haveMoments_ = false, haveCentral_ = false, haveTensor_ = false, haveEigen_ = false;
+    bool haveTensor_ = false, haveEigen_ = false;
     std::vector<std::vector<DoubleDouble>> weighted_, weightedCentral_;
+    std::vector<int> weightedLevel_, weightedCentralLevel_;
 };
 
 namespace {
@@ -660,9 +719,9 @@ const std::vector<PropertyDeclaration> kDeclarations = {
           v.push_back(std::pow(2.0 * r.dims() * double(r.count()) * r.pixelArea() / kPi, 1.0 / r.dims()));
       }},
     D{"centroid", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(), true, v); }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(1), true, v); }},
     D{"centroid_local", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(), false, v); }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(1), false, v); }},
     D{"moments", true, true, false, false, [](TermRequest& q) { needMoments(q, 4); }, cubeShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           for (const auto& m : r.moments()) v.push_back(m.value());
@@ -677,7 +736,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       }},
     D{"moments_hu", true, false, false, false, [](TermRequest& q) { needMoments(q, 3); }, huShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          for (double x : huOf(normalizedOf(r.central(), 2, 1.0))) v.push_back(x);
+          for (double x : huOf(normalizedOf(r.central(3), 2, 1.0))) v.push_back(x);
       }},
     D{"inertia_tensor", true, true, false, false, [](TermRequest& q) { needMoments(q, 2); }, tensorShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
@@ -761,7 +820,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
               std::vector<double> out;
-              centroidOf(r, r.weighted(c), false, out);
+              centroidOf(r, r.weighted(c, 1), false, out);
               return out;
           });
       }},
@@ -769,7 +828,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
               std::vector<double> out;
-              centroidOf(r, r.weighted(c), true, out);
+              centroidOf(r, r.weighted(c, 1), true, out);
               return out;
           });
       }},
@@ -796,7 +855,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
     D{"moments_weighted_hu", true, false, true, false, [](TermRequest& q) { needWeighted(q, 3); }, channelHuShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
-              const auto h = huOf(normalizedOf(r.weightedCentral(c), 2, 1.0));
+              const auto h = huOf(normalizedOf(r.weightedCentral(c, 3), 2, 1.0));
               return std::vector<double>(h.begin(), h.end());
           });
       }},
@@ -819,6 +878,41 @@ void extremumPosition(RegionMeasure& r, std::vector<std::int64_t>& out, bool max
     }
     for (int a = 0; a < r.dims(); ++a)
         for (int c = 0; c < channels; ++c) out.push_back(all[std::size_t(c)][std::size_t(a)]);
+}
+
+// The moment orders `name`'s finalizer reads, raised into `orders`.
+void raiseMomentOrders(const std::string& name, MomentOrders& orders) {
+    static const struct {
+        const char* name;
+        MomentOrders orders;
+    } kReads[] = {
+        {"centroid", {1, 0, 0, 0}},
+        {"centroid_local", {1, 0, 0, 0}},
+        {"moments", {4, 0, 0, 0}},
+        {"moments_central", {4, 4, 0, 0}},
+        {"moments_normalized", {4, 4, 0, 0}},
+        {"moments_hu", {3, 3, 0, 0}},
+        {"inertia_tensor", {2, 2, 0, 0}},
+        {"inertia_tensor_eigvals", {2, 2, 0, 0}},
+        {"orientation", {2, 2, 0, 0}},
+        {"axis_major_length", {2, 2, 0, 0}},
+        {"axis_minor_length", {2, 2, 0, 0}},
+        {"axis_ratio", {2, 2, 0, 0}},
+        {"eccentricity", {2, 2, 0, 0}},
+        {"centroid_weighted", {0, 0, 1, 0}},
+        {"centroid_weighted_local", {0, 0, 1, 0}},
+        {"moments_weighted", {0, 0, 4, 0}},
+        {"moments_weighted_central", {0, 0, 4, 4}},
+        {"moments_weighted_normalized", {0, 0, 4, 4}},
+        {"moments_weighted_hu", {0, 0, 3, 3}},
+    };
+    for (const auto& r : kReads)
+        if (name == r.name) {
+            orders.raw = std::max(orders.raw, r.orders.raw);
+            orders.central = std::max(orders.central, r.orders.central);
+            orders.weightedRaw = std::max(orders.weightedRaw, r.orders.weightedRaw);
+            orders.weightedCentral = std::max(orders.weightedCentral, r.orders.weightedCentral);
+        }
 }
 
 std::string columnName(const std::string& name, const std::vector<int>& index, const std::string& separator) {
@@ -895,6 +989,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
         bool label, position, maximum;
     };
     std::vector<Placed> placed;
+    MomentOrders orders;  // the highest any property reads
     FreshPages fresh;  // the columns' (a column's buffer moves with it)
     for (const auto& name : options.properties) {
         const PropertyDeclaration* d = findProperty(name);
@@ -903,6 +998,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             throw Error("glccl::finalizeProperties(): '" + name + "' is defined for a spacing of 1 only");
         if ((name == "perimeter" || name == "perimeter_crofton") && !isotropic)
             throw Error("glccl::finalizeProperties(): '" + name + "' is defined for an isotropic spacing only");
+        raiseMomentOrders(name, orders);
         const std::vector<int> shape = d->shape(q);
         std::size_t width = 1;
         for (int e : shape) width *= std::size_t(e);
@@ -933,7 +1029,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     // Rows first..last: each region's values depend on its own totals only,
     // so rows split among threads give the same table at every thread count.
     auto finalizeRows = [&](std::size_t first, std::size_t last) {
-        RegionMeasure region(totals, spacing);
+        RegionMeasure region(totals, spacing, orders);
         std::vector<double> reals;
         std::vector<std::int64_t> ints;
         for (std::size_t row = first; row < last; ++row) {
