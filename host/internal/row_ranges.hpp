@@ -12,10 +12,13 @@
 // or a range mapped in one call, cost a fraction of one thread's faults.
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -27,19 +30,125 @@
 
 #if defined(__linux__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
+#include <unistd.h>
 
 namespace glccl {
 
-// Rows a thread takes at the least: fewer cost more to start a thread for
+// Rows a thread takes at the least: fewer cost more to hand to a thread
 // than to work on.
 constexpr std::size_t kRowsPerThread = 2048;
 
+namespace row_ranges_detail {
+
+// The process's threads that work on ranges, started as the first call
+// that needs them asks and kept: a call hands its ranges to threads that
+// wait, rather than starting a thread each. Several calls may run at once
+// (from several threads, or a task's own call); each caller works on its
+// own call's ranges too, and waits only for ranges another thread took, so
+// that a call never waits on threads busy elsewhere.
+class RangeTeam {
+public:
+    // Runs piece(context, i) for every i in [0, pieces), on the calling
+    // thread and up to pieces - 1 of the team's; returns when all are done.
+    // piece must not throw.
+    void run(std::size_t pieces, void (*piece)(const void*, std::size_t), const void* context) {
+        Job job{piece, context, pieces};
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            while (threads_ < pieces - 1) {
+                std::thread(&RangeTeam::work, this).detach();
+                ++threads_;
+            }
+            queue_.push_back(&job);
+        }
+        for (std::size_t i = 1; i < pieces; ++i) wake_.notify_one();
+        for (;;) {
+            std::size_t i;
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (job.next == pieces) break;
+                i = claim(job);
+            }
+            finish(job, i);
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        finished_.wait(lock, [&] { return job.done == pieces; });
+    }
+
+    // The team of this process: a forked child (whose parent's threads are
+    // not there) starts a team of its own rather than wait on them.
+    static RangeTeam& ofProcess() {
+        static std::atomic<RangeTeam*> current{nullptr};
+        RangeTeam* team = current.load(std::memory_order_acquire);
+        const long pid = long(::getpid());
+        while (!team || team->pid_ != pid) {
+            // Never destroyed: its threads wait on it until the process
+            // ends. A parent's team, in a child, stays reachable from the
+            // child's (leak checkers), never touched (its lock may have
+            // been held across fork()).
+            RangeTeam* fresh = new RangeTeam(pid, team);
+            if (current.compare_exchange_strong(team, fresh, std::memory_order_acq_rel)) return *fresh;
+            delete fresh;  // another thread's came first
+        }
+        return *team;
+    }
+
+private:
+    struct Job {
+        void (*piece)(const void*, std::size_t);
+        const void* context;
+        std::size_t pieces;
+        std::size_t next = 0, done = 0;  // under mutex_
+    };
+
+    RangeTeam(long pid, RangeTeam* parents) : pid_(pid), parents_(parents) {}
+
+    // The next piece of a job with pieces left, the job leaving the queue
+    // with its last. Under mutex_.
+    std::size_t claim(Job& job) {
+        const std::size_t i = job.next++;
+        if (job.next == job.pieces) queue_.erase(std::find(queue_.begin(), queue_.end(), &job));
+        return i;
+    }
+    void finish(Job& job, std::size_t i) {
+        job.piece(job.context, i);
+        bool last;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            last = ++job.done == job.pieces;
+        }
+        if (last) finished_.notify_all();
+    }
+    void work() {
+        for (;;) {
+            Job* job;
+            std::size_t i;
+            {
+                std::unique_lock<std::mutex> lock(mutex_);
+                wake_.wait(lock, [&] { return !queue_.empty(); });
+                job = queue_.front();
+                i = claim(*job);
+            }
+            finish(*job, i);
+        }
+    }
+
+    const long pid_;
+    RangeTeam* const parents_;
+    std::mutex mutex_;
+    std::condition_variable wake_, finished_;
+    std::vector<Job*> queue_;  // jobs with pieces no thread has claimed, oldest first
+    std::size_t threads_ = 0;
+};
+
+}  // namespace row_ranges_detail
+
 // task(first, last) over [0, count) in one contiguous range a thread, on
 // `threads` threads (0: every core) but at most one per `grain` elements,
-// the calling thread taking the first range; returns when all are done and
-// rethrows the first failure.
+// the calling thread among them (the process's range team the others);
+// returns when all are done and rethrows the first failure. The ranges
+// depend on count, grain and threads only.
 template <class Task>
 void forRanges(std::size_t count, std::size_t grain, int threads, const Task& task) {
     const std::size_t most = threads > 0 ? std::size_t(threads) : std::max(1u, std::thread::hardware_concurrency());
@@ -49,22 +158,20 @@ void forRanges(std::size_t count, std::size_t grain, int threads, const Task& ta
         task(std::size_t(0), count);
         return;
     }
-    std::vector<std::exception_ptr> failures(workers);
-    auto range = [&](std::size_t w) {
+    struct Call {
+        const Task& task;
+        std::size_t count, workers;
+        std::vector<std::exception_ptr> failures;
+    } call{task, count, workers, std::vector<std::exception_ptr>(workers)};
+    row_ranges_detail::RangeTeam::ofProcess().run(workers, [](const void* context, std::size_t w) {
+        auto& c = *static_cast<Call*>(const_cast<void*>(context));
         try {
-            task(count * w / workers, count * (w + 1) / workers);
+            c.task(c.count * w / c.workers, c.count * (w + 1) / c.workers);
         } catch (...) {
-            failures[w] = std::current_exception();
+            c.failures[w] = std::current_exception();
         }
-    };
-    {
-        std::vector<std::thread> pool;
-        pool.reserve(workers - 1);
-        for (std::size_t w = 1; w < workers; ++w) pool.emplace_back(range, w);
-        range(0);
-        for (std::thread& t : pool) t.join();
-    }
-    for (const std::exception_ptr& failure : failures)
+    }, &call);
+    for (const std::exception_ptr& failure : call.failures)
         if (failure) std::rethrow_exception(failure);
 }
 
