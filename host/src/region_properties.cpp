@@ -1048,9 +1048,11 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     };
-    // A region's finalizers take microseconds (eigenvalues, Hu moments), far
-    // more than a row's copy: a thread is worth starting for fewer rows.
-    constexpr std::size_t kFinalizedRowsPerThread = 256;
+    // A region's finalizers take about a microsecond (central moments,
+    // eigenvalues), far more than a row's copy: a thread is handed fewer
+    // rows than a copy's, yet about a millisecond's work, so that handing
+    // them over costs a small part of it.
+    constexpr std::size_t kFinalizedRowsPerThread = 1024;
     forRanges(totals.regions, kFinalizedRowsPerThread, threads, finalizeRows);
     return table;
 }
