@@ -4,7 +4,8 @@
 // counted by the reference labeler; the same table at every thread count;
 // an image measured in pieces with margins equal to it measured whole; the
 // sums by label of a list (glccl/label_sums.hpp) against sums made serially
-// here, at several thread counts; and the refusals. (Every property against scikit-image: tests/python.)
+// here, at several thread counts; measuring from several threads at once,
+// and in a forked child, equal to measuring serially; and the refusals. (Every property against scikit-image: tests/python.)
 
 #include <catch2/catch.hpp>
 
@@ -16,12 +17,17 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "glccl/error.hpp"
 #include "glccl/label_sums.hpp"
 #include "glccl/measure.hpp"
+#include "glccl/measure_team.hpp"
 #include "glccl/reference.hpp"
 #include "sanitizer_support.hpp"
 
@@ -599,4 +605,86 @@ TEST_CASE("measure: intensity extrema, their first positions and perimeters equa
         if (!kSanitized) checkEveryIntensityType<std::uint64_t>(every);
         checkEveryIntensityType<std::int64_t>(every);
     }
+}
+
+namespace {
+
+// Labels of a few thousand regions (more rows than one thread finalizes),
+// a 16-bit intensity, and properties that read every kind of term.
+struct ConcurrentCase {
+    Shape shape = Shape::image(200, 200);
+    std::vector<std::uint32_t> labels = randomLabels(200, 200, 1, 20000, 31);
+    std::vector<std::uint16_t> intensity;
+    MeasureOptions options;
+    ConcurrentCase() {
+        std::mt19937 rng(17);
+        for (std::size_t i = 0; i < labels.size(); ++i) intensity.push_back(std::uint16_t(rng()));
+        options.properties.properties = {"label",        "area",          "bbox",           "centroid", "moments",
+                                         "moments_hu",   "orientation",   "axis_major_length", "eccentricity",
+                                         "perimeter",    "euler_number",  "intensity_mean", "intensity_max",
+                                         "moments_weighted_central"};
+    }
+    IntensitySamples samples() const {
+        IntensitySamples in;
+        in.shape = shape;
+        in.data = intensity.data();
+        in.bytes = 2;
+        return in;
+    }
+    PropertyTable measured(int threads) const {
+        MeasureOptions o = options;
+        o.threads = threads;
+        const IntensitySamples in = samples();
+        return glccl::measureRegions(samplesOf(labels, shape), &in, o);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("measure: several threads measuring at once each get the table measured serially", "[measure]") {
+    const ConcurrentCase c;
+    const PropertyTable one = c.measured(1);
+    REQUIRE(one.rows > 2000);
+    const IntensitySamples in = c.samples();
+    const glccl::TermRequest request =
+        glccl::termsFor(c.options.properties.properties, 2, 1, glccl::SampleKind::Unsigned, 16);
+    const glccl::RegionTotals totals = glccl::measureTerms(samplesOf(c.labels, c.shape), &in, request, 1);
+    // Callers measuring (the cpu engine's team and the finalizing threads
+    // shared), finalizing alone, and starting the measuring team, at once.
+    const int counts[] = {1, 2, 3, 7, 0};
+    std::vector<int> same(8, 0);
+    std::vector<std::thread> callers;
+    for (int k = 0; k < 8; ++k)
+        callers.emplace_back([&, k] {
+            bool all = true;
+            for (int round = 0; round < 2; ++round) {
+                const int threads = counts[std::size_t(k + round) % 5];
+                if (k % 4 == 3) {
+                    glccl::startMeasuringTeam(threads + 1);
+                    continue;
+                }
+                const PropertyTable t = k % 2 ? glccl::finalizeProperties(totals, c.options.properties, threads)
+                                              : c.measured(threads);
+                all = all && sameTables(t, one);
+            }
+            same[std::size_t(k)] = all;
+        });
+    for (auto& t : callers) t.join();
+    for (int k = 0; k < 8; ++k) CHECK(same[std::size_t(k)] == 1);
+}
+
+TEST_CASE("measure: a forked child measures, on threads of its own, the table measured serially", "[measure]") {
+    // ThreadSanitizer stops a child that starts threads after its parent
+    // had several (its die_after_fork).
+    if (glccl::test::kThreadSanitizer) return;
+    const ConcurrentCase c;
+    const PropertyTable one = c.measured(1);
+    REQUIRE(sameTables(c.measured(3), one));  // the process's threads started, and waiting
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) _exit(sameTables(c.measured(3), one) && sameTables(c.measured(0), one) ? 0 : 1);
+    int status = 0;
+    REQUIRE(waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
 }
