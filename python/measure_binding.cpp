@@ -16,6 +16,7 @@
 
 #include "glccl/error.hpp"
 #include "glccl/measure.hpp"
+#include "glccl/measure_team.hpp"
 #include "interruptible.hpp"
 
 namespace py = pybind11;
@@ -161,6 +162,8 @@ std::vector<DoubleDouble> doubleDoublesOf(const py::dict& d, const char* key) {
 py::dict measureRegions(const py::array& labels, const py::object& intensityObject, const std::vector<std::string>& properties,
                         const std::optional<std::vector<double>>& spacing, const std::string& separator,
                         const std::optional<int>& threads, bool background, const py::object& componentsObject) {
+    // The measuring team starts while the arrays are read and checked.
+    glccl::startMeasuringTeam(threads.value_or(0));
     Samples samples = samplesOf(labels, intensityObject);
     MeasureOptions options;
     options.properties = propertyOptions(properties, spacing, separator);
