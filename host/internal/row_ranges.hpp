@@ -135,7 +135,7 @@ private:
     }
 
     const long pid_;
-    RangeTeam* const parents_;
+    [[maybe_unused]] RangeTeam* const parents_;  // kept reachable only (ofProcess())
     std::mutex mutex_;
     std::condition_variable wake_, finished_;
     std::vector<Job*> queue_;  // jobs with pieces no thread has claimed, oldest first
