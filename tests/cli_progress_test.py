@@ -18,11 +18,11 @@ import numpy as np
 from scipy import ndimage
 
 GLCCL, WORK = sys.argv[1], sys.argv[2]
-# The noise is sized for about 2.5 s of one thread of the cpu engine (a
+# The noise is sized for about 2 s of one thread of the cpu engine (a
 # progress line shows past a second), from the time that thread takes on a
 # smaller one: the same margin on a fast machine and in a sanitizer build,
 # where every pixel costs several times more. Never past LARGEST.
-TARGET_MILLISECONDS = 2500
+TARGET_MILLISECONDS = 2000
 CALIBRATION = 3000
 LARGEST = 14000
 
