@@ -281,8 +281,8 @@ int TermRequest::exponentIndex(int level, int dimensions, int ex, int ey, int ez
 
 // --- One region ---------------------------------------------------------------
 
-// Orders of moments a finalizer reads (TermRequest's momentLevel scale: 1
-// to 3 every exponent tuple of total order <= that, 4 the whole cube of
+// Orders of moments the finalizers read (TermRequest's momentLevel scale:
+// 1 to 3 every exponent tuple of total order <= that, 4 the whole cube of
 // powers 0..3 on each axis). A region's moments are derived at the order
 // its properties need and no further: the second-order properties read 6
 // (10) of the cube's 16 (64) central moments.
@@ -292,15 +292,16 @@ struct MomentOrders {
 
 // One region's totals, with what several finalizers share (raw and central
 // moments in numpy's axis order, the inertia tensor and its eigenvalues)
-// computed once on first use, at the orders the table's properties need
-// (a finalizer asks for the order it reads; `needed` names the highest any
-// property of the table asks, so that each is derived once a region).
+// computed once on first use, at the orders the table's properties need: a
+// finalizer asks for the order it reads, and the orders asked for in the
+// regions before (the same properties each) are derived at once, so that
+// each is derived once a region from the second region on.
 // Axis a of numpy's order is glccl's axis dims - 1 - a (numpy's last axis
 // is x).
 class RegionMeasure {
 public:
-    RegionMeasure(const RegionTotals& totals, const std::vector<double>& spacing, const MomentOrders& needed = {})
-        : t_(totals), spacing_(spacing), dims_(totals.request.dimensions), needed_(needed) {
+    RegionMeasure(const RegionTotals& totals, const std::vector<double>& spacing)
+        : t_(totals), spacing_(spacing), dims_(totals.request.dimensions) {
         const auto& req = totals.request;
         momentExponents_ = TermRequest::exponents(req.momentLevel, dims_);
         weightedExponents_ = TermRequest::exponents(req.weightedMomentLevel, dims_);
@@ -358,8 +359,9 @@ public:
     // for the exponent tuples gathered of the orders `level` holds (the
     // others NaN).
     const std::vector<DoubleDouble>& moments(int level = 4) {
+        needed_.raw = std::max(needed_.raw, level);
         if (momentsLevel_ < level) {
-            momentsLevel_ = std::max(level, needed_.raw);
+            momentsLevel_ = needed_.raw;
             const std::size_t n = momentExponents_.size();
             scaledRaw(momentExponents_, momentsLevel_, [&](std::size_t e) {
                 double hi, lo;
@@ -372,8 +374,9 @@ public:
     // Central moments in numpy order, scaled (scikit-image's
     // moments_central), of the orders `level` holds (the others NaN).
     const std::vector<DoubleDouble>& central(int level = 4) {
+        needed_.central = std::max(needed_.central, level);
         if (centralLevel_ < level) {
-            centralLevel_ = std::max(level, needed_.central);
+            centralLevel_ = needed_.central;
             centralOf(moments(centralLevel_), centralLevel_, central_);
         }
         return central_;
@@ -381,8 +384,9 @@ public:
     const std::vector<DoubleDouble>& weighted(int channel, int level = 4) {
         int& have = weightedLevel_[std::size_t(channel)];
         auto& w = weighted_[std::size_t(channel)];
+        needed_.weightedRaw = std::max(needed_.weightedRaw, level);
         if (have < level) {
-            have = std::max(level, needed_.weightedRaw);
+            have = needed_.weightedRaw;
             const std::size_t n = weightedExponents_.size();
             const std::size_t base = (row_ * std::size_t(channels()) + std::size_t(channel)) * n;
             scaledRaw(weightedExponents_, have, [&](std::size_t e) {
@@ -397,8 +401,9 @@ public:
     const std::vector<DoubleDouble>& weightedCentral(int channel, int level = 4) {
         int& have = weightedCentralLevel_[std::size_t(channel)];
         auto& w = weightedCentral_[std::size_t(channel)];
+        needed_.weightedCentral = std::max(needed_.weightedCentral, level);
         if (have < level) {
-            have = std::max(level, needed_.weightedCentral);
+            have = needed_.weightedCentral;
             centralOf(weighted(channel, have), have, w);
         }
         return w;
@@ -560,7 +565,7 @@ private:
     const RegionTotals& t_;
     const std::vector<double>& spacing_;
     int dims_;
-    MomentOrders needed_;
+    MomentOrders needed_;  // the highest orders asked for so far
     std::size_t row_ = 0;
     std::vector<std::array<int, 3>> momentExponents_, weightedExponents_;
     // What finalizers share, computed on first use for the selected region
@@ -880,41 +885,6 @@ void extremumPosition(RegionMeasure& r, std::vector<std::int64_t>& out, bool max
         for (int c = 0; c < channels; ++c) out.push_back(all[std::size_t(c)][std::size_t(a)]);
 }
 
-// The moment orders `name`'s finalizer reads, raised into `orders`.
-void raiseMomentOrders(const std::string& name, MomentOrders& orders) {
-    static const struct {
-        const char* name;
-        MomentOrders orders;
-    } kReads[] = {
-        {"centroid", {1, 0, 0, 0}},
-        {"centroid_local", {1, 0, 0, 0}},
-        {"moments", {4, 0, 0, 0}},
-        {"moments_central", {4, 4, 0, 0}},
-        {"moments_normalized", {4, 4, 0, 0}},
-        {"moments_hu", {3, 3, 0, 0}},
-        {"inertia_tensor", {2, 2, 0, 0}},
-        {"inertia_tensor_eigvals", {2, 2, 0, 0}},
-        {"orientation", {2, 2, 0, 0}},
-        {"axis_major_length", {2, 2, 0, 0}},
-        {"axis_minor_length", {2, 2, 0, 0}},
-        {"axis_ratio", {2, 2, 0, 0}},
-        {"eccentricity", {2, 2, 0, 0}},
-        {"centroid_weighted", {0, 0, 1, 0}},
-        {"centroid_weighted_local", {0, 0, 1, 0}},
-        {"moments_weighted", {0, 0, 4, 0}},
-        {"moments_weighted_central", {0, 0, 4, 4}},
-        {"moments_weighted_normalized", {0, 0, 4, 4}},
-        {"moments_weighted_hu", {0, 0, 3, 3}},
-    };
-    for (const auto& r : kReads)
-        if (name == r.name) {
-            orders.raw = std::max(orders.raw, r.orders.raw);
-            orders.central = std::max(orders.central, r.orders.central);
-            orders.weightedRaw = std::max(orders.weightedRaw, r.orders.weightedRaw);
-            orders.weightedCentral = std::max(orders.weightedCentral, r.orders.weightedCentral);
-        }
-}
-
 std::string columnName(const std::string& name, const std::vector<int>& index, const std::string& separator) {
     std::string s = name;
     for (int i : index) s += separator + std::to_string(i);
@@ -989,7 +959,6 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
         bool label, position, maximum;
     };
     std::vector<Placed> placed;
-    MomentOrders orders;  // the highest any property reads
     FreshPages fresh;  // the columns' (a column's buffer moves with it)
     for (const auto& name : options.properties) {
         const PropertyDeclaration* d = findProperty(name);
@@ -998,7 +967,6 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             throw Error("glccl::finalizeProperties(): '" + name + "' is defined for a spacing of 1 only");
         if ((name == "perimeter" || name == "perimeter_crofton") && !isotropic)
             throw Error("glccl::finalizeProperties(): '" + name + "' is defined for an isotropic spacing only");
-        raiseMomentOrders(name, orders);
         const std::vector<int> shape = d->shape(q);
         std::size_t width = 1;
         for (int e : shape) width *= std::size_t(e);
@@ -1029,7 +997,7 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     // Rows first..last: each region's values depend on its own totals only,
     // so rows split among threads give the same table at every thread count.
     auto finalizeRows = [&](std::size_t first, std::size_t last) {
-        RegionMeasure region(totals, spacing, orders);
+        RegionMeasure region(totals, spacing);
         std::vector<double> reals;
         std::vector<std::int64_t> ints;
         for (std::size_t row = first; row < last; ++row) {
