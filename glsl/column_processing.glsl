@@ -1,27 +1,44 @@
 // The vertex of column processing's point steps (column_processing_gather.vert,
 // column_processing_scatter.vert and column_processing_points.vert, which
-// take this file with #include): one vertex per node of a column of every
-// block, drawn as a point at the root it scatters to, or clipped.
+// take this file with #include): one vertex per group of columnGroup nodes
+// (consecutive rows) of a column of every block, drawn as a point at the
+// root it scatters to, or clipped.
 uniform sampler2D columns;   // run tops, and the labels of processed columns
 uniform int blockWidth;
 uniform int columnInBlock;
+// Nodes per vertex (Tuning::rasterColumnGroup). A vertex draws one point,
+// so a group of several nodes serves one of the roots its nodes would have
+// raised; resolve_links links what the others leave.
+uniform int columnGroup;
 flat out float scatterValue;
 
-// Nodes in one column of every block.
-int columnNodes() { return (gridSize.x + blockWidth - 1) / blockWidth * gridSize.y; }
+// Vertices of one column of every block.
+int columnGroups() { return (gridSize.y + columnGroup - 1) / columnGroup; }
+int columnVertices() { return (gridSize.x + blockWidth - 1) / blockWidth * columnGroups(); }
 
-// The node n of `vertex` in column `column` of every block, and its link
-// bits; false past the grid. The vertex starts clipped, with nothing to
-// scatter.
-bool columnNode(int vertex, int column, out ivec2 n, out uint bits) {
-    int block = vertex / gridSize.y;
-    n = ivec2(block * blockWidth + column, vertex % gridSize.y);
+// The first node n of `vertex`'s group in column `column` of every block;
+// false past the grid. The vertex starts clipped, with nothing to scatter.
+bool columnGroupStart(int vertex, int column, out ivec2 n) {
+    int block = vertex / columnGroups();
+    n = ivec2(block * blockWidth + column, vertex % columnGroups() * columnGroup);
     gl_Position = kClipped;
     scatterValue = 0.0;
-    bits = 0u;
-    if (n.x >= gridSize.x) return false;
-    bits = nodeBits(n);
-    return true;
+    return n.x < gridSize.x;
+}
+
+// Rows of the group that starts at n.
+int groupRows(ivec2 n) { return min(columnGroup, gridSize.y - n.y); }
+
+// The largest label of n's connected neighbours in the column to its left;
+// 0 where none.
+float largestLeft(ivec2 n, uint bits) {
+    float best = 0.0;
+    if (linksTo(bits, kLeft)) best = texelFetch(columns, n + kNeighbours[kLeft], 0).r;
+#if CONNECTIVITY == 8
+    if (linksTo(bits, kUpLeft)) best = max(best, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
+    if (linksTo(bits, kDownLeft)) best = max(best, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
+#endif
+    return best;
 }
 
 // Gather neighbour (O'Connell §5, Fig. 5.2): node n takes the largest label
@@ -29,19 +46,23 @@ bool columnNode(int vertex, int column, out ivec2 n, out uint bits) {
 // and scatters it to the root of its own vertical run, at NDC depth `depth`;
 // GL_MAX blending keeps the largest. The paper ran right to left because its
 // largest IDs were bottom-right; ours are top-left, so columns run left to
-// right.
-void gatherNeighbour(ivec2 n, uint bits, float depth) {
-    float best = 0.0;
-    if (linksTo(bits, kLeft)) best = texelFetch(columns, n + kNeighbours[kLeft], 0).r;
-#if CONNECTIVITY == 8
-    if (linksTo(bits, kUpLeft)) best = max(best, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
-    if (linksTo(bits, kDownLeft)) best = max(best, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
-#endif
-    if (best == 0.0) return;
-    float runTop = texelFetch(columns, n, 0).r;
-    if (best <= runTop) return;  // cannot raise the root: a root's value is at least its own ID
-    scatterValue = best;
-    gl_Position = pixelPosition(nodeOfId(runTop), gridSize, depth);
+// right. A group of several nodes raises the one run top offered the
+// largest label.
+void gatherNeighbour(ivec2 first, float depth) {
+    float value = 0.0;
+    float target = 0.0;
+    for (int i = 0; i < groupRows(first); ++i) {
+        ivec2 n = first + ivec2(0, i);
+        float best = largestLeft(n, nodeBits(n));
+        if (best <= value) continue;
+        float runTop = texelFetch(columns, n, 0).r;
+        if (best <= runTop) continue;  // cannot raise the root: a root's value is at least its own ID
+        value = best;
+        target = runTop;
+    }
+    if (value == 0.0) return;
+    scatterValue = value;
+    gl_Position = pixelPosition(nodeOfId(target), gridSize, depth);
 }
 
 // Scatter back (O'Connell §5, Figs. 5.4-5.6): node n scatters its label to
@@ -50,22 +71,32 @@ void gatherNeighbour(ivec2 n, uint bits, float depth) {
 // post_column_processing, since those columns are not visited again. With
 // 8-connectivity up to three neighbours qualify; one vertex per node serves
 // the smallest and leaves the others to the exactness loop (resolve_links),
-// which costs less on GPUs where vertex throughput bounds these draws.
-void scatterBack(ivec2 n, uint bits) {
+// which costs less on GPUs where vertex throughput bounds these draws. A
+// group of several nodes raises the smallest such root of any of its nodes.
+void scatterBack(ivec2 first) {
 #if CONNECTIVITY == 8
     const uint kLeftLinks = (1u << uint(kLeft)) | (1u << uint(kUpLeft)) | (1u << uint(kDownLeft));
 #else
     const uint kLeftLinks = 1u << uint(kLeft);
 #endif
-    if ((bits & kLeftLinks) == 0u) return;
-    float label = texelFetch(columns, n, 0).r;
-    float smallest = label;
-    if (linksTo(bits, kLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kLeft], 0).r);
+    float value = 0.0;
+    float target = 0.0;
+    for (int i = 0; i < groupRows(first); ++i) {
+        ivec2 n = first + ivec2(0, i);
+        uint bits = nodeBits(n);
+        if ((bits & kLeftLinks) == 0u) continue;
+        float label = texelFetch(columns, n, 0).r;
+        float smallest = label;
+        if (linksTo(bits, kLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kLeft], 0).r);
 #if CONNECTIVITY == 8
-    if (linksTo(bits, kUpLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
-    if (linksTo(bits, kDownLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
+        if (linksTo(bits, kUpLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
+        if (linksTo(bits, kDownLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
 #endif
-    if (smallest >= label) return;
-    scatterValue = label;
-    gl_Position = pixelPosition(nodeOfId(smallest), gridSize, 1.0);
+        if (smallest >= label || (value != 0.0 && smallest >= target)) continue;
+        value = label;
+        target = smallest;
+    }
+    if (value == 0.0) return;
+    scatterValue = value;
+    gl_Position = pixelPosition(nodeOfId(target), gridSize, 1.0);
 }

@@ -5,6 +5,5 @@
 
 void main() {
     ivec2 n;
-    uint bits;
-    if (columnNode(gl_VertexID, columnInBlock, n, bits)) gatherNeighbour(n, bits, 0.0);
+    if (columnGroupStart(gl_VertexID, columnInBlock, n)) gatherNeighbour(n, 0.0);
 }

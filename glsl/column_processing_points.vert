@@ -2,7 +2,7 @@
 // column c + 1 as one draw (Tuning::rasterColumnDraws 2): neither reads
 // what the other writes (both read the processed columns, both blend into
 // the roots with GL_MAX), so two draws a column and update column between
-// them do what three did. The first columnNodes() vertices scatter back
+// them do what three did. The first columnVertices() vertices scatter back
 // column columnInBlock (none for column 0), the next gather into column
 // columnInBlock + 1 (none past the block). Gathered roots are marked at
 // depth 1.0 too, so a gather never unmarks a root a scatter-back changed;
@@ -11,12 +11,11 @@
 #include "column_processing.glsl"
 
 void main() {
-    int scattered = columnInBlock > 0 ? columnNodes() : 0;
+    int scattered = columnInBlock > 0 ? columnVertices() : 0;
     ivec2 n;
-    uint bits;
     if (gl_VertexID < scattered) {
-        if (columnNode(gl_VertexID, columnInBlock, n, bits)) scatterBack(n, bits);
-    } else if (columnNode(gl_VertexID - scattered, columnInBlock + 1, n, bits)) {
-        gatherNeighbour(n, bits, 1.0);
+        if (columnGroupStart(gl_VertexID, columnInBlock, n)) scatterBack(n);
+    } else if (columnGroupStart(gl_VertexID - scattered, columnInBlock + 1, n)) {
+        gatherNeighbour(n, 1.0);
     }
 }

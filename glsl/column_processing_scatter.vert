@@ -4,6 +4,5 @@
 
 void main() {
     ivec2 n;
-    uint bits;
-    if (columnNode(gl_VertexID, columnInBlock, n, bits)) scatterBack(n, bits);
+    if (columnGroupStart(gl_VertexID, columnInBlock, n)) scatterBack(n);
 }

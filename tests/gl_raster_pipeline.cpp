@@ -450,6 +450,10 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.scanAlways = true;
     variants.emplace_back("rasterNumbering=scan", options);
     options = {};
+    options.columnGroup = 3;
+    options.resolveGroup = 2;
+    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2", options);
+    options = {};
     options.borderRounds = 1;
     options.blockWidth = 3;
     variants.emplace_back("rasterBorderRounds=1 rasterBlockWidth=3", options);
@@ -457,6 +461,8 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.tableByRuns = true;
     options.fusedColumnPoints = false;
     options.scanAlways = true;
+    options.columnGroup = 4;
+    options.resolveGroup = 3;
     variants.emplace_back("every variant, rasterBlockWidth=3", options);
     options.blockWidth = 1 << 14;
     variants.emplace_back("every variant, one block", options);
@@ -524,6 +530,8 @@ TEST_CASE("raster: the process's Tuning picks the raster engine's variants", "[g
         chosen.set("rasterNumbering", scan ? "scan" : "auto");
         chosen.set("rasterTable", "runs");
         chosen.set("rasterResolve", "vertex");
+        chosen.set("rasterColumnGroup", "2");
+        chosen.set("rasterResolveGroup", "2");
         setTuning(chosen);
         StageTimings timings;
         requireMatchesReference(session(), image, Connectivity::Eight, Criterion::binary(), "one dot", &timings);

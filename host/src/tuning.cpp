@@ -93,13 +93,17 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterNumbering = parseChoice<RasterNumbering>(name, value, kRasterNumbering);
     } else if (name == "rasterBorderRounds") {
         rasterBorderRounds = value == "auto" ? 0 : parseCount(name, value, 1, 64, "auto or a round count 1..64");
+    } else if (name == "rasterColumnGroup") {
+        rasterColumnGroup = parseCount(name, value, 1, 32, "a node count 1..32");
+    } else if (name == "rasterResolveGroup") {
+        rasterResolveGroup = parseCount(name, value, 1, 8, "a square side 1..8");
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
-                    "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds or "
-                    "shaderDir");
+                    "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
+                    "rasterColumnGroup, rasterResolveGroup or shaderDir");
     }
 }
 
@@ -118,6 +122,10 @@ std::string Tuning::describe() const {
         raster += std::string(" rasterNumbering=") + kRasterNumbering[int(rasterNumbering)];
     if (rasterBorderRounds != defaults.rasterBorderRounds)
         raster += " rasterBorderRounds=" + std::to_string(rasterBorderRounds);
+    if (rasterColumnGroup != defaults.rasterColumnGroup)
+        raster += " rasterColumnGroup=" + std::to_string(rasterColumnGroup);
+    if (rasterResolveGroup != defaults.rasterResolveGroup)
+        raster += " rasterResolveGroup=" + std::to_string(rasterResolveGroup);
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
@@ -144,6 +152,12 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterBorderRounds < 0 || tuning.rasterBorderRounds > 64)
         throw Error("glccl::setTuning(): rasterBorderRounds is " + std::to_string(tuning.rasterBorderRounds) +
                     "; expected 0 (until no link) or 1..64");
+    if (tuning.rasterColumnGroup < 1 || tuning.rasterColumnGroup > 32)
+        throw Error("glccl::setTuning(): rasterColumnGroup is " + std::to_string(tuning.rasterColumnGroup) +
+                    "; expected 1..32");
+    if (tuning.rasterResolveGroup < 1 || tuning.rasterResolveGroup > 8)
+        throw Error("glccl::setTuning(): rasterResolveGroup is " + std::to_string(tuning.rasterResolveGroup) +
+                    "; expected 1..8");
     std::lock_guard<std::mutex> lock(tuningMutex());
     processTuning() = tuning;
 }

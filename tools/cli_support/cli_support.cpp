@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[12] = {
+const TuningVariable kTuningVariables[14] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -35,6 +35,8 @@ const TuningVariable kTuningVariables[12] = {
     {"GLCCL_RASTER_COLUMN_DRAWS", "rasterColumnDraws"},
     {"GLCCL_RASTER_NUMBERING", "rasterNumbering"},
     {"GLCCL_RASTER_BORDER_ROUNDS", "rasterBorderRounds"},
+    {"GLCCL_RASTER_COLUMN_GROUP", "rasterColumnGroup"},
+    {"GLCCL_RASTER_RESOLVE_GROUP", "rasterResolveGroup"},
     {"GLCCL_SHADER_DIR", "shaderDir"},
 };
 

@@ -105,6 +105,15 @@ struct Tuning {
     // leave; 0 (auto) until an occlusion query sees no link (a wait for the
     // GPU each round).
     int rasterBorderRounds = 1;
+    // Nodes per vertex of column processing's point draws, consecutive rows
+    // of a column: 1 (default) ..32. A vertex raises one root for its
+    // group, so past 1 the draws have a group-th of the vertices and
+    // resolve_links links what the groups leave.
+    int rasterColumnGroup = 1;
+    // Side of the square of nodes per vertex of resolve_links' link draw:
+    // 1 (default) ..8. A square raises one root a round, so past 1 the draw
+    // has side² times fewer vertices and may need more rounds.
+    int rasterResolveGroup = 1;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

@@ -7,6 +7,7 @@ constexpr TextureSlot kColumnsSlot{"columns", 1};
 constexpr TextureSlot kRootsSlot{"roots", 1};
 constexpr const char* kBlockWidth = "blockWidth";
 constexpr const char* kColumnInBlock = "columnInBlock";
+constexpr const char* kColumnGroup = "columnGroup";
 const ProgramSpec kGather{"column_processing_gather", "column_processing_gather.vert", "write_scatter.frag",
                           {"fragColor"}, {kColumnsSlot}};
 const ProgramSpec kUpdate{"column_processing_update", "column_processing_update.vert",
@@ -45,23 +46,27 @@ void drawMarkingPoints(gl::Program& program, int column, std::int64_t count, con
 
 // Scatter back of column `column` (none for column 0) and gather neighbour of
 // column + 1 (none past the block) in one draw.
-void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t columnNodes,
+void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t columnVertices,
                      const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
     drawMarkingPoints(points, column,
-                      (column > 0 ? columnNodes : 0) + (column + 1 < blockWidth ? columnNodes : 0), roots, columns);
+                      (column > 0 ? columnVertices : 0) + (column + 1 < blockWidth ? columnVertices : 0), roots,
+                      columns);
 }
 }  // namespace
 
 void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
-                               const gl::RenderTarget& roots, const gl::RenderTarget& columns, bool fusedPoints) {
+                               const gl::RenderTarget& roots, const gl::RenderTarget& columns, bool fusedPoints,
+                               int group) {
     auto scope = context.timer.scope(kStage);
     const int blocks = ceilDiv(roots.width(), blockWidth);
-    const std::int64_t columnNodes = std::int64_t(blocks) * roots.height();
+    // One vertex per `group` nodes of a column of every block.
+    const std::int64_t columnVertices = std::int64_t(blocks) * ceilDiv(roots.height(), group);
     auto& gather = context.programs.use(kGather);
     auto& update = context.programs.use(kUpdate);
     auto& scatter = context.programs.use(kColumnProcessingScatter);
     auto& points = context.programs.use(kPoints);
     for (auto* program : {&gather, &update, &scatter, &points}) program->set(kBlockWidth, blockWidth);
+    for (auto* program : {&gather, &scatter, &points}) program->set(kColumnGroup, group);
     bindTexture(kNodeGraphSlot, nodeGraph);
 
     // No root is marked yet: scatter-back marks at depth 1.0.
@@ -75,10 +80,10 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
     setRenderState({GL_MAX, GL_NONE, false});
     glDepthFunc(GL_ALWAYS);
     if (fusedPoints) {
-        drawFusedPoints(points, 0, blockWidth, columnNodes, roots, columns);
+        drawFusedPoints(points, 0, blockWidth, columnVertices, roots, columns);
         for (int column = 1; column < blockWidth; ++column) {
             updateColumn(update, column, blocks, roots, columns);
-            drawFusedPoints(points, column, blockWidth, columnNodes, roots, columns);
+            drawFusedPoints(points, column, blockWidth, columnVertices, roots, columns);
         }
         context.checkPass(kStage);
         return;
@@ -90,11 +95,11 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
         glEnable(GL_BLEND);
         gather.use();
         gather.set(kColumnInBlock, column);
-        drawPoints(columnNodes);
+        drawPoints(columnVertices);
 
         updateColumn(update, column, blocks, roots, columns);
 
-        drawMarkingPoints(scatter, column, columnNodes, roots, columns);
+        drawMarkingPoints(scatter, column, columnVertices, roots, columns);
     }
     context.checkPass(kStage);
 }

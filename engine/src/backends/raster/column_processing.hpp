@@ -23,9 +23,12 @@ public:
     // the depth buffer of root marks. With `fusedPoints`, scatter back of
     // column c and gather neighbour of column c + 1 are one draw
     // (column_processing_points.vert, Tuning::rasterColumnDraws 2): two
-    // draws a column instead of three, the same vertices.
+    // draws a column instead of three, the same vertices. Each point draw
+    // has a vertex per `group` nodes (consecutive rows) of a column
+    // (Tuning::rasterColumnGroup), which raises one root for the group: a
+    // group-th of the vertices, some links left to resolve_links.
     void run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth, const gl::RenderTarget& roots,
-             const gl::RenderTarget& columns, bool fusedPoints);
+             const gl::RenderTarget& columns, bool fusedPoints, int group);
 };
 
 }  // namespace glccl::raster

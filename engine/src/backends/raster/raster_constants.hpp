@@ -38,6 +38,10 @@ constexpr int kRoutingSide = 16;  // ceil(sqrt(kMaxRoutedRoots))
 // R32F adds integers exactly below 2^24: the bound of the float sums of
 // component_table and of a component_bits band.
 constexpr int kExactFloatSum = 1 << 24;
+// Bounds of the nodes a vertex serves in column processing (a group of rows)
+// and in resolve_links (a square's side); Tuning checks the same bounds.
+constexpr int kMaxColumnGroup = 32;
+constexpr int kMaxResolveGroup = 8;
 
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");

@@ -24,6 +24,8 @@ public:
         variants.scanAlways = current.rasterNumbering == Tuning::RasterNumbering::Scan;
         variants.borderRounds = current.rasterBorderRounds;
         variants.fusedColumnPoints = current.rasterColumnDraws == 2;
+        variants.columnGroup = current.rasterColumnGroup;
+        variants.resolveGroup = current.rasterResolveGroup;
         pipeline_.setOptions(variants);
         return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);
     }

@@ -32,6 +32,8 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.blockWidth = std::max(0, options.blockWidth);
     options_.bandPixels = std::clamp(options.bandPixels, 1, kExactFloatSum);
     options_.borderRounds = std::clamp(options.borderRounds, 0, 64);
+    options_.columnGroup = std::clamp(options.columnGroup, 1, kMaxColumnGroup);
+    options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
@@ -60,11 +62,13 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     nodeGraph_.run(context, input, r.nodeGraph);                             // nodes, their links and foreground pixels
     verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch);              // every node -> the top of its vertical run
     // Runs merged left to right, all blocks at once.
-    columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.fusedColumnPoints);
+    columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.fusedColumnPoints,
+                          options_.columnGroup);
     postColumnProcessing_.run(context, r.ids, r.idScratch);  // marked roots, then every node, to their roots
     // Roots linked across block borders, then until no connected neighbours differ: exact.
     mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
-    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues, options_.resolveInFragments);
+    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues, options_.resolveInFragments,
+                                       options_.resolveGroup);
     if (options_.scanAlways) {
         count_ = scanRoots_.count(context, r.ids, r.scanLevels, r.rootLabels);
         scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);

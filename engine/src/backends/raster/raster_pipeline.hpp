@@ -59,6 +59,12 @@ public:
         // Link rounds across block borders, unchecked; 0: until none links
         // (rasterBorderRounds).
         int borderRounds = 0;
+        // Nodes (consecutive rows of a column) per vertex of column
+        // processing's point draws (rasterColumnGroup), 1..kMaxColumnGroup.
+        int columnGroup = 1;
+        // Side of the square of nodes per vertex of resolve_links' link
+        // draw (rasterResolveGroup), 1..kMaxResolveGroup.
+        int resolveGroup = 1;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

@@ -6,6 +6,7 @@ namespace glccl::raster {
 
 namespace {
 constexpr TextureSlot kLinkValuesSlot{"linkValues", 2};
+constexpr const char* kLinkGroup = "linkGroup";
 const ProgramSpec kResolveLinksCount{"resolve_links_count", "fullscreen.vert", "resolve_links_count.frag", {}, {kIdsSlot}};
 const ProgramSpec kLink{"resolve_links_link", "resolve_links_link.vert", "write_scatter.frag", {"fragColor"},
                         {kIdsSlot}};
@@ -30,14 +31,17 @@ bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTa
 }
 
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-                          const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments) {
+                          const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments,
+                          int group) {
     auto scope = context.timer.scope(kStage);
-    const std::int64_t nodes = std::int64_t(ids.width()) * ids.height();
+    // The link draw's vertices: one per square of group × group nodes.
+    const std::int64_t squares = std::int64_t(ceilDiv(ids.width(), group)) * ceilDiv(ids.height(), group);
     bindTexture(kNodeGraphSlot, nodeGraph);
     int rounds = 0;
     if (linksInFragments) {
         auto& find = context.programs.use(kValues);
         auto& scatter = context.programs.use(kResolveLinksScatter);
+        scatter.set(kLinkGroup, group);
         const float zero[4] = {0, 0, 0, 0};
         for (;;) {
             // Each node's link, where a forward neighbour's label differs;
@@ -54,12 +58,13 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             bindTexture(kLinkValuesSlot, values.texture);
             scatter.use();
             setRenderState({GL_MAX});
-            drawPoints(nodes);
+            drawPoints(squares);
             PostColumnProcessingPass::compress(context, scratch, ids);
         }
     } else {
         auto& count = context.programs.use(kResolveLinksCount);
         auto& link = context.programs.use(kLink);
+        link.set(kLinkGroup, group);
         for (;;) {
             // Nodes with a connected neighbour of another label; nothing is written.
             beginPass(scratch);
@@ -68,7 +73,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             setRenderState({GL_NONE, GL_NONE, false, false});
             if (!anySamplesPassed(context, query_, drawFullscreen)) break;
             ++rounds;
-            linkRoots(context, link, ids, scratch, nodes, nullptr);
+            linkRoots(context, link, ids, scratch, squares, nullptr);
             PostColumnProcessingPass::compress(context, scratch, ids);
         }
     }

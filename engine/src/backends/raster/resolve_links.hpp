@@ -19,9 +19,11 @@ public:
     // pass finds each node's link into `values` and is the check
     // (resolve_links_values.frag, Tuning::rasterResolve); otherwise a
     // fragment pass checks and the link draw's vertices find the links.
+    // The link draw has a vertex per square of `group` × `group` nodes
+    // (Tuning::rasterResolveGroup), which raises one root a round.
     // Returns the rounds it needed.
     int run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-            const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments);
+            const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments, int group);
 
 private:
     gl::Query query_;
