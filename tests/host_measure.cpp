@@ -149,6 +149,127 @@ TEST_CASE("measure: raw moments and intensity sums equal exact sums, local to ea
     }
 }
 
+namespace {
+
+// Labels of type T (from `values`) measured against exact sums written
+// here: areas, boxes, raw moments and intensity-weighted ones local to each
+// region's box (every power 0..3 along each axis), intensity sums and
+// extrema, at 1 and 3 threads; with `background`, label 0 a region too.
+template <class T>
+void checkExactSums(const std::vector<std::uint64_t>& values, const Shape& shape, bool background = false) {
+    const std::int64_t w = shape.width, h = shape.height, d = shape.dimensions == 3 ? shape.depth : 1;
+    const bool volume = shape.dimensions == 3;
+    std::vector<T> labels(values.begin(), values.end());
+    std::vector<std::uint16_t> intensity(values.size());
+    std::mt19937 rng(3);
+    for (auto& v : intensity) v = std::uint16_t(rng());
+    LabelSamples ls;
+    ls.shape = shape;
+    ls.data = labels.data();
+    ls.bytes = int(sizeof(T));
+    ls.isSigned = std::is_signed_v<T>;
+    IntensitySamples in;
+    in.shape = shape;
+    in.data = intensity.data();
+    in.bytes = 2;
+    MeasureOptions options;
+    options.properties.properties = {"label", "area", "bbox", "moments", "intensity_sum", "intensity_min", "intensity_max", "moments_weighted"};
+    options.backgroundIsRegion = background;
+    std::vector<std::uint64_t> present(values);
+    std::sort(present.begin(), present.end());
+    present.erase(std::unique(present.begin(), present.end()), present.end());
+    if (!background && !present.empty() && present.front() == 0) present.erase(present.begin());
+    for (int threads : {1, 3}) {
+        options.threads = threads;
+        const PropertyTable t = glccl::measureRegions(ls, &in, options);
+        REQUIRE(t.rows == present.size());
+        const std::string p0 = volume ? "-0" : "", last = volume ? "-2" : "-1";
+        for (std::size_t r = 0; r < t.rows; ++r) {
+            const T l = T(present[r]);
+            CHECK(column(t, "label").uints[r] == present[r]);
+            std::int64_t x0 = w, y0 = h, z0 = d;
+            std::uint64_t area = 0;
+            __int128 sum = 0;
+            int lo = 1 << 20, hi = -1;
+            for (std::int64_t i = 0; i < w * h * d; ++i)
+                if (labels[std::size_t(i)] == l) {
+                    x0 = std::min(x0, i % w);
+                    y0 = std::min(y0, i / w % h);
+                    z0 = std::min(z0, i / (w * h));
+                    ++area;
+                    sum += intensity[std::size_t(i)];
+                    lo = std::min(lo, int(intensity[std::size_t(i)]));
+                    hi = std::max(hi, int(intensity[std::size_t(i)]));
+                }
+            CHECK(column(t, "area").reals[r] == double(area));
+            CHECK(column(t, "bbox" + last).ints[r] == x0);
+            if (volume) CHECK(column(t, "bbox-0").ints[r] == z0);
+            CHECK(column(t, "bbox" + std::string(volume ? "-1" : "-0")).ints[r] == y0);
+            CHECK(column(t, "intensity_sum").reals[r] == double(sum));
+            CHECK(column(t, "intensity_min").reals[r] == lo);
+            CHECK(column(t, "intensity_max").reals[r] == hi);
+            for (int k = 0; k < (volume ? 4 : 1); ++k)
+                for (int i = 0; i < 4; ++i)
+                    for (int j = 0; j < 4; ++j) {
+                        __int128 m = 0, mw = 0;
+                        for (std::int64_t e = 0; e < w * h * d; ++e)
+                            if (labels[std::size_t(e)] == l) {
+                                __int128 p = 1;
+                                for (int q = 0; q < k; ++q) p *= e / (w * h) - z0;
+                                for (int q = 0; q < i; ++q) p *= e / w % h - y0;
+                                for (int q = 0; q < j; ++q) p *= e % w - x0;
+                                m += p;
+                                mw += p * intensity[std::size_t(e)];
+                            }
+                        const std::string index = (volume ? "-" + std::to_string(k) : "") + "-" + std::to_string(i) + "-" + std::to_string(j);
+                        CHECK(column(t, "moments" + index).reals[r] == double(m));
+                        CHECK(column(t, "moments_weighted" + index).reals[r] == double(mw));
+                    }
+        }
+    }
+}
+
+// A few regions numbered in raster order, as labelings and segmentations
+// number them: disks (balls) on a background, the last rows background.
+std::vector<std::uint64_t> fewRegions(const Shape& shape, int regions, std::uint64_t scale) {
+    const std::int64_t w = shape.width, h = shape.height, d = shape.dimensions == 3 ? shape.depth : 1;
+    std::vector<std::uint64_t> v(std::size_t(w * h * d), 0);
+    std::mt19937 rng(17);
+    for (int k = 1; k <= regions; ++k) {
+        const std::int64_t cx = std::int64_t(rng() % std::uint32_t(w)), cy = std::int64_t(rng() % std::uint32_t(h - 4));
+        const std::int64_t cz = std::int64_t(rng() % std::uint32_t(d)), rad = 2 + std::int64_t(rng() % 9);
+        for (std::int64_t z = 0; z < d; ++z)
+            for (std::int64_t y = 0; y < h - 3; ++y)
+                for (std::int64_t x = 0; x < w; ++x)
+                    if ((x - cx) * (x - cx) + (y - cy) * (y - cy) + (z - cz) * (z - cz) <= rad * rad)
+                        v[std::size_t((z * h + y) * w + x)] = std::uint64_t(k) * scale;
+    }
+    return v;
+}
+
+}  // namespace
+
+TEST_CASE("measure: exact sums where few regions are read once and where labels past the few are read again", "[measure]") {
+    const Shape image = Shape::image(283, 419);  // chunks of 231 rows: regions span them
+    SECTION("2-D, labels 1..n") { checkExactSums<std::uint32_t>(fewRegions(image, 60, 1), image); }
+    SECTION("2-D, labels apart, 64-bit signed") { checkExactSums<std::int64_t>(fewRegions(image, 60, 7), image); }
+    SECTION("2-D, the background measured too") { checkExactSums<std::uint8_t>(fewRegions(image, 60, 2), image, true); }
+    SECTION("2-D, a label past the few late in the image") {
+        auto v = fewRegions(image, 60, 1);
+        v[v.size() - 5 * 283 + 9] = std::uint64_t(1) << 40;
+        checkExactSums<std::uint64_t>(v, image);
+    }
+    SECTION("2-D, labels near 2^64") {
+        auto v = fewRegions(image, 30, 1);
+        for (auto& x : v) x = x ? ~x : 0;
+        checkExactSums<std::uint64_t>(v, image);
+    }
+    SECTION("3-D, labels apart") {
+        const Shape volume = Shape::volume(37, 29, 23);
+        checkExactSums<std::uint16_t>(fewRegions(volume, 25, 3), volume);
+    }
+}
+
 TEST_CASE("measure: areas, boxes and centroids of connected components equal the reference labeler's table", "[measure]") {
     for (int dims : {2, 3}) {
         const Shape shape = dims == 2 ? Shape::image(257, 300) : Shape::volume(33, 40, 61);

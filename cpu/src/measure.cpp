@@ -5,7 +5,8 @@
 //   2. element counts and boxes (skipped for an engine's labeling, whose
 //      table has them);
 //   3. the requested terms (measure_chunks.hpp).
-// For labels few beside the image, passes 1 and 2 are one read of them.
+// For labels few beside the image, passes 1 to 3 are one read of them
+// (totalsInOnePass), or passes 1 and 2 where 3 cannot be joined to them.
 
 #include <glccl/cpu_labeler.hpp>
 #include <glccl/error.hpp>
@@ -147,6 +148,23 @@ void gatherWith(const Pass& pass, const IntensitySamples* s, ThreadPool& pool, i
     }
 }
 
+// Bits of a product of the requested coordinate powers, for coordinates
+// below `extent`.
+int coordinateBitsOf(const Grid& g, const TermRequest& q, std::int64_t extent) {
+    auto degreeOf = [&](int level) { return level == 4 ? 3 * g.dims : level; };
+    return bitLength((unsigned __int128)extent) * std::max(degreeOf(q.momentLevel), degreeOf(q.weightedMomentLevel));
+}
+// Bits a chunk's sums reach, for coordinates below `extent` from their
+// origin (throws past what is summed exactly).
+int bitsNeeded(const Grid& g, const TermRequest& q, std::int64_t extent) {
+    const int coordinateBits = coordinateBitsOf(g, q, extent);
+    if (coordinateBits > 120)
+        throw Error(where() + "the moments of a region " + std::to_string(extent) + " elements across exceed what is summed exactly");
+    const int chunkBits = bitLength((unsigned __int128)(g.rowsPerChunk * g.w)) + 1;
+    const int intensityBits = q.channels && q.intensityKind != SampleKind::Float ? q.intensityBits : 0;
+    return chunkBits + std::max({coordinateBits, coordinateBits + (q.weightedMomentLevel ? intensityBits : 0), 2 * intensityBits});
+}
+
 // Pass 3 and the totals, for regions whose counts and boxes are known.
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
                       const RowFill& fill, const IntensitySamples* intensity, ThreadPool& pool, int threads, const Shape& shape,
@@ -167,14 +185,7 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
             for (std::size_t a = 0; a < 3 && boxes.counts[r] > 0; ++a) extent = std::max(extent, boxes.max[r][a] - boxes.min[r][a] + 1);
         if (piece)  // pieces' sums are re-centred on boxes up to the whole image
             for (int a = 0; a < whole.dimensions; ++a) extent = std::max(extent, whole.extent(a));
-        auto degreeOf = [&](int level) { return level == 4 ? 3 * g.dims : level; };
-        const int coordinateBits = bitLength((unsigned __int128)extent) * std::max(degreeOf(q.momentLevel), degreeOf(q.weightedMomentLevel));
-        if (coordinateBits > 120)
-            throw Error(where() + "the moments of a region " + std::to_string(extent) + " elements across exceed what is summed exactly");
-        const int chunkBits = bitLength((unsigned __int128)(g.rowsPerChunk * g.w)) + 1;
-        const int intensityBits = q.channels && q.intensityKind != SampleKind::Float ? q.intensityBits : 0;
-        const int need = chunkBits + std::max({coordinateBits, coordinateBits + (q.weightedMomentLevel ? intensityBits : 0), 2 * intensityBits});
-        if (need < 126) gatherWith<__int128>(pass, intensity, pool, threads, totals);
+        if (bitsNeeded(g, q, extent) < 126) gatherWith<__int128>(pass, intensity, pool, threads, totals);
         else gatherWith<Int256>(pass, intensity, pool, threads, totals);
     }
     totals.counts = std::move(boxes.counts);
@@ -490,6 +501,53 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
     return all;
 }
 
+// Passes 1 to 3 in one read of the labels (Pass::onePass), for labels all
+// below `limit` rounded down to a power of 2 in a whole image: the regions'
+// counts and boxes gathered with their terms, which are summed from the
+// image's origin and moved to the boxes' corners after. Nothing where a
+// label is negative or past that (the workers stop at the first such row).
+template <class T>
+std::optional<RegionTotals> totalsInOnePass(const Grid& g, const Owned& owned, const TermRequest& q, std::size_t limit,
+                                            bool backgroundIsRegion, const T* data, const IntensitySamples* intensity,
+                                            ThreadPool& pool, int threads, const Shape& shape) {
+    const std::int64_t extent = std::max({g.w, g.h, g.d});
+    // A power of 2, so that a row's labels are checked by or-ing them (in
+    // vectors; a comparison of 64-bit integers is not one before SSE4.2).
+    const std::uint64_t cap = std::uint64_t(1) << (63 - __builtin_clzll(std::uint64_t(limit)));
+    std::atomic<bool> beyond{false};
+    // Label v's id is v less the shift: labels 1..n give ids 0..n-1, and
+    // the background, where not measured, kNoRegion.
+    const std::int64_t shift = backgroundIsRegion ? 0 : 1;
+    const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) {
+        const T* in = data + flatRow * g.w;
+        std::uint64_t bits = 0;
+        for (std::int64_t x = 0; x < g.w; ++x) {
+            const std::int64_t v = std::int64_t(in[x]);
+            out[x] = v - shift;
+            bits |= std::uint64_t(v);  // negative ones wrap past the cap
+        }
+        if (bits >= cap) {
+            // Ids the tables have no room for are not handed on.
+            beyond.store(true, std::memory_order_relaxed);
+            std::fill(out, out + g.w, kNoRegion);
+        }
+    };
+    RegionTotals totals;
+    totals.request = q;
+    for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
+    const Boxes unknown;
+    Pass pass{g, owned, q, unknown, fill, TermRequest::exponents(q.momentLevel, g.dims), TermRequest::exponents(q.weightedMomentLevel, g.dims)};
+    pass.whole = true;
+    pass.onePass = true;
+    pass.ids = std::size_t(cap);
+    pass.labelShift = shift;
+    pass.abandon = &beyond;
+    if (bitsNeeded(g, q, extent) < 126) gatherWith<__int128>(pass, intensity, pool, threads, totals);
+    else gatherWith<Int256>(pass, intensity, pool, threads, totals);
+    if (beyond.load(std::memory_order_relaxed)) return std::nullopt;
+    return totals;
+}
+
 TermRequest requestOf(const MeasureOptions& options, int dimensions, const IntensitySamples* intensity) {
     int bits = 8, channels = 0;
     SampleKind kind = SampleKind::Unsigned;
@@ -542,6 +600,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     index.background = backgroundIsRegion;
     std::vector<std::uint64_t> present;  // ascending
     std::optional<ByValue> fused;        // passes 1 and 2 in one, for few labels
+    std::optional<RegionTotals> once;    // passes 1 to 3 in one
     withLabels(labels, [&](auto data) {
         using T = std::remove_const_t<std::remove_pointer_t<decltype(data)>>;
         auto rangeOf = [&](std::size_t chunk) {
@@ -562,7 +621,21 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
             few &= std::uint64_t(std::int64_t(lastRow[x])) < limit;
             changes += x > 0 && lastRow[x] != lastRow[x - 1];
         }
-        if (few && changes * 8 <= g.w) fused = countsByValue(g, owned, limit, data, pool, threads);
+        if (few && changes * 8 <= g.w) {
+            // Passes 1 to 3 in one where the sums of powers of coordinates
+            // from the image's origin move to the boxes' corners exactly:
+            // in a whole image (a piece's margin counts apart), and for
+            // integer sums (floating-point intensity-weighted moments
+            // would round differently).
+            const bool floatWeighted = request.weightedMomentLevel > 0 && request.channels > 0 && request.intensityKind == SampleKind::Float;
+            const bool fits = coordinateBitsOf(g, request, std::max({g.w, g.h, g.d})) <= 120;
+            if (!piece && request.any() && !floatWeighted && fits) {
+                once = totalsInOnePass(g, owned, request, limit, backgroundIsRegion, data, intensity, pool, threads, labels.shape);
+                if (once) return;
+            } else {
+                fused = countsByValue(g, owned, limit, data, pool, threads);
+            }
+        }
         if (fused) {
             index.mode = RegionIndex::Mode::Dense;
             index.table.assign(fused->seen.size(), kNoRegion);
@@ -631,6 +704,7 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
             index.sorted = present;
         }
     });
+    if (once) return std::move(*once);
     const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) {
         withLabels(labels, [&](auto data) { index.fill(data + flatRow * g.w, g.w, out); });
     };

@@ -7,7 +7,10 @@
 // gets those as its totals; the slots of a region spanning chunks are kept
 // and added chunk by chunk in chunk order afterwards. Integer sums are exact
 // in any order and floating-point ones are added in a fixed order, so every
-// thread count gives the same totals.
+// thread count gives the same totals. Where the boxes are not known before
+// (Pass::onePass), the slots gather counts and boxes too, every slot is
+// kept, and the sums of coordinate powers move to the boxes' corners once
+// all are added.
 //
 // Templates over the accumulator (Acc: __int128 where every sum a chunk
 // reaches fits, Int256 otherwise) and the intensity's element type.
@@ -17,8 +20,10 @@
 #include "measure_grid.hpp"
 #include "thread_pool.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <type_traits>
 #include <unordered_map>
@@ -130,6 +135,7 @@ struct Layout {
     // Terms without a slot where not requested: a slot's fewer arrays grow
     // for each of very many tiny regions.
     bool perimeter = false, crofton = false, euler = false, extrema = false;
+    bool boxes = false;  // counts and boxes too (Pass::onePass)
 };
 
 // Totals of regions, one slot each, in flat arrays.
@@ -137,6 +143,8 @@ template <class Acc>
 struct Slots {
     Layout layout;
     std::vector<std::int64_t> region;
+    std::vector<std::uint64_t> count;          // x 1, layout.boxes
+    std::vector<std::array<std::int64_t, 3>> boxMin, boxMax;
     std::vector<Acc> moments;                  // x layout.moments
     std::vector<std::uint64_t> perimeter;      // x 3
     std::vector<std::uint64_t> crofton;        // x 5
@@ -153,6 +161,7 @@ struct Slots {
     std::size_t size() const { return region.size(); }
     void clear() {
         region.clear();
+        count.clear(); boxMin.clear(); boxMax.clear();
         moments.clear(); perimeter.clear(); crofton.clear(); euler.clear();
         sum.clear(); squares.clear(); sumF.clear(); squaresF.clear();
         minI.clear(); maxI.clear(); minF.clear(); maxF.clear(); minAt.clear(); maxAt.clear(); seen.clear();
@@ -165,6 +174,11 @@ struct Slots {
         const std::size_t c = l.channels;
         reserveMapped(region, slots);
         reserveMapped(seen, slots);
+        if (l.boxes) {
+            reserveMapped(count, slots);
+            reserveMapped(boxMin, slots);
+            reserveMapped(boxMax, slots);
+        }
         if (l.moments) reserveMapped(moments, slots * l.moments);
         if (l.perimeter) reserveMapped(perimeter, slots * 3);
         if (l.crofton) reserveMapped(crofton, slots * 5);
@@ -197,6 +211,12 @@ struct Slots {
         const Layout& l = layout;
         if (region.size() == region.capacity()) reserve(2 * region.size() + 16);
         region.push_back(r);
+        if (l.boxes) {
+            const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+            count.push_back(0);
+            boxMin.push_back({big, big, big});
+            boxMax.push_back({-1, -1, -1});
+        }
         if (l.moments) moments.resize(moments.size() + l.moments);
         if (l.perimeter) perimeter.resize(perimeter.size() + 3);
         if (l.crofton) crofton.resize(crofton.size() + 5);
@@ -234,6 +254,11 @@ struct Slots {
             to.insert(to.end(), src.begin() + std::ptrdiff_t(s * width), src.begin() + std::ptrdiff_t((s + 1) * width));
         };
         region.push_back(from.region[s]);
+        if (l.boxes) {
+            copy(count, from.count, 1);
+            copy(boxMin, from.boxMin, 1);
+            copy(boxMax, from.boxMax, 1);
+        }
         copy(moments, from.moments, l.moments);
         if (l.perimeter) copy(perimeter, from.perimeter, 3);
         if (l.crofton) copy(crofton, from.crofton, 5);
@@ -273,17 +298,21 @@ public:
     // per worker), more through a hash map.
     static constexpr std::size_t kDenseRegions = std::size_t(1) << 22;
 
-    ChunkTable(const Layout& layout, std::size_t regions) {
+    // `regions` regions, or with `grown`, regions up to that many whose
+    // index grows as they come (one pass: most images have far fewer).
+    ChunkTable(const Layout& layout, std::size_t regions, bool grown = false) : denseIndex_(regions <= kDenseRegions) {
         slots.layout = layout;
-        if (regions <= kDenseRegions) {
-            reserveMapped(dense_, regions);
-            dense_.assign(regions, -1);
+        if (denseIndex_) {
+            const std::size_t first = grown ? std::min<std::size_t>(regions, 1024) : regions;
+            reserveMapped(dense_, first);
+            dense_.assign(first, -1);
         }
     }
     std::size_t of(std::int64_t r) {
         if (r == last_) return lastSlot_;
         std::size_t s;
-        if (!dense_.empty()) {
+        if (denseIndex_) {
+            if (std::size_t(r) >= dense_.size()) dense_.resize(std::max(std::size_t(r) + 1, 2 * dense_.size()), -1);
             std::int32_t& d = dense_[std::size_t(r)];
             if (d < 0) d = std::int32_t(slots.add(r));
             s = std::size_t(d);
@@ -297,7 +326,7 @@ public:
         return s;
     }
     void clear() {
-        if (!dense_.empty())
+        if (denseIndex_)
             for (std::int64_t r : slots.region) dense_[std::size_t(r)] = -1;
         sparse_.clear();
         slots.clear();
@@ -321,6 +350,7 @@ public:
     } scratch;
 
 private:
+    bool denseIndex_;
     std::vector<std::int32_t> dense_;
     std::unordered_map<std::int64_t, std::size_t> sparse_;
     std::int64_t last_ = kNoRegion;
@@ -339,6 +369,17 @@ struct Pass {
     // counted from runs, whose partial totals are not the windows' (the
     // pieces of one image must all count alike to be merged).
     bool whole = false;
+    // The counts and boxes are gathered in this pass, not known before it
+    // (a label image read once): `boxes` is empty, the rows hold label
+    // values less labelShift (0 or 1: the background kNoRegion where it is
+    // not measured), each below `ids`; coordinates are summed from the
+    // image's origin and moved to each box's corner once the boxes are
+    // known. A chunk's worker stops where `abandon` is set (a label past
+    // `ids`: the caller measures another way).
+    bool onePass = false;
+    std::size_t ids = 0;
+    std::int64_t labelShift = 0;
+    const std::atomic<bool>* abandon = nullptr;
 };
 
 // The rows a region's terms come from: its own, and the row (slice) after,
@@ -521,6 +562,13 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         }
     };
 
+    // Where a region's coordinates are counted from: its box's first corner,
+    // or in one pass the image's.
+    static constexpr std::array<std::int64_t, 3> kImageOrigin{0, 0, 0};
+    auto originOf = [&](std::int64_t r) -> const std::array<std::int64_t, 3>& {
+        return pass.onePass ? kImageOrigin : pass.boxes.min[std::size_t(r)];
+    };
+
     // Sums of x^0..x^3 (and intensity times them) of a row's elements by
     // region: multiplied by the row's y and z powers once per region and
     // row, not once per run.
@@ -546,7 +594,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     auto flushRow = [&](std::int64_t y, std::int64_t z) {
         for (std::size_t e = 0; e < entrySlot.size(); ++e) {
             const std::size_t s = entrySlot[e];
-            const auto& lo = pass.boxes.min[std::size_t(S.region[s])];
+            const auto& lo = originOf(S.region[s]);
             const __int128 ly = y - lo[1], lz = z - lo[2];
             const __int128 py[4] = {1, ly, ly * ly, ly * ly * ly};
             const __int128 pz[4] = {1, lz, lz * lz, lz * lz * lz};
@@ -577,7 +625,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
-        if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns) && own.row(y, z)) {
+        if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
             const std::int64_t* row = rows.row(y, z);
             const std::int64_t* b0 = q.perimeter ? border(y - 1, z) : nullptr;
             const std::int64_t* b1 = q.perimeter ? border(y, z) : nullptr;
@@ -600,7 +648,14 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     S.euler[s] += times;
                     runsHere[nHere++] = {x, x1 - 1, r};
                 }
-                const auto& lo = pass.boxes.min[std::size_t(r)];
+                if (pass.onePass) {
+                    S.count[s] += std::uint64_t(x1 - x);
+                    auto& bl = S.boxMin[s];
+                    auto& bh = S.boxMax[s];
+                    bl = {std::min(bl[0], x), std::min(bl[1], y), std::min(bl[2], z)};
+                    bh = {std::max(bh[0], x1 - 1), std::max(bh[1], y), std::max(bh[2], z)};
+                }
+                const auto& lo = originOf(r);
                 const std::size_t e = nm || nw ? entry(s) : 0;
                 if (nm > 0) {
                     __int128 sx[4];
@@ -778,12 +833,91 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
     if (q.intensityExtrema && S.seen[s]) seen[r] = 1;
 }
 
+// Moves sums of powers of coordinates from the image's origin to a box's
+// first corner lo, exactly in T (__int128 where the caller has bounded every
+// intermediate, else Int256): along each axis in turn,
+//   sum (c - lo)^p = sum over k <= p of C(p, k) (-lo)^(p - k) sum c^k,
+// the higher powers first, so that the lower ones they read are still the
+// old sums.
+class Recentring {
+public:
+    explicit Recentring(const std::vector<std::array<int, 3>>& exps) : exps_(exps) {
+        for (auto& a : where_)
+            for (auto& b : a)
+                for (int& c : b) c = -1;
+        for (std::size_t e = 0; e < exps.size(); ++e) where_[exps[e][0]][exps[e][1]][exps[e][2]] = int(e);
+    }
+    template <class T>
+    void apply(T* sums, const std::array<std::int64_t, 3>& lo) const {
+        static constexpr int binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
+        for (std::size_t a = 0; a < 3; ++a) {
+            if (lo[a] == 0) continue;
+            const __int128 d = -__int128(lo[a]);
+            const __int128 dPower[4] = {1, d, d * d, d * d * d};
+            for (int p = 3; p >= 1; --p)
+                for (std::size_t e = 0; e < exps_.size(); ++e) {
+                    if (exps_[e][a] != p) continue;
+                    std::array<int, 3> ex = exps_[e];
+                    for (int k = 0; k < p; ++k) {
+                        ex[a] = k;
+                        const __int128 factor = binomial[p][k] * dPower[p - k];
+                        sums[e] += scaled(sums[where_[ex[0]][ex[1]][ex[2]]], factor);
+                    }
+                }
+        }
+    }
+
+private:
+    static __int128 scaled(__int128 v, __int128 f) { return v * f; }
+    static Int256 scaled(const Int256& v, __int128 f) { return v * Int256::of(f); }
+    const std::vector<std::array<int, 3>>& exps_;
+    int where_[4][4][4];
+};
+
+// An Int256 that fits 128 bits, as __int128 (two's complement: the low limbs).
+inline __int128 narrowed(const Int256& v) { return __int128((static_cast<unsigned __int128>(v.limb[1]) << 64) | v.limb[0]); }
+
+inline int bitsOf(std::uint64_t v) { return v ? 64 - __builtin_clzll(v) : 0; }
+
+// One pass (Pass::onePass): the regions, from every chunk's slots: each
+// id's count and box, the ids of elements in ascending order (as their
+// labels are), `rank` the region of each id (-1: none). Sets totals'
+// regions, labels, counts and boxes.
+template <class Acc>
+void regionsOfSlots(const Pass& pass, const std::vector<Slots<Acc>>& chunks, std::vector<std::int64_t>& rank, RegionTotals& totals) {
+    const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+    std::size_t ids = 0;  // past the largest id met
+    for (const Slots<Acc>& S : chunks)
+        for (std::int64_t id : S.region) ids = std::max(ids, std::size_t(id) + 1);
+    std::vector<std::uint64_t> count(ids, 0);
+    std::vector<std::array<std::int64_t, 3>> lo(ids, {big, big, big}), hi(ids, {-1, -1, -1});
+    for (const Slots<Acc>& S : chunks)
+        for (std::size_t s = 0; s < S.size(); ++s) {
+            const std::size_t id = std::size_t(S.region[s]);
+            count[id] += S.count[s];
+            for (std::size_t a = 0; a < 3; ++a) {
+                lo[id][a] = std::min(lo[id][a], S.boxMin[s][a]);
+                hi[id][a] = std::max(hi[id][a], S.boxMax[s][a]);
+            }
+        }
+    rank.assign(ids, -1);
+    for (std::size_t id = 0; id < ids; ++id) {
+        if (count[id] == 0) continue;
+        rank[id] = std::int64_t(totals.labels.size());
+        totals.labels.push_back(std::uint64_t(std::int64_t(id) + pass.labelShift));
+        totals.counts.push_back(count[id]);
+        totals.boxMin.push_back(lo[id]);
+        totals.boxMax.push_back(hi[id]);
+    }
+    totals.regions = totals.labels.size();
+}
+
 // Pass 3 over every chunk on `threads` workers, into `totals` (whose
-// arrays it sizes).
+// arrays it sizes; in one pass, the regions' labels, counts and boxes too).
 template <class Acc, class In>
 void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int threads, RegionTotals& totals) {
     const Grid& g = pass.grid;
-    const std::size_t n = totals.regions;
+    std::size_t n = totals.regions;
     Layout layout;
     layout.moments = pass.momentExponents.size();
     layout.weighted = pass.weightedExponents.size();
@@ -793,8 +927,12 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     layout.crofton = pass.q.crofton;
     layout.euler = pass.q.euler;
     layout.extrema = In::present && pass.q.intensityExtrema;
-    zeroTerms(totals, threads);
-    std::vector<char> seen(n, 0);
+    layout.boxes = pass.onePass;
+    std::vector<char> seen;
+    if (!pass.onePass) {
+        zeroTerms(totals, threads);
+        seen.assign(n, 0);
+    }
 
     // Each worker's table made on its first chunk, by the worker: its
     // index by region (4 bytes a region) is fresh memory that the workers
@@ -802,8 +940,9 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     std::vector<std::unique_ptr<ChunkTable<Acc>>> tables(static_cast<std::size_t>(threads));
     std::vector<Slots<Acc>> spanning(g.chunks);
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
+        if (pass.abandon && pass.abandon->load(std::memory_order_relaxed)) return;
         std::unique_ptr<ChunkTable<Acc>>& made = tables[std::size_t(worker)];
-        if (!made) made = std::make_unique<ChunkTable<Acc>>(layout, n);
+        if (!made) made = std::make_unique<ChunkTable<Acc>>(layout, pass.onePass ? pass.ids : n, pass.onePass);
         ChunkTable<Acc>& table = *made;
         table.clear();
         gatherChunk<Acc, In>(pass, in, chunk, table);
@@ -813,7 +952,12 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         std::vector<std::size_t>& kept = table.scratch.kept;
         kept.clear();
         for (std::size_t s = 0; s < table.slots.size(); ++s) {
+            // In one pass the spans are not known yet: every slot is kept.
             const std::size_t r = std::size_t(table.slots.region[s]);
+            if (pass.onePass) {
+                kept.push_back(s);
+                continue;
+            }
             const auto [first, last] = span(g, pass.boxes, r);
             if (first >= begin && last < end) addTo(totals, seen, r, table.slots, s);  // this chunk's alone
             else kept.push_back(s);
@@ -821,10 +965,45 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         keep.reserve(kept.size());
         for (std::size_t s : kept) keep.append(table.slots, s);
     });
-    // The slots of regions spanning chunks, added in chunk order region by
-    // region: blocks of regions on every worker, each block's regions
-    // reading the chunks in order (a region's totals, floating-point ones
-    // included, are added alike whichever block holds it).
+    tables.clear();
+    if (pass.abandon && pass.abandon->load(std::memory_order_relaxed)) return;
+    std::vector<std::int64_t> rank;  // one pass: the region of each id
+    if (pass.onePass) {
+        regionsOfSlots(pass, spanning, rank, totals);
+        n = totals.regions;
+        zeroTerms(totals, threads);
+        seen.assign(n, 0);
+    }
+    // One pass: the sums of coordinate powers moved to the boxes' corners,
+    // in 128 bits where every intermediate fits (each is at most 16 times
+    // a region's count times the image's extents cubed).
+    const Recentring moments(pass.momentExponents), weighted(pass.weightedExponents);
+    int bound = 5 + bitsOf(std::uint64_t(g.w) * std::uint64_t(g.h) * std::uint64_t(g.d));
+    for (std::int64_t extent : {g.w, g.h, g.d}) bound += 3 * bitsOf(std::uint64_t(extent));
+    const bool narrow = bound <= 126;
+    const std::size_t nm = layout.moments, nw = layout.weighted, channels = layout.channels;
+    auto recentre = [&](std::size_t r) {
+        const auto& lo = totals.boxMin[r];
+        if (nm) {
+            Int256* m = &totals.moments[r * nm];
+            if (narrow) {
+                __int128 v[64];
+                for (std::size_t e = 0; e < nm; ++e) v[e] = narrowed(m[e]);
+                moments.apply(v, lo);
+                for (std::size_t e = 0; e < nm; ++e) m[e] = Int256::of(v[e]);
+            } else {
+                moments.apply(m, lo);
+            }
+        }
+        // Intensity-weighted sums: integer intensities only (one pass is not
+        // taken for floating-point ones, whose sums would round).
+        for (std::size_t c = 0; nw && c < channels; ++c) weighted.apply(&totals.weightedMoments[(r * channels + c) * nw], lo);
+    };
+    // The slots of regions spanning chunks (in one pass, every slot), added
+    // in chunk order region by region: blocks of regions on every worker,
+    // each block's regions reading the chunks in order (a region's totals,
+    // floating-point ones included, are added alike whichever block holds
+    // it).
     std::size_t kept = 0;
     for (const Slots<Acc>& keep : spanning) kept += keep.size();
     const std::size_t blocks = kept < 512 ? 1 : std::min<std::size_t>(n, std::size_t(threads) * 4);
@@ -834,10 +1013,12 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         for (std::size_t chunk = 0; chunk < g.chunks; ++chunk) {
             const Slots<Acc>& keep = spanning[chunk];
             for (std::size_t s = 0; s < keep.size(); ++s) {
-                const std::size_t r = std::size_t(keep.region[s]);
+                const std::int64_t id = keep.region[s];
+                const std::size_t r = std::size_t(pass.onePass ? rank[std::size_t(id)] : id);
                 if (r >= lo && r < hi) addTo(totals, seen, r, keep, s);
             }
         }
+        for (std::size_t r = lo; pass.onePass && r < hi; ++r) recentre(r);
     };
     if (blocks == 1) merge(0, 0);  // few: waking the workers costs more
     else pool.run(blocks, threads, merge);
