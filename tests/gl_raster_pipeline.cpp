@@ -452,7 +452,8 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options = {};
     options.columnGroup = 3;
     options.resolveGroup = 2;
-    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2", options);
+    options.tableBySlots = true;
+    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots", options);
     options = {};
     options.borderRounds = 1;
     options.blockWidth = 3;

@@ -52,7 +52,7 @@ Enum parseChoice(const std::string& name, const std::string& text, const char* c
 const char* const kTransfers[] = {"auto", "plain", "bands"};
 const char* const kComputeParents[] = {"auto", "buffer", "image"};
 const char* const kRasterWork[] = {"fragment", "vertex"};
-const char* const kRasterTable[] = {"segments", "runs"};
+const char* const kRasterTable[] = {"segments", "runs", "slots"};
 const char* const kRasterNumbering[] = {"auto", "scan"};
 
 std::mutex& tuningMutex() {

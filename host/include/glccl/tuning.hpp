@@ -81,6 +81,9 @@ struct Tuning {
                    // found by walking the segment
         Runs,      // a point per run of a component along a row segment,
                    // found from two texels
+        Slots,     // the points of Segments, from a vertex per segment and
+                   // slot (as many slots as the most components in one
+                   // segment, read back) instead of one per node
     };
     enum class RasterNumbering {
         Auto,  // stencil routing for up to 255 roots, the scan beyond
@@ -92,7 +95,7 @@ struct Tuning {
     int rasterBlockWidth = 0;
     // resolve_links' links across connections: vertex (default) or fragment.
     RasterWork rasterResolve = RasterWork::Vertex;
-    // component_table's points: segments (default) or runs.
+    // component_table's points: segments (default), runs or slots.
     RasterTable rasterTable = RasterTable::Segments;
     // Draws a column of column processing: 3 (default), gather, update and
     // scatter back apart, or 2, scatter back and the next column's gather

@@ -1,5 +1,7 @@
 #include "component_table.hpp"
 
+#include <algorithm>
+
 namespace glccl::raster {
 
 namespace {
@@ -7,6 +9,13 @@ const ProgramSpec kComponentTable{"component_table", "component_table.vert", "co
                                   {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot}};
 const ProgramSpec kComponentTableRuns{"component_table_runs", "component_table_runs.vert", "component_table.frag",
                                       {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot}, {"TABLE_RUNS"}};
+constexpr TextureSlot kFirstsSlot{"firsts", 3};
+const ProgramSpec kComponentTableFirsts{"component_table_firsts", "fullscreen.vert", "component_table_firsts.frag",
+                                        {"fragFirsts"}, {kIdsSlot}};
+const ProgramSpec kComponentTableMost{"component_table_most", "component_table_most.vert", "write_scatter.frag",
+                                      {"fragColor"}, {kFirstsSlot}};
+const ProgramSpec kComponentTableSlots{"component_table_slots", "component_table_slots.vert", "component_table.frag",
+                                       {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot, kFirstsSlot}};
 // Draw buffers of the table's framebuffer.
 constexpr GLuint kBoxes = 0, kSums = 1, kRoots = 2;
 }  // namespace
@@ -18,12 +27,41 @@ ComponentTablePass::ComponentTablePass() {
     perDrawBufferBlend_ = !es_ && major >= 4;
 }
 
+int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::RenderTarget& firsts,
+                                        const gl::RenderTarget& most) {
+    auto& mark = context.programs.use(kComponentTableFirsts);
+    mark.set("quadDepth", 0.0f);
+    beginPass(firsts);
+    setRenderState({});
+    drawFullscreen();
+
+    beginPass(most);
+    const float zero[4] = {0, 0, 0, 0};
+    glClearBufferfv(GL_COLOR, 0, zero);
+    setRenderState({GL_MAX});
+    bindTexture(kFirstsSlot, firsts.texture);
+    context.programs.use(kComponentTableMost);
+    drawPoints(std::int64_t(firsts.width()) * firsts.height());
+    float slots = 0;
+    gl::readTextureRect(most.texture, 0, 0, 1, 1, GL_RED, GL_FLOAT, &slots);
+    return std::max(1, int(slots));
+}
+
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
-                             bool byRuns) {
+                             Points points, const gl::RenderTarget& firsts, const gl::RenderTarget& most) {
     auto scope = context.timer.scope(kStage);
     bindTexture(kNodeGraphSlot, grid.nodeGraph);
     bindTexture(kIdsSlot, grid.ids);
-    auto& program = context.programs.use(byRuns ? kComponentTableRuns : kComponentTable);
+    std::int64_t vertices = std::int64_t(grid.grid.gridWidth) * grid.grid.gridHeight;
+    int slots = 0;
+    if (points == Points::Slots) {
+        slots = slotsPerSegment(context, firsts, most);
+        vertices = std::int64_t(firsts.width()) * firsts.height() * slots;
+    }
+    auto& program = context.programs.use(points == Points::Slots  ? kComponentTableSlots
+                                         : points == Points::Runs ? kComponentTableRuns
+                                                                  : kComponentTable);
+    if (points == Points::Slots) program.set("slots", slots);
     program.set("tableSize", table.width, table.height);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.framebuffer.id());
     glViewport(0, 0, table.width, table.height);
@@ -31,12 +69,11 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     const float zero[4] = {0, 0, 0, 0};
     for (GLint target : {kBoxes, kSums, kRoots}) glClearBufferfv(GL_COLOR, target, zero);
     bindTexture(kRootLabelsSlot, grid.rootLabels);
-    const std::int64_t nodes = std::int64_t(grid.grid.gridWidth) * grid.grid.gridHeight;
     if (perDrawBufferBlend_) {
         glBlendEquationi(kBoxes, GL_MAX);
         glBlendEquationi(kSums, GL_FUNC_ADD);
         glBlendEquationi(kRoots, GL_MAX);
-        drawPoints(nodes);
+        drawPoints(vertices);
     } else if (es_) {
         // ES 3.0 has neither per-draw-buffer blending nor per-draw-buffer
         // masks: the draw buffers themselves say which targets each draw
@@ -45,19 +82,19 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         const GLenum sumsAlone[] = {GL_NONE, GL_COLOR_ATTACHMENT1, GL_NONE};
         const GLenum all[] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1, GL_COLOR_ATTACHMENT2};
         glDrawBuffers(3, boxesAndRoots);
-        drawPoints(nodes);
+        drawPoints(vertices);
         glBlendEquation(GL_FUNC_ADD);
         glDrawBuffers(3, sumsAlone);
-        drawPoints(nodes);
+        drawPoints(vertices);
         glDrawBuffers(3, all);
     } else {
         // Boxes and roots with the sums masked, then the sums alone.
         glColorMaski(kSums, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-        drawPoints(nodes);
+        drawPoints(vertices);
         glBlendEquation(GL_FUNC_ADD);
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         glColorMaski(kSums, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-        drawPoints(nodes);
+        drawPoints(vertices);
     }
     context.checkPass(kStage);
 }

@@ -3,7 +3,7 @@
 
 namespace glccl::raster {
 
-// component_table (component_table[_runs].vert, component_table.frag, O'Connell §7): boxes, areas
+// component_table (component_table[_runs|_slots].vert, component_table.frag, O'Connell §7): boxes, areas
 // and coordinate sums scattered into the compact table, entry k - 1 for
 // label k. Boxes keep maxima (GL_MAX), sums add (GL_FUNC_ADD): one draw where
 // blending can differ per draw buffer (OpenGL 4.0), two masked draws of the
@@ -12,13 +12,31 @@ class ComponentTablePass {
 public:
     static constexpr const char* kStage = "component_table";
     ComponentTablePass();
-    // `byRuns`: a point per run of one root along a row segment
-    // (component_table_runs.vert, Tuning::rasterTable runs), found from two
-    // texels a vertex; otherwise a point per root and segment, found by
-    // walking the segment.
-    void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, bool byRuns = false);
+    // How the points are found (Tuning::rasterTable).
+    enum class Points {
+        // A point per root and row segment, from a vertex per node that
+        // walks its segment (component_table.vert).
+        Segments,
+        // A point per run of one root along a row segment, from a vertex
+        // per node that reads two texels (component_table_runs.vert).
+        Runs,
+        // The points of Segments, from a vertex per segment and slot:
+        // a fragment pass marks each segment's first nodes of their roots
+        // in `firsts` (component_table_firsts.frag), a vertex per segment
+        // sends their count to `most` (component_table_most.vert), and the
+        // host reads the most back as the slots per segment
+        // (component_table_slots.vert).
+        Slots,
+    };
+    // `firsts` (R32UI, a texel per row segment) and `most` (R32F, 1x1) are
+    // used by Slots only.
+    void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, Points points,
+             const gl::RenderTarget& firsts, const gl::RenderTarget& most);
 
 private:
+    // Slots: the most roots first in one row segment, at least 1.
+    int slotsPerSegment(const PassContext& context, const gl::RenderTarget& firsts, const gl::RenderTarget& most);
+
     bool perDrawBufferBlend_ = false;  // glBlendEquationi: OpenGL 4.0
     bool es_ = false;                  // OpenGL ES: draw buffers select the targets
 };

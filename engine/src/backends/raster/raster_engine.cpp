@@ -21,6 +21,7 @@ public:
         variants.blockWidth = current.rasterBlockWidth;
         variants.resolveInFragments = current.rasterResolve == Tuning::RasterWork::Fragment;
         variants.tableByRuns = current.rasterTable == Tuning::RasterTable::Runs;
+        variants.tableBySlots = current.rasterTable == Tuning::RasterTable::Slots;
         variants.scanAlways = current.rasterNumbering == Tuning::RasterNumbering::Scan;
         variants.borderRounds = current.rasterBorderRounds;
         variants.fusedColumnPoints = current.rasterColumnDraws == 2;

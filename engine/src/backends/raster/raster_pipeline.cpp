@@ -100,7 +100,10 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     glBindVertexArray(emptyVertexArray_.id());
 
     // Boxes, sums and roots scattered into the compact table.
-    componentTable_.run(context, r.labeled(), r.table, options_.tableByRuns);
+    const ComponentTablePass::Points points = options_.tableBySlots  ? ComponentTablePass::Points::Slots
+                                              : options_.tableByRuns ? ComponentTablePass::Points::Runs
+                                                                     : ComponentTablePass::Points::Segments;
+    componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts);
     downloadTable_.run(context, r.table, count_, downloaded_);
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not

@@ -50,6 +50,9 @@ public:
         // component_table's points per run of a root along a row segment
         // (rasterTable runs) or per root and segment.
         bool tableByRuns = false;
+        // component_table's points per root and segment from a vertex per
+        // segment and slot (rasterTable slots); before tableByRuns.
+        bool tableBySlots = false;
         // Roots numbered by the scan at any count (rasterNumbering scan),
         // not routed by the stencil where 255 or fewer.
         bool scanAlways = false;

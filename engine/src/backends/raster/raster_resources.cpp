@@ -25,6 +25,8 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     idScratch = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
     nodeValues = gl::RenderTarget::allocate(GL_RG32F, gridWidth, gridHeight, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
+    segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
+    mostFirsts = gl::RenderTarget::allocate(GL_R32F, 1, 1, what);
 
     // The scan pyramid: rows reduced by kScanBlock until one column is left,
     // then that column until one texel is left.

@@ -87,6 +87,8 @@ struct RasterResources {
     gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels are in `ids`
     gl::RenderTarget nodeValues;     // RG32F, per node: what a fragment pass found for the next draw's vertices
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
+    gl::RenderTarget segmentFirsts;  // R32UI, per row segment: its nodes first of their root (component_table slots)
+    gl::RenderTarget mostFirsts;     // R32F, 1x1: the most such nodes in one segment
     std::vector<ScanLevel> scanLevels;
     gl::RenderTarget scanZero;       // 1x1 zero: the offset above the top level
     RoutingTargets routing;

@@ -1,0 +1,30 @@
+// component_table by slots (Tuning::rasterTable slots), step 3: one vertex
+// per row segment and slot, as many slots as the most roots any segment
+// holds (component_table_most.vert). Slot k of a segment sends the point
+// from the k-th node of its mask (component_table_firsts.frag): the points
+// component_table.vert sends, from a vertex per segment and slot instead of
+// one per node, each reading one mask instead of walking the segment.
+uniform sampler2D ids;          // every node's root ID
+uniform usampler2D rootLabels;  // each root's label, over the scan grid
+uniform usampler2D firsts;      // per row segment, the nodes first of their root
+uniform ivec2 tableSize;
+uniform int slots;
+flat out ivec2 scatterNode;
+flat out float scatterRoot;
+
+void main() {
+    int segment = gl_VertexID / slots, slot = gl_VertexID % slots;
+    int across = (gridSize.x + kSegment - 1) / kSegment;
+    ivec2 s = ivec2(segment % across, segment / across);
+    gl_Position = kClipped;
+    uint mask = texelFetch(firsts, s, 0).r;
+    if (int(onesIn(mask)) <= slot) return;
+    for (int k = 0; k < slot; ++k) mask &= mask - 1u;  // the slot lowest set bits dropped
+    int bit = int(onesIn((mask & (~mask + 1u)) - 1u));  // the lowest set bit left
+    ivec2 n = ivec2(s.x * kSegment + bit, s.y);
+    float root = texelFetch(ids, n, 0).r;
+    scatterNode = n;
+    scatterRoot = root;
+    uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
+    gl_Position = pixelPosition(tableEntry(label, tableSize.x), tableSize, 0.0);
+}
