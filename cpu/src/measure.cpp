@@ -59,20 +59,21 @@ struct RegionIndex {
     std::vector<std::int64_t> table;      // Dense: by label value
     std::vector<std::uint64_t> sorted;    // Sparse: the present labels
 
-    // Row `flatRow` of labels `in` as region indices.
-    template <class T>
-    void fill(const T* in, std::int64_t w, std::int64_t* out) const {
+    // Row `flatRow` of labels `in` as region indices of type Id (32-bit
+    // ones only where the regions fit them).
+    template <class T, class Id>
+    void fill(const T* in, std::int64_t w, Id* out) const {
         switch (mode) {
         case Mode::Consecutive: {
             // Label v is region v - 1, the background (0) kNoRegion (-1):
             // one subtraction, no branch (noise's labels change at random).
             static_assert(kNoRegion == -1);
-            const std::int64_t shift = background ? 0 : 1;
-            for (std::int64_t x = 0; x < w; ++x) out[x] = std::int64_t(in[x]) - shift;
+            const Id shift = background ? 0 : 1;
+            for (std::int64_t x = 0; x < w; ++x) out[x] = Id(in[x]) - shift;
             break;
         }
         case Mode::Dense:
-            for (std::int64_t x = 0; x < w; ++x) out[x] = table[std::size_t(in[x])];
+            for (std::int64_t x = 0; x < w; ++x) out[x] = Id(table[std::size_t(in[x])]);
             break;
         default: {
             T last = 0;
@@ -85,7 +86,7 @@ struct RegionIndex {
                     const auto it = std::lower_bound(sorted.begin(), sorted.end(), std::uint64_t(last));
                     lastIndex = it != sorted.end() && *it == std::uint64_t(last) ? std::int64_t(it - sorted.begin()) : kNoRegion;
                 }
-                out[x] = lastIndex;
+                out[x] = Id(lastIndex);
             }
         }
         }
@@ -167,8 +168,8 @@ int bitsNeeded(const Grid& g, const TermRequest& q, std::int64_t extent) {
 
 // Pass 3 and the totals, for regions whose counts and boxes are known.
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
-                      const RowFill& fill, const IntensitySamples* intensity, ThreadPool& pool, int threads, const Shape& shape,
-                      const PiecePlace* piece) {
+                      const RowFill& fill, const RowFill32* fill32, const IntensitySamples* intensity, ThreadPool& pool,
+                      int threads, const Shape& shape, const PiecePlace* piece) {
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
@@ -176,7 +177,7 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
     const Shape whole = piece ? piece->whole : shape;
     for (int a = whole.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(whole.extent(a));
     if (q.any()) {
-        Pass pass{g, owned, q, boxes, fill, TermRequest::exponents(q.momentLevel, g.dims),
+        Pass pass{g, owned, q, boxes, fill, fill32, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
         // The accumulator that holds every sum a chunk reaches.
@@ -518,25 +519,31 @@ std::optional<RegionTotals> totalsInOnePass(const Grid& g, const Owned& owned, c
     // Label v's id is v less the shift: labels 1..n give ids 0..n-1, and
     // the background, where not measured, kNoRegion.
     const std::int64_t shift = backgroundIsRegion ? 0 : 1;
-    const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) {
+    auto fillInto = [&](std::int64_t flatRow, auto* out) {
+        using Id = std::remove_pointer_t<decltype(out)>;
         const T* in = data + flatRow * g.w;
+        const std::int64_t w = g.w;
+        const Id less = Id(shift);
         std::uint64_t bits = 0;
-        for (std::int64_t x = 0; x < g.w; ++x) {
-            const std::int64_t v = std::int64_t(in[x]);
-            out[x] = v - shift;
-            bits |= std::uint64_t(v);  // negative ones wrap past the cap
+        using Bits = std::make_unsigned_t<Id>;  // past the cap an id may wrap: it is replaced below
+        for (std::int64_t x = 0; x < w; ++x) {
+            out[x] = Id(Bits(in[x]) - Bits(less));
+            bits |= std::uint64_t(std::int64_t(in[x]));  // negative ones wrap past the cap
         }
         if (bits >= cap) {
             // Ids the tables have no room for are not handed on.
             beyond.store(true, std::memory_order_relaxed);
-            std::fill(out, out + g.w, kNoRegion);
+            std::fill(out, out + w, Id(kNoRegion));
         }
     };
+    const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) { fillInto(flatRow, out); };
+    const RowFill32 fill32 = [&](std::int64_t flatRow, std::int32_t* out) { fillInto(flatRow, out); };
     RegionTotals totals;
     totals.request = q;
     for (int a = shape.dimensions - 1; a >= 0; --a) totals.imageExtents.push_back(shape.extent(a));
     const Boxes unknown;
-    Pass pass{g, owned, q, unknown, fill, TermRequest::exponents(q.momentLevel, g.dims), TermRequest::exponents(q.weightedMomentLevel, g.dims)};
+    Pass pass{g, owned, q, unknown, fill, &fill32, TermRequest::exponents(q.momentLevel, g.dims),
+              TermRequest::exponents(q.weightedMomentLevel, g.dims)};
     pass.whole = true;
     pass.onePass = true;
     pass.ids = std::size_t(cap);
@@ -708,6 +715,9 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) {
         withLabels(labels, [&](auto data) { index.fill(data + flatRow * g.w, g.w, out); });
     };
+    const RowFill32 fill32 = [&](std::int64_t flatRow, std::int32_t* out) {
+        withLabels(labels, [&](auto data) { index.fill(data + flatRow * g.w, g.w, out); });
+    };
     Boxes boxes;
     if (fused) {
         const std::int64_t big = std::numeric_limits<std::int64_t>::max();
@@ -724,7 +734,8 @@ RegionTotals measureTerms(const LabelSamples& labels, const IntensitySamples* in
     } else {
         boxes = boxesOf(g, owned, present.size(), fill, pool, threads);
     }
-    return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, intensity, pool, threads, labels.shape, piece);
+    const RowFill32* narrow = present.size() < kRegions32 ? &fill32 : nullptr;
+    return totalsOf(g, owned, request, std::move(boxes), std::move(present), fill, narrow, intensity, pool, threads, labels.shape, piece);
 }
 
 PropertyTable measureRegions(const LabelSamples& labels, const IntensitySamples* intensity, const MeasureOptions& options) {
@@ -759,13 +770,16 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
         boxes.max[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1, std::int64_t(c.front) + c.depth - 1};
     }
     RegionIndex index;  // Consecutive: labels 1..n
-    const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) {
+    auto fillInto = [&](std::int64_t flatRow, auto* out) {
         if (labels.bytes == 4) index.fill(static_cast<const std::uint32_t*>(labels.data) + flatRow * g.w, g.w, out);
         else index.fill(static_cast<const std::uint64_t*>(labels.data) + flatRow * g.w, g.w, out);
     };
+    const RowFill fill = [&](std::int64_t flatRow, std::int64_t* out) { fillInto(flatRow, out); };
+    const RowFill32 fill32 = [&](std::int64_t flatRow, std::int32_t* out) { fillInto(flatRow, out); };
     Owned owned;
     owned.end = {g.w, g.h, g.d};
-    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, intensity, pool, threads, shape, nullptr);
+    const RowFill32* narrow = n < kRegions32 ? &fill32 : nullptr;
+    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool, threads, shape, nullptr);
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,

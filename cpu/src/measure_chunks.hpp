@@ -335,7 +335,18 @@ public:
     Slots<Acc> slots;
     // What gatherChunk works in, kept from chunk to chunk (see RowIndices).
     struct Scratch {
-        std::vector<std::int64_t> rows, border, noBorder;
+        // Rows of ids and border rows, as the ids' type.
+        template <class Id>
+        struct Rows {
+            std::vector<Id> rows, border, noBorder;
+        };
+        Rows<std::int64_t> rows64;
+        Rows<std::int32_t> rows32;
+        template <class Id>
+        Rows<Id>& rowsOf() {
+            if constexpr (std::is_same_v<Id, std::int32_t>) return rows32;
+            else return rows64;
+        }
         std::vector<std::int32_t> entryOf;
         std::vector<std::size_t> entrySlot;
         std::vector<__int128> entryPowers;
@@ -364,6 +375,9 @@ struct Pass {
     const TermRequest& q;
     const Boxes& boxes;
     const RowFill& fill;
+    // The same ids as 32-bit integers, where the regions fit them (null:
+    // 64-bit rows only).
+    const RowFill32* fill32 = nullptr;
     std::vector<std::array<int, 3>> momentExponents, weightedExponents;
     // The whole image is measured (no piece): its 2-D Euler numbers may be
     // counted from runs, whose partial totals are not the windows' (the
@@ -392,14 +406,18 @@ inline std::pair<std::int64_t, std::int64_t> span(const Grid& g, const Boxes& b,
     return {first, std::max(first, z * g.h + y)};
 }
 
-template <class Acc, class In>
+template <class Acc, class In, class Id>
 void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<Acc>& table) {
     const Grid& g = pass.grid;
     const TermRequest& q = pass.q;
     const Owned& own = pass.owned;
     Slots<Acc>& S = table.slots;
     auto& scratch = table.scratch;
-    RowIndices rows(g, pass.fill, scratch.rows);
+    auto& idRows = scratch.template rowsOf<Id>();
+    const RowFillOf<Id>* fill;
+    if constexpr (std::is_same_v<Id, std::int32_t>) fill = pass.fill32;
+    else fill = &pass.fill;
+    RowIndices<Id> rows(g, *fill, idRows.rows);
     const WindowShares& conf = windowShares();
     const std::size_t nm = pass.momentExponents.size(), nw = pass.weightedExponents.size();
     const int channels = In::present ? in.channels : 0;
@@ -425,7 +443,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         runsAbove.resize(std::size_t(g.w));
         runsHere.resize(std::size_t(g.w));
     }
-    auto runsOf = [&](const std::int64_t* row, std::vector<Run>& out) {
+    auto runsOf = [&](const Id* row, std::vector<Run>& out) {
         std::size_t n = 0;
         for (std::int64_t x = 0; x < g.w;) {
             const std::int64_t r = row[x];
@@ -443,23 +461,23 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // kNoRegion on both sides and a row outside the image is all kNoRegion,
     // so that a neighbour is read without bounds checks.
     const std::size_t paddedWidth = std::size_t(g.w) + 2;
-    if (q.perimeter && scratch.border.size() != 3 * paddedWidth) {
-        reserveMapped(scratch.border, 3 * paddedWidth);
-        reserveMapped(scratch.noBorder, paddedWidth);
-        scratch.border.assign(3 * paddedWidth, kNoRegion);
-        scratch.noBorder.assign(paddedWidth, kNoRegion);
+    if (q.perimeter && idRows.border.size() != 3 * paddedWidth) {
+        reserveMapped(idRows.border, 3 * paddedWidth);
+        reserveMapped(idRows.noBorder, paddedWidth);
+        idRows.border.assign(3 * paddedWidth, Id(kNoRegion));
+        idRows.noBorder.assign(paddedWidth, Id(kNoRegion));
     }
     std::array<std::int64_t, 3> borderIds{-1, -1, -1};
-    auto border = [&](std::int64_t y, std::int64_t z) -> const std::int64_t* {
-        if (y < 0 || y >= g.h) return scratch.noBorder.data() + 1;
+    auto border = [&](std::int64_t y, std::int64_t z) -> const Id* {
+        if (y < 0 || y >= g.h) return idRows.noBorder.data() + 1;
         const std::int64_t id = z * g.h + y;
         const std::size_t slot = std::size_t(id % 3);
-        std::int64_t* out = scratch.border.data() + slot * paddedWidth + 1;
+        Id* out = idRows.border.data() + slot * paddedWidth + 1;
         if (borderIds[slot] == id) return out;
         borderIds[slot] = id;
-        const std::int64_t* up = rows.row(y - 1, z);
-        const std::int64_t* down = rows.row(y + 1, z);
-        const std::int64_t* row = rows.row(y, z);
+        const Id* up = rows.row(y - 1, z);
+        const Id* down = rows.row(y + 1, z);
+        const Id* row = rows.row(y, z);
         // The first and last columns, and every column of the first and
         // last rows, are borders; between them, no bounds to check.
         const bool inside = up && down;
@@ -470,17 +488,18 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 #if defined(__SSE2__)
             // r where a neighbour differs, else all ones (kNoRegion).
             static_assert(kNoRegion == -1);
-            for (; x + 2 <= g.w - 1; x += 2) {
-                const __m128i r = load2(row + x);
-                const __m128i same = _mm_and_si128(_mm_and_si128(equal64(load2(row + x - 1), r), equal64(load2(row + x + 1), r)),
-                                                   _mm_and_si128(equal64(load2(up + x), r), equal64(load2(down + x), r)));
+            using L = Lanes<Id>;
+            for (; x + L::count <= g.w - 1; x += L::count) {
+                const __m128i r = L::load(row + x);
+                const __m128i same = _mm_and_si128(_mm_and_si128(L::equal(L::load(row + x - 1), r), L::equal(L::load(row + x + 1), r)),
+                                                   _mm_and_si128(L::equal(L::load(up + x), r), L::equal(L::load(down + x), r)));
                 _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x), _mm_or_si128(r, same));
             }
 #endif
             for (; x < g.w - 1; ++x) {
-                const std::int64_t r = row[x];
+                const Id r = row[x];
                 const bool edge = (row[x - 1] != r) | (row[x + 1] != r) | (up[x] != r) | (down[x] != r);
-                out[x] = edge ? r : kNoRegion;
+                out[x] = edge ? r : Id(kNoRegion);
             }
         } else
             for (std::int64_t x = 1; x < g.w - 1; ++x) out[x] = row[x];
@@ -489,12 +508,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 
     // The 2x2 (2x2x2) windows whose far corner is on row (y, z).
     auto windows = [&](std::int64_t y, std::int64_t z) {
-        const std::int64_t* near0 = rows.row(y - 1, z);
-        const std::int64_t* near1 = rows.row(y, z);
-        const std::int64_t* far0 = g.dims == 3 ? rows.row(y - 1, z - 1) : nullptr;
-        const std::int64_t* far1 = g.dims == 3 ? rows.row(y, z - 1) : nullptr;
+        const Id* near0 = rows.row(y - 1, z);
+        const Id* near1 = rows.row(y, z);
+        const Id* far0 = g.dims == 3 ? rows.row(y - 1, z - 1) : nullptr;
+        const Id* far1 = g.dims == 3 ? rows.row(y, z - 1) : nullptr;
         const int count = g.dims == 3 ? 8 : 4;
-        auto get = [&](const std::int64_t* row, std::int64_t x) { return row && x >= 0 && x < g.w ? row[x] : kNoRegion; };
+        auto get = [&](const Id* row, std::int64_t x) { return row && x >= 0 && x < g.w ? std::int64_t(row[x]) : kNoRegion; };
         const std::int64_t xEnd = own.end[0] == g.w ? g.w : own.end[0] - 1;
         // Where every row of the windows is inside the image, the windows
         // within one region (or none) are passed over without the bounds
@@ -626,10 +645,10 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
         if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
-            const std::int64_t* row = rows.row(y, z);
-            const std::int64_t* b0 = q.perimeter ? border(y - 1, z) : nullptr;
-            const std::int64_t* b1 = q.perimeter ? border(y, z) : nullptr;
-            const std::int64_t* b2 = q.perimeter ? border(y + 1, z) : nullptr;
+            const Id* row = rows.row(y, z);
+            const Id* b0 = q.perimeter ? border(y - 1, z) : nullptr;
+            const Id* b1 = q.perimeter ? border(y, z) : nullptr;
+            const Id* b2 = q.perimeter ? border(y + 1, z) : nullptr;
             if (eulerByRuns) {
                 if (runsAboveRow != y - 1) {
                     nAbove = y > 0 ? runsOf(rows.row(y - 1, z), runsAbove) : 0;
@@ -756,7 +775,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     static constexpr unsigned char kClass[5][5] = {
                         {3, 3, 1, 3, 3}, {3, 2, 2, 1, 3}, {0, 0, 0, 3, 3}, {0, 0, 0, 3, 3}, {3, 3, 3, 3, 3}};
                     std::uint64_t classes[4] = {0, 0, 0, 0};
-                    for (std::int64_t xx = nextEqual(b1, x, x1, r); xx < x1; xx = nextEqual(b1, xx + 1, x1, r)) {
+                    for (std::int64_t xx = nextEqual(b1, x, x1, Id(r)); xx < x1; xx = nextEqual(b1, xx + 1, x1, Id(r))) {
                         const int edges = int(b1[xx - 1] == r) + int(b1[xx + 1] == r) + int(b0[xx] == r) + int(b2[xx] == r);
                         const int corners = int(b0[xx - 1] == r) + int(b0[xx + 1] == r) + int(b2[xx - 1] == r) +
                                             int(b2[xx + 1] == r);
@@ -945,7 +964,15 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         if (!made) made = std::make_unique<ChunkTable<Acc>>(layout, pass.onePass ? pass.ids : n, pass.onePass);
         ChunkTable<Acc>& table = *made;
         table.clear();
-        gatherChunk<Acc, In>(pass, in, chunk, table);
+        // 32-bit ids where given; with the wide accumulator (rare: very
+        // large images or wide intensities) 64-bit ones only, which spares
+        // compiling that accumulator for both.
+        if constexpr (std::is_same_v<Acc, __int128>) {
+            if (pass.fill32) gatherChunk<Acc, In, std::int32_t>(pass, in, chunk, table);
+            else gatherChunk<Acc, In, std::int64_t>(pass, in, chunk, table);
+        } else {
+            gatherChunk<Acc, In, std::int64_t>(pass, in, chunk, table);
+        }
         const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
         Slots<Acc>& keep = spanning[chunk];
         keep.layout = layout;

@@ -30,14 +30,38 @@ inline __m128i equal64(__m128i a, __m128i b) {
 inline __m128i load2(const std::int64_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 // Bit i set where lane i of `mask` (a comparison's result) is.
 inline std::uint64_t bits2(__m128i mask) { return std::uint64_t(_mm_movemask_pd(_mm_castsi128_pd(mask))); }
+
+// Rows of region ids (Id: std::int32_t or std::int64_t) in vectors of
+// `count` lanes: loads, lane-wise equality (all ones where equal), the
+// lanes' bits of a comparison.
+template <class Id>
+struct Lanes;
+template <>
+struct Lanes<std::int64_t> {
+    static constexpr int count = 2;
+    static __m128i load(const std::int64_t* p) { return load2(p); }
+    static __m128i all(std::int64_t v) { return _mm_set1_epi64x(v); }
+    static __m128i equal(__m128i a, __m128i b) { return equal64(a, b); }
+    static std::uint64_t bits(__m128i mask) { return bits2(mask); }
+};
+template <>
+struct Lanes<std::int32_t> {
+    static constexpr int count = 4;
+    static __m128i load(const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+    static __m128i all(std::int32_t v) { return _mm_set1_epi32(v); }
+    static __m128i equal(__m128i a, __m128i b) { return _mm_cmpeq_epi32(a, b); }
+    static std::uint64_t bits(__m128i mask) { return std::uint64_t(_mm_movemask_ps(_mm_castsi128_ps(mask))); }
+};
 #endif
 
 // The first x in [x, end) with row[x] == v, or end.
-inline std::int64_t nextEqual(const std::int64_t* row, std::int64_t x, std::int64_t end, std::int64_t v) {
+template <class Id>
+inline std::int64_t nextEqual(const Id* row, std::int64_t x, std::int64_t end, Id v) {
 #if defined(__SSE2__)
-    const __m128i want = _mm_set1_epi64x(v);
-    for (; x + 2 <= end; x += 2) {
-        const std::uint64_t m = bits2(equal64(load2(row + x), want));
+    using L = Lanes<Id>;
+    const __m128i want = L::all(v);
+    for (; x + L::count <= end; x += L::count) {
+        const std::uint64_t m = L::bits(L::equal(L::load(row + x), want));
         if (m) return x + __builtin_ctzll(m);
     }
 #endif
@@ -109,16 +133,23 @@ struct Boxes {
     std::vector<std::array<std::int64_t, 3>> min, max;
 };
 
-// Writes the region indices of row `flatRow` (kNoRegion for elements of no region).
-using RowFill = std::function<void(std::int64_t flatRow, std::int64_t* out)>;
+// Writes the region indices of row `flatRow` (kNoRegion for elements of no
+// region), as Id: 32-bit ones where the regions fit them (half the bytes
+// and twice the lanes of 64-bit ones for every pass over a row).
+template <class Id>
+using RowFillOf = std::function<void(std::int64_t flatRow, Id* out)>;
+using RowFill = RowFillOf<std::int64_t>;
+using RowFill32 = RowFillOf<std::int32_t>;
+// Regions up to this many have 32-bit ids.
+constexpr std::size_t kRegions32 = std::size_t(1) << 31;
 
 // Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
 // kNoRegion) in row[begin, end), left to right. The runs' first elements
 // are marked in words of bits first, without a branch an element: the runs
 // of noise end at random, where a loop comparing element to element
 // mispredicts at every end.
-template <class F>
-inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
+template <class Id, class F>
+inline void forEachRun(const Id* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
     if (end <= begin) return;
     const std::size_t words = std::size_t((end - begin + 63) / 64);
     if (bits.size() < 2 * words) {
@@ -136,12 +167,14 @@ inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t
         }
         std::int64_t x = k == 0 ? begin + 1 : x0;
 #if defined(__SSE2__)
-        const __m128i none = _mm_set1_epi64x(kNoRegion);
-        for (; x + 2 <= xEnd; x += 2) {
-            const __m128i here = load2(row + x);
-            const std::uint64_t first = ~bits2(equal64(here, load2(row + x - 1))) & 3;
+        using L = Lanes<Id>;
+        const __m128i none = L::all(Id(kNoRegion));
+        constexpr std::uint64_t lanes = (std::uint64_t(1) << L::count) - 1;
+        for (; x + L::count <= xEnd; x += L::count) {
+            const __m128i here = L::load(row + x);
+            const std::uint64_t first = ~L::bits(L::equal(here, L::load(row + x - 1))) & lanes;
             s |= first << (x - x0);
-            rs |= (first & ~bits2(equal64(here, none))) << (x - x0);
+            rs |= (first & ~L::bits(L::equal(here, none))) << (x - x0);
         }
 #endif
         for (; x < xEnd; ++x) {
@@ -160,7 +193,7 @@ inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t
             std::size_t j = k;
             std::uint64_t later = b == 63 ? 0 : starts[k] >> (b + 1) << (b + 1);
             while (!later && ++j < words) later = starts[j];
-            f(x, later ? begin + std::int64_t(j) * 64 + __builtin_ctzll(later) : end, row[x]);
+            f(x, later ? begin + std::int64_t(j) * 64 + __builtin_ctzll(later) : end, std::int64_t(row[x]));
         }
 }
 
@@ -169,9 +202,10 @@ inline void forEachRun(const std::int64_t* row, std::int64_t begin, std::int64_t
 // 3-D), so that a row handed out stays valid for the loop's iteration. The
 // rows live in `storage`, which a worker keeps from chunk to chunk: a fresh
 // allocation a chunk costs page faults and the heap's trimming.
+template <class Id>
 class RowIndices {
 public:
-    RowIndices(const Grid& g, const RowFill& fill, std::vector<std::int64_t>& storage) : g_(g), fill_(fill) {
+    RowIndices(const Grid& g, const RowFillOf<Id>& fill, std::vector<Id>& storage) : g_(g), fill_(fill) {
         if (storage.size() < slots_.size() * std::size_t(g.w)) {
             reserveMapped(storage, slots_.size() * std::size_t(g.w));
             storage.resize(slots_.size() * std::size_t(g.w));
@@ -179,7 +213,7 @@ public:
         for (std::size_t i = 0; i < slots_.size(); ++i) slots_[i].values = storage.data() + i * std::size_t(g.w);
     }
     // The row's indices, or nullptr outside the image.
-    const std::int64_t* row(std::int64_t y, std::int64_t z) {
+    const Id* row(std::int64_t y, std::int64_t z) {
         if (y < 0 || y >= g_.h || z < 0 || z >= g_.d) return nullptr;
         const std::int64_t id = z * g_.h + y;
         for (auto& s : slots_)
@@ -194,10 +228,10 @@ public:
 private:
     struct Slot {
         std::int64_t id = -1;
-        std::int64_t* values = nullptr;
+        Id* values = nullptr;
     };
     const Grid& g_;
-    const RowFill& fill_;
+    const RowFillOf<Id>& fill_;
     std::array<Slot, 10> slots_;
     std::size_t next_ = 0;
 };
