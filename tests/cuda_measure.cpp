@@ -336,6 +336,10 @@ TEST_CASE("cuda measure: one-pixel regions, lines, rings with holes, borders, wi
     Image row(70000, 2);
     std::fill(row.pixels.begin(), row.pixels.end(), std::uint8_t(255));
     requireGpuTermsMatchCpu(referenceLabels(row, Connectivity::Four), "long rows");
+    // The widest rows summed in 64 bits (every box narrower than 2^16).
+    Image narrowest(65535, 3);
+    std::fill(narrowest.pixels.begin(), narrowest.pixels.end(), std::uint8_t(255));
+    requireGpuTermsMatchCpu(referenceLabels(narrowest, Connectivity::Four), "rows of 2^16 - 1");
     for (const char* family : {"spiral", "checkerboard", "rings", "comb"})
         requireGpuTermsMatchCpu(referenceLabels(generateFamily(family, 97, 61, 5), Connectivity::Eight), family);
 }
@@ -423,6 +427,15 @@ TEST_CASE("cuda measure: intensity terms of every integer type are the cpu accum
         const Labels l = referenceLabels(wide, Connectivity::Four);
         requireGpuIntensityTermsMatchCpu(l, randomIntensity(l.shape, 8, false, 6), "wide");
         requireGpuIntensityTermsMatchCpu(l, randomIntensity(l.shape, 4, true, 7), "wide");
+    }
+    // The widest rows whose intensity sums are added in 64 and 128 bits:
+    // samples of 4 bytes times lx^3 up to (2^16 - 1)^3.
+    {
+        Image wide(65535, 2);
+        std::fill(wide.pixels.begin(), wide.pixels.end(), std::uint8_t(255));
+        const Labels l = referenceLabels(wide, Connectivity::Four);
+        for (bool isSigned : {false, true})
+            requireGpuIntensityTermsMatchCpu(l, randomIntensity(l.shape, 4, isSigned, 8), "rows of 2^16 - 1");
     }
     for (auto [w, h, d] : {std::tuple{1, 1, 1}, std::tuple{17, 13, 11}, std::tuple{40, 9, 21}})
         for (int bytes : {1, 8})

@@ -172,6 +172,9 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     p.records = records.get();
     p.pastTable = pastTable.get();
     p.layout = layout;
+    std::int64_t widest = 0;
+    for (const Component& c : table) widest = std::max<std::int64_t>(widest, std::int64_t(c.width));
+    p.narrowSums = widest < (std::int64_t(1) << 16);
     if (intensityTerms && intensityOnDevice) {
         p.samples.data = intensity->data;
         p.samples.bytes = intensity->bytes;

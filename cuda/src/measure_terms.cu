@@ -58,6 +58,25 @@ __device__ __forceinline__ Wide negated(const Wide& a) {
     return r;
 }
 
+// Narrow sums as wide ones (two's complement, signed ones sign-extended).
+__device__ __forceinline__ Wide widened(const Wide& v) { return v; }
+__device__ __forceinline__ Wide widened(Word v) { return wideOf(v); }
+__device__ __forceinline__ Wide widened(long long v) {
+    Wide w = wideOf(Word(v));
+    for (int k = 1; k < kLimbs; ++k) w.limb[k] = v < 0 ? ~Word(0) : 0;
+    return w;
+}
+__device__ __forceinline__ Wide widened(unsigned __int128 v) {
+    Wide w = wideOf(Word(v));
+    w.limb[1] = Word(v >> 64);
+    return w;
+}
+__device__ __forceinline__ Wide widened(__int128 v) {
+    Wide w = widened(static_cast<unsigned __int128>(v));
+    for (int k = 2; k < kLimbs; ++k) w.limb[k] = v < 0 ? ~Word(0) : 0;
+    return w;
+}
+
 // Adds v to the wide sum at `at`. Each limb's atomicAdd returns the limb
 // before it, so the carry out of limb k is known and goes into limb k + 1
 // with the next addend: the sum is exact modulo 2^256 whatever order the
@@ -167,6 +186,21 @@ __device__ __forceinline__ void sumIntoHead(Word& v, const LaneGroup& g) {
     }
 }
 
+__device__ __forceinline__ void sumIntoHead(long long& v, const LaneGroup& g) {
+    Word w = Word(v);
+    sumIntoHead(w, g);
+    v = static_cast<long long>(w);
+}
+
+template <class Int128>
+__device__ __forceinline__ void sumIntoHead(Int128& v, const LaneGroup& g) {
+    for (int d = 1; d < 32; d <<= 1) {
+        const Word low = __shfl_down_sync(kFullWarp, Word(v), d);
+        const Word high = __shfl_down_sync(kFullWarp, Word(static_cast<unsigned __int128>(v) >> 64), d);
+        if (laneIndex() + d < g.end) v += static_cast<Int128>((static_cast<unsigned __int128>(high) << 64) | low);
+    }
+}
+
 __device__ __forceinline__ void leastIntoHead(Word& v, const LaneGroup& g) {
     for (int d = 1; d < 32; d <<= 1) {
         const Word other = __shfl_down_sync(kFullWarp, v, d);
@@ -197,29 +231,21 @@ __device__ __forceinline__ Segment segmentAt(const Passes& p, const Segments& s,
     return segment;
 }
 
-// The runs of labels of the table that begin in segment s, each whole:
-// f(label, begin, end) with `end` the run's end in the row, past the
-// segment where the run goes on. A run that goes on from an earlier
-// segment is that segment's thread's, so each run of a row is summed by one
-// thread and added once:
-//
-//   segments:  |. . 3 3 3 3|3 3 3 . 5 5|5 . . . . .|
-//   runs:           '-- 3: first thread --'   '5: second thread'
+// The runs of labels of the table in segment s, each cut at the segment's
+// ends: f(label, begin, end). A run that goes on past the segment is summed
+// in pieces by the threads of its segments, and the pieces meet again in
+// the warp's sums (LaneGroup), so that no thread walks more than kSegment
+// elements: a thread that followed a run of a large region to its end
+// would hold its warp for thousands of elements.
 template <class F>
 __device__ __forceinline__ void forEachRun(const Passes& p, const Segment& s, F&& f) {
     const std::uint32_t* row = p.labels + s.rowStart;
     int x = s.x0;
-    if (x > 0)
-        while (x < s.x1 && row[x] == row[s.x0 - 1]) ++x;  // an earlier thread's
     while (x < s.x1) {
         const std::uint32_t label = row[x];
         int end = x + 1;
-        if (inTable(p, label)) {
-            while (end < p.width && row[end] == label) ++end;
-            f(label, x, end);
-        } else {
-            while (end < s.x1 && row[end] == label) ++end;
-        }
+        while (end < s.x1 && row[end] == label) ++end;
+        if (inTable(p, label)) f(label, x, end);
         x = end;
     }
 }
@@ -249,58 +275,72 @@ __global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
 
 // --- measure_moments --------------------------------------------------------
 
-// One run's sums of lx^0 .. lx^3.
+// One run's sums of lx^0 .. lx^3, in Word (Passes::narrowSums) or Wide.
+template <class Sum>
 struct PowerRun {
     std::uint32_t label;
     bool counted;  // a label of the table
     int originX;
-    Wide powers[4];
+    Sum powers[4];
 };
 
-__device__ __forceinline__ PowerRun startPowerRun(const Passes& p, std::uint32_t label) {
-    PowerRun run;
+template <class Sum>
+__device__ __forceinline__ PowerRun<Sum> startPowerRun(const Passes& p, std::uint32_t label) {
+    PowerRun<Sum> run;
     run.label = label;
     run.counted = inTable(p, label);
     run.originX = run.counted ? p.boxMin[Word(label - 1) * 3] : 0;
-    for (int e = 0; e < 4; ++e) run.powers[e] = wideOf(0);
+    for (int e = 0; e < 4; ++e) run.powers[e] = Sum{};
     return run;
 }
 
 // The run's power sums times ly^ey lz^ez, per exponent tuple, into its region's moments.
-__device__ void flushMoments(const Passes& p, const Exponents& exponents, const PowerRun& run, int y, int z) {
+template <class Sum>
+__device__ void flushMoments(const Passes& p, const Exponents& exponents, const PowerRun<Sum>& run, int y, int z) {
     if (!run.counted) return;
     const int* box = p.boxMin + Word(run.label - 1) * 3;
     const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
     Word* moments = recordOf(p, run.label) + p.layout.momentsAt;
     for (int t = 0; t < exponents.count; ++t) {
-        const Wide v = scaled(run.powers[exponents.e[t][0]], ly, exponents.e[t][1], lz, exponents.e[t][2]);
+        const Wide v = scaled(widened(run.powers[exponents.e[t][0]]), ly, exponents.e[t][1], lz, exponents.e[t][2]);
         atomicAddWide(moments + t * kLimbs, v);
     }
 }
 
 // The runs of thread i's segment (none past segments.total), each added
-// into a run of sums by addRun(run, begin, end); consecutive runs of one
-// label go into one run of sums (their row is the same), which goes to
-// flush(run) when the label changes. Returns the last one, unflushed, for
-// the warp's sums (LaneGroup); `s` is the segment.
+// into a run of sums by addRun(run, begin, end). The first region the
+// segment meets is kept: its runs all go into one run of sums, whatever
+// lies between them, returned unflushed for the warp's sums (LaneGroup).
+// Another region's consecutive runs go into a passing run of sums, which
+// goes to flush(run) when a third region comes, and at the end. So the
+// region that fills much of a noisy image, met by nearly every thread and
+// interrupted by small regions everywhere, takes its atomics once per warp
+// and row, not once per small region it surrounds. `s` is the segment.
 template <class Run, class Start, class AddRun, class Flush>
 __device__ __forceinline__ Run sumSegmentRuns(const Passes& p, const Segments& segments, Word i, Segment& s,
                                               Start&& start, AddRun&& addRun, Flush&& flush) {
-    Run run = start(0u);
+    Run kept = start(0u);
     s = Segment{0, 0, 0, 0, 0};
-    if (i >= segments.total) return run;
+    if (i >= segments.total) return kept;
     s = segmentAt(p, segments, i);
+    Run passing = start(0u);
     forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
-        if (label != run.label) {
-            flush(run);
-            run = start(label);
+        if (kept.label == 0u) kept = start(label);
+        if (label == kept.label) {
+            addRun(kept, begin, end);
+            return;
         }
-        addRun(run, begin, end);
+        if (label != passing.label) {
+            flush(passing);
+            passing = start(label);
+        }
+        addRun(passing, begin, end);
     });
-    return run;
+    flush(passing);
+    return kept;
 }
 
-__device__ __forceinline__ void addPowers(PowerRun& run, int begin, int end) {
+__device__ __forceinline__ void addPowers(PowerRun<Wide>& run, int begin, int end) {
     for (int x = begin; x < end; ++x) {
         Wide power[4];
         powersOf(Word(x - run.originX), power);
@@ -308,13 +348,24 @@ __device__ __forceinline__ void addPowers(PowerRun& run, int begin, int end) {
     }
 }
 
+__device__ __forceinline__ void addPowers(PowerRun<Word>& run, int begin, int end) {
+    for (int x = begin; x < end; ++x) {
+        const Word lx = Word(x - run.originX), square = lx * lx;
+        run.powers[0] += 1;
+        run.powers[1] += lx;
+        run.powers[2] += square;
+        run.powers[3] += square * lx;
+    }
+}
+
+template <class Sum>
 __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
         Segment s{};  // filled by sumSegmentRuns before any callback reads it
-        PowerRun run = sumSegmentRuns<PowerRun>(
-            p, segments, i, s, [&](std::uint32_t label) { return startPowerRun(p, label); },
-            [](PowerRun& r, int begin, int end) { addPowers(r, begin, end); },
-            [&](const PowerRun& done) { flushMoments(p, exponents, done, s.y, s.z); });
+        PowerRun<Sum> run = sumSegmentRuns<PowerRun<Sum>>(
+            p, segments, i, s, [&](std::uint32_t label) { return startPowerRun<Sum>(p, label); },
+            [](PowerRun<Sum>& r, int begin, int end) { addPowers(r, begin, end); },
+            [&](const PowerRun<Sum>& done) { flushMoments(p, exponents, done, s.y, s.z); });
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
         for (int e = 0; e < 4; ++e) sumIntoHead(run.powers[e], group);
         if (group.head) flushMoments(p, exponents, run, s.y, s.z);
@@ -357,31 +408,41 @@ __device__ __forceinline__ void flushPerimeter(const Passes& p, std::uint32_t la
         if (classes[c] != 0) atomicAdd(perimeter + c, classes[c]);
 }
 
-// A segment's border elements of one label are counted together, whatever
-// lies between them; the counts of the label a thread ends its segment with
-// are added with its warp's (LaneGroup).
+// A segment's border elements are counted as sumSegmentRuns adds: the
+// first region it meets kept for the warp's sums (LaneGroup), another
+// region's counted until a third comes.
 __global__ void __launch_bounds__(kThreads) perimeterKernel(Passes p, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        std::uint32_t runLabel = 0;
-        Word classes[3] = {0, 0, 0};
+        std::uint32_t keptLabel = 0, passingLabel = 0;
+        Word kept[3] = {0, 0, 0}, passing[3] = {0, 0, 0};
         if (i < segments.total) {
             const Segment s = segmentAt(p, segments, i);
             for (int x = s.x0; x < s.x1; ++x) {
                 const std::uint32_t label = p.labels[s.rowStart + Word(x)];
-                if (label != runLabel) {
+                if (label == 0u) continue;
+                if (label != keptLabel && label != passingLabel) {
                     if (!inTable(p, label)) continue;
-                    flushPerimeter(p, runLabel, runLabel != 0, classes);
-                    runLabel = label;
-                    classes[0] = classes[1] = classes[2] = 0;
+                    if (keptLabel == 0u) {
+                        keptLabel = label;
+                    } else {
+                        flushPerimeter(p, passingLabel, passingLabel != 0u, passing);
+                        passingLabel = label;
+                        passing[0] = passing[1] = passing[2] = 0;
+                    }
                 }
                 if (!isBorder(p, x, s.y, label)) continue;
                 const int c = perimeterClass(p, x, s.y, label);
-                if (c >= 0) ++classes[c];
+                if (c < 0) continue;
+                if (label == keptLabel)
+                    ++kept[c];
+                else
+                    ++passing[c];
             }
+            flushPerimeter(p, passingLabel, passingLabel != 0u, passing);
         }
-        const LaneGroup group = laneGroupOf(runLabel, i / segments.perRow);
-        for (int c = 0; c < 3; ++c) sumIntoHead(classes[c], group);
-        if (group.head) flushPerimeter(p, runLabel, runLabel != 0, classes);
+        const LaneGroup group = laneGroupOf(keptLabel, i / segments.perRow);
+        for (int c = 0; c < 3; ++c) sumIntoHead(kept[c], group);
+        if (group.head) flushPerimeter(p, keptLabel, keptLabel != 0u, kept);
     }
 }
 
@@ -408,36 +469,56 @@ __device__ __forceinline__ Word keyOf(const Samples& s, Word bits) {
     return s.isSigned ? bits ^ (Word(1) << 63) : bits;
 }
 
+// The sums' types of a run of intensity: kLimbs limbs, or where
+// Passes::narrowSums holds 64 bits for the sum (|I| < 2^32, a warp's 1024
+// elements), 128 for the squares (I^2 < 2^64) and the weighted sums
+// (|I| lx^3 < 2^80).
+struct WideSums {
+    using Sum = Wide;
+    using Squares = Wide;
+    using Weighted = Wide;
+};
+struct NarrowSums {
+    using Sum = long long;
+    using Squares = unsigned __int128;
+    using Weighted = __int128;
+};
+
 // One run's intensity sums.
+template <class Sums>
 struct IntensityRun {
     std::uint32_t label;
     bool counted;
     int originX;
-    Wide sum, squares;
-    Word least, most;  // keys
-    Wide weighted[4];  // of I lx^e
+    typename Sums::Sum sum;
+    typename Sums::Squares squares;
+    Word least, most;                    // keys
+    typename Sums::Weighted weighted[4];  // of I lx^e
 };
 
-__device__ __forceinline__ IntensityRun startIntensityRun(const Passes& p, std::uint32_t label) {
-    IntensityRun run;
+template <class Sums>
+__device__ __forceinline__ IntensityRun<Sums> startIntensityRun(const Passes& p, std::uint32_t label) {
+    IntensityRun<Sums> run;
     run.label = label;
     run.counted = inTable(p, label);
     run.originX = run.counted ? p.boxMin[Word(label - 1) * 3] : 0;
-    run.sum = run.squares = wideOf(0);
+    run.sum = typename Sums::Sum{};
+    run.squares = typename Sums::Squares{};
     run.least = ~Word(0);
     run.most = 0;
-    for (int e = 0; e < 4; ++e) run.weighted[e] = wideOf(0);
+    for (int e = 0; e < 4; ++e) run.weighted[e] = typename Sums::Weighted{};
     return run;
 }
 
+template <class Sums>
 __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
-                               const IntensityRun& run, int y, int z) {
+                               const IntensityRun<Sums>& run, int y, int z) {
     if (!run.counted) return;
     const RecordLayout& l = p.layout;
     Word* record = recordOf(p, run.label);
     if (sums) {
-        atomicAddWide(record + l.sumAt, run.sum);
-        atomicAddWide(record + l.squaresAt, run.squares);
+        atomicAddWide(record + l.sumAt, widened(run.sum));
+        atomicAddWide(record + l.squaresAt, widened(run.squares));
     }
     if (extrema) {
         // The record's extrema only move one way: one read first spares the
@@ -451,14 +532,15 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
         const int* box = p.boxMin + Word(run.label - 1) * 3;
         const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
         for (int t = 0; t < weighted.count; ++t) {
-            const Wide v = scaled(run.weighted[weighted.e[t][0]], ly, weighted.e[t][1], lz, weighted.e[t][2]);
+            const Wide v =
+                scaled(widened(run.weighted[weighted.e[t][0]]), ly, weighted.e[t][1], lz, weighted.e[t][2]);
             atomicAddWide(record + l.weightedAt + t * kLimbs, v);
         }
     }
 }
 
 __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
-                                           IntensityRun& run, Word rowStart, int begin, int end) {
+                                           IntensityRun<WideSums>& run, Word rowStart, int begin, int end) {
     for (int x = begin; x < end; ++x) {
         const Word element = rowStart + Word(x);
         // A signed sample as its magnitude and sign: products of the
@@ -489,16 +571,43 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
     }
 }
 
+// Samples of at most 4 bytes: sign-extended, they are the values themselves.
+__device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
+                                           IntensityRun<NarrowSums>& run, Word rowStart, int begin, int end) {
+    for (int x = begin; x < end; ++x) {
+        const Word bits = sampleBits(p.samples, rowStart + Word(x));
+        const long long value = static_cast<long long>(bits);
+        if (sums) {
+            run.sum += value;
+            const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
+            run.squares += static_cast<unsigned __int128>(magnitude * magnitude);
+        }
+        if (extrema) {
+            const Word key = keyOf(p.samples, bits);
+            run.least = min(run.least, key);
+            run.most = max(run.most, key);
+        }
+        if (weighted.count > 0) {
+            const long long lx = x - run.originX, square = lx * lx;
+            run.weighted[0] += value;
+            run.weighted[1] += static_cast<__int128>(value) * lx;
+            run.weighted[2] += static_cast<__int128>(value) * square;
+            run.weighted[3] += static_cast<__int128>(value) * (square * lx);
+        }
+    }
+}
+
+template <class Sums>
 __global__ void __launch_bounds__(kThreads)
     intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
         Segment s{};  // filled by sumSegmentRuns before any callback reads it
-        IntensityRun run = sumSegmentRuns<IntensityRun>(
-            p, segments, i, s, [&](std::uint32_t label) { return startIntensityRun(p, label); },
-            [&](IntensityRun& r, int begin, int end) {
+        IntensityRun<Sums> run = sumSegmentRuns<IntensityRun<Sums>>(
+            p, segments, i, s, [&](std::uint32_t label) { return startIntensityRun<Sums>(p, label); },
+            [&](IntensityRun<Sums>& r, int begin, int end) {
                 addSamples(p, weighted, sums, extrema, r, s.rowStart, begin, end);
             },
-            [&](const IntensityRun& done) { flushIntensity(p, weighted, sums, extrema, done, s.y, s.z); });
+            [&](const IntensityRun<Sums>& done) { flushIntensity(p, weighted, sums, extrema, done, s.y, s.z); });
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
         if (sums) {
             sumIntoHead(run.sum, group);
@@ -564,10 +673,10 @@ __global__ void __launch_bounds__(kThreads) extremaKernel(Passes p, Segments seg
 //   y-1 [ 8 ][ 2 ]     slice z; slice z - 1 the same bits times 16
 //   y   [ 4 ][ 1 ]
 //
-// A thread takes kSegment windows of one row of windows. It keeps one
-// region's shares to add at once (the region of the first window that had
-// one, until a window without it), and adds the other regions' at once;
-// the region it ends with is added with its warp's (LaneGroup).
+// A thread takes kSegment windows of one row of windows and adds their
+// shares as sumSegmentRuns adds runs: the first region it meets kept for
+// the warp's sums (LaneGroup), another region's shares gathered until a
+// third comes.
 struct WindowShares {
     std::uint32_t label = 0;
     Word euler = 0;  // an int64 sum, two's complement
@@ -582,13 +691,19 @@ __device__ __forceinline__ void flushWindows(const Passes& p, bool crofton, bool
         if (w.crofton[c] != 0) atomicAdd(record + p.layout.croftonAt + c, w.crofton[c]);
 }
 
+// A window's share and Crofton class (-1: none) into w.
+__device__ __forceinline__ void addShare(WindowShares& w, bool euler, int share, int crofton) {
+    if (euler) w.euler += Word(static_cast<long long>(share));
+    if (crofton >= 0) ++w.crofton[crofton];
+}
+
 __global__ void __launch_bounds__(kThreads)
     windowsKernel(Passes p, Configurations tables, bool crofton, bool euler, Word windowsX, Word windowsY,
                   Word segmentsPerRow, Word total) {
     const int count = p.dimensions == 3 ? 8 : 4;
     const unsigned full = p.dimensions == 3 ? 255u : 15u;
     FOR_EACH_WARP_ITEM(i, total) {
-        WindowShares kept;
+        WindowShares kept, passing;
         if (i < total) {
             const Word row = i / segmentsPerRow;
             const int y = int(row % windowsY);
@@ -604,12 +719,6 @@ __global__ void __launch_bounds__(kThreads)
                     v[4 * slice + 2] = labelAt(p, x - 1, y, zz);
                     v[4 * slice + 3] = labelAt(p, x - 1, y - 1, zz);
                 }
-                bool keptHere = false;
-                for (int k = 0; k < count; ++k) keptHere = keptHere || v[k] == kept.label;
-                if (!keptHere) {
-                    flushWindows(p, crofton, euler, kept);
-                    kept = WindowShares();
-                }
                 for (int k = 0; k < count; ++k) {
                     const std::uint32_t label = v[k];
                     if (!inTable(p, label)) continue;
@@ -623,15 +732,18 @@ __global__ void __launch_bounds__(kThreads)
                     const int c = crofton ? tables.crofton[config] : -1;
                     if (kept.label == 0) kept.label = label;
                     if (label == kept.label) {
-                        if (euler) kept.euler += Word(static_cast<long long>(share));
-                        if (crofton && c >= 0) ++kept.crofton[c];
+                        addShare(kept, euler, share, c);
                         continue;
                     }
-                    Word* record = recordOf(p, label);
-                    if (euler && share != 0) atomicAdd(record + p.layout.eulerAt, Word(static_cast<long long>(share)));
-                    if (crofton && c >= 0) atomicAdd(record + p.layout.croftonAt + c, Word(1));
+                    if (label != passing.label) {
+                        flushWindows(p, crofton, euler, passing);
+                        passing = WindowShares();
+                        passing.label = label;
+                    }
+                    addShare(passing, euler, share, c);
                 }
             }
+            flushWindows(p, crofton, euler, passing);
         }
         const LaneGroup group = laneGroupOf(kept.label, i / segmentsPerRow);
         sumIntoHead(kept.euler, group);
@@ -657,7 +769,10 @@ void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) 
 
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents) {
     const Segments segments = segmentsOf(p);
-    momentsKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, segments);
+    if (p.narrowSums)
+        momentsKernel<Word><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, segments);
+    else
+        momentsKernel<Wide><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, segments);
     check.launched("measure_moments", stream);
 }
 
@@ -670,7 +785,12 @@ void gatherPerimeter(const CudaCheck& check, cudaStream_t stream, const Passes& 
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
                      bool sums, bool extrema) {
     const Segments segments = segmentsOf(p);
-    intensityKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, weighted, sums, extrema, segments);
+    if (p.narrowSums && p.samples.bytes <= 4)
+        intensityKernel<NarrowSums>
+            <<<blocksFor(segments.total), kThreads, 0, stream>>>(p, weighted, sums, extrema, segments);
+    else
+        intensityKernel<WideSums>
+            <<<blocksFor(segments.total), kThreads, 0, stream>>>(p, weighted, sums, extrema, segments);
     check.launched("measure_intensity", stream);
 }
 

@@ -22,24 +22,22 @@
 // threads add in. Counts and boxes come from the component table.
 //
 // measure_moments, measure_perimeter, measure_intensity and measure_extrema
-// give each thread kSegment elements of one row and add once per run of a
-// label, not once per element: measure_moments and measure_intensity sum
-// each run of a row whole, in the thread where it begins (a run that goes
-// on past the segment is followed to its end, and the next segments' threads
-// leave it alone), so that a large region costs one addition per row it
-// crosses; measure_perimeter and measure_extrema add once per run in a
-// segment, and only where it has something to add:
+// give each thread kSegment elements of one row, and measure_windows
+// kSegment windows of one row of windows; no thread goes past its segment,
+// so a large region's long runs are shared among the threads they cross.
+// In all but measure_extrema a thread keeps the first region it meets for
+// its whole segment, whatever lies between its runs, and gathers another
+// region's sums until a third comes, adding them then:
 //
-//   row y:  . . 3 3 3 3 . 5 5 | 5 5 . .     one thread's segment: runs 3 and 5
-//               <-- run -->   <-- run -->   (5 summed whole by this thread)
+//   row y:  . 3 3 . 5 5 3 3 . 7 |      one thread's segment: 3 kept,
+//                                      5 added when 7 comes, 7 at the end
 //
-// measure_windows gives each thread kSegment windows of one row of windows.
-// In measure_moments, measure_perimeter, measure_intensity and
-// measure_windows a thread keeps one region's sums across what lies between
-// its runs, and the lanes of a warp that end their segments in the same
-// region and row add their sums together before one of them makes the
-// atomics: a region that fills much of a noisy image is met by nearly every
-// thread, and atomics at one address queue.
+// The lanes of a warp whose kept region and row are the same add their
+// sums together before one of them makes the atomics: a region that fills
+// much of a noisy image is met by nearly every thread and surrounds its
+// small regions everywhere, and atomics at one address queue.
+// measure_extrema adds once per run in a segment, and only where it has
+// something to add.
 
 #include <cstddef>
 #include <cstdint>
@@ -117,6 +115,12 @@ struct Passes {
     unsigned int* pastTable = nullptr;         // set to 1 where a label past `regions` is met
     RecordLayout layout;
     Samples samples;
+    // Every box narrower than 2^16 (lx^3 < 2^48): a thread's and a warp's
+    // sums of powers of lx fit 64 bits, and with samples of at most 4 bytes
+    // the intensity's sums fit 64 and 128 bits, so measure_moments and
+    // measure_intensity add in those rather than in kLimbs limbs, with
+    // fewer registers and more threads on each multiprocessor.
+    bool narrowSums = false;
 };
 
 void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p);
