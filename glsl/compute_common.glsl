@@ -1,6 +1,7 @@
 // Shared by every stage of the compute backend: nodes, keys, the union-find
 // over the parents image and the component numbering. The program builder
-// prepends "#version 430 core", the defines of criterion.glsl and of
+// prepends "#version 430 core" (in OpenGL ES "#version 310 es" or "320 es",
+// precisions and GLSL_ES), the defines of criterion.glsl and of
 // compute_constants.hpp (NODE_W, NODE_H, PATCH_*, bindings...), then
 // criterion.glsl itself.
 //
@@ -36,6 +37,14 @@
 // connectivity is a table the program builder computes (LINK_VOXELS), and
 // LINK_DIRECTIONS says which of the 13 can link at all.
 // ---------------------------------------------------------------------------
+// node_info's texels: R8UI, or R32UI in GLSL ES, whose images have no
+// 8-bit formats (ComputeResources::nodeInfoFormat).
+#ifdef GLSL_ES
+#define NODE_INFO_FORMAT r32ui
+#else
+#define NODE_INFO_FORMAT r8ui
+#endif
+
 #if DIMENSIONS == 3
 #define NodeCoord ivec3
 const ivec3 kNode = ivec3(NODE_W, NODE_H, NODE_D);
@@ -116,6 +125,13 @@ uint nodeMask(ivec2 n) {
     uint mask = uint(g.w) | (uint(g.z) << 1);
 #if NODE_H == 2
     mask |= (uint(g.x) << 2) | (uint(g.y) << 3);
+#endif
+#ifdef NO_BORDER_CLAMP
+    // A sampler without a border (OpenGL ES 3.1 without
+    // EXT_texture_border_clamp) repeats the last column and row.
+    ivec2 first = n * kNode;
+    if (first.x + 1 >= imageSize.x) mask &= ~10u;
+    if (first.y + 1 >= imageSize.y) mask &= ~12u;
 #endif
     return mask;
 }

@@ -24,7 +24,7 @@
 // Work groups of LINE_THREADS (countRootsThreads, compute_constants.hpp),
 // declared in group_scan.glsl as GROUP_SCAN_THREADS for an image.
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform UImageND nodeInfo;
+layout(binding = NODE_INFO_IMAGE, NODE_INFO_FORMAT) readonly uniform UImageND nodeInfo;
 
 #if DIMENSIONS == 3
 layout(local_size_x = LINE_THREADS) in;

@@ -160,7 +160,7 @@ bool valuesConnect(vec4 a, vec4 b) {
 #endif
 }
 
-#if __VERSION__ >= 400 && DIMENSIONS == 2
+#if (__VERSION__ >= 400 || (defined(GL_ES) && __VERSION__ >= 310)) && DIMENSIONS == 2
 // Binary blocks: whether each of the 2x2 texels textureGather reads around
 // `centre` is foreground (.w (0,0), .z (1,0), .x (0,1), .y (1,1)). The
 // input's sampler clamps to a zero border, so texels past the image are

@@ -10,7 +10,7 @@
 // meet in the label patch's hash table, and each label of the label patch
 // goes to the global table with one atomic per field (label_table.glsl).
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform UImageND nodeInfo;
+layout(binding = NODE_INFO_IMAGE, NODE_INFO_FORMAT) readonly uniform UImageND nodeInfo;
 layout(binding = LABELS_IMAGE, r32ui) writeonly uniform UImageND labels;
 
 #if DIMENSIONS == 3

@@ -31,7 +31,7 @@
 // every family than uniting in place.
 layout(local_size_x = PATCH_W, local_size_y = PATCH_LINES_PER_PASS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage2D nodeInfo;
+layout(binding = NODE_INFO_IMAGE, NODE_INFO_FORMAT) writeonly uniform uimage2D nodeInfo;
 
 #if PATCH_W != 32 || PATCH_H / PATCH_LINES_PER_PASS != 4
 #error "local_merge.comp: a local key's column is its low 5 bits; a thread's four masks fill a word"

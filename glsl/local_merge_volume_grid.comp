@@ -21,7 +21,7 @@
 // final_labels.
 layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_SLICES_PER_PASS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) writeonly uniform uimage3D nodeInfo;
+layout(binding = NODE_INFO_IMAGE, NODE_INFO_FORMAT) writeonly uniform uimage3D nodeInfo;
 
 const int kThreads = PATCH_W * PATCH_H * PATCH_SLICES_PER_PASS;
 #include "clear_table.glsl"

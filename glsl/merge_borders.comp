@@ -6,7 +6,7 @@
 // node_info; pixels (segments, threshold) by the criterion on the input.
 layout(local_size_x = BORDER_THREADS) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage2D nodeInfo;
+layout(binding = NODE_INFO_IMAGE, NODE_INFO_FORMAT) readonly uniform uimage2D nodeInfo;
 
 const int kBorderNodes = PATCH_W + 2 * (PATCH_H - 1);
 

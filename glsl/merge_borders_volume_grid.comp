@@ -15,7 +15,7 @@
 // far longer paths, and the stage ran slower.
 layout(local_size_x = PATCH_W, local_size_y = PATCH_H, local_size_z = PATCH_D) in;
 
-layout(binding = NODE_INFO_IMAGE, r8ui) readonly uniform uimage3D nodeInfo;
+layout(binding = NODE_INFO_IMAGE, NODE_INFO_FORMAT) readonly uniform uimage3D nodeInfo;
 
 void main() {
     const ivec3 origin = ivec3(gl_WorkGroupID) * ivec3(PATCH_W, PATCH_H, PATCH_D);

@@ -6,9 +6,11 @@
 // again with Mesa pinned to ES 3.0, so no ES 3.1 or 3.2 feature slips in.
 // Then what an ES context has only by extension: 16-bit gray images (GL_R16
 // with EXT_texture_norm16, else GL_R16UI, both labeled here), stage timings
-// (EXT_disjoint_timer_query), and the compute engine's refusal there. The
-// command line's --gl es runs without each extension in
-// tests/gl_image_formats.py (Mesa's MESA_EXTENSION_OVERRIDE).
+// (EXT_disjoint_timer_query). Then the compute engine in ES 3.1 and newer
+// (images and volumes through a Session, a Labeler on a host's textures),
+// and its refusal, naming raster, in ES 3.0. The command line's --gl es
+// runs without each extension in tests/gl_image_formats.py (Mesa's
+// MESA_EXTENSION_OVERRIDE).
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -397,16 +399,115 @@ TEST_CASE("GLES: stage timings in an ES context are measured with EXT_disjoint_t
     CHECK(glGetError() == GL_NO_ERROR);
 }
 
-TEST_CASE("GLES: compute is refused in an ES context, naming the raster backend that runs there", "[gl][gles]") {
-    Session& session = esSession();
-    CHECK(session.whyUnavailable(Backend::Raster).empty());
-    const std::string why = session.whyUnavailable(Backend::Compute);
-    INFO(why);
-    CHECK(why.find("desktop OpenGL 4.3") != std::string::npos);
-    CHECK(why.find("OpenGL ES") != std::string::npos);
-    CHECK(why.find("the raster backend runs") != std::string::npos);
+namespace {
+
+// Whether the ES context can run the compute engine: ES 3.1 with image
+// atomics (3.2, or OES_shader_image_atomic); tests/CMakeLists.txt runs the
+// compute cases again with Mesa pinned to ES 3.0, where it is refused.
+bool computeRunsIn(const ContextInfo& info) {
+    return info.es && (info.major > 3 || (info.major == 3 && info.minor >= 1)) && info.imageAtomics;
+}
+
+void requireComputeMatches(const Image& image, Connectivity connectivity, const Criterion& criterion,
+                           const std::string& name) {
     LabelOptions options;
     options.backend = Backend::Compute;
-    CHECK_THROWS_WITH(session.label(generateFamily("noise50", 16, 16, 1), options),
-                      Catch::Matchers::Contains("in an OpenGL ES context the raster backend runs"));
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    const Labeling expected = labelReference(image, connectivity, criterion);
+    const Labeling actual = esSession().label(image, options);
+    REQUIRE(esSession().backend() == Backend::Compute);
+    const Comparison comparison = compareLabelings(expected, actual);
+    INFO(name << " " << test::describeCase(image, connectivity, criterion) << ": " << comparison.describe());
+    REQUIRE(comparison.identical());
+}
+
+}  // namespace
+
+// Few sizes and criteria: every variant is a program compiled for the
+// software rasterizer.
+TEST_CASE("compute on GLES 3.1+: images and volumes label like the reference, else compute is refused naming raster",
+          "[gl][gles]") {
+    Session& session = esSession();
+    const ContextInfo& info = session.offscreen().context().info();
+    INFO("context: " << info.version);
+    CHECK(session.whyUnavailable(Backend::Raster).empty());
+    if (!computeRunsIn(info)) {
+        const std::string why = session.whyUnavailable(Backend::Compute);
+        INFO(why);
+        CHECK(why.find("the raster backend runs there") != std::string::npos);
+        CHECK(why.find(info.major == 3 && info.minor == 0 ? "it needs OpenGL ES 3.1" : "image atomics") !=
+              std::string::npos);
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        CHECK_THROWS_WITH(session.label(generateFamily("noise50", 16, 16, 1), options),
+                          Catch::Matchers::Contains("the raster backend runs there"));
+        return;
+    }
+    CHECK(session.whyUnavailable(Backend::Compute).empty());
+    for (Connectivity connectivity : kBoth) {
+        for (const char* family : {"noise50", "spiral", "sparse_disks"})
+            requireComputeMatches(generateFamily(family, 131, 67, 5), connectivity, Criterion::binary(), family);
+        // A node line past one work group's threads, and odd sides.
+        requireComputeMatches(generateFamily("comb", 1000, 23, 2), connectivity, Criterion::binary(), "comb");
+        requireComputeMatches(generateFamily("rings", 17, 131, 2), connectivity, Criterion::binary(), "rings");
+        std::mt19937_64 random(20261126 + int(connectivity));
+        for (int i = 0; i < 12; ++i) {
+            const double density = double(random() % 101) / 100.0;
+            requireComputeMatches(randomImage(131, 67, density, 2, 1, random()), connectivity, Criterion::binary(),
+                                  "random " + std::to_string(i));
+        }
+        requireComputeMatches(randomImage(131, 67, 0.7, 4, 1, 11), connectivity, Criterion::segments(), "segments");
+        requireComputeMatches(randomImage(131, 67, 0.8, 4, 4, 12), connectivity, Criterion::thresholded(40),
+                              "color threshold");
+    }
+    // Volumes: a binary one over bundle nodes (6 and 26), segments over the
+    // node grid.
+    for (Connectivity connectivity : {Connectivity::Six, Connectivity::TwentySix})
+        requireComputeMatches(randomVolume(37, 29, 11, 0.4, 2, 9), connectivity, Criterion::binary(), "volume");
+    requireComputeMatches(randomVolume(23, 19, 7, 0.8, 4, 10), Connectivity::Eighteen, Criterion::segments(),
+                          "segments volume");
+}
+
+// The Labeler of a host's ES context on its own textures, with the parents
+// in an R32UI image, the path whose unions are imageAtomicMin.
+TEST_CASE("compute on GLES 3.1+: a Labeler in a host's ES context labels its GL_R8 and 3-D textures", "[gl][gles]") {
+    const test::ScopedTuning parentsInImage{{"computeParents", "image"}};
+    std::unique_ptr<HeadlessContext> context;
+    try {
+        context = std::make_unique<HeadlessContext>(esOptions());
+    } catch (const Error& error) {
+        test::skipTest(std::string("no OpenGL ES 3 context here: ") + error.what());
+    }
+    if (!computeRunsIn(context->info()))
+        test::skipTest("the compute engine does not run in " + context->info().version);
+    Labeler labeler;
+    const Image gray = generateFamily("dense_disks", 120, 90, 4);
+    auto r8 = gl::Texture::allocate(GL_R8, gray.width, gray.height, "test");
+    r8.upload(gray.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    for (Connectivity connectivity : kBoth) {
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = connectivity;
+        const std::uint32_t count = labeler.label(r8.id(), options);
+        REQUIRE(labeler.backend() == Backend::Compute);
+        const Labeling expected = labelReference(gray, connectivity, Criterion::binary());
+        REQUIRE(expected.count() > 0);
+        CHECK(count == expected.count());
+        const Labeling actual = test::downloadResult(labeler, gray.width, gray.height);
+        INFO("GL_R8, connectivity " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
+        CHECK(compareLabelings(expected, actual).identical());
+    }
+    const Image volume = randomVolume(29, 21, 15, 0.45, 2, 29);
+    auto r8Volume = gl::Texture::allocateVolume(GL_R8, volume.width, volume.height, volume.depth, "test");
+    r8Volume.upload(volume.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.connectivity = Connectivity::TwentySix;
+    labeler.label(r8Volume.id(), options);
+    const Labeling expected = labelReference(volume, Connectivity::TwentySix, Criterion::binary());
+    const Labeling actual = labeler.result();
+    INFO("3-D GL_R8: " << compareLabelings(expected, actual).describe());
+    CHECK(compareLabelings(expected, actual).identical());
+    CHECK(glGetError() == GL_NO_ERROR);
 }

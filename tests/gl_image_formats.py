@@ -10,8 +10,9 @@ writes (--label-image) are read back with Pillow and tifffile. Color PNG,
 JPEG, TIFF and PPM files read as luma are compared with OpenCV's
 cv2.imread(..., IMREAD_GRAYSCALE) pixel for pixel (skipped, with the reason,
 where cv2 cannot be imported). The raster backend in an OpenGL ES context
-(--gl es) labels the bundled sample and the 16-bit inputs, compared with the
-cpu backend's labels byte for byte, and its refusals are checked.
+(--gl es), and the compute backend where that context is ES 3.1 or newer,
+label the bundled sample and the 16-bit inputs, compared with the cpu
+backend's labels byte for byte, and their refusals are checked.
 
 usage: gl_image_formats.py GLCCL_COMMAND WORK_DIR
 """
@@ -170,16 +171,19 @@ for name, count in (("issue_ids16.png", 2), ("issue_mask16.png", 3)):
     if expected_labels(cases[name], criterion, 8).max() != count:
         failures.append("scikit-image does not count %d in %s" % (count, name))
 
-# ---- The raster backend in an OpenGL ES context (--gl es) -------------------
+# ---- The GL engines in an OpenGL ES context (--gl es) ------------------------
 # The bundled sample, the 16-bit inputs above and a 32-bit one (and a 16-bit
 # color TIFF for threshold) labeled with --backend raster --gl es, each labels file equal
 # byte for byte to the cpu backend's and to scikit-image: in the ES context
 # the driver gives, with EXT_texture_norm16 taken away (16-bit gray as
 # GL_R16UI), and in a true ES 3.0 context, on Mesa (MESA_EXTENSION_OVERRIDE,
 # MESA_GLES_VERSION_OVERRIDE; other drivers ignore both and run the first
-# again). Then what --json and --timing say of the context and its timer
-# queries, and the refusals: compute in ES, an option --gl es does not fit,
-# no ES 3 context, 16-bit color without EXT_texture_norm16.
+# again); and with --backend compute in the ES context the driver gives
+# where it is ES 3.1 or newer with image atomics (binary at 4-connectivity,
+# segments at 8). Then what --json and
+# --timing say of the context and its timer queries, and the refusals:
+# compute in ES 3.0, an option --gl es does not fit, no ES 3 context, 16-bit
+# color without EXT_texture_norm16.
 SAMPLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "samples", "blobs_and_text.png")
 
 
@@ -220,6 +224,20 @@ def check_gles():
 
     environments = {"es": {}, "es without EXT_texture_norm16": {"MESA_EXTENSION_OVERRIDE": "-GL_EXT_texture_norm16"},
                     "es 3.0": {"MESA_GLES_VERSION_OVERRIDE": "3.0"}}
+    runs = [(name, env, "raster") for name, env in environments.items()]
+    # Compute in ES on two of the cases only: each input format is a
+    # program of its own for the software rasterizer to compile, and
+    # tests/gl_gles.cpp labels generated and random images there.
+    compute_cases = {(4, "binary"), (8, "segments")}
+    compute_probe = subprocess.run([GLCCL, "label", SAMPLE, "--backend", "compute", "--gl", "es"],
+                                   capture_output=True, text=True)
+    if compute_probe.returncode == 0:
+        runs.append(("es", {}, "compute"))
+    elif mesa:
+        failures.append("compute --gl es: Mesa offers ES 3.2, but the sample is not labeled: %s" %
+                        compute_probe.stderr.strip())
+    else:
+        print("compute --gl es skipped: %s" % compute_probe.stderr.strip())
     compared = 0
     for connectivity in (4, 8):
         for criterion in ("binary", "segments", "binary:256", "threshold:1"):
@@ -233,17 +251,20 @@ def check_gles():
             if run.returncode != 0:
                 failures.append("--gl es, cpu %s: exit %d\n%s" % (what, run.returncode, run.stderr))
                 continue
-            for name, env in environments.items():
-                out = os.path.join(folder, "%s_%d_%s" % (name.replace(" ", "_"), connectivity,
-                                                         criterion.replace(":", "")))
+            for name, env, backend in runs:
+                if backend == "compute" and (connectivity, criterion) not in compute_cases:
+                    continue
+                out = os.path.join(folder, "%s_%s_%d_%s" % (backend, name.replace(" ", "_"), connectivity,
+                                                            criterion.replace(":", "")))
                 es_paths = paths
                 if name != "es" and criterion.startswith("threshold"):
                     # 16-bit color needs EXT_texture_norm16, which Mesa's ES
                     # 3.0 lacks too: refused below.
                     es_paths = paths[:-1]
-                run = label(es_paths, "raster", out, ("--gl", "es") + options, env)
+                run = label(es_paths, backend, out, ("--gl", "es") + options, env)
                 if run.returncode != 0:
-                    failures.append("raster --gl es (%s), %s: exit %d\n%s" % (name, what, run.returncode, run.stderr))
+                    failures.append("%s --gl es (%s), %s: exit %d\n%s" % (backend, name, what, run.returncode,
+                                                                          run.stderr))
                     continue
                 for path in es_paths:
                     stem_name = stem(path) + "_labels.npy"
@@ -252,19 +273,19 @@ def check_gles():
                     with open(os.path.join(out, stem_name), "rb") as f:
                         got = f.read()
                     if got != want:
-                        failures.append("raster --gl es (%s), %s, %s: the labels differ from the cpu backend's" %
-                                        (name, what, os.path.basename(path)))
+                        failures.append("%s --gl es (%s), %s, %s: the labels differ from the cpu backend's" %
+                                        (backend, name, what, os.path.basename(path)))
                         continue
                     name_in_cases = os.path.basename(path)
                     if name_in_cases in cases and not criterion.startswith("threshold"):
                         expected = expected_labels(cases[name_in_cases], criterion, connectivity)
                         if not np.array_equal(np.load(os.path.join(out, stem_name)), expected):
-                            failures.append("raster --gl es (%s), %s, %s: differs from scikit-image" %
-                                            (name, what, name_in_cases))
+                            failures.append("%s --gl es (%s), %s, %s: differs from scikit-image" %
+                                            (backend, name, what, name_in_cases))
                             continue
                     compared += 1
-    print("--gl es: %d labelings by raster in OpenGL ES (%s) equal the cpu backend's byte for byte" %
-          (compared, ", ".join(environments)))
+    print("--gl es: %d labelings in OpenGL ES (%s) equal the cpu backend's byte for byte" %
+          (compared, ", ".join("%s in %s" % (backend, name) for name, env, backend in runs)))
 
     # --json and --timing: the context, and stage times measured (at least
     # 100 ns) or null, never 0; without EXT_disjoint_timer_query all null.
@@ -291,7 +312,6 @@ def check_gles():
 
     # Refusals, each in words that name what to do.
     refusals = [
-        (["--backend", "compute", "--gl", "es"], {}, 1, "in an OpenGL ES context the raster backend runs"),
         (["--backend", "cpu", "--gl", "es"], {}, 2, "the cpu backend labels without one"),
         (["--backend", "raster", "--gl", "gles"], {}, 2, "expected desktop (OpenGL core profile) or es"),
         (["--backend", "raster", "--gl", "es", "--gl", "es"], {}, 2, "option --gl is given twice"),
@@ -299,6 +319,8 @@ def check_gles():
     ]
     if mesa:
         refusals += [
+            (["--backend", "compute", "--gl", "es"], {"MESA_GLES_VERSION_OVERRIDE": "3.0"}, 1,
+             "it needs OpenGL ES 3.1 (compute shaders), the context is OpenGL ES 3.0"),
             (["--backend", "raster", "--gl", "es"], {"MESA_GLES_VERSION_OVERRIDE": "2.0"}, 1,
              "no EGL display gives an OpenGL ES 3.0 context"),
             (["--backend", "raster", "--gl", "es", "--criterion", "threshold:1", "INPUT=" + rgb16_path],

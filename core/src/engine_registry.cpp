@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <string>
 
 #include "engines/host_engines.hpp"
 #include "glccl/cpu_labeler.hpp"
@@ -25,6 +26,11 @@ namespace {
 // two at most doubles the keys' range; the division of lines by the height
 // is exact below 2^30 too.
 constexpr std::uint64_t kLargestComputeVolumeCount = std::uint64_t(1) << 30;
+
+// The compute engine's largest work group and shared memory, what every
+// desktop OpenGL 4.3 context has (an ES 3.1 context may have less).
+constexpr int kComputeGroupThreads = 1024;
+constexpr int kComputeSharedBytes = 32768;
 
 bool atLeast(const ContextInfo& context, int major, int minor) {
     return context.major > major || (context.major == major && context.minor >= minor);
@@ -65,12 +71,22 @@ EngineCapabilities computeDeclaration(const ContextInfo* context, const std::str
     if (context) engine.largestVolumeExtent = std::min(context->max3DTextureSize, kLargestTextureSide);
     if (const std::string notBuilt = whyNoGlEngines(); !notBuilt.empty()) engine.whyNotHere = notBuilt;
     else if (!context) engine.whyNotHere = noContextReason(whyNoContext);
-    else if (context->es)
-        engine.whyNotHere = "it runs in desktop OpenGL 4.3 contexts only (GLSL 4.30 compute shaders), and the "
-                            "context is " + context->version + ": in an OpenGL ES context the raster backend runs";
-    else if (!atLeast(*context, 4, 3))
+    else if (context->es && !atLeast(*context, 3, 1))
+        engine.whyNotHere = "it needs OpenGL ES 3.1 (compute shaders), the context is " + context->version +
+                            "; the raster backend runs there";
+    else if (context->es && !context->imageAtomics)
+        engine.whyNotHere = "it needs image atomics (OpenGL ES 3.2, or ES 3.1 with OES_shader_image_atomic), the "
+                            "context is " + context->version + " without them; the raster backend runs there";
+    else if (!context->es && !atLeast(*context, 4, 3))
         engine.whyNotHere = "it needs OpenGL 4.3 (compute shaders), the context is " + context->version +
                             "; the raster backend runs there";
+    else if (context->es && (context->computeGroupThreads < kComputeGroupThreads ||
+                             context->computeSharedBytes < kComputeSharedBytes))
+        engine.whyNotHere = "it needs work groups of " + std::to_string(kComputeGroupThreads) + " threads and " +
+                            std::to_string(kComputeSharedBytes / 1024) + " KiB of shared memory (what desktop "
+                            "OpenGL 4.3 guarantees), the context is " + context->version + " with " +
+                            std::to_string(context->computeGroupThreads) + " and " +
+                            std::to_string(context->computeSharedBytes / 1024) + " KiB; the raster backend runs there";
     return engine;
 }
 

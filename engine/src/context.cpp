@@ -1,5 +1,6 @@
 #include "glccl/context.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -167,6 +168,18 @@ ContextInfo currentContextInfo() {
     info.coreProfile = (mask & GL_CONTEXT_CORE_PROFILE_BIT) != 0;
     info.floatTargets = !info.es || gl::hasExtension("GL_EXT_color_buffer_float");
     info.floatBlend = !info.es || gl::hasExtension("GL_EXT_float_blend");
+    const int version = info.major * 10 + info.minor;
+    info.imageAtomics = info.es ? version >= 32 || (version == 31 && gl::hasExtension("GL_OES_shader_image_atomic"))
+                                : version >= 42;
+    if (info.es ? version >= 31 : version >= 43) {
+        GLint invocations = 0, sizeX = 0, sizeY = 0, shared = 0;
+        glGetIntegerv(GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, &invocations);
+        glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 0, &sizeX);
+        glGetIntegeri_v(GL_MAX_COMPUTE_WORK_GROUP_SIZE, 1, &sizeY);
+        glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &shared);
+        info.computeGroupThreads = std::min({invocations, sizeX, sizeY});
+        info.computeSharedBytes = shared;
+    }
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &info.maxTextureSize);
     glGetIntegerv(GL_MAX_3D_TEXTURE_SIZE, &info.max3DTextureSize);
     return info;

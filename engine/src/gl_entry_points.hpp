@@ -80,6 +80,7 @@
     X(PFNGLFLUSHPROC, glFlush) \
     X(PFNGLFRAMEBUFFERRENDERBUFFERPROC, glFramebufferRenderbuffer) \
     X(PFNGLFRAMEBUFFERTEXTURE2DPROC, glFramebufferTexture2D) \
+    X(PFNGLFRAMEBUFFERTEXTURELAYERPROC, glFramebufferTextureLayer) \
     X(PFNGLFRONTFACEPROC, glFrontFace) \
     X(PFNGLGENBUFFERSPROC, glGenBuffers) \
     X(PFNGLGENFRAMEBUFFERSPROC, glGenFramebuffers) \

@@ -140,7 +140,13 @@ Texture Texture::allocateOn(GLenum target, GLenum internalFormat, int width, int
     GLenum format = 0, type = 0;
     transferFormatOf(internalFormat, format, type);
     glBindTexture(target, texture.id());
-    if (target == GL_TEXTURE_3D)
+    // OpenGL ES binds only immutable textures to image units (the compute
+    // engine's): there the storage is allocated once, by glTexStorage.
+    if (isEs() && target == GL_TEXTURE_3D)
+        glTexStorage3D(target, 1, internalFormat, width, height, depth);
+    else if (isEs())
+        glTexStorage2D(target, 1, internalFormat, width, height);
+    else if (target == GL_TEXTURE_3D)
         glTexImage3D(target, 0, GLint(internalFormat), width, height, depth, 0, format, type, nullptr);
     else
         glTexImage2D(target, 0, GLint(internalFormat), width, height, 0, format, type, nullptr);
@@ -181,10 +187,34 @@ void Texture::upload(const void* pixels, GLenum format, GLenum type) const {
     checkGlError("glccl: texture upload");
 }
 
+namespace {
+
+// Bytes a pixel of `format` and `type` takes in client memory (the formats
+// and types the engines read back).
+std::size_t pixelBytes(GLenum format, GLenum type) {
+    const std::size_t channels = format == GL_RGBA || format == GL_RGBA_INTEGER ? 4
+                                 : format == GL_RG || format == GL_RG_INTEGER   ? 2
+                                                                                : 1;
+    const std::size_t bytes = type == GL_UNSIGNED_BYTE || type == GL_BYTE         ? 1
+                              : type == GL_UNSIGNED_SHORT || type == GL_SHORT     ? 2
+                                                                                  : 4;
+    return channels * bytes;
+}
+
+}  // namespace
+
 void Texture::download(void* pixels, GLenum format, GLenum type) const {
-    // ES has no glGetTexImage: a 2-D texture is read from a framebuffer.
+    // ES has no glGetTexImage: a 2-D texture is read from a framebuffer, a
+    // volume a slice at a time.
     if (target_ == GL_TEXTURE_2D && isEs()) {
         readTextureRect(*this, 0, 0, width(), height(), format, type, pixels);
+        return;
+    }
+    if (target_ == GL_TEXTURE_3D && isEs()) {
+        const std::size_t slice = std::size_t(width()) * std::size_t(height()) * pixelBytes(format, type);
+        for (int z = 0; z < depth(); ++z)
+            readTextureLayerRect(id(), z, 0, 0, width(), height(), format, type,
+                                 static_cast<unsigned char*>(pixels) + slice * std::size_t(z));
         return;
     }
     TransferStateGuard guard;
@@ -193,19 +223,14 @@ void Texture::download(void* pixels, GLenum format, GLenum type) const {
     checkGlError("glccl: texture download");
 }
 
-void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,
-                     void* pixels) {
-    if (width <= 0 || height <= 0) return;
-    TransferStateGuard guard;
-    GLint previousRead = 0;
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
-    Framebuffer framebuffer = Framebuffer::create();
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
-    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
+namespace {
+
+// glReadPixels of the read framebuffer's color attachment 0. ES reads one
+// channel of a 32-bit target only through the implementation's own format:
+// the guaranteed one (RGBA, RGBA_INTEGER) is read and its first channel
+// kept.
+void readAttachment(int x, int y, int width, int height, GLenum format, GLenum type, void* pixels) {
     glReadBuffer(GL_COLOR_ATTACHMENT0);
-    // ES reads one channel of a 32-bit target only through the
-    // implementation's own format: the guaranteed one (RGBA, RGBA_INTEGER)
-    // is read and its first channel kept.
     const bool oneChannel = format == GL_RED || format == GL_RED_INTEGER;
     const bool fourBytes = type == GL_FLOAT || type == GL_UNSIGNED_INT || type == GL_INT;
     if (oneChannel && fourBytes && isEs()) {
@@ -216,8 +241,36 @@ void readTextureRect(const Texture& texture, int x, int y, int width, int height
     } else {
         glReadPixels(x, y, width, height, format, type, pixels);
     }
+}
+
+}  // namespace
+
+void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,
+                     void* pixels) {
+    if (width <= 0 || height <= 0) return;
+    TransferStateGuard guard;
+    GLint previousRead = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    Framebuffer framebuffer = Framebuffer::create();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
+    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
+    readAttachment(x, y, width, height, format, type, pixels);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
     checkGlError("glccl: reading back a texture rectangle");
+}
+
+void readTextureLayerRect(GLuint texture, int layer, int x, int y, int width, int height, GLenum format, GLenum type,
+                          void* pixels) {
+    if (width <= 0 || height <= 0) return;
+    TransferStateGuard guard;
+    GLint previousRead = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    Framebuffer framebuffer = Framebuffer::create();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
+    glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, texture, 0, layer);
+    readAttachment(x, y, width, height, format, type, pixels);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
+    checkGlError("glccl: reading back a texture layer");
 }
 
 GLint Program::location(const char* uniform) {

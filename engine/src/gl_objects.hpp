@@ -181,6 +181,10 @@ private:
 // framebuffer (glReadPixels), rows tightly packed.
 void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,
                      void* pixels);
+// The same of one layer of a 3-D or 2-D array texture (glFramebufferTextureLayer),
+// as OpenGL ES, which has no glGetTexImage, reads a volume slice by slice.
+void readTextureLayerRect(GLuint texture, int layer, int x, int y, int width, int height, GLenum format, GLenum type,
+                          void* pixels);
 
 // A linked program with cached uniform locations.
 class Program {

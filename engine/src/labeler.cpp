@@ -208,7 +208,8 @@ MeasurePlan Labeler::Impl::plan(const LabelOptions& options, unsigned texture, G
     int bits = 8;
     if (intensityNeeded) {
         if (info.major < 4 || (info.major == 4 && info.minor < 3))
-            throw Error("intensity properties are measured in OpenGL 4.3 contexts, this is " + info.version);
+            throw Error("intensity properties are measured in OpenGL 4.3 contexts, this is " + info.version +
+                        (info.es ? " (measure them in a desktop context or with the cpu backend)" : ""));
         // Checked against the input, whose size and target the labels take.
         const Shape& shape = described.shape;
         const gl::Texture input =
@@ -470,7 +471,9 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         measure::checkRequest(request, texture.target() == GL_TEXTURE_3D ? 3 : 2, intensity != 0);
         const ContextInfo& info = impl_->info;
         const bool here = info.major > 4 || (info.major == 4 && info.minor >= 3);
-        if (!here && intensity != 0) throw Error("intensity terms are gathered in OpenGL 4.3 contexts, this is " + info.version);
+        if (!here && intensity != 0)
+            throw Error("intensity terms are gathered in OpenGL 4.3 contexts, this is " + info.version +
+                        (info.es ? " (measure them in a desktop context or with the cpu backend)" : ""));
         return here;
     });
     if (!compute) {

@@ -93,6 +93,39 @@ constexpr const char* kEsPrologue =
     "precision highp sampler3D;\n"
     "precision highp usampler3D;\n";
 
+// OpenGL ES 3.1 and 3.2 compute programs: GLSL ES 3.10 (3.20), whose
+// image and sampler types have no default precision; highp for the same
+// reason as above. imageAtomicMin on the parents image is core in ES 3.2
+// and OES_shader_image_atomic's in 3.1. GLSL_ES tells the files the few
+// places where GLSL ES says things otherwise.
+std::string esComputePrologue() {
+    GLint minor = 0;
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    std::string text =
+        minor >= 2 ? "#version 320 es\n" : "#version 310 es\n#extension GL_OES_shader_image_atomic : enable\n";
+    text += kSubgroupExtensions;
+    text += "precision highp float;\n"
+            "precision highp int;\n";
+    for (const char* type : {"image2D", "uimage2D", "iimage2D", "image3D", "uimage3D", "iimage3D", "uimage2DArray",
+                             "sampler2D", "usampler2D", "isampler2D", "sampler3D", "usampler3D", "isampler3D"})
+        text += std::string("precision highp ") + type + ";\n";
+    return text + "#define GLSL_ES 1\n";
+}
+
+// GLSL ES takes only constant expressions after `const`, where GLSL 4.30
+// takes any for a local: the compute files' read-only locals (the indented
+// declarations that start with `const`) lose the qualifier there.
+std::string withoutLocalConst(const std::string& text) {
+    std::istringstream lines(text);
+    std::string out, line;
+    while (std::getline(lines, line)) {
+        const std::size_t first = line.find_first_not_of(" \t");
+        if (first != 0 && first != std::string::npos && line.compare(first, 6, "const ") == 0) line.erase(first, 6);
+        out += line + '\n';
+    }
+    return out;
+}
+
 // ES leaves a point's size undefined unless the vertex stage writes
 // gl_PointSize (desktop takes glPointSize's): the stage's main is renamed
 // and wrapped by one that writes POINT_SIZE, 1 unless the stage file
@@ -172,9 +205,11 @@ Program ProgramBuilder::build() const {
     std::string linked;
     if (!computeFile_.empty()) {
         const char* common = computeCommon_.c_str();
-        const std::string text =
-            assemble("#version 430 core\n" + std::string(kSubgroupExtensions) + defines, common,
-                     detail::shaderSource(computeFile_), true);
+        const bool es = isEs();
+        const std::string prologue =
+            es ? esComputePrologue() : "#version 430 core\n" + std::string(kSubgroupExtensions);
+        std::string text = assemble(prologue + defines, common, detail::shaderSource(computeFile_), true);
+        if (es) text = withoutLocalConst(text);
         shaders.push_back(compile(GL_COMPUTE_SHADER, text, stage_, computeFile_, common, true));
         linked = computeFile_;
     } else {

@@ -1,7 +1,8 @@
 #pragma once
 // Builds programs from glsl/ files: "#version" + defines + the shared
-// include files + the stage file. Render programs (GLSL 3.30) include
-// criterion.glsl and common.glsl, compute programs (GLSL 4.30)
+// include files + the stage file. Render programs (GLSL 3.30, GLSL ES 3.00
+// in an ES context) include criterion.glsl and common.glsl, compute
+// programs (GLSL 4.30, GLSL ES 3.10 or 3.20 in an ES context)
 // criterion.glsl, compute_common.glsl (a binary volume's passes
 // volume_nodes.glsl instead) and union_find.glsl. Compile and link failures
 // throw glccl::Error with the stage name, the file and line, and the
@@ -25,8 +26,8 @@ public:
     // shader too (core profile). `common.glsl` is prepended to both.
     ProgramBuilder& vertex(std::string file) { vertexFile_ = std::move(file); return *this; }
     ProgramBuilder& fragment(std::string file) { fragmentFile_ = std::move(file); return *this; }
-    // A compute program instead (OpenGL 4.3), from one stage file, with
-    // `common` as its shared file.
+    // A compute program instead (OpenGL 4.3, OpenGL ES 3.1), from one stage
+    // file, with `common` as its shared file.
     ProgramBuilder& compute(std::string file, std::string common = "compute_common.glsl") {
         computeFile_ = std::move(file);
         computeCommon_ = std::move(common);

@@ -189,6 +189,15 @@ void TextureDownloader::download(const gl::Texture& texture, void* pixels, GLenu
         checkGlError(what);
         return;
     }
+    if (texture.target() == GL_TEXTURE_3D && gl::isEs()) {
+        // A volume a slice at a time.
+        const std::size_t sliceBytes = rowBytes * std::size_t(height);
+        for (int z = 0; z < depth; ++z)
+            gl::readTextureLayerRect(texture.id(), z, 0, 0, width, height, format, type,
+                                     static_cast<unsigned char*>(pixels) + sliceBytes * std::size_t(z));
+        checkGlError(what);
+        return;
+    }
     if (!capabilities.textureSubImage || !usesBands(settings, capabilities, total)) {
         glBindTexture(texture.target(), texture.id());
         glGetTexImage(texture.target(), 0, format, type, pixels);

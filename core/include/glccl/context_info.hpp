@@ -19,6 +19,18 @@ struct ContextInfo {
     // both on most browsers).
     bool floatTargets = false;
     bool floatBlend = false;
+    // imageAtomicMin on r32ui images, which the compute engine's forests
+    // take: core in desktop OpenGL 4.2 and OpenGL ES 3.2, in ES 3.1 the
+    // extension OES_shader_image_atomic.
+    bool imageAtomics = false;
+    // Where compute shaders run (desktop 4.3, ES 3.1): the largest work
+    // group (GL_MAX_COMPUTE_WORK_GROUP_INVOCATIONS, the smallest of its
+    // GL_MAX_COMPUTE_WORK_GROUP_SIZE x and y) and its shared memory
+    // (GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, bytes); 0 elsewhere. Desktop 4.3
+    // guarantees 1024 and 32 KiB, which the compute engine's passes take;
+    // ES 3.1 only 128 and 16 KiB.
+    int computeGroupThreads = 0;
+    int computeSharedBytes = 0;
     int maxTextureSize = 0;
     int max3DTextureSize = 0;  // GL_MAX_3D_TEXTURE_SIZE: the largest side of a volume
     // Filled by HeadlessContext only (-1 elsewhere): the EGL device it runs

@@ -1,5 +1,5 @@
 // The compute backend: block-based union-find in GLSL compute shaders
-// (OpenGL 4.3), the fastest GL path. label() and components() list its
+// (OpenGL 4.3, or OpenGL ES 3.1 with image atomics), the fastest GL path. label() and components() list its
 // passes; each is a file of the same name here and in glsl/.
 //
 //   local_merge      foreground masks, union-find inside each patch (shared memory)
@@ -49,22 +49,36 @@ bool bundleNodes(const LabelOptions& options) { return options.criterion.kind ==
 
 // glGetTextureSubImage: OpenGL 4.5.
 bool subImageReads(const ContextInfo& context) {
-    return context.major * 10 + context.minor >= 45 && glGetTextureSubImage != nullptr;
+    return !context.es && context.major * 10 + context.minor >= 45 && glGetTextureSubImage != nullptr;
+}
+
+// GL_CLAMP_TO_BORDER: desktop OpenGL, OpenGL ES 3.2, or ES 3.1 with
+// EXT_texture_border_clamp or OES_texture_border_clamp (the same enum).
+bool borderClamp(const ContextInfo& context) {
+    return !context.es || context.major * 10 + context.minor >= 32 ||
+           gl::hasExtension("GL_EXT_texture_border_clamp") || gl::hasExtension("GL_OES_texture_border_clamp");
 }
 
 class ComputeEngine final : public TextureEngine {
 public:
-    explicit ComputeEngine(const ContextInfo& context) : downloadTable_(subImageReads(context)) {
+    explicit ComputeEngine(const ContextInfo& context) : downloadTable_(subImageReads(context), context.es) {
         const int version = context.major * 10 + context.minor;
-        clearTextures_ = (version >= 44 || gl::hasExtension("GL_ARB_clear_texture")) && glClearTexImage != nullptr;
+        // ES has glClearTexImage only as EXT_clear_texture's
+        // glClearTexImageEXT: there the table is zeroed by uploads.
+        clearTextures_ = !context.es && (version >= 44 || gl::hasExtension("GL_ARB_clear_texture")) &&
+                         glClearTexImage != nullptr;
+        const bool border = borderClamp(context);
+        programs_.setBorderClamp(border);
         parentsStorage_ = parentsStorageFromTuning();
         inputSampler_ = gl::Sampler::create();
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MIN_FILTER, GL_NEAREST);
         glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_MAG_FILTER, GL_NEAREST);
         // local_merge gathers 2x2 footprints: past the image they read the
-        // border, 0, i.e. background.
-        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_WRAP_S, GL_CLAMP_TO_BORDER);
-        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_WRAP_T, GL_CLAMP_TO_BORDER);
+        // border, 0, i.e. background (without a border, the edge, which the
+        // node masks drop).
+        const GLint wrap = border ? GL_CLAMP_TO_BORDER : GL_CLAMP_TO_EDGE;
+        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_WRAP_S, wrap);
+        glSamplerParameteri(inputSampler_.id(), GL_TEXTURE_WRAP_T, wrap);
     }
 
     void reserve(int width, int height, const LabelOptions& options) override {

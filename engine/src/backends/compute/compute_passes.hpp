@@ -44,8 +44,13 @@ public:
                 bool volume);
     // The program, current, with imageSize and gridSize set.
     gl::Program& use(const ProgramSpec& spec, const ComputeResources& resources, int groupThreads = 0);
+    // Whether the input's sampler has a zero border (GL_CLAMP_TO_BORDER),
+    // else it clamps to the edge and the node masks drop what lies past
+    // the image (NO_BORDER_CLAMP).
+    void setBorderClamp(bool border) { borderClamp_ = border; }
 
 private:
+    bool borderClamp_ = true;
     Connectivity connectivity_ = Connectivity::Eight;
     Criterion criterion_;
     GLenum inputFormat_ = GL_R8;
@@ -147,11 +152,16 @@ public:
     static constexpr std::uint32_t kPiecedEntries = std::uint32_t(1) << 21;
 
     // `subImageReads`: glGetTextureSubImage is there (OpenGL 4.5).
-    explicit DownloadTablePass(bool subImageReads) : subImageReads_(subImageReads) {}
+    // `layerReads`: OpenGL ES, which has no glGetTexImage; each field's
+    // layer is read from a framebuffer instead.
+    DownloadTablePass(bool subImageReads, bool layerReads)
+        : subImageReads_(subImageReads), layerReads_(layerReads) {}
     void run(const PassContext& context, std::uint32_t count, std::vector<Component>& table);
 
 private:
     bool subImageReads_;
+    bool layerReads_;
+    std::vector<std::uint32_t> layerFields_;       // layerReads: the fields' rows read back
     CopyThreads decoder_;                          // decodes large tables
     std::array<gl::Buffer, kPieces> packBuffers_;  // the table's read-back, a piece each
     std::array<std::size_t, kPieces> packCapacities_{};

@@ -81,6 +81,7 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
         }
         computeDefines(builder, volume_);
         if (resources.parentsInImage) builder.define("PARENTS_IN_IMAGE");
+        if (!borderClamp_) builder.define("NO_BORDER_CLAMP");
         spec.defines(builder, groupThreads);
         const std::string file = spec.file ? std::string(spec.file) : std::string(spec.stage) + ".comp";
         if (spec.common) builder.compute(file, spec.common);
@@ -174,7 +175,7 @@ void bindNodeData(const ComputeResources& r) {
         // At 6-connectivity a bundle is a line: its foreground is its bits.
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kForegroundBuffer, (r.foreground ? r.foreground : r.bits).id());
     } else {
-        bindImage(kNodeInfoImage, r.nodeInfo, GL_READ_WRITE, GL_R8UI);
+        bindImage(kNodeInfoImage, r.nodeInfo, GL_READ_WRITE, r.nodeInfoFormat);
     }
 }
 

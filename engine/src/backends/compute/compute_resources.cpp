@@ -85,7 +85,8 @@ void ComputeResources::reserve(int w, int h, int d, bool v, NodeSize n, Connecti
         bits = storageBuffer(std::size_t(grid.lineWords()) * 4, what);
         if (connectivity != Connectivity::Six) foreground = storageBuffer(std::size_t(grid.bundleWords()) * 4, what);
     } else {
-        nodeInfo = nodeImage(GL_R8UI);
+        nodeInfoFormat = gl::isEs() ? GL_R32UI : GL_R8UI;
+        nodeInfo = nodeImage(nodeInfoFormat);
     }
     const std::size_t lineCount = std::size_t(h) * std::size_t(v ? d : 1);
     lineCounts = storageBuffer(lineCount * 4, what);

@@ -38,7 +38,10 @@ struct ComputeResources {
     gl::Buffer parents;
     gl::Texture parentsImage;
     bool parentsInImage = false;
-    gl::Texture nodeInfo;               // R8UI per node of a grid: foreground mask and backward links
+    gl::Texture nodeInfo;               // per node of a grid: foreground mask and backward links
+    // node_info's format: R8UI, or R32UI in OpenGL ES, whose image units
+    // take no 8-bit formats (compute_common.glsl's NODE_INFO_FORMAT).
+    GLenum nodeInfoFormat = GL_R8UI;
     gl::Buffer bits;                    // bundles: a bit per voxel, words of lines
     gl::Buffer foreground;              // bundles: the OR of each bundle word's lines (none at 6: bits)
     gl::Buffer lineCounts;              // uint per pixel line (a volume's: height x depth): roots whose first pixel is there

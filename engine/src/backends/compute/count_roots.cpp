@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstring>
 
 #include "compute_constants.hpp"
 #include "compute_passes.hpp"
@@ -76,7 +77,14 @@ std::uint32_t CountRootsPass::readCount(const ComputeResources& r) {
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
     std::uint32_t count = 0;
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, r.lineOffsets.id());
-    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr(r.lines()) * 4, 4, &count);
+    if (gl::isEs()) {
+        // OpenGL ES has no glGetBufferSubData.
+        const void* total = glMapBufferRange(GL_SHADER_STORAGE_BUFFER, GLintptr(r.lines()) * 4, 4, GL_MAP_READ_BIT);
+        if (total != nullptr) std::memcpy(&count, total, 4);
+        glUnmapBuffer(GL_SHADER_STORAGE_BUFFER);
+    } else {
+        glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, GLintptr(r.lines()) * 4, 4, &count);
+    }
     return count;
 }
 

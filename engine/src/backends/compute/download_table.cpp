@@ -52,6 +52,28 @@ void DownloadTablePass::run(const PassContext& context, std::uint32_t count, std
     const int width = rows > 1 ? kTableWidth : int(count);
     // A volume's table has the z fields too; 4.3 reads every layer there is.
     const int fieldCount = r.volume ? kVolumeTableFields : kTableFields;
+    if (layerReads_) {
+        // A layer a field, from a framebuffer: the rows that hold entries.
+        const std::size_t layerStride = std::size_t(width) * std::size_t(rows);
+        layerFields_.resize(layerStride * std::size_t(fieldCount));
+        for (int f = 0; f < fieldCount; ++f)
+            gl::readTextureLayerRect(r.table.id(), f, 0, 0, width, rows, GL_RED_INTEGER, GL_UNSIGNED_INT,
+                                     layerFields_.data() + layerStride * std::size_t(f));
+        checkGlError("downloading the component table");
+        auto field = [&](int f, std::uint32_t i) {
+            const std::size_t row = i / kTableWidth;
+            return layerFields_[std::size_t(f) * layerStride + row * std::size_t(width) + i % kTableWidth];
+        };
+        auto wide = [&](int low, std::uint32_t i) {
+            return std::uint64_t(field(low, i)) | (std::uint64_t(field(low + 1, i)) << 32);
+        };
+        const bool volume = r.volume;
+        decoder_.forRanges(count, kTableGrain, tableThreads(count), [&](std::size_t begin, std::size_t stop) {
+            for (auto i = std::uint32_t(begin); i < stop; ++i) decodeEntry(field, wide, i, volume, table[i]);
+        });
+        context.checkPass(kStage);
+        return;
+    }
     const int pieces = subImageReads_ && count >= kPiecedEntries ? std::min(kPieces, rows) : 1;
     const int rowsPerPiece = (rows + pieces - 1) / pieces;
     struct Piece {
