@@ -470,7 +470,8 @@ TEST_CASE("compute on GLES 3.1+: images and volumes label like the reference, el
 }
 
 // The Labeler of a host's ES context on its own textures, with the parents
-// in an R32UI image, the path whose unions are imageAtomicMin.
+// in an R32UI image, the path whose unions are imageAtomicMin; the host's
+// image units and storage buffers restored (ES 3.1 has them).
 TEST_CASE("compute on GLES 3.1+: a Labeler in a host's ES context labels its GL_R8 and 3-D textures", "[gl][gles]") {
     const test::ScopedTuning parentsInImage{{"computeParents", "image"}};
     std::unique_ptr<HeadlessContext> context;
@@ -485,6 +486,14 @@ TEST_CASE("compute on GLES 3.1+: a Labeler in a host's ES context labels its GL_
     const Image gray = generateFamily("dense_disks", 120, 90, 4);
     auto r8 = gl::Texture::allocate(GL_R8, gray.width, gray.height, "test");
     r8.upload(gray.pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+    // The host's image unit and storage buffer bindings, which the engine's
+    // passes rebind, are given back.
+    auto hostImage = gl::Texture::allocate(GL_R32UI, 4, 4, "host image");
+    glBindImageTexture(1, hostImage.id(), 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
+    auto hostBuffer = gl::Buffer::create();
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, hostBuffer.id());
+    glBufferData(GL_SHADER_STORAGE_BUFFER, 64, nullptr, GL_STATIC_DRAW);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, hostBuffer.id());
     for (Connectivity connectivity : kBoth) {
         LabelOptions options;
         options.backend = Backend::Compute;
@@ -497,6 +506,13 @@ TEST_CASE("compute on GLES 3.1+: a Labeler in a host's ES context labels its GL_
         const Labeling actual = test::downloadResult(labeler, gray.width, gray.height);
         INFO("GL_R8, connectivity " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
         CHECK(compareLabelings(expected, actual).identical());
+        GLint image = 0, access = 0, buffer = 0;
+        glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 1, &image);
+        glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, 1, &access);
+        glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 2, &buffer);
+        CHECK(GLuint(image) == hostImage.id());
+        CHECK(access == GL_READ_ONLY);
+        CHECK(GLuint(buffer) == hostBuffer.id());
     }
     const Image volume = randomVolume(29, 21, 15, 0.45, 2, 29);
     auto r8Volume = gl::Texture::allocateVolume(GL_R8, volume.width, volume.height, volume.depth, "test");

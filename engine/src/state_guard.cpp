@@ -49,7 +49,7 @@ StateGuard::StateGuard() {
     glGetIntegerv(GL_MINOR_VERSION, &minor);
     es_ = gl::isEs();
     perDrawBufferBlend_ = !es_ && major >= 4;
-    computeState_ = !es_ && (major > 4 || (major == 4 && minor >= 3));
+    computeState_ = es_ ? major > 3 || (major == 3 && minor >= 1) : major > 4 || (major == 4 && minor >= 3);
 
     for (std::size_t i = 0; i < kCapabilities.size(); ++i)
         capabilities_[i] = {kCapabilities[i], has(kCapabilities[i]) ? glIsEnabled(kCapabilities[i]) : GLboolean(GL_FALSE)};

@@ -94,7 +94,7 @@ private:
     // The context's version decides which of the state below exists.
     bool es_ = false;                  // OpenGL ES 3: the state desktop GL alone has is left alone
     bool perDrawBufferBlend_ = false;  // OpenGL 4.0: glBlendEquationi, glBlendFunci
-    bool computeState_ = false;        // OpenGL 4.3: image units, storage buffers, indirect dispatch
+    bool computeState_ = false;        // OpenGL 4.3, ES 3.1: image units, storage buffers, indirect dispatch
     std::array<DrawBuffer, kDrawBuffersSaved> drawBuffers_{};
     std::array<IndexedBuffer, kBufferBindingsSaved> uniformBuffers_{};  // OpenGL 3.1: every context we run in
     GLint uniformBuffer_ = 0;

@@ -19,7 +19,7 @@
 // unpack parameter (alignment, row length, image height, skipped rows, pixels
 // and images, swap bytes, LSB first) and the pixel pack/unpack buffer
 // bindings; the renderbuffer binding; the uniform buffer binding and indexed
-// uniform buffer bindings 0-7 (buffer, offset, size). In OpenGL 4.3+ contexts also: image units 0-7 (texture,
+// uniform buffer bindings 0-7 (buffer, offset, size). In OpenGL 4.3+ and ES 3.1+ contexts also: image units 0-7 (texture,
 // level, layered, layer, access, format), the shader storage buffer binding
 // and indexed bindings 0-7 (buffer, offset, size), and the dispatch-indirect
 // buffer binding. Errors: no GL error is left behind by a call.
