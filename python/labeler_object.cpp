@@ -172,7 +172,8 @@ Arguments as for glccl.label(): connectivity 4 or 8 (or 1, 2; 6, 18 and 26
 are for volumes and refused on 2-D images when labeling), criterion
 "binary", "segments", ("threshold", T), ("binary", L), backend "auto",
 "compute", "raster", "cuda" or "cpu", gl "desktop" or "es" (the GL context
-compute and raster label in; with "es" raster runs, compute is refused).
+compute and raster label in; with "es" raster runs, and compute from
+OpenGL ES 3.1 with image atomics).
 Wrong values raise at construction.
 
 Thread-safety. A Labeler is safe to call from several threads; its calls

@@ -27,8 +27,8 @@ namespace glccl::python {
 
 // The GL context the compute and raster engines label in (gl=): desktop, an
 // OpenGL core profile one, or es, an OpenGL ES 3.0 or newer one (raster runs
-// there, compute does not). Each is made on first use and kept, in a Session
-// of its own.
+// there, and compute from ES 3.1 with image atomics). Each is made on first
+// use and kept, in a Session of its own.
 enum class GlContext { Desktop, Es };
 
 // Labels a host image into `labels` (width x height uint32, row-major, every

@@ -296,13 +296,13 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
         command line's --gl: "desktop" (the default), an OpenGL core profile
         context, or "es", an OpenGL ES 3.0 or newer one (what phones, WebGL2
         and embedded GPUs offer), made on first use and kept beside the
-        desktop one. The raster backend runs there; compute does not (it
-        needs desktop OpenGL 4.3: RuntimeError naming raster), and "auto"
-        chooses among raster and the engines without a context. ValueError
-        for another value, with a backend that makes no context (cpu,
-        reference, cuda) or a device array; RuntimeError for an image that
-        raster labels in pieces (past one call's texture size), whose tiles
-        label in desktop contexts.
+        desktop one. The raster backend runs there, and compute where it is
+        OpenGL ES 3.1 or newer with image atomics (elsewhere RuntimeError
+        naming raster); "auto" chooses among those that run and the
+        engines without a context. ValueError for another value, with a
+        backend that makes no context (cpu, reference, cuda) or a device
+        array; RuntimeError for an image that raster labels in pieces (past
+        one call's texture size), whose tiles label in desktop contexts.
     properties : sequence of str, optional (keyword only)
         Measure these region properties of the labels made (scikit-image's
         names, as glccl.regionprops_table takes them) and return them as the

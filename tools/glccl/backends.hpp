@@ -32,7 +32,8 @@ struct BackendRun {
 
 // The GL context a run asks for: --gl desktop (the default: an OpenGL core
 // profile context) or --gl es (OpenGL ES 3.0 or newer, what phones, WebGL2
-// and embedded GPUs offer: the raster backend runs there, compute does not).
+// and embedded GPUs offer: the raster backend runs there, and compute from ES
+// 3.1 with image atomics).
 enum class GlApi { Desktop, Es };
 
 // The headless context options of `api` (Session::Options::context).
