@@ -1,12 +1,12 @@
 // Vertical runs by log-step pointer jumping (O'Connell §4, Fig. 4.3), over
 // the columns of the node grid. Pass 0 encodes IDs: every foreground node
-// points at the highest node it reaches by walking up to kHops connected
+// points at the highest node it reaches by walking up to `hops` connected
 // nodes north. Each later pass follows the pointers of the previous pass
-// kHops times, so the distance covered grows kHops-fold per pass (the
-// paper's single hop doubles it): after ceil(log_kHops(h)) passes every node
+// `hops` times, so the distance covered grows hops-fold per pass (the
+// paper's single hop doubles it): after ceil(log_hops(h)) passes every node
 // holds the ID of the top of its run, the run's root (the largest ID in the
-// run). Extra fetches are cheap next to a pass.
-const int kHops = HOPS;
+// run). Extra fetches are cheap next to a pass (Tuning::rasterRunHops).
+uniform int hops;
 uniform sampler2D ids;
 uniform int passIndex;
 out vec4 fragColor;
@@ -17,14 +17,14 @@ void main() {
         uint bits = nodeBits(n);
         if (!nodeIsForeground(bits)) { fragColor = vec4(0.0); return; }
         ivec2 top = n;
-        for (int hop = 0; hop < kHops && linksTo(bits, kUp); ++hop) {
+        for (int hop = 0; hop < hops && linksTo(bits, kUp); ++hop) {
             top.y -= 1;
             bits = nodeBits(top);
         }
         fragColor = vec4(nodeId(top, bits));
     } else {
         float id = texelFetch(ids, n, 0).r;
-        for (int hop = 0; hop < kHops && id != 0.0; ++hop) {
+        for (int hop = 0; hop < hops && id != 0.0; ++hop) {
             float next = texelFetch(ids, nodeOfId(id), 0).r;
             if (next == id) break;
             id = next;

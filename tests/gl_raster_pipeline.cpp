@@ -453,7 +453,8 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.columnGroup = 3;
     options.resolveGroup = 2;
     options.tableBySlots = true;
-    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots", options);
+    options.runHops = 64;
+    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots rasterRunHops=64", options);
     options = {};
     options.borderRounds = 1;
     options.blockWidth = 3;
@@ -464,6 +465,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.scanAlways = true;
     options.columnGroup = 4;
     options.resolveGroup = 3;
+    options.runHops = 3;
     variants.emplace_back("every variant, rasterBlockWidth=3", options);
     options.blockWidth = 1 << 14;
     variants.emplace_back("every variant, one block", options);

@@ -97,13 +97,15 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterColumnGroup = parseCount(name, value, 1, 32, "a node count 1..32");
     } else if (name == "rasterResolveGroup") {
         rasterResolveGroup = parseCount(name, value, 1, 8, "a square side 1..8");
+    } else if (name == "rasterRunHops") {
+        rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup or shaderDir");
+                    "rasterColumnGroup, rasterResolveGroup, rasterRunHops or shaderDir");
     }
 }
 
@@ -126,6 +128,7 @@ std::string Tuning::describe() const {
         raster += " rasterColumnGroup=" + std::to_string(rasterColumnGroup);
     if (rasterResolveGroup != defaults.rasterResolveGroup)
         raster += " rasterResolveGroup=" + std::to_string(rasterResolveGroup);
+    if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
@@ -158,6 +161,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterResolveGroup < 1 || tuning.rasterResolveGroup > 8)
         throw Error("glccl::setTuning(): rasterResolveGroup is " + std::to_string(tuning.rasterResolveGroup) +
                     "; expected 1..8");
+    if (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024)
+        throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
+                    "; expected 2..1024");
     std::lock_guard<std::mutex> lock(tuningMutex());
     processTuning() = tuning;
 }

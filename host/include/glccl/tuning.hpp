@@ -117,6 +117,10 @@ struct Tuning {
     // 1 (default) ..8. A square raises one root a round, so past 1 the draw
     // has side² times fewer vertices and may need more rounds.
     int rasterResolveGroup = 1;
+    // Hops per pass of vertical_runs' pointer jumping: 16 (default),
+    // 2..1024. The reach grows that many-fold per pass: fewer passes, more
+    // fetches in each.
+    int rasterRunHops = 16;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

@@ -16,8 +16,10 @@ namespace glccl::raster {
 constexpr std::uint32_t kIdBase = 0x00800000u;
 constexpr int kIdCoordinateBits = 15;
 
-// Hops per pass of vertical_runs: the reach grows kHops-fold per pass.          HOPS
+// Hops per pass of vertical_runs by default: the reach grows kHops-fold per
+// pass (Tuning::rasterRunHops sets another, up to kMaxHops; a uniform).
 constexpr int kHops = 16;
+constexpr int kMaxHops = 1024;
 
 // Texels summed per output texel of each scan_roots level; level 0 keeps a
 // 32-bit mask per block, so it cannot grow past 32.                             SCAN_BLOCK
@@ -52,7 +54,6 @@ inline void defineSharedConstants(gl::ProgramBuilder& builder) {
     builder.define("RASTER_PIPELINE");
     builder.define("ID_BASE", std::to_string(kIdBase) + "u");
     builder.define("ID_COORDINATE_BITS", kIdCoordinateBits);
-    builder.define("HOPS", kHops);
     builder.define("SCAN_BLOCK", kScanBlock);
     builder.define("SEGMENT", kSegment);
     builder.define("BIT_COUNTER_TARGETS", kBitCounterTargets);

@@ -34,6 +34,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.borderRounds = std::clamp(options.borderRounds, 0, 64);
     options_.columnGroup = std::clamp(options.columnGroup, 1, kMaxColumnGroup);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
+    options_.runHops = std::clamp(options.runHops, 2, kMaxHops);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
@@ -60,7 +61,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     glBindVertexArray(emptyVertexArray_.id());
 
     nodeGraph_.run(context, input, r.nodeGraph);                             // nodes, their links and foreground pixels
-    verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch);              // every node -> the top of its vertical run
+    verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, options_.runHops);              // every node -> the top of its vertical run
     // Runs merged left to right, all blocks at once.
     columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.fusedColumnPoints,
                           options_.columnGroup);

@@ -68,6 +68,8 @@ public:
         // Side of the square of nodes per vertex of resolve_links' link
         // draw (rasterResolveGroup), 1..kMaxResolveGroup.
         int resolveGroup = 1;
+        // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops.
+        int runHops = raster::kHops;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

@@ -7,14 +7,15 @@ const ProgramSpec kVerticalRuns{"vertical_runs", "fullscreen.vert", "vertical_ru
 }  // namespace
 
 void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
-                           const gl::RenderTarget& copy) {
+                           const gl::RenderTarget& copy, int hops) {
     auto scope = context.timer.scope(kStage);
     setRenderState({});
     auto& program = context.programs.use(kVerticalRuns);
     bindTexture(kNodeGraphSlot, nodeGraph);
-    // Each pass multiplies the distance covered by kHops.
+    // Each pass multiplies the distance covered by `hops`.
+    program.set("hops", hops);
     int passes = 1;
-    for (std::int64_t reach = kHops; reach < runs.height() - 1; reach *= kHops) ++passes;
+    for (std::int64_t reach = hops; reach < runs.height() - 1; reach *= hops) ++passes;
     // Ping-pong between the two targets, so that the last pass writes `runs`.
     const gl::RenderTarget* targets[2] = {&runs, &copy};
     for (int pass = 0; pass < passes; ++pass) {

@@ -4,15 +4,15 @@
 namespace glccl::raster {
 
 // vertical_runs (vertical_runs.frag, O'Connell §4): IDs encoded, and every
-// node pointed at the top of its vertical run by pointer jumping, kHops hops
-// per pass.
+// node pointed at the top of its vertical run by pointer jumping, `hops`
+// hops per pass (Tuning::rasterRunHops; kHops by default).
 class VerticalRunsPass {
 public:
     static constexpr const char* kStage = "vertical_runs";
     // Writes the runs into `runs` and a copy into `copy` (column processing
     // reads one and blends into the other); both are the grid's size.
     void run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
-             const gl::RenderTarget& copy);
+             const gl::RenderTarget& copy, int hops = kHops);
 };
 
 }  // namespace glccl::raster
