@@ -465,6 +465,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.scanAlways = true;
     options.columnGroup = 4;
     options.resolveGroup = 3;
+    options.resolveCheckInDraw = true;
     options.runHops = 3;
     variants.emplace_back("every variant, rasterBlockWidth=3", options);
     options.blockWidth = 1 << 14;

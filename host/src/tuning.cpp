@@ -54,6 +54,7 @@ const char* const kComputeParents[] = {"auto", "buffer", "image"};
 const char* const kRasterWork[] = {"fragment", "vertex"};
 const char* const kRasterTable[] = {"segments", "runs", "slots"};
 const char* const kRasterNumbering[] = {"auto", "scan"};
+const char* const kRasterCheck[] = {"pass", "draw"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -97,6 +98,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterColumnGroup = parseCount(name, value, 1, 32, "a node count 1..32");
     } else if (name == "rasterResolveGroup") {
         rasterResolveGroup = parseCount(name, value, 1, 8, "a square side 1..8");
+    } else if (name == "rasterResolveCheck") {
+        rasterResolveCheck = parseChoice<RasterCheck>(name, value, kRasterCheck);
     } else if (name == "rasterRunHops") {
         rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
     } else if (name == "shaderDir") {
@@ -105,7 +108,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterRunHops or shaderDir");
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterRunHops or shaderDir");
     }
 }
 
@@ -128,6 +131,8 @@ std::string Tuning::describe() const {
         raster += " rasterColumnGroup=" + std::to_string(rasterColumnGroup);
     if (rasterResolveGroup != defaults.rasterResolveGroup)
         raster += " rasterResolveGroup=" + std::to_string(rasterResolveGroup);
+    if (rasterResolveCheck != defaults.rasterResolveCheck)
+        raster += std::string(" rasterResolveCheck=") + kRasterCheck[int(rasterResolveCheck)];
     if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[15] = {
+const TuningVariable kTuningVariables[16] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -37,6 +37,7 @@ const TuningVariable kTuningVariables[15] = {
     {"GLCCL_RASTER_BORDER_ROUNDS", "rasterBorderRounds"},
     {"GLCCL_RASTER_COLUMN_GROUP", "rasterColumnGroup"},
     {"GLCCL_RASTER_RESOLVE_GROUP", "rasterResolveGroup"},
+    {"GLCCL_RASTER_RESOLVE_CHECK", "rasterResolveCheck"},
     {"GLCCL_RASTER_RUN_HOPS", "rasterRunHops"},
     {"GLCCL_SHADER_DIR", "shaderDir"},
 };

@@ -85,6 +85,10 @@ struct Tuning {
                    // slot (as many slots as the most components in one
                    // segment, read back) instead of one per node
     };
+    enum class RasterCheck {
+        Pass,  // a fragment pass before each link draw
+        Draw,  // the link draw itself, under the occlusion query
+    };
     enum class RasterNumbering {
         Auto,  // stencil routing for up to 255 roots, the scan beyond
         Scan,  // the scan's prefix count for any count (no draw of a vertex
@@ -117,6 +121,10 @@ struct Tuning {
     // 1 (default) ..8. A square raises one root a round, so past 1 the draw
     // has side² times fewer vertices and may need more rounds.
     int rasterResolveGroup = 1;
+    // How rasterResolve vertex finds whether links are left: pass
+    // (default), a fragment pass each round, or draw, the link draw under
+    // the query (no pass a round; the last round draws once for nothing).
+    RasterCheck rasterResolveCheck = RasterCheck::Pass;
     // Hops per pass of vertical_runs' pointer jumping: 16 (default),
     // 2..1024. The reach grows that many-fold per pass: fewer passes, more
     // fetches in each.

@@ -27,6 +27,7 @@ public:
         variants.fusedColumnPoints = current.rasterColumnDraws == 2;
         variants.columnGroup = current.rasterColumnGroup;
         variants.resolveGroup = current.rasterResolveGroup;
+        variants.resolveCheckInDraw = current.rasterResolveCheck == Tuning::RasterCheck::Draw;
         variants.runHops = current.rasterRunHops;
         pipeline_.setOptions(variants);
         return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);

@@ -69,7 +69,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     // Roots linked across block borders, then until no connected neighbours differ: exact.
     mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
     resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues, options_.resolveInFragments,
-                                       options_.resolveGroup);
+                                       options_.resolveGroup, options_.resolveCheckInDraw);
     if (options_.scanAlways) {
         count_ = scanRoots_.count(context, r.ids, r.scanLevels, r.rootLabels);
         scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);

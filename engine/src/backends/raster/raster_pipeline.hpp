@@ -68,6 +68,10 @@ public:
         // Side of the square of nodes per vertex of resolve_links' link
         // draw (rasterResolveGroup), 1..kMaxResolveGroup.
         int resolveGroup = 1;
+        // resolve_links' check by the link draw under the query instead of a
+        // fragment pass before it (rasterResolveCheck draw); with
+        // resolveInFragments the values pass is the check either way.
+        bool resolveCheckInDraw = false;
         // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops.
         int runHops = raster::kHops;
         // glFinish and glGetError after every pass, so an error names its

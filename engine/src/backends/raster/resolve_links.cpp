@@ -32,7 +32,7 @@ bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTa
 
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
                           const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments,
-                          int group) {
+                          int group, bool checkInDraw) {
     auto scope = context.timer.scope(kStage);
     // The link draw's vertices: one per square of group × group nodes.
     const std::int64_t squares = std::int64_t(ceilDiv(ids.width(), group)) * ceilDiv(ids.height(), group);
@@ -65,7 +65,15 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         auto& count = context.programs.use(kResolveLinksCount);
         auto& link = context.programs.use(kLink);
         link.set(kLinkGroup, group);
-        for (;;) {
+        // The link draw under the query is the check: a point is drawn
+        // exactly where connected neighbours differ, so the last round's
+        // draw, which links nothing, ends the loop.
+        while (checkInDraw) {
+            if (!linkRoots(context, link, ids, scratch, squares, &query_)) break;
+            ++rounds;
+            PostColumnProcessingPass::compress(context, scratch, ids);
+        }
+        while (!checkInDraw) {
             // Nodes with a connected neighbour of another label; nothing is written.
             beginPass(scratch);
             bindTexture(kIdsSlot, ids.texture);

@@ -20,10 +20,13 @@ public:
     // (resolve_links_values.frag, Tuning::rasterResolve); otherwise a
     // fragment pass checks and the link draw's vertices find the links.
     // The link draw has a vertex per square of `group` × `group` nodes
-    // (Tuning::rasterResolveGroup), which raises one root a round.
-    // Returns the rounds it needed.
+    // (Tuning::rasterResolveGroup), which raises one root a round. With
+    // `checkInDraw` (and not `linksInFragments`) the link draw itself runs
+    // under the occlusion query instead of a check pass before it
+    // (Tuning::rasterResolveCheck draw). Returns the rounds it needed.
     int run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-            const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments, int group);
+            const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments, int group,
+            bool checkInDraw = false);
 
 private:
     gl::Query query_;
