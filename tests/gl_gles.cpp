@@ -26,7 +26,10 @@
 #include "glccl/error.hpp"
 #include "glccl/generate.hpp"
 #include "glccl/labeler.hpp"
+#include "glccl/measure.hpp"
+#include "glccl/region_properties.hpp"
 #include "glccl/texture.hpp"
+#include "measure_support.hpp"
 #include "skip.hpp"
 #include "stage_timer.hpp"
 
@@ -525,5 +528,56 @@ TEST_CASE("compute on GLES 3.1+: a Labeler in a host's ES context labels its GL_
     const Labeling actual = labeler.result();
     INFO("3-D GL_R8: " << compareLabelings(expected, actual).describe());
     CHECK(compareLabelings(expected, actual).identical());
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+// Labeler::measureTerms after a compute labeling in ES: the labels' terms
+// gathered by the measuring programs there, the cpu accumulator's totals
+// (compared through the properties they finalize to); intensity terms,
+// whose image formats ES lacks, refused in words that say where they run.
+TEST_CASE("compute on GLES 3.1+: measureTerms gathers the labels' terms on the GPU as the cpu accumulator does",
+          "[gl][gles]") {
+    std::unique_ptr<HeadlessContext> context;
+    try {
+        context = std::make_unique<HeadlessContext>(esOptions());
+    } catch (const Error& error) {
+        test::skipTest(std::string("no OpenGL ES 3 context here: ") + error.what());
+    }
+    if (!computeRunsIn(context->info()))
+        test::skipTest("the compute engine does not run in " + context->info().version);
+    Labeler labeler;
+    const Image image = randomImage(61, 47, 0.55, 2, 1, 31);
+    const Image volume = randomVolume(23, 19, 9, 0.4, 2, 32);
+    const std::vector<std::string> properties2d = {"moments", "perimeter", "perimeter_crofton", "euler_number",
+                                                   "eccentricity"};
+    const std::vector<std::string> properties3d = {"moments", "euler_number", "inertia_tensor_eigvals"};
+    for (const Image* input : {&image, &volume}) {
+        const bool isVolume = input->dimensions == 3;
+        auto texture = isVolume ? gl::Texture::allocateVolume(GL_R8, input->width, input->height, input->depth, "test")
+                                : gl::Texture::allocate(GL_R8, input->width, input->height, "test");
+        texture.upload(input->pixels.data(), GL_RED, GL_UNSIGNED_BYTE);
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = isVolume ? Connectivity::TwentySix : Connectivity::Eight;
+        labeler.label(texture.id(), options);
+        const Labeling labeling = labeler.result();
+        LabelSamples samples;
+        samples.shape = labeling.shape();
+        samples.data = labeling.labels.data();
+        MeasureOptions measure;
+        measure.properties.properties = isVolume ? properties3d : properties2d;
+        const TermRequest q = termsFor(measure.properties.properties, input->dimensions, 0);
+        const RegionTotals gpu = labeler.measureTerms(q);
+        INFO((isVolume ? "volume" : "image"));
+        CHECK(gpu.gatheredBy == Backend::Compute);
+        test::requireSameTable(finalizeProperties(measureTerms(samples, nullptr, q, 1), measure.properties),
+                               finalizeProperties(gpu, measure.properties));
+        // The region rows: finalized on the host from these totals (the GPU's
+        // finalizer works in doubles, which GLSL ES has not) and uploaded.
+        CHECK(labeler.regionBuffer() != 0);
+        if (!isVolume)
+            CHECK_THROWS_WITH(labeler.measureTerms(termsFor({"intensity_mean"}, 2, 1), texture.id()),
+                              Catch::Contains("measure them in a desktop context or with the cpu backend"));
+    }
     CHECK(glGetError() == GL_NO_ERROR);
 }

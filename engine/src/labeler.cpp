@@ -470,7 +470,10 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         const gl::Texture& texture = impl_->labels;
         measure::checkRequest(request, texture.target() == GL_TEXTURE_3D ? 3 : 2, intensity != 0);
         const ContextInfo& info = impl_->info;
-        const bool here = info.major > 4 || (info.major == 4 && info.minor >= 3);
+        // The terms of the labels alone are gathered by compute shaders in
+        // OpenGL ES 3.1 too; the intensity's image formats are desktop's.
+        const bool esCompute = info.es && (info.major > 3 || (info.major == 3 && info.minor >= 1));
+        const bool here = info.major > 4 || (info.major == 4 && info.minor >= 3) || (esCompute && intensity == 0);
         if (!here && intensity != 0)
             throw Error("intensity terms are gathered in OpenGL 4.3 contexts, this is " + info.version +
                         (info.es ? " (measure them in a desktop context or with the cpu backend)" : ""));

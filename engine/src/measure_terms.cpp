@@ -5,6 +5,7 @@
 #include <functional>
 #include <future>
 #include <utility>
+#include <vector>
 
 #include "gl_error.hpp"
 #include "glccl/capabilities.hpp"
@@ -92,8 +93,16 @@ void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const vo
         glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
         capacity = bytes;
     }
-    if (data) glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
-    else glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, GLsizeiptr(bytes), GL_RED_INTEGER, GL_UNSIGNED_INT, nullptr);
+    if (data) {
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
+    } else if (gl::isEs()) {
+        // OpenGL ES has no glClearBufferSubData.
+        const std::vector<std::uint32_t> zeros((bytes + 3) / 4, 0u);
+        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), zeros.data());
+    } else {
+        glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, GLsizeiptr(bytes), GL_RED_INTEGER,
+                             GL_UNSIGNED_INT, nullptr);
+    }
 }
 
 }  // namespace

@@ -93,6 +93,21 @@ def test_es_compute_labels_as_scipy(connectivity):
     assert np.array_equal(labels, want)
 
 
+@needs_es_compute
+def test_es_properties_are_gathered_on_the_gpu():
+    # The measuring programs run as GLSL ES: the totals, and so the table,
+    # are the cpu engine's.
+    image = random_binary(np.random.default_rng(400), 50, 61, p=0.5)
+    properties = ["label", "area", "bbox", "centroid", "moments_hu", "perimeter", "perimeter_crofton", "euler_number"]
+    _, n, table = glccl.label(image, backend="compute", properties=properties, gl="es")
+    _, want_n, want = glccl.label(image, backend="cpu", properties=properties)
+    assert n == want_n
+    assert table.measured_by == "compute"
+    assert table.keys() == want.keys()
+    for name in want:
+        assert np.array_equal(table[name], want[name]), name
+
+
 def test_compute_in_es_3_0_is_refused_naming_raster():
     # Mesa pins the ES version for a process of its own; other drivers
     # ignore the variable and give their newest ES.
