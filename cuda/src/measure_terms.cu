@@ -710,14 +710,22 @@ __global__ void __launch_bounds__(kThreads)
             const int z = int(row / windowsY);
             const int x0 = int(i % segmentsPerRow) * kSegment;
             const int x1 = int(min(Word(x0 + kSegment), windowsX));
+            // Column x - 1 of the window is column x of the window before.
+            std::uint32_t previous[4];
+            for (int slice = 0; slice < count / 4; ++slice) {
+                previous[2 * slice] = labelAt(p, x0 - 1, y, z - slice);
+                previous[2 * slice + 1] = labelAt(p, x0 - 1, y - 1, z - slice);
+            }
             for (int x = x0; x < x1; ++x) {
                 std::uint32_t v[8];
                 for (int slice = 0; slice < count / 4; ++slice) {
                     const int zz = z - slice;
                     v[4 * slice + 0] = labelAt(p, x, y, zz);
                     v[4 * slice + 1] = labelAt(p, x, y - 1, zz);
-                    v[4 * slice + 2] = labelAt(p, x - 1, y, zz);
-                    v[4 * slice + 3] = labelAt(p, x - 1, y - 1, zz);
+                    v[4 * slice + 2] = previous[2 * slice];
+                    v[4 * slice + 3] = previous[2 * slice + 1];
+                    previous[2 * slice] = v[4 * slice + 0];
+                    previous[2 * slice + 1] = v[4 * slice + 1];
                 }
                 for (int k = 0; k < count; ++k) {
                     const std::uint32_t label = v[k];
