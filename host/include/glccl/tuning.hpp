@@ -99,8 +99,8 @@ struct Tuning {
     int rasterBlockWidth = 0;
     // resolve_links' links across connections: vertex (default) or fragment.
     RasterWork rasterResolve = RasterWork::Vertex;
-    // component_table's points: segments (default), runs or slots.
-    RasterTable rasterTable = RasterTable::Segments;
+    // component_table's points: slots (default), segments or runs.
+    RasterTable rasterTable = RasterTable::Slots;
     // Draws a column of column processing: 3 (default), gather, update and
     // scatter back apart, or 2, scatter back and the next column's gather
     // as one draw.
@@ -113,22 +113,22 @@ struct Tuning {
     // GPU each round).
     int rasterBorderRounds = 1;
     // Nodes per vertex of column processing's point draws, consecutive rows
-    // of a column: 1 (default) ..32. A vertex raises one root for its
+    // of a column: 1..32, 2 by default. A vertex raises one root for its
     // group, so past 1 the draws have a group-th of the vertices and
     // resolve_links links what the groups leave.
-    int rasterColumnGroup = 1;
+    int rasterColumnGroup = 2;
     // Side of the square of nodes per vertex of resolve_links' link draw:
-    // 1 (default) ..8. A square raises one root a round, so past 1 the draw
-    // has side² times fewer vertices and may need more rounds.
-    int rasterResolveGroup = 1;
+    // 1..8, 2 by default. A square raises one root a round, so past 1 the
+    // draw has side² times fewer vertices and may need more rounds.
+    int rasterResolveGroup = 2;
     // How rasterResolve vertex finds whether links are left: pass
     // (default), a fragment pass each round, or draw, the link draw under
     // the query (no pass a round; the last round draws once for nothing).
     RasterCheck rasterResolveCheck = RasterCheck::Pass;
-    // Hops per pass of vertical_runs' pointer jumping: 16 (default),
-    // 2..1024. The reach grows that many-fold per pass: fewer passes, more
+    // Hops per pass of vertical_runs' pointer jumping: 2..1024, 32 by
+    // default. The reach grows that many-fold per pass: fewer passes, more
     // fetches in each.
-    int rasterRunHops = 16;
+    int rasterRunHops = 32;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

@@ -18,7 +18,7 @@ constexpr int kIdCoordinateBits = 15;
 
 // Hops per pass of vertical_runs by default: the reach grows kHops-fold per
 // pass (Tuning::rasterRunHops sets another, up to kMaxHops; a uniform).
-constexpr int kHops = 16;
+constexpr int kHops = 32;
 constexpr int kMaxHops = 1024;
 
 // Texels summed per output texel of each scan_roots level; level 0 keeps a
