@@ -74,18 +74,24 @@ Session& esSession() {
     return *session;
 }
 
-void requireRasterMatches(const Image& image, Connectivity connectivity, const Criterion& criterion,
-                          const std::string& name) {
+// `backend` labels `image` in the ES context as the reference does.
+void requireMatchesIn(Backend backend, const Image& image, Connectivity connectivity, const Criterion& criterion,
+                      const std::string& name) {
     LabelOptions options;
-    options.backend = Backend::Raster;
+    options.backend = backend;
     options.connectivity = connectivity;
     options.criterion = criterion;
     const Labeling expected = labelReference(image, connectivity, criterion);
     const Labeling actual = esSession().label(image, options);
-    REQUIRE(esSession().backend() == Backend::Raster);
+    REQUIRE(esSession().backend() == backend);
     const Comparison comparison = compareLabelings(expected, actual);
     INFO(name << " " << test::describeCase(image, connectivity, criterion) << ": " << comparison.describe());
     REQUIRE(comparison.identical());
+}
+
+void requireRasterMatches(const Image& image, Connectivity connectivity, const Criterion& criterion,
+                          const std::string& name) {
+    requireMatchesIn(Backend::Raster, image, connectivity, criterion, name);
 }
 
 }  // namespace
@@ -414,16 +420,7 @@ bool computeRunsIn(const ContextInfo& info) {
 
 void requireComputeMatches(const Image& image, Connectivity connectivity, const Criterion& criterion,
                            const std::string& name) {
-    LabelOptions options;
-    options.backend = Backend::Compute;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    const Labeling expected = labelReference(image, connectivity, criterion);
-    const Labeling actual = esSession().label(image, options);
-    REQUIRE(esSession().backend() == Backend::Compute);
-    const Comparison comparison = compareLabelings(expected, actual);
-    INFO(name << " " << test::describeCase(image, connectivity, criterion) << ": " << comparison.describe());
-    REQUIRE(comparison.identical());
+    requireMatchesIn(Backend::Compute, image, connectivity, criterion, name);
 }
 
 }  // namespace

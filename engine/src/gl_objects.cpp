@@ -243,34 +243,36 @@ void readAttachment(int x, int y, int width, int height, GLenum format, GLenum t
     }
 }
 
+// Reads a rectangle of the texture image that `attach` attaches to the read
+// framebuffer's first color attachment; the read binding is restored.
+template <class Attach>
+void readAttachedRect(Attach&& attach, int x, int y, int width, int height, GLenum format, GLenum type,
+                      void* pixels, const char* what) {
+    if (width <= 0 || height <= 0) return;
+    TransferStateGuard guard;
+    GLint previousRead = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
+    Framebuffer framebuffer = Framebuffer::create();
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
+    attach();
+    readAttachment(x, y, width, height, format, type, pixels);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
+    checkGlError(what);
+}
+
 }  // namespace
 
 void readTextureRect(const Texture& texture, int x, int y, int width, int height, GLenum format, GLenum type,
                      void* pixels) {
-    if (width <= 0 || height <= 0) return;
-    TransferStateGuard guard;
-    GLint previousRead = 0;
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
-    Framebuffer framebuffer = Framebuffer::create();
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
-    glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
-    readAttachment(x, y, width, height, format, type, pixels);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
-    checkGlError("glccl: reading back a texture rectangle");
+    readAttachedRect(
+        [&] { glFramebufferTexture2D(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0); }, x,
+        y, width, height, format, type, pixels, "glccl: reading back a texture rectangle");
 }
 
 void readTextureLayerRect(GLuint texture, int layer, int x, int y, int width, int height, GLenum format, GLenum type,
                           void* pixels) {
-    if (width <= 0 || height <= 0) return;
-    TransferStateGuard guard;
-    GLint previousRead = 0;
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &previousRead);
-    Framebuffer framebuffer = Framebuffer::create();
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, framebuffer.id());
-    glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, texture, 0, layer);
-    readAttachment(x, y, width, height, format, type, pixels);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, GLuint(previousRead));
-    checkGlError("glccl: reading back a texture layer");
+    readAttachedRect([&] { glFramebufferTextureLayer(GL_READ_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, texture, 0, layer); },
+                     x, y, width, height, format, type, pixels, "glccl: reading back a texture layer");
 }
 
 GLint Program::location(const char* uniform) {
