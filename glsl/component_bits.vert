@@ -4,12 +4,17 @@
 // component's entry in the large table; component_bits.frag counts there.
 // The host draws largeRank = 0, 1, ... until a draw sends nothing, so
 // segments crossed by several large components take a few draws, and the
-// draws have one vertex per segment, not per node.
+// draws have one vertex per segment, not per node. Blending into one texel
+// is done a point after another, so a component's points go to `spread`
+// texels by their segment (partial k of entry (x, y) at (x, y + k *
+// largeSize.y)), which component_bits_fold.frag adds up: a component
+// crossing every segment blends a spread-th of its points into each.
 uniform sampler2D ids;
 uniform usampler2D rootLabels;
 uniform usampler2D largeIndex;  // per table entry: index in the large table + 1, or 0
 uniform ivec2 tableSize;
-uniform ivec2 largeSize;
+uniform ivec2 largeSize;   // the list's layout; the band holds it `spread` times
+uniform int spread;
 uniform int firstRow;
 uniform int largeRank;
 flat out ivec2 scatterSegment;  // the segment's first node
@@ -36,7 +41,10 @@ void main() {
         if (seenCount == largeRank) {
             scatterSegment = first;
             scatterRoot = root;
-            gl_Position = pixelPosition(tableEntry(large, largeSize.x), largeSize, 0.0);
+            // Neighbouring segments, across and down, take different texels.
+            int partial = (first.x / kSegment + first.y) % spread;
+            ivec2 texel = tableEntry(large, largeSize.x) + ivec2(0, partial * largeSize.y);
+            gl_Position = pixelPosition(texel, ivec2(largeSize.x, largeSize.y * spread), 0.0);
             return;
         }
         seen[seenCount++] = root;

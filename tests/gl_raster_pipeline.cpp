@@ -249,11 +249,15 @@ TEST_CASE("raster: Labeler refuses formats and criteria it cannot label", "[gl][
 TEST_CASE("raster: areas and centroids stay exact for components past float precision", "[gl][raster]") {
     // A component is summed exactly in one float pass only while area *
     // (width - 1) < 2^24; these are past that and take component_bits, once
-    // with the real 2^24-pixel bands and once with tiny bands to cross many.
+    // with the real 2^24-pixel bands and once with tiny bands to cross many;
+    // with each band's points in one texel per component and spread over
+    // several (rasterBitsSpread; 7 does not divide the segments across).
     HeadlessContext context;
-    for (int bandPixels : {1 << 24, 5000}) {
+    for (auto [bandPixels, spread] : {std::pair{1 << 24, 1}, std::pair{5000, 1}, std::pair{1 << 24, 7},
+                                      std::pair{5000, 64}}) {
         RasterPipeline::Options options;
         options.bandPixels = bandPixels;
+        options.bitsSpread = spread;
         RasterPipeline pipeline(options);
         for (const char* family : {"ones", "noise90", "noise75"}) {
             const Image image = generateFamily(family, 333, 257, 5);
@@ -263,7 +267,7 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
             pipeline.label(input, labels, Connectivity::Eight, Criterion::binary(), timer);
             const Labeling expected = labelReference(image, Connectivity::Eight, Criterion::binary());
             const std::vector<Component> actual = pipeline.components(timer);
-            INFO(family << " with bands of " << bandPixels << " pixels");
+            INFO(family << " with bands of " << bandPixels << " pixels, spread " << spread);
             REQUIRE(actual.size() == expected.components.size());
             bool anyLarge = false;
             for (std::size_t i = 0; i < actual.size(); ++i) {
@@ -293,9 +297,10 @@ TEST_CASE("raster: several large components in one row segment are each summed e
             if (topComb || bottomComb) combs.at(x, y) = 255;
         }
     HeadlessContext context;
-    for (int bandPixels : {1 << 24, 7000}) {
+    for (auto [bandPixels, spread] : {std::pair{1 << 24, 1}, std::pair{7000, 1}, std::pair{7000, 4}}) {
         RasterPipeline::Options options;
         options.bandPixels = bandPixels;
+        options.bitsSpread = spread;
         RasterPipeline pipeline(options);
         auto input = r8Texture(combs);
         auto labels = gl::Texture::allocate(GL_R32UI, combs.width, combs.height, "labels");
@@ -308,7 +313,7 @@ TEST_CASE("raster: several large components in one row segment are each summed e
             REQUIRE(expected.components.size() == 2);
             for (const Component& c : expected.components) REQUIRE(double(c.area) * double(c.width - 1) >= 16777216.0);
             const std::vector<Component> actual = pipeline.components(timer);
-            INFO("bands of " << bandPixels << " pixels, criterion " << int(criterion.kind) << ", connectivity "
+            INFO("bands of " << bandPixels << " pixels, spread " << spread << ", criterion " << int(criterion.kind) << ", connectivity "
                               << int(connectivity));
             REQUIRE(actual.size() == 2);
             CHECK(actual[0] == expected.components[0]);
@@ -454,7 +459,10 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveGroup = 2;
     options.tableBySlots = true;
     options.runHops = 64;
-    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots rasterRunHops=64", options);
+    options.bitsSpread = 5;
+    variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots rasterRunHops=64 "
+                          "rasterBitsSpread=5",
+                          options);
     options = {};
     options.borderRounds = 1;
     options.blockWidth = 3;

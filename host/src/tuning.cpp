@@ -102,13 +102,15 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterResolveCheck = parseChoice<RasterCheck>(name, value, kRasterCheck);
     } else if (name == "rasterRunHops") {
         rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
+    } else if (name == "rasterBitsSpread") {
+        rasterBitsSpread = parseCount(name, value, 1, 64, "a texel count 1..64");
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterRunHops or shaderDir");
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterRunHops, rasterBitsSpread or shaderDir");
     }
 }
 
@@ -134,6 +136,8 @@ std::string Tuning::describe() const {
     if (rasterResolveCheck != defaults.rasterResolveCheck)
         raster += std::string(" rasterResolveCheck=") + kRasterCheck[int(rasterResolveCheck)];
     if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
+    if (rasterBitsSpread != defaults.rasterBitsSpread)
+        raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
@@ -169,6 +173,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024)
         throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
                     "; expected 2..1024");
+    if (tuning.rasterBitsSpread < 1 || tuning.rasterBitsSpread > 64)
+        throw Error("glccl::setTuning(): rasterBitsSpread is " + std::to_string(tuning.rasterBitsSpread) +
+                    "; expected 1..64");
     std::lock_guard<std::mutex> lock(tuningMutex());
     processTuning() = tuning;
 }

@@ -129,6 +129,12 @@ struct Tuning {
     // default. The reach grows that many-fold per pass: fewer passes, more
     // fetches in each.
     int rasterRunHops = 32;
+    // Texels among which component_bits spreads a large component's points
+    // of a band: 1..64, 1 by default. A texel's blends are done one after
+    // another, and a component crossing every row segment sends a point per
+    // segment; past 1, each texel takes about a spread-th of them and a
+    // fold pass adds the partial counts.
+    int rasterBitsSpread = 1;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

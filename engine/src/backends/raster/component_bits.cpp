@@ -48,7 +48,10 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
     auto& bits = context.programs.use(kComponentBits);
     bits.set(kTableSize, table.width, table.height);
     bits.set("largeSize", sums.listWidth, sums.listHeight);
+    bits.set("spread", sums.spread);
     auto& fold = context.programs.use(kFold);
+    fold.set("spread", sums.spread);
+    fold.set("listHeight", sums.listHeight);
 
     // Bands of at most 2^24 pixels keep every float count exact.
     const RasterGrid& g = grid.grid;
@@ -58,7 +61,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
     for (int firstRow = 0; firstRow < g.gridHeight; firstRow += rowsPerBand) {
         const int rows = std::min(rowsPerBand, g.gridHeight - firstRow);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sums.bandFramebuffer.id());
-        glViewport(0, 0, sums.listWidth, sums.listHeight);
+        glViewport(0, 0, sums.listWidth, sums.listHeight * sums.spread);
         for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferfv(GL_COLOR, t, zeroF);
         // The fold below rebinds every unit.
         bindTexture(kIdsSlot, grid.ids);
@@ -77,6 +80,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
 
         // totals[1 - side] = totals[side] + band.
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sums.totalFramebuffers[1 - side].id());
+        glViewport(0, 0, sums.listWidth, sums.listHeight);
         for (int t = 0; t < kBitCounterTargets; ++t) {
             bindTexture(kFold.textures[std::size_t(t)], sums.bandCounts[t]);
             bindTexture(kFold.textures[std::size_t(kBitCounterTargets + t)], sums.totals[side][t]);

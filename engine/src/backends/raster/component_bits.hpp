@@ -10,7 +10,10 @@ namespace glccl::raster {
 // in the table are not exact. For the listed labels only, it counts the
 // pixels and, per bit of x and of y, the pixels with that bit set, in bands
 // of at most 2^24 pixels (exact in R32F), folding each band into 32-bit
-// integer totals, which it downloads.
+// integer totals, which it downloads. All of a component's points in a band
+// would blend into its one texel, one after another; they go to
+// `sums.spread` texels instead, by their segment, and the fold adds the
+// partial counts (each at most the band's pixels, so exact too).
 class ComponentBitsPass {
 public:
     static constexpr const char* kStage = "component_bits";

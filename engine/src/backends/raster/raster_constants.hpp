@@ -44,6 +44,13 @@ constexpr int kExactFloatSum = 1 << 24;
 // and in resolve_links (a square's side); Tuning checks the same bounds.
 constexpr int kMaxColumnGroup = 32;
 constexpr int kMaxResolveGroup = 8;
+// component_bits spreads a large component's points of a band over up to
+// kMaxBitsSpread texels (Tuning::rasterBitsSpread), each a partial count that
+// the fold adds up; the band holds at most max(count, kBitsSpreadTexels)
+// texels, so many large components spread less (their points are spread
+// over their own texels already).
+constexpr int kMaxBitsSpread = 64;
+constexpr int kBitsSpreadTexels = 1 << 14;
 
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");

@@ -29,6 +29,7 @@ public:
         variants.resolveGroup = current.rasterResolveGroup;
         variants.resolveCheckInDraw = current.rasterResolveCheck == Tuning::RasterCheck::Draw;
         variants.runHops = current.rasterRunHops;
+        variants.bitsSpread = current.rasterBitsSpread;
         pipeline_.setOptions(variants);
         return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);
     }

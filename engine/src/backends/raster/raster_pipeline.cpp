@@ -35,6 +35,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.columnGroup = std::clamp(options.columnGroup, 1, kMaxColumnGroup);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
     options_.runHops = std::clamp(options.runHops, 2, kMaxHops);
+    options_.bitsSpread = std::clamp(options.bitsSpread, 1, kMaxBitsSpread);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
@@ -108,7 +109,7 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     downloadTable_.run(context, r.table, count_, downloaded_);
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not
-        r.reserveLargeSums(int(sums_.largeLabels.size()));
+        r.reserveLargeSums(int(sums_.largeLabels.size()), options_.bitsSpread);
         componentBits_.run(context, r.labeled(), r.table, r.largeSums, sums_.largeLabels, options_.bandPixels,
                            bitCounters_);
         applyBitCounters(bitCounters_, out, sums_);

@@ -74,6 +74,9 @@ public:
         bool resolveCheckInDraw = false;
         // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops.
         int runHops = raster::kHops;
+        // Texels per large component among which component_bits spreads its
+        // points of a band (rasterBitsSpread), 1..kMaxBitsSpread.
+        int bitsSpread = 1;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

@@ -72,32 +72,43 @@ void RasterResources::reserveTable(std::uint32_t count) {
     table.height = rows;
 }
 
-void RasterResources::reserveLargeSums(int count) {
+void RasterResources::reserveLargeSums(int count, int spread) {
     LargeSumTargets& large = largeSums;
     const int listWidth = std::min(count, grid.width), listHeight = ceilDiv(count, listWidth);
     large.count = count;
     large.listWidth = listWidth;
     large.listHeight = listHeight;
+    large.spread = std::clamp(std::min(spread, kBitsSpreadTexels / count), 1, kMaxBitsSpread);
     if (large.index.width() != table.width || large.index.height() != table.height)
         large.index = gl::RenderTarget::allocate(GL_R32UI, table.width, table.height, "glccl::RasterPipeline: large index");
-    if (listWidth <= large.list.width() && listHeight <= large.list.height()) return;
+    const int bandHeight = listHeight * large.spread;
+    const bool listFits = listWidth <= large.list.width() && listHeight <= large.list.height();
+    const bool bandFits = listWidth <= large.bandCounts[0].width() && bandHeight <= large.bandCounts[0].height();
+    if (listFits && bandFits) return;
     // Grown, never shrunk: labeling frames after frames allocates nothing.
-    const int width = std::max(listWidth, large.list.width()), height = std::max(listHeight, large.list.height());
     const std::string what = "glccl::RasterPipeline: exact sums of large components";
-    large.list = gl::Texture::allocate(GL_R32UI, width, height, what);
-    const gl::Texture* bandPointers[kBitCounterTargets];
-    const gl::Texture* totalPointers[2][kBitCounterTargets];
-    for (int t = 0; t < kBitCounterTargets; ++t) {
-        large.bandCounts[t] = gl::Texture::allocate(GL_RGBA32F, width, height, what);
-        bandPointers[t] = &large.bandCounts[t];
-        for (int side = 0; side < 2; ++side) {
-            large.totals[side][t] = gl::Texture::allocate(GL_RGBA32UI, width, height, what);
-            totalPointers[side][t] = &large.totals[side][t];
-        }
+    if (!listFits) {
+        const int width = std::max(listWidth, large.list.width()), height = std::max(listHeight, large.list.height());
+        large.list = gl::Texture::allocate(GL_R32UI, width, height, what);
+        const gl::Texture* totalPointers[2][kBitCounterTargets];
+        for (int t = 0; t < kBitCounterTargets; ++t)
+            for (int side = 0; side < 2; ++side) {
+                large.totals[side][t] = gl::Texture::allocate(GL_RGBA32UI, width, height, what);
+                totalPointers[side][t] = &large.totals[side][t];
+            }
+        for (int side = 0; side < 2; ++side)
+            large.totalFramebuffers[side] = gl::multipleTargetFramebuffer(totalPointers[side], kBitCounterTargets, what);
     }
-    large.bandFramebuffer = gl::multipleTargetFramebuffer(bandPointers, kBitCounterTargets, what);
-    for (int side = 0; side < 2; ++side)
-        large.totalFramebuffers[side] = gl::multipleTargetFramebuffer(totalPointers[side], kBitCounterTargets, what);
+    if (!bandFits) {
+        const int width = std::max(listWidth, large.bandCounts[0].width());
+        const int height = std::max(bandHeight, large.bandCounts[0].height());
+        const gl::Texture* bandPointers[kBitCounterTargets];
+        for (int t = 0; t < kBitCounterTargets; ++t) {
+            large.bandCounts[t] = gl::Texture::allocate(GL_RGBA32F, width, height, what);
+            bandPointers[t] = &large.bandCounts[t];
+        }
+        large.bandFramebuffer = gl::multipleTargetFramebuffer(bandPointers, kBitCounterTargets, what);
+    }
 }
 
 const gl::Framebuffer& RasterResources::labelFramebuffer(const gl::Texture& labels) {

@@ -61,9 +61,12 @@ struct TableTargets {
 // component_bits: the list of large labels (entry i at (i % listWidth,
 // i / listWidth)), where each sits in the list (per table entry), one band's
 // float counts and the integer totals (ping-pong: totals[side] + band ->
-// totals[1 - side]).
+// totals[1 - side]). The band holds `spread` partial counts per entry: the
+// list's layout `spread` times, partial k of entry (x, y) at
+// (x, y + k * listHeight).
 struct LargeSumTargets {
     int count = 0, listWidth = 0, listHeight = 0;  // the list of the last reserveLargeSums()
+    int spread = 1;                                // partial counts per entry in the band, of that call
     gl::Texture list;
     gl::RenderTarget index;
     gl::Texture bandCounts[kBitCounterTargets], totals[2][kBitCounterTargets];
@@ -102,7 +105,9 @@ struct RasterResources {
     // The table for `count` components, grown when too small.
     void reserveTable(std::uint32_t count);
     // The large-sum targets for a list of `count` labels, grown, never shrunk.
-    void reserveLargeSums(int count);
+    // `spread` partial counts per label in the band (Tuning::rasterBitsSpread),
+    // fewer where the labels are many (kBitsSpreadTexels).
+    void reserveLargeSums(int count, int spread);
     // What the stages after the numbering read.
     LabeledGrid labeled() const { return {grid, nodeGraph.texture, ids.texture, rootLabels.texture}; }
     // A framebuffer over the caller's label texture.
