@@ -151,6 +151,17 @@ const int kSegment = SEGMENT;
 
 int segmentEnd(ivec2 n) { return min((n.x / kSegment + 1) * kSegment, gridSize.x); }
 
+// Where component_table sends the point of `label` from row segment node n:
+// the table's layout (tableSize) repeated `spread` times down, copy k at
+// rows k * tableSize.y on, k taken from the segment so that neighbouring
+// segments, across and down, blend into different copies
+// (Tuning::rasterTableSpread; component_table_fold.frag adds them up).
+vec4 tablePointPosition(uint label, ivec2 n, ivec2 tableSize, int spread) {
+    int k = (n.x / kSegment + n.y) % spread;
+    ivec2 texel = tableEntry(label, tableSize.x) + ivec2(0, k * tableSize.y);
+    return pixelPosition(texel, ivec2(tableSize.x, tableSize.y * spread), 0.0);
+}
+
 // Is n the first node of root `root` (nonzero) in its row segment?
 bool firstOfRootInSegment(sampler2D ids, ivec2 n, float root) {
     if (root == 0.0) return false;

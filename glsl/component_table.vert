@@ -7,6 +7,7 @@
 uniform sampler2D ids;          // every node's root ID
 uniform usampler2D rootLabels;  // each root's label, over the scan grid
 uniform ivec2 tableSize;
+uniform int tableSpread;        // copies of the table (tablePointPosition)
 flat out ivec2 scatterNode;
 flat out float scatterRoot;
 
@@ -18,5 +19,5 @@ void main() {
     scatterNode = n;
     scatterRoot = root;
     uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
-    gl_Position = pixelPosition(tableEntry(label, tableSize.x), tableSize, 0.0);
+    gl_Position = tablePointPosition(label, n, tableSize, tableSpread);
 }

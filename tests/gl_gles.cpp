@@ -224,6 +224,8 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     variants.scanAlways = !options.scanAlways;
     variants.borderRounds = 1;
     variants.blockWidth = 3;
+    variants.bitsSpread = 6;
+    variants.tableSpread = 5;
     RasterPipeline::Options oneBlock = variants;
     oneBlock.blockWidth = 1 << 14;
     RasterPipeline pipeline(options);

@@ -251,13 +251,15 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
     // (width - 1) < 2^24; these are past that and take component_bits, once
     // with the real 2^24-pixel bands and once with tiny bands to cross many;
     // with each band's points in one texel per component and spread over
-    // several (rasterBitsSpread; 7 does not divide the segments across).
+    // several (rasterBitsSpread, with the table's points spread as many
+    // ways; 7 does not divide the segments across).
     HeadlessContext context;
     for (auto [bandPixels, spread] : {std::pair{1 << 24, 1}, std::pair{5000, 1}, std::pair{1 << 24, 7},
                                       std::pair{5000, 64}}) {
         RasterPipeline::Options options;
         options.bandPixels = bandPixels;
         options.bitsSpread = spread;
+        options.tableSpread = spread;
         RasterPipeline pipeline(options);
         for (const char* family : {"ones", "noise90", "noise75"}) {
             const Image image = generateFamily(family, 333, 257, 5);
@@ -301,6 +303,7 @@ TEST_CASE("raster: several large components in one row segment are each summed e
         RasterPipeline::Options options;
         options.bandPixels = bandPixels;
         options.bitsSpread = spread;
+        options.tableSpread = spread;
         RasterPipeline pipeline(options);
         auto input = r8Texture(combs);
         auto labels = gl::Texture::allocate(GL_R32UI, combs.width, combs.height, "labels");
@@ -460,8 +463,9 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.tableBySlots = true;
     options.runHops = 64;
     options.bitsSpread = 5;
+    options.tableSpread = 3;
     variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots rasterRunHops=64 "
-                          "rasterBitsSpread=5",
+                          "rasterBitsSpread=5 rasterTableSpread=3",
                           options);
     options = {};
     options.borderRounds = 1;
@@ -475,6 +479,8 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveGroup = 3;
     options.resolveCheckInDraw = true;
     options.runHops = 3;
+    options.bitsSpread = 64;
+    options.tableSpread = 64;
     variants.emplace_back("every variant, rasterBlockWidth=3", options);
     options.blockWidth = 1 << 14;
     variants.emplace_back("every variant, one block", options);

@@ -104,13 +104,16 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
     } else if (name == "rasterBitsSpread") {
         rasterBitsSpread = parseCount(name, value, 1, 64, "a texel count 1..64");
+    } else if (name == "rasterTableSpread") {
+        rasterTableSpread = parseCount(name, value, 1, 64, "a copy count 1..64");
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterRunHops, rasterBitsSpread or shaderDir");
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterRunHops, rasterBitsSpread, rasterTableSpread or "
+                    "shaderDir");
     }
 }
 
@@ -138,6 +141,8 @@ std::string Tuning::describe() const {
     if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
     if (rasterBitsSpread != defaults.rasterBitsSpread)
         raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
+    if (rasterTableSpread != defaults.rasterTableSpread)
+        raster += " rasterTableSpread=" + std::to_string(rasterTableSpread);
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +
@@ -175,6 +180,9 @@ void setTuning(const Tuning& tuning) {
                     "; expected 2..1024");
     if (tuning.rasterBitsSpread < 1 || tuning.rasterBitsSpread > 64)
         throw Error("glccl::setTuning(): rasterBitsSpread is " + std::to_string(tuning.rasterBitsSpread) +
+                    "; expected 1..64");
+    if (tuning.rasterTableSpread < 1 || tuning.rasterTableSpread > 64)
+        throw Error("glccl::setTuning(): rasterTableSpread is " + std::to_string(tuning.rasterTableSpread) +
                     "; expected 1..64");
     std::lock_guard<std::mutex> lock(tuningMutex());
     processTuning() = tuning;

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[17] = {
+const TuningVariable kTuningVariables[18] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -40,6 +40,7 @@ const TuningVariable kTuningVariables[17] = {
     {"GLCCL_RASTER_RESOLVE_CHECK", "rasterResolveCheck"},
     {"GLCCL_RASTER_RUN_HOPS", "rasterRunHops"},
     {"GLCCL_RASTER_BITS_SPREAD", "rasterBitsSpread"},
+    {"GLCCL_RASTER_TABLE_SPREAD", "rasterTableSpread"},
     {"GLCCL_SHADER_DIR", "shaderDir"},
 };
 

@@ -130,11 +130,17 @@ struct Tuning {
     // fetches in each.
     int rasterRunHops = 32;
     // Texels among which component_bits spreads a large component's points
-    // of a band: 1..64, 1 by default. A texel's blends are done one after
+    // of a band: 1..64, 32 by default. A texel's blends are done one after
     // another, and a component crossing every row segment sends a point per
-    // segment; past 1, each texel takes about a spread-th of them and a
-    // fold pass adds the partial counts.
-    int rasterBitsSpread = 1;
+    // segment; past 1, each texel takes about a spread-th of them and the
+    // fold adds the partial counts.
+    int rasterBitsSpread = 32;
+    // Copies of the component table among which component_table spreads
+    // each entry's points: 1..64, 1 by default. As for rasterBitsSpread, a
+    // component crossing many row segments blends a point per segment into
+    // its entry; past 1 (fewer where the table is large), each copy takes
+    // about a copies-th of them and a fragment pass folds the copies.
+    int rasterTableSpread = 1;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

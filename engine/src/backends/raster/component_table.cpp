@@ -16,6 +16,11 @@ const ProgramSpec kComponentTableMost{"component_table_most", "component_table_m
                                       {"fragColor"}, {kFirstsSlot}};
 const ProgramSpec kComponentTableSlots{"component_table_slots", "component_table_slots.vert", "component_table.frag",
                                        {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot, kFirstsSlot}};
+constexpr TextureSlot kBoxCopiesSlot{"boxCopies", 0};
+constexpr TextureSlot kSumCopiesSlot{"sumCopies", 1};
+constexpr TextureSlot kRootCopiesSlot{"rootCopies", 2};
+const ProgramSpec kComponentTableFold{"component_table_fold", "fullscreen.vert", "component_table_fold.frag",
+                                      {"box", "sums", "root"}, {kBoxCopiesSlot, kSumCopiesSlot, kRootCopiesSlot}};
 // Draw buffers of the table's framebuffer.
 constexpr GLuint kBoxes = 0, kSums = 1, kRoots = 2;
 }  // namespace
@@ -48,7 +53,8 @@ int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::Re
 }
 
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
-                             Points points, const gl::RenderTarget& firsts, const gl::RenderTarget& most) {
+                             Points points, const gl::RenderTarget& firsts, const gl::RenderTarget& most,
+                             const Copies& copies) {
     auto scope = context.timer.scope(kStage);
     bindTexture(kNodeGraphSlot, grid.nodeGraph);
     bindTexture(kIdsSlot, grid.ids);
@@ -62,9 +68,13 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
                                          : points == Points::Runs ? kComponentTableRuns
                                                                   : kComponentTable);
     if (points == Points::Slots) program.set("slots", slots);
-    program.set("tableSize", table.width, table.height);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.framebuffer.id());
-    glViewport(0, 0, table.width, table.height);
+    const bool spread = copies.count > 1;
+    const TableTargets& target = spread ? copies.targets : table;
+    const int rows = spread ? copies.rows : table.height;
+    program.set("tableSize", table.width, rows);
+    program.set("tableSpread", copies.count);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+    glViewport(0, 0, table.width, rows * copies.count);
     setRenderState({GL_MAX});
     const float zero[4] = {0, 0, 0, 0};
     for (GLint target : {kBoxes, kSums, kRoots}) glClearBufferfv(GL_COLOR, target, zero);
@@ -95,6 +105,20 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         glColorMaski(kSums, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
         drawPoints(vertices);
+    }
+    if (spread) {
+        // The copies folded into the table's first rows, every texel written.
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.framebuffer.id());
+        glViewport(0, 0, table.width, copies.rows);
+        setRenderState({});
+        auto& fold = context.programs.use(kComponentTableFold);
+        fold.set("quadDepth", 0.0f);
+        fold.set("spread", copies.count);
+        fold.set("tableRows", copies.rows);
+        bindTexture(kBoxCopiesSlot, copies.targets.boxes.texture);
+        bindTexture(kSumCopiesSlot, copies.targets.sums.texture);
+        bindTexture(kRootCopiesSlot, copies.targets.roots.texture);
+        drawFullscreen();
     }
     context.checkPass(kStage);
 }

@@ -28,10 +28,20 @@ public:
         // (component_table_slots.vert).
         Slots,
     };
+    // Where the points go (Tuning::rasterTableSpread): with count > 1, not
+    // into the table but into `count` copies of its first `rows` rows in
+    // `targets`, a point's copy chosen by its row segment, so that a
+    // component crossing many segments blends a count-th of its points
+    // into each copy of its entry; a fragment pass then folds the copies
+    // into the table (component_table_fold.frag).
+    struct Copies {
+        const TableTargets& targets;
+        int rows = 0, count = 1;
+    };
     // `firsts` (R32UI, a texel per row segment) and `most` (R32F, 1x1) are
     // used by Slots only.
     void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, Points points,
-             const gl::RenderTarget& firsts, const gl::RenderTarget& most);
+             const gl::RenderTarget& firsts, const gl::RenderTarget& most, const Copies& copies);
 
 private:
     // Slots: the most roots first in one row segment, at least 1.

@@ -51,6 +51,12 @@ constexpr int kMaxResolveGroup = 8;
 // over their own texels already).
 constexpr int kMaxBitsSpread = 64;
 constexpr int kBitsSpreadTexels = 1 << 14;
+// component_table spreads each entry's points over up to kMaxTableSpread
+// copies of the table (Tuning::rasterTableSpread), at most
+// kTableSpreadTexels texels in all: a table of many entries takes fewer
+// copies.
+constexpr int kMaxTableSpread = 64;
+constexpr int kTableSpreadTexels = 1 << 20;
 
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");

@@ -30,6 +30,7 @@ public:
         variants.resolveCheckInDraw = current.rasterResolveCheck == Tuning::RasterCheck::Draw;
         variants.runHops = current.rasterRunHops;
         variants.bitsSpread = current.rasterBitsSpread;
+        variants.tableSpread = current.rasterTableSpread;
         pipeline_.setOptions(variants);
         return pipeline_.label(input, labels, options.connectivity, options.criterion, timer);
     }

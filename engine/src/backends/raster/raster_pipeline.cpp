@@ -36,6 +36,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
     options_.runHops = std::clamp(options.runHops, 2, kMaxHops);
     options_.bitsSpread = std::clamp(options.bitsSpread, 1, kMaxBitsSpread);
+    options_.tableSpread = std::clamp(options.tableSpread, 1, kMaxTableSpread);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
@@ -105,7 +106,12 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const ComponentTablePass::Points points = options_.tableBySlots  ? ComponentTablePass::Points::Slots
                                               : options_.tableByRuns ? ComponentTablePass::Points::Runs
                                                                      : ComponentTablePass::Points::Segments;
-    componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts);
+    // Copies of the table, where asked for, within kTableSpreadTexels.
+    const int tableRows = ceilDiv(int(count_), r.table.width);
+    const int copies = std::clamp(kTableSpreadTexels / (tableRows * r.table.width), 1, options_.tableSpread);
+    if (copies > 1) r.reserveTableCopies(tableRows, copies);
+    componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts,
+                        ComponentTablePass::Copies{r.tableCopies, tableRows, copies});
     downloadTable_.run(context, r.table, count_, downloaded_);
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not

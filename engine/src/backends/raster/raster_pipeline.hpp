@@ -77,6 +77,9 @@ public:
         // Texels per large component among which component_bits spreads its
         // points of a band (rasterBitsSpread), 1..kMaxBitsSpread.
         int bitsSpread = 1;
+        // Copies of the component table among which component_table spreads
+        // each entry's points (rasterTableSpread), 1..kMaxTableSpread.
+        int tableSpread = 1;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

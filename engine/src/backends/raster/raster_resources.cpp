@@ -72,6 +72,21 @@ void RasterResources::reserveTable(std::uint32_t count) {
     table.height = rows;
 }
 
+void RasterResources::reserveTableCopies(int rows, int copies) {
+    const int width = table.width, height = rows * copies;
+    if (tableCopies.width == width && tableCopies.height >= height) return;
+    // Grown, never shrunk: labeling frames after frames allocates nothing.
+    const std::string what = "glccl::RasterPipeline: " + std::to_string(copies) + " copies of the component table";
+    tableCopies = {};
+    tableCopies.boxes = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
+    tableCopies.sums = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
+    tableCopies.roots = gl::RenderTarget::allocate(GL_R32F, width, height, what);
+    const gl::Texture* targets[] = {&tableCopies.boxes.texture, &tableCopies.sums.texture, &tableCopies.roots.texture};
+    tableCopies.framebuffer = gl::multipleTargetFramebuffer(targets, 3, what);
+    tableCopies.width = width;
+    tableCopies.height = height;
+}
+
 void RasterResources::reserveLargeSums(int count, int spread) {
     LargeSumTargets& large = largeSums;
     const int listWidth = std::min(count, grid.width), listHeight = ceilDiv(count, listWidth);

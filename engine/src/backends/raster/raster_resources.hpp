@@ -96,6 +96,7 @@ struct RasterResources {
     gl::RenderTarget scanZero;       // 1x1 zero: the offset above the top level
     RoutingTargets routing;
     TableTargets table;
+    TableTargets tableCopies;        // component_table spread over copies: the table's layout repeated down
     LargeSumTargets largeSums;
 
     // Allocates every per-size target (none while later frames of this grid
@@ -105,6 +106,8 @@ struct RasterResources {
     // The table for `count` components, grown when too small.
     void reserveTable(std::uint32_t count);
     // The large-sum targets for a list of `count` labels, grown, never shrunk.
+    // Table copies of `rows` rows each (the table's width), `copies` of them.
+    void reserveTableCopies(int rows, int copies);
     // `spread` partial counts per label in the band (Tuning::rasterBitsSpread),
     // fewer where the labels are many (kBitsSpreadTexels).
     void reserveLargeSums(int count, int spread);
