@@ -489,12 +489,26 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             // r where a neighbour differs, else all ones (kNoRegion).
             static_assert(kNoRegion == -1);
             using L = Lanes<Id>;
-            for (; x + L::count <= g.w - 1; x += L::count) {
-                const __m128i r = L::load(row + x);
-                const __m128i same = _mm_and_si128(_mm_and_si128(L::equal(L::load(row + x - 1), r), L::equal(L::load(row + x + 1), r)),
-                                                   _mm_and_si128(L::equal(L::load(up + x), r), L::equal(L::load(down + x), r)));
-                _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x), _mm_or_si128(r, same));
+            auto edges = [&](std::int64_t at) {
+                const __m128i r = L::load(row + at);
+                const __m128i same = _mm_and_si128(_mm_and_si128(L::equal(L::load(row + at - 1), r), L::equal(L::load(row + at + 1), r)),
+                                                   _mm_and_si128(L::equal(L::load(up + at), r), L::equal(L::load(down + at), r)));
+                _mm_storeu_si128(reinterpret_cast<__m128i*>(out + at), _mm_or_si128(r, same));
+            };
+            // Background (most of a sparse image's rows) is background in
+            // the border row whatever its neighbours: 4 vectors of it are
+            // written without reading their neighbours.
+            const __m128i none = L::all(Id(kNoRegion));
+            for (; x + 4 * L::count <= g.w - 1; x += 4 * L::count) {
+                const __m128i all = _mm_and_si128(_mm_and_si128(L::load(row + x), L::load(row + x + L::count)),
+                                                  _mm_and_si128(L::load(row + x + 2 * L::count), L::load(row + x + 3 * L::count)));
+                if (_mm_movemask_epi8(_mm_cmpeq_epi32(all, none)) == 0xffff) {
+                    for (int i = 0; i < 4; ++i) _mm_storeu_si128(reinterpret_cast<__m128i*>(out + x + i * L::count), none);
+                } else {
+                    for (int i = 0; i < 4; ++i) edges(x + i * L::count);
+                }
             }
+            for (; x + L::count <= g.w - 1; x += L::count) edges(x);
 #endif
             for (; x < g.w - 1; ++x) {
                 const Id r = row[x];
@@ -610,6 +624,13 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         }
         return std::size_t(entryOf[s]);
     };
+    // Where a row's sums of x^k (below w^4 / 4) and every y^b z^c asked
+    // for fit 63 bits, each moment's term is one product of two 64-bit
+    // integers instead of two of 128-bit ones.
+    int yzDegree = 0;
+    for (const auto& ex : pass.momentExponents) yzDegree = std::max(yzDegree, ex[1] + ex[2]);
+    const int yzBits = (64 - __builtin_clzll(std::uint64_t(std::max(g.h, g.d)))) * yzDegree;
+    const bool narrowProducts = std::is_same_v<Acc, __int128> && g.w <= (std::int64_t(1) << 15) && yzBits <= 62;
     auto flushRow = [&](std::int64_t y, std::int64_t z) {
         for (std::size_t e = 0; e < entrySlot.size(); ++e) {
             const std::size_t s = entrySlot[e];
@@ -620,9 +641,16 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             if (nm) {
                 Acc* m = &S.moments[s * nm];
                 const __int128* sx = &entryPowers[e * 4];
-                for (std::size_t i = 0; i < nm; ++i) {
-                    const auto& ex = pass.momentExponents[i];
-                    add(m[i], times(times(sx[ex[0]], py[ex[1]], (const Acc*)nullptr), pz[ex[2]]));
+                if (narrowProducts) {
+                    for (std::size_t i = 0; i < nm; ++i) {
+                        const auto& ex = pass.momentExponents[i];
+                        add(m[i], __int128(std::int64_t(sx[ex[0]])) * (std::int64_t(py[ex[1]]) * std::int64_t(pz[ex[2]])));
+                    }
+                } else {
+                    for (std::size_t i = 0; i < nm; ++i) {
+                        const auto& ex = pass.momentExponents[i];
+                        add(m[i], times(times(sx[ex[0]], py[ex[1]], (const Acc*)nullptr), pz[ex[2]]));
+                    }
                 }
             }
             for (std::size_t c = 0; nw && c < std::size_t(channels); ++c) {
