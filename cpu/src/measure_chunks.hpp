@@ -48,7 +48,7 @@ inline DoubleDouble exactDD(__int128 v) {
 
 // Sums of x^0..x^3 over x = a..b (Faulhaber), exactly: in 64 bits where
 // they fit (a division of 128-bit integers costs more than the run).
-inline void powerSums(std::int64_t a, std::int64_t b, __int128 s[4]) {
+[[gnu::always_inline]] inline void powerSums(std::int64_t a, std::int64_t b, __int128 s[4]) {
     if (b < (std::int64_t(1) << 20)) {
         auto f1 = [](std::int64_t m) { return m * (m + 1) / 2; };
         auto f2 = [](std::int64_t m) { return m * (m + 1) * (2 * m + 1) / 6; };
@@ -308,7 +308,7 @@ public:
             dense_.assign(first, -1);
         }
     }
-    std::size_t of(std::int64_t r) {
+    [[gnu::always_inline]] std::size_t of(std::int64_t r) {
         if (r == last_) return lastSlot_;
         std::size_t s;
         if (denseIndex_) {
@@ -614,13 +614,24 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         else return scratch.entryWeighted;
     }();
     const std::size_t weightedWidth = std::size_t(channels) * 4;
+    // The arrays keep their size from row to row (`entries` of them in
+    // use): a row of noise has an entry for nearly every run, each of which
+    // would otherwise grow three arrays through calls.
+    std::size_t entries = 0;
     auto entry = [&](std::size_t s) {
         if (entryOf.size() <= s) entryOf.resize(s + 1 + entryOf.size(), -1);
         if (entryOf[s] < 0) {
-            entryOf[s] = std::int32_t(entrySlot.size());
-            entrySlot.push_back(s);
-            if (nm) entryPowers.resize(entryPowers.size() + 4);
-            if (nw) entryWeighted.resize(entryWeighted.size() + weightedWidth);
+            const std::size_t e = entries++;
+            entryOf[s] = std::int32_t(e);
+            if (entrySlot.size() < entries) {
+                const std::size_t room = 2 * entries + 64;
+                entrySlot.resize(room);
+                if (nm) entryPowers.resize(room * 4);
+                if (nw) entryWeighted.resize(room * weightedWidth);
+            }
+            entrySlot[e] = s;
+            if (nm) std::fill_n(&entryPowers[e * 4], 4, __int128(0));
+            if (nw) std::fill_n(&entryWeighted[e * weightedWidth], weightedWidth, Weighted{});
         }
         return std::size_t(entryOf[s]);
     };
@@ -632,7 +643,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const int yzBits = (64 - __builtin_clzll(std::uint64_t(std::max(g.h, g.d)))) * yzDegree;
     const bool narrowProducts = std::is_same_v<Acc, __int128> && g.w <= (std::int64_t(1) << 15) && yzBits <= 62;
     auto flushRow = [&](std::int64_t y, std::int64_t z) {
-        for (std::size_t e = 0; e < entrySlot.size(); ++e) {
+        for (std::size_t e = 0; e < entries; ++e) {
             const std::size_t s = entrySlot[e];
             const auto& lo = originOf(S.region[s]);
             const __int128 ly = y - lo[1], lz = z - lo[2];
@@ -665,9 +676,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             }
             entryOf[s] = -1;
         }
-        entrySlot.clear();
-        entryPowers.clear();
-        entryWeighted.clear();
+        entries = 0;
     };
 
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
