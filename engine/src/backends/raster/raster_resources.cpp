@@ -55,6 +55,23 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     grid = next;
 }
 
+namespace {
+
+// The table's three targets (boxes, sums, roots) at width x height, in one
+// framebuffer.
+void allocateTable(TableTargets& table, int width, int height, const std::string& what) {
+    table = {};
+    table.boxes = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
+    table.sums = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
+    table.roots = gl::RenderTarget::allocate(GL_R32F, width, height, what);
+    const gl::Texture* targets[] = {&table.boxes.texture, &table.sums.texture, &table.roots.texture};
+    table.framebuffer = gl::multipleTargetFramebuffer(targets, 3, what);
+    table.width = width;
+    table.height = height;
+}
+
+}  // namespace
+
 void RasterResources::reserveTable(std::uint32_t count) {
     // Entry k - 1 of label k sits at (k - 1) % width, (k - 1) / width: with the
     // image's width as the table's, any count up to width * height fits.
@@ -62,14 +79,7 @@ void RasterResources::reserveTable(std::uint32_t count) {
     const int rows = std::max(1, ceilDiv(int(std::min<std::uint64_t>(count, std::uint64_t(width) * grid.height)), width));
     if (table.width == width && table.height >= rows) return;
     const std::string what = "glccl::RasterPipeline: component table for " + std::to_string(count) + " components";
-    table = {};
-    table.boxes = gl::RenderTarget::allocate(GL_RGBA32F, width, rows, what);
-    table.sums = gl::RenderTarget::allocate(GL_RGBA32F, width, rows, what);
-    table.roots = gl::RenderTarget::allocate(GL_R32F, width, rows, what);
-    const gl::Texture* targets[] = {&table.boxes.texture, &table.sums.texture, &table.roots.texture};
-    table.framebuffer = gl::multipleTargetFramebuffer(targets, 3, what);
-    table.width = width;
-    table.height = rows;
+    allocateTable(table, width, rows, what);
 }
 
 void RasterResources::reserveTableCopies(int rows, int copies) {
@@ -77,14 +87,7 @@ void RasterResources::reserveTableCopies(int rows, int copies) {
     if (tableCopies.width == width && tableCopies.height >= height) return;
     // Grown, never shrunk: labeling frames after frames allocates nothing.
     const std::string what = "glccl::RasterPipeline: " + std::to_string(copies) + " copies of the component table";
-    tableCopies = {};
-    tableCopies.boxes = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
-    tableCopies.sums = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
-    tableCopies.roots = gl::RenderTarget::allocate(GL_R32F, width, height, what);
-    const gl::Texture* targets[] = {&tableCopies.boxes.texture, &tableCopies.sums.texture, &tableCopies.roots.texture};
-    tableCopies.framebuffer = gl::multipleTargetFramebuffer(targets, 3, what);
-    tableCopies.width = width;
-    tableCopies.height = height;
+    allocateTable(tableCopies, width, height, what);
 }
 
 void RasterResources::reserveLargeSums(int count, int spread) {
