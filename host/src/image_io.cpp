@@ -272,38 +272,52 @@ Image colorizeLabels(const Labeling& labeling) {
     return image;
 }
 
+namespace {
+
+// Shortest fixed notation that reads back to the same double.
+void appendDouble(std::string& text, double value) {
+    char buffer[64];
+    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
+    text.append(buffer, result.ptr);
+}
+
+}  // namespace
+
+const char kStatsCsvHeader[] = "label,left,top,width,height,area,centroid_x,centroid_y\n";
+const char kVolumeStatsCsvHeader[] =
+    "label,left,top,front,width,height,depth,area,centroid_x,centroid_y,centroid_z\n";
+
+void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
+    text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
+            std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
+    appendDouble(text, c.centroidX);
+    text += ',';
+    appendDouble(text, c.centroidY);
+    text += '\n';
+}
+
+void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
+    text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
+            std::to_string(c.front) + ',' + std::to_string(c.width) + ',' + std::to_string(c.height) + ',' +
+            std::to_string(c.depth) + ',' + std::to_string(c.area) + ',';
+    appendDouble(text, c.centroidX);
+    text += ',';
+    appendDouble(text, c.centroidY);
+    text += ',';
+    appendDouble(text, c.centroidZ);
+    text += '\n';
+}
+
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite) {
     const std::string where = "glccl::writeStatsCsv(): ";
     detail::OutputFile file(where, path, overwrite);
     const bool volume = labeling.dimensions == 3;
-    // A volume's table adds the z of each column beside its x and y.
-    std::string text = volume ? "label,left,top,front,width,height,depth,area,centroid_x,centroid_y,centroid_z\n"
-                              : "label,left,top,width,height,area,centroid_x,centroid_y\n";
-
-    // Shortest fixed notation that reads back to the same double.
-    auto appendDouble = [&text](double value) {
-        char buffer[64];
-        const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
-        text.append(buffer, result.ptr);
-    };
+    std::string text = volume ? kVolumeStatsCsvHeader : kStatsCsvHeader;
     for (std::size_t i = 0; i < labeling.components.size(); ++i) {
-        const Component& c = labeling.components[i];
-        if (volume) {
-            text += std::to_string(i + 1) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
-                    std::to_string(c.front) + ',' + std::to_string(c.width) + ',' + std::to_string(c.height) + ',' +
-                    std::to_string(c.depth) + ',' + std::to_string(c.area) + ',';
-        } else {
-            text += std::to_string(i + 1) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
-                    std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
-        }
-        appendDouble(c.centroidX);
-        text += ',';
-        appendDouble(c.centroidY);
-        if (volume) {
-            text += ',';
-            appendDouble(c.centroidZ);
-        }
-        text += '\n';
+        if (volume)
+            appendVolumeStatsCsvRow(text, i + 1, labeling.components[i]);
+        else
+            appendStatsCsvRow(text, i + 1, labeling.components[i]);
         if (text.size() >= (std::size_t(1) << 20)) {
             file.write(text);
             text.clear();

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -16,8 +15,6 @@
 #include "small_helpers.hpp"
 
 namespace glccl {
-
-const char kStatsCsvHeader[] = "label,left,top,width,height,area,centroid_x,centroid_y\n";
 
 const char* labelTypeName(LabelType type) {
     switch (type) {
@@ -63,42 +60,6 @@ void LabelSink::begin(const Shape& shape, LabelType type, std::uint64_t count) {
         throw Error("glccl::LabelSink::begin(): this sink takes 2-D images, not a " + std::to_string(shape.width) +
                     "x" + std::to_string(shape.height) + "x" + std::to_string(shape.depth) + " volume");
     begin(std::uint32_t(shape.width), std::uint32_t(shape.height), type, count);
-}
-
-namespace {
-
-// Shortest fixed notation that reads back to the same double, as
-// glccl::writeStatsCsv writes it.
-void appendDouble(std::string& text, double value) {
-    char buffer[64];
-    const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, std::chars_format::fixed);
-    text.append(buffer, result.ptr);
-}
-
-}  // namespace
-
-const char kVolumeStatsCsvHeader[] =
-    "label,left,top,front,width,height,depth,area,centroid_x,centroid_y,centroid_z\n";
-
-void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
-    text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
-            std::to_string(c.front) + ',' + std::to_string(c.width) + ',' + std::to_string(c.height) + ',' +
-            std::to_string(c.depth) + ',' + std::to_string(c.area) + ',';
-    appendDouble(text, c.centroidX);
-    text += ',';
-    appendDouble(text, c.centroidY);
-    text += ',';
-    appendDouble(text, c.centroidZ);
-    text += '\n';
-}
-
-void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& c) {
-    text += std::to_string(label) + ',' + std::to_string(c.left) + ',' + std::to_string(c.top) + ',' +
-            std::to_string(c.width) + ',' + std::to_string(c.height) + ',' + std::to_string(c.area) + ',';
-    appendDouble(text, c.centroidX);
-    text += ',';
-    appendDouble(text, c.centroidY);
-    text += '\n';
 }
 
 // ---------------------------------------------------------------- Labeling

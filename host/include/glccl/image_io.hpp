@@ -72,6 +72,12 @@ Image colorizeLabels(const Labeling& labeling);
 // of a volume label,left,top,front,width,height,depth,area,centroid_x,
 // centroid_y,centroid_z.
 void writeStatsCsv(const std::string& path, const Labeling& labeling, bool overwrite);
+// Its header line and one row of it, for writers that place the rows
+// themselves (tiles, MPI); a volume's adds front, depth and centroid_z.
+extern const char kStatsCsvHeader[];
+void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
+extern const char kVolumeStatsCsvHeader[];
+void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
 
 // The label array as an image other programs open (napari, Fiji, QuPath):
 //   Png16:  a 16-bit gray PNG; labels above 65535 are an error, never wrapped

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "glccl/image_io.hpp"  // the table's CSV rows (kStatsCsvHeader, appendStatsCsvRow)
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -138,12 +139,5 @@ private:
 std::string labelsNpyHeader(std::uint32_t width, std::uint32_t height, LabelType type);
 // The same for a volume's labels, shape (depth, height, width).
 std::string labelsNpyHeader(const Shape& shape, LabelType type);
-
-// One table row as glccl::writeStatsCsv writes it, and the header line; a
-// volume's adds front, depth and centroid_z.
-extern const char kStatsCsvHeader[];
-void appendStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
-extern const char kVolumeStatsCsvHeader[];
-void appendVolumeStatsCsvRow(std::string& text, std::uint64_t label, const Component& component);
 
 }  // namespace glccl
