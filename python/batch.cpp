@@ -8,6 +8,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "arguments.hpp"
@@ -18,7 +19,7 @@ namespace py = pybind11;
 namespace glccl::python {
 namespace {
 
-constexpr const char* kLabelBatchDoc = R"doc(label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto")
+constexpr const char* kLabelBatchDoc = R"doc(label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto", *, threads=None, gl="desktop")
 
 Labels a stack of N independent 2-D images, shape (N, H, W) (or (N, H, W, C)
 for the threshold criterion on color), each as if labeled alone: labels 1..n_i
@@ -33,15 +34,29 @@ labels (N, H, W) uint32, counts (N,) uint32, tables a list of N table dicts
     library on the same device; the whole stack is one batch of the cuda
     backend (one launch sequence), queued on the input's stream (CuPy's
     interface stream, torch's current stream) without a host wait, unless
-    return_table asks for the tables.)doc";
+    return_table asks for the tables.
+
+threads and gl are glccl.label's, for every image of a host stack: threads
+those of the CPU engine, gl the GL context ("desktop" or "es") the compute
+and raster backends label in. gl="es" raises ValueError with a backend that
+makes no GL context (cpu, reference, cuda) and with a device stack, and
+RuntimeError where an image would be labeled in tiles (past one call's
+texture size) or compute does not run in the ES context.)doc";
 
 py::tuple labelBatch(const py::object& stack, const py::object& connectivity, const py::object& criterion,
-                     bool returnTable, const py::object& backend, const py::object& threads) {
+                     bool returnTable, const py::object& backend, const py::object& threads,
+                     const py::object& gl) {
     const std::string where = "glccl.label_batch()";
     const Criterion parsedCriterion = parseCriterion(criterion, where);
     const Backend parsedBackend = parseBackend(backend, where);
-    parseThreads(threads, where);  // refused here, in this call's words
+    // Refused here, in this call's words, before any image.
+    parseThreads(threads, where);
+    const GlContext parsedGl = parseGlContext(gl, where);
+    checkGlContextFits(parsedGl, parsedBackend, where);
     if (isDeviceArray(stack)) {
+        if (parsedGl == GlContext::Es)
+            throw py::value_error(where + ": gl='es' chooses the GL context of the compute and raster backends, "
+                                          "which label host images; a device stack is labeled by cuda (leave out gl)");
         const Connectivity parsed = parseConnectivity(connectivity, 2, where);
         if (dimensionsOf(parsed) != 2)
             throw py::value_error(where + ": connectivity " + std::to_string(neighbourCount(parsed)) +
@@ -81,7 +96,8 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
     py::list tables;
     if (images > 0) {
         const py::object labeler =
-            py::module_::import("glccl").attr("Labeler")(connectivity, criterion, backend, py::arg("threads") = threads);
+            py::module_::import("glccl").attr("Labeler")(connectivity, criterion, backend, py::arg("threads") = threads,
+                                                         py::arg("gl") = gl);
         const py::object channelAxis = color ? py::object(py::int_(-1)) : py::object(py::none());
         for (py::ssize_t i = 0; i < images; ++i) {
             try {
@@ -92,13 +108,15 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
                 if (returnTable) tables.append(result[2]);
             } catch (py::error_already_set& error) {
                 // The image's error in the words of this call, with its place
-                // in the stack.
-                if (!error.matches(PyExc_ValueError) && !error.matches(PyExc_TypeError)) throw;
+                // in the stack (a RuntimeError's subclasses keep their own).
+                const bool runtime = error.type().is(py::handle(PyExc_RuntimeError));
+                if (!error.matches(PyExc_ValueError) && !error.matches(PyExc_TypeError) && !runtime) throw;
                 std::string message = py::str(error.value());
                 const std::string labelerWhere = "glccl.Labeler.label(): ";
                 if (message.rfind(labelerWhere, 0) == 0) message.erase(0, labelerWhere.size());
                 const std::string text = where + ": image " + std::to_string(i) + " of the stack: " + message;
                 if (error.matches(PyExc_TypeError)) throw py::type_error(text);
+                if (runtime) throw std::runtime_error(text);
                 throw py::value_error(text);
             }
         }
@@ -112,8 +130,7 @@ py::tuple labelBatch(const py::object& stack, const py::object& connectivity, co
 void bindLabelBatch(py::module_& m) {
     m.def("label_batch", &labelBatch, py::arg("stack"), py::arg("connectivity") = 8,
           py::arg("criterion") = "binary", py::arg("return_table") = false, py::arg("backend") = "auto",
-          py::arg("threads").none() = py::none(),
-          kLabelBatchDoc);
+          py::arg("threads").none() = py::none(), py::arg("gl") = "desktop", kLabelBatchDoc);
 }
 
 }  // namespace glccl::python

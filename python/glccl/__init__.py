@@ -564,9 +564,9 @@ spacing : sequence of float, optional (keyword only)
 
 
 def label_batch(stack, connectivity=8, criterion="binary", return_table=False, backend="auto", *, threads=None,
-                **unknown):
+                gl="desktop", **unknown):
     _refuse_unknown(unknown, "glccl.label_batch()")
-    result = _glccl.label_batch(stack, connectivity, criterion, bool(return_table), backend, threads)
+    result = _glccl.label_batch(stack, connectivity, criterion, bool(return_table), backend, threads, gl)
     if not return_table:
         return result
     labels, counts, tables = result

@@ -321,6 +321,7 @@ def label_batch(
     backend: BackendName = "auto",
     *,
     threads: Optional[int] = None,
+    gl: Literal["desktop", "es"] = "desktop",
 ) -> Tuple[Any, Any]: ...
 @overload
 def label_batch(
@@ -331,4 +332,5 @@ def label_batch(
     return_table: Literal[True],
     backend: BackendName = "auto",
     threads: Optional[int] = None,
+    gl: Literal["desktop", "es"] = "desktop",
 ) -> Tuple[Any, Any, list[ComponentTable]]: ...

@@ -163,3 +163,43 @@ def test_es_labels_in_one_piece():
     image = np.ones((2, 70000), np.uint8)
     with pytest.raises(RuntimeError, match="gl='es' labels in one piece"):
         glccl.label(image, backend="raster", gl="es")
+
+
+@needs_es_raster
+@pytest.mark.parametrize("connectivity", [4, 8])
+def test_es_batches_label_as_scipy(connectivity):
+    rng = np.random.default_rng(500 + connectivity)
+    stack = np.stack([random_binary(rng, 29, 37, p=p) for p in (0.3, 0.55, 0.7)])
+    backends = ["raster"] + (["compute"] if ES["compute"]["available"] else [])
+    _, _, want_tables = glccl.label_batch(stack, connectivity, return_table=True, backend="cpu")
+    for backend in backends:
+        labels, counts, tables = glccl.label_batch(stack, connectivity, return_table=True, backend=backend, gl="es")
+        for i, image in enumerate(stack):
+            want, want_n = ndimage.label(image, structure=STRUCTURES[connectivity])
+            assert counts[i] == want_n, (backend, i)
+            assert np.array_equal(labels[i], want), (backend, i)
+            assert_tables_equal(tables[i], want_tables[i], f"{backend} in ES, image {i}")
+
+
+def test_a_batch_takes_gl_as_label_does():
+    stack = np.zeros((2, 4, 4), np.uint8)
+    for value in ["ES", "gles", ""]:
+        with pytest.raises(ValueError, match=r"label_batch\(\): gl='.*' is not a GL context; expected \"desktop\""):
+            glccl.label_batch(stack, gl=value)
+    with pytest.raises(TypeError, match="gl must be a str"):
+        glccl.label_batch(stack, gl=None)
+    for backend in ["cpu", "reference", "cuda"]:
+        with pytest.raises(ValueError, match=f"the {backend} backend labels without one"):
+            glccl.label_batch(stack, backend=backend, gl="es")
+    # An empty stack is refused too: the keyword is checked before any image.
+    with pytest.raises(ValueError, match="is not a GL context"):
+        glccl.label_batch(np.zeros((0, 4, 4), np.uint8), gl="gles")
+    labels, counts = glccl.label_batch(stack, gl="desktop")
+    assert not labels.any() and not counts.any()
+
+
+@needs_es_raster
+def test_es_batches_label_in_one_piece():
+    stack = np.ones((1, 2, 70000), np.uint8)
+    with pytest.raises(RuntimeError, match=r"label_batch\(\): image 0 of the stack: gl='es' labels in one piece"):
+        glccl.label_batch(stack, backend="raster", gl="es")
