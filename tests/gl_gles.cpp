@@ -74,6 +74,19 @@ Session& esSession() {
     return *session;
 }
 
+// `labeler` labels `texture`, which holds `image`, as the reference does:
+// the count it returns and the labels it downloads.
+void requireTextureLabels(Labeler& labeler, GLuint texture, const Image& image, const LabelOptions& options,
+                          const std::string& name) {
+    const std::uint32_t count = labeler.label(texture, options);
+    const Labeling expected = labelReference(image, options.connectivity, options.criterion);
+    REQUIRE(expected.count() > 0);
+    CHECK(count == expected.count());
+    const Labeling actual = test::downloadResult(labeler, image.width, image.height);
+    INFO(name << ", connectivity " << int(options.connectivity) << ": " << compareLabelings(expected, actual).describe());
+    CHECK(compareLabelings(expected, actual).identical());
+}
+
 // A headless ES 3 context of the test's own, skipped where the machine makes
 // none; on Mesa, which offers ES through EGL, not making one is a failure.
 std::unique_ptr<HeadlessContext> esContextOrSkip() {
@@ -169,13 +182,7 @@ TEST_CASE("raster on GLES 3.0: a Labeler in a host's ES context labels its GL_R8
     for (Connectivity connectivity : kBoth) {
         LabelOptions options;
         options.connectivity = connectivity;
-        const std::uint32_t count = labeler.label(r8.id(), options);
-        const Labeling expected = labelReference(gray, connectivity, Criterion::binary());
-        REQUIRE(expected.count() > 0);
-        CHECK(count == expected.count());
-        const Labeling actual = test::downloadResult(labeler, gray.width, gray.height);
-        INFO("GL_R8, connectivity " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
-        CHECK(compareLabelings(expected, actual).identical());
+        requireTextureLabels(labeler, r8.id(), gray, options, "GL_R8");
     }
     const Image color = randomImage(57, 43, 0.8, 3, 4, 77);
     Image red(color.width, color.height, 1);
@@ -489,14 +496,8 @@ TEST_CASE("compute on GLES 3.1+: a Labeler in a host's ES context labels its GL_
         LabelOptions options;
         options.backend = Backend::Compute;
         options.connectivity = connectivity;
-        const std::uint32_t count = labeler.label(r8.id(), options);
+        requireTextureLabels(labeler, r8.id(), gray, options, "GL_R8");
         REQUIRE(labeler.backend() == Backend::Compute);
-        const Labeling expected = labelReference(gray, connectivity, Criterion::binary());
-        REQUIRE(expected.count() > 0);
-        CHECK(count == expected.count());
-        const Labeling actual = test::downloadResult(labeler, gray.width, gray.height);
-        INFO("GL_R8, connectivity " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
-        CHECK(compareLabelings(expected, actual).identical());
         GLint image = 0, access = 0, buffer = 0;
         glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 1, &image);
         glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, 1, &access);
