@@ -192,15 +192,55 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         p.samples.isSigned = intensity->kind == SampleKind::Signed;
     }
 
+    p.packedExtrema = intensityTerms && p.samples.bytes <= 4 && shape.count() <= (std::size_t(1) << 32);
+
+    // The regions measure_small takes whole: boxes of at most kSmallBox
+    // elements, with samples of at most 4 bytes.
+    DeviceBuffer<int> extents;
+    DeviceBuffer<unsigned char> alone;
+    const bool small = !intensityTerms || p.samples.bytes <= 4;
+    if (small) {
+        std::vector<int> sizes(n * 3);
+        std::vector<unsigned char> flags(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            const Component& c = table[i];
+            sizes[i * 3] = int(c.width);
+            sizes[i * 3 + 1] = int(c.height);
+            sizes[i * 3 + 2] = int(c.depth);
+            flags[i] = std::int64_t(c.width) * std::int64_t(c.height) * std::int64_t(c.depth) <= kSmallBox ? 1 : 0;
+        }
+        extents = DeviceBuffer<int>(sizes.size(), check);
+        alone = DeviceBuffer<unsigned char>(n, check);
+        check(cudaMemcpyAsync(extents.get(), sizes.data(), sizes.size() * sizeof(int), cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (box extents)");
+        check(cudaMemcpyAsync(alone.get(), flags.data(), n, cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (small regions)");
+        p.boxExtent = extents.get();
+        p.alone = alone.get();
+    }
+
     startRecords(check, stream, p);
+    if (small)
+        gatherSmall(check, stream, p, exponentsOf(q.momentLevel, q.dimensions),
+                    exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions), configurations(),
+                    q.perimeter, q.crofton, q.euler, intensityTerms && q.intensitySums,
+                    intensityTerms && q.intensityExtrema);
     if (nm) gatherMoments(check, stream, p, exponentsOf(q.momentLevel, q.dimensions));
-    if (q.perimeter) gatherPerimeter(check, stream, p);
     if (intensityTerms && (q.intensitySums || q.intensityExtrema || nw)) {
         gatherIntensity(check, stream, p, exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions),
                         q.intensitySums, q.intensityExtrema);
-        if (q.intensityExtrema) gatherExtremaPositions(check, stream, p);  // after the extrema are complete
+        if (q.intensityExtrema && !p.packedExtrema)
+            gatherExtremaPositions(check, stream, p);  // after the extrema are complete
     }
-    if (q.crofton || q.euler) gatherWindows(check, stream, p, configurations(), q.crofton, q.euler);
+    DeviceBuffer<unsigned> borders, elementWords;
+    if (shape.dimensions == 2 && (q.perimeter || q.crofton || q.euler)) {
+        if (q.perimeter) borders = DeviceBuffer<unsigned>(std::size_t(borderWordsPerRow(p)) * shape.height, check);
+        elementWords = DeviceBuffer<unsigned>(shape.count(), check);
+        gatherLocal(check, stream, p, configurations(), q.perimeter, q.crofton, q.euler, borders.get(),
+                    elementWords.get());
+    } else if (q.euler) {
+        gatherWindows(check, stream, p, configurations(), false, true);
+    }
     // The totals' arrays (the table's labels, counts and boxes, every term
     // array sized) are made on a thread of their own while the GPU gathers
     // and the records come down: fresh memory mapped and written at the
@@ -236,6 +276,13 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         bits = isSigned ? key ^ (std::uint64_t(1) << 63) : key;
         value = isSigned ? double(std::int64_t(bits)) : double(bits);
     };
+    // A packed word's 32-bit key as sampleOf's key.
+    auto packedKey = [&](unsigned long long word) -> unsigned long long {
+        const std::uint32_t key = std::uint32_t(word >> 32);
+        if (!isSigned) return key;
+        const std::int64_t value = std::int32_t(key ^ 0x80000000u);
+        return std::uint64_t(value) ^ (std::uint64_t(1) << 63);
+    };
     // Rows split among threads: each region's record is its own.
     forRowRanges(n, 0, [&](std::size_t first, std::size_t last) {
         for (std::size_t r = first; r < last; ++r) {
@@ -252,7 +299,13 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
                 totals.intensitySum[r] = wideAt(record + layout.sumAt);
                 totals.intensitySquares[r] = wideAt(record + layout.squaresAt);
             }
-            if (q.intensityExtrema) {
+            if (q.intensityExtrema && p.packedExtrema) {
+                const unsigned long long least = record[layout.extremaAt], most = record[layout.extremaAt + 1];
+                sampleOf(packedKey(least), totals.intensityMinBits[r], totals.intensityMin[r]);
+                sampleOf(packedKey(most), totals.intensityMaxBits[r], totals.intensityMax[r]);
+                totals.intensityMinAt[r] = least & 0xFFFFFFFFu;
+                totals.intensityMaxAt[r] = 0xFFFFFFFFu - (most & 0xFFFFFFFFu);
+            } else if (q.intensityExtrema) {
                 sampleOf(record[layout.extremaAt], totals.intensityMinBits[r], totals.intensityMin[r]);
                 sampleOf(record[layout.extremaAt + 1], totals.intensityMaxBits[r], totals.intensityMax[r]);
                 totals.intensityMinAt[r] = record[layout.positionsAt];

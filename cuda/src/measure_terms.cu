@@ -108,13 +108,24 @@ __device__ __forceinline__ void powersOf(Word lx, Wide power[4]) {
     power[3] = times(power[2], lx);
 }
 
-__device__ __forceinline__ bool inTable(const Passes& p, std::uint32_t label) {
+// A label of the table (1..regions); one past it is flagged.
+__device__ __forceinline__ bool inRange(const Passes& p, std::uint32_t label) {
     if (label == 0) return false;
     if (label > p.regions) {
         *p.pastTable = 1u;
         return false;
     }
     return true;
+}
+
+// A label of the table whose region measure_small measures whole.
+__device__ __forceinline__ bool measuredAlone(const Passes& p, std::uint32_t label) {
+    return p.alone != nullptr && p.alone[label - 1] != 0;
+}
+
+// A label the segment passes add for.
+__device__ __forceinline__ bool inTable(const Passes& p, std::uint32_t label) {
+    return inRange(p, label) && !measuredAlone(p, label);
 }
 
 __device__ __forceinline__ Word* recordOf(const Passes& p, std::uint32_t label) {
@@ -237,17 +248,39 @@ __device__ __forceinline__ Segment segmentAt(const Passes& p, const Segments& s,
 // the warp's sums (LaneGroup), so that no thread walks more than kSegment
 // elements: a thread that followed a run of a large region to its end
 // would hold its warp for thousands of elements.
+// `labels` holds the segment's labels from its first element on.
 template <class F>
-__device__ __forceinline__ void forEachRun(const Passes& p, const Segment& s, F&& f) {
-    const std::uint32_t* row = p.labels + s.rowStart;
+__device__ __forceinline__ void forEachRun(const Passes& p, const Segment& s, const std::uint32_t* labels, F&& f) {
     int x = s.x0;
     while (x < s.x1) {
-        const std::uint32_t label = row[x];
+        const std::uint32_t label = labels[x - s.x0];
         int end = x + 1;
-        while (end < s.x1 && row[end] == label) ++end;
+        while (end < s.x1 && labels[end - s.x0] == label) ++end;
         if (inTable(p, label)) f(label, x, end);
         x = end;
     }
+}
+
+// The labels of the segments of a warp's 32 lanes (`s` this lane's, none
+// where `valid` is false) copied to shared memory, where this lane reads its
+// own: a thread reading its segment from global memory would read 128
+// bytes apart from the next lane, 32 lines a load; here the warp reads one
+// segment's line a load, together. Rows of kSegment + 1 words, so that the
+// lanes reading the same column of their rows read 32 banks. Every lane of
+// the warp calls it.
+__device__ __forceinline__ const std::uint32_t* stageLabels(const Passes& p, const Segment& s, bool valid) {
+    __shared__ std::uint32_t staged[kThreads / 32][32][kSegment + 1];
+    const int warp = int(threadIdx.x / 32u), lane = laneIndex();
+    const Word start = s.rowStart + Word(s.x0);
+    const int length = valid ? s.x1 - s.x0 : 0;
+    __syncwarp();  // the lanes are done with the round before
+    for (int k = 0; k < 32; ++k) {
+        const Word from = __shfl_sync(kFullWarp, start, k);
+        const int count = __shfl_sync(kFullWarp, length, k);
+        staged[warp][k][lane] = lane < count ? p.labels[from + Word(lane)] : 0u;
+    }
+    __syncwarp();
+    return staged[warp][lane];
 }
 
 #define FOR_EACH_ITEM(i, total) \
@@ -316,15 +349,17 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
 // region that fills much of a noisy image, met by nearly every thread and
 // interrupted by small regions everywhere, takes its atomics once per warp
 // and row, not once per small region it surrounds. `s` is the segment.
+// Every lane of the warp calls it (stageLabels).
 template <class Run, class Start, class AddRun, class Flush>
 __device__ __forceinline__ Run sumSegmentRuns(const Passes& p, const Segments& segments, Word i, Segment& s,
                                               Start&& start, AddRun&& addRun, Flush&& flush) {
     Run kept = start(0u);
-    s = Segment{0, 0, 0, 0, 0};
-    if (i >= segments.total) return kept;
-    s = segmentAt(p, segments, i);
+    const bool valid = i < segments.total;
+    s = valid ? segmentAt(p, segments, i) : Segment{0, 0, 0, 0, 0};
+    const std::uint32_t* labels = stageLabels(p, s, valid);
+    if (!valid) return kept;
     Run passing = start(0u);
-    forEachRun(p, s, [&](std::uint32_t label, int begin, int end) {
+    forEachRun(p, s, labels, [&](std::uint32_t label, int begin, int end) {
         if (kept.label == 0u) kept = start(label);
         if (label == kept.label) {
             addRun(kept, begin, end);
@@ -372,7 +407,7 @@ __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents ex
     }
 }
 
-// --- measure_perimeter (2-D) ------------------------------------------------
+// --- border elements (2-D) ---------------------------------------------------
 
 // An element of `label` with a 4-neighbour outside it or outside the image
 // (scikit-image's perimeter reads the region's inner border).
@@ -400,52 +435,6 @@ __device__ int perimeterClass(const Passes& p, int x, int y, std::uint32_t label
     return -1;
 }
 
-__device__ __forceinline__ void flushPerimeter(const Passes& p, std::uint32_t label, bool counted,
-                                               const Word classes[3]) {
-    if (!counted) return;
-    Word* perimeter = recordOf(p, label) + p.layout.perimeterAt;
-    for (int c = 0; c < 3; ++c)
-        if (classes[c] != 0) atomicAdd(perimeter + c, classes[c]);
-}
-
-// A segment's border elements are counted as sumSegmentRuns adds: the
-// first region it meets kept for the warp's sums (LaneGroup), another
-// region's counted until a third comes.
-__global__ void __launch_bounds__(kThreads) perimeterKernel(Passes p, Segments segments) {
-    FOR_EACH_WARP_ITEM(i, segments.total) {
-        std::uint32_t keptLabel = 0, passingLabel = 0;
-        Word kept[3] = {0, 0, 0}, passing[3] = {0, 0, 0};
-        if (i < segments.total) {
-            const Segment s = segmentAt(p, segments, i);
-            for (int x = s.x0; x < s.x1; ++x) {
-                const std::uint32_t label = p.labels[s.rowStart + Word(x)];
-                if (label == 0u) continue;
-                if (label != keptLabel && label != passingLabel) {
-                    if (!inTable(p, label)) continue;
-                    if (keptLabel == 0u) {
-                        keptLabel = label;
-                    } else {
-                        flushPerimeter(p, passingLabel, passingLabel != 0u, passing);
-                        passingLabel = label;
-                        passing[0] = passing[1] = passing[2] = 0;
-                    }
-                }
-                if (!isBorder(p, x, s.y, label)) continue;
-                const int c = perimeterClass(p, x, s.y, label);
-                if (c < 0) continue;
-                if (label == keptLabel)
-                    ++kept[c];
-                else
-                    ++passing[c];
-            }
-            flushPerimeter(p, passingLabel, passingLabel != 0u, passing);
-        }
-        const LaneGroup group = laneGroupOf(keptLabel, i / segments.perRow);
-        for (int c = 0; c < 3; ++c) sumIntoHead(kept[c], group);
-        if (group.head) flushPerimeter(p, keptLabel, keptLabel != 0u, kept);
-    }
-}
-
 // --- measure_intensity ------------------------------------------------------
 
 // The sample of element i: its bits, a signed sample sign-extended to 64.
@@ -467,6 +456,23 @@ __device__ __forceinline__ Word sampleBits(const Samples& s, Word i) {
 // A key that orders samples as unsigned integers do.
 __device__ __forceinline__ Word keyOf(const Samples& s, Word bits) {
     return s.isSigned ? bits ^ (Word(1) << 63) : bits;
+}
+
+// The words the least and the greatest sample are found by: its key, or
+// with Passes::packedExtrema its 32-bit key above its position, so that
+// atomicMin finds the least key at its first position and atomicMax the
+// greatest at its first (the position subtracted from 2^32 - 1).
+struct ExtremaWords {
+    Word least, most;
+};
+
+__device__ __forceinline__ ExtremaWords extremaWordsOf(const Passes& p, Word bits, Word element) {
+    if (!p.packedExtrema) {
+        const Word key = keyOf(p.samples, bits);
+        return {key, key};
+    }
+    const Word key = Word(std::uint32_t(bits) ^ (p.samples.isSigned ? 0x80000000u : 0u)) << 32;
+    return {key | element, key | (Word(0xFFFFFFFFu) - element)};
 }
 
 // The sums' types of a run of intensity: kLimbs limbs, or where
@@ -556,9 +562,9 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
             add(run.squares, square);
         }
         if (extrema) {
-            const Word key = keyOf(p.samples, bits);
-            run.least = min(run.least, key);
-            run.most = max(run.most, key);
+            const ExtremaWords w = extremaWordsOf(p, bits, element);
+            run.least = min(run.least, w.least);
+            run.most = max(run.most, w.most);
         }
         if (weighted.count > 0) {
             Wide power[4];
@@ -575,7 +581,8 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
 __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
                                            IntensityRun<NarrowSums>& run, Word rowStart, int begin, int end) {
     for (int x = begin; x < end; ++x) {
-        const Word bits = sampleBits(p.samples, rowStart + Word(x));
+        const Word element = rowStart + Word(x);
+        const Word bits = sampleBits(p.samples, element);
         const long long value = static_cast<long long>(bits);
         if (sums) {
             run.sum += value;
@@ -583,9 +590,9 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
             run.squares += static_cast<unsigned __int128>(magnitude * magnitude);
         }
         if (extrema) {
-            const Word key = keyOf(p.samples, bits);
-            run.least = min(run.least, key);
-            run.most = max(run.most, key);
+            const ExtremaWords w = extremaWordsOf(p, bits, element);
+            run.least = min(run.least, w.least);
+            run.most = max(run.most, w.most);
         }
         if (weighted.count > 0) {
             const long long lx = x - run.originX, square = lx * lx;
@@ -729,13 +736,14 @@ __global__ void __launch_bounds__(kThreads)
                 }
                 for (int k = 0; k < count; ++k) {
                     const std::uint32_t label = v[k];
-                    if (!inTable(p, label)) continue;
+                    if (!inRange(p, label)) continue;
                     bool earlier = false;
                     for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
                     if (earlier) continue;
                     unsigned config = 0;
                     for (int j = k; j < count; ++j) config |= v[j] == label ? 1u << j : 0u;
                     if (config == full) break;  // inside the region: no share
+                    if (measuredAlone(p, label)) continue;
                     const int share = count == 8 ? tables.euler3[config] : tables.euler2[config];
                     const int c = crofton ? tables.crofton[config] : -1;
                     if (kept.label == 0) kept.label = label;
@@ -760,6 +768,280 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// --- measure_borders, measure_local, measure_local_sums (2-D) ---------------
+//
+// The perimeter's classes and the windows' Euler shares and Crofton classes
+// of an image, each worked out once per element by a thread of its own, so
+// that a warp reads 32 neighbouring elements of a row together:
+//
+//   measure_borders     one bit an element, 1 for a border element
+//                       (isBorder), 32 elements to a word
+//   measure_local       each element's terms in one word (LocalWord)
+//   measure_local_sums  the words summed per region as sumSegmentRuns adds
+//
+// A window counts for a region at its region's first element in the
+// window's order (bit 1 first, then 2, 4, 8: windowsKernel's picture), so
+// each element stands for up to four windows, all of them within the 3x3
+// elements around it.
+
+// An element's word: its perimeter class in bits 0-1 (kNoClass: none), the
+// counts of its windows' Crofton classes in five 3-bit fields from bit 2,
+// and the sum of their Euler shares (-8..4) as an 8-bit integer from bit 24.
+constexpr unsigned kNoClass = 3u;
+constexpr int kCroftonShift = 2, kEulerShift = 24;
+
+__device__ __forceinline__ bool borderBit(const Passes& p, const unsigned* borders, Word wordsPerRow, int x, int y) {
+    if (x < 0 || y < 0 || x >= p.width || y >= p.height) return false;
+    return (borders[Word(y) * wordsPerRow + Word(x >> 5)] >> (x & 31)) & 1u;
+}
+
+// Rows of wordsPerRow x 32 threads, a warp a word: the total and the grid
+// are multiples of 32, so every lane of a warp goes round as often.
+__global__ void __launch_bounds__(kThreads) bordersKernel(Passes p, unsigned* borders, Word wordsPerRow) {
+    const Word perRow = wordsPerRow * 32;
+    FOR_EACH_ITEM(i, perRow * Word(p.height)) {
+        const int x = int(i % perRow), y = int(i / perRow);
+        bool border = false;
+        if (x < p.width) {
+            const std::uint32_t label = p.labels[Word(y) * Word(p.width) + Word(x)];
+            border = label != 0 && isBorder(p, x, y, label);
+        }
+        const unsigned bits = __ballot_sync(kFullWarp, border);
+        if (laneIndex() == 0) borders[i / 32] = bits;
+    }
+}
+
+__global__ void __launch_bounds__(kThreads)
+    localKernel(Passes p, Configurations tables, const unsigned* borders, Word wordsPerRow, unsigned* words,
+                bool perimeter, bool windows) {
+    FOR_EACH_ITEM(i, Word(p.width) * Word(p.height)) {
+        const int x = int(i % Word(p.width)), y = int(i / Word(p.width));
+        const std::uint32_t label = p.labels[i];
+        unsigned word = kNoClass;
+        if (label != 0) {
+            // same[dy + 1][dx + 1]: the element at (x + dx, y + dy) is the region's.
+            bool same[3][3];
+            for (int dy = -1; dy <= 1; ++dy)
+                for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labelAt(p, x + dx, y + dy, 0) == label;
+            if (perimeter && borderBit(p, borders, wordsPerRow, x, y)) {
+                auto borderOfRegion = [&](int dx, int dy) {
+                    return same[dy + 1][dx + 1] && borderBit(p, borders, wordsPerRow, x + dx, y + dy) ? 1 : 0;
+                };
+                const int edges =
+                    borderOfRegion(-1, 0) + borderOfRegion(1, 0) + borderOfRegion(0, -1) + borderOfRegion(0, 1);
+                const int corners =
+                    borderOfRegion(-1, -1) + borderOfRegion(1, -1) + borderOfRegion(-1, 1) + borderOfRegion(1, 1);
+                if ((edges == 2 || edges == 3) && corners <= 2)
+                    word = 0;
+                else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
+                    word = 1;
+                else if (edges == 1 && (corners == 1 || corners == 2))
+                    word = 2;
+            }
+            if (windows) {
+                int shares = 0;
+                unsigned counts = 0;
+                auto add = [&](unsigned config) {
+                    if (config == 15u) return;  // inside the region: no share
+                    shares += tables.euler2[config];
+                    const int c = tables.crofton[config];
+                    if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
+                };
+                auto bit = [&](int dx, int dy, unsigned value) { return same[dy + 1][dx + 1] ? value : 0u; };
+                // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
+                // and (x + 1, y + 1), where this element is the region's first.
+                add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
+                if (!same[2][1]) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
+                if (!same[1][2] && !same[0][2]) add(4u | bit(0, -1, 8u));
+                if (!same[2][2] && !same[1][2] && !same[2][1]) add(8u);
+                word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
+            }
+        }
+        words[i] = word;
+    }
+}
+
+// One run's sums of the elements' words.
+struct LocalRun {
+    std::uint32_t label = 0;
+    Word classes[3] = {0, 0, 0};
+    WindowShares shares;
+};
+
+__device__ __forceinline__ void addWords(LocalRun& run, const unsigned* words, Word rowStart, int begin, int end) {
+    for (int x = begin; x < end; ++x) {
+        const unsigned word = words[rowStart + Word(x)];
+        const unsigned c = word & 3u;
+        if (c != kNoClass) ++run.classes[c];
+        if ((word >> kCroftonShift) == 0u) continue;  // no window stands here, or only full ones
+        for (int k = 0; k < 5; ++k) run.shares.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
+        run.shares.euler += Word(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
+    }
+}
+
+__device__ __forceinline__ void flushLocal(const Passes& p, bool perimeter, bool crofton, bool euler,
+                                           const LocalRun& run) {
+    if (run.label == 0) return;
+    if (perimeter) {
+        Word* classes = recordOf(p, run.label) + p.layout.perimeterAt;
+        for (int c = 0; c < 3; ++c)
+            if (run.classes[c] != 0) atomicAdd(classes + c, run.classes[c]);
+    }
+    flushWindows(p, crofton, euler, run.shares);
+}
+
+__global__ void __launch_bounds__(kThreads)
+    localSumsKernel(Passes p, const unsigned* words, bool perimeter, bool crofton, bool euler, Segments segments) {
+    FOR_EACH_WARP_ITEM(i, segments.total) {
+        Segment s{};  // filled by sumSegmentRuns before any callback reads it
+        LocalRun run = sumSegmentRuns<LocalRun>(
+            p, segments, i, s,
+            [](std::uint32_t label) {
+                LocalRun r;
+                r.label = r.shares.label = label;
+                return r;
+            },
+            [&](LocalRun& r, int begin, int end) { addWords(r, words, s.rowStart, begin, end); },
+            [&](const LocalRun& done) { flushLocal(p, perimeter, crofton, euler, done); });
+        const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
+        for (int c = 0; c < 3; ++c) sumIntoHead(run.classes[c], group);
+        for (int c = 0; c < 5; ++c) sumIntoHead(run.shares.crofton[c], group);
+        sumIntoHead(run.shares.euler, group);
+        if (group.head) flushLocal(p, perimeter, crofton, euler, run);
+    }
+}
+
+// --- measure_small ----------------------------------------------------------
+
+// Every term of one region whose box holds at most kSmallBox elements
+// (Passes::alone), from its box alone, by one thread, into its record with
+// plain stores: no atomics, and the segment passes skip its labels. Within
+// such a box a moment's term lx^a ly^b lz^c is below (w h d)^3 <= 2^24, so
+// a region's moments fit 64 bits, and with samples of at most 4 bytes a
+// row's weighted sums 128 (measure_small runs only then).
+__device__ __forceinline__ void storeWide(Word* at, const Wide& v) {
+    for (int k = 0; k < kLimbs; ++k) at[k] = v.limb[k];
+}
+
+__global__ void __launch_bounds__(kThreads)
+    smallKernel(Passes p, Exponents exponents, Exponents weighted, Configurations tables, bool perimeter,
+                bool crofton, bool euler, bool sums, bool extrema) {
+    const RecordLayout& l = p.layout;
+    FOR_EACH_ITEM(r, Word(p.regions)) {
+        if (p.alone[r] == 0) continue;
+        const std::uint32_t label = std::uint32_t(r + 1);
+        const int* box = p.boxMin + r * 3;
+        const int* extent = p.boxExtent + r * 3;
+        const int x0 = box[0], y0 = box[1], z0 = box[2];
+        const int x1 = x0 + extent[0], y1 = y0 + extent[1], z1 = z0 + extent[2];
+        Word* record = p.records + r * Word(l.words);  // zero from measure_start
+        Word classes[3] = {0, 0, 0};
+        long long sum = 0;
+        unsigned __int128 squares = 0;
+        Word least = ~Word(0), most = 0, leastAt = ~Word(0), mostAt = ~Word(0);
+        for (int z = z0; z < z1; ++z) {
+            for (int y = y0; y < y1; ++y) {
+                const Word rowStart = (Word(z) * Word(p.height) + Word(y)) * Word(p.width);
+                // The row's sums of lx^e and of I lx^e, then into the terms
+                // times ly^b lz^c.
+                Word powers[4] = {0, 0, 0, 0};
+                __int128 samplePowers[4] = {0, 0, 0, 0};
+                for (int x = x0; x < x1; ++x) {
+                    if (p.labels[rowStart + Word(x)] != label) continue;
+                    const Word lx = Word(x - x0), square = lx * lx;
+                    powers[0] += 1;
+                    powers[1] += lx;
+                    powers[2] += square;
+                    powers[3] += square * lx;
+                    if (perimeter && isBorder(p, x, y, label)) {
+                        const int c = perimeterClass(p, x, y, label);
+                        if (c >= 0) ++classes[c];
+                    }
+                    if (p.samples.bytes == 0) continue;
+                    const Word bits = sampleBits(p.samples, rowStart + Word(x));
+                    const long long value = static_cast<long long>(bits);
+                    if (sums) {
+                        sum += value;
+                        const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
+                        squares += static_cast<unsigned __int128>(magnitude * magnitude);
+                    }
+                    if (extrema && p.packedExtrema) {
+                        const ExtremaWords w = extremaWordsOf(p, bits, rowStart + Word(x));
+                        least = min(least, w.least);
+                        most = max(most, w.most);
+                    } else if (extrema) {
+                        // Raster order: the first element of a key holds the least flat index.
+                        const Word key = keyOf(p.samples, bits);
+                        if (key < least || leastAt == ~Word(0)) least = key, leastAt = rowStart + Word(x);
+                        if (key > most || mostAt == ~Word(0)) most = key, mostAt = rowStart + Word(x);
+                    }
+                    if (weighted.count == 0) continue;
+                    samplePowers[0] += value;
+                    samplePowers[1] += static_cast<__int128>(value) * static_cast<long long>(lx);
+                    samplePowers[2] += static_cast<__int128>(value) * static_cast<long long>(square);
+                    samplePowers[3] += static_cast<__int128>(value) * static_cast<long long>(square * lx);
+                }
+                if (powers[0] == 0) continue;
+                const Word ly = Word(y - y0), lz = Word(z - z0);
+                const Word lyPower[4] = {1, ly, ly * ly, ly * ly * ly};
+                const Word lzPower[4] = {1, lz, lz * lz, lz * lz * lz};
+                // The record's limbs are the thread's own: plain additions.
+                for (int t = 0; t < exponents.count; ++t)
+                    record[l.momentsAt + t * kLimbs] +=
+                        powers[exponents.e[t][0]] * lyPower[exponents.e[t][1]] * lzPower[exponents.e[t][2]];
+                for (int t = 0; t < weighted.count; ++t) {
+                    Word* at = record + l.weightedAt + t * kLimbs;
+                    Wide total;
+                    for (int k = 0; k < kLimbs; ++k) total.limb[k] = at[k];
+                    add(total, widened(samplePowers[weighted.e[t][0]] *
+                                       static_cast<long long>(lyPower[weighted.e[t][1]] * lzPower[weighted.e[t][2]])));
+                    storeWide(at, total);
+                }
+            }
+        }
+        for (int c = 0; c < 3 && perimeter; ++c) record[l.perimeterAt + c] = classes[c];
+        if (crofton || euler) {
+            // The windows whose far corner lies in the box grown by one at
+            // its far end: every window that holds an element of the region.
+            const int count = p.dimensions == 3 ? 8 : 4;
+            const unsigned full = p.dimensions == 3 ? 255u : 15u;
+            const int zEnd = p.dimensions == 3 ? z1 + 1 : 1;
+            long long shares = 0;
+            Word croftonClasses[5] = {0, 0, 0, 0, 0};
+            for (int z = z0; z < zEnd; ++z)
+                for (int y = y0; y <= y1; ++y)
+                    for (int x = x0; x <= x1; ++x) {
+                        unsigned config = 0;
+                        for (int slice = 0; slice < count / 4; ++slice) {
+                            config |= (labelAt(p, x, y, z - slice) == label ? 1u : 0u) << (4 * slice);
+                            config |= (labelAt(p, x, y - 1, z - slice) == label ? 2u : 0u) << (4 * slice);
+                            config |= (labelAt(p, x - 1, y, z - slice) == label ? 4u : 0u) << (4 * slice);
+                            config |= (labelAt(p, x - 1, y - 1, z - slice) == label ? 8u : 0u) << (4 * slice);
+                        }
+                        if (config == 0 || config == full) continue;
+                        shares += count == 8 ? tables.euler3[config] : tables.euler2[config];
+                        const int c = crofton ? tables.crofton[config] : -1;
+                        if (c >= 0) ++croftonClasses[c];
+                    }
+            if (euler) record[l.eulerAt] = Word(shares);
+            for (int c = 0; c < 5 && crofton; ++c) record[l.croftonAt + c] = croftonClasses[c];
+        }
+        if (p.samples.bytes == 0) continue;
+        if (sums) {
+            storeWide(record + l.sumAt, widened(sum));
+            storeWide(record + l.squaresAt, widened(squares));
+        }
+        if (extrema) {
+            record[l.extremaAt] = least;
+            record[l.extremaAt + 1] = most;
+            if (!p.packedExtrema) {
+                record[l.positionsAt] = leastAt;
+                record[l.positionsAt + 1] = mostAt;
+            }
+        }
+    }
+}
+
 #undef FOR_EACH_ITEM
 #undef FOR_EACH_WARP_ITEM
 
@@ -775,6 +1057,14 @@ void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) 
     check.launched("measure_start", stream);
 }
 
+void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
+                 const Exponents& weighted, const Configurations& tables, bool perimeter, bool crofton, bool euler,
+                 bool sums, bool extrema) {
+    smallKernel<<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, perimeter,
+                                                                     crofton, euler, sums, extrema);
+    check.launched("measure_small", stream);
+}
+
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents) {
     const Segments segments = segmentsOf(p);
     if (p.narrowSums)
@@ -784,10 +1074,21 @@ void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p,
     check.launched("measure_moments", stream);
 }
 
-void gatherPerimeter(const CudaCheck& check, cudaStream_t stream, const Passes& p) {
+unsigned long long borderWordsPerRow(const Passes& p) { return (Word(p.width) + 31) / 32; }
+
+void gatherLocal(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
+                 bool perimeter, bool crofton, bool euler, unsigned* borders, unsigned* words) {
+    const Word wordsPerRow = borderWordsPerRow(p);
+    if (perimeter) {
+        bordersKernel<<<blocksFor(wordsPerRow * 32 * Word(p.height)), kThreads, 0, stream>>>(p, borders, wordsPerRow);
+        check.launched("measure_borders", stream);
+    }
+    localKernel<<<blocksFor(Word(p.width) * Word(p.height)), kThreads, 0, stream>>>(p, tables, borders, wordsPerRow,
+                                                                                   words, perimeter, crofton || euler);
+    check.launched("measure_local", stream);
     const Segments segments = segmentsOf(p);
-    perimeterKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, segments);
-    check.launched("measure_perimeter", stream);
+    localSumsKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, words, perimeter, crofton, euler, segments);
+    check.launched("measure_local_sums", stream);
 }
 
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,

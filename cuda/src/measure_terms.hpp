@@ -10,18 +10,24 @@
 // Passes (measure_terms.cu), each launched only where the request asks for
 // its terms:
 //   measure_start      the records: zero, the least key and the positions at ~0
+//   measure_small      every term of each region whose box holds at most
+//                      kSmallBox elements, one thread a region, plain stores
 //   measure_moments    moments
-//   measure_perimeter  perimeter classes (2-D)
+//   measure_borders    the border elements, a bit each (2-D, for the perimeter)
+//   measure_local      each element's perimeter class, Euler shares and
+//                      Crofton classes in one word (2-D)
+//   measure_local_sums those words summed per region (2-D)
 //   measure_intensity  intensity sums, sums of squares, extrema, weighted moments
-//   measure_extrema    the extrema's first raster positions (after measure_intensity)
-//   measure_windows    Crofton classes (2-D), Euler sums
+//   measure_extrema    the extrema's first raster positions (after measure_intensity),
+//                      where they are not packed with their keys (Passes::packedExtrema)
+//   measure_windows    Euler sums of a volume
 // Each adds into one record of 64-bit words per region (RecordLayout) with
 // atomics, exactly: a wide sum is kLimbs 64-bit limbs, and each limb's
 // atomicAdd returns the limb before it, so a carry out of it is known and
 // goes into the next limb; the totals are the same whatever order the
 // threads add in. Counts and boxes come from the component table.
 //
-// measure_moments, measure_perimeter, measure_intensity and measure_extrema
+// measure_moments, measure_local_sums, measure_intensity and measure_extrema
 // give each thread kSegment elements of one row, and measure_windows
 // kSegment windows of one row of windows; no thread goes past its segment,
 // so a large region's long runs are shared among the threads they cross.
@@ -38,6 +44,19 @@
 // small regions everywhere, and atomics at one address queue.
 // measure_extrema adds once per run in a segment, and only where it has
 // something to add.
+//
+// A noisy image's many small regions would each take a run of atomics for
+// every row segment they touch. measure_small takes every region whose box
+// holds at most kSmallBox elements whole, one thread reading its box, and
+// the segment passes skip those labels (Passes::alone): they add only for
+// the larger regions. It runs where the samples are at most 4 bytes (its
+// sums' bounds, measure_terms.cu).
+//
+// An image's perimeter classes and window terms need each element's
+// neighbours, and a thread walking its segment reads them 128 bytes apart
+// from the next lane's: measure_borders and measure_local give a thread an
+// element, so that a warp reads whole rows, and leave one word an element
+// for measure_local_sums to add up by segments.
 
 #include <cstddef>
 #include <cstdint>
@@ -65,6 +84,7 @@ constexpr int kLimbs = 4;        // 64-bit limbs of a wide sum: 256 bits, as Int
 constexpr int kMaxTerms = 64;    // exponent tuples at moment level 4 of a volume (4 x 4 x 4)
 constexpr int kSegment = 32;     // elements of a row per thread
 constexpr int kThreads = 256;    // threads per block
+constexpr int kSmallBox = 64;    // elements of the largest box measure_small takes
 
 // Where each term sits in a region's record of 64-bit words:
 //
@@ -111,6 +131,10 @@ struct Passes {
     int dimensions = 2;
     std::uint32_t regions = 0;                 // labels 1..regions; larger ones are flagged
     const int* boxMin = nullptr;               // regions x 3: the least x, y, z of each box
+    const int* boxExtent = nullptr;            // regions x 3: each box's width, height, depth (measure_small)
+    // Per region, 1 where measure_small measures it whole and the segment
+    // passes skip its labels; null where measure_small does not run.
+    const unsigned char* alone = nullptr;
     unsigned long long* records = nullptr;     // regions x layout.words
     unsigned int* pastTable = nullptr;         // set to 1 where a label past `regions` is met
     RecordLayout layout;
@@ -121,11 +145,24 @@ struct Passes {
     // measure_intensity add in those rather than in kLimbs limbs, with
     // fewer registers and more threads on each multiprocessor.
     bool narrowSums = false;
+    // Samples of at most 4 bytes and at most 2^32 elements: each extreme's
+    // word holds its 32-bit key above its first position (ExtremaWords,
+    // measure_terms.cu), so measure_intensity finds both and
+    // measure_extrema does not run.
+    bool packedExtrema = false;
 };
 
 void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
+                 const Exponents& weighted, const Configurations& tables, bool perimeter, bool crofton, bool euler,
+                 bool sums, bool extrema);
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents);
-void gatherPerimeter(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+// measure_borders (with perimeter), measure_local and measure_local_sums
+// of an image: `borders` holds borderWordsPerRow(p) x height words,
+// `words` an element's each.
+unsigned long long borderWordsPerRow(const Passes& p);
+void gatherLocal(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
+                 bool perimeter, bool crofton, bool euler, unsigned* borders, unsigned* words);
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
                      bool sums, bool extrema);
 void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const Passes& p);
