@@ -219,27 +219,33 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         p.alone = alone.get();
     }
 
+    // An image's perimeter and window terms, one word an element, which
+    // measure_small reads for its regions and measure_local_sums adds up
+    // for the others.
+    DeviceBuffer<unsigned> borders, elementWords;
+    const bool localTerms = shape.dimensions == 2 && (q.perimeter || q.crofton || q.euler);
+    if (localTerms) {
+        if (q.perimeter) borders = DeviceBuffer<unsigned>(std::size_t(borderWordsPerRow(p)) * shape.height, check);
+        elementWords = DeviceBuffer<unsigned>(shape.count(), check);
+    }
+
     startRecords(check, stream, p);
+    if (localTerms)
+        gatherLocalWords(check, stream, p, configurations(), q.perimeter, q.crofton || q.euler, borders.get(),
+                         elementWords.get());
     if (small)
         gatherSmall(check, stream, p, exponentsOf(q.momentLevel, q.dimensions),
-                    exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions), configurations(),
+                    exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions), configurations(), elementWords.get(),
                     q.perimeter, q.crofton, q.euler, intensityTerms && q.intensitySums,
                     intensityTerms && q.intensityExtrema);
     if (nm) gatherMoments(check, stream, p, exponentsOf(q.momentLevel, q.dimensions));
+    if (localTerms) sumLocalWords(check, stream, p, elementWords.get(), q.perimeter, q.crofton, q.euler);
+    if (shape.dimensions == 3 && q.euler) gatherVolumeWindows(check, stream, p, configurations());
     if (intensityTerms && (q.intensitySums || q.intensityExtrema || nw)) {
         gatherIntensity(check, stream, p, exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions),
                         q.intensitySums, q.intensityExtrema);
         if (q.intensityExtrema && !p.packedExtrema)
             gatherExtremaPositions(check, stream, p);  // after the extrema are complete
-    }
-    DeviceBuffer<unsigned> borders, elementWords;
-    if (shape.dimensions == 2 && (q.perimeter || q.crofton || q.euler)) {
-        if (q.perimeter) borders = DeviceBuffer<unsigned>(std::size_t(borderWordsPerRow(p)) * shape.height, check);
-        elementWords = DeviceBuffer<unsigned>(shape.count(), check);
-        gatherLocal(check, stream, p, configurations(), q.perimeter, q.crofton, q.euler, borders.get(),
-                    elementWords.get());
-    } else if (q.euler) {
-        gatherWindows(check, stream, p, configurations(), false, true);
     }
     // The totals' arrays (the table's labels, counts and boxes, every term
     // array sized) are made on a thread of their own while the GPU gathers

@@ -261,26 +261,53 @@ __device__ __forceinline__ void forEachRun(const Passes& p, const Segment& s, co
     }
 }
 
-// The labels of the segments of a warp's 32 lanes (`s` this lane's, none
-// where `valid` is false) copied to shared memory, where this lane reads its
-// own: a thread reading its segment from global memory would read 128
-// bytes apart from the next lane, 32 lines a load; here the warp reads one
-// segment's line a load, together. Rows of kSegment + 1 words, so that the
-// lanes reading the same column of their rows read 32 banks. Every lane of
-// the warp calls it.
-__device__ __forceinline__ const std::uint32_t* stageLabels(const Passes& p, const Segment& s, bool valid) {
-    __shared__ std::uint32_t staged[kThreads / 32][32][kSegment + 1];
-    const int warp = int(threadIdx.x / 32u), lane = laneIndex();
+// --- staging a warp's labels in shared memory -------------------------------
+//
+// A thread reading its own segment from global memory reads 128 bytes apart
+// from the next lane: 32 lines a load. So the warp copies the labels of its
+// 32 segments to shared memory first, one segment's line a load, all lanes
+// together, and each lane reads its own row there. A row is kSegment + 1
+// words long, so that the lanes reading the same column of their rows read
+// 32 banks. (Staging a second array, the samples or measure_local's words,
+// as well halves the blocks a multiprocessor holds, and costs more than it
+// saves.)
+
+constexpr int kStagedRow = kSegment + 1;
+
+// value(element) for the elements of the segments of the warp's 32 lanes
+// (`s` this lane's, none where `valid` is false) into `rows`; returns this
+// lane's row, from its segment's first element. Every lane of the warp
+// calls it.
+template <class Value>
+__device__ __forceinline__ const std::uint32_t* stage(const Segment& s, bool valid, std::uint32_t* rows,
+                                                      Value&& value) {
+    const int lane = laneIndex();
     const Word start = s.rowStart + Word(s.x0);
     const int length = valid ? s.x1 - s.x0 : 0;
     __syncwarp();  // the lanes are done with the round before
     for (int k = 0; k < 32; ++k) {
         const Word from = __shfl_sync(kFullWarp, start, k);
         const int count = __shfl_sync(kFullWarp, length, k);
-        staged[warp][k][lane] = lane < count ? p.labels[from + Word(lane)] : 0u;
+        rows[k * kStagedRow + lane] = lane < count ? value(from + Word(lane)) : 0u;
     }
     __syncwarp();
-    return staged[warp][lane];
+    return rows + lane * kStagedRow;
+}
+
+// Thread i's segment (`valid`: i < segments.total) and its labels, staged.
+struct StagedSegment {
+    Segment s{0, 0, 0, 0, 0};
+    bool valid = false;
+    const std::uint32_t* labels = nullptr;
+};
+
+__device__ __forceinline__ StagedSegment stageSegment(const Passes& p, const Segments& segments, Word i) {
+    __shared__ std::uint32_t rows[kThreads / 32][32 * kStagedRow];
+    StagedSegment staged;
+    staged.valid = i < segments.total;
+    if (staged.valid) staged.s = segmentAt(p, segments, i);
+    staged.labels = stage(staged.s, staged.valid, rows[threadIdx.x / 32u], [&](Word e) { return p.labels[e]; });
+    return staged;
 }
 
 #define FOR_EACH_ITEM(i, total) \
@@ -340,7 +367,7 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
     }
 }
 
-// The runs of thread i's segment (none past segments.total), each added
+// The runs of a staged segment (none where it is not valid), each added
 // into a run of sums by addRun(run, begin, end). The first region the
 // segment meets is kept: its runs all go into one run of sums, whatever
 // lies between them, returned unflushed for the warp's sums (LaneGroup).
@@ -348,18 +375,14 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
 // goes to flush(run) when a third region comes, and at the end. So the
 // region that fills much of a noisy image, met by nearly every thread and
 // interrupted by small regions everywhere, takes its atomics once per warp
-// and row, not once per small region it surrounds. `s` is the segment.
-// Every lane of the warp calls it (stageLabels).
+// and row, not once per small region it surrounds.
 template <class Run, class Start, class AddRun, class Flush>
-__device__ __forceinline__ Run sumSegmentRuns(const Passes& p, const Segments& segments, Word i, Segment& s,
-                                              Start&& start, AddRun&& addRun, Flush&& flush) {
+__device__ __forceinline__ Run sumSegmentRuns(const Passes& p, const StagedSegment& staged, Start&& start,
+                                              AddRun&& addRun, Flush&& flush) {
     Run kept = start(0u);
-    const bool valid = i < segments.total;
-    s = valid ? segmentAt(p, segments, i) : Segment{0, 0, 0, 0, 0};
-    const std::uint32_t* labels = stageLabels(p, s, valid);
-    if (!valid) return kept;
+    if (!staged.valid) return kept;
     Run passing = start(0u);
-    forEachRun(p, s, labels, [&](std::uint32_t label, int begin, int end) {
+    forEachRun(p, staged.s, staged.labels, [&](std::uint32_t label, int begin, int end) {
         if (kept.label == 0u) kept = start(label);
         if (label == kept.label) {
             addRun(kept, begin, end);
@@ -396,9 +419,10 @@ __device__ __forceinline__ void addPowers(PowerRun<Word>& run, int begin, int en
 template <class Sum>
 __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        Segment s{};  // filled by sumSegmentRuns before any callback reads it
+        const StagedSegment staged = stageSegment(p, segments, i);
+        const Segment& s = staged.s;
         PowerRun<Sum> run = sumSegmentRuns<PowerRun<Sum>>(
-            p, segments, i, s, [&](std::uint32_t label) { return startPowerRun<Sum>(p, label); },
+            p, staged, [&](std::uint32_t label) { return startPowerRun<Sum>(p, label); },
             [](PowerRun<Sum>& r, int begin, int end) { addPowers(r, begin, end); },
             [&](const PowerRun<Sum>& done) { flushMoments(p, exponents, done, s.y, s.z); });
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
@@ -414,25 +438,6 @@ __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents ex
 __device__ __forceinline__ bool isBorder(const Passes& p, int x, int y, std::uint32_t label) {
     return x == 0 || y == 0 || x == p.width - 1 || y == p.height - 1 || labelAt(p, x - 1, y, 0) != label ||
            labelAt(p, x + 1, y, 0) != label || labelAt(p, x, y - 1, 0) != label || labelAt(p, x, y + 1, 0) != label;
-}
-
-__device__ __forceinline__ int borderOf(const Passes& p, int x, int y, std::uint32_t label) {
-    return labelAt(p, x, y, 0) == label && isBorder(p, x, y, label) ? 1 : 0;
-}
-
-// The class of border element (x, y) by its border neighbours of the same
-// region along the edges and at the corners: scikit-image's weights 1 for
-// (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
-// (1, 2); -1 for the weight 0.
-__device__ int perimeterClass(const Passes& p, int x, int y, std::uint32_t label) {
-    const int edges = borderOf(p, x - 1, y, label) + borderOf(p, x + 1, y, label) + borderOf(p, x, y - 1, label) +
-                      borderOf(p, x, y + 1, label);
-    const int corners = borderOf(p, x - 1, y - 1, label) + borderOf(p, x + 1, y - 1, label) +
-                        borderOf(p, x - 1, y + 1, label) + borderOf(p, x + 1, y + 1, label);
-    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
-    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
-    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
-    return -1;
 }
 
 // --- measure_intensity ------------------------------------------------------
@@ -608,9 +613,10 @@ template <class Sums>
 __global__ void __launch_bounds__(kThreads)
     intensityKernel(Passes p, Exponents weighted, bool sums, bool extrema, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        Segment s{};  // filled by sumSegmentRuns before any callback reads it
+        const StagedSegment staged = stageSegment(p, segments, i);
+        const Segment& s = staged.s;
         IntensityRun<Sums> run = sumSegmentRuns<IntensityRun<Sums>>(
-            p, segments, i, s, [&](std::uint32_t label) { return startIntensityRun<Sums>(p, label); },
+            p, staged, [&](std::uint32_t label) { return startIntensityRun<Sums>(p, label); },
             [&](IntensityRun<Sums>& r, int begin, int end) {
                 addSamples(p, weighted, sums, extrema, r, s.rowStart, begin, end);
             },
@@ -669,12 +675,11 @@ __global__ void __launch_bounds__(kThreads) extremaKernel(Passes p, Segments seg
     }
 }
 
-// --- measure_windows --------------------------------------------------------
+// --- measure_windows (a volume's) --------------------------------------------
 
 // The window whose far corner is (x, y, z), for x in 0..width, y in
-// 0..height, z in 0..depth (a volume) or 0 (an image); elements outside the
-// image are empty. For each region in it, its configuration's Euler share
-// and Crofton class:
+// 0..height, z in 0..depth; elements outside the volume are empty. For each
+// region in it, its configuration's Euler share:
 //
 //        x-1   x
 //   y-1 [ 8 ][ 2 ]     slice z; slice z - 1 the same bits times 16
@@ -683,7 +688,7 @@ __global__ void __launch_bounds__(kThreads) extremaKernel(Passes p, Segments seg
 // A thread takes kSegment windows of one row of windows and adds their
 // shares as sumSegmentRuns adds runs: the first region it meets kept for
 // the warp's sums (LaneGroup), another region's shares gathered until a
-// third comes.
+// third comes. (An image's windows are measure_local's.)
 struct WindowShares {
     std::uint32_t label = 0;
     Word euler = 0;  // an int64 sum, two's complement
@@ -698,17 +703,8 @@ __device__ __forceinline__ void flushWindows(const Passes& p, bool crofton, bool
         if (w.crofton[c] != 0) atomicAdd(record + p.layout.croftonAt + c, w.crofton[c]);
 }
 
-// A window's share and Crofton class (-1: none) into w.
-__device__ __forceinline__ void addShare(WindowShares& w, bool euler, int share, int crofton) {
-    if (euler) w.euler += Word(static_cast<long long>(share));
-    if (crofton >= 0) ++w.crofton[crofton];
-}
-
 __global__ void __launch_bounds__(kThreads)
-    windowsKernel(Passes p, Configurations tables, bool crofton, bool euler, Word windowsX, Word windowsY,
-                  Word segmentsPerRow, Word total) {
-    const int count = p.dimensions == 3 ? 8 : 4;
-    const unsigned full = p.dimensions == 3 ? 255u : 15u;
+    windowsKernel(Passes p, Configurations tables, Word windowsX, Word windowsY, Word segmentsPerRow, Word total) {
     FOR_EACH_WARP_ITEM(i, total) {
         WindowShares kept, passing;
         if (i < total) {
@@ -719,13 +715,13 @@ __global__ void __launch_bounds__(kThreads)
             const int x1 = int(min(Word(x0 + kSegment), windowsX));
             // Column x - 1 of the window is column x of the window before.
             std::uint32_t previous[4];
-            for (int slice = 0; slice < count / 4; ++slice) {
+            for (int slice = 0; slice < 2; ++slice) {
                 previous[2 * slice] = labelAt(p, x0 - 1, y, z - slice);
                 previous[2 * slice + 1] = labelAt(p, x0 - 1, y - 1, z - slice);
             }
             for (int x = x0; x < x1; ++x) {
                 std::uint32_t v[8];
-                for (int slice = 0; slice < count / 4; ++slice) {
+                for (int slice = 0; slice < 2; ++slice) {
                     const int zz = z - slice;
                     v[4 * slice + 0] = labelAt(p, x, y, zz);
                     v[4 * slice + 1] = labelAt(p, x, y - 1, zz);
@@ -734,37 +730,35 @@ __global__ void __launch_bounds__(kThreads)
                     previous[2 * slice] = v[4 * slice + 0];
                     previous[2 * slice + 1] = v[4 * slice + 1];
                 }
-                for (int k = 0; k < count; ++k) {
+                for (int k = 0; k < 8; ++k) {
                     const std::uint32_t label = v[k];
                     if (!inRange(p, label)) continue;
                     bool earlier = false;
                     for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
                     if (earlier) continue;
                     unsigned config = 0;
-                    for (int j = k; j < count; ++j) config |= v[j] == label ? 1u << j : 0u;
-                    if (config == full) break;  // inside the region: no share
+                    for (int j = k; j < 8; ++j) config |= v[j] == label ? 1u << j : 0u;
+                    if (config == 255u) break;  // inside the region: no share
                     if (measuredAlone(p, label)) continue;
-                    const int share = count == 8 ? tables.euler3[config] : tables.euler2[config];
-                    const int c = crofton ? tables.crofton[config] : -1;
+                    const Word share = Word(static_cast<long long>(tables.euler3[config]));
                     if (kept.label == 0) kept.label = label;
                     if (label == kept.label) {
-                        addShare(kept, euler, share, c);
+                        kept.euler += share;
                         continue;
                     }
                     if (label != passing.label) {
-                        flushWindows(p, crofton, euler, passing);
+                        flushWindows(p, false, true, passing);
                         passing = WindowShares();
                         passing.label = label;
                     }
-                    addShare(passing, euler, share, c);
+                    passing.euler += share;
                 }
             }
-            flushWindows(p, crofton, euler, passing);
+            flushWindows(p, false, true, passing);
         }
         const LaneGroup group = laneGroupOf(kept.label, i / segmentsPerRow);
         sumIntoHead(kept.euler, group);
-        for (int c = 0; c < 5; ++c) sumIntoHead(kept.crofton[c], group);
-        if (group.head) flushWindows(p, crofton, euler, kept);
+        if (group.head) flushWindows(p, false, true, kept);
     }
 }
 
@@ -778,6 +772,7 @@ __global__ void __launch_bounds__(kThreads)
 //                       (isBorder), 32 elements to a word
 //   measure_local       each element's terms in one word (LocalWord)
 //   measure_local_sums  the words summed per region as sumSegmentRuns adds
+//                       (measure_small adds its regions' itself)
 //
 // A window counts for a region at its region's first element in the
 // window's order (bit 1 first, then 2, 4, 8: windowsKernel's picture), so
@@ -823,6 +818,10 @@ __global__ void __launch_bounds__(kThreads)
             bool same[3][3];
             for (int dy = -1; dy <= 1; ++dy)
                 for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labelAt(p, x + dx, y + dy, 0) == label;
+            // A border element's class by its border neighbours of the same
+            // region along the edges and at the corners: scikit-image's
+            // weights 1 for (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3),
+            // (1 + sqrt 2) / 2 for (1, 1) and (1, 2); none for the weight 0.
             if (perimeter && borderBit(p, borders, wordsPerRow, x, y)) {
                 auto borderOfRegion = [&](int dx, int dy) {
                     return same[dy + 1][dx + 1] && borderBit(p, borders, wordsPerRow, x + dx, y + dy) ? 1 : 0;
@@ -868,15 +867,12 @@ struct LocalRun {
     WindowShares shares;
 };
 
-__device__ __forceinline__ void addWords(LocalRun& run, const unsigned* words, Word rowStart, int begin, int end) {
-    for (int x = begin; x < end; ++x) {
-        const unsigned word = words[rowStart + Word(x)];
-        const unsigned c = word & 3u;
-        if (c != kNoClass) ++run.classes[c];
-        if ((word >> kCroftonShift) == 0u) continue;  // no window stands here, or only full ones
-        for (int k = 0; k < 5; ++k) run.shares.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
-        run.shares.euler += Word(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
-    }
+__device__ __forceinline__ void addWord(LocalRun& run, unsigned word) {
+    const unsigned c = word & 3u;
+    if (c != kNoClass) ++run.classes[c];
+    if ((word >> kCroftonShift) == 0u) return;  // no window stands here, or only full ones
+    for (int k = 0; k < 5; ++k) run.shares.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
+    run.shares.euler += Word(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
 }
 
 __device__ __forceinline__ void flushLocal(const Passes& p, bool perimeter, bool crofton, bool euler,
@@ -893,15 +889,18 @@ __device__ __forceinline__ void flushLocal(const Passes& p, bool perimeter, bool
 __global__ void __launch_bounds__(kThreads)
     localSumsKernel(Passes p, const unsigned* words, bool perimeter, bool crofton, bool euler, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        Segment s{};  // filled by sumSegmentRuns before any callback reads it
+        const StagedSegment staged = stageSegment(p, segments, i);
+        const Segment& s = staged.s;
         LocalRun run = sumSegmentRuns<LocalRun>(
-            p, segments, i, s,
+            p, staged,
             [](std::uint32_t label) {
                 LocalRun r;
                 r.label = r.shares.label = label;
                 return r;
             },
-            [&](LocalRun& r, int begin, int end) { addWords(r, words, s.rowStart, begin, end); },
+            [&](LocalRun& r, int begin, int end) {
+                for (int x = begin; x < end; ++x) addWord(r, words[s.rowStart + Word(x)]);
+            },
             [&](const LocalRun& done) { flushLocal(p, perimeter, crofton, euler, done); });
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
         for (int c = 0; c < 3; ++c) sumIntoHead(run.classes[c], group);
@@ -915,7 +914,8 @@ __global__ void __launch_bounds__(kThreads)
 
 // Every term of one region whose box holds at most kSmallBox elements
 // (Passes::alone), from its box alone, by one thread, into its record with
-// plain stores: no atomics, and the segment passes skip its labels. Within
+// plain stores: no atomics, and the segment passes skip its labels. An
+// image's perimeter and window terms come from measure_local's words. Within
 // such a box a moment's term lx^a ly^b lz^c is below (w h d)^3 <= 2^24, so
 // a region's moments fit 64 bits, and with samples of at most 4 bytes a
 // row's weighted sums 128 (measure_small runs only then).
@@ -924,8 +924,8 @@ __device__ __forceinline__ void storeWide(Word* at, const Wide& v) {
 }
 
 __global__ void __launch_bounds__(kThreads)
-    smallKernel(Passes p, Exponents exponents, Exponents weighted, Configurations tables, bool perimeter,
-                bool crofton, bool euler, bool sums, bool extrema) {
+    smallKernel(Passes p, Exponents exponents, Exponents weighted, Configurations tables, const unsigned* words,
+                bool perimeter, bool crofton, bool euler, bool sums, bool extrema) {
     const RecordLayout& l = p.layout;
     FOR_EACH_ITEM(r, Word(p.regions)) {
         if (p.alone[r] == 0) continue;
@@ -935,7 +935,7 @@ __global__ void __launch_bounds__(kThreads)
         const int x0 = box[0], y0 = box[1], z0 = box[2];
         const int x1 = x0 + extent[0], y1 = y0 + extent[1], z1 = z0 + extent[2];
         Word* record = p.records + r * Word(l.words);  // zero from measure_start
-        Word classes[3] = {0, 0, 0};
+        LocalRun local;  // an image's terms of measure_local's words
         long long sum = 0;
         unsigned __int128 squares = 0;
         Word least = ~Word(0), most = 0, leastAt = ~Word(0), mostAt = ~Word(0);
@@ -953,10 +953,7 @@ __global__ void __launch_bounds__(kThreads)
                     powers[1] += lx;
                     powers[2] += square;
                     powers[3] += square * lx;
-                    if (perimeter && isBorder(p, x, y, label)) {
-                        const int c = perimeterClass(p, x, y, label);
-                        if (c >= 0) ++classes[c];
-                    }
+                    if (words) addWord(local, words[rowStart + Word(x)]);
                     if (p.samples.bytes == 0) continue;
                     const Word bits = sampleBits(p.samples, rowStart + Word(x));
                     const long long value = static_cast<long long>(bits);
@@ -999,32 +996,27 @@ __global__ void __launch_bounds__(kThreads)
                 }
             }
         }
-        for (int c = 0; c < 3 && perimeter; ++c) record[l.perimeterAt + c] = classes[c];
-        if (crofton || euler) {
-            // The windows whose far corner lies in the box grown by one at
-            // its far end: every window that holds an element of the region.
-            const int count = p.dimensions == 3 ? 8 : 4;
-            const unsigned full = p.dimensions == 3 ? 255u : 15u;
-            const int zEnd = p.dimensions == 3 ? z1 + 1 : 1;
+        for (int c = 0; c < 3 && perimeter; ++c) record[l.perimeterAt + c] = local.classes[c];
+        for (int c = 0; c < 5 && crofton; ++c) record[l.croftonAt + c] = local.shares.crofton[c];
+        if (words && euler) record[l.eulerAt] = local.shares.euler;
+        if (!words && euler) {
+            // A volume's windows (an image's terms come in measure_local's
+            // words): those whose far corner lies in the box grown by one at
+            // its far end, every window that holds an element of the region.
             long long shares = 0;
-            Word croftonClasses[5] = {0, 0, 0, 0, 0};
-            for (int z = z0; z < zEnd; ++z)
+            for (int z = z0; z <= z1; ++z)
                 for (int y = y0; y <= y1; ++y)
                     for (int x = x0; x <= x1; ++x) {
                         unsigned config = 0;
-                        for (int slice = 0; slice < count / 4; ++slice) {
+                        for (int slice = 0; slice < 2; ++slice) {
                             config |= (labelAt(p, x, y, z - slice) == label ? 1u : 0u) << (4 * slice);
                             config |= (labelAt(p, x, y - 1, z - slice) == label ? 2u : 0u) << (4 * slice);
                             config |= (labelAt(p, x - 1, y, z - slice) == label ? 4u : 0u) << (4 * slice);
                             config |= (labelAt(p, x - 1, y - 1, z - slice) == label ? 8u : 0u) << (4 * slice);
                         }
-                        if (config == 0 || config == full) continue;
-                        shares += count == 8 ? tables.euler3[config] : tables.euler2[config];
-                        const int c = crofton ? tables.crofton[config] : -1;
-                        if (c >= 0) ++croftonClasses[c];
+                        if (config != 0 && config != 255u) shares += tables.euler3[config];
                     }
-            if (euler) record[l.eulerAt] = Word(shares);
-            for (int c = 0; c < 5 && crofton; ++c) record[l.croftonAt + c] = croftonClasses[c];
+            record[l.eulerAt] = Word(shares);
         }
         if (p.samples.bytes == 0) continue;
         if (sums) {
@@ -1058,9 +1050,9 @@ void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) 
 }
 
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
-                 const Exponents& weighted, const Configurations& tables, bool perimeter, bool crofton, bool euler,
-                 bool sums, bool extrema) {
-    smallKernel<<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, perimeter,
+                 const Exponents& weighted, const Configurations& tables, const unsigned* words, bool perimeter,
+                 bool crofton, bool euler, bool sums, bool extrema) {
+    smallKernel<<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words, perimeter,
                                                                      crofton, euler, sums, extrema);
     check.launched("measure_small", stream);
 }
@@ -1076,16 +1068,20 @@ void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p,
 
 unsigned long long borderWordsPerRow(const Passes& p) { return (Word(p.width) + 31) / 32; }
 
-void gatherLocal(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
-                 bool perimeter, bool crofton, bool euler, unsigned* borders, unsigned* words) {
+void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
+                      bool perimeter, bool windows, unsigned* borders, unsigned* words) {
     const Word wordsPerRow = borderWordsPerRow(p);
     if (perimeter) {
         bordersKernel<<<blocksFor(wordsPerRow * 32 * Word(p.height)), kThreads, 0, stream>>>(p, borders, wordsPerRow);
         check.launched("measure_borders", stream);
     }
     localKernel<<<blocksFor(Word(p.width) * Word(p.height)), kThreads, 0, stream>>>(p, tables, borders, wordsPerRow,
-                                                                                   words, perimeter, crofton || euler);
+                                                                                   words, perimeter, windows);
     check.launched("measure_local", stream);
+}
+
+void sumLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const unsigned* words,
+                   bool perimeter, bool crofton, bool euler) {
     const Segments segments = segmentsOf(p);
     localSumsKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, words, perimeter, crofton, euler, segments);
     check.launched("measure_local_sums", stream);
@@ -1109,13 +1105,11 @@ void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const P
     check.launched("measure_extrema", stream);
 }
 
-void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
-                   bool crofton, bool euler) {
+void gatherVolumeWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables) {
     const Word windowsX = Word(p.width) + 1, windowsY = Word(p.height) + 1;
     const Word segmentsPerRow = (windowsX + kSegment - 1) / kSegment;
-    const Word total = segmentsPerRow * windowsY * (p.dimensions == 3 ? Word(p.depth) + 1 : 1);
-    windowsKernel<<<blocksFor(total), kThreads, 0, stream>>>(p, tables, crofton, euler, windowsX, windowsY,
-                                                              segmentsPerRow, total);
+    const Word total = segmentsPerRow * windowsY * (Word(p.depth) + 1);
+    windowsKernel<<<blocksFor(total), kThreads, 0, stream>>>(p, tables, windowsX, windowsY, segmentsPerRow, total);
     check.launched("measure_windows", stream);
 }
 

@@ -7,20 +7,20 @@
 // elements and Crofton configurations by class, Euler sums of the 2x2
 // (2x2x2) windows, sums and extrema of an integer intensity.
 //
-// Passes (measure_terms.cu), each launched only where the request asks for
-// its terms:
+// Passes (measure_terms.cu) in their order, each launched only where the
+// request asks for its terms:
 //   measure_start      the records: zero, the least key and the positions at ~0
-//   measure_small      every term of each region whose box holds at most
-//                      kSmallBox elements, one thread a region, plain stores
-//   measure_moments    moments
 //   measure_borders    the border elements, a bit each (2-D, for the perimeter)
 //   measure_local      each element's perimeter class, Euler shares and
 //                      Crofton classes in one word (2-D)
-//   measure_local_sums those words summed per region (2-D)
+//   measure_small      every term of each region whose box holds at most
+//                      kSmallBox elements, one thread a region, plain stores
+//   measure_moments    moments
+//   measure_local_sums measure_local's words summed per region (2-D)
+//   measure_windows    Euler sums of a volume
 //   measure_intensity  intensity sums, sums of squares, extrema, weighted moments
 //   measure_extrema    the extrema's first raster positions (after measure_intensity),
 //                      where they are not packed with their keys (Passes::packedExtrema)
-//   measure_windows    Euler sums of a volume
 // Each adds into one record of 64-bit words per region (RecordLayout) with
 // atomics, exactly: a wide sum is kLimbs 64-bit limbs, and each limb's
 // atomicAdd returns the limb before it, so a carry out of it is known and
@@ -28,7 +28,8 @@
 // threads add in. Counts and boxes come from the component table.
 //
 // measure_moments, measure_local_sums, measure_intensity and measure_extrema
-// give each thread kSegment elements of one row, and measure_windows
+// give each thread kSegment elements of one row (the first three read a
+// warp's labels through shared memory, a line a load), and measure_windows
 // kSegment windows of one row of windows; no thread goes past its segment,
 // so a large region's long runs are shared among the threads they cross.
 // In all but measure_extrema a thread keeps the first region it meets for
@@ -56,7 +57,7 @@
 // neighbours, and a thread walking its segment reads them 128 bytes apart
 // from the next lane's: measure_borders and measure_local give a thread an
 // element, so that a warp reads whole rows, and leave one word an element
-// for measure_local_sums to add up by segments.
+// for measure_small and measure_local_sums to add up.
 
 #include <cstddef>
 #include <cstdint>
@@ -153,21 +154,23 @@ struct Passes {
 };
 
 void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+// `words`: measure_local's of an image (null for a volume), already written.
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
-                 const Exponents& weighted, const Configurations& tables, bool perimeter, bool crofton, bool euler,
-                 bool sums, bool extrema);
+                 const Exponents& weighted, const Configurations& tables, const unsigned* words, bool perimeter,
+                 bool crofton, bool euler, bool sums, bool extrema);
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents);
-// measure_borders (with perimeter), measure_local and measure_local_sums
-// of an image: `borders` holds borderWordsPerRow(p) x height words,
-// `words` an element's each.
+// measure_borders (with perimeter) and measure_local of an image, then
+// measure_local_sums: `borders` holds borderWordsPerRow(p) x height words,
+// `words` one an element.
 unsigned long long borderWordsPerRow(const Passes& p);
-void gatherLocal(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
-                 bool perimeter, bool crofton, bool euler, unsigned* borders, unsigned* words);
+void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
+                      bool perimeter, bool windows, unsigned* borders, unsigned* words);
+void sumLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const unsigned* words,
+                   bool perimeter, bool crofton, bool euler);
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
                      bool sums, bool extrema);
 void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const Passes& p);
-void gatherWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
-                   bool crofton, bool euler);
+void gatherVolumeWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables);
 
 // The terms of `request` for labels 1..table.size() of `d_labels` (device
 // memory of the current device, `shape`'s elements), queued on `stream` after
