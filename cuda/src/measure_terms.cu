@@ -93,6 +93,14 @@ __device__ __forceinline__ void atomicAddWide(Word* at, const Wide& v) {
     }
 }
 
+// a[e] for e in 0..3 known only at run time, chosen among registers: an
+// array indexed at run time would live in local memory, and each thread's
+// sums with it.
+template <class T>
+__device__ __forceinline__ T pick(const T (&a)[4], int e) {
+    return e == 0 ? a[0] : e == 1 ? a[1] : e == 2 ? a[2] : a[3];
+}
+
 // ly^ey lz^ez times v.
 __device__ __forceinline__ Wide scaled(Wide v, Word ly, int ey, Word lz, int ez) {
     for (int i = 0; i < ey; ++i) v = times(v, ly);
@@ -362,7 +370,7 @@ __device__ void flushMoments(const Passes& p, const Exponents& exponents, const 
     const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
     Word* moments = recordOf(p, run.label) + p.layout.momentsAt;
     for (int t = 0; t < exponents.count; ++t) {
-        const Wide v = scaled(widened(run.powers[exponents.e[t][0]]), ly, exponents.e[t][1], lz, exponents.e[t][2]);
+        const Wide v = scaled(widened(pick(run.powers, exponents.e[t][0])), ly, exponents.e[t][1], lz, exponents.e[t][2]);
         atomicAddWide(moments + t * kLimbs, v);
     }
 }
@@ -544,7 +552,7 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
         const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
         for (int t = 0; t < weighted.count; ++t) {
             const Wide v =
-                scaled(widened(run.weighted[weighted.e[t][0]]), ly, weighted.e[t][1], lz, weighted.e[t][2]);
+                scaled(widened(pick(run.weighted, weighted.e[t][0])), ly, weighted.e[t][1], lz, weighted.e[t][2]);
             atomicAddWide(record + l.weightedAt + t * kLimbs, v);
         }
     }
@@ -868,8 +876,10 @@ struct LocalRun {
 };
 
 __device__ __forceinline__ void addWord(LocalRun& run, unsigned word) {
-    const unsigned c = word & 3u;
-    if (c != kNoClass) ++run.classes[c];
+    const unsigned c = word & 3u;  // the class, or kNoClass; counted without indexing (pick)
+    run.classes[0] += c == 0u;
+    run.classes[1] += c == 1u;
+    run.classes[2] += c == 2u;
     if ((word >> kCroftonShift) == 0u) return;  // no window stands here, or only full ones
     for (int k = 0; k < 5; ++k) run.shares.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
     run.shares.euler += Word(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
@@ -985,13 +995,15 @@ __global__ void __launch_bounds__(kThreads)
                 // The record's limbs are the thread's own: plain additions.
                 for (int t = 0; t < exponents.count; ++t)
                     record[l.momentsAt + t * kLimbs] +=
-                        powers[exponents.e[t][0]] * lyPower[exponents.e[t][1]] * lzPower[exponents.e[t][2]];
+                        pick(powers, exponents.e[t][0]) * pick(lyPower, exponents.e[t][1]) *
+                        pick(lzPower, exponents.e[t][2]);
                 for (int t = 0; t < weighted.count; ++t) {
                     Word* at = record + l.weightedAt + t * kLimbs;
                     Wide total;
                     for (int k = 0; k < kLimbs; ++k) total.limb[k] = at[k];
-                    add(total, widened(samplePowers[weighted.e[t][0]] *
-                                       static_cast<long long>(lyPower[weighted.e[t][1]] * lzPower[weighted.e[t][2]])));
+                    add(total, widened(pick(samplePowers, weighted.e[t][0]) *
+                                       static_cast<long long>(pick(lyPower, weighted.e[t][1]) *
+                                                              pick(lzPower, weighted.e[t][2]))));
                     storeWide(at, total);
                 }
             }
