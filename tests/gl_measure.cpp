@@ -411,6 +411,35 @@ TEST_CASE("measure: the GPU's intensity terms are the cpu accumulator's", "[gl][
     requireGpuIntensityTermsMatchCpu(rod, Connectivity::Six, randomIntensity(rod.shape(), 32, 7), GL_R32UI, "rod");
 }
 
+TEST_CASE("measure: timings name one stage per measuring pass, after the labeling's", "[gl][compute][measure]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    const Image image = generateFamily("noise50", 90, 70, 1);
+    ImageTexture texture(image);
+    const gl::Texture samples = intensityTexture(randomIntensity(image.shape(), 8, 3), GL_R8);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.timings = true;
+    options.measure.properties = {"area", "centroid", "perimeter", "euler_number", "intensity_max_position"};
+    options.intensity = samples.id();
+    labeler.label(texture.id(), options);
+    std::vector<std::string> names;
+    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
+    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                            "download_table", "measure_terms", "measure_extrema",
+                                            "measure_windows", "download_terms"});
+    // The region buffer's passes: the corners and rows (region_rows), the
+    // moment sums between them.
+    options.measure = {};
+    options.intensity = 0;
+    labeler.label(texture.id(), options);
+    labeler.regionBuffer();
+    names.clear();
+    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
+    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                            "region_rows", "measure_terms"});
+}
+
 TEST_CASE("measure: a context without compute shaders measures the downloaded labels on the host",
           "[gl][measure][.mesa33]") {
     // Registered by tests/CMakeLists.txt under MESA_GL_VERSION_OVERRIDE=3.3

@@ -497,7 +497,10 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         if (!impl_->termGatherer) impl_->termGatherer = std::make_unique<measure::TermGatherer>();
         const measure::Intensity samples =
             intensity ? measure::intensityOf(intensity, impl_->labels) : measure::Intensity{};
-        RegionTotals totals = impl_->termGatherer->gather(impl_->labels, table, request, samples);
+        // The measuring passes are stages of the labeling's timings, after its own.
+        StageTimer timer(impl_->timingsOn);
+        RegionTotals totals = impl_->termGatherer->gather(impl_->labels, table, request, samples, &timer);
+        for (const StageTime& t : timer.collect()) addStageTime(impl_->timings, t.stage, t.milliseconds, t.measured);
         totals.gatheredBy = impl_->last;
         return totals;
     });
@@ -519,8 +522,10 @@ unsigned Labeler::regionBuffer() {
             StateGuard guard;
             if (!impl.termGatherer) impl.termGatherer = std::make_unique<measure::TermGatherer>();
             if (!impl.rowWriter) impl.rowWriter = std::make_unique<measure::RegionRowWriter>();
+            StageTimer timer(impl.timingsOn);
             impl.rowWriter->writeOnGpu(labels, table.texture, table.volume, impl.count, *impl.termGatherer,
-                                       impl.regionRows, impl.regionRowsBytes);
+                                       impl.regionRows, impl.regionRowsBytes, &timer);
+            for (const StageTime& t : timer.collect()) addStageTime(impl.timings, t.stage, t.milliseconds, t.measured);
             checkGlError("writing the region rows");
         });
     } else {

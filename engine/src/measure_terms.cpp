@@ -213,7 +213,9 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
 }
 
 RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<Component>& table,
-                                  const TermRequest& q, const Intensity& intensity) {
+                                  const TermRequest& q, const Intensity& intensity, StageTimer* timer) {
+    StageTimer untimed(false);
+    StageTimer& stages = timer ? *timer : untimed;
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const Shape shape = volume ? Shape::volume(labels.width(), labels.height(), labels.depth())
                                : Shape::image(labels.width(), labels.height());
@@ -259,12 +261,12 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
                            intensity.format);
     for (std::size_t first = 0; first < n; first += batch)
-        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), ready);
+        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), ready, stages);
     return std::move(ready());
 }
 
 void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
-                            const RecordLayout& layout, std::size_t first, std::size_t count) {
+                            const RecordLayout& layout, std::size_t first, std::size_t count, StageTimer& timer) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const bool intensityTerms = intensity.texture != 0;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
@@ -273,6 +275,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     // A stage's invocations: one per segment of a row (y, z).
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         gl::Program& p = program(stage, layout, q, intensity);
+        auto scope = timer.scope(stage.c_str());
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
@@ -297,7 +300,8 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
 
 void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, const RecordLayout& layout,
                                std::size_t first, std::size_t count,
-                               const std::function<void(const gl::Buffer& corners)>& writeCorners) {
+                               const std::function<void(const gl::Buffer& corners)>& writeCorners, StageTimer* timer) {
+    StageTimer untimed(false);
     const bool volume = labels.target() == GL_TEXTURE_3D;
     checkRequest(q, volume ? 3 : 2, false);
     fill(boxes_, boxesBytes_, count * 16, nullptr);
@@ -305,12 +309,12 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     writeCorners(boxes_);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-    dispatch(labels, q, Intensity{}, layout, first, count);
+    dispatch(labels, q, Intensity{}, layout, first, count, timer ? *timer : untimed);
 }
 
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
                                const Intensity& intensity, const RecordLayout& layout, std::size_t first,
-                               std::size_t count, const std::function<RegionTotals&()>& ready) {
+                               std::size_t count, const std::function<RegionTotals&()>& ready, StageTimer& timer) {
     const std::size_t words = count * std::size_t(layout.words);
     // The boxes' least corners, and the records zeroed.
     std::vector<std::int32_t> corners(count * 4, 0);
@@ -322,7 +326,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     }
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
     fill(totals_, totalsBytes_, words * 4, nullptr);
-    dispatch(labels, q, intensity, layout, first, count);
+    dispatch(labels, q, intensity, layout, first, count, timer);
     const bool intensityTerms = intensity.texture != 0;
 
     // The records copied into a buffer the host reads (on the pixel-pack
@@ -334,7 +338,10 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(words * 4), nullptr, GL_STREAM_READ);
         readbackBytes_ = words * 4;
     }
-    glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(words * 4));
+    {
+        auto scope = timer.scope("download_terms");
+        glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(words * 4));
+    }
     glFlush();  // the passes and the copy sent to the GPU before the host waits for its own arrays
     RegionTotals& totals = ready();
     const auto* records =

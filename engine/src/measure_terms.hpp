@@ -21,6 +21,7 @@
 #include "gl_objects.hpp"
 #include "glccl/region_properties.hpp"
 #include "glccl/types.hpp"
+#include "stage_timer.hpp"
 
 namespace glccl::measure {
 
@@ -83,9 +84,11 @@ public:
     // are gathered in batches, each reading the labels again. Throws
     // glccl::Error as checkRequest() does. Changes program, image
     // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
-    // guards the state).
+    // guards the state). With `timer`, each pass is a stage named as its
+    // shader (measure_terms, measure_extrema, measure_windows), the copy of
+    // the records for the host download_terms.
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
-                        const Intensity& intensity = {});
+                        const Intensity& intensity = {}, StageTimer* timer = nullptr);
 
     // The records of `request` (no intensity terms) of labels first + 1 ..
     // first + count, gathered and left on the GPU in records() (`layout`,
@@ -94,10 +97,10 @@ public:
     // buffer it is given (one ivec4 a region, x, y, z, from label first + 1,
     // count of them; sized for it), on the GPU. The caller keeps the
     // records within GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Changes what gather()
-    // does.
+    // does; `timer` as gather()'s.
     void gatherOnGpu(const gl::Texture& labels, const TermRequest& request, const RecordLayout& layout,
                      std::size_t first, std::size_t count,
-                     const std::function<void(const gl::Buffer& corners)>& writeCorners);
+                     const std::function<void(const gl::Buffer& corners)>& writeCorners, StageTimer* timer = nullptr);
     const gl::Buffer& records() const { return totals_; }
 
     // Batches of at most `bytes` of records (0: GL_MAX_SHADER_STORAGE_BLOCK_SIZE),
@@ -109,11 +112,11 @@ private:
     // gives once the records are read back).
     void gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                      const Intensity& intensity, const RecordLayout& layout, std::size_t first, std::size_t count,
-                     const std::function<RegionTotals&()>& ready);
+                     const std::function<RegionTotals&()>& ready, StageTimer& timer);
     // The passes `request` needs over the labels, into totals_ from the
     // corners in boxes_ (both sized, totals_ zeroed).
     void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
-                  const RecordLayout& layout, std::size_t first, std::size_t count);
+                  const RecordLayout& layout, std::size_t first, std::size_t count, StageTimer& timer);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 

@@ -131,7 +131,10 @@ gl::Program& RegionRowWriter::program(const std::string& stage, int dimensions, 
 }
 
 void RegionRowWriter::writeOnGpu(const gl::Texture& labels, unsigned table, bool volume, std::uint32_t count,
-                                 TermGatherer& gatherer, gl::Buffer& buffer, std::size_t& capacity) {
+                                 TermGatherer& gatherer, gl::Buffer& buffer, std::size_t& capacity,
+                                 StageTimer* timer) {
+    StageTimer untimed(false);
+    StageTimer& stages = timer ? *timer : untimed;
     const int dimensions = volume ? 3 : 2;
     if (!buffer) buffer = gl::Buffer::create(), capacity = 0;
     const std::size_t bytes = std::max<std::size_t>(count, 1) * kRowBytes;
@@ -171,6 +174,7 @@ void RegionRowWriter::writeOnGpu(const gl::Texture& labels, unsigned table, bool
         const std::size_t n = std::min<std::size_t>(batch, count - first);
         auto run = [&](const std::string& stage) {
             gl::Program& p = program(stage, dimensions, layout);
+            auto scope = stages.scope("region_rows");
             p.use();
             p.set("firstLabel", unsigned(first + 1));
             p.set("batchLabels", unsigned(n));
@@ -180,7 +184,7 @@ void RegionRowWriter::writeOnGpu(const gl::Texture& labels, unsigned table, bool
         gatherer.gatherOnGpu(labels, q, layout, first, n, [&](const gl::Buffer& corners) {
             glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kCornersBuffer, corners.id(), 0, GLsizeiptr(n * 16));
             run("corners");
-        });
+        }, timer);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, gatherer.records().id());
         glBindBufferRange(GL_SHADER_STORAGE_BUFFER, kRowsBuffer, buffer.id(), GLintptr(first * kRowBytes),
                           GLsizeiptr(n * kRowBytes));

@@ -37,9 +37,11 @@ public:
     // GPU, from the compute engine's table (`table`, a volume's where
     // `volume`) and moment sums `gatherer` leaves on the GPU. OpenGL 4.3.
     // Changes program, image units 0 and 2, the storage and pixel-unpack
-    // buffer bindings (the caller guards the state).
+    // buffer bindings (the caller guards the state). With `timer`, the
+    // corners' and rows' passes are the stage region_rows, the moment sums'
+    // the gatherer's (measure_terms).
     void writeOnGpu(const gl::Texture& labels, unsigned table, bool volume, std::uint32_t count,
-                    TermGatherer& gatherer, gl::Buffer& buffer, std::size_t& capacity);
+                    TermGatherer& gatherer, gl::Buffer& buffer, std::size_t& capacity, StageTimer* timer = nullptr);
 
     // Batches of at most `bytes` of moment sums or rows (0:
     // GL_MAX_SHADER_STORAGE_BLOCK_SIZE), for tests of a labeling of many

@@ -47,6 +47,7 @@
 #include "glccl/image_io.hpp"
 #include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
+#include "glccl/region_properties.hpp"
 #include "glccl/route.hpp"
 #include "transfer_floor.hpp"
 #include "yardstick.hpp"
@@ -132,6 +133,17 @@ const char kBenchHelp[] =
     "                                (default), or es, OpenGL ES 3.0 or newer, where\n"
     "                                raster runs, and compute from ES 3.1 with image\n"
     "                                atomics; with --gl the context is printed first\n"
+    "  --properties LIST             also measure these region properties (glccl label's\n"
+    "                                names) with every timed labeling, as a renderer\n"
+    "                                does: LabelOptions::measure of a labeling of the\n"
+    "                                texture on the GPU (compute, raster, cuda with a GL\n"
+    "                                context; the backends of host memory are refused).\n"
+    "                                Their passes are stages (measure_terms,\n"
+    "                                measure_extrema, measure_windows; --steps lists\n"
+    "                                them) and count in GPU time; the wall time stays\n"
+    "                                the labeling's. Properties that need an intensity\n"
+    "                                read a generated one: 8-bit samples of a hash of the\n"
+    "                                element's position, a texture of the image's size\n"
     "  -h, --help                    show this help\n"
     "\n"
     "CSV: one row per backend, image and stage, with the header\n"
@@ -165,7 +177,8 @@ const char kBenchHelp[] =
     "  glccl bench --backends raster,cpu --sizes 512,1024 --reps 3\n"
     "  glccl bench --families noise50,spiral --sizes 4096 --steps --csv bench.csv\n"
     "  glccl bench --backends compute,cuda --sizes 1920x1080 --frames 200\n"
-    "  glccl bench photo_mask.png --backends raster\n";
+    "  glccl bench photo_mask.png --backends raster\n"
+    "  glccl bench --backends compute --sizes 512 --steps --properties area,centroid,perimeter,intensity_mean\n";
 
 const char kGenerateHelp[] =
     "usage: glccl generate FAMILY WIDTHxHEIGHT OUT.png|OUT.npy [--seed S] [--force]\n"
@@ -230,6 +243,8 @@ struct BenchOptions {
     bool force = false;
     GlApi gl = GlApi::Desktop;  // --gl
     bool glNamed = false;
+    std::vector<std::string> properties;  // --properties
+    bool intensityNeeded = false;         // a property of them reads an intensity
     std::vector<std::string> images;
 };
 
@@ -305,10 +320,18 @@ BenchOptions parseBenchOptions(ArgumentCursor& cursor) {
             if (options.glNamed) throw UsageError("option --gl is given twice");
             options.gl = parseGlApi(name, cursor.valueOf(name, inlineValue));
             options.glNamed = true;
+        } else if (name == "--properties") {
+            options.properties = splitList(name, cursor.valueOf(name, inlineValue));
+            for (const std::string& property : options.properties) {
+                const PropertyDeclaration* declaration = findProperty(property);
+                if (!declaration) throw UsageError(name + ": unknown property '" + property + "'");
+                options.intensityNeeded = options.intensityNeeded || declaration->needsIntensity;
+            }
         } else if (arg.size() > 1 && arg[0] == '-') {
             throw unknownOption(arg, "bench",
                                 {"--backends", "--families", "--sizes", "--reps", "--warmup", "--frames",
-                                 "--floor-mib", "--connectivity", "--csv", "--steps", "--force", "--gl", "--help"});
+                                 "--floor-mib", "--connectivity", "--csv", "--steps", "--force", "--gl",
+                                 "--properties", "--help"});
         } else {
             options.images.push_back(arg);
         }
@@ -394,6 +417,20 @@ struct Measurement {
         for (auto& stage : stages) stage.second.resize(gpu.size(), 0.0);  // a stage that did not run this time
     }
 };
+
+// The intensity of --properties: 8-bit samples of a hash of each element's
+// index, the same for every backend and run.
+Image generatedIntensity(const Image& image) {
+    Image intensity(image.shape(), 1, 8);
+    for (std::size_t i = 0; i < intensity.pixels.size(); ++i) {
+        std::uint32_t h = std::uint32_t(i) * 0x9e3779b1u;
+        h ^= h >> 15;
+        h *= 0x85ebca77u;
+        h ^= h >> 13;
+        intensity.pixels[i] = std::uint8_t(h >> 24);
+    }
+    return intensity;
+}
 
 struct Workload {
     std::string family;  // family name, or the path of an image file
@@ -527,6 +564,7 @@ private:
         labelOptions.backend = backend;
         labelOptions.connectivity = options_.connectivity;
         labelOptions.timings = true;
+        labelOptions.measure.properties = options_.properties;
         const int runs = std::max(1, options_.warmup) + options_.reps;
         try {
             // Device times come from a texture already on the GPU: drivers
@@ -537,8 +575,22 @@ private:
             // images of one size keeps one.
             std::optional<SessionTexture> resident;
             if (readsTexture(backend)) resident.emplace(session_, image);
+            const bool labelsTexture = resident && (!workload.volume || takesTextureVolumes(backend));
+            if (!options_.properties.empty() && !labelsTexture)
+                throw Error("--properties measures with a labeling of a texture through the Labeler; the " +
+                            std::string(backendName(backend)) + " backend labels " +
+                            (workload.volume ? "volumes" : "images") + " from host memory here");
+            std::optional<SessionTexture> intensity;
+            if (options_.intensityNeeded) {
+                intensity.emplace(session_, generatedIntensity(image));
+                labelOptions.intensity = (*intensity)->id();
+            }
+            // The wall time is the labeling's: the route of host images
+            // measures nothing.
             LabelOptions untimed = labelOptions;
             untimed.timings = false;
+            untimed.measure = {};
+            untimed.intensity = 0;
             Labeling reused;
             for (int i = 0; i < runs; ++i) {
                 const bool warm = i < std::max(1, options_.warmup);
@@ -553,6 +605,8 @@ private:
                     // that call's, labels and table downloaded into the
                     // cell's Labeling.
                     run = session_.label(**resident, labelOptions, &reused);
+                    if (!options_.properties.empty())
+                        run.milliseconds = session_.label(**resident, untimed, &reused).milliseconds;
                 } else if (workload.volume || !resident) {
                     // An engine of host memory (cpu, reference), or one that
                     // takes volumes from host memory only (cuda), or cuda

@@ -246,8 +246,10 @@ public:
     // before the first.
     Backend backend() const;
 
-    // Per-stage GPU times of the last label() + components() with timings on;
-    // a stage the driver did not time (llvmpipe's compute dispatches) has
+    // Per-stage GPU times of the last label() + components() with timings on,
+    // and of the passes that measure its regions on the GPU since
+    // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_terms,
+    // measure_extrema, measure_windows, region_rows, download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
     // StageTime::measured false.
     const StageTimings& stageTimings() const;
     const ContextInfo& contextInfo() const;
