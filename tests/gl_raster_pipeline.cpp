@@ -487,6 +487,20 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options = {};
     options.blockWidth = 1 << 14;
     variants.emplace_back("defaults, one block", options);
+    options = {};
+    options.resolveInFragments = false;
+    options.resolveAhead = 3;
+    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3", options);
+    options.scanAlways = true;  // the batch's last check read after the labels
+    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3 rasterNumbering=scan", options);
+    options.blockWidth = 3;
+    options.columnGroup = 4;
+    options.resolveGroup = 3;
+    options.borderRounds = 1;
+    options.resolveAhead = 2;
+    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=2 rasterNumbering=scan rasterColumnGroup=4 "
+                          "rasterResolveGroup=3 rasterBorderRounds=1 rasterBlockWidth=3",
+                          options);
     return variants;
 }
 
@@ -559,4 +573,78 @@ TEST_CASE("raster: the process's Tuning picks the raster engine's variants", "[g
         CHECK(std::count(names.begin(), names.end(), "route_roots") == (scan ? 0 : 1));
     }
     setTuning(before);
+}
+
+namespace {
+
+// The engine's variants as glccl::Tuning's defaults choose them.
+RasterPipeline::Options tuningDefaults() {
+    const Tuning defaults;
+    RasterPipeline::Options options;
+    options.blockWidth = defaults.rasterBlockWidth;
+    options.resolveInFragments = defaults.rasterResolve == Tuning::RasterWork::Fragment;
+    options.tableByRuns = defaults.rasterTable == Tuning::RasterTable::Runs;
+    options.tableBySlots = defaults.rasterTable == Tuning::RasterTable::Slots;
+    options.scanAlways = defaults.rasterNumbering == Tuning::RasterNumbering::Scan;
+    options.borderRounds = defaults.rasterBorderRounds;
+    options.fusedColumnPoints = defaults.rasterColumnDraws == 2;
+    options.columnGroup = defaults.rasterColumnGroup;
+    options.resolveGroup = defaults.rasterResolveGroup;
+    options.resolveCheckInDraw = defaults.rasterResolveCheck == Tuning::RasterCheck::Draw;
+    options.resolveAhead = defaults.rasterResolveAhead;
+    options.runHops = defaults.rasterRunHops;
+    options.bitsSpread = defaults.rasterBitsSpread;
+    options.tableSpread = defaults.rasterTableSpread;
+    options.checkEachPass = false;
+    return options;
+}
+
+std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels) {
+    return std::to_string(work.draws) + " draws, " + std::to_string(work.fragments) + " fragments (" +
+           std::to_string(double(work.fragments) / double(gridTexels)) + " node-grid passes), " +
+           std::to_string(work.points) + " points, " + std::to_string(work.copies) + " copies, " +
+           std::to_string(work.waits) + " waits";
+}
+
+}  // namespace
+
+// Not a check: what one label() and one components() issue at the sizes
+// and families of the raster benchmarks (gl_tests "[raster-work]" prints
+// it), to count what a change removes. RASTER_WORK_AHEAD,
+// RASTER_WORK_BLOCK_WIDTH and RASTER_WORK_COLUMN_DRAWS set
+// rasterResolveAhead, rasterBlockWidth and rasterColumnDraws.
+TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
+    HeadlessContext context;
+    const char* ahead = std::getenv("RASTER_WORK_AHEAD");
+    RasterPipeline::Options options = tuningDefaults();
+    if (ahead != nullptr) options.resolveAhead = std::atoi(ahead);
+    const char* blockWidth = std::getenv("RASTER_WORK_BLOCK_WIDTH");
+    if (blockWidth != nullptr) options.blockWidth = std::atoi(blockWidth);
+    const char* draws = std::getenv("RASTER_WORK_COLUMN_DRAWS");
+    if (draws != nullptr) options.fusedColumnPoints = std::atoi(draws) == 2;
+    RasterPipeline pipeline(options);
+    const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
+    for (auto [width, height] : sizes)
+        for (const char* family : {"noise50", "sparse_disks", "dense_disks", "large"})
+            for (Connectivity connectivity : kBoth) {
+                const Image image = generateFamily(family, width, height, 1);
+                auto input = r8Texture(image);
+                auto labels = gl::Texture::allocate(GL_R32UI, width, height, "labels");
+                StageTimer timer(false);
+                pipeline.label(input, labels, connectivity, Criterion::binary(), timer);  // warm: programs built
+                const raster::NodeSize shape = raster::NodeSize::of(connectivity, Criterion::binary());
+                const std::int64_t grid =
+                    std::int64_t((width + shape.width - 1) / shape.width) * ((height + shape.height - 1) / shape.height);
+                raster::issuedWork() = {};
+                const std::uint32_t count = pipeline.label(input, labels, connectivity, Criterion::binary(), timer);
+                const raster::IssuedWork label = raster::issuedWork();
+                raster::issuedWork() = {};
+                const std::vector<Component> table = pipeline.components(timer);
+                const raster::IssuedWork components = raster::issuedWork();
+                WARN(family << " " << width << "x" << height << " c" << (connectivity == Connectivity::Eight ? 8 : 4)
+                            << ", " << count << " components, " << pipeline.resolveRounds()
+                            << " resolve rounds\n  label(): " << describeWork(label, grid)
+                            << "\n  components(): " << describeWork(components, grid));
+                CHECK(table.size() == count);
+            }
 }

@@ -6,6 +6,7 @@
 #define GLCCL_GL_ENTRY_POINTS(X) \
     X(PFNGLACTIVETEXTUREPROC, glActiveTexture) \
     X(PFNGLATTACHSHADERPROC, glAttachShader) \
+    X(PFNGLBEGINCONDITIONALRENDERPROC, glBeginConditionalRender) \
     X(PFNGLBEGINQUERYPROC, glBeginQuery) \
     X(PFNGLBINDBUFFERPROC, glBindBuffer) \
     X(PFNGLBINDBUFFERBASEPROC, glBindBufferBase) \
@@ -74,6 +75,7 @@
     X(PFNGLENABLEPROC, glEnable) \
     X(PFNGLENABLEVERTEXATTRIBARRAYPROC, glEnableVertexAttribArray) \
     X(PFNGLENABLEIPROC, glEnablei) \
+    X(PFNGLENDCONDITIONALRENDERPROC, glEndConditionalRender) \
     X(PFNGLENDQUERYPROC, glEndQuery) \
     X(PFNGLFENCESYNCPROC, glFenceSync) \
     X(PFNGLFINISHPROC, glFinish) \

@@ -100,6 +100,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterResolveGroup = parseCount(name, value, 1, 8, "a square side 1..8");
     } else if (name == "rasterResolveCheck") {
         rasterResolveCheck = parseChoice<RasterCheck>(name, value, kRasterCheck);
+    } else if (name == "rasterResolveAhead") {
+        rasterResolveAhead = parseCount(name, value, 1, 16, "a round count 1..16");
     } else if (name == "rasterRunHops") {
         rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
     } else if (name == "rasterBitsSpread") {
@@ -112,7 +114,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterRunHops, rasterBitsSpread, rasterTableSpread or "
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterRunHops, rasterBitsSpread, rasterTableSpread or "
                     "shaderDir");
     }
 }
@@ -138,6 +140,8 @@ std::string Tuning::describe() const {
         raster += " rasterResolveGroup=" + std::to_string(rasterResolveGroup);
     if (rasterResolveCheck != defaults.rasterResolveCheck)
         raster += std::string(" rasterResolveCheck=") + kRasterCheck[int(rasterResolveCheck)];
+    if (rasterResolveAhead != defaults.rasterResolveAhead)
+        raster += " rasterResolveAhead=" + std::to_string(rasterResolveAhead);
     if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
     if (rasterBitsSpread != defaults.rasterBitsSpread)
         raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
@@ -175,6 +179,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterResolveGroup < 1 || tuning.rasterResolveGroup > 8)
         throw Error("glccl::setTuning(): rasterResolveGroup is " + std::to_string(tuning.rasterResolveGroup) +
                     "; expected 1..8");
+    if (tuning.rasterResolveAhead < 1 || tuning.rasterResolveAhead > 16)
+        throw Error("glccl::setTuning(): rasterResolveAhead is " + std::to_string(tuning.rasterResolveAhead) +
+                    "; expected 1..16");
     if (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024)
         throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
                     "; expected 2..1024");

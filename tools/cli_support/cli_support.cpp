@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[18] = {
+const TuningVariable kTuningVariables[19] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -38,6 +38,7 @@ const TuningVariable kTuningVariables[18] = {
     {"GLCCL_RASTER_COLUMN_GROUP", "rasterColumnGroup"},
     {"GLCCL_RASTER_RESOLVE_GROUP", "rasterResolveGroup"},
     {"GLCCL_RASTER_RESOLVE_CHECK", "rasterResolveCheck"},
+    {"GLCCL_RASTER_RESOLVE_AHEAD", "rasterResolveAhead"},
     {"GLCCL_RASTER_RUN_HOPS", "rasterRunHops"},
     {"GLCCL_RASTER_BITS_SPREAD", "rasterBitsSpread"},
     {"GLCCL_RASTER_TABLE_SPREAD", "rasterTableSpread"},

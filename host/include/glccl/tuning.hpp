@@ -125,6 +125,16 @@ struct Tuning {
     // (default), a fragment pass each round, or draw, the link draw under
     // the query (no pass a round; the last round draws once for nothing).
     RasterCheck rasterResolveCheck = RasterCheck::Pass;
+    // resolve_links' rounds issued per wait for the GPU, with rasterResolve
+    // vertex and rasterResolveCheck pass in a desktop context: 1..16, 1 by
+    // default (the host reads each round's check). Past 1, each round's
+    // link draws are conditional on the check before them (conditional
+    // rendering), and the host reads only the last check of each batch;
+    // rounds past the last link are skipped by the GPU. With rasterNumbering
+    // scan, the first batch's last check is read once the labels are
+    // queued (where links are left, the rounds go on and the labels are
+    // drawn again). ES has no conditional rendering: a wait each round there.
+    int rasterResolveAhead = 1;
     // Hops per pass of vertical_runs' pointer jumping: 2..1024, 32 by
     // default. The reach grows that many-fold per pass: fewer passes, more
     // fetches in each.

@@ -26,6 +26,8 @@ void updateColumn(gl::Program& update, int column, int blocks, const gl::RenderT
     update.use();
     update.set(kColumnInBlock, column);
     glDrawArraysInstanced(GL_TRIANGLE_STRIP, 0, 4, blocks);
+    ++issuedWork().draws;
+    issuedWork().fragments += std::int64_t(blocks) * columns.height();
 }
 
 // A draw of `count` points that reads B, blends into A and marks every root

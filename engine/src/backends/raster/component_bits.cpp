@@ -61,7 +61,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
     for (int firstRow = 0; firstRow < g.gridHeight; firstRow += rowsPerBand) {
         const int rows = std::min(rowsPerBand, g.gridHeight - firstRow);
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sums.bandFramebuffer.id());
-        glViewport(0, 0, sums.listWidth, sums.listHeight * sums.spread);
+        setViewport(sums.listWidth, sums.listHeight * sums.spread);
         for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferfv(GL_COLOR, t, zeroF);
         // The fold below rebinds every unit.
         bindTexture(kIdsSlot, grid.ids);
@@ -71,16 +71,23 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
         bits.use();
         bits.set("firstRow", firstRow);
         setRenderState({GL_FUNC_ADD});
-        // The k-th large component of every segment, until no segment has one.
-        for (int rank = 0; rank < kSegment; ++rank) {
+        // The k-th large component of every segment, until no segment has
+        // one: at most a rank per listed label. The first and the last rank
+        // possible are drawn unchecked (a band without large components
+        // leaves rank 1 empty too, whose check ends the loop), so a single
+        // large component costs one draw and no wait.
+        const int ranks = std::min(count, kSegment);
+        const auto draw = [&] { drawPoints(std::int64_t(segmentsPerRow) * rows); };
+        for (int rank = 0; rank < ranks; ++rank) {
             bits.set("largeRank", rank);
-            if (!anySamplesPassed(context, query_, [&] { drawPoints(std::int64_t(segmentsPerRow) * rows); })) break;
+            if (rank == 0 || rank == ranks - 1) draw();
+            else if (!anySamplesPassed(context, query_, draw)) break;
         }
         glDisable(GL_BLEND);
 
         // totals[1 - side] = totals[side] + band.
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sums.totalFramebuffers[1 - side].id());
-        glViewport(0, 0, sums.listWidth, sums.listHeight);
+        setViewport(sums.listWidth, sums.listHeight);
         for (int t = 0; t < kBitCounterTargets; ++t) {
             bindTexture(kFold.textures[std::size_t(t)], sums.bandCounts[t]);
             bindTexture(kFold.textures[std::size_t(kBitCounterTargets + t)], sums.totals[side][t]);
@@ -94,6 +101,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
     constexpr int kCounters = 4 * kBitCounterTargets;
     counters.assign(std::size_t(count) * kCounters, 0);
     texels_.resize(std::size_t(sums.listWidth) * sums.listHeight * 4);
+    countWait();  // the first read waits; the others find the totals done
     for (int t = 0; t < kBitCounterTargets; ++t) {
         gl::readTextureRect(sums.totals[side][t], 0, 0, sums.listWidth, sums.listHeight, GL_RGBA_INTEGER,
                             GL_UNSIGNED_INT, texels_.data());

@@ -49,6 +49,7 @@ int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::Re
     drawPoints(std::int64_t(firsts.width()) * firsts.height());
     float slots = 0;
     gl::readTextureRect(most.texture, 0, 0, 1, 1, GL_RED, GL_FLOAT, &slots);
+    countWait();
     return std::max(1, int(slots));
 }
 
@@ -74,7 +75,7 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     program.set("tableSize", table.width, rows);
     program.set("tableSpread", copies.count);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
-    glViewport(0, 0, table.width, rows * copies.count);
+    setViewport(table.width, rows * copies.count);
     setRenderState({GL_MAX});
     const float zero[4] = {0, 0, 0, 0};
     for (GLint target : {kBoxes, kSums, kRoots}) glClearBufferfv(GL_COLOR, target, zero);
@@ -109,7 +110,7 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     if (spread) {
         // The copies folded into the table's first rows, every texel written.
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.framebuffer.id());
-        glViewport(0, 0, table.width, copies.rows);
+        setViewport(table.width, copies.rows);
         setRenderState({});
         auto& fold = context.programs.use(kComponentTableFold);
         fold.set("quadDepth", 0.0f);

@@ -18,6 +18,7 @@ std::uint32_t CountRootsPass::run(const PassContext& context, const gl::RenderTa
     glEndQuery(GL_SAMPLES_PASSED);
     GLuint64 roots = 0;
     glGetQueryObjectui64v(query_.id(), GL_QUERY_RESULT, &roots);
+    countWait();
     context.checkPass(kStage);
     return std::uint32_t(roots);
 }

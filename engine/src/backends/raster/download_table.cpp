@@ -12,6 +12,7 @@ void DownloadTablePass::run(const PassContext& context, const TableTargets& tabl
     block.sums.resize(block.boxes.size());
     block.roots.resize(std::size_t(table.width) * rows);
     gl::readTextureRect(table.boxes.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.boxes.data());
+    countWait();  // the first read waits; the others find the table done
     gl::readTextureRect(table.sums.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.sums.data());
     gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
     context.checkPass(kStage);

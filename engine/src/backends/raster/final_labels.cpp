@@ -12,7 +12,7 @@ void FinalLabelsPass::run(const PassContext& context, const LabeledGrid& grid, c
     setRenderState({});
     context.programs.use(kFinalLabels);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, labels.id());
-    glViewport(0, 0, grid.grid.width, grid.grid.height);
+    setViewport(grid.grid.width, grid.grid.height);
     bindTexture(kNodeGraphSlot, grid.nodeGraph);
     bindTexture(kIdsSlot, grid.ids);
     bindTexture(kRootLabelsSlot, grid.rootLabels);

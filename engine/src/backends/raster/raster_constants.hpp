@@ -44,6 +44,8 @@ constexpr int kExactFloatSum = 1 << 24;
 // and in resolve_links (a square's side); Tuning checks the same bounds.
 constexpr int kMaxColumnGroup = 32;
 constexpr int kMaxResolveGroup = 8;
+// resolve_links' rounds issued per wait for the GPU (Tuning::rasterResolveAhead).
+constexpr int kMaxResolveAhead = 16;
 // component_bits spreads a large component's points of a band over up to
 // kMaxBitsSpread texels (Tuning::rasterBitsSpread), each a partial count that
 // the fold adds up; the band holds at most max(count, kBitsSpreadTexels)

@@ -28,6 +28,7 @@ public:
         variants.columnGroup = current.rasterColumnGroup;
         variants.resolveGroup = current.rasterResolveGroup;
         variants.resolveCheckInDraw = current.rasterResolveCheck == Tuning::RasterCheck::Draw;
+        variants.resolveAhead = current.rasterResolveAhead;
         variants.runHops = current.rasterRunHops;
         variants.bitsSpread = current.rasterBitsSpread;
         variants.tableSpread = current.rasterTableSpread;

@@ -72,18 +72,40 @@ void setRenderState(const RenderState& state) {
     glDisable(GL_SCISSOR_TEST);
 }
 
-void beginPass(const gl::RenderTarget& target) {
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
-    glViewport(0, 0, target.width(), target.height());
+namespace {
+IssuedWork issued;
+std::int64_t viewportTexels = 0;
+}  // namespace
+
+IssuedWork& issuedWork() { return issued; }
+
+void countWait() { ++issued.waits; }
+
+void setViewport(int width, int height) {
+    glViewport(0, 0, width, height);
+    viewportTexels = std::int64_t(width) * height;
 }
 
-void drawFullscreen() { glDrawArrays(GL_TRIANGLES, 0, 3); }
+void beginPass(const gl::RenderTarget& target) {
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+    setViewport(target.width(), target.height());
+}
+
+void drawFullscreen() {
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+    ++issued.draws;
+    issued.fragments += viewportTexels;
+}
 
 void drawPoints(std::int64_t count) {
-    if (count > 0) glDrawArrays(GL_POINTS, 0, GLsizei(count));
+    if (count <= 0) return;
+    glDrawArrays(GL_POINTS, 0, GLsizei(count));
+    ++issued.draws;
+    issued.points += count;
 }
 
 void copyTarget(const gl::RenderTarget& from, const gl::RenderTarget& to) {
+    ++issued.copies;
     glBindFramebuffer(GL_READ_FRAMEBUFFER, from.framebuffer.id());
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, to.framebuffer.id());
     glBlitFramebuffer(0, 0, from.width(), from.height(), 0, 0, to.width(), to.height(), GL_COLOR_BUFFER_BIT,
@@ -167,6 +189,7 @@ bool anySamplesPassed(const PassContext& context, const gl::Query& query, const 
     glEndQuery(GL_ANY_SAMPLES_PASSED);
     GLuint any = 0;
     glGetQueryObjectuiv(query.id(), GL_QUERY_RESULT, &any);
+    countWait();
     return any != 0;
 #endif
 }

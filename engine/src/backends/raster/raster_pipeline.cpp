@@ -34,6 +34,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.borderRounds = std::clamp(options.borderRounds, 0, 64);
     options_.columnGroup = std::clamp(options.columnGroup, 1, kMaxColumnGroup);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
+    options_.resolveAhead = std::clamp(options.resolveAhead, 1, kMaxResolveAhead);
     options_.runHops = std::clamp(options.runHops, 2, kMaxHops);
     options_.bitsSpread = std::clamp(options.bitsSpread, 1, kMaxBitsSpread);
     options_.tableSpread = std::clamp(options.tableSpread, 1, kMaxTableSpread);
@@ -70,11 +71,30 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     postColumnProcessing_.run(context, r.ids, r.idScratch);  // marked roots, then every node, to their roots
     // Roots linked across block borders, then until no connected neighbours differ: exact.
     mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
+    // With the scan's numbering, resolve_links' rounds issued ahead are
+    // checked after the labels are queued: the host waits once, at the end.
+    bool deferCheck = options_.scanAlways && options_.resolveAhead > 1;
     resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues, options_.resolveInFragments,
-                                       options_.resolveGroup, options_.resolveCheckInDraw);
+                                       options_.resolveGroup, options_.resolveCheckInDraw, options_.resolveAhead,
+                                       deferCheck);
     if (options_.scanAlways) {
-        count_ = scanRoots_.count(context, r.ids, r.scanLevels, r.rootLabels);
-        scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);
+        // Nothing before the labels needs the count: it is read once they
+        // are queued, so the GPU does not idle while the host waits for it.
+        for (;;) {
+            scanRoots_.countUp(context, r.ids, r.scanLevels, r.rootLabels);
+            scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);
+            finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));
+            if (!deferCheck || resolveLinks_.settled(resolveRounds_)) break;
+            // Links left past the batch: the rounds go on, then the
+            // numbering and the labels again.
+            resolveRounds_ += resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues,
+                                                options_.resolveInFragments, options_.resolveGroup,
+                                                options_.resolveCheckInDraw, options_.resolveAhead);
+            deferCheck = false;
+        }
+        count_ = scanRoots_.readCount(context, r.scanLevels);
+        checkGlError("glccl::RasterPipeline::label()");
+        return count_;
     } else if (!es_) {
         const std::uint32_t roots = countRoots_.run(context, r.ids, r.idScratch);
         if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);

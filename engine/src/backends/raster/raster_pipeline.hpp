@@ -72,6 +72,11 @@ public:
         // fragment pass before it (rasterResolveCheck draw); with
         // resolveInFragments the values pass is the check either way.
         bool resolveCheckInDraw = false;
+        // resolve_links' rounds issued per wait for the GPU, each under
+        // conditional rendering on the check before it
+        // (rasterResolveAhead), 1..kMaxResolveAhead; desktop GL, with the
+        // check a pass and the links found by vertices.
+        int resolveAhead = 1;
         // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops.
         int runHops = raster::kHops;
         // Texels per large component among which component_bits spreads its

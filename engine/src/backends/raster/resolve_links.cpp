@@ -30,14 +30,30 @@ bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTa
     return anySamplesPassed(context, *query, [&] { drawPoints(points); });
 }
 
+bool ResolveLinksPass::settled(int& rounds) {
+    if (batch_ == 0) return true;
+    GLuint more = 0;
+    glGetQueryObjectuiv(checks_[std::size_t(batch_)].id(), GL_QUERY_RESULT, &more);
+    countWait();
+    // The batch's other checks are done by now.
+    for (int i = 0; i < batch_; ++i) {
+        GLuint linked = 0;
+        glGetQueryObjectuiv(checks_[std::size_t(i)].id(), GL_QUERY_RESULT, &linked);
+        rounds += linked != 0 ? 1 : 0;
+    }
+    batch_ = 0;
+    return more == 0;
+}
+
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
                           const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments,
-                          int group, bool checkInDraw) {
+                          int group, bool checkInDraw, int ahead, bool deferLastCheck) {
     auto scope = context.timer.scope(kStage);
     // The link draw's vertices: one per square of group × group nodes.
     const std::int64_t squares = std::int64_t(ceilDiv(ids.width(), group)) * ceilDiv(ids.height(), group);
     bindTexture(kNodeGraphSlot, nodeGraph);
     int rounds = 0;
+    batch_ = 0;
     if (linksInFragments) {
         auto& find = context.programs.use(kValues);
         auto& scatter = context.programs.use(kResolveLinksScatter);
@@ -73,7 +89,42 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             ++rounds;
             PostColumnProcessingPass::compress(context, scratch, ids);
         }
-        while (!checkInDraw) {
+        // Nodes with a connected neighbour of another label, under
+        // `query`; nothing is written.
+        const auto check = [&](const gl::Query& query) {
+            beginPass(scratch);
+            bindTexture(kIdsSlot, ids.texture);
+            count.use();
+            setRenderState({GL_NONE, GL_NONE, false, false});
+            glBeginQuery(GL_ANY_SAMPLES_PASSED, query.id());
+            drawFullscreen();
+            glEndQuery(GL_ANY_SAMPLES_PASSED);
+        };
+        // Conditional rendering (desktop OpenGL 3.0): a round's draws are
+        // discarded by the GPU where the check before them passed nothing,
+        // which discards the next check too, so the rounds after the last
+        // link cost no draw and the host waits once per batch. A skipped
+        // round's copy into `scratch` changes nothing the next round reads.
+        const bool batched = !checkInDraw && ahead > 1 && !context.es && glBeginConditionalRender != nullptr;
+        if (batched) {
+            while (int(checks_.size()) < ahead + 1) checks_.push_back(gl::Query::create());
+            check(checks_[0]);
+            batch_ = 0;
+            for (;;) {
+                for (int i = 0; i < ahead; ++i) {
+                    glBeginConditionalRender(checks_[std::size_t(i)].id(), GL_QUERY_WAIT);
+                    linkRoots(context, link, ids, scratch, squares, nullptr);
+                    PostColumnProcessingPass::compress(context, scratch, ids);
+                    check(checks_[std::size_t(i) + 1]);
+                    glEndConditionalRender();
+                }
+                batch_ = ahead;
+                if (deferLastCheck) break;  // settled() reads it
+                if (settled(rounds)) break;
+                std::swap(checks_[0], checks_[std::size_t(ahead)]);
+            }
+        }
+        while (!checkInDraw && !batched) {
             // Nodes with a connected neighbour of another label; nothing is written.
             beginPass(scratch);
             bindTexture(kIdsSlot, ids.texture);

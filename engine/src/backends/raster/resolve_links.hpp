@@ -1,4 +1,6 @@
 #pragma once
+#include <vector>
+
 #include "raster_pass.hpp"
 
 namespace glccl::raster {
@@ -23,13 +25,27 @@ public:
     // (Tuning::rasterResolveGroup), which raises one root a round. With
     // `checkInDraw` (and not `linksInFragments`) the link draw itself runs
     // under the occlusion query instead of a check pass before it
-    // (Tuning::rasterResolveCheck draw). Returns the rounds it needed.
+    // (Tuning::rasterResolveCheck draw). With neither, in a desktop
+    // context, `ahead` rounds are issued per wait for the GPU: each round's
+    // link draws and the next check run under conditional rendering on the
+    // check before them, and the host reads the batch's last check
+    // (Tuning::rasterResolveAhead). Returns the rounds it needed. With
+    // `deferLastCheck`, the first batch's last check is not read: the
+    // caller queues what comes next, then asks settled().
     int run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
             const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments, int group,
-            bool checkInDraw = false);
+            bool checkInDraw = false, int ahead = 1, bool deferLastCheck = false);
+    // Reads the last check of the batch run() left unread, if any (a wait
+    // for the GPU), adding the batch's rounds to `rounds`: true where no
+    // link is left; false where run() must go on.
+    bool settled(int& rounds);
 
 private:
+    // Rounds of the batch whose checks are unread; 0: none.
+    int batch_ = 0;
     gl::Query query_;
+    // The checks of a batch of rounds issued ahead: ahead + 1.
+    std::vector<gl::Query> checks_;
 };
 
 // A link round of merge_block_borders and resolve_links: `ids` copied into

@@ -37,7 +37,7 @@ void RouteRootsPass::run(const PassContext& context, const gl::RenderTarget& ids
     // Every root a point over the whole block: the stencil lets one through per texel.
     auto& route = context.programs.use(kRoute);
     bindTexture(kIdsSlot, ids.texture);
-    glViewport(0, 0, side, side);
+    setViewport(side, side);
     glEnable(GL_STENCIL_TEST);
     glStencilFunc(GL_EQUAL, 1, 0xFF);
     glStencilOp(GL_DECR, GL_DECR, GL_DECR);
@@ -56,7 +56,7 @@ void RouteRootsPass::run(const PassContext& context, const gl::RenderTarget& ids
     rank.set(kSide, side);
     rank.set("routedCount", int(roots));
     beginPass(routing.labels);
-    glViewport(0, 0, side, side);
+    setViewport(side, side);
     bindTexture(kRoutedSlot, routing.routed.texture);
     drawFullscreen();
 

@@ -45,13 +45,24 @@ void ScanRootsPass::upSweep(const PassContext& context, const gl::RenderTarget& 
 
 std::uint32_t ScanRootsPass::count(const PassContext& context, const gl::RenderTarget& ids,
                                    const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
+    countUp(context, ids, levels, rootLabels);
+    return readCount(context, levels);
+}
+
+void ScanRootsPass::countUp(const PassContext& context, const gl::RenderTarget& ids,
+                            const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
     auto scope = context.timer.scope("count_roots");
     upSweep(context, ids, levels, rootLabels);
+}
+
+std::uint32_t ScanRootsPass::readCount(const PassContext& context, const std::vector<ScanLevel>& levels) {
+    auto scope = context.timer.scope("count_roots");
     // The top is 1x1: a count, or level 0's mask where the scan grid fits
     // one block. Integer targets are read as RGBA_INTEGER, the format ES
     // guarantees for them.
     GLuint top[4] = {0, 0, 0, 0};
     gl::readTextureRect(levels.back().counts.texture, 0, 0, 1, 1, GL_RGBA_INTEGER, GL_UNSIGNED_INT, top);
+    countWait();
     context.checkPass("count_roots");
     std::uint32_t roots = top[0];
     if (levels.size() == 1) {

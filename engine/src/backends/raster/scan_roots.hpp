@@ -22,9 +22,14 @@ public:
     void run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
              const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels, bool upSwept = false);
     // The number of roots from the up-sweep's top texel: count_roots where
-    // occlusion queries only say any or none (OpenGL ES).
+    // occlusion queries only say any or none (OpenGL ES). countUp() and
+    // readCount() are its two halves, so that the read (a wait for the
+    // GPU) can come after the passes that do not need the count.
     std::uint32_t count(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
                         const gl::RenderTarget& rootLabels);
+    void countUp(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
+                 const gl::RenderTarget& rootLabels);
+    std::uint32_t readCount(const PassContext& context, const std::vector<ScanLevel>& levels);
 
 private:
     void upSweep(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
