@@ -255,6 +255,24 @@ TEST_CASE("measure: one-pixel regions, lines, rings with holes, borders, wide su
                                 kProperties2d, family);
 }
 
+TEST_CASE("measure: one region around many one-pixel regions, rows across work groups and groups across rows",
+          "[gl][compute][measure]") {
+    // A grid (x % 4 == 0 or y % 4 == 0) holding one pixel in each cell at
+    // (2, 2): rows y % 4 == 2 alternate grid and one-pixel regions, so
+    // that nearly every segment keeps the grid and passes small regions.
+    // Rows of 2600 span two work groups; rows of 90 put several in one.
+    for (auto [w, h] : {std::pair{2600, 11}, std::pair{90, 70}, std::pair{33, 200}}) {
+        Image grid(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x)
+                if (x % 4 == 0 || y % 4 == 0 || (x % 4 == 2 && y % 4 == 2)) setPixel(grid, x, y);
+        requireGpuTermsMatchCpu(grid, Connectivity::Eight, Criterion::binary(), kProperties2d, "grid");
+        for (auto [format, bits] : {std::pair{GLenum(GL_R8), 8}, std::pair{GLenum(GL_R32UI), 32}})
+            requireGpuIntensityTermsMatchCpu(grid, Connectivity::Eight, randomIntensity(grid.shape(), bits, 11), format,
+                                             "grid");
+    }
+}
+
 TEST_CASE("measure: the GPU's volume terms are the cpu accumulator's", "[gl][compute][measure][volume]") {
     std::mt19937_64 seeds(62);
     for (auto [w, h, d] : {std::tuple{1, 1, 1}, std::tuple{1, 1, 23}, std::tuple{19, 1, 1}, std::tuple{17, 13, 11},
