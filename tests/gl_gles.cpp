@@ -237,6 +237,7 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     variants.bitsSpread = 6;
     variants.tableSpread = 5;
     variants.resolveAhead = 3;  // no conditional rendering in ES: a wait each round
+    variants.tableInOneRead = true;
     RasterPipeline::Options oneBlock = variants;
     oneBlock.blockWidth = 1 << 14;
     RasterPipeline pipeline(options);

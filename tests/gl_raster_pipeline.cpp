@@ -492,7 +492,8 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveAhead = 3;
     variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3", options);
     options.scanAlways = true;  // the batch's last check read after the labels
-    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3 rasterNumbering=scan", options);
+    options.tableInOneRead = true;
+    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3 rasterNumbering=scan rasterTableReads=1", options);
     options.blockWidth = 3;
     options.columnGroup = 4;
     options.resolveGroup = 3;
@@ -592,6 +593,7 @@ RasterPipeline::Options tuningDefaults() {
     options.resolveGroup = defaults.rasterResolveGroup;
     options.resolveCheckInDraw = defaults.rasterResolveCheck == Tuning::RasterCheck::Draw;
     options.resolveAhead = defaults.rasterResolveAhead;
+    options.tableInOneRead = defaults.rasterTableReads == 1;
     options.runHops = defaults.rasterRunHops;
     options.bitsSpread = defaults.rasterBitsSpread;
     options.tableSpread = defaults.rasterTableSpread;

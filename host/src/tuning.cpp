@@ -102,6 +102,10 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterResolveCheck = parseChoice<RasterCheck>(name, value, kRasterCheck);
     } else if (name == "rasterResolveAhead") {
         rasterResolveAhead = parseCount(name, value, 1, 16, "a round count 1..16");
+    } else if (name == "rasterTableReads") {
+        const int reads = parseCount(name, value, 1, 3, "1 or 3");
+        if (reads == 2) malformed(name, value, "1 or 3");
+        rasterTableReads = reads;
     } else if (name == "rasterRunHops") {
         rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
     } else if (name == "rasterBitsSpread") {
@@ -114,7 +118,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterRunHops, rasterBitsSpread, rasterTableSpread or "
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread or "
                     "shaderDir");
     }
 }
@@ -142,6 +146,8 @@ std::string Tuning::describe() const {
         raster += std::string(" rasterResolveCheck=") + kRasterCheck[int(rasterResolveCheck)];
     if (rasterResolveAhead != defaults.rasterResolveAhead)
         raster += " rasterResolveAhead=" + std::to_string(rasterResolveAhead);
+    if (rasterTableReads != defaults.rasterTableReads)
+        raster += " rasterTableReads=" + std::to_string(rasterTableReads);
     if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
     if (rasterBitsSpread != defaults.rasterBitsSpread)
         raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
@@ -182,6 +188,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterResolveAhead < 1 || tuning.rasterResolveAhead > 16)
         throw Error("glccl::setTuning(): rasterResolveAhead is " + std::to_string(tuning.rasterResolveAhead) +
                     "; expected 1..16");
+    if (tuning.rasterTableReads != 1 && tuning.rasterTableReads != 3)
+        throw Error("glccl::setTuning(): rasterTableReads is " + std::to_string(tuning.rasterTableReads) +
+                    "; expected 1 or 3");
     if (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024)
         throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
                     "; expected 2..1024");

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[19] = {
+const TuningVariable kTuningVariables[20] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -39,6 +39,7 @@ const TuningVariable kTuningVariables[19] = {
     {"GLCCL_RASTER_RESOLVE_GROUP", "rasterResolveGroup"},
     {"GLCCL_RASTER_RESOLVE_CHECK", "rasterResolveCheck"},
     {"GLCCL_RASTER_RESOLVE_AHEAD", "rasterResolveAhead"},
+    {"GLCCL_RASTER_TABLE_READS", "rasterTableReads"},
     {"GLCCL_RASTER_RUN_HOPS", "rasterRunHops"},
     {"GLCCL_RASTER_BITS_SPREAD", "rasterBitsSpread"},
     {"GLCCL_RASTER_TABLE_SPREAD", "rasterTableSpread"},

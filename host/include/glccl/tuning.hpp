@@ -135,6 +135,10 @@ struct Tuning {
     // queued (where links are left, the rounds go on and the labels are
     // drawn again). ES has no conditional rendering: a wait each round there.
     int rasterResolveAhead = 1;
+    // Reads of download_table: 3 (default), one per target of the
+    // component table, each a wait for the GPU; or 1, the three into one
+    // pixel pack buffer, mapped once (WebGL: 3 whatever it says).
+    int rasterTableReads = 3;
     // Hops per pass of vertical_runs' pointer jumping: 2..1024, 32 by
     // default. The reach grows that many-fold per pass: fewer passes, more
     // fetches in each.

@@ -1,9 +1,13 @@
 #include "download_table.hpp"
 
+#include <cstring>
+
+#include "glccl/error.hpp"
+
 namespace glccl::raster {
 
 void DownloadTablePass::run(const PassContext& context, const TableTargets& table, std::uint32_t count,
-                            DownloadedTable& block) {
+                            DownloadedTable& block, bool oneRead) {
     auto scope = context.timer.scope(kStage);
     block.count = count;
     block.width = table.width;
@@ -11,11 +15,60 @@ void DownloadTablePass::run(const PassContext& context, const TableTargets& tabl
     block.boxes.resize(std::size_t(table.width) * rows * 4);
     block.sums.resize(block.boxes.size());
     block.roots.resize(std::size_t(table.width) * rows);
+#ifndef __EMSCRIPTEN__
+    if (oneRead) {
+        readOnce(context, table, rows, block);
+        context.checkPass(kStage);
+        return;
+    }
+#else
+    (void)oneRead;  // WebGL maps no buffer
+#endif
     gl::readTextureRect(table.boxes.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.boxes.data());
     countWait();  // the first read waits; the others find the table done
     gl::readTextureRect(table.sums.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.sums.data());
     gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
     context.checkPass(kStage);
+}
+
+void DownloadTablePass::readOnce(const PassContext& context, const TableTargets& table, int rows,
+                                 DownloadedTable& block) {
+    gl::TransferStateGuard guard;  // pack state and bindings restored after
+    const std::size_t texels = std::size_t(table.width) * rows;
+    const std::size_t vec4Bytes = texels * 4 * sizeof(float);
+    // ES reads a one-channel float target as RGBA only.
+    const std::size_t rootBytes = context.es ? vec4Bytes : texels * sizeof(float);
+    const std::size_t bytes = 2 * vec4Bytes + rootBytes;
+    if (pack_.id() == 0) pack_ = gl::Buffer::create();
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, pack_.id());
+    if (bytes > packBytes_) {
+        glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(bytes), nullptr, GL_STREAM_READ);
+        packBytes_ = bytes;
+    }
+    const auto read = [&](const gl::RenderTarget& target, GLenum format, std::size_t offset) {
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, target.framebuffer.id());
+        glReadBuffer(GL_COLOR_ATTACHMENT0);
+        glReadPixels(0, 0, table.width, rows, format, GL_FLOAT, reinterpret_cast<void*>(offset));
+    };
+    read(table.boxes, GL_RGBA, 0);
+    read(table.sums, GL_RGBA, vec4Bytes);
+    read(table.roots, context.es ? GL_RGBA : GL_RED, 2 * vec4Bytes);
+    const auto* mapped =
+        static_cast<const unsigned char*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes), GL_MAP_READ_BIT));
+    countWait();
+    if (mapped == nullptr) {
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        throw Error("glccl::RasterPipeline::components(): the component table's pixel buffer could not be mapped");
+    }
+    std::memcpy(block.boxes.data(), mapped, vec4Bytes);
+    std::memcpy(block.sums.data(), mapped + vec4Bytes, vec4Bytes);
+    if (context.es) {
+        for (std::size_t i = 0; i < texels; ++i)
+            std::memcpy(&block.roots[i], mapped + 2 * vec4Bytes + i * 4 * sizeof(float), sizeof(float));
+    } else {
+        std::memcpy(block.roots.data(), mapped + 2 * vec4Bytes, rootBytes);
+    }
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
 }
 
 }  // namespace glccl::raster

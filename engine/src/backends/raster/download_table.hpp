@@ -19,11 +19,19 @@ struct DownloadedTable {
 };
 
 // download_table: the compact block of `count` entries, no more, into
-// `block`, whose storage is kept from call to call.
+// `block`, whose storage is kept from call to call. A read per target, or
+// with `oneRead` (Tuning::rasterTableReads 1; not in WebGL) the three into
+// one pixel pack buffer, mapped once: one wait for the GPU, not three.
 class DownloadTablePass {
 public:
     static constexpr const char* kStage = "download_table";
-    void run(const PassContext& context, const TableTargets& table, std::uint32_t count, DownloadedTable& block);
+    void run(const PassContext& context, const TableTargets& table, std::uint32_t count, DownloadedTable& block,
+             bool oneRead = false);
+
+private:
+    void readOnce(const PassContext& context, const TableTargets& table, int rows, DownloadedTable& block);
+    gl::Buffer pack_;
+    std::size_t packBytes_ = 0;
 };
 
 }  // namespace glccl::raster

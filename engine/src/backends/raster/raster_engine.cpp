@@ -29,6 +29,7 @@ public:
         variants.resolveGroup = current.rasterResolveGroup;
         variants.resolveCheckInDraw = current.rasterResolveCheck == Tuning::RasterCheck::Draw;
         variants.resolveAhead = current.rasterResolveAhead;
+        variants.tableInOneRead = current.rasterTableReads == 1;
         variants.runHops = current.rasterRunHops;
         variants.bitsSpread = current.rasterBitsSpread;
         variants.tableSpread = current.rasterTableSpread;

@@ -132,7 +132,7 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     if (copies > 1) r.reserveTableCopies(tableRows, copies);
     componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts,
                         ComponentTablePass::Copies{r.tableCopies, tableRows, copies});
-    downloadTable_.run(context, r.table, count_, downloaded_);
+    downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead);
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not
         r.reserveLargeSums(int(sums_.largeLabels.size()), options_.bitsSpread);

@@ -77,6 +77,9 @@ public:
         // (rasterResolveAhead), 1..kMaxResolveAhead; desktop GL, with the
         // check a pass and the links found by vertices.
         int resolveAhead = 1;
+        // download_table's three targets read into one pixel pack buffer,
+        // mapped once (rasterTableReads 1), or a read each (3).
+        bool tableInOneRead = false;
         // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops.
         int runHops = raster::kHops;
         // Texels per large component among which component_bits spreads its
