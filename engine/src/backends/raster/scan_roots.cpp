@@ -56,7 +56,8 @@ void ScanRootsPass::countUp(const PassContext& context, const gl::RenderTarget& 
 }
 
 std::uint32_t ScanRootsPass::readCount(const PassContext& context, const std::vector<ScanLevel>& levels) {
-    auto scope = context.timer.scope("count_roots");
+    // No timer scope: the read draws nothing, and a stage's query that
+    // times no GPU work reads as not measured.
     // The top is 1x1: a count, or level 0's mask where the scan grid fits
     // one block. Integer targets are read as RGBA_INTEGER, the format ES
     // guarantees for them.
