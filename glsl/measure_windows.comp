@@ -82,12 +82,11 @@ int eulerTimes(uint config) {
 #define FULL_WINDOW 15u
 #endif
 
-// The shares of two regions, added up here: slot 0 holds the first region
-// the segment meets, kept for the whole segment and added with the group's
-// other kept slots of that region and row before one flush; slot 1 a
-// passing region, flushed into `totals` when a third one comes and at the
-// segment's end. The region around many small ones takes its atomic adds
-// once per group and row, not once per small region it surrounds.
+// The shares of two regions, added up here and flushed into `totals` at
+// the segment's end: slot 0 holds the first region the segment meets, kept
+// for the whole segment; slot 1 a passing region, flushed when a third one
+// comes. The region around many small ones takes one atomic add per
+// segment, not one per small region it surrounds.
 uint slotLabel[2];
 int slotEuler[2];
 uint slotCrofton[2 * 5];
@@ -123,26 +122,13 @@ int takeSlot(uint label) {
     return 1;
 }
 
-// The kept slots of the group, one an invocation, for adding those of one
-// region and row of windows together before one of them flushes, as
-// measure_terms adds its kept runs.
-shared uint keptLabel[MEASURE_GROUP];
-shared int keptEuler[MEASURE_GROUP];
-shared uint keptCrofton[5 * MEASURE_GROUP];
-
-void shareKept(uint i) {
-    keptEuler[i] = slotEuler[0];
-    for (int c = 0; c < 5; ++c) keptCrofton[i * 5u + uint(c)] = slotCrofton[c];
-}
-
 void main() {
     // Rows of windows: imageSize.y + 1 a slice (imageSize.z + 1 slices of a volume).
-    const uint i = gl_LocalInvocationID.x;
     const uint segment = segmentIndex();
-    const bool valid = segment < segmentCount;
+    if (segment >= segmentCount) return;
     const uint rowIndex = segment / segmentsPerRow;
     const int x0 = int(segment % segmentsPerRow) * MEASURE_SEGMENT;
-    const int x1 = valid ? min(x0 + MEASURE_SEGMENT, imageSize.x + 1) : x0;
+    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x + 1);
 #if DIMENSIONS == 3
     const ivec3 corner = ivec3(0, int(rowIndex % uint(imageSize.y + 1)), int(rowIndex / uint(imageSize.y + 1)));
 #else
@@ -169,14 +155,14 @@ void main() {
         v[6] = labelAt(left - back);
         v[7] = labelAt(upLeft - back);
 #endif
-        for (int k = 0; k < WINDOW; ++k) {
-            const uint label = v[k];
+        for (int i = 0; i < WINDOW; ++i) {
+            const uint label = v[i];
             if (!inBatch(label)) continue;
             bool earlier = false;
-            for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
+            for (int j = 0; j < i; ++j) earlier = earlier || v[j] == label;
             if (earlier) continue;
             uint config = 0u;
-            for (int j = k; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
+            for (int j = i; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
             if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
 #ifdef GATHER_CROFTON
             const int c = kCroftonClass[config];
@@ -196,32 +182,6 @@ void main() {
 #endif
         }
     }
+    flushSlot(0);
     flushSlot(1);
-
-    // The kept slots of each region and row summed into the first invocation
-    // that holds it, by halving steps (measure_terms.comp).
-    const uint kept = slotLabel[0];
-    keptLabel[i] = kept;
-    shareKept(i);
-    memoryBarrierShared();
-    barrier();
-    const uint base = segment - i;  // the group's first segment
-    uint end = i + 1u;               // past the last invocation of this region and row
-    if (kept != 0u)
-        while (end < uint(MEASURE_GROUP) && keptLabel[end] == kept && (base + end) / segmentsPerRow == rowIndex) ++end;
-    const bool head =
-        kept != 0u && (i == 0u || keptLabel[i - 1u] != kept || (base + i - 1u) / segmentsPerRow != rowIndex);
-    for (uint d = 1u; d < uint(MEASURE_GROUP); d <<= 1) {
-        const bool take = i + d < end;
-        if (take) {
-            slotEuler[0] += keptEuler[i + d];
-            for (int c = 0; c < 5; ++c) slotCrofton[c] += keptCrofton[(i + d) * 5u + uint(c)];
-        }
-        memoryBarrierShared();
-        barrier();
-        if (take) shareKept(i);
-        memoryBarrierShared();
-        barrier();
-    }
-    if (head) flushSlot(0);
 }
