@@ -64,18 +64,6 @@ uint labelAt(PixelCoord p) {
 uniform uint firstLabel;
 uniform uint batchLabels;
 
-// The segments of a pass: its rows (y, z) cut into segmentsPerRow segments
-// of MEASURE_SEGMENT elements (windows) each, segmentCount in all, one an
-// invocation, numbered row by row along the work groups of a dispatch of
-// (x, y) groups (x up to the 65535 every context allows), so that the
-// invocations of one group take consecutive segments of one or more rows.
-uniform uint segmentsPerRow;
-uniform uint segmentCount;
-
-uint segmentIndex() {
-    return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) + gl_LocalInvocationID.x;
-}
-
 bool inBatch(uint label) { return label - firstLabel < batchLabels; }  // label 0 wraps past every batch
 uint recordOf(uint label) { return (label - firstLabel) * uint(RECORD_WORDS); }
 ivec4 boxOf(uint label) { return boxMin[label - firstLabel]; }

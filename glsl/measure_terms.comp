@@ -4,21 +4,13 @@
 // and weighted moments, added into `totals` (measure_common.glsl).
 // measure_extrema finds the extrema's first positions after it.
 //
-// An invocation walks one segment of MEASURE_SEGMENT elements of a row
-// (y, z) (measure_common.glsl's segments). The first region the segment
-// meets is kept: all its elements in the segment go into one run of sums,
-// whatever lies between them. The other regions' elements go into a passing
-// run of sums, flushed into its region's record (atomic adds) when another
-// region's element comes, and at the end:
+// An invocation walks MEASURE_SEGMENT elements of one row (y, z) and sums
+// the run of each label it meets on the way (background, and labels of
+// other batches, between elements of one label do not end a run), so that a region's totals take one
+// atomic add per run and term, not one per element:
 //
-//   row y:  3 3 . 5 3 3 7 7 3 | ...     kept 3 (one run of sums); passing 5, then 7
-//
-// The kept runs of the invocations of one work group that hold the same
-// region on the same row are added together in shared memory before one of
-// them flushes: the region that fills a noisy image, interrupted by small
-// regions everywhere, takes its atomic adds once per group and row, not
-// once per small region it surrounds. The kept region's elements are walked
-// first and the others' after, so that one run of sums is held at a time.
+//   row y:  . . 3 3 . 3 3 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
+//               <-- run -->   <- run ->
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -162,170 +154,53 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
-// One element of the run's region: its powers, sample and border class.
-void addElement(inout Run run, PixelCoord p) {
-    // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
-    const uint lx = uint(p.x - run.origin.x);
-    uint high, low;
-    umulExtended(lx * lx, lx, high, low);
-    const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
-#ifdef GATHER_MOMENTS
-    for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
-#endif
-#ifdef GATHER_INTENSITY
-    const uint value = sampleAt(p);
-#endif
-#ifdef GATHER_SUMS
-    run.sum = add64(run.sum, uvec2(value, 0u));
-    run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
-#endif
-#ifdef GATHER_EXTREMA
-    run.least = min(run.least, value);
-    run.most = max(run.most, value);
-#endif
-#ifdef GATHER_WEIGHTED
-    for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
-#endif
-#ifdef GATHER_PERIMETER
-    if (isBorder(p, run.label)) {
-        const int c = perimeterClass(p, run.label);
-        if (c >= 0) run.perimeter[c] += 1u;
-    }
-#endif
-}
-
-// The kept runs of the group, one an invocation, for adding those of one
-// region and row together. A group's kept runs add up to at most
-// MEASURE_GROUP x MEASURE_SEGMENT elements: their sums of 64 and 96 bits
-// hold them.
-shared uint keptLabel[MEASURE_GROUP];
-#ifdef GATHER_MOMENTS
-shared uvec2 keptPowers[4 * MEASURE_GROUP];
-#endif
-#ifdef GATHER_PERIMETER
-shared uvec3 keptPerimeter[MEASURE_GROUP];
-#endif
-#ifdef GATHER_SUMS
-shared uvec2 keptSum[MEASURE_GROUP];
-shared uvec3 keptSquares[MEASURE_GROUP];
-#endif
-#ifdef GATHER_EXTREMA
-shared uvec2 keptExtrema[MEASURE_GROUP];
-#endif
-#ifdef GATHER_WEIGHTED
-shared uvec3 keptWeighted[4 * MEASURE_GROUP];
-#endif
-
-void shareKept(uint i, Run run) {
-#ifdef GATHER_MOMENTS
-    for (uint e = 0u; e < 4u; ++e) keptPowers[i * 4u + e] = run.powers[e];
-#endif
-#ifdef GATHER_PERIMETER
-    keptPerimeter[i] = run.perimeter;
-#endif
-#ifdef GATHER_SUMS
-    keptSum[i] = run.sum;
-    keptSquares[i] = run.squares;
-#endif
-#ifdef GATHER_EXTREMA
-    keptExtrema[i] = uvec2(run.least, run.most);
-#endif
-#ifdef GATHER_WEIGHTED
-    for (uint e = 0u; e < 4u; ++e) keptWeighted[i * 4u + e] = run.weighted[e];
-#endif
-}
-
-// Invocation j's kept run, of the same region and row, added into `run`.
-void addKept(inout Run run, uint j) {
-#ifdef GATHER_MOMENTS
-    for (uint e = 0u; e < 4u; ++e) run.powers[e] = add64(run.powers[e], keptPowers[j * 4u + e]);
-#endif
-#ifdef GATHER_PERIMETER
-    run.perimeter += keptPerimeter[j];
-#endif
-#ifdef GATHER_SUMS
-    run.sum = add64(run.sum, keptSum[j]);
-    run.squares = add96(run.squares, keptSquares[j]);
-#endif
-#ifdef GATHER_EXTREMA
-    run.least = min(run.least, keptExtrema[j].x);
-    run.most = max(run.most, keptExtrema[j].y);
-#endif
-#ifdef GATHER_WEIGHTED
-    for (uint e = 0u; e < 4u; ++e) run.weighted[e] = add96(run.weighted[e], keptWeighted[j * 4u + e]);
-#endif
-}
-
 void main() {
-    const uint i = gl_LocalInvocationID.x;
-    const uint segment = segmentIndex();
-    const bool valid = segment < segmentCount;
-    const uint rowIndex = segment / segmentsPerRow;
-    const int x0 = int(segment % segmentsPerRow) * MEASURE_SEGMENT;
-    const int x1 = valid ? min(x0 + MEASURE_SEGMENT, imageSize.x) : x0;
+    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
+    if (x0 >= imageSize.x) return;
+    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
 #if DIMENSIONS == 3
-    const ivec3 row = ivec3(0, int(rowIndex % uint(imageSize.y)), int(rowIndex / uint(imageSize.y)));
+    const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
 #else
-    const ivec2 row = ivec2(0, int(rowIndex));
+    const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
-    // The kept region's elements first, then the others': one run of sums
-    // at a time.
-    uint keptRegion = 0u;
-    for (int x = x0; x < x1 && keptRegion == 0u; ++x) {
-        PixelCoord p = row;
-        p.x = x;
-        const uint label = imageLoad(labelImage, p).r;
-        if (inBatch(label)) keptRegion = label;
-    }
-    Run kept = startRun(keptRegion);
-    if (keptRegion != 0u)
-        for (int x = x0; x < x1; ++x) {
-            PixelCoord p = row;
-            p.x = x;
-            if (imageLoad(labelImage, p).r == keptRegion) addElement(kept, p);
-        }
-
-    // The kept runs of each region and row summed into the first
-    // invocation that holds it (its head), by halving steps: after the
-    // step of distance d an invocation holds the sum of its own and the
-    // next 2d - 1 of its region and row.
-    keptLabel[i] = kept.label;
-    shareKept(i, kept);
-    memoryBarrierShared();
-    barrier();
-    const uint base = segment - i;  // the group's first segment
-    uint end = i + 1u;               // past the last invocation of this region and row
-    if (kept.label != 0u)
-        while (end < uint(MEASURE_GROUP) && keptLabel[end] == kept.label &&
-               (base + end) / segmentsPerRow == rowIndex)
-            ++end;
-    const bool head = kept.label != 0u &&
-                      (i == 0u || keptLabel[i - 1u] != kept.label || (base + i - 1u) / segmentsPerRow != rowIndex);
-    for (uint d = 1u; d < uint(MEASURE_GROUP); d <<= 1) {
-        const bool take = i + d < end;
-        if (take) addKept(kept, i + d);
-        memoryBarrierShared();
-        barrier();
-        if (take) shareKept(i, kept);
-        memoryBarrierShared();
-        barrier();
-    }
-    if (head) flush(kept, row);
-
-    // The other regions' elements, a region's run of them flushed when
-    // another region's element comes (the kept region's elements, background
-    // and labels of other batches between them do not end it).
-    Run passing = startRun(0u);
+    Run run = startRun(0u);
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
         const uint label = imageLoad(labelImage, p).r;
-        if (!inBatch(label) || label == keptRegion) continue;
-        if (label != passing.label) {
-            flush(passing, row);
-            passing = startRun(label);
+        if (!inBatch(label)) continue;
+        if (label != run.label) {
+            flush(run, row);
+            run = startRun(label);
         }
-        addElement(passing, p);
+        // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
+        const uint lx = uint(x - run.origin.x);
+        uint high, low;
+        umulExtended(lx * lx, lx, high, low);
+        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
+#ifdef GATHER_MOMENTS
+        for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
+#endif
+#ifdef GATHER_INTENSITY
+        const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+        run.sum = add64(run.sum, uvec2(value, 0u));
+        run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+        run.least = min(run.least, value);
+        run.most = max(run.most, value);
+#endif
+#ifdef GATHER_WEIGHTED
+        for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
+#endif
+#ifdef GATHER_PERIMETER
+        if (isBorder(p, label)) {
+            const int c = perimeterClass(p, label);
+            if (c >= 0) run.perimeter[c] += 1u;
+        }
+#endif
     }
-    flush(passing, row);
+    flush(run, row);
 }

@@ -10,8 +10,7 @@
 //   y-1 [ 8 ][ 2 ]     slice z; slice z - 1 the same bits times 16
 //   y   [ 4 ][ 1 ]
 //
-// An invocation walks one segment of MEASURE_SEGMENT windows of a row of
-// windows (measure_common.glsl's segments).
+// An invocation walks MEASURE_SEGMENT windows of one row.
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -82,11 +81,10 @@ int eulerTimes(uint config) {
 #define FULL_WINDOW 15u
 #endif
 
-// The shares of two regions, added up here and flushed into `totals` at
-// the segment's end: slot 0 holds the first region the segment meets, kept
-// for the whole segment; slot 1 a passing region, flushed when a third one
-// comes. The region around many small ones takes one atomic add per
-// segment, not one per small region it surrounds.
+// The shares of the two regions met last, added up here and flushed into
+// `totals` when a third one takes a slot or the segment ends: a region's
+// border windows take one atomic add per segment, not one per window.
+// Slot 0 holds the region met last.
 uint slotLabel[2];
 int slotEuler[2];
 uint slotCrofton[2 * 5];
@@ -110,29 +108,39 @@ void flushSlot(int s) {
     clearSlot(s);
 }
 
-// The slot of `label`: the kept one, taken by the segment's first region,
-// else the passing one, flushed first where it holds another region.
-int takeSlot(uint label) {
-    if (slotLabel[0] == 0u) slotLabel[0] = label;
-    if (slotLabel[0] == label) return 0;
+void swapSlots() {
+    const uint label = slotLabel[0];
+    slotLabel[0] = slotLabel[1];
+    slotLabel[1] = label;
+    const int euler = slotEuler[0];
+    slotEuler[0] = slotEuler[1];
+    slotEuler[1] = euler;
+    for (int c = 0; c < 5; ++c) {
+        const uint count = slotCrofton[c];
+        slotCrofton[c] = slotCrofton[5 + c];
+        slotCrofton[5 + c] = count;
+    }
+}
+
+// Slot 0 for `label`: found, or freed by flushing the region met least
+// recently.
+void takeSlot(uint label) {
+    if (slotLabel[0] == label) return;
     if (slotLabel[1] != label) {
         flushSlot(1);
         slotLabel[1] = label;
     }
-    return 1;
+    swapSlots();
 }
 
 void main() {
-    // Rows of windows: imageSize.y + 1 a slice (imageSize.z + 1 slices of a volume).
-    const uint segment = segmentIndex();
-    if (segment >= segmentCount) return;
-    const uint rowIndex = segment / segmentsPerRow;
-    const int x0 = int(segment % segmentsPerRow) * MEASURE_SEGMENT;
+    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
+    if (x0 > imageSize.x) return;
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x + 1);
 #if DIMENSIONS == 3
-    const ivec3 corner = ivec3(0, int(rowIndex % uint(imageSize.y + 1)), int(rowIndex / uint(imageSize.y + 1)));
+    const ivec3 corner = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
 #else
-    const ivec2 corner = ivec2(0, int(rowIndex));
+    const ivec2 corner = ivec2(0, gl_GlobalInvocationID.y);
 #endif
     clearSlot(0);
     clearSlot(1);
@@ -175,10 +183,10 @@ void main() {
             const int euler = 0;
 #endif
             if (c < 0 && euler == 0) continue;
-            const int s = takeSlot(label);
-            slotEuler[s] += euler;
+            takeSlot(label);
+            slotEuler[0] += euler;
 #ifdef GATHER_CROFTON
-            if (c >= 0) slotCrofton[s * 5 + c] += 1u;
+            if (c >= 0) slotCrofton[c] += 1u;
 #endif
         }
     }

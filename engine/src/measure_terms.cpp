@@ -19,10 +19,6 @@ namespace glccl::measure {
 namespace {
 
 
-// Work groups along x of one dispatch: the least GL_MAX_COMPUTE_WORK_GROUP_COUNT
-// a context may have.
-constexpr std::uint64_t kMostGroupsAcross = 65535;
-
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
 
 int bitLength(std::uint64_t v) {
@@ -276,8 +272,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
 
-    // A stage's invocations: one per segment of a row (y, z), the segments
-    // numbered row by row over groups of (x, y) (measure_common.glsl).
+    // A stage's invocations: one per segment of a row (y, z).
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         gl::Program& p = program(stage, layout, q, intensity);
         auto scope = timer.scope(stage.c_str());
@@ -286,13 +281,8 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         else p.set("imageSize", labels.width(), labels.height());
         p.set("firstLabel", unsigned(first + 1));
         p.set("batchLabels", unsigned(count));
-        const std::uint64_t perRow = std::uint64_t(ceilDiv(width, segmentOf(stage)));
-        const std::uint64_t segments = perRow * std::uint64_t(height) * std::uint64_t(depth);
-        p.set("segmentsPerRow", unsigned(perRow));
-        p.set("segmentCount", unsigned(segments));
-        const std::uint64_t groups = (segments + kGroupThreads - 1) / kGroupThreads;
-        const std::uint64_t across = std::min<std::uint64_t>(groups, kMostGroupsAcross);
-        glDispatchCompute(GLuint(across), GLuint((groups + across - 1) / across), 1);
+        glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, segmentOf(stage)), kGroupThreads)), GLuint(height),
+                          GLuint(depth));
         checkGlError("stage " + stage);
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,

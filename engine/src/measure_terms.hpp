@@ -31,13 +31,12 @@ constexpr int kBoxesBuffer = 0;
 constexpr int kTotalsBuffer = 1;
 constexpr int kIntensityImage = 1;
 constexpr int kGroupThreads = 64;
-// Elements (windows) of a row per invocation. A shorter segment spreads a
-// pass over more invocations; measure_terms adds a region's runs of one row
-// across its work group's invocations before flushing them, so that a large
-// region's atomic adds do not grow as segments shrink. A run's sums of 64
-// and 96 bits hold up to 2^19 elements.
-constexpr int kElementSegment = 32;  // measure_terms, measure_extrema
-constexpr int kWindowSegment = 64;   // measure_windows
+// Elements (windows) of a row per invocation. A longer segment flushes a
+// large region's sums more rarely (fewer atomic adds on the same words);
+// a shorter one spreads the neighbourhood reads of borders and windows
+// over more invocations. A run's sums of 64 and 96 bits hold up to 2^19.
+constexpr int kElementSegment = 256;  // measure_terms, measure_extrema
+constexpr int kWindowSegment = 64;    // measure_windows
 
 // Where each term sits in a region's record of 32-bit words.
 struct RecordLayout {
