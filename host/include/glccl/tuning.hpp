@@ -126,15 +126,15 @@ struct Tuning {
     // the query (no pass a round; the last round draws once for nothing).
     RasterCheck rasterResolveCheck = RasterCheck::Pass;
     // resolve_links' rounds issued per wait for the GPU, with rasterResolve
-    // vertex and rasterResolveCheck pass in a desktop context: 1..16, 1 by
-    // default (the host reads each round's check). Past 1, each round's
+    // vertex and rasterResolveCheck pass in a desktop context: 1..16, 4 by
+    // default (1: the host reads each round's check). Past 1, each round's
     // link draws are conditional on the check before them (conditional
     // rendering), and the host reads only the last check of each batch;
     // rounds past the last link are skipped by the GPU. With rasterNumbering
     // scan, the first batch's last check is read once the labels are
     // queued (where links are left, the rounds go on and the labels are
     // drawn again). ES has no conditional rendering: a wait each round there.
-    int rasterResolveAhead = 1;
+    int rasterResolveAhead = 4;
     // Reads of download_table: 3 (default), one per target of the
     // component table, each a wait for the GPU; or 1, the three into one
     // pixel pack buffer, mapped once (WebGL: 3 whatever it says).
