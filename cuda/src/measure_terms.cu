@@ -491,7 +491,7 @@ __device__ __forceinline__ ExtremaWords extremaWordsOf(const Passes& p, Word bit
 // The sums' types of a run of intensity: kLimbs limbs, or where
 // Passes::narrowSums holds 64 bits for the sum (|I| < 2^32, a warp's 1024
 // elements), 128 for the squares (I^2 < 2^64) and the weighted sums
-// (|I| lx^3 < 2^80).
+// (|I| lx^3 < 2^80, lx < 2^16).
 struct WideSums {
     using Sum = Wide;
     using Squares = Wide;
@@ -503,7 +503,10 @@ struct NarrowSums {
     using Weighted = __int128;
 };
 
-// One run's intensity sums.
+// One run's intensity sums. With NarrowSums the weighted sums are gathered
+// as sums of I dx^e, dx = x - x0 from the segment's first element x0, in
+// 64 bits (|I| dx^3 < 2^47, 32 of them), and moved to the box's origin
+// (settle) before they are added anywhere.
 template <class Sums>
 struct IntensityRun {
     std::uint32_t label;
@@ -513,6 +516,7 @@ struct IntensityRun {
     typename Sums::Squares squares;
     Word least, most;                    // keys
     typename Sums::Weighted weighted[4];  // of I lx^e
+    long long nearSegment[4];             // of I dx^e (NarrowSums)
 };
 
 template <class Sums>
@@ -526,8 +530,23 @@ __device__ __forceinline__ IntensityRun<Sums> startIntensityRun(const Passes& p,
     run.least = ~Word(0);
     run.most = 0;
     for (int e = 0; e < 4; ++e) run.weighted[e] = typename Sums::Weighted{};
+    for (int e = 0; e < 4; ++e) run.nearSegment[e] = 0;
     return run;
 }
+
+// The sums of I dx^e into those of I lx^e, lx = dx + c, c = x0 - originX
+// (|c| < 2^16): I lx^e = sum over k of (e choose k) c^(e-k) I dx^k.
+__device__ __forceinline__ void settle(IntensityRun<NarrowSums>& run, int x0) {
+    const __int128 c = x0 - run.originX, c2 = c * c, c3 = c2 * c;
+    const long long* d = run.nearSegment;
+    run.weighted[0] += d[0];
+    run.weighted[1] += d[1] + c * d[0];
+    run.weighted[2] += d[2] + 2 * c * d[1] + c2 * d[0];
+    run.weighted[3] += d[3] + 3 * c * d[2] + 3 * c2 * d[1] + c3 * d[0];
+    for (int e = 0; e < 4; ++e) run.nearSegment[e] = 0;
+}
+
+__device__ __forceinline__ void settle(IntensityRun<WideSums>&, int) {}
 
 template <class Sums>
 __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
@@ -559,7 +578,7 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
 }
 
 __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
-                                           IntensityRun<WideSums>& run, Word rowStart, int begin, int end) {
+                                           IntensityRun<WideSums>& run, Word rowStart, int, int begin, int end) {
     for (int x = begin; x < end; ++x) {
         const Word element = rowStart + Word(x);
         // A signed sample as its magnitude and sign: products of the
@@ -591,8 +610,10 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
 }
 
 // Samples of at most 4 bytes: sign-extended, they are the values themselves.
+// x0: the segment's first element.
 __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
-                                           IntensityRun<NarrowSums>& run, Word rowStart, int begin, int end) {
+                                           IntensityRun<NarrowSums>& run, Word rowStart, int x0, int begin,
+                                           int end) {
     for (int x = begin; x < end; ++x) {
         const Word element = rowStart + Word(x);
         const Word bits = sampleBits(p.samples, element);
@@ -608,11 +629,11 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
             run.most = max(run.most, w.most);
         }
         if (weighted.count > 0) {
-            const long long lx = x - run.originX, square = lx * lx;
-            run.weighted[0] += value;
-            run.weighted[1] += static_cast<__int128>(value) * lx;
-            run.weighted[2] += static_cast<__int128>(value) * square;
-            run.weighted[3] += static_cast<__int128>(value) * (square * lx);
+            const long long dx = x - x0, square = dx * dx;
+            run.nearSegment[0] += value;
+            run.nearSegment[1] += value * dx;
+            run.nearSegment[2] += value * square;
+            run.nearSegment[3] += value * (square * dx);
         }
     }
 }
@@ -626,9 +647,14 @@ __global__ void __launch_bounds__(kThreads)
         IntensityRun<Sums> run = sumSegmentRuns<IntensityRun<Sums>>(
             p, staged, [&](std::uint32_t label) { return startIntensityRun<Sums>(p, label); },
             [&](IntensityRun<Sums>& r, int begin, int end) {
-                addSamples(p, weighted, sums, extrema, r, s.rowStart, begin, end);
+                addSamples(p, weighted, sums, extrema, r, s.rowStart, s.x0, begin, end);
             },
-            [&](const IntensityRun<Sums>& done) { flushIntensity(p, weighted, sums, extrema, done, s.y, s.z); });
+            [&](const IntensityRun<Sums>& done) {
+                IntensityRun<Sums> settled = done;
+                settle(settled, s.x0);
+                flushIntensity(p, weighted, sums, extrema, settled, s.y, s.z);
+            });
+        settle(run, s.x0);
         const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
         if (sums) {
             sumIntoHead(run.sum, group);
