@@ -580,23 +580,7 @@ namespace {
 
 // The engine's variants as glccl::Tuning's defaults choose them.
 RasterPipeline::Options tuningDefaults() {
-    const Tuning defaults;
-    RasterPipeline::Options options;
-    options.blockWidth = defaults.rasterBlockWidth;
-    options.resolveInFragments = defaults.rasterResolve == Tuning::RasterWork::Fragment;
-    options.tableByRuns = defaults.rasterTable == Tuning::RasterTable::Runs;
-    options.tableBySlots = defaults.rasterTable == Tuning::RasterTable::Slots;
-    options.scanAlways = defaults.rasterNumbering == Tuning::RasterNumbering::Scan;
-    options.borderRounds = defaults.rasterBorderRounds;
-    options.fusedColumnPoints = defaults.rasterColumnDraws == 2;
-    options.columnGroup = defaults.rasterColumnGroup;
-    options.resolveGroup = defaults.rasterResolveGroup;
-    options.resolveCheckInDraw = defaults.rasterResolveCheck == Tuning::RasterCheck::Draw;
-    options.resolveAhead = defaults.rasterResolveAhead;
-    options.tableInOneRead = defaults.rasterTableReads == 1;
-    options.runHops = defaults.rasterRunHops;
-    options.bitsSpread = defaults.rasterBitsSpread;
-    options.tableSpread = defaults.rasterTableSpread;
+    RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
     options.checkEachPass = false;
     return options;
 }

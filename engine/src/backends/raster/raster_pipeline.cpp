@@ -5,6 +5,7 @@
 #include <string>
 
 #include "gl_error.hpp"
+#include "glccl/tuning.hpp"
 
 namespace glccl {
 
@@ -142,6 +143,25 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     }
     addCentroids(out, sums_);
     checkGlError("glccl::RasterPipeline::components()");
+}
+
+RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning) {
+    base.blockWidth = tuning.rasterBlockWidth;
+    base.resolveInFragments = tuning.rasterResolve == Tuning::RasterWork::Fragment;
+    base.tableByRuns = tuning.rasterTable == Tuning::RasterTable::Runs;
+    base.tableBySlots = tuning.rasterTable == Tuning::RasterTable::Slots;
+    base.scanAlways = tuning.rasterNumbering == Tuning::RasterNumbering::Scan;
+    base.borderRounds = tuning.rasterBorderRounds;
+    base.fusedColumnPoints = tuning.rasterColumnDraws == 2;
+    base.columnGroup = tuning.rasterColumnGroup;
+    base.resolveGroup = tuning.rasterResolveGroup;
+    base.resolveCheckInDraw = tuning.rasterResolveCheck == Tuning::RasterCheck::Draw;
+    base.resolveAhead = tuning.rasterResolveAhead;
+    base.tableInOneRead = tuning.rasterTableReads == 1;
+    base.runHops = tuning.rasterRunHops;
+    base.bitsSpread = tuning.rasterBitsSpread;
+    base.tableSpread = tuning.rasterTableSpread;
+    return base;
 }
 
 }  // namespace glccl

@@ -31,6 +31,8 @@
 
 namespace glccl {
 
+struct Tuning;
+
 class RasterPipeline {
 public:
     // Switches for tests and experiments; the defaults are what the Labeler
@@ -99,6 +101,8 @@ public:
 
     const Options& options() const { return options_; }
     void setOptions(const Options& options);
+    // `base` with the variants glccl::Tuning chooses (its raster* knobs).
+    static Options tuned(Options base, const Tuning& tuning);
 
     // Allocates every per-size resource up front (no allocation while
     // labeling frames of this size and node shape later). Throws
