@@ -89,13 +89,17 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             ++rounds;
             PostColumnProcessingPass::compress(context, scratch, ids);
         }
-        // Nodes with a connected neighbour of another label, under
-        // `query`; nothing is written.
-        const auto check = [&](const gl::Query& query) {
+        // The check: nodes with a connected neighbour of another label;
+        // nothing is written.
+        const auto beginCheck = [&] {
             beginPass(scratch);
             bindTexture(kIdsSlot, ids.texture);
             count.use();
             setRenderState({GL_NONE, GL_NONE, false, false});
+        };
+        // The check under `query`.
+        const auto check = [&](const gl::Query& query) {
+            beginCheck();
             glBeginQuery(GL_ANY_SAMPLES_PASSED, query.id());
             drawFullscreen();
             glEndQuery(GL_ANY_SAMPLES_PASSED);
@@ -125,11 +129,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             }
         }
         while (!checkInDraw && !batched) {
-            // Nodes with a connected neighbour of another label; nothing is written.
-            beginPass(scratch);
-            bindTexture(kIdsSlot, ids.texture);
-            count.use();
-            setRenderState({GL_NONE, GL_NONE, false, false});
+            beginCheck();
             if (!anySamplesPassed(context, query_, drawFullscreen)) break;
             ++rounds;
             linkRoots(context, link, ids, scratch, squares, nullptr);
