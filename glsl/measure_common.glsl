@@ -1,4 +1,5 @@
-// Shared by measure_terms.comp and measure_windows.comp: the label image,
+// Shared by the measuring passes (measure_small.comp, measure_terms.comp,
+// measure_extrema.comp, measure_windows.comp): the label image,
 // the regions' boxes and their totals, each total a sum added exactly by
 // 32-bit atomics (engine/src/measure_terms.hpp sets the defines).
 //
@@ -49,7 +50,10 @@ uint sampleAt(PixelCoord p) { return imageLoad(intensityImage, p).r; }
 #endif
 #endif
 
-// Per region of the batch, the least x, y, z of its box (w unused).
+// Per region of the batch, the least x, y, z of its box, and in w the
+// box's extent if measure_small measures the region alone: width, height
+// and depth, a byte each (TermGatherer's packedExtent), 0 for a region the
+// passes over the image gather.
 layout(std430, binding = MEASURE_BOXES_BUFFER) readonly buffer RegionBoxes { ivec4 boxMin[]; };
 layout(std430, binding = MEASURE_TOTALS_BUFFER) buffer RegionTotals { uint totals[]; };
 
@@ -67,6 +71,8 @@ uniform uint batchLabels;
 bool inBatch(uint label) { return label - firstLabel < batchLabels; }  // label 0 wraps past every batch
 uint recordOf(uint label) { return (label - firstLabel) * uint(RECORD_WORDS); }
 ivec4 boxOf(uint label) { return boxMin[label - firstLabel]; }
+// A region measure_small measures whole: the passes over the image skip it.
+bool measuredAlone(uint label) { return boxOf(label).w != 0; }
 
 // Adds v (LIMBS limbs) to the sum at totals[at]. Each limb's atomicAdd
 // returns the limb before it, so the carry out of limb k is known and goes
@@ -92,6 +98,31 @@ void addSigned64(uint at, int value) {
     const uint before = atomicAdd(totals[at], low);
     const uint high = (value < 0 ? 0xffffffffu : 0u) + (before + low < before ? 1u : 0u);
     if (high != 0u) atomicAdd(totals[at + 1u], high);
+}
+
+// Sums of fixed width in registers, for a run's or a small region's sums
+// before they go into its record: a + b of 64 and 96 bits (modulo 2^64,
+// 2^96), a x b of a 64-bit a and a 32-bit b.
+uvec2 add64(uvec2 a, uvec2 b) {
+    uint carry;
+    const uint low = uaddCarry(a.x, b.x, carry);
+    return uvec2(low, a.y + b.y + carry);
+}
+
+uvec3 add96(uvec3 a, uvec3 b) {
+    uint carry0, carry1, carry2;
+    const uint low = uaddCarry(a.x, b.x, carry0);
+    uint middle = uaddCarry(a.y, b.y, carry1);
+    middle = uaddCarry(middle, carry0, carry2);
+    return uvec3(low, middle, a.z + b.z + carry1 + carry2);
+}
+
+uvec3 multiply64(uvec2 a, uint b) {
+    uint high0, low0, high1, low1, carry;
+    umulExtended(a.x, b, high0, low0);
+    umulExtended(a.y, b, high1, low1);
+    const uint middle = uaddCarry(high0, low1, carry);
+    return uvec3(low0, middle, high1 + carry);
 }
 
 // v *= factor, in LIMBS limbs (the totals bound every product: no overflow).

@@ -2,7 +2,8 @@
 // region's least and greatest intensity, once measure_terms has found
 // them: every element that holds its region's extremum offers its index,
 // and atomicMax over the complemented index keeps the smallest
-// (measure_common.glsl's record).
+// (measure_common.glsl's record). Regions measured alone
+// (measure_small.comp) have theirs already and are skipped.
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -19,12 +20,17 @@ void main() {
 #endif
     uint label = 0u, least = 0u, most = 0u, record = 0u;
     bool leastFound = false, mostFound = false;  // the run's first offer is its best
+    uint skipped = 0u;  // the region measured alone met last: its elements need no box read
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
         const uint here = imageLoad(labelImage, p).r;
-        if (!inBatch(here)) continue;
+        if (!inBatch(here) || here == skipped) continue;
         if (here != label) {
+            if (measuredAlone(here)) {
+                skipped = here;
+                continue;
+            }
             label = here;
             record = recordOf(label);
             least = ~totals[record + uint(EXTREMA_AT)];

@@ -11,6 +11,11 @@
 //
 //   row y:  . . 3 3 . 3 3 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
 //               <-- run -->   <- run ->
+//
+// Regions measured alone (measure_small.comp) are skipped as background
+// is: a large region's run goes on past the small regions it surrounds.
+
+#include "measure_classes.glsl"
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -29,29 +34,6 @@ struct Run {
     uint least, most;
 };
 
-uvec2 add64(uvec2 a, uvec2 b) {
-    uint carry;
-    const uint low = uaddCarry(a.x, b.x, carry);
-    return uvec2(low, a.y + b.y + carry);
-}
-
-uvec3 add96(uvec3 a, uvec3 b) {
-    uint carry0, carry1, carry2;
-    const uint low = uaddCarry(a.x, b.x, carry0);
-    uint middle = uaddCarry(a.y, b.y, carry1);
-    middle = uaddCarry(middle, carry0, carry2);
-    return uvec3(low, middle, a.z + b.z + carry1 + carry2);
-}
-
-// a x b of a 64-bit a and a 32-bit b.
-uvec3 multiply64(uvec2 a, uint b) {
-    uint high0, low0, high1, low1, carry;
-    umulExtended(a.x, b, high0, low0);
-    umulExtended(a.y, b, high1, low1);
-    const uint middle = uaddCarry(high0, low1, carry);
-    return uvec3(low0, middle, high1 + carry);
-}
-
 // A run's power sum, times ly^ey lz^ez, into the wide sum at totals[at].
 void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
     uint sum[LIMBS];
@@ -61,13 +43,14 @@ void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
     addWide(at, sum);
 }
 
-Run startRun(uint label) {
+// A run of `label` (0: none), whose box's least corner is box.xyz.
+Run startRun(uint label, ivec4 box) {
     Run run;
     run.label = label;
 #if DIMENSIONS == 3
-    run.origin = label != 0u ? boxOf(label).xyz : ivec3(0);
+    run.origin = box.xyz;
 #else
-    run.origin = label != 0u ? boxOf(label).xy : ivec2(0);
+    run.origin = box.xy;
 #endif
     for (int e = 0; e < 4; ++e) {
         run.powers[e] = uvec2(0u);
@@ -80,32 +63,6 @@ Run startRun(uint label) {
     run.most = 0u;
     return run;
 }
-
-#ifdef GATHER_PERIMETER
-// An element of region `label` with a 4-neighbour outside it or outside the
-// image (scikit-image's perimeter reads the region's inner border).
-bool isBorder(ivec2 p, uint label) {
-    return p.x == 0 || p.y == 0 || p.x == imageSize.x - 1 || p.y == imageSize.y - 1 ||
-           labelAt(p - ivec2(1, 0)) != label || labelAt(p + ivec2(1, 0)) != label ||
-           labelAt(p - ivec2(0, 1)) != label || labelAt(p + ivec2(0, 1)) != label;
-}
-bool borderOf(ivec2 p, uint label) { return labelAt(p) == label && isBorder(p, label); }
-
-// The class of border element p by its border neighbours of the same
-// region along the edges and at the corners: scikit-image's weights 1 for
-// (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
-// (1, 2); -1 for the weight 0.
-int perimeterClass(ivec2 p, uint label) {
-    const int edges = int(borderOf(p - ivec2(1, 0), label)) + int(borderOf(p + ivec2(1, 0), label)) +
-                      int(borderOf(p - ivec2(0, 1), label)) + int(borderOf(p + ivec2(0, 1), label));
-    const int corners = int(borderOf(p + ivec2(-1, -1), label)) + int(borderOf(p + ivec2(1, -1), label)) +
-                        int(borderOf(p + ivec2(-1, 1), label)) + int(borderOf(p + ivec2(1, 1), label));
-    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
-    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
-    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
-    return -1;
-}
-#endif
 
 // The run's sums into its region's totals.
 void flush(Run run, PixelCoord row) {
@@ -163,15 +120,21 @@ void main() {
 #else
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
-    Run run = startRun(0u);
+    Run run = startRun(0u, ivec4(0));
+    uint skipped = 0u;  // the region measured alone met last: its elements need no box read
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
         const uint label = imageLoad(labelImage, p).r;
-        if (!inBatch(label)) continue;
+        if (!inBatch(label) || label == skipped) continue;
         if (label != run.label) {
+            const ivec4 box = boxOf(label);
+            if (box.w != 0) {  // measured alone
+                skipped = label;
+                continue;
+            }
             flush(run, row);
-            run = startRun(label);
+            run = startRun(label, box);
         }
         // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
         const uint lx = uint(x - run.origin.x);

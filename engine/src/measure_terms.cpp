@@ -174,6 +174,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_LABELS_IMAGE", kLabelsImage)
             .define("MEASURE_BOXES_BUFFER", kBoxesBuffer)
             .define("MEASURE_TOTALS_BUFFER", kTotalsBuffer)
+            .define("MEASURE_SMALL_BUFFER", kSmallBuffer)
             .define("MEASURE_GROUP", kGroupThreads)
             .define("MEASURE_SEGMENT", segmentOf(stage))
             .define("LIMBS", layout.limbs)
@@ -266,21 +267,43 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
 }
 
 void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
-                            const RecordLayout& layout, std::size_t first, std::size_t count, StageTimer& timer) {
+                            const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
+                            std::size_t large, StageTimer& timer) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const bool intensityTerms = intensity.texture != 0;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
 
-    // A stage's invocations: one per segment of a row (y, z).
-    auto run = [&](const std::string& stage, int width, int height, int depth) {
+    auto start = [&](const std::string& stage) -> gl::Program& {
         gl::Program& p = program(stage, layout, q, intensity);
-        auto scope = timer.scope(stage.c_str());
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
         p.set("firstLabel", unsigned(first + 1));
         p.set("batchLabels", unsigned(count));
+        return p;
+    };
+    // measure_small: an invocation a listed region, the work groups over x
+    // and then y (the regions may pass the 65535 groups of one axis).
+    if (small > 0) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSmallBuffer, small_.id());
+        auto scope = timer.scope("measure_small");
+        gl::Program& p = start("measure_small");
+        p.set("smallRegions", unsigned(small));
+        const std::size_t groups = ceilDiv(small, std::size_t(kGroupThreads));
+        const std::size_t across = std::min<std::size_t>(groups, 65535);
+        glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
+        checkGlError("stage measure_small");
+    }
+    if (large == 0) {
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+        return;
+    }
+
+    // A stage over the labels: an invocation per segment of a row (y, z).
+    auto run = [&](const std::string& stage, int width, int height, int depth) {
+        auto scope = timer.scope(stage.c_str());
+        start(stage);
         glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, segmentOf(stage)), kGroupThreads)), GLuint(height),
                           GLuint(depth));
         checkGlError("stage " + stage);
@@ -309,24 +332,33 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     writeCorners(boxes_);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-    dispatch(labels, q, Intensity{}, layout, first, count, timer ? *timer : untimed);
+    dispatch(labels, q, Intensity{}, layout, first, count, 0, count, timer ? *timer : untimed);
 }
 
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
                                const Intensity& intensity, const RecordLayout& layout, std::size_t first,
                                std::size_t count, const std::function<RegionTotals&()>& ready, StageTimer& timer) {
     const std::size_t words = count * std::size_t(layout.words);
-    // The boxes' least corners, and the records zeroed.
+    // The boxes' least corners, the regions measure_small measures flagged
+    // by their extents and listed, and the records zeroed.
     std::vector<std::int32_t> corners(count * 4, 0);
+    std::vector<std::uint32_t> small;
     for (std::size_t i = 0; i < count; ++i) {
         const Component& c = table[first + i];
         corners[i * 4] = std::int32_t(c.left);
         corners[i * 4 + 1] = std::int32_t(c.top);
         corners[i * 4 + 2] = std::int32_t(c.front);
+        const std::uint64_t depth = std::max<std::uint64_t>(c.depth, 1);
+        // An empty entry (no element) keeps the zeroed record the passes leave it.
+        if (c.area > 0 && std::uint64_t(c.width) * std::uint64_t(c.height) * depth <= std::uint64_t(kSmallBox)) {
+            corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
+            small.push_back(std::uint32_t(i));
+        }
     }
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
     fill(totals_, totalsBytes_, words * 4, nullptr);
-    dispatch(labels, q, intensity, layout, first, count, timer);
+    if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
+    dispatch(labels, q, intensity, layout, first, count, small.size(), count - small.size(), timer);
     const bool intensityTerms = intensity.texture != 0;
 
     // The records copied into a buffer the host reads (on the pixel-pack

@@ -7,9 +7,17 @@
 //                                                 intensity sums, extrema, weighted moments
 //   measure_extrema  (glsl/measure_extrema.comp)  the extrema's first positions
 //   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums
-// Both add into one storage buffer of per-region records with 32-bit
+// They add into one storage buffer of per-region records with 32-bit
 // atomics, exactly (a carry goes into the next limb); the records are
 // copied into a buffer the host maps and read once. Counts and boxes come from the component table.
+//
+// A noisy image's many small regions would each take a run of atomics for
+// every row segment they touch, nearly one per element. measure_small
+// (glsl/measure_small.comp) measures every region whose box holds at most
+// kSmallBox elements whole, one invocation walking its box and storing its
+// record, every term of the request; the passes over the labels skip those
+// regions (the boxes buffer flags them) and run only where a region of the
+// batch is larger.
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +45,20 @@ constexpr int kGroupThreads = 64;
 // over more invocations. A run's sums of 64 and 96 bits hold up to 2^19.
 constexpr int kElementSegment = 256;  // measure_terms, measure_extrema
 constexpr int kWindowSegment = 64;    // measure_windows
+// Elements of the largest box measure_small takes. A larger limit takes
+// more regions away from the passes' atomics, and gives an invocation more
+// elements to walk while the others of its group wait. Below 256:
+// the small pass's sums' bounds (glsl/measure_small.comp) and the box's
+// sides a byte each in packedExtent().
+constexpr int kSmallBox = 64;
+static_assert(kSmallBox > 0 && kSmallBox < 256);
+constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
+
+// The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
+// measures: its box's sides, a byte each (never 0).
+constexpr std::int32_t packedExtent(std::uint32_t width, std::uint32_t height, std::uint32_t depth) {
+    return std::int32_t(width | height << 8 | depth << 16);
+}
 
 // Where each term sits in a region's record of 32-bit words.
 struct RecordLayout {
@@ -85,8 +107,8 @@ public:
     // glccl::Error as checkRequest() does. Changes program, image
     // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
     // guards the state). With `timer`, each pass is a stage named as its
-    // shader (measure_terms, measure_extrema, measure_windows), the copy of
-    // the records for the host download_terms.
+    // shader (measure_small, measure_terms, measure_extrema, measure_windows),
+    // the copy of the records for the host download_terms.
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {}, StageTimer* timer = nullptr);
 
@@ -94,8 +116,9 @@ public:
     // first + count, gathered and left on the GPU in records() (`layout`,
     // from recordLayout() for the labels' extents), for passes that read
     // them there. `writeCorners` writes the boxes' least corners into the
-    // buffer it is given (one ivec4 a region, x, y, z, from label first + 1,
-    // count of them; sized for it), on the GPU. The caller keeps the
+    // buffer it is given (one ivec4 a region, x, y, z and w 0, from label
+    // first + 1, count of them; sized for it), on the GPU: no region is
+    // measured alone here, as no box's extent is known. The caller keeps the
     // records within GL_MAX_SHADER_STORAGE_BLOCK_SIZE. Changes what gather()
     // does; `timer` as gather()'s.
     void gatherOnGpu(const gl::Texture& labels, const TermRequest& request, const RecordLayout& layout,
@@ -113,16 +136,19 @@ private:
     void gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                      const Intensity& intensity, const RecordLayout& layout, std::size_t first, std::size_t count,
                      const std::function<RegionTotals&()>& ready, StageTimer& timer);
-    // The passes `request` needs over the labels, into totals_ from the
-    // corners in boxes_ (both sized, totals_ zeroed).
+    // The passes `request` needs, into totals_ from the corners in boxes_
+    // (both sized, totals_ zeroed): measure_small over the `small` regions
+    // listed in small_, the passes over the labels where `large` regions
+    // are left to them.
     void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
-                  const RecordLayout& layout, std::size_t first, std::size_t count, StageTimer& timer);
+                  const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
+                  std::size_t large, StageTimer& timer);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
-    gl::Buffer boxes_, totals_, readback_;
-    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, readbackBytes_ = 0;
+    gl::Buffer boxes_, totals_, small_, readback_;
+    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
 };
 

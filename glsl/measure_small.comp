@@ -1,0 +1,210 @@
+// measure_small: every term the request asks for of a region whose box
+// holds at most kSmallBox elements (engine/src/measure_terms.hpp), by one
+// invocation that walks the box, into the region's record with plain
+// stores: the invocation owns the record, so it takes no atomics, and the
+// passes over the image skip the region (measuredAlone). A noisy image's
+// many small regions would otherwise each take a run of atomics for every
+// row segment they touch.
+//
+// The same terms as the passes over the image, from the same classes
+// (measure_classes.glsl): moments, perimeter classes, Crofton classes and
+// Euler shares of the windows whose far corner lies in the box grown by one
+// at its far end (every window that holds an element of the region), and
+// of an intensity the sum, the sum of squares, the extrema with their
+// first positions and the weighted moments.
+//
+// Within a box of w x h x d <= kSmallBox < 256 elements a moment's term
+// lx^a ly^b lz^c is below (w h d)^3, so the region's moment sums are below
+// (w h d)^4 < 2^32, its weighted sums below 2^64, its sum below 2^40 and
+// its sum of squares below 2^72; a row's sums are parts of them. They are
+// stored in their first 1, 2 or 3 limbs: the records start zeroed, and the
+// record is as wide as the largest region's sums, so its other limbs stay 0.
+
+#include "measure_classes.glsl"
+
+layout(local_size_x = MEASURE_GROUP) in;
+
+// The regions of the batch measured here, each its index in the batch
+// (label - firstLabel), smallRegions of them.
+layout(std430, binding = MEASURE_SMALL_BUFFER) readonly buffer SmallRegions { uint smallRegion[]; };
+uniform uint smallRegions;
+
+// v into the 64-bit sum at totals[at], modulo 2^64.
+void addInto64(uint at, uvec2 v) {
+    uint carry;
+    totals[at] = uaddCarry(totals[at], v.x, carry);
+    totals[at + 1u] += v.y + carry;
+}
+
+// v as the wide sum at totals[at] (LIMBS >= 3 where v.z is not 0).
+void storeWide(uint at, uvec3 v) {
+    totals[at] = v.x;
+    totals[at + 1u] = v.y;
+    if (LIMBS > 2) totals[at + 2u] = v.z;
+}
+
+void main() {
+    // Work groups are numbered over x, then y: the regions may outnumber
+    // what one axis of a dispatch holds.
+    const uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) +
+                   gl_LocalInvocationID.x;
+    if (i >= smallRegions) return;
+    const uint r = smallRegion[i];
+    const uint label = firstLabel + r;
+    const uint record = r * uint(RECORD_WORDS);
+    const ivec4 box = boxMin[r];
+    // TermGatherer's packedExtent: width, height, depth a byte each.
+    const ivec3 extent = ivec3(box.w & 0xff, (box.w >> 8) & 0xff, (box.w >> 16) & 0xff);
+    const ivec3 least = box.xyz, past = box.xyz + extent;
+#if DIMENSIONS == 3
+    const int zMax = 3;
+#else
+    const int zMax = 0;
+#endif
+
+#ifdef GATHER_PERIMETER
+    uvec3 perimeter = uvec3(0u);
+#endif
+#ifdef GATHER_SUMS
+    uvec2 sum = uvec2(0u);
+    uvec3 squares = uvec3(0u);
+#endif
+#ifdef GATHER_EXTREMA
+    uint leastSample = 0xffffffffu, mostSample = 0u, leastAt = 0u, mostAt = 0u;
+    bool first = true;
+#endif
+    for (int z = least.z; z < past.z; ++z)
+        for (int y = least.y; y < past.y; ++y) {
+            const uint rowStart = (uint(z) * uint(imageSize.y) + uint(y)) * uint(imageSize.x);
+            // The row's sums of lx^e and I lx^e, then into the terms times
+            // ly^ey lz^ez.
+            uint powers[4] = uint[4](0u, 0u, 0u, 0u);
+            uvec2 weighted[4] = uvec2[4](uvec2(0u), uvec2(0u), uvec2(0u), uvec2(0u));
+            for (int x = least.x; x < past.x; ++x) {
+#if DIMENSIONS == 3
+                const ivec3 p = ivec3(x, y, z);
+#else
+                const ivec2 p = ivec2(x, y);
+#endif
+                if (imageLoad(labelImage, p).r != label) continue;
+                const uint lx = uint(x - least.x);
+                const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
+                for (int e = 0; e < 4; ++e) powers[e] += power[e];
+#ifdef GATHER_PERIMETER
+                if (isBorder(p, label)) {
+                    const int c = perimeterClass(p, label);
+                    if (c >= 0) perimeter[c] += 1u;
+                }
+#endif
+#ifdef GATHER_INTENSITY
+                const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+                sum = add64(sum, uvec2(value, 0u));
+                squares = add96(squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+                // Raster order: the first element of a value holds its least index.
+                const uint element = rowStart + uint(x);
+                if (first || value < leastSample) {
+                    leastSample = value;
+                    leastAt = element;
+                }
+                if (first || value > mostSample) {
+                    mostSample = value;
+                    mostAt = element;
+                }
+                first = false;
+#endif
+#ifdef GATHER_WEIGHTED
+                for (int e = 0; e < 4; ++e) {
+                    uvec2 product;
+                    umulExtended(value, power[e], product.y, product.x);
+                    weighted[e] = add64(weighted[e], product);
+                }
+#endif
+            }
+            if (powers[0] == 0u) continue;
+            const uint ly = uint(y - least.y), lz = uint(z - least.z);
+            const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
+            const uint lzPower[4] = uint[4](1u, lz, lz * lz, lz * lz * lz);
+            // TermRequest::exponents' order: z slowest, then y, then x.
+#ifdef GATHER_MOMENTS
+            uint term = 0u;
+            for (int ez = 0; ez <= zMax; ++ez)
+                for (int ey = 0; ey <= 3; ++ey)
+                    for (int ex = 0; ex <= 3; ++ex) {
+                        if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                        totals[record + uint(MOMENTS_AT) + term * uint(LIMBS)] += powers[ex] * lyPower[ey] * lzPower[ez];
+                        ++term;
+                    }
+#endif
+#ifdef GATHER_WEIGHTED
+            uint weightedTerm = 0u;
+            for (int ez = 0; ez <= zMax; ++ez)
+                for (int ey = 0; ey <= 3; ++ey)
+                    for (int ex = 0; ex <= 3; ++ex) {
+                        if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
+                        // The product is below 2^64: its low 64 bits are it.
+                        const uvec3 scaled = multiply64(weighted[ex], lyPower[ey] * lzPower[ez]);
+                        addInto64(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), scaled.xy);
+                        ++weightedTerm;
+                    }
+#endif
+        }
+#ifdef GATHER_PERIMETER
+    for (int c = 0; c < 3; ++c) totals[record + uint(PERIMETER_AT + c)] = perimeter[c];
+#endif
+#ifdef GATHER_SUMS
+    storeWide(record + uint(SUM_AT), uvec3(sum, 0u));
+    storeWide(record + uint(SQUARES_AT), squares);
+#endif
+#ifdef GATHER_EXTREMA
+    // Complemented, as measure_terms and measure_extrema keep them.
+    totals[record + uint(EXTREMA_AT)] = ~leastSample;
+    totals[record + uint(EXTREMA_AT + 1)] = mostSample;
+    totals[record + uint(POSITIONS_AT)] = ~leastAt;
+    totals[record + uint(POSITIONS_AT + 1)] = ~mostAt;
+#endif
+
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+    // The windows whose far corner lies in the box grown by one at its far
+    // end (a volume's along z too).
+#if DIMENSIONS == 3
+    const int zPast = past.z + 1;
+#else
+    const int zPast = least.z + 1;
+#endif
+    uint crofton[5] = uint[5](0u, 0u, 0u, 0u, 0u);
+    int euler = 0;
+    for (int z = least.z; z < zPast; ++z)
+        for (int y = least.y; y <= past.y; ++y)
+            for (int x = least.x; x <= past.x; ++x) {
+#if DIMENSIONS == 3
+                const ivec3 corner = ivec3(x, y, z);
+#else
+                const ivec2 corner = ivec2(x, y);
+#endif
+                uint v[WINDOW];
+                windowLabels(corner, v);
+                uint config = 0u;
+                for (int j = 0; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
+                if (config == 0u || config == FULL_WINDOW) continue;
+#ifdef GATHER_CROFTON
+                const int c = kCroftonClass[config];
+                if (c >= 0) crofton[c] += 1u;
+#endif
+#ifdef GATHER_EULER
+                euler += eulerTimes(config);
+#endif
+            }
+#ifdef GATHER_CROFTON
+    for (int c = 0; c < 5; ++c) totals[record + uint(CROFTON_AT + c)] = crofton[c];
+#endif
+#ifdef GATHER_EULER
+    // A 64-bit two's-complement sum, as addSigned64 keeps it.
+    totals[record + uint(EULER_AT)] = uint(euler);
+    totals[record + uint(EULER_AT + 1)] = euler < 0 ? 0xffffffffu : 0u;
+#endif
+#endif
+}
