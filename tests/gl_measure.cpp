@@ -3,8 +3,9 @@
 // of the downloaded labels, validated against scikit-image) limb for limb,
 // and the property tables finalized from both: random images and volumes,
 // one-pixel regions, lines, rings with holes, regions on the borders, sums
-// past 32 and 64 bits, every moment level, empty images; repeated calls the
-// same; the requests it refuses.
+// past 32 and 64 bits, every moment level, empty images, small regions
+// measured alone (measure_small) beside larger ones in batches; repeated
+// calls the same; the requests it refuses.
 
 #include <catch2/catch.hpp>
 
@@ -532,6 +533,120 @@ TEST_CASE("measure: regions gathered in batches give the same totals", "[gl][com
             const StateGuard guard;  // as Labeler::measureTerms() guards the passes
             const measure::Intensity given = measure::intensityOf(samples.id(), borrowed);
             requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q, given));
+        }
+        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
+}
+
+// Noise with lines along x of kSmallBox and kSmallBox + 1 elements on rows
+// of their own: regions measure_small measures (one-pixel ones, ones on
+// every side of the image, one whose box holds kSmallBox elements exactly)
+// beside regions the passes over the labels gather.
+Image smallAndLarge(bool volume, std::uint64_t seed) {
+    const int w = measure::kSmallBox + 9, h = volume ? 17 : 41, d = volume ? 11 : 1;
+    Image image = volume ? glccl::test::randomTestVolume(w, h, d, 0.3, seed) : randomImage(w, h, 0.42, 2, 1, seed);
+    auto set = [&](int x, int y, std::uint32_t value) {
+        image.setSample((std::size_t(d / 2) * std::size_t(h) + std::size_t(y)) * std::size_t(w) + std::size_t(x), 0,
+                        value);
+    };
+    for (int y = 4; y < 9; ++y)
+        for (int x = 0; x < w; ++x) {
+            const bool line = (y == 5 && x < measure::kSmallBox) || (y == 7 && x <= measure::kSmallBox);
+            set(x, y, line ? 255 : 0);
+        }
+    return image;
+}
+
+TEST_CASE("measure: regions measured alone beside larger ones, in batches, with and without an intensity",
+          "[gl][compute][measure]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    std::mt19937_64 seeds(65);
+    for (bool volume : {false, true}) {
+        const Image image = smallAndLarge(volume, seeds());
+        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = volume ? Connectivity::Six : Connectivity::Four;
+        labeler.label(texture.id(), options);
+        const Labeling labeling = labeler.result();
+        // What the image is for: both kinds of region, and among those
+        // measured alone one-pixel ones, ones on each side, and a box of
+        // kSmallBox elements exactly.
+        std::size_t alone = 0, larger = 0, single = 0, fullBox = 0;
+        bool left = false, right = false, top = false, bottom = false;
+        for (const Component& c : labeling.components) {
+            const std::uint64_t box = std::uint64_t(c.width) * c.height * c.depth;
+            if (box > std::uint64_t(measure::kSmallBox)) {
+                ++larger;
+                continue;
+            }
+            ++alone;
+            single += c.area == 1;
+            fullBox += box == std::uint64_t(measure::kSmallBox);
+            left = left || c.left == 0;
+            top = top || c.top == 0;
+            right = right || int(c.left + c.width) == image.width;
+            bottom = bottom || int(c.top + c.height) == image.height;
+        }
+        INFO((volume ? "volume" : "image") << ": " << alone << " regions measured alone, " << larger << " larger");
+        REQUIRE(alone > 20);
+        REQUIRE(larger > 2);
+        REQUIRE(single > 3);
+        REQUIRE(fullBox > 0);
+        REQUIRE((left && right && top && bottom));
+
+        LabelSamples labels;
+        labels.shape = labeling.shape();
+        labels.data = labeling.labels.data();
+        const gl::Texture borrowed =
+            volume ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
+                   : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+        std::vector<std::string> spatial = {"moments", "euler_number"};
+        if (!volume) spatial.insert(spatial.end(), {"perimeter", "perimeter_crofton"});
+        const std::vector<std::string> intensityProperties = {"intensity_mean", "intensity_std", "intensity_min",
+                                                              "intensity_max", "intensity_min_position",
+                                                              "intensity_max_position", "moments_weighted"};
+        measure::TermGatherer gatherer;
+        // Without an intensity: every term, the windows alone (no pass over
+        // the elements), the moments alone.
+        std::vector<TermRequest> requests = {termsFor(spatial, image.dimensions, 0),
+                                             termsFor({"euler_number"}, image.dimensions, 0),
+                                             termsFor({"centroid"}, image.dimensions, 0)};
+        for (const TermRequest& q : requests) {
+            const RegionTotals expected = measureTerms(labels, nullptr, q, 1);
+            for (std::size_t bytes : {std::size_t(2000), std::size_t(0)}) {
+                INFO("moment level " << q.momentLevel << ", euler " << q.euler << ", batches of at most " << bytes
+                                     << " bytes");
+                gatherer.setLargestBatch(bytes);
+                const StateGuard guard;
+                requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q));
+            }
+        }
+        for (auto [format, bits] : {std::pair{GLenum(GL_R8), 8}, std::pair{GLenum(GL_R16UI), 16},
+                                    std::pair{GLenum(GL_R32UI), 32}}) {
+            const Image intensity = randomIntensity(image.shape(), bits, seeds());
+            const gl::Texture samples = intensityTexture(intensity, format);
+            IntensitySamples host;
+            host.shape = intensity.shape();
+            host.data = intensity.pixels.data();
+            host.bytes = bits / 8;
+            std::vector<std::string> all = spatial;
+            all.insert(all.end(), intensityProperties.begin(), intensityProperties.end());
+            // Every term; the extrema and their positions alone.
+            for (const TermRequest& q :
+                 {termsFor(all, image.dimensions, 1, SampleKind::Unsigned, bits),
+                  termsFor({"intensity_max_position", "intensity_min"}, image.dimensions, 1, SampleKind::Unsigned, bits)}) {
+                const RegionTotals expected = measureTerms(labels, &host, q, 1);
+                for (std::size_t bytes : {std::size_t(3000), std::size_t(0)}) {
+                    INFO(bits << "-bit samples, weighted level " << q.weightedMomentLevel << ", batches of at most "
+                              << bytes << " bytes");
+                    gatherer.setLargestBatch(bytes);
+                    const StateGuard guard;
+                    const measure::Intensity given = measure::intensityOf(samples.id(), borrowed);
+                    requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q, given));
+                }
+            }
         }
         REQUIRE(glGetError() == GL_NO_ERROR);
     }
