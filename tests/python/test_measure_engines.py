@@ -120,6 +120,58 @@ def test_crops_spacing_and_out_on_the_engine_route(backend):
                      np.abs(unscaled[f"centroid-{axis}"] * spacing[axis]), f"centroid-{axis}")
 
 
+SAME_AS_CPU_2D = ["label", "area", "bbox", "centroid", "moments", "orientation", "axis_major_length",
+                  "axis_minor_length", "eccentricity", "perimeter", "perimeter_crofton", "euler_number"]
+SAME_AS_CPU_3D = ["label", "area", "bbox", "centroid", "moments", "axis_major_length", "axis_minor_length",
+                  "euler_number"]
+SAME_AS_CPU_INTENSITY = ["intensity_mean", "intensity_min", "intensity_max", "intensity_min_position",
+                         "intensity_max_position", "moments_weighted"]
+
+
+@pytest.mark.parametrize("ndim, connectivity", [(2, 1), (2, 2), (3, 1), (3, 3)])
+@pytest.mark.parametrize("dtype", [None, np.uint8, np.uint16, np.uint32])
+def test_compute_tables_of_many_small_regions_are_the_cpu_engines(ndim, connectivity, dtype):
+    """Noise: many small regions, which the compute engine measures one
+    region a thread (a box of a few elements), among larger ones it gathers
+    over the labels; one-pixel regions in the image's corners. Every column
+    is the cpu engine's, to the bit."""
+    runs("compute")
+    rng = np.random.default_rng([ndim, connectivity, np.dtype(dtype).itemsize if dtype else 0])
+    shape = (97, 131) if ndim == 2 else (13, 17, 19)
+    # Below a volume's percolation at 26-connectivity, where nearly every
+    # voxel would join one region; a block for a region larger than any
+    # measured alone.
+    image = rng.random(shape) < {2: 0.5, 3: 0.3 if connectivity == 1 else 0.08}[ndim]
+    image[(slice(3, 11),) * ndim] = True
+    corners = tuple(np.ix_(*[[0, side - 1] for side in shape]))
+    neighbours = tuple(np.ix_(*[[1, side - 2] for side in shape]))
+    image[neighbours] = False
+    for axis in range(ndim):
+        # Each corner's neighbours along the axes cleared: the corners are one-pixel regions.
+        index = [[0, side - 1] for side in shape]
+        index[axis] = [1, shape[axis] - 2]
+        image[np.ix_(*index)] = False
+    image[corners] = True
+    intensity = None if dtype is None else intensities(rng, shape, dtype)
+    properties = (SAME_AS_CPU_2D if ndim == 2 else SAME_AS_CPU_3D) + (SAME_AS_CPU_INTENSITY if dtype else [])
+    _, n, table = glccl.label(image, connectivity=connectivity, backend="compute", properties=properties,
+                              intensity_image=intensity)
+    _, n_cpu, want = glccl.label(image, connectivity=connectivity, backend="cpu", properties=properties,
+                                 intensity_image=intensity)
+    assert table.measured_by == "compute"
+    assert n == n_cpu
+    # Regions of both kinds, whatever the compute engine's limit on a box
+    # measured alone (below 256 elements): boxes of a few elements, and
+    # boxes past 255.
+    boxes = np.prod([np.asarray(table[f"bbox-{ndim + a}"]) - np.asarray(table[f"bbox-{a}"]) for a in range(ndim)],
+                    axis=0)
+    assert (boxes <= 8).sum() > 20 and (boxes > 255).sum() > 0
+    assert (np.asarray(table["area"]) == 1).sum() >= 2 ** ndim
+    assert list(table) == list(want)
+    for column, values in want.items():
+        np.testing.assert_array_equal(np.asarray(table[column]), np.asarray(values), err_msg=column)
+
+
 class _DeviceArray:
     """What glccl takes for an array in GPU memory (CUDA's array interface),
     without a GPU: the refusals come before any memory is read."""
