@@ -132,6 +132,7 @@ void gatherWith(const Pass& pass, const IntensitySamples* s, ThreadPool& pool, i
         Intensity<T> in;
         in.data = typed;
         in.channels = s->channels;
+        in.size = std::size_t(pass.grid.w * pass.grid.h * pass.grid.d) * std::size_t(s->channels);
         gatherTerms<Acc>(pass, in, pool, threads, totals);
     };
     const void* d = s->data;

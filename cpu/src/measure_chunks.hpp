@@ -83,6 +83,7 @@ struct Intensity {
     using Sample = T;
     const T* data = nullptr;
     int channels = 1;
+    std::size_t size = 0;  // samples in data (elements x channels)
     Value at(std::size_t element, int c) const { return Value(data[element * std::size_t(channels) + std::size_t(c)]); }
     const T* samples(std::size_t element, int c) const { return data + element * std::size_t(channels) + std::size_t(c); }
 };
@@ -123,6 +124,88 @@ inline std::int64_t firstEqual(const T* p, std::int64_t n, std::ptrdiff_t step, 
     while (i < n && p[i * step] != v) ++i;
     return i;
 }
+
+#if defined(__SSE2__)
+// A run of one channel of unsigned integers of at most 16 bits: its sums,
+// smallest and largest samples and their first offsets, 8 samples a step
+// in vectors, the last step's lanes past the run masked off, with no branch
+// on the samples. Noise's runs are a few elements long and end at random,
+// where a loop of one sample a step over each run (four: sums, extrema,
+// two first positions) mispredicts at every end; a long run is read in
+// fewer steps, where SSE2 has no unsigned 16-bit comparisons or 32-bit
+// products for the compiler's own vectors. Reads up to kRunLanes - 1
+// samples past the run: the caller makes sure they are in the array.
+constexpr std::int64_t kRunLanes = 8;
+struct RunSamples {
+    std::int64_t sum = 0, squares = 0;
+    std::uint16_t lowest = 0, highest = 0;
+    std::int64_t lowestAt = 0, highestAt = 0;
+};
+template <class T>
+[[gnu::always_inline]] inline __m128i loadLanes(const T* p) {
+    static_assert(std::is_unsigned_v<T> && sizeof(T) <= 2);
+    if constexpr (sizeof(T) == 2) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    else return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
+}
+template <class T>
+inline RunSamples runSamples(const T* p, std::int64_t n) {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i lane = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
+    // Extrema are compared as signed 16-bit lanes (SSE2 has no unsigned
+    // ones): the samples moved down by 2^15, lanes past the run at the far
+    // end of the order for each.
+    const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
+    const __m128i top = _mm_set1_epi16(0x7fff);
+    // A step's samples summed in 32-bit lanes, and its squares' high and
+    // low 16 bits apart: a lane gains below 2^17 a step, so the four lanes
+    // of a segment of kSegment steps together stay below 2^31.
+    constexpr std::int64_t kSegment = std::int64_t(1) << 12;
+    auto widened = [&](__m128i x) { return _mm_add_epi32(_mm_unpacklo_epi16(x, zero), _mm_unpackhi_epi16(x, zero)); };
+    auto total = [](__m128i t) {
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+        return std::int64_t(std::uint32_t(_mm_cvtsi128_si32(t)));
+    };
+    RunSamples out;
+    __m128i lo = top, hi = bias;
+    for (std::int64_t segment = 0; segment < n; segment += kSegment * kRunLanes) {
+        const std::int64_t end = std::min(n, segment + kSegment * kRunLanes);
+        __m128i sum = zero, high = zero, low = zero;
+        for (std::int64_t i = segment; i < end; i += kRunLanes) {
+            const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(std::min<std::int64_t>(end - i, kRunLanes))), lane);
+            const __m128i v = _mm_and_si128(loadLanes(p + i), live);
+            sum = _mm_add_epi32(sum, widened(v));
+            high = _mm_add_epi32(high, widened(_mm_mulhi_epu16(v, v)));
+            low = _mm_add_epi32(low, widened(_mm_mullo_epi16(v, v)));
+            const __m128i s = _mm_xor_si128(v, bias);
+            lo = _mm_min_epi16(lo, _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, top)));
+            hi = _mm_max_epi16(hi, _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, bias)));
+        }
+        out.sum += total(sum);
+        out.squares += (total(high) << 16) + total(low);
+    }
+    // Every lane the extremum, then its first lane in the run.
+    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, 0x4e));
+    hi = _mm_max_epi16(hi, _mm_shuffle_epi32(hi, 0x4e));
+    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, 0xb1));
+    hi = _mm_max_epi16(hi, _mm_shuffle_epi32(hi, 0xb1));
+    lo = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_min_epi16(lo, _mm_shufflelo_epi16(lo, 0xb1)), 0), 0);
+    hi = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_max_epi16(hi, _mm_shufflelo_epi16(hi, 0xb1)), 0), 0);
+    out.lowest = std::uint16_t(_mm_cvtsi128_si32(lo) ^ 0x8000);
+    out.highest = std::uint16_t(_mm_cvtsi128_si32(hi) ^ 0x8000);
+    auto first = [&](__m128i value) {
+        for (std::int64_t i = 0;; i += kRunLanes) {
+            const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(std::min<std::int64_t>(n - i, kRunLanes))), lane);
+            const __m128i s = _mm_xor_si128(_mm_and_si128(loadLanes(p + i), live), bias);
+            const unsigned m = unsigned(_mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi16(s, value), live)));
+            if (m) return i + __builtin_ctz(m) / 2;
+        }
+    };
+    out.lowestAt = first(lo);
+    out.highestAt = first(hi);
+    return out;
+}
+#endif
 
 // a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
@@ -721,7 +804,33 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 if constexpr (In::present) {
                     const std::size_t element0 = std::size_t(flat * g.w);
                     const bool fresh = !S.seen[s];  // the region's first elements in this chunk
-                    for (int c = 0; c < channels; ++c) {
+#if defined(__SSE2__)
+                    bool vectorDone = false;
+                    if constexpr (In::narrow && std::is_unsigned_v<typename In::Sample>) {
+                        if (channels == 1 && nw == 0 && element0 + std::size_t(x1 + kRunLanes) <= in.size) {
+                            const RunSamples run = runSamples(in.data + element0 + std::size_t(x), x1 - x);
+                            if (q.intensitySums) {
+                                add(S.sum[s], __int128(run.sum));
+                                add(S.squares[s], __int128(run.squares));
+                            }
+                            if (q.intensityExtrema) {
+                                // As below: the slot's extrema replaced only where strictly beyond.
+                                if (fresh || __int128(run.lowest) < S.minI[s]) {
+                                    S.minI[s] = run.lowest;
+                                    S.minAt[s] = element0 + std::size_t(x + run.lowestAt);
+                                }
+                                if (fresh || S.maxI[s] < __int128(run.highest)) {
+                                    S.maxI[s] = run.highest;
+                                    S.maxAt[s] = element0 + std::size_t(x + run.highestAt);
+                                }
+                            }
+                            vectorDone = true;
+                        }
+                    }
+#else
+                    constexpr bool vectorDone = false;
+#endif
+                    for (int c = 0; c < channels && !vectorDone; ++c) {
                         const std::size_t ci = s * std::size_t(channels) + std::size_t(c);
                         Weighted* run = nw ? &entryWeighted[e * weightedWidth + std::size_t(c) * 4] : nullptr;
                         if (q.intensitySums) {
