@@ -20,7 +20,7 @@ void main() {
 #endif
     uint label = 0u, least = 0u, most = 0u, record = 0u;
     bool leastFound = false, mostFound = false;  // the run's first offer is its best
-    uint skipped = 0u;  // the region measured alone met last: its elements need no box read
+    uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;

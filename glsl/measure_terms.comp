@@ -121,7 +121,7 @@ void main() {
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
     Run run = startRun(0u, ivec4(0));
-    uint skipped = 0u;  // the region measured alone met last: its elements need no box read
+    uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;

@@ -71,6 +71,7 @@ void main() {
 #endif
     clearSlot(0);
     clearSlot(1);
+    uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = corner;
         p.x = x;
@@ -78,9 +79,12 @@ void main() {
         windowLabels(p, v);
         for (int i = 0; i < WINDOW; ++i) {
             const uint label = v[i];
-            if (!inBatch(label)) continue;
+            if (!inBatch(label) || label == skipped) continue;
             // A region in a slot is known not to be measured alone: no box read.
-            if (label != slotLabel[0] && label != slotLabel[1] && measuredAlone(label)) continue;
+            if (label != slotLabel[0] && label != slotLabel[1] && measuredAlone(label)) {
+                skipped = label;
+                continue;
+            }
             bool earlier = false;
             for (int j = 0; j < i; ++j) earlier = earlier || v[j] == label;
             if (earlier) continue;

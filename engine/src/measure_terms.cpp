@@ -343,6 +343,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // by their extents and listed, and the records zeroed.
     std::vector<std::int32_t> corners(count * 4, 0);
     std::vector<std::uint32_t> small;
+    small.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
         const Component& c = table[first + i];
         corners[i * 4] = std::int32_t(c.left);
