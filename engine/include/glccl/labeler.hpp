@@ -215,10 +215,13 @@ public:
     // intensities are measured on the host (glccl::measureTerms,
     // glccl/measure.hpp). A request for no terms (TermRequest::any() false)
     // costs the table's download alone.
-    // Cost: one to three dispatches over the labels (glsl/measure_terms.comp
-    // for moments, perimeter and intensity, glsl/measure_extrema.comp for the
-    // extrema's positions, glsl/measure_windows.comp for Crofton and Euler),
-    // the boxes' upload (16 bytes a region) and one readback of the totals
+    // Cost: one dispatch over the small regions (glsl/measure_small.comp:
+    // every term of a region whose box holds at most 64 elements) and one to
+    // three over the labels, run where a larger region is left
+    // (glsl/measure_terms.comp for moments, perimeter and intensity,
+    // glsl/measure_extrema.comp for the extrema's positions,
+    // glsl/measure_windows.comp for Crofton and Euler), the boxes' upload
+    // (16 bytes a region, 4 more a small one) and one readback of the totals
     // (4 bytes a 32-bit limb: 2 to 8 limbs a wide sum, as wide as the largest
     // box and the samples need, 16 (64) sums at moment level 4, 10 words of
     // perimeter, Crofton and Euler counts, 4 of extrema); where the totals
@@ -248,8 +251,9 @@ public:
 
     // Per-stage GPU times of the last label() + components() with timings on,
     // and of the passes that measure its regions on the GPU since
-    // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_terms,
-    // measure_extrema, measure_windows, region_rows, download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
+    // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_small,
+    // measure_terms, measure_extrema, measure_windows, region_rows,
+    // download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
     // StageTime::measured false.
     const StageTimings& stageTimings() const;
     const ContextInfo& contextInfo() const;
