@@ -147,6 +147,45 @@ template <class T>
     if constexpr (sizeof(T) == 2) return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
     else return _mm_unpacklo_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
 }
+// Every lane of `lo` (`hi`) its least (greatest) signed 16-bit lane.
+[[gnu::always_inline]] inline void spreadExtrema(__m128i& lo, __m128i& hi) {
+    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, 0x4e));
+    hi = _mm_max_epi16(hi, _mm_shuffle_epi32(hi, 0x4e));
+    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, 0xb1));
+    hi = _mm_max_epi16(hi, _mm_shuffle_epi32(hi, 0xb1));
+    lo = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_min_epi16(lo, _mm_shufflelo_epi16(lo, 0xb1)), 0), 0);
+    hi = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_max_epi16(hi, _mm_shufflelo_epi16(hi, 0xb1)), 0), 0);
+}
+// runSamples for a run of at most kRunLanes samples (most of noise's): one
+// step, inlined, its vectors kept for the first positions.
+template <class T>
+[[gnu::always_inline]] inline RunSamples shortRunSamples(const T* p, std::int64_t n) {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
+    const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(n)), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m128i v = _mm_and_si128(loadLanes(p), live);
+    auto total = [&](__m128i x) {
+        __m128i t = _mm_add_epi32(_mm_unpacklo_epi16(x, zero), _mm_unpackhi_epi16(x, zero));
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+        return std::int64_t(std::uint32_t(_mm_cvtsi128_si32(t)));
+    };
+    RunSamples out;
+    out.sum = total(v);
+    out.squares = (total(_mm_mulhi_epu16(v, v)) << 16) + total(_mm_mullo_epi16(v, v));
+    const __m128i s = _mm_xor_si128(v, bias);
+    const __m128i forMin = _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, _mm_set1_epi16(0x7fff)));
+    const __m128i forMax = _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, bias));
+    __m128i lo = forMin, hi = forMax;
+    spreadExtrema(lo, hi);
+    out.lowest = std::uint16_t(_mm_cvtsi128_si32(lo) ^ 0x8000);
+    out.highest = std::uint16_t(_mm_cvtsi128_si32(hi) ^ 0x8000);
+    // Lanes past the run hold the far end of each order: the first lane
+    // equal to an extremum is the run's.
+    out.lowestAt = __builtin_ctz(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi16(forMin, lo)))) / 2;
+    out.highestAt = __builtin_ctz(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi16(forMax, hi)))) / 2;
+    return out;
+}
 template <class T>
 inline RunSamples runSamples(const T* p, std::int64_t n) {
     const __m128i zero = _mm_setzero_si128();
@@ -185,12 +224,7 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
         out.squares += (total(high) << 16) + total(low);
     }
     // Every lane the extremum, then its first lane in the run.
-    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, 0x4e));
-    hi = _mm_max_epi16(hi, _mm_shuffle_epi32(hi, 0x4e));
-    lo = _mm_min_epi16(lo, _mm_shuffle_epi32(lo, 0xb1));
-    hi = _mm_max_epi16(hi, _mm_shuffle_epi32(hi, 0xb1));
-    lo = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_min_epi16(lo, _mm_shufflelo_epi16(lo, 0xb1)), 0), 0);
-    hi = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_max_epi16(hi, _mm_shufflelo_epi16(hi, 0xb1)), 0), 0);
+    spreadExtrema(lo, hi);
     out.lowest = std::uint16_t(_mm_cvtsi128_si32(lo) ^ 0x8000);
     out.highest = std::uint16_t(_mm_cvtsi128_si32(hi) ^ 0x8000);
     auto first = [&](__m128i value) {
@@ -216,7 +250,7 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
 // 8, 16. Reads b*[x - 1, x + kPerimeterLanes]: the caller makes sure they
 // are in the rows (padded by one element on each side).
 constexpr std::int64_t kPerimeterLanes = 8;
-inline std::uint32_t perimeterClasses(const std::int32_t* b0, const std::int32_t* b1, const std::int32_t* b2, std::int64_t x,
+[[gnu::always_inline]] inline std::uint32_t perimeterClasses(const std::int32_t* b0, const std::int32_t* b1, const std::int32_t* b2, std::int64_t x,
                                       std::int64_t n, std::int32_t r) {
     const __m128i want = _mm_set1_epi32(r);
     const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
@@ -255,7 +289,7 @@ inline std::uint32_t perimeterClasses(const std::int32_t* b0, const std::int32_t
 // above[x - 2, x + kTouchingLanes + 2]: the caller makes sure they are in
 // the row.
 constexpr std::int64_t kTouchingLanes = 8;
-inline int touchingRuns(const std::int32_t* above, std::int64_t x, std::int64_t n, std::int32_t r) {
+[[gnu::always_inline]] inline int touchingRuns(const std::int32_t* above, std::int64_t x, std::int64_t n, std::int32_t r) {
     const __m128i want = _mm_set1_epi32(r);
     const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
     // The first place, x - 1, counts whether or not a run starts there.
@@ -891,7 +925,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     bool vectorDone = false;
                     if constexpr (In::narrow && std::is_unsigned_v<typename In::Sample>) {
                         if (channels == 1 && nw == 0 && element0 + std::size_t(x1 + kRunLanes) <= in.size) {
-                            const RunSamples run = runSamples(in.data + element0 + std::size_t(x), x1 - x);
+                            const auto* p = in.data + element0 + std::size_t(x);
+                            const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples(p, x1 - x) : runSamples(p, x1 - x);
                             if (q.intensitySums) {
                                 add(S.sum[s], __int128(run.sum));
                                 add(S.squares[s], __int128(run.squares));
