@@ -8,6 +8,7 @@
 //   LIMBS            32-bit limbs of one wide sum, lowest first
 //   MOMENT_LEVEL     TermRequest::momentLevel, 0 .. 4
 //   WEIGHTED_LEVEL   TermRequest::weightedMomentLevel, 0 .. 4
+//   MOMENT_TERMS, WEIGHTED_TERMS  the exponent tuples of those levels (at least 1)
 //   RECORD_WORDS     words of one region's record in `totals`:
 //
 //     | moments: terms x LIMBS | perimeter: 3 | crofton: 5 | euler: 2 (int64) |

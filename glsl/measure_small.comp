@@ -17,8 +17,8 @@
 // lx^a ly^b lz^c is below (w h d)^3, so the region's moment sums are below
 // (w h d)^4 < 2^32, its weighted sums below 2^64, its sum below 2^40 and
 // its sum of squares below 2^72; a row's sums are parts of them. They are
-// stored in their first 1, 2 or 3 limbs: the records start zeroed, and the
-// record is as wide as the largest region's sums, so its other limbs stay 0.
+// added up in registers in 32, 64 and 96 bits and stored once, in every
+// limb of the record's wide sums (as wide as the largest region's).
 
 #include "measure_classes.glsl"
 
@@ -29,18 +29,10 @@ layout(local_size_x = MEASURE_GROUP) in;
 layout(std430, binding = MEASURE_SMALL_BUFFER) readonly buffer SmallRegions { uint smallRegion[]; };
 uniform uint smallRegions;
 
-// v into the 64-bit sum at totals[at], modulo 2^64.
-void addInto64(uint at, uvec2 v) {
-    uint carry;
-    totals[at] = uaddCarry(totals[at], v.x, carry);
-    totals[at + 1u] += v.y + carry;
-}
-
-// v as the wide sum at totals[at] (LIMBS >= 3 where v.z is not 0).
+// v as the wide sum at totals[at], its limbs past v's 0 (LIMBS >= 3 where
+// v.z is not 0).
 void storeWide(uint at, uvec3 v) {
-    totals[at] = v.x;
-    totals[at + 1u] = v.y;
-    if (LIMBS > 2) totals[at + 2u] = v.z;
+    for (int k = 0; k < LIMBS; ++k) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
 }
 
 void main() {
@@ -62,6 +54,15 @@ void main() {
     const int zMax = 0;
 #endif
 
+    // Indexed by terms that unrolled loops make constants: registers.
+#ifdef GATHER_MOMENTS
+    uint moments[MOMENT_TERMS];
+    for (int t = 0; t < MOMENT_TERMS; ++t) moments[t] = 0u;
+#endif
+#ifdef GATHER_WEIGHTED
+    uvec2 weightedMoments[WEIGHTED_TERMS];
+    for (int t = 0; t < WEIGHTED_TERMS; ++t) weightedMoments[t] = uvec2(0u);
+#endif
 #ifdef GATHER_PERIMETER
     uvec3 perimeter = uvec3(0u);
 #endif
@@ -130,28 +131,36 @@ void main() {
             const uint lzPower[4] = uint[4](1u, lz, lz * lz, lz * lz * lz);
             // TermRequest::exponents' order: z slowest, then y, then x.
 #ifdef GATHER_MOMENTS
-            uint term = 0u;
+            int term = 0;
             for (int ez = 0; ez <= zMax; ++ez)
                 for (int ey = 0; ey <= 3; ++ey)
                     for (int ex = 0; ex <= 3; ++ex) {
                         if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
-                        totals[record + uint(MOMENTS_AT) + term * uint(LIMBS)] += powers[ex] * lyPower[ey] * lzPower[ez];
+                        moments[term] += powers[ex] * lyPower[ey] * lzPower[ez];
                         ++term;
                     }
 #endif
 #ifdef GATHER_WEIGHTED
-            uint weightedTerm = 0u;
+            int weightedTerm = 0;
             for (int ez = 0; ez <= zMax; ++ez)
                 for (int ey = 0; ey <= 3; ++ey)
                     for (int ex = 0; ex <= 3; ++ex) {
                         if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
                         // The product is below 2^64: its low 64 bits are it.
                         const uvec3 scaled = multiply64(weighted[ex], lyPower[ey] * lzPower[ez]);
-                        addInto64(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), scaled.xy);
+                        weightedMoments[weightedTerm] = add64(weightedMoments[weightedTerm], scaled.xy);
                         ++weightedTerm;
                     }
 #endif
         }
+#ifdef GATHER_MOMENTS
+    for (int t = 0; t < MOMENT_TERMS; ++t)
+        storeWide(record + uint(MOMENTS_AT + t * LIMBS), uvec3(moments[t], 0u, 0u));
+#endif
+#ifdef GATHER_WEIGHTED
+    for (int t = 0; t < WEIGHTED_TERMS; ++t)
+        storeWide(record + uint(WEIGHTED_AT + t * LIMBS), uvec3(weightedMoments[t], 0u));
+#endif
 #ifdef GATHER_PERIMETER
     for (int c = 0; c < 3; ++c) totals[record + uint(PERIMETER_AT + c)] = perimeter[c];
 #endif

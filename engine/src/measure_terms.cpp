@@ -179,6 +179,8 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_SEGMENT", segmentOf(stage))
             .define("LIMBS", layout.limbs)
             .define("MOMENT_LEVEL", q.momentLevel)
+            .define("MOMENT_TERMS", std::max(layout.momentTerms, 1))
+            .define("WEIGHTED_TERMS", std::max(layout.weightedTerms, 1))
             .define("RECORD_WORDS", layout.words)
             .define("MOMENTS_AT", layout.momentsAt)
             .define("PERIMETER_AT", layout.perimeterAt)
