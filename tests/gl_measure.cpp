@@ -650,6 +650,17 @@ TEST_CASE("measure: regions measured alone beside larger ones, in batches, with 
         }
         REQUIRE(glGetError() == GL_NO_ERROR);
     }
+    // Beside a rod 600 voxels long, records of 4 and 8 limbs (moments and
+    // weighted moments of level 4 of 32-bit samples): the one-voxel
+    // regions' sums fill their low limbs, the rest 0.
+    Image rod(Shape::volume(600, 3, 3));
+    for (int x = 0; x < 600; ++x) {
+        glccl::test::setVoxel(rod, x, 0, 0);
+        if (x % 2 == 0) glccl::test::setVoxel(rod, x, 2, 2);
+    }
+    requireGpuTermsMatchCpu(rod, Connectivity::Six, Criterion::binary(), kProperties3d, "rod and voxels");
+    requireGpuIntensityTermsMatchCpu(rod, Connectivity::Six, randomIntensity(rod.shape(), 32, 8), GL_R32UI,
+                                     "rod and voxels");
 }
 
 TEST_CASE("measure: the labels of every backend that runs here are measured on the GPU", "[gl][measure]") {
