@@ -539,21 +539,22 @@ TEST_CASE("measure: regions gathered in batches give the same totals", "[gl][com
 }
 
 // Noise with lines along x of kSmallBox and kSmallBox + 1 elements on rows
-// of their own: regions measure_small measures (one-pixel ones, ones on
-// every side of the image, one whose box holds kSmallBox elements exactly)
-// beside regions the passes over the labels gather.
+// (and in a volume slices) of their own: regions measure_small measures
+// (one-pixel ones, ones on every side of the image, one whose box holds
+// kSmallBox elements exactly) beside regions the passes over the labels
+// gather.
 Image smallAndLarge(bool volume, std::uint64_t seed) {
     const int w = measure::kSmallBox + 9, h = volume ? 17 : 41, d = volume ? 11 : 1;
     Image image = volume ? glccl::test::randomTestVolume(w, h, d, 0.3, seed) : randomImage(w, h, 0.42, 2, 1, seed);
-    auto set = [&](int x, int y, std::uint32_t value) {
-        image.setSample((std::size_t(d / 2) * std::size_t(h) + std::size_t(y)) * std::size_t(w) + std::size_t(x), 0,
-                        value);
-    };
-    for (int y = 4; y < 9; ++y)
-        for (int x = 0; x < w; ++x) {
-            const bool line = (y == 5 && x < measure::kSmallBox) || (y == 7 && x <= measure::kSmallBox);
-            set(x, y, line ? 255 : 0);
-        }
+    const int middle = d / 2;
+    for (int z = std::max(middle - 1, 0); z <= std::min(middle + 1, d - 1); ++z)
+        for (int y = 4; y < 9; ++y)
+            for (int x = 0; x < w; ++x) {
+                const bool line =
+                    z == middle && ((y == 5 && x < measure::kSmallBox) || (y == 7 && x <= measure::kSmallBox));
+                image.setSample((std::size_t(z) * std::size_t(h) + std::size_t(y)) * std::size_t(w) + std::size_t(x),
+                                0, line ? 255 : 0);
+            }
     return image;
 }
 
