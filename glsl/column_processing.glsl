@@ -12,6 +12,32 @@ uniform int columnInBlock;
 uniform int columnGroup;
 flat out float scatterValue;
 
+#ifdef COLUMN_ACCUMULATORS
+// With Tuning::rasterColumnDraws 1 there is no update column: `columns` is
+// the roots of the column parity a draw reads (column c - 1's for the gather
+// into column c), which still holds the vertical runs in the other parity's
+// columns; every column's labels stay where its gather raised them, so a
+// node's label is two fetches, its run's top and that top's value. The
+// scatter back of every column reads both parities (`columns` the even
+// columns' roots, oddColumns the odd columns').
+#ifdef ALL_COLUMNS
+uniform sampler2D oddColumns;
+#endif
+float labelIn(sampler2D roots, ivec2 m) {
+    float runTop = texelFetch(roots, m, 0).r;
+    return runTop == 0.0 ? 0.0 : texelFetch(roots, nodeOfId(runTop), 0).r;
+}
+float labelOf(ivec2 m) {
+#ifdef ALL_COLUMNS
+    if (m.x % blockWidth % 2 == 1) return labelIn(oddColumns, m);
+#endif
+    return labelIn(columns, m);
+}
+#else
+// The label of a processed node: update column wrote it.
+float labelOf(ivec2 m) { return texelFetch(columns, m, 0).r; }
+#endif
+
 // Vertices of one column of every block.
 int columnGroups() { return (gridSize.y + columnGroup - 1) / columnGroup; }
 int columnVertices() { return (gridSize.x + blockWidth - 1) / blockWidth * columnGroups(); }
@@ -33,10 +59,10 @@ int groupRows(ivec2 n) { return min(columnGroup, gridSize.y - n.y); }
 // 0 where none.
 float largestLeft(ivec2 n, uint bits) {
     float best = 0.0;
-    if (linksTo(bits, kLeft)) best = texelFetch(columns, n + kNeighbours[kLeft], 0).r;
+    if (linksTo(bits, kLeft)) best = labelOf(n + kNeighbours[kLeft]);
 #if CONNECTIVITY == 8
-    if (linksTo(bits, kUpLeft)) best = max(best, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
-    if (linksTo(bits, kDownLeft)) best = max(best, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
+    if (linksTo(bits, kUpLeft)) best = max(best, labelOf(n + kNeighbours[kUpLeft]));
+    if (linksTo(bits, kDownLeft)) best = max(best, labelOf(n + kNeighbours[kDownLeft]));
 #endif
     return best;
 }
@@ -85,12 +111,12 @@ void scatterBack(ivec2 first) {
         ivec2 n = first + ivec2(0, i);
         uint bits = nodeBits(n);
         if ((bits & kLeftLinks) == 0u) continue;
-        float label = texelFetch(columns, n, 0).r;
+        float label = labelOf(n);
         float smallest = label;
-        if (linksTo(bits, kLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kLeft], 0).r);
+        if (linksTo(bits, kLeft)) smallest = min(smallest, labelOf(n + kNeighbours[kLeft]));
 #if CONNECTIVITY == 8
-        if (linksTo(bits, kUpLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kUpLeft], 0).r);
-        if (linksTo(bits, kDownLeft)) smallest = min(smallest, texelFetch(columns, n + kNeighbours[kDownLeft], 0).r);
+        if (linksTo(bits, kUpLeft)) smallest = min(smallest, labelOf(n + kNeighbours[kUpLeft]));
+        if (linksTo(bits, kDownLeft)) smallest = min(smallest, labelOf(n + kNeighbours[kDownLeft]));
 #endif
         if (smallest >= label || (value != 0.0 && smallest >= target)) continue;
         value = label;

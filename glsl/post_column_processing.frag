@@ -5,10 +5,33 @@
 //   every node:   Fig. 6.5 made one hop; following the whole chain leaves
 //                 every node at a true root. merge_block_borders and
 //                 resolve_links compress with this draw after each link round.
+// With EVEN_COLUMNS (column processing with Tuning::rasterColumnDraws 1),
+// every node's pointer is the larger of `ids` (the odd columns' roots, with
+// the marked roots updated) and `evenColumns` (the even columns' roots):
+// each holds the vertical runs where the other's gathers raised run tops,
+// and the marked roots' updates only grow.
 uniform sampler2D ids;
+#ifdef EVEN_COLUMNS
+uniform sampler2D evenColumns;
+#endif
 out vec4 fragColor;
+
+#ifdef EVEN_COLUMNS
+float pointer(ivec2 n) { return max(texelFetch(ids, n, 0).r, texelFetch(evenColumns, n, 0).r); }
+#endif
 
 void main() {
     ivec2 n = ivec2(gl_FragCoord.xy);
+#ifdef EVEN_COLUMNS
+    // rootOf (common.glsl) over `pointer`.
+    float id = pointer(n);
+    for (int step = 0; step < (1 << 20) && id != 0.0; ++step) {
+        float next = pointer(nodeOfId(id));
+        if (next == id) break;
+        id = next;
+    }
+    fragColor = vec4(id);
+#else
     fragColor = vec4(rootOf(ids, texelFetch(ids, n, 0).r));
+#endif
 }

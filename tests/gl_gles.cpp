@@ -230,7 +230,7 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     RasterPipeline::Options variants = options;
     variants.resolveInFragments = !options.resolveInFragments;
     variants.tableByRuns = !options.tableByRuns;
-    variants.fusedColumnPoints = !options.fusedColumnPoints;
+    variants.columnDraws = options.columnDraws == 1 ? 3 : 1;
     variants.scanAlways = !options.scanAlways;
     variants.borderRounds = 1;
     variants.blockWidth = 3;
@@ -240,6 +240,7 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     variants.tableInOneRead = true;
     RasterPipeline::Options oneBlock = variants;
     oneBlock.blockWidth = 1 << 14;
+    oneBlock.columnDraws = 2;
     RasterPipeline pipeline(options);
     for (const RasterPipeline::Options& chosen : {options, variants, oneBlock}) {
         pipeline.setOptions(chosen);

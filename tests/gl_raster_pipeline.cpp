@@ -452,8 +452,10 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.tableByRuns = true;
     variants.emplace_back("rasterTable=runs", options);
     options = {};
-    options.fusedColumnPoints = false;
+    options.columnDraws = 3;
     variants.emplace_back("rasterColumnDraws=3", options);
+    options.columnDraws = 2;
+    variants.emplace_back("rasterColumnDraws=2", options);
     options = {};
     options.scanAlways = true;
     variants.emplace_back("rasterNumbering=scan", options);
@@ -473,7 +475,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     variants.emplace_back("rasterBorderRounds=1 rasterBlockWidth=3", options);
     options.resolveInFragments = false;
     options.tableByRuns = true;
-    options.fusedColumnPoints = false;
+    options.columnDraws = 3;
     options.scanAlways = true;
     options.columnGroup = 4;
     options.resolveGroup = 3;
@@ -607,7 +609,7 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     const char* blockWidth = std::getenv("RASTER_WORK_BLOCK_WIDTH");
     if (blockWidth != nullptr) options.blockWidth = std::atoi(blockWidth);
     const char* draws = std::getenv("RASTER_WORK_COLUMN_DRAWS");
-    if (draws != nullptr) options.fusedColumnPoints = std::atoi(draws) == 2;
+    if (draws != nullptr) options.columnDraws = std::atoi(draws);
     RasterPipeline pipeline(options);
     const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
     for (auto [width, height] : sizes)

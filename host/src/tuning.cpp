@@ -89,7 +89,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
     } else if (name == "rasterTable") {
         rasterTable = parseChoice<RasterTable>(name, value, kRasterTable);
     } else if (name == "rasterColumnDraws") {
-        rasterColumnDraws = parseCount(name, value, 2, 3, "2 or 3");
+        rasterColumnDraws = parseCount(name, value, 1, 3, "1, 2 or 3");
     } else if (name == "rasterNumbering") {
         rasterNumbering = parseChoice<RasterNumbering>(name, value, kRasterNumbering);
     } else if (name == "rasterBorderRounds") {
@@ -173,9 +173,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterBlockWidth != 0 && (tuning.rasterBlockWidth < 2 || tuning.rasterBlockWidth > 4096))
         throw Error("glccl::setTuning(): rasterBlockWidth is " + std::to_string(tuning.rasterBlockWidth) +
                     "; expected 0 (about sqrt(grid width)) or 2..4096");
-    if (tuning.rasterColumnDraws != 2 && tuning.rasterColumnDraws != 3)
+    if (tuning.rasterColumnDraws < 1 || tuning.rasterColumnDraws > 3)
         throw Error("glccl::setTuning(): rasterColumnDraws is " + std::to_string(tuning.rasterColumnDraws) +
-                    "; expected 2 or 3");
+                    "; expected 1, 2 or 3");
     if (tuning.rasterBorderRounds < 0 || tuning.rasterBorderRounds > 64)
         throw Error("glccl::setTuning(): rasterBorderRounds is " + std::to_string(tuning.rasterBorderRounds) +
                     "; expected 0 (until no link) or 1..64");

@@ -86,7 +86,7 @@ const char kGeneralHelp[] =
     "GLCCL_TRANSFER_BAND_BYTES (e.g. 32M), GLCCL_TRANSFER_BUFFERS 2..8,\n"
     "GLCCL_COPY_THREADS auto|1..64, GLCCL_COMPUTE_PARENTS auto|buffer|image;\n"
     "the raster engine's variants: GLCCL_RASTER_RESOLVE fragment|vertex,\n"
-    "GLCCL_RASTER_TABLE segments|runs|slots, GLCCL_RASTER_COLUMN_DRAWS 2|3,\n"
+    "GLCCL_RASTER_TABLE segments|runs|slots, GLCCL_RASTER_COLUMN_DRAWS 1|2|3,\n"
     "GLCCL_RASTER_NUMBERING auto|scan, GLCCL_RASTER_BORDER_ROUNDS 0..64,\n"
     "GLCCL_RASTER_BLOCK_WIDTH 0 (auto)|2..4096, GLCCL_RASTER_COLUMN_GROUP 1..32,\n"
     "GLCCL_RASTER_RESOLVE_GROUP 1..8, GLCCL_RASTER_RESOLVE_CHECK pass|draw,\n"

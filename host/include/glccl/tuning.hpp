@@ -101,10 +101,11 @@ struct Tuning {
     RasterWork rasterResolve = RasterWork::Vertex;
     // component_table's points: slots (default), segments or runs.
     RasterTable rasterTable = RasterTable::Slots;
-    // Draws a column of column processing: 3 (default), gather, update and
-    // scatter back apart, or 2, scatter back and the next column's gather
-    // as one draw.
-    int rasterColumnDraws = 3;
+    // Draws a column of column processing: 1 (default), the gathers alone,
+    // into a texture per column parity, and every column's scatter back
+    // after them; 2, scatter back and the next column's gather as one draw,
+    // update column between; 3, gather, update and scatter back apart.
+    int rasterColumnDraws = 1;
     // How roots are numbered: scan (default) or auto.
     RasterNumbering rasterNumbering = RasterNumbering::Scan;
     // Link rounds across block borders, each a draw and a compression:

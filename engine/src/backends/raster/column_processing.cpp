@@ -1,5 +1,7 @@
 #include "column_processing.hpp"
 
+#include <algorithm>
+
 namespace glccl::raster {
 
 namespace {
@@ -14,6 +16,13 @@ const ProgramSpec kUpdate{"column_processing_update", "column_processing_update.
                           "column_processing_update.frag", {"fragColor"}, {kRootsSlot}};
 const ProgramSpec kColumnProcessingScatter{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
                            {"fragColor"}, {kColumnsSlot}};
+const ProgramSpec kAccumulatedGather{"column_processing_gather", "column_processing_gather.vert", "write_scatter.frag",
+                                    {"fragColor"}, {kColumnsSlot}, {"COLUMN_ACCUMULATORS"}};
+constexpr TextureSlot kOddColumnsSlot{"oddColumns", 2};
+const ProgramSpec kMerge{"column_processing_merge", "fullscreen.vert", "column_processing_merge.frag", {"fragColor"},
+                         {kColumnsSlot, kOddColumnsSlot}};
+const ProgramSpec kScatterAll{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
+                              {"fragColor"}, {kColumnsSlot, kOddColumnsSlot}, {"COLUMN_ACCUMULATORS", "ALL_COLUMNS"}};
 const ProgramSpec kPoints{"column_processing_points", "column_processing_points.vert", "write_scatter.frag",
                           {"fragColor"}, {kColumnsSlot}};
 
@@ -103,6 +112,49 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
 
         drawMarkingPoints(scatter, column, columnVertices, roots, columns);
     }
+    context.checkPass(kStage);
+}
+
+void ColumnProcessingPass::runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
+                                          const gl::RenderTarget& merged, const gl::RenderTarget& odd,
+                                          const gl::RenderTarget& even, int group) {
+    auto scope = context.timer.scope(kStage);
+    const int blocks = ceilDiv(merged.width(), blockWidth);
+    const std::int64_t columnVertices = std::int64_t(blocks) * ceilDiv(merged.height(), group);
+    const int columns = std::min(blockWidth, merged.width());  // in the block
+    copyTarget(merged, even);
+    auto& gather = context.programs.use(kAccumulatedGather);
+    gather.set(kBlockWidth, blockWidth);
+    gather.set(kColumnGroup, group);
+    bindTexture(kNodeGraphSlot, nodeGraph);
+    setRenderState({GL_MAX});
+    const gl::RenderTarget* parities[2] = {&even, &odd};
+    for (int column = 1; column < columns; ++column) {
+        // Gather neighbour: reads the previous column's parity, blends into this one's.
+        beginPass(*parities[column % 2]);
+        bindTexture(kColumnsSlot, parities[1 - column % 2]->texture);
+        gather.set(kColumnInBlock, column);
+        drawPoints(columnVertices);
+    }
+
+    bindTexture(kColumnsSlot, even.texture);
+    bindTexture(kOddColumnsSlot, odd.texture);
+    auto& merge = context.programs.use(kMerge);
+    merge.set(kBlockWidth, blockWidth);
+    beginPass(merged);
+    setRenderState({GL_NONE, GL_NONE, true});
+    const float unmarked = 0.0f;
+    glClearBufferfv(GL_DEPTH, 0, &unmarked);
+    setRenderState({});
+    drawFullscreen();
+
+    // Scatter back, marking the roots it changes (depth 1.0).
+    auto& scatter = context.programs.use(kScatterAll);
+    scatter.set(kBlockWidth, blockWidth);
+    scatter.set(kColumnGroup, group);
+    setRenderState({GL_MAX, GL_ALWAYS, true});
+    drawPoints(columnVertices * (columns - 1));
+    setRenderState({});
     context.checkPass(kStage);
 }
 

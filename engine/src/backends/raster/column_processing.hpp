@@ -29,6 +29,19 @@ public:
     // group-th of the vertices, some links left to resolve_links.
     void run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth, const gl::RenderTarget& roots,
              const gl::RenderTarget& columns, bool fusedPoints, int group);
+    // One draw a column (Tuning::rasterColumnDraws 1): no update column.
+    // The gathers into even columns blend into `even`, those into odd
+    // columns into `odd`, so the gather into column c reads column c - 1's
+    // labels from the texture it does not draw into: its run tops, still
+    // the vertical runs there, and their values (column_processing.glsl,
+    // COLUMN_ACCUMULATORS). After the last column, every node's value from
+    // its column's texture is drawn into `merged` (column_processing_merge.frag)
+    // and one draw scatters back every column into it, marking the roots it
+    // raises. `merged` and `odd` hold the vertical runs on entry and share
+    // the depth buffer of root marks; `even` is overwritten.
+    void runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
+                        const gl::RenderTarget& merged, const gl::RenderTarget& odd, const gl::RenderTarget& even,
+                        int group);
 };
 
 }  // namespace glccl::raster

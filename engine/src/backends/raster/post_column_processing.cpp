@@ -6,19 +6,33 @@ namespace {
 constexpr const char* kQuadDepth = "quadDepth";
 const ProgramSpec kFollowRoots{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
                                {"fragColor"}, {kIdsSlot}};
+constexpr TextureSlot kEvenColumnsSlot{"evenColumns", 2};
+const ProgramSpec kFollowMerged{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
+                                {"fragColor"}, {kIdsSlot, kEvenColumnsSlot}, {"EVEN_COLUMNS"}};
 }  // namespace
 
-void PostColumnProcessingPass::run(const PassContext& context, const gl::RenderTarget& ids,
-                                   const gl::RenderTarget& scratch) {
+void PostColumnProcessingPass::run(const PassContext& context, const gl::RenderTarget& roots,
+                                   const gl::RenderTarget& labels, const gl::RenderTarget& ids,
+                                   const gl::RenderTarget* evenColumns) {
     auto scope = context.timer.scope(kStage);
     auto& follow = context.programs.use(kFollowRoots);
-    // Only the roots scatter-back marked (depth 1.0) pass GL_EQUAL.
-    beginPass(scratch);
-    bindTexture(kIdsSlot, ids.texture);
+    // Only the marked roots (depth 1.0) pass GL_EQUAL.
+    beginPass(labels);
+    bindTexture(kIdsSlot, roots.texture);
     setRenderState({GL_NONE, GL_EQUAL});
     follow.set(kQuadDepth, 1.0f);
     drawFullscreen();
-    compress(context, scratch, ids);
+    if (evenColumns == nullptr) {
+        compress(context, labels, ids);
+    } else {
+        auto& followMerged = context.programs.use(kFollowMerged);
+        beginPass(ids);
+        bindTexture(kIdsSlot, labels.texture);
+        bindTexture(kEvenColumnsSlot, evenColumns->texture);
+        setRenderState({});
+        followMerged.set(kQuadDepth, 0.0f);
+        drawFullscreen();
+    }
     context.checkPass(kStage);
 }
 

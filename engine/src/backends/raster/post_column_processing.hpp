@@ -9,10 +9,13 @@ namespace glccl::raster {
 class PostColumnProcessingPass {
 public:
     static constexpr const char* kStage = "post_column_processing";
-    // `ids` is column processing's roots (A), `scratch` its columns (B): the
-    // marked roots are updated from A into B, which holds every other node's
-    // value, then every node of B is followed to its root, back into A.
-    void run(const PassContext& context, const gl::RenderTarget& ids, const gl::RenderTarget& scratch);
+    // `roots` and `labels` are column processing's results, sharing the
+    // depth buffer of marks: the marked roots are updated from `roots` into
+    // `labels`, which holds every other node's value (or, with `evenColumns`,
+    // the odd columns' values, the even columns' being there), then every
+    // node is followed to its root, into `ids` (which may be `roots`).
+    void run(const PassContext& context, const gl::RenderTarget& roots, const gl::RenderTarget& labels,
+             const gl::RenderTarget& ids, const gl::RenderTarget* evenColumns = nullptr);
     // Every node of `from` follows its pointers to its root, into `to`: the
     // compression step after each link round of the merging stages.
     static void compress(const PassContext& context, const gl::RenderTarget& from, const gl::RenderTarget& to);

@@ -34,6 +34,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.bandPixels = std::clamp(options.bandPixels, 1, kExactFloatSum);
     options_.borderRounds = std::clamp(options.borderRounds, 0, 64);
     options_.columnGroup = std::clamp(options.columnGroup, 1, kMaxColumnGroup);
+    options_.columnDraws = std::clamp(options.columnDraws, 1, 3);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
     options_.resolveAhead = std::clamp(options.resolveAhead, 1, kMaxResolveAhead);
     options_.runHops = std::clamp(options.runHops, 2, kMaxHops);
@@ -67,9 +68,17 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     nodeGraph_.run(context, input, r.nodeGraph);                             // nodes, their links and foreground pixels
     verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, options_.runHops);              // every node -> the top of its vertical run
     // Runs merged left to right, all blocks at once.
-    columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.fusedColumnPoints,
-                          options_.columnGroup);
-    postColumnProcessing_.run(context, r.ids, r.idScratch);  // marked roots, then every node, to their roots
+    if (options_.columnDraws == 1) {
+        // nodeValues is free until resolve_links: it takes the even columns.
+        columnProcessing_.runAccumulated(context, nodeGraph, columns, r.ids, r.idScratch, r.nodeValues,
+                                         options_.columnGroup);
+        // Marked roots, then every node, to their roots.
+        postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids, &r.nodeValues);
+    } else {
+        columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.columnDraws == 2,
+                              options_.columnGroup);
+        postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids);  // marked roots, then every node
+    }
     // Roots linked across block borders, then until no connected neighbours differ: exact.
     mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
     // With the scan's numbering, resolve_links' rounds issued ahead are
@@ -152,7 +161,7 @@ RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning
     base.tableBySlots = tuning.rasterTable == Tuning::RasterTable::Slots;
     base.scanAlways = tuning.rasterNumbering == Tuning::RasterNumbering::Scan;
     base.borderRounds = tuning.rasterBorderRounds;
-    base.fusedColumnPoints = tuning.rasterColumnDraws == 2;
+    base.columnDraws = tuning.rasterColumnDraws;
     base.columnGroup = tuning.rasterColumnGroup;
     base.resolveGroup = tuning.rasterResolveGroup;
     base.resolveCheckInDraw = tuning.rasterResolveCheck == Tuning::RasterCheck::Draw;

@@ -58,9 +58,12 @@ public:
         // Roots numbered by the scan at any count (rasterNumbering scan),
         // not routed by the stencil where 255 or fewer.
         bool scanAlways = false;
-        // Column processing's scatter back and next gather as one draw
-        // (rasterColumnDraws 2), or apart (3).
-        bool fusedColumnPoints = true;
+        // Column processing's draws a column (rasterColumnDraws): 1, the
+        // gathers alone, into a texture per column parity, and every
+        // column's scatter back after them; 2, a column's scatter back and
+        // the next one's gather as one draw, update column between; 3,
+        // gather, update and scatter back apart.
+        int columnDraws = 1;
         // Link rounds across block borders, unchecked; 0: until none links
         // (rasterBorderRounds).
         int borderRounds = 0;

@@ -88,7 +88,10 @@ struct RasterResources {
     gl::RenderTarget nodeGraph;      // R16UI: links and foreground pixels per node
     gl::Renderbuffer rootMarks;      // depth: roots changed by column processing, shared by both ID targets
     gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels are in `ids`
-    gl::RenderTarget nodeValues;     // RG32F, per node: what a fragment pass found for the next draw's vertices
+    // RG32F, per node: what a fragment pass found for the next draw's
+    // vertices (resolve_links); before, the IDs of column processing's even
+    // columns.
+    gl::RenderTarget nodeValues;
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
     gl::RenderTarget segmentFirsts;  // R32UI, per row segment: its nodes first of their root (component_table slots)
     gl::RenderTarget mostFirsts;     // R32F, 1x1: the most such nodes in one segment
