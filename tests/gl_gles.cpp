@@ -241,6 +241,7 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     RasterPipeline::Options oneBlock = variants;
     oneBlock.blockWidth = 1 << 14;
     oneBlock.columnDraws = 2;
+    oneBlock.resolveCheckInDraw = true;
     RasterPipeline pipeline(options);
     for (const RasterPipeline::Options& chosen : {options, variants, oneBlock}) {
         pipeline.setOptions(chosen);

@@ -493,6 +493,9 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveInFragments = false;
     options.resolveAhead = 3;
     variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3", options);
+    options.resolveCheckInDraw = true;
+    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3 rasterResolveCheck=draw", options);
+    options.resolveCheckInDraw = false;
     options.scanAlways = true;  // the batch's last check read after the labels
     options.tableInOneRead = true;
     variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3 rasterNumbering=scan rasterTableReads=1", options);
@@ -503,6 +506,10 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveAhead = 2;
     variants.emplace_back("rasterResolve=vertex rasterResolveAhead=2 rasterNumbering=scan rasterColumnGroup=4 "
                           "rasterResolveGroup=3 rasterBorderRounds=1 rasterBlockWidth=3",
+                          options);
+    options.resolveCheckInDraw = true;
+    variants.emplace_back("rasterResolve=vertex rasterResolveAhead=2 rasterResolveCheck=draw rasterNumbering=scan "
+                          "rasterColumnGroup=4 rasterResolveGroup=3 rasterBorderRounds=1 rasterBlockWidth=3",
                           options);
     return variants;
 }
@@ -599,8 +606,9 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
 // Not a check: what one label() and one components() issue at the sizes
 // and families of the raster benchmarks (gl_tests "[raster-work]" prints
 // it), to count what a change removes. RASTER_WORK_AHEAD,
-// RASTER_WORK_BLOCK_WIDTH and RASTER_WORK_COLUMN_DRAWS set
-// rasterResolveAhead, rasterBlockWidth and rasterColumnDraws.
+// RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS and RASTER_WORK_CHECK set
+// rasterResolveAhead, rasterBlockWidth, rasterColumnDraws and
+// rasterResolveCheck.
 TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     HeadlessContext context;
     const char* ahead = std::getenv("RASTER_WORK_AHEAD");
@@ -610,6 +618,8 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     if (blockWidth != nullptr) options.blockWidth = std::atoi(blockWidth);
     const char* draws = std::getenv("RASTER_WORK_COLUMN_DRAWS");
     if (draws != nullptr) options.columnDraws = std::atoi(draws);
+    const char* check = std::getenv("RASTER_WORK_CHECK");
+    if (check != nullptr) options.resolveCheckInDraw = std::string(check) == "draw";
     RasterPipeline pipeline(options);
     const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
     for (auto [width, height] : sizes)

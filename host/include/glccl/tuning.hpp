@@ -122,12 +122,12 @@ struct Tuning {
     // 1..8, 2 by default. A square raises one root a round, so past 1 the
     // draw has side² times fewer vertices and may need more rounds.
     int rasterResolveGroup = 2;
-    // How rasterResolve vertex finds whether links are left: pass
-    // (default), a fragment pass each round, or draw, the link draw under
-    // the query (no pass a round; the last round draws once for nothing).
-    RasterCheck rasterResolveCheck = RasterCheck::Pass;
+    // How rasterResolve vertex finds whether links are left: draw
+    // (default), the link draw under the query (no pass a round; the last
+    // round draws once for nothing), or pass, a fragment pass each round.
+    RasterCheck rasterResolveCheck = RasterCheck::Draw;
     // resolve_links' rounds issued per wait for the GPU, with rasterResolve
-    // vertex and rasterResolveCheck pass in a desktop context: 1..16, 4 by
+    // vertex in a desktop context: 1..16, 4 by
     // default (1: the host reads each round's check). Past 1, each round's
     // link draws are conditional on the check before them (conditional
     // rendering), and the host reads only the last check of each batch;

@@ -33,7 +33,7 @@ bool linkRoots(const PassContext& context, gl::Program& link, const gl::RenderTa
 bool ResolveLinksPass::settled(int& rounds) {
     if (batch_ == 0) return true;
     GLuint more = 0;
-    glGetQueryObjectuiv(checks_[std::size_t(batch_)].id(), GL_QUERY_RESULT, &more);
+    glGetQueryObjectuiv(checks_[std::size_t(lastCheck_)].id(), GL_QUERY_RESULT, &more);
     countWait();
     // The batch's other checks are done by now.
     for (int i = 0; i < batch_; ++i) {
@@ -81,10 +81,43 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         auto& count = context.programs.use(kResolveLinksCount);
         auto& link = context.programs.use(kLink);
         link.set(kLinkGroup, group);
+        // Conditional rendering (desktop OpenGL 3.0): a round's draws are
+        // discarded by the GPU where the check before them passed nothing,
+        // which discards the next check too, so the rounds after the last
+        // link cost no draw and the host waits once per batch. A skipped
+        // round's copy into `scratch` changes nothing the next round reads.
+        const bool batched = ahead > 1 && !context.es && glBeginConditionalRender != nullptr;
+        if (batched) while (int(checks_.size()) < ahead + 1) checks_.push_back(gl::Query::create());
         // The link draw under the query is the check: a point is drawn
         // exactly where connected neighbours differ, so the last round's
         // draw, which links nothing, ends the loop.
-        while (checkInDraw) {
+        if (checkInDraw && batched) {
+            // Round k's link draw under checks_[k], on the one before it
+            // (the batch's first round follows a check the host read), and
+            // its compression on its own: two draws a round.
+            for (;;) {
+                for (int i = 0; i < ahead; ++i) {
+                    if (i > 0) glBeginConditionalRender(checks_[std::size_t(i) - 1].id(), GL_QUERY_WAIT);
+                    copyTarget(ids, scratch);
+                    beginPass(scratch);
+                    bindTexture(kIdsSlot, ids.texture);
+                    link.use();
+                    setRenderState({GL_MAX});
+                    glBeginQuery(GL_ANY_SAMPLES_PASSED, checks_[std::size_t(i)].id());
+                    drawPoints(squares);
+                    glEndQuery(GL_ANY_SAMPLES_PASSED);
+                    if (i > 0) glEndConditionalRender();
+                    glBeginConditionalRender(checks_[std::size_t(i)].id(), GL_QUERY_WAIT);
+                    PostColumnProcessingPass::compress(context, scratch, ids);
+                    glEndConditionalRender();
+                }
+                batch_ = ahead;
+                lastCheck_ = ahead - 1;
+                if (deferLastCheck) break;  // settled() reads it
+                if (settled(rounds)) break;
+            }
+        }
+        while (checkInDraw && !batched) {
             if (!linkRoots(context, link, ids, scratch, squares, &query_)) break;
             ++rounds;
             PostColumnProcessingPass::compress(context, scratch, ids);
@@ -104,14 +137,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             drawFullscreen();
             glEndQuery(GL_ANY_SAMPLES_PASSED);
         };
-        // Conditional rendering (desktop OpenGL 3.0): a round's draws are
-        // discarded by the GPU where the check before them passed nothing,
-        // which discards the next check too, so the rounds after the last
-        // link cost no draw and the host waits once per batch. A skipped
-        // round's copy into `scratch` changes nothing the next round reads.
-        const bool batched = !checkInDraw && ahead > 1 && !context.es && glBeginConditionalRender != nullptr;
-        if (batched) {
-            while (int(checks_.size()) < ahead + 1) checks_.push_back(gl::Query::create());
+        if (!checkInDraw && batched) {
             check(checks_[0]);
             batch_ = 0;
             for (;;) {
@@ -123,6 +149,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
                     glEndConditionalRender();
                 }
                 batch_ = ahead;
+                lastCheck_ = ahead;
                 if (deferLastCheck) break;  // settled() reads it
                 if (settled(rounds)) break;
                 std::swap(checks_[0], checks_[std::size_t(ahead)]);

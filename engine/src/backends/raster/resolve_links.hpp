@@ -25,10 +25,10 @@ public:
     // (Tuning::rasterResolveGroup), which raises one root a round. With
     // `checkInDraw` (and not `linksInFragments`) the link draw itself runs
     // under the occlusion query instead of a check pass before it
-    // (Tuning::rasterResolveCheck draw). With neither, in a desktop
-    // context, `ahead` rounds are issued per wait for the GPU: each round's
-    // link draws and the next check run under conditional rendering on the
-    // check before them, and the host reads the batch's last check
+    // (Tuning::rasterResolveCheck draw). Without `linksInFragments`, in a
+    // desktop context, `ahead` rounds are issued per wait for the GPU: each
+    // round's draws run under conditional rendering on the check before
+    // them, and the host reads the batch's last check
     // (Tuning::rasterResolveAhead). Returns the rounds it needed. With
     // `deferLastCheck`, the first batch's last check is not read: the
     // caller queues what comes next, then asks settled().
@@ -43,8 +43,13 @@ public:
 private:
     // Rounds of the batch whose checks are unread; 0: none.
     int batch_ = 0;
+    // The batch's check that tells whether links are left: checks_[batch_]
+    // (check passes, the one after the last round) or checks_[batch_ - 1]
+    // (link draws, the last one's).
+    int lastCheck_ = 0;
     gl::Query query_;
-    // The checks of a batch of rounds issued ahead: ahead + 1.
+    // The checks of a batch of rounds issued ahead: ahead + 1. checks_[k]
+    // for k < batch_ says whether round k linked.
     std::vector<gl::Query> checks_;
 };
 
