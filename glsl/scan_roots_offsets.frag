@@ -9,23 +9,24 @@ uniform usampler2D parentOffsets;  // exclusive offsets of the level above
 uniform int fromRoots;
 uniform int countsAreMasks;        // this level is level 0
 uniform int axis;
+uniform int block;                 // texels per sum of the level above
 out uvec4 fragOffset;
 
 void main() {
     ivec2 o = ivec2(gl_FragCoord.xy);
     if (fromRoots != 0) {
         // Level 0 runs along x.
-        ivec2 block = ivec2(o.x / kScanBlock, o.y);
-        uint mask = texelFetch(counts, block, 0).r;
+        ivec2 maskTexel = ivec2(o.x / kScanBlock, o.y);
+        uint mask = texelFetch(counts, maskTexel, 0).r;
         uint bit = 1u << uint(o.x % kScanBlock);
         if ((mask & bit) == 0u) { fragOffset = uvec4(0u); return; }
-        fragOffset = uvec4(texelFetch(parentOffsets, block, 0).r + onesIn(mask & (bit - 1u)) + 1u);
+        fragOffset = uvec4(texelFetch(parentOffsets, maskTexel, 0).r + onesIn(mask & (bit - 1u)) + 1u);
         return;
     }
     int position = axis == 0 ? o.x : o.y;
-    ivec2 parent = axis == 0 ? ivec2(o.x / kScanBlock, o.y) : ivec2(o.x, o.y / kScanBlock);
+    ivec2 parent = axis == 0 ? ivec2(o.x / block, o.y) : ivec2(o.x, o.y / block);
     uint offset = texelFetch(parentOffsets, parent, 0).r;
-    for (int i = position / kScanBlock * kScanBlock; i < position; ++i) {
+    for (int i = position / block * block; i < position; ++i) {
         uint count = texelFetch(counts, axis == 0 ? ivec2(i, o.y) : ivec2(o.x, i), 0).r;
         offset += countsAreMasks != 0 ? onesIn(count) : count;
     }

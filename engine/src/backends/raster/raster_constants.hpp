@@ -24,6 +24,9 @@ constexpr int kMaxHops = 1024;
 // Texels summed per output texel of each scan_roots level; level 0 keeps a
 // 32-bit mask per block, so it cannot grow past 32.                             SCAN_BLOCK
 constexpr int kScanBlock = 32;
+// The most texels a later level of scan_roots sums per output texel (a
+// uniform): a level fewer where its counts fit, each texel's sum a loop.
+constexpr int kMaxScanSum = 64;
 
 // Nodes per row segment of the table stages (component_table, component_bits):
 // one point per component per segment.                                          SEGMENT

@@ -7,6 +7,25 @@
 
 namespace glccl::raster {
 
+namespace {
+
+// Texels per sum of the levels that reduce `count` texels to one: as few
+// levels as kMaxScanSum allows, each summing about as many.
+int scanSumBlock(int count) {
+    int levels = 0;
+    for (std::int64_t reach = 1; reach < count; reach *= kMaxScanSum) ++levels;
+    if (levels == 0) return 2;
+    int block = 2;
+    const auto reaches = [&](int b) {
+        std::int64_t reach = 1;
+        for (int i = 0; i < levels; ++i) reach *= b;
+        return reach >= count;
+    };
+    while (!reaches(block)) ++block;
+    return block;
+}
+
+}  // namespace
 
 RasterGrid RasterGrid::of(int width, int height, NodeSize shape) {
     return {width, height, shape, ceilDiv(width, shape.width), ceilDiv(height, shape.height)};
@@ -28,20 +47,18 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, 1, 1, what);
 
-    // The scan pyramid: rows reduced by kScanBlock until one column is left,
-    // then that column until one texel is left.
+    // The scan pyramid: rows reduced (level 0 to masks of kScanBlock texels)
+    // until one column is left, then that column until one texel is left.
     scanLevels.clear();
     int w = next.scanWidth(), h = next.scanHeight();
-    do {
-        w = ceilDiv(w, kScanBlock);
+    const auto addLevel = [&](int axis, int block) {
+        (axis == 0 ? w : h) = ceilDiv(axis == 0 ? w : h, block);
         scanLevels.push_back({gl::RenderTarget::allocate(GL_R32UI, w, h, what),
-                              gl::RenderTarget::allocate(GL_R32UI, w, h, what), 0});
-    } while (w > 1);
-    while (h > 1) {
-        h = ceilDiv(h, kScanBlock);
-        scanLevels.push_back({gl::RenderTarget::allocate(GL_R32UI, w, h, what),
-                              gl::RenderTarget::allocate(GL_R32UI, w, h, what), 1});
-    }
+                              gl::RenderTarget::allocate(GL_R32UI, w, h, what), axis, block});
+    };
+    addLevel(0, kScanBlock);
+    for (int block = scanSumBlock(w); w > 1;) addLevel(0, block);
+    for (int block = scanSumBlock(h); h > 1;) addLevel(1, block);
     scanZero = gl::RenderTarget::allocate(GL_R32UI, 1, 1, what);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, scanZero.framebuffer.id());
     const GLuint zero[4] = {0, 0, 0, 0};

@@ -35,11 +35,13 @@ struct RasterGrid {
     }
 };
 
-// One level of scan_roots' pyramid: sums of kScanBlock texels of the level
-// below along `axis` (0: x, 1: y), and their exclusive offsets.
+// One level of scan_roots' pyramid: sums of `block` texels of the level
+// below along `axis` (0: x, 1: y), and their exclusive offsets. Level 0
+// keeps masks of kScanBlock texels; a later level sums up to kMaxScanSum.
 struct ScanLevel {
     gl::RenderTarget counts, offsets;
     int axis;
+    int block;
 };
 
 // route_roots' block: kRoutingSide^2 texels with a stencil that lets one root

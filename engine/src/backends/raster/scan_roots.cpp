@@ -9,6 +9,7 @@ constexpr TextureSlot kParentOffsetsSlot{"parentOffsets", 3};
 constexpr const char* kFromRoots = "fromRoots";
 constexpr const char* kCountsAreMasks = "countsAreMasks";
 constexpr const char* kAxis = "axis";
+constexpr const char* kBlock = "block";
 const ProgramSpec kReduce{"scan_roots_reduce", "fullscreen.vert", "scan_roots_reduce.frag", {"fragCount"},
                           {kCountsSlot, kScanIdsSlot}};
 const ProgramSpec kOffsets{"scan_roots_offsets", "fullscreen.vert", "scan_roots_offsets.frag", {"fragOffset"},
@@ -28,6 +29,7 @@ void ScanRootsPass::upSweep(const PassContext& context, const gl::RenderTarget& 
         reduce.set(kFromRoots, fromRoots ? 1 : 0);
         reduce.set(kCountsAreMasks, level == 1 ? 1 : 0);
         reduce.set(kAxis, levels[level].axis);
+        reduce.set(kBlock, levels[level].block);
         if (fromRoots) {
             // Level 0 reads the scan grid (NODE_H node grids wide) from the IDs.
             // WebGL checks every sampler of a program against its unit's
@@ -90,6 +92,7 @@ void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids,
         offsets.set(kFromRoots, 0);
         offsets.set(kCountsAreMasks, level == 1 ? 1 : 0);
         offsets.set(kAxis, levels[level].axis);
+        offsets.set(kBlock, levels[level].block);
         drawFullscreen();
         parent = &levels[level - 1].offsets.texture;
     }

@@ -10,7 +10,8 @@ namespace glccl::raster {
 // scan grid, as a pyramid of render passes:
 //
 //     scan grid  --reduce-->  level 0 (masks of kScanBlock texels, along x)
-//                --reduce-->  level 1 .. (counts along x, then along y)
+//                --reduce-->  level 1 .. (counts along x, then along y,
+//                             up to kMaxScanSum texels a sum)
 //                --reduce-->  top (1x1)
 //     offsets back down the pyramid, then each root's label from level 0's
 //     mask and offset: two fetches.
