@@ -15,6 +15,10 @@ uniform sampler2D ids;
 uniform sampler2D evenColumns;
 #endif
 out vec4 fragColor;
+#ifdef TWO_TARGETS
+// The same labels into resolve_links' next link target.
+out vec4 fragCopy;
+#endif
 
 #ifdef EVEN_COLUMNS
 float pointer(ivec2 n) { return max(texelFetch(ids, n, 0).r, texelFetch(evenColumns, n, 0).r); }
@@ -33,5 +37,8 @@ void main() {
     fragColor = vec4(id);
 #else
     fragColor = vec4(rootOf(ids, texelFetch(ids, n, 0).r));
+#endif
+#ifdef TWO_TARGETS
+    fragCopy = fragColor;
 #endif
 }

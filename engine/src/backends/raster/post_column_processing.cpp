@@ -6,6 +6,8 @@ namespace {
 constexpr const char* kQuadDepth = "quadDepth";
 const ProgramSpec kFollowRoots{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
                                {"fragColor"}, {kIdsSlot}};
+const ProgramSpec kFollowRootsTwice{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
+                                    {"fragColor", "fragCopy"}, {kIdsSlot}, {"TWO_TARGETS"}};
 constexpr TextureSlot kEvenColumnsSlot{"evenColumns", 2};
 const ProgramSpec kFollowMerged{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
                                 {"fragColor"}, {kIdsSlot, kEvenColumnsSlot}, {"EVEN_COLUMNS"}};
@@ -40,6 +42,17 @@ void PostColumnProcessingPass::compress(const PassContext& context, const gl::Re
                                         const gl::RenderTarget& to) {
     auto& follow = context.programs.use(kFollowRoots);
     beginPass(to);
+    bindTexture(kIdsSlot, from.texture);
+    setRenderState({});
+    follow.set(kQuadDepth, 0.0f);
+    drawFullscreen();
+}
+
+void PostColumnProcessingPass::compressTwice(const PassContext& context, const gl::RenderTarget& from,
+                                             const gl::Framebuffer& to) {
+    auto& follow = context.programs.use(kFollowRootsTwice);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, to.id());
+    setViewport(from.width(), from.height());
     bindTexture(kIdsSlot, from.texture);
     setRenderState({});
     follow.set(kQuadDepth, 0.0f);

@@ -84,7 +84,8 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     // With the scan's numbering, resolve_links' rounds issued ahead are
     // checked after the labels are queued: the host waits once, at the end.
     bool deferCheck = options_.scanAlways && options_.resolveAhead > 1;
-    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues, options_.resolveInFragments,
+    const ResolveLinksPass::Targets resolveTargets{r.idScratch, r.nodeValues, r.idsAndScratch, r.idsAndValues};
+    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, resolveTargets, options_.resolveInFragments,
                                        options_.resolveGroup, options_.resolveCheckInDraw, options_.resolveAhead,
                                        deferCheck);
     if (options_.scanAlways) {
@@ -97,7 +98,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
             if (!deferCheck || resolveLinks_.settled(resolveRounds_)) break;
             // Links left past the batch: the rounds go on, then the
             // numbering and the labels again.
-            resolveRounds_ += resolveLinks_.run(context, nodeGraph, r.ids, r.idScratch, r.nodeValues,
+            resolveRounds_ += resolveLinks_.run(context, nodeGraph, r.ids, resolveTargets,
                                                 options_.resolveInFragments, options_.resolveGroup,
                                                 options_.resolveCheckInDraw, options_.resolveAhead);
             deferCheck = false;

@@ -43,6 +43,10 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     ids = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
     idScratch = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
     nodeValues = gl::RenderTarget::allocate(GL_RG32F, gridWidth, gridHeight, what);
+    const gl::Texture* withScratch[] = {&ids.texture, &idScratch.texture};
+    idsAndScratch = gl::multipleTargetFramebuffer(withScratch, 2, what);
+    const gl::Texture* withValues[] = {&ids.texture, &nodeValues.texture};
+    idsAndValues = gl::multipleTargetFramebuffer(withValues, 2, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, 1, 1, what);

@@ -94,6 +94,10 @@ struct RasterResources {
     // vertices (resolve_links); before, the IDs of column processing's even
     // columns.
     gl::RenderTarget nodeValues;
+    // `ids` with idScratch, and with nodeValues, as draw buffers 0 and 1:
+    // resolve_links' compression writes the labels into the next round's
+    // link target too.
+    gl::Framebuffer idsAndScratch, idsAndValues;
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
     gl::RenderTarget segmentFirsts;  // R32UI, per row segment: its nodes first of their root (component_table slots)
     gl::RenderTarget mostFirsts;     // R32F, 1x1: the most such nodes in one segment

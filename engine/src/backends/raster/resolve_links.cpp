@@ -46,8 +46,10 @@ bool ResolveLinksPass::settled(int& rounds) {
 }
 
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-                          const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments,
-                          int group, bool checkInDraw, int ahead, bool deferLastCheck) {
+                          const Targets& targets, bool linksInFragments, int group, bool checkInDraw, int ahead,
+                          bool deferLastCheck) {
+    const gl::RenderTarget& scratch = targets.scratch;
+    const gl::RenderTarget& values = targets.values;
     auto scope = context.timer.scope(kStage);
     // The link draw's vertices: one per square of group × group nodes.
     const std::int64_t squares = std::int64_t(ceilDiv(ids.width(), group)) * ceilDiv(ids.height(), group);
@@ -81,11 +83,34 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         auto& count = context.programs.use(kResolveLinksCount);
         auto& link = context.programs.use(kLink);
         link.set(kLinkGroup, group);
+        // Round k links into linkTargets[k % 2]; its compression writes
+        // `ids` and the other, the next round's.
+        const gl::RenderTarget* linkTargets[2] = {&scratch, &values};
+        const gl::Framebuffer* compressTargets[2] = {&targets.idsAndValues, &targets.idsAndScratch};
+        int turn = 0;
+        copyTarget(ids, scratch);
+        // The link draw's state, into this round's target.
+        const auto beginLink = [&] {
+            beginPass(*linkTargets[turn]);
+            bindTexture(kIdsSlot, ids.texture);
+            link.use();
+            setRenderState({GL_MAX});
+        };
+        // The link draw, under `query` if any.
+        const auto linkInto = [&](const gl::Query* query) {
+            beginLink();
+            if (query != nullptr) glBeginQuery(GL_ANY_SAMPLES_PASSED, query->id());
+            drawPoints(squares);
+            if (query != nullptr) glEndQuery(GL_ANY_SAMPLES_PASSED);
+        };
+        const auto compressRound = [&] {
+            PostColumnProcessingPass::compressTwice(context, *linkTargets[turn], *compressTargets[turn]);
+            turn = 1 - turn;
+        };
         // Conditional rendering (desktop OpenGL 3.0): a round's draws are
         // discarded by the GPU where the check before them passed nothing,
         // which discards the next check too, so the rounds after the last
-        // link cost no draw and the host waits once per batch. A skipped
-        // round's copy into `scratch` changes nothing the next round reads.
+        // link cost no draw and the host waits once per batch.
         const bool batched = ahead > 1 && !context.es && glBeginConditionalRender != nullptr;
         if (batched) while (int(checks_.size()) < ahead + 1) checks_.push_back(gl::Query::create());
         // The link draw under the query is the check: a point is drawn
@@ -98,17 +123,10 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             for (;;) {
                 for (int i = 0; i < ahead; ++i) {
                     if (i > 0) glBeginConditionalRender(checks_[std::size_t(i) - 1].id(), GL_QUERY_WAIT);
-                    copyTarget(ids, scratch);
-                    beginPass(scratch);
-                    bindTexture(kIdsSlot, ids.texture);
-                    link.use();
-                    setRenderState({GL_MAX});
-                    glBeginQuery(GL_ANY_SAMPLES_PASSED, checks_[std::size_t(i)].id());
-                    drawPoints(squares);
-                    glEndQuery(GL_ANY_SAMPLES_PASSED);
+                    linkInto(&checks_[std::size_t(i)]);
                     if (i > 0) glEndConditionalRender();
                     glBeginConditionalRender(checks_[std::size_t(i)].id(), GL_QUERY_WAIT);
-                    PostColumnProcessingPass::compress(context, scratch, ids);
+                    compressRound();
                     glEndConditionalRender();
                 }
                 batch_ = ahead;
@@ -118,9 +136,10 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             }
         }
         while (checkInDraw && !batched) {
-            if (!linkRoots(context, link, ids, scratch, squares, &query_)) break;
+            beginLink();
+            if (!anySamplesPassed(context, query_, [&] { drawPoints(squares); })) break;
             ++rounds;
-            PostColumnProcessingPass::compress(context, scratch, ids);
+            compressRound();
         }
         // The check: nodes with a connected neighbour of another label;
         // nothing is written.
@@ -143,8 +162,8 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             for (;;) {
                 for (int i = 0; i < ahead; ++i) {
                     glBeginConditionalRender(checks_[std::size_t(i)].id(), GL_QUERY_WAIT);
-                    linkRoots(context, link, ids, scratch, squares, nullptr);
-                    PostColumnProcessingPass::compress(context, scratch, ids);
+                    linkInto(nullptr);
+                    compressRound();
                     check(checks_[std::size_t(i) + 1]);
                     glEndConditionalRender();
                 }
@@ -159,8 +178,8 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             beginCheck();
             if (!anySamplesPassed(context, query_, drawFullscreen)) break;
             ++rounds;
-            linkRoots(context, link, ids, scratch, squares, nullptr);
-            PostColumnProcessingPass::compress(context, scratch, ids);
+            linkInto(nullptr);
+            compressRound();
         }
     }
     context.checkPass(kStage);

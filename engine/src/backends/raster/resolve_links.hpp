@@ -32,9 +32,20 @@ public:
     // (Tuning::rasterResolveAhead). Returns the rounds it needed. With
     // `deferLastCheck`, the first batch's last check is not read: the
     // caller queues what comes next, then asks settled().
+    //
+    // Without `linksInFragments` the link draws blend into `scratch` and
+    // `values` in turn, and each compression writes the labels into `ids`
+    // and the next round's target at once (`idsAndScratch`,
+    // `idsAndValues`), so one copy of `ids` starts the rounds.
+    struct Targets {
+        const gl::RenderTarget& scratch;
+        const gl::RenderTarget& values;
+        const gl::Framebuffer& idsAndScratch;
+        const gl::Framebuffer& idsAndValues;
+    };
     int run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-            const gl::RenderTarget& scratch, const gl::RenderTarget& values, bool linksInFragments, int group,
-            bool checkInDraw = false, int ahead = 1, bool deferLastCheck = false);
+            const Targets& targets, bool linksInFragments, int group, bool checkInDraw = false, int ahead = 1,
+            bool deferLastCheck = false);
     // Reads the last check of the batch run() left unread, if any (a wait
     // for the GPU), adding the batch's rounds to `rounds`: true where no
     // link is left; false where run() must go on.
