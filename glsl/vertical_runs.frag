@@ -10,25 +10,35 @@ uniform int hops;
 uniform sampler2D ids;
 uniform int passIndex;
 out vec4 fragColor;
+#ifdef TWO_TARGETS
+// The same runs into column processing's second texture.
+out vec4 fragCopy;
+#endif
 
-void main() {
+float runTop() {
     ivec2 n = ivec2(gl_FragCoord.xy);
     if (passIndex == 0) {
         uint bits = nodeBits(n);
-        if (!nodeIsForeground(bits)) { fragColor = vec4(0.0); return; }
+        if (!nodeIsForeground(bits)) return 0.0;
         ivec2 top = n;
         for (int hop = 0; hop < hops && linksTo(bits, kUp); ++hop) {
             top.y -= 1;
             bits = nodeBits(top);
         }
-        fragColor = vec4(nodeId(top, bits));
-    } else {
-        float id = texelFetch(ids, n, 0).r;
-        for (int hop = 0; hop < hops && id != 0.0; ++hop) {
-            float next = texelFetch(ids, nodeOfId(id), 0).r;
-            if (next == id) break;
-            id = next;
-        }
-        fragColor = vec4(id);
+        return nodeId(top, bits);
     }
+    float id = texelFetch(ids, n, 0).r;
+    for (int hop = 0; hop < hops && id != 0.0; ++hop) {
+        float next = texelFetch(ids, nodeOfId(id), 0).r;
+        if (next == id) break;
+        id = next;
+    }
+    return id;
+}
+
+void main() {
+    fragColor = vec4(runTop());
+#ifdef TWO_TARGETS
+    fragCopy = fragColor;
+#endif
 }

@@ -122,7 +122,6 @@ void ColumnProcessingPass::runAccumulated(const PassContext& context, const gl::
     const int blocks = ceilDiv(merged.width(), blockWidth);
     const std::int64_t columnVertices = std::int64_t(blocks) * ceilDiv(merged.height(), group);
     const int columns = std::min(blockWidth, merged.width());  // in the block
-    copyTarget(merged, even);
     auto& gather = context.programs.use(kAccumulatedGather);
     gather.set(kBlockWidth, blockWidth);
     gather.set(kColumnGroup, group);

@@ -37,8 +37,8 @@ public:
     // COLUMN_ACCUMULATORS). After the last column, every node's value from
     // its column's texture is drawn into `merged` (column_processing_merge.frag)
     // and one draw scatters back every column into it, marking the roots it
-    // raises. `merged` and `odd` hold the vertical runs on entry and share
-    // the depth buffer of root marks; `even` is overwritten.
+    // raises. `odd` and `even` hold the vertical runs on entry; `merged`
+    // and `odd` share the depth buffer of root marks.
     void runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
                         const gl::RenderTarget& merged, const gl::RenderTarget& odd, const gl::RenderTarget& even,
                         int group);

@@ -66,15 +66,18 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     glBindVertexArray(emptyVertexArray_.id());
 
     nodeGraph_.run(context, input, r.nodeGraph);                             // nodes, their links and foreground pixels
-    verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, options_.runHops);              // every node -> the top of its vertical run
-    // Runs merged left to right, all blocks at once.
+    // Every node -> the top of its vertical run; runs merged left to right,
+    // all blocks at once.
     if (options_.columnDraws == 1) {
-        // nodeValues is free until resolve_links: it takes the even columns.
+        // The runs into idScratch and nodeValues (free until resolve_links),
+        // column processing's odd and even columns.
+        verticalRuns_.runInto(context, nodeGraph, r.scratchAndValues, r.ids, r.idScratch, options_.runHops);
         columnProcessing_.runAccumulated(context, nodeGraph, columns, r.ids, r.idScratch, r.nodeValues,
                                          options_.columnGroup);
         // Marked roots, then every node, to their roots.
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids, &r.nodeValues);
     } else {
+        verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, options_.runHops);
         columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.columnDraws == 2,
                               options_.columnGroup);
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids);  // marked roots, then every node

@@ -47,6 +47,8 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     idsAndScratch = gl::multipleTargetFramebuffer(withScratch, 2, what);
     const gl::Texture* withValues[] = {&ids.texture, &nodeValues.texture};
     idsAndValues = gl::multipleTargetFramebuffer(withValues, 2, what);
+    const gl::Texture* scratchWithValues[] = {&idScratch.texture, &nodeValues.texture};
+    scratchAndValues = gl::multipleTargetFramebuffer(scratchWithValues, 2, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, 1, 1, what);

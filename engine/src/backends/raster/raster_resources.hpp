@@ -98,6 +98,10 @@ struct RasterResources {
     // resolve_links' compression writes the labels into the next round's
     // link target too.
     gl::Framebuffer idsAndScratch, idsAndValues;
+    // idScratch and nodeValues as draw buffers 0 and 1: vertical_runs'
+    // last pass writes the runs into both textures of column processing
+    // with one draw a column.
+    gl::Framebuffer scratchAndValues;
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
     gl::RenderTarget segmentFirsts;  // R32UI, per row segment: its nodes first of their root (component_table slots)
     gl::RenderTarget mostFirsts;     // R32F, 1x1: the most such nodes in one segment

@@ -4,6 +4,15 @@ namespace glccl::raster {
 
 namespace {
 const ProgramSpec kVerticalRuns{"vertical_runs", "fullscreen.vert", "vertical_runs.frag", {"fragColor"}, {kIdsSlot}};
+const ProgramSpec kVerticalRunsTwice{"vertical_runs", "fullscreen.vert", "vertical_runs.frag", {"fragColor", "fragCopy"},
+                                     {kIdsSlot}, {"TWO_TARGETS"}};
+
+// Passes that take every node to the top of its run, `hops` more each.
+int passesFor(int height, int hops) {
+    int passes = 1;
+    for (std::int64_t reach = hops; reach < height - 1; reach *= hops) ++passes;
+    return passes;
+}
 }  // namespace
 
 void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
@@ -14,8 +23,7 @@ void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGr
     bindTexture(kNodeGraphSlot, nodeGraph);
     // Each pass multiplies the distance covered by `hops`.
     program.set("hops", hops);
-    int passes = 1;
-    for (std::int64_t reach = hops; reach < runs.height() - 1; reach *= hops) ++passes;
+    const int passes = passesFor(runs.height(), hops);
     // Ping-pong between the two targets, so that the last pass writes `runs`.
     const gl::RenderTarget* targets[2] = {&runs, &copy};
     for (int pass = 0; pass < passes; ++pass) {
@@ -26,6 +34,33 @@ void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGr
         drawFullscreen();
     }
     copyTarget(runs, copy);
+    context.checkPass(kStage);
+}
+
+void VerticalRunsPass::runInto(const PassContext& context, const gl::Texture& nodeGraph, const gl::Framebuffer& both,
+                               const gl::RenderTarget& last, const gl::RenderTarget& earlier, int hops) {
+    auto scope = context.timer.scope(kStage);
+    setRenderState({});
+    auto& program = context.programs.use(kVerticalRuns);
+    bindTexture(kNodeGraphSlot, nodeGraph);
+    program.set("hops", hops);
+    const int passes = passesFor(last.height(), hops);
+    // The pass before the last writes `last`, the one before it `earlier`, and so on.
+    const gl::RenderTarget* targets[2] = {&last, &earlier};
+    for (int pass = 0; pass + 1 < passes; ++pass) {
+        const int target = (passes - 2 - pass) % 2;
+        beginPass(*targets[target]);
+        bindTexture(kIdsSlot, targets[1 - target]->texture);
+        program.set("passIndex", pass);
+        drawFullscreen();
+    }
+    auto& twice = context.programs.use(kVerticalRunsTwice);
+    twice.set("hops", hops);
+    twice.set("passIndex", passes - 1);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, both.id());
+    setViewport(last.width(), last.height());
+    bindTexture(kIdsSlot, last.texture);
+    drawFullscreen();
     context.checkPass(kStage);
 }
 

@@ -13,6 +13,13 @@ public:
     // reads one and blends into the other); both are the grid's size.
     void run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
              const gl::RenderTarget& copy, int hops = kHops);
+    // Writes the runs into both draw buffers of `both` (column processing's
+    // two textures with one draw a column) in the last pass, so no copy.
+    // The passes before ping-pong between `last`, which the last pass
+    // reads (not in `both`), and `earlier` (which may be in `both`); all
+    // are the grid's size.
+    void runInto(const PassContext& context, const gl::Texture& nodeGraph, const gl::Framebuffer& both,
+                 const gl::RenderTarget& last, const gl::RenderTarget& earlier, int hops = kHops);
 };
 
 }  // namespace glccl::raster
