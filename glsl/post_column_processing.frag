@@ -14,10 +14,10 @@ uniform sampler2D ids;
 #ifdef EVEN_COLUMNS
 uniform sampler2D evenColumns;
 #endif
-out vec4 fragColor;
+layout(location = 0) out vec4 fragColor;
 #ifdef TWO_TARGETS
 // The same labels into resolve_links' next link target.
-out vec4 fragCopy;
+layout(location = 1) out vec4 fragCopy;
 #endif
 
 #ifdef EVEN_COLUMNS

@@ -9,10 +9,10 @@
 uniform int hops;
 uniform sampler2D ids;
 uniform int passIndex;
-out vec4 fragColor;
+layout(location = 0) out vec4 fragColor;
 #ifdef TWO_TARGETS
 // The same runs into column processing's second texture.
-out vec4 fragCopy;
+layout(location = 1) out vec4 fragCopy;
 #endif
 
 float runTop() {
