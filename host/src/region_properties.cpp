@@ -81,6 +81,15 @@ namespace {
 void Int256::toDoubleDouble(double& hi, double& lo) const {
     // Most totals fit in 128 bits (the upper limbs only repeat the sign).
     const std::uint64_t sign = (limb[1] >> 63) ? ~std::uint64_t(0) : 0;
+    // Totals below 2^62 (most regions'): converted by the processor's own
+    // 64-bit conversions, not the library's 128-bit ones; the same roundings.
+    const std::int64_t low = std::int64_t(limb[0]);
+    constexpr std::int64_t kFast = std::int64_t(1) << 62;
+    if (limb[1] == sign && limb[2] == sign && limb[3] == sign && std::uint64_t(low >> 63) == sign && low < kFast && low > -kFast) {
+        hi = double(low);
+        lo = double(low - std::int64_t(hi));
+        return;
+    }
     if (limb[2] == sign && limb[3] == sign) {
         const __int128 v = __int128((unsigned __int128)limb[1] << 64 | limb[0]);
         hi = double(v);
@@ -471,7 +480,7 @@ private:
     // shift reads entries of lower powers only, and the orders a level
     // holds include every lower power of theirs: each entry is the same
     // sum whatever the level.
-    void centralOf(const std::vector<DoubleDouble>& raw, int level, std::vector<DoubleDouble>& mu) const {
+    void centralOf(const std::vector<DoubleDouble>& raw, int level, std::vector<DoubleDouble>& mu) {
         const DoubleDouble m0 = raw[0];
         DoubleDouble minusCentre[3];
         for (int a = 0; a < dims_; ++a) {
@@ -486,9 +495,8 @@ private:
         int count = 0;
         for (int idx = 0; idx < n; ++idx)
             if (inLevel(idx, level) && !std::isnan(raw[std::size_t(idx)].hi)) entries[count++] = idx;
-        DoubleDouble buffers[2][64];
-        DoubleDouble* from = buffers[0];
-        DoubleDouble* to = buffers[1];
+        DoubleDouble* from = shiftBuffers_[0].data();
+        DoubleDouble* to = shiftBuffers_[1].data();
         for (int idx = 0; idx < n; ++idx) from[idx] = to[idx] = DoubleDouble(std::nan(""));
         for (int i = 0; i < count; ++i) from[entries[i]] = raw[std::size_t(entries[i])];
         for (int a = 0; a < dims_; ++a) {
@@ -509,7 +517,14 @@ private:
                 for (int k = 0; k <= pa; ++k) {
                     const DoubleDouble& m = from[base + k * stride];
                     if (std::isnan(m.hi)) { known = false; break; }
-                    sum += m * power[pa - k] * DoubleDouble(binomial[pa][k]);
+                    // The product by a binomial of 1 or 2 is exact on a
+                    // product's normalized pair: the same pair, or both
+                    // halves doubled, without the multiplication.
+                    const DoubleDouble term = m * power[pa - k];
+                    const double times = binomial[pa][k];
+                    if (times == 1.0) sum += term;
+                    else if (times == 2.0) sum += DoubleDouble(2.0 * term.hi, 2.0 * term.lo);
+                    else sum += term * DoubleDouble(times);
                 }
                 out = known ? sum : DoubleDouble(std::nan(""));
             }
@@ -566,6 +581,9 @@ private:
     const std::vector<double>& spacing_;
     int dims_;
     MomentOrders needed_;  // the highest orders asked for so far
+    // centralOf's two cubes, kept from region to region: an array of
+    // DoubleDouble on its stack would be zeroed at every call.
+    std::array<std::array<DoubleDouble, 64>, 2> shiftBuffers_;
     std::size_t row_ = 0;
     std::vector<std::array<int, 3>> momentExponents_, weightedExponents_;
     // What finalizers share, computed on first use for the selected region
