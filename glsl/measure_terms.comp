@@ -111,9 +111,54 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
+// The last runs of the group's invocations, for combining: a work group is
+// MEASURE_GROUP consecutive segments of one row (the dispatch's y and z are
+// the row), so runs of one label have the same ly and lz and their sums add
+// as they are.
+shared uint lastLabel[MEASURE_GROUP];
+#ifdef GATHER_MOMENTS
+shared uvec2 lastPowers[4][MEASURE_GROUP];
+#endif
+#ifdef GATHER_WEIGHTED
+shared uvec3 lastWeighted[4][MEASURE_GROUP];
+#endif
+#ifdef GATHER_PERIMETER
+shared uvec3 lastPerimeter[MEASURE_GROUP];
+#endif
+#ifdef GATHER_SUMS
+shared uvec2 lastSum[MEASURE_GROUP];
+shared uvec3 lastSquares[MEASURE_GROUP];
+#endif
+#ifdef GATHER_EXTREMA
+shared uvec2 lastExtrema[MEASURE_GROUP];
+#endif
+
+// Adds the last run of invocation `lane` of the group into run. The sums
+// stay within their widths: MEASURE_GROUP x MEASURE_SEGMENT elements of one
+// row, lx < 2^15, samples below 2^32.
+void combine(inout Run run, uint lane) {
+#ifdef GATHER_MOMENTS
+    for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], lastPowers[e][lane]);
+#endif
+#ifdef GATHER_WEIGHTED
+    for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], lastWeighted[e][lane]);
+#endif
+#ifdef GATHER_PERIMETER
+    run.perimeter += lastPerimeter[lane];
+#endif
+#ifdef GATHER_SUMS
+    run.sum = add64(run.sum, lastSum[lane]);
+    run.squares = add96(run.squares, lastSquares[lane]);
+#endif
+#ifdef GATHER_EXTREMA
+    run.least = min(run.least, lastExtrema[lane].x);
+    run.most = max(run.most, lastExtrema[lane].y);
+#endif
+}
+
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
-    if (x0 >= imageSize.x) return;
+    // Invocations past the row's end take part in the combining with no run.
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
 #if DIMENSIONS == 3
     const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
@@ -165,5 +210,35 @@ void main() {
         }
 #endif
     }
+    // The run a segment ends with is the one it shares with its neighbours
+    // (a large region crosses the segments' ends): rather than every
+    // invocation adding it into the same record words, whose atomics wait
+    // for each other, the first invocation of the group holding a label
+    // adds the last runs of all that hold it, and only it flushes.
+    const uint lane = gl_LocalInvocationID.x;
+    lastLabel[lane] = run.label;
+#ifdef GATHER_MOMENTS
+    for (int e = 0; e < 4; ++e) lastPowers[e][lane] = run.powers[e];
+#endif
+#ifdef GATHER_WEIGHTED
+    for (int e = 0; e < 4; ++e) lastWeighted[e][lane] = run.weighted[e];
+#endif
+#ifdef GATHER_PERIMETER
+    lastPerimeter[lane] = run.perimeter;
+#endif
+#ifdef GATHER_SUMS
+    lastSum[lane] = run.sum;
+    lastSquares[lane] = run.squares;
+#endif
+#ifdef GATHER_EXTREMA
+    lastExtrema[lane] = uvec2(run.least, run.most);
+#endif
+    memoryBarrierShared();
+    barrier();
+    if (run.label == 0u) return;
+    for (uint other = 0u; other < lane; ++other)
+        if (lastLabel[other] == run.label) return;  // an earlier invocation flushes it
+    for (uint other = lane + 1u; other < uint(MEASURE_GROUP); ++other)
+        if (lastLabel[other] == run.label) combine(run, other);
     flush(run, row);
 }

@@ -274,6 +274,35 @@ TEST_CASE("measure: one region around many one-pixel regions, rows across work g
     }
 }
 
+TEST_CASE("measure: two large regions ending the segments of a row in turn, across work groups",
+          "[gl][compute][measure][intensity]") {
+    // Bands 200 columns wide, a background column between them, each a
+    // checkerboard with a bridge column: the even bands hang from a spine
+    // along the top row, the odd ones stand on a spine along the bottom
+    // row, two regions at 8-connectivity. Bands and segments (256 elements)
+    // do not line up, so the runs that end the segments of one work group
+    // belong to either region in no regular order, and a region's last runs
+    // are combined over lanes that are not neighbours. Rows of 16380 fill
+    // a work group's segments (at the widest texture of the least GL
+    // limit), the last one short; rows of 3000 leave most lanes idle.
+    for (auto [w, h] : {std::pair{16380, 7}, std::pair{3000, 24}}) {
+        Image bands(w, h);
+        for (int y = 0; y < h; ++y)
+            for (int x = 0; x < w; ++x) {
+                const int band = x / 200;
+                const int column = x % 200;
+                const bool inner = column != 199 && ((x + y) % 2 == 0 || column == 0);
+                const bool hanging = band % 2 == 0 ? y == 0 || (inner && y <= h - 3) : y == h - 1 || (inner && y >= 2);
+                if (hanging) setPixel(bands, x, y);
+            }
+        requireGpuTermsMatchCpu(bands, Connectivity::Eight, Criterion::binary(), kProperties2d, "bands");
+        for (auto [format, bits] : {std::pair{GLenum(GL_R8UI), 8}, std::pair{GLenum(GL_R16UI), 16},
+                                    std::pair{GLenum(GL_R32UI), 32}})
+            requireGpuIntensityTermsMatchCpu(bands, Connectivity::Eight, randomIntensity(bands.shape(), bits, 17),
+                                             format, "bands");
+    }
+}
+
 TEST_CASE("measure: the GPU's volume terms are the cpu accumulator's", "[gl][compute][measure][volume]") {
     std::mt19937_64 seeds(62);
     for (auto [w, h, d] : {std::tuple{1, 1, 1}, std::tuple{1, 1, 23}, std::tuple{19, 1, 1}, std::tuple{17, 13, 11},
