@@ -14,10 +14,6 @@
 //
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
-// The first region a segment meets is held to the segment's end (3 above),
-// its runs summed together, and the invocations of a work group holding the
-// same region add their held runs in shared memory before one of them
-// makes the atomics: a large region is met by nearly every invocation.
 
 #include "measure_classes.glsl"
 
@@ -115,97 +111,15 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
-// The held runs of the group's invocations (see main), for combining: a
-// work group is MEASURE_GROUP consecutive segments of one row (the
-// dispatch's y and z are the row), so runs of one label have the same ly
-// and lz and their sums add as they are.
-shared uint heldLabel[MEASURE_GROUP];
-#ifdef GATHER_MOMENTS
-shared uvec2 heldPowers[4][MEASURE_GROUP];
-#endif
-#ifdef GATHER_WEIGHTED
-shared uvec3 heldWeighted[4][MEASURE_GROUP];
-#endif
-#ifdef GATHER_PERIMETER
-shared uvec3 heldPerimeter[MEASURE_GROUP];
-#endif
-#ifdef GATHER_SUMS
-shared uvec2 heldSum[MEASURE_GROUP];
-shared uvec3 heldSquares[MEASURE_GROUP];
-#endif
-#ifdef GATHER_EXTREMA
-shared uvec2 heldExtrema[MEASURE_GROUP];
-#endif
-
-// Adds the held run of invocation `lane` of the group into run. The sums
-// stay within their widths: MEASURE_GROUP x MEASURE_SEGMENT elements of one
-// row, lx < 2^15, samples below 2^32.
-void combine(inout Run run, uint lane) {
-#ifdef GATHER_MOMENTS
-    for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], heldPowers[e][lane]);
-#endif
-#ifdef GATHER_WEIGHTED
-    for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], heldWeighted[e][lane]);
-#endif
-#ifdef GATHER_PERIMETER
-    run.perimeter += heldPerimeter[lane];
-#endif
-#ifdef GATHER_SUMS
-    run.sum = add64(run.sum, heldSum[lane]);
-    run.squares = add96(run.squares, heldSquares[lane]);
-#endif
-#ifdef GATHER_EXTREMA
-    run.least = min(run.least, heldExtrema[lane].x);
-    run.most = max(run.most, heldExtrema[lane].y);
-#endif
-}
-
-// The element p of `label` into its region's run.
-void addElement(inout Run run, PixelCoord p, uint label) {
-    // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
-    const uint lx = uint(p.x - run.origin.x);
-    uint high, low;
-    umulExtended(lx * lx, lx, high, low);
-    const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
-#ifdef GATHER_MOMENTS
-    for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
-#endif
-#ifdef GATHER_INTENSITY
-    const uint value = sampleAt(p);
-#endif
-#ifdef GATHER_SUMS
-    run.sum = add64(run.sum, uvec2(value, 0u));
-    run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
-#endif
-#ifdef GATHER_EXTREMA
-    run.least = min(run.least, value);
-    run.most = max(run.most, value);
-#endif
-#ifdef GATHER_WEIGHTED
-    for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
-#endif
-#ifdef GATHER_PERIMETER
-    if (isBorder(p, label)) {
-        const int c = perimeterClass(p, label);
-        if (c >= 0) run.perimeter[c] += 1u;
-    }
-#endif
-}
-
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
-    // Invocations past the row's end take part in the combining with no run.
+    if (x0 >= imageSize.x) return;
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
 #if DIMENSIONS == 3
     const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
 #else
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
-    // The first region the segment meets is held to the segment's end, its
-    // runs summed together: a large region crosses the segments' ends and
-    // is what neighbouring invocations share. Other regions' runs are
-    // flushed as they end.
-    Run held = startRun(0u, ivec4(0));
     Run run = startRun(0u, ivec4(0));
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
@@ -213,55 +127,43 @@ void main() {
         p.x = x;
         const uint label = imageLoad(labelImage, p).r;
         if (!inBatch(label) || label == skipped) continue;
-        if (label == held.label) {
-            addElement(held, p, label);
-            continue;
-        }
         if (label != run.label) {
             const ivec4 box = boxOf(label);
             if (box.w != 0) {  // measured alone
                 skipped = label;
                 continue;
             }
-            if (held.label == 0u) {
-                held = startRun(label, box);
-                addElement(held, p, label);
-                continue;
-            }
             flush(run, row);
             run = startRun(label, box);
         }
-        addElement(run, p, label);
-    }
-    flush(run, row);
-    // Rather than every invocation adding its held run into the same
-    // record words, whose atomics wait for each other, the first invocation
-    // of the group holding a label adds the held runs of all that hold it,
-    // and only it flushes.
-    const uint lane = gl_LocalInvocationID.x;
-    heldLabel[lane] = held.label;
+        // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
+        const uint lx = uint(x - run.origin.x);
+        uint high, low;
+        umulExtended(lx * lx, lx, high, low);
+        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
 #ifdef GATHER_MOMENTS
-    for (int e = 0; e < 4; ++e) heldPowers[e][lane] = held.powers[e];
+        for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
 #endif
-#ifdef GATHER_WEIGHTED
-    for (int e = 0; e < 4; ++e) heldWeighted[e][lane] = held.weighted[e];
-#endif
-#ifdef GATHER_PERIMETER
-    heldPerimeter[lane] = held.perimeter;
+#ifdef GATHER_INTENSITY
+        const uint value = sampleAt(p);
 #endif
 #ifdef GATHER_SUMS
-    heldSum[lane] = held.sum;
-    heldSquares[lane] = held.squares;
+        run.sum = add64(run.sum, uvec2(value, 0u));
+        run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
 #endif
 #ifdef GATHER_EXTREMA
-    heldExtrema[lane] = uvec2(held.least, held.most);
+        run.least = min(run.least, value);
+        run.most = max(run.most, value);
 #endif
-    memoryBarrierShared();
-    barrier();
-    if (held.label == 0u) return;
-    for (uint other = 0u; other < lane; ++other)
-        if (heldLabel[other] == held.label) return;  // an earlier invocation flushes it
-    for (uint other = lane + 1u; other < uint(MEASURE_GROUP); ++other)
-        if (heldLabel[other] == held.label) combine(held, other);
-    flush(held, row);
+#ifdef GATHER_WEIGHTED
+        for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
+#endif
+#ifdef GATHER_PERIMETER
+        if (isBorder(p, label)) {
+            const int c = perimeterClass(p, label);
+            if (c >= 0) run.perimeter[c] += 1u;
+        }
+#endif
+    }
+    flush(run, row);
 }

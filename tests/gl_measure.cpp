@@ -281,10 +281,11 @@ TEST_CASE("measure: two large regions ending the segments of a row in turn, acro
     // along the top row, the odd ones stand on a spine along the bottom
     // row, two regions at 8-connectivity. Bands and segments (256 elements)
     // do not line up, so the runs that end the segments of one work group
-    // belong to either region in no regular order, and a region's last runs
-    // are combined over lanes that are not neighbours. Rows of 16380 fill
-    // a work group's segments (at the widest texture of the least GL
-    // limit), the last one short; rows of 3000 leave most lanes idle.
+    // belong to either region in no regular order: a pass that carries a
+    // region's runs across segments or lanes must keep the two apart. Rows
+    // of 16380 fill a work group's segments (at the widest texture of the
+    // least GL limit), the last one short; rows of 3000 leave most lanes
+    // idle.
     for (auto [w, h] : {std::pair{16380, 7}, std::pair{3000, 24}}) {
         Image bands(w, h);
         for (int y = 0; y < h; ++y)
