@@ -13,6 +13,20 @@ int passesFor(int height, int hops) {
     for (std::int64_t reach = hops; reach < height - 1; reach *= hops) ++passes;
     return passes;
 }
+
+// Passes 0 .. count - 1 of `program`, each reading the other target's
+// IDs, in ping-pong between `last` and `other` so that pass count - 1
+// writes `last`.
+void pingPong(gl::Program& program, const gl::RenderTarget& last, const gl::RenderTarget& other, int count) {
+    const gl::RenderTarget* targets[2] = {&last, &other};
+    for (int pass = 0; pass < count; ++pass) {
+        const int target = (count - 1 - pass) % 2;
+        beginPass(*targets[target]);
+        bindTexture(kIdsSlot, targets[1 - target]->texture);
+        program.set("passIndex", pass);
+        drawFullscreen();
+    }
+}
 }  // namespace
 
 void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
@@ -23,16 +37,7 @@ void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGr
     bindTexture(kNodeGraphSlot, nodeGraph);
     // Each pass multiplies the distance covered by `hops`.
     program.set("hops", hops);
-    const int passes = passesFor(runs.height(), hops);
-    // Ping-pong between the two targets, so that the last pass writes `runs`.
-    const gl::RenderTarget* targets[2] = {&runs, &copy};
-    for (int pass = 0; pass < passes; ++pass) {
-        const int target = (passes - 1 - pass) % 2;
-        beginPass(*targets[target]);
-        bindTexture(kIdsSlot, targets[1 - target]->texture);
-        program.set("passIndex", pass);
-        drawFullscreen();
-    }
+    pingPong(program, runs, copy, passesFor(runs.height(), hops));
     copyTarget(runs, copy);
     context.checkPass(kStage);
 }
@@ -46,14 +51,7 @@ void VerticalRunsPass::runInto(const PassContext& context, const gl::Texture& no
     program.set("hops", hops);
     const int passes = passesFor(last.height(), hops);
     // The pass before the last writes `last`, the one before it `earlier`, and so on.
-    const gl::RenderTarget* targets[2] = {&last, &earlier};
-    for (int pass = 0; pass + 1 < passes; ++pass) {
-        const int target = (passes - 2 - pass) % 2;
-        beginPass(*targets[target]);
-        bindTexture(kIdsSlot, targets[1 - target]->texture);
-        program.set("passIndex", pass);
-        drawFullscreen();
-    }
+    pingPong(program, last, earlier, passes - 1);
     auto& twice = context.programs.use(kVerticalRunsTwice);
     twice.set("hops", hops);
     twice.set("passIndex", passes - 1);
