@@ -15,6 +15,23 @@
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
 
+// Staged (measure_classes.glsl): the perimeter's classes read labels to two
+// rows and columns around an element.
+#ifdef MEASURE_STAGED
+#ifdef GATHER_PERIMETER
+#define STAGE_LEAD 2
+#define STAGE_TRAIL 2
+#define CLASS_LABEL_AT stagedLabelAt
+#else
+#define STAGE_LEAD 0
+#define STAGE_TRAIL 0
+#endif
+#define STAGE_BANDS 1
+#ifdef GATHER_INTENSITY
+#define STAGE_SAMPLES 1
+#endif
+#endif
+
 #include "measure_classes.glsl"
 
 layout(local_size_x = MEASURE_GROUP) in;
@@ -111,6 +128,79 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
+// The invocation's run, and the region measured alone met last (no box
+// read for it again).
+Run run;
+uint skipped;
+
+// The element at p of label `label` (any label) into the run; `row` is p's
+// row, x 0.
+void walkElement(PixelCoord p, PixelCoord row, uint label) {
+    if (!inBatch(label) || label == skipped) return;
+    if (label != run.label) {
+        const ivec4 box = boxOf(label);
+        if (box.w != 0) {  // measured alone
+            skipped = label;
+            return;
+        }
+        flush(run, row);
+        run = startRun(label, box);
+    }
+    // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
+    const uint lx = uint(p.x - run.origin.x);
+    uint high, low;
+    umulExtended(lx * lx, lx, high, low);
+    const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
+#ifdef GATHER_MOMENTS
+    for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
+#endif
+#ifdef GATHER_INTENSITY
+#ifdef MEASURE_STAGED
+    const uint value = stagedSample(p.x);
+#else
+    const uint value = sampleAt(p);
+#endif
+#endif
+#ifdef GATHER_SUMS
+    run.sum = add64(run.sum, uvec2(value, 0u));
+    run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+    run.least = min(run.least, value);
+    run.most = max(run.most, value);
+#endif
+#ifdef GATHER_WEIGHTED
+    for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
+#endif
+#ifdef GATHER_PERIMETER
+    if (isBorder(p, label)) {
+        const int c = perimeterClass(p, label);
+        if (c >= 0) run.perimeter[c] += 1u;
+    }
+#endif
+}
+
+#ifdef MEASURE_STAGED
+void main() {
+    placeGroup();
+    const int rowIndex = rowOfGroup + int(gl_LocalInvocationIndex);
+    const bool walking = rowIndex < passRows();
+    const ivec2 place = rowPlace(rowIndex);
+    const PixelCoord row = elementAt(0, place);
+    run = startRun(0u, ivec4(0));
+    skipped = 0u;
+    for (int start = segmentStart; start < segmentEnd; start += MEASURE_TILE) {
+        barrier();  // the group is done with the sub-tile before
+        stageTile(start);
+        barrier();
+        if (walking) {
+            const int end = min(start + MEASURE_TILE, segmentEnd);
+            for (int x = start; x < end; ++x) walkElement(elementAt(x, place), row, stagedLabels[stagedIndex(x)]);
+        }
+    }
+    flush(run, row);
+}
+#else
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
     if (x0 >= imageSize.x) return;
@@ -120,50 +210,13 @@ void main() {
 #else
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
-    Run run = startRun(0u, ivec4(0));
-    uint skipped = 0u;  // the region measured alone met last: no box read for it again
+    run = startRun(0u, ivec4(0));
+    skipped = 0u;
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
-        const uint label = imageLoad(labelImage, p).r;
-        if (!inBatch(label) || label == skipped) continue;
-        if (label != run.label) {
-            const ivec4 box = boxOf(label);
-            if (box.w != 0) {  // measured alone
-                skipped = label;
-                continue;
-            }
-            flush(run, row);
-            run = startRun(label, box);
-        }
-        // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
-        const uint lx = uint(x - run.origin.x);
-        uint high, low;
-        umulExtended(lx * lx, lx, high, low);
-        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
-#ifdef GATHER_MOMENTS
-        for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
-#endif
-#ifdef GATHER_INTENSITY
-        const uint value = sampleAt(p);
-#endif
-#ifdef GATHER_SUMS
-        run.sum = add64(run.sum, uvec2(value, 0u));
-        run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
-#endif
-#ifdef GATHER_EXTREMA
-        run.least = min(run.least, value);
-        run.most = max(run.most, value);
-#endif
-#ifdef GATHER_WEIGHTED
-        for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
-#endif
-#ifdef GATHER_PERIMETER
-        if (isBorder(p, label)) {
-            const int c = perimeterClass(p, label);
-            if (c >= 0) run.perimeter[c] += 1u;
-        }
-#endif
+        walkElement(p, row, imageLoad(labelImage, p).r);
     }
     flush(run, row);
 }
+#endif

@@ -45,6 +45,10 @@ constexpr int kGroupThreads = 64;
 // over more invocations. A run's sums of 64 and 96 bits hold up to 2^19.
 constexpr int kElementSegment = 256;  // measure_terms, measure_extrema
 constexpr int kWindowSegment = 64;    // measure_windows
+// Columns of a staged sub-tile (glsl/measure_classes.glsl): a work group's
+// kGroupThreads rows of it, with the halo its classes read and the samples,
+// within the 32 KiB of shared memory every GL 4.3 / ES 3.1 context has.
+constexpr int kTileColumns = 32;
 // Elements of the largest box measure_small takes. A larger limit takes
 // more regions away from the passes' atomics, and gives an invocation more
 // elements to walk while the others of its group wait. Below 256:
