@@ -8,6 +8,12 @@
 
 namespace glccl {
 
+// What ImageTexture::Impl keeps of layoutOf()'s choice (outside the unnamed
+// namespace, as a member's type of a class with external linkage).
+struct TextureLayout {
+    GLenum internalFormat = 0, format = 0, type = 0;
+};
+
 namespace {
 
 constexpr const char* kWhere = "glccl::ImageTexture";
@@ -23,12 +29,8 @@ constexpr const char* kWhere = "glccl::ImageTexture";
 // without it a 16-bit gray image goes up as GL_R16UI (core ES 3.0), read as
 // the unsigned integers it holds, and 16-bit color has no format (the
 // engines compare the channels of a color texture as normalized values).
-struct Layout {
-    GLenum internalFormat = 0, format = 0, type = 0;
-};
-
 // Errors start with `where`.
-Layout layoutOf(int channels, int sampleBits, const std::string& where) {
+TextureLayout layoutOf(int channels, int sampleBits, const std::string& where) {
     const bool gray = channels == 1;
     switch (sampleBits) {
         case 8: return {gray ? GLenum(GL_R8) : GLenum(GL_RGBA8), gray ? GLenum(GL_RED) : GLenum(GL_RGBA), GL_UNSIGNED_BYTE};
@@ -59,7 +61,7 @@ struct ImageTexture::Impl {
     gl::Texture texture;
     int channels = 1;
     int sampleBits = 8;
-    Layout layout;  // the texture's, chosen for its context when it was made
+    TextureLayout layout;  // the texture's, chosen for its context when it was made
     // Kept with the texture: update() after update() reuses its buffers.
     transfer::TextureUploader uploader;
 
@@ -118,7 +120,7 @@ std::unique_ptr<ImageTexture::Impl> ImageTexture::allocate(const ImageView& imag
         throw Error(where + (volume ? "the volume is " : "the image is ") + std::to_string(image.width) + "x" +
                     std::to_string(image.height) + (volume ? "x" + std::to_string(image.depth) : "") + " but " +
                     (volume ? "GL_MAX_3D_TEXTURE_SIZE" : "GL_MAX_TEXTURE_SIZE") + " is " + std::to_string(largest));
-    const Layout layout = layoutOf(image.channels, image.sampleBits, where);
+    const TextureLayout layout = layoutOf(image.channels, image.sampleBits, where);
     auto impl = std::make_unique<Impl>();
     impl->channels = image.channels;
     impl->sampleBits = image.sampleBits;
