@@ -52,11 +52,18 @@ struct Run {
 };
 
 // A run's power sum, times ly^ey lz^ez, into the wide sum at totals[at].
+// Every loop of flush() has a constant count (the exponents are at most
+// 3), so that the compiler unrolls them all: a software rasterizer that
+// bounds the loop iterations of an invocation (Mesa's llvmpipe stops every
+// loop of a shader after 65535 iterations in all) would otherwise spend
+// them on the flushes of the invocations run together.
 void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
     uint sum[LIMBS];
     for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
-    for (int i = 0; i < ey; ++i) multiplyWide(sum, ly);
-    for (int i = 0; i < ez; ++i) multiplyWide(sum, lz);
+    for (int i = 0; i < 3; ++i)
+        if (i < ey) multiplyWide(sum, ly);
+    for (int i = 0; i < 3; ++i)
+        if (i < ez) multiplyWide(sum, lz);
     addWide(at, sum);
 }
 
@@ -128,14 +135,10 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
-// The invocation's run, and the region measured alone met last (no box
-// read for it again).
-Run run;
-uint skipped;
-
-// The element at p of label `label` (any label) into the run; `row` is p's
-// row, x 0.
-void walkElement(PixelCoord p, PixelCoord row, uint label) {
+// The element at p of label `label` (any label) into the invocation's run;
+// `row` is p's row, x 0; `skipped` the region measured alone met last (no
+// box read for it again).
+void walkElement(inout Run run, inout uint skipped, PixelCoord p, PixelCoord row, uint label) {
     if (!inBatch(label) || label == skipped) return;
     if (label != run.label) {
         const ivec4 box = boxOf(label);
@@ -187,15 +190,15 @@ void main() {
     const bool walking = rowIndex < passRows();
     const ivec2 place = rowPlace(rowIndex);
     const PixelCoord row = elementAt(0, place);
-    run = startRun(0u, ivec4(0));
-    skipped = 0u;
+    Run run = startRun(0u, ivec4(0));
+    uint skipped = 0u;
     for (int start = segmentStart; start < segmentEnd; start += MEASURE_TILE) {
         barrier();  // the group is done with the sub-tile before
         stageTile(start);
         barrier();
         if (walking) {
             const int end = min(start + MEASURE_TILE, segmentEnd);
-            for (int x = start; x < end; ++x) walkElement(elementAt(x, place), row, stagedLabels[stagedIndex(x)]);
+            for (int x = start; x < end; ++x) walkElement(run, skipped, elementAt(x, place), row, stagedLabels[stagedIndex(x)]);
         }
     }
     flush(run, row);
@@ -210,12 +213,12 @@ void main() {
 #else
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
-    run = startRun(0u, ivec4(0));
-    skipped = 0u;
+    Run run = startRun(0u, ivec4(0));
+    uint skipped = 0u;
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
-        walkElement(p, row, imageLoad(labelImage, p).r);
+        walkElement(run, skipped, p, row, imageLoad(labelImage, p).r);
     }
     flush(run, row);
 }

@@ -694,6 +694,71 @@ TEST_CASE("measure: regions measured alone beside larger ones, in batches, with 
                                      "rod and voxels");
 }
 
+namespace {
+
+// Samples of `bits` mostly in the middle of the range, the range's ends
+// rare (about one element in 90 each): a long run's extrema and their
+// first positions lie far from where it starts, past a sub-tile or a
+// segment of the passes over the labels.
+Image rareExtremaIntensity(const Shape& shape, int bits, std::uint64_t seed) {
+    Image image(shape, 1, bits);
+    std::mt19937_64 random(seed);
+    const std::uint64_t largest = bits == 32 ? 0xffffffffu : (std::uint64_t(1) << bits) - 1;
+    for (std::size_t i = 0; i < shape.count(); ++i) {
+        const std::uint64_t r = random();
+        const std::uint64_t middle = largest / 4 + (r >> 16) % (largest / 2);
+        image.setSample(i, 0, std::uint32_t(r % 97 == 0 ? largest : r % 89 == 0 ? 0 : middle));
+    }
+    return image;
+}
+
+// Bands (x + 2y) % 23 < 15 with holes: regions that cross every column and
+// row, their runs and borders across the edges of sub-tiles (32 columns),
+// segments (64 and 256) and work groups (64 rows), runs that span several
+// sub-tiles and segments.
+Image holedBands(const Shape& shape, std::uint64_t seed) {
+    Image image(shape, 1, 8);
+    std::mt19937_64 random(seed);
+    for (std::size_t i = 0; i < shape.count(); ++i) {
+        const std::size_t x = i % std::size_t(shape.width), row = i / std::size_t(shape.width);
+        const std::size_t y = row % std::size_t(shape.height), z = row / std::size_t(shape.height);
+        const bool band = (x + 2 * y + 3 * z) % 23 < 15;
+        if (band && random() % 11 != 0) image.setSample(i, 0, 255);
+    }
+    return image;
+}
+
+}  // namespace
+
+TEST_CASE("measure: staged tiles: widths, heights and slices off the tile, segment and group edges, one-pixel rows "
+          "and columns", "[gl][compute][measure][intensity]") {
+    // Widths around the sub-tile (32), the window segment (64) and the
+    // element segment (256), one column; heights around the work group's 64
+    // rows, one row.
+    for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 150}, std::pair{300, 1}, std::pair{31, 63},
+                        std::pair{33, 65}, std::pair{65, 64}, std::pair{257, 129}, std::pair{289, 70},
+                        std::pair{520, 67}}) {
+        const Image image = holedBands(Shape::image(w, h), std::uint64_t(w) * 1000 + std::uint64_t(h));
+        for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+            requireGpuTermsMatchCpu(image, connectivity, Criterion::binary(), kProperties2d, "holed bands");
+        for (auto [format, bits] : {std::pair{GLenum(GL_R8), 8}, std::pair{GLenum(GL_R16UI), 16},
+                                    std::pair{GLenum(GL_R32UI), 32}})
+            requireGpuIntensityTermsMatchCpu(image, Connectivity::Eight, rareExtremaIntensity(image.shape(), bits, 23),
+                                             format, "holed bands, rare extrema");
+    }
+    // Volumes: a group's 64 rows across slices, rows (and window rows) that
+    // are not a multiple of 64, one-row slices, rows past a segment.
+    for (auto [w, h, d] : {std::tuple{40, 7, 13}, std::tuple{33, 1, 70}, std::tuple{1, 65, 3},
+                           std::tuple{300, 9, 8}}) {
+        const Image volume = holedBands(Shape::volume(w, h, d), std::uint64_t(w * h * d));
+        for (Connectivity connectivity : {Connectivity::Six, Connectivity::TwentySix})
+            requireGpuTermsMatchCpu(volume, connectivity, Criterion::binary(), kProperties3d, "holed bands");
+        requireGpuIntensityTermsMatchCpu(volume, Connectivity::TwentySix,
+                                         rareExtremaIntensity(volume.shape(), 16, 29), GL_R16UI,
+                                         "holed bands, rare extrema");
+    }
+}
+
 TEST_CASE("measure: the labels of every backend that runs here are measured on the GPU", "[gl][measure]") {
     // Each backend leaves its labels in the Labeler's label texture (the
     // host engines upload theirs), which the passes read.
