@@ -2,8 +2,11 @@
 // region's least and greatest intensity, once measure_terms has found
 // them: every element that holds its region's extremum offers its index,
 // and atomicMax over the complemented index keeps the smallest
-// (measure_common.glsl's record). Regions measured alone
-// (measure_small.comp) have theirs already and are skipped.
+// (measure_common.glsl's record). An invocation walks MEASURE_SEGMENT
+// elements of one row in order, as measure_terms does (staged: from shared
+// memory, measure_classes.glsl), so a run's first offer is its first
+// element of the extremum. Regions measured alone (measure_small.comp)
+// have theirs already and are skipped.
 
 #ifdef MEASURE_STAGED
 #define STAGE_LEAD 0

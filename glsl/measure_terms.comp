@@ -14,6 +14,9 @@
 //
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
+// Staged (MEASURE_STAGED, measure_classes.glsl), the invocations of a work
+// group walk consecutive rows of one segment and read it from shared
+// memory, a sub-tile at a time, the run going on across sub-tiles.
 
 // Staged (measure_classes.glsl): the perimeter's classes read labels to two
 // rows and columns around an element.

@@ -2,7 +2,8 @@
 // Crofton class and summed into 4 (8) times its Euler number, added into
 // `totals` (measure_common.glsl); the windows and their classes are
 // measure_classes.glsl's. An invocation walks MEASURE_SEGMENT windows of
-// one row. Regions measured alone (measure_small.comp) are skipped.
+// one row (staged: from shared memory, measure_classes.glsl). Regions
+// measured alone (measure_small.comp) are skipped.
 
 // Staged (measure_classes.glsl): a window reads the element before it
 // along x and y (band 0), and in a volume the slice before (band 1).

@@ -10,6 +10,12 @@
 // They add into one storage buffer of per-region records with 32-bit
 // atomics, exactly (a carry goes into the next limb); the records are
 // copied into a buffer the host maps and read once. Counts and boxes come from the component table.
+// Each invocation of these passes walks a segment of one row. Staged (the
+// default), a work group's kGroupThreads invocations walk consecutive rows
+// of one segment, in sub-tiles of kTileColumns columns that the group first
+// copies into shared memory by consecutive x, with the halo the classes
+// read (glsl/measure_classes.glsl), so that the image is read coalesced
+// and each invocation walks its row there.
 //
 // A noisy image's many small regions would each take a run of atomics for
 // every row segment they touch, nearly one per element. measure_small
