@@ -12,18 +12,51 @@
 //          host sends the others through component_bits, exact at any size;
 //   root:  the root's ID (GL_MAX of equal values), so the host can add the
 //          root's coordinates back.
+// With TABLE_DIGITS (Tuning::rasterTableSums digits) the sums are absolute
+// and split into digits (SumDigits, download_table.hpp): the area's, then
+// x's, then y's, over the channels of sums and of the digit targets, each
+// channel exact at any component size; no root is written.
 uniform sampler2D ids;
 flat in ivec2 scatterNode;
 flat in float scatterRoot;
 layout(location = 0) out vec4 box;
 layout(location = 1) out vec4 sums;
+#ifdef TABLE_DIGITS
+uniform int digitBits;
+uniform ivec3 sumDigits;  // digits of the area, of the sum of x and of the sum of y
+layout(location = 2) out vec4 digits;
+layout(location = 3) out vec4 moreDigits;
+#if MAX_DIGIT_TARGETS != 2
+#error "main() writes two digit targets"
+#endif
+
+// Channel k of the point's area `count` and sums `sum`: the area's digits
+// first, then x's, then y's (0 past them); digit d of a quantity its bits
+// from digitBits * d on, the last digit all of them. Called with constant
+// k, it is selects and shifts, no array.
+float channel(int k, uint count, uvec2 sum) {
+    int q = k < sumDigits.x ? 0 : k < sumDigits.x + sumDigits.y ? 1 : 2;
+    int first = q == 0 ? 0 : q == 1 ? sumDigits.x : sumDigits.x + sumDigits.y;
+    int n = q == 0 ? sumDigits.x : q == 1 ? sumDigits.y : sumDigits.z;
+    int d = k - first;
+    if (d >= n) return 0.0;
+    uint v = (q == 0 ? count : q == 1 ? sum.x : sum.y) >> uint(digitBits * d);
+    return float(d + 1 < n ? v & ((1u << uint(digitBits)) - 1u) : v);
+}
+#else
 layout(location = 2) out vec4 root;
+#endif
 
 void main() {
-    ivec2 rootPixel = decodeId(scatterRoot);
     ivec2 low = imageSize, high = ivec2(-1);
+#ifdef TABLE_DIGITS
+    uint count = 0u;
+    uvec2 sum = uvec2(0u);
+#else
+    ivec2 rootPixel = decodeId(scatterRoot);
     int count = 0;
     ivec2 sum = ivec2(0);
+#endif
     for (int x = scatterNode.x; x < segmentEnd(scatterNode); ++x) {
         ivec2 m = ivec2(x, scatterNode.y);
         if (texelFetch(ids, m, 0).r != scatterRoot) {
@@ -40,11 +73,22 @@ void main() {
                 ivec2 p = m * kNode + ivec2(i, j);
                 low = min(low, p);
                 high = max(high, p);
+#ifdef TABLE_DIGITS
+                ++count;
+                sum += uvec2(p);
+#else
                 ++count;
                 sum += p - rootPixel;
+#endif
             }
     }
     box = vec4(vec2(imageSize - 1 - low), vec2(high));
+#ifdef TABLE_DIGITS
+    sums = vec4(channel(0, count, sum), channel(1, count, sum), channel(2, count, sum), channel(3, count, sum));
+    digits = vec4(channel(4, count, sum), channel(5, count, sum), channel(6, count, sum), channel(7, count, sum));
+    moreDigits = vec4(channel(8, count, sum), channel(9, count, sum), channel(10, count, sum), channel(11, count, sum));
+#else
     sums = vec4(float(count), vec2(sum), 0.0);
     root = vec4(scatterRoot);
+#endif
 }

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -284,6 +286,133 @@ TEST_CASE("raster: areas and centroids stay exact for components past float prec
     CHECK(glGetError() == GL_NO_ERROR);
 }
 
+TEST_CASE("raster: the table's digits keep every channel's sum within float precision", "[raster]") {
+    // Segments of 32 nodes, 2x2 pixels at 8-connectivity (128 pixels a
+    // point), 2x1 at 4 (64).
+    const auto check = [](int width, int height, int nodeWidth, int nodeHeight, std::int64_t points) {
+        const raster::SumDigits digits = raster::sumDigitsFor(width, height, points, 32 * nodeWidth * nodeHeight);
+        INFO(width << "x" << height << ", " << points << " points: " << digits.bits << " bits, " << digits.count
+                   << "+" << digits.x << "+" << digits.y << " digits");
+        if (!digits.fits()) return digits;
+        // Every channel adds at most `points` digits, each below 2^bits...
+        CHECK(double(points) * double((1 << digits.bits) - 1) <= 16777216.0);
+        // ...and the digits hold each point's largest value.
+        const double pointPixels = 32.0 * nodeWidth * nodeHeight;
+        for (auto [count, largest] : {std::pair{digits.count, pointPixels}, std::pair{digits.x, pointPixels * (width - 1)},
+                                      std::pair{digits.y, pointPixels * (height - 1)}})
+            if (count > 1) CHECK(std::ldexp(1.0, digits.bits * count) > largest);
+        return digits;
+    };
+    // 2048x2048 at 8-connectivity: 32 x 1024 segments, 9-bit digits; the
+    // area whole (at most 2^22), x and y in two digits each.
+    raster::SumDigits d = check(2048, 2048, 2, 2, 32 * 1024);
+    CHECK(d.bits == 9);
+    CHECK(d.count == 1);
+    CHECK(d.x == 2);
+    CHECK(d.y == 2);
+    CHECK(d.targets() == 1);
+    d = check(2048, 2048, 2, 1, 32 * 2048);
+    CHECK(d.targets() == 1);
+    d = check(1920, 1080, 2, 2, 30 * 540);
+    CHECK(d.targets() == 1);
+    // 8192x8192: 5-bit digits, the area in two, x and y in four each.
+    d = check(8192, 8192, 2, 2, 128 * 4096);
+    CHECK(d.bits == 5);
+    CHECK(d.channels() == 10);
+    CHECK(d.targets() == 2);
+    d = check(8192, 8192, 2, 1, 128 * 8192);
+    CHECK(d.channels() == 12);
+    // Past the channels: component_bits.
+    CHECK_FALSE(check(16384, 16384, 2, 2, 256 * 8192).fits());
+    CHECK_FALSE(check(8192, 8192, 1, 1, 256 * 8192).fits());
+    // Small images: every quantity whole, in the sums target alone.
+    d = check(130, 67, 2, 2, 3 * 34);
+    CHECK(d.channels() == 3);
+    CHECK(d.targets() == 0);
+    // Digits of at most 4 bits asked for: every quantity split.
+    d = raster::sumDigitsFor(333, 257, 6 * 129, 128, 4);
+    CHECK(d.bits == 4);
+    CHECK(d.count == 2);
+    CHECK(d.x == 4);
+    CHECK(d.y == 4);
+}
+
+TEST_CASE("raster: the table's digits give exact areas and centroids without component_bits", "[gl][raster]") {
+    // rasterTableSums digits: every entry exact in component_table's draw.
+    // With the digits the image allows (each quantity whole at these
+    // sizes), and with digits of 4 and 6 bits (the area, x and y split, in
+    // one or two digit targets); with the table's points spread over copies
+    // and by runs; in a 3.3 core context's masked draws and in ES 3.0's
+    // draw-buffer selection too (stage list: no component_bits).
+    const auto run = [](RasterPipeline& pipeline, const Image& image, Connectivity connectivity,
+                        const Criterion& criterion, const std::string& name) {
+        auto input = r8Texture(image);
+        auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
+        StageTimer timer(true);  // listed as run wherever queries time nothing
+        pipeline.label(input, labels, connectivity, criterion, timer);
+        const Labeling expected = labelReference(image, connectivity, criterion);
+        const std::vector<Component> actual = pipeline.components(timer);
+        INFO(name << " " << glccl::test::describeCase(image, connectivity, criterion));
+        REQUIRE(actual.size() == expected.components.size());
+        for (std::size_t i = 0; i < actual.size(); ++i) {
+            INFO("label " << i + 1);
+            CHECK(actual[i] == expected.components[i]);
+        }
+        const std::vector<std::string> names = stageNames(timer.collect());
+        CHECK(std::count(names.begin(), names.end(), "component_bits") == 0);
+    };
+    Image combs(1203, 301);  // two large components in every row segment (below)
+    for (int y = 0; y < combs.height; ++y)
+        for (int x = 0; x < combs.width; ++x)
+            if ((y == 0 && x < combs.width - 2) || (x % 4 == 0 && y < combs.height - 2) ||
+                (y == combs.height - 1 && x >= 2) || (x % 4 == 2 && y > 1))
+                combs.at(x, y) = 255;
+    // The default desktop context, a 3.3 core one (its masked draws where
+    // the driver gives 3.3 itself: MESA_GL_VERSION_OVERRIDE=3.3 under Mesa,
+    // where the default one is refused) and ES 3.0, each where it is made.
+    std::vector<std::unique_ptr<HeadlessContext>> contexts;
+    HeadlessContext::Options core33, es;
+    core33.major = 3;
+    core33.minor = 3;
+    es.es = true;
+    es.major = 3;
+    es.minor = 0;
+    for (const HeadlessContext::Options& options : {HeadlessContext::Options(), core33, es}) {
+        try {
+            contexts.push_back(std::make_unique<HeadlessContext>(options));
+        } catch (const Error&) {
+            // not here: the others
+        }
+    }
+    REQUIRE(!contexts.empty());
+    for (const auto& context : contexts) {
+        context->makeCurrent();
+        for (int digitBits : {0, 4, 6}) {
+            RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
+            options.checkEachPass = false;
+            options.tableDigits = true;
+            options.digitBits = digitBits;
+            RasterPipeline pipeline(options);
+            for (int variant = 0; variant < 3; ++variant) {
+                options.tableByRuns = variant == 1;
+                options.tableBySlots = variant != 1;
+                options.tableSpread = variant == 2 ? 5 : 1;
+                pipeline.setOptions(options);
+                const std::string name = context->info().version + ", digits of " +
+                                         std::to_string(digitBits) + " bits, variant " + std::to_string(variant);
+                for (const char* family : {"ones", "noise90", "noise50"})
+                    for (Connectivity connectivity : kBoth)
+                        run(pipeline, generateFamily(family, 333, 257, 5), connectivity, Criterion::binary(),
+                            name + " " + family);
+                run(pipeline, combs, Connectivity::Eight, Criterion::segments(), name + " combs");
+                run(pipeline, generateFamily("dense_disks", 97, 61, 3), Connectivity::Four, Criterion::binary(),
+                    name + " dense_disks");
+            }
+        }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
 TEST_CASE("raster: several large components in one row segment are each summed exactly", "[gl][raster]") {
     // Two interleaved combs: teeth at x = 0, 4, 8, ... hang from a bar on the
     // top row, teeth at x = 2, 6, 10, ... stand on a bar on the bottom row
@@ -490,6 +619,16 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.blockWidth = 1 << 14;
     variants.emplace_back("defaults, one block", options);
     options = {};
+    options.tableDigits = true;
+    variants.emplace_back("rasterTableSums=digits", options);
+    options.tableBySlots = true;
+    options.tableSpread = 3;
+    options.digitBits = 5;  // every quantity in digits, two digit targets
+    variants.emplace_back("rasterTableSums=digits rasterTable=slots rasterTableSpread=3, digits of 5 bits", options);
+    options = RasterPipeline::tuned({}, Tuning());
+    options.checkEachPass = false;
+    variants.emplace_back("Tuning's defaults", options);
+    options = {};
     options.resolveInFragments = false;
     options.resolveAhead = 3;
     variants.emplace_back("rasterResolve=vertex rasterResolveAhead=3", options);
@@ -606,9 +745,9 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
 // Not a check: what one label() and one components() issue at the sizes
 // and families of the raster benchmarks (gl_tests "[raster-work]" prints
 // it), to count what a change removes. RASTER_WORK_AHEAD,
-// RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS and RASTER_WORK_CHECK set
-// rasterResolveAhead, rasterBlockWidth, rasterColumnDraws and
-// rasterResolveCheck.
+// RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS, RASTER_WORK_CHECK and
+// RASTER_WORK_TABLE_SUMS set rasterResolveAhead, rasterBlockWidth,
+// rasterColumnDraws, rasterResolveCheck and rasterTableSums.
 TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     HeadlessContext context;
     const char* ahead = std::getenv("RASTER_WORK_AHEAD");
@@ -620,6 +759,8 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     if (draws != nullptr) options.columnDraws = std::atoi(draws);
     const char* check = std::getenv("RASTER_WORK_CHECK");
     if (check != nullptr) options.resolveCheckInDraw = std::string(check) == "draw";
+    const char* sums = std::getenv("RASTER_WORK_TABLE_SUMS");
+    if (sums != nullptr) options.tableDigits = std::string(sums) == "digits";
     RasterPipeline pipeline(options);
     const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
     for (auto [width, height] : sizes)

@@ -55,6 +55,7 @@ const char* const kRasterWork[] = {"fragment", "vertex"};
 const char* const kRasterTable[] = {"segments", "runs", "slots"};
 const char* const kRasterNumbering[] = {"auto", "scan"};
 const char* const kRasterCheck[] = {"pass", "draw"};
+const char* const kRasterSums[] = {"bits", "digits"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -112,13 +113,15 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterBitsSpread = parseCount(name, value, 1, 64, "a texel count 1..64");
     } else if (name == "rasterTableSpread") {
         rasterTableSpread = parseCount(name, value, 1, 64, "a copy count 1..64");
+    } else if (name == "rasterTableSums") {
+        rasterTableSums = parseChoice<RasterSums>(name, value, kRasterSums);
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread or "
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums or "
                     "shaderDir");
     }
 }
@@ -153,6 +156,8 @@ std::string Tuning::describe() const {
         raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
     if (rasterTableSpread != defaults.rasterTableSpread)
         raster += " rasterTableSpread=" + std::to_string(rasterTableSpread);
+    if (rasterTableSums != defaults.rasterTableSums)
+        raster += std::string(" rasterTableSums=") + kRasterSums[int(rasterTableSums)];
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +

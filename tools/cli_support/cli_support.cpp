@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[20] = {
+const TuningVariable kTuningVariables[21] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -43,6 +43,7 @@ const TuningVariable kTuningVariables[20] = {
     {"GLCCL_RASTER_RUN_HOPS", "rasterRunHops"},
     {"GLCCL_RASTER_BITS_SPREAD", "rasterBitsSpread"},
     {"GLCCL_RASTER_TABLE_SPREAD", "rasterTableSpread"},
+    {"GLCCL_RASTER_TABLE_SUMS", "rasterTableSums"},
     {"GLCCL_SHADER_DIR", "shaderDir"},
 };
 

@@ -89,6 +89,14 @@ struct Tuning {
         Pass,  // a fragment pass before each link draw
         Draw,  // the link draw itself, under the occlusion query
     };
+    enum class RasterSums {
+        Bits,    // sums relative to the root, one float channel each;
+                 // components past float precision counted again by
+                 // component_bits (a draw per band and rank, a read-back)
+        Digits,  // sums split into digits over as many float channels as
+                 // keep every entry exact, in component_table's one draw
+                 // (bits where the image is too large for 12 channels)
+    };
     enum class RasterNumbering {
         Auto,  // stencil routing for up to 255 roots, the scan beyond
         Scan,  // the scan's prefix count for any count (no draw of a vertex
@@ -156,6 +164,11 @@ struct Tuning {
     // its entry; past 1 (fewer where the table is large), each copy takes
     // about a copies-th of them and a fragment pass folds the copies.
     int rasterTableSpread = 1;
+    // How component_table's coordinate sums stay exact: digits (default),
+    // each split into digits over up to 12 float channels, so that no entry
+    // needs component_bits; or bits, relative to the root, with
+    // component_bits for the components past float precision.
+    RasterSums rasterTableSums = RasterSums::Digits;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

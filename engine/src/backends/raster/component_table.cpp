@@ -21,8 +21,25 @@ constexpr TextureSlot kSumCopiesSlot{"sumCopies", 1};
 constexpr TextureSlot kRootCopiesSlot{"rootCopies", 2};
 const ProgramSpec kComponentTableFold{"component_table_fold", "fullscreen.vert", "component_table_fold.frag",
                                       {"box", "sums", "root"}, {kBoxCopiesSlot, kSumCopiesSlot, kRootCopiesSlot}};
-// Draw buffers of the table's framebuffer.
-constexpr GLuint kBoxes = 0, kSums = 1, kRoots = 2;
+// The same with the sums split into digits (Tuning::rasterTableSums digits).
+const std::vector<const char*> kDigitOutputs = {"box", "sums", "digits", "moreDigits"};
+const ProgramSpec kComponentTableDigits{"component_table", "component_table.vert", "component_table.frag",
+                                        kDigitOutputs, {kIdsSlot, kRootLabelsSlot}, {"TABLE_DIGITS"}};
+const ProgramSpec kComponentTableRunsDigits{"component_table_runs", "component_table_runs.vert", "component_table.frag",
+                                            kDigitOutputs, {kIdsSlot, kRootLabelsSlot}, {"TABLE_RUNS", "TABLE_DIGITS"}};
+const ProgramSpec kComponentTableSlotsDigits{"component_table_slots", "component_table_slots.vert",
+                                             "component_table.frag", kDigitOutputs,
+                                             {kIdsSlot, kRootLabelsSlot, kFirstsSlot}, {"TABLE_DIGITS"}};
+constexpr TextureSlot kDigitCopiesSlot{"digitCopies", 2};
+constexpr TextureSlot kMoreDigitCopiesSlot{"moreDigitCopies", 3};
+const ProgramSpec kComponentTableFoldDigits{"component_table_fold", "fullscreen.vert", "component_table_fold.frag",
+                                            kDigitOutputs,
+                                            {kBoxCopiesSlot, kSumCopiesSlot, kDigitCopiesSlot, kMoreDigitCopiesSlot},
+                                            {"TABLE_DIGITS"}};
+static_assert(kMaxDigitTargets == 2, "the digit programs write two digit targets");
+// Draw buffers of the table's framebuffers; from 2 on, the roots or the
+// digit targets.
+constexpr GLuint kBoxes = 0, kSums = 1;
 }  // namespace
 
 ComponentTablePass::ComponentTablePass() {
@@ -55,7 +72,7 @@ int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::Re
 
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
                              Points points, const gl::RenderTarget& firsts, const gl::RenderTarget& most,
-                             const Copies& copies) {
+                             const Copies& copies, const SumDigits* digits) {
     auto scope = context.timer.scope(kStage);
     bindTexture(kNodeGraphSlot, grid.nodeGraph);
     bindTexture(kIdsSlot, grid.ids);
@@ -65,60 +82,86 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         slots = slotsPerSegment(context, firsts, most);
         vertices = std::int64_t(firsts.width()) * firsts.height() * slots;
     }
-    auto& program = context.programs.use(points == Points::Slots  ? kComponentTableSlots
-                                         : points == Points::Runs ? kComponentTableRuns
-                                                                  : kComponentTable);
+    const bool digitSums = digits != nullptr;
+    auto& program = context.programs.use(
+        points == Points::Slots ? (digitSums ? kComponentTableSlotsDigits : kComponentTableSlots)
+        : points == Points::Runs ? (digitSums ? kComponentTableRunsDigits : kComponentTableRuns)
+                                 : (digitSums ? kComponentTableDigits : kComponentTable));
     if (points == Points::Slots) program.set("slots", slots);
+    if (digitSums) {
+        program.set("digitBits", digits->bits);
+        program.set("sumDigits", digits->count, digits->x, digits->y);
+    }
+    // Draw buffers: boxes (GL_MAX), sums (GL_FUNC_ADD), then the roots
+    // (GL_MAX) or the digit targets (GL_FUNC_ADD).
+    const int buffers = digitSums ? 2 + digits->targets() : 3;
     const bool spread = copies.count > 1;
     const TableTargets& target = spread ? copies.targets : table;
     const int rows = spread ? copies.rows : table.height;
     program.set("tableSize", table.width, rows);
     program.set("tableSpread", copies.count);
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+    const auto framebufferOf = [&](const TableTargets& t) -> const gl::Framebuffer& {
+        return digitSums ? t.digitFramebuffers[digits->targets()] : t.framebuffer;
+    };
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebufferOf(target).id());
     setViewport(table.width, rows * copies.count);
     setRenderState({GL_MAX});
     const float zero[4] = {0, 0, 0, 0};
-    for (GLint target : {kBoxes, kSums, kRoots}) glClearBufferfv(GL_COLOR, target, zero);
+    for (GLint buffer = 0; buffer < buffers; ++buffer) glClearBufferfv(GL_COLOR, buffer, zero);
     bindTexture(kRootLabelsSlot, grid.rootLabels);
+    // The equation of a draw buffer.
+    const auto equationOf = [&](GLint buffer) {
+        if (buffer == GLint(kBoxes)) return GLenum(GL_MAX);
+        if (buffer == GLint(kSums)) return GLenum(GL_FUNC_ADD);
+        return digitSums ? GLenum(GL_FUNC_ADD) : GLenum(GL_MAX);
+    };
     if (perDrawBufferBlend_) {
-        glBlendEquationi(kBoxes, GL_MAX);
-        glBlendEquationi(kSums, GL_FUNC_ADD);
-        glBlendEquationi(kRoots, GL_MAX);
+        for (GLint buffer = 0; buffer < buffers; ++buffer) glBlendEquationi(GLuint(buffer), equationOf(buffer));
         drawPoints(vertices);
     } else if (es_) {
         // ES 3.0 has neither per-draw-buffer blending nor per-draw-buffer
         // masks: the draw buffers themselves say which targets each draw
-        // writes.
-        const GLenum boxesAndRoots[] = {GL_COLOR_ATTACHMENT0, GL_NONE, GL_COLOR_ATTACHMENT2};
-        const GLenum sumsAlone[] = {GL_NONE, GL_COLOR_ATTACHMENT1, GL_NONE};
-        const GLenum all[] = {GL_COLOR_ATTACHMENT0, GL_COLOR_ATTACHMENT1, GL_COLOR_ATTACHMENT2};
-        glDrawBuffers(3, boxesAndRoots);
-        drawPoints(vertices);
-        glBlendEquation(GL_FUNC_ADD);
-        glDrawBuffers(3, sumsAlone);
-        drawPoints(vertices);
-        glDrawBuffers(3, all);
+        // writes, those of GL_MAX first, then those of GL_FUNC_ADD.
+        GLenum selected[2 + kMaxDigitTargets], all[2 + kMaxDigitTargets];
+        for (GLenum equation : {GLenum(GL_MAX), GLenum(GL_FUNC_ADD)}) {
+            for (GLint buffer = 0; buffer < buffers; ++buffer) {
+                all[buffer] = GLenum(GL_COLOR_ATTACHMENT0 + buffer);
+                selected[buffer] = equationOf(buffer) == equation ? all[buffer] : GLenum(GL_NONE);
+            }
+            glBlendEquation(equation);
+            glDrawBuffers(buffers, selected);
+            drawPoints(vertices);
+        }
+        glDrawBuffers(buffers, all);
     } else {
-        // Boxes and roots with the sums masked, then the sums alone.
-        glColorMaski(kSums, GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+        // The targets of GL_MAX with the others masked, then the others alone.
+        for (GLint buffer = 0; buffer < buffers; ++buffer)
+            if (equationOf(buffer) != GL_MAX) glColorMaski(GLuint(buffer), GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
         drawPoints(vertices);
         glBlendEquation(GL_FUNC_ADD);
-        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-        glColorMaski(kSums, GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        for (GLint buffer = 0; buffer < buffers; ++buffer) {
+            const GLboolean add = equationOf(buffer) == GL_FUNC_ADD ? GL_TRUE : GL_FALSE;
+            glColorMaski(GLuint(buffer), add, add, add, add);
+        }
         drawPoints(vertices);
     }
     if (spread) {
         // The copies folded into the table's first rows, every texel written.
-        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.framebuffer.id());
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebufferOf(table).id());
         setViewport(table.width, copies.rows);
         setRenderState({});
-        auto& fold = context.programs.use(kComponentTableFold);
+        auto& fold = context.programs.use(digitSums ? kComponentTableFoldDigits : kComponentTableFold);
         fold.set("quadDepth", 0.0f);
         fold.set("spread", copies.count);
         fold.set("tableRows", copies.rows);
         bindTexture(kBoxCopiesSlot, copies.targets.boxes.texture);
         bindTexture(kSumCopiesSlot, copies.targets.sums.texture);
-        bindTexture(kRootCopiesSlot, copies.targets.roots.texture);
+        if (digitSums) {
+            bindTexture(kDigitCopiesSlot, copies.targets.digits[0].texture);
+            bindTexture(kMoreDigitCopiesSlot, copies.targets.digits[1].texture);
+        } else {
+            bindTexture(kRootCopiesSlot, copies.targets.roots.texture);
+        }
         drawFullscreen();
     }
     context.checkPass(kStage);

@@ -1,4 +1,5 @@
 #pragma once
+#include "download_table.hpp"
 #include "raster_pass.hpp"
 
 namespace glccl::raster {
@@ -39,9 +40,13 @@ public:
         int rows = 0, count = 1;
     };
     // `firsts` (R32UI, a texel per row segment) and `most` (R32F, 1x1) are
-    // used by Slots only.
+    // used by Slots only. With `digits` (Tuning::rasterTableSums digits),
+    // the sums absolute and split into digits over the sums target and
+    // digits->targets() digit targets (component_table.frag, TABLE_DIGITS),
+    // every entry exact; without, sums relative to the root and the roots.
     void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, Points points,
-             const gl::RenderTarget& firsts, const gl::RenderTarget& most, const Copies& copies);
+             const gl::RenderTarget& firsts, const gl::RenderTarget& most, const Copies& copies,
+             const SumDigits* digits = nullptr);
 
 private:
     // Slots: the most roots first in one row segment, at least 1.

@@ -7,17 +7,19 @@
 namespace glccl::raster {
 
 void DownloadTablePass::run(const PassContext& context, const TableTargets& table, std::uint32_t count,
-                            DownloadedTable& block, bool oneRead) {
+                            DownloadedTable& block, bool oneRead, const SumDigits* digits) {
     auto scope = context.timer.scope(kStage);
     block.count = count;
     block.width = table.width;
     const int rows = ceilDiv(int(count), table.width);
-    block.boxes.resize(std::size_t(table.width) * rows * 4);
+    const std::size_t texels = std::size_t(table.width) * rows;
+    block.boxes.resize(texels * 4);
     block.sums.resize(block.boxes.size());
-    block.roots.resize(std::size_t(table.width) * rows);
+    block.roots.resize(digits != nullptr ? 0 : texels);
+    block.digits.resize(digits != nullptr ? texels * 4 * std::size_t(digits->targets()) : 0);
 #ifndef __EMSCRIPTEN__
     if (oneRead) {
-        readOnce(context, table, rows, block);
+        readOnce(context, table, rows, block, digits);
         context.checkPass(kStage);
         return;
     }
@@ -27,18 +29,25 @@ void DownloadTablePass::run(const PassContext& context, const TableTargets& tabl
     gl::readTextureRect(table.boxes.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.boxes.data());
     countWait();  // the first read waits; the others find the table done
     gl::readTextureRect(table.sums.texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT, block.sums.data());
-    gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
+    if (digits == nullptr) {
+        gl::readTextureRect(table.roots.texture, 0, 0, table.width, rows, GL_RED, GL_FLOAT, block.roots.data());
+    } else {
+        for (int t = 0; t < digits->targets(); ++t)
+            gl::readTextureRect(table.digits[t].texture, 0, 0, table.width, rows, GL_RGBA, GL_FLOAT,
+                                block.digits.data() + std::size_t(t) * texels * 4);
+    }
     context.checkPass(kStage);
 }
 
 void DownloadTablePass::readOnce(const PassContext& context, const TableTargets& table, int rows,
-                                 DownloadedTable& block) {
+                                 DownloadedTable& block, const SumDigits* digits) {
     gl::TransferStateGuard guard;  // pack state and bindings restored after
     const std::size_t texels = std::size_t(table.width) * rows;
     const std::size_t vec4Bytes = texels * 4 * sizeof(float);
     // ES reads a one-channel float target as RGBA only.
-    const std::size_t rootBytes = context.es ? vec4Bytes : texels * sizeof(float);
-    const std::size_t bytes = 2 * vec4Bytes + rootBytes;
+    const std::size_t rootBytes = digits != nullptr ? 0 : context.es ? vec4Bytes : texels * sizeof(float);
+    const std::size_t digitBytes = digits != nullptr ? vec4Bytes * std::size_t(digits->targets()) : 0;
+    const std::size_t bytes = 2 * vec4Bytes + rootBytes + digitBytes;
     if (pack_.id() == 0) pack_ = gl::Buffer::create();
     glBindBuffer(GL_PIXEL_PACK_BUFFER, pack_.id());
     if (bytes > packBytes_) {
@@ -52,7 +61,9 @@ void DownloadTablePass::readOnce(const PassContext& context, const TableTargets&
     };
     read(table.boxes, GL_RGBA, 0);
     read(table.sums, GL_RGBA, vec4Bytes);
-    read(table.roots, context.es ? GL_RGBA : GL_RED, 2 * vec4Bytes);
+    if (digits == nullptr) read(table.roots, context.es ? GL_RGBA : GL_RED, 2 * vec4Bytes);
+    for (int t = 0; digits != nullptr && t < digits->targets(); ++t)
+        read(table.digits[t], GL_RGBA, std::size_t(2 + t) * vec4Bytes);
     const auto* mapped =
         static_cast<const unsigned char*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(bytes), GL_MAP_READ_BIT));
     countWait();
@@ -62,7 +73,9 @@ void DownloadTablePass::readOnce(const PassContext& context, const TableTargets&
     }
     std::memcpy(block.boxes.data(), mapped, vec4Bytes);
     std::memcpy(block.sums.data(), mapped + vec4Bytes, vec4Bytes);
-    if (context.es) {
+    if (digits != nullptr) {
+        if (digitBytes > 0) std::memcpy(block.digits.data(), mapped + 2 * vec4Bytes, digitBytes);
+    } else if (context.es) {
         for (std::size_t i = 0; i < texels; ++i)
             std::memcpy(&block.roots[i], mapped + 2 * vec4Bytes + i * 4 * sizeof(float), sizeof(float));
     } else {

@@ -62,6 +62,9 @@ constexpr int kBitsSpreadTexels = 1 << 14;
 // copies.
 constexpr int kMaxTableSpread = 64;
 constexpr int kTableSpreadTexels = 1 << 20;
+// component_table's digits of exact sums (Tuning::rasterTableSums digits):
+// the sums target's four channels and up to this many RGBA digit targets.   MAX_DIGIT_TARGETS
+constexpr int kMaxDigitTargets = 2;
 
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");
@@ -75,6 +78,7 @@ inline void defineSharedConstants(gl::ProgramBuilder& builder) {
     builder.define("SCAN_BLOCK", kScanBlock);
     builder.define("SEGMENT", kSegment);
     builder.define("BIT_COUNTER_TARGETS", kBitCounterTargets);
+    builder.define("MAX_DIGIT_TARGETS", kMaxDigitTargets);
 }
 
 }  // namespace glccl::raster

@@ -144,10 +144,22 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const int tableRows = ceilDiv(int(count_), r.table.width);
     const int copies = std::clamp(kTableSpreadTexels / (tableRows * r.table.width), 1, options_.tableSpread);
     if (copies > 1) r.reserveTableCopies(tableRows, copies);
+    // Sums split into digits, exact in the one draw, where the image's
+    // channels allow (else component_bits below): an entry takes a point per
+    // row segment, with Runs one per run, at most a run every other node.
+    const RasterGrid& g = r.grid;
+    const std::int64_t segments = std::int64_t(ceilDiv(g.gridWidth, kSegment)) * g.gridHeight;
+    const std::int64_t pointsPerEntry =
+        points == ComponentTablePass::Points::Runs ? segments * ceilDiv(kSegment, 2) : segments;
+    const SumDigits digits = options_.tableDigits ? sumDigitsFor(g.width, g.height, pointsPerEntry,
+                                                                 kSegment * g.shape.width * g.shape.height,
+                                                                 options_.digitBits)
+                                                  : SumDigits{};
+    const SumDigits* exact = digits.fits() ? &digits : nullptr;
     componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts,
-                        ComponentTablePass::Copies{r.tableCopies, tableRows, copies});
-    downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead);
-    decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_);
+                        ComponentTablePass::Copies{r.tableCopies, tableRows, copies}, exact);
+    downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact);
+    decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_, exact);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not
         r.reserveLargeSums(int(sums_.largeLabels.size()), options_.bitsSpread);
         componentBits_.run(context, r.labeled(), r.table, r.largeSums, sums_.largeLabels, options_.bandPixels,
@@ -174,6 +186,7 @@ RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning
     base.runHops = tuning.rasterRunHops;
     base.bitsSpread = tuning.rasterBitsSpread;
     base.tableSpread = tuning.rasterTableSpread;
+    base.tableDigits = tuning.rasterTableSums == Tuning::RasterSums::Digits;
     return base;
 }
 

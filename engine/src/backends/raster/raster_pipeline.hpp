@@ -93,6 +93,14 @@ public:
         // Copies of the component table among which component_table spreads
         // each entry's points (rasterTableSpread), 1..kMaxTableSpread.
         int tableSpread = 1;
+        // component_table's sums split into digits, exact in its one draw
+        // where the channels allow (rasterTableSums digits), or relative to
+        // the root, with component_bits for the components past float
+        // precision (bits).
+        bool tableDigits = false;
+        // With tableDigits, digits of at most this many bits (tests: small
+        // images split into several digits); 0, as exactness allows.
+        int digitBits = 0;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

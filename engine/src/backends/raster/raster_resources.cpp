@@ -80,8 +80,9 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
 
 namespace {
 
-// The table's three targets (boxes, sums, roots) at width x height, in one
-// framebuffer.
+// The table's targets (boxes, sums, roots, digits) at width x height: boxes,
+// sums and roots in one framebuffer, boxes, sums and each count of digit
+// targets in another.
 void allocateTable(TableTargets& table, int width, int height, const std::string& what) {
     table = {};
     table.boxes = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
@@ -89,6 +90,13 @@ void allocateTable(TableTargets& table, int width, int height, const std::string
     table.roots = gl::RenderTarget::allocate(GL_R32F, width, height, what);
     const gl::Texture* targets[] = {&table.boxes.texture, &table.sums.texture, &table.roots.texture};
     table.framebuffer = gl::multipleTargetFramebuffer(targets, 3, what);
+    const gl::Texture* digitTargets[2 + kMaxDigitTargets] = {&table.boxes.texture, &table.sums.texture};
+    for (int t = 0; t < kMaxDigitTargets; ++t) {
+        table.digits[t] = gl::RenderTarget::allocate(GL_RGBA32F, width, height, what);
+        digitTargets[2 + t] = &table.digits[t].texture;
+    }
+    for (int n = 0; n <= kMaxDigitTargets; ++n)
+        table.digitFramebuffers[n] = gl::multipleTargetFramebuffer(digitTargets, 2 + n, what);
     table.width = width;
     table.height = height;
 }

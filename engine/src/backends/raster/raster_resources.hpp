@@ -53,10 +53,13 @@ struct RoutingTargets {
 
 // The component table, entry k - 1 for label k in rows of `width` entries:
 // boxes, sums (relative to the root) and the root's ID, draw buffers 0-2 of
-// `framebuffer`.
+// `framebuffer`; or, with exact digits (SumDigits), boxes, sums and n digit
+// targets, the draw buffers of digitFramebuffers[n].
 struct TableTargets {
     gl::RenderTarget boxes, sums, roots;
+    gl::RenderTarget digits[kMaxDigitTargets];
     gl::Framebuffer framebuffer;
+    gl::Framebuffer digitFramebuffers[kMaxDigitTargets + 1];
     int width = 0, height = 0;
 };
 

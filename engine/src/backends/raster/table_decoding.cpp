@@ -4,8 +4,40 @@
 
 namespace glccl::raster {
 
+namespace {
+
+// Bits of v > 0 (128: 8).
+int bitLength(std::uint64_t v) {
+    int n = 0;
+    for (; v != 0; v >>= 1) ++n;
+    return n;
+}
+
+}  // namespace
+
+SumDigits sumDigitsFor(int width, int height, std::int64_t pointsPerEntry, int pointPixels, int digitBits) {
+    SumDigits digits;
+    const std::uint64_t points = std::uint64_t(std::max<std::int64_t>(pointsPerEntry, 1));
+    int bits = 0;
+    while (bits < 24 && points * ((std::uint64_t(1) << (bits + 1)) - 1) <= std::uint64_t(kExactFloatSum)) ++bits;
+    if (digitBits > 0) bits = std::min(bits, digitBits);
+    if (bits == 0) return digits;
+    const std::uint64_t pixels = std::uint64_t(width) * std::uint64_t(height);
+    // A quantity of at most `largest` a point and `total` an entry.
+    const auto digitsOf = [&](std::uint64_t largest, std::uint64_t total) {
+        if (digitBits == 0 && std::min(total, points * largest) <= std::uint64_t(kExactFloatSum)) return 1;
+        return (bitLength(largest) + bits - 1) / bits;
+    };
+    const std::uint64_t point = std::uint64_t(pointPixels);
+    digits.count = digitsOf(point, pixels);
+    digits.x = digitsOf(point * std::uint64_t(width - 1), pixels * std::uint64_t(width - 1));
+    digits.y = digitsOf(point * std::uint64_t(height - 1), pixels * std::uint64_t(height - 1));
+    digits.bits = digits.channels() <= 4 * (1 + kMaxDigitTargets) ? bits : 0;
+    return digits;
+}
+
 void decodeTable(const DownloadedTable& block, int width, int height, std::vector<Component>& components,
-                 DecodedSums& sums) {
+                 DecodedSums& sums, const SumDigits* digits) {
     components.resize(block.count);
     sums.sumX.resize(block.count);
     sums.sumY.resize(block.count);
@@ -20,6 +52,23 @@ void decodeTable(const DownloadedTable& block, int width, int height, std::vecto
         c.top = std::uint32_t(height - 1 - int(box[1]));
         c.width = std::uint32_t(int(box[2])) - c.left + 1;
         c.height = std::uint32_t(int(box[3])) - c.top + 1;
+        if (digits != nullptr) {
+            // Channel k: the sums target's four, then each digit target's.
+            const auto channel = [&](int k) {
+                return k < 4 ? sum[k]
+                             : block.digits[(std::size_t(k / 4 - 1) * block.texels() + i) * 4 + std::size_t(k % 4)];
+            };
+            int k = 0;
+            const auto quantity = [&](int count) {
+                std::uint64_t total = 0;
+                for (int d = 0; d < count; ++d) total += std::uint64_t(channel(k++)) << (digits->bits * d);
+                return total;
+            };
+            c.area = quantity(digits->count);
+            sums.sumX[i] = std::int64_t(quantity(digits->x));
+            sums.sumY[i] = std::int64_t(quantity(digits->y));
+            continue;
+        }
         c.area = std::uint64_t(sum[0]);
         // Sums come relative to the root (component_table.frag); its ID gives
         // the root's pixel back (common.glsl, "IDs").

@@ -3,6 +3,7 @@
 // with the exact counts of component_bits where float sums are not exact.
 // No GL here.
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -10,6 +11,13 @@
 #include "glccl/types.hpp"
 
 namespace glccl::raster {
+
+// The digits of an image of width x height pixels whose entries take at most
+// `pointsPerEntry` points of at most `pointPixels` pixels each; bits 0 where
+// they need more than 4 * (1 + kMaxDigitTargets) channels. `digitBits` > 0
+// (tests) asks for digits of at most that many bits, every quantity in
+// digits (none whole), so that small images take several digits too.
+SumDigits sumDigitsFor(int width, int height, std::int64_t pointsPerEntry, int pointPixels, int digitBits = 0);
 
 // The 64-bit coordinate sums of decoded components without centroids yet.
 // Kept by the pipeline from call to call, like the components themselves,
@@ -22,9 +30,11 @@ struct DecodedSums {
 };
 
 // Decodes a table of an image of width x height pixels into `components`
-// (every field of every entry written) and `sums`.
+// (every field of every entry written) and `sums`: with `digits`, the block's
+// sums and digit channels are exact and no label is large; without, sums
+// relative to the root and the large labels listed.
 void decodeTable(const DownloadedTable& block, int width, int height, std::vector<Component>& components,
-                 DecodedSums& sums);
+                 DecodedSums& sums, const SumDigits* digits = nullptr);
 
 // Replaces the area and sums of sums.largeLabels[j] with the exact counts
 // at counters[32 * j] (ComponentBitsPass::run).
