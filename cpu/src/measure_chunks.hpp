@@ -67,6 +67,23 @@ inline DoubleDouble exactDD(__int128 v) {
     s[3] = f1(b) * f1(b) - f1(a - 1) * f1(a - 1);
 }
 
+// Sums of x^0..x^3 over x = a..b for 0 <= a <= b < 2^15, exactly in 64
+// bits (each below 2^60): with n = b - a + 1,
+//   sum x   = (a + b) n / 2                     (a + b and n differ in parity)
+//   sum x^2 = n (2a^2 + 2ab + 2b^2 - a + b) / 6
+//   sum x^3 = T(b)^2 - T(a - 1)^2 = sum x * (b (b + 1) + a (a - 1)) / 2,
+// T(m) = m (m + 1) / 2. The division by 6 is exact: a halving, then a
+// product by the inverse of 3 modulo 2^64.
+[[gnu::always_inline]] inline void shortPowerSums(std::uint64_t a, std::uint64_t b, std::int64_t s[4]) {
+    constexpr std::uint64_t kInverse3 = 0xaaaaaaaaaaaaaaabu;  // 3 kInverse3 = 1 modulo 2^64
+    const std::uint64_t n = b - a + 1;
+    const std::uint64_t s1 = (a + b) * n >> 1;
+    s[0] = std::int64_t(n);
+    s[1] = std::int64_t(s1);
+    s[2] = std::int64_t((n * (2 * (a * a + a * b + b * b) + b - a) >> 1) * kInverse3);
+    s[3] = std::int64_t(s1 * ((b * (b + 1) + a * (a - 1)) >> 1));
+}
+
 // An intensity image read as its element type T (none: no intensity).
 struct NoIntensity {
     static constexpr bool present = false, floating = false, narrow = false;
@@ -280,35 +297,66 @@ constexpr std::int64_t kPerimeterLanes = 8;
 }
 #endif
 
-#if defined(__SSE2__)
-// The runs of region r in row `above` that 8-touch the run [x, x + n) of
-// the row below, n <= kTouchingLanes, 4 elements a step with no branch on
-// the row or the run's end: those holding x - 1, and those starting in
-// [x, x + n]. Noise's runs are short and the runs above them end at
-// random, where walking the list of runs above mispredicts. Reads
-// above[x - 2, x + kTouchingLanes + 2]: the caller makes sure they are in
-// the row.
+// The runs of region r in row `above` (w elements) that 8-touch the run
+// [x, x + n) of the row below: the places p in [x - 1, x + n] inside the
+// row that hold r where p is the first place or above[p - 1] is not r, one
+// place a run. 4-byte ids 4 places a step with no branch on the row or the
+// run's end (noise's runs are short and the runs above them end at random,
+// where walking a list of them mispredicts); places whose step would read
+// past the row's ends one at a time. For short runs: a long one reads
+// every place (touchingMarkedRuns reads the starts).
 constexpr std::int64_t kTouchingLanes = 8;
-[[gnu::always_inline]] inline int touchingRuns(const std::int32_t* above, std::int64_t x, std::int64_t n, std::int32_t r) {
-    const __m128i want = _mm_set1_epi32(r);
-    const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
-    // The first place, x - 1, counts whether or not a run starts there.
-    __m128i counted = _mm_setr_epi32(-1, 0, 0, 0);
-    __m128i count = _mm_setzero_si128();
-    const std::int64_t places = n + 2;  // x - 1 to x + n
-    for (std::int64_t i = 0; i < places; i += 4) {
-        const std::int32_t* p = above + x - 1 + i;
-        const __m128i here = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), want);
-        const __m128i before = _mm_andnot_si128(counted, _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p - 1)), want));
-        const __m128i live = _mm_cmpgt_epi32(_mm_set1_epi32(std::int32_t(places - i)), lane);
-        count = _mm_sub_epi32(count, _mm_and_si128(live, _mm_andnot_si128(before, here)));
-        counted = _mm_setzero_si128();
+template <class Id>
+[[gnu::always_inline]] inline int touchingRuns(const Id* above, std::int64_t w, std::int64_t x, std::int64_t n, Id r) {
+    const std::int64_t first = std::max<std::int64_t>(x - 1, 0), end = std::min(x + n + 1, w);
+    int count = 0;
+#if defined(__SSE2__)
+    if constexpr (std::is_same_v<Id, std::int32_t>) {
+        const std::int64_t places = end - first;
+        // Steps read above[first - 1, first + places rounded up to 4).
+        if (first >= 1 && first + ((places + 3) & ~std::int64_t(3)) <= w) {
+            const __m128i want = _mm_set1_epi32(r);
+            const __m128i lane = _mm_setr_epi32(0, 1, 2, 3);
+            // The first place counts whether or not a run starts there.
+            __m128i counted = _mm_setr_epi32(-1, 0, 0, 0);
+            __m128i total = _mm_setzero_si128();
+            for (std::int64_t i = 0; i < places; i += 4) {
+                const std::int32_t* p = above + first + i;
+                const __m128i here = _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), want);
+                const __m128i before =
+                    _mm_andnot_si128(counted, _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p - 1)), want));
+                const __m128i live = _mm_cmpgt_epi32(_mm_set1_epi32(std::int32_t(places - i)), lane);
+                total = _mm_sub_epi32(total, _mm_and_si128(live, _mm_andnot_si128(before, here)));
+                counted = _mm_setzero_si128();
+            }
+            total = _mm_add_epi32(total, _mm_shuffle_epi32(total, 0x4e));
+            total = _mm_add_epi32(total, _mm_shuffle_epi32(total, 0xb1));
+            return _mm_cvtsi128_si32(total);
+        }
     }
-    count = _mm_add_epi32(count, _mm_shuffle_epi32(count, 0x4e));
-    count = _mm_add_epi32(count, _mm_shuffle_epi32(count, 0xb1));
-    return _mm_cvtsi128_si32(count);
-}
 #endif
+    for (std::int64_t p = first; p < end; ++p) count += int(above[p] == r && (p == first || above[p - 1] != r));
+    return count;
+}
+
+// touchingRuns from the row above's run starts (markRuns' `starts` of the
+// whole row): the first place, and each place after it where a run
+// starts, one word of 64 places at a time; for long runs, over which few
+// runs above start.
+template <class Id>
+inline int touchingMarkedRuns(const Id* above, const std::uint64_t* starts, std::int64_t w, std::int64_t x, std::int64_t n, Id r) {
+    const std::int64_t first = std::max<std::int64_t>(x - 1, 0), end = std::min(x + n + 1, w);
+    int count = int(above[first] == r);
+    for (std::int64_t p = first + 1; p < end;) {
+        const int b = int(p & 63);
+        const std::int64_t span = std::min<std::int64_t>(64 - b, end - p);
+        std::uint64_t m = starts[p >> 6] >> b;
+        if (span < 64) m &= (std::uint64_t(1) << span) - 1;
+        for (; m; m &= m - 1) count += int(above[p + __builtin_ctzll(m)] == r);
+        p += span;
+    }
+    return count;
+}
 
 // a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
@@ -536,13 +584,11 @@ public:
         std::vector<std::int32_t> entryOf;
         std::vector<std::size_t> entrySlot;
         std::vector<__int128> entryPowers;
+        std::vector<std::int64_t> entryPowers64;
         std::vector<Acc> entryWeighted;
         std::vector<DoubleDouble> entryWeightedF;
-        struct Run {
-            std::int64_t first, last, region;
-        };
-        std::vector<Run> runsAbove, runsHere;
         std::vector<std::uint64_t> runBits;
+        std::vector<std::uint64_t> startsAbove, regionStartsAbove;  // the row above's run starts (Euler numbers)
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
 
@@ -616,30 +662,19 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // (in quarters, as the windows count it). One pass over the runs,
     // instead of every 2x2 window.
     const bool eulerByRuns = q.euler && g.dims == 2 && pass.whole;
-    using Run = typename ChunkTable<Acc>::Scratch::Run;
-    std::vector<Run>& runsAbove = scratch.runsAbove;
-    std::vector<Run>& runsHere = scratch.runsHere;
-    std::int64_t runsAboveRow = -2;
-    // A row has at most w runs: the lists are written in place, their
-    // lengths kept apart.
-    std::size_t nAbove = 0, nHere = 0;
-    if (eulerByRuns && runsAbove.size() < std::size_t(g.w)) {
-        reserveMapped(runsAbove, std::size_t(g.w));
-        reserveMapped(runsHere, std::size_t(g.w));
-        runsAbove.resize(std::size_t(g.w));
-        runsHere.resize(std::size_t(g.w));
-    }
-    auto runsOf = [&](const Id* row, std::vector<Run>& out) {
-        std::size_t n = 0;
-        for (std::int64_t x = 0; x < g.w;) {
-            const std::int64_t r = row[x];
-            std::int64_t x1 = x + 1;
-            while (x1 < g.w && row[x1] == r) ++x1;
-            if (r != kNoRegion) out[n++] = {x, x1 - 1, r};
-            x = x1;
+    // The run starts of the row above (markRuns; the whole row: eulerByRuns
+    // is for a whole image), for the long runs below it; those of the row
+    // the loop has just read, else marked apart.
+    const std::size_t words = std::size_t((g.w + 63) / 64);
+    std::uint64_t* startsAbove = nullptr;
+    std::int64_t markedRow = -1;  // the row whose starts startsAbove holds
+    if (eulerByRuns) {
+        if (scratch.startsAbove.size() < words) {
+            scratch.startsAbove.resize(words);
+            scratch.regionStartsAbove.resize(words);
         }
-        return n;
-    };
+        startsAbove = scratch.startsAbove.data();
+    }
 
     // Border elements of row (y, z) for the perimeter: an element of a
     // region with a 4-neighbour outside it (or outside the image) holds its
@@ -794,7 +829,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     using Weighted = std::conditional_t<In::floating, DoubleDouble, Acc>;
     std::vector<std::int32_t>& entryOf = scratch.entryOf;  // by slot; -1 between rows
     std::vector<std::size_t>& entrySlot = scratch.entrySlot;
-    std::vector<__int128>& entryPowers = scratch.entryPowers;  // entries x 4
+    // Rows of at most 2^15 elements: a run's sums of x^k, and a row's, in
+    // 64 bits (below 2^60), without a division of 128-bit integers or a
+    // carry an addition.
+    const bool shortRows = g.w <= (std::int64_t(1) << 15);
+    std::vector<__int128>& entryPowers = scratch.entryPowers;      // entries x 4, longer rows
+    std::vector<std::int64_t>& entryPowers64 = scratch.entryPowers64;  // entries x 4, short rows
     std::vector<Weighted>& entryWeighted = [&]() -> std::vector<Weighted>& {  // entries x channels x 4
         if constexpr (In::floating) return scratch.entryWeightedF;
         else return scratch.entryWeighted;
@@ -812,11 +852,13 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             if (entrySlot.size() < entries) {
                 const std::size_t room = 2 * entries + 64;
                 entrySlot.resize(room);
-                if (nm) entryPowers.resize(room * 4);
+                if (nm && shortRows) entryPowers64.resize(room * 4);
+                if (nm && !shortRows) entryPowers.resize(room * 4);
                 if (nw) entryWeighted.resize(room * weightedWidth);
             }
             entrySlot[e] = s;
-            if (nm) std::fill_n(&entryPowers[e * 4], 4, __int128(0));
+            if (nm && shortRows) std::fill_n(&entryPowers64[e * 4], 4, std::int64_t(0));
+            if (nm && !shortRows) std::fill_n(&entryPowers[e * 4], 4, __int128(0));
             if (nw) std::fill_n(&entryWeighted[e * weightedWidth], weightedWidth, Weighted{});
         }
         return std::size_t(entryOf[s]);
@@ -837,7 +879,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             const __int128 pz[4] = {1, lz, lz * lz, lz * lz * lz};
             if (nm) {
                 Acc* m = &S.moments[s * nm];
-                const __int128* sx = &entryPowers[e * 4];
+                __int128 sx[4];
+                for (std::size_t k = 0; k < 4; ++k) sx[k] = shortRows ? __int128(entryPowers64[e * 4 + k]) : entryPowers[e * 4 + k];
                 if (narrowProducts) {
                     for (std::size_t i = 0; i < nm; ++i) {
                         const auto& ex = pass.momentExponents[i];
@@ -872,37 +915,17 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             const Id* b0 = q.perimeter ? border(y - 1, z) : nullptr;
             const Id* b1 = q.perimeter ? border(y, z) : nullptr;
             const Id* b2 = q.perimeter ? border(y + 1, z) : nullptr;
-            if (eulerByRuns) {
-                if (runsAboveRow != y - 1) {
-                    nAbove = y > 0 ? runsOf(rows.row(y - 1, z), runsAbove) : 0;
-                }
-                nHere = 0;
-            }
-            std::size_t above = 0;  // the first run above that may touch the next run here
             const Id* aboveRow = eulerByRuns && y > 0 ? rows.row(y - 1, z) : nullptr;
-            forEachRun(row, own.begin[0], own.end[0], scratch.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t r) {
+            if (aboveRow && markedRow != flat - 1) markRuns(aboveRow, 0, g.w, startsAbove, scratch.regionStartsAbove.data());
+            // Each run's terms inlined in the loop (forEachRun).
+            forEachRun(row, own.begin[0], own.end[0], scratch.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t r) __attribute__((always_inline)) {
                 const std::size_t s = table.of(r);
                 if (eulerByRuns) {
                     // Runs above touch [x, x1 - 1] where they reach x - 1 to x1.
-                    std::int64_t times = 4;
-#if defined(__SSE2__)
-                    if constexpr (std::is_same_v<Id, std::int32_t>) {
-                        if (aboveRow && x1 - x <= kTouchingLanes && x >= 2 && x + kTouchingLanes + 3 <= g.w) {
-                            times -= 4 * touchingRuns(aboveRow, x, x1 - x, Id(r));
-                        } else {
-                            while (above < nAbove && runsAbove[above].last < x - 1) ++above;
-                            for (std::size_t a = above; a < nAbove && runsAbove[a].first <= x1; ++a)
-                                times -= runsAbove[a].region == r ? 4 : 0;
-                        }
-                    } else
-#endif
-                    {
-                        while (above < nAbove && runsAbove[above].last < x - 1) ++above;
-                        for (std::size_t a = above; a < nAbove && runsAbove[a].first <= x1; ++a)
-                            times -= runsAbove[a].region == r ? 4 : 0;
-                    }
-                    S.euler[s] += times;
-                    runsHere[nHere++] = {x, x1 - 1, r};
+                    const int touching = !aboveRow ? 0
+                                         : x1 - x <= kTouchingLanes ? touchingRuns(aboveRow, g.w, x, x1 - x, Id(r))
+                                                                    : touchingMarkedRuns(aboveRow, startsAbove, g.w, x, x1 - x, Id(r));
+                    S.euler[s] += 4 - 4 * std::int64_t(touching);
                 }
                 if (pass.onePass) {
                     S.count[s] += std::uint64_t(x1 - x);
@@ -914,9 +937,16 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 const auto& lo = originOf(r);
                 const std::size_t e = nm || nw ? entry(s) : 0;
                 if (nm > 0) {
-                    __int128 sx[4];
-                    powerSums(x - lo[0], x1 - 1 - lo[0], sx);
-                    for (int k = 0; k < 4; ++k) entryPowers[e * 4 + std::size_t(k)] += sx[k];
+                    if (shortRows) {
+                        std::int64_t sx[4];
+                        shortPowerSums(std::uint64_t(x - lo[0]), std::uint64_t(x1 - 1 - lo[0]), sx);
+                        std::int64_t* to = &entryPowers64[e * 4];
+                        for (int k = 0; k < 4; ++k) to[k] += sx[k];
+                    } else {
+                        __int128 sx[4];
+                        powerSums(x - lo[0], x1 - 1 - lo[0], sx);
+                        for (int k = 0; k < 4; ++k) entryPowers[e * 4 + std::size_t(k)] += sx[k];
+                    }
                 }
                 if constexpr (In::present) {
                     const std::size_t element0 = std::size_t(flat * g.w);
@@ -1076,9 +1106,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             });
             flushRow(y, z);
             if (eulerByRuns) {
-                std::swap(runsAbove, runsHere);
-                nAbove = nHere;
-                runsAboveRow = y;
+                std::copy_n(scratch.runBits.data(), words, startsAbove);
+                markedRow = flat;
             }
         }
         if (q.crofton || (q.euler && !eulerByRuns)) {

@@ -144,21 +144,16 @@ using RowFill32 = RowFillOf<std::int32_t>;
 // Regions up to this many have 32-bit ids.
 constexpr std::size_t kRegions32 = std::size_t(1) << 31;
 
-// Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
-// kNoRegion) in row[begin, end), left to right. The runs' first elements
-// are marked in words of bits first, without a branch an element: the runs
-// of noise end at random, where a loop comparing element to element
-// mispredicts at every end.
-template <class Id, class F>
-inline void forEachRun(const Id* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
-    if (end <= begin) return;
+// The runs' first elements of row[begin, end) (end > begin) in words of
+// bits, bit x - begin: in `starts` every run's (an element unlike the one
+// before it, and the first), in `regionStarts` those of a region's runs
+// (not kNoRegion). Without a branch an element: the runs of noise end at
+// random, where a loop comparing element to element mispredicts at every
+// end.
+template <class Id>
+[[gnu::always_inline]] inline void markRuns(const Id* row, std::int64_t begin, std::int64_t end, std::uint64_t* starts,
+                                            std::uint64_t* regionStarts) {
     const std::size_t words = std::size_t((end - begin + 63) / 64);
-    if (bits.size() < 2 * words) {
-        reserveMapped(bits, 2 * words);
-        bits.resize(2 * words);
-    }
-    std::uint64_t* starts = bits.data();           // a run's first element
-    std::uint64_t* regionStarts = starts + words;  // a region's run's first element
     for (std::size_t k = 0; k < words; ++k) {
         const std::int64_t x0 = begin + std::int64_t(k) * 64, xEnd = std::min(end, x0 + 64);
         std::uint64_t s = 0, rs = 0;
@@ -205,6 +200,25 @@ inline void forEachRun(const Id* row, std::int64_t begin, std::int64_t end, std:
         starts[k] = s;
         regionStarts[k] = rs;
     }
+}
+
+// Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
+// kNoRegion) in row[begin, end), left to right, from the runs' first
+// elements marked first (markRuns) in `bits`, whose first (end - begin +
+// 63) / 64 words hold the row's `starts` after the call. Inlined, and f
+// with it where it asks to be: a call a run, reading f's captures through
+// its closure, costs about what a short run's sums do.
+template <class Id, class F>
+[[gnu::always_inline]] inline void forEachRun(const Id* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
+    if (end <= begin) return;
+    const std::size_t words = std::size_t((end - begin + 63) / 64);
+    if (bits.size() < 2 * words) {
+        reserveMapped(bits, 2 * words);
+        bits.resize(2 * words);
+    }
+    std::uint64_t* starts = bits.data();           // a run's first element
+    std::uint64_t* regionStarts = starts + words;  // a region's run's first element
+    markRuns(row, begin, end, starts, regionStarts);
     for (std::size_t k = 0; k < words; ++k)
         for (std::uint64_t m = regionStarts[k]; m; m &= m - 1) {
             const int b = __builtin_ctzll(m);
