@@ -14,26 +14,6 @@
 //
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
-// Staged (MEASURE_STAGED, measure_classes.glsl), the invocations of a work
-// group walk consecutive rows of one segment and read it from shared
-// memory, a sub-tile at a time, the run going on across sub-tiles.
-
-// Staged (measure_classes.glsl): the perimeter's classes read labels to two
-// rows and columns around an element.
-#ifdef MEASURE_STAGED
-#ifdef GATHER_PERIMETER
-#define STAGE_LEAD 2
-#define STAGE_TRAIL 2
-#define CLASS_LABEL_AT stagedLabelAt
-#else
-#define STAGE_LEAD 0
-#define STAGE_TRAIL 0
-#endif
-#define STAGE_BANDS 1
-#ifdef GATHER_INTENSITY
-#define STAGE_SAMPLES 1
-#endif
-#endif
 
 #include "measure_classes.glsl"
 
@@ -55,18 +35,11 @@ struct Run {
 };
 
 // A run's power sum, times ly^ey lz^ez, into the wide sum at totals[at].
-// Every loop of flush() has a constant count (the exponents are at most
-// 3), so that the compiler unrolls them all: a software rasterizer that
-// bounds the loop iterations of an invocation (Mesa's llvmpipe stops every
-// loop of a shader after 65535 iterations in all) would otherwise spend
-// them on the flushes of the invocations run together.
 void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
     uint sum[LIMBS];
     for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
-    for (int i = 0; i < 3; ++i)
-        if (i < ey) multiplyWide(sum, ly);
-    for (int i = 0; i < 3; ++i)
-        if (i < ez) multiplyWide(sum, lz);
+    for (int i = 0; i < ey; ++i) multiplyWide(sum, ly);
+    for (int i = 0; i < ez; ++i) multiplyWide(sum, lz);
     addWide(at, sum);
 }
 
@@ -138,75 +111,6 @@ void flush(Run run, PixelCoord row) {
 #endif
 }
 
-// The element at p of label `label` (any label) into the invocation's run;
-// `row` is p's row, x 0; `skipped` the region measured alone met last (no
-// box read for it again).
-void walkElement(inout Run run, inout uint skipped, PixelCoord p, PixelCoord row, uint label) {
-    if (!inBatch(label) || label == skipped) return;
-    if (label != run.label) {
-        const ivec4 box = boxOf(label);
-        if (box.w != 0) {  // measured alone
-            skipped = label;
-            return;
-        }
-        flush(run, row);
-        run = startRun(label, box);
-    }
-    // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
-    const uint lx = uint(p.x - run.origin.x);
-    uint high, low;
-    umulExtended(lx * lx, lx, high, low);
-    const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
-#ifdef GATHER_MOMENTS
-    for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
-#endif
-#ifdef GATHER_INTENSITY
-#ifdef MEASURE_STAGED
-    const uint value = stagedSample(p.x);
-#else
-    const uint value = sampleAt(p);
-#endif
-#endif
-#ifdef GATHER_SUMS
-    run.sum = add64(run.sum, uvec2(value, 0u));
-    run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
-#endif
-#ifdef GATHER_EXTREMA
-    run.least = min(run.least, value);
-    run.most = max(run.most, value);
-#endif
-#ifdef GATHER_WEIGHTED
-    for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
-#endif
-#ifdef GATHER_PERIMETER
-    if (isBorder(p, label)) {
-        const int c = perimeterClass(p, label);
-        if (c >= 0) run.perimeter[c] += 1u;
-    }
-#endif
-}
-
-#ifdef MEASURE_STAGED
-void main() {
-    placeGroup();
-    const int rowIndex = rowOfGroup + int(gl_LocalInvocationIndex);
-    const bool walking = rowIndex < passRows();
-    const ivec2 place = rowPlace(rowIndex);
-    const PixelCoord row = elementAt(0, place);
-    Run run = startRun(0u, ivec4(0));
-    uint skipped = 0u;
-    for (int start = segmentStart; start < segmentEnd; start += MEASURE_TILE) {
-        barrier();  // the group is done with the sub-tile before
-        stageTile(start);
-        barrier();
-        if (walking) {
-            const int end = min(start + MEASURE_TILE, segmentEnd);
-            for (int x = start; x < end; ++x) walkElement(run, skipped, elementAt(x, place), row, stagedLabels[stagedIndex(x)]);
-        }
-    }
-    flush(run, row);
-}
-#else
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
     if (x0 >= imageSize.x) return;
@@ -217,12 +121,49 @@ void main() {
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
     Run run = startRun(0u, ivec4(0));
-    uint skipped = 0u;
+    uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
-        walkElement(run, skipped, p, row, imageLoad(labelImage, p).r);
+        const uint label = imageLoad(labelImage, p).r;
+        if (!inBatch(label) || label == skipped) continue;
+        if (label != run.label) {
+            const ivec4 box = boxOf(label);
+            if (box.w != 0) {  // measured alone
+                skipped = label;
+                continue;
+            }
+            flush(run, row);
+            run = startRun(label, box);
+        }
+        // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
+        const uint lx = uint(x - run.origin.x);
+        uint high, low;
+        umulExtended(lx * lx, lx, high, low);
+        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
+#ifdef GATHER_MOMENTS
+        for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
+#endif
+#ifdef GATHER_INTENSITY
+        const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+        run.sum = add64(run.sum, uvec2(value, 0u));
+        run.squares = add96(run.squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+        run.least = min(run.least, value);
+        run.most = max(run.most, value);
+#endif
+#ifdef GATHER_WEIGHTED
+        for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
+#endif
+#ifdef GATHER_PERIMETER
+        if (isBorder(p, label)) {
+            const int c = perimeterClass(p, label);
+            if (c >= 0) run.perimeter[c] += 1u;
+        }
+#endif
     }
     flush(run, row);
 }
-#endif

@@ -2,17 +2,7 @@
 // Crofton class and summed into 4 (8) times its Euler number, added into
 // `totals` (measure_common.glsl); the windows and their classes are
 // measure_classes.glsl's. An invocation walks MEASURE_SEGMENT windows of
-// one row (staged: from shared memory, measure_classes.glsl). Regions
-// measured alone (measure_small.comp) are skipped.
-
-// Staged (measure_classes.glsl): a window reads the element before it
-// along x and y (band 0), and in a volume the slice before (band 1).
-#ifdef MEASURE_STAGED
-#define STAGE_WINDOWS 1
-#define STAGE_LEAD 1
-#define STAGE_TRAIL 0
-#define STAGE_BANDS (DIMENSIONS == 3 ? 2 : 1)
-#endif
+// one row. Regions measured alone (measure_small.comp) are skipped.
 
 #include "measure_classes.glsl"
 
@@ -70,80 +60,6 @@ void takeSlot(uint label) {
     swapSlots();
 }
 
-uint skipped;  // the region measured alone met last: no box read for it again
-
-// The window of labels v into the slots.
-void walkWindow(uint v[WINDOW]) {
-    for (int i = 0; i < WINDOW; ++i) {
-        const uint label = v[i];
-        if (!inBatch(label) || label == skipped) continue;
-        // A region in a slot is known not to be measured alone: no box read.
-        if (label != slotLabel[0] && label != slotLabel[1] && measuredAlone(label)) {
-            skipped = label;
-            continue;
-        }
-        bool earlier = false;
-        for (int j = 0; j < i; ++j) earlier = earlier || v[j] == label;
-        if (earlier) continue;
-        uint config = 0u;
-        for (int j = i; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
-        if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
-#ifdef GATHER_CROFTON
-        const int c = kCroftonClass[config];
-#else
-        const int c = -1;
-#endif
-#ifdef GATHER_EULER
-        const int euler = eulerTimes(config);
-#else
-        const int euler = 0;
-#endif
-        if (c < 0 && euler == 0) continue;
-        takeSlot(label);
-        slotEuler[0] += euler;
-#ifdef GATHER_CROFTON
-        if (c >= 0) slotCrofton[c] += 1u;
-#endif
-    }
-}
-
-#ifdef MEASURE_STAGED
-void main() {
-    placeGroup();
-    const bool walking = rowOfGroup + int(gl_LocalInvocationIndex) < passRows();
-    clearSlot(0);
-    clearSlot(1);
-    skipped = 0u;
-    for (int start = segmentStart; start < segmentEnd; start += MEASURE_TILE) {
-        barrier();  // the group is done with the sub-tile before
-        stageTile(start);
-        barrier();
-        if (walking) {
-            const int end = min(start + MEASURE_TILE, segmentEnd);
-            for (int x = start; x < end; ++x) {
-                // windowLabels' order: the corner, the element before along
-                // y, along x, along both; then the same a slice before.
-                const int at = stagedIndex(x);
-                uint v[WINDOW];
-                v[0] = stagedLabels[at];
-                v[1] = stagedLabels[at - STAGED_STRIDE];
-                v[2] = stagedLabels[at - 1];
-                v[3] = stagedLabels[at - STAGED_STRIDE - 1];
-#if DIMENSIONS == 3
-                const int back = at + STAGED_BAND;
-                v[4] = stagedLabels[back];
-                v[5] = stagedLabels[back - STAGED_STRIDE];
-                v[6] = stagedLabels[back - 1];
-                v[7] = stagedLabels[back - STAGED_STRIDE - 1];
-#endif
-                walkWindow(v);
-            }
-        }
-    }
-    flushSlot(0);
-    flushSlot(1);
-}
-#else
 void main() {
     const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
     if (x0 > imageSize.x) return;
@@ -155,15 +71,44 @@ void main() {
 #endif
     clearSlot(0);
     clearSlot(1);
-    skipped = 0u;
+    uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = corner;
         p.x = x;
         uint v[WINDOW];
         windowLabels(p, v);
-        walkWindow(v);
+        for (int i = 0; i < WINDOW; ++i) {
+            const uint label = v[i];
+            if (!inBatch(label) || label == skipped) continue;
+            // A region in a slot is known not to be measured alone: no box read.
+            if (label != slotLabel[0] && label != slotLabel[1] && measuredAlone(label)) {
+                skipped = label;
+                continue;
+            }
+            bool earlier = false;
+            for (int j = 0; j < i; ++j) earlier = earlier || v[j] == label;
+            if (earlier) continue;
+            uint config = 0u;
+            for (int j = i; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
+            if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
+#ifdef GATHER_CROFTON
+            const int c = kCroftonClass[config];
+#else
+            const int c = -1;
+#endif
+#ifdef GATHER_EULER
+            const int euler = eulerTimes(config);
+#else
+            const int euler = 0;
+#endif
+            if (c < 0 && euler == 0) continue;
+            takeSlot(label);
+            slotEuler[0] += euler;
+#ifdef GATHER_CROFTON
+            if (c >= 0) slotCrofton[c] += 1u;
+#endif
+        }
     }
     flushSlot(0);
     flushSlot(1);
 }
-#endif

@@ -698,8 +698,8 @@ namespace {
 
 // Samples of `bits` mostly in the middle of the range, the range's ends
 // rare (about one element in 90 each): a long run's extrema and their
-// first positions lie far from where it starts, past a sub-tile or a
-// segment of the passes over the labels.
+// first positions lie far from where it starts, past a segment of the
+// passes over the labels.
 Image rareExtremaIntensity(const Shape& shape, int bits, std::uint64_t seed) {
     Image image(shape, 1, bits);
     std::mt19937_64 random(seed);
@@ -713,9 +713,8 @@ Image rareExtremaIntensity(const Shape& shape, int bits, std::uint64_t seed) {
 }
 
 // Bands (x + 2y) % 23 < 15 with holes: regions that cross every column and
-// row, their runs and borders across the edges of sub-tiles (32 columns),
-// segments (64 and 256) and work groups (64 rows), runs that span several
-// sub-tiles and segments.
+// row, their runs and borders across the edges of segments (64 and 256
+// elements) and work groups, runs that span several segments.
 Image holedBands(const Shape& shape, std::uint64_t seed) {
     Image image(shape, 1, 8);
     std::mt19937_64 random(seed);
@@ -730,11 +729,11 @@ Image holedBands(const Shape& shape, std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("measure: staged tiles: widths, heights and slices off the tile, segment and group edges, one-pixel rows "
-          "and columns", "[gl][compute][measure][intensity]") {
-    // Widths around the sub-tile (32), the window segment (64) and the
-    // element segment (256), one column; heights around the work group's 64
-    // rows, one row.
+TEST_CASE("measure: widths, heights and slices off the segment and group edges, one-pixel rows and columns",
+          "[gl][compute][measure][intensity]") {
+    // Widths around the window segment (64) and the element segment (256)
+    // and the work group's segments, one column; heights around 64 rows,
+    // one row.
     for (auto [w, h] : {std::pair{1, 1}, std::pair{1, 150}, std::pair{300, 1}, std::pair{31, 63},
                         std::pair{33, 65}, std::pair{65, 64}, std::pair{257, 129}, std::pair{289, 70},
                         std::pair{520, 67}}) {
@@ -746,8 +745,8 @@ TEST_CASE("measure: staged tiles: widths, heights and slices off the tile, segme
             requireGpuIntensityTermsMatchCpu(image, Connectivity::Eight, rareExtremaIntensity(image.shape(), bits, 23),
                                              format, "holed bands, rare extrema");
     }
-    // Volumes: a group's 64 rows across slices, rows (and window rows) that
-    // are not a multiple of 64, one-row slices, rows past a segment.
+    // Volumes: rows (and window rows) that are not a multiple of 64,
+    // one-row slices, rows past a segment.
     for (auto [w, h, d] : {std::tuple{40, 7, 13}, std::tuple{33, 1, 70}, std::tuple{1, 65, 3},
                            std::tuple{300, 9, 8}}) {
         const Image volume = holedBands(Shape::volume(w, h, d), std::uint64_t(w * h * d));

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <future>
 #include <utility>
@@ -21,44 +20,6 @@ namespace {
 
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
-
-// Whether the passes over the labels read them through staged tiles
-// (MEASURE_STAGED in glsl/measure_classes.glsl), the default, or each
-// invocation from the image (GLCCL_MEASURE_STAGED=0). A comparison switch,
-// for measuring both ways in one build; read here alone.
-bool stagedPasses() {
-    const char* value = std::getenv("GLCCL_MEASURE_STAGED");
-    return !(value && std::string(value) == "0");
-}
-
-// Bytes of shared memory a staged pass declares with sub-tiles of `tile`
-// columns (glsl/measure_classes.glsl's arrays: the labels with their halo,
-// each staged row's place, the samples), as its stage file sets the halo.
-std::size_t stagedBytes(const std::string& stage, const TermRequest& q, int tile) {
-    const bool windows = stage == "measure_windows";
-    const int lead = windows ? 1 : stage == "measure_terms" && q.perimeter ? 2 : 0;
-    const int trail = windows ? 0 : lead;
-    const int bands = windows && q.dimensions == 3 ? 2 : 1;
-    const bool samples = stage == "measure_extrema" ||
-                         (stage == "measure_terms" && (q.intensitySums || q.intensityExtrema || q.weightedMomentLevel > 0));
-    const std::size_t rows = std::size_t(bands) * std::size_t(kGroupThreads + lead + trail);
-    const std::size_t labels = rows * std::size_t((tile + lead + trail) | 1);
-    const std::size_t sampleWords = samples ? std::size_t(kGroupThreads) * std::size_t(tile | 1) : 0;
-    return (labels + sampleWords + 2 * rows) * 4;
-}
-
-// The columns of a staged pass's sub-tiles: kTileColumns, or half of it
-// where the context's shared memory (at least 16 KiB in OpenGL ES 3.1,
-// 32 KiB in OpenGL 4.3) holds no more; 0: the pass reads the image
-// unstaged.
-int tileColumnsOf(const std::string& stage, const TermRequest& q) {
-    if (stage == "measure_small" || !stagedPasses()) return 0;
-    GLint limit = 0;
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &limit);
-    for (int tile = kTileColumns; tile >= kTileColumns / 2; tile /= 2)
-        if (stagedBytes(stage, q, tile) <= std::size_t(std::max(limit, 0))) return tile;
-    return 0;
-}
 
 int bitLength(std::uint64_t v) {
     int bits = 0;
@@ -201,8 +162,7 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
                                    const Intensity& intensity) {
-    const int tile = tileColumnsOf(stage, q);
-    const std::string key = stage + "/" + std::to_string(tile) + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
+    const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
                             std::to_string(q.weightedMomentLevel) + "/" + std::to_string(layout.limbs) + "/" +
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
                             std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) + "/" +
@@ -233,7 +193,6 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("POSITIONS_AT", layout.positionsAt)
             .define("WEIGHTED_AT", layout.weightedAt)
             .define("MEASURE_INTENSITY_IMAGE", kIntensityImage);
-        if (tile > 0) builder.define("MEASURE_STAGED").define("MEASURE_TILE", tile);
         if (layout.momentTerms > 0) builder.define("GATHER_MOMENTS");
         if (q.perimeter) builder.define("GATHER_PERIMETER");
         if (q.crofton) builder.define("GATHER_CROFTON");
@@ -344,21 +303,11 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     }
 
     // A stage over the labels: an invocation per segment of a row (y, z).
-    // Staged, a work group takes kGroupThreads rows (numbered slice after
-    // slice) of one segment, the groups of rows over y and then z (a
-    // volume's rows may pass the 65535 groups of one axis); else the
-    // group kGroupThreads segments of one row.
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         auto scope = timer.scope(stage.c_str());
         start(stage);
-        const std::size_t segments = ceilDiv(std::size_t(width), std::size_t(segmentOf(stage)));
-        if (tileColumnsOf(stage, q) > 0) {
-            const std::size_t groups = ceilDiv(std::size_t(height) * std::size_t(depth), std::size_t(kGroupThreads));
-            const std::size_t across = std::min<std::size_t>(groups, 65535);
-            glDispatchCompute(GLuint(segments), GLuint(across), GLuint(ceilDiv(groups, across)));
-        } else {
-            glDispatchCompute(GLuint(ceilDiv(segments, std::size_t(kGroupThreads))), GLuint(height), GLuint(depth));
-        }
+        glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, segmentOf(stage)), kGroupThreads)), GLuint(height),
+                          GLuint(depth));
         checkGlError("stage " + stage);
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,

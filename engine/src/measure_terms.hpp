@@ -10,12 +10,6 @@
 // They add into one storage buffer of per-region records with 32-bit
 // atomics, exactly (a carry goes into the next limb); the records are
 // copied into a buffer the host maps and read once. Counts and boxes come from the component table.
-// Each invocation of these passes walks a segment of one row. Staged (the
-// default), a work group's kGroupThreads invocations walk consecutive rows
-// of one segment, in sub-tiles of kTileColumns columns that the group first
-// copies into shared memory by consecutive x, with the halo the classes
-// read (glsl/measure_classes.glsl), so that the image is read coalesced
-// and each invocation walks its row there.
 //
 // A noisy image's many small regions would each take a run of atomics for
 // every row segment they touch, nearly one per element. measure_small
@@ -51,10 +45,6 @@ constexpr int kGroupThreads = 64;
 // over more invocations. A run's sums of 64 and 96 bits hold up to 2^19.
 constexpr int kElementSegment = 256;  // measure_terms, measure_extrema
 constexpr int kWindowSegment = 64;    // measure_windows
-// Columns of a staged sub-tile (glsl/measure_classes.glsl): a work group's
-// kGroupThreads rows of it, with the halo its classes read and the samples,
-// within the 32 KiB of shared memory every GL 4.3 / ES 3.1 context has.
-constexpr int kTileColumns = 32;
 // Elements of the largest box measure_small takes. A larger limit takes
 // more regions away from the passes' atomics, and gives an invocation more
 // elements to walk while the others of its group wait. Below 256:
