@@ -881,7 +881,23 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 Acc* m = &S.moments[s * nm];
                 __int128 sx[4];
                 for (std::size_t k = 0; k < 4; ++k) sx[k] = shortRows ? __int128(entryPowers64[e * 4 + k]) : entryPowers[e * 4 + k];
-                if (narrowProducts) {
+                if (narrowProducts && g.dims == 2) {
+                    // TermRequest::exponents' 2-D order, y's powers outer,
+                    // walked without reading it: z's power is 1.
+                    const std::int64_t* sx64 = &entryPowers64[e * 4];
+                    if (q.momentLevel == 4) {
+                        for (int ey = 0; ey <= 3; ++ey) {
+                            const std::int64_t fy = std::int64_t(py[ey]);
+                            for (int ex = 0; ex <= 3; ++ex) add(m[ey * 4 + ex], __int128(sx64[ex]) * fy);
+                        }
+                    } else {
+                        std::size_t i = 0;
+                        for (int ey = 0; ey <= q.momentLevel; ++ey) {
+                            const std::int64_t fy = std::int64_t(py[ey]);
+                            for (int ex = 0; ex <= q.momentLevel - ey; ++ex) add(m[i++], __int128(sx64[ex]) * fy);
+                        }
+                    }
+                } else if (narrowProducts) {
                     for (std::size_t i = 0; i < nm; ++i) {
                         const auto& ex = pass.momentExponents[i];
                         add(m[i], __int128(std::int64_t(sx[ex[0]])) * (std::int64_t(py[ex[1]]) * std::int64_t(pz[ex[2]])));
