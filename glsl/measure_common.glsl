@@ -53,8 +53,10 @@ uint sampleAt(PixelCoord p) { return imageLoad(intensityImage, p).r; }
 
 // Per region of the batch, the least x, y, z of its box, and in w the
 // box's extent if measure_small measures the region alone: width, height
-// and depth, a byte each (TermGatherer's packedExtent), 0 for a region the
-// passes over the image gather.
+// and depth, a byte each (TermGatherer's packedExtent), positive; for a
+// region the passes over the image gather, 0, or -(1 + h) where it is hot
+// region h, whose runs measure_terms spreads over REPLICAS records of its
+// own past the batch's (measure_fold.comp).
 layout(std430, binding = MEASURE_BOXES_BUFFER) readonly buffer RegionBoxes { ivec4 boxMin[]; };
 layout(std430, binding = MEASURE_TOTALS_BUFFER) buffer RegionTotals { uint totals[]; };
 
@@ -72,8 +74,12 @@ uniform uint batchLabels;
 bool inBatch(uint label) { return label - firstLabel < batchLabels; }  // label 0 wraps past every batch
 uint recordOf(uint label) { return (label - firstLabel) * uint(RECORD_WORDS); }
 ivec4 boxOf(uint label) { return boxMin[label - firstLabel]; }
+#ifdef REPLICAS
+// Replica `slot` (any number: taken modulo REPLICAS) of hot region h.
+uint replicaOf(uint h, uint slot) { return (batchLabels + h * uint(REPLICAS) + slot % uint(REPLICAS)) * uint(RECORD_WORDS); }
+#endif
 // A region measure_small measures whole: the passes over the image skip it.
-bool measuredAlone(uint label) { return boxOf(label).w != 0; }
+bool measuredAlone(uint label) { return boxOf(label).w > 0; }
 
 // Adds v (LIMBS limbs) to the sum at totals[at]. Each limb's atomicAdd
 // returns the limb before it, so the carry out of limb k is known and goes

@@ -14,6 +14,8 @@
 //
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
+// A hot region's runs go into one of its replicas, chosen by segment and
+// row, so that the invocations flushing it at once add to different words.
 
 #include "measure_classes.glsl"
 
@@ -25,6 +27,7 @@ layout(local_size_x = MEASURE_GROUP) in;
 // elements) and the extrema.
 struct Run {
     uint label;
+    uint record;  // where its sums go: the region's record or a replica of it
     PixelCoord origin;  // the region's box's least corner
     uvec2 powers[4];
     uvec3 perimeter;
@@ -43,10 +46,12 @@ void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
     addWide(at, sum);
 }
 
-// A run of `label` (0: none), whose box's least corner is box.xyz.
-Run startRun(uint label, ivec4 box) {
+// A run of `label` (0: none), whose box's least corner is box.xyz, of
+// the invocation that takes replica `slot` of hot regions.
+Run startRun(uint label, ivec4 box, uint slot) {
     Run run;
     run.label = label;
+    run.record = box.w < 0 ? replicaOf(uint(-1 - box.w), slot) : recordOf(label);
 #if DIMENSIONS == 3
     run.origin = box.xyz;
 #else
@@ -67,7 +72,7 @@ Run startRun(uint label, ivec4 box) {
 // The run's sums into its region's totals.
 void flush(Run run, PixelCoord row) {
     if (run.label == 0u) return;
-    const uint record = recordOf(run.label);
+    const uint record = run.record;
     const uint ly = uint(row.y - run.origin.y);
 #if DIMENSIONS == 3
     const uint lz = uint(row.z - run.origin.z);
@@ -120,7 +125,12 @@ void main() {
 #else
     const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
 #endif
-    Run run = startRun(0u, ivec4(0));
+#if DIMENSIONS == 3
+    const uint slot = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y + gl_GlobalInvocationID.z;
+#else
+    const uint slot = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y;
+#endif
+    Run run = startRun(0u, ivec4(0), slot);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
@@ -129,12 +139,12 @@ void main() {
         if (!inBatch(label) || label == skipped) continue;
         if (label != run.label) {
             const ivec4 box = boxOf(label);
-            if (box.w != 0) {  // measured alone
+            if (box.w > 0) {  // measured alone
                 skipped = label;
                 continue;
             }
             flush(run, row);
-            run = startRun(label, box);
+            run = startRun(label, box, slot);
         }
         // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
         const uint lx = uint(x - run.origin.x);

@@ -758,6 +758,90 @@ TEST_CASE("measure: widths, heights and slices off the segment and group edges, 
     }
 }
 
+namespace {
+
+// Stripes of 17 rows, one row of background between them, each from its
+// own first column to the right side, with scattered holes: more regions
+// of at least kHotArea elements than a batch gives replicas (kMaxHot), of
+// different areas; one-pixel regions inside a hole of each and left of it.
+Image hotStripes(std::uint64_t seed) {
+    const int stripes = measure::kMaxHot + 6, width = 1300;
+    Image image(Shape::image(width, stripes * 18), 1, 8);
+    std::mt19937_64 random(seed);
+    auto set = [&](int x, int y, std::uint32_t v) { image.setSample(std::size_t(y) * std::size_t(width) + std::size_t(x), 0, v); };
+    for (int s = 0; s < stripes; ++s) {
+        for (int y = s * 18; y < s * 18 + 17; ++y)
+            for (int x = 4 * s; x < width; ++x)
+                if (random() % 50 != 0) set(x, y, 255);
+        for (int y = s * 18 + 6; y < s * 18 + 11; ++y)
+            for (int x = 600 + s; x < 605 + s; ++x) set(x, y, 0);
+        set(602 + s, s * 18 + 8, 255);
+        if (s > 0) set(4 * s - 2, s * 18 + 8, 255);
+    }
+    return image;
+}
+
+}  // namespace
+
+TEST_CASE("measure: hot regions' runs spread over replicas and folded, more of them than a batch keeps, in batches",
+          "[gl][compute][measure][intensity]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    for (bool volume : {false, true}) {
+        // The volume: noise at 26-connectivity, one region past kHotArea
+        // across every slice (replicas chosen by z too).
+        const Image image = volume ? glccl::test::randomTestVolume(64, 48, 32, 0.2, 66) : hotStripes(67);
+        const Image intensity = randomIntensity(image.shape(), 16, 68);
+        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
+        const gl::Texture samples = intensityTexture(intensity, GL_R16UI);
+        LabelOptions options;
+        options.backend = Backend::Compute;
+        options.connectivity = volume ? Connectivity::TwentySix : Connectivity::Eight;
+        labeler.label(texture.id(), options);
+        const Labeling labeling = labeler.result();
+        std::size_t hot = 0, other = 0;
+        for (const Component& c : labeling.components) (c.area >= measure::kHotArea ? hot : other) += 1;
+        INFO((volume ? "volume" : "image") << ": " << hot << " regions of at least kHotArea elements, " << other
+                                            << " others");
+        REQUIRE(hot >= (volume ? std::size_t(1) : std::size_t(measure::kMaxHot + 1)));
+        REQUIRE(other > 10);
+
+        LabelSamples labels;
+        labels.shape = labeling.shape();
+        labels.data = labeling.labels.data();
+        IntensitySamples host;
+        host.shape = intensity.shape();
+        host.data = intensity.pixels.data();
+        host.bytes = 2;
+        const gl::Texture borrowed =
+            volume ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
+                   : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+        std::vector<std::string> spatial = {"moments"};
+        if (!volume) spatial.insert(spatial.end(), {"perimeter", "euler_number"});
+        std::vector<std::string> all = spatial;
+        all.insert(all.end(), {"intensity_mean", "intensity_std", "intensity_min_position", "intensity_max_position",
+                               "moments_weighted"});
+        measure::TermGatherer gatherer;
+        for (const std::vector<std::string>& properties : {spatial, all}) {
+            const bool withIntensity = properties.size() > spatial.size();
+            const TermRequest q = termsFor(properties, image.dimensions, withIntensity ? 1 : 0, SampleKind::Unsigned, 16);
+            const RegionTotals expected = measureTerms(labels, withIntensity ? &host : nullptr, q, 1);
+            // Batches with room for replicas of one region, of a few, and
+            // of kMaxHot (a block of its own size).
+            const std::size_t record = std::size_t(measure::recordLayout(std::uint64_t(image.width), image.shape().count(), q, 16).words) * 4;
+            for (std::size_t bytes : {record * 100, record * 300, std::size_t(0)}) {
+                INFO((withIntensity ? "with" : "without") << " an intensity, batches of at most " << bytes << " bytes");
+                gatherer.setLargestBatch(bytes);
+                const StateGuard guard;
+                const measure::Intensity given =
+                    withIntensity ? measure::intensityOf(samples.id(), borrowed) : measure::Intensity{};
+                requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q, given));
+            }
+        }
+        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
+}
+
 TEST_CASE("measure: the labels of every backend that runs here are measured on the GPU", "[gl][measure]") {
     // Each backend leaves its labels in the Labeler's label texture (the
     // host engines upload theirs), which the passes read.

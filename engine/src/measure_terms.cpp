@@ -175,6 +175,8 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_BOXES_BUFFER", kBoxesBuffer)
             .define("MEASURE_TOTALS_BUFFER", kTotalsBuffer)
             .define("MEASURE_SMALL_BUFFER", kSmallBuffer)
+            .define("MEASURE_HOT_BUFFER", kHotBuffer)
+            .define("REPLICAS", kReplicas)
             .define("MEASURE_GROUP", kGroupThreads)
             .define("MEASURE_SEGMENT", segmentOf(stage))
             .define("LIMBS", layout.limbs)
@@ -238,8 +240,11 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
     std::uint64_t blockBytes = std::uint64_t(std::max<GLint64>(largestBlock, 0));
     if (largestBatchBytes_ > 0) blockBytes = std::min<std::uint64_t>(blockBytes, largestBatchBytes_);
     const std::uint64_t recordBytes = std::uint64_t(layout.words) * 4;
-    const std::size_t batch = std::size_t(std::min<std::uint64_t>(
-        {std::uint64_t(n), blockBytes / recordBytes, blockBytes / 16, 0xffffffffu / std::uint64_t(layout.words)}));
+    const std::uint64_t records = std::min<std::uint64_t>(blockBytes / recordBytes, 0xffffffffu / std::uint64_t(layout.words));
+    // Room kept for the hot regions' replicas, up to half the block.
+    const std::uint64_t replicaRecords = std::min<std::uint64_t>(std::uint64_t(kMaxHot) * kReplicas, records / 2);
+    const std::size_t batch =
+        std::size_t(std::min<std::uint64_t>({std::uint64_t(n), records - replicaRecords, blockBytes / 16}));
     if (batch == 0)
         throw Error("one region's totals take " + std::to_string(recordBytes) +
                     " bytes, GL_MAX_SHADER_STORAGE_BLOCK_SIZE is " + std::to_string(largestBlock));
@@ -264,13 +269,14 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
         glBindImageTexture(kIntensityImage, intensity.texture, 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY,
                            intensity.format);
     for (std::size_t first = 0; first < n; first += batch)
-        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), ready, stages);
+        gatherBatch(labels, table, q, intensity, layout, first, std::min(batch, n - first), std::size_t(replicaRecords),
+                    ready, stages);
     return std::move(ready());
 }
 
 void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
                             const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
-                            std::size_t large, StageTimer& timer) {
+                            std::size_t large, std::size_t hot, StageTimer& timer) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const bool intensityTerms = intensity.texture != 0;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
@@ -312,8 +318,17 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,
     // column and slice, the windows past the image's far sides.
-    if (layout.momentTerms > 0 || q.perimeter || intensityTerms)
+    if (layout.momentTerms > 0 || q.perimeter || intensityTerms) {
         run("measure_terms", labels.width(), labels.height(), labels.depth());
+        if (hot > 0) {
+            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the replicas, complete
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kHotBuffer, hot_.id());
+            auto scope = timer.scope("measure_fold");
+            start("measure_fold").set("hotCount", unsigned(hot));
+            glDispatchCompute(GLuint(ceilDiv(hot * std::size_t(kReplicas), std::size_t(kGroupThreads))), 1, 1);
+            checkGlError("stage measure_fold");
+        }
+    }
     if (intensityTerms && q.intensityExtrema) {
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the extrema, complete
         run("measure_extrema", labels.width(), labels.height(), labels.depth());
@@ -334,12 +349,13 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     writeCorners(boxes_);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-    dispatch(labels, q, Intensity{}, layout, first, count, 0, count, timer ? *timer : untimed);
+    dispatch(labels, q, Intensity{}, layout, first, count, 0, count, 0, timer ? *timer : untimed);
 }
 
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
                                const Intensity& intensity, const RecordLayout& layout, std::size_t first,
-                               std::size_t count, const std::function<RegionTotals&()>& ready, StageTimer& timer) {
+                               std::size_t count, std::size_t replicaRecords,
+                               const std::function<RegionTotals&()>& ready, StageTimer& timer) {
     const std::size_t words = count * std::size_t(layout.words);
     // The boxes' least corners, the regions measure_small measures flagged
     // by their extents and listed, and the records zeroed.
@@ -358,10 +374,26 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
             small.push_back(std::uint32_t(i));
         }
     }
+    // The hot regions: the largest of at least kHotArea elements.
+    std::vector<std::uint32_t> hot;
+    const std::size_t hotRoom = std::min<std::size_t>(kMaxHot, replicaRecords / kReplicas);
+    if (hotRoom > 0) {
+        for (std::size_t i = 0; i < count; ++i)
+            if (table[first + i].area >= kHotArea) hot.push_back(std::uint32_t(i));
+        auto larger = [&](std::uint32_t a, std::uint32_t b) {
+            return table[first + a].area != table[first + b].area ? table[first + a].area > table[first + b].area : a < b;
+        };
+        if (hot.size() > hotRoom) {
+            std::partial_sort(hot.begin(), hot.begin() + std::ptrdiff_t(hotRoom), hot.end(), larger);
+            hot.resize(hotRoom);
+        }
+        for (std::size_t h = 0; h < hot.size(); ++h) corners[std::size_t(hot[h]) * 4 + 3] = hotMark(h);
+    }
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
-    fill(totals_, totalsBytes_, words * 4, nullptr);
+    fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
     if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
-    dispatch(labels, q, intensity, layout, first, count, small.size(), count - small.size(), timer);
+    if (!hot.empty()) fill(hot_, hotBytes_, hot.size() * 4, hot.data());
+    dispatch(labels, q, intensity, layout, first, count, small.size(), count - small.size(), hot.size(), timer);
     const bool intensityTerms = intensity.texture != 0;
 
     // The records copied into a buffer the host reads (on the pixel-pack

@@ -5,6 +5,7 @@
 // each run only where the request asks for its terms:
 //   measure_terms    (glsl/measure_terms.comp)    moments, perimeter classes,
 //                                                 intensity sums, extrema, weighted moments
+//   measure_fold     (glsl/measure_fold.comp)     hot regions' replicas into their records
 //   measure_extrema  (glsl/measure_extrema.comp)  the extrema's first positions
 //   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums
 // They add into one storage buffer of per-region records with 32-bit
@@ -53,12 +54,26 @@ constexpr int kWindowSegment = 64;    // measure_windows
 constexpr int kSmallBox = 64;
 static_assert(kSmallBox > 0 && kSmallBox < 256);
 constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
+// A region whose runs many invocations flush at once (a large region:
+// every segment of every row it crosses) makes their atomics queue on the
+// same words. The largest regions of at least kHotArea elements, at most
+// kMaxHot of a batch, each get kReplicas records past the batch's:
+// measure_terms spreads their runs over them by segment and row, and
+// measure_fold adds them into the regions' records (exact sums, so the
+// order changes nothing).
+constexpr int kReplicas = 32;
+constexpr std::uint64_t kHotArea = 1u << 14;
+constexpr int kMaxHot = 64;
+constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 
 // The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
-// measures: its box's sides, a byte each (never 0).
+// measures: its box's sides, a byte each (positive); of a region with
+// replicas, -(1 + its index among them) (hotMark()).
 constexpr std::int32_t packedExtent(std::uint32_t width, std::uint32_t height, std::uint32_t depth) {
     return std::int32_t(width | height << 8 | depth << 16);
 }
+
+constexpr std::int32_t hotMark(std::size_t hotIndex) { return -1 - std::int32_t(hotIndex); }
 
 // Where each term sits in a region's record of 32-bit words.
 struct RecordLayout {
@@ -107,7 +122,7 @@ public:
     // glccl::Error as checkRequest() does. Changes program, image
     // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
     // guards the state). With `timer`, each pass is a stage named as its
-    // shader (measure_small, measure_terms, measure_extrema, measure_windows),
+    // shader (measure_small, measure_terms, measure_fold, measure_extrema, measure_windows),
     // the copy of the records for the host download_terms.
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {}, StageTimer* timer = nullptr);
@@ -133,22 +148,24 @@ public:
 private:
     // The regions first .. first + count - 1 (rows of the totals ready()
     // gives once the records are read back).
+    // `replicaRecords`: records past the batch's the block has room for.
     void gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                      const Intensity& intensity, const RecordLayout& layout, std::size_t first, std::size_t count,
-                     const std::function<RegionTotals&()>& ready, StageTimer& timer);
+                     std::size_t replicaRecords, const std::function<RegionTotals&()>& ready, StageTimer& timer);
     // The passes `request` needs, into totals_ from the corners in boxes_
     // (both sized, totals_ zeroed): measure_small over the `small` regions
     // listed in small_, the passes over the labels where `large` regions
-    // are left to them.
+    // are left to them, measure_fold over the replicas of the `hot` regions
+    // listed in hot_.
     void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
                   const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
-                  std::size_t large, StageTimer& timer);
+                  std::size_t large, std::size_t hot, StageTimer& timer);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
-    gl::Buffer boxes_, totals_, small_, readback_;
-    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, readbackBytes_ = 0;
+    gl::Buffer boxes_, totals_, small_, hot_, readback_;
+    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, hotBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
 };
 

@@ -252,7 +252,7 @@ public:
     // Per-stage GPU times of the last label() + components() with timings on,
     // and of the passes that measure its regions on the GPU since
     // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_small,
-    // measure_terms, measure_extrema, measure_windows, region_rows,
+    // measure_terms, measure_fold, measure_extrema, measure_windows, region_rows,
     // download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
     // StageTime::measured false.
     const StageTimings& stageTimings() const;
