@@ -272,6 +272,20 @@ TEST_CASE("measure: exact sums where few regions are read once and where labels 
         const Shape volume = Shape::volume(37, 29, 23);
         checkExactSums<std::uint16_t>(fewRegions(volume, 25, 3), volume);
     }
+    SECTION("2-D, rows of 2^15 elements and one more: runs' sums of x^k in 64 and in 128 bits") {
+        for (const std::int64_t w : {std::int64_t(1) << 15, (std::int64_t(1) << 15) + 1}) {
+            const Shape rows = Shape::image(w, 4);
+            std::vector<std::uint64_t> v(std::size_t(w * 4), 0);
+            auto at = [&](std::int64_t x, std::int64_t y) -> std::uint64_t& { return v[std::size_t(y * w + x)]; };
+            for (std::int64_t x = 0; x < w; ++x) at(x, 0) = 1;        // a whole row: the largest sums
+            at(0, 1) = 2;                                              // a box from x = 0 ...
+            for (std::int64_t x = w - 6; x < w; ++x) at(x, 2) = 2;     // ... to the row's end
+            for (std::int64_t x = w - 9; x < w - 1; x += 2) at(x, 1) = 3;  // single elements far out
+            at(w - 1, 3) = 3;
+            for (std::int64_t x = 5; x < w - 40; x += 997) at(x, 3) = 4;
+            checkExactSums<std::uint32_t>(v, rows);
+        }
+    }
     SECTION("3-D, a region whose y^3 z^3 pass 63 bits") {
         // Elements at both ends of a 1450 x 1450 slab of one column: the
         // moments' y and z powers multiply past 64-bit integers (summed in
