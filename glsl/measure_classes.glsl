@@ -14,19 +14,38 @@ bool isBorder(ivec2 p, uint label) {
 }
 bool borderOf(ivec2 p, uint label) { return labelAt(p) == label && isBorder(p, label); }
 
-// The class of border element p by its border neighbours of the same
+// The class of a border element by its border neighbours of the same
 // region along the edges and at the corners: scikit-image's weights 1 for
 // (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
 // (1, 2); -1 for the weight 0.
+int classOf(int edges, int corners) {
+    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
+    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
+    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
+    return -1;
+}
+
+// The class of border element p.
 int perimeterClass(ivec2 p, uint label) {
     const int edges = int(borderOf(p - ivec2(1, 0), label)) + int(borderOf(p + ivec2(1, 0), label)) +
                       int(borderOf(p - ivec2(0, 1), label)) + int(borderOf(p + ivec2(0, 1), label));
     const int corners = int(borderOf(p + ivec2(-1, -1), label)) + int(borderOf(p + ivec2(1, -1), label)) +
                         int(borderOf(p + ivec2(-1, 1), label)) + int(borderOf(p + ivec2(1, 1), label));
-    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
-    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
-    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
-    return -1;
+    return classOf(edges, corners);
+}
+
+// The class of border element p from the labels around it, read once into
+// registers: `inside` has bit 5 (dy + 2) + (dx + 2) set where p + (dx, dy),
+// |dx| <= 2 and |dy| <= 2, is in p's region (outside the image: not), its
+// bits at the window's four corners unused. An element is a border element
+// where one of its 4-neighbours is not inside: as labelAt reads 0 outside
+// the image, isBorder's test of the image's sides is this one.
+int windowPerimeterClass(uint inside) {
+    const uint interior = inside & (inside >> 1) & (inside << 1) & (inside >> 5) & (inside << 5);
+    const uint border = inside & ~interior;  // right for the 3x3 around p: their neighbours are in the window
+    const uint kEdges = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
+    const uint kCorners = (1u << 6) | (1u << 8) | (1u << 16) | (1u << 18);
+    return classOf(bitCount(border & kEdges), bitCount(border & kCorners));
 }
 #endif
 
@@ -65,6 +84,39 @@ void windowLabels(PixelCoord corner, out uint v[WINDOW]) {
     v[5] = labelAt(up - back);
     v[6] = labelAt(left - back);
     v[7] = labelAt(upLeft - back);
+#endif
+}
+
+// The labels of the right column of the window whose far corner is
+// `corner`: corner, up, and in 3-D corner and up of slice z - 1 (bits 1, 2,
+// 16, 32 of the configuration).
+uvec4 windowColumn(PixelCoord corner) {
+    PixelCoord up = corner;
+    up.y -= 1;
+#if DIMENSIONS == 3
+    const ivec3 back = ivec3(0, 0, 1);
+    return uvec4(labelAt(corner), labelAt(up), labelAt(corner - back), labelAt(up - back));
+#else
+    return uvec4(labelAt(corner), labelAt(up), 0u, 0u);
+#endif
+}
+
+// windowLabels for the window at `corner` from the window one column left
+// of it, whose right column `right` holds (windowColumn): its left column
+// taken from there, its right one loaded and left in `right`.
+void slideWindowLabels(PixelCoord corner, inout uvec4 right, out uint v[WINDOW]) {
+    v[2] = right.x;
+    v[3] = right.y;
+#if DIMENSIONS == 3
+    v[6] = right.z;
+    v[7] = right.w;
+#endif
+    right = windowColumn(corner);
+    v[0] = right.x;
+    v[1] = right.y;
+#if DIMENSIONS == 3
+    v[4] = right.z;
+    v[5] = right.w;
 #endif
 }
 

@@ -16,10 +16,41 @@
 // is: a large region's run goes on past the small regions it surrounds.
 // A hot region's runs go into one of its replicas, chosen by segment and
 // row, so that the invocations flushing it at once add to different words.
+//
+// With the perimeter and MEASURE_SLIDING, an element's class needs the
+// labels of rows y-2 .. y+2 around it (measure_classes.glsl's
+// windowPerimeterClass), which the walk keeps in registers as columns
+// x-2 .. x+2, shifted a column a step: each step loads the 5 labels of
+// column x+2 alone. Without MEASURE_SLIDING each element loads its label,
+// a border candidate its 4-neighbours and a border element those of its 8
+// neighbours (isBorder, perimeterClass).
 
 #include "measure_classes.glsl"
 
 layout(local_size_x = MEASURE_GROUP) in;
+
+#if defined(MEASURE_SLIDING) && defined(GATHER_PERIMETER)
+#define SLIDING_LABELS 1
+// The labels of rows y-2 .. y+2 of one column, 0 outside the image as
+// labelAt reads them.
+struct Column {
+    uint r0, r1, r2, r3, r4;
+};
+
+uint rowLabel(int x, int y) { return y >= 0 && y < imageSize.y ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
+
+Column columnAt(int x, int y) {
+    if (x < 0 || x >= imageSize.x) return Column(0u, 0u, 0u, 0u, 0u);
+    return Column(rowLabel(x, y - 2), rowLabel(x, y - 1), rowLabel(x, y), rowLabel(x, y + 1), rowLabel(x, y + 2));
+}
+
+// The column's rows in `label`, a bit each at 5 apart (windowPerimeterClass's
+// bits of column dx = -2).
+uint insideBits(Column c, uint label) {
+    return uint(c.r0 == label) | uint(c.r1 == label) << 5u | uint(c.r2 == label) << 10u |
+           uint(c.r3 == label) << 15u | uint(c.r4 == label) << 20u;
+}
+#endif
 
 // One run's sums: of lx^e (e = 0..3) as 64-bit (low, high) pairs, its
 // border elements of each perimeter class; of the intensity I, the sums of
@@ -132,10 +163,24 @@ void main() {
 #endif
     Run run = startRun(0u, ivec4(0), slot);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
+#ifdef SLIDING_LABELS
+    // Columns x-2 .. x+2 once the step at x has shifted them in.
+    Column c0, c1 = columnAt(x0 - 2, row.y), c2 = columnAt(x0 - 1, row.y), c3 = columnAt(x0, row.y),
+               c4 = columnAt(x0 + 1, row.y);
+#endif
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
+#ifdef SLIDING_LABELS
+        c0 = c1;
+        c1 = c2;
+        c2 = c3;
+        c3 = c4;
+        c4 = columnAt(x + 2, row.y);
+        const uint label = c2.r2;
+#else
         const uint label = imageLoad(labelImage, p).r;
+#endif
         if (!inBatch(label) || label == skipped) continue;
         if (label != run.label) {
             const ivec4 box = boxOf(label);
@@ -168,7 +213,14 @@ void main() {
 #ifdef GATHER_WEIGHTED
         for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
-#ifdef GATHER_PERIMETER
+#if defined(SLIDING_LABELS)
+        if (c1.r2 != label || c3.r2 != label || c2.r1 != label || c2.r3 != label) {
+            const uint inside = insideBits(c0, label) | insideBits(c1, label) << 1u | insideBits(c2, label) << 2u |
+                                insideBits(c3, label) << 3u | insideBits(c4, label) << 4u;
+            const int c = windowPerimeterClass(inside);
+            if (c >= 0) run.perimeter[c] += 1u;
+        }
+#elif defined(GATHER_PERIMETER)
         if (isBorder(p, label)) {
             const int c = perimeterClass(p, label);
             if (c >= 0) run.perimeter[c] += 1u;
