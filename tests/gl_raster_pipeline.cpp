@@ -393,10 +393,11 @@ TEST_CASE("raster: the table's digits give exact areas and centroids without com
             options.tableDigits = true;
             options.digitBits = digitBits;
             RasterPipeline pipeline(options);
-            for (int variant = 0; variant < 3; ++variant) {
-                options.tableByRuns = variant == 1;
-                options.tableBySlots = variant != 1;
-                options.tableSpread = variant == 2 ? 5 : 1;
+            for (int variant = 0; variant < 6; ++variant) {
+                options.tableByRuns = variant % 3 == 1;
+                options.tableBySlots = variant % 3 != 1;
+                options.tableSpread = variant % 3 == 2 ? 5 : 1;
+                options.tableWords = variant < 3;  // rasterTablePack words, then floats
                 pipeline.setOptions(options);
                 const std::string name = context->info().version + ", digits of " +
                                          std::to_string(digitBits) + " bits, variant " + std::to_string(variant);
@@ -408,6 +409,21 @@ TEST_CASE("raster: the table's digits give exact areas and centroids without com
                 run(pipeline, generateFamily("dense_disks", 97, 61, 3), Connectivity::Four, Criterion::binary(),
                     name + " dense_disks");
             }
+        }
+        // Sums past 32 bits (words 3-5 of rasterTablePack words), and
+        // digits of 4 bits whose shifts pass 32 bits.
+        for (int digitBits : {0, 4}) {
+            RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
+            options.checkEachPass = false;
+            options.tableDigits = true;
+            options.tableWords = true;
+            options.digitBits = digitBits;
+            RasterPipeline pipeline(options);
+            const std::string name = context->info().version + ", words, digits of " + std::to_string(digitBits);
+            run(pipeline, generateFamily("ones", 4100, 1100, 1), Connectivity::Eight, Criterion::binary(),
+                name + " ones");
+            run(pipeline, generateFamily("large", 3000, 1500, 2), Connectivity::Four, Criterion::binary(),
+                name + " large");
         }
     }
     CHECK(glGetError() == GL_NO_ERROR);
@@ -625,6 +641,9 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.tableSpread = 3;
     options.digitBits = 5;  // every quantity in digits, two digit targets
     variants.emplace_back("rasterTableSums=digits rasterTable=slots rasterTableSpread=3, digits of 5 bits", options);
+    options.tableWords = true;
+    variants.emplace_back(
+        "rasterTableSums=digits rasterTablePack=words rasterTable=slots rasterTableSpread=3, digits of 5 bits", options);
     options = RasterPipeline::tuned({}, Tuning());
     options.checkEachPass = false;
     variants.emplace_back("Tuning's defaults", options);
@@ -737,7 +756,7 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
     return std::to_string(work.draws) + " draws, " + std::to_string(work.fragments) + " fragments (" +
            std::to_string(double(work.fragments) / double(gridTexels)) + " node-grid passes), " +
            std::to_string(work.points) + " points, " + std::to_string(work.copies) + " copies, " +
-           std::to_string(work.waits) + " waits";
+           std::to_string(work.waits) + " waits, " + std::to_string(work.readBytes) + " table bytes read";
 }
 
 }  // namespace
@@ -745,9 +764,10 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
 // Not a check: what one label() and one components() issue at the sizes
 // and families of the raster benchmarks (gl_tests "[raster-work]" prints
 // it), to count what a change removes. RASTER_WORK_AHEAD,
-// RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS, RASTER_WORK_CHECK and
-// RASTER_WORK_TABLE_SUMS set rasterResolveAhead, rasterBlockWidth,
-// rasterColumnDraws, rasterResolveCheck and rasterTableSums.
+// RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS, RASTER_WORK_CHECK,
+// RASTER_WORK_TABLE_SUMS and RASTER_WORK_TABLE_PACK set rasterResolveAhead,
+// rasterBlockWidth, rasterColumnDraws, rasterResolveCheck, rasterTableSums
+// and rasterTablePack.
 TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     HeadlessContext context;
     const char* ahead = std::getenv("RASTER_WORK_AHEAD");
@@ -761,6 +781,8 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     if (check != nullptr) options.resolveCheckInDraw = std::string(check) == "draw";
     const char* sums = std::getenv("RASTER_WORK_TABLE_SUMS");
     if (sums != nullptr) options.tableDigits = std::string(sums) == "digits";
+    const char* pack = std::getenv("RASTER_WORK_TABLE_PACK");
+    if (pack != nullptr) options.tableWords = std::string(pack) == "words";
     RasterPipeline pipeline(options);
     const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
     for (auto [width, height] : sizes)

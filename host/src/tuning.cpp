@@ -56,6 +56,7 @@ const char* const kRasterTable[] = {"segments", "runs", "slots"};
 const char* const kRasterNumbering[] = {"auto", "scan"};
 const char* const kRasterCheck[] = {"pass", "draw"};
 const char* const kRasterSums[] = {"bits", "digits"};
+const char* const kRasterPack[] = {"floats", "words"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -115,13 +116,15 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterTableSpread = parseCount(name, value, 1, 64, "a copy count 1..64");
     } else if (name == "rasterTableSums") {
         rasterTableSums = parseChoice<RasterSums>(name, value, kRasterSums);
+    } else if (name == "rasterTablePack") {
+        rasterTablePack = parseChoice<RasterPack>(name, value, kRasterPack);
     } else if (name == "shaderDir") {
         shaderDir = value;
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums or "
+                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
                     "shaderDir");
     }
 }
@@ -158,6 +161,8 @@ std::string Tuning::describe() const {
         raster += " rasterTableSpread=" + std::to_string(rasterTableSpread);
     if (rasterTableSums != defaults.rasterTableSums)
         raster += std::string(" rasterTableSums=") + kRasterSums[int(rasterTableSums)];
+    if (rasterTablePack != defaults.rasterTablePack)
+        raster += std::string(" rasterTablePack=") + kRasterPack[int(rasterTablePack)];
     return std::string("transfer=") + kTransfers[int(transfer)] +
            " transferBandBytes=" + std::to_string(transferBandBytes) +
            " transferBuffers=" + std::to_string(transferBuffers) +

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[21] = {
+const TuningVariable kTuningVariables[22] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -44,6 +44,7 @@ const TuningVariable kTuningVariables[21] = {
     {"GLCCL_RASTER_BITS_SPREAD", "rasterBitsSpread"},
     {"GLCCL_RASTER_TABLE_SPREAD", "rasterTableSpread"},
     {"GLCCL_RASTER_TABLE_SUMS", "rasterTableSums"},
+    {"GLCCL_RASTER_TABLE_PACK", "rasterTablePack"},
     {"GLCCL_SHADER_DIR", "shaderDir"},
 };
 

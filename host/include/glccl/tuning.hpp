@@ -97,6 +97,13 @@ struct Tuning {
                  // keep every entry exact, in component_table's one draw
                  // (bits where the image is too large for 12 channels)
     };
+    enum class RasterPack {
+        Floats,  // the table's float targets read as they are: 16 bytes an
+                 // entry a target (boxes, sums and each digit target), a
+                 // read each
+        Words,   // the table turned into six exact 32-bit words an entry
+                 // by a fragment pass, 24 bytes an entry in one read
+    };
     enum class RasterNumbering {
         Auto,  // stencil routing for up to 255 roots, the scan beyond
         Scan,  // the scan's prefix count for any count (no draw of a vertex
@@ -169,6 +176,13 @@ struct Tuning {
     // needs component_bits; or bits, relative to the root, with
     // component_bits for the components past float precision.
     RasterSums rasterTableSums = RasterSums::Digits;
+    // How download_table reads a table of digits (rasterTableSums digits):
+    // words (default), each entry's box, area and exact sums packed into
+    // six 32-bit words by a fragment pass and read at once, 24 bytes an
+    // entry (rasterTableReads then changes nothing); or floats, every
+    // target of the table read as it is, 16 bytes an entry a target (with
+    // two digit targets, 64), the host adding the digits.
+    RasterPack rasterTablePack = RasterPack::Words;
     // For work on the shaders: a folder whose files replace the embedded
     // GLSL files of their names in every program built afterwards, so a
     // variant runs without a rebuild. Empty (default): the embedded files.

@@ -34,12 +34,16 @@ struct SumDigits {
 // max y), and either the sums (count, sum of x - root x, sum of y - root y,
 // 0) and the root's ID bits, or the channels of SumDigits: the sums
 // target's four, then each digit target's four (digits, target by target).
+// Or, read as words (Tuning::rasterTablePack words), each entry's six
+// words of download_table_words.frag at words[6 * i], nothing else.
 struct DownloadedTable {
     std::uint32_t count = 0;
     int width = 0;  // entries per row
     std::vector<float> boxes, sums;
     std::vector<std::uint32_t> roots;
     std::vector<float> digits;
+    std::vector<std::uint32_t> words;
+    bool inWords = false;
     // Texels of each target read: width * rows.
     std::size_t texels() const { return boxes.size() / 4; }
 };
@@ -49,14 +53,19 @@ struct DownloadedTable {
 // with `oneRead` (Tuning::rasterTableReads 1; not in WebGL) all into one
 // pixel pack buffer, mapped once: one wait for the GPU, not one a target.
 // With `digits`, the boxes, the sums and digits->targets() digit targets
-// instead of the boxes, sums and roots.
+// instead of the boxes, sums and roots; with `digits` and `inWords`
+// (Tuning::rasterTablePack words), a fragment pass first turns every entry
+// into six exact 32-bit words (download_table_words.frag) in table.words,
+// and one read of 24 bytes an entry takes them all.
 class DownloadTablePass {
 public:
     static constexpr const char* kStage = "download_table";
     void run(const PassContext& context, const TableTargets& table, std::uint32_t count, DownloadedTable& block,
-             bool oneRead = false, const SumDigits* digits = nullptr);
+             bool oneRead = false, const SumDigits* digits = nullptr, bool inWords = false);
 
 private:
+    void readWords(const PassContext& context, const TableTargets& table, std::uint32_t count,
+                   DownloadedTable& block, const SumDigits& digits);
     void readOnce(const PassContext& context, const TableTargets& table, int rows, DownloadedTable& block,
                   const SumDigits* digits);
     gl::Buffer pack_;

@@ -90,13 +90,15 @@ void setRenderState(const RenderState& state);
 // What the passes issue, counted as they issue it, for the whole process:
 // tests read it to count a labeling's work (draws, fragments of full-screen
 // draws, point vertices, copies, and the query results and read-backs the
-// host waits for), which no GPU timer shows.
+// host waits for, and the bytes of the table read back), which no GPU timer
+// shows.
 struct IssuedWork {
     std::int64_t draws = 0;
     std::int64_t fragments = 0;  // of full-screen draws and column quads
     std::int64_t points = 0;     // vertices of point draws
     std::int64_t copies = 0;     // framebuffer blits
     std::int64_t waits = 0;      // query results and read-backs waited for
+    std::int64_t readBytes = 0;  // bytes of the component table read back (download_table)
 };
 IssuedWork& issuedWork();
 // A read-back or query result the host waits for (issuedWork().waits).

@@ -158,7 +158,7 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const SumDigits* exact = digits.fits() ? &digits : nullptr;
     componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts,
                         ComponentTablePass::Copies{r.tableCopies, tableRows, copies}, exact);
-    downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact);
+    downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords);
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_, exact);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not
         r.reserveLargeSums(int(sums_.largeLabels.size()), options_.bitsSpread);
@@ -187,6 +187,7 @@ RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning
     base.bitsSpread = tuning.rasterBitsSpread;
     base.tableSpread = tuning.rasterTableSpread;
     base.tableDigits = tuning.rasterTableSums == Tuning::RasterSums::Digits;
+    base.tableWords = tuning.rasterTablePack == Tuning::RasterPack::Words;
     return base;
 }
 

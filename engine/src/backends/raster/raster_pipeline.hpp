@@ -101,6 +101,11 @@ public:
         // With tableDigits, digits of at most this many bits (tests: small
         // images split into several digits); 0, as exactness allows.
         int digitBits = 0;
+        // With tableDigits where the digits fit, the table turned into six
+        // exact 32-bit words an entry on the GPU and read as those, one
+        // read (rasterTablePack words); or its float targets read as they
+        // are (floats).
+        bool tableWords = false;
         // glFinish and glGetError after every pass, so an error names its
         // stage; on in debug builds.
         bool checkEachPass = backends::kCheckEachPass;

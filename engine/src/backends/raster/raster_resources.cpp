@@ -111,6 +111,7 @@ void RasterResources::reserveTable(std::uint32_t count) {
     if (table.width == width && table.height >= rows) return;
     const std::string what = "glccl::RasterPipeline: component table for " + std::to_string(count) + " components";
     allocateTable(table, width, rows, what);
+    table.words = gl::RenderTarget::allocate(GL_RGBA32UI, width, ceilDiv(3 * rows, 2), what);
 }
 
 void RasterResources::reserveTableCopies(int rows, int copies) {

@@ -54,10 +54,13 @@ struct RoutingTargets {
 // The component table, entry k - 1 for label k in rows of `width` entries:
 // boxes, sums (relative to the root) and the root's ID, draw buffers 0-2 of
 // `framebuffer`; or, with exact digits (SumDigits), boxes, sums and n digit
-// targets, the draw buffers of digitFramebuffers[n].
+// targets, the draw buffers of digitFramebuffers[n]. `words` (RGBA32UI, the
+// table's width, 3/2 of its rows): the entries as download_table reads them
+// with Tuning::rasterTablePack words, six words an entry.
 struct TableTargets {
     gl::RenderTarget boxes, sums, roots;
     gl::RenderTarget digits[kMaxDigitTargets];
+    gl::RenderTarget words;
     gl::Framebuffer framebuffer;
     gl::Framebuffer digitFramebuffers[kMaxDigitTargets + 1];
     int width = 0, height = 0;

@@ -43,6 +43,22 @@ void decodeTable(const DownloadedTable& block, int width, int height, std::vecto
     sums.sumY.resize(block.count);
     sums.largeLabels.clear();
     const std::uint32_t coordinateMask = (1u << kIdCoordinateBits) - 1u;
+    if (block.inWords) {
+        // download_table_words.frag's six words an entry.
+        for (std::uint32_t i = 0; i < block.count; ++i) {
+            const std::uint32_t* w = &block.words[std::size_t(i) * 6];
+            Component& c = components[i];
+            c = Component{};
+            c.left = std::uint32_t(width - 1) - (w[0] & 0xFFFFu);
+            c.top = std::uint32_t(height - 1) - (w[0] >> 16);
+            c.width = (w[1] & 0xFFFFu) - c.left + 1;
+            c.height = (w[1] >> 16) - c.top + 1;
+            c.area = w[2];
+            sums.sumX[i] = std::int64_t(w[3]) | std::int64_t(w[5] & 0xFFFFu) << 32;
+            sums.sumY[i] = std::int64_t(w[4]) | std::int64_t(w[5] >> 16) << 32;
+        }
+        return;
+    }
     for (std::uint32_t i = 0; i < block.count; ++i) {
         const float* box = &block.boxes[std::size_t(i) * 4];
         const float* sum = &block.sums[std::size_t(i) * 4];

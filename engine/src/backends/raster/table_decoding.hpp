@@ -31,8 +31,8 @@ struct DecodedSums {
 
 // Decodes a table of an image of width x height pixels into `components`
 // (every field of every entry written) and `sums`: with `digits`, the block's
-// sums and digit channels are exact and no label is large; without, sums
-// relative to the root and the large labels listed.
+// sums and digit channels (or its words) are exact and no label is large;
+// without, sums relative to the root and the large labels listed.
 void decodeTable(const DownloadedTable& block, int width, int height, std::vector<Component>& components,
                  DecodedSums& sums, const SumDigits* digits = nullptr);
 
