@@ -59,9 +59,11 @@ constexpr int kBitsSpreadTexels = 1 << 14;
 // component_table spreads each entry's points over up to kMaxTableSpread
 // copies of the table (Tuning::rasterTableSpread), at most
 // kTableSpreadTexels texels in all: a table of many entries takes fewer
-// copies.
+// copies. The bound lets a table of an 8192² image's (tens of rows of
+// 8192) take 16 copies: a component crossing every row segment sends
+// 2^19 points there.
 constexpr int kMaxTableSpread = 64;
-constexpr int kTableSpreadTexels = 1 << 20;
+constexpr int kTableSpreadTexels = 1 << 22;
 // component_table's digits of exact sums (Tuning::rasterTableSums digits):
 // the sums target's four channels and up to this many RGBA digit targets.   MAX_DIGIT_TARGETS
 constexpr int kMaxDigitTargets = 2;

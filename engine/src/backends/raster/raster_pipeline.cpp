@@ -140,9 +140,13 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const ComponentTablePass::Points points = options_.tableBySlots  ? ComponentTablePass::Points::Slots
                                               : options_.tableByRuns ? ComponentTablePass::Points::Runs
                                                                      : ComponentTablePass::Points::Segments;
-    // Copies of the table, where asked for, within kTableSpreadTexels.
+    // Copies of the table, where asked for, within kTableSpreadTexels and
+    // a texture's height.
     const int tableRows = ceilDiv(int(count_), r.table.width);
-    const int copies = std::clamp(kTableSpreadTexels / (tableRows * r.table.width), 1, options_.tableSpread);
+    GLint maxRows = 0;
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxRows);
+    const int copies = std::clamp(std::min(kTableSpreadTexels / (tableRows * r.table.width), int(maxRows) / tableRows),
+                                  1, options_.tableSpread);
     if (copies > 1) r.reserveTableCopies(tableRows, copies);
     // Sums split into digits, exact in the one draw, where the image's
     // channels allow (else component_bits below): an entry takes a point per
