@@ -209,7 +209,7 @@ py::dict recordOf(const RegionTotals& t) {
     py::dict d;
     d["request"] = arrayOf(std::vector<std::int64_t>{q.dimensions, q.momentLevel, q.perimeter, q.crofton, q.euler, q.channels,
                                                     int(q.intensityKind), q.intensityBits, q.intensityChannelAxis, q.intensitySums,
-                                                    q.intensityExtrema, q.weightedMomentLevel});
+                                                    q.intensityExtrema, q.weightedMomentLevel, q.intensityPositions});
     d["labels"] = arrayOf(t.labels);
     d["image_extents"] = arrayOf(t.imageExtents);
     d["counts"] = arrayOf(t.counts);
@@ -243,7 +243,7 @@ py::dict recordOf(const RegionTotals& t) {
 RegionTotals totalsOf(const py::dict& d) {
     RegionTotals t;
     const auto r = vectorOf<std::int64_t>(d, "request");
-    if (r.size() != 12) throw py::value_error(std::string(kWhere) + ": not a terms record of measure_terms()");
+    if (r.size() != 13) throw py::value_error(std::string(kWhere) + ": not a terms record of measure_terms()");
     TermRequest& q = t.request;
     q.dimensions = int(r[0]);
     q.momentLevel = int(r[1]);
@@ -257,6 +257,7 @@ RegionTotals totalsOf(const py::dict& d) {
     q.intensitySums = r[9];
     q.intensityExtrema = r[10];
     q.weightedMomentLevel = int(r[11]);
+    q.intensityPositions = r[12];
     t.labels = vectorOf<std::uint64_t>(d, "labels");
     t.regions = t.labels.size();
     t.imageExtents = vectorOf<std::int64_t>(d, "image_extents");

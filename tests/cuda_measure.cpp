@@ -258,6 +258,7 @@ std::vector<TermRequest> intensityRequests(const std::vector<std::string>& prope
         q.weightedMomentLevel = level;
         q.intensitySums = level % 2 == 0;
         q.intensityExtrema = level % 2 == 1 || level == 0;
+        q.intensityPositions = q.intensityExtrema && level != 3;  // level 3: the extrema alone
         requests.push_back(q);
     }
     return requests;

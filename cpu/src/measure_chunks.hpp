@@ -1179,8 +1179,10 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
                 if (lower) { t.intensityMin[i] = double(S.minI[j]); t.intensityMinBits[i] = std::uint64_t(S.minI[j]); }
                 if (higher) { t.intensityMax[i] = double(S.maxI[j]); t.intensityMaxBits[i] = std::uint64_t(S.maxI[j]); }
             }
-            if (lower) t.intensityMinAt[i] = S.minAt[j];
-            if (higher) t.intensityMaxAt[i] = S.maxAt[j];
+            if (q.intensityPositions) {
+                if (lower) t.intensityMinAt[i] = S.minAt[j];
+                if (higher) t.intensityMaxAt[i] = S.maxAt[j];
+            }
         }
     }
     if (q.intensityExtrema && S.seen[s]) seen[r] = 1;

@@ -60,6 +60,7 @@ void mergeTotals(RegionTotals& into, const RegionTotals& from) {
     if (q.dimensions != f.dimensions || q.momentLevel != f.momentLevel || q.weightedMomentLevel != f.weightedMomentLevel ||
         q.perimeter != f.perimeter || q.crofton != f.crofton || q.euler != f.euler || q.channels != f.channels ||
         q.intensityKind != f.intensityKind || q.intensitySums != f.intensitySums || q.intensityExtrema != f.intensityExtrema ||
+        q.intensityPositions != f.intensityPositions ||
         into.imageExtents != from.imageExtents)
         throw Error("glccl::mergeTotals(): the totals were gathered for different requests or images");
     const auto momentExps = TermRequest::exponents(q.momentLevel, q.dimensions);
@@ -137,7 +138,9 @@ void mergeTotals(RegionTotals& into, const RegionTotals& from) {
                 }
             }
             if (q.intensityExtrema) {
-                // The smaller (larger) value; of equal ones, the first position.
+                // The smaller (larger) value; of equal ones, the first position
+                // where positions are gathered (the first piece's otherwise).
+                const bool positions = q.intensityPositions;
                 const RegionTotals* minFrom = nullptr;
                 const RegionTotals* maxFrom = nullptr;
                 std::size_t minRow = 0, maxRow = 0;
@@ -150,17 +153,17 @@ void mergeTotals(RegionTotals& into, const RegionTotals& from) {
                     const std::size_t m = minRow, x = maxRow;
                     const bool below = sampleLess(q.intensityKind, t->intensityMin[k], t->intensityMinBits[k], minFrom->intensityMin[m], minFrom->intensityMinBits[m]);
                     const bool above = sampleLess(q.intensityKind, minFrom->intensityMin[m], minFrom->intensityMinBits[m], t->intensityMin[k], t->intensityMinBits[k]);
-                    if (below || (!above && t->intensityMinAt[k] < minFrom->intensityMinAt[m])) { minFrom = t; minRow = k; }
+                    if (below || (positions && !above && t->intensityMinAt[k] < minFrom->intensityMinAt[m])) { minFrom = t; minRow = k; }
                     const bool over = sampleLess(q.intensityKind, maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x], t->intensityMax[k], t->intensityMaxBits[k]);
                     const bool under = sampleLess(q.intensityKind, t->intensityMax[k], t->intensityMaxBits[k], maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x]);
-                    if (over || (!under && t->intensityMaxAt[k] < maxFrom->intensityMaxAt[x])) { maxFrom = t; maxRow = k; }
+                    if (over || (positions && !under && t->intensityMaxAt[k] < maxFrom->intensityMaxAt[x])) { maxFrom = t; maxRow = k; }
                 }
                 out.intensityMin.push_back(minFrom ? minFrom->intensityMin[minRow] : 0.0);
                 out.intensityMinBits.push_back(minFrom ? minFrom->intensityMinBits[minRow] : 0);
-                out.intensityMinAt.push_back(minFrom ? minFrom->intensityMinAt[minRow] : 0);
+                if (positions) out.intensityMinAt.push_back(minFrom ? minFrom->intensityMinAt[minRow] : 0);
                 out.intensityMax.push_back(maxFrom ? maxFrom->intensityMax[maxRow] : 0.0);
                 out.intensityMaxBits.push_back(maxFrom ? maxFrom->intensityMaxBits[maxRow] : 0);
-                out.intensityMaxAt.push_back(maxFrom ? maxFrom->intensityMaxAt[maxRow] : 0);
+                if (positions) out.intensityMaxAt.push_back(maxFrom ? maxFrom->intensityMaxAt[maxRow] : 0);
             }
             if (nw) {
                 const std::size_t base = floats ? out.weightedMomentsFloat.size() : out.weightedMoments.size();

@@ -244,7 +244,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     if (intensityTerms && (q.intensitySums || q.intensityExtrema || nw)) {
         gatherIntensity(check, stream, p, exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions),
                         q.intensitySums, q.intensityExtrema);
-        if (q.intensityExtrema && !p.packedExtrema)
+        if (q.intensityPositions && !p.packedExtrema)
             gatherExtremaPositions(check, stream, p);  // after the extrema are complete
     }
     // The totals' arrays (the table's labels, counts and boxes, every term
@@ -309,13 +309,17 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
                 const unsigned long long least = record[layout.extremaAt], most = record[layout.extremaAt + 1];
                 sampleOf(packedKey(least), totals.intensityMinBits[r], totals.intensityMin[r]);
                 sampleOf(packedKey(most), totals.intensityMaxBits[r], totals.intensityMax[r]);
-                totals.intensityMinAt[r] = least & 0xFFFFFFFFu;
-                totals.intensityMaxAt[r] = 0xFFFFFFFFu - (most & 0xFFFFFFFFu);
+                if (q.intensityPositions) {
+                    totals.intensityMinAt[r] = least & 0xFFFFFFFFu;
+                    totals.intensityMaxAt[r] = 0xFFFFFFFFu - (most & 0xFFFFFFFFu);
+                }
             } else if (q.intensityExtrema) {
                 sampleOf(record[layout.extremaAt], totals.intensityMinBits[r], totals.intensityMin[r]);
                 sampleOf(record[layout.extremaAt + 1], totals.intensityMaxBits[r], totals.intensityMax[r]);
-                totals.intensityMinAt[r] = record[layout.positionsAt];
-                totals.intensityMaxAt[r] = record[layout.positionsAt + 1];
+                if (q.intensityPositions) {
+                    totals.intensityMinAt[r] = record[layout.positionsAt];
+                    totals.intensityMaxAt[r] = record[layout.positionsAt + 1];
+                }
             }
             for (std::size_t t = 0; t < nw; ++t)
                 streamStore(totals.weightedMoments[r * nw + t], wideAt(record + layout.weightedAt + t * kLimbs));

@@ -253,6 +253,8 @@ void zeroTerms(RegionTotals& totals, int threads) {
             f(totals.intensityMax, n * channels);
             f(totals.intensityMinBits, n * channels);
             f(totals.intensityMaxBits, n * channels);
+        }
+        if (q.intensityPositions) {
             f(totals.intensityMinAt, n * channels);
             f(totals.intensityMaxAt, n * channels);
         }
@@ -717,6 +719,7 @@ void perChannel(RegionMeasure& r, std::vector<double>& out, PerChannel values) {
 void needCounts(TermRequest&) {}
 void needMoments(TermRequest& q, int level) { q.momentLevel = std::max(q.momentLevel, level); }
 void needWeighted(TermRequest& q, int level) { q.weightedMomentLevel = std::max(q.weightedMomentLevel, level); }
+void needPositions(TermRequest& q) { q.intensityExtrema = q.intensityPositions = true; }
 
 using D = PropertyDeclaration;
 const std::vector<PropertyDeclaration> kDeclarations = {
@@ -835,10 +838,8 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannelValue(r, v, [&](int c) { return r.totals().intensityMax[at(r, c)]; });
       }},
-    D{"intensity_min_position", true, true, true, true, [](TermRequest& q) { q.intensityExtrema = true; }, channelAxesShape,
-      nullptr},
-    D{"intensity_max_position", true, true, true, true, [](TermRequest& q) { q.intensityExtrema = true; }, channelAxesShape,
-      nullptr},
+    D{"intensity_min_position", true, true, true, true, needPositions, channelAxesShape, nullptr},
+    D{"intensity_max_position", true, true, true, true, needPositions, channelAxesShape, nullptr},
     D{"centroid_weighted_local", true, true, true, false, [](TermRequest& q) { needWeighted(q, 1); }, channelAxesShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {

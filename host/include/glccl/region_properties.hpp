@@ -113,7 +113,10 @@ struct TermRequest {
     int intensityBits = 8;
     bool intensityChannelAxis = false;  // the intensity has a channel axis (columns get a channel index)
     bool intensitySums = false;      // sum, sum of squares
-    bool intensityExtrema = false;   // minimum, maximum, their first positions
+    bool intensityExtrema = false;   // minimum, maximum
+    // The extrema's first positions too (with intensityExtrema): the GPU
+    // engines find them in a pass of their own, run only for them.
+    bool intensityPositions = false;
     int weightedMomentLevel = 0;     // as momentLevel, of intensity-weighted sums
 
     bool any() const {
