@@ -20,10 +20,12 @@
 // With the perimeter and MEASURE_SLIDING, an element's class needs the
 // labels of rows y-2 .. y+2 around it (measure_classes.glsl's
 // windowPerimeterClass), which the walk keeps in registers as columns
-// x-2 .. x+2, shifted a column a step: each step loads the 5 labels of
-// column x+2 alone. Without MEASURE_SLIDING each element loads its label,
-// a border candidate its 4-neighbours and a border element those of its 8
-// neighbours (isBorder, perimeterClass).
+// x-2 .. x+2, shifted a column a step: each step loads column x+2 alone,
+// its row y's label (read a step ahead) and its other 4 where one of
+// elements x+1 .. x+3 of row y is labeled (1 label a step through the
+// background, 5 elsewhere). Without MEASURE_SLIDING each
+// element loads its label, a border candidate its 4-neighbours and a
+// border element those of its 8 neighbours (isBorder, perimeterClass).
 
 #include "measure_classes.glsl"
 
@@ -37,7 +39,11 @@ struct Column {
     uint r0, r1, r2, r3, r4;
 };
 
+// The label at (x, y) of a column x inside the image, 0 on rows outside.
 uint rowLabel(int x, int y) { return y >= 0 && y < imageSize.y ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
+
+// The label at (x, y) of row y (inside the image), 0 on columns outside.
+uint centreLabel(int x, int y) { return x >= 0 && x < imageSize.x ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
 
 Column columnAt(int x, int y) {
     if (x < 0 || x >= imageSize.x) return Column(0u, 0u, 0u, 0u, 0u);
@@ -164,9 +170,11 @@ void main() {
     Run run = startRun(0u, ivec4(0), slot);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
 #ifdef SLIDING_LABELS
-    // Columns x-2 .. x+2 once the step at x has shifted them in.
+    // Columns x-2 .. x+2 once the step at x has shifted them in, and the
+    // label of row y at x+3.
     Column c0, c1 = columnAt(x0 - 2, row.y), c2 = columnAt(x0 - 1, row.y), c3 = columnAt(x0, row.y),
                c4 = columnAt(x0 + 1, row.y);
+    uint ahead = centreLabel(x0 + 2, row.y);
 #endif
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
@@ -176,7 +184,20 @@ void main() {
         c1 = c2;
         c2 = c3;
         c3 = c4;
-        c4 = columnAt(x + 2, row.y);
+        c4 = Column(0u, 0u, ahead, 0u, 0u);
+        ahead = centreLabel(x + 3, row.y);
+        // Column x+2's rows other than y are in the windows of elements
+        // x .. x+4. Elements x and x+4 read them only to tell whether
+        // (x+1, y-1), (x+1, y+1), (x+3, y-1) and (x+3, y+1) are border
+        // elements, which those of their region are anyway where (x+1, y)
+        // and (x+3, y) are background. So where elements x+1 .. x+3 are
+        // background, no element measured reads them: they stay 0.
+        if (x + 2 < imageSize.x && (c3.r2 | c4.r2 | ahead) != 0u) {
+            c4.r0 = rowLabel(x + 2, row.y - 2);
+            c4.r1 = rowLabel(x + 2, row.y - 1);
+            c4.r3 = rowLabel(x + 2, row.y + 1);
+            c4.r4 = rowLabel(x + 2, row.y + 2);
+        }
         const uint label = c2.r2;
 #else
         const uint label = imageLoad(labelImage, p).r;

@@ -786,8 +786,10 @@ private:
 TEST_CASE("measure: both walks of the passes over the labels, from registers and from the image",
           "[gl][compute][measure][intensity]") {
     // Borders on the image's sides and across segment edges, regions of
-    // different labels touching (segments): each walk's perimeter classes,
-    // Crofton classes and Euler numbers against the cpu accumulator's.
+    // different labels touching (segments), sparse noise (short gaps of
+    // background in a row beside regions on the rows around it): each
+    // walk's perimeter classes, Crofton classes and Euler numbers against
+    // the cpu accumulator's.
     std::mt19937_64 seeds(71);
     for (const char* value : {"0", "1"}) {
         INFO("GLCCL_MEASURE_SLIDING=" << value);
@@ -798,6 +800,8 @@ TEST_CASE("measure: both walks of the passes over the labels, from registers and
                 requireGpuTermsMatchCpu(bands, connectivity, Criterion::binary(), kProperties2d, "holed bands");
                 requireGpuTermsMatchCpu(randomImage(w, h, 0.6, 4, 1, seeds()), connectivity, Criterion::segments(),
                                         kProperties2d, "segments");
+                requireGpuTermsMatchCpu(randomImage(w, h, 0.45, 2, 1, seeds()), connectivity, Criterion::binary(),
+                                        kProperties2d, "sparse noise");
             }
             requireGpuIntensityTermsMatchCpu(bands, Connectivity::Eight, rareExtremaIntensity(bands.shape(), 16, 31),
                                              GL_R16UI, "holed bands, rare extrema");
