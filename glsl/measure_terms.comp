@@ -17,22 +17,20 @@
 // A hot region's runs go into one of its replicas, chosen by segment and
 // row, so that the invocations flushing it at once add to different words.
 //
-// With the perimeter and MEASURE_SLIDING, an element's class needs the
-// labels of rows y-2 .. y+2 around it (measure_classes.glsl's
-// windowPerimeterClass), which the walk keeps in registers as columns
-// x-2 .. x+2, shifted a column a step: each step loads column x+2 alone,
-// its row y's label (read a step ahead) and its other 4 where one of
-// elements x+1 .. x+3 of row y is labeled (1 label a step through the
-// background, 5 elsewhere). Without MEASURE_SLIDING each
-// element loads its label, a border candidate its 4-neighbours and a
-// border element those of its 8 neighbours (isBorder, perimeterClass).
+// With the perimeter, an element's class needs the labels of rows
+// y-2 .. y+2 around it (measure_classes.glsl's windowPerimeterClass),
+// which the walk keeps in registers as columns x-2 .. x+2, shifted a
+// column a step: each step loads column x+2 alone, its row y's label
+// (read a step ahead) and its other 4 where one of elements x+1 .. x+3 of
+// row y is labeled (1 label a step through the background, 5 elsewhere),
+// rather than each border element its neighbours' neighbours from the
+// image (about 45 loads).
 
 #include "measure_classes.glsl"
 
 layout(local_size_x = MEASURE_GROUP) in;
 
-#if defined(MEASURE_SLIDING) && defined(GATHER_PERIMETER)
-#define SLIDING_LABELS 1
+#ifdef GATHER_PERIMETER
 // The labels of rows y-2 .. y+2 of one column, 0 outside the image as
 // labelAt reads them.
 struct Column {
@@ -169,7 +167,7 @@ void main() {
 #endif
     Run run = startRun(0u, ivec4(0), slot);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
-#ifdef SLIDING_LABELS
+#ifdef GATHER_PERIMETER
     // Columns x-2 .. x+2 once the step at x has shifted them in, and the
     // label of row y at x+3.
     Column c0, c1 = columnAt(x0 - 2, row.y), c2 = columnAt(x0 - 1, row.y), c3 = columnAt(x0, row.y),
@@ -179,7 +177,7 @@ void main() {
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = row;
         p.x = x;
-#ifdef SLIDING_LABELS
+#ifdef GATHER_PERIMETER
         c0 = c1;
         c1 = c2;
         c2 = c3;
@@ -234,16 +232,11 @@ void main() {
 #ifdef GATHER_WEIGHTED
         for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
-#if defined(SLIDING_LABELS)
+#ifdef GATHER_PERIMETER
         if (c1.r2 != label || c3.r2 != label || c2.r1 != label || c2.r3 != label) {
             const uint inside = insideBits(c0, label) | insideBits(c1, label) << 1u | insideBits(c2, label) << 2u |
                                 insideBits(c3, label) << 3u | insideBits(c4, label) << 4u;
             const int c = windowPerimeterClass(inside);
-            if (c >= 0) run.perimeter[c] += 1u;
-        }
-#elif defined(GATHER_PERIMETER)
-        if (isBorder(p, label)) {
-            const int c = perimeterClass(p, label);
             if (c >= 0) run.perimeter[c] += 1u;
         }
 #endif

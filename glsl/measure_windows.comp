@@ -3,9 +3,8 @@
 // `totals` (measure_common.glsl); the windows and their classes are
 // measure_classes.glsl's. An invocation walks MEASURE_SEGMENT windows of
 // one row. Regions measured alone (measure_small.comp) are skipped.
-// With MEASURE_SLIDING a window takes its left column from the window
-// before it and loads its right one (2 labels, 4 in 3-D); without, it
-// loads all 4 (8).
+// A window takes its left column from the window before it and loads its
+// right one (2 labels, 4 in 3-D).
 
 #include "measure_classes.glsl"
 
@@ -75,21 +74,15 @@ void main() {
     clearSlot(0);
     clearSlot(1);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
-#ifdef MEASURE_SLIDING
     // The right column of the window before the first.
     PixelCoord before = corner;
     before.x = x0 - 1;
     uvec4 right = windowColumn(before);
-#endif
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = corner;
         p.x = x;
         uint v[WINDOW];
-#ifdef MEASURE_SLIDING
         slideWindowLabels(p, right, v);
-#else
-        windowLabels(p, v);
-#endif
         for (int i = 0; i < WINDOW; ++i) {
             const uint label = v[i];
             if (!inBatch(label) || label == skipped) continue;

@@ -759,57 +759,28 @@ TEST_CASE("measure: widths, heights and slices off the segment and group edges, 
     }
 }
 
-namespace {
-
-// GLCCL_MEASURE_SLIDING set to `value` for the scope's time, then restored.
-class SlidingWalk {
-public:
-    explicit SlidingWalk(const char* value) {
-        if (const char* was = std::getenv(kName)) was_ = was, had_ = true;
-        setenv(kName, value, 1);
-    }
-    ~SlidingWalk() {
-        if (had_) setenv(kName, was_.c_str(), 1);
-        else unsetenv(kName);
-    }
-    SlidingWalk(const SlidingWalk&) = delete;
-    SlidingWalk& operator=(const SlidingWalk&) = delete;
-
-private:
-    static constexpr const char* kName = "GLCCL_MEASURE_SLIDING";
-    std::string was_;
-    bool had_ = false;
-};
-
-}  // namespace
-
-TEST_CASE("measure: both walks of the passes over the labels, from registers and from the image",
-          "[gl][compute][measure][intensity]") {
-    // Borders on the image's sides and across segment edges, regions of
-    // different labels touching (segments), sparse noise (short gaps of
-    // background in a row beside regions on the rows around it): each
-    // walk's perimeter classes, Crofton classes and Euler numbers against
-    // the cpu accumulator's.
+TEST_CASE("measure: the walk's labels in registers: borders on the sides and across segment edges, touching "
+          "regions, sparse noise", "[gl][compute][measure][intensity]") {
+    // Regions of different labels touching (segments), sparse noise (short
+    // gaps of background in a row beside regions on the rows around it,
+    // where the walk leaves rows unread): the perimeter classes, Crofton
+    // classes and Euler numbers against the cpu accumulator's.
     std::mt19937_64 seeds(71);
-    for (const char* value : {"0", "1"}) {
-        INFO("GLCCL_MEASURE_SLIDING=" << value);
-        const SlidingWalk walk(value);
-        for (auto [w, h] : {std::pair{2, 3}, std::pair{257, 5}, std::pair{300, 37}, std::pair{65, 66}}) {
-            const Image bands = holedBands(Shape::image(w, h), std::uint64_t(w) * 7 + std::uint64_t(h));
-            for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
-                requireGpuTermsMatchCpu(bands, connectivity, Criterion::binary(), kProperties2d, "holed bands");
-                requireGpuTermsMatchCpu(randomImage(w, h, 0.6, 4, 1, seeds()), connectivity, Criterion::segments(),
-                                        kProperties2d, "segments");
-                requireGpuTermsMatchCpu(randomImage(w, h, 0.45, 2, 1, seeds()), connectivity, Criterion::binary(),
-                                        kProperties2d, "sparse noise");
-            }
-            requireGpuIntensityTermsMatchCpu(bands, Connectivity::Eight, rareExtremaIntensity(bands.shape(), 16, 31),
-                                             GL_R16UI, "holed bands, rare extrema");
+    for (auto [w, h] : {std::pair{2, 3}, std::pair{257, 5}, std::pair{300, 37}, std::pair{65, 66}}) {
+        const Image bands = holedBands(Shape::image(w, h), std::uint64_t(w) * 7 + std::uint64_t(h));
+        for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+            requireGpuTermsMatchCpu(bands, connectivity, Criterion::binary(), kProperties2d, "holed bands");
+            requireGpuTermsMatchCpu(randomImage(w, h, 0.6, 4, 1, seeds()), connectivity, Criterion::segments(),
+                                    kProperties2d, "segments");
+            requireGpuTermsMatchCpu(randomImage(w, h, 0.45, 2, 1, seeds()), connectivity, Criterion::binary(),
+                                    kProperties2d, "sparse noise");
         }
-        for (auto [w, h, d] : {std::tuple{65, 5, 4}, std::tuple{3, 2, 9}}) {
-            const Image volume = holedBands(Shape::volume(w, h, d), std::uint64_t(w * h * d));
-            requireGpuTermsMatchCpu(volume, Connectivity::TwentySix, Criterion::binary(), kProperties3d, "holed bands");
-        }
+        requireGpuIntensityTermsMatchCpu(bands, Connectivity::Eight, rareExtremaIntensity(bands.shape(), 16, 31),
+                                         GL_R16UI, "holed bands, rare extrema");
+    }
+    for (auto [w, h, d] : {std::tuple{65, 5, 4}, std::tuple{3, 2, 9}}) {
+        const Image volume = holedBands(Shape::volume(w, h, d), std::uint64_t(w * h * d));
+        requireGpuTermsMatchCpu(volume, Connectivity::TwentySix, Criterion::binary(), kProperties3d, "holed bands");
     }
 }
 

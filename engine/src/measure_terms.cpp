@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <functional>
 #include <future>
 #include <utility>
@@ -21,17 +20,6 @@ namespace {
 
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
-
-// Whether measure_terms and measure_windows keep the labels their walk
-// reads in registers, a column shifted in a step (MEASURE_SLIDING), the
-// default, or load every label an element or window reads from the image
-// (GLCCL_MEASURE_SLIDING=0). A comparison switch, for timing both walks
-// in one build; read here alone, at each program's look-up.
-bool slidingWalk(const std::string& stage) {
-    if (stage != "measure_terms" && stage != "measure_windows") return false;
-    const char* value = std::getenv("GLCCL_MEASURE_SLIDING");
-    return !(value && std::string(value) == "0");
-}
 
 int bitLength(std::uint64_t v) {
     int bits = 0;
@@ -174,8 +162,7 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
                                    const Intensity& intensity) {
-    const bool sliding = slidingWalk(stage);
-    const std::string key = stage + "/" + std::to_string(sliding) + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
+    const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
                             std::to_string(q.weightedMomentLevel) + "/" + std::to_string(layout.limbs) + "/" +
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
                             std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) + "/" +
@@ -208,7 +195,6 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("POSITIONS_AT", layout.positionsAt)
             .define("WEIGHTED_AT", layout.weightedAt)
             .define("MEASURE_INTENSITY_IMAGE", kIntensityImage);
-        if (sliding) builder.define("MEASURE_SLIDING");
         if (layout.momentTerms > 0) builder.define("GATHER_MOMENTS");
         if (q.perimeter) builder.define("GATHER_PERIMETER");
         if (q.crofton) builder.define("GATHER_CROFTON");
