@@ -144,7 +144,7 @@ inline std::int64_t firstEqual(const T* p, std::int64_t n, std::ptrdiff_t step, 
 
 #if defined(__SSE2__)
 // A run of one channel of unsigned integers of at most 16 bits: its sums,
-// smallest and largest samples and their first offsets, 8 samples a step
+// smallest and largest samples and (Positions) their first offsets, 8 samples a step
 // in vectors, the last step's lanes past the run masked off, with no branch
 // on the samples. Noise's runs are a few elements long and end at random,
 // where a loop of one sample a step over each run (four: sums, extrema,
@@ -175,7 +175,7 @@ template <class T>
 }
 // runSamples for a run of at most kRunLanes samples (most of noise's): one
 // step, inlined, its vectors kept for the first positions.
-template <class T>
+template <bool Positions, class T>
 [[gnu::always_inline]] inline RunSamples shortRunSamples(const T* p, std::int64_t n) {
     const __m128i zero = _mm_setzero_si128();
     const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
@@ -199,11 +199,13 @@ template <class T>
     out.highest = std::uint16_t(_mm_cvtsi128_si32(hi) ^ 0x8000);
     // Lanes past the run hold the far end of each order: the first lane
     // equal to an extremum is the run's.
-    out.lowestAt = __builtin_ctz(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi16(forMin, lo)))) / 2;
-    out.highestAt = __builtin_ctz(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi16(forMax, hi)))) / 2;
+    if constexpr (Positions) {
+        out.lowestAt = __builtin_ctz(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi16(forMin, lo)))) / 2;
+        out.highestAt = __builtin_ctz(unsigned(_mm_movemask_epi8(_mm_cmpeq_epi16(forMax, hi)))) / 2;
+    }
     return out;
 }
-template <class T>
+template <bool Positions, class T>
 inline RunSamples runSamples(const T* p, std::int64_t n) {
     const __m128i zero = _mm_setzero_si128();
     const __m128i lane = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
@@ -252,8 +254,10 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
             if (m) return i + __builtin_ctz(m) / 2;
         }
     };
-    out.lowestAt = first(lo);
-    out.highestAt = first(hi);
+    if constexpr (Positions) {
+        out.lowestAt = first(lo);
+        out.highestAt = first(hi);
+    }
     return out;
 }
 #endif
@@ -369,6 +373,7 @@ struct Layout {
     // Terms without a slot where not requested: a slot's fewer arrays grow
     // for each of very many tiny regions.
     bool perimeter = false, crofton = false, euler = false, extrema = false;
+    bool positions = false;  // the extrema's first positions (minAt, maxAt) too
     bool boxes = false;  // counts and boxes too (Pass::onePass)
 };
 
@@ -435,7 +440,7 @@ struct Slots {
                 reserveMapped(maxI, slots * c);
             }
         }
-        if (l.extrema) {
+        if (l.positions) {
             reserveMapped(minAt, slots * c);
             reserveMapped(maxAt, slots * c);
         }
@@ -474,7 +479,7 @@ struct Slots {
                     maxI.resize(maxI.size() + l.channels);
                 }
             }
-            if (l.extrema) {
+            if (l.positions) {
                 minAt.resize(minAt.size() + l.channels);
                 maxAt.resize(maxAt.size() + l.channels);
             }
@@ -516,7 +521,7 @@ struct Slots {
                     copy(maxI, from.maxI, l.channels);
                 }
             }
-            if (l.extrema) {
+            if (l.positions) {
                 copy(minAt, from.minAt, l.channels);
                 copy(maxAt, from.maxAt, l.channels);
             }
@@ -653,6 +658,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const WindowShares& conf = windowShares();
     const std::size_t nm = pass.momentExponents.size(), nw = pass.weightedExponents.size();
     const int channels = In::present ? in.channels : 0;
+    // The extrema's first positions, where asked for (Layout::positions).
+    const bool positions = q.intensityExtrema && q.intensityPositions;
 
     // A 2-D region's Euler number from its runs: the union of its elements'
     // closed squares is that of its runs' closed bars, where two bars meet
@@ -972,22 +979,30 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     if constexpr (In::narrow && std::is_unsigned_v<typename In::Sample>) {
                         if (channels == 1 && nw == 0 && element0 + std::size_t(x1 + kRunLanes) <= in.size) {
                             const auto* p = in.data + element0 + std::size_t(x);
-                            const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples(p, x1 - x) : runSamples(p, x1 - x);
-                            if (q.intensitySums) {
-                                add(S.sum[s], __int128(run.sum));
-                                add(S.squares[s], __int128(run.squares));
-                            }
-                            if (q.intensityExtrema) {
-                                // As below: the slot's extrema replaced only where strictly beyond.
-                                if (fresh || __int128(run.lowest) < S.minI[s]) {
-                                    S.minI[s] = run.lowest;
-                                    S.minAt[s] = element0 + std::size_t(x + run.lowestAt);
+                            // The positions' work in a copy of its own: none
+                            // of it where they are not asked for.
+                            auto samples = [&](auto positions) __attribute__((always_inline)) {
+                                constexpr bool withPositions = decltype(positions)::value;
+                                const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples<withPositions>(p, x1 - x)
+                                                                           : runSamples<withPositions>(p, x1 - x);
+                                if (q.intensitySums) {
+                                    add(S.sum[s], __int128(run.sum));
+                                    add(S.squares[s], __int128(run.squares));
                                 }
-                                if (fresh || S.maxI[s] < __int128(run.highest)) {
-                                    S.maxI[s] = run.highest;
-                                    S.maxAt[s] = element0 + std::size_t(x + run.highestAt);
+                                if (q.intensityExtrema) {
+                                    // As below: the slot's extrema replaced only where strictly beyond.
+                                    if (fresh || __int128(run.lowest) < S.minI[s]) {
+                                        S.minI[s] = run.lowest;
+                                        if constexpr (withPositions) S.minAt[s] = element0 + std::size_t(x + run.lowestAt);
+                                    }
+                                    if (fresh || S.maxI[s] < __int128(run.highest)) {
+                                        S.maxI[s] = run.highest;
+                                        if constexpr (withPositions) S.maxAt[s] = element0 + std::size_t(x + run.highestAt);
+                                    }
                                 }
-                            }
+                            };
+                            if (positions) samples(std::true_type{});
+                            else samples(std::false_type{});
                             vectorDone = true;
                         }
                     }
@@ -1038,11 +1053,11 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 const auto [lowest, highest] = channels == 1 ? sampleRange(p, x1 - x, 1) : sampleRange(p, x1 - x, step);
                                 if (fresh || __int128(lowest) < S.minI[ci]) {
                                     S.minI[ci] = lowest;
-                                    S.minAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, lowest));
+                                    if (positions) S.minAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, lowest));
                                 }
                                 if (fresh || S.maxI[ci] < __int128(highest)) {
                                     S.maxI[ci] = highest;
-                                    S.maxAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, highest));
+                                    if (positions) S.maxAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, highest));
                                 }
                             }
                         } else if (q.intensityExtrema) {
@@ -1057,13 +1072,20 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 if (below(v, lowest)) { lowest = v; minAt = element; }
                                 if (below(highest, v)) { highest = v; maxAt = element; }
                             }
+                            bool lower, higher;
                             if constexpr (In::floating) {
-                                if (fresh || below(lowest, S.minF[ci])) { S.minF[ci] = lowest; S.minAt[ci] = minAt; }
-                                if (fresh || below(S.maxF[ci], highest)) { S.maxF[ci] = highest; S.maxAt[ci] = maxAt; }
+                                lower = fresh || below(lowest, S.minF[ci]);
+                                higher = fresh || below(S.maxF[ci], highest);
+                                if (lower) S.minF[ci] = lowest;
+                                if (higher) S.maxF[ci] = highest;
                             } else {
-                                if (fresh || lowest < S.minI[ci]) { S.minI[ci] = lowest; S.minAt[ci] = minAt; }
-                                if (fresh || S.maxI[ci] < highest) { S.maxI[ci] = highest; S.maxAt[ci] = maxAt; }
+                                lower = fresh || lowest < S.minI[ci];
+                                higher = fresh || S.maxI[ci] < highest;
+                                if (lower) S.minI[ci] = lowest;
+                                if (higher) S.maxI[ci] = highest;
                             }
+                            if (positions && lower) S.minAt[ci] = minAt;
+                            if (positions && higher) S.maxAt[ci] = maxAt;
                         }
                         for (std::int64_t xx = x; nw > 0 && xx < x1; ++xx) {
                             const auto v = in.at(element0 + std::size_t(xx), c);
@@ -1282,6 +1304,7 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     layout.crofton = pass.q.crofton;
     layout.euler = pass.q.euler;
     layout.extrema = In::present && pass.q.intensityExtrema;
+    layout.positions = layout.extrema && pass.q.intensityPositions;
     layout.boxes = pass.onePass;
     std::vector<char> seen;
     if (!pass.onePass) {
