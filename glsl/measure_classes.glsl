@@ -101,23 +101,24 @@ uvec4 windowColumn(PixelCoord corner) {
 #endif
 }
 
+// A column as windowColumn orders it into the window's bits: at 0 the
+// right column (bits 1, 2, 16, 32), at 2 the left one (4, 8, 64, 128).
+void putColumn(inout uint v[WINDOW], uvec4 column, int at) {
+    v[at] = column.x;
+    v[at + 1] = column.y;
+#if DIMENSIONS == 3
+    v[at + 4] = column.z;
+    v[at + 5] = column.w;
+#endif
+}
+
 // windowLabels for the window at `corner` from the window one column left
 // of it, whose right column `right` holds (windowColumn): its left column
 // taken from there, its right one loaded and left in `right`.
 void slideWindowLabels(PixelCoord corner, inout uvec4 right, out uint v[WINDOW]) {
-    v[2] = right.x;
-    v[3] = right.y;
-#if DIMENSIONS == 3
-    v[6] = right.z;
-    v[7] = right.w;
-#endif
+    putColumn(v, right, 2);
     right = windowColumn(corner);
-    v[0] = right.x;
-    v[1] = right.y;
-#if DIMENSIONS == 3
-    v[4] = right.z;
-    v[5] = right.w;
-#endif
+    putColumn(v, right, 0);
 }
 
 #ifdef GATHER_CROFTON

@@ -71,6 +71,44 @@ void requireSameTotals(const RegionTotals& expected, const RegionTotals& actual)
 }
 
 
+// `image` (2-D or a volume) labeled by the compute engine in the shared
+// Labeler, whose label texture then holds its labels.
+Labeling computeLabeling(Labeler& labeler, const Image& image, Connectivity connectivity,
+                         const Criterion& criterion = Criterion::binary()) {
+    ImageTexture texture = image.dimensions == 3 ? ImageTexture::volume(image) : ImageTexture(image);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    labeler.label(texture.id(), options);
+    REQUIRE(labeler.backend() == Backend::Compute);
+    return labeler.result();
+}
+
+// Host views of a labeling's labels and of an intensity image, for the cpu
+// accumulator (valid while they live).
+LabelSamples labelSamples(const Labeling& labeling) {
+    LabelSamples labels;
+    labels.shape = labeling.shape();
+    labels.data = labeling.labels.data();
+    return labels;
+}
+
+IntensitySamples intensitySamples(const Image& intensity) {
+    IntensitySamples samples;
+    samples.shape = intensity.shape();
+    samples.data = intensity.pixels.data();
+    samples.bytes = intensity.sampleBits / 8;
+    return samples;
+}
+
+// The Labeler's label texture at `image`'s size, for a TermGatherer.
+gl::Texture borrowedLabels(Labeler& labeler, const Image& image) {
+    return image.dimensions == 3
+               ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
+               : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+}
+
 // Labels `image` (2-D or a volume) with the compute engine, then requires
 // the GPU's totals of `properties`' terms (and of `request` where given)
 // to be the cpu accumulator's on the downloaded labels, twice, and the
@@ -82,18 +120,8 @@ void requireGpuTermsMatchCpu(const Image& image, Connectivity connectivity, cons
               << " connectivity " << int(connectivity) << " " << criterion.toString());
     offscreen().makeCurrent();
     Labeler& labeler = offscreen().labeler();
-    ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
-    LabelOptions options;
-    options.backend = Backend::Compute;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
-    labeler.label(texture.id(), options);
-    REQUIRE(labeler.backend() == Backend::Compute);
-    const Labeling labeling = labeler.result();
-
-    LabelSamples samples;
-    samples.shape = labeling.shape();
-    samples.data = labeling.labels.data();
+    const Labeling labeling = computeLabeling(labeler, image, connectivity, criterion);
+    const LabelSamples samples = labelSamples(labeling);
     std::vector<TermRequest> requests;
     requests.push_back(termsFor(properties, image.dimensions, 0));
     for (int level = 1; level <= 4; ++level) {
@@ -122,16 +150,22 @@ void requireGpuTermsMatchCpu(const Image& image, Connectivity connectivity, cons
                      finalizeProperties(gpu, measure.properties));
 }
 
-// Random unsigned samples of `bits`, the format's largest value among them.
-Image randomIntensity(const Shape& shape, int bits, std::uint64_t seed) {
+// Unsigned samples of `bits`, each pick(a random 64-bit draw, the largest
+// sample of `bits`).
+template <class Pick>
+Image drawnIntensity(const Shape& shape, int bits, std::uint64_t seed, Pick pick) {
     Image image(shape, 1, bits);
     std::mt19937_64 random(seed);
     const std::uint64_t largest = bits == 32 ? 0xffffffffu : (std::uint64_t(1) << bits) - 1;
-    for (std::size_t i = 0; i < shape.count(); ++i) {
-        const std::uint64_t r = random();
-        image.setSample(i, 0, std::uint32_t(r % 5 == 0 ? largest : r % 7 == 0 ? 0 : (r >> 8) & largest));
-    }
+    for (std::size_t i = 0; i < shape.count(); ++i) image.setSample(i, 0, std::uint32_t(pick(random(), largest)));
     return image;
+}
+
+// Random unsigned samples of `bits`, the format's largest value among them.
+Image randomIntensity(const Shape& shape, int bits, std::uint64_t seed) {
+    return drawnIntensity(shape, bits, seed, [](std::uint64_t r, std::uint64_t largest) {
+        return r % 5 == 0 ? largest : r % 7 == 0 ? 0 : (r >> 8) & largest;
+    });
 }
 
 // The intensity as a texture of `format`, 2-D or 3-D as the image.
@@ -155,20 +189,10 @@ void requireGpuIntensityTermsMatchCpu(const Image& labelImage, Connectivity conn
               << textureFormatName(format));
     offscreen().makeCurrent();
     Labeler& labeler = offscreen().labeler();
-    ImageTexture texture = volume ? ImageTexture::volume(labelImage) : ImageTexture(labelImage);
     const gl::Texture samples = intensityTexture(intensity, format);
-    LabelOptions options;
-    options.backend = Backend::Compute;
-    options.connectivity = connectivity;
-    labeler.label(texture.id(), options);
-    const Labeling labeling = labeler.result();
-    LabelSamples labels;
-    labels.shape = labeling.shape();
-    labels.data = labeling.labels.data();
-    IntensitySamples host;
-    host.shape = intensity.shape();
-    host.data = intensity.pixels.data();
-    host.bytes = intensity.sampleBits / 8;
+    const Labeling labeling = computeLabeling(labeler, labelImage, connectivity);
+    const LabelSamples labels = labelSamples(labeling);
+    const IntensitySamples host = intensitySamples(intensity);
     std::vector<std::string> properties = {"intensity_mean", "intensity_std", "intensity_min", "intensity_max",
                                            "intensity_min_position", "intensity_max_position", "moments_weighted",
                                            "moments_weighted_central", "moments", "euler_number"};
@@ -336,9 +360,7 @@ TEST_CASE("measure: a request for no terms, and the requests refused", "[gl][com
     options.backend = Backend::Compute;
     labeler.label(texture.id(), options);
     const Labeling labeling = labeler.result();
-    LabelSamples samples;
-    samples.shape = labeling.shape();
-    samples.data = labeling.labels.data();
+    const LabelSamples samples = labelSamples(labeling);
     // Counts and boxes alone, from the table.
     const TermRequest none = termsFor({"label", "bbox", "area", "num_pixels"}, 2, 0);
     REQUIRE_FALSE(none.any());
@@ -534,29 +556,17 @@ TEST_CASE("measure: regions gathered in batches give the same totals", "[gl][com
         const Image image = volume ? glccl::test::randomTestVolume(21, 17, 9, 0.3, seeds())
                                    : randomImage(67, 45, 0.35, 2, 1, seeds());
         const Image intensity = randomIntensity(image.shape(), 16, seeds());
-        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
         const gl::Texture samples = intensityTexture(intensity, GL_R16UI);
-        LabelOptions options;
-        options.backend = Backend::Compute;
-        options.connectivity = volume ? Connectivity::Six : Connectivity::Four;
-        labeler.label(texture.id(), options);
-        const Labeling labeling = labeler.result();
+        const Labeling labeling = computeLabeling(labeler, image, volume ? Connectivity::Six : Connectivity::Four);
         REQUIRE(labeling.components.size() > 50);
-        LabelSamples labels;
-        labels.shape = labeling.shape();
-        labels.data = labeling.labels.data();
-        IntensitySamples host;
-        host.shape = intensity.shape();
-        host.data = intensity.pixels.data();
-        host.bytes = 2;
+        const LabelSamples labels = labelSamples(labeling);
+        const IntensitySamples host = intensitySamples(intensity);
         std::vector<std::string> properties = {"moments", "euler_number", "intensity_mean", "intensity_min",
                                                "intensity_max_position", "moments_weighted"};
         if (!volume) properties.insert(properties.end(), {"perimeter", "perimeter_crofton"});
         const TermRequest q = termsFor(properties, image.dimensions, 1, SampleKind::Unsigned, 16);
         const RegionTotals expected = measureTerms(labels, &host, q, 1);
-        const gl::Texture borrowed =
-            volume ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
-                   : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+        const gl::Texture borrowed = borrowedLabels(labeler, image);
         measure::TermGatherer gatherer;
         for (std::size_t bytes : {std::size_t(3000), std::size_t(20000), std::size_t(0)}) {
             INFO((volume ? "volume" : "image") << ", batches of at most " << bytes << " bytes");
@@ -596,12 +606,7 @@ TEST_CASE("measure: regions measured alone beside larger ones, in batches, with 
     std::mt19937_64 seeds(65);
     for (bool volume : {false, true}) {
         const Image image = smallAndLarge(volume, seeds());
-        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
-        LabelOptions options;
-        options.backend = Backend::Compute;
-        options.connectivity = volume ? Connectivity::Six : Connectivity::Four;
-        labeler.label(texture.id(), options);
-        const Labeling labeling = labeler.result();
+        const Labeling labeling = computeLabeling(labeler, image, volume ? Connectivity::Six : Connectivity::Four);
         // What the image is for: both kinds of region, and among those
         // measured alone one-pixel ones, ones on each side, and a box of
         // kSmallBox elements exactly.
@@ -628,12 +633,8 @@ TEST_CASE("measure: regions measured alone beside larger ones, in batches, with 
         REQUIRE(fullBox > 0);
         REQUIRE((left && right && top && bottom));
 
-        LabelSamples labels;
-        labels.shape = labeling.shape();
-        labels.data = labeling.labels.data();
-        const gl::Texture borrowed =
-            volume ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
-                   : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+        const LabelSamples labels = labelSamples(labeling);
+        const gl::Texture borrowed = borrowedLabels(labeler, image);
         std::vector<std::string> spatial = {"moments", "euler_number"};
         if (!volume) spatial.insert(spatial.end(), {"perimeter", "perimeter_crofton"});
         const std::vector<std::string> intensityProperties = {"intensity_mean", "intensity_std", "intensity_min",
@@ -659,10 +660,7 @@ TEST_CASE("measure: regions measured alone beside larger ones, in batches, with 
                                     std::pair{GLenum(GL_R32UI), 32}}) {
             const Image intensity = randomIntensity(image.shape(), bits, seeds());
             const gl::Texture samples = intensityTexture(intensity, format);
-            IntensitySamples host;
-            host.shape = intensity.shape();
-            host.data = intensity.pixels.data();
-            host.bytes = bits / 8;
+            const IntensitySamples host = intensitySamples(intensity);
             std::vector<std::string> all = spatial;
             all.insert(all.end(), intensityProperties.begin(), intensityProperties.end());
             // Every term; the extrema and their positions alone.
@@ -702,15 +700,9 @@ namespace {
 // first positions lie far from where it starts, past a segment of the
 // passes over the labels.
 Image rareExtremaIntensity(const Shape& shape, int bits, std::uint64_t seed) {
-    Image image(shape, 1, bits);
-    std::mt19937_64 random(seed);
-    const std::uint64_t largest = bits == 32 ? 0xffffffffu : (std::uint64_t(1) << bits) - 1;
-    for (std::size_t i = 0; i < shape.count(); ++i) {
-        const std::uint64_t r = random();
-        const std::uint64_t middle = largest / 4 + (r >> 16) % (largest / 2);
-        image.setSample(i, 0, std::uint32_t(r % 97 == 0 ? largest : r % 89 == 0 ? 0 : middle));
-    }
-    return image;
+    return drawnIntensity(shape, bits, seed, [](std::uint64_t r, std::uint64_t largest) {
+        return r % 97 == 0 ? largest : r % 89 == 0 ? 0 : largest / 4 + (r >> 16) % (largest / 2);
+    });
 }
 
 // Bands (x + 2y) % 23 < 15 with holes: regions that cross every column and
@@ -818,13 +810,9 @@ TEST_CASE("measure: hot regions' runs spread over replicas and folded, more of t
         // across every slice (replicas chosen by z too).
         const Image image = volume ? glccl::test::randomTestVolume(64, 48, 32, 0.2, 66) : hotStripes(67);
         const Image intensity = randomIntensity(image.shape(), 16, 68);
-        ImageTexture texture = volume ? ImageTexture::volume(image) : ImageTexture(image);
         const gl::Texture samples = intensityTexture(intensity, GL_R16UI);
-        LabelOptions options;
-        options.backend = Backend::Compute;
-        options.connectivity = volume ? Connectivity::TwentySix : Connectivity::Eight;
-        labeler.label(texture.id(), options);
-        const Labeling labeling = labeler.result();
+        const Labeling labeling =
+            computeLabeling(labeler, image, volume ? Connectivity::TwentySix : Connectivity::Eight);
         std::size_t hot = 0, other = 0;
         for (const Component& c : labeling.components) (c.area >= measure::kHotArea ? hot : other) += 1;
         INFO((volume ? "volume" : "image") << ": " << hot << " regions of at least kHotArea elements, " << other
@@ -832,16 +820,9 @@ TEST_CASE("measure: hot regions' runs spread over replicas and folded, more of t
         REQUIRE(hot >= (volume ? std::size_t(1) : std::size_t(measure::kMaxHot + 1)));
         REQUIRE(other > 10);
 
-        LabelSamples labels;
-        labels.shape = labeling.shape();
-        labels.data = labeling.labels.data();
-        IntensitySamples host;
-        host.shape = intensity.shape();
-        host.data = intensity.pixels.data();
-        host.bytes = 2;
-        const gl::Texture borrowed =
-            volume ? gl::Texture::borrowVolume(labeler.labelTexture(), GL_R32UI, image.width, image.height, image.depth)
-                   : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
+        const LabelSamples labels = labelSamples(labeling);
+        const IntensitySamples host = intensitySamples(intensity);
+        const gl::Texture borrowed = borrowedLabels(labeler, image);
         std::vector<std::string> spatial = {"moments"};
         if (!volume) spatial.insert(spatial.end(), {"perimeter", "euler_number"});
         std::vector<std::string> all = spatial;
