@@ -316,6 +316,14 @@ public:
         const auto& req = totals.request;
         momentExponents_ = TermRequest::exponents(req.momentLevel, dims_);
         weightedExponents_ = TermRequest::exponents(req.weightedMomentLevel, dims_);
+        unitSpacing_ = std::all_of(spacing_.begin(), spacing_.end(), [](double s) { return s == 1.0; });
+        momentPlaces_ = placesOf(momentExponents_);
+        weightedPlaces_ = placesOf(weightedExponents_);
+        for (int idx = 0; idx < cubeSize(); ++idx) {
+            int order = 0;
+            for (int a = 0, rest = idx; a < dims_; ++a, rest /= 4) order += rest % 4;
+            order_[std::size_t(idx)] = order;
+        }
         const std::size_t channels = std::size_t(std::max(req.channels, 1));
         weighted_.resize(channels);
         weightedCentral_.resize(channels);
@@ -358,12 +366,7 @@ public:
     }
     int cubeSize() const { return dims_ == 3 ? 64 : 16; }
     // Whether cube entry idx (or exponent tuple p) is of an order `level` holds.
-    bool inLevel(int idx, int level) const {
-        if (level >= 4) return true;
-        int order = 0;
-        for (int a = 0; a < dims_; ++a, idx /= 4) order += idx % 4;
-        return order <= level;
-    }
+    bool inLevel(int idx, int level) const { return level >= 4 || order_[std::size_t(idx)] <= level; }
 
     // Raw moments in numpy order, scaled by the spacing (scikit-image's
     // `moments`): entry cubeIndex(p) = sum of prod_a (coordinate_a s_a)^p_a,
@@ -374,7 +377,7 @@ public:
         if (momentsLevel_ < level) {
             momentsLevel_ = needed_.raw;
             const std::size_t n = momentExponents_.size();
-            scaledRaw(momentExponents_, momentsLevel_, [&](std::size_t e) {
+            scaledRaw(momentExponents_, momentPlaces_, momentsLevel_, [&](std::size_t e) {
                 double hi, lo;
                 t_.moments[row_ * n + e].toDoubleDouble(hi, lo);
                 return DoubleDouble(hi, lo);
@@ -400,7 +403,7 @@ public:
             have = needed_.weightedRaw;
             const std::size_t n = weightedExponents_.size();
             const std::size_t base = (row_ * std::size_t(channels()) + std::size_t(channel)) * n;
-            scaledRaw(weightedExponents_, have, [&](std::size_t e) {
+            scaledRaw(weightedExponents_, weightedPlaces_, have, [&](std::size_t e) {
                 if (t_.request.intensityKind == SampleKind::Float) return t_.weightedMomentsFloat[base + e];
                 double hi, lo;
                 t_.weightedMoments[base + e].toDoubleDouble(hi, lo);
@@ -456,22 +459,34 @@ public:
     }
 
 private:
+    // Where each exponent tuple of exps lies in the cube (cubeIndex of its
+    // numpy powers).
+    std::vector<int> placesOf(const std::vector<std::array<int, 3>>& exps) const {
+        std::vector<int> places;
+        for (const auto& ex : exps) {
+            int p[3] = {0, 0, 0};
+            for (int a = 0; a < dims_; ++a) p[a] = ex[std::size_t(axisOf(a))];
+            places.push_back(cubeIndex(p, dims_));
+        }
+        return places;
+    }
     // The cube in numpy order (NaN where a tuple was not gathered or is of
-    // an order past `level`), scaled by spacing^power along each axis.
+    // an order past `level`), scaled by spacing^power along each axis;
+    // places: placesOf(exps).
     template <class TotalAt>
-    void scaledRaw(const std::vector<std::array<int, 3>>& exps, int level, const TotalAt& at,
+    void scaledRaw(const std::vector<std::array<int, 3>>& exps, const std::vector<int>& places, int level, const TotalAt& at,
                    std::vector<DoubleDouble>& cube) const {
         cube.assign(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
         for (std::size_t e = 0; e < exps.size(); ++e) {
             if (level < 4 && exps[e][0] + exps[e][1] + exps[e][2] > level) continue;
-            int p[3] = {0, 0, 0};
             DoubleDouble v = at(e);
-            for (int a = 0; a < dims_; ++a) {
-                p[a] = exps[e][std::size_t(axisOf(a))];
-                if (spacing(a) != 1.0)
-                    for (int k = 0; k < p[a]; ++k) v = v * DoubleDouble(spacing(a));
-            }
-            cube[std::size_t(cubeIndex(p, dims_))] = v;
+            if (!unitSpacing_)
+                for (int a = 0; a < dims_; ++a) {
+                    const int power = exps[e][std::size_t(axisOf(a))];
+                    if (spacing(a) != 1.0)
+                        for (int k = 0; k < power; ++k) v = v * DoubleDouble(spacing(a));
+                }
+            cube[std::size_t(places[e])] = v;
         }
     }
 
@@ -504,7 +519,8 @@ private:
         for (int a = 0; a < dims_; ++a) {
             DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre[a], minusCentre[a] * minusCentre[a], DoubleDouble()};
             power[3] = power[2] * minusCentre[a];
-            const int stride = dims_ == 3 ? (a == 0 ? 16 : a == 1 ? 4 : 1) : (a == 0 ? 4 : 1);
+            const int shift = 2 * (dims_ - 1 - a);  // entries of axis a 4^(dims - 1 - a) apart
+            const int stride = 1 << shift;
             for (int i = 0; i < count; ++i) {
                 const int idx = entries[i];
                 DoubleDouble& out = to[idx];
@@ -512,7 +528,7 @@ private:
                     out = DoubleDouble(std::nan(""));
                     continue;
                 }
-                const int pa = (idx / stride) % 4;
+                const int pa = (idx >> shift) & 3;
                 const int base = idx - pa * stride;
                 DoubleDouble sum;
                 bool known = true;
@@ -588,6 +604,9 @@ private:
     std::array<std::array<DoubleDouble, 64>, 2> shiftBuffers_;
     std::size_t row_ = 0;
     std::vector<std::array<int, 3>> momentExponents_, weightedExponents_;
+    std::vector<int> momentPlaces_, weightedPlaces_;  // placesOf each
+    bool unitSpacing_ = true;
+    std::array<int, 64> order_{};  // the order of each cube entry (its powers' sum)
     // What finalizers share, computed on first use for the selected region
     // (the orders held, 0 for none yet).
     std::vector<DoubleDouble> moments_, central_;
