@@ -643,7 +643,9 @@ inline std::pair<std::int64_t, std::int64_t> span(const Grid& g, const Boxes& b,
     return {first, std::max(first, z * g.h + y)};
 }
 
-template <class Acc, class In, class Id>
+// Positions: the extrema's first positions too (Layout::positions), a
+// copy of its own so that the runs' loop has none of their work otherwise.
+template <class Acc, class In, class Id, bool Positions>
 void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<Acc>& table) {
     const Grid& g = pass.grid;
     const TermRequest& q = pass.q;
@@ -658,8 +660,6 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const WindowShares& conf = windowShares();
     const std::size_t nm = pass.momentExponents.size(), nw = pass.weightedExponents.size();
     const int channels = In::present ? in.channels : 0;
-    // The extrema's first positions, where asked for (Layout::positions).
-    const bool positions = q.intensityExtrema && q.intensityPositions;
 
     // A 2-D region's Euler number from its runs: the union of its elements'
     // closed squares is that of its runs' closed bars, where two bars meet
@@ -979,30 +979,23 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     if constexpr (In::narrow && std::is_unsigned_v<typename In::Sample>) {
                         if (channels == 1 && nw == 0 && element0 + std::size_t(x1 + kRunLanes) <= in.size) {
                             const auto* p = in.data + element0 + std::size_t(x);
-                            // The positions' work in a copy of its own: none
-                            // of it where they are not asked for.
-                            auto samples = [&](auto positions) __attribute__((always_inline)) {
-                                constexpr bool withPositions = decltype(positions)::value;
-                                const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples<withPositions>(p, x1 - x)
-                                                                           : runSamples<withPositions>(p, x1 - x);
-                                if (q.intensitySums) {
-                                    add(S.sum[s], __int128(run.sum));
-                                    add(S.squares[s], __int128(run.squares));
+                            const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples<Positions>(p, x1 - x)
+                                                                       : runSamples<Positions>(p, x1 - x);
+                            if (q.intensitySums) {
+                                add(S.sum[s], __int128(run.sum));
+                                add(S.squares[s], __int128(run.squares));
+                            }
+                            if (q.intensityExtrema) {
+                                // As below: the slot's extrema replaced only where strictly beyond.
+                                if (fresh || __int128(run.lowest) < S.minI[s]) {
+                                    S.minI[s] = run.lowest;
+                                    if constexpr (Positions) S.minAt[s] = element0 + std::size_t(x + run.lowestAt);
                                 }
-                                if (q.intensityExtrema) {
-                                    // As below: the slot's extrema replaced only where strictly beyond.
-                                    if (fresh || __int128(run.lowest) < S.minI[s]) {
-                                        S.minI[s] = run.lowest;
-                                        if constexpr (withPositions) S.minAt[s] = element0 + std::size_t(x + run.lowestAt);
-                                    }
-                                    if (fresh || S.maxI[s] < __int128(run.highest)) {
-                                        S.maxI[s] = run.highest;
-                                        if constexpr (withPositions) S.maxAt[s] = element0 + std::size_t(x + run.highestAt);
-                                    }
+                                if (fresh || S.maxI[s] < __int128(run.highest)) {
+                                    S.maxI[s] = run.highest;
+                                    if constexpr (Positions) S.maxAt[s] = element0 + std::size_t(x + run.highestAt);
                                 }
-                            };
-                            if (positions) samples(std::true_type{});
-                            else samples(std::false_type{});
+                            }
                             vectorDone = true;
                         }
                     }
@@ -1053,11 +1046,11 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 const auto [lowest, highest] = channels == 1 ? sampleRange(p, x1 - x, 1) : sampleRange(p, x1 - x, step);
                                 if (fresh || __int128(lowest) < S.minI[ci]) {
                                     S.minI[ci] = lowest;
-                                    if (positions) S.minAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, lowest));
+                                    if constexpr (Positions) S.minAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, lowest));
                                 }
                                 if (fresh || S.maxI[ci] < __int128(highest)) {
                                     S.maxI[ci] = highest;
-                                    if (positions) S.maxAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, highest));
+                                    if constexpr (Positions) S.maxAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, highest));
                                 }
                             }
                         } else if (q.intensityExtrema) {
@@ -1084,8 +1077,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 if (lower) S.minI[ci] = lowest;
                                 if (higher) S.maxI[ci] = highest;
                             }
-                            if (positions && lower) S.minAt[ci] = minAt;
-                            if (positions && higher) S.maxAt[ci] = maxAt;
+                            if (Positions && lower) S.minAt[ci] = minAt;
+                            if (Positions && higher) S.maxAt[ci] = maxAt;
                         }
                         for (std::int64_t xx = x; nw > 0 && xx < x1; ++xx) {
                             const auto v = in.at(element0 + std::size_t(xx), c);
@@ -1326,11 +1319,21 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         // 32-bit ids where given; with the wide accumulator (rare: very
         // large images or wide intensities) 64-bit ones only, which spares
         // compiling that accumulator for both.
-        if constexpr (std::is_same_v<Acc, __int128>) {
-            if (pass.fill32) gatherChunk<Acc, In, std::int32_t>(pass, in, chunk, table);
-            else gatherChunk<Acc, In, std::int64_t>(pass, in, chunk, table);
+        auto gather = [&](auto positions) {
+            constexpr bool P = decltype(positions)::value;
+            if constexpr (std::is_same_v<Acc, __int128>) {
+                if (pass.fill32) gatherChunk<Acc, In, std::int32_t, P>(pass, in, chunk, table);
+                else gatherChunk<Acc, In, std::int64_t, P>(pass, in, chunk, table);
+            } else {
+                gatherChunk<Acc, In, std::int64_t, P>(pass, in, chunk, table);
+            }
+        };
+        // The positions' copy is made only where an intensity is read.
+        if constexpr (In::present) {
+            if (layout.positions) gather(std::true_type{});
+            else gather(std::false_type{});
         } else {
-            gatherChunk<Acc, In, std::int64_t>(pass, in, chunk, table);
+            gather(std::false_type{});
         }
         const std::int64_t begin = g.chunkBegin(chunk), end = g.chunkEnd(chunk);
         Slots<Acc>& keep = spanning[chunk];
