@@ -1034,6 +1034,13 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
         }
     // Rows first..last: each region's values depend on its own totals only,
     // so rows split among threads give the same table at every thread count.
+    // Each column's values, found once (the columns keep their buffers from here on).
+    std::vector<double*> realsOf(table.columns.size(), nullptr);
+    std::vector<std::int64_t*> intsOf(table.columns.size(), nullptr);
+    for (std::size_t k = 0; k < table.columns.size(); ++k) {
+        realsOf[k] = table.columns[k].reals.data();
+        intsOf[k] = table.columns[k].ints.data();
+    }
     auto finalizeRows = [&](std::size_t first, std::size_t last) {
         RegionMeasure region(totals, spacing);
         std::vector<double> reals;
@@ -1046,11 +1053,10 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
                 ints.clear();
                 if (p.position) extremumPosition(region, ints, p.maximum, totals.imageExtents);
                 else p.declaration->finalize(region, reals, ints);
-                for (std::size_t k = 0; k < p.width; ++k) {
-                    auto& c = table.columns[p.first + k];
-                    if (p.declaration->integer) c.ints[row] = ints[k];
-                    else c.reals[row] = reals[k];
-                }
+                if (p.declaration->integer)
+                    for (std::size_t k = 0; k < p.width; ++k) intsOf[p.first + k][row] = ints[k];
+                else
+                    for (std::size_t k = 0; k < p.width; ++k) realsOf[p.first + k][row] = reals[k];
             }
         }
     };
