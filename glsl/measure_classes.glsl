@@ -67,26 +67,6 @@ int windowPerimeterClass(uint inside) {
 #define FULL_WINDOW 15u
 #endif
 
-// The labels of the window whose far corner is `corner`, in the order of
-// the configuration's bits.
-void windowLabels(PixelCoord corner, out uint v[WINDOW]) {
-    PixelCoord up = corner, left = corner, upLeft = corner;
-    up.y -= 1;
-    left.x -= 1;
-    upLeft.xy -= ivec2(1);
-    v[0] = labelAt(corner);
-    v[1] = labelAt(up);
-    v[2] = labelAt(left);
-    v[3] = labelAt(upLeft);
-#if DIMENSIONS == 3
-    const ivec3 back = ivec3(0, 0, 1);
-    v[4] = labelAt(corner - back);
-    v[5] = labelAt(up - back);
-    v[6] = labelAt(left - back);
-    v[7] = labelAt(upLeft - back);
-#endif
-}
-
 // The labels of the right column of the window whose far corner is
 // `corner`: corner, up, and in 3-D corner and up of slice z - 1 (bits 1, 2,
 // 16, 32 of the configuration).
@@ -110,6 +90,15 @@ void putColumn(inout uint v[WINDOW], uvec4 column, int at) {
     v[at + 4] = column.z;
     v[at + 5] = column.w;
 #endif
+}
+
+// The labels of the window whose far corner is `corner`, in the order of
+// the configuration's bits.
+void windowLabels(PixelCoord corner, out uint v[WINDOW]) {
+    PixelCoord left = corner;
+    left.x -= 1;
+    putColumn(v, windowColumn(left), 2);
+    putColumn(v, windowColumn(corner), 0);
 }
 
 // windowLabels for the window at `corner` from the window one column left
