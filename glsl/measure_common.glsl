@@ -66,6 +66,31 @@ uint labelAt(PixelCoord p) {
     return imageLoad(labelImage, p).r;
 }
 
+// The passes over the labels (measure_terms, measure_extrema,
+// measure_windows): an invocation a segment of MEASURE_SEGMENT elements
+// (windows) of one row, the segments numbered along each row, the rows
+// slice after slice, so that the invocations of a work group fill it
+// whatever the rows' width (a volume's rows hold a few segments each);
+// the work groups numbered over x, then y.
+uniform uint segmentsPerRow;  // of each row
+uniform uint rowsPerSlice;    // rows of a slice: the image's height (+ 1 for windows)
+uniform uint segments;        // in all
+
+// This invocation's segment: its first element's x and its row, y and z
+// (false: past the last segment).
+bool thisSegment(out PixelCoord first, out uint index) {
+    index = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) + gl_LocalInvocationID.x;
+    if (index >= segments) return false;
+    const uint row = index / segmentsPerRow;
+    first = PixelCoord(0);
+    first.x = int((index - row * segmentsPerRow) * uint(MEASURE_SEGMENT));
+    first.y = int(row % rowsPerSlice);
+#if DIMENSIONS == 3
+    first.z = int(row / rowsPerSlice);
+#endif
+    return true;
+}
+
 // The regions of this dispatch: labels firstLabel .. firstLabel + batchLabels - 1
 // (all of them but where their records pass one storage block).
 uniform uint firstLabel;

@@ -8,14 +8,15 @@
 layout(local_size_x = MEASURE_GROUP) in;
 
 void main() {
-    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
-    if (x0 >= imageSize.x) return;
+    PixelCoord row;
+    uint index;
+    if (!thisSegment(row, index)) return;
+    const int x0 = row.x;
+    row.x = 0;
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
 #if DIMENSIONS == 3
-    const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
     const uint rowStart = (uint(row.z) * uint(imageSize.y) + uint(row.y)) * uint(imageSize.x);
 #else
-    const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
     const uint rowStart = uint(row.y) * uint(imageSize.x);
 #endif
     uint label = 0u, least = 0u, most = 0u, record = 0u;

@@ -152,19 +152,12 @@ void flush(Run run, PixelCoord row) {
 }
 
 void main() {
-    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
-    if (x0 >= imageSize.x) return;
+    PixelCoord row;
+    uint slot;  // neighbouring segments, in a row and across rows, take different replicas
+    if (!thisSegment(row, slot)) return;
+    const int x0 = row.x;
+    row.x = 0;
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
-#if DIMENSIONS == 3
-    const ivec3 row = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
-#else
-    const ivec2 row = ivec2(0, gl_GlobalInvocationID.y);
-#endif
-#if DIMENSIONS == 3
-    const uint slot = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y + gl_GlobalInvocationID.z;
-#else
-    const uint slot = gl_GlobalInvocationID.x + gl_GlobalInvocationID.y;
-#endif
     Run run = startRun(0u, ivec4(0), slot);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
 #ifdef GATHER_PERIMETER

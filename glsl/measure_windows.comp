@@ -63,14 +63,12 @@ void takeSlot(uint label) {
 }
 
 void main() {
-    const int x0 = int(gl_GlobalInvocationID.x) * MEASURE_SEGMENT;
-    if (x0 > imageSize.x) return;
+    PixelCoord corner;
+    uint index;
+    if (!thisSegment(corner, index)) return;
+    const int x0 = corner.x;
+    corner.x = 0;
     const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x + 1);
-#if DIMENSIONS == 3
-    const ivec3 corner = ivec3(0, gl_GlobalInvocationID.y, gl_GlobalInvocationID.z);
-#else
-    const ivec2 corner = ivec2(0, gl_GlobalInvocationID.y);
-#endif
     clearSlot(0);
     clearSlot(1);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again

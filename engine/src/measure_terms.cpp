@@ -308,12 +308,21 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         return;
     }
 
-    // A stage over the labels: an invocation per segment of a row (y, z).
+    // A stage over the labels: an invocation a segment of a row (y, z),
+    // numbered along the rows and the rows slice after slice
+    // (measure_common.glsl's thisSegment), the work groups over x, then y.
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         auto scope = timer.scope(stage.c_str());
-        start(stage);
-        glDispatchCompute(GLuint(ceilDiv(ceilDiv(width, segmentOf(stage)), kGroupThreads)), GLuint(height),
-                          GLuint(depth));
+        gl::Program& p = start(stage);
+        const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage)));
+        const std::uint64_t all = perRow * std::uint64_t(height) * std::uint64_t(depth);
+        if (all > 0xffffffffu) throw Error("glccl: " + std::to_string(all) + " row segments to measure pass 2^32");
+        p.set("segmentsPerRow", unsigned(perRow));
+        p.set("rowsPerSlice", unsigned(height));
+        p.set("segments", unsigned(all));
+        const std::uint64_t groups = ceilDiv(all, std::uint64_t(kGroupThreads));
+        const std::uint64_t across = std::min<std::uint64_t>(groups, 65535);
+        glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage " + stage);
     };
     // Elements: one row (y, z) per invocation row; windows: one more row,
