@@ -110,6 +110,38 @@ void slideWindowLabels(PixelCoord corner, inout uvec4 right, out uint v[WINDOW])
     putColumn(v, right, 0);
 }
 
+#ifdef WALK_ALONG_LAST
+// The labels of the window's half at the last coordinate of `corner` (row y
+// of an image, slice z of a volume), in its bits' order: (x, y), (x - 1, y)
+// (bits 1, 4); in 3-D (x, y), (x, y - 1), (x - 1, y), (x - 1, y - 1) of
+// slice z (bits 1, 2, 4, 8).
+uvec4 windowFront(PixelCoord corner) {
+#if DIMENSIONS == 3
+    return uvec4(labelAt(corner), labelAt(corner - ivec3(0, 1, 0)), labelAt(corner - ivec3(1, 0, 0)),
+                 labelAt(corner - ivec3(1, 1, 0)));
+#else
+    return uvec4(labelAt(corner), labelAt(corner - ivec2(1, 0)), 0u, 0u);
+#endif
+}
+
+// A half as windowFront orders it into the window's bits, the front half's
+// or (`back`) the half one step back along the last axis, whose bits are
+// the front's times 2 (an image's row y - 1) or 16 (a volume's slice z - 1).
+void putFront(inout uint v[WINDOW], uvec4 labels, bool back) {
+#if DIMENSIONS == 3
+    const int at = back ? 4 : 0;
+    v[at] = labels.x;
+    v[at + 1] = labels.y;
+    v[at + 2] = labels.z;
+    v[at + 3] = labels.w;
+#else
+    const int at = back ? 1 : 0;
+    v[at] = labels.x;
+    v[at + 2] = labels.y;
+#endif
+}
+#endif
+
 #ifdef GATHER_CROFTON
 // Crofton class 0..4 of a 2x2 configuration, -1 for coefficient 0.
 const int kCroftonClass[16] = int[16](-1, 0, 1, 2, -1, 0, -1, 1, 3, 4, 1, 1, 3, 4, -1, -1);

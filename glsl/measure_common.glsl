@@ -91,6 +91,32 @@ bool thisSegment(out PixelCoord first, out uint index) {
     return true;
 }
 
+#ifdef WALK_ALONG_LAST
+// measure_windows: an invocation a segment of MEASURE_SEGMENT windows along
+// the last axis (y of an image, z of a volume), the invocations numbered
+// along x, then y (a volume), then the segments: a warp's invocations at
+// consecutive x, so each step's loads are consecutive elements.
+uniform uint walkColumns;  // windows along x
+uniform uint walkRows;     // windows along y (a volume)
+
+// This invocation's segment: its first window's far corner (false: past the
+// last segment).
+bool thisPillar(out PixelCoord first, out uint index) {
+    index = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) + gl_LocalInvocationID.x;
+    if (index >= segments) return false;
+    const uint rest = index / walkColumns;
+    first = PixelCoord(0);
+    first.x = int(index - rest * walkColumns);
+#if DIMENSIONS == 3
+    first.y = int(rest % walkRows);
+    first.z = int(rest / walkRows * uint(MEASURE_SEGMENT));
+#else
+    first.y = int(rest * uint(MEASURE_SEGMENT));
+#endif
+    return true;
+}
+#endif
+
 // The regions of this dispatch: labels firstLabel .. firstLabel + batchLabels - 1
 // (all of them but where their records pass one storage block).
 uniform uint firstLabel;

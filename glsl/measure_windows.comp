@@ -65,22 +65,37 @@ void takeSlot(uint label) {
 void main() {
     PixelCoord corner;
     uint index;
+#ifdef WALK_ALONG_LAST
+    if (!thisPillar(corner, index)) return;
+    const int last = DIMENSIONS - 1;
+#else
     if (!thisSegment(corner, index)) return;
-    const int x0 = corner.x;
-    corner.x = 0;
-    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x + 1);
+    const int last = 0;
+#endif
+    const int x0 = corner[last];
+    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize[last] + 1);
     clearSlot(0);
     clearSlot(1);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
-    // The right column of the window before the first.
+    // The front half of the window before the first.
     PixelCoord before = corner;
-    before.x = x0 - 1;
+    before[last] = x0 - 1;
+#ifdef WALK_ALONG_LAST
+    uvec4 front = windowFront(before);
+#else
     uvec4 right = windowColumn(before);
+#endif
     for (int x = x0; x < x1; ++x) {
         PixelCoord p = corner;
-        p.x = x;
+        p[last] = x;
         uint v[WINDOW];
+#ifdef WALK_ALONG_LAST
+        putFront(v, front, true);
+        front = windowFront(p);
+        putFront(v, front, false);
+#else
         slideWindowLabels(p, right, v);
+#endif
         for (int i = 0; i < WINDOW; ++i) {
             const uint label = v[i];
             if (!inBatch(label) || label == skipped) continue;

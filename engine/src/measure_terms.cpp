@@ -1,6 +1,7 @@
 #include "measure_terms.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -18,6 +19,15 @@ namespace glccl::measure {
 
 namespace {
 
+
+// Comparison switch: measure_windows walking along the last axis.
+bool walkAlongLast() {
+    static const bool along = [] {
+        const char* v = std::getenv("GLCCL_MEASURE_WINDOWS_WALK");
+        return !(v && std::string(v) == "x");
+    }();
+    return along;
+}
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
 
@@ -211,6 +221,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
                 default: builder.define("INTENSITY_FORMAT", "r32ui"); break;
             }
         }
+        if (stage == "measure_windows" && walkAlongLast()) builder.define("WALK_ALONG_LAST");
         builder.compute(stage + ".comp", "measure_common.glsl");
         found = programs_.emplace(key, builder.build()).first;
     }
@@ -314,11 +325,21 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         auto scope = timer.scope(stage.c_str());
         gl::Program& p = start(stage);
-        const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage)));
-        const std::uint64_t all = perRow * std::uint64_t(height) * std::uint64_t(depth);
+        std::uint64_t all = 0;
+        if (stage == "measure_windows" && walkAlongLast()) {
+            // Segments along the last axis (measure_common.glsl's thisPillar).
+            const std::uint64_t along = volume ? std::uint64_t(depth) : std::uint64_t(height);
+            all = std::uint64_t(width) * (volume ? std::uint64_t(height) : 1) *
+                  ceilDiv(along, std::uint64_t(segmentOf(stage)));
+            p.set("walkColumns", unsigned(width));
+            p.set("walkRows", unsigned(height));
+        } else {
+            const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage)));
+            all = perRow * std::uint64_t(height) * std::uint64_t(depth);
+            p.set("segmentsPerRow", unsigned(perRow));
+            p.set("rowsPerSlice", unsigned(height));
+        }
         if (all > 0xffffffffu) throw Error("glccl: " + std::to_string(all) + " row segments to measure pass 2^32");
-        p.set("segmentsPerRow", unsigned(perRow));
-        p.set("rowsPerSlice", unsigned(height));
         p.set("segments", unsigned(all));
         const std::uint64_t groups = ceilDiv(all, std::uint64_t(kGroupThreads));
         const std::uint64_t across = std::min<std::uint64_t>(groups, 65535);
