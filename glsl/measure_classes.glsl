@@ -67,50 +67,6 @@ int windowPerimeterClass(uint inside) {
 #define FULL_WINDOW 15u
 #endif
 
-// The labels of the right column of the window whose far corner is
-// `corner`: corner, up, and in 3-D corner and up of slice z - 1 (bits 1, 2,
-// 16, 32 of the configuration).
-uvec4 windowColumn(PixelCoord corner) {
-    PixelCoord up = corner;
-    up.y -= 1;
-#if DIMENSIONS == 3
-    const ivec3 back = ivec3(0, 0, 1);
-    return uvec4(labelAt(corner), labelAt(up), labelAt(corner - back), labelAt(up - back));
-#else
-    return uvec4(labelAt(corner), labelAt(up), 0u, 0u);
-#endif
-}
-
-// A column as windowColumn orders it into the window's bits: at 0 the
-// right column (bits 1, 2, 16, 32), at 2 the left one (4, 8, 64, 128).
-void putColumn(inout uint v[WINDOW], uvec4 column, int at) {
-    v[at] = column.x;
-    v[at + 1] = column.y;
-#if DIMENSIONS == 3
-    v[at + 4] = column.z;
-    v[at + 5] = column.w;
-#endif
-}
-
-// The labels of the window whose far corner is `corner`, in the order of
-// the configuration's bits.
-void windowLabels(PixelCoord corner, out uint v[WINDOW]) {
-    PixelCoord left = corner;
-    left.x -= 1;
-    putColumn(v, windowColumn(left), 2);
-    putColumn(v, windowColumn(corner), 0);
-}
-
-// windowLabels for the window at `corner` from the window one column left
-// of it, whose right column `right` holds (windowColumn): its left column
-// taken from there, its right one loaded and left in `right`.
-void slideWindowLabels(PixelCoord corner, inout uvec4 right, out uint v[WINDOW]) {
-    putColumn(v, right, 2);
-    right = windowColumn(corner);
-    putColumn(v, right, 0);
-}
-
-#ifdef WALK_ALONG_LAST
 // The labels of the window's half at the last coordinate of `corner` (row y
 // of an image, slice z of a volume), in its bits' order: (x, y), (x - 1, y)
 // (bits 1, 4); in 3-D (x, y), (x, y - 1), (x - 1, y), (x - 1, y - 1) of
@@ -140,7 +96,15 @@ void putFront(inout uint v[WINDOW], uvec4 labels, bool back) {
     v[at + 2] = labels.y;
 #endif
 }
-#endif
+
+// The labels of the window whose far corner is `corner`, in the order of
+// the configuration's bits.
+void windowLabels(PixelCoord corner, out uint v[WINDOW]) {
+    PixelCoord back = corner;
+    back[DIMENSIONS - 1] -= 1;
+    putFront(v, windowFront(back), true);
+    putFront(v, windowFront(corner), false);
+}
 
 #ifdef GATHER_CROFTON
 // Crofton class 0..4 of a 2x2 configuration, -1 for coefficient 0.

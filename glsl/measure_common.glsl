@@ -66,15 +66,18 @@ uint labelAt(PixelCoord p) {
     return imageLoad(labelImage, p).r;
 }
 
-// The passes over the labels (measure_terms, measure_extrema,
-// measure_windows): an invocation a segment of MEASURE_SEGMENT elements
-// (windows) of one row, the segments numbered along each row, the rows
-// slice after slice, so that the invocations of a work group fill it
-// whatever the rows' width (a volume's rows hold a few segments each);
-// the work groups numbered over x, then y.
+// The passes over the labels: an invocation walks a segment of
+// MEASURE_SEGMENT elements (windows), numbered so that the invocations of a
+// work group fill it whatever the image's shape; the work groups numbered
+// over x, then y.
+uniform uint segments;  // in all
+
+#ifdef WALK_ROWS
+// measure_extrema: a segment of one row, along x (an element's first
+// position in raster order is its run's first offer), the segments numbered
+// along each row, the rows slice after slice.
 uniform uint segmentsPerRow;  // of each row
-uniform uint rowsPerSlice;    // rows of a slice: the image's height (+ 1 for windows)
-uniform uint segments;        // in all
+uniform uint rowsPerSlice;    // rows of a slice: the image's height
 
 // This invocation's segment: its first element's x and its row, y and z
 // (false: past the last segment).
@@ -90,17 +93,17 @@ bool thisSegment(out PixelCoord first, out uint index) {
 #endif
     return true;
 }
+#else
+// measure_terms, measure_windows: a segment along the last axis (an
+// image's y, a volume's z), the invocations numbered along x, then y (a
+// volume), then the segments: a warp's invocations at consecutive x, so
+// that each step's loads are consecutive elements.
+const int WALK_AXIS = DIMENSIONS - 1;
+uniform uint walkColumns;  // elements (windows) along x
+uniform uint walkRows;     // along y (a volume)
 
-#ifdef WALK_ALONG_LAST
-// measure_windows: an invocation a segment of MEASURE_SEGMENT windows along
-// the last axis (y of an image, z of a volume), the invocations numbered
-// along x, then y (a volume), then the segments: a warp's invocations at
-// consecutive x, so each step's loads are consecutive elements.
-uniform uint walkColumns;  // windows along x
-uniform uint walkRows;     // windows along y (a volume)
-
-// This invocation's segment: its first window's far corner (false: past the
-// last segment).
+// This invocation's segment: its first element (window's far corner), the
+// walk axis' coordinate the segment's first (false: past the last segment).
 bool thisPillar(out PixelCoord first, out uint index) {
     index = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) + gl_LocalInvocationID.x;
     if (index >= segments) return false;

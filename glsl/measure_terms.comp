@@ -4,62 +4,63 @@
 // and weighted moments, added into `totals` (measure_common.glsl).
 // measure_extrema finds the extrema's first positions after it.
 //
-// An invocation walks MEASURE_SEGMENT elements of one row (y, z) and sums
-// the run of each label it meets on the way (background, and labels of
-// other batches, between elements of one label do not end a run), so that a region's totals take one
-// atomic add per run and term, not one per element:
+// An invocation walks MEASURE_SEGMENT elements along the last axis (an
+// image's column x, a volume's (x, y) line along z: measure_common.glsl's
+// thisPillar) and sums the run of each label it meets on the way
+// (background, and labels of other batches, between elements of one label
+// do not end a run), so that a region's totals take one atomic add per run
+// and term, not one per element:
 //
-//   row y:  . . 3 3 . 3 3 5 5 | 5 5 . .     one invocation's segment, runs 3 and 5
-//               <-- run -->   <- run ->
+//   x:   .   3   3   .   5   5        one invocation's segment down column x,
+//   y:   0   1   2   3   4   5        runs of 3 (y = 1..2) and 5 (y = 4..5)
 //
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
-// A hot region's runs go into one of its replicas, chosen by segment and
-// row, so that the invocations flushing it at once add to different words.
+// A hot region's runs go into one of its replicas, chosen by segment, so
+// that the invocations flushing it at once add to different words.
 //
-// With the perimeter, an element's class needs the labels of rows
-// y-2 .. y+2 around it (measure_classes.glsl's windowPerimeterClass),
-// which the walk keeps in registers as columns x-2 .. x+2, shifted a
-// column a step: each step loads column x+2 alone, its row y's label
-// (read a step ahead) and its other 4 where one of elements x+1 .. x+3 of
-// row y is labeled (1 label a step through the background, 5 elsewhere),
-// rather than each border element its neighbours' neighbours from the
-// image (about 45 loads).
+// With the perimeter, an element's class needs the labels of columns
+// x-2 .. x+2 around it (measure_classes.glsl's windowPerimeterClass),
+// which the walk keeps in registers as rows y-2 .. y+2, shifted a row a
+// step: each step loads row y+2 alone, its column x's label (read a step
+// ahead) and its other 4 where one of elements y+1 .. y+3 of column x is
+// labeled (1 label a step through the background, 5 elsewhere).
 
 #include "measure_classes.glsl"
 
 layout(local_size_x = MEASURE_GROUP) in;
 
 #ifdef GATHER_PERIMETER
-// The labels of rows y-2 .. y+2 of one column, 0 outside the image as
+// The labels of columns x-2 .. x+2 of one row, 0 outside the image as
 // labelAt reads them.
-struct Column {
-    uint r0, r1, r2, r3, r4;
+struct Row {
+    uint c0, c1, c2, c3, c4;
 };
 
-// The label at (x, y) of a column x inside the image, 0 on rows outside.
-uint rowLabel(int x, int y) { return y >= 0 && y < imageSize.y ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
+// The label at (x, y) of a row y inside the image, 0 on columns outside.
+uint columnLabel(int x, int y) { return x >= 0 && x < imageSize.x ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
 
-// The label at (x, y) of row y (inside the image), 0 on columns outside.
-uint centreLabel(int x, int y) { return x >= 0 && x < imageSize.x ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
+// The label at (x, y) of column x (inside the image), 0 on rows outside.
+uint centreLabel(int x, int y) { return y >= 0 && y < imageSize.y ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
 
-Column columnAt(int x, int y) {
-    if (x < 0 || x >= imageSize.x) return Column(0u, 0u, 0u, 0u, 0u);
-    return Column(rowLabel(x, y - 2), rowLabel(x, y - 1), rowLabel(x, y), rowLabel(x, y + 1), rowLabel(x, y + 2));
+Row rowAt(int x, int y) {
+    if (y < 0 || y >= imageSize.y) return Row(0u, 0u, 0u, 0u, 0u);
+    return Row(columnLabel(x - 2, y), columnLabel(x - 1, y), columnLabel(x, y), columnLabel(x + 1, y),
+               columnLabel(x + 2, y));
 }
 
-// The column's rows in `label`, a bit each at 5 apart (windowPerimeterClass's
-// bits of column dx = -2).
-uint insideBits(Column c, uint label) {
-    return uint(c.r0 == label) | uint(c.r1 == label) << 5u | uint(c.r2 == label) << 10u |
-           uint(c.r3 == label) << 15u | uint(c.r4 == label) << 20u;
+// The row's columns in `label`, a bit each (windowPerimeterClass's bits of
+// row dy = -2).
+uint insideBits(Row r, uint label) {
+    return uint(r.c0 == label) | uint(r.c1 == label) << 1u | uint(r.c2 == label) << 2u |
+           uint(r.c3 == label) << 3u | uint(r.c4 == label) << 4u;
 }
 #endif
 
-// One run's sums: of lx^e (e = 0..3) as 64-bit (low, high) pairs, its
-// border elements of each perimeter class; of the intensity I, the sums of
-// I, I^2 and I lx^e (64 and 96 bits: a run is at most MEASURE_SEGMENT
-// elements) and the extrema.
+// One run's sums: of lw^e (e = 0..3, lw its local coordinate along the walk
+// axis) as 64-bit (low, high) pairs, its border elements of each perimeter
+// class; of the intensity I, the sums of I, I^2 and I lw^e (64 and 96 bits:
+// a run is at most MEASURE_SEGMENT elements) and the extrema.
 struct Run {
     uint label;
     uint record;  // where its sums go: the region's record or a replica of it
@@ -72,12 +73,13 @@ struct Run {
     uint least, most;
 };
 
-// A run's power sum, times ly^ey lz^ez, into the wide sum at totals[at].
-void addScaled(uint at, uvec3 powerSum, uint ly, int ey, uint lz, int ez) {
+// A run's power sum, times a^ea b^eb (its fixed local coordinates' powers),
+// into the wide sum at totals[at].
+void addScaled(uint at, uvec3 powerSum, uint a, int ea, uint b, int eb) {
     uint sum[LIMBS];
     for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
-    for (int i = 0; i < ey; ++i) multiplyWide(sum, ly);
-    for (int i = 0; i < ez; ++i) multiplyWide(sum, lz);
+    for (int i = 0; i < ea; ++i) multiplyWide(sum, a);
+    for (int i = 0; i < eb; ++i) multiplyWide(sum, b);
     addWide(at, sum);
 }
 
@@ -104,26 +106,33 @@ Run startRun(uint label, ivec4 box, uint slot) {
     return run;
 }
 
-// The run's sums into its region's totals.
-void flush(Run run, PixelCoord row) {
+// The run's sums into its region's totals; `at` is on the run's line (its
+// walk-axis coordinate unused).
+void flush(Run run, PixelCoord at) {
     if (run.label == 0u) return;
     const uint record = run.record;
-    const uint ly = uint(row.y - run.origin.y);
+    // The run's fixed coordinates, local to its box: lx, and in 3-D ly.
+    const uint lx = uint(at.x - run.origin.x);
 #if DIMENSIONS == 3
-    const uint lz = uint(row.z - run.origin.z);
+    const uint ly = uint(at.y - run.origin.y);
     const int zMax = 3;
 #else
-    const uint lz = 0u;
+    const uint ly = 0u;
     const int zMax = 0;
 #endif
-    // TermRequest::exponents' order: z slowest, then y, then x.
+    // TermRequest::exponents' order: z slowest, then y, then x. The walk
+    // axis' exponent picks the run's power sum, the others scale it.
 #ifdef GATHER_MOMENTS
     uint term = 0u;
     for (int ez = 0; ez <= zMax; ++ez)
         for (int ey = 0; ey <= 3; ++ey)
             for (int ex = 0; ex <= 3; ++ex) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
-                addScaled(record + uint(MOMENTS_AT) + term * uint(LIMBS), uvec3(run.powers[ex], 0u), ly, ey, lz, ez);
+#if DIMENSIONS == 3
+                addScaled(record + uint(MOMENTS_AT) + term * uint(LIMBS), uvec3(run.powers[ez], 0u), lx, ex, ly, ey);
+#else
+                addScaled(record + uint(MOMENTS_AT) + term * uint(LIMBS), uvec3(run.powers[ey], 0u), lx, ex, 0u, 0);
+#endif
                 ++term;
             }
 #endif
@@ -133,7 +142,11 @@ void flush(Run run, PixelCoord row) {
         for (int ey = 0; ey <= 3; ++ey)
             for (int ex = 0; ex <= 3; ++ex) {
                 if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
-                addScaled(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), run.weighted[ex], ly, ey, lz, ez);
+#if DIMENSIONS == 3
+                addScaled(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), run.weighted[ez], lx, ex, ly, ey);
+#else
+                addScaled(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), run.weighted[ey], lx, ex, 0u, 0);
+#endif
                 ++weightedTerm;
             }
 #endif
@@ -152,44 +165,43 @@ void flush(Run run, PixelCoord row) {
 }
 
 void main() {
-    PixelCoord row;
-    uint slot;  // neighbouring segments, in a row and across rows, take different replicas
-    if (!thisSegment(row, slot)) return;
-    const int x0 = row.x;
-    row.x = 0;
-    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize.x);
+    PixelCoord line;
+    uint slot;  // neighbouring segments take different replicas
+    if (!thisPillar(line, slot)) return;
+    const int w0 = line[WALK_AXIS];
+    const int w1 = min(w0 + MEASURE_SEGMENT, imageSize[WALK_AXIS]);
     Run run = startRun(0u, ivec4(0), slot);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
 #ifdef GATHER_PERIMETER
-    // Columns x-2 .. x+2 once the step at x has shifted them in, and the
-    // label of row y at x+3.
-    Column c0, c1 = columnAt(x0 - 2, row.y), c2 = columnAt(x0 - 1, row.y), c3 = columnAt(x0, row.y),
-               c4 = columnAt(x0 + 1, row.y);
-    uint ahead = centreLabel(x0 + 2, row.y);
+    // Rows y-2 .. y+2 once the step at y has shifted them in, and the label
+    // of column x at y+3.
+    const int x = line.x;
+    Row r0, r1 = rowAt(x, w0 - 2), r2 = rowAt(x, w0 - 1), r3 = rowAt(x, w0), r4 = rowAt(x, w0 + 1);
+    uint ahead = centreLabel(x, w0 + 2);
 #endif
-    for (int x = x0; x < x1; ++x) {
-        PixelCoord p = row;
-        p.x = x;
+    for (int w = w0; w < w1; ++w) {
+        PixelCoord p = line;
+        p[WALK_AXIS] = w;
 #ifdef GATHER_PERIMETER
-        c0 = c1;
-        c1 = c2;
-        c2 = c3;
-        c3 = c4;
-        c4 = Column(0u, 0u, ahead, 0u, 0u);
-        ahead = centreLabel(x + 3, row.y);
-        // Column x+2's rows other than y are in the windows of elements
-        // x .. x+4. Elements x and x+4 read them only to tell whether
-        // (x+1, y-1), (x+1, y+1), (x+3, y-1) and (x+3, y+1) are border
-        // elements, which those of their region are anyway where (x+1, y)
-        // and (x+3, y) are background. So where elements x+1 .. x+3 are
+        r0 = r1;
+        r1 = r2;
+        r2 = r3;
+        r3 = r4;
+        r4 = Row(0u, 0u, ahead, 0u, 0u);
+        ahead = centreLabel(x, w + 3);
+        // Row y+2's columns other than x are in the windows of elements
+        // y .. y+4. Elements y and y+4 read them only to tell whether
+        // (x-1, y+1), (x+1, y+1), (x-1, y+3) and (x+1, y+3) are border
+        // elements, which those of their region are anyway where (x, y+1)
+        // and (x, y+3) are background. So where elements y+1 .. y+3 are
         // background, no element measured reads them: they stay 0.
-        if (x + 2 < imageSize.x && (c3.r2 | c4.r2 | ahead) != 0u) {
-            c4.r0 = rowLabel(x + 2, row.y - 2);
-            c4.r1 = rowLabel(x + 2, row.y - 1);
-            c4.r3 = rowLabel(x + 2, row.y + 1);
-            c4.r4 = rowLabel(x + 2, row.y + 2);
+        if (w + 2 < imageSize.y && (r3.c2 | r4.c2 | ahead) != 0u) {
+            r4.c0 = columnLabel(x - 2, w + 2);
+            r4.c1 = columnLabel(x - 1, w + 2);
+            r4.c3 = columnLabel(x + 1, w + 2);
+            r4.c4 = columnLabel(x + 2, w + 2);
         }
-        const uint label = c2.r2;
+        const uint label = r2.c2;
 #else
         const uint label = imageLoad(labelImage, p).r;
 #endif
@@ -200,14 +212,14 @@ void main() {
                 skipped = label;
                 continue;
             }
-            flush(run, row);
+            flush(run, line);
             run = startRun(label, box, slot);
         }
-        // lx < 2^15: lx^2 fits 32 bits, lx^3 takes a (low, high) pair.
-        const uint lx = uint(x - run.origin.x);
+        // lw < 2^15: lw^2 fits 32 bits, lw^3 takes a (low, high) pair.
+        const uint lw = uint(w - run.origin[WALK_AXIS]);
         uint high, low;
-        umulExtended(lx * lx, lx, high, low);
-        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lx, 0u), uvec2(lx * lx, 0u), uvec2(low, high));
+        umulExtended(lw * lw, lw, high, low);
+        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lw, 0u), uvec2(lw * lw, 0u), uvec2(low, high));
 #ifdef GATHER_MOMENTS
         for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
 #endif
@@ -226,13 +238,13 @@ void main() {
         for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
 #ifdef GATHER_PERIMETER
-        if (c1.r2 != label || c3.r2 != label || c2.r1 != label || c2.r3 != label) {
-            const uint inside = insideBits(c0, label) | insideBits(c1, label) << 1u | insideBits(c2, label) << 2u |
-                                insideBits(c3, label) << 3u | insideBits(c4, label) << 4u;
+        if (r2.c1 != label || r2.c3 != label || r1.c2 != label || r3.c2 != label) {
+            const uint inside = insideBits(r0, label) | insideBits(r1, label) << 5u | insideBits(r2, label) << 10u |
+                                insideBits(r3, label) << 15u | insideBits(r4, label) << 20u;
             const int c = windowPerimeterClass(inside);
             if (c >= 0) run.perimeter[c] += 1u;
         }
 #endif
     }
-    flush(run, row);
+    flush(run, line);
 }

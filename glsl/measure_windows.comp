@@ -1,10 +1,10 @@
 // measure_windows: the 2x2 (2x2x2) windows of every region, counted by
 // Crofton class and summed into 4 (8) times its Euler number, added into
 // `totals` (measure_common.glsl); the windows and their classes are
-// measure_classes.glsl's. An invocation walks MEASURE_SEGMENT windows of
-// one row. Regions measured alone (measure_small.comp) are skipped.
-// A window takes its left column from the window before it and loads its
-// right one (2 labels, 4 in 3-D).
+// measure_classes.glsl's. An invocation walks MEASURE_SEGMENT windows
+// along the last axis (measure_common.glsl's thisPillar). Regions measured
+// alone (measure_small.comp) are skipped. A window takes its back half
+// from the window before it and loads its front one (2 labels, 4 in 3-D).
 
 #include "measure_classes.glsl"
 
@@ -65,37 +65,23 @@ void takeSlot(uint label) {
 void main() {
     PixelCoord corner;
     uint index;
-#ifdef WALK_ALONG_LAST
     if (!thisPillar(corner, index)) return;
-    const int last = DIMENSIONS - 1;
-#else
-    if (!thisSegment(corner, index)) return;
-    const int last = 0;
-#endif
-    const int x0 = corner[last];
-    const int x1 = min(x0 + MEASURE_SEGMENT, imageSize[last] + 1);
+    const int w0 = corner[WALK_AXIS];
+    const int w1 = min(w0 + MEASURE_SEGMENT, imageSize[WALK_AXIS] + 1);
     clearSlot(0);
     clearSlot(1);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
     // The front half of the window before the first.
     PixelCoord before = corner;
-    before[last] = x0 - 1;
-#ifdef WALK_ALONG_LAST
+    before[WALK_AXIS] = w0 - 1;
     uvec4 front = windowFront(before);
-#else
-    uvec4 right = windowColumn(before);
-#endif
-    for (int x = x0; x < x1; ++x) {
+    for (int w = w0; w < w1; ++w) {
         PixelCoord p = corner;
-        p[last] = x;
+        p[WALK_AXIS] = w;
         uint v[WINDOW];
-#ifdef WALK_ALONG_LAST
         putFront(v, front, true);
         front = windowFront(p);
         putFront(v, front, false);
-#else
-        slideWindowLabels(p, right, v);
-#endif
         for (int i = 0; i < WINDOW; ++i) {
             const uint label = v[i];
             if (!inBatch(label) || label == skipped) continue;

@@ -1,7 +1,6 @@
 #include "measure_terms.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -19,15 +18,6 @@ namespace glccl::measure {
 
 namespace {
 
-
-// Comparison switch: measure_windows walking along the last axis.
-bool walkAlongLast() {
-    static const bool along = [] {
-        const char* v = std::getenv("GLCCL_MEASURE_WINDOWS_WALK");
-        return !(v && std::string(v) == "x");
-    }();
-    return along;
-}
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
 
@@ -221,7 +211,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
                 default: builder.define("INTENSITY_FORMAT", "r32ui"); break;
             }
         }
-        if (stage == "measure_windows" && walkAlongLast()) builder.define("WALK_ALONG_LAST");
+        if (stage == "measure_extrema") builder.define("WALK_ROWS");
         builder.compute(stage + ".comp", "measure_common.glsl");
         found = programs_.emplace(key, builder.build()).first;
     }
@@ -319,25 +309,26 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         return;
     }
 
-    // A stage over the labels: an invocation a segment of a row (y, z),
-    // numbered along the rows and the rows slice after slice
-    // (measure_common.glsl's thisSegment), the work groups over x, then y.
+    // A stage over the labels: an invocation a segment (measure_common.glsl's
+    // thisPillar, and for measure_extrema thisSegment), the work groups over
+    // x, then y.
     auto run = [&](const std::string& stage, int width, int height, int depth) {
         auto scope = timer.scope(stage.c_str());
         gl::Program& p = start(stage);
         std::uint64_t all = 0;
-        if (stage == "measure_windows" && walkAlongLast()) {
+        if (stage == "measure_extrema") {
+            // Segments along the rows (measure_common.glsl's thisSegment).
+            const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage)));
+            all = perRow * std::uint64_t(height) * std::uint64_t(depth);
+            p.set("segmentsPerRow", unsigned(perRow));
+            p.set("rowsPerSlice", unsigned(height));
+        } else {
             // Segments along the last axis (measure_common.glsl's thisPillar).
             const std::uint64_t along = volume ? std::uint64_t(depth) : std::uint64_t(height);
             all = std::uint64_t(width) * (volume ? std::uint64_t(height) : 1) *
                   ceilDiv(along, std::uint64_t(segmentOf(stage)));
             p.set("walkColumns", unsigned(width));
             p.set("walkRows", unsigned(height));
-        } else {
-            const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage)));
-            all = perRow * std::uint64_t(height) * std::uint64_t(depth);
-            p.set("segmentsPerRow", unsigned(perRow));
-            p.set("rowsPerSlice", unsigned(height));
         }
         if (all > 0xffffffffu) throw Error("glccl: " + std::to_string(all) + " row segments to measure pass 2^32");
         p.set("segments", unsigned(all));
