@@ -5,19 +5,23 @@
 //
 //   DIMENSIONS       2 or 3 (criterion.glsl: PixelCoord, imageSize)
 //   MEASURE_GROUP    work group size; MEASURE_SEGMENT elements (windows) per invocation
-//   LIMBS            32-bit limbs of one wide sum, lowest first
+//   LIMBS            32-bit limbs of the widest sum (scratch sums' width), lowest first
 //   MOMENT_LEVEL     TermRequest::momentLevel, 0 .. 4
 //   WEIGHTED_LEVEL   TermRequest::weightedMomentLevel, 0 .. 4
 //   MOMENT_TERMS, WEIGHTED_TERMS  the exponent tuples of those levels (at least 1)
+//   MOMENT_OFFSETS, MOMENT_LIMBS, WEIGHTED_OFFSETS, WEIGHTED_LIMBS
+//                    int arrays, per term its offset from MOMENTS_AT (WEIGHTED_AT)
+//                    and its limbs (RecordLayout: as many as its degree's bound needs)
+//   SUM_LIMBS, SQUARES_LIMBS  the limbs of the intensity's sum and sum of squares
 //   RECORD_WORDS     words of one region's record in `totals`:
 //
-//     | moments: terms x LIMBS | perimeter: 3 | crofton: 5 | euler: 2 (int64) |
-//       MOMENTS_AT             PERIMETER_AT   CROFTON_AT   EULER_AT
-//     | sum: LIMBS | squares: LIMBS | ~min, max: 2 | ~first positions: 2 | weighted: terms x LIMBS |
-//       SUM_AT       SQUARES_AT      EXTREMA_AT     POSITIONS_AT          WEIGHTED_AT
+//     | moments: the terms' limbs | perimeter: 3 | crofton: 5 | euler: 2 (int64) |
+//       MOMENTS_AT                PERIMETER_AT   CROFTON_AT   EULER_AT
+//     | sum | squares | ~min, max: 2 | ~first positions: 2 | weighted: the terms' limbs |
+//       SUM_AT SQUARES_AT EXTREMA_AT  POSITIONS_AT          WEIGHTED_AT
 //
 //   a part only where its GATHER_MOMENTS, GATHER_PERIMETER, GATHER_CROFTON,
-//   GATHER_EULER, GATHER_SUMS, GATHER_EXTREMA (both extrema parts) or
+//   GATHER_EULER, GATHER_SUMS, GATHER_EXTREMA, GATHER_POSITIONS or
 //   GATHER_WEIGHTED is defined. The least sample
 //   and the first positions are kept complemented, so that atomicMax over
 //   a zeroed record finds them.
@@ -135,13 +139,21 @@ uint replicaOf(uint h, uint slot) { return (batchLabels + h * uint(REPLICAS) + s
 // A region measure_small measures whole: the passes over the image skip it.
 bool measuredAlone(uint label) { return boxOf(label).w > 0; }
 
-// Adds v (LIMBS limbs) to the sum at totals[at]. Each limb's atomicAdd
-// returns the limb before it, so the carry out of limb k is known and goes
-// into limb k + 1 with the next addend: the sum is exact modulo
-// 2^(32 LIMBS), whatever order the invocations add in.
-void addWide(uint at, uint v[LIMBS]) {
+#ifdef MOMENT_OFFSETS
+const int kMomentOffset[MOMENT_TERMS] = MOMENT_OFFSETS;
+const int kMomentLimbs[MOMENT_TERMS] = MOMENT_LIMBS;
+const int kWeightedOffset[WEIGHTED_TERMS] = WEIGHTED_OFFSETS;
+const int kWeightedLimbs[WEIGHTED_TERMS] = WEIGHTED_LIMBS;
+#endif
+
+// Adds v's low `limbs` limbs to the sum of that many at totals[at]. Each
+// limb's atomicAdd returns the limb before it, so the carry out of limb k
+// is known and goes into limb k + 1 with the next addend: the sum is exact
+// modulo 2^(32 limbs), whatever order the invocations add in, and the
+// record's bounds keep every sum below that.
+void addWide(uint at, uint v[LIMBS], int limbs) {
     uint carry = 0u;
-    for (int k = 0; k < LIMBS; ++k) {
+    for (int k = 0; k < limbs; ++k) {
         const uint addend = v[k] + carry;
         carry = addend < carry ? 1u : 0u;  // v[k] = 2^32 - 1 and a carry in: a carry on, nothing added here
         if (addend != 0u) {

@@ -10,11 +10,11 @@ layout(local_size_x = MEASURE_GROUP) in;
 layout(std430, binding = MEASURE_HOT_BUFFER) readonly buffer HotRegions { uint hotRegion[]; };
 uniform uint hotCount;
 
-// The wide sum at totals[from] into the one at totals[to].
-void foldWide(uint from, uint to) {
+// The wide sum of `limbs` at totals[from] into the one at totals[to].
+void foldWide(uint from, uint to, int limbs) {
     uint v[LIMBS];
-    for (int k = 0; k < LIMBS; ++k) v[k] = totals[from + uint(k)];
-    addWide(to, v);
+    for (int k = 0; k < LIMBS; ++k) v[k] = k < limbs ? totals[from + uint(k)] : 0u;
+    addWide(to, v, limbs);
 }
 
 void main() {
@@ -24,15 +24,20 @@ void main() {
     const uint from = replicaOf(h, i % uint(REPLICAS));
     const uint to = hotRegion[h] * uint(RECORD_WORDS);
 #ifdef GATHER_MOMENTS
-    for (int t = 0; t < MOMENT_TERMS; ++t) foldWide(from + uint(MOMENTS_AT + t * LIMBS), to + uint(MOMENTS_AT + t * LIMBS));
+    for (int t = 0; t < MOMENT_TERMS; ++t) {
+        const uint at = uint(MOMENTS_AT + kMomentOffset[t]);
+        foldWide(from + at, to + at, kMomentLimbs[t]);
+    }
 #endif
 #ifdef GATHER_WEIGHTED
-    for (int t = 0; t < WEIGHTED_TERMS; ++t)
-        foldWide(from + uint(WEIGHTED_AT + t * LIMBS), to + uint(WEIGHTED_AT + t * LIMBS));
+    for (int t = 0; t < WEIGHTED_TERMS; ++t) {
+        const uint at = uint(WEIGHTED_AT + kWeightedOffset[t]);
+        foldWide(from + at, to + at, kWeightedLimbs[t]);
+    }
 #endif
 #ifdef GATHER_SUMS
-    foldWide(from + uint(SUM_AT), to + uint(SUM_AT));
-    foldWide(from + uint(SQUARES_AT), to + uint(SQUARES_AT));
+    foldWide(from + uint(SUM_AT), to + uint(SUM_AT), SUM_LIMBS);
+    foldWide(from + uint(SQUARES_AT), to + uint(SQUARES_AT), SQUARES_LIMBS);
 #endif
 #ifdef GATHER_EXTREMA
     for (int k = 0; k < 2; ++k) atomicMax(totals[to + uint(EXTREMA_AT + k)], totals[from + uint(EXTREMA_AT + k)]);

@@ -29,10 +29,10 @@ layout(local_size_x = MEASURE_GROUP) in;
 layout(std430, binding = MEASURE_SMALL_BUFFER) readonly buffer SmallRegions { uint smallRegion[]; };
 uniform uint smallRegions;
 
-// v as the wide sum at totals[at], its limbs past v's 0 (LIMBS >= 3 where
-// v.z is not 0).
-void storeWide(uint at, uvec3 v) {
-    for (int k = 0; k < LIMBS; ++k) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
+// v as the wide sum of `limbs` at totals[at], its limbs past v's 0 (the
+// record's bounds leave v's limbs past `limbs` 0).
+void storeWide(uint at, int limbs, uvec3 v) {
+    for (int k = 0; k < limbs; ++k) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
 }
 
 void main() {
@@ -155,25 +155,27 @@ void main() {
         }
 #ifdef GATHER_MOMENTS
     for (int t = 0; t < MOMENT_TERMS; ++t)
-        storeWide(record + uint(MOMENTS_AT + t * LIMBS), uvec3(moments[t], 0u, 0u));
+        storeWide(record + uint(MOMENTS_AT + kMomentOffset[t]), kMomentLimbs[t], uvec3(moments[t], 0u, 0u));
 #endif
 #ifdef GATHER_WEIGHTED
     for (int t = 0; t < WEIGHTED_TERMS; ++t)
-        storeWide(record + uint(WEIGHTED_AT + t * LIMBS), uvec3(weightedMoments[t], 0u));
+        storeWide(record + uint(WEIGHTED_AT + kWeightedOffset[t]), kWeightedLimbs[t], uvec3(weightedMoments[t], 0u));
 #endif
 #ifdef GATHER_PERIMETER
     for (int c = 0; c < 3; ++c) totals[record + uint(PERIMETER_AT + c)] = perimeter[c];
 #endif
 #ifdef GATHER_SUMS
-    storeWide(record + uint(SUM_AT), uvec3(sum, 0u));
-    storeWide(record + uint(SQUARES_AT), squares);
+    storeWide(record + uint(SUM_AT), SUM_LIMBS, uvec3(sum, 0u));
+    storeWide(record + uint(SQUARES_AT), SQUARES_LIMBS, squares);
 #endif
 #ifdef GATHER_EXTREMA
     // Complemented, as measure_terms and measure_extrema keep them.
     totals[record + uint(EXTREMA_AT)] = ~leastSample;
     totals[record + uint(EXTREMA_AT + 1)] = mostSample;
+#ifdef GATHER_POSITIONS
     totals[record + uint(POSITIONS_AT)] = ~leastAt;
     totals[record + uint(POSITIONS_AT + 1)] = ~mostAt;
+#endif
 #endif
 
 #if defined(GATHER_CROFTON) || defined(GATHER_EULER)

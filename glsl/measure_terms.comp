@@ -74,13 +74,13 @@ struct Run {
 };
 
 // A run's power sum, times a^ea b^eb (its fixed local coordinates' powers),
-// into the wide sum at totals[at].
-void addScaled(uint at, uvec3 powerSum, uint a, int ea, uint b, int eb) {
+// into the wide sum of `limbs` at totals[at].
+void addScaled(uint at, int limbs, uvec3 powerSum, uint a, int ea, uint b, int eb) {
     uint sum[LIMBS];
     for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
     for (int i = 0; i < ea; ++i) multiplyWide(sum, a);
     for (int i = 0; i < eb; ++i) multiplyWide(sum, b);
-    addWide(at, sum);
+    addWide(at, sum, limbs);
 }
 
 // A run of `label` (0: none), whose box's least corner is box.xyz, of
@@ -129,9 +129,11 @@ void flush(Run run, PixelCoord at) {
             for (int ex = 0; ex <= 3; ++ex) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
 #if DIMENSIONS == 3
-                addScaled(record + uint(MOMENTS_AT) + term * uint(LIMBS), uvec3(run.powers[ez], 0u), lx, ex, ly, ey);
+                addScaled(record + uint(MOMENTS_AT + kMomentOffset[term]), kMomentLimbs[term], uvec3(run.powers[ez], 0u), lx, ex,
+                          ly, ey);
 #else
-                addScaled(record + uint(MOMENTS_AT) + term * uint(LIMBS), uvec3(run.powers[ey], 0u), lx, ex, 0u, 0);
+                addScaled(record + uint(MOMENTS_AT + kMomentOffset[term]), kMomentLimbs[term], uvec3(run.powers[ey], 0u), lx, ex,
+                          0u, 0);
 #endif
                 ++term;
             }
@@ -143,16 +145,18 @@ void flush(Run run, PixelCoord at) {
             for (int ex = 0; ex <= 3; ++ex) {
                 if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
 #if DIMENSIONS == 3
-                addScaled(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), run.weighted[ez], lx, ex, ly, ey);
+                addScaled(record + uint(WEIGHTED_AT + kWeightedOffset[weightedTerm]), kWeightedLimbs[weightedTerm],
+                          run.weighted[ez], lx, ex, ly, ey);
 #else
-                addScaled(record + uint(WEIGHTED_AT) + weightedTerm * uint(LIMBS), run.weighted[ey], lx, ex, 0u, 0);
+                addScaled(record + uint(WEIGHTED_AT + kWeightedOffset[weightedTerm]), kWeightedLimbs[weightedTerm],
+                          run.weighted[ey], lx, ex, 0u, 0);
 #endif
                 ++weightedTerm;
             }
 #endif
 #ifdef GATHER_SUMS
-    addScaled(record + uint(SUM_AT), uvec3(run.sum, 0u), 0u, 0, 0u, 0);
-    addScaled(record + uint(SQUARES_AT), run.squares, 0u, 0, 0u, 0);
+    addScaled(record + uint(SUM_AT), SUM_LIMBS, uvec3(run.sum, 0u), 0u, 0, 0u, 0);
+    addScaled(record + uint(SQUARES_AT), SQUARES_LIMBS, run.squares, 0u, 0, 0u, 0);
 #endif
 #ifdef GATHER_EXTREMA
     atomicMax(totals[record + uint(EXTREMA_AT)], ~run.least);

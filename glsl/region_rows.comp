@@ -15,8 +15,8 @@
 // (i % TABLE_WIDTH, i / TABLE_WIDTH), one layer per field (FIELD_*): the
 // least x inverted, the least y inverted in a volume only, the least z of a
 // volume as it is (compute_constants.hpp). measure_common.glsl gives the
-// records (`totals`, RECORD_WORDS words a region, the moment sums of
-// LIMBS limbs from MOMENTS_AT, in the order TERM_* name).
+// records (`totals`, RECORD_WORDS words a region, the moment sums from
+// MOMENTS_AT, each at its offset with its limbs, in the order TERM_* name).
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -59,9 +59,9 @@ layout(std430, binding = ROWS_BUFFER) writeonly buffer Rows { RegionRow rows[]; 
 // A moment sum of region r of the batch, in double: exact up to 2^53, and
 // rounded once past it.
 double momentOf(uint r, int term) {
-    const uint at = r * uint(RECORD_WORDS) + uint(MOMENTS_AT + term * LIMBS);
+    const uint at = r * uint(RECORD_WORDS) + uint(MOMENTS_AT + kMomentOffset[term]);
     double value = 0.0, scale = 1.0;
-    for (int k = 0; k < LIMBS; ++k) {
+    for (int k = 0; k < kMomentLimbs[term]; ++k) {
         value += double(totals[at + uint(k)]) * scale;
         scale *= 4294967296.0;
     }

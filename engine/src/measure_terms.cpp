@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <future>
 #include <utility>
 #include <vector>
@@ -18,6 +19,16 @@ namespace glccl::measure {
 
 namespace {
 
+
+// What of a layout its programs depend on beyond the request: the limbs of
+// its sums (the offsets follow from them).
+std::string limbsSignature(const RecordLayout& layout) {
+    std::string text;
+    for (int n : layout.momentLimbs) text += char('0' + n);
+    text += '.';
+    for (int n : layout.weightedLimbs) text += char('0' + n);
+    return text + '.' + char('0' + layout.sumLimbs) + char('0' + layout.squaresLimbs);
+}
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
 
@@ -40,44 +51,60 @@ RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q,
 }  // namespace
 
 // The record of `request`, its wide sums wide enough for every region of
-// at most `extent` elements across and `count` elements: a moment sum is
-// at most count x (extent - 1)^degree, times the intensity's largest sample
-// for a weighted one, the sum of squares count x sample^2.
+// at most `extent` elements across and `count` elements: a moment sum of
+// degree d is at most count x (extent - 1)^d, times the intensity's largest
+// sample for a weighted one, the sum of squares count x sample^2. The
+// count's bits are rounded up to a multiple of 8, so that the images and
+// chunks of one size mostly share one layout, and with it their programs.
+std::string glslArray(const std::vector<int>& values) {
+    std::string text = "int[" + std::to_string(std::max<std::size_t>(values.size(), 1)) + "](";
+    for (std::size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
+    return text + (values.empty() ? "0)" : ")");
+}
+
 RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermRequest& q, int intensityBits) {
     RecordLayout layout;
-    layout.momentTerms = int(TermRequest::exponents(q.momentLevel, q.dimensions).size());
-    layout.weightedTerms = int(TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size());
     extent = std::max<std::uint64_t>(extent, 1);
     count = std::max<std::uint64_t>(count, 1);
-    auto degree = [&](int level) { return level == 4 ? 3 * q.dimensions : level; };
-    int bits = 0;
-    if (layout.momentTerms > 0) bits = bitLength(extent - 1) * degree(q.momentLevel) + bitLength(count);
-    if (layout.weightedTerms > 0)
-        bits = std::max(bits, bitLength(extent - 1) * degree(q.weightedMomentLevel) + intensityBits + bitLength(count));
-    if (q.intensitySums) bits = std::max(bits, 2 * intensityBits + bitLength(count));
-    // 2, 4 or 8 limbs: few programs to build.
-    layout.limbs = 2;
-    while (layout.limbs * 32 < bits) layout.limbs *= 2;
-    if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
+    const int extentBits = bitLength(extent - 1), countBits = (bitLength(count) + 7) / 8 * 8;
+    auto limbsOf = [](int bits) { return std::max(1, (bits + 31) / 32); };
     int at = 0;
+    // A moment part: its terms' offsets and limbs, one term after another.
+    auto moments = [&](int level, int sampleBits, std::vector<int>& offsets, std::vector<int>& limbs) {
+        const int start = at;
+        for (const auto& e : TermRequest::exponents(level, q.dimensions)) {
+            const int n = limbsOf(extentBits * (e[0] + e[1] + e[2]) + sampleBits + countBits);
+            offsets.push_back(at - start);
+            limbs.push_back(n);
+            at += n;
+            layout.limbs = std::max(layout.limbs, n);
+        }
+        return int(offsets.size());
+    };
     layout.momentsAt = at;
-    at += layout.momentTerms * layout.limbs;
+    layout.momentTerms = moments(q.momentLevel, 0, layout.momentOffsets, layout.momentLimbs);
     layout.perimeterAt = at;
     at += q.perimeter ? 3 : 0;
     layout.croftonAt = at;
     at += q.crofton ? 5 : 0;
     layout.eulerAt = at;
     at += q.euler ? 2 : 0;
+    if (q.intensitySums) {
+        layout.sumLimbs = limbsOf(intensityBits + countBits);
+        layout.squaresLimbs = limbsOf(2 * intensityBits + countBits);
+        layout.limbs = std::max({layout.limbs, layout.sumLimbs, layout.squaresLimbs});
+    }
     layout.sumAt = at;
-    at += q.intensitySums ? layout.limbs : 0;
+    at += layout.sumLimbs;
     layout.squaresAt = at;
-    at += q.intensitySums ? layout.limbs : 0;
+    at += layout.squaresLimbs;
     layout.extremaAt = at;
     at += q.intensityExtrema ? 2 : 0;
     layout.positionsAt = at;
-    at += q.intensityExtrema ? 2 : 0;
+    at += q.intensityExtrema && q.intensityPositions ? 2 : 0;
     layout.weightedAt = at;
-    at += layout.weightedTerms * layout.limbs;
+    layout.weightedTerms = moments(q.weightedMomentLevel, intensityBits, layout.weightedOffsets, layout.weightedLimbs);
+    if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
     layout.words = at;
     return layout;
 }
@@ -163,10 +190,10 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
                                    const Intensity& intensity) {
     const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
-                            std::to_string(q.weightedMomentLevel) + "/" + std::to_string(layout.limbs) + "/" +
+                            std::to_string(q.weightedMomentLevel) + "/" + limbsSignature(layout) + "/" +
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
-                            std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) + "/" +
-                            std::to_string(intensity.format);
+                            std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) +
+                            std::to_string(q.intensityPositions) + "/" + std::to_string(intensity.format);
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
@@ -180,6 +207,12 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_GROUP", kGroupThreads)
             .define("MEASURE_SEGMENT", segmentOf(stage))
             .define("LIMBS", layout.limbs)
+            .define("MOMENT_OFFSETS", glslArray(layout.momentOffsets))
+            .define("MOMENT_LIMBS", glslArray(layout.momentLimbs))
+            .define("WEIGHTED_OFFSETS", glslArray(layout.weightedOffsets))
+            .define("WEIGHTED_LIMBS", glslArray(layout.weightedLimbs))
+            .define("SUM_LIMBS", layout.sumLimbs)
+            .define("SQUARES_LIMBS", layout.squaresLimbs)
             .define("MOMENT_LEVEL", q.momentLevel)
             .define("MOMENT_TERMS", std::max(layout.momentTerms, 1))
             .define("WEIGHTED_TERMS", std::max(layout.weightedTerms, 1))
@@ -202,6 +235,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
         if (intensity.texture) {
             if (q.intensitySums) builder.define("GATHER_SUMS");
             if (q.intensityExtrema) builder.define("GATHER_EXTREMA");
+            if (q.intensityExtrema && q.intensityPositions) builder.define("GATHER_POSITIONS");
             if (layout.weightedTerms > 0) builder.define("GATHER_WEIGHTED");
             switch (intensity.format) {
                 case GL_R8: builder.define("INTENSITY_FORMAT", "r8").define("INTENSITY_SCALE", "255.0"); break;
@@ -441,9 +475,9 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
 
     // Records into the totals' arrays (wide sums are not negative: local
     // coordinates and samples are not).
-    auto wide = [&](const std::uint32_t* limbs) {
+    auto wide = [&](const std::uint32_t* limbs, int n) {
         Int256 sum;
-        for (int k = 0; k < layout.limbs; ++k) sum.limb[std::size_t(k / 2)] |= std::uint64_t(limbs[k]) << (32 * (k % 2));
+        for (int k = 0; k < n; ++k) sum.limb[std::size_t(k / 2)] |= std::uint64_t(limbs[k]) << (32 * (k % 2));
         return sum;
     };
     const std::size_t terms = std::size_t(layout.momentTerms), weightedTerms = std::size_t(layout.weightedTerms);
@@ -454,14 +488,15 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
             const std::size_t r = first + i;
             const std::uint32_t* record = records + i * std::size_t(layout.words);
             for (std::size_t t = 0; t < terms; ++t)
-                streamStore(totals.moments[r * terms + t], wide(record + layout.momentsAt + t * std::size_t(layout.limbs)));
+                streamStore(totals.moments[r * terms + t],
+                            wide(record + layout.momentsAt + layout.momentOffsets[t], layout.momentLimbs[t]));
             if (intensityTerms) {
                 for (std::size_t t = 0; t < weightedTerms; ++t)
                     streamStore(totals.weightedMoments[r * weightedTerms + t],
-                                wide(record + layout.weightedAt + t * std::size_t(layout.limbs)));
+                                wide(record + layout.weightedAt + layout.weightedOffsets[t], layout.weightedLimbs[t]));
                 if (q.intensitySums) {
-                    totals.intensitySum[r] = wide(record + layout.sumAt);
-                    totals.intensitySquares[r] = wide(record + layout.squaresAt);
+                    totals.intensitySum[r] = wide(record + layout.sumAt, layout.sumLimbs);
+                    totals.intensitySquares[r] = wide(record + layout.squaresAt, layout.squaresLimbs);
                 }
                 if (q.intensityExtrema) {
                     totals.intensityMinBits[r] = ~record[layout.extremaAt];

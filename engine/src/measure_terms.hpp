@@ -75,12 +75,18 @@ constexpr std::int32_t packedExtent(std::uint32_t width, std::uint32_t height, s
 
 constexpr std::int32_t hotMark(std::size_t hotIndex) { return -1 - std::int32_t(hotIndex); }
 
-// Where each term sits in a region's record of 32-bit words.
+// Where each term sits in a region's record of 32-bit words. Each wide sum
+// has as many limbs as its bound needs (a moment's by its degree), so that
+// the record the passes zero, add into and the host reads is no wider than
+// its largest region asks.
 struct RecordLayout {
-    int limbs = 2;  // of a wide sum
+    int limbs = 1;  // of the widest sum: the width of the shaders' scratch sums
     int momentTerms = 0, weightedTerms = 0;
     int momentsAt = 0, perimeterAt = 0, croftonAt = 0, eulerAt = 0;
     int sumAt = 0, squaresAt = 0, extremaAt = 0, positionsAt = 0, weightedAt = 0;
+    std::vector<int> momentOffsets, momentLimbs;      // per term, from momentsAt
+    std::vector<int> weightedOffsets, weightedLimbs;  // per term, from weightedAt
+    int sumLimbs = 0, squaresLimbs = 0;
     int words = 0;
 };
 
@@ -99,6 +105,10 @@ struct Intensity {
 // any such region (of intensity samples of `intensityBits`). Throws
 // glccl::Error past 256 bits.
 RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermRequest& request, int intensityBits);
+
+// `values` (a layout's offsets or limbs) as a GLSL array constructor,
+// int[n](...); one 0 for none (an array has at least one element).
+std::string glslArray(const std::vector<int>& values);
 
 // Throws glccl::Error for what the GPU does not gather: a request of other
 // dimensions than the labels', perimeter or Crofton terms of a volume,

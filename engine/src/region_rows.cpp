@@ -88,7 +88,9 @@ void RegionRowWriter::upload(const std::vector<RegionRow>& rows, gl::Buffer& buf
 }
 
 gl::Program& RegionRowWriter::program(const std::string& stage, int dimensions, const RecordLayout& layout) {
-    const std::string key = stage + "/" + std::to_string(dimensions) + "/" + std::to_string(layout.limbs);
+    std::string limbs;
+    for (int n : layout.momentLimbs) limbs += char('0' + n);
+    const std::string key = stage + "/" + std::to_string(dimensions) + "/" + limbs;
     auto found = programs_.find(key);
     if (found != programs_.end()) return found->second;
     gl::ProgramBuilder builder("region_rows");
@@ -101,6 +103,12 @@ gl::Program& RegionRowWriter::program(const std::string& stage, int dimensions, 
         .define("MEASURE_GROUP", kGroupThreads)
         .define("MEASURE_SEGMENT", kElementSegment)
         .define("LIMBS", layout.limbs)
+        .define("MOMENT_TERMS", layout.momentTerms)
+        .define("MOMENT_OFFSETS", glslArray(layout.momentOffsets))
+        .define("MOMENT_LIMBS", glslArray(layout.momentLimbs))
+        .define("WEIGHTED_TERMS", 1)
+        .define("WEIGHTED_OFFSETS", "int[1](0)")
+        .define("WEIGHTED_LIMBS", "int[1](0)")
         .define("MOMENT_LEVEL", 2)
         .define("WEIGHTED_LEVEL", 0)
         .define("RECORD_WORDS", layout.words)
