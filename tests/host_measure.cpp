@@ -766,6 +766,46 @@ TEST_CASE("measure: intensity extrema, their first positions and perimeters equa
     }
 }
 
+TEST_CASE("measure: perimeters of rows of short runs and of long runs, in turn, equal ones found serially, every width", "[measure]") {
+    // A row of many runs has its perimeter classes found for the whole row
+    // at once, one of few run by run: bands of rows of each kind, and rows
+    // of each kind next to the other, at widths about the 16 and 64
+    // elements a step and a word of the row's classes hold.
+    constexpr int regions = 9;
+    std::mt19937 rng(41);
+    for (std::int64_t w : {1, 2, 3, 15, 16, 17, 63, 64, 65, 127, 129, 200}) {
+        const std::int64_t h = 61;
+        std::vector<std::uint32_t> labels(std::size_t(w * h));
+        for (std::int64_t y = 0; y < h; ++y) {
+            // Noise (a run about every 2 elements), runs of about 40, a row
+            // copied from the one above (its runs continue), background.
+            const int kind = y < 20 ? int(y / 5 % 2) : int(rng() % 4);
+            std::uint32_t current = 0;
+            for (std::int64_t x = 0; x < w; ++x) {
+                std::uint32_t& v = labels[std::size_t(y * w + x)];
+                if (kind == 2 && y > 0) v = labels[std::size_t((y - 1) * w + x)];
+                else if (kind == 3) v = 0;
+                else {
+                    if (rng() % (kind == 0 ? 2u : 40u) == 0) current = rng() % (regions + 1);
+                    v = current;
+                }
+            }
+        }
+        const auto perimeters = perimetersOf(labels, w, h, regions);
+        for (int threads : {1, 3}) {
+            MeasureOptions options;
+            options.threads = threads;
+            options.properties.properties = {"label", "perimeter"};
+            const PropertyTable t = glccl::measureRegions(samplesOf(labels, Shape::image(w, h)), nullptr, options);
+            const auto& label = column(t, "label").uints;
+            for (std::size_t r = 0; r < t.rows; ++r) {
+                INFO("width " << w << ", threads " << threads << ", label " << label[r]);
+                CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[std::size_t(label[r])]).epsilon(1e-12));
+            }
+        }
+    }
+}
+
 namespace {
 
 // Labels of a few thousand regions (more rows than one thread finalizes),

@@ -301,6 +301,145 @@ constexpr std::int64_t kPerimeterLanes = 8;
 }
 #endif
 
+#if defined(__SSE2__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define GLCCL_ROW_PERIMETER_CLASSES 1
+// The perimeter's classes (kClass in gatherChunk) of every border element
+// of a row at once, b1 between the border rows b0 (above) and b2 (below),
+// each w elements: bit x of classes(k)[x / 64] for class k = 0, 1, 2 (the
+// word after the last zero: classesIn reads it). A run's classes are then
+// three masked popcounts (classesIn) rather than its elements'
+// neighbourhoods compared run by run (perimeterClasses): cheaper where
+// runs are dense, as in noise; a row of a few long runs costs less run by
+// run.
+//
+// Each neighbour relation is a word of bits, an element a bit, found 16
+// elements a step with no branch on the neighbours (noise's border
+// elements come at random): x's left and right neighbours from one mask of
+// x against x - 1; the row below's three relations (x against x - 1, x, x
+// + 1 below) are the next row's relations with its row above, kept for it.
+// The neighbours along the edges and at the corners are then counted in
+// bits (adders over words) and the classes read from the counts. A step
+// where b1 (b0 for the relations with the row above) is background alone
+// gets no relations: only an element of a region counts its neighbours,
+// and no background equals it. Reads b*[-1, w rounded up to 16]: the
+// caller pads the rows with kNoRegion.
+constexpr std::int64_t kRowClassPad = 16;
+class RowPerimeterClasses {
+public:
+    void resize(std::size_t words) {
+        if (words_ == words) return;
+        words_ = words;
+        bits_.assign(kArrays * (words + 1), 0);
+    }
+    // `aboveKept`: the row before was classified here and was b0 (so that
+    // its relations with the row below are b1's with b0).
+    void classify(const std::int32_t* b0, const std::int32_t* b1, const std::int32_t* b2, std::int64_t w, bool aboveKept) {
+        if (!aboveKept) relations(b0, b1, w, at(kUp), at(kUp + 1), at(kUp + 2), at(kLeft), at(kLive));
+        relations(b1, b2, w, at(kDown), at(kDown + 1), at(kDown + 2), at(kLeft), at(kLive));
+        const std::uint64_t *upSame = at(kUp), *upLeft = at(kUp + 1), *upRight = at(kUp + 2);
+        const std::uint64_t *downSame = at(kDown), *downLeft = at(kDown + 1), *downRight = at(kDown + 2);
+        const std::uint64_t *left = at(kLeft), *live = at(kLive);
+        std::uint64_t *class0 = at(kClasses), *class1 = at(kClasses + 1), *class2 = at(kClasses + 2);
+        // Adds four words of bits: the count's bits 0, 1, 2.
+        auto count = [](std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d, std::uint64_t n[3]) {
+            const std::uint64_t ab = a ^ b, cd = c ^ d;
+            n[0] = ab ^ cd;
+            n[1] = ((a & b) ^ (c & d)) | (ab & cd);  // two pairs of ones: 4, bit 1 clear
+            n[2] = a & b & c & d;
+        };
+        for (std::size_t k = 0; k < words_; ++k) {
+            const std::uint64_t before = k ? 1 : 0;  // the word before exists
+            // x against x - 1 above is x - 1's relation "x + 1 below" of the row above.
+            const std::uint64_t upLeftOf = (upRight[k] << 1) | ((upRight[k - before] >> 63) & before);
+            const std::uint64_t upRightOf = (upLeft[k] >> 1) | (upLeft[k + 1] << 63);
+            const std::uint64_t rightOf = (left[k] >> 1) | (left[k + 1] << 63);
+            std::uint64_t e[3], c[3];
+            count(left[k], rightOf, upSame[k], downSame[k], e);
+            count(upLeftOf, upRightOf, downLeft[k], downRight[k], c);
+            const std::uint64_t e0 = ~(e[0] | e[1] | e[2]), e1 = e[0] & ~e[1] & ~e[2], e23 = e[1] & ~e[2];
+            const std::uint64_t cUpTo2 = ~c[2] & ~(c[0] & c[1]), c2 = ~c[0] & c[1] & ~c[2], c3 = c[0] & c[1],
+                                c12 = (c[0] ^ c[1]) & ~c[2];
+            class0[k] = live[k] & e23 & cUpTo2;
+            class1[k] = live[k] & ((e0 & c2) | (e1 & c3));
+            class2[k] = live[k] & e1 & c12;
+        }
+        // The row below's relations are the next row's with its row above.
+        for (std::size_t a = 0; a < 3; ++a) std::swap_ranges(at(kUp + a), at(kUp + a) + words_ + 1, at(kDown + a));
+    }
+    const std::uint64_t* classes(std::size_t k) const { return bits_.data() + (kClasses + k) * (words_ + 1); }
+
+private:
+    // Bit x of the relations of row a with row b below it: a[x] equal to
+    // b[x] (same), to b[x - 1] (left), to b[x + 1] (right); and of a alone:
+    // a[x] equal to a[x - 1] (along), a region's element (live).
+    static void relations(const std::int32_t* a, const std::int32_t* b, std::int64_t w, std::uint64_t* same, std::uint64_t* left,
+                          std::uint64_t* right, std::uint64_t* along, std::uint64_t* live) {
+        const __m128i none = _mm_set1_epi32(-1);
+        auto load = [](const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+        auto bits16 = [](const __m128i* m) {
+            return std::uint64_t(std::uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])))));
+        };
+        const std::size_t words = std::size_t((w + 63) / 64);
+        for (std::size_t k = 0; k < words; ++k) {
+            std::uint64_t found[5] = {0, 0, 0, 0, 0};
+            const std::int64_t x0 = std::int64_t(k) * 64;
+            for (int step = 0; step < 4 && x0 + 16 * step < w; ++step) {
+                const std::int64_t x = x0 + 16 * step;
+                __m128i r[4];
+                for (int i = 0; i < 4; ++i) r[i] = load(a + x + 4 * i);
+                const __m128i all = _mm_and_si128(_mm_and_si128(r[0], r[1]), _mm_and_si128(r[2], r[3]));
+                if (_mm_movemask_epi8(_mm_cmpeq_epi32(all, none)) == 0xffff) continue;
+                __m128i m[5][4];
+                for (int i = 0; i < 4; ++i) {
+                    const std::int32_t* p = b + x + 4 * i;
+                    m[0][i] = _mm_cmpeq_epi32(r[i], load(p));
+                    m[1][i] = _mm_cmpeq_epi32(r[i], load(p - 1));
+                    m[2][i] = _mm_cmpeq_epi32(r[i], load(p + 1));
+                    m[3][i] = _mm_cmpeq_epi32(r[i], load(a + x + 4 * i - 1));
+                    m[4][i] = _mm_cmpeq_epi32(r[i], none);
+                }
+                const int shift = 16 * step;
+                for (int j = 0; j < 4; ++j) found[j] |= bits16(m[j]) << shift;
+                found[4] |= (~bits16(m[4]) & 0xffff) << shift;
+            }
+            same[k] = found[0];
+            left[k] = found[1];
+            right[k] = found[2];
+            along[k] = found[3];
+            live[k] = found[4];
+        }
+    }
+    // The arrays, words_ + 1 words each: relations with the row above
+    // (same, left, right), with the row below, along the row, live, classes.
+    static constexpr std::size_t kUp = 0, kDown = 3, kLeft = 6, kLive = 7, kClasses = 8, kArrays = 11;
+    std::uint64_t* at(std::size_t array) { return bits_.data() + array * (words_ + 1); }
+    std::size_t words_ = 0;
+    std::vector<std::uint64_t> bits_;
+};
+
+// The bits of [x, x1) set in the words `bits` (and the word after the
+// last, read where the run ends in the last word), counted. Reads 8 bytes
+// from x's byte for a run of up to 57 elements: little-endian words.
+[[gnu::always_inline]] inline std::uint64_t classesIn(const std::uint64_t* bits, std::int64_t x, std::int64_t x1) {
+    const std::int64_t n = x1 - x;
+    if (n <= 57) {
+        std::uint64_t v;
+        std::memcpy(&v, reinterpret_cast<const unsigned char*>(bits) + (x >> 3), sizeof v);
+        return std::uint64_t(__builtin_popcountll((v >> (x & 7)) & (~std::uint64_t(0) >> (64 - n))));
+    }
+    std::uint64_t count = 0;
+    for (std::int64_t p = x; p < x1;) {
+        const int b = int(p & 63);
+        const std::int64_t span = std::min<std::int64_t>(64 - b, x1 - p);
+        std::uint64_t m = bits[p >> 6] >> b;
+        if (span < 64) m &= (std::uint64_t(1) << span) - 1;
+        count += std::uint64_t(__builtin_popcountll(m));
+        p += span;
+    }
+    return count;
+}
+#endif
+
 // The runs of region r in row `above` (w elements) that 8-touch the run
 // [x, x + n) of the row below: the places p in [x - 1, x + n] inside the
 // row that hold r where p is the first place or above[p - 1] is not r, one
@@ -594,6 +733,9 @@ public:
         std::vector<DoubleDouble> entryWeightedF;
         std::vector<std::uint64_t> runBits;
         std::vector<std::uint64_t> startsAbove, regionStartsAbove;  // the row above's run starts (Euler numbers)
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+        RowPerimeterClasses perimeterRows;
+#endif
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
 
@@ -686,9 +828,22 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // Border elements of row (y, z) for the perimeter: an element of a
     // region with a 4-neighbour outside it (or outside the image) holds its
     // region, every other element kNoRegion. Each row is padded with
-    // kNoRegion on both sides and a row outside the image is all kNoRegion,
+    // kNoRegion on both sides (and past its end by a step of
+    // RowPerimeterClasses) and a row outside the image is all kNoRegion,
     // so that a neighbour is read without bounds checks.
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+    // A dense row's classes at once (RowPerimeterClasses), for 32-bit ids.
+    constexpr bool rowClasses = std::is_same_v<Id, std::int32_t>;
+    const std::size_t paddedWidth = std::size_t(g.w) + 2 + std::size_t(kRowClassPad);
+    RowPerimeterClasses* classRows = nullptr;
+    std::int64_t classifiedRow = -1;  // the row classRows classified last
+    if (rowClasses && q.perimeter) {
+        scratch.perimeterRows.resize(words);
+        classRows = &scratch.perimeterRows;
+    }
+#else
     const std::size_t paddedWidth = std::size_t(g.w) + 2;
+#endif
     if (q.perimeter && idRows.border.size() != 3 * paddedWidth) {
         reserveMapped(idRows.border, 3 * paddedWidth);
         reserveMapped(idRows.noBorder, paddedWidth);
@@ -940,8 +1095,29 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             const Id* b2 = q.perimeter ? border(y + 1, z) : nullptr;
             const Id* aboveRow = eulerByRuns && y > 0 ? rows.row(y - 1, z) : nullptr;
             if (aboveRow && markedRow != flat - 1) markRuns(aboveRow, 0, g.w, startsAbove, scratch.regionStartsAbove.data());
-            // Each run's terms inlined in the loop (forEachRun).
-            forEachRun(row, own.begin[0], own.end[0], scratch.runBits, [&](std::int64_t x, std::int64_t x1, std::int64_t r) __attribute__((always_inline)) {
+            const std::size_t runWords = markRow(row, own.begin[0], own.end[0], scratch.runBits);
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+            // The row's classes at once where the row has a region's run in
+            // every 8 elements or more.
+            bool denseRow = false;
+            const std::uint64_t* rowClass[3] = {nullptr, nullptr, nullptr};
+            if constexpr (rowClasses) {
+                if (classRows) {
+                    std::int64_t runs = 0;
+                    for (std::size_t k = 0; k < runWords; ++k) runs += __builtin_popcountll(scratch.runBits[runWords + k]);
+                    denseRow = 8 * runs >= own.end[0] - own.begin[0];
+                }
+                if (denseRow) {
+                    classRows->classify(b0, b1, b2, g.w, y > 0 && classifiedRow == flat - 1);
+                    classifiedRow = flat;
+                    for (std::size_t k = 0; k < 3; ++k) rowClass[k] = classRows->classes(k);
+                }
+            }
+#endif
+            // Each run's terms, inlined in the loop over the runs (a copy of
+            // it for rows whose perimeter classes are found at once).
+            auto runTerms = [&](auto dense, std::int64_t x, std::int64_t x1, std::int64_t r) __attribute__((always_inline)) {
+                [[maybe_unused]] constexpr bool denseClasses = decltype(dense)::value;
                 const std::size_t s = table.of(r);
                 if (eulerByRuns) {
                     // Runs above touch [x, x1 - 1] where they reach x - 1 to x1.
@@ -1113,9 +1289,13 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             k2 += c == 2;
                         }
                     };
-#if defined(__SSE2__)
-                    if constexpr (std::is_same_v<Id, std::int32_t>) {
-                        if (x1 - x <= kPerimeterLanes && x + kPerimeterLanes <= g.w) {
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+                    if constexpr (rowClasses) {
+                        if constexpr (denseClasses) {
+                            k0 = classesIn(rowClass[0], x, x1);
+                            k1 = classesIn(rowClass[1], x, x1);
+                            k2 = classesIn(rowClass[2], x, x1);
+                        } else if (x1 - x <= kPerimeterLanes && x + kPerimeterLanes <= g.w) {
                             const std::uint32_t packed = perimeterClasses(b0, b1, b2, x, x1 - x, Id(r));
                             k0 = packed & 0xff;
                             k1 = packed >> 8 & 0xff;
@@ -1134,7 +1314,18 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     k[1] += k1;
                     k[2] += k2;
                 }
-            });
+            };
+            const std::uint64_t* runBits = scratch.runBits.data();
+            auto sparseRun = [&](std::int64_t x, std::int64_t x1, std::int64_t r)
+                                 __attribute__((always_inline)) { runTerms(std::false_type{}, x, x1, r); };
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+            auto denseRun = [&](std::int64_t x, std::int64_t x1, std::int64_t r)
+                                __attribute__((always_inline)) { runTerms(std::true_type{}, x, x1, r); };
+            if (denseRow) forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, denseRun);
+            else forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, sparseRun);
+#else
+            forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, sparseRun);
+#endif
             flushRow(y, z);
             if (eulerByRuns) {
                 std::copy_n(scratch.runBits.data(), words, startsAbove);

@@ -202,23 +202,31 @@ template <class Id>
     }
 }
 
-// Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
-// kNoRegion) in row[begin, end), left to right, from the runs' first
-// elements marked first (markRuns) in `bits`, whose first (end - begin +
-// 63) / 64 words hold the row's `starts` after the call. Inlined, and f
-// with it where it asks to be: a call a run, reading f's captures through
-// its closure, costs about what a short run's sums do.
-template <class Id, class F>
-[[gnu::always_inline]] inline void forEachRun(const Id* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
-    if (end <= begin) return;
+// The runs' first elements of row[begin, end) marked (markRuns) in
+// `bits`: its first (end - begin + 63) / 64 words the row's `starts`, the
+// next as many its `regionStarts`. Returns that count of words.
+template <class Id>
+[[gnu::always_inline]] inline std::size_t markRow(const Id* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits) {
+    if (end <= begin) return 0;
     const std::size_t words = std::size_t((end - begin + 63) / 64);
     if (bits.size() < 2 * words) {
         reserveMapped(bits, 2 * words);
         bits.resize(2 * words);
     }
-    std::uint64_t* starts = bits.data();           // a run's first element
-    std::uint64_t* regionStarts = starts + words;  // a region's run's first element
-    markRuns(row, begin, end, starts, regionStarts);
+    markRuns(row, begin, end, bits.data(), bits.data() + words);
+    return words;
+}
+
+// Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
+// kNoRegion) in row[begin, end), left to right, from the runs' first
+// elements that markRow marked in `bits` (`words` words of each kind).
+// Inlined, and f with it where it asks to be: a call a run, reading f's
+// captures through its closure, costs about what a short run's sums do.
+template <class Id, class F>
+[[gnu::always_inline]] inline void forEachMarkedRun(const Id* row, std::int64_t begin, std::int64_t end, const std::uint64_t* bits,
+                                                    std::size_t words, F&& f) {
+    const std::uint64_t* starts = bits;                // a run's first element
+    const std::uint64_t* regionStarts = bits + words;  // a region's run's first element
     for (std::size_t k = 0; k < words; ++k)
         for (std::uint64_t m = regionStarts[k]; m; m &= m - 1) {
             const int b = __builtin_ctzll(m);
@@ -229,6 +237,13 @@ template <class Id, class F>
             while (!later && ++j < words) later = starts[j];
             f(x, later ? begin + std::int64_t(j) * 64 + __builtin_ctzll(later) : end, std::int64_t(row[x]));
         }
+}
+
+// markRow, then forEachMarkedRun: the row's `starts` in `bits` after the call.
+template <class Id, class F>
+[[gnu::always_inline]] inline void forEachRun(const Id* row, std::int64_t begin, std::int64_t end, std::vector<std::uint64_t>& bits, F&& f) {
+    const std::size_t words = markRow(row, begin, end, bits);
+    forEachMarkedRun(row, begin, end, bits.data(), words, f);
 }
 
 // Region indices of rows, computed once and kept while a chunk reads around
