@@ -10,6 +10,11 @@ uniform int columnInBlock;
 // so a group of several nodes serves one of the roots its nodes would have
 // raised; resolve_links links what the others leave.
 uniform int columnGroup;
+// Nodes per vertex of the scatter back (Tuning::rasterScatterGroup; the
+// column group unless set): the scatter back's draw reads every column's
+// labels once all are gathered, so its groups may be larger than the
+// gathers' without lengthening their chain of draws.
+uniform int scatterGroup;
 flat out float scatterValue;
 
 #ifdef COLUMN_ACCUMULATORS
@@ -33,27 +38,77 @@ float labelOf(ivec2 m) {
 #endif
     return labelIn(columns, m);
 }
+#ifdef COLUMN_WINDOW
+// Tuning::rasterColumnReads window: a group's walk down its rows reads each
+// row of the column to its left at most once (a node's up-left, left and
+// down-left neighbours are the rows before, at and after it, which the
+// nodes beside it link to as well), and a run's value once where
+// consecutive rows share their run's top. The same labels as labelOf's,
+// fewer fetches.
+const float kUnread = -1.0;  // no label or ID is negative
+// The last run top read in a column, and its value.
+struct RunCache {
+    float top;
+    float value;
+};
+float cachedLabelIn(sampler2D roots, ivec2 m, inout RunCache cache) {
+    float runTop = texelFetch(roots, m, 0).r;
+    if (runTop != cache.top) {
+        cache.top = runTop;
+        cache.value = runTop == 0.0 ? 0.0 : texelFetch(roots, nodeOfId(runTop), 0).r;
+    }
+    return cache.value;
+}
+// labelOf through `cache`, kept for one column.
+float cachedLabelOf(ivec2 m, inout RunCache cache) {
+#ifdef ALL_COLUMNS
+    if (m.x % blockWidth % 2 == 1) return cachedLabelIn(oddColumns, m, cache);
+#endif
+    return cachedLabelIn(columns, m, cache);
+}
+// The left column's labels of rows r - 1, r and r + 1 as the walk reaches
+// row r, kUnread until a link needs one.
+struct LeftWindow {
+    float up;
+    float mid;
+    float down;
+    RunCache runs;
+};
+LeftWindow leftWindow() { return LeftWindow(kUnread, kUnread, kUnread, RunCache(kUnread, 0.0)); }
+float windowRow(inout float row, ivec2 m, inout RunCache runs) {
+    if (row == kUnread) row = cachedLabelOf(m, runs);
+    return row;
+}
+// The window one row down.
+void slideWindow(inout LeftWindow w) {
+    w.up = w.mid;
+    w.mid = w.down;
+    w.down = kUnread;
+}
+#endif
 #else
 // The label of a processed node: update column wrote it.
 float labelOf(ivec2 m) { return texelFetch(columns, m, 0).r; }
 #endif
 
-// Vertices of one column of every block.
-int columnGroups() { return (gridSize.y + columnGroup - 1) / columnGroup; }
-int columnVertices() { return (gridSize.x + blockWidth - 1) / blockWidth * columnGroups(); }
+// Groups of `group` nodes in a column, and vertices of one column of every
+// block.
+int columnGroups(int group) { return (gridSize.y + group - 1) / group; }
+int columnVertices(int group) { return (gridSize.x + blockWidth - 1) / blockWidth * columnGroups(group); }
 
-// The first node n of `vertex`'s group in column `column` of every block;
-// false past the grid. The vertex starts clipped, with nothing to scatter.
-bool columnGroupStart(int vertex, int column, out ivec2 n) {
-    int block = vertex / columnGroups();
-    n = ivec2(block * blockWidth + column, vertex % columnGroups() * columnGroup);
+// The first node n of `vertex`'s group of `group` nodes in column `column`
+// of every block; false past the grid. The vertex starts clipped, with
+// nothing to scatter.
+bool columnGroupStart(int vertex, int column, int group, out ivec2 n) {
+    int block = vertex / columnGroups(group);
+    n = ivec2(block * blockWidth + column, vertex % columnGroups(group) * group);
     gl_Position = kClipped;
     scatterValue = 0.0;
     return n.x < gridSize.x;
 }
 
-// Rows of the group that starts at n.
-int groupRows(ivec2 n) { return min(columnGroup, gridSize.y - n.y); }
+// Rows of the group of `group` nodes that starts at n.
+int groupRows(ivec2 n, int group) { return min(group, gridSize.y - n.y); }
 
 // The largest label of n's connected neighbours in the column to its left;
 // 0 where none.
@@ -77,7 +132,7 @@ float largestLeft(ivec2 n, uint bits) {
 void gatherNeighbour(ivec2 first, float depth) {
     float value = 0.0;
     float target = 0.0;
-    for (int i = 0; i < groupRows(first); ++i) {
+    for (int i = 0; i < groupRows(first, columnGroup); ++i) {
         ivec2 n = first + ivec2(0, i);
         float best = largestLeft(n, nodeBits(n));
         if (best <= value) continue;
@@ -107,7 +162,7 @@ void scatterBack(ivec2 first) {
 #endif
     float value = 0.0;
     float target = 0.0;
-    for (int i = 0; i < groupRows(first); ++i) {
+    for (int i = 0; i < groupRows(first, scatterGroup); ++i) {
         ivec2 n = first + ivec2(0, i);
         uint bits = nodeBits(n);
         if ((bits & kLeftLinks) == 0u) continue;
@@ -126,3 +181,72 @@ void scatterBack(ivec2 first) {
     scatterValue = value;
     gl_Position = pixelPosition(nodeOfId(target), gridSize, 1.0);
 }
+
+#ifdef COLUMN_WINDOW
+// gatherNeighbour with the labels of the column to the left read through a
+// LeftWindow: the same points.
+void gatherNeighbourWindow(ivec2 first, float depth) {
+    float value = 0.0;
+    float target = 0.0;
+    LeftWindow w = leftWindow();
+    for (int i = 0; i < groupRows(first, columnGroup); ++i) {
+        ivec2 n = first + ivec2(0, i);
+        uint bits = nodeBits(n);
+        float best = 0.0;
+#if CONNECTIVITY == 8
+        if (linksTo(bits, kUpLeft)) best = windowRow(w.up, n + kNeighbours[kUpLeft], w.runs);
+#endif
+        if (linksTo(bits, kLeft)) best = max(best, windowRow(w.mid, n + kNeighbours[kLeft], w.runs));
+#if CONNECTIVITY == 8
+        if (linksTo(bits, kDownLeft)) best = max(best, windowRow(w.down, n + kNeighbours[kDownLeft], w.runs));
+#endif
+        slideWindow(w);
+        if (best <= value) continue;
+        float runTop = texelFetch(columns, n, 0).r;
+        if (best <= runTop) continue;
+        value = best;
+        target = runTop;
+    }
+    if (value == 0.0) return;
+    scatterValue = value;
+    gl_Position = pixelPosition(nodeOfId(target), gridSize, depth);
+}
+
+// scatterBack with the left column's labels read through a LeftWindow and
+// the group's own labels through a RunCache: the same points.
+void scatterBackWindow(ivec2 first) {
+#if CONNECTIVITY == 8
+    const uint kLeftLinks = (1u << uint(kLeft)) | (1u << uint(kUpLeft)) | (1u << uint(kDownLeft));
+#else
+    const uint kLeftLinks = 1u << uint(kLeft);
+#endif
+    float value = 0.0;
+    float target = 0.0;
+    LeftWindow w = leftWindow();
+    RunCache own = RunCache(kUnread, 0.0);
+    for (int i = 0; i < groupRows(first, scatterGroup); ++i) {
+        ivec2 n = first + ivec2(0, i);
+        uint bits = nodeBits(n);
+        if ((bits & kLeftLinks) == 0u) {
+            slideWindow(w);
+            continue;
+        }
+        float label = cachedLabelOf(n, own);
+        float smallest = label;
+#if CONNECTIVITY == 8
+        if (linksTo(bits, kUpLeft)) smallest = min(smallest, windowRow(w.up, n + kNeighbours[kUpLeft], w.runs));
+#endif
+        if (linksTo(bits, kLeft)) smallest = min(smallest, windowRow(w.mid, n + kNeighbours[kLeft], w.runs));
+#if CONNECTIVITY == 8
+        if (linksTo(bits, kDownLeft)) smallest = min(smallest, windowRow(w.down, n + kNeighbours[kDownLeft], w.runs));
+#endif
+        slideWindow(w);
+        if (smallest >= label || (value != 0.0 && smallest >= target)) continue;
+        value = label;
+        target = smallest;
+    }
+    if (value == 0.0) return;
+    scatterValue = value;
+    gl_Position = pixelPosition(nodeOfId(target), gridSize, 1.0);
+}
+#endif

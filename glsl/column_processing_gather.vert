@@ -5,5 +5,10 @@
 
 void main() {
     ivec2 n;
-    if (columnGroupStart(gl_VertexID, columnInBlock, n)) gatherNeighbour(n, 0.0);
+    if (!columnGroupStart(gl_VertexID, columnInBlock, columnGroup, n)) return;
+#ifdef COLUMN_WINDOW
+    gatherNeighbourWindow(n, 0.0);
+#else
+    gatherNeighbour(n, 0.0);
+#endif
 }

@@ -1,6 +1,6 @@
 // Column processing, step 3: scatter back (column_processing.glsl,
-// scatterBack), one vertex per group of nodes of the current column of every
-// block. With ALL_COLUMNS (Tuning::rasterColumnDraws 1) one draw, after all
+// scatterBack), one vertex per group of scatterGroup nodes of the current
+// column of every block. With ALL_COLUMNS (Tuning::rasterColumnDraws 1) one draw, after all
 // the gathers, scatters back every column after the first: the gathers do
 // not need the links it makes.
 #include "column_processing.glsl"
@@ -8,8 +8,14 @@
 void main() {
     ivec2 n;
 #ifdef ALL_COLUMNS
-    if (columnGroupStart(gl_VertexID % columnVertices(), 1 + gl_VertexID / columnVertices(), n)) scatterBack(n);
+    int vertices = columnVertices(scatterGroup);
+    if (!columnGroupStart(gl_VertexID % vertices, 1 + gl_VertexID / vertices, scatterGroup, n)) return;
+#ifdef COLUMN_WINDOW
+    scatterBackWindow(n);
 #else
-    if (columnGroupStart(gl_VertexID, columnInBlock, n)) scatterBack(n);
+    scatterBack(n);
+#endif
+#else
+    if (columnGroupStart(gl_VertexID, columnInBlock, scatterGroup, n)) scatterBack(n);
 #endif
 }

@@ -242,8 +242,16 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     oneBlock.blockWidth = 1 << 14;
     oneBlock.columnDraws = 2;
     oneBlock.resolveCheckInDraw = true;
+    // Column processing's labels read through a window, the scatter back's
+    // groups larger than the gathers'.
+    RasterPipeline::Options windowed = options;
+    windowed.columnDraws = 1;
+    windowed.columnWindow = true;
+    windowed.columnGroup = 3;
+    windowed.scatterGroup = 5;
+    windowed.blockWidth = 4;
     RasterPipeline pipeline(options);
-    for (const RasterPipeline::Options& chosen : {options, variants, oneBlock}) {
+    for (const RasterPipeline::Options& chosen : {options, variants, oneBlock, windowed}) {
         pipeline.setOptions(chosen);
         INFO("blockWidth " << chosen.blockWidth << ", resolveInFragments " << chosen.resolveInFragments);
         struct Case {

@@ -614,6 +614,40 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots rasterRunHops=64 "
                           "rasterBitsSpread=5 rasterTableSpread=3",
                           options);
+    options = RasterPipeline::tuned({}, Tuning());
+    options.checkEachPass = false;
+    options.scatterGroup = 8;
+    variants.emplace_back("Tuning's defaults, rasterScatterGroup=8", options);
+    options.columnWindow = true;
+    variants.emplace_back("Tuning's defaults, rasterScatterGroup=8 rasterColumnReads=window", options);
+    options.scatterGroup = 1;
+    options.columnGroup = 3;
+    options.blockWidth = 5;
+    variants.emplace_back("Tuning's defaults, rasterScatterGroup=1 rasterColumnGroup=3 rasterBlockWidth=5 "
+                          "rasterColumnReads=window",
+                          options);
+    options.columnGroup = 32;
+    options.scatterGroup = 0;
+    variants.emplace_back("Tuning's defaults, rasterColumnGroup=32 rasterBlockWidth=5 rasterColumnReads=window",
+                          options);
+    options.columnGroup = 1;
+    options.blockWidth = 1 << 14;
+    variants.emplace_back("Tuning's defaults, rasterColumnGroup=1 rasterColumnReads=window, one block", options);
+    options.columnWindow = false;
+    options.scatterGroup = 1;
+    options.columnGroup = 3;
+    options.blockWidth = 5;
+    variants.emplace_back("Tuning's defaults, rasterScatterGroup=1 rasterColumnGroup=3 rasterBlockWidth=5", options);
+    options.scatterGroup = 32;
+    options.columnDraws = 2;
+    variants.emplace_back("Tuning's defaults, rasterScatterGroup=32 rasterColumnGroup=3 rasterBlockWidth=5 "
+                          "rasterColumnDraws=2",
+                          options);
+    options.scatterGroup = 5;
+    options.columnDraws = 3;
+    variants.emplace_back("Tuning's defaults, rasterScatterGroup=5 rasterColumnGroup=3 rasterBlockWidth=5 "
+                          "rasterColumnDraws=3",
+                          options);
     options = {};
     options.borderRounds = 1;
     options.blockWidth = 3;
@@ -765,9 +799,11 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
 // and families of the raster benchmarks (gl_tests "[raster-work]" prints
 // it), to count what a change removes. RASTER_WORK_AHEAD,
 // RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS, RASTER_WORK_CHECK,
-// RASTER_WORK_TABLE_SUMS and RASTER_WORK_TABLE_PACK set rasterResolveAhead,
-// rasterBlockWidth, rasterColumnDraws, rasterResolveCheck, rasterTableSums
-// and rasterTablePack.
+// RASTER_WORK_TABLE_SUMS, RASTER_WORK_TABLE_PACK, RASTER_WORK_COLUMN_GROUP,
+// RASTER_WORK_SCATTER_GROUP and RASTER_WORK_COLUMN_READS set
+// rasterResolveAhead, rasterBlockWidth, rasterColumnDraws,
+// rasterResolveCheck, rasterTableSums, rasterTablePack, rasterColumnGroup,
+// rasterScatterGroup and rasterColumnReads.
 TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     HeadlessContext context;
     const char* ahead = std::getenv("RASTER_WORK_AHEAD");
@@ -783,6 +819,12 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     if (sums != nullptr) options.tableDigits = std::string(sums) == "digits";
     const char* pack = std::getenv("RASTER_WORK_TABLE_PACK");
     if (pack != nullptr) options.tableWords = std::string(pack) == "words";
+    const char* columnGroup = std::getenv("RASTER_WORK_COLUMN_GROUP");
+    if (columnGroup != nullptr) options.columnGroup = std::atoi(columnGroup);
+    const char* scatterGroup = std::getenv("RASTER_WORK_SCATTER_GROUP");
+    if (scatterGroup != nullptr) options.scatterGroup = std::atoi(scatterGroup);
+    const char* columnReads = std::getenv("RASTER_WORK_COLUMN_READS");
+    if (columnReads != nullptr) options.columnWindow = std::string(columnReads) == "window";
     RasterPipeline pipeline(options);
     const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
     for (auto [width, height] : sizes)

@@ -57,6 +57,7 @@ const char* const kRasterNumbering[] = {"auto", "scan"};
 const char* const kRasterCheck[] = {"pass", "draw"};
 const char* const kRasterSums[] = {"bits", "digits"};
 const char* const kRasterPack[] = {"floats", "words"};
+const char* const kRasterColumnReads[] = {"nodes", "window"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -98,6 +99,10 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterBorderRounds = value == "auto" ? 0 : parseCount(name, value, 1, 64, "auto or a round count 1..64");
     } else if (name == "rasterColumnGroup") {
         rasterColumnGroup = parseCount(name, value, 1, 32, "a node count 1..32");
+    } else if (name == "rasterScatterGroup") {
+        rasterScatterGroup = parseCount(name, value, 0, 32, "0 (the column group) or a node count 1..32");
+    } else if (name == "rasterColumnReads") {
+        rasterColumnReads = parseChoice<RasterColumnReads>(name, value, kRasterColumnReads);
     } else if (name == "rasterResolveGroup") {
         rasterResolveGroup = parseCount(name, value, 1, 8, "a square side 1..8");
     } else if (name == "rasterResolveCheck") {
@@ -124,7 +129,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
+                    "rasterColumnGroup, rasterScatterGroup, rasterColumnReads, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
                     "shaderDir");
     }
 }
@@ -146,6 +151,10 @@ std::string Tuning::describe() const {
         raster += " rasterBorderRounds=" + std::to_string(rasterBorderRounds);
     if (rasterColumnGroup != defaults.rasterColumnGroup)
         raster += " rasterColumnGroup=" + std::to_string(rasterColumnGroup);
+    if (rasterScatterGroup != defaults.rasterScatterGroup)
+        raster += " rasterScatterGroup=" + std::to_string(rasterScatterGroup);
+    if (rasterColumnReads != defaults.rasterColumnReads)
+        raster += std::string(" rasterColumnReads=") + kRasterColumnReads[int(rasterColumnReads)];
     if (rasterResolveGroup != defaults.rasterResolveGroup)
         raster += " rasterResolveGroup=" + std::to_string(rasterResolveGroup);
     if (rasterResolveCheck != defaults.rasterResolveCheck)
@@ -192,6 +201,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterColumnGroup < 1 || tuning.rasterColumnGroup > 32)
         throw Error("glccl::setTuning(): rasterColumnGroup is " + std::to_string(tuning.rasterColumnGroup) +
                     "; expected 1..32");
+    if (tuning.rasterScatterGroup < 0 || tuning.rasterScatterGroup > 32)
+        throw Error("glccl::setTuning(): rasterScatterGroup is " + std::to_string(tuning.rasterScatterGroup) +
+                    "; expected 0 (the column group) or 1..32");
     if (tuning.rasterResolveGroup < 1 || tuning.rasterResolveGroup > 8)
         throw Error("glccl::setTuning(): rasterResolveGroup is " + std::to_string(tuning.rasterResolveGroup) +
                     "; expected 1..8");

@@ -10,6 +10,7 @@ constexpr TextureSlot kRootsSlot{"roots", 1};
 constexpr const char* kBlockWidth = "blockWidth";
 constexpr const char* kColumnInBlock = "columnInBlock";
 constexpr const char* kColumnGroup = "columnGroup";
+constexpr const char* kScatterGroup = "scatterGroup";
 const ProgramSpec kGather{"column_processing_gather", "column_processing_gather.vert", "write_scatter.frag",
                           {"fragColor"}, {kColumnsSlot}};
 const ProgramSpec kUpdate{"column_processing_update", "column_processing_update.vert",
@@ -23,6 +24,13 @@ const ProgramSpec kMerge{"column_processing_merge", "fullscreen.vert", "column_p
                          {kColumnsSlot, kOddColumnsSlot}};
 const ProgramSpec kScatterAll{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
                               {"fragColor"}, {kColumnsSlot, kOddColumnsSlot}, {"COLUMN_ACCUMULATORS", "ALL_COLUMNS"}};
+// The same two with the left column's labels read through a window
+// (Tuning::rasterColumnReads window).
+const ProgramSpec kWindowGather{"column_processing_gather", "column_processing_gather.vert", "write_scatter.frag",
+                                {"fragColor"}, {kColumnsSlot}, {"COLUMN_ACCUMULATORS", "COLUMN_WINDOW"}};
+const ProgramSpec kWindowScatterAll{"column_processing_scatter", "column_processing_scatter.vert",
+                                    "write_scatter.frag", {"fragColor"}, {kColumnsSlot, kOddColumnsSlot},
+                                    {"COLUMN_ACCUMULATORS", "ALL_COLUMNS", "COLUMN_WINDOW"}};
 const ProgramSpec kPoints{"column_processing_points", "column_processing_points.vert", "write_scatter.frag",
                           {"fragColor"}, {kColumnsSlot}};
 
@@ -57,27 +65,30 @@ void drawMarkingPoints(gl::Program& program, int column, std::int64_t count, con
 
 // Scatter back of column `column` (none for column 0) and gather neighbour of
 // column + 1 (none past the block) in one draw.
-void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t columnVertices,
-                     const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
+void drawFusedPoints(gl::Program& points, int column, int blockWidth, std::int64_t gatherVertices,
+                     std::int64_t scatterVertices, const gl::RenderTarget& roots, const gl::RenderTarget& columns) {
     drawMarkingPoints(points, column,
-                      (column > 0 ? columnVertices : 0) + (column + 1 < blockWidth ? columnVertices : 0), roots,
+                      (column > 0 ? scatterVertices : 0) + (column + 1 < blockWidth ? gatherVertices : 0), roots,
                       columns);
 }
 }  // namespace
 
 void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
                                const gl::RenderTarget& roots, const gl::RenderTarget& columns, bool fusedPoints,
-                               int group) {
+                               int group, int scatterGroup) {
     auto scope = context.timer.scope(kStage);
     const int blocks = ceilDiv(roots.width(), blockWidth);
-    // One vertex per `group` nodes of a column of every block.
+    // One vertex per `group` nodes of a column of every block (the scatter
+    // back's per `scatterGroup`).
     const std::int64_t columnVertices = std::int64_t(blocks) * ceilDiv(roots.height(), group);
+    const std::int64_t scatterVertices = std::int64_t(blocks) * ceilDiv(roots.height(), scatterGroup);
     auto& gather = context.programs.use(kGather);
     auto& update = context.programs.use(kUpdate);
     auto& scatter = context.programs.use(kColumnProcessingScatter);
     auto& points = context.programs.use(kPoints);
     for (auto* program : {&gather, &update, &scatter, &points}) program->set(kBlockWidth, blockWidth);
     for (auto* program : {&gather, &scatter, &points}) program->set(kColumnGroup, group);
+    for (auto* program : {&scatter, &points}) program->set(kScatterGroup, scatterGroup);
     bindTexture(kNodeGraphSlot, nodeGraph);
 
     // No root is marked yet: scatter-back marks at depth 1.0.
@@ -91,10 +102,10 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
     setRenderState({GL_MAX, GL_NONE, false});
     glDepthFunc(GL_ALWAYS);
     if (fusedPoints) {
-        drawFusedPoints(points, 0, blockWidth, columnVertices, roots, columns);
+        drawFusedPoints(points, 0, blockWidth, columnVertices, scatterVertices, roots, columns);
         for (int column = 1; column < blockWidth; ++column) {
             updateColumn(update, column, blocks, roots, columns);
-            drawFusedPoints(points, column, blockWidth, columnVertices, roots, columns);
+            drawFusedPoints(points, column, blockWidth, columnVertices, scatterVertices, roots, columns);
         }
         context.checkPass(kStage);
         return;
@@ -110,19 +121,19 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
 
         updateColumn(update, column, blocks, roots, columns);
 
-        drawMarkingPoints(scatter, column, columnVertices, roots, columns);
+        drawMarkingPoints(scatter, column, scatterVertices, roots, columns);
     }
     context.checkPass(kStage);
 }
 
 void ColumnProcessingPass::runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
                                           const gl::RenderTarget& merged, const gl::RenderTarget& odd,
-                                          const gl::RenderTarget& even, int group) {
+                                          const gl::RenderTarget& even, int group, int scatterGroup, bool window) {
     auto scope = context.timer.scope(kStage);
     const int blocks = ceilDiv(merged.width(), blockWidth);
     const std::int64_t columnVertices = std::int64_t(blocks) * ceilDiv(merged.height(), group);
     const int columns = std::min(blockWidth, merged.width());  // in the block
-    auto& gather = context.programs.use(kAccumulatedGather);
+    auto& gather = context.programs.use(window ? kWindowGather : kAccumulatedGather);
     gather.set(kBlockWidth, blockWidth);
     gather.set(kColumnGroup, group);
     bindTexture(kNodeGraphSlot, nodeGraph);
@@ -148,11 +159,11 @@ void ColumnProcessingPass::runAccumulated(const PassContext& context, const gl::
     drawFullscreen();
 
     // Scatter back, marking the roots it changes (depth 1.0).
-    auto& scatter = context.programs.use(kScatterAll);
+    auto& scatter = context.programs.use(window ? kWindowScatterAll : kScatterAll);
     scatter.set(kBlockWidth, blockWidth);
-    scatter.set(kColumnGroup, group);
+    scatter.set(kScatterGroup, scatterGroup);
     setRenderState({GL_MAX, GL_ALWAYS, true});
-    drawPoints(columnVertices * (columns - 1));
+    drawPoints(std::int64_t(blocks) * ceilDiv(merged.height(), scatterGroup) * (columns - 1));
     setRenderState({});
     context.checkPass(kStage);
 }

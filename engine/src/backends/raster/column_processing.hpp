@@ -26,9 +26,11 @@ public:
     // draws a column instead of three, the same vertices. Each point draw
     // has a vertex per `group` nodes (consecutive rows) of a column
     // (Tuning::rasterColumnGroup), which raises one root for the group: a
-    // group-th of the vertices, some links left to resolve_links.
+    // group-th of the vertices, some links left to resolve_links. The
+    // scatter back's vertices are per `scatterGroup` nodes
+    // (Tuning::rasterScatterGroup), the gathers' per `group`.
     void run(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth, const gl::RenderTarget& roots,
-             const gl::RenderTarget& columns, bool fusedPoints, int group);
+             const gl::RenderTarget& columns, bool fusedPoints, int group, int scatterGroup);
     // One draw a column (Tuning::rasterColumnDraws 1): no update column.
     // The gathers into even columns blend into `even`, those into odd
     // columns into `odd`, so the gather into column c reads column c - 1's
@@ -38,10 +40,13 @@ public:
     // its column's texture is drawn into `merged` (column_processing_merge.frag)
     // and one draw scatters back every column into it, marking the roots it
     // raises. `odd` and `even` hold the vertical runs on entry; `merged`
-    // and `odd` share the depth buffer of root marks.
+    // and `odd` share the depth buffer of root marks. With `window`
+    // (Tuning::rasterColumnReads window) a vertex reads each row of the
+    // column to its left once for its group, and a run's value once for
+    // consecutive rows of the run: the same points, fewer fetches.
     void runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
                         const gl::RenderTarget& merged, const gl::RenderTarget& odd, const gl::RenderTarget& even,
-                        int group);
+                        int group, int scatterGroup, bool window);
 };
 
 }  // namespace glccl::raster

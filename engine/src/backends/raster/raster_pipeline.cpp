@@ -34,6 +34,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.bandPixels = std::clamp(options.bandPixels, 1, kExactFloatSum);
     options_.borderRounds = std::clamp(options.borderRounds, 0, 64);
     options_.columnGroup = std::clamp(options.columnGroup, 1, kMaxColumnGroup);
+    options_.scatterGroup = std::clamp(options.scatterGroup, 0, kMaxColumnGroup);
     options_.columnDraws = std::clamp(options.columnDraws, 1, 3);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
     options_.resolveAhead = std::clamp(options.resolveAhead, 1, kMaxResolveAhead);
@@ -62,6 +63,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     programs_.select(connectivity, criterion, input.internalFormat(), r.grid);
     const PassContext context{programs_, timer, options_.checkEachPass, es_};
     const int columns = blockWidth();
+    const int scatterGroup = options_.scatterGroup > 0 ? options_.scatterGroup : options_.columnGroup;
     const gl::Texture& nodeGraph = r.nodeGraph.texture;
     glBindVertexArray(emptyVertexArray_.id());
 
@@ -73,13 +75,13 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         // column processing's odd and even columns.
         verticalRuns_.runInto(context, nodeGraph, r.scratchAndValues, r.ids, r.idScratch, options_.runHops);
         columnProcessing_.runAccumulated(context, nodeGraph, columns, r.ids, r.idScratch, r.nodeValues,
-                                         options_.columnGroup);
+                                         options_.columnGroup, scatterGroup, options_.columnWindow);
         // Marked roots, then every node, to their roots.
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids, &r.nodeValues);
     } else {
         verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, options_.runHops);
         columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.columnDraws == 2,
-                              options_.columnGroup);
+                              options_.columnGroup, scatterGroup);
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids);  // marked roots, then every node
     }
     // Roots linked across block borders, then until no connected neighbours differ: exact.
@@ -183,6 +185,8 @@ RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning
     base.borderRounds = tuning.rasterBorderRounds;
     base.columnDraws = tuning.rasterColumnDraws;
     base.columnGroup = tuning.rasterColumnGroup;
+    base.scatterGroup = tuning.rasterScatterGroup;
+    base.columnWindow = tuning.rasterColumnReads == Tuning::RasterColumnReads::Window;
     base.resolveGroup = tuning.rasterResolveGroup;
     base.resolveCheckInDraw = tuning.rasterResolveCheck == Tuning::RasterCheck::Draw;
     base.resolveAhead = tuning.rasterResolveAhead;
