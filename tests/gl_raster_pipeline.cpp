@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cmath>
 #include <cstdlib>
 #include <memory>
@@ -803,7 +804,8 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
 // RASTER_WORK_SCATTER_GROUP and RASTER_WORK_COLUMN_READS set
 // rasterResolveAhead, rasterBlockWidth, rasterColumnDraws,
 // rasterResolveCheck, rasterTableSums, rasterTablePack, rasterColumnGroup,
-// rasterScatterGroup and rasterColumnReads.
+// rasterScatterGroup and rasterColumnReads; RASTER_WORK_SIZE (WxH) and
+// RASTER_WORK_FAMILY count one size and one family instead.
 TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     HeadlessContext context;
     const char* ahead = std::getenv("RASTER_WORK_AHEAD");
@@ -826,9 +828,16 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     const char* columnReads = std::getenv("RASTER_WORK_COLUMN_READS");
     if (columnReads != nullptr) options.columnWindow = std::string(columnReads) == "window";
     RasterPipeline pipeline(options);
-    const std::pair<int, int> sizes[] = {{2048, 2048}, {1920, 1080}};
+    std::vector<std::pair<int, int>> sizes = {{2048, 2048}, {1920, 1080}};
+    if (const char* size = std::getenv("RASTER_WORK_SIZE")) {
+        int width = 0, height = 0;
+        REQUIRE(std::sscanf(size, "%dx%d", &width, &height) == 2);
+        sizes = {{width, height}};
+    }
+    std::vector<std::string> families = {"noise50", "sparse_disks", "dense_disks", "large"};
+    if (const char* family = std::getenv("RASTER_WORK_FAMILY")) families = {family};
     for (auto [width, height] : sizes)
-        for (const char* family : {"noise50", "sparse_disks", "dense_disks", "large"})
+        for (const std::string& family : families)
             for (Connectivity connectivity : kBoth) {
                 const Image image = generateFamily(family, width, height, 1);
                 auto input = r8Texture(image);
