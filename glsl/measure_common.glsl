@@ -9,15 +9,15 @@
 //   MOMENT_LEVEL     TermRequest::momentLevel, 0 .. 4
 //   WEIGHTED_LEVEL   TermRequest::weightedMomentLevel, 0 .. 4
 //   MOMENT_TERMS, WEIGHTED_TERMS  the exponent tuples of those levels (at least 1)
-//   MOMENT_OFFSETS, MOMENT_LIMBS, WEIGHTED_OFFSETS, WEIGHTED_LIMBS
-//                    int arrays, per term its offset from MOMENTS_AT (WEIGHTED_AT)
-//                    and its limbs (RecordLayout: as many as its degree's bound needs)
+//   EXTENT_BITS, COUNT_BITS, SAMPLE_BITS  RecordLayout's bounds: a moment sum of
+//                    degree d is below 2^(EXTENT_BITS d + COUNT_BITS), times
+//                    2^SAMPLE_BITS for a weighted one (termLimbs)
 //   SUM_LIMBS, SQUARES_LIMBS  the limbs of the intensity's sum and sum of squares
 //   RECORD_WORDS     words of one region's record in `totals`:
 //
-//     | moments: the terms' limbs | perimeter: 3 | crofton: 5 | euler: 2 (int64) |
+//     | moments: each term's limbs | perimeter: 3 | crofton: 5 | euler: 2 (int64) |
 //       MOMENTS_AT                PERIMETER_AT   CROFTON_AT   EULER_AT
-//     | sum | squares | ~min, max: 2 | ~first positions: 2 | weighted: the terms' limbs |
+//     | sum | squares | ~min, max: 2 | ~first positions: 2 | weighted: each term's limbs |
 //       SUM_AT SQUARES_AT EXTREMA_AT  POSITIONS_AT          WEIGHTED_AT
 //
 //   a part only where its GATHER_MOMENTS, GATHER_PERIMETER, GATHER_CROFTON,
@@ -139,11 +139,16 @@ uint replicaOf(uint h, uint slot) { return (batchLabels + h * uint(REPLICAS) + s
 // A region measure_small measures whole: the passes over the image skip it.
 bool measuredAlone(uint label) { return boxOf(label).w > 0; }
 
-#ifdef MOMENT_OFFSETS
-const int kMomentOffset[MOMENT_TERMS] = MOMENT_OFFSETS;
-const int kMomentLimbs[MOMENT_TERMS] = MOMENT_LIMBS;
-const int kWeightedOffset[WEIGHTED_TERMS] = WEIGHTED_OFFSETS;
-const int kWeightedLimbs[WEIGHTED_TERMS] = WEIGHTED_LIMBS;
+#ifdef EXTENT_BITS
+// The limbs of a moment sum of `degree`, weighted or not, as
+// engine/src/measure_terms.cpp's recordLayout gives them: its terms lie one
+// after another in TermRequest::exponents' order, each this wide. Worked
+// out in the loops over the terms rather than read from an array, which an
+// unrolled loop makes constants.
+int termLimbs(int degree, bool weighted) {
+    const int bits = EXTENT_BITS * degree + COUNT_BITS + (weighted ? SAMPLE_BITS : 0);
+    return max(1, (bits + 31) / 32);
+}
 #endif
 
 // Adds v's low `limbs` limbs to the sum of that many at totals[at]. Each
@@ -153,7 +158,10 @@ const int kWeightedLimbs[WEIGHTED_TERMS] = WEIGHTED_LIMBS;
 // record's bounds keep every sum below that.
 void addWide(uint at, uint v[LIMBS], int limbs) {
     uint carry = 0u;
-    for (int k = 0; k < limbs; ++k) {
+    // Over LIMBS, a constant, so that the loop unrolls and v stays in
+    // registers; `limbs` is a constant too where the caller's loops unroll.
+    for (int k = 0; k < LIMBS; ++k) {
+        if (k >= limbs) break;
         const uint addend = v[k] + carry;
         carry = addend < carry ? 1u : 0u;  // v[k] = 2^32 - 1 and a carry in: a carry on, nothing added here
         if (addend != 0u) {

@@ -23,17 +23,32 @@ void main() {
     const uint h = i / uint(REPLICAS);
     const uint from = replicaOf(h, i % uint(REPLICAS));
     const uint to = hotRegion[h] * uint(RECORD_WORDS);
+#if DIMENSIONS == 3
+    const int zMax = 3;
+#else
+    const int zMax = 0;
+#endif
 #ifdef GATHER_MOMENTS
-    for (int t = 0; t < MOMENT_TERMS; ++t) {
-        const uint at = uint(MOMENTS_AT + kMomentOffset[t]);
-        foldWide(from + at, to + at, kMomentLimbs[t]);
-    }
+    uint at = uint(MOMENTS_AT);
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                const int limbs = termLimbs(ex + ey + ez, false);
+                foldWide(from + at, to + at, limbs);
+                at += uint(limbs);
+            }
 #endif
 #ifdef GATHER_WEIGHTED
-    for (int t = 0; t < WEIGHTED_TERMS; ++t) {
-        const uint at = uint(WEIGHTED_AT + kWeightedOffset[t]);
-        foldWide(from + at, to + at, kWeightedLimbs[t]);
-    }
+    uint weightedAt = uint(WEIGHTED_AT);
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
+                const int limbs = termLimbs(ex + ey + ez, true);
+                foldWide(from + weightedAt, to + weightedAt, limbs);
+                weightedAt += uint(limbs);
+            }
 #endif
 #ifdef GATHER_SUMS
     foldWide(from + uint(SUM_AT), to + uint(SUM_AT), SUM_LIMBS);

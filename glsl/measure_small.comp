@@ -32,7 +32,8 @@ uniform uint smallRegions;
 // v as the wide sum of `limbs` at totals[at], its limbs past v's 0 (the
 // record's bounds leave v's limbs past `limbs` 0).
 void storeWide(uint at, int limbs, uvec3 v) {
-    for (int k = 0; k < limbs; ++k) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
+    for (int k = 0; k < LIMBS; ++k)
+        if (k < limbs) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
 }
 
 void main() {
@@ -154,12 +155,30 @@ void main() {
 #endif
         }
 #ifdef GATHER_MOMENTS
-    for (int t = 0; t < MOMENT_TERMS; ++t)
-        storeWide(record + uint(MOMENTS_AT + kMomentOffset[t]), kMomentLimbs[t], uvec3(moments[t], 0u, 0u));
+    uint at = record + uint(MOMENTS_AT);
+    int term = 0;
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                const int limbs = termLimbs(ex + ey + ez, false);
+                storeWide(at, limbs, uvec3(moments[term], 0u, 0u));
+                at += uint(limbs);
+                ++term;
+            }
 #endif
 #ifdef GATHER_WEIGHTED
-    for (int t = 0; t < WEIGHTED_TERMS; ++t)
-        storeWide(record + uint(WEIGHTED_AT + kWeightedOffset[t]), kWeightedLimbs[t], uvec3(weightedMoments[t], 0u));
+    uint weightedAt = record + uint(WEIGHTED_AT);
+    int weightedTerm = 0;
+    for (int ez = 0; ez <= zMax; ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
+                const int limbs = termLimbs(ex + ey + ez, true);
+                storeWide(weightedAt, limbs, uvec3(weightedMoments[weightedTerm], 0u));
+                weightedAt += uint(limbs);
+                ++weightedTerm;
+            }
 #endif
 #ifdef GATHER_PERIMETER
     for (int c = 0; c < 3; ++c) totals[record + uint(PERIMETER_AT + c)] = perimeter[c];

@@ -123,35 +123,33 @@ void flush(Run run, PixelCoord at) {
     // TermRequest::exponents' order: z slowest, then y, then x. The walk
     // axis' exponent picks the run's power sum, the others scale it.
 #ifdef GATHER_MOMENTS
-    uint term = 0u;
+    uint momentAt = record + uint(MOMENTS_AT);
     for (int ez = 0; ez <= zMax; ++ez)
         for (int ey = 0; ey <= 3; ++ey)
             for (int ex = 0; ex <= 3; ++ex) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                const int limbs = termLimbs(ex + ey + ez, false);
 #if DIMENSIONS == 3
-                addScaled(record + uint(MOMENTS_AT + kMomentOffset[term]), kMomentLimbs[term], uvec3(run.powers[ez], 0u), lx, ex,
-                          ly, ey);
+                addScaled(momentAt, limbs, uvec3(run.powers[ez], 0u), lx, ex, ly, ey);
 #else
-                addScaled(record + uint(MOMENTS_AT + kMomentOffset[term]), kMomentLimbs[term], uvec3(run.powers[ey], 0u), lx, ex,
-                          0u, 0);
+                addScaled(momentAt, limbs, uvec3(run.powers[ey], 0u), lx, ex, 0u, 0);
 #endif
-                ++term;
+                momentAt += uint(limbs);
             }
 #endif
 #ifdef GATHER_WEIGHTED
-    uint weightedTerm = 0u;
+    uint weightedAt = record + uint(WEIGHTED_AT);
     for (int ez = 0; ez <= zMax; ++ez)
         for (int ey = 0; ey <= 3; ++ey)
             for (int ex = 0; ex <= 3; ++ex) {
                 if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
+                const int limbs = termLimbs(ex + ey + ez, true);
 #if DIMENSIONS == 3
-                addScaled(record + uint(WEIGHTED_AT + kWeightedOffset[weightedTerm]), kWeightedLimbs[weightedTerm],
-                          run.weighted[ez], lx, ex, ly, ey);
+                addScaled(weightedAt, limbs, run.weighted[ez], lx, ex, ly, ey);
 #else
-                addScaled(record + uint(WEIGHTED_AT + kWeightedOffset[weightedTerm]), kWeightedLimbs[weightedTerm],
-                          run.weighted[ey], lx, ex, 0u, 0);
+                addScaled(weightedAt, limbs, run.weighted[ey], lx, ex, 0u, 0);
 #endif
-                ++weightedTerm;
+                weightedAt += uint(limbs);
             }
 #endif
 #ifdef GATHER_SUMS

@@ -16,7 +16,7 @@
 // least x inverted, the least y inverted in a volume only, the least z of a
 // volume as it is (compute_constants.hpp). measure_common.glsl gives the
 // records (`totals`, RECORD_WORDS words a region, the moment sums from
-// MOMENTS_AT, each at its offset with its limbs, in the order TERM_* name).
+// MOMENTS_AT, TERM_* each one's offset and limbs).
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -58,10 +58,11 @@ layout(std430, binding = ROWS_BUFFER) writeonly buffer Rows { RegionRow rows[]; 
 
 // A moment sum of region r of the batch, in double: exact up to 2^53, and
 // rounded once past it.
-double momentOf(uint r, int term) {
-    const uint at = r * uint(RECORD_WORDS) + uint(MOMENTS_AT + kMomentOffset[term]);
+// `term` is TERM_*: the moment's offset from MOMENTS_AT and its limbs.
+double momentOf(uint r, ivec2 term) {
+    const uint at = r * uint(RECORD_WORDS) + uint(MOMENTS_AT + term.x);
     double value = 0.0, scale = 1.0;
-    for (int k = 0; k < kMomentLimbs[term]; ++k) {
+    for (int k = 0; k < term.y; ++k) {
         value += double(totals[at + uint(k)]) * scale;
         scale *= 4294967296.0;
     }

@@ -20,14 +20,11 @@ namespace glccl::measure {
 namespace {
 
 
-// What of a layout its programs depend on beyond the request: the limbs of
-// its sums (the offsets follow from them).
+// What of a layout its programs depend on beyond the request: the bounds
+// its limbs follow.
 std::string limbsSignature(const RecordLayout& layout) {
-    std::string text;
-    for (int n : layout.momentLimbs) text += char('0' + n);
-    text += '.';
-    for (int n : layout.weightedLimbs) text += char('0' + n);
-    return text + '.' + char('0' + layout.sumLimbs) + char('0' + layout.squaresLimbs);
+    return std::to_string(layout.limbs) + "." + std::to_string(layout.extentBits) + "." +
+           std::to_string(layout.countBits) + "." + std::to_string(layout.sampleBits);
 }
 
 int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
@@ -56,24 +53,20 @@ RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q,
 // sample for a weighted one, the sum of squares count x sample^2. The
 // count's bits are rounded up to a multiple of 8, so that the images and
 // chunks of one size mostly share one layout, and with it their programs.
-std::string glslArray(const std::vector<int>& values) {
-    std::string text = "int[" + std::to_string(std::max<std::size_t>(values.size(), 1)) + "](";
-    for (std::size_t i = 0; i < values.size(); ++i) text += (i ? "," : "") + std::to_string(values[i]);
-    return text + (values.empty() ? "0)" : ")");
-}
-
 RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermRequest& q, int intensityBits) {
     RecordLayout layout;
     extent = std::max<std::uint64_t>(extent, 1);
     count = std::max<std::uint64_t>(count, 1);
-    const int extentBits = bitLength(extent - 1), countBits = (bitLength(count) + 7) / 8 * 8;
+    layout.extentBits = bitLength(extent - 1);
+    layout.countBits = (bitLength(count) + 7) / 8 * 8;
+    layout.sampleBits = intensityBits;
     auto limbsOf = [](int bits) { return std::max(1, (bits + 31) / 32); };
     int at = 0;
     // A moment part: its terms' offsets and limbs, one term after another.
     auto moments = [&](int level, int sampleBits, std::vector<int>& offsets, std::vector<int>& limbs) {
         const int start = at;
         for (const auto& e : TermRequest::exponents(level, q.dimensions)) {
-            const int n = limbsOf(extentBits * (e[0] + e[1] + e[2]) + sampleBits + countBits);
+            const int n = limbsOf(layout.extentBits * (e[0] + e[1] + e[2]) + sampleBits + layout.countBits);
             offsets.push_back(at - start);
             limbs.push_back(n);
             at += n;
@@ -90,8 +83,8 @@ RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermR
     layout.eulerAt = at;
     at += q.euler ? 2 : 0;
     if (q.intensitySums) {
-        layout.sumLimbs = limbsOf(intensityBits + countBits);
-        layout.squaresLimbs = limbsOf(2 * intensityBits + countBits);
+        layout.sumLimbs = limbsOf(intensityBits + layout.countBits);
+        layout.squaresLimbs = limbsOf(2 * intensityBits + layout.countBits);
         layout.limbs = std::max({layout.limbs, layout.sumLimbs, layout.squaresLimbs});
     }
     layout.sumAt = at;
@@ -207,10 +200,9 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_GROUP", kGroupThreads)
             .define("MEASURE_SEGMENT", segmentOf(stage))
             .define("LIMBS", layout.limbs)
-            .define("MOMENT_OFFSETS", glslArray(layout.momentOffsets))
-            .define("MOMENT_LIMBS", glslArray(layout.momentLimbs))
-            .define("WEIGHTED_OFFSETS", glslArray(layout.weightedOffsets))
-            .define("WEIGHTED_LIMBS", glslArray(layout.weightedLimbs))
+            .define("EXTENT_BITS", layout.extentBits)
+            .define("COUNT_BITS", layout.countBits)
+            .define("SAMPLE_BITS", layout.sampleBits)
             .define("SUM_LIMBS", layout.sumLimbs)
             .define("SQUARES_LIMBS", layout.squaresLimbs)
             .define("MOMENT_LEVEL", q.momentLevel)

@@ -84,6 +84,10 @@ struct RecordLayout {
     int momentTerms = 0, weightedTerms = 0;
     int momentsAt = 0, perimeterAt = 0, croftonAt = 0, eulerAt = 0;
     int sumAt = 0, squaresAt = 0, extremaAt = 0, positionsAt = 0, weightedAt = 0;
+    // The bounds the limbs follow (measure_common.glsl's termLimbs): a moment
+    // sum of degree d below 2^(extentBits d + countBits), times 2^sampleBits
+    // for a weighted one.
+    int extentBits = 0, countBits = 0, sampleBits = 0;
     std::vector<int> momentOffsets, momentLimbs;      // per term, from momentsAt
     std::vector<int> weightedOffsets, weightedLimbs;  // per term, from weightedAt
     int sumLimbs = 0, squaresLimbs = 0;
@@ -105,10 +109,6 @@ struct Intensity {
 // any such region (of intensity samples of `intensityBits`). Throws
 // glccl::Error past 256 bits.
 RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermRequest& request, int intensityBits);
-
-// `values` (a layout's offsets or limbs) as a GLSL array constructor,
-// int[n](...); one 0 for none (an array has at least one element).
-std::string glslArray(const std::vector<int>& values);
 
 // Throws glccl::Error for what the GPU does not gather: a request of other
 // dimensions than the labels', perimeter or Crofton terms of a volume,

@@ -90,7 +90,7 @@ void RegionRowWriter::upload(const std::vector<RegionRow>& rows, gl::Buffer& buf
 gl::Program& RegionRowWriter::program(const std::string& stage, int dimensions, const RecordLayout& layout) {
     std::string limbs;
     for (int n : layout.momentLimbs) limbs += char('0' + n);
-    const std::string key = stage + "/" + std::to_string(dimensions) + "/" + limbs;
+    const std::string key = stage + "/" + std::to_string(dimensions) + "/" + std::to_string(layout.limbs) + "/" + limbs;
     auto found = programs_.find(key);
     if (found != programs_.end()) return found->second;
     gl::ProgramBuilder builder("region_rows");
@@ -103,12 +103,6 @@ gl::Program& RegionRowWriter::program(const std::string& stage, int dimensions, 
         .define("MEASURE_GROUP", kGroupThreads)
         .define("MEASURE_SEGMENT", kElementSegment)
         .define("LIMBS", layout.limbs)
-        .define("MOMENT_TERMS", layout.momentTerms)
-        .define("MOMENT_OFFSETS", glslArray(layout.momentOffsets))
-        .define("MOMENT_LIMBS", glslArray(layout.momentLimbs))
-        .define("WEIGHTED_TERMS", 1)
-        .define("WEIGHTED_OFFSETS", "int[1](0)")
-        .define("WEIGHTED_LIMBS", "int[1](0)")
         .define("MOMENT_LEVEL", 2)
         .define("WEIGHTED_LEVEL", 0)
         .define("RECORD_WORDS", layout.words)
@@ -130,9 +124,13 @@ gl::Program& RegionRowWriter::program(const std::string& stage, int dimensions, 
     } terms[] = {{"TERM_0", 0, 0, 0},  {"TERM_X", 1, 0, 0},  {"TERM_Y", 0, 1, 0},  {"TERM_Z", 0, 0, 1},
                  {"TERM_XX", 2, 0, 0}, {"TERM_YY", 0, 2, 0}, {"TERM_XY", 1, 1, 0}, {"TERM_ZZ", 0, 0, 2},
                  {"TERM_XZ", 1, 0, 1}, {"TERM_YZ", 0, 1, 1}};
+    // TERM_*: a moment's offset from MOMENTS_AT and its limbs.
     for (const auto& t : terms)
-        if (dimensions == 3 || t.z == 0)
-            builder.define(t.name, TermRequest::exponentIndex(2, dimensions, t.x, t.y, t.z));
+        if (dimensions == 3 || t.z == 0) {
+            const int term = TermRequest::exponentIndex(2, dimensions, t.x, t.y, t.z);
+            builder.define(t.name, "ivec2(" + std::to_string(layout.momentOffsets[std::size_t(term)]) + ", " +
+                                       std::to_string(layout.momentLimbs[std::size_t(term)]) + ")");
+        }
     builder.define(stage == "corners" ? "REGION_CORNERS" : "REGION_ROWS");
     builder.compute("region_rows.comp", "measure_common.glsl");
     return programs_.emplace(key, builder.build()).first->second;
