@@ -325,9 +325,35 @@ TEST_CASE("measure: areas, boxes and centroids of connected components equal the
     }
 }
 
-TEST_CASE("measure: a region's Euler number is its 8-connected pieces less its 4-connected holes", "[measure]") {
-    const std::int64_t w = 90, h = 70;
-    const auto labels = randomLabels(w, h, 1, 6, 3);
+namespace {
+
+// Labels 0..regions whose rows are of two kinds, in bands and at random: a
+// row of many runs has its perimeter classes and the runs above it that
+// its runs touch found for the whole row at once, one of few run by run.
+// Rows of noise (a run about every 2 elements), of runs of about 40,
+// copies of the row above (its runs continue), background.
+std::vector<std::uint32_t> rowsOfBothKinds(std::int64_t w, std::int64_t h, int regions, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::vector<std::uint32_t> labels(std::size_t(w * h));
+    for (std::int64_t y = 0; y < h; ++y) {
+        const int kind = y < 20 ? int(y / 5 % 2) : int(rng() % 4);
+        std::uint32_t current = 0;
+        for (std::int64_t x = 0; x < w; ++x) {
+            std::uint32_t& v = labels[std::size_t(y * w + x)];
+            if (kind == 2 && y > 0) v = labels[std::size_t((y - 1) * w + x)];
+            else if (kind == 3) v = 0;
+            else {
+                if (rng() % (kind == 0 ? 2u : 40u) == 0) current = rng() % std::uint32_t(regions + 1);
+                v = current;
+            }
+        }
+    }
+    return labels;
+}
+// Widths about the 16 elements a step and the 64 a word of bits hold.
+constexpr std::int64_t kRowKindWidths[] = {1, 2, 3, 15, 16, 17, 63, 64, 65, 127, 129, 200};
+
+void checkEulerNumbers(const std::vector<std::uint32_t>& labels, std::int64_t w, std::int64_t h) {
     MeasureOptions options;
     options.properties.properties = {"label", "euler_number"};
     const PropertyTable t = glccl::measureRegions(samplesOf(labels, Shape::image(w, h)), nullptr, options);
@@ -344,8 +370,17 @@ TEST_CASE("measure: a region's Euler number is its 8-connected pieces less its 4
             }
         const auto pieces = glccl::labelReference(mask, glccl::Connectivity::Eight, glccl::Criterion::binary()).count();
         const auto holes = glccl::labelReference(rest, glccl::Connectivity::Four, glccl::Criterion::binary()).count() - 1;
+        INFO("width " << w << ", label " << l);
         CHECK(column(t, "euler_number").ints[r] == std::int64_t(pieces) - std::int64_t(holes));
     }
+}
+
+}  // namespace
+
+TEST_CASE("measure: a region's Euler number is its 8-connected pieces less its 4-connected holes", "[measure]") {
+    // Random regions, and rows of many runs and of few in turn at every width.
+    checkEulerNumbers(randomLabels(90, 70, 1, 6, 3), 90, 70);
+    for (std::int64_t w : kRowKindWidths) checkEulerNumbers(rowsOfBothKinds(w, 41, 7, 43), w, 41);
 }
 
 TEST_CASE("measure: every thread count gives the same table, floating-point intensities included", "[measure]") {
@@ -766,31 +801,11 @@ TEST_CASE("measure: intensity extrema, their first positions and perimeters equa
     }
 }
 
-TEST_CASE("measure: perimeters of rows of short runs and of long runs, in turn, equal ones found serially, every width", "[measure]") {
-    // A row of many runs has its perimeter classes found for the whole row
-    // at once, one of few run by run: bands of rows of each kind, and rows
-    // of each kind next to the other, at widths about the 16 and 64
-    // elements a step and a word of the row's classes hold.
+TEST_CASE("measure: perimeters of rows of many runs and of few, in turn, equal ones found serially, every width", "[measure]") {
     constexpr int regions = 9;
-    std::mt19937 rng(41);
-    for (std::int64_t w : {1, 2, 3, 15, 16, 17, 63, 64, 65, 127, 129, 200}) {
+    for (std::int64_t w : kRowKindWidths) {
         const std::int64_t h = 61;
-        std::vector<std::uint32_t> labels(std::size_t(w * h));
-        for (std::int64_t y = 0; y < h; ++y) {
-            // Noise (a run about every 2 elements), runs of about 40, a row
-            // copied from the one above (its runs continue), background.
-            const int kind = y < 20 ? int(y / 5 % 2) : int(rng() % 4);
-            std::uint32_t current = 0;
-            for (std::int64_t x = 0; x < w; ++x) {
-                std::uint32_t& v = labels[std::size_t(y * w + x)];
-                if (kind == 2 && y > 0) v = labels[std::size_t((y - 1) * w + x)];
-                else if (kind == 3) v = 0;
-                else {
-                    if (rng() % (kind == 0 ? 2u : 40u) == 0) current = rng() % (regions + 1);
-                    v = current;
-                }
-            }
-        }
+        const auto labels = rowsOfBothKinds(w, h, regions, 41);
         const auto perimeters = perimetersOf(labels, w, h, regions);
         for (int threads : {1, 3}) {
             MeasureOptions options;

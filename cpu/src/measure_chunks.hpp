@@ -501,6 +501,71 @@ inline int touchingMarkedRuns(const Id* above, const std::uint64_t* starts, std:
     return count;
 }
 
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+// touchingRuns of every run of a row at once (row of w 4-byte ids under
+// `above`; `starts` its runs' first elements, markRuns' words): a run
+// [x, x1)'s count is classesIn(first, x, x1) + classesIn(last, x, x1), so
+// that a dense row's runs count with two masked popcounts each. With
+// same[p] = (row[p] == above[p]), and the row's element against the one
+// above to its left (aboveLeft) and right (aboveRight), a run of region r
+// touches the runs of r above whose first place in [x - 1, x1] is: x - 1
+// (aboveLeft[x]) or x (same[x]), counted at x; p in (x, x1) with same[p]
+// and not same[p - 1]; x1 (aboveRight[x1 - 1], not same[x1 - 1]), counted
+// at x1 - 1 in `last`. 16 elements a step; a step of background alone
+// gets no bits (it holds no run). first and last hold words + 1 words,
+// the last zero (classesIn reads it).
+inline void rowTouches(const std::int32_t* row, const std::int32_t* above, std::int64_t w, const std::uint64_t* starts,
+                       std::size_t words, std::uint64_t* first, std::uint64_t* last) {
+    const __m128i none = _mm_set1_epi32(-1);
+    auto load = [](const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+    auto bits16 = [](const __m128i* m) {
+        return std::uint64_t(std::uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])))));
+    };
+    std::uint64_t sameBefore = 0;  // the word before's same bits
+    for (std::size_t k = 0; k < words; ++k) {
+        std::uint64_t same = 0, left = 0, right = 0;
+        const std::int64_t x0 = std::int64_t(k) * 64;
+        for (std::int64_t x = x0; x < std::min(x0 + 64, w); x += 16) {
+            const int shift = int(x - x0);
+            if (x >= 1 && x + 17 <= w) {
+                __m128i r[4];
+                for (int i = 0; i < 4; ++i) r[i] = load(row + x + 4 * i);
+                const __m128i all = _mm_and_si128(_mm_and_si128(r[0], r[1]), _mm_and_si128(r[2], r[3]));
+                if (_mm_movemask_epi8(_mm_cmpeq_epi32(all, none)) == 0xffff) continue;
+                __m128i m[3][4];
+                for (int i = 0; i < 4; ++i) {
+                    const std::int32_t* p = above + x + 4 * i;
+                    m[0][i] = _mm_cmpeq_epi32(r[i], load(p));
+                    m[1][i] = _mm_cmpeq_epi32(r[i], load(p - 1));
+                    m[2][i] = _mm_cmpeq_epi32(r[i], load(p + 1));
+                }
+                same |= bits16(m[0]) << shift;
+                left |= bits16(m[1]) << shift;
+                right |= bits16(m[2]) << shift;
+            } else {
+                // The row's ends, where a step would read past them.
+                for (std::int64_t p = x; p < std::min(x + 16, w); ++p) {
+                    const std::uint64_t bit = std::uint64_t(1) << (p - x0);
+                    if (row[p] == above[p]) same |= bit;
+                    if (p >= 1 && row[p] == above[p - 1]) left |= bit;
+                    if (p + 1 < w && row[p] == above[p + 1]) right |= bit;
+                }
+            }
+        }
+        const std::uint64_t start = starts[k];
+        // A run's last element: the next element starts a run (the row's
+        // last element has no right neighbour above).
+        const std::uint64_t end = (start >> 1) | (k + 1 < words ? starts[k + 1] << 63 : 0);
+        const std::uint64_t sameBeforeBits = (same << 1) | (sameBefore >> 63);
+        first[k] = (start & (left | same)) | (~start & same & ~sameBeforeBits);
+        last[k] = end & right & ~same;
+        sameBefore = same;
+    }
+    first[words] = 0;
+    last[words] = 0;
+}
+#endif
+
 // a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
 inline bool below(__int128 a, __int128 b) { return a < b; }
@@ -735,6 +800,7 @@ public:
         std::vector<std::uint64_t> startsAbove, regionStartsAbove;  // the row above's run starts (Euler numbers)
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
         RowPerimeterClasses perimeterRows;
+        std::vector<std::uint64_t> touches;  // a dense row's rowTouches, first then last
 #endif
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
@@ -1097,34 +1163,50 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             if (aboveRow && markedRow != flat - 1) markRuns(aboveRow, 0, g.w, startsAbove, scratch.regionStartsAbove.data());
             const std::size_t runWords = markRow(row, own.begin[0], own.end[0], scratch.runBits);
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
-            // The row's classes at once where the row has a region's run in
-            // every 8 elements or more.
+            // A dense row (a region's run in every 8 elements or more): its
+            // perimeter classes and touching runs found at once.
             bool denseRow = false;
             const std::uint64_t* rowClass[3] = {nullptr, nullptr, nullptr};
+            const std::uint64_t *touchFirst = nullptr, *touchLast = nullptr;
             if constexpr (rowClasses) {
-                if (classRows) {
+                if (classRows || eulerByRuns) {
                     std::int64_t runs = 0;
                     for (std::size_t k = 0; k < runWords; ++k) runs += __builtin_popcountll(scratch.runBits[runWords + k]);
                     denseRow = 8 * runs >= own.end[0] - own.begin[0];
                 }
-                if (denseRow) {
+                if (denseRow && classRows) {
                     classRows->classify(b0, b1, b2, g.w, y > 0 && classifiedRow == flat - 1);
                     classifiedRow = flat;
                     for (std::size_t k = 0; k < 3; ++k) rowClass[k] = classRows->classes(k);
                 }
+                if (denseRow && eulerByRuns) {
+                    // A whole row: runWords is words.
+                    std::vector<std::uint64_t>& t = scratch.touches;
+                    if (t.size() < 2 * (words + 1)) t.resize(2 * (words + 1));
+                    if (aboveRow) rowTouches(row, aboveRow, g.w, scratch.runBits.data(), words, t.data(), t.data() + words + 1);
+                    else std::fill(t.begin(), t.end(), 0);  // the first row: none above
+                    touchFirst = t.data();
+                    touchLast = t.data() + words + 1;
+                }
             }
 #endif
             // Each run's terms, inlined in the loop over the runs (a copy of
-            // it for rows whose perimeter classes are found at once).
+            // it for dense rows, whose perimeter classes and runs touching
+            // the row above are found for the whole row at once).
             auto runTerms = [&](auto dense, std::int64_t x, std::int64_t x1, std::int64_t r) __attribute__((always_inline)) {
                 [[maybe_unused]] constexpr bool denseClasses = decltype(dense)::value;
                 const std::size_t s = table.of(r);
                 if (eulerByRuns) {
                     // Runs above touch [x, x1 - 1] where they reach x - 1 to x1.
-                    const int touching = !aboveRow ? 0
-                                         : x1 - x <= kTouchingLanes ? touchingRuns(aboveRow, g.w, x, x1 - x, Id(r))
-                                                                    : touchingMarkedRuns(aboveRow, startsAbove, g.w, x, x1 - x, Id(r));
-                    S.euler[s] += 4 - 4 * std::int64_t(touching);
+                    std::int64_t touching;
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+                    if constexpr (denseClasses) touching = std::int64_t(classesIn(touchFirst, x, x1) + classesIn(touchLast, x, x1));
+                    else
+#endif
+                        touching = !aboveRow ? 0
+                                   : x1 - x <= kTouchingLanes ? touchingRuns(aboveRow, g.w, x, x1 - x, Id(r))
+                                                              : touchingMarkedRuns(aboveRow, startsAbove, g.w, x, x1 - x, Id(r));
+                    S.euler[s] += 4 - 4 * touching;
                 }
                 if (pass.onePass) {
                     S.count[s] += std::uint64_t(x1 - x);
