@@ -33,14 +33,25 @@ namespace glccl::cpu::measure {
 
 // The accumulators' arithmetic, for both kinds of Acc.
 inline void add(__int128& a, __int128 v) { a += v; }
-inline void add(Int256& a, __int128 v) { a += v; }
+// A 128-bit value added to 256 bits in place (modulo 2^256, as Int256's
+// own addition): inlined, where Int256's += is a call, for the totals'
+// many additions of a chunk's 128-bit sums.
+inline void add(Int256& a, __int128 v) {
+    const unsigned __int128 low = (static_cast<unsigned __int128>(a.limb[1]) << 64) | a.limb[0];
+    const unsigned __int128 sum = low + static_cast<unsigned __int128>(v);
+    const std::uint64_t fill = v < 0 ? ~std::uint64_t(0) : 0;  // v's upper limbs
+    const unsigned __int128 high = (static_cast<unsigned __int128>(a.limb[3]) << 64) | a.limb[2];
+    const unsigned __int128 upper = high + ((static_cast<unsigned __int128>(fill) << 64) | fill) + (sum < low ? 1 : 0);
+    a.limb[0] = std::uint64_t(sum);
+    a.limb[1] = std::uint64_t(sum >> 64);
+    a.limb[2] = std::uint64_t(upper);
+    a.limb[3] = std::uint64_t(upper >> 64);
+}
 inline void add(Int256& a, const Int256& v) { a += v; }
 inline __int128 times(__int128 a, __int128 b, const __int128*) { return a * b; }
 inline Int256 times(__int128 a, __int128 b, const Int256*) { return Int256::of(a) * Int256::of(b); }
 inline __int128 times(__int128 a, __int128 b) { return a * b; }
 inline Int256 times(const Int256& a, __int128 b) { return a * Int256::of(b); }
-inline Int256 widen(__int128 v) { return Int256::of(v); }
-inline Int256 widen(const Int256& v) { return v; }
 inline DoubleDouble exactDD(__int128 v) {
     const double hi = double(v);
     return {hi, double(v - __int128(hi))};
@@ -1430,7 +1441,7 @@ template <class Acc>
 void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<Acc>& S, std::size_t s) {
     const Layout& l = S.layout;
     const TermRequest& q = t.request;
-    for (std::size_t e = 0; e < l.moments; ++e) t.moments[r * l.moments + e] += widen(S.moments[s * l.moments + e]);
+    for (std::size_t e = 0; e < l.moments; ++e) add(t.moments[r * l.moments + e], S.moments[s * l.moments + e]);
     if (q.perimeter)
         for (std::size_t k = 0; k < 3; ++k) t.perimeterClasses[r * 3 + k] += S.perimeter[s * 3 + k];
     if (q.crofton)
@@ -1446,10 +1457,10 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
             for (std::size_t e = 0; e < l.weighted; ++e) t.weightedMomentsFloat[i * l.weighted + e] += S.weightedF[j * l.weighted + e];
         } else {
             if (q.intensitySums) {
-                t.intensitySum[i] += widen(S.sum[j]);
-                t.intensitySquares[i] += widen(S.squares[j]);
+                add(t.intensitySum[i], S.sum[j]);
+                add(t.intensitySquares[i], S.squares[j]);
             }
-            for (std::size_t e = 0; e < l.weighted; ++e) t.weightedMoments[i * l.weighted + e] += widen(S.weighted[j * l.weighted + e]);
+            for (std::size_t e = 0; e < l.weighted; ++e) add(t.weightedMoments[i * l.weighted + e], S.weighted[j * l.weighted + e]);
         }
         if (q.intensityExtrema && S.seen[s]) {
             // A later chunk's extremum wins only when strictly beyond: the first position is kept.
