@@ -107,50 +107,33 @@ void windowLabels(PixelCoord corner, out uint v[WINDOW]) {
 }
 
 #ifdef GATHER_CROFTON
-// Crofton class 0..4 of a 2x2 configuration, -1 for coefficient 0.
-const int kCroftonClass[16] = int[16](-1, 0, 1, 2, -1, 0, -1, 1, 3, 4, 1, 1, 3, 4, -1, -1);
+// Crofton class 0..4 of a 2x2 configuration, -1 for coefficient 0: the
+// class + 1 of configurations 0..7 and 8..15 in two words' nibbles,
+//   config  0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15
+//   class  -1  0  1  2 -1  0 -1  1  3  4  1  1  3  4 -1 -1
+// (shifts and masks, where a table indexed at run time would be copied
+// into each invocation's local memory).
+int croftonClass(uint config) {
+    const uint nibbles = config < 8u ? 0x20103210u : 0x00542254u;
+    return int((nibbles >> (4u * (config & 7u))) & 15u) - 1;
+}
 #endif
 
 #ifdef GATHER_EULER
 #if DIMENSIONS == 3
-// Whether the voxel at (x - 1 + d.x, y - 1 + d.y, z - 1 + d.z) is in the configuration.
-bool voxelIn(uint config, ivec3 d) {
-    const int bit = (d.z != 0 ? 0 : 4) + (d.x != 0 ? 0 : 2) + (d.y != 0 ? 0 : 1);
-    return ((config >> uint(bit)) & 1u) != 0u;
-}
-
 // 8 times the configuration's share of V - E + F - C of the region's union
 // of closed unit cubes: the vertex at the window's centre, its six edges,
-// twelve faces and eight cubes shared among their vertices.
+// twelve faces and eight cubes shared among their vertices. Bit 4 dz' + 2
+// dx' + dy' is the voxel at (x - dx', y - dy', z - dz'), so that
+//   the voxels on either side of the vertex along x are masks 0x33, 0xcc,
+//   along y 0x55, 0xaa, along z 0x0f, 0xf0 (an edge: any of its four);
+//   the faces are the pairs a bit 2 (x), 1 (y), 4 (z) apart (either of two).
 int eulerTimes(uint config) {
     const int voxels = bitCount(config);
-    int edges = 0;  // each amid the four voxels on its side of the vertex
-    for (int axis = 0; axis < 3; ++axis)
-        for (int side = 0; side < 2; ++side) {
-            bool touched = false;
-            for (int a = 0; a < 2; ++a)
-                for (int b = 0; b < 2; ++b) {
-                    ivec3 v;
-                    v[axis] = side;
-                    v[(axis + 1) % 3] = a;
-                    v[(axis + 2) % 3] = b;
-                    touched = touched || voxelIn(config, v);
-                }
-            edges += int(touched);
-        }
-    int faces = 0;  // each between two voxels
-    for (int axis = 0; axis < 3; ++axis)
-        for (int a = 0; a < 2; ++a)
-            for (int b = 0; b < 2; ++b) {
-                ivec3 v, u;
-                v[axis] = 0;
-                u[axis] = 1;
-                v[(axis + 1) % 3] = a;
-                u[(axis + 1) % 3] = a;
-                v[(axis + 2) % 3] = b;
-                u[(axis + 2) % 3] = b;
-                faces += int(voxelIn(config, v) || voxelIn(config, u));
-            }
+    const int edges = int((config & 0x33u) != 0u) + int((config & 0xccu) != 0u) + int((config & 0x55u) != 0u) +
+                      int((config & 0xaau) != 0u) + int((config & 0x0fu) != 0u) + int((config & 0xf0u) != 0u);
+    const int faces = bitCount((config | (config >> 2u)) & 0x33u) + bitCount((config | (config >> 1u)) & 0x55u) +
+                      bitCount((config | (config >> 4u)) & 0x0fu);
     return 8 * int(voxels > 0) - 4 * edges + 2 * faces - voxels;
 }
 #else

@@ -221,7 +221,7 @@ void main() {
                 for (int j = 0; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
                 if (config == 0u || config == FULL_WINDOW) continue;
 #ifdef GATHER_CROFTON
-                const int c = kCroftonClass[config];
+                const int c = croftonClass(config);
                 if (c >= 0) crofton[c] += 1u;
 #endif
 #ifdef GATHER_EULER

@@ -13,15 +13,18 @@ layout(local_size_x = MEASURE_GROUP) in;
 // The shares of the two regions met last, added up here and flushed into
 // `totals` when a third one takes a slot or the segment ends: a region's
 // border windows take one atomic add per segment, not one per window.
-// Slot 0 holds the region met last.
+// Slot 0 holds the region met last. A slot's Crofton counts are bytes of
+// a pair of words (classes 0..3 in x, 4 in y; a segment's MEASURE_SEGMENT
+// windows count at most that many each), added to by shifts rather than
+// by an index, which would put them in local memory.
 uint slotLabel[2];
 int slotEuler[2];
-uint slotCrofton[2 * 5];
+uvec2 slotCrofton[2];
 
 void clearSlot(int s) {
     slotLabel[s] = 0u;
     slotEuler[s] = 0;
-    for (int c = 0; c < 5; ++c) slotCrofton[s * 5 + c] = 0u;
+    slotCrofton[s] = uvec2(0u);
 }
 
 void flushSlot(int s) {
@@ -31,8 +34,10 @@ void flushSlot(int s) {
     addSigned64(record + uint(EULER_AT), slotEuler[s]);
 #endif
 #ifdef GATHER_CROFTON
-    for (int c = 0; c < 5; ++c)
-        if (slotCrofton[s * 5 + c] != 0u) atomicAdd(totals[record + uint(CROFTON_AT + c)], slotCrofton[s * 5 + c]);
+    for (int c = 0; c < 5; ++c) {
+        const uint count = c < 4 ? (slotCrofton[s].x >> uint(8 * c)) & 0xffu : slotCrofton[s].y;
+        if (count != 0u) atomicAdd(totals[record + uint(CROFTON_AT + c)], count);
+    }
 #endif
     clearSlot(s);
 }
@@ -44,11 +49,9 @@ void swapSlots() {
     const int euler = slotEuler[0];
     slotEuler[0] = slotEuler[1];
     slotEuler[1] = euler;
-    for (int c = 0; c < 5; ++c) {
-        const uint count = slotCrofton[c];
-        slotCrofton[c] = slotCrofton[5 + c];
-        slotCrofton[5 + c] = count;
-    }
+    const uvec2 crofton = slotCrofton[0];
+    slotCrofton[0] = slotCrofton[1];
+    slotCrofton[1] = crofton;
 }
 
 // Slot 0 for `label`: found, or freed by flushing the region met least
@@ -60,6 +63,13 @@ void takeSlot(uint label) {
         slotLabel[1] = label;
     }
     swapSlots();
+}
+
+// The label at position `at` of the window (selects over the positions).
+uint labelAtBit(uint v[WINDOW], int at) {
+    uint label = v[0];
+    for (int j = 1; j < WINDOW; ++j) label = at == j ? v[j] : label;
+    return label;
 }
 
 void main() {
@@ -82,22 +92,25 @@ void main() {
         putFront(v, front, true);
         front = windowFront(p);
         putFront(v, front, false);
-        for (int i = 0; i < WINDOW; ++i) {
-            const uint label = v[i];
-            if (!inBatch(label) || label == skipped) continue;
+        // Each region of the batch in the window once, at its first element:
+        // positions taken lowest first, a region's config (its elements'
+        // bits) cleared from those left, so no array is indexed at run time.
+        uint left = 0u;
+        for (int i = 0; i < WINDOW; ++i) left |= inBatch(v[i]) ? 1u << uint(i) : 0u;
+        while (left != 0u) {
+            const uint label = labelAtBit(v, findLSB(left));
+            uint config = 0u;
+            for (int j = 0; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
+            left &= ~config;
+            if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
+            if (label == skipped) continue;
             // A region in a slot is known not to be measured alone: no box read.
             if (label != slotLabel[0] && label != slotLabel[1] && measuredAlone(label)) {
                 skipped = label;
                 continue;
             }
-            bool earlier = false;
-            for (int j = 0; j < i; ++j) earlier = earlier || v[j] == label;
-            if (earlier) continue;
-            uint config = 0u;
-            for (int j = i; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
-            if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
 #ifdef GATHER_CROFTON
-            const int c = kCroftonClass[config];
+            const int c = croftonClass(config);
 #else
             const int c = -1;
 #endif
@@ -110,7 +123,7 @@ void main() {
             takeSlot(label);
             slotEuler[0] += euler;
 #ifdef GATHER_CROFTON
-            if (c >= 0) slotCrofton[c] += 1u;
+            if (c >= 0) slotCrofton[0] += c < 4 ? uvec2(1u << uint(8 * c), 0u) : uvec2(0u, 1u);
 #endif
         }
     }
