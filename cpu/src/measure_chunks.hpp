@@ -1163,6 +1163,20 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         entries = 0;
     };
 
+    // The request's flags, the samples and the width as locals: the runs' loop
+    // stores through char (the slots' `seen`), which may alias any field
+    // read through a reference, so these would be loaded again each run.
+    const bool wantSums = q.intensitySums, wantExtrema = q.intensityExtrema, wantPerimeter = q.perimeter, onePass = pass.onePass;
+    [[maybe_unused]] const bool vectorRuns = channels == 1 && nw == 0;
+    [[maybe_unused]] const std::size_t samples = [&] {
+        if constexpr (In::present) return in.size;
+        else return std::size_t(0);
+    }();
+    [[maybe_unused]] const auto* sampleData = [&] {
+        if constexpr (In::present) return in.data;
+        else return static_cast<const void*>(nullptr);
+    }();
+    const std::int64_t width = g.w;
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
         if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
@@ -1215,11 +1229,11 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     else
 #endif
                         touching = !aboveRow ? 0
-                                   : x1 - x <= kTouchingLanes ? touchingRuns(aboveRow, g.w, x, x1 - x, Id(r))
-                                                              : touchingMarkedRuns(aboveRow, startsAbove, g.w, x, x1 - x, Id(r));
+                                   : x1 - x <= kTouchingLanes ? touchingRuns(aboveRow, width, x, x1 - x, Id(r))
+                                                              : touchingMarkedRuns(aboveRow, startsAbove, width, x, x1 - x, Id(r));
                     S.euler[s] += 4 - 4 * touching;
                 }
-                if (pass.onePass) {
+                if (onePass) {
                     S.count[s] += std::uint64_t(x1 - x);
                     auto& bl = S.boxMin[s];
                     auto& bh = S.boxMax[s];
@@ -1241,20 +1255,20 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     }
                 }
                 if constexpr (In::present) {
-                    const std::size_t element0 = std::size_t(flat * g.w);
+                    const std::size_t element0 = std::size_t(flat * width);
                     const bool fresh = !S.seen[s];  // the region's first elements in this chunk
 #if defined(__SSE2__)
                     bool vectorDone = false;
                     if constexpr (In::narrow && std::is_unsigned_v<typename In::Sample>) {
-                        if (channels == 1 && nw == 0 && element0 + std::size_t(x1 + kRunLanes) <= in.size) {
-                            const auto* p = in.data + element0 + std::size_t(x);
+                        if (vectorRuns && element0 + std::size_t(x1 + kRunLanes) <= samples) {
+                            const auto* p = sampleData + element0 + std::size_t(x);
                             const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples<Positions>(p, x1 - x)
                                                                        : runSamples<Positions>(p, x1 - x);
-                            if (q.intensitySums) {
+                            if (wantSums) {
                                 add(S.sum[s], __int128(run.sum));
                                 add(S.squares[s], __int128(run.squares));
                             }
-                            if (q.intensityExtrema) {
+                            if (wantExtrema) {
                                 // As below: the slot's extrema replaced only where strictly beyond.
                                 if (fresh || __int128(run.lowest) < S.minI[s]) {
                                     S.minI[s] = run.lowest;
@@ -1274,7 +1288,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     for (int c = 0; c < channels && !vectorDone; ++c) {
                         const std::size_t ci = s * std::size_t(channels) + std::size_t(c);
                         Weighted* run = nw ? &entryWeighted[e * weightedWidth + std::size_t(c) * 4] : nullptr;
-                        if (q.intensitySums) {
+                        if (wantSums) {
                             if constexpr (In::narrow) {
                                 std::int64_t sum = 0, squares = 0;
                                 const auto* p = in.samples(element0 + std::size_t(x), c);
@@ -1304,7 +1318,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             }
                         }
                         if constexpr (!In::floating) {
-                            if (q.intensityExtrema) {
+                            if (wantExtrema) {
                                 // The run's smallest and largest, which replace
                                 // the slot's only where strictly beyond (the
                                 // first position in the chunk is kept); the
@@ -1322,7 +1336,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                     if constexpr (Positions) S.maxAt[ci] = element0 + std::size_t(x + firstEqual(p, x1 - x, step, highest));
                                 }
                             }
-                        } else if (q.intensityExtrema) {
+                        } else if (wantExtrema) {
                             // The run's first smallest and largest, then the
                             // slot's, which an equal value does not replace:
                             // the first position in the chunk is kept.
@@ -1359,9 +1373,9 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             }
                         }
                     }
-                    if (q.intensityExtrema) S.seen[s] = 1;
+                    if (wantExtrema) S.seen[s] = 1;
                 }
-                if (q.perimeter) {
+                if (wantPerimeter) {
                     // Border neighbours of the same region, along the edges and at the corners;
                     // scikit-image's weights: 1 for (2 or 3 edges, up to 2 corners), sqrt 2 for
                     // (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and (1, 2); others none
@@ -1388,7 +1402,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             k0 = classesIn(rowClass[0], x, x1);
                             k1 = classesIn(rowClass[1], x, x1);
                             k2 = classesIn(rowClass[2], x, x1);
-                        } else if (x1 - x <= kPerimeterLanes && x + kPerimeterLanes <= g.w) {
+                        } else if (x1 - x <= kPerimeterLanes && x + kPerimeterLanes <= width) {
                             const std::uint32_t packed = perimeterClasses(b0, b1, b2, x, x1 - x, Id(r));
                             k0 = packed & 0xff;
                             k1 = packed >> 8 & 0xff;
