@@ -283,6 +283,16 @@ def main():
             with open(f"mask_{backend}.csv") as f:
                 compare(check, f"label --backend {backend} --properties --intensity", f.read(),
                         reference(components, intensity_image=glow16, properties=gathered))
+        # An intensity beside properties that read none of it is left unread,
+        # as scikit-image leaves it.
+        run = check.run("label", "mask.png", "--backend", backend, "--stats", f"mask_unread_{backend}.csv",
+                        "--properties", ",".join(PLANE), "--intensity", "glow16.npy")
+        check.report(f"label --backend {backend} --properties without intensity ones --intensity: exit 0",
+                     run.returncode == 0, run.stderr.strip())
+        if os.path.exists(f"mask_unread_{backend}.csv"):
+            with open(f"mask_unread_{backend}.csv") as f:
+                compare(check, f"label --backend {backend} --intensity left unread", f.read(),
+                        reference(components, intensity_image=glow16, properties=PLANE))
     rgb_mask = rng.integers(0, 256, mask.shape + (3,)).astype(np.uint8)
     Image.fromarray(rgb_mask, "RGB").save("mask_rgb.png")
     run = check.run("label", "mask.png", "--backend", "cpu", "--stats", "mask_rgb.csv", "--intensity",

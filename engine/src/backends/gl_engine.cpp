@@ -35,12 +35,19 @@ public:
     // offscreen context's intensity texture.
     RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
                               const std::vector<Component>& table, int threads) override {
-        const bool intensityTerms = intensity && request.channels > 0;
+        const bool readsIntensity = request.intensitySums || request.intensityExtrema || request.weightedMomentLevel > 0;
+        const bool intensityTerms = intensity && request.channels > 0 && readsIntensity;
         if (intensityTerms &&
             !(intensity->kind == SampleKind::Unsigned && intensity->channels == 1 && intensity->bytes <= 4))
             return Engine::measureTerms(request, intensity, labels, table, threads);
         offscreen_->makeCurrent();
-        if (!intensityTerms) return offscreen_->labeler().measureTerms(request);
+        if (!intensityTerms) {
+            // An intensity beside properties that read none of it is left
+            // unread, as the other engines and scikit-image leave it.
+            TermRequest labelsOnly = request;
+            if (!readsIntensity) labelsOnly.channels = 0;
+            return offscreen_->labeler().measureTerms(labelsOnly);
+        }
         const unsigned texture =
             offscreen_->intensityTexture(ImageView(labels.shape, 1, intensity->bytes * 8, intensity->data));
         return offscreen_->labeler().measureTerms(request, texture);
