@@ -5,10 +5,5 @@
 
 void main() {
     ivec2 n;
-    if (!columnGroupStart(gl_VertexID, columnInBlock, columnGroup, n)) return;
-#ifdef COLUMN_WINDOW
-    gatherNeighbourWindow(n, 0.0);
-#else
-    gatherNeighbour(n, 0.0);
-#endif
+    if (columnGroupStart(gl_VertexID, columnInBlock, columnGroup, n)) gatherNeighbour(n, 0.0);
 }

@@ -9,12 +9,7 @@ void main() {
     ivec2 n;
 #ifdef ALL_COLUMNS
     int vertices = columnVertices(scatterGroup);
-    if (!columnGroupStart(gl_VertexID % vertices, 1 + gl_VertexID / vertices, scatterGroup, n)) return;
-#ifdef COLUMN_WINDOW
-    scatterBackWindow(n);
-#else
-    scatterBack(n);
-#endif
+    if (columnGroupStart(gl_VertexID % vertices, 1 + gl_VertexID / vertices, scatterGroup, n)) scatterBack(n);
 #else
     if (columnGroupStart(gl_VertexID, columnInBlock, scatterGroup, n)) scatterBack(n);
 #endif

@@ -242,16 +242,14 @@ TEST_CASE("raster on GLES 3.0: every pass of the pipeline runs in an ES 3.0 cont
     oneBlock.blockWidth = 1 << 14;
     oneBlock.columnDraws = 2;
     oneBlock.resolveCheckInDraw = true;
-    // Column processing's labels read through a window, the scatter back's
-    // groups larger than the gathers'.
-    RasterPipeline::Options windowed = options;
-    windowed.columnDraws = 1;
-    windowed.columnWindow = true;
-    windowed.columnGroup = 3;
-    windowed.scatterGroup = 5;
-    windowed.blockWidth = 4;
+    // Column processing's scatter back in groups larger than the gathers'.
+    RasterPipeline::Options scatterGroups = options;
+    scatterGroups.columnDraws = 1;
+    scatterGroups.columnGroup = 3;
+    scatterGroups.scatterGroup = 5;
+    scatterGroups.blockWidth = 4;
     RasterPipeline pipeline(options);
-    for (const RasterPipeline::Options& chosen : {options, variants, oneBlock, windowed}) {
+    for (const RasterPipeline::Options& chosen : {options, variants, oneBlock, scatterGroups}) {
         pipeline.setOptions(chosen);
         INFO("blockWidth " << chosen.blockWidth << ", resolveInFragments " << chosen.resolveInFragments);
         struct Case {

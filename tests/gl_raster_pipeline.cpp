@@ -619,25 +619,12 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.checkEachPass = false;
     options.scatterGroup = 8;
     variants.emplace_back("Tuning's defaults, rasterScatterGroup=8", options);
-    options.columnWindow = true;
-    variants.emplace_back("Tuning's defaults, rasterScatterGroup=8 rasterColumnReads=window", options);
-    options.scatterGroup = 1;
-    options.columnGroup = 3;
-    options.blockWidth = 5;
-    variants.emplace_back("Tuning's defaults, rasterScatterGroup=1 rasterColumnGroup=3 rasterBlockWidth=5 "
-                          "rasterColumnReads=window",
-                          options);
+    options.scatterGroup = 0;  // the scatter back in the gathers' groups of 32
     options.columnGroup = 32;
-    options.scatterGroup = 0;
-    variants.emplace_back("Tuning's defaults, rasterColumnGroup=32 rasterBlockWidth=5 rasterColumnReads=window",
-                          options);
-    options.columnGroup = 1;
-    options.blockWidth = 1 << 14;
-    variants.emplace_back("Tuning's defaults, rasterColumnGroup=1 rasterColumnReads=window, one block", options);
-    options.columnWindow = false;
+    options.blockWidth = 5;
+    variants.emplace_back("Tuning's defaults, rasterColumnGroup=32 rasterBlockWidth=5", options);
     options.scatterGroup = 1;
     options.columnGroup = 3;
-    options.blockWidth = 5;
     variants.emplace_back("Tuning's defaults, rasterScatterGroup=1 rasterColumnGroup=3 rasterBlockWidth=5", options);
     options.scatterGroup = 32;
     options.columnDraws = 2;
@@ -800,11 +787,10 @@ std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels
 // and families of the raster benchmarks (gl_tests "[raster-work]" prints
 // it), to count what a change removes. RASTER_WORK_AHEAD,
 // RASTER_WORK_BLOCK_WIDTH, RASTER_WORK_COLUMN_DRAWS, RASTER_WORK_CHECK,
-// RASTER_WORK_TABLE_SUMS, RASTER_WORK_TABLE_PACK, RASTER_WORK_COLUMN_GROUP,
-// RASTER_WORK_SCATTER_GROUP and RASTER_WORK_COLUMN_READS set
-// rasterResolveAhead, rasterBlockWidth, rasterColumnDraws,
-// rasterResolveCheck, rasterTableSums, rasterTablePack, rasterColumnGroup,
-// rasterScatterGroup and rasterColumnReads; RASTER_WORK_SIZE (WxH) and
+// RASTER_WORK_TABLE_SUMS, RASTER_WORK_TABLE_PACK, RASTER_WORK_COLUMN_GROUP
+// and RASTER_WORK_SCATTER_GROUP set rasterResolveAhead, rasterBlockWidth,
+// rasterColumnDraws, rasterResolveCheck, rasterTableSums, rasterTablePack,
+// rasterColumnGroup and rasterScatterGroup; RASTER_WORK_SIZE (WxH) and
 // RASTER_WORK_FAMILY count one size and one family instead.
 TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     HeadlessContext context;
@@ -825,8 +811,6 @@ TEST_CASE("raster: the work a labeling issues", "[.][raster-work]") {
     if (columnGroup != nullptr) options.columnGroup = std::atoi(columnGroup);
     const char* scatterGroup = std::getenv("RASTER_WORK_SCATTER_GROUP");
     if (scatterGroup != nullptr) options.scatterGroup = std::atoi(scatterGroup);
-    const char* columnReads = std::getenv("RASTER_WORK_COLUMN_READS");
-    if (columnReads != nullptr) options.columnWindow = std::string(columnReads) == "window";
     RasterPipeline pipeline(options);
     std::vector<std::pair<int, int>> sizes = {{2048, 2048}, {1920, 1080}};
     if (const char* size = std::getenv("RASTER_WORK_SIZE")) {

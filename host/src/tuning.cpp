@@ -57,7 +57,6 @@ const char* const kRasterNumbering[] = {"auto", "scan"};
 const char* const kRasterCheck[] = {"pass", "draw"};
 const char* const kRasterSums[] = {"bits", "digits"};
 const char* const kRasterPack[] = {"floats", "words"};
-const char* const kRasterColumnReads[] = {"nodes", "window"};
 
 std::mutex& tuningMutex() {
     static std::mutex mutex;
@@ -101,8 +100,6 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterColumnGroup = parseCount(name, value, 1, 32, "a node count 1..32");
     } else if (name == "rasterScatterGroup") {
         rasterScatterGroup = parseCount(name, value, 0, 32, "0 (the column group) or a node count 1..32");
-    } else if (name == "rasterColumnReads") {
-        rasterColumnReads = parseChoice<RasterColumnReads>(name, value, kRasterColumnReads);
     } else if (name == "rasterResolveGroup") {
         rasterResolveGroup = parseCount(name, value, 1, 8, "a square side 1..8");
     } else if (name == "rasterResolveCheck") {
@@ -129,7 +126,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterScatterGroup, rasterColumnReads, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
+                    "rasterColumnGroup, rasterScatterGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
                     "shaderDir");
     }
 }
@@ -153,8 +150,6 @@ std::string Tuning::describe() const {
         raster += " rasterColumnGroup=" + std::to_string(rasterColumnGroup);
     if (rasterScatterGroup != defaults.rasterScatterGroup)
         raster += " rasterScatterGroup=" + std::to_string(rasterScatterGroup);
-    if (rasterColumnReads != defaults.rasterColumnReads)
-        raster += std::string(" rasterColumnReads=") + kRasterColumnReads[int(rasterColumnReads)];
     if (rasterResolveGroup != defaults.rasterResolveGroup)
         raster += " rasterResolveGroup=" + std::to_string(rasterResolveGroup);
     if (rasterResolveCheck != defaults.rasterResolveCheck)

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[24] = {
+const TuningVariable kTuningVariables[23] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -37,7 +37,6 @@ const TuningVariable kTuningVariables[24] = {
     {"GLCCL_RASTER_BORDER_ROUNDS", "rasterBorderRounds"},
     {"GLCCL_RASTER_COLUMN_GROUP", "rasterColumnGroup"},
     {"GLCCL_RASTER_SCATTER_GROUP", "rasterScatterGroup"},
-    {"GLCCL_RASTER_COLUMN_READS", "rasterColumnReads"},
     {"GLCCL_RASTER_RESOLVE_GROUP", "rasterResolveGroup"},
     {"GLCCL_RASTER_RESOLVE_CHECK", "rasterResolveCheck"},
     {"GLCCL_RASTER_RESOLVE_AHEAD", "rasterResolveAhead"},

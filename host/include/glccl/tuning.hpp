@@ -104,11 +104,6 @@ struct Tuning {
         Words,   // the table turned into six exact 32-bit words an entry
                  // by a fragment pass, 24 bytes an entry in one read
     };
-    enum class RasterColumnReads {
-        Nodes,   // each node of a group reads its left neighbours' labels
-        Window,  // a group reads each row of the column to its left once,
-                 // and a run's value once for consecutive rows of the run
-    };
     enum class RasterNumbering {
         Auto,  // stencil routing for up to 255 roots, the scan beyond
         Scan,  // the scan's prefix count for any count (no draw of a vertex
@@ -144,13 +139,6 @@ struct Tuning {
     // gathers' cuts its vertices alone; resolve_links links what the
     // groups leave.
     int rasterScatterGroup = 0;
-    // How column processing's vertices read labels (rasterColumnDraws 1):
-    // nodes (default), every node its own neighbours' (a label two
-    // dependent fetches, a run top and its value); or window, a group's
-    // walk keeps the left column's rows it read and the last run's value,
-    // so neighbouring nodes and the rows of one run share their fetches.
-    // The same points either way.
-    RasterColumnReads rasterColumnReads = RasterColumnReads::Nodes;
     // Side of the square of nodes per vertex of resolve_links' link draw:
     // 1..8, 2 by default. A square raises one root a round, so past 1 the
     // draw has side² times fewer vertices and may need more rounds.

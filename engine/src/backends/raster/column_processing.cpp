@@ -24,13 +24,6 @@ const ProgramSpec kMerge{"column_processing_merge", "fullscreen.vert", "column_p
                          {kColumnsSlot, kOddColumnsSlot}};
 const ProgramSpec kScatterAll{"column_processing_scatter", "column_processing_scatter.vert", "write_scatter.frag",
                               {"fragColor"}, {kColumnsSlot, kOddColumnsSlot}, {"COLUMN_ACCUMULATORS", "ALL_COLUMNS"}};
-// The same two with the left column's labels read through a window
-// (Tuning::rasterColumnReads window).
-const ProgramSpec kWindowGather{"column_processing_gather", "column_processing_gather.vert", "write_scatter.frag",
-                                {"fragColor"}, {kColumnsSlot}, {"COLUMN_ACCUMULATORS", "COLUMN_WINDOW"}};
-const ProgramSpec kWindowScatterAll{"column_processing_scatter", "column_processing_scatter.vert",
-                                    "write_scatter.frag", {"fragColor"}, {kColumnsSlot, kOddColumnsSlot},
-                                    {"COLUMN_ACCUMULATORS", "ALL_COLUMNS", "COLUMN_WINDOW"}};
 const ProgramSpec kPoints{"column_processing_points", "column_processing_points.vert", "write_scatter.frag",
                           {"fragColor"}, {kColumnsSlot}};
 
@@ -128,12 +121,12 @@ void ColumnProcessingPass::run(const PassContext& context, const gl::Texture& no
 
 void ColumnProcessingPass::runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
                                           const gl::RenderTarget& merged, const gl::RenderTarget& odd,
-                                          const gl::RenderTarget& even, int group, int scatterGroup, bool window) {
+                                          const gl::RenderTarget& even, int group, int scatterGroup) {
     auto scope = context.timer.scope(kStage);
     const int blocks = ceilDiv(merged.width(), blockWidth);
     const std::int64_t columnVertices = std::int64_t(blocks) * ceilDiv(merged.height(), group);
     const int columns = std::min(blockWidth, merged.width());  // in the block
-    auto& gather = context.programs.use(window ? kWindowGather : kAccumulatedGather);
+    auto& gather = context.programs.use(kAccumulatedGather);
     gather.set(kBlockWidth, blockWidth);
     gather.set(kColumnGroup, group);
     bindTexture(kNodeGraphSlot, nodeGraph);
@@ -159,7 +152,7 @@ void ColumnProcessingPass::runAccumulated(const PassContext& context, const gl::
     drawFullscreen();
 
     // Scatter back, marking the roots it changes (depth 1.0).
-    auto& scatter = context.programs.use(window ? kWindowScatterAll : kScatterAll);
+    auto& scatter = context.programs.use(kScatterAll);
     scatter.set(kBlockWidth, blockWidth);
     scatter.set(kScatterGroup, scatterGroup);
     setRenderState({GL_MAX, GL_ALWAYS, true});

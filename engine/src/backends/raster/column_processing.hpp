@@ -40,13 +40,10 @@ public:
     // its column's texture is drawn into `merged` (column_processing_merge.frag)
     // and one draw scatters back every column into it, marking the roots it
     // raises. `odd` and `even` hold the vertical runs on entry; `merged`
-    // and `odd` share the depth buffer of root marks. With `window`
-    // (Tuning::rasterColumnReads window) a vertex reads each row of the
-    // column to its left once for its group, and a run's value once for
-    // consecutive rows of the run: the same points, fewer fetches.
+    // and `odd` share the depth buffer of root marks.
     void runAccumulated(const PassContext& context, const gl::Texture& nodeGraph, int blockWidth,
                         const gl::RenderTarget& merged, const gl::RenderTarget& odd, const gl::RenderTarget& even,
-                        int group, int scatterGroup, bool window);
+                        int group, int scatterGroup);
 };
 
 }  // namespace glccl::raster

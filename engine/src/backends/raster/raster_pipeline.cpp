@@ -75,7 +75,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         // column processing's odd and even columns.
         verticalRuns_.runInto(context, nodeGraph, r.scratchAndValues, r.ids, r.idScratch, options_.runHops);
         columnProcessing_.runAccumulated(context, nodeGraph, columns, r.ids, r.idScratch, r.nodeValues,
-                                         options_.columnGroup, scatterGroup, options_.columnWindow);
+                                         options_.columnGroup, scatterGroup);
         // Marked roots, then every node, to their roots.
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids, &r.nodeValues);
     } else {
@@ -186,7 +186,6 @@ RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning
     base.columnDraws = tuning.rasterColumnDraws;
     base.columnGroup = tuning.rasterColumnGroup;
     base.scatterGroup = tuning.rasterScatterGroup;
-    base.columnWindow = tuning.rasterColumnReads == Tuning::RasterColumnReads::Window;
     base.resolveGroup = tuning.rasterResolveGroup;
     base.resolveCheckInDraw = tuning.rasterResolveCheck == Tuning::RasterCheck::Draw;
     base.resolveAhead = tuning.rasterResolveAhead;

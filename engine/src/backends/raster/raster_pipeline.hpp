@@ -73,9 +73,6 @@ public:
         // Nodes per vertex of column processing's scatter back
         // (rasterScatterGroup), 1..kMaxColumnGroup; 0, columnGroup.
         int scatterGroup = 0;
-        // With columnDraws 1, column processing's vertices read the left
-        // column's rows once a group (rasterColumnReads window).
-        bool columnWindow = false;
         // Side of the square of nodes per vertex of resolve_links' link
         // draw (rasterResolveGroup), 1..kMaxResolveGroup.
         int resolveGroup = 1;
