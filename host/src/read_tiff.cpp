@@ -22,6 +22,38 @@
 
 namespace glccl::detail {
 
+// TiffStrileReader::Impl holds a TiffHandle and TiffPages: they and the types
+// they hold are outside the unnamed namespace, as a member's type of a class
+// with external linkage.
+
+struct TiffCodec {
+    std::uint16_t id;
+    const char* name;
+    std::uint64_t largestRatio;  // decoded bytes per coded byte, at most
+};
+
+// The first message libtiff reports, kept for the exception; warnings
+// (unknown tags, for instance) do not affect pixels and are dropped.
+struct TiffMessages {
+    std::string error;
+};
+
+struct TiffCloser {
+    void operator()(TIFF* tiff) const { TIFFClose(tiff); }
+};
+struct TiffOpenOptionsFree {
+    void operator()(TIFFOpenOptions* options) const { TIFFOpenOptionsFree(options); }
+};
+
+// What one pixel of the file holds and how it becomes the Image's samples.
+struct TiffLayout {
+    int fileSamples = 1;  // per pixel
+    int bytesPerSample = 1;
+    bool color = false;   // RGB (else gray)
+    bool alpha = false;   // RGB with a fourth sample
+    int channels = 1;     // of the Image
+};
+
 namespace {
 
 // The largest tile (in decoded bytes) read: real files use 256x256 to
@@ -29,26 +61,15 @@ namespace {
 // it all at once.
 constexpr std::uint64_t kMaxTileBytes = std::uint64_t(256) << 20;
 
-struct Codec {
-    std::uint16_t id;
-    const char* name;
-    std::uint64_t largestRatio;  // decoded bytes per coded byte, at most
-};
 // The largest ratios: none is 1; PackBits codes 128 bytes in 2; an LZW code
 // (9 bits at least) stands for at most 4096 bytes; deflate for at most 1032
 // per byte; a ZSTD block of one repeated byte codes 128 KiB in 4 bytes.
-constexpr Codec kCodecs[] = {{COMPRESSION_NONE, "none", 1},
-                             {COMPRESSION_PACKBITS, "PackBits", 64},
-                             {COMPRESSION_LZW, "LZW", 4096},
-                             {COMPRESSION_ADOBE_DEFLATE, "Deflate", 1032},
-                             {COMPRESSION_DEFLATE, "Deflate", 1032},
-                             {COMPRESSION_ZSTD, "ZSTD", 65536}};
-
-// The first message libtiff reports, kept for the exception; warnings
-// (unknown tags, for instance) do not affect pixels and are dropped.
-struct TiffMessages {
-    std::string error;
-};
+constexpr TiffCodec kCodecs[] = {{COMPRESSION_NONE, "none", 1},
+                                 {COMPRESSION_PACKBITS, "PackBits", 64},
+                                 {COMPRESSION_LZW, "LZW", 4096},
+                                 {COMPRESSION_ADOBE_DEFLATE, "Deflate", 1032},
+                                 {COMPRESSION_DEFLATE, "Deflate", 1032},
+                                 {COMPRESSION_ZSTD, "ZSTD", 65536}};
 
 int onTiffError(TIFF*, void* user, const char* module, const char* format, va_list arguments) {
     auto* messages = static_cast<TiffMessages*>(user);
@@ -77,22 +98,6 @@ int closeTiff(thandle_t) { return 0; }
 toff_t sizeTiff(thandle_t handle) { return static_cast<ByteSource*>(handle)->size(); }
 int mapTiff(thandle_t, void**, toff_t*) { return 0; }
 void unmapTiff(thandle_t, void*, toff_t) {}
-
-struct TiffCloser {
-    void operator()(TIFF* tiff) const { TIFFClose(tiff); }
-};
-struct OptionsFree {
-    void operator()(TIFFOpenOptions* options) const { TIFFOpenOptionsFree(options); }
-};
-
-// What one pixel of the file holds and how it becomes the Image's samples.
-struct TiffLayout {
-    int fileSamples = 1;  // per pixel
-    int bytesPerSample = 1;
-    bool color = false;   // RGB (else gray)
-    bool alpha = false;   // RGB with a fourth sample
-    int channels = 1;     // of the Image
-};
 
 std::uint32_t nativeSample(const std::uint8_t* p, int bytes) {
     switch (bytes) {
@@ -133,6 +138,8 @@ void convertPixels(const TiffLayout& layout, const std::uint8_t* in, std::size_t
     }
 }
 
+}  // namespace
+
 // libtiff open on a ByteSource, with the first error libtiff reports kept
 // for the exception.
 class TiffHandle {
@@ -161,7 +168,7 @@ public:
 private:
     const ReadContext& context_;
     TiffMessages messages_;
-    std::unique_ptr<TIFFOpenOptions, OptionsFree> options_;
+    std::unique_ptr<TIFFOpenOptions, TiffOpenOptionsFree> options_;
     std::unique_ptr<TIFF, TiffCloser> tiff_;
 };
 
@@ -170,7 +177,7 @@ struct TiffHeader {
     std::uint32_t width = 0, height = 0;
     int bits = 8;
     TiffLayout layout;
-    const Codec* codec = nullptr;
+    const TiffCodec* codec = nullptr;
     bool tiled = false;
     bool bigTiff = false;
     std::uint32_t strileWidth = 0, strileHeight = 0;  // a tile, or the image width x rows per strip
@@ -184,6 +191,8 @@ struct TiffPage {
     std::uint64_t directory = 0;
     TiffHeader header;
 };
+
+namespace {
 
 // What is wrong with a stack of `pages` pages like `first`, "" for nothing.
 using TiffPageLimit = std::function<std::string(const TiffHeader& first, std::size_t pages)>;
@@ -218,7 +227,7 @@ TiffHeader readTiffHeader(const ReadContext& context, const TiffHandle& handle, 
     if (TIFFGetField(t, TIFFTAG_PHOTOMETRIC, &photometric) != 1)
         photometric = samples >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;  // as most readers assume
 
-    for (const Codec& c : kCodecs)
+    for (const TiffCodec& c : kCodecs)
         if (c.id == compression) header.codec = &c;
     if (header.codec == nullptr)
         throw fail("compression " + std::to_string(compression) +

@@ -43,7 +43,10 @@ NpyHeader readNpyHeader(int descriptor, const std::string& path, const std::stri
         [&](const std::string& why) { return Error(where + inQuotes(path) + " " + why); });
 }
 
-// What an .npy image header says, checked.
+}  // namespace
+
+// What an .npy image header says, checked. Outside the unnamed namespace, as
+// the type of a member of NpyImageSource::Impl (external linkage).
 struct NpyLayout {
     NpyHeader header;
     const NpyDtype* dtype = nullptr;
@@ -56,6 +59,8 @@ struct NpyLayout {
         return sizeText(width, height) + (volume ? "x" + std::to_string(depth) : "");
     }
 };
+
+namespace {
 
 NpyLayout checkedLayout(int descriptor, const std::string& path, const std::string& where,
                         NpyChannelAxis channelAxis, NpyVolumes volumes) {

@@ -123,6 +123,8 @@ std::unique_ptr<detail::OutputFile> stagedFile(const std::string& path, bool ove
     return file;
 }
 
+}  // namespace
+
 // Hands a file's bytes to the disk as they are written instead of leaving
 // the page cache to hold them until the end: every kChunk written goes to
 // the disk at once (sync_file_range), and what lies more than kWindow behind
@@ -130,10 +132,11 @@ std::unique_ptr<detail::OutputFile> stagedFile(const std::string& path, bool ove
 // while the labels are computed, dirty pages never pile up (the kernel
 // would start writing only past its dirty ratio, then stall the writer),
 // the input keeps its place in the page cache for the second pass, and the
-// fdatasync of finish() waits for the last window only.
-class Writeback {
+// fdatasync of finish() waits for the last window only. Outside the unnamed
+// namespace, as the type of a member of NpyLabelSink::Impl (external linkage).
+class NpyWriteback {
 public:
-    Writeback(std::FILE* stream, const std::string& path) : stream_(stream), path_(path) {}
+    NpyWriteback(std::FILE* stream, const std::string& path) : stream_(stream), path_(path) {}
 
     // The bytes written through the stream so far are to reach the disk.
     void advance() {
@@ -178,14 +181,12 @@ private:
     std::uint64_t settled_ = 0;  // bytes on the disk and out of the page cache
 };
 
-}  // namespace
-
 struct NpyLabelSink::Impl {
     std::string labelsPath, statsPath;
     bool overwrite = false;
     std::size_t keptComponents = 0;
     std::unique_ptr<detail::OutputFile> labels, stats;
-    std::unique_ptr<Writeback> labelsWriteback;
+    std::unique_ptr<NpyWriteback> labelsWriteback;
     std::uint32_t width = 0, height = 0, nextRow = 0;  // height: lines of a volume
     bool volume = false;
     std::uint64_t nextLabel = 1, count = 0;
@@ -238,7 +239,7 @@ void NpyLabelSink::begin(const Shape& shape, LabelType type, std::uint64_t count
         impl.labels = stagedFile(impl.labelsPath, impl.overwrite);
         const std::string header = labelsNpyHeader(shape, type);
         impl.labels->write(header.data(), header.size());
-        impl.labelsWriteback = std::make_unique<Writeback>(impl.labels->stream(), impl.labelsPath);
+        impl.labelsWriteback = std::make_unique<NpyWriteback>(impl.labels->stream(), impl.labelsPath);
     }
     if (!impl.statsPath.empty()) {
         impl.stats = stagedFile(impl.statsPath, impl.overwrite);
@@ -287,7 +288,7 @@ void NpyLabelSink::finish() {
     // The files are on the disk before they take their names: a run that
     // ends has written its labels, and its time says so.
     if (impl.labels) impl.labelsWriteback->finish();
-    if (impl.stats) Writeback(impl.stats->stream(), impl.statsPath).finish();
+    if (impl.stats) NpyWriteback(impl.stats->stream(), impl.statsPath).finish();
     // All or nothing across the outputs too: no labels without their table,
     // and a caller's own transaction (the glccl command's) takes both in.
     OutputTransaction transaction;

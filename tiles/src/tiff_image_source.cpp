@@ -32,15 +32,16 @@
 
 namespace glccl {
 
-namespace {
-
 // One decoded strip or tile. Its mutex makes the first reader decode it and
-// the others wait for it.
+// the others wait for it. Outside the unnamed namespace, as a member's type
+// of TiffImageSource::Impl (external linkage).
 struct DecodedStrile {
     std::mutex mutex;
     bool ready = false;
     Image pixels;
 };
+
+namespace {
 
 // A strip or tile by page, strile row and strile column: ordered as the
 // lines they cover, so the ones above a line come first.
