@@ -801,6 +801,74 @@ TEST_CASE("measure: intensity extrema, their first positions and perimeters equa
     }
 }
 
+TEST_CASE("measure: intensity sums, variances and extrema of 8- and 16-bit runs of every length equal exact ones", "[measure]") {
+    // Runs of 1 to 40 elements (within a vector step, whole steps and a
+    // part), and rows longer than 2^15 elements of one region (past a
+    // segment of the runs' vector sums) at the samples' largest value and at
+    // 0, where a pair of squares of the samples moved down by 2^15 reaches
+    // 2^31.
+    auto check = [](auto sample) {
+        using T = decltype(sample);
+        const T top = std::numeric_limits<T>::max();
+        const std::int64_t w = 40000, h = 6;
+        std::vector<std::uint32_t> labels(std::size_t(w * h), 0);
+        std::vector<T> intensity(labels.size(), 0);
+        std::mt19937 rng(17);
+        for (std::int64_t x = 0; x < w; ++x) {
+            labels[std::size_t(x)] = 1;
+            intensity[std::size_t(x)] = top;
+            labels[std::size_t(w + x)] = 2;  // intensity 0
+        }
+        for (std::int64_t y = 2; y < h; ++y) {
+            std::int64_t x = 0;
+            for (std::uint32_t k = 0; x < w; ++k) {
+                const std::int64_t n = std::min<std::int64_t>(1 + k % 40, w - x);
+                const std::uint32_t l = 3 + (k + std::uint32_t(y) * 7) % 11;  // neighbouring runs differ
+                for (std::int64_t i = 0; i < n; ++i, ++x) {
+                    labels[std::size_t(y * w + x)] = l;
+                    const std::uint32_t pick = rng() % 4;
+                    intensity[std::size_t(y * w + x)] = pick == 0 ? T(0) : pick == 1 ? top : T(rng());
+                }
+            }
+        }
+        IntensitySamples in;
+        in.shape = Shape::image(w, h);
+        in.data = intensity.data();
+        in.bytes = sizeof(T);
+        in.kind = glccl::SampleKind::Unsigned;
+        MeasureOptions options;
+        options.properties.properties = {"label", "area", "intensity_sum", "intensity_variance", "intensity_min", "intensity_max"};
+        for (int threads : {1, 3}) {
+            options.threads = threads;
+            const PropertyTable t = glccl::measureRegions(samplesOf(labels, in.shape), &in, options);
+            REQUIRE(t.rows == 13);
+            for (std::size_t r = 0; r < t.rows; ++r) {
+                const std::uint32_t l = std::uint32_t(column(t, "label").uints[r]);
+                __int128 n = 0, sum = 0, squares = 0;
+                std::int64_t lo = top, hi = 0;
+                for (std::size_t i = 0; i < labels.size(); ++i)
+                    if (labels[i] == l) {
+                        const std::int64_t v = intensity[i];
+                        ++n;
+                        sum += v;
+                        squares += v * v;
+                        lo = std::min(lo, v);
+                        hi = std::max(hi, v);
+                    }
+                INFO("label " << l << ", " << sizeof(T) * 8 << "-bit samples, " << threads << " threads");
+                CHECK(column(t, "intensity_sum").reals[r] == double(sum));
+                CHECK(column(t, "intensity_min").reals[r] == double(lo));
+                CHECK(column(t, "intensity_max").reals[r] == double(hi));
+                const __int128 numerator = n * squares - sum * sum;  // exact: below 2^100
+                const long double variance = (long double)numerator / ((long double)n * (long double)n);
+                CHECK(column(t, "intensity_variance").reals[r] == Approx(double(variance)).epsilon(1e-14).margin(1e-300));
+            }
+        }
+    };
+    check(std::uint16_t{});
+    check(std::uint8_t{});
+}
+
 TEST_CASE("measure: perimeters of rows of many runs and of few, in turn, equal ones found serially, every width", "[measure]") {
     constexpr int regions = 9;
     for (std::int64_t w : kRowKindWidths) {

@@ -184,26 +184,48 @@ template <class T>
     lo = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_min_epi16(lo, _mm_shufflelo_epi16(lo, 0xb1)), 0), 0);
     hi = _mm_shuffle_epi32(_mm_shufflelo_epi16(_mm_max_epi16(hi, _mm_shufflelo_epi16(hi, 0xb1)), 0), 0);
 }
+// A run's sums of samples and squares from its samples moved down by 2^15
+// (s = v - 2^15, signed 16-bit lanes, as the extrema compare them): pairs
+// of lanes multiplied and added in one step (_mm_madd_epi16), where the
+// unsigned samples would need their products' high and low halves apart.
+// Then sum v = sum s + 2^15 n and sum v^2 = sum s^2 + 2^16 sum s + 2^30 n.
+// A step adds at most 2^16 to a lane of sum s in magnitude: ShiftedSums
+// takes fewer than 2^13 steps.
+struct ShiftedSums {
+    __m128i sum = _mm_setzero_si128();      // 32-bit lanes, signed
+    __m128i squares = _mm_setzero_si128();  // 64-bit lanes
+    [[gnu::always_inline]] void add(__m128i s) {
+        const __m128i zero = _mm_setzero_si128();
+        sum = _mm_add_epi32(sum, _mm_madd_epi16(s, _mm_set1_epi16(1)));
+        // A pair's squares add up to at most 2^31: unsigned 32 bits.
+        const __m128i q = _mm_madd_epi16(s, s);
+        squares = _mm_add_epi64(squares, _mm_add_epi64(_mm_unpacklo_epi32(q, zero), _mm_unpackhi_epi32(q, zero)));
+    }
+    // Adds the sums of n samples to out's.
+    [[gnu::always_inline]] void into(RunSamples& out, std::int64_t n) const {
+        __m128i t = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
+        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
+        const std::int64_t shifted = _mm_cvtsi128_si32(t);
+        std::uint64_t q;
+        _mm_storel_epi64(reinterpret_cast<__m128i*>(&q), _mm_add_epi64(squares, _mm_unpackhi_epi64(squares, squares)));
+        out.sum += shifted + (n << 15);
+        out.squares += std::int64_t(q) + shifted * (std::int64_t(1) << 16) + (n << 30);
+    }
+};
 // runSamples for a run of at most kRunLanes samples (most of noise's): one
 // step, inlined, its vectors kept for the first positions.
 template <bool Positions, class T>
 [[gnu::always_inline]] inline RunSamples shortRunSamples(const T* p, std::int64_t n) {
-    const __m128i zero = _mm_setzero_si128();
     const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
     const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(n)), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7));
-    const __m128i v = _mm_and_si128(loadLanes(p), live);
-    auto total = [&](__m128i x) {
-        __m128i t = _mm_add_epi32(_mm_unpacklo_epi16(x, zero), _mm_unpackhi_epi16(x, zero));
-        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-        return std::int64_t(std::uint32_t(_mm_cvtsi128_si32(t)));
-    };
+    // The samples moved down by 2^15 (lanes past the run 0): see ShiftedSums.
+    const __m128i s = _mm_and_si128(_mm_xor_si128(loadLanes(p), bias), live);
+    ShiftedSums sums;
+    sums.add(s);
     RunSamples out;
-    out.sum = total(v);
-    out.squares = (total(_mm_mulhi_epu16(v, v)) << 16) + total(_mm_mullo_epi16(v, v));
-    const __m128i s = _mm_xor_si128(v, bias);
-    const __m128i forMin = _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, _mm_set1_epi16(0x7fff)));
-    const __m128i forMax = _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, bias));
+    sums.into(out, n);
+    const __m128i forMin = _mm_or_si128(s, _mm_andnot_si128(live, _mm_set1_epi16(0x7fff)));
+    const __m128i forMax = _mm_or_si128(s, _mm_andnot_si128(live, bias));
     __m128i lo = forMin, hi = forMax;
     spreadExtrema(lo, hi);
     out.lowest = std::uint16_t(_mm_cvtsi128_si32(lo) ^ 0x8000);
@@ -218,40 +240,35 @@ template <bool Positions, class T>
 }
 template <bool Positions, class T>
 inline RunSamples runSamples(const T* p, std::int64_t n) {
-    const __m128i zero = _mm_setzero_si128();
     const __m128i lane = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
     // Extrema are compared as signed 16-bit lanes (SSE2 has no unsigned
     // ones): the samples moved down by 2^15, lanes past the run at the far
     // end of the order for each.
     const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
     const __m128i top = _mm_set1_epi16(0x7fff);
-    // A step's samples summed in 32-bit lanes, and its squares' high and
-    // low 16 bits apart: a lane gains below 2^17 a step, so the four lanes
-    // of a segment of kSegment steps together stay below 2^31.
+    // A segment's sums in ShiftedSums (2^12 steps at most); the whole steps
+    // with no lanes past the run to mask.
     constexpr std::int64_t kSegment = std::int64_t(1) << 12;
-    auto widened = [&](__m128i x) { return _mm_add_epi32(_mm_unpacklo_epi16(x, zero), _mm_unpackhi_epi16(x, zero)); };
-    auto total = [](__m128i t) {
-        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0x4e));
-        t = _mm_add_epi32(t, _mm_shuffle_epi32(t, 0xb1));
-        return std::int64_t(std::uint32_t(_mm_cvtsi128_si32(t)));
-    };
     RunSamples out;
     __m128i lo = top, hi = bias;
     for (std::int64_t segment = 0; segment < n; segment += kSegment * kRunLanes) {
         const std::int64_t end = std::min(n, segment + kSegment * kRunLanes);
-        __m128i sum = zero, high = zero, low = zero;
-        for (std::int64_t i = segment; i < end; i += kRunLanes) {
-            const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(std::min<std::int64_t>(end - i, kRunLanes))), lane);
-            const __m128i v = _mm_and_si128(loadLanes(p + i), live);
-            sum = _mm_add_epi32(sum, widened(v));
-            high = _mm_add_epi32(high, widened(_mm_mulhi_epu16(v, v)));
-            low = _mm_add_epi32(low, widened(_mm_mullo_epi16(v, v)));
-            const __m128i s = _mm_xor_si128(v, bias);
-            lo = _mm_min_epi16(lo, _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, top)));
-            hi = _mm_max_epi16(hi, _mm_or_si128(_mm_and_si128(live, s), _mm_andnot_si128(live, bias)));
+        ShiftedSums sums;
+        std::int64_t i = segment;
+        for (; i + kRunLanes <= end; i += kRunLanes) {
+            const __m128i s = _mm_xor_si128(loadLanes(p + i), bias);
+            sums.add(s);
+            lo = _mm_min_epi16(lo, s);
+            hi = _mm_max_epi16(hi, s);
         }
-        out.sum += total(sum);
-        out.squares += (total(high) << 16) + total(low);
+        if (i < end) {
+            const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(end - i)), lane);
+            const __m128i s = _mm_and_si128(_mm_xor_si128(loadLanes(p + i), bias), live);
+            sums.add(s);
+            lo = _mm_min_epi16(lo, _mm_or_si128(s, _mm_andnot_si128(live, top)));
+            hi = _mm_max_epi16(hi, _mm_or_si128(s, _mm_andnot_si128(live, bias)));
+        }
+        sums.into(out, end - segment);
     }
     // Every lane the extremum, then its first lane in the run.
     spreadExtrema(lo, hi);
