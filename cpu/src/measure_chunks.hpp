@@ -1126,53 +1126,64 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     for (const auto& ex : pass.momentExponents) yzDegree = std::max(yzDegree, ex[1] + ex[2]);
     const int yzBits = (64 - __builtin_clzll(std::uint64_t(std::max(g.h, g.d)))) * yzDegree;
     const bool narrowProducts = std::is_same_v<Acc, __int128> && g.w <= (std::int64_t(1) << 15) && yzBits <= 62;
+    // A 2-D request's narrow products need only y's powers, in 64 bits
+    // (below 2^62 where they are used); the 128-bit powers of y and z are
+    // made only for the other paths.
+    const bool narrowPlane = narrowProducts && g.dims == 2;
     auto flushRow = [&](std::int64_t y, std::int64_t z) {
         for (std::size_t e = 0; e < entries; ++e) {
             const std::size_t s = entrySlot[e];
             const auto& lo = originOf(S.region[s]);
-            const __int128 ly = y - lo[1], lz = z - lo[2];
-            const __int128 py[4] = {1, ly, ly * ly, ly * ly * ly};
-            const __int128 pz[4] = {1, lz, lz * lz, lz * lz * lz};
-            if (nm) {
+            if (nm && narrowPlane) {
+                // TermRequest::exponents' 2-D order, y's powers outer,
+                // walked without reading it: z's power is 1. y's powers
+                // past the request's degree wrap unused.
                 Acc* m = &S.moments[s * nm];
-                __int128 sx[4];
-                for (std::size_t k = 0; k < 4; ++k) sx[k] = shortRows ? __int128(entryPowers64[e * 4 + k]) : entryPowers[e * 4 + k];
-                if (narrowProducts && g.dims == 2) {
-                    // TermRequest::exponents' 2-D order, y's powers outer,
-                    // walked without reading it: z's power is 1.
-                    const std::int64_t* sx64 = &entryPowers64[e * 4];
-                    if (q.momentLevel == 4) {
-                        for (int ey = 0; ey <= 3; ++ey) {
-                            const std::int64_t fy = std::int64_t(py[ey]);
-                            for (int ex = 0; ex <= 3; ++ex) add(m[ey * 4 + ex], __int128(sx64[ex]) * fy);
-                        }
-                    } else {
-                        std::size_t i = 0;
-                        for (int ey = 0; ey <= q.momentLevel; ++ey) {
-                            const std::int64_t fy = std::int64_t(py[ey]);
-                            for (int ex = 0; ex <= q.momentLevel - ey; ++ex) add(m[i++], __int128(sx64[ex]) * fy);
-                        }
-                    }
-                } else if (narrowProducts) {
-                    for (std::size_t i = 0; i < nm; ++i) {
-                        const auto& ex = pass.momentExponents[i];
-                        add(m[i], __int128(std::int64_t(sx[ex[0]])) * (std::int64_t(py[ex[1]]) * std::int64_t(pz[ex[2]])));
+                const std::uint64_t ly = std::uint64_t(y - lo[1]);
+                const std::int64_t py[4] = {1, std::int64_t(ly), std::int64_t(ly * ly), std::int64_t(ly * ly * ly)};
+                const std::int64_t* sx64 = &entryPowers64[e * 4];
+                if (q.momentLevel == 4) {
+                    for (int ey = 0; ey <= 3; ++ey) {
+                        const std::int64_t fy = py[ey];
+                        for (int ex = 0; ex <= 3; ++ex) add(m[ey * 4 + ex], __int128(sx64[ex]) * fy);
                     }
                 } else {
-                    for (std::size_t i = 0; i < nm; ++i) {
-                        const auto& ex = pass.momentExponents[i];
-                        add(m[i], times(times(sx[ex[0]], py[ex[1]], (const Acc*)nullptr), pz[ex[2]]));
+                    std::size_t i = 0;
+                    for (int ey = 0; ey <= q.momentLevel; ++ey) {
+                        const std::int64_t fy = py[ey];
+                        for (int ex = 0; ex <= q.momentLevel - ey; ++ex) add(m[i++], __int128(sx64[ex]) * fy);
                     }
                 }
             }
-            for (std::size_t c = 0; nw && c < std::size_t(channels); ++c) {
-                const Weighted* run = &entryWeighted[e * weightedWidth + c * 4];
-                for (std::size_t i = 0; i < nw; ++i) {
-                    const auto& ex = pass.weightedExponents[i];
-                    const __int128 yz = py[ex[1]] * pz[ex[2]];
-                    const std::size_t at = (s * std::size_t(channels) + c) * nw + i;
-                    if constexpr (In::floating) S.weightedF[at] += run[ex[0]] * exactDD(yz);
-                    else add(S.weighted[at], times(run[ex[0]], yz));
+            if ((nm && !narrowPlane) || nw) {
+                const __int128 ly = y - lo[1], lz = z - lo[2];
+                const __int128 py[4] = {1, ly, ly * ly, ly * ly * ly};
+                const __int128 pz[4] = {1, lz, lz * lz, lz * lz * lz};
+                if (nm && !narrowPlane) {
+                    Acc* m = &S.moments[s * nm];
+                    __int128 sx[4];
+                    for (std::size_t k = 0; k < 4; ++k) sx[k] = shortRows ? __int128(entryPowers64[e * 4 + k]) : entryPowers[e * 4 + k];
+                    if (narrowProducts) {
+                        for (std::size_t i = 0; i < nm; ++i) {
+                            const auto& ex = pass.momentExponents[i];
+                            add(m[i], __int128(std::int64_t(sx[ex[0]])) * (std::int64_t(py[ex[1]]) * std::int64_t(pz[ex[2]])));
+                        }
+                    } else {
+                        for (std::size_t i = 0; i < nm; ++i) {
+                            const auto& ex = pass.momentExponents[i];
+                            add(m[i], times(times(sx[ex[0]], py[ex[1]], (const Acc*)nullptr), pz[ex[2]]));
+                        }
+                    }
+                }
+                for (std::size_t c = 0; nw && c < std::size_t(channels); ++c) {
+                    const Weighted* run = &entryWeighted[e * weightedWidth + c * 4];
+                    for (std::size_t i = 0; i < nw; ++i) {
+                        const auto& ex = pass.weightedExponents[i];
+                        const __int128 yz = py[ex[1]] * pz[ex[2]];
+                        const std::size_t at = (s * std::size_t(channels) + c) * nw + i;
+                        if constexpr (In::floating) S.weightedF[at] += run[ex[0]] * exactDD(yz);
+                        else add(S.weighted[at], times(run[ex[0]], yz));
+                    }
                 }
             }
             entryOf[s] = -1;
