@@ -352,6 +352,21 @@ constexpr std::int64_t kPerimeterLanes = 8;
 // and no background equals it. Reads b*[-1, w rounded up to 16]: the
 // caller pads the rows with kNoRegion.
 constexpr std::int64_t kRowClassPad = 16;
+
+// The row-wide passes' steps (RowPerimeterClasses, rowTouches): four ids
+// from p; 16 ids from p into r, true where all are background (-1, a step
+// those passes skip: it holds no region's element); and bit i of 16
+// comparisons' results, four lanes in each of m[0..3].
+inline __m128i loadIds4(const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
+inline bool loadIds16(const std::int32_t* p, __m128i* r) {
+    for (int i = 0; i < 4; ++i) r[i] = loadIds4(p + 4 * i);
+    const __m128i all = _mm_and_si128(_mm_and_si128(r[0], r[1]), _mm_and_si128(r[2], r[3]));
+    return _mm_movemask_epi8(_mm_cmpeq_epi32(all, _mm_set1_epi32(-1))) == 0xffff;
+}
+inline std::uint64_t bits16(const __m128i* m) {
+    return std::uint64_t(std::uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])))));
+}
+
 class RowPerimeterClasses {
 public:
     void resize(std::size_t words) {
@@ -403,10 +418,6 @@ private:
     static void relations(const std::int32_t* a, const std::int32_t* b, std::int64_t w, std::uint64_t* same, std::uint64_t* left,
                           std::uint64_t* right, std::uint64_t* along, std::uint64_t* live) {
         const __m128i none = _mm_set1_epi32(-1);
-        auto load = [](const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
-        auto bits16 = [](const __m128i* m) {
-            return std::uint64_t(std::uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])))));
-        };
         const std::size_t words = std::size_t((w + 63) / 64);
         for (std::size_t k = 0; k < words; ++k) {
             std::uint64_t found[5] = {0, 0, 0, 0, 0};
@@ -414,16 +425,14 @@ private:
             for (int step = 0; step < 4 && x0 + 16 * step < w; ++step) {
                 const std::int64_t x = x0 + 16 * step;
                 __m128i r[4];
-                for (int i = 0; i < 4; ++i) r[i] = load(a + x + 4 * i);
-                const __m128i all = _mm_and_si128(_mm_and_si128(r[0], r[1]), _mm_and_si128(r[2], r[3]));
-                if (_mm_movemask_epi8(_mm_cmpeq_epi32(all, none)) == 0xffff) continue;
+                if (loadIds16(a + x, r)) continue;
                 __m128i m[5][4];
                 for (int i = 0; i < 4; ++i) {
                     const std::int32_t* p = b + x + 4 * i;
-                    m[0][i] = _mm_cmpeq_epi32(r[i], load(p));
-                    m[1][i] = _mm_cmpeq_epi32(r[i], load(p - 1));
-                    m[2][i] = _mm_cmpeq_epi32(r[i], load(p + 1));
-                    m[3][i] = _mm_cmpeq_epi32(r[i], load(a + x + 4 * i - 1));
+                    m[0][i] = _mm_cmpeq_epi32(r[i], loadIds4(p));
+                    m[1][i] = _mm_cmpeq_epi32(r[i], loadIds4(p - 1));
+                    m[2][i] = _mm_cmpeq_epi32(r[i], loadIds4(p + 1));
+                    m[3][i] = _mm_cmpeq_epi32(r[i], loadIds4(a + x + 4 * i - 1));
                     m[4][i] = _mm_cmpeq_epi32(r[i], none);
                 }
                 const int shift = 16 * step;
@@ -544,11 +553,6 @@ inline int touchingMarkedRuns(const Id* above, const std::uint64_t* starts, std:
 // the last zero (classesIn reads it).
 inline void rowTouches(const std::int32_t* row, const std::int32_t* above, std::int64_t w, const std::uint64_t* starts,
                        std::size_t words, std::uint64_t* first, std::uint64_t* last) {
-    const __m128i none = _mm_set1_epi32(-1);
-    auto load = [](const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
-    auto bits16 = [](const __m128i* m) {
-        return std::uint64_t(std::uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])))));
-    };
     std::uint64_t sameBefore = 0;  // the word before's same bits
     for (std::size_t k = 0; k < words; ++k) {
         std::uint64_t same = 0, left = 0, right = 0;
@@ -557,15 +561,13 @@ inline void rowTouches(const std::int32_t* row, const std::int32_t* above, std::
             const int shift = int(x - x0);
             if (x >= 1 && x + 17 <= w) {
                 __m128i r[4];
-                for (int i = 0; i < 4; ++i) r[i] = load(row + x + 4 * i);
-                const __m128i all = _mm_and_si128(_mm_and_si128(r[0], r[1]), _mm_and_si128(r[2], r[3]));
-                if (_mm_movemask_epi8(_mm_cmpeq_epi32(all, none)) == 0xffff) continue;
+                if (loadIds16(row + x, r)) continue;
                 __m128i m[3][4];
                 for (int i = 0; i < 4; ++i) {
                     const std::int32_t* p = above + x + 4 * i;
-                    m[0][i] = _mm_cmpeq_epi32(r[i], load(p));
-                    m[1][i] = _mm_cmpeq_epi32(r[i], load(p - 1));
-                    m[2][i] = _mm_cmpeq_epi32(r[i], load(p + 1));
+                    m[0][i] = _mm_cmpeq_epi32(r[i], loadIds4(p));
+                    m[1][i] = _mm_cmpeq_epi32(r[i], loadIds4(p - 1));
+                    m[2][i] = _mm_cmpeq_epi32(r[i], loadIds4(p + 1));
                 }
                 same |= bits16(m[0]) << shift;
                 left |= bits16(m[1]) << shift;
