@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <string>
 #include <future>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -356,15 +356,15 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
             p.set("walkColumns", unsigned(width));
             p.set("walkRows", unsigned(height));
         }
-        if (all > 0xffffffffu) throw Error("glccl: " + std::to_string(all) + " row segments to measure pass 2^32");
+        if (all > 0xffffffffu) throw Error("glccl: " + std::to_string(all) + " segments to measure pass 2^32");
         p.set("segments", unsigned(all));
         const std::uint64_t groups = ceilDiv(all, std::uint64_t(kGroupThreads));
         const std::uint64_t across = std::min<std::uint64_t>(groups, 65535);
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage " + stage);
     };
-    // Elements: one row (y, z) per invocation row; windows: one more row,
-    // column and slice, the windows past the image's far sides.
+    // Over the elements, and over the windows: one more row, column and
+    // slice, the windows past the image's far sides.
     if (layout.momentTerms > 0 || q.perimeter || intensityTerms) {
         run("measure_terms", labels.width(), labels.height(), labels.depth());
         if (hot > 0) {
