@@ -95,7 +95,7 @@ void main() {
 #ifdef GATHER_PERIMETER
                 if (isBorder(p, label)) {
                     const int c = perimeterClass(p, label);
-                    if (c >= 0) perimeter[c] += 1u;
+                    perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));  // not perimeter[c]: indexed at run time
                 }
 #endif
 #ifdef GATHER_INTENSITY
@@ -222,7 +222,7 @@ void main() {
                 if (config == 0u || config == FULL_WINDOW) continue;
 #ifdef GATHER_CROFTON
                 const int c = croftonClass(config);
-                if (c >= 0) crofton[c] += 1u;
+                for (int k = 0; k < 5; ++k) crofton[k] += c == k ? 1u : 0u;  // not crofton[c]: indexed at run time
 #endif
 #ifdef GATHER_EULER
                 euler += eulerTimes(config);

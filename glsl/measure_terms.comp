@@ -73,6 +73,22 @@ struct Run {
     uint least, most;
 };
 
+// A run's sum of lw^e for e known only at run time (the flush's loops over
+// the terms do not unroll), chosen among its registers: an array indexed
+// at run time would put the run's sums in local memory, and every
+// element's adds with them. A run that also sums weighted moments has
+// twice the sums; registers for all of them leave fewer invocations
+// running at once, which costs more than the local memory's traffic where
+// many runs end (regions a column crosses in short runs): there the sums
+// are indexed.
+uvec2 runPowers(Run run, int e) {
+#ifdef GATHER_WEIGHTED
+    return run.powers[e];
+#else
+    return e == 0 ? run.powers[0] : e == 1 ? run.powers[1] : e == 2 ? run.powers[2] : run.powers[3];
+#endif
+}
+
 // A run's power sum, times a^ea b^eb (its fixed local coordinates' powers),
 // into the wide sum of `limbs` at totals[at].
 void addScaled(uint at, int limbs, uvec3 powerSum, uint a, int ea, uint b, int eb) {
@@ -130,9 +146,9 @@ void flush(Run run, PixelCoord at) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
                 const int limbs = termLimbs(ex + ey + ez, false);
 #if DIMENSIONS == 3
-                addScaled(momentAt, limbs, uvec3(run.powers[ez], 0u), lx, ex, ly, ey);
+                addScaled(momentAt, limbs, uvec3(runPowers(run, ez), 0u), lx, ex, ly, ey);
 #else
-                addScaled(momentAt, limbs, uvec3(run.powers[ey], 0u), lx, ex, 0u, 0);
+                addScaled(momentAt, limbs, uvec3(runPowers(run, ey), 0u), lx, ex, 0u, 0);
 #endif
                 momentAt += uint(limbs);
             }
@@ -244,7 +260,7 @@ void main() {
             const uint inside = insideBits(r0, label) | insideBits(r1, label) << 5u | insideBits(r2, label) << 10u |
                                 insideBits(r3, label) << 15u | insideBits(r4, label) << 20u;
             const int c = windowPerimeterClass(inside);
-            if (c >= 0) run.perimeter[c] += 1u;
+            run.perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));  // not perimeter[c]: indexed at run time
         }
 #endif
     }
