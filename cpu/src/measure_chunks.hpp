@@ -355,8 +355,9 @@ constexpr std::int64_t kRowClassPad = 16;
 
 // The row-wide passes' steps (RowPerimeterClasses, rowTouches): four ids
 // from p; 16 ids from p into r, true where all are background (-1, a step
-// those passes skip: it holds no region's element); and bit i of 16
-// comparisons' results, four lanes in each of m[0..3].
+// those passes skip: it holds no region's element); bit i of 16
+// comparisons' results, four lanes in each of m[0..3]; and 16 ids' three
+// neighbours in the next row (compareNeighbours16).
 inline __m128i loadIds4(const std::int32_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); }
 inline bool loadIds16(const std::int32_t* p, __m128i* r) {
     for (int i = 0; i < 4; ++i) r[i] = loadIds4(p + 4 * i);
@@ -365,6 +366,17 @@ inline bool loadIds16(const std::int32_t* p, __m128i* r) {
 }
 inline std::uint64_t bits16(const __m128i* m) {
     return std::uint64_t(std::uint32_t(_mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(m[0], m[1]), _mm_packs_epi32(m[2], m[3])))));
+}
+// Of 16 ids r of one row and the row `other` beside it (from the same x):
+// each id against the other row's element below (above) it, and the ones
+// to its left and right, into m[0], m[1], m[2].
+inline void compareNeighbours16(const __m128i* r, const std::int32_t* other, __m128i (*m)[4]) {
+    for (int i = 0; i < 4; ++i) {
+        const std::int32_t* p = other + 4 * i;
+        m[0][i] = _mm_cmpeq_epi32(r[i], loadIds4(p));
+        m[1][i] = _mm_cmpeq_epi32(r[i], loadIds4(p - 1));
+        m[2][i] = _mm_cmpeq_epi32(r[i], loadIds4(p + 1));
+    }
 }
 
 class RowPerimeterClasses {
@@ -427,11 +439,8 @@ private:
                 __m128i r[4];
                 if (loadIds16(a + x, r)) continue;
                 __m128i m[5][4];
+                compareNeighbours16(r, b + x, m);
                 for (int i = 0; i < 4; ++i) {
-                    const std::int32_t* p = b + x + 4 * i;
-                    m[0][i] = _mm_cmpeq_epi32(r[i], loadIds4(p));
-                    m[1][i] = _mm_cmpeq_epi32(r[i], loadIds4(p - 1));
-                    m[2][i] = _mm_cmpeq_epi32(r[i], loadIds4(p + 1));
                     m[3][i] = _mm_cmpeq_epi32(r[i], loadIds4(a + x + 4 * i - 1));
                     m[4][i] = _mm_cmpeq_epi32(r[i], none);
                 }
@@ -563,12 +572,7 @@ inline void rowTouches(const std::int32_t* row, const std::int32_t* above, std::
                 __m128i r[4];
                 if (loadIds16(row + x, r)) continue;
                 __m128i m[3][4];
-                for (int i = 0; i < 4; ++i) {
-                    const std::int32_t* p = above + x + 4 * i;
-                    m[0][i] = _mm_cmpeq_epi32(r[i], loadIds4(p));
-                    m[1][i] = _mm_cmpeq_epi32(r[i], loadIds4(p - 1));
-                    m[2][i] = _mm_cmpeq_epi32(r[i], loadIds4(p + 1));
-                }
+                compareNeighbours16(r, above + x, m);
                 same |= bits16(m[0]) << shift;
                 left |= bits16(m[1]) << shift;
                 right |= bits16(m[2]) << shift;
