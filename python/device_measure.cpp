@@ -143,7 +143,7 @@ py::dict deviceMeasureRegions(const py::handle& labelsObject, const py::object& 
         }
     }
     if (!failure.empty()) throw py::value_error(where + ": " + failure);
-    return columnsOf(table);
+    return columnsOf(std::move(table));
 }
 
 // sumsByLabel for CuPy arrays: labels and values C-ordered on one device,

@@ -122,8 +122,8 @@ PropertyOptions propertyOptions(const std::vector<std::string>& properties, cons
 
 // --- Terms as numpy arrays (a picklable record for Dask's tasks) -----------------------------
 
-template <class T>
-py::array_t<T> arrayOf(const std::vector<T>& v, py::ssize_t columns = 1) {
+template <class T, class Allocator>
+py::array_t<T> arrayOf(const std::vector<T, Allocator>& v, py::ssize_t columns = 1) {
     py::array_t<T> a(std::vector<py::ssize_t>{py::ssize_t(v.size()) / columns, columns});
     std::copy(v.begin(), v.end(), a.mutable_data());
     return a;
@@ -133,18 +133,24 @@ std::vector<T> vectorOf(const py::dict& d, const char* key) {
     const auto a = py::array_t<T, py::array::c_style | py::array::forcecast>(d[key]);
     return std::vector<T>(a.data(), a.data() + a.size());
 }
-py::array_t<std::uint64_t> limbsOf(const std::vector<Int256>& v) {
+// d[key] into a term array.
+template <class T>
+void readInto(TermArray<T>& into, const py::dict& d, const char* key) {
+    const auto a = py::array_t<T, py::array::c_style | py::array::forcecast>(d[key]);
+    into.assign(a.data(), a.data() + a.size());
+}
+py::array_t<std::uint64_t> limbsOf(const TermArray<Int256>& v) {
     py::array_t<std::uint64_t> a(std::vector<py::ssize_t>{py::ssize_t(v.size()), 4});
     for (std::size_t i = 0; i < v.size(); ++i) std::copy(v[i].limb.begin(), v[i].limb.end(), a.mutable_data() + 4 * i);
     return a;
 }
-std::vector<Int256> int256Of(const py::dict& d, const char* key) {
+TermArray<Int256> int256Of(const py::dict& d, const char* key) {
     const auto limbs = vectorOf<std::uint64_t>(d, key);
-    std::vector<Int256> v(limbs.size() / 4);
+    TermArray<Int256> v(limbs.size() / 4);
     for (std::size_t i = 0; i < v.size(); ++i) std::copy(limbs.begin() + std::ptrdiff_t(4 * i), limbs.begin() + std::ptrdiff_t(4 * i + 4), v[i].limb.begin());
     return v;
 }
-py::array_t<double> pairsOf(const std::vector<DoubleDouble>& v) {
+py::array_t<double> pairsOf(const TermArray<DoubleDouble>& v) {
     py::array_t<double> a(std::vector<py::ssize_t>{py::ssize_t(v.size()), 2});
     for (std::size_t i = 0; i < v.size(); ++i) {
         a.mutable_data()[2 * i] = v[i].hi;
@@ -152,9 +158,9 @@ py::array_t<double> pairsOf(const std::vector<DoubleDouble>& v) {
     }
     return a;
 }
-std::vector<DoubleDouble> doubleDoublesOf(const py::dict& d, const char* key) {
+TermArray<DoubleDouble> doubleDoublesOf(const py::dict& d, const char* key) {
     const auto pairs = vectorOf<double>(d, key);
-    std::vector<DoubleDouble> v(pairs.size() / 2);
+    TermArray<DoubleDouble> v(pairs.size() / 2);
     for (std::size_t i = 0; i < v.size(); ++i) v[i] = DoubleDouble(pairs[2 * i], pairs[2 * i + 1]);
     return v;
 }
@@ -201,7 +207,7 @@ py::dict measureRegions(const py::array& labels, const py::object& intensityObje
         *table = fromTable ? glccl::measureComponents(l, *components, i ? &*i : nullptr, options)
                            : glccl::measureRegions(l, i ? &*i : nullptr, options);
     }, std::move(samples.keep));
-    return columnsOf(*table);
+    return columnsOf(std::move(*table));
 }
 
 py::dict recordOf(const RegionTotals& t) {
@@ -270,19 +276,19 @@ RegionTotals totalsOf(const py::dict& d) {
         t.boxMax.push_back({hi[3 * i], hi[3 * i + 1], hi[3 * i + 2]});
     }
     t.moments = int256Of(d, "moments");
-    t.perimeterClasses = vectorOf<std::uint64_t>(d, "perimeter");
-    t.croftonClasses = vectorOf<std::uint64_t>(d, "crofton");
-    t.eulerTimes = vectorOf<std::int64_t>(d, "euler");
+    readInto(t.perimeterClasses, d, "perimeter");
+    readInto(t.croftonClasses, d, "crofton");
+    readInto(t.eulerTimes, d, "euler");
     t.intensitySum = int256Of(d, "intensity_sum");
     t.intensitySquares = int256Of(d, "intensity_squares");
     t.intensitySumFloat = doubleDoublesOf(d, "intensity_sum_float");
     t.intensitySquaresFloat = doubleDoublesOf(d, "intensity_squares_float");
-    t.intensityMin = vectorOf<double>(d, "intensity_min");
-    t.intensityMax = vectorOf<double>(d, "intensity_max");
-    t.intensityMinBits = vectorOf<std::uint64_t>(d, "intensity_min_bits");
-    t.intensityMaxBits = vectorOf<std::uint64_t>(d, "intensity_max_bits");
-    t.intensityMinAt = vectorOf<std::uint64_t>(d, "intensity_min_at");
-    t.intensityMaxAt = vectorOf<std::uint64_t>(d, "intensity_max_at");
+    readInto(t.intensityMin, d, "intensity_min");
+    readInto(t.intensityMax, d, "intensity_max");
+    readInto(t.intensityMinBits, d, "intensity_min_bits");
+    readInto(t.intensityMaxBits, d, "intensity_max_bits");
+    readInto(t.intensityMinAt, d, "intensity_min_at");
+    readInto(t.intensityMaxAt, d, "intensity_max_at");
     t.weightedMoments = int256Of(d, "weighted_moments");
     t.weightedMomentsFloat = doubleDoublesOf(d, "weighted_moments_float");
     return t;
@@ -409,7 +415,7 @@ void measureLabeling(Session& session, LabelingMeasurement& m, const std::uint32
     m.table = finalizeProperties(totals, m.properties, m.threads);
 }
 
-py::dict measuredColumns(const LabelingMeasurement& m) { return columnsOf(m.table); }
+py::dict measuredColumns(LabelingMeasurement& m) { return columnsOf(std::move(m.table)); }
 
 void bindMeasure(py::module_& m) {
     m.def("measure_regions", &measureRegions, py::arg("labels"), py::arg("intensity").none() = py::none(),
@@ -448,14 +454,30 @@ bool nativeOrder(const py::dtype& dtype) {
     return !(dtype.byteorder() == '>' || (dtype.byteorder() == '<' && !PY_LITTLE_ENDIAN));
 }
 
-py::dict columnsOf(const PropertyTable& table) {
+namespace {
+
+// A column's values as a 1-D numpy array that owns them: the vector moves
+// into the array's capsule, so that a table of millions of rows is handed
+// over without a copy (a copy of fresh memory would fault every page of it
+// on this one thread).
+template <class T>
+py::array adoptColumn(std::vector<T>&& values) {
+    if (values.empty()) return py::array_t<T>(0);
+    auto* owned = new std::vector<T>(std::move(values));
+    py::capsule owner(owned, [](void* p) { delete static_cast<std::vector<T>*>(p); });
+    return py::array_t<T>(py::ssize_t(owned->size()), owned->data(), owner);
+}
+
+}  // namespace
+
+py::dict columnsOf(PropertyTable&& table) {
     py::dict columns;
-    for (const auto& c : table.columns) {
+    for (auto& c : table.columns) {
         py::array column;
         switch (c.type) {
-        case PropertyColumn::Type::Int64: column = py::array_t<std::int64_t>(py::ssize_t(c.ints.size()), c.ints.data()); break;
-        case PropertyColumn::Type::UInt64: column = py::array_t<std::uint64_t>(py::ssize_t(c.uints.size()), c.uints.data()); break;
-        default: column = py::array_t<double>(py::ssize_t(c.reals.size()), c.reals.data()); break;
+        case PropertyColumn::Type::Int64: column = adoptColumn(std::move(c.ints)); break;
+        case PropertyColumn::Type::UInt64: column = adoptColumn(std::move(c.uints)); break;
+        default: column = adoptColumn(std::move(c.reals)); break;
         }
         columns[py::str(c.name)] = std::move(column);
     }

@@ -53,11 +53,13 @@ std::shared_ptr<LabelingMeasurement> labelingMeasurement(const pybind11::handle&
 void measureLabeling(Session& session, LabelingMeasurement& m, const std::uint32_t* labels, const Shape& shape,
                      const std::vector<Component>& table);
 
-// The columns of m.table as numpy arrays. Needs the GIL.
-pybind11::dict measuredColumns(const LabelingMeasurement& m);
+// The columns of m.table as numpy arrays, which take its values over (m.table
+// is left empty). Needs the GIL.
+pybind11::dict measuredColumns(LabelingMeasurement& m);
 
-// A table's columns as numpy arrays by name (int64, uint64 or float64).
-pybind11::dict columnsOf(const PropertyTable& table);
+// A table's columns as numpy arrays by name (int64, uint64 or float64), which
+// take the columns' values over without a copy.
+pybind11::dict columnsOf(PropertyTable&& table);
 
 // Whether an array of `dtype` is in this machine's byte order.
 bool nativeOrder(const pybind11::dtype& dtype);

@@ -99,7 +99,7 @@ Labels referenceLabels(const Image& image, Connectivity connectivity, Criterion 
 }
 
 // Doubles as their bits: the same bits, NaN included.
-std::vector<std::uint64_t> bitsOf(const std::vector<double>& values) {
+std::vector<std::uint64_t> bitsOf(const TermArray<double>& values) {
     std::vector<std::uint64_t> bits(values.size());
     for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(&bits[i], &values[i], sizeof(double));
     return bits;
@@ -122,7 +122,7 @@ void requireSameTotals(const RegionTotals& expected, const RegionTotals& actual)
     REQUIRE(actual.perimeterClasses == expected.perimeterClasses);
     REQUIRE(actual.croftonClasses == expected.croftonClasses);
     REQUIRE(actual.eulerTimes == expected.eulerTimes);
-    auto sameWide = [](const std::vector<Int256>& e, const std::vector<Int256>& a, const char* what) {
+    auto sameWide = [](const TermArray<Int256>& e, const TermArray<Int256>& a, const char* what) {
         INFO(what);
         REQUIRE(a.size() == e.size());
         for (std::size_t i = 0; i < e.size(); ++i) {

@@ -969,3 +969,27 @@ TEST_CASE("measure: a forked child measures, on threads of its own, the table me
     REQUIRE(WIFEXITED(status));
     CHECK(WEXITSTATUS(status) == 0);
 }
+
+TEST_CASE("measure: term arrays are zero however they are made, kept blocks of freed arrays included", "[measure]") {
+    // Arrays large enough to be kept when freed (a few MiB), and small ones.
+    for (std::size_t n : {std::size_t(1000), std::size_t(5) << 20 >> 5, std::size_t(9) << 20 >> 5}) {
+        INFO(n << " elements of 32 bytes");
+        for (int round = 0; round < 3; ++round) {
+            glccl::TermArray<glccl::Int256> a(n);
+            REQUIRE(a.size() == n);
+            for (const glccl::Int256& v : a) REQUIRE(v == glccl::Int256{});
+            // Dirty every byte, so that a block handed out again unzeroed shows.
+            std::memset(static_cast<void*>(a.data()), 0xA5, n * sizeof(glccl::Int256));
+            a.resize(n + 7);  // grown past its capacity: a new block, the old one's elements moved
+            for (std::size_t i = n; i < n + 7; ++i) REQUIRE(a[i] == glccl::Int256{});
+            REQUIRE(a[0].limb[0] == 0xA5A5A5A5A5A5A5A5u);
+        }
+        glccl::TermArray<double> d;
+        d.resize(n);
+        for (double v : d) REQUIRE(v == 0.0);
+        d.push_back(2.5);
+        d.resize(n + 100);
+        REQUIRE(d[n] == 2.5);
+        for (std::size_t i = n + 1; i < n + 100; ++i) REQUIRE(d[i] == 0.0);
+    }
+}

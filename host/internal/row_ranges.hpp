@@ -233,10 +233,10 @@ public:
     // elements are not kept), asked as transparent huge pages where it
     // spans them (the kernel lends them on request only), and its pages to
     // be mapped by map().
-    template <class T>
-    void reserve(std::vector<T>& v, std::size_t n) {
+    template <class T, class Allocator>
+    void reserve(std::vector<T, Allocator>& v, std::size_t n) {
         if (v.capacity() >= n) return;
-        v = std::vector<T>();
+        v = std::vector<T, Allocator>();
         v.reserve(n);
         const std::size_t bytes = n * sizeof(T);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

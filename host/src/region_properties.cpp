@@ -259,15 +259,15 @@ void zeroTerms(RegionTotals& totals, int threads) {
             f(totals.intensityMaxAt, n * channels);
         }
     };
+    // Each array made anew, zero as it is made (TermArray): sized with no
+    // write.
     FreshPages fresh;
-    eachArray([&](auto& v, std::size_t count) { fresh.reserve(v, count); });
-    fresh.map(threads);
-    // Value-initialized (zeroed as by memset), rather than each element a
-    // copy of a zero: the same totals, written at the speed of the memory.
-    eachArray([](auto& v, std::size_t count) {
-        v.clear();
-        v.resize(count);
+    eachArray([&](auto& v, std::size_t count) {
+        v = std::decay_t<decltype(v)>();
+        fresh.reserve(v, count);
     });
+    fresh.map(threads);
+    eachArray([](auto& v, std::size_t count) { v.resize(count); });
 }
 
 // --- Exponents ----------------------------------------------------------------
@@ -997,7 +997,6 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
         bool label, position, maximum;
     };
     std::vector<Placed> placed;
-    FreshPages fresh;  // the columns' (a column's buffer moves with it)
     for (const auto& name : options.properties) {
         const PropertyDeclaration* d = findProperty(name);
         if (!d) throw Error("glccl::finalizeProperties(): unknown property '" + name + "'");
@@ -1016,8 +1015,6 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             column.name = columnName(name, index, options.separator);
             column.type = label ? PropertyColumn::Type::UInt64 : d->integer ? PropertyColumn::Type::Int64 : PropertyColumn::Type::Float64;
             if (label) column.uints = totals.labels;
-            else if (d->integer) fresh.reserve(column.ints, totals.regions);
-            else fresh.reserve(column.reals, totals.regions);
             table.columns.push_back(std::move(column));
             for (int a = int(shape.size()) - 1; a >= 0; --a) {
                 if (++index[std::size_t(a)] < shape[std::size_t(a)]) break;
@@ -1025,13 +1022,23 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
             }
         }
     }
-    fresh.map(threads);
+    // The columns sized (zero-filled) by the threads at once, whole columns
+    // each: the fill is the first write of every fresh page, which one
+    // thread would otherwise do alone for all of them. A thread a few MiB of
+    // columns at the least: a small table's are sized on the calling thread.
+    std::vector<PropertyColumn*> sized;
     for (const Placed& p : placed)
-        for (std::size_t k = 0; k < p.width && !p.label; ++k) {
-            auto& c = table.columns[p.first + k];
-            if (p.declaration->integer) c.ints.resize(totals.regions);
+        for (std::size_t k = 0; k < p.width && !p.label; ++k) sized.push_back(&table.columns[p.first + k]);
+    constexpr std::size_t kSizedBytesPerThread = std::size_t(2) << 20;
+    const std::size_t columnBytes = std::max<std::size_t>(totals.regions * sizeof(double), 1);
+    const std::size_t columnsPerThread = std::max<std::size_t>(1, kSizedBytesPerThread / columnBytes);
+    forRanges(sized.size(), columnsPerThread, threads, [&](std::size_t first, std::size_t last) {
+        for (std::size_t i = first; i < last; ++i) {
+            PropertyColumn& c = *sized[i];
+            if (c.type == PropertyColumn::Type::Int64) c.ints.resize(totals.regions);
             else c.reals.resize(totals.regions);
         }
+    });
     // Rows first..last: each region's values depend on its own totals only,
     // so rows split among threads give the same table at every thread count.
     // Each column's values, found once (the columns keep their buffers from here on).

@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "glccl/backend.hpp"
@@ -130,6 +132,51 @@ struct TermRequest {
     static int exponentIndex(int level, int dimensions, int ex, int ey, int ez);
 };
 
+namespace detail {
+// ZeroedAllocator's memory: `bytes` of zeros, a large block kept from an
+// array freed before (zeroed by every core) or else fresh (calloc, which
+// takes a large block's pages from the kernel, zero, without writing
+// them). A measurement's largest arrays are thus made again from memory
+// already mapped: a table of millions of regions holds hundreds of
+// megabytes of sums, and the kernel's mapping of that many fresh pages
+// costs more than a GPU's gathering of them.
+void* zeroedBlock(std::size_t bytes);
+// Gives back a block of zeroedBlock(bytes): freed, or kept for the next
+// array of its size (a few large blocks, newest first, up to a bound).
+void releaseBlock(void* block, std::size_t bytes) noexcept;
+}  // namespace detail
+
+// The allocator of RegionTotals' arrays, for element types whose zero value
+// is all zero bits: its memory comes zeroed (detail::zeroedBlock), and a
+// value-initialized element is left as that memory holds it, so that
+// sizing a table of millions of regions writes nothing on the thread that
+// sizes it. Elements a vector grows by are zero where it never held
+// elements before; a vector that shrank and grows again gets its old
+// elements back, so one that is sized anew is made anew (zeroTerms()).
+template <class T>
+struct ZeroedAllocator {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>,
+                  "zero bits are the value of a value-initialized element");
+    using value_type = T;
+    ZeroedAllocator() = default;
+    template <class U>
+    ZeroedAllocator(const ZeroedAllocator<U>&) noexcept {}
+    T* allocate(std::size_t n) { return static_cast<T*>(detail::zeroedBlock(n * sizeof(T))); }
+    void deallocate(T* p, std::size_t n) noexcept { detail::releaseBlock(p, n * sizeof(T)); }
+    template <class U>
+    void construct(U*) noexcept {}  // zero already
+    template <class U, class... Arguments>
+    void construct(U* place, Arguments&&... arguments) {
+        ::new (static_cast<void*>(place)) U(std::forward<Arguments>(arguments)...);
+    }
+    template <class U>
+    bool operator==(const ZeroedAllocator<U>&) const noexcept { return true; }
+    template <class U>
+    bool operator!=(const ZeroedAllocator<U>&) const noexcept { return false; }
+};
+template <class T>
+using TermArray = std::vector<T, ZeroedAllocator<T>>;
+
 // Per-region totals of a measurement, structure of arrays, row r for the
 // region of labels[r] (ascending labels).
 struct RegionTotals {
@@ -144,25 +191,26 @@ struct RegionTotals {
     std::vector<std::uint64_t> counts;
     // Box per region: min and max (inclusive) along x, y, z.
     std::vector<std::array<std::int64_t, 3>> boxMin, boxMax;
+    // The terms (TermArray: zero as they are sized).
     // Moment sums: regions x exponents(momentLevel).
-    std::vector<Int256> moments;
+    TermArray<Int256> moments;
     // Perimeter: regions x 3 (border pixels of weight 1, sqrt 2, (1 + sqrt 2) / 2).
-    std::vector<std::uint64_t> perimeterClasses;
+    TermArray<std::uint64_t> perimeterClasses;
     // Crofton: regions x 5 (2x2 configurations of the five nonzero coefficients).
-    std::vector<std::uint64_t> croftonClasses;
+    TermArray<std::uint64_t> croftonClasses;
     // Euler: 4 (2-D) or 8 (3-D) times the Euler number, per region.
-    std::vector<std::int64_t> eulerTimes;
+    TermArray<std::int64_t> eulerTimes;
     // Intensity, regions x channels: sums of samples and of their squares
     // (integers exactly, floats as double-doubles), extrema and their first
     // raster positions (flat element index), and intensity-weighted moment
     // sums (regions x channels x exponents(weightedMomentLevel)).
-    std::vector<Int256> intensitySum, intensitySquares;
-    std::vector<DoubleDouble> intensitySumFloat, intensitySquaresFloat;
-    std::vector<double> intensityMin, intensityMax;
-    std::vector<std::uint64_t> intensityMinBits, intensityMaxBits;  // the raw 64-bit samples (exact past 2^53)
-    std::vector<std::uint64_t> intensityMinAt, intensityMaxAt;
-    std::vector<Int256> weightedMoments;
-    std::vector<DoubleDouble> weightedMomentsFloat;
+    TermArray<Int256> intensitySum, intensitySquares;
+    TermArray<DoubleDouble> intensitySumFloat, intensitySquaresFloat;
+    TermArray<double> intensityMin, intensityMax;
+    TermArray<std::uint64_t> intensityMinBits, intensityMaxBits;  // the raw 64-bit samples (exact past 2^53)
+    TermArray<std::uint64_t> intensityMinAt, intensityMaxAt;
+    TermArray<Int256> weightedMoments;
+    TermArray<DoubleDouble> weightedMomentsFloat;
 };
 
 // What one 2x2 (2x2x2) window of the labels gives the region it holds, by
