@@ -510,10 +510,45 @@ private:
         const int n = cubeSize();
         int entries[64];
         int count = 0;
+        bool finite = true;
         for (int idx = 0; idx < n; ++idx)
-            if (inLevel(idx, level) && !std::isnan(raw[std::size_t(idx)].hi)) entries[count++] = idx;
+            if (inLevel(idx, level) && !std::isnan(raw[std::size_t(idx)].hi)) {
+                entries[count++] = idx;
+                finite = finite && std::isfinite(raw[std::size_t(idx)].hi);
+            }
         DoubleDouble* from = shiftBuffers_[0].data();
         DoubleDouble* to = shiftBuffers_[1].data();
+        if (finite && std::isfinite(minusCentre[0].hi) && (dims_ < 2 || std::isfinite(minusCentre[1].hi)) &&
+            (dims_ < 3 || std::isfinite(minusCentre[2].hi))) {
+            // Every sum finite (as a region's moments always are): the same
+            // sums without the NaN bookkeeping, and a product by the power
+            // 1 skipped (the same pair: every input pair is normalized).
+            for (int i = 0; i < count; ++i) from[entries[i]] = raw[std::size_t(entries[i])];
+            for (int a = 0; a < dims_; ++a) {
+                DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre[a], minusCentre[a] * minusCentre[a], DoubleDouble()};
+                if (level >= 3) power[3] = power[2] * minusCentre[a];  // a power past 2 is of order 3 and up
+                const int shift = 2 * (dims_ - 1 - a);
+                const int stride = 1 << shift;
+                for (int i = 0; i < count; ++i) {
+                    const int idx = entries[i];
+                    const int pa = (idx >> shift) & 3;
+                    const int base = idx - pa * stride;
+                    DoubleDouble sum = pa == 0 ? from[base] : from[base] * power[pa];
+                    for (int k = 1; k <= pa; ++k) {
+                        const DoubleDouble term = k == pa ? from[base + k * stride] : from[base + k * stride] * power[pa - k];
+                        const double times = binomial[pa][k];
+                        if (times == 1.0) sum += term;
+                        else if (times == 2.0) sum += DoubleDouble(2.0 * term.hi, 2.0 * term.lo);
+                        else sum += term * DoubleDouble(times);
+                    }
+                    to[idx] = sum;
+                }
+                std::swap(from, to);
+            }
+            mu.assign(std::size_t(n), DoubleDouble(std::nan("")));
+            for (int i = 0; i < count; ++i) mu[std::size_t(entries[i])] = from[entries[i]];
+            return;
+        }
         for (int idx = 0; idx < n; ++idx) from[idx] = to[idx] = DoubleDouble(std::nan(""));
         for (int i = 0; i < count; ++i) from[entries[i]] = raw[std::size_t(entries[i])];
         for (int a = 0; a < dims_; ++a) {
