@@ -88,9 +88,6 @@ struct Labeler::Impl {
     // Its pixel-pack buffers and framebuffer, kept from one download to the next.
     std::unique_ptr<transfer::TextureDownloader> labelDownloader = std::make_unique<transfer::TextureDownloader>();
     std::unique_ptr<measure::TermGatherer> termGatherer;  // measureTerms()'s programs and buffers, made on first use
-    // measureTerms()'s copy of the table, kept from call to call: a table of
-    // millions of regions is megabytes whose fresh pages would fault each time.
-    std::vector<Component> termTable;
     StageTimings timings;
     bool timingsOn = false;
     bool labeled = false;
@@ -493,7 +490,7 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         samples.data = labels.data();
         return withPrefix(entry, [&] { return glccl::measureTerms(samples, nullptr, request, 0); });
     }
-    std::vector<Component>& table = impl_->termTable;
+    std::vector<Component> table;
     components(table);
     return withPrefix(entry, [&] {
         StateGuard guard;

@@ -406,10 +406,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     const std::size_t words = count * std::size_t(layout.words);
     // The boxes' least corners, the regions measure_small measures flagged
     // by their extents and listed, and the records zeroed.
-    std::vector<std::int32_t>& corners = corners_;
-    corners.assign(count * 4, 0);
-    std::vector<std::uint32_t>& small = smallList_;
-    small.clear();
+    std::vector<std::int32_t> corners(count * 4, 0);
+    std::vector<std::uint32_t> small;
     small.reserve(count);
     for (std::size_t i = 0; i < count; ++i) {
         const Component& c = table[first + i];
@@ -424,8 +422,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         }
     }
     // The hot regions: the largest of at least kHotArea elements.
-    std::vector<std::uint32_t>& hot = hotList_;
-    hot.clear();
+    std::vector<std::uint32_t> hot;
     const std::size_t hotRoom = std::min<std::size_t>(kMaxHot, replicaRecords / kReplicas);
     if (hotRoom > 0) {
         for (std::size_t i = 0; i < count; ++i)

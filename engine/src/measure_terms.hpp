@@ -177,10 +177,6 @@ private:
     gl::Buffer boxes_, totals_, small_, hot_, readback_;
     std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, hotBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
-    // A batch's boxes' corners and lists of small and hot regions on the host,
-    // kept from batch to batch (megabytes for millions of regions).
-    std::vector<std::int32_t> corners_;
-    std::vector<std::uint32_t> smallList_, hotList_;
 };
 
 }  // namespace glccl::measure
