@@ -254,21 +254,25 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     // rather than during them.
     std::future<RegionTotals> made = std::async(std::launch::async, makeTotals);
 
-    // Every word is written by the copy: no zero-fill. Its pages are mapped
-    // first, by several threads (FreshPages).
-    const std::unique_ptr<unsigned long long[]> host(new unsigned long long[words]);
+    // The records' host copy, every word written by the copy: a TermArray,
+    // so that a block kept from a measurement of this size before is taken
+    // again (its pages mapped already) rather than fresh pages mapped, which
+    // for millions of regions costs more than the GPU's gathering; fresh
+    // ones are mapped first, by several threads (FreshPages).
+    TermArray<unsigned long long> host;
     {
         FreshPages fresh;
-        fresh.add(host.get(), words * sizeof(unsigned long long));
+        fresh.reserve(host, words);
         fresh.map();
     }
+    host.resize(words);
     unsigned int past = 0;
     check(cudaMemcpyAsync(&past, pastTable.get(), sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (flag)");
     if (staging)
-        staging->downloadTo(check, records.get(), words * sizeof(unsigned long long), stream, host.get(), *counts);
+        staging->downloadTo(check, records.get(), words * sizeof(unsigned long long), stream, host.data(), *counts);
     else
-        check(cudaMemcpyAsync(host.get(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+        check(cudaMemcpyAsync(host.data(), records.get(), words * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                               stream),
               "cudaMemcpyAsync (region totals)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (region totals)");
@@ -292,7 +296,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     // Rows split among threads: each region's record is its own.
     forRowRanges(n, 0, [&](std::size_t first, std::size_t last) {
         for (std::size_t r = first; r < last; ++r) {
-            const unsigned long long* record = host.get() + r * std::size_t(layout.words);
+            const unsigned long long* record = host.data() + r * std::size_t(layout.words);
             for (std::size_t t = 0; t < nm; ++t)
                 streamStore(totals.moments[r * nm + t], wideAt(record + layout.momentsAt + t * kLimbs));
             for (std::size_t c = 0; c < 3 && q.perimeter; ++c)
