@@ -984,6 +984,13 @@ TEST_CASE("measure: term arrays are zero however they are made, kept blocks of f
             for (std::size_t i = n; i < n + 7; ++i) REQUIRE(a[i] == glccl::Int256{});
             REQUIRE(a[0].limb[0] == 0xA5A5A5A5A5A5A5A5u);
         }
+        // A kept block serves a somewhat smaller array too, zeroed as far as
+        // the array reaches.
+        for (std::size_t m : {n - n / 8, n, n - n / 16}) {
+            glccl::TermArray<glccl::Int256> b(m);
+            for (const glccl::Int256& v : b) REQUIRE(v == glccl::Int256{});
+            std::memset(static_cast<void*>(b.data()), 0x5A, m * sizeof(glccl::Int256));
+        }
         glccl::TermArray<double> d;
         d.resize(n);
         for (double v : d) REQUIRE(v == 0.0);
