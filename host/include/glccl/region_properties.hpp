@@ -141,8 +141,9 @@ namespace detail {
 // megabytes of sums, and the kernel's mapping of that many fresh pages
 // costs more than a GPU's gathering of them.
 void* zeroedBlock(std::size_t bytes);
-// Gives back a block of zeroedBlock(bytes): freed, or kept for the next
-// array of its size (a few large blocks, newest first, up to a bound).
+// Gives back a block of zeroedBlock(bytes): freed, or kept for a later
+// array of about its size (a few large blocks, up to a bound; one that
+// none fits frees them all).
 void releaseBlock(void* block, std::size_t bytes) noexcept;
 }  // namespace detail
 
