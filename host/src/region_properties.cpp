@@ -510,56 +510,32 @@ private:
         const int n = cubeSize();
         int entries[64];
         int count = 0;
+        // Every sum of the level and the centre finite, as a region's moments
+        // always are (a floating-point intensity's weighted sums may not be):
+        // no NaN to carry, 0 + t is t and t times the power 1 is t (every
+        // pair here is normalized), so those steps are skipped.
         bool finite = true;
-        for (int idx = 0; idx < n; ++idx)
-            if (inLevel(idx, level) && !std::isnan(raw[std::size_t(idx)].hi)) {
-                entries[count++] = idx;
-                finite = finite && std::isfinite(raw[std::size_t(idx)].hi);
-            }
+        for (int idx = 0; idx < n; ++idx) {
+            if (!inLevel(idx, level)) continue;
+            const double hi = raw[std::size_t(idx)].hi;
+            finite = finite && std::isfinite(hi);
+            if (!std::isnan(hi)) entries[count++] = idx;
+        }
+        for (int a = 0; a < dims_; ++a) finite = finite && std::isfinite(minusCentre[a].hi);
         DoubleDouble* from = shiftBuffers_[0].data();
         DoubleDouble* to = shiftBuffers_[1].data();
-        if (finite && std::isfinite(minusCentre[0].hi) && (dims_ < 2 || std::isfinite(minusCentre[1].hi)) &&
-            (dims_ < 3 || std::isfinite(minusCentre[2].hi))) {
-            // Every sum finite (as a region's moments always are): the same
-            // sums without the NaN bookkeeping, and a product by the power
-            // 1 skipped (the same pair: every input pair is normalized).
-            for (int i = 0; i < count; ++i) from[entries[i]] = raw[std::size_t(entries[i])];
-            for (int a = 0; a < dims_; ++a) {
-                DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre[a], minusCentre[a] * minusCentre[a], DoubleDouble()};
-                if (level >= 3) power[3] = power[2] * minusCentre[a];  // a power past 2 is of order 3 and up
-                const int shift = 2 * (dims_ - 1 - a);
-                const int stride = 1 << shift;
-                for (int i = 0; i < count; ++i) {
-                    const int idx = entries[i];
-                    const int pa = (idx >> shift) & 3;
-                    const int base = idx - pa * stride;
-                    DoubleDouble sum = pa == 0 ? from[base] : from[base] * power[pa];
-                    for (int k = 1; k <= pa; ++k) {
-                        const DoubleDouble term = k == pa ? from[base + k * stride] : from[base + k * stride] * power[pa - k];
-                        const double times = binomial[pa][k];
-                        if (times == 1.0) sum += term;
-                        else if (times == 2.0) sum += DoubleDouble(2.0 * term.hi, 2.0 * term.lo);
-                        else sum += term * DoubleDouble(times);
-                    }
-                    to[idx] = sum;
-                }
-                std::swap(from, to);
-            }
-            mu.assign(std::size_t(n), DoubleDouble(std::nan("")));
-            for (int i = 0; i < count; ++i) mu[std::size_t(entries[i])] = from[entries[i]];
-            return;
-        }
-        for (int idx = 0; idx < n; ++idx) from[idx] = to[idx] = DoubleDouble(std::nan(""));
+        if (!finite)
+            for (int idx = 0; idx < n; ++idx) from[idx] = to[idx] = DoubleDouble(std::nan(""));
         for (int i = 0; i < count; ++i) from[entries[i]] = raw[std::size_t(entries[i])];
         for (int a = 0; a < dims_; ++a) {
             DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre[a], minusCentre[a] * minusCentre[a], DoubleDouble()};
-            power[3] = power[2] * minusCentre[a];
+            if (level >= 3) power[3] = power[2] * minusCentre[a];  // a power past 2 is of order 3 and up
             const int shift = 2 * (dims_ - 1 - a);  // entries of axis a 4^(dims - 1 - a) apart
             const int stride = 1 << shift;
             for (int i = 0; i < count; ++i) {
                 const int idx = entries[i];
                 DoubleDouble& out = to[idx];
-                if (std::isnan(from[idx].hi)) {
+                if (!finite && std::isnan(from[idx].hi)) {
                     out = DoubleDouble(std::nan(""));
                     continue;
                 }
@@ -569,13 +545,14 @@ private:
                 bool known = true;
                 for (int k = 0; k <= pa; ++k) {
                     const DoubleDouble& m = from[base + k * stride];
-                    if (std::isnan(m.hi)) { known = false; break; }
+                    if (!finite && std::isnan(m.hi)) { known = false; break; }
+                    const DoubleDouble term = finite && k == pa ? m : m * power[pa - k];
                     // The product by a binomial of 1 or 2 is exact on a
                     // product's normalized pair: the same pair, or both
                     // halves doubled, without the multiplication.
-                    const DoubleDouble term = m * power[pa - k];
                     const double times = binomial[pa][k];
-                    if (times == 1.0) sum += term;
+                    if (finite && k == 0) sum = term;
+                    else if (times == 1.0) sum += term;
                     else if (times == 2.0) sum += DoubleDouble(2.0 * term.hi, 2.0 * term.lo);
                     else sum += term * DoubleDouble(times);
                 }
