@@ -25,6 +25,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/measure.hpp"
 #include "glccl/region_properties.hpp"
+#include "glccl/session.hpp"
 #include "glccl/texture.hpp"
 #include "volume_support.hpp"
 #include "measure_support.hpp"
@@ -870,5 +871,43 @@ TEST_CASE("measure: the labels of every backend that runs here are measured on t
         samples.shape = labeling.shape();
         samples.data = labeling.labels.data();
         requireSameTotals(measureTerms(samples, nullptr, q, 1), labeler.measureTerms(q));
+    }
+}
+
+TEST_CASE("measure: a session's GL labeling measured with the table it gave, and a table of another size refused",
+          "[gl][measure]") {
+    // Session::measureTerms hands the GL engines the labeling's table, which
+    // they hold already, so that the measuring does not download it again.
+    Session& labeler = glccl::test::session();
+    const Image image = generateFamily("noise50", 97, 61, 5);
+    const std::uint16_t range = 4000;
+    std::vector<std::uint16_t> samples(image.shape().count());
+    std::mt19937 random(7);
+    for (std::uint16_t& v : samples) v = std::uint16_t(random() % range);
+    IntensitySamples intensity;
+    intensity.shape = image.shape();
+    intensity.data = samples.data();
+    intensity.bytes = 2;
+    std::vector<std::string> properties = kProperties2d;
+    for (const char* name : {"intensity_mean", "intensity_min", "intensity_max", "moments_weighted"})
+        properties.push_back(name);
+    const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
+    for (Backend backend : {Backend::Compute, Backend::Raster}) {
+        INFO(backendName(backend));
+        LabelOptions options;
+        options.backend = backend;
+        const Labeling labeling = labeler.label(image, options);
+        LabelSamples labels;
+        labels.shape = labeling.shape();
+        labels.data = labeling.labels.data();
+        labels.bytes = 4;
+        const RegionTotals expected = measureTerms(labels, &intensity, q, 1);
+        const RegionTotals given = labeler.measureTerms(q, &intensity, labels, labeling.components);
+        CHECK(given.gatheredBy == backend);
+        requireSameTotals(expected, given);
+        REQUIRE(labeling.components.size() > 1);
+        std::vector<Component> shorter(labeling.components.begin(), labeling.components.end() - 1);
+        CHECK_THROWS_WITH(labeler.measureTerms(q, &intensity, labels, shorter),
+                          Catch::Contains("the table given holds " + std::to_string(shorter.size()) + " regions"));
     }
 }

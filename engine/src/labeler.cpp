@@ -464,6 +464,11 @@ Labeling Labeler::result() {
 }
 
 RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensity) {
+    return measureTerms(request, intensity, nullptr);
+}
+
+RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensity,
+                                   const std::vector<Component>* given) {
     const char* entry = "glccl::Labeler::measureTerms()";
     const bool compute = withPrefix(entry, [&] {
         if (!impl_->labeled) throw Error("nothing was labeled yet");
@@ -490,9 +495,13 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
         samples.data = labels.data();
         return withPrefix(entry, [&] { return glccl::measureTerms(samples, nullptr, request, 0); });
     }
-    std::vector<Component> table;
-    components(table);
+    std::vector<Component> downloaded;
+    if (!given) components(downloaded);
+    const std::vector<Component>& table = given ? *given : downloaded;
     return withPrefix(entry, [&] {
+        if (table.size() != impl_->count)
+            throw Error("the table given holds " + std::to_string(table.size()) + " regions, the labeling " +
+                        std::to_string(impl_->count));
         StateGuard guard;
         if (!impl_->termGatherer) impl_->termGatherer = std::make_unique<measure::TermGatherer>();
         const measure::Intensity samples =

@@ -88,6 +88,9 @@ void Labeler::downloadLabels(std::uint32_t*, std::size_t) { refuse("glccl::Label
 Labeling Labeler::result() { refuse("glccl::Labeler"); }
 void Labeler::result(Labeling&) { refuse("glccl::Labeler"); }
 RegionTotals Labeler::measureTerms(const TermRequest&, unsigned) { refuse("glccl::Labeler"); }
+RegionTotals Labeler::measureTerms(const TermRequest&, unsigned, const std::vector<Component>*) {
+    refuse("glccl::Labeler");
+}
 void Labeler::forget(unsigned) {}
 Backend Labeler::backend() const { return Backend::Auto; }
 const StageTimings& Labeler::stageTimings() const { refuse("glccl::Labeler"); }

@@ -38,6 +38,9 @@
 namespace glccl {
 
 struct Route;  // glccl/route.hpp
+namespace detail {
+struct LabelerWithTable;  // engine/src/labeler_with_table.hpp
+}
 
 // One row of Labeler::regionBuffer(), 64 bytes, as a shader declares it
 // (std430 and std140 lay it out alike):
@@ -259,6 +262,12 @@ public:
     const ContextInfo& contextInfo() const;
 
 private:
+    // measureTerms() given the table components() gave for this labeling,
+    // so that it is not downloaded again: for glccl's engines, which hold
+    // it already (detail::LabelerWithTable). nullptr: downloaded here.
+    friend struct detail::LabelerWithTable;
+    RegionTotals measureTerms(const TermRequest& request, unsigned intensity, const std::vector<Component>* table);
+
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };

@@ -8,6 +8,7 @@
 #include "engine_registry.hpp"
 #include "glccl/error.hpp"
 #include "glccl/context.hpp"
+#include "labeler_with_table.hpp"
 #ifdef GLCCL_HAVE_CUDA
 #include <cuda_runtime_api.h>
 
@@ -46,11 +47,11 @@ public:
             // unread, as the other engines and scikit-image leave it.
             TermRequest labelsOnly = request;
             if (!readsIntensity) labelsOnly.channels = 0;
-            return offscreen_->labeler().measureTerms(labelsOnly);
+            return detail::LabelerWithTable::measureTerms(offscreen_->labeler(), labelsOnly, 0, table);
         }
         const unsigned texture =
             offscreen_->intensityTexture(ImageView(labels.shape, 1, intensity->bytes * 8, intensity->data));
-        return offscreen_->labeler().measureTerms(request, texture);
+        return detail::LabelerWithTable::measureTerms(offscreen_->labeler(), request, texture, table);
     }
 
 private:
