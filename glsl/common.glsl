@@ -3,7 +3,7 @@
 // core", STAGE_VERTEX or STAGE_FRAGMENT, the defines of criterion.glsl, then
 // criterion.glsl itself, and:
 //   NODE_W, NODE_H: the pixels of a node (see "Nodes")
-//   RASTER_PIPELINE, ID_BASE, ID_COORDINATE_BITS, SCAN_BLOCK, SEGMENT,
+//   RASTER_PIPELINE, ID_BASE, ID_COORDINATE_BITS, SCAN_BLOCK, SEGMENT, MOST_SIDE,
 //   BIT_COUNTER_TARGETS: the constants the C++ shares with these shaders
 //   (backends/raster/raster_constants.hpp, which explains each)
 // Stage files are named after their stage (the timer key and the C++ unit):

@@ -1,7 +1,7 @@
 // component_table by slots (Tuning::rasterTable slots), step 2: one vertex
-// per row segment sends the number of roots first in it to the target's one
-// texel, where GL_MAX keeps the most; the host reads it back as the slots a
-// segment needs.
+// per row segment sends the number of roots first in it to texel (segment
+// mod MOST_SIDE^2) of the target, where GL_MAX keeps the most; the host
+// reads the target back and takes the most as the slots a segment needs.
 uniform usampler2D firsts;  // component_table_firsts.frag's masks
 flat out float scatterValue;
 
@@ -9,5 +9,7 @@ void main() {
     int across = (gridSize.x + kSegment - 1) / kSegment;
     uint mask = texelFetch(firsts, ivec2(gl_VertexID % across, gl_VertexID / across), 0).r;
     scatterValue = float(onesIn(mask));
-    gl_Position = mask == 0u ? kClipped : pixelPosition(ivec2(0), ivec2(1), 0.0);
+    int texel = gl_VertexID % (MOST_SIDE * MOST_SIDE);
+    gl_Position = mask == 0u ? kClipped
+                             : pixelPosition(ivec2(texel % MOST_SIDE, texel / MOST_SIDE), ivec2(MOST_SIDE), 0.0);
 }

@@ -472,6 +472,27 @@ TEST_CASE("raster: several large components in one row segment are each summed e
     CHECK(glGetError() == GL_NO_ERROR);
 }
 
+TEST_CASE("raster: the busiest row segment of the table's slots lies past the first kMostSide² segments",
+          "[gl][raster]") {
+    // component_table by slots takes as many slots as the most roots first
+    // in one row segment, each segment's count blended into texel (segment
+    // mod kMostSide²): a segment counted nowhere, or a texel left unread,
+    // would leave the busiest segment's later roots out of the table. A
+    // 64-pixel-wide image is one segment a node row at either node shape;
+    // one pixel row far down holds a component in every other pixel, the
+    // rows above a single bar each.
+    const int width = 64, segmentRows = raster::kMostSide * raster::kMostSide + 300;
+    for (Connectivity connectivity : kBoth) {
+        const int nodeHeight = connectivity == Connectivity::Eight ? 2 : 1;
+        Image image(width, segmentRows * nodeHeight);
+        for (int y = 0; y < image.height; y += 4)
+            for (int x = 0; x < width / 2; ++x) image.at(x, y) = 255;
+        const int busy = (segmentRows - 100) * nodeHeight + 2;  // two rows from the bars
+        for (int x = 0; x < width; x += 2) image.at(x, busy) = 255;
+        requireMatchesReference(session(), image, connectivity, Criterion::binary(), "busy segment");
+    }
+}
+
 TEST_CASE("raster: Labeler reads GL_R8UI, GL_R16 and GL_R32F textures in their own units", "[gl][raster]") {
     HeadlessContext context;
     std::mt19937_64 random(16);

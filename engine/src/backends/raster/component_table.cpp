@@ -1,6 +1,7 @@
 #include "component_table.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace glccl::raster {
 
@@ -64,10 +65,10 @@ int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::Re
     bindTexture(kFirstsSlot, firsts.texture);
     context.programs.use(kComponentTableMost);
     drawPoints(std::int64_t(firsts.width()) * firsts.height());
-    float slots = 0;
-    gl::readTextureRect(most.texture, 0, 0, 1, 1, GL_RED, GL_FLOAT, &slots);
+    std::vector<float> counts(std::size_t(kMostSide) * kMostSide);
+    gl::readTextureRect(most.texture, 0, 0, kMostSide, kMostSide, GL_RED, GL_FLOAT, counts.data());
     countWait();
-    return std::max(1, int(slots));
+    return std::max(1, int(*std::max_element(counts.begin(), counts.end())));
 }
 
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,

@@ -64,6 +64,11 @@ constexpr int kBitsSpreadTexels = 1 << 14;
 // 2^19 points there.
 constexpr int kMaxTableSpread = 64;
 constexpr int kTableSpreadTexels = 1 << 22;
+// component_table by slots finds the most roots first in one row segment by
+// GL_MAX blending, each segment's count into texel (segment mod side^2) of a
+// square of this side, which the host reads back whole: blends into one
+// texel go one after another, and a segment a point.                        MOST_SIDE
+constexpr int kMostSide = 64;
 // component_table's digits of exact sums (Tuning::rasterTableSums digits):
 // the sums target's four channels and up to this many RGBA digit targets.   MAX_DIGIT_TARGETS
 constexpr int kMaxDigitTargets = 2;
@@ -79,6 +84,7 @@ inline void defineSharedConstants(gl::ProgramBuilder& builder) {
     builder.define("ID_COORDINATE_BITS", kIdCoordinateBits);
     builder.define("SCAN_BLOCK", kScanBlock);
     builder.define("SEGMENT", kSegment);
+    builder.define("MOST_SIDE", kMostSide);
     builder.define("BIT_COUNTER_TARGETS", kBitCounterTargets);
     builder.define("MAX_DIGIT_TARGETS", kMaxDigitTargets);
 }

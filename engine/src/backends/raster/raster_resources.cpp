@@ -51,7 +51,7 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     scratchAndValues = gl::multipleTargetFramebuffer(scratchWithValues, 2, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
-    mostFirsts = gl::RenderTarget::allocate(GL_R32F, 1, 1, what);
+    mostFirsts = gl::RenderTarget::allocate(GL_R32F, kMostSide, kMostSide, what);
 
     // The scan pyramid: rows reduced (level 0 to masks of kScanBlock texels)
     // until one column is left, then that column until one texel is left.

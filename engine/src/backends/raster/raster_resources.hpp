@@ -110,7 +110,7 @@ struct RasterResources {
     gl::Framebuffer scratchAndValues;
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
     gl::RenderTarget segmentFirsts;  // R32UI, per row segment: its nodes first of their root (component_table slots)
-    gl::RenderTarget mostFirsts;     // R32F, 1x1: the most such nodes in one segment
+    gl::RenderTarget mostFirsts;     // R32F, kMostSide²: the most such nodes in one segment, by segments
     std::vector<ScanLevel> scanLevels;
     gl::RenderTarget scanZero;       // 1x1 zero: the offset above the top level
     RoutingTargets routing;
