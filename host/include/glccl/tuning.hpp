@@ -110,7 +110,7 @@ struct Tuning {
                // per node)
     };
     // Columns per block of column processing, 2..4096; 0 (default) about
-    // sqrt(grid width), between 4 and 64.
+    // sqrt(grid width) and at most 32 blocks, between 4 and 256 columns.
     int rasterBlockWidth = 0;
     // resolve_links' links across connections: vertex (default) or fragment.
     RasterWork rasterResolve = RasterWork::Vertex;

@@ -28,6 +28,11 @@ constexpr int kScanBlock = 32;
 // uniform): a level fewer where its counts fit, each texel's sum a loop.
 constexpr int kMaxScanSum = 64;
 
+// C++ only. Column processing's blocks by default: about sqrt(grid width)
+// columns each, at most kMaxBlocks blocks, at most kMaxBlockWidth columns
+// (RasterPipeline::blockWidth).
+constexpr int kMaxBlocks = 32;
+constexpr int kMaxBlockWidth = 256;
 // Nodes per row segment of the table stages (component_table, component_bits):
 // one point per component per segment.                                          SEGMENT
 constexpr int kSegment = 32;
