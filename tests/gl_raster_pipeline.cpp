@@ -478,9 +478,9 @@ TEST_CASE("raster: the busiest row segment of the table's slots lies past the fi
     // in one row segment, each segment's count blended into texel (segment
     // mod kMostSide²): a segment counted nowhere, or a texel left unread,
     // would leave the busiest segment's later roots out of the table. A
-    // 64-pixel-wide image is one segment a node row at either node shape;
-    // one pixel row far down holds a component in every other pixel, the
-    // rows above a single bar each.
+    // 64-pixel-wide image is one segment a node row at either node shape:
+    // every fourth pixel row holds one bar (one root in its segment), and
+    // one pixel row far down a component in every other pixel (32 roots).
     const int width = 64, segmentRows = raster::kMostSide * raster::kMostSide + 300;
     for (Connectivity connectivity : kBoth) {
         const int nodeHeight = connectivity == Connectivity::Eight ? 2 : 1;
