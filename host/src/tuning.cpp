@@ -186,7 +186,7 @@ void setTuning(const Tuning& tuning) {
                     "; expected 0 (the hardware threads) or 1.." + std::to_string(Tuning::kMaxCopyThreads));
     if (tuning.rasterBlockWidth != 0 && (tuning.rasterBlockWidth < 2 || tuning.rasterBlockWidth > 4096))
         throw Error("glccl::setTuning(): rasterBlockWidth is " + std::to_string(tuning.rasterBlockWidth) +
-                    "; expected 0 (about sqrt(grid width)) or 2..4096");
+                    "; expected 0 (auto: about sqrt(grid width), at most 32 blocks) or 2..4096");
     if (tuning.rasterColumnDraws < 1 || tuning.rasterColumnDraws > 3)
         throw Error("glccl::setTuning(): rasterColumnDraws is " + std::to_string(tuning.rasterColumnDraws) +
                     "; expected 1, 2 or 3");
