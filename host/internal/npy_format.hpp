@@ -6,7 +6,9 @@
 // length, then a Python dict literal padded with spaces and ended by '\n' so
 // that the data starts on a 64-byte boundary.
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -70,9 +72,50 @@ struct NpyDtype {
 const NpyDtype* findNpyImageDtype(const std::string& descr);
 
 // The element at `p` as a sample: true and `value` when it is an unsigned
-// integer of the dtype's sampleBits; false otherwise, with `shown` the value
-// as read ("-3.000000", "2.500000", "nan"), for the error message.
-bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value, std::string& shown);
+// integer of the dtype's sampleBits; false otherwise (npyElementText says
+// what it holds). Inline and without text: the readers call it once an
+// element.
+inline bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value) {
+    std::uint64_t bits = 0;
+    for (std::size_t b = 0; b < dtype.size; ++b) {
+        const std::size_t byte = dtype.bigEndian ? dtype.size - 1 - b : b;
+        bits |= std::uint64_t(p[byte]) << (8 * b);
+    }
+    value = bits;
+    if (dtype.kind == NpyKind::Signed) {
+        // Negative where the dtype's sign bit is set.
+        return (bits >> (8 * dtype.size - 1)) == 0;
+    }
+    if (dtype.kind == NpyKind::Float) {
+        // The largest value below 2^bits is the largest float (or double)
+        // under it; every float at least 2^24 (double at least 2^53) is whole.
+        double real = 0;
+        if (dtype.size == 4) {
+            float f;
+            const auto word = std::uint32_t(bits);
+            std::memcpy(&f, &word, 4);
+            real = f;
+        } else {
+            std::memcpy(&real, &bits, 8);
+        }
+        const double limit = std::ldexp(1.0, dtype.sampleBits);  // 2^32 or 2^64, exact in a double
+        const bool exact = real >= 0.0 && real < limit && std::floor(real) == real;
+        value = exact ? std::uint64_t(real) : 0;
+        return exact;
+    }
+    return true;
+}
+
+// Whether the dtype's elements are an Image's samples as they are: unsigned
+// (or bool) little-endian integers of the sample's width, every value exact.
+inline bool npyIsImageBytes(const NpyDtype& dtype) {
+    return (dtype.kind == NpyKind::Unsigned || dtype.kind == NpyKind::Bool) && (dtype.size == 1 || !dtype.bigEndian) &&
+           dtype.sampleBits == int(8 * dtype.size);
+}
+
+// The element at `p` as the error messages show it: an integer's digits,
+// a float's shortest text that reads back as it ("2.5", "-1", "nan").
+std::string npyElementText(const std::uint8_t* p, const NpyDtype& dtype);
 
 // numpy's name of the dtype's type: "bool", "int8", ..., "float64".
 std::string npyTypeName(const NpyDtype& dtype);

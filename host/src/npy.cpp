@@ -130,6 +130,12 @@ Image decodeNpyVolume(const ReadContext& context, const NpyHeader& npy, const Np
     if (source.size() > expected) throw fail("the file has bytes after its " + size + " elements");
     checkClaimedVolumeSize(context, ".npy", width, height, depth, dtype.sampleBits);
     Image image(Shape::volume(std::int64_t(width), std::int64_t(height), std::int64_t(depth)), 1, dtype.sampleBits);
+    if (!fortran && npyIsImageBytes(dtype)) {
+        // The file's elements are the volume's samples, byte for byte.
+        if (source.read(image.pixels.data(), image.pixels.size()) != image.pixels.size())
+            throw fail("cannot read its elements");
+        return image;
+    }
 
     const std::uint64_t run = fortran ? depth : width;
     std::vector<std::uint8_t> chunk(std::size_t(run * dtype.size));
@@ -137,14 +143,19 @@ Image decodeNpyVolume(const ReadContext& context, const NpyHeader& npy, const Np
         if (source.read(chunk.data(), chunk.size()) != chunk.size()) throw fail("cannot read its elements");
         for (std::uint64_t k = 0; k < run; ++k) {
             const std::uint64_t i = start + k;  // element index in file order
+            const std::uint8_t* p = chunk.data() + k * dtype.size;
+            std::uint64_t value = 0;
+            const bool exact = npyElementValue(p, dtype, value);
+            if (!fortran && exact) {
+                image.setSample(std::size_t(i), 0, value);  // C order is the volume's own
+                continue;
+            }
             // (z, y, x) of element i: C order is z-major, Fortran order x-major with z fastest.
             const std::uint64_t z = fortran ? i % depth : i / (width * height);
             const std::uint64_t y = fortran ? (i / depth) % height : (i / width) % height;
             const std::uint64_t x = fortran ? i / (depth * height) : i % width;
-            std::uint64_t value = 0;
-            std::string shown;
-            if (!npyElementValue(chunk.data() + k * dtype.size, dtype, value, shown))
-                throw fail("the value " + shown + " at [" + std::to_string(z) + ", " +
+            if (!exact)
+                throw fail("the value " + npyElementText(p, dtype) + " at [" + std::to_string(z) + ", " +
                            std::to_string(y) + ", " + std::to_string(x) + "] is not an unsigned integer in 0.." +
                            std::to_string(image.maxValue()) +
                            " (signed, fractional and non-finite values are never rounded)");
@@ -192,6 +203,12 @@ Image decodeNpy(const ReadContext& context) {
     checkClaimedSize(context, ".npy", width, height, channels, dtype->sampleBits);
     Image image(int(width), int(height), channels, dtype->sampleBits);
 
+    if (!fortran && planes == 1 && npyIsImageBytes(*dtype)) {
+        // The file's elements are the image's samples, byte for byte.
+        if (source.read(image.pixels.data(), image.pixels.size()) != image.pixels.size())
+            throw fail("cannot read its elements");
+        return image;
+    }
     // Read in chunks of whole rows (C order) or columns (Fortran order) of
     // one plane, so that no second copy of the array is held.
     const std::uint64_t run = fortran ? height : width * planes;  // elements contiguous in the file
@@ -202,14 +219,17 @@ Image decodeNpy(const ReadContext& context) {
             const std::uint64_t i = start + k;  // element index in file order
             const std::uint8_t* p = chunk.data() + k * dtype->size;
             std::uint64_t value = 0;
-            std::string shown;
-            const bool exact = npyElementValue(p, *dtype, value, shown);
+            const bool exact = npyElementValue(p, *dtype, value);
+            if (!fortran && planes == 1 && exact) {
+                image.setSample(std::size_t(i), 0, value);  // C order of one plane is the image's own
+                continue;
+            }
             // (y, x, c) of element i: C order is y-major, Fortran order c-major with y fastest.
             const std::uint64_t y = fortran ? i % height : i / (width * planes);
             const std::uint64_t x = fortran ? (i / height) % width : (i / planes) % width;
             const std::uint64_t c = fortran ? i / (height * width) : i % planes;
             if (!exact)
-                throw fail("the value " + shown + " at [" + std::to_string(y) + ", " +
+                throw fail("the value " + npyElementText(p, *dtype) + " at [" + std::to_string(y) + ", " +
                            std::to_string(x) + (planes > 1 ? ", " + std::to_string(c) : "") + "] is not an " +
                            "unsigned integer in 0.." + std::to_string(image.maxValue()) +
                            " (signed, fractional and non-finite values are never rounded)");

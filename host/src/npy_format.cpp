@@ -188,23 +188,18 @@ const NpyDtype* findNpyImageDtype(const std::string& descr) {
     return nullptr;
 }
 
-bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value, std::string& shown) {
+std::string npyElementText(const std::uint8_t* p, const NpyDtype& dtype) {
     std::uint64_t bits = 0;
     for (std::size_t b = 0; b < dtype.size; ++b) {
         const std::size_t byte = dtype.bigEndian ? dtype.size - 1 - b : b;
         bits |= std::uint64_t(p[byte]) << (8 * b);
     }
-    value = bits;
     if (dtype.kind == NpyKind::Signed) {
         // Sign-extend from the dtype's width.
         const unsigned unused = unsigned(64 - 8 * dtype.size);
-        const auto signedValue = std::int64_t(bits << unused) >> unused;
-        shown = std::to_string(signedValue);
-        return signedValue >= 0;
+        return std::to_string(std::int64_t(bits << unused) >> unused);
     }
     if (dtype.kind == NpyKind::Float) {
-        // The largest value below 2^bits is the largest float (or double)
-        // under it; every float at least 2^24 (double at least 2^53) is whole.
         double real = 0;
         if (dtype.size == 4) {
             float f;
@@ -214,17 +209,11 @@ bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t
         } else {
             std::memcpy(&real, &bits, 8);
         }
-        // The shortest text that reads back as this value ("2.5", "-1", "nan").
         char text[64];
         const auto written = std::to_chars(text, text + sizeof text, real);
-        shown.assign(text, written.ptr);
-        const double limit = std::ldexp(1.0, dtype.sampleBits);  // 2^32 or 2^64, exact in a double
-        const bool exact = real >= 0.0 && real < limit && std::floor(real) == real;
-        value = exact ? std::uint64_t(real) : 0;
-        return exact;
+        return std::string(text, written.ptr);
     }
-    shown = std::to_string(bits);
-    return true;
+    return std::to_string(bits);
 }
 
 std::string npyTypeName(const NpyDtype& dtype) {

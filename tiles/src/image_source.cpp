@@ -268,13 +268,13 @@ struct NpyImageSource::Impl {
     std::uint64_t sampleAt(std::uint64_t i, std::uint64_t line, std::uint64_t x, std::uint64_t c) const {
         const std::uint8_t* p = map + layout.header.dataOffset + i * layout.dtype->size;
         std::uint64_t value = 0;
-        std::string shown;
-        const bool exact = detail::npyElementValue(p, *layout.dtype, value, shown);
+        const bool exact = detail::npyElementValue(p, *layout.dtype, value);
         if (!exact) {
             const std::string position =
                 layout.volume ? std::to_string(line / layout.height) + ", " + std::to_string(line % layout.height)
                               : std::to_string(line);
-            throw Error("glccl::NpyImageSource: " + inQuotes(path) + " holds the value " + shown + " at [" + position +
+            throw Error("glccl::NpyImageSource: " + inQuotes(path) + " holds the value " +
+                        detail::npyElementText(p, *layout.dtype) + " at [" + position +
                         ", " + std::to_string(x) + (layout.planes > 1 ? ", " + std::to_string(c) : "") +
                         "], which is not an unsigned integer in 0.." +
                         std::to_string(Image::largestSample(layout.dtype->sampleBits)) +
