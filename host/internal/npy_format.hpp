@@ -71,16 +71,33 @@ struct NpyDtype {
 // The image dtype of a header's descr; nullptr for any other.
 const NpyDtype* findNpyImageDtype(const std::string& descr);
 
-// The element at `p` as a sample: true and `value` when it is an unsigned
-// integer of the dtype's sampleBits; false otherwise (npyElementText says
-// what it holds). Inline and without text: the readers call it once an
-// element.
-inline bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value) {
+// The element's bits in its byte order, and a float element's value.
+inline std::uint64_t npyElementBits(const std::uint8_t* p, const NpyDtype& dtype) {
     std::uint64_t bits = 0;
     for (std::size_t b = 0; b < dtype.size; ++b) {
         const std::size_t byte = dtype.bigEndian ? dtype.size - 1 - b : b;
         bits |= std::uint64_t(p[byte]) << (8 * b);
     }
+    return bits;
+}
+inline double npyFloatOf(std::uint64_t bits, const NpyDtype& dtype) {
+    if (dtype.size == 4) {
+        float f;
+        const auto word = std::uint32_t(bits);
+        std::memcpy(&f, &word, 4);
+        return f;
+    }
+    double real;
+    std::memcpy(&real, &bits, 8);
+    return real;
+}
+
+// The element at `p` as a sample: true and `value` when it is an unsigned
+// integer of the dtype's sampleBits; false otherwise (npyElementText says
+// what it holds). Inline and without text: the readers call it once an
+// element.
+inline bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::uint64_t& value) {
+    const std::uint64_t bits = npyElementBits(p, dtype);
     value = bits;
     if (dtype.kind == NpyKind::Signed) {
         // Negative where the dtype's sign bit is set.
@@ -89,15 +106,7 @@ inline bool npyElementValue(const std::uint8_t* p, const NpyDtype& dtype, std::u
     if (dtype.kind == NpyKind::Float) {
         // The largest value below 2^bits is the largest float (or double)
         // under it; every float at least 2^24 (double at least 2^53) is whole.
-        double real = 0;
-        if (dtype.size == 4) {
-            float f;
-            const auto word = std::uint32_t(bits);
-            std::memcpy(&f, &word, 4);
-            real = f;
-        } else {
-            std::memcpy(&real, &bits, 8);
-        }
+        const double real = npyFloatOf(bits, dtype);
         const double limit = std::ldexp(1.0, dtype.sampleBits);  // 2^32 or 2^64, exact in a double
         const bool exact = real >= 0.0 && real < limit && std::floor(real) == real;
         value = exact ? std::uint64_t(real) : 0;

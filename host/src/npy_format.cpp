@@ -189,28 +189,15 @@ const NpyDtype* findNpyImageDtype(const std::string& descr) {
 }
 
 std::string npyElementText(const std::uint8_t* p, const NpyDtype& dtype) {
-    std::uint64_t bits = 0;
-    for (std::size_t b = 0; b < dtype.size; ++b) {
-        const std::size_t byte = dtype.bigEndian ? dtype.size - 1 - b : b;
-        bits |= std::uint64_t(p[byte]) << (8 * b);
-    }
+    const std::uint64_t bits = npyElementBits(p, dtype);
     if (dtype.kind == NpyKind::Signed) {
         // Sign-extend from the dtype's width.
         const unsigned unused = unsigned(64 - 8 * dtype.size);
         return std::to_string(std::int64_t(bits << unused) >> unused);
     }
     if (dtype.kind == NpyKind::Float) {
-        double real = 0;
-        if (dtype.size == 4) {
-            float f;
-            const auto word = std::uint32_t(bits);
-            std::memcpy(&f, &word, 4);
-            real = f;
-        } else {
-            std::memcpy(&real, &bits, 8);
-        }
         char text[64];
-        const auto written = std::to_chars(text, text + sizeof text, real);
+        const auto written = std::to_chars(text, text + sizeof text, npyFloatOf(bits, dtype));
         return std::string(text, written.ptr);
     }
     return std::to_string(bits);
