@@ -145,9 +145,9 @@ py::array_t<std::uint64_t> limbsOf(const TermArray<Int256>& v) {
     return a;
 }
 TermArray<Int256> int256Of(const py::dict& d, const char* key) {
-    const auto limbs = vectorOf<std::uint64_t>(d, key);
-    TermArray<Int256> v(limbs.size() / 4);
-    for (std::size_t i = 0; i < v.size(); ++i) std::copy(limbs.begin() + std::ptrdiff_t(4 * i), limbs.begin() + std::ptrdiff_t(4 * i + 4), v[i].limb.begin());
+    const auto limbs = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>(d[key]);
+    TermArray<Int256> v(std::size_t(limbs.size()) / 4);
+    for (std::size_t i = 0; i < v.size(); ++i) std::copy(limbs.data() + 4 * i, limbs.data() + 4 * i + 4, v[i].limb.begin());
     return v;
 }
 py::array_t<double> pairsOf(const TermArray<DoubleDouble>& v) {
@@ -159,9 +159,10 @@ py::array_t<double> pairsOf(const TermArray<DoubleDouble>& v) {
     return a;
 }
 TermArray<DoubleDouble> doubleDoublesOf(const py::dict& d, const char* key) {
-    const auto pairs = vectorOf<double>(d, key);
-    TermArray<DoubleDouble> v(pairs.size() / 2);
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = DoubleDouble(pairs[2 * i], pairs[2 * i + 1]);
+    const auto pairs = py::array_t<double, py::array::c_style | py::array::forcecast>(d[key]);
+    const double* p = pairs.data();
+    TermArray<DoubleDouble> v(std::size_t(pairs.size()) / 2);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = DoubleDouble(p[2 * i], p[2 * i + 1]);
     return v;
 }
 

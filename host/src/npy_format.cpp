@@ -1,7 +1,6 @@
 #include "npy_format.hpp"
 
 #include <charconv>
-#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
