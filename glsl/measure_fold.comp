@@ -1,7 +1,8 @@
 // measure_fold: each hot region's replicas (measure_common.glsl's boxes)
-// added into its record once measure_terms has filled them, an invocation
-// a replica: the wide sums by addWide, the perimeter's counts by
-// atomicAdd, the extrema by atomicMax as measure_terms adds them. A
+// added into its record once measure_terms and measure_windows have filled
+// them, an invocation a replica: the wide sums and the Euler number's
+// int64 by addWide, the perimeter's and Crofton counts by atomicAdd, the
+// extrema by atomicMax as the passes add them. A
 // replica no run went into is zero and adds nothing.
 
 layout(local_size_x = MEASURE_GROUP) in;
@@ -56,6 +57,20 @@ void main() {
 #endif
 #ifdef GATHER_EXTREMA
     for (int k = 0; k < 2; ++k) atomicMax(totals[to + uint(EXTREMA_AT + k)], totals[from + uint(EXTREMA_AT + k)]);
+#endif
+#ifdef GATHER_EULER
+    {  // a two's-complement int64, added modulo 2^64 as addSigned64 adds
+        const uint low = totals[from + uint(EULER_AT)], high = totals[from + uint(EULER_AT + 1)];
+        const uint before = low != 0u ? atomicAdd(totals[to + uint(EULER_AT)], low) : 0u;
+        const uint carried = high + (before + low < before ? 1u : 0u);
+        if (carried != 0u) atomicAdd(totals[to + uint(EULER_AT + 1)], carried);
+    }
+#endif
+#ifdef GATHER_CROFTON
+    for (int c = 0; c < 5; ++c) {
+        const uint n = totals[from + uint(CROFTON_AT + c)];
+        if (n != 0u) atomicAdd(totals[to + uint(CROFTON_AT + c)], n);
+    }
 #endif
 #ifdef GATHER_PERIMETER
     for (int c = 0; c < 3; ++c) {

@@ -12,12 +12,17 @@ layout(local_size_x = MEASURE_GROUP) in;
 
 // The shares of the two regions met last, added up here and flushed into
 // `totals` when a third one takes a slot or the segment ends: a region's
-// border windows take one atomic add per segment, not one per window.
+// border windows take one atomic add per segment, not one per window. A
+// hot region's shares go into one of its replicas, chosen by segment, as
+// measure_terms' runs do: a noisy image's largest region has border
+// windows in nearly every segment, whose flushes would otherwise all add
+// to the same word.
 // Slot 0 holds the region met last. A slot's Crofton counts are bytes of
 // a pair of words (classes 0..3 in x, 4 in y; a segment's MEASURE_SEGMENT
 // windows count at most that many each), added to by shifts rather than
 // by an index, which would put them in local memory.
 uint slotLabel[2];
+uint slotRecord[2];  // where the slot's shares go: its region's record or a replica of it
 int slotEuler[2];
 uvec2 slotCrofton[2];
 
@@ -29,7 +34,7 @@ void clearSlot(int s) {
 
 void flushSlot(int s) {
     if (slotLabel[s] == 0u) return;
-    const uint record = recordOf(slotLabel[s]);
+    const uint record = slotRecord[s];
 #ifdef GATHER_EULER
     addSigned64(record + uint(EULER_AT), slotEuler[s]);
 #endif
@@ -46,6 +51,9 @@ void swapSlots() {
     const uint label = slotLabel[0];
     slotLabel[0] = slotLabel[1];
     slotLabel[1] = label;
+    const uint record = slotRecord[0];
+    slotRecord[0] = slotRecord[1];
+    slotRecord[1] = record;
     const int euler = slotEuler[0];
     slotEuler[0] = slotEuler[1];
     slotEuler[1] = euler;
@@ -54,14 +62,12 @@ void swapSlots() {
     slotCrofton[1] = crofton;
 }
 
-// Slot 0 for `label`: found, or freed by flushing the region met least
-// recently.
-void takeSlot(uint label) {
-    if (slotLabel[0] == label) return;
-    if (slotLabel[1] != label) {
-        flushSlot(1);
-        slotLabel[1] = label;
-    }
+// Slot 0 for `label` (in neither slot), freed by flushing the region met
+// least recently; its shares go to totals[record].
+void takeSlot(uint label, uint record) {
+    flushSlot(1);
+    slotLabel[1] = label;
+    slotRecord[1] = record;
     swapSlots();
 }
 
@@ -105,9 +111,14 @@ void main() {
             if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
             if (label == skipped) continue;
             // A region in a slot is known not to be measured alone: no box read.
-            if (label != slotLabel[0] && label != slotLabel[1] && measuredAlone(label)) {
-                skipped = label;
-                continue;
+            const bool held = label == slotLabel[0] || label == slotLabel[1];
+            ivec4 box = ivec4(0);
+            if (!held) {
+                box = boxOf(label);
+                if (box.w > 0) {  // measured alone
+                    skipped = label;
+                    continue;
+                }
             }
 #ifdef GATHER_CROFTON
             const int c = croftonClass(config);
@@ -120,7 +131,8 @@ void main() {
             const int euler = 0;
 #endif
             if (c < 0 && euler == 0) continue;
-            takeSlot(label);
+            if (!held) takeSlot(label, box.w < 0 ? replicaOf(uint(-1 - box.w), index) : recordOf(label));
+            else if (slotLabel[0] != label) swapSlots();
             slotEuler[0] += euler;
 #ifdef GATHER_CROFTON
             if (c >= 0) slotCrofton[0] += c < 4 ? uvec2(1u << uint(8 * c), 0u) : uvec2(0u, 1u);

@@ -500,7 +500,7 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
     CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                             "download_table", "measure_small", "measure_terms",
-                                            "measure_extrema", "measure_windows", "download_terms"});
+                                            "measure_windows", "measure_extrema", "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};

@@ -27,7 +27,13 @@ std::string limbsSignature(const RecordLayout& layout) {
            std::to_string(layout.countBits) + "." + std::to_string(layout.sampleBits);
 }
 
-int segmentOf(const std::string& stage) { return stage == "measure_windows" ? kWindowSegment : kElementSegment; }
+// The elements (windows) of a stage's segment. measure_terms' segments are
+// short where a run's flush adds few words (measure_terms.hpp).
+int segmentOf(const std::string& stage, const RecordLayout& layout) {
+    if (stage == "measure_windows") return kWindowSegment;
+    if (stage == "measure_terms" && layout.words <= kShortSegmentWords) return kShortSegment;
+    return kElementSegment;
+}
 
 int bitLength(std::uint64_t v) {
     int bits = 0;
@@ -198,7 +204,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_HOT_BUFFER", kHotBuffer)
             .define("REPLICAS", kReplicas)
             .define("MEASURE_GROUP", kGroupThreads)
-            .define("MEASURE_SEGMENT", segmentOf(stage))
+            .define("MEASURE_SEGMENT", segmentOf(stage, layout))
             .define("LIMBS", layout.limbs)
             .define("EXTENT_BITS", layout.extentBits)
             .define("COUNT_BITS", layout.countBits)
@@ -344,7 +350,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         std::uint64_t all = 0;
         if (stage == "measure_extrema") {
             // Segments along the rows (measure_common.glsl's thisSegment).
-            const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage)));
+            const std::uint64_t perRow = ceilDiv(std::uint64_t(width), std::uint64_t(segmentOf(stage, layout)));
             all = perRow * std::uint64_t(height) * std::uint64_t(depth);
             p.set("segmentsPerRow", unsigned(perRow));
             p.set("rowsPerSlice", unsigned(height));
@@ -352,7 +358,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
             // Segments along the last axis (measure_common.glsl's thisPillar).
             const std::uint64_t along = volume ? std::uint64_t(depth) : std::uint64_t(height);
             all = std::uint64_t(width) * (volume ? std::uint64_t(height) : 1) *
-                  ceilDiv(along, std::uint64_t(segmentOf(stage)));
+                  ceilDiv(along, std::uint64_t(segmentOf(stage, layout)));
             p.set("walkColumns", unsigned(width));
             p.set("walkRows", unsigned(height));
         }
@@ -365,23 +371,24 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     };
     // Over the elements, and over the windows: one more row, column and
     // slice, the windows past the image's far sides.
-    if (layout.momentTerms > 0 || q.perimeter || intensityTerms) {
+    if (layout.momentTerms > 0 || q.perimeter || intensityTerms)
         run("measure_terms", labels.width(), labels.height(), labels.depth());
-        if (hot > 0) {
-            glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the replicas, complete
-            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kHotBuffer, hot_.id());
-            auto scope = timer.scope("measure_fold");
-            start("measure_fold").set("hotCount", unsigned(hot));
-            glDispatchCompute(GLuint(ceilDiv(hot * std::size_t(kReplicas), std::size_t(kGroupThreads))), 1, 1);
-            checkGlError("stage measure_fold");
-        }
+    if (q.crofton || q.euler)
+        run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
+    // The hot regions' replicas, which both passes above fill, into their
+    // records before measure_extrema reads the extrema.
+    if (hot > 0) {
+        glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the replicas, complete
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kHotBuffer, hot_.id());
+        auto scope = timer.scope("measure_fold");
+        start("measure_fold").set("hotCount", unsigned(hot));
+        glDispatchCompute(GLuint(ceilDiv(hot * std::size_t(kReplicas), std::size_t(kGroupThreads))), 1, 1);
+        checkGlError("stage measure_fold");
     }
     if (intensityTerms && q.intensityPositions) {
         glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the extrema, complete
         run("measure_extrema", labels.width(), labels.height(), labels.depth());
     }
-    if (q.crofton || q.euler)
-        run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 }
 

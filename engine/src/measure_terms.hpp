@@ -41,11 +41,21 @@ constexpr int kTotalsBuffer = 1;
 constexpr int kIntensityImage = 1;
 constexpr int kGroupThreads = 64;
 // Elements (windows) of a row per invocation. A longer segment flushes a
-// large region's sums more rarely (fewer atomic adds on the same words);
-// a shorter one spreads the neighbourhood reads of borders and windows
-// over more invocations. A run's sums of 64 and 96 bits hold up to 2^19.
-constexpr int kElementSegment = 256;  // measure_terms, measure_extrema
-constexpr int kWindowSegment = 64;    // measure_windows
+// region's sums more rarely (fewer atomic adds, fewer on the same words);
+// a shorter one gives the GPU more invocations to hide each step's reads
+// behind, where a walk waits on its loads from step to step: an image's
+// segments of 256 elements are about as many warps as a large GPU holds
+// at once, each walking its segment alone. measure_terms takes the short
+// segment where a run's flush adds at most kShortSegmentWords words (an
+// image's moments, perimeter and intensity statistics), the long one
+// where it adds more (weighted moments, a volume's 64 moment terms) and
+// the extra flushes cost more than the walk gains. A hot region's
+// replicas (below) take the extra flushes of its many runs. A run's sums
+// of 64 and 96 bits hold up to 2^19.
+constexpr int kElementSegment = 256;  // measure_terms with records of many words, measure_extrema
+constexpr int kShortSegment = 64;     // measure_terms with records of few words
+constexpr int kShortSegmentWords = 64;
+constexpr int kWindowSegment = 64;  // measure_windows
 // Elements of the largest box measure_small takes. A larger limit takes
 // more regions away from the passes' atomics, and gives an invocation more
 // elements to walk while the others of its group wait. Below 256:
@@ -58,10 +68,13 @@ constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // every segment of every row it crosses) makes their atomics queue on the
 // same words. The largest regions of at least kHotArea elements, at most
 // kMaxHot of a batch, each get kReplicas records past the batch's:
-// measure_terms spreads their runs over them by segment and row, and
-// measure_fold adds them into the regions' records (exact sums, so the
-// order changes nothing).
-constexpr int kReplicas = 32;
+// measure_terms spreads their runs and measure_windows their windows'
+// shares over them by segment, and measure_fold adds them into the
+// regions' records (exact sums, so the order changes nothing). The
+// atomics on one word queue behind each other, and a noisy image's
+// largest region is flushed by nearly every segment, the more often the
+// shorter the segments.
+constexpr int kReplicas = 128;
 constexpr std::uint64_t kHotArea = 1u << 14;
 constexpr int kMaxHot = 64;
 constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
