@@ -802,7 +802,7 @@ Image hotStripes(std::uint64_t seed) {
 
 }  // namespace
 
-TEST_CASE("measure: hot regions' runs spread over replicas and folded, more of them than a batch keeps, in batches",
+TEST_CASE("measure: hot regions' runs and window shares spread over replicas and folded, more of them than a batch keeps, in batches",
           "[gl][compute][measure][intensity]") {
     offscreen().makeCurrent();
     Labeler& labeler = offscreen().labeler();
@@ -824,8 +824,8 @@ TEST_CASE("measure: hot regions' runs spread over replicas and folded, more of t
         const LabelSamples labels = labelSamples(labeling);
         const IntensitySamples host = intensitySamples(intensity);
         const gl::Texture borrowed = borrowedLabels(labeler, image);
-        std::vector<std::string> spatial = {"moments"};
-        if (!volume) spatial.insert(spatial.end(), {"perimeter", "euler_number"});
+        std::vector<std::string> spatial = {"moments", "euler_number"};
+        if (!volume) spatial.insert(spatial.end(), {"perimeter", "perimeter_crofton"});
         std::vector<std::string> all = spatial;
         all.insert(all.end(), {"intensity_mean", "intensity_std", "intensity_min_position", "intensity_max_position",
                                "moments_weighted"});
