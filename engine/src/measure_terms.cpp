@@ -27,6 +27,9 @@ std::string limbsSignature(const RecordLayout& layout) {
            std::to_string(layout.countBits) + "." + std::to_string(layout.sampleBits);
 }
 
+// The invocations of a stage's work group.
+int groupOf(const std::string& stage) { return stage == "measure_small" ? kSmallGroupThreads : kGroupThreads; }
+
 // The elements (windows) of a stage's segment. measure_terms' segments are
 // short where a run's flush adds few words (measure_terms.hpp).
 int segmentOf(const std::string& stage, const RecordLayout& layout) {
@@ -203,7 +206,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_SMALL_BUFFER", kSmallBuffer)
             .define("MEASURE_HOT_BUFFER", kHotBuffer)
             .define("REPLICAS", kReplicas)
-            .define("MEASURE_GROUP", kGroupThreads)
+            .define("MEASURE_GROUP", groupOf(stage))
             .define("MEASURE_SEGMENT", segmentOf(stage, layout))
             .define("LIMBS", layout.limbs)
             .define("EXTENT_BITS", layout.extentBits)
@@ -331,7 +334,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         auto scope = timer.scope("measure_small");
         gl::Program& p = start("measure_small");
         p.set("smallRegions", unsigned(small));
-        const std::size_t groups = ceilDiv(small, std::size_t(kGroupThreads));
+        const std::size_t groups = ceilDiv(small, std::size_t(groupOf("measure_small")));
         const std::size_t across = std::min<std::size_t>(groups, 65535);
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage measure_small");

@@ -40,6 +40,9 @@ constexpr int kBoxesBuffer = 0;
 constexpr int kTotalsBuffer = 1;
 constexpr int kIntensityImage = 1;
 constexpr int kGroupThreads = 64;
+// measure_small's: an invocation walks its region's box, of 1 to kSmallBox
+// elements, and smaller groups free their invocations' room sooner.
+constexpr int kSmallGroupThreads = 32;
 // Elements (windows) of a row per invocation. A longer segment flushes a
 // region's sums more rarely (fewer atomic adds, fewer on the same words);
 // a shorter one gives the GPU more invocations to hide each step's reads
