@@ -1,8 +1,8 @@
 // measure_fold: each hot region's replicas (measure_common.glsl's boxes)
 // added into its record once measure_terms and measure_windows have filled
-// them, an invocation a replica: the wide sums and the Euler number's
-// int64 by addWide, the perimeter's and Crofton counts by atomicAdd, the
-// extrema by atomicMax as the passes add them. A
+// them, an invocation a replica: the wide sums by addWide, the Euler
+// number's int64 modulo 2^64, the perimeter's and Crofton counts by
+// atomicAdd, the extrema by atomicMax, as the passes add them. A
 // replica no run went into is zero and adds nothing.
 
 layout(local_size_x = MEASURE_GROUP) in;
