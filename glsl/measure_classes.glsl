@@ -12,7 +12,6 @@ bool isBorder(ivec2 p, uint label) {
            labelAt(p - ivec2(1, 0)) != label || labelAt(p + ivec2(1, 0)) != label ||
            labelAt(p - ivec2(0, 1)) != label || labelAt(p + ivec2(0, 1)) != label;
 }
-bool borderOf(ivec2 p, uint label) { return labelAt(p) == label && isBorder(p, label); }
 
 // The class of a border element by its border neighbours of the same
 // region along the edges and at the corners: scikit-image's weights 1 for
@@ -23,15 +22,6 @@ int classOf(int edges, int corners) {
     if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
     if (edges == 1 && (corners == 1 || corners == 2)) return 2;
     return -1;
-}
-
-// The class of border element p.
-int perimeterClass(ivec2 p, uint label) {
-    const int edges = int(borderOf(p - ivec2(1, 0), label)) + int(borderOf(p + ivec2(1, 0), label)) +
-                      int(borderOf(p - ivec2(0, 1), label)) + int(borderOf(p + ivec2(0, 1), label));
-    const int corners = int(borderOf(p + ivec2(-1, -1), label)) + int(borderOf(p + ivec2(1, -1), label)) +
-                        int(borderOf(p + ivec2(-1, 1), label)) + int(borderOf(p + ivec2(1, 1), label));
-    return classOf(edges, corners);
 }
 
 // The class of border element p from the labels around it, read once into

@@ -94,7 +94,13 @@ void main() {
                 for (int e = 0; e < 4; ++e) powers[e] += power[e];
 #ifdef GATHER_PERIMETER
                 if (isBorder(p, label)) {
-                    const int c = perimeterClass(p, label);
+                    // The 5x5 window's corners are not read (windowPerimeterClass).
+                    uint inside = 0u;
+                    for (int dy = 0; dy < 5; ++dy)
+                        for (int dx = 0; dx < 5; ++dx)
+                            if ((dx != 0 && dx != 4) || (dy != 0 && dy != 4))
+                                inside |= uint(labelAt(p + ivec2(dx - 2, dy - 2)) == label) << uint(5 * dy + dx);
+                    const int c = windowPerimeterClass(inside);
                     perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));  // not perimeter[c]: indexed at run time
                 }
 #endif
