@@ -367,7 +367,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         }
         if (all > 0xffffffffu) throw Error("glccl: " + std::to_string(all) + " segments to measure pass 2^32");
         p.set("segments", unsigned(all));
-        const std::uint64_t groups = ceilDiv(all, std::uint64_t(kGroupThreads));
+        const std::uint64_t groups = ceilDiv(all, std::uint64_t(groupOf(stage)));
         const std::uint64_t across = std::min<std::uint64_t>(groups, 65535);
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage " + stage);
@@ -385,7 +385,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kHotBuffer, hot_.id());
         auto scope = timer.scope("measure_fold");
         start("measure_fold").set("hotCount", unsigned(hot));
-        glDispatchCompute(GLuint(ceilDiv(hot * std::size_t(kReplicas), std::size_t(kGroupThreads))), 1, 1);
+        glDispatchCompute(GLuint(ceilDiv(hot * std::size_t(kReplicas), std::size_t(groupOf("measure_fold")))), 1, 1);
         checkGlError("stage measure_fold");
     }
     if (intensityTerms && q.intensityPositions) {
