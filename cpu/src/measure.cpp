@@ -13,7 +13,7 @@
 #include <glccl/measure.hpp>
 #include <glccl/measure_team.hpp>
 
-#include "measure_chunks.hpp"
+#include "measure_gather.hpp"
 #include "thread_pool.hpp"
 
 #include <algorithm>
