@@ -111,7 +111,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         if (reads == 2) malformed(name, value, "1 or 3");
         rasterTableReads = reads;
     } else if (name == "rasterRunHops") {
-        rasterRunHops = parseCount(name, value, 2, 1024, "a hop count 2..1024");
+        rasterRunHops = value == "auto" ? 0 : parseCount(name, value, 2, 1024, "auto or a hop count 2..1024");
     } else if (name == "rasterBitsSpread") {
         rasterBitsSpread = parseCount(name, value, 1, 64, "a texel count 1..64");
     } else if (name == "rasterTableSpread") {
@@ -208,9 +208,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterTableReads != 1 && tuning.rasterTableReads != 3)
         throw Error("glccl::setTuning(): rasterTableReads is " + std::to_string(tuning.rasterTableReads) +
                     "; expected 1 or 3");
-    if (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024)
+    if (tuning.rasterRunHops != 0 && (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024))
         throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
-                    "; expected 2..1024");
+                    "; expected 0 (auto) or 2..1024");
     if (tuning.rasterBitsSpread < 1 || tuning.rasterBitsSpread > 64)
         throw Error("glccl::setTuning(): rasterBitsSpread is " + std::to_string(tuning.rasterBitsSpread) +
                     "; expected 1..64");

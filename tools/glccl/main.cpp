@@ -92,7 +92,7 @@ const char kGeneralHelp[] =
     "GLCCL_RASTER_SCATTER_GROUP 0 (the column group)|1..32,\n"
     "GLCCL_RASTER_RESOLVE_GROUP 1..8, GLCCL_RASTER_RESOLVE_CHECK pass|draw,\n"
     "GLCCL_RASTER_RESOLVE_AHEAD 1..16, GLCCL_RASTER_TABLE_READS 1|3,\n"
-    "GLCCL_RASTER_RUN_HOPS 2..1024, GLCCL_RASTER_BITS_SPREAD 1..64,\n"
+    "GLCCL_RASTER_RUN_HOPS auto|2..1024, GLCCL_RASTER_BITS_SPREAD 1..64,\n"
     "GLCCL_RASTER_TABLE_SPREAD 1..64, GLCCL_RASTER_TABLE_SUMS bits|digits,\n"
     "GLCCL_RASTER_TABLE_PACK floats|words;\n"
     "GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel. For work on the shaders,\n"

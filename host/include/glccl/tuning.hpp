@@ -161,10 +161,11 @@ struct Tuning {
     // component table, each a wait for the GPU; or 1, the three into one
     // pixel pack buffer, mapped once (WebGL: 3 whatever it says).
     int rasterTableReads = 3;
-    // Hops per pass of vertical_runs' pointer jumping: 2..1024, 32 by
-    // default. The reach grows that many-fold per pass: fewer passes, more
-    // fetches in each.
-    int rasterRunHops = 32;
+    // Hops per pass of vertical_runs' pointer jumping: 2..1024, or 0
+    // (auto, the default): 32, or up to 64 where that many reach the node
+    // grid's height in two passes and 32 do not. The reach grows that
+    // many-fold per pass: fewer passes, more fetches in each.
+    int rasterRunHops = 0;
     // Texels among which component_bits spreads a large component's points
     // of a band: 1..64, 32 by default. A texel's blends are done one after
     // another, and a component crossing every row segment sends a point per

@@ -16,8 +16,10 @@ namespace glccl::raster {
 constexpr std::uint32_t kIdBase = 0x00800000u;
 constexpr int kIdCoordinateBits = 15;
 
-// Hops per pass of vertical_runs by default: the reach grows kHops-fold per
-// pass (Tuning::rasterRunHops sets another, up to kMaxHops; a uniform).
+// Hops per pass of vertical_runs (RasterPipeline::runHops: up to twice as
+// many where two passes of kHops do not reach a grid's height and two of
+// more do): the reach grows that many-fold per pass (Tuning::rasterRunHops
+// sets another, up to kMaxHops; a uniform).
 constexpr int kHops = 32;
 constexpr int kMaxHops = 1024;
 

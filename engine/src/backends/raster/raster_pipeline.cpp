@@ -38,7 +38,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.columnDraws = std::clamp(options.columnDraws, 1, 3);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
     options_.resolveAhead = std::clamp(options.resolveAhead, 1, kMaxResolveAhead);
-    options_.runHops = std::clamp(options.runHops, 2, kMaxHops);
+    options_.runHops = options.runHops > 0 ? std::clamp(options.runHops, 2, kMaxHops) : 0;
     options_.bitsSpread = std::clamp(options.bitsSpread, 1, kMaxBitsSpread);
     options_.tableSpread = std::clamp(options.tableSpread, 1, kMaxTableSpread);
 }
@@ -61,6 +61,19 @@ int RasterPipeline::blockWidth() const {
     return std::clamp(std::max(squareRoot, ceilDiv(width, kMaxBlocks)), 4, kMaxBlockWidth);
 }
 
+// Hops a pass of vertical_runs: kHops, or where two passes of kHops do
+// not reach the grid's height and two of at most 2 kHops do, the fewest
+// that do. A grid 4096 nodes high took three passes of 32 hops, which cost
+// more than two of 64; one 8192 high, three of 32 or two of 91, which
+// cost more on long runs (every hop a fetch) and less on short ones.
+int RasterPipeline::runHops() const {
+    if (options_.runHops > 0) return options_.runHops;
+    const int height = resources_.grid.gridHeight;
+    int hops = kHops;
+    while (hops * hops < height && hops < 2 * kHops) ++hops;
+    return hops * hops < height ? kHops : hops;
+}
+
 std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture& labels, Connectivity connectivity,
                                     Criterion criterion, StageTimer& timer) {
     reserve(input.width(), input.height(), NodeSize::of(connectivity, criterion));
@@ -78,13 +91,13 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     if (options_.columnDraws == 1) {
         // The runs into idScratch and nodeValues (free until resolve_links),
         // column processing's odd and even columns.
-        verticalRuns_.runInto(context, nodeGraph, r.scratchAndValues, r.ids, r.idScratch, options_.runHops);
+        verticalRuns_.runInto(context, nodeGraph, r.scratchAndValues, r.ids, r.idScratch, runHops());
         columnProcessing_.runAccumulated(context, nodeGraph, columns, r.ids, r.idScratch, r.nodeValues,
                                          options_.columnGroup, scatterGroup);
         // Marked roots, then every node, to their roots.
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids, &r.nodeValues);
     } else {
-        verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, options_.runHops);
+        verticalRuns_.run(context, nodeGraph, r.ids, r.idScratch, runHops());
         columnProcessing_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.columnDraws == 2,
                               options_.columnGroup, scatterGroup);
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids);  // marked roots, then every node

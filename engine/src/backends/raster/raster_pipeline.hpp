@@ -88,8 +88,9 @@ public:
         // download_table's three targets read into one pixel pack buffer,
         // mapped once (rasterTableReads 1), or a read each (3).
         bool tableInOneRead = false;
-        // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops.
-        int runHops = raster::kHops;
+        // Hops per pass of vertical_runs (rasterRunHops), 2..kMaxHops, or
+        // 0: runHops() chooses by the grid's height.
+        int runHops = 0;
         // Texels per large component among which component_bits spreads its
         // points of a band (rasterBitsSpread), 1..kMaxBitsSpread.
         int bitsSpread = 1;
@@ -151,6 +152,8 @@ public:
     int resolveRounds() const { return resolveRounds_; }
     // Columns per block of column processing for the reserved size.
     int blockWidth() const;
+    // Hops a pass of vertical_runs for the reserved size.
+    int runHops() const;
 
 private:
     Options options_;

@@ -5,7 +5,7 @@ namespace glccl::raster {
 
 // vertical_runs (vertical_runs.frag, O'Connell §4): IDs encoded, and every
 // node pointed at the top of its vertical run by pointer jumping, `hops`
-// hops per pass (Tuning::rasterRunHops; kHops by default).
+// hops per pass (RasterPipeline::runHops, Tuning::rasterRunHops).
 class VerticalRunsPass {
 public:
     static constexpr const char* kStage = "vertical_runs";
