@@ -195,55 +195,6 @@ TEST_CASE("raster: the links O'Connell's column processing loses (Fig. 5.8) are 
     CHECK(glGetError() == GL_NO_ERROR);
 }
 
-TEST_CASE("raster: vertical_runs takes 32 hops a pass, up to 64 where two passes of them reach a grid's height",
-          "[gl][raster]") {
-    HeadlessContext context;
-    RasterPipeline pipeline;
-    // 8-connectivity's nodes are 2x2 pixels, 4-connectivity's 2x1 (a grid
-    // as high as the image): the hops for grids 1024, 1025, 3000 and 4096
-    // nodes high, and past what 64 hops reach in two passes.
-    const struct {
-        int height;
-        Connectivity connectivity;
-        int hops;
-    } cases[] = {{2048, Connectivity::Eight, 32}, {2050, Connectivity::Eight, 33}, {3000, Connectivity::Four, 55},
-                 {8192, Connectivity::Eight, 64}, {4097, Connectivity::Four, 32}, {2, Connectivity::Eight, 32}};
-    for (const auto& c : cases) {
-        pipeline.reserve(3, c.height, raster::NodeSize::of(c.connectivity, Criterion::binary()));
-        INFO("a 3x" << c.height << " image at " << int(c.connectivity) << "-connectivity");
-        CHECK(pipeline.runHops() == c.hops);
-    }
-    RasterPipeline::Options options;
-    options.runHops = 5;
-    pipeline.setOptions(options);
-    CHECK(pipeline.runHops() == 5);
-    // Columns whose runs span the image, broken in a few places, labeled
-    // with the hops of their height: runs longer than one pass reaches.
-    pipeline.setOptions({});
-    for (const auto& [height, connectivity] : {std::pair{3000, Connectivity::Four}, std::pair{8190, Connectivity::Eight}}) {
-        Image image(5, height);
-        for (int y = 0; y < height; ++y)
-            for (int x = 0; x < 5; x += 2)
-                if ((y + 1) % (1000 + 7 * x) != 0) image.at(x, y) = 255;
-        auto input = r8Texture(image);
-        auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
-        StageTimer timer(false);
-        Labeling actual;
-        actual.width = image.width;
-        actual.height = image.height;
-        const std::uint32_t count = pipeline.label(input, labels, connectivity, Criterion::binary(), timer);
-        CHECK(pipeline.runHops() > 32);
-        actual.components = pipeline.components(timer);
-        actual.labels.resize(std::size_t(image.width) * std::size_t(image.height));
-        labels.download(actual.labels.data(), GL_RED_INTEGER, GL_UNSIGNED_INT);
-        const Labeling expected = labelReference(image, connectivity, Criterion::binary());
-        INFO("5x" << height << " at " << int(connectivity) << ": " << compareLabelings(expected, actual).describe());
-        REQUIRE(count == expected.count());
-        REQUIRE(compareLabelings(expected, actual).identical());
-    }
-    CHECK(glGetError() == GL_NO_ERROR);
-}
-
 TEST_CASE("raster: with rasterNumbering auto, more than 255 components take the scan path, fewer the stencil routing",
           "[gl][raster]") {
     // 255 and 256 isolated dots: both sides of the stencil routing limit.
@@ -798,6 +749,42 @@ void requirePipelineMatches(RasterPipeline& pipeline, const Image& image, Connec
 }
 
 }  // namespace
+
+TEST_CASE("raster: vertical_runs takes 32 hops a pass, up to 64 where two passes of them reach a grid's height",
+          "[gl][raster]") {
+    HeadlessContext context;
+    RasterPipeline pipeline;
+    // 8-connectivity's nodes are 2x2 pixels, 4-connectivity's 2x1 (a grid
+    // as high as the image): the hops for grids 1024, 1025, 3000 and 4096
+    // nodes high, and past what 64 hops reach in two passes.
+    const struct {
+        int height;
+        Connectivity connectivity;
+        int hops;
+    } cases[] = {{2048, Connectivity::Eight, 32}, {2050, Connectivity::Eight, 33}, {3000, Connectivity::Four, 55},
+                 {8192, Connectivity::Eight, 64}, {4097, Connectivity::Four, 32}, {2, Connectivity::Eight, 32}};
+    for (const auto& c : cases) {
+        pipeline.reserve(3, c.height, raster::NodeSize::of(c.connectivity, Criterion::binary()));
+        INFO("a 3x" << c.height << " image at " << int(c.connectivity) << "-connectivity");
+        CHECK(pipeline.runHops() == c.hops);
+    }
+    RasterPipeline::Options options;
+    options.runHops = 5;
+    pipeline.setOptions(options);
+    CHECK(pipeline.runHops() == 5);
+    // Columns whose runs span the image, broken in a few places, labeled
+    // with the hops of their height: runs longer than one pass reaches.
+    pipeline.setOptions({});
+    for (const auto& [height, connectivity] : {std::pair{3000, Connectivity::Four}, std::pair{8190, Connectivity::Eight}}) {
+        Image image(5, height);
+        for (int y = 0; y < height; ++y)
+            for (int x = 0; x < 5; x += 2)
+                if ((y + 1) % (1000 + 7 * x) != 0) image.at(x, y) = 255;
+        requirePipelineMatches(pipeline, image, connectivity, Criterion::binary(), "columns");
+        CHECK(pipeline.runHops() > 32);
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
 
 TEST_CASE("raster: every variant of the raster tuning labels exactly", "[gl][raster]") {
     HeadlessContext context;
