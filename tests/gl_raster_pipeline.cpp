@@ -755,14 +755,15 @@ TEST_CASE("raster: vertical_runs takes 32 hops a pass, up to 64 where two passes
     HeadlessContext context;
     RasterPipeline pipeline;
     // 8-connectivity's nodes are 2x2 pixels, 4-connectivity's 2x1 (a grid
-    // as high as the image): the hops for grids 1024, 1025, 3000 and 4096
-    // nodes high, and past what 64 hops reach in two passes.
+    // as high as the image). Two passes of h hops reach a node h^2 rows
+    // below the top of its run, on a grid h^2 + 1 high: the hops for grids
+    // 1025, 1026, 3000, 4097 and 4098 nodes high.
     const struct {
         int height;
         Connectivity connectivity;
         int hops;
-    } cases[] = {{2048, Connectivity::Eight, 32}, {2050, Connectivity::Eight, 33}, {3000, Connectivity::Four, 55},
-                 {8192, Connectivity::Eight, 64}, {4097, Connectivity::Four, 32}, {2, Connectivity::Eight, 32}};
+    } cases[] = {{2050, Connectivity::Eight, 32}, {2052, Connectivity::Eight, 33}, {3000, Connectivity::Four, 55},
+                 {8194, Connectivity::Eight, 64}, {4098, Connectivity::Four, 32}, {2, Connectivity::Eight, 32}};
     for (const auto& c : cases) {
         pipeline.reserve(3, c.height, raster::NodeSize::of(c.connectivity, Criterion::binary()));
         INFO("a 3x" << c.height << " image at " << int(c.connectivity) << "-connectivity");

@@ -69,9 +69,9 @@ int RasterPipeline::blockWidth() const {
 int RasterPipeline::runHops() const {
     if (options_.runHops > 0) return options_.runHops;
     const int height = resources_.grid.gridHeight;
-    int hops = kHops;
-    while (hops * hops < height && hops < 2 * kHops) ++hops;
-    return hops * hops < height ? kHops : hops;
+    for (int hops = kHops; hops <= 2 * kHops; ++hops)
+        if (VerticalRunsPass::passesFor(height, hops) <= 2) return hops;
+    return kHops;
 }
 
 std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture& labels, Connectivity connectivity,

@@ -7,13 +7,6 @@ const ProgramSpec kVerticalRuns{"vertical_runs", "fullscreen.vert", "vertical_ru
 const ProgramSpec kVerticalRunsTwice{"vertical_runs", "fullscreen.vert", "vertical_runs.frag", {"fragColor", "fragCopy"},
                                      {kIdsSlot}, {"TWO_TARGETS"}};
 
-// Passes that take every node to the top of its run, `hops` more each.
-int passesFor(int height, int hops) {
-    int passes = 1;
-    for (std::int64_t reach = hops; reach < height - 1; reach *= hops) ++passes;
-    return passes;
-}
-
 // Passes 0 .. count - 1 of `program`, each reading the other target's
 // IDs, in ping-pong between `last` and `other` so that pass count - 1
 // writes `last`.
@@ -28,6 +21,12 @@ void pingPong(gl::Program& program, const gl::RenderTarget& last, const gl::Rend
     }
 }
 }  // namespace
+
+int VerticalRunsPass::passesFor(int height, int hops) {
+    int passes = 1;
+    for (std::int64_t reach = hops; reach < height - 1; reach *= hops) ++passes;
+    return passes;
+}
 
 void VerticalRunsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
                            const gl::RenderTarget& copy, int hops) {

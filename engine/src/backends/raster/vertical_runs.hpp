@@ -9,6 +9,9 @@ namespace glccl::raster {
 class VerticalRunsPass {
 public:
     static constexpr const char* kStage = "vertical_runs";
+    // Passes that take every node of a grid `height` nodes high to the top
+    // of its run, `hops` more each.
+    static int passesFor(int height, int hops);
     // Writes the runs into `runs` and a copy into `copy` (column processing
     // reads one and blends into the other); both are the grid's size.
     void run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& runs,
