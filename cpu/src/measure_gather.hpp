@@ -8,9 +8,10 @@
 
 #include <cstdint>
 
-// GLCCL_GATHER_TYPES(X, Acc): X(Acc, In) for every intensity type In of a
-// file (the integers of 8 and 16 bits with no intensity; the wider and
-// floating-point ones), declared (extern) or defined by X.
+// GLCCL_GATHER_NARROW(X, Acc) and GLCCL_GATHER_WIDE(X, Acc): X(Acc, In)
+// for every intensity type In of one file (no intensity and the integers
+// of 8 and 16 bits; the wider integers and floating point), declared
+// (extern) or defined by X.
 #define GLCCL_GATHER_NARROW(X, Acc)                                                                          \
     X(Acc, NoIntensity)                                                                                      \
     X(Acc, Intensity<std::uint8_t>) X(Acc, Intensity<std::int8_t>) X(Acc, Intensity<std::uint16_t>)           \
