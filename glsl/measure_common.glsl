@@ -9,9 +9,11 @@
 //   MOMENT_LEVEL     TermRequest::momentLevel, 0 .. 4
 //   WEIGHTED_LEVEL   TermRequest::weightedMomentLevel, 0 .. 4
 //   MOMENT_TERMS, WEIGHTED_TERMS  the exponent tuples of those levels (at least 1)
-//   EXTENT_BITS, COUNT_BITS, SAMPLE_BITS  RecordLayout's bounds: a moment sum of
-//                    degree d is below 2^(EXTENT_BITS d + COUNT_BITS), times
-//                    2^SAMPLE_BITS for a weighted one (termLimbs)
+//   EXTENT_BITS, COUNT_BITS, SAMPLE_BITS  bounds that give each moment sum
+//                    RecordLayout's limbs: one of degree d has those of
+//                    2^(EXTENT_BITS d + COUNT_BITS), times 2^SAMPLE_BITS for a
+//                    weighted one (termLimbs; the least such bounds, so that
+//                    records alike share one program)
 //   SUM_LIMBS, SQUARES_LIMBS  the limbs of the intensity's sum and sum of squares
 //   RECORD_WORDS     words of one region's record in `totals`:
 //

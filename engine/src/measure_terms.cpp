@@ -1,6 +1,7 @@
 #include "measure_terms.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -20,11 +21,36 @@ namespace glccl::measure {
 namespace {
 
 
-// What of a layout its programs depend on beyond the request: the bounds
-// its limbs follow.
-std::string limbsSignature(const RecordLayout& layout) {
-    return std::to_string(layout.limbs) + "." + std::to_string(layout.extentBits) + "." +
-           std::to_string(layout.countBits) + "." + std::to_string(layout.sampleBits);
+// The 32-bit limbs of a sum below 2^bits (at least one).
+int limbsOf(int bits) { return std::max(1, (bits + 31) / 32); }
+
+// The bounds a layout's programs are built with (EXTENT_BITS, COUNT_BITS,
+// SAMPLE_BITS: measure_common.glsl's termLimbs works out each moment term's
+// limbs from them): the least that give every term of `q` the limbs the
+// layout gives it. Those limbs, not the bounds, are what the programs do;
+// so the images whose largest regions differ but whose records come out
+// alike share one program text, compiled once.
+std::array<int, 3> programBounds(const RecordLayout& layout, const TermRequest& q) {
+    auto gives = [&](int extentBits, int base, int level, const std::vector<int>& limbs) {
+        const auto exponents = TermRequest::exponents(level, q.dimensions);
+        for (std::size_t i = 0; i < limbs.size(); ++i)
+            if (limbsOf(extentBits * (exponents[i][0] + exponents[i][1] + exponents[i][2]) + base) != limbs[i])
+                return false;
+        return true;
+    };
+    for (int e = 0; e <= layout.extentBits; ++e)
+        for (int count = 0; count <= layout.countBits; ++count) {
+            if (!gives(e, count, q.momentLevel, layout.momentLimbs)) continue;
+            for (int weighted = count; weighted <= layout.countBits + layout.sampleBits; ++weighted)
+                if (gives(e, weighted, q.weightedMomentLevel, layout.weightedLimbs)) return {e, count, weighted - count};
+        }
+    return {layout.extentBits, layout.countBits, layout.sampleBits};  // not reached: the layout's own bounds give its limbs
+}
+
+// What of a layout its programs depend on beyond the request.
+std::string limbsSignature(const RecordLayout& layout, const std::array<int, 3>& bounds) {
+    return std::to_string(layout.limbs) + "." + std::to_string(bounds[0]) + "." + std::to_string(bounds[1]) + "." +
+           std::to_string(bounds[2]) + "." + std::to_string(layout.sumLimbs) + "." + std::to_string(layout.squaresLimbs);
 }
 
 // The invocations of a stage's work group.
@@ -69,7 +95,6 @@ RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermR
     layout.extentBits = bitLength(extent - 1);
     layout.countBits = (bitLength(count) + 7) / 8 * 8;
     layout.sampleBits = intensityBits;
-    auto limbsOf = [](int bits) { return std::max(1, (bits + 31) / 32); };
     int at = 0;
     // A moment part: its terms' offsets and limbs, one term after another.
     auto moments = [&](int level, int sampleBits, std::vector<int>& offsets, std::vector<int>& limbs) {
@@ -191,8 +216,9 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
                                    const Intensity& intensity) {
+    const std::array<int, 3> bounds = programBounds(layout, q);
     const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
-                            std::to_string(q.weightedMomentLevel) + "/" + limbsSignature(layout) + "/" +
+                            std::to_string(q.weightedMomentLevel) + "/" + limbsSignature(layout, bounds) + "/" +
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
                             std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) +
                             std::to_string(q.intensityPositions) + "/" + std::to_string(intensity.format);
@@ -209,9 +235,9 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_GROUP", groupOf(stage))
             .define("MEASURE_SEGMENT", segmentOf(stage, layout))
             .define("LIMBS", layout.limbs)
-            .define("EXTENT_BITS", layout.extentBits)
-            .define("COUNT_BITS", layout.countBits)
-            .define("SAMPLE_BITS", layout.sampleBits)
+            .define("EXTENT_BITS", bounds[0])
+            .define("COUNT_BITS", bounds[1])
+            .define("SAMPLE_BITS", bounds[2])
             .define("SUM_LIMBS", layout.sumLimbs)
             .define("SQUARES_LIMBS", layout.squaresLimbs)
             .define("MOMENT_LEVEL", q.momentLevel)
