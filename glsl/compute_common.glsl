@@ -66,6 +66,7 @@ ivec3 pixelOfNode(ivec3 n, int i) {
 }
 bool directionLinks(int d) { return (uint(LINK_DIRECTIONS) & (1u << uint(d))) != 0u; }
 
+#ifndef NO_INPUT
 // The foreground mask of node n: one fetch per voxel (3-D textures have no
 // gather); voxels past the volume are background.
 uint nodeMask(ivec3 n) {
@@ -76,6 +77,7 @@ uint nodeMask(ivec3 n) {
     }
     return mask;
 }
+#endif
 
 #if NODE_W * NODE_H * NODE_D > 1
 // Entry d * kNodePixels + i: the voxels of backward neighbour d that voxel i
@@ -88,7 +90,7 @@ bool masksLink(uint m, uint b, int d) {
         if ((kLinkVoxels[d * kNodePixels + findLSB(bits)] & b) != 0u) return true;
     return false;
 }
-#else
+#elif !defined(NO_INPUT)
 // Does foreground voxel p (value v) connect to its backward neighbour d?
 bool pixelLinks(ivec3 p, vec4 v, int d) {
     ivec3 q = p + kBackward[d];
@@ -115,6 +117,7 @@ bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(les
 ivec2 pixelOfNode(ivec2 n, int i) { return n * kNode + ivec2(i % NODE_W, i / NODE_W); }
 
 #if NODE_W * NODE_H > 1
+#ifndef NO_INPUT
 // Binary blocks: the foreground mask of node n from one textureGather of its
 // 2x2 footprint (a 2x1 node uses the upper row), foreground by the binary
 // criterion in the input's own sampler type (criterion.glsl). The input's
@@ -135,6 +138,7 @@ uint nodeMask(ivec2 n) {
 #endif
     return mask;
 }
+#endif
 
 // Do blocks of masks m and b touch, b being m's backward neighbour d? Any
 // foreground pixels of the two that are adjacent connect (binary).
@@ -150,7 +154,7 @@ bool masksLink(uint m, uint b, int d) {
     return false;
 #endif
 }
-#else
+#elif !defined(NO_INPUT)
 // Single pixels (segments, threshold): foreground by the criterion.
 uint nodeMask(ivec2 n) { return isForegroundValue(pixelValue(n)) ? 1u : 0u; }
 

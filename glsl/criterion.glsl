@@ -7,13 +7,16 @@
 //   for INPUT_UINT and INPUT_UINT64, float else
 //   INPUT_UNORM8, INPUT_UNORM16, INPUT_FLOAT, INPUT_UINT or INPUT_UINT64: the
 //   input's format
+//   or NO_INPUT: a stage that reads neither the input nor the criterion, so
+//   one text serves every input format and criterion; the input's sampler
+//   and functions are left out, and a stage that calls them does not build
 
 // Defaults, for programs built without the pipeline's defines (tools, tests).
 #ifndef CONNECTIVITY
 #define CONNECTIVITY 8
 #endif
 #if !defined(CRITERION_BINARY) && !defined(CRITERION_SEGMENTS) && !defined(CRITERION_THRESHOLD) && \
-    !defined(CRITERION_DELTA)
+    !defined(CRITERION_DELTA) && !defined(NO_INPUT)
 #define CRITERION_BINARY 1
 #endif
 // The largest difference that still connects two neighbours.
@@ -28,7 +31,7 @@
 #endif
 
 #if !defined(INPUT_UNORM8) && !defined(INPUT_UNORM16) && !defined(INPUT_FLOAT) && !defined(INPUT_UINT) && \
-    !defined(INPUT_UINT64)
+    !defined(INPUT_UINT64) && !defined(NO_INPUT)
 #define INPUT_UNORM8 1
 #endif
 #if defined(INPUT_UINT) || defined(INPUT_UINT64)
@@ -54,7 +57,8 @@ uniform float criterionNumber;
 #if DIMENSIONS == 3
 #define PixelCoord ivec3
 uniform ivec3 imageSize;       // width, height, depth of the volume being labeled
-#ifdef INTEGER_INPUT
+#ifdef NO_INPUT
+#elif defined(INTEGER_INPUT)
 uniform usampler3D inputImage;
 #else
 uniform sampler3D inputImage;
@@ -62,13 +66,15 @@ uniform sampler3D inputImage;
 #else
 #define PixelCoord ivec2
 uniform ivec2 imageSize;       // width, height of the image being labeled
-#ifdef INTEGER_INPUT
+#ifdef NO_INPUT
+#elif defined(INTEGER_INPUT)
 uniform usampler2D inputImage;
 #else
 uniform sampler2D inputImage;
 #endif
 #endif
 
+#ifndef NO_INPUT
 // ---------------------------------------------------------------------------
 // The criterion, the GPU twin of glccl::isForeground / glccl::areConnected.
 // Only node_graph (raster) and the compute stages' node masks read the input;
@@ -187,6 +193,7 @@ bvec4 gatherForeground(vec2 centre) {
 #endif
 }
 #endif
+#endif  // NO_INPUT
 
 // The neighbourhood: kNeighbourCount offsets, the 4-neighbours first.
 #if DIMENSIONS == 3

@@ -64,6 +64,11 @@ void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, con
     }
 }
 
+void defineNoInput(gl::ProgramBuilder& builder, Connectivity connectivity) {
+    builder.define("CONNECTIVITY", neighbourCount(connectivity));
+    builder.define("NO_INPUT");
+}
+
 void setCriterionNumber(gl::Program& program, const Criterion& criterion, GLenum inputFormat) {
     std::int64_t number = 0;
     switch (criterion.kind) {
@@ -97,6 +102,10 @@ std::string criterionVariant(Connectivity connectivity, const Criterion& criteri
     }
     return std::string(inputFormatDefine(inputFormat)) + "/" + std::to_string(neighbourCount(connectivity)) + "/" +
            kind;
+}
+
+std::string noInputVariant(Connectivity connectivity) {
+    return "no input/" + std::to_string(neighbourCount(connectivity));
 }
 
 NodeSize NodeSize::of(Connectivity connectivity, const Criterion& criterion) {

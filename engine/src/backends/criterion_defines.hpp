@@ -22,6 +22,11 @@ void checkCriterion(const Criterion& criterion, GLenum inputFormat);
 void defineCriterion(gl::ProgramBuilder& builder, Connectivity connectivity, const Criterion& criterion,
                      GLenum inputFormat);
 
+// CONNECTIVITY and NO_INPUT: a program that reads neither the input nor
+// the criterion (criterion.glsl leaves out the input's sampler and
+// functions), one text for every input format and criterion.
+void defineNoInput(gl::ProgramBuilder& builder, Connectivity connectivity);
+
 // Sets criterionNumber, the threshold, delta or binary level, in `program`
 // (built with defineCriterion for this criterion's kind and this format),
 // before each use: programs are shared by every number of a kind.
@@ -30,6 +35,8 @@ void setCriterionNumber(gl::Program& program, const Criterion& criterion, GLenum
 // A short key naming that variant, for caches of built programs: the
 // criterion's kind, not its number.
 std::string criterionVariant(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat);
+// The key of defineNoInput's variant.
+std::string noInputVariant(Connectivity connectivity);
 
 // Blocks whose foreground pixels always touch (the "Nodes" of both GL
 // backends): 2x2 for binary 8-connectivity, 2x1 for binary 4-connectivity,

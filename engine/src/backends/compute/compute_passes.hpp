@@ -30,10 +30,12 @@ struct ProgramSpec {
     void (*defines)(gl::ProgramBuilder& builder, int groupThreads);
     const char* file = nullptr;    // nullptr: "<stage>.comp"
     const char* common = nullptr;  // nullptr: "compute_common.glsl"
-    // Whether the program reads the input or compares samples. One that
-    // does not is built once per connectivity, whatever the input's format
-    // and criterion: the bundle-node passes after local_merge read bits.
-    bool readsInput = true;
+    // Whether the program reads the input or compares samples: local_merge
+    // and merge_borders. One that does not is built once per connectivity
+    // and node size, whatever the input's format and criterion, without the
+    // input's functions (criterion.glsl's NO_INPUT: a stage that would read
+    // it does not build).
+    bool readsInput = false;
 };
 
 // The programs of one variant (criterion, connectivity, input format, node

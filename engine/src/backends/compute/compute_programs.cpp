@@ -59,20 +59,21 @@ void ComputePrograms::select(Connectivity connectivity, const Criterion& criteri
 }
 
 gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResources& resources, int groupThreads) {
-    // A program that reads no samples is built for binary GL_R8 input, the
-    // same text whatever the input is.
-    const Criterion criterion = spec.readsInput ? criterion_ : Criterion::binary();
-    const GLenum inputFormat = spec.readsInput ? inputFormat_ : GLenum(GL_R8);
-    const std::string variant = spec.readsInput ? variant_
-                                                : backends::criterionVariant(connectivity_, criterion, inputFormat) +
-                                                      (volume_ ? "/volume" : "");
+    // A program that reads no samples has the same text whatever the input
+    // and criterion are: its key names the connectivity and node size only.
+    const std::string variant =
+        spec.readsInput ? variant_
+                        : backends::noInputVariant(connectivity_) + "/" + std::to_string(node_.width) + "x" +
+                              std::to_string(node_.height) + "x" + std::to_string(node_.depth) +
+                              (volume_ ? "/volume" : "");
     const std::string key = std::string(spec.stage) + "/" + variant + (spec.file ? "/" + std::string(spec.file) : "") +
                             (groupThreads ? "/" + std::to_string(groupThreads) : "") +
                             (resources.parentsInImage ? "/image" : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.stage);
-        backends::defineCriterion(builder, connectivity_, criterion, inputFormat);
+        if (spec.readsInput) backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
+        else backends::defineNoInput(builder, connectivity_);
         if (resources.bundles) {
             volumeNodeDefines(builder, connectivity_);
         } else {

@@ -19,9 +19,8 @@ void scanLinesDefines(gl::ProgramBuilder& builder, int) {
     builder.define("GROUP_SCAN_THREADS", kScanLinesThreads).define("SCAN_LINES_PER_THREAD", kScanLinesPerThread);
 }
 // Reads no samples, over whichever common file the volume's nodes take.
-const ProgramSpec kScanLines{CountRootsPass::kStage, scanLinesDefines, "scan_lines.comp", nullptr, false};
-const ProgramSpec kScanLinesBundles{CountRootsPass::kStage, scanLinesDefines, "scan_lines.comp", "volume_nodes.glsl",
-                                    false};
+const ProgramSpec kScanLines{CountRootsPass::kStage, scanLinesDefines, "scan_lines.comp"};
+const ProgramSpec kScanLinesBundles{CountRootsPass::kStage, scanLinesDefines, "scan_lines.comp", "volume_nodes.glsl"};
 }  // namespace
 
 // glsl/count_roots.comp, of an image or a volume (DIMENSIONS): one work

@@ -8,9 +8,9 @@ namespace glccl::compute {
 
 namespace {
 const ProgramSpec kCountRootsVolume{CountRootsPass::kStage, [](gl::ProgramBuilder&, int) {},
-                                    "count_roots_volume.comp", "volume_nodes.glsl", false};
+                                    "count_roots_volume.comp", "volume_nodes.glsl"};
 const ProgramSpec kFlattenVolume{CountRootsPass::kStage, [](gl::ProgramBuilder&, int) {},
-                                 "count_roots_flatten_volume.comp", "volume_nodes.glsl", false};
+                                 "count_roots_flatten_volume.comp", "volume_nodes.glsl"};
 // Work groups of the flatten, each thread a word at a time: enough to fill
 // any GPU, within the 65535 every OpenGL 4.3 context allows along x.
 constexpr int kFlattenGroups = 4096;

@@ -13,7 +13,7 @@ const ProgramSpec kFinalLabels{FinalLabelsPass::kStage, [](gl::ProgramBuilder& b
 // summed by bit operations on the word's lines (no samples read).
 const ProgramSpec kFinalLabelsBundles{FinalLabelsPass::kStage,
                                       [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_READONLY"); },
-                                      "final_labels_volume.comp", "volume_nodes.glsl", false};
+                                      "final_labels_volume.comp", "volume_nodes.glsl"};
 }  // namespace
 
 // glsl/final_labels.comp (final_labels_volume.comp over bundle nodes):

@@ -12,15 +12,16 @@ namespace {
 // links bit operations find a word at a time). local_merge writes parents
 // (and the bundles' bits and foreground) and never reads them from memory.
 const ProgramSpec kLocalMerge{LocalMergePass::kStage,
-                              [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); }};
+                              [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); }, nullptr,
+                              nullptr, true};
 const ProgramSpec kLocalMergeVolume{LocalMergePass::kStage,
                                     [](gl::ProgramBuilder& builder, int) { builder.define("PARENTS_WRITEONLY"); },
-                                    "local_merge_volume_grid.comp"};
+                                    "local_merge_volume_grid.comp", nullptr, true};
 const ProgramSpec kLocalMergeBundles{LocalMergePass::kStage,
                                      [](gl::ProgramBuilder& builder, int) {
                                          builder.define("PARENTS_WRITEONLY").define("NODES_WRITEONLY");
                                      },
-                                     "local_merge_volume.comp", "volume_nodes.glsl"};
+                                     "local_merge_volume.comp", "volume_nodes.glsl", true};
 }  // namespace
 
 // glsl/local_merge.comp (local_merge_volume_grid.comp, local_merge_volume.comp):

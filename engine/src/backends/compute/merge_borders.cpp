@@ -6,11 +6,11 @@ namespace {
 // The programs of local_merge's three node kinds (local_merge.cpp says why
 // they differ). Bundle nodes link by the bits local_merge left: that program
 // reads no samples.
-const ProgramSpec kMergeBorders{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {}};
+const ProgramSpec kMergeBorders{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {}, nullptr, nullptr, true};
 const ProgramSpec kMergeBordersVolume{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {},
-                                      "merge_borders_volume_grid.comp"};
+                                      "merge_borders_volume_grid.comp", nullptr, true};
 const ProgramSpec kMergeBordersBundles{MergeBordersPass::kStage, [](gl::ProgramBuilder&, int) {},
-                                       "merge_borders_volume.comp", "volume_nodes.glsl", false};
+                                       "merge_borders_volume.comp", "volume_nodes.glsl"};
 }  // namespace
 
 // glsl/merge_borders.comp (merge_borders_volume_grid.comp,

@@ -3,7 +3,7 @@
 namespace glccl::raster {
 
 namespace {
-const ProgramSpec kNodeGraph{"node_graph", "fullscreen.vert", "node_graph.frag", {"fragBits"}, {}};
+const ProgramSpec kNodeGraph{"node_graph", "fullscreen.vert", "node_graph.frag", {"fragBits"}, {}, {}, true};
 }  // namespace
 
 NodeGraphPass::NodeGraphPass() : nearestSampler_(gl::Sampler::create()) {

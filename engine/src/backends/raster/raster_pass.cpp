@@ -22,18 +22,22 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
 }
 
 gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
-    auto found = programs_.find({&spec, variant_});
+    const NodeSize shape = NodeSize::of(connectivity_, criterion_);
+    const std::string variant = spec.readsInput ? variant_
+                                                : backends::noInputVariant(connectivity_) + "/" +
+                                                      std::to_string(shape.width) + "x" + std::to_string(shape.height);
+    auto found = programs_.find({&spec, variant});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
-        backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-        const NodeSize shape = NodeSize::of(connectivity_, criterion_);
+        if (spec.readsInput) backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
+        else backends::defineNoInput(builder, connectivity_);
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
         defineSharedConstants(builder);
         for (const char* name : spec.defines) builder.define(name);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);
         for (const char* output : spec.outputs) builder.output(output);
-        found = programs_.emplace(std::pair{&spec, variant_}, builder.build()).first;
+        found = programs_.emplace(std::pair{&spec, variant}, builder.build()).first;
         gl::Program& program = found->second;
         program.use();
         program.set(kInputSlot.uniform, kInputSlot.unit);
@@ -45,7 +49,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     program.set("imageSize", grid_.width, grid_.height);
     program.set("gridSize", grid_.gridWidth, grid_.gridHeight);
     program.set("scanSize", grid_.scanWidth(), grid_.scanHeight());
-    backends::setCriterionNumber(program, criterion_, inputFormat_);
+    if (spec.readsInput) backends::setCriterionNumber(program, criterion_, inputFormat_);
     return program;
 }
 

@@ -43,6 +43,12 @@ struct ProgramSpec {
     std::vector<TextureSlot> textures;
     // Names #defined for this program alone: a variant of a shared file.
     std::vector<const char*> defines = {};
+    // Whether the program reads the input (node_graph). The others read the
+    // node graph it draws: each is built once per connectivity and node
+    // shape, whatever the input's format and criterion, without the input's
+    // functions (criterion.glsl's NO_INPUT: a stage that would read it does
+    // not build).
+    bool readsInput = false;
 };
 
 // The programs of the pipeline, built on first use for each variant: the
