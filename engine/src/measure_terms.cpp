@@ -38,19 +38,24 @@ std::array<int, 3> programBounds(const RecordLayout& layout, const TermRequest& 
                 return false;
         return true;
     };
+    const int widest = layout.countBits + layout.sampleBits;
     for (int e = 0; e <= layout.extentBits; ++e)
         for (int count = 0; count <= layout.countBits; ++count) {
             if (!gives(e, count, q.momentLevel, layout.momentLimbs)) continue;
-            for (int weighted = count; weighted <= layout.countBits + layout.sampleBits; ++weighted)
-                if (gives(e, weighted, q.weightedMomentLevel, layout.weightedLimbs)) return {e, count, weighted - count};
+            for (int weighted = count; weighted <= widest; ++weighted)
+                if (gives(e, weighted, q.weightedMomentLevel, layout.weightedLimbs))
+                    return {e, count, weighted - count};
         }
-    return {layout.extentBits, layout.countBits, layout.sampleBits};  // not reached: the layout's own bounds give its limbs
+    // Not reached: the layout's own bounds give its limbs.
+    return {layout.extentBits, layout.countBits, layout.sampleBits};
 }
 
 // What of a layout its programs depend on beyond the request.
 std::string limbsSignature(const RecordLayout& layout, const std::array<int, 3>& bounds) {
-    return std::to_string(layout.limbs) + "." + std::to_string(bounds[0]) + "." + std::to_string(bounds[1]) + "." +
-           std::to_string(bounds[2]) + "." + std::to_string(layout.sumLimbs) + "." + std::to_string(layout.squaresLimbs);
+    std::string signature = std::to_string(layout.limbs);
+    for (int n : {bounds[0], bounds[1], bounds[2], layout.sumLimbs, layout.squaresLimbs})
+        signature += "." + std::to_string(n);
+    return signature;
 }
 
 // The invocations of a stage's work group.
