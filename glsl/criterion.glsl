@@ -58,6 +58,7 @@ uniform float criterionNumber;
 #define PixelCoord ivec3
 uniform ivec3 imageSize;       // width, height, depth of the volume being labeled
 #ifdef NO_INPUT
+// no sampler: the stage reads no input
 #elif defined(INTEGER_INPUT)
 uniform usampler3D inputImage;
 #else
@@ -67,6 +68,7 @@ uniform sampler3D inputImage;
 #define PixelCoord ivec2
 uniform ivec2 imageSize;       // width, height of the image being labeled
 #ifdef NO_INPUT
+// no sampler: the stage reads no input
 #elif defined(INTEGER_INPUT)
 uniform usampler2D inputImage;
 #else
