@@ -104,8 +104,9 @@ std::string criterionVariant(Connectivity connectivity, const Criterion& criteri
            kind;
 }
 
-std::string noInputVariant(Connectivity connectivity) {
-    return "no input/" + std::to_string(neighbourCount(connectivity));
+std::string noInputVariant(Connectivity connectivity, const NodeSize& node) {
+    return "no input/" + std::to_string(neighbourCount(connectivity)) + "/" + std::to_string(node.width) + "x" +
+           std::to_string(node.height) + "x" + std::to_string(node.depth);
 }
 
 NodeSize NodeSize::of(Connectivity connectivity, const Criterion& criterion) {

@@ -35,8 +35,6 @@ void setCriterionNumber(gl::Program& program, const Criterion& criterion, GLenum
 // A short key naming that variant, for caches of built programs: the
 // criterion's kind, not its number.
 std::string criterionVariant(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat);
-// The key of defineNoInput's variant.
-std::string noInputVariant(Connectivity connectivity);
 
 // Blocks whose foreground pixels always touch (the "Nodes" of both GL
 // backends): 2x2 for binary 8-connectivity, 2x1 for binary 4-connectivity,
@@ -50,5 +48,8 @@ struct NodeSize {
         return width == other.width && height == other.height && depth == other.depth;
     }
 };
+
+// The key of defineNoInput's variant for nodes of `node`'s size.
+std::string noInputVariant(Connectivity connectivity, const NodeSize& node);
 
 }  // namespace glccl::backends

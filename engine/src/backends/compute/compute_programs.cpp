@@ -62,10 +62,7 @@ gl::Program& ComputePrograms::use(const ProgramSpec& spec, const ComputeResource
     // A program that reads no samples has the same text whatever the input
     // and criterion are: its key names the connectivity and node size only.
     const std::string variant =
-        spec.readsInput ? variant_
-                        : backends::noInputVariant(connectivity_) + "/" + std::to_string(node_.width) + "x" +
-                              std::to_string(node_.height) + "x" + std::to_string(node_.depth) +
-                              (volume_ ? "/volume" : "");
+        spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, node_) + (volume_ ? "/volume" : "");
     const std::string key = std::string(spec.stage) + "/" + variant + (spec.file ? "/" + std::string(spec.file) : "") +
                             (groupThreads ? "/" + std::to_string(groupThreads) : "") +
                             (resources.parentsInImage ? "/image" : "");

@@ -23,9 +23,7 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
 
 gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     const NodeSize shape = NodeSize::of(connectivity_, criterion_);
-    const std::string variant = spec.readsInput ? variant_
-                                                : backends::noInputVariant(connectivity_) + "/" +
-                                                      std::to_string(shape.width) + "x" + std::to_string(shape.height);
+    const std::string variant = spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, shape);
     auto found = programs_.find({&spec, variant});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
