@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, then configures build/ (Release; the first time
-# from scratch, afterwards a quick check) and builds it with every core.
+# Installs the packages the build needs that are missing, then configures
+# build/ (Release; the first time from scratch, afterwards a quick check)
+# and builds it with every core.
 # Shared by quickstart.sh and run-tests.sh.
 #
 #   bash tools/build.sh           build/ as above
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash tools/install-deps.sh
+bash tools/install-deps.sh build
 
 # A tree configured here for the first time uses Ninja: it schedules every
 # target's sources on the cores at once, where make finishes a target

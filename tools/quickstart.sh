@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # From a fresh Debian 12 machine to a labeled sample image: installs the
-# missing packages, builds build/ (Release) with every core, and labels the
-# bundled sample into out/.
+# missing packages the build needs, builds build/ (Release) with every core,
+# and labels the bundled sample into out/.
 #
 #   sudo bash tools/quickstart.sh      (or, as root: bash tools/quickstart.sh)
 set -euo pipefail
