@@ -22,7 +22,7 @@ build_packages=(
   pybind11-dev python3-dev python3-numpy          # the Python module (python/)
   libopenmpi-dev openmpi-bin                      # glccl-mpi: tiled labeling across MPI ranks (tiles/mpi/)
 )
-# What only the tests need (tools/run-tests.sh installs them while it builds).
+# What only the tests need (tools/run-tests.sh installs both lists).
 test_packages=(
   xvfb xauth                          # the viewer example's test (Xvfb)
   python3-pil python3-tifffile        # outside readers and writers for the image format tests

@@ -12,8 +12,7 @@
 # engine's tests under ThreadSanitizer (build-tsan/), a CPU-only build
 # (GLCCL_WITH_GL=OFF) whose libraries up to the Session build there too.
 # The sanitizers' trees build beside the tests of the trees before them.
-# Installs missing packages first (CI machines start fresh): the build's,
-# then the tests' while the build runs.
+# Installs missing packages first: CI machines start fresh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,26 +23,11 @@ phase() {
   phase_start=$SECONDS
 }
 
-# The packages only the tests need install while the build runs: unpacking
-# them is one core's work for minutes on a fresh machine, beside the build's
-# two. (The build's own, first: it cannot start without them.)
-logs=$(mktemp -d "${TMPDIR:-/tmp}/glccl-run-tests.XXXXXX")
-builds=()
-stop_builds() {
-  for pid in "${builds[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
-  rm -rf "$logs"
-}
-trap stop_builds EXIT
-bash tools/install-deps.sh build
-bash tools/install-deps.sh tests >"$logs/install-deps.log" 2>&1 &
-test_packages=$!
+# Every package, the tests' too (tools/build.sh installs the build's alone).
+# Installing the tests' packages while the build runs gains nothing on two
+# cores: unpacking them is CPU work too, and the build slows by as much.
+bash tools/install-deps.sh
 bash tools/build.sh
-if ! wait "$test_packages"; then
-  cat "$logs/install-deps.log"
-  echo "run-tests: tools/install-deps.sh tests failed (its output above)" >&2
-  exit 1
-fi
-cat "$logs/install-deps.log"
 phase "the build"
 
 # Mesa's llvmpipe, the GL tests' driver where there is no GPU, compiles each
@@ -59,6 +43,13 @@ export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
 # signals and timeouts, waiting on a browser), which the builds take, and
 # they yield to the tests otherwise. Each build's output goes to a log,
 # printed if it fails.
+logs=$(mktemp -d "${TMPDIR:-/tmp}/glccl-run-tests.XXXXXX")
+builds=()
+stop_builds() {
+  for pid in "${builds[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  rm -rf "$logs"
+}
+trap stop_builds EXIT
 # Job control for the start only: the build gets a process group of its own
 # (killed whole on exit) in this session. Not a session of its own: the
 # kernel's autogroups share the cores between sessions evenly, whatever

@@ -1,8 +1,8 @@
 """pytest with the given arguments, as `python -m pytest` runs it; or a skip
 (exit 77, ctest's SKIP_RETURN_CODE here) that names the modules this
 interpreter lacks. The check is made when the tests run, not when the build
-is configured: tools/run-tests.sh installs the packages only the tests need
-while it builds.
+is configured: tools/build.sh installs only the build's packages, and the
+tests' may come after.
 """
 
 import importlib.util
