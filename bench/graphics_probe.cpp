@@ -1,0 +1,309 @@
+// glccl_graphics_probe: the rates of the GPU's graphics pipeline that bound
+// the raster engine's passes, beside a compute pass over the same texels.
+//
+//   glccl_graphics_probe [--sizes N,...] [--reps N]
+//
+// Per size N (an N x N image; default 2048,8192), the least device time of
+// --reps runs (default 7, after one untimed) by GL timer queries, of:
+//   pass FORMAT    a full-screen triangle whose fragments each fetch a texel
+//                  of an R32F texture and write it into FORMAT, the formats
+//                  of the raster engine's targets; `pass R32F` is glccl
+//                  bench's yardstick (its fullscreen_pass)
+//   blend FORMAT   the same into R32F and RGBA32F with GL_MAX blending, as
+//                  the engine's gathers and table blend
+//   fetches K      into R32F, K texel fetches a fragment (1, 4, 16)
+//   points         N*N/4 points, a vertex each (the vertex shader fetches a
+//                  texel and places the point), a fragment each, into R32F,
+//                  the value a flat varying, plain and with GL_MAX blending,
+//                  as the engine's draws of a vertex per node; then a smooth
+//                  varying, none, and the fragment fetching the value itself
+//                  from gl_PrimitiveID
+//   compute copy   the R32F texels loaded and stored by a compute shader
+//                  (where the context has compute shaders)
+// and prints "graphics,N,WHAT,ms,rate": rate in 10^9 fragments, points or
+// texels a second, and in the last column the time in units of `pass R32F`.
+// After the runs every target's first texel is read back and checked.
+
+#include "gl.hpp"  // the engine's GL entry points, before any other GL header
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "glccl/context.hpp"
+#include "glccl/error.hpp"
+#include "gl_objects.hpp"
+
+namespace {
+
+using namespace glccl;
+
+GLuint compileStage(GLenum type, const std::string& text) {
+    const GLuint shader = glCreateShader(type);
+    const char* source = text.c_str();
+    glShaderSource(shader, 1, &source, nullptr);
+    glCompileShader(shader);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    if (!ok) {
+        char log[4096] = {};
+        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
+        glDeleteShader(shader);
+        throw Error("compiling a probe shader failed:\n" + text + "\n" + log);
+    }
+    return shader;
+}
+
+// A linked program of the given stages' sources (vertex and fragment, or compute alone).
+struct ProbeProgram {
+    GLuint id = 0;
+    ProbeProgram(const std::vector<std::pair<GLenum, std::string>>& stages) {
+        id = glCreateProgram();
+        std::vector<GLuint> shaders;
+        for (const auto& [type, text] : stages) shaders.push_back(compileStage(type, text));
+        for (GLuint shader : shaders) glAttachShader(id, shader);
+        glLinkProgram(id);
+        for (GLuint shader : shaders) glDeleteShader(shader);
+        GLint ok = GL_FALSE;
+        glGetProgramiv(id, GL_LINK_STATUS, &ok);
+        if (!ok) throw Error("linking a probe program failed");
+        glUseProgram(id);
+    }
+    ~ProbeProgram() { glDeleteProgram(id); }
+    ProbeProgram(const ProbeProgram&) = delete;
+    ProbeProgram& operator=(const ProbeProgram&) = delete;
+};
+
+const char* const kVersion = "#version 430 core\n";
+// A triangle that covers the viewport.
+const char* const kFullscreen =
+    "void main() { vec2 p = vec2((gl_VertexID << 1) & 2, gl_VertexID & 2); gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0); }\n";
+
+struct Format {
+    GLenum internal;
+    const char* name;
+    bool integer;
+};
+
+class Probe {
+public:
+    Probe(int reps) : reps_(reps) {
+        glGenQueries(1, &query_);
+        glGenVertexArrays(1, &vertexArray_);
+        glBindVertexArray(vertexArray_);
+    }
+    ~Probe() {
+        glDeleteVertexArrays(1, &vertexArray_);
+        glDeleteQueries(1, &query_);
+    }
+
+    // The least device time of `draw`, ms; 0 where the timer measures nothing.
+    double time(const std::function<void()>& draw) {
+        double least = 0.0;
+        for (int r = 0; r <= reps_; ++r) {
+            glBeginQuery(GL_TIME_ELAPSED, query_);
+            draw();
+            glEndQuery(GL_TIME_ELAPSED);
+            GLuint64 ns = 0;
+            glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+            const double ms = double(ns) / 1e6;
+            if (r > 0 && ms > 0.0 && (least == 0.0 || ms < least)) least = ms;
+        }
+        return least;
+    }
+
+private:
+    int reps_;
+    GLuint query_ = 0, vertexArray_ = 0;
+};
+
+void print(int size, const std::string& what, double ms, double items, double yardstick) {
+    if (ms < 1e-3) {  // a timer that measured nothing (llvmpipe's compute dispatches)
+        std::printf("graphics,%d,%s,n/a,n/a,n/a\n", size, what.c_str());
+        return;
+    }
+    std::printf("graphics,%d,%s,%.3f,%.2f,%.2f\n", size, what.c_str(), ms, items / ms / 1e6,
+                yardstick > 0.0 ? ms / yardstick : 0.0);
+}
+
+// The first texel of `target` (a one-channel float or unsigned target) read back.
+double firstTexel(const gl::RenderTarget& target, bool integer) {
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, target.framebuffer.id());
+    if (integer) {
+        GLuint v[4] = {};
+        glReadPixels(0, 0, 1, 1, GL_RGBA_INTEGER, GL_UNSIGNED_INT, v);
+        return double(v[0]);
+    }
+    float v[4] = {};
+    glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, v);
+    return double(v[0]);
+}
+
+int run(int argc, char** argv) {
+    std::vector<int> sizes = {2048, 8192};
+    int reps = 7;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg == "--sizes" && i + 1 < argc) {
+            sizes.clear();
+            for (const char* p = argv[++i]; *p;) {
+                char* end = nullptr;
+                sizes.push_back(int(std::strtol(p, &end, 10)));
+                if (end == p || sizes.back() < 1) throw Error("--sizes: a list of positive sizes, e.g. 2048,8192");
+                p = *end == ',' ? end + 1 : end;
+            }
+        } else if (arg == "--reps" && i + 1 < argc) {
+            reps = std::atoi(argv[++i]);
+            if (reps < 1) throw Error("--reps: at least 1");
+        } else {
+            std::fprintf(stderr, "usage: glccl_graphics_probe [--sizes N,...] [--reps N]\n");
+            return 2;
+        }
+    }
+    HeadlessContext context;
+    context.makeCurrent();
+    const ContextInfo& info = context.info();
+    std::printf("graphics,renderer,%s\n", info.renderer.c_str());
+    Probe probe(reps);
+    // R32F first: the yardstick the others are given in units of.
+    const Format formats[] = {{GL_R32F, "R32F", false},   {GL_R8, "R8", false},         {GL_R32UI, "R32UI", true},
+                              {GL_RG32F, "RG32F", false}, {GL_RGBA8, "RGBA8", false},   {GL_RGBA16F, "RGBA16F", false},
+                              {GL_RGBA32F, "RGBA32F", false}, {GL_RGBA32UI, "RGBA32UI", true}};
+    int failures = 0;
+    for (int size : sizes) {
+        const double texels = double(size) * double(size);
+        // The source: 1.0 everywhere, so that a pass's first texel is known.
+        gl::RenderTarget source = gl::RenderTarget::allocate(GL_R32F, size, size, "the probe's source");
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, source.framebuffer.id());
+        const GLfloat one[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+        glClearBufferfv(GL_COLOR, 0, one);
+        glActiveTexture(GL_TEXTURE0);
+        glBindTexture(GL_TEXTURE_2D, source.texture.id());
+        glViewport(0, 0, size, size);
+        const auto expect = [&](const gl::RenderTarget& target, bool integer, double value, const std::string& what) {
+            const double got = firstTexel(target, integer);
+            if (got != value) {
+                std::printf("graphics,%d,%s,WRONG: first texel %g, not %g\n", size, what.c_str(), got, value);
+                ++failures;
+            }
+        };
+        double yardstick = 0.0;
+        for (const Format& format : formats) {
+            gl::RenderTarget target = gl::RenderTarget::allocate(format.internal, size, size, "a probe target");
+            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+            const std::string out = format.integer ? "uvec4" : "vec4";
+            ProbeProgram program({{GL_VERTEX_SHADER, std::string(kVersion) + kFullscreen},
+                                  {GL_FRAGMENT_SHADER, std::string(kVersion) + "uniform sampler2D source;\nout " + out +
+                                                           " color;\nvoid main() { color = " + out +
+                                                           "(texelFetch(source, ivec2(gl_FragCoord.xy), 0).r); }\n"}});
+            const double ms = probe.time([] { glDrawArrays(GL_TRIANGLES, 0, 3); });
+            if (format.internal == GL_R32F) yardstick = ms;
+            print(size, std::string("pass ") + format.name, ms, texels, yardstick);
+            if (format.internal == GL_R32F || format.internal == GL_RGBA32F) {
+                glEnable(GL_BLEND);
+                glBlendEquation(GL_MAX);
+                print(size, std::string("blend ") + format.name, probe.time([] { glDrawArrays(GL_TRIANGLES, 0, 3); }),
+                      texels, yardstick);
+                glDisable(GL_BLEND);
+            }
+            if (format.internal == GL_R32F || format.internal == GL_R32UI) expect(target, format.integer, 1.0, format.name);
+        }
+        gl::RenderTarget target = gl::RenderTarget::allocate(GL_R32F, size, size, "a probe target");
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
+        for (int fetches : {1, 4, 16}) {
+            ProbeProgram program(
+                {{GL_VERTEX_SHADER, std::string(kVersion) + kFullscreen},
+                 {GL_FRAGMENT_SHADER, std::string(kVersion) + "uniform sampler2D source;\nout vec4 color;\nvoid main() {\n"
+                                      "  ivec2 p = ivec2(gl_FragCoord.xy);\n  float sum = 0.0;\n  for (int i = 0; i < " +
+                                          std::to_string(fetches) + "; ++i)\n    sum += texelFetch(source, (p + ivec2(7 * i, 3 * i)) & ivec2(" +
+                                          std::to_string(size - 1) + "), 0).r;\n  color = vec4(sum);\n}\n"}});
+            print(size, "fetches " + std::to_string(fetches), probe.time([] { glDrawArrays(GL_TRIANGLES, 0, 3); }), texels,
+                  yardstick);
+            expect(target, false, double(fetches), "fetches " + std::to_string(fetches));
+        }
+        {
+            // A point a vertex on every texel of a quarter-size target (a
+            // node grid of 2x2 pixels), as the engine's draws of a vertex per
+            // node: the vertex fetches a texel and places the point, its
+            // value reaching the fragment as a flat varying (the engine's
+            // way), as a smooth one, not at all, or fetched again by the
+            // fragment from gl_PrimitiveID (a point's own index).
+            const int half = std::max(1, size / 2);
+            const GLsizei points = GLsizei(half) * GLsizei(half);
+            gl::RenderTarget nodes = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's node grid");
+            glBindFramebuffer(GL_DRAW_FRAMEBUFFER, nodes.framebuffer.id());
+            glViewport(0, 0, half, half);
+            const std::string h = std::to_string(half);
+            const std::string place = "  ivec2 q = ivec2(gl_VertexID % " + h + ", gl_VertexID / " + h + ");\n"
+                                      "  gl_Position = vec4((vec2(q) + 0.5) / float(" + h + ") * 2.0 - 1.0, 0.0, 1.0);\n"
+                                      "  gl_PointSize = 1.0;\n";
+            struct Variant {
+                const char* name;
+                std::string vertex, fragment;
+            };
+            const std::string head = std::string(kVersion) + "uniform sampler2D source;\n";
+            const Variant variants[] = {
+                {"points", head + "flat out float value;\nvoid main() {\n" + place + "  value = texelFetch(source, q, 0).r;\n}\n",
+                 head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"},
+                {"points smooth", head + "out float value;\nvoid main() {\n" + place + "  value = texelFetch(source, q, 0).r;\n}\n",
+                 head + "in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"},
+                {"points no varying", head + "void main() {\n" + place + "  gl_Position.w += 0.0 * texelFetch(source, q, 0).r;\n}\n",
+                 head + "out vec4 color;\nvoid main() { color = vec4(2.0); }\n"},
+                {"points primitive id", head + "void main() {\n" + place + "  gl_Position.w += 0.0 * texelFetch(source, q, 0).r;\n}\n",
+                 head + "out vec4 color;\nvoid main() {\n  ivec2 q = ivec2(gl_PrimitiveID % " + h + ", gl_PrimitiveID / " + h +
+                     ");\n  color = vec4(texelFetch(source, q, 0).r + 1.0);\n}\n"}};
+            for (const Variant& variant : variants) {
+                ProbeProgram program({{GL_VERTEX_SHADER, variant.vertex}, {GL_FRAGMENT_SHADER, variant.fragment}});
+                print(size, variant.name, probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }), double(points),
+                      yardstick);
+                if (variant.name == std::string("points")) {
+                    glEnable(GL_BLEND);
+                    glBlendEquation(GL_MAX);
+                    print(size, "points blended", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                          double(points), yardstick);
+                    glDisable(GL_BLEND);
+                }
+                expect(nodes, false, 2.0, variant.name);
+            }
+            glViewport(0, 0, size, size);
+        }
+        const bool compute = info.major > 4 || (info.major == 4 && info.minor >= 3);
+        if (compute && !info.es) {
+            ProbeProgram program({{GL_COMPUTE_SHADER,
+                                   std::string(kVersion) +
+                                       "layout(local_size_x = 16, local_size_y = 16) in;\n"
+                                       "layout(r32f, binding = 0) uniform readonly image2D source;\n"
+                                       "layout(r32f, binding = 1) uniform writeonly image2D target;\n"
+                                       "void main() { ivec2 p = ivec2(gl_GlobalInvocationID.xy);\n"
+                                       "  if (all(lessThan(p, imageSize(target)))) imageStore(target, p, imageLoad(source, p) + 1.0); }\n"}});
+            glBindImageTexture(0, source.texture.id(), 0, GL_FALSE, 0, GL_READ_ONLY, GL_R32F);
+            glBindImageTexture(1, target.texture.id(), 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32F);
+            const GLuint groups = GLuint((size + 15) / 16);
+            print(size, "compute copy", probe.time([groups] {
+                      glDispatchCompute(groups, groups, 1);
+                      glMemoryBarrier(GL_ALL_BARRIER_BITS);
+                  }),
+                  texels, yardstick);
+            expect(target, false, 2.0, "compute copy");
+        }
+        const GLenum error = glGetError();
+        if (error != GL_NO_ERROR) throw Error("GL error " + std::to_string(error) + " at " + std::to_string(size));
+    }
+    std::printf("probe: every target %s\n", failures == 0 ? "read back as written" : "NOT as written");
+    return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "glccl_graphics_probe: %s\n", error.what());
+        return 1;
+    }
+}
