@@ -16,8 +16,9 @@
 //                  texel and places the point), a fragment each, into R32F,
 //                  the value a flat varying, plain and with GL_MAX blending,
 //                  as the engine's draws of a vertex per node; then a smooth
-//                  varying, none, and the fragment fetching the value itself
-//                  from gl_PrimitiveID
+//                  varying, none, the fragment fetching the value itself
+//                  from gl_PrimitiveID, and the value as the point's depth
+//                  (a GL_GREATER test, colour writes off)
 //   compute copy   the R32F texels loaded and stored by a compute shader
 //                  (where the context has compute shaders)
 // and prints "graphics,N,WHAT,ms,rate": rate in 10^9 fragments, points or
@@ -268,6 +269,36 @@ int run(int argc, char** argv) {
                     glDisable(GL_BLEND);
                 }
                 expect(nodes, false, 2.0, variant.name);
+            }
+            // The value as the point's depth instead (colour writes off, a
+            // GL_GREATER test into a depth target: GL_MAX blending's effect
+            // where one value a point is combined): the vertex carries it
+            // in its position, the fragment nothing.
+            {
+                gl::Renderbuffer depth = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, half, half, "the probe's depth");
+                gl::RenderTarget marked = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's depth target", depth.id());
+                glBindFramebuffer(GL_FRAMEBUFFER, marked.framebuffer.id());
+                glClearDepth(0.0);
+                glClear(GL_DEPTH_BUFFER_BIT);
+                glEnable(GL_DEPTH_TEST);
+                glDepthFunc(GL_GREATER);
+                glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+                ProbeProgram program({{GL_VERTEX_SHADER, head + "void main() {\n" + place +
+                                                             "  gl_Position.z = texelFetch(source, q, 0).r - 1.0;\n}\n"},
+                                      {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
+                print(size, "points as depth", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                      double(points), yardstick);
+                glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+                glDisable(GL_DEPTH_TEST);
+                glDepthFunc(GL_LESS);
+                glClearDepth(1.0);
+                GLfloat d = -1.0f;
+                glBindFramebuffer(GL_READ_FRAMEBUFFER, marked.framebuffer.id());
+                glReadPixels(0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &d);
+                if (d != 0.5f) {
+                    std::printf("graphics,%d,points as depth,WRONG: first depth %g, not 0.5\n", size, double(d));
+                    ++failures;
+                }
             }
             glViewport(0, 0, size, size);
         }
