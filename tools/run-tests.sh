@@ -123,6 +123,8 @@ phase "the tests under the sanitizers"
 # cases with the measuring's longest (their output printed after), and the
 # rest of the measuring's.
 finish_build tsan
+# (The longest case by the end of its name: the name holds a comma, which a
+# test spec reads as "or".)
 longest_measure='*floating-point intensities included'
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/cpu_tsan_tests "[cpu]~[sweep]~[measure],$longest_measure" \
   >"$logs/tsan-engine.log" 2>&1 &
