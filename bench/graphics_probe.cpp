@@ -62,7 +62,7 @@ GLuint compileStage(GLenum type, const std::string& text) {
 // A linked program of the given stages' sources (vertex and fragment, or compute alone).
 struct ProbeProgram {
     GLuint id = 0;
-    ProbeProgram(const std::vector<std::pair<GLenum, std::string>>& stages) {
+    explicit ProbeProgram(const std::vector<std::pair<GLenum, std::string>>& stages) {
         id = glCreateProgram();
         std::vector<GLuint> shaders;
         for (const auto& [type, text] : stages) shaders.push_back(compileStage(type, text));
@@ -92,7 +92,7 @@ struct Format {
 
 class Probe {
 public:
-    Probe(int reps) : reps_(reps) {
+    explicit Probe(int reps) : reps_(reps) {
         glGenQueries(1, &query_);
         glGenVertexArrays(1, &vertexArray_);
         glBindVertexArray(vertexArray_);
