@@ -18,7 +18,10 @@
 //                  as the engine's draws of a vertex per node; then a smooth
 //                  varying, none, the fragment fetching the value itself
 //                  from gl_PrimitiveID, and the value as the point's depth
-//                  (a GL_GREATER test, colour writes off)
+//                  (a GL_GREATER test, colour writes off); and how many of
+//                  the values k / 2^24 points bring a 32-bit float depth
+//                  target keeps exactly, with z as given (glClipControl's
+//                  GL_ZERO_TO_ONE) and mapped from [-1, 1]
 //   compute copy   the R32F texels loaded and stored by a compute shader
 //                  (where the context has compute shaders)
 // and prints "graphics,N,WHAT,ms,rate": rate in 10^9 fragments, points or
@@ -298,6 +301,48 @@ int run(int argc, char** argv) {
                 if (d != 0.5f) {
                     std::printf("graphics,%d,points as depth,WRONG: first depth %g, not 0.5\n", size, double(d));
                     ++failures;
+                }
+            }
+            // Whether a 32-bit float depth target keeps the values points
+            // bring exactly: point k brings k / 2^24 (every one a float),
+            // as its depth through glClipControl's GL_ZERO_TO_ONE (OpenGL
+            // 4.5: z as given) and through the default mapping of z from
+            // [-1, 1]; the depths read back and counted where they differ.
+            // A measurement, not a check: the count is printed.
+            if (half <= 4096) {
+                gl::Renderbuffer depth = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, half, half, "the probe's depth");
+                gl::RenderTarget marked = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's depth target", depth.id());
+                glBindFramebuffer(GL_FRAMEBUFFER, marked.framebuffer.id());
+                using ClipControl = void(APIENTRY*)(GLenum, GLenum);
+                const auto clipControl = reinterpret_cast<ClipControl>(gl::procAddress("glClipControl"));
+                const bool zeroToOneHere = (info.major > 4 || (info.major == 4 && info.minor >= 5)) && !info.es && clipControl;
+                for (bool zeroToOne : {true, false}) {
+                    if (zeroToOne && !zeroToOneHere) continue;
+                    if (zeroToOne) clipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
+                    glClearDepth(0.0);
+                    glClear(GL_DEPTH_BUFFER_BIT);
+                    glEnable(GL_DEPTH_TEST);
+                    glDepthFunc(GL_ALWAYS);
+                    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+                    ProbeProgram program(
+                        {{GL_VERTEX_SHADER, head + "void main() {\n" + place + "  float v = float(gl_VertexID) / 16777216.0;\n" +
+                                                (zeroToOne ? "  gl_Position.z = v;\n" : "  gl_Position.z = 2.0 * v - 1.0;\n") + "}\n"},
+                         {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
+                    glDrawArrays(GL_POINTS, 0, points);
+                    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+                    glDisable(GL_DEPTH_TEST);
+                    glDepthFunc(GL_LESS);
+                    glClearDepth(1.0);
+                    if (zeroToOne) clipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+                    std::vector<GLfloat> depths(static_cast<std::size_t>(points));
+                    glBindFramebuffer(GL_READ_FRAMEBUFFER, marked.framebuffer.id());
+                    glPixelStorei(GL_PACK_ALIGNMENT, 4);
+                    glReadPixels(0, 0, half, half, GL_DEPTH_COMPONENT, GL_FLOAT, depths.data());
+                    std::size_t differ = 0;
+                    for (std::size_t k = 0; k < depths.size(); ++k)
+                        if (depths[k] != float(double(k) / 16777216.0)) ++differ;
+                    std::printf("graphics,%d,depth keeps k/2^24 (%s),%zu of %zu differ\n", size,
+                                zeroToOne ? "GL_ZERO_TO_ONE" : "z from [-1, 1]", differ, depths.size());
                 }
             }
             glViewport(0, 0, size, size);
