@@ -11,6 +11,8 @@
 //                  bench's yardstick (its fullscreen_pass)
 //   blend FORMAT   the same into R32F and RGBA32F with GL_MAX blending, as
 //                  the engine's gathers and table blend
+//   pass into depth  the same into a 32-bit float depth target through
+//                  gl_FragDepth
 //   fetches K      into R32F, K texel fetches a fragment (1, 4, 16)
 //   points         N*N/4 points, a vertex each (the vertex shader fetches a
 //                  texel and places the point), a fragment each, into R32F,
@@ -215,6 +217,32 @@ int run(int argc, char** argv) {
                 glDisable(GL_BLEND);
             }
             if (format.internal == GL_R32F || format.internal == GL_R32UI) expect(target, format.integer, 1.0, format.name);
+        }
+        {
+            // The fetched value into a 32-bit float depth target through
+            // gl_FragDepth (the depth test always passing, colour writes
+            // off), as a fragment pass would write values that points then
+            // raise by their depths.
+            gl::Renderbuffer depth = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, size, size, "the probe's depth");
+            gl::RenderTarget marked = gl::RenderTarget::allocate(GL_R32F, size, size, "the probe's depth target", depth.id());
+            glBindFramebuffer(GL_FRAMEBUFFER, marked.framebuffer.id());
+            glEnable(GL_DEPTH_TEST);
+            glDepthFunc(GL_ALWAYS);
+            glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+            ProbeProgram program({{GL_VERTEX_SHADER, std::string(kVersion) + kFullscreen},
+                                  {GL_FRAGMENT_SHADER, std::string(kVersion) + "uniform sampler2D source;\nvoid main() {\n"
+                                                       "  gl_FragDepth = 0.5 * texelFetch(source, ivec2(gl_FragCoord.xy), 0).r;\n}\n"}});
+            print(size, "pass into depth", probe.time([] { glDrawArrays(GL_TRIANGLES, 0, 3); }), texels, yardstick);
+            glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+            glDisable(GL_DEPTH_TEST);
+            glDepthFunc(GL_LESS);
+            GLfloat d = -1.0f;
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, marked.framebuffer.id());
+            glReadPixels(0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &d);
+            if (d != 0.5f) {
+                std::printf("graphics,%d,pass into depth,WRONG: first depth %g, not 0.5\n", size, double(d));
+                ++failures;
+            }
         }
         gl::RenderTarget target = gl::RenderTarget::allocate(GL_R32F, size, size, "a probe target");
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
