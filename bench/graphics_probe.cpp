@@ -48,40 +48,38 @@ namespace {
 
 using namespace glccl;
 
-GLuint compileStage(GLenum type, const std::string& text) {
-    const GLuint shader = glCreateShader(type);
+// A compiled shader, owned (the engine's wrapper: shaders are adopted, as
+// the program builder adopts them).
+gl::Object<gl::ShaderTraits> compileStage(GLenum type, const std::string& text) {
+    auto shader = gl::Object<gl::ShaderTraits>::adopt(glCreateShader(type));
     const char* source = text.c_str();
-    glShaderSource(shader, 1, &source, nullptr);
-    glCompileShader(shader);
+    glShaderSource(shader.id(), 1, &source, nullptr);
+    glCompileShader(shader.id());
     GLint ok = GL_FALSE;
-    glGetShaderiv(shader, GL_COMPILE_STATUS, &ok);
+    glGetShaderiv(shader.id(), GL_COMPILE_STATUS, &ok);
     if (!ok) {
         char log[4096] = {};
-        glGetShaderInfoLog(shader, sizeof log, nullptr, log);
-        glDeleteShader(shader);
+        glGetShaderInfoLog(shader.id(), sizeof log, nullptr, log);
         throw Error("compiling a probe shader failed:\n" + text + "\n" + log);
     }
     return shader;
 }
 
-// A linked program of the given stages' sources (vertex and fragment, or compute alone).
+// A linked program of the given stages' sources (vertex and fragment, or
+// compute alone), made current.
 struct ProbeProgram {
-    GLuint id = 0;
+    gl::Object<gl::ProgramTraits> program = gl::Object<gl::ProgramTraits>::create();
     explicit ProbeProgram(const std::vector<std::pair<GLenum, std::string>>& stages) {
-        id = glCreateProgram();
-        std::vector<GLuint> shaders;
+        std::vector<gl::Object<gl::ShaderTraits>> shaders;
         for (const auto& [type, text] : stages) shaders.push_back(compileStage(type, text));
-        for (GLuint shader : shaders) glAttachShader(id, shader);
-        glLinkProgram(id);
-        for (GLuint shader : shaders) glDeleteShader(shader);
+        for (const auto& shader : shaders) glAttachShader(program.id(), shader.id());
+        glLinkProgram(program.id());
+        for (const auto& shader : shaders) glDetachShader(program.id(), shader.id());
         GLint ok = GL_FALSE;
-        glGetProgramiv(id, GL_LINK_STATUS, &ok);
+        glGetProgramiv(program.id(), GL_LINK_STATUS, &ok);
         if (!ok) throw Error("linking a probe program failed");
-        glUseProgram(id);
+        glUseProgram(program.id());
     }
-    ~ProbeProgram() { glDeleteProgram(id); }
-    ProbeProgram(const ProbeProgram&) = delete;
-    ProbeProgram& operator=(const ProbeProgram&) = delete;
 };
 
 const char* const kVersion = "#version 430 core\n";
@@ -97,25 +95,17 @@ struct Format {
 
 class Probe {
 public:
-    explicit Probe(int reps) : reps_(reps) {
-        glGenQueries(1, &query_);
-        glGenVertexArrays(1, &vertexArray_);
-        glBindVertexArray(vertexArray_);
-    }
-    ~Probe() {
-        glDeleteVertexArrays(1, &vertexArray_);
-        glDeleteQueries(1, &query_);
-    }
+    explicit Probe(int reps) : reps_(reps) { glBindVertexArray(vertexArray_.id()); }
 
     // The least device time of `draw`, ms; 0 where the timer measures nothing.
     double time(const std::function<void()>& draw) {
         double least = 0.0;
         for (int r = 0; r <= reps_; ++r) {
-            glBeginQuery(GL_TIME_ELAPSED, query_);
+            glBeginQuery(GL_TIME_ELAPSED, query_.id());
             draw();
             glEndQuery(GL_TIME_ELAPSED);
             GLuint64 ns = 0;
-            glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &ns);
+            glGetQueryObjectui64v(query_.id(), GL_QUERY_RESULT, &ns);
             const double ms = double(ns) / 1e6;
             if (r > 0 && ms > 0.0 && (least == 0.0 || ms < least)) least = ms;
         }
@@ -124,7 +114,8 @@ public:
 
 private:
     int reps_;
-    GLuint query_ = 0, vertexArray_ = 0;
+    gl::Query query_ = gl::Query::create();
+    gl::VertexArray vertexArray_ = gl::VertexArray::create();
 };
 
 void print(int size, const std::string& what, double ms, double items, double yardstick) {
@@ -148,6 +139,48 @@ double firstTexel(const gl::RenderTarget& target, bool integer) {
     glReadPixels(0, 0, 1, 1, GL_RGBA, GL_FLOAT, v);
     return double(v[0]);
 }
+
+// A 32-bit float depth target, an R32F colour target beside it, bound for
+// depth-only draws with depth test `test` while it lives (cleared to 0,
+// colour writes off); the default state back at its end.
+class DepthTarget {
+public:
+    DepthTarget(int width, int height, GLenum test)
+        : width_(width),
+          height_(height),
+          depth_(gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, width, height, "the probe's depth")),
+          target_(gl::RenderTarget::allocate(GL_R32F, width, height, "the probe's depth target", depth_.id())) {
+        glBindFramebuffer(GL_FRAMEBUFFER, target_.framebuffer.id());
+        glClearDepth(0.0);
+        glClear(GL_DEPTH_BUFFER_BIT);
+        glEnable(GL_DEPTH_TEST);
+        glDepthFunc(test);
+        glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+    }
+    ~DepthTarget() {
+        glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+        glDisable(GL_DEPTH_TEST);
+        glDepthFunc(GL_LESS);
+        glClearDepth(1.0);
+    }
+    DepthTarget(const DepthTarget&) = delete;
+    DepthTarget& operator=(const DepthTarget&) = delete;
+
+    // The depths, row by row from the first texel; `count` of them.
+    std::vector<GLfloat> read(std::size_t count) const {
+        std::vector<GLfloat> depths(std::size_t(width_) * std::size_t(height_));
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, target_.framebuffer.id());
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        glReadPixels(0, 0, width_, height_, GL_DEPTH_COMPONENT, GL_FLOAT, depths.data());
+        depths.resize(count);
+        return depths;
+    }
+
+private:
+    int width_, height_;
+    gl::Renderbuffer depth_;
+    gl::RenderTarget target_;
+};
 
 int run(int argc, char** argv) {
     std::vector<int> sizes = {2048, 8192};
@@ -197,6 +230,13 @@ int run(int argc, char** argv) {
                 ++failures;
             }
         };
+        const auto expectDepth = [&](const DepthTarget& depth, const std::string& what) {
+            const GLfloat got = depth.read(1)[0];
+            if (got != 0.5f) {
+                std::printf("graphics,%d,%s,WRONG: first depth %g, not 0.5\n", size, what.c_str(), double(got));
+                ++failures;
+            }
+        };
         double yardstick = 0.0;
         for (const Format& format : formats) {
             gl::RenderTarget target = gl::RenderTarget::allocate(format.internal, size, size, "a probe target");
@@ -223,26 +263,12 @@ int run(int argc, char** argv) {
             // gl_FragDepth (the depth test always passing, colour writes
             // off), as a fragment pass would write values that points then
             // raise by their depths.
-            gl::Renderbuffer depth = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, size, size, "the probe's depth");
-            gl::RenderTarget marked = gl::RenderTarget::allocate(GL_R32F, size, size, "the probe's depth target", depth.id());
-            glBindFramebuffer(GL_FRAMEBUFFER, marked.framebuffer.id());
-            glEnable(GL_DEPTH_TEST);
-            glDepthFunc(GL_ALWAYS);
-            glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+            DepthTarget depth(size, size, GL_ALWAYS);
             ProbeProgram program({{GL_VERTEX_SHADER, std::string(kVersion) + kFullscreen},
                                   {GL_FRAGMENT_SHADER, std::string(kVersion) + "uniform sampler2D source;\nvoid main() {\n"
                                                        "  gl_FragDepth = 0.5 * texelFetch(source, ivec2(gl_FragCoord.xy), 0).r;\n}\n"}});
             print(size, "pass into depth", probe.time([] { glDrawArrays(GL_TRIANGLES, 0, 3); }), texels, yardstick);
-            glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-            glDisable(GL_DEPTH_TEST);
-            glDepthFunc(GL_LESS);
-            GLfloat d = -1.0f;
-            glBindFramebuffer(GL_READ_FRAMEBUFFER, marked.framebuffer.id());
-            glReadPixels(0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &d);
-            if (d != 0.5f) {
-                std::printf("graphics,%d,pass into depth,WRONG: first depth %g, not 0.5\n", size, double(d));
-                ++failures;
-            }
+            expectDepth(depth, "pass into depth");
         }
         gl::RenderTarget target = gl::RenderTarget::allocate(GL_R32F, size, size, "a probe target");
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target.framebuffer.id());
@@ -306,30 +332,13 @@ int run(int argc, char** argv) {
             // where one value a point is combined): the vertex carries it
             // in its position, the fragment nothing.
             {
-                gl::Renderbuffer depth = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, half, half, "the probe's depth");
-                gl::RenderTarget marked = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's depth target", depth.id());
-                glBindFramebuffer(GL_FRAMEBUFFER, marked.framebuffer.id());
-                glClearDepth(0.0);
-                glClear(GL_DEPTH_BUFFER_BIT);
-                glEnable(GL_DEPTH_TEST);
-                glDepthFunc(GL_GREATER);
-                glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+                DepthTarget depth(half, half, GL_GREATER);
                 ProbeProgram program({{GL_VERTEX_SHADER, head + "void main() {\n" + place +
                                                              "  gl_Position.z = texelFetch(source, q, 0).r - 1.0;\n}\n"},
                                       {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
                 print(size, "points as depth", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
                       double(points), yardstick);
-                glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-                glDisable(GL_DEPTH_TEST);
-                glDepthFunc(GL_LESS);
-                glClearDepth(1.0);
-                GLfloat d = -1.0f;
-                glBindFramebuffer(GL_READ_FRAMEBUFFER, marked.framebuffer.id());
-                glReadPixels(0, 0, 1, 1, GL_DEPTH_COMPONENT, GL_FLOAT, &d);
-                if (d != 0.5f) {
-                    std::printf("graphics,%d,points as depth,WRONG: first depth %g, not 0.5\n", size, double(d));
-                    ++failures;
-                }
+                expectDepth(depth, "points as depth");
             }
             // Whether a 32-bit float depth target keeps the values points
             // bring exactly: point k brings k / 2^24 (every one a float),
@@ -338,34 +347,20 @@ int run(int argc, char** argv) {
             // [-1, 1]; the depths read back and counted where they differ.
             // A measurement, not a check: the count is printed.
             if (half <= 4096) {
-                gl::Renderbuffer depth = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT32F, half, half, "the probe's depth");
-                gl::RenderTarget marked = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's depth target", depth.id());
-                glBindFramebuffer(GL_FRAMEBUFFER, marked.framebuffer.id());
                 using ClipControl = void(APIENTRY*)(GLenum, GLenum);
                 const auto clipControl = reinterpret_cast<ClipControl>(gl::procAddress("glClipControl"));
                 const bool zeroToOneHere = (info.major > 4 || (info.major == 4 && info.minor >= 5)) && !info.es && clipControl;
                 for (bool zeroToOne : {true, false}) {
                     if (zeroToOne && !zeroToOneHere) continue;
                     if (zeroToOne) clipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
-                    glClearDepth(0.0);
-                    glClear(GL_DEPTH_BUFFER_BIT);
-                    glEnable(GL_DEPTH_TEST);
-                    glDepthFunc(GL_ALWAYS);
-                    glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+                    DepthTarget depth(half, half, GL_ALWAYS);
                     ProbeProgram program(
                         {{GL_VERTEX_SHADER, head + "void main() {\n" + place + "  float v = float(gl_VertexID) / 16777216.0;\n" +
                                                 (zeroToOne ? "  gl_Position.z = v;\n" : "  gl_Position.z = 2.0 * v - 1.0;\n") + "}\n"},
                          {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
                     glDrawArrays(GL_POINTS, 0, points);
-                    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-                    glDisable(GL_DEPTH_TEST);
-                    glDepthFunc(GL_LESS);
-                    glClearDepth(1.0);
                     if (zeroToOne) clipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
-                    std::vector<GLfloat> depths(static_cast<std::size_t>(points));
-                    glBindFramebuffer(GL_READ_FRAMEBUFFER, marked.framebuffer.id());
-                    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-                    glReadPixels(0, 0, half, half, GL_DEPTH_COMPONENT, GL_FLOAT, depths.data());
+                    const std::vector<GLfloat> depths = depth.read(std::size_t(points));
                     std::size_t differ = 0;
                     for (std::size_t k = 0; k < depths.size(); ++k)
                         if (depths[k] != float(double(k) / 16777216.0)) ++differ;
