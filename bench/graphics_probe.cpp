@@ -23,7 +23,13 @@
 //                  (a GL_GREATER test, colour writes off); and how many of
 //                  the values k / 2^24 points bring a 32-bit float depth
 //                  target keeps exactly, with z as given (glClipControl's
-//                  GL_ZERO_TO_ONE) and mapped from [-1, 1]
+//                  GL_ZERO_TO_ONE) and mapped from [-1, 1], and the
+//                  engine's IDs as given; then the same vertices with one
+//                  in 8 drawn, as depth too, all into one texel, none
+//                  drawn (after one fetch
+//                  and after 8 dependent ones), and in 32 draws,
+//                  apart and as a chain each reading what the one before
+//                  drew
 //   compute copy   the R32F texels loaded and stored by a compute shader
 //                  (where the context has compute shaders)
 // and prints "graphics,N,WHAT,ms,rate": rate in 10^9 fragments, points or
@@ -33,6 +39,7 @@
 #include "gl.hpp"  // the engine's GL entry points, before any other GL header
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -340,32 +347,147 @@ int run(int argc, char** argv) {
                       double(points), yardstick);
                 expectDepth(depth, "points as depth");
             }
+            // The same vertices with one in 8 drawn and the rest clipped, as
+            // in the engine's draws, where a vertex per node draws only
+            // where its node has something to send: the value in a flat
+            // varying, and as the point's depth; and every vertex clipped,
+            // what the vertices alone cost.
+            {
+                const std::string sparse = "  if (gl_VertexID % 8 != 0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n";
+                glBindFramebuffer(GL_DRAW_FRAMEBUFFER, nodes.framebuffer.id());
+                {
+                    ProbeProgram program(
+                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
+                                                "  value = texelFetch(source, q, 0).r;\n" + sparse + "}\n"},
+                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                    print(size, "points 1 in 8", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                          double(points), yardstick);
+                    expect(nodes, false, 2.0, "points 1 in 8");
+                }
+                {
+                    DepthTarget depth(half, half, GL_GREATER);
+                    ProbeProgram program({{GL_VERTEX_SHADER, head + "void main() {\n" + place +
+                                                                 "  gl_Position.z = texelFetch(source, q, 0).r - 1.0;\n" + sparse +
+                                                                 "}\n"},
+                                          {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
+                    print(size, "points 1 in 8 as depth", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                          double(points), yardstick);
+                    expectDepth(depth, "points 1 in 8 as depth");
+                }
+                glBindFramebuffer(GL_DRAW_FRAMEBUFFER, nodes.framebuffer.id());
+                // The one in 8 drawn all into one texel, blended (GL_MAX),
+                // as points raise one root: blends into one texel go one
+                // after another.
+                {
+                    ProbeProgram program(
+                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
+                                                "  value = texelFetch(source, q, 0).r;\n" + sparse +
+                                                "  else gl_Position.xy = vec2(-1.0 + 1.0 / float(" + h + "));\n}\n"},
+                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                    glEnable(GL_BLEND);
+                    glBlendEquation(GL_MAX);
+                    print(size, "points 1 in 8 into one texel, blended", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                          double(points), yardstick);
+                    glDisable(GL_BLEND);
+                    expect(nodes, false, 2.0, "points 1 in 8 into one texel");
+                }
+                {
+                    ProbeProgram program(
+                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
+                                                "  value = texelFetch(source, q, 0).r;\n"
+                                                "  if (value < 2.0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n}\n"},
+                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                    print(size, "points all clipped", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                          double(points), yardstick);
+                }
+                // Every vertex clipped after 8 fetches, each at a neighbour
+                // of the texel the one before it read (the engine's
+                // vertices read a node's bits, its neighbours' labels and
+                // their run tops, each fetch waiting on the one before).
+                {
+                    ProbeProgram program(
+                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
+                                                "  value = texelFetch(source, q, 0).r;\n"
+                                                "  for (int i = 0; i < 8; ++i)\n"
+                                                "    value = texelFetch(source, clamp(q + ivec2(-1, i % 3 - 1) * int(value), ivec2(0), ivec2(" +
+                                                h + " - 1)), 0).r;\n"
+                                                "  if (value < 2.0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n}\n"},
+                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                    print(size, "points all clipped, 8 fetches", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
+                          double(points), yardstick);
+                }
+                // The same vertices in 32 draws, as column processing's
+                // gathers draw a column of every block each: into one
+                // target, each draw reading the source (no draw waits on
+                // another), and as a chain, each draw reading the target
+                // the one before it drew into (column c reads column c - 1).
+                {
+                    constexpr int kDraws = 32;
+                    const GLsizei each = points / kDraws;
+                    gl::RenderTarget other = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's second node grid");
+                    ProbeProgram program(
+                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
+                                                "  value = texelFetch(source, q, 0).r;\n" + sparse + "}\n"},
+                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                    print(size, "points 1 in 8, 32 draws", probe.time([each] {
+                              for (int k = 0; k < kDraws; ++k) glDrawArrays(GL_POINTS, k * each, each);
+                          }),
+                          double(points), yardstick);
+                    const gl::RenderTarget* targets[2] = {&nodes, &other};
+                    print(size, "points 1 in 8, a chain of 32 draws", probe.time([&] {
+                              for (int k = 0; k < kDraws; ++k) {
+                                  glBindFramebuffer(GL_DRAW_FRAMEBUFFER, targets[k % 2]->framebuffer.id());
+                                  glBindTexture(GL_TEXTURE_2D, targets[1 - k % 2]->texture.id());
+                                  glDrawArrays(GL_POINTS, k * each, each);
+                              }
+                          }),
+                          double(points), yardstick);
+                    glBindTexture(GL_TEXTURE_2D, source.texture.id());
+                    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, nodes.framebuffer.id());
+                }
+            }
             // Whether a 32-bit float depth target keeps the values points
             // bring exactly: point k brings k / 2^24 (every one a float),
             // as its depth through glClipControl's GL_ZERO_TO_ONE (OpenGL
             // 4.5: z as given) and through the default mapping of z from
-            // [-1, 1]; the depths read back and counted where they differ.
-            // A measurement, not a check: the count is printed.
+            // [-1, 1]; and, through GL_ZERO_TO_ONE, the raster engine's IDs
+            // (float bit patterns from 0x00800000 up, spread over the range
+            // below 1.0). The depths read back and counted where they
+            // differ. A measurement, not a check: the count is printed.
             if (half <= 4096) {
                 using ClipControl = void(APIENTRY*)(GLenum, GLenum);
                 const auto clipControl = reinterpret_cast<ClipControl>(gl::procAddress("glClipControl"));
                 const bool zeroToOneHere = (info.major > 4 || (info.major == 4 && info.minor >= 5)) && !info.es && clipControl;
-                for (bool zeroToOne : {true, false}) {
-                    if (zeroToOne && !zeroToOneHere) continue;
-                    if (zeroToOne) clipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
+                const std::uint32_t idStep = std::uint32_t((0x3F000000u - 1u) / std::uint64_t(points));
+                struct Mapping {
+                    const char* name;
+                    bool zeroToOne;
+                    bool ids;  // the engine's IDs, else k / 2^24
+                    std::string z;
+                };
+                const Mapping mappings[] = {
+                    {"k/2^24, GL_ZERO_TO_ONE", true, false, "  gl_Position.z = float(gl_VertexID) / 16777216.0;\n"},
+                    {"k/2^24, z from [-1, 1]", false, false, "  gl_Position.z = 2.0 * (float(gl_VertexID) / 16777216.0) - 1.0;\n"},
+                    {"IDs, GL_ZERO_TO_ONE", true, true,
+                     "  gl_Position.z = uintBitsToFloat(0x00800000u + uint(gl_VertexID) * " + std::to_string(idStep) + "u);\n"}};
+                for (const Mapping& mapping : mappings) {
+                    if (mapping.zeroToOne && !zeroToOneHere) continue;
+                    if (mapping.zeroToOne) clipControl(GL_LOWER_LEFT, GL_ZERO_TO_ONE);
                     DepthTarget depth(half, half, GL_ALWAYS);
-                    ProbeProgram program(
-                        {{GL_VERTEX_SHADER, head + "void main() {\n" + place + "  float v = float(gl_VertexID) / 16777216.0;\n" +
-                                                (zeroToOne ? "  gl_Position.z = v;\n" : "  gl_Position.z = 2.0 * v - 1.0;\n") + "}\n"},
-                         {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
+                    ProbeProgram program({{GL_VERTEX_SHADER, head + "void main() {\n" + place + mapping.z + "}\n"},
+                                          {GL_FRAGMENT_SHADER, std::string(kVersion) + "void main() {}\n"}});
                     glDrawArrays(GL_POINTS, 0, points);
-                    if (zeroToOne) clipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
+                    if (mapping.zeroToOne) clipControl(GL_LOWER_LEFT, GL_NEGATIVE_ONE_TO_ONE);
                     const std::vector<GLfloat> depths = depth.read(std::size_t(points));
                     std::size_t differ = 0;
-                    for (std::size_t k = 0; k < depths.size(); ++k)
-                        if (depths[k] != float(double(k) / 16777216.0)) ++differ;
-                    std::printf("graphics,%d,depth keeps k/2^24 (%s),%zu of %zu differ\n", size,
-                                zeroToOne ? "GL_ZERO_TO_ONE" : "z from [-1, 1]", differ, depths.size());
+                    for (std::size_t k = 0; k < depths.size(); ++k) {
+                        std::uint32_t bits = 0x00800000u + std::uint32_t(k) * idStep;
+                        float id = 0.0f;
+                        std::memcpy(&id, &bits, sizeof id);
+                        if (depths[k] != (mapping.ids ? id : float(double(k) / 16777216.0))) ++differ;
+                    }
+                    std::printf("graphics,%d,depth keeps %s,%zu of %zu differ\n", size, mapping.name, differ,
+                                depths.size());
                 }
             }
             glViewport(0, 0, size, size);
