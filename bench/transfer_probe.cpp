@@ -653,7 +653,7 @@ int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     try {
-        glccl::tools::applyTuningEnvironment();
+        glccl::tools::applyTuningEnvironment("glccl_transfer_probe");
         return run(argc, argv);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "glccl_transfer_probe: %s\n", error.what());

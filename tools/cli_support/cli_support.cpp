@@ -67,7 +67,31 @@ Tuning tuningFromEnvironment(Tuning tuning) {
     return tuning;
 }
 
-void applyTuningEnvironment() { setTuning(tuningFromEnvironment(tuning())); }
+std::vector<std::string> unknownTuningVariables(const char* const* environment) {
+    static constexpr std::string_view kFamilies[] = {"GLCCL_RASTER_", "GLCCL_TRANSFER", "GLCCL_COPY_", "GLCCL_COMPUTE_",
+                                                     "GLCCL_SHADER_"};
+    static constexpr std::string_view kScriptSuffix = "_SIZES";
+    std::vector<std::string> known;
+    for (const TuningVariable& entry : kTuningVariables) known.push_back(entry.variable);
+    std::vector<std::string> unknown;
+    for (; environment != nullptr && *environment != nullptr; ++environment) {
+        const std::string_view entry(*environment);
+        const std::string name(entry.substr(0, entry.find('=')));
+        if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+        const bool family = std::any_of(std::begin(kFamilies), std::end(kFamilies),
+                                        [&](std::string_view prefix) { return name.rfind(prefix, 0) == 0; });
+        const bool script = name.size() >= kScriptSuffix.size() &&
+                            name.compare(name.size() - kScriptSuffix.size(), kScriptSuffix.size(), kScriptSuffix) == 0;
+        if (family && !script) unknown.push_back(name + " is not a tuning variable and is ignored" + didYouMean(name, known));
+    }
+    return unknown;
+}
+
+void applyTuningEnvironment(const char* program, bool notes) {
+    if (notes)
+        for (const std::string& note : unknownTuningVariables(environ)) std::cerr << program << ": note: " << note << '\n';
+    setTuning(tuningFromEnvironment(tuning()));
+}
 
 std::pair<std::string, std::optional<std::string>> ArgumentCursor::splitOption(const std::string& arg) {
     const auto equals = arg.find('=');

@@ -74,8 +74,19 @@ extern const TuningVariable kTuningVariables[23];
 // plain or bands") for a malformed value.
 Tuning tuningFromEnvironment(Tuning tuning);
 
+// The names in `environment` (as `environ`: "NAME=value" entries, null
+// last) that look like tuning variables and are none: of a tuning
+// variable's family (GLCCL_RASTER_, GLCCL_TRANSFER, GLCCL_COPY_,
+// GLCCL_COMPUTE_, GLCCL_SHADER_; the benchmark scripts' own GLCCL_*_SIZES
+// aside), so most likely a misspelling that would otherwise go unnoticed:
+// "GLCCL_RASTER_COLUMNS_DRAWS is not a tuning variable and is ignored;
+// did you mean 'GLCCL_RASTER_COLUMN_DRAWS'?".
+std::vector<std::string> unknownTuningVariables(const char* const* environment);
+
 // setTuning(tuningFromEnvironment(tuning())): the programs' first step.
-void applyTuningEnvironment();
+// With `notes`, prints "PROGRAM: note: " and each of
+// unknownTuningVariables(environ) to stderr first (glccl-mpi: rank 0 only).
+void applyTuningEnvironment(const char* program, bool notes = true);
 
 bool isHelpFlag(std::string_view arg);
 bool hasHelpFlag(const std::vector<std::string>& args);

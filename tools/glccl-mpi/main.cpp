@@ -345,7 +345,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int status = 0;
     try {
-        glccl::tools::applyTuningEnvironment();
+        glccl::tools::applyTuningEnvironment("glccl-mpi", rank == 0);
         // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary of glccl's
         // writers; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();

@@ -94,7 +94,8 @@ const char kGeneralHelp[] =
     "GLCCL_RASTER_RESOLVE_AHEAD 1..16, GLCCL_RASTER_TABLE_READS 1|3,\n"
     "GLCCL_RASTER_RUN_HOPS auto|2..1024, GLCCL_RASTER_BITS_SPREAD 1..64,\n"
     "GLCCL_RASTER_TABLE_SPREAD 1..64, GLCCL_RASTER_TABLE_SUMS bits|digits,\n"
-    "GLCCL_RASTER_TABLE_PACK floats|words;\n"
+    "GLCCL_RASTER_TABLE_PACK floats|words (another variable of these families, a\n"
+    "misspelling most likely, is named on stderr and ignored);\n"
     "GLCCL_CUDA_SYNC=1 synchronises after each CUDA kernel. For work on the shaders,\n"
     "GLCCL_SHADER_DIR=FOLDER: its GLSL files replace the built-in ones of their names.\n";
 
@@ -980,7 +981,7 @@ int dispatch(int argc, char** argv) {
 int main(int argc, char** argv) {
     using namespace glccl::tools;
     try {
-        applyTuningEnvironment();
+        applyTuningEnvironment("glccl");
         // SIGINT, SIGTERM, SIGHUP and SIGPIPE leave no temporary and no
         // half-committed outputs; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();
