@@ -18,7 +18,7 @@
 //             glGetTextureSubImage into 2 or 3 pixel-pack buffers, 16/32/64
 //             MiB, copied out by 1, 4 or 8 threads; every download is
 //             compared with the plain one, byte for byte
-//   wall      OffscreenLabeler::label(image, options, labeling) into a
+//   wall      Session::label(image, options, labeling) into a
 //             reused Labeling, as glccl bench and a batch run it: plain
 //             transfers, the default settings, and the fastest upload and
 //             download variant found above; with the labeling's device time
@@ -60,6 +60,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/image_io.hpp"
 #include "glccl/offscreen.hpp"
+#include "glccl/session.hpp"
 #include "glccl/texture.hpp"
 #include "cli_support.hpp"
 #include "gl_error.hpp"
@@ -198,7 +199,8 @@ int memorySteps(const std::string& path, Backend backend) {
         std::fflush(stdout);
     };
     step("start");
-    OffscreenLabeler offscreen;
+    Session session;
+    OffscreenLabeler& offscreen = session.offscreen();
     if (!whyUnavailable(backend, offscreen.context().info()).empty())
         backend = resolveBackend(Backend::Auto, offscreen.context().info());
     step("context");
@@ -206,14 +208,14 @@ int memorySteps(const std::string& path, Backend backend) {
     options.backend = backend;
     if (backend == Backend::Cuda) {
         // The cuda backend labels host images through CUDA alone
-        // (OffscreenLabeler): first what the CUDA runtime holds with a tiny
+        // (the Session's route): first what the CUDA runtime holds with a tiny
         // image labeled, then the image's call as glccl label makes it.
-        offscreen.label(generateFamily("noise50", 8, 8), options);
+        session.label(generateFamily("noise50", 8, 8), options);
         step("cuda runtime");
         Image image = readImage(path, ChannelMode::Gray);
         step("read");
         Labeling labeling;
-        offscreen.label(image, options, labeling);
+        session.label(image, options, labeling);
         step("label");
         const double mebibyte = 1 << 20;
         std::printf("memory: peak %ld MiB, input %.0f MiB, labels %.0f MiB (cuda, through CUDA alone)\n",
@@ -298,12 +300,13 @@ void main() {
 }
 
 int anatomy(int size, const std::string& variant) {
-    OffscreenLabeler offscreen;
+    Session session;
+    OffscreenLabeler& offscreen = session.offscreen();
     offscreen.makeCurrent();
     if (whyUnavailable(Backend::Cuda, offscreen.context().info()).empty()) {
         LabelOptions options;
         options.backend = Backend::Cuda;
-        offscreen.label(generateFamily("noise50", 64, 64, 1), options);
+        session.label(generateFamily("noise50", 64, 64, 1), options);
         std::printf("anatomy,%d,%s,cuda context made\n", size, variant.c_str());
     }
     const std::size_t count = std::size_t(size) * std::size_t(size), bytes = count * 4;
@@ -452,7 +455,8 @@ int anatomy(int size, const std::string& variant) {
 // per backend, family and size: "split,SIZE,BACKEND,FAMILY,upload_ms,
 // label_ms,table_ms,labels_ms,total_ms,components".
 int split(const std::vector<int>& sizes, int reps, const std::string& backendList) {
-    OffscreenLabeler offscreen;
+    Session session;
+    OffscreenLabeler& offscreen = session.offscreen();
     std::printf("split,size,backend,family,upload_ms,label_ms,table_ms,labels_ms,total_ms,components\n");
     for (const int size : sizes)
         for (const char* family : {"noise50", "dense_disks", "large"}) {
@@ -527,7 +531,8 @@ int run(int argc, char** argv) {
     }
     if (!memoryImage.empty()) return memorySteps(memoryImage, backend);
     if (!splitBackends.empty()) return split(sizes, reps, splitBackends);
-    OffscreenLabeler offscreen;
+    Session session;
+    OffscreenLabeler& offscreen = session.offscreen();
     const ContextInfo& info = offscreen.context().info();
     if (!whyUnavailable(backend, info).empty()) backend = resolveBackend(Backend::Auto, info);
     apply({"default", {}});
@@ -570,7 +575,7 @@ int run(int argc, char** argv) {
         LabelOptions options;
         options.backend = backend;
         apply(plain());
-        Labeling reference = offscreen.label(image, options);
+        Labeling reference = session.label(image, options);
         Labeler& labeler = offscreen.labeler();
         {
             std::vector<Variant> variants = {plain()};
@@ -596,7 +601,7 @@ int run(int argc, char** argv) {
             timed.timings = true;
             apply(plain());
             StageTimings stages;
-            offscreen.label(image, timed, &stages);
+            session.label(image, timed, &stages);
             double device = 0.0;
             for (const StageTime& stage : stages)
                 if (stage.stage.rfind("download_", 0) != 0) device += stage.milliseconds;
@@ -617,7 +622,7 @@ int run(int argc, char** argv) {
             Labeling reused;
             for (const Variant& variant : {plain(), Variant{"default", {}}, best}) {
                 apply(variant);
-                report("wall", size, variant.name, timeIt(reps, [&] { offscreen.label(image, options, reused); }),
+                report("wall", size, variant.name, timeIt(reps, [&] { session.label(image, options, reused); }),
                        inputBytes + labelBytes);
                 ++compared;
                 if (reused.labels != reference.labels || reused.components != reference.components) {

@@ -9,7 +9,8 @@
 #                                 and UBSan, the host code (host tests, fuzz
 #                                 replays), the libFuzzer harnesses and the
 #                                 command-line tools (glccl, glccl-mpi) for
-#                                 their tests; nothing of CUDA
+#                                 their tests, and the probes of bench/
+#                                 compiled; nothing of CUDA
 #   bash tools/build.sh tsan      build-tsan/ instead: clang with ThreadSanitizer,
 #                                 the cpu engine's tests (cpu_tsan_tests: the
 #                                 engine, the host library), in the CPU-only
@@ -45,8 +46,11 @@ if [[ "${1:-}" == sanitize ]]; then
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_C_FLAGS="$sanitizers" -DCMAKE_CXX_FLAGS="$sanitizers" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=ON -DGLCCL_BUILD_PYTHON=OFF -DGLCCL_FUZZ=ON
-  targets=(host_tests glccl_cli)
+    -DGLCCL_WITH_CUDA=OFF -DGLCCL_BUILD_TOOLS=ON -DGLCCL_BUILD_PYTHON=OFF -DGLCCL_FUZZ=ON -DGLCCL_BUILD_PROBES=ON
+  # The device probes of bench/ are compiled here, not run: the GPU machine
+  # runs them, and a probe that no build compiles drifts from the library's
+  # API unseen.
+  targets=(host_tests glccl_cli glccl_transfer_probe glccl_graphics_probe)
   # glccl-mpi where Open MPI is found. (The list is read whole first: grep -q
   # would close the pipe early, and under pipefail the test would fail.)
   buildable=$(cmake --build build-asan --target help)
