@@ -47,9 +47,11 @@
 #include "glccl/texture.hpp"
 #include "gl_objects.hpp"
 
+// In namespace glccl, whose GL entry points (gl.hpp) then hide the ones
+// cuda_gl_interop.h declares through GL/gl.h.
+namespace glccl {
 namespace {
 
-using namespace glccl;
 using Clock = std::chrono::steady_clock;
 
 void check(cudaError_t status, const char* what) {
@@ -378,10 +380,11 @@ int run(int argc, char** argv) {
 }
 
 }  // namespace
+}  // namespace glccl
 
 int main(int argc, char** argv) {
     try {
-        return run(argc, argv);
+        return glccl::run(argc, argv);
     } catch (const std::exception& error) {
         std::fprintf(stderr, "glccl_interop_probe: %s\n", error.what());
         return 1;
