@@ -37,6 +37,9 @@ phase "the build"
 # images that are small. Unoptimized, the programs compile faster and run
 # slower, and the suite takes less time; they compute the same labels.
 export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
+# llvmpipe keeps its threads (LP_NUM_THREADS unset): with one a process the
+# tests' CPU time was the same, ctest's two processes sharing the cores
+# anyway, and the compute shaders' work groups would no longer run at once.
 
 # The sanitizers' trees build at the lowest priority while the tests before
 # them run: the tests leave cores idle (processes starting, sleeping on
