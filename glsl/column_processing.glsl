@@ -94,6 +94,20 @@ void gatherNeighbour(ivec2 first, float depth) {
         target = runTop;
     }
     if (value == 0.0) return;
+    // Along a long run beside another (a large region's columns), every
+    // group would send the same value to the same root, one blend after
+    // another into that texel. A group draws nothing where the group above
+    // lies in the run it raises (its first node has that run top, so every
+    // node between does) and that group's last node links left to a label
+    // as large: the group above offers that root as much or more, and its
+    // point, or one further up, raises it as far. Four fetches, not the
+    // group above's whole offer, which costs more than the points it saves.
+    if (first.y >= columnGroup) {
+        ivec2 above = first - ivec2(0, 1);
+        if (texelFetch(columns, first - ivec2(0, columnGroup), 0).r == target && linksTo(nodeBits(above), kLeft) &&
+            labelOf(above + kNeighbours[kLeft]) >= value)
+            return;
+    }
     scatterValue = value;
     gl_Position = pixelPosition(nodeOfId(target), gridSize, depth);
 }
