@@ -21,6 +21,7 @@
 // counted.
 
 #include <algorithm>
+#include <chrono>
 #include <array>
 #include <cerrno>
 #include <cmath>
@@ -45,6 +46,7 @@
 #include "glccl/generate.hpp"
 #include "glccl/output_transaction.hpp"
 #include "glccl/image_io.hpp"
+#include "glccl/measure.hpp"
 #include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/region_properties.hpp"
@@ -137,16 +139,20 @@ const char kBenchHelp[] =
     "                                names) with every timed labeling, as a renderer\n"
     "                                does: LabelOptions::measure of a labeling of the\n"
     "                                texture on the GPU (compute, raster, cuda with a GL\n"
-    "                                context; the backends of host memory are refused).\n"
-    "                                The passes are the Labeler's GLSL ones whichever\n"
+    "                                context). The passes are the Labeler's GLSL ones whichever\n"
     "                                engine labeled (cuda's own measuring kernels are\n"
     "                                glccl label's). They are stages (measure_small,\n"
     "                                measure_terms, measure_fold, measure_extrema,\n"
     "                                measure_windows; --steps lists them) and count in\n"
-    "                                GPU time; the wall time stays the labeling's.\n"
+    "                                GPU time; the wall time stays the labeling's. The\n"
+    "                                backends of host memory (cpu, reference, cuda on\n"
+    "                                volumes or without a GL context) measure after the\n"
+    "                                labeling as glccl label does: a stage 'measure' in\n"
+    "                                their time and their wall time.\n"
     "                                Properties that need an intensity read a generated\n"
     "                                one: 8-bit samples of a hash of the element's\n"
-    "                                position, a texture of the image's size\n"
+    "                                position, a texture of the image's size (host\n"
+    "                                memory for the backends of host memory)\n"
     "  -h, --help                    show this help\n"
     "\n"
     "CSV: one row per backend, image and stage, with the header\n"
@@ -579,15 +585,20 @@ private:
             std::optional<SessionTexture> resident;
             if (readsTexture(backend)) resident.emplace(session_, image);
             const bool labelsTexture = resident && (!workload.volume || takesTextureVolumes(backend));
-            if (!options_.properties.empty() && !labelsTexture)
-                throw Error("--properties measures with a labeling of a texture through the Labeler; the " +
-                            std::string(backendName(backend)) + " backend labels " +
-                            (workload.volume ? "volumes" : "images") + " from host memory here");
+            // The intensity of --properties: a texture beside a labeling of
+            // a texture, host memory beside an engine of host memory.
             std::optional<SessionTexture> intensity;
-            if (options_.intensityNeeded) {
+            std::optional<Image> hostIntensity;
+            if (options_.intensityNeeded && labelsTexture) {
                 intensity.emplace(session_, generatedIntensity(image));
                 labelOptions.intensity = (*intensity)->id();
+            } else if (options_.intensityNeeded) {
+                hostIntensity = generatedIntensity(image);
             }
+            // An engine of host memory measures after its labeling, as glccl
+            // label measures one (measureOnHost).
+            LabelOptions hostOptions = labelOptions;
+            hostOptions.measure = {};
             // The wall time is the labeling's: the route of host images
             // measures nothing.
             LabelOptions untimed = labelOptions;
@@ -615,8 +626,11 @@ private:
                     // takes volumes from host memory only (cuda), or cuda
                     // without a GL context: its own route, stages (none on
                     // the CPU: its wall time is its time) and wall of one
-                    // call into the cell's Labeling.
-                    run = session_.label(image, labelOptions, &reused);
+                    // call into the cell's Labeling; with --properties the
+                    // measuring after it, a stage of its own.
+                    run = session_.label(image, hostOptions, &reused);
+                    if (!options_.properties.empty())
+                        measureOnHost(run, reused, hostIntensity ? &*hostIntensity : nullptr);
                 } else {
                     run = session_.label(**resident, labelOptions);
                     run.milliseconds = session_.label(image, untimed, reused);
@@ -631,13 +645,50 @@ private:
                 progress_.update(cell + " " + std::to_string(options_.frames) + " frames", false);
                 OffscreenLabeler* offscreen = measurementContext();
                 if (!offscreen) throw Error("--frames: " + whyNoMeasurementContext_);
-                measurement.frames = bench::labelFrames(*offscreen, image, labelOptions, options_.frames);
+                // (An engine of host memory labels the frames without
+                // measuring: its measuring is the timed labelings'.)
+                measurement.frames =
+                    bench::labelFrames(*offscreen, image, labelsTexture ? labelOptions : hostOptions, options_.frames);
             }
         } catch (const Error& error) {
             fail(std::string(backendName(backend)) + " " + workload.family + " " + sizeText(workload), error.what());
             return;
         }
         record(backend, workload, measurement, image.pixels.size());
+    }
+
+    // --properties after a labeling of host memory, as glccl label measures
+    // one: the terms by the engine that labeled (Session::measureTerms: its
+    // GPU where it has one, else the host's threads) and the properties
+    // finalized from them, timed on the host clock as the stage "measure",
+    // which the run's time and wall time include.
+    void measureOnHost(BackendRun& run, const Labeling& labeling, const Image* intensity) {
+        const auto start = std::chrono::steady_clock::now();
+        IntensitySamples samples;
+        if (intensity) {
+            samples.shape = intensity->shape();
+            samples.channels = intensity->channels;
+            samples.data = intensity->pixels.data();
+            samples.bytes = 1;
+        }
+        const TermRequest request =
+            termsFor(options_.properties, labeling.dimensions, intensity ? intensity->channels : 0, samples.kind, 8);
+        LabelSamples labels;
+        labels.shape = labeling.shape();
+        labels.data = labeling.labels.data();
+        labels.bytes = 4;
+        PropertyOptions properties;
+        properties.properties = options_.properties;
+        const PropertyTable table = finalizeProperties(
+            session_.session().measureTerms(request, intensity ? &samples : nullptr, labels, labeling.components, 0),
+            properties);
+        if (table.rows != labeling.count())
+            throw Error("--properties: " + std::to_string(table.rows) + " rows measured for " +
+                        std::to_string(labeling.count()) + " components");
+        const double milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        run.milliseconds += milliseconds;
+        run.stages.push_back({"measure", milliseconds, true});
     }
 
     // Once per size, the raster backend's yardstick: one full-screen
