@@ -11,7 +11,7 @@ loaded with numpy, so both sides label byte-identical input. Then, per
 backend (default compute):
 
   cli_wall    `glccl bench IMAGE.npy --backends B`: the median wall time of
-              OffscreenLabeler::label(image, options, labeling), the C++ call
+              Session::label(image, options, labeling), the C++ call
               that uploads, labels and downloads labels and table into a
               Labeling reused from call to call (column wall_median_ms)
   label       glccl.label(image, backend=B): the same from Python, with a new

@@ -5,7 +5,7 @@
 // of the per-stage device times the Labeler reports (GL timer queries, CUDA
 // events): the labeling itself, without host transfers (stages named
 // download_*). The wall time is what a user of the public API waits for: one
-// OffscreenLabeler::label() call that uploads the image, labels it and
+// Session::label() call that uploads the image, labels it and
 // downloads labels and table into a Labeling reused from repetition to
 // repetition, as a batch of same-sized images reuses one. The transfer floor
 // is the input's bytes up and the labels' bytes down at the page-locked copy
@@ -74,7 +74,7 @@ const char kBenchHelp[] =
     "             compute dispatches), GPU time, Mpix/s and the ratios on it are\n"
     "             n/a, and empty in the CSV.\n"
     "  wall       upload, label, labels and table downloaded into buffers reused\n"
-    "             across repetitions: one OffscreenLabeler::label(image, options,\n"
+    "             across repetitions: one Session::label(image, options,\n"
     "             labeling) call into one Labeling per backend and image, as a\n"
     "             batch of images of one size labels them.\n"
     "  floor      the input's bytes host to device plus the labels' bytes (4 a\n"
