@@ -311,9 +311,17 @@ int run(int argc, char** argv) {
                 std::string vertex, fragment;
             };
             const std::string head = std::string(kVersion) + "uniform sampler2D source;\n";
+            // The engine's way: the vertex fetches its texel's value and
+            // hands it to the fragment in a flat varying (then `tail`, a
+            // vertex's further lines); the fragment writes value + 1.
+            const auto valueVertex = [&](const std::string& tail) {
+                return head + "flat out float value;\nvoid main() {\n" + place + "  value = texelFetch(source, q, 0).r;\n" +
+                       tail + "}\n";
+            };
+            const std::string valueFragment =
+                head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n";
             const Variant variants[] = {
-                {"points", head + "flat out float value;\nvoid main() {\n" + place + "  value = texelFetch(source, q, 0).r;\n}\n",
-                 head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"},
+                {"points", valueVertex(""), valueFragment},
                 {"points smooth", head + "out float value;\nvoid main() {\n" + place + "  value = texelFetch(source, q, 0).r;\n}\n",
                  head + "in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"},
                 {"points no varying", head + "void main() {\n" + place + "  gl_Position.w += 0.0 * texelFetch(source, q, 0).r;\n}\n",
@@ -357,9 +365,7 @@ int run(int argc, char** argv) {
                 glBindFramebuffer(GL_DRAW_FRAMEBUFFER, nodes.framebuffer.id());
                 {
                     ProbeProgram program(
-                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
-                                                "  value = texelFetch(source, q, 0).r;\n" + sparse + "}\n"},
-                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                        {{GL_VERTEX_SHADER, valueVertex(sparse)}, {GL_FRAGMENT_SHADER, valueFragment}});
                     print(size, "points 1 in 8", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
                           double(points), yardstick);
                     expect(nodes, false, 2.0, "points 1 in 8");
@@ -380,10 +386,9 @@ int run(int argc, char** argv) {
                 // after another.
                 {
                     ProbeProgram program(
-                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
-                                                "  value = texelFetch(source, q, 0).r;\n" + sparse +
-                                                "  else gl_Position.xy = vec2(-1.0 + 1.0 / float(" + h + "));\n}\n"},
-                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                        {{GL_VERTEX_SHADER,
+                          valueVertex(sparse + "  else gl_Position.xy = vec2(-1.0 + 1.0 / float(" + h + "));\n")},
+                         {GL_FRAGMENT_SHADER, valueFragment}});
                     glEnable(GL_BLEND);
                     glBlendEquation(GL_MAX);
                     print(size, "points 1 in 8 into one texel, blended", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
@@ -393,10 +398,8 @@ int run(int argc, char** argv) {
                 }
                 {
                     ProbeProgram program(
-                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
-                                                "  value = texelFetch(source, q, 0).r;\n"
-                                                "  if (value < 2.0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n}\n"},
-                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                        {{GL_VERTEX_SHADER, valueVertex("  if (value < 2.0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n")},
+                         {GL_FRAGMENT_SHADER, valueFragment}});
                     print(size, "points all clipped", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
                           double(points), yardstick);
                 }
@@ -406,13 +409,12 @@ int run(int argc, char** argv) {
                 // their run tops, each fetch waiting on the one before).
                 {
                     ProbeProgram program(
-                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
-                                                "  value = texelFetch(source, q, 0).r;\n"
-                                                "  for (int i = 0; i < 8; ++i)\n"
-                                                "    value = texelFetch(source, clamp(q + ivec2(-1, i % 3 - 1) * int(value), ivec2(0), ivec2(" +
-                                                h + " - 1)), 0).r;\n"
-                                                "  if (value < 2.0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n}\n"},
-                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                        {{GL_VERTEX_SHADER,
+                          valueVertex("  for (int i = 0; i < 8; ++i)\n"
+                                      "    value = texelFetch(source, clamp(q + ivec2(-1, i % 3 - 1) * int(value), ivec2(0), ivec2(" +
+                                      h + " - 1)), 0).r;\n"
+                                      "  if (value < 2.0) gl_Position = vec4(2.0, 2.0, 2.0, 1.0);\n")},
+                         {GL_FRAGMENT_SHADER, valueFragment}});
                     print(size, "points all clipped, 8 fetches", probe.time([points] { glDrawArrays(GL_POINTS, 0, points); }),
                           double(points), yardstick);
                 }
@@ -426,9 +428,7 @@ int run(int argc, char** argv) {
                     const GLsizei each = points / kDraws;
                     gl::RenderTarget other = gl::RenderTarget::allocate(GL_R32F, half, half, "the probe's second node grid");
                     ProbeProgram program(
-                        {{GL_VERTEX_SHADER, head + "flat out float value;\nvoid main() {\n" + place +
-                                                "  value = texelFetch(source, q, 0).r;\n" + sparse + "}\n"},
-                         {GL_FRAGMENT_SHADER, head + "flat in float value;\nout vec4 color;\nvoid main() { color = vec4(value + 1.0); }\n"}});
+                        {{GL_VERTEX_SHADER, valueVertex(sparse)}, {GL_FRAGMENT_SHADER, valueFragment}});
                     print(size, "points 1 in 8, 32 draws", probe.time([each] {
                               for (int k = 0; k < kDraws; ++k) glDrawArrays(GL_POINTS, k * each, each);
                           }),
