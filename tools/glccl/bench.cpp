@@ -21,8 +21,8 @@
 // counted.
 
 #include <algorithm>
-#include <chrono>
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -46,11 +46,11 @@
 #include "glccl/generate.hpp"
 #include "glccl/output_transaction.hpp"
 #include "glccl/image_io.hpp"
-#include "glccl/measure.hpp"
 #include "glccl/npy_image_writer.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/region_properties.hpp"
 #include "glccl/route.hpp"
+#include "measure_command.hpp"
 #include "transfer_floor.hpp"
 #include "yardstick.hpp"
 
@@ -671,17 +671,10 @@ private:
             samples.data = intensity->pixels.data();
             samples.bytes = 1;
         }
-        const TermRequest request =
-            termsFor(options_.properties, labeling.dimensions, intensity ? intensity->channels : 0, samples.kind, 8);
-        LabelSamples labels;
-        labels.shape = labeling.shape();
-        labels.data = labeling.labels.data();
-        labels.bytes = 4;
-        PropertyOptions properties;
-        properties.properties = options_.properties;
-        const PropertyTable table = finalizeProperties(
-            session_.session().measureTerms(request, intensity ? &samples : nullptr, labels, labeling.components, 0),
-            properties);
+        MeasureOptions measuring;
+        measuring.properties.properties = options_.properties;
+        const PropertyTable table =
+            measureByEngine(session_.session(), labeling, intensity ? &samples : nullptr, measuring);
         if (table.rows != labeling.count())
             throw Error("--properties: " + std::to_string(table.rows) + " rows measured for " +
                         std::to_string(labeling.count()) + " components");

@@ -775,16 +775,7 @@ LabeledInput labelInput(LabelSession& session, const LabelCommand& options, cons
             properties = measureLabeling(run.labeling, intensity ? &samples : nullptr, measuring);
         } else {
             // By the engine that labeled, on its GPU where it can.
-            TermRequest request = termsFor(measuring.properties.properties, run.labeling.dimensions,
-                                           intensity ? intensity->channels : 0, samples.kind, samples.bytes * 8);
-            request.intensityChannelAxis = measuring.intensityChannelAxis;
-            LabelSamples labels;
-            labels.shape = run.labeling.shape();
-            labels.data = run.labeling.labels.data();
-            labels.bytes = 4;
-            properties = finalizeProperties(session.session().measureTerms(request, intensity ? &samples : nullptr, labels,
-                                                                           run.labeling.components, options.threads),
-                                            measuring.properties, options.threads);
+            properties = measureByEngine(session.session(), run.labeling, intensity ? &samples : nullptr, measuring);
         }
         result.measureMilliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         intensity.reset();

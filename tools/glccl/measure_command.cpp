@@ -28,6 +28,7 @@
 #include "glccl/labeler.hpp"
 #include "glccl/measure_team.hpp"
 #include "glccl/output_transaction.hpp"
+#include "glccl/session.hpp"
 #include "glccl/tiled.hpp"
 #include "npy_format.hpp"
 
@@ -561,6 +562,20 @@ MeasureOptions measureOptions(const MeasureRequest& request, int threads, const 
     options.threads = threads;
     options.intensityChannelAxis = intensity && intensity->channelAxis;
     return options;
+}
+
+PropertyTable measureByEngine(Session& session, const Labeling& labeling, const IntensitySamples* intensity,
+                              const MeasureOptions& options) {
+    TermRequest request = termsFor(options.properties.properties, labeling.dimensions,
+                                   intensity ? intensity->channels : 0, intensity ? intensity->kind : SampleKind::Unsigned,
+                                   intensity ? intensity->bytes * 8 : 8);
+    request.intensityChannelAxis = options.intensityChannelAxis;
+    LabelSamples labels;
+    labels.shape = labeling.shape();
+    labels.data = labeling.labels.data();
+    labels.bytes = 4;
+    return finalizeProperties(session.measureTerms(request, intensity, labels, labeling.components, options.threads),
+                              options.properties, options.threads);
 }
 
 std::string propertyCsv(const PropertyTable& table) {

@@ -13,6 +13,10 @@
 #include "glccl/region_properties.hpp"
 #include "glccl/types.hpp"
 
+namespace glccl {
+class Session;
+}
+
 namespace glccl::tools {
 
 // --properties LIST, --intensity IMAGE and --spacing LIST as given.
@@ -79,6 +83,12 @@ void checkMeasurement(const MeasureRequest& request, int dimensions, const Inten
 
 // The measuring options of a request, with `intensity` (nullptr: none).
 MeasureOptions measureOptions(const MeasureRequest& request, int threads, const IntensityImage* intensity);
+
+// The properties of `labeling` measured by the engine that labeled it
+// (Session::measureTerms: on its GPU where it can, else on the host's
+// threads), as glccl label and glccl bench --properties measure one.
+PropertyTable measureByEngine(Session& session, const Labeling& labeling, const IntensitySamples* intensity,
+                              const MeasureOptions& options);
 
 // The terms of a label image that arrives line by line from the top (the
 // rows of a tiled labeling: lines z * height + y of a volume), measured in
