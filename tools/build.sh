@@ -6,10 +6,11 @@
 #
 #   bash tools/build.sh           build/ as above
 #   bash tools/build.sh sanitize  build-asan/ instead: clang with AddressSanitizer
-#                                 and UBSan, the host code (host tests, fuzz
-#                                 replays), the libFuzzer harnesses and the
-#                                 command-line tools (glccl, glccl-mpi) for
-#                                 their tests; nothing of CUDA
+#                                 and UBSan, the host code (host tests), the
+#                                 libFuzzer harnesses (which replay the fuzz
+#                                 seeds too) and the command-line tools
+#                                 (glccl, glccl-mpi) for their tests; nothing
+#                                 of CUDA
 #   bash tools/build.sh tsan      build-tsan/ instead: clang with ThreadSanitizer,
 #                                 the cpu engine's tests (cpu_tsan_tests: the
 #                                 engine, the host library), in the CPU-only
@@ -54,7 +55,7 @@ if [[ "${1:-}" == sanitize ]]; then
     targets+=(glccl_mpi)
   fi
   for kind in png jpeg tiff npy pnm options cpu; do
-    targets+=("fuzz_$kind" "fuzz_replay_$kind")
+    targets+=("fuzz_$kind")
   done
   cmake --build build-asan -j "$(nproc)" --target "${targets[@]}"
   exit 0
