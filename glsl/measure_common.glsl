@@ -76,7 +76,7 @@ uint labelAt(PixelCoord p) {
 // MEASURE_SEGMENT elements (windows), numbered so that the invocations of a
 // work group fill it whatever the image's shape; the work groups numbered
 // over x, then y.
-uniform uint segments;  // in all
+uniform uint segments;  // in all (an image's passes along y: tiles listed)
 
 #ifdef WALK_ROWS
 // measure_extrema: a segment of one row, along x (an element's first
@@ -108,22 +108,43 @@ const int WALK_AXIS = DIMENSIONS - 1;
 uniform uint walkColumns;  // elements (windows) along x
 uniform uint walkRows;     // along y (a volume)
 
+#if DIMENSIONS == 2
+#ifdef MEASURE_TILES_BUFFER  // the measuring passes' programs (not region_rows')
+// An image's segments are walked in tiles of MEASURE_GROUP columns by one
+// segment, a work group a tile, only the tiles the host lists: those that
+// hold an element (window) of a region the pass gathers (measure_terms,
+// measure_windows; the regions measured alone are skipped anyway). Tile t of the
+// list is x-tile (walkTile[t] & 0xffff), segment (walkTile[t] >> 16).
+layout(std430, binding = MEASURE_TILES_BUFFER) readonly buffer WalkTiles { uint walkTile[]; };
+
 // This invocation's segment: its first element (window's far corner), the
-// walk axis' coordinate the segment's first (false: past the last segment).
+// walk axis' coordinate the segment's first (false: past the image's
+// side, or past the last tile).
+bool thisPillar(out PixelCoord first, out uint index) {
+    const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    index = group * uint(MEASURE_GROUP) + gl_LocalInvocationID.x;
+    if (group >= segments) return false;
+    const uint tile = walkTile[group];
+    first = PixelCoord((tile & 0xffffu) * uint(MEASURE_GROUP) + gl_LocalInvocationID.x,
+                       (tile >> 16) * uint(MEASURE_SEGMENT));
+    return first.x < int(walkColumns);
+}
+#endif
+#else
+// A volume's: this invocation's segment, its first element (window's far
+// corner), the walk axis' coordinate the segment's first (false: past the
+// last segment).
 bool thisPillar(out PixelCoord first, out uint index) {
     index = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) + gl_LocalInvocationID.x;
     if (index >= segments) return false;
     const uint rest = index / walkColumns;
     first = PixelCoord(0);
     first.x = int(index - rest * walkColumns);
-#if DIMENSIONS == 3
     first.y = int(rest % walkRows);
     first.z = int(rest / walkRows * uint(MEASURE_SEGMENT));
-#else
-    first.y = int(rest * uint(MEASURE_SEGMENT));
-#endif
     return true;
 }
+#endif
 #endif
 
 // The regions of this dispatch: labels firstLabel .. firstLabel + batchLabels - 1

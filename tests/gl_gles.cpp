@@ -540,12 +540,16 @@ TEST_CASE("compute on GLES 3.1+: measureTerms gathers the labels' terms on the G
     if (!computeRunsIn(context->info()))
         test::skipTest("the compute engine does not run in " + context->info().version);
     Labeler labeler;
+    // Noise whose largest region measure_medium measures (61 x 47), and
+    // noise wider than its boxes, whose largest region the passes over the
+    // labels' tiles gather.
     const Image image = randomImage(61, 47, 0.55, 2, 1, 31);
+    const Image wide = randomImage(300, 40, 0.55, 2, 1, 33);
     const Image volume = randomVolume(23, 19, 9, 0.4, 2, 32);
     const std::vector<std::string> properties2d = {"moments", "perimeter", "perimeter_crofton", "euler_number",
                                                    "eccentricity"};
     const std::vector<std::string> properties3d = {"moments", "euler_number", "inertia_tensor_eigvals"};
-    for (const Image* input : {&image, &volume}) {
+    for (const Image* input : {&image, &wide, &volume}) {
         const bool isVolume = input->dimensions == 3;
         auto texture = isVolume ? gl::Texture::allocateVolume(GL_R8, input->width, input->height, input->depth, "test")
                                 : gl::Texture::allocate(GL_R8, input->width, input->height, "test");
@@ -562,7 +566,7 @@ TEST_CASE("compute on GLES 3.1+: measureTerms gathers the labels' terms on the G
         measure.properties.properties = isVolume ? properties3d : properties2d;
         const TermRequest q = termsFor(measure.properties.properties, input->dimensions, 0);
         const RegionTotals gpu = labeler.measureTerms(q);
-        INFO((isVolume ? "volume" : "image"));
+        INFO((isVolume ? "volume" : "image") << " " << input->width << "x" << input->height);
         CHECK(gpu.gatheredBy == Backend::Compute);
         test::requireSameTable(finalizeProperties(measureTerms(samples, nullptr, q, 1), measure.properties),
                                finalizeProperties(gpu, measure.properties));

@@ -4,7 +4,9 @@
 // and the property tables finalized from both: random images and volumes,
 // one-pixel regions, lines, rings with holes, regions on the borders, sums
 // past 32 and 64 bits, every moment level, empty images, small regions
-// measured alone (measure_small) beside larger ones in batches; repeated
+// measured alone (measure_small) and an image's medium ones by a work group
+// each (measure_medium) beside larger ones in batches, and the same images
+// with the medium regions left to the passes over the labels; repeated
 // calls the same; the requests it refuses.
 
 #include <catch2/catch.hpp>
@@ -110,6 +112,21 @@ gl::Texture borrowedLabels(Labeler& labeler, const Image& image) {
                : gl::Texture::borrow(labeler.labelTexture(), GL_R32UI, image.width, image.height);
 }
 
+// The totals of `q` of the labels in the Labeler's label texture (of
+// `image`, labeled as `labeling`), with no region left to measure_medium:
+// the regions it would take walked by the passes over the labels.
+RegionTotals gatheredWithoutMedium(Labeler& labeler, const Image& image, const Labeling& labeling,
+                                   const TermRequest& q, unsigned intensity = 0) {
+    const gl::Texture labels = borrowedLabels(labeler, image);
+    measure::TermGatherer gatherer;
+    gatherer.setLargestMedium(0);
+    const StateGuard guard;  // as Labeler::measureTerms() guards the passes
+    const measure::Intensity given = intensity ? measure::intensityOf(intensity, labels) : measure::Intensity{};
+    const RegionTotals totals = gatherer.gather(labels, labeling.components, q, given);
+    REQUIRE(glGetError() == GL_NO_ERROR);
+    return totals;
+}
+
 // Labels `image` (2-D or a volume) with the compute engine, then requires
 // the GPU's totals of `properties`' terms (and of `request` where given)
 // to be the cpu accumulator's on the downloaded labels, twice, and the
@@ -141,6 +158,7 @@ void requireGpuTermsMatchCpu(const Image& image, Connectivity connectivity, cons
         REQUIRE(glGetError() == GL_NO_ERROR);
         requireSameTotals(expected, actual);
         requireSameTotals(actual, labeler.measureTerms(q));
+        requireSameTotals(expected, gatheredWithoutMedium(labeler, image, labeling, q));
     }
     MeasureOptions measure;
     measure.properties.properties = properties;
@@ -219,6 +237,7 @@ void requireGpuIntensityTermsMatchCpu(const Image& labelImage, Connectivity conn
         REQUIRE(glGetError() == GL_NO_ERROR);
         requireSameTotals(expected, actual);
         requireSameTotals(actual, labeler.measureTerms(q, samples.id()));
+        requireSameTotals(expected, gatheredWithoutMedium(labeler, labelImage, labeling, q, samples.id()));
     }
     MeasureOptions measure;
     measure.properties.properties = properties;
@@ -487,7 +506,14 @@ TEST_CASE("measure: the GPU's intensity terms are the cpu accumulator's", "[gl][
 TEST_CASE("measure: timings name one stage per measuring pass, after the labeling's", "[gl][compute][measure]") {
     offscreen().makeCurrent();
     Labeler& labeler = offscreen().labeler();
-    const Image image = generateFamily("noise50", 90, 70, 1);
+    // Noise wider than a medium box (its largest region is left to the
+    // passes over the labels) and, on a cleared patch, a 40 x 30 rectangle
+    // (measure_medium's).
+    Image image = generateFamily("noise50", 300, 70, 1);
+    for (int y = 18; y < 52; ++y)
+        for (int x = 198; x < 242; ++x)
+            image.setSample(std::size_t(y) * 300 + std::size_t(x), 0,
+                            x >= 200 && x < 240 && y >= 20 && y < 50 ? 255 : 0);
     ImageTexture texture(image);
     const gl::Texture samples = intensityTexture(randomIntensity(image.shape(), 8, 3), GL_R8);
     LabelOptions options;
@@ -499,8 +525,9 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     std::vector<std::string> names;
     for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
     CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                            "download_table", "measure_small", "measure_terms",
-                                            "measure_windows", "measure_extrema", "download_terms"});
+                                            "download_table", "measure_small", "measure_medium",
+                                            "measure_terms", "measure_windows", "measure_extrema",
+                                            "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};
@@ -692,6 +719,158 @@ TEST_CASE("measure: regions measured alone beside larger ones, in batches, with 
     requireGpuTermsMatchCpu(rod, Connectivity::Six, Criterion::binary(), kProperties3d, "rod and voxels");
     requireGpuIntensityTermsMatchCpu(rod, Connectivity::Six, randomIntensity(rod.shape(), 32, 8), GL_R32UI,
                                      "rod and voxels");
+}
+
+namespace {
+
+// An image's regions that measure_medium measures beside ones it does not,
+// on sparse noise (small regions, a few medium ones):
+// - a filled 128 x 128 square in the top-left corner: a box of kMediumBox
+//   elements exactly and an area of kHotArea (its group measures it, no
+//   replicas do);
+// - a ring 255 wide (the widest medium box), with holes holding one-pixel
+//   regions and a notched inner edge (every perimeter class);
+// - a bar 256 wide, and a snake past kMediumBox elements: left to the
+//   passes over the labels;
+// - lines of kSmallBox and kSmallBox + 1 elements (measure_small's last
+//   box and measure_medium's first);
+// - disks cut by the right and bottom sides, and a tall thin region.
+// Each shape is drawn on a cleared margin of 2, so that none touches the
+// noise.
+Image mediumAndOthers(std::uint64_t seed) {
+    const int w = 720, h = 330;
+    Image image = randomImage(w, h, 0.3, 2, 1, seed);
+    auto set = [&](int x, int y, bool on) {
+        if (x >= 0 && y >= 0 && x < w && y < h)
+            image.setSample(std::size_t(y) * std::size_t(w) + std::size_t(x), 0, on ? 255 : 0);
+    };
+    auto clear = [&](int x0, int y0, int x1, int y1) {  // [x0, x1) x [y0, y1) and the margin
+        for (int y = y0 - 2; y < y1 + 2; ++y)
+            for (int x = x0 - 2; x < x1 + 2; ++x) set(x, y, false);
+    };
+    clear(0, 0, 128, 128);
+    for (int y = 0; y < 128; ++y)
+        for (int x = 0; x < 128; ++x) set(x, y, true);
+    // The ring: its box 255 x 60, holes in it with a one-pixel region each.
+    clear(140, 10, 395, 70);
+    for (int y = 10; y < 70; ++y)
+        for (int x = 140; x < 395; ++x) {
+            const bool hole = x >= 150 && x < 385 && y >= 20 && y < 60 && !((x + y) % 37 < 3);
+            set(x, y, !hole);
+        }
+    for (int k = 0; k < 10; ++k) set(160 + 22 * k, 40, true);
+    // The bar, 256 x 5, and the snake, 5 rows 200 long joined at alternate ends.
+    clear(140, 90, 396, 95);
+    for (int y = 90; y < 95; ++y)
+        for (int x = 140; x < 396; ++x) set(x, y, true);
+    clear(420, 10, 620, 120);
+    for (int row = 0; row < 5; ++row) {
+        const int y0 = 10 + 24 * row;
+        for (int y = y0; y < y0 + 20 && y < 120; ++y)
+            for (int x = 420; x < 620; ++x) set(x, y, true);
+        const int x = row % 2 == 0 ? 612 : 420;
+        for (int y = y0 + 20; y < y0 + 24 && row < 4; ++y)
+            for (int dx = 0; dx < 8; ++dx) set(x + dx, y, true);
+    }
+    // The lines.
+    clear(140, 110, 140 + measure::kSmallBox + 1, 113);
+    for (int x = 140; x < 140 + measure::kSmallBox; ++x) set(x, 110, true);
+    for (int x = 140; x <= 140 + measure::kSmallBox; ++x) set(x, 112, true);
+    // Disks cut by the right and bottom sides, a tall thin region.
+    auto disk = [&](int cx, int cy, int r) {
+        clear(cx - r, cy - r, cx + r + 1, cy + r + 1);
+        for (int y = cy - r; y <= cy + r; ++y)
+            for (int x = cx - r; x <= cx + r; ++x) set(x, y, (x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r);
+    };
+    disk(w - 10, 200, 30);
+    disk(300, h - 8, 25);
+    disk(w - 6, h - 6, 20);
+    clear(650, 10, 653, 160);
+    for (int y = 10; y < 160; ++y)
+        for (int x = 650; x < 653; ++x) set(x, y, (x + y) % 5 != 0);
+    return image;
+}
+
+}  // namespace
+
+TEST_CASE("measure: an image's medium regions measured by a work group each, beside small and larger ones",
+          "[gl][compute][measure][intensity]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    const Image image = mediumAndOthers(72);
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+        const Labeling labeling = computeLabeling(labeler, image, connectivity);
+        // What the image is for: medium regions of every kind above, and
+        // regions on either side of each of measure_medium's limits.
+        std::size_t medium = 0, larger = 0, fullBox = 0, widest = 0, justAbove = 0, tooWide = 0;
+        bool right = false, bottom = false;
+        for (const Component& c : labeling.components) {
+            const std::uint64_t box = std::uint64_t(c.width) * c.height;
+            const bool isMedium = box > std::uint64_t(measure::kSmallBox) &&
+                                  box <= std::uint64_t(measure::kMediumBox) && c.width < 256 && c.height < 256;
+            larger += box > std::uint64_t(measure::kSmallBox) && !isMedium;
+            tooWide += c.width == 256;
+            if (!isMedium) continue;
+            ++medium;
+            fullBox += box == std::uint64_t(measure::kMediumBox) && c.area == measure::kHotArea;
+            widest += c.width == 255;
+            justAbove += box == std::uint64_t(measure::kSmallBox) + 1;
+            right = right || int(c.left + c.width) == image.width;
+            bottom = bottom || int(c.top + c.height) == image.height;
+        }
+        INFO("connectivity " << int(connectivity) << ": " << medium << " medium regions, " << larger << " larger");
+        REQUIRE(medium >= 6);
+        REQUIRE(larger >= 2);
+        REQUIRE((fullBox == 1 && widest >= 1 && justAbove >= 1 && tooWide == 1 && right && bottom));
+
+        const LabelSamples labels = labelSamples(labeling);
+        const gl::Texture borrowed = borrowedLabels(labeler, image);
+        const std::vector<std::string> spatial = {"moments", "perimeter", "perimeter_crofton", "euler_number"};
+        // Random samples, and one value everywhere: each extremum's first
+        // position is then the region's first element, whichever of the
+        // group's invocations holds it.
+        const Image random = randomIntensity(image.shape(), 16, 73);
+        Image flat(image.shape(), 1, 16);
+        for (std::size_t i = 0; i < image.shape().count(); ++i) flat.setSample(i, 0, 4242);
+        measure::TermGatherer gatherer;
+        for (const Image* samples : std::vector<const Image*>{nullptr, &random, &flat}) {
+            std::vector<std::string> properties = spatial;
+            if (samples)
+                properties.insert(properties.end(), {"intensity_mean", "intensity_std", "intensity_min_position",
+                                                     "intensity_max_position"});
+            const TermRequest q = termsFor(properties, 2, samples ? 1 : 0, SampleKind::Unsigned, 16);
+            const gl::Texture texture = samples ? intensityTexture(*samples, GL_R16UI) : gl::Texture();
+            const IntensitySamples host = samples ? intensitySamples(*samples) : IntensitySamples{};
+            const RegionTotals expected = measureTerms(labels, samples ? &host : nullptr, q, 1);
+            // Medium regions measured by their groups, in batches too (the
+            // random samples), and left to the passes (but for the flat ones).
+            std::vector<std::pair<std::uint64_t, std::size_t>> ways = {{measure::kMediumBox, 0}};
+            if (samples == &random) ways.push_back({measure::kMediumBox, 1500});
+            if (samples != &flat) ways.push_back({0, 0});
+            for (auto [largestMedium, bytes] : ways) {
+                INFO((samples == &flat ? "flat" : samples ? "random" : "no")
+                     << " samples, medium regions up to " << largestMedium << " elements, batches of at most "
+                     << bytes << " bytes");
+                gatherer.setLargestMedium(largestMedium);
+                gatherer.setLargestBatch(bytes);
+                const StateGuard guard;
+                const measure::Intensity given =
+                    samples ? measure::intensityOf(texture.id(), borrowed) : measure::Intensity{};
+                requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q, given));
+            }
+        }
+        // Weighted moments: the medium regions left to the passes.
+        const TermRequest weighted = termsFor({"moments_weighted", "intensity_max"}, 2, 1, SampleKind::Unsigned, 16);
+        const gl::Texture texture = intensityTexture(random, GL_R16UI);
+        const IntensitySamples host = intensitySamples(random);
+        gatherer.setLargestMedium(measure::kMediumBox);
+        gatherer.setLargestBatch(0);
+        const StateGuard guard;
+        const measure::Intensity given = measure::intensityOf(texture.id(), borrowed);
+        requireSameTotals(measureTerms(labels, &host, weighted, 1),
+                          gatherer.gather(borrowed, labeling.components, weighted, given));
+        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
 }
 
 namespace {

@@ -59,7 +59,11 @@ std::string limbsSignature(const RecordLayout& layout, const std::array<int, 3>&
 }
 
 // The invocations of a stage's work group.
-int groupOf(const std::string& stage) { return stage == "measure_small" ? kSmallGroupThreads : kGroupThreads; }
+int groupOf(const std::string& stage) {
+    if (stage == "measure_small") return kSmallGroupThreads;
+    if (stage == "measure_medium") return kMediumGroupThreads;
+    return kGroupThreads;
+}
 
 // The elements (windows) of a stage's segment. measure_terms' segments are
 // short where a run's flush adds few words (measure_terms.hpp).
@@ -164,6 +168,33 @@ void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const vo
     }
 }
 
+// The tiles of an image's pass along y over `width` x `height` elements
+// (windows), groups of `group` columns by segments of `segment` rows, as
+// measure_common.glsl's thisPillar reads them (x-tile | segment << 16):
+// those that hold an element of one of `boxes` (x, y, width, height), each
+// grown by `grow` at its far sides; every tile where boxes is null.
+std::vector<std::uint32_t> walkTiles(int width, int height, int group, int segment,
+                                     const std::vector<std::array<std::int64_t, 4>>* boxes, int grow) {
+    const std::int64_t across = ceilDiv<std::int64_t>(width, group), down = ceilDiv<std::int64_t>(height, segment);
+    if (across > 0x10000 || down > 0x10000)
+        throw Error("glccl: an image of " + std::to_string(width) + "x" + std::to_string(height) +
+                    " has more tiles along a side than the measuring passes number (65,536)");
+    std::vector<bool> marked(std::size_t(across * down), boxes == nullptr);
+    if (boxes)
+        for (const auto& b : *boxes) {
+            const std::int64_t x1 = std::min<std::int64_t>(b[0] + b[2] + grow, width);
+            const std::int64_t y1 = std::min<std::int64_t>(b[1] + b[3] + grow, height);
+            for (std::int64_t ty = b[1] / segment; ty * segment < y1; ++ty)
+                for (std::int64_t tx = b[0] / group; tx * group < x1; ++tx)
+                    marked[std::size_t(ty * across + tx)] = true;
+        }
+    std::vector<std::uint32_t> tiles;
+    for (std::int64_t ty = 0; ty < down; ++ty)
+        for (std::int64_t tx = 0; tx < across; ++tx)
+            if (marked[std::size_t(ty * across + tx)]) tiles.push_back(std::uint32_t(tx | ty << 16));
+    return tiles;
+}
+
 }  // namespace
 
 void checkRequest(const TermRequest& q, int dimensions, bool intensityGiven) {
@@ -236,6 +267,8 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_TOTALS_BUFFER", kTotalsBuffer)
             .define("MEASURE_SMALL_BUFFER", kSmallBuffer)
             .define("MEASURE_HOT_BUFFER", kHotBuffer)
+            .define("MEASURE_MEDIUM_BUFFER", kMediumBuffer)
+            .define("MEASURE_TILES_BUFFER", kTilesBuffer)
             .define("REPLICAS", kReplicas)
             .define("MEASURE_GROUP", groupOf(stage))
             .define("MEASURE_SEGMENT", segmentOf(stage, layout))
@@ -343,7 +376,8 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
 
 void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
                             const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
-                            std::size_t large, std::size_t hot, StageTimer& timer) {
+                            std::size_t medium, std::size_t large, std::size_t hot,
+                            const std::vector<std::array<std::int64_t, 4>>* largeBoxes, StageTimer& timer) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const bool intensityTerms = intensity.texture != 0;
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
@@ -370,6 +404,16 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage measure_small");
     }
+    // measure_medium: a work group a listed region, over x and then y.
+    if (medium > 0) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMediumBuffer, medium_.id());
+        auto scope = timer.scope("measure_medium");
+        gl::Program& p = start("measure_medium");
+        p.set("mediumRegions", unsigned(medium));
+        const std::size_t across = std::min<std::size_t>(medium, 65535);
+        glDispatchCompute(GLuint(across), GLuint(ceilDiv(medium, across)), 1);
+        checkGlError("stage measure_medium");
+    }
     if (large == 0) {
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
         return;
@@ -388,6 +432,19 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
             all = perRow * std::uint64_t(height) * std::uint64_t(depth);
             p.set("segmentsPerRow", unsigned(perRow));
             p.set("rowsPerSlice", unsigned(height));
+        } else if (!volume) {
+            // The tiles that hold an element (window) of a region left to the pass.
+            const std::vector<std::uint32_t> tiles = walkTiles(width, height, groupOf(stage), segmentOf(stage, layout),
+                                                               largeBoxes, stage == "measure_windows" ? 1 : 0);
+            if (tiles.empty()) return;
+            fill(tiles_, tilesBytes_, tiles.size() * 4, tiles.data());
+            glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTilesBuffer, tiles_.id());
+            p.set("walkColumns", unsigned(width));
+            p.set("segments", unsigned(tiles.size()));
+            const std::size_t across = std::min<std::size_t>(tiles.size(), 65535);
+            glDispatchCompute(GLuint(across), GLuint(ceilDiv(tiles.size(), across)), 1);
+            checkGlError("stage " + stage);
+            return;
         } else {
             // Segments along the last axis (measure_common.glsl's thisPillar).
             const std::uint64_t along = volume ? std::uint64_t(depth) : std::uint64_t(height);
@@ -437,7 +494,7 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     writeCorners(boxes_);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-    dispatch(labels, q, Intensity{}, layout, first, count, 0, count, 0, timer ? *timer : untimed);
+    dispatch(labels, q, Intensity{}, layout, first, count, 0, 0, count, 0, nullptr, timer ? *timer : untimed);
 }
 
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
@@ -445,29 +502,49 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
                                std::size_t count, std::size_t replicaRecords,
                                const std::function<RegionTotals&()>& ready, StageTimer& timer) {
     const std::size_t words = count * std::size_t(layout.words);
-    // The boxes' least corners, the regions measure_small measures flagged
-    // by their extents and listed, and the records zeroed.
+    // The boxes' least corners, the regions measure_small and measure_medium
+    // measure flagged by their extents and listed, and the records zeroed.
+    // measure_medium takes an image's regions where its group's record
+    // (shared memory) is small and no sum passes 64 bits (no weighted
+    // moments): glsl/measure_medium.comp.
     std::vector<std::int32_t> corners(count * 4, 0);
-    std::vector<std::uint32_t> small;
+    std::vector<std::uint32_t> small, medium;
     small.reserve(count);
+    const bool mediumAllowed =
+        q.dimensions == 2 && layout.words > 0 && layout.words <= kMediumWords && layout.weightedTerms == 0;
     for (std::size_t i = 0; i < count; ++i) {
         const Component& c = table[first + i];
         corners[i * 4] = std::int32_t(c.left);
         corners[i * 4 + 1] = std::int32_t(c.top);
         corners[i * 4 + 2] = std::int32_t(c.front);
         const std::uint64_t depth = std::max<std::uint64_t>(c.depth, 1);
+        const std::uint64_t elements = std::uint64_t(c.width) * std::uint64_t(c.height) * depth;
         // An empty entry (no element) keeps the zeroed record the passes leave it.
-        if (c.area > 0 && std::uint64_t(c.width) * std::uint64_t(c.height) * depth <= std::uint64_t(kSmallBox)) {
+        if (c.area == 0) continue;
+        if (elements <= std::uint64_t(kSmallBox)) {
             corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
             small.push_back(std::uint32_t(i));
+        } else if (mediumAllowed && elements <= largestMedium_ && c.width < 256 && c.height < 256) {
+            corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
+            medium.push_back(std::uint32_t(i));
         }
     }
-    // The hot regions: the largest of at least kHotArea elements.
+    // The boxes of the regions left to the passes over the labels, whose
+    // tiles measure_terms and measure_windows walk.
+    std::vector<std::array<std::int64_t, 4>> largeBoxes;
+    for (std::size_t i = 0; i < count; ++i) {
+        const Component& c = table[first + i];
+        if (c.area > 0 && corners[i * 4 + 3] == 0)
+            largeBoxes.push_back(
+                {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.width), std::int64_t(c.height)});
+    }
+    // The hot regions: the largest of at least kHotArea elements left to
+    // the passes.
     std::vector<std::uint32_t> hot;
     const std::size_t hotRoom = std::min<std::size_t>(kMaxHot, replicaRecords / kReplicas);
     if (hotRoom > 0) {
         for (std::size_t i = 0; i < count; ++i)
-            if (table[first + i].area >= kHotArea) hot.push_back(std::uint32_t(i));
+            if (table[first + i].area >= kHotArea && corners[i * 4 + 3] == 0) hot.push_back(std::uint32_t(i));
         auto larger = [&](std::uint32_t a, std::uint32_t b) {
             return table[first + a].area != table[first + b].area ? table[first + a].area > table[first + b].area : a < b;
         };
@@ -480,8 +557,10 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
     fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
     if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
+    if (!medium.empty()) fill(medium_, mediumBytes_, medium.size() * 4, medium.data());
     if (!hot.empty()) fill(hot_, hotBytes_, hot.size() * 4, hot.data());
-    dispatch(labels, q, intensity, layout, first, count, small.size(), count - small.size(), hot.size(), timer);
+    dispatch(labels, q, intensity, layout, first, count, small.size(), medium.size(),
+             count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
     const bool intensityTerms = intensity.texture != 0;
 
     // The records copied into a buffer the host reads (on the pixel-pack

@@ -16,10 +16,14 @@
 // every row segment they touch, nearly one per element. measure_small
 // (glsl/measure_small.comp) measures every region whose box holds at most
 // kSmallBox elements whole, one invocation walking its box and storing its
-// record, every term of the request; the passes over the labels skip those
-// regions (the boxes buffer flags them) and run only where a region of the
-// batch is larger.
+// record, every term of the request; measure_medium (glsl/measure_medium.comp)
+// an image's regions of boxes up to kMediumBox elements, a work group each.
+// The passes over the labels skip those regions (the boxes buffer flags
+// them); in an image measure_terms and measure_windows walk only the tiles
+// that hold a larger region of the batch.
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -67,6 +71,30 @@ constexpr int kWindowSegment = 64;  // measure_windows
 constexpr int kSmallBox = 64;
 static_assert(kSmallBox > 0 && kSmallBox < 256);
 constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
+// measure_medium's: an image's region whose box holds more than kSmallBox
+// and at most kMediumBox elements, each side below 256 (packedExtent()),
+// is measured by a work group of kMediumGroupThreads, which walks the box
+// a few rows a step and stores the region's record once; the passes over
+// the labels skip the region as they skip a small one. A disk a few dozen
+// elements across would otherwise take a flush of atomics in every column
+// it crosses. 2^14 at most: the medium pass's 64-bit sums' bounds
+// (glsl/measure_medium.comp). Groups of 64 (two rows a step) keep twice the
+// invocations of 32 at work where the regions are too few to fill the GPU,
+// and cost the same where they fill it. Only for requests whose record is
+// at most kMediumWords words (the group's record in shared memory, whose
+// size sets how many groups run at once) and has no weighted moments
+// (whose sums pass 64 bits).
+constexpr int kMediumBox = 1 << 14;
+constexpr int kMediumGroupThreads = 64;
+constexpr int kMediumWords = 64;
+static_assert(kMediumBox > kSmallBox && kMediumBox <= (1 << 14));
+static_assert(kMediumGroupThreads % 32 == 0);
+constexpr int kMediumBuffer = 4;  // binding of measure_medium's list of regions
+// An image's passes along y (measure_terms, measure_windows) walk only the
+// tiles (kGroupThreads columns by one segment) that hold an element of a
+// region they gather: where the regions measured alone are most of the
+// image, the rest is not read.
+constexpr int kTilesBuffer = 5;  // binding of the list of tiles
 // A region whose runs many invocations flush at once (a large region:
 // every segment of every row it crosses) makes their atomics queue on the
 // same words. The largest regions of at least kHotArea elements, at most
@@ -83,7 +111,7 @@ constexpr int kMaxHot = 64;
 constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 
 // The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
-// measures: its box's sides, a byte each (positive); of a region with
+// or measure_medium measures: its box's sides, a byte each (positive); of a region with
 // replicas, -(1 + its index among them) (hotMark()).
 constexpr std::int32_t packedExtent(std::uint32_t width, std::uint32_t height, std::uint32_t depth) {
     return std::int32_t(width | height << 8 | depth << 16);
@@ -148,7 +176,8 @@ public:
     // glccl::Error as checkRequest() does. Changes program, image
     // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
     // guards the state). With `timer`, each pass is a stage named as its
-    // shader (measure_small, measure_terms, measure_fold, measure_extrema, measure_windows),
+    // shader (measure_small, measure_medium, measure_terms, measure_fold,
+    // measure_extrema, measure_windows),
     // the copy of the records for the host download_terms.
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {}, StageTimer* timer = nullptr);
@@ -170,6 +199,10 @@ public:
     // Batches of at most `bytes` of records (0: GL_MAX_SHADER_STORAGE_BLOCK_SIZE),
     // for tests of a labeling of many batches.
     void setLargestBatch(std::size_t bytes) { largestBatchBytes_ = bytes; }
+    // Regions whose boxes hold more than kSmallBox and at most `elements`
+    // elements measured by measure_medium (kMediumBox; 0: none), for tests
+    // of the passes over the labels.
+    void setLargestMedium(std::uint64_t elements) { largestMedium_ = std::min<std::uint64_t>(elements, kMediumBox); }
 
 private:
     // The regions first .. first + count - 1 (rows of the totals ready()
@@ -180,19 +213,25 @@ private:
                      std::size_t replicaRecords, const std::function<RegionTotals&()>& ready, StageTimer& timer);
     // The passes `request` needs, into totals_ from the corners in boxes_
     // (both sized, totals_ zeroed): measure_small over the `small` regions
-    // listed in small_, the passes over the labels where `large` regions
+    // listed in small_, measure_medium over the `medium` ones listed in
+    // medium_, the passes over the labels where `large` regions
     // are left to them, measure_fold over the replicas of the `hot` regions
     // listed in hot_.
+    // `largeBoxes`: the boxes of the regions left to the passes over the
+    // labels (x, y, width, height; null: every tile).
     void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
                   const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
-                  std::size_t large, std::size_t hot, StageTimer& timer);
+                  std::size_t medium, std::size_t large, std::size_t hot,
+                  const std::vector<std::array<std::int64_t, 4>>* largeBoxes, StageTimer& timer);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
-    gl::Buffer boxes_, totals_, small_, hot_, readback_;
-    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, hotBytes_ = 0, readbackBytes_ = 0;
+    gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, readback_;
+    std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, mediumBytes_ = 0, hotBytes_ = 0, tilesBytes_ = 0,
+                readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
+    std::uint64_t largestMedium_ = kMediumBox;
 };
 
 }  // namespace glccl::measure

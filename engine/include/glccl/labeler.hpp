@@ -219,15 +219,20 @@ public:
     // glccl/measure.hpp). A request for no terms (TermRequest::any() false)
     // costs the table's download alone.
     // Cost: one dispatch over the small regions (glsl/measure_small.comp:
-    // every term of a region whose box holds at most 64 elements) and one to
-    // three over the labels, run where a larger region is left
-    // (glsl/measure_terms.comp for moments, perimeter and intensity,
+    // every term of a region whose box holds at most 64 elements), in an
+    // image one over the medium ones (glsl/measure_medium.comp: a work group
+    // a region whose box holds at most 16,384 elements, each side below 256,
+    // where the request has no weighted moments and a record of at most 64
+    // words), and one to three over the labels, run where a larger region
+    // is left (glsl/measure_terms.comp for moments, perimeter and intensity,
     // glsl/measure_extrema.comp for the extrema's positions,
-    // glsl/measure_windows.comp for Crofton and Euler), the boxes' upload
-    // (16 bytes a region, 4 more a small one) and one readback of the totals
-    // (4 bytes a 32-bit limb: 2 to 8 limbs a wide sum, as wide as the largest
-    // box and the samples need, 16 (64) sums at moment level 4, 10 words of
-    // perimeter, Crofton and Euler counts, 4 of extrema); where the totals
+    // glsl/measure_windows.comp for Crofton and Euler; in an image the first
+    // and the last only over the tiles that hold such a region), the boxes'
+    // upload (16 bytes a region, 4 more a small or medium one) and one
+    // readback of the totals (4 bytes a 32-bit limb: 2 to 8 limbs a wide
+    // sum, as wide as the largest box and the samples need, 16 (64) sums at
+    // moment level 4, 10 words of perimeter, Crofton and Euler counts, 4 of
+    // extrema); where the totals
     // pass GL_MAX_SHADER_STORAGE_BLOCK_SIZE (millions of regions), the
     // regions go in batches, each reading the labels again. Before OpenGL
     // 4.3 the labels are downloaded and measured on the host, and an
@@ -255,7 +260,7 @@ public:
     // Per-stage GPU times of the last label() + components() with timings on,
     // and of the passes that measure its regions on the GPU since
     // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_small,
-    // measure_terms, measure_fold, measure_extrema, measure_windows, region_rows,
+    // measure_medium, measure_terms, measure_fold, measure_extrema, measure_windows, region_rows,
     // download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
     // StageTime::measured false.
     const StageTimings& stageTimings() const;

@@ -1,0 +1,275 @@
+// measure_medium: every term the request asks for of an image's region
+// whose box holds more than kSmallBox and at most kMediumBox elements
+// (engine/src/measure_terms.hpp), by one work group of MEASURE_GROUP
+// invocations that walk the box a row at a time, an invocation a column
+// (and every MEASURE_GROUP-th column after it). Each invocation adds up
+// its elements' terms in registers; the group adds its invocations' sums
+// into a record in shared memory and stores that record into the region's
+// once, with plain stores. The passes over the image skip the region
+// (measuredAlone), whose runs would otherwise each take a run of atomics
+// on its record in global memory, one for every column it crosses.
+//
+// The terms are measure_small.comp's, from the same classes
+// (measure_classes.glsl). The group keeps five rows of the box (y-2 ..
+// y+2, two columns past each side), a flag an element for "in the
+// region", in shared memory: an element's perimeter window and its
+// windows' configurations read them there, and each step loads one new
+// row, an element an invocation.
+//
+// Within a box of w x h <= kMediumBox <= 2^14 elements, each side below
+// 256, a moment's term lx^a ly^b (a, b at most 3) is below (w h)^3, so the
+// region's moment sums are below 2^56, its sum below 2^46 and its sum of
+// squares below 2^78; an invocation's sums of lx^e over the at most 8 of
+// its columns in a row below 2^27. An invocation's share of a sum is part
+// of it: 64 and 96 bits in registers.
+
+#include "measure_classes.glsl"
+
+#if DIMENSIONS != 2
+#error measure_medium measures the regions of images
+#endif
+
+layout(local_size_x = MEASURE_GROUP) in;
+
+// The regions of the batch measured here, each its index in the batch
+// (label - firstLabel), mediumRegions of them: one a work group.
+layout(std430, binding = MEASURE_MEDIUM_BUFFER) readonly buffer MediumRegions { uint mediumRegion[]; };
+uniform uint mediumRegions;
+
+// Rows of the box around the step's, each from column least.x - 2 to
+// past.x + 1 (at most 255 + 4 elements), a bit an element (set where it is
+// in the region) in RING_WORDS words, row y in slot y % RING_SLOTS. Bits,
+// not a word an element: the group's shared memory sets how many groups
+// run at once, and the GPU waits on each group's loads a step at a time.
+const int RING_WORDS = 10;  // 259 bits, and a word past the last bit's for bitsAt
+// A step walks ROWS rows, ROW_LANES invocations a row: it reads rows y-2 ..
+// y+ROWS+1 and zeroes the ROWS slots the next step loads.
+const int ROW_LANES = 32;
+const int ROWS = MEASURE_GROUP / ROW_LANES;
+const int RING_SLOTS = 2 * ROWS + 4;
+shared uint ring[RING_SLOTS * RING_WORDS];
+// The region's record, as `totals` holds it, summed by the group.
+shared uint groupRecord[RECORD_WORDS];
+
+int ringRow(int y) { return (y + 2 * RING_SLOTS) % RING_SLOTS * RING_WORDS; }  // y >= -2
+
+// Row y's slot zeroed, for loadRow to set its bits, by the invocations
+// `column` (0 .. ROW_LANES - 1) of one row.
+void clearRow(int y, int column) {
+    const int row = ringRow(y);
+    for (int k = column; k < RING_WORDS; k += ROW_LANES) ring[row + k] = 0u;
+}
+
+// Row y's bits, columns x0 .. x0 + count - 1 (bit j: column x0 + j), an
+// element an invocation of one row, into its zeroed slot.
+void loadRow(int y, int column, int x0, int count, uint label) {
+    const int row = ringRow(y);
+    for (int j = column; j < count; j += ROW_LANES)
+        if (labelAt(ivec2(x0 + j, y)) == label) atomicOr(ring[row + (j >> 5)], 1u << uint(j & 31));
+}
+
+// Bits j .. j + 4 of a slot, from bit 0.
+uint bitsAt(int row, int j) {
+    const uint shift = uint(j & 31);
+    const uint low = ring[row + (j >> 5)] >> shift;
+    return shift == 0u ? low : low | ring[row + (j >> 5) + 1] << (32u - shift);
+}
+
+// v's low `limbs` limbs added to the wide sum at groupRecord[at], carries as
+// measure_common.glsl's addWide takes them: exact modulo 2^(32 limbs).
+void addGroupWide(uint at, uvec3 v, int limbs) {
+    uint carry = 0u;
+    // Up to 8 limbs (RecordLayout's widest): `limbs` may pass LIMBS, the
+    // widest of the sums alone (Euler's 64-bit sum beside sums of one limb).
+    for (int k = 0; k < 8; ++k) {
+        if (k >= limbs) break;
+        const uint addend = (k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u) + carry;
+        carry = addend < carry ? 1u : 0u;
+        if (addend != 0u) {
+            const uint before = atomicAdd(groupRecord[at + uint(k)], addend);
+            carry += before + addend < before ? 1u : 0u;
+        }
+    }
+}
+
+void main() {
+    // Work groups are numbered over x, then y: the regions may outnumber
+    // what one axis of a dispatch holds. A group past the last walks an
+    // empty box and stores nothing (a barrier may not follow a return).
+    const uint i = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    const bool listed = i < mediumRegions;
+    const int lane = int(gl_LocalInvocationID.x);
+    const int column = lane % ROW_LANES, rowOfStep = lane / ROW_LANES;
+    const uint r = listed ? mediumRegion[i] : 0u;
+    const uint label = firstLabel + r;
+    const ivec4 box = listed ? boxMin[r] : ivec4(0);
+    // TermGatherer's packedExtent: width, height a byte each.
+    const int w = box.w & 0xff, h = (box.w >> 8) & 0xff;
+    const ivec2 least = box.xy;
+    const int x0 = least.x - 2, flags = listed ? w + 4 : 0;
+    for (int k = lane; k < RECORD_WORDS; k += MEASURE_GROUP) groupRecord[k] = 0u;
+    for (int k = lane; k < RING_SLOTS * RING_WORDS; k += MEASURE_GROUP) ring[k] = 0u;
+    memoryBarrierShared();
+    barrier();  // the slots zeroed
+    for (int y = least.y - 2 + rowOfStep; y < least.y + 2; y += ROWS) loadRow(y, column, x0, flags, label);
+
+#ifdef GATHER_MOMENTS
+    uvec2 moments[MOMENT_TERMS];
+    for (int t = 0; t < MOMENT_TERMS; ++t) moments[t] = uvec2(0u);
+#endif
+#ifdef GATHER_PERIMETER
+    uvec3 perimeter = uvec3(0u);
+#endif
+#ifdef GATHER_SUMS
+    uvec2 sum = uvec2(0u);
+    uvec3 squares = uvec3(0u);
+#endif
+#ifdef GATHER_EXTREMA
+    uint leastSample = 0xffffffffu, mostSample = 0u, leastAt = 0u, mostAt = 0u;
+    bool first = true;
+#endif
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+    uint crofton[5] = uint[5](0u, 0u, 0u, 0u, 0u);
+    int euler = 0;
+#endif
+    // A step: the elements of rows least.y + s .. + ROWS - 1, this
+    // invocation's row y's (s < h), and the windows whose far corner is on
+    // them (s <= h, the row past the box's last too).
+    for (int step = 0; step <= h; step += ROWS) {
+        const int s = step + rowOfStep, y = least.y + s;
+        // Row y + 2 into its slot, which the step before zeroed; the slot of
+        // row y + ROWS + 2, which the next step loads (and the step before
+        // read last, as row y - ROWS - 2), zeroed.
+        loadRow(y + 2, column, x0, flags, label);
+        clearRow(y + ROWS + 2, column);
+        memoryBarrierShared();
+        barrier();
+        const int above = ringRow(y - 1), here = ringRow(y);
+        if (s < h) {
+            uint powers[4] = uint[4](0u, 0u, 0u, 0u);
+            for (int c = column; c < w; c += ROW_LANES) {
+                const int j = c + 2;  // the column's flag in a ring row
+                if ((bitsAt(here, j) & 1u) == 0u) continue;
+                const ivec2 p = ivec2(least.x + c, y);
+                const uint lx = uint(c);
+                const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
+                for (int e = 0; e < 4; ++e) powers[e] += power[e];
+#ifdef GATHER_PERIMETER
+                // Bit 5 (dy + 2) + (dx + 2): element (x + dx, y + dy) in the
+                // region. A border element has a 4-neighbour outside it (or
+                // outside the image, whose bits are 0).
+                uint inside = 0u;
+                for (int dy = 0; dy < 5; ++dy) inside |= (bitsAt(ringRow(y + dy - 2), j - 2) & 31u) << uint(5 * dy);
+                const uint kNeighbours = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
+                if ((inside & kNeighbours) != kNeighbours) {
+                    const int k = windowPerimeterClass(inside);
+                    perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
+                }
+#endif
+#ifdef GATHER_INTENSITY
+                const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+                sum = add64(sum, uvec2(value, 0u));
+                squares = add96(squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+                // This invocation's elements in raster order: its first
+                // element of a value holds its least index.
+                const uint element = uint(y) * uint(imageSize.x) + uint(p.x);
+                if (first || value < leastSample) {
+                    leastSample = value;
+                    leastAt = element;
+                }
+                if (first || value > mostSample) {
+                    mostSample = value;
+                    mostAt = element;
+                }
+                first = false;
+#endif
+            }
+#ifdef GATHER_MOMENTS
+            // TermRequest::exponents' order: y, then x. Each product is part
+            // of its term's sum, below 2^56.
+            const uint ly = uint(s);
+            const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
+            int term = 0;
+            for (int ey = 0; ey <= 3; ++ey)
+                for (int ex = 0; ex <= 3; ++ex) {
+                    if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+                    uvec2 part;
+                    umulExtended(powers[ex], lyPower[ey], part.y, part.x);
+                    moments[term] = add64(moments[term], part);
+                    ++term;
+                }
+#endif
+        }
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+        // The windows whose far corner is (least.x + c, y), c = 0 .. w: bits
+        // (x, y) 1, (x, y-1) 2, (x-1, y) 4, (x-1, y-1) 8 (measure_classes.glsl).
+        for (int c = column; c <= (listed && s <= h ? w : -1); c += ROW_LANES) {
+            const uint front = bitsAt(here, c + 1), back = bitsAt(above, c + 1);  // bits x-1 (0), x (1)
+            const uint config = (front >> 1u & 1u) | (back >> 1u & 1u) << 1u | (front & 1u) << 2u | (back & 1u) << 3u;
+            if (config == 0u || config == FULL_WINDOW) continue;
+#ifdef GATHER_CROFTON
+            const int k = croftonClass(config);
+            for (int n = 0; n < 5; ++n) crofton[n] += k == n ? 1u : 0u;  // not crofton[k]: indexed at run time
+#endif
+#ifdef GATHER_EULER
+            euler += eulerTimes(config);
+#endif
+        }
+#endif
+        memoryBarrierShared();
+        barrier();  // row y - 2 read: the next step loads over it
+    }
+
+#ifdef GATHER_MOMENTS
+    uint at = uint(MOMENTS_AT);
+    int term = 0;
+    for (int ey = 0; ey <= 3; ++ey)
+        for (int ex = 0; ex <= 3; ++ex) {
+            if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+            const int limbs = termLimbs(ex + ey, false);
+            addGroupWide(at, uvec3(moments[term], 0u), limbs);
+            at += uint(limbs);
+            ++term;
+        }
+#endif
+#ifdef GATHER_PERIMETER
+    for (int k = 0; k < 3; ++k)
+        if (perimeter[k] != 0u) atomicAdd(groupRecord[PERIMETER_AT + k], perimeter[k]);
+#endif
+#ifdef GATHER_SUMS
+    addGroupWide(uint(SUM_AT), uvec3(sum, 0u), SUM_LIMBS);
+    addGroupWide(uint(SQUARES_AT), squares, SQUARES_LIMBS);
+#endif
+#ifdef GATHER_EXTREMA
+    // Complemented, as measure_terms and measure_extrema keep them.
+    if (!first) {
+        atomicMax(groupRecord[EXTREMA_AT], ~leastSample);
+        atomicMax(groupRecord[EXTREMA_AT + 1], mostSample);
+    }
+#endif
+#ifdef GATHER_CROFTON
+    for (int k = 0; k < 5; ++k)
+        if (crofton[k] != 0u) atomicAdd(groupRecord[CROFTON_AT + k], crofton[k]);
+#endif
+#ifdef GATHER_EULER
+    // A 64-bit two's-complement sum, as addSigned64 keeps it.
+    if (euler != 0) addGroupWide(uint(EULER_AT), uvec3(uint(euler), euler < 0 ? 0xffffffffu : 0u, 0u), 2);
+#endif
+#ifdef GATHER_POSITIONS
+    memoryBarrierShared();
+    barrier();  // the extrema, complete
+    // The first position of each extremum: the least among the invocations
+    // that hold it.
+    if (!first && leastSample == ~groupRecord[EXTREMA_AT]) atomicMax(groupRecord[POSITIONS_AT], ~leastAt);
+    if (!first && mostSample == groupRecord[EXTREMA_AT + 1]) atomicMax(groupRecord[POSITIONS_AT + 1], ~mostAt);
+#endif
+    memoryBarrierShared();
+    barrier();  // the group's record, complete
+    const uint record = r * uint(RECORD_WORDS);
+    if (listed)
+        for (int k = lane; k < RECORD_WORDS; k += MEASURE_GROUP) totals[record + uint(k)] = groupRecord[k];
+}
