@@ -1,20 +1,21 @@
 // measure_medium: every term the request asks for of an image's region
 // whose box holds more than kSmallBox and at most kMediumBox elements
 // (engine/src/measure_terms.hpp), by one work group of MEASURE_GROUP
-// invocations that walk the box a row at a time, an invocation a column
-// (and every MEASURE_GROUP-th column after it). Each invocation adds up
-// its elements' terms in registers; the group adds its invocations' sums
-// into a record in shared memory and stores that record into the region's
-// once, with plain stores. The passes over the image skip the region
-// (measuredAlone), whose runs would otherwise each take a run of atomics
-// on its record in global memory, one for every column it crosses.
+// invocations that walk the box ROWS rows a step, ROW_LANES invocations a
+// row, an invocation an element (and every ROW_LANES-th one after it).
+// Each invocation adds up its elements' terms in registers; the group adds
+// its invocations' sums into a record in shared memory and stores that
+// record into the region's once, with plain stores. The passes over the
+// image skip the region (measuredAlone), whose runs would otherwise each
+// take a run of atomics on its record in global memory, one for every
+// column it crosses.
 //
 // The terms are measure_small.comp's, from the same classes
-// (measure_classes.glsl). The group keeps five rows of the box (y-2 ..
-// y+2, two columns past each side), a flag an element for "in the
-// region", in shared memory: an element's perimeter window and its
-// windows' configurations read them there, and each step loads one new
-// row, an element an invocation.
+// (measure_classes.glsl). The group keeps the box's rows around the step's
+// (two rows and two columns past them on each side) in shared memory, a
+// bit an element for "in the region": an element's perimeter window and
+// the windows' configurations read them there, and each step loads ROWS
+// new rows, an element an invocation.
 //
 // Within a box of w x h <= kMediumBox <= 2^14 elements, each side below
 // 256, a moment's term lx^a ly^b (a, b at most 3) is below (w h)^3, so the
@@ -68,7 +69,8 @@ void loadRow(int y, int column, int x0, int count, uint label) {
         if (labelAt(ivec2(x0 + j, y)) == label) atomicOr(ring[row + (j >> 5)], 1u << uint(j & 31));
 }
 
-// Bits j .. j + 4 of a slot, from bit 0.
+// Bits j .. j + 31 of a slot (those past its last bit 0), bit j in bit 0:
+// the callers keep the low 5 or 2.
 uint bitsAt(int row, int j) {
     const uint shift = uint(j & 31);
     const uint low = ring[row + (j >> 5)] >> shift;
@@ -106,12 +108,12 @@ void main() {
     // TermGatherer's packedExtent: width, height a byte each.
     const int w = box.w & 0xff, h = (box.w >> 8) & 0xff;
     const ivec2 least = box.xy;
-    const int x0 = least.x - 2, flags = listed ? w + 4 : 0;
+    const int x0 = least.x - 2, rowBits = listed ? w + 4 : 0;
     for (int k = lane; k < RECORD_WORDS; k += MEASURE_GROUP) groupRecord[k] = 0u;
     for (int k = lane; k < RING_SLOTS * RING_WORDS; k += MEASURE_GROUP) ring[k] = 0u;
     memoryBarrierShared();
     barrier();  // the slots zeroed
-    for (int y = least.y - 2 + rowOfStep; y < least.y + 2; y += ROWS) loadRow(y, column, x0, flags, label);
+    for (int y = least.y - 2 + rowOfStep; y < least.y + 2; y += ROWS) loadRow(y, column, x0, rowBits, label);
 
 #ifdef GATHER_MOMENTS
     uvec2 moments[MOMENT_TERMS];
@@ -132,7 +134,7 @@ void main() {
     uint crofton[5] = uint[5](0u, 0u, 0u, 0u, 0u);
     int euler = 0;
 #endif
-    // A step: the elements of rows least.y + s .. + ROWS - 1, this
+    // A step: the elements of rows least.y + step .. + ROWS - 1, this
     // invocation's row y's (s < h), and the windows whose far corner is on
     // them (s <= h, the row past the box's last too).
     for (int step = 0; step <= h; step += ROWS) {
@@ -140,7 +142,7 @@ void main() {
         // Row y + 2 into its slot, which the step before zeroed; the slot of
         // row y + ROWS + 2, which the next step loads (and the step before
         // read last, as row y - ROWS - 2), zeroed.
-        loadRow(y + 2, column, x0, flags, label);
+        loadRow(y + 2, column, x0, rowBits, label);
         clearRow(y + ROWS + 2, column);
         memoryBarrierShared();
         barrier();
@@ -148,7 +150,7 @@ void main() {
         if (s < h) {
             uint powers[4] = uint[4](0u, 0u, 0u, 0u);
             for (int c = column; c < w; c += ROW_LANES) {
-                const int j = c + 2;  // the column's flag in a ring row
+                const int j = c + 2;  // the column's bit in a ring row
                 if ((bitsAt(here, j) & 1u) == 0u) continue;
                 const ivec2 p = ivec2(least.x + c, y);
                 const uint lx = uint(c);
@@ -221,7 +223,7 @@ void main() {
         }
 #endif
         memoryBarrierShared();
-        barrier();  // row y - 2 read: the next step loads over it
+        barrier();  // the step's rows read: the next step zeroes the slots of the first ones
     }
 
 #ifdef GATHER_MOMENTS
