@@ -728,8 +728,8 @@ namespace {
 // - a filled 128 x 128 square in the top-left corner: a box of kMediumBox
 //   elements exactly and an area of kHotArea (its group measures it, no
 //   replicas do);
-// - a ring 255 wide (the widest medium box), with holes holding one-pixel
-//   regions and a notched inner edge (every perimeter class);
+// - a ring 255 wide (the widest medium box), its hole cut by diagonal bars
+//   into holes, some holding one-pixel regions;
 // - a bar 256 wide, and a snake past kMediumBox elements: left to the
 //   passes over the labels;
 // - lines of kSmallBox and kSmallBox + 1 elements (measure_small's last

@@ -74,7 +74,7 @@ constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // measure_medium's: an image's region whose box holds more than kSmallBox
 // and at most kMediumBox elements, each side below 256 (packedExtent()),
 // is measured by a work group of kMediumGroupThreads, which walks the box
-// a few rows a step and stores the region's record once; the passes over
+// kMediumGroupThreads / 32 rows a step and stores the region's record once; the passes over
 // the labels skip the region as they skip a small one. A disk a few dozen
 // elements across would otherwise take a flush of atomics in every column
 // it crosses. 2^14 at most: the medium pass's 64-bit sums' bounds
@@ -111,8 +111,8 @@ constexpr int kMaxHot = 64;
 constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 
 // The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
-// or measure_medium measures: its box's sides, a byte each (positive); of a region with
-// replicas, -(1 + its index among them) (hotMark()).
+// or measure_medium measures: its box's sides, a byte each (positive); of
+// a region with replicas, -(1 + its index among them) (hotMark()).
 constexpr std::int32_t packedExtent(std::uint32_t width, std::uint32_t height, std::uint32_t depth) {
     return std::int32_t(width | height << 8 | depth << 16);
 }
