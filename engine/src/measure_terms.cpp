@@ -509,6 +509,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // moments): glsl/measure_medium.comp.
     std::vector<std::int32_t> corners(count * 4, 0);
     std::vector<std::uint32_t> small, medium;
+    std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
     small.reserve(count);
     const bool mediumAllowed =
         q.dimensions == 2 && layout.words > 0 && layout.words <= kMediumWords && layout.weightedTerms == 0;
@@ -521,22 +522,17 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         const std::uint64_t elements = std::uint64_t(c.width) * std::uint64_t(c.height) * depth;
         // An empty entry (no element) keeps the zeroed record the passes leave it.
         if (c.area == 0) continue;
-        if (elements <= std::uint64_t(kSmallBox)) {
+        std::vector<std::uint32_t>* alone = nullptr;
+        if (elements <= std::uint64_t(kSmallBox)) alone = &small;
+        else if (mediumAllowed && elements <= largestMedium_ && c.width < 256 && c.height < 256) alone = &medium;
+        if (alone) {
             corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
-            small.push_back(std::uint32_t(i));
-        } else if (mediumAllowed && elements <= largestMedium_ && c.width < 256 && c.height < 256) {
-            corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
-            medium.push_back(std::uint32_t(i));
-        }
-    }
-    // The boxes of the regions left to the passes over the labels, whose
-    // tiles measure_terms and measure_windows walk.
-    std::vector<std::array<std::int64_t, 4>> largeBoxes;
-    for (std::size_t i = 0; i < count; ++i) {
-        const Component& c = table[first + i];
-        if (c.area > 0 && corners[i * 4 + 3] == 0)
+            alone->push_back(std::uint32_t(i));
+        } else {
+            // Left to the passes over the labels, which walk its tiles.
             largeBoxes.push_back(
                 {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.width), std::int64_t(c.height)});
+        }
     }
     // The hot regions: the largest of at least kHotArea elements left to
     // the passes.
