@@ -25,6 +25,14 @@
 // step: each step loads row y+2 alone, its column x's label (read a step
 // ahead) and its other 4 where one of elements y+1 .. y+3 of column x is
 // labeled (1 label a step through the background, 5 elsewhere).
+//
+// With those rows at hand (TERMS_WINDOWS: an image's perimeter asked with
+// its Euler number or Crofton perimeter), the walk counts the 2x2 windows
+// too, in place of measure_windows' pass over the image: each window of a
+// region counts at the region's element of its lowest bit
+// (measure_classes.glsl's order), so that it counts once. An element p
+// is in the four windows whose far corners are p + (cx, cy), cx and cy 0
+// or 1, and holds bit 2 cx + cy of each.
 
 #include "measure_classes.glsl"
 
@@ -67,6 +75,10 @@ struct Run {
     PixelCoord origin;  // the region's box's least corner
     uvec2 powers[4];
     uvec3 perimeter;
+#ifdef TERMS_WINDOWS
+    int euler;      // 4 times the windows' share of its Euler number
+    uvec3 crofton;  // its windows by Crofton class, 16 bits each: classes 0, 1 in x, 2, 3 in y, 4 in z
+#endif
     uvec2 sum;
     uvec3 squares;
     uvec3 weighted[4];
@@ -115,6 +127,10 @@ Run startRun(uint label, ivec4 box, uint slot) {
         run.weighted[e] = uvec3(0u);
     }
     run.perimeter = uvec3(0u);
+#ifdef TERMS_WINDOWS
+    run.euler = 0;
+    run.crofton = uvec3(0u);
+#endif
     run.sum = uvec2(0u);
     run.squares = uvec3(0u);
     run.least = 0xffffffffu;
@@ -180,7 +196,43 @@ void flush(Run run, PixelCoord at) {
     for (int c = 0; c < 3; ++c)
         if (run.perimeter[c] != 0u) atomicAdd(totals[record + uint(PERIMETER_AT + c)], run.perimeter[c]);
 #endif
+#ifdef TERMS_WINDOWS
+#ifdef GATHER_EULER
+    addSigned64(record + uint(EULER_AT), run.euler);
+#endif
+#ifdef GATHER_CROFTON
+    for (int c = 0; c < 5; ++c) {
+        const uint n = (run.crofton[c >> 1] >> uint(16 * (c & 1))) & 0xffffu;
+        if (n != 0u) atomicAdd(totals[record + uint(CROFTON_AT + c)], n);
+    }
+#endif
+#endif
 }
+
+#ifdef TERMS_WINDOWS
+// Whether p + (dx, dy) is in p's region, of `inside` as windowPerimeterClass
+// reads it.
+uint insideAt(uint inside, int dx, int dy) { return (inside >> uint(5 * (dy + 2) + dx + 2)) & 1u; }
+
+// The windows that count at element p, of `inside` (|dx|, |dy| <= 1 read),
+// into its run: the window with far corner p + (cx, cy) where none of its
+// bits below p's (2 cx + cy) is in the region.
+void addWindows(inout Run run, uint inside) {
+    for (int c = 0; c < 4; ++c) {
+        const int cx = c >> 1, cy = c & 1;
+        const uint config = insideAt(inside, cx, cy) | insideAt(inside, cx, cy - 1) << 1u |
+                            insideAt(inside, cx - 1, cy) << 2u | insideAt(inside, cx - 1, cy - 1) << 3u;
+        if ((config & ((1u << uint(c)) - 1u)) != 0u) continue;
+#ifdef GATHER_EULER
+        run.euler += eulerTimes(config);
+#endif
+#ifdef GATHER_CROFTON
+        const int k = croftonClass(config);
+        if (k >= 0) run.crofton += uvec3(equal(ivec3(k >> 1), ivec3(0, 1, 2))) << uint(16 * (k & 1));
+#endif
+    }
+}
+#endif
 
 void main() {
     PixelCoord line;
@@ -256,11 +308,24 @@ void main() {
         for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
 #ifdef GATHER_PERIMETER
-        if (r2.c1 != label || r2.c3 != label || r1.c2 != label || r3.c2 != label) {
+        // A border element (a 4-neighbour outside the region); with the
+        // windows, one with any of its 8 neighbours outside.
+        const bool border = r2.c1 != label || r2.c3 != label || r1.c2 != label || r3.c2 != label;
+#ifdef TERMS_WINDOWS
+        const bool edge = border || r1.c1 != label || r1.c3 != label || r3.c1 != label || r3.c3 != label;
+#else
+        const bool edge = border;
+#endif
+        if (edge) {
             const uint inside = insideBits(r0, label) | insideBits(r1, label) << 5u | insideBits(r2, label) << 10u |
                                 insideBits(r3, label) << 15u | insideBits(r4, label) << 20u;
-            const int c = windowPerimeterClass(inside);
-            run.perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));  // not perimeter[c]: indexed at run time
+            if (border) {
+                const int c = windowPerimeterClass(inside);
+                run.perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));  // not perimeter[c]: indexed at run time
+            }
+#ifdef TERMS_WINDOWS
+            addWindows(run, inside);
+#endif
         }
 #endif
     }

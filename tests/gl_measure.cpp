@@ -524,10 +524,19 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     labeler.label(texture.id(), options);
     std::vector<std::string> names;
     for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
+    // The perimeter's walk counts the Euler number's windows too.
     CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                             "download_table", "measure_small", "measure_medium",
-                                            "measure_terms", "measure_windows", "measure_extrema",
-                                            "download_terms"});
+                                            "measure_terms", "measure_extrema", "download_terms"});
+    // The Euler number without the perimeter: the windows' own pass.
+    options.measure.properties = {"euler_number"};
+    options.intensity = 0;
+    labeler.label(texture.id(), options);
+    names.clear();
+    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
+    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                            "download_table", "measure_small", "measure_medium",
+                                            "measure_windows", "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};

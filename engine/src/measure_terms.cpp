@@ -73,6 +73,11 @@ int segmentOf(const std::string& stage, const RecordLayout& layout) {
     return kElementSegment;
 }
 
+// Whether an image's measure_terms counts the 2x2 windows itself (its walk
+// reads every element's 5x5 labels for the perimeter), in place of
+// measure_windows.
+bool windowsInTerms(const TermRequest& q) { return q.dimensions == 2 && q.perimeter && (q.crofton || q.euler); }
+
 int bitLength(std::uint64_t v) {
     int bits = 0;
     for (; v; v >>= 1) ++bits;
@@ -295,6 +300,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_INTENSITY_IMAGE", kIntensityImage);
         if (layout.momentTerms > 0) builder.define("GATHER_MOMENTS");
         if (q.perimeter) builder.define("GATHER_PERIMETER");
+        if (stage == "measure_terms" && windowsInTerms(q)) builder.define("TERMS_WINDOWS");
         if (q.crofton) builder.define("GATHER_CROFTON");
         if (q.euler) builder.define("GATHER_EULER");
         if (intensity.texture) {
@@ -464,7 +470,7 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     // slice, the windows past the image's far sides.
     if (layout.momentTerms > 0 || q.perimeter || intensityTerms)
         run("measure_terms", labels.width(), labels.height(), labels.depth());
-    if (q.crofton || q.euler)
+    if ((q.crofton || q.euler) && !windowsInTerms(q))
         run("measure_windows", labels.width() + 1, labels.height() + 1, volume ? labels.depth() + 1 : 1);
     // The hot regions' replicas, which both passes above fill, into their
     // records before measure_extrema reads the extrema.

@@ -7,7 +7,8 @@
 //                                                 intensity sums, extrema, weighted moments
 //   measure_fold     (glsl/measure_fold.comp)     hot regions' replicas into their records
 //   measure_extrema  (glsl/measure_extrema.comp)  the extrema's first positions
-//   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums
+//   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums (an
+//                                                 image's with the perimeter: measure_terms)
 // They add into one storage buffer of per-region records with 32-bit
 // atomics, exactly (a carry goes into the next limb); the records are
 // copied into a buffer the host maps and read once. Counts and boxes come from the component table.
