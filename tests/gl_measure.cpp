@@ -537,6 +537,15 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                             "download_table", "measure_small", "measure_medium",
                                             "measure_windows", "download_terms"});
+    // Moments to the third order: the small regions' records, narrower than
+    // the noise's largest region's, packed before they come down.
+    options.measure.properties = {"moments"};
+    labeler.label(texture.id(), options);
+    names.clear();
+    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
+    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                            "download_table", "measure_small", "measure_medium",
+                                            "measure_terms", "measure_pack", "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};

@@ -94,6 +94,25 @@ RecordLayout layoutOf(const std::vector<Component>& table, const TermRequest& q,
     return recordLayout(extent, count, q, intensityBits);
 }
 
+// Word k of a tier's record (`tier`, a layout of the same request for
+// smaller bounds) is word map[k] of the region's record in `wide`: its
+// sums' low limbs, the counts and extrema as they are.
+std::vector<std::uint32_t> packMap(const RecordLayout& tier, const RecordLayout& wide) {
+    std::vector<std::uint32_t> map(std::size_t(tier.words));
+    auto part = [&](int tierAt, int wideAt, int words) {
+        for (int k = 0; k < words; ++k) map[std::size_t(tierAt + k)] = std::uint32_t(wideAt + k);
+    };
+    for (std::size_t t = 0; t < tier.momentLimbs.size(); ++t)
+        part(tier.momentsAt + tier.momentOffsets[t], wide.momentsAt + wide.momentOffsets[t], tier.momentLimbs[t]);
+    part(tier.perimeterAt, wide.perimeterAt, tier.sumAt - tier.perimeterAt);  // perimeter, Crofton, Euler
+    part(tier.sumAt, wide.sumAt, tier.sumLimbs);
+    part(tier.squaresAt, wide.squaresAt, tier.squaresLimbs);
+    part(tier.extremaAt, wide.extremaAt, tier.weightedAt - tier.extremaAt);  // extrema, their positions
+    for (std::size_t t = 0; t < tier.weightedLimbs.size(); ++t)
+        part(tier.weightedAt + tier.weightedOffsets[t], wide.weightedAt + wide.weightedOffsets[t], tier.weightedLimbs[t]);
+    return map;
+}
+
 }  // namespace
 
 // The record of `request`, its wide sums wide enough for every region of
@@ -154,13 +173,19 @@ namespace {
 
 // Replaces the storage of `buffer` (grown when too small) with `bytes` of
 // `data`, or zeros where data is null.
-void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const void* data) {
+// `buffer` bound to the storage target, its storage grown to `bytes` where
+// smaller; what it holds is left undefined.
+void reserve(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes) {
     if (!buffer) buffer = gl::Buffer::create();
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, buffer.id());
     if (bytes > capacity) {
         glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
         capacity = bytes;
     }
+}
+
+void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const void* data) {
+    reserve(buffer, capacity, bytes);
     if (data) {
         glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
     } else if (gl::isEs()) {
@@ -274,6 +299,9 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_HOT_BUFFER", kHotBuffer)
             .define("MEASURE_MEDIUM_BUFFER", kMediumBuffer)
             .define("MEASURE_TILES_BUFFER", kTilesBuffer)
+            .define("MEASURE_PACK_REGIONS_BUFFER", kPackRegionsBuffer)
+            .define("MEASURE_PACK_WORDS_BUFFER", kPackWordsBuffer)
+            .define("MEASURE_PACKED_BUFFER", kPackedBuffer)
             .define("REPLICAS", kReplicas)
             .define("MEASURE_GROUP", groupOf(stage))
             .define("MEASURE_SEGMENT", segmentOf(stage, layout))
@@ -514,7 +542,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // (shared memory) is small and no sum passes 64 bits (no weighted
     // moments): glsl/measure_medium.comp.
     std::vector<std::int32_t> corners(count * 4, 0);
-    std::vector<std::uint32_t> small, medium;
+    std::vector<std::uint32_t> small, medium, rest;
     std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
     small.reserve(count);
     const bool mediumAllowed =
@@ -527,7 +555,10 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         const std::uint64_t depth = std::max<std::uint64_t>(c.depth, 1);
         const std::uint64_t elements = std::uint64_t(c.width) * std::uint64_t(c.height) * depth;
         // An empty entry (no element) keeps the zeroed record the passes leave it.
-        if (c.area == 0) continue;
+        if (c.area == 0) {
+            rest.push_back(std::uint32_t(i));
+            continue;
+        }
         std::vector<std::uint32_t>* alone = nullptr;
         if (elements <= std::uint64_t(kSmallBox)) alone = &small;
         else if (mediumAllowed && elements <= largestMedium_ && c.width < 256 && c.height < 256) alone = &medium;
@@ -536,6 +567,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
             alone->push_back(std::uint32_t(i));
         } else {
             // Left to the passes over the labels, which walk its tiles.
+            rest.push_back(std::uint32_t(i));
             largeBoxes.push_back(
                 {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.width), std::int64_t(c.height)});
         }
@@ -565,23 +597,88 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
              count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
     const bool intensityTerms = intensity.texture != 0;
 
+    // The records packed a tier after another (kPackRegionsBuffer), each in
+    // its tier's record: a small box's regions of at most kSmallBox
+    // elements, a medium one's of at most largestMedium_ within 255 a side.
+    // Only where that leaves a quarter of the words behind or more: where it
+    // leaves fewer, the pass costs about what the download saves.
+    struct Tier {
+        const std::vector<std::uint32_t>* regions;
+        RecordLayout layout;
+        std::size_t firstWord = 0;  // in the records read
+    };
+    std::vector<Tier> tiers = {Tier{&small, recordLayout(kSmallBox, kSmallBox, q, layout.sampleBits)},
+                               Tier{&medium, recordLayout(255, largestMedium_, q, layout.sampleBits)},
+                               Tier{&rest, layout}};
+    std::size_t readWords = 0;
+    for (Tier& tier : tiers) {
+        tier.firstWord = readWords;
+        readWords += tier.regions->size() * std::size_t(tier.layout.words);
+    }
+    const bool packs = readWords * 4 <= words * 3;
+    std::vector<std::uint32_t> everyRegion;
+    if (!packs) {
+        // The records as the passes left them, in the order of the batch.
+        everyRegion.resize(count);
+        for (std::size_t i = 0; i < count; ++i) everyRegion[i] = std::uint32_t(i);
+        tiers = {Tier{&everyRegion, layout}};
+        readWords = words;
+    } else {
+        auto scope = timer.scope("measure_pack");
+        std::vector<std::uint32_t> order, map;
+        for (const Tier& tier : tiers) {
+            order.insert(order.end(), tier.regions->begin(), tier.regions->end());
+            const std::vector<std::uint32_t> tierMap = packMap(tier.layout, layout);
+            map.insert(map.end(), tierMap.begin(), tierMap.end());
+        }
+        fill(packRegions_, packRegionsBytes_, order.size() * 4, order.data());
+        fill(packWords_, packWordsBytes_, map.size() * 4, map.data());
+        reserve(packed_, packedBytes_, readWords * 4);  // every word written
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackRegionsBuffer, packRegions_.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackWordsBuffer, packWords_.id());
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackedBuffer, packed_.id());
+        gl::Program& p = program("measure_pack", layout, q, intensity);
+        p.use();
+        std::size_t regionFirst = 0, wordFirst = 0;
+        for (const Tier& tier : tiers) {
+            const std::size_t n = tier.regions->size(), invocations = n * std::size_t(tier.layout.words);
+            if (invocations > 0) {
+                if (invocations > 0xffffffffu) throw Error("glccl: a tier of records to pack passes 2^32 words");
+                p.set("packRegions", unsigned(n));
+                p.set("packWords", unsigned(tier.layout.words));
+                p.set("packRegionFirst", unsigned(regionFirst));
+                p.set("packWordFirst", unsigned(wordFirst));
+                p.set("packFirst", unsigned(tier.firstWord));
+                const std::size_t groups = ceilDiv(invocations, std::size_t(groupOf("measure_pack")));
+                const std::size_t across = std::min<std::size_t>(groups, 65535);
+                glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
+                checkGlError("stage measure_pack");
+            }
+            regionFirst += n;
+            wordFirst += std::size_t(tier.layout.words);
+        }
+        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the packed records, before the copy
+    }
+
     // The records copied into a buffer the host reads (on the pixel-pack
-    // target, which the caller's guard restores) and read where it is mapped.
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, totals_.id());
+    // target, which the caller's guard restores) and read where it is
+    // mapped.
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, packs ? packed_.id() : totals_.id());
     if (!readback_) readback_ = gl::Buffer::create();
     glBindBuffer(GL_PIXEL_PACK_BUFFER, readback_.id());
-    if (words * 4 > readbackBytes_) {
-        glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(words * 4), nullptr, GL_STREAM_READ);
-        readbackBytes_ = words * 4;
+    if (readWords * 4 > readbackBytes_) {
+        glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(readWords * 4), nullptr, GL_STREAM_READ);
+        readbackBytes_ = readWords * 4;
     }
     {
         auto scope = timer.scope("download_terms");
-        glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(words * 4));
+        glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(readWords * 4));
     }
     glFlush();  // the passes and the copy sent to the GPU before the host waits for its own arrays
     RegionTotals& totals = ready();
-    const auto* records =
-        static_cast<const std::uint32_t*>(glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(words * 4), GL_MAP_READ_BIT));
+    const auto* records = static_cast<const std::uint32_t*>(
+        glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(readWords * 4), GL_MAP_READ_BIT));
     if (!records) {
         checkGlError("mapping the region totals");
         throw Error("mapping the region totals failed");
@@ -595,42 +692,48 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         return sum;
     };
     const std::size_t terms = std::size_t(layout.momentTerms), weightedTerms = std::size_t(layout.weightedTerms);
-    // Rows split among threads (the mapped buffer is plain memory to them):
-    // each region's record is its own.
-    forRowRanges(count, 0, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t i = begin; i < end; ++i) {
-            const std::size_t r = first + i;
-            const std::uint32_t* record = records + i * std::size_t(layout.words);
-            for (std::size_t t = 0; t < terms; ++t)
-                streamStore(totals.moments[r * terms + t],
-                            wide(record + layout.momentsAt + layout.momentOffsets[t], layout.momentLimbs[t]));
-            if (intensityTerms) {
-                for (std::size_t t = 0; t < weightedTerms; ++t)
-                    streamStore(totals.weightedMoments[r * weightedTerms + t],
-                                wide(record + layout.weightedAt + layout.weightedOffsets[t], layout.weightedLimbs[t]));
-                if (q.intensitySums) {
-                    totals.intensitySum[r] = wide(record + layout.sumAt, layout.sumLimbs);
-                    totals.intensitySquares[r] = wide(record + layout.squaresAt, layout.squaresLimbs);
+    // Each tier's rows split among threads (the mapped buffer is plain
+    // memory to them): each region's record is its own.
+    for (const Tier& tier : tiers) {
+        const RecordLayout& l = tier.layout;
+        const std::vector<std::uint32_t>& regions = *tier.regions;
+        forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {
+            for (std::size_t j = begin; j < end; ++j) {
+                const std::size_t r = first + regions[j];
+                const std::uint32_t* record = records + tier.firstWord + j * std::size_t(l.words);
+                for (std::size_t t = 0; t < terms; ++t)
+                    streamStore(totals.moments[r * terms + t],
+                                wide(record + l.momentsAt + l.momentOffsets[t], l.momentLimbs[t]));
+                if (intensityTerms) {
+                    for (std::size_t t = 0; t < weightedTerms; ++t)
+                        streamStore(totals.weightedMoments[r * weightedTerms + t],
+                                    wide(record + l.weightedAt + l.weightedOffsets[t], l.weightedLimbs[t]));
+                    if (q.intensitySums) {
+                        totals.intensitySum[r] = wide(record + l.sumAt, l.sumLimbs);
+                        totals.intensitySquares[r] = wide(record + l.squaresAt, l.squaresLimbs);
+                    }
+                    if (q.intensityExtrema) {
+                        totals.intensityMinBits[r] = ~record[l.extremaAt];
+                        totals.intensityMaxBits[r] = record[l.extremaAt + 1];
+                        totals.intensityMin[r] = double(totals.intensityMinBits[r]);
+                        totals.intensityMax[r] = double(totals.intensityMaxBits[r]);
+                    }
+                    if (q.intensityPositions) {
+                        totals.intensityMinAt[r] = ~record[l.positionsAt];
+                        totals.intensityMaxAt[r] = ~record[l.positionsAt + 1];
+                    }
                 }
-                if (q.intensityExtrema) {
-                    totals.intensityMinBits[r] = ~record[layout.extremaAt];
-                    totals.intensityMaxBits[r] = record[layout.extremaAt + 1];
-                    totals.intensityMin[r] = double(totals.intensityMinBits[r]);
-                    totals.intensityMax[r] = double(totals.intensityMaxBits[r]);
-                }
-                if (q.intensityPositions) {
-                    totals.intensityMinAt[r] = ~record[layout.positionsAt];
-                    totals.intensityMaxAt[r] = ~record[layout.positionsAt + 1];
-                }
+                for (int c = 0; c < 3 && q.perimeter; ++c)
+                    totals.perimeterClasses[r * 3 + std::size_t(c)] = record[l.perimeterAt + c];
+                for (int c = 0; c < 5 && q.crofton; ++c)
+                    totals.croftonClasses[r * 5 + std::size_t(c)] = record[l.croftonAt + c];
+                if (q.euler)
+                    totals.eulerTimes[r] =
+                        std::int64_t(std::uint64_t(record[l.eulerAt]) | std::uint64_t(record[l.eulerAt + 1]) << 32);
             }
-            for (int c = 0; c < 3 && q.perimeter; ++c) totals.perimeterClasses[r * 3 + std::size_t(c)] = record[layout.perimeterAt + c];
-            for (int c = 0; c < 5 && q.crofton; ++c) totals.croftonClasses[r * 5 + std::size_t(c)] = record[layout.croftonAt + c];
-            if (q.euler)
-                totals.eulerTimes[r] = std::int64_t(std::uint64_t(record[layout.eulerAt]) |
-                                                    std::uint64_t(record[layout.eulerAt + 1]) << 32);
-        }
-        streamFence();
-    });
+            streamFence();
+        });
+    }
     glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     checkGlError("reading the region totals");
 }

@@ -7,6 +7,7 @@
 //                                                 intensity sums, extrema, weighted moments
 //   measure_fold     (glsl/measure_fold.comp)     hot regions' replicas into their records
 //   measure_extrema  (glsl/measure_extrema.comp)  the extrema's first positions
+//   measure_pack     (glsl/measure_pack.comp)     the records the host reads, narrowed
 //   measure_windows  (glsl/measure_windows.comp)  Crofton classes, Euler sums (an
 //                                                 image's with the perimeter: measure_terms)
 // They add into one storage buffer of per-region records with 32-bit
@@ -110,6 +111,17 @@ constexpr int kReplicas = 128;
 constexpr std::uint64_t kHotArea = 1u << 14;
 constexpr int kMaxHot = 64;
 constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
+
+// The records the host reads are packed on the GPU (glsl/measure_pack.comp)
+// a tier of regions after another (those measure_small measures, those
+// measure_medium measures, the rest), each region's in the record of its
+// tier's bounds, whose high limbs the wide record's sums would leave zero:
+// a noisy image's hundreds of thousands of small regions come down in
+// about half the bytes. measure_pack runs after the batch's other passes
+// and takes the bindings of their lists.
+constexpr int kPackRegionsBuffer = 2;
+constexpr int kPackWordsBuffer = 3;
+constexpr int kPackedBuffer = 4;
 
 // The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
 // or measure_medium measures: its box's sides, a byte each (positive); of
@@ -228,9 +240,9 @@ private:
                          const Intensity& intensity);
 
     std::map<std::string, gl::Program> programs_;
-    gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, readback_;
+    gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, packRegions_, packWords_, packed_, readback_;
     std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, mediumBytes_ = 0, hotBytes_ = 0, tilesBytes_ = 0,
-                readbackBytes_ = 0;
+                packRegionsBytes_ = 0, packWordsBytes_ = 0, packedBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
     std::uint64_t largestMedium_ = kMediumBox;
 };

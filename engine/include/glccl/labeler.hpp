@@ -261,7 +261,7 @@ public:
     // and of the passes that measure its regions on the GPU since
     // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_small,
     // measure_medium, measure_terms, measure_fold, measure_extrema, measure_windows, region_rows,
-    // download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
+    // measure_pack, download_terms; a stage the driver did not time (llvmpipe's compute dispatches) has
     // StageTime::measured false.
     const StageTimings& stageTimings() const;
     const ContextInfo& contextInfo() const;
