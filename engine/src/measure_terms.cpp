@@ -542,8 +542,12 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // (shared memory) is small and no sum passes 64 bits (no weighted
     // moments): glsl/measure_medium.comp.
     std::vector<std::int32_t> corners(count * 4, 0);
-    std::vector<std::uint32_t> small, medium, rest;
+    std::vector<std::uint32_t> small, medium;
     std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
+    // The regions by their boxes' bounds, for the records the host reads
+    // (below): at most kSmallBox elements; at most kPackTierBox elements
+    // and under 256 a side; the rest.
+    std::array<std::vector<std::uint32_t>, 3> tierRegions;
     small.reserve(count);
     const bool mediumAllowed =
         q.dimensions == 2 && layout.words > 0 && layout.words <= kMediumWords && layout.weightedTerms == 0;
@@ -554,20 +558,19 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         corners[i * 4 + 2] = std::int32_t(c.front);
         const std::uint64_t depth = std::max<std::uint64_t>(c.depth, 1);
         const std::uint64_t elements = std::uint64_t(c.width) * std::uint64_t(c.height) * depth;
+        const bool underSide = c.width < 256 && c.height < 256 && depth < 256;
+        tierRegions[elements <= std::uint64_t(kSmallBox) ? 0 : underSide && elements <= kPackTierBox ? 1 : 2].push_back(
+            std::uint32_t(i));
         // An empty entry (no element) keeps the zeroed record the passes leave it.
-        if (c.area == 0) {
-            rest.push_back(std::uint32_t(i));
-            continue;
-        }
+        if (c.area == 0) continue;
         std::vector<std::uint32_t>* alone = nullptr;
         if (elements <= std::uint64_t(kSmallBox)) alone = &small;
-        else if (mediumAllowed && elements <= largestMedium_ && c.width < 256 && c.height < 256) alone = &medium;
+        else if (mediumAllowed && elements <= largestMedium_ && underSide) alone = &medium;
         if (alone) {
             corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
             alone->push_back(std::uint32_t(i));
         } else {
             // Left to the passes over the labels, which walk its tiles.
-            rest.push_back(std::uint32_t(i));
             largeBoxes.push_back(
                 {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.width), std::int64_t(c.height)});
         }
@@ -598,18 +601,17 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     const bool intensityTerms = intensity.texture != 0;
 
     // The records packed a tier after another (kPackRegionsBuffer), each in
-    // its tier's record: a small box's regions of at most kSmallBox
-    // elements, a medium one's of at most largestMedium_ within 255 a side.
-    // Only where that leaves a quarter of the words behind or more: where it
-    // leaves fewer, the pass costs about what the download saves.
+    // its tier's record, the bounds of its boxes'. Only where that leaves a
+    // quarter of the words behind or more: where it leaves fewer, the pass
+    // costs about what the download saves.
     struct Tier {
         const std::vector<std::uint32_t>* regions;
         RecordLayout layout;
         std::size_t firstWord = 0;  // in the records read
     };
-    std::vector<Tier> tiers = {Tier{&small, recordLayout(kSmallBox, kSmallBox, q, layout.sampleBits)},
-                               Tier{&medium, recordLayout(255, largestMedium_, q, layout.sampleBits)},
-                               Tier{&rest, layout}};
+    std::vector<Tier> tiers = {Tier{&tierRegions[0], recordLayout(kSmallBox, kSmallBox, q, layout.sampleBits)},
+                               Tier{&tierRegions[1], recordLayout(255, kPackTierBox, q, layout.sampleBits)},
+                               Tier{&tierRegions[2], layout}};
     std::size_t readWords = 0;
     for (Tier& tier : tiers) {
         tier.firstWord = readWords;

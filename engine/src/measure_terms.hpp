@@ -113,12 +113,13 @@ constexpr int kMaxHot = 64;
 constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 
 // The records the host reads are packed on the GPU (glsl/measure_pack.comp)
-// a tier of regions after another (those measure_small measures, those
-// measure_medium measures, the rest), each region's in the record of its
-// tier's bounds, whose high limbs the wide record's sums would leave zero:
-// a noisy image's hundreds of thousands of small regions come down in
-// about half the bytes. measure_pack runs after the batch's other passes
-// and takes the bindings of their lists.
+// a tier of regions after another (boxes of at most kSmallBox elements, of
+// at most kPackTierBox elements under 256 a side, the rest), each region's
+// in the record of its tier's bounds, whose high limbs the wide record's
+// sums would leave zero: a noisy image's hundreds of thousands of small
+// regions come down in about half the bytes. measure_pack runs after the
+// batch's other passes and takes the bindings of their lists.
+constexpr std::uint64_t kPackTierBox = 65535;
 constexpr int kPackRegionsBuffer = 2;
 constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
