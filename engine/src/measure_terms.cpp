@@ -171,8 +171,6 @@ RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermR
 
 namespace {
 
-// Replaces the storage of `buffer` (grown when too small) with `bytes` of
-// `data`, or zeros where data is null.
 // `buffer` bound to the storage target, its storage grown to `bytes` where
 // smaller; what it holds is left undefined.
 void reserve(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes) {
@@ -184,6 +182,8 @@ void reserve(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes) {
     }
 }
 
+// Replaces the storage of `buffer` (grown when too small) with `bytes` of
+// `data`, or zeros where data is null.
 void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const void* data) {
     reserve(buffer, capacity, bytes);
     if (data) {
@@ -600,8 +600,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
              count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
     const bool intensityTerms = intensity.texture != 0;
 
-    // The records packed a tier after another (kPackRegionsBuffer), each in
-    // its tier's record, the bounds of its boxes'. Only where that leaves a
+    // The records packed a tier after another (kPackRegionsBuffer), each
+    // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.
     struct Tier {
