@@ -226,13 +226,16 @@ public:
     // words), and one to three over the labels, run where a larger region
     // is left (glsl/measure_terms.comp for moments, perimeter and intensity,
     // glsl/measure_extrema.comp for the extrema's positions,
-    // glsl/measure_windows.comp for Crofton and Euler; in an image the first
-    // and the last only over the tiles that hold such a region), the boxes'
-    // upload (16 bytes a region, 4 more a small or medium one) and one
-    // readback of the totals (4 bytes a 32-bit limb: 2 to 8 limbs a wide
-    // sum, as wide as the largest box and the samples need, 16 (64) sums at
-    // moment level 4, 10 words of perimeter, Crofton and Euler counts, 4 of
-    // extrema); where the totals
+    // glsl/measure_windows.comp for Crofton and Euler, which an image's
+    // measure_terms counts itself where the perimeter is asked; in an image
+    // the first and the last only over the tiles that hold such a region),
+    // the boxes' upload (16 bytes a region, 4 more a small or medium one)
+    // and one readback of the totals (4 bytes a 32-bit limb: 2 to 8 limbs a
+    // wide sum, as wide as the largest box and the samples need, 16 (64)
+    // sums at moment level 4, 10 words of perimeter, Crofton and Euler
+    // counts, 4 of extrema; a region with a small box in the limbs its box
+    // needs, glsl/measure_pack.comp, where that saves a quarter of the
+    // words); where the totals
     // pass GL_MAX_SHADER_STORAGE_BLOCK_SIZE (millions of regions), the
     // regions go in batches, each reading the labels again. Before OpenGL
     // 4.3 the labels are downloaded and measured on the host, and an
