@@ -521,41 +521,38 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     options.timings = true;
     options.measure.properties = {"area", "centroid", "perimeter", "euler_number", "intensity_max_position"};
     options.intensity = samples.id();
+    auto stageNames = [&] {
+        std::vector<std::string> names;
+        for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
+        return names;
+    };
     labeler.label(texture.id(), options);
-    std::vector<std::string> names;
-    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
     // The perimeter's walk counts the Euler number's windows too.
-    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                            "download_table", "measure_small", "measure_medium",
-                                            "measure_terms", "measure_extrema", "download_terms"});
+    CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                                 "download_table", "measure_small", "measure_medium",
+                                                 "measure_terms", "measure_extrema", "download_terms"});
     // The Euler number without the perimeter: the windows' own pass.
     options.measure.properties = {"euler_number"};
     options.intensity = 0;
     labeler.label(texture.id(), options);
-    names.clear();
-    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
-    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                            "download_table", "measure_small", "measure_medium",
-                                            "measure_windows", "download_terms"});
+    CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                                 "download_table", "measure_small", "measure_medium",
+                                                 "measure_windows", "download_terms"});
     // Moments to the third order: the small regions' records, narrower than
     // the noise's largest region's, packed before they come down.
     options.measure.properties = {"moments"};
     labeler.label(texture.id(), options);
-    names.clear();
-    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
-    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                            "download_table", "measure_small", "measure_medium",
-                                            "measure_terms", "measure_pack", "download_terms"});
+    CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                                 "download_table", "measure_small", "measure_medium",
+                                                 "measure_terms", "measure_pack", "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};
     options.intensity = 0;
     labeler.label(texture.id(), options);
     labeler.regionBuffer();
-    names.clear();
-    for (const StageTime& t : labeler.stageTimings()) names.push_back(t.stage);
-    CHECK(names == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                            "region_rows", "measure_terms"});
+    CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
+                                                 "region_rows", "measure_terms"});
 }
 
 TEST_CASE("measure: a context without compute shaders measures the downloaded labels on the host",

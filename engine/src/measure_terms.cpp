@@ -531,6 +531,45 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     dispatch(labels, q, Intensity{}, layout, first, count, 0, 0, count, 0, nullptr, timer ? *timer : untimed);
 }
 
+void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t words, const RecordLayout& layout,
+                        const TermRequest& q, const Intensity& intensity, StageTimer& timer) {
+    auto scope = timer.scope("measure_pack");
+    std::vector<std::uint32_t> order, map;
+    for (const Tier& tier : tiers) {
+        order.insert(order.end(), tier.regions->begin(), tier.regions->end());
+        const std::vector<std::uint32_t> tierMap = packMap(tier.layout, layout);
+        map.insert(map.end(), tierMap.begin(), tierMap.end());
+    }
+    fill(packRegions_, packRegionsBytes_, order.size() * 4, order.data());
+    fill(packWords_, packWordsBytes_, map.size() * 4, map.data());
+    reserve(packed_, packedBytes_, words * 4);  // every word written
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackRegionsBuffer, packRegions_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackWordsBuffer, packWords_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackedBuffer, packed_.id());
+    gl::Program& p = program("measure_pack", layout, q, intensity);
+    p.use();
+    std::size_t regionFirst = 0, wordFirst = 0;
+    for (const Tier& tier : tiers) {
+        const std::size_t n = tier.regions->size(), invocations = n * std::size_t(tier.layout.words);
+        if (invocations > 0) {
+            if (invocations > 0xffffffffu) throw Error("glccl: a tier of records to pack passes 2^32 words");
+            p.set("packRegions", unsigned(n));
+            p.set("packWords", unsigned(tier.layout.words));
+            p.set("packRegionFirst", unsigned(regionFirst));
+            p.set("packWordFirst", unsigned(wordFirst));
+            p.set("packFirst", unsigned(tier.firstWord));
+            const std::size_t groups = ceilDiv(invocations, std::size_t(groupOf("measure_pack")));
+            const std::size_t across = std::min<std::size_t>(groups, 65535);
+            glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
+            checkGlError("stage measure_pack");
+        }
+        regionFirst += n;
+        wordFirst += std::size_t(tier.layout.words);
+    }
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the packed records, before the copy
+}
+
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
                                const Intensity& intensity, const RecordLayout& layout, std::size_t first,
                                std::size_t count, std::size_t replicaRecords,
@@ -604,11 +643,6 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.
-    struct Tier {
-        const std::vector<std::uint32_t>* regions;
-        RecordLayout layout;
-        std::size_t firstWord = 0;  // in the records read
-    };
     std::vector<Tier> tiers = {Tier{&tierRegions[0], recordLayout(kSmallBox, kSmallBox, q, layout.sampleBits)},
                                Tier{&tierRegions[1], recordLayout(255, kPackTierBox, q, layout.sampleBits)},
                                Tier{&tierRegions[2], layout}};
@@ -626,41 +660,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         tiers = {Tier{&everyRegion, layout}};
         readWords = words;
     } else {
-        auto scope = timer.scope("measure_pack");
-        std::vector<std::uint32_t> order, map;
-        for (const Tier& tier : tiers) {
-            order.insert(order.end(), tier.regions->begin(), tier.regions->end());
-            const std::vector<std::uint32_t> tierMap = packMap(tier.layout, layout);
-            map.insert(map.end(), tierMap.begin(), tierMap.end());
-        }
-        fill(packRegions_, packRegionsBytes_, order.size() * 4, order.data());
-        fill(packWords_, packWordsBytes_, map.size() * 4, map.data());
-        reserve(packed_, packedBytes_, readWords * 4);  // every word written
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackRegionsBuffer, packRegions_.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackWordsBuffer, packWords_.id());
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackedBuffer, packed_.id());
-        gl::Program& p = program("measure_pack", layout, q, intensity);
-        p.use();
-        std::size_t regionFirst = 0, wordFirst = 0;
-        for (const Tier& tier : tiers) {
-            const std::size_t n = tier.regions->size(), invocations = n * std::size_t(tier.layout.words);
-            if (invocations > 0) {
-                if (invocations > 0xffffffffu) throw Error("glccl: a tier of records to pack passes 2^32 words");
-                p.set("packRegions", unsigned(n));
-                p.set("packWords", unsigned(tier.layout.words));
-                p.set("packRegionFirst", unsigned(regionFirst));
-                p.set("packWordFirst", unsigned(wordFirst));
-                p.set("packFirst", unsigned(tier.firstWord));
-                const std::size_t groups = ceilDiv(invocations, std::size_t(groupOf("measure_pack")));
-                const std::size_t across = std::min<std::size_t>(groups, 65535);
-                glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
-                checkGlError("stage measure_pack");
-            }
-            regionFirst += n;
-            wordFirst += std::size_t(tier.layout.words);
-        }
-        glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the packed records, before the copy
+        pack(tiers, readWords, layout, q, intensity, timer);
     }
 
     // The records copied into a buffer the host reads (on the pixel-pack

@@ -237,6 +237,17 @@ private:
                   const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
                   std::size_t medium, std::size_t large, std::size_t hot,
                   const std::vector<std::array<std::int64_t, 4>>* largeBoxes, StageTimer& timer);
+    // A tier of the records the host reads (kPackRegionsBuffer): its
+    // regions (batch indices), their record, its first word among those read.
+    struct Tier {
+        const std::vector<std::uint32_t>* regions;
+        RecordLayout layout;
+        std::size_t firstWord = 0;
+    };
+    // measure_pack: the batch's records (totals_, `layout`) into packed_,
+    // the tiers one after another, `words` in all.
+    void pack(const std::vector<Tier>& tiers, std::size_t words, const RecordLayout& layout,
+              const TermRequest& request, const Intensity& intensity, StageTimer& timer);
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity);
 
