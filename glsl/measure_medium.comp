@@ -1,8 +1,8 @@
 // measure_medium: every term the request asks for of an image's region
 // whose box holds more than kSmallBox and at most kMediumBox elements
 // (engine/src/measure_terms.hpp), by one work group of MEASURE_GROUP
-// invocations that walk the box ROWS rows a step, ROW_LANES invocations a
-// row, an invocation an element (and every ROW_LANES-th one after it).
+// invocations that walk the box `rows` rows a step, `rowLanes` invocations
+// a row, an invocation an element (and every rowLanes-th one after it).
 // Each invocation adds up its elements' terms in registers; the group adds
 // its invocations' sums into a record in shared memory and stores that
 // record into the region's once, with plain stores. The passes over the
@@ -14,15 +14,16 @@
 // (measure_classes.glsl). The group keeps the box's rows around the step's
 // (two rows and two columns past them on each side) in shared memory, a
 // bit an element for "in the region": an element's perimeter window and
-// the windows' configurations read them there, and each step loads ROWS
+// the windows' configurations read them there, and each step loads `rows`
 // new rows, an element an invocation.
 //
 // Within a box of w x h <= kMediumBox <= 2^14 elements, each side below
 // 256, a moment's term lx^a ly^b (a, b at most 3) is below (w h)^3, so the
 // region's moment sums are below 2^56, its sum below 2^46 and its sum of
 // squares below 2^78; an invocation's sums of lx^e over the at most 8 of
-// its columns in a row below 2^27. An invocation's share of a sum is part
-// of it: 64 and 96 bits in registers.
+// its columns in a row below 2^27, and of ly^e over the at most 255 rows of
+// its one column below 255 * 254^3 < 2^32. An invocation's share of a sum
+// is part of it: 64 and 96 bits in registers.
 
 #include "measure_classes.glsl"
 
@@ -43,11 +44,14 @@ uniform uint mediumRegions;
 // not a word an element: the group's shared memory sets how many groups
 // run at once, and the GPU waits on each group's loads a step at a time.
 const int RING_WORDS = 10;  // 259 bits, and a word past the last bit's for bitsAt
-// A step walks ROWS rows, ROW_LANES invocations a row: it reads rows y-2 ..
-// y+ROWS+1 and zeroes the ROWS slots the next step loads.
+// A step walks `rows` rows, `rowLanes` invocations a row: it reads rows
+// y-2 .. y+rows+1 and zeroes the `rows` slots the next step loads. A box
+// wider than ROW_LANES and at most MEASURE_GROUP wide is walked a row a
+// step, an invocation a column; any other box ROW_LANES invocations a row
+// (main() sets the two, the same for the whole group).
 const int ROW_LANES = 32;
-const int ROWS = MEASURE_GROUP / ROW_LANES;
-const int RING_SLOTS = 2 * ROWS + 4;
+const int RING_SLOTS = 2 * (MEASURE_GROUP / ROW_LANES) + 4;
+int rowLanes = ROW_LANES, rows = MEASURE_GROUP / ROW_LANES;
 shared uint ring[RING_SLOTS * RING_WORDS];
 // The region's record, as `totals` holds it, summed by the group.
 shared uint groupRecord[RECORD_WORDS];
@@ -55,17 +59,17 @@ shared uint groupRecord[RECORD_WORDS];
 int ringRow(int y) { return (y + 2 * RING_SLOTS) % RING_SLOTS * RING_WORDS; }  // y >= -2
 
 // Row y's slot zeroed, for loadRow to set its bits, by the invocations
-// `column` (0 .. ROW_LANES - 1) of one row.
+// `column` (0 .. rowLanes - 1) of one row.
 void clearRow(int y, int column) {
     const int row = ringRow(y);
-    for (int k = column; k < RING_WORDS; k += ROW_LANES) ring[row + k] = 0u;
+    for (int k = column; k < RING_WORDS; k += rowLanes) ring[row + k] = 0u;
 }
 
 // Row y's bits, columns x0 .. x0 + count - 1 (bit j: column x0 + j), an
 // element an invocation of one row, into its zeroed slot.
 void loadRow(int y, int column, int x0, int count, uint label) {
     const int row = ringRow(y);
-    for (int j = column; j < count; j += ROW_LANES)
+    for (int j = column; j < count; j += rowLanes)
         if (labelAt(ivec2(x0 + j, y)) == label) atomicOr(ring[row + (j >> 5)], 1u << uint(j & 31));
 }
 
@@ -101,23 +105,31 @@ void main() {
     const uint i = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     const bool listed = i < mediumRegions;
     const int lane = int(gl_LocalInvocationID.x);
-    const int column = lane % ROW_LANES, rowOfStep = lane / ROW_LANES;
     const uint r = listed ? mediumRegion[i] : 0u;
     const uint label = firstLabel + r;
     const ivec4 box = listed ? boxMin[r] : ivec4(0);
     // TermGatherer's packedExtent: width, height a byte each.
     const int w = box.w & 0xff, h = (box.w >> 8) & 0xff;
+    if (w > ROW_LANES && w <= MEASURE_GROUP) rowLanes = MEASURE_GROUP;
+    rows = MEASURE_GROUP / rowLanes;
+    const int column = lane % rowLanes, rowOfStep = lane / rowLanes;
     const ivec2 least = box.xy;
     const int x0 = least.x - 2, rowBits = listed ? w + 4 : 0;
     for (int k = lane; k < RECORD_WORDS; k += MEASURE_GROUP) groupRecord[k] = 0u;
     for (int k = lane; k < RING_SLOTS * RING_WORDS; k += MEASURE_GROUP) ring[k] = 0u;
     memoryBarrierShared();
     barrier();  // the slots zeroed
-    for (int y = least.y - 2 + rowOfStep; y < least.y + 2; y += ROWS) loadRow(y, column, x0, rowBits, label);
+    for (int y = least.y - 2 + rowOfStep; y < least.y + 2; y += rows) loadRow(y, column, x0, rowBits, label);
 
 #ifdef GATHER_MOMENTS
     uvec2 moments[MOMENT_TERMS];
     for (int t = 0; t < MOMENT_TERMS; ++t) moments[t] = uvec2(0u);
+    // A box at most rowLanes wide gives an invocation one column, lx =
+    // column: its moment sums are lx^a times its sums of ly^b, which it
+    // adds up an element at a time and multiplies once at the end, rather
+    // than taking every row's 16 products.
+    const bool oneColumn = w <= rowLanes;
+    uint rowPowers[4] = uint[4](0u, 0u, 0u, 0u);
 #endif
 #ifdef GATHER_PERIMETER
     uvec3 perimeter = uvec3(0u);
@@ -134,28 +146,36 @@ void main() {
     uint crofton[5] = uint[5](0u, 0u, 0u, 0u, 0u);
     int euler = 0;
 #endif
-    // A step: the elements of rows least.y + step .. + ROWS - 1, this
+    // A step: the elements of rows least.y + step .. + rows - 1, this
     // invocation's row y's (s < h), and the windows whose far corner is on
     // them (s <= h, the row past the box's last too).
-    for (int step = 0; step <= h; step += ROWS) {
+    for (int step = 0; step <= h; step += rows) {
         const int s = step + rowOfStep, y = least.y + s;
         // Row y + 2 into its slot, which the step before zeroed; the slot of
-        // row y + ROWS + 2, which the next step loads (and the step before
-        // read last, as row y - ROWS - 2), zeroed.
+        // row y + rows + 2, which the next step loads (and the step before
+        // read last, as row y - rows - 2), zeroed.
         loadRow(y + 2, column, x0, rowBits, label);
-        clearRow(y + ROWS + 2, column);
+        clearRow(y + rows + 2, column);
         memoryBarrierShared();
         barrier();
         const int above = ringRow(y - 1), here = ringRow(y);
         if (s < h) {
             uint powers[4] = uint[4](0u, 0u, 0u, 0u);
-            for (int c = column; c < w; c += ROW_LANES) {
+            const uint ly = uint(s);
+            const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
+            for (int c = column; c < w; c += rowLanes) {
                 const int j = c + 2;  // the column's bit in a ring row
                 if ((bitsAt(here, j) & 1u) == 0u) continue;
                 const ivec2 p = ivec2(least.x + c, y);
                 const uint lx = uint(c);
-                const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
-                for (int e = 0; e < 4; ++e) powers[e] += power[e];
+#ifdef GATHER_MOMENTS
+                if (oneColumn) {
+                    for (int e = 0; e < 4; ++e) rowPowers[e] += lyPower[e];
+                } else {
+                    const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
+                    for (int e = 0; e < 4; ++e) powers[e] += power[e];
+                }
+#endif
 #ifdef GATHER_PERIMETER
                 // Bit 5 (dy + 2) + (dx + 2): element (x + dx, y + dy) in the
                 // region. A border element has a 4-neighbour outside it (or
@@ -193,23 +213,23 @@ void main() {
 #ifdef GATHER_MOMENTS
             // TermRequest::exponents' order: y, then x. Each product is part
             // of its term's sum, below 2^56.
-            const uint ly = uint(s);
-            const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
-            int term = 0;
-            for (int ey = 0; ey <= 3; ++ey)
-                for (int ex = 0; ex <= 3; ++ex) {
-                    if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
-                    uvec2 part;
-                    umulExtended(powers[ex], lyPower[ey], part.y, part.x);
-                    moments[term] = add64(moments[term], part);
-                    ++term;
-                }
+            if (!oneColumn) {
+                int term = 0;
+                for (int ey = 0; ey <= 3; ++ey)
+                    for (int ex = 0; ex <= 3; ++ex) {
+                        if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+                        uvec2 part;
+                        umulExtended(powers[ex], lyPower[ey], part.y, part.x);
+                        moments[term] = add64(moments[term], part);
+                        ++term;
+                    }
+            }
 #endif
         }
 #if defined(GATHER_CROFTON) || defined(GATHER_EULER)
         // The windows whose far corner is (least.x + c, y), c = 0 .. w: bits
         // (x, y) 1, (x, y-1) 2, (x-1, y) 4, (x-1, y-1) 8 (measure_classes.glsl).
-        for (int c = column; c <= (listed && s <= h ? w : -1); c += ROW_LANES) {
+        for (int c = column; c <= (listed && s <= h ? w : -1); c += rowLanes) {
             const uint front = bitsAt(here, c + 1), back = bitsAt(above, c + 1);  // bits x-1 (0), x (1)
             const uint config = (front >> 1u & 1u) | (back >> 1u & 1u) << 1u | (front & 1u) << 2u | (back & 1u) << 3u;
             if (config == 0u || config == FULL_WINDOW) continue;
@@ -227,6 +247,17 @@ void main() {
     }
 
 #ifdef GATHER_MOMENTS
+    if (oneColumn) {
+        const uint lx = uint(column);
+        const uint lxPower[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
+        int term = 0;
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+                umulExtended(lxPower[ex], rowPowers[ey], moments[term].y, moments[term].x);
+                ++term;
+            }
+    }
     uint at = uint(MOMENTS_AT);
     int term = 0;
     for (int ey = 0; ey <= 3; ++ey)

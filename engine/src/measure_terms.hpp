@@ -76,7 +76,8 @@ constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // measure_medium's: an image's region whose box holds more than kSmallBox
 // and at most kMediumBox elements, each side below 256 (packedExtent()),
 // is measured by a work group of kMediumGroupThreads, which walks the box
-// kMediumGroupThreads / 32 rows a step and stores the region's record once; the passes over
+// kMediumGroupThreads / 32 rows a step (a box 33 to kMediumGroupThreads
+// wide a row a step) and stores the region's record once; the passes over
 // the labels skip the region as they skip a small one. A disk a few dozen
 // elements across would otherwise take a flush of atomics in every column
 // it crosses. 2^14 at most: the medium pass's 64-bit sums' bounds
