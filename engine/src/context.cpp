@@ -1,5 +1,7 @@
 #include "glccl/context.hpp"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -137,6 +139,29 @@ std::string describeDeviceList(const std::vector<HeadlessDevice>& devices) {
         if (!details.empty()) text += " (" + details + ")";
     }
     return text;
+}
+
+// On NVIDIA's driver a headless GPU that runs only GL work drops to its idle
+// clock between bursts of work (a labeling waits on the host between its
+// stages, a tiled run between its tiles), and labels at a fraction of its
+// speed; while a CUDA context exists on it, it stays at its compute clock.
+// So a context of glccl's on a CUDA device retains that device's primary
+// CUDA context for the process, through the driver's library opened at run
+// time (a build without CUDA does it too). Anything missing or failing
+// leaves the clock to the driver.
+void holdComputeClock(int cudaDevice) {
+    using Init = int (*)(unsigned);
+    using DeviceGet = int (*)(int*, int);
+    using RetainPrimary = int (*)(void**, int);
+    void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!driver) return;
+    const auto init = reinterpret_cast<Init>(dlsym(driver, "cuInit"));
+    const auto deviceGet = reinterpret_cast<DeviceGet>(dlsym(driver, "cuDeviceGet"));
+    const auto retainPrimary = reinterpret_cast<RetainPrimary>(dlsym(driver, "cuDevicePrimaryCtxRetain"));
+    int device = 0;
+    void* context = nullptr;
+    if (init && deviceGet && retainPrimary && init(0) == 0 && deviceGet(&device, cudaDevice) == 0)
+        (void)retainPrimary(&context, device);
 }
 
 }  // namespace
@@ -320,6 +345,7 @@ HeadlessContext::HeadlessContext(const Options& options) : impl_(std::make_uniqu
     impl_->info.eglDevice = impl_->eglDevice;
     impl_->info.cudaDevice = impl_->cudaDevice;
     if (options.debug) installDebugMessageHandler();
+    if (impl_->cudaDevice >= 0) holdComputeClock(impl_->cudaDevice);
 }
 
 HeadlessContext::~HeadlessContext() = default;

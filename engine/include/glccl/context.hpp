@@ -48,7 +48,11 @@ void releaseCurrentContext();
 // platform first (finds NVIDIA GPUs on headless machines), then Mesa's
 // surfaceless platform (llvmpipe where there is no GPU); or, when
 // Options::device names one, that EGL device alone. Made current on
-// construction, on the constructing thread. Not copyable or movable.
+// construction, on the constructing thread. On an NVIDIA GPU it also
+// retains the GPU's primary CUDA context for the process, through the
+// driver's libcuda.so.1 where it is installed: a headless GPU with only GL
+// work drops to its idle clock between bursts, and labels at a fraction of
+// its speed. Not copyable or movable.
 // Throws glccl::Error ("glccl::HeadlessContext: ...") when no display gives
 // the context, or for a device index EGL does not list (the message lists
 // the devices there are).

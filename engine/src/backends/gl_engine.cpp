@@ -9,11 +9,6 @@
 #include "glccl/error.hpp"
 #include "glccl/context.hpp"
 #include "labeler_with_table.hpp"
-#ifdef GLCCL_HAVE_CUDA
-#include <cuda_runtime_api.h>
-
-#include "glccl/cuda_labeler.hpp"
-#endif
 
 namespace glccl::backends {
 
@@ -60,26 +55,6 @@ private:
 };
 
 }  // namespace
-
-#ifdef GLCCL_HAVE_CUDA
-// Makes the CUDA context of the GL engine's GPU, where the build and the
-// machine have CUDA, and keeps it for the process (CUDA's primary context).
-// On NVIDIA's driver a GPU on which a CUDA context exists stays at its
-// compute clock; a GL-only process drops to the idle clock while the host
-// reads the next tile, and the tile after runs slow (over twice the device
-// time of a tile labeled at the compute clock). Where CUDA cannot run this
-// does nothing: it only speeds up.
-void holdComputeClock(int entry) {
-    if (!cuda::available()) return;
-    int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count < 1) return;
-    const int device = entry >= 0 && entry < count ? entry : 0;
-    if (cudaSetDevice(device) == cudaSuccess) (void)cudaFree(nullptr);
-    (void)cudaGetLastError();
-}
-#else
-void holdComputeClock(int) {}
-#endif
 
 int eglDeviceOf(int entry) {
     if (entry < 0) return -1;

@@ -16,10 +16,5 @@ std::unique_ptr<Engine> makeGlEngine(Backend backend, std::shared_ptr<OffscreenL
 // CUDA device (EGL_NV_device_cuda), else the EGL device of that index; -1
 // for -1 (the first that works).
 int eglDeviceOf(int entry);
-// Makes the CUDA context of that CUDA device (-1: device 0), where CUDA
-// runs, and keeps it for the process: on NVIDIA's driver a GPU stays at its
-// compute clock while a CUDA context exists on it, also between the tiles
-// of a GL engine's run. Does nothing where CUDA cannot run.
-void holdComputeClock(int cudaDevice);
 
 }  // namespace glccl::backends

@@ -14,13 +14,12 @@ namespace glccl::backends {
 
 namespace {
 
-// A GL engine at a place: its own headless context on the place's device,
-// the GPU held at its compute clock meanwhile.
+// A GL engine at a place: its own headless context on the place's device
+// (which holds the GPU at its compute clock: HeadlessContext).
 std::unique_ptr<Engine> glEngineAt(Backend backend, const EnginePlace& place) {
     HeadlessContext::Options context = place.context;
     context.device = eglDeviceOf(place.device);
     auto offscreen = std::make_shared<OffscreenLabeler>(context);
-    holdComputeClock(offscreen->context().info().cudaDevice);
     return makeGlEngine(backend, std::move(offscreen));
 }
 
