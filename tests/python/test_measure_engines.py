@@ -128,8 +128,14 @@ SAME_AS_CPU_INTENSITY = ["intensity_mean", "intensity_min", "intensity_max", "in
                          "intensity_max_position", "moments_weighted"]
 
 
-@pytest.mark.parametrize("ndim, connectivity", [(2, 1), (2, 2), (3, 1), (3, 3)])
-@pytest.mark.parametrize("dtype", [None, np.uint8, np.uint16, np.uint32])
+# The geometry at every connectivity (the perimeters and Euler numbers
+# depend on it); each intensity dtype in 2-D and 3-D at one connectivity,
+# the connectivities in turn: the intensity terms read the labels and the
+# intensity, not the connectivity that made the labels.
+@pytest.mark.parametrize("ndim, connectivity, dtype", [
+    (ndim, connectivity, None) for ndim, connectivity in ((2, 1), (2, 2), (3, 1), (3, 3))] + [
+    (2, 1, np.uint8), (3, 3, np.uint8), (2, 2, np.uint16), (3, 1, np.uint16), (2, 1, np.uint32),
+    (3, 3, np.uint32)])
 def test_compute_tables_of_many_small_regions_are_the_cpu_engines(ndim, connectivity, dtype):
     """Noise: many small regions, which the compute engine measures one
     region a thread (a box of a few elements), among larger ones it gathers
