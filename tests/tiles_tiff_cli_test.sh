@@ -7,11 +7,14 @@
 # read in bricks under --memory-limit, against the memory-mapped .npy of the
 # same pixels.
 #
-#   tiles_tiff_cli_test.sh GLCCL PYTHON SCRATCH BACKEND
+#   tiles_tiff_cli_test.sh GLCCL PYTHON SCRATCH BACKEND [labels|memory]
 #
-# Prints one line per failure, then "N identical, 0 different" (and, for the
-# cpu backend, the memory line); exits 1 on any difference or failure.
-glccl=$1 python=$2 scratch=$3 backend=$4
+# `labels` (the default): the tiled labelings and the truncated file;
+# `memory` (cpu only): the peaks, and a stack past half the memory labeled
+# in bricks. Prints one line per failure, then "N identical, 0 different"
+# (and, for `memory`, the memory line); exits 1 on any difference or
+# failure.
+glccl=$1 python=$2 scratch=$3 backend=$4 part=${5:-labels}
 rm -rf "$scratch" && mkdir -p "$scratch" || exit 1
 cd "$scratch" || exit 1
 "$python" -c "
@@ -32,8 +35,8 @@ tifffile.imwrite('segments_strips.tif', segments, rowsperstrip=5, compression='z
 # Cut inside its tiles' data.
 data = open('noise_tiled.tif', 'rb').read()
 open('cut.tif', 'wb').write(data[:len(data) // 2])
-if sys.argv[1] != 'cpu':
-    sys.exit(0)  # the files of the peak memory checks, below, for the cpu runs only
+if sys.argv[1] != 'memory':
+    sys.exit(0)  # the files of the peak memory checks, below
 # Smooth blobs 40000 wide: strips of 16 rows, and its .npy.
 y, x = (side.astype(np.float32) for side in np.ogrid[0:1500, 0:40000])
 wide = ((np.sin(x / 97.0) * np.sin(y / 131.0) + 0.6 * np.sin((x + y) / 53.0)) > 0.35).astype(np.uint8) * 255
@@ -44,9 +47,10 @@ z, y, x = np.ogrid[0:192, 0:256, 0:256]
 blobs = ((np.sin(x / 37.0) * np.sin(y / 53.0) * np.cos(z / 5.0)) > 0.3).astype(np.uint8)
 np.save('blobs.npy', blobs)
 tifffile.imwrite('blobs_stack.tif', blobs, compression='zlib', rowsperstrip=64, photometric='minisblack')
-" "$backend" || exit 1
+" "$part" || exit 1
 
 same=0 different=0
+if [ "$part" = labels ]; then
 while read -r input criterion connectivity tile; do
     # The GPU backends skip the thinnest tiles: thousands of calls on llvmpipe.
     if [ "$backend" != cpu ] && [ "${tile%%x*}" -lt 13 -o "${tile##*x}" -lt 13 ]; then continue; fi
@@ -80,14 +84,13 @@ if [ "$status" -ne 1 ] || ! grep -q "^glccl: 'cut.tif': TIFF: truncated" run.txt
     echo "FAILED: truncated TIFF (exit $status)"; cat run.txt; different=$((different + 1))
 fi
 
-# Peak memory (cpu runs only): strips are decoded a band at a time, so
-# reading the TIFF costs about a band more than the memory-mapped .npy (the
-# image is 57 MiB).
-if [ "$backend" != cpu ]; then
-    echo "$same identical, $different different"
-    [ "$different" -eq 0 ]
-    exit
+echo "$same identical, $different different"
+[ "$different" -eq 0 ]
+exit
 fi
+
+# Peak memory: strips are decoded a band at a time, so reading the TIFF
+# costs about a band more than the memory-mapped .npy (the image is 57 MiB).
 peak() {  # prints the peak resident KiB of the command
     "$python" -c "
 import resource, subprocess, sys
