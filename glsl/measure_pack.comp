@@ -1,11 +1,11 @@
 // measure_pack: the batch's records, once every pass has added into them,
-// copied into the buffer the host reads, a tier of regions at a time (an
-// image's regions measured by measure_small, by measure_medium, the rest),
-// each region's record in its tier's: the sums of a tier's regions are
-// bounded by its boxes, so their high limbs are zero and left behind
-// (engine/src/measure_terms.cpp's packMap). A region's record in `totals`
-// is RECORD_WORDS words, in its tier's packWords. An invocation copies
-// one word.
+// copied into the buffer the host reads, a tier of regions at a time (by
+// their boxes: at most kSmallBox elements; at most kPackTierBox elements
+// under 256 a side; the rest), each region's record in its tier's: the
+// sums of a tier's regions are bounded by its boxes, so their high limbs
+// are zero and left behind (engine/src/measure_terms.cpp's packMap). A
+// region's record in `totals` is RECORD_WORDS words, in its tier's
+// packWords. An invocation copies one word.
 
 layout(local_size_x = MEASURE_GROUP) in;
 
