@@ -206,7 +206,7 @@ void addSigned64(uint at, int value) {
 
 // Sums of fixed width in registers, for a run's or a small region's sums
 // before they go into its record: a + b of 64 and 96 bits (modulo 2^64,
-// 2^96), a x b of a 64-bit a and a 32-bit b.
+// 2^96), a x b of a 64-bit a and a 32-bit b, and of two 32-bit ones.
 uvec2 add64(uvec2 a, uvec2 b) {
     uint carry;
     const uint low = uaddCarry(a.x, b.x, carry);
@@ -227,6 +227,12 @@ uvec3 multiply64(uvec2 a, uint b) {
     umulExtended(a.y, b, high1, low1);
     const uint middle = uaddCarry(high0, low1, carry);
     return uvec3(low0, middle, high1 + carry);
+}
+
+uvec2 product64(uint a, uint b) {
+    uint high, low;
+    umulExtended(a, b, high, low);
+    return uvec2(low, high);
 }
 
 // v *= factor, in LIMBS limbs (the totals bound every product: no overflow).

@@ -65,15 +65,19 @@ uint insideBits(Row r, uint label) {
 }
 #endif
 
-// One run's sums: of lw^e (e = 0..3, lw its local coordinate along the walk
-// axis) as 64-bit (low, high) pairs, its border elements of each perimeter
-// class; of the intensity I, the sums of I, I^2 and I lw^e (64 and 96 bits:
-// a run is at most MEASURE_SEGMENT elements) and the extrema.
+// One run's sums: of j^e (e = 0..3, j its element's offset from its first
+// along the walk axis), its border elements of each perimeter class; of the
+// intensity I, the sums of I, I^2 and I lw^e (lw the element's coordinate
+// local to the box; 64 and 96 bits: a run is at most MEASURE_SEGMENT
+// elements) and the extrema. j is below MEASURE_SEGMENT (at most 256), so
+// that the sums of j^3 fit 32 bits and an element adds four words, not
+// four 64-bit pairs; the flush moves them to the box's origin once.
 struct Run {
     uint label;
     uint record;  // where its sums go: the region's record or a replica of it
     PixelCoord origin;  // the region's box's least corner
-    uvec2 powers[4];
+    int first;          // its first element's walk-axis coordinate
+    uint powers[4];     // the sums of j^e
     uvec3 perimeter;
 #ifdef TERMS_WINDOWS
     int euler;      // 4 times the windows' share of its Euler number
@@ -85,21 +89,29 @@ struct Run {
     uint least, most;
 };
 
-// A run's sum of lw^e for e known only at run time (the flush's loops over
-// the terms do not unroll), chosen among its registers: an array indexed
-// at run time would put the run's sums in local memory, and every
-// element's adds with them. A run that also sums weighted moments has
-// twice the sums; registers for all of them leave fewer invocations
-// running at once, which costs more than the local memory's traffic where
-// many runs end (regions a column crosses in short runs): there the sums
-// are indexed.
-uvec2 runPowers(Run run, int e) {
-#ifdef GATHER_WEIGHTED
-    return run.powers[e];
-#else
-    return e == 0 ? run.powers[0] : e == 1 ? run.powers[1] : e == 2 ? run.powers[2] : run.powers[3];
-#endif
+// The run's sums of lw^e (lw = j + d, d its first element's coordinate local
+// to the box, below 2^15) from its sums of j^e, by the binomial expansion;
+// each product below 2^64.
+struct BoxPowers {
+    uvec2 p0, p1, p2, p3;
+};
+
+BoxPowers boxPowers(Run run) {
+    const uint n = run.powers[0], s1 = run.powers[1], s2 = run.powers[2], s3 = run.powers[3];
+    const uint d = uint(run.first - run.origin[WALK_AXIS]);
+    const uint d2 = d * d;
+    BoxPowers p;
+    p.p0 = uvec2(n, 0u);
+    p.p1 = add64(uvec2(s1, 0u), product64(d, n));
+    p.p2 = add64(add64(uvec2(s2, 0u), product64(2u * d, s1)), product64(d2, n));
+    p.p3 = add64(add64(uvec2(s3, 0u), product64(3u * d, s2)), add64(product64(d2, 3u * s1), product64(d2, d * n)));
+    return p;
 }
+
+// A run's sum of lw^e for e known only at run time (the flush's loops over
+// the terms do not unroll), chosen among registers: an array indexed at
+// run time would go to local memory.
+uvec2 runPowers(BoxPowers p, int e) { return e == 0 ? p.p0 : e == 1 ? p.p1 : e == 2 ? p.p2 : p.p3; }
 
 // A run's power sum, times a^ea b^eb (its fixed local coordinates' powers),
 // into the wide sum of `limbs` at totals[at].
@@ -113,9 +125,10 @@ void addScaled(uint at, int limbs, uvec3 powerSum, uint a, int ea, uint b, int e
 
 // A run of `label` (0: none), whose box's least corner is box.xyz, of
 // the invocation that takes replica `slot` of hot regions.
-Run startRun(uint label, ivec4 box, uint slot) {
+Run startRun(uint label, ivec4 box, uint slot, int first) {
     Run run;
     run.label = label;
+    run.first = first;
     run.record = box.w < 0 ? replicaOf(uint(-1 - box.w), slot) : recordOf(label);
 #if DIMENSIONS == 3
     run.origin = box.xyz;
@@ -123,7 +136,7 @@ Run startRun(uint label, ivec4 box, uint slot) {
     run.origin = box.xy;
 #endif
     for (int e = 0; e < 4; ++e) {
-        run.powers[e] = uvec2(0u);
+        run.powers[e] = 0u;
         run.weighted[e] = uvec3(0u);
     }
     run.perimeter = uvec3(0u);
@@ -155,6 +168,7 @@ void flush(Run run, PixelCoord at) {
     // TermRequest::exponents' order: z slowest, then y, then x. The walk
     // axis' exponent picks the run's power sum, the others scale it.
 #ifdef GATHER_MOMENTS
+    const BoxPowers powers = boxPowers(run);
     uint momentAt = record + uint(MOMENTS_AT);
     for (int ez = 0; ez <= zMax; ++ez)
         for (int ey = 0; ey <= 3; ++ey)
@@ -162,9 +176,9 @@ void flush(Run run, PixelCoord at) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
                 const int limbs = termLimbs(ex + ey + ez, false);
 #if DIMENSIONS == 3
-                addScaled(momentAt, limbs, uvec3(runPowers(run, ez), 0u), lx, ex, ly, ey);
+                addScaled(momentAt, limbs, uvec3(runPowers(powers, ez), 0u), lx, ex, ly, ey);
 #else
-                addScaled(momentAt, limbs, uvec3(runPowers(run, ey), 0u), lx, ex, 0u, 0);
+                addScaled(momentAt, limbs, uvec3(runPowers(powers, ey), 0u), lx, ex, 0u, 0);
 #endif
                 momentAt += uint(limbs);
             }
@@ -240,7 +254,7 @@ void main() {
     if (!thisPillar(line, slot)) return;
     const int w0 = line[WALK_AXIS];
     const int w1 = min(w0 + MEASURE_SEGMENT, imageSize[WALK_AXIS]);
-    Run run = startRun(0u, ivec4(0), slot);
+    Run run = startRun(0u, ivec4(0), slot, w0);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
 #ifdef GATHER_PERIMETER
     // Rows y-2 .. y+2 once the step at y has shifted them in, and the label
@@ -283,15 +297,15 @@ void main() {
                 continue;
             }
             flush(run, line);
-            run = startRun(label, box, slot);
+            run = startRun(label, box, slot, w);
         }
-        // lw < 2^15: lw^2 fits 32 bits, lw^3 takes a (low, high) pair.
-        const uint lw = uint(w - run.origin[WALK_AXIS]);
-        uint high, low;
-        umulExtended(lw * lw, lw, high, low);
-        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lw, 0u), uvec2(lw * lw, 0u), uvec2(low, high));
 #ifdef GATHER_MOMENTS
-        for (int e = 0; e < 4; ++e) run.powers[e] = add64(run.powers[e], power[e]);
+        const uint j = uint(w - run.first);
+        const uint j2 = j * j;
+        run.powers[0] += 1u;
+        run.powers[1] += j;
+        run.powers[2] += j2;
+        run.powers[3] += j2 * j;
 #endif
 #ifdef GATHER_INTENSITY
         const uint value = sampleAt(p);
@@ -305,6 +319,9 @@ void main() {
         run.most = max(run.most, value);
 #endif
 #ifdef GATHER_WEIGHTED
+        // lw < 2^15: lw^2 fits 32 bits, lw^3 takes a (low, high) pair.
+        const uint lw = uint(w - run.origin[WALK_AXIS]);
+        const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lw, 0u), uvec2(lw * lw, 0u), product64(lw * lw, lw));
         for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
 #ifdef GATHER_PERIMETER

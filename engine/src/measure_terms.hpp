@@ -60,10 +60,12 @@ constexpr int kSmallGroupThreads = 32;
 // where it adds more (weighted moments, a volume's 64 moment terms) and
 // the extra flushes cost more than the walk gains. A hot region's
 // replicas (below) take the extra flushes of its many runs. A run's sums
-// of 64 and 96 bits hold up to 2^19.
+// of 64 and 96 bits hold up to 2^19 elements; its sums of the cubes of its
+// elements' offsets from its first, 32 bits, up to 256.
 constexpr int kElementSegment = 256;  // measure_terms with records of many words, measure_extrema
 constexpr int kShortSegment = 64;     // measure_terms with records of few words
 constexpr int kShortSegmentWords = 64;
+static_assert(kElementSegment <= 256 && kShortSegment <= 256);
 constexpr int kWindowSegment = 64;  // measure_windows
 // Elements of the largest box measure_small takes. A larger limit takes
 // more regions away from the passes' atomics, and gives an invocation more
