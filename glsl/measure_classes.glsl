@@ -135,5 +135,14 @@ int eulerTimes(uint config) {
     const int edges = int(tl || tr) + int(bl || br) + int(tl || bl) + int(tr || br);
     return 4 * int(pixels > 0) - 2 * edges + pixels;
 }
+
+// eulerTimes' shares plus 2, two bits a configuration, read by a shift and
+// a mask:
+//   config  0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15
+//   share   0  1  1  0  1  0 -2 -1  1 -2  0 -1  0 -1 -1  0
+// measure_terms' walk counts the four windows of nearly every element of a
+// region's border, and there this costs less than eulerTimes' tests; in
+// measure_medium's loop over a row's windows the shift made the pass slower.
+int eulerTimesPacked(uint config) { return int((0x96634bbeu >> (2u * config)) & 3u) - 2; }
 #endif
 #endif

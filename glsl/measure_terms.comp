@@ -238,7 +238,7 @@ void addWindows(inout Run run, uint inside) {
                             insideAt(inside, cx - 1, cy) << 2u | insideAt(inside, cx - 1, cy - 1) << 3u;
         if ((config & ((1u << uint(c)) - 1u)) != 0u) continue;
 #ifdef GATHER_EULER
-        run.euler += eulerTimes(config);
+        run.euler += eulerTimesPacked(config);
 #endif
 #ifdef GATHER_CROFTON
         const int k = croftonClass(config);
