@@ -7,12 +7,15 @@ Checks the form, never the timings: the header's columns in their order
 (transfer_floor_ms right after wall_median_ms); the bandwidth rows (backend
 "transfer", stages h2d_gbps and d2h_gbps) either both present with numbers
 > 0, and then every total row's transfer_floor_ms a number >= 0, or both
-absent, and then every total row's transfer_floor_ms empty; with --frames N,
+absent, and then every total row's transfer_floor_ms empty; a total row of
+the backends that label in host memory (cpu, reference) a floor of 0 either
+way, and a run of those backends alone no bandwidth rows; with --frames N,
 right after every total row its frame_wall and frame_wall_table rows, with
 reps N, wall times >= 0 and, where the bandwidth is known, floors >= 0. Prints one line,
 
     bench csv: C cells, floor on every cell, F frame rows
     bench csv: C cells, floor empty on every cell, F frame rows
+    bench csv: C cells, floor on K of C cells, F frame rows
 
 and exits 0, or prints what is wrong and exits 1.
 """
@@ -22,6 +25,7 @@ import sys
 HEADER = ["backend", "family", "width", "height", "components", "median_ms", "min_ms", "max_ms", "mpix_per_s",
           "wall_median_ms", "transfer_floor_ms", "stage", "connectivity", "reps", "device"]
 FRAME_STAGES = ["frame_wall", "frame_wall_table"]
+HOST_BACKENDS = ("cpu", "reference")  # they label in host memory: nothing crosses a bus
 
 
 def number(row, key, least):
@@ -52,14 +56,22 @@ def main(argv):
     for row in bandwidth.values():
         number(row, "median_ms", None)
     has_floor = bool(bandwidth)
+    totals = [r for r in rows if r["stage"] == "total"]
+    if has_floor and totals and all(r["backend"] in HOST_BACKENDS for r in totals):
+        raise SystemExit("bench_csv_check: bandwidth rows in a run of host-memory backends alone")
 
-    cells = frame_rows = 0
+    cells = floors = frame_rows = 0
     for index, row in enumerate(rows):
         if row["stage"] != "total":
             continue
         cells += 1
-        if has_floor:
+        if row["backend"] in HOST_BACKENDS:
+            if number(row, "transfer_floor_ms", 0.0) != 0.0:
+                raise SystemExit(f"bench_csv_check: a floor other than 0 for a host-memory backend in {row}")
+            floors += 1
+        elif has_floor:
             number(row, "transfer_floor_ms", 0.0)
+            floors += 1
         elif row["transfer_floor_ms"] != "":
             raise SystemExit(f"bench_csv_check: a floor without bandwidth rows in {row}")
         number(row, "wall_median_ms", 0.0)
@@ -81,8 +93,9 @@ def main(argv):
             frame_rows += 1
     if cells == 0:
         raise SystemExit("bench_csv_check: no total rows")
-    print(f"bench csv: {cells} cell{'s' if cells != 1 else ''}, "
-          f"{'floor' if has_floor else 'floor empty'} on every cell, {frame_rows} frame rows")
+    where = ("floor on every cell" if floors == cells else "floor empty on every cell" if floors == 0
+             else f"floor on {floors} of {cells} cells")
+    print(f"bench csv: {cells} cell{'s' if cells != 1 else ''}, {where}, {frame_rows} frame rows")
 
 
 if __name__ == "__main__":

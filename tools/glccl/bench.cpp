@@ -84,7 +84,9 @@ const char kBenchHelp[] =
     "             through GL pixel buffers (a persistently mapped unpack buffer\n"
     "             into a texture, the texture into a pack buffer). The bandwidths\n"
     "             are printed first. No call that starts and ends in host memory\n"
-    "             can take less than GPU time + floor.\n"
+    "             can take less than GPU time + floor. The backends that label\n"
+    "             in host memory (cpu, reference) move nothing over a bus: their\n"
+    "             floor is 0, and a run of them alone measures no bandwidth.\n"
     "  wall/(dev+floor), over_ms   the wall time divided by, and minus, GPU\n"
     "             time + floor.\n"
     "With --frames N, each backend also labels the image, uploaded once, N times\n"
@@ -175,7 +177,8 @@ const char kBenchHelp[] =
     "median_ms holds the bandwidth in GB/s (10^9 bytes a second), reps the timed\n"
     "copies, device how it was measured; the other fields are empty. Where\n"
     "neither CUDA nor GL can measure, they are left out, transfer_floor_ms is\n"
-    "empty, and a note on stderr says why.\n"
+    "empty but for the backends of host memory (0), and a note on stderr says\n"
+    "why; a run of cpu and reference alone has no such rows.\n"
     "With the raster backend, each size also gets a row 'raster,fullscreen_pass'\n"
     "(stage fullscreen_pass): the median GPU time of one full-screen fragment\n"
     "pass of that size, the yardstick of the raster pipeline's passes (n/a in\n"
@@ -458,7 +461,9 @@ public:
     }
 
     void run(const std::vector<Workload>& workloads) {
-        measureBandwidth();
+        if (!std::all_of(options_.backends.begin(), options_.backends.end(),
+                         [this](Backend backend) { return labelsOnHost(backend); }))
+            measureBandwidth();
         cells_ = workloads.size() * options_.backends.size();
         for (const Workload& workload : workloads) {
             Image image;
@@ -505,6 +510,13 @@ private:
         const EngineCapabilities engine = session_.capabilities(backend);
         const auto& from = engine.volumeResidences.empty() ? engine.residences : engine.volumeResidences;
         return std::find(from.begin(), from.end(), Residence::GlTexture) != from.end();
+    }
+    // Does it label in host memory (cpu, reference)? Nothing of its input or
+    // labels crosses a bus: its floor is 0, and a run of such backends alone
+    // measures no bandwidth.
+    bool labelsOnHost(Backend backend) const {
+        const EngineCapabilities engine = session_.capabilities(backend);
+        return !engine.takes(Residence::GlTexture) && !engine.takes(Residence::CudaDevice);
     }
     // Does it read a GL texture itself, where a context is (its device time
     // then comes from a texture already on the GPU)? The engines of host
@@ -741,7 +753,9 @@ private:
         const bool throughput = gpu && gpu->median > 0.0;
         const double mpixPerSecond = throughput ? pixels / (gpu->median * 1e3) : 0.0;
         const double wallMs = median(m.wall);
-        const std::optional<double> floorMs = floorMilliseconds(double(inputBytes), 4.0 * pixels);
+        const bool bus = !labelsOnHost(backend);
+        const std::optional<double> floorMs =
+            floorMilliseconds(bus ? double(inputBytes) : 0.0, bus ? 4.0 * pixels : 0.0);
         std::vector<std::string> row = {backendName(backend), workload.family, sizeText(workload),
                                         std::to_string(m.components), tableTime(gpu, &Spread::median),
                                         tableTime(gpu, &Spread::min), tableTime(gpu, &Spread::max),
