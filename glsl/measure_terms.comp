@@ -90,8 +90,8 @@ struct Run {
 };
 
 // The run's sums of lw^e (lw = j + d, d its first element's coordinate local
-// to the box, below 2^15) from its sums of j^e, by the binomial expansion;
-// each product below 2^64.
+// to the box, below 2^15: a GL engine's side is at most 32768) from its sums
+// of j^e, by the binomial expansion; each product below 2^64.
 struct BoxPowers {
     uvec2 p0, p1, p2, p3;
 };
