@@ -218,9 +218,7 @@ void main() {
                 for (int ey = 0; ey <= 3; ++ey)
                     for (int ex = 0; ex <= 3; ++ex) {
                         if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
-                        uvec2 part;
-                        umulExtended(powers[ex], lyPower[ey], part.y, part.x);
-                        moments[term] = add64(moments[term], part);
+                        moments[term] = add64(moments[term], product64(powers[ex], lyPower[ey]));
                         ++term;
                     }
             }
@@ -254,7 +252,7 @@ void main() {
         for (int ey = 0; ey <= 3; ++ey)
             for (int ex = 0; ex <= 3; ++ex) {
                 if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
-                umulExtended(lxPower[ex], rowPowers[ey], moments[term].y, moments[term].x);
+                moments[term] = product64(lxPower[ex], rowPowers[ey]);
                 ++term;
             }
     }

@@ -125,11 +125,7 @@ void main() {
                 first = false;
 #endif
 #ifdef GATHER_WEIGHTED
-                for (int e = 0; e < 4; ++e) {
-                    uvec2 product;
-                    umulExtended(value, power[e], product.y, product.x);
-                    weighted[e] = add64(weighted[e], product);
-                }
+                for (int e = 0; e < 4; ++e) weighted[e] = add64(weighted[e], product64(value, power[e]));
 #endif
             }
             if (powers[0] == 0u) continue;
