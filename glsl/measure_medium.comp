@@ -163,9 +163,12 @@ void main() {
             uint powers[4] = uint[4](0u, 0u, 0u, 0u);
             const uint ly = uint(s);
             const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
+            const int below = ringRow(y + 1);
             for (int c = column; c < w; c += rowLanes) {
-                const int j = c + 2;  // the column's bit in a ring row
-                if ((bitsAt(here, j) & 1u) == 0u) continue;
+                // Row y's columns c - 2 .. c + 2 (bits 0..4; the element's
+                // bit 2): c's bit in a ring row is c + 2.
+                const uint middle = bitsAt(here, c) & 31u;
+                if ((middle & 4u) == 0u) continue;
                 const ivec2 p = ivec2(least.x + c, y);
                 const uint lx = uint(c);
 #ifdef GATHER_MOMENTS
@@ -177,13 +180,16 @@ void main() {
                 }
 #endif
 #ifdef GATHER_PERIMETER
-                // Bit 5 (dy + 2) + (dx + 2): element (x + dx, y + dy) in the
-                // region. A border element has a 4-neighbour outside it (or
-                // outside the image, whose bits are 0).
-                uint inside = 0u;
-                for (int dy = 0; dy < 5; ++dy) inside |= (bitsAt(ringRow(y + dy - 2), j - 2) & 31u) << uint(5 * dy);
-                const uint kNeighbours = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
-                if ((inside & kNeighbours) != kNeighbours) {
+                // A border element has a 4-neighbour outside the region (or
+                // outside the image, whose bits are 0): rows y - 1 .. y + 1
+                // settle whether it is one, and only a border element reads
+                // rows y - 2 and y + 2 for its class (most of a region's
+                // elements are inside it). Bit 5 (dy + 2) + (dx + 2) of
+                // `inside`: element (x + dx, y + dy) in the region.
+                const uint up = bitsAt(above, c) & 31u, down = bitsAt(below, c) & 31u;
+                if ((up & down & 4u) == 0u || (middle & 10u) != 10u) {
+                    const uint inside = (bitsAt(ringRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
+                                        (bitsAt(ringRow(y + 2), c) & 31u) << 20u;
                     const int k = windowPerimeterClass(inside);
                     perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
                 }
