@@ -159,91 +159,92 @@ void main() {
         memoryBarrierShared();
         barrier();
         const int above = ringRow(y - 1), here = ringRow(y);
-        if (s < h) {
-            uint powers[4] = uint[4](0u, 0u, 0u, 0u);
-            const uint ly = uint(s);
-            const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
-            const int below = ringRow(y + 1);
-            for (int c = column; c < w; c += rowLanes) {
-                // Row y's columns c - 2 .. c + 2 (bits 0..4; the element's
-                // bit 2): c's bit in a ring row is c + 2.
-                const uint middle = bitsAt(here, c) & 31u;
-                if ((middle & 4u) == 0u) continue;
-                const ivec2 p = ivec2(least.x + c, y);
-                const uint lx = uint(c);
-#ifdef GATHER_MOMENTS
-                if (oneColumn) {
-                    for (int e = 0; e < 4; ++e) rowPowers[e] += lyPower[e];
-                } else {
-                    const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
-                    for (int e = 0; e < 4; ++e) powers[e] += power[e];
-                }
-#endif
-#ifdef GATHER_PERIMETER
-                // A border element has a 4-neighbour outside the region (or
-                // outside the image, whose bits are 0): rows y - 1 .. y + 1
-                // settle whether it is one, and only a border element reads
-                // rows y - 2 and y + 2 for its class (most of a region's
-                // elements are inside it). Bit 5 (dy + 2) + (dx + 2) of
-                // `inside`: element (x + dx, y + dy) in the region.
-                const uint up = bitsAt(above, c) & 31u, down = bitsAt(below, c) & 31u;
-                if ((up & down & 4u) == 0u || (middle & 10u) != 10u) {
-                    const uint inside = (bitsAt(ringRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
-                                        (bitsAt(ringRow(y + 2), c) & 31u) << 20u;
-                    const int k = windowPerimeterClass(inside);
-                    perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
-                }
-#endif
-#ifdef GATHER_INTENSITY
-                const uint value = sampleAt(p);
-#endif
-#ifdef GATHER_SUMS
-                sum = add64(sum, uvec2(value, 0u));
-                squares = add96(squares, multiply64(uvec2(value, 0u), value));
-#endif
-#ifdef GATHER_EXTREMA
-                // This invocation's elements in raster order: its first
-                // element of a value holds its least index.
-                const uint element = uint(y) * uint(imageSize.x) + uint(p.x);
-                if (first || value < leastSample) {
-                    leastSample = value;
-                    leastAt = element;
-                }
-                if (first || value > mostSample) {
-                    mostSample = value;
-                    mostAt = element;
-                }
-                first = false;
-#endif
-            }
-#ifdef GATHER_MOMENTS
-            // TermRequest::exponents' order: y, then x. Each product is part
-            // of its term's sum, below 2^56.
-            if (!oneColumn) {
-                int term = 0;
-                for (int ey = 0; ey <= 3; ++ey)
-                    for (int ex = 0; ex <= 3; ++ex) {
-                        if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
-                        moments[term] = add64(moments[term], product64(powers[ex], lyPower[ey]));
-                        ++term;
-                    }
-            }
-#endif
-        }
-#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
-        // The windows whose far corner is (least.x + c, y), c = 0 .. w: bits
-        // (x, y) 1, (x, y-1) 2, (x-1, y) 4, (x-1, y-1) 8 (measure_classes.glsl).
+        uint powers[4] = uint[4](0u, 0u, 0u, 0u);
+        const uint ly = uint(s);
+        const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
+        const int below = ringRow(y + 1);
+        // Column c: the window whose far corner is (least.x + c, y), c =
+        // 0 .. w (on rows s <= h, the row past the box's last too), and
+        // the element there (c < w, s < h).
         for (int c = column; c <= (listed && s <= h ? w : -1); c += rowLanes) {
-            const uint front = bitsAt(here, c + 1), back = bitsAt(above, c + 1);  // bits x-1 (0), x (1)
-            const uint config = (front >> 1u & 1u) | (back >> 1u & 1u) << 1u | (front & 1u) << 2u | (back & 1u) << 3u;
-            if (config == 0u || config == FULL_WINDOW) continue;
+            // Rows y's and y - 1's columns c - 2 .. c + 2 (bits 0..4; the
+            // element's bit 2): c's bit in a ring row is c + 2.
+            const uint middle = bitsAt(here, c) & 31u;
+            const uint up = bitsAt(above, c) & 31u;
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+            // The window's bits (x, y) 1, (x, y-1) 2, (x-1, y) 4, (x-1, y-1) 8
+            // (measure_classes.glsl).
+            const uint config = (middle >> 2u & 1u) | (up >> 2u & 1u) << 1u | (middle >> 1u & 1u) << 2u |
+                                (up >> 1u & 1u) << 3u;
+            if (config != 0u && config != FULL_WINDOW) {
 #ifdef GATHER_CROFTON
-            const int k = croftonClass(config);
-            for (int n = 0; n < 5; ++n) crofton[n] += k == n ? 1u : 0u;  // not crofton[k]: indexed at run time
+                const int k = croftonClass(config);
+                for (int n = 0; n < 5; ++n) crofton[n] += k == n ? 1u : 0u;  // not crofton[k]: indexed at run time
 #endif
 #ifdef GATHER_EULER
-            euler += eulerTimes(config);
+                euler += eulerTimes(config);
 #endif
+            }
+#endif
+            if (c >= w || s >= h || (middle & 4u) == 0u) continue;
+            const ivec2 p = ivec2(least.x + c, y);
+            const uint lx = uint(c);
+#ifdef GATHER_MOMENTS
+            if (oneColumn) {
+                for (int e = 0; e < 4; ++e) rowPowers[e] += lyPower[e];
+            } else {
+                const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
+                for (int e = 0; e < 4; ++e) powers[e] += power[e];
+            }
+#endif
+#ifdef GATHER_PERIMETER
+            // A border element has a 4-neighbour outside the region (or
+            // outside the image, whose bits are 0): rows y - 1 .. y + 1
+            // settle whether it is one, and only a border element reads
+            // rows y - 2 and y + 2 for its class (most of a region's
+            // elements are inside it). Bit 5 (dy + 2) + (dx + 2) of
+            // `inside`: element (x + dx, y + dy) in the region.
+            const uint down = bitsAt(below, c) & 31u;
+            if ((up & down & 4u) == 0u || (middle & 10u) != 10u) {
+                const uint inside = (bitsAt(ringRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
+                                    (bitsAt(ringRow(y + 2), c) & 31u) << 20u;
+                const int k = windowPerimeterClass(inside);
+                perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
+            }
+#endif
+#ifdef GATHER_INTENSITY
+            const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+            sum = add64(sum, uvec2(value, 0u));
+            squares = add96(squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+            // This invocation's elements in raster order: its first
+            // element of a value holds its least index.
+            const uint element = uint(y) * uint(imageSize.x) + uint(p.x);
+            if (first || value < leastSample) {
+                leastSample = value;
+                leastAt = element;
+            }
+            if (first || value > mostSample) {
+                mostSample = value;
+                mostAt = element;
+            }
+            first = false;
+#endif
+        }
+#ifdef GATHER_MOMENTS
+        // TermRequest::exponents' order: y, then x. Each product is part
+        // of its term's sum, below 2^56.
+        if (!oneColumn && s < h) {
+            int term = 0;
+            for (int ey = 0; ey <= 3; ++ey)
+                for (int ex = 0; ex <= 3; ++ex) {
+                    if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+                    moments[term] = add64(moments[term], product64(powers[ex], lyPower[ey]));
+                    ++term;
+                }
         }
 #endif
         memoryBarrierShared();
