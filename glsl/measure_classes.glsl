@@ -5,14 +5,6 @@
 // measure_common.glsl (labelAt, imageSize).
 
 #ifdef GATHER_PERIMETER
-// An element of region `label` with a 4-neighbour outside it or outside the
-// image (scikit-image's perimeter reads the region's inner border).
-bool isBorder(ivec2 p, uint label) {
-    return p.x == 0 || p.y == 0 || p.x == imageSize.x - 1 || p.y == imageSize.y - 1 ||
-           labelAt(p - ivec2(1, 0)) != label || labelAt(p + ivec2(1, 0)) != label ||
-           labelAt(p - ivec2(0, 1)) != label || labelAt(p + ivec2(0, 1)) != label;
-}
-
 // The class of a border element by its border neighbours of the same
 // region along the edges and at the corners: scikit-image's weights 1 for
 // (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
@@ -28,8 +20,9 @@ int classOf(int edges, int corners) {
 // registers: `inside` has bit 5 (dy + 2) + (dx + 2) set where p + (dx, dy),
 // |dx| <= 2 and |dy| <= 2, is in p's region (outside the image: not), its
 // bits at the window's four corners unused. An element is a border element
-// where one of its 4-neighbours is not inside: as labelAt reads 0 outside
-// the image, isBorder's test of the image's sides is this one.
+// (scikit-image's perimeter reads the region's inner border) where one of
+// its 4-neighbours is not inside: as labelAt reads 0 outside the image, an
+// element on the image's sides is one.
 int windowPerimeterClass(uint inside) {
     const uint interior = inside & (inside >> 1) & (inside << 1) & (inside >> 5) & (inside << 5);
     const uint border = inside & ~interior;  // right for the 3x3 around p: their neighbours are in the window

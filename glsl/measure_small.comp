@@ -11,7 +11,10 @@
 // Euler shares of the windows whose far corner lies in the box grown by one
 // at its far end (every window that holds an element of the region), and
 // of an intensity the sum, the sum of squares, the extrema with their
-// first positions and the weighted moments.
+// first positions and the weighted moments. An image's region is read once:
+// its box's elements become 64 bits in registers, which its elements'
+// perimeter windows and its 2x2 windows read (a volume's windows read the
+// labels).
 //
 // Within a box of w x h x d <= kSmallBox < 256 elements a moment's term
 // lx^a ly^b lz^c is below (w h d)^3, so the region's moment sums are below
@@ -36,6 +39,43 @@ void storeWide(uint at, int limbs, uvec3 v) {
         if (k < limbs) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
 }
 
+#if DIMENSIONS == 2 && (defined(GATHER_PERIMETER) || defined(GATHER_CROFTON) || defined(GATHER_EULER))
+// The box's elements in the region, a bit each: element (c, r) of the box
+// (column, row from its least corner) at bit r w + c of the 64 bits
+// (inBox.y above inBox.x); a box holds at most kSmallBox <= 64 elements.
+// Nothing outside the box is in the region, so the elements' windows read
+// these bits rather than the labels again.
+#define BOX_BITS
+uvec2 inBox = uvec2(0u);
+int boxWidth = 0, boxHeight = 0;
+
+// Bits i .. i + 31 of the 64 (0 below bit 0 and past bit 63).
+uint boxBitsFrom(int i) {
+    if (i <= -32 || i >= 64) return 0u;
+    if (i < 0) return inBox.x << uint(-i);
+    if (i == 0) return inBox.x;
+    if (i < 32) return (inBox.x >> uint(i)) | (inBox.y << uint(32 - i));
+    return inBox.y >> uint(i - 32);
+}
+
+// Whether element (c, r) of the box is in the region (outside the box: not).
+uint inRegion(int c, int r) {
+    if (c < 0 || r < 0 || c >= boxWidth || r >= boxHeight) return 0u;
+    return boxBitsFrom(r * boxWidth + c) & 1u;
+}
+
+#ifdef GATHER_PERIMETER
+// Columns c - 2 .. c + 2 of row r (bits 0..4), those outside the box 0.
+uint fiveAt(int c, int r) {
+    if (r < 0 || r >= boxHeight) return 0u;
+    const int lowest = max(0, 2 - c), highest = min(4, boxWidth + 1 - c);
+    if (lowest > highest) return 0u;
+    const uint columns = ((2u << uint(highest)) - 1u) & ~((1u << uint(lowest)) - 1u);
+    return boxBitsFrom(r * boxWidth + c - 2) & columns;
+}
+#endif
+#endif
+
 void main() {
     // Work groups are numbered over x, then y: the regions may outnumber
     // what one axis of a dispatch holds.
@@ -49,6 +89,10 @@ void main() {
     // TermGatherer's packedExtent: width, height, depth a byte each.
     const ivec3 extent = ivec3(box.w & 0xff, (box.w >> 8) & 0xff, (box.w >> 16) & 0xff);
     const ivec3 least = box.xyz, past = box.xyz + extent;
+#ifdef BOX_BITS
+    boxWidth = extent.x;
+    boxHeight = extent.y;
+#endif
 #if DIMENSIONS == 3
     const int zMax = 3;
 #else
@@ -63,9 +107,6 @@ void main() {
 #ifdef GATHER_WEIGHTED
     uvec2 weightedMoments[WEIGHTED_TERMS];
     for (int t = 0; t < WEIGHTED_TERMS; ++t) weightedMoments[t] = uvec2(0u);
-#endif
-#ifdef GATHER_PERIMETER
-    uvec3 perimeter = uvec3(0u);
 #endif
 #ifdef GATHER_SUMS
     uvec2 sum = uvec2(0u);
@@ -90,20 +131,13 @@ void main() {
 #endif
                 if (imageLoad(labelImage, p).r != label) continue;
                 const uint lx = uint(x - least.x);
+#ifdef BOX_BITS
+                const int bit = (y - least.y) * boxWidth + int(lx);
+                if (bit < 32) inBox.x |= 1u << uint(bit);
+                else inBox.y |= 1u << uint(bit - 32);
+#endif
                 const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
                 for (int e = 0; e < 4; ++e) powers[e] += power[e];
-#ifdef GATHER_PERIMETER
-                if (isBorder(p, label)) {
-                    // The 5x5 window's corners are not read (windowPerimeterClass).
-                    uint inside = 0u;
-                    for (int dy = 0; dy < 5; ++dy)
-                        for (int dx = 0; dx < 5; ++dx)
-                            if ((dx != 0 && dx != 4) || (dy != 0 && dy != 4))
-                                inside |= uint(labelAt(p + ivec2(dx - 2, dy - 2)) == label) << uint(5 * dy + dx);
-                    const int c = windowPerimeterClass(inside);
-                    perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));  // not perimeter[c]: indexed at run time
-                }
-#endif
 #ifdef GATHER_INTENSITY
                 const uint value = sampleAt(p);
 #endif
@@ -182,9 +216,6 @@ void main() {
                 ++weightedTerm;
             }
 #endif
-#ifdef GATHER_PERIMETER
-    for (int c = 0; c < 3; ++c) totals[record + uint(PERIMETER_AT + c)] = perimeter[c];
-#endif
 #ifdef GATHER_SUMS
     storeWide(record + uint(SUM_AT), SUM_LIMBS, uvec3(sum, 0u));
     storeWide(record + uint(SQUARES_AT), SQUARES_LIMBS, squares);
@@ -197,6 +228,23 @@ void main() {
     totals[record + uint(POSITIONS_AT)] = ~leastAt;
     totals[record + uint(POSITIONS_AT + 1)] = ~mostAt;
 #endif
+#endif
+
+#ifdef GATHER_PERIMETER
+    // Each element's 5x5 window (bit 5 (dy + 2) + (dx + 2): element
+    // (c + dx, r + dy) in the region) from the box's bits.
+    uvec3 perimeter = uvec3(0u);
+    for (int r = 0; r < boxHeight; ++r)
+        for (int c = 0; c < boxWidth; ++c) {
+            const uint middle = fiveAt(c, r);
+            if ((middle & 4u) == 0u) continue;
+            const uint up = fiveAt(c, r - 1), down = fiveAt(c, r + 1);
+            if ((up & down & 4u) != 0u && (middle & 10u) == 10u) continue;  // not on the border
+            const uint inside = fiveAt(c, r - 2) | up << 5u | middle << 10u | down << 15u | fiveAt(c, r + 2) << 20u;
+            const int k = windowPerimeterClass(inside);
+            perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
+        }
+    for (int k = 0; k < 3; ++k) totals[record + uint(PERIMETER_AT + k)] = perimeter[k];
 #endif
 
 #if defined(GATHER_CROFTON) || defined(GATHER_EULER)
@@ -212,15 +260,18 @@ void main() {
     for (int z = least.z; z < zPast; ++z)
         for (int y = least.y; y <= past.y; ++y)
             for (int x = least.x; x <= past.x; ++x) {
-#if DIMENSIONS == 3
-                const ivec3 corner = ivec3(x, y, z);
+#ifdef BOX_BITS
+                // Bits (x, y) 1, (x, y-1) 2, (x-1, y) 4, (x-1, y-1) 8.
+                const int bx = x - least.x, by = y - least.y;
+                const uint config = inRegion(bx, by) | inRegion(bx, by - 1) << 1u | inRegion(bx - 1, by) << 2u |
+                                    inRegion(bx - 1, by - 1) << 3u;
 #else
-                const ivec2 corner = ivec2(x, y);
-#endif
+                // A volume's window, from the labels.
                 uint v[WINDOW];
-                windowLabels(corner, v);
+                windowLabels(ivec3(x, y, z), v);
                 uint config = 0u;
                 for (int j = 0; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
+#endif
                 if (config == 0u || config == FULL_WINDOW) continue;
 #ifdef GATHER_CROFTON
                 const int c = croftonClass(config);

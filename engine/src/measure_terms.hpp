@@ -73,7 +73,8 @@ constexpr int kWindowSegment = 64;  // measure_windows
 // the small pass's sums' bounds (glsl/measure_small.comp) and the box's
 // sides a byte each in packedExtent().
 constexpr int kSmallBox = 64;
-static_assert(kSmallBox > 0 && kSmallBox < 256);
+// At most 64: measure_small keeps an image's box as 64 bits.
+static_assert(kSmallBox > 0 && kSmallBox <= 64);
 constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // measure_medium's: an image's region whose box holds more than kSmallBox
 // and at most kMediumBox elements, each side below 256 (packedExtent()),
