@@ -37,11 +37,12 @@ phase "the build"
 # images that are small. Unoptimized, the programs compile faster and run
 # slower, and the suite takes less time; they compute the same labels.
 export GALLIVM_PERF=${GALLIVM_PERF:-nopt}
-# And with vectors of 4 lanes rather than the host's widest (8 with AVX2): each program's code
-# is about half as wide, so it compiles in less time and runs slower. A
-# suite that starts with an empty shader cache (a CI machine, every time)
-# compiles each program once and runs it on small images, and the compiles
-# weigh more (docs/testing.md). From a full cache they run slower.
+# And with vectors of 4 lanes rather than the host's widest (8 with AVX2):
+# each program's code is about half as wide, so it compiles in less time
+# and runs slower. A suite that starts with an empty shader cache (a CI
+# machine, every time) compiles each program once and runs it on small
+# images, and the compiles weigh more (docs/testing.md). From a full cache
+# the suite runs slower with them.
 export LP_NATIVE_VECTOR_WIDTH=${LP_NATIVE_VECTOR_WIDTH:-128}
 # llvmpipe keeps its threads (LP_NUM_THREADS unset): with one a process the
 # tests' CPU time was the same, ctest's two processes sharing the cores
