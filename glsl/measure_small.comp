@@ -16,7 +16,7 @@
 // perimeter windows and its 2x2 windows read (a volume's windows read the
 // labels).
 //
-// Within a box of w x h x d <= kSmallBox < 256 elements a moment's term
+// Within a box of w x h x d <= kSmallBox <= 64 elements a moment's term
 // lx^a ly^b lz^c is below (w h d)^3, so the region's moment sums are below
 // (w h d)^4 < 2^32, its weighted sums below 2^64, its sum below 2^40 and
 // its sum of squares below 2^72; a row's sums are parts of them. They are
