@@ -7,7 +7,8 @@
 // random images and volumes labeled by the reference, labels written
 // directly (one-element regions, regions of many pieces, regions touching
 // regions), lines, rings with holes, regions on the borders, one region
-// filling the image (sums past 64 and 128 bits), every moment level,
+// filling the image (sums past 64 and 128 bits), boxes on either side of
+// the bounds of the regions measured whole, every moment level,
 // intensities of every integer type with their extremes and ties, empty
 // images; a request for no terms launches nothing; the requests refused.
 // The refusals and the requests that launch nothing run without a GPU too.
@@ -380,6 +381,93 @@ TEST_CASE("cuda measure: labels written directly, regions of many pieces and reg
         std::vector<std::uint32_t> values(shape.count());
         for (auto& v : values) v = std::uint32_t(random() % 5);
         requireGpuTermsMatchCpu(labelsOf(shape, values), "random volume labels");
+    }
+}
+
+TEST_CASE("cuda measure: boxes at the bounds of the regions measured whole, a thread or a block each",
+          "[cuda][measure][intensity]") {
+    test::requireCudaOrSkip();
+    // measure_small takes boxes of up to kSmallBox elements, measure_medium
+    // (an image's, no weighted moments, samples of at most 4 bytes) up to
+    // kMediumBox; the segment passes the rest. Regions whose boxes hold one
+    // element either side of each bound, boxes wider than a block's threads
+    // (a thread several columns) and one element wide (a thread every
+    // kMediumThreads-th row), regions of pieces and holes.
+    const std::vector<std::string> properties = {"moments", "perimeter", "perimeter_crofton", "euler_number",
+                                                 "intensity_mean", "intensity_std", "intensity_min", "intensity_max",
+                                                 "intensity_min_position", "intensity_max_position"};
+    auto measureAll = [&](const Labels& l, const std::string& name) {
+        requireGpuTermsMatchCpu(l, name);
+        std::uint64_t seed = 80;
+        for (int bytes : {1, 2, 4, 8})
+            for (bool isSigned : {false, true}) {
+                const Intensity intensity = randomIntensity(l.shape, bytes, isSigned, seed++);
+                const TermRequest q =
+                    termsFor(properties, 2, 1, intensity.samples.kind, intensity.samples.bytes * 8);
+                INFO((isSigned ? "signed " : "unsigned ") << bytes * 8 << "-bit samples");
+                requireGpuTermsMatchCpu(l, {q}, properties, &intensity.samples, name);
+            }
+    };
+    {
+        const int w = 400, h = 300;
+        const Shape shape = Shape::image(w, h);
+        std::vector<std::uint32_t> values(shape.count());
+        auto set = [&](int x, int y, std::uint32_t label) {
+            values[std::size_t(y) * std::size_t(w) + std::size_t(x)] = label;
+        };
+        for (int x = 0; x < 64; ++x) set(x, 0, 1);                 // 64 x 1: measure_small's largest
+        for (int x = 0; x < 65; ++x) set(x, 2, 2);                 // 65 x 1: measure_medium's smallest
+        for (int y = 4; y < 69; ++y) set(399, y, 3);               // 1 x 65
+        for (int y = 4; y < 300; y += 3) set(397, y, 4);           // 1 x 295, in pieces
+        for (int y = 10; y < 138; ++y)                              // a disk in a 128 x 128 box: 2^14
+            for (int x = 10; x < 138; ++x) {
+                const int dx = 2 * (x - 10) - 127, dy = 2 * (y - 10) - 127;
+                if (dx * dx + dy * dy <= 128 * 128) set(x, y, 5);
+            }
+        for (int y = 140; y < 268; ++y)                             // a ring in a 129 x 128 box: 2^14 + 128
+            for (int x = 10; x < 139; ++x) {
+                const int dx = 2 * (x - 10) - 128, dy = 2 * (y - 140) - 127;
+                const int r = dx * dx + dy * dy;
+                if (r <= 128 * 128 && r >= 60 * 60) set(x, y, 6);
+                if (r <= 20 * 20) set(x, y, 7);                     // an island in its hole
+            }
+        set(10, 204, 6);                                            // its box's left and right columns
+        set(138, 204, 6);
+        for (int y = 140; y < 267; ++y)                             // a ring in a 129 x 127 box: 2^14 - 1
+            for (int x = 150; x < 279; ++x) {
+                const int dx = 2 * (x - 150) - 128, dy = 2 * (y - 140) - 126;
+                const int r = dx * dx + dy * dy;
+                if (r <= 126 * 126 && r >= 50 * 50) set(x, y, 8);
+            }
+        set(150, 203, 8);
+        set(278, 203, 8);
+        for (int x = 150; x < 350; ++x) set(x, 10 + x % 2, 9);      // 200 x 2, zigzag
+        for (int y = 20; y < 100; ++y)                               // two pieces far apart: one region
+            for (int x = 150; x < 170; ++x) set(x + (y < 60 ? 0 : 150), y, 10);
+        for (int y = 275; y < 300; ++y)                              // random labels 11..14 and holes
+            for (int x = 0; x < 400; ++x) set(x, y, std::uint32_t((x * 7 + y * 13) % 5 == 0 ? 0 : 11 + (x / 5 + y) % 4));
+        const Labels l = labelsOf(shape, values);
+        for (std::uint64_t box : {64, 65, 16383, 16384, 16512})
+            REQUIRE(std::any_of(l.table.begin(), l.table.end(), [&](const Component& c) {
+                return std::uint64_t(c.width) * c.height == box;
+            }));
+        measureAll(l, "bounds");
+    }
+    // Lines of 2^14 elements (measure_medium, a thread 128 columns or every
+    // 128th row) and of 2^14 + 1 (the segment passes).
+    {
+        const Shape shape = Shape::image(16400, 3);
+        std::vector<std::uint32_t> values(shape.count());
+        for (int x = 0; x < 16384; ++x) values[std::size_t(x)] = 1;
+        for (int x = 0; x < 16385; ++x) values[2 * 16400 + std::size_t(x)] = 2;
+        measureAll(labelsOf(shape, values), "rows");
+    }
+    {
+        const Shape shape = Shape::image(3, 16400);
+        std::vector<std::uint32_t> values(shape.count());
+        for (int y = 0; y < 16384; ++y) values[std::size_t(y) * 3] = 1;
+        for (int y = 0; y < 16385; ++y) values[std::size_t(y) * 3 + 2] = 2;
+        measureAll(labelsOf(shape, values), "columns");
     }
 }
 

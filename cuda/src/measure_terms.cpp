@@ -194,11 +194,18 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
 
     p.packedExtrema = intensityTerms && p.samples.bytes <= 4 && shape.count() <= (std::size_t(1) << 32);
 
-    // The regions measure_small takes whole: boxes of at most kSmallBox
-    // elements, with samples of at most 4 bytes.
+    // The regions measure_small takes whole (boxes of at most kSmallBox
+    // elements) and, of an image without weighted moments, measure_medium
+    // (at most kMediumBox, at most kMediumThreads wide), with samples of at
+    // most 4 bytes.
     DeviceBuffer<int> extents;
     DeviceBuffer<unsigned char> alone;
+    DeviceBuffer<std::uint32_t> mediumRegions;
+    std::vector<std::uint32_t> medium;
     const bool small = !intensityTerms || p.samples.bytes <= 4;
+    const bool mediumRuns = small && shape.dimensions == 2 && nw == 0;
+    // The copies below are of pageable memory, which the driver stages
+    // before each call returns: the vectors may go before the passes run.
     if (small) {
         std::vector<int> sizes(n * 3);
         std::vector<unsigned char> flags(n);
@@ -207,7 +214,12 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
             sizes[i * 3] = int(c.width);
             sizes[i * 3 + 1] = int(c.height);
             sizes[i * 3 + 2] = int(c.depth);
-            flags[i] = std::int64_t(c.width) * std::int64_t(c.height) * std::int64_t(c.depth) <= kSmallBox ? 1 : 0;
+            const std::int64_t box = std::int64_t(c.width) * std::int64_t(c.height) * std::int64_t(c.depth);
+            flags[i] = box <= kSmallBox ? kAloneSmall : 0;
+            if (mediumRuns && box > kSmallBox && box <= kMediumBox && c.width <= std::uint32_t(kMediumThreads)) {
+                flags[i] = kAloneMedium;
+                medium.push_back(std::uint32_t(i));
+            }
         }
         extents = DeviceBuffer<int>(sizes.size(), check);
         alone = DeviceBuffer<unsigned char>(n, check);
@@ -215,6 +227,12 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
               "cudaMemcpyAsync (box extents)");
         check(cudaMemcpyAsync(alone.get(), flags.data(), n, cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (small regions)");
+        if (!medium.empty()) {
+            mediumRegions = DeviceBuffer<std::uint32_t>(medium.size(), check);
+            check(cudaMemcpyAsync(mediumRegions.get(), medium.data(), medium.size() * sizeof(std::uint32_t),
+                                  cudaMemcpyHostToDevice, stream),
+                  "cudaMemcpyAsync (medium regions)");
+        }
         p.boxExtent = extents.get();
         p.alone = alone.get();
     }
@@ -238,6 +256,9 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
                     exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions), configurations(), elementWords.get(),
                     q.perimeter, q.crofton, q.euler, intensityTerms && q.intensitySums,
                     intensityTerms && q.intensityExtrema);
+    gatherMedium(check, stream, p, exponentsOf(q.momentLevel, q.dimensions), mediumRegions.get(), medium.size(),
+                 elementWords.get(), q.perimeter, q.crofton, q.euler, intensityTerms && q.intensitySums,
+                 intensityTerms && q.intensityExtrema);
     if (nm) gatherMoments(check, stream, p, exponentsOf(q.momentLevel, q.dimensions));
     if (localTerms) sumLocalWords(check, stream, p, elementWords.get(), q.perimeter, q.crofton, q.euler);
     if (shape.dimensions == 3 && q.euler) gatherVolumeWindows(check, stream, p, configurations());

@@ -964,7 +964,7 @@ __global__ void __launch_bounds__(kThreads)
                 bool perimeter, bool crofton, bool euler, bool sums, bool extrema) {
     const RecordLayout& l = p.layout;
     FOR_EACH_ITEM(r, Word(p.regions)) {
-        if (p.alone[r] == 0) continue;
+        if (p.alone[r] != kAloneSmall) continue;
         const std::uint32_t label = std::uint32_t(r + 1);
         const int* box = p.boxMin + r * 3;
         const int* extent = p.boxExtent + r * 3;
@@ -1072,6 +1072,264 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+// --- measure_medium (2-D) --------------------------------------------------
+//
+// Every term of one region of an image whose box holds more than kSmallBox
+// and at most kMediumBox elements and is at most kMediumThreads wide, by a
+// block of kMediumThreads, into its record with plain stores, as
+// measure_small does for smaller boxes: a disk a few dozen elements across
+// would otherwise take the segment passes' atomics in every row segment it
+// crosses. A thread takes one column of the box and every rowGroups-th row
+// of it, so that a narrow box still gives every thread elements and
+// neighbouring threads read neighbouring elements of a row:
+//
+//   box 3 wide: rowGroups 42; thread 4 takes column 1, rows 1, 43, 85, ...
+//
+// A thread reads kMediumAhead of its rows at once (the GPU waits on the
+// loads), sums ly^0..3 down its column and multiplies them by lx^0..3 at
+// the end. (A warp a region, its lanes walking four times the rows, waits
+// longer on its loads than it saves in adding up.) Within such a box each
+// of an image's at most 16 moment sums is below (w h)^4 <= 2^56, a
+// thread's counts below 2^14, and with samples of at most 4 bytes the
+// intensity's sum below 2^46 and its squares' below 2^78. Each warp adds
+// its threads' sums by shuffles, a field at a time, into shared memory
+// (kMediumFields words: the 16 moments, then the rest), and the block's
+// threads add the warps' fields in warp order and store them: every run
+// gives the same record.
+
+constexpr int kMediumAhead = 4;
+
+__device__ __forceinline__ Word sumDown(Word v) {
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(kFullWarp, v, d);
+    return v;  // lane 0's is the warp's
+}
+
+__device__ __forceinline__ unsigned sumDown(unsigned v) {
+    for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(kFullWarp, v, d);
+    return v;
+}
+
+// The least key at its first raster position, the greatest at its first
+// (with Passes::packedExtrema the key and its position are one word).
+struct Extrema {
+    Word least = ~Word(0), most = 0, leastAt = ~Word(0), mostAt = ~Word(0);
+};
+
+__device__ __forceinline__ void offer(bool packed, Extrema& e, Word least, Word most, Word leastAt, Word mostAt) {
+    if (packed) {
+        e.least = min(e.least, least);
+        e.most = max(e.most, most);
+        return;
+    }
+    if (least < e.least || (least == e.least && leastAt < e.leastAt)) e.least = least, e.leastAt = leastAt;
+    if (most > e.most || (most == e.most && mostAt < e.mostAt)) e.most = most, e.mostAt = mostAt;
+}
+
+// A lane's sums of every term but the moments.
+struct MediumSums {
+    unsigned classes[3] = {0, 0, 0}, croftons[5] = {0, 0, 0, 0, 0};
+    int shares = 0;
+    long long sum = 0;
+    unsigned __int128 squares = 0;
+    Extrema e;
+};
+
+// What a region's walk reads and adds.
+struct MediumWalk {
+    std::uint32_t label;
+    int x0, y0, w, h, rowGroups;
+    bool perimeter, crofton, euler, local, sums, extrema, intensity, packed;
+};
+
+// Column `column` of the box, rows group, group + rowGroups, ...: the sums
+// of ly^0..3 over its elements into `down`, the other terms into `s`.
+__device__ __forceinline__ void walkColumn(const Passes& p, const MediumWalk& m, const unsigned* words, int column,
+                                           int group, Word down[4], MediumSums& s) {
+    const Word step = Word(m.rowGroups) * Word(p.width);
+    Word element = Word(m.y0 + group) * Word(p.width) + Word(m.x0 + column);
+#pragma unroll 1
+    for (int first = group; first < m.h; first += kMediumAhead * m.rowGroups) {
+        std::uint32_t labels[kMediumAhead];
+        unsigned elementWords[kMediumAhead];
+        Word bits[kMediumAhead];
+        for (int k = 0; k < kMediumAhead; ++k) {
+            const bool inBox = first + k * m.rowGroups < m.h;
+            const Word at = element + Word(k) * step;
+            labels[k] = inBox ? p.labels[at] : 0u;
+            elementWords[k] = inBox && m.local ? words[at] : 0u;
+            bits[k] = inBox && m.intensity ? sampleBits(p.samples, at) : 0;
+        }
+        for (int k = 0; k < kMediumAhead; ++k) {
+            if (labels[k] != m.label) continue;
+            const Word y = Word(first + k * m.rowGroups), square = y * y;
+            down[0] += 1;
+            down[1] += y;
+            down[2] += square;
+            down[3] += square * y;
+            const unsigned word = elementWords[k];
+            if (m.perimeter) {
+                const unsigned c = word & 3u;  // the class, or kNoClass
+                s.classes[0] += c == 0u;
+                s.classes[1] += c == 1u;
+                s.classes[2] += c == 2u;
+            }
+            if (m.crofton)
+                for (int j = 0; j < 5; ++j) s.croftons[j] += (word >> (kCroftonShift + 3 * j)) & 7u;
+            if (m.euler) s.shares += static_cast<signed char>(word >> kEulerShift);
+            if (m.sums) {
+                const long long value = static_cast<long long>(bits[k]);
+                s.sum += value;
+                const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
+                s.squares += static_cast<unsigned __int128>(magnitude * magnitude);
+            }
+            if (m.extrema) {
+                const Word at = element + Word(k) * step;
+                const ExtremaWords x = extremaWordsOf(p, bits[k], at);
+                offer(m.packed, s.e, x.least, x.most, at, at);
+            }
+        }
+        element += Word(kMediumAhead) * step;
+    }
+}
+
+// A warp's fields in shared memory: the moments, then the rest.
+enum MediumField {
+    kClassesField = 16,  // 3 perimeter classes
+    kCroftonField = 19,  // 5 Crofton classes
+    kEulerField = 24,    // the Euler shares, an int64 sum
+    kSumField = 25,      // the intensity's sum, int64
+    kSquaresField = 26,  // its squares' sum, 128 bits in two words
+    kExtremaField = 28,  // least, most, leastAt, mostAt
+    kMediumFields = 32
+};
+
+constexpr int kMediumWarps = kMediumThreads / 32;
+
+// The warp's sums into `row`, a field at a time (lane 0 writes).
+__device__ __forceinline__ void sumWarp(const MediumWalk& m, int terms, const Word (&across)[4], const Word (&down)[4],
+                                        MediumSums& s, Exponents const& exponents, Word* row) {
+    const bool first = laneIndex() == 0;
+#pragma unroll 1
+    for (int t = 0; t < terms; ++t) {
+        const Word v = sumDown(pick(across, exponents.e[t][0]) * pick(down, exponents.e[t][1]));
+        if (first) row[t] = v;
+    }
+    for (int c = 0; c < 3 && m.perimeter; ++c) {
+        const unsigned v = sumDown(s.classes[c]);
+        if (first) row[kClassesField + c] = v;
+    }
+    for (int c = 0; c < 5 && m.crofton; ++c) {
+        const unsigned v = sumDown(s.croftons[c]);
+        if (first) row[kCroftonField + c] = v;
+    }
+    if (m.euler) {
+        const unsigned v = sumDown(unsigned(s.shares));
+        if (first) row[kEulerField] = Word(static_cast<long long>(int(v)));
+    }
+    if (m.sums) {
+        const Word total = sumDown(Word(s.sum));
+        for (int d = 16; d > 0; d >>= 1) {
+            const Word low = __shfl_down_sync(kFullWarp, Word(s.squares), d);
+            const Word high = __shfl_down_sync(kFullWarp, Word(s.squares >> 64), d);
+            s.squares += static_cast<unsigned __int128>(high) << 64 | low;
+        }
+        if (first) {
+            row[kSumField] = total;
+            row[kSquaresField] = Word(s.squares);
+            row[kSquaresField + 1] = Word(s.squares >> 64);
+        }
+    }
+    if (m.extrema) {
+        Extrema& e = s.e;
+        for (int d = 16; d > 0; d >>= 1) {
+            const Word least = __shfl_down_sync(kFullWarp, e.least, d);
+            const Word most = __shfl_down_sync(kFullWarp, e.most, d);
+            const Word leastAt = m.packed ? 0 : __shfl_down_sync(kFullWarp, e.leastAt, d);
+            const Word mostAt = m.packed ? 0 : __shfl_down_sync(kFullWarp, e.mostAt, d);
+            offer(m.packed, e, least, most, leastAt, mostAt);
+        }
+        if (first) {
+            row[kExtremaField] = e.least;
+            row[kExtremaField + 1] = e.most;
+            row[kExtremaField + 2] = e.leastAt;
+            row[kExtremaField + 3] = e.mostAt;
+        }
+    }
+}
+
+// Field f of the block's warps' rows, added in warp order, into the record.
+__device__ __forceinline__ void storeField(const Passes& p, const MediumWalk& m, int terms,
+                                           const Word (&fields)[kMediumWarps][kMediumFields], int f, Word* record) {
+    const RecordLayout& l = p.layout;
+    auto total = [&] {
+        Word v = 0;
+        for (int k = 0; k < kMediumWarps; ++k) v += fields[k][f];
+        return v;
+    };
+    if (f < terms) record[l.momentsAt + f * kLimbs] = total();
+    if (m.perimeter && f >= kClassesField && f < kClassesField + 3) record[l.perimeterAt + f - kClassesField] = total();
+    if (m.crofton && f >= kCroftonField && f < kCroftonField + 5) record[l.croftonAt + f - kCroftonField] = total();
+    if (m.euler && f == kEulerField) record[l.eulerAt] = total();
+    if (m.sums && f == kSumField) storeWide(record + l.sumAt, widened(static_cast<long long>(total())));
+    if (m.sums && f == kSquaresField) {
+        unsigned __int128 v = 0;
+        for (int k = 0; k < kMediumWarps; ++k)
+            v += static_cast<unsigned __int128>(fields[k][kSquaresField + 1]) << 64 | fields[k][kSquaresField];
+        storeWide(record + l.squaresAt, widened(v));
+    }
+    if (m.extrema && f == kExtremaField) {
+        Extrema all;
+        for (int k = 0; k < kMediumWarps; ++k) {
+            const Word* x = fields[k] + kExtremaField;
+            offer(m.packed, all, x[0], x[1], x[2], x[3]);
+        }
+        record[l.extremaAt] = all.least;
+        record[l.extremaAt + 1] = all.most;
+        if (!m.packed) {
+            record[l.positionsAt] = all.leastAt;
+            record[l.positionsAt + 1] = all.mostAt;
+        }
+    }
+}
+
+// Registers bounded so that eight blocks fit a multiprocessor (the
+// compiler's own choice, about 150 a thread, lets in three): more warps to
+// wait on their loads, for a few words spilled.
+__global__ void __launch_bounds__(kMediumThreads, 8)
+    mediumKernel(Passes p, Exponents exponents, const std::uint32_t* regions, Word count, const unsigned* words,
+                 bool perimeter, bool crofton, bool euler, bool sums, bool extrema) {
+    __shared__ Word fields[kMediumWarps][kMediumFields];
+    const int terms = exponents.count;
+    MediumWalk m;
+    m.intensity = p.samples.bytes != 0;
+    m.packed = p.packedExtrema;
+    m.perimeter = perimeter && words;
+    m.crofton = crofton && words;
+    m.euler = euler && words;
+    m.local = m.perimeter || m.crofton || m.euler;
+    m.sums = sums && m.intensity;
+    m.extrema = extrema && m.intensity;
+    for (Word b = blockIdx.x; b < count; b += gridDim.x) {
+        const std::uint32_t r = regions[b];
+        m.label = r + 1;
+        m.x0 = p.boxMin[Word(r) * 3];
+        m.y0 = p.boxMin[Word(r) * 3 + 1];
+        m.w = p.boxExtent[Word(r) * 3];
+        m.h = p.boxExtent[Word(r) * 3 + 1];
+        m.rowGroups = kMediumThreads / m.w;  // w <= kMediumThreads
+        const int column = int(threadIdx.x) % m.w, group = int(threadIdx.x) / m.w;
+        Word down[4] = {0, 0, 0, 0};
+        MediumSums s;
+        if (group < m.rowGroups) walkColumn(p, m, words, column, group, down, s);
+        const Word lx = Word(column);
+        const Word across[4] = {1, lx, lx * lx, lx * lx * lx};
+        sumWarp(m, terms, across, down, s, exponents, fields[threadIdx.x / 32u]);
+        __syncthreads();
+        storeField(p, m, terms, fields, int(threadIdx.x), p.records + Word(r) * Word(p.layout.words));
+        __syncthreads();  // the fields are the next region's
+    }
+}
+
 #undef FOR_EACH_ITEM
 #undef FOR_EACH_WARP_ITEM
 
@@ -1093,6 +1351,16 @@ void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, c
     smallKernel<<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words, perimeter,
                                                                      crofton, euler, sums, extrema);
     check.launched("measure_small", stream);
+}
+
+void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
+                  const std::uint32_t* regions, unsigned long long count, const unsigned* words, bool perimeter,
+                  bool crofton, bool euler, bool sums, bool extrema) {
+    if (count == 0) return;
+    const unsigned blocks = unsigned(count < (Word(1) << 20) ? count : (Word(1) << 20));
+    mediumKernel<<<blocks, kMediumThreads, 0, stream>>>(p, exponents, regions, count, words, perimeter, crofton,
+                                                        euler, sums, extrema);
+    check.launched("measure_medium", stream);
 }
 
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents) {

@@ -15,6 +15,10 @@
 //                      Crofton classes in one word (2-D)
 //   measure_small      every term of each region whose box holds at most
 //                      kSmallBox elements, one thread a region, plain stores
+//   measure_medium     every term of each region of an image whose box holds
+//                      more than kSmallBox and at most kMediumBox elements
+//                      (at most kMediumThreads wide), one block a region,
+//                      plain stores
 //   measure_moments    moments
 //   measure_local_sums measure_local's words summed per region (2-D)
 //   measure_windows    Euler sums of a volume
@@ -51,7 +55,11 @@
 // holds at most kSmallBox elements whole, one thread reading its box, and
 // the segment passes skip those labels (Passes::alone): they add only for
 // the larger regions. It runs where the samples are at most 4 bytes (its
-// sums' bounds, measure_terms.cu).
+// sums' bounds, measure_terms.cu). measure_medium does the same with a
+// block for each region of an image whose box holds up to kMediumBox
+// elements and kMediumThreads columns, where no weighted moments are asked
+// (their sums pass 64 bits): a disk a few dozen elements across would take
+// a flush in every row segment it crosses.
 //
 // An image's perimeter classes and window terms need each element's
 // neighbours, and a thread walking its segment reads them 128 bytes apart
@@ -86,6 +94,14 @@ constexpr int kMaxTerms = 64;    // exponent tuples at moment level 4 of a volum
 constexpr int kSegment = 32;     // elements of a row per thread
 constexpr int kThreads = 256;    // threads per block
 constexpr int kSmallBox = 64;    // elements of the largest box measure_small takes
+// An image's region whose box holds more than kSmallBox and at most
+// kMediumBox elements, and is at most kMediumThreads wide, is measured by a
+// block of kMediumThreads, a column a thread (measure_medium): a moment's
+// sum over such a box fits 64 bits.
+constexpr int kMediumBox = 1 << 14;
+constexpr int kMediumThreads = 128;
+static_assert(kMediumBox > kSmallBox && kMediumBox <= (1 << 14) && kMediumThreads % 32 == 0);
+constexpr unsigned char kAloneSmall = 1, kAloneMedium = 2;  // Passes::alone
 
 // Where each term sits in a region's record of 64-bit words:
 //
@@ -133,8 +149,9 @@ struct Passes {
     std::uint32_t regions = 0;                 // labels 1..regions; larger ones are flagged
     const int* boxMin = nullptr;               // regions x 3: the least x, y, z of each box
     const int* boxExtent = nullptr;            // regions x 3: each box's width, height, depth (measure_small)
-    // Per region, 1 where measure_small measures it whole and the segment
-    // passes skip its labels; null where measure_small does not run.
+    // Per region, kAloneSmall where measure_small measures it whole,
+    // kAloneMedium where measure_medium does; the segment passes skip their
+    // labels. Null where neither runs.
     const unsigned char* alone = nullptr;
     unsigned long long* records = nullptr;     // regions x layout.words
     unsigned int* pastTable = nullptr;         // set to 1 where a label past `regions` is met
@@ -158,6 +175,11 @@ void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p);
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
                  const Exponents& weighted, const Configurations& tables, const unsigned* words, bool perimeter,
                  bool crofton, bool euler, bool sums, bool extrema);
+// `regions`: the `count` regions (0-based) measure_medium takes, in device
+// memory; `words` as gatherSmall's (an image's, or null without its terms).
+void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
+                  const std::uint32_t* regions, unsigned long long count, const unsigned* words, bool perimeter,
+                  bool crofton, bool euler, bool sums, bool extrema);
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents);
 // measure_borders (with perimeter) and measure_local of an image, then
 // measure_local_sums: `borders` holds borderWordsPerRow(p) x height words,
