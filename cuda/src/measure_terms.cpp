@@ -238,19 +238,15 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     }
 
     // An image's perimeter and window terms, one word an element, which
-    // measure_small reads for its regions and measure_local_sums adds up
-    // for the others.
-    DeviceBuffer<unsigned> borders, elementWords;
+    // measure_small and measure_medium read for their regions and
+    // measure_local_sums adds up for the others.
+    DeviceBuffer<unsigned> elementWords;
     const bool localTerms = shape.dimensions == 2 && (q.perimeter || q.crofton || q.euler);
-    if (localTerms) {
-        if (q.perimeter) borders = DeviceBuffer<unsigned>(std::size_t(borderWordsPerRow(p)) * shape.height, check);
-        elementWords = DeviceBuffer<unsigned>(shape.count(), check);
-    }
+    if (localTerms) elementWords = DeviceBuffer<unsigned>(shape.count(), check);
 
     startRecords(check, stream, p);
     if (localTerms)
-        gatherLocalWords(check, stream, p, configurations(), q.perimeter, q.crofton || q.euler, borders.get(),
-                         elementWords.get());
+        gatherLocalWords(check, stream, p, configurations(), q.perimeter, q.crofton || q.euler, elementWords.get());
     if (small)
         gatherSmall(check, stream, p, exponentsOf(q.momentLevel, q.dimensions),
                     exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions), configurations(), elementWords.get(),

@@ -439,15 +439,6 @@ __global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents ex
     }
 }
 
-// --- border elements (2-D) ---------------------------------------------------
-
-// An element of `label` with a 4-neighbour outside it or outside the image
-// (scikit-image's perimeter reads the region's inner border).
-__device__ __forceinline__ bool isBorder(const Passes& p, int x, int y, std::uint32_t label) {
-    return x == 0 || y == 0 || x == p.width - 1 || y == p.height - 1 || labelAt(p, x - 1, y, 0) != label ||
-           labelAt(p, x + 1, y, 0) != label || labelAt(p, x, y - 1, 0) != label || labelAt(p, x, y + 1, 0) != label;
-}
-
 // --- measure_intensity ------------------------------------------------------
 
 // The sample of element i: its bits, a signed sample sign-extended to 64.
@@ -796,17 +787,23 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// --- measure_borders, measure_local, measure_local_sums (2-D) ---------------
+// --- measure_local, measure_local_sums (2-D) --------------------------------
 //
 // The perimeter's classes and the windows' Euler shares and Crofton classes
-// of an image, each worked out once per element by a thread of its own, so
-// that a warp reads 32 neighbouring elements of a row together:
+// of an image, each worked out once per element:
 //
-//   measure_borders     one bit an element, 1 for a border element
-//                       (isBorder), 32 elements to a word
-//   measure_local       each element's terms in one word (LocalWord)
+//   measure_local       each element's terms in one word (LocalWord), a
+//                       block a tile of kTileWidth x kTileHeight elements
 //   measure_local_sums  the words summed per region as sumSegmentRuns adds
-//                       (measure_small adds its regions' itself)
+//                       (measure_small and measure_medium add their regions' themselves)
+//
+// An element's class needs whether it and its 3x3 neighbours are border
+// elements, and a neighbour's border needs its own 4-neighbours: labels two
+// elements around. So a block reads its tile's labels with a margin of two
+// into shared memory, a row of the tile a warp, marks the border elements of
+// the tile grown by one there, and then works out each element's word from
+// shared memory alone: every label is read from memory once a tile (and
+// its margin), rather than 9 times an element from the caches.
 //
 // A window counts for a region at its region's first element in the
 // window's order (bit 1 first, then 2, 4, 8: windowsKernel's picture), so
@@ -819,78 +816,89 @@ __global__ void __launch_bounds__(kThreads)
 constexpr unsigned kNoClass = 3u;
 constexpr int kCroftonShift = 2, kEulerShift = 24;
 
-__device__ __forceinline__ bool borderBit(const Passes& p, const unsigned* borders, Word wordsPerRow, int x, int y) {
-    if (x < 0 || y < 0 || x >= p.width || y >= p.height) return false;
-    return (borders[Word(y) * wordsPerRow + Word(x >> 5)] >> (x & 31)) & 1u;
-}
+constexpr int kTileWidth = 32, kTileHeight = 8;  // a warp a row
+constexpr int kTileThreads = kTileWidth * kTileHeight;
 
-// Rows of wordsPerRow x 32 threads, a warp a word: the total and the grid
-// are multiples of 32, so every lane of a warp goes round as often.
-__global__ void __launch_bounds__(kThreads) bordersKernel(Passes p, unsigned* borders, Word wordsPerRow) {
-    const Word perRow = wordsPerRow * 32;
-    FOR_EACH_ITEM(i, perRow * Word(p.height)) {
-        const int x = int(i % perRow), y = int(i / perRow);
-        bool border = false;
-        if (x < p.width) {
-            const std::uint32_t label = p.labels[Word(y) * Word(p.width) + Word(x)];
-            border = label != 0 && isBorder(p, x, y, label);
+__global__ void __launch_bounds__(kTileThreads)
+    localKernel(Passes p, Configurations tables, unsigned* words, bool perimeter, bool windows) {
+    // Labels of the tile and two elements around it (0 outside the image),
+    // and the border flags of the tile and one element around it.
+    constexpr int kLabelsWidth = kTileWidth + 4, kLabelsHeight = kTileHeight + 4;
+    __shared__ std::uint32_t labels[kLabelsHeight][kLabelsWidth];
+    __shared__ bool borders[kTileHeight + 2][kTileWidth + 2];
+    const Word tilesX = (Word(p.width) + kTileWidth - 1) / kTileWidth;
+    const Word tiles = tilesX * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
+    const int tx = int(threadIdx.x) % kTileWidth, ty = int(threadIdx.x) / kTileWidth;
+    for (Word tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        const int x0 = int(tile % tilesX) * kTileWidth, y0 = int(tile / tilesX) * kTileHeight;
+        for (int i = int(threadIdx.x); i < kLabelsWidth * kLabelsHeight; i += kTileThreads) {
+            const int lx = i % kLabelsWidth, ly = i / kLabelsWidth;
+            labels[ly][lx] = labelAt(p, x0 - 2 + lx, y0 - 2 + ly, 0);
         }
-        const unsigned bits = __ballot_sync(kFullWarp, border);
-        if (laneIndex() == 0) borders[i / 32] = bits;
-    }
-}
-
-__global__ void __launch_bounds__(kThreads)
-    localKernel(Passes p, Configurations tables, const unsigned* borders, Word wordsPerRow, unsigned* words,
-                bool perimeter, bool windows) {
-    FOR_EACH_ITEM(i, Word(p.width) * Word(p.height)) {
-        const int x = int(i % Word(p.width)), y = int(i / Word(p.width));
-        const std::uint32_t label = p.labels[i];
-        unsigned word = kNoClass;
-        if (label != 0) {
-            // same[dy + 1][dx + 1]: the element at (x + dx, y + dy) is the region's.
-            bool same[3][3];
-            for (int dy = -1; dy <= 1; ++dy)
-                for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labelAt(p, x + dx, y + dy, 0) == label;
-            // A border element's class by its border neighbours of the same
-            // region along the edges and at the corners: scikit-image's
-            // weights 1 for (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3),
-            // (1 + sqrt 2) / 2 for (1, 1) and (1, 2); none for the weight 0.
-            if (perimeter && borderBit(p, borders, wordsPerRow, x, y)) {
-                auto borderOfRegion = [&](int dx, int dy) {
-                    return same[dy + 1][dx + 1] && borderBit(p, borders, wordsPerRow, x + dx, y + dy) ? 1 : 0;
-                };
-                const int edges =
-                    borderOfRegion(-1, 0) + borderOfRegion(1, 0) + borderOfRegion(0, -1) + borderOfRegion(0, 1);
-                const int corners =
-                    borderOfRegion(-1, -1) + borderOfRegion(1, -1) + borderOfRegion(-1, 1) + borderOfRegion(1, 1);
-                if ((edges == 2 || edges == 3) && corners <= 2)
-                    word = 0;
-                else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
-                    word = 1;
-                else if (edges == 1 && (corners == 1 || corners == 2))
-                    word = 2;
+        __syncthreads();
+        // A border element: of a region, with a 4-neighbour outside it or
+        // outside the image (scikit-image's perimeter reads the region's
+        // inner border).
+        if (perimeter)
+            for (int i = int(threadIdx.x); i < (kTileWidth + 2) * (kTileHeight + 2); i += kTileThreads) {
+                const int bx = i % (kTileWidth + 2), by = i / (kTileWidth + 2);
+                const int x = x0 - 1 + bx, y = y0 - 1 + by;
+                const std::uint32_t label = labels[by + 1][bx + 1];
+                borders[by][bx] = label != 0 && (x == 0 || y == 0 || x == p.width - 1 || y == p.height - 1 ||
+                                                 labels[by + 1][bx] != label || labels[by + 1][bx + 2] != label ||
+                                                 labels[by][bx + 1] != label || labels[by + 2][bx + 1] != label);
             }
-            if (windows) {
-                int shares = 0;
-                unsigned counts = 0;
-                auto add = [&](unsigned config) {
-                    if (config == 15u) return;  // inside the region: no share
-                    shares += tables.euler2[config];
-                    const int c = tables.crofton[config];
-                    if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
-                };
-                auto bit = [&](int dx, int dy, unsigned value) { return same[dy + 1][dx + 1] ? value : 0u; };
-                // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
-                // and (x + 1, y + 1), where this element is the region's first.
-                add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
-                if (!same[2][1]) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
-                if (!same[1][2] && !same[0][2]) add(4u | bit(0, -1, 8u));
-                if (!same[2][2] && !same[1][2] && !same[2][1]) add(8u);
-                word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
+        __syncthreads();
+        const int x = x0 + tx, y = y0 + ty;
+        const std::uint32_t label = labels[ty + 2][tx + 2];
+        if (x < p.width && y < p.height) {
+            unsigned word = kNoClass;
+            if (label != 0) {
+                // same[dy + 1][dx + 1]: the element at (x + dx, y + dy) is the region's.
+                bool same[3][3];
+                for (int dy = -1; dy <= 1; ++dy)
+                    for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labels[ty + 2 + dy][tx + 2 + dx] == label;
+                // A border element's class by its border neighbours of the same
+                // region along the edges and at the corners: scikit-image's
+                // weights 1 for (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3),
+                // (1 + sqrt 2) / 2 for (1, 1) and (1, 2); none for the weight 0.
+                if (perimeter && borders[ty + 1][tx + 1]) {
+                    auto borderOfRegion = [&](int dx, int dy) {
+                        return same[dy + 1][dx + 1] && borders[ty + 1 + dy][tx + 1 + dx] ? 1 : 0;
+                    };
+                    const int edges =
+                        borderOfRegion(-1, 0) + borderOfRegion(1, 0) + borderOfRegion(0, -1) + borderOfRegion(0, 1);
+                    const int corners =
+                        borderOfRegion(-1, -1) + borderOfRegion(1, -1) + borderOfRegion(-1, 1) + borderOfRegion(1, 1);
+                    if ((edges == 2 || edges == 3) && corners <= 2)
+                        word = 0;
+                    else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
+                        word = 1;
+                    else if (edges == 1 && (corners == 1 || corners == 2))
+                        word = 2;
+                }
+                if (windows) {
+                    int shares = 0;
+                    unsigned counts = 0;
+                    auto add = [&](unsigned config) {
+                        if (config == 15u) return;  // inside the region: no share
+                        shares += tables.euler2[config];
+                        const int c = tables.crofton[config];
+                        if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
+                    };
+                    auto bit = [&](int dx, int dy, unsigned value) { return same[dy + 1][dx + 1] ? value : 0u; };
+                    // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
+                    // and (x + 1, y + 1), where this element is the region's first.
+                    add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
+                    if (!same[2][1]) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
+                    if (!same[1][2] && !same[0][2]) add(4u | bit(0, -1, 8u));
+                    if (!same[2][2] && !same[1][2] && !same[2][1]) add(8u);
+                    word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
+                }
             }
+            words[Word(y) * Word(p.width) + Word(x)] = word;
         }
-        words[i] = word;
+        __syncthreads();  // the shared arrays are the next tile's
     }
 }
 
@@ -1372,17 +1380,11 @@ void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p,
     check.launched("measure_moments", stream);
 }
 
-unsigned long long borderWordsPerRow(const Passes& p) { return (Word(p.width) + 31) / 32; }
-
 void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
-                      bool perimeter, bool windows, unsigned* borders, unsigned* words) {
-    const Word wordsPerRow = borderWordsPerRow(p);
-    if (perimeter) {
-        bordersKernel<<<blocksFor(wordsPerRow * 32 * Word(p.height)), kThreads, 0, stream>>>(p, borders, wordsPerRow);
-        check.launched("measure_borders", stream);
-    }
-    localKernel<<<blocksFor(Word(p.width) * Word(p.height)), kThreads, 0, stream>>>(p, tables, borders, wordsPerRow,
-                                                                                   words, perimeter, windows);
+                      bool perimeter, bool windows, unsigned* words) {
+    const Word tiles = (Word(p.width) + kTileWidth - 1) / kTileWidth * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
+    const unsigned blocks = unsigned(tiles < (Word(1) << 20) ? tiles : (Word(1) << 20));
+    localKernel<<<blocks, kTileThreads, 0, stream>>>(p, tables, words, perimeter, windows);
     check.launched("measure_local", stream);
 }
 

@@ -10,7 +10,6 @@
 // Passes (measure_terms.cu) in their order, each launched only where the
 // request asks for its terms:
 //   measure_start      the records: zero, the least key and the positions at ~0
-//   measure_borders    the border elements, a bit each (2-D, for the perimeter)
 //   measure_local      each element's perimeter class, Euler shares and
 //                      Crofton classes in one word (2-D)
 //   measure_small      every term of each region whose box holds at most
@@ -63,9 +62,10 @@
 //
 // An image's perimeter classes and window terms need each element's
 // neighbours, and a thread walking its segment reads them 128 bytes apart
-// from the next lane's: measure_borders and measure_local give a thread an
-// element, so that a warp reads whole rows, and leave one word an element
-// for measure_small and measure_local_sums to add up.
+// from the next lane's: measure_local gives a thread an element, a block a
+// tile whose labels (and two elements around it) it reads once into shared
+// memory, so that a warp reads whole rows, and leaves one word an element
+// for measure_small, measure_medium and measure_local_sums to add up.
 
 #include <cstddef>
 #include <cstdint>
@@ -181,12 +181,9 @@ void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, 
                   const std::uint32_t* regions, unsigned long long count, const unsigned* words, bool perimeter,
                   bool crofton, bool euler, bool sums, bool extrema);
 void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents);
-// measure_borders (with perimeter) and measure_local of an image, then
-// measure_local_sums: `borders` holds borderWordsPerRow(p) x height words,
-// `words` one an element.
-unsigned long long borderWordsPerRow(const Passes& p);
+// measure_local of an image, then measure_local_sums: `words` one an element.
 void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
-                      bool perimeter, bool windows, unsigned* borders, unsigned* words);
+                      bool perimeter, bool windows, unsigned* words);
 void sumLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const unsigned* words,
                    bool perimeter, bool crofton, bool euler);
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
