@@ -239,7 +239,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
 
     // An image's perimeter and window terms, one word an element, which
     // measure_small and measure_medium read for their regions and
-    // measure_local_sums adds up for the others.
+    // measure_terms adds up for the others.
     DeviceBuffer<unsigned> elementWords;
     const bool localTerms = shape.dimensions == 2 && (q.perimeter || q.crofton || q.euler);
     if (localTerms) elementWords = DeviceBuffer<unsigned>(shape.count(), check);
@@ -255,15 +255,18 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     gatherMedium(check, stream, p, exponentsOf(q.momentLevel, q.dimensions), mediumRegions.get(), medium.size(),
                  elementWords.get(), q.perimeter, q.crofton, q.euler, intensityTerms && q.intensitySums,
                  intensityTerms && q.intensityExtrema);
-    if (nm) gatherMoments(check, stream, p, exponentsOf(q.momentLevel, q.dimensions));
-    if (localTerms) sumLocalWords(check, stream, p, elementWords.get(), q.perimeter, q.crofton, q.euler);
+    // measure_terms takes the intensity's sums and extrema but where
+    // measure_intensity runs for the weighted moments: then it takes them all.
+    const bool intensityPass = intensityTerms && nw != 0;
+    gatherElementTerms(check, stream, p, exponentsOf(q.momentLevel, q.dimensions), elementWords.get(), nm != 0,
+                       q.perimeter, q.crofton, q.euler, intensityTerms && !intensityPass && q.intensitySums,
+                       intensityTerms && !intensityPass && q.intensityExtrema);
     if (shape.dimensions == 3 && q.euler) gatherVolumeWindows(check, stream, p, configurations());
-    if (intensityTerms && (q.intensitySums || q.intensityExtrema || nw)) {
-        gatherIntensity(check, stream, p, exponentsOf(nw ? q.weightedMomentLevel : 0, q.dimensions),
-                        q.intensitySums, q.intensityExtrema);
-        if (q.intensityPositions && !p.packedExtrema)
-            gatherExtremaPositions(check, stream, p);  // after the extrema are complete
-    }
+    if (intensityPass)
+        gatherIntensity(check, stream, p, exponentsOf(q.weightedMomentLevel, q.dimensions), q.intensitySums,
+                        q.intensityExtrema);
+    if (intensityTerms && (q.intensitySums || q.intensityExtrema || nw) && q.intensityPositions && !p.packedExtrema)
+        gatherExtremaPositions(check, stream, p);  // after the extrema are complete
     // The totals' arrays (the table's labels, counts and boxes, every term
     // array sized) are made on a thread of their own while the GPU gathers
     // and the records come down: fresh memory mapped and written at the

@@ -341,39 +341,7 @@ __global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
     }
 }
 
-// --- measure_moments --------------------------------------------------------
-
-// One run's sums of lx^0 .. lx^3, in Word (Passes::narrowSums) or Wide.
-template <class Sum>
-struct PowerRun {
-    std::uint32_t label;
-    bool counted;  // a label of the table
-    int originX;
-    Sum powers[4];
-};
-
-template <class Sum>
-__device__ __forceinline__ PowerRun<Sum> startPowerRun(const Passes& p, std::uint32_t label) {
-    PowerRun<Sum> run;
-    run.label = label;
-    run.counted = inTable(p, label);
-    run.originX = run.counted ? p.boxMin[Word(label - 1) * 3] : 0;
-    for (int e = 0; e < 4; ++e) run.powers[e] = Sum{};
-    return run;
-}
-
-// The run's power sums times ly^ey lz^ez, per exponent tuple, into its region's moments.
-template <class Sum>
-__device__ void flushMoments(const Passes& p, const Exponents& exponents, const PowerRun<Sum>& run, int y, int z) {
-    if (!run.counted) return;
-    const int* box = p.boxMin + Word(run.label - 1) * 3;
-    const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
-    Word* moments = recordOf(p, run.label) + p.layout.momentsAt;
-    for (int t = 0; t < exponents.count; ++t) {
-        const Wide v = scaled(widened(pick(run.powers, exponents.e[t][0])), ly, exponents.e[t][1], lz, exponents.e[t][2]);
-        atomicAddWide(moments + t * kLimbs, v);
-    }
-}
+// --- a segment's runs, kept and passing ----------------------------------------
 
 // The runs of a staged segment (none where it is not valid), each added
 // into a run of sums by addRun(run, begin, end). The first region the
@@ -404,39 +372,6 @@ __device__ __forceinline__ Run sumSegmentRuns(const Passes& p, const StagedSegme
     });
     flush(passing);
     return kept;
-}
-
-__device__ __forceinline__ void addPowers(PowerRun<Wide>& run, int begin, int end) {
-    for (int x = begin; x < end; ++x) {
-        Wide power[4];
-        powersOf(Word(x - run.originX), power);
-        for (int e = 0; e < 4; ++e) add(run.powers[e], power[e]);
-    }
-}
-
-__device__ __forceinline__ void addPowers(PowerRun<Word>& run, int begin, int end) {
-    for (int x = begin; x < end; ++x) {
-        const Word lx = Word(x - run.originX), square = lx * lx;
-        run.powers[0] += 1;
-        run.powers[1] += lx;
-        run.powers[2] += square;
-        run.powers[3] += square * lx;
-    }
-}
-
-template <class Sum>
-__global__ void __launch_bounds__(kThreads) momentsKernel(Passes p, Exponents exponents, Segments segments) {
-    FOR_EACH_WARP_ITEM(i, segments.total) {
-        const StagedSegment staged = stageSegment(p, segments, i);
-        const Segment& s = staged.s;
-        PowerRun<Sum> run = sumSegmentRuns<PowerRun<Sum>>(
-            p, staged, [&](std::uint32_t label) { return startPowerRun<Sum>(p, label); },
-            [](PowerRun<Sum>& r, int begin, int end) { addPowers(r, begin, end); },
-            [&](const PowerRun<Sum>& done) { flushMoments(p, exponents, done, s.y, s.z); });
-        const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
-        for (int e = 0; e < 4; ++e) sumIntoHead(run.powers[e], group);
-        if (group.head) flushMoments(p, exponents, run, s.y, s.z);
-    }
 }
 
 // --- measure_intensity ------------------------------------------------------
@@ -484,11 +419,13 @@ __device__ __forceinline__ ExtremaWords extremaWordsOf(const Passes& p, Word bit
 // elements), 128 for the squares (I^2 < 2^64) and the weighted sums
 // (|I| lx^3 < 2^80, lx < 2^16).
 struct WideSums {
+    using Power = Wide;  // of lx^e (measure_terms)
     using Sum = Wide;
     using Squares = Wide;
     using Weighted = Wide;
 };
 struct NarrowSums {
+    using Power = Word;
     using Sum = long long;
     using Squares = unsigned __int128;
     using Weighted = __int128;
@@ -539,24 +476,32 @@ __device__ __forceinline__ void settle(IntensityRun<NarrowSums>& run, int x0) {
 
 __device__ __forceinline__ void settle(IntensityRun<WideSums>&, int) {}
 
-template <class Sums>
-__device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
-                               const IntensityRun<Sums>& run, int y, int z) {
-    if (!run.counted) return;
+// A run's intensity sums and extrema into its region's record.
+template <class Sum, class Squares>
+__device__ __forceinline__ void addIntensity(const Passes& p, bool sums, bool extrema, Word* record, const Sum& sum,
+                                             const Squares& squares, Word least, Word most) {
     const RecordLayout& l = p.layout;
-    Word* record = recordOf(p, run.label);
     if (sums) {
-        atomicAddWide(record + l.sumAt, widened(run.sum));
-        atomicAddWide(record + l.squaresAt, widened(run.squares));
+        atomicAddWide(record + l.sumAt, widened(sum));
+        atomicAddWide(record + l.squaresAt, widened(squares));
     }
     if (extrema) {
         // The record's extrema only move one way: one read first spares the
         // atomics of most runs of a large region (a stale read only costs an
         // atomic that changes nothing).
         Word* extremes = record + l.extremaAt;
-        if (run.least < extremes[0]) atomicMin(extremes, run.least);
-        if (run.most > extremes[1]) atomicMax(extremes + 1, run.most);
+        if (least < extremes[0]) atomicMin(extremes, least);
+        if (most > extremes[1]) atomicMax(extremes + 1, most);
     }
+}
+
+template <class Sums>
+__device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
+                               const IntensityRun<Sums>& run, int y, int z) {
+    if (!run.counted) return;
+    const RecordLayout& l = p.layout;
+    Word* record = recordOf(p, run.label);
+    addIntensity(p, sums, extrema, record, run.sum, run.squares, run.least, run.most);
     if (weighted.count > 0) {
         const int* box = p.boxMin + Word(run.label - 1) * 3;
         const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
@@ -568,28 +513,52 @@ __device__ void flushIntensity(const Passes& p, const Exponents& weighted, bool 
     }
 }
 
+// Element `element`'s sample (`bits`) into a run's sum, sum of squares and
+// extrema (ExtremaWords). A signed sample of 8 bytes as its magnitude and
+// sign: products of the magnitude, negated where the sample is negative.
+__device__ __forceinline__ void addSample(const Passes& p, bool sums, bool extrema, Word bits, Word element, Wide& sum,
+                                          Wide& squares, Word& least, Word& most) {
+    if (sums) {
+        const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
+        const Word magnitude = negative ? Word(0) - bits : bits;
+        const Wide v = wideOf(magnitude);
+        add(sum, negative ? negated(v) : v);
+        Wide square = wideOf(magnitude * magnitude);
+        square.limb[1] = __umul64hi(magnitude, magnitude);
+        add(squares, square);
+    }
+    if (extrema) {
+        const ExtremaWords w = extremaWordsOf(p, bits, element);
+        least = min(least, w.least);
+        most = max(most, w.most);
+    }
+}
+
+// Samples of at most 4 bytes: sign-extended, they are the values themselves.
+__device__ __forceinline__ void addSample(const Passes& p, bool sums, bool extrema, Word bits, Word element,
+                                          long long& sum, unsigned __int128& squares, Word& least, Word& most) {
+    if (sums) {
+        const long long value = static_cast<long long>(bits);
+        sum += value;
+        const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
+        squares += static_cast<unsigned __int128>(magnitude * magnitude);
+    }
+    if (extrema) {
+        const ExtremaWords w = extremaWordsOf(p, bits, element);
+        least = min(least, w.least);
+        most = max(most, w.most);
+    }
+}
+
 __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
                                            IntensityRun<WideSums>& run, Word rowStart, int, int begin, int end) {
     for (int x = begin; x < end; ++x) {
         const Word element = rowStart + Word(x);
-        // A signed sample as its magnitude and sign: products of the
-        // magnitude, negated where the sample is negative.
         const Word bits = sampleBits(p.samples, element);
-        const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
-        const Word magnitude = negative ? Word(0) - bits : bits;
-        if (sums) {
-            const Wide v = wideOf(magnitude);
-            add(run.sum, negative ? negated(v) : v);
-            Wide square = wideOf(magnitude * magnitude);
-            square.limb[1] = __umul64hi(magnitude, magnitude);
-            add(run.squares, square);
-        }
-        if (extrema) {
-            const ExtremaWords w = extremaWordsOf(p, bits, element);
-            run.least = min(run.least, w.least);
-            run.most = max(run.most, w.most);
-        }
+        addSample(p, sums, extrema, bits, element, run.sum, run.squares, run.least, run.most);
         if (weighted.count > 0) {
+            const bool negative = p.samples.isSigned && static_cast<long long>(bits) < 0;
+            const Word magnitude = negative ? Word(0) - bits : bits;
             Wide power[4];
             powersOf(Word(x - run.originX), power);
             for (int e = 0; e < 4; ++e) {
@@ -600,7 +569,6 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
     }
 }
 
-// Samples of at most 4 bytes: sign-extended, they are the values themselves.
 // x0: the segment's first element.
 __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& weighted, bool sums, bool extrema,
                                            IntensityRun<NarrowSums>& run, Word rowStart, int x0, int begin,
@@ -608,19 +576,9 @@ __device__ __forceinline__ void addSamples(const Passes& p, const Exponents& wei
     for (int x = begin; x < end; ++x) {
         const Word element = rowStart + Word(x);
         const Word bits = sampleBits(p.samples, element);
-        const long long value = static_cast<long long>(bits);
-        if (sums) {
-            run.sum += value;
-            const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
-            run.squares += static_cast<unsigned __int128>(magnitude * magnitude);
-        }
-        if (extrema) {
-            const ExtremaWords w = extremaWordsOf(p, bits, element);
-            run.least = min(run.least, w.least);
-            run.most = max(run.most, w.most);
-        }
+        addSample(p, sums, extrema, bits, element, run.sum, run.squares, run.least, run.most);
         if (weighted.count > 0) {
-            const long long dx = x - x0, square = dx * dx;
+            const long long value = static_cast<long long>(bits), dx = x - x0, square = dx * dx;
             run.nearSegment[0] += value;
             run.nearSegment[1] += value * dx;
             run.nearSegment[2] += value * square;
@@ -787,15 +745,15 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-// --- measure_local, measure_local_sums (2-D) --------------------------------
+// --- measure_local (2-D) ----------------------------------------------------
 //
 // The perimeter's classes and the windows' Euler shares and Crofton classes
 // of an image, each worked out once per element:
 //
-//   measure_local       each element's terms in one word (LocalWord), a
-//                       block a tile of kTileWidth x kTileHeight elements
-//   measure_local_sums  the words summed per region as sumSegmentRuns adds
-//                       (measure_small and measure_medium add their regions' themselves)
+//   measure_local  each element's terms in one word (LocalWord), a block a
+//                  tile of kTileWidth x kTileHeight elements
+//   measure_terms  the words summed per region with the other terms
+//                  (measure_small and measure_medium add their regions' themselves)
 //
 // An element's class needs whether it and its 3x3 neighbours are border
 // elements, and a neighbour's border needs its own 4-neighbours: labels two
@@ -902,55 +860,253 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
-// One run's sums of the elements' words.
+// One region's sums of its elements' words (measure_small's).
 struct LocalRun {
     std::uint32_t label = 0;
     Word classes[3] = {0, 0, 0};
     WindowShares shares;
 };
 
-__device__ __forceinline__ void addWord(LocalRun& run, unsigned word) {
+// An element's word into counts of its perimeter class and of its windows'
+// Crofton classes and into the sum of their Euler shares.
+template <class Count, class Share>
+__device__ __forceinline__ void addWord(unsigned word, Count (&classes)[3], Count (&crofton)[5], Share& euler) {
     const unsigned c = word & 3u;  // the class, or kNoClass; counted without indexing (pick)
-    run.classes[0] += c == 0u;
-    run.classes[1] += c == 1u;
-    run.classes[2] += c == 2u;
+    classes[0] += c == 0u;
+    classes[1] += c == 1u;
+    classes[2] += c == 2u;
     if ((word >> kCroftonShift) == 0u) return;  // no window stands here, or only full ones
-    for (int k = 0; k < 5; ++k) run.shares.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
-    run.shares.euler += Word(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
+    for (int k = 0; k < 5; ++k) crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
+    euler += Share(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
 }
 
-__device__ __forceinline__ void flushLocal(const Passes& p, bool perimeter, bool crofton, bool euler,
-                                           const LocalRun& run) {
-    if (run.label == 0) return;
-    if (perimeter) {
-        Word* classes = recordOf(p, run.label) + p.layout.perimeterAt;
-        for (int c = 0; c < 3; ++c)
-            if (run.classes[c] != 0) atomicAdd(classes + c, run.classes[c]);
+__device__ __forceinline__ void addWord(LocalRun& run, unsigned word) {
+    addWord(word, run.classes, run.shares.crofton, run.shares.euler);
+}
+
+// --- measure_terms ----------------------------------------------------------
+//
+// Every term of the regions the segment passes add for but the weighted
+// moments (measure_intensity's), in one pass: each element's powers of lx,
+// its measure_local word (an image's) and its sample's sums and extrema.
+// A thread walks its staged segment an element at a time, in two rounds:
+//
+//   1. The first region of the table it meets is kept and takes its
+//      elements; another region's elements are only marked, a bit each
+//      (kSegment is at most 32). The lanes of the warp that kept one region
+//      in one row add their sums together (LaneGroup), and each group's
+//      sums go into its record, the moments spread over the lanes of the
+//      warp: lane t adds moment t.
+//   2. The marked elements, in order, into runs of one region each, a run
+//      added when another region comes.
+//
+//   row y:  . 3 3 . 5 5 3 3 . 7 |     round 1 keeps 3; round 2 adds 5, then 7
+//
+// Every lane goes through round 1 in step, and an element there costs the
+// same few instructions whatever the regions around it: the warp never
+// waits on one lane's run lengths or flushes, as it would walking runs. A
+// region that fills much of a noisy image, met by nearly every thread and
+// surrounding small regions everywhere, takes its atomics once per warp
+// and row. Round 2 is taken only by the lanes that meet a second region of
+// the table in their segment.
+//
+// A run holds at most kSegment elements and a group kSegment x 32, so the
+// counts of classes fit 32 bits; the sums' types are Sums' (NarrowSums:
+// lx^3 < 2^48 and samples of at most 4 bytes).
+
+// What measure_terms adds.
+struct TermsAsked {
+    bool moments = false;
+    bool perimeter = false, crofton = false, euler = false;  // of measure_local's words
+    bool sums = false, extrema = false;                     // of the intensity
+};
+
+template <class Sums>
+struct TermRun {
+    std::uint32_t label;
+    int originX;                       // the region's box's least x
+    typename Sums::Power powers[4];    // sums of lx^e
+    unsigned classes[3], crofton[5];   // perimeter classes, Crofton classes
+    int euler;                         // the windows' Euler shares
+    typename Sums::Sum sum;
+    typename Sums::Squares squares;
+    Word least, most;                  // ExtremaWords
+};
+
+template <class Sums>
+__device__ __forceinline__ TermRun<Sums> startTermRun(const Passes& p, std::uint32_t label, bool moments) {
+    TermRun<Sums> run;
+    run.label = label;
+    run.originX = moments && label != 0u ? p.boxMin[Word(label - 1) * 3] : 0;
+    for (int e = 0; e < 4; ++e) run.powers[e] = typename Sums::Power{};
+    for (int c = 0; c < 3; ++c) run.classes[c] = 0;
+    for (int c = 0; c < 5; ++c) run.crofton[c] = 0;
+    run.euler = 0;
+    run.sum = typename Sums::Sum{};
+    run.squares = typename Sums::Squares{};
+    run.least = ~Word(0);
+    run.most = 0;
+    return run;
+}
+
+__device__ __forceinline__ void addPowers(Word (&powers)[4], Word lx) {
+    const Word square = lx * lx;
+    powers[0] += 1;
+    powers[1] += lx;
+    powers[2] += square;
+    powers[3] += square * lx;
+}
+
+__device__ __forceinline__ void addPowers(Wide (&powers)[4], Word lx) {
+    Wide power[4];
+    powersOf(lx, power);
+    for (int e = 0; e < 4; ++e) add(powers[e], power[e]);
+}
+
+// Element `element` (column x) into `run`.
+template <class Sums>
+__device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a, const unsigned* words,
+                                           TermRun<Sums>& run, Word element, int x) {
+    if (a.moments) addPowers(run.powers, Word(x - run.originX));
+    if (a.perimeter || a.crofton || a.euler) addWord(words[element], run.classes, run.crofton, run.euler);
+    if (a.sums || a.extrema)
+        addSample(p, a.sums, a.extrema, sampleBits(p.samples, element), element, run.sum, run.squares, run.least,
+                  run.most);
+}
+
+// Moments first, first + step, ... of a run of `label` in row (y, z) with
+// sums of lx^e `powers`, into its record.
+template <class Power>
+__device__ __forceinline__ void addMoments(const Passes& p, const Exponents& exponents, std::uint32_t label,
+                                           const Power (&powers)[4], int y, int z, int first, int step) {
+    const int* box = p.boxMin + Word(label - 1) * 3;
+    const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
+    Word* moments = recordOf(p, label) + p.layout.momentsAt;
+    for (int t = first; t < exponents.count; t += step) {
+        const Wide v = scaled(widened(pick(powers, exponents.e[t][0])), ly, exponents.e[t][1], lz, exponents.e[t][2]);
+        atomicAddWide(moments + t * kLimbs, v);
     }
-    flushWindows(p, crofton, euler, run.shares);
 }
 
+// A run's terms but its moments into its record.
+template <class Sums>
+__device__ __forceinline__ void addRunTerms(const Passes& p, const TermsAsked& a, const TermRun<Sums>& run) {
+    const RecordLayout& l = p.layout;
+    Word* record = recordOf(p, run.label);
+    for (int c = 0; c < 3 && a.perimeter; ++c)
+        if (run.classes[c] != 0) atomicAdd(record + l.perimeterAt + c, Word(run.classes[c]));
+    for (int c = 0; c < 5 && a.crofton; ++c)
+        if (run.crofton[c] != 0) atomicAdd(record + l.croftonAt + c, Word(run.crofton[c]));
+    if (a.euler && run.euler != 0) atomicAdd(record + l.eulerAt, Word(static_cast<long long>(run.euler)));
+    addIntensity(p, a.sums, a.extrema, record, run.sum, run.squares, run.least, run.most);
+}
+
+__device__ __forceinline__ Word fromLane(Word v, int lane) { return __shfl_sync(kFullWarp, v, lane); }
+__device__ __forceinline__ Wide fromLane(const Wide& v, int lane) {
+    Wide w;
+    for (int k = 0; k < kLimbs; ++k) w.limb[k] = __shfl_sync(kFullWarp, v.limb[k], lane);
+    return w;
+}
+
+__device__ __forceinline__ void sumIntoHead(unsigned& v, const LaneGroup& g) {
+    for (int d = 1; d < 32; d <<= 1) {
+        const unsigned other = __shfl_down_sync(kFullWarp, v, d);
+        if (laneIndex() + d < g.end) v += other;
+    }
+}
+
+__device__ __forceinline__ void sumIntoHead(int& v, const LaneGroup& g) {
+    unsigned u = unsigned(v);
+    sumIntoHead(u, g);
+    v = int(u);
+}
+
+// The kept runs of the warp's lanes into their records: each group's sums
+// into its head (LaneGroup), then its moments spread over the warp's lanes.
+// Every lane of the warp calls it.
+template <class Sums>
+__device__ __forceinline__ void addKeptRuns(const Passes& p, const Exponents& exponents, const TermsAsked& a,
+                                            TermRun<Sums>& run, Word row, int y, int z) {
+    const LaneGroup group = laneGroupOf(run.label, row);
+    if (a.moments)
+        for (int e = 0; e < 4; ++e) sumIntoHead(run.powers[e], group);
+    if (a.perimeter)
+        for (int c = 0; c < 3; ++c) sumIntoHead(run.classes[c], group);
+    if (a.crofton)
+        for (int c = 0; c < 5; ++c) sumIntoHead(run.crofton[c], group);
+    if (a.euler) sumIntoHead(run.euler, group);
+    if (a.sums) {
+        sumIntoHead(run.sum, group);
+        sumIntoHead(run.squares, group);
+    }
+    if (a.extrema) {
+        leastIntoHead(run.least, group);
+        mostIntoHead(run.most, group);
+    }
+    const bool adds = group.head && run.label != 0u;
+    if (adds) addRunTerms(p, a, run);
+    if (!a.moments) return;
+    for (unsigned heads = __ballot_sync(kFullWarp, adds); heads != 0u; heads &= heads - 1u) {
+        const int head = __ffs(heads) - 1;
+        typename Sums::Power powers[4];
+        for (int e = 0; e < 4; ++e) powers[e] = fromLane(run.powers[e], head);
+        addMoments(p, exponents, __shfl_sync(kFullWarp, run.label, head), powers, __shfl_sync(kFullWarp, y, head),
+                   __shfl_sync(kFullWarp, z, head), laneIndex(), 32);
+    }
+}
+
+template <class Sums>
+__device__ __forceinline__ void addPassingRun(const Passes& p, const Exponents& exponents, const TermsAsked& a,
+                                              const TermRun<Sums>& run, int y, int z) {
+    if (run.label == 0u) return;
+    if (a.moments) addMoments(p, exponents, run.label, run.powers, y, z, 0, 1);
+    addRunTerms(p, a, run);
+}
+
+static_assert(kSegment <= 32, "measure_terms marks a segment's elements in one 32-bit word");
+
+template <class Sums>
 __global__ void __launch_bounds__(kThreads)
-    localSumsKernel(Passes p, const unsigned* words, bool perimeter, bool crofton, bool euler, Segments segments) {
+    termsKernel(Passes p, Exponents exponents, TermsAsked a, const unsigned* words, Segments segments) {
     FOR_EACH_WARP_ITEM(i, segments.total) {
         const StagedSegment staged = stageSegment(p, segments, i);
         const Segment& s = staged.s;
-        LocalRun run = sumSegmentRuns<LocalRun>(
-            p, staged,
-            [](std::uint32_t label) {
-                LocalRun r;
-                r.label = r.shares.label = label;
-                return r;
-            },
-            [&](LocalRun& r, int begin, int end) {
-                for (int x = begin; x < end; ++x) addWord(r, words[s.rowStart + Word(x)]);
-            },
-            [&](const LocalRun& done) { flushLocal(p, perimeter, crofton, euler, done); });
-        const LaneGroup group = laneGroupOf(run.label, i / segments.perRow);
-        for (int c = 0; c < 3; ++c) sumIntoHead(run.classes[c], group);
-        for (int c = 0; c < 5; ++c) sumIntoHead(run.shares.crofton[c], group);
-        sumIntoHead(run.shares.euler, group);
-        if (group.head) flushLocal(p, perimeter, crofton, euler, run);
+        // Round 1.
+        TermRun<Sums> kept = startTermRun<Sums>(p, 0u, false);
+        unsigned others = 0;  // elements of another region, bit x - x0
+        if (staged.valid) {
+            std::uint32_t skipped = 0;  // the last label met that the pass does not add for
+            for (int x = s.x0; x < s.x1; ++x) {
+                const std::uint32_t label = staged.labels[x - s.x0];
+                if (label == 0u || label == skipped) continue;
+                if (label != kept.label) {
+                    if (!inTable(p, label)) {
+                        skipped = label;
+                        continue;
+                    }
+                    if (kept.label != 0u) {
+                        others |= 1u << (x - s.x0);
+                        continue;
+                    }
+                    kept = startTermRun<Sums>(p, label, a.moments);
+                }
+                addElement(p, a, words, kept, s.rowStart + Word(x), x);
+            }
+        }
+        addKeptRuns(p, exponents, a, kept, i / segments.perRow, s.y, s.z);
+        // Round 2.
+        if (others == 0u) continue;
+        TermRun<Sums> passing = startTermRun<Sums>(p, 0u, false);
+        for (; others != 0u; others &= others - 1u) {
+            const int k = __ffs(others) - 1;
+            const std::uint32_t label = staged.labels[k];
+            if (label != passing.label) {
+                addPassingRun(p, exponents, a, passing, s.y, s.z);
+                passing = startTermRun<Sums>(p, label, a.moments);
+            }
+            addElement(p, a, words, passing, s.rowStart + Word(s.x0 + k), s.x0 + k);
+        }
+        addPassingRun(p, exponents, a, passing, s.y, s.z);
     }
 }
 
@@ -1371,15 +1527,6 @@ void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, 
     check.launched("measure_medium", stream);
 }
 
-void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents) {
-    const Segments segments = segmentsOf(p);
-    if (p.narrowSums)
-        momentsKernel<Word><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, segments);
-    else
-        momentsKernel<Wide><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, segments);
-    check.launched("measure_moments", stream);
-}
-
 void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
                       bool perimeter, bool windows, unsigned* words) {
     const Word tiles = (Word(p.width) + kTileWidth - 1) / kTileWidth * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
@@ -1388,11 +1535,23 @@ void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes&
     check.launched("measure_local", stream);
 }
 
-void sumLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const unsigned* words,
-                   bool perimeter, bool crofton, bool euler) {
+void gatherElementTerms(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
+                        const unsigned* words, bool moments, bool perimeter, bool crofton, bool euler, bool sums,
+                        bool extrema) {
+    TermsAsked a;
+    a.moments = moments && exponents.count > 0;
+    a.perimeter = perimeter && words;
+    a.crofton = crofton && words;
+    a.euler = euler && words;
+    a.sums = sums && p.samples.bytes != 0;
+    a.extrema = extrema && p.samples.bytes != 0;
+    if (!a.moments && !a.perimeter && !a.crofton && !a.euler && !a.sums && !a.extrema) return;
     const Segments segments = segmentsOf(p);
-    localSumsKernel<<<blocksFor(segments.total), kThreads, 0, stream>>>(p, words, perimeter, crofton, euler, segments);
-    check.launched("measure_local_sums", stream);
+    if (p.narrowSums && (!(a.sums || a.extrema) || p.samples.bytes <= 4))
+        termsKernel<NarrowSums><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, a, words, segments);
+    else
+        termsKernel<WideSums><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, a, words, segments);
+    check.launched("measure_terms", stream);
 }
 
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,

@@ -18,10 +18,11 @@
 //                      more than kSmallBox and at most kMediumBox elements
 //                      (at most kMediumThreads wide), one block a region,
 //                      plain stores
-//   measure_moments    moments
-//   measure_local_sums measure_local's words summed per region (2-D)
+//   measure_terms      moments, measure_local's words summed per region
+//                      (2-D), intensity sums, sums of squares and extrema
 //   measure_windows    Euler sums of a volume
-//   measure_intensity  intensity sums, sums of squares, extrema, weighted moments
+//   measure_intensity  weighted moments, and with them the intensity's
+//                      sums and extrema in place of measure_terms
 //   measure_extrema    the extrema's first raster positions (after measure_intensity),
 //                      where they are not packed with their keys (Passes::packedExtrema)
 // Each adds into one record of 64-bit words per region (RecordLayout) with
@@ -30,9 +31,9 @@
 // goes into the next limb; the totals are the same whatever order the
 // threads add in. Counts and boxes come from the component table.
 //
-// measure_moments, measure_local_sums, measure_intensity and measure_extrema
-// give each thread kSegment elements of one row (the first three read a
-// warp's labels through shared memory, a line a load), and measure_windows
+// measure_terms, measure_intensity and measure_extrema give each thread
+// kSegment elements of one row (the first two read a warp's labels through
+// shared memory, a line a load), and measure_windows
 // kSegment windows of one row of windows; no thread goes past its segment,
 // so a large region's long runs are shared among the threads they cross.
 // In all but measure_extrema a thread keeps the first region it meets for
@@ -41,6 +42,9 @@
 //
 //   row y:  . 3 3 . 5 5 3 3 . 7 |      one thread's segment: 3 kept,
 //                                      5 added when 7 comes, 7 at the end
+//
+// (measure_terms walks its segment an element at a time, the kept region's
+// elements first and the others' after, so that a warp's lanes go in step.)
 //
 // The lanes of a warp whose kept region and row are the same add their
 // sums together before one of them makes the atomics: a region that fills
@@ -65,7 +69,7 @@
 // from the next lane's: measure_local gives a thread an element, a block a
 // tile whose labels (and two elements around it) it reads once into shared
 // memory, so that a warp reads whole rows, and leaves one word an element
-// for measure_small, measure_medium and measure_local_sums to add up.
+// for measure_small, measure_medium and measure_terms to add up.
 
 #include <cstddef>
 #include <cstdint>
@@ -159,7 +163,7 @@ struct Passes {
     Samples samples;
     // Every box narrower than 2^16 (lx^3 < 2^48): a thread's and a warp's
     // sums of powers of lx fit 64 bits, and with samples of at most 4 bytes
-    // the intensity's sums fit 64 and 128 bits, so measure_moments and
+    // the intensity's sums fit 64 and 128 bits, so measure_terms and
     // measure_intensity add in those rather than in kLimbs limbs, with
     // fewer registers and more threads on each multiprocessor.
     bool narrowSums = false;
@@ -180,12 +184,15 @@ void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, c
 void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
                   const std::uint32_t* regions, unsigned long long count, const unsigned* words, bool perimeter,
                   bool crofton, bool euler, bool sums, bool extrema);
-void gatherMoments(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents);
-// measure_local of an image, then measure_local_sums: `words` one an element.
+// measure_local of an image: `words` one an element.
 void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
                       bool perimeter, bool windows, unsigned* words);
-void sumLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const unsigned* words,
-                   bool perimeter, bool crofton, bool euler);
+// measure_terms: the moments, `words`' terms (an image's, or null) and the
+// intensity's sums and extrema of the regions neither measure_small nor
+// measure_medium takes.
+void gatherElementTerms(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
+                        const unsigned* words, bool moments, bool perimeter, bool crofton, bool euler, bool sums,
+                        bool extrema);
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
                      bool sums, bool extrema);
 void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const Passes& p);
