@@ -9,6 +9,7 @@
 #include <cstring>
 #include <future>
 #include <memory>
+#include <stdexcept>
 #include <string>
 
 #include "device_memory.hpp"
@@ -110,9 +111,14 @@ const Configurations& configurations() {
     static const Configurations tables = [] {
         Configurations c;
         const WindowShares& w = windowShares();
-        std::copy(w.euler2.begin(), w.euler2.end(), c.euler2);
         std::copy(w.euler3.begin(), w.euler3.end(), c.euler3);
-        std::copy(w.crofton.begin(), w.crofton.end(), c.crofton);
+        for (unsigned k = 0; k < 16; ++k) {
+            const int share = w.euler2[k], croftonClass = w.crofton[k];
+            if (share < -2 || share > 1 || croftonClass < -1 || croftonClass > 4)
+                throw std::logic_error("glccl: a 2x2 window's share or class outside its packed field");
+            c.euler2 |= unsigned(share + 2) << (2 * k);
+            c.crofton |= (unsigned long long)(croftonClass + 1) << (3 * k);
+        }
         return c;
     }();
     return tables;

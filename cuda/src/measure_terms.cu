@@ -774,8 +774,71 @@ __global__ void __launch_bounds__(kThreads)
 constexpr unsigned kNoClass = 3u;
 constexpr int kCroftonShift = 2, kEulerShift = 24;
 
-constexpr int kTileWidth = 32, kTileHeight = 8;  // a warp a row
-constexpr int kTileThreads = kTileWidth * kTileHeight;
+// A tile: kTileWidth x kTileHeight elements, a warp a row of it at a time,
+// each thread kTileRows of its rows. A taller tile reads fewer labels of
+// its margin per element and waits at fewer barriers per element than a
+// tile of 32 x 8, a row a thread.
+constexpr int kTileWidth = 32, kTileThreads = 256, kTileRows = 8;
+constexpr int kTileHeight = kTileThreads / kTileWidth * kTileRows;
+
+__device__ __forceinline__ int eulerShare(const Configurations& t, unsigned config) {
+    return int((t.euler2 >> (2u * config)) & 3u) - 2;
+}
+
+__device__ __forceinline__ int croftonClass(const Configurations& t, unsigned config) {
+    return int((t.crofton >> (3u * config)) & 7u) - 1;
+}
+
+// Element (tx, ty) of the tile's word, of `labels` (the tile and two
+// elements around it) and `borders` (the tile and one around it).
+template <class Labels, class Borders>
+__device__ __forceinline__ unsigned localWord(const Configurations& tables, const Labels& labels,
+                                              const Borders& borders, int tx, int ty, bool perimeter, bool windows) {
+    const std::uint32_t label = labels[ty + 2][tx + 2];
+    unsigned word = kNoClass;
+    if (label == 0) return word;
+    // same[dy + 1][dx + 1]: the element at (x + dx, y + dy) is the region's.
+    bool same[3][3];
+    for (int dy = -1; dy <= 1; ++dy)
+        for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labels[ty + 2 + dy][tx + 2 + dx] == label;
+    // A border element's class by its border neighbours of the same
+    // region along the edges and at the corners: scikit-image's
+    // weights 1 for (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3),
+    // (1 + sqrt 2) / 2 for (1, 1) and (1, 2); none for the weight 0.
+    if (perimeter && borders[ty + 1][tx + 1]) {
+        auto borderOfRegion = [&](int dx, int dy) {
+            return same[dy + 1][dx + 1] && borders[ty + 1 + dy][tx + 1 + dx] ? 1 : 0;
+        };
+        const int edges = borderOfRegion(-1, 0) + borderOfRegion(1, 0) + borderOfRegion(0, -1) + borderOfRegion(0, 1);
+        const int corners =
+            borderOfRegion(-1, -1) + borderOfRegion(1, -1) + borderOfRegion(-1, 1) + borderOfRegion(1, 1);
+        if ((edges == 2 || edges == 3) && corners <= 2)
+            word = 0;
+        else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
+            word = 1;
+        else if (edges == 1 && (corners == 1 || corners == 2))
+            word = 2;
+    }
+    if (windows) {
+        int shares = 0;
+        unsigned counts = 0;
+        auto add = [&](unsigned config) {
+            if (config == 15u) return;  // inside the region: no share
+            shares += eulerShare(tables, config);
+            const int c = croftonClass(tables, config);
+            if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
+        };
+        auto bit = [&](int dx, int dy, unsigned value) { return same[dy + 1][dx + 1] ? value : 0u; };
+        // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
+        // and (x + 1, y + 1), where this element is the region's first.
+        add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
+        if (!same[2][1]) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
+        if (!same[1][2] && !same[0][2]) add(4u | bit(0, -1, 8u));
+        if (!same[2][2] && !same[1][2] && !same[2][1]) add(8u);
+        word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
+    }
+    return word;
+}
 
 __global__ void __launch_bounds__(kTileThreads)
     localKernel(Passes p, Configurations tables, unsigned* words, bool perimeter, bool windows) {
@@ -786,7 +849,7 @@ __global__ void __launch_bounds__(kTileThreads)
     __shared__ bool borders[kTileHeight + 2][kTileWidth + 2];
     const Word tilesX = (Word(p.width) + kTileWidth - 1) / kTileWidth;
     const Word tiles = tilesX * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
-    const int tx = int(threadIdx.x) % kTileWidth, ty = int(threadIdx.x) / kTileWidth;
+    const int tx = int(threadIdx.x) % kTileWidth, ty0 = int(threadIdx.x) / kTileWidth;
     for (Word tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         const int x0 = int(tile % tilesX) * kTileWidth, y0 = int(tile / tilesX) * kTileHeight;
         for (int i = int(threadIdx.x); i < kLabelsWidth * kLabelsHeight; i += kTileThreads) {
@@ -807,54 +870,11 @@ __global__ void __launch_bounds__(kTileThreads)
                                                  labels[by][bx + 1] != label || labels[by + 2][bx + 1] != label);
             }
         __syncthreads();
-        const int x = x0 + tx, y = y0 + ty;
-        const std::uint32_t label = labels[ty + 2][tx + 2];
-        if (x < p.width && y < p.height) {
-            unsigned word = kNoClass;
-            if (label != 0) {
-                // same[dy + 1][dx + 1]: the element at (x + dx, y + dy) is the region's.
-                bool same[3][3];
-                for (int dy = -1; dy <= 1; ++dy)
-                    for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labels[ty + 2 + dy][tx + 2 + dx] == label;
-                // A border element's class by its border neighbours of the same
-                // region along the edges and at the corners: scikit-image's
-                // weights 1 for (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3),
-                // (1 + sqrt 2) / 2 for (1, 1) and (1, 2); none for the weight 0.
-                if (perimeter && borders[ty + 1][tx + 1]) {
-                    auto borderOfRegion = [&](int dx, int dy) {
-                        return same[dy + 1][dx + 1] && borders[ty + 1 + dy][tx + 1 + dx] ? 1 : 0;
-                    };
-                    const int edges =
-                        borderOfRegion(-1, 0) + borderOfRegion(1, 0) + borderOfRegion(0, -1) + borderOfRegion(0, 1);
-                    const int corners =
-                        borderOfRegion(-1, -1) + borderOfRegion(1, -1) + borderOfRegion(-1, 1) + borderOfRegion(1, 1);
-                    if ((edges == 2 || edges == 3) && corners <= 2)
-                        word = 0;
-                    else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
-                        word = 1;
-                    else if (edges == 1 && (corners == 1 || corners == 2))
-                        word = 2;
-                }
-                if (windows) {
-                    int shares = 0;
-                    unsigned counts = 0;
-                    auto add = [&](unsigned config) {
-                        if (config == 15u) return;  // inside the region: no share
-                        shares += tables.euler2[config];
-                        const int c = tables.crofton[config];
-                        if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
-                    };
-                    auto bit = [&](int dx, int dy, unsigned value) { return same[dy + 1][dx + 1] ? value : 0u; };
-                    // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
-                    // and (x + 1, y + 1), where this element is the region's first.
-                    add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
-                    if (!same[2][1]) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
-                    if (!same[1][2] && !same[0][2]) add(4u | bit(0, -1, 8u));
-                    if (!same[2][2] && !same[1][2] && !same[2][1]) add(8u);
-                    word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
-                }
-            }
-            words[Word(y) * Word(p.width) + Word(x)] = word;
+        const int x = x0 + tx;
+        for (int ty = ty0; ty < kTileHeight; ty += kTileThreads / kTileWidth) {
+            const int y = y0 + ty;
+            if (x < p.width && y < p.height)
+                words[Word(y) * Word(p.width) + Word(x)] = localWord(tables, labels, borders, tx, ty, perimeter, windows);
         }
         __syncthreads();  // the shared arrays are the next tile's
     }

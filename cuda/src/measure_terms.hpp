@@ -129,12 +129,14 @@ struct Exponents {
     unsigned char e[kMaxTerms][3] = {};
 };
 
-// glccl::windowShares() (glccl/region_properties.hpp) as plain arrays, which
-// a kernel takes by value.
+// glccl::windowShares() (glccl/region_properties.hpp) as a kernel takes
+// them by value: a volume's Euler shares as an array, an image's two tables
+// packed in a word each, read at a configuration by a shift (an array
+// indexed by each thread's own configuration is read one address at a time).
 struct Configurations {
-    int euler2[16] = {};
     int euler3[256] = {};
-    int crofton[16] = {};
+    unsigned euler2 = 0;           // configuration c's share + 2 (-2..1) in bits 2c, 2c + 1
+    unsigned long long crofton = 0;  // configuration c's class + 1 (-1..4) in bits 3c .. 3c + 2
 };
 const Configurations& configurations();
 
