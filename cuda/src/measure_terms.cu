@@ -3,6 +3,8 @@
 
 #include "measure_terms.hpp"
 
+#include <type_traits>
+
 namespace glccl::cuda::measure {
 namespace {
 
@@ -887,21 +889,14 @@ struct LocalRun {
     WindowShares shares;
 };
 
-// An element's word into counts of its perimeter class and of its windows'
-// Crofton classes and into the sum of their Euler shares.
-template <class Count, class Share>
-__device__ __forceinline__ void addWord(unsigned word, Count (&classes)[3], Count (&crofton)[5], Share& euler) {
-    const unsigned c = word & 3u;  // the class, or kNoClass; counted without indexing (pick)
-    classes[0] += c == 0u;
-    classes[1] += c == 1u;
-    classes[2] += c == 2u;
-    if ((word >> kCroftonShift) == 0u) return;  // no window stands here, or only full ones
-    for (int k = 0; k < 5; ++k) crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
-    euler += Share(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
-}
-
 __device__ __forceinline__ void addWord(LocalRun& run, unsigned word) {
-    addWord(word, run.classes, run.shares.crofton, run.shares.euler);
+    const unsigned c = word & 3u;  // the class, or kNoClass; counted without indexing (pick)
+    run.classes[0] += c == 0u;
+    run.classes[1] += c == 1u;
+    run.classes[2] += c == 2u;
+    if ((word >> kCroftonShift) == 0u) return;  // no window stands here, or only full ones
+    for (int k = 0; k < 5; ++k) run.shares.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
+    run.shares.euler += Word(static_cast<long long>(static_cast<signed char>(word >> kEulerShift)));
 }
 
 // --- measure_terms ----------------------------------------------------------
@@ -951,6 +946,17 @@ struct TermRun {
     typename Sums::Sum sum;
     typename Sums::Squares squares;
     Word least, most;                  // ExtremaWords
+    // With NarrowSums an element adds 32-bit words, which settle() moves
+    // into the sums above once a run: the sums of j^e, j = x - x0 from the
+    // segment's first element (below kSegment, so each sum below 2^20); the
+    // squares' low word and its carries (a square below 2^64); the least
+    // and greatest 32-bit keys (ExtremaWords) and their first columns (-1:
+    // none yet).
+    unsigned near[4];
+    Word squaresLow;
+    unsigned squaresCarries;
+    unsigned leastKey, mostKey;
+    int leastX, mostX;
 };
 
 template <class Sums>
@@ -966,15 +972,13 @@ __device__ __forceinline__ TermRun<Sums> startTermRun(const Passes& p, std::uint
     run.squares = typename Sums::Squares{};
     run.least = ~Word(0);
     run.most = 0;
+    for (int e = 0; e < 4; ++e) run.near[e] = 0;
+    run.squaresLow = 0;
+    run.squaresCarries = 0;
+    run.leastKey = ~0u;
+    run.mostKey = 0;
+    run.leastX = run.mostX = -1;
     return run;
-}
-
-__device__ __forceinline__ void addPowers(Word (&powers)[4], Word lx) {
-    const Word square = lx * lx;
-    powers[0] += 1;
-    powers[1] += lx;
-    powers[2] += square;
-    powers[3] += square * lx;
 }
 
 __device__ __forceinline__ void addPowers(Wide (&powers)[4], Word lx) {
@@ -983,15 +987,81 @@ __device__ __forceinline__ void addPowers(Wide (&powers)[4], Word lx) {
     for (int e = 0; e < 4; ++e) add(powers[e], power[e]);
 }
 
-// Element `element` (column x) into `run`.
+// The sign bit that makes a sample's low 32 bits a key ordered as unsigned
+// integers are (ExtremaWords' key).
+__device__ __forceinline__ unsigned keyFlip(const Passes& p) { return p.samples.isSigned ? 0x80000000u : 0u; }
+
+// Element `element` (column x of a segment starting at x0) into `run`.
 template <class Sums>
 __device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a, const unsigned* words,
-                                           TermRun<Sums>& run, Word element, int x) {
-    if (a.moments) addPowers(run.powers, Word(x - run.originX));
-    if (a.perimeter || a.crofton || a.euler) addWord(words[element], run.classes, run.crofton, run.euler);
-    if (a.sums || a.extrema)
-        addSample(p, a.sums, a.extrema, sampleBits(p.samples, element), element, run.sum, run.squares, run.least,
-                  run.most);
+                                           TermRun<Sums>& run, Word element, int x, int x0) {
+    if (a.perimeter || a.crofton || a.euler) {
+        const unsigned word = words[element];
+        const unsigned c = word & 3u;  // the class, or kNoClass
+        run.classes[0] += c == 0u;
+        run.classes[1] += c == 1u;
+        run.classes[2] += c == 2u;
+        for (int k = 0; k < 5 && a.crofton; ++k) run.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
+        if (a.euler) run.euler += static_cast<signed char>(word >> kEulerShift);
+    }
+    if constexpr (std::is_same_v<Sums, NarrowSums>) {
+        if (a.moments) {
+            const unsigned j = unsigned(x - x0), square = j * j;
+            run.near[0] += 1u;
+            run.near[1] += j;
+            run.near[2] += square;
+            run.near[3] += square * j;
+        }
+        if (!a.sums && !a.extrema) return;
+        const Word bits = sampleBits(p.samples, element);
+        if (a.sums) {
+            const long long value = static_cast<long long>(bits);
+            run.sum += value;
+            const unsigned magnitude = unsigned(value < 0 ? -value : value);  // below 2^32
+            const Word square = Word(magnitude) * magnitude;
+            run.squaresLow += square;
+            run.squaresCarries += run.squaresLow < square;
+        }
+        if (a.extrema) {
+            const unsigned key = unsigned(bits) ^ keyFlip(p);
+            if (key < run.leastKey || run.leastX < 0) run.leastKey = key, run.leastX = x;
+            if (key > run.mostKey || run.mostX < 0) run.mostKey = key, run.mostX = x;
+        }
+    } else {
+        if (a.moments) addPowers(run.powers, Word(x - run.originX));
+        if (a.sums || a.extrema)
+            addSample(p, a.sums, a.extrema, sampleBits(p.samples, element), element, run.sum, run.squares,
+                      run.least, run.most);
+    }
+}
+
+// A run's 32-bit words (NarrowSums) into its sums, once it has all its
+// elements of the segment starting at element x0 of its row.
+template <class Sums>
+__device__ __forceinline__ void settle(const Passes& p, const TermsAsked& a, TermRun<Sums>& run, Word rowStart,
+                                       int x0) {
+    if constexpr (std::is_same_v<Sums, NarrowSums>) {
+        if (run.label == 0u) return;
+        if (a.moments) {
+            // lx = j + c: lx^e = sum over k of (e choose k) c^(e-k) j^k; c < 2^16.
+            const Word c = Word(x0 - run.originX), c2 = c * c;
+            const Word n = run.near[0], s1 = run.near[1], s2 = run.near[2], s3 = run.near[3];
+            run.powers[0] += n;
+            run.powers[1] += s1 + c * n;
+            run.powers[2] += s2 + 2 * c * s1 + c2 * n;
+            run.powers[3] += s3 + 3 * c * s2 + 3 * c2 * s1 + c2 * c * n;
+        }
+        if (a.sums) run.squares += static_cast<unsigned __int128>(run.squaresCarries) << 64 | run.squaresLow;
+        if (a.extrema) {
+            auto wordsOf = [&](unsigned key, int x) {
+                const unsigned low = key ^ keyFlip(p);
+                const Word bits = p.samples.isSigned ? Word(static_cast<long long>(int(low))) : Word(low);
+                return extremaWordsOf(p, bits, rowStart + Word(x));
+            };
+            if (run.leastX >= 0) run.least = min(run.least, wordsOf(run.leastKey, run.leastX).least);
+            if (run.mostX >= 0) run.most = max(run.most, wordsOf(run.mostKey, run.mostX).most);
+        }
+    }
 }
 
 // Moments first, first + step, ... of a run of `label` in row (y, z) with
@@ -1110,9 +1180,10 @@ __global__ void __launch_bounds__(kThreads)
                     }
                     kept = startTermRun<Sums>(p, label, a.moments);
                 }
-                addElement(p, a, words, kept, s.rowStart + Word(x), x);
+                addElement(p, a, words, kept, s.rowStart + Word(x), x, s.x0);
             }
         }
+        settle(p, a, kept, s.rowStart, s.x0);
         addKeptRuns(p, exponents, a, kept, i / segments.perRow, s.y, s.z);
         // Round 2.
         if (others == 0u) continue;
@@ -1121,11 +1192,13 @@ __global__ void __launch_bounds__(kThreads)
             const int k = __ffs(others) - 1;
             const std::uint32_t label = staged.labels[k];
             if (label != passing.label) {
+                settle(p, a, passing, s.rowStart, s.x0);
                 addPassingRun(p, exponents, a, passing, s.y, s.z);
                 passing = startTermRun<Sums>(p, label, a.moments);
             }
-            addElement(p, a, words, passing, s.rowStart + Word(s.x0 + k), s.x0 + k);
+            addElement(p, a, words, passing, s.rowStart + Word(s.x0 + k), s.x0 + k, s.x0);
         }
+        settle(p, a, passing, s.rowStart, s.x0);
         addPassingRun(p, exponents, a, passing, s.y, s.z);
     }
 }
