@@ -311,8 +311,9 @@ struct StagedSegment {
     const std::uint32_t* labels = nullptr;
 };
 
+template <int Threads = kThreads>
 __device__ __forceinline__ StagedSegment stageSegment(const Passes& p, const Segments& segments, Word i) {
-    __shared__ std::uint32_t rows[kThreads / 32][32 * kStagedRow];
+    __shared__ std::uint32_t rows[Threads / 32][32 * kStagedRow];
     StagedSegment staged;
     staged.valid = i < segments.total;
     if (staged.valid) staged.s = segmentAt(p, segments, i);
@@ -991,12 +992,12 @@ __device__ __forceinline__ void addPowers(Wide (&powers)[4], Word lx) {
 // integers are (ExtremaWords' key).
 __device__ __forceinline__ unsigned keyFlip(const Passes& p) { return p.samples.isSigned ? 0x80000000u : 0u; }
 
-// Element `element` (column x of a segment starting at x0) into `run`.
+// Element `element` (column x of a segment starting at x0), its
+// measure_local word and its sample's bits, into `run`.
 template <class Sums>
-__device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a, const unsigned* words,
-                                           TermRun<Sums>& run, Word element, int x, int x0) {
+__device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a, TermRun<Sums>& run, unsigned word,
+                                           Word bits, Word element, int x, int x0) {
     if (a.perimeter || a.crofton || a.euler) {
-        const unsigned word = words[element];
         const unsigned c = word & 3u;  // the class, or kNoClass
         run.classes[0] += c == 0u;
         run.classes[1] += c == 1u;
@@ -1012,8 +1013,6 @@ __device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a,
             run.near[2] += square;
             run.near[3] += square * j;
         }
-        if (!a.sums && !a.extrema) return;
-        const Word bits = sampleBits(p.samples, element);
         if (a.sums) {
             const long long value = static_cast<long long>(bits);
             run.sum += value;
@@ -1030,8 +1029,7 @@ __device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a,
     } else {
         if (a.moments) addPowers(run.powers, Word(x - run.originX));
         if (a.sums || a.extrema)
-            addSample(p, a.sums, a.extrema, sampleBits(p.samples, element), element, run.sum, run.squares,
-                      run.least, run.most);
+            addSample(p, a.sums, a.extrema, bits, element, run.sum, run.squares, run.least, run.most);
     }
 }
 
@@ -1153,14 +1151,25 @@ __device__ __forceinline__ void addPassingRun(const Passes& p, const Exponents& 
     addRunTerms(p, a, run);
 }
 
+// Blocks of 128 threads: more of them resident at the end of the pass than
+// of 256. (A warp's words or samples staged in shared memory beside its
+// labels, as the labels are, cost more than the lanes' own reads save.)
+constexpr int kTermsThreads = 128;
 static_assert(kSegment <= 32, "measure_terms marks a segment's elements in one 32-bit word");
 
 template <class Sums>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kTermsThreads)
     termsKernel(Passes p, Exponents exponents, TermsAsked a, const unsigned* words, Segments segments) {
+    const bool local = a.perimeter || a.crofton || a.euler, intensity = a.sums || a.extrema;
     FOR_EACH_WARP_ITEM(i, segments.total) {
-        const StagedSegment staged = stageSegment(p, segments, i);
+        const StagedSegment staged = stageSegment<kTermsThreads>(p, segments, i);
         const Segment& s = staged.s;
+        // Element k of the segment into `run`.
+        auto add = [&](TermRun<Sums>& run, int k) {
+            const Word element = s.rowStart + Word(s.x0 + k);
+            addElement(p, a, run, local ? words[element] : 0u, intensity ? sampleBits(p.samples, element) : 0,
+                       element, s.x0 + k, s.x0);
+        };
         // Round 1.
         TermRun<Sums> kept = startTermRun<Sums>(p, 0u, false);
         unsigned others = 0;  // elements of another region, bit x - x0
@@ -1180,7 +1189,7 @@ __global__ void __launch_bounds__(kThreads)
                     }
                     kept = startTermRun<Sums>(p, label, a.moments);
                 }
-                addElement(p, a, words, kept, s.rowStart + Word(x), x, s.x0);
+                add(kept, x - s.x0);
             }
         }
         settle(p, a, kept, s.rowStart, s.x0);
@@ -1196,7 +1205,7 @@ __global__ void __launch_bounds__(kThreads)
                 addPassingRun(p, exponents, a, passing, s.y, s.z);
                 passing = startTermRun<Sums>(p, label, a.moments);
             }
-            addElement(p, a, words, passing, s.rowStart + Word(s.x0 + k), s.x0 + k, s.x0);
+            add(passing, k);
         }
         settle(p, a, passing, s.rowStart, s.x0);
         addPassingRun(p, exponents, a, passing, s.y, s.z);
@@ -1640,10 +1649,12 @@ void gatherElementTerms(const CudaCheck& check, cudaStream_t stream, const Passe
     a.extrema = extrema && p.samples.bytes != 0;
     if (!a.moments && !a.perimeter && !a.crofton && !a.euler && !a.sums && !a.extrema) return;
     const Segments segments = segmentsOf(p);
+    const Word wanted = (segments.total + kTermsThreads - 1) / kTermsThreads;
+    const unsigned blocks = unsigned(wanted < (Word(1) << 17) ? (wanted == 0 ? 1 : wanted) : (Word(1) << 17));
     if (p.narrowSums && (!(a.sums || a.extrema) || p.samples.bytes <= 4))
-        termsKernel<NarrowSums><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, a, words, segments);
+        termsKernel<NarrowSums><<<blocks, kTermsThreads, 0, stream>>>(p, exponents, a, words, segments);
     else
-        termsKernel<WideSums><<<blocksFor(segments.total), kThreads, 0, stream>>>(p, exponents, a, words, segments);
+        termsKernel<WideSums><<<blocks, kTermsThreads, 0, stream>>>(p, exponents, a, words, segments);
     check.launched("measure_terms", stream);
 }
 
