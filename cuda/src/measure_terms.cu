@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
     }
 }
 
-// --- a segment's runs, kept and passing ----------------------------------------
+// --- a segment's runs, kept and passing -------------------------------------
 
 // The runs of a staged segment (none where it is not valid), each added
 // into a run of sums by addRun(run, begin, end). The first region the
@@ -877,7 +877,8 @@ __global__ void __launch_bounds__(kTileThreads)
         for (int ty = ty0; ty < kTileHeight; ty += kTileThreads / kTileWidth) {
             const int y = y0 + ty;
             if (x < p.width && y < p.height)
-                words[Word(y) * Word(p.width) + Word(x)] = localWord(tables, labels, borders, tx, ty, perimeter, windows);
+                words[Word(y) * Word(p.width) + Word(x)] =
+                    localWord(tables, labels, borders, tx, ty, perimeter, windows);
         }
         __syncthreads();  // the shared arrays are the next tile's
     }
@@ -1631,7 +1632,8 @@ void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, 
 
 void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
                       bool perimeter, bool windows, unsigned* words) {
-    const Word tiles = (Word(p.width) + kTileWidth - 1) / kTileWidth * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
+    const Word tiles =
+        (Word(p.width) + kTileWidth - 1) / kTileWidth * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
     const unsigned blocks = unsigned(tiles < (Word(1) << 20) ? tiles : (Word(1) << 20));
     localKernel<<<blocks, kTileThreads, 0, stream>>>(p, tables, words, perimeter, windows);
     check.launched("measure_local", stream);
