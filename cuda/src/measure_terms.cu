@@ -884,6 +884,23 @@ __global__ void __launch_bounds__(kTileThreads)
     }
 }
 
+// An element's word into the counts of its perimeter class and of its
+// windows' Crofton classes and into the sum of their Euler shares, each
+// where asked: measure_terms' and measure_medium's, whose sums are of at
+// most kMediumBox elements (32 bits hold them).
+__device__ __forceinline__ void addWord(unsigned word, bool perimeter, bool crofton, bool euler,
+                                        unsigned (&classes)[3], unsigned (&croftons)[5], int& shares) {
+    if (perimeter) {
+        const unsigned c = word & 3u;  // the class, or kNoClass; counted without indexing (pick)
+        classes[0] += c == 0u;
+        classes[1] += c == 1u;
+        classes[2] += c == 2u;
+    }
+    if (crofton)
+        for (int k = 0; k < 5; ++k) croftons[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
+    if (euler) shares += static_cast<signed char>(word >> kEulerShift);
+}
+
 // One region's sums of its elements' words (measure_small's).
 struct LocalRun {
     std::uint32_t label = 0;
@@ -998,14 +1015,7 @@ __device__ __forceinline__ unsigned keyFlip(const Passes& p) { return p.samples.
 template <class Sums>
 __device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a, TermRun<Sums>& run, unsigned word,
                                            Word bits, Word element, int x, int x0) {
-    if (a.perimeter || a.crofton || a.euler) {
-        const unsigned c = word & 3u;  // the class, or kNoClass
-        run.classes[0] += c == 0u;
-        run.classes[1] += c == 1u;
-        run.classes[2] += c == 2u;
-        for (int k = 0; k < 5 && a.crofton; ++k) run.crofton[k] += (word >> (kCroftonShift + 3 * k)) & 7u;
-        if (a.euler) run.euler += static_cast<signed char>(word >> kEulerShift);
-    }
+    addWord(word, a.perimeter, a.crofton, a.euler, run.classes, run.crofton, run.euler);
     if constexpr (std::is_same_v<Sums, NarrowSums>) {
         if (a.moments) {
             const unsigned j = unsigned(x - x0), square = j * j;
@@ -1433,16 +1443,7 @@ __device__ __forceinline__ void walkColumn(const Passes& p, const MediumWalk& m,
             down[1] += y;
             down[2] += square;
             down[3] += square * y;
-            const unsigned word = elementWords[k];
-            if (m.perimeter) {
-                const unsigned c = word & 3u;  // the class, or kNoClass
-                s.classes[0] += c == 0u;
-                s.classes[1] += c == 1u;
-                s.classes[2] += c == 2u;
-            }
-            if (m.crofton)
-                for (int j = 0; j < 5; ++j) s.croftons[j] += (word >> (kCroftonShift + 3 * j)) & 7u;
-            if (m.euler) s.shares += static_cast<signed char>(word >> kEulerShift);
+            addWord(elementWords[k], m.perimeter, m.crofton, m.euler, s.classes, s.croftons, s.shares);
             if (m.sums) {
                 const long long value = static_cast<long long>(bits[k]);
                 s.sum += value;
