@@ -753,18 +753,21 @@ __global__ void __launch_bounds__(kThreads)
 // The perimeter's classes and the windows' Euler shares and Crofton classes
 // of an image, each worked out once per element:
 //
-//   measure_local  each element's terms in one word (LocalWord), a block a
-//                  tile of kTileWidth x kTileHeight elements
+//   measure_local  each element's terms in one word (localWord), a warp a
+//                  strip of kStripColumns x kStripRows elements
 //   measure_terms  the words summed per region with the other terms
 //                  (measure_small and measure_medium add their regions' themselves)
 //
 // An element's class needs whether it and its 3x3 neighbours are border
 // elements, and a neighbour's border needs its own 4-neighbours: labels two
-// elements around. So a block reads its tile's labels with a margin of two
-// into shared memory, a row of the tile a warp, marks the border elements of
-// the tile grown by one there, and then works out each element's word from
-// shared memory alone: every label is read from memory once a tile (and
-// its margin), rather than 9 times an element from the caches.
+// elements around. A warp walks its strip down a row at a time, a lane a
+// column, and keeps what the elements of rows y - 1 .. y + 1 need in
+// registers: each lane its column's labels, its neighbours' by shuffles,
+// and the rows' border elements as one ballot a row. So a step reads one
+// label a lane (a row's labels in one load) and works out the border
+// elements of one row, where a block that kept a tile in shared memory read
+// every element's 3x3 labels and borders from there. The two lanes at each
+// side read the strip's margin: their words are their neighbour strips'.
 //
 // A window counts for a region at its region's first element in the
 // window's order (bit 1 first, then 2, 4, 8: windowsKernel's picture), so
@@ -777,12 +780,10 @@ __global__ void __launch_bounds__(kThreads)
 constexpr unsigned kNoClass = 3u;
 constexpr int kCroftonShift = 2, kEulerShift = 24;
 
-// A tile: kTileWidth x kTileHeight elements, a warp a row of it at a time,
-// each thread kTileRows of its rows. A taller tile reads fewer labels of
-// its margin per element and waits at fewer barriers per element than a
-// tile of 32 x 8, a row a thread.
-constexpr int kTileWidth = 32, kTileThreads = 256, kTileRows = 8;
-constexpr int kTileHeight = kTileThreads / kTileWidth * kTileRows;
+// A strip: the kStripColumns columns of a warp's lanes 2 .. 29, kStripRows
+// rows walked down. The walk reads kStripRows + 4 rows of labels.
+constexpr int kStripMargin = 2, kStripColumns = 32 - 2 * kStripMargin, kStripRows = 64;
+constexpr int kLocalThreads = 256;
 
 __device__ __forceinline__ int eulerShare(const Configurations& t, unsigned config) {
     return int((t.euler2 >> (2u * config)) & 3u) - 2;
@@ -792,29 +793,24 @@ __device__ __forceinline__ int croftonClass(const Configurations& t, unsigned co
     return int((t.crofton >> (3u * config)) & 7u) - 1;
 }
 
-// Element (tx, ty) of the tile's word, of `labels` (the tile and two
-// elements around it) and `borders` (the tile and one around it).
-template <class Labels, class Borders>
-__device__ __forceinline__ unsigned localWord(const Configurations& tables, const Labels& labels,
-                                              const Borders& borders, int tx, int ty, bool perimeter, bool windows) {
-    const std::uint32_t label = labels[ty + 2][tx + 2];
+// Bit (dy + 1) * 3 + (dx + 1) of a 3x3 mask: the element at (x + dx, y + dy).
+__host__ __device__ constexpr unsigned neighbourBit(int dx, int dy) { return 1u << ((dy + 1) * 3 + (dx + 1)); }
+constexpr unsigned kEdgeNeighbours = neighbourBit(0, -1) | neighbourBit(-1, 0) | neighbourBit(1, 0) | neighbourBit(0, 1);
+constexpr unsigned kCornerNeighbours =
+    neighbourBit(-1, -1) | neighbourBit(1, -1) | neighbourBit(-1, 1) | neighbourBit(1, 1);
+
+// The word of an element of a region: `same`, the 3x3 mask of its
+// neighbours in its region (itself included); `borders`, that of the
+// region's border elements among them (the perimeter's).
+__device__ __forceinline__ unsigned localWord(const Configurations& tables, unsigned same, unsigned borders,
+                                              bool perimeter, bool windows) {
     unsigned word = kNoClass;
-    if (label == 0) return word;
-    // same[dy + 1][dx + 1]: the element at (x + dx, y + dy) is the region's.
-    bool same[3][3];
-    for (int dy = -1; dy <= 1; ++dy)
-        for (int dx = -1; dx <= 1; ++dx) same[dy + 1][dx + 1] = labels[ty + 2 + dy][tx + 2 + dx] == label;
-    // A border element's class by its border neighbours of the same
-    // region along the edges and at the corners: scikit-image's
-    // weights 1 for (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3),
-    // (1 + sqrt 2) / 2 for (1, 1) and (1, 2); none for the weight 0.
-    if (perimeter && borders[ty + 1][tx + 1]) {
-        auto borderOfRegion = [&](int dx, int dy) {
-            return same[dy + 1][dx + 1] && borders[ty + 1 + dy][tx + 1 + dx] ? 1 : 0;
-        };
-        const int edges = borderOfRegion(-1, 0) + borderOfRegion(1, 0) + borderOfRegion(0, -1) + borderOfRegion(0, 1);
-        const int corners =
-            borderOfRegion(-1, -1) + borderOfRegion(1, -1) + borderOfRegion(-1, 1) + borderOfRegion(1, 1);
+    // A border element's class by its border neighbours of the same region
+    // along the edges and at the corners: scikit-image's weights 1 for
+    // (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for
+    // (1, 1) and (1, 2); none for the weight 0.
+    if (perimeter && (borders & neighbourBit(0, 0))) {
+        const int edges = __popc(borders & kEdgeNeighbours), corners = __popc(borders & kCornerNeighbours);
         if ((edges == 2 || edges == 3) && corners <= 2)
             word = 0;
         else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
@@ -831,56 +827,92 @@ __device__ __forceinline__ unsigned localWord(const Configurations& tables, cons
             const int c = croftonClass(tables, config);
             if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
         };
-        auto bit = [&](int dx, int dy, unsigned value) { return same[dy + 1][dx + 1] ? value : 0u; };
+        auto bit = [&](int dx, int dy, unsigned value) { return same & neighbourBit(dx, dy) ? value : 0u; };
         // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
         // and (x + 1, y + 1), where this element is the region's first.
         add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
-        if (!same[2][1]) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
-        if (!same[1][2] && !same[0][2]) add(4u | bit(0, -1, 8u));
-        if (!same[2][2] && !same[1][2] && !same[2][1]) add(8u);
+        if (!(same & neighbourBit(0, 1))) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
+        if (!(same & (neighbourBit(1, 0) | neighbourBit(1, -1)))) add(4u | bit(0, -1, 8u));
+        if (!(same & (neighbourBit(1, 1) | neighbourBit(1, 0) | neighbourBit(0, 1)))) add(8u);
         word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
     }
     return word;
 }
 
-__global__ void __launch_bounds__(kTileThreads)
+// A row's labels as a lane sees them: its column's and its neighbours'.
+struct StripRow {
+    std::uint32_t left, centre, right;
+};
+
+// Every lane of the warp calls it. The outermost lanes' outer neighbours
+// are their own labels: those lanes' words are not written.
+__device__ __forceinline__ StripRow stripRowOf(std::uint32_t centre) {
+    return {__shfl_up_sync(0xffffffffu, centre, 1), centre, __shfl_down_sync(0xffffffffu, centre, 1)};
+}
+
+// Bits of the lane's element in `row` equal to `label`: bit 0 its left
+// neighbour's, 1 its own, 2 its right neighbour's.
+__device__ __forceinline__ unsigned sameIn(const StripRow& row, std::uint32_t label) {
+    return (row.left == label ? 1u : 0u) | (row.centre == label ? 2u : 0u) | (row.right == label ? 4u : 0u);
+}
+
+// A border element: of a region, with a 4-neighbour outside it or outside
+// the image (scikit-image's perimeter reads the region's inner border). The
+// labels outside the image are 0. Every lane of the warp calls it: the
+// warp's elements of the row, a bit a lane.
+__device__ __forceinline__ unsigned bordersOf(const StripRow& row, std::uint32_t above, std::uint32_t below) {
+    const std::uint32_t c = row.centre;
+    return __ballot_sync(0xffffffffu, c != 0 && (row.left != c || row.right != c || above != c || below != c));
+}
+
+__global__ void __launch_bounds__(kLocalThreads)
     localKernel(Passes p, Configurations tables, unsigned* words, bool perimeter, bool windows) {
-    // Labels of the tile and two elements around it (0 outside the image),
-    // and the border flags of the tile and one element around it.
-    constexpr int kLabelsWidth = kTileWidth + 4, kLabelsHeight = kTileHeight + 4;
-    __shared__ std::uint32_t labels[kLabelsHeight][kLabelsWidth];
-    __shared__ bool borders[kTileHeight + 2][kTileWidth + 2];
-    const Word tilesX = (Word(p.width) + kTileWidth - 1) / kTileWidth;
-    const Word tiles = tilesX * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
-    const int tx = int(threadIdx.x) % kTileWidth, ty0 = int(threadIdx.x) / kTileWidth;
-    for (Word tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-        const int x0 = int(tile % tilesX) * kTileWidth, y0 = int(tile / tilesX) * kTileHeight;
-        for (int i = int(threadIdx.x); i < kLabelsWidth * kLabelsHeight; i += kTileThreads) {
-            const int lx = i % kLabelsWidth, ly = i / kLabelsWidth;
-            labels[ly][lx] = labelAt(p, x0 - 2 + lx, y0 - 2 + ly, 0);
+    const int lane = laneIndex();
+    const Word stripsX = (Word(p.width) + kStripColumns - 1) / kStripColumns;
+    const Word strips = stripsX * ((Word(p.height) + kStripRows - 1) / kStripRows);
+    const Word warps = Word(gridDim.x) * (kLocalThreads / 32);
+    for (Word strip = Word(blockIdx.x) * (kLocalThreads / 32) + threadIdx.x / 32; strip < strips; strip += warps) {
+        const int x = int(strip % stripsX) * kStripColumns - kStripMargin + lane;
+        const int y0 = int(strip / stripsX) * kStripRows, y1 = min(y0 + kStripRows, p.height);
+        const bool writes = lane >= kStripMargin && lane < 32 - kStripMargin && x < p.width;
+        // Rows y - 1, y, y + 1 of the step, and the border elements of each.
+        const std::uint32_t aboveFirst = labelAt(p, x, y0 - 2, 0);
+        StripRow up = stripRowOf(labelAt(p, x, y0 - 1, 0)), mid = stripRowOf(labelAt(p, x, y0, 0)),
+                 down = stripRowOf(labelAt(p, x, y0 + 1, 0));
+        unsigned bordersUp = 0, bordersMid = 0;
+        if (perimeter) {
+            bordersUp = bordersOf(up, aboveFirst, mid.centre);
+            bordersMid = bordersOf(mid, up.centre, down.centre);
         }
-        __syncthreads();
-        // A border element: of a region, with a 4-neighbour outside it or
-        // outside the image (scikit-image's perimeter reads the region's
-        // inner border).
-        if (perimeter)
-            for (int i = int(threadIdx.x); i < (kTileWidth + 2) * (kTileHeight + 2); i += kTileThreads) {
-                const int bx = i % (kTileWidth + 2), by = i / (kTileWidth + 2);
-                const int x = x0 - 1 + bx, y = y0 - 1 + by;
-                const std::uint32_t label = labels[by + 1][bx + 1];
-                borders[by][bx] = label != 0 && (x == 0 || y == 0 || x == p.width - 1 || y == p.height - 1 ||
-                                                 labels[by + 1][bx] != label || labels[by + 1][bx + 2] != label ||
-                                                 labels[by][bx + 1] != label || labels[by + 2][bx + 1] != label);
+        // Row y + 2's label is loaded a step ahead, so that its wait
+        // overlaps a step's work.
+        const bool inside = x >= 0 && x < p.width;
+        const std::uint32_t* column = p.labels + (inside ? x : 0);
+        auto rowLabel = [&](int y) { return inside && y < p.height ? column[Word(y) * Word(p.width)] : 0u; };
+        std::uint32_t ahead = rowLabel(y0 + 2);
+        for (int y = y0; y < y1; ++y) {
+            const std::uint32_t next = ahead;
+            ahead = rowLabel(y + 3);
+            const unsigned bordersDown = perimeter ? bordersOf(down, mid.centre, next) : 0u;
+            const std::uint32_t label = mid.centre;
+            if (writes) {
+                unsigned word = kNoClass;
+                if (label != 0) {
+                    const unsigned same = sameIn(up, label) | sameIn(mid, label) << 3 | sameIn(down, label) << 6;
+                    // The lane's three bits of each row's ballot, at the same places as `same`'s.
+                    const int shift = lane - 1;
+                    const unsigned borders = ((bordersUp >> shift) & 7u) | ((bordersMid >> shift) & 7u) << 3 |
+                                             ((bordersDown >> shift) & 7u) << 6;
+                    word = localWord(tables, same, same & borders, perimeter, windows);
+                }
+                words[Word(y) * Word(p.width) + Word(x)] = word;
             }
-        __syncthreads();
-        const int x = x0 + tx;
-        for (int ty = ty0; ty < kTileHeight; ty += kTileThreads / kTileWidth) {
-            const int y = y0 + ty;
-            if (x < p.width && y < p.height)
-                words[Word(y) * Word(p.width) + Word(x)] =
-                    localWord(tables, labels, borders, tx, ty, perimeter, windows);
+            up = mid;
+            mid = down;
+            down = stripRowOf(next);
+            bordersUp = bordersMid;
+            bordersMid = bordersDown;
         }
-        __syncthreads();  // the shared arrays are the next tile's
     }
 }
 
@@ -1633,10 +1665,11 @@ void gatherMedium(const CudaCheck& check, cudaStream_t stream, const Passes& p, 
 
 void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables,
                       bool perimeter, bool windows, unsigned* words) {
-    const Word tiles =
-        (Word(p.width) + kTileWidth - 1) / kTileWidth * ((Word(p.height) + kTileHeight - 1) / kTileHeight);
-    const unsigned blocks = unsigned(tiles < (Word(1) << 20) ? tiles : (Word(1) << 20));
-    localKernel<<<blocks, kTileThreads, 0, stream>>>(p, tables, words, perimeter, windows);
+    const Word strips = (Word(p.width) + kStripColumns - 1) / kStripColumns *
+                        ((Word(p.height) + kStripRows - 1) / kStripRows);
+    const Word wanted = (strips + kLocalThreads / 32 - 1) / (kLocalThreads / 32);
+    const unsigned blocks = unsigned(wanted < (Word(1) << 20) ? wanted : (Word(1) << 20));
+    localKernel<<<blocks, kLocalThreads, 0, stream>>>(p, tables, words, perimeter, windows);
     check.launched("measure_local", stream);
 }
 
