@@ -1268,6 +1268,11 @@ __device__ __forceinline__ void storeWide(Word* at, const Wide& v) {
     for (int k = 0; k < kLimbs; ++k) at[k] = v.limb[k];
 }
 
+constexpr int kSmallAhead = 4;
+
+// Weighted: weighted.count > 0, whose sums take registers the others do
+// not need.
+template <bool Weighted>
 __global__ void __launch_bounds__(kThreads)
     smallKernel(Passes p, Exponents exponents, Exponents weighted, Configurations tables, const unsigned* words,
                 bool perimeter, bool crofton, bool euler, bool sums, bool extrema) {
@@ -1291,15 +1296,14 @@ __global__ void __launch_bounds__(kThreads)
                 // times ly^b lz^c.
                 Word powers[4] = {0, 0, 0, 0};
                 __int128 samplePowers[4] = {0, 0, 0, 0};
-                for (int x = x0; x < x1; ++x) {
-                    if (p.labels[rowStart + Word(x)] != label) continue;
+                auto addElement = [&](int x, unsigned word) {
                     const Word lx = Word(x - x0), square = lx * lx;
                     powers[0] += 1;
                     powers[1] += lx;
                     powers[2] += square;
                     powers[3] += square * lx;
-                    if (words) addWord(local, words[rowStart + Word(x)]);
-                    if (p.samples.bytes == 0) continue;
+                    if (words) addWord(local, word);
+                    if (p.samples.bytes == 0) return;
                     const Word bits = sampleBits(p.samples, rowStart + Word(x));
                     const long long value = static_cast<long long>(bits);
                     if (sums) {
@@ -1317,11 +1321,27 @@ __global__ void __launch_bounds__(kThreads)
                         if (key < least || leastAt == ~Word(0)) least = key, leastAt = rowStart + Word(x);
                         if (key > most || mostAt == ~Word(0)) most = key, mostAt = rowStart + Word(x);
                     }
-                    if (weighted.count == 0) continue;
-                    samplePowers[0] += value;
-                    samplePowers[1] += static_cast<__int128>(value) * static_cast<long long>(lx);
-                    samplePowers[2] += static_cast<__int128>(value) * static_cast<long long>(square);
-                    samplePowers[3] += static_cast<__int128>(value) * static_cast<long long>(square * lx);
+                    if constexpr (Weighted) {
+                        samplePowers[0] += value;
+                        samplePowers[1] += static_cast<__int128>(value) * static_cast<long long>(lx);
+                        samplePowers[2] += static_cast<__int128>(value) * static_cast<long long>(square);
+                        samplePowers[3] += static_cast<__int128>(value) * static_cast<long long>(square * lx);
+                    }
+                };
+                // kSmallAhead labels and words read at once: a thread waits on
+                // its loads, not on its few instructions an element.
+                for (int xs = x0; xs < x1; xs += kSmallAhead) {
+                    std::uint32_t labels[kSmallAhead];
+                    unsigned elementWords[kSmallAhead];
+#pragma unroll
+                    for (int k = 0; k < kSmallAhead; ++k) {
+                        const bool inBox = xs + k < x1;
+                        labels[k] = inBox ? p.labels[rowStart + Word(xs + k)] : 0u;
+                        elementWords[k] = inBox && words ? words[rowStart + Word(xs + k)] : 0u;
+                    }
+#pragma unroll
+                    for (int k = 0; k < kSmallAhead; ++k)
+                        if (labels[k] == label) addElement(xs + k, elementWords[k]);
                 }
                 if (powers[0] == 0) continue;
                 const Word ly = Word(y - y0), lz = Word(z - z0);
@@ -1332,7 +1352,7 @@ __global__ void __launch_bounds__(kThreads)
                     record[l.momentsAt + t * kLimbs] +=
                         pick(powers, exponents.e[t][0]) * pick(lyPower, exponents.e[t][1]) *
                         pick(lzPower, exponents.e[t][2]);
-                for (int t = 0; t < weighted.count; ++t) {
+                for (int t = 0; t < (Weighted ? weighted.count : 0); ++t) {
                     Word* at = record + l.weightedAt + t * kLimbs;
                     Wide total;
                     for (int k = 0; k < kLimbs; ++k) total.limb[k] = at[k];
@@ -1648,8 +1668,12 @@ void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) 
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
                  const Exponents& weighted, const Configurations& tables, const unsigned* words, bool perimeter,
                  bool crofton, bool euler, bool sums, bool extrema) {
-    smallKernel<<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words, perimeter,
-                                                                     crofton, euler, sums, extrema);
+    if (weighted.count > 0)
+        smallKernel<true><<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words,
+                                                                               perimeter, crofton, euler, sums, extrema);
+    else
+        smallKernel<false><<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words,
+                                                                                perimeter, crofton, euler, sums, extrema);
     check.launched("measure_small", stream);
 }
 

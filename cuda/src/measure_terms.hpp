@@ -66,10 +66,10 @@
 //
 // An image's perimeter classes and window terms need each element's
 // neighbours, and a thread walking its segment reads them 128 bytes apart
-// from the next lane's: measure_local gives a thread an element, a block a
-// tile whose labels (and two elements around it) it reads once into shared
-// memory, so that a warp reads whole rows, and leaves one word an element
-// for measure_small, measure_medium and measure_terms to add up.
+// from the next lane's: measure_local gives a lane a column of a strip that
+// its warp walks down a row at a time, so that a warp reads whole rows and
+// keeps the rows around an element in registers, and leaves one word an
+// element for measure_small, measure_medium and measure_terms to add up.
 
 #include <cstddef>
 #include <cstdint>
