@@ -795,7 +795,8 @@ __device__ __forceinline__ int croftonClass(const Configurations& t, unsigned co
 
 // Bit (dy + 1) * 3 + (dx + 1) of a 3x3 mask: the element at (x + dx, y + dy).
 __host__ __device__ constexpr unsigned neighbourBit(int dx, int dy) { return 1u << ((dy + 1) * 3 + (dx + 1)); }
-constexpr unsigned kEdgeNeighbours = neighbourBit(0, -1) | neighbourBit(-1, 0) | neighbourBit(1, 0) | neighbourBit(0, 1);
+constexpr unsigned kEdgeNeighbours =
+    neighbourBit(0, -1) | neighbourBit(-1, 0) | neighbourBit(1, 0) | neighbourBit(0, 1);
 constexpr unsigned kCornerNeighbours =
     neighbourBit(-1, -1) | neighbourBit(1, -1) | neighbourBit(-1, 1) | neighbourBit(1, 1);
 
@@ -1668,12 +1669,13 @@ void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) 
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
                  const Exponents& weighted, const Configurations& tables, const unsigned* words, bool perimeter,
                  bool crofton, bool euler, bool sums, bool extrema) {
+    const unsigned blocks = blocksFor(Word(p.regions));
     if (weighted.count > 0)
-        smallKernel<true><<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words,
-                                                                               perimeter, crofton, euler, sums, extrema);
+        smallKernel<true><<<blocks, kThreads, 0, stream>>>(p, exponents, weighted, tables, words, perimeter, crofton,
+                                                           euler, sums, extrema);
     else
-        smallKernel<false><<<blocksFor(Word(p.regions)), kThreads, 0, stream>>>(p, exponents, weighted, tables, words,
-                                                                                perimeter, crofton, euler, sums, extrema);
+        smallKernel<false><<<blocks, kThreads, 0, stream>>>(p, exponents, weighted, tables, words, perimeter, crofton,
+                                                            euler, sums, extrema);
     check.launched("measure_small", stream);
 }
 
