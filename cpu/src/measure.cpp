@@ -181,6 +181,13 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
         Pass pass{g, owned, q, boxes, fill, fill32, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
+        // The region of the most elements, where it has at least a row's.
+        std::uint64_t most = std::uint64_t(g.w);
+        for (std::size_t r = 0; r < totals.regions; ++r)
+            if (boxes.counts[r] >= most) {
+                most = boxes.counts[r];
+                pass.dominant = std::int64_t(r);
+            }
         // The accumulator that holds every sum a chunk reaches.
         std::int64_t extent = 1;
         for (std::size_t r = 0; r < totals.regions; ++r)

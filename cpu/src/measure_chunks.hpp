@@ -95,6 +95,17 @@ inline DoubleDouble exactDD(__int128 v) {
     s[3] = std::int64_t(s1 * ((b * (b + 1) + a * (a - 1)) >> 1));
 }
 
+// Sums s[k] of x^k (k = 0..3) made sums of (x - d)^k, for x >= d and each
+// result below 2^63, exactly: the binomial expansion in arithmetic modulo
+// 2^64, whose wrapped intermediates cancel.
+[[gnu::always_inline]] inline void shiftPowerSums(std::int64_t s[4], std::uint64_t d) {
+    const std::uint64_t s0 = std::uint64_t(s[0]), s1 = std::uint64_t(s[1]), s2 = std::uint64_t(s[2]), s3 = std::uint64_t(s[3]);
+    const std::uint64_t d2 = d * d;
+    s[1] = std::int64_t(s1 - d * s0);
+    s[2] = std::int64_t(s2 - 2 * d * s1 + d2 * s0);
+    s[3] = std::int64_t(s3 - 3 * d * s2 + 3 * d2 * s1 - d2 * d * s0);
+}
+
 // An intensity image read as its element type T (none: no intensity).
 struct NoIntensity {
     static constexpr bool present = false, floating = false, narrow = false;
@@ -600,6 +611,85 @@ inline void rowTouches(const std::int32_t* row, const std::int32_t* above, std::
 }
 #endif
 
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+// Bit x of mask[x / 64] set where row[x] == r, for the w elements of a row
+// (the word after the last zero); 16 ids a step. Returns whether any is.
+inline bool regionBits(const std::int32_t* row, std::int64_t w, std::int32_t r, std::uint64_t* mask) {
+    const std::size_t words = std::size_t((w + 63) / 64);
+    const __m128i want = _mm_set1_epi32(r);
+    std::uint64_t any = 0;
+    for (std::size_t k = 0; k < words; ++k) {
+        const std::int64_t x0 = std::int64_t(k) * 64, xEnd = std::min(x0 + 64, w);
+        std::uint64_t m = 0;
+        std::int64_t x = x0;
+        for (; x + 16 <= xEnd; x += 16) {
+            __m128i e[4];
+            for (int i = 0; i < 4; ++i) e[i] = _mm_cmpeq_epi32(loadIds4(row + x + 4 * i), want);
+            m |= bits16(e) << (x - x0);
+        }
+        for (; x < xEnd; ++x) m |= std::uint64_t(row[x] == r) << (x - x0);
+        mask[k] = m;
+        any |= m;
+    }
+    mask[words] = 0;
+    return any != 0;
+}
+
+// The sums, least and greatest of the samples p[x] (one channel of
+// unsigned integers of at most 16 bits) where bit x of `mask` is set, x
+// in [0, w), w <= 2^15: 8 samples a step in vectors as runSamples reads a
+// run, a step of no such element passed over; no positions (firstMasked
+// finds them where an extremum is new). Reads p[0, w) only.
+template <class T>
+inline RunSamples maskedSamples(const T* p, std::int64_t w, const std::uint64_t* mask) {
+    const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
+    const __m128i top = _mm_set1_epi16(0x7fff);
+    const __m128i laneBits = _mm_setr_epi16(1, 2, 4, 8, 16, 32, 64, 128);
+    ShiftedSums sums;
+    __m128i lo = top, hi = bias;
+    std::int64_t n = 0, x = 0;
+    for (; x + kRunLanes <= w; x += kRunLanes) {
+        const unsigned m = unsigned(mask[x >> 6] >> (x & 63)) & 0xffu;
+        if (!m) continue;
+        n += __builtin_popcount(m);
+        const __m128i live = _mm_cmpeq_epi16(_mm_and_si128(_mm_set1_epi16(std::int16_t(m)), laneBits), laneBits);
+        const __m128i v = _mm_and_si128(_mm_xor_si128(loadLanes(p + x), bias), live);
+        sums.add(v);
+        lo = _mm_min_epi16(lo, _mm_or_si128(v, _mm_andnot_si128(live, top)));
+        hi = _mm_max_epi16(hi, _mm_or_si128(v, _mm_andnot_si128(live, bias)));
+    }
+    RunSamples out;
+    sums.into(out, n);
+    spreadExtrema(lo, hi);
+    std::uint32_t lowest = std::uint16_t(_mm_cvtsi128_si32(lo) ^ 0x8000), highest = std::uint16_t(_mm_cvtsi128_si32(hi) ^ 0x8000);
+    if (n == 0) {  // the tail's first element sets them
+        lowest = 0xffff;
+        highest = 0;
+    }
+    for (; x < w; ++x)
+        if (mask[x >> 6] >> (x & 63) & 1) {
+            const std::uint32_t v = p[x];
+            out.sum += v;
+            out.squares += std::int64_t(v * v);
+            lowest = std::min(lowest, v);
+            highest = std::max(highest, v);
+        }
+    out.lowest = std::uint16_t(lowest);
+    out.highest = std::uint16_t(highest);
+    return out;
+}
+
+// The first x with bit x of `mask` set and p[x] == v (one is).
+template <class T>
+inline std::int64_t firstMasked(const T* p, const std::uint64_t* mask, T v) {
+    for (std::size_t k = 0;; ++k)
+        for (std::uint64_t m = mask[k]; m; m &= m - 1) {
+            const std::int64_t x = std::int64_t(k) * 64 + __builtin_ctzll(m);
+            if (p[x] == v) return x;
+        }
+}
+#endif
+
 // a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
 inline bool below(__int128 a, __int128 b) { return a < b; }
@@ -828,6 +918,7 @@ public:
         std::vector<std::size_t> entrySlot;
         std::vector<__int128> entryPowers;
         std::vector<std::int64_t> entryPowers64;
+        std::vector<std::int64_t> powerPrefix;  // (w + 1) x 4: the sums of x^0..x^3 over x < i
         std::vector<Acc> entryWeighted;
         std::vector<DoubleDouble> entryWeightedF;
         std::vector<std::uint64_t> runBits;
@@ -835,6 +926,7 @@ public:
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
         RowPerimeterClasses perimeterRows;
         std::vector<std::uint64_t> touches;  // a dense row's rowTouches, first then last
+        std::vector<std::uint64_t> dominantBits;  // a dense row's elements of Pass::dominant
 #endif
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
@@ -870,6 +962,11 @@ struct Pass {
     // known. A chunk's worker stops where `abandon` is set (a label past
     // `ids`: the caller measures another way).
     bool onePass = false;
+    // The region of the most elements (kNoRegion: none chosen), whose runs
+    // of a dense row are measured at once from the row's bits
+    // (dominantRowTerms): the one large region of noise has nearly every
+    // run of its rows.
+    std::int64_t dominant = kNoRegion;
     std::size_t ids = 0;
     std::int64_t labelShift = 0;
     const std::atomic<bool>* abandon = nullptr;
@@ -1211,6 +1308,122 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         else return static_cast<const void*>(nullptr);
     }();
     const std::int64_t width = g.w;
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+    // Pass::dominant's runs of a dense row at once (dominantRowTerms), for
+    // the whole rows of short rows, where every term a run adds comes
+    // from the row's bits: the perimeter's classes, the runs touching the
+    // row above, the power sums' prefixes, and one channel of unsigned
+    // samples of at most 16 bits without weighted moments.
+    bool dominantRows = false;
+    if constexpr (rowClasses) {
+        constexpr bool samplesByBits = [] {
+            if constexpr (In::present) return In::narrow && std::is_unsigned_v<typename In::Sample>;
+            else return true;
+        }();
+        dominantRows = samplesByBits && (channels == 0 || vectorRuns) && nw == 0 && !onePass && pass.dominant != kNoRegion &&
+                       shortRows && own.begin[0] == 0 && own.end[0] == g.w;
+    }
+    // The row's runs of Pass::dominant (a dense row's): the terms of every
+    // one of them added from the row's bits, and their starts taken out of
+    // `regionStarts` (markRuns'), so that the loop over the runs leaves them.
+    // Not inlined: its code stays out of the loop over the runs, which
+    // most rows of most images take alone.
+    auto dominantRowTerms = [&](const Id* row, std::int64_t flat, std::uint64_t* regionStarts, const std::uint64_t* const* rowClass,
+                                const std::uint64_t* touchFirst, const std::uint64_t* touchLast) __attribute__((noinline)) {
+        if constexpr (rowClasses) {
+            // Its scratch made at its first row: an image with no dense
+            // row keeps the memory layout of a measurement without it.
+            if (scratch.dominantBits.size() < words + 1) scratch.dominantBits.resize(words + 1);
+            // The sums of x^k over the runs: from the row's prefix sums
+            // (from the image's first column), one look-up at each end of
+            // a run that the row's bits mark.
+            std::vector<std::int64_t>& prefix = scratch.powerPrefix;
+            if (nm && prefix.size() != 4 * std::size_t(width + 1)) {
+                prefix.assign(4 * std::size_t(width + 1), 0);
+                for (std::int64_t x = 0; x < width; ++x) {
+                    const std::int64_t* from = &prefix[4 * std::size_t(x)];
+                    std::int64_t* to = &prefix[4 * std::size_t(x + 1)];
+                    to[0] = from[0] + 1;
+                    to[1] = from[1] + x;
+                    to[2] = from[2] + x * x;
+                    to[3] = from[3] + x * x * x;
+                }
+            }
+            const std::int64_t* powerPrefix = prefix.data();
+            std::uint64_t* mask = scratch.dominantBits.data();
+            if (!regionBits(row, width, std::int32_t(pass.dominant), mask)) return;
+            const std::size_t s = table.of(pass.dominant);
+            std::int64_t runs = 0, touching = 0;
+            std::uint64_t k0 = 0, k1 = 0, k2 = 0;
+            std::int64_t sx[4] = {0, 0, 0, 0};
+            for (std::size_t k = 0; k < words; ++k) {
+                const std::uint64_t m = mask[k];
+                if (!m) continue;
+                const std::uint64_t starts = regionStarts[k] & m;
+                regionStarts[k] &= ~m;
+                if (eulerByRuns) {
+                    runs += __builtin_popcountll(starts);
+                    touching += __builtin_popcountll(touchFirst[k] & m) + __builtin_popcountll(touchLast[k] & m);
+                }
+                if (wantPerimeter) {
+                    k0 += std::uint64_t(__builtin_popcountll(rowClass[0][k] & m));
+                    k1 += std::uint64_t(__builtin_popcountll(rowClass[1][k] & m));
+                    k2 += std::uint64_t(__builtin_popcountll(rowClass[2][k] & m));
+                }
+                if (nm) {
+                    // Each run's sums: the prefix past its last element less the one at its first.
+                    const std::uint64_t lasts = m & ~((m >> 1) | (mask[k + 1] << 63));
+                    const std::int64_t x0 = std::int64_t(k) * 64;
+                    for (std::uint64_t b = starts; b; b &= b - 1) {
+                        const std::int64_t* at = powerPrefix + 4 * (x0 + __builtin_ctzll(b));
+                        for (int i = 0; i < 4; ++i) sx[i] -= at[i];
+                    }
+                    for (std::uint64_t b = lasts; b; b &= b - 1) {
+                        const std::int64_t* at = powerPrefix + 4 * (x0 + __builtin_ctzll(b) + 1);
+                        for (int i = 0; i < 4; ++i) sx[i] += at[i];
+                    }
+                }
+            }
+            if (eulerByRuns) S.euler[s] += 4 * runs - 4 * touching;
+            if (wantPerimeter) {
+                std::uint64_t* kk = &S.perimeter[s * 3];
+                kk[0] += k0;
+                kk[1] += k1;
+                kk[2] += k2;
+            }
+            if (nm) {
+                shiftPowerSums(sx, std::uint64_t(originOf(pass.dominant)[0]));
+                std::int64_t* to = &entryPowers64[entry(s) * 4];
+                for (int i = 0; i < 4; ++i) to[i] += sx[i];
+            }
+            if constexpr (In::present && In::narrow) {
+                using Sample = typename In::Sample;
+                if constexpr (std::is_unsigned_v<Sample>) {
+                    const std::size_t element0 = std::size_t(flat * width);
+                    const Sample* p = sampleData + element0;
+                    const RunSamples got = maskedSamples(p, width, mask);
+                    if (wantSums) {
+                        add(S.sum[s], __int128(got.sum));
+                        add(S.squares[s], __int128(got.squares));
+                    }
+                    if (wantExtrema) {
+                        // As a run's: the slot's extrema replaced only where strictly beyond.
+                        const bool fresh = !S.seen[s];
+                        if (fresh || __int128(got.lowest) < S.minI[s]) {
+                            S.minI[s] = got.lowest;
+                            if constexpr (Positions) S.minAt[s] = element0 + std::size_t(firstMasked(p, mask, Sample(got.lowest)));
+                        }
+                        if (fresh || S.maxI[s] < __int128(got.highest)) {
+                            S.maxI[s] = got.highest;
+                            if constexpr (Positions) S.maxAt[s] = element0 + std::size_t(firstMasked(p, mask, Sample(got.highest)));
+                        }
+                        S.seen[s] = 1;
+                    }
+                }
+            }
+        }
+    };
+#endif
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
         if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
@@ -1228,7 +1441,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             const std::uint64_t* rowClass[3] = {nullptr, nullptr, nullptr};
             const std::uint64_t *touchFirst = nullptr, *touchLast = nullptr;
             if constexpr (rowClasses) {
-                if (classRows || eulerByRuns) {
+                if (classRows || eulerByRuns || dominantRows) {
                     std::int64_t runs = 0;
                     for (std::size_t k = 0; k < runWords; ++k) runs += __builtin_popcountll(scratch.runBits[runWords + k]);
                     denseRow = 8 * runs >= own.end[0] - own.begin[0];
@@ -1246,6 +1459,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     else std::fill(t.begin(), t.end(), 0);  // the first row: none above
                     touchFirst = t.data();
                     touchLast = t.data() + words + 1;
+                }
+                if (denseRow && dominantRows) {
+                    const auto& lo = pass.boxes.min[std::size_t(pass.dominant)];
+                    const auto& hi = pass.boxes.max[std::size_t(pass.dominant)];
+                    if (y >= lo[1] && y <= hi[1] && z >= lo[2] && z <= hi[2])
+                        dominantRowTerms(row, flat, scratch.runBits.data() + runWords, rowClass, touchFirst, touchLast);
                 }
             }
 #endif
