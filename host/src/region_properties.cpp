@@ -117,7 +117,11 @@ double Int256::toDouble() const {
 
 // --- DoubleDouble -------------------------------------------------------------
 
-DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) {
+namespace {
+
+// a / b, operator/'s arithmetic, inlined where the finalizers divide once
+// or twice a region.
+inline DoubleDouble quotientOf(const DoubleDouble& a, const DoubleDouble& b) {
     if (b.lo == 0.0) {
         // By a double (a count, an integer total below 2^53): one correction step.
         const double q1 = a.hi / b.hi;
@@ -138,6 +142,26 @@ DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) {
     q += DoubleDouble(q3);
     return q;
 }
+
+// A total as a double pair, Int256::toDoubleDouble's roundings: its path
+// for totals below 2^62 (most regions' moments) inlined, the others by it.
+inline DoubleDouble pairOf(const Int256& v) {
+    const std::uint64_t sign = (v.limb[1] >> 63) ? ~std::uint64_t(0) : 0;
+    const std::int64_t low = std::int64_t(v.limb[0]);
+    constexpr std::int64_t kFast = std::int64_t(1) << 62;
+    if (v.limb[1] == sign && v.limb[2] == sign && v.limb[3] == sign && std::uint64_t(low >> 63) == sign && low < kFast &&
+        low > -kFast) {
+        const double hi = double(low);
+        return DoubleDouble(hi, double(low - std::int64_t(hi)));
+    }
+    double hi, lo;
+    v.toDoubleDouble(hi, lo);
+    return DoubleDouble(hi, lo);
+}
+
+}  // namespace
+
+DoubleDouble operator/(const DoubleDouble& a, const DoubleDouble& b) { return quotientOf(a, b); }
 
 // --- Windows and tables -------------------------------------------------------
 
@@ -333,7 +357,7 @@ public:
     void select(std::size_t row) {
         row_ = row;
         momentsLevel_ = centralLevel_ = 0;
-        haveTensor_ = haveEigen_ = false;
+        haveCentre_ = haveTensor_ = haveEigen_ = false;
         std::fill(weightedLevel_.begin(), weightedLevel_.end(), 0);
         std::fill(weightedCentralLevel_.begin(), weightedCentralLevel_.end(), 0);
     }
@@ -377,11 +401,8 @@ public:
         if (momentsLevel_ < level) {
             momentsLevel_ = needed_.raw;
             const std::size_t n = momentExponents_.size();
-            scaledRaw(momentExponents_, momentPlaces_, momentsLevel_, [&](std::size_t e) {
-                double hi, lo;
-                t_.moments[row_ * n + e].toDoubleDouble(hi, lo);
-                return DoubleDouble(hi, lo);
-            }, moments_);
+            scaledRaw(momentExponents_, momentPlaces_, momentsLevel_, [&](std::size_t e) { return pairOf(t_.moments[row_ * n + e]); },
+                      moments_);
         }
         return moments_;
     }
@@ -391,9 +412,25 @@ public:
         needed_.central = std::max(needed_.central, level);
         if (centralLevel_ < level) {
             centralLevel_ = needed_.central;
-            centralOf(moments(centralLevel_), centralLevel_, central_);
+            const std::vector<DoubleDouble>& raw = moments(centralLevel_);
+            centralOf(raw, centre(), centralLevel_, central_);
         }
         return central_;
+    }
+    // The centre of the raw moments, m[e_a] / m[0] along each numpy axis a,
+    // in the box's coordinates (scaled): the centroid's and the central
+    // moments' shift's, divided once.
+    const DoubleDouble* centre() {
+        if (!haveCentre_) centreOf(moments(1), centre_), haveCentre_ = true;
+        return centre_;
+    }
+    // The centre of a raw cube m (numpy order) into c[0..dims).
+    void centreOf(const std::vector<DoubleDouble>& m, DoubleDouble* c) const {
+        for (int a = 0; a < dims_; ++a) {
+            int p[3] = {0, 0, 0};
+            p[a] = 1;
+            c[a] = quotientOf(m[std::size_t(cubeIndex(p, dims_))], m[0]);
+        }
     }
     const std::vector<DoubleDouble>& weighted(int channel, int level = 4) {
         int& have = weightedLevel_[std::size_t(channel)];
@@ -405,9 +442,7 @@ public:
             const std::size_t base = (row_ * std::size_t(channels()) + std::size_t(channel)) * n;
             scaledRaw(weightedExponents_, weightedPlaces_, have, [&](std::size_t e) {
                 if (t_.request.intensityKind == SampleKind::Float) return t_.weightedMomentsFloat[base + e];
-                double hi, lo;
-                t_.weightedMoments[base + e].toDoubleDouble(hi, lo);
-                return DoubleDouble(hi, lo);
+                return pairOf(t_.weightedMoments[base + e]);
             }, w);
         }
         return w;
@@ -418,7 +453,10 @@ public:
         needed_.weightedCentral = std::max(needed_.weightedCentral, level);
         if (have < level) {
             have = needed_.weightedCentral;
-            centralOf(weighted(channel, have), have, w);
+            const std::vector<DoubleDouble>& raw = weighted(channel, have);
+            DoubleDouble c[3];
+            centreOf(raw, c);
+            centralOf(raw, c, have, w);
         }
         return w;
     }
@@ -476,7 +514,9 @@ private:
     template <class TotalAt>
     void scaledRaw(const std::vector<std::array<int, 3>>& exps, const std::vector<int>& places, int level, const TotalAt& at,
                    std::vector<DoubleDouble>& cube) const {
-        cube.assign(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
+        // The entries written grow with the level, which only grows: those
+        // never written are NaN from the cube's first sizing on.
+        if (cube.size() != std::size_t(cubeSize())) cube.assign(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
         for (std::size_t e = 0; e < exps.size(); ++e) {
             if (level < 4 && exps[e][0] + exps[e][1] + exps[e][2] > level) continue;
             DoubleDouble v = at(e);
@@ -491,21 +531,16 @@ private:
     }
 
     // Central moments of a raw cube (numpy order) about its centroid
-    // (raw[e_a] / raw[0]), in double-doubles: the binomial shift along one
+    // (centre: centreOf(raw)), in double-doubles: the binomial shift along one
     // axis at a time, sum_k C(p, k) (-c)^(p - k) m_k, into mu for the
     // entries of the orders `level` holds (the others NaN). An entry's
     // shift reads entries of lower powers only, and the orders a level
     // holds include every lower power of theirs: each entry is the same
     // sum whatever the level.
-    void centralOf(const std::vector<DoubleDouble>& raw, int level, std::vector<DoubleDouble>& mu) {
-        const DoubleDouble m0 = raw[0];
+    void centralOf(const std::vector<DoubleDouble>& raw, const DoubleDouble* centre, int level, std::vector<DoubleDouble>& mu) {
+        if (centralOfFinite(raw, centre, level, mu)) return;
         DoubleDouble minusCentre[3];
-        for (int a = 0; a < dims_; ++a) {
-            int p[3] = {0, 0, 0};
-            p[a] = 1;
-            const DoubleDouble c = raw[std::size_t(cubeIndex(p, dims_))] / m0;
-            minusCentre[a] = DoubleDouble(-c.hi, -c.lo);
-        }
+        for (int a = 0; a < dims_; ++a) minusCentre[a] = DoubleDouble(-centre[a].hi, -centre[a].lo);
         static const double binomial[4][4] = {{1, 0, 0, 0}, {1, 1, 0, 0}, {1, 2, 1, 0}, {1, 3, 3, 1}};
         const int n = cubeSize();
         int entries[64];
@@ -564,6 +599,72 @@ private:
         for (int i = 0; i < count; ++i) mu[std::size_t(entries[i])] = from[entries[i]];
     }
 
+    // The entries of a level's orders (ascending), and for each axis those
+    // of a power past 0 along it, the highest powers first.
+    struct LevelEntries {
+        bool made = false;
+        std::vector<int> entries;
+        std::array<std::vector<int>, 3> shifted;
+    };
+    const LevelEntries& levelEntries(int level) {
+        LevelEntries& list = levelEntries_[std::size_t(level)];
+        if (list.made) return list;
+        for (int idx = 0; idx < cubeSize(); ++idx)
+            if (inLevel(idx, level)) list.entries.push_back(idx);
+        for (int a = 0; a < dims_; ++a) {
+            const int shift = 2 * (dims_ - 1 - a);
+            for (int pa = 3; pa >= 1; --pa)
+                for (int idx : list.entries)
+                    if (((idx >> shift) & 3) == pa) list.shifted[std::size_t(a)].push_back(idx);
+        }
+        list.made = true;
+        return list;
+    }
+
+    // centralOf where every entry of the level and the centre are finite,
+    // as a region's moments always are: the same operations on each entry in
+    // the same order, with no NaN to look for, each axis's shift made in
+    // place in mu from the highest powers down (an entry's shift reads its
+    // lower powers along the axis only). Entries past the level stay NaN
+    // from mu's first sizing on (the level only grows). False, mu
+    // untouched, where an entry or the centre is not finite.
+    bool centralOfFinite(const std::vector<DoubleDouble>& raw, const DoubleDouble* centre, int level,
+                         std::vector<DoubleDouble>& mu) {
+        const LevelEntries& list = levelEntries(level);
+        for (int idx : list.entries)
+            if (!std::isfinite(raw[std::size_t(idx)].hi)) return false;
+        for (int a = 0; a < dims_; ++a)
+            if (!std::isfinite(centre[a].hi)) return false;
+        if (mu.size() != std::size_t(cubeSize())) mu.assign(std::size_t(cubeSize()), DoubleDouble(std::nan("")));
+        DoubleDouble* m = mu.data();
+        for (int idx : list.entries) m[idx] = raw[std::size_t(idx)];
+        for (int a = 0; a < dims_; ++a) {
+            const DoubleDouble minusCentre(-centre[a].hi, -centre[a].lo);
+            DoubleDouble power[4] = {DoubleDouble(1.0), minusCentre, minusCentre * minusCentre, DoubleDouble()};
+            if (level >= 3) power[3] = power[2] * minusCentre;
+            const int shift = 2 * (dims_ - 1 - a);
+            const int stride = 1 << shift;
+            for (int idx : list.shifted[std::size_t(a)]) {
+                const int pa = (idx >> shift) & 3;
+                const DoubleDouble* e = m + (idx - pa * stride);  // powers 0..pa along the axis
+                DoubleDouble sum = e[0] * power[pa];
+                if (pa == 1) {
+                    sum += e[stride];
+                } else if (pa == 2) {
+                    const DoubleDouble twice = e[stride] * power[1];
+                    sum += DoubleDouble(2.0 * twice.hi, 2.0 * twice.lo);
+                    sum += e[2 * stride];
+                } else {
+                    sum += (e[stride] * power[2]) * DoubleDouble(3.0);
+                    sum += (e[2 * stride] * power[1]) * DoubleDouble(3.0);
+                    sum += e[3 * stride];
+                }
+                m[idx] = sum;
+            }
+        }
+        return true;
+    }
+
     static void symmetricEigenvalues(const std::vector<double>& tensor, int n, std::vector<double>& values) {
         values.resize(static_cast<std::size_t>(n));
         if (n == 2) {
@@ -619,10 +720,13 @@ private:
     std::vector<int> momentPlaces_, weightedPlaces_;  // placesOf each
     bool unitSpacing_ = true;
     std::array<int, 64> order_{};  // the order of each cube entry (its powers' sum)
+    std::array<LevelEntries, 5> levelEntries_;  // by level, made on first use
     // What finalizers share, computed on first use for the selected region
     // (the orders held, 0 for none yet).
     std::vector<DoubleDouble> moments_, central_;
     int momentsLevel_ = 0, centralLevel_ = 0;
+    DoubleDouble centre_[3];
+    bool haveCentre_ = false;
     std::vector<double> tensor_, eigen_;
     bool haveTensor_ = false, haveEigen_ = false;
     std::vector<std::vector<DoubleDouble>> weighted_, weightedCentral_;
@@ -671,15 +775,16 @@ double axisLength(RegionMeasure& r, bool major) {
     return std::sqrt(std::max(0.0, 10 * (major ? e[0] + e[1] - e[2] : -e[0] + e[1] + e[2])));
 }
 
-// The centroid of raw moments m (numpy order): m[e_a] / m[0] along each
-// axis, in the box's coordinates or (global) the image's.
-void centroidOf(const RegionMeasure& r, const std::vector<DoubleDouble>& m, bool global, std::vector<double>& out) {
-    for (int a = 0; a < r.dims(); ++a) {
-        int p[3] = {0, 0, 0};
-        p[a] = 1;
-        out.push_back((m[std::size_t(RegionMeasure::cubeIndex(p, r.dims()))] / m[0]).value() +
-                      (global ? double(r.boxMin(a)) * r.spacing(a) : 0.0));
-    }
+// The centroid of centre c (RegionMeasure::centreOf) along each axis, in the
+// box's coordinates or (global) the image's.
+void centroidOf(const RegionMeasure& r, const DoubleDouble* c, bool global, std::vector<double>& out) {
+    for (int a = 0; a < r.dims(); ++a) out.push_back(c[a].value() + (global ? double(r.boxMin(a)) * r.spacing(a) : 0.0));
+}
+// The same of the weighted moments of channel ch.
+void weightedCentroidOf(RegionMeasure& r, int ch, bool global, std::vector<double>& out) {
+    DoubleDouble c[3];
+    r.centreOf(r.weighted(ch, 1), c);
+    centroidOf(r, c, global, out);
 }
 
 double minSpacing(const RegionMeasure& r) {
@@ -693,9 +798,7 @@ std::size_t at(const RegionMeasure& r, int c) { return r.row() * std::size_t(r.c
 bool floatIntensity(const RegionMeasure& r) { return r.totals().request.intensityKind == SampleKind::Float; }
 DoubleDouble intensitySum(const RegionMeasure& r, int c) {
     if (floatIntensity(r)) return r.totals().intensitySumFloat[at(r, c)];
-    double hi, lo;
-    r.totals().intensitySum[at(r, c)].toDoubleDouble(hi, lo);
-    return {hi, lo};
+    return pairOf(r.totals().intensitySum[at(r, c)]);
 }
 double intensityVariance(const RegionMeasure& r, int c) {
     const double n = double(r.count());
@@ -776,9 +879,9 @@ const std::vector<PropertyDeclaration> kDeclarations = {
           v.push_back(std::pow(2.0 * r.dims() * double(r.count()) * r.pixelArea() / kPi, 1.0 / r.dims()));
       }},
     D{"centroid", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(1), true, v); }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.centre(), true, v); }},
     D{"centroid_local", true, true, false, false, [](TermRequest& q) { needMoments(q, 1); }, axesShape,
-      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.moments(1), false, v); }},
+      [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) { centroidOf(r, r.centre(), false, v); }},
     D{"moments", true, true, false, false, [](TermRequest& q) { needMoments(q, 4); }, cubeShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           for (const auto& m : r.moments()) v.push_back(m.value());
@@ -847,7 +950,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
     // Intensity.
     D{"intensity_mean", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
-          perChannelValue(r, v, [&](int c) { return (intensitySum(r, c) / DoubleDouble(double(r.count()))).value(); });
+          perChannelValue(r, v, [&](int c) { return quotientOf(intensitySum(r, c), DoubleDouble(double(r.count()))).value(); });
       }},
     D{"intensity_sum", true, true, true, false, [](TermRequest& q) { q.intensitySums = true; }, channelShape,
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
@@ -875,7 +978,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
               std::vector<double> out;
-              centroidOf(r, r.weighted(c, 1), false, out);
+              weightedCentroidOf(r, c, false, out);
               return out;
           });
       }},
@@ -883,7 +986,7 @@ const std::vector<PropertyDeclaration> kDeclarations = {
       [](RegionMeasure& r, std::vector<double>& v, std::vector<std::int64_t>&) {
           perChannel(r, v, [&](int c) {
               std::vector<double> out;
-              centroidOf(r, r.weighted(c, 1), true, out);
+              weightedCentroidOf(r, c, true, out);
               return out;
           });
       }},
@@ -1053,36 +1156,46 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     });
     // Rows first..last: each region's values depend on its own totals only,
     // so rows split among threads give the same table at every thread count.
-    // Each column's values, found once (the columns keep their buffers from here on).
-    std::vector<double*> realsOf(table.columns.size(), nullptr);
-    std::vector<std::int64_t*> intsOf(table.columns.size(), nullptr);
-    for (std::size_t k = 0; k < table.columns.size(); ++k) {
-        realsOf[k] = table.columns[k].reals.data();
-        intsOf[k] = table.columns[k].ints.data();
-    }
+    // The columns in the order a row's values come (every finalizer adds
+    // its property's width of values), reals and integers apart.
+    std::vector<double*> realColumns;
+    std::vector<std::int64_t*> intColumns;
+    for (const Placed& p : placed)
+        for (std::size_t k = 0; k < p.width && !p.label; ++k) {
+            PropertyColumn& c = table.columns[p.first + k];
+            if (p.declaration->integer) intColumns.push_back(c.ints.data());
+            else realColumns.push_back(c.reals.data());
+        }
+    // A block of rows' values at a time, row after row, then copied into
+    // the columns a column at a time: a row's values go to as many columns,
+    // each of them a run of the block's rows long.
+    constexpr std::size_t kBlockRows = 32;
     auto finalizeRows = [&](std::size_t first, std::size_t last) {
         RegionMeasure region(totals, spacing);
         std::vector<double> reals;
         std::vector<std::int64_t> ints;
-        for (std::size_t row = first; row < last; ++row) {
-            region.select(row);
-            for (const Placed& p : placed) {
-                if (p.label) continue;
-                reals.clear();
-                ints.clear();
-                if (p.position) extremumPosition(region, ints, p.maximum, totals.imageExtents);
-                else p.declaration->finalize(region, reals, ints);
-                if (p.declaration->integer)
-                    for (std::size_t k = 0; k < p.width; ++k) intsOf[p.first + k][row] = ints[k];
-                else
-                    for (std::size_t k = 0; k < p.width; ++k) realsOf[p.first + k][row] = reals[k];
+        for (std::size_t block = first; block < last; block += kBlockRows) {
+            const std::size_t rows = std::min(kBlockRows, last - block);
+            reals.clear();
+            ints.clear();
+            for (std::size_t row = block; row < block + rows; ++row) {
+                region.select(row);
+                for (const Placed& p : placed) {
+                    if (p.label) continue;
+                    if (p.position) extremumPosition(region, ints, p.maximum, totals.imageExtents);
+                    else p.declaration->finalize(region, reals, ints);
+                }
             }
+            const std::size_t realWidth = realColumns.size(), intWidth = intColumns.size();
+            for (std::size_t k = 0; k < realWidth; ++k)
+                for (std::size_t i = 0; i < rows; ++i) realColumns[k][block + i] = reals[i * realWidth + k];
+            for (std::size_t k = 0; k < intWidth; ++k)
+                for (std::size_t i = 0; i < rows; ++i) intColumns[k][block + i] = ints[i * intWidth + k];
         }
     };
-    // A region's finalizers take about a microsecond (central moments,
-    // eigenvalues), far more than a row's copy: a thread is handed fewer
-    // rows than a copy's, yet about a millisecond's work, so that handing
-    // them over costs a small part of it.
+    // A region's finalizers (central moments, eigenvalues) take far more
+    // than a row's copy: a thread is handed fewer rows than a copy's, yet
+    // enough work that handing them over costs a small part of it.
     constexpr std::size_t kFinalizedRowsPerThread = 1024;
     forRanges(totals.regions, kFinalizedRowsPerThread, threads, finalizeRows);
     return table;
