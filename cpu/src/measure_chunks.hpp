@@ -612,6 +612,53 @@ inline void rowTouches(const std::int32_t* row, const std::int32_t* above, std::
 #endif
 
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
+// The sums of b^0..b^3 over the set bits b of a 64-bit word, from its 16
+// nibbles: lane k of table[i][n] holds the sum of b^k over the set bits
+// of the nibble value n at bits [4i, 4i + 4). A word's sums fit 32 bits
+// (the sum of b^3 over b < 64 is 4064256).
+struct NibblePowers {
+    alignas(16) std::uint32_t table[16][16][4];
+    NibblePowers() {
+        for (std::uint32_t i = 0; i < 16; ++i)
+            for (std::uint32_t n = 0; n < 16; ++n) {
+                std::uint32_t* to = table[i][n];
+                to[0] = to[1] = to[2] = to[3] = 0;
+                for (std::uint32_t j = 0; j < 4; ++j)
+                    if (n >> j & 1) {
+                        const std::uint32_t b = 4 * i + j;
+                        to[0] += 1;
+                        to[1] += b;
+                        to[2] += b * b;
+                        to[3] += b * b * b;
+                    }
+            }
+    }
+};
+inline const NibblePowers& nibblePowers() {
+    static const NibblePowers powers;
+    return powers;
+}
+// The sums of x^0..x^3 (modulo 2^64) over the set bits x of mask[0, words),
+// x counted from bit 0 of mask[0], added to s.
+inline void maskPowerSums(const std::uint64_t* mask, std::size_t words, std::uint64_t s[4]) {
+    const NibblePowers& powers = nibblePowers();
+    for (std::size_t k = 0; k < words; ++k) {
+        const std::uint64_t m = mask[k];
+        if (!m) continue;
+        __m128i acc = _mm_setzero_si128();
+        for (int i = 0; i < 16; ++i)
+            acc = _mm_add_epi32(acc, _mm_load_si128(reinterpret_cast<const __m128i*>(powers.table[i][(m >> (4 * i)) & 15])));
+        alignas(16) std::uint32_t l[4];
+        _mm_store_si128(reinterpret_cast<__m128i*>(l), acc);
+        // The word's sums moved to its first bit x0: (x0 + b)^k expanded.
+        const std::uint64_t x0 = std::uint64_t(k) * 64, l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
+        s[0] += l0;
+        s[1] += x0 * l0 + l1;
+        s[2] += x0 * (x0 * l0 + 2 * l1) + l2;
+        s[3] += x0 * (x0 * (x0 * l0 + 3 * l1) + 3 * l2) + l3;
+    }
+}
+
 // Bit x of mask[x / 64] set where row[x] == r, for the w elements of a row
 // (the word after the last zero); 16 ids a step. Returns whether any is.
 inline bool regionBits(const std::int32_t* row, std::int64_t w, std::int32_t r, std::uint64_t* mask) {
@@ -918,7 +965,6 @@ public:
         std::vector<std::size_t> entrySlot;
         std::vector<__int128> entryPowers;
         std::vector<std::int64_t> entryPowers64;
-        std::vector<std::int64_t> powerPrefix;  // (w + 1) x 4: the sums of x^0..x^3 over x < i
         std::vector<Acc> entryWeighted;
         std::vector<DoubleDouble> entryWeightedF;
         std::vector<std::uint64_t> runBits;
@@ -927,6 +973,8 @@ public:
         RowPerimeterClasses perimeterRows;
         std::vector<std::uint64_t> touches;  // a dense row's rowTouches, first then last
         std::vector<std::uint64_t> dominantBits;  // a dense row's elements of Pass::dominant
+        std::vector<std::uint64_t> dominantAbove;  // the row above's (dominantRowTerms' Euler numbers)
+        std::vector<std::uint64_t> dominantBorder;  // 3 border rows' (dominantRowTerms' perimeter), a slot a row as border()'s
 #endif
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
@@ -1034,6 +1082,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const std::size_t paddedWidth = std::size_t(g.w) + 2 + std::size_t(kRowClassPad);
     RowPerimeterClasses* classRows = nullptr;
     std::int64_t classifiedRow = -1;  // the row classRows classified last
+    [[maybe_unused]] std::int64_t dominantBitsRow = -1;  // the row whose Pass::dominant bits scratch.dominantBits holds
     if (rowClasses && q.perimeter) {
         scratch.perimeterRows.resize(words);
         classRows = &scratch.perimeterRows;
@@ -1311,9 +1360,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
     // Pass::dominant's runs of a dense row at once (dominantRowTerms), for
     // the whole rows of short rows, where every term a run adds comes
-    // from the row's bits: the perimeter's classes, the runs touching the
-    // row above, the power sums' prefixes, and one channel of unsigned
-    // samples of at most 16 bits without weighted moments.
+    // from the bits of the region in the row, the rows beside it and their
+    // border rows: the perimeter's classes, the runs touching the row
+    // above, the power sums (maskPowerSums), and one channel of unsigned
+    // samples of at most 16 bits without weighted moments. The row-wide
+    // passes (RowPerimeterClasses, rowTouches) are left out for such a
+    // row: its other runs find their terms one at a time.
     bool dominantRows = false;
     if constexpr (rowClasses) {
         constexpr bool samplesByBits = [] {
@@ -1328,29 +1380,44 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // `regionStarts` (markRuns'), so that the loop over the runs leaves them.
     // Not inlined: its code stays out of the loop over the runs, which
     // most rows of most images take alone.
-    auto dominantRowTerms = [&](const Id* row, std::int64_t flat, std::uint64_t* regionStarts, const std::uint64_t* const* rowClass,
-                                const std::uint64_t* touchFirst, const std::uint64_t* touchLast) __attribute__((noinline)) {
+    std::array<std::int64_t, 3> dominantBorderIds{-1, -1, -1};  // the border rows dominantBorder's slots hold
+    auto dominantRowTerms = [&](const Id* row, std::int64_t flat, std::uint64_t* regionStarts, const Id* const* borders,
+                                const Id* aboveRow) __attribute__((noinline)) {
         if constexpr (rowClasses) {
             // Its scratch made at its first row: an image with no dense
             // row keeps the memory layout of a measurement without it.
             if (scratch.dominantBits.size() < words + 1) scratch.dominantBits.resize(words + 1);
-            // The sums of x^k over the runs: from the row's prefix sums
-            // (from the image's first column), one look-up at each end of
-            // a run that the row's bits mark.
-            std::vector<std::int64_t>& prefix = scratch.powerPrefix;
-            if (nm && prefix.size() != 4 * std::size_t(width + 1)) {
-                prefix.assign(4 * std::size_t(width + 1), 0);
-                for (std::int64_t x = 0; x < width; ++x) {
-                    const std::int64_t* from = &prefix[4 * std::size_t(x)];
-                    std::int64_t* to = &prefix[4 * std::size_t(x + 1)];
-                    to[0] = from[0] + 1;
-                    to[1] = from[1] + x;
-                    to[2] = from[2] + x * x;
-                    to[3] = from[3] + x * x * x;
+            if (scratch.dominantAbove.size() < words + 1) scratch.dominantAbove.resize(words + 1);
+            // The runs above that the region's runs touch, from its bits in
+            // the row above (the last row's, where that was the row above).
+            const bool touches = eulerByRuns && aboveRow;
+            if (touches) {
+                if (dominantBitsRow == flat - 1) std::swap(scratch.dominantBits, scratch.dominantAbove);
+                else regionBits(aboveRow, width, std::int32_t(pass.dominant), scratch.dominantAbove.data());
+            }
+            const std::uint64_t* above = scratch.dominantAbove.data();
+            // The perimeter's classes of the region's elements, as
+            // RowPerimeterClasses::classify finds them, with its border
+            // elements' neighbours of the region where the border rows
+            // y - 1, y, y + 1 (borders) hold it.
+            const std::uint64_t* borderBits[3] = {nullptr, nullptr, nullptr};
+            if (wantPerimeter) {
+                if (scratch.dominantBorder.size() < 3 * (words + 1)) scratch.dominantBorder.resize(3 * (words + 1));
+                const std::int64_t y = flat % g.h;
+                for (std::int64_t d = -1; d <= 1; ++d) {
+                    const std::int64_t id = flat + d;
+                    const std::size_t slot = std::size_t(((id % 3) + 3) % 3);
+                    std::uint64_t* bits = scratch.dominantBorder.data() + slot * (words + 1);
+                    const bool inside = y + d >= 0 && y + d < g.h;
+                    if (!inside || dominantBorderIds[slot] != id) {
+                        regionBits(borders[d + 1], width, std::int32_t(pass.dominant), bits);
+                        dominantBorderIds[slot] = inside ? id : -1;
+                    }
+                    borderBits[d + 1] = bits;
                 }
             }
-            const std::int64_t* powerPrefix = prefix.data();
             std::uint64_t* mask = scratch.dominantBits.data();
+            dominantBitsRow = flat;
             if (!regionBits(row, width, std::int32_t(pass.dominant), mask)) return;
             const std::size_t s = table.of(pass.dominant);
             std::int64_t runs = 0, touching = 0;
@@ -1363,26 +1430,49 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 regionStarts[k] &= ~m;
                 if (eulerByRuns) {
                     runs += __builtin_popcountll(starts);
-                    touching += __builtin_popcountll(touchFirst[k] & m) + __builtin_popcountll(touchLast[k] & m);
+                    if (touches) {
+                        // As rowTouches finds them, with a run's neighbours
+                        // above of the region where the row above's bits are.
+                        const std::uint64_t a = above[k];
+                        const std::uint64_t aLeft = (a << 1) | (k ? above[k - 1] >> 63 : 0);  // above[x - 1]
+                        const std::uint64_t aRight = (a >> 1) | (above[k + 1] << 63);           // above[x + 1]
+                        const std::uint64_t ends = m & ~((m >> 1) | (mask[k + 1] << 63));
+                        const std::uint64_t first = m & ((starts & (aLeft | a)) | (~starts & a & ~aLeft));
+                        touching += __builtin_popcountll(first) + __builtin_popcountll(ends & aRight & ~a);
+                    }
                 }
                 if (wantPerimeter) {
-                    k0 += std::uint64_t(__builtin_popcountll(rowClass[0][k] & m));
-                    k1 += std::uint64_t(__builtin_popcountll(rowClass[1][k] & m));
-                    k2 += std::uint64_t(__builtin_popcountll(rowClass[2][k] & m));
-                }
-                if (nm) {
-                    // Each run's sums: the prefix past its last element less the one at its first.
-                    const std::uint64_t lasts = m & ~((m >> 1) | (mask[k + 1] << 63));
-                    const std::int64_t x0 = std::int64_t(k) * 64;
-                    for (std::uint64_t b = starts; b; b &= b - 1) {
-                        const std::int64_t* at = powerPrefix + 4 * (x0 + __builtin_ctzll(b));
-                        for (int i = 0; i < 4; ++i) sx[i] -= at[i];
+                    const std::uint64_t *u = borderBits[0], *c = borderBits[1], *d = borderBits[2];
+                    const std::uint64_t live = c[k];
+                    if (live) {
+                        const std::uint64_t before = k ? 1 : 0;  // the word before exists
+                        auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
+                        auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
+                        // Adds four words of bits: the count's bits 0, 1, 2 (as classify's).
+                        auto count = [](std::uint64_t a, std::uint64_t b, std::uint64_t cc, std::uint64_t dd, std::uint64_t n[3]) {
+                            const std::uint64_t ab = a ^ b, cd = cc ^ dd;
+                            n[0] = ab ^ cd;
+                            n[1] = ((a & b) ^ (cc & dd)) | (ab & cd);
+                            n[2] = a & b & cc & dd;
+                        };
+                        std::uint64_t e[3], cn[3];
+                        count(leftOf(c), rightOf(c), u[k], d[k], e);
+                        count(leftOf(u), rightOf(u), leftOf(d), rightOf(d), cn);
+                        const std::uint64_t e0 = ~(e[0] | e[1] | e[2]), e1 = e[0] & ~e[1] & ~e[2], e23 = e[1] & ~e[2];
+                        const std::uint64_t cUpTo2 = ~cn[2] & ~(cn[0] & cn[1]), c2 = ~cn[0] & cn[1] & ~cn[2], c3 = cn[0] & cn[1],
+                                            c12 = (cn[0] ^ cn[1]) & ~cn[2];
+                        k0 += std::uint64_t(__builtin_popcountll(live & e23 & cUpTo2));
+                        k1 += std::uint64_t(__builtin_popcountll(live & ((e0 & c2) | (e1 & c3))));
+                        k2 += std::uint64_t(__builtin_popcountll(live & e1 & c12));
                     }
-                    for (std::uint64_t b = lasts; b; b &= b - 1) {
-                        const std::int64_t* at = powerPrefix + 4 * (x0 + __builtin_ctzll(b) + 1);
-                        for (int i = 0; i < 4; ++i) sx[i] += at[i];
-                    }
                 }
+            }
+            if (nm) {
+                // The sums of x^k over the region's elements of the row
+                // (from the image's first column), from the mask's nibbles.
+                std::uint64_t u[4] = {0, 0, 0, 0};
+                maskPowerSums(mask, words, u);
+                for (int i = 0; i < 4; ++i) sx[i] = std::int64_t(u[i]);
             }
             if (eulerByRuns) S.euler[s] += 4 * runs - 4 * touching;
             if (wantPerimeter) {
@@ -1446,12 +1536,22 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     for (std::size_t k = 0; k < runWords; ++k) runs += __builtin_popcountll(scratch.runBits[runWords + k]);
                     denseRow = 8 * runs >= own.end[0] - own.begin[0];
                 }
-                if (denseRow && classRows) {
+                const bool dominantHere = [&] {
+                    if (!denseRow || !dominantRows) return false;
+                    const auto& lo = pass.boxes.min[std::size_t(pass.dominant)];
+                    const auto& hi = pass.boxes.max[std::size_t(pass.dominant)];
+                    return y >= lo[1] && y <= hi[1] && z >= lo[2] && z <= hi[2];
+                }();
+                // Where dominantRowTerms counts the region's runs touching
+                // the row above from its bits, the other runs count theirs
+                // one at a time (touchFirst null).
+                // Likewise its perimeter's classes (rowClass null).
+                if (denseRow && classRows && !dominantHere) {
                     classRows->classify(b0, b1, b2, g.w, y > 0 && classifiedRow == flat - 1);
                     classifiedRow = flat;
                     for (std::size_t k = 0; k < 3; ++k) rowClass[k] = classRows->classes(k);
                 }
-                if (denseRow && eulerByRuns) {
+                if (denseRow && eulerByRuns && !dominantHere) {
                     // A whole row: runWords is words.
                     std::vector<std::uint64_t>& t = scratch.touches;
                     if (t.size() < 2 * (words + 1)) t.resize(2 * (words + 1));
@@ -1460,11 +1560,9 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     touchFirst = t.data();
                     touchLast = t.data() + words + 1;
                 }
-                if (denseRow && dominantRows) {
-                    const auto& lo = pass.boxes.min[std::size_t(pass.dominant)];
-                    const auto& hi = pass.boxes.max[std::size_t(pass.dominant)];
-                    if (y >= lo[1] && y <= hi[1] && z >= lo[2] && z <= hi[2])
-                        dominantRowTerms(row, flat, scratch.runBits.data() + runWords, rowClass, touchFirst, touchLast);
+                if (dominantHere) {
+                    const Id* borders[3] = {b0, b1, b2};
+                    dominantRowTerms(row, flat, scratch.runBits.data() + runWords, borders, aboveRow);
                 }
             }
 #endif
@@ -1478,7 +1576,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     // Runs above touch [x, x1 - 1] where they reach x - 1 to x1.
                     std::int64_t touching;
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
-                    if constexpr (denseClasses) touching = std::int64_t(classesIn(touchFirst, x, x1) + classesIn(touchLast, x, x1));
+                    if (denseClasses && touchFirst) touching = std::int64_t(classesIn(touchFirst, x, x1) + classesIn(touchLast, x, x1));
                     else
 #endif
                         touching = !aboveRow ? 0
@@ -1651,7 +1749,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     };
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
                     if constexpr (rowClasses) {
-                        if constexpr (denseClasses) {
+                        if (denseClasses && rowClass[0]) {
                             k0 = classesIn(rowClass[0], x, x1);
                             k1 = classesIn(rowClass[1], x, x1);
                             k2 = classesIn(rowClass[2], x, x1);
