@@ -538,14 +538,18 @@ __device__ __forceinline__ void addSample(const Passes& p, bool sums, bool extre
 }
 
 // Samples of at most 4 bytes: sign-extended, they are the values themselves.
+// A sample's bits into the sum and the sum of squares (measure_small's,
+// measure_medium's and a run's).
+__device__ __forceinline__ void addNarrowSums(Word bits, long long& sum, unsigned __int128& squares) {
+    const long long value = static_cast<long long>(bits);
+    sum += value;
+    const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
+    squares += static_cast<unsigned __int128>(magnitude * magnitude);
+}
+
 __device__ __forceinline__ void addSample(const Passes& p, bool sums, bool extrema, Word bits, Word element,
                                           long long& sum, unsigned __int128& squares, Word& least, Word& most) {
-    if (sums) {
-        const long long value = static_cast<long long>(bits);
-        sum += value;
-        const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
-        squares += static_cast<unsigned __int128>(magnitude * magnitude);
-    }
+    if (sums) addNarrowSums(bits, sum, squares);
     if (extrema) {
         const ExtremaWords w = extremaWordsOf(p, bits, element);
         least = min(least, w.least);
@@ -848,7 +852,7 @@ struct StripRow {
 // Every lane of the warp calls it. The outermost lanes' outer neighbours
 // are their own labels: those lanes' words are not written.
 __device__ __forceinline__ StripRow stripRowOf(std::uint32_t centre) {
-    return {__shfl_up_sync(0xffffffffu, centre, 1), centre, __shfl_down_sync(0xffffffffu, centre, 1)};
+    return {__shfl_up_sync(kFullWarp, centre, 1), centre, __shfl_down_sync(kFullWarp, centre, 1)};
 }
 
 // Bits of the lane's element in `row` equal to `label`: bit 0 its left
@@ -863,7 +867,7 @@ __device__ __forceinline__ unsigned sameIn(const StripRow& row, std::uint32_t la
 // warp's elements of the row, a bit a lane.
 __device__ __forceinline__ unsigned bordersOf(const StripRow& row, std::uint32_t above, std::uint32_t below) {
     const std::uint32_t c = row.centre;
-    return __ballot_sync(0xffffffffu, c != 0 && (row.left != c || row.right != c || above != c || below != c));
+    return __ballot_sync(kFullWarp, c != 0 && (row.left != c || row.right != c || above != c || below != c));
 }
 
 __global__ void __launch_bounds__(kLocalThreads)
@@ -1307,11 +1311,7 @@ __global__ void __launch_bounds__(kThreads)
                     if (p.samples.bytes == 0) return;
                     const Word bits = sampleBits(p.samples, rowStart + Word(x));
                     const long long value = static_cast<long long>(bits);
-                    if (sums) {
-                        sum += value;
-                        const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
-                        squares += static_cast<unsigned __int128>(magnitude * magnitude);
-                    }
+                    if (sums) addNarrowSums(bits, sum, squares);
                     if (extrema && p.packedExtrema) {
                         const ExtremaWords w = extremaWordsOf(p, bits, rowStart + Word(x));
                         least = min(least, w.least);
@@ -1497,12 +1497,7 @@ __device__ __forceinline__ void walkColumn(const Passes& p, const MediumWalk& m,
             down[2] += square;
             down[3] += square * y;
             addWord(elementWords[k], m.perimeter, m.crofton, m.euler, s.classes, s.croftons, s.shares);
-            if (m.sums) {
-                const long long value = static_cast<long long>(bits[k]);
-                s.sum += value;
-                const Word magnitude = value < 0 ? Word(0) - Word(value) : Word(value);  // < 2^32
-                s.squares += static_cast<unsigned __int128>(magnitude * magnitude);
-            }
+            if (m.sums) addNarrowSums(bits[k], s.sum, s.squares);
             if (m.extrema) {
                 const Word at = element + Word(k) * step;
                 const ExtremaWords x = extremaWordsOf(p, bits[k], at);
