@@ -390,6 +390,34 @@ inline void compareNeighbours16(const __m128i* r, const std::int32_t* other, __m
     }
 }
 
+// The perimeter's classes (kClass in gatherChunk) of the border elements
+// `live`, a bit each, from their border neighbours of their region along
+// the edges (a, b, c, d) and at the corners (e, f, g, h), each a word of
+// bits: the neighbours counted by adders over words, the classes read
+// from the counts. Into class0..class2.
+inline void classWords(std::uint64_t live, std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d,
+                       std::uint64_t e, std::uint64_t f, std::uint64_t g, std::uint64_t h, std::uint64_t& class0,
+                       std::uint64_t& class1, std::uint64_t& class2) {
+    // Adds four words of bits: the count's bits 0, 1, 2.
+    auto count = [](std::uint64_t w, std::uint64_t x, std::uint64_t y, std::uint64_t z, std::uint64_t n[3]) {
+        const std::uint64_t wx = w ^ x, yz = y ^ z;
+        n[0] = wx ^ yz;
+        n[1] = ((w & x) ^ (y & z)) | (wx & yz);  // two pairs of ones: 4, bit 1 clear
+        n[2] = w & x & y & z;
+    };
+    std::uint64_t edges[3], corners[3];
+    count(a, b, c, d, edges);
+    count(e, f, g, h, corners);
+    const std::uint64_t e0 = ~(edges[0] | edges[1] | edges[2]), e1 = edges[0] & ~edges[1] & ~edges[2],
+                        e23 = edges[1] & ~edges[2];
+    const std::uint64_t cUpTo2 = ~corners[2] & ~(corners[0] & corners[1]),
+                        c2 = ~corners[0] & corners[1] & ~corners[2], c3 = corners[0] & corners[1],
+                        c12 = (corners[0] ^ corners[1]) & ~corners[2];
+    class0 = live & e23 & cUpTo2;
+    class1 = live & ((e0 & c2) | (e1 & c3));
+    class2 = live & e1 & c12;
+}
+
 class RowPerimeterClasses {
 public:
     void resize(std::size_t words) {
@@ -406,28 +434,14 @@ public:
         const std::uint64_t *downSame = at(kDown), *downLeft = at(kDown + 1), *downRight = at(kDown + 2);
         const std::uint64_t *left = at(kLeft), *live = at(kLive);
         std::uint64_t *class0 = at(kClasses), *class1 = at(kClasses + 1), *class2 = at(kClasses + 2);
-        // Adds four words of bits: the count's bits 0, 1, 2.
-        auto count = [](std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d, std::uint64_t n[3]) {
-            const std::uint64_t ab = a ^ b, cd = c ^ d;
-            n[0] = ab ^ cd;
-            n[1] = ((a & b) ^ (c & d)) | (ab & cd);  // two pairs of ones: 4, bit 1 clear
-            n[2] = a & b & c & d;
-        };
         for (std::size_t k = 0; k < words_; ++k) {
             const std::uint64_t before = k ? 1 : 0;  // the word before exists
             // x against x - 1 above is x - 1's relation "x + 1 below" of the row above.
             const std::uint64_t upLeftOf = (upRight[k] << 1) | ((upRight[k - before] >> 63) & before);
             const std::uint64_t upRightOf = (upLeft[k] >> 1) | (upLeft[k + 1] << 63);
             const std::uint64_t rightOf = (left[k] >> 1) | (left[k + 1] << 63);
-            std::uint64_t e[3], c[3];
-            count(left[k], rightOf, upSame[k], downSame[k], e);
-            count(upLeftOf, upRightOf, downLeft[k], downRight[k], c);
-            const std::uint64_t e0 = ~(e[0] | e[1] | e[2]), e1 = e[0] & ~e[1] & ~e[2], e23 = e[1] & ~e[2];
-            const std::uint64_t cUpTo2 = ~c[2] & ~(c[0] & c[1]), c2 = ~c[0] & c[1] & ~c[2], c3 = c[0] & c[1],
-                                c12 = (c[0] ^ c[1]) & ~c[2];
-            class0[k] = live[k] & e23 & cUpTo2;
-            class1[k] = live[k] & ((e0 & c2) | (e1 & c3));
-            class2[k] = live[k] & e1 & c12;
+            classWords(live[k], left[k], rightOf, upSame[k], downSame[k], upLeftOf, upRightOf, downLeft[k],
+                       downRight[k], class0[k], class1[k], class2[k]);
         }
         // The row below's relations are the next row's with its row above.
         for (std::size_t a = 0; a < 3; ++a) std::swap_ranges(at(kUp + a), at(kUp + a) + words_ + 1, at(kDown + a));
@@ -1448,22 +1462,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                         const std::uint64_t before = k ? 1 : 0;  // the word before exists
                         auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
                         auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
-                        // Adds four words of bits: the count's bits 0, 1, 2 (as classify's).
-                        auto count = [](std::uint64_t a, std::uint64_t b, std::uint64_t cc, std::uint64_t dd, std::uint64_t n[3]) {
-                            const std::uint64_t ab = a ^ b, cd = cc ^ dd;
-                            n[0] = ab ^ cd;
-                            n[1] = ((a & b) ^ (cc & dd)) | (ab & cd);
-                            n[2] = a & b & cc & dd;
-                        };
-                        std::uint64_t e[3], cn[3];
-                        count(leftOf(c), rightOf(c), u[k], d[k], e);
-                        count(leftOf(u), rightOf(u), leftOf(d), rightOf(d), cn);
-                        const std::uint64_t e0 = ~(e[0] | e[1] | e[2]), e1 = e[0] & ~e[1] & ~e[2], e23 = e[1] & ~e[2];
-                        const std::uint64_t cUpTo2 = ~cn[2] & ~(cn[0] & cn[1]), c2 = ~cn[0] & cn[1] & ~cn[2], c3 = cn[0] & cn[1],
-                                            c12 = (cn[0] ^ cn[1]) & ~cn[2];
-                        k0 += std::uint64_t(__builtin_popcountll(live & e23 & cUpTo2));
-                        k1 += std::uint64_t(__builtin_popcountll(live & ((e0 & c2) | (e1 & c3))));
-                        k2 += std::uint64_t(__builtin_popcountll(live & e1 & c12));
+                        std::uint64_t class0, class1, class2;
+                        classWords(live, leftOf(c), rightOf(c), u[k], d[k], leftOf(u), rightOf(u), leftOf(d),
+                                   rightOf(d), class0, class1, class2);
+                        k0 += std::uint64_t(__builtin_popcountll(class0));
+                        k1 += std::uint64_t(__builtin_popcountll(class1));
+                        k2 += std::uint64_t(__builtin_popcountll(class2));
                     }
                 }
             }
