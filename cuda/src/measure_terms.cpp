@@ -243,6 +243,38 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
         p.alone = alone.get();
     }
 
+    // The hot regions (more than kHotArea elements, the largest kHotRegions
+    // of them; never measure_small's or measure_medium's) and their replicas.
+    static_assert(kHotArea >= std::uint64_t(kMediumBox), "a hot region's box is larger than measure_medium takes");
+    std::vector<std::uint32_t> hotList;
+    for (std::size_t i = 0; i < n; ++i)
+        if (table[i].area > kHotArea) hotList.push_back(std::uint32_t(i));
+    if (hotList.size() > std::size_t(kHotRegions)) {
+        std::nth_element(hotList.begin(), hotList.begin() + kHotRegions, hotList.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return table[a].area > table[b].area; });
+        hotList.resize(std::size_t(kHotRegions));
+    }
+    const int hotCount = int(hotList.size());
+    DeviceBuffer<unsigned char> hot;
+    DeviceBuffer<std::uint32_t> hotRegions;
+    DeviceBuffer<unsigned long long> replicas;
+    std::vector<unsigned char> hotOf;
+    if (hotCount > 0) {
+        hotOf.assign(n, 0);
+        for (int h = 0; h < hotCount; ++h) hotOf[hotList[std::size_t(h)]] = static_cast<unsigned char>(h + 1);
+        hot = DeviceBuffer<unsigned char>(n, check);
+        hotRegions = DeviceBuffer<std::uint32_t>(hotList.size(), check);
+        replicas = DeviceBuffer<unsigned long long>(std::size_t(hotCount) * kReplicas * std::size_t(layout.words),
+                                                    check);
+        check(cudaMemcpyAsync(hot.get(), hotOf.data(), n, cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (hot regions)");
+        check(cudaMemcpyAsync(hotRegions.get(), hotList.data(), hotList.size() * sizeof(std::uint32_t),
+                              cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (hot region list)");
+        p.hot = hot.get();
+        p.replicas = replicas.get();
+    }
+
     // An image's perimeter and window terms, one word an element, which
     // measure_small and measure_medium read for their regions and
     // measure_terms adds up for the others.
@@ -250,7 +282,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     const bool localTerms = shape.dimensions == 2 && (q.perimeter || q.crofton || q.euler);
     if (localTerms) elementWords = DeviceBuffer<unsigned>(shape.count(), check);
 
-    startRecords(check, stream, p);
+    startRecords(check, stream, p, hotCount);
     if (localTerms)
         gatherLocalWords(check, stream, p, configurations(), q.perimeter, q.crofton || q.euler, elementWords.get());
     if (small)
@@ -267,6 +299,7 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     gatherElementTerms(check, stream, p, exponentsOf(q.momentLevel, q.dimensions), elementWords.get(), nm != 0,
                        q.perimeter, q.crofton, q.euler, intensityTerms && !intensityPass && q.intensitySums,
                        intensityTerms && !intensityPass && q.intensityExtrema);
+    foldReplicas(check, stream, p, hotRegions.get(), hotCount);
     if (shape.dimensions == 3 && q.euler) gatherVolumeWindows(check, stream, p, configurations());
     if (intensityPass)
         gatherIntensity(check, stream, p, exponentsOf(q.weightedMomentLevel, q.dimensions), q.intensitySums,

@@ -142,6 +142,15 @@ __device__ __forceinline__ Word* recordOf(const Passes& p, std::uint32_t label) 
     return p.records + Word(label - 1) * Word(p.layout.words);
 }
 
+// The record measure_terms adds a run of `label` into: for a hot region
+// (Passes::hot) its replica `replica` modulo kReplicas, whose sums
+// measure_fold adds into the region's record; any other region's own.
+__device__ __forceinline__ Word* flushRecordOf(const Passes& p, std::uint32_t label, Word replica) {
+    const unsigned h = p.hot != nullptr ? p.hot[label - 1] : 0u;
+    if (h == 0u) return recordOf(p, label);
+    return p.replicas + (Word(h - 1u) * kReplicas + replica % kReplicas) * Word(p.layout.words);
+}
+
 // The label at (x, y, z), 0 outside the image.
 __device__ __forceinline__ std::uint32_t labelAt(const Passes& p, int x, int y, int z) {
     if (x < 0 || y < 0 || z < 0 || x >= p.width || y >= p.height || z >= p.depth) return 0;
@@ -333,14 +342,15 @@ __device__ __forceinline__ StagedSegment stageSegment(const Passes& p, const Seg
 
 // --- measure_start ----------------------------------------------------------
 
-__global__ void __launch_bounds__(kThreads) startKernel(Passes p) {
-    const RecordLayout& l = p.layout;
-    FOR_EACH_ITEM(i, Word(p.regions) * Word(l.words)) {
+// `count` records of layout `l` at `records` (the regions' or the hot
+// regions' replicas).
+__global__ void __launch_bounds__(kThreads) startKernel(RecordLayout l, Word* records, Word count) {
+    FOR_EACH_ITEM(i, count * Word(l.words)) {
         const Word w = i % Word(l.words);
         // The least key and both positions are found by atomicMin.
         const bool byMin =
             l.extrema && (w == Word(l.extremaAt) || w == Word(l.positionsAt) || w == Word(l.positionsAt) + 1);
-        p.records[i] = byMin ? ~Word(0) : Word(0);
+        records[i] = byMin ? ~Word(0) : Word(0);
     }
 }
 
@@ -1111,24 +1121,25 @@ __device__ __forceinline__ void settle(const Passes& p, const TermsAsked& a, Ter
 }
 
 // Moments first, first + step, ... of a run of `label` in row (y, z) with
-// sums of lx^e `powers`, into its record.
+// sums of lx^e `powers`, into `record` (flushRecordOf).
 template <class Power>
 __device__ __forceinline__ void addMoments(const Passes& p, const Exponents& exponents, std::uint32_t label,
-                                           const Power (&powers)[4], int y, int z, int first, int step) {
+                                           Word* record, const Power (&powers)[4], int y, int z, int first,
+                                           int step) {
     const int* box = p.boxMin + Word(label - 1) * 3;
     const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
-    Word* moments = recordOf(p, label) + p.layout.momentsAt;
+    Word* moments = record + p.layout.momentsAt;
     for (int t = first; t < exponents.count; t += step) {
         const Wide v = scaled(widened(pick(powers, exponents.e[t][0])), ly, exponents.e[t][1], lz, exponents.e[t][2]);
         atomicAddWide(moments + t * kLimbs, v);
     }
 }
 
-// A run's terms but its moments into its record.
+// A run's terms but its moments into `record` (flushRecordOf).
 template <class Sums>
-__device__ __forceinline__ void addRunTerms(const Passes& p, const TermsAsked& a, const TermRun<Sums>& run) {
+__device__ __forceinline__ void addRunTerms(const Passes& p, const TermsAsked& a, const TermRun<Sums>& run,
+                                            Word* record) {
     const RecordLayout& l = p.layout;
-    Word* record = recordOf(p, run.label);
     for (int c = 0; c < 3 && a.perimeter; ++c)
         if (run.classes[c] != 0) atomicAdd(record + l.perimeterAt + c, Word(run.classes[c]));
     for (int c = 0; c < 5 && a.crofton; ++c)
@@ -1162,7 +1173,7 @@ __device__ __forceinline__ void sumIntoHead(int& v, const LaneGroup& g) {
 // Every lane of the warp calls it.
 template <class Sums>
 __device__ __forceinline__ void addKeptRuns(const Passes& p, const Exponents& exponents, const TermsAsked& a,
-                                            TermRun<Sums>& run, Word row, int y, int z) {
+                                            TermRun<Sums>& run, Word row, int y, int z, Word replica) {
     const LaneGroup group = laneGroupOf(run.label, row);
     if (a.moments)
         for (int e = 0; e < 4; ++e) sumIntoHead(run.powers[e], group);
@@ -1180,23 +1191,25 @@ __device__ __forceinline__ void addKeptRuns(const Passes& p, const Exponents& ex
         mostIntoHead(run.most, group);
     }
     const bool adds = group.head && run.label != 0u;
-    if (adds) addRunTerms(p, a, run);
+    if (adds) addRunTerms(p, a, run, flushRecordOf(p, run.label, replica));
     if (!a.moments) return;
     for (unsigned heads = __ballot_sync(kFullWarp, adds); heads != 0u; heads &= heads - 1u) {
         const int head = __ffs(heads) - 1;
         typename Sums::Power powers[4];
         for (int e = 0; e < 4; ++e) powers[e] = fromLane(run.powers[e], head);
-        addMoments(p, exponents, __shfl_sync(kFullWarp, run.label, head), powers, __shfl_sync(kFullWarp, y, head),
+        const std::uint32_t label = __shfl_sync(kFullWarp, run.label, head);
+        addMoments(p, exponents, label, flushRecordOf(p, label, replica), powers, __shfl_sync(kFullWarp, y, head),
                    __shfl_sync(kFullWarp, z, head), laneIndex(), 32);
     }
 }
 
 template <class Sums>
 __device__ __forceinline__ void addPassingRun(const Passes& p, const Exponents& exponents, const TermsAsked& a,
-                                              const TermRun<Sums>& run, int y, int z) {
+                                              const TermRun<Sums>& run, int y, int z, Word replica) {
     if (run.label == 0u) return;
-    if (a.moments) addMoments(p, exponents, run.label, run.powers, y, z, 0, 1);
-    addRunTerms(p, a, run);
+    Word* record = flushRecordOf(p, run.label, replica);
+    if (a.moments) addMoments(p, exponents, run.label, record, run.powers, y, z, 0, 1);
+    addRunTerms(p, a, run, record);
 }
 
 // Blocks of 128 threads: more of them resident at the end of the pass than
@@ -1240,8 +1253,11 @@ __global__ void __launch_bounds__(kTermsThreads)
                 add(kept, x - s.x0);
             }
         }
+        // A warp's flushes of a hot region go to one replica, the next
+        // warp's to the next.
+        const Word replica = i / 32;
         settle(p, a, kept, s.rowStart, s.x0);
-        addKeptRuns(p, exponents, a, kept, i / segments.perRow, s.y, s.z);
+        addKeptRuns(p, exponents, a, kept, i / segments.perRow, s.y, s.z, replica);
         // Round 2.
         if (others == 0u) continue;
         TermRun<Sums> passing = startTermRun<Sums>(p, 0u, false);
@@ -1250,14 +1266,72 @@ __global__ void __launch_bounds__(kTermsThreads)
             const std::uint32_t label = staged.labels[k];
             if (label != passing.label) {
                 settle(p, a, passing, s.rowStart, s.x0);
-                addPassingRun(p, exponents, a, passing, s.y, s.z);
+                addPassingRun(p, exponents, a, passing, s.y, s.z, replica);
                 passing = startTermRun<Sums>(p, label, a.moments);
             }
             add(passing, k);
         }
         settle(p, a, passing, s.rowStart, s.x0);
-        addPassingRun(p, exponents, a, passing, s.y, s.z);
+        addPassingRun(p, exponents, a, passing, s.y, s.z, replica);
     }
+}
+
+// --- measure_fold -----------------------------------------------------------
+
+// The replicas of each hot region added into its record: a block of
+// kReplicas threads a word of the record, a thread a replica, the warps'
+// sums by shuffles and the block's in warp order by its first thread (a
+// wide sum's block takes all its limbs; the blocks of its other limbs
+// return). Sums and counts are added, the least and greatest keys
+// compared. The words measure_terms does not add (the extrema's
+// positions, weighted moments) are left.
+enum class Fold { None, Wide, Sum, Least, Most };
+
+__device__ __forceinline__ Fold foldOf(const RecordLayout& l, int w) {
+    const bool moments = w >= l.momentsAt && w < l.perimeterAt, intensitySums = w >= l.sumAt && w < l.extremaAt;
+    if (moments || intensitySums)  // a wide sum's first limb
+        return (w - (moments ? l.momentsAt : l.sumAt)) % kLimbs == 0 ? Fold::Wide : Fold::None;
+    if (w >= l.perimeterAt && w < l.sumAt) return Fold::Sum;  // perimeter, Crofton, Euler: 64-bit sums
+    if (w < l.positionsAt && w == l.extremaAt) return Fold::Least;
+    if (w < l.positionsAt && w == l.extremaAt + 1) return Fold::Most;
+    return Fold::None;
+}
+
+__device__ __forceinline__ void fold(Fold f, Wide& a, const Wide& b) {
+    if (f == Fold::Least)
+        a.limb[0] = min(a.limb[0], b.limb[0]);
+    else if (f == Fold::Most)
+        a.limb[0] = max(a.limb[0], b.limb[0]);
+    else
+        add(a, b);
+}
+
+static_assert(kReplicas % 32 == 0 && kReplicas <= 1024, "a block of kReplicas threads, whole warps");
+
+__global__ void __launch_bounds__(kReplicas) foldKernel(Passes p, const std::uint32_t* hotRegions) {
+    __shared__ Wide warps[kReplicas / 32];
+    const RecordLayout& l = p.layout;
+    const Word h = blockIdx.x / unsigned(l.words);
+    const int w = int(blockIdx.x % unsigned(l.words));
+    const Fold f = foldOf(l, w);
+    if (f == Fold::None) return;  // the whole block
+    const int limbs = f == Fold::Wide ? kLimbs : 1;
+    const Word* replica = p.replicas + (h * kReplicas + threadIdx.x) * Word(l.words) + w;
+    Wide v = wideOf(0);
+    for (int k = 0; k < limbs; ++k) v.limb[k] = replica[k];
+    for (int d = 16; d > 0; d >>= 1) {
+        Wide other = wideOf(0);
+        for (int k = 0; k < limbs; ++k) other.limb[k] = __shfl_down_sync(kFullWarp, v.limb[k], d);
+        fold(f, v, other);
+    }
+    if (laneIndex() == 0) warps[threadIdx.x / 32] = v;
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    Word* record = recordOf(p, hotRegions[h] + 1u) + w;
+    Wide total = wideOf(0);
+    for (int k = 0; k < limbs; ++k) total.limb[k] = record[k];
+    for (int k = 0; k < kReplicas / 32; ++k) fold(f, total, warps[k]);
+    for (int k = 0; k < limbs; ++k) record[k] = total.limb[k];
 }
 
 // --- measure_small ----------------------------------------------------------
@@ -1656,9 +1730,21 @@ unsigned blocksFor(Word items) {
 
 }  // namespace
 
-void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p) {
-    startKernel<<<blocksFor(Word(p.regions) * Word(p.layout.words)), kThreads, 0, stream>>>(p);
+void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p, int hotCount) {
+    startKernel<<<blocksFor(Word(p.regions) * Word(p.layout.words)), kThreads, 0, stream>>>(p.layout, p.records,
+                                                                                          Word(p.regions));
     check.launched("measure_start", stream);
+    if (hotCount == 0) return;
+    const Word replicas = Word(hotCount) * kReplicas;
+    startKernel<<<blocksFor(replicas * Word(p.layout.words)), kThreads, 0, stream>>>(p.layout, p.replicas, replicas);
+    check.launched("measure_start (replicas)", stream);
+}
+
+void foldReplicas(const CudaCheck& check, cudaStream_t stream, const Passes& p, const std::uint32_t* hotRegions,
+                  int hotCount) {
+    if (hotCount == 0) return;
+    foldKernel<<<unsigned(hotCount * p.layout.words), kReplicas, 0, stream>>>(p, hotRegions);
+    check.launched("measure_fold", stream);
 }
 
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,

@@ -20,6 +20,7 @@
 //                      plain stores
 //   measure_terms      moments, measure_local's words summed per region
 //                      (2-D), intensity sums, sums of squares and extrema
+//   measure_fold       the hot regions' replicas into their records
 //   measure_windows    Euler sums of a volume
 //   measure_intensity  weighted moments, and with them the intensity's
 //                      sums and extrema in place of measure_terms
@@ -106,6 +107,15 @@ constexpr int kMediumBox = 1 << 14;
 constexpr int kMediumThreads = 128;
 static_assert(kMediumBox > kSmallBox && kMediumBox <= (1 << 14) && kMediumThreads % 32 == 0);
 constexpr unsigned char kAloneSmall = 1, kAloneMedium = 2;  // Passes::alone
+// A region that nearly every warp of measure_terms meets (the one large
+// region of a noisy image, a background-sized one) would take all their
+// atomics at the same few words, and those queue in the one place of the
+// GPU's cache that holds them. So the largest regions of at least kHotArea
+// elements, up to kHotRegions of them, are hot: each warp adds into one of
+// kReplicas replicas of the region's record, by the warp's index, and
+// measure_fold adds the replicas into the record.
+constexpr std::uint64_t kHotArea = 1 << 14;
+constexpr int kHotRegions = 64, kReplicas = 128;
 
 // Where each term sits in a region's record of 64-bit words:
 //
@@ -160,6 +170,11 @@ struct Passes {
     // labels. Null where neither runs.
     const unsigned char* alone = nullptr;
     unsigned long long* records = nullptr;     // regions x layout.words
+    // Per region, h + 1 for hot region h (0..kHotRegions - 1), 0 for the
+    // others; null where none is hot. The replicas: hot regions x kReplicas
+    // records.
+    const unsigned char* hot = nullptr;
+    unsigned long long* replicas = nullptr;
     unsigned int* pastTable = nullptr;         // set to 1 where a label past `regions` is met
     RecordLayout layout;
     Samples samples;
@@ -176,7 +191,8 @@ struct Passes {
     bool packedExtrema = false;
 };
 
-void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p);
+// The regions' records and, of `hotCount` hot regions, the replicas.
+void startRecords(const CudaCheck& check, cudaStream_t stream, const Passes& p, int hotCount);
 // `words`: measure_local's of an image (null for a volume), already written.
 void gatherSmall(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
                  const Exponents& weighted, const Configurations& tables, const unsigned* words, bool perimeter,
@@ -195,6 +211,11 @@ void gatherLocalWords(const CudaCheck& check, cudaStream_t stream, const Passes&
 void gatherElementTerms(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& exponents,
                         const unsigned* words, bool moments, bool perimeter, bool crofton, bool euler, bool sums,
                         bool extrema);
+// measure_fold: the replicas of the `hotCount` hot regions (their region
+// indices, 0-based, at `hotRegions` in device memory, in the order of
+// Passes::hot) into their records, after measure_terms.
+void foldReplicas(const CudaCheck& check, cudaStream_t stream, const Passes& p, const std::uint32_t* hotRegions,
+                  int hotCount);
 void gatherIntensity(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Exponents& weighted,
                      bool sums, bool extrema);
 void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const Passes& p);
