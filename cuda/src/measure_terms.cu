@@ -1496,22 +1496,64 @@ __global__ void __launch_bounds__(kThreads)
 // of an image's at most 16 moment sums is below (w h)^4 <= 2^56, a
 // thread's counts below 2^14, and with samples of at most 4 bytes the
 // intensity's sum below 2^46 and its squares' below 2^78. Each warp adds
-// its threads' sums by shuffles, a field at a time, into shared memory
+// its threads' sums (sumDown), a field at a time, into shared memory
 // (kMediumFields words: the 16 moments, then the rest), and the block's
 // threads add the warps' fields in warp order and store them: every run
 // gives the same record.
 
 constexpr int kMediumAhead = 4;
 
+// The sums of a warp's 32 lanes (lane 0's is the warp's). From compute
+// capability 8.0 by the warp's reduction instruction, one a 32-bit value:
+// a 64-bit one as three pieces of 22, 22 and 20 bits, each piece's sum
+// below 2^27, then shifted into place (exact modulo 2^64), where shuffles
+// take five exchanges and five adds of both halves.
+#if __CUDA_ARCH__ >= 800
+struct PieceSums {
+    unsigned low, middle, high;
+};
+
+__device__ __forceinline__ PieceSums pieceSums(Word v) {
+    return {__reduce_add_sync(kFullWarp, unsigned(v) & 0x3FFFFFu),
+            __reduce_add_sync(kFullWarp, unsigned(v >> 22) & 0x3FFFFFu),
+            __reduce_add_sync(kFullWarp, unsigned(v >> 44))};
+}
+
+__device__ __forceinline__ Word sumDown(Word v) {
+    const PieceSums p = pieceSums(v);
+    return Word(p.low) + (Word(p.middle) << 22) + (Word(p.high) << 44);
+}
+
+__device__ __forceinline__ unsigned sumDown(unsigned v) { return __reduce_add_sync(kFullWarp, v); }
+
+// The low words' pieces summed exactly (below 2^69), the high words'
+// modulo 2^64.
+__device__ __forceinline__ unsigned __int128 sumDown(unsigned __int128 v) {
+    const PieceSums p = pieceSums(Word(v));
+    using U128 = unsigned __int128;
+    const U128 low = U128(p.low) + (U128(p.middle) << 22) + (U128(p.high) << 44);
+    return low + (U128(sumDown(Word(v >> 64))) << 64);
+}
+#else
 __device__ __forceinline__ Word sumDown(Word v) {
     for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(kFullWarp, v, d);
-    return v;  // lane 0's is the warp's
+    return v;
 }
 
 __device__ __forceinline__ unsigned sumDown(unsigned v) {
     for (int d = 16; d > 0; d >>= 1) v += __shfl_down_sync(kFullWarp, v, d);
     return v;
 }
+
+__device__ __forceinline__ unsigned __int128 sumDown(unsigned __int128 v) {
+    for (int d = 16; d > 0; d >>= 1) {
+        const Word low = __shfl_down_sync(kFullWarp, Word(v), d);
+        const Word high = __shfl_down_sync(kFullWarp, Word(v >> 64), d);
+        v += static_cast<unsigned __int128>(high) << 64 | low;
+    }
+    return v;
+}
+#endif
 
 // The least key at its first raster position, the greatest at its first
 // (with Passes::packedExtrema the key and its position are one word).
@@ -1618,11 +1660,7 @@ __device__ __forceinline__ void sumWarp(const MediumWalk& m, int terms, const Wo
     }
     if (m.sums) {
         const Word total = sumDown(Word(s.sum));
-        for (int d = 16; d > 0; d >>= 1) {
-            const Word low = __shfl_down_sync(kFullWarp, Word(s.squares), d);
-            const Word high = __shfl_down_sync(kFullWarp, Word(s.squares >> 64), d);
-            s.squares += static_cast<unsigned __int128>(high) << 64 | low;
-        }
+        s.squares = sumDown(s.squares);
         if (first) {
             row[kSumField] = total;
             row[kSquaresField] = Word(s.squares);
@@ -1631,7 +1669,21 @@ __device__ __forceinline__ void sumWarp(const MediumWalk& m, int terms, const Wo
     }
     if (m.extrema) {
         Extrema& e = s.e;
+#if __CUDA_ARCH__ >= 800
+        // A packed word's key above its position: the least (greatest) key,
+        // then the least (greatest) position among the lanes that hold it.
+        if (m.packed) {
+            const unsigned leastKey = __reduce_min_sync(kFullWarp, unsigned(e.least >> 32));
+            const unsigned mostKey = __reduce_max_sync(kFullWarp, unsigned(e.most >> 32));
+            e.least = Word(leastKey) << 32 |
+                      __reduce_min_sync(kFullWarp, unsigned(e.least >> 32) == leastKey ? unsigned(e.least) : ~0u);
+            e.most = Word(mostKey) << 32 |
+                     __reduce_max_sync(kFullWarp, unsigned(e.most >> 32) == mostKey ? unsigned(e.most) : 0u);
+        }
+        for (int d = 16; d > 0 && !m.packed; d >>= 1) {
+#else
         for (int d = 16; d > 0; d >>= 1) {
+#endif
             const Word least = __shfl_down_sync(kFullWarp, e.least, d);
             const Word most = __shfl_down_sync(kFullWarp, e.most, d);
             const Word leastAt = m.packed ? 0 : __shfl_down_sync(kFullWarp, e.leastAt, d);
@@ -1682,10 +1734,10 @@ __device__ __forceinline__ void storeField(const Passes& p, const MediumWalk& m,
     }
 }
 
-// Registers bounded so that eight blocks fit a multiprocessor (the
+// Registers bounded so that seven blocks fit a multiprocessor (the
 // compiler's own choice, about 150 a thread, lets in three): more warps to
-// wait on their loads, for a few words spilled.
-__global__ void __launch_bounds__(kMediumThreads, 8)
+// wait on their loads. Eight would spill words to local memory.
+__global__ void __launch_bounds__(kMediumThreads, 7)
     mediumKernel(Passes p, Exponents exponents, const std::uint32_t* regions, Word count, const unsigned* words,
                  bool perimeter, bool crofton, bool euler, bool sums, bool extrema) {
     __shared__ Word fields[kMediumWarps][kMediumFields];
