@@ -814,43 +814,81 @@ constexpr unsigned kEdgeNeighbours =
 constexpr unsigned kCornerNeighbours =
     neighbourBit(-1, -1) | neighbourBit(1, -1) | neighbourBit(-1, 1) | neighbourBit(1, 1);
 
+// An element's windows' terms (its word's bits from kCroftonShift), from
+// `same`, the 3x3 mask of its neighbours in its region (itself included):
+// the windows whose far corner is (x, y), (x, y + 1), (x + 1, y) and
+// (x + 1, y + 1), where this element is the region's first.
+__device__ __forceinline__ unsigned windowTerms(const Configurations& tables, unsigned same) {
+    int shares = 0;
+    unsigned counts = 0;
+    auto add = [&](unsigned config) {
+        if (config == 15u) return;  // inside the region: no share
+        shares += eulerShare(tables, config);
+        const int c = croftonClass(tables, config);
+        if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
+    };
+    auto bit = [&](int dx, int dy, unsigned value) { return same & neighbourBit(dx, dy) ? value : 0u; };
+    add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
+    if (!(same & neighbourBit(0, 1))) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
+    if (!(same & (neighbourBit(1, 0) | neighbourBit(1, -1)))) add(4u | bit(0, -1, 8u));
+    if (!(same & (neighbourBit(1, 1) | neighbourBit(1, 0) | neighbourBit(0, 1)))) add(8u);
+    return counts | (unsigned(shares) & 0xFFu) << kEulerShift;
+}
+
+// A border element's perimeter class (kNoClass: none) from `borders`, the
+// 3x3 mask of its region's border elements around it, by those along the
+// edges and at the corners: scikit-image's weights 1 for (2|3, 0..2),
+// sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and (1, 2);
+// none for the weight 0.
+__device__ __forceinline__ unsigned perimeterClassOf(unsigned borders) {
+    const int edges = __popc(borders & kEdgeNeighbours), corners = __popc(borders & kCornerNeighbours);
+    if ((edges == 2 || edges == 3) && corners <= 2) return 0;
+    if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3)) return 1;
+    if (edges == 1 && (corners == 1 || corners == 2)) return 2;
+    return kNoClass;
+}
+
+// windowTerms and perimeterClassOf depend on the eight neighbours' bits of
+// their mask alone (its centre is set): measure_local's blocks work both
+// out for the 256 masks once, into tables in shared memory (the classes 2
+// bits an entry, 16 a word), and look an element's up, where working them
+// out took most of an element's instructions.
+constexpr int kNeighbourMasks = 256;
+__host__ __device__ constexpr unsigned neighbourMaskOf(unsigned mask) { return (mask & 0xFu) | (mask >> 5) << 4; }
+__host__ __device__ constexpr unsigned maskOfNeighbours(unsigned neighbours) {
+    return (neighbours & 0xFu) | neighbourBit(0, 0) | (neighbours >> 4) << 5;
+}
+static_assert(neighbourMaskOf(maskOfNeighbours(0xA5u)) == 0xA5u && maskOfNeighbours(0xFFu) == 0x1FFu);
+
+struct LocalTables {
+    unsigned windows[kNeighbourMasks];
+    unsigned classes[kNeighbourMasks / 16];
+};
+
+// Every thread of the block calls it.
+__device__ __forceinline__ void fillLocalTables(const Configurations& tables, bool perimeter, bool windows,
+                                                LocalTables& out) {
+    for (int e = int(threadIdx.x); e < kNeighbourMasks && windows; e += int(blockDim.x))
+        out.windows[e] = windowTerms(tables, maskOfNeighbours(unsigned(e)));
+    for (int w = int(threadIdx.x); w < kNeighbourMasks / 16 && perimeter; w += int(blockDim.x)) {
+        unsigned word = 0;
+        for (unsigned e = 0; e < 16; ++e) word |= perimeterClassOf(maskOfNeighbours(unsigned(w) * 16 + e)) << (2u * e);
+        out.classes[w] = word;
+    }
+    __syncthreads();
+}
+
 // The word of an element of a region: `same`, the 3x3 mask of its
 // neighbours in its region (itself included); `borders`, that of the
 // region's border elements among them (the perimeter's).
-__device__ __forceinline__ unsigned localWord(const Configurations& tables, unsigned same, unsigned borders,
-                                              bool perimeter, bool windows) {
+__device__ __forceinline__ unsigned localWord(const LocalTables& t, unsigned same, unsigned borders, bool perimeter,
+                                              bool windows) {
     unsigned word = kNoClass;
-    // A border element's class by its border neighbours of the same region
-    // along the edges and at the corners: scikit-image's weights 1 for
-    // (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for
-    // (1, 1) and (1, 2); none for the weight 0.
     if (perimeter && (borders & neighbourBit(0, 0))) {
-        const int edges = __popc(borders & kEdgeNeighbours), corners = __popc(borders & kCornerNeighbours);
-        if ((edges == 2 || edges == 3) && corners <= 2)
-            word = 0;
-        else if ((edges == 0 && corners == 2) || (edges == 1 && corners == 3))
-            word = 1;
-        else if (edges == 1 && (corners == 1 || corners == 2))
-            word = 2;
+        const unsigned e = neighbourMaskOf(borders);
+        word = t.classes[e >> 4] >> (2u * (e & 15u)) & 3u;
     }
-    if (windows) {
-        int shares = 0;
-        unsigned counts = 0;
-        auto add = [&](unsigned config) {
-            if (config == 15u) return;  // inside the region: no share
-            shares += eulerShare(tables, config);
-            const int c = croftonClass(tables, config);
-            if (c >= 0) counts += 1u << (kCroftonShift + 3 * c);
-        };
-        auto bit = [&](int dx, int dy, unsigned value) { return same & neighbourBit(dx, dy) ? value : 0u; };
-        // The windows whose far corner is (x, y), (x, y + 1), (x + 1, y)
-        // and (x + 1, y + 1), where this element is the region's first.
-        add(1u | bit(0, -1, 2u) | bit(-1, 0, 4u) | bit(-1, -1, 8u));
-        if (!(same & neighbourBit(0, 1))) add(2u | bit(-1, 1, 4u) | bit(-1, 0, 8u));
-        if (!(same & (neighbourBit(1, 0) | neighbourBit(1, -1)))) add(4u | bit(0, -1, 8u));
-        if (!(same & (neighbourBit(1, 1) | neighbourBit(1, 0) | neighbourBit(0, 1)))) add(8u);
-        word |= counts | (unsigned(shares) & 0xFFu) << kEulerShift;
-    }
+    if (windows) word |= t.windows[neighbourMaskOf(same)];
     return word;
 }
 
@@ -882,6 +920,8 @@ __device__ __forceinline__ unsigned bordersOf(const StripRow& row, std::uint32_t
 
 __global__ void __launch_bounds__(kLocalThreads)
     localKernel(Passes p, Configurations tables, unsigned* words, bool perimeter, bool windows) {
+    __shared__ LocalTables localTables;
+    fillLocalTables(tables, perimeter, windows, localTables);
     const int lane = laneIndex();
     const Word stripsX = (Word(p.width) + kStripColumns - 1) / kStripColumns;
     const Word strips = stripsX * ((Word(p.height) + kStripRows - 1) / kStripRows);
@@ -918,7 +958,7 @@ __global__ void __launch_bounds__(kLocalThreads)
                     const int shift = lane - 1;
                     const unsigned borders = ((bordersUp >> shift) & 7u) | ((bordersMid >> shift) & 7u) << 3 |
                                              ((bordersDown >> shift) & 7u) << 6;
-                    word = localWord(tables, same, same & borders, perimeter, windows);
+                    word = localWord(localTables, same, same & borders, perimeter, windows);
                 }
                 words[Word(y) * Word(p.width) + Word(x)] = word;
             }
