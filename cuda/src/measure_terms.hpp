@@ -110,7 +110,7 @@ constexpr unsigned char kAloneSmall = 1, kAloneMedium = 2;  // Passes::alone
 // A region that nearly every warp of measure_terms meets (the one large
 // region of a noisy image, a background-sized one) would take all their
 // atomics at the same few words, and those queue in the one place of the
-// GPU's cache that holds them. So the largest regions of at least kHotArea
+// GPU's cache that holds them. So the largest regions of more than kHotArea
 // elements, up to kHotRegions of them, are hot: each warp adds into one of
 // kReplicas replicas of the region's record, by the warp's index, and
 // measure_fold adds the replicas into the record.
