@@ -28,6 +28,9 @@
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace glccl::cpu::measure {
 
@@ -37,6 +40,20 @@ inline void add(__int128& a, __int128 v) { a += v; }
 // own addition): inlined, where Int256's += is a call, for the totals'
 // many additions of a chunk's 128-bit sums.
 inline void add(Int256& a, __int128 v) {
+#if defined(__x86_64__)
+    // One chain of four additions with carry: v's two limbs, then its sign
+    // in both upper limbs.
+    const unsigned long long fill = v < 0 ? ~0ull : 0ull;
+    unsigned long long r0, r1, r2, r3;
+    unsigned char c = _addcarry_u64(0, a.limb[0], static_cast<unsigned long long>(v), &r0);
+    c = _addcarry_u64(c, a.limb[1], static_cast<unsigned long long>(static_cast<unsigned __int128>(v) >> 64), &r1);
+    c = _addcarry_u64(c, a.limb[2], fill, &r2);
+    _addcarry_u64(c, a.limb[3], fill, &r3);
+    a.limb[0] = r0;
+    a.limb[1] = r1;
+    a.limb[2] = r2;
+    a.limb[3] = r3;
+#else
     const unsigned __int128 low = (static_cast<unsigned __int128>(a.limb[1]) << 64) | a.limb[0];
     const unsigned __int128 sum = low + static_cast<unsigned __int128>(v);
     const std::uint64_t fill = v < 0 ? ~std::uint64_t(0) : 0;  // v's upper limbs
@@ -46,6 +63,7 @@ inline void add(Int256& a, __int128 v) {
     a.limb[1] = std::uint64_t(sum >> 64);
     a.limb[2] = std::uint64_t(upper);
     a.limb[3] = std::uint64_t(upper >> 64);
+#endif
 }
 inline void add(Int256& a, const Int256& v) { a += v; }
 inline __int128 times(__int128 a, __int128 b, const __int128*) { return a * b; }
