@@ -207,4 +207,5 @@ const int kNeighbourCount = 4;
 #endif
 const ivec2 kNeighbours[8] = ivec2[8](ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1), ivec2(0, 1),
                                       ivec2(-1, -1), ivec2(1, -1), ivec2(-1, 1), ivec2(1, 1));
-const int kLeft = 0, kUp = 2, kUpLeft = 4, kDownLeft = 6;  // indices into kNeighbours
+const int kLeft = 0, kRight = 1, kUp = 2, kDown = 3;  // indices into kNeighbours
+const int kUpLeft = 4, kUpRight = 5, kDownLeft = 6, kDownRight = 7;

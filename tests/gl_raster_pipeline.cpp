@@ -199,21 +199,28 @@ TEST_CASE("raster: with rasterNumbering auto, more than 255 components take the 
           "[gl][raster]") {
     // 255 and 256 isolated dots: both sides of the stencil routing limit.
     // The timings name the stages that ran, in order; a 64x64 image has
-    // several column-processing blocks, so their borders are merged.
-    const test::ScopedTuning autoNumbering{{"rasterNumbering", "auto"}};
-    for (int dots : {1, 254, 255, 256, 1000}) {
-        Image image(64, 64);
-        for (int i = 0; i < dots; ++i) image.at((i % 32) * 2, (i / 32) * 2) = 255;
-        const std::string numbering = dots <= 255 ? "route_roots" : "scan_roots";
-        const std::vector<std::string> expected = {
-            "node_graph",  "vertical_runs", "column_processing", "post_column_processing", "merge_block_borders",
-            "resolve_links", "count_roots", numbering, "final_labels", "component_table", "download_table"};
-        for (Connectivity connectivity : kBoth) {
-            StageTimings timings;
-            requireMatchesReference(session(), image, connectivity, Criterion::binary(), std::to_string(dots) + " dots",
-                                    &timings);
-            INFO(dots << " dots, connectivity " << int(connectivity));
-            CHECK(stageNames(timings) == expected);
+    // several tiles, and with rasterLocal columns several column-processing
+    // blocks, so their borders are merged.
+    for (const bool tiles : {true, false}) {
+        const test::ScopedTuning variant{{"rasterNumbering", "auto"}, {"rasterLocal", tiles ? "tiles" : "columns"}};
+        for (int dots : {1, 254, 255, 256, 1000}) {
+            Image image(64, 64);
+            for (int i = 0; i < dots; ++i) image.at((i % 32) * 2, (i / 32) * 2) = 255;
+            const std::string numbering = dots <= 255 ? "route_roots" : "scan_roots";
+            std::vector<std::string> expected = {"node_graph", "tile_labels"};
+            if (!tiles)
+                expected = {"node_graph", "vertical_runs", "column_processing", "post_column_processing",
+                            "merge_block_borders"};
+            for (const char* stage : {"resolve_links", "count_roots", numbering.c_str(), "final_labels",
+                                      "component_table", "download_table"})
+                expected.emplace_back(stage);
+            for (Connectivity connectivity : kBoth) {
+                StageTimings timings;
+                requireMatchesReference(session(), image, connectivity, Criterion::binary(),
+                                        std::to_string(dots) + " dots", &timings);
+                INFO(dots << " dots, connectivity " << int(connectivity) << (tiles ? ", tiles" : ", columns"));
+                CHECK(stageNames(timings) == expected);
+            }
         }
     }
 }
@@ -223,18 +230,21 @@ TEST_CASE("raster: every stage the timings name has GLSL files of that name", "[
     // files (<stage>.vert/.frag, or <stage>_<step>.vert/.frag). Only the
     // table's download is host work.
     const Image image = generateFamily("sparse_disks", 300, 200, 2);
-    StageTimings timings;
-    requireMatchesReference(session(), image, Connectivity::Eight, Criterion::binary(), "sparse_disks", &timings);
-    REQUIRE(timings.size() >= 10);
-    for (const std::string& stage : stageNames(timings)) {
-        if (stage == "download_table") continue;
-        bool named = false;
-        for (std::size_t i = 0; i < detail::kEmbeddedShaderCount; ++i) {
-            const std::string file = detail::kEmbeddedShaders[i].name;
-            named = named || file == stage + ".vert" || file == stage + ".frag" || file.rfind(stage + "_", 0) == 0;
+    for (const char* local : {"tiles", "columns"}) {
+        const test::ScopedTuning variant{{"rasterLocal", local}};
+        StageTimings timings;
+        requireMatchesReference(session(), image, Connectivity::Eight, Criterion::binary(), "sparse_disks", &timings);
+        REQUIRE(timings.size() >= 8);
+        for (const std::string& stage : stageNames(timings)) {
+            if (stage == "download_table") continue;
+            bool named = false;
+            for (std::size_t i = 0; i < detail::kEmbeddedShaderCount; ++i) {
+                const std::string file = detail::kEmbeddedShaders[i].name;
+                named = named || file == stage + ".vert" || file == stage + ".frag" || file.rfind(stage + "_", 0) == 0;
+            }
+            INFO("stage " << stage << ", rasterLocal " << local);
+            CHECK(named);
         }
-        INFO("stage " << stage);
-        CHECK(named);
     }
 }
 
@@ -725,6 +735,19 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     variants.emplace_back("rasterResolve=vertex rasterResolveAhead=2 rasterResolveCheck=draw rasterNumbering=scan "
                           "rasterColumnGroup=4 rasterResolveGroup=3 rasterBorderRounds=1 rasterBlockWidth=3",
                           options);
+    // tile_labels, then resolve_links by each of its ways.
+    options = RasterPipeline::tuned({}, Tuning());
+    options.checkEachPass = false;
+    options.localTiles = true;
+    variants.emplace_back("Tuning's defaults, rasterLocal=tiles", options);
+    options.resolveAhead = 1;
+    options.resolveCheckInDraw = false;
+    variants.emplace_back("Tuning's defaults, rasterLocal=tiles rasterResolveAhead=1 rasterResolveCheck=pass", options);
+    options.resolveAhead = 3;
+    variants.emplace_back("Tuning's defaults, rasterLocal=tiles rasterResolveAhead=3 rasterResolveCheck=pass", options);
+    options.resolveInFragments = true;
+    options.scanAlways = false;
+    variants.emplace_back("Tuning's defaults, rasterLocal=tiles rasterResolve=fragment rasterNumbering=auto", options);
     return variants;
 }
 
@@ -808,6 +831,31 @@ TEST_CASE("raster: every variant of the raster tuning labels exactly", "[gl][ras
             requirePipelineMatches(pipeline, randomImage(width, height, 0.7, 3, 1, random()), kBoth[i % 2],
                                    Criterion::segments(), "segments " + std::to_string(i));
         }
+    }
+    CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("raster: tile_labels at sizes around its tiles' borders, partial tiles included", "[gl][raster]") {
+    HeadlessContext context;
+    RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
+    options.checkEachPass = false;
+    options.localTiles = true;
+    RasterPipeline pipeline(options);
+    // A tile is 32 x 16 nodes at 8-connectivity (2x2 nodes, 64 x 32
+    // pixels) and 32 x 8 otherwise: 64 x 8 pixels at 4 (2x1 nodes), 32 x 8
+    // for single pixels (segments).
+    const std::pair<int, int> sizes[] = {{64, 32}, {63, 31}, {65, 33}, {128, 64}, {129, 65}, {64, 8}, {65, 9},
+                                         {62, 200}, {300, 17}, {1, 100}, {100, 1}, {33, 47}};
+    for (const char* family : {"noise50", "spiral", "comb", "rings", "corridor", "staircase", "checkerboard", "ones"})
+        for (auto [width, height] : sizes)
+            for (Connectivity connectivity : kBoth)
+                requirePipelineMatches(pipeline, generateFamily(family, width, height, 5), connectivity,
+                                       Criterion::binary(), family);
+    std::mt19937_64 random(20261129);
+    for (int i = 0; i < 40; ++i) {
+        const int width = 1 + int(random() % 200), height = 1 + int(random() % 120);
+        requirePipelineMatches(pipeline, randomImage(width, height, 0.7, 3, 1, random()), kBoth[i % 2],
+                               Criterion::segments(), "segments " + std::to_string(i));
     }
     CHECK(glGetError() == GL_NO_ERROR);
 }

@@ -335,7 +335,8 @@ RenderTarget RenderTarget::allocate(GLenum internalFormat, int width, int height
     return target;
 }
 
-Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what) {
+Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what,
+                                      GLuint depthRenderbuffer) {
     Framebuffer framebuffer = Framebuffer::create();
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer.id());
     GLenum buffers[16] = {};
@@ -344,6 +345,8 @@ Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count,
         buffers[i] = GLenum(GL_COLOR_ATTACHMENT0 + i);
     }
     glDrawBuffers(count, buffers);
+    if (depthRenderbuffer != 0)
+        glFramebufferRenderbuffer(GL_DRAW_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depthRenderbuffer);
     checkComplete(what);
     checkGlError(what + ": creating a framebuffer");
     return framebuffer;

@@ -228,7 +228,9 @@ struct RenderTarget {
 };
 
 // A framebuffer over several color textures (draw buffers 0..n-1), checked complete.
-Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what);
+// With a depth renderbuffer where depthRenderbuffer is not 0.
+Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what,
+                                      GLuint depthRenderbuffer = 0);
 
 // A renderbuffer of the given format and size.
 Renderbuffer allocateRenderbuffer(GLenum internalFormat, int width, int height, const std::string& what);

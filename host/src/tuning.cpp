@@ -53,6 +53,7 @@ const char* const kTransfers[] = {"auto", "plain", "bands"};
 const char* const kComputeParents[] = {"auto", "buffer", "image"};
 const char* const kRasterWork[] = {"fragment", "vertex"};
 const char* const kRasterTable[] = {"segments", "runs", "slots"};
+const char* const kRasterLocal[] = {"columns", "tiles"};
 const char* const kRasterNumbering[] = {"auto", "scan"};
 const char* const kRasterCheck[] = {"pass", "draw"};
 const char* const kRasterSums[] = {"bits", "digits"};
@@ -84,6 +85,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
                                                    "auto or a thread count 1.." + std::to_string(kMaxCopyThreads));
     } else if (name == "computeParents") {
         computeParents = parseChoice<ComputeParents>(name, value, kComputeParents);
+    } else if (name == "rasterLocal") {
+        rasterLocal = parseChoice<RasterLocal>(name, value, kRasterLocal);
     } else if (name == "rasterBlockWidth") {
         rasterBlockWidth = value == "auto" ? 0 : parseCount(name, value, 2, 4096, "auto or a column count 2..4096");
     } else if (name == "rasterResolve") {
@@ -125,7 +128,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
-                    "rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
+                    "rasterLocal, rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
                     "rasterColumnGroup, rasterScatterGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
                     "shaderDir");
     }
@@ -135,6 +138,7 @@ std::string Tuning::describe() const {
     // The raster engine's variants only where they differ from the defaults.
     const Tuning defaults;
     std::string raster;
+    if (rasterLocal != defaults.rasterLocal) raster += std::string(" rasterLocal=") + kRasterLocal[int(rasterLocal)];
     if (rasterBlockWidth != defaults.rasterBlockWidth)
         raster += " rasterBlockWidth=" + std::to_string(rasterBlockWidth);
     if (rasterResolve != defaults.rasterResolve)

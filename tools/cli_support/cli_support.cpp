@@ -23,12 +23,13 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[23] = {
+const TuningVariable kTuningVariables[24] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
     {"GLCCL_COPY_THREADS", "copyThreads"},
     {"GLCCL_COMPUTE_PARENTS", "computeParents"},
+    {"GLCCL_RASTER_LOCAL", "rasterLocal"},
     {"GLCCL_RASTER_BLOCK_WIDTH", "rasterBlockWidth"},
     {"GLCCL_RASTER_RESOLVE", "rasterResolve"},
     {"GLCCL_RASTER_TABLE", "rasterTable"},

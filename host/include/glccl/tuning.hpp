@@ -104,11 +104,24 @@ struct Tuning {
         Words,   // the table turned into six exact 32-bit words an entry
                  // by a fragment pass, 24 bytes an entry in one read
     };
+    enum class RasterLocal {
+        Columns,  // O'Connell's vertical runs, column processing a column
+                  // at a time in blocks, and links across the blocks'
+                  // borders
+        Tiles,    // tile_labels: each node's component within its tile of
+                  // 32 nodes across (16 rows of 2x2 nodes, else 8), filled
+                  // over bit masks of the tile's links by fragment passes;
+                  // only links across the tiles' borders left to
+                  // resolve_links
+    };
     enum class RasterNumbering {
         Auto,  // stencil routing for up to 255 roots, the scan beyond
         Scan,  // the scan's prefix count for any count (no draw of a vertex
                // per node)
     };
+    // How nodes get their labels before resolve_links: tiles (default) or
+    // columns.
+    RasterLocal rasterLocal = RasterLocal::Tiles;
     // Columns per block of column processing, 2..4096; 0 (default) about
     // sqrt(grid width) and at most 32 blocks, between 4 and 256 columns.
     int rasterBlockWidth = 0;

@@ -49,13 +49,13 @@ void PostColumnProcessingPass::compress(const PassContext& context, const gl::Re
 }
 
 void PostColumnProcessingPass::compressTwice(const PassContext& context, const gl::RenderTarget& from,
-                                             const gl::Framebuffer& to) {
+                                             const gl::Framebuffer& to, bool markedOnly) {
     auto& follow = context.programs.use(kFollowRootsTwice);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, to.id());
     setViewport(from.width(), from.height());
     bindTexture(kIdsSlot, from.texture);
-    setRenderState({});
-    follow.set(kQuadDepth, 0.0f);
+    setRenderState({GL_NONE, markedOnly ? GLenum(GL_EQUAL) : GLenum(GL_NONE)});
+    follow.set(kQuadDepth, markedOnly ? 1.0f : 0.0f);
     drawFullscreen();
 }
 

@@ -19,8 +19,10 @@ public:
     // Every node of `from` follows its pointers to its root, into `to`: the
     // compression step after each link round of the merging stages.
     static void compress(const PassContext& context, const gl::RenderTarget& from, const gl::RenderTarget& to);
-    // The same into both draw buffers of `to` (the grid's size).
-    static void compressTwice(const PassContext& context, const gl::RenderTarget& from, const gl::Framebuffer& to);
+    // The same into both draw buffers of `to` (the grid's size); with
+    // `markedOnly`, only the nodes marked in its depth buffer (1.0).
+    static void compressTwice(const PassContext& context, const gl::RenderTarget& from, const gl::Framebuffer& to,
+                              bool markedOnly = false);
 };
 
 }  // namespace glccl::raster

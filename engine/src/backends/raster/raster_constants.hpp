@@ -30,6 +30,21 @@ constexpr int kScanBlock = 32;
 // uniform): a level fewer where its counts fit, each texel's sum a loop.
 constexpr int kMaxScanSum = 64;
 
+// tile_labels' tiles (Tuning::rasterLocal tiles): kTileWidth nodes across,
+// a row of them one 32-bit mask of each kind, and tileRowsFor() rows, whose
+// masks a fragment holds while it fills a component: taller tiles leave
+// fewer links across their borders to resolve_links (a vertex per node of
+// a tile's right column and bottom row) and cost more fills, so 2x2 nodes
+// take 16 rows and the nodes of one pixel row 8 (whose grid has twice the
+// rows and, on noise, more components a row).                  TILE_WIDTH, TILE_ROWS (a program's)
+constexpr int kTileWidth = 32;
+constexpr int tileRowsFor(int nodeHeight) { return nodeHeight == 2 ? 16 : 8; }
+// A tile row's runs (up to kTileWidth) each keep their root's place in the
+// tile in runEntryBitsFor() bits, in runTargetsFor() RGBA32UI targets.    RUN_ENTRY_BITS (a program's)
+constexpr int runEntryBitsFor(int tileRows) { return kTileWidth * tileRows <= 256 ? 8 : 16; }
+constexpr int runTargetsFor(int tileRows) { return kTileWidth * runEntryBitsFor(tileRows) / 128; }
+constexpr int kMaxRunTargets = 4;
+
 // C++ only. Column processing's blocks by default: about sqrt(grid width)
 // columns each, at most kMaxBlocks blocks, at most kMaxBlockWidth columns
 // (RasterPipeline::blockWidth).
@@ -80,6 +95,9 @@ constexpr int kMostSide = 64;
 // the sums target's four channels and up to this many RGBA digit targets.   MAX_DIGIT_TARGETS
 constexpr int kMaxDigitTargets = 2;
 
+static_assert(kTileWidth == 32, "a tile row is one 32-bit mask");
+static_assert(runTargetsFor(tileRowsFor(1)) <= kMaxRunTargets && runTargetsFor(tileRowsFor(2)) <= kMaxRunTargets,
+              "OpenGL ES 3.0 draws into 4 targets at least");
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");
 static_assert(kBitCounterTargets * 4 == 32, "component_bits.frag writes 32 counters");
@@ -91,6 +109,7 @@ inline void defineSharedConstants(gl::ProgramBuilder& builder) {
     builder.define("ID_COORDINATE_BITS", kIdCoordinateBits);
     builder.define("SCAN_BLOCK", kScanBlock);
     builder.define("SEGMENT", kSegment);
+    builder.define("TILE_WIDTH", kTileWidth);
     builder.define("MOST_SIDE", kMostSide);
     builder.define("BIT_COUNTER_TARGETS", kBitCounterTargets);
     builder.define("MAX_DIGIT_TARGETS", kMaxDigitTargets);

@@ -31,6 +31,8 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
         else backends::defineNoInput(builder, connectivity_);
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
+        builder.define("TILE_ROWS", tileRowsFor(shape.height));
+        builder.define("RUN_ENTRY_BITS", runEntryBitsFor(tileRowsFor(shape.height)));
         defineSharedConstants(builder);
         for (const char* name : spec.defines) builder.define(name);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);

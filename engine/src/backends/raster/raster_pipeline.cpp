@@ -86,9 +86,12 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     glBindVertexArray(emptyVertexArray_.id());
 
     nodeGraph_.run(context, input, r.nodeGraph);                             // nodes, their links and foreground pixels
-    // Every node -> the top of its vertical run; runs merged left to right,
-    // all blocks at once.
-    if (options_.columnDraws == 1) {
+    if (options_.localTiles) {
+        // Every node -> its component's root within its tile.
+        tileLabels_.run(context, nodeGraph, r.tiles, r.idsAndScratch);
+    } else if (options_.columnDraws == 1) {
+        // Every node -> the top of its vertical run; runs merged left to
+        // right, all blocks at once.
         // The runs into idScratch and nodeValues (free until resolve_links),
         // column processing's odd and even columns.
         verticalRuns_.runInto(context, nodeGraph, r.scratchAndValues, r.ids, r.idScratch, runHops());
@@ -103,41 +106,43 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         postColumnProcessing_.run(context, r.ids, r.idScratch, r.ids);  // marked roots, then every node
     }
     // Roots linked across block borders, then until no connected neighbours differ: exact.
-    mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
+    if (!options_.localTiles)
+        mergeBlockBorders_.run(context, nodeGraph, columns, r.ids, r.idScratch, options_.borderRounds);
     // With the scan's numbering, resolve_links' rounds issued ahead are
     // checked after the labels are queued: the host waits once, at the end.
     bool deferCheck = options_.scanAlways && options_.resolveAhead > 1;
     const ResolveLinksPass::Targets resolveTargets{r.idScratch, r.nodeValues, r.idsAndScratch, r.idsAndValues};
-    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, resolveTargets, options_.resolveInFragments,
-                                       options_.resolveGroup, options_.resolveCheckInDraw, options_.resolveAhead,
-                                       deferCheck);
+    const ResolveLinksPass::Settings resolveSettings{options_.resolveInFragments, options_.resolveGroup,
+                                                     options_.localTiles ? r.tiles.rows : 0,
+                                                     options_.resolveCheckInDraw,
+                                                     options_.resolveAhead};
+    resolveRounds_ = resolveLinks_.run(context, nodeGraph, r.ids, resolveTargets, resolveSettings, deferCheck);
+    r.labelsInScratch = ResolveLinksPass::leavesLabelsInScratch(resolveSettings);
     if (options_.scanAlways) {
         // Nothing before the labels needs the count: it is read once they
         // are queued, so the GPU does not idle while the host waits for it.
         for (;;) {
-            scanRoots_.countUp(context, r.ids, r.scanLevels, r.rootLabels);
-            scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);
+            scanRoots_.countUp(context, r.labels(), r.scanLevels, r.rootLabels);
+            scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels, true);
             finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));
             if (!deferCheck || resolveLinks_.settled(resolveRounds_)) break;
             // Links left past the batch: the rounds go on, then the
             // numbering and the labels again.
-            resolveRounds_ += resolveLinks_.run(context, nodeGraph, r.ids, resolveTargets,
-                                                options_.resolveInFragments, options_.resolveGroup,
-                                                options_.resolveCheckInDraw, options_.resolveAhead);
+            resolveRounds_ += resolveLinks_.run(context, nodeGraph, r.ids, resolveTargets, resolveSettings);
             deferCheck = false;
         }
         count_ = scanRoots_.readCount(context, r.scanLevels);
         checkGlError("glccl::RasterPipeline::label()");
         return count_;
     } else if (!es_) {
-        const std::uint32_t roots = countRoots_.run(context, r.ids, r.idScratch);
-        if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);
-        else scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
+        const std::uint32_t roots = countRoots_.run(context, r.labels(), r.notLabels());
+        if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
+        else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
         count_ = roots;
     } else {
-        const std::uint32_t roots = scanRoots_.count(context, r.ids, r.scanLevels, r.rootLabels);
-        if (routing_ && roots <= kMaxRoutedRoots) routeRoots_.run(context, r.ids, roots, r.routing, r.rootLabels);
-        else scanRoots_.run(context, r.ids, r.scanLevels, r.scanZero, r.rootLabels, true);
+        const std::uint32_t roots = scanRoots_.count(context, r.labels(), r.scanLevels, r.rootLabels);
+        if (routing_ && roots <= kMaxRoutedRoots) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
+        else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels, true);
         count_ = roots;
     }
     finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));     // every pixel takes its node's root's number
@@ -195,6 +200,7 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
 }
 
 RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning) {
+    base.localTiles = tuning.rasterLocal == Tuning::RasterLocal::Tiles;
     base.blockWidth = tuning.rasterBlockWidth;
     base.resolveInFragments = tuning.rasterResolve == Tuning::RasterWork::Fragment;
     base.tableByRuns = tuning.rasterTable == Tuning::RasterTable::Runs;

@@ -27,6 +27,7 @@
 #include "scan_roots.hpp"
 #include "stage_timer.hpp"
 #include "table_decoding.hpp"
+#include "tile_labels.hpp"
 #include "vertical_runs.hpp"
 
 namespace glccl {
@@ -38,6 +39,10 @@ public:
     // Switches for tests and experiments; the defaults are what the Labeler
     // runs. Nothing is read from the environment.
     struct Options {
+        // Nodes' labels before resolve_links from tile_labels (rasterLocal
+        // tiles), not from vertical runs, column processing and the block
+        // borders' merge.
+        bool localTiles = false;
         // Columns per block of column processing; 0 chooses about
         // sqrt(grid width), between 4 and 64.
         int blockWidth = 0;
@@ -171,6 +176,7 @@ private:
     bool routing_ = true;
 
     raster::NodeGraphPass nodeGraph_;
+    raster::TileLabelsPass tileLabels_;
     raster::VerticalRunsPass verticalRuns_;
     raster::ColumnProcessingPass columnProcessing_;
     raster::PostColumnProcessingPass postColumnProcessing_;

@@ -44,11 +44,24 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     idScratch = gl::RenderTarget::allocate(GL_R32F, gridWidth, gridHeight, what, rootMarks.id());
     nodeValues = gl::RenderTarget::allocate(GL_RG32F, gridWidth, gridHeight, what);
     const gl::Texture* withScratch[] = {&ids.texture, &idScratch.texture};
-    idsAndScratch = gl::multipleTargetFramebuffer(withScratch, 2, what);
+    idsAndScratch = gl::multipleTargetFramebuffer(withScratch, 2, what, rootMarks.id());
     const gl::Texture* withValues[] = {&ids.texture, &nodeValues.texture};
-    idsAndValues = gl::multipleTargetFramebuffer(withValues, 2, what);
+    idsAndValues = gl::multipleTargetFramebuffer(withValues, 2, what, rootMarks.id());
     const gl::Texture* scratchWithValues[] = {&idScratch.texture, &nodeValues.texture};
     scratchAndValues = gl::multipleTargetFramebuffer(scratchWithValues, 2, what);
+    const int tileRows = ceilDiv(gridWidth, kTileWidth);
+    tiles.links = gl::Texture::allocate(GL_RGBA32UI, tileRows, gridHeight, what);
+    tiles.nodes = gl::Texture::allocate(GL_RG32UI, tileRows, gridHeight, what);
+    const gl::Texture* masks[] = {&tiles.links, &tiles.nodes};
+    tiles.masks = gl::multipleTargetFramebuffer(masks, 2, what);
+    tiles.rows = tileRowsFor(next.shape.height);
+    const gl::Texture* runs[kMaxRunTargets];
+    const int runTargets = runTargetsFor(tiles.rows);
+    for (int i = 0; i < runTargets; ++i) {
+        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tileRows, gridHeight, what);
+        runs[i] = &tiles.runs[i];
+    }
+    tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, runTargets, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, kMostSide, kMostSide, what);

@@ -81,6 +81,19 @@ struct LargeSumTargets {
     gl::Framebuffer bandFramebuffer, totalFramebuffers[2];
 };
 
+// tile_labels' targets, a texel per tile row (kTileWidth nodes of a node
+// row): its masks, RGBA32UI `links` (which nodes link right, down,
+// down-right and down-left) and RG32UI `nodes` (which hold a pixel in their
+// block's first pixel row, which are foreground), draw buffers 0 and 1 of
+// `masks`; its runs' roots' places in the tile, in the RGBA32UI `runs`,
+// draw buffers of `runFramebuffer` (runTargetsFor(rows) of them).
+struct TileTargets {
+    int rows = 0;  // a tile's: tileRowsFor() the grid's nodes
+    gl::Texture links, nodes;
+    gl::Texture runs[kMaxRunTargets];
+    gl::Framebuffer masks, runFramebuffer;
+};
+
 // The labeled node grid: the node graph, every node's root ID and each
 // root's label (over the scan grid). final_labels and the table stages read
 // these.
@@ -94,20 +107,23 @@ struct LabeledGrid {
 struct RasterResources {
     RasterGrid grid;                 // all zero until reserve() succeeds
     gl::RenderTarget nodeGraph;      // R16UI: links and foreground pixels per node
-    gl::Renderbuffer rootMarks;      // depth: roots changed by column processing, shared by both ID targets
+    // Depth, shared by both ID targets: the roots column processing changed,
+    // or tile_labels' roots.
+    gl::Renderbuffer rootMarks;
     gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels are in `ids`
     // RG32F, per node: what a fragment pass found for the next draw's
     // vertices (resolve_links); before, the IDs of column processing's even
     // columns.
     gl::RenderTarget nodeValues;
-    // `ids` with idScratch, and with nodeValues, as draw buffers 0 and 1:
-    // resolve_links' compression writes the labels into the next round's
-    // link target too.
+    // `ids` with idScratch, and with nodeValues, as draw buffers 0 and 1, and
+    // rootMarks: resolve_links' compression writes the labels into the next
+    // round's link target too (after tile_labels, at the marked roots only).
     gl::Framebuffer idsAndScratch, idsAndValues;
     // idScratch and nodeValues as draw buffers 0 and 1: vertical_runs'
     // last pass writes the runs into both textures of column processing
     // with one draw a column.
     gl::Framebuffer scratchAndValues;
+    TileTargets tiles;               // tile_labels' (Tuning::rasterLocal tiles)
     gl::RenderTarget rootLabels;     // R32UI: each root's final label, over the scan grid
     gl::RenderTarget segmentFirsts;  // R32UI, per row segment: its nodes first of their root (component_table slots)
     gl::RenderTarget mostFirsts;     // R32F, kMostSide²: the most such nodes in one segment, by segments
@@ -130,8 +146,13 @@ struct RasterResources {
     // `spread` partial counts per label in the band (Tuning::rasterBitsSpread),
     // fewer where the labels are many (kBitsSpreadTexels).
     void reserveLargeSums(int count, int spread);
+    // Where the labels of the last labeling are (resolve_links leaves them
+    // in idScratch after tile_labels), and the other ID target.
+    bool labelsInScratch = false;
+    const gl::RenderTarget& labels() const { return labelsInScratch ? idScratch : ids; }
+    const gl::RenderTarget& notLabels() const { return labelsInScratch ? ids : idScratch; }
     // What the stages after the numbering read.
-    LabeledGrid labeled() const { return {grid, nodeGraph.texture, ids.texture, rootLabels.texture}; }
+    LabeledGrid labeled() const { return {grid, nodeGraph.texture, labels().texture, rootLabels.texture}; }
     // A framebuffer over the caller's label texture.
     const gl::Framebuffer& labelFramebuffer(const gl::Texture& labels);
 

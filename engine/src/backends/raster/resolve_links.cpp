@@ -1,5 +1,7 @@
 #include "resolve_links.hpp"
 
+#include <algorithm>
+
 #include "post_column_processing.hpp"
 
 namespace glccl::raster {
@@ -10,6 +12,8 @@ constexpr const char* kLinkGroup = "linkGroup";
 const ProgramSpec kResolveLinksCount{"resolve_links_count", "fullscreen.vert", "resolve_links_count.frag", {}, {kIdsSlot}};
 const ProgramSpec kLink{"resolve_links_link", "resolve_links_link.vert", "write_scatter.frag", {"fragColor"},
                         {kIdsSlot}};
+const ProgramSpec kLinkTileBorders{"resolve_links_link", "resolve_links_link.vert", "write_scatter.frag",
+                                   {"fragColor"}, {kIdsSlot}, {"TILE_BORDERS"}};
 const ProgramSpec kValues{"resolve_links_values", "fullscreen.vert", "resolve_links_values.frag", {"fragLink"},
                           {kIdsSlot}};
 const ProgramSpec kResolveLinksScatter{"resolve_links_scatter", "resolve_links_scatter.vert", "write_scatter.frag",
@@ -46,13 +50,18 @@ bool ResolveLinksPass::settled(int& rounds) {
 }
 
 int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-                          const Targets& targets, bool linksInFragments, int group, bool checkInDraw, int ahead,
-                          bool deferLastCheck) {
+                          const Targets& targets, const Settings& settings, bool deferLastCheck) {
+    const bool linksInFragments = settings.linksInFragments, checkInDraw = settings.checkInDraw;
+    const int group = settings.group, ahead = settings.ahead;
     const gl::RenderTarget& scratch = targets.scratch;
     const gl::RenderTarget& values = targets.values;
     auto scope = context.timer.scope(kStage);
     // The link draw's vertices: one per square of group × group nodes.
     const std::int64_t squares = std::int64_t(ceilDiv(ids.width(), group)) * ceilDiv(ids.height(), group);
+    // ... or one per node of a tile's right column and bottom row.
+    const int tileRows = std::max(settings.tileRows, 1);
+    const std::int64_t borderNodes = std::int64_t(ceilDiv(ids.width(), kTileWidth)) * ceilDiv(ids.height(), tileRows) *
+                                     (tileRows + kTileWidth - 1);
     bindTexture(kNodeGraphSlot, nodeGraph);
     int rounds = 0;
     batch_ = 0;
@@ -81,14 +90,22 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         }
     } else {
         auto& count = context.programs.use(kResolveLinksCount);
-        auto& link = context.programs.use(kLink);
-        link.set(kLinkGroup, group);
+        auto& link = context.programs.use(settings.tileRows > 0 ? kLinkTileBorders : kLink);
+        if (settings.tileRows == 0) link.set(kLinkGroup, group);
+        const std::int64_t linkPoints = settings.tileRows > 0 ? borderNodes : squares;
+        // After tile_labels, with the check in the link draw, only the
+        // marked roots follow their chains a round: a node's label is its
+        // root's root (two fetches, resolve_links_link.vert), and every
+        // node is followed to its root once, after the rounds. Only the
+        // marked nodes of the link targets are read then: points land on
+        // roots, and chains go from root to root.
+        const bool markedOnly = leavesLabelsInScratch(settings);
         // Round k links into linkTargets[k % 2]; its compression writes
         // `ids` and the other, the next round's.
         const gl::RenderTarget* linkTargets[2] = {&scratch, &values};
         const gl::Framebuffer* compressTargets[2] = {&targets.idsAndValues, &targets.idsAndScratch};
         int turn = 0;
-        copyTarget(ids, scratch);
+        if (!markedOnly) copyTarget(ids, scratch);
         // The link draw's state, into this round's target.
         const auto beginLink = [&] {
             beginPass(*linkTargets[turn]);
@@ -100,11 +117,11 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         const auto linkInto = [&](const gl::Query* query) {
             beginLink();
             if (query != nullptr) glBeginQuery(GL_ANY_SAMPLES_PASSED, query->id());
-            drawPoints(squares);
+            drawPoints(linkPoints);
             if (query != nullptr) glEndQuery(GL_ANY_SAMPLES_PASSED);
         };
         const auto compressRound = [&] {
-            PostColumnProcessingPass::compressTwice(context, *linkTargets[turn], *compressTargets[turn]);
+            PostColumnProcessingPass::compressTwice(context, *linkTargets[turn], *compressTargets[turn], markedOnly);
             turn = 1 - turn;
         };
         // Conditional rendering (desktop OpenGL 3.0): a round's draws are
@@ -137,7 +154,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
         }
         while (checkInDraw && !batched) {
             beginLink();
-            if (!anySamplesPassed(context, query_, [&] { drawPoints(squares); })) break;
+            if (!anySamplesPassed(context, query_, [&] { drawPoints(linkPoints); })) break;
             ++rounds;
             compressRound();
         }
@@ -181,6 +198,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             linkInto(nullptr);
             compressRound();
         }
+        if (markedOnly) PostColumnProcessingPass::compress(context, ids, scratch);
     }
     context.checkPass(kStage);
     return rounds;

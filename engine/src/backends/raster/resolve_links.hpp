@@ -16,20 +16,32 @@ class ResolveLinksPass {
 public:
     static constexpr const char* kStage = "resolve_links";
     ResolveLinksPass() : query_(gl::Query::create()) {}
+    // How the rounds link and check (Tuning's rasterResolve, rasterResolveGroup,
+    // rasterResolveCheck and rasterResolveAhead, and rasterLocal tiles):
+    struct Settings {
+        // A fragment pass finds each node's link into `values` and is the
+        // check (resolve_links_values.frag); otherwise a fragment pass
+        // checks and the link draw's vertices find the links.
+        bool linksInFragments = false;
+        // The link draw has a vertex per square of `group` × `group` nodes,
+        // which raises one root a round.
+        int group = 2;
+        // Without linksInFragments, where not 0: the labels came from
+        // tile_labels, whose tiles have this many rows, so connected nodes
+        // of a tile hold one label, and the link draw has a vertex per node
+        // of each tile's right column and bottom row instead
+        // (resolve_links_link.vert, TILE_BORDERS).
+        int tileRows = 0;
+        // Without linksInFragments: the link draw itself runs under the
+        // occlusion query instead of a check pass before it.
+        bool checkInDraw = false;
+        // Without linksInFragments, in a desktop context: rounds issued per
+        // wait for the GPU, each round's draws under conditional rendering
+        // on the check before them, the host reading the batch's last check.
+        int ahead = 1;
+    };
     // Labels in `ids` (compressed) on entry and exit; `scratch` and
-    // `values` are the grid's size. With `linksInFragments` a fragment
-    // pass finds each node's link into `values` and is the check
-    // (resolve_links_values.frag, Tuning::rasterResolve); otherwise a
-    // fragment pass checks and the link draw's vertices find the links.
-    // The link draw has a vertex per square of `group` × `group` nodes
-    // (Tuning::rasterResolveGroup), which raises one root a round. With
-    // `checkInDraw` (and not `linksInFragments`) the link draw itself runs
-    // under the occlusion query instead of a check pass before it
-    // (Tuning::rasterResolveCheck draw). Without `linksInFragments`, in a
-    // desktop context, `ahead` rounds are issued per wait for the GPU: each
-    // round's draws run under conditional rendering on the check before
-    // them, and the host reads the batch's last check
-    // (Tuning::rasterResolveAhead). Returns the rounds it needed. With
+    // `values` are the grid's size. Returns the rounds it needed. With
     // `deferLastCheck`, the first batch's last check is not read: the
     // caller queues what comes next, then asks settled().
     //
@@ -44,8 +56,15 @@ public:
         const gl::Framebuffer& idsAndValues;
     };
     int run(const PassContext& context, const gl::Texture& nodeGraph, const gl::RenderTarget& ids,
-            const Targets& targets, bool linksInFragments, int group, bool checkInDraw = false, int ahead = 1,
-            bool deferLastCheck = false);
+            const Targets& targets, const Settings& settings, bool deferLastCheck = false);
+    // After tile_labels, with the check in the link draw, the rounds follow
+    // only the roots' chains, `scratch` holding the first link target on
+    // entry (tile_labels writes both); every node is followed to its root
+    // once at the end, into `scratch`, where the labels then are (`ids`
+    // keeps each node's tile root).
+    static bool leavesLabelsInScratch(const Settings& settings) {
+        return settings.tileRows > 0 && settings.checkInDraw && !settings.linksInFragments;
+    }
     // Reads the last check of the batch run() left unread, if any (a wait
     // for the GPU), adding the batch's rounds to `rounds`: true where no
     // link is left; false where run() must go on.

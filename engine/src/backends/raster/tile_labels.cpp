@@ -1,0 +1,44 @@
+#include "tile_labels.hpp"
+
+namespace glccl::raster {
+
+namespace {
+constexpr TextureSlot kTileLinksSlot{"tileLinks", 1};
+constexpr TextureSlot kTileNodesSlot{"tileNodes", 2};
+constexpr TextureSlot kTileRunsSlots[] = {{"tileRuns0", 3}, {"tileRuns1", 5}, {"tileRuns2", 6}, {"tileRuns3", 7}};
+static_assert(kMaxRunTargets <= 4);
+const ProgramSpec kMasks{"tile_labels_masks", "fullscreen.vert", "tile_labels_masks.frag", {"fragLinks", "fragNodes"},
+                         {}};
+const ProgramSpec kRuns{"tile_labels_runs", "fullscreen.vert", "tile_labels_runs.frag",
+                        {"fragRuns0", "fragRuns1", "fragRuns2", "fragRuns3"}, {kTileLinksSlot, kTileNodesSlot}};
+const ProgramSpec kLabels{"tile_labels", "fullscreen.vert", "tile_labels.frag",
+                          {"fragColor", "fragCopy"},
+                          {kTileLinksSlot, kTileNodesSlot, kTileRunsSlots[0], kTileRunsSlots[1], kTileRunsSlots[2],
+                           kTileRunsSlots[3]}};
+}  // namespace
+
+void TileLabelsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const TileTargets& tiles,
+                         const gl::Framebuffer& ids) {
+    auto scope = context.timer.scope(kStage);
+    const int tileRows = tiles.links.width(), rows = tiles.links.height();
+    setRenderState({});
+    bindTexture(kNodeGraphSlot, nodeGraph);
+    context.programs.use(kMasks);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.masks.id());
+    setViewport(tileRows, rows);
+    drawFullscreen();
+    context.programs.use(kRuns);
+    bindTexture(kTileLinksSlot, tiles.links);
+    bindTexture(kTileNodesSlot, tiles.nodes);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.runFramebuffer.id());
+    drawFullscreen();
+    context.programs.use(kLabels);
+    for (int i = 0; i < runTargetsFor(tiles.rows); ++i) bindTexture(kTileRunsSlots[i], tiles.runs[i]);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, ids.id());
+    setViewport(nodeGraph.width(), nodeGraph.height());
+    setRenderState({GL_NONE, GL_ALWAYS, true});  // every root's mark written
+    drawFullscreen();
+    context.checkPass(kStage);
+}
+
+}  // namespace glccl::raster
