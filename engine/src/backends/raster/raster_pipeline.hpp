@@ -1,8 +1,10 @@
 #pragma once
-// Sean O'Connell's GPU connected-component labeling as OpenGL 3.3 render
-// passes, exact on every input and past the paper's limits. label() and
-// components() list the stages; each stage is a pass unit of the same name
-// (node_graph.cpp ↔ node_graph.frag ↔ timer key "node_graph").
+// Connected-component labeling as OpenGL 3.3 (and ES 3.0) render passes,
+// exact on every input: Sean O'Connell's pipeline past the paper's limits,
+// its vertical runs and column processing replaced by default by tiles
+// labeled over bit masks (tile_labels). label() and components() list the
+// stages; each stage is a pass unit of the same name (node_graph.cpp ↔
+// node_graph.frag ↔ timer key "node_graph").
 
 #include <cstdint>
 #include <vector>
