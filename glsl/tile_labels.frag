@@ -7,14 +7,32 @@
 // other node keeps its root, a marked one.
 #include "tile_labels.glsl"
 
-uniform usampler2D tileRuns0;
-uniform usampler2D tileRuns1;
-#if RUN_ENTRY_BITS == 16
-uniform usampler2D tileRuns2;
-uniform usampler2D tileRuns3;
+uniform usampler2D tileRuns0, tileRuns1;
+#if RUN_OUTPUTS > 2
+uniform usampler2D tileRuns2, tileRuns3;
+#endif
+#if RUN_OUTPUTS > 4
+uniform usampler2D tileRuns4, tileRuns5, tileRuns6, tileRuns7;
 #endif
 layout(location = 0) out vec4 fragColor;
 layout(location = 1) out vec4 fragCopy;
+
+// Texel p of tile_labels_runs' output `target`.
+uvec4 runWords(int target, ivec2 p) {
+    if (target == 0) return texelFetch(tileRuns0, p, 0);
+    if (target == 1) return texelFetch(tileRuns1, p, 0);
+#if RUN_OUTPUTS > 2
+    if (target == 2) return texelFetch(tileRuns2, p, 0);
+    if (target == 3) return texelFetch(tileRuns3, p, 0);
+#endif
+#if RUN_OUTPUTS > 4
+    if (target == 4) return texelFetch(tileRuns4, p, 0);
+    if (target == 5) return texelFetch(tileRuns5, p, 0);
+    if (target == 6) return texelFetch(tileRuns6, p, 0);
+    if (target == 7) return texelFetch(tileRuns7, p, 0);
+#endif
+    return uvec4(0u);
+}
 
 void main() {
     ivec2 n = ivec2(gl_FragCoord.xy);
@@ -26,11 +44,7 @@ void main() {
     if ((foreground & (1u << uint(column))) != 0u) {
         uint starts = runStarts(foreground, texelFetch(tileLinks, t, 0).x);
         int run = int(onesIn(starts & ((2u << uint(column)) - 1u))) - 1;
-        int target = run / kEntriesPerTarget;
-        uvec4 words = target == 0 ? texelFetch(tileRuns0, t, 0) : texelFetch(tileRuns1, t, 0);
-#if RUN_ENTRY_BITS == 16
-        if (target >= 2) words = target == 2 ? texelFetch(tileRuns2, t, 0) : texelFetch(tileRuns3, t, 0);
-#endif
+        uvec4 words = runWords(n.y % kRunRows * kRunTargets + run / kEntriesPerTarget, ivec2(t.x, n.y / kRunRows));
         int entry = run % kEntriesPerTarget;
         uint first = (words[entry / kEntriesPerWord] >> uint(kEntryBits * (entry % kEntriesPerWord))) & kEntryMask;
         ivec2 node = ivec2(t.x * kTileWidth + int(first % uint(kTileWidth)),

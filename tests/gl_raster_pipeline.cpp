@@ -748,6 +748,10 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveInFragments = true;
     options.scanAlways = false;
     variants.emplace_back("Tuning's defaults, rasterLocal=tiles rasterResolve=fragment rasterNumbering=auto", options);
+    options = RasterPipeline::tuned({}, Tuning());
+    options.checkEachPass = false;
+    options.tileRunRows = 1;  // as where the context draws into 4 targets
+    variants.emplace_back("Tuning's defaults, tile_labels_runs a tile row a fragment", options);
     return variants;
 }
 
@@ -837,9 +841,16 @@ TEST_CASE("raster: every variant of the raster tuning labels exactly", "[gl][ras
 
 TEST_CASE("raster: tile_labels at sizes around its tiles' borders, partial tiles included", "[gl][raster]") {
     HeadlessContext context;
+    // tile_labels_runs takes as many tile rows a fragment as the context
+    // draws the targets of (llvmpipe: 8 targets, 4 rows of 8-row tiles, 2
+    // of 16-row ones), one where it draws only a row's: both here, and 2
+    // rows of 8-row tiles.
+    const int runRows = GENERATE(0, 1, 2);
+    INFO("tileRunRows " << runRows);
     RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
     options.checkEachPass = false;
     options.localTiles = true;
+    options.tileRunRows = runRows;
     RasterPipeline pipeline(options);
     // A tile is 32 x 16 nodes at 8-connectivity (2x2 nodes, 64 x 32
     // pixels) and 32 x 8 otherwise: 64 x 8 pixels at 4 (2x1 nodes), 32 x 8

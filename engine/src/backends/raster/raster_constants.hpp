@@ -43,7 +43,16 @@ constexpr int tileRowsFor(int nodeHeight) { return nodeHeight == 2 ? 16 : 8; }
 // tile in runEntryBitsFor() bits, in runTargetsFor() RGBA32UI targets.    RUN_ENTRY_BITS (a program's)
 constexpr int runEntryBitsFor(int tileRows) { return kTileWidth * tileRows <= 256 ? 8 : 16; }
 constexpr int runTargetsFor(int tileRows) { return kTileWidth * runEntryBitsFor(tileRows) / 128; }
-constexpr int kMaxRunTargets = 4;
+// tile_labels_runs takes runRowsFor() rows of a tile a fragment, one fill
+// serving the runs of all of them: as many as the context draws the
+// targets of at once (GL_MAX_DRAW_BUFFERS: 8 on desktop OpenGL 3.3, at
+// least 4 on ES 3.0), up to 4.                                       RUN_ROWS, RUN_OUTPUTS (a program's)
+constexpr int runRowsFor(int tileRows, int maxDrawBuffers) {
+    for (int rows = 4; rows > 1; rows /= 2)
+        if (rows * runTargetsFor(tileRows) <= maxDrawBuffers && tileRows % rows == 0) return rows;
+    return 1;
+}
+constexpr int kMaxRunTargets = 8;  // rows a fragment × targets a row
 
 // C++ only. Column processing's blocks by default: about sqrt(grid width)
 // columns each, at most kMaxBlocks blocks, at most kMaxBlockWidth columns
@@ -96,8 +105,10 @@ constexpr int kMostSide = 64;
 constexpr int kMaxDigitTargets = 2;
 
 static_assert(kTileWidth == 32, "a tile row is one 32-bit mask");
-static_assert(runTargetsFor(tileRowsFor(1)) <= kMaxRunTargets && runTargetsFor(tileRowsFor(2)) <= kMaxRunTargets,
+static_assert(runTargetsFor(tileRowsFor(1)) <= 4 && runTargetsFor(tileRowsFor(2)) <= 4,
               "OpenGL ES 3.0 draws into 4 targets at least");
+static_assert(runRowsFor(tileRowsFor(1), kMaxRunTargets) * runTargetsFor(tileRowsFor(1)) <= kMaxRunTargets &&
+              runRowsFor(tileRowsFor(2), kMaxRunTargets) * runTargetsFor(tileRowsFor(2)) <= kMaxRunTargets);
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");
 static_assert(kBitCounterTargets * 4 == 32, "component_bits.frag writes 32 counters");

@@ -23,7 +23,8 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
 
 gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
     const NodeSize shape = NodeSize::of(connectivity_, criterion_);
-    const std::string variant = spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, shape);
+    const std::string variant = (spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, shape)) +
+                                " runRows=" + std::to_string(grid_.tileRunRows);
     auto found = programs_.find({&spec, variant});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
@@ -31,8 +32,11 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
         else backends::defineNoInput(builder, connectivity_);
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
-        builder.define("TILE_ROWS", tileRowsFor(shape.height));
-        builder.define("RUN_ENTRY_BITS", runEntryBitsFor(tileRowsFor(shape.height)));
+        const int tileRows = tileRowsFor(shape.height), runRows = grid_.tileRunRows;
+        builder.define("TILE_ROWS", tileRows);
+        builder.define("RUN_ENTRY_BITS", runEntryBitsFor(tileRows));
+        builder.define("RUN_ROWS", runRows);
+        builder.define("RUN_OUTPUTS", runRows * runTargetsFor(tileRows));
         defineSharedConstants(builder);
         for (const char* name : spec.defines) builder.define(name);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);

@@ -18,7 +18,7 @@
 namespace glccl::raster {
 
 // A sampler uniform and the texture unit it reads. Units: 0 the input
-// (node_graph only), 1-3 (and 5) each pass's own, 4 the node graph;
+// (node_graph only), 1-3 and 5-11 each pass's own, 4 the node graph;
 // component_bits_fold uses 0-15.
 struct TextureSlot {
     const char* uniform;

@@ -44,7 +44,8 @@ void RasterPipeline::setOptions(const Options& options) {
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
-    resources_.reserve(RasterGrid::of(width, height, shape), "glccl::RasterPipeline::reserve(" + std::to_string(width) +
+    resources_.reserve(RasterGrid::of(width, height, shape, options_.tileRunRows),
+                       "glccl::RasterPipeline::reserve(" + std::to_string(width) +
                                                                    "x" + std::to_string(height) + ")");
 }
 

@@ -45,6 +45,10 @@ public:
         // tiles), not from vertical runs, column processing and the block
         // borders' merge.
         bool localTiles = false;
+        // tile_labels_runs' tile rows a fragment, 1, 2 or 4 (tests); 0, as many
+        // as the context draws targets for (raster_constants.hpp,
+        // runRowsFor).
+        int tileRunRows = 0;
         // Columns per block of column processing; 0 chooses about
         // sqrt(grid width), between 4 and 64.
         int blockWidth = 0;

@@ -27,8 +27,20 @@ int scanSumBlock(int count) {
 
 }  // namespace
 
-RasterGrid RasterGrid::of(int width, int height, NodeSize shape) {
-    return {width, height, shape, ceilDiv(width, shape.width), ceilDiv(height, shape.height)};
+int contextRunRows(int tileRows) {
+    GLint maxDrawBuffers = 4;
+    glGetIntegerv(GL_MAX_DRAW_BUFFERS, &maxDrawBuffers);
+    return runRowsFor(tileRows, int(maxDrawBuffers));
+}
+
+RasterGrid RasterGrid::of(int width, int height, NodeSize shape, int runRows) {
+    const int contextRows = contextRunRows(tileRowsFor(shape.height));
+    return {width,
+            height,
+            shape,
+            ceilDiv(width, shape.width),
+            ceilDiv(height, shape.height),
+            runRows > 0 ? std::min(runRows, contextRows) : contextRows};
 }
 
 void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
@@ -55,13 +67,13 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     const gl::Texture* masks[] = {&tiles.links, &tiles.nodes};
     tiles.masks = gl::multipleTargetFramebuffer(masks, 2, what);
     tiles.rows = tileRowsFor(next.shape.height);
+    tiles.runRows = next.tileRunRows;
     const gl::Texture* runs[kMaxRunTargets];
-    const int runTargets = runTargetsFor(tiles.rows);
-    for (int i = 0; i < runTargets; ++i) {
-        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tileRows, gridHeight, what);
+    for (int i = 0; i < tiles.runOutputs(); ++i) {
+        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tileRows, ceilDiv(gridHeight, tiles.runRows), what);
         runs[i] = &tiles.runs[i];
     }
-    tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, runTargets, what);
+    tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, tiles.runOutputs(), what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, kMostSide, kMostSide, what);

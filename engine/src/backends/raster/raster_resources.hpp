@@ -27,11 +27,15 @@ struct RasterGrid {
     int width = 0, height = 0;  // pixels
     NodeSize shape;
     int gridWidth = 0, gridHeight = 0;  // nodes
-    static RasterGrid of(int width, int height, NodeSize shape);
+    // tile_labels_runs' rows a fragment: contextRunRows() of the shape's tiles,
+    // or fewer where `runRows` (1, 2 or 4) asks.
+    int tileRunRows = 0;
+    static RasterGrid of(int width, int height, NodeSize shape, int runRows = 0);
     int scanWidth() const { return gridWidth * shape.height; }
     int scanHeight() const { return gridHeight; }
     bool operator==(const RasterGrid& other) const {
-        return width == other.width && height == other.height && shape == other.shape;
+        return width == other.width && height == other.height && shape == other.shape &&
+               tileRunRows == other.tileRunRows;
     }
 };
 
@@ -86,13 +90,19 @@ struct LargeSumTargets {
 // down-right and down-left) and RG32UI `nodes` (which hold a pixel in their
 // block's first pixel row, which are foreground), draw buffers 0 and 1 of
 // `masks`; its runs' roots' places in the tile, in the RGBA32UI `runs`,
-// draw buffers of `runFramebuffer` (runTargetsFor(rows) of them).
+// draw buffers of `runFramebuffer`, a texel per runRows rows of a tile:
+// row k's target j is runs[k * runTargetsFor(rows) + j].
 struct TileTargets {
-    int rows = 0;  // a tile's: tileRowsFor() the grid's nodes
+    int rows = 0;     // a tile's: tileRowsFor() the grid's nodes
+    int runRows = 0;  // the grid's tileRunRows
+    int runOutputs() const { return runRows * runTargetsFor(rows); }
     gl::Texture links, nodes;
     gl::Texture runs[kMaxRunTargets];
     gl::Framebuffer masks, runFramebuffer;
 };
+
+// runRowsFor() tiles of `tileRows` rows in the current context.
+int contextRunRows(int tileRows);
 
 // The labeled node grid: the node graph, every node's root ID and each
 // root's label (over the scan grid). final_labels and the table stages read

@@ -5,16 +5,21 @@ namespace glccl::raster {
 namespace {
 constexpr TextureSlot kTileLinksSlot{"tileLinks", 1};
 constexpr TextureSlot kTileNodesSlot{"tileNodes", 2};
-constexpr TextureSlot kTileRunsSlots[] = {{"tileRuns0", 3}, {"tileRuns1", 5}, {"tileRuns2", 6}, {"tileRuns3", 7}};
-static_assert(kMaxRunTargets <= 4);
+constexpr TextureSlot kTileRunsSlots[] = {{"tileRuns0", 3},  {"tileRuns1", 5},  {"tileRuns2", 6},
+                                          {"tileRuns3", 7},  {"tileRuns4", 8},  {"tileRuns5", 9},
+                                          {"tileRuns6", 10}, {"tileRuns7", 11}};
+static_assert(kMaxRunTargets <= 8);
 const ProgramSpec kMasks{"tile_labels_masks", "fullscreen.vert", "tile_labels_masks.frag", {"fragLinks", "fragNodes"},
                          {}};
 const ProgramSpec kRuns{"tile_labels_runs", "fullscreen.vert", "tile_labels_runs.frag",
-                        {"fragRuns0", "fragRuns1", "fragRuns2", "fragRuns3"}, {kTileLinksSlot, kTileNodesSlot}};
+                        {"fragRuns0", "fragRuns1", "fragRuns2", "fragRuns3", "fragRuns4", "fragRuns5", "fragRuns6",
+                         "fragRuns7"},
+                        {kTileLinksSlot, kTileNodesSlot}};
 const ProgramSpec kLabels{"tile_labels", "fullscreen.vert", "tile_labels.frag",
                           {"fragColor", "fragCopy"},
                           {kTileLinksSlot, kTileNodesSlot, kTileRunsSlots[0], kTileRunsSlots[1], kTileRunsSlots[2],
-                           kTileRunsSlots[3]}};
+                           kTileRunsSlots[3], kTileRunsSlots[4], kTileRunsSlots[5], kTileRunsSlots[6],
+                           kTileRunsSlots[7]}};
 }  // namespace
 
 void TileLabelsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const TileTargets& tiles,
@@ -31,9 +36,10 @@ void TileLabelsPass::run(const PassContext& context, const gl::Texture& nodeGrap
     bindTexture(kTileLinksSlot, tiles.links);
     bindTexture(kTileNodesSlot, tiles.nodes);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.runFramebuffer.id());
+    setViewport(tileRows, ceilDiv(rows, tiles.runRows));
     drawFullscreen();
     context.programs.use(kLabels);
-    for (int i = 0; i < runTargetsFor(tiles.rows); ++i) bindTexture(kTileRunsSlots[i], tiles.runs[i]);
+    for (int i = 0; i < tiles.runOutputs(); ++i) bindTexture(kTileRunsSlots[i], tiles.runs[i]);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, ids.id());
     setViewport(nodeGraph.width(), nodeGraph.height());
     setRenderState({GL_NONE, GL_ALWAYS, true});  // every root's mark written
