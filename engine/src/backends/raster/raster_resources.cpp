@@ -61,16 +61,17 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     idsAndValues = gl::multipleTargetFramebuffer(withValues, 2, what, rootMarks.id());
     const gl::Texture* scratchWithValues[] = {&idScratch.texture, &nodeValues.texture};
     scratchAndValues = gl::multipleTargetFramebuffer(scratchWithValues, 2, what);
-    const int tileRows = ceilDiv(gridWidth, kTileWidth);
-    tiles.links = gl::Texture::allocate(GL_RGBA32UI, tileRows, gridHeight, what);
-    tiles.nodes = gl::Texture::allocate(GL_RG32UI, tileRows, gridHeight, what);
+    tiles = {};  // no run targets of an earlier grid kept
+    const int tilesAcross = ceilDiv(gridWidth, kTileWidth);
+    tiles.links = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, gridHeight, what);
+    tiles.nodes = gl::Texture::allocate(GL_RG32UI, tilesAcross, gridHeight, what);
     const gl::Texture* masks[] = {&tiles.links, &tiles.nodes};
     tiles.masks = gl::multipleTargetFramebuffer(masks, 2, what);
     tiles.rows = tileRowsFor(next.shape.height);
     tiles.runRows = next.tileRunRows;
     const gl::Texture* runs[kMaxRunTargets];
     for (int i = 0; i < tiles.runOutputs(); ++i) {
-        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tileRows, ceilDiv(gridHeight, tiles.runRows), what);
+        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.runRows), what);
         runs[i] = &tiles.runs[i];
     }
     tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, tiles.runOutputs(), what);

@@ -25,18 +25,18 @@ const ProgramSpec kLabels{"tile_labels", "fullscreen.vert", "tile_labels.frag",
 void TileLabelsPass::run(const PassContext& context, const gl::Texture& nodeGraph, const TileTargets& tiles,
                          const gl::Framebuffer& ids) {
     auto scope = context.timer.scope(kStage);
-    const int tileRows = tiles.links.width(), rows = tiles.links.height();
+    const int tilesAcross = tiles.links.width(), rows = tiles.links.height();
     setRenderState({});
     bindTexture(kNodeGraphSlot, nodeGraph);
     context.programs.use(kMasks);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.masks.id());
-    setViewport(tileRows, rows);
+    setViewport(tilesAcross, rows);
     drawFullscreen();
     context.programs.use(kRuns);
     bindTexture(kTileLinksSlot, tiles.links);
     bindTexture(kTileNodesSlot, tiles.nodes);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.runFramebuffer.id());
-    setViewport(tileRows, ceilDiv(rows, tiles.runRows));
+    setViewport(tilesAcross, ceilDiv(rows, tiles.runRows));
     drawFullscreen();
     context.programs.use(kLabels);
     for (int i = 0; i < tiles.runOutputs(); ++i) bindTexture(kTileRunsSlots[i], tiles.runs[i]);
