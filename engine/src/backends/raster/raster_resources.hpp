@@ -101,7 +101,8 @@ struct TileTargets {
     gl::Framebuffer masks, runFramebuffer;
 };
 
-// runRowsFor() tiles of `tileRows` rows in the current context.
+// runRowsFor() tiles of `tileRows` rows, by the current context's
+// GL_MAX_DRAW_BUFFERS.
 int contextRunRows(int tileRows);
 
 // The labeled node grid: the node graph, every node's root ID and each
@@ -120,7 +121,7 @@ struct RasterResources {
     // Depth, shared by both ID targets: the roots column processing changed,
     // or tile_labels' roots.
     gl::Renderbuffer rootMarks;
-    gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels are in `ids`
+    gl::RenderTarget ids, idScratch; // R32F: IDs as float bit patterns, per node; the labels in labels()
     // RG32F, per node: what a fragment pass found for the next draw's
     // vertices (resolve_links); before, the IDs of column processing's even
     // columns.
