@@ -60,6 +60,13 @@ std::vector<std::string> stageNames(const StageTimings& timings) {
     return names;
 }
 
+// The engine's variants as glccl::Tuning's defaults choose them.
+RasterPipeline::Options tuningDefaults() {
+    RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
+    options.checkEachPass = false;
+    return options;
+}
+
 Image fromRows(const std::vector<std::string>& rows) {
     Image image(int(rows[0].size()), int(rows.size()));
     for (int y = 0; y < image.height; ++y)
@@ -405,8 +412,7 @@ TEST_CASE("raster: the table's digits give exact areas and centroids without com
         const int widths[] = {0, 4, 6};
         for (int w = 0; w < 3; ++w) {
             const int digitBits = widths[w];
-            RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
-            options.checkEachPass = false;
+            RasterPipeline::Options options = tuningDefaults();
             options.tableDigits = true;
             options.digitBits = digitBits;
             RasterPipeline pipeline(options);
@@ -434,8 +440,7 @@ TEST_CASE("raster: the table's digits give exact areas and centroids without com
         // 600 * 4099 * 4100 / 2, past 2^32.
         for (int digitBits : {0, 4}) {
             if (c > 0 && digitBits != (c % 2 == 1 ? 4 : 0)) continue;
-            RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
-            options.checkEachPass = false;
+            RasterPipeline::Options options = tuningDefaults();
             options.tableDigits = true;
             options.tableWords = true;
             options.digitBits = digitBits;
@@ -659,8 +664,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     variants.emplace_back("rasterColumnGroup=3 rasterResolveGroup=2 rasterTable=slots rasterRunHops=64 "
                           "rasterBitsSpread=5 rasterTableSpread=3",
                           options);
-    options = RasterPipeline::tuned({}, Tuning());
-    options.checkEachPass = false;
+    options = tuningDefaults();
     options.scatterGroup = 8;
     variants.emplace_back("Tuning's defaults, rasterScatterGroup=8", options);
     options.scatterGroup = 0;  // the scatter back in the gathers' groups of 32
@@ -710,8 +714,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.tableWords = true;
     variants.emplace_back(
         "rasterTableSums=digits rasterTablePack=words rasterTable=slots rasterTableSpread=3, digits of 5 bits", options);
-    options = RasterPipeline::tuned({}, Tuning());
-    options.checkEachPass = false;
+    options = tuningDefaults();
     variants.emplace_back("Tuning's defaults", options);
     options = {};
     options.resolveInFragments = false;
@@ -736,8 +739,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
                           "rasterColumnGroup=4 rasterResolveGroup=3 rasterBorderRounds=1 rasterBlockWidth=3",
                           options);
     // tile_labels, then resolve_links by each of its ways.
-    options = RasterPipeline::tuned({}, Tuning());
-    options.checkEachPass = false;
+    options = tuningDefaults();
     options.localTiles = true;
     variants.emplace_back("Tuning's defaults, rasterLocal=tiles", options);
     options.resolveAhead = 1;
@@ -748,8 +750,7 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.resolveInFragments = true;
     options.scanAlways = false;
     variants.emplace_back("Tuning's defaults, rasterLocal=tiles rasterResolve=fragment rasterNumbering=auto", options);
-    options = RasterPipeline::tuned({}, Tuning());
-    options.checkEachPass = false;
+    options = tuningDefaults();
     options.tileRunRows = 1;  // as where the context draws into 4 targets
     variants.emplace_back("Tuning's defaults, tile_labels_runs a tile row a fragment", options);
     return variants;
@@ -847,8 +848,7 @@ TEST_CASE("raster: tile_labels at sizes around its tiles' borders, partial tiles
     // rows of 8-row tiles.
     const int runRows = GENERATE(0, 1, 2);
     INFO("tileRunRows " << runRows);
-    RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
-    options.checkEachPass = false;
+    RasterPipeline::Options options = tuningDefaults();
     options.localTiles = true;
     options.tileRunRows = runRows;
     RasterPipeline pipeline(options);
@@ -896,13 +896,6 @@ TEST_CASE("raster: the process's Tuning picks the raster engine's variants", "[g
 }
 
 namespace {
-
-// The engine's variants as glccl::Tuning's defaults choose them.
-RasterPipeline::Options tuningDefaults() {
-    RasterPipeline::Options options = RasterPipeline::tuned({}, Tuning());
-    options.checkEachPass = false;
-    return options;
-}
 
 std::string describeWork(const raster::IssuedWork& work, std::int64_t gridTexels) {
     return std::to_string(work.draws) + " draws, " + std::to_string(work.fragments) + " fragments (" +
