@@ -131,9 +131,19 @@ start_force_run() {
     echo keep > l.npy
     local extra=""
     [ "$2" = tiled ] && extra="--tile 256"
+    clear_run_output
     # shellcheck disable=SC2086
     (export "$1"; with_default_signals "$glccl" label mid.npy --backend cpu $extra --labels l.npy --stats s.csv \
         --force) >run.out 2>run.err &
+}
+
+# clear_run_output: empties run.out and run.err before a background run.
+# The run's own redirections happen in the forked child, perhaps after
+# signal_before_commit has already read run.err: without this, a previous
+# run's "pausing" line there would send the signal too early.
+clear_run_output() {
+    : >run.out
+    : >run.err
 }
 
 # descendants PID: the processes below PID, deepest first.
@@ -329,6 +339,7 @@ for section in $sections; do
         done
         # Started with SIGHUP ignored (nohup), the run ignores it and completes.
         rm -f nohup.csv
+        clear_run_output
         (trap '' HUP; GLCCL_TEST_PAUSE_BEFORE_COMMIT=2 exec "$glccl" label small.png --backend cpu --stats nohup.csv) \
             >run.out 2>run.err &
         signal_before_commit HUP 300
@@ -470,6 +481,7 @@ EOF
         # limit Open MPI's own shared-memory files too.
         echo keep > s.csv
         echo keep > l.npy
+        clear_run_output
         GLCCL_TEST_PAUSE_BEFORE_COMMIT=30 with_default_signals mpirun -n 2 --oversubscribe "$mpi" label in.npy --backend cpu \
             --labels l.npy --stats s.csv --force >run.out 2>run.err &
         signal_before_commit TERM 600
