@@ -162,6 +162,56 @@ inline void narrowSums(const T* p, std::int64_t n, std::ptrdiff_t step, std::int
     squares = std::int64_t(q);
 }
 
+// Adds to out[k] (k = 0..3) the sums of v (a + i)^k over the n integer
+// samples v = p[i step] of at most 16 bits of a run whose first element is
+// `a` columns from its origin (0 <= a, a + n <= 2^24), exactly. Taken in
+// blocks of 16: a block's sums of v i^j (i < 16) fit 64 bits, and are
+// moved to its offset b by the binomial expansion,
+//   sum v (b + i)^3 = S3 + 3b S2 + 3b^2 S1 + b^3 S0,
+// a few 128-bit products a block instead of four a sample.
+template <class T>
+inline void weightedPowerSums(const T* p, std::int64_t n, std::ptrdiff_t step, std::int64_t a, __int128 out[4]) {
+    static_assert(std::is_integral_v<T> && sizeof(T) <= 2);
+    constexpr std::int64_t kBlock = 16;
+    if (n <= kBlock && a + n <= (std::int64_t(1) << 21)) {
+        // A short run (noise's) near its origin: x^3 < 2^63, and 16 of
+        // v x^2 fit 64 bits, so each sample costs products of 64-bit
+        // integers and no block is moved.
+        std::int64_t s0 = 0, s1 = 0, s2 = 0;
+        __int128 s3 = 0;
+        for (std::int64_t i = 0; i < n; ++i) {
+            const std::int64_t v = std::int64_t(p[i * step]), x = a + i, x2 = x * x;
+            s0 += v;
+            s1 += v * x;
+            s2 += v * x2;
+            s3 += __int128(v) * (x2 * x);
+        }
+        out[0] += s0;
+        out[1] += s1;
+        out[2] += s2;
+        out[3] += s3;
+        return;
+    }
+    for (std::int64_t start = 0; start < n; start += kBlock) {
+        const std::int64_t m = std::min(kBlock, n - start);
+        const T* q = p + start * step;
+        std::int64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+        for (std::int64_t i = 0; i < m; ++i) {
+            const std::int64_t v = std::int64_t(q[i * step]);
+            s0 += v;
+            s1 += v * i;
+            s2 += v * (i * i);
+            s3 += v * (i * i * i);
+        }
+        // |S_j| < 2^16 16^(j + 1), b < 2^24: b S0, b S1, b S2 and b^2 fit 64 bits.
+        const std::int64_t b = a + start, b2 = b * b;
+        out[0] += s0;
+        out[1] += s1 + b * s0;
+        out[2] += s2 + 2 * (b * s1) + __int128(b2) * s0;
+        out[3] += s3 + 3 * __int128(b * s2) + 3 * (__int128(b2) * s1) + __int128(b2) * b * s0;
+    }
+}
+
 // The smallest and largest of n integer samples p[0], p[step], ..., as
 // their own type (compared in vectors for one channel), and the index of
 // the first sample equal to v.
@@ -320,6 +370,42 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
 #endif
 
 #if defined(__SSE2__)
+// weightedPowerSums for a run of at most kRunLanes unsigned samples (most
+// of noise's), in one step with no branch on the run's length, which is
+// random in noise: with s = v - 2^15 in 16-bit lanes (0 past the run),
+// sum v i^j = sum s i^j + 2^15 sum i^j (i < n), the first from pairs of
+// lanes multiplied and added (_mm_madd_epi16, i^3 < 2^9), then moved to
+// the run's offset a as weightedPowerSums moves a block. Reads kRunLanes
+// samples: the caller makes sure they are in the array.
+template <class T>
+[[gnu::always_inline]] inline void shortWeightedPowerSums(const T* p, std::int64_t n, std::int64_t a, __int128 out[4]) {
+    const __m128i lane = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(n)), lane);
+    const __m128i s = _mm_and_si128(_mm_xor_si128(loadLanes(p), _mm_set1_epi16(std::int16_t(-0x8000))), live);
+    const __m128i m0 = _mm_madd_epi16(s, _mm_set1_epi16(1));
+    const __m128i m1 = _mm_madd_epi16(s, lane);
+    const __m128i m2 = _mm_madd_epi16(s, _mm_setr_epi16(0, 1, 4, 9, 16, 25, 36, 49));
+    const __m128i m3 = _mm_madd_epi16(s, _mm_setr_epi16(0, 1, 8, 27, 64, 125, 216, 343));
+    // The four vectors' lanes added: [sum m0, sum m1, sum m2, sum m3].
+    const __m128i t01 = _mm_add_epi32(_mm_unpacklo_epi32(m0, m1), _mm_unpackhi_epi32(m0, m1));
+    const __m128i t23 = _mm_add_epi32(_mm_unpacklo_epi32(m2, m3), _mm_unpackhi_epi32(m2, m3));
+    alignas(16) std::int32_t t[4];
+    _mm_store_si128(reinterpret_cast<__m128i*>(t), _mm_add_epi32(_mm_unpacklo_epi64(t01, t23), _mm_unpackhi_epi64(t01, t23)));
+    // sum i^j over i < n, for n = 0..8.
+    static constexpr std::int32_t kPowerSums[9][4] = {{0, 0, 0, 0},      {1, 0, 0, 0},       {2, 1, 1, 1},
+                                                      {3, 3, 5, 9},      {4, 6, 14, 36},     {5, 10, 30, 100},
+                                                      {6, 15, 55, 225},  {7, 21, 91, 441},   {8, 28, 140, 784}};
+    const std::int32_t* bias = kPowerSums[n];
+    const std::int64_t s0 = t[0] + (std::int64_t(bias[0]) << 15), s1 = t[1] + (std::int64_t(bias[1]) << 15),
+                       s2 = t[2] + (std::int64_t(bias[2]) << 15), s3 = t[3] + (std::int64_t(bias[3]) << 15);
+    // s0 < 2^19, s1 < 2^21, s2 < 2^23, a < 2^24: the products by a fit 64 bits.
+    const __int128 a2 = __int128(a) * a;
+    out[0] += s0;
+    out[1] += s1 + a * s0;
+    out[2] += s2 + 2 * (a * s1) + a2 * s0;
+    out[3] += s3 + 3 * __int128(a * s2) + 3 * a2 * s1 + a2 * a * s0;
+}
+
 // The perimeter's classes (kClass in gatherChunk) of the border elements
 // of region r among row[x, x + n) of border rows b0 (above), b1, b2
 // (below), for n <= kPerimeterLanes, 4 elements a step with no branch on
@@ -1379,7 +1465,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // stores through char (the slots' `seen`), which may alias any field
     // read through a reference, so these would be loaded again each run.
     const bool wantSums = q.intensitySums, wantExtrema = q.intensityExtrema, wantPerimeter = q.perimeter, onePass = pass.onePass;
-    [[maybe_unused]] const bool vectorRuns = channels == 1 && nw == 0;
+    [[maybe_unused]] const bool vectorRuns = channels == 1;
     [[maybe_unused]] const std::size_t samples = [&] {
         if constexpr (In::present) return in.size;
         else return std::size_t(0);
@@ -1633,7 +1719,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 #if defined(__SSE2__)
                     bool vectorDone = false;
                     if constexpr (In::narrow && std::is_unsigned_v<typename In::Sample>) {
-                        if (vectorRuns && element0 + std::size_t(x1 + kRunLanes) <= samples) {
+                        if (vectorRuns && (wantSums || wantExtrema) && element0 + std::size_t(x1 + kRunLanes) <= samples) {
                             const auto* p = sampleData + element0 + std::size_t(x);
                             const RunSamples run = x1 - x <= kRunLanes ? shortRunSamples<Positions>(p, x1 - x)
                                                                        : runSamples<Positions>(p, x1 - x);
@@ -1660,7 +1746,6 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 #endif
                     for (int c = 0; c < channels && !vectorDone; ++c) {
                         const std::size_t ci = s * std::size_t(channels) + std::size_t(c);
-                        Weighted* run = nw ? &entryWeighted[e * weightedWidth + std::size_t(c) * 4] : nullptr;
                         if (wantSums) {
                             if constexpr (In::narrow) {
                                 std::int64_t sum = 0, squares = 0;
@@ -1736,13 +1821,32 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             if (Positions && lower) S.minAt[ci] = minAt;
                             if (Positions && higher) S.maxAt[ci] = maxAt;
                         }
-                        for (std::int64_t xx = x; nw > 0 && xx < x1; ++xx) {
-                            const auto v = in.at(element0 + std::size_t(xx), c);
-                            const __int128 lx = xx - lo[0];
-                            const __int128 px[4] = {1, lx, lx * lx, lx * lx * lx};
-                            for (int k = 0; k < 4; ++k) {
-                                if constexpr (In::floating) run[k] += DoubleDouble(v) * exactDD(px[k]);
-                                else add(run[k], times(v, px[k], (const Acc*)nullptr));
+                    }
+                    // The run's sums of intensity times x^k, for the row's entry.
+                    for (int c = 0; c < channels && nw > 0; ++c) {
+                        Weighted* run = &entryWeighted[e * weightedWidth + std::size_t(c) * 4];
+                        if constexpr (In::narrow) {
+                            __int128 sums[4] = {0, 0, 0, 0};
+                            const auto* p = in.samples(element0 + std::size_t(x), c);
+#if defined(__SSE2__)
+                            if constexpr (std::is_unsigned_v<typename In::Sample>) {
+                                if (vectorRuns && x1 - x <= kRunLanes && element0 + std::size_t(x1 + kRunLanes) <= samples)
+                                    shortWeightedPowerSums(p, x1 - x, x - lo[0], sums);
+                                else
+                                    weightedPowerSums(p, x1 - x, channels, x - lo[0], sums);
+                            } else
+#endif
+                                weightedPowerSums(p, x1 - x, channels, x - lo[0], sums);
+                            for (int k = 0; k < 4; ++k) add(run[k], sums[k]);
+                        } else {
+                            for (std::int64_t xx = x; xx < x1; ++xx) {
+                                const auto v = in.at(element0 + std::size_t(xx), c);
+                                const __int128 lx = xx - lo[0];
+                                const __int128 px[4] = {1, lx, lx * lx, lx * lx * lx};
+                                for (int k = 0; k < 4; ++k) {
+                                    if constexpr (In::floating) run[k] += DoubleDouble(v) * exactDD(px[k]);
+                                    else add(run[k], times(v, px[k], (const Acc*)nullptr));
+                                }
                             }
                         }
                     }
