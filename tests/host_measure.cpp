@@ -353,25 +353,30 @@ std::vector<std::uint32_t> rowsOfBothKinds(std::int64_t w, std::int64_t h, int r
 // Widths about the 16 elements a step and the 64 a word of bits hold.
 constexpr std::int64_t kRowKindWidths[] = {1, 2, 3, 15, 16, 17, 63, 64, 65, 127, 129, 200};
 
+// Label l's Euler number: the region and its complement in a frame one
+// element wider, whose holes are the complement's 4-connected components
+// but the outer one.
+std::int64_t eulerNumberOf(const std::vector<std::uint32_t>& labels, std::int64_t w, std::int64_t h, std::uint32_t l) {
+    Image mask(Shape::image(w + 2, h + 2), 1, 8), rest(Shape::image(w + 2, h + 2), 1, 8);
+    for (std::int64_t y = 0; y < h + 2; ++y)
+        for (std::int64_t x = 0; x < w + 2; ++x) {
+            const bool in = x > 0 && y > 0 && x <= w && y <= h && labels[std::size_t((y - 1) * w + x - 1)] == l;
+            mask.setSample(int(x), int(y), 0, in);
+            rest.setSample(int(x), int(y), 0, !in);
+        }
+    const auto pieces = glccl::labelReference(mask, glccl::Connectivity::Eight, glccl::Criterion::binary()).count();
+    const auto holes = glccl::labelReference(rest, glccl::Connectivity::Four, glccl::Criterion::binary()).count() - 1;
+    return std::int64_t(pieces) - std::int64_t(holes);
+}
+
 void checkEulerNumbers(const std::vector<std::uint32_t>& labels, std::int64_t w, std::int64_t h) {
     MeasureOptions options;
     options.properties.properties = {"label", "euler_number"};
     const PropertyTable t = glccl::measureRegions(samplesOf(labels, Shape::image(w, h)), nullptr, options);
     for (std::size_t r = 0; r < t.rows; ++r) {
         const std::uint32_t l = std::uint32_t(column(t, "label").uints[r]);
-        // The region and its complement in a frame one element wider: holes
-        // are the complement's 4-connected components but the outer one.
-        Image mask(Shape::image(w + 2, h + 2), 1, 8), rest(Shape::image(w + 2, h + 2), 1, 8);
-        for (std::int64_t y = 0; y < h + 2; ++y)
-            for (std::int64_t x = 0; x < w + 2; ++x) {
-                const bool in = x > 0 && y > 0 && x <= w && y <= h && labels[std::size_t((y - 1) * w + x - 1)] == l;
-                mask.setSample(int(x), int(y), 0, in);
-                rest.setSample(int(x), int(y), 0, !in);
-            }
-        const auto pieces = glccl::labelReference(mask, glccl::Connectivity::Eight, glccl::Criterion::binary()).count();
-        const auto holes = glccl::labelReference(rest, glccl::Connectivity::Four, glccl::Criterion::binary()).count() - 1;
         INFO("width " << w << ", label " << l);
-        CHECK(column(t, "euler_number").ints[r] == std::int64_t(pieces) - std::int64_t(holes));
+        CHECK(column(t, "euler_number").ints[r] == eulerNumberOf(labels, w, h, l));
     }
 }
 
@@ -884,6 +889,62 @@ TEST_CASE("measure: perimeters of rows of many runs and of few, in turn, equal o
             for (std::size_t r = 0; r < t.rows; ++r) {
                 INFO("width " << w << ", threads " << threads << ", label " << label[r]);
                 CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[std::size_t(label[r])]).epsilon(1e-12));
+            }
+        }
+    }
+}
+
+// A binary labeling's labels in 8-connectivity, which a glccl::Session
+// marks foregroundConnected: read as the foreground's bits, a run's label
+// at its first element, except in rows of many runs. Images of rows of
+// both kinds (noise, long runs, runs continued, background) at every width
+// about a word of 64 elements, labeled by the reference labeler.
+TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters, Euler numbers and sums found serially",
+          "[measure]") {
+    for (std::int64_t w : kRowKindWidths) {
+        const std::int64_t h = 61;
+        const auto kinds = rowsOfBothKinds(w, h, 1, 47);
+        Image image(Shape::image(w, h), 1, 8);
+        for (std::size_t i = 0; i < kinds.size(); ++i) image.setSample(i, 0, kinds[i]);
+        const glccl::Labeling ref = glccl::labelReference(image, glccl::Connectivity::Eight, glccl::Criterion::binary());
+        const auto perimeters = perimetersOf(ref.labels, w, h, int(ref.count()));
+        std::vector<std::uint16_t> intensity(kinds.size());
+        std::mt19937 rng{std::uint32_t(w)};
+        for (auto& v : intensity) v = std::uint16_t(rng());
+        IntensitySamples in;
+        in.shape = image.shape();
+        in.data = intensity.data();
+        in.bytes = 2;
+        LabelSamples labels = samplesOf(ref.labels, image.shape());
+        labels.foregroundConnected = true;
+        for (int threads : {1, 3}) {
+            MeasureOptions options;
+            options.threads = threads;
+            options.properties.properties = {"label", "perimeter", "euler_number", "moments", "intensity_sum", "intensity_max"};
+            const PropertyTable t = glccl::measureComponents(labels, ref.components, &in, options);
+            REQUIRE(t.rows == ref.count());
+            for (std::size_t r = 0; r < t.rows; ++r) {
+                const auto l = std::uint32_t(r + 1);
+                const glccl::Component& c = ref.components[r];
+                INFO("width " << w << ", threads " << threads << ", label " << l);
+                CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[l]).epsilon(1e-12));
+                CHECK(column(t, "euler_number").ints[r] == eulerNumberOf(ref.labels, w, h, l));
+                __int128 sum = 0, m11 = 0, m03 = 0;
+                int highest = -1;
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x)
+                        if (ref.labels[std::size_t(y * w + x)] == l) {
+                            const int v = intensity[std::size_t(y * w + x)];
+                            const std::int64_t lx = x - c.left, ly = y - c.top;
+                            sum += v;
+                            highest = std::max(highest, v);
+                            m11 += lx * ly;
+                            m03 += lx * lx * lx;
+                        }
+                CHECK(column(t, "intensity_sum").reals[r] == double(sum));
+                CHECK(column(t, "intensity_max").reals[r] == highest);
+                CHECK(column(t, "moments-1-1").reals[r] == double(m11));
+                CHECK(column(t, "moments-0-3").reals[r] == double(m03));
             }
         }
     }

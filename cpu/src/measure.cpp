@@ -170,7 +170,8 @@ int bitsNeeded(const Grid& g, const TermRequest& q, std::int64_t extent) {
 // Pass 3 and the totals, for regions whose counts and boxes are known.
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
                       const RowFill& fill, const RowFill32* fill32, const IntensitySamples* intensity, ThreadPool& pool,
-                      int threads, const Shape& shape, const PiecePlace* piece) {
+                      int threads, const Shape& shape, const PiecePlace* piece,
+                      const std::uint32_t* foregroundLabels = nullptr) {
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
@@ -181,6 +182,7 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
         Pass pass{g, owned, q, boxes, fill, fill32, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
+        pass.foregroundLabels = foregroundLabels;
         // The region of the most elements, where it has at least a row's.
         std::uint64_t most = std::uint64_t(g.w);
         for (std::size_t r = 0; r < totals.regions; ++r)
@@ -787,7 +789,11 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     Owned owned;
     owned.end = {g.w, g.h, g.d};
     const RowFill32* narrow = n < kRegions32 ? &fill32 : nullptr;
-    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool, threads, shape, nullptr);
+    const auto* foreground = labels.foregroundConnected && labels.bytes == 4 && shape.dimensions == 2
+                                 ? static_cast<const std::uint32_t*>(labels.data)
+                                 : nullptr;
+    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool, threads, shape,
+                    nullptr, foreground);
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,

@@ -800,6 +800,123 @@ inline bool regionBits(const std::int32_t* row, std::int64_t w, std::int32_t r, 
     return any != 0;
 }
 
+// The rows of a binary labeling's labels in 8-connectivity as words of bits
+// (Pass::foregroundLabels): there any two 8-adjacent elements of the
+// foreground hold one label, so an element's neighbours of its region are
+// its neighbours of the foreground, a run of the foreground is a run of one
+// region, and each run's label is read once, at its first element. Per
+// row, for the whole row at once: its runs' first elements, the
+// perimeter's classes of its border elements and the runs above that its
+// runs touch, each a word of 64 elements (words + 1 words, the last zero:
+// classesIn reads it). Rows are kept by index, so that a row's bits are
+// made once for the rows around it.
+class ForegroundRows {
+public:
+    void reset(const std::uint32_t* labels, std::int64_t w, std::int64_t h) {
+        labels_ = labels;
+        w_ = w;
+        h_ = h;
+        words_ = std::size_t((w + 63) / 64);
+        const std::size_t size = kArrays * (words_ + 1);
+        if (bits_.size() != size) bits_.assign(size, 0);
+        for (auto& id : rowOf_) id = kNone;
+    }
+    // Row y's runs' first elements (`starts`, as markRuns marks them: of
+    // the background's runs too) then those of the foreground's runs
+    // (`regionStarts`), words_ words each, into `marks` (markRow's layout).
+    void markRuns(std::int64_t y, std::vector<std::uint64_t>& marks) {
+        if (marks.size() < 2 * words_) marks.resize(2 * words_);
+        const std::uint64_t* f = foreground(y);
+        for (std::size_t k = 0; k < words_; ++k) {
+            // Where f[x] differs from f[x - 1], and the row's first element.
+            const std::uint64_t changes = (f[k] ^ ((f[k] << 1) | (k ? f[k - 1] >> 63 : 0))) | (k ? 0 : 1);
+            marks[k] = changes & validBits(k);
+            marks[words_ + k] = changes & f[k];
+        }
+    }
+    // The perimeter's classes of row y's border elements: class k's bits.
+    void perimeterClasses(std::int64_t y, std::uint64_t* class0, std::uint64_t* class1, std::uint64_t* class2) {
+        const std::uint64_t *u = border(y - 1), *c = border(y), *d = border(y + 1);
+        for (std::size_t k = 0; k < words_; ++k) {
+            if (!c[k]) {  // no border element: most words of an image of few regions
+                class0[k] = class1[k] = class2[k] = 0;
+                continue;
+            }
+            const std::uint64_t before = k ? 1 : 0;  // the word before exists
+            auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
+            auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
+            classWords(c[k], leftOf(c), rightOf(c), u[k], d[k], leftOf(u), rightOf(u), leftOf(d), rightOf(d), class0[k],
+                       class1[k], class2[k]);
+        }
+        class0[words_] = class1[words_] = class2[words_] = 0;
+    }
+    // The runs of row y - 1 that row y's runs 8-touch, as rowTouches counts
+    // them: a run [x, x1)'s count is classesIn(first, x, x1) +
+    // classesIn(last, x, x1).
+    void touches(std::int64_t y, std::uint64_t* first, std::uint64_t* last) {
+        const std::uint64_t *m = foreground(y), *a = foreground(y - 1);
+        for (std::size_t k = 0; k < words_; ++k) {
+            if (!m[k]) {
+                first[k] = last[k] = 0;
+                continue;
+            }
+            const std::uint64_t before = k ? a[k - 1] >> 63 : 0, mBefore = k ? m[k - 1] >> 63 : 0;
+            const std::uint64_t aLeft = (a[k] << 1) | before;         // a[x - 1]
+            const std::uint64_t aRight = (a[k] >> 1) | (a[k + 1] << 63);  // a[x + 1]
+            const std::uint64_t starts = m[k] & ~((m[k] << 1) | mBefore);
+            const std::uint64_t ends = m[k] & ~((m[k] >> 1) | (m[k + 1] << 63));
+            first[k] = m[k] & ((starts & (aLeft | a[k])) | (~starts & a[k] & ~aLeft));
+            last[k] = ends & aRight & ~a[k];
+        }
+        first[words_] = last[words_] = 0;
+    }
+    std::size_t words() const { return words_; }
+
+private:
+    static constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+    // Slots 0..4: foreground rows; 5..7: border rows; 8: a row of zeros.
+    static constexpr std::size_t kForeground = 5, kBorder = 3, kArrays = kForeground + kBorder + 1;
+    std::uint64_t validBits(std::size_t k) const {
+        const std::int64_t left = w_ - std::int64_t(k) * 64;
+        return left >= 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << left) - 1;
+    }
+    std::uint64_t* at(std::size_t slot) { return bits_.data() + slot * (words_ + 1); }
+    const std::uint64_t* zeros() { return at(kArrays - 1); }
+    // Bit x set where row y's label is not 0; zeros outside the image.
+    const std::uint64_t* foreground(std::int64_t y) {
+        if (y < 0 || y >= h_) return zeros();
+        const std::size_t slot = std::size_t(y % std::int64_t(kForeground));
+        std::uint64_t* bits = at(slot);
+        if (rowOf_[slot] != y) {
+            rowOf_[slot] = y;
+            regionBits(reinterpret_cast<const std::int32_t*>(labels_ + y * w_), w_, 0, bits);
+            for (std::size_t k = 0; k < words_; ++k) bits[k] = ~bits[k] & validBits(k);
+        }
+        return bits;
+    }
+    // Row y's border elements: of the foreground, with a 4-neighbour outside it.
+    const std::uint64_t* border(std::int64_t y) {
+        if (y < 0 || y >= h_) return zeros();
+        const std::size_t slot = kForeground + std::size_t(y % std::int64_t(kBorder));
+        std::uint64_t* bits = at(slot);
+        if (rowOf_[slot] != y) {
+            const std::uint64_t *u = foreground(y - 1), *c = foreground(y), *d = foreground(y + 1);
+            rowOf_[slot] = y;
+            for (std::size_t k = 0; k < words_; ++k) {
+                const std::uint64_t left = (c[k] << 1) | (k ? c[k - 1] >> 63 : 0), right = (c[k] >> 1) | (c[k + 1] << 63);
+                bits[k] = c[k] & ~(u[k] & d[k] & left & right);
+            }
+            bits[words_] = 0;
+        }
+        return bits;
+    }
+    const std::uint32_t* labels_ = nullptr;
+    std::int64_t w_ = 0, h_ = 0;
+    std::size_t words_ = 0;
+    std::vector<std::uint64_t> bits_;
+    std::array<std::int64_t, kForeground + kBorder> rowOf_{};
+};
+
 // The sums, least and greatest of the samples p[x] (one channel of
 // unsigned integers of at most 16 bits) where bit x of `mask` is set, x
 // in [0, w), w <= 2^15: 8 samples a step in vectors as runSamples reads a
@@ -1093,6 +1210,8 @@ public:
         std::vector<std::uint64_t> dominantBits;  // a dense row's elements of Pass::dominant
         std::vector<std::uint64_t> dominantAbove;  // the row above's (dominantRowTerms' Euler numbers)
         std::vector<std::uint64_t> dominantBorder;  // 3 border rows' (dominantRowTerms' perimeter), a slot a row as border()'s
+        ForegroundRows foreground;                  // Pass::foregroundLabels' rows
+        std::vector<std::uint64_t> foregroundClasses;  // a row's perimeter classes from them, 3 arrays
 #endif
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
@@ -1136,6 +1255,11 @@ struct Pass {
     std::size_t ids = 0;
     std::int64_t labelShift = 0;
     const std::atomic<bool>* abandon = nullptr;
+    // The 32-bit labels 1..n of a whole 2-D image labeled binary in
+    // 8-connectivity (LabelSamples::foregroundConnected), or null: their
+    // rows are read as words of bits (ForegroundRows) and each run's label
+    // at its first element, where the request needs no 2x2 windows.
+    const std::uint32_t* foregroundLabels = nullptr;
 };
 
 // The rows a region's terms come from: its own, and the row (slice) after,
@@ -1205,8 +1329,17 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         scratch.perimeterRows.resize(words);
         classRows = &scratch.perimeterRows;
     }
+    // A whole 2-D image's rows read as bits (Pass::foregroundLabels), where
+    // no 2x2 window is asked for: no row of ids is made.
+    const bool byForeground = rowClasses && pass.foregroundLabels && g.dims == 2 && !pass.onePass && own.begin[0] == 0 &&
+                              own.end[0] == g.w && !q.crofton && !(q.euler && !eulerByRuns);
+    if (byForeground) {
+        scratch.foreground.reset(pass.foregroundLabels, g.w, g.h);
+        if (scratch.foregroundClasses.size() < 3 * (words + 1)) scratch.foregroundClasses.resize(3 * (words + 1));
+    }
 #else
     const std::size_t paddedWidth = std::size_t(g.w) + 2;
+    constexpr bool byForeground = false;
 #endif
     if (q.perimeter && idRows.border.size() != 3 * paddedWidth) {
         reserveMapped(idRows.border, 3 * paddedWidth);
@@ -1625,20 +1758,51 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
         if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
-            const Id* row = rows.row(y, z);
-            const Id* b0 = q.perimeter ? border(y - 1, z) : nullptr;
-            const Id* b1 = q.perimeter ? border(y, z) : nullptr;
-            const Id* b2 = q.perimeter ? border(y + 1, z) : nullptr;
-            const Id* aboveRow = eulerByRuns && y > 0 ? rows.row(y - 1, z) : nullptr;
+            // A row read as bits (byForeground), unless it is dense (a run
+            // in every 8 elements or more: noise), where the region of the
+            // most elements is measured at once from the rows of ids
+            // (dominantRowTerms). Else rows of ids, and the perimeter's
+            // border rows of them.
+            bool bitsRow = false;
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+            if (byForeground) {
+                scratch.foreground.markRuns(y, scratch.runBits);
+                std::int64_t runs = 0;
+                for (std::size_t k = 0; k < words; ++k) runs += __builtin_popcountll(scratch.runBits[words + k]);
+                bitsRow = 8 * runs < g.w;
+            }
+#endif
+            const bool ids = !bitsRow;
+            const Id* row = ids ? rows.row(y, z) : nullptr;
+            const Id* b0 = ids && q.perimeter ? border(y - 1, z) : nullptr;
+            const Id* b1 = ids && q.perimeter ? border(y, z) : nullptr;
+            const Id* b2 = ids && q.perimeter ? border(y + 1, z) : nullptr;
+            const Id* aboveRow = ids && eulerByRuns && y > 0 ? rows.row(y - 1, z) : nullptr;
             if (aboveRow && markedRow != flat - 1) markRuns(aboveRow, 0, g.w, startsAbove, scratch.regionStartsAbove.data());
-            const std::size_t runWords = markRow(row, own.begin[0], own.end[0], scratch.runBits);
+            const std::size_t runWords = bitsRow ? words : markRow(row, own.begin[0], own.end[0], scratch.runBits);
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
             // A dense row (a region's run in every 8 elements or more): its
             // perimeter classes and touching runs found at once.
             bool denseRow = false;
             const std::uint64_t* rowClass[3] = {nullptr, nullptr, nullptr};
             const std::uint64_t *touchFirst = nullptr, *touchLast = nullptr;
-            if constexpr (rowClasses) {
+            if (bitsRow) {
+                // The row's classes and touching runs from its bits.
+                denseRow = true;
+                ForegroundRows& bits = scratch.foreground;
+                if (q.perimeter) {
+                    std::uint64_t* c = scratch.foregroundClasses.data();
+                    bits.perimeterClasses(y, c, c + words + 1, c + 2 * (words + 1));
+                    for (std::size_t k = 0; k < 3; ++k) rowClass[k] = c + k * (words + 1);
+                }
+                if (eulerByRuns) {
+                    std::vector<std::uint64_t>& t = scratch.touches;
+                    if (t.size() < 2 * (words + 1)) t.resize(2 * (words + 1));
+                    bits.touches(y, t.data(), t.data() + words + 1);
+                    touchFirst = t.data();
+                    touchLast = t.data() + words + 1;
+                }
+            } else if constexpr (rowClasses) {
                 if (classRows || eulerByRuns || dominantRows) {
                     std::int64_t runs = 0;
                     for (std::size_t k = 0; k < runWords; ++k) runs += __builtin_popcountll(scratch.runBits[runWords + k]);
@@ -1905,8 +2069,18 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
             auto denseRun = [&](std::int64_t x, std::int64_t x1, std::int64_t r)
                                 __attribute__((always_inline)) { runTerms(std::true_type{}, x, x1, r); };
-            if (denseRow) forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, denseRun);
-            else forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, sparseRun);
+            if (bitsRow) {
+                // Label v is region v - 1.
+                const struct {
+                    const std::uint32_t* labels;
+                    std::int64_t operator[](std::int64_t x) const { return std::int64_t(labels[x]) - 1; }
+                } regions{pass.foregroundLabels + flat * g.w};
+                forEachMarkedRun(regions, 0, g.w, runBits, runWords, denseRun);
+            } else if (denseRow) {
+                forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, denseRun);
+            } else {
+                forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, sparseRun);
+            }
 #else
             forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, sparseRun);
 #endif

@@ -219,11 +219,12 @@ template <class Id>
 
 // Calls f(x, x1, r) for every run [x, x1) of elements of one region r (not
 // kNoRegion) in row[begin, end), left to right, from the runs' first
-// elements that markRow marked in `bits` (`words` words of each kind).
+// elements that markRow marked in `bits` (`words` words of each kind); r is
+// row[x] (row: the row's ids, or what gives the region at an element).
 // Inlined, and f with it where it asks to be: a call a run, reading f's
 // captures through its closure, costs about what a short run's sums do.
-template <class Id, class F>
-[[gnu::always_inline]] inline void forEachMarkedRun(const Id* row, std::int64_t begin, std::int64_t end, const std::uint64_t* bits,
+template <class Row, class F>
+[[gnu::always_inline]] inline void forEachMarkedRun(const Row& row, std::int64_t begin, std::int64_t end, const std::uint64_t* bits,
                                                     std::size_t words, F&& f) {
     const std::uint64_t* starts = bits;                // a run's first element
     const std::uint64_t* regionStarts = bits + words;  // a region's run's first element

@@ -53,6 +53,9 @@ struct Session::Impl : Place {
     std::map<int, std::unique_ptr<Engine>> deviceEngines;
     Backend last = Backend::Auto;
     bool lastInPieces = false;  // the last label() went in pieces: no engine holds its labels
+    // The last label() was binary in 8-connectivity, of an image: its
+    // labels are LabelSamples::foregroundConnected.
+    bool lastForegroundConnected = false;
     std::function<bool(const TiledProgress&)> tiledProgress;
 
     explicit Impl(Options chosen) : options(std::move(chosen)) {
@@ -201,10 +204,15 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
     if (options.progress) options.progress->endStage();
     impl_->last = route.backend;
     impl_->lastInPieces = route.pieces;
+    impl_->lastForegroundConnected = options.criterion.kind == Criterion::Kind::Binary &&
+                                     options.connectivity == Connectivity::Eight && !options.neighbourhood &&
+                                     image.shape().dimensions == 2;
 }
 
-RegionTotals Session::measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+RegionTotals Session::measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& given,
                                    const std::vector<Component>& table, int threads) {
+    LabelSamples labels = given;
+    labels.foregroundConnected = labels.foregroundConnected || impl_->lastForegroundConnected;
     if (impl_->last == Backend::Auto || impl_->lastInPieces)
         return measureComponentTerms(labels, table, intensity, request, threads);
     return impl_->engine(impl_->last).measureTerms(request, intensity, labels, table, threads);
@@ -254,6 +262,7 @@ TiledResult Session::labelTiled(const ImageSource& source, const Route& route, c
     if (!why.empty()) throw Error(kTiledWhere + why);
     TiledResult result = labelInPieces(source, route, options, sink);
     impl_->last = route.backend;
+    impl_->lastForegroundConnected = false;
     return result;
 }
 
@@ -275,6 +284,7 @@ Engine& Session::deviceEngine(const Route& route, int cudaDevice) {
         slot = makeEngine(route.backend, place);
     }
     impl_->last = route.backend;
+    impl_->lastForegroundConnected = false;
     return *slot;
 }
 

@@ -10,6 +10,7 @@ assert_close)."""
 
 import numpy as np
 import pytest
+from scipy import ndimage
 from skimage import measure
 
 import glccl
@@ -176,6 +177,35 @@ def test_compute_tables_of_many_small_regions_are_the_cpu_engines(ndim, connecti
     assert list(table) == list(want)
     for column, values in want.items():
         np.testing.assert_array_equal(np.asarray(table[column]), np.asarray(values), err_msg=column)
+
+
+# The cpu engine measures the labels of its own binary labelings in
+# 8-connectivity from the foreground's bits, each run's label read once
+# (docs/measuring.md, "Where the work is done"), except in rows a run in
+# every 8 elements or more: blobs with holes (long runs, rows of few runs)
+# above noise (dense rows), so that rows of both kinds meet in a chunk;
+# widths about a word of 64 elements, one row, one column, and an image of
+# several chunks.
+BY_RUNS = ["label", "area", "bbox", "centroid", "moments_central", "orientation", "eccentricity", "perimeter",
+           "euler_number", "intensity_mean", "intensity_min", "intensity_max", "intensity_std",
+           "intensity_max_position", "centroid_weighted"]
+
+
+@pytest.mark.parametrize("shape", [(1, 70), (70, 1), (9, 63), (17, 64), (23, 65), (40, 130), (300, 257)])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_cpu_tables_of_binary_labelings_in_8_connectivity_are_scikit_images(shape, threads):
+    rng = np.random.default_rng([shape[0], shape[1], threads])
+    blobs = ndimage.uniform_filter(rng.random(shape), 5) > 0.5
+    noise = rng.random(shape) < 0.5
+    image = np.where(np.arange(shape[0])[:, None] < shape[0] // 2, blobs, noise)
+    image[0, 0] = image[-1, -1] = True
+    # No region of zero weight, whose weighted centroid is 0 / 0.
+    intensity = np.maximum(intensities(rng, shape, np.uint16), 1)
+    labels, n, table = glccl.label(image, connectivity=2, backend="cpu", properties=BY_RUNS,
+                                   intensity_image=intensity, threads=threads)
+    want_labels = measure.label(image, connectivity=2)
+    np.testing.assert_array_equal(labels, want_labels)
+    assert_table(table, expected_table(want_labels, intensity, BY_RUNS))
 
 
 class _DeviceArray:

@@ -24,6 +24,12 @@ struct LabelSamples {
     const void* data = nullptr;
     int bytes = 4;
     bool isSigned = false;
+    // Labels 1..n of a binary labeling in 8-connectivity (an image, not a
+    // volume), as a glccl::Session gives them: any two 8-adjacent nonzero
+    // labels are equal. measureComponentTerms then reads the rows as bits
+    // of the foreground and a run's label at its first element. A label
+    // image without that property is measured wrongly with it set.
+    bool foregroundConnected = false;
 };
 
 // An intensity image of the labels' shape with `channels` samples per
