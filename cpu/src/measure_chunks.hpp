@@ -1755,6 +1755,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         }
     };
 #endif
+    [[maybe_unused]] bool denseBefore = false;  // the row before was dense and read as ids
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
         if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
@@ -1762,10 +1763,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             // in every 8 elements or more: noise), where the region of the
             // most elements is measured at once from the rows of ids
             // (dominantRowTerms). Else rows of ids, and the perimeter's
-            // border rows of them.
+            // border rows of them. A row after a dense one is taken as
+            // dense (noise's rows are), without its bits: read as ids, it
+            // is measured alike whatever it is.
             bool bitsRow = false;
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
-            if (byForeground) {
+            if (byForeground && !denseBefore) {
                 scratch.foreground.markRuns(y, scratch.runBits);
                 std::int64_t runs = 0;
                 for (std::size_t k = 0; k < words; ++k) runs += __builtin_popcountll(scratch.runBits[words + k]);
@@ -1837,6 +1840,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                     dominantRowTerms(row, flat, scratch.runBits.data() + runWords, borders, aboveRow);
                 }
             }
+            denseBefore = !bitsRow && denseRow;
 #endif
             // Each run's terms, inlined in the loop over the runs (a copy of
             // it for dense rows, whose perimeter classes and runs touching
