@@ -370,42 +370,6 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
 #endif
 
 #if defined(__SSE2__)
-// weightedPowerSums for a run of at most kRunLanes unsigned samples (most
-// of noise's), in one step with no branch on the run's length, which is
-// random in noise: with s = v - 2^15 in 16-bit lanes (0 past the run),
-// sum v i^j = sum s i^j + 2^15 sum i^j (i < n), the first from pairs of
-// lanes multiplied and added (_mm_madd_epi16, i^3 < 2^9), then moved to
-// the run's offset a as weightedPowerSums moves a block. Reads kRunLanes
-// samples: the caller makes sure they are in the array.
-template <class T>
-[[gnu::always_inline]] inline void shortWeightedPowerSums(const T* p, std::int64_t n, std::int64_t a, __int128 out[4]) {
-    const __m128i lane = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m128i live = _mm_cmpgt_epi16(_mm_set1_epi16(std::int16_t(n)), lane);
-    const __m128i s = _mm_and_si128(_mm_xor_si128(loadLanes(p), _mm_set1_epi16(std::int16_t(-0x8000))), live);
-    const __m128i m0 = _mm_madd_epi16(s, _mm_set1_epi16(1));
-    const __m128i m1 = _mm_madd_epi16(s, lane);
-    const __m128i m2 = _mm_madd_epi16(s, _mm_setr_epi16(0, 1, 4, 9, 16, 25, 36, 49));
-    const __m128i m3 = _mm_madd_epi16(s, _mm_setr_epi16(0, 1, 8, 27, 64, 125, 216, 343));
-    // The four vectors' lanes added: [sum m0, sum m1, sum m2, sum m3].
-    const __m128i t01 = _mm_add_epi32(_mm_unpacklo_epi32(m0, m1), _mm_unpackhi_epi32(m0, m1));
-    const __m128i t23 = _mm_add_epi32(_mm_unpacklo_epi32(m2, m3), _mm_unpackhi_epi32(m2, m3));
-    alignas(16) std::int32_t t[4];
-    _mm_store_si128(reinterpret_cast<__m128i*>(t), _mm_add_epi32(_mm_unpacklo_epi64(t01, t23), _mm_unpackhi_epi64(t01, t23)));
-    // sum i^j over i < n, for n = 0..8.
-    static constexpr std::int32_t kPowerSums[9][4] = {{0, 0, 0, 0},      {1, 0, 0, 0},       {2, 1, 1, 1},
-                                                      {3, 3, 5, 9},      {4, 6, 14, 36},     {5, 10, 30, 100},
-                                                      {6, 15, 55, 225},  {7, 21, 91, 441},   {8, 28, 140, 784}};
-    const std::int32_t* bias = kPowerSums[n];
-    const std::int64_t s0 = t[0] + (std::int64_t(bias[0]) << 15), s1 = t[1] + (std::int64_t(bias[1]) << 15),
-                       s2 = t[2] + (std::int64_t(bias[2]) << 15), s3 = t[3] + (std::int64_t(bias[3]) << 15);
-    // s0 < 2^19, s1 < 2^21, s2 < 2^23, a < 2^24: the products by a fit 64 bits.
-    const __int128 a2 = __int128(a) * a;
-    out[0] += s0;
-    out[1] += s1 + a * s0;
-    out[2] += s2 + 2 * (a * s1) + a2 * s0;
-    out[3] += s3 + 3 * __int128(a * s2) + 3 * a2 * s1 + a2 * a * s0;
-}
-
 // The perimeter's classes (kClass in gatherChunk) of the border elements
 // of region r among row[x, x + n) of border rows b0 (above), b1, b2
 // (below), for n <= kPerimeterLanes, 4 elements a step with no branch on
@@ -1995,16 +1959,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                         Weighted* run = &entryWeighted[e * weightedWidth + std::size_t(c) * 4];
                         if constexpr (In::narrow) {
                             __int128 sums[4] = {0, 0, 0, 0};
-                            const auto* p = in.samples(element0 + std::size_t(x), c);
-#if defined(__SSE2__)
-                            if constexpr (std::is_unsigned_v<typename In::Sample>) {
-                                if (vectorRuns && x1 - x <= kRunLanes && element0 + std::size_t(x1 + kRunLanes) <= samples)
-                                    shortWeightedPowerSums(p, x1 - x, x - lo[0], sums);
-                                else
-                                    weightedPowerSums(p, x1 - x, channels, x - lo[0], sums);
-                            } else
-#endif
-                                weightedPowerSums(p, x1 - x, channels, x - lo[0], sums);
+                            weightedPowerSums(in.samples(element0 + std::size_t(x), c), x1 - x, channels, x - lo[0], sums);
                             for (int k = 0; k < 4; ++k) add(run[k], sums[k]);
                         } else {
                             for (std::int64_t xx = x; xx < x1; ++xx) {
