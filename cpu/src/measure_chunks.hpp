@@ -834,7 +834,6 @@ public:
         }
         first[words_] = last[words_] = 0;
     }
-    std::size_t words() const { return words_; }
 
 private:
     static constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
