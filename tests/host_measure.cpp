@@ -920,7 +920,8 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
         for (int threads : {1, 3}) {
             MeasureOptions options;
             options.threads = threads;
-            options.properties.properties = {"label", "perimeter", "euler_number", "moments", "intensity_sum", "intensity_max"};
+            options.properties.properties = {"label", "perimeter", "perimeter_crofton", "euler_number", "moments", "intensity_sum",
+                                             "intensity_max"};
             const PropertyTable t = glccl::measureComponents(labels, ref.components, &in, options);
             REQUIRE(t.rows == ref.count());
             for (std::size_t r = 0; r < t.rows; ++r) {
@@ -929,6 +930,23 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
                 INFO("width " << w << ", threads " << threads << ", label " << l);
                 CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[l]).epsilon(1e-12));
                 CHECK(column(t, "euler_number").ints[r] == eulerNumberOf(ref.labels, w, h, l));
+                // scikit-image's perimeter_crofton with 4 directions: pi / 4
+                // times the region's exits to the right and downwards, plus
+                // pi / (4 sqrt 2) times those along the two diagonals (an
+                // exit: an element of it whose neighbour that way is not).
+                auto in = [&](std::int64_t x, std::int64_t y) {
+                    return x >= 0 && y >= 0 && x < w && y < h && ref.labels[std::size_t(y * w + x)] == l;
+                };
+                std::int64_t straight = 0, diagonal = 0;
+                for (std::int64_t y = 0; y < h; ++y)
+                    for (std::int64_t x = 0; x < w; ++x)
+                        if (in(x, y)) {
+                            straight += !in(x + 1, y) + !in(x, y + 1);
+                            diagonal += !in(x + 1, y + 1) + !in(x - 1, y + 1);
+                        }
+                const double pi = 3.14159265358979323846;
+                CHECK(column(t, "perimeter_crofton").reals[r] ==
+                      Approx(pi / 4 * double(straight) + pi / (4 * std::sqrt(2.0)) * double(diagonal)).epsilon(1e-12));
                 __int128 sum = 0, m11 = 0, m03 = 0;
                 int highest = -1;
                 for (std::int64_t y = 0; y < h; ++y)

@@ -764,6 +764,13 @@ inline bool regionBits(const std::int32_t* row, std::int64_t w, std::int32_t r, 
     return any != 0;
 }
 
+// The regions of a row of labels 1..n (label v: region v - 1), as
+// forEachMarkedRun reads a row's.
+struct LabelRegions {
+    const std::uint32_t* labels;
+    std::int64_t operator[](std::int64_t x) const { return std::int64_t(labels[x]) - 1; }
+};
+
 // The rows of a binary labeling's labels in 8-connectivity as words of bits
 // (Pass::foregroundLabels): there any two 8-adjacent elements of the
 // foreground hold one label, so an element's neighbours of its region are
@@ -833,6 +840,31 @@ public:
             last[k] = ends & aRight & ~a[k];
         }
         first[words_] = last[words_] = 0;
+    }
+    // The Crofton classes (`classOf`: windowShares().crofton) of the 2x2
+    // windows whose far corner is on row y, x = 0..w (elements x - 1 and x
+    // of rows y - 1 and y), the window at bit x: `near[k]` class k's
+    // windows with an element on row y, of that row's run there; `far[k]`
+    // those with elements on row y - 1 alone, of its run. As a window holds
+    // the foreground of one region, its configuration is the foreground's.
+    // 5 arrays of words_ + 2 words each (classesIn reads to bit w and the
+    // word after).
+    void croftonClasses(std::int64_t y, const std::array<int, 16>& classOf, std::uint64_t* near, std::uint64_t* far) {
+        const std::uint64_t *f1 = foreground(y), *f0 = foreground(y - 1);
+        const std::size_t stride = words_ + 2;
+        std::fill_n(near, 5 * stride, 0);
+        std::fill_n(far, 5 * stride, 0);
+        for (std::size_t k = 0; k <= words_; ++k) {
+            const std::uint64_t a = f1[k], b = f0[k];
+            const std::uint64_t c = (f1[k] << 1) | (k ? f1[k - 1] >> 63 : 0), d = (f0[k] << 1) | (k ? f0[k - 1] >> 63 : 0);
+            if (!(a | b | c | d)) continue;
+            for (int config = 1; config < 16; ++config) {
+                const int cls = classOf[std::size_t(config)];
+                if (cls < 0) continue;
+                const std::uint64_t m = (config & 1 ? a : ~a) & (config & 2 ? b : ~b) & (config & 4 ? c : ~c) & (config & 8 ? d : ~d);
+                (config & 5 ? near : far)[std::size_t(cls) * stride + k] |= m;
+            }
+        }
     }
 
 private:
@@ -1175,6 +1207,8 @@ public:
         std::vector<std::uint64_t> dominantBorder;  // 3 border rows' (dominantRowTerms' perimeter), a slot a row as border()'s
         ForegroundRows foreground;                  // Pass::foregroundLabels' rows
         std::vector<std::uint64_t> foregroundClasses;  // a row's perimeter classes from them, 3 arrays
+        std::vector<std::uint64_t> croftonNear, croftonFar;  // ForegroundRows::croftonClasses
+        std::vector<std::uint64_t> runsAbove;  // the marks of the row whose far windows are added
 #endif
         std::vector<std::size_t> kept;  // slots of regions that span chunks
     } scratch;
@@ -1295,10 +1329,14 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // A whole 2-D image's rows read as bits (Pass::foregroundLabels), where
     // no 2x2 window is asked for: no row of ids is made.
     const bool byForeground = rowClasses && pass.foregroundLabels && g.dims == 2 && !pass.onePass && own.begin[0] == 0 &&
-                              own.end[0] == g.w && !q.crofton && !(q.euler && !eulerByRuns);
+                              own.end[0] == g.w && !(q.euler && !eulerByRuns);
     if (byForeground) {
         scratch.foreground.reset(pass.foregroundLabels, g.w, g.h);
         if (scratch.foregroundClasses.size() < 3 * (words + 1)) scratch.foregroundClasses.resize(3 * (words + 1));
+        if (q.crofton && scratch.croftonNear.size() < 5 * (words + 2)) {
+            scratch.croftonNear.resize(5 * (words + 2));
+            scratch.croftonFar.resize(5 * (words + 2));
+        }
     }
 #else
     const std::size_t paddedWidth = std::size_t(g.w) + 2;
@@ -1721,7 +1759,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     [[maybe_unused]] bool denseBefore = false;  // the row before was dense and read as ids
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
-        if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || pass.onePass) && own.row(y, z)) {
+        bool bitsRow = false;  // the row is read as bits (byForeground), its windows with it
+        if ((nm > 0 || channels > 0 || q.perimeter || eulerByRuns || (q.crofton && byForeground) || pass.onePass) && own.row(y, z)) {
             // A row read as bits (byForeground), unless it is dense (a run
             // in every 8 elements or more: noise), where the region of the
             // most elements is measured at once from the rows of ids
@@ -1729,7 +1768,6 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             // border rows of them. A row after a dense one is taken as
             // dense (noise's rows are), without its bits: read as ids, it
             // is measured alike whatever it is.
-            bool bitsRow = false;
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
             if (byForeground && !denseBefore) {
                 scratch.foreground.markRuns(y, scratch.runBits);
@@ -1752,10 +1790,15 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             bool denseRow = false;
             const std::uint64_t* rowClass[3] = {nullptr, nullptr, nullptr};
             const std::uint64_t *touchFirst = nullptr, *touchLast = nullptr;
+            const std::uint64_t* croftonNear = nullptr;  // a row read as bits: its windows' Crofton classes
             if (bitsRow) {
                 // The row's classes and touching runs from its bits.
                 denseRow = true;
                 ForegroundRows& bits = scratch.foreground;
+                if (q.crofton) {
+                    bits.croftonClasses(y, conf.crofton, scratch.croftonNear.data(), scratch.croftonFar.data());
+                    croftonNear = scratch.croftonNear.data();
+                }
                 if (q.perimeter) {
                     std::uint64_t* c = scratch.foregroundClasses.data();
                     bits.perimeterClasses(y, c, c + words + 1, c + 2 * (words + 1));
@@ -1811,6 +1854,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             auto runTerms = [&](auto dense, std::int64_t x, std::int64_t x1, std::int64_t r) __attribute__((always_inline)) {
                 [[maybe_unused]] constexpr bool denseClasses = decltype(dense)::value;
                 const std::size_t s = table.of(r);
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+                if (croftonNear) {
+                    // The row's windows x .. x1 hold the run's elements (and no other run's).
+                    for (std::size_t k = 0; k < 5; ++k) S.crofton[s * 5 + k] += classesIn(croftonNear + k * (words + 2), x, x1 + 1);
+                }
+#endif
                 if (eulerByRuns) {
                     // Runs above touch [x, x1 - 1] where they reach x - 1 to x1.
                     std::int64_t touching;
@@ -2028,12 +2077,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             auto denseRun = [&](std::int64_t x, std::int64_t x1, std::int64_t r)
                                 __attribute__((always_inline)) { runTerms(std::true_type{}, x, x1, r); };
             if (bitsRow) {
-                // Label v is region v - 1.
-                const struct {
-                    const std::uint32_t* labels;
-                    std::int64_t operator[](std::int64_t x) const { return std::int64_t(labels[x]) - 1; }
-                } regions{pass.foregroundLabels + flat * g.w};
-                forEachMarkedRun(regions, 0, g.w, runBits, runWords, denseRun);
+                forEachMarkedRun(LabelRegions{pass.foregroundLabels + flat * g.w}, 0, g.w, runBits, runWords, denseRun);
             } else if (denseRow) {
                 forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, denseRun);
             } else {
@@ -2043,12 +2087,34 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, sparseRun);
 #endif
             flushRow(y, z);
+#if defined(GLCCL_ROW_PERIMETER_CLASSES)
+            if (bitsRow && q.crofton) {
+                // The row's windows with elements on the row above alone
+                // are of that row's runs, as are, after the last row, the
+                // windows below it.
+                auto farWindows = [&](std::int64_t runsRow) {
+                    scratch.foreground.markRuns(runsRow, scratch.runsAbove);
+                    const std::uint64_t* far = scratch.croftonFar.data();
+                    forEachMarkedRun(LabelRegions{pass.foregroundLabels + runsRow * g.w}, 0, g.w, scratch.runsAbove.data(), words,
+                                     [&](std::int64_t x, std::int64_t x1, std::int64_t r) {
+                                         const std::size_t s = table.of(r);
+                                         for (std::size_t k = 0; k < 5; ++k)
+                                             S.crofton[s * 5 + k] += classesIn(far + k * (words + 2), x, x1 + 1);
+                                     });
+                };
+                if (y > 0) farWindows(y - 1);
+                if (y == g.h - 1) {
+                    scratch.foreground.croftonClasses(g.h, conf.crofton, scratch.croftonNear.data(), scratch.croftonFar.data());
+                    farWindows(y);
+                }
+            }
+#endif
             if (eulerByRuns) {
                 std::copy_n(scratch.runBits.data(), words, startsAbove);
                 markedRow = flat;
             }
         }
-        if (q.crofton || (q.euler && !eulerByRuns)) {
+        if ((q.crofton || (q.euler && !eulerByRuns)) && !bitsRow) {
             const bool zOwned = own.window(z, 2, g.d), zLast = g.dims == 3 && z == g.d - 1 && own.window(g.d, 2, g.d);
             const bool yOwned = own.window(y, 1, g.h), yLast = y == g.h - 1 && own.window(g.h, 1, g.h);
             if (zOwned && yOwned) windows(y, z);
