@@ -1326,8 +1326,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         scratch.perimeterRows.resize(words);
         classRows = &scratch.perimeterRows;
     }
-    // A whole 2-D image's rows read as bits (Pass::foregroundLabels), where
-    // no 2x2 window is asked for: no row of ids is made.
+    // A whole 2-D image's rows read as bits (Pass::foregroundLabels), its
+    // Euler numbers counted from runs: no row of ids is made for them.
     const bool byForeground = rowClasses && pass.foregroundLabels && g.dims == 2 && !pass.onePass && own.begin[0] == 0 &&
                               own.end[0] == g.w && !(q.euler && !eulerByRuns);
     if (byForeground) {
