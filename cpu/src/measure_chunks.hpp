@@ -486,6 +486,31 @@ inline void classWords(std::uint64_t live, std::uint64_t a, std::uint64_t b, std
     class2 = live & e1 & c12;
 }
 
+// classWords of word k of the border elements of one region, rows of bits
+// (words + 1 words, the last zero): c the row's, u and d those of the rows
+// above and below.
+[[gnu::always_inline]] inline void borderClassWords(const std::uint64_t* u, const std::uint64_t* c, const std::uint64_t* d,
+                                                    std::size_t k, std::uint64_t& class0, std::uint64_t& class1,
+                                                    std::uint64_t& class2) {
+    const std::uint64_t before = k ? 1 : 0;  // the word before exists
+    auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
+    auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
+    classWords(c[k], leftOf(c), rightOf(c), u[k], d[k], leftOf(u), rightOf(u), leftOf(d), rightOf(d), class0, class1, class2);
+}
+
+// Word k of the runs of one region's bits `m` that touch its runs in the
+// row above (bits `a`), as rowTouches marks them: `starts` m's run starts
+// in the word; a run's count is that of `first` plus that of `last` in it.
+// Rows of words + 1 words, the last zero.
+[[gnu::always_inline]] inline void touchWords(const std::uint64_t* m, const std::uint64_t* a, std::size_t k, std::uint64_t starts,
+                                              std::uint64_t& first, std::uint64_t& last) {
+    const std::uint64_t aLeft = (a[k] << 1) | (k ? a[k - 1] >> 63 : 0);  // a[x - 1]
+    const std::uint64_t aRight = (a[k] >> 1) | (a[k + 1] << 63);         // a[x + 1]
+    const std::uint64_t ends = m[k] & ~((m[k] >> 1) | (m[k + 1] << 63));
+    first = m[k] & ((starts & (aLeft | a[k])) | (~starts & a[k] & ~aLeft));
+    last = ends & aRight & ~a[k];
+}
+
 class RowPerimeterClasses {
 public:
     void resize(std::size_t words) {
@@ -813,11 +838,7 @@ public:
                 class0[k] = class1[k] = class2[k] = 0;
                 continue;
             }
-            const std::uint64_t before = k ? 1 : 0;  // the word before exists
-            auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
-            auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
-            classWords(c[k], leftOf(c), rightOf(c), u[k], d[k], leftOf(u), rightOf(u), leftOf(d), rightOf(d), class0[k],
-                       class1[k], class2[k]);
+            borderClassWords(u, c, d, k, class0[k], class1[k], class2[k]);
         }
         class0[words_] = class1[words_] = class2[words_] = 0;
     }
@@ -831,13 +852,8 @@ public:
                 first[k] = last[k] = 0;
                 continue;
             }
-            const std::uint64_t before = k ? a[k - 1] >> 63 : 0, mBefore = k ? m[k - 1] >> 63 : 0;
-            const std::uint64_t aLeft = (a[k] << 1) | before;         // a[x - 1]
-            const std::uint64_t aRight = (a[k] >> 1) | (a[k + 1] << 63);  // a[x + 1]
-            const std::uint64_t starts = m[k] & ~((m[k] << 1) | mBefore);
-            const std::uint64_t ends = m[k] & ~((m[k] >> 1) | (m[k + 1] << 63));
-            first[k] = m[k] & ((starts & (aLeft | a[k])) | (~starts & a[k] & ~aLeft));
-            last[k] = ends & aRight & ~a[k];
+            const std::uint64_t starts = m[k] & ~((m[k] << 1) | (k ? m[k - 1] >> 63 : 0));
+            touchWords(m, a, k, starts, first[k], last[k]);
         }
         first[words_] = last[words_] = 0;
     }
@@ -1683,26 +1699,17 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 if (eulerByRuns) {
                     runs += __builtin_popcountll(starts);
                     if (touches) {
-                        // As rowTouches finds them, with a run's neighbours
-                        // above of the region where the row above's bits are.
-                        const std::uint64_t a = above[k];
-                        const std::uint64_t aLeft = (a << 1) | (k ? above[k - 1] >> 63 : 0);  // above[x - 1]
-                        const std::uint64_t aRight = (a >> 1) | (above[k + 1] << 63);           // above[x + 1]
-                        const std::uint64_t ends = m & ~((m >> 1) | (mask[k + 1] << 63));
-                        const std::uint64_t first = m & ((starts & (aLeft | a)) | (~starts & a & ~aLeft));
-                        touching += __builtin_popcountll(first) + __builtin_popcountll(ends & aRight & ~a);
+                        // With a run's neighbours above of the region where
+                        // the row above's bits are.
+                        std::uint64_t first, last;
+                        touchWords(mask, above, k, starts, first, last);
+                        touching += __builtin_popcountll(first) + __builtin_popcountll(last);
                     }
                 }
                 if (wantPerimeter) {
-                    const std::uint64_t *u = borderBits[0], *c = borderBits[1], *d = borderBits[2];
-                    const std::uint64_t live = c[k];
-                    if (live) {
-                        const std::uint64_t before = k ? 1 : 0;  // the word before exists
-                        auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
-                        auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
+                    if (borderBits[1][k]) {
                         std::uint64_t class0, class1, class2;
-                        classWords(live, leftOf(c), rightOf(c), u[k], d[k], leftOf(u), rightOf(u), leftOf(d),
-                                   rightOf(d), class0, class1, class2);
+                        borderClassWords(borderBits[0], borderBits[1], borderBits[2], k, class0, class1, class2);
                         k0 += std::uint64_t(__builtin_popcountll(class0));
                         k1 += std::uint64_t(__builtin_popcountll(class1));
                         k2 += std::uint64_t(__builtin_popcountll(class2));
