@@ -132,6 +132,9 @@ uint onesIn(uint v) {
     return (((v + (v >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
 }
 
+// The index of the lowest set bit of v (nonzero); findLSB is GLSL 4.00.
+int lowestBit(uint v) { return int(onesIn((v & (~v + 1u)) - 1u)); }
+
 // The component table: label k is entry k - 1, laid out in rows of tableWidth.
 ivec2 tableEntry(uint label, int tableWidth) {
     int index = int(label) - 1;

@@ -21,7 +21,7 @@ void main() {
     uint mask = texelFetch(firsts, s, 0).r;
     if (int(onesIn(mask)) <= slot) return;
     for (int k = 0; k < slot; ++k) mask &= mask - 1u;  // the slot lowest set bits dropped
-    int bit = int(onesIn((mask & (~mask + 1u)) - 1u));  // the lowest set bit left
+    int bit = lowestBit(mask);  // the lowest set bit left
     ivec2 n = ivec2(s.x * kSegment + bit, s.y);
     float root = texelFetch(ids, n, 0).r;
     scatterNode = n;

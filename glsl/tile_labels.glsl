@@ -20,6 +20,3 @@ uniform usampler2D tileNodes;  // first-row pixels, foreground
 // The first nodes of the runs of a tile row: foreground nodes not linked
 // from the node on their left.
 uint runStarts(uint foreground, uint right) { return foreground & ~(right << 1); }
-
-// The index of the lowest set bit of v (nonzero); findLSB is GLSL 4.00.
-int lowestBit(uint v) { return int(onesIn((v & (~v + 1u)) - 1u)); }
