@@ -779,6 +779,31 @@ void requirePipelineMatches(RasterPipeline& pipeline, const Image& image, Connec
 
 }  // namespace
 
+TEST_CASE("raster: a table drawn with the last labeling's slots is drawn again where a segment holds more roots",
+          "[gl][raster]") {
+    // After its first table, component_table by slots draws with the slots
+    // the last labeling needed and reads this one's once the table is
+    // downloaded: an image whose segments hold more roots than the last
+    // one's must be drawn again, or its later roots' points are left out.
+    // Bars (a root in a segment), then dots (32 roots in the segment of
+    // their row), then each again in turn, by one pipeline.
+    HeadlessContext context;
+    RasterPipeline::Options options = tuningDefaults();
+    REQUIRE(options.tableBySlots);
+    RasterPipeline pipeline(options);
+    const int width = 64, height = 40;
+    Image bars(width, height), dots(width, height);
+    for (int y = 0; y < height; y += 4)
+        for (int x = 0; x < width / 2; ++x) bars.at(x, y) = 255;
+    for (int y = 1; y < height; y += 8)
+        for (int x = 0; x < width; x += 2) dots.at(x, y) = 255;
+    for (Connectivity connectivity : kBoth)
+        for (int round = 0; round < 2; ++round) {
+            requirePipelineMatches(pipeline, bars, connectivity, Criterion::binary(), "bars");
+            requirePipelineMatches(pipeline, dots, connectivity, Criterion::binary(), "dots after bars");
+        }
+}
+
 TEST_CASE("raster: vertical_runs takes 32 hops a pass, up to 64 where two passes of them reach a grid's height",
           "[gl][raster]") {
     HeadlessContext context;

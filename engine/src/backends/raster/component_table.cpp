@@ -50,8 +50,8 @@ ComponentTablePass::ComponentTablePass() {
     perDrawBufferBlend_ = !es_ && major >= 4;
 }
 
-int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::RenderTarget& firsts,
-                                        const gl::RenderTarget& most) {
+void ComponentTablePass::countFirsts(const PassContext& context, const gl::RenderTarget& firsts,
+                                     const gl::RenderTarget& most) {
     auto& mark = context.programs.use(kComponentTableFirsts);
     mark.set("quadDepth", 0.0f);
     beginPass(firsts);
@@ -65,10 +65,22 @@ int ComponentTablePass::slotsPerSegment(const PassContext& context, const gl::Re
     bindTexture(kFirstsSlot, firsts.texture);
     context.programs.use(kComponentTableMost);
     drawPoints(std::int64_t(firsts.width()) * firsts.height());
+}
+
+int ComponentTablePass::readMost(const gl::RenderTarget& most) {
     std::vector<float> counts(std::size_t(kMostSide) * kMostSide);
     gl::readTextureRect(most.texture, 0, 0, kMostSide, kMostSide, GL_RED, GL_FLOAT, counts.data());
-    countWait();
     return std::max(1, int(*std::max_element(counts.begin(), counts.end())));
+}
+
+bool ComponentTablePass::slotsSufficed() {
+    if (!slotsGuessed_) return true;
+    slotsGuessed_ = false;
+    const int needed = readMost(*mostToCheck_);
+    const bool sufficed = needed <= slotsDrawn_;
+    slotsDrawn_ = needed;  // the next call's guess, or this call's again
+    slotsRead_ = !sufficed;
+    return sufficed;
 }
 
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
@@ -79,8 +91,26 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     bindTexture(kIdsSlot, grid.ids);
     std::int64_t vertices = std::int64_t(grid.grid.gridWidth) * grid.grid.gridHeight;
     int slots = 0;
+    slotsGuessed_ = false;
+    if (points == Points::Slots && slotsRead_) {
+        // Again, after slotsSufficed(): `firsts` and this labeling's most
+        // are read already.
+        slotsRead_ = false;
+        bindTexture(kFirstsSlot, firsts.texture);
+    } else if (points == Points::Slots) {
+        countFirsts(context, firsts, most);
+        if (slotsDrawn_ > 0) {
+            // The last call's most: checked by slotsSufficed() once the
+            // table is read.
+            slotsGuessed_ = true;
+            mostToCheck_ = &most;
+        } else {
+            slotsDrawn_ = readMost(most);
+            countWait();
+        }
+    }
     if (points == Points::Slots) {
-        slots = slotsPerSegment(context, firsts, most);
+        slots = slotsDrawn_;
         vertices = std::int64_t(firsts.width()) * firsts.height() * slots;
     }
     const bool digitSums = digits != nullptr;

@@ -25,8 +25,12 @@ public:
         // a fragment pass marks each segment's first nodes of their roots
         // in `firsts` (component_table_firsts.frag), a vertex per segment
         // sends their count to `most` (component_table_most.vert), and the
-        // host reads the most back as the slots per segment
-        // (component_table_slots.vert).
+        // most is the slots per segment (component_table_slots.vert). The
+        // host reads it back before the draw the first time; after that,
+        // the draw takes the most the last call read, and slotsSufficed()
+        // reads this call's once the table is downloaded (the GPU done
+        // with it, no wait of its own), so that labeling frame after frame
+        // does not stop the GPU for it.
         Slots,
     };
     // Where the points go (Tuning::rasterTableSpread): with count > 1, not
@@ -47,10 +51,24 @@ public:
     void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, Points points,
              const gl::RenderTarget& firsts, const gl::RenderTarget& most, const Copies& copies,
              const SumDigits* digits = nullptr);
+    // After a Slots run() that drew with the last call's slots, once its
+    // table is read: whether they were as many as this call's segments
+    // need (if not, run() again draws with this call's, now read). True
+    // after any other run().
+    bool slotsSufficed();
 
 private:
-    // Slots: the most roots first in one row segment, at least 1.
-    int slotsPerSegment(const PassContext& context, const gl::RenderTarget& firsts, const gl::RenderTarget& most);
+    // Slots: the roots first in each row segment counted into `most`.
+    void countFirsts(const PassContext& context, const gl::RenderTarget& firsts, const gl::RenderTarget& most);
+    // The most roots first in one row segment, at least 1, read from `most`.
+    static int readMost(const gl::RenderTarget& most);
+
+    // Slots: the slots the last draw took; whether they were the last
+    // call's (to be checked by slotsSufficed()) rather than this one's;
+    // whether slotsSufficed() found them too few and read this call's.
+    int slotsDrawn_ = 0;
+    bool slotsGuessed_ = false, slotsRead_ = false;
+    const gl::RenderTarget* mostToCheck_ = nullptr;
 
     bool perDrawBufferBlend_ = false;  // glBlendEquationi: OpenGL 4.0
     bool es_ = false;                  // OpenGL ES: draw buffers select the targets
