@@ -1195,8 +1195,11 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     };
     // A region's finalizers (central moments, eigenvalues) take far more
     // than a row's copy: a thread is handed fewer rows than a copy's, yet
-    // enough work that handing them over costs a small part of it.
-    constexpr std::size_t kFinalizedRowsPerThread = 1024;
+    // enough work that handing them over costs a small part of it, and
+    // few enough that a table of a few hundred regions is shared out too
+    // (on one thread, finalizing them takes about as long as the threads
+    // take to measure them).
+    constexpr std::size_t kFinalizedRowsPerThread = 128;
     forRanges(totals.regions, kFinalizedRowsPerThread, threads, finalizeRows);
     return table;
 }
