@@ -767,18 +767,11 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     Team team(threads);
     ThreadPool& pool = team.pool();
     const std::size_t n = components.size();
-    Boxes boxes;
-    boxes.counts.resize(n);
-    boxes.min.resize(n);
-    boxes.max.resize(n);
-    std::vector<std::uint64_t> labelValues(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        const Component& c = components[i];
-        labelValues[i] = i + 1;
-        boxes.counts[i] = c.area;
-        boxes.min[i] = {std::int64_t(c.left), std::int64_t(c.top), std::int64_t(c.front)};
-        boxes.max[i] = {std::int64_t(c.left) + c.width - 1, std::int64_t(c.top) + c.height - 1, std::int64_t(c.front) + c.depth - 1};
-    }
+    // The components' labels, counts and boxes as the table's totals give
+    // them (filled by several threads, in fresh memory mapped at once).
+    RegionTotals table = tableTotals(shape, components, request, threads);
+    Boxes boxes{std::move(table.counts), std::move(table.boxMin), std::move(table.boxMax)};
+    std::vector<std::uint64_t> labelValues = std::move(table.labels);
     RegionIndex index;  // Consecutive: labels 1..n
     auto fillInto = [&](std::int64_t flatRow, auto* out) {
         if (labels.bytes == 4) index.fill(static_cast<const std::uint32_t*>(labels.data) + flatRow * g.w, g.w, out);
