@@ -1139,14 +1139,18 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     }
     // The columns sized (zero-filled) by the threads at once, whole columns
     // each: the fill is the first write of every fresh page, which one
-    // thread would otherwise do alone for all of them. A thread a few MiB of
-    // columns at the least: a small table's are sized on the calling thread.
+    // thread would otherwise do alone for all of them. Columns of a few
+    // MiB in all are sized on the calling thread (waking threads costs
+    // more than their pages); larger ones a quarter of a MiB a thread, so
+    // that as many threads as there are take the pages' faults at once.
     std::vector<PropertyColumn*> sized;
     for (const Placed& p : placed)
         for (std::size_t k = 0; k < p.width && !p.label; ++k) sized.push_back(&table.columns[p.first + k]);
-    constexpr std::size_t kSizedBytesPerThread = std::size_t(2) << 20;
+    constexpr std::size_t kSizedBytesAlone = std::size_t(2) << 20, kSizedBytesPerThread = std::size_t(256) << 10;
     const std::size_t columnBytes = std::max<std::size_t>(totals.regions * sizeof(double), 1);
-    const std::size_t columnsPerThread = std::max<std::size_t>(1, kSizedBytesPerThread / columnBytes);
+    const std::size_t columnsPerThread = sized.size() * columnBytes < kSizedBytesAlone
+                                             ? std::max<std::size_t>(sized.size(), 1)
+                                             : std::max<std::size_t>(1, kSizedBytesPerThread / columnBytes);
     forRanges(sized.size(), columnsPerThread, threads, [&](std::size_t first, std::size_t last) {
         for (std::size_t i = first; i < last; ++i) {
             PropertyColumn& c = *sized[i];
