@@ -486,16 +486,25 @@ inline void classWords(std::uint64_t live, std::uint64_t a, std::uint64_t b, std
     class2 = live & e1 & c12;
 }
 
+// Word k of a row of bits (words + 1 words, the last zero) as each
+// element's neighbour before it sees it (bit x: element x - 1, 0 at x = 0)
+// and as its neighbour after it does (bit x: element x + 1).
+[[gnu::always_inline]] inline std::uint64_t bitsBefore(const std::uint64_t* b, std::size_t k) {
+    const std::uint64_t before = k ? 1 : 0;  // the word before exists
+    return (b[k] << 1) | ((b[k - before] >> 63) & before);
+}
+[[gnu::always_inline]] inline std::uint64_t bitsAfter(const std::uint64_t* b, std::size_t k) {
+    return (b[k] >> 1) | (b[k + 1] << 63);
+}
+
 // classWords of word k of the border elements of one region, rows of bits
 // (words + 1 words, the last zero): c the row's, u and d those of the rows
 // above and below.
 [[gnu::always_inline]] inline void borderClassWords(const std::uint64_t* u, const std::uint64_t* c, const std::uint64_t* d,
                                                     std::size_t k, std::uint64_t& class0, std::uint64_t& class1,
                                                     std::uint64_t& class2) {
-    const std::uint64_t before = k ? 1 : 0;  // the word before exists
-    auto leftOf = [&](const std::uint64_t* b) { return (b[k] << 1) | ((b[k - before] >> 63) & before); };
-    auto rightOf = [&](const std::uint64_t* b) { return (b[k] >> 1) | (b[k + 1] << 63); };
-    classWords(c[k], leftOf(c), rightOf(c), u[k], d[k], leftOf(u), rightOf(u), leftOf(d), rightOf(d), class0, class1, class2);
+    classWords(c[k], bitsBefore(c, k), bitsAfter(c, k), u[k], d[k], bitsBefore(u, k), bitsAfter(u, k), bitsBefore(d, k),
+               bitsAfter(d, k), class0, class1, class2);
 }
 
 // Word k of the runs of one region's bits `m` that touch its runs in the
@@ -504,9 +513,8 @@ inline void classWords(std::uint64_t live, std::uint64_t a, std::uint64_t b, std
 // Rows of words + 1 words, the last zero.
 [[gnu::always_inline]] inline void touchWords(const std::uint64_t* m, const std::uint64_t* a, std::size_t k, std::uint64_t starts,
                                               std::uint64_t& first, std::uint64_t& last) {
-    const std::uint64_t aLeft = (a[k] << 1) | (k ? a[k - 1] >> 63 : 0);  // a[x - 1]
-    const std::uint64_t aRight = (a[k] >> 1) | (a[k + 1] << 63);         // a[x + 1]
-    const std::uint64_t ends = m[k] & ~((m[k] >> 1) | (m[k + 1] << 63));
+    const std::uint64_t aLeft = bitsBefore(a, k), aRight = bitsAfter(a, k);  // a[x - 1], a[x + 1]
+    const std::uint64_t ends = m[k] & ~bitsAfter(m, k);
     first = m[k] & ((starts & (aLeft | a[k])) | (~starts & a[k] & ~aLeft));
     last = ends & aRight & ~a[k];
 }
@@ -528,11 +536,8 @@ public:
         const std::uint64_t *left = at(kLeft), *live = at(kLive);
         std::uint64_t *class0 = at(kClasses), *class1 = at(kClasses + 1), *class2 = at(kClasses + 2);
         for (std::size_t k = 0; k < words_; ++k) {
-            const std::uint64_t before = k ? 1 : 0;  // the word before exists
             // x against x - 1 above is x - 1's relation "x + 1 below" of the row above.
-            const std::uint64_t upLeftOf = (upRight[k] << 1) | ((upRight[k - before] >> 63) & before);
-            const std::uint64_t upRightOf = (upLeft[k] >> 1) | (upLeft[k + 1] << 63);
-            const std::uint64_t rightOf = (left[k] >> 1) | (left[k + 1] << 63);
+            const std::uint64_t upLeftOf = bitsBefore(upRight, k), upRightOf = bitsAfter(upLeft, k), rightOf = bitsAfter(left, k);
             classWords(live[k], left[k], rightOf, upSame[k], downSame[k], upLeftOf, upRightOf, downLeft[k],
                        downRight[k], class0[k], class1[k], class2[k]);
         }
@@ -825,7 +830,7 @@ public:
         const std::uint64_t* f = foreground(y);
         for (std::size_t k = 0; k < words_; ++k) {
             // Where f[x] differs from f[x - 1], and the row's first element.
-            const std::uint64_t changes = (f[k] ^ ((f[k] << 1) | (k ? f[k - 1] >> 63 : 0))) | (k ? 0 : 1);
+            const std::uint64_t changes = (f[k] ^ bitsBefore(f, k)) | (k ? 0 : 1);
             marks[k] = changes & validBits(k);
             marks[words_ + k] = changes & f[k];
         }
@@ -852,7 +857,7 @@ public:
                 first[k] = last[k] = 0;
                 continue;
             }
-            const std::uint64_t starts = m[k] & ~((m[k] << 1) | (k ? m[k - 1] >> 63 : 0));
+            const std::uint64_t starts = m[k] & ~bitsBefore(m, k);
             touchWords(m, a, k, starts, first[k], last[k]);
         }
         first[words_] = last[words_] = 0;
@@ -872,7 +877,7 @@ public:
         std::fill_n(far, 5 * stride, 0);
         for (std::size_t k = 0; k <= words_; ++k) {
             const std::uint64_t a = f1[k], b = f0[k];
-            const std::uint64_t c = (f1[k] << 1) | (k ? f1[k - 1] >> 63 : 0), d = (f0[k] << 1) | (k ? f0[k - 1] >> 63 : 0);
+            const std::uint64_t c = bitsBefore(f1, k), d = bitsBefore(f0, k);
             if (!(a | b | c | d)) continue;
             for (int config = 1; config < 16; ++config) {
                 const int cls = classOf[std::size_t(config)];
@@ -914,8 +919,7 @@ private:
             const std::uint64_t *u = foreground(y - 1), *c = foreground(y), *d = foreground(y + 1);
             rowOf_[slot] = y;
             for (std::size_t k = 0; k < words_; ++k) {
-                const std::uint64_t left = (c[k] << 1) | (k ? c[k - 1] >> 63 : 0), right = (c[k] >> 1) | (c[k + 1] << 63);
-                bits[k] = c[k] & ~(u[k] & d[k] & left & right);
+                bits[k] = c[k] & ~(u[k] & d[k] & bitsBefore(c, k) & bitsAfter(c, k));
             }
             bits[words_] = 0;
         }
