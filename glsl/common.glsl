@@ -141,6 +141,15 @@ ivec2 tableEntry(uint label, int tableWidth) {
     return ivec2(index % tableWidth, index / tableWidth);
 }
 
+#ifdef DIGIT_BITS
+// The table's sums as digits (SumDigits, download_table.hpp): digitBits bits
+// a digit, and the digits of the area, of the sum of x and of the sum of y.
+// Constants of the program (SumDigits::programConstants), as the layout is
+// fixed for an image's size: the digits' selects and shifts fold away.
+const int digitBits = DIGIT_BITS;
+const ivec3 sumDigits = ivec3(AREA_DIGITS, X_DIGITS, Y_DIGITS);
+#endif
+
 #ifdef STAGE_VERTEX
 // One vertex per node: the node of vertex gl_VertexID, node rows from firstRow.
 ivec2 nodeOfVertex(int firstRow) { return ivec2(gl_VertexID % gridSize.x, firstRow + gl_VertexID / gridSize.x); }

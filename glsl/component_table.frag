@@ -22,8 +22,6 @@ flat in float scatterRoot;
 layout(location = 0) out vec4 box;
 layout(location = 1) out vec4 sums;
 #ifdef TABLE_DIGITS
-uniform int digitBits;
-uniform ivec3 sumDigits;  // digits of the area, of the sum of x and of the sum of y
 layout(location = 2) out vec4 digits;
 layout(location = 3) out vec4 moreDigits;
 #if MAX_DIGIT_TARGETS != 2
@@ -33,7 +31,7 @@ layout(location = 3) out vec4 moreDigits;
 // Channel k of the point's area `count` and sums `sum`: the area's digits
 // first, then x's, then y's (0 past them); digit d of a quantity its bits
 // from digitBits * d on, the last digit all of them. Called with constant
-// k, it is selects and shifts, no array.
+// k and common.glsl's constant layout, it folds to a shift and a mask.
 float channel(int k, uint count, uvec2 sum) {
     int q = k < sumDigits.x ? 0 : k < sumDigits.x + sumDigits.y ? 1 : 2;
     int first = q == 0 ? 0 : q == 1 ? sumDigits.x : sumDigits.x + sumDigits.y;

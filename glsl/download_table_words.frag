@@ -19,8 +19,6 @@ uniform sampler2D digits;
 uniform sampler2D moreDigits;
 uniform int tableWidth;  // entries per row of the table, and texels per row here
 uniform int entries;     // the table's count
-uniform int digitBits;
-uniform ivec3 sumDigits;  // digits of the area, of the sum of x and of the sum of y
 layout(location = 0) out uvec4 words;
 
 // Digits first .. first + n - 1 of `channels` as a 64-bit (low, high) sum:

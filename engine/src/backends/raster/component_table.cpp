@@ -117,12 +117,9 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     auto& program = context.programs.use(
         points == Points::Slots ? (digitSums ? kComponentTableSlotsDigits : kComponentTableSlots)
         : points == Points::Runs ? (digitSums ? kComponentTableRunsDigits : kComponentTableRuns)
-                                 : (digitSums ? kComponentTableDigits : kComponentTable));
+                                 : (digitSums ? kComponentTableDigits : kComponentTable),
+        digitSums ? digits->programConstants() : std::vector<ProgramConstant>{});
     if (points == Points::Slots) program.set("slots", slots);
-    if (digitSums) {
-        program.set("digitBits", digits->bits);
-        program.set("sumDigits", digits->count, digits->x, digits->y);
-    }
     // Draw buffers: boxes (GL_MAX), sums (GL_FUNC_ADD), then the roots
     // (GL_MAX) or the digit targets (GL_FUNC_ADD).
     const int buffers = digitSums ? 2 + digits->targets() : 3;

@@ -66,12 +66,10 @@ void DownloadTablePass::readWords(const PassContext& context, const TableTargets
     // entries, in whole rows of the table's width.
     const std::int64_t texels = ceilDiv(std::int64_t(count) * kEntryWords, std::int64_t(4));
     const int rows = int(ceilDiv(texels, std::int64_t(table.width)));
-    auto& program = context.programs.use(kTableWords);
+    auto& program = context.programs.use(kTableWords, digits.programConstants());
     program.set("quadDepth", 0.0f);
     program.set("tableWidth", table.width);
     program.set("entries", int(count));
-    program.set("digitBits", digits.bits);
-    program.set("sumDigits", digits.count, digits.x, digits.y);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.words.framebuffer.id());
     setViewport(table.width, rows);
     setRenderState({});

@@ -27,6 +27,12 @@ struct SumDigits {
     int channels() const { return count + x + y; }
     // Digit targets beside the sums target, four channels each.
     int targets() const { return (std::max(channels() - 4, 0) + 3) / 4; }
+    // The layout as the shaders' constants (common.glsl's digitBits and
+    // sumDigits): fixed for an image's size, so a fragment splits its sums
+    // and the words pass joins them without selects on uniforms.
+    std::vector<ProgramConstant> programConstants() const {
+        return {{"DIGIT_BITS", bits}, {"AREA_DIGITS", count}, {"X_DIGITS", x}, {"Y_DIGITS", y}};
+    }
 };
 
 // The rows of the component table that hold entries, as downloaded

@@ -21,10 +21,12 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
     variant_ = backends::criterionVariant(connectivity, criterion, inputFormat);
 }
 
-gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
+gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<ProgramConstant>& constants) {
     const NodeSize shape = NodeSize::of(connectivity_, criterion_);
-    const std::string variant = (spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, shape)) +
-                                " runRows=" + std::to_string(grid_.tileRunRows);
+    std::string variant = (spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, shape)) +
+                          " runRows=" + std::to_string(grid_.tileRunRows);
+    for (const ProgramConstant& constant : constants)
+        variant += std::string(" ") + constant.name + "=" + std::to_string(constant.value);
     auto found = programs_.find({&spec, variant});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
@@ -39,6 +41,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec) {
         builder.define("RUN_OUTPUTS", runRows * runTargetsFor(tileRows));
         defineSharedConstants(builder);
         for (const char* name : spec.defines) builder.define(name);
+        for (const ProgramConstant& constant : constants) builder.define(constant.name, constant.value);
         builder.vertex(spec.vertexFile).fragment(spec.fragmentFile);
         for (const char* output : spec.outputs) builder.output(output);
         found = programs_.emplace(std::pair{&spec, variant}, builder.build()).first;

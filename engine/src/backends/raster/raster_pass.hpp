@@ -51,6 +51,14 @@ struct ProgramSpec {
     bool readsInput = false;
 };
 
+// A number #defined into a program at the call that asks for it: a layout
+// fixed for a labeling's size, so that the shader's arithmetic on it folds
+// away. Each value builds a program of its own.
+struct ProgramConstant {
+    const char* name;
+    int value;
+};
+
 // The programs of the pipeline, built on first use for each variant: the
 // criterion, the connectivity and the input's format become #defines, with
 // the node shape and the constants of raster_constants.hpp.
@@ -58,8 +66,9 @@ class RasterPrograms {
 public:
     // The variant and sizes of the labeling about to run.
     void select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat, const RasterGrid& grid);
-    // The program, current, with the grid's sizes set.
-    gl::Program& use(const ProgramSpec& spec);
+    // The program, current, with the grid's sizes set; `constants`
+    // #defined into it.
+    gl::Program& use(const ProgramSpec& spec, const std::vector<ProgramConstant>& constants = {});
 
 private:
     Connectivity connectivity_ = Connectivity::Eight;
