@@ -163,6 +163,13 @@ const int kSegment = SEGMENT;
 
 int segmentEnd(ivec2 n) { return min((n.x / kSegment + 1) * kSegment, gridSize.x); }
 
+// component_table by slots takes its segments as blocks of kSegment nodes,
+// kSlotSegment.x wide (raster_constants.hpp, slotSegmentWidth): segment s's
+// node i at (i % width, i / width) in its block, which may reach past the
+// grid's edge.
+const ivec2 kSlotSegment = ivec2(SLOT_SEGMENT_W, kSegment / SLOT_SEGMENT_W);
+ivec2 slotSegmentNode(ivec2 s, int i) { return s * kSlotSegment + ivec2(i % kSlotSegment.x, i / kSlotSegment.x); }
+
 // Where component_table sends the point of `label` from row segment node n:
 // the table's layout (tableSize) repeated `spread` times down, copy k at
 // rows k * tableSize.y on, k taken from the segment so that neighbouring

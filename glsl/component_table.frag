@@ -1,6 +1,8 @@
 // The component's pixels in the row segment from scatterNode on, into its
-// table entry (component_table.vert); with TABLE_RUNS (component_table_runs.vert)
-// those of its run from scatterNode on:
+// table entry (component_table.vert); with TABLE_SLOTS
+// (component_table_slots.vert) those of its segment's block from
+// scatterNode on, in the block's order; with TABLE_RUNS
+// (component_table_runs.vert) those of its run from scatterNode on:
 //   box:   (w-1-min x, h-1-min y, max x, max y), kept by GL_MAX blending per
 //          channel: 2 maxima and, inverted, the minima (the paper scattered
 //          every pixel into RGBA16F and stopped at 2048; R32F holds 2^15);
@@ -55,31 +57,42 @@ void main() {
     int count = 0;
     ivec2 sum = ivec2(0);
 #endif
-    for (int x = scatterNode.x; x < segmentEnd(scatterNode); ++x) {
-        ivec2 m = ivec2(x, scatterNode.y);
-        if (texelFetch(ids, m, 0).r != scatterRoot) {
-#ifdef TABLE_RUNS
-            break;  // the run ends; a later run of the root sends its own point
+    // The segment's nodes inside the grid, from scatterNode on: a row
+    // segment's, or with TABLE_SLOTS its block's, row after row.
+#ifdef TABLE_SLOTS
+    ivec2 origin = scatterNode / kSlotSegment * kSlotSegment;
+    ivec2 inside = min(kSlotSegment, gridSize - origin);
 #else
-            continue;
+    ivec2 origin = ivec2(scatterNode.x / kSegment * kSegment, scatterNode.y);
+    ivec2 inside = ivec2(min(kSegment, gridSize.x - origin.x), 1);
 #endif
-        }
-        uint bits = nodeBits(m);
-        for (int j = 0; j < NODE_H; ++j)
-            for (int i = 0; i < NODE_W; ++i) {
-                if (!pixelIsSet(bits, ivec2(i, j))) continue;
-                ivec2 p = m * kNode + ivec2(i, j);
-                low = min(low, p);
-                high = max(high, p);
-#ifdef TABLE_DIGITS
-                ++count;
-                sum += uvec2(p);
+    ivec2 start = scatterNode - origin;
+    for (int r = start.y; r < inside.y; ++r)
+        for (int c = r == start.y ? start.x : 0; c < inside.x; ++c) {
+            ivec2 m = origin + ivec2(c, r);
+            if (texelFetch(ids, m, 0).r != scatterRoot) {
+#ifdef TABLE_RUNS
+                break;  // the run ends (its row is the only one); a later run sends its own point
 #else
-                ++count;
-                sum += p - rootPixel;
+                continue;
 #endif
             }
-    }
+            uint bits = nodeBits(m);
+            for (int j = 0; j < NODE_H; ++j)
+                for (int i = 0; i < NODE_W; ++i) {
+                    if (!pixelIsSet(bits, ivec2(i, j))) continue;
+                    ivec2 p = m * kNode + ivec2(i, j);
+                    low = min(low, p);
+                    high = max(high, p);
+#ifdef TABLE_DIGITS
+                    ++count;
+                    sum += uvec2(p);
+#else
+                    ++count;
+                    sum += p - rootPixel;
+#endif
+                }
+        }
     box = vec4(vec2(imageSize - 1 - low), vec2(high));
 #ifdef TABLE_DIGITS
     sums = vec4(channel(0, count, sum), channel(1, count, sum), channel(2, count, sum), channel(3, count, sum));

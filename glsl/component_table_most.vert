@@ -1,12 +1,12 @@
 // component_table by slots (Tuning::rasterTable slots), step 2: one vertex
-// per row segment sends the number of roots first in it to texel (segment
+// per segment sends the number of roots first in it to texel (segment
 // mod MOST_SIDE^2) of the target, where GL_MAX keeps the most; the host
 // reads the target back and takes the most as the slots a segment needs.
 uniform usampler2D firsts;  // component_table_firsts.frag's masks
 flat out float scatterValue;
 
 void main() {
-    int across = (gridSize.x + kSegment - 1) / kSegment;
+    int across = textureSize(firsts, 0).x;
     uint mask = texelFetch(firsts, ivec2(gl_VertexID % across, gl_VertexID / across), 0).r;
     scatterValue = float(onesIn(mask));
     int texel = gl_VertexID % (MOST_SIDE * MOST_SIDE);

@@ -16,7 +16,8 @@ const ProgramSpec kComponentTableFirsts{"component_table_firsts", "fullscreen.ve
 const ProgramSpec kComponentTableMost{"component_table_most", "component_table_most.vert", "write_scatter.frag",
                                       {"fragColor"}, {kFirstsSlot}};
 const ProgramSpec kComponentTableSlots{"component_table_slots", "component_table_slots.vert", "component_table.frag",
-                                       {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot, kFirstsSlot}};
+                                       {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot, kFirstsSlot},
+                                       {"TABLE_SLOTS"}};
 constexpr TextureSlot kBoxCopiesSlot{"boxCopies", 0};
 constexpr TextureSlot kSumCopiesSlot{"sumCopies", 1};
 constexpr TextureSlot kRootCopiesSlot{"rootCopies", 2};
@@ -30,7 +31,7 @@ const ProgramSpec kComponentTableRunsDigits{"component_table_runs", "component_t
                                             kDigitOutputs, {kIdsSlot, kRootLabelsSlot}, {"TABLE_RUNS", "TABLE_DIGITS"}};
 const ProgramSpec kComponentTableSlotsDigits{"component_table_slots", "component_table_slots.vert",
                                              "component_table.frag", kDigitOutputs,
-                                             {kIdsSlot, kRootLabelsSlot, kFirstsSlot}, {"TABLE_DIGITS"}};
+                                             {kIdsSlot, kRootLabelsSlot, kFirstsSlot}, {"TABLE_SLOTS", "TABLE_DIGITS"}};
 constexpr TextureSlot kDigitCopiesSlot{"digitCopies", 2};
 constexpr TextureSlot kMoreDigitCopiesSlot{"moreDigitCopies", 3};
 const ProgramSpec kComponentTableFoldDigits{"component_table_fold", "fullscreen.vert", "component_table_fold.frag",

@@ -34,6 +34,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         else backends::defineNoInput(builder, connectivity_);
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
+        builder.define("SLOT_SEGMENT_W", slotSegmentWidth(shape.height));
         const int tileRows = tileRowsFor(shape.height), runRows = grid_.tileRunRows;
         builder.define("TILE_ROWS", tileRows);
         builder.define("RUN_ENTRY_BITS", runEntryBitsFor(tileRows));

@@ -178,9 +178,11 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     // channels allow (else component_bits below): an entry takes a point per
     // row segment, with Runs one per run, at most a run every other node.
     const RasterGrid& g = r.grid;
-    const std::int64_t segments = std::int64_t(ceilDiv(g.gridWidth, kSegment)) * g.gridHeight;
+    const std::int64_t rowSegments = std::int64_t(ceilDiv(g.gridWidth, kSegment)) * g.gridHeight;
     const std::int64_t pointsPerEntry =
-        points == ComponentTablePass::Points::Runs ? segments * ceilDiv(kSegment, 2) : segments;
+        points == ComponentTablePass::Points::Runs    ? rowSegments * ceilDiv(kSegment, 2)
+        : points == ComponentTablePass::Points::Slots ? std::int64_t(g.slotSegmentsAcross()) * g.slotSegmentsDown()
+                                                      : rowSegments;
     const SumDigits digits = options_.tableDigits ? sumDigitsFor(g.width, g.height, pointsPerEntry,
                                                                  kSegment * g.shape.width * g.shape.height,
                                                                  options_.digitBits)

@@ -43,6 +43,11 @@ RasterGrid RasterGrid::of(int width, int height, NodeSize shape, int runRows) {
             runRows > 0 ? std::min(runRows, contextRows) : contextRows};
 }
 
+int RasterGrid::slotSegmentWidth() const { return raster::slotSegmentWidth(shape.height); }
+int RasterGrid::slotSegmentHeight() const { return kSegment / slotSegmentWidth(); }
+int RasterGrid::slotSegmentsAcross() const { return ceilDiv(gridWidth, slotSegmentWidth()); }
+int RasterGrid::slotSegmentsDown() const { return ceilDiv(gridHeight, slotSegmentHeight()); }
+
 void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     if (next == grid) return;
     grid = {};
@@ -76,7 +81,7 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     }
     tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, tiles.runOutputs(), what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
-    segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, ceilDiv(gridWidth, kSegment), gridHeight, what);
+    segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, next.slotSegmentsAcross(), next.slotSegmentsDown(), what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, kMostSide, kMostSide, what);
 
     // The scan pyramid: rows reduced (level 0 to masks of kScanBlock texels)
