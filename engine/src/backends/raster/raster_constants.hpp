@@ -63,10 +63,10 @@ constexpr int kMaxBlockWidth = 256;
 // one point per component per segment.                                          SEGMENT
 constexpr int kSegment = 32;
 // component_table by slots takes its segments as blocks of kSegment nodes,
-// this many wide: rows of 32 where a node is two pixel rows tall, blocks of
-// 8 x 4 where it is one (4-connectivity), so that a component crossing a
-// few rows sends a point to fewer segments.                                    SLOT_SEGMENT_W
-constexpr int slotSegmentWidth(int nodeHeight) { return nodeHeight == 1 ? 8 : kSegment; }
+// this many wide: 16 x 2 where a node is two pixel rows tall, 8 x 4 where it
+// is one (4-connectivity), so that a component crossing a few rows sends a
+// point to fewer segments.                                                     SLOT_SEGMENT_W
+constexpr int slotSegmentWidth(int nodeHeight) { return nodeHeight == 1 ? 8 : 16; }
 
 // component_bits counts 32 numbers per large component (area, 15 bits of x,
 // 15 of y, one spare) in this many RGBA targets.                                BIT_COUNTER_TARGETS
