@@ -170,9 +170,9 @@ int segmentEnd(ivec2 n) { return min((n.x / kSegment + 1) * kSegment, gridSize.x
 const ivec2 kSlotSegment = ivec2(SLOT_SEGMENT_W, kSegment / SLOT_SEGMENT_W);
 ivec2 slotSegmentNode(ivec2 s, int i) { return s * kSlotSegment + ivec2(i % kSlotSegment.x, i / kSlotSegment.x); }
 
-// Where component_table sends the point of `label` from row segment node n:
-// the table's layout (tableSize) repeated `spread` times down, copy k at
-// rows k * tableSize.y on, k taken from the segment so that neighbouring
+// Where component_table sends the point of `label` from node n: the
+// table's layout (tableSize) repeated `spread` times down, copy k at rows
+// k * tableSize.y on, k taken from n's row segment so that neighbouring
 // segments, across and down, blend into different copies
 // (Tuning::rasterTableSpread; component_table_fold.frag adds them up).
 vec4 tablePointPosition(uint label, ivec2 n, ivec2 tableSize, int spread) {
