@@ -176,7 +176,8 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     if (copies > 1) r.reserveTableCopies(tableRows, copies);
     // Sums split into digits, exact in the one draw, where the image's
     // channels allow (else component_bits below): an entry takes a point per
-    // row segment, with Runs one per run, at most a run every other node.
+    // segment (with Slots a block of nodes, else a row), with Runs one per
+    // run, at most a run every other node.
     const RasterGrid& g = r.grid;
     const std::int64_t rowSegments = std::int64_t(ceilDiv(g.gridWidth, kSegment)) * g.gridHeight;
     const std::int64_t pointsPerEntry =

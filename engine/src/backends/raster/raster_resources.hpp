@@ -32,13 +32,13 @@ struct RasterGrid {
     int tileRunRows = 0;
     static RasterGrid of(int width, int height, NodeSize shape, int runRows = 0);
     int scanWidth() const { return gridWidth * shape.height; }
+    int scanHeight() const { return gridHeight; }
     // component_table's slot segments (slotSegmentWidth): their block's
     // width and height in nodes, and how many there are across and down.
     int slotSegmentWidth() const;
     int slotSegmentHeight() const;
     int slotSegmentsAcross() const;
     int slotSegmentsDown() const;
-    int scanHeight() const { return gridHeight; }
     bool operator==(const RasterGrid& other) const {
         return width == other.width && height == other.height && shape == other.shape &&
                tileRunRows == other.tileRunRows;
