@@ -785,8 +785,9 @@ TEST_CASE("raster: a table drawn with the last labeling's slots is drawn again w
     // the last labeling needed and reads this one's once the table is
     // downloaded: an image whose segments hold more roots than the last
     // one's must be drawn again, or its later roots' points are left out.
-    // Bars (a root in a segment), then dots (32 roots in the segment of
-    // their row), then each again in turn, by one pipeline.
+    // Bars (a root in a segment), then dots (a root at every other pixel of
+    // their row: 8 or 16 in a segment), then each again in turn, by one
+    // pipeline.
     HeadlessContext context;
     RasterPipeline::Options options = tuningDefaults();
     REQUIRE(options.tableBySlots);

@@ -21,7 +21,8 @@ public:
         // A point per run of one root along a row segment, from a vertex
         // per node that reads two texels (component_table_runs.vert).
         Runs,
-        // The points of Segments, from a vertex per segment and slot:
+        // A point per root and segment, a segment a block of nodes
+        // (slotSegmentWidth), from a vertex per segment and slot:
         // a fragment pass marks each segment's first nodes of their roots
         // in `firsts` (component_table_firsts.frag), a vertex per segment
         // sends their count to `most` (component_table_most.vert), and the
@@ -43,11 +44,12 @@ public:
         const TableTargets& targets;
         int rows = 0, count = 1;
     };
-    // `firsts` (R32UI, a texel per row segment) and `most` (R32F, 1x1) are
-    // used by Slots only. With `digits` (Tuning::rasterTableSums digits),
-    // the sums absolute and split into digits over the sums target and
-    // digits->targets() digit targets (component_table.frag, TABLE_DIGITS),
-    // every entry exact; without, sums relative to the root and the roots.
+    // `firsts` (R32UI, a texel per block segment) and `most` (R32F,
+    // kMostSide x kMostSide) are used by Slots only. With `digits`
+    // (Tuning::rasterTableSums digits), the sums absolute and split into
+    // digits over the sums target and digits->targets() digit targets
+    // (component_table.frag, TABLE_DIGITS), every entry exact; without,
+    // sums relative to the root and the roots.
     void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, Points points,
              const gl::RenderTarget& firsts, const gl::RenderTarget& most, const Copies& copies,
              const SumDigits* digits = nullptr);
@@ -58,9 +60,9 @@ public:
     bool slotsSufficed();
 
 private:
-    // Slots: the roots first in each row segment counted into `most`.
+    // Slots: the roots first in each segment counted into `most`.
     void countFirsts(const PassContext& context, const gl::RenderTarget& firsts, const gl::RenderTarget& most);
-    // The most roots first in one row segment, at least 1, read from `most`.
+    // The most roots first in one segment, at least 1, read from `most`.
     static int readMost(const gl::RenderTarget& most);
 
     // Slots: the slots the last draw took; whether they were the last

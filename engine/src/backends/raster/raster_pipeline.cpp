@@ -190,14 +190,14 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
                                                   : SumDigits{};
     const SumDigits* exact = digits.fits() ? &digits : nullptr;
     const ComponentTablePass::Copies spread{r.tableCopies, tableRows, copies};
-    componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts, spread, exact);
-    downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords);
-    if (!componentTable_.slotsSufficed()) {
-        // A segment held more roots than the last call's: drawn again with
-        // this call's slots.
+    const auto drawAndDownload = [&] {
         componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts, spread, exact);
         downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords);
-    }
+    };
+    drawAndDownload();
+    // A segment held more roots than the last call's: drawn again with this
+    // call's slots.
+    if (!componentTable_.slotsSufficed()) drawAndDownload();
     decodeTable(downloaded_, r.grid.width, r.grid.height, out, sums_, exact);
     if (!sums_.largeLabels.empty()) {                     // exact sums where floats were not
         r.reserveLargeSums(int(sums_.largeLabels.size()), options_.bitsSpread);
