@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
 #include "glccl/label_sums.hpp"
 #include "glccl/measure.hpp"
@@ -896,11 +897,14 @@ TEST_CASE("measure: perimeters of rows of many runs and of few, in turn, equal o
 
 // A binary labeling's labels in 8-connectivity, which a glccl::Session
 // marks foregroundConnected: read as the foreground's bits, a run's label
-// at its first element, except in rows of many runs. Images of rows of
-// both kinds (noise, long runs, runs continued, background) at every width
-// about a word of 64 elements, labeled by the reference labeler.
+// at its first element, except in rows of many runs; the bits made from the
+// labels, or given as the cpu engine's labeler wrote them
+// (LabelSamples::foreground). Images of rows of both kinds (noise, long
+// runs, runs continued, background) at every width about a word of 64
+// elements, labeled by the reference labeler.
 TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters, Euler numbers and sums found serially",
           "[measure]") {
+    const bool bitsGiven = GENERATE(false, true);
     for (std::int64_t w : kRowKindWidths) {
         const std::int64_t h = 61;
         const auto kinds = rowsOfBothKinds(w, h, 1, 47);
@@ -908,6 +912,28 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
         for (std::size_t i = 0; i < kinds.size(); ++i) image.setSample(i, 0, kinds[i]);
         const glccl::Labeling ref = glccl::labelReference(image, glccl::Connectivity::Eight, glccl::Criterion::binary());
         const auto perimeters = perimetersOf(ref.labels, w, h, int(ref.count()));
+        // The labeler's bits: the reference's foreground, row by row, each
+        // row's word after its last zero.
+        std::vector<std::uint64_t> bits;
+        if (bitsGiven) {
+            glccl::cpu::Options call;
+            call.foreground = &bits;
+            std::vector<std::uint32_t> labels(ref.labels.size());
+            std::vector<glccl::Component> table;
+            glccl::cpu::Labeler(2).label(glccl::ImageView(image), glccl::Connectivity::Eight, glccl::Criterion::binary(),
+                                         labels.data(), table, call);
+            REQUIRE(labels == ref.labels);
+            const std::size_t words = std::size_t((w + 63) / 64);
+            REQUIRE(bits.size() == std::size_t(h) * (words + 1));
+            for (std::int64_t y = 0; y < h; ++y)
+                for (std::size_t k = 0; k <= words; ++k) {
+                    std::uint64_t expected = 0;
+                    for (std::int64_t x = std::int64_t(k) * 64; x < std::min<std::int64_t>(w, std::int64_t(k + 1) * 64); ++x)
+                        expected |= std::uint64_t(ref.labels[std::size_t(y * w + x)] != 0) << (x % 64);
+                    INFO("width " << w << ", row " << y << ", word " << k);
+                    CHECK(bits[std::size_t(y) * (words + 1) + k] == expected);
+                }
+        }
         std::vector<std::uint16_t> intensity(kinds.size());
         std::mt19937 rng{std::uint32_t(w)};
         for (auto& v : intensity) v = std::uint16_t(rng());
@@ -917,6 +943,7 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
         in.bytes = 2;
         LabelSamples labels = samplesOf(ref.labels, image.shape());
         labels.foregroundConnected = true;
+        if (bitsGiven) labels.foreground = bits.data();
         for (int threads : {1, 3}) {
             MeasureOptions options;
             options.threads = threads;
@@ -927,7 +954,7 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
             for (std::size_t r = 0; r < t.rows; ++r) {
                 const auto l = std::uint32_t(r + 1);
                 const glccl::Component& c = ref.components[r];
-                INFO("width " << w << ", threads " << threads << ", label " << l);
+                INFO("width " << w << ", threads " << threads << ", bits given " << bitsGiven << ", label " << l);
                 CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[l]).epsilon(1e-12));
                 CHECK(column(t, "euler_number").ints[r] == eulerNumberOf(ref.labels, w, h, l));
                 // scikit-image's perimeter_crofton with 4 directions: pi / 4

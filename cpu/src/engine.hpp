@@ -107,6 +107,10 @@ struct EngineContext {
     int threads = 1;
     std::vector<Component>* table = nullptr;
     bool streamLabels = false;  // final writes the labels with non-temporal stores
+    // Where set, final copies each row's foreground words here, a row
+    // foregroundStride words apart (Options::foreground).
+    std::uint64_t* foreground = nullptr;
+    std::size_t foregroundStride = 0;
     const std::function<bool()>* cancelled = nullptr;
     StageTimings* timings = nullptr;
     LabelProgress* progress = nullptr;
@@ -116,6 +120,9 @@ struct EngineContext {
         return pixels + std::size_t(r) * std::size_t(geometry.width) * elementBytes;
     }
     std::uint32_t* labelRow(std::int64_t r) const { return labels + std::size_t(r) * std::size_t(geometry.width); }
+    std::uint64_t* foregroundRow(std::int64_t r) const {
+        return foreground ? foreground + std::size_t(r) * foregroundStride : nullptr;
+    }
     Stripe& stripe(std::size_t s) const { return (*stripes)[s]; }
 
     // `rows` more rows of the current stage done (any thread): scan and final

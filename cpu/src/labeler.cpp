@@ -196,6 +196,16 @@ std::uint32_t Labeler::label(const ImageView& image, const Neighbourhood& neighb
     ctx.workers = &state.workers;
 
     const int dimensions = image.dimensions;
+    if (options.foreground) {
+        std::vector<std::uint64_t>& bits = *options.foreground;
+        if (named && criterion.kind == Criterion::Kind::Binary && dimensions == 2) {
+            ctx.foregroundStride = std::size_t((ctx.geometry.width + 63) / 64) + 1;
+            bits.resize(ctx.foregroundStride * std::size_t(image.height));
+            ctx.foreground = bits.data();
+        } else {
+            bits.clear();
+        }
+    }
     if (!named)
         return detail::labelNeighbourhood(ctx, dimensions, image.sampleBits, image.channels, criterion, joinsAlongX);
     switch (criterion.kind) {

@@ -801,6 +801,10 @@ struct LabelRegions {
     std::int64_t operator[](std::int64_t x) const { return std::int64_t(labels[x]) - 1; }
 };
 
+// The elements a row's run needs to itself for ForegroundRows to read its
+// first element alone rather than the whole row.
+constexpr std::int64_t kScatteredRunWidth = 256;
+
 // The rows of a binary labeling's labels in 8-connectivity as words of bits
 // (Pass::foregroundLabels): there any two 8-adjacent elements of the
 // foreground hold one label, so an element's neighbours of its region are
@@ -813,8 +817,11 @@ struct LabelRegions {
 // made once for the rows around it.
 class ForegroundRows {
 public:
-    void reset(const std::uint32_t* labels, std::int64_t w, std::int64_t h) {
+    // `bits`: the foreground's rows given (LabelSamples::foreground), or
+    // null: each read from the labels as a row is asked for.
+    void reset(const std::uint32_t* labels, const std::uint64_t* bits, std::int64_t w, std::int64_t h) {
         labels_ = labels;
+        given_ = bits;
         w_ = w;
         h_ = h;
         words_ = std::size_t((w + 63) / 64);
@@ -834,6 +841,25 @@ public:
             marks[k] = changes & validBits(k);
             marks[words_ + k] = changes & f[k];
         }
+    }
+    // With the foreground's rows given, row y's labels read into the
+    // caches before its runs' first elements are read one at a time: the
+    // lines of those elements where they are few, else the whole row in
+    // order, which the processor streams faster than it serves scattered
+    // misses.
+    void warmRunLabels(std::int64_t y, std::int64_t runs) {
+        if (!given_) return;
+        const std::uint32_t* row = labels_ + y * w_;
+        std::uint32_t sum = 0;
+        if (runs * kScatteredRunWidth > w_) {
+            for (std::int64_t x = 0; x < w_; x += 16) sum += row[x];
+        } else {
+            const std::uint64_t* f = foreground(y);
+            for (std::size_t k = 0; k < words_; ++k)
+                for (std::uint64_t starts = f[k] & ~bitsBefore(f, k); starts; starts &= starts - 1)
+                    sum += row[std::int64_t(k) * 64 + __builtin_ctzll(starts)];
+        }
+        sink_ += sum;
     }
     // The perimeter's classes of row y's border elements: class k's bits.
     void perimeterClasses(std::int64_t y, std::uint64_t* class0, std::uint64_t* class1, std::uint64_t* class2) {
@@ -901,6 +927,7 @@ private:
     // Bit x set where row y's label is not 0; zeros outside the image.
     const std::uint64_t* foreground(std::int64_t y) {
         if (y < 0 || y >= h_) return zeros();
+        if (given_) return given_ + std::size_t(y) * (words_ + 1);
         const std::size_t slot = std::size_t(y % std::int64_t(kForeground));
         std::uint64_t* bits = at(slot);
         if (rowOf_[slot] != y) {
@@ -926,6 +953,8 @@ private:
         return bits;
     }
     const std::uint32_t* labels_ = nullptr;
+    const std::uint64_t* given_ = nullptr;
+    std::uint32_t sink_ = 0;  // warmRunLabels' reads summed, so that they are made
     std::int64_t w_ = 0, h_ = 0;
     std::size_t words_ = 0;
     std::vector<std::uint64_t> bits_;
@@ -1277,6 +1306,9 @@ struct Pass {
     // rows are read as words of bits (ForegroundRows) and each run's label
     // at its first element, where the request needs no 2x2 windows.
     const std::uint32_t* foregroundLabels = nullptr;
+    // Those labels' foreground as bits, as the labeler read it
+    // (LabelSamples::foreground), or null: ForegroundRows reads it from them.
+    const std::uint64_t* foregroundBits = nullptr;
 };
 
 // The rows a region's terms come from: its own, and the row (slice) after,
@@ -1351,7 +1383,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     const bool byForeground = rowClasses && pass.foregroundLabels && g.dims == 2 && !pass.onePass && own.begin[0] == 0 &&
                               own.end[0] == g.w && !(q.euler && !eulerByRuns);
     if (byForeground) {
-        scratch.foreground.reset(pass.foregroundLabels, g.w, g.h);
+        scratch.foreground.reset(pass.foregroundLabels, pass.foregroundBits, g.w, g.h);
         if (scratch.foregroundClasses.size() < 3 * (words + 1)) scratch.foregroundClasses.resize(3 * (words + 1));
         if (q.crofton && scratch.croftonNear.size() < 5 * (words + 2)) {
             scratch.croftonNear.resize(5 * (words + 2));
@@ -1785,6 +1817,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 std::int64_t runs = 0;
                 for (std::size_t k = 0; k < words; ++k) runs += __builtin_popcountll(scratch.runBits[words + k]);
                 bitsRow = 8 * runs < g.w;
+                if (bitsRow) scratch.foreground.warmRunLabels(y, runs);
             }
 #endif
             const bool ids = !bitsRow;

@@ -112,9 +112,11 @@ void forEachRunWord(const Rule& rule, const std::uint8_t* row, std::int64_t widt
 }
 
 // The runs of `row` (width elements) into out, and its words where `words`
-// (for rows that others look up); returns their count.
+// (for rows that others look up); returns their count. Where `foreground`
+// is given, the row's foreground words are copied there too.
 template <bool words = true, class Rule>
-std::uint32_t extractRuns(const Rule& rule, const std::uint8_t* row, std::int64_t width, RowRuns& out) {
+std::uint32_t extractRuns(const Rule& rule, const std::uint8_t* row, std::int64_t width, RowRuns& out,
+                          std::uint64_t* foreground = nullptr) {
     std::uint32_t* first = out.first.data();
     std::uint32_t* last = out.last.data();
     forEachRunWord(rule, row, width, [&](std::int64_t w, std::uint64_t fg, std::uint64_t starts, std::uint64_t ends) {
@@ -123,6 +125,7 @@ std::uint32_t extractRuns(const Rule& rule, const std::uint8_t* row, std::int64_
             out.starts[std::size_t(w)] = starts;
             out.foreground[std::size_t(w)] = fg;
         }
+        if (foreground) foreground[w] = fg;
         first = writeBitPositions(starts, std::uint32_t(64 * w), first);
         last = writeBitPositions(ends, std::uint32_t(64 * w), last);
     });

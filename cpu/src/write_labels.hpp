@@ -66,7 +66,9 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
     std::uint32_t next = 0;
     for (std::int64_t r = stripe.firstRow; r < stripe.endRow; ++r) {
         const auto y = std::uint32_t(r % g.height), z = std::uint32_t(r / g.height);
-        extractRuns<false>(rule, ctx.row(r), g.width, runs);
+        std::uint64_t* foreground = ctx.foregroundRow(r);
+        extractRuns<false>(rule, ctx.row(r), g.width, runs, foreground);
+        if (foreground) foreground[ctx.foregroundStride - 1] = 0;
         // Streamed rows are made in the worker's row first, where no code lies.
         std::uint32_t* out = ctx.streamLabels ? scratch.rowLabels.data() : ctx.labelRow(r);
         std::uint32_t* written = out;

@@ -25,14 +25,34 @@ public:
         call.progress = options.progress;
         if (timings) timings->clear();
         call.timings = timings;
+        call.foreground = &foreground_;
+        labeled_ = nullptr;  // until this call's labels and bits are whole
         if (options.neighbourhood)
             labeler_.label(image, *options.neighbourhood, options.criterion, labels, table, call);
         else
             labeler_.label(image, options.connectivity, options.criterion, labels, table, call);
+        labeled_ = labels;
+        labeledShape_ = image.shape();
+    }
+    // The labels of the last labeling measured from its foreground's bits
+    // (cpu::Options::foreground), which the labeler wrote as it read the
+    // image: their runs' labels are then all the measuring reads of them.
+    RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
+                              const std::vector<Component>& table, int threads) override {
+        LabelSamples given = labels;
+        if (given.foregroundConnected && !given.foreground && !foreground_.empty() && given.data == labeled_ &&
+            given.bytes == 4 && given.shape == labeledShape_)
+            given.foreground = foreground_.data();
+        return Engine::measureTerms(request, intensity, given, table, threads);
     }
 
 private:
     cpu::Labeler labeler_;
+    // The last labeling's foreground in bits (empty: not a binary image's)
+    // and its labels, for measureTerms.
+    std::vector<std::uint64_t> foreground_;
+    const std::uint32_t* labeled_ = nullptr;
+    Shape labeledShape_;
 };
 
 }  // namespace

@@ -40,6 +40,13 @@ struct Options {
     // When set, told each stage as it starts and the rows its threads have
     // done (glccl/progress.hpp).
     LabelProgress* progress = nullptr;
+    // When set, a binary labeling of an image (2-D, a named connectivity)
+    // also writes its foreground here as bits, for measuring its labels
+    // without reading them all (glccl::LabelSamples::foreground): row y's
+    // element x is bit x % 64 of word y * (words + 1) + x / 64, words =
+    // (width + 63) / 64, the word after each row's zero. Any other labeling
+    // empties it.
+    std::vector<std::uint64_t>* foreground = nullptr;
 };
 
 // What the cpu engine takes (the cpu backend's declaration, which the

@@ -30,6 +30,13 @@ struct LabelSamples {
     // of the foreground and a run's label at its first element. A label
     // image without that property is measured wrongly with it set.
     bool foregroundConnected = false;
+    // With foregroundConnected: the foreground (nonzero labels) as the
+    // labeler read it, in bits (cpu::Options::foreground's layout: row y's
+    // element x is bit x % 64 of word y * (words + 1) + x / 64, words =
+    // (width + 63) / 64, each row's word after its last zero), so that
+    // measureComponentTerms reads the labels at their runs' first elements
+    // alone. Null: the foreground is read from the labels.
+    const std::uint64_t* foreground = nullptr;
 };
 
 // An intensity image of the labels' shape with `channels` samples per
