@@ -258,6 +258,10 @@ TEST_CASE("measure: exact sums where few regions are read once and where labels 
     const Shape image = Shape::image(283, 419);  // chunks of 231 rows: regions span them
     SECTION("2-D, labels 1..n") { checkExactSums<std::uint32_t>(fewRegions(image, 60, 1), image); }
     SECTION("2-D, labels apart, 64-bit signed") { checkExactSums<std::int64_t>(fewRegions(image, 60, 7), image); }
+    SECTION("2-D, a wide image: chunks of their least rows, regions span them") {
+        const Shape wide = Shape::image(1100, 150);  // chunks of 64 rows, not of 2^16 elements
+        checkExactSums<std::uint32_t>(fewRegions(wide, 60, 1), wide);
+    }
     SECTION("2-D, the background measured too") { checkExactSums<std::uint8_t>(fewRegions(image, 60, 2), image, true); }
     SECTION("2-D, a label past the few late in the image") {
         auto v = fewRegions(image, 60, 1);

@@ -93,9 +93,13 @@ void reserveMapped(std::vector<T, A>& v, std::size_t n) {
 }
 
 constexpr std::int64_t kNoRegion = -1;
-// Elements per chunk (at least one row): fixed, never derived from the
+// Elements per chunk, and rows at the least: fixed, never derived from the
 // thread count, so that the order floating-point sums are added in is too.
+// A chunk's first rows are read again for its borders and windows, and a
+// region that crosses chunks is added up once more for each: so a wide
+// image's chunks are still a few dozen rows tall.
 constexpr std::int64_t kChunkElements = std::int64_t(1) << 16;
+constexpr std::int64_t kChunkRows = 64;
 
 // The image's geometry and its chunks: blocks of consecutive rows (rows of
 // every slice in turn, row (y, z) being row z * h + y).
@@ -107,7 +111,7 @@ struct Grid {
     std::size_t chunks = 0;
     explicit Grid(const Shape& s) : w(s.width), h(s.height), d(s.dimensions == 3 ? s.depth : 1), dims(s.dimensions) {
         rows = h * d;
-        rowsPerChunk = std::max<std::int64_t>(1, kChunkElements / std::max<std::int64_t>(w, 1));
+        rowsPerChunk = std::max<std::int64_t>(kChunkRows, kChunkElements / std::max<std::int64_t>(w, 1));
         chunks = std::size_t((rows + rowsPerChunk - 1) / rowsPerChunk);
     }
     std::int64_t chunkBegin(std::size_t c) const { return std::int64_t(c) * rowsPerChunk; }

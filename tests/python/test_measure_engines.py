@@ -185,14 +185,14 @@ def test_compute_tables_of_many_small_regions_are_the_cpu_engines(ndim, connecti
 # every 8 elements or more: blobs with holes (long runs, rows of few runs)
 # above and below noise (dense rows), so that rows of both kinds meet in a
 # chunk and the last row is of few runs;
-# widths about a word of 64 elements, one row, one column, and an image of
-# several chunks.
+# widths about a word of 64 elements, one row, one column, an image of
+# several chunks and a wide one of several (chunks of their least rows).
 BY_RUNS = ["label", "area", "bbox", "centroid", "moments_central", "orientation", "eccentricity", "perimeter",
            "perimeter_crofton", "euler_number", "intensity_mean", "intensity_min", "intensity_max", "intensity_std",
            "intensity_max_position", "centroid_weighted"]
 
 
-@pytest.mark.parametrize("shape", [(1, 70), (70, 1), (9, 63), (17, 64), (23, 65), (40, 130), (300, 257)])
+@pytest.mark.parametrize("shape", [(1, 70), (70, 1), (9, 63), (17, 64), (23, 65), (40, 130), (300, 257), (150, 1030)])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_cpu_tables_of_binary_labelings_in_8_connectivity_are_scikit_images(shape, threads):
     rng = np.random.default_rng([shape[0], shape[1], threads])
