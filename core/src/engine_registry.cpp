@@ -125,9 +125,10 @@ constexpr EngineEntry::HostMemory kGpuHostMemory{24, 3 * sizeof(Component)};
 // rasterizer), host memory to cuda, compute, cpu, CUDA device memory to cuda;
 // the reference is the oracle, never auto's. The cpu engine's own host
 // memory is its stripes' scratch, a few rows a thread, and a binary
-// image's foreground bits (the labels are the caller's); the reference's its copy of the input, its forest and labels
-// and their canonical copy, and its sums and tables a component, the last
-// of which takes the caller's table's place when it is done.
+// image's foreground bits (the labels are the caller's); the reference's
+// its copy of the input, its forest and labels and their canonical copy,
+// and its sums and tables a component, the last of which takes the
+// caller's table's place when it is done.
 const EngineEntry kEngines[] = {
     {Backend::Compute, true, computeDeclaration, nullptr, AutoRanks{1, 0, 1, kNotAuto}, kGpuHostMemory},
     {Backend::Raster, true, rasterDeclaration, nullptr, AutoRanks{kNotAuto, 1, 2, kNotAuto}, kGpuHostMemory},
