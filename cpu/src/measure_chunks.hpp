@@ -844,19 +844,18 @@ public:
     }
     // With the foreground's rows given, row y's labels read into the
     // caches before its runs' first elements are read one at a time: the
-    // lines of those elements where they are few, else the whole row in
-    // order, which the processor streams faster than it serves scattered
-    // misses.
-    void warmRunLabels(std::int64_t y, std::int64_t runs) {
+    // lines of those elements (`regionStarts`, as markRuns marks them, `runs`
+    // of them) where they are few, else the whole row in order, which the
+    // processor streams faster than it serves scattered misses.
+    void warmRunLabels(std::int64_t y, const std::uint64_t* regionStarts, std::int64_t runs) {
         if (!given_) return;
         const std::uint32_t* row = labels_ + y * w_;
         std::uint32_t sum = 0;
         if (runs * kScatteredRunWidth > w_) {
             for (std::int64_t x = 0; x < w_; x += 16) sum += row[x];
         } else {
-            const std::uint64_t* f = foreground(y);
             for (std::size_t k = 0; k < words_; ++k)
-                for (std::uint64_t starts = f[k] & ~bitsBefore(f, k); starts; starts &= starts - 1)
+                for (std::uint64_t starts = regionStarts[k]; starts; starts &= starts - 1)
                     sum += row[std::int64_t(k) * 64 + __builtin_ctzll(starts)];
         }
         sink_ += sum;
@@ -1817,7 +1816,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 std::int64_t runs = 0;
                 for (std::size_t k = 0; k < words; ++k) runs += __builtin_popcountll(scratch.runBits[words + k]);
                 bitsRow = 8 * runs < g.w;
-                if (bitsRow) scratch.foreground.warmRunLabels(y, runs);
+                if (bitsRow) scratch.foreground.warmRunLabels(y, scratch.runBits.data() + words, runs);
             }
 #endif
             const bool ids = !bitsRow;
