@@ -168,12 +168,14 @@ bool valuesConnect(vec4 a, vec4 b) {
 #endif
 }
 
-#if (__VERSION__ >= 400 || (defined(GL_ES) && __VERSION__ >= 310)) && DIMENSIONS == 2
+#if (__VERSION__ >= 400 || (defined(GL_ES) && __VERSION__ >= 310) || \
+     (defined(GATHER_INPUT) && !defined(INPUT_UINT64))) && DIMENSIONS == 2
 // Binary blocks: whether each of the 2x2 texels textureGather reads around
 // `centre` is foreground (.w (0,0), .z (1,0), .x (0,1), .y (1,1)). The
-// input's sampler clamps to a zero border, so texels past the image are
-// background. Integer texels are compared as integers, a 64-bit texel's
-// halves gathered apart.
+// compute engine's sampler clamps to a zero border, so texels past the
+// image are background; node_graph masks them itself. Integer texels are
+// compared as integers, a 64-bit texel's halves gathered apart (a
+// component's gather, which GATHER_INPUT's GLSL 3.30 does not have).
 bvec4 gatherForeground(vec2 centre) {
 #if defined(INPUT_UINT64) && defined(BINARY_LEVEL)
     uvec4 low = textureGather(inputImage, centre, 0), high = textureGather(inputImage, centre, 1);

@@ -34,11 +34,31 @@ void main() {
     ivec2 n = ivec2(gl_FragCoord.xy);
     ivec2 origin = n * kNode - 1;  // the pixel at window texel (0, 0)
     bool present[kWindowW * kWindowH];
+#if defined(GATHER_INPUT) && !defined(INPUT_UINT64)
+    // The window's 2x2 quads, a textureGather each (a window 3 rows high
+    // leaves its last quad's lower row unread): a quarter of the fetches.
+    for (int y = 0; y < kWindowH; y += 2)
+        for (int x = 0; x < kWindowW; x += 2) {
+            bvec4 quad = gatherForeground(vec2(origin + ivec2(x + 1, y + 1)) / vec2(imageSize));
+            present[y * kWindowW + x] = quad.w;
+            present[y * kWindowW + x + 1] = quad.z;
+            if (y + 1 < kWindowH) {
+                present[(y + 1) * kWindowW + x] = quad.x;
+                present[(y + 1) * kWindowW + x + 1] = quad.y;
+            }
+        }
+    // Past the image the sampler's wrap gives texels of the image: dropped.
+    if (any(lessThan(origin, ivec2(0))) || any(greaterThan(origin + ivec2(kWindowW, kWindowH), imageSize)))
+        for (int y = 0; y < kWindowH; ++y)
+            for (int x = 0; x < kWindowW; ++x)
+                present[y * kWindowW + x] = present[y * kWindowW + x] && insideImage(origin + ivec2(x, y));
+#else
     for (int y = 0; y < kWindowH; ++y)
         for (int x = 0; x < kWindowW; ++x) {
             ivec2 p = origin + ivec2(x, y);
             present[y * kWindowW + x] = insideImage(p) && isForegroundValue(pixelValue(p));
         }
+#endif
     uint bits = 0u;
     for (int j = 0; j < NODE_H; ++j)
         for (int i = 0; i < NODE_W; ++i) {

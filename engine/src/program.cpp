@@ -215,7 +215,11 @@ Program ProgramBuilder::build() const {
     } else {
         constexpr const char* kCommon = "common.glsl";
         const bool es = isEs();
-        const std::string prologue = (es ? std::string(kEsPrologue) : std::string("#version 330 core\n")) + defines;
+        std::string extensions;
+        if (!es)
+            for (const std::string& name : extensions_) extensions += "#extension " + name + " : enable\n";
+        const std::string prologue =
+            (es ? std::string(kEsPrologue) : "#version 330 core\n" + extensions) + defines;
         const std::string vertexName = vertexFile_.empty() ? "<vertex source>" : vertexFile_;
         const std::string fragmentName = fragmentFile_.empty() ? "<fragment source>" : fragmentFile_;
         const std::string vertexBody = vertexFile_.empty() ? vertexText_ : detail::shaderSource(vertexFile_);

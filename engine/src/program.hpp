@@ -22,6 +22,9 @@ public:
 
     ProgramBuilder& define(const std::string& name, const std::string& value = "1");
     ProgramBuilder& define(const std::string& name, int value) { return define(name, std::to_string(value)); }
+    // An `#extension NAME : enable` line after `#version`, for desktop
+    // render programs (ES's prologue sets precisions first).
+    ProgramBuilder& extension(std::string name) { extensions_.push_back(std::move(name)); return *this; }
     // Stage files by name in glsl/; a vertex shader is required, the fragment
     // shader too (core profile). `common.glsl` is prepended to both.
     ProgramBuilder& vertex(std::string file) { vertexFile_ = std::move(file); return *this; }
@@ -44,6 +47,7 @@ public:
 private:
     std::string stage_;
     std::vector<std::pair<std::string, std::string>> defines_;
+    std::vector<std::string> extensions_;
     std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_, computeFile_, computeCommon_;
     std::vector<std::string> outputs_;
 };

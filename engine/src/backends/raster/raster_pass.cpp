@@ -19,6 +19,7 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
     inputFormat_ = inputFormat;
     grid_ = grid;
     variant_ = backends::criterionVariant(connectivity, criterion, inputFormat);
+    if (!gatherInput_) gatherInput_ = !gl::isEs() && gl::hasExtension("GL_ARB_texture_gather");
 }
 
 gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<ProgramConstant>& constants) {
@@ -30,8 +31,10 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
     auto found = programs_.find({&spec, variant});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
-        if (spec.readsInput) backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-        else backends::defineNoInput(builder, connectivity_);
+        if (spec.readsInput) {
+            backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
+            if (*gatherInput_) builder.extension("GL_ARB_texture_gather").define("GATHER_INPUT");
+        } else backends::defineNoInput(builder, connectivity_);
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
         builder.define("SLOT_SEGMENT_W", slotSegmentWidth(shape.height));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -76,6 +77,9 @@ private:
     GLenum inputFormat_ = GL_R8;
     RasterGrid grid_;
     std::string variant_;
+    // Whether node_graph reads the input's 2x2 quads by textureGather
+    // (desktop GL with ARB_texture_gather), asked once.
+    std::optional<bool> gatherInput_;
     std::map<std::pair<const ProgramSpec*, std::string>, gl::Program> programs_;
 };
 
