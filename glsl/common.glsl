@@ -135,6 +135,28 @@ uint onesIn(uint v) {
 // The index of the lowest set bit of v (nonzero); findLSB is GLSL 4.00.
 int lowestBit(uint v) { return int(onesIn((v & (~v + 1u)) - 1u)); }
 
+// The label of the root whose ID is `id`, for the passes that number
+// components (ROOT_LABELS_BY_SCAN #defined: 1 or 0). Numbered by
+// scan_roots: its block's offset plus the roots before it in its block's
+// mask, plus one, from scan_roots' level 0 (rootMasks, rootOffsets), so no
+// pass writes a label for every texel of the scan grid. Numbered by
+// route_roots: what it wrote into rootLabels.
+#ifdef ROOT_LABELS_BY_SCAN
+#if ROOT_LABELS_BY_SCAN
+uniform usampler2D rootMasks;    // scan_roots' level 0: bit i for texel i of a block
+uniform usampler2D rootOffsets;  // the roots before each block
+uint rootLabelOf(float id) {
+    ivec2 v = scanTexelOfId(id);
+    ivec2 block = ivec2(v.x / kScanBlock, v.y);
+    uint before = texelFetch(rootMasks, block, 0).r & ((1u << uint(v.x % kScanBlock)) - 1u);
+    return texelFetch(rootOffsets, block, 0).r + onesIn(before) + 1u;
+}
+#else
+uniform usampler2D rootLabels;  // each root's label, over the scan grid
+uint rootLabelOf(float id) { return texelFetch(rootLabels, scanTexelOfId(id), 0).r; }
+#endif
+#endif
+
 // The component table: label k is entry k - 1, laid out in rows of tableWidth.
 ivec2 tableEntry(uint label, int tableWidth) {
     int index = int(label) - 1;

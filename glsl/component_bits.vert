@@ -10,7 +10,6 @@
 // largeSize.y)), which component_bits_fold.frag adds up: a component
 // crossing every segment blends a spread-th of its points into each.
 uniform sampler2D ids;
-uniform usampler2D rootLabels;
 uniform usampler2D largeIndex;  // per table entry: index in the large table + 1, or 0
 uniform ivec2 tableSize;
 uniform ivec2 largeSize;   // the list's layout; the band holds it `spread` times
@@ -35,7 +34,7 @@ void main() {
         bool met = false;
         for (int i = 0; i < seenCount; ++i) met = met || seen[i] == root;
         if (met) continue;
-        uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
+        uint label = rootLabelOf(root);
         uint large = texelFetch(largeIndex, tableEntry(label, tableSize.x), 0).r;
         if (large == 0u) continue;
         if (seenCount == largeRank) {

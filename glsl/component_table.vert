@@ -5,7 +5,6 @@
 // segment there. Culled or not, every vertex writes its outputs, so they
 // are kept small: the segment's work is the fragment's.
 uniform sampler2D ids;          // every node's root ID
-uniform usampler2D rootLabels;  // each root's label, over the scan grid
 uniform ivec2 tableSize;
 uniform int tableSpread;        // copies of the table (tablePointPosition)
 flat out ivec2 scatterNode;
@@ -18,6 +17,6 @@ void main() {
     if (!firstOfRootInSegment(ids, n, root)) return;
     scatterNode = n;
     scatterRoot = root;
-    uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
+    uint label = rootLabelOf(root);
     gl_Position = tablePointPosition(label, n, tableSize, tableSpread);
 }

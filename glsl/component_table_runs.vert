@@ -5,7 +5,6 @@
 // that leaves and comes back in a segment sends a point per run: more
 // points, far fewer fetches.
 uniform sampler2D ids;          // every node's root ID
-uniform usampler2D rootLabels;  // each root's label, over the scan grid
 uniform ivec2 tableSize;
 uniform int tableSpread;        // copies of the table (tablePointPosition)
 flat out ivec2 scatterNode;
@@ -19,6 +18,6 @@ void main() {
     if (n.x % kSegment != 0 && texelFetch(ids, n - ivec2(1, 0), 0).r == root) return;
     scatterNode = n;
     scatterRoot = root;
-    uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
+    uint label = rootLabelOf(root);
     gl_Position = tablePointPosition(label, n, tableSize, tableSpread);
 }

@@ -5,7 +5,6 @@
 // component_table.vert sends, from a vertex per segment and slot instead of
 // one per node, each reading one mask instead of walking the segment.
 uniform sampler2D ids;          // every node's root ID
-uniform usampler2D rootLabels;  // each root's label, over the scan grid
 uniform usampler2D firsts;      // per segment, the nodes first of their root
 uniform ivec2 tableSize;
 uniform int tableSpread;        // copies of the table (tablePointPosition)
@@ -26,6 +25,6 @@ void main() {
     float root = texelFetch(ids, n, 0).r;
     scatterNode = n;
     scatterRoot = root;
-    uint label = texelFetch(rootLabels, scanTexelOfId(root), 0).r;
+    uint label = rootLabelOf(root);
     gl_Position = tablePointPosition(label, n, tableSize, tableSpread);
 }

@@ -1,12 +1,11 @@
 // Final labels in the output contract, per pixel: every foreground pixel
 // takes the label of its node's root (0 for background).
 uniform sampler2D ids;
-uniform usampler2D rootLabels;  // over the scan grid
 out uvec4 fragLabel;
 
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     ivec2 n = p / kNode;
     if (!pixelIsSet(nodeBits(n), p - n * kNode)) { fragLabel = uvec4(0u); return; }
-    fragLabel = uvec4(texelFetch(rootLabels, scanTexelOfId(texelFetch(ids, n, 0).r), 0).r);
+    fragLabel = uvec4(rootLabelOf(texelFetch(ids, n, 0).r));
 }

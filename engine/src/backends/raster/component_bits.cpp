@@ -45,7 +45,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
 
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, sums.totalFramebuffers[0].id());
     for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferuiv(GL_COLOR, t, zeroU);
-    auto& bits = context.programs.use(kComponentBits);
+    auto& bits = context.programs.use(kComponentBits, {bindRootLabels(grid)});
     bits.set(kTableSize, table.width, table.height);
     bits.set("largeSize", sums.listWidth, sums.listHeight);
     bits.set("spread", sums.spread);
@@ -65,7 +65,7 @@ void ComponentBitsPass::run(const PassContext& context, const LabeledGrid& grid,
         for (int t = 0; t < kBitCounterTargets; ++t) glClearBufferfv(GL_COLOR, t, zeroF);
         // The fold below rebinds every unit.
         bindTexture(kIdsSlot, grid.ids);
-        bindTexture(kRootLabelsSlot, grid.rootLabels);
+        bindRootLabels(grid);
         bindTexture(kLargeIndexSlot, sums.index.texture);
         bindTexture(kNodeGraphSlot, grid.nodeGraph);
         bits.use();

@@ -115,11 +115,13 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         vertices = std::int64_t(firsts.width()) * firsts.height() * slots;
     }
     const bool digitSums = digits != nullptr;
+    std::vector<ProgramConstant> constants = digitSums ? digits->programConstants() : std::vector<ProgramConstant>{};
+    constants.push_back(bindRootLabels(grid));
     auto& program = context.programs.use(
         points == Points::Slots ? (digitSums ? kComponentTableSlotsDigits : kComponentTableSlots)
         : points == Points::Runs ? (digitSums ? kComponentTableRunsDigits : kComponentTableRuns)
                                  : (digitSums ? kComponentTableDigits : kComponentTable),
-        digitSums ? digits->programConstants() : std::vector<ProgramConstant>{});
+        constants);
     if (points == Points::Slots) program.set("slots", slots);
     // Draw buffers: boxes (GL_MAX), sums (GL_FUNC_ADD), then the roots
     // (GL_MAX) or the digit targets (GL_FUNC_ADD).
@@ -137,7 +139,6 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     setRenderState({GL_MAX});
     const float zero[4] = {0, 0, 0, 0};
     for (GLint buffer = 0; buffer < buffers; ++buffer) glClearBufferfv(GL_COLOR, buffer, zero);
-    bindTexture(kRootLabelsSlot, grid.rootLabels);
     // The equation of a draw buffer.
     const auto equationOf = [&](GLint buffer) {
         if (buffer == GLint(kBoxes)) return GLenum(GL_MAX);

@@ -11,6 +11,16 @@ void bindTexture(TextureSlot slot, const gl::Texture& texture) {
     glBindTexture(GL_TEXTURE_2D, texture.id());
 }
 
+ProgramConstant bindRootLabels(const LabeledGrid& grid) {
+    if (grid.rootsByScan) {
+        bindTexture(kRootMasksSlot, grid.rootMasks);
+        bindTexture(kRootOffsetsSlot, grid.rootOffsets);
+    } else {
+        bindTexture(kRootLabelsSlot, grid.rootLabels);
+    }
+    return {"ROOT_LABELS_BY_SCAN", grid.rootsByScan ? 1 : 0};
+}
+
 void RasterPrograms::select(Connectivity connectivity, const Criterion& criterion, GLenum inputFormat,
                             const RasterGrid& grid) {
     backends::checkCriterion(criterion, inputFormat);
@@ -53,6 +63,8 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         program.use();
         program.set(kInputSlot.uniform, kInputSlot.unit);
         program.set(kNodeGraphSlot.uniform, kNodeGraphSlot.unit);
+        program.set(kRootMasksSlot.uniform, kRootMasksSlot.unit);
+        program.set(kRootOffsetsSlot.uniform, kRootOffsetsSlot.unit);
         for (const TextureSlot& slot : spec.textures) program.set(slot.uniform, slot.unit);
     }
     gl::Program& program = found->second;

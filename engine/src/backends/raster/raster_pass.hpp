@@ -19,8 +19,8 @@
 namespace glccl::raster {
 
 // A sampler uniform and the texture unit it reads. Units: 0 the input
-// (node_graph only), 1-3 and 5-11 each pass's own, 4 the node graph;
-// component_bits_fold uses 0-15.
+// (node_graph only), 1-3 and 5-11 each pass's own, 4 the node graph, 12
+// and 13 the roots' labels numbered by scan; component_bits_fold uses 0-15.
 struct TextureSlot {
     const char* uniform;
     int unit;
@@ -29,8 +29,11 @@ constexpr TextureSlot kInputSlot{"inputImage", 0};
 constexpr TextureSlot kNodeGraphSlot{"nodeGraph", 4};
 // Most passes read node IDs through a sampler named `ids` at unit 1.
 constexpr TextureSlot kIdsSlot{"ids", 1};
-// The passes that number components read each root's label at unit 2.
+// The passes that number components read each root's label at unit 2, or
+// where scan_roots numbered the roots, its level 0 at units 12 and 13.
 constexpr TextureSlot kRootLabelsSlot{"rootLabels", 2};
+constexpr TextureSlot kRootMasksSlot{"rootMasks", 12};
+constexpr TextureSlot kRootOffsetsSlot{"rootOffsets", 13};
 
 void bindTexture(TextureSlot slot, const gl::Texture& texture);
 
@@ -59,6 +62,11 @@ struct ProgramConstant {
     const char* name;
     int value;
 };
+
+// For a pass that numbers components (common.glsl's rootLabelOf): the
+// textures its roots' labels are read from bound, and the constant its
+// program is built with for them.
+ProgramConstant bindRootLabels(const LabeledGrid& grid);
 
 // The programs of the pipeline, built on first use for each variant: the
 // criterion, the connectivity and the input's format become #defines, with

@@ -122,6 +122,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
     if (options_.scanAlways) {
         // Nothing before the labels needs the count: it is read once they
         // are queued, so the GPU does not idle while the host waits for it.
+        r.rootsByScan = true;
         for (;;) {
             scanRoots_.countUp(context, r.labels(), r.scanLevels, r.rootLabels);
             scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels, true);
@@ -137,12 +138,14 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         return count_;
     } else if (!es_) {
         const std::uint32_t roots = countRoots_.run(context, r.labels(), r.notLabels());
-        if (roots <= kMaxRoutedRoots) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
+        r.rootsByScan = roots > kMaxRoutedRoots;
+        if (!r.rootsByScan) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
         else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
         count_ = roots;
     } else {
         const std::uint32_t roots = scanRoots_.count(context, r.labels(), r.scanLevels, r.rootLabels);
-        if (routing_ && roots <= kMaxRoutedRoots) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
+        r.rootsByScan = !(routing_ && roots <= kMaxRoutedRoots);
+        if (!r.rootsByScan) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
         else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels, true);
         count_ = roots;
     }

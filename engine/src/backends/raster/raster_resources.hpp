@@ -112,13 +112,17 @@ struct TileTargets {
 int contextRunRows(int tileRows);
 
 // The labeled node grid: the node graph, every node's root ID and each
-// root's label (over the scan grid). final_labels and the table stages read
-// these.
+// root's label: numbered by scan_roots, its level 0's masks of roots and the
+// roots before each mask (rootsByScan), else rootLabels over the scan grid.
+// final_labels and the table stages read these.
 struct LabeledGrid {
     const RasterGrid& grid;
     const gl::Texture& nodeGraph;
     const gl::Texture& ids;
+    bool rootsByScan;
     const gl::Texture& rootLabels;
+    const gl::Texture& rootMasks;
+    const gl::Texture& rootOffsets;
 };
 
 struct RasterResources {
@@ -169,7 +173,14 @@ struct RasterResources {
     const gl::RenderTarget& labels() const { return labelsInScratch ? idScratch : ids; }
     const gl::RenderTarget& notLabels() const { return labelsInScratch ? ids : idScratch; }
     // What the stages after the numbering read.
-    LabeledGrid labeled() const { return {grid, nodeGraph.texture, labels().texture, rootLabels.texture}; }
+    // Whether scan_roots numbered this labeling's roots (else route_roots).
+    bool rootsByScan = false;
+    LabeledGrid labeled() const {
+        // A scan grid of one block has no level above level 0: its offset is scanZero's.
+        const gl::RenderTarget& offsets = scanLevels.size() > 1 ? scanLevels[0].offsets : scanZero;
+        return {grid,        nodeGraph.texture, labels().texture, rootsByScan, rootLabels.texture,
+                scanLevels[0].counts.texture, offsets.texture};
+    }
     // A framebuffer over the caller's label texture.
     const gl::Framebuffer& labelFramebuffer(const gl::Texture& labels);
 

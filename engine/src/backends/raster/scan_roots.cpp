@@ -84,25 +84,15 @@ void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids,
     // Down-sweep: a level's parent is the level above; its offsets are
     // exclusive counts of everything before it in raster order.
     auto& offsets = context.programs.use(kOffsets);
-    const gl::Texture* parent = &scanZero.texture;
     for (std::size_t level = levels.size() - 1; level >= 1; --level) {
         beginPass(levels[level - 1].offsets);
         bindTexture(kCountsSlot, levels[level - 1].counts.texture);
         bindTexture(kParentOffsetsSlot, level == levels.size() - 1 ? scanZero.texture : levels[level].offsets.texture);
-        offsets.set(kFromRoots, 0);
         offsets.set(kCountsAreMasks, level == 1 ? 1 : 0);
         offsets.set(kAxis, levels[level].axis);
         offsets.set(kBlock, levels[level].block);
         drawFullscreen();
-        parent = &levels[level - 1].offsets.texture;
     }
-    // The last level, over the scan grid: each root's label from level 0's
-    // masks and offsets.
-    beginPass(rootLabels);
-    bindTexture(kCountsSlot, levels[0].counts.texture);
-    bindTexture(kParentOffsetsSlot, *parent);
-    offsets.set(kFromRoots, 1);
-    drawFullscreen();
     context.checkPass(kStage);
 }
 

@@ -13,13 +13,16 @@ namespace glccl::raster {
 //                --reduce-->  level 1 .. (counts along x, then along y,
 //                             up to kMaxScanSum texels a sum)
 //                --reduce-->  top (1x1)
-//     offsets back down the pyramid, then each root's label from level 0's
-//     mask and offset: two fetches.
+//     offsets back down the pyramid to level 0. A root's label is then its
+//     level-0 block's offset plus the roots before it in the block's mask,
+//     plus one: two fetches where it is read (common.glsl's rootLabelOf).
 class ScanRootsPass {
 public:
     static constexpr const char* kStage = "scan_roots";
-    // Writes each root's label into `rootLabels` (0 elsewhere). `upSwept`:
-    // count() ran on these IDs, its up-sweep is reused.
+    // Leaves the offsets of every level (LabeledGrid's rootOffsets: level
+    // 0's, or scanZero where level 0 is the top). `rootLabels`: a target
+    // over the scan grid, for its size. `upSwept`: count() ran on these
+    // IDs, its up-sweep is reused.
     void run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
              const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels, bool upSwept = false);
     // The number of roots from the up-sweep's top texel: count_roots where
