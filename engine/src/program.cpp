@@ -218,8 +218,9 @@ Program ProgramBuilder::build() const {
         std::string extensions;
         if (!es)
             for (const std::string& name : extensions_) extensions += "#extension " + name + " : enable\n";
-        const std::string prologue =
-            (es ? std::string(kEsPrologue) : "#version 330 core\n" + extensions) + defines;
+        std::string esPrologue = kEsPrologue;
+        if (glslEs310_) esPrologue.replace(esPrologue.find("300 es"), 6, "310 es");
+        const std::string prologue = (es ? esPrologue : "#version 330 core\n" + extensions) + defines;
         const std::string vertexName = vertexFile_.empty() ? "<vertex source>" : vertexFile_;
         const std::string fragmentName = fragmentFile_.empty() ? "<fragment source>" : fragmentFile_;
         const std::string vertexBody = vertexFile_.empty() ? vertexText_ : detail::shaderSource(vertexFile_);

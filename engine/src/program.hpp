@@ -25,6 +25,9 @@ public:
     // An `#extension NAME : enable` line after `#version`, for desktop
     // render programs (ES's prologue sets precisions first).
     ProgramBuilder& extension(std::string name) { extensions_.push_back(std::move(name)); return *this; }
+    // A render program of an ES 3.1+ context as GLSL ES 3.10 rather than
+    // 3.00 (textureGather).
+    ProgramBuilder& glslEs310() { glslEs310_ = true; return *this; }
     // Stage files by name in glsl/; a vertex shader is required, the fragment
     // shader too (core profile). `common.glsl` is prepended to both.
     ProgramBuilder& vertex(std::string file) { vertexFile_ = std::move(file); return *this; }
@@ -48,6 +51,7 @@ private:
     std::string stage_;
     std::vector<std::pair<std::string, std::string>> defines_;
     std::vector<std::string> extensions_;
+    bool glslEs310_ = false;
     std::string vertexFile_, fragmentFile_, vertexText_, fragmentText_, computeFile_, computeCommon_;
     std::vector<std::string> outputs_;
 };

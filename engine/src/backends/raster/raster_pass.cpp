@@ -29,7 +29,11 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
     inputFormat_ = inputFormat;
     grid_ = grid;
     variant_ = backends::criterionVariant(connectivity, criterion, inputFormat);
-    if (!gatherInput_) gatherInput_ = !gl::isEs() && gl::hasExtension("GL_ARB_texture_gather");
+    if (!gatherInput_) {
+        GLint minor = 0;
+        glGetIntegerv(GL_MINOR_VERSION, &minor);
+        gatherInput_ = gl::isEs() ? minor >= 1 : gl::hasExtension("GL_ARB_texture_gather");
+    }
 }
 
 gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<ProgramConstant>& constants) {
@@ -43,7 +47,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         gl::ProgramBuilder builder(spec.name);
         if (spec.readsInput) {
             backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-            if (*gatherInput_) builder.extension("GL_ARB_texture_gather").define("GATHER_INPUT");
+            if (*gatherInput_) builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_INPUT");
         } else backends::defineNoInput(builder, connectivity_);
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);

@@ -86,7 +86,8 @@ private:
     RasterGrid grid_;
     std::string variant_;
     // Whether node_graph reads the input's 2x2 quads by textureGather
-    // (desktop GL with ARB_texture_gather), asked once.
+    // (desktop GL with ARB_texture_gather, GLSL ES 3.10 in an ES 3.1+
+    // context), asked once.
     std::optional<bool> gatherInput_;
     std::map<std::pair<const ProgramSpec*, std::string>, gl::Program> programs_;
 };
