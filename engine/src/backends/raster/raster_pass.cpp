@@ -48,7 +48,9 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         if (spec.readsInput) {
             backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
             if (*gatherInput_) builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_INPUT");
-        } else backends::defineNoInput(builder, connectivity_);
+        } else {
+            backends::defineNoInput(builder, connectivity_);
+        }
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
         builder.define("SLOT_SEGMENT_W", slotSegmentWidth(shape.height));

@@ -172,13 +172,13 @@ struct RasterResources {
     bool labelsInScratch = false;
     const gl::RenderTarget& labels() const { return labelsInScratch ? idScratch : ids; }
     const gl::RenderTarget& notLabels() const { return labelsInScratch ? ids : idScratch; }
-    // What the stages after the numbering read.
     // Whether scan_roots numbered this labeling's roots (else route_roots).
     bool rootsByScan = false;
+    // What the stages after the numbering read.
     LabeledGrid labeled() const {
         // A scan grid of one block has no level above level 0: its offset is scanZero's.
         const gl::RenderTarget& offsets = scanLevels.size() > 1 ? scanLevels[0].offsets : scanZero;
-        return {grid,        nodeGraph.texture, labels().texture, rootsByScan, rootLabels.texture,
+        return {grid, nodeGraph.texture, labels().texture, rootsByScan, rootLabels.texture,
                 scanLevels[0].counts.texture, offsets.texture};
     }
     // A framebuffer over the caller's label texture.
