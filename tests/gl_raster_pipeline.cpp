@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
@@ -117,6 +119,48 @@ TEST_CASE("raster: segments and threshold criteria", "[gl][raster]") {
                                 Criterion::thresholded(int(random() % 3) * 60), "gray threshold");
         requireMatchesReference(session(), randomImage(width, height, 0.8, levels, 4, random()), connectivity,
                                 Criterion::thresholded(int(random() % 4) * 40), "color threshold");
+    }
+}
+
+TEST_CASE("raster: links that never settle stop resolve_links with an error, not a loop without end",
+          "[gl][raster]") {
+    // A tile_labels_runs.frag whose fills never grow down a tile leaves
+    // tile labels that disagree along the tiles' borders from round to
+    // round: resolve_links (links across the borders) finds links left
+    // after every round.
+    // Correct stages cannot do this; a faulty shader or driver can, and
+    // the labeling must fail, naming the stage, in a bounded time.
+    namespace fs = std::filesystem;
+    const fs::path folder = fs::temp_directory_path() / ("glccl_raster_faulty_" + std::to_string(std::random_device{}()));
+    fs::create_directories(folder);
+    const Tuning before = tuning();
+    struct Restore {
+        Tuning tuning;
+        fs::path folder;
+        ~Restore() {
+            setTuning(tuning);
+            std::error_code ignored;
+            fs::remove_all(folder, ignored);
+        }
+    } restore{before, folder};
+    std::string runs = detail::shaderSource("tile_labels_runs.frag");
+    const std::string down = "uint x = fill[r] | downFrom(fill[r - 1], links[r - 1]);";
+    REQUIRE(runs.find(down) != std::string::npos);
+    runs.replace(runs.find(down), down.size(), "uint x = fill[r];");
+    std::ofstream(folder / "tile_labels_runs.frag") << runs;
+    Tuning faulty = before;
+    faulty.shaderDir = folder.string();
+    setTuning(faulty);
+
+    HeadlessContext context;
+    const Image image = randomImage(64, 50, 0.6, 2, 1, 7);
+    for (Connectivity connectivity : kBoth) {
+        RasterPipeline pipeline(RasterPipeline::tuned({}, Tuning()));
+        auto input = r8Texture(image);
+        auto labels = gl::Texture::allocate(GL_R32UI, image.width, image.height, "labels");
+        StageTimer timer(false);
+        REQUIRE_THROWS_WITH(pipeline.label(input, labels, connectivity, Criterion::binary(), timer),
+                            Catch::Contains("resolve_links") && Catch::Contains("rounds"));
     }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "glccl/error.hpp"
 #include "post_column_processing.hpp"
 
 namespace glccl::raster {
@@ -62,9 +63,21 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
     const int tileRows = std::max(settings.tileRows, 1);
     const std::int64_t borderNodes = std::int64_t(ceilDiv(ids.width(), kTileWidth)) * ceilDiv(ids.height(), tileRows) *
                                      (tileRows + kTileWidth - 1);
+    // Far more rounds than a labeling can need: a round that finds a link
+    // points a root at another tree, so there are fewer roots after it (or,
+    // where a chain was not yet followed to its end, shorter chains), and
+    // there are no more roots than nodes. Only a fault in a stage or the
+    // driver gets past it: an error then rather than a loop that never ends.
+    const std::int64_t maxRounds = 2 * std::int64_t(ids.width()) * ids.height() + 64;
     bindTexture(kNodeGraphSlot, nodeGraph);
     int rounds = 0;
     batch_ = 0;
+    const auto withinBound = [&] {
+        if (rounds > maxRounds)
+            throw Error("glccl: the raster engine's resolve_links found links left after " + std::to_string(rounds) +
+                        " rounds, more than a " + std::to_string(ids.width()) + "x" + std::to_string(ids.height()) +
+                        " node grid can need: a fault in the GPU driver or a shader (GLCCL_SHADER_DIR?)");
+    };
     if (linksInFragments) {
         auto& find = context.programs.use(kValues);
         auto& scatter = context.programs.use(kResolveLinksScatter);
@@ -80,6 +93,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             find.use();
             if (!anySamplesPassed(context, query_, drawFullscreen)) break;
             ++rounds;
+            withinBound();
             copyTarget(ids, scratch);
             beginPass(scratch);
             bindTexture(kLinkValuesSlot, values.texture);
@@ -150,12 +164,14 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
                 lastCheck_ = ahead - 1;
                 if (deferLastCheck) break;  // settled() reads it
                 if (settled(rounds)) break;
+                withinBound();
             }
         }
         while (checkInDraw && !batched) {
             beginLink();
             if (!anySamplesPassed(context, query_, [&] { drawPoints(linkPoints); })) break;
             ++rounds;
+            withinBound();
             compressRound();
         }
         // The check: nodes with a connected neighbour of another label;
@@ -188,6 +204,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
                 lastCheck_ = ahead;
                 if (deferLastCheck) break;  // settled() reads it
                 if (settled(rounds)) break;
+                withinBound();
                 std::swap(checks_[0], checks_[std::size_t(ahead)]);
             }
         }
@@ -195,6 +212,7 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             beginCheck();
             if (!anySamplesPassed(context, query_, drawFullscreen)) break;
             ++rounds;
+            withinBound();
             linkInto(nullptr);
             compressRound();
         }
