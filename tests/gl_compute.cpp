@@ -19,6 +19,7 @@
 using namespace glccl;
 using glccl::test::offscreen;
 using glccl::test::session;
+using glccl::test::ShaderFolder;
 
 namespace {
 
@@ -210,18 +211,8 @@ TEST_CASE("compute: an OpenGL 4.3 context labels like the reference", "[gl][comp
 TEST_CASE("compute: Tuning::shaderDir replaces a built-in shader file, and only where the folder has one",
           "[gl][compute]") {
     namespace fs = std::filesystem;
-    const fs::path folder = fs::temp_directory_path() / ("glccl_shader_dir_" + std::to_string(std::random_device{}()));
-    fs::create_directories(folder);
-    const Tuning before = tuning();
-    struct Restore {
-        Tuning tuning;
-        fs::path folder;
-        ~Restore() {
-            setTuning(tuning);
-            std::error_code ignored;
-            fs::remove_all(folder, ignored);
-        }
-    } restore{before, folder};
+    const ShaderFolder shaders("glccl_shader_dir");
+    const fs::path& folder = shaders.path();
     const Image image = randomImage(70, 45, 0.5, 2, 1, 7);
     auto labelsLikeTheReference = [&image] {
         HeadlessContext context;
@@ -233,9 +224,7 @@ TEST_CASE("compute: Tuning::shaderDir replaces a built-in shader file, and only 
     };
 
     // A folder without the stage's file: the built-in shaders label as before.
-    Tuning withFolder = before;
-    withFolder.shaderDir = folder.string();
-    setTuning(withFolder);
+    shaders.use();
     labelsLikeTheReference();
     // A stage file that includes shared code (final_labels.comp: #include
     // "label_table.glsl"), copied there from the sources as it is, labels as

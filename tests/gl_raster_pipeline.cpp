@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -28,6 +27,7 @@
 using namespace glccl;
 using glccl::test::offscreen;
 using glccl::test::session;
+using glccl::test::ShaderFolder;
 
 namespace {
 
@@ -130,27 +130,13 @@ TEST_CASE("raster: links that never settle stop resolve_links with an error, not
     // after every round.
     // Correct stages cannot do this; a faulty shader or driver can, and
     // the labeling must fail, naming the stage, in a bounded time.
-    namespace fs = std::filesystem;
-    const fs::path folder = fs::temp_directory_path() / ("glccl_raster_faulty_" + std::to_string(std::random_device{}()));
-    fs::create_directories(folder);
-    const Tuning before = tuning();
-    struct Restore {
-        Tuning tuning;
-        fs::path folder;
-        ~Restore() {
-            setTuning(tuning);
-            std::error_code ignored;
-            fs::remove_all(folder, ignored);
-        }
-    } restore{before, folder};
+    const ShaderFolder shaders("glccl_raster_faulty");
     std::string runs = detail::shaderSource("tile_labels_runs.frag");
     const std::string down = "uint x = fill[r] | downFrom(fill[r - 1], links[r - 1]);";
     REQUIRE(runs.find(down) != std::string::npos);
     runs.replace(runs.find(down), down.size(), "uint x = fill[r];");
-    std::ofstream(folder / "tile_labels_runs.frag") << runs;
-    Tuning faulty = before;
-    faulty.shaderDir = folder.string();
-    setTuning(faulty);
+    std::ofstream(shaders.path() / "tile_labels_runs.frag") << runs;
+    shaders.use();
 
     HeadlessContext context;
     const Image image = randomImage(64, 50, 0.6, 2, 1, 7);

@@ -4,8 +4,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <initializer_list>
 #include <map>
+#include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -34,6 +37,35 @@ public:
 
 private:
     Tuning saved_;
+};
+
+// An empty folder under the temporary directory for Tuning::shaderDir,
+// which use() points the process's Tuning at; the Tuning before it is
+// restored and the folder removed when it goes.
+class ShaderFolder {
+public:
+    explicit ShaderFolder(const std::string& name)
+        : saved_(tuning()),
+          path_(std::filesystem::temp_directory_path() / (name + "_" + std::to_string(std::random_device{}()))) {
+        std::filesystem::create_directories(path_);
+    }
+    ~ShaderFolder() {
+        setTuning(saved_);
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    ShaderFolder(const ShaderFolder&) = delete;
+    ShaderFolder& operator=(const ShaderFolder&) = delete;
+    const std::filesystem::path& path() const { return path_; }
+    void use() const {
+        Tuning withFolder = saved_;
+        withFolder.shaderDir = path_.string();
+        setTuning(withFolder);
+    }
+
+private:
+    Tuning saved_;
+    std::filesystem::path path_;
 };
 
 // One Session per GL version for the whole test process, its headless
