@@ -151,6 +151,34 @@ uint rootLabelOf(float id) {
     uint before = texelFetch(rootMasks, block, 0).r & ((1u << uint(v.x % kScanBlock)) - 1u);
     return texelFetch(rootOffsets, block, 0).r + onesIn(before) + 1u;
 }
+
+// rootLabelOf's inverse: the node of the root numbered `label`, false past
+// the last root. Level 0's offsets grow along its blocks in raster order,
+// so the block is the last whose offset is below the label: its row by
+// bisection over the rows' first blocks, then its place in the row.
+bool rootNumbered(uint label, out ivec2 node) {
+    ivec2 blocks = textureSize(rootMasks, 0);
+    int low = 0, high = blocks.y;  // offset(low) < label <= offset(high), past the end
+    while (high - low > 1) {
+        int middle = (low + high) / 2;
+        if (texelFetch(rootOffsets, ivec2(0, middle), 0).r < label) low = middle;
+        else high = middle;
+    }
+    ivec2 block = ivec2(0, low);
+    high = blocks.x;
+    while (high - block.x > 1) {
+        int middle = (block.x + high) / 2;
+        if (texelFetch(rootOffsets, ivec2(middle, low), 0).r < label) block.x = middle;
+        else high = middle;
+    }
+    uint rank = label - 1u - texelFetch(rootOffsets, block, 0).r;
+    uint mask = texelFetch(rootMasks, block, 0).r;
+    node = ivec2(0);
+    if (rank >= onesIn(mask)) return false;
+    for (uint k = 0u; k < rank; ++k) mask &= mask - 1u;  // the rank lowest set bits dropped
+    node = ivec2((block.x * kScanBlock + lowestBit(mask)) % gridSize.x, block.y);
+    return true;
+}
 #else
 uniform usampler2D rootLabels;  // each root's label, over the scan grid
 uint rootLabelOf(float id) { return texelFetch(rootLabels, scanTexelOfId(id), 0).r; }

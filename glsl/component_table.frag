@@ -18,9 +18,21 @@
 // and split into digits (SumDigits, download_table.hpp): the area's, then
 // x's, then y's, over the channels of sums and of the digit targets, each
 // channel exact at any component size; no root is written.
+// With TABLE_LOCAL (component_table_local, after fullscreen.vert) a
+// fragment per entry of the table's first rows, not a point: the entry's
+// root found from its label (rootNumbered), and its component summed over
+// the root's segment where it stays inside it, discarded where it leaves
+// it (component_table_firsts.frag marked it: the points sum it).
 uniform sampler2D ids;
+#ifdef TABLE_LOCAL
+uniform usampler2D firsts;  // per segment, the first nodes of the roots that leave it
+uniform ivec2 tableSize;
+ivec2 scatterNode;
+float scatterRoot;
+#else
 flat in ivec2 scatterNode;
 flat in float scatterRoot;
+#endif
 layout(location = 0) out vec4 box;
 layout(location = 1) out vec4 sums;
 #ifdef TABLE_DIGITS
@@ -48,6 +60,22 @@ layout(location = 2) out vec4 root;
 #endif
 
 void main() {
+#ifdef TABLE_LOCAL
+    ivec2 entry = ivec2(gl_FragCoord.xy), rootNode;
+    if (!rootNumbered(uint(entry.y * tableSize.x + entry.x) + 1u, rootNode)) discard;
+    scatterRoot = texelFetch(ids, rootNode, 0).r;
+    ivec2 segment = rootNode / kSlotSegment;
+    for (uint m = texelFetch(firsts, segment, 0).r; m != 0u; m &= m - 1u)
+        if (texelFetch(ids, slotSegmentNode(segment, lowestBit(m)), 0).r == scatterRoot) discard;
+    // No node before the root's in raster order holds its component's
+    // pixels (the root's pixel is the first), but with nodes two pixel rows
+    // tall one left of it may (in its lower row).
+#if NODE_H == 1
+    scatterNode = rootNode;
+#else
+    scatterNode = ivec2(segment.x * kSlotSegment.x, rootNode.y);
+#endif
+#endif
     ivec2 low = imageSize, high = ivec2(-1);
 #ifdef TABLE_DIGITS
     uint count = 0u;

@@ -741,11 +741,26 @@ std::vector<std::pair<std::string, RasterPipeline::Options>> rasterVariants() {
     options.tableSpread = 3;
     options.digitBits = 5;  // every quantity in digits, two digit targets
     variants.emplace_back("rasterTableSums=digits rasterTable=slots rasterTableSpread=3, digits of 5 bits", options);
-    options.tableWords = true;
+    options.tableLocal = RasterPipeline::Options::Local::Fragments;  // into the first of the copies
+    options.scanAlways = true;
     variants.emplace_back(
-        "rasterTableSums=digits rasterTablePack=words rasterTable=slots rasterTableSpread=3, digits of 5 bits", options);
+        "rasterTableSums=digits rasterTable=slots rasterTableLocal=fragments rasterNumbering=scan "
+        "rasterTableSpread=3, digits of 5 bits",
+        options);
+    options.tableWords = true;
+    variants.emplace_back("rasterTableSums=digits rasterTablePack=words rasterTable=slots rasterTableLocal=fragments "
+                          "rasterNumbering=scan rasterTableSpread=3, digits of 5 bits",
+                          options);
+    options = {};
+    options.tableBySlots = true;
+    options.tableLocal = RasterPipeline::Options::Local::Fragments;
+    options.scanAlways = true;
+    variants.emplace_back("rasterTableSums=bits rasterTable=slots rasterTableLocal=fragments rasterNumbering=scan",
+                          options);
     options = tuningDefaults();
     variants.emplace_back("Tuning's defaults", options);
+    options.tableLocal = RasterPipeline::Options::Local::Points;
+    variants.emplace_back("Tuning's defaults, rasterTableLocal=points", options);
     options = {};
     options.resolveInFragments = false;
     options.resolveAhead = 3;

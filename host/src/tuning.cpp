@@ -54,6 +54,7 @@ const char* const kComputeParents[] = {"auto", "buffer", "image"};
 const char* const kRasterWork[] = {"fragment", "vertex"};
 const char* const kRasterTable[] = {"segments", "runs", "slots"};
 const char* const kRasterLocal[] = {"columns", "tiles"};
+const char* const kRasterTableLocal[] = {"auto", "points", "fragments"};
 const char* const kRasterNumbering[] = {"auto", "scan"};
 const char* const kRasterCheck[] = {"pass", "draw"};
 const char* const kRasterSums[] = {"bits", "digits"};
@@ -93,6 +94,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
         rasterResolve = parseChoice<RasterWork>(name, value, kRasterWork);
     } else if (name == "rasterTable") {
         rasterTable = parseChoice<RasterTable>(name, value, kRasterTable);
+    } else if (name == "rasterTableLocal") {
+        rasterTableLocal = parseChoice<RasterTableLocal>(name, value, kRasterTableLocal);
     } else if (name == "rasterColumnDraws") {
         rasterColumnDraws = parseCount(name, value, 1, 3, "1, 2 or 3");
     } else if (name == "rasterNumbering") {
@@ -128,7 +131,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
     } else {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
-                    "rasterLocal, rasterBlockWidth, rasterResolve, rasterTable, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
+                    "rasterLocal, rasterBlockWidth, rasterResolve, rasterTable, rasterTableLocal, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
                     "rasterColumnGroup, rasterScatterGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
                     "shaderDir");
     }
@@ -144,6 +147,8 @@ std::string Tuning::describe() const {
     if (rasterResolve != defaults.rasterResolve)
         raster += std::string(" rasterResolve=") + kRasterWork[int(rasterResolve)];
     if (rasterTable != defaults.rasterTable) raster += std::string(" rasterTable=") + kRasterTable[int(rasterTable)];
+    if (rasterTableLocal != defaults.rasterTableLocal)
+        raster += std::string(" rasterTableLocal=") + kRasterTableLocal[int(rasterTableLocal)];
     if (rasterColumnDraws != defaults.rasterColumnDraws)
         raster += " rasterColumnDraws=" + std::to_string(rasterColumnDraws);
     if (rasterNumbering != defaults.rasterNumbering)

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[24] = {
+const TuningVariable kTuningVariables[25] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -33,6 +33,7 @@ const TuningVariable kTuningVariables[24] = {
     {"GLCCL_RASTER_BLOCK_WIDTH", "rasterBlockWidth"},
     {"GLCCL_RASTER_RESOLVE", "rasterResolve"},
     {"GLCCL_RASTER_TABLE", "rasterTable"},
+    {"GLCCL_RASTER_TABLE_LOCAL", "rasterTableLocal"},
     {"GLCCL_RASTER_COLUMN_DRAWS", "rasterColumnDraws"},
     {"GLCCL_RASTER_NUMBERING", "rasterNumbering"},
     {"GLCCL_RASTER_BORDER_ROUNDS", "rasterBorderRounds"},

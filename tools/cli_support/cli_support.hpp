@@ -67,7 +67,7 @@ struct TuningVariable {
     const char* variable;  // "GLCCL_TRANSFER"
     const char* knob;      // "transfer": a name Tuning::set takes
 };
-extern const TuningVariable kTuningVariables[24];
+extern const TuningVariable kTuningVariables[25];
 
 // `tuning` with every knob whose variable the environment sets (and is not
 // empty); throws glccl::Error("GLCCL_TRANSFER is 'fast'; expected auto,

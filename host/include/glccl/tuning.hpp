@@ -85,6 +85,16 @@ struct Tuning {
                    // slot (as many slots as the most components in one
                    // segment, read back) instead of one per node
     };
+    enum class RasterTableLocal {
+        Auto,       // fragments where the components are at least as many
+                    // as the segments (a point saved per component inside
+                    // one, the entries' search paid per entry), else points
+        Points,     // a component inside one segment takes its point like
+                    // any other
+        Fragments,  // a fragment pass over the table's entries sums the
+                    // components inside one segment (rasterTable slots,
+                    // with the scan's numbering): no point for them
+    };
     enum class RasterCheck {
         Pass,  // a fragment pass before each link draw
         Draw,  // the link draw itself, under the occlusion query
@@ -129,6 +139,9 @@ struct Tuning {
     RasterWork rasterResolve = RasterWork::Vertex;
     // component_table's points: slots (default), segments or runs.
     RasterTable rasterTable = RasterTable::Slots;
+    // With rasterTable slots, how a component inside one segment reaches
+    // its entry: auto (default), points or fragments.
+    RasterTableLocal rasterTableLocal = RasterTableLocal::Auto;
     // Draws a column of column processing: 1 (default), the gathers alone,
     // into a texture per column parity, and every column's scatter back
     // after them; 2, scatter back and the next column's gather as one draw,

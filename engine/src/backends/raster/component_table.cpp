@@ -18,6 +18,10 @@ const ProgramSpec kComponentTableMost{"component_table_most", "component_table_m
 const ProgramSpec kComponentTableSlots{"component_table_slots", "component_table_slots.vert", "component_table.frag",
                                        {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot, kFirstsSlot},
                                        {"TABLE_SLOTS"}};
+// The entries of components inside one segment, a fragment each.
+const ProgramSpec kComponentTableLocal{"component_table_local", "fullscreen.vert", "component_table.frag",
+                                       {"box", "sums", "root"}, {kIdsSlot, kFirstsSlot},
+                                       {"TABLE_SLOTS", "TABLE_LOCAL"}};
 constexpr TextureSlot kBoxCopiesSlot{"boxCopies", 0};
 constexpr TextureSlot kSumCopiesSlot{"sumCopies", 1};
 constexpr TextureSlot kRootCopiesSlot{"rootCopies", 2};
@@ -32,6 +36,9 @@ const ProgramSpec kComponentTableRunsDigits{"component_table_runs", "component_t
 const ProgramSpec kComponentTableSlotsDigits{"component_table_slots", "component_table_slots.vert",
                                              "component_table.frag", kDigitOutputs,
                                              {kIdsSlot, kRootLabelsSlot, kFirstsSlot}, {"TABLE_SLOTS", "TABLE_DIGITS"}};
+const ProgramSpec kComponentTableLocalDigits{"component_table_local", "fullscreen.vert", "component_table.frag",
+                                             kDigitOutputs, {kIdsSlot, kFirstsSlot},
+                                             {"TABLE_SLOTS", "TABLE_LOCAL", "TABLE_DIGITS"}};
 constexpr TextureSlot kDigitCopiesSlot{"digitCopies", 2};
 constexpr TextureSlot kMoreDigitCopiesSlot{"moreDigitCopies", 3};
 const ProgramSpec kComponentTableFoldDigits{"component_table_fold", "fullscreen.vert", "component_table_fold.frag",
@@ -52,8 +59,8 @@ ComponentTablePass::ComponentTablePass() {
 }
 
 void ComponentTablePass::countFirsts(const PassContext& context, const gl::RenderTarget& firsts,
-                                     const gl::RenderTarget& most) {
-    auto& mark = context.programs.use(kComponentTableFirsts);
+                                     const gl::RenderTarget& most, bool crossingOnly) {
+    auto& mark = context.programs.use(kComponentTableFirsts, {{"CROSSING_ONLY", crossingOnly ? 1 : 0}});
     mark.set("quadDepth", 0.0f);
     beginPass(firsts);
     setRenderState({});
@@ -85,21 +92,24 @@ bool ComponentTablePass::slotsSufficed() {
 }
 
 void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table,
-                             Points points, const gl::RenderTarget& firsts, const gl::RenderTarget& most,
-                             const Copies& copies, const SumDigits* digits) {
+                             Points points, bool localByFragments, const gl::RenderTarget& firsts,
+                             const gl::RenderTarget& most, const Copies& copies, const SumDigits* digits) {
     auto scope = context.timer.scope(kStage);
     bindTexture(kNodeGraphSlot, grid.nodeGraph);
     bindTexture(kIdsSlot, grid.ids);
     std::int64_t vertices = std::int64_t(grid.grid.gridWidth) * grid.grid.gridHeight;
     int slots = 0;
     slotsGuessed_ = false;
+    // Fragments of the entries sum the components inside one segment where
+    // the roots' numbering can be read backwards (scan_roots').
+    const bool local = points == Points::Slots && localByFragments && grid.rootsByScan;
     if (points == Points::Slots && slotsRead_) {
         // Again, after slotsSufficed(): `firsts` and this labeling's most
         // are read already.
         slotsRead_ = false;
         bindTexture(kFirstsSlot, firsts.texture);
     } else if (points == Points::Slots) {
-        countFirsts(context, firsts, most);
+        countFirsts(context, firsts, most, local);
         if (slotsDrawn_ > 0) {
             // The last call's most: checked by slotsSufficed() once the
             // table is read.
@@ -117,11 +127,11 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     const bool digitSums = digits != nullptr;
     std::vector<ProgramConstant> constants = digitSums ? digits->programConstants() : std::vector<ProgramConstant>{};
     constants.push_back(bindRootLabels(grid));
-    auto& program = context.programs.use(
+    const ProgramSpec& tableSpec =
         points == Points::Slots ? (digitSums ? kComponentTableSlotsDigits : kComponentTableSlots)
         : points == Points::Runs ? (digitSums ? kComponentTableRunsDigits : kComponentTableRuns)
-                                 : (digitSums ? kComponentTableDigits : kComponentTable),
-        constants);
+                                 : (digitSums ? kComponentTableDigits : kComponentTable);
+    auto& program = context.programs.use(tableSpec, constants);
     if (points == Points::Slots) program.set("slots", slots);
     // Draw buffers: boxes (GL_MAX), sums (GL_FUNC_ADD), then the roots
     // (GL_MAX) or the digit targets (GL_FUNC_ADD).
@@ -133,6 +143,19 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     program.set("tableSpread", copies.count);
     const auto framebufferOf = [&](const TableTargets& t) -> const gl::Framebuffer& {
         return digitSums ? t.digitFramebuffers[digits->targets()] : t.framebuffer;
+    };
+    const ProgramSpec& localSpec = digitSums ? kComponentTableLocalDigits : kComponentTableLocal;
+    // The points, then with `local` a fragment per entry of the first copy
+    // (the table where there is one), under the same blending: the target
+    // is cleared, so the fragments' values land as they are.
+    const auto draw = [&] {
+        context.programs.use(tableSpec, constants);
+        drawPoints(vertices);
+        if (!local) return;
+        context.programs.use(localSpec, constants).set("tableSize", table.width, rows);
+        setViewport(table.width, copies.rows);  // the entries' rows, not the rows the table has room for
+        drawFullscreen();
+        setViewport(table.width, rows * copies.count);
     };
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebufferOf(target).id());
     setViewport(table.width, rows * copies.count);
@@ -147,7 +170,7 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     };
     if (perDrawBufferBlend_) {
         for (GLint buffer = 0; buffer < buffers; ++buffer) glBlendEquationi(GLuint(buffer), equationOf(buffer));
-        drawPoints(vertices);
+        draw();
     } else if (es_) {
         // ES 3.0 has neither per-draw-buffer blending nor per-draw-buffer
         // masks: the draw buffers themselves say which targets each draw
@@ -160,20 +183,20 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
             }
             glBlendEquation(equation);
             glDrawBuffers(buffers, selected);
-            drawPoints(vertices);
+            draw();
         }
         glDrawBuffers(buffers, all);
     } else {
         // The targets of GL_MAX with the others masked, then the others alone.
         for (GLint buffer = 0; buffer < buffers; ++buffer)
             if (equationOf(buffer) != GL_MAX) glColorMaski(GLuint(buffer), GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
-        drawPoints(vertices);
+        draw();
         glBlendEquation(GL_FUNC_ADD);
         for (GLint buffer = 0; buffer < buffers; ++buffer) {
             const GLboolean add = equationOf(buffer) == GL_FUNC_ADD ? GL_TRUE : GL_FALSE;
             glColorMaski(GLuint(buffer), add, add, add, add);
         }
-        drawPoints(vertices);
+        draw();
     }
     if (spread) {
         // The copies folded into the table's first rows, every texel written.

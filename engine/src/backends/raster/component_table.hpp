@@ -50,9 +50,15 @@ public:
     // digits over the sums target and digits->targets() digit targets
     // (component_table.frag, TABLE_DIGITS), every entry exact; without,
     // sums relative to the root and the roots.
+    // With Slots and `localByFragments` (Tuning::rasterTableLocal) where
+    // scan_roots numbered the roots, a component inside
+    // one segment takes no point: a fragment pass over the entries finds
+    // each entry's root from its label and sums it over the root's segment
+    // (component_table.frag, TABLE_LOCAL), and `firsts` keeps only the
+    // roots that leave their segment.
     void run(const PassContext& context, const LabeledGrid& grid, const TableTargets& table, Points points,
-             const gl::RenderTarget& firsts, const gl::RenderTarget& most, const Copies& copies,
-             const SumDigits* digits = nullptr);
+             bool localByFragments, const gl::RenderTarget& firsts, const gl::RenderTarget& most,
+             const Copies& copies, const SumDigits* digits = nullptr);
     // After a Slots run() that drew with the last call's slots, once its
     // table is read: whether they were as many as this call's segments
     // need (if not, run() again draws with this call's, now read). True
@@ -61,7 +67,9 @@ public:
 
 private:
     // Slots: the roots first in each segment counted into `most`.
-    void countFirsts(const PassContext& context, const gl::RenderTarget& firsts, const gl::RenderTarget& most);
+    // With `crossingOnly`, only the roots that leave their segment.
+    void countFirsts(const PassContext& context, const gl::RenderTarget& firsts, const gl::RenderTarget& most,
+                     bool crossingOnly);
     // The most roots first in one segment, at least 1, read from `most`.
     static int readMost(const gl::RenderTarget& most);
 

@@ -192,9 +192,14 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
                                                                  options_.digitBits)
                                                   : SumDigits{};
     const SumDigits* exact = digits.fits() ? &digits : nullptr;
+    // A fragment per entry, where the components inside one segment are
+    // likely many: each saves its point, every entry pays its search.
+    const std::int64_t slotSegments = std::int64_t(g.slotSegmentsAcross()) * g.slotSegmentsDown();
+    const bool localByFragments = options_.tableLocal == Options::Local::Fragments ||
+                                  (options_.tableLocal == Options::Local::Auto && count_ >= slotSegments);
     const ComponentTablePass::Copies spread{r.tableCopies, tableRows, copies};
     const auto drawAndDownload = [&] {
-        componentTable_.run(context, r.labeled(), r.table, points, r.segmentFirsts, r.mostFirsts, spread, exact);
+        componentTable_.run(context, r.labeled(), r.table, points, localByFragments, r.segmentFirsts, r.mostFirsts, spread, exact);
         downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords);
     };
     drawAndDownload();
@@ -218,6 +223,9 @@ RasterPipeline::Options RasterPipeline::tuned(Options base, const Tuning& tuning
     base.resolveInFragments = tuning.rasterResolve == Tuning::RasterWork::Fragment;
     base.tableByRuns = tuning.rasterTable == Tuning::RasterTable::Runs;
     base.tableBySlots = tuning.rasterTable == Tuning::RasterTable::Slots;
+    base.tableLocal = tuning.rasterTableLocal == Tuning::RasterTableLocal::Fragments ? Options::Local::Fragments
+                      : tuning.rasterTableLocal == Tuning::RasterTableLocal::Points  ? Options::Local::Points
+                                                                                     : Options::Local::Auto;
     base.scanAlways = tuning.rasterNumbering == Tuning::RasterNumbering::Scan;
     base.borderRounds = tuning.rasterBorderRounds;
     base.columnDraws = tuning.rasterColumnDraws;

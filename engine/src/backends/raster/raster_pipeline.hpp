@@ -66,6 +66,12 @@ public:
         // component_table's points per root and segment from a vertex per
         // segment and slot (rasterTable slots); before tableByRuns.
         bool tableBySlots = false;
+        // With tableBySlots, the components inside one segment summed by a
+        // fragment of their entry, not a point: never, always, or (auto,
+        // rasterTableLocal's default) where the components are at least as
+        // many as the segments.
+        enum class Local { Points, Fragments, Auto };
+        Local tableLocal = Local::Points;
         // Roots numbered by the scan at any count (rasterNumbering scan),
         // not routed by the stencil where 255 or fewer.
         bool scanAlways = false;
