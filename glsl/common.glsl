@@ -98,11 +98,14 @@ ivec2 scanTexelOfId(float id) {
 // blocks of kScanBlock texels.
 const int kScanBlock = SCAN_BLOCK;
 
+// Whether `id`, node n's, is a root whose place in the scan grid is
+// (x, n.y). Texel v of the scan grid is node (v.x mod gridSize.x, v.y).
+bool isRootAtScanX(ivec2 n, float id, int x) { return isRootNode(n, id) && scanTexelOfId(id).x == x; }
+
 // Is there a root at texel v of the scan grid?
 bool isRootInScanTexel(sampler2D ids, ivec2 v) {
     ivec2 n = ivec2(v.x % gridSize.x, v.y);
-    float id = texelFetch(ids, n, 0).r;
-    return isRootNode(n, id) && scanTexelOfId(id).x == v.x;
+    return isRootAtScanX(n, texelFetch(ids, n, 0).r, v.x);
 }
 
 bool insideImage(ivec2 p) { return all(greaterThanEqual(p, ivec2(0))) && all(lessThan(p, imageSize)); }

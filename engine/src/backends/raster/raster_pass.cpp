@@ -29,10 +29,10 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
     inputFormat_ = inputFormat;
     grid_ = grid;
     variant_ = backends::criterionVariant(connectivity, criterion, inputFormat);
-    if (!gatherInput_) {
+    if (!gathers_) {
         GLint minor = 0;
         glGetIntegerv(GL_MINOR_VERSION, &minor);
-        gatherInput_ = gl::isEs() ? minor >= 1 : gl::hasExtension("GL_ARB_texture_gather");
+        gathers_ = gl::isEs() ? minor >= 1 : gl::hasExtension("GL_ARB_texture_gather");
     }
 }
 
@@ -47,9 +47,11 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         gl::ProgramBuilder builder(spec.name);
         if (spec.readsInput) {
             backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-            if (*gatherInput_) builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_INPUT");
+            if (*gathers_) builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_INPUT");
         } else {
             backends::defineNoInput(builder, connectivity_);
+            if (spec.gathersIds && *gathers_)
+                builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_IDS");
         }
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);

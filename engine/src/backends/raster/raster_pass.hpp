@@ -53,6 +53,10 @@ struct ProgramSpec {
     // functions (criterion.glsl's NO_INPUT: a stage that would read it does
     // not build).
     bool readsInput = false;
+    // Whether the program reads the IDs by textureGather where the context
+    // has it (GATHER_IDS #defined; node_graph's GATHER_INPUT says the same
+    // of the input): desktop GL with ARB_texture_gather, ES 3.1 and up.
+    bool gathersIds = false;
 };
 
 // A number #defined into a program at the call that asks for it: a layout
@@ -85,10 +89,11 @@ private:
     GLenum inputFormat_ = GL_R8;
     RasterGrid grid_;
     std::string variant_;
-    // Whether node_graph reads the input's 2x2 quads by textureGather
-    // (desktop GL with ARB_texture_gather, GLSL ES 3.10 in an ES 3.1+
-    // context), asked once.
-    std::optional<bool> gatherInput_;
+    // Whether the context has textureGather (desktop GL with
+    // ARB_texture_gather, GLSL ES 3.10 in an ES 3.1+ context), asked once:
+    // node_graph reads the input's 2x2 quads by it, scan_roots' masks the
+    // IDs (ProgramSpec's readsInput, gathersIds).
+    std::optional<bool> gathers_;
     std::map<std::pair<const ProgramSpec*, std::string>, gl::Program> programs_;
 };
 

@@ -124,8 +124,8 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         // are queued, so the GPU does not idle while the host waits for it.
         r.rootsByScan = true;
         for (;;) {
-            scanRoots_.countUp(context, r.labels(), r.scanLevels, r.rootLabels);
-            scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels, true);
+            scanRoots_.countUp(context, r.labels(), r.scanLevels);
+            scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, true);
             finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));
             if (!deferCheck || resolveLinks_.settled(resolveRounds_)) break;
             // Links left past the batch: the rounds go on, then the
@@ -140,13 +140,13 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         const std::uint32_t roots = countRoots_.run(context, r.labels(), r.notLabels());
         r.rootsByScan = roots > kMaxRoutedRoots;
         if (!r.rootsByScan) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
-        else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels);  // roots numbered 1..N in raster order
+        else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero);  // roots numbered 1..N in raster order
         count_ = roots;
     } else {
-        const std::uint32_t roots = scanRoots_.count(context, r.labels(), r.scanLevels, r.rootLabels);
+        const std::uint32_t roots = scanRoots_.count(context, r.labels(), r.scanLevels);
         r.rootsByScan = !(routing_ && roots <= kMaxRoutedRoots);
         if (!r.rootsByScan) routeRoots_.run(context, r.labels(), roots, r.routing, r.rootLabels);
-        else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, r.rootLabels, true);
+        else scanRoots_.run(context, r.labels(), r.scanLevels, r.scanZero, true);
         count_ = roots;
     }
     finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));     // every pixel takes its node's root's number

@@ -6,55 +6,52 @@ namespace {
 constexpr TextureSlot kCountsSlot{"counts", 1};
 constexpr TextureSlot kScanIdsSlot{"ids", 2};
 constexpr TextureSlot kParentOffsetsSlot{"parentOffsets", 3};
-constexpr const char* kFromRoots = "fromRoots";
 constexpr const char* kCountsAreMasks = "countsAreMasks";
 constexpr const char* kAxis = "axis";
 constexpr const char* kBlock = "block";
+const ProgramSpec kScanMasks = [] {
+    ProgramSpec spec{"scan_roots_masks", "fullscreen.vert", "scan_roots_masks.frag", {"fragCount"}, {kScanIdsSlot}};
+    spec.gathersIds = true;
+    return spec;
+}();
 const ProgramSpec kReduce{"scan_roots_reduce", "fullscreen.vert", "scan_roots_reduce.frag", {"fragCount"},
-                          {kCountsSlot, kScanIdsSlot}};
+                          {kCountsSlot}};
 const ProgramSpec kOffsets{"scan_roots_offsets", "fullscreen.vert", "scan_roots_offsets.frag", {"fragOffset"},
                            {kCountsSlot, kParentOffsetsSlot}};
 }  // namespace
 
 void ScanRootsPass::upSweep(const PassContext& context, const gl::RenderTarget& ids,
-                            const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
+                            const std::vector<ScanLevel>& levels) {
     setRenderState({});
-    auto& reduce = context.programs.use(kReduce);
+    // Level 0 reads the scan grid (NODE_H node grids wide) from the IDs.
+    context.programs.use(kScanMasks).set("quadDepth", 0.0f);
     bindTexture(kScanIdsSlot, ids.texture);
-
-    // Up-sweep.
-    for (std::size_t level = 0; level < levels.size(); ++level) {
-        const bool fromRoots = level == 0;
+    beginPass(levels[0].counts);
+    drawFullscreen();
+    // The levels above count the ones below.
+    auto& reduce = context.programs.use(kReduce);
+    for (std::size_t level = 1; level < levels.size(); ++level) {
         beginPass(levels[level].counts);
-        reduce.set(kFromRoots, fromRoots ? 1 : 0);
         reduce.set(kCountsAreMasks, level == 1 ? 1 : 0);
         reduce.set(kAxis, levels[level].axis);
         reduce.set(kBlock, levels[level].block);
-        if (fromRoots) {
-            // Level 0 reads the scan grid (NODE_H node grids wide) from the IDs.
-            // WebGL checks every sampler of a program against its unit's
-            // texture, read or not: `counts` (unsigned) gets none here.
-            bindTexture(kCountsSlot, gl::Texture());
-            reduce.set("inputSize", rootLabels.width(), rootLabels.height());
-        } else {
-            const gl::Texture& below = levels[level - 1].counts.texture;
-            bindTexture(kCountsSlot, below);
-            reduce.set("inputSize", below.width(), below.height());
-        }
+        const gl::Texture& below = levels[level - 1].counts.texture;
+        bindTexture(kCountsSlot, below);
+        reduce.set("inputSize", below.width(), below.height());
         drawFullscreen();
     }
 }
 
 std::uint32_t ScanRootsPass::count(const PassContext& context, const gl::RenderTarget& ids,
-                                   const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
-    countUp(context, ids, levels, rootLabels);
+                                   const std::vector<ScanLevel>& levels) {
+    countUp(context, ids, levels);
     return readCount(context, levels);
 }
 
 void ScanRootsPass::countUp(const PassContext& context, const gl::RenderTarget& ids,
-                            const std::vector<ScanLevel>& levels, const gl::RenderTarget& rootLabels) {
+                            const std::vector<ScanLevel>& levels) {
     auto scope = context.timer.scope("count_roots");
-    upSweep(context, ids, levels, rootLabels);
+    upSweep(context, ids, levels);
 }
 
 std::uint32_t ScanRootsPass::readCount(const PassContext& context, const std::vector<ScanLevel>& levels) {
@@ -77,9 +74,9 @@ std::uint32_t ScanRootsPass::readCount(const PassContext& context, const std::ve
 }
 
 void ScanRootsPass::run(const PassContext& context, const gl::RenderTarget& ids, const std::vector<ScanLevel>& levels,
-                        const gl::RenderTarget& scanZero, const gl::RenderTarget& rootLabels, bool upSwept) {
+                        const gl::RenderTarget& scanZero, bool upSwept) {
     auto scope = context.timer.scope(kStage);
-    if (!upSwept) upSweep(context, ids, levels, rootLabels);
+    if (!upSwept) upSweep(context, ids, levels);
     setRenderState({});
     // Down-sweep: a level's parent is the level above; its offsets are
     // exclusive counts of everything before it in raster order.
