@@ -1,6 +1,6 @@
 // component_table by slots (Tuning::rasterTable slots), step 3: one vertex
 // per segment and slot, as many slots as the most roots any segment
-// holds (component_table_most.vert). Slot k of a segment sends the point
+// holds (component_table_most.frag). Slot k of a segment sends the point
 // from the k-th node of its mask (component_table_firsts.frag): the points
 // component_table.vert sends, from a vertex per segment and slot instead of
 // one per node, each reading one mask instead of walking the segment.

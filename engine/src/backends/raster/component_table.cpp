@@ -13,7 +13,7 @@ const ProgramSpec kComponentTableRuns{"component_table_runs", "component_table_r
 constexpr TextureSlot kFirstsSlot{"firsts", 3};
 const ProgramSpec kComponentTableFirsts{"component_table_firsts", "fullscreen.vert", "component_table_firsts.frag",
                                         {"fragFirsts"}, {kIdsSlot}};
-const ProgramSpec kComponentTableMost{"component_table_most", "component_table_most.vert", "write_scatter.frag",
+const ProgramSpec kComponentTableMost{"component_table_most", "fullscreen.vert", "component_table_most.frag",
                                       {"fragColor"}, {kFirstsSlot}};
 const ProgramSpec kComponentTableSlots{"component_table_slots", "component_table_slots.vert", "component_table.frag",
                                        {"box", "sums", "root"}, {kIdsSlot, kRootLabelsSlot, kFirstsSlot},
@@ -67,12 +67,9 @@ void ComponentTablePass::countFirsts(const PassContext& context, const gl::Rende
     drawFullscreen();
 
     beginPass(most);
-    const float zero[4] = {0, 0, 0, 0};
-    glClearBufferfv(GL_COLOR, 0, zero);
-    setRenderState({GL_MAX});
     bindTexture(kFirstsSlot, firsts.texture);
-    context.programs.use(kComponentTableMost);
-    drawPoints(std::int64_t(firsts.width()) * firsts.height());
+    context.programs.use(kComponentTableMost).set("quadDepth", 0.0f);
+    drawFullscreen();
 }
 
 int ComponentTablePass::readMost(const gl::RenderTarget& most) {

@@ -25,7 +25,7 @@ public:
         // (slotSegmentWidth), from a vertex per segment and slot:
         // a fragment pass marks each segment's first nodes of their roots
         // in `firsts` (component_table_firsts.frag), a vertex per segment
-        // sends their count to `most` (component_table_most.vert), and the
+        // sends their count to `most` (component_table_most.frag), and the
         // most is the slots per segment (component_table_slots.vert). The
         // host reads it back before the draw the first time; after that,
         // the draw takes the most the last call read, and slotsSufficed()

@@ -100,10 +100,9 @@ constexpr int kBitsSpreadTexels = 1 << 14;
 // 2^19 points there.
 constexpr int kMaxTableSpread = 64;
 constexpr int kTableSpreadTexels = 1 << 22;
-// component_table by slots finds the most roots first in one row segment by
-// GL_MAX blending, each segment's count into texel (segment mod side^2) of a
-// square of this side, which the host reads back whole: blends into one
-// texel go one after another, and a segment a point.                        MOST_SIDE
+// component_table by slots finds the most roots first in one segment in two
+// steps: the most of the segments s = t mod side^2 into texel t of a square
+// of this side (a fragment each), then the host's read of the square.      MOST_SIDE
 constexpr int kMostSide = 64;
 // component_table's digits of exact sums (Tuning::rasterTableSums digits):
 // the sums target's four channels and up to this many RGBA digit targets.   MAX_DIGIT_TARGETS
