@@ -143,15 +143,17 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     };
     const ProgramSpec& localSpec = digitSums ? kComponentTableLocalDigits : kComponentTableLocal;
     // The points, then with `local` a fragment per entry of the first copy
-    // (the table where there is one), under the same blending: the target
-    // is cleared, so the fragments' values land as they are.
+    // (the table where there is one), written without blending: no point
+    // goes to an entry the pass writes, and it discards the others.
     const auto draw = [&] {
         context.programs.use(tableSpec, constants);
         drawPoints(vertices);
         if (!local) return;
         context.programs.use(localSpec, constants).set("tableSize", table.width, rows);
         setViewport(table.width, copies.rows);  // the entries' rows, not the rows the table has room for
+        glDisable(GL_BLEND);
         drawFullscreen();
+        glEnable(GL_BLEND);
         setViewport(table.width, rows * copies.count);
     };
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebufferOf(target).id());
