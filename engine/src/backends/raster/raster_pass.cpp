@@ -45,14 +45,12 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
     auto found = programs_.find({&spec, variant});
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(spec.name);
-        if (spec.readsInput) {
-            backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
-            if (*gathers_) builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_INPUT");
-        } else {
-            backends::defineNoInput(builder, connectivity_);
-            if (spec.gathersIds && *gathers_)
-                builder.extension("GL_ARB_texture_gather").glslEs310().define("GATHER_IDS");
-        }
+        if (spec.readsInput) backends::defineCriterion(builder, connectivity_, criterion_, inputFormat_);
+        else backends::defineNoInput(builder, connectivity_);
+        if ((spec.readsInput || spec.gathersIds) && *gathers_)
+            builder.extension("GL_ARB_texture_gather")
+                .glslEs310()
+                .define(spec.readsInput ? "GATHER_INPUT" : "GATHER_IDS");
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
         builder.define("SLOT_SEGMENT_W", slotSegmentWidth(shape.height));
