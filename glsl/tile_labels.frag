@@ -1,5 +1,6 @@
 // tile_labels: every node takes the ID of its component's first node within
-// its tile, found by tile_labels_runs.frag for the node's run: the labels
+// its tile, found by tile_labels_runs.frag for the node's run where its
+// component leaves the run's row, else the run's own first node: the labels
 // of `ids` are then those tile components' roots, and the same go into
 // resolve_links' first link target (fragCopy). A root is marked in the
 // depth buffer (1.0, else 0.0): resolve_links, which links only across the
@@ -37,18 +38,27 @@ uvec4 runWords(int target, ivec2 p) {
 void main() {
     ivec2 n = ivec2(gl_FragCoord.xy);
     ivec2 t = ivec2(n.x / kTileWidth, n.y);
-    int column = n.x - t.x * kTileWidth;
-    uint foreground = texelFetch(tileNodes, t, 0).y;
+    int column = n.x - t.x * kTileWidth, row = n.y % kTileRows;
+    uvec2 nodes = texelFetch(tileNodes, t, 0).xy;  // first-row pixels, foreground
+    uvec4 links = texelFetch(tileLinks, t, 0);
+    uvec4 aboveLinks = row > 0 ? texelFetch(tileLinks, t - ivec2(0, 1), 0) : uvec4(0u);
     float id = 0.0;
     bool root = false;
-    if ((foreground & (1u << uint(column))) != 0u) {
-        uint starts = runStarts(foreground, texelFetch(tileLinks, t, 0).x);
-        int run = int(onesIn(starts & ((2u << uint(column)) - 1u))) - 1;
-        uvec4 words = runWords(n.y % kRunRows * kRunTargets + run / kEntriesPerTarget, ivec2(t.x, n.y / kRunRows));
-        int entry = run % kEntriesPerTarget;
-        uint first = (words[entry / kEntriesPerWord] >> uint(kEntryBits * (entry % kEntriesPerWord))) & kEntryMask;
-        ivec2 node = ivec2(t.x * kTileWidth + int(first % uint(kTileWidth)),
-                           n.y / kTileRows * kTileRows + int(first / uint(kTileWidth)));
+    uint bit = 1u << uint(column);
+    if ((nodes.y & bit) != 0u) {
+        uint run = fillRow(bit, links.x);
+        uint first;
+        if ((run & crossingNodes(row, links, aboveLinks)) != 0u) {
+            // The entry of the run's first node's column.
+            int entry = lowestBit(run);
+            int target = n.y % kRunRows * kRunTargets + entry / kEntriesPerTarget;
+            uvec4 words = runWords(target, ivec2(t.x, n.y / kRunRows));
+            int e = entry % kEntriesPerTarget;
+            first = (words[e / kEntriesPerWord] >> uint(kEntryBits * (e % kEntriesPerWord))) & kEntryMask;
+        } else {
+            first = firstPlace(row, run, nodes.x);  // the run is its component
+        }
+        ivec2 node = ivec2(t.x * kTileWidth + int(first % uint(kTileWidth)), n.y - row + int(first / uint(kTileWidth)));
         id = nodeId(node, nodeBits(node));
         root = node == n;
     }

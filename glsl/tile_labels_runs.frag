@@ -1,15 +1,17 @@
 // tile_labels' runs: a fragment per kRunRows rows of a tile finds, for each
-// run of its rows, its component within the tile and that component's first
-// node, and writes the node's place in the tile as the run's entry.
+// run of its rows whose component leaves the run's row, that component
+// within the tile and its first node, and writes the node's place in the
+// tile as the run's entry.
 //
-// A component that does not leave the row is the run itself. Another is
-// filled from one of its runs over the tile's link masks, a 32-bit mask a
-// row: sweeps down and up the rows in turn, each row grown along its right
-// links in five doubling steps each way, until a sweep adds nothing.
-// Its first node: in its top row, the leftmost node with a pixel in the
-// block's first pixel row, else the leftmost node. Every run of the
-// fragment's rows the fill reaches takes that node, so a component is
-// filled once per group of kRunRows rows it crosses.
+// The tile's lead component (tile_labels_lead.frag, where the tiles have
+// one) is filled already. Another is filled from one of its runs over the
+// tile's link masks, a 32-bit mask a row (fillComponent). Its first node:
+// in its top row, the leftmost node with a pixel in the block's first pixel
+// row, else the leftmost node. Every run of the fragment's rows the fill
+// reaches takes that node, so such a component is filled once per group of
+// kRunRows rows it crosses. A component that does not leave its row is the
+// run itself, which tile_labels.frag reads from the row's masks: it takes
+// no fill and no entry here.
 #include "tile_labels.glsl"
 
 // Row k's target j is output k * kRunTargets + j.
@@ -26,55 +28,19 @@ layout(location = 6) out uvec4 fragRuns6;
 layout(location = 7) out uvec4 fragRuns7;
 #endif
 
-// Row x grown along the links `right` (bit i: node i links to node i + 1)
-// as far as they reach, both ways.
-uint fillRow(uint x, uint right) {
-    uint l1 = right, l2 = l1 & (l1 >> 1), l4 = l2 & (l2 >> 2), l8 = l4 & (l4 >> 4), l16 = l8 & (l8 >> 8);
-    x |= (x & l1) << 1;
-    x |= (x & l2) << 2;
-    x |= (x & l4) << 4;
-    x |= (x & l8) << 8;
-    x |= (x & l16) << 16;
-    x |= (x >> 1) & l1;
-    x |= (x >> 2) & l2;
-    x |= (x >> 4) & l4;
-    x |= (x >> 8) & l8;
-    x |= (x >> 16) & l16;
-    return x;
-}
-
-// A tile row's links: right, down, and at 8-connectivity down-right and
-// down-left (only what the connectivity has, so a fill holds fewer).
-#if CONNECTIVITY == 8
-#define Links uvec4
-#define linksOfRow(v) (v)
-#else
-#define Links uvec2
-#define linksOfRow(v) ((v).xy)
+#if LEAD_TEXELS > 0
+uniform usampler2D tileLead;  // tile_labels_lead.frag's
 #endif
 
-// The nodes of the row below `nodes` (of a row with links `links`) reach,
-// and those of the row above `nodes` (of the row below that one) reach.
-uint downFrom(uint nodes, Links links) {
-    uint reached = nodes & links.y;
-#if CONNECTIVITY == 8
-    reached |= ((nodes & links.z) << 1) | ((nodes & links.w) >> 1);
-#endif
-    return reached;
-}
-uint upFrom(uint nodes, Links links) {
-    uint reached = nodes & links.y;
-#if CONNECTIVITY == 8
-    reached |= ((nodes >> 1) & links.z) | ((nodes << 1) & links.w);
-#endif
-    return reached;
-}
+const int kRowWords = 4 * kRunTargets;
 
-// The first node of the nodes `nodes` of tile row `row` (firsts: that row's
-// nodes with a pixel in the block's first pixel row), as its place.
-uint firstPlace(int row, uint nodes, uint firsts) {
-    uint withFirsts = nodes & firsts;
-    return uint(row * kTileWidth + lowestBit(withFirsts != 0u ? withFirsts : nodes));
+// `first` into the entries of the runs of the fragment's row j whose first
+// nodes are `runs`.
+void setEntries(inout uint words[kRunRows * kRowWords], int j, uint runs, uint first) {
+    for (int w = 0; w < kRowWords; ++w)
+        for (int e = 0; e < kEntriesPerWord; ++e)
+            if ((runs & (1u << uint(w * kEntriesPerWord + e))) != 0u)
+                words[j * kRowWords + w] |= first << uint(kEntryBits * e);
 }
 
 void main() {
@@ -84,82 +50,85 @@ void main() {
     Links links[kTileRows];
     for (int r = 0; r < kTileRows; ++r)
         links[r] = linksOfRow(top + r < gridSize.y ? texelFetch(tileLinks, ivec2(t.x, top + r), 0) : uvec4(0u));
-    // The fragment's rows: their runs, right links and first-row pixels,
-    // links down within the tile and into them from above.
-    uint starts[kRunRows], left[kRunRows], rights[kRunRows], firsts[kRunRows], down[kRunRows], fromAbove[kRunRows];
+    // The fragment's rows: their runs' first nodes, and those of the runs
+    // whose component leaves the row (left to fill).
+    uint starts[kRunRows], left[kRunRows];
     for (int k = 0; k < kRunRows; ++k) {
         ivec2 p = ivec2(t.x, firstRow + k);
         bool inside = p.y < gridSize.y;
         uvec4 rowLinks = inside ? texelFetch(tileLinks, p, 0) : uvec4(0u);
-        uvec2 rowNodes = inside ? texelFetch(tileNodes, p, 0).xy : uvec2(0u);
-        starts[k] = left[k] = runStarts(rowNodes.y, rowLinks.x);
-        rights[k] = rowLinks.x;
-        firsts[k] = rowNodes.x;
-        down[k] = firstOwn + k < kTileRows - 1 ? rowLinks.y | rowLinks.z | rowLinks.w : 0u;
-        fromAbove[k] = inside && firstOwn + k > 0 ? downFrom(~0u, linksOfRow(texelFetch(tileLinks, p - ivec2(0, 1), 0)))
-                                                  : 0u;
+        uint foreground = inside ? texelFetch(tileNodes, p, 0).y : 0u;
+        uvec4 aboveLinks = inside && firstOwn + k > 0 ? texelFetch(tileLinks, p - ivec2(0, 1), 0) : uvec4(0u);
+        starts[k] = runStarts(foreground, rowLinks.x);
+        left[k] = starts[k] & fillRow(crossingNodes(firstOwn + k, rowLinks, aboveLinks), rowLinks.x);
     }
-    const int kRowWords = 4 * kRunTargets;
     uint words[kRunRows * kRowWords];
     for (int w = 0; w < kRunRows * kRowWords; ++w) words[w] = 0u;
-    for (int k = 0; k < kRunRows; ++k) {
-        int own = firstOwn + k;
-        while (left[k] != 0u) {
-            uint run = fillRow(left[k] & (~left[k] + 1u), rights[k]);
-            uint reached[kRunRows];
-            for (int j = 0; j < kRunRows; ++j) reached[j] = j == k ? run : 0u;
-            uint first = firstPlace(own, run, firsts[k]);
-            if ((run & (down[k] | fromAbove[k])) != 0u) {
-                uint fill[kTileRows];
-                for (int r = 0; r < kTileRows; ++r) fill[r] = r == own ? run : 0u;
-                // A sweep leaves the fill closed under its direction's links
-                // and the rows' own; where the next sweep adds nothing, it is
-                // closed under both, and complete. (The first sweep follows
-                // no other.)
-                for (int sweep = 0;; ++sweep) {
-                    bool grown = false;
-                    if (sweep % 2 == 0) {
-                        for (int r = 1; r < kTileRows; ++r) {
-                            uint x = fill[r] | downFrom(fill[r - 1], links[r - 1]);
-                            if (x != fill[r]) {
-                                fill[r] = fillRow(x, links[r].x);
-                                grown = true;
-                            }
-                        }
-                    } else {
-                        for (int r = kTileRows - 2; r >= 0; --r) {
-                            uint x = fill[r] | upFrom(fill[r + 1], links[r]);
-                            if (x != fill[r]) {
-                                fill[r] = fillRow(x, links[r].x);
-                                grown = true;
-                            }
-                        }
-                    }
-                    if (!grown && sweep > 0) break;
-                }
-                int row = 0;
-                uint nodes = 0u;
-                for (int r = kTileRows - 1; r >= 0; --r) {
-                    if (fill[r] != 0u) {
-                        row = r;
-                        nodes = fill[r];
-                    }
-                    for (int j = 0; j < kRunRows; ++j)
-                        if (r == firstOwn + j) reached[j] = fill[r];
-                }
-                first = firstPlace(row, nodes, texelFetch(tileNodes, ivec2(t.x, top + row), 0).x);
-            }
-            // The runs of the fragment's rows the fill reached take its first
-            // node.
-            for (int j = 0; j < kRunRows; ++j) {
-                for (uint runs = starts[j] & reached[j]; runs != 0u; runs &= runs - 1u) {
-                    int e = int(onesIn(starts[j] & ((runs & (~runs + 1u)) - 1u)));
-                    for (int w = 0; w < kRowWords; ++w)
-                        if (w == e / kEntriesPerWord) words[j * kRowWords + w] |= first << uint(kEntryBits * (e % kEntriesPerWord));
-                }
-                left[j] &= ~reached[j];
-            }
+#if LEAD_TEXELS > 0
+    // The tile's lead component (tile_labels_lead.frag) and its first node:
+    // its runs here take that node without a fill.
+    uint lead[kTileRows];
+    int tile = top / kTileRows;
+    for (int i = 0; i < kLeadTexels; ++i) {
+        uvec4 masks = texelFetch(tileLead, ivec2(t.x, tile * kLeadTexels + i), 0);
+        for (int c = 0; c < 4; ++c) lead[4 * i + c] = masks[c];
+    }
+    int leadRow = kTileRows;
+    uint leadNodes = 0u;
+    for (int r = kTileRows - 1; r >= 0; --r)
+        if (lead[r] != 0u) {
+            leadRow = r;
+            leadNodes = lead[r];
         }
+    if (leadRow < kTileRows) {
+        uint first = firstPlace(leadRow, leadNodes, texelFetch(tileNodes, ivec2(t.x, top + leadRow), 0).x);
+        uint runs[kRunRows];
+        for (int j = 0; j < kRunRows; ++j) {
+            uint reached = 0u;
+            for (int r = 0; r < kTileRows; ++r)
+                if (r == firstOwn + j) reached = lead[r];
+            runs[j] = starts[j] & reached;
+            left[j] &= ~reached;
+        }
+        for (int j = 0; j < kRunRows; ++j) setEntries(words, j, runs[j], first);
+    }
+#endif
+    // A fill from the first run left, of the first row with one left, until
+    // none is: the rows are chosen by a loop of constant length, so that
+    // no array is indexed by a value known only at run time.
+    for (;;) {
+        int own = kTileRows;
+        uint seed = 0u;
+        for (int j = kRunRows - 1; j >= 0; --j)
+            if (left[j] != 0u) {
+                own = firstOwn + j;
+                seed = left[j] & (~left[j] + 1u);
+            }
+        if (own == kTileRows) break;
+        uint fill[kTileRows];
+        for (int r = 0; r < kTileRows; ++r) fill[r] = r == own ? fillRow(seed, links[r].x) : 0u;
+        fillComponent(fill, links);
+        int row = 0;
+        uint nodes = 0u;
+        uint reached[kRunRows];
+        for (int j = 0; j < kRunRows; ++j) reached[j] = 0u;
+        for (int r = kTileRows - 1; r >= 0; --r) {
+            if (fill[r] != 0u) {
+                row = r;
+                nodes = fill[r];
+            }
+            for (int j = 0; j < kRunRows; ++j)
+                if (r == firstOwn + j) reached[j] = fill[r];
+        }
+        uint first = firstPlace(row, nodes, texelFetch(tileNodes, ivec2(t.x, top + row), 0).x);
+        // The runs of the fragment's rows the fill reached take its first
+        // node, each in the entry of its first node's column.
+        uint runs[kRunRows];
+        for (int j = 0; j < kRunRows; ++j) {
+            runs[j] = starts[j] & reached[j];
+            left[j] &= ~reached[j];
+        }
+        for (int j = 0; j < kRunRows; ++j) setEntries(words, j, runs[j], first);
     }
     fragRuns0 = uvec4(words[0], words[1], words[2], words[3]);
     fragRuns1 = uvec4(words[4], words[5], words[6], words[7]);

@@ -124,18 +124,20 @@ TEST_CASE("raster: segments and threshold criteria", "[gl][raster]") {
 
 TEST_CASE("raster: links that never settle stop resolve_links with an error, not a loop without end",
           "[gl][raster]") {
-    // A tile_labels_runs.frag whose fills never grow down a tile leaves
-    // tile labels that disagree along the tiles' borders from round to
-    // round: resolve_links (links across the borders) finds links left
-    // after every round.
+    // tile_labels' fills (tile_labels.glsl's, in both files that fill)
+    // never growing down a tile leave tile labels that disagree along the
+    // tiles' borders from round to round: resolve_links (links across the
+    // borders) finds links left after every round.
     // Correct stages cannot do this; a faulty shader or driver can, and
     // the labeling must fail, naming the stage, in a bounded time.
     const ShaderFolder shaders("glccl_raster_faulty");
-    std::string runs = detail::shaderSource("tile_labels_runs.frag");
-    const std::string down = "uint x = fill[r] | downFrom(fill[r - 1], links[r - 1]);";
-    REQUIRE(runs.find(down) != std::string::npos);
-    runs.replace(runs.find(down), down.size(), "uint x = fill[r];");
-    std::ofstream(shaders.path() / "tile_labels_runs.frag") << runs;
+    for (const char* file : {"tile_labels_lead.frag", "tile_labels_runs.frag"}) {
+        std::string source = detail::shaderSource(file);
+        const std::string down = "uint x = fill[r] | downFrom(fill[r - 1], links[r - 1]);";
+        REQUIRE(source.find(down) != std::string::npos);
+        source.replace(source.find(down), down.size(), "uint x = fill[r];");
+        std::ofstream(shaders.path() / file) << source;
+    }
     shaders.use();
 
     HeadlessContext context;

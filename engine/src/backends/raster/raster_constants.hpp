@@ -53,6 +53,12 @@ constexpr int runRowsFor(int tileRows, int maxDrawBuffers) {
     return 1;
 }
 constexpr int kMaxRunTargets = 8;  // rows a fragment × targets a row
+// tile_labels_lead fills a tile's lead component once for the tile's
+// fragments of tile_labels_runs, where they are at least 4 (with 2 it would
+// spare one fill a tile, less than its draw costs), and keeps it as its
+// rows' masks, four rows an RGBA32UI texel: leadTexelsFor() texels a tile,
+// down its column (0: no lead).                                      LEAD_TEXELS (a program's)
+constexpr int leadTexelsFor(int tileRows, int runRows) { return tileRows / runRows >= 4 ? tileRows / 4 : 0; }
 
 // C++ only. Column processing's blocks by default: about sqrt(grid width)
 // columns each, at most kMaxBlocks blocks, at most kMaxBlockWidth columns
@@ -109,6 +115,7 @@ constexpr int kMostSide = 64;
 constexpr int kMaxDigitTargets = 2;
 
 static_assert(kTileWidth == 32, "a tile row is one 32-bit mask");
+static_assert(tileRowsFor(1) % 4 == 0 && tileRowsFor(2) % 4 == 0, "a lead texel holds four rows' masks");
 static_assert(runTargetsFor(tileRowsFor(1)) <= 4 && runTargetsFor(tileRowsFor(2)) <= 4,
               "OpenGL ES 3.0 draws into 4 targets at least");
 static_assert(runRowsFor(tileRowsFor(1), kMaxRunTargets) * runTargetsFor(tileRowsFor(1)) <= kMaxRunTargets &&

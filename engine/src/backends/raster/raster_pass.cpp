@@ -59,6 +59,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         builder.define("RUN_ENTRY_BITS", runEntryBitsFor(tileRows));
         builder.define("RUN_ROWS", runRows);
         builder.define("RUN_OUTPUTS", runRows * runTargetsFor(tileRows));
+        builder.define("LEAD_TEXELS", leadTexelsFor(tileRows, runRows));
         defineSharedConstants(builder);
         for (const char* name : spec.defines) builder.define(name);
         for (const ProgramConstant& constant : constants) builder.define(constant.name, constant.value);

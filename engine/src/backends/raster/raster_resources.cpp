@@ -74,6 +74,9 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     tiles.masks = gl::multipleTargetFramebuffer(masks, 2, what);
     tiles.rows = tileRowsFor(next.shape.height);
     tiles.runRows = next.tileRunRows;
+    if (const int leadTexels = tiles.leadTexels(); leadTexels > 0)
+        tiles.lead =
+            gl::RenderTarget::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.rows) * leadTexels, what);
     const gl::Texture* runs[kMaxRunTargets];
     for (int i = 0; i < tiles.runOutputs(); ++i) {
         tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.runRows), what);

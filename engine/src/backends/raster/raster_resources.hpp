@@ -102,7 +102,9 @@ struct TileTargets {
     int rows = 0;     // a tile's: tileRowsFor() the grid's nodes
     int runRows = 0;  // the grid's tileRunRows
     int runOutputs() const { return runRows * runTargetsFor(rows); }
+    int leadTexels() const { return leadTexelsFor(rows, runRows); }
     gl::Texture links, nodes;
+    gl::RenderTarget lead;  // RGBA32UI: each tile's lead component, leadTexels() texels down (none at 0)
     gl::Texture runs[kMaxRunTargets];
     gl::Framebuffer masks, runFramebuffer;
 };

@@ -5,16 +5,18 @@ namespace glccl::raster {
 namespace {
 constexpr TextureSlot kTileLinksSlot{"tileLinks", 1};
 constexpr TextureSlot kTileNodesSlot{"tileNodes", 2};
+constexpr TextureSlot kTileLeadSlot{"tileLead", 3};
 constexpr TextureSlot kTileRunsSlots[] = {{"tileRuns0", 3},  {"tileRuns1", 5},  {"tileRuns2", 6},
                                           {"tileRuns3", 7},  {"tileRuns4", 8},  {"tileRuns5", 9},
                                           {"tileRuns6", 10}, {"tileRuns7", 11}};
 static_assert(kMaxRunTargets <= 8);
 const ProgramSpec kMasks{"tile_labels_masks", "fullscreen.vert", "tile_labels_masks.frag", {"fragLinks", "fragNodes"},
                          {}};
+const ProgramSpec kLead{"tile_labels_lead", "fullscreen.vert", "tile_labels_lead.frag", {"fragLead"}, {kTileLinksSlot}};
 const ProgramSpec kRuns{"tile_labels_runs", "fullscreen.vert", "tile_labels_runs.frag",
                         {"fragRuns0", "fragRuns1", "fragRuns2", "fragRuns3", "fragRuns4", "fragRuns5", "fragRuns6",
                          "fragRuns7"},
-                        {kTileLinksSlot, kTileNodesSlot}};
+                        {kTileLinksSlot, kTileNodesSlot, kTileLeadSlot}};
 const ProgramSpec kLabels{"tile_labels", "fullscreen.vert", "tile_labels.frag",
                           {"fragColor", "fragCopy"},
                           {kTileLinksSlot, kTileNodesSlot, kTileRunsSlots[0], kTileRunsSlots[1], kTileRunsSlots[2],
@@ -32,8 +34,15 @@ void TileLabelsPass::run(const PassContext& context, const gl::Texture& nodeGrap
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.masks.id());
     setViewport(tilesAcross, rows);
     drawFullscreen();
-    context.programs.use(kRuns);
     bindTexture(kTileLinksSlot, tiles.links);
+    if (tiles.leadTexels() > 0) {
+        context.programs.use(kLead);
+        glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.lead.framebuffer.id());
+        setViewport(tiles.lead.width(), tiles.lead.height());
+        drawFullscreen();
+        bindTexture(kTileLeadSlot, tiles.lead.texture);
+    }
+    context.programs.use(kRuns);
     bindTexture(kTileNodesSlot, tiles.nodes);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, tiles.runFramebuffer.id());
     setViewport(tilesAcross, ceilDiv(rows, tiles.runRows));
