@@ -199,7 +199,8 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
                                   (options_.tableLocal == Options::Local::Auto && count_ >= slotSegments);
     const ComponentTablePass::Copies spread{r.tableCopies, tableRows, copies};
     const auto drawAndDownload = [&] {
-        componentTable_.run(context, r.labeled(), r.table, points, localByFragments, r.segmentFirsts, r.mostFirsts, spread, exact);
+        componentTable_.run(context, r.labeled(), r.table, points, localByFragments, r.segmentFirsts, r.mostFirsts,
+                            spread, exact);
         downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords);
     };
     drawAndDownload();
