@@ -903,12 +903,15 @@ TEST_CASE("measure: perimeters of rows of many runs and of few, in turn, equal o
 // marks foregroundConnected: read as the foreground's bits, a run's label
 // at its first element, except in rows of many runs; the bits made from the
 // labels, or given as the cpu engine's labeler wrote them
-// (LabelSamples::foreground). Images of rows of both kinds (noise, long
+// (LabelSamples::foreground), with its runs' labels too
+// (LabelSamples::runLabels). Images of rows of both kinds (noise, long
 // runs, runs continued, background) at every width about a word of 64
 // elements, labeled by the reference labeler.
 TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters, Euler numbers and sums found serially",
           "[measure]") {
-    const bool bitsGiven = GENERATE(false, true);
+    const int given = GENERATE(0, 1, 2);  // nothing, the labeler's bits, its bits and run labels
+    const bool bitsGiven = given >= 1, runsGiven = given == 2;
+    int runsKept = 0;  // widths whose run labels the labeler kept
     for (std::int64_t w : kRowKindWidths) {
         const std::int64_t h = 61;
         const auto kinds = rowsOfBothKinds(w, h, 1, 47);
@@ -918,10 +921,15 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
         const auto perimeters = perimetersOf(ref.labels, w, h, int(ref.count()));
         // The labeler's bits: the reference's foreground, row by row, each
         // row's word after its last zero.
-        std::vector<std::uint64_t> bits;
+        std::vector<std::uint64_t> bits, runStarts;
+        std::vector<std::uint32_t> runLabels;
         if (bitsGiven) {
             glccl::cpu::Options call;
             call.foreground = &bits;
+            if (runsGiven) {
+                call.runLabels = &runLabels;
+                call.runStarts = &runStarts;
+            }
             std::vector<std::uint32_t> labels(ref.labels.size());
             std::vector<glccl::Component> table;
             glccl::cpu::Labeler(2).label(glccl::ImageView(image), glccl::Connectivity::Eight, glccl::Criterion::binary(),
@@ -937,6 +945,33 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
                     INFO("width " << w << ", row " << y << ", word " << k);
                     CHECK(bits[std::size_t(y) * (words + 1) + k] == expected);
                 }
+            // The run labels: the reference's label at each first element
+            // of a run of the foreground, row by row, which the labeler
+            // keeps where the runs are few. The measuring reads them either
+            // way.
+            if (runsGiven) {
+                std::vector<std::uint32_t> expectedLabels;
+                std::vector<std::uint64_t> expectedStarts;
+                for (std::int64_t y = 0; y < h; ++y) {
+                    expectedStarts.push_back(expectedLabels.size());
+                    for (std::int64_t x = 0; x < w; ++x) {
+                        const std::uint32_t l = ref.labels[std::size_t(y * w + x)];
+                        if (l != 0 && (x == 0 || ref.labels[std::size_t(y * w + x - 1)] == 0)) expectedLabels.push_back(l);
+                    }
+                }
+                expectedStarts.push_back(expectedLabels.size());
+                INFO("width " << w);
+                if (expectedLabels.size() * glccl::cpu::kElementsPerRunLabel <= std::size_t(w * h)) {
+                    ++runsKept;
+                    CHECK(runStarts == expectedStarts);
+                    CHECK(runLabels == expectedLabels);
+                } else {
+                    CHECK(runStarts.empty());
+                    CHECK(runLabels.empty());
+                }
+                runStarts = expectedStarts;
+                runLabels = expectedLabels;
+            }
         }
         std::vector<std::uint16_t> intensity(kinds.size());
         std::mt19937 rng{std::uint32_t(w)};
@@ -948,6 +983,10 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
         LabelSamples labels = samplesOf(ref.labels, image.shape());
         labels.foregroundConnected = true;
         if (bitsGiven) labels.foreground = bits.data();
+        if (runsGiven) {
+            labels.runLabels = runLabels.data();
+            labels.runStarts = runStarts.data();
+        }
         for (int threads : {1, 3}) {
             MeasureOptions options;
             options.threads = threads;
@@ -958,7 +997,7 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
             for (std::size_t r = 0; r < t.rows; ++r) {
                 const auto l = std::uint32_t(r + 1);
                 const glccl::Component& c = ref.components[r];
-                INFO("width " << w << ", threads " << threads << ", bits given " << bitsGiven << ", label " << l);
+                INFO("width " << w << ", threads " << threads << ", given " << given << ", label " << l);
                 CHECK(column(t, "perimeter").reals[r] == Approx(perimeters[l]).epsilon(1e-12));
                 CHECK(column(t, "euler_number").ints[r] == eulerNumberOf(ref.labels, w, h, l));
                 // scikit-image's perimeter_crofton with 4 directions: pi / 4
@@ -997,6 +1036,7 @@ TEST_CASE("measure: a binary labeling's labels read as bits give the perimeters,
             }
         }
     }
+    if (runsGiven) CHECK(runsKept > 0);
 }
 
 namespace {
@@ -1032,6 +1072,56 @@ struct ConcurrentCase {
 };
 
 }  // namespace
+
+// The cpu labeler keeps a binary image's run labels only where its runs
+// are few (cpu::kElementsPerRunLabel), and run labels that do not match
+// the foreground's runs are refused rather than read past.
+TEST_CASE("measure: run labels kept only for few runs, and refused where they do not match the foreground", "[measure]") {
+    const std::int64_t w = 130, h = 9;
+    auto labelWith = [&](const Image& image, std::vector<std::uint64_t>& bits, std::vector<std::uint32_t>& runLabels,
+                         std::vector<std::uint64_t>& runStarts, std::vector<std::uint32_t>& labels,
+                         std::vector<glccl::Component>& table) {
+        glccl::cpu::Options call;
+        call.foreground = &bits;
+        call.runLabels = &runLabels;
+        call.runStarts = &runStarts;
+        labels.assign(std::size_t(w * h), 0);
+        glccl::cpu::Labeler(2).label(glccl::ImageView(image), glccl::Connectivity::Eight, glccl::Criterion::binary(),
+                                     labels.data(), table, call);
+    };
+    std::vector<std::uint64_t> bits, runStarts;
+    std::vector<std::uint32_t> runLabels, labels;
+    std::vector<glccl::Component> table;
+    // A checkerboard: a run every other element.
+    Image busy(Shape::image(w, h), 1, 8);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) busy.setSample(int(x), int(y), 0, (x + y) % 2 ? 255 : 0);
+    runStarts.assign(3, 1);
+    runLabels.assign(3, 1);
+    labelWith(busy, bits, runLabels, runStarts, labels, table);
+    CHECK(!bits.empty());
+    CHECK(runLabels.empty());
+    CHECK(runStarts.empty());
+    // Bars a few elements long, a few a row.
+    Image bars(Shape::image(w, h), 1, 8);
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) bars.setSample(int(x), int(y), 0, (x + 3 * y) % 40 < 6 ? 255 : 0);
+    labelWith(bars, bits, runLabels, runStarts, labels, table);
+    REQUIRE(runStarts.size() == std::size_t(h) + 1);
+    REQUIRE(runLabels.size() == runStarts.back());
+    LabelSamples samples = samplesOf(labels, Shape::image(w, h));
+    samples.foregroundConnected = true;
+    samples.foreground = bits.data();
+    samples.runLabels = runLabels.data();
+    samples.runStarts = runStarts.data();
+    MeasureOptions options;
+    options.properties.properties = {"label", "area", "perimeter"};
+    CHECK_NOTHROW(glccl::measureComponents(samples, table, nullptr, options));
+    // Row 4 given one run label too many, row 5 one too few.
+    runStarts[5] += 1;
+    CHECK_THROWS_AS(glccl::measureComponents(samples, table, nullptr, options), glccl::Error);
+    CHECK_THROWS_WITH(glccl::measureComponents(samples, table, nullptr, options), Catch::Contains("run labels"));
+}
 
 TEST_CASE("measure: several threads measuring at once each get the table measured serially", "[measure]") {
     const ConcurrentCase c;

@@ -125,7 +125,8 @@ constexpr EngineEntry::HostMemory kGpuHostMemory{24, 3 * sizeof(Component)};
 // rasterizer), host memory to cuda, compute, cpu, CUDA device memory to cuda;
 // the reference is the oracle, never auto's. The cpu engine's own host
 // memory is its stripes' scratch, a few rows a thread, and a binary
-// image's foreground bits (the labels are the caller's); the reference's
+// image's foreground bits and run labels (3/8 of a byte an element at
+// most; the labels are the caller's); the reference's
 // its copy of the input, its forest and labels and their canonical copy,
 // and its sums and tables a component, the last of which takes the
 // caller's table's place when it is done.

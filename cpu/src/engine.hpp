@@ -68,6 +68,7 @@ struct Stripe {
     std::uint32_t* entries = nullptr;  // the label array from the stripe's first element on
     std::uint32_t* codes = nullptr;    // number, final: where the codes moved
     std::uint32_t runCount = 0;
+    std::uint64_t runBase = 0;  // final: the runs of the stripes before (EngineContext::runLabels)
     std::uint32_t rootCount = 0;  // components whose first run is here
     std::uint64_t firstLabel = 0;  // labels of the stripes before: its roots are firstLabel + 1, ...
     std::vector<BorderLink> borderLinks;       // scan: links of its first rows to earlier stripes,
@@ -111,6 +112,11 @@ struct EngineContext {
     // foregroundStride words apart (Options::foreground).
     std::uint64_t* foreground = nullptr;
     std::size_t foregroundStride = 0;
+    // Where set (with foreground), final writes each run's label into
+    // runLabels and each row's first run's index into runStarts, sized by
+    // writeLabels (Options::runLabels).
+    std::vector<std::uint32_t>* runLabels = nullptr;
+    std::vector<std::uint64_t>* runStarts = nullptr;
     const std::function<bool()>* cancelled = nullptr;
     StageTimings* timings = nullptr;
     LabelProgress* progress = nullptr;

@@ -206,6 +206,16 @@ std::uint32_t Labeler::label(const ImageView& image, const Neighbourhood& neighb
             bits.clear();
         }
     }
+    if (options.runLabels && options.runStarts) {
+        // Sized by writeLabels, once the scan has counted the runs.
+        if (ctx.foreground) {
+            ctx.runLabels = options.runLabels;
+            ctx.runStarts = options.runStarts;
+        } else {
+            options.runLabels->clear();
+            options.runStarts->clear();
+        }
+    }
     if (!named)
         return detail::labelNeighbourhood(ctx, dimensions, image.sampleBits, image.channels, criterion, joinsAlongX);
     switch (criterion.kind) {

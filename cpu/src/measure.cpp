@@ -171,7 +171,7 @@ int bitsNeeded(const Grid& g, const TermRequest& q, std::int64_t extent) {
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
                       const RowFill& fill, const RowFill32* fill32, const IntensitySamples* intensity, ThreadPool& pool,
                       int threads, const Shape& shape, const PiecePlace* piece,
-                      const std::uint32_t* foregroundLabels = nullptr, const std::uint64_t* foregroundBits = nullptr) {
+                      const std::uint32_t* foregroundLabels = nullptr, const LabelSamples* foreground = nullptr) {
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
@@ -183,7 +183,13 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
         pass.foregroundLabels = foregroundLabels;
-        pass.foregroundBits = foregroundLabels ? foregroundBits : nullptr;
+        if (foregroundLabels && foreground) {
+            pass.foregroundBits = foreground->foreground;
+            if (pass.foregroundBits && foreground->runStarts) {
+                pass.runLabels = foreground->runLabels;
+                pass.runStarts = foreground->runStarts;
+            }
+        }
         // The region of the most elements, where it has at least a row's.
         std::uint64_t most = std::uint64_t(g.w);
         for (std::size_t r = 0; r < totals.regions; ++r)
@@ -787,7 +793,7 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
                                  ? static_cast<const std::uint32_t*>(labels.data)
                                  : nullptr;
     return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool, threads, shape,
-                    nullptr, foreground, labels.foreground);
+                    nullptr, foreground, &labels);
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,

@@ -15,6 +15,7 @@
 // Templates over the accumulator (Acc: __int128 where every sum a chunk
 // reaches fits, Int256 otherwise) and the intensity's element type.
 
+#include <glccl/error.hpp>
 #include <glccl/region_properties.hpp>
 
 #include "measure_grid.hpp"
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -800,6 +802,12 @@ struct LabelRegions {
     const std::uint32_t* labels;
     std::int64_t operator[](std::int64_t x) const { return std::int64_t(labels[x]) - 1; }
 };
+// The same from the labels of the row's runs in order (Pass::runLabels),
+// which forEachMarkedRun reads one a run, left to right.
+struct RunLabelRegions {
+    const std::uint32_t* next;
+    std::int64_t operator[](std::int64_t) { return std::int64_t(*next++) - 1; }
+};
 
 // The elements a row's run needs to itself for ForegroundRows to read its
 // first element alone rather than the whole row.
@@ -1308,6 +1316,11 @@ struct Pass {
     // Those labels' foreground as bits, as the labeler read it
     // (LabelSamples::foreground), or null: ForegroundRows reads it from them.
     const std::uint64_t* foregroundBits = nullptr;
+    // With those bits, the label of each run of theirs, row by row
+    // (LabelSamples::runLabels), or null (runStarts): each run's label is
+    // read at its first element.
+    const std::uint32_t* runLabels = nullptr;
+    const std::uint64_t* runStarts = nullptr;
 };
 
 // The rows a region's terms come from: its own, and the row (slice) after,
@@ -1798,6 +1811,22 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
         }
     };
 #endif
+    // The regions' runs marked in a row's words (markRuns' second half).
+    [[maybe_unused]] auto markedRuns = [&](const std::uint64_t* regionStarts) {
+        std::int64_t runs = 0;
+        for (std::size_t k = 0; k < words; ++k) runs += __builtin_popcountll(regionStarts[k]);
+        return runs;
+    };
+    // The labels of row `flat`'s `runs` runs (Pass::runLabels), which must
+    // be as many.
+    [[maybe_unused]] auto runLabelsOf = [&](std::int64_t flat, std::int64_t runs) {
+        const std::uint64_t from = pass.runStarts[flat], to = pass.runStarts[flat + 1];
+        if (to < from || to - from != std::uint64_t(runs))
+            throw Error("glccl::measureComponentTerms(): row " + std::to_string(flat) + " of the foreground has " +
+                        std::to_string(runs) + " runs but " + std::to_string(std::int64_t(to - from)) +
+                        " run labels (LabelSamples::runLabels)");
+        return pass.runLabels + from;
+    };
     [[maybe_unused]] bool denseBefore = false;  // the row before was dense and read as ids
     for (std::int64_t flat = g.chunkBegin(chunk); flat < g.chunkEnd(chunk); ++flat) {
         const std::int64_t y = flat % g.h, z = flat / g.h;
@@ -1811,12 +1840,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
             // dense (noise's rows are), without its bits: read as ids, it
             // is measured alike whatever it is.
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
+            std::int64_t foregroundRuns = 0;  // a row read as bits: its runs
             if (byForeground && !denseBefore) {
                 scratch.foreground.markRuns(y, scratch.runBits);
-                std::int64_t runs = 0;
-                for (std::size_t k = 0; k < words; ++k) runs += __builtin_popcountll(scratch.runBits[words + k]);
-                bitsRow = 8 * runs < g.w;
-                if (bitsRow) scratch.foreground.warmRunLabels(y, scratch.runBits.data() + words, runs);
+                foregroundRuns = markedRuns(scratch.runBits.data() + words);
+                bitsRow = 8 * foregroundRuns < g.w;
+                if (bitsRow && !pass.runStarts) scratch.foreground.warmRunLabels(y, scratch.runBits.data() + words, foregroundRuns);
             }
 #endif
             const bool ids = !bitsRow;
@@ -2119,7 +2148,9 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
 #if defined(GLCCL_ROW_PERIMETER_CLASSES)
             auto denseRun = [&](std::int64_t x, std::int64_t x1, std::int64_t r)
                                 __attribute__((always_inline)) { runTerms(std::true_type{}, x, x1, r); };
-            if (bitsRow) {
+            if (bitsRow && pass.runStarts) {
+                forEachMarkedRun(RunLabelRegions{runLabelsOf(flat, foregroundRuns)}, 0, g.w, runBits, runWords, denseRun);
+            } else if (bitsRow) {
                 forEachMarkedRun(LabelRegions{pass.foregroundLabels + flat * g.w}, 0, g.w, runBits, runWords, denseRun);
             } else if (denseRow) {
                 forEachMarkedRun(row, own.begin[0], own.end[0], runBits, runWords, denseRun);
@@ -2138,12 +2169,15 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                 auto farWindows = [&](std::int64_t runsRow) {
                     scratch.foreground.markRuns(runsRow, scratch.runsAbove);
                     const std::uint64_t* far = scratch.croftonFar.data();
-                    forEachMarkedRun(LabelRegions{pass.foregroundLabels + runsRow * g.w}, 0, g.w, scratch.runsAbove.data(), words,
-                                     [&](std::int64_t x, std::int64_t x1, std::int64_t r) {
-                                         const std::size_t s = table.of(r);
-                                         for (std::size_t k = 0; k < 5; ++k)
-                                             S.crofton[s * 5 + k] += classesIn(far + k * (words + 2), x, x1 + 1);
-                                     });
+                    auto farRun = [&](std::int64_t x, std::int64_t x1, std::int64_t r) {
+                        const std::size_t s = table.of(r);
+                        for (std::size_t k = 0; k < 5; ++k) S.crofton[s * 5 + k] += classesIn(far + k * (words + 2), x, x1 + 1);
+                    };
+                    const std::uint64_t* marks = scratch.runsAbove.data();
+                    if (pass.runStarts)
+                        forEachMarkedRun(RunLabelRegions{runLabelsOf(runsRow, markedRuns(marks + words))}, 0, g.w, marks, words, farRun);
+                    else
+                        forEachMarkedRun(LabelRegions{pass.foregroundLabels + runsRow * g.w}, 0, g.w, marks, words, farRun);
                 };
                 if (y > 0) farWindows(y - 1);
                 if (y == g.h - 1) {

@@ -228,7 +228,7 @@ template <class Id>
 // Inlined, and f with it where it asks to be: a call a run, reading f's
 // captures through its closure, costs about what a short run's sums do.
 template <class Row, class F>
-[[gnu::always_inline]] inline void forEachMarkedRun(const Row& row, std::int64_t begin, std::int64_t end, const std::uint64_t* bits,
+[[gnu::always_inline]] inline void forEachMarkedRun(Row&& row, std::int64_t begin, std::int64_t end, const std::uint64_t* bits,
                                                     std::size_t words, F&& f) {
     const std::uint64_t* starts = bits;                // a run's first element
     const std::uint64_t* regionStarts = bits + words;  // a region's run's first element

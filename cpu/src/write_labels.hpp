@@ -15,6 +15,7 @@
 
 #include "component_sums.hpp"
 #include "engine.hpp"
+#include "glccl/cpu_labeler.hpp"
 
 namespace glccl::cpu::detail {
 
@@ -64,11 +65,16 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
     std::uint32_t nextRank = 1;
     stripe.externalTable.assign(stripe.external.size(), Component{});
     std::uint32_t next = 0;
+    // Each run's label, and each row's first run, where they are kept.
+    const bool keepRuns = ctx.runStarts && !ctx.runStarts->empty();
+    std::uint32_t* runLabels = keepRuns ? ctx.runLabels->data() + stripe.runBase : nullptr;
+    std::uint64_t* runStarts = keepRuns ? ctx.runStarts->data() : nullptr;
     for (std::int64_t r = stripe.firstRow; r < stripe.endRow; ++r) {
         const auto y = std::uint32_t(r % g.height), z = std::uint32_t(r / g.height);
         std::uint64_t* foreground = ctx.foregroundRow(r);
         extractRuns<false>(rule, ctx.row(r), g.width, runs, foreground);
         if (foreground) foreground[ctx.foregroundStride - 1] = 0;
+        if (keepRuns) runStarts[r] = stripe.runBase + next;
         // Streamed rows are made in the worker's row first, where no code lies.
         std::uint32_t* out = ctx.streamLabels ? scratch.rowLabels.data() : ctx.labelRow(r);
         std::uint32_t* written = out;
@@ -87,6 +93,7 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
                 nextRank += starts;
                 addRun(table[label - 1], starts, first, last, y, z);
             }
+            if (keepRuns) runLabels[k] = label;
             // Up to the next run's code everything may be written (engine.hpp).
             std::uint32_t* const run = out + first;
             if (ctx.streamLabels || run + 8 <= codes + k + 1) {
@@ -112,6 +119,22 @@ void writeStripe(const Rule& rule, const EngineContext& ctx, Stripe& stripe, Wor
 template <class Rule>
 void writeLabels(const Rule& rule, const EngineContext& ctx) {
     const std::size_t stripes = ctx.stripePlan->stripes();
+    if (ctx.runStarts) {
+        std::uint64_t runs = 0;
+        for (std::size_t s = 0; s < stripes; ++s) {
+            ctx.stripe(s).runBase = runs;
+            runs += ctx.stripe(s).runCount;
+        }
+        const Geometry& g = ctx.geometry;
+        if (runs * kElementsPerRunLabel <= std::uint64_t(g.width) * std::uint64_t(g.rows)) {
+            ctx.runLabels->resize(runs);
+            ctx.runStarts->resize(std::size_t(g.rows) + 1);
+            ctx.runStarts->back() = runs;
+        } else {
+            ctx.runLabels->clear();
+            ctx.runStarts->clear();
+        }
+    }
     ctx.parallel(stripes, [&](std::size_t s, WorkerScratch& scratch) {
         writeStripe(rule, ctx, ctx.stripe(s), scratch);
     });

@@ -26,6 +26,8 @@ public:
         if (timings) timings->clear();
         call.timings = timings;
         call.foreground = &foreground_;
+        call.runLabels = &runLabels_;
+        call.runStarts = &runStarts_;
         labeled_ = nullptr;  // until this call's labels and bits are whole
         if (options.neighbourhood)
             labeler_.label(image, *options.neighbourhood, options.criterion, labels, table, call);
@@ -36,13 +38,19 @@ public:
     }
     // The labels of the last labeling measured from its foreground's bits
     // (cpu::Options::foreground), which the labeler wrote as it read the
-    // image: their runs' labels are then all the measuring reads of them.
+    // image, and its runs' labels where the labeler kept them
+    // (cpu::Options::runLabels): then the measuring reads no label.
     RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
                               const std::vector<Component>& table, int threads) override {
         LabelSamples given = labels;
         if (given.foregroundConnected && !given.foreground && !foreground_.empty() && given.data == labeled_ &&
-            given.bytes == 4 && given.shape == labeledShape_)
+            given.bytes == 4 && given.shape == labeledShape_) {
             given.foreground = foreground_.data();
+            if (!runStarts_.empty()) {
+                given.runLabels = runLabels_.data();
+                given.runStarts = runStarts_.data();
+            }
+        }
         return Engine::measureTerms(request, intensity, given, table, threads);
     }
 
@@ -51,6 +59,8 @@ private:
     // The last labeling's foreground in bits (empty: not a binary image's)
     // and its labels, for measureTerms.
     std::vector<std::uint64_t> foreground_;
+    std::vector<std::uint32_t> runLabels_;
+    std::vector<std::uint64_t> runStarts_;
     const std::uint32_t* labeled_ = nullptr;
     Shape labeledShape_;
 };

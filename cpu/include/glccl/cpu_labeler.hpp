@@ -47,7 +47,21 @@ struct Options {
     // (width + 63) / 64, the word after each row's zero. Any other labeling
     // empties it.
     std::vector<std::uint64_t>* foreground = nullptr;
+    // When set with foreground, such a labeling also writes the label of
+    // each run of the foreground, row by row and left to right, into
+    // runLabels, row y's from runStarts[y] to runStarts[y + 1] (height + 1
+    // entries): what measuring reads in place of the labels
+    // (glccl::LabelSamples::runLabels). Both are emptied where the image
+    // has more than one run for every kElementsPerRunLabel elements, or
+    // where foreground is emptied.
+    std::vector<std::uint32_t>* runLabels = nullptr;
+    std::vector<std::uint64_t>* runStarts = nullptr;
 };
+// The fewest elements a run of the foreground for the labeler to keep the
+// runs' labels (Options::runLabels): at most a quarter byte an element.
+// Noise has a run in every few elements; its rows are measured from the
+// labels, not as bits.
+constexpr std::uint64_t kElementsPerRunLabel = 16;
 
 // What the cpu engine takes (the cpu backend's declaration, which the
 // router reads): host memory (a GL texture by a download), every sample

@@ -37,6 +37,14 @@ struct LabelSamples {
     // measureComponentTerms reads the labels at their runs' first elements
     // alone. Null: the foreground is read from the labels.
     const std::uint64_t* foreground = nullptr;
+    // With foreground: the label of each of its runs, row by row and left
+    // to right, row y's from runStarts[y] to runStarts[y + 1]
+    // (cpu::Options::runLabels' layout), so that measureComponentTerms
+    // reads no label where a row is read as bits. Null (both): each run's
+    // label read at its first element. A row read as bits whose runs and
+    // run labels differ in number is refused with glccl::Error.
+    const std::uint32_t* runLabels = nullptr;
+    const std::uint64_t* runStarts = nullptr;
 };
 
 // An intensity image of the labels' shape with `channels` samples per
