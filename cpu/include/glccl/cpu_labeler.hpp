@@ -57,10 +57,10 @@ struct Options {
     std::vector<std::uint32_t>* runLabels = nullptr;
     std::vector<std::uint64_t>* runStarts = nullptr;
 };
-// The fewest elements a run of the foreground for the labeler to keep the
-// runs' labels (Options::runLabels): at most a quarter byte an element.
-// Noise has a run in every few elements; its rows are measured from the
-// labels, not as bits.
+// The labeler keeps the runs' labels (Options::runLabels) only where the
+// image has at least this many elements for each run of its foreground:
+// at most a quarter byte an element. Noise has a run in every few
+// elements; its rows are measured from the labels, not as bits.
 constexpr std::uint64_t kElementsPerRunLabel = 16;
 
 // What the cpu engine takes (the cpu backend's declaration, which the
