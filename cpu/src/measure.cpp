@@ -168,10 +168,12 @@ int bitsNeeded(const Grid& g, const TermRequest& q, std::int64_t extent) {
 }
 
 // Pass 3 and the totals, for regions whose counts and boxes are known.
+// `asBits`: a binary labeling's labels (LabelSamples::foregroundConnected,
+// 32-bit, 2-D), read as bits of its foreground, with the foreground and
+// run labels it gives; null: the labels are read as ids.
 RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, Boxes boxes, std::vector<std::uint64_t> labels,
                       const RowFill& fill, const RowFill32* fill32, const IntensitySamples* intensity, ThreadPool& pool,
-                      int threads, const Shape& shape, const PiecePlace* piece,
-                      const std::uint32_t* foregroundLabels = nullptr, const LabelSamples* foreground = nullptr) {
+                      int threads, const Shape& shape, const PiecePlace* piece, const LabelSamples* asBits = nullptr) {
     RegionTotals totals;
     totals.request = q;
     totals.regions = labels.size();
@@ -182,12 +184,12 @@ RegionTotals totalsOf(const Grid& g, const Owned& owned, const TermRequest& q, B
         Pass pass{g, owned, q, boxes, fill, fill32, TermRequest::exponents(q.momentLevel, g.dims),
                   TermRequest::exponents(q.weightedMomentLevel, g.dims)};
         pass.whole = piece == nullptr;
-        pass.foregroundLabels = foregroundLabels;
-        if (foregroundLabels && foreground) {
-            pass.foregroundBits = foreground->foreground;
-            if (pass.foregroundBits && foreground->runStarts) {
-                pass.runLabels = foreground->runLabels;
-                pass.runStarts = foreground->runStarts;
+        if (asBits) {
+            pass.foregroundLabels = static_cast<const std::uint32_t*>(asBits->data);
+            pass.foregroundBits = asBits->foreground;
+            if (pass.foregroundBits && asBits->runStarts) {
+                pass.runLabels = asBits->runLabels;
+                pass.runStarts = asBits->runStarts;
             }
         }
         // The region of the most elements, where it has at least a row's.
@@ -789,11 +791,9 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     Owned owned;
     owned.end = {g.w, g.h, g.d};
     const RowFill32* narrow = n < kRegions32 ? &fill32 : nullptr;
-    const auto* foreground = labels.foregroundConnected && labels.bytes == 4 && shape.dimensions == 2
-                                 ? static_cast<const std::uint32_t*>(labels.data)
-                                 : nullptr;
+    const bool asBits = labels.foregroundConnected && labels.bytes == 4 && shape.dimensions == 2;
     return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool, threads, shape,
-                    nullptr, foreground, &labels);
+                    nullptr, asBits ? &labels : nullptr);
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,
