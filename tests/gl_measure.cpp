@@ -917,6 +917,93 @@ Image holedBands(const Shape& shape, std::uint64_t seed) {
 
 }  // namespace
 
+namespace {
+
+// Disks of radius 3 to 15 on a grid, some overlapping their neighbours
+// (boxes up to the 28 columns of measure_narrow and past them), with holes
+// and one-pixel regions in some, cut by the image's four sides along its
+// edges, on a cleared background: many medium regions of each width.
+Image narrowDisks(std::uint64_t seed) {
+    const int w = 720, h = 660, step = 26;
+    Image image(Shape::image(w, h), 1, 8);
+    std::uint64_t state = seed;
+    auto next = [&] {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        return int(state >> 33);
+    };
+    auto set = [&](int x, int y, bool on) {
+        if (x >= 0 && y >= 0 && x < w && y < h)
+            image.setSample(std::size_t(y) * std::size_t(w) + std::size_t(x), 0, on ? 255 : 0);
+    };
+    for (int cy = 0; cy <= h; cy += step)
+        for (int cx = 0; cx <= w; cx += step) {
+            const int r = 3 + next() % 13, dx = next() % 9 - 4, dy = next() % 9 - 4;
+            for (int y = cy + dy - r; y <= cy + dy + r; ++y)
+                for (int x = cx + dx - r; x <= cx + dx + r; ++x)
+                    if ((x - cx - dx) * (x - cx - dx) + (y - cy - dy) * (y - cy - dy) <= r * r) set(x, y, true);
+            if (r >= 6 && next() % 3 == 0) {  // a hole, a one-pixel region in it
+                for (int y = cy + dy - 2; y <= cy + dy + 2; ++y)
+                    for (int x = cx + dx - 2; x <= cx + dx + 2; ++x) set(x, y, false);
+                set(cx + dx, cy + dy, true);
+            }
+        }
+    return image;
+}
+
+}  // namespace
+
+TEST_CASE("measure: an image's narrow medium regions measured by a subgroup each, beside wider ones",
+          "[gl][compute][measure][intensity]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    const Image image = narrowDisks(91);
+    measure::TermGatherer gatherer;
+    if (!gatherer.narrowRuns())
+        WARN("this context has no subgroups of " << measure::kNarrowSubgroup
+                                                 << " invocations with ballots: measure_narrow does not run here, "
+                                                    "and measure_medium measures these regions");
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+        const Labeling labeling = computeLabeling(labeler, image, connectivity);
+        // What the image is for: more narrow medium regions than
+        // kNarrowLeast, wider medium ones beside them, on every side.
+        std::size_t narrow = 0, wide = 0;
+        bool left = false, top = false, right = false, bottom = false;
+        for (const Component& c : labeling.components) {
+            const std::uint64_t box = std::uint64_t(c.width) * c.height;
+            if (box <= std::uint64_t(measure::kSmallBox) || box > std::uint64_t(measure::kMediumBox)) continue;
+            (c.width <= std::uint64_t(measure::kNarrowWidth) ? narrow : wide) += 1;
+            left = left || c.left == 0;
+            top = top || c.top == 0;
+            right = right || int(c.left + c.width) == image.width;
+            bottom = bottom || int(c.top + c.height) == image.height;
+        }
+        INFO("connectivity " << int(connectivity) << ": " << narrow << " narrow medium regions, " << wide << " wider");
+        REQUIRE(narrow >= std::size_t(measure::kNarrowLeast));
+        REQUIRE(wide >= 20);
+        REQUIRE((left && top && right && bottom));
+
+        const LabelSamples labels = labelSamples(labeling);
+        const gl::Texture borrowed = borrowedLabels(labeler, image);
+        const Image random = randomIntensity(image.shape(), 16, 92);
+        const gl::Texture texture = intensityTexture(random, GL_R16UI);
+        const IntensitySamples host = intensitySamples(random);
+        for (const std::vector<std::string>& properties :
+             std::vector<std::vector<std::string>>{{"moments", "perimeter", "euler_number", "intensity_mean",
+                                                    "intensity_min", "intensity_max"},
+                                                   {"centroid", "perimeter_crofton", "euler_number",
+                                                    "intensity_std", "intensity_min_position",
+                                                    "intensity_max_position"}}) {
+            const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
+            INFO(properties.front() << ", " << properties[1] << ", ...");
+            const StateGuard guard;
+            requireSameTotals(measureTerms(labels, &host, q, 1),
+                              gatherer.gather(borrowed, labeling.components, q,
+                                              measure::intensityOf(texture.id(), borrowed)));
+        }
+        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
+}
+
 TEST_CASE("measure: widths, heights and slices off the segment and group edges, one-pixel rows and columns",
           "[gl][compute][measure][intensity]") {
     // Widths around the window segment (64) and the element segment (256)

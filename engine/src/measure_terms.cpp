@@ -61,7 +61,7 @@ std::string limbsSignature(const RecordLayout& layout, const std::array<int, 3>&
 // The invocations of a stage's work group.
 int groupOf(const std::string& stage) {
     if (stage == "measure_small") return kSmallGroupThreads;
-    if (stage == "measure_medium") return kMediumGroupThreads;
+    if (stage == "measure_medium" || stage == "measure_narrow") return kMediumGroupThreads;
     return kGroupThreads;
 }
 
@@ -410,7 +410,7 @@ RegionTotals TermGatherer::gather(const gl::Texture& labels, const std::vector<C
 
 void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, const Intensity& intensity,
                             const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
-                            std::size_t medium, std::size_t large, std::size_t hot,
+                            std::size_t medium, std::size_t narrow, std::size_t large, std::size_t hot,
                             const std::vector<std::array<std::int64_t, 4>>* largeBoxes, StageTimer& timer) {
     const bool volume = labels.target() == GL_TEXTURE_3D;
     const bool intensityTerms = intensity.texture != 0;
@@ -438,15 +438,30 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage measure_small");
     }
-    // measure_medium: a work group a listed region, over x and then y.
-    if (medium > 0) {
+    // The medium regions, one stage: measure_medium, a work group a listed
+    // region, then measure_narrow, a subgroup a region listed after
+    // measure_medium's, each over x and then y. No barrier between the two
+    // (they write other records), so the GPU runs the narrow regions beside
+    // the medium pass's longest walks, which start first.
+    if (medium + narrow > 0) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMediumBuffer, medium_.id());
         auto scope = timer.scope("measure_medium");
-        gl::Program& p = start("measure_medium");
-        p.set("mediumRegions", unsigned(medium));
-        const std::size_t across = std::min<std::size_t>(medium, 65535);
-        glDispatchCompute(GLuint(across), GLuint(ceilDiv(medium, across)), 1);
-        checkGlError("stage measure_medium");
+        if (medium > 0) {
+            gl::Program& p = start("measure_medium");
+            p.set("mediumRegions", unsigned(medium));
+            const std::size_t across = std::min<std::size_t>(medium, 65535);
+            glDispatchCompute(GLuint(across), GLuint(ceilDiv(medium, across)), 1);
+            checkGlError("stage measure_medium");
+        }
+        if (narrow > 0) {
+            gl::Program& p = start("measure_narrow");
+            p.set("mediumFirst", unsigned(medium));
+            p.set("narrowRegions", unsigned(narrow));
+            const std::size_t groups = ceilDiv(narrow, std::size_t(kMediumGroupThreads / kNarrowSubgroup));
+            const std::size_t across = std::min<std::size_t>(groups, 65535);
+            glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
+            checkGlError("stage measure_narrow");
+        }
     }
     if (large == 0) {
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
@@ -517,6 +532,22 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
+bool TermGatherer::narrowRuns() {
+    if (narrow_ < 0) {
+        GLint size = 0, stages = 0, features = 0;
+        const bool listed = gl::hasExtension("GL_KHR_shader_subgroup");
+        if (listed) {
+            glGetIntegerv(GL_SUBGROUP_SIZE_KHR, &size);
+            glGetIntegerv(GL_SUBGROUP_SUPPORTED_STAGES_KHR, &stages);
+            glGetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &features);
+        }
+        const GLint needed = GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR;
+        narrow_ = listed && size == kNarrowSubgroup && (stages & GL_COMPUTE_SHADER_BIT) != 0 &&
+                  (features & needed) == needed;
+    }
+    return narrow_ != 0;
+}
+
 void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, const RecordLayout& layout,
                                std::size_t first, std::size_t count,
                                const std::function<void(const gl::Buffer& corners)>& writeCorners, StageTimer* timer) {
@@ -528,7 +559,7 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     writeCorners(boxes_);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
-    dispatch(labels, q, Intensity{}, layout, first, count, 0, 0, count, 0, nullptr, timer ? *timer : untimed);
+    dispatch(labels, q, Intensity{}, layout, first, count, 0, 0, 0, count, 0, nullptr, timer ? *timer : untimed);
 }
 
 void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t words, const RecordLayout& layout,
@@ -581,7 +612,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // (shared memory) is small and no sum passes 64 bits (no weighted
     // moments): glsl/measure_medium.comp.
     std::vector<std::int32_t> corners(count * 4, 0);
-    std::vector<std::uint32_t> small, medium;
+    std::vector<std::uint32_t> small, medium, narrow;
     std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
     // The regions by their boxes' bounds, for the records the host reads
     // (below): at most kSmallBox elements; at most kPackTierBox elements
@@ -604,7 +635,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         if (c.area == 0) continue;
         std::vector<std::uint32_t>* alone = nullptr;
         if (elements <= std::uint64_t(kSmallBox)) alone = &small;
-        else if (mediumAllowed && elements <= largestMedium_ && underSide) alone = &medium;
+        else if (mediumAllowed && elements <= largestMedium_ && underSide)
+            alone = c.width <= std::uint64_t(kNarrowWidth) && narrowRuns() ? &narrow : &medium;
         if (alone) {
             corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
             alone->push_back(std::uint32_t(i));
@@ -633,9 +665,17 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
     fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
     if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
+    // Fewer than kNarrowLeast narrow regions save less than a second
+    // dispatch costs: measure_medium takes them.
+    if (narrow.size() < std::size_t(kNarrowLeast)) {
+        medium.insert(medium.end(), narrow.begin(), narrow.end());
+        narrow.clear();
+    }
+    const std::size_t wideMedium = medium.size();
+    medium.insert(medium.end(), narrow.begin(), narrow.end());
     if (!medium.empty()) fill(medium_, mediumBytes_, medium.size() * 4, medium.data());
     if (!hot.empty()) fill(hot_, hotBytes_, hot.size() * 4, hot.data());
-    dispatch(labels, q, intensity, layout, first, count, small.size(), medium.size(),
+    dispatch(labels, q, intensity, layout, first, count, small.size(), wideMedium, narrow.size(),
              count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
     const bool intensityTerms = intensity.texture != 0;
 

@@ -96,6 +96,19 @@ constexpr int kMediumWords = 64;
 static_assert(kMediumBox > kSmallBox && kMediumBox <= (1 << 14));
 static_assert(kMediumGroupThreads % 32 == 0);
 constexpr int kMediumBuffer = 4;  // binding of measure_medium's list of regions
+// measure_narrow's: measure_medium's regions whose boxes are at most
+// kNarrowWidth elements wide, where the context's subgroups are
+// kNarrowSubgroup invocations with ballots (GL_KHR_shader_subgroup), by a
+// subgroup each: a lane a column of the box or of the two on each side of
+// it, a row's bits from one ballot, no barrier and no shared rows. Only
+// where a batch has at least kNarrowLeast of them: the second dispatch
+// costs about what a few hundred save. Wider boxes stay with
+// measure_medium: a subgroup walking two or four words of columns a row
+// took longer than its group's rows a step.
+constexpr int kNarrowWidth = 28;
+constexpr int kNarrowSubgroup = 32;
+constexpr int kNarrowLeast = 256;
+static_assert(kNarrowWidth + 4 == kNarrowSubgroup && kMediumGroupThreads % kNarrowSubgroup == 0);
 // An image's passes along y (measure_terms, measure_windows) walk only the
 // tiles (kGroupThreads columns by one segment) that hold an element of a
 // region they gather: where the regions measured alone are most of the
@@ -221,6 +234,9 @@ public:
     // elements measured by measure_medium (kMediumBox; 0: none), for tests
     // of the passes over the labels.
     void setLargestMedium(std::uint64_t elements) { largestMedium_ = std::min<std::uint64_t>(elements, kMediumBox); }
+    // Whether the current context runs measure_narrow (subgroups of
+    // kNarrowSubgroup with ballots in compute shaders), asked once.
+    bool narrowRuns();
 
 private:
     // The regions first .. first + count - 1 (rows of the totals ready()
@@ -231,15 +247,15 @@ private:
                      std::size_t replicaRecords, const std::function<RegionTotals&()>& ready, StageTimer& timer);
     // The passes `request` needs, into totals_ from the corners in boxes_
     // (both sized, totals_ zeroed): measure_small over the `small` regions
-    // listed in small_, measure_medium over the `medium` ones listed in
-    // medium_, the passes over the labels where `large` regions
-    // are left to them, measure_fold over the replicas of the `hot` regions
-    // listed in hot_.
+    // listed in small_, measure_medium over the first `medium` listed in
+    // medium_ and measure_narrow over the `narrow` after them, the passes
+    // over the labels where `large` regions are left to them, measure_fold
+    // over the replicas of the `hot` regions listed in hot_.
     // `largeBoxes`: the boxes of the regions left to the passes over the
     // labels (x, y, width, height; null: every tile).
     void dispatch(const gl::Texture& labels, const TermRequest& request, const Intensity& intensity,
                   const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
-                  std::size_t medium, std::size_t large, std::size_t hot,
+                  std::size_t medium, std::size_t narrow, std::size_t large, std::size_t hot,
                   const std::vector<std::array<std::int64_t, 4>>* largeBoxes, StageTimer& timer);
     // A tier of the records the host reads (kPackRegionsBuffer): its
     // regions (batch indices), their record, its first word among those read.
@@ -261,6 +277,7 @@ private:
                 packRegionsBytes_ = 0, packWordsBytes_ = 0, packedBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
     std::uint64_t largestMedium_ = kMediumBox;
+    int narrow_ = -1;  // whether measure_narrow runs here (-1: not yet asked)
 };
 
 }  // namespace glccl::measure

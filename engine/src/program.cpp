@@ -77,6 +77,7 @@ constexpr const char* kGroupScan = "group_scan.glsl";
 // extension a context lacks is a warning, not an error.
 constexpr const char* kSubgroupExtensions =
     "#extension GL_KHR_shader_subgroup_basic : enable\n"
+    "#extension GL_KHR_shader_subgroup_ballot : enable\n"
     "#extension GL_KHR_shader_subgroup_arithmetic : enable\n";
 
 // OpenGL ES 3.0 (and WebGL2) shaders: GLSL ES 3.00, whose fragment stage
