@@ -115,6 +115,104 @@ std::vector<std::uint32_t> packMap(const RecordLayout& tier, const RecordLayout&
 
 }  // namespace
 
+namespace {
+
+// The parts of a record of `q` one after another, `layout`'s bounds and
+// sum limbs set: moment term t of the plain (weighted) moments takes
+// termLimbs(t, false (true)) limbs.
+RecordLayout laidOut(RecordLayout layout, const TermRequest& q,
+                     const std::function<int(std::size_t term, bool weighted)>& termLimbs) {
+    layout.limbs = std::max({1, layout.sumLimbs, layout.squaresLimbs});
+    layout.momentOffsets.clear(), layout.momentLimbs.clear();
+    layout.weightedOffsets.clear(), layout.weightedLimbs.clear();
+    int at = 0;
+    // A moment part: its terms' offsets and limbs, one term after another.
+    auto moments = [&](int level, bool weighted, std::vector<int>& offsets, std::vector<int>& limbs) {
+        const int start = at;
+        const std::size_t terms = TermRequest::exponents(level, q.dimensions).size();
+        for (std::size_t t = 0; t < terms; ++t) {
+            const int n = termLimbs(t, weighted);
+            offsets.push_back(at - start);
+            limbs.push_back(n);
+            at += n;
+            layout.limbs = std::max(layout.limbs, n);
+        }
+        return int(offsets.size());
+    };
+    layout.momentsAt = at;
+    layout.momentTerms = moments(q.momentLevel, false, layout.momentOffsets, layout.momentLimbs);
+    layout.perimeterAt = at;
+    at += q.perimeter ? 3 : 0;
+    layout.croftonAt = at;
+    at += q.crofton ? 5 : 0;
+    layout.eulerAt = at;
+    at += q.euler ? 2 : 0;
+    layout.sumAt = at;
+    at += layout.sumLimbs;
+    layout.squaresAt = at;
+    at += layout.squaresLimbs;
+    layout.extremaAt = at;
+    at += q.intensityExtrema ? 2 : 0;
+    layout.positionsAt = at;
+    at += q.intensityExtrema && q.intensityPositions ? 2 : 0;
+    layout.weightedAt = at;
+    layout.weightedTerms = moments(q.weightedMomentLevel, true, layout.weightedOffsets, layout.weightedLimbs);
+    layout.words = at;
+    return layout;
+}
+
+// The largest lx^a ly^b lz^c (e = a, b, c) in a box of at most `elements`
+// elements (w h d of them, each coordinate local to the box: below its
+// side): the largest (w - 1)^a (h - 1)^b (d - 1)^c.
+std::uint64_t largestTermInBox(const std::array<int, 3>& e, std::uint64_t elements, int dimensions) {
+    std::uint64_t largest = 0;
+    for (std::uint64_t w = 1; w <= elements; ++w)
+        for (std::uint64_t h = 1; w * h <= elements; ++h)
+            for (std::uint64_t d = 1; w * h * d <= elements && (d == 1 || dimensions == 3); ++d) {
+                std::uint64_t term = 1;
+                for (int k = 0; k < e[0]; ++k) term *= w - 1;
+                for (int k = 0; k < e[1]; ++k) term *= h - 1;
+                for (int k = 0; k < e[2]; ++k) term *= d - 1;
+                largest = std::max(largest, term);
+            }
+    return largest;
+}
+
+// The record of the regions of boxes of at most kSmallBox elements that the
+// host reads, within `wide`: a moment term's sum is at most kSmallBox times
+// largestTermInBox (a cube 4 a side holds 64 elements, a row 64 of them:
+// every term of an image or a volume below 2^18, where 63^(a + b + c)
+// reaches 2^54), and no wider than in `wide`, whose words measure_pack
+// copies it from.
+RecordLayout smallRecordLayout(const TermRequest& q, const RecordLayout& wide) {
+    RecordLayout layout = recordLayout(kSmallBox, kSmallBox, q, wide.sampleBits);
+    layout.sumLimbs = std::min(layout.sumLimbs, wide.sumLimbs);
+    layout.squaresLimbs = std::min(layout.squaresLimbs, wide.squaresLimbs);
+    const auto plain = TermRequest::exponents(q.momentLevel, q.dimensions);
+    const auto weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions);
+    return laidOut(layout, q, [&](std::size_t t, bool isWeighted) {
+        const std::array<int, 3>& e = isWeighted ? weighted[t] : plain[t];
+        const int bits = bitLength(largestTermInBox(e, kSmallBox, q.dimensions)) + layout.countBits +
+                         (isWeighted ? layout.sampleBits : 0);
+        return std::min(limbsOf(bits), isWeighted ? wide.weightedLimbs[t] : wide.momentLimbs[t]);
+    });
+}
+
+// `tier` with no sum wider than in `wide`, whose words measure_pack copies
+// it from: a region of the tier's bounds within the batch's is within
+// both.
+RecordLayout within(const RecordLayout& tier, const RecordLayout& wide, const TermRequest& q) {
+    RecordLayout layout = tier;
+    layout.sumLimbs = std::min(tier.sumLimbs, wide.sumLimbs);
+    layout.squaresLimbs = std::min(tier.squaresLimbs, wide.squaresLimbs);
+    return laidOut(layout, q, [&](std::size_t t, bool weighted) {
+        return weighted ? std::min(tier.weightedLimbs[t], wide.weightedLimbs[t])
+                        : std::min(tier.momentLimbs[t], wide.momentLimbs[t]);
+    });
+}
+
+}  // namespace
+
 // The record of `request`, its wide sums wide enough for every region of
 // at most `extent` elements across and `count` elements: a moment sum of
 // degree d is at most count x (extent - 1)^d, times the intensity's largest
@@ -128,44 +226,17 @@ RecordLayout recordLayout(std::uint64_t extent, std::uint64_t count, const TermR
     layout.extentBits = bitLength(extent - 1);
     layout.countBits = (bitLength(count) + 7) / 8 * 8;
     layout.sampleBits = intensityBits;
-    int at = 0;
-    // A moment part: its terms' offsets and limbs, one term after another.
-    auto moments = [&](int level, int sampleBits, std::vector<int>& offsets, std::vector<int>& limbs) {
-        const int start = at;
-        for (const auto& e : TermRequest::exponents(level, q.dimensions)) {
-            const int n = limbsOf(layout.extentBits * (e[0] + e[1] + e[2]) + sampleBits + layout.countBits);
-            offsets.push_back(at - start);
-            limbs.push_back(n);
-            at += n;
-            layout.limbs = std::max(layout.limbs, n);
-        }
-        return int(offsets.size());
-    };
-    layout.momentsAt = at;
-    layout.momentTerms = moments(q.momentLevel, 0, layout.momentOffsets, layout.momentLimbs);
-    layout.perimeterAt = at;
-    at += q.perimeter ? 3 : 0;
-    layout.croftonAt = at;
-    at += q.crofton ? 5 : 0;
-    layout.eulerAt = at;
-    at += q.euler ? 2 : 0;
     if (q.intensitySums) {
         layout.sumLimbs = limbsOf(intensityBits + layout.countBits);
         layout.squaresLimbs = limbsOf(2 * intensityBits + layout.countBits);
-        layout.limbs = std::max({layout.limbs, layout.sumLimbs, layout.squaresLimbs});
     }
-    layout.sumAt = at;
-    at += layout.sumLimbs;
-    layout.squaresAt = at;
-    at += layout.squaresLimbs;
-    layout.extremaAt = at;
-    at += q.intensityExtrema ? 2 : 0;
-    layout.positionsAt = at;
-    at += q.intensityExtrema && q.intensityPositions ? 2 : 0;
-    layout.weightedAt = at;
-    layout.weightedTerms = moments(q.weightedMomentLevel, intensityBits, layout.weightedOffsets, layout.weightedLimbs);
+    const auto plain = TermRequest::exponents(q.momentLevel, q.dimensions);
+    const auto weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions);
+    layout = laidOut(layout, q, [&](std::size_t t, bool isWeighted) {
+        const std::array<int, 3>& e = isWeighted ? weighted[t] : plain[t];
+        return limbsOf(layout.extentBits * (e[0] + e[1] + e[2]) + (isWeighted ? intensityBits : 0) + layout.countBits);
+    });
     if (layout.limbs > 8) throw Error("moments of a region " + std::to_string(extent) + " elements across exceed 256 bits");
-    layout.words = at;
     return layout;
 }
 
@@ -683,8 +754,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.
-    std::vector<Tier> tiers = {Tier{&tierRegions[0], recordLayout(kSmallBox, kSmallBox, q, layout.sampleBits)},
-                               Tier{&tierRegions[1], recordLayout(255, kPackTierBox, q, layout.sampleBits)},
+    std::vector<Tier> tiers = {Tier{&tierRegions[0], smallRecordLayout(q, layout)},
+                               Tier{&tierRegions[1], within(recordLayout(255, kPackTierBox, q, layout.sampleBits), layout, q)},
                                Tier{&tierRegions[2], layout}};
     std::size_t readWords = 0;
     for (Tier& tier : tiers) {
