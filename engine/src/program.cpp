@@ -73,8 +73,9 @@ constexpr const char* kGroupScan = "group_scan.glsl";
 // Compute programs ask for the subgroup operations where the context has
 // them: a stage that uses them tests the extension's macro
 // (GL_KHR_shader_subgroup_arithmetic) and keeps a path without them, the
-// one contexts without these extensions (llvmpipe) compile. Enabling an
-// extension a context lacks is a warning, not an error.
+// one contexts without these extensions (llvmpipe) compile, or is built
+// only where the context reports them (measure_narrow, TermGatherer).
+// Enabling an extension a context lacks is a warning, not an error.
 constexpr const char* kSubgroupExtensions =
     "#extension GL_KHR_shader_subgroup_basic : enable\n"
     "#extension GL_KHR_shader_subgroup_ballot : enable\n"
