@@ -179,22 +179,18 @@ std::uint64_t largestTermInBox(const std::array<int, 3>& e, std::uint64_t elemen
 }
 
 // The record of the regions of boxes of at most kSmallBox elements that the
-// host reads, within `wide`: a moment term's sum is at most kSmallBox times
+// host reads: a moment term's sum is at most kSmallBox times
 // largestTermInBox (a cube 4 a side holds 64 elements, a row 64 of them:
 // every term of an image or a volume below 2^18, where 63^(a + b + c)
-// reaches 2^54), and no wider than in `wide`, whose words measure_pack
-// copies it from.
-RecordLayout smallRecordLayout(const TermRequest& q, const RecordLayout& wide) {
-    RecordLayout layout = recordLayout(kSmallBox, kSmallBox, q, wide.sampleBits);
-    layout.sumLimbs = std::min(layout.sumLimbs, wide.sumLimbs);
-    layout.squaresLimbs = std::min(layout.squaresLimbs, wide.squaresLimbs);
+// reaches 2^54).
+RecordLayout smallRecordLayout(const TermRequest& q, int intensityBits) {
+    const RecordLayout layout = recordLayout(kSmallBox, kSmallBox, q, intensityBits);
     const auto plain = TermRequest::exponents(q.momentLevel, q.dimensions);
     const auto weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions);
     return laidOut(layout, q, [&](std::size_t t, bool isWeighted) {
         const std::array<int, 3>& e = isWeighted ? weighted[t] : plain[t];
-        const int bits = bitLength(largestTermInBox(e, kSmallBox, q.dimensions)) + layout.countBits +
-                         (isWeighted ? layout.sampleBits : 0);
-        return std::min(limbsOf(bits), isWeighted ? wide.weightedLimbs[t] : wide.momentLimbs[t]);
+        return limbsOf(bitLength(largestTermInBox(e, kSmallBox, q.dimensions)) + layout.countBits +
+                       (isWeighted ? intensityBits : 0));
     });
 }
 
@@ -754,9 +750,10 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.
-    std::vector<Tier> tiers = {Tier{&tierRegions[0], smallRecordLayout(q, layout)},
-                               Tier{&tierRegions[1], within(recordLayout(255, kPackTierBox, q, layout.sampleBits), layout, q)},
-                               Tier{&tierRegions[2], layout}};
+    const RecordLayout smallTier = smallRecordLayout(q, layout.sampleBits);
+    const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
+    std::vector<Tier> tiers = {Tier{&tierRegions[0], within(smallTier, layout, q)},
+                               Tier{&tierRegions[1], within(boxTier, layout, q)}, Tier{&tierRegions[2], layout}};
     std::size_t readWords = 0;
     for (Tier& tier : tiers) {
         tier.firstWord = readWords;
