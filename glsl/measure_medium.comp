@@ -8,7 +8,10 @@
 // record into the region's once, with plain stores. The passes over the
 // image skip the region (measuredAlone), whose runs would otherwise each
 // take a run of atomics on its record in global memory, one for every
-// column it crosses.
+// column it crosses. With MEDIUM_NARROW, the work groups after the listed
+// regions' take the narrow ones listed after those, a subgroup each
+// (measure_narrow.glsl), in the same dispatch, so that the GPU runs them
+// beside the longest walks of the groups before, which start first.
 //
 // The terms are measure_small.comp's, from the same classes
 // (measure_classes.glsl). The group keeps the box's rows around the step's
@@ -53,8 +56,15 @@ const int ROW_LANES = 32;
 const int RING_SLOTS = 2 * (MEASURE_GROUP / ROW_LANES) + 4;
 int rowLanes = ROW_LANES, rows = MEASURE_GROUP / ROW_LANES;
 shared uint ring[RING_SLOTS * RING_WORDS];
-// The region's record, as `totals` holds it, summed by the group.
-shared uint groupRecord[RECORD_WORDS];
+// The region's record, as `totals` holds it, summed by the group (with
+// MEDIUM_NARROW, a narrow region's by its subgroup, from recordAt).
+#ifdef MEDIUM_NARROW
+const int GROUP_RECORDS = MEASURE_GROUP / 32;
+#else
+const int GROUP_RECORDS = 1;
+#endif
+shared uint groupRecord[GROUP_RECORDS * RECORD_WORDS];
+uint recordAt = 0u;
 
 int ringRow(int y) { return (y + 2 * RING_SLOTS) % RING_SLOTS * RING_WORDS; }  // y >= -2
 
@@ -81,7 +91,7 @@ uint bitsAt(int row, int j) {
     return shift == 0u ? low : low | ring[row + (j >> 5) + 1] << (32u - shift);
 }
 
-// v's low `limbs` limbs added to the wide sum at groupRecord[at], carries as
+// v's low `limbs` limbs added to the wide sum at groupRecord[recordAt + at], carries as
 // measure_common.glsl's addWide takes them: exact modulo 2^(32 limbs).
 void addGroupWide(uint at, uvec3 v, int limbs) {
     uint carry = 0u;
@@ -92,13 +102,149 @@ void addGroupWide(uint at, uvec3 v, int limbs) {
         const uint addend = (k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u) + carry;
         carry = addend < carry ? 1u : 0u;
         if (addend != 0u) {
-            const uint before = atomicAdd(groupRecord[at + uint(k)], addend);
+            const uint before = atomicAdd(groupRecord[recordAt + at + uint(k)], addend);
             carry += before + addend < before ? 1u : 0u;
         }
     }
 }
 
-void main() {
+// An invocation's sums of its elements' and windows' terms other than the
+// moments (which the two walks add up each their own way).
+struct ElementSums {
+    bool any;  // an element added: the extrema hold one
+#ifdef GATHER_PERIMETER
+    uvec3 perimeter;  // border elements by class
+#endif
+#ifdef GATHER_SUMS
+    uvec2 sum;
+    uvec3 squares;
+#endif
+#ifdef GATHER_EXTREMA
+    uint leastSample, mostSample, leastAt, mostAt;
+#endif
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+    uint crofton[5];
+    int euler;
+#endif
+};
+
+ElementSums noElements() {
+    ElementSums e;
+    e.any = false;
+#ifdef GATHER_PERIMETER
+    e.perimeter = uvec3(0u);
+#endif
+#ifdef GATHER_SUMS
+    e.sum = uvec2(0u);
+    e.squares = uvec3(0u);
+#endif
+#ifdef GATHER_EXTREMA
+    e.leastSample = 0xffffffffu;
+    e.mostSample = 0u;
+    e.leastAt = 0u;
+    e.mostAt = 0u;
+#endif
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+    for (int n = 0; n < 5; ++n) e.crofton[n] = 0u;
+    e.euler = 0;
+#endif
+    return e;
+}
+
+#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
+// The 2x2 window of `config`: its bits (x, y) 1, (x, y-1) 2, (x-1, y) 4,
+// (x-1, y-1) 8 (measure_classes.glsl); an empty or full one adds nothing.
+void addWindow(inout ElementSums e, uint config) {
+    if (config == 0u || config == FULL_WINDOW) return;
+#ifdef GATHER_CROFTON
+    const int k = croftonClass(config);
+    for (int n = 0; n < 5; ++n) e.crofton[n] += k == n ? 1u : 0u;  // not crofton[k]: indexed at run time
+#endif
+#ifdef GATHER_EULER
+    e.euler += eulerTimes(config);
+#endif
+}
+#endif
+
+#ifdef GATHER_PERIMETER
+// A border element, whose 5x5 window is `inside` (bit 5 (dy + 2) + (dx + 2):
+// element (x + dx, y + dy) in the region).
+void addBorder(inout ElementSums e, uint inside) {
+    const int k = windowPerimeterClass(inside);
+    e.perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
+}
+#endif
+
+// The intensity at p, an element of the region. An invocation adds its
+// elements in raster order, so that its first element of a value holds its
+// least index.
+void addSample(inout ElementSums e, ivec2 p) {
+#ifdef GATHER_INTENSITY
+    const uint value = sampleAt(p);
+#endif
+#ifdef GATHER_SUMS
+    e.sum = add64(e.sum, uvec2(value, 0u));
+    e.squares = add96(e.squares, multiply64(uvec2(value, 0u), value));
+#endif
+#ifdef GATHER_EXTREMA
+    const uint element = uint(p.y) * uint(imageSize.x) + uint(p.x);
+    if (!e.any || value < e.leastSample) {
+        e.leastSample = value;
+        e.leastAt = element;
+    }
+    if (!e.any || value > e.mostSample) {
+        e.mostSample = value;
+        e.mostAt = element;
+    }
+#endif
+    e.any = true;
+}
+
+// The invocation's sums into the record at recordAt, but the extrema's
+// positions (storePositions, once the record's extrema are complete).
+void storeElements(ElementSums e) {
+#ifdef GATHER_PERIMETER
+    for (int k = 0; k < 3; ++k)
+        if (e.perimeter[k] != 0u) atomicAdd(groupRecord[recordAt + uint(PERIMETER_AT + k)], e.perimeter[k]);
+#endif
+#ifdef GATHER_SUMS
+    addGroupWide(uint(SUM_AT), uvec3(e.sum, 0u), SUM_LIMBS);
+    addGroupWide(uint(SQUARES_AT), e.squares, SQUARES_LIMBS);
+#endif
+#ifdef GATHER_EXTREMA
+    // Complemented, as measure_terms and measure_extrema keep them.
+    if (e.any) {
+        atomicMax(groupRecord[recordAt + uint(EXTREMA_AT)], ~e.leastSample);
+        atomicMax(groupRecord[recordAt + uint(EXTREMA_AT + 1)], e.mostSample);
+    }
+#endif
+#ifdef GATHER_CROFTON
+    for (int k = 0; k < 5; ++k)
+        if (e.crofton[k] != 0u) atomicAdd(groupRecord[recordAt + uint(CROFTON_AT + k)], e.crofton[k]);
+#endif
+#ifdef GATHER_EULER
+    // A 64-bit two's-complement sum, as addSigned64 keeps it.
+    if (e.euler != 0) addGroupWide(uint(EULER_AT), uvec3(uint(e.euler), e.euler < 0 ? 0xffffffffu : 0u, 0u), 2);
+#endif
+}
+
+#ifdef GATHER_POSITIONS
+// The first position of each extremum: the least among the invocations
+// that hold it.
+void storePositions(ElementSums e) {
+    if (e.any && e.leastSample == ~groupRecord[recordAt + uint(EXTREMA_AT)])
+        atomicMax(groupRecord[recordAt + uint(POSITIONS_AT)], ~e.leastAt);
+    if (e.any && e.mostSample == groupRecord[recordAt + uint(EXTREMA_AT + 1)])
+        atomicMax(groupRecord[recordAt + uint(POSITIONS_AT + 1)], ~e.mostAt);
+}
+#endif
+
+#ifdef MEDIUM_NARROW
+#include "measure_narrow.glsl"
+#endif
+
+// A listed region's work group.
+void measureMedium() {
     // Work groups are numbered over x, then y: the regions may outnumber
     // what one axis of a dispatch holds. A group past the last walks an
     // empty box and stores nothing (a barrier may not follow a return).
@@ -131,21 +277,7 @@ void main() {
     const bool oneColumn = w <= rowLanes;
     uint rowPowers[4] = uint[4](0u, 0u, 0u, 0u);
 #endif
-#ifdef GATHER_PERIMETER
-    uvec3 perimeter = uvec3(0u);
-#endif
-#ifdef GATHER_SUMS
-    uvec2 sum = uvec2(0u);
-    uvec3 squares = uvec3(0u);
-#endif
-#ifdef GATHER_EXTREMA
-    uint leastSample = 0xffffffffu, mostSample = 0u, leastAt = 0u, mostAt = 0u;
-    bool first = true;
-#endif
-#if defined(GATHER_CROFTON) || defined(GATHER_EULER)
-    uint crofton[5] = uint[5](0u, 0u, 0u, 0u, 0u);
-    int euler = 0;
-#endif
+    ElementSums e = noElements();
     // A step: the elements of rows least.y + step .. + rows - 1, this
     // invocation's row y's (s < h), and the windows whose far corner is on
     // them (s <= h, the row past the box's last too).
@@ -172,19 +304,8 @@ void main() {
             const uint middle = bitsAt(here, c) & 31u;
             const uint up = bitsAt(above, c) & 31u;
 #if defined(GATHER_CROFTON) || defined(GATHER_EULER)
-            // The window's bits (x, y) 1, (x, y-1) 2, (x-1, y) 4, (x-1, y-1) 8
-            // (measure_classes.glsl).
-            const uint config = (middle >> 2u & 1u) | (up >> 2u & 1u) << 1u | (middle >> 1u & 1u) << 2u |
-                                (up >> 1u & 1u) << 3u;
-            if (config != 0u && config != FULL_WINDOW) {
-#ifdef GATHER_CROFTON
-                const int k = croftonClass(config);
-                for (int n = 0; n < 5; ++n) crofton[n] += k == n ? 1u : 0u;  // not crofton[k]: indexed at run time
-#endif
-#ifdef GATHER_EULER
-                euler += eulerTimes(config);
-#endif
-            }
+            addWindow(e, (middle >> 2u & 1u) | (up >> 2u & 1u) << 1u | (middle >> 1u & 1u) << 2u |
+                             (up >> 1u & 1u) << 3u);
 #endif
             if (c >= w || s >= h || (middle & 4u) == 0u) continue;
             const ivec2 p = ivec2(least.x + c, y);
@@ -202,37 +323,13 @@ void main() {
             // outside the image, whose bits are 0): rows y - 1 .. y + 1
             // settle whether it is one, and only a border element reads
             // rows y - 2 and y + 2 for its class (most of a region's
-            // elements are inside it). Bit 5 (dy + 2) + (dx + 2) of
-            // `inside`: element (x + dx, y + dy) in the region.
+            // elements are inside it).
             const uint down = bitsAt(below, c) & 31u;
-            if ((up & down & 4u) == 0u || (middle & 10u) != 10u) {
-                const uint inside = (bitsAt(ringRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
-                                    (bitsAt(ringRow(y + 2), c) & 31u) << 20u;
-                const int k = windowPerimeterClass(inside);
-                perimeter += uvec3(equal(ivec3(k), ivec3(0, 1, 2)));  // not perimeter[k]: indexed at run time
-            }
+            if ((up & down & 4u) == 0u || (middle & 10u) != 10u)
+                addBorder(e, (bitsAt(ringRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
+                                 (bitsAt(ringRow(y + 2), c) & 31u) << 20u);
 #endif
-#ifdef GATHER_INTENSITY
-            const uint value = sampleAt(p);
-#endif
-#ifdef GATHER_SUMS
-            sum = add64(sum, uvec2(value, 0u));
-            squares = add96(squares, multiply64(uvec2(value, 0u), value));
-#endif
-#ifdef GATHER_EXTREMA
-            // This invocation's elements in raster order: its first
-            // element of a value holds its least index.
-            const uint element = uint(y) * uint(imageSize.x) + uint(p.x);
-            if (first || value < leastSample) {
-                leastSample = value;
-                leastAt = element;
-            }
-            if (first || value > mostSample) {
-                mostSample = value;
-                mostAt = element;
-            }
-            first = false;
-#endif
+            addSample(e, p);
         }
 #ifdef GATHER_MOMENTS
         // TermRequest::exponents' order: y, then x. Each product is part
@@ -274,40 +371,27 @@ void main() {
             ++term;
         }
 #endif
-#ifdef GATHER_PERIMETER
-    for (int k = 0; k < 3; ++k)
-        if (perimeter[k] != 0u) atomicAdd(groupRecord[PERIMETER_AT + k], perimeter[k]);
-#endif
-#ifdef GATHER_SUMS
-    addGroupWide(uint(SUM_AT), uvec3(sum, 0u), SUM_LIMBS);
-    addGroupWide(uint(SQUARES_AT), squares, SQUARES_LIMBS);
-#endif
-#ifdef GATHER_EXTREMA
-    // Complemented, as measure_terms and measure_extrema keep them.
-    if (!first) {
-        atomicMax(groupRecord[EXTREMA_AT], ~leastSample);
-        atomicMax(groupRecord[EXTREMA_AT + 1], mostSample);
-    }
-#endif
-#ifdef GATHER_CROFTON
-    for (int k = 0; k < 5; ++k)
-        if (crofton[k] != 0u) atomicAdd(groupRecord[CROFTON_AT + k], crofton[k]);
-#endif
-#ifdef GATHER_EULER
-    // A 64-bit two's-complement sum, as addSigned64 keeps it.
-    if (euler != 0) addGroupWide(uint(EULER_AT), uvec3(uint(euler), euler < 0 ? 0xffffffffu : 0u, 0u), 2);
-#endif
+    storeElements(e);
 #ifdef GATHER_POSITIONS
     memoryBarrierShared();
     barrier();  // the extrema, complete
-    // The first position of each extremum: the least among the invocations
-    // that hold it.
-    if (!first && leastSample == ~groupRecord[EXTREMA_AT]) atomicMax(groupRecord[POSITIONS_AT], ~leastAt);
-    if (!first && mostSample == groupRecord[EXTREMA_AT + 1]) atomicMax(groupRecord[POSITIONS_AT + 1], ~mostAt);
+    storePositions(e);
 #endif
     memoryBarrierShared();
     barrier();  // the group's record, complete
     const uint record = r * uint(RECORD_WORDS);
     if (listed)
         for (int k = lane; k < RECORD_WORDS; k += MEASURE_GROUP) totals[record + uint(k)] = groupRecord[k];
+}
+
+void main() {
+#ifdef MEDIUM_NARROW
+    // The groups past the listed regions' walk the narrow ones.
+    const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    if (group >= mediumRegions) {
+        measureNarrow(group - mediumRegions);
+        return;
+    }
+#endif
+    measureMedium();
 }

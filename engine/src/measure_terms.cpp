@@ -61,7 +61,7 @@ std::string limbsSignature(const RecordLayout& layout, const std::array<int, 3>&
 // The invocations of a stage's work group.
 int groupOf(const std::string& stage) {
     if (stage == "measure_small") return kSmallGroupThreads;
-    if (stage == "measure_medium" || stage == "measure_narrow") return kMediumGroupThreads;
+    if (stage == "measure_medium") return kMediumGroupThreads;
     return kGroupThreads;
 }
 
@@ -348,13 +348,14 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 
 
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
-                                   const Intensity& intensity) {
+                                   const Intensity& intensity, bool narrowRegions) {
     const std::array<int, 3> bounds = programBounds(layout, q);
     const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
                             std::to_string(q.weightedMomentLevel) + "/" + limbsSignature(layout, bounds) + "/" +
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
                             std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) +
-                            std::to_string(q.intensityPositions) + "/" + std::to_string(intensity.format);
+                            std::to_string(q.intensityPositions) + "/" + std::to_string(intensity.format) +
+                            (narrowRegions ? "/narrow" : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
@@ -412,6 +413,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             }
         }
         if (stage == "measure_extrema") builder.define("WALK_ROWS");
+        if (narrowRegions) builder.define("MEDIUM_NARROW");
         builder.compute(stage + ".comp", "measure_common.glsl");
         found = programs_.emplace(key, builder.build()).first;
     }
@@ -484,8 +486,8 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
 
-    auto start = [&](const std::string& stage) -> gl::Program& {
-        gl::Program& p = program(stage, layout, q, intensity);
+    auto start = [&](const std::string& stage, bool narrowRegions = false) -> gl::Program& {
+        gl::Program& p = program(stage, layout, q, intensity, narrowRegions);
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
@@ -505,30 +507,19 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage measure_small");
     }
-    // The medium regions, one stage: measure_medium, a work group a listed
-    // region, then measure_narrow, a subgroup a region listed after
-    // measure_medium's, each over x and then y. No barrier between the two
-    // (they write other records), so the GPU runs the narrow regions beside
-    // the medium pass's longest walks, which start first.
+    // measure_medium: a work group a listed region, then (MEDIUM_NARROW) a
+    // subgroup a narrow region listed after them, in one dispatch, the work
+    // groups over x and then y.
     if (medium + narrow > 0) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMediumBuffer, medium_.id());
         auto scope = timer.scope("measure_medium");
-        if (medium > 0) {
-            gl::Program& p = start("measure_medium");
-            p.set("mediumRegions", unsigned(medium));
-            const std::size_t across = std::min<std::size_t>(medium, 65535);
-            glDispatchCompute(GLuint(across), GLuint(ceilDiv(medium, across)), 1);
-            checkGlError("stage measure_medium");
-        }
-        if (narrow > 0) {
-            gl::Program& p = start("measure_narrow");
-            p.set("mediumFirst", unsigned(medium));
-            p.set("narrowRegions", unsigned(narrow));
-            const std::size_t groups = ceilDiv(narrow, std::size_t(kMediumGroupThreads / kNarrowSubgroup));
-            const std::size_t across = std::min<std::size_t>(groups, 65535);
-            glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
-            checkGlError("stage measure_narrow");
-        }
+        gl::Program& p = start("measure_medium", narrow > 0);
+        p.set("mediumRegions", unsigned(medium));
+        if (narrow > 0) p.set("narrowRegions", unsigned(narrow));
+        const std::size_t groups = medium + ceilDiv(narrow, std::size_t(kMediumGroupThreads / kNarrowSubgroup));
+        const std::size_t across = std::min<std::size_t>(groups, 65535);
+        glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
+        checkGlError("stage measure_medium");
     }
     if (large == 0) {
         glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
@@ -732,8 +723,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
     fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
     if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
-    // Fewer than kNarrowLeast narrow regions save less than a second
-    // dispatch costs: measure_medium takes them.
+    // Fewer than kNarrowLeast narrow regions: measure_medium's groups take
+    // them (measure_terms.hpp).
     if (narrow.size() < std::size_t(kNarrowLeast)) {
         medium.insert(medium.end(), narrow.begin(), narrow.end());
         narrow.clear();

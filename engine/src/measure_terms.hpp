@@ -96,15 +96,16 @@ constexpr int kMediumWords = 64;
 static_assert(kMediumBox > kSmallBox && kMediumBox <= (1 << 14));
 static_assert(kMediumGroupThreads % 32 == 0);
 constexpr int kMediumBuffer = 4;  // binding of measure_medium's list of regions
-// measure_narrow's: measure_medium's regions whose boxes are at most
+// measure_medium's narrow regions: those whose boxes are at most
 // kNarrowWidth elements wide, where the context's subgroups are
 // kNarrowSubgroup invocations with ballots (GL_KHR_shader_subgroup), by a
-// subgroup each: a lane a column of the box or of the two on each side of
-// it, a row's bits from one ballot, no barrier and no shared rows. Only
-// where a batch has at least kNarrowLeast of them: the second dispatch
-// costs about what a few hundred save. Wider boxes stay with
-// measure_medium: a subgroup walking two or four words of columns a row
-// took longer than its group's rows a step.
+// subgroup each (glsl/measure_narrow.glsl): a lane a column of the box or
+// of the two on each side of it, a row's bits from one ballot, no barrier
+// and no shared rows, in work groups after the other medium regions' in
+// the same dispatch. Only where a batch has at least kNarrowLeast of them:
+// a few save less than the narrow program's larger records in shared
+// memory cost. Wider boxes stay with the groups: a subgroup walking two or
+// four words of columns a row took longer than its group's rows a step.
 constexpr int kNarrowWidth = 28;
 constexpr int kNarrowSubgroup = 32;
 constexpr int kNarrowLeast = 256;
@@ -234,8 +235,9 @@ public:
     // elements measured by measure_medium (kMediumBox; 0: none), for tests
     // of the passes over the labels.
     void setLargestMedium(std::uint64_t elements) { largestMedium_ = std::min<std::uint64_t>(elements, kMediumBox); }
-    // Whether the current context runs measure_narrow (subgroups of
-    // kNarrowSubgroup with ballots in compute shaders), asked once.
+    // Whether the current context measures narrow regions by subgroups
+    // (kNarrowSubgroup invocations with ballots in compute shaders), asked
+    // once.
     bool narrowRuns();
 
 private:
@@ -248,7 +250,7 @@ private:
     // The passes `request` needs, into totals_ from the corners in boxes_
     // (both sized, totals_ zeroed): measure_small over the `small` regions
     // listed in small_, measure_medium over the first `medium` listed in
-    // medium_ and measure_narrow over the `narrow` after them, the passes
+    // medium_ and the `narrow` after them, the passes
     // over the labels where `large` regions are left to them, measure_fold
     // over the replicas of the `hot` regions listed in hot_.
     // `largeBoxes`: the boxes of the regions left to the passes over the
@@ -268,8 +270,9 @@ private:
     // the tiers one after another, `words` in all.
     void pack(const std::vector<Tier>& tiers, std::size_t words, const RecordLayout& layout,
               const TermRequest& request, const Intensity& intensity, StageTimer& timer);
+    // `narrowRegions`: measure_medium with MEDIUM_NARROW (measure_narrow.glsl).
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
-                         const Intensity& intensity);
+                         const Intensity& intensity, bool narrowRegions = false);
 
     std::map<std::string, gl::Program> programs_;
     gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, packRegions_, packWords_, packed_, readback_;
@@ -277,7 +280,7 @@ private:
                 packRegionsBytes_ = 0, packWordsBytes_ = 0, packedBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
     std::uint64_t largestMedium_ = kMediumBox;
-    int narrow_ = -1;  // whether measure_narrow runs here (-1: not yet asked)
+    int narrow_ = -1;  // whether narrow regions go to subgroups here (-1: not yet asked)
 };
 
 }  // namespace glccl::measure
