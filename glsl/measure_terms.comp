@@ -17,7 +17,9 @@
 // Regions measured alone (measure_small.comp) are skipped as background
 // is: a large region's run goes on past the small regions it surrounds.
 // A hot region's runs go into one of its replicas, chosen by segment, so
-// that the invocations flushing it at once add to different words.
+// that the invocations flushing it at once add to different words; hot
+// region 0's moments go into the work group's share in shared memory
+// first (groupShare).
 //
 // With the perimeter, an element's class needs the labels of columns
 // x-2 .. x+2 around it (measure_classes.glsl's windowPerimeterClass),
@@ -37,6 +39,33 @@
 #include "measure_classes.glsl"
 
 layout(local_size_x = MEASURE_GROUP) in;
+
+// The work group's share of hot region 0's moment sums (TermGatherer
+// lists the batch's largest hot region first), which its invocations' runs
+// add into in shared memory and the group adds into one replica once, at
+// the end: a run's flush of the one region that nearly every segment
+// crosses (a noisy image's, a porous volume's) takes no atomic in global
+// memory for its moments, the words most of its record.
+shared uint groupShare[RECORD_WORDS];
+
+// atomicAdd into the group's share (`share`; `at` a word of the record) or
+// into `totals`.
+uint addInto(bool share, uint at, uint v) { return share ? atomicAdd(groupShare[at], v) : atomicAdd(totals[at], v); }
+
+// measure_common.glsl's addWide (its carries), into the group's share or
+// into `totals`.
+void addWideInto(bool share, uint at, uint v[LIMBS], int limbs) {
+    uint carry = 0u;
+    for (int k = 0; k < LIMBS; ++k) {
+        if (k >= limbs) break;
+        const uint addend = v[k] + carry;
+        carry = addend < carry ? 1u : 0u;
+        if (addend != 0u) {
+            const uint before = addInto(share, at + uint(k), addend);
+            carry += before + addend < before ? 1u : 0u;
+        }
+    }
+}
 
 #ifdef GATHER_PERIMETER
 // The labels of columns x-2 .. x+2 of one row, 0 outside the image as
@@ -75,6 +104,7 @@ uint insideBits(Row r, uint label) {
 struct Run {
     uint label;
     uint record;  // where its sums go: the region's record or a replica of it
+    bool share;   // hot region 0's: its moments go into the group's share
     PixelCoord origin;  // the region's box's least corner
     int first;          // its first element's walk-axis coordinate
     uint powers[4];     // the sums of j^e
@@ -115,13 +145,42 @@ uvec2 runPowers(BoxPowers p, int e) { return e == 0 ? p.p0 : e == 1 ? p.p1 : e =
 
 // A run's power sum, times a^ea b^eb (its fixed local coordinates' powers),
 // into the wide sum of `limbs` at totals[at].
-void addScaled(uint at, int limbs, uvec3 powerSum, uint a, int ea, uint b, int eb) {
+void addScaled(bool share, uint at, int limbs, uvec3 powerSum, uint a, int ea, uint b, int eb) {
     uint sum[LIMBS];
     for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
     for (int i = 0; i < ea; ++i) multiplyWide(sum, a);
     for (int i = 0; i < eb; ++i) multiplyWide(sum, b);
-    addWide(at, sum, limbs);
+    addWideInto(share, at, sum, limbs);
 }
+
+#if DIMENSIONS == 3
+// A volume run's moment sums into the wide sums from `at` on (of the group's
+// share where `share`), from its sums of lz^e `p` and its fixed lx, ly, in
+// TermRequest::exponents' order: z slowest, then y, then x. Each term is the
+// one before it along x (along y) times lx (ly): a multiplication a term,
+// where scaling each by lx^ex ly^ey takes as many as its degree. An image's
+// 16 terms keep that form (addScaled), which took less time there.
+void addVolumeRunMoments(bool share, uint at, BoxPowers p, uint lx, uint ly) {
+    for (int ez = 0; ez <= 3; ++ez) {
+        if (MOMENT_LEVEL != 4 && ez > MOMENT_LEVEL) break;
+        const uvec2 walk = runPowers(p, ez);
+        uint across[LIMBS];  // the sum of lz^ez times ly^ey, as ey steps
+        for (int k = 0; k < LIMBS; ++k) across[k] = k < 2 ? walk[k] : 0u;
+        for (int ey = 0; ey <= 3; ++ey) {
+            if (MOMENT_LEVEL != 4 && ey + ez > MOMENT_LEVEL) break;
+            if (ey > 0) multiplyWide(across, ly);
+            uint term[LIMBS] = across;
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) break;
+                if (ex > 0) multiplyWide(term, lx);
+                const int limbs = termLimbs(ex + ey + ez, false);
+                addWideInto(share, at, term, limbs);
+                at += uint(limbs);
+            }
+        }
+    }
+}
+#endif
 
 // A run of `label` (0: none), whose box's least corner is box.xyz, of
 // the invocation that takes replica `slot` of hot regions.
@@ -130,6 +189,7 @@ Run startRun(uint label, ivec4 box, uint slot, int first) {
     run.label = label;
     run.first = first;
     run.record = box.w < 0 ? replicaOf(uint(-1 - box.w), slot) : recordOf(label);
+    run.share = box.w == -1;
 #if DIMENSIONS == 3
     run.origin = box.xyz;
 #else
@@ -165,23 +225,23 @@ void flush(Run run, PixelCoord at) {
     const uint ly = 0u;
     const int zMax = 0;
 #endif
-    // TermRequest::exponents' order: z slowest, then y, then x. The walk
-    // axis' exponent picks the run's power sum, the others scale it.
 #ifdef GATHER_MOMENTS
     const BoxPowers powers = boxPowers(run);
-    uint momentAt = record + uint(MOMENTS_AT);
-    for (int ez = 0; ez <= zMax; ++ez)
-        for (int ey = 0; ey <= 3; ++ey)
-            for (int ex = 0; ex <= 3; ++ex) {
-                if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
-                const int limbs = termLimbs(ex + ey + ez, false);
+    const uint momentAt = (run.share ? 0u : record) + uint(MOMENTS_AT);
 #if DIMENSIONS == 3
-                addScaled(momentAt, limbs, uvec3(runPowers(powers, ez), 0u), lx, ex, ly, ey);
+    addVolumeRunMoments(run.share, momentAt, powers, lx, ly);
 #else
-                addScaled(momentAt, limbs, uvec3(runPowers(powers, ey), 0u), lx, ex, 0u, 0);
+    // TermRequest::exponents' order: y, then x. The walk axis' exponent
+    // picks the run's power sum, lx^ex scales it.
+    uint termAt = momentAt;
+    for (int ey = 0; ey <= 3; ++ey)
+        for (int ex = 0; ex <= 3; ++ex) {
+            if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+            const int limbs = termLimbs(ex + ey, false);
+            addScaled(run.share, termAt, limbs, uvec3(runPowers(powers, ey), 0u), lx, ex, 0u, 0);
+            termAt += uint(limbs);
+        }
 #endif
-                momentAt += uint(limbs);
-            }
 #endif
 #ifdef GATHER_WEIGHTED
     uint weightedAt = record + uint(WEIGHTED_AT);
@@ -191,16 +251,16 @@ void flush(Run run, PixelCoord at) {
                 if (WEIGHTED_LEVEL != 4 && ex + ey + ez > WEIGHTED_LEVEL) continue;
                 const int limbs = termLimbs(ex + ey + ez, true);
 #if DIMENSIONS == 3
-                addScaled(weightedAt, limbs, run.weighted[ez], lx, ex, ly, ey);
+                addScaled(false, weightedAt, limbs, run.weighted[ez], lx, ex, ly, ey);
 #else
-                addScaled(weightedAt, limbs, run.weighted[ey], lx, ex, 0u, 0);
+                addScaled(false, weightedAt, limbs, run.weighted[ey], lx, ex, 0u, 0);
 #endif
                 weightedAt += uint(limbs);
             }
 #endif
 #ifdef GATHER_SUMS
-    addScaled(record + uint(SUM_AT), SUM_LIMBS, uvec3(run.sum, 0u), 0u, 0, 0u, 0);
-    addScaled(record + uint(SQUARES_AT), SQUARES_LIMBS, run.squares, 0u, 0, 0u, 0);
+    addScaled(false, record + uint(SUM_AT), SUM_LIMBS, uvec3(run.sum, 0u), 0u, 0, 0u, 0);
+    addScaled(false, record + uint(SQUARES_AT), SQUARES_LIMBS, run.squares, 0u, 0, 0u, 0);
 #endif
 #ifdef GATHER_EXTREMA
     atomicMax(totals[record + uint(EXTREMA_AT)], ~run.least);
@@ -248,10 +308,9 @@ void addWindows(inout Run run, uint inside) {
 }
 #endif
 
-void main() {
-    PixelCoord line;
-    uint slot;  // neighbouring segments take different replicas
-    if (!thisPillar(line, slot)) return;
+// The segment from `line` on, of the invocation that takes replica `slot`
+// of hot regions.
+void walk(PixelCoord line, uint slot) {
     const int w0 = line[WALK_AXIS];
     const int w1 = min(w0 + MEASURE_SEGMENT, imageSize[WALK_AXIS]);
     Run run = startRun(0u, ivec4(0), slot, w0);
@@ -347,4 +406,51 @@ void main() {
 #endif
     }
     flush(run, line);
+}
+
+#ifdef GATHER_MOMENTS
+// The moment term holding word k of the record's moments (0: the first
+// word of the first term): the end of its limbs, a word past its last.
+uint momentTermEnd(uint k) {
+    uint at = 0u;
+    for (int ez = 0; ez <= (DIMENSIONS == 3 ? 3 : 0); ++ez)
+        for (int ey = 0; ey <= 3; ++ey)
+            for (int ex = 0; ex <= 3; ++ex) {
+                if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                at += uint(termLimbs(ex + ey + ez, false));
+                if (k < at) return at;
+            }
+    return at;
+}
+#endif
+
+void main() {
+    PixelCoord line;
+    uint slot;  // neighbouring segments take different replicas
+    const bool walks = thisPillar(line, slot);
+#ifdef GATHER_MOMENTS
+    const uint lane = gl_LocalInvocationID.x;
+    for (uint k = lane; k < uint(RECORD_WORDS); k += uint(MEASURE_GROUP)) groupShare[k] = 0u;
+    memoryBarrierShared();
+    barrier();
+#endif
+    if (walks) walk(line, slot);
+#ifdef GATHER_MOMENTS
+    memoryBarrierShared();
+    barrier();  // the group's runs flushed
+    // The share into one replica of hot region 0, a word an invocation: a
+    // word whose add wraps carries into the words above it in its term.
+    // A group no run of the region crossed adds nothing.
+    const uint replica = replicaOf(0u, gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) + uint(MOMENTS_AT);
+    const uint words = momentTermEnd(0xffffffffu);
+    for (uint k = lane; k < words; k += uint(MEASURE_GROUP)) {
+        const uint v = groupShare[uint(MOMENTS_AT) + k];
+        if (v == 0u) continue;
+        const uint before = atomicAdd(totals[replica + k], v);
+        if (before + v >= before) continue;
+        const uint end = momentTermEnd(k);
+        for (uint j = k + 1u; j < end; ++j)
+            if (atomicAdd(totals[replica + j], 1u) != 0xffffffffu) break;
+    }
+#endif
 }

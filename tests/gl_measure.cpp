@@ -1133,6 +1133,41 @@ TEST_CASE("measure: hot regions' runs and window shares spread over replicas and
     }
 }
 
+// Hot region 0 (the batch's largest) takes each work group's moments in
+// shared memory, which the group adds into one replica word by word at its
+// end, carrying where a word's add wraps into the words above it in its
+// term. A region across the whole image or volume, with more work groups
+// than replicas, adds two shares and more into each replica; moments of
+// coordinates near the far side wrap their low words.
+TEST_CASE("measure: hot region 0's moments summed by work groups in shared memory, carried into its replicas",
+          "[gl][compute][measure][volume]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    for (bool volume : {false, true}) {
+        // Noise that percolates: one region nearly everywhere, many small.
+        const Image image =
+            volume ? glccl::test::randomTestVolume(128, 128, 128, 0.3, 151) : glccl::test::randomTestVolume(1024, 1024, 1, 0.7, 152);
+        const Image flat = volume ? image : [&] {
+            Image i(Shape::image(image.width, image.height), 1, 8);
+            for (std::size_t k = 0; k < i.shape().count(); ++k) i.setSample(k, 0, image.sample(k, 0));
+            return i;
+        }();
+        const Labeling labeling =
+            computeLabeling(labeler, flat, volume ? Connectivity::TwentySix : Connectivity::Eight);
+        std::uint64_t largest = 0;
+        for (const Component& c : labeling.components) largest = std::max<std::uint64_t>(largest, c.area);
+        INFO((volume ? "volume" : "image") << ": its largest region " << largest << " of " << flat.shape().count()
+                                            << " elements, " << labeling.components.size() << " regions");
+        REQUIRE(largest >= flat.shape().count() / 4);
+        const TermRequest q = termsFor({"moments"}, flat.dimensions, 0, SampleKind::Unsigned, 8);
+        const RegionTotals expected = measureTerms(labelSamples(labeling), nullptr, q, 1);
+        measure::TermGatherer gatherer;
+        const StateGuard guard;
+        requireSameTotals(expected, gatherer.gather(borrowedLabels(labeler, flat), labeling.components, q, {}));
+        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
+}
+
 TEST_CASE("measure: the labels of every backend that runs here are measured on the GPU", "[gl][measure]") {
     // Each backend leaves its labels in the Labeler's label texture (the
     // host engines upload theirs), which the passes read.

@@ -714,10 +714,11 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         auto larger = [&](std::uint32_t a, std::uint32_t b) {
             return table[first + a].area != table[first + b].area ? table[first + a].area > table[first + b].area : a < b;
         };
-        if (hot.size() > hotRoom) {
-            std::partial_sort(hot.begin(), hot.begin() + std::ptrdiff_t(hotRoom), hot.end(), larger);
-            hot.resize(hotRoom);
-        }
+        // Largest first: measure_terms' work groups add hot region 0's
+        // moments in shared memory.
+        const std::size_t kept = std::min(hot.size(), hotRoom);
+        std::partial_sort(hot.begin(), hot.begin() + std::ptrdiff_t(kept), hot.end(), larger);
+        hot.resize(kept);
         for (std::size_t h = 0; h < hot.size(); ++h) corners[std::size_t(hot[h]) * 4 + 3] = hotMark(h);
     }
     fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
