@@ -163,12 +163,15 @@ RecordLayout laidOut(RecordLayout layout, const TermRequest& q,
 
 // The largest lx^a ly^b lz^c (e = a, b, c) in a box of at most `elements`
 // elements (w h d of them, each coordinate local to the box: below its
-// side): the largest (w - 1)^a (h - 1)^b (d - 1)^c.
-std::uint64_t largestTermInBox(const std::array<int, 3>& e, std::uint64_t elements, int dimensions) {
+// side) one element across on the axes of `flat` (bit k: axis k): the
+// largest (w - 1)^a (h - 1)^b (d - 1)^c. 0 where the term has a power of a
+// flat axis, whose coordinate is 0 throughout.
+std::uint64_t largestTermInBox(const std::array<int, 3>& e, std::uint64_t elements, int dimensions, unsigned flat) {
+    const std::uint64_t widest[3] = {flat & 1u ? 1 : elements, flat & 2u ? 1 : elements, flat & 4u ? 1 : elements};
     std::uint64_t largest = 0;
-    for (std::uint64_t w = 1; w <= elements; ++w)
-        for (std::uint64_t h = 1; w * h <= elements; ++h)
-            for (std::uint64_t d = 1; w * h * d <= elements && (d == 1 || dimensions == 3); ++d) {
+    for (std::uint64_t w = 1; w <= std::min(elements, widest[0]); ++w)
+        for (std::uint64_t h = 1; w * h <= elements && h <= widest[1]; ++h)
+            for (std::uint64_t d = 1; w * h * d <= elements && d <= widest[2] && (d == 1 || dimensions == 3); ++d) {
                 std::uint64_t term = 1;
                 for (int k = 0; k < e[0]; ++k) term *= w - 1;
                 for (int k = 0; k < e[1]; ++k) term *= h - 1;
@@ -179,19 +182,28 @@ std::uint64_t largestTermInBox(const std::array<int, 3>& e, std::uint64_t elemen
 }
 
 // The record of the regions of boxes of at most kSmallBox elements that the
-// host reads: a moment term's sum is at most kSmallBox times
+// host reads, of those one element across on the axes of `flat` (bit k:
+// axis k): a moment term's sum is at most kSmallBox times
 // largestTermInBox (a cube 4 a side holds 64 elements, a row 64 of them:
 // every term of an image or a volume below 2^18, where 63^(a + b + c)
-// reaches 2^54).
-RecordLayout smallRecordLayout(const TermRequest& q, int intensityBits) {
+// reaches 2^54), and a term with a power of a flat axis is 0 and takes no
+// word (a volume's one-voxel regions, most of a porous one's, keep 1 of 64
+// moment terms).
+RecordLayout smallRecordLayout(const TermRequest& q, int intensityBits, unsigned flat) {
     const RecordLayout layout = recordLayout(kSmallBox, kSmallBox, q, intensityBits);
     const auto plain = TermRequest::exponents(q.momentLevel, q.dimensions);
     const auto weighted = TermRequest::exponents(q.weightedMomentLevel, q.dimensions);
     return laidOut(layout, q, [&](std::size_t t, bool isWeighted) {
         const std::array<int, 3>& e = isWeighted ? weighted[t] : plain[t];
-        return limbsOf(bitLength(largestTermInBox(e, kSmallBox, q.dimensions)) + layout.countBits +
-                       (isWeighted ? intensityBits : 0));
+        const std::uint64_t largest = largestTermInBox(e, kSmallBox, q.dimensions, flat);
+        return largest == 0 ? 0 : limbsOf(bitLength(largest) + layout.countBits + (isWeighted ? intensityBits : 0));
     });
+}
+
+// The axes on which a box is one element across (bit k: axis k).
+unsigned flatAxes(const Component& c, int dimensions) {
+    return unsigned(c.width == 1) | unsigned(c.height == 1) << 1 |
+           unsigned(dimensions == 3 && std::max<std::uint64_t>(c.depth, 1) == 1) << 2;
 }
 
 // `tier` with no sum wider than in `wide`, whose words measure_pack copies
@@ -673,9 +685,11 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     std::vector<std::uint32_t> small, medium, narrow;
     std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
     // The regions by their boxes' bounds, for the records the host reads
-    // (below): at most kSmallBox elements; at most kPackTierBox elements
-    // and under 256 a side; the rest.
-    std::array<std::vector<std::uint32_t>, 3> tierRegions;
+    // (below): at most kSmallBox elements, by the axes they are one element
+    // across (flatAxes); at most kPackTierBox elements and under 256 a side;
+    // the rest.
+    const std::size_t smallTiers = std::size_t(1) << q.dimensions;
+    std::vector<std::vector<std::uint32_t>> tierRegions(smallTiers + 2);
     small.reserve(count);
     const bool mediumAllowed =
         q.dimensions == 2 && layout.words > 0 && layout.words <= kMediumWords && layout.weightedTerms == 0;
@@ -687,8 +701,10 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         const std::uint64_t depth = std::max<std::uint64_t>(c.depth, 1);
         const std::uint64_t elements = std::uint64_t(c.width) * std::uint64_t(c.height) * depth;
         const bool underSide = c.width < 256 && c.height < 256 && depth < 256;
-        tierRegions[elements <= std::uint64_t(kSmallBox) ? 0 : underSide && elements <= kPackTierBox ? 1 : 2].push_back(
-            std::uint32_t(i));
+        tierRegions[elements <= std::uint64_t(kSmallBox) ? flatAxes(c, q.dimensions)
+                    : underSide && elements <= kPackTierBox ? smallTiers
+                                                            : smallTiers + 1]
+            .push_back(std::uint32_t(i));
         // An empty entry (no element) keeps the zeroed record the passes leave it.
         if (c.area == 0) continue;
         std::vector<std::uint32_t>* alone = nullptr;
@@ -742,10 +758,12 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.
-    const RecordLayout smallTier = smallRecordLayout(q, layout.sampleBits);
+    std::vector<Tier> tiers;
+    for (unsigned flat = 0; flat < smallTiers; ++flat)
+        tiers.push_back(Tier{&tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q)});
     const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
-    std::vector<Tier> tiers = {Tier{&tierRegions[0], within(smallTier, layout, q)},
-                               Tier{&tierRegions[1], within(boxTier, layout, q)}, Tier{&tierRegions[2], layout}};
+    tiers.push_back(Tier{&tierRegions[smallTiers], within(boxTier, layout, q)});
+    tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout});
     std::size_t readWords = 0;
     for (Tier& tier : tiers) {
         tier.firstWord = readWords;
