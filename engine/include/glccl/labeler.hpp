@@ -223,9 +223,9 @@ public:
     // image one over the medium ones (glsl/measure_medium.comp: a work group
     // a region whose box holds at most 16,384 elements, each side below 256,
     // where the request has no weighted moments and a record of at most 64
-    // words; where the context has subgroups of 32 with ballots, another
-    // beside it over those at most 28 wide, glsl/measure_narrow.comp, a
-    // subgroup a region), and one to three over the labels, run where a larger region
+    // words; where the context has subgroups of 32 with ballots, those at
+    // most 28 wide by a subgroup each in the same dispatch,
+    // glsl/measure_narrow.glsl), and one to three over the labels, run where a larger region
     // is left (glsl/measure_terms.comp for moments, perimeter and intensity,
     // glsl/measure_extrema.comp for the extrema's positions,
     // glsl/measure_windows.comp for Crofton and Euler, which an image's
@@ -265,7 +265,7 @@ public:
     // Per-stage GPU times of the last label() + components() with timings on,
     // and of the passes that measure its regions on the GPU since
     // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_small,
-    // measure_medium (measure_narrow's dispatch too), measure_terms,
+    // measure_medium (its narrow regions' subgroups too), measure_terms,
     // measure_fold, measure_extrema, measure_windows, region_rows,
     // measure_pack, download_terms; a stage the driver did not time
     // (llvmpipe's compute dispatches) has StageTime::measured false.
