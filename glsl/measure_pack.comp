@@ -1,31 +1,44 @@
 // measure_pack: the batch's records, once every pass has added into them,
-// copied into the buffer the host reads, a tier of regions at a time (by
-// their boxes: at most kSmallBox elements; at most kPackTierBox elements
-// under 256 a side; the rest), each region's record in its tier's: the
-// sums of a tier's regions are bounded by its boxes, so their high limbs
-// are zero and left behind (engine/src/measure_terms.cpp's packMap). A
-// region's record in `totals` is RECORD_WORDS words, in its tier's
-// packWords. An invocation copies one word.
+// copied into the buffer the host reads, each region's record in its
+// tier's (by its box: at most kSmallBox elements, by the axes it is one
+// element across; at most kPackTierBox elements under 256 a side; the
+// rest): the sums of a tier's regions are bounded by its boxes, so their
+// high limbs are zero and left behind (engine/src/measure_terms.cpp's
+// packMap). A region's record in `totals` is RECORD_WORDS words, in its
+// tier's fewer.
+//
+// PACK_LANES invocations copy a region's record, the regions in the
+// order of the batch, so `totals` is read in one sweep: a tier's regions
+// lie all over it, and copying a tier at a time would sweep it once a
+// tier.
 
 layout(local_size_x = MEASURE_GROUP) in;
 
-// The tiers' regions (their batch indices) one tier after another, and
-// their records' words: word k of a tier's record is word
-// packWord[packWordFirst + k] of the region's.
-layout(std430, binding = MEASURE_PACK_REGIONS_BUFFER) readonly buffer PackRegions { uint packRegion[]; };
+// packTarget[i]: the first word of region i's record in packedRecords
+// (kNoPackTarget: its tier's record has no word).
+layout(std430, binding = MEASURE_PACK_REGIONS_BUFFER) readonly buffer PackTargets { uint packTarget[]; };
+// The tiers (packTiers of them) as three words each: the first word of
+// the tier's records in packedRecords, the words of its record, where
+// its map starts; then the maps: word k of a tier's record is word
+// packWord[map + k] of the region's.
 layout(std430, binding = MEASURE_PACK_WORDS_BUFFER) readonly buffer PackWords { uint packWord[]; };
 layout(std430, binding = MEASURE_PACKED_BUFFER) writeonly buffer Packed { uint packedRecords[]; };
-uniform uint packRegions;      // of this tier, from packRegion[packRegionFirst]
-uniform uint packRegionFirst;
-uniform uint packWords;        // of its record, from packWord[packWordFirst]
-uniform uint packWordFirst;
-uniform uint packFirst;        // the tier's first word in packedRecords
+uniform uint packRegions;  // the batch's
+uniform uint packTiers;
 
 void main() {
     const uint index = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) +
                        gl_LocalInvocationID.x;
-    if (index >= packRegions * packWords) return;
-    const uint region = index / packWords, k = index - region * packWords;
-    packedRecords[packFirst + index] =
-        totals[packRegion[packRegionFirst + region] * uint(RECORD_WORDS) + packWord[packWordFirst + k]];
+    const uint region = index / uint(PACK_LANES), lane = index % uint(PACK_LANES);
+    if (region >= packRegions) return;
+    const uint target = packTarget[region];
+    if (target == uint(NO_PACK_TARGET)) return;
+    // Its tier: the last whose records start at or before its own (an
+    // empty tier starts where the next does).
+    uint tier = 0u;
+    for (uint t = 1u; t < packTiers; ++t)
+        if (packWord[t * 3u] <= target) tier = t;
+    const uint words = packWord[tier * 3u + 1u], map = packWord[tier * 3u + 2u];
+    for (uint k = lane; k < words; k += uint(PACK_LANES))
+        packedRecords[target + k] = totals[region * uint(RECORD_WORDS) + packWord[map + k]];
 }

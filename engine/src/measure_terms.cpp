@@ -382,6 +382,8 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_PACK_REGIONS_BUFFER", kPackRegionsBuffer)
             .define("MEASURE_PACK_WORDS_BUFFER", kPackWordsBuffer)
             .define("MEASURE_PACKED_BUFFER", kPackedBuffer)
+            .define("PACK_LANES", kPackLanes)
+            .define("NO_PACK_TARGET", std::to_string(kNoPackTarget) + "u")
             .define("REPLICAS", kReplicas)
             .define("MEASURE_GROUP", groupOf(stage))
             .define("MEASURE_SEGMENT", segmentOf(stage, layout))
@@ -632,17 +634,27 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     dispatch(labels, q, Intensity{}, layout, first, count, 0, 0, 0, count, 0, nullptr, timer ? *timer : untimed);
 }
 
-void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t words, const RecordLayout& layout,
-                        const TermRequest& q, const Intensity& intensity, StageTimer& timer) {
+void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::size_t words,
+                        const RecordLayout& layout, const TermRequest& q, const Intensity& intensity,
+                        StageTimer& timer) {
     auto scope = timer.scope("measure_pack");
-    std::vector<std::uint32_t> order, map;
+    // Each region's first word among those read, and the tiers' table
+    // (measure_pack.comp): where each one's records start, its record's
+    // words, where its map starts; then the maps.
+    std::vector<std::uint32_t> targets(count, kNoPackTarget), table;
+    std::vector<std::uint32_t> maps;
     for (const Tier& tier : tiers) {
-        order.insert(order.end(), tier.regions->begin(), tier.regions->end());
+        if (tier.layout.words > 0)
+            for (std::size_t r = 0; r < tier.regions->size(); ++r)
+                targets[(*tier.regions)[r]] = std::uint32_t(tier.firstWord + r * std::size_t(tier.layout.words));
         const std::vector<std::uint32_t> tierMap = packMap(tier.layout, layout);
-        map.insert(map.end(), tierMap.begin(), tierMap.end());
+        table.insert(table.end(), {std::uint32_t(tier.firstWord), std::uint32_t(tier.layout.words),
+                                   std::uint32_t(3 * tiers.size() + maps.size())});
+        maps.insert(maps.end(), tierMap.begin(), tierMap.end());
     }
-    fill(packRegions_, packRegionsBytes_, order.size() * 4, order.data());
-    fill(packWords_, packWordsBytes_, map.size() * 4, map.data());
+    table.insert(table.end(), maps.begin(), maps.end());
+    fill(packRegions_, packRegionsBytes_, targets.size() * 4, targets.data());
+    fill(packWords_, packWordsBytes_, table.size() * 4, table.data());
     reserve(packed_, packedBytes_, words * 4);  // every word written
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackRegionsBuffer, packRegions_.id());
@@ -650,24 +662,14 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t words, const
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackedBuffer, packed_.id());
     gl::Program& p = program("measure_pack", layout, q, intensity);
     p.use();
-    std::size_t regionFirst = 0, wordFirst = 0;
-    for (const Tier& tier : tiers) {
-        const std::size_t n = tier.regions->size(), invocations = n * std::size_t(tier.layout.words);
-        if (invocations > 0) {
-            if (invocations > 0xffffffffu) throw Error("glccl: a tier of records to pack passes 2^32 words");
-            p.set("packRegions", unsigned(n));
-            p.set("packWords", unsigned(tier.layout.words));
-            p.set("packRegionFirst", unsigned(regionFirst));
-            p.set("packWordFirst", unsigned(wordFirst));
-            p.set("packFirst", unsigned(tier.firstWord));
-            const std::size_t groups = ceilDiv(invocations, std::size_t(groupOf("measure_pack")));
-            const std::size_t across = std::min<std::size_t>(groups, 65535);
-            glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
-            checkGlError("stage measure_pack");
-        }
-        regionFirst += n;
-        wordFirst += std::size_t(tier.layout.words);
-    }
+    const std::uint64_t invocations = std::uint64_t(count) * std::uint64_t(kPackLanes);
+    if (invocations > 0xffffffffu) throw Error("glccl: a batch of records to pack passes 2^32 invocations");
+    p.set("packRegions", unsigned(count));
+    p.set("packTiers", unsigned(tiers.size()));
+    const std::uint64_t groups = ceilDiv(invocations, std::uint64_t(groupOf("measure_pack")));
+    const std::uint64_t across = std::min<std::uint64_t>(groups, 65535);
+    glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
+    checkGlError("stage measure_pack");
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the packed records, before the copy
 }
 
@@ -778,7 +780,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         tiers = {Tier{&everyRegion, layout}};
         readWords = words;
     } else {
-        pack(tiers, readWords, layout, q, intensity, timer);
+        pack(tiers, count, readWords, layout, q, intensity, timer);
     }
 
     // The records copied into a buffer the host reads (on the pixel-pack

@@ -131,16 +131,21 @@ constexpr int kMaxHot = 64;
 constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 
 // The records the host reads are packed on the GPU (glsl/measure_pack.comp)
-// a tier of regions after another (boxes of at most kSmallBox elements, of
-// at most kPackTierBox elements under 256 a side, the rest), each region's
-// in the record of its tier's bounds, whose high limbs the wide record's
-// sums would leave zero: a noisy image's hundreds of thousands of small
-// regions come down in about half the bytes. measure_pack runs after the
+// a tier of regions after another (boxes of at most kSmallBox elements, by
+// the axes they are one element across; of at most kPackTierBox elements
+// under 256 a side; the rest), each region's in the record of its tier's
+// bounds, whose high limbs the wide record's sums would leave zero: a
+// noisy image's hundreds of thousands of small regions come down in about
+// half the bytes. measure_pack runs after the
 // batch's other passes and takes the bindings of their lists.
 constexpr std::uint64_t kPackTierBox = 65535;
 constexpr int kPackRegionsBuffer = 2;
 constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
+// Invocations that copy one region's record in measure_pack.
+constexpr int kPackLanes = 16;
+// measure_pack's target of a region whose tier's record has no word.
+constexpr std::uint32_t kNoPackTarget = 0xffffffffu;
 
 // The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
 // or measure_medium measures: its box's sides, a byte each (positive); of
@@ -268,7 +273,7 @@ private:
     };
     // measure_pack: the batch's records (totals_, `layout`) into packed_,
     // the tiers one after another, `words` in all.
-    void pack(const std::vector<Tier>& tiers, std::size_t words, const RecordLayout& layout,
+    void pack(const std::vector<Tier>& tiers, std::size_t count, std::size_t words, const RecordLayout& layout,
               const TermRequest& request, const Intensity& intensity, StageTimer& timer);
     // `narrowRegions`: measure_medium with MEDIUM_NARROW (measure_narrow.glsl).
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
