@@ -1159,11 +1159,22 @@ TEST_CASE("measure: hot region 0's moments summed by work groups in shared memor
         INFO((volume ? "volume" : "image") << ": its largest region " << largest << " of " << flat.shape().count()
                                             << " elements, " << labeling.components.size() << " regions");
         REQUIRE(largest >= flat.shape().count() / 4);
-        const TermRequest q = termsFor({"moments"}, flat.dimensions, 0, SampleKind::Unsigned, 8);
-        const RegionTotals expected = measureTerms(labelSamples(labeling), nullptr, q, 1);
+        // Every part of the record the walk adds, beside the moments: the
+        // other sums go into the replicas, and the replicas' sums of
+        // squares of 16-bit samples wrap their low words.
+        const Image intensity = randomIntensity(flat.shape(), 16, 153);
+        const gl::Texture samples = intensityTexture(intensity, GL_R16UI);
+        const IntensitySamples host = intensitySamples(intensity);
+        std::vector<std::string> properties = {"moments", "euler_number", "intensity_mean", "intensity_min",
+                                               "intensity_max", "intensity_std", "moments_weighted"};
+        if (!volume) properties.insert(properties.end(), {"perimeter", "perimeter_crofton"});
+        const TermRequest q = termsFor(properties, flat.dimensions, 1, SampleKind::Unsigned, 16);
+        const RegionTotals expected = measureTerms(labelSamples(labeling), &host, q, 1);
+        const gl::Texture borrowed = borrowedLabels(labeler, flat);
         measure::TermGatherer gatherer;
         const StateGuard guard;
-        requireSameTotals(expected, gatherer.gather(borrowedLabels(labeler, flat), labeling.components, q, {}));
+        const measure::Intensity given = measure::intensityOf(samples.id(), borrowed);
+        requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q, given));
         REQUIRE(glGetError() == GL_NO_ERROR);
     }
 }
