@@ -33,10 +33,16 @@ layout(std430, binding = MEASURE_SMALL_BUFFER) readonly buffer SmallRegions { ui
 uniform uint smallRegions;
 
 // v as the wide sum of `limbs` at totals[at], its limbs past v's 0 (the
-// record's bounds leave v's limbs past `limbs` 0).
+// record's bounds leave v's limbs past `limbs` 0). The records are zeroed
+// before the passes (TermGatherer), so a limb that is 0 is not stored: a
+// small region's record is mostly zeros (a one-element region's moments
+// but its count, every sum's high limbs), and the stores, each invocation
+// into its own record, are most of what the pass costs.
 void storeWide(uint at, int limbs, uvec3 v) {
-    for (int k = 0; k < LIMBS; ++k)
-        if (k < limbs) totals[at + uint(k)] = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
+    for (int k = 0; k < LIMBS; ++k) {
+        const uint limb = k == 0 ? v.x : k == 1 ? v.y : k == 2 ? v.z : 0u;
+        if (k < limbs && limb != 0u) totals[at + uint(k)] = limb;
+    }
 }
 
 #if DIMENSIONS == 2 && (defined(GATHER_PERIMETER) || defined(GATHER_CROFTON) || defined(GATHER_EULER))
