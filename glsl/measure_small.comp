@@ -20,8 +20,9 @@
 // lx^a ly^b lz^c is below (w h d)^3, so the region's moment sums are below
 // (w h d)^4 < 2^32, its weighted sums below 2^64, its sum below 2^40 and
 // its sum of squares below 2^72; a row's sums are parts of them. They are
-// added up in registers in 32, 64 and 96 bits and stored once, in every
-// limb of the record's wide sums (as wide as the largest region's).
+// added up in registers in 32, 64 and 96 bits and stored once, in the
+// limbs of the record's wide sums (as wide as the largest region's) that
+// are not 0 (storeWide).
 
 #include "measure_classes.glsl"
 
