@@ -529,22 +529,23 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     labeler.label(texture.id(), options);
     // The perimeter's walk counts the Euler number's windows too.
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                                 "download_table", "measure_small", "measure_medium",
-                                                 "measure_terms", "measure_extrema", "download_terms"});
+                                                 "download_table", "clear_records", "upload_boxes", "measure_small",
+                                                 "measure_medium", "measure_terms", "measure_extrema",
+                                                 "download_terms"});
     // The Euler number without the perimeter: the windows' own pass.
     options.measure.properties = {"euler_number"};
     options.intensity = 0;
     labeler.label(texture.id(), options);
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                                 "download_table", "measure_small", "measure_medium",
-                                                 "measure_windows", "download_terms"});
+                                                 "download_table", "clear_records", "upload_boxes", "measure_small",
+                                                 "measure_medium", "measure_windows", "download_terms"});
     // Moments to the third order: the small regions' records, narrower than
     // the noise's largest region's, packed before they come down.
     options.measure.properties = {"moments"};
     labeler.label(texture.id(), options);
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
-                                                 "download_table", "measure_small", "measure_medium",
-                                                 "measure_terms", "measure_pack", "download_terms"});
+                                                 "download_table", "clear_records", "upload_boxes", "measure_small",
+                                                 "measure_medium", "measure_terms", "measure_pack", "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};

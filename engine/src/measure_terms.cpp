@@ -739,9 +739,6 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         hot.resize(kept);
         for (std::size_t h = 0; h < hot.size(); ++h) corners[std::size_t(hot[h]) * 4 + 3] = hotMark(h);
     }
-    fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
-    fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
-    if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
     // Fewer than kNarrowLeast narrow regions: measure_medium's groups take
     // them (measure_terms.hpp).
     if (narrow.size() < std::size_t(kNarrowLeast)) {
@@ -750,8 +747,19 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     }
     const std::size_t wideMedium = medium.size();
     medium.insert(medium.end(), narrow.begin(), narrow.end());
-    if (!medium.empty()) fill(medium_, mediumBytes_, medium.size() * 4, medium.data());
-    if (!hot.empty()) fill(hot_, hotBytes_, hot.size() * 4, hot.data());
+    // The records zeroed (the passes add into them), and the boxes and lists
+    // the passes read: the GPU's work as much as the passes, each a stage.
+    {
+        auto scope = timer.scope("clear_records");
+        fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
+    }
+    {
+        auto scope = timer.scope("upload_boxes");
+        fill(boxes_, boxesBytes_, corners.size() * 4, corners.data());
+        if (!small.empty()) fill(small_, smallBytes_, small.size() * 4, small.data());
+        if (!medium.empty()) fill(medium_, mediumBytes_, medium.size() * 4, medium.data());
+        if (!hot.empty()) fill(hot_, hotBytes_, hot.size() * 4, hot.data());
+    }
     dispatch(labels, q, intensity, layout, first, count, small.size(), wideMedium, narrow.size(),
              count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
     const bool intensityTerms = intensity.texture != 0;

@@ -214,8 +214,9 @@ public:
     // units 0 and 1, the storage and pixel-pack buffer bindings (the caller
     // guards the state). With `timer`, each pass is a stage named as its
     // shader (measure_small, measure_medium, measure_terms, measure_fold,
-    // measure_extrema, measure_windows),
-    // the copy of the records for the host download_terms.
+    // measure_extrema, measure_windows, measure_pack), the records' zeroing
+    // clear_records, the boxes' and lists' upload upload_boxes, the copy of
+    // the records for the host download_terms.
     RegionTotals gather(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& request,
                         const Intensity& intensity = {}, StageTimer* timer = nullptr);
 

@@ -264,10 +264,11 @@ public:
 
     // Per-stage GPU times of the last label() + components() with timings on,
     // and of the passes that measure its regions on the GPU since
-    // (measureTerms(), regionBuffer(), LabelOptions::measure): measure_small,
-    // measure_medium (its narrow regions' subgroups too), measure_terms,
-    // measure_fold, measure_extrema, measure_windows, region_rows,
-    // measure_pack, download_terms; a stage the driver did not time
+    // (measureTerms(), regionBuffer(), LabelOptions::measure): clear_records
+    // and upload_boxes (the records zeroed, the boxes and lists uploaded),
+    // measure_small, measure_medium (its narrow regions' subgroups too),
+    // measure_terms, measure_fold, measure_extrema, measure_windows,
+    // region_rows, measure_pack, download_terms; a stage the driver did not time
     // (llvmpipe's compute dispatches) has StageTime::measured false.
     const StageTimings& stageTimings() const;
     const ContextInfo& contextInfo() const;
