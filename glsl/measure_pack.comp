@@ -16,7 +16,7 @@ layout(local_size_x = MEASURE_GROUP) in;
 
 // packTarget[i]: the first word of region i's record in packedRecords
 // (kNoPackTarget: its tier's record has no word).
-layout(std430, binding = MEASURE_PACK_REGIONS_BUFFER) readonly buffer PackTargets { uint packTarget[]; };
+layout(std430, binding = MEASURE_PACK_TARGETS_BUFFER) readonly buffer PackTargets { uint packTarget[]; };
 // The tiers (packTiers of them) as three words each: the first word of
 // the tier's records in packedRecords, the words of its record, where
 // its map starts; then the maps: word k of a tier's record is word

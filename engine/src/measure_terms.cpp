@@ -379,7 +379,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_HOT_BUFFER", kHotBuffer)
             .define("MEASURE_MEDIUM_BUFFER", kMediumBuffer)
             .define("MEASURE_TILES_BUFFER", kTilesBuffer)
-            .define("MEASURE_PACK_REGIONS_BUFFER", kPackRegionsBuffer)
+            .define("MEASURE_PACK_TARGETS_BUFFER", kPackTargetsBuffer)
             .define("MEASURE_PACK_WORDS_BUFFER", kPackWordsBuffer)
             .define("MEASURE_PACKED_BUFFER", kPackedBuffer)
             .define("PACK_LANES", kPackLanes)
@@ -653,11 +653,11 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
         maps.insert(maps.end(), tierMap.begin(), tierMap.end());
     }
     table.insert(table.end(), maps.begin(), maps.end());
-    fill(packRegions_, packRegionsBytes_, targets.size() * 4, targets.data());
+    fill(packTargets_, packTargetsBytes_, targets.size() * 4, targets.data());
     fill(packWords_, packWordsBytes_, table.size() * 4, table.data());
     reserve(packed_, packedBytes_, words * 4);  // every word written
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackRegionsBuffer, packRegions_.id());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackTargetsBuffer, packTargets_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackWordsBuffer, packWords_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kPackedBuffer, packed_.id());
     gl::Program& p = program("measure_pack", layout, q, intensity);
@@ -764,7 +764,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
              count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
     const bool intensityTerms = intensity.texture != 0;
 
-    // The records packed a tier after another (kPackRegionsBuffer), each
+    // The records packed a tier after another (measure_pack), each
     // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.

@@ -136,10 +136,10 @@ constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 // under 256 a side; the rest), each region's in the record of its tier's
 // bounds, whose high limbs the wide record's sums would leave zero: a
 // noisy image's hundreds of thousands of small regions come down in about
-// half the bytes. measure_pack runs after the
-// batch's other passes and takes the bindings of their lists.
+// half the bytes. measure_pack runs after the batch's other passes and
+// takes the bindings of their lists.
 constexpr std::uint64_t kPackTierBox = 65535;
-constexpr int kPackRegionsBuffer = 2;
+constexpr int kPackTargetsBuffer = 2;
 constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
 // Invocations that copy one region's record in measure_pack.
@@ -265,7 +265,7 @@ private:
                   const RecordLayout& layout, std::size_t first, std::size_t count, std::size_t small,
                   std::size_t medium, std::size_t narrow, std::size_t large, std::size_t hot,
                   const std::vector<std::array<std::int64_t, 4>>* largeBoxes, StageTimer& timer);
-    // A tier of the records the host reads (kPackRegionsBuffer): its
+    // A tier of the records the host reads (measure_pack): its
     // regions (batch indices), their record, its first word among those read.
     struct Tier {
         const std::vector<std::uint32_t>* regions;
@@ -281,9 +281,9 @@ private:
                          const Intensity& intensity, bool narrowRegions = false);
 
     std::map<std::string, gl::Program> programs_;
-    gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, packRegions_, packWords_, packed_, readback_;
+    gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, packTargets_, packWords_, packed_, readback_;
     std::size_t boxesBytes_ = 0, totalsBytes_ = 0, smallBytes_ = 0, mediumBytes_ = 0, hotBytes_ = 0, tilesBytes_ = 0,
-                packRegionsBytes_ = 0, packWordsBytes_ = 0, packedBytes_ = 0, readbackBytes_ = 0;
+                packTargetsBytes_ = 0, packWordsBytes_ = 0, packedBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
     std::uint64_t largestMedium_ = kMediumBox;
     int narrow_ = -1;  // whether narrow regions go to subgroups here (-1: not yet asked)
