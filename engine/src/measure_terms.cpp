@@ -60,6 +60,7 @@ std::string limbsSignature(const RecordLayout& layout, const std::array<int, 3>&
 
 // The invocations of a stage's work group.
 int groupOf(const std::string& stage) {
+    if (stage == "clear_records") return kClearGroupThreads;
     if (stage == "measure_small") return kSmallGroupThreads;
     if (stage == "measure_medium") return kMediumGroupThreads;
     return kGroupThreads;
@@ -261,20 +262,10 @@ void reserve(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes) {
     }
 }
 
-// Replaces the storage of `buffer` (grown when too small) with `bytes` of
-// `data`, or zeros where data is null.
+// Replaces the first `bytes` of `buffer` (grown when too small) with `data`.
 void fill(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const void* data) {
     reserve(buffer, capacity, bytes);
-    if (data) {
-        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
-    } else if (gl::isEs()) {
-        // OpenGL ES has no glClearBufferSubData.
-        const std::vector<std::uint32_t> zeros((bytes + 3) / 4, 0u);
-        glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), zeros.data());
-    } else {
-        glClearBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, 0, GLsizeiptr(bytes), GL_RED_INTEGER,
-                             GL_UNSIGNED_INT, nullptr);
-    }
+    glBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(bytes), data);
 }
 
 // The tiles of an image's pass along y over `width` x `height` elements
@@ -382,6 +373,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_PACK_TARGETS_BUFFER", kPackTargetsBuffer)
             .define("MEASURE_PACK_WORDS_BUFFER", kPackWordsBuffer)
             .define("MEASURE_PACKED_BUFFER", kPackedBuffer)
+            .define("CLEAR_BUFFER", kClearBuffer)
             .define("PACK_LANES", kPackLanes)
             .define("NO_PACK_TARGET", std::to_string(kNoPackTarget) + "u")
             .define("REPLICAS", kReplicas)
@@ -626,12 +618,27 @@ void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, 
     StageTimer untimed(false);
     const bool volume = labels.target() == GL_TEXTURE_3D;
     checkRequest(q, volume ? 3 : 2, false);
-    fill(boxes_, boxesBytes_, count * 16, nullptr);
-    fill(totals_, totalsBytes_, count * std::size_t(layout.words) * 4, nullptr);
+    zero(boxes_, boxesBytes_, count * 16, layout, q, Intensity{});
+    zero(totals_, totalsBytes_, count * std::size_t(layout.words) * 4, layout, q, Intensity{});
     writeCorners(boxes_);
     glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);  // the corners, written
     glBindImageTexture(kLabelsImage, labels.id(), 0, volume ? GL_TRUE : GL_FALSE, 0, GL_READ_ONLY, GL_R32UI);
     dispatch(labels, q, Intensity{}, layout, first, count, 0, 0, 0, count, 0, nullptr, timer ? *timer : untimed);
+}
+
+void TermGatherer::zero(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const RecordLayout& layout,
+                        const TermRequest& q, const Intensity& intensity) {
+    const std::size_t quads = ceilDiv(bytes, std::size_t(16));
+    reserve(buffer, capacity, quads * 16);
+    if (quads == 0) return;
+    if (quads > 0xffffffffu) throw Error("glccl: " + std::to_string(bytes) + " bytes of records to zero pass 2^36");
+    gl::Program& p = program("clear_records", layout, q, intensity);
+    p.use();
+    p.set("clearQuads", unsigned(quads));
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kClearBuffer, buffer.id());
+    glDispatchCompute(GLuint(std::min<std::size_t>(ceilDiv(quads, std::size_t(kClearGroupThreads)), 65535)), 1, 1);
+    glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+    checkGlError("stage clear_records");
 }
 
 void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::size_t words,
@@ -751,7 +758,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // the passes read: the GPU's work as much as the passes, each a stage.
     {
         auto scope = timer.scope("clear_records");
-        fill(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, nullptr);
+        zero(totals_, totalsBytes_, (words + hot.size() * kReplicas * std::size_t(layout.words)) * 4, layout, q,
+             intensity);
     }
     {
         auto scope = timer.scope("upload_boxes");

@@ -144,6 +144,10 @@ constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
 // Invocations that copy one region's record in measure_pack.
 constexpr int kPackLanes = 16;
+// glsl/clear_records.comp zeroes the buffer bound here, a quad of words an
+// invocation, in work groups of kClearGroupThreads.
+constexpr int kClearBuffer = 2;
+constexpr int kClearGroupThreads = 256;
 // measure_pack's target of a region whose tier's record has no word.
 constexpr std::uint32_t kNoPackTarget = 0xffffffffu;
 
@@ -276,6 +280,11 @@ private:
     // the tiers one after another, `words` in all.
     void pack(const std::vector<Tier>& tiers, std::size_t count, std::size_t words, const RecordLayout& layout,
               const TermRequest& request, const Intensity& intensity, StageTimer& timer);
+    // clear_records: the first `bytes` of `buffer` (grown when its
+    // `capacity` is too small, to whole quads of words) zeroed, complete
+    // for the shaders that run next.
+    void zero(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const RecordLayout& layout,
+              const TermRequest& request, const Intensity& intensity);
     // `narrowRegions`: measure_medium with MEDIUM_NARROW (measure_narrow.glsl).
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
                          const Intensity& intensity, bool narrowRegions = false);
