@@ -45,8 +45,35 @@ layout(local_size_x = MEASURE_GROUP) in;
 // add into in shared memory and the group adds into one replica once, at
 // the end: a run's flush of the one region that nearly every segment
 // crosses (a noisy image's, a porous volume's) takes no atomic in global
-// memory for its moments, the words most of its record.
+// memory for its moments, the words most of its record. In a volume, a
+// group whose lines are all of one row y adds the region's runs as 16
+// sums of lx^ex lz^ez (rowSums) and multiplies them by ly^ey once at its
+// end, in place of a run's 64 terms.
 shared uint groupShare[RECORD_WORDS];
+
+#if DIMENSIONS == 3 && defined(GATHER_MOMENTS)
+// Where the group's invocations all walk lines of one row y (groupRow), hot
+// region 0's runs add their sums of lx^ex lz^ez into rowSums (term ez 4 +
+// ex, LIMBS limbs each), 16 sums where each run took 64 terms; the group
+// multiplies them by ly^ey at its end, ly being one for the whole group
+// (rowLy: ly + 1, 0 where no run of the region came).
+shared uint rowSums[16 * LIMBS];
+shared uint rowLy;
+bool groupRow = false;
+
+void addRowWide(uint at, uint v[LIMBS]) {
+    uint carry = 0u;
+    for (int k = 0; k < LIMBS; ++k) {
+        const uint addend = v[k] + carry;
+        carry = addend < carry ? 1u : 0u;
+        if (addend != 0u) {
+            const uint before = atomicAdd(rowSums[at + uint(k)], addend);
+            carry += before + addend < before ? 1u : 0u;
+        }
+    }
+}
+
+#endif
 
 // atomicAdd into the group's share (`share`; `at` a word of the record) or
 // into `totals`.
@@ -153,6 +180,24 @@ void addScaled(bool share, uint at, int limbs, uvec3 powerSum, uint a, int ea, u
     addWideInto(share, at, sum, limbs);
 }
 
+#if DIMENSIONS == 3 && defined(GATHER_MOMENTS)
+// A run of hot region 0 into rowSums: its sums of lz^ez (`p`) times lx^ex.
+void addRowRun(BoxPowers p, uint lx, uint ly) {
+    atomicMax(rowLy, ly + 1u);
+    for (int ez = 0; ez <= 3; ++ez) {
+        if (MOMENT_LEVEL != 4 && ez > MOMENT_LEVEL) break;
+        const uvec2 walk = runPowers(p, ez);
+        uint term[LIMBS];
+        for (int k = 0; k < LIMBS; ++k) term[k] = k < 2 ? walk[k] : 0u;
+        for (int ex = 0; ex <= 3; ++ex) {
+            if (MOMENT_LEVEL != 4 && ex + ez > MOMENT_LEVEL) break;
+            if (ex > 0) multiplyWide(term, lx);
+            addRowWide(uint(ez * 4 + ex) * uint(LIMBS), term);
+        }
+    }
+}
+#endif
+
 #if DIMENSIONS == 3
 // A volume run's moment sums into the wide sums from `at` on (of the group's
 // share where `share`), from its sums of lz^e `p` and its fixed lx, ly, in
@@ -229,7 +274,8 @@ void flush(Run run, PixelCoord at) {
     const BoxPowers powers = boxPowers(run);
     const uint momentAt = (run.share ? 0u : record) + uint(MOMENTS_AT);
 #if DIMENSIONS == 3
-    addVolumeRunMoments(run.share, momentAt, powers, lx, ly);
+    if (run.share && groupRow) addRowRun(powers, lx, ly);
+    else addVolumeRunMoments(run.share, momentAt, powers, lx, ly);
 #else
     // TermRequest::exponents' order: y, then x. The walk axis' exponent
     // picks the run's power sum, lx^ex scales it.
@@ -431,6 +477,16 @@ void main() {
 #ifdef GATHER_MOMENTS
     const uint lane = gl_LocalInvocationID.x;
     for (uint k = lane; k < uint(RECORD_WORDS); k += uint(MEASURE_GROUP)) groupShare[k] = 0u;
+#if DIMENSIONS == 3
+    for (uint k = lane; k < uint(16 * LIMBS); k += uint(MEASURE_GROUP)) rowSums[k] = 0u;
+    if (lane == 0u) rowLy = 0u;
+    {
+        // The group's lines one row y: its first and last invocations' rows alike.
+        const uint groupFirst = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP);
+        const uint groupLast = min(groupFirst + uint(MEASURE_GROUP), segments) - 1u;
+        groupRow = groupFirst < segments && groupFirst / walkColumns == groupLast / walkColumns;
+    }
+#endif
     memoryBarrierShared();
     barrier();
 #endif
@@ -438,6 +494,29 @@ void main() {
 #ifdef GATHER_MOMENTS
     memoryBarrierShared();
     barrier();  // the group's runs flushed
+#if DIMENSIONS == 3
+    if (rowLy != 0u) {
+        // rowSums times ly^ey into the share's terms, a term an invocation.
+        const uint ly = rowLy - 1u;
+        uint at = uint(MOMENTS_AT), t = 0u;
+        for (int ez = 0; ez <= 3; ++ez)
+            for (int ey = 0; ey <= 3; ++ey)
+                for (int ex = 0; ex <= 3; ++ex) {
+                    if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) continue;
+                    const int limbs = termLimbs(ex + ey + ez, false);
+                    if (t % uint(MEASURE_GROUP) == lane) {
+                        uint term[LIMBS];
+                        for (int k = 0; k < LIMBS; ++k) term[k] = rowSums[uint(ez * 4 + ex) * uint(LIMBS) + uint(k)];
+                        for (int i = 0; i < ey; ++i) multiplyWide(term, ly);
+                        addWideInto(true, at, term, limbs);
+                    }
+                    at += uint(limbs);
+                    ++t;
+                }
+        memoryBarrierShared();
+        barrier();
+    }
+#endif
     // The share into one replica of hot region 0, a word an invocation: a
     // word whose add wraps carries into the words above it in its term.
     // A group no run of the region crossed adds nothing.
