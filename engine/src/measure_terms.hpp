@@ -144,12 +144,15 @@ constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
 // Invocations that copy one region's record in measure_pack.
 constexpr int kPackLanes = 16;
-// glsl/clear_records.comp zeroes the buffer bound here, a quad of words an
-// invocation, in work groups of kClearGroupThreads.
-constexpr int kClearBuffer = 2;
-constexpr int kClearGroupThreads = 256;
 // measure_pack's target of a region whose tier's record has no word.
 constexpr std::uint32_t kNoPackTarget = 0xffffffffu;
+
+// The records are zeroed before the passes add into them by
+// glsl/clear_records.comp (a driver's buffer clear can run at host-upload
+// rates), a quad of words an invocation, in work groups of
+// kClearGroupThreads, the buffer bound at kClearBuffer.
+constexpr int kClearBuffer = 2;
+constexpr int kClearGroupThreads = 256;
 
 // The boxes buffer's w (glsl/measure_common.glsl) of a region measure_small
 // or measure_medium measures: its box's sides, a byte each (positive); of
