@@ -101,16 +101,9 @@ struct Row {
     uint c0, c1, c2, c3, c4;
 };
 
-// The label at (x, y) of a row y inside the image, 0 on columns outside.
-uint columnLabel(int x, int y) { return x >= 0 && x < imageSize.x ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
-
-// The label at (x, y) of column x (inside the image), 0 on rows outside.
-uint centreLabel(int x, int y) { return y >= 0 && y < imageSize.y ? imageLoad(labelImage, ivec2(x, y)).r : 0u; }
-
 Row rowAt(int x, int y) {
-    if (y < 0 || y >= imageSize.y) return Row(0u, 0u, 0u, 0u, 0u);
-    return Row(columnLabel(x - 2, y), columnLabel(x - 1, y), columnLabel(x, y), columnLabel(x + 1, y),
-               columnLabel(x + 2, y));
+    return Row(labelAt(ivec2(x - 2, y)), labelAt(ivec2(x - 1, y)), labelAt(ivec2(x, y)), labelAt(ivec2(x + 1, y)),
+               labelAt(ivec2(x + 2, y)));
 }
 
 // The row's columns in `label`, a bit each (windowPerimeterClass's bits of
@@ -366,7 +359,7 @@ void walk(PixelCoord line, uint slot) {
     // of column x at y+3.
     const int x = line.x;
     Row r0, r1 = rowAt(x, w0 - 2), r2 = rowAt(x, w0 - 1), r3 = rowAt(x, w0), r4 = rowAt(x, w0 + 1);
-    uint ahead = centreLabel(x, w0 + 2);
+    uint ahead = labelAt(ivec2(x, w0 + 2));
 #endif
     for (int w = w0; w < w1; ++w) {
         PixelCoord p = line;
@@ -377,7 +370,7 @@ void walk(PixelCoord line, uint slot) {
         r2 = r3;
         r3 = r4;
         r4 = Row(0u, 0u, ahead, 0u, 0u);
-        ahead = centreLabel(x, w + 3);
+        ahead = labelAt(ivec2(x, w + 3));
         // Row y+2's columns other than x are in the windows of elements
         // y .. y+4. Elements y and y+4 read them only to tell whether
         // (x-1, y+1), (x+1, y+1), (x-1, y+3) and (x+1, y+3) are border
@@ -385,10 +378,10 @@ void walk(PixelCoord line, uint slot) {
         // and (x, y+3) are background. So where elements y+1 .. y+3 are
         // background, no element measured reads them: they stay 0.
         if (w + 2 < imageSize.y && (r3.c2 | r4.c2 | ahead) != 0u) {
-            r4.c0 = columnLabel(x - 2, w + 2);
-            r4.c1 = columnLabel(x - 1, w + 2);
-            r4.c3 = columnLabel(x + 1, w + 2);
-            r4.c4 = columnLabel(x + 2, w + 2);
+            r4.c0 = labelAt(ivec2(x - 2, w + 2));
+            r4.c1 = labelAt(ivec2(x - 1, w + 2));
+            r4.c3 = labelAt(ivec2(x + 1, w + 2));
+            r4.c4 = labelAt(ivec2(x + 2, w + 2));
         }
         const uint label = r2.c2;
 #else
