@@ -60,35 +60,28 @@ shared uint groupShare[RECORD_WORDS];
 shared uint rowSums[16 * LIMBS];
 shared uint rowLy;
 bool groupRow = false;
-
-void addRowWide(uint at, uint v[LIMBS]) {
-    uint carry = 0u;
-    for (int k = 0; k < LIMBS; ++k) {
-        const uint addend = v[k] + carry;
-        carry = addend < carry ? 1u : 0u;
-        if (addend != 0u) {
-            const uint before = atomicAdd(rowSums[at + uint(k)], addend);
-            carry += before + addend < before ? 1u : 0u;
-        }
-    }
-}
-
 #endif
 
-// atomicAdd into the group's share (`share`; `at` a word of the record) or
-// into `totals`.
-uint addInto(bool share, uint at, uint v) { return share ? atomicAdd(groupShare[at], v) : atomicAdd(totals[at], v); }
+// Where addWideInto adds: `totals`, the group's share (`at` a word of the
+// record), or in a volume rowSums.
+const uint INTO_TOTALS = 0u, INTO_SHARE = 1u, INTO_ROW_SUMS = 2u;
 
-// measure_common.glsl's addWide (its carries), into the group's share or
-// into `totals`.
-void addWideInto(bool share, uint at, uint v[LIMBS], int limbs) {
+uint addInto(uint into, uint at, uint v) {
+#if DIMENSIONS == 3 && defined(GATHER_MOMENTS)
+    if (into == INTO_ROW_SUMS) return atomicAdd(rowSums[at], v);
+#endif
+    return into == INTO_SHARE ? atomicAdd(groupShare[at], v) : atomicAdd(totals[at], v);
+}
+
+// measure_common.glsl's addWide (its carries), where `into` says.
+void addWideInto(uint into, uint at, uint v[LIMBS], int limbs) {
     uint carry = 0u;
     for (int k = 0; k < LIMBS; ++k) {
         if (k >= limbs) break;
         const uint addend = v[k] + carry;
         carry = addend < carry ? 1u : 0u;
         if (addend != 0u) {
-            const uint before = addInto(share, at + uint(k), addend);
+            const uint before = addInto(into, at + uint(k), addend);
             carry += before + addend < before ? 1u : 0u;
         }
     }
@@ -170,7 +163,7 @@ void addScaled(bool share, uint at, int limbs, uvec3 powerSum, uint a, int ea, u
     for (int k = 0; k < LIMBS; ++k) sum[k] = k < 3 ? powerSum[k] : 0u;
     for (int i = 0; i < ea; ++i) multiplyWide(sum, a);
     for (int i = 0; i < eb; ++i) multiplyWide(sum, b);
-    addWideInto(share, at, sum, limbs);
+    addWideInto(share ? INTO_SHARE : INTO_TOTALS, at, sum, limbs);
 }
 
 #if DIMENSIONS == 3 && defined(GATHER_MOMENTS)
@@ -185,7 +178,7 @@ void addRowRun(BoxPowers p, uint lx, uint ly) {
         for (int ex = 0; ex <= 3; ++ex) {
             if (MOMENT_LEVEL != 4 && ex + ez > MOMENT_LEVEL) break;
             if (ex > 0) multiplyWide(term, lx);
-            addRowWide(uint(ez * 4 + ex) * uint(LIMBS), term);
+            addWideInto(INTO_ROW_SUMS, uint(ez * 4 + ex) * uint(LIMBS), term, LIMBS);
         }
     }
 }
@@ -212,7 +205,7 @@ void addVolumeRunMoments(bool share, uint at, BoxPowers p, uint lx, uint ly) {
                 if (MOMENT_LEVEL != 4 && ex + ey + ez > MOMENT_LEVEL) break;
                 if (ex > 0) multiplyWide(term, lx);
                 const int limbs = termLimbs(ex + ey + ez, false);
-                addWideInto(share, at, term, limbs);
+                addWideInto(share ? INTO_SHARE : INTO_TOTALS, at, term, limbs);
                 at += uint(limbs);
             }
         }
@@ -501,7 +494,7 @@ void main() {
                         uint term[LIMBS];
                         for (int k = 0; k < LIMBS; ++k) term[k] = rowSums[uint(ez * 4 + ex) * uint(LIMBS) + uint(k)];
                         for (int i = 0; i < ey; ++i) multiplyWide(term, ly);
-                        addWideInto(true, at, term, limbs);
+                        addWideInto(INTO_SHARE, at, term, limbs);
                     }
                     at += uint(limbs);
                     ++t;
