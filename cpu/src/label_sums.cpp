@@ -116,10 +116,7 @@ inline void addTo(DoubleDouble& a, double b) {
         a = DoubleDouble(a.hi + b);
         return;
     }
-    double s, e;
-    dd_detail::twoSum(a.hi, b, s, e);
-    e += a.lo;
-    dd_detail::twoSum(s, e, a.hi, a.lo);
+    a.addDouble(b);
 }
 
 // a += b, two sums.
@@ -128,13 +125,6 @@ inline void addSums(DoubleDouble& a, const DoubleDouble& b) {
     else a += b;
 }
 inline void addSums(Wide& a, const Wide& b) { a += b; }
-
-// a += x * y, the product exactly.
-inline void addProduct(DoubleDouble& a, double x, double y) {
-    double p, e;
-    dd_detail::twoProduct(x, y, p, e);
-    a += DoubleDouble(p, e);
-}
 
 // How values of type T are summed: exactly in integers of 128 bits (256
 // where 8-byte values are squared or weighted by a coordinate), floats as
@@ -153,7 +143,7 @@ struct Terms {
     }
     static void addSquare(Squares& q, T v) {
         if constexpr (kFloat) {
-            addProduct(q, double(v), double(v));
+            q.addProduct(double(v), double(v));
         } else {
             std::uint64_t magnitude = std::uint64_t(v);
             if constexpr (std::is_signed_v<T>)
@@ -164,7 +154,7 @@ struct Terms {
     }
     // a += v * coordinate.
     static void addMoment(Moment& a, T v, std::uint64_t coordinate) {
-        if constexpr (kFloat) addProduct(a, double(v), double(coordinate));
+        if constexpr (kFloat) a.addProduct(double(v), double(coordinate));
         else if constexpr (kWide) a += Int256::of(Wide(v) * Wide(coordinate));
         else a += Wide(v) * Wide(coordinate);
     }

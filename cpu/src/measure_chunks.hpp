@@ -73,6 +73,10 @@ inline Int256 times(__int128 a, __int128 b, const Int256*) { return Int256::of(a
 inline __int128 times(__int128 a, __int128 b) { return a * b; }
 inline Int256 times(const Int256& a, __int128 b) { return a * Int256::of(b); }
 inline DoubleDouble exactDD(__int128 v) {
+    // Below 2^53 in magnitude a double holds v exactly, converted by the
+    // processor rather than the library's 128-bit conversions.
+    constexpr __int128 kExact = __int128(1) << 53;
+    if (v < kExact && v > -kExact) return {double(std::int64_t(v)), 0.0};
     const double hi = double(v);
     return {hi, double(v - __int128(hi))};
 }
@@ -2011,8 +2015,8 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 for (std::int64_t xx = x; xx < x1; ++xx) {
                                     const auto v = in.at(element0 + std::size_t(xx), c);
                                     if constexpr (In::floating) {
-                                        sum += DoubleDouble(v);
-                                        squares += DoubleDouble(v) * DoubleDouble(v);
+                                        sum.addDouble(double(v));
+                                        squares.addProduct(double(v), double(v));
                                     } else {
                                         add(sum, v);
                                         add(squares, times(v, v, (const Acc*)nullptr));
@@ -2081,15 +2085,29 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             __int128 sums[4] = {0, 0, 0, 0};
                             weightedPowerSums(in.samples(element0 + std::size_t(x), c), x1 - x, channels, x - lo[0], sums);
                             for (int k = 0; k < 4; ++k) add(run[k], sums[k]);
+                        } else if constexpr (In::floating) {
+                            // lx^3 a double exactly where lx < 2^17 (then a
+                            // power's pair is the power and 0: exactDD's).
+                            const bool exactPowers = x1 - 1 - lo[0] < (std::int64_t(1) << 17);
+                            for (std::int64_t xx = x; xx < x1; ++xx) {
+                                const double v = double(in.at(element0 + std::size_t(xx), c));
+                                const std::int64_t lx = xx - lo[0];
+                                if (exactPowers) {
+                                    const double l = double(lx);
+                                    const double px[4] = {1.0, l, l * l, l * l * l};
+                                    for (int k = 0; k < 4; ++k) run[k].addProduct(v, px[k]);
+                                } else {
+                                    const __int128 wide = lx;
+                                    const __int128 px[4] = {1, wide, wide * wide, wide * wide * wide};
+                                    for (int k = 0; k < 4; ++k) run[k] += DoubleDouble(v) * exactDD(px[k]);
+                                }
+                            }
                         } else {
                             for (std::int64_t xx = x; xx < x1; ++xx) {
                                 const auto v = in.at(element0 + std::size_t(xx), c);
                                 const __int128 lx = xx - lo[0];
                                 const __int128 px[4] = {1, lx, lx * lx, lx * lx * lx};
-                                for (int k = 0; k < 4; ++k) {
-                                    if constexpr (In::floating) run[k] += DoubleDouble(v) * exactDD(px[k]);
-                                    else add(run[k], times(v, px[k], (const Acc*)nullptr));
-                                }
+                                for (int k = 0; k < 4; ++k) add(run[k], times(v, px[k], (const Acc*)nullptr));
                             }
                         }
                     }

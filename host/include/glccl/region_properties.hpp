@@ -56,6 +56,11 @@ struct DoubleDouble {
     DoubleDouble() = default;
     DoubleDouble(double h, double l = 0.0) : hi(h), lo(l) {}  // NOLINT(google-explicit-constructor)
     inline DoubleDouble& operator+=(const DoubleDouble& o);
+    // *this += DoubleDouble(v), and *this += DoubleDouble(a) * DoubleDouble(b):
+    // the same pairs (but for the sign of a zero low part) without the
+    // steps on the operands' low parts of 0, for the sums of many samples.
+    inline DoubleDouble& addDouble(double v);
+    inline DoubleDouble& addProduct(double a, double b);
     double value() const { return hi + lo; }
 };
 
@@ -81,6 +86,20 @@ inline DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
     e += f;
     dd_detail::twoSum(h, e, hi, lo);
     return *this;
+}
+inline DoubleDouble& DoubleDouble::addDouble(double v) {
+    double s, e;
+    dd_detail::twoSum(hi, v, s, e);
+    e += lo;
+    dd_detail::twoSum(s, e, hi, lo);
+    return *this;
+}
+inline DoubleDouble& DoubleDouble::addProduct(double a, double b) {
+    // A product's pair from twoProduct is normalized already: the sum of
+    // it is operator+='s.
+    double p, e;
+    dd_detail::twoProduct(a, b, p, e);
+    return *this += DoubleDouble(p, e);
 }
 inline DoubleDouble operator+(DoubleDouble a, const DoubleDouble& b) { return a += b; }
 inline DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b) { return a + DoubleDouble(-b.hi, -b.lo); }
