@@ -134,6 +134,7 @@ inline DoubleDouble exactDD(__int128 v) {
 struct NoIntensity {
     static constexpr bool present = false, floating = false, narrow = false;
     using Value = __int128;
+    using Sample = void;
     int channels = 0;
     Value at(std::size_t, int) const { return 0; }
 };
@@ -1555,6 +1556,9 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // region: multiplied by the row's y and z powers once per region and
     // row, not once per run.
     using Weighted = std::conditional_t<In::floating, DoubleDouble, Acc>;
+    // Samples of 32-bit floats, 24 bits of mantissa: a square, and a product
+    // with an integer below 2^29, a double exactly.
+    constexpr bool kFloat32 = std::is_same_v<typename In::Sample, float>;
     std::vector<std::int32_t>& entryOf = scratch.entryOf;  // by slot; -1 between rows
     std::vector<std::size_t>& entrySlot = scratch.entrySlot;
     // Rows of at most 2^15 elements: a run's sums of x^k, and a row's, in
@@ -2016,7 +2020,9 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                     const auto v = in.at(element0 + std::size_t(xx), c);
                                     if constexpr (In::floating) {
                                         sum.addDouble(double(v));
-                                        squares.addProduct(double(v), double(v));
+                                        // A float's square is a double exactly (48 bits): no error to carry.
+                                        if constexpr (kFloat32) squares.addDouble(double(v) * double(v));
+                                        else squares.addProduct(double(v), double(v));
                                     } else {
                                         add(sum, v);
                                         add(squares, times(v, v, (const Acc*)nullptr));
@@ -2087,12 +2093,20 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             for (int k = 0; k < 4; ++k) add(run[k], sums[k]);
                         } else if constexpr (In::floating) {
                             // lx^3 a double exactly where lx < 2^17 (then a
-                            // power's pair is the power and 0: exactDD's).
-                            const bool exactPowers = x1 - 1 - lo[0] < (std::int64_t(1) << 17);
+                            // power's pair is the power and 0: exactDD's),
+                            // and a float's product with it too where lx^3 <
+                            // 2^29 (24 + 29 bits: no error to carry).
+                            const std::int64_t widest = x1 - 1 - lo[0];
+                            const bool exactPowers = widest < (std::int64_t(1) << 17);
+                            const bool exactProducts = kFloat32 && widest * widest * widest < (std::int64_t(1) << 29);
                             for (std::int64_t xx = x; xx < x1; ++xx) {
                                 const double v = double(in.at(element0 + std::size_t(xx), c));
                                 const std::int64_t lx = xx - lo[0];
-                                if (exactPowers) {
+                                if (exactProducts) {
+                                    const double l = double(lx);
+                                    const double px[4] = {1.0, l, l * l, l * l * l};
+                                    for (int k = 0; k < 4; ++k) run[k].addDouble(v * px[k]);
+                                } else if (exactPowers) {
                                     const double l = double(lx);
                                     const double px[4] = {1.0, l, l * l, l * l * l};
                                     for (int k = 0; k < 4; ++k) run[k].addProduct(v, px[k]);
