@@ -132,6 +132,9 @@ inline void addSums(Wide& a, const Wide& b) { a += b; }
 template <class T>
 struct Terms {
     static constexpr bool kFloat = std::is_floating_point_v<T>;
+    // A 32-bit float's square, and its product with an integer below 2^29,
+    // are doubles exactly (24 + 29 bits): summed with no error term.
+    static constexpr bool kFloat32 = std::is_same_v<T, float>;
     static constexpr bool kWide = !kFloat && sizeof(T) == 8;
     using Sum = std::conditional_t<kFloat, DoubleDouble, Wide>;
     using Squares = std::conditional_t<kFloat, DoubleDouble, std::conditional_t<kWide, Int256, UWide>>;
@@ -142,7 +145,9 @@ struct Terms {
         else s += Wide(v);
     }
     static void addSquare(Squares& q, T v) {
-        if constexpr (kFloat) {
+        if constexpr (kFloat32) {
+            q.addDouble(double(v) * double(v));
+        } else if constexpr (kFloat) {
             q.addProduct(double(v), double(v));
         } else {
             std::uint64_t magnitude = std::uint64_t(v);
@@ -154,9 +159,16 @@ struct Terms {
     }
     // a += v * coordinate.
     static void addMoment(Moment& a, T v, std::uint64_t coordinate) {
-        if constexpr (kFloat) a.addProduct(double(v), double(coordinate));
-        else if constexpr (kWide) a += Int256::of(Wide(v) * Wide(coordinate));
-        else a += Wide(v) * Wide(coordinate);
+        if constexpr (kFloat32) {
+            if (coordinate < (std::uint64_t(1) << 29)) a.addDouble(double(v) * double(coordinate));
+            else a.addProduct(double(v), double(coordinate));
+        } else if constexpr (kFloat) {
+            a.addProduct(double(v), double(coordinate));
+        } else if constexpr (kWide) {
+            a += Int256::of(Wide(v) * Wide(coordinate));
+        } else {
+            a += Wide(v) * Wide(coordinate);
+        }
     }
     // a += s * coordinate, s a run's sum.
     static void addScaled(Moment& a, const Sum& s, std::uint64_t coordinate) {
