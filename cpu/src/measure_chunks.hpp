@@ -324,6 +324,40 @@ template <bool Positions, class T>
     }
     return out;
 }
+// runSamples' whole steps of 16 bytes (8-bit samples) from `from` to
+// `end` at most: the sums by _mm_sad_epu8 and by products of the halves
+// widened to 16 bits (a step's squares add at most 2^18 to a 32-bit lane:
+// a segment's 2^11 steps fit), the extrema by unsigned byte comparisons,
+// folded into lo and hi (runSamples' lanes, moved down by 2^15). Into
+// out's sums; returns where the steps stopped.
+inline std::int64_t byteSteps(const std::uint8_t* p, std::int64_t from, std::int64_t end, RunSamples& out, __m128i& lo,
+                              __m128i& hi) {
+    if (from + 16 > end) return from;
+    const __m128i zero = _mm_setzero_si128();
+    __m128i sums = zero, squares = zero, least = _mm_set1_epi8(char(0xff)), most = zero;
+    std::int64_t i = from;
+    for (; i + 16 <= end; i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        sums = _mm_add_epi64(sums, _mm_sad_epu8(v, zero));
+        const __m128i a = _mm_unpacklo_epi8(v, zero), b = _mm_unpackhi_epi8(v, zero);
+        squares = _mm_add_epi32(squares, _mm_add_epi32(_mm_madd_epi16(a, a), _mm_madd_epi16(b, b)));
+        least = _mm_min_epu8(least, v);
+        most = _mm_max_epu8(most, v);
+    }
+    std::uint64_t two[2];
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(two), sums);
+    out.sum += std::int64_t(two[0] + two[1]);
+    const __m128i q = _mm_add_epi64(_mm_unpacklo_epi32(squares, zero), _mm_unpackhi_epi32(squares, zero));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(two), q);
+    out.squares += std::int64_t(two[0] + two[1]);
+    // The bytes' extrema as 16-bit lanes moved down by 2^15, as lo and hi hold theirs.
+    const __m128i bias = _mm_set1_epi16(std::int16_t(-0x8000));
+    lo = _mm_min_epi16(lo, _mm_min_epi16(_mm_xor_si128(_mm_unpacklo_epi8(least, zero), bias),
+                                         _mm_xor_si128(_mm_unpackhi_epi8(least, zero), bias)));
+    hi = _mm_max_epi16(hi, _mm_max_epi16(_mm_xor_si128(_mm_unpacklo_epi8(most, zero), bias),
+                                         _mm_xor_si128(_mm_unpackhi_epi8(most, zero), bias)));
+    return i;
+}
 template <bool Positions, class T>
 inline RunSamples runSamples(const T* p, std::int64_t n) {
     const __m128i lane = _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7);
@@ -341,6 +375,8 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
         const std::int64_t end = std::min(n, segment + kSegment * kRunLanes);
         ShiftedSums sums;
         std::int64_t i = segment;
+        if constexpr (sizeof(T) == 1) i = byteSteps(p, i, end, out, lo, hi);
+        const std::int64_t shiftedFrom = i;  // the samples before it were summed as bytes
         for (; i + kRunLanes <= end; i += kRunLanes) {
             const __m128i s = _mm_xor_si128(loadLanes(p + i), bias);
             sums.add(s);
@@ -354,7 +390,7 @@ inline RunSamples runSamples(const T* p, std::int64_t n) {
             lo = _mm_min_epi16(lo, _mm_or_si128(s, _mm_andnot_si128(live, top)));
             hi = _mm_max_epi16(hi, _mm_or_si128(s, _mm_andnot_si128(live, bias)));
         }
-        sums.into(out, end - segment);
+        sums.into(out, end - shiftedFrom);
     }
     // Every lane the extremum, then its first lane in the run.
     spreadExtrema(lo, hi);
