@@ -2134,7 +2134,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                             // 2^29 (24 + 29 bits: no error to carry).
                             const std::int64_t widest = x1 - 1 - lo[0];
                             const bool exactPowers = widest < (std::int64_t(1) << 17);
-                            const bool exactProducts = kFloat32 && widest * widest * widest < (std::int64_t(1) << 29);
+                            const bool exactProducts = kFloat32 && exactPowers && widest * widest * widest < (std::int64_t(1) << 29);
                             for (std::int64_t xx = x; xx < x1; ++xx) {
                                 const double v = double(in.at(element0 + std::size_t(xx), c));
                                 const std::int64_t lx = xx - lo[0];
