@@ -132,8 +132,9 @@ inline void addSums(Wide& a, const Wide& b) { a += b; }
 template <class T>
 struct Terms {
     static constexpr bool kFloat = std::is_floating_point_v<T>;
-    // A 32-bit float's square, and its product with an integer below 2^29,
-    // are doubles exactly (24 + 29 bits): summed with no error term.
+    // A 32-bit float's square, and its product with an integer below
+    // dd_detail::kFloat32ExactFactor, are doubles exactly: summed with no
+    // error term.
     static constexpr bool kFloat32 = std::is_same_v<T, float>;
     static constexpr bool kWide = !kFloat && sizeof(T) == 8;
     using Sum = std::conditional_t<kFloat, DoubleDouble, Wide>;
@@ -160,7 +161,7 @@ struct Terms {
     // a += v * coordinate.
     static void addMoment(Moment& a, T v, std::uint64_t coordinate) {
         if constexpr (kFloat32) {
-            if (coordinate < (std::uint64_t(1) << 29)) a.addDouble(double(v) * double(coordinate));
+            if (coordinate < dd_detail::kFloat32ExactFactor) a.addDouble(double(v) * double(coordinate));
             else a.addProduct(double(v), double(coordinate));
         } else if constexpr (kFloat) {
             a.addProduct(double(v), double(coordinate));

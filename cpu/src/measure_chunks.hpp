@@ -1593,7 +1593,7 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
     // row, not once per run.
     using Weighted = std::conditional_t<In::floating, DoubleDouble, Acc>;
     // Samples of 32-bit floats, 24 bits of mantissa: a square, and a product
-    // with an integer below 2^29, a double exactly.
+    // with an integer below dd_detail::kFloat32ExactFactor, a double exactly.
     constexpr bool kFloat32 = std::is_same_v<typename In::Sample, float>;
     std::vector<std::int32_t>& entryOf = scratch.entryOf;  // by slot; -1 between rows
     std::vector<std::size_t>& entrySlot = scratch.entrySlot;
@@ -2130,22 +2130,22 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                         } else if constexpr (In::floating) {
                             // lx^3 a double exactly where lx < 2^17 (then a
                             // power's pair is the power and 0: exactDD's),
-                            // and a float's product with it too where lx^3 <
-                            // 2^29 (24 + 29 bits: no error to carry).
+                            // and a float32's product with it too where lx^3
+                            // is below kFloat32ExactFactor (no error to carry).
                             const std::int64_t widest = x1 - 1 - lo[0];
                             const bool exactPowers = widest < (std::int64_t(1) << 17);
-                            const bool exactProducts = kFloat32 && exactPowers && widest * widest * widest < (std::int64_t(1) << 29);
+                            const bool exactProducts = kFloat32 && exactPowers &&
+                                                       std::uint64_t(widest * widest * widest) < dd_detail::kFloat32ExactFactor;
                             for (std::int64_t xx = x; xx < x1; ++xx) {
                                 const double v = double(in.at(element0 + std::size_t(xx), c));
                                 const std::int64_t lx = xx - lo[0];
-                                if (exactProducts) {
+                                if (exactPowers) {
                                     const double l = double(lx);
                                     const double px[4] = {1.0, l, l * l, l * l * l};
-                                    for (int k = 0; k < 4; ++k) run[k].addDouble(v * px[k]);
-                                } else if (exactPowers) {
-                                    const double l = double(lx);
-                                    const double px[4] = {1.0, l, l * l, l * l * l};
-                                    for (int k = 0; k < 4; ++k) run[k].addProduct(v, px[k]);
+                                    for (int k = 0; k < 4; ++k) {
+                                        if (exactProducts) run[k].addDouble(v * px[k]);
+                                        else run[k].addProduct(v, px[k]);
+                                    }
                                 } else {
                                     const __int128 wide = lx;
                                     const __int128 px[4] = {1, wide, wide * wide, wide * wide * wide};

@@ -75,6 +75,9 @@ inline void twoProduct(double a, double b, double& p, double& e) {
     p = a * b;
     e = __builtin_fma(a, b, -p);
 }
+// A float32 sample (24 bits of mantissa) times an integer below this
+// (29 bits) is a double exactly: its sum needs no error term.
+constexpr std::uint64_t kFloat32ExactFactor = std::uint64_t(1) << 29;
 }  // namespace dd_detail
 
 inline DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
