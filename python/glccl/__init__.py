@@ -174,7 +174,9 @@ def _deliver(labels, n, dtype, out, where):
             out[...] = labels
         return out
     if dtype is None:
-        dtype = _np.uint32 if n <= _np.iinfo(_np.uint32).max else _np.uint64
+        dtype = _np.uint32 if n <= 0xFFFFFFFF else _np.uint64
+    if isinstance(labels, _np.ndarray) and labels.dtype == dtype:
+        return labels  # numpy's labels as asked (most calls): no name compared
     name = _np.dtype(dtype).name
     if _dtype_name(labels.dtype) == name:
         return labels
@@ -410,7 +412,7 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
                                                 progress, threads, out, measuring[:3], gl)
     labels = _deliver(labels, n, wanted, out, where)
     table = ComponentTable(_measure.table(labels, measuring[3], properties, measuring[2], "-", [], threads, where,
-                                          columns=columns))
+                                          columns=columns, needed=measuring[4]))
     table.measured_by = gatherer
     return labels, n, table
 
@@ -425,8 +427,9 @@ def _check_measuring_arguments(properties, intensity_image, spacing, return_tabl
 
 def _measuring(image, channel_axis, properties, intensity_image, spacing, where):
     """What label(properties=) asks the compiled label() to measure:
-    (term properties, the intensity they read or None, spacing) and the
-    intensity the crops read, checked against the labels to come."""
+    (term properties, the intensity they read or None, spacing), the
+    intensity the crops read, checked against the labels to come, and
+    terms_needed's result (which the table is laid out by)."""
     if _measure.on_device(image):
         raise TypeError(f"{where}: properties are measured on host labels, and this image is in GPU memory: label "
                         f"the numpy image with properties= (cupy.asnumpy(image), image.cpu().numpy() for torch), "
@@ -437,8 +440,9 @@ def _measuring(image, channel_axis, properties, intensity_image, spacing, where)
         shape = shape[:-1] if channel_axis in (-1, len(shape) - 1) else shape
     intensity = _measure.checked_intensity_of_shape(intensity_image, shape, where)
     spacing = _measure.checked_spacing(spacing, len(shape), where)
-    needed = _measure.terms_needed(properties, len(shape), intensity is not None, spacing, [], where)[1]
-    return needed, intensity if _measure.reads_intensity(needed) else None, spacing, intensity
+    request = _measure.terms_needed(properties, len(shape), intensity is not None, spacing, [], where)
+    needed = request[1]
+    return needed, intensity if _measure.reads_intensity(needed) else None, spacing, intensity, request
 
 
 def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True, separator="-",
@@ -541,7 +545,7 @@ class Labeler(_glccl.Labeler):
         # Measured on the host from the labels and their component table
         # (boxes and areas taken from it): the cpu engine's gatherer.
         table = ComponentTable(_measure.table(labels, measuring[3], properties, measuring[2], "-", [], self._threads,
-                                              where, components=components))
+                                              where, components=components, needed=measuring[4]))
         table.measured_by = "cpu"
         return labels, n, table
 

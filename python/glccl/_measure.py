@@ -21,6 +21,7 @@ order) or of several channels, and the crop properties and extra_properties
 (the labels, and the intensity they read, copied once). A module built
 without CUDA refuses device arrays, naming what to pass instead."""
 
+import functools
 import inspect
 import math
 import numbers
@@ -88,9 +89,16 @@ OLD_NAMES = {
 
 
 def term_properties():
-    """The properties the compiled module measures from totals."""
-    entry = getattr(_glccl, "term_properties", None)
-    return frozenset(entry()) if entry is not None else _TERMS
+    """The properties the compiled module measures from totals (asked of
+    the module once: every measuring call reads them)."""
+    global _TERM_PROPERTIES
+    if _TERM_PROPERTIES is None:
+        entry = getattr(_glccl, "term_properties", None)
+        _TERM_PROPERTIES = frozenset(entry()) if entry is not None else _TERMS
+    return _TERM_PROPERTIES
+
+
+_TERM_PROPERTIES = None
 
 
 # --- Checking the arguments ---------------------------------------------------------------------------------------
@@ -333,11 +341,20 @@ def checked_threads(threads, where):
 def _group(columns, names, separator="-"):
     """The module's columns (named with `separator`) of each canonical name:
     {canonical: [(element indices, column)]}, in the module's order."""
+    layout = _column_layout(tuple(columns), tuple(names), separator)
+    return {name: [(suffix, columns[column]) for suffix, column in entries] for name, entries in layout.items()}
+
+
+@functools.lru_cache(maxsize=64)
+def _column_layout(columns, names, separator):
+    """_group's {canonical: [(element indices, column name)]} for the
+    module's column names: the same for every call of one request, so
+    parsed once."""
     groups = {name: [] for name in names}
-    for column, values in columns.items():
+    for column in columns:
         base, _, suffix = column.partition(separator)
         if base in groups:
-            groups[base].append((tuple(int(part) for part in suffix.split(separator)) if suffix else (), values))
+            groups[base].append((tuple(int(part) for part in suffix.split(separator)) if suffix else (), column))
     return groups
 
 
@@ -585,12 +602,14 @@ def reads_intensity(needed):
     return any(name in _NEEDS_INTENSITY for name in needed)
 
 
-def table(labels, intensity, properties, spacing, separator, extras, threads, where, components=None, columns=None):
+def table(labels, intensity, properties, spacing, separator, extras, threads, where, components=None, columns=None,
+          needed=None):
     """regionprops_table's dict for checked arguments (checked_* above);
     components as measure_terms takes them. columns: the term properties'
     columns (terms_needed's, named with '-'), measured already with the
-    labels (glccl.label(properties=)); None: measured here."""
-    asked, needed = terms_needed(properties, labels.ndim, intensity is not None, spacing, extras, where)
+    labels (glccl.label(properties=)); None: measured here. needed:
+    terms_needed's result for these arguments where the caller has it."""
+    asked, needed = needed or terms_needed(properties, labels.ndim, intensity is not None, spacing, extras, where)
     terms = term_properties()
     crop_names = [canonical for _, canonical in asked if canonical in _CROP]
     if columns is None:
@@ -601,7 +620,7 @@ def table(labels, intensity, properties, spacing, separator, extras, threads, wh
         slices = _crop_slices(dict(groups["bbox"]), labels.ndim)
         crops = [Crop(labels, intensity, int(label), box, spacing, extras)
                  for label, box in zip(dict(groups["label"])[()], slices)]
-    if not crops:
+    if not crops and (crop_names or extras):
         # No regions: the columns are laid out from scikit-image's sample
         # region (one element of label 1 in a 3 (x 3) image).
         sample, sample_intensity = _sample(labels, intensity)
