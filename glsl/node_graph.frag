@@ -60,6 +60,33 @@ void main() {
         }
 #endif
     uint bits = 0u;
+#if NODE_W == 2 && NODE_H == 2 && CONNECTIVITY == 8
+    // The links of a 2x2 block written out: a side's link is any of the
+    // block's pixels on that side beside one of the ring's two pixels of
+    // that neighbour node, a corner's its corner pixel and the ring's.
+#define P(x, y) present[(y) * kWindowW + (x)]
+    bool b11 = P(1, 1), b21 = P(2, 1), b12 = P(1, 2), b22 = P(2, 2);
+    bits = (b11 ? 1u << uint(kFirstPixelBit) : 0u) | (b21 ? 2u << uint(kFirstPixelBit) : 0u) |
+           (b12 ? 4u << uint(kFirstPixelBit) : 0u) | (b22 ? 8u << uint(kFirstPixelBit) : 0u);
+    if ((b11 || b12) && (P(0, 1) || P(0, 2))) bits |= 1u << 0;  // (-1, 0)
+    if ((b21 || b22) && (P(3, 1) || P(3, 2))) bits |= 1u << 1;  // (1, 0)
+    if ((b11 || b21) && (P(1, 0) || P(2, 0))) bits |= 1u << 2;  // (0, -1)
+    if ((b12 || b22) && (P(1, 3) || P(2, 3))) bits |= 1u << 3;  // (0, 1)
+    if (b11 && P(0, 0)) bits |= 1u << 4;                         // (-1, -1)
+    if (b21 && P(3, 0)) bits |= 1u << 5;                         // (1, -1)
+    if (b12 && P(0, 3)) bits |= 1u << 6;                         // (-1, 1)
+    if (b22 && P(3, 3)) bits |= 1u << 7;                         // (1, 1)
+#undef P
+#elif NODE_W == 2 && NODE_H == 1 && CONNECTIVITY == 4
+#define P(x, y) present[(y) * kWindowW + (x)]
+    bool b11 = P(1, 1), b21 = P(2, 1);
+    bits = (b11 ? 1u << uint(kFirstPixelBit) : 0u) | (b21 ? 2u << uint(kFirstPixelBit) : 0u);
+    if (b11 && P(0, 1)) bits |= 1u << 0;                                  // (-1, 0)
+    if (b21 && P(3, 1)) bits |= 1u << 1;                                  // (1, 0)
+    if ((b11 && P(1, 0)) || (b21 && P(2, 0))) bits |= 1u << 2;            // (0, -1)
+    if ((b11 && P(1, 2)) || (b21 && P(2, 2))) bits |= 1u << 3;            // (0, 1)
+#undef P
+#else
     for (int j = 0; j < NODE_H; ++j)
         for (int i = 0; i < NODE_W; ++i) {
             ivec2 a = ivec2(i + 1, j + 1);
@@ -72,6 +99,7 @@ void main() {
                     bits |= 1u << uint(kNeighbourIndex[(node.y + 1) * 3 + node.x + 1]);
             }
         }
+#endif
     fragBits = uvec4(bits);
 }
 #endif
