@@ -11,6 +11,19 @@ uniform sampler2D ids;
 uniform ivec2 scanSize;
 out uvec4 fragCount;
 
+// The bits of the ID of the first pixel of node n's pixel row h (the
+// node's place in the scan grid's h-th node grid). A node is a root at
+// that place where its ID is one of the NODE_W IDs from there down (a
+// pixel further right encodes one less): its own, with its first pixel in
+// that row. No other node holds one of them, and the background's 0 is
+// below them all, so one subtraction tells it.
+uint rowIdBits(ivec2 n, int h) { return floatBitsToUint(encodeId(n * kNode + ivec2(0, h))); }
+bool isRootOf(uint rowBits, float id) { return rowBits - floatBitsToUint(id) < uint(NODE_W); }
+bool rootInScanTexel(ivec2 v) {
+    ivec2 n = ivec2(v.x % gridSize.x, v.y);
+    return isRootOf(rowIdBits(n, v.x / gridSize.x), texelFetch(ids, n, 0).r);
+}
+
 void main() {
     ivec2 o = ivec2(gl_FragCoord.xy);
     int first = o.x * kScanBlock, count = min(kScanBlock, scanSize.x - first);
@@ -23,17 +36,18 @@ void main() {
         if (n.x + 1 < gridSize.x) {
             // Texels n and n + (1, 0) are the gather's w and z.
             vec4 pair = textureGather(ids, (vec2(n) + 1.0) * texel);
-            if (isRootAtScanX(n, pair.w, x)) mask |= 1u << uint(i);
-            if (isRootAtScanX(n + ivec2(1, 0), pair.z, x + 1)) mask |= 2u << uint(i);
+            uint rowBits = rowIdBits(n, x / gridSize.x);
+            if (isRootOf(rowBits, pair.w)) mask |= 1u << uint(i);
+            if (isRootOf(rowBits - uint(NODE_W), pair.z)) mask |= 2u << uint(i);
         } else {
-            if (isRootInScanTexel(ids, ivec2(x, o.y))) mask |= 1u << uint(i);
-            if (isRootInScanTexel(ids, ivec2(x + 1, o.y))) mask |= 2u << uint(i);
+            if (rootInScanTexel(ivec2(x, o.y))) mask |= 1u << uint(i);
+            if (rootInScanTexel(ivec2(x + 1, o.y))) mask |= 2u << uint(i);
         }
     }
-    if (count % 2 == 1 && isRootInScanTexel(ids, ivec2(first + count - 1, o.y))) mask |= 1u << uint(count - 1);
+    if (count % 2 == 1 && rootInScanTexel(ivec2(first + count - 1, o.y))) mask |= 1u << uint(count - 1);
 #else
     for (int i = 0; i < count; ++i)
-        if (isRootInScanTexel(ids, ivec2(first + i, o.y))) mask |= 1u << uint(i);
+        if (rootInScanTexel(ivec2(first + i, o.y))) mask |= 1u << uint(i);
 #endif
     fragCount = uvec4(mask);
 }
