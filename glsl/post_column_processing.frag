@@ -10,6 +10,11 @@
 // the marked roots updated) and `evenColumns` (the even columns' roots):
 // each holds the vertical runs where the other's gathers raised run tops,
 // and the marked roots' updates only grow.
+// With TILE_ROOTS (resolve_links after tile_labels, once its rounds are
+// done) every node holds a marked root, its tile root, and every marked
+// root the root of its labeling (each round's compression followed the
+// marked roots' chains to their ends): a node's label is its tile root's
+// value, two fetches and no walk.
 uniform sampler2D ids;
 #ifdef EVEN_COLUMNS
 uniform sampler2D evenColumns;
@@ -35,6 +40,9 @@ void main() {
         id = next;
     }
     fragColor = vec4(id);
+#elif defined(TILE_ROOTS)
+    float id = texelFetch(ids, n, 0).r;
+    fragColor = vec4(id == 0.0 ? 0.0 : texelFetch(ids, nodeOfId(id), 0).r);
 #else
     fragColor = vec4(rootOf(ids, texelFetch(ids, n, 0).r));
 #endif

@@ -8,6 +8,8 @@ const ProgramSpec kFollowRoots{"post_column_processing", "fullscreen.vert", "pos
                                {"fragColor"}, {kIdsSlot}};
 const ProgramSpec kFollowRootsTwice{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
                                     {"fragColor", "fragCopy"}, {kIdsSlot}, {"TWO_TARGETS"}};
+const ProgramSpec kFollowTileRoots{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
+                                   {"fragColor"}, {kIdsSlot}, {"TILE_ROOTS"}};
 constexpr TextureSlot kEvenColumnsSlot{"evenColumns", 2};
 const ProgramSpec kFollowMerged{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
                                 {"fragColor"}, {kIdsSlot, kEvenColumnsSlot}, {"EVEN_COLUMNS"}};
@@ -41,6 +43,16 @@ void PostColumnProcessingPass::run(const PassContext& context, const gl::RenderT
 void PostColumnProcessingPass::compress(const PassContext& context, const gl::RenderTarget& from,
                                         const gl::RenderTarget& to) {
     auto& follow = context.programs.use(kFollowRoots);
+    beginPass(to);
+    bindTexture(kIdsSlot, from.texture);
+    setRenderState({});
+    follow.set(kQuadDepth, 0.0f);
+    drawFullscreen();
+}
+
+void PostColumnProcessingPass::compressTileRoots(const PassContext& context, const gl::RenderTarget& from,
+                                                 const gl::RenderTarget& to) {
+    auto& follow = context.programs.use(kFollowTileRoots);
     beginPass(to);
     bindTexture(kIdsSlot, from.texture);
     setRenderState({});

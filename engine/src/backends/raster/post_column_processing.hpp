@@ -23,6 +23,11 @@ public:
     // `markedOnly`, only the nodes marked in its depth buffer (1.0).
     static void compressTwice(const PassContext& context, const gl::RenderTarget& from, const gl::Framebuffer& to,
                               bool markedOnly = false);
+    // Every node of `from` to its root's value, two fetches, into `to`: after
+    // resolve_links' rounds that follow the marked roots only, where every
+    // node holds a marked root and every marked root its root.
+    static void compressTileRoots(const PassContext& context, const gl::RenderTarget& from,
+                                  const gl::RenderTarget& to);
 };
 
 }  // namespace glccl::raster

@@ -216,7 +216,8 @@ int ResolveLinksPass::run(const PassContext& context, const gl::Texture& nodeGra
             linkInto(nullptr);
             compressRound();
         }
-        if (markedOnly) PostColumnProcessingPass::compress(context, ids, scratch);
+        // Two fetches a node: its tile root's value, that root's root.
+        if (markedOnly) PostColumnProcessingPass::compressTileRoots(context, ids, scratch);
     }
     context.checkPass(kStage);
     return rounds;
