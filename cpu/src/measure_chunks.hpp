@@ -26,6 +26,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -1249,6 +1250,29 @@ public:
             dense_.assign(first, -1);
         }
     }
+    // Whether reset() makes this table one of `regions` regions: the same
+    // kind of index.
+    bool resettable(std::size_t regions) const { return denseIndex_ == (regions <= kDenseRegions); }
+    // This table, kept from a measurement before, made one of `regions`
+    // regions of `layout` (resettable()): its slots emptied, its index of
+    // every region unset (clear() leaves it so, and the entries past its
+    // size are made unset), its scratch kept but for a row's entries,
+    // whose arrays grow together for one request's terms (emptied, their
+    // memory kept), as the table constructed would be.
+    void reset(const Layout& layout, std::size_t regions, bool grown) {
+        clear();
+        slots.layout = layout;
+        const std::size_t first = grown ? std::min<std::size_t>(regions, 1024) : regions;
+        if (denseIndex_ && dense_.size() < first) dense_.resize(first, -1);
+        scratch.entryOf.clear();
+        scratch.entrySlot.clear();
+        scratch.entryPowers.clear();
+        scratch.entryPowers64.clear();
+        scratch.entryWeighted.clear();
+        scratch.entryWeightedF.clear();
+    }
+    // The entries of its index and slots' region list: what keeping it costs.
+    std::size_t heldRegions() const { return dense_.size() + slots.region.capacity(); }
     [[gnu::always_inline]] std::size_t of(std::int64_t r) {
         if (r == last_) return lastSlot_;
         std::size_t s;
@@ -2400,6 +2424,24 @@ void regionsOfSlots(const Pass& pass, const std::vector<Slots<Acc>>& chunks, std
     totals.regions = totals.labels.size();
 }
 
+// The workers' tables of the last measurement, for the next one: a fresh
+// table costs each worker the faults of its index's and scratch rows' pages,
+// and freeing them unmaps those pages on every core. Kept while their
+// indexes and slots hold at most kMostRegions entries in all (16 MiB and
+// up of memory); a measurement that finds them in use (another thread's,
+// at once) makes tables of its own.
+template <class Acc>
+struct KeptTables {
+    static constexpr std::size_t kMostRegions = std::size_t(1) << 22;
+    std::mutex mutex;
+    std::vector<std::unique_ptr<ChunkTable<Acc>>> tables;
+    // Never destroyed: a worker may still hold it as the process ends.
+    static KeptTables& get() {
+        static KeptTables* kept = new KeptTables;
+        return *kept;
+    }
+};
+
 // Pass 3 over every chunk on `threads` workers, into `totals` (whose
 // arrays it sizes; in one pass, the regions' labels, counts and boxes too).
 template <class Acc, class In>
@@ -2423,15 +2465,27 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         seen.assign(n, 0);
     }
 
-    // Each worker's table made on its first chunk, by the worker: its
-    // index by region (4 bytes a region) is fresh memory that the workers
-    // map and clear at once, not the caller one after another.
-    std::vector<std::unique_ptr<ChunkTable<Acc>>> tables(static_cast<std::size_t>(threads));
+    // Each worker's table made ready on its first chunk, by the worker: its
+    // index by region (4 bytes a region) is memory that the workers map
+    // and clear at once, not the caller one after another. The tables are
+    // kept for the next measurement (KeptTables): their index and scratch
+    // rows, already mapped, are then only reset.
+    KeptTables<Acc>& keptTables = KeptTables<Acc>::get();
+    std::unique_lock<std::mutex> keeping(keptTables.mutex, std::try_to_lock);
+    std::vector<std::unique_ptr<ChunkTable<Acc>>> own;
+    std::vector<std::unique_ptr<ChunkTable<Acc>>>& tables = keeping.owns_lock() ? keptTables.tables : own;
+    if (tables.size() < std::size_t(threads)) tables.resize(std::size_t(threads));
+    std::vector<char> ready(static_cast<std::size_t>(threads), 0);
+    const std::size_t tableRegions = pass.onePass ? pass.ids : n;
     std::vector<Slots<Acc>> spanning(g.chunks);
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         if (pass.abandon && pass.abandon->load(std::memory_order_relaxed)) return;
         std::unique_ptr<ChunkTable<Acc>>& made = tables[std::size_t(worker)];
-        if (!made) made = std::make_unique<ChunkTable<Acc>>(layout, pass.onePass ? pass.ids : n, pass.onePass);
+        if (!ready[std::size_t(worker)]) {
+            if (made && made->resettable(tableRegions)) made->reset(layout, tableRegions, pass.onePass);
+            else made = std::make_unique<ChunkTable<Acc>>(layout, tableRegions, pass.onePass);
+            ready[std::size_t(worker)] = 1;
+        }
         ChunkTable<Acc>& table = *made;
         table.clear();
         // 32-bit ids where given; with the wide accumulator (rare: very
@@ -2472,7 +2526,13 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         keep.reserve(kept.size());
         for (std::size_t s : kept) keep.append(table.slots, s);
     });
-    tables.clear();
+    // Tables whose index and slots hold more than KeptTables keeps are
+    // given back (a measurement of millions of regions keeps nothing).
+    std::size_t held = 0;
+    for (const auto& table : tables)
+        if (table) held += table->heldRegions();
+    if (held > KeptTables<Acc>::kMostRegions) tables.clear();
+    if (keeping.owns_lock()) keeping.unlock();
     if (pass.abandon && pass.abandon->load(std::memory_order_relaxed)) return;
     std::vector<std::int64_t> rank;  // one pass: the region of each id
     if (pass.onePass) {
