@@ -27,7 +27,7 @@ constexpr std::size_t kMostKeptBytes = std::size_t(1) << 30;
 // A kept block serves a request of at least this share of its size.
 constexpr std::size_t kFitNumerator = 4, kFitDenominator = 5;
 // A kept block is zeroed by a thread for each of these many bytes.
-constexpr std::size_t kZeroedBytesPerThread = std::size_t(4) << 20;
+constexpr std::size_t kZeroedBytesPerThread = std::size_t(512) << 10;
 
 struct Block {
     void* at;
