@@ -223,15 +223,18 @@ int segmentEnd(ivec2 n) { return min((n.x / kSegment + 1) * kSegment, gridSize.x
 const ivec2 kSlotSegment = ivec2(SLOT_SEGMENT_W, kSegment / SLOT_SEGMENT_W);
 ivec2 slotSegmentNode(ivec2 s, int i) { return s * kSlotSegment + ivec2(i % kSlotSegment.x, i / kSlotSegment.x); }
 
-// Where component_table sends the point of `label` from node n: the
-// table's layout (tableSize) repeated `spread` times down, copy k at rows
-// k * tableSize.y on, k taken from n's row segment so that neighbouring
-// segments, across and down, blend into different copies
-// (Tuning::rasterTableSpread; component_table_fold.frag adds them up).
-vec4 tablePointPosition(uint label, ivec2 n, ivec2 tableSize, int spread) {
-    int k = (n.x / kSegment + n.y) % spread;
-    ivec2 texel = tableEntry(label, tableSize.x) + ivec2(0, k * tableSize.y);
+// Where component_table sends the point of `label` into copy `copy` of the
+// table: its layout (tableSize) repeated `spread` times down, copy k at
+// rows k * tableSize.y on (Tuning::rasterTableSpread; component_table_fold.frag
+// or download_table_words.frag adds them up). tablePointPosition takes the
+// copy from node n's row segment, so that neighbouring segments, across and
+// down, blend into different copies.
+vec4 tableCopyPosition(uint label, int copy, ivec2 tableSize, int spread) {
+    ivec2 texel = tableEntry(label, tableSize.x) + ivec2(0, copy * tableSize.y);
     return pixelPosition(texel, ivec2(tableSize.x, tableSize.y * spread), 0.0);
+}
+vec4 tablePointPosition(uint label, ivec2 n, ivec2 tableSize, int spread) {
+    return tableCopyPosition(label, (n.x / kSegment + n.y) % spread, tableSize, spread);
 }
 
 // Is n the first node of root `root` (nonzero) in its row segment?

@@ -26,5 +26,7 @@ void main() {
     scatterNode = n;
     scatterRoot = root;
     uint label = rootLabelOf(root);
-    gl_Position = tablePointPosition(label, n, tableSize, tableSpread);
+    // The copy by segment, so that the points of consecutive segments (the
+    // draw's order), of one component as of any, go to different copies.
+    gl_Position = tableCopyPosition(label, (s.x + s.y) % tableSpread, tableSize, tableSpread);
 }

@@ -121,7 +121,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
     } else if (name == "rasterBitsSpread") {
         rasterBitsSpread = parseCount(name, value, 1, 64, "a texel count 1..64");
     } else if (name == "rasterTableSpread") {
-        rasterTableSpread = parseCount(name, value, 1, 64, "a copy count 1..64");
+        rasterTableSpread = value == "auto" ? 0 : parseCount(name, value, 1, 64, "auto or a copy count 1..64");
     } else if (name == "rasterTableSums") {
         rasterTableSums = parseChoice<RasterSums>(name, value, kRasterSums);
     } else if (name == "rasterTablePack") {
@@ -171,7 +171,7 @@ std::string Tuning::describe() const {
     if (rasterBitsSpread != defaults.rasterBitsSpread)
         raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
     if (rasterTableSpread != defaults.rasterTableSpread)
-        raster += " rasterTableSpread=" + std::to_string(rasterTableSpread);
+        raster += " rasterTableSpread=" + (rasterTableSpread == 0 ? std::string("auto") : std::to_string(rasterTableSpread));
     if (rasterTableSums != defaults.rasterTableSums)
         raster += std::string(" rasterTableSums=") + kRasterSums[int(rasterTableSums)];
     if (rasterTablePack != defaults.rasterTablePack)
@@ -223,9 +223,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterBitsSpread < 1 || tuning.rasterBitsSpread > 64)
         throw Error("glccl::setTuning(): rasterBitsSpread is " + std::to_string(tuning.rasterBitsSpread) +
                     "; expected 1..64");
-    if (tuning.rasterTableSpread < 1 || tuning.rasterTableSpread > 64)
+    if (tuning.rasterTableSpread < 0 || tuning.rasterTableSpread > 64)
         throw Error("glccl::setTuning(): rasterTableSpread is " + std::to_string(tuning.rasterTableSpread) +
-                    "; expected 1..64");
+                    "; expected 0 (auto) or 1..64");
     std::lock_guard<std::mutex> lock(tuningMutex());
     processTuning() = tuning;
 }

@@ -199,11 +199,14 @@ struct Tuning {
     // fold adds the partial counts.
     int rasterBitsSpread = 32;
     // Copies of the component table among which component_table spreads
-    // each entry's points: 1..64, 1 by default. As for rasterBitsSpread, a
-    // component crossing many row segments blends a point per segment into
-    // its entry; past 1 (fewer where the table is large), each copy takes
-    // about a copies-th of them and a fragment pass folds the copies.
-    int rasterTableSpread = 1;
+    // each entry's points: 1..64, or 0 (auto, the default). As for
+    // rasterBitsSpread, a component crossing many row segments blends a
+    // point per segment into its entry; past 1 (fewer where the table is
+    // large), each copy takes about a copies-th of them and a fragment pass
+    // folds the copies. auto: 2 copies where the pipeline's last table had
+    // a component whose box covers many segments (a frame like the last
+    // one, or the same image again), else 1.
+    int rasterTableSpread = 0;
     // How component_table's coordinate sums stay exact: digits (default),
     // each split into digits over up to 12 float channels, so that no entry
     // needs component_bits; or bits, relative to the root, with

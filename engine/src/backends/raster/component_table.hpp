@@ -36,7 +36,7 @@ public:
     };
     // Where the points go (Tuning::rasterTableSpread): with count > 1, not
     // into the table but into `count` copies of its first `rows` rows in
-    // `targets`, a point's copy chosen by its row segment, so that a
+    // `targets`, a point's copy chosen by its segment, so that a
     // component crossing many segments blends a count-th of its points
     // into each copy of its entry; a fragment pass then folds the copies
     // into the table (component_table_fold.frag).

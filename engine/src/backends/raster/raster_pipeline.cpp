@@ -40,7 +40,7 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.resolveAhead = std::clamp(options.resolveAhead, 1, kMaxResolveAhead);
     options_.runHops = options.runHops > 0 ? std::clamp(options.runHops, 2, kMaxHops) : 0;
     options_.bitsSpread = std::clamp(options.bitsSpread, 1, kMaxBitsSpread);
-    options_.tableSpread = std::clamp(options.tableSpread, 1, kMaxTableSpread);
+    options_.tableSpread = std::clamp(options.tableSpread, 0, kMaxTableSpread);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {
@@ -174,8 +174,13 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const int tableRows = ceilDiv(int(count_), r.table.width);
     GLint maxRows = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxRows);
+    // auto: spread where the last table had an entry that took a point from
+    // many segments (a frame like the last one, the same image again).
+    const bool autoSpread = r.grid.shape.width == 2 && r.grid.shape.height == 2 &&
+                            busiestSegments_ >= kAutoSpreadSegments && count_ <= kAutoSpreadEntries;
+    const int spreadAsked = options_.tableSpread > 0 ? options_.tableSpread : autoSpread ? kAutoTableSpread : 1;
     const int copies = std::clamp(std::min(kTableSpreadTexels / (tableRows * r.table.width), int(maxRows) / tableRows),
-                                  1, options_.tableSpread);
+                                  1, spreadAsked);
     if (copies > 1) r.reserveTableCopies(tableRows, copies);
     // Sums split into digits, exact in the one draw, where the image's
     // channels allow (else component_bits below): an entry takes a point per
@@ -215,6 +220,17 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
         applyBitCounters(bitCounters_, out, sums_);
     }
     addCentroids(out, sums_);
+    // The segments of the largest component's box: at least the points its
+    // entry took (a point per segment it has a node in).
+    const int segmentWidth = (points == ComponentTablePass::Points::Slots ? g.slotSegmentWidth() : kSegment) *
+                             g.shape.width,
+              segmentHeight = (points == ComponentTablePass::Points::Slots ? g.slotSegmentHeight() : 1) * g.shape.height;
+    busiestSegments_ = 0;
+    for (const Component& c : out)
+        busiestSegments_ = std::max(busiestSegments_, std::int64_t(ceilDiv(int(c.left + c.width), segmentWidth) -
+                                                                   int(c.left) / segmentWidth) *
+                                                          (ceilDiv(int(c.top + c.height), segmentHeight) -
+                                                           int(c.top) / segmentHeight));
     checkGlError("glccl::RasterPipeline::components()");
 }
 

@@ -112,8 +112,10 @@ public:
         // points of a band (rasterBitsSpread), 1..kMaxBitsSpread.
         int bitsSpread = 1;
         // Copies of the component table among which component_table spreads
-        // each entry's points (rasterTableSpread), 1..kMaxTableSpread.
-        int tableSpread = 1;
+        // each entry's points (rasterTableSpread), 1..kMaxTableSpread, or 0:
+        // kAutoTableSpread where the last table had a component over
+        // kAutoSpreadSegments segments, else 1.
+        int tableSpread = 0;
         // component_table's sums split into digits, exact in its one draw
         // where the channels allow (rasterTableSums digits), or relative to
         // the root, with component_bits for the components past float
@@ -179,6 +181,9 @@ private:
     gl::VertexArray emptyVertexArray_;  // every pass draws without attributes
     std::uint32_t count_ = 0;
     int resolveRounds_ = 0;
+    // The segments the box of the last table's largest component covered
+    // (rasterTableSpread auto).
+    std::int64_t busiestSegments_ = 0;
     // The context is OpenGL ES: roots are counted by the scan's up-sweep
     // (ES occlusion queries say any or none, not how many).
     bool es_ = false;
