@@ -19,6 +19,12 @@ uniform sampler2D digits;
 uniform sampler2D moreDigits;
 uniform int tableWidth;  // entries per row of the table, and texels per row here
 uniform int entries;     // the table's count
+// component_table's copies (Tuning::rasterTableSpread), where it left them
+// unfolded: copy k of an entry copyRows rows below copy k - 1. Boxes take
+// their maxima and channels their sums, as component_table_fold.frag: a
+// copy's channels are partial sums of the entry's, exact where it is.
+uniform int spread;
+uniform int copyRows;
 layout(location = 0) out uvec4 words;
 
 // Digits first .. first + n - 1 of `channels` as a 64-bit (low, high) sum:
@@ -40,8 +46,16 @@ uvec2 quantity(float channels[4 * (1 + MAX_DIGIT_TARGETS)], int first, int n) {
 // Entry e's words 0-3 and 4-5.
 void entryWords(int e, out uvec4 first, out uvec2 last) {
     ivec2 p = ivec2(e % tableWidth, e / tableWidth);
-    uvec4 box = uvec4(texelFetch(boxes, p, 0));
+    vec4 b = texelFetch(boxes, p, 0);
     vec4 s = texelFetch(sums, p, 0), d = texelFetch(digits, p, 0), m = texelFetch(moreDigits, p, 0);
+    for (int k = 1; k < spread; ++k) {
+        ivec2 q = p + ivec2(0, k * copyRows);
+        b = max(b, texelFetch(boxes, q, 0));
+        s += texelFetch(sums, q, 0);
+        d += texelFetch(digits, q, 0);
+        m += texelFetch(moreDigits, q, 0);
+    }
+    uvec4 box = uvec4(b);
 #if MAX_DIGIT_TARGETS != 2
 #error "the channels are the sums target's and two digit targets'"
 #endif

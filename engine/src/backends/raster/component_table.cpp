@@ -197,7 +197,7 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         }
         draw();
     }
-    if (spread) {
+    if (spread && !copies.foldInDownload) {
         // The copies folded into the table's first rows, every texel written.
         glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebufferOf(table).id());
         setViewport(table.width, copies.rows);

@@ -39,10 +39,13 @@ public:
     // `targets`, a point's copy chosen by its segment, so that a
     // component crossing many segments blends a count-th of its points
     // into each copy of its entry; a fragment pass then folds the copies
-    // into the table (component_table_fold.frag).
+    // into the table (component_table_fold.frag), or with `foldInDownload`
+    // download_table's words pass reads the copies and folds them itself
+    // (a pass fewer).
     struct Copies {
         const TableTargets& targets;
         int rows = 0, count = 1;
+        bool foldInDownload = false;
     };
     // `firsts` (R32UI, a texel per block segment) and `most` (R32F,
     // kMostSide x kMostSide) are used by Slots only. With `digits`

@@ -19,13 +19,14 @@ constexpr int kEntryWords = 6;
 }  // namespace
 
 void DownloadTablePass::run(const PassContext& context, const TableTargets& table, std::uint32_t count,
-                            DownloadedTable& block, bool oneRead, const SumDigits* digits, bool inWords) {
+                            DownloadedTable& block, bool oneRead, const SumDigits* digits, bool inWords,
+                            const Copies& copies) {
     auto scope = context.timer.scope(kStage);
     block.count = count;
     block.width = table.width;
     block.inWords = inWords && digits != nullptr;
     if (block.inWords) {
-        readWords(context, table, count, block, *digits);
+        readWords(context, table, count, block, *digits, copies);
         context.checkPass(kStage);
         return;
     }
@@ -61,7 +62,7 @@ void DownloadTablePass::run(const PassContext& context, const TableTargets& tabl
 }
 
 void DownloadTablePass::readWords(const PassContext& context, const TableTargets& table, std::uint32_t count,
-                                  DownloadedTable& block, const SumDigits& digits) {
+                                  DownloadedTable& block, const SumDigits& digits, const Copies& copies) {
     // Texels of four words holding kEntryWords words of each of `count`
     // entries, in whole rows of the table's width.
     const std::int64_t texels = ceilDiv(std::int64_t(count) * kEntryWords, std::int64_t(4));
@@ -70,13 +71,18 @@ void DownloadTablePass::readWords(const PassContext& context, const TableTargets
     program.set("quadDepth", 0.0f);
     program.set("tableWidth", table.width);
     program.set("entries", int(count));
+    // The copies, where component_table left its table in them: folded here.
+    const bool folding = copies.targets != nullptr && copies.count > 1;
+    const TableTargets& read = folding ? *copies.targets : table;
+    program.set("spread", folding ? copies.count : 1);
+    program.set("copyRows", folding ? copies.rows : 0);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, table.words.framebuffer.id());
     setViewport(table.width, rows);
     setRenderState({});
-    bindTexture(kBoxesSlot, table.boxes.texture);
-    bindTexture(kSumsSlot, table.sums.texture);
-    bindTexture(kDigitsSlot, table.digits[0].texture);
-    bindTexture(kMoreDigitsSlot, table.digits[1].texture);
+    bindTexture(kBoxesSlot, read.boxes.texture);
+    bindTexture(kSumsSlot, read.sums.texture);
+    bindTexture(kDigitsSlot, read.digits[0].texture);
+    bindTexture(kMoreDigitsSlot, read.digits[1].texture);
     drawFullscreen();
     // The rows before the last whole, then the last row's texels that hold
     // words (the second read finds the GPU done): no more than the entries.

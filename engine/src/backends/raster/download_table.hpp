@@ -62,16 +62,25 @@ struct DownloadedTable {
 // instead of the boxes, sums and roots; with `digits` and `inWords`
 // (Tuning::rasterTablePack words), a fragment pass first turns every entry
 // into six exact 32-bit words (download_table_words.frag) in table.words,
-// and one read of 24 bytes an entry takes them all.
+// and one read of 24 bytes an entry takes them all. With `copies` (the
+// component table still in that many copies of `copyRows` rows each in
+// `copyTargets`: ComponentTablePass::Copies' foldInDownload), that pass
+// folds them as component_table_fold.frag would.
+struct UnfoldedCopies {
+    const TableTargets* targets = nullptr;
+    int rows = 0, count = 1;
+};
 class DownloadTablePass {
 public:
     static constexpr const char* kStage = "download_table";
+    using Copies = UnfoldedCopies;
     void run(const PassContext& context, const TableTargets& table, std::uint32_t count, DownloadedTable& block,
-             bool oneRead = false, const SumDigits* digits = nullptr, bool inWords = false);
+             bool oneRead = false, const SumDigits* digits = nullptr, bool inWords = false,
+             const Copies& copies = Copies());
 
 private:
     void readWords(const PassContext& context, const TableTargets& table, std::uint32_t count,
-                   DownloadedTable& block, const SumDigits& digits);
+                   DownloadedTable& block, const SumDigits& digits, const Copies& copies);
     void readOnce(const PassContext& context, const TableTargets& table, int rows, DownloadedTable& block,
                   const SumDigits* digits);
     gl::Buffer pack_;

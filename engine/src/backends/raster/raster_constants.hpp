@@ -112,11 +112,11 @@ constexpr int kTableSpreadTexels = 1 << 22;
 // segments and at most kAutoSpreadEntries entries, else one. Points blended
 // into one entry one after another cost more than points into different
 // texels; the copies' clear and fold cost about 0.02 ms at 2048², more
-// with the table's entries (on the H200 at 2048²: noise50's component
-// crossing all 32 768 segments 0.78 → 0.68 ms with two copies, large's
-// three of about 12 000 points each 0.32 → 0.25; 8192² noise50, 220 000
-// entries, 15.7 → 16.1; four copies gained less; at 4-connectivity large
-// gained at 2048² and lost at 1920×1080).
+// with the table's entries (component_table on the H200 at 2048²:
+// noise50's component crossing all 32 768 segments 0.78 → 0.66 ms with two
+// copies, large's three of about 12 000 points each 0.32 → 0.24; 8192²
+// noise50, 220 000 entries, 15.7 → 16.1; four copies gained less; at
+// 4-connectivity large gained at 2048² and lost at 1920×1080).
 constexpr int kAutoTableSpread = 2;
 constexpr std::int64_t kAutoSpreadSegments = 4096;
 constexpr std::uint32_t kAutoSpreadEntries = 1u << 16;

@@ -202,11 +202,16 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     const std::int64_t slotSegments = std::int64_t(g.slotSegmentsAcross()) * g.slotSegmentsDown();
     const bool localByFragments = options_.tableLocal == Options::Local::Fragments ||
                                   (options_.tableLocal == Options::Local::Auto && count_ >= slotSegments);
-    const ComponentTablePass::Copies spread{r.tableCopies, tableRows, copies};
+    // download_table's words pass, where it packs the table, folds the copies
+    // itself (a pass fewer).
+    const bool foldInDownload = options_.tableWords && exact != nullptr;
+    const ComponentTablePass::Copies spread{r.tableCopies, tableRows, copies, foldInDownload};
+    const DownloadTablePass::Copies unfolded{foldInDownload ? &r.tableCopies : nullptr, tableRows, copies};
     const auto drawAndDownload = [&] {
         componentTable_.run(context, r.labeled(), r.table, points, localByFragments, r.segmentFirsts, r.mostFirsts,
                             spread, exact);
-        downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords);
+        downloadTable_.run(context, r.table, count_, downloaded_, options_.tableInOneRead, exact, options_.tableWords,
+                           unfolded);
     };
     drawAndDownload();
     // A segment held more roots than the last call's: drawn again with this
