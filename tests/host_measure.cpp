@@ -1200,3 +1200,49 @@ TEST_CASE("measure: term arrays are zero however they are made, kept blocks of f
         for (std::size_t i = n + 1; i < n + 100; ++i) REQUIRE(d[i] == 0.0);
     }
 }
+
+TEST_CASE("measure: totals in memory kept from a freed array that was left dirty equal exact sums", "[measure]") {
+    // 16,000 dominoes (two elements side by side, one label each): moment
+    // sums of 8 MiB, which take a block kept from a freed array of 9 MiB
+    // (TermArray keeps blocks of 4 MiB and up and zeroes them when it hands
+    // them out again). A total the block's bytes reached would show.
+    const std::int64_t w = 400, h = 80;
+    std::vector<std::uint32_t> labels(std::size_t(w * h));
+    for (std::int64_t y = 0; y < h; ++y)
+        for (std::int64_t x = 0; x < w; ++x) labels[std::size_t(y * w + x)] = std::uint32_t(y * (w / 2) + x / 2 + 1);
+    std::vector<std::uint16_t> intensity(labels.size());
+    std::mt19937 rng(9);
+    for (auto& v : intensity) v = std::uint16_t(rng());
+    IntensitySamples in;
+    in.shape = Shape::image(w, h);
+    in.data = intensity.data();
+    in.bytes = 2;
+    MeasureOptions options;
+    options.properties.properties = {"label", "moments", "intensity_sum", "intensity_min", "intensity_max", "euler_number"};
+    options.threads = 3;
+    for (int round = 0; round < 2; ++round) {
+        {
+            glccl::TermArray<glccl::Int256> dirty((std::size_t(9) << 20) / sizeof(glccl::Int256));
+            std::memset(static_cast<void*>(dirty.data()), 0xA5, dirty.size() * sizeof(glccl::Int256));
+        }
+        const PropertyTable t = glccl::measureRegions(samplesOf(labels, in.shape), &in, options);
+        REQUIRE(t.rows == std::size_t(w * h / 2));
+        const auto& label = column(t, "label").uints;
+        for (std::size_t r = 0; r < t.rows; ++r) {
+            INFO("round " << round << ", region " << r);
+            REQUIRE(label[r] == r + 1);
+            const std::size_t first = 2 * r;  // the domino's left element (rows of w / 2 dominoes)
+            const int a = intensity[first], b = intensity[first + 1];
+            REQUIRE(column(t, "intensity_sum").reals[r] == double(a + b));
+            REQUIRE(column(t, "intensity_min").reals[r] == double(std::min(a, b)));
+            REQUIRE(column(t, "intensity_max").reals[r] == double(std::max(a, b)));
+            REQUIRE(column(t, "euler_number").ints[r] == 1);
+            // Local coordinates: row 0, columns 0 and 1.
+            for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j) {
+                    const double expected = i > 0 ? 0.0 : j == 0 ? 2.0 : 1.0;
+                    REQUIRE(column(t, "moments-" + std::to_string(i) + "-" + std::to_string(j)).reals[r] == expected);
+                }
+        }
+    }
+}
