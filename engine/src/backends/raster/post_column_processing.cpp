@@ -13,6 +13,18 @@ const ProgramSpec kFollowTileRoots{"post_column_processing", "fullscreen.vert", 
 constexpr TextureSlot kEvenColumnsSlot{"evenColumns", 2};
 const ProgramSpec kFollowMerged{"post_column_processing", "fullscreen.vert", "post_column_processing.frag",
                                 {"fragColor"}, {kIdsSlot, kEvenColumnsSlot}, {"EVEN_COLUMNS"}};
+
+// Every node of `from` through `program` (a compression of one target),
+// into `to`.
+void followInto(const PassContext& context, const ProgramSpec& program, const gl::RenderTarget& from,
+                const gl::RenderTarget& to) {
+    auto& follow = context.programs.use(program);
+    beginPass(to);
+    bindTexture(kIdsSlot, from.texture);
+    setRenderState({});
+    follow.set(kQuadDepth, 0.0f);
+    drawFullscreen();
+}
 }  // namespace
 
 void PostColumnProcessingPass::run(const PassContext& context, const gl::RenderTarget& roots,
@@ -42,22 +54,12 @@ void PostColumnProcessingPass::run(const PassContext& context, const gl::RenderT
 
 void PostColumnProcessingPass::compress(const PassContext& context, const gl::RenderTarget& from,
                                         const gl::RenderTarget& to) {
-    auto& follow = context.programs.use(kFollowRoots);
-    beginPass(to);
-    bindTexture(kIdsSlot, from.texture);
-    setRenderState({});
-    follow.set(kQuadDepth, 0.0f);
-    drawFullscreen();
+    followInto(context, kFollowRoots, from, to);
 }
 
 void PostColumnProcessingPass::compressTileRoots(const PassContext& context, const gl::RenderTarget& from,
                                                  const gl::RenderTarget& to) {
-    auto& follow = context.programs.use(kFollowTileRoots);
-    beginPass(to);
-    bindTexture(kIdsSlot, from.texture);
-    setRenderState({});
-    follow.set(kQuadDepth, 0.0f);
-    drawFullscreen();
+    followInto(context, kFollowTileRoots, from, to);
 }
 
 void PostColumnProcessingPass::compressTwice(const PassContext& context, const gl::RenderTarget& from,
