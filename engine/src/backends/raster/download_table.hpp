@@ -63,9 +63,11 @@ struct DownloadedTable {
 // (Tuning::rasterTablePack words), a fragment pass first turns every entry
 // into six exact 32-bit words (download_table_words.frag) in table.words,
 // and one read of 24 bytes an entry takes them all. With `copies` (the
-// component table still in that many copies of `copyRows` rows each in
-// `copyTargets`: ComponentTablePass::Copies' foldInDownload), that pass
+// component table still in copies.count copies of copies.rows rows each in
+// copies.targets: ComponentTablePass::Copies' foldInDownload), that pass
 // folds them as component_table_fold.frag would.
+// (Outside the class: a nested struct's member initializers cannot serve
+// run()'s default argument.)
 struct UnfoldedCopies {
     const TableTargets* targets = nullptr;
     int rows = 0, count = 1;
