@@ -474,8 +474,9 @@ TEST_CASE("cuda measure: boxes at the bounds of the regions measured whole, a th
 TEST_CASE("cuda measure: volume terms are the cpu accumulator's", "[cuda][measure][volume]") {
     test::requireCudaOrSkip();
     std::mt19937_64 seeds(73);
+    // Depths past several of measure_windows' segments along z, widths past a warp's lanes.
     for (auto [w, h, d] : {std::tuple{1, 1, 1}, std::tuple{1, 1, 23}, std::tuple{19, 1, 1}, std::tuple{17, 13, 11},
-                           std::tuple{33, 9, 20}})
+                           std::tuple{33, 9, 20}, std::tuple{45, 7, 97}, std::tuple{1, 3, 70}})
         for (double density : {0.0, 0.3, 0.7, 1.0})
             for (Connectivity connectivity : {Connectivity::Six, Connectivity::TwentySix})
                 requireGpuTermsMatchCpu(referenceLabels(test::randomTestVolume(w, h, d, density, seeds()), connectivity),

@@ -685,10 +685,15 @@ __global__ void __launch_bounds__(kThreads) extremaKernel(Passes p, Segments seg
 //   y-1 [ 8 ][ 2 ]     slice z; slice z - 1 the same bits times 16
 //   y   [ 4 ][ 1 ]
 //
-// A thread takes kSegment windows of one row of windows and adds their
-// shares as sumSegmentRuns adds runs: the first region it meets kept for
-// the warp's sums (LaneGroup), another region's shares gathered until a
-// third comes. (An image's windows are measure_local's.)
+// A thread takes kSegment windows along z at one (x, y), the lanes of a warp
+// at consecutive x, so that a step's loads are a warp's consecutive labels
+// (a thread walking along x read a cache line of its own a step). A window
+// takes its back slice (z - 1) from the step before and loads its front
+// one, four labels whose coordinates' tests against the volume's sides
+// are made once for the thread, z's alone a step. It adds their shares as
+// sumSegmentRuns adds runs: the first region it meets kept for the warp's
+// sums (LaneGroup), another region's shares gathered until a third comes.
+// (An image's windows are measure_local's.)
 struct WindowShares {
     std::uint32_t label = 0;
     Word euler = 0;  // an int64 sum, two's complement
@@ -703,44 +708,87 @@ __device__ __forceinline__ void flushWindows(const Passes& p, bool crofton, bool
         if (w.crofton[c] != 0) atomicAdd(record + p.layout.croftonAt + c, w.crofton[c]);
 }
 
+// The 256 configurations' Euler shares in the block's shared memory: the
+// lanes of a warp look up different configurations, which the kernel
+// parameters' constant bank serves one address at a time. Every thread of
+// the block calls it before its first look-up.
+__device__ __forceinline__ const int* sharedEuler3(const Configurations& tables) {
+    __shared__ int euler3[256];
+    for (unsigned c = threadIdx.x; c < 256u; c += blockDim.x) euler3[c] = tables.euler3[c];
+    __syncthreads();
+    return euler3;
+}
+
+// The labels of a window's slice z at (x, y), (x, y - 1), (x - 1, y) and
+// (x - 1, y - 1), in the window's bit order; 0 outside the volume.
+struct WindowColumn {
+    Word at[4];     // the flat index of each in slice 0
+    bool in[4];     // inside the volume in x and y
+    Word slice;     // elements a slice
+    int depth;
+    __device__ __forceinline__ WindowColumn(const Passes& p, int x, int y) {
+        slice = Word(p.width) * Word(p.height);
+        depth = p.depth;
+        const bool xIn = x < p.width, xBeforeIn = x >= 1, yIn = y < p.height, yBeforeIn = y >= 1;
+        in[0] = xIn && yIn;
+        in[1] = xIn && yBeforeIn;
+        in[2] = xBeforeIn && yIn;
+        in[3] = xBeforeIn && yBeforeIn;
+        const Word row = Word(y) * Word(p.width), rowBefore = row - Word(p.width);
+        at[0] = row + Word(x);
+        at[1] = rowBefore + Word(x);
+        at[2] = row + Word(x) - 1;
+        at[3] = rowBefore + Word(x) - 1;
+    }
+    __device__ __forceinline__ void load(const Passes& p, int z, std::uint32_t (&v)[4]) const {
+        const bool zIn = z >= 0 && z < depth;
+        const Word base = Word(z) * slice;
+#pragma unroll
+        for (int k = 0; k < 4; ++k) v[k] = zIn && in[k] ? p.labels[base + at[k]] : 0u;
+    }
+};
+
 __global__ void __launch_bounds__(kThreads)
-    windowsKernel(Passes p, Configurations tables, Word windowsX, Word windowsY, Word segmentsPerRow, Word total) {
+    windowsKernel(Passes p, Configurations tables, Word windowsX, Word windowsY, Word total) {
+    const Word columns = windowsX * windowsY;
+    const int* euler3 = sharedEuler3(tables);
     FOR_EACH_WARP_ITEM(i, total) {
         WindowShares kept, passing;
+        const Word line = i / windowsX;  // the (y, z segment) of the lane's column
         if (i < total) {
-            const Word row = i / segmentsPerRow;
-            const int y = int(row % windowsY);
-            const int z = int(row / windowsY);
-            const int x0 = int(i % segmentsPerRow) * kSegment;
-            const int x1 = int(min(Word(x0 + kSegment), windowsX));
-            // Column x - 1 of the window is column x of the window before.
-            std::uint32_t previous[4];
-            for (int slice = 0; slice < 2; ++slice) {
-                previous[2 * slice] = labelAt(p, x0 - 1, y, z - slice);
-                previous[2 * slice + 1] = labelAt(p, x0 - 1, y - 1, z - slice);
-            }
-            for (int x = x0; x < x1; ++x) {
-                std::uint32_t v[8];
-                for (int slice = 0; slice < 2; ++slice) {
-                    const int zz = z - slice;
-                    v[4 * slice + 0] = labelAt(p, x, y, zz);
-                    v[4 * slice + 1] = labelAt(p, x, y - 1, zz);
-                    v[4 * slice + 2] = previous[2 * slice];
-                    v[4 * slice + 3] = previous[2 * slice + 1];
-                    previous[2 * slice] = v[4 * slice + 0];
-                    previous[2 * slice + 1] = v[4 * slice + 1];
-                }
-                for (int k = 0; k < 8; ++k) {
-                    const std::uint32_t label = v[k];
-                    if (!inRange(p, label)) continue;
-                    bool earlier = false;
-                    for (int j = 0; j < k; ++j) earlier = earlier || v[j] == label;
-                    if (earlier) continue;
+            const int x = int(i - line * windowsX);
+            const int y = int(line % windowsY);
+            const int z0 = int(i / columns) * kSegment;
+            const int z1 = int(min(Word(z0 + kSegment), Word(p.depth) + 1));
+            const WindowColumn column(p, x, y);
+            std::uint32_t skipped = 0;  // the region measured alone met last
+            // The window v (bits 0..3 its front slice z, 4..7 its back) into
+            // the shares: each region in it once, at its first element, the
+            // positions left taken lowest first and a region's configuration
+            // cleared from them. (A loop over the positions, each label
+            // compared with those before it, took twice as long or more.)
+            auto addWindow = [&](const std::uint32_t (&v)[8]) {
+                unsigned left = 0;
+#pragma unroll
+                for (int j = 0; j < 8; ++j) left |= v[j] != 0u ? 1u << j : 0u;
+                while (left != 0u) {
+                    const int k = __ffs(left) - 1;
+                    std::uint32_t label = v[0];
+#pragma unroll
+                    for (int j = 1; j < 8; ++j) label = k == j ? v[j] : label;
                     unsigned config = 0;
-                    for (int j = k; j < 8; ++j) config |= v[j] == label ? 1u << j : 0u;
+#pragma unroll
+                    for (int j = 0; j < 8; ++j) config |= v[j] == label ? 1u << j : 0u;
+                    left &= ~config;
+                    if (!inRange(p, label)) continue;
                     if (config == 255u) break;  // inside the region: no share
-                    if (measuredAlone(p, label)) continue;
-                    const Word share = Word(static_cast<long long>(tables.euler3[config]));
+                    // A region held is known not to be measured alone: no flag read.
+                    if (label == skipped) continue;
+                    if (label != kept.label && label != passing.label && measuredAlone(p, label)) {
+                        skipped = label;
+                        continue;
+                    }
+                    const Word share = Word(static_cast<long long>(euler3[config]));
                     if (kept.label == 0) kept.label = label;
                     if (label == kept.label) {
                         kept.euler += share;
@@ -753,10 +801,21 @@ __global__ void __launch_bounds__(kThreads)
                     }
                     passing.euler += share;
                 }
+            };
+            std::uint32_t v[8];
+            std::uint32_t front[4];
+            column.load(p, z0 - 1, front);
+            for (int z = z0; z < z1; ++z) {
+#pragma unroll
+                for (int k = 0; k < 4; ++k) v[4 + k] = front[k];
+                column.load(p, z, front);
+#pragma unroll
+                for (int k = 0; k < 4; ++k) v[k] = front[k];
+                addWindow(v);
             }
             flushWindows(p, false, true, passing);
         }
-        const LaneGroup group = laneGroupOf(kept.label, i / segmentsPerRow);
+        const LaneGroup group = laneGroupOf(kept.label, line);
         sumIntoHead(kept.euler, group);
         if (group.head) flushWindows(p, false, true, kept);
     }
@@ -1913,9 +1972,9 @@ void gatherExtremaPositions(const CudaCheck& check, cudaStream_t stream, const P
 
 void gatherVolumeWindows(const CudaCheck& check, cudaStream_t stream, const Passes& p, const Configurations& tables) {
     const Word windowsX = Word(p.width) + 1, windowsY = Word(p.height) + 1;
-    const Word segmentsPerRow = (windowsX + kSegment - 1) / kSegment;
-    const Word total = segmentsPerRow * windowsY * (Word(p.depth) + 1);
-    windowsKernel<<<blocksFor(total), kThreads, 0, stream>>>(p, tables, windowsX, windowsY, segmentsPerRow, total);
+    const Word segmentsZ = (Word(p.depth) + 1 + kSegment - 1) / kSegment;
+    const Word total = windowsX * windowsY * segmentsZ;
+    windowsKernel<<<blocksFor(total), kThreads, 0, stream>>>(p, tables, windowsX, windowsY, total);
     check.launched("measure_windows", stream);
 }
 

@@ -34,8 +34,8 @@
 //
 // measure_terms, measure_intensity and measure_extrema give each thread
 // kSegment elements of one row (the first two read a warp's labels through
-// shared memory, a line a load), and measure_windows
-// kSegment windows of one row of windows; no thread goes past its segment,
+// shared memory, a line a load), and measure_windows kSegment windows
+// along z, a warp's lanes at consecutive x; no thread goes past its segment,
 // so a large region's long runs are shared among the threads they cross.
 // In all but measure_extrema a thread keeps the first region it meets for
 // its whole segment, whatever lies between its runs, and gathers another
