@@ -946,18 +946,22 @@ TEST_CASE("raster: tile_labels at sizes around its tiles' borders, partial tiles
     // tile_labels_runs takes as many tile rows a fragment as the context
     // draws the targets of (llvmpipe: 8 targets, 4 rows of 8-row tiles, 2
     // of 16-row ones), one where it draws only a row's: both here, and 2
-    // rows of 8-row tiles.
+    // rows of 8-row tiles. Nodes of one pixel row take tiles of 8 rows or
+    // 16 (rasterTileRows): 16 forced, and auto, which switches between
+    // them by the image before.
     const int runRows = GENERATE(0, 1, 2);
-    INFO("tileRunRows " << runRows);
+    const int tileRows = GENERATE(0, 16);
+    INFO("tileRunRows " << runRows << ", tileRows " << tileRows);
     RasterPipeline::Options options = tuningDefaults();
     options.localTiles = true;
     options.tileRunRows = runRows;
+    options.tileRows = tileRows;
     RasterPipeline pipeline(options);
     // A tile is 32 x 16 nodes at 8-connectivity (2x2 nodes, 64 x 32
-    // pixels) and 32 x 8 otherwise: 64 x 8 pixels at 4 (2x1 nodes), 32 x 8
-    // for single pixels (segments).
-    const std::pair<int, int> sizes[] = {{64, 32}, {63, 31}, {65, 33}, {128, 64}, {129, 65}, {64, 8}, {65, 9},
-                                         {62, 200}, {300, 17}, {1, 100}, {100, 1}, {33, 47}};
+    // pixels) and 32 x 8 or 32 x 16 otherwise: 64 x 8 or 64 x 16 pixels at
+    // 4 (2x1 nodes), 32 x 8 or 32 x 16 for single pixels (segments).
+    const std::pair<int, int> sizes[] = {{64, 32}, {63, 31}, {65, 33}, {128, 64}, {129, 65}, {64, 8},  {65, 9},
+                                         {64, 16}, {65, 17}, {62, 200}, {300, 17}, {1, 100}, {100, 1}, {33, 47}};
     for (const char* family : {"noise50", "spiral", "comb", "rings", "corridor", "staircase", "checkerboard", "ones"})
         for (auto [width, height] : sizes)
             for (Connectivity connectivity : kBoth)

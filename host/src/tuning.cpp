@@ -116,6 +116,10 @@ void Tuning::set(const std::string& name, const std::string& value) {
         const int reads = parseCount(name, value, 1, 3, "1 or 3");
         if (reads == 2) malformed(name, value, "1 or 3");
         rasterTableReads = reads;
+    } else if (name == "rasterTileRows") {
+        const int rows = value == "auto" ? 0 : parseCount(name, value, 8, 16, "auto, 8 or 16");
+        if (rows != 0 && rows != 8 && rows != 16) malformed(name, value, "auto, 8 or 16");
+        rasterTileRows = rows;
     } else if (name == "rasterRunHops") {
         rasterRunHops = value == "auto" ? 0 : parseCount(name, value, 2, 1024, "auto or a hop count 2..1024");
     } else if (name == "rasterBitsSpread") {
@@ -132,7 +136,7 @@ void Tuning::set(const std::string& name, const std::string& value) {
         throw Error("glccl::Tuning::set(): unknown knob '" + name +
                     "'; expected transfer, transferBandBytes, transferBuffers, copyThreads, computeParents, "
                     "rasterLocal, rasterBlockWidth, rasterResolve, rasterTable, rasterTableLocal, rasterColumnDraws, rasterNumbering, rasterBorderRounds, "
-                    "rasterColumnGroup, rasterScatterGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
+                    "rasterColumnGroup, rasterScatterGroup, rasterResolveGroup, rasterResolveCheck, rasterResolveAhead, rasterTableReads, rasterRunHops, rasterTileRows, rasterBitsSpread, rasterTableSpread, rasterTableSums, rasterTablePack or "
                     "shaderDir");
     }
 }
@@ -168,6 +172,7 @@ std::string Tuning::describe() const {
     if (rasterTableReads != defaults.rasterTableReads)
         raster += " rasterTableReads=" + std::to_string(rasterTableReads);
     if (rasterRunHops != defaults.rasterRunHops) raster += " rasterRunHops=" + std::to_string(rasterRunHops);
+    if (rasterTileRows != defaults.rasterTileRows) raster += " rasterTileRows=" + std::to_string(rasterTileRows);
     if (rasterBitsSpread != defaults.rasterBitsSpread)
         raster += " rasterBitsSpread=" + std::to_string(rasterBitsSpread);
     if (rasterTableSpread != defaults.rasterTableSpread)
@@ -220,6 +225,9 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterRunHops != 0 && (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024))
         throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
                     "; expected 0 (auto) or 2..1024");
+    if (tuning.rasterTileRows != 0 && tuning.rasterTileRows != 8 && tuning.rasterTileRows != 16)
+        throw Error("glccl::setTuning(): rasterTileRows is " + std::to_string(tuning.rasterTileRows) +
+                    "; expected 0 (auto), 8 or 16");
     if (tuning.rasterBitsSpread < 1 || tuning.rasterBitsSpread > 64)
         throw Error("glccl::setTuning(): rasterBitsSpread is " + std::to_string(tuning.rasterBitsSpread) +
                     "; expected 1..64");

@@ -23,7 +23,7 @@
 
 namespace glccl::tools {
 
-const TuningVariable kTuningVariables[25] = {
+const TuningVariable kTuningVariables[26] = {
     {"GLCCL_TRANSFER", "transfer"},
     {"GLCCL_TRANSFER_BAND_BYTES", "transferBandBytes"},
     {"GLCCL_TRANSFER_BUFFERS", "transferBuffers"},
@@ -44,6 +44,7 @@ const TuningVariable kTuningVariables[25] = {
     {"GLCCL_RASTER_RESOLVE_AHEAD", "rasterResolveAhead"},
     {"GLCCL_RASTER_TABLE_READS", "rasterTableReads"},
     {"GLCCL_RASTER_RUN_HOPS", "rasterRunHops"},
+    {"GLCCL_RASTER_TILE_ROWS", "rasterTileRows"},
     {"GLCCL_RASTER_BITS_SPREAD", "rasterBitsSpread"},
     {"GLCCL_RASTER_TABLE_SPREAD", "rasterTableSpread"},
     {"GLCCL_RASTER_TABLE_SUMS", "rasterTableSums"},

@@ -67,7 +67,7 @@ struct TuningVariable {
     const char* variable;  // "GLCCL_TRANSFER"
     const char* knob;      // "transfer": a name Tuning::set takes
 };
-extern const TuningVariable kTuningVariables[25];
+extern const TuningVariable kTuningVariables[26];
 
 // `tuning` with every knob whose variable the environment sets (and is not
 // empty); throws glccl::Error("GLCCL_TRANSFER is 'fast'; expected auto,

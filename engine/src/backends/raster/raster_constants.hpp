@@ -36,9 +36,12 @@ constexpr int kMaxScanSum = 64;
 // fewer links across their borders to resolve_links (a vertex per node of
 // a tile's right column and bottom row) and cost more fills, so 2x2 nodes
 // take 16 rows and the nodes of one pixel row 8 (whose grid has twice the
-// rows and, on noise, more components a row).                  TILE_WIDTH, TILE_ROWS (a program's)
+// rows and, on noise, more components a row), or kTallTileRows where
+// components are few (Tuning::rasterTileRows; RasterPipeline::tileRows).
+//                                                               TILE_WIDTH, TILE_ROWS (a program's)
 constexpr int kTileWidth = 32;
 constexpr int tileRowsFor(int nodeHeight) { return nodeHeight == 2 ? 16 : 8; }
+constexpr int kTallTileRows = 16;
 // A tile row's runs (up to kTileWidth) each keep their root's place in the
 // tile in runEntryBitsFor() bits, in runTargetsFor() RGBA32UI targets.    RUN_ENTRY_BITS (a program's)
 constexpr int runEntryBitsFor(int tileRows) { return kTileWidth * tileRows <= 256 ? 8 : 16; }
@@ -129,11 +132,14 @@ constexpr int kMostSide = 64;
 constexpr int kMaxDigitTargets = 2;
 
 static_assert(kTileWidth == 32, "a tile row is one 32-bit mask");
-static_assert(tileRowsFor(1) % 4 == 0 && tileRowsFor(2) % 4 == 0, "a lead texel holds four rows' masks");
-static_assert(runTargetsFor(tileRowsFor(1)) <= 4 && runTargetsFor(tileRowsFor(2)) <= 4,
+static_assert(tileRowsFor(1) % 4 == 0 && tileRowsFor(2) % 4 == 0 && kTallTileRows % 4 == 0,
+              "a lead texel holds four rows' masks");
+static_assert(runTargetsFor(tileRowsFor(1)) <= 4 && runTargetsFor(tileRowsFor(2)) <= 4 &&
+                  runTargetsFor(kTallTileRows) <= 4,
               "OpenGL ES 3.0 draws into 4 targets at least");
 static_assert(runRowsFor(tileRowsFor(1), kMaxRunTargets) * runTargetsFor(tileRowsFor(1)) <= kMaxRunTargets &&
-              runRowsFor(tileRowsFor(2), kMaxRunTargets) * runTargetsFor(tileRowsFor(2)) <= kMaxRunTargets);
+              runRowsFor(tileRowsFor(2), kMaxRunTargets) * runTargetsFor(tileRowsFor(2)) <= kMaxRunTargets &&
+              runRowsFor(kTallTileRows, kMaxRunTargets) * runTargetsFor(kTallTileRows) <= kMaxRunTargets);
 static_assert(kScanBlock <= 32, "scan level 0 keeps one 32-bit mask per block");
 static_assert(kRoutingSide * kRoutingSide >= int(kMaxRoutedRoots), "the routing block holds every routed root");
 static_assert(kBitCounterTargets * 4 == 32, "component_bits.frag writes 32 counters");

@@ -39,6 +39,7 @@ void RasterPrograms::select(Connectivity connectivity, const Criterion& criterio
 gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<ProgramConstant>& constants) {
     const NodeSize shape = NodeSize::of(connectivity_, criterion_);
     std::string variant = (spec.readsInput ? variant_ : backends::noInputVariant(connectivity_, shape)) +
+                          " tileRows=" + std::to_string(grid_.tileRows) +
                           " runRows=" + std::to_string(grid_.tileRunRows);
     for (const ProgramConstant& constant : constants)
         variant += std::string(" ") + constant.name + "=" + std::to_string(constant.value);
@@ -54,7 +55,7 @@ gl::Program& RasterPrograms::use(const ProgramSpec& spec, const std::vector<Prog
         builder.define("NODE_W", shape.width);
         builder.define("NODE_H", shape.height);
         builder.define("SLOT_SEGMENT_W", slotSegmentWidth(shape.height));
-        const int tileRows = tileRowsFor(shape.height), runRows = grid_.tileRunRows;
+        const int tileRows = grid_.tileRows, runRows = grid_.tileRunRows;
         builder.define("TILE_ROWS", tileRows);
         builder.define("RUN_ENTRY_BITS", runEntryBitsFor(tileRows));
         builder.define("RUN_ROWS", runRows);

@@ -49,6 +49,11 @@ public:
         // as the context draws targets for (raster_constants.hpp,
         // runRowsFor).
         int tileRunRows = 0;
+        // tile_labels' tile rows for nodes of one pixel row (rasterTileRows):
+        // 8 or kTallTileRows, or 0 (auto): kTallTileRows where the last
+        // labeling's components were fewer than its row segments (one a
+        // kSegment nodes), else 8. 2x2 nodes take 16 rows whatever it says.
+        int tileRows = 0;
         // Columns per block of column processing; 0 chooses about
         // sqrt(grid width), between 4 and 64.
         int blockWidth = 0;
@@ -144,7 +149,8 @@ public:
     static Options tuned(Options base, const Tuning& tuning);
 
     // Allocates every per-size resource up front (no allocation while
-    // labeling frames of this size and node shape later). Throws
+    // labeling frames of this size and node shape later, but tile_labels'
+    // targets where rasterTileRows auto changes the tiles' rows). Throws
     // glccl::Error with the GL error (GL_OUT_OF_MEMORY) if the context
     // cannot hold them.
     void reserve(int width, int height, raster::NodeSize shape);
@@ -167,6 +173,8 @@ public:
         return out;
     }
 
+    // tile_labels' tile rows for the next labeling of nodes of `shape`.
+    int tileRows(raster::NodeSize shape) const;
     // Merge rounds the exactness loop needed in the last call (diagnostics).
     int resolveRounds() const { return resolveRounds_; }
     // Columns per block of column processing for the reserved size.
@@ -180,6 +188,9 @@ private:
     raster::RasterResources resources_;
     gl::VertexArray emptyVertexArray_;  // every pass draws without attributes
     std::uint32_t count_ = 0;
+    // The node grid's nodes in the last labeling (rasterTileRows auto: its
+    // components against its segments).
+    std::int64_t lastNodes_ = 0;
     int resolveRounds_ = 0;
     // The segments the box of the last table's largest component covered
     // (rasterTableSpread auto).

@@ -33,13 +33,15 @@ int contextRunRows(int tileRows) {
     return runRowsFor(tileRows, int(maxDrawBuffers));
 }
 
-RasterGrid RasterGrid::of(int width, int height, NodeSize shape, int runRows) {
-    const int contextRows = contextRunRows(tileRowsFor(shape.height));
+RasterGrid RasterGrid::of(int width, int height, NodeSize shape, int runRows, int tileRows) {
+    const int rows = tileRows > 0 ? tileRows : tileRowsFor(shape.height);
+    const int contextRows = contextRunRows(rows);
     return {width,
             height,
             shape,
             ceilDiv(width, shape.width),
             ceilDiv(height, shape.height),
+            rows,
             runRows > 0 ? std::min(runRows, contextRows) : contextRows};
 }
 
@@ -50,6 +52,15 @@ int RasterGrid::slotSegmentsDown() const { return ceilDiv(gridHeight, slotSegmen
 
 void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     if (next == grid) return;
+    if (next.sameNodes(grid)) {
+        // Only the tiles' shape changed (Tuning::rasterTileRows auto): their
+        // targets alone.
+        grid = {};
+        reserveTiles(next, what);
+        checkGlError(what);
+        grid = next;
+        return;
+    }
     grid = {};
     table = {};
     labelFramebuffer_ = {};  // the caller's label texture changes with the size
@@ -66,23 +77,7 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     idsAndValues = gl::multipleTargetFramebuffer(withValues, 2, what, rootMarks.id());
     const gl::Texture* scratchWithValues[] = {&idScratch.texture, &nodeValues.texture};
     scratchAndValues = gl::multipleTargetFramebuffer(scratchWithValues, 2, what);
-    tiles = {};  // no run targets of an earlier grid kept
-    const int tilesAcross = ceilDiv(gridWidth, kTileWidth);
-    tiles.links = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, gridHeight, what);
-    tiles.nodes = gl::Texture::allocate(GL_RG32UI, tilesAcross, gridHeight, what);
-    const gl::Texture* masks[] = {&tiles.links, &tiles.nodes};
-    tiles.masks = gl::multipleTargetFramebuffer(masks, 2, what);
-    tiles.rows = tileRowsFor(next.shape.height);
-    tiles.runRows = next.tileRunRows;
-    if (const int leadTexels = tiles.leadTexels(); leadTexels > 0)
-        tiles.lead =
-            gl::RenderTarget::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.rows) * leadTexels, what);
-    const gl::Texture* runs[kMaxRunTargets];
-    for (int i = 0; i < tiles.runOutputs(); ++i) {
-        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.runRows), what);
-        runs[i] = &tiles.runs[i];
-    }
-    tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, tiles.runOutputs(), what);
+    reserveTiles(next, what);
     rootLabels = gl::RenderTarget::allocate(GL_R32UI, next.scanWidth(), next.scanHeight(), what);
     segmentFirsts = gl::RenderTarget::allocate(GL_R32UI, next.slotSegmentsAcross(), next.slotSegmentsDown(), what);
     mostFirsts = gl::RenderTarget::allocate(GL_R32F, kMostSide, kMostSide, what);
@@ -110,6 +105,26 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     routing.labels = gl::RenderTarget::allocate(GL_R32UI, kRoutingSide, kRoutingSide, what);
     checkGlError(what);
     grid = next;
+}
+
+void RasterResources::reserveTiles(const RasterGrid& next, const std::string& what) {
+    tiles = {};  // no run targets of an earlier grid kept
+    const int gridHeight = next.gridHeight, tilesAcross = ceilDiv(next.gridWidth, kTileWidth);
+    tiles.links = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, gridHeight, what);
+    tiles.nodes = gl::Texture::allocate(GL_RG32UI, tilesAcross, gridHeight, what);
+    const gl::Texture* masks[] = {&tiles.links, &tiles.nodes};
+    tiles.masks = gl::multipleTargetFramebuffer(masks, 2, what);
+    tiles.rows = next.tileRows;
+    tiles.runRows = next.tileRunRows;
+    if (const int leadTexels = tiles.leadTexels(); leadTexels > 0)
+        tiles.lead =
+            gl::RenderTarget::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.rows) * leadTexels, what);
+    const gl::Texture* runs[kMaxRunTargets];
+    for (int i = 0; i < tiles.runOutputs(); ++i) {
+        tiles.runs[i] = gl::Texture::allocate(GL_RGBA32UI, tilesAcross, ceilDiv(gridHeight, tiles.runRows), what);
+        runs[i] = &tiles.runs[i];
+    }
+    tiles.runFramebuffer = gl::multipleTargetFramebuffer(runs, tiles.runOutputs(), what);
 }
 
 namespace {

@@ -27,10 +27,13 @@ struct RasterGrid {
     int width = 0, height = 0;  // pixels
     NodeSize shape;
     int gridWidth = 0, gridHeight = 0;  // nodes
-    // tile_labels_runs' rows a fragment: contextRunRows() of the shape's tiles,
-    // or fewer where `runRows` (1, 2 or 4) asks.
+    // tile_labels' tile rows: `tileRows` where given, else tileRowsFor() the
+    // shape's.
+    int tileRows = 0;
+    // tile_labels_runs' rows a fragment: contextRunRows() of the tiles, or
+    // fewer where `runRows` (1, 2 or 4) asks.
     int tileRunRows = 0;
-    static RasterGrid of(int width, int height, NodeSize shape, int runRows = 0);
+    static RasterGrid of(int width, int height, NodeSize shape, int runRows = 0, int tileRows = 0);
     int scanWidth() const { return gridWidth * shape.height; }
     int scanHeight() const { return gridHeight; }
     // component_table's slot segments (slotSegmentWidth): their block's
@@ -40,8 +43,11 @@ struct RasterGrid {
     int slotSegmentsAcross() const;
     int slotSegmentsDown() const;
     bool operator==(const RasterGrid& other) const {
-        return width == other.width && height == other.height && shape == other.shape &&
-               tileRunRows == other.tileRunRows;
+        return sameNodes(other) && tileRows == other.tileRows && tileRunRows == other.tileRunRows;
+    }
+    // The same image size and nodes: only the tiles' targets may differ.
+    bool sameNodes(const RasterGrid& other) const {
+        return width == other.width && height == other.height && shape == other.shape;
     }
 };
 
@@ -99,7 +105,7 @@ struct LargeSumTargets {
 // draw buffers of `runFramebuffer`, a texel per runRows rows of a tile:
 // row k's target j is runs[k * runTargetsFor(rows) + j].
 struct TileTargets {
-    int rows = 0;     // a tile's: tileRowsFor() the grid's nodes
+    int rows = 0;     // a tile's: the grid's tileRows
     int runRows = 0;  // the grid's tileRunRows
     int runOutputs() const { return runRows * runTargetsFor(rows); }
     int leadTexels() const { return leadTexelsFor(rows, runRows); }
@@ -158,7 +164,8 @@ struct RasterResources {
     LargeSumTargets largeSums;
 
     // Allocates every per-size target (none while later frames of this grid
-    // are labeled). Throws glccl::Error with the GL error (GL_OUT_OF_MEMORY)
+    // are labeled; where only its tiles' rows change, tile_labels' targets
+    // alone). Throws glccl::Error with the GL error (GL_OUT_OF_MEMORY)
     // naming `what`.
     void reserve(const RasterGrid& grid, const std::string& what);
     // The table for `count` components, grown when too small.
@@ -187,6 +194,8 @@ struct RasterResources {
     const gl::Framebuffer& labelFramebuffer(const gl::Texture& labels);
 
 private:
+    // tile_labels' targets for `next`'s tiles.
+    void reserveTiles(const RasterGrid& next, const std::string& what);
     gl::Framebuffer labelFramebuffer_;
     GLuint labelTexture_ = 0;  // the texture labelFramebuffer_ draws into
 };
