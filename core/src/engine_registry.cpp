@@ -1,6 +1,8 @@
 // The engines, one entry each (engine_registry.hpp), and the GL engines'
 // declarations, which read a context's description only; the cpu engine,
-// the reference and cuda declare themselves in their own libraries.
+// the reference and cuda declare themselves in their own libraries (what
+// cuda takes in host/internal/cuda_inputs.hpp, which a build without it
+// declares too).
 
 #include "engine_registry.hpp"
 
@@ -8,6 +10,7 @@
 #include <atomic>
 #include <string>
 
+#include "cuda_inputs.hpp"
 #include "engines/host_engines.hpp"
 #include "glccl/cpu_labeler.hpp"
 #include "glccl/error.hpp"
@@ -106,8 +109,7 @@ EngineCapabilities cudaDeclaration(const ContextInfo*, const std::string&) {
 #ifdef GLCCL_HAVE_CUDA
     return cuda::capabilities();
 #else
-    EngineCapabilities engine;
-    engine.backend = Backend::Cuda;
+    EngineCapabilities engine = detail::cudaInputs();
     engine.whyNotHere = "it is not built into this glccl (no CUDA compiler was found at build time, or "
                         "GLCCL_WITH_CUDA or GLCCL_WITH_GL was off)";
     return engine;
