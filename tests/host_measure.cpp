@@ -812,8 +812,8 @@ TEST_CASE("measure: intensity extrema, their first positions and perimeters equa
 }
 
 TEST_CASE("measure: intensity sums, variances and extrema of 8- and 16-bit runs of every length equal exact ones", "[measure]") {
-    // Runs of 1 to 40 elements (within a vector step, whole steps and a
-    // part), and rows longer than 2^15 elements of one region (past a
+    // Runs of 1 to 70 elements (within a vector step, whole steps of 8 and
+    // of 16 and a part), and rows longer than 2^15 elements of one region (past a
     // segment of the runs' vector sums) at the samples' largest value and at
     // 0, where a pair of squares of the samples moved down by 2^15 reaches
     // 2^31.
@@ -832,7 +832,7 @@ TEST_CASE("measure: intensity sums, variances and extrema of 8- and 16-bit runs 
         for (std::int64_t y = 2; y < h; ++y) {
             std::int64_t x = 0;
             for (std::uint32_t k = 0; x < w; ++k) {
-                const std::int64_t n = std::min<std::int64_t>(1 + k % 40, w - x);
+                const std::int64_t n = std::min<std::int64_t>(1 + k % 70, w - x);
                 const std::uint32_t l = 3 + (k + std::uint32_t(y) * 7) % 11;  // neighbouring runs differ
                 for (std::int64_t i = 0; i < n; ++i, ++x) {
                     labels[std::size_t(y * w + x)] = l;
