@@ -94,6 +94,7 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
                                     Criterion criterion, StageTimer& timer) {
     reserve(input.width(), input.height(), NodeSize::of(connectivity, criterion));
     RasterResources& r = resources_;
+    lastNodes_ = std::int64_t(r.grid.gridWidth) * r.grid.gridHeight;  // reserve() has taken its tiles' rows
     programs_.select(connectivity, criterion, input.internalFormat(), r.grid);
     const PassContext context{programs_, timer, options_.checkEachPass, es_};
     const int columns = blockWidth();
@@ -149,7 +150,6 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
             deferCheck = false;
         }
         count_ = scanRoots_.readCount(context, r.scanLevels);
-        lastNodes_ = std::int64_t(r.grid.gridWidth) * r.grid.gridHeight;
         checkGlError("glccl::RasterPipeline::label()");
         return count_;
     } else if (!es_) {
@@ -166,7 +166,6 @@ std::uint32_t RasterPipeline::label(const gl::Texture& input, const gl::Texture&
         count_ = roots;
     }
     finalLabels_.run(context, r.labeled(), r.labelFramebuffer(labels));     // every pixel takes its node's root's number
-    lastNodes_ = std::int64_t(r.grid.gridWidth) * r.grid.gridHeight;
 
     checkGlError("glccl::RasterPipeline::label()");
     return count_;
