@@ -28,6 +28,11 @@
 // ahead) and its other 4 where one of elements y+1 .. y+3 of column x is
 // labeled (1 label a step through the background, 5 elsewhere).
 //
+// With FOREGROUND_CONNECTED (an image's binary labeling at 8-connectivity:
+// TermGatherer::setForegroundConnected) the rows are kept as the
+// foreground's bits instead, which are the region's wherever the classes
+// read them.
+//
 // With those rows at hand (TERMS_WINDOWS: an image's perimeter asked with
 // its Euler number or Crofton perimeter), the walk counts the 2x2 windows
 // too, in place of measure_windows' pass over the image: each window of a
@@ -96,6 +101,16 @@ void addWideInto(bool share, uint at, uint v[LIMBS], int limbs) {
         }
     }
 }
+
+#if defined(GATHER_PERIMETER) && defined(FOREGROUND_CONNECTED)
+// Row y's columns x-2 .. x+2 that are foreground (labelled), a bit each
+// (windowPerimeterClass's bits of one row), 0 outside the image.
+uint foregroundBits(int x, int y) {
+    return uint(labelAt(ivec2(x - 2, y)) != 0u) | uint(labelAt(ivec2(x - 1, y)) != 0u) << 1u |
+           uint(labelAt(ivec2(x, y)) != 0u) << 2u | uint(labelAt(ivec2(x + 1, y)) != 0u) << 3u |
+           uint(labelAt(ivec2(x + 2, y)) != 0u) << 4u;
+}
+#endif
 
 #ifdef GATHER_PERIMETER
 // The labels of columns x-2 .. x+2 of one row, 0 outside the image as
@@ -357,7 +372,21 @@ void walk(PixelCoord line, uint slot) {
     const int w1 = min(w0 + MEASURE_SEGMENT, imageSize[WALK_AXIS]);
     Run run = startRun(0u, ivec4(0), slot, w0);
     uint skipped = 0u;  // the region measured alone met last: no box read for it again
-#ifdef GATHER_PERIMETER
+#if defined(GATHER_PERIMETER) && defined(FOREGROUND_CONNECTED)
+    // Labels of a binary labeling at 8-connectivity: two 8-adjacent
+    // foreground elements are of one region, so every element the classes
+    // read (p's 3x3 neighbours, and the 4-neighbours of those in p's region)
+    // is in p's region exactly where it is foreground. The walk keeps rows
+    // y-2 .. y+2 as one word of those bits (windowPerimeterClass's), shifted
+    // a row a step, and the labels of column x at y .. y+3: no label of the
+    // 5x5 window is compared with the region's, and 5 registers hold what
+    // the rows' 25 labels held.
+    const int x = line.x;
+    uint fg = foregroundBits(x, w0 - 2) << 5u | foregroundBits(x, w0 - 1) << 10u | foregroundBits(x, w0) << 15u |
+              foregroundBits(x, w0 + 1) << 20u;
+    uint here = 0u, next = labelAt(ivec2(x, w0)), next2 = labelAt(ivec2(x, w0 + 1));
+    uint ahead = labelAt(ivec2(x, w0 + 2));
+#elif defined(GATHER_PERIMETER)
     // Rows y-2 .. y+2 once the step at y has shifted them in, and the label
     // of column x at y+3.
     const int x = line.x;
@@ -367,7 +396,20 @@ void walk(PixelCoord line, uint slot) {
     for (int w = w0; w < w1; ++w) {
         PixelCoord p = line;
         p[WALK_AXIS] = w;
-#ifdef GATHER_PERIMETER
+#if defined(GATHER_PERIMETER) && defined(FOREGROUND_CONNECTED)
+        here = next;
+        next = next2;
+        next2 = ahead;
+        ahead = labelAt(ivec2(x, w + 3));
+        // Row y+2's columns other than x as measure_terms reads them below:
+        // 0 where elements y+1 .. y+3 of column x are background.
+        uint front = uint(next2 != 0u) << 2u;
+        if (w + 2 < imageSize.y && (next | next2 | ahead) != 0u)
+            front |= uint(labelAt(ivec2(x - 2, w + 2)) != 0u) | uint(labelAt(ivec2(x - 1, w + 2)) != 0u) << 1u |
+                     uint(labelAt(ivec2(x + 1, w + 2)) != 0u) << 3u | uint(labelAt(ivec2(x + 2, w + 2)) != 0u) << 4u;
+        fg = fg >> 5u | front << 20u;
+        const uint label = here;
+#elif defined(GATHER_PERIMETER)
         r0 = r1;
         r1 = r2;
         r2 = r3;
@@ -425,7 +467,26 @@ void walk(PixelCoord line, uint slot) {
         const uvec2 power[4] = uvec2[4](uvec2(1u, 0u), uvec2(lw, 0u), uvec2(lw * lw, 0u), product64(lw * lw, lw));
         for (int e = 0; e < 4; ++e) run.weighted[e] = add96(run.weighted[e], multiply64(power[e], value));
 #endif
-#ifdef GATHER_PERIMETER
+#if defined(GATHER_PERIMETER) && defined(FOREGROUND_CONNECTED)
+        // As below, from the foreground's bits.
+        const uint kFour = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
+        const bool border = (fg & kFour) != kFour;
+#ifdef TERMS_WINDOWS
+        const uint kEight = kFour | (1u << 6) | (1u << 8) | (1u << 16) | (1u << 18);
+        const bool edge = (fg & kEight) != kEight;
+#else
+        const bool edge = border;
+#endif
+        if (edge) {
+            if (border) {
+                const int c = windowPerimeterClass(fg);
+                run.perimeter += uvec3(equal(ivec3(c), ivec3(0, 1, 2)));
+            }
+#ifdef TERMS_WINDOWS
+            addWindows(run, fg);
+#endif
+        }
+#elif defined(GATHER_PERIMETER)
         // A border element (a 4-neighbour outside the region); with the
         // windows, one with any of its 8 neighbours outside.
         const bool border = r2.c1 != label || r2.c3 != label || r1.c2 != label || r3.c2 != label;

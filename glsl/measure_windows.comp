@@ -5,6 +5,9 @@
 // along the last axis (measure_common.glsl's thisPillar). Regions measured
 // alone (measure_small.comp) are skipped. A window takes its back half
 // from the window before it and loads its front one (2 labels, 4 in 3-D).
+// With FOREGROUND_CONNECTED (labels of a labeling that joined every pair
+// of adjacent foreground elements: binary, 8- or 26-connectivity) a
+// window's foreground is one region's, and its labels are not sorted out.
 
 #include "measure_classes.glsl"
 
@@ -101,6 +104,17 @@ void main() {
         // Each region of the batch in the window once, at its first element:
         // positions taken lowest first, a region's config (its elements'
         // bits) cleared from those left, so no array is indexed at run time.
+#ifdef FOREGROUND_CONNECTED
+        // Labels of a labeling that joined every pair of adjacent foreground
+        // elements: a window's foreground is one region's, its
+        // configuration the foreground's bits.
+        uint config = 0u;
+        for (int j = 0; j < WINDOW; ++j) config |= v[j] != 0u ? 1u << uint(j) : 0u;
+        if (config == 0u || config == FULL_WINDOW) continue;  // background, or inside the region
+        {
+            const uint label = labelAtBit(v, findLSB(config));
+            if (!inBatch(label)) continue;
+#else
         uint left = 0u;
         for (int i = 0; i < WINDOW; ++i) left |= inBatch(v[i]) ? 1u << uint(i) : 0u;
         while (left != 0u) {
@@ -109,6 +123,7 @@ void main() {
             for (int j = 0; j < WINDOW; ++j) config |= v[j] == label ? 1u << uint(j) : 0u;
             left &= ~config;
             if (config == FULL_WINDOW) break;  // inside the region: no Crofton or Euler share
+#endif
             if (label == skipped) continue;
             // A region in a slot is known not to be measured alone: no box read.
             const bool held = label == slotLabel[0] || label == slotLabel[1];

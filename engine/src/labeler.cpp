@@ -92,6 +92,11 @@ struct Labeler::Impl {
     bool timingsOn = false;
     bool labeled = false;
     Backend last = Backend::Auto;
+    // Whether the last labeling joined every pair of adjacent foreground
+    // elements (binary, 8-connectivity in 2-D, 26 in 3-D): the measuring
+    // passes then tell a region's elements near one of its own from the
+    // foreground alone (TermGatherer::setForegroundConnected).
+    bool foregroundConnected = false;
     PropertyTable properties;  // of the last label(), what its options.measure named
     std::uint32_t count = 0;   // of the last call
     // regionBuffer()'s rows, its pass and whether they are the last call's.
@@ -345,6 +350,8 @@ std::uint32_t Labeler::Impl::run(unsigned texture, GLenum target, const InputDes
     labeled = true;
     this->count = count;
     last = backend;
+    foregroundConnected = !options.neighbourhood && options.criterion.kind == Criterion::Kind::Binary &&
+                          options.connectivity == (volume ? Connectivity::TwentySix : Connectivity::Eight);
     checkGlError(std::string("the ") + backendName(backend) + " backend");
     return count;
 }
@@ -504,6 +511,7 @@ RegionTotals Labeler::measureTerms(const TermRequest& request, unsigned intensit
                         std::to_string(impl_->count));
         StateGuard guard;
         if (!impl_->termGatherer) impl_->termGatherer = std::make_unique<measure::TermGatherer>();
+        impl_->termGatherer->setForegroundConnected(impl_->foregroundConnected);
         const measure::Intensity samples =
             intensity ? measure::intensityOf(intensity, impl_->labels) : measure::Intensity{};
         // The measuring passes are stages of the labeling's timings, after its own.
@@ -531,6 +539,7 @@ unsigned Labeler::regionBuffer() {
             StateGuard guard;
             if (!impl.termGatherer) impl.termGatherer = std::make_unique<measure::TermGatherer>();
             if (!impl.rowWriter) impl.rowWriter = std::make_unique<measure::RegionRowWriter>();
+            impl.termGatherer->setForegroundConnected(impl.foregroundConnected);
             StageTimer timer(impl.timingsOn);
             impl.rowWriter->writeOnGpu(labels, table.texture, table.volume, impl.count, *impl.termGatherer,
                                        impl.regionRows, impl.regionRowsBytes, &timer);

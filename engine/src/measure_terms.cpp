@@ -20,7 +20,6 @@ namespace glccl::measure {
 
 namespace {
 
-
 // The 32-bit limbs of a sum below 2^bits (at least one).
 int limbsOf(int bits) { return std::max(1, (bits + 31) / 32); }
 
@@ -353,12 +352,17 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
                                    const Intensity& intensity, bool narrowRegions) {
     const std::array<int, 3> bounds = programBounds(layout, q);
+    // measure_terms' walk of an image reads the foreground's bits, and
+    // measure_windows takes a window's foreground as one region's.
+    const bool foreground =
+        foregroundConnected_ &&
+        ((stage == "measure_terms" && q.dimensions == 2 && q.perimeter) || stage == "measure_windows");
     const std::string key = stage + "/" + std::to_string(q.dimensions) + "/" + std::to_string(q.momentLevel) + "/" +
                             std::to_string(q.weightedMomentLevel) + "/" + limbsSignature(layout, bounds) + "/" +
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
                             std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) +
                             std::to_string(q.intensityPositions) + "/" + std::to_string(intensity.format) +
-                            (narrowRegions ? "/narrow" : "");
+                            (narrowRegions ? "/narrow" : "") + (foreground ? "/foreground" : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
@@ -420,6 +424,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
         }
         if (stage == "measure_extrema") builder.define("WALK_ROWS");
         if (narrowRegions) builder.define("MEDIUM_NARROW");
+        if (foreground) builder.define("FOREGROUND_CONNECTED");
         builder.compute(stage + ".comp", "measure_common.glsl");
         found = programs_.emplace(key, builder.build()).first;
     }

@@ -248,6 +248,15 @@ public:
     // elements measured by measure_medium (kMediumBox; 0: none), for tests
     // of the passes over the labels.
     void setLargestMedium(std::uint64_t elements) { largestMedium_ = std::min<std::uint64_t>(elements, kMediumBox); }
+    // Whether the labels gathered are a labeling that joined every pair of
+    // adjacent foreground elements (binary, 8-connectivity in 2-D, 26 in
+    // 3-D; false, the default, for any other labels): then two elements
+    // adjacent that way are of one region, so an image's measure_terms
+    // reads the perimeter's and windows' neighbourhoods as foreground bits
+    // rather than comparing each label with the region's, and
+    // measure_windows takes a window's foreground as one region's
+    // (FOREGROUND_CONNECTED).
+    void setForegroundConnected(bool connected) { foregroundConnected_ = connected; }
     // Whether the current context measures narrow regions by subgroups
     // (kNarrowSubgroup invocations with ballots in compute shaders), asked
     // once.
@@ -299,6 +308,7 @@ private:
     std::size_t largestBatchBytes_ = 0;
     std::uint64_t largestMedium_ = kMediumBox;
     int narrow_ = -1;  // whether narrow regions go to subgroups here (-1: not yet asked)
+    bool foregroundConnected_ = false;
 };
 
 }  // namespace glccl::measure
