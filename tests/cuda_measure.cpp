@@ -488,6 +488,29 @@ TEST_CASE("cuda measure: volume terms are the cpu accumulator's", "[cuda][measur
             for (int x = 0; x < 60; ++x)
                 if (x < 3 || y < 3 || z < 3 || x > 56 || y > 46 || z > 36) test::setVoxel(hollow, x, y, z);
     requireGpuTermsMatchCpu(referenceLabels(hollow, Connectivity::TwentySix), "hollow box");
+    // Lines along z: 8191 deep, the deepest whose third moments of each axis
+    // are summed exactly; 2^16 - 1 deep, the deepest boxes measure_terms
+    // walks along z (lz^3 just below 2^48), and 2^16 deep, which it walks
+    // along x, with the moment levels their sums allow.
+    for (int depth : {8191, 65535, 65536}) {
+        Image line(Shape::volume(2, 1, depth));
+        std::fill(line.pixels.begin(), line.pixels.end(), std::uint8_t(255));
+        const Labels l = referenceLabels(line, Connectivity::Six);
+        std::vector<TermRequest> requests;
+        for (const TermRequest& q : requestsFor(kProperties3d, 3))
+            if (depth < 8192 || q.momentLevel < 4) requests.push_back(q);
+        requireGpuTermsMatchCpu(l, requests, depth < 8192 ? kProperties3d : std::vector<std::string>{}, nullptr,
+                                "a line along z");
+        const Intensity intensity = randomIntensity(l.shape, 4, true, seeds());
+        TermRequest q;
+        q.dimensions = 3;
+        q.momentLevel = 3;
+        q.channels = 1;
+        q.intensityKind = intensity.samples.kind;
+        q.intensityBits = 32;
+        q.intensitySums = q.intensityExtrema = q.intensityPositions = true;
+        requireGpuTermsMatchCpu(l, {q}, {}, &intensity.samples, "a line along z, with an intensity");
+    }
 }
 
 TEST_CASE("cuda measure: intensity terms of every integer type are the cpu accumulator's",

@@ -181,6 +181,25 @@ RegionTotals gatherTerms(const CudaCheck& check, const std::uint32_t* d_labels, 
     std::int64_t widest = 0;
     for (const Component& c : table) widest = std::max<std::int64_t>(widest, std::int64_t(c.width));
     p.narrowSums = widest < (std::int64_t(1) << 16);
+    p.narrowMoments = bitLength(std::uint64_t(extent)) * degreeOf(q.momentLevel) + 10 <= 128;
+    // measure_terms walks a volume along z (columnTermsKernel,
+    // measure_terms.cu) where its regions take fewer flushes so: a region w
+    // x h x d takes about h d of them walked along x (one a row, the sums of
+    // a row's segments added in the warp first) and h ceil(d / kSegment)
+    // ceil(w / 32) walked along z. A flush along z costs more (its group's
+    // sums are worked out from its lanes'), so z is taken where it spares a
+    // quarter of them and more: a volume of many regions a few dozen
+    // elements across, not one that a region fills alone (as many either
+    // way).
+    if (shape.dimensions == 3 && p.narrowMoments && extent < (std::int64_t(1) << 16)) {
+        double alongX = 0, alongZ = 0;
+        for (const Component& c : table) {
+            if (std::int64_t(c.width) * std::int64_t(c.height) * std::int64_t(c.depth) <= kSmallBox) continue;
+            alongX += double(c.height) * double(c.depth);
+            alongZ += double(c.height) * double((c.depth + kSegment - 1) / kSegment) * double((c.width + 31) / 32);
+        }
+        p.walkAlongZ = 4 * alongZ < 3 * alongX;
+    }
     if (intensityTerms && intensityOnDevice) {
         p.samples.data = intensity->data;
         p.samples.bytes = intensity->bytes;

@@ -1228,6 +1228,19 @@ __device__ __forceinline__ void addMoments(const Passes& p, const Exponents& exp
     const int* box = p.boxMin + Word(label - 1) * 3;
     const Word ly = Word(y - box[1]), lz = Word(z - box[2]);
     Word* moments = record + p.layout.momentsAt;
+    if constexpr (std::is_same_v<Power, Word>) {
+        if (p.narrowMoments) {
+            // In 128 bits: a product of one or two words a multiplication,
+            // where the wide sum's takes one a limb.
+            for (int t = first; t < exponents.count; t += step) {
+                unsigned __int128 v = pick(powers, exponents.e[t][0]);
+                for (int k = 0; k < exponents.e[t][1]; ++k) v *= ly;
+                for (int k = 0; k < exponents.e[t][2]; ++k) v *= lz;
+                atomicAddWide(moments + t * kLimbs, widened(v));
+            }
+            return;
+        }
+    }
     for (int t = first; t < exponents.count; t += step) {
         const Wide v = scaled(widened(pick(powers, exponents.e[t][0])), ly, exponents.e[t][1], lz, exponents.e[t][2]);
         atomicAddWide(moments + t * kLimbs, v);
@@ -1372,6 +1385,277 @@ __global__ void __launch_bounds__(kTermsThreads)
         }
         settle(p, a, passing, s.rowStart, s.x0);
         addPassingRun(p, exponents, a, passing, s.y, s.z, replica);
+    }
+}
+
+// --- measure_terms of a volume, along z ---------------------------------------
+//
+// A volume's moments and intensity terms where Passes::walkAlongZ holds: a
+// thread walks kSegment elements of its (x, y) line along z, and a warp's
+// lanes sit at consecutive x, so that each step's loads are one line of
+// labels and one of samples, read where they are (no staging). The walk
+// keeps and passes regions as the walk along x does (two rounds: the kept
+// region's elements, then the others' marked ones). What it gains is in
+// the flushes: the lanes of a group (one kept region, one line of the
+// warp) walked the same slices, so their sums of j^n (j = z - zb, zb the
+// later of the segment's first slice and the box's least z) add as
+// k^m j^n, k a lane's distance from the group's first, and a region a
+// dozen elements across takes one flush for its group where the walk
+// along x took one a row:
+//
+//   sum over the group of lx^ex lz^ez
+//     = sum over m <= ex, n <= ez of C(ex, m) d^(ex - m) C(ez, n) e^(ez - n) T[m][n],
+//   T[m][n] = sum over the group's lanes of k^m sum of j^n,
+//
+// d the first lane's lx, e = zb less the box's least z. Every lane's j is
+// below kSegment and k below 32, so T fits 64 bits (32 for m <= 1); the
+// group's sums fit 128 (Passes::narrowMoments). A region that fills the
+// volume gains nothing (a flush per warp either way, and each costs more
+// here): gatherTerms walks such volumes along x.
+
+// The binomial coefficients C(e, n), e and n below 4, a nibble each.
+__device__ __forceinline__ Word binomial(int e, int n) {
+    constexpr Word kBinomials = 0x1331012100110001ull;  // row e at nibbles 4e .. 4e + 3, column n
+    return (kBinomials >> (4 * (4 * e + n))) & 15u;
+}
+
+// One region's elements of a line's segment.
+struct ColumnRun {
+    std::uint32_t label;
+    int originZ;        // zb: j = z - zb
+    unsigned near[4];   // sums of j^n
+    long long sum;
+    Word squaresLow;
+    unsigned squaresCarries;
+    unsigned leastKey, mostKey;  // ExtremaWords' keys, and their first slices (-1: none yet)
+    int leastZ, mostZ;
+};
+
+__device__ __forceinline__ ColumnRun startColumnRun(const Passes& p, std::uint32_t label, int z0) {
+    ColumnRun run;
+    run.label = label;
+    run.originZ = label != 0u ? max(z0, p.boxMin[Word(label - 1) * 3 + 2]) : z0;
+    for (int n = 0; n < 4; ++n) run.near[n] = 0;
+    run.sum = 0;
+    run.squaresLow = 0;
+    run.squaresCarries = 0;
+    run.leastKey = ~0u;
+    run.mostKey = 0;
+    run.leastZ = run.mostZ = -1;
+    return run;
+}
+
+__device__ __forceinline__ void addColumnElement(const Passes& p, const TermsAsked& a, ColumnRun& run, Word bits,
+                                                 int z) {
+    if (a.moments) {
+        const unsigned j = unsigned(z - run.originZ), square = j * j;
+        run.near[0] += 1u;
+        run.near[1] += j;
+        run.near[2] += square;
+        run.near[3] += square * j;
+    }
+    if (a.sums) {
+        const long long value = static_cast<long long>(bits);
+        run.sum += value;
+        const unsigned magnitude = unsigned(value < 0 ? -value : value);
+        const Word square = Word(magnitude) * magnitude;
+        run.squaresLow += square;
+        run.squaresCarries += run.squaresLow < square;
+    }
+    if (a.extrema) {
+        const unsigned key = unsigned(bits) ^ keyFlip(p);
+        if (key < run.leastKey || run.leastZ < 0) run.leastKey = key, run.leastZ = z;
+        if (key > run.mostKey || run.mostZ < 0) run.mostKey = key, run.mostZ = z;
+    }
+}
+
+// The run's intensity terms as addIntensity takes them; `lineAt`: the flat
+// index of (x, y, 0), `slice` the elements of a slice.
+struct ColumnIntensity {
+    unsigned __int128 squares;
+    Word least, most;
+};
+
+__device__ __forceinline__ ColumnIntensity intensityOf(const Passes& p, const TermsAsked& a, const ColumnRun& run,
+                                                       Word lineAt, Word slice) {
+    ColumnIntensity c{0, ~Word(0), 0};
+    if (a.sums) c.squares = static_cast<unsigned __int128>(run.squaresCarries) << 64 | run.squaresLow;
+    if (a.extrema) {
+        auto wordsOf = [&](unsigned key, int z) {
+            const unsigned low = key ^ keyFlip(p);
+            const Word bits = p.samples.isSigned ? Word(static_cast<long long>(int(low))) : Word(low);
+            return extremaWordsOf(p, bits, lineAt + Word(z) * slice);
+        };
+        if (run.leastZ >= 0) c.least = wordsOf(run.leastKey, run.leastZ).least;
+        if (run.mostZ >= 0) c.most = wordsOf(run.mostKey, run.mostZ).most;
+    }
+    return c;
+}
+
+using Wide128 = unsigned __int128;
+
+// A group's sum of lx^ex lz^ez, from its T at `t` (t[4m + n]), its first
+// lane's lx = d and e = zb - the box's least z. Every product of the sum
+// is at most the sum, which Passes::narrowMoments bounds where the term is
+// asked.
+__device__ __forceinline__ Wide128 groupPowerSum(const Word* t, int ex, int ez, Word d, Word e) {
+    const Word dPower[4] = {1, d, d * d, d * d * d}, ePower[4] = {1, e, e * e, e * e * e};
+    Wide128 total = 0;
+    for (int m = 0; m <= ex; ++m) {
+        Wide128 inner = 0;
+        for (int n = 0; n <= ez; ++n) inner += Wide128(binomial(ez, n) * pick(ePower, ez - n)) * t[4 * m + n];
+        total += inner * (binomial(ex, m) * pick(dPower, ex - m));
+    }
+    return total;
+}
+
+// A passing run's moment sums: its sums of lz^c (below 2^53: lz < 2^16, at
+// most kSegment elements) times lx^ex ly^ey, in TermRequest::exponents'
+// order (z slowest, then y, then x): a term is the one before it times lx
+// where only ex moved on, a multiplication a term.
+__device__ __forceinline__ void addLineMoments(const Exponents& exponents, Word* moments, const unsigned (&near)[4],
+                                               Word lx, Word e, Word ly) {
+    const Word n0 = near[0], n1 = near[1], n2 = near[2], n3 = near[3], e2 = e * e;
+    const Word powers[4] = {n0, n1 + e * n0, n2 + 2 * e * n1 + e2 * n0, n3 + 3 * e * n2 + 3 * e2 * n1 + e2 * e * n0};
+    Wide128 term = 0;
+    int before = -1;  // the term before's exponents, 16 ez + 4 ey + ex
+    for (int i = 0; i < exponents.count; ++i) {
+        const int ex = exponents.e[i][0], ey = exponents.e[i][1], ez = exponents.e[i][2];
+        const int at = 16 * ez + 4 * ey + ex;
+        if (ex > 0 && at == before + 1) {
+            term *= lx;
+        } else {
+            term = pick(powers, ez);
+            for (int k = 0; k < ey; ++k) term *= ly;
+            for (int k = 0; k < ex; ++k) term *= lx;
+        }
+        before = at;
+        atomicAddWide(moments + i * kLimbs, widened(term));
+    }
+}
+
+__global__ void __launch_bounds__(kTermsThreads)
+    columnTermsKernel(Passes p, Exponents exponents, TermsAsked a, Word lines, Word total) {
+    const Word slice = Word(p.width) * Word(p.height);
+    const int lane = laneIndex();
+    FOR_EACH_WARP_ITEM(i, total) {
+        const Word line = i / Word(p.width);  // the (y, z segment) of the lane's line
+        const bool valid = i < total;
+        const int x = valid ? int(i - line * Word(p.width)) : 0;
+        const int y = valid ? int(line % Word(p.height)) : 0;
+        const int z0 = valid ? int(i / lines) * kSegment : 0;
+        const int z1 = valid ? min(z0 + kSegment, p.depth) : 0;
+        const Word lineAt = Word(y) * Word(p.width) + Word(x);
+        // Round 1.
+        ColumnRun kept = startColumnRun(p, 0u, z0);
+        unsigned others = 0;  // slices of another region, bit z - z0
+        std::uint32_t skipped = 0;  // the last label met that the pass does not add for
+        for (int z = z0; z < z1; ++z) {
+            const Word element = lineAt + Word(z) * slice;
+            const std::uint32_t label = p.labels[element];
+            if (label == 0u || label == skipped) continue;
+            if (label != kept.label) {
+                if (!inTable(p, label)) {
+                    skipped = label;
+                    continue;
+                }
+                if (kept.label != 0u) {
+                    others |= 1u << (z - z0);
+                    continue;
+                }
+                kept = startColumnRun(p, label, z0);
+            }
+            addColumnElement(p, a, kept, a.sums || a.extrema ? sampleBits(p.samples, element) : 0, z);
+        }
+        const Word replica = i / 32;
+        // The group's sums into its first lane, and its terms into the record.
+        const LaneGroup group = laneGroupOf(kept.label, line);
+        {
+            ColumnIntensity c = intensityOf(p, a, kept, lineAt, slice);
+            if (a.sums) {
+                sumIntoHead(kept.sum, group);
+                sumIntoHead(c.squares, group);
+            }
+            if (a.extrema) {
+                leastIntoHead(c.least, group);
+                mostIntoHead(c.most, group);
+            }
+            if (group.head && kept.label != 0u)
+                addIntensity(p, a.sums, a.extrema, flushRecordOf(p, kept.label, replica), kept.sum, c.squares, c.least,
+                             c.most);
+        }
+        if (a.moments) {
+            // The group's T, summed into its first lane and left in shared
+            // memory there (in registers, T and the terms worked out from it
+            // held the kernel to a quarter of the warps a multiprocessor takes).
+            __shared__ Word groupSums[kTermsThreads / 32][32][16];
+            Word(&sums)[32][16] = groupSums[threadIdx.x / 32u];
+            const unsigned heads = __ballot_sync(kFullWarp, group.head);
+            const unsigned k = unsigned(lane - (31 - __clz(heads & (kFullWarp >> (31 - lane)))));
+            __syncwarp();  // the lanes are done with the last segment's sums
+#pragma unroll
+            for (int n = 0; n < 4; ++n) {
+                unsigned low = kept.near[n], once = k * low;  // below 2^25 a lane, 2^30 a group
+                sumIntoHead(low, group);
+                sumIntoHead(once, group);
+                Word twice = Word(k * k) * kept.near[n], thrice = Word(k * k * k) * kept.near[n];
+                sumIntoHead(twice, group);
+                sumIntoHead(thrice, group);
+                if (group.head) {
+                    sums[lane][n] = low;
+                    sums[lane][4 + n] = once;
+                    sums[lane][8 + n] = twice;
+                    sums[lane][12 + n] = thrice;
+                }
+            }
+            __syncwarp();
+            // Each flushing group's 16 sums of lx^ex lz^ez, a lane each,
+            // then its terms, those sums times ly^ey, spread over the lanes.
+            __shared__ Wide128 groupPowers[kTermsThreads / 32][16];
+            Wide128(&powers)[16] = groupPowers[threadIdx.x / 32u];
+            const bool adds = group.head && kept.label != 0u;
+            for (unsigned flushing = __ballot_sync(kFullWarp, adds); flushing != 0u; flushing &= flushing - 1u) {
+                const int head = __ffs(flushing) - 1;
+                const std::uint32_t label = __shfl_sync(kFullWarp, kept.label, head);
+                const int* box = p.boxMin + Word(label - 1) * 3;
+                const Word d = Word(__shfl_sync(kFullWarp, x, head) - box[0]);
+                const Word e = Word(__shfl_sync(kFullWarp, kept.originZ, head) - box[2]);
+                const Word ly = Word(__shfl_sync(kFullWarp, y, head) - box[1]);
+                __syncwarp();  // the lanes are done with the group before's sums
+                if (lane < 16) powers[lane] = groupPowerSum(sums[head], lane >> 2, lane & 3, d, e);
+                __syncwarp();
+                Word* moments = flushRecordOf(p, label, replica) + p.layout.momentsAt;
+                for (int t = lane; t < exponents.count; t += 32) {
+                    Wide128 term = powers[4 * exponents.e[t][0] + exponents.e[t][2]];
+                    for (int k = 0; k < exponents.e[t][1]; ++k) term *= ly;
+                    atomicAddWide(moments + t * kLimbs, widened(term));
+                }
+            }
+        }
+        // Round 2: the marked slices, in order, in runs of one region each.
+        if (others == 0u) continue;
+        ColumnRun passing = startColumnRun(p, 0u, z0);
+        auto flush = [&]() {
+            if (passing.label == 0u) return;
+            Word* record = flushRecordOf(p, passing.label, replica);
+            const ColumnIntensity c = intensityOf(p, a, passing, lineAt, slice);
+            addIntensity(p, a.sums, a.extrema, record, passing.sum, c.squares, c.least, c.most);
+            if (!a.moments) return;
+            const int* box = p.boxMin + Word(passing.label - 1) * 3;
+            addLineMoments(exponents, record + p.layout.momentsAt, passing.near, Word(x - box[0]),
+                           Word(passing.originZ - box[2]), Word(y - box[1]));
+        };
+        for (; others != 0u; others &= others - 1u) {
+            const int z = z0 + __ffs(others) - 1;
+            const Word element = lineAt + Word(z) * slice;
+            const std::uint32_t label = p.labels[element];
+            if (label != passing.label) {
+                flush();
+                passing = startColumnRun(p, label, z0);
+            }
+            addColumnElement(p, a, passing, a.sums || a.extrema ? sampleBits(p.samples, element) : 0, z);
+        }
+        flush();
     }
 }
 
@@ -1945,7 +2229,14 @@ void gatherElementTerms(const CudaCheck& check, cudaStream_t stream, const Passe
     const Segments segments = segmentsOf(p);
     const Word wanted = (segments.total + kTermsThreads - 1) / kTermsThreads;
     const unsigned blocks = unsigned(wanted < (Word(1) << 17) ? (wanted == 0 ? 1 : wanted) : (Word(1) << 17));
-    if (p.narrowSums && (!(a.sums || a.extrema) || p.samples.bytes <= 4))
+    const bool narrowSamples = !(a.sums || a.extrema) || p.samples.bytes <= 4;
+    if (p.walkAlongZ && narrowSamples) {
+        const Word lines = Word(p.width) * Word(p.height);
+        const Word total = lines * ((Word(p.depth) + kSegment - 1) / kSegment);
+        const Word columnBlocks = (total + kTermsThreads - 1) / kTermsThreads;
+        columnTermsKernel<<<unsigned(columnBlocks < (Word(1) << 17) ? columnBlocks : (Word(1) << 17)), kTermsThreads,
+                            0, stream>>>(p, exponents, a, lines, total);
+    } else if (p.narrowSums && narrowSamples)
         termsKernel<NarrowSums><<<blocks, kTermsThreads, 0, stream>>>(p, exponents, a, words, segments);
     else
         termsKernel<WideSums><<<blocks, kTermsThreads, 0, stream>>>(p, exponents, a, words, segments);

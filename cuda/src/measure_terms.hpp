@@ -35,7 +35,8 @@
 // measure_terms, measure_intensity and measure_extrema give each thread
 // kSegment elements of one row (the first two read a warp's labels through
 // shared memory, a line a load), and measure_windows kSegment windows
-// along z, a warp's lanes at consecutive x; no thread goes past its segment,
+// along z, a warp's lanes at consecutive x, as measure_terms walks a volume
+// of many small regions (Passes::walkAlongZ); no thread goes past its segment,
 // so a large region's long runs are shared among the threads they cross.
 // In all but measure_extrema a thread keeps the first region it meets for
 // its whole segment, whatever lies between its runs, and gathers another
@@ -184,6 +185,14 @@ struct Passes {
     // measure_intensity add in those rather than in kLimbs limbs, with
     // fewer registers and more threads on each multiprocessor.
     bool narrowSums = false;
+    // The moments of kSegment x 32 elements below 2^128 (the largest box
+    // side's bits times the moments' degree, and 10): measure_terms' flushes
+    // work their terms out in 128 bits.
+    bool narrowMoments = false;
+    // measure_terms walks the volume along z (columnTermsKernel,
+    // measure_terms.cu): every box side below 2^16, narrowMoments, and the
+    // regions take fewer flushes so (gatherTerms says when).
+    bool walkAlongZ = false;
     // Samples of at most 4 bytes and at most 2^32 elements: each extreme's
     // word holds its 32-bit key above its first position (ExtremaWords,
     // measure_terms.cu), so measure_intensity finds both and
