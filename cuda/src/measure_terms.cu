@@ -1156,6 +1156,54 @@ __device__ __forceinline__ void addPowers(Wide (&powers)[4], Word lx) {
 // integers are (ExtremaWords' key).
 __device__ __forceinline__ unsigned keyFlip(const Passes& p) { return p.samples.isSigned ? 0x80000000u : 0u; }
 
+// An element, j along the walk from the run's origin there (below
+// kSegment), and its sample's bits into a run's narrow sums (NarrowSums):
+// the sum, the sums of j^e, the squares' low word and its carries, the
+// least and greatest keys (ExtremaWords') and where each was first met
+// (`at`; -1: none yet).
+__device__ __forceinline__ void addNarrowElement(const Passes& p, const TermsAsked& a, unsigned j, Word bits, int at,
+                                                 long long& sum, unsigned (&near)[4], Word& squaresLow,
+                                                 unsigned& squaresCarries, unsigned& leastKey, int& leastAt,
+                                                 unsigned& mostKey, int& mostAt) {
+    if (a.moments) {
+        const unsigned square = j * j;
+        near[0] += 1u;
+        near[1] += j;
+        near[2] += square;
+        near[3] += square * j;
+    }
+    if (a.sums) {
+        const long long value = static_cast<long long>(bits);
+        sum += value;
+        const unsigned magnitude = unsigned(value < 0 ? -value : value);  // below 2^32
+        const Word square = Word(magnitude) * magnitude;
+        squaresLow += square;
+        squaresCarries += squaresLow < square;
+    }
+    if (a.extrema) {
+        const unsigned key = unsigned(bits) ^ keyFlip(p);
+        if (key < leastKey || leastAt < 0) leastKey = key, leastAt = at;
+        if (key > mostKey || mostAt < 0) mostKey = key, mostAt = at;
+    }
+}
+
+// A 32-bit key's ExtremaWords at `element`.
+__device__ __forceinline__ ExtremaWords keyWords(const Passes& p, unsigned key, Word element) {
+    const unsigned low = key ^ keyFlip(p);
+    const Word bits = p.samples.isSigned ? Word(static_cast<long long>(int(low))) : Word(low);
+    return extremaWordsOf(p, bits, element);
+}
+
+// Sums of j^e (`near`) as sums of (j + c)^e, by the binomial expansion:
+// (j + c)^e = sum over k of (e choose k) c^(e - k) j^k; c < 2^16.
+__device__ __forceinline__ void shiftedPowers(const unsigned (&near)[4], Word c, Word (&out)[4]) {
+    const Word c2 = c * c, n = near[0], s1 = near[1], s2 = near[2], s3 = near[3];
+    out[0] = n;
+    out[1] = s1 + c * n;
+    out[2] = s2 + 2 * c * s1 + c2 * n;
+    out[3] = s3 + 3 * c * s2 + 3 * c2 * s1 + c2 * c * n;
+}
+
 // Element `element` (column x of a segment starting at x0), its
 // measure_local word and its sample's bits, into `run`.
 template <class Sums>
@@ -1163,26 +1211,8 @@ __device__ __forceinline__ void addElement(const Passes& p, const TermsAsked& a,
                                            Word bits, Word element, int x, int x0) {
     addWord(word, a.perimeter, a.crofton, a.euler, run.classes, run.crofton, run.euler);
     if constexpr (std::is_same_v<Sums, NarrowSums>) {
-        if (a.moments) {
-            const unsigned j = unsigned(x - x0), square = j * j;
-            run.near[0] += 1u;
-            run.near[1] += j;
-            run.near[2] += square;
-            run.near[3] += square * j;
-        }
-        if (a.sums) {
-            const long long value = static_cast<long long>(bits);
-            run.sum += value;
-            const unsigned magnitude = unsigned(value < 0 ? -value : value);  // below 2^32
-            const Word square = Word(magnitude) * magnitude;
-            run.squaresLow += square;
-            run.squaresCarries += run.squaresLow < square;
-        }
-        if (a.extrema) {
-            const unsigned key = unsigned(bits) ^ keyFlip(p);
-            if (key < run.leastKey || run.leastX < 0) run.leastKey = key, run.leastX = x;
-            if (key > run.mostKey || run.mostX < 0) run.mostKey = key, run.mostX = x;
-        }
+        addNarrowElement(p, a, unsigned(x - x0), bits, x, run.sum, run.near, run.squaresLow, run.squaresCarries,
+                         run.leastKey, run.leastX, run.mostKey, run.mostX);
     } else {
         if (a.moments) addPowers(run.powers, Word(x - run.originX));
         if (a.sums || a.extrema)
@@ -1198,23 +1228,15 @@ __device__ __forceinline__ void settle(const Passes& p, const TermsAsked& a, Ter
     if constexpr (std::is_same_v<Sums, NarrowSums>) {
         if (run.label == 0u) return;
         if (a.moments) {
-            // lx = j + c: lx^e = sum over k of (e choose k) c^(e-k) j^k; c < 2^16.
-            const Word c = Word(x0 - run.originX), c2 = c * c;
-            const Word n = run.near[0], s1 = run.near[1], s2 = run.near[2], s3 = run.near[3];
-            run.powers[0] += n;
-            run.powers[1] += s1 + c * n;
-            run.powers[2] += s2 + 2 * c * s1 + c2 * n;
-            run.powers[3] += s3 + 3 * c * s2 + 3 * c2 * s1 + c2 * c * n;
+            Word shifted[4];  // lx = j + c
+            shiftedPowers(run.near, Word(x0 - run.originX), shifted);
+            for (int e = 0; e < 4; ++e) run.powers[e] += shifted[e];
         }
         if (a.sums) run.squares += static_cast<unsigned __int128>(run.squaresCarries) << 64 | run.squaresLow;
         if (a.extrema) {
-            auto wordsOf = [&](unsigned key, int x) {
-                const unsigned low = key ^ keyFlip(p);
-                const Word bits = p.samples.isSigned ? Word(static_cast<long long>(int(low))) : Word(low);
-                return extremaWordsOf(p, bits, rowStart + Word(x));
-            };
-            if (run.leastX >= 0) run.least = min(run.least, wordsOf(run.leastKey, run.leastX).least);
-            if (run.mostX >= 0) run.most = max(run.most, wordsOf(run.mostKey, run.mostX).most);
+            if (run.leastX >= 0)
+                run.least = min(run.least, keyWords(p, run.leastKey, rowStart + Word(run.leastX)).least);
+            if (run.mostX >= 0) run.most = max(run.most, keyWords(p, run.mostKey, rowStart + Word(run.mostX)).most);
         }
     }
 }
@@ -1447,26 +1469,8 @@ __device__ __forceinline__ ColumnRun startColumnRun(const Passes& p, std::uint32
 
 __device__ __forceinline__ void addColumnElement(const Passes& p, const TermsAsked& a, ColumnRun& run, Word bits,
                                                  int z) {
-    if (a.moments) {
-        const unsigned j = unsigned(z - run.originZ), square = j * j;
-        run.near[0] += 1u;
-        run.near[1] += j;
-        run.near[2] += square;
-        run.near[3] += square * j;
-    }
-    if (a.sums) {
-        const long long value = static_cast<long long>(bits);
-        run.sum += value;
-        const unsigned magnitude = unsigned(value < 0 ? -value : value);
-        const Word square = Word(magnitude) * magnitude;
-        run.squaresLow += square;
-        run.squaresCarries += run.squaresLow < square;
-    }
-    if (a.extrema) {
-        const unsigned key = unsigned(bits) ^ keyFlip(p);
-        if (key < run.leastKey || run.leastZ < 0) run.leastKey = key, run.leastZ = z;
-        if (key > run.mostKey || run.mostZ < 0) run.mostKey = key, run.mostZ = z;
-    }
+    addNarrowElement(p, a, unsigned(z - run.originZ), bits, z, run.sum, run.near, run.squaresLow, run.squaresCarries,
+                     run.leastKey, run.leastZ, run.mostKey, run.mostZ);
 }
 
 // The run's intensity terms as addIntensity takes them; `lineAt`: the flat
@@ -1481,13 +1485,8 @@ __device__ __forceinline__ ColumnIntensity intensityOf(const Passes& p, const Te
     ColumnIntensity c{0, ~Word(0), 0};
     if (a.sums) c.squares = static_cast<unsigned __int128>(run.squaresCarries) << 64 | run.squaresLow;
     if (a.extrema) {
-        auto wordsOf = [&](unsigned key, int z) {
-            const unsigned low = key ^ keyFlip(p);
-            const Word bits = p.samples.isSigned ? Word(static_cast<long long>(int(low))) : Word(low);
-            return extremaWordsOf(p, bits, lineAt + Word(z) * slice);
-        };
-        if (run.leastZ >= 0) c.least = wordsOf(run.leastKey, run.leastZ).least;
-        if (run.mostZ >= 0) c.most = wordsOf(run.mostKey, run.mostZ).most;
+        if (run.leastZ >= 0) c.least = keyWords(p, run.leastKey, lineAt + Word(run.leastZ) * slice).least;
+        if (run.mostZ >= 0) c.most = keyWords(p, run.mostKey, lineAt + Word(run.mostZ) * slice).most;
     }
     return c;
 }
@@ -1515,8 +1514,8 @@ __device__ __forceinline__ Wide128 groupPowerSum(const Word* t, int ex, int ez, 
 // where only ex moved on, a multiplication a term.
 __device__ __forceinline__ void addLineMoments(const Exponents& exponents, Word* moments, const unsigned (&near)[4],
                                                Word lx, Word e, Word ly) {
-    const Word n0 = near[0], n1 = near[1], n2 = near[2], n3 = near[3], e2 = e * e;
-    const Word powers[4] = {n0, n1 + e * n0, n2 + 2 * e * n1 + e2 * n0, n3 + 3 * e * n2 + 3 * e2 * n1 + e2 * e * n0};
+    Word powers[4];  // lz = j + e
+    shiftedPowers(near, e, powers);
     Wide128 term = 0;
     int before = -1;  // the term before's exponents, 16 ez + 4 ey + ex
     for (int i = 0; i < exponents.count; ++i) {
