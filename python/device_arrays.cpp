@@ -401,6 +401,16 @@ int deviceSampleBits(const DeviceView& view, const Criterion& criterion) {
     return kind == 'i' && bitsSuffice ? bits : 0;
 }
 
+// The options of a labeling of a device array: its backend, connectivity
+// and criterion, the rest as LabelOptions' defaults.
+LabelOptions labelOptionsOf(Backend backend, Connectivity connectivity, const Criterion& criterion) {
+    LabelOptions options;
+    options.backend = backend;
+    options.connectivity = connectivity;
+    options.criterion = criterion;
+    return options;
+}
+
 // The route of a device array here (the labelers' Session asks the router,
 // which reads the engines' declarations), its refusals raised as the
 // Python error of their kind: another backend than one that reads device
@@ -413,10 +423,7 @@ Route routeDeviceArray(DeviceLabelers& labelers, const DeviceView& input, const 
     if (input.typestr.size() > 2 && input.typestr[0] == '>' && itemSizeOf(input) > 1)
         throw py::type_error(where + ": the device array is big-endian (typestr '" + input.typestr +
                              "'); pass one in the machine's byte order");
-    LabelOptions options;
-    options.backend = backend;
-    options.connectivity = connectivity;
-    options.criterion = criterion;
+    const LabelOptions options = labelOptionsOf(backend, connectivity, criterion);
     // Floats, and signed integers under criteria that compare values, are
     // described by a width no engine takes, so the router refuses them.
     const InputDescription described =
@@ -566,10 +573,7 @@ py::tuple labelDeviceArray(const py::handle& image, const py::handle& out, Conne
         std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
         CurrentDevice current(device);
         Engine& engine = labelers.impl_->session.deviceEngine(route, device);
-        LabelOptions options;
-        options.backend = route.backend;
-        options.connectivity = connectivity;
-        options.criterion = criterion;
+        const LabelOptions options = labelOptionsOf(route.backend, connectivity, criterion);
         if (returnTable) {
             table = *engine.labelDevice(pixels, target, options, stream, nullptr, true, nullptr);
             count = table.size();
@@ -642,10 +646,7 @@ py::tuple labelDeviceStack(const py::handle& stack, Connectivity connectivity, c
         std::lock_guard<std::mutex> lock(labelers.impl_->mutex);
         CurrentDevice current(device);
         Engine& engine = labelers.impl_->session.deviceEngine(route, device);
-        LabelOptions options;
-        options.backend = route.backend;
-        options.connectivity = connectivity;
-        options.criterion = criterion;
+        const LabelOptions options = labelOptionsOf(route.backend, connectivity, criterion);
         engine.labelDevice(pixels, target, options, stream, reinterpret_cast<std::uint32_t*>(counts.data), false,
                            nullptr);
         if (returnTable) {

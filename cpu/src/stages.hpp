@@ -8,6 +8,7 @@
 #include "merge_stripes.hpp"
 #include "number_components.hpp"
 #include "scan_stripes.hpp"
+#include "small_helpers.hpp"
 #include "write_labels.hpp"
 
 namespace glccl::cpu::detail {
@@ -59,16 +60,5 @@ std::uint32_t labelDelta(const EngineContext& ctx, int dimensions, int sampleBit
 // (NeighbourhoodRule; ctx.geometry made from that neighbourhood).
 std::uint32_t labelNeighbourhood(const EngineContext& ctx, int dimensions, int sampleBits, int channels,
                                  const Criterion& criterion, bool joinsAlongX);
-
-// Calls f(Sample()) with the unsigned type of `sampleBits` bits.
-template <class F>
-auto withSampleType(int sampleBits, F&& f) {
-    switch (sampleBits) {
-        case 8: return f(std::uint8_t());
-        case 16: return f(std::uint16_t());
-        case 32: return f(std::uint32_t());
-        default: return f(std::uint64_t());
-    }
-}
 
 }  // namespace glccl::cpu::detail

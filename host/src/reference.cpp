@@ -8,6 +8,7 @@
 
 #include "glccl/canonical.hpp"
 #include "glccl/error.hpp"
+#include "small_helpers.hpp"
 
 namespace glccl {
 
@@ -66,17 +67,6 @@ bool pixelsConnect(const std::uint8_t* a, const std::uint8_t* b, int channels, c
                    pixelIsForeground<Sample>(a, channels, criterion) && pixelIsForeground<Sample>(b, channels, criterion);
     }
     return false;
-}
-
-// Calls f.template operator()<Sample>() for the image's sampleBits.
-template <class F>
-auto withSampleType(int sampleBits, F&& f) {
-    switch (sampleBits) {
-        case 8: return f(std::uint8_t());
-        case 16: return f(std::uint16_t());
-        case 32: return f(std::uint32_t());
-        default: return f(std::uint64_t());
-    }
 }
 
 // Union-find over pixel indices in which every parent index is smaller than

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cli_support.hpp"
+#include "frame_times.hpp"
 #include "glccl/error.hpp"
 #include "glccl/offscreen.hpp"
 #include "glccl/route.hpp"
@@ -14,17 +15,6 @@ namespace glccl::tools {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Labels a texture the bench made. An OpenGL ES 3.0 context cannot say a
-// texture's size and format (glGetTexLevelParameteriv is ES 3.1): a 2-D
-// one is labeled with those the ImageTexture knows, as a renderer there
-// labels its own.
-std::uint32_t labelResident(Labeler& labeler, const ImageTexture& texture, const LabelOptions& options) {
-    const ContextInfo& info = labeler.contextInfo();
-    const bool describes = !info.es || info.major > 3 || (info.major == 3 && info.minor >= 1);
-    if (describes || texture.depth() != 1) return labeler.label(texture.id(), options);
-    return labeler.label(texture.id(), texture.width(), texture.height(), texture.internalFormat(), options);
-}
 
 bool isGlEngine(Backend backend) { return backend == Backend::Compute || backend == Backend::Raster; }
 
@@ -150,7 +140,7 @@ BackendRun LabelSession::label(const ImageTexture& texture, const LabelOptions& 
     BackendRun run;
     Labeler& labeler = offscreen.labeler();
     const auto start = Clock::now();
-    labelResident(labeler, texture, options);
+    bench::labelResident(labeler, texture, options);
     if (into != nullptr) labeler.result(*into);
     else run.labeling = labeler.result();
     run.milliseconds = millisecondsSince(start);

@@ -16,17 +16,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Labels a texture the bench made. An OpenGL ES 3.0 context cannot say a
-// texture's size and format (glGetTexLevelParameteriv is ES 3.1): a 2-D
-// one is labeled with those the ImageTexture knows, as a renderer there
-// labels its own.
-std::uint32_t labelResident(Labeler& labeler, const ImageTexture& texture, const LabelOptions& options) {
-    const ContextInfo& info = labeler.contextInfo();
-    const bool describes = !info.es || info.major > 3 || (info.major == 3 && info.minor >= 1);
-    if (describes || texture.depth() != 1) return labeler.label(texture.id(), options);
-    return labeler.label(texture.id(), texture.width(), texture.height(), texture.internalFormat(), options);
-}
-
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }

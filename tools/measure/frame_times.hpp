@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "glccl/labeler.hpp"
+#include "glccl/texture.hpp"
 #include "glccl/types.hpp"
 
 namespace glccl {
@@ -13,6 +14,17 @@ class OffscreenLabeler;
 }
 
 namespace glccl::bench {
+
+// Labels a texture the bench made. An OpenGL ES 3.0 context cannot say a
+// texture's size and format (glGetTexLevelParameteriv is ES 3.1): a 2-D
+// one is labeled with those the ImageTexture knows, as a renderer there
+// labels its own.
+inline std::uint32_t labelResident(Labeler& labeler, const ImageTexture& texture, const LabelOptions& options) {
+    const ContextInfo& info = labeler.contextInfo();
+    const bool describes = !info.es || info.major > 3 || (info.major == 3 && info.minor >= 1);
+    if (describes || texture.depth() != 1) return labeler.label(texture.id(), options);
+    return labeler.label(texture.id(), texture.width(), texture.height(), texture.internalFormat(), options);
+}
 
 struct FrameTimes {
     std::vector<double> label;           // label() + glFinish(), ms
