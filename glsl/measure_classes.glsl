@@ -5,6 +5,12 @@
 // measure_common.glsl (labelAt, imageSize).
 
 #ifdef GATHER_PERIMETER
+// The bits of an element's 4-neighbours (along its edges) and of its other
+// 4 neighbours (at its corners) in a 5x5 neighbourhood's word: bit
+// 5 (dy + 2) + (dx + 2) for the element at (dx, dy) from the centre.
+const uint kEdgeBits = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
+const uint kCornerBits = (1u << 6) | (1u << 8) | (1u << 16) | (1u << 18);
+
 // The class of a border element by its border neighbours of the same
 // region along the edges and at the corners: scikit-image's weights 1 for
 // (2|3, 0..2), sqrt 2 for (0, 2) and (1, 3), (1 + sqrt 2) / 2 for (1, 1) and
@@ -26,9 +32,7 @@ int classOf(int edges, int corners) {
 int windowPerimeterClass(uint inside) {
     const uint interior = inside & (inside >> 1) & (inside << 1) & (inside >> 5) & (inside << 5);
     const uint border = inside & ~interior;  // right for the 3x3 around p: their neighbours are in the window
-    const uint kEdges = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
-    const uint kCorners = (1u << 6) | (1u << 8) | (1u << 16) | (1u << 18);
-    return classOf(bitCount(border & kEdges), bitCount(border & kCorners));
+    return classOf(bitCount(border & kEdgeBits), bitCount(border & kCornerBits));
 }
 #endif
 

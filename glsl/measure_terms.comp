@@ -469,10 +469,9 @@ void walk(PixelCoord line, uint slot) {
 #endif
 #if defined(GATHER_PERIMETER) && defined(FOREGROUND_CONNECTED)
         // As below, from the foreground's bits.
-        const uint kFour = (1u << 7) | (1u << 11) | (1u << 13) | (1u << 17);
-        const bool border = (fg & kFour) != kFour;
+        const bool border = (fg & kEdgeBits) != kEdgeBits;
 #ifdef TERMS_WINDOWS
-        const uint kEight = kFour | (1u << 6) | (1u << 8) | (1u << 16) | (1u << 18);
+        const uint kEight = kEdgeBits | kCornerBits;
         const bool edge = (fg & kEight) != kEight;
 #else
         const bool edge = border;
