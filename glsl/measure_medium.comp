@@ -14,11 +14,14 @@
 // beside the longest walks of the groups before, which start first.
 //
 // The terms are measure_small.comp's, from the same classes
-// (measure_classes.glsl). The group keeps the box's rows around the step's
-// (two rows and two columns past them on each side) in shared memory, a
-// bit an element for "in the region": an element's perimeter window and
-// the windows' configurations read them there, and each step loads `rows`
-// new rows, an element an invocation.
+// (measure_classes.glsl). The group holds a band of the box's rows in
+// shared memory (two rows and two columns past them on each side), a bit
+// an element for "in the region": an element's perimeter window and the
+// windows' configurations read them there. It loads a band's labels at
+// once, every invocation four at a time, and walks the band's rows with no
+// barrier between its steps; a box of few rows is one band. (Loaded a row a
+// step, into a ring of the rows around the step's, the walk waited on each
+// step's loads and two barriers.)
 //
 // Within a box of w x h <= kMediumBox <= 2^14 elements, each side below
 // 256, a moment's term lx^a ly^b (a, b at most 3) is below (w h)^3, so the
@@ -41,21 +44,21 @@ layout(local_size_x = MEASURE_GROUP) in;
 layout(std430, binding = MEASURE_MEDIUM_BUFFER) readonly buffer MediumRegions { uint mediumRegion[]; };
 uniform uint mediumRegions;
 
-// Rows of the box around the step's, each from column least.x - 2 to
-// past.x + 1 (at most 255 + 4 elements), a bit an element (set where it is
-// in the region) in RING_WORDS words, row y in slot y % RING_SLOTS. Bits,
-// not a word an element: the group's shared memory sets how many groups
-// run at once, and the GPU waits on each group's loads a step at a time.
-const int RING_WORDS = 10;  // 259 bits, and a word past the last bit's for bitsAt
-// A step walks `rows` rows, `rowLanes` invocations a row: it reads rows
-// y-2 .. y+rows+1 and zeroes the `rows` slots the next step loads. A box
-// wider than ROW_LANES and at most MEASURE_GROUP wide is walked a row a
-// step, an invocation a column; any other box ROW_LANES invocations a row
-// (main() sets the two, the same for the whole group).
+// A band: rows of the box, and two more on each side, each from column
+// least.x - 2 to past.x + 1 (w + 4 elements), a bit an element (set where
+// it is in the region) in rowWords words (measure_terms.hpp's
+// mediumRowWords), row y at (y - bandFirst) rowWords. MEDIUM_BAND_WORDS
+// words hold mediumBandRows(w) rows of the box and the four around them.
+// Bits, not a word an element: the group's shared memory sets how many
+// groups run at once.
+shared uint band[MEDIUM_BAND_WORDS];
+int rowWords = 0, bandFirst = 0;
+// A step walks `rows` rows, `rowLanes` invocations a row. A box wider than
+// ROW_LANES and at most MEASURE_GROUP wide is walked a row a step, an
+// invocation a column; any other box ROW_LANES invocations a row (main()
+// sets the two, the same for the whole group).
 const int ROW_LANES = 32;
-const int RING_SLOTS = 2 * (MEASURE_GROUP / ROW_LANES) + 4;
 int rowLanes = ROW_LANES, rows = MEASURE_GROUP / ROW_LANES;
-shared uint ring[RING_SLOTS * RING_WORDS];
 // The region's record, as `totals` holds it, summed by the group (with
 // MEDIUM_NARROW, a narrow region's by its subgroup, from recordAt).
 #ifdef MEDIUM_NARROW
@@ -66,29 +69,45 @@ const int GROUP_RECORDS = 1;
 shared uint groupRecord[GROUP_RECORDS * RECORD_WORDS];
 uint recordAt = 0u;
 
-int ringRow(int y) { return (y + 2 * RING_SLOTS) % RING_SLOTS * RING_WORDS; }  // y >= -2
+int bandRow(int y) { return (y - bandFirst) * rowWords; }  // y >= bandFirst
 
-// Row y's slot zeroed, for loadRow to set its bits, by the invocations
-// `column` (0 .. rowLanes - 1) of one row.
-void clearRow(int y, int column) {
-    const int row = ringRow(y);
-    for (int k = column; k < RING_WORDS; k += rowLanes) ring[row + k] = 0u;
-}
-
-// Row y's bits, columns x0 .. x0 + count - 1 (bit j: column x0 + j), an
-// element an invocation of one row, into its zeroed slot.
-void loadRow(int y, int column, int x0, int count, uint label) {
-    const int row = ringRow(y);
-    for (int j = column; j < count; j += rowLanes)
-        if (labelAt(ivec2(x0 + j, y)) == label) atomicOr(ring[row + (j >> 5)], 1u << uint(j & 31));
+// The band of the box's rows first .. past - 1 (of rows 0 .. h - 1 of the
+// w x h box at `least`) into `band`, for the group to walk: its words
+// zeroed, then the labels of rows first - 2 .. past + 1 in the box loaded,
+// each invocation four ahead of their tests. The elements around the box
+// are not the region's: their bits stay 0. Every invocation calls it.
+void loadBand(int first, int past, ivec2 least, int w, int h, uint label) {
+    const int lane = int(gl_LocalInvocationID.x);
+    bandFirst = least.y + first - 2;
+    const int words = w > 0 ? (past - first + 4) * rowWords : 0;
+    for (int k = lane; k < words; k += MEASURE_GROUP) band[k] = 0u;
+    memoryBarrierShared();
+    barrier();  // the band zeroed
+    const int top = max(first - 2, 0), elements = (min(past + 2, h) - top) * w;
+    for (int k0 = lane; k0 < elements; k0 += 4 * MEASURE_GROUP) {
+        uint v[4];
+        ivec2 at[4];  // in the box
+        for (int u = 0; u < 4; ++u) {
+            const int k = k0 + u * MEASURE_GROUP, row = k / w;
+            at[u] = ivec2(k - row * w, top + row);
+            v[u] = k < elements ? labelAt(least + at[u]) : 0u;
+        }
+        for (int u = 0; u < 4; ++u)
+            if (v[u] == label && k0 + u * MEASURE_GROUP < elements) {
+                const int j = at[u].x + 2;
+                atomicOr(band[bandRow(least.y + at[u].y) + (j >> 5)], 1u << uint(j & 31));
+            }
+    }
+    memoryBarrierShared();
+    barrier();  // the band's bits
 }
 
 // Bits j .. j + 31 of a slot (those past its last bit 0), bit j in bit 0:
 // the callers keep the low 5 or 2.
 uint bitsAt(int row, int j) {
     const uint shift = uint(j & 31);
-    const uint low = ring[row + (j >> 5)] >> shift;
-    return shift == 0u ? low : low | ring[row + (j >> 5) + 1] << (32u - shift);
+    const uint low = band[row + (j >> 5)] >> shift;
+    return shift == 0u ? low : low | band[row + (j >> 5) + 1] << (32u - shift);
 }
 
 // v's low `limbs` limbs added to the wide sum at groupRecord[recordAt + at], carries as
@@ -260,12 +279,10 @@ void measureMedium() {
     rows = MEASURE_GROUP / rowLanes;
     const int column = lane % rowLanes, rowOfStep = lane / rowLanes;
     const ivec2 least = box.xy;
-    const int x0 = least.x - 2, rowBits = listed ? w + 4 : 0;
+    // measure_terms.hpp's mediumRowWords and mediumBandRows.
+    rowWords = (w + 4 + 31) / 32 + 1;  // a word past the last bit's for bitsAt
+    const int bandRows = MEDIUM_BAND_WORDS / rowWords - 4;
     for (int k = lane; k < RECORD_WORDS; k += MEASURE_GROUP) groupRecord[k] = 0u;
-    for (int k = lane; k < RING_SLOTS * RING_WORDS; k += MEASURE_GROUP) ring[k] = 0u;
-    memoryBarrierShared();
-    barrier();  // the slots zeroed
-    for (int y = least.y - 2 + rowOfStep; y < least.y + 2; y += rows) loadRow(y, column, x0, rowBits, label);
 
 #ifdef GATHER_MOMENTS
     uvec2 moments[MOMENT_TERMS];
@@ -278,74 +295,74 @@ void measureMedium() {
     uint rowPowers[4] = uint[4](0u, 0u, 0u, 0u);
 #endif
     ElementSums e = noElements();
-    // A step: the elements of rows least.y + step .. + rows - 1, this
-    // invocation's row y's (s < h), and the windows whose far corner is on
-    // them (s <= h, the row past the box's last too).
-    for (int step = 0; step <= h; step += rows) {
-        const int s = step + rowOfStep, y = least.y + s;
-        // Row y + 2 into its slot, which the step before zeroed; the slot of
-        // row y + rows + 2, which the next step loads (and the step before
-        // read last, as row y - rows - 2), zeroed.
-        loadRow(y + 2, column, x0, rowBits, label);
-        clearRow(y + rows + 2, column);
-        memoryBarrierShared();
-        barrier();
-        const int above = ringRow(y - 1), here = ringRow(y);
-        uint powers[4] = uint[4](0u, 0u, 0u, 0u);
-        const uint ly = uint(s);
-        const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
-        const int below = ringRow(y + 1);
-        // Column c: the window whose far corner is (least.x + c, y), c =
-        // 0 .. w (on rows s <= h, the row past the box's last too), and
-        // the element there (c < w, s < h).
-        for (int c = column; c <= (listed && s <= h ? w : -1); c += rowLanes) {
-            // Rows y's and y - 1's columns c - 2 .. c + 2 (bits 0..4; the
-            // element's bit 2): c's bit in a ring row is c + 2.
-            const uint middle = bitsAt(here, c) & 31u;
-            const uint up = bitsAt(above, c) & 31u;
+    // The box's rows in bands, past the last row too (the windows whose far
+    // corner is on row h).
+    for (int first = 0; first <= h; first += bandRows) {
+        const int past = min(first + bandRows, h + 1);
+        loadBand(first, past, least, w, h, label);
+        // A step: the elements of rows least.y + step .. + rows - 1, this
+        // invocation's row y's (s < h), and the windows whose far corner is
+        // on them (s <= h, the row past the box's last too).
+        for (int step = first; step < past; step += rows) {
+            const int s = step + rowOfStep, y = least.y + s;
+            if (s >= past) continue;  // no barrier in the band's walk
+            const int above = bandRow(y - 1), here = bandRow(y);
+            uint powers[4] = uint[4](0u, 0u, 0u, 0u);
+            const uint ly = uint(s);
+            const uint lyPower[4] = uint[4](1u, ly, ly * ly, ly * ly * ly);
+            const int below = bandRow(y + 1);
+            // Column c: the window whose far corner is (least.x + c, y), c =
+            // 0 .. w (on rows s <= h, the row past the box's last too), and
+            // the element there (c < w, s < h).
+            for (int c = column; c <= (listed ? w : -1); c += rowLanes) {
+                // Rows y's and y - 1's columns c - 2 .. c + 2 (bits 0..4; the
+                // element's bit 2): c's bit in a band's row is c + 2.
+                const uint middle = bitsAt(here, c) & 31u;
+                const uint up = bitsAt(above, c) & 31u;
 #if defined(GATHER_CROFTON) || defined(GATHER_EULER)
-            addWindow(e, (middle >> 2u & 1u) | (up >> 2u & 1u) << 1u | (middle >> 1u & 1u) << 2u |
-                             (up >> 1u & 1u) << 3u);
+                addWindow(e, (middle >> 2u & 1u) | (up >> 2u & 1u) << 1u | (middle >> 1u & 1u) << 2u |
+                                 (up >> 1u & 1u) << 3u);
 #endif
-            if (c >= w || s >= h || (middle & 4u) == 0u) continue;
-            const ivec2 p = ivec2(least.x + c, y);
-            const uint lx = uint(c);
+                if (c >= w || s >= h || (middle & 4u) == 0u) continue;
+                const ivec2 p = ivec2(least.x + c, y);
+                const uint lx = uint(c);
 #ifdef GATHER_MOMENTS
-            if (oneColumn) {
-                for (int e = 0; e < 4; ++e) rowPowers[e] += lyPower[e];
-            } else {
-                const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
-                for (int e = 0; e < 4; ++e) powers[e] += power[e];
-            }
+                if (oneColumn) {
+                    for (int e = 0; e < 4; ++e) rowPowers[e] += lyPower[e];
+                } else {
+                    const uint power[4] = uint[4](1u, lx, lx * lx, lx * lx * lx);
+                    for (int e = 0; e < 4; ++e) powers[e] += power[e];
+                }
 #endif
 #ifdef GATHER_PERIMETER
-            // A border element has a 4-neighbour outside the region (or
-            // outside the image, whose bits are 0): rows y - 1 .. y + 1
-            // settle whether it is one, and only a border element reads
-            // rows y - 2 and y + 2 for its class (most of a region's
-            // elements are inside it).
-            const uint down = bitsAt(below, c) & 31u;
-            if ((up & down & 4u) == 0u || (middle & 10u) != 10u)
-                addBorder(e, (bitsAt(ringRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
-                                 (bitsAt(ringRow(y + 2), c) & 31u) << 20u);
+                // A border element has a 4-neighbour outside the region (or
+                // outside the image, whose bits are 0): rows y - 1 .. y + 1
+                // settle whether it is one, and only a border element reads
+                // rows y - 2 and y + 2 for its class (most of a region's
+                // elements are inside it).
+                const uint down = bitsAt(below, c) & 31u;
+                if ((up & down & 4u) == 0u || (middle & 10u) != 10u)
+                    addBorder(e, (bitsAt(bandRow(y - 2), c) & 31u) | up << 5u | middle << 10u | down << 15u |
+                                     (bitsAt(bandRow(y + 2), c) & 31u) << 20u);
 #endif
-            addSample(e, p);
-        }
+                addSample(e, p);
+            }
 #ifdef GATHER_MOMENTS
-        // TermRequest::exponents' order: y, then x. Each product is part
-        // of its term's sum, below 2^56.
-        if (!oneColumn && s < h) {
-            int term = 0;
-            for (int ey = 0; ey <= 3; ++ey)
-                for (int ex = 0; ex <= 3; ++ex) {
-                    if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
-                    moments[term] = add64(moments[term], product64(powers[ex], lyPower[ey]));
-                    ++term;
-                }
-        }
+            // TermRequest::exponents' order: y, then x. Each product is part
+            // of its term's sum, below 2^56.
+            if (!oneColumn && s < h) {
+                int term = 0;
+                for (int ey = 0; ey <= 3; ++ey)
+                    for (int ex = 0; ex <= 3; ++ex) {
+                        if (MOMENT_LEVEL != 4 && ex + ey > MOMENT_LEVEL) continue;
+                        moments[term] = add64(moments[term], product64(powers[ex], lyPower[ey]));
+                        ++term;
+                    }
+            }
 #endif
+        }
         memoryBarrierShared();
-        barrier();  // the step's rows read: the next step zeroes the slots of the first ones
+        barrier();  // the band's rows read: the next band's zeroes them
     }
 
 #ifdef GATHER_MOMENTS

@@ -5,7 +5,7 @@
 // 32 (TermGatherer chooses). Lane l takes column l - 2 of the box, the two
 // columns on each side of it included, and the subgroup walks the box a row
 // a step: each lane reads its element's label, and one ballot gives every
-// lane the row's bits, an element a bit, as measure_medium's ring holds
+// lane the row's bits, an element a bit, as measure_medium's band holds
 // them in shared memory. The five rows around the step's stay in
 // registers, so the walk has no barrier and no shared memory but the
 // subgroup's record (groupRecord from recordAt).

@@ -373,6 +373,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             .define("MEASURE_SMALL_BUFFER", kSmallBuffer)
             .define("MEASURE_HOT_BUFFER", kHotBuffer)
             .define("MEASURE_MEDIUM_BUFFER", kMediumBuffer)
+            .define("MEDIUM_BAND_WORDS", kMediumBandWords)
             .define("MEASURE_TILES_BUFFER", kTilesBuffer)
             .define("MEASURE_PACK_TARGETS_BUFFER", kPackTargetsBuffer)
             .define("MEASURE_PACK_WORDS_BUFFER", kPackWordsBuffer)

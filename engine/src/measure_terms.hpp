@@ -78,12 +78,12 @@ static_assert(kSmallBox > 0 && kSmallBox <= 64);
 constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // measure_medium's: an image's region whose box holds more than kSmallBox
 // and at most kMediumBox elements, each side below 256 (packedExtent()),
-// is measured by a work group of kMediumGroupThreads, which walks the box
-// kMediumGroupThreads / 32 rows a step (a box 33 to kMediumGroupThreads
-// wide a row a step) and stores the region's record once; the passes over
-// the labels skip the region as they skip a small one. A disk a few dozen
-// elements across would otherwise take a flush of atomics in every column
-// it crosses. 2^14 at most: the medium pass's 64-bit sums' bounds
+// is measured by a work group of kMediumGroupThreads, which loads the box
+// in bands of rows (below), walks each kMediumGroupThreads / 32 rows a step
+// (a box 33 to kMediumGroupThreads wide a row a step) and stores the
+// region's record once; the passes over the labels skip the region as they
+// skip a small one. A disk a few dozen elements across would otherwise take
+// a flush of atomics in every column it crosses. 2^14 at most: the medium pass's 64-bit sums' bounds
 // (glsl/measure_medium.comp). Groups of 64 (two rows a step) keep twice the
 // invocations of 32 at work where the regions are too few to fill the GPU,
 // and cost the same where they fill it. Only for requests whose record is
@@ -96,6 +96,20 @@ constexpr int kMediumWords = 64;
 static_assert(kMediumBox > kSmallBox && kMediumBox <= (1 << 14));
 static_assert(kMediumGroupThreads % 32 == 0);
 constexpr int kMediumBuffer = 4;  // binding of measure_medium's list of regions
+// measure_medium's band: the rows of a box its group holds in shared memory
+// at once, a bit an element, two past each side of the box, in
+// kMediumBandWords words (glsl/measure_medium.comp). The group loads a
+// band's labels at once and walks its rows with no barrier between them.
+// Bands of 512 words measured faster than of 128, 256 or 1024: smaller
+// ones take more loads and barriers, larger ones leave fewer groups
+// running at once.
+constexpr int kMediumBandWords = 512;
+// The words of a band's row of a box `width` wide: width + 4 bits, and a
+// word past the last bit's (bitsAt reads two words).
+constexpr int mediumRowWords(int width) { return (width + 4 + 31) / 32 + 1; }
+// The box's rows a band holds, the two on each side besides.
+constexpr int mediumBandRows(int width) { return kMediumBandWords / mediumRowWords(width) - 4; }
+static_assert(mediumBandRows(255) >= 1);
 // measure_medium's narrow regions: those whose boxes are at most
 // kNarrowWidth elements wide, where the context's subgroups are
 // kNarrowSubgroup invocations with ballots (GL_KHR_shader_subgroup), by a
