@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -507,12 +509,13 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     offscreen().makeCurrent();
     Labeler& labeler = offscreen().labeler();
     // Noise wider than a medium box (its largest region is left to the
-    // passes over the labels) and, on a cleared patch, a 40 x 30 rectangle
-    // (measure_medium's).
-    Image image = generateFamily("noise50", 300, 70, 1);
+    // passes over the labels, and takes replicas: measure_fold), with
+    // kSmallLeast small regions and more (measure_small's), and, on a
+    // cleared patch, a 40 x 30 rectangle (measure_medium's).
+    Image image = generateFamily("noise50", 600, 140, 1);
     for (int y = 18; y < 52; ++y)
         for (int x = 198; x < 242; ++x)
-            image.setSample(std::size_t(y) * 300 + std::size_t(x), 0,
+            image.setSample(std::size_t(y) * 600 + std::size_t(x), 0,
                             x >= 200 && x < 240 && y >= 20 && y < 50 ? 255 : 0);
     ImageTexture texture(image);
     const gl::Texture samples = intensityTexture(randomIntensity(image.shape(), 8, 3), GL_R8);
@@ -530,7 +533,7 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     // The perimeter's walk counts the Euler number's windows too.
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                                  "download_table", "clear_records", "upload_boxes", "measure_small",
-                                                 "measure_medium", "measure_terms", "measure_extrema",
+                                                 "measure_medium", "measure_terms", "measure_fold", "measure_extrema",
                                                  "download_terms"});
     // The Euler number without the perimeter: the windows' own pass.
     options.measure.properties = {"euler_number"};
@@ -538,14 +541,15 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     labeler.label(texture.id(), options);
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                                  "download_table", "clear_records", "upload_boxes", "measure_small",
-                                                 "measure_medium", "measure_windows", "download_terms"});
+                                                 "measure_medium", "measure_windows", "measure_fold", "download_terms"});
     // Moments to the third order: the small regions' records, narrower than
     // the noise's largest region's, packed before they come down.
     options.measure.properties = {"moments"};
     labeler.label(texture.id(), options);
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                                  "download_table", "clear_records", "upload_boxes", "measure_small",
-                                                 "measure_medium", "measure_terms", "measure_pack", "download_terms"});
+                                                 "measure_medium", "measure_terms", "measure_fold", "measure_pack",
+                                                 "download_terms"});
     // The region buffer's passes: the corners and rows (region_rows), the
     // moment sums between them.
     options.measure = {};
@@ -1005,6 +1009,79 @@ TEST_CASE("measure: an image's narrow medium regions measured by a subgroup each
         }
         REQUIRE(glGetError() == GL_NO_ERROR);
     }
+}
+
+TEST_CASE("measure: an image's few small regions measured by measure_medium's groups, beside its medium ones",
+          "[gl][compute][measure][intensity]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    // Four disks of measure_medium's, and small regions apart from them:
+    // single elements in the corners, a 2 x 2 square, a line and a square of
+    // kSmallBox elements, a 7 x 7 ring around a one-element hole.
+    const int w = 300, h = 200;
+    Image image(Shape::image(w, h), 1, 8);
+    auto set = [&](int x, int y) { image.setSample(std::size_t(y) * std::size_t(w) + std::size_t(x), 0, 255); };
+    const std::vector<std::array<int, 3>> disks = {{40, 50, 12}, {150, 60, 20}, {250, 150, 9}, {80, 160, 15}};
+    for (const auto& [cx, cy, r] : disks)
+        for (int y = cy - r; y <= cy + r; ++y)
+            for (int x = cx - r; x <= cx + r; ++x)
+                if ((x - cx) * (x - cx) + (y - cy) * (y - cy) <= r * r) set(x, y);
+    set(0, 0);
+    set(w - 1, 0);
+    set(0, h - 1);
+    set(w - 1, h - 1);
+    for (int k = 0; k < 4; ++k) set(200 + k % 2, 20 + k / 2);
+    for (int y = 10; y < 10 + measure::kSmallBox; ++y) set(290, y);
+    for (int k = 0; k < measure::kSmallBox; ++k) set(200 + k % 8, 90 + k / 8);
+    for (int y = 0; y < 7; ++y)
+        for (int x = 0; x < 7; ++x)
+            if (x == 0 || y == 0 || x == 6 || y == 6 || (x == 3 && y == 3)) set(230 + x, 40 + y);
+    const Image random = randomIntensity(image.shape(), 16, 93);
+    const gl::Texture texture = intensityTexture(random, GL_R16UI);
+    const IntensitySamples host = intensitySamples(random);
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+        const Labeling labeling = computeLabeling(labeler, image, connectivity);
+        std::size_t small = 0, medium = 0;
+        for (const Component& c : labeling.components)
+            (std::uint64_t(c.width) * c.height <= std::uint64_t(measure::kSmallBox) ? small : medium) += 1;
+        INFO("connectivity " << int(connectivity) << ": " << small << " small regions, " << medium << " medium");
+        REQUIRE((small == 9 && small < std::size_t(measure::kSmallLeast) && medium == 4));
+
+        const LabelSamples labels = labelSamples(labeling);
+        const gl::Texture borrowed = borrowedLabels(labeler, image);
+        for (const std::vector<std::string>& properties :
+             std::vector<std::vector<std::string>>{{"moments", "perimeter", "euler_number", "intensity_mean",
+                                                    "intensity_min", "intensity_max"},
+                                                   {"centroid", "perimeter_crofton", "euler_number",
+                                                    "intensity_std", "intensity_min_position",
+                                                    "intensity_max_position"}}) {
+            const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
+            const RegionTotals expected = measureTerms(labels, &host, q, 1);
+            // By measure_medium's groups, and with no region left to them
+            // (the small ones then measure_small's).
+            for (std::uint64_t largestMedium : {std::uint64_t(measure::kMediumBox), std::uint64_t(0)}) {
+                INFO(properties.front() << ", ...; medium regions up to " << largestMedium << " elements");
+                measure::TermGatherer gatherer;
+                gatherer.setLargestMedium(largestMedium);
+                const StateGuard guard;
+                requireSameTotals(expected, gatherer.gather(borrowed, labeling.components, q,
+                                                            measure::intensityOf(texture.id(), borrowed)));
+            }
+        }
+    }
+    // The Labeler's stages: measure_medium, and no measure_small.
+    ImageTexture input(image);
+    LabelOptions options;
+    options.backend = Backend::Compute;
+    options.timings = true;
+    options.measure.properties = {"moments", "perimeter"};
+    labeler.label(input.id(), options);
+    std::vector<std::string> stages;
+    for (const StageTime& t : labeler.stageTimings()) stages.push_back(t.stage);
+    INFO(stages.size() << " stages");
+    CHECK(std::count(stages.begin(), stages.end(), "measure_medium") == 1);
+    CHECK(std::count(stages.begin(), stages.end(), "measure_small") == 0);
+    REQUIRE(glGetError() == GL_NO_ERROR);
 }
 
 TEST_CASE("measure: widths, heights and slices off the segment and group edges, one-pixel rows and columns",

@@ -758,6 +758,12 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         medium.insert(medium.end(), narrow.begin(), narrow.end());
         narrow.clear();
     }
+    // Fewer than kSmallLeast small regions, where measure_medium runs:
+    // its groups take them too (measure_terms.hpp).
+    if (small.size() < std::size_t(kSmallLeast) && (!medium.empty() || !narrow.empty())) {
+        medium.insert(medium.end(), small.begin(), small.end());
+        small.clear();
+    }
     const std::size_t wideMedium = medium.size();
     medium.insert(medium.end(), narrow.begin(), narrow.end());
     // The records zeroed (the passes add into them), and the boxes and lists
