@@ -926,6 +926,13 @@ Image holedBands(const Shape& shape, std::uint64_t seed) {
 
 namespace {
 
+// Two requests that between them ask every term measure_medium's and
+// measure_narrow's groups add, with an intensity.
+const std::vector<std::vector<std::string>> kGroupPropertySets = {
+    {"moments", "perimeter", "euler_number", "intensity_mean", "intensity_min", "intensity_max"},
+    {"centroid", "perimeter_crofton", "euler_number", "intensity_std", "intensity_min_position",
+     "intensity_max_position"}};
+
 // Disks of radius 3 to 15 on a grid, some overlapping their neighbours
 // (boxes up to the 28 columns of measure_narrow and past them), with holes
 // and one-pixel regions in some, cut by the image's four sides along its
@@ -994,12 +1001,7 @@ TEST_CASE("measure: an image's narrow medium regions measured by a subgroup each
         const Image random = randomIntensity(image.shape(), 16, 92);
         const gl::Texture texture = intensityTexture(random, GL_R16UI);
         const IntensitySamples host = intensitySamples(random);
-        for (const std::vector<std::string>& properties :
-             std::vector<std::vector<std::string>>{{"moments", "perimeter", "euler_number", "intensity_mean",
-                                                    "intensity_min", "intensity_max"},
-                                                   {"centroid", "perimeter_crofton", "euler_number",
-                                                    "intensity_std", "intensity_min_position",
-                                                    "intensity_max_position"}}) {
+        for (const std::vector<std::string>& properties : kGroupPropertySets) {
             const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
             INFO(properties.front() << ", " << properties[1] << ", ...");
             const StateGuard guard;
@@ -1049,12 +1051,7 @@ TEST_CASE("measure: an image's few small regions measured by measure_medium's gr
 
         const LabelSamples labels = labelSamples(labeling);
         const gl::Texture borrowed = borrowedLabels(labeler, image);
-        for (const std::vector<std::string>& properties :
-             std::vector<std::vector<std::string>>{{"moments", "perimeter", "euler_number", "intensity_mean",
-                                                    "intensity_min", "intensity_max"},
-                                                   {"centroid", "perimeter_crofton", "euler_number",
-                                                    "intensity_std", "intensity_min_position",
-                                                    "intensity_max_position"}}) {
+        for (const std::vector<std::string>& properties : kGroupPropertySets) {
             const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
             const RegionTotals expected = measureTerms(labels, &host, q, 1);
             // By measure_medium's groups, and with no region left to them
