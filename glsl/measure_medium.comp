@@ -19,9 +19,9 @@
 // an element for "in the region": an element's perimeter window and the
 // windows' configurations read them there. It loads a band's labels at
 // once, every invocation four at a time, and walks the band's rows with no
-// barrier between its steps; a box of few rows is one band. (Loaded a row a
-// step, into a ring of the rows around the step's, the walk waited on each
-// step's loads and two barriers.)
+// barrier between its steps; a box of few rows is one band. (A ring of the
+// rows around the step, loaded a row a step, would make every step wait on
+// its loads and two barriers.)
 //
 // Within a box of w x h <= kMediumBox <= 2^14 elements, each side below
 // 256, a moment's term lx^a ly^b (a, b at most 3) is below (w h)^3, so the
@@ -102,7 +102,7 @@ void loadBand(int first, int past, ivec2 least, int w, int h, uint label) {
     barrier();  // the band's bits
 }
 
-// Bits j .. j + 31 of a slot (those past its last bit 0), bit j in bit 0:
+// Bits j .. j + 31 of a band's row (those past its last bit 0), bit j in bit 0:
 // the callers keep the low 5 or 2.
 uint bitsAt(int row, int j) {
     const uint shift = uint(j & 31);

@@ -83,10 +83,10 @@ constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // (a box 33 to kMediumGroupThreads wide a row a step) and stores the
 // region's record once; the passes over the labels skip the region as they
 // skip a small one. A disk a few dozen elements across would otherwise take
-// a flush of atomics in every column it crosses. 2^14 at most: the medium pass's 64-bit sums' bounds
-// (glsl/measure_medium.comp). Groups of 64 (two rows a step) keep twice the
-// invocations of 32 at work where the regions are too few to fill the GPU,
-// and cost the same where they fill it. Only for requests whose record is
+// a flush of atomics in every column it crosses. 2^14 at most: the medium
+// pass's 64-bit sums' bounds (glsl/measure_medium.comp). Groups of 64 (two
+// rows a step) keep twice the invocations of 32 at work where the regions
+// are too few to fill the GPU, and cost the same where they fill it. Only for requests whose record is
 // at most kMediumWords words (the group's record in shared memory, whose
 // size sets how many groups run at once) and has no weighted moments
 // (whose sums pass 64 bits).
@@ -100,9 +100,9 @@ constexpr int kMediumBuffer = 4;  // binding of measure_medium's list of regions
 // at once, a bit an element, two past each side of the box, in
 // kMediumBandWords words (glsl/measure_medium.comp). The group loads a
 // band's labels at once and walks its rows with no barrier between them.
-// Bands of 512 words measured faster than of 128, 256 or 1024: smaller
-// ones take more loads and barriers, larger ones leave fewer groups
-// running at once.
+// Bands of 512 words measured faster than of 128, 256, 768 or 1024 (and
+// of 384 on sparse disks): smaller ones take more loads and barriers,
+// larger ones leave fewer groups running at once.
 constexpr int kMediumBandWords = 512;
 // The words of a band's row of a box `width` wide: width + 4 bits, and a
 // word past the last bit's (bitsAt reads two words).
