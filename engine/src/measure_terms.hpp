@@ -123,13 +123,13 @@ static_assert(mediumBandRows(255) >= 1);
 constexpr int kNarrowWidth = 28;
 constexpr int kNarrowSubgroup = 32;
 constexpr int kNarrowLeast = 256;
+static_assert(kNarrowWidth + 4 == kNarrowSubgroup && kMediumGroupThreads % kNarrowSubgroup == 0);
 // A batch of an image with fewer than kSmallLeast regions for measure_small,
 // where measure_medium runs anyway: its groups take them, a group each, and
 // measure_small does not run. However few its regions, its dispatch costs
 // the walk of one invocation through a box, an element after another,
 // where a group walks a box a row a step.
 constexpr int kSmallLeast = 256;
-static_assert(kNarrowWidth + 4 == kNarrowSubgroup && kMediumGroupThreads % kNarrowSubgroup == 0);
 // An image's passes along y (measure_terms, measure_windows) walk only the
 // tiles (kGroupThreads columns by one segment) that hold an element of a
 // region they gather: where the regions measured alone are most of the
