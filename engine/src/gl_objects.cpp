@@ -352,6 +352,12 @@ Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count,
     return framebuffer;
 }
 
+void attachColor(const Framebuffer& framebuffer, const Texture& texture, const std::string& what) {
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebuffer.id());
+    glFramebufferTexture2D(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, texture.id(), 0);
+    checkComplete(what);
+}
+
 Renderbuffer allocateRenderbuffer(GLenum internalFormat, int width, int height, const std::string& what) {
     Renderbuffer renderbuffer = Renderbuffer::create();
     GLint previous = 0;

@@ -227,6 +227,12 @@ struct RenderTarget {
     int height() const { return texture.height(); }
 };
 
+// `texture` attached again as `framebuffer`'s color target 0, checked
+// complete: a texture's name may now stand for another texture than at the
+// last attachment (one deleted and a new one made), and the attachment holds
+// the object, not the name.
+void attachColor(const Framebuffer& framebuffer, const Texture& texture, const std::string& what);
+
 // A framebuffer over several color textures (draw buffers 0..n-1), checked complete.
 // With a depth renderbuffer where depthRenderbuffer is not 0.
 Framebuffer multipleTargetFramebuffer(const Texture* const* textures, int count, const std::string& what,

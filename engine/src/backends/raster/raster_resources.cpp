@@ -63,8 +63,6 @@ void RasterResources::reserve(const RasterGrid& next, const std::string& what) {
     }
     grid = {};
     table = {};
-    labelFramebuffer_ = {};  // the caller's label texture changes with the size
-    labelTexture_ = 0;
     const int gridWidth = next.gridWidth, gridHeight = next.gridHeight;
     nodeGraph = gl::RenderTarget::allocate(GL_R16UI, gridWidth, gridHeight, what);
     rootMarks = gl::allocateRenderbuffer(GL_DEPTH_COMPONENT24, gridWidth, gridHeight, what);
@@ -211,11 +209,17 @@ void RasterResources::reserveLargeSums(int count, int spread) {
 }
 
 const gl::Framebuffer& RasterResources::labelFramebuffer(const gl::Texture& labels) {
-    if (labels.id() != labelTexture_) {
+    // Attached again at every call, not only when the name changes: a
+    // caller may delete its texture and make another that takes the same
+    // name, and a deleted texture stays attached to a framebuffer that is
+    // not bound (OpenGL deletes it only when that framebuffer lets it go),
+    // so a framebuffer kept by name would draw into the deleted one.
+    if (labelFramebuffer_.id() == 0) {
         const gl::Texture* targets[] = {&labels};
         labelFramebuffer_ = gl::multipleTargetFramebuffer(targets, 1, "glccl: raster label target");
-        labelTexture_ = labels.id();
+        return labelFramebuffer_;
     }
+    gl::attachColor(labelFramebuffer_, labels, "glccl: raster label target");
     return labelFramebuffer_;
 }
 

@@ -196,8 +196,7 @@ struct RasterResources {
 private:
     // tile_labels' targets for `next`'s tiles.
     void reserveTiles(const RasterGrid& next, const std::string& what);
-    gl::Framebuffer labelFramebuffer_;
-    GLuint labelTexture_ = 0;  // the texture labelFramebuffer_ draws into
+    gl::Framebuffer labelFramebuffer_;  // over the caller's label texture of the last call
 };
 
 
