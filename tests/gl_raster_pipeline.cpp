@@ -852,6 +852,31 @@ TEST_CASE("raster: a table drawn with the last labeling's slots is drawn again w
         }
 }
 
+TEST_CASE("raster: a table of fewer entries than the last clears and draws only its own rows", "[gl][raster]") {
+    // A pipeline's table keeps its room from one labeling to the next;
+    // component_table clears and draws only the rows the entries fill. Noise
+    // (many rows of entries), then three bars (one row: the rows below hold
+    // the noise's entries), then noise again, by one pipeline at each
+    // connectivity: every table must be the reference's.
+    HeadlessContext context;
+    const int width = 256, height = 128;
+    Image noise(width, height), bars(width, height);
+    std::uint32_t state = 11;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            state = state * 1664525u + 1013904223u;
+            noise.at(x, y) = (state >> 31) ? 255 : 0;
+        }
+    for (int y = 10; y < height; y += 40)
+        for (int x = 3; x < width - 3; ++x) bars.at(x, y) = bars.at(x, y + 1) = 255;
+    for (Connectivity connectivity : kBoth) {
+        RasterPipeline pipeline(tuningDefaults());
+        requirePipelineMatches(pipeline, noise, connectivity, Criterion::binary(), "noise");
+        requirePipelineMatches(pipeline, bars, connectivity, Criterion::binary(), "bars after noise");
+        requirePipelineMatches(pipeline, noise, connectivity, Criterion::binary(), "noise after bars");
+    }
+}
+
 TEST_CASE("raster: the table in two copies where the last table had a component over many segments stays exact",
           "[gl][raster]") {
     // With Tuning's defaults (rasterTableSpread auto) a pipeline whose last

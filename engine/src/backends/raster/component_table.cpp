@@ -135,7 +135,7 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     const int buffers = digitSums ? 2 + digits->targets() : 3;
     const bool spread = copies.count > 1;
     const TableTargets& target = spread ? copies.targets : table;
-    const int rows = spread ? copies.rows : table.height;
+    const int rows = copies.rows;  // the entries' rows: the table may have room for more
     program.set("tableSize", table.width, rows);
     program.set("tableSpread", copies.count);
     const auto framebufferOf = [&](const TableTargets& t) -> const gl::Framebuffer& {
@@ -150,7 +150,7 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
         drawPoints(vertices);
         if (!local) return;
         context.programs.use(localSpec, constants).set("tableSize", table.width, rows);
-        setViewport(table.width, copies.rows);  // the entries' rows, not the rows the table has room for
+        setViewport(table.width, rows);  // the first copy
         glDisable(GL_BLEND);
         drawFullscreen();
         glEnable(GL_BLEND);
@@ -159,8 +159,13 @@ void ComponentTablePass::run(const PassContext& context, const LabeledGrid& grid
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, framebufferOf(target).id());
     setViewport(table.width, rows * copies.count);
     setRenderState({GL_MAX});
+    // Only the rows drawn are cleared: a table kept from a labeling of more
+    // components has more, and a clear costs as many texels as it covers.
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, table.width, rows * copies.count);
     const float zero[4] = {0, 0, 0, 0};
     for (GLint buffer = 0; buffer < buffers; ++buffer) glClearBufferfv(GL_COLOR, buffer, zero);
+    glDisable(GL_SCISSOR_TEST);
     // The equation of a draw buffer.
     const auto equationOf = [&](GLint buffer) {
         if (buffer == GLint(kBoxes)) return GLenum(GL_MAX);

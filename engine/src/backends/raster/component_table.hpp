@@ -41,7 +41,8 @@ public:
     // into each copy of its entry; a fragment pass then folds the copies
     // into the table (component_table_fold.frag), or with `foldInDownload`
     // download_table's words pass reads the copies and folds them itself
-    // (a pass fewer).
+    // (a pass fewer). `rows` are the entries' rows whatever the count: the
+    // table's first `rows` rows are the ones drawn and cleared.
     struct Copies {
         const TableTargets& targets;
         int rows = 0, count = 1;
