@@ -877,31 +877,37 @@ TEST_CASE("raster: a table of fewer entries than the last clears and draws only 
     }
 }
 
-TEST_CASE("raster: the table in two copies where the last table had a component over many segments stays exact",
+TEST_CASE("raster: the table in copies where the last table had a component over many segments stays exact",
           "[gl][raster]") {
     // With Tuning's defaults (rasterTableSpread auto) a pipeline whose last
     // table had a component whose box covers 4096 of component_table's
-    // segments (32 x 4 pixels at 8-connectivity) draws the next table into
-    // two copies, folded where it is downloaded: noise of 512 x 1024 around
-    // a frame that spans it, labeled three times by one pipeline (the first
-    // table in one copy, the next two in two), each image a different
-    // noise.
+    // segments (32 x 4 pixels at 8-connectivity, 32 x 2 at 4) draws the
+    // next table into copies, folded where it is downloaded: two with 2x2
+    // nodes, four with 2x1. Noise of 512 x 1024 around a frame that spans
+    // it, labeled three times by one pipeline at each connectivity (the
+    // first table in one copy, the next two in copies), each image a
+    // different noise.
     HeadlessContext context;
     RasterPipeline::Options options = tuningDefaults();
     REQUIRE(options.tableSpread == 0);
-    RasterPipeline pipeline(options);
     const int width = 512, height = 1024;
     std::uint32_t state = 7;
-    for (int round = 0; round < 3; ++round) {
-        Image image(width, height);
-        for (int y = 0; y < height; ++y)
-            for (int x = 0; x < width; ++x) {
-                state = state * 1664525u + 1013904223u;
-                const bool frame = x == 0 || y == 0 || x == width - 1 || y == height - 1;
-                image.at(x, y) = frame || (state >> 31) ? 255 : 0;
-            }
-        requirePipelineMatches(pipeline, image, Connectivity::Eight, Criterion::binary(),
-                               "noise in a frame, round " + std::to_string(round));
+    for (const auto& [connectivity, copies] : {std::pair{Connectivity::Eight, 2}, std::pair{Connectivity::Four, 4}}) {
+        RasterPipeline pipeline(options);
+        for (int round = 0; round < 3; ++round) {
+            Image image(width, height);
+            for (int y = 0; y < height; ++y)
+                for (int x = 0; x < width; ++x) {
+                    state = state * 1664525u + 1013904223u;
+                    const bool frame = x == 0 || y == 0 || x == width - 1 || y == height - 1;
+                    image.at(x, y) = frame || (state >> 31) ? 255 : 0;
+                }
+            const std::string what = "noise in a frame at " + std::to_string(int(connectivity)) +
+                                     "-connectivity, round " + std::to_string(round);
+            requirePipelineMatches(pipeline, image, connectivity, Criterion::binary(), what);
+            INFO(what);
+            CHECK(pipeline.tableCopies() == (round == 0 ? 1 : copies));
+        }
     }
 }
 

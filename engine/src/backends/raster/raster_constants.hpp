@@ -109,18 +109,18 @@ constexpr int kBitsSpreadTexels = 1 << 14;
 // 2^19 points there.
 constexpr int kMaxTableSpread = 64;
 constexpr int kTableSpreadTexels = 1 << 22;
-// rasterTableSpread auto: with 2x2 nodes (binary images at 8-connectivity),
-// kAutoTableSpread copies where the pipeline's last table had a component
-// whose box covered at least kAutoSpreadSegments of component_table's
-// segments and at most kAutoSpreadEntries entries, else one. Points blended
-// into one entry one after another cost more than points into different
-// texels; the copies' clear and fold cost about 0.02 ms at 2048², more
-// with the table's entries (component_table on the H200 at 2048²:
-// noise50's component crossing all 32 768 segments 0.78 → 0.66 ms with two
-// copies, large's three of about 12 000 points each 0.32 → 0.24; 8192²
-// noise50, 220 000 entries, 15.7 → 16.1; four copies gained less; at
-// 4-connectivity large gained at 2048² and lost at 1920×1080).
+// rasterTableSpread auto: autoTableSpread(shape) copies where the
+// pipeline's last table had a component whose box covered at least
+// kAutoSpreadSegments of component_table's segments and at most
+// kAutoSpreadEntries entries, else one. Points blended into one entry one
+// after another cost more than points into different texels, and the
+// copies' clear and fold cost more with the table's entries. Nodes one
+// pixel row tall (2x1, binary images at 4-connectivity) send such a
+// component's entry about twice the points 2x2 nodes do, and take four
+// copies where 2x2 nodes gain most from two (benchmarks.md, "The table's
+// copies").
 constexpr int kAutoTableSpread = 2;
+constexpr int kAutoTableSpreadRowNodes = 4;
 constexpr std::int64_t kAutoSpreadSegments = 4096;
 constexpr std::uint32_t kAutoSpreadEntries = 1u << 16;
 // component_table by slots finds the most roots first in one segment in two

@@ -191,13 +191,17 @@ void RasterPipeline::components(std::vector<Component>& out, StageTimer& timer) 
     GLint maxRows = 0;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &maxRows);
     // auto: spread where the last table had an entry that took a point from
-    // many segments (a frame like the last one, the same image again).
-    const bool autoSpread = r.grid.shape.width == 2 && r.grid.shape.height == 2 &&
-                            busiestSegments_ >= kAutoSpreadSegments && count_ <= kAutoSpreadEntries;
-    const int spreadAsked = options_.tableSpread > 0 ? options_.tableSpread : autoSpread ? kAutoTableSpread : 1;
+    // many segments (a frame like the last one, the same image again), by
+    // the nodes' shape: single pixels (the segments, threshold and delta
+    // criteria) take one copy.
+    const int shapeSpread = r.grid.shape.width != 2 ? 1 : r.grid.shape.height == 2 ? kAutoTableSpread
+                                                                                   : kAutoTableSpreadRowNodes;
+    const bool autoSpread = busiestSegments_ >= kAutoSpreadSegments && count_ <= kAutoSpreadEntries;
+    const int spreadAsked = options_.tableSpread > 0 ? options_.tableSpread : autoSpread ? shapeSpread : 1;
     const int copies = std::clamp(std::min(kTableSpreadTexels / (tableRows * r.table.width), int(maxRows) / tableRows),
                                   1, spreadAsked);
     if (copies > 1) r.reserveTableCopies(tableRows, copies);
+    tableCopies_ = copies;
     // Sums split into digits, exact in the one draw, where the image's
     // channels allow (else component_bits below): an entry takes a point per
     // segment (with Slots a block of nodes, else a row), with Runs one per

@@ -118,7 +118,7 @@ public:
         int bitsSpread = 1;
         // Copies of the component table among which component_table spreads
         // each entry's points (rasterTableSpread), 1..kMaxTableSpread, or 0:
-        // kAutoTableSpread where the last table had a component over
+        // autoTableSpread(shape) where the last table had a component over
         // kAutoSpreadSegments segments, else 1.
         int tableSpread = 0;
         // component_table's sums split into digits, exact in its one draw
@@ -177,6 +177,8 @@ public:
     int tileRows(raster::NodeSize shape) const;
     // Merge rounds the exactness loop needed in the last call (diagnostics).
     int resolveRounds() const { return resolveRounds_; }
+    // Copies of the table the last call's component_table drew into.
+    int tableCopies() const { return tableCopies_; }
     // Columns per block of column processing for the reserved size.
     int blockWidth() const;
     // Hops a pass of vertical_runs for the reserved size.
@@ -192,6 +194,7 @@ private:
     // components against its segments).
     std::int64_t lastNodes_ = 0;
     int resolveRounds_ = 0;
+    int tableCopies_ = 1;
     // The segments the box of the last table's largest component covered
     // (rasterTableSpread auto).
     std::int64_t busiestSegments_ = 0;
