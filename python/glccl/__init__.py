@@ -135,9 +135,14 @@ def _warn_if_segments(image, where):
     if not isinstance(image, _np.ndarray) or image.dtype.kind not in "iu" or image.size == 0 or image.ndim == 0:
         return
     step = max(1, int((image.size / 65536) ** (1.0 / image.ndim)))
-    sample = image[(slice(None, None, step),) * image.ndim]
-    values = sample[sample != 0]
-    if values.size and 0 < values.min() != values.max():
+    # Copied together first: the strided view read once, then whole passes
+    # that need no index array of the nonzero elements.
+    sample = _np.ascontiguousarray(image[(slice(None, None, step),) * image.ndim])
+    top = sample.max()
+    if top <= 0 or (image.dtype.kind == "i" and sample.min() < 0):
+        return
+    if _np.any((sample != 0) & (sample != top)):
+        values = sample[sample != 0]
         import warnings
         warnings.warn(f"{where}: the {image.dtype} image holds several nonzero values (e.g. {values.min()} and "
                       f"{values.max()}) and is labeled as binary, every nonzero pixel foreground; pass "
