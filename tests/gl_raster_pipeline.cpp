@@ -977,11 +977,11 @@ TEST_CASE("raster: tile_labels at sizes around its tiles' borders, partial tiles
     // tile_labels_runs takes as many tile rows a fragment as the context
     // draws the targets of (llvmpipe: 8 targets, 4 rows of 8-row tiles, 2
     // of 16-row ones), one where it draws only a row's: both here, and 2
-    // rows of 8-row tiles. Nodes of one pixel row take tiles of 8 rows or
-    // 16 (rasterTileRows): 16 forced, and auto, which switches between
-    // them by the image before.
+    // rows of 8-row tiles. Nodes of one pixel row take tiles of 8, 16 or 32
+    // rows (rasterTileRows): 16 and 32 forced, and auto, which switches
+    // between them by the image before.
     const int runRows = GENERATE(0, 1, 2);
-    const int tileRows = GENERATE(0, 16);
+    const int tileRows = GENERATE(0, 16, 32);
     INFO("tileRunRows " << runRows << ", tileRows " << tileRows);
     RasterPipeline::Options options = tuningDefaults();
     options.localTiles = true;
@@ -1005,6 +1005,30 @@ TEST_CASE("raster: tile_labels at sizes around its tiles' borders, partial tiles
                                Criterion::segments(), "segments " + std::to_string(i));
     }
     CHECK(glGetError() == GL_NO_ERROR);
+}
+
+TEST_CASE("raster: tiles of 32 rows where the last labeling had a few components over the image", "[gl][raster]") {
+    // rasterTileRows auto takes 32 rows for nodes of one pixel row where the
+    // last labeling had fewer components than areas of 65536 nodes: after
+    // an 800 x 500 image of one component at 4-connectivity (200 000 2x1
+    // nodes), a spiral, the large family and noise are labeled in turn, each
+    // in the tiles the one before chose (32 rows after the first three),
+    // and must equal the reference; after noise, 8 rows again.
+    HeadlessContext context;
+    RasterPipeline::Options options = tuningDefaults();
+    REQUIRE(options.tileRows == 0);
+    RasterPipeline pipeline(options);
+    const raster::NodeSize rowNodes = raster::NodeSize::of(Connectivity::Four, Criterion::binary());
+    const int width = 800, height = 500;
+    for (const char* family : {"ones", "spiral", "large"}) {
+        requirePipelineMatches(pipeline, generateFamily(family, width, height, 3), Connectivity::Four,
+                               Criterion::binary(), family);
+        INFO(family);
+        CHECK(pipeline.tileRows(rowNodes) == 32);
+    }
+    requirePipelineMatches(pipeline, generateFamily("noise50", width, height, 3), Connectivity::Four,
+                           Criterion::binary(), "noise50 in tiles of 32 rows");
+    CHECK(pipeline.tileRows(rowNodes) == 8);
 }
 
 TEST_CASE("raster: the process's Tuning picks the raster engine's variants", "[gl][raster]") {

@@ -117,8 +117,8 @@ void Tuning::set(const std::string& name, const std::string& value) {
         if (reads == 2) malformed(name, value, "1 or 3");
         rasterTableReads = reads;
     } else if (name == "rasterTileRows") {
-        const int rows = value == "auto" ? 0 : parseCount(name, value, 8, 16, "auto, 8 or 16");
-        if (rows != 0 && rows != 8 && rows != 16) malformed(name, value, "auto, 8 or 16");
+        const int rows = value == "auto" ? 0 : parseCount(name, value, 8, 32, "auto, 8, 16 or 32");
+        if (rows != 0 && rows != 8 && rows != 16 && rows != 32) malformed(name, value, "auto, 8, 16 or 32");
         rasterTileRows = rows;
     } else if (name == "rasterRunHops") {
         rasterRunHops = value == "auto" ? 0 : parseCount(name, value, 2, 1024, "auto or a hop count 2..1024");
@@ -225,9 +225,10 @@ void setTuning(const Tuning& tuning) {
     if (tuning.rasterRunHops != 0 && (tuning.rasterRunHops < 2 || tuning.rasterRunHops > 1024))
         throw Error("glccl::setTuning(): rasterRunHops is " + std::to_string(tuning.rasterRunHops) +
                     "; expected 0 (auto) or 2..1024");
-    if (tuning.rasterTileRows != 0 && tuning.rasterTileRows != 8 && tuning.rasterTileRows != 16)
+    if (tuning.rasterTileRows != 0 && tuning.rasterTileRows != 8 && tuning.rasterTileRows != 16 &&
+        tuning.rasterTileRows != 32)
         throw Error("glccl::setTuning(): rasterTileRows is " + std::to_string(tuning.rasterTileRows) +
-                    "; expected 0 (auto), 8 or 16");
+                    "; expected 0 (auto), 8, 16 or 32");
     if (tuning.rasterBitsSpread < 1 || tuning.rasterBitsSpread > 64)
         throw Error("glccl::setTuning(): rasterBitsSpread is " + std::to_string(tuning.rasterBitsSpread) +
                     "; expected 1..64");

@@ -194,11 +194,11 @@ struct Tuning {
     int rasterRunHops = 0;
     // tile_labels' tile rows for nodes of one pixel row (binary images at
     // 4-connectivity, the segments, threshold and delta criteria), with
-    // rasterLocal tiles: 8, 16, or 0 (auto, the default): 16 where the
-    // pipeline's last labeling had fewer components than row segments of
-    // 32 nodes, else 8. Taller tiles leave fewer border nodes to
-    // resolve_links and cost more fills where components are many. 2x2
-    // nodes take 16 rows.
+    // rasterLocal tiles: 8, 16, 32, or 0 (auto, the default): 32 where the
+    // pipeline's last labeling had fewer components than areas of 65536
+    // nodes, 16 where it had fewer than row segments of 32 nodes, else 8.
+    // Taller tiles leave fewer border nodes to resolve_links and cost more
+    // fills where components are many. 2x2 nodes take 16 rows.
     int rasterTileRows = 0;
     // Texels among which component_bits spreads a large component's points
     // of a band: 1..64, 32 by default. A texel's blends are done one after

@@ -37,11 +37,15 @@ constexpr int kMaxScanSum = 64;
 // a tile's right column and bottom row) and cost more fills, so 2x2 nodes
 // take 16 rows and the nodes of one pixel row 8 (whose grid has twice the
 // rows and, on noise, more components a row), or kTallTileRows where
-// components are few (Tuning::rasterTileRows; RasterPipeline::tileRows).
+// components are few, kHugeTileRows where they are fewer than the image's
+// areas of kHugeTileNodes nodes (Tuning::rasterTileRows;
+// RasterPipeline::tileRows).
 //                                                               TILE_WIDTH, TILE_ROWS (a program's)
 constexpr int kTileWidth = 32;
 constexpr int tileRowsFor(int nodeHeight) { return nodeHeight == 2 ? 16 : 8; }
 constexpr int kTallTileRows = 16;
+constexpr int kHugeTileRows = 32;
+constexpr std::int64_t kHugeTileNodes = std::int64_t(1) << 16;
 // A tile row's runs (up to kTileWidth) each keep their root's place in the
 // tile in runEntryBitsFor() bits, in runTargetsFor() RGBA32UI targets.    RUN_ENTRY_BITS (a program's)
 constexpr int runEntryBitsFor(int tileRows) { return kTileWidth * tileRows <= 256 ? 8 : 16; }

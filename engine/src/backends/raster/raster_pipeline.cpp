@@ -38,24 +38,32 @@ void RasterPipeline::setOptions(const Options& options) {
     options_.columnDraws = std::clamp(options.columnDraws, 1, 3);
     options_.resolveGroup = std::clamp(options.resolveGroup, 1, kMaxResolveGroup);
     options_.resolveAhead = std::clamp(options.resolveAhead, 1, kMaxResolveAhead);
-    options_.tileRows = options.tileRows == tileRowsFor(1) || options.tileRows == kTallTileRows ? options.tileRows : 0;
+    options_.tileRows =
+        options.tileRows == tileRowsFor(1) || options.tileRows == kTallTileRows || options.tileRows == kHugeTileRows
+            ? options.tileRows
+            : 0;
     options_.runHops = options.runHops > 0 ? std::clamp(options.runHops, 2, kMaxHops) : 0;
     options_.bitsSpread = std::clamp(options.bitsSpread, 1, kMaxBitsSpread);
     options_.tableSpread = std::clamp(options.tableSpread, 0, kMaxTableSpread);
 }
 
-// Tiles of nodes one pixel row tall: 8 rows, or kTallTileRows where the
-// last labeling's components were fewer than its row segments. Taller tiles
-// leave fewer border nodes to resolve_links' link draws (47 of 512 nodes a
-// tile rather than 39 of 256) and fewer rounds where components are large,
-// and cost more fills where components are many: on noise at
-// 4-connectivity, many small ones crossing a tile's rows. A frame like the
+// Tiles of nodes one pixel row tall: 8 rows, kTallTileRows where the last
+// labeling's components were fewer than its row segments, kHugeTileRows
+// where they were fewer than its areas of kHugeTileNodes nodes. Taller
+// tiles leave fewer border nodes to resolve_links' link draws (47 of 512
+// nodes a tile at 16 rows rather than 39 of 256, 63 of 1024 at 32) and
+// fewer rounds where components are large, and cost more fills where
+// components are many: on noise at 4-connectivity, many small ones crossing
+// a tile's rows; 32 rows pay for themselves only where a few components
+// cover the image, whose tiles are mostly their lead's. A frame like the
 // last one, or the same image again, takes the tiles that suit it; the
 // first labeling of a pipeline takes 8.
 int RasterPipeline::tileRows(NodeSize shape) const {
     if (shape.height != 1 || !options_.localTiles) return tileRowsFor(shape.height);
     if (options_.tileRows > 0) return options_.tileRows;
-    return lastNodes_ > 0 && std::int64_t(count_) * kSegment < lastNodes_ ? kTallTileRows : tileRowsFor(1);
+    if (lastNodes_ == 0) return tileRowsFor(1);
+    if (std::int64_t(count_) * kHugeTileNodes < lastNodes_) return kHugeTileRows;
+    return std::int64_t(count_) * kSegment < lastNodes_ ? kTallTileRows : tileRowsFor(1);
 }
 
 void RasterPipeline::reserve(int width, int height, NodeSize shape) {

@@ -50,9 +50,11 @@ public:
         // runRowsFor).
         int tileRunRows = 0;
         // tile_labels' tile rows for nodes of one pixel row (rasterTileRows):
-        // 8 or kTallTileRows, or 0 (auto): kTallTileRows where the last
-        // labeling's components were fewer than its row segments (one a
-        // kSegment nodes), else 8. 2x2 nodes take 16 rows whatever it says.
+        // 8, kTallTileRows or kHugeTileRows, or 0 (auto): kHugeTileRows where
+        // the last labeling's components were fewer than its areas of
+        // kHugeTileNodes nodes, kTallTileRows where they were fewer than its
+        // row segments (one a kSegment nodes), else 8. 2x2 nodes take 16 rows
+        // whatever it says.
         int tileRows = 0;
         // Columns per block of column processing; 0 chooses about
         // sqrt(grid width), between 4 and 64.
