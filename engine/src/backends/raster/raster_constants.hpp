@@ -113,16 +113,16 @@ constexpr int kBitsSpreadTexels = 1 << 14;
 // 2^19 points there.
 constexpr int kMaxTableSpread = 64;
 constexpr int kTableSpreadTexels = 1 << 22;
-// rasterTableSpread auto: autoTableSpread(shape) copies where the
-// pipeline's last table had a component whose box covered at least
-// kAutoSpreadSegments of component_table's segments and at most
-// kAutoSpreadEntries entries, else one. Points blended into one entry one
-// after another cost more than points into different texels, and the
-// copies' clear and fold cost more with the table's entries. Nodes one
-// pixel row tall (2x1, binary images at 4-connectivity) send such a
-// component's entry about twice the points 2x2 nodes do, and take four
-// copies where 2x2 nodes gain most from two (benchmarks.md, "The table's
-// copies").
+// rasterTableSpread auto: kAutoTableSpread copies with 2x2 nodes (binary
+// images at 8-connectivity), kAutoTableSpreadRowNodes with 2x1 nodes (at
+// 4-connectivity), one with single pixels, where the pipeline's last table
+// had a component whose box covered at least kAutoSpreadSegments of
+// component_table's segments and at most kAutoSpreadEntries entries, else
+// one. Points blended into one entry one after another cost more than
+// points into different texels, and the copies' clear and fold cost more
+// with the table's entries. 2x1 nodes send such a component's entry about
+// twice the points 2x2 nodes do, and gain most from four copies where 2x2
+// nodes gain most from two (benchmarks.md, the raster engine's variants).
 constexpr int kAutoTableSpread = 2;
 constexpr int kAutoTableSpreadRowNodes = 4;
 constexpr std::int64_t kAutoSpreadSegments = 4096;

@@ -120,8 +120,9 @@ public:
         int bitsSpread = 1;
         // Copies of the component table among which component_table spreads
         // each entry's points (rasterTableSpread), 1..kMaxTableSpread, or 0:
-        // autoTableSpread(shape) where the last table had a component over
-        // kAutoSpreadSegments segments, else 1.
+        // kAutoTableSpread (2x2 nodes) or kAutoTableSpreadRowNodes (2x1)
+        // where the last table had a component over kAutoSpreadSegments
+        // segments, else 1.
         int tableSpread = 0;
         // component_table's sums split into digits, exact in its one draw
         // where the channels allow (rasterTableSums digits), or relative to
