@@ -86,10 +86,10 @@ constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // a flush of atomics in every column it crosses. 2^14 at most: the medium
 // pass's 64-bit sums' bounds (glsl/measure_medium.comp). Groups of 64 (two
 // rows a step) keep twice the invocations of 32 at work where the regions
-// are too few to fill the GPU, and cost the same where they fill it. Only for requests whose record is
-// at most kMediumWords words (the group's record in shared memory, whose
-// size sets how many groups run at once) and has no weighted moments
-// (whose sums pass 64 bits).
+// are too few to fill the GPU, and cost the same where they fill it. Only
+// for requests whose record is at most kMediumWords words (the group's
+// record in shared memory, whose size sets how many groups run at once)
+// and has no weighted moments (whose sums pass 64 bits).
 constexpr int kMediumBox = 1 << 14;
 constexpr int kMediumGroupThreads = 64;
 constexpr int kMediumWords = 64;
