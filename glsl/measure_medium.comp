@@ -1,17 +1,21 @@
 // measure_medium: every term the request asks for of an image's region
 // whose box holds more than kSmallBox and at most kMediumBox elements
 // (engine/src/measure_terms.hpp), by one work group of MEASURE_GROUP
-// invocations that walk the box `rows` rows a step, `rowLanes` invocations
-// a row, an invocation an element (and every rowLanes-th one after it).
-// Each invocation adds up its elements' terms in registers; the group adds
-// its invocations' sums into a record in shared memory and stores that
-// record into the region's once, with plain stores. The passes over the
-// image skip the region (measuredAlone), whose runs would otherwise each
-// take a run of atomics on its record in global memory, one for every
-// column it crosses. With MEDIUM_NARROW, the work groups after the listed
-// regions' take the narrow ones listed after those, a subgroup each
-// (measure_narrow.glsl), in the same dispatch, so that the GPU runs them
+// invocations. Each invocation adds up its elements' terms in registers;
+// the group adds its invocations' sums into a record in shared memory and
+// stores that record into the region's once, with plain stores. The
+// passes over the image skip the region (measuredAlone), whose runs would
+// otherwise each take a run of atomics on its record in global memory, one
+// for every column it crosses.
+//
+// With MEDIUM_STRIPS (ballots in subgroups of 32), the group's subgroups
+// walk the box in strips of columns (measure_strips.glsl), and the work
+// groups after the listed regions' take the narrow ones listed after
+// those, a subgroup each, in the same dispatch, so that the GPU runs them
 // beside the longest walks of the groups before, which start first.
+// Without, the group walks the box `rows` rows a step, `rowLanes`
+// invocations a row, an invocation an element (and every rowLanes-th one
+// after it), as below.
 //
 // The terms are measure_small.comp's, from the same classes
 // (measure_classes.glsl). The group holds a band of the box's rows in
@@ -60,8 +64,8 @@ int rowWords = 0, bandFirst = 0;
 const int ROW_LANES = 32;
 int rowLanes = ROW_LANES, rows = MEASURE_GROUP / ROW_LANES;
 // The region's record, as `totals` holds it, summed by the group (with
-// MEDIUM_NARROW, a narrow region's by its subgroup, from recordAt).
-#ifdef MEDIUM_NARROW
+// MEDIUM_STRIPS, a narrow region's by its subgroup, from recordAt).
+#ifdef MEDIUM_STRIPS
 const int GROUP_RECORDS = MEASURE_GROUP / 32;
 #else
 const int GROUP_RECORDS = 1;
@@ -194,9 +198,9 @@ void addBorder(inout ElementSums e, uint inside) {
 }
 #endif
 
-// The intensity at p, an element of the region. An invocation adds its
-// elements in raster order, so that its first element of a value holds its
-// least index.
+// The intensity at p, an element of the region. An extremum keeps the
+// least index of its value: the walk by strips gives an invocation its
+// elements strip by strip, not in raster order.
 void addSample(inout ElementSums e, ivec2 p) {
 #ifdef GATHER_INTENSITY
     const uint value = sampleAt(p);
@@ -207,11 +211,11 @@ void addSample(inout ElementSums e, ivec2 p) {
 #endif
 #ifdef GATHER_EXTREMA
     const uint element = uint(p.y) * uint(imageSize.x) + uint(p.x);
-    if (!e.any || value < e.leastSample) {
+    if (!e.any || value < e.leastSample || (value == e.leastSample && element < e.leastAt)) {
         e.leastSample = value;
         e.leastAt = element;
     }
-    if (!e.any || value > e.mostSample) {
+    if (!e.any || value > e.mostSample || (value == e.mostSample && element < e.mostAt)) {
         e.mostSample = value;
         e.mostAt = element;
     }
@@ -258,8 +262,8 @@ void storePositions(ElementSums e) {
 }
 #endif
 
-#ifdef MEDIUM_NARROW
-#include "measure_narrow.glsl"
+#ifdef MEDIUM_STRIPS
+#include "measure_strips.glsl"
 #endif
 
 // A listed region's work group.
@@ -402,13 +406,15 @@ void measureMedium() {
 }
 
 void main() {
-#ifdef MEDIUM_NARROW
+#ifdef MEDIUM_STRIPS
     // The groups past the listed regions' walk the narrow ones.
     const uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     if (group >= mediumRegions) {
         measureNarrow(group - mediumRegions);
         return;
     }
-#endif
+    measureByStrips(group);
+#else
     measureMedium();
+#endif
 }

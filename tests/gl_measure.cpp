@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -926,15 +927,15 @@ Image holedBands(const Shape& shape, std::uint64_t seed) {
 
 namespace {
 
-// Two requests that between them ask every term measure_medium's and
-// measure_narrow's groups add, with an intensity.
+// Two requests that between them ask every term measure_medium's groups
+// and strips add, with an intensity.
 const std::vector<std::vector<std::string>> kGroupPropertySets = {
     {"moments", "perimeter", "euler_number", "intensity_mean", "intensity_min", "intensity_max"},
     {"centroid", "perimeter_crofton", "euler_number", "intensity_std", "intensity_min_position",
      "intensity_max_position"}};
 
 // Disks of radius 3 to 15 on a grid, some overlapping their neighbours
-// (boxes up to the 28 columns of measure_narrow and past them), with holes
+// (boxes up to the 28 columns of a strip and past them), with holes
 // and one-pixel regions in some, cut by the image's four sides along its
 // edges, on a cleared background: many medium regions of each width.
 Image narrowDisks(std::uint64_t seed) {
@@ -964,6 +965,49 @@ Image narrowDisks(std::uint64_t seed) {
     return image;
 }
 
+// The medium regions of `image` (more than kSmallBox and at most kMediumBox
+// elements in their boxes), by whether they are at most kNarrowWidth wide.
+struct MediumCounts {
+    std::size_t narrow = 0, wide = 0;
+};
+MediumCounts mediumCounts(const std::vector<Component>& components) {
+    MediumCounts counts;
+    for (const Component& c : components) {
+        const std::uint64_t box = std::uint64_t(c.width) * c.height;
+        if (box <= std::uint64_t(measure::kSmallBox) || box > std::uint64_t(measure::kMediumBox)) continue;
+        (c.width <= std::uint64_t(measure::kNarrowWidth) ? counts.narrow : counts.wide) += 1;
+    }
+    return counts;
+}
+
+// measure_medium's totals of `labeling` of `image` with each of
+// kGroupPropertySets against the cpu engine's, with a 16-bit intensity
+// whose least and greatest values recur (extrema met again in other
+// strips).
+void requireMediumTotalsMatchCpu(Labeler& labeler, measure::TermGatherer& gatherer, const Image& image,
+                                 const Labeling& labeling, std::uint64_t seed) {
+    const LabelSamples labels = labelSamples(labeling);
+    const gl::Texture borrowed = borrowedLabels(labeler, image);
+    const Image random = randomIntensity(image.shape(), 16, seed);
+    const gl::Texture texture = intensityTexture(random, GL_R16UI);
+    const IntensitySamples host = intensitySamples(random);
+    for (const std::vector<std::string>& properties : kGroupPropertySets) {
+        const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
+        INFO(properties.front() << ", " << properties[1] << ", ...");
+        const StateGuard guard;
+        requireSameTotals(measureTerms(labels, &host, q, 1),
+                          gatherer.gather(borrowed, labeling.components, q, measure::intensityOf(texture.id(), borrowed)));
+    }
+    REQUIRE(glGetError() == GL_NO_ERROR);
+}
+
+void warnWithoutStrips(measure::TermGatherer& gatherer) {
+    if (!gatherer.stripsRun())
+        WARN("this context has no subgroups of " << measure::kNarrowSubgroup
+                                                 << " invocations with ballots: measure_medium walks bands of rows "
+                                                    "here, not strips");
+}
+
 }  // namespace
 
 TEST_CASE("measure: an image's narrow medium regions measured by a subgroup each, beside wider ones",
@@ -972,44 +1016,65 @@ TEST_CASE("measure: an image's narrow medium regions measured by a subgroup each
     Labeler& labeler = offscreen().labeler();
     const Image image = narrowDisks(91);
     measure::TermGatherer gatherer;
-    if (!gatherer.narrowRuns())
-        WARN("this context has no subgroups of " << measure::kNarrowSubgroup
-                                                 << " invocations with ballots: measure_narrow does not run here, "
-                                                    "and measure_medium measures these regions");
+    warnWithoutStrips(gatherer);
     for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
         const Labeling labeling = computeLabeling(labeler, image, connectivity);
-        // What the image is for: more narrow medium regions than
-        // kNarrowLeast, wider medium ones beside them, on every side.
-        std::size_t narrow = 0, wide = 0;
+        // What the image is for: many narrow medium regions, wider medium
+        // ones beside them, on every side.
+        const MediumCounts counts = mediumCounts(labeling.components);
         bool left = false, top = false, right = false, bottom = false;
         for (const Component& c : labeling.components) {
-            const std::uint64_t box = std::uint64_t(c.width) * c.height;
-            if (box <= std::uint64_t(measure::kSmallBox) || box > std::uint64_t(measure::kMediumBox)) continue;
-            (c.width <= std::uint64_t(measure::kNarrowWidth) ? narrow : wide) += 1;
             left = left || c.left == 0;
             top = top || c.top == 0;
             right = right || int(c.left + c.width) == image.width;
             bottom = bottom || int(c.top + c.height) == image.height;
         }
-        INFO("connectivity " << int(connectivity) << ": " << narrow << " narrow medium regions, " << wide << " wider");
-        REQUIRE(narrow >= std::size_t(measure::kNarrowLeast));
-        REQUIRE(wide >= 20);
+        INFO("connectivity " << int(connectivity) << ": " << counts.narrow << " narrow medium regions, "
+                             << counts.wide << " wider");
+        REQUIRE(counts.narrow >= 256);
+        REQUIRE(counts.wide >= 20);
         REQUIRE((left && top && right && bottom));
+        requireMediumTotalsMatchCpu(labeler, gatherer, image, labeling, 92);
+    }
+}
 
-        const LabelSamples labels = labelSamples(labeling);
-        const gl::Texture borrowed = borrowedLabels(labeler, image);
-        const Image random = randomIntensity(image.shape(), 16, 92);
-        const gl::Texture texture = intensityTexture(random, GL_R16UI);
-        const IntensitySamples host = intensitySamples(random);
-        for (const std::vector<std::string>& properties : kGroupPropertySets) {
-            const TermRequest q = termsFor(properties, 2, 1, SampleKind::Unsigned, 16);
-            INFO(properties.front() << ", " << properties[1] << ", ...");
-            const StateGuard guard;
-            requireSameTotals(measureTerms(labels, &host, q, 1),
-                              gatherer.gather(borrowed, labeling.components, q,
-                                              measure::intensityOf(texture.id(), borrowed)));
+TEST_CASE("measure: medium regions of every strip count, the last strip one column or a full one",
+          "[gl][compute][measure][intensity]") {
+    offscreen().makeCurrent();
+    Labeler& labeler = offscreen().labeler();
+    // Ellipses as wide as one strip and one column more, two strips and a
+    // column less or more, three and four strips and a column more (a
+    // subgroup's lanes take two strips), and the widest box, some with a
+    // hole holding a one-element region, on a row each.
+    const std::vector<int> widths = {28, 29, 30, 55, 56, 57, 84, 85, 86, 113, 140, 141, 200, 255};
+    const int rowHeight = 64, w = 270, h = rowHeight * int(widths.size());
+    Image image(Shape::image(w, h), 1, 8);
+    auto set = [&](int x, int y, bool on) {
+        image.setSample(std::size_t(y) * std::size_t(w) + std::size_t(x), 0, on ? 255 : 0);
+    };
+    for (std::size_t k = 0; k < widths.size(); ++k) {
+        const int ew = widths[k], eh = k % 2 == 0 ? 60 : 37, top = int(k) * rowHeight + 2, left = 3 + int(k) % 3;
+        const double rx = ew / 2.0, ry = eh / 2.0;
+        for (int y = 0; y < eh; ++y)
+            for (int x = 0; x < ew; ++x) {
+                const double dx = (x + 0.5 - rx) / rx, dy = (y + 0.5 - ry) / ry;
+                // Rows and columns through the box's middle reach its sides.
+                if (dx * dx + dy * dy <= 1.0 || x == ew / 2 || y == eh / 2) set(left + x, top + y, true);
+            }
+        if (k % 3 != 2) {  // a hole around a single element
+            const int cx = left + ew / 3, cy = top + eh / 3;
+            for (int y = cy - 2; y <= cy + 2; ++y)
+                for (int x = cx - 2; x <= cx + 2; ++x) set(x, y, x == cx && y == cy);
         }
-        REQUIRE(glGetError() == GL_NO_ERROR);
+    }
+    measure::TermGatherer gatherer;
+    warnWithoutStrips(gatherer);
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight}) {
+        const Labeling labeling = computeLabeling(labeler, image, connectivity);
+        std::set<std::uint64_t> seen;
+        for (const Component& c : labeling.components) seen.insert(c.width);
+        for (int width : widths) REQUIRE(seen.count(std::uint64_t(width)) == 1);
+        requireMediumTotalsMatchCpu(labeler, gatherer, image, labeling, 93);
     }
 }
 

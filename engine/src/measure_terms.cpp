@@ -350,7 +350,7 @@ Intensity intensityOf(unsigned texture, const gl::Texture& labels) {
 
 
 gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout& layout, const TermRequest& q,
-                                   const Intensity& intensity, bool narrowRegions) {
+                                   const Intensity& intensity, bool strips) {
     const std::array<int, 3> bounds = programBounds(layout, q);
     // measure_terms' walk of an image reads the foreground's bits, and
     // measure_windows takes a window's foreground as one region's.
@@ -362,7 +362,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
                             std::to_string(q.perimeter) + std::to_string(q.crofton) + std::to_string(q.euler) +
                             std::to_string(q.intensitySums) + std::to_string(q.intensityExtrema) +
                             std::to_string(q.intensityPositions) + "/" + std::to_string(intensity.format) +
-                            (narrowRegions ? "/narrow" : "") + (foreground ? "/foreground" : "");
+                            (strips ? "/strips" : "") + (foreground ? "/foreground" : "");
     auto found = programs_.find(key);
     if (found == programs_.end()) {
         gl::ProgramBuilder builder(stage);
@@ -424,7 +424,7 @@ gl::Program& TermGatherer::program(const std::string& stage, const RecordLayout&
             }
         }
         if (stage == "measure_extrema") builder.define("WALK_ROWS");
-        if (narrowRegions) builder.define("MEDIUM_NARROW");
+        if (strips) builder.define("MEDIUM_STRIPS");
         if (foreground) builder.define("FOREGROUND_CONNECTED");
         builder.compute(stage + ".comp", "measure_common.glsl");
         found = programs_.emplace(key, builder.build()).first;
@@ -498,8 +498,8 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kBoxesBuffer, boxes_.id());
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kTotalsBuffer, totals_.id());
 
-    auto start = [&](const std::string& stage, bool narrowRegions = false) -> gl::Program& {
-        gl::Program& p = program(stage, layout, q, intensity, narrowRegions);
+    auto start = [&](const std::string& stage, bool strips = false) -> gl::Program& {
+        gl::Program& p = program(stage, layout, q, intensity, strips);
         p.use();
         if (volume) p.set("imageSize", labels.width(), labels.height(), labels.depth());
         else p.set("imageSize", labels.width(), labels.height());
@@ -519,15 +519,16 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
         checkGlError("stage measure_small");
     }
-    // measure_medium: a work group a listed region, then (MEDIUM_NARROW) a
+    // measure_medium: a work group a listed region, then (MEDIUM_STRIPS) a
     // subgroup a narrow region listed after them, in one dispatch, the work
     // groups over x and then y.
     if (medium + narrow > 0) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kMediumBuffer, medium_.id());
         auto scope = timer.scope("measure_medium");
-        gl::Program& p = start("measure_medium", narrow > 0);
+        const bool strips = stripsRun();
+        gl::Program& p = start("measure_medium", strips);
         p.set("mediumRegions", unsigned(medium));
-        if (narrow > 0) p.set("narrowRegions", unsigned(narrow));
+        if (strips) p.set("narrowRegions", unsigned(narrow));
         const std::size_t groups = medium + ceilDiv(narrow, std::size_t(kMediumGroupThreads / kNarrowSubgroup));
         const std::size_t across = std::min<std::size_t>(groups, 65535);
         glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
@@ -602,8 +603,8 @@ void TermGatherer::dispatch(const gl::Texture& labels, const TermRequest& q, con
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
 }
 
-bool TermGatherer::narrowRuns() {
-    if (narrow_ < 0) {
+bool TermGatherer::stripsRun() {
+    if (strips_ < 0) {
         GLint size = 0, stages = 0, features = 0;
         const bool listed = gl::hasExtension("GL_KHR_shader_subgroup");
         if (listed) {
@@ -612,10 +613,10 @@ bool TermGatherer::narrowRuns() {
             glGetIntegerv(GL_SUBGROUP_SUPPORTED_FEATURES_KHR, &features);
         }
         const GLint needed = GL_SUBGROUP_FEATURE_BASIC_BIT_KHR | GL_SUBGROUP_FEATURE_BALLOT_BIT_KHR;
-        narrow_ = listed && size == kNarrowSubgroup && (stages & GL_COMPUTE_SHADER_BIT) != 0 &&
+        strips_ = listed && size == kNarrowSubgroup && (stages & GL_COMPUTE_SHADER_BIT) != 0 &&
                   (features & needed) == needed;
     }
-    return narrow_ != 0;
+    return strips_ != 0;
 }
 
 void TermGatherer::gatherOnGpu(const gl::Texture& labels, const TermRequest& q, const RecordLayout& layout,
@@ -725,7 +726,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         std::vector<std::uint32_t>* alone = nullptr;
         if (elements <= std::uint64_t(kSmallBox)) alone = &small;
         else if (mediumAllowed && elements <= largestMedium_ && underSide)
-            alone = c.width <= std::uint64_t(kNarrowWidth) && narrowRuns() ? &narrow : &medium;
+            alone = c.width <= std::uint64_t(kNarrowWidth) && stripsRun() ? &narrow : &medium;
         if (alone) {
             corners[i * 4 + 3] = packedExtent(std::uint32_t(c.width), std::uint32_t(c.height), std::uint32_t(depth));
             alone->push_back(std::uint32_t(i));
@@ -751,12 +752,6 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         std::partial_sort(hot.begin(), hot.begin() + std::ptrdiff_t(kept), hot.end(), larger);
         hot.resize(kept);
         for (std::size_t h = 0; h < hot.size(); ++h) corners[std::size_t(hot[h]) * 4 + 3] = hotMark(h);
-    }
-    // Fewer than kNarrowLeast narrow regions: measure_medium's groups take
-    // them (measure_terms.hpp).
-    if (narrow.size() < std::size_t(kNarrowLeast)) {
-        medium.insert(medium.end(), narrow.begin(), narrow.end());
-        narrow.clear();
     }
     // Fewer than kSmallLeast small regions, where measure_medium runs:
     // its groups take them too (measure_terms.hpp).

@@ -78,12 +78,15 @@ static_assert(kSmallBox > 0 && kSmallBox <= 64);
 constexpr int kSmallBuffer = 2;  // binding of measure_small's list of regions
 // measure_medium's: an image's region whose box holds more than kSmallBox
 // and at most kMediumBox elements, each side below 256 (packedExtent()),
-// is measured by a work group of kMediumGroupThreads, which loads the box
-// in bands of rows (below), walks each kMediumGroupThreads / 32 rows a step
-// (a box 33 to kMediumGroupThreads wide a row a step) and stores the
+// is measured by a work group of kMediumGroupThreads, which stores the
 // region's record once; the passes over the labels skip the region as they
 // skip a small one. A disk a few dozen elements across would otherwise take
-// a flush of atomics in every column it crosses. 2^14 at most: the medium
+// a flush of atomics in every column it crosses. Where the context's
+// subgroups are kNarrowSubgroup invocations with ballots, the group's
+// subgroups walk the box in strips of kNarrowWidth columns
+// (glsl/measure_strips.glsl); elsewhere the group loads the box in bands of
+// rows (below) and walks each kMediumGroupThreads / 32 rows a step (a box
+// 33 to kMediumGroupThreads wide a row a step). 2^14 at most: the medium
 // pass's 64-bit sums' bounds (glsl/measure_medium.comp). Groups of 64 (two
 // rows a step) keep twice the invocations of 32 at work where the regions
 // are too few to fill the GPU, and cost the same where they fill it. Only
@@ -110,19 +113,16 @@ constexpr int mediumRowWords(int width) { return (width + 4 + 31) / 32 + 1; }
 // The box's rows a band holds, the two on each side besides.
 constexpr int mediumBandRows(int width) { return kMediumBandWords / mediumRowWords(width) - 4; }
 static_assert(mediumBandRows(255) >= 1);
-// measure_medium's narrow regions: those whose boxes are at most
-// kNarrowWidth elements wide, where the context's subgroups are
-// kNarrowSubgroup invocations with ballots (GL_KHR_shader_subgroup), by a
-// subgroup each (glsl/measure_narrow.glsl): a lane a column of the box or
-// of the two on each side of it, a row's bits from one ballot, no barrier
-// and no shared rows, in work groups after the other medium regions' in
-// the same dispatch. Only where a batch has at least kNarrowLeast of them:
-// a few save less than the narrow program's larger records in shared
-// memory cost. Wider boxes stay with the groups: a subgroup walking two or
-// four words of columns a row took longer than its group's rows a step.
+// measure_medium's strips (where the context has subgroups of
+// kNarrowSubgroup invocations with ballots, GL_KHR_shader_subgroup): a
+// subgroup walks kNarrowWidth columns of a box a row a step, a lane a
+// column of the strip or of the two on each side of it, a row's bits from
+// one ballot, no barrier and no shared rows. A narrow region (at most
+// kNarrowWidth wide) is one strip, walked by a subgroup of its own in work
+// groups after the other medium regions' in the same dispatch; a wider one
+// by its group's subgroups, alternate strips each.
 constexpr int kNarrowWidth = 28;
 constexpr int kNarrowSubgroup = 32;
-constexpr int kNarrowLeast = 256;
 static_assert(kNarrowWidth + 4 == kNarrowSubgroup && kMediumGroupThreads % kNarrowSubgroup == 0);
 // A batch of an image with fewer than kSmallLeast regions for measure_small,
 // where measure_medium runs anyway: its groups take them, a group each, and
@@ -277,10 +277,10 @@ public:
     // measure_windows takes a window's foreground as one region's
     // (FOREGROUND_CONNECTED).
     void setForegroundConnected(bool connected) { foregroundConnected_ = connected; }
-    // Whether the current context measures narrow regions by subgroups
-    // (kNarrowSubgroup invocations with ballots in compute shaders), asked
-    // once.
-    bool narrowRuns();
+    // Whether the current context walks measure_medium's regions in strips
+    // by subgroups (kNarrowSubgroup invocations with ballots in compute
+    // shaders), asked once.
+    bool stripsRun();
 
 private:
     // The regions first .. first + count - 1 (rows of the totals ready()
@@ -317,9 +317,9 @@ private:
     // for the shaders that run next.
     void zero(gl::Buffer& buffer, std::size_t& capacity, std::size_t bytes, const RecordLayout& layout,
               const TermRequest& request, const Intensity& intensity);
-    // `narrowRegions`: measure_medium with MEDIUM_NARROW (measure_narrow.glsl).
+    // `strips`: measure_medium with MEDIUM_STRIPS (measure_strips.glsl).
     gl::Program& program(const std::string& stage, const RecordLayout& layout, const TermRequest& request,
-                         const Intensity& intensity, bool narrowRegions = false);
+                         const Intensity& intensity, bool strips = false);
 
     std::map<std::string, gl::Program> programs_;
     gl::Buffer boxes_, totals_, small_, medium_, hot_, tiles_, packTargets_, packWords_, packed_, readback_;
@@ -327,7 +327,7 @@ private:
                 packTargetsBytes_ = 0, packWordsBytes_ = 0, packedBytes_ = 0, readbackBytes_ = 0;
     std::size_t largestBatchBytes_ = 0;
     std::uint64_t largestMedium_ = kMediumBox;
-    int narrow_ = -1;  // whether narrow regions go to subgroups here (-1: not yet asked)
+    int strips_ = -1;  // whether measure_medium walks strips here (-1: not yet asked)
     bool foregroundConnected_ = false;
 };
 

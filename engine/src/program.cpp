@@ -74,7 +74,7 @@ constexpr const char* kGroupScan = "group_scan.glsl";
 // them: a stage that uses them tests the extension's macro
 // (GL_KHR_shader_subgroup_arithmetic) and keeps a path without them, the
 // one contexts without these extensions (llvmpipe) compile, or is built
-// only where the context reports them (measure_medium with MEDIUM_NARROW,
+// only where the context reports them (measure_medium with MEDIUM_STRIPS,
 // TermGatherer).
 // Enabling an extension a context lacks is a warning, not an error.
 constexpr const char* kSubgroupExtensions =

@@ -223,9 +223,10 @@ public:
     // image one over the medium ones (glsl/measure_medium.comp: a work group
     // a region whose box holds at most 16,384 elements, each side below 256,
     // where the request has no weighted moments and a record of at most 64
-    // words; where the context has subgroups of 32 with ballots, those at
-    // most 28 wide by a subgroup each in the same dispatch,
-    // glsl/measure_narrow.glsl), and one to three over the labels, run where a larger region
+    // words; where the context has subgroups of 32 with ballots, walked in
+    // strips of 28 columns, a subgroup a strip, and those at most 28 wide by
+    // a subgroup each in the same dispatch, glsl/measure_strips.glsl), and
+    // one to three over the labels, run where a larger region
     // is left (glsl/measure_terms.comp for moments, perimeter and intensity,
     // glsl/measure_extrema.comp for the extrema's positions,
     // glsl/measure_windows.comp for Crofton and Euler, which an image's
