@@ -531,18 +531,21 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
         return names;
     };
     labeler.label(texture.id(), options);
-    // The perimeter's walk counts the Euler number's windows too.
+    // The perimeter's walk counts the Euler number's windows too. The
+    // noise's one-pixel regions come down as their samples alone (or as
+    // nothing): the records are packed.
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                                  "download_table", "clear_records", "upload_boxes", "measure_small",
                                                  "measure_medium", "measure_terms", "measure_fold", "measure_extrema",
-                                                 "download_terms"});
+                                                 "measure_pack", "download_terms"});
     // The Euler number without the perimeter: the windows' own pass.
     options.measure.properties = {"euler_number"};
     options.intensity = 0;
     labeler.label(texture.id(), options);
     CHECK(stageNames() == std::vector<std::string>{"local_merge", "merge_borders", "count_roots", "final_labels",
                                                  "download_table", "clear_records", "upload_boxes", "measure_small",
-                                                 "measure_medium", "measure_windows", "measure_fold", "download_terms"});
+                                                 "measure_medium", "measure_windows", "measure_fold", "measure_pack",
+                                                 "download_terms"});
     // Moments to the third order: the small regions' records, narrower than
     // the noise's largest region's, packed before they come down.
     options.measure.properties = {"moments"};

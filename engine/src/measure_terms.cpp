@@ -12,6 +12,7 @@
 #include "gl_error.hpp"
 #include "glccl/capabilities.hpp"
 #include "glccl/error.hpp"
+#include "glccl/measure.hpp"
 #include "program.hpp"
 #include "row_ranges.hpp"
 #include "small_helpers.hpp"
@@ -111,6 +112,31 @@ std::vector<std::uint32_t> packMap(const RecordLayout& tier, const RecordLayout&
     for (std::size_t t = 0; t < tier.weightedLimbs.size(); ++t)
         part(tier.weightedAt + tier.weightedOffsets[t], wide.weightedAt + wide.weightedOffsets[t], tier.weightedLimbs[t]);
     return map;
+}
+
+// The word of a record of `layout` that holds a point's (a region of one
+// element's) sample, of a request with intensity terms: its sum, else its
+// largest sample, else its weighted moment of exponents 0.
+std::uint32_t pointWord(const RecordLayout& layout, const TermRequest& q) {
+    if (q.intensitySums) return std::uint32_t(layout.sumAt);
+    if (q.intensityExtrema) return std::uint32_t(layout.extremaAt + 1);
+    return std::uint32_t(layout.weightedAt);
+}
+
+// The shape's terms of every point of `q` (moments, perimeter's and
+// Crofton's classes, Euler times): those the cpu accumulator gives the one
+// element of a one-element image, the same for any point, as the region's
+// terms depend on its own elements alone.
+RegionTotals pointShape(const TermRequest& q) {
+    TermRequest shape = q;
+    shape.channels = 0;
+    shape.intensitySums = shape.intensityExtrema = shape.intensityPositions = false;
+    shape.weightedMomentLevel = 0;
+    const std::uint32_t label = 1;
+    LabelSamples labels;
+    labels.shape = q.dimensions == 3 ? Shape::volume(1, 1, 1) : Shape::image(1, 1);
+    labels.data = &label;
+    return measureTerms(labels, nullptr, shape, 1);
 }
 
 }  // namespace
@@ -661,7 +687,9 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
         if (tier.layout.words > 0)
             for (std::size_t r = 0; r < tier.regions->size(); ++r)
                 targets[(*tier.regions)[r]] = std::uint32_t(tier.firstWord + r * std::size_t(tier.layout.words));
-        const std::vector<std::uint32_t> tierMap = packMap(tier.layout, layout);
+        const std::vector<std::uint32_t> tierMap =
+            tier.points ? std::vector<std::uint32_t>(std::size_t(tier.layout.words), pointWord(layout, q))
+                        : packMap(tier.layout, layout);
         table.insert(table.end(), {std::uint32_t(tier.firstWord), std::uint32_t(tier.layout.words),
                                    std::uint32_t(3 * tiers.size() + maps.size())});
         maps.insert(maps.end(), tierMap.begin(), tierMap.end());
@@ -685,6 +713,47 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
     glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
     checkGlError("stage measure_pack");
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the packed records, before the copy
+}
+
+void TermGatherer::readPoints(RegionTotals& totals, const std::vector<Component>& table,
+                              const std::vector<std::uint32_t>& regions, std::size_t first,
+                              const std::uint32_t* samples, bool intensityTerms, const gl::Texture& labels) {
+    const TermRequest& q = totals.request;
+    const RegionTotals shape = pointShape(q);
+    const std::size_t terms = shape.moments.size(), perimeter = shape.perimeterClasses.size(),
+                      crofton = shape.croftonClasses.size(), euler = shape.eulerTimes.size();
+    const std::size_t weightedTerms = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
+    const std::uint64_t width = std::uint64_t(labels.width()), height = std::uint64_t(labels.height());
+    forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t j = begin; j < end; ++j) {
+            const std::size_t r = first + regions[j];
+            for (std::size_t t = 0; t < terms; ++t) streamStore(totals.moments[r * terms + t], shape.moments[t]);
+            for (std::size_t c = 0; c < perimeter; ++c)
+                totals.perimeterClasses[r * perimeter + c] = shape.perimeterClasses[c];
+            for (std::size_t c = 0; c < crofton; ++c) totals.croftonClasses[r * crofton + c] = shape.croftonClasses[c];
+            if (euler) totals.eulerTimes[r] = shape.eulerTimes[0];
+            if (!intensityTerms) continue;
+            // The region's one sample v: its sum, its extrema, its weighted
+            // moment of exponents 0 (the others' powers of 0 are 0).
+            const std::uint64_t v = samples[j];
+            for (std::size_t t = 0; t < weightedTerms; ++t)
+                streamStore(totals.weightedMoments[r * weightedTerms + t], Int256::of(t == 0 ? __int128(v) : 0));
+            if (q.intensitySums) {
+                totals.intensitySum[r] = Int256::of(__int128(v));
+                totals.intensitySquares[r] = Int256::of(__int128(v) * __int128(v));
+            }
+            if (q.intensityExtrema) {
+                totals.intensityMinBits[r] = totals.intensityMaxBits[r] = v;
+                totals.intensityMin[r] = totals.intensityMax[r] = double(v);
+            }
+            if (q.intensityPositions) {
+                const Component& c = table[r];
+                totals.intensityMinAt[r] = totals.intensityMaxAt[r] =
+                    (std::uint64_t(c.front) * height + std::uint64_t(c.top)) * width + std::uint64_t(c.left);
+            }
+        }
+        streamFence();
+    });
 }
 
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
@@ -717,7 +786,9 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         const std::uint64_t depth = std::max<std::uint64_t>(c.depth, 1);
         const std::uint64_t elements = std::uint64_t(c.width) * std::uint64_t(c.height) * depth;
         const bool underSide = c.width < 256 && c.height < 256 && depth < 256;
-        tierRegions[elements <= std::uint64_t(kSmallBox) ? flatAxes(c, q.dimensions)
+        // (An empty entry of a one-element box is no point: the full record.)
+        const unsigned flat = flatAxes(c, q.dimensions);
+        tierRegions[elements <= std::uint64_t(kSmallBox) ? (flat + 1 == smallTiers && c.area != 1 ? 0u : flat)
                     : underSide && elements <= kPackTierBox ? smallTiers
                                                             : smallTiers + 1]
             .push_back(std::uint32_t(i));
@@ -783,9 +854,17 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // region's in the record of its tier's bounds. Only where that leaves a
     // quarter of the words behind or more: where it leaves fewer, the pass
     // costs about what the download saves.
+    // The tier of boxes one element across on every axis is of points: its
+    // record is the element's sample (a word: the samples are of at most 32
+    // bits), or nothing without intensity terms.
     std::vector<Tier> tiers;
-    for (unsigned flat = 0; flat < smallTiers; ++flat)
+    for (unsigned flat = 0; flat + 1 < smallTiers; ++flat)
         tiers.push_back(Tier{&tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q)});
+    {
+        RecordLayout sample;
+        sample.words = intensityTerms ? 1 : 0;
+        tiers.push_back(Tier{&tierRegions[smallTiers - 1], sample, 0, true});
+    }
     const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
     tiers.push_back(Tier{&tierRegions[smallTiers], within(boxTier, layout, q)});
     tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout});
@@ -816,17 +895,22 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         glBufferData(GL_PIXEL_PACK_BUFFER, GLsizeiptr(readWords * 4), nullptr, GL_STREAM_READ);
         readbackBytes_ = readWords * 4;
     }
-    {
+    // (No word at all where every region is a point and no intensity is
+    // read: nothing to copy or map.)
+    if (readWords > 0) {
         auto scope = timer.scope("download_terms");
         glCopyBufferSubData(GL_SHADER_STORAGE_BUFFER, GL_PIXEL_PACK_BUFFER, 0, 0, GLsizeiptr(readWords * 4));
     }
     glFlush();  // the passes and the copy sent to the GPU before the host waits for its own arrays
     RegionTotals& totals = ready();
-    const auto* records = static_cast<const std::uint32_t*>(
-        glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(readWords * 4), GL_MAP_READ_BIT));
-    if (!records) {
-        checkGlError("mapping the region totals");
-        throw Error("mapping the region totals failed");
+    const std::uint32_t* records = nullptr;
+    if (readWords > 0) {
+        records = static_cast<const std::uint32_t*>(
+            glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, GLsizeiptr(readWords * 4), GL_MAP_READ_BIT));
+        if (!records) {
+            checkGlError("mapping the region totals");
+            throw Error("mapping the region totals failed");
+        }
     }
 
     // Records into the totals' arrays (wide sums are not negative: local
@@ -842,6 +926,10 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     for (const Tier& tier : tiers) {
         const RecordLayout& l = tier.layout;
         const std::vector<std::uint32_t>& regions = *tier.regions;
+        if (tier.points && !regions.empty()) {
+            readPoints(totals, table, regions, first, records + tier.firstWord, intensityTerms, labels);
+            continue;
+        }
         forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {
             for (std::size_t j = begin; j < end; ++j) {
                 const std::size_t r = first + regions[j];
@@ -879,7 +967,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
             streamFence();
         });
     }
-    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    if (records) glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
     checkGlError("reading the region totals");
 }
 
