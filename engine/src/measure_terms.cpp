@@ -139,6 +139,50 @@ RegionTotals pointShape(const TermRequest& q) {
     return measureTerms(labels, nullptr, shape, 1);
 }
 
+// The terms of the points `regions` (batch indices from `first`, rows of
+// `totals` and `table` from first) into `totals`: the shape's of any point
+// (pointShape), and with intensity terms those of each one's sample,
+// samples[j] of regions[j], in an image of `width` x `height` (x depth).
+void readPoints(RegionTotals& totals, const std::vector<Component>& table, const std::vector<std::uint32_t>& regions,
+                std::size_t first, const std::uint32_t* samples, bool intensityTerms, std::uint64_t width,
+                std::uint64_t height) {
+    const TermRequest& q = totals.request;
+    const RegionTotals shape = pointShape(q);
+    const std::size_t terms = shape.moments.size(), perimeter = shape.perimeterClasses.size(),
+                      crofton = shape.croftonClasses.size(), euler = shape.eulerTimes.size();
+    const std::size_t weightedTerms = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
+    forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t j = begin; j < end; ++j) {
+            const std::size_t r = first + regions[j];
+            for (std::size_t t = 0; t < terms; ++t) streamStore(totals.moments[r * terms + t], shape.moments[t]);
+            for (std::size_t c = 0; c < perimeter; ++c)
+                totals.perimeterClasses[r * perimeter + c] = shape.perimeterClasses[c];
+            for (std::size_t c = 0; c < crofton; ++c) totals.croftonClasses[r * crofton + c] = shape.croftonClasses[c];
+            if (euler) totals.eulerTimes[r] = shape.eulerTimes[0];
+            if (!intensityTerms) continue;
+            // The region's one sample v: its sum, its extrema, its weighted
+            // moment of exponents 0 (the others' powers of 0 are 0).
+            const std::uint64_t v = samples[j];
+            for (std::size_t t = 0; t < weightedTerms; ++t)
+                streamStore(totals.weightedMoments[r * weightedTerms + t], Int256::of(t == 0 ? __int128(v) : 0));
+            if (q.intensitySums) {
+                totals.intensitySum[r] = Int256::of(__int128(v));
+                totals.intensitySquares[r] = Int256::of(__int128(v) * __int128(v));
+            }
+            if (q.intensityExtrema) {
+                totals.intensityMinBits[r] = totals.intensityMaxBits[r] = v;
+                totals.intensityMin[r] = totals.intensityMax[r] = double(v);
+            }
+            if (q.intensityPositions) {
+                const Component& c = table[r];
+                totals.intensityMinAt[r] = totals.intensityMaxAt[r] =
+                    (std::uint64_t(c.front) * height + std::uint64_t(c.top)) * width + std::uint64_t(c.left);
+            }
+        }
+        streamFence();
+    });
+}
+
 }  // namespace
 
 namespace {
@@ -715,47 +759,6 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);  // the packed records, before the copy
 }
 
-void TermGatherer::readPoints(RegionTotals& totals, const std::vector<Component>& table,
-                              const std::vector<std::uint32_t>& regions, std::size_t first,
-                              const std::uint32_t* samples, bool intensityTerms, const gl::Texture& labels) {
-    const TermRequest& q = totals.request;
-    const RegionTotals shape = pointShape(q);
-    const std::size_t terms = shape.moments.size(), perimeter = shape.perimeterClasses.size(),
-                      crofton = shape.croftonClasses.size(), euler = shape.eulerTimes.size();
-    const std::size_t weightedTerms = TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size();
-    const std::uint64_t width = std::uint64_t(labels.width()), height = std::uint64_t(labels.height());
-    forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t j = begin; j < end; ++j) {
-            const std::size_t r = first + regions[j];
-            for (std::size_t t = 0; t < terms; ++t) streamStore(totals.moments[r * terms + t], shape.moments[t]);
-            for (std::size_t c = 0; c < perimeter; ++c)
-                totals.perimeterClasses[r * perimeter + c] = shape.perimeterClasses[c];
-            for (std::size_t c = 0; c < crofton; ++c) totals.croftonClasses[r * crofton + c] = shape.croftonClasses[c];
-            if (euler) totals.eulerTimes[r] = shape.eulerTimes[0];
-            if (!intensityTerms) continue;
-            // The region's one sample v: its sum, its extrema, its weighted
-            // moment of exponents 0 (the others' powers of 0 are 0).
-            const std::uint64_t v = samples[j];
-            for (std::size_t t = 0; t < weightedTerms; ++t)
-                streamStore(totals.weightedMoments[r * weightedTerms + t], Int256::of(t == 0 ? __int128(v) : 0));
-            if (q.intensitySums) {
-                totals.intensitySum[r] = Int256::of(__int128(v));
-                totals.intensitySquares[r] = Int256::of(__int128(v) * __int128(v));
-            }
-            if (q.intensityExtrema) {
-                totals.intensityMinBits[r] = totals.intensityMaxBits[r] = v;
-                totals.intensityMin[r] = totals.intensityMax[r] = double(v);
-            }
-            if (q.intensityPositions) {
-                const Component& c = table[r];
-                totals.intensityMinAt[r] = totals.intensityMaxAt[r] =
-                    (std::uint64_t(c.front) * height + std::uint64_t(c.top)) * width + std::uint64_t(c.left);
-            }
-        }
-        streamFence();
-    });
-}
-
 void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Component>& table, const TermRequest& q,
                                const Intensity& intensity, const RecordLayout& layout, std::size_t first,
                                std::size_t count, std::size_t replicaRecords,
@@ -927,7 +930,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         const RecordLayout& l = tier.layout;
         const std::vector<std::uint32_t>& regions = *tier.regions;
         if (tier.points && !regions.empty()) {
-            readPoints(totals, table, regions, first, records + tier.firstWord, intensityTerms, labels);
+            readPoints(totals, table, regions, first, records + tier.firstWord, intensityTerms,
+                       std::uint64_t(labels.width()), std::uint64_t(labels.height()));
             continue;
         }
         forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {

@@ -311,13 +311,6 @@ private:
         std::size_t firstWord = 0;
         bool points = false;
     };
-    // The terms of the points `regions` (batch indices from `first`, rows
-    // of `totals` and `table` from first) into `totals`: the shape's of any
-    // point, and with intensity terms those of each one's sample,
-    // samples[j] of regions[j].
-    static void readPoints(RegionTotals& totals, const std::vector<Component>& table,
-                           const std::vector<std::uint32_t>& regions, std::size_t first, const std::uint32_t* samples,
-                           bool intensityTerms, const gl::Texture& labels);
     // measure_pack: the batch's records (totals_, `layout`) into packed_,
     // the tiers one after another, `words` in all.
     void pack(const std::vector<Tier>& tiers, std::size_t count, std::size_t words, const RecordLayout& layout,
