@@ -11,6 +11,11 @@
 // order of the batch, so `totals` is read in one sweep: a tier's regions
 // lie all over it, and copying a tier at a time would sweep it once a
 // tier.
+//
+// The tier of points (regions of one element) is not in `totals`: no pass
+// measures a point, whose shape's terms are any element's (the host's), and
+// its record is its sample alone, loaded here from the intensity at its
+// box's corner (a record of no word without intensity terms).
 
 layout(local_size_x = MEASURE_GROUP) in;
 
@@ -25,6 +30,7 @@ layout(std430, binding = MEASURE_PACK_WORDS_BUFFER) readonly buffer PackWords { 
 layout(std430, binding = MEASURE_PACKED_BUFFER) writeonly buffer Packed { uint packedRecords[]; };
 uniform uint packRegions;  // the batch's
 uniform uint packTiers;
+uniform uint pointTier;  // the tier of points (packTiers: none)
 
 void main() {
     const uint index = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * uint(MEASURE_GROUP) +
@@ -38,6 +44,16 @@ void main() {
     uint tier = 0u;
     for (uint t = 1u; t < packTiers; ++t)
         if (packWord[t * 3u] <= target) tier = t;
+#ifdef GATHER_INTENSITY
+    if (tier == pointTier) {
+#if DIMENSIONS == 3
+        if (lane == 0u) packedRecords[target] = sampleAt(boxMin[region].xyz);
+#else
+        if (lane == 0u) packedRecords[target] = sampleAt(boxMin[region].xy);
+#endif
+        return;
+    }
+#endif
     const uint words = packWord[tier * 3u + 1u], map = packWord[tier * 3u + 2u];
     for (uint k = lane; k < words; k += uint(PACK_LANES))
         packedRecords[target + k] = totals[region * uint(RECORD_WORDS) + packWord[map + k]];

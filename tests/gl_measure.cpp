@@ -511,12 +511,13 @@ TEST_CASE("measure: timings name one stage per measuring pass, after the labelin
     Labeler& labeler = offscreen().labeler();
     // Noise wider than a medium box (its largest region is left to the
     // passes over the labels, and takes replicas: measure_fold), with
-    // kSmallLeast small regions and more (measure_small's), and, on a
-    // cleared patch, a 40 x 30 rectangle (measure_medium's).
-    Image image = generateFamily("noise50", 600, 140, 1);
+    // kSmallLeast small regions and more besides its points, which no pass
+    // measures (measure_small's), and, on a cleared patch, a 40 x 30
+    // rectangle (measure_medium's).
+    Image image = generateFamily("noise50", 800, 300, 1);
     for (int y = 18; y < 52; ++y)
         for (int x = 198; x < 242; ++x)
-            image.setSample(std::size_t(y) * 600 + std::size_t(x), 0,
+            image.setSample(std::size_t(y) * 800 + std::size_t(x), 0,
                             x >= 200 && x < 240 && y >= 20 && y < 50 ? 255 : 0);
     ImageTexture texture(image);
     const gl::Texture samples = intensityTexture(randomIntensity(image.shape(), 8, 3), GL_R8);

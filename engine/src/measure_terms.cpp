@@ -114,15 +114,6 @@ std::vector<std::uint32_t> packMap(const RecordLayout& tier, const RecordLayout&
     return map;
 }
 
-// The word of a record of `layout` that holds a point's (a region of one
-// element's) sample, of a request with intensity terms: its sum, else its
-// largest sample, else its weighted moment of exponents 0.
-std::uint32_t pointWord(const RecordLayout& layout, const TermRequest& q) {
-    if (q.intensitySums) return std::uint32_t(layout.sumAt);
-    if (q.intensityExtrema) return std::uint32_t(layout.extremaAt + 1);
-    return std::uint32_t(layout.weightedAt);
-}
-
 // The shape's terms of every point of `q` (moments, perimeter's and
 // Crofton's classes, Euler times): those the cpu accumulator gives the one
 // element of a one-element image, the same for any point, as the region's
@@ -727,13 +718,15 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
     // words, where its map starts; then the maps.
     std::vector<std::uint32_t> targets(count, kNoPackTarget), table;
     std::vector<std::uint32_t> maps;
+    // The points' tier has no map: measure_pack writes a point's sample.
+    unsigned pointTier = unsigned(tiers.size());
     for (const Tier& tier : tiers) {
         if (tier.layout.words > 0)
             for (std::size_t r = 0; r < tier.regions->size(); ++r)
                 targets[(*tier.regions)[r]] = std::uint32_t(tier.firstWord + r * std::size_t(tier.layout.words));
+        if (tier.points) pointTier = unsigned(&tier - tiers.data());
         const std::vector<std::uint32_t> tierMap =
-            tier.points ? std::vector<std::uint32_t>(std::size_t(tier.layout.words), pointWord(layout, q))
-                        : packMap(tier.layout, layout);
+            tier.points ? std::vector<std::uint32_t>() : packMap(tier.layout, layout);
         table.insert(table.end(), {std::uint32_t(tier.firstWord), std::uint32_t(tier.layout.words),
                                    std::uint32_t(3 * tiers.size() + maps.size())});
         maps.insert(maps.end(), tierMap.begin(), tierMap.end());
@@ -752,6 +745,7 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
     if (invocations > 0xffffffffu) throw Error("glccl: a batch of records to pack passes 2^32 invocations");
     p.set("packRegions", unsigned(count));
     p.set("packTiers", unsigned(tiers.size()));
+    p.set("pointTier", pointTier);
     const std::uint64_t groups = ceilDiv(invocations, std::uint64_t(groupOf("measure_pack")));
     const std::uint64_t across = std::min<std::uint64_t>(groups, 65535);
     glDispatchCompute(GLuint(across), GLuint(ceilDiv(groups, across)), 1);
@@ -764,13 +758,14 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
                                std::size_t count, std::size_t replicaRecords,
                                const std::function<RegionTotals&()>& ready, StageTimer& timer) {
     const std::size_t words = count * std::size_t(layout.words);
+    const bool intensityTerms = intensity.texture != 0;
     // The boxes' least corners, the regions measure_small and measure_medium
     // measure flagged by their extents and listed, and the records zeroed.
     // measure_medium takes an image's regions where its group's record
     // (shared memory) is small and no sum passes 64 bits (no weighted
     // moments): glsl/measure_medium.comp.
     std::vector<std::int32_t> corners(count * 4, 0);
-    std::vector<std::uint32_t> small, medium, narrow;
+    std::vector<std::uint32_t> small, medium, narrow, points;
     std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
     // The regions by their boxes' bounds, for the records the host reads
     // (below): at most kSmallBox elements, by the axes they are one element
@@ -798,7 +793,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         // An empty entry (no element) keeps the zeroed record the passes leave it.
         if (c.area == 0) continue;
         std::vector<std::uint32_t>* alone = nullptr;
-        if (elements <= std::uint64_t(kSmallBox)) alone = &small;
+        if (elements == 1) alone = &points;
+        else if (elements <= std::uint64_t(kSmallBox)) alone = &small;
         else if (mediumAllowed && elements <= largestMedium_ && underSide)
             alone = c.width <= std::uint64_t(kNarrowWidth) && stripsRun() ? &narrow : &medium;
         if (alone) {
@@ -827,6 +823,43 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         hot.resize(kept);
         for (std::size_t h = 0; h < hot.size(); ++h) corners[std::size_t(hot[h]) * 4 + 3] = hotMark(h);
     }
+    // The records packed a tier after another (measure_pack), each
+    // region's in the record of its tier's bounds. Only where that leaves a
+    // quarter of the words behind or more: where it leaves fewer, the pass
+    // costs about what the download saves.
+    // The tier of boxes one element across on every axis is of points: its
+    // record is the element's sample (a word: the samples are of at most 32
+    // bits), or nothing without intensity terms. Packed, a point is measured
+    // by no pass: measure_pack reads its sample from the intensity at its
+    // box's corner, and the passes over the image skip it (its extent is
+    // marked in `corners`).
+    std::vector<Tier> tiers;
+    for (unsigned flat = 0; flat + 1 < smallTiers; ++flat)
+        tiers.push_back(Tier{&tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q)});
+    {
+        RecordLayout sample;
+        sample.words = intensityTerms ? 1 : 0;
+        tiers.push_back(Tier{&tierRegions[smallTiers - 1], sample, 0, true});
+    }
+    const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
+    tiers.push_back(Tier{&tierRegions[smallTiers], within(boxTier, layout, q)});
+    tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout});
+    std::size_t readWords = 0;
+    for (Tier& tier : tiers) {
+        tier.firstWord = readWords;
+        readWords += tier.regions->size() * std::size_t(tier.layout.words);
+    }
+    const bool packs = readWords * 4 <= words * 3;
+    std::vector<std::uint32_t> everyRegion;
+    if (!packs) {
+        // The records as the passes left them, in the order of the batch,
+        // the points' measured by measure_small with the other small ones.
+        everyRegion.resize(count);
+        for (std::size_t i = 0; i < count; ++i) everyRegion[i] = std::uint32_t(i);
+        tiers = {Tier{&everyRegion, layout}};
+        readWords = words;
+        small.insert(small.end(), points.begin(), points.end());
+    }
     // Fewer than kSmallLeast small regions, where measure_medium runs:
     // its groups take them too (measure_terms.hpp).
     if (small.size() < std::size_t(kSmallLeast) && (!medium.empty() || !narrow.empty())) {
@@ -850,43 +883,8 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         if (!hot.empty()) fill(hot_, hotBytes_, hot.size() * 4, hot.data());
     }
     dispatch(labels, q, intensity, layout, first, count, small.size(), wideMedium, narrow.size(),
-             count - small.size() - medium.size(), hot.size(), &largeBoxes, timer);
-    const bool intensityTerms = intensity.texture != 0;
-
-    // The records packed a tier after another (measure_pack), each
-    // region's in the record of its tier's bounds. Only where that leaves a
-    // quarter of the words behind or more: where it leaves fewer, the pass
-    // costs about what the download saves.
-    // The tier of boxes one element across on every axis is of points: its
-    // record is the element's sample (a word: the samples are of at most 32
-    // bits), or nothing without intensity terms.
-    std::vector<Tier> tiers;
-    for (unsigned flat = 0; flat + 1 < smallTiers; ++flat)
-        tiers.push_back(Tier{&tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q)});
-    {
-        RecordLayout sample;
-        sample.words = intensityTerms ? 1 : 0;
-        tiers.push_back(Tier{&tierRegions[smallTiers - 1], sample, 0, true});
-    }
-    const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
-    tiers.push_back(Tier{&tierRegions[smallTiers], within(boxTier, layout, q)});
-    tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout});
-    std::size_t readWords = 0;
-    for (Tier& tier : tiers) {
-        tier.firstWord = readWords;
-        readWords += tier.regions->size() * std::size_t(tier.layout.words);
-    }
-    const bool packs = readWords * 4 <= words * 3;
-    std::vector<std::uint32_t> everyRegion;
-    if (!packs) {
-        // The records as the passes left them, in the order of the batch.
-        everyRegion.resize(count);
-        for (std::size_t i = 0; i < count; ++i) everyRegion[i] = std::uint32_t(i);
-        tiers = {Tier{&everyRegion, layout}};
-        readWords = words;
-    } else {
-        pack(tiers, count, readWords, layout, q, intensity, timer);
-    }
+             count - small.size() - medium.size() - (packs ? points.size() : 0), hot.size(), &largeBoxes, timer);
+    if (packs) pack(tiers, count, readWords, layout, q, intensity, timer);
 
     // The records copied into a buffer the host reads (on the pixel-pack
     // target, which the caller's guard restores) and read where it is

@@ -304,7 +304,8 @@ private:
     // A tier of the records the host reads (measure_pack): its
     // regions (batch indices), their record, its first word among those read.
     // A tier of points (regions of one element) reads the element's sample
-    // alone, where the request has intensity terms (pointWord).
+    // alone, where the request has intensity terms: measure_pack loads it
+    // from the intensity, no pass having measured the point.
     struct Tier {
         const std::vector<std::uint32_t>* regions;
         RecordLayout layout;
